@@ -1,0 +1,29 @@
+"""Errors of the memory domain."""
+
+from __future__ import annotations
+
+
+class MemoryError_(Exception):
+    """Base class of memory-store errors (named with a trailing underscore: ``MemoryError`` is a builtin)."""
+
+
+class MemoryNotFound(MemoryError_, KeyError):
+    """No memory (or trash entry) with this id."""
+
+    def __init__(self, memory_id: str, where: str = "memory store") -> None:
+        self.memory_id = memory_id
+        super().__init__(f"no memory with id {memory_id!r} in the {where}")
+
+    def __str__(self) -> str:  # KeyError would repr() the message
+        return self.args[0]
+
+
+class StoreCorrupt(MemoryError_):
+    """The store cannot be parsed. Nothing is written over it until the user repairs or restores it."""
+
+    def __init__(self, path: str, detail: str, backup: str | None = None) -> None:
+        self.path = path
+        self.detail = detail
+        self.backup = backup
+        hint = f"; the last good version is in {backup}" if backup else ""
+        super().__init__(f"memory store {path} cannot be read: {detail}{hint}")

@@ -1,0 +1,84 @@
+"""Plain-Python, thread-safe event feeds. No Qt: ``ui/`` adapts these into signals."""
+
+from __future__ import annotations
+
+import logging
+import threading
+from dataclasses import dataclass, field
+from typing import Callable, Generic, TypeVar
+
+log = logging.getLogger(__name__)
+
+T = TypeVar("T")
+
+
+@dataclass(frozen=True)
+class MemoryChange:
+    """One committed write to a memory store.
+
+    ``kind`` is one of: add, update, delete, merge, hit, revert, restore, purge, import.
+    ``ids`` are the memory ids touched (for merge: kept id first, absorbed id second).
+    """
+
+    kind: str
+    ids: tuple[str, ...]
+    actor: str = "user"
+    reason: str = ""
+    extra: dict = field(default_factory=dict, compare=False)
+
+
+class EventFeed(Generic[T]):
+    """Subscribers are called synchronously, in subscription order, on the publishing thread.
+
+    A subscriber that raises is logged and does not stop the others (a broken view must never
+    undo or block a committed write).
+    """
+
+    def __init__(self) -> None:
+        self._lock = threading.Lock()
+        self._subscribers: list[Callable[[T], None]] = []
+
+    def subscribe(self, callback: Callable[[T], None]) -> Callable[[], None]:
+        """Register ``callback``; returns a function that unsubscribes it."""
+        with self._lock:
+            self._subscribers.append(callback)
+
+        def unsubscribe() -> None:
+            with self._lock:
+                if callback in self._subscribers:
+                    self._subscribers.remove(callback)
+
+        return unsubscribe
+
+    def publish(self, event: T) -> None:
+        with self._lock:
+            subscribers = list(self._subscribers)
+        for callback in subscribers:
+            try:
+                callback(event)
+            except Exception:  # noqa: BLE001 - isolation is the point
+                log.exception("event subscriber %r failed on %r", callback, event)
+
+    def __len__(self) -> int:
+        with self._lock:
+            return len(self._subscribers)
+
+
+@dataclass(frozen=True)
+class MemoryEvent:
+    """Something the background memory writer (or recall) did, for toasts and status.
+
+    Tool kinds (one per CRUD tool call that succeeded): create, update, delete, merge, hit, read.
+    Pipeline kinds: turn_queued, turn_started, turn_done, turn_failed, turn_gave_up, status,
+    retrieval_fallback (recall fell back to the offline retriever; ``detail`` says why).
+    ``ids``: memory ids involved (merge: kept id, absorbed id). ``description``: the memory text
+    after the change (or the deleted text). ``error``: a tool call that failed (kind ``tool_error``).
+    """
+
+    kind: str
+    ids: tuple[str, ...] = ()
+    description: str = ""
+    reason: str = ""
+    session_id: str | None = None
+    turn_id: str | None = None
+    detail: str = ""

@@ -1,0 +1,235 @@
+"""MemoryItem: one memory, pure in-memory, no I/O.
+
+History entry schema
+--------------------
+``history`` is a list of dicts, oldest first. Every change appends one entry::
+
+    {
+        "time": "2026-12-02T10:15:00",     # ISO 8601, local time, seconds
+        "action": "update",                # create | update | merge | revert | restore
+        "actor": "agent",                  # "agent" (the memory writer) or "user"
+        "reason": "用户说换了工作",          # why the change was made
+        "old_description": "...", "new_description": "...",
+        "old_theme": "...",       "new_theme": "...",
+        # merge only: the absorbed item's id (when known), description and theme
+        "merged_id": "ab12cd34", "merged_description": "...", "merged_theme": "...",
+    }
+
+Entries of older SonettoHere ``memory.yaml`` files may carry other keys or miss some of these;
+they are kept untouched and readers use ``.get``. A merge appends the absorbed item's own history
+(each entry tagged with ``"from": <absorbed id>``) before the merge entry, so nothing is lost.
+
+Version numbers (used by ``revert``) count states: version 0 is the item as first written,
+version ``k`` is its state after the ``k``-th history entry.
+"""
+
+from __future__ import annotations
+
+import copy
+from datetime import datetime
+from typing import Any
+
+ACTORS = ("agent", "user")
+
+
+def now_iso() -> str:
+    """Current local time as ISO 8601 with seconds (the format we write)."""
+    return datetime.now().replace(microsecond=0).isoformat()
+
+
+def parse_time(value: Any) -> datetime | None:
+    """Parse a stored time: ISO 8601 with ``T`` or a space, or a datetime. ``None`` if unparseable."""
+    if isinstance(value, datetime):
+        return value
+    if not isinstance(value, str) or not value.strip():
+        return None
+    text = value.strip().replace("/", "-")
+    try:
+        return datetime.fromisoformat(text)
+    except ValueError:
+        pass
+    for fmt in ("%Y-%m-%d %H:%M:%S.%f", "%Y-%m-%d %H:%M", "%Y-%m-%d"):
+        try:
+            return datetime.strptime(text, fmt)
+        except ValueError:
+            continue
+    return None
+
+
+def normalize_time(value: Any) -> str | None:
+    """Normalise a stored time to our ISO format; unparseable text is returned unchanged."""
+    parsed = parse_time(value)
+    if parsed is None:
+        return value if isinstance(value, str) and value.strip() else None
+    return parsed.replace(microsecond=0).isoformat()
+
+
+def _require_text(name: str, value: Any) -> str:
+    if not isinstance(value, str) or not value.strip():
+        raise ValueError(f"{name} must be a non-empty string")
+    return value.strip()
+
+
+def _require_actor(actor: str) -> str:
+    if actor not in ACTORS:
+        raise ValueError(f"actor must be one of {ACTORS}, got {actor!r}")
+    return actor
+
+
+class MemoryItem:
+    """One memory: a fact about the user (``description``) filed under a ``theme``.
+
+    ``update`` and ``merge`` record every change in ``history`` (schema in the module doc);
+    ``hit`` counts how often the memory was referred to.
+    """
+
+    __slots__ = ("description", "theme", "history", "latest_update_time", "hit")
+
+    def __init__(
+        self,
+        description: str,
+        theme: str,
+        history: list[dict[str, Any]] | None = None,
+        latest_update_time: str | None = None,
+        hit: int = 0,
+    ) -> None:
+        self.description = description
+        self.theme = theme
+        self.history: list[dict[str, Any]] = list(history) if history else []
+        self.latest_update_time = latest_update_time or now_iso()
+        self.hit = hit
+
+    # ── changes ────────────────────────────────────────────────────────
+
+    def _record(self, entry: dict[str, Any]) -> None:
+        entry.setdefault("time", now_iso())
+        self.history.append(entry)
+        self.latest_update_time = entry["time"]
+
+    def update(
+        self,
+        reason: str,
+        new_description: str | None = None,
+        new_theme: str | None = None,
+        *,
+        actor: str = "user",
+        action: str = "update",
+    ) -> None:
+        """Change the description and/or theme, recording the change in ``history``."""
+        reason = _require_text("reason", reason)
+        _require_actor(actor)
+        desc = self.description if new_description is None else _require_text("description", new_description)
+        theme = self.theme if new_theme is None else _require_text("theme", new_theme)
+        self._record(
+            {
+                "action": action,
+                "actor": actor,
+                "reason": reason,
+                "old_description": self.description,
+                "new_description": desc,
+                "old_theme": self.theme,
+                "new_theme": theme,
+            }
+        )
+        self.description = desc
+        self.theme = theme
+
+    def merge(
+        self,
+        another: "MemoryItem",
+        reason: str,
+        merged_description: str,
+        merged_theme: str,
+        *,
+        actor: str = "user",
+        another_id: str | None = None,
+    ) -> None:
+        """Absorb ``another``: its history is appended (tagged), then the merge itself is recorded."""
+        reason = _require_text("reason", reason)
+        desc = _require_text("description", merged_description)
+        theme = _require_text("theme", merged_theme)
+        _require_actor(actor)
+        for entry in another.history:
+            absorbed = dict(entry)
+            absorbed.setdefault("from", another_id or "merged")
+            self.history.append(absorbed)
+        self._record(
+            {
+                "action": "merge",
+                "actor": actor,
+                "reason": reason,
+                "old_description": self.description,
+                "new_description": desc,
+                "old_theme": self.theme,
+                "new_theme": theme,
+                "merged_id": another_id,
+                "merged_description": another.description,
+                "merged_theme": another.theme,
+            }
+        )
+        self.description = desc
+        self.theme = theme
+        self.hit = max(self.hit, 0) + max(another.hit, 0)
+
+    def show_description_history(self) -> list[dict[str, Any]]:
+        """The changes, newest first (copies: editing them changes nothing)."""
+        return [dict(entry) for entry in reversed(self.history)]
+
+    def own_history(self) -> list[dict[str, Any]]:
+        """History entries that changed this item itself (absorbed entries of merged items excluded)."""
+        return [entry for entry in self.history if "from" not in entry]
+
+    def versions(self) -> list[dict[str, str]]:
+        """Every state this item had: ``[{description, theme, time}]``, version 0 first."""
+        own = self.own_history()
+        if not own:
+            return [{"description": self.description, "theme": self.theme, "time": self.latest_update_time}]
+        first = own[0]
+        states = [
+            {
+                "description": first.get("old_description", first.get("new_description", self.description)),
+                "theme": first.get("old_theme", first.get("new_theme", self.theme)),
+                "time": "",
+            }
+        ]
+        for entry in own:
+            prev = states[-1]
+            states.append(
+                {
+                    "description": entry.get("new_description", prev["description"]),
+                    "theme": entry.get("new_theme", prev["theme"]),
+                    "time": str(entry.get("time", "")),
+                }
+            )
+        return states
+
+    # ── (de)serialisation ─────────────────────────────────────────────
+
+    def to_dict(self) -> dict[str, Any]:
+        """The seed's on-disk shape: ``{description, theme, history, latest_update_time, hit}``."""
+        return {
+            "description": self.description,
+            "theme": self.theme,
+            "history": copy.deepcopy(self.history),
+            "latest_update_time": self.latest_update_time,
+            "hit": self.hit,
+        }
+
+    @classmethod
+    def from_dict(cls, data: dict[str, Any]) -> "MemoryItem":
+        return cls(
+            description=data.get("description"),
+            theme=data.get("theme"),
+            history=copy.deepcopy(data.get("history")) or [],
+            latest_update_time=normalize_time(data.get("latest_update_time")),
+            hit=data.get("hit", 0),
+        )
+
+    def copy(self) -> "MemoryItem":
+        return MemoryItem.from_dict(self.to_dict())
+
+    def __eq__(self, other: object) -> bool:
+        return isinstance(other, MemoryItem) and self.to_dict() == other.to_dict()
+
+    def __repr__(self) -> str:
+        return f"MemoryItem(theme={self.theme!r}, description={self.description!r}, hit={self.hit})"

@@ -1,0 +1,240 @@
+"""SqliteMemoryManager: point reads and writes in WAL transactions.
+
+Every CRUD operation runs in one ``BEGIN IMMEDIATE`` transaction that touches only its own rows
+(see :class:`_SqlTransaction`), so a write costs the same at 10 items or 100,000. The three seed
+primitives still exist (``_load_all`` / ``_save_all`` / ``_write_lock``) for bulk work.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import sqlite3
+import threading
+from contextlib import contextmanager
+from pathlib import Path
+from typing import Any, Iterable, Iterator
+
+from .base import BaseMemoryManager, SelfCheckReport
+from .errors import StoreCorrupt
+from .item import MemoryItem
+from .transaction import Transaction
+from .validation import item_from_raw, validate_item
+
+_SCHEMA = """
+CREATE TABLE IF NOT EXISTS memories (
+    id TEXT PRIMARY KEY,
+    description TEXT NOT NULL,
+    theme TEXT NOT NULL,
+    history TEXT NOT NULL DEFAULT '[]',
+    latest_update_time TEXT NOT NULL,
+    hit INTEGER NOT NULL DEFAULT 0
+);
+CREATE TABLE IF NOT EXISTS trash (
+    id TEXT PRIMARY KEY,
+    entry TEXT NOT NULL,
+    deleted_at TEXT
+);
+CREATE TABLE IF NOT EXISTS meta (key TEXT PRIMARY KEY, value TEXT);
+INSERT OR IGNORE INTO meta VALUES ('schema_version', '1');
+"""
+
+_COLUMNS = "id, description, theme, history, latest_update_time, hit"
+
+
+def _row_to_item(row: tuple) -> MemoryItem:
+    _, description, theme, history, latest, hit = row
+    try:
+        parsed = json.loads(history) if history else []
+    except json.JSONDecodeError:
+        parsed = [{"raw": history}]
+    return MemoryItem(description, theme, parsed, latest, hit)
+
+
+def _item_row(memory_id: str, item: MemoryItem) -> tuple:
+    return (
+        memory_id,
+        item.description,
+        item.theme,
+        json.dumps(item.history, ensure_ascii=False, default=str),
+        item.latest_update_time,
+        int(item.hit or 0),
+    )
+
+
+class _SqlTransaction(Transaction):
+    def __init__(self, conn: sqlite3.Connection) -> None:
+        self.conn = conn
+
+    def get(self, memory_id: str) -> MemoryItem | None:
+        row = self.conn.execute(f"SELECT {_COLUMNS} FROM memories WHERE id = ?", (memory_id,)).fetchone()
+        return _row_to_item(row) if row else None
+
+    def exists(self, memory_id: str) -> bool:
+        return self.conn.execute("SELECT 1 FROM memories WHERE id = ?", (memory_id,)).fetchone() is not None
+
+    def put(self, memory_id: str, item: MemoryItem) -> None:
+        self.conn.execute(f"INSERT OR REPLACE INTO memories ({_COLUMNS}) VALUES (?,?,?,?,?,?)", _item_row(memory_id, item))
+
+    def remove(self, memory_id: str) -> None:
+        self.conn.execute("DELETE FROM memories WHERE id = ?", (memory_id,))
+
+    def ids(self) -> Iterable[str]:
+        return [r[0] for r in self.conn.execute("SELECT id FROM memories")]
+
+    def trash_get(self, memory_id: str) -> dict[str, Any] | None:
+        row = self.conn.execute("SELECT entry FROM trash WHERE id = ?", (memory_id,)).fetchone()
+        return json.loads(row[0]) if row else None
+
+    def trash_put(self, memory_id: str, entry: dict[str, Any]) -> None:
+        self.conn.execute(
+            "INSERT OR REPLACE INTO trash (id, entry, deleted_at) VALUES (?,?,?)",
+            (memory_id, json.dumps(entry, ensure_ascii=False, default=str), entry.get("deleted_at")),
+        )
+
+    def trash_remove(self, memory_id: str) -> None:
+        self.conn.execute("DELETE FROM trash WHERE id = ?", (memory_id,))
+
+    def trash_ids(self) -> Iterable[str]:
+        return [r[0] for r in self.conn.execute("SELECT id FROM trash")]
+
+
+class SqliteMemoryManager(BaseMemoryManager):
+    """Memories in an SQLite database (WAL, one connection per thread)."""
+
+    def __init__(self, path: str | os.PathLike[str]) -> None:
+        super().__init__()
+        self.path = Path(path)
+        self.path.parent.mkdir(parents=True, exist_ok=True)
+        self._local = threading.local()
+        self._connections: list[sqlite3.Connection] = []
+        self._conn_lock = threading.Lock()
+        self._closed = False
+        self._init_error: str | None = None
+        try:
+            conn = self._conn()
+            conn.executescript(_SCHEMA)
+        except sqlite3.DatabaseError as exc:
+            self._init_error = str(exc)
+
+    # ── connections ───────────────────────────────────────────────────
+
+    def _conn(self) -> sqlite3.Connection:
+        conn = getattr(self._local, "conn", None)
+        if conn is None:
+            if self._closed:
+                raise RuntimeError("memory store is closed")
+            conn = sqlite3.connect(self.path, timeout=60, isolation_level=None, check_same_thread=False)
+            conn.execute("PRAGMA busy_timeout = 60000")
+            conn.execute("PRAGMA journal_mode = WAL")
+            conn.execute("PRAGMA synchronous = FULL")
+            self._local.conn = conn
+            with self._conn_lock:
+                self._connections.append(conn)
+        return conn
+
+    def _checked_conn(self) -> sqlite3.Connection:
+        if self._init_error:
+            raise StoreCorrupt(str(self.path), self._init_error)
+        return self._conn()
+
+    def close(self) -> None:
+        with self._conn_lock:
+            for conn in self._connections:
+                try:
+                    conn.close()
+                except sqlite3.Error:
+                    pass
+            self._connections.clear()
+            self._closed = True
+        self._local = threading.local()
+
+    # ── primitives ────────────────────────────────────────────────────
+
+    @contextmanager
+    def _write_lock(self) -> Iterator[None]:
+        conn = self._checked_conn()
+        conn.execute("BEGIN IMMEDIATE")
+        try:
+            yield
+        except BaseException:
+            conn.execute("ROLLBACK")
+            raise
+        else:
+            conn.execute("COMMIT")
+
+    @contextmanager
+    def _transaction(self) -> Iterator[Transaction]:
+        with self._write_lock():
+            yield _SqlTransaction(self._conn())
+
+    def _load_all(self) -> dict[str, MemoryItem]:
+        rows = self._checked_conn().execute(f"SELECT {_COLUMNS} FROM memories").fetchall()
+        return {row[0]: _row_to_item(row) for row in rows}
+
+    def _save_all(self, items: dict[str, MemoryItem]) -> None:
+        conn = self._conn()
+        conn.execute("DELETE FROM memories")
+        conn.executemany(
+            f"INSERT INTO memories ({_COLUMNS}) VALUES (?,?,?,?,?,?)",
+            [_item_row(mid, item) for mid, item in items.items()],
+        )
+
+    def _load_trash(self) -> dict[str, dict[str, Any]]:
+        rows = self._checked_conn().execute("SELECT id, entry FROM trash").fetchall()
+        return {mid: json.loads(entry) for mid, entry in rows}
+
+    def _save_trash(self, trash: dict[str, dict[str, Any]]) -> None:
+        conn = self._conn()
+        conn.execute("DELETE FROM trash")
+        txn = _SqlTransaction(conn)
+        for mid, entry in trash.items():
+            txn.trash_put(mid, entry)
+
+    # ── point queries (no full load) ──────────────────────────────────
+
+    def all_items(self) -> dict[str, MemoryItem]:
+        return self._load_all()
+
+    def get(self, memory_id: str) -> MemoryItem:
+        item = _SqlTransaction(self._checked_conn()).get(memory_id)
+        if item is None:
+            from .errors import MemoryNotFound
+
+            raise MemoryNotFound(memory_id)
+        return item
+
+    def count(self) -> int:
+        return self._checked_conn().execute("SELECT COUNT(*) FROM memories").fetchone()[0]
+
+    def show(self) -> list[dict[str, Any]]:
+        rows = self._checked_conn().execute("SELECT id, description, theme FROM memories").fetchall()
+        return [{"id": r[0], "description": r[1], "theme": r[2]} for r in rows]
+
+    # ── self check ────────────────────────────────────────────────────
+
+    def self_check(self) -> SelfCheckReport:
+        if self._init_error:
+            return SelfCheckReport("FAIL", [f"{self.path} cannot be opened as a database: {self._init_error}"], [], 0)
+        issues: list[str] = []
+        repaired: list[str] = []
+        try:
+            conn = self._conn()
+            result = conn.execute("PRAGMA quick_check").fetchone()[0]
+            if result != "ok":
+                return SelfCheckReport("FAIL", [f"{self.path} failed the integrity check: {result}"], [], 0)
+            with self._write_lock():
+                rows = conn.execute(f"SELECT {_COLUMNS} FROM memories").fetchall()
+                txn = _SqlTransaction(conn)
+                for row in rows:
+                    raw = dict(zip(("description", "theme", "history", "latest_update_time", "hit"), row[1:]))
+                    raw["history"] = _row_to_item(row).history
+                    item, _ = item_from_raw(row[0], raw)
+                    i, r = validate_item(row[0], item)
+                    issues += i
+                    repaired += r
+                    if r:
+                        txn.put(row[0], item)
+        except sqlite3.DatabaseError as exc:
+            return SelfCheckReport("FAIL", [f"{self.path} cannot be read: {exc}"], [], 0)
+        return SelfCheckReport("WARN" if issues else "OK", issues, repaired, len(rows))

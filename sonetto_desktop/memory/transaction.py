@@ -1,0 +1,87 @@
+"""The unit of work every manager write runs in.
+
+``BaseMemoryManager`` writes each operation once, against this small interface. The default
+implementation (:class:`SnapshotTransaction`) is the seed's lock -> load all -> modify -> save all;
+a backend with point operations (SQLite) supplies its own transaction that reads and writes only
+the rows an operation touches.
+"""
+
+from __future__ import annotations
+
+from abc import ABC, abstractmethod
+from typing import Any, Iterable
+
+from .item import MemoryItem
+
+
+class Transaction(ABC):
+    """Reads and writes inside one locked write. Items handed out may be modified and ``put`` back."""
+
+    @abstractmethod
+    def get(self, memory_id: str) -> MemoryItem | None: ...
+
+    @abstractmethod
+    def put(self, memory_id: str, item: MemoryItem) -> None: ...
+
+    @abstractmethod
+    def remove(self, memory_id: str) -> None: ...
+
+    @abstractmethod
+    def ids(self) -> Iterable[str]: ...
+
+    @abstractmethod
+    def trash_get(self, memory_id: str) -> dict[str, Any] | None: ...
+
+    @abstractmethod
+    def trash_put(self, memory_id: str, entry: dict[str, Any]) -> None: ...
+
+    @abstractmethod
+    def trash_remove(self, memory_id: str) -> None: ...
+
+    @abstractmethod
+    def trash_ids(self) -> Iterable[str]: ...
+
+    def exists(self, memory_id: str) -> bool:
+        return self.get(memory_id) is not None
+
+
+class SnapshotTransaction(Transaction):
+    """In-memory view of a full snapshot; the manager saves what changed when the block ends."""
+
+    def __init__(self, items: dict[str, MemoryItem], trash: dict[str, dict[str, Any]]) -> None:
+        self.items = items
+        self.trash = trash
+        self.items_changed = False
+        self.trash_added = False
+        self.trash_changed = False
+
+    def get(self, memory_id: str) -> MemoryItem | None:
+        return self.items.get(memory_id)
+
+    def put(self, memory_id: str, item: MemoryItem) -> None:
+        self.items[memory_id] = item
+        self.items_changed = True
+
+    def remove(self, memory_id: str) -> None:
+        self.items.pop(memory_id, None)
+        self.items_changed = True
+
+    def ids(self) -> Iterable[str]:
+        return list(self.items)
+
+    def exists(self, memory_id: str) -> bool:
+        return memory_id in self.items
+
+    def trash_get(self, memory_id: str) -> dict[str, Any] | None:
+        return self.trash.get(memory_id)
+
+    def trash_put(self, memory_id: str, entry: dict[str, Any]) -> None:
+        self.trash[memory_id] = entry
+        self.trash_changed = self.trash_added = True
+
+    def trash_remove(self, memory_id: str) -> None:
+        self.trash.pop(memory_id, None)
+        self.trash_changed = True
+
+    def trash_ids(self) -> Iterable[str]:
+        return list(self.trash)

@@ -1,0 +1,46 @@
+"""Test-wide setup: offscreen Qt, a qasync loop for UI tests, isolated user dirs."""
+
+from __future__ import annotations
+
+import asyncio
+import os
+import sys
+from pathlib import Path
+
+os.environ.setdefault("QT_QPA_PLATFORM", "offscreen")
+os.environ.setdefault("QT_API", "pyside6")
+
+import pytest  # noqa: E402
+
+ROOT = Path(__file__).resolve().parent.parent
+if str(ROOT) not in sys.path:
+    sys.path.insert(0, str(ROOT))
+
+# Which tests run on a qasync (Qt) loop: everything under tests/ui/.
+_QT_DIR = str(Path(__file__).resolve().parent / "ui")
+
+
+def _qasync_loop():
+    import qasync
+    from PySide6.QtWidgets import QApplication
+
+    app = QApplication.instance() or QApplication([])
+    return qasync.QEventLoop(app)
+
+
+def pytest_asyncio_loop_factories(config, item):
+    if str(item.path).startswith(_QT_DIR):
+        return {"qasync": _qasync_loop}
+    return {"asyncio": asyncio.new_event_loop}
+
+
+@pytest.fixture(autouse=True)
+def _isolated_user_dirs(tmp_path_factory, monkeypatch):
+    """No test touches the real config / data dirs or picks up a real endpoint from the environment."""
+    home = tmp_path_factory.mktemp("home")
+    monkeypatch.setenv("SONETTO_CONFIG_DIR", str(home / "config"))
+    monkeypatch.setenv("SONETTO_DATA_DIR", str(home / "data"))
+    for var in ("SONETTO_BASE_URL", "OPENAI_BASE_URL", "OPENAI_API_KEY", "SONETTO_MODEL"):
+        monkeypatch.delenv(var, raising=False)
+    monkeypatch.setenv("PYTHON_KEYRING_BACKEND", "keyring.backends.fail.Keyring")
+    yield home
