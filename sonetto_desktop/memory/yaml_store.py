@@ -84,6 +84,8 @@ class YamlMemoryManager(BaseMemoryManager):
         self._mutex = threading.RLock()
         self._cache_key: tuple[int, int, int] | None = None
         self._cache: dict[str, MemoryItem] | None = None
+        # id -> (fingerprint, YAML text of that one entry): a write re-serialises only what changed.
+        self._fragments: dict[str, tuple[tuple, str]] = {}
         if not self.path.exists():
             with self._write_lock():
                 if not self.path.exists():
@@ -98,9 +100,27 @@ class YamlMemoryManager(BaseMemoryManager):
                 try:
                     yield
                 except BaseException:
-                    self._cache = None  # a failed write may have modified cached items in place
-                    self._cache_key = None
+                    self._forget()  # a failed write may have modified cached items in place
                     raise
+
+    def _forget(self) -> None:
+        self._cache = None
+        self._cache_key = None
+        self._fragments = {}
+
+    def _serialise(self, items: dict[str, MemoryItem]) -> bytes:
+        """The whole file, built from per-entry fragments (one-entry mappings concatenate into one mapping)."""
+        parts = []
+        fresh: dict[str, tuple[tuple, str]] = {}
+        for mid, item in items.items():
+            last = item.history[-1].get("time") if item.history and isinstance(item.history[-1], dict) else None
+            fingerprint = (item.description, item.theme, item.latest_update_time, item.hit, len(item.history), last)
+            cached = self._fragments.get(mid)
+            text = cached[1] if cached and cached[0] == fingerprint else _dump({mid: item.to_dict()}).decode("utf-8")
+            fresh[mid] = (fingerprint, text)
+            parts.append(text)
+        self._fragments = fresh
+        return ("".join(parts) or "{}\n").encode("utf-8")
 
     def _stat_key(self) -> tuple[int, int, int] | None:
         try:
@@ -135,6 +155,7 @@ class YamlMemoryManager(BaseMemoryManager):
                 return self._cache
             raw = self.path.read_bytes() if key is not None else b""
             data = self._parse(raw, self.path)
+            self._fragments = {}
             items: dict[str, MemoryItem] = {}
             for memory_id, value in data.items():
                 item, _ = item_from_raw(str(memory_id), value)
@@ -147,7 +168,7 @@ class YamlMemoryManager(BaseMemoryManager):
         # Never write over a file we cannot read: refuse first, loudly.
         if self._stat_key() != self._cache_key:
             self._parse(self.path.read_bytes(), self.path)
-        atomic_write(self.path, _dump({mid: item.to_dict() for mid, item in items.items()}), backup=self.backup_path)
+        atomic_write(self.path, self._serialise(items), backup=self.backup_path)
         self._cache, self._cache_key = items, self._stat_key()
 
     def _load_trash(self) -> dict[str, dict[str, Any]]:
@@ -188,7 +209,7 @@ class YamlMemoryManager(BaseMemoryManager):
             if not os.access(self.path.parent, os.W_OK):
                 issues.append(f"{self.path.parent} is not writable")
             elif repaired:
-                self._cache_key = None
+                self._forget()
                 self._save_all(items)
         status = "WARN" if issues else "OK"
         return SelfCheckReport(status, issues, repaired, len(items))

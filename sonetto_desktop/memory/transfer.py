@@ -1,0 +1,139 @@
+"""Export and import of memories: YAML (the seed's format), JSON, and a readable Markdown (MEMORY.md style).
+
+Import merges by id and skips exact duplicates (same description and theme as a stored memory);
+see :meth:`BaseMemoryManager.import_items`.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+from pathlib import Path
+from typing import Any
+
+import yaml
+
+from .base import BaseMemoryManager
+from .item import MemoryItem, now_iso
+from .validation import item_from_raw, validate_item
+
+FORMATS = ("yaml", "json", "md")
+_JSON_KIND = "sonetto-memories"
+
+
+class ImportFormatError(ValueError):
+    """The file is not a memory export we can read (the message says why)."""
+
+
+def format_for(path: str | Path) -> str:
+    suffix = Path(path).suffix.lower()
+    if suffix in (".yaml", ".yml"):
+        return "yaml"
+    if suffix == ".json":
+        return "json"
+    if suffix in (".md", ".markdown"):
+        return "md"
+    raise ImportFormatError(f"unknown file type {suffix or '(none)'!r}: use .yaml, .json or .md")
+
+
+# ── export ────────────────────────────────────────────────────────────
+
+
+def export_yaml(mm: BaseMemoryManager) -> str:
+    data = {mid: item.to_dict() for mid, item in mm.all_items().items()}
+    return yaml.safe_dump(data, allow_unicode=True, default_flow_style=False, sort_keys=False)
+
+
+def export_json(mm: BaseMemoryManager) -> str:
+    data = {
+        "kind": _JSON_KIND,
+        "version": 1,
+        "exported_at": now_iso(),
+        "memories": {mid: item.to_dict() for mid, item in mm.all_items().items()},
+    }
+    return json.dumps(data, ensure_ascii=False, indent=2, default=str)
+
+
+def export_markdown(mm: BaseMemoryManager) -> str:
+    lines = ["# MEMORY", "", f"<!-- exported by SonettoHere Desktop at {now_iso()} -->", ""]
+    for theme, cards in sorted(mm.get_memories_grouped().items()):
+        lines += [f"## {theme}", ""]
+        for card in cards:
+            text = " ".join(str(card["description"]).split())
+            date = str(card["latest_update_time"] or "")[:10]
+            lines.append(f"- {text} <!-- id:{card['id']} updated:{date} hit:{card['hit']} -->")
+        lines.append("")
+    return "\n".join(lines)
+
+
+def export_text(mm: BaseMemoryManager, fmt: str) -> str:
+    if fmt == "yaml":
+        return export_yaml(mm)
+    if fmt == "json":
+        return export_json(mm)
+    if fmt == "md":
+        return export_markdown(mm)
+    raise ValueError(f"unknown export format {fmt!r}; choose one of {FORMATS}")
+
+
+# ── import ────────────────────────────────────────────────────────────
+
+
+def _items_from_mapping(data: Any, source: str) -> dict[str, MemoryItem]:
+    if not isinstance(data, dict):
+        raise ImportFormatError(f"{source}: expected a mapping of id -> memory, found {type(data).__name__}")
+    items: dict[str, MemoryItem] = {}
+    for mid, raw in data.items():
+        item, _ = item_from_raw(str(mid), raw)
+        validate_item(str(mid), item)
+        if not isinstance(item.description, str) or not item.description.strip():
+            raise ImportFormatError(f"{source}: memory {mid!r} has no description")
+        items[str(mid)] = item
+    return items
+
+
+_MD_LINE = re.compile(r"^\s*[-*]\s+(?P<text>.+?)\s*(?:<!--(?P<meta>.*?)-->)?\s*$")
+
+
+def parse_markdown(text: str) -> dict[str, MemoryItem]:
+    """``## theme`` headings with ``- description`` bullets; ids/dates/hits from the export's comments."""
+    items: dict[str, MemoryItem] = {}
+    theme = None
+    for n, line in enumerate(text.splitlines(), 1):
+        if line.startswith("## "):
+            theme = line[3:].strip()
+            continue
+        match = _MD_LINE.match(line)
+        if not match:
+            continue
+        if not theme:
+            raise ImportFormatError(f"line {n}: a memory before any '## theme' heading")
+        meta = dict(re.findall(r"(\w+):(\S+)", match.group("meta") or ""))
+        item = MemoryItem(match.group("text").strip(), theme, hit=int(meta.get("hit", 0) or 0))
+        if meta.get("updated"):
+            item.latest_update_time = meta["updated"] + "T00:00:00"
+        items[meta.get("id") or f"md{n}"] = item
+    return items
+
+
+def read_import(path: str | Path) -> dict[str, MemoryItem]:
+    path = Path(path)
+    fmt = format_for(path)
+    try:
+        text = path.read_text(encoding="utf-8")
+    except UnicodeDecodeError as exc:
+        raise ImportFormatError(f"{path.name} is not UTF-8 text: {exc}") from exc
+    if fmt == "md":
+        return parse_markdown(text)
+    try:
+        data = yaml.safe_load(text) if fmt == "yaml" else json.loads(text)
+    except (yaml.YAMLError, json.JSONDecodeError) as exc:
+        raise ImportFormatError(f"{path.name} cannot be parsed: {exc}") from exc
+    if fmt == "json" and isinstance(data, dict) and data.get("kind") == _JSON_KIND:
+        data = data.get("memories", {})
+    return _items_from_mapping(data or {}, path.name)
+
+
+def import_file(mm: BaseMemoryManager, path: str | Path) -> tuple[list[str], list[str]]:
+    """Import a YAML / JSON / Markdown export. Returns (added ids, skipped ids)."""
+    return mm.import_items(read_import(path))

@@ -1,0 +1,88 @@
+"""`sonetto memory ...`: a real subprocess round trip, and the transfer formats."""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+
+import pytest
+import yaml
+
+from memory_stores import BACKENDS, open_store
+from sonetto_desktop.memory.cli import main as cli_main
+from sonetto_desktop.memory.transfer import ImportFormatError, export_markdown, import_file, parse_markdown
+
+
+def _run(*args):
+    return subprocess.run(
+        [sys.executable, "-m", "sonetto_desktop", "memory", *args], capture_output=True, text=True, timeout=60
+    )
+
+
+def test_cli_round_trip_export_import(tmp_path):
+    store = tmp_path / "a" / "memory.yaml"
+    for desc, theme in [("小林喜欢猫", "品味"), ("小林住在上海", "身份"), ("小林会弹钢琴", "音乐")]:
+        result = _run("--store", str(store), "add", desc, "--theme", theme)
+        assert result.returncode == 0, result.stderr
+    listing = _run("--store", str(store), "list")
+    assert "## 品味 (1)" in listing.stdout and "小林住在上海" in listing.stdout
+    for fmt in ("yaml", "json", "md"):
+        out = tmp_path / f"export.{fmt}"
+        assert _run("--store", str(store), "export", "-o", str(out)).returncode == 0
+        target = tmp_path / f"b-{fmt}" / "memory.db"
+        first = _run("--store", str(target), "import", str(out))
+        assert first.returncode == 0 and "imported 3" in first.stdout, first.stderr
+        second = _run("--store", str(target), "import", str(out))
+        assert "imported 0" in second.stdout and "skipped 3" in second.stdout
+        src, dst = open_store("yaml", store.parent), open_store("sqlite", target.parent)
+        assert {(r["id"], r["description"], r["theme"]) for r in src.show()} == {
+            (r["id"], r["description"], r["theme"]) for r in dst.show()
+        }
+        src.close()
+        dst.close()
+    check = _run("--store", str(store), "check")
+    assert check.returncode == 0 and check.stdout.startswith("OK: 3 memories")
+
+
+def test_cli_errors_are_clear(tmp_path, capsys):
+    store = tmp_path / "memory.yaml"
+    bad = tmp_path / "bad.json"
+    bad.write_text("{not json", encoding="utf-8")
+    assert cli_main(["--store", str(store), "import", str(bad)]) == 2
+    assert "cannot be parsed" in capsys.readouterr().err
+    assert cli_main(["--store", str(store), "import", str(tmp_path / "x.txt")]) == 2
+    assert "unknown file type" in capsys.readouterr().err
+    assert cli_main(["--store", str(store), "add", " ", "--theme", "t"]) == 2
+    assert "non-empty" in capsys.readouterr().err
+    store.write_text("[corrupt", encoding="utf-8")
+    assert cli_main(["--store", str(store), "check"]) == 1
+    assert "FAIL" in capsys.readouterr().out
+    assert store.read_text(encoding="utf-8") == "[corrupt"
+
+
+@pytest.mark.parametrize("backend", BACKENDS)
+def test_markdown_export_is_readable_and_reimportable(backend, tmp_path):
+    mm = open_store(backend, tmp_path)
+    a = mm.add("小林喜欢猫", "品味")
+    mm.hit(a)
+    mm.add("小林\n住在上海", "身份")
+    text = export_markdown(mm)
+    assert text.startswith("# MEMORY") and "## 品味" in text and "- 小林喜欢猫" in text
+    items = parse_markdown(text)
+    assert items[a].description == "小林喜欢猫" and items[a].hit == 1 and items[a].theme == "品味"
+    assert any(it.description == "小林 住在上海" for it in items.values())
+    mm.close()
+
+
+def test_import_rejects_entries_without_text(tmp_path):
+    path = tmp_path / "in.yaml"
+    path.write_text(yaml.safe_dump({"x1": {"description": "", "theme": "t"}}), encoding="utf-8")
+    mm = open_store("yaml", tmp_path / "s")
+    with pytest.raises(ImportFormatError, match="x1"):
+        import_file(mm, path)
+    assert mm.count() == 0
+    path2 = tmp_path / "in.json"
+    path2.write_text(json.dumps([1, 2]), encoding="utf-8")
+    with pytest.raises(ImportFormatError, match="mapping"):
+        import_file(mm, path2)

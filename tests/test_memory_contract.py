@@ -1,0 +1,257 @@
+"""One contract, run unchanged against every store backend."""
+
+from __future__ import annotations
+
+import threading
+
+import pytest
+
+from memory_stores import BACKENDS, open_store
+from sonetto_desktop.memory import MemoryChange, MemoryNotFound
+
+
+@pytest.fixture(params=BACKENDS)
+def mm(request, tmp_path):
+    store = open_store(request.param, tmp_path)
+    yield store
+    store.close()
+
+
+@pytest.fixture
+def changes(mm):
+    seen: list[MemoryChange] = []
+    mm.subscribe(seen.append)
+    return seen
+
+
+def test_add_show_get(mm):
+    a = mm.add("小林喜欢猫", "品味")
+    b = mm.add("  小林住在上海  ", "身份")
+    assert len(a) == 8 and a != b
+    shown = {row["id"]: row for row in mm.show()}
+    assert shown[a] == {"id": a, "description": "小林喜欢猫", "theme": "品味"}
+    assert shown[b]["description"] == "小林住在上海"
+    item = mm.get(a)
+    assert item.hit == 0 and item.history == [] and item.latest_update_time
+    assert mm.count() == 2
+
+
+@pytest.mark.parametrize("desc,theme", [("", "品味"), ("   ", "品味"), ("x", ""), (None, "品味")])
+def test_add_rejects_empty_text(mm, desc, theme):
+    with pytest.raises(ValueError):
+        mm.add(desc, theme)
+    assert mm.count() == 0
+
+
+@pytest.mark.parametrize(
+    "call",
+    [
+        lambda mm: mm.delete("nope0000"),
+        lambda mm: mm.update("nope0000", "r", new_description="x"),
+        lambda mm: mm.hit("nope0000"),
+        lambda mm: mm.revert("nope0000", 0, "r"),
+        lambda mm: mm.restore("nope0000"),
+        lambda mm: mm.purge("nope0000"),
+        lambda mm: mm.get("nope0000"),
+        lambda mm: mm.show_description_history("nope0000"),
+    ],
+)
+def test_unknown_id_names_the_id(mm, call):
+    keep = mm.add("小林喜欢猫", "品味")
+    with pytest.raises(MemoryNotFound) as info:
+        call(mm)
+    assert "nope0000" in str(info.value)
+    assert [r["id"] for r in mm.show()] == [keep]
+
+
+def test_merge_with_unknown_id_changes_nothing(mm):
+    a = mm.add("小林喜欢猫", "品味")
+    with pytest.raises(MemoryNotFound, match="ghost123"):
+        mm.merge(a, "ghost123", "合并", "品味", "dup")
+    assert mm.get(a).history == [] and mm.list_trash() == []
+
+
+def test_update_records_history(mm):
+    a = mm.add("小林在成都", "身份")
+    mm.update(a, "用户搬家了", new_description="小林搬到了上海", actor="agent")
+    mm.update(a, "分类更准确", new_theme="地点与路径")
+    item = mm.get(a)
+    assert (item.description, item.theme) == ("小林搬到了上海", "地点与路径")
+    newest, oldest = mm.show_description_history(a)
+    assert oldest["actor"] == "agent" and oldest["reason"] == "用户搬家了"
+    assert oldest["old_description"] == "小林在成都" and oldest["new_description"] == "小林搬到了上海"
+    assert newest["actor"] == "user" and newest["old_theme"] == "身份" and newest["new_theme"] == "地点与路径"
+    assert item.latest_update_time == newest["time"]
+
+
+def test_update_needs_a_change_and_text(mm):
+    a = mm.add("小林在成都", "身份")
+    with pytest.raises(ValueError):
+        mm.update(a, "no change")
+    with pytest.raises(ValueError):
+        mm.update(a, "empty", new_description="  ")
+    with pytest.raises(ValueError):
+        mm.update(a, "", new_description="新的")
+    assert mm.get(a).history == []
+
+
+def test_merge_keeps_id1_with_both_histories(mm):
+    a = mm.add("小林喜欢猫", "品味")
+    b = mm.add("小林养了布偶猫", "身份")
+    mm.update(b, "补充名字", new_description="小林养了一只叫汤圆的布偶猫")
+    mm.hit(a)
+    mm.hit(b)
+    mm.merge(a, b, "小林喜欢猫，养了一只叫汤圆的布偶猫", "身份", "同一件事", actor="agent")
+    assert [r["id"] for r in mm.show()] == [a]
+    item = mm.get(a)
+    assert item.description == "小林喜欢猫，养了一只叫汤圆的布偶猫" and item.theme == "身份"
+    assert item.hit == 2
+    actions = [(e.get("action"), e.get("from")) for e in item.history]
+    assert actions == [("update", b), ("merge", None)]
+    merge_entry = item.history[-1]
+    assert merge_entry["merged_id"] == b and merge_entry["merged_description"] == "小林养了一只叫汤圆的布偶猫"
+    trash = mm.list_trash()
+    assert [t["id"] for t in trash] == [b]
+    with pytest.raises(ValueError):
+        mm.merge(a, a, "x", "y", "self")
+
+
+def test_hit_counts(mm):
+    a = mm.add("小林喜欢猫", "品味")
+    assert [mm.hit(a) for _ in range(3)] == [1, 2, 3]
+    assert mm.get(a).hit == 3
+
+
+def test_delete_goes_to_trash_and_restores_with_history(mm):
+    a = mm.add("小林下周考试", "时效待办")
+    mm.update(a, "改期", new_description="小林下下周考试")
+    assert mm.delete(a, "考试结束了", actor="agent") == "小林下下周考试"
+    assert mm.show() == []
+    [entry] = mm.list_trash()
+    assert entry["id"] == a and entry["reason"] == "考试结束了" and entry["actor"] == "agent"
+    assert mm.restore(a) == a
+    item = mm.get(a)
+    assert item.description == "小林下下周考试"
+    assert [e["action"] for e in item.history] == ["update", "restore"]
+    assert mm.list_trash() == []
+
+
+def test_purge_one_and_all(mm):
+    ids = [mm.add(f"记忆{i}", "瞬间") for i in range(3)]
+    for mid in ids:
+        mm.delete(mid)
+    assert mm.purge(ids[0]) == 1
+    assert {t["id"] for t in mm.list_trash()} == set(ids[1:])
+    assert mm.purge() == 2
+    assert mm.list_trash() == []
+    with pytest.raises(MemoryNotFound):
+        mm.restore(ids[1])
+
+
+def test_revert_to_any_version(mm):
+    a = mm.add("v0", "甲")
+    mm.update(a, "r1", new_description="v1")
+    mm.update(a, "r2", new_description="v2", new_theme="乙")
+    versions = mm.versions(a)
+    assert [(v["description"], v["theme"]) for v in versions] == [("v0", "甲"), ("v1", "甲"), ("v2", "乙")]
+    mm.revert(a, 0, "回到最初")
+    item = mm.get(a)
+    assert (item.description, item.theme) == ("v0", "甲")
+    assert item.history[-1]["action"] == "revert" and item.history[-1]["reason"] == "回到最初"
+    assert len(mm.versions(a)) == 4  # the revert is itself a new version
+    with pytest.raises(ValueError):
+        mm.revert(a, 9, "no such version")
+
+
+def test_change_feed_order_and_ids(mm, changes):
+    a = mm.add("小林喜欢猫", "品味")
+    b = mm.add("小林喜欢狗", "品味")
+    mm.update(a, "r", new_description="小林很喜欢猫")
+    mm.hit(a)
+    mm.merge(a, b, "小林喜欢猫和狗", "品味", "合并")
+    mm.delete(a, "不要了")
+    mm.restore(a)
+    mm.revert(a, 0, "回退")
+    mm.purge(b)
+    kinds = [(c.kind, c.ids) for c in changes]
+    assert kinds == [
+        ("add", (a,)), ("add", (b,)), ("update", (a,)), ("hit", (a,)), ("merge", (a, b)),
+        ("delete", (a,)), ("restore", (a,)), ("revert", (a,)), ("purge", (b,)),
+    ]
+    with pytest.raises(MemoryNotFound):
+        mm.hit("missing0")
+    assert len(changes) == 9  # a failed write publishes nothing
+
+
+def test_subscriber_sees_committed_state_and_can_unsubscribe(mm):
+    seen = []
+    unsubscribe = mm.subscribe(lambda change: seen.append(mm.get(change.ids[0]).description))
+    a = mm.add("小林喜欢猫", "品味")
+    unsubscribe()
+    mm.update(a, "r", new_description="改了")
+    assert seen == ["小林喜欢猫"]
+
+
+def test_broken_subscriber_does_not_undo_a_write(mm, changes):
+    mm.subscribe(lambda change: 1 / 0)
+    a = mm.add("小林喜欢猫", "品味")
+    assert mm.get(a).description == "小林喜欢猫" and changes[-1].kind == "add"
+
+
+def test_grouped_by_theme(mm):
+    a = mm.add("小林喜欢猫", "品味")
+    mm.add("小林住在上海", "身份")
+    b = mm.add("小林爱吃火锅", "品味")
+    mm.hit(b)
+    groups = mm.get_memories_grouped()
+    assert set(groups) == {"品味", "身份"}
+    assert {c["id"] for c in groups["品味"]} == {a, b}
+    assert {c["hit"] for c in groups["品味"]} == {0, 1}
+
+
+def test_reopen_sees_everything(mm, tmp_path):
+    a = mm.add("小林喜欢猫", "品味")
+    mm.update(a, "r", new_description="小林喜欢布偶猫")
+    b = mm.add("删掉的", "瞬间")
+    mm.delete(b)
+    again = type(mm)(mm.path)
+    assert again.get(a).description == "小林喜欢布偶猫" and len(again.get(a).history) == 1
+    assert [t["id"] for t in again.list_trash()] == [b]
+    again.close()
+
+
+def test_import_merges_by_id_and_skips_duplicates(mm):
+    a = mm.add("小林喜欢猫", "品味")
+    other = {k: v for k, v in mm.all_items().items()}
+    from sonetto_desktop.memory import MemoryItem
+
+    incoming = {
+        a: other[a],  # exact duplicate -> skipped
+        "newid001": MemoryItem("小林会弹钢琴", "音乐"),
+        a + "x": MemoryItem("小林喜欢猫", "品味"),  # same text under another id -> skipped
+    }
+    added, skipped = mm.import_items(incoming)
+    assert added == ["newid001"] and set(skipped) == {a, a + "x"}
+    assert mm.get("newid001").description == "小林会弹钢琴"
+    collide = {a: MemoryItem("同 id 不同内容", "瞬间")}
+    added2, _ = mm.import_items(collide)
+    assert len(added2) == 1 and added2[0] != a and mm.get(a).description == "小林喜欢猫"
+
+
+def test_threads_in_one_process_do_not_lose_writes(mm):
+    def worker(n):
+        for i in range(10):
+            mm.add(f"线程{n}-{i}", "瞬间")
+
+    threads = [threading.Thread(target=worker, args=(n,)) for n in range(4)]
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join()
+    assert mm.count() == 40
+
+
+def test_self_check_ok_on_a_healthy_store(mm):
+    mm.add("小林喜欢猫", "品味")
+    report = mm.self_check()
+    assert report.status == "OK" and report.item_count == 1 and report.issues == []

@@ -1,0 +1,69 @@
+"""SQLite store: corrupt databases, self-check repairs, point writes."""
+
+from __future__ import annotations
+
+import sqlite3
+
+import pytest
+
+from sonetto_desktop.memory import SqliteMemoryManager, StoreCorrupt
+
+
+def test_not_a_database_fails_and_is_never_overwritten(tmp_path):
+    path = tmp_path / "memory.db"
+    content = b"this is not an sqlite database at all" * 100
+    path.write_bytes(content)
+    mm = SqliteMemoryManager(path)
+    report = mm.self_check()
+    assert report.status == "FAIL" and str(path) in report.issues[0]
+    with pytest.raises(StoreCorrupt):
+        mm.add("x", "y")
+    with pytest.raises(StoreCorrupt):
+        mm.show()
+    mm.close()
+    assert path.read_bytes() == content
+
+
+def test_self_check_repairs_rows(tmp_path):
+    path = tmp_path / "memory.db"
+    mm = SqliteMemoryManager(path)
+    mm.add("placeholder", "x")
+    conn = sqlite3.connect(path)
+    conn.execute(
+        "INSERT INTO memories VALUES ('bad00001', '  空格  ', '身份', 'null', '2026-07-10 21:14:03', -2)"
+    )
+    conn.commit()
+    conn.close()
+    report = mm.self_check()
+    assert report.status == "OK" and report.item_count == 2
+    joined = " ".join(report.repaired)
+    assert "stripped" in joined and "hit repaired" in joined
+    item = mm.get("bad00001")
+    assert (item.description, item.hit, item.history) == ("空格", 0, [])
+    assert item.latest_update_time == "2026-07-10T21:14:03"
+    assert mm.self_check().repaired == []
+    mm.close()
+
+
+def test_uses_wal_and_point_writes(tmp_path):
+    mm = SqliteMemoryManager(tmp_path / "memory.db")
+    ids = [mm.add(f"m{i}", "t") for i in range(50)]
+    mode = mm._conn().execute("PRAGMA journal_mode").fetchone()[0]
+    assert mode == "wal"
+    statements = []
+    mm._conn().set_trace_callback(statements.append)
+    mm.update(ids[10], "r", new_description="changed")
+    mm._conn().set_trace_callback(None)
+    full_scans = [s for s in statements if s.strip().upper().startswith("SELECT") and "WHERE" not in s.upper()]
+    assert full_scans == []  # an update never reads the whole table
+    assert mm.get(ids[10]).description == "changed"
+    mm.close()
+
+
+def test_close_twice_is_safe(tmp_path):
+    mm = SqliteMemoryManager(tmp_path / "memory.db")
+    mm.add("a", "b")
+    mm.close()
+    mm.close()
+    with pytest.raises(RuntimeError):
+        mm.add("c", "d")
