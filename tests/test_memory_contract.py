@@ -255,3 +255,32 @@ def test_self_check_ok_on_a_healthy_store(mm):
     mm.add("小林喜欢猫", "品味")
     report = mm.self_check()
     assert report.status == "OK" and report.item_count == 1 and report.issues == []
+
+
+def test_readers_are_not_disturbed_by_concurrent_writes(mm):
+    for i in range(20):
+        mm.add(f"初始{i}", "瞬间")
+    errors: list[BaseException] = []
+    done = threading.Event()
+
+    def reader():
+        while not done.is_set():
+            try:
+                groups = mm.get_memories_grouped()
+                assert sum(len(cards) for cards in groups.values()) >= 20
+                mm.show()
+            except BaseException as exc:  # noqa: BLE001 - collected and asserted below
+                errors.append(exc)
+                return
+
+    threads = [threading.Thread(target=reader) for _ in range(2)]
+    for t in threads:
+        t.start()
+    ids = [mm.add(f"并发{i}", "瞬间") for i in range(40)]
+    for mid in ids[:20]:
+        mm.update(mid, "r", new_description="改")
+    done.set()
+    for t in threads:
+        t.join()
+    assert errors == []
+    assert mm.count() == 60

@@ -46,17 +46,22 @@ class Transaction(ABC):
 
 
 class SnapshotTransaction(Transaction):
-    """In-memory view of a full snapshot; the manager saves what changed when the block ends."""
+    """In-memory view of a full snapshot; the manager saves what changed when the block ends.
+
+    The snapshot handed in is never modified: the transaction works on a shallow copy and hands out
+    copies of items, so a reader iterating a published snapshot on another thread is never disturbed.
+    """
 
     def __init__(self, items: dict[str, MemoryItem], trash: dict[str, dict[str, Any]]) -> None:
-        self.items = items
-        self.trash = trash
+        self.items = dict(items)
+        self.trash = dict(trash)
         self.items_changed = False
         self.trash_added = False
         self.trash_changed = False
 
     def get(self, memory_id: str) -> MemoryItem | None:
-        return self.items.get(memory_id)
+        item = self.items.get(memory_id)
+        return item.copy() if item is not None else None
 
     def put(self, memory_id: str, item: MemoryItem) -> None:
         self.items[memory_id] = item
