@@ -12,6 +12,8 @@ os.environ.setdefault("QT_API", "pyside6")
 
 import pytest  # noqa: E402
 
+pytest_plugins = ["llm_fixtures"]
+
 ROOT = Path(__file__).resolve().parent.parent
 if str(ROOT) not in sys.path:
     sys.path.insert(0, str(ROOT))

@@ -1,0 +1,157 @@
+"""Build the chat model from settings, and check an endpoint ("test connection"). No Qt.
+
+``langchain_openai`` / ``openai`` are imported inside the functions: importing them costs a good
+part of a second, which the app's start-up should not pay before a model is needed.
+"""
+
+from __future__ import annotations
+
+import logging
+import time
+from dataclasses import dataclass, field
+from typing import TYPE_CHECKING
+
+from sonetto_desktop.agent.llm_errors import LLMErrorInfo, describe_llm_error, error_info
+from sonetto_desktop.agent.settings import Settings
+
+if TYPE_CHECKING:
+    from langchain_openai import ChatOpenAI
+
+log = logging.getLogger(__name__)
+
+# Local servers (Ollama, LM Studio, llama.cpp) ignore the key, but the OpenAI client insists on one.
+LOCAL_DUMMY_KEY = "not-needed"
+TEST_CONNECTION_MAX_TIMEOUT = 20.0
+
+
+def build_llm(
+    settings: Settings, *, streaming: bool = False, timeout: float | None = None, max_retries: int = 1
+) -> ChatOpenAI | None:
+    """A ``ChatOpenAI`` for ``settings``, or ``None`` when no model is configured."""
+    if not settings.is_llm_configured:
+        return None
+    from langchain_openai import ChatOpenAI
+
+    return ChatOpenAI(
+        model=settings.model.strip(),
+        base_url=settings.effective_base_url,
+        api_key=settings.api_key.strip() or LOCAL_DUMMY_KEY,
+        temperature=settings.temperature,
+        timeout=settings.request_timeout if timeout is None else timeout,
+        max_retries=max_retries,
+        streaming=streaming,
+    )
+
+
+def get_default_llm(*, streaming: bool = False) -> ChatOpenAI | None:
+    """The model configured by the settings file and the environment, or ``None``."""
+    return build_llm(Settings.load().with_env(), streaming=streaming)
+
+
+@dataclass(frozen=True)
+class ConnectionResult:
+    ok: bool
+    code: str  # "ok" or one of llm_errors.CODES
+    zh: str
+    en: str
+    models: list[str] = field(default_factory=list)
+    latency_ms: float | None = None
+
+
+def _failure(info: LLMErrorInfo, models: list[str] | None = None) -> ConnectionResult:
+    return ConnectionResult(False, info.code, info.zh, info.en, list(models or []))
+
+
+def _model_listed(model: str, models: list[str]) -> bool:
+    # Ollama lists "qwen2.5:latest" but accepts "qwen2.5".
+    return model in models or f"{model}:latest" in models
+
+
+async def _list_models(settings: Settings, timeout: float) -> list[str] | None:
+    """Model ids from GET /models, or ``None`` when the server does not offer the list.
+
+    Connection, timeout and authentication errors propagate: they answer the test already.
+    """
+    import openai
+
+    client = openai.AsyncOpenAI(
+        base_url=settings.effective_base_url,
+        api_key=settings.api_key.strip() or LOCAL_DUMMY_KEY,
+        timeout=timeout,
+        max_retries=0,
+    )
+    try:
+        page = await client.models.list()
+        return [m.id for m in page.data]
+    except (openai.APIConnectionError, openai.AuthenticationError, openai.PermissionDeniedError):
+        raise
+    except (openai.APIError, ValueError, TypeError) as exc:
+        log.info("Model listing not available: %s", type(exc).__name__)
+        return None
+    finally:
+        await client.close()
+
+
+async def _ping(settings: Settings, timeout: float) -> float:
+    """One tiny chat completion; returns its round trip in milliseconds."""
+    import openai
+
+    llm = build_llm(settings, timeout=timeout, max_retries=0)
+    assert llm is not None  # checked by the caller
+    start = time.perf_counter()
+    try:
+        await llm.ainvoke("ping", max_tokens=1)
+    except openai.BadRequestError:
+        # Some models reject max_tokens=1 (reasoning models want more room): ask once without it.
+        start = time.perf_counter()
+        await llm.ainvoke("ping")
+    return (time.perf_counter() - start) * 1000.0
+
+
+async def test_connection(settings: Settings, *, timeout: float | None = None) -> ConnectionResult:
+    """Check that the endpoint answers, the key is accepted and the model exists. Never raises."""
+    if timeout is None:
+        timeout = min(settings.request_timeout, TEST_CONNECTION_MAX_TIMEOUT)
+    url_problems = [p for p in settings.validate() if p.field == "base_url"]
+    if url_problems:
+        return ConnectionResult(False, "unconfigured", url_problems[0].zh, url_problems[0].en)
+    if not settings.is_llm_configured:
+        return _failure(describe_llm_error(None))
+
+    model = settings.model.strip()
+    try:
+        models = await _list_models(settings, timeout)
+    except Exception as exc:  # noqa: BLE001 - every failure becomes a result
+        return _failure(describe_llm_error(exc, api_key=settings.api_key, model=model))
+
+    listed = models or []
+    missing = models is not None and len(models) > 0 and not _model_listed(model, models)
+    try:
+        latency = await _ping(settings, timeout)
+    except Exception as exc:  # noqa: BLE001
+        info = describe_llm_error(exc, api_key=settings.api_key, model=model)
+        if missing and info.code in ("unknown_model", "bad_response", "server"):
+            # The list says the model is not there and the chat failed: that is the likely reason.
+            return _unknown_model_result(error_info("unknown_model", model=model, api_key=settings.api_key), listed)
+        if info.code == "unknown_model":
+            return _unknown_model_result(info, listed)
+        return _failure(info, listed)
+
+    zh = f"连接成功：模型“{model}”可以使用（响应 {latency:.0f} 毫秒）。"
+    en = f"Connected: the model “{model}” answers ({latency:.0f} ms)."
+    if missing:
+        zh += "（它没有出现在服务的模型列表里，但能正常回答。）"
+        en += " (It is not in the server's model list, but it answers.)"
+    return ConnectionResult(True, "ok", zh, en, listed, latency)
+
+
+def _unknown_model_result(info: LLMErrorInfo, models: list[str]) -> ConnectionResult:
+    zh, en = info.zh, info.en
+    if models:
+        shown = "、".join(models[:10]) + ("等" if len(models) > 10 else "")
+        zh = f"{zh}\n服务上可用的模型：{shown}"
+        en = f"{en}\nModels on the server: {', '.join(models[:10])}{', …' if len(models) > 10 else ''}"
+    return ConnectionResult(False, "unknown_model", zh, en, models)
+
+
+test_connection.__test__ = False  # type: ignore[attr-defined]  # not a pytest test when imported

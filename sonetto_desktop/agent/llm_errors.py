@@ -1,0 +1,185 @@
+"""Turn whatever an LLM call raised into one clear message for a person, in Chinese and English.
+
+Codes: unconfigured, unreachable, auth, rate_limit, server, timeout, bad_response, unknown_model.
+Messages never contain the API key: any occurrence of it (and anything that looks like a key or a
+bearer token) is scrubbed from exception text before it is shown.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import re
+from collections.abc import Iterable, Iterator
+from dataclasses import dataclass
+
+CODES = ("unconfigured", "unreachable", "auth", "rate_limit", "server", "timeout", "bad_response", "unknown_model")
+
+_DETAIL_MAX = 200
+_KEYISH = re.compile(r"\b(?:sk|pk|ak|key)-[A-Za-z0-9_*.\-]{4,}", re.IGNORECASE)
+_BEARER = re.compile(r"(Bearer\s+)\S+", re.IGNORECASE)
+
+
+class LLMNotConfigured(RuntimeError):
+    """Raised by callers that need a model when none is configured."""
+
+    def __init__(self, message: str = "no LLM endpoint is configured") -> None:
+        super().__init__(message)
+
+
+@dataclass(frozen=True)
+class LLMErrorInfo:
+    code: str
+    zh: str
+    en: str
+    detail: str = ""  # scrubbed technical detail (exception type and text), for logs and "details" UIs
+
+
+def scrub(text: str, secrets: Iterable[str] = ()) -> str:
+    """``text`` with every secret, key-like token and bearer token replaced by ``***``."""
+    for secret in secrets:
+        if secret and len(secret) >= 4:
+            text = text.replace(secret, "***")
+    text = _BEARER.sub(r"\1***", text)
+    return _KEYISH.sub("***", text)
+
+
+def _chain(exc: BaseException) -> Iterator[BaseException]:
+    seen: set[int] = set()
+    current: BaseException | None = exc
+    while current is not None and id(current) not in seen:
+        seen.add(id(current))
+        yield current
+        current = current.__cause__ or current.__context__
+
+
+def _status_message(exc: BaseException) -> str:
+    """The server's own error message, if the exception carries an OpenAI-style body."""
+    body = getattr(exc, "body", None)
+    if isinstance(body, dict):
+        inner = body["error"] if isinstance(body.get("error"), dict) else body
+        msg = inner.get("message")
+        if isinstance(msg, str) and msg:
+            return msg
+    return str(exc)
+
+
+def _is_model_not_found(exc: BaseException) -> bool:
+    code = str(getattr(exc, "code", "") or "").lower()
+    text = _status_message(exc).lower()
+    return "model" in code or "model" in text
+
+
+def _classify(exc: BaseException) -> tuple[str, int | None] | None:
+    """(code, http status) for a recognised exception, else None."""
+    name = type(exc).__name__
+    module = type(exc).__module__ or ""
+    if isinstance(exc, LLMNotConfigured):
+        return "unconfigured", None
+    try:
+        import openai
+    except ImportError:  # pragma: no cover - openai is a dependency of langchain-openai
+        openai = None  # type: ignore[assignment]
+    if openai is not None:
+        if isinstance(exc, openai.APITimeoutError):
+            return "timeout", None
+        if isinstance(exc, openai.APIConnectionError):
+            return "unreachable", None
+        if isinstance(exc, openai.APIStatusError):
+            status = exc.status_code
+            if status in (401, 403):
+                return "auth", status
+            if status in (402, 429):
+                return "rate_limit", status
+            if status == 404:
+                return ("unknown_model" if _is_model_not_found(exc) else "bad_response"), status
+            if status == 408 or status == 504:
+                return "timeout", status
+            if status >= 500:
+                return "server", status
+            return "bad_response", status
+        if isinstance(exc, openai.APIResponseValidationError):
+            return "bad_response", None
+    if isinstance(exc, (asyncio.TimeoutError, TimeoutError)) or (module.startswith("httpx") and "Timeout" in name):
+        return "timeout", None
+    if module.startswith("httpx") and name in ("ConnectError", "NetworkError", "RemoteProtocolError", "ReadError"):
+        return "unreachable", None
+    if isinstance(exc, ConnectionError):
+        return "unreachable", None
+    if isinstance(exc, json.JSONDecodeError):
+        return "bad_response", None
+    return None
+
+
+_MESSAGES: dict[str, tuple[str, str]] = {
+    "unconfigured": (
+        "还没有配置模型。请在“设置”里填写接口地址、模型名称和 API Key（本地模型可不填 Key）。",
+        "No model is configured. Open Settings and enter the base URL, model name and API key "
+        "(local servers need no key).",
+    ),
+    "unreachable": (
+        "连不上模型服务。请检查接口地址是否正确、网络是否通畅，本地模型服务是否已经启动。",
+        "Cannot reach the model server. Check the base URL and your network, and that a local server is running.",
+    ),
+    "auth": (
+        "模型服务拒绝了 API Key（认证失败）。请在“设置”里检查或重新填写 API Key。",
+        "The model server rejected the API key (authentication failed). Check or re-enter it in Settings.",
+    ),
+    "rate_limit": (
+        "请求太频繁，或账户额度/余额不足。请稍后再试，或检查账户额度。",
+        "Too many requests, or the account is out of quota or credit. Try again later or check your account.",
+    ),
+    "server": (
+        "模型服务内部出错了，请稍后再试。",
+        "The model server had an internal error. Please try again later.",
+    ),
+    "timeout": (
+        "模型服务响应超时。可以稍后再试，或在“设置”里调大超时时间。",
+        "The model server took too long to answer. Try again later or raise the timeout in Settings.",
+    ),
+    "bad_response": (
+        "模型服务返回了无法理解的内容。请确认接口地址是 OpenAI 兼容的（通常以 /v1 结尾）。",
+        "The model server sent a reply that could not be understood. Check that the base URL is "
+        "OpenAI-compatible (it usually ends in /v1).",
+    ),
+    "unknown_model": (
+        "模型服务上找不到这个模型。请检查模型名称的拼写，或先在服务上下载/启用它。",
+        "The model server does not know this model. Check the model name, or pull/enable it on the server.",
+    ),
+}
+
+
+def error_info(code: str, *, status: int | None = None, model: str = "", detail: str = "", api_key: str = "") -> LLMErrorInfo:
+    """The message for ``code`` (one of ``CODES``), with the HTTP status, model and detail woven in."""
+    secrets = [api_key]
+    zh, en = _MESSAGES[code]
+    if code == "unknown_model" and model:
+        shown = scrub(model, secrets)
+        zh = f"模型服务上找不到模型“{shown}”。请检查模型名称的拼写，或先在服务上下载/启用它。"
+        en = f"The model server does not know the model “{shown}”. Check the name, or pull/enable it on the server."
+    if status is not None:
+        zh = f"{zh}（HTTP {status}）"
+        en = f"{en} (HTTP {status})"
+    detail = scrub(detail, secrets)
+    if len(detail) > _DETAIL_MAX:
+        detail = detail[: _DETAIL_MAX - 1] + "…"
+    if code in ("server", "bad_response", "rate_limit") and detail:
+        # The server's own words often say what to do (for example "insufficient balance").
+        zh = f"{zh}\n详情：{detail}"
+        en = f"{en}\nDetails: {detail}"
+    return LLMErrorInfo(code, scrub(zh, secrets), scrub(en, secrets), detail)
+
+
+def describe_llm_error(exc: BaseException | None, *, api_key: str = "", model: str = "") -> LLMErrorInfo:
+    """A human description of ``exc`` (``None`` means: no model configured)."""
+    if exc is None:
+        return error_info("unconfigured")
+    code, status = "bad_response", None
+    for link in _chain(exc):
+        found = _classify(link)
+        if found is not None:
+            code, status = found
+            exc = link
+            break
+    detail = f"{type(exc).__name__}: {_status_message(exc)}"
+    return error_info(code, status=status, model=model, detail=detail, api_key=api_key)

@@ -1,0 +1,150 @@
+"""Where the API key lives: the OS keyring when a usable one exists, else a user-only file.
+
+The key is never written to settings.json and never logged. The file fallback is ``api_key`` in the
+config dir, created with mode 0600 (owner read/write only). On Windows the mode bits are ignored; the
+file then relies on the per-user ACL of the profile directory it lives in.
+"""
+
+from __future__ import annotations
+
+import logging
+import os
+from pathlib import Path
+
+log = logging.getLogger(__name__)
+
+SERVICE = "sonetto-desktop"
+USERNAME = "api_key"
+KEY_FILE = "api_key"
+
+
+def keyring_usable() -> bool:
+    """True when the active keyring backend can really store secrets (not the fail/null ones)."""
+    try:
+        import keyring
+        from keyring.backends import fail, null
+    except Exception:  # noqa: BLE001 - keyring missing or broken: fall back to the file
+        return False
+    try:
+        backend = keyring.get_keyring()
+        if isinstance(backend, (fail.Keyring, null.Keyring)):
+            return False
+        return float(backend.priority) > 0
+    except Exception:  # noqa: BLE001 - a backend that cannot even report its priority is unusable
+        return False
+
+
+class ApiKeyStore:
+    """Loads, stores and deletes the API key for one config dir."""
+
+    def __init__(self, config_dir: Path | str | None = None) -> None:
+        if config_dir is None:
+            from sonetto_desktop.agent.settings import config_dir as default_config_dir
+
+            config_dir = default_config_dir()
+        self.config_dir = Path(config_dir)
+
+    @property
+    def key_file(self) -> Path:
+        return self.config_dir / KEY_FILE
+
+    @property
+    def backend(self) -> str:
+        """"keyring" or "file": where :meth:`store` will put the key."""
+        return "keyring" if keyring_usable() else "file"
+
+    def load(self) -> str:
+        if keyring_usable():
+            try:
+                import keyring
+
+                value = keyring.get_password(SERVICE, USERNAME)
+                if value:
+                    return value
+            except Exception as exc:  # noqa: BLE001 - a locked / broken keyring must not stop the app
+                log.warning("Could not read the API key from the OS keyring (%s); trying the key file", type(exc).__name__)
+        return self._load_file()
+
+    def store(self, key: str) -> str:
+        """Store ``key`` (empty deletes it). Returns where it went: "keyring", "file" or "deleted"."""
+        key = key.strip()
+        if not key:
+            self.delete()
+            return "deleted"
+        if keyring_usable():
+            try:
+                import keyring
+
+                keyring.set_password(SERVICE, USERNAME, key)
+                self._delete_file()  # no stale copy left on disk
+                return "keyring"
+            except Exception as exc:  # noqa: BLE001
+                log.warning("Could not store the API key in the OS keyring (%s); using the key file", type(exc).__name__)
+        self._store_file(key)
+        return "file"
+
+    def delete(self) -> None:
+        if keyring_usable():
+            try:
+                import keyring
+                from keyring.errors import PasswordDeleteError
+
+                try:
+                    keyring.delete_password(SERVICE, USERNAME)
+                except PasswordDeleteError:
+                    pass
+            except Exception as exc:  # noqa: BLE001
+                log.warning("Could not delete the API key from the OS keyring (%s)", type(exc).__name__)
+        self._delete_file()
+
+    # -- file fallback ---------------------------------------------------------------------------
+    def _load_file(self) -> str:
+        try:
+            return self.key_file.read_text(encoding="utf-8").strip()
+        except FileNotFoundError:
+            return ""
+        except OSError as exc:
+            log.warning("Could not read the API key file (%s)", type(exc).__name__)
+            return ""
+
+    def _store_file(self, key: str) -> None:
+        self.config_dir.mkdir(parents=True, exist_ok=True)
+        tmp = self.config_dir / f".{KEY_FILE}.{os.getpid()}.tmp"
+        try:
+            tmp.unlink()
+        except FileNotFoundError:
+            pass
+        # Created 0600 from the first byte (no window where another user could read it).
+        fd = os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o600)
+        try:
+            with os.fdopen(fd, "w", encoding="utf-8") as fh:
+                fh.write(key)
+                fh.flush()
+                os.fsync(fh.fileno())
+            os.replace(tmp, self.key_file)
+        except BaseException:
+            try:
+                tmp.unlink()
+            except OSError:
+                pass
+            raise
+        # Belt and braces for a file that existed before with wider permissions (umask never widens 0600).
+        os.chmod(self.key_file, 0o600)
+
+    def _delete_file(self) -> None:
+        try:
+            self.key_file.unlink()
+        except FileNotFoundError:
+            pass
+
+
+def load_api_key(config_dir: Path | str | None = None) -> str:
+    return ApiKeyStore(config_dir).load()
+
+
+def store_api_key(key: str, config_dir: Path | str | None = None) -> str:
+    return ApiKeyStore(config_dir).store(key)
+
+
+def delete_api_key(config_dir: Path | str | None = None) -> None:
+    ApiKeyStore(config_dir).delete()

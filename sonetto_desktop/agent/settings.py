@@ -1,0 +1,284 @@
+"""Typed app settings, saved as ``settings.json`` in the user config dir (no Qt).
+
+The API key is a field of :class:`Settings` but is never written to settings.json, never shown by
+``repr``/``str`` and never logged: it lives in the OS keyring or a user-only file (see ``secrets``).
+Environment variables override the file (:meth:`Settings.with_env`), without being saved back.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import json
+import logging
+import os
+import tempfile
+import time
+from dataclasses import dataclass, field, fields, replace
+from pathlib import Path
+from typing import Any, NamedTuple
+
+log = logging.getLogger(__name__)
+
+APP_NAME = "sonetto-desktop"
+SETTINGS_FILE = "settings.json"
+OPENAI_DEFAULT_BASE_URL = "https://api.openai.com/v1"
+
+RETRIEVAL_MODES = ("llm", "mechanical", "hybrid")
+STORE_BACKENDS = ("yaml", "sqlite")
+THEMES = ("light", "dark", "system")
+LANGUAGES = ("zh_CN", "en")
+
+# Fields whose value must be one of a fixed set.
+_CHOICES: dict[str, tuple[str, ...]] = {
+    "retrieval_mode": RETRIEVAL_MODES,
+    "store_backend": STORE_BACKENDS,
+    "theme": THEMES,
+    "language": LANGUAGES,
+}
+# Numeric fields: inclusive range.
+_RANGES: dict[str, tuple[float, float]] = {
+    "temperature": (0.0, 2.0),
+    "request_timeout": (0.1, 3600.0),
+    "recall_timeout": (0.1, 600.0),
+}
+_SECRET_FIELDS = frozenset({"api_key"})
+
+
+def config_dir() -> Path:
+    """``$SONETTO_CONFIG_DIR``, else the platform's user config dir for the app."""
+    env = os.environ.get("SONETTO_CONFIG_DIR", "").strip()
+    if env:
+        return Path(env).expanduser()
+    import platformdirs
+
+    return Path(platformdirs.user_config_dir(APP_NAME, appauthor=False))
+
+
+def default_data_dir() -> Path:
+    """``$SONETTO_DATA_DIR``, else the platform's user data dir for the app."""
+    env = os.environ.get("SONETTO_DATA_DIR", "").strip()
+    if env:
+        return Path(env).expanduser()
+    import platformdirs
+
+    return Path(platformdirs.user_data_dir(APP_NAME, appauthor=False))
+
+
+def mask_secret(value: str) -> str:
+    """A display form of a secret that reveals nothing but whether it is set."""
+    return "********" if value else ""
+
+
+class Problem(NamedTuple):
+    """One thing wrong with the settings, for a person (Chinese and English)."""
+
+    field: str
+    zh: str
+    en: str
+
+    def __str__(self) -> str:
+        return f"{self.field}: {self.en}"
+
+
+@dataclass
+class Settings:
+    base_url: str = ""
+    model: str = ""
+    api_key: str = field(default="", repr=False)
+    temperature: float = 0.7
+    retrieval_mode: str = "hybrid"
+    store_backend: str = "yaml"
+    data_dir: str = ""
+    theme: str = "system"
+    language: str = "zh_CN"
+    request_timeout: float = 60.0
+    recall_timeout: float = 8.0
+    # Values replaced by environment variables, kept so that save() writes the user's own values.
+    _env_originals: dict[str, Any] = field(default_factory=dict, repr=False, compare=False)
+
+    def __repr__(self) -> str:
+        shown = [
+            f"{f.name}={mask_secret(self.api_key)!r}" if f.name == "api_key" else f"{f.name}={getattr(self, f.name)!r}"
+            for f in fields(self)
+            if not f.name.startswith("_")
+        ]
+        return f"Settings({', '.join(shown)})"
+
+    __str__ = __repr__
+
+    # -- derived ---------------------------------------------------------------------------------
+    @property
+    def effective_base_url(self) -> str:
+        """The endpoint to call: the configured URL, or OpenAI's when only a key is given."""
+        url = self.base_url.strip().rstrip("/")
+        if url:
+            return url
+        return OPENAI_DEFAULT_BASE_URL if self.api_key.strip() else ""
+
+    @property
+    def is_llm_configured(self) -> bool:
+        """A model plus somewhere to send it: a base URL (local servers need no key) or an API key."""
+        return bool(self.model.strip() and (self.base_url.strip() or self.api_key.strip()))
+
+    @property
+    def env_overridden(self) -> frozenset[str]:
+        """Names of fields whose value currently comes from an environment variable."""
+        return frozenset(self._env_originals)
+
+    def resolved_data_dir(self) -> Path:
+        return Path(self.data_dir).expanduser() if self.data_dir.strip() else default_data_dir()
+
+    def validate(self) -> list[Problem]:
+        problems: list[Problem] = []
+        url = self.base_url.strip()
+        if url and not url.lower().startswith(("http://", "https://")):
+            problems.append(
+                Problem("base_url", "接口地址应以 http:// 或 https:// 开头。", "The base URL must start with http:// or https://.")
+            )
+        has_endpoint = bool(self.base_url.strip() or self.api_key.strip())
+        if has_endpoint and not self.model.strip():
+            problems.append(Problem("model", "请填写模型名称。", "Please enter a model name."))
+        if self.model.strip() and not has_endpoint:
+            problems.append(
+                Problem("base_url", "请填写接口地址或 API Key。", "Please enter a base URL or an API key.")
+            )
+        for name, choices in _CHOICES.items():
+            if getattr(self, name) not in choices:
+                problems.append(
+                    Problem(name, f"取值应为 {' / '.join(choices)} 之一。", f"Must be one of {', '.join(choices)}.")
+                )
+        for name, (low, high) in _RANGES.items():
+            value = getattr(self, name)
+            if isinstance(value, bool) or not isinstance(value, (int, float)) or not low <= value <= high:
+                problems.append(Problem(name, f"应为 {low} 到 {high} 之间的数字。", f"Must be a number from {low} to {high}."))
+        return problems
+
+    # -- environment -----------------------------------------------------------------------------
+    def with_env(self, environ: dict[str, str] | None = None) -> Settings:
+        """A copy with environment overrides applied (SONETTO_BASE_URL wins over OPENAI_BASE_URL)."""
+        env = os.environ if environ is None else environ
+
+        def get(*names: str) -> str:
+            for name in names:
+                value = (env.get(name) or "").strip()
+                if value:
+                    return value
+            return ""
+
+        overrides = {
+            "base_url": get("SONETTO_BASE_URL", "OPENAI_BASE_URL"),
+            "api_key": get("OPENAI_API_KEY"),
+            "model": get("SONETTO_MODEL"),
+            "data_dir": get("SONETTO_DATA_DIR"),
+        }
+        overrides = {k: v for k, v in overrides.items() if v}
+        originals = dict(self._env_originals)
+        for name in overrides:
+            originals.setdefault(name, getattr(self, name))
+        return replace(self, **overrides, _env_originals=originals)
+
+    # -- persistence -----------------------------------------------------------------------------
+    @classmethod
+    def load(cls, path: Path | str | None = None, *, with_secret: bool = True) -> Settings:
+        """Read settings; never raises for a missing, corrupt or partly wrong file."""
+        path = Path(path) if path is not None else config_dir() / SETTINGS_FILE
+        data: dict[str, Any] = {}
+        try:
+            raw = path.read_text(encoding="utf-8")
+        except FileNotFoundError:
+            raw = None
+        except OSError as exc:
+            log.warning("Cannot read settings file %s (%s); using defaults", path, type(exc).__name__)
+            raw = None
+        if raw is not None:
+            try:
+                parsed = json.loads(raw)
+                if not isinstance(parsed, dict):
+                    raise ValueError("top level is not an object")
+                data = parsed
+            except ValueError as exc:
+                aside = _move_aside(path)
+                log.warning("Settings file %s is corrupt (%s); using defaults, the old file was kept as %s", path, exc, aside)
+        settings = cls._from_dict(data)
+        if with_secret:
+            from sonetto_desktop.agent.secrets import load_api_key
+
+            settings.api_key = load_api_key(path.parent)
+        return settings
+
+    @classmethod
+    def _from_dict(cls, data: dict[str, Any]) -> Settings:
+        defaults = cls()
+        values: dict[str, Any] = {}
+        for f in fields(cls):
+            if f.name.startswith("_") or f.name in _SECRET_FIELDS or f.name not in data:
+                continue
+            value = _coerce(f.name, data[f.name], getattr(defaults, f.name))
+            if value is _BAD:
+                log.warning("Ignoring a bad value for setting %r; using the default %r", f.name, getattr(defaults, f.name))
+                continue
+            values[f.name] = value
+        return cls(**values)
+
+    def to_dict(self) -> dict[str, Any]:
+        """What goes into settings.json: no secrets, no environment overrides."""
+        out: dict[str, Any] = {}
+        for f in fields(self):
+            if f.name.startswith("_") or f.name in _SECRET_FIELDS:
+                continue
+            out[f.name] = self._env_originals.get(f.name, getattr(self, f.name))
+        return out
+
+    def save(self, path: Path | str | None = None, *, with_secret: bool = True) -> None:
+        """Write settings.json atomically and put the API key into secret storage (not the file)."""
+        path = Path(path) if path is not None else config_dir() / SETTINGS_FILE
+        path.parent.mkdir(parents=True, exist_ok=True)
+        payload = json.dumps(self.to_dict(), ensure_ascii=False, indent=2) + "\n"
+        fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".tmp", dir=path.parent)
+        try:
+            with os.fdopen(fd, "w", encoding="utf-8") as fh:
+                fh.write(payload)
+                fh.flush()
+                os.fsync(fh.fileno())
+            os.replace(tmp, path)
+        except BaseException:
+            with contextlib.suppress(OSError):
+                os.unlink(tmp)
+            raise
+        if with_secret:
+            from sonetto_desktop.agent.secrets import store_api_key
+
+            store_api_key(self._env_originals.get("api_key", self.api_key), path.parent)
+
+
+_BAD = object()
+
+
+def _coerce(name: str, value: Any, default: Any) -> Any:
+    """``value`` converted to the type of ``default`` and checked, or ``_BAD``."""
+    if isinstance(default, float):
+        if isinstance(value, bool) or not isinstance(value, (int, float)):
+            return _BAD
+        value = float(value)
+        low, high = _RANGES.get(name, (float("-inf"), float("inf")))
+        return value if low <= value <= high else _BAD
+    if isinstance(default, str):
+        if not isinstance(value, str):
+            return _BAD
+        if name in _CHOICES and value not in _CHOICES[name]:
+            return _BAD
+        return value
+    return _BAD
+
+
+def _move_aside(path: Path) -> Path | None:
+    aside = path.with_name(f"{path.name}.corrupt-{time.strftime('%Y%m%d-%H%M%S')}")
+    n = 1
+    while aside.exists():
+        aside = path.with_name(f"{path.name}.corrupt-{time.strftime('%Y%m%d-%H%M%S')}-{n}")
+        n += 1
+    try:
+        os.replace(path, aside)
+        return aside
+    except OSError:
+        return None

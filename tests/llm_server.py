@@ -1,0 +1,467 @@
+"""A scripted OpenAI-compatible chat server for tests (stdlib only).
+
+Binds 127.0.0.1 on a free port and answers ``POST /v1/chat/completions`` (streaming and not) and
+``GET /v1/models``. Each chat request consumes the next scripted response from a FIFO queue::
+
+    with ScriptedLLMServer() as server:
+        server.add_text("你好呀")
+        server.add_tool_calls([("create_memory", {"content": "用户喜欢猫", "section": "身份"})])
+        llm = ChatOpenAI(base_url=server.base_url, api_key="sk-test", model="test-model", max_retries=0)
+
+When the queue is empty, ``server.responder(request_json)`` decides (if set), else ``server.default``
+(if set), else the server answers 500 "script exhausted" so a missing script fails loudly.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+import threading
+import time
+from collections import deque
+from collections.abc import Callable, Iterable, Sequence
+from dataclasses import dataclass
+from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+from typing import Any, Union
+
+# --------------------------------------------------------------------------------------------------
+# Response kinds
+
+
+@dataclass(frozen=True)
+class TextResponse:
+    text: str
+
+
+@dataclass(frozen=True)
+class ToolCallsResponse:
+    calls: tuple[tuple[str, dict[str, Any]], ...]
+    text: str = ""
+
+
+@dataclass(frozen=True)
+class ErrorResponse:
+    status: int
+    message: str
+    type: str = "server_error"
+    code: str | None = None
+    retry_after_ms: int = 10
+
+
+@dataclass(frozen=True)
+class HangResponse:
+    seconds: float
+
+
+@dataclass(frozen=True)
+class GarbageResponse:
+    body: str = "<html><body>502 Bad Gateway (not JSON)</body></html>"
+
+
+@dataclass(frozen=True)
+class MalformedStreamResponse:
+    """Streams a valid first chunk, then a chunk that is not JSON, then closes (no [DONE])."""
+
+    text: str = "好的"
+
+
+Response = Union[
+    TextResponse, ToolCallsResponse, ErrorResponse, HangResponse, GarbageResponse, MalformedStreamResponse
+]
+
+_ERROR_DEFAULTS: dict[int, tuple[str, str | None]] = {
+    400: ("invalid_request_error", None),
+    401: ("invalid_request_error", "invalid_api_key"),
+    403: ("invalid_request_error", "permission_denied"),
+    404: ("invalid_request_error", "model_not_found"),
+    429: ("requests", "rate_limit_exceeded"),
+}
+
+
+def tool_calls(calls: Iterable[tuple[str, dict[str, Any]]], text: str = "") -> ToolCallsResponse:
+    return ToolCallsResponse(tuple((name, dict(args)) for name, args in calls), text)
+
+
+def error(status: int, message: str, *, type: str | None = None, code: str | None = None) -> ErrorResponse:
+    default_type, default_code = _ERROR_DEFAULTS.get(status, ("server_error", None))
+    return ErrorResponse(status, message, type or default_type, code if code is not None else default_code)
+
+
+# --------------------------------------------------------------------------------------------------
+# Token estimate (rough but monotonic in text length; CJK characters count one token each)
+
+_CJK = re.compile(r"[\u3000-\u9fff\uac00-\ud7af\uff00-\uffef]")
+
+
+def estimate_tokens(text: str) -> int:
+    if not text:
+        return 0
+    cjk = len(_CJK.findall(text))
+    return cjk + (len(text) - cjk + 3) // 4
+
+
+def _content_text(content: Any) -> str:
+    if isinstance(content, str):
+        return content
+    if isinstance(content, list):
+        return "".join(part.get("text", "") for part in content if isinstance(part, dict))
+    return "" if content is None else str(content)
+
+
+def _prompt_tokens(body: dict[str, Any]) -> int:
+    total = 0
+    for msg in body.get("messages") or []:
+        if not isinstance(msg, dict):
+            continue
+        total += 4 + estimate_tokens(_content_text(msg.get("content")))
+        for call in msg.get("tool_calls") or []:
+            total += estimate_tokens(json.dumps(call, ensure_ascii=False))
+    if body.get("tools"):
+        total += estimate_tokens(json.dumps(body["tools"], ensure_ascii=False))
+    return total
+
+
+def _split(text: str, size: int) -> list[str]:
+    return [text[i : i + size] for i in range(0, len(text), size)] or [""]
+
+
+# --------------------------------------------------------------------------------------------------
+# Payloads in the OpenAI chat.completion / chat.completion.chunk formats
+
+
+def _message_parts(response: TextResponse | ToolCallsResponse, next_id: Callable[[], int]) -> tuple[str, list]:
+    if isinstance(response, TextResponse):
+        return response.text, []
+    calls = [
+        {"id": f"call_{next_id()}", "type": "function",
+         "function": {"name": name, "arguments": json.dumps(args, ensure_ascii=False)}}
+        for name, args in response.calls
+    ]
+    return response.text, calls
+
+
+def _usage(body: dict[str, Any], content: str, calls: list[dict[str, Any]]) -> dict[str, int]:
+    prompt = _prompt_tokens(body)
+    completion = estimate_tokens(content)
+    completion += sum(estimate_tokens(c["function"]["name"] + c["function"]["arguments"]) for c in calls)
+    return {"prompt_tokens": prompt, "completion_tokens": completion, "total_tokens": prompt + completion}
+
+
+def completion(body: dict[str, Any], response: TextResponse | ToolCallsResponse, next_id: Callable[[], int]) -> dict:
+    """The non-streaming ``chat.completion`` answer to ``body``."""
+    content, calls = _message_parts(response, next_id)
+    message: dict[str, Any] = {"role": "assistant", "content": content if (content or not calls) else None}
+    if calls:
+        message["tool_calls"] = calls
+    choice = {"index": 0, "message": message, "finish_reason": "tool_calls" if calls else "stop", "logprobs": None}
+    return {"id": f"chatcmpl-{next_id()}", "object": "chat.completion", "created": int(time.time()),
+            "model": body.get("model", ""), "choices": [choice], "usage": _usage(body, content, calls)}
+
+
+def stream_events(
+    body: dict[str, Any], response: TextResponse | ToolCallsResponse, next_id: Callable[[], int], chunk_size: int
+) -> list[dict[str, Any]]:
+    """The ``chat.completion.chunk`` events of a streamed answer (without the final ``[DONE]``)."""
+    content, calls = _message_parts(response, next_id)
+    head = {"id": f"chatcmpl-{next_id()}", "object": "chat.completion.chunk", "created": int(time.time()),
+            "model": body.get("model", "")}
+
+    def chunk(delta: dict[str, Any], finish: str | None = None) -> dict[str, Any]:
+        return {**head, "choices": [{"index": 0, "delta": delta, "finish_reason": finish, "logprobs": None}]}
+
+    events = [chunk({"role": "assistant", "content": ""})]
+    if content:
+        events += [chunk({"content": piece}) for piece in _split(content, chunk_size)]
+    for index, call in enumerate(calls):
+        fn = call["function"]
+        start = {"index": index, "id": call["id"], "type": "function", "function": {"name": fn["name"], "arguments": ""}}
+        events.append(chunk({"tool_calls": [start]}))
+        events += [chunk({"tool_calls": [{"index": index, "function": {"arguments": piece}}]})
+                   for piece in _split(fn["arguments"], 8)]
+    events.append(chunk({}, "tool_calls" if calls else "stop"))
+    if (body.get("stream_options") or {}).get("include_usage"):
+        events.append({**head, "choices": [], "usage": _usage(body, content, calls)})
+    return events
+
+
+# --------------------------------------------------------------------------------------------------
+# The server
+
+
+class ScriptedLLMServer:
+    """OpenAI-compatible chat endpoint on 127.0.0.1 whose answers are scripted by the test."""
+
+    def __init__(self, *, models: Sequence[str] = ("test-model",)) -> None:
+        self.models: list[str] | None = list(models)  # None: GET /models answers 404
+        self.strict_models = False
+        self.responder: Callable[[dict[str, Any]], Response | str] | None = None
+        self.default: Response | None = None
+        self.delay = 0.0
+        self.chunk_size = 3  # characters per streamed text chunk
+        self.requests: list[dict[str, Any]] = []
+        self.headers: list[dict[str, str]] = []  # request headers, parallel to ``requests``
+        self.models_requests = 0
+        self._queue: deque[Response] = deque()
+        self._lock = threading.Lock()
+        self._cond = threading.Condition(self._lock)
+        self._stopping = threading.Event()
+        self._counter = 0
+        self._httpd: ThreadingHTTPServer | None = None
+        self._thread: threading.Thread | None = None
+
+    # -- lifecycle -------------------------------------------------------------------------------
+    def start(self) -> ScriptedLLMServer:
+        if self._httpd is not None:
+            return self
+        handler = type("_BoundHandler", (_Handler,), {"owner": self})
+        self._httpd = ThreadingHTTPServer(("127.0.0.1", 0), handler)
+        self._httpd.daemon_threads = True
+        self._stopping.clear()
+        self._thread = threading.Thread(
+            target=self._httpd.serve_forever, kwargs={"poll_interval": 0.05}, name="scripted-llm", daemon=True
+        )
+        self._thread.start()
+        return self
+
+    def stop(self) -> None:
+        httpd, self._httpd = self._httpd, None
+        if httpd is None:
+            return
+        self._stopping.set()  # wakes hanging handlers
+        httpd.shutdown()
+        httpd.server_close()
+        if self._thread is not None:
+            self._thread.join(timeout=5)
+        self._thread = None
+
+    def __enter__(self) -> ScriptedLLMServer:
+        return self.start()
+
+    def __exit__(self, *exc: object) -> None:
+        self.stop()
+
+    @property
+    def port(self) -> int:
+        if self._httpd is None:
+            raise RuntimeError("server not started")
+        return self._httpd.server_address[1]
+
+    @property
+    def base_url(self) -> str:
+        return f"http://127.0.0.1:{self.port}/v1"
+
+    # -- scripting -------------------------------------------------------------------------------
+    def add(self, response: Response) -> None:
+        with self._lock:
+            self._queue.append(response)
+
+    def add_text(self, reply: str) -> None:
+        self.add(TextResponse(reply))
+
+    def add_tool_calls(self, calls: Iterable[tuple[str, dict[str, Any]]], text: str = "") -> None:
+        self.add(tool_calls(calls, text))
+
+    def add_error(self, status: int, message: str, *, type: str | None = None, code: str | None = None) -> None:
+        self.add(error(status, message, type=type, code=code))
+
+    def add_hang(self, seconds: float) -> None:
+        self.add(HangResponse(seconds))
+
+    def add_garbage(self, body: str | None = None) -> None:
+        self.add(GarbageResponse() if body is None else GarbageResponse(body))
+
+    def add_malformed_stream(self, text: str = "好的") -> None:
+        self.add(MalformedStreamResponse(text))
+
+    def pending(self) -> int:
+        """Scripted responses not consumed yet."""
+        with self._lock:
+            return len(self._queue)
+
+    def clear(self) -> None:
+        with self._lock:
+            self._queue.clear()
+
+    # -- inspection ------------------------------------------------------------------------------
+    def last_request(self) -> dict[str, Any]:
+        with self._lock:
+            if not self.requests:
+                raise AssertionError("the server has received no chat request")
+            return self.requests[-1]
+
+    def last_messages(self) -> list[dict[str, Any]]:
+        return list(self.last_request().get("messages") or [])
+
+    def wait_for_requests(self, n: int, timeout: float = 5.0) -> bool:
+        """Block (a worker or test thread, never the loop) until ``n`` chat requests arrived."""
+        deadline = time.monotonic() + timeout
+        with self._cond:
+            while len(self.requests) < n:
+                left = deadline - time.monotonic()
+                if left <= 0:
+                    return False
+                self._cond.wait(left)
+            return True
+
+    # -- internals used by the handler -----------------------------------------------------------
+    def _record(self, body: dict[str, Any], headers: dict[str, str]) -> None:
+        with self._cond:
+            self.requests.append(body)
+            self.headers.append(headers)
+            self._cond.notify_all()
+
+    def _next_id(self) -> int:
+        with self._lock:
+            self._counter += 1
+            return self._counter
+
+    def _next_response(self, body: dict[str, Any]) -> Response:
+        with self._lock:
+            if self._queue:
+                return self._queue.popleft()
+        if self.responder is not None:
+            result = self.responder(body)
+            return TextResponse(result) if isinstance(result, str) else result
+        if self.default is not None:
+            return self.default
+        return ErrorResponse(500, "script exhausted: no scripted response left", "server_error")
+
+
+# --------------------------------------------------------------------------------------------------
+# HTTP handler
+
+
+class _Handler(BaseHTTPRequestHandler):
+    owner: ScriptedLLMServer
+    protocol_version = "HTTP/1.1"
+    server_version = "ScriptedLLM/1.0"
+    disable_nagle_algorithm = True  # headers and body go out in separate writes: avoid the 40 ms delayed-ACK stall
+
+    def log_message(self, format: str, *args: Any) -> None:  # noqa: A002 - keep test output quiet
+        pass
+
+    # -- routing ---------------------------------------------------------------------------------
+    def do_GET(self) -> None:
+        path = self.path.split("?", 1)[0].rstrip("/")
+        if path in ("/v1/models", "/models"):
+            self._wait_delay()
+            with self.owner._lock:
+                self.owner.models_requests += 1
+            if self.owner.models is None:  # this server does not list models (some local servers)
+                self._send_error(error(404, "model listing is not supported", code="not_found"))
+                return
+            data = [{"id": m, "object": "model", "created": 0, "owned_by": "scripted"} for m in self.owner.models]
+            self._send_json(200, {"object": "list", "data": data})
+        else:
+            self._send_error(error(404, f"unknown path {path}", code="not_found"))
+
+    def do_POST(self) -> None:
+        path = self.path.split("?", 1)[0].rstrip("/")
+        length = int(self.headers.get("Content-Length") or 0)
+        raw = self.rfile.read(length) if length else b""
+        if path not in ("/v1/chat/completions", "/chat/completions"):
+            self._send_error(error(404, f"unknown path {path}", code="not_found"))
+            return
+        try:
+            body = json.loads(raw.decode("utf-8"))
+            if not isinstance(body, dict):
+                raise ValueError("request body is not an object")
+        except ValueError as exc:
+            self._send_error(error(400, f"bad request body: {exc}"))
+            return
+        owner = self.owner
+        owner._record(body, {k.lower(): v for k, v in self.headers.items()})
+        self._wait_delay()
+        model = str(body.get("model", ""))
+        if owner.strict_models and model not in (owner.models or []):
+            self._send_error(error(404, f"The model `{model}` does not exist", code="model_not_found"))
+            return
+        try:
+            response = owner._next_response(body)
+        except Exception as exc:  # noqa: BLE001 - a broken responder shows up as a readable 500
+            response = error(500, f"responder failed: {type(exc).__name__}: {exc}")
+        self._answer(body, response)
+
+    # -- responses -------------------------------------------------------------------------------
+    def _wait_delay(self) -> None:
+        if self.owner.delay > 0:
+            self.owner._stopping.wait(self.owner.delay)
+
+    def _answer(self, body: dict[str, Any], response: Response) -> None:
+        stream = bool(body.get("stream"))
+        if isinstance(response, ErrorResponse):
+            self._send_error(response)
+        elif isinstance(response, HangResponse):
+            self.owner._stopping.wait(response.seconds)
+            self.close_connection = True  # give up without an answer
+        elif isinstance(response, GarbageResponse):
+            self._send_raw(200, response.body.encode("utf-8"), "text/html; charset=utf-8")
+        elif isinstance(response, MalformedStreamResponse):
+            self._send_malformed_stream(body, response)
+        elif isinstance(response, (TextResponse, ToolCallsResponse)):
+            if stream:
+                self._send_stream(body, response)
+            else:
+                self._send_json(200, completion(body, response, self.owner._next_id))
+        else:
+            self._send_error(error(500, f"unknown scripted response {response!r}"))
+
+    def _send_stream(self, body: dict[str, Any], response: TextResponse | ToolCallsResponse) -> None:
+        events = stream_events(body, response, self.owner._next_id, max(1, self.owner.chunk_size))
+        self._start_sse()
+        try:
+            for event in events:
+                self._write_sse(json.dumps(event, ensure_ascii=False))
+            self._write_sse("[DONE]")
+        except (BrokenPipeError, ConnectionResetError):
+            pass
+
+    def _send_malformed_stream(self, body: dict[str, Any], response: MalformedStreamResponse) -> None:
+        first = {
+            "id": f"chatcmpl-{self.owner._next_id()}",
+            "object": "chat.completion.chunk",
+            "created": int(time.time()),
+            "model": body.get("model", ""),
+            "choices": [{"index": 0, "delta": {"role": "assistant", "content": response.text}, "finish_reason": None}],
+        }
+        self._start_sse()
+        try:
+            self._write_sse(json.dumps(first, ensure_ascii=False))
+            self._write_sse('{"id": "chatcmpl-broken", "choices": [{"delta": {"content": "断')
+        except (BrokenPipeError, ConnectionResetError):
+            pass
+
+    # -- low level -------------------------------------------------------------------------------
+    def _start_sse(self) -> None:
+        self.send_response(200)
+        self.send_header("Content-Type", "text/event-stream; charset=utf-8")
+        self.send_header("Cache-Control", "no-cache")
+        self.send_header("Connection", "close")
+        self.end_headers()
+        self.close_connection = True
+
+    def _write_sse(self, data: str) -> None:
+        self.wfile.write(f"data: {data}\n\n".encode("utf-8"))
+        self.wfile.flush()
+
+    def _send_error(self, response: ErrorResponse) -> None:
+        payload = {"error": {"message": response.message, "type": response.type, "param": None, "code": response.code}}
+        extra = {"retry-after-ms": str(response.retry_after_ms)} if response.status in (429, 500, 502, 503) else {}
+        self._send_json(response.status, payload, extra)
+
+    def _send_json(self, status: int, payload: dict[str, Any], extra_headers: dict[str, str] | None = None) -> None:
+        self._send_raw(status, json.dumps(payload, ensure_ascii=False).encode("utf-8"), "application/json", extra_headers)
+
+    def _send_raw(self, status: int, data: bytes, ctype: str, extra_headers: dict[str, str] | None = None) -> None:
+        try:
+            self.send_response(status)
+            self.send_header("Content-Type", ctype)
+            self.send_header("Content-Length", str(len(data)))
+            for key, value in (extra_headers or {}).items():
+                self.send_header(key, value)
+            self.end_headers()
+            self.wfile.write(data)
+            self.wfile.flush()
+        except (BrokenPipeError, ConnectionResetError):
+            self.close_connection = True
+

@@ -1,0 +1,317 @@
+"""The LLM factory, error descriptions and "test connection", against the scripted server."""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import socket
+import subprocess
+import sys
+
+import pytest
+
+from sonetto_desktop.agent.llm import LOCAL_DUMMY_KEY, build_llm, get_default_llm, test_connection
+from sonetto_desktop.agent.llm_errors import CODES, LLMNotConfigured, describe_llm_error, error_info, scrub
+from sonetto_desktop.agent.settings import Settings
+
+KEY = "sk-proj-SECRETSECRET-0123456789"
+
+
+def closed_port_url() -> str:
+    sock = socket.socket()
+    sock.bind(("127.0.0.1", 0))
+    port = sock.getsockname()[1]
+    sock.close()
+    return f"http://127.0.0.1:{port}/v1"
+
+
+def settings_for(server, **kw) -> Settings:
+    values = {"base_url": server.base_url, "model": "test-model", "api_key": KEY, "request_timeout": 5.0}
+    values.update(kw)
+    return Settings(**values)
+
+
+def tiny_limit(request: dict) -> int | None:
+    """The output-token limit of a request (langchain-openai sends max_tokens as max_completion_tokens)."""
+    return request.get("max_completion_tokens", request.get("max_tokens"))
+
+
+def assert_no_key(*texts: str) -> None:
+    for text in texts:
+        assert KEY not in text
+        assert "SECRETSECRET" not in text
+
+
+# -- build_llm / get_default_llm ----------------------------------------------------------------
+
+
+def test_build_llm_none_when_unconfigured():
+    assert build_llm(Settings()) is None
+    assert build_llm(Settings(model="m")) is None
+    assert get_default_llm() is None
+
+
+def test_build_llm_uses_settings(llm_server):
+    llm = build_llm(settings_for(llm_server, temperature=0.3), timeout=7, max_retries=3)
+    assert llm.model_name == "test-model"
+    assert llm.openai_api_base == llm_server.base_url
+    assert llm.openai_api_key.get_secret_value() == KEY
+    assert llm.temperature == 0.3
+    assert llm.request_timeout == 7
+    assert llm.max_retries == 3
+    assert KEY not in repr(llm)
+    llm_server.add_text("你好")
+    assert llm.invoke("hi").content == "你好"
+    assert llm_server.last_request()["temperature"] == 0.3
+    assert llm_server.headers[-1]["authorization"] == f"Bearer {KEY}"
+
+
+async def test_build_llm_streaming(llm_server):
+    llm = build_llm(settings_for(llm_server), streaming=True)
+    llm_server.add_text("一二三四五六七")
+    reply = await llm.ainvoke("hi")
+    assert reply.content == "一二三四五六七"
+    assert llm_server.last_request()["stream"] is True
+
+
+def test_local_server_gets_dummy_key(llm_server):
+    llm = build_llm(Settings(base_url=llm_server.base_url, model="qwen2.5"))
+    llm_server.add_text("ok")
+    assert llm.invoke("hi").content == "ok"
+    assert llm_server.headers[-1]["authorization"] == f"Bearer {LOCAL_DUMMY_KEY}"
+
+
+def test_key_only_goes_to_openai():
+    llm = build_llm(Settings(api_key=KEY, model="gpt-4o-mini"))
+    assert llm.openai_api_base == "https://api.openai.com/v1"
+
+
+def test_get_default_llm_from_env(llm_server, monkeypatch):
+    monkeypatch.setenv("SONETTO_BASE_URL", llm_server.base_url)
+    monkeypatch.setenv("SONETTO_MODEL", "env-model")
+    monkeypatch.setenv("OPENAI_API_KEY", KEY)
+    llm = get_default_llm()
+    llm_server.add_text("来自环境变量")
+    assert llm.invoke("hi").content == "来自环境变量"
+    assert llm_server.last_request()["model"] == "env-model"
+
+
+def test_get_default_llm_from_saved_settings(llm_server):
+    settings_for(llm_server, model="saved-model").save()
+    llm = get_default_llm(streaming=True)
+    llm_server.add_text("ok")
+    assert llm.invoke("hi").content == "ok"
+    assert llm_server.last_request()["model"] == "saved-model"
+    assert llm_server.headers[-1]["authorization"] == f"Bearer {KEY}"
+
+
+def test_importing_llm_module_does_not_import_langchain_openai():
+    code = (
+        "import sys, sonetto_desktop.agent.llm, sonetto_desktop.agent.settings, sonetto_desktop.agent.secrets;"
+        "print(json.dumps(sorted(m for m in sys.modules if m.split('.')[0] in ('langchain_openai', 'openai'))))"
+    )
+    out = subprocess.run([sys.executable, "-c", "import json;" + code], capture_output=True, text=True, check=True)
+    assert json.loads(out.stdout) == []
+
+
+# -- describe_llm_error with real exceptions from the real client --------------------------------
+
+
+async def failure_of(make_llm, **kw) -> BaseException:
+    with pytest.raises(Exception) as info:  # noqa: PT011 - whatever the client raises is the input
+        await make_llm(api_key=KEY, **kw).ainvoke("hi")
+    return info.value
+
+
+@pytest.mark.parametrize(
+    ("script", "code", "status"),
+    [
+        (lambda s: s.add_error(401, f"Incorrect API key provided: {KEY}"), "auth", 401),
+        (lambda s: s.add_error(403, "forbidden"), "auth", 403),
+        (lambda s: s.add_error(429, "Rate limit reached"), "rate_limit", 429),
+        (lambda s: s.add_error(402, "Insufficient Balance"), "rate_limit", 402),
+        (lambda s: s.add_error(500, f"boom with {KEY}"), "server", 500),
+        (lambda s: s.add_error(503, "overloaded"), "server", 503),
+        (lambda s: s.add_error(404, "The model `nope` does not exist"), "unknown_model", 404),
+        (lambda s: s.add_error(404, "Not Found", code="not_found"), "bad_response", 404),
+        (lambda s: s.add_error(400, "bad param"), "bad_response", 400),
+    ],
+)
+async def test_status_errors(llm_server, make_llm, script, code, status):
+    script(llm_server)
+    exc = await failure_of(make_llm)
+    info = describe_llm_error(exc, api_key=KEY, model="nope")
+    assert info.code == code
+    assert f"HTTP {status}" in info.zh and f"HTTP {status}" in info.en
+    assert_no_key(info.zh, info.en, info.detail)
+
+
+async def test_server_error_details_are_shown(llm_server, make_llm):
+    llm_server.add_error(402, "Insufficient Balance")
+    info = describe_llm_error(await failure_of(make_llm), api_key=KEY)
+    assert "Insufficient Balance" in info.zh and "Insufficient Balance" in info.en
+
+
+async def test_unknown_model_names_the_model(llm_server, make_llm):
+    llm_server.strict_models = True
+    info = describe_llm_error(await failure_of(make_llm, model="gpt-nope"), api_key=KEY, model="gpt-nope")
+    assert info.code == "unknown_model"
+    assert "gpt-nope" in info.zh and "gpt-nope" in info.en
+
+
+async def test_timeout(llm_server, make_llm):
+    llm_server.add_hang(10)
+    info = describe_llm_error(await failure_of(make_llm, timeout=0.3), api_key=KEY)
+    assert info.code == "timeout"
+
+
+async def test_unreachable(make_llm):
+    info = describe_llm_error(await failure_of(make_llm, base_url=closed_port_url()), api_key=KEY)
+    assert info.code == "unreachable"
+    assert "连不上" in info.zh and "reach" in info.en
+
+
+async def test_garbage_is_bad_response(llm_server, make_llm):
+    llm_server.add_garbage()
+    assert describe_llm_error(await failure_of(make_llm), api_key=KEY).code == "bad_response"
+
+
+async def test_malformed_stream_is_bad_response(llm_server, make_llm):
+    llm_server.add_malformed_stream()
+    with pytest.raises(Exception) as info:  # noqa: PT011
+        async for _ in make_llm(api_key=KEY).astream("hi"):
+            pass
+    assert describe_llm_error(info.value, api_key=KEY).code == "bad_response"
+
+
+def test_unconfigured():
+    assert describe_llm_error(None).code == "unconfigured"
+    info = describe_llm_error(LLMNotConfigured())
+    assert info.code == "unconfigured" and "设置" in info.zh and "Settings" in info.en
+
+
+def test_plain_python_exceptions():
+    assert describe_llm_error(asyncio.TimeoutError()).code == "timeout"
+    assert describe_llm_error(ConnectionRefusedError()).code == "unreachable"
+    assert describe_llm_error(json.JSONDecodeError("x", "doc", 0)).code == "bad_response"
+
+
+def test_wrapped_exception_is_found_in_the_chain():
+    try:
+        try:
+            raise ConnectionResetError("reset")
+        except ConnectionResetError as inner:
+            raise RuntimeError(f"graph failed, key {KEY}") from inner
+    except RuntimeError as outer:
+        info = describe_llm_error(outer, api_key=KEY)
+    assert info.code == "unreachable"
+
+
+def test_unrecognised_exception_never_leaks_key():
+    info = describe_llm_error(RuntimeError(f"weird failure, Authorization: Bearer {KEY}"), api_key=KEY)
+    assert info.code == "bad_response"
+    assert "weird failure" in info.detail
+    assert_no_key(info.zh, info.en, info.detail)
+
+
+def test_every_code_has_both_languages():
+    for code in CODES:
+        info = error_info(code)
+        assert info.code == code and info.zh and info.en and info.zh != info.en
+
+
+def test_scrub():
+    assert scrub(f"a {KEY} b", [KEY]) == "a *** b"
+    assert scrub("key sk-abc***wxyz seen", []) == "key *** seen"
+    assert scrub("Authorization: Bearer abc.def", []) == "Authorization: Bearer ***"
+    assert scrub("nothing secret here", [""]) == "nothing secret here"
+    assert scrub("my-own-key-text", ["own-key-text"]) == "my-***"
+
+
+# -- test_connection ----------------------------------------------------------------------------
+
+
+async def test_connection_ok(llm_server):
+    llm_server.models = ["test-model", "other"]
+    llm_server.add_text("p")
+    result = await test_connection(settings_for(llm_server))
+    assert result.ok and result.code == "ok"
+    assert result.models == ["test-model", "other"]
+    assert result.latency_ms is not None and result.latency_ms > 0
+    assert tiny_limit(llm_server.last_request()) == 1
+    assert llm_server.last_messages() == [{"role": "user", "content": "ping"}]
+    assert "test-model" in result.zh
+
+
+async def test_connection_auth(llm_server):
+    llm_server.add_error(401, f"Incorrect API key provided: {KEY}")
+    result = await test_connection(settings_for(llm_server))
+    assert not result.ok and result.code == "auth"
+    assert_no_key(result.zh, result.en)
+
+
+async def test_connection_unknown_model_from_list(llm_server):
+    llm_server.models = ["qwen-plus", "qwen-max"]
+    llm_server.strict_models = True
+    result = await test_connection(settings_for(llm_server, model="qwen-pluss"))
+    assert not result.ok and result.code == "unknown_model"
+    assert "qwen-pluss" in result.zh and "qwen-plus" in result.zh and "qwen-max" in result.en
+    assert result.models == ["qwen-plus", "qwen-max"]
+
+
+async def test_connection_unknown_model_without_listing(llm_server):
+    llm_server.models = None  # GET /models answers 404, like some servers
+    llm_server.add_error(404, "model 'llama9' not found, try pulling it first")
+    result = await test_connection(settings_for(llm_server, model="llama9"))
+    assert result.code == "unknown_model" and result.models == []
+
+
+async def test_connection_model_missing_from_list_but_answering(llm_server):
+    llm_server.models = ["qwen2.5:latest"]
+    llm_server.add_text("p")
+    result = await test_connection(settings_for(llm_server, model="qwen2.5"))
+    assert result.ok  # Ollama's implicit :latest tag
+    llm_server.models = ["something-else"]
+    llm_server.add_text("p")
+    result = await test_connection(settings_for(llm_server, model="alias"))
+    assert result.ok and "列表" in result.zh
+
+
+async def test_connection_unreachable():
+    result = await test_connection(Settings(base_url=closed_port_url(), model="m", api_key=KEY))
+    assert not result.ok and result.code == "unreachable"
+
+
+async def test_connection_timeout(llm_server):
+    llm_server.add_hang(10)
+    result = await test_connection(settings_for(llm_server), timeout=0.5)
+    assert not result.ok and result.code == "timeout"
+
+
+async def test_connection_timeout_on_model_list(llm_server):
+    llm_server.delay = 2.0
+    result = await test_connection(settings_for(llm_server, request_timeout=0.4))
+    assert result.code == "timeout"
+    assert llm_server.requests == []  # it stopped before the chat call
+
+
+async def test_connection_server_error(llm_server):
+    llm_server.add_error(500, "internal")
+    result = await test_connection(settings_for(llm_server))
+    assert result.code == "server" and "internal" in result.zh
+
+
+async def test_connection_unconfigured_and_bad_url():
+    result = await test_connection(Settings())
+    assert not result.ok and result.code == "unconfigured"
+    result = await test_connection(Settings(base_url="localhost:1234/v1", model="m"))
+    assert not result.ok and result.code == "unconfigured" and "http://" in result.zh
+
+
+async def test_connection_retries_without_max_tokens_on_400(llm_server):
+    llm_server.add_error(400, "max_tokens is too small")
+    llm_server.add_text("pong")
+    result = await test_connection(settings_for(llm_server))
+    assert result.ok
+    assert tiny_limit(llm_server.requests[0]) == 1
+    assert tiny_limit(llm_server.requests[1]) is None
