@@ -1,0 +1,218 @@
+"""LLMRetriever: number the memories, let the model pick the relevant ones (湾流 section 4).
+
+Unlike the seed, a failure is never disguised as "nothing relevant": timeouts, HTTP and
+connection errors and unparseable answers raise :class:`RecallFailed`, so the caller
+(:class:`~.recall.MemoryRecall`) can fall back to the offline retriever and say why.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+import re
+import threading
+from datetime import datetime
+from typing import Any, Callable, Iterable, Mapping
+
+from langchain_core.language_models import BaseChatModel
+from langchain_core.messages import BaseMessage, HumanMessage, SystemMessage
+from langchain_core.runnables import RunnableConfig
+
+from ..base import BaseMemoryManager
+from ..errors import MemoryNotFound
+from .llm_parse import UnparseableAnswer, parse_indices
+from .llm_prompt import FIND_RELATED_MEMORY, build_user_prompt
+
+try:  # the OpenAI SDK comes with langchain-openai; other chat models raise their own errors
+    import openai
+except ImportError:  # pragma: no cover - dependency of the project
+    openai = None  # type: ignore[assignment]
+try:
+    from langchain_openai.chat_models.base import BaseChatOpenAI
+except ImportError:  # pragma: no cover - dependency of the project
+    BaseChatOpenAI = None  # type: ignore[assignment,misc]
+
+__all__ = ["LLMRetriever", "RecallFailed", "memory_records"]
+
+log = logging.getLogger(__name__)
+
+# The recall call must not show up as chat output: no inherited callbacks (LangGraph's message
+# stream listens through them), and the "nostream" tag for good measure.
+_RECALL_CONFIG = RunnableConfig(callbacks=[], tags=["nostream", "sonetto:recall"], run_name="memory_recall")
+
+
+class RecallFailed(Exception):
+    """The LLM could not give a usable answer; ``kind`` says how, ``reason`` says it in words.
+
+    kinds: ``no_llm``, ``timeout``, ``http_error``, ``connection_error``, ``bad_response`` (the body
+    is not a chat completion), ``unparseable`` (no index array in the answer), ``error`` (other).
+    """
+
+    def __init__(self, reason: str, *, kind: str = "error") -> None:
+        super().__init__(f"{kind}: {reason}")
+        self.kind = kind
+        self.reason = f"{kind}: {reason}"
+
+
+def memory_records(mm: BaseMemoryManager) -> list[dict[str, Any]]:
+    """Every memory as ``{id, description, theme, hit, latest_update_time}``, newest first."""
+    records = [card for cards in mm.get_memories_grouped().values() for card in cards]
+    records.sort(key=lambda card: str(card.get("latest_update_time") or ""), reverse=True)
+    return records
+
+
+def classify_error(exc: BaseException, timeout: float) -> RecallFailed:
+    """Map whatever the chat model raised to a :class:`RecallFailed`."""
+    if isinstance(exc, RecallFailed):
+        return exc
+    if isinstance(exc, (TimeoutError, asyncio.TimeoutError)) or (
+        openai is not None and isinstance(exc, openai.APITimeoutError)
+    ):
+        return RecallFailed(f"no answer within {timeout:g} s", kind="timeout")
+    if openai is not None and isinstance(exc, openai.APIStatusError):
+        message = re.sub(r"^Error code: \d+ - ", "", str(exc.message))
+        return RecallFailed(f"HTTP {exc.status_code}: {_short(message)}", kind="http_error")
+    if openai is not None and isinstance(exc, openai.APIConnectionError):
+        return RecallFailed(f"cannot reach the model endpoint ({_short(str(exc))})", kind="connection_error")
+    if isinstance(exc, (ValueError, TypeError, KeyError, AttributeError)):
+        # e.g. an HTML error page with status 200, or a body that is not a chat completion
+        return RecallFailed(f"unusable response ({type(exc).__name__}: {_short(str(exc))})", kind="bad_response")
+    return RecallFailed(f"{type(exc).__name__}: {_short(str(exc))}", kind="error")
+
+
+def _short(text: str, limit: int = 200) -> str:
+    text = " ".join(str(text).split())
+    return text if len(text) <= limit else text[: limit - 3] + "..."
+
+
+class LLMRetriever:
+    """Ask ``llm`` which of the numbered memories matter for a prompt.
+
+    ``items`` (optional) is the candidate list to number, e.g. the offline retriever's
+    shortlist; by default every memory is numbered. Items without ``hit`` /
+    ``latest_update_time`` are completed from the store (ids no longer in it are skipped).
+    ``clock`` gives "now" for the date line (tests fix it).
+    """
+
+    def __init__(
+        self,
+        mm: BaseMemoryManager,
+        llm: BaseChatModel | None,
+        *,
+        timeout: float = 8.0,
+        clock: Callable[[], datetime] | None = None,
+    ) -> None:
+        if not timeout or timeout <= 0:
+            raise ValueError(f"timeout must be > 0 seconds, got {timeout!r}")
+        self._mm = mm
+        self.llm = llm
+        self.timeout = float(timeout)
+        self._clock = clock or datetime.now
+
+    # ── building the request ──────────────────────────────────────────
+
+    def records(self, items: Iterable[Mapping[str, Any]] | None = None) -> list[dict[str, Any]]:
+        """The memories to number: all of them, or ``items`` completed with hit and date."""
+        if items is None:
+            return memory_records(self._mm)
+        completed = []
+        for item in items:
+            record = dict(item)
+            if "hit" not in record or "latest_update_time" not in record:
+                try:
+                    stored = self._mm.get(record.get("id"))
+                except MemoryNotFound:
+                    continue  # deleted since the shortlist was made
+                record = {
+                    "id": record["id"],
+                    "description": record.get("description") or stored.description,
+                    "theme": record.get("theme") or stored.theme,
+                    "hit": stored.hit,
+                    "latest_update_time": stored.latest_update_time,
+                }
+            completed.append(record)
+        return completed
+
+    def build_messages(self, prompt: str, records: list[Mapping[str, Any]]) -> list[BaseMessage]:
+        return [
+            SystemMessage(content=FIND_RELATED_MEMORY.strip()),
+            HumanMessage(content=build_user_prompt(prompt, records, self._clock())),
+        ]
+
+    def _call_kwargs(self) -> dict[str, Any]:
+        # An OpenAI-compatible client also gets the deadline, so an abandoned call ends too.
+        if BaseChatOpenAI is not None and isinstance(self.llm, BaseChatOpenAI):
+            return {"timeout": self.timeout}
+        return {}
+
+    # ── retrieval ─────────────────────────────────────────────────────
+
+    def retrieve(self, prompt: str, items: Iterable[Mapping[str, Any]] | None = None) -> list[dict[str, str]]:
+        """Relevant memories, most relevant first. Blocks up to ``timeout`` seconds.
+
+        Raises :class:`RecallFailed` on any failure; ``[]`` only when the model says nothing fits
+        (or there is nothing to choose from, in which case no request is made).
+        """
+        records, messages = self._prepare(prompt, items)
+        if not records:
+            return []
+        box: dict[str, Any] = {}
+
+        def call() -> None:
+            try:
+                box["answer"] = self.llm.invoke(messages, config=_RECALL_CONFIG, **self._call_kwargs())
+            except BaseException as exc:  # noqa: BLE001 - handed to the waiting thread
+                box["error"] = exc
+
+        worker = threading.Thread(target=call, name="sonetto-recall-llm", daemon=True)
+        worker.start()
+        worker.join(self.timeout)
+        if worker.is_alive():
+            raise RecallFailed(f"no answer within {self.timeout:g} s", kind="timeout")
+        if "error" in box:
+            raise classify_error(box["error"], self.timeout)
+        return self._pick(box["answer"], records)
+
+    async def aretrieve(
+        self, prompt: str, items: Iterable[Mapping[str, Any]] | None = None
+    ) -> list[dict[str, str]]:
+        """Async :meth:`retrieve`: the store read runs in a thread, the request never blocks the loop."""
+        records, messages = await asyncio.to_thread(self._prepare, prompt, items)
+        if not records:
+            return []
+        try:
+            answer = await asyncio.wait_for(
+                self.llm.ainvoke(messages, config=_RECALL_CONFIG, **self._call_kwargs()), self.timeout
+            )
+        except asyncio.CancelledError:
+            raise
+        except Exception as exc:  # noqa: BLE001 - every failure becomes a typed RecallFailed
+            raise classify_error(exc, self.timeout) from exc
+        return self._pick(answer, records)
+
+    def _prepare(
+        self, prompt: str, items: Iterable[Mapping[str, Any]] | None
+    ) -> tuple[list[dict[str, Any]], list[BaseMessage]]:
+        if self.llm is None:
+            raise RecallFailed("no chat model is configured", kind="no_llm")
+        if not isinstance(prompt, str) or not prompt.strip():
+            return [], []
+        records = self.records(items)
+        if not records:
+            return [], []
+        return records, self.build_messages(prompt, records)
+
+    def _pick(self, answer: Any, records: list[Mapping[str, Any]]) -> list[dict[str, str]]:
+        text = answer.text if hasattr(answer, "text") else answer
+        if not isinstance(text, str):
+            text = str(getattr(answer, "content", "") or "")
+        text = str(text)
+        try:
+            indices = parse_indices(text, len(records))
+        except UnparseableAnswer as exc:
+            raise RecallFailed(str(exc), kind="unparseable") from exc
+        log.debug("LLM recall picked %d of %d memories", len(indices), len(records))
+        return [
+            {"id": records[i]["id"], "description": records[i]["description"], "theme": records[i]["theme"]}
+            for i in indices
+        ]
