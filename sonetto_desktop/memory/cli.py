@@ -19,7 +19,7 @@ def default_store_path() -> Path:
     try:
         from sonetto_desktop.agent.settings import Settings
 
-        settings = Settings.load().with_env()
+        settings = Settings.load(with_secret=False).with_env()
         data_dir = Path(settings.resolved_data_dir())
         name = "memory.db" if settings.store_backend == "sqlite" else "memory.yaml"
         return data_dir / name

@@ -186,6 +186,7 @@ class YamlMemoryManager(BaseMemoryManager):
         issues: list[str] = []
         repaired: list[str] = []
         with self._write_lock():
+            key = self._stat_key()
             try:
                 data = self._parse(self.path.read_bytes(), self.path) if self.path.exists() else {}
             except StoreCorrupt as exc:
@@ -211,5 +212,7 @@ class YamlMemoryManager(BaseMemoryManager):
             elif repaired:
                 self._forget()
                 self._save_all(items)
+            if not repaired and key is not None:
+                self._cache, self._cache_key, self._fragments = items, key, {}  # the first read is free
         status = "WARN" if issues else "OK"
         return SelfCheckReport(status, issues, repaired, len(items))

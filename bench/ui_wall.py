@@ -1,0 +1,125 @@
+"""Card wall speed at 2,000 cards (offscreen Qt).
+
+    python -m bench.ui_wall [--cards 2000] [--themes 12] [--reps 5]
+
+Measures, on the GUI thread: the first render (model filled with the cards, theme sections built,
+laid out and painted), a search filter and clearing it, switching the sort, and applying one live
+change. Reading the cards from the store happens in a worker in the app (``read_cards``); its cost
+is printed separately, cold (first read after opening: YAML parse) and warm. Not a test: the numbers go to docs/benchmarks-ui-wall.md.
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import platform
+import random
+import statistics
+import tempfile
+import time
+from pathlib import Path
+
+os.environ.setdefault("QT_QPA_PLATFORM", "offscreen")
+
+from PySide6 import __version__ as pyside_version  # noqa: E402
+from PySide6.QtWidgets import QApplication  # noqa: E402
+
+from sonetto_desktop.memory import MemoryItem, YamlMemoryManager  # noqa: E402
+from sonetto_desktop.ui.cards import Card, read_cards  # noqa: E402
+from sonetto_desktop.ui.memory_service import MemoryService  # noqa: E402
+from sonetto_desktop.ui.memory_wall import MemoryWall  # noqa: E402
+
+WORDS = "喜欢 讨厌 咖啡 绿茶 周末 爬山 猫 狗 工作 项目 Rust Python 电影 音乐 乐队 妈妈 朋友 北京 上海 跑步 早起 熬夜 火锅 旅行".split()
+
+
+def make_items(count: int, themes: int, seed: int = 7) -> dict[str, MemoryItem]:
+    rng = random.Random(seed)
+    items = {}
+    for i in range(count):
+        text = "".join(rng.choice(WORDS) for _ in range(rng.randint(4, 14)))
+        stamp = f"2026-{rng.randint(1, 11):02d}-{rng.randint(1, 28):02d}T{rng.randint(0, 23):02d}:00:00"
+        items[f"{i:08x}"] = MemoryItem(f"{i}：{text}", f"主题{i % themes}", latest_update_time=stamp, hit=rng.randint(0, 30))
+    return items
+
+
+def settle(app: QApplication, wall: MemoryWall) -> None:
+    """Run layouts and paint the visible part now (what the user waits for)."""
+    app.processEvents()
+    wall.repaint()
+    app.processEvents()
+
+
+def timed(fn) -> float:
+    start = time.perf_counter()
+    fn()
+    return (time.perf_counter() - start) * 1000
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__)
+    parser.add_argument("--cards", type=int, default=2000)
+    parser.add_argument("--themes", type=int, default=12)
+    parser.add_argument("--reps", type=int, default=5)
+    args = parser.parse_args()
+
+    app = QApplication.instance() or QApplication([])
+    tmp = Path(tempfile.mkdtemp(prefix="sonetto-bench-"))
+    store = YamlMemoryManager(tmp / "memory.yaml")
+    store.import_items(make_items(args.cards, args.themes))
+    store.close()
+    results: dict[str, list[float]] = {
+        k: [] for k in ("cold", "snapshot", "render", "filter", "clear", "sort", "live")
+    }
+    for _ in range(args.reps):
+        store = YamlMemoryManager(tmp / "memory.yaml")  # a fresh open: the first read parses the file
+        results["cold"].append(timed(lambda: read_cards(store)))
+        service = MemoryService(store)
+        wall = MemoryWall(service)
+        wall.resize(1000, 800)
+        wall.show()
+        settle(app, wall)
+        cards: list[Card] = []
+        results["snapshot"].append(timed(lambda: cards.extend(read_cards(store))))  # a worker, in the app
+
+        def render() -> None:
+            wall.model.set_cards(cards)
+            settle(app, wall)
+
+        results["render"].append(timed(render))
+        assert wall.model.rowCount() == args.cards
+        results["filter"].append(timed(lambda: (wall.set_search("咖啡 猫"), settle(app, wall))))
+        shown = sum(s.shown_count() for s in wall.sections().values())
+        assert 0 < shown < args.cards, shown
+        results["clear"].append(timed(lambda: (wall.set_search(""), settle(app, wall))))
+        results["sort"].append(timed(lambda: (wall.set_sort_mode("hits"), settle(app, wall))))
+        changed = store.get("00000001")
+        changed.description += "（改）"
+        results["live"].append(timed(lambda: (wall.model.apply_items({"00000001": changed}), settle(app, wall))))
+        wall.close()
+        wall.deleteLater()
+        service.close()
+        service.deleteLater()
+        app.processEvents()
+        store.close()
+
+    print(f"{args.cards} cards in {args.themes} themes, {args.reps} runs, offscreen, "
+          f"Python {platform.python_version()}, PySide6 {pyside_version}, {platform.machine()}")
+    print()
+    print("| step | median ms | max ms |")
+    print("|---|---:|---:|")
+    labels = {
+        "cold": "first read after opening the YAML store (file parse; worker thread)",
+        "snapshot": "cards from the loaded store (worker thread in the app)",
+        "render": "first render: model + sections + layout + paint",
+        "filter": "search filter applied (2 words) + repaint",
+        "clear": "search cleared + repaint",
+        "sort": "sort switched to hits + repaint",
+        "live": "one live change applied + repaint",
+    }
+    for key, label in labels.items():
+        values = results[key]
+        print(f"| {label} | {statistics.median(values):.1f} | {max(values):.1f} |")
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,177 @@
+"""MemoryService: the one place the UI's memory operations go through.
+
+Every operation is done as the user (``actor="user"``) with a reason, runs the blocking store call
+in a worker thread (``asyncio.to_thread`` on the qasync loop) and returns an ``asyncio.Task`` the
+caller may await or forget. A failure never raises into a slot: it is logged and reported once
+through ``operation_failed`` with a message for a person, and the task's result is ``None``.
+The store's change feed comes out as ``memory_changed`` on the GUI thread.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+from typing import Any, Awaitable, Callable, Iterable, TypeVar
+
+from PySide6.QtCore import QCoreApplication, QObject, Signal
+
+from sonetto_desktop.memory.base import BaseMemoryManager
+from sonetto_desktop.memory.errors import MemoryError_, MemoryNotFound, StoreCorrupt
+from sonetto_desktop.memory.item import MemoryItem
+
+from .cards import Card, read_cards
+from .qt_bridge import QtEventBridge
+
+log = logging.getLogger(__name__)
+R = TypeVar("R")
+
+
+def _tr(text: str) -> str:
+    return QCoreApplication.translate("MemoryService", text)
+
+
+def describe_error(exc: BaseException) -> str:
+    """A message for a person about a failed memory operation (nothing was changed)."""
+    if isinstance(exc, MemoryNotFound):
+        return _tr("找不到这条记忆，它可能已被删除或移动。")
+    if isinstance(exc, StoreCorrupt):
+        return _tr("记忆库文件无法读取，没有做任何修改：") + exc.detail
+    if isinstance(exc, ValueError):
+        return _tr("输入无效：") + str(exc)
+    if isinstance(exc, MemoryError_):
+        return _tr("记忆库出错：") + str(exc)
+    return _tr("操作失败：") + (str(exc) or type(exc).__name__)
+
+
+class MemoryService(QObject):
+    """UI operations on one memory manager. Signals are delivered on the GUI thread."""
+
+    memory_changed = Signal(object)  # MemoryChange
+    operation_failed = Signal(str)
+
+    def __init__(self, manager: BaseMemoryManager, parent: QObject | None = None) -> None:
+        super().__init__(parent)
+        self._manager = manager
+        self._tasks: set[asyncio.Task[Any]] = set()
+        self._bridge = QtEventBridge(manager.subscribe, self)
+        self._bridge.event.connect(self.memory_changed)
+
+    @property
+    def manager(self) -> BaseMemoryManager:
+        return self._manager
+
+    def close(self) -> None:
+        """Stop relaying store changes (pending operations still finish; ``drain()`` awaits them)."""
+        self._bridge.close()
+
+    async def drain(self) -> None:
+        """Wait for every operation started so far."""
+        while self._tasks:
+            await asyncio.gather(*list(self._tasks), return_exceptions=True)
+
+    @property
+    def pending(self) -> int:
+        return len(self._tasks)
+
+    # ── plumbing ──────────────────────────────────────────────────────
+
+    async def _call(self, fn: Callable[..., R], *args: Any, **kwargs: Any) -> R | None:
+        try:
+            return await asyncio.to_thread(fn, *args, **kwargs)
+        except asyncio.CancelledError:
+            raise
+        except Exception as exc:  # noqa: BLE001 - reported to the person, never raised into Qt
+            log.warning("memory operation %s failed: %s", getattr(fn, "__name__", fn), exc)
+            self.operation_failed.emit(describe_error(exc))
+            return None
+
+    def _start(self, coro: Awaitable[R]) -> "asyncio.Task[R]":
+        task = asyncio.ensure_future(coro)
+        self._tasks.add(task)
+        task.add_done_callback(self._tasks.discard)
+        return task
+
+    def _write(self, fn: Callable[..., R], *args: Any, **kwargs: Any) -> "asyncio.Task[R | None]":
+        return self._start(self._call(fn, *args, **kwargs))
+
+    # ── reads (awaitables; ``None`` / empty on failure, reported once) ─
+
+    async def snapshot(self) -> dict[str, MemoryItem] | None:
+        """Every memory, id -> item (read in a worker)."""
+        return await self._call(self._manager.all_items)
+
+    async def snapshot_cards(self) -> "list[Card] | None":
+        """Every memory as a wall card, built in the worker (no history copies)."""
+        return await self._call(read_cards, self._manager)
+
+    async def fetch(self, ids: Iterable[str]) -> dict[str, MemoryItem | None] | None:
+        """The current state of ``ids``; a missing id maps to ``None`` (read in a worker)."""
+        return await self._call(_fetch, self._manager, list(ids))
+
+    async def item(self, memory_id: str) -> MemoryItem | None:
+        return await self._call(self._manager.get, memory_id)
+
+    async def list_trash(self) -> list[dict[str, Any]] | None:
+        return await self._call(self._manager.list_trash)
+
+    # ── writes (each returns a Task; result ``None`` on failure) ──────
+
+    def add(self, description: str, theme: str, reason: str = "") -> "asyncio.Task[str | None]":
+        return self._write(self._manager.add, description, theme, actor="user", reason=reason or _tr("手动添加"))
+
+    def edit(
+        self, memory_id: str, description: str | None, theme: str | None, reason: str = ""
+    ) -> "asyncio.Task[bool | None]":
+        """Change description and/or theme (``None`` or unchanged text leaves a field as it is)."""
+        return self._write(_edit, self._manager, memory_id, description, theme, reason or _tr("手动编辑"))
+
+    def move_theme(self, memory_id: str, theme: str, reason: str = "") -> "asyncio.Task[bool | None]":
+        theme = (theme or "").strip()
+        return self._write(_edit, self._manager, memory_id, None, theme, reason or _tr("拖动到「{0}」").format(theme))
+
+    def merge(
+        self, keep_id: str, gone_id: str, description: str, theme: str, reason: str = ""
+    ) -> "asyncio.Task[None]":
+        """``keep_id`` stays with the merged text; ``gone_id`` goes to the trash."""
+        return self._write(
+            self._manager.merge, keep_id, gone_id, description, theme, reason or _tr("手动合并"), actor="user"
+        )
+
+    def delete(self, memory_id: str, reason: str = "") -> "asyncio.Task[str | None]":
+        return self._write(self._manager.delete, memory_id, reason or _tr("手动删除"), actor="user")
+
+    def restore(self, memory_id: str) -> "asyncio.Task[str | None]":
+        return self._write(self._manager.restore, memory_id, actor="user")
+
+    def revert(self, memory_id: str, version: int, reason: str = "") -> "asyncio.Task[None]":
+        return self._write(self._manager.revert, memory_id, version, reason or _tr("恢复旧版本"), actor="user")
+
+    def purge(self, memory_id: str | None = None) -> "asyncio.Task[int | None]":
+        return self._write(self._manager.purge, memory_id)
+
+
+def _fetch(manager: BaseMemoryManager, ids: list[str]) -> dict[str, MemoryItem | None]:
+    items = manager.all_items() if len(ids) > 32 else None
+    out: dict[str, MemoryItem | None] = {}
+    for memory_id in ids:
+        if items is not None:
+            out[memory_id] = items.get(memory_id)
+            continue
+        try:
+            out[memory_id] = manager.get(memory_id)
+        except MemoryNotFound:
+            out[memory_id] = None
+    return out
+
+
+def _edit(
+    manager: BaseMemoryManager, memory_id: str, description: str | None, theme: str | None, reason: str
+) -> bool:
+    """Update only what really changed; returns whether anything did."""
+    current = manager.get(memory_id)
+    new_description = None if description is None or description.strip() == current.description else description
+    new_theme = None if theme is None or theme.strip() == current.theme else theme
+    if new_description is None and new_theme is None:
+        return False
+    manager.update(memory_id, reason, new_description, new_theme, actor="user")
+    return True

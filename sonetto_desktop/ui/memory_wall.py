@@ -1,0 +1,349 @@
+"""MemoryWall: the card wall — one section per theme, search, sort, add, drag and drop.
+
+The wall renders :class:`MemoryCardModel` (which adapts the store's change feed) and never holds
+memory data itself. What the person does to cards is :class:`WallActions`; every change goes
+through :class:`MemoryService`.
+
+Object names for the QSS: ``MemoryWall``, ``WallToolbar``, ``WallSearch``, ``WallSort``,
+``WallAdd``, ``WallTrash``, ``WallCount``, ``WallScroll``, ``WallSections``, ``WallEmpty``, and
+those of :mod:`theme_section` / :mod:`card_view`.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from PySide6.QtCore import QMimeData, QPoint, Qt, QTimer, Signal
+from PySide6.QtWidgets import (
+    QComboBox,
+    QFrame,
+    QHBoxLayout,
+    QLabel,
+    QLineEdit,
+    QScrollArea,
+    QToolButton,
+    QVBoxLayout,
+    QWidget,
+)
+
+from .icons import icon
+from .memory_model import CardRole, MemoryCardModel, decode_ids
+from .memory_service import MemoryService
+from .theme_section import ThemeSection
+from .toasts import ToastOverlay
+from .wall_actions import WallActions
+
+SEARCH_DEBOUNCE_MS = 200
+
+
+class MemoryWall(QWidget):
+    card_activated = Signal(str)  # a card activated (double-click, or Enter; platform style decides)
+    card_revealed = Signal(str)
+
+    def __init__(
+        self,
+        service: MemoryService,
+        model: MemoryCardModel | None = None,
+        *,
+        toasts: ToastOverlay | None = None,
+        parent: QWidget | None = None,
+    ) -> None:
+        super().__init__(parent)
+        self.setObjectName("MemoryWall")
+        self.service = service
+        self.model = model if model is not None else MemoryCardModel(service, self)
+        self.toasts = toasts if toasts is not None else ToastOverlay(self)
+        self.actions = WallActions(self, service, self.model, self.toasts, self.reveal)
+        self._sections: dict[str, ThemeSection] = {}
+        self._search = ""
+        self._sort_mode = "recent"
+        self._pending_reveal: str | None = None
+        self._load_failed = False
+
+        self._build_toolbar()
+        self.scroll = QScrollArea(self)
+        self.scroll.setObjectName("WallScroll")
+        self.scroll.setWidgetResizable(True)
+        self.scroll.setFrameShape(QFrame.Shape.NoFrame)
+        self.scroll.setHorizontalScrollBarPolicy(Qt.ScrollBarPolicy.ScrollBarAlwaysOff)
+        self.container = QWidget(self.scroll)
+        self.container.setObjectName("WallSections")
+        self._column = QVBoxLayout(self.container)
+        self._column.setContentsMargins(8, 4, 8, 8)
+        self._column.setSpacing(4)
+        self.empty_label = QLabel(self.container)
+        self.empty_label.setObjectName("WallEmpty")
+        self.empty_label.setAlignment(Qt.AlignmentFlag.AlignCenter)
+        self.empty_label.setWordWrap(True)
+        self._column.addWidget(self.empty_label)
+        self._column.addStretch(1)
+        self.scroll.setWidget(self.container)
+
+        layout = QVBoxLayout(self)
+        layout.setContentsMargins(0, 0, 0, 0)
+        layout.setSpacing(0)
+        layout.addWidget(self.toolbar)
+        layout.addWidget(self.scroll, 1)
+
+        self._search_timer = QTimer(self)
+        self._search_timer.setSingleShot(True)
+        self._search_timer.setInterval(SEARCH_DEBOUNCE_MS)
+        self._search_timer.timeout.connect(self._apply_search)
+        self._visibility_timer = QTimer(self)
+        self._visibility_timer.setSingleShot(True)
+        self._visibility_timer.setInterval(0)
+        self._visibility_timer.timeout.connect(self._update_visibility)
+        self._clock = QTimer(self)  # relative times ("3分钟前") move on
+        self._clock.setInterval(60_000)
+        self._clock.timeout.connect(self._repaint_cards)
+        self._clock.start()
+
+        self.model.themes_changed.connect(self._sync_sections)
+        self.model.modelReset.connect(self._sync_sections)
+        self.model.rowsInserted.connect(self._update_summary)
+        self.model.rowsRemoved.connect(self._update_summary)
+        self.model.cards_applied.connect(self._on_cards_applied)
+        self.model.load_failed.connect(self._on_load_failed)
+        self.model.card_updated.connect(lambda *_: self._visibility_timer.start())  # counts of hidden cards
+        service.operation_failed.connect(self._on_operation_failed)
+        self._sync_sections()
+
+    def _build_toolbar(self) -> None:
+        self.toolbar = QWidget(self)
+        self.toolbar.setObjectName("WallToolbar")
+        self.search_edit = QLineEdit(self.toolbar)
+        self.search_edit.setObjectName("WallSearch")
+        self.search_edit.setPlaceholderText(self.tr("搜索记忆…"))
+        self.search_edit.setClearButtonEnabled(True)
+        self.search_edit.addAction(icon("search"), QLineEdit.ActionPosition.LeadingPosition)
+        self.search_edit.textChanged.connect(self._on_search_text_changed)
+        self.sort_combo = QComboBox(self.toolbar)
+        self.sort_combo.setObjectName("WallSort")
+        self.sort_combo.addItem(self.tr("最近更新"), "recent")
+        self.sort_combo.addItem(self.tr("命中最多"), "hits")
+        self.sort_combo.currentIndexChanged.connect(
+            lambda _: self.set_sort_mode(self.sort_combo.currentData())
+        )
+        self.count_label = QLabel(self.toolbar)
+        self.count_label.setObjectName("WallCount")
+        self.add_button = QToolButton(self.toolbar)
+        self.add_button.setObjectName("WallAdd")
+        self.add_button.setIcon(icon("add"))
+        self.add_button.setText(self.tr("新建"))
+        self.add_button.setToolTip(self.tr("新建一条记忆"))
+        self.add_button.setToolButtonStyle(Qt.ToolButtonStyle.ToolButtonTextBesideIcon)
+        self.add_button.clicked.connect(lambda: self.actions.add_card())
+        self.trash_button = QToolButton(self.toolbar)
+        self.trash_button.setObjectName("WallTrash")
+        self.trash_button.setIcon(icon("trash"))
+        self.trash_button.setToolTip(self.tr("回收站"))
+        self.trash_button.clicked.connect(lambda: self.actions.show_trash())
+        row = QHBoxLayout(self.toolbar)
+        row.setContentsMargins(8, 8, 8, 4)
+        row.setSpacing(6)
+        row.addWidget(self.search_edit, 1)
+        row.addWidget(self.sort_combo)
+        row.addWidget(self.count_label)
+        row.addWidget(self.add_button)
+        row.addWidget(self.trash_button)
+
+    # ── loading ───────────────────────────────────────────────────────
+
+    def reload(self) -> Any:
+        """Read the store (in a worker) and show it; returns the awaitable task."""
+        return self.model.reload()
+
+    # ── sections ──────────────────────────────────────────────────────
+
+    def sections(self) -> dict[str, ThemeSection]:
+        return dict(self._sections)
+
+    def section(self, theme: str) -> ThemeSection | None:
+        return self._sections.get(theme)
+
+    def visible_sections(self) -> list[ThemeSection]:
+        """Sections shown right now, in display order."""
+        shown = [s for s in self._sections.values() if not s.isHidden()]
+        return sorted(shown, key=lambda s: self._column.indexOf(s))
+
+    def _sync_sections(self) -> None:
+        counts = self.model.theme_counts()
+        for theme in [t for t in self._sections if t not in counts]:
+            section = self._sections.pop(theme)
+            self._column.removeWidget(section)
+            section.hide()
+            section.deleteLater()
+        for theme in counts:
+            if theme not in self._sections:
+                self._sections[theme] = self._new_section(theme)
+        order = sorted(self._sections, key=lambda t: (-counts.get(t, 0), t))
+        for position, theme in enumerate(order):
+            section = self._sections[theme]
+            if self._column.indexOf(section) != position:
+                self._column.removeWidget(section)
+                self._column.insertWidget(position, section)
+        self._update_visibility()
+
+    def _new_section(self, theme: str) -> ThemeSection:
+        section = ThemeSection(self.model, theme, self.container)
+        section.proxy.set_search(self._search)
+        section.proxy.set_sort_mode(self._sort_mode)
+        section.ids_dropped.connect(self.actions.handle_drop)
+        view = section.view
+        view.doubleClicked.connect(self._on_card_double_clicked)
+        view.activated.connect(lambda index: self.card_activated.emit(index.data(CardRole.Id)))
+        view.delete_requested.connect(self.actions.delete_cards)
+        view.context_requested.connect(lambda memory_id, pos, v=view: self._show_menu(v, memory_id, pos))
+        for signal in (section.proxy.rowsInserted, section.proxy.rowsRemoved, section.proxy.modelReset):
+            signal.connect(lambda *_: self._visibility_timer.start())  # coalesced: one pass per burst
+        return section
+
+    def _update_visibility(self, *_: object) -> None:
+        self._visibility_timer.stop()
+        shown = 0
+        for section in self._sections.values():
+            visible = section.shown_count() > 0
+            section.setVisible(visible)
+            section.refresh_count()
+            shown += section.shown_count()
+        total = self.model.rowCount()
+        if self._load_failed and total == 0:
+            self.empty_label.setText(self.tr("记忆库暂时无法读取，卡片墙是空的；没有任何内容被改动。"))
+        elif total == 0:
+            self.empty_label.setText(self.tr("还没有记忆。和 Sonetto 聊聊，或点「新建」写下一条。"))
+        elif shown == 0:
+            self.empty_label.setText(self.tr("没有和「{0}」匹配的记忆。").format(self._search))
+        self.empty_label.setVisible(shown == 0)
+        self._update_summary()
+
+    def _update_summary(self, *_: object) -> None:
+        total = self.model.rowCount()
+        if self._search:
+            shown = sum(section.shown_count() for section in self._sections.values())
+            self.count_label.setText(self.tr("{0} / {1} 条").format(shown, total))
+        else:
+            self.count_label.setText(self.tr("{0} 条").format(total))
+
+    def _repaint_cards(self) -> None:
+        for section in self._sections.values():
+            section.view.viewport().update()
+
+    # ── search and sort ───────────────────────────────────────────────
+
+    def search_text(self) -> str:
+        return self._search
+
+    def _on_search_text_changed(self, _text: str) -> None:
+        self._search_timer.start()  # debounce: filter once typing pauses
+
+    def _apply_search(self) -> None:
+        self.set_search(self.search_edit.text())
+
+    def set_search(self, text: str) -> None:
+        """Filter now (the search box calls this after its debounce)."""
+        self._search_timer.stop()
+        if self.search_edit.text() != text:
+            self.search_edit.blockSignals(True)
+            self.search_edit.setText(text)
+            self.search_edit.blockSignals(False)
+        self._search = text.strip()
+        self.container.setUpdatesEnabled(False)
+        for section in self._sections.values():
+            section.proxy.set_search(self._search)
+        self._update_visibility()
+        self.container.setUpdatesEnabled(True)
+
+    def sort_mode(self) -> str:
+        return self._sort_mode
+
+    def set_sort_mode(self, mode: str) -> None:
+        if mode not in ("recent", "hits"):
+            raise ValueError(f"sort mode must be 'recent' or 'hits', not {mode!r}")
+        self._sort_mode = mode
+        index = self.sort_combo.findData(mode)
+        if index != self.sort_combo.currentIndex():
+            self.sort_combo.blockSignals(True)
+            self.sort_combo.setCurrentIndex(index)
+            self.sort_combo.blockSignals(False)
+        for section in self._sections.values():
+            section.proxy.set_sort_mode(mode)
+
+    # ── cards ─────────────────────────────────────────────────────────
+
+    def visible_ids(self, theme: str) -> list[str]:
+        section = self._sections.get(theme)
+        return section.proxy.ids() if section is not None and not section.isHidden() else []
+
+    def handle_drop(self, mime: QMimeData, theme: str, target_id: str = "") -> Any:
+        """What a drop of ``mime`` on ``theme`` (or on card ``target_id``) does; see WallActions."""
+        return self.actions.handle_drop(decode_ids(mime), theme, target_id)
+
+    def reveal(self, memory_id: str) -> bool:
+        """Scroll to the card, select it and make it glow. A card not loaded yet is revealed when it
+        arrives; a card hidden by the search clears the search. Returns whether it was shown now."""
+        card = self.model.card(memory_id)
+        if card is None:
+            self._pending_reveal = memory_id
+            return False
+        self._pending_reveal = None
+        section = self._sections.get(card.theme)
+        if section is None:
+            return False
+        index = section.proxy.index_of(memory_id)
+        if not index.isValid():
+            self.set_search("")
+            index = section.proxy.index_of(memory_id)
+        if not index.isValid():
+            return False
+        view = section.view
+        view.setCurrentIndex(index)
+        view.setFocus(Qt.FocusReason.OtherFocusReason)
+        self.model.flash(memory_id)
+        self._scroll_to(section, memory_id)
+        QTimer.singleShot(0, lambda: self._scroll_to(section, memory_id))  # after pending layouts
+        self.card_revealed.emit(memory_id)
+        return True
+
+    def _scroll_to(self, section: ThemeSection, memory_id: str) -> None:
+        if self.model.card(memory_id) is None or section.theme not in self._sections:
+            return
+        index = section.proxy.index_of(memory_id)
+        if not index.isValid():
+            return
+        view = section.view
+        view.doItemsLayout()
+        rect = view.visualRect(index)
+        center = view.viewport().mapTo(self.container, rect.center())
+        self.scroll.ensureVisible(center.x(), center.y(), rect.width() // 2 + 8, rect.height() // 2 + 8)
+
+    def card_rect(self, memory_id: str):
+        """The card's rectangle in wall coordinates (for tests and tooltips), or None."""
+        card = self.model.card(memory_id)
+        section = self._sections.get(card.theme) if card else None
+        if section is None:
+            return None
+        index = section.proxy.index_of(memory_id)
+        if not index.isValid():
+            return None
+        rect = section.view.visualRect(index)
+        return rect.translated(section.view.viewport().mapTo(self, QPoint(0, 0)))
+
+    def _on_load_failed(self) -> None:
+        self._load_failed = True
+        self._update_visibility()
+
+    def _on_cards_applied(self, ids: list[str]) -> None:
+        if self._pending_reveal in ids:
+            self.reveal(self._pending_reveal)
+
+    def _on_card_double_clicked(self, index) -> None:  # noqa: ANN001
+        memory_id = index.data(CardRole.Id)
+        if memory_id:  # (card_activated comes from the view's ``activated``: double-click or Enter)
+            self.actions.edit_card(memory_id)
+
+    def _show_menu(self, view, memory_id: str, global_pos) -> None:  # noqa: ANN001
+        menu = self.actions.context_menu(memory_id, view.selected_ids())
+        menu.popup(global_pos)
+
+    def _on_operation_failed(self, message: str) -> None:
+        self.toasts.show_toast(message, key="operation-failed", kind="error")

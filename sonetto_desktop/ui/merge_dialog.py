@@ -1,0 +1,133 @@
+"""MergeDialog: merge two memories into one. Prefilled with both texts; the first card is kept
+(with both histories), the second goes to the trash."""
+
+from __future__ import annotations
+
+from typing import Iterable, Sequence
+
+from PySide6.QtWidgets import (
+    QComboBox,
+    QDialog,
+    QDialogButtonBox,
+    QFormLayout,
+    QLabel,
+    QLineEdit,
+    QPlainTextEdit,
+    QVBoxLayout,
+    QWidget,
+)
+
+from .cards import Card
+from .edit_dialog import theme_completer
+
+_END_PUNCT = "。；;.!！?？…"
+
+
+def merged_text(first: str, second: str) -> str:
+    """The prefilled merged description: both texts, joined with "；" unless the first already ends a sentence."""
+    first, second = first.strip(), second.strip()
+    if not second:
+        return first
+    if not first:
+        return second
+    return first + second if first[-1] in _END_PUNCT else f"{first}；{second}"
+
+
+def _label(card: Card) -> str:
+    text = " ".join(card.description.split())
+    text = text if len(text) <= 48 else text[:47] + "…"
+    return f"{text}（{card.theme}）"
+
+
+class MergeDialog(QDialog):
+    """``values()`` -> (keep_id, gone_id, description, theme, reason)."""
+
+    def __init__(
+        self,
+        first: Card,
+        candidates: Sequence[Card],
+        *,
+        second: Card | None = None,
+        themes: Iterable[str] = (),
+        parent: QWidget | None = None,
+    ) -> None:
+        super().__init__(parent)
+        self.setObjectName("MergeDialog")
+        self.setWindowTitle(self.tr("合并记忆"))
+        self.setMinimumWidth(460)
+        self._first = first
+        self._cards = {card.id: card for card in candidates if card.id != first.id}
+        if second is not None:
+            self._cards.setdefault(second.id, second)
+        self._prefilled = ""
+
+        self.first_label = QLabel(_label(first), self)
+        self.first_label.setObjectName("MergeFirst")
+        self.first_label.setWordWrap(True)
+        self.second_combo = QComboBox(self)
+        self.second_combo.setObjectName("MergeSecond")
+        self.second_combo.setEditable(True)
+        self.second_combo.setInsertPolicy(QComboBox.InsertPolicy.NoInsert)
+        for card in self._cards.values():
+            self.second_combo.addItem(_label(card), card.id)
+        self.description_edit = QPlainTextEdit(self)
+        self.description_edit.setObjectName("MergeDescription")
+        self.theme_edit = QLineEdit(first.theme, self)
+        self.theme_edit.setObjectName("MergeTheme")
+        self.theme_edit.setCompleter(theme_completer(themes, self.theme_edit))
+        self.reason_edit = QLineEdit(self.tr("合并重复的记忆"), self)
+        self.reason_edit.setObjectName("MergeReason")
+
+        form = QFormLayout()
+        form.addRow(self.tr("保留"), self.first_label)
+        form.addRow(self.tr("并入"), self.second_combo)
+        form.addRow(self.tr("合并后"), self.description_edit)
+        form.addRow(self.tr("主题"), self.theme_edit)
+        form.addRow(self.tr("原因"), self.reason_edit)
+        self.buttons = QDialogButtonBox(
+            QDialogButtonBox.StandardButton.Ok | QDialogButtonBox.StandardButton.Cancel, self
+        )
+        self.buttons.accepted.connect(self.accept)
+        self.buttons.rejected.connect(self.reject)
+        layout = QVBoxLayout(self)
+        layout.addLayout(form)
+        layout.addWidget(self.buttons)
+
+        self.second_combo.currentIndexChanged.connect(self._on_second_changed)
+        self.description_edit.textChanged.connect(self._validate)
+        self.theme_edit.textChanged.connect(self._validate)
+        self.reason_edit.textChanged.connect(self._validate)
+        if second is not None:
+            self.second_combo.setCurrentIndex(self.second_combo.findData(second.id))
+        self._on_second_changed()
+
+    def second_id(self) -> str | None:
+        memory_id = self.second_combo.currentData()
+        return memory_id if memory_id in self._cards else None
+
+    def values(self) -> tuple[str, str, str, str, str]:
+        return (
+            self._first.id,
+            self.second_id() or "",
+            self.description_edit.toPlainText().strip(),
+            self.theme_edit.text().strip(),
+            self.reason_edit.text().strip(),
+        )
+
+    def _on_second_changed(self, *_: object) -> None:
+        second = self._cards.get(self.second_id() or "")
+        text = merged_text(self._first.description, second.description if second else "")
+        # Re-prefill only while the person has not written their own text.
+        if self.description_edit.toPlainText().strip() in ("", self._prefilled):
+            self.description_edit.setPlainText(text)
+        self._prefilled = text
+        self._validate()
+
+    def _validate(self) -> None:
+        _, gone, description, theme, reason = self.values()
+        self.buttons.button(QDialogButtonBox.StandardButton.Ok).setEnabled(bool(gone and description and theme and reason))
+
+    def accept(self) -> None:
+        _, gone, description, theme, reason = self.values()
+        if gone and description and theme and reason:
+            super().accept()

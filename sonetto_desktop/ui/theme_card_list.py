@@ -1,0 +1,188 @@
+"""ThemeCardList: one theme's cards of a :class:`MemoryCardModel`, filtered by the search words and
+sorted by recency or hits — the wall's per-theme "proxy".
+
+A ``QSortFilterProxyModel`` per theme would ask Python about every card of every theme on each
+keystroke; this list reads only its own theme's cards (the source keeps them grouped), filters and
+sorts them with plain Python, and follows single changes incrementally (insert / remove / move /
+dataChanged of one row), so selection and scroll position survive live updates.
+"""
+
+from __future__ import annotations
+
+from typing import Any, Iterable
+
+from PySide6.QtCore import QAbstractListModel, QMimeData, QModelIndex, QObject, QPersistentModelIndex, Qt
+
+from .cards import Card
+from .memory_model import CardRole, MemoryCardModel, encode_ids
+
+SORT_MODES = ("recent", "hits")
+
+
+def _sort_key(mode: str):
+    if mode == "hits":
+        return lambda card: (card.hit, card.time, card.id)
+    return lambda card: (card.time, card.hit, card.id)
+
+
+class ThemeCardList(QAbstractListModel):
+    """Cards of ``theme`` matching every search word (case-insensitive), most recent / most hit first."""
+
+    def __init__(self, source: MemoryCardModel, theme: str, parent: QObject | None = None) -> None:
+        super().__init__(parent)
+        self._source = source
+        self._theme = theme
+        self._terms: tuple[str, ...] = ()
+        self._sort_mode = "recent"
+        self._key = _sort_key("recent")
+        self._ids: list[str] = []
+        self._rows: dict[str, int] = {}
+        source.modelReset.connect(self.rebuild)
+        source.card_updated.connect(self._on_card_updated)
+        source.dataChanged.connect(self._on_source_data_changed)
+        self.rebuild()
+
+    # ── settings ──────────────────────────────────────────────────────
+
+    @property
+    def theme(self) -> str:
+        return self._theme
+
+    @property
+    def sort_mode(self) -> str:
+        return self._sort_mode
+
+    def sourceModel(self) -> MemoryCardModel:  # noqa: N802 - the proxy-like name the delegate looks for
+        return self._source
+
+    def set_search(self, text: str) -> None:
+        terms = tuple(t for t in (text or "").casefold().split() if t)
+        if terms != self._terms:
+            self._terms = terms
+            self.rebuild()
+
+    def set_sort_mode(self, mode: str) -> None:
+        if mode not in SORT_MODES:
+            raise ValueError(f"sort mode must be 'recent' or 'hits', not {mode!r}")
+        if mode != self._sort_mode:
+            self._sort_mode = mode
+            self._key = _sort_key(mode)
+            self.rebuild()
+
+    # ── content ───────────────────────────────────────────────────────
+
+    def accepts(self, card: Card | None) -> bool:
+        if card is None or card.theme != self._theme:
+            return False
+        haystack = card.haystack
+        return all(term in haystack for term in self._terms)
+
+    def rebuild(self) -> None:
+        """Recompute the whole list (search, sort or a source reset)."""
+        cards = [c for c in self._source.cards_in_theme(self._theme) if self.accepts(c)]
+        cards.sort(key=self._key, reverse=True)
+        self.beginResetModel()
+        self._ids = [c.id for c in cards]
+        self._reindex()
+        self.endResetModel()
+
+    def _reindex(self, start: int = 0) -> None:
+        if start == 0:
+            self._rows = {}
+        for row in range(start, len(self._ids)):
+            self._rows[self._ids[row]] = row
+
+    def _position_for(self, card: Card) -> int:
+        """Where ``card`` belongs among the current rows (``card`` itself not among them)."""
+        key = self._key(card)
+        for row, memory_id in enumerate(self._ids):
+            other = self._source.card(memory_id)
+            if other is not None and self._key(other) < key:
+                return row
+        return len(self._ids)
+
+    def _on_card_updated(self, old: Card | None, new: Card | None) -> None:
+        memory_id = (new or old).id
+        row = self._rows.get(memory_id)
+        wanted = self.accepts(new)
+        if row is None and not wanted:
+            return
+        if row is not None and not wanted:
+            self.beginRemoveRows(QModelIndex(), row, row)
+            del self._ids[row]
+            del self._rows[memory_id]
+            self._reindex(row)
+            self.endRemoveRows()
+            return
+        if row is None:
+            target = self._position_for(new)
+            self.beginInsertRows(QModelIndex(), target, target)
+            self._ids.insert(target, memory_id)
+            self._reindex(target)
+            self.endInsertRows()
+            return
+        # still here: same place, or move it (a move keeps selection and current index)
+        del self._ids[row]
+        target = self._position_for(new)
+        self._ids.insert(row, memory_id)
+        if target != row:
+            self.beginMoveRows(QModelIndex(), row, row, QModelIndex(), target + 1 if target > row else target)
+            del self._ids[row]
+            self._ids.insert(target, memory_id)
+            self._reindex(min(row, target))
+            self.endMoveRows()
+            row = target
+        index = self.index(row, 0)
+        self.dataChanged.emit(index, index)
+
+    def _on_source_data_changed(self, top: QModelIndex, bottom: QModelIndex, roles: Iterable[int] = ()) -> None:
+        for source_row in range(top.row(), bottom.row() + 1):
+            data = self._source.data(self._source.index(source_row, 0), CardRole.Id)
+            row = self._rows.get(data) if data else None
+            if row is not None:
+                index = self.index(row, 0)
+                self.dataChanged.emit(index, index, list(roles))
+
+    # ── Qt model API (data comes from the source, by id) ──────────────
+
+    def rowCount(self, parent: QModelIndex | QPersistentModelIndex = QModelIndex()) -> int:  # noqa: B008
+        return 0 if parent.isValid() else len(self._ids)
+
+    def data(self, index: QModelIndex | QPersistentModelIndex, role: int = Qt.ItemDataRole.DisplayRole) -> Any:
+        if not index.isValid() or not 0 <= index.row() < len(self._ids):
+            return None
+        source_row = self._source.row_of(self._ids[index.row()])
+        if source_row < 0:
+            return None
+        return self._source.data(self._source.index(source_row, 0), role)
+
+    def flags(self, index: QModelIndex | QPersistentModelIndex) -> Qt.ItemFlag:
+        return self._source.flags(index)
+
+    def mimeTypes(self) -> list[str]:
+        return self._source.mimeTypes()
+
+    def mimeData(self, indexes: Iterable[QModelIndex]) -> QMimeData:
+        ids: list[str] = []
+        for index in indexes:
+            if index.isValid() and 0 <= index.row() < len(self._ids) and self._ids[index.row()] not in ids:
+                ids.append(self._ids[index.row()])
+        return encode_ids(ids)
+
+    def supportedDragActions(self) -> Qt.DropAction:
+        return self._source.supportedDragActions()
+
+    def supportedDropActions(self) -> Qt.DropAction:
+        return self._source.supportedDropActions()
+
+    # ── helpers ───────────────────────────────────────────────────────
+
+    def id_at(self, row: int) -> str:
+        return self._ids[row]
+
+    def ids(self) -> list[str]:
+        return list(self._ids)
+
+    def index_of(self, memory_id: str) -> QModelIndex:
+        row = self._rows.get(memory_id)
+        return QModelIndex() if row is None else self.index(row, 0)

@@ -1,0 +1,261 @@
+"""ToastOverlay: short messages stacked in a corner of a window.
+
+Each toast dismisses itself after a while (a ``QTimer``), waits while the pointer is over it,
+can carry one action button (e.g. "撤销") and a click callback (e.g. reveal a card). A toast
+shown again with the same ``key`` while still visible is refreshed instead of stacked twice.
+Styled by the shared QSS through object names (``ToastOverlay``, ``Toast``, ``ToastText``,
+``ToastAction``, ``ToastClose``) and the ``kind`` property (info / success / error).
+"""
+
+from __future__ import annotations
+
+import logging
+from typing import Callable
+
+from PySide6.QtCore import QEvent, QObject, QRect, Qt, QTimer, Signal
+from PySide6.QtGui import QEnterEvent, QMouseEvent
+from PySide6.QtWidgets import QFrame, QHBoxLayout, QLabel, QPushButton, QToolButton, QVBoxLayout, QWidget
+
+log = logging.getLogger(__name__)
+
+KINDS = ("info", "success", "error")
+DEFAULT_TIMEOUT_MS = {"info": 4000, "success": 4000, "error": 8000}
+WIDTH = 340
+EDGE = 16
+
+
+def _safe_call(callback: Callable[[], object] | None) -> None:
+    if callback is None:
+        return
+    try:
+        callback()
+    except Exception:  # noqa: BLE001 - a broken callback must not take the UI down
+        log.exception("toast callback failed")
+
+
+class Toast(QFrame):
+    """One message. ``dismissed`` is emitted once, when it goes away for whatever reason."""
+
+    dismissed = Signal(object)  # self
+
+    def __init__(
+        self,
+        text: str,
+        *,
+        key: str | None,
+        kind: str,
+        timeout_ms: int,
+        action_text: str | None,
+        on_action: Callable[[], object] | None,
+        on_click: Callable[[], object] | None,
+        parent: QWidget,
+    ) -> None:
+        super().__init__(parent)
+        self.setObjectName("Toast")
+        self.setProperty("kind", kind)
+        self.setProperty("clickable", on_click is not None)
+        self.key = key
+        self.kind = kind
+        self.repeats = 1
+        self._base_text = text
+        self._on_action = on_action
+        self._on_click = on_click
+        self._timeout_ms = timeout_ms
+        self._remaining_ms = timeout_ms
+        self._done = False
+        self.setAttribute(Qt.WidgetAttribute.WA_StyledBackground, True)
+        if on_click is not None:
+            self.setCursor(Qt.CursorShape.PointingHandCursor)
+
+        self._label = QLabel(text, self)
+        self._label.setObjectName("ToastText")
+        self._label.setWordWrap(True)
+        self._label.setTextFormat(Qt.TextFormat.PlainText)
+        row = QHBoxLayout(self)
+        row.setContentsMargins(12, 8, 6, 8)
+        row.setSpacing(8)
+        row.addWidget(self._label, 1)
+        self.action_button: QPushButton | None = None
+        if action_text:
+            self.action_button = QPushButton(action_text, self)
+            self.action_button.setObjectName("ToastAction")
+            self.action_button.setCursor(Qt.CursorShape.PointingHandCursor)
+            self.action_button.clicked.connect(self._on_action_clicked)
+            row.addWidget(self.action_button)
+        self.close_button = QToolButton(self)
+        self.close_button.setObjectName("ToastClose")
+        self.close_button.setText("×")
+        self.close_button.setToolTip(self.tr("关闭"))
+        self.close_button.clicked.connect(self.dismiss)
+        row.addWidget(self.close_button)
+
+        self._timer = QTimer(self)
+        self._timer.setSingleShot(True)
+        self._timer.timeout.connect(self.dismiss)
+        if timeout_ms > 0:
+            self._timer.start(timeout_ms)
+
+    # ── state ─────────────────────────────────────────────────────────
+
+    @property
+    def text(self) -> str:
+        return self._label.text()
+
+    @property
+    def paused(self) -> bool:
+        return not self._done and self._timeout_ms > 0 and not self._timer.isActive()
+
+    @property
+    def is_dismissed(self) -> bool:
+        return self._done
+
+    def refresh(self, text: str) -> None:
+        """The same key again: show the newest text, count repeats, restart the countdown."""
+        self.repeats += 1
+        self._base_text = text
+        self._label.setText(f"{text}  ×{self.repeats}")
+        self.updateGeometry()
+        self._remaining_ms = self._timeout_ms
+        if self._timeout_ms > 0 and not self.underMouse():
+            self._timer.start(self._timeout_ms)
+
+    def pause(self) -> None:
+        if self._timer.isActive():
+            self._remaining_ms = max(0, self._timer.remainingTime())
+            self._timer.stop()
+
+    def resume(self) -> None:
+        if not self._done and self._timeout_ms > 0 and not self._timer.isActive():
+            self._timer.start(max(800, self._remaining_ms))
+
+    def dismiss(self) -> None:
+        if self._done:
+            return
+        self._done = True
+        self._timer.stop()
+        self.hide()
+        self.dismissed.emit(self)
+        self.deleteLater()
+
+    # ── events ────────────────────────────────────────────────────────
+
+    def enterEvent(self, event: QEnterEvent) -> None:
+        self.pause()
+        super().enterEvent(event)
+
+    def leaveEvent(self, event: QEvent) -> None:
+        self.resume()
+        super().leaveEvent(event)
+
+    def mouseReleaseEvent(self, event: QMouseEvent) -> None:
+        if event.button() == Qt.MouseButton.LeftButton and self._on_click is not None:
+            callback = self._on_click
+            self.dismiss()
+            _safe_call(callback)
+            return
+        super().mouseReleaseEvent(event)
+
+    def _on_action_clicked(self) -> None:
+        callback = self._on_action
+        self.dismiss()
+        _safe_call(callback)
+
+
+class ToastOverlay(QWidget):
+    """Toasts over ``parent``'s bottom-right corner, newest at the bottom. Only as big as its toasts,
+    so it never swallows clicks meant for the window underneath."""
+
+    toast_shown = Signal(object)  # Toast
+
+    def __init__(self, parent: QWidget, *, max_toasts: int = 4) -> None:
+        super().__init__(parent)
+        self.setObjectName("ToastOverlay")
+        self.setAttribute(Qt.WidgetAttribute.WA_StyledBackground, False)
+        self._max = max_toasts
+        self._toasts: list[Toast] = []
+        self._column = QVBoxLayout(self)
+        self._column.setContentsMargins(0, 0, 0, 0)
+        self._column.setSpacing(8)
+        parent.installEventFilter(self)
+        self.hide()
+
+    def toasts(self) -> list[Toast]:
+        """Visible toasts, oldest first."""
+        return [t for t in self._toasts if not t.is_dismissed]
+
+    def show_toast(
+        self,
+        text: str,
+        *,
+        key: str | None = None,
+        kind: str = "info",
+        action_text: str | None = None,
+        on_action: Callable[[], object] | None = None,
+        on_click: Callable[[], object] | None = None,
+        timeout_ms: int | None = None,
+    ) -> Toast:
+        """Show ``text``; same ``key`` as a visible toast refreshes that one instead. ``timeout_ms=0``
+        keeps it until closed."""
+        if kind not in KINDS:
+            raise ValueError(f"kind must be one of {KINDS}, not {kind!r}")
+        if key is not None:
+            for toast in self.toasts():
+                if toast.key == key:
+                    toast.refresh(text)
+                    self._relayout()
+                    return toast
+        timeout = DEFAULT_TIMEOUT_MS[kind] if timeout_ms is None else timeout_ms
+        toast = Toast(
+            text,
+            key=key,
+            kind=kind,
+            timeout_ms=timeout,
+            action_text=action_text,
+            on_action=on_action,
+            on_click=on_click,
+            parent=self,
+        )
+        toast.dismissed.connect(self._on_toast_dismissed)
+        self._toasts.append(toast)
+        self._column.addWidget(toast)
+        while len(self.toasts()) > self._max:
+            self.toasts()[0].dismiss()
+        self._relayout()
+        self.toast_shown.emit(toast)
+        return toast
+
+    def clear(self) -> None:
+        for toast in self.toasts():
+            toast.dismiss()
+
+    def _on_toast_dismissed(self, toast: Toast) -> None:
+        if toast in self._toasts:
+            self._toasts.remove(toast)
+            self._column.removeWidget(toast)
+        self._relayout()
+
+    def _relayout(self) -> None:
+        toasts = self.toasts()
+        if not toasts:
+            self.hide()
+            return
+        parent = self.parentWidget()
+        width = min(WIDTH, max(0, parent.width() - 2 * EDGE))
+        height = 0
+        for toast in toasts:
+            toast.ensurePolished()
+            toast.setFixedWidth(width)
+            layout = toast.layout()
+            wanted = layout.totalHeightForWidth(width) if layout.hasHeightForWidth() else -1
+            toast.setFixedHeight(max(wanted, toast.sizeHint().height()))
+            height += toast.height()
+        height += self._column.spacing() * (len(toasts) - 1)
+        height = min(height, max(0, parent.height() - 2 * EDGE))
+        self.setGeometry(QRect(parent.width() - width - EDGE, parent.height() - height - EDGE, width, height))
+        self.show()
+        self.raise_()
+
+    def eventFilter(self, watched: QObject, event: QEvent) -> bool:
+        if watched is self.parentWidget() and event.type() in (QEvent.Type.Resize, QEvent.Type.Show):
+            self._relayout()
+        return False

@@ -1,0 +1,148 @@
+"""TrashDialog: deleted (and merged-away) memories — restore them, or delete them for good."""
+
+from __future__ import annotations
+
+import asyncio
+from typing import Any
+
+import shiboken6
+from PySide6.QtCore import QSize, Qt, Signal
+from PySide6.QtWidgets import (
+    QDialog,
+    QDialogButtonBox,
+    QHBoxLayout,
+    QLabel,
+    QListWidget,
+    QListWidgetItem,
+    QMessageBox,
+    QPushButton,
+    QVBoxLayout,
+    QWidget,
+)
+
+from sonetto_desktop.memory.events import MemoryChange
+
+from .memory_service import MemoryService
+from .relative_time import relative_time
+
+_TRASH_KINDS = frozenset({"delete", "merge", "restore", "purge"})
+
+
+class TrashDialog(QDialog):
+    loaded = Signal()
+
+    def __init__(self, service: MemoryService, parent: QWidget | None = None) -> None:
+        super().__init__(parent)
+        self.setObjectName("TrashDialog")
+        self.setWindowTitle(self.tr("回收站"))
+        self.resize(560, 420)
+        self._service = service
+        self._rows: list[dict[str, Any]] = []
+
+        self.summary = QLabel(self.tr("加载中…"), self)
+        self.summary.setObjectName("TrashSummary")
+        self.list = QListWidget(self)
+        self.list.setObjectName("TrashList")
+        self.list.setSelectionMode(QListWidget.SelectionMode.ExtendedSelection)
+        self.restore_button = QPushButton(self.tr("恢复"), self)
+        self.restore_button.setObjectName("TrashRestore")
+        self.purge_button = QPushButton(self.tr("永久删除"), self)
+        self.purge_button.setObjectName("TrashPurge")
+        self.empty_button = QPushButton(self.tr("清空回收站"), self)
+        self.empty_button.setObjectName("TrashEmpty")
+        self.restore_button.clicked.connect(self.restore_selected)
+        self.purge_button.clicked.connect(self.purge_selected)
+        self.empty_button.clicked.connect(self._on_empty_clicked)
+        buttons = QHBoxLayout()
+        buttons.addWidget(self.restore_button)
+        buttons.addWidget(self.purge_button)
+        buttons.addStretch(1)
+        buttons.addWidget(self.empty_button)
+        close = QDialogButtonBox(QDialogButtonBox.StandardButton.Close, self)
+        close.rejected.connect(self.reject)
+        layout = QVBoxLayout(self)
+        layout.addWidget(self.summary)
+        layout.addWidget(self.list, 1)
+        layout.addLayout(buttons)
+        layout.addWidget(close)
+
+        self.list.itemSelectionChanged.connect(self._update_buttons)
+        service.memory_changed.connect(self._on_memory_changed)
+        self._load_task: asyncio.Task[None] | None = asyncio.ensure_future(self.load())
+        self._update_buttons()
+
+    async def load(self) -> None:
+        rows = await self._service.list_trash()
+        if not shiboken6.isValid(self):
+            return
+        self._rows = rows or []
+        self.list.clear()
+        for row in self._rows:
+            when = relative_time(row.get("deleted_at"))
+            reason = row.get("reason") or ""
+            text = f"{row.get('description') or ''}\n{row.get('theme') or ''} · {when}"
+            if reason:
+                text += f" · {reason}"
+            item = QListWidgetItem(text)
+            item.setSizeHint(QSize(0, 2 * self.list.fontMetrics().lineSpacing() + 12))
+            item.setData(Qt.ItemDataRole.UserRole, row["id"])
+            self.list.addItem(item)
+        self.summary.setText(
+            self.tr("回收站是空的。") if not self._rows else self.tr("{0} 条已删除的记忆").format(len(self._rows))
+        )
+        self._update_buttons()
+        self.loaded.emit()
+
+    async def wait_loaded(self) -> None:
+        while self._load_task is not None and not self._load_task.done():
+            await asyncio.shield(self._load_task)
+
+    def ids(self) -> list[str]:
+        return [row["id"] for row in self._rows]
+
+    def selected_ids(self) -> list[str]:
+        return [item.data(Qt.ItemDataRole.UserRole) for item in self.list.selectedItems()]
+
+    def select_ids(self, ids: list[str]) -> None:
+        for index in range(self.list.count()):
+            item = self.list.item(index)
+            item.setSelected(item.data(Qt.ItemDataRole.UserRole) in ids)
+
+    def restore_selected(self) -> list["asyncio.Task[Any]"]:
+        return [self._service.restore(memory_id) for memory_id in self.selected_ids()]
+
+    def purge_selected(self) -> list["asyncio.Task[Any]"]:
+        return [self._service.purge(memory_id) for memory_id in self.selected_ids()]
+
+    def empty_trash(self) -> "asyncio.Task[Any]":
+        return self._service.purge(None)
+
+    def _on_empty_clicked(self) -> None:
+        box = QMessageBox(
+            QMessageBox.Icon.Warning,
+            self.tr("清空回收站"),
+            self.tr("永久删除回收站里的全部记忆？此操作无法撤销。"),
+            QMessageBox.StandardButton.Yes | QMessageBox.StandardButton.Cancel,
+            self,
+        )
+        box.setAttribute(Qt.WidgetAttribute.WA_DeleteOnClose)
+        yes = box.button(QMessageBox.StandardButton.Yes)
+        box.buttonClicked.connect(lambda button: self.empty_trash() if button is yes else None)
+        box.open()
+
+    def _update_buttons(self) -> None:
+        selected = bool(self.list.selectedItems())
+        self.restore_button.setEnabled(selected)
+        self.purge_button.setEnabled(selected)
+        self.empty_button.setEnabled(bool(self._rows))
+
+    def _on_memory_changed(self, change: MemoryChange) -> None:
+        if change.kind in _TRASH_KINDS and shiboken6.isValid(self):
+            self._load_task = asyncio.ensure_future(self.load())
+
+    def done(self, result: int) -> None:
+        try:
+            self._service.memory_changed.disconnect(self._on_memory_changed)
+        except (RuntimeError, TypeError):
+            pass
+        super().done(result)

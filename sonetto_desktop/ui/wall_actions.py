@@ -1,0 +1,190 @@
+"""WallActions: what the person can do to cards — edit, add, merge, delete (with undo), history,
+trash, copy, and what a drop means. Every change goes through :class:`MemoryService`.
+
+Dialogs open window-modal with ``open()`` (never a nested ``exec()`` loop under qasync) and
+delete themselves on close; the last one opened is ``active_dialog``.
+"""
+
+from __future__ import annotations
+
+import asyncio
+from typing import Any, Callable
+
+from PySide6.QtCore import QCoreApplication, QObject, Qt
+from PySide6.QtGui import QGuiApplication
+from PySide6.QtWidgets import QDialog, QMenu, QWidget
+
+from .edit_dialog import EditDialog
+from .history_dialog import HistoryDialog
+from .icons import icon
+from .memory_model import MemoryCardModel
+from .memory_service import MemoryService
+from .merge_dialog import MergeDialog
+from .toasts import ToastOverlay
+from .trash_dialog import TrashDialog
+
+
+def _tr(text: str) -> str:
+    return QCoreApplication.translate("MemoryWall", text)
+
+
+def _preview(text: str, limit: int = 24) -> str:
+    text = " ".join(text.split())
+    return text if len(text) <= limit else text[: limit - 1] + "…"
+
+
+class WallActions(QObject):
+    def __init__(
+        self,
+        host: QWidget,
+        service: MemoryService,
+        model: MemoryCardModel,
+        toasts: ToastOverlay,
+        reveal: Callable[[str], Any],
+    ) -> None:
+        super().__init__(host)
+        self._host = host
+        self._service = service
+        self._model = model
+        self._toasts = toasts
+        self._reveal = reveal
+        self.active_dialog: QDialog | None = None
+
+    def _open(self, dialog: QDialog) -> QDialog:
+        dialog.setAttribute(Qt.WidgetAttribute.WA_DeleteOnClose)
+        dialog.setWindowModality(Qt.WindowModality.WindowModal)
+        self.active_dialog = dialog
+        dialog.destroyed.connect(self._forget_dialog)
+        dialog.open()
+        return dialog
+
+    def _forget_dialog(self, *_: object) -> None:
+        self.active_dialog = None
+
+    def _parent(self) -> QWidget:
+        return self._host.window()
+
+    # ── add / edit ────────────────────────────────────────────────────
+
+    def add_card(self, theme: str = "") -> EditDialog:
+        dialog = EditDialog(theme=theme, themes=self._model.themes(), creating=True, parent=self._parent())
+        dialog.accepted.connect(lambda: self._after_add(*dialog.values()))
+        return self._open(dialog)
+
+    def _after_add(self, description: str, theme: str, reason: str) -> "asyncio.Task[Any]":
+        return asyncio.ensure_future(self._add(description, theme, reason))
+
+    async def _add(self, description: str, theme: str, reason: str) -> str | None:
+        memory_id = await self._service.add(description, theme, reason)
+        if memory_id:
+            await self._model.settle()
+            self._reveal(memory_id)
+        return memory_id
+
+    def edit_card(self, memory_id: str) -> EditDialog | None:
+        card = self._model.card(memory_id)
+        if card is None:
+            return None
+        dialog = EditDialog(
+            description=card.description, theme=card.theme, themes=self._model.themes(), parent=self._parent()
+        )
+        dialog.accepted.connect(lambda: self._service.edit(memory_id, *dialog.values()))
+        return self._open(dialog)
+
+    # ── merge ─────────────────────────────────────────────────────────
+
+    def merge_cards(self, keep_id: str, gone_id: str | None = None) -> MergeDialog | None:
+        """Merge dialog for ``keep_id``; ``gone_id`` preselects the other card (else the person picks)."""
+        first = self._model.card(keep_id)
+        if first is None:
+            return None
+        second = self._model.card(gone_id) if gone_id else None
+        candidates = sorted(self._model.cards(), key=lambda c: (c.theme != first.theme, c.theme, c.description))
+        dialog = MergeDialog(first, candidates, second=second, themes=self._model.themes(), parent=self._parent())
+        dialog.accepted.connect(lambda: self._service.merge(*dialog.values()))
+        return self._open(dialog)
+
+    # ── delete with undo ──────────────────────────────────────────────
+
+    def delete_cards(self, ids: list[str]) -> "asyncio.Task[list[str]]":
+        return asyncio.ensure_future(self._delete(list(dict.fromkeys(ids))))
+
+    async def _delete(self, ids: list[str]) -> list[str]:
+        previews = {mid: (self._model.card(mid).description if self._model.card(mid) else "") for mid in ids}
+        results = await asyncio.gather(*(self._service.delete(mid) for mid in ids))
+        deleted = [mid for mid, result in zip(ids, results) if result is not None]
+        if deleted:
+            if len(deleted) == 1:
+                text = _tr("已删除：") + _preview(previews[deleted[0]])
+            else:
+                text = _tr("已删除 {0} 条记忆").format(len(deleted))
+            self._toasts.show_toast(
+                text,
+                key="deleted:" + ",".join(deleted),
+                action_text=_tr("撤销"),
+                on_action=lambda: self.undo_delete(deleted),
+                timeout_ms=6000,
+            )
+        return deleted
+
+    def undo_delete(self, ids: list[str]) -> list["asyncio.Task[Any]"]:
+        return [self._service.restore(mid) for mid in ids]
+
+    # ── other views ───────────────────────────────────────────────────
+
+    def show_history(self, memory_id: str) -> HistoryDialog:
+        return self._open(HistoryDialog(self._service, memory_id, self._parent()))
+
+    def show_trash(self) -> TrashDialog:
+        return self._open(TrashDialog(self._service, self._parent()))
+
+    def copy_card(self, memory_id: str) -> None:
+        card = self._model.card(memory_id)
+        if card is not None:
+            QGuiApplication.clipboard().setText(card.description)
+
+    # ── drops ─────────────────────────────────────────────────────────
+
+    def handle_drop(self, ids: list[str], theme: str, target_id: str = "") -> Any:
+        """A drop of ``ids`` on ``theme``'s section, or on card ``target_id``: one card on another card
+        opens the merge dialog (the target is kept); otherwise the cards move to ``theme``."""
+        ids = [mid for mid in dict.fromkeys(ids) if self._model.card(mid) is not None]
+        if not ids:
+            return None
+        if target_id and target_id not in ids and len(ids) == 1:
+            return self.merge_cards(target_id, ids[0])
+        tasks = []
+        for memory_id in ids:
+            card = self._model.card(memory_id)
+            if card is not None and card.theme != theme:
+                tasks.append(self._service.move_theme(memory_id, theme, _tr("拖动到「{0}」").format(theme)))
+        return tasks
+
+    # ── context menu ──────────────────────────────────────────────────
+
+    def context_menu(self, memory_id: str, selected: list[str] | None = None) -> QMenu:
+        """The card's menu: 编辑 / 历史 / 与…合并 / 删除 / 复制 (delete acts on the whole selection)."""
+        selected = [mid for mid in (selected or []) if mid] or [memory_id]
+        if memory_id not in selected:
+            selected = [memory_id]
+        menu = QMenu(self._host)
+        menu.setObjectName("CardMenu")
+        menu.setAttribute(Qt.WidgetAttribute.WA_DeleteOnClose)
+        entries = [
+            ("edit", "edit", _tr("编辑"), lambda: self.edit_card(memory_id)),
+            ("history", "history", _tr("历史"), lambda: self.show_history(memory_id)),
+            ("merge", "merge", _tr("与…合并"), lambda: self.merge_cards(memory_id)),
+            None,
+            ("delete", "trash", _tr("删除") if len(selected) == 1 else _tr("删除 {0} 条").format(len(selected)),
+             lambda: self.delete_cards(selected)),
+            ("copy", "copy", _tr("复制"), lambda: self.copy_card(memory_id)),
+        ]
+        for entry in entries:
+            if entry is None:
+                menu.addSeparator()
+                continue
+            name, icon_name, text, slot = entry
+            action = menu.addAction(icon(icon_name), text)
+            action.setObjectName(name)
+            action.triggered.connect(slot)
+        return menu

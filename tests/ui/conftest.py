@@ -1,0 +1,136 @@
+"""UI test fixtures: memory stores with content, the wall's service, a polling helper, and a check
+that no test leaves a window behind. Tests here run on a qasync loop (see tests/conftest.py)."""
+
+from __future__ import annotations
+
+import asyncio
+import gc
+import time
+from pathlib import Path
+from typing import Callable
+
+import pytest
+import shiboken6
+from PySide6.QtCore import QCoreApplication, QEvent
+from PySide6.QtWidgets import QApplication
+
+from sonetto_desktop.memory import SqliteMemoryManager, YamlMemoryManager
+
+SAMPLE = [
+    ("喜欢手冲咖啡，不加糖", "品味"),
+    ("讨厌香菜", "品味"),
+    ("最喜欢的乐队是草东没有派对", "品味"),
+    ("在一家做机器人的公司当后端工程师", "工作"),
+    ("正在用 Rust 重写调度服务", "工作"),
+    ("有一只叫年糕的橘猫", "家人"),
+]
+
+
+_HERE = str(Path(__file__).resolve().parent)
+
+# The offscreen platform plugin warns whenever a window's size constraints change; that is the
+# test platform talking, not our code, so it is the one Qt warning tests here let through.
+_OFFSCREEN_NOISE = r"^This plugin does not support propagateSizeHints\(\)$"
+
+
+def pytest_collection_modifyitems(config, items):
+    for item in items:
+        if str(item.path).startswith(_HERE):
+            item.add_marker(pytest.mark.qt_log_ignore(_OFFSCREEN_NOISE))
+
+
+async def wait_until(predicate: Callable[[], object], timeout: float = 5.0, message: str = "") -> None:
+    """Poll ``predicate`` while the (qasync) loop keeps running; fail after ``timeout`` seconds."""
+    deadline = time.monotonic() + timeout
+    while not predicate():
+        if time.monotonic() > deadline:
+            pytest.fail(f"timed out waiting for {message or predicate}")
+        await asyncio.sleep(0.01)
+
+
+def _pointer(widget) -> int:
+    return shiboken6.getCppPointer(widget)[0]
+
+
+def _flush_deletes(collect: bool = False) -> None:
+    for _ in range(2):
+        QCoreApplication.sendPostedEvents(None, QEvent.Type.DeferredDelete)
+        QCoreApplication.processEvents()
+    if collect:
+        gc.collect()  # slow with big heaps: only when something looks leaked
+        QCoreApplication.sendPostedEvents(None, QEvent.Type.DeferredDelete)
+
+
+def _new_top_levels(before: set[int]) -> list:
+    return [w for w in QApplication.topLevelWidgets() if _pointer(w) not in before]
+
+
+@pytest.fixture(autouse=True)
+def no_leaked_windows(qapp):
+    """Fail a test that leaves a top-level widget (window, dialog, menu) alive after its teardown."""
+    before = {_pointer(w) for w in QApplication.topLevelWidgets()}
+    yield
+    _flush_deletes()
+    if not _new_top_levels(before):
+        return
+    _flush_deletes(collect=True)  # only Python references may still hold them: collect, then judge
+    leaked = _new_top_levels(before)
+    names = [f"{type(w).__name__}({w.objectName()!r}, visible={w.isVisible()})" for w in leaked]
+    for widget in leaked:  # do not cascade into the next test
+        widget.close()
+        widget.deleteLater()
+    _flush_deletes()
+    assert not names, f"leaked top-level widgets: {names}"
+
+
+@pytest.fixture(params=["yaml", "sqlite"])
+def store(request, tmp_path):
+    """An empty memory store of each backend, closed after the test."""
+    if request.param == "yaml":
+        manager = YamlMemoryManager(tmp_path / "memory.yaml")
+    else:
+        manager = SqliteMemoryManager(tmp_path / "memory.db")
+    yield manager
+    manager.close()
+
+
+@pytest.fixture
+def yaml_store(tmp_path):
+    manager = YamlMemoryManager(tmp_path / "memory.yaml")
+    yield manager
+    manager.close()
+
+
+@pytest.fixture
+def populated_store(yaml_store):
+    """A YAML store holding SAMPLE; ``populated_store.ids`` maps description -> id."""
+    yaml_store.ids = {description: yaml_store.add(description, theme) for description, theme in SAMPLE}
+    return yaml_store
+
+
+@pytest.fixture
+def service(populated_store, qapp):
+    from sonetto_desktop.ui.memory_service import MemoryService
+
+    svc = MemoryService(populated_store)
+    yield svc
+    svc.close()
+    svc.deleteLater()
+
+
+@pytest.fixture
+def wall(service, qtbot):
+    """A shown MemoryWall over ``populated_store`` (call ``await wall.reload()`` to fill it)."""
+    from sonetto_desktop.ui.memory_wall import MemoryWall
+
+    widget = MemoryWall(service)
+    qtbot.addWidget(widget)
+    widget.resize(900, 700)
+    widget.show()
+    return widget
+
+
+@pytest.fixture
+def wait():
+    """``await wait(predicate, timeout=5.0, message="")``: the polling helper as a fixture."""
+    return wait_until

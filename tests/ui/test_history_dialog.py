@@ -1,0 +1,116 @@
+"""The history dialog (changes newest first, diff, revert) and the trash dialog (restore, purge)."""
+
+from __future__ import annotations
+
+from sonetto_desktop.ui.history_diff import diff_html
+from sonetto_desktop.ui.history_dialog import HistoryDialog, history_rows
+from sonetto_desktop.ui.trash_dialog import TrashDialog
+
+
+def test_diff_html_marks_removed_and_added_text():
+    html = diff_html("喜欢喝咖啡", "喜欢喝绿茶")
+    assert html == '喜欢喝<span class="del">咖啡</span><span class="ins">绿茶</span>'
+    assert diff_html("a<b", "a<b") == "a&lt;b"  # escaped, not markup
+    assert diff_html("", "新") == '<span class="ins">新</span>'
+
+
+async def test_history_lists_changes_newest_first_with_actor_and_reason(service, populated_store, qtbot):
+    memory_id = populated_store.ids["讨厌香菜"]
+    populated_store.update(memory_id, "用户说口味变了", new_description="现在能吃一点香菜", actor="agent")
+    populated_store.update(memory_id, "整理主题", new_theme="饮食", actor="user")
+    dialog = HistoryDialog(service, memory_id)
+    qtbot.addWidget(dialog)
+    await dialog.wait_loaded()
+    texts = [dialog.list.item(i).text() for i in range(dialog.list.count())]
+    assert len(texts) == 3
+    assert "· 你 · 修改" in texts[0] and texts[0].endswith("整理主题")
+    assert "· 智能体 · 修改" in texts[1] and texts[1].endswith("用户说口味变了")
+    assert texts[2] == "最初的版本"
+    assert dialog.current_label.text() == "当前：现在能吃一点香菜（饮食）"
+    dialog.list.setCurrentRow(1)
+    html = dialog.diff.toHtml()
+    assert "讨厌" in html and "现在能吃一点" in html and "line-through" in html
+    dialog.list.setCurrentRow(0)
+    assert "饮食" in dialog.diff.toPlainText() and "品味" in dialog.diff.toPlainText()
+
+
+async def test_revert_to_first_version_is_a_new_change(service, populated_store, qtbot, wait):
+    memory_id = populated_store.ids["有一只叫年糕的橘猫"]
+    populated_store.update(memory_id, "猫改名了", new_description="有一只叫汤圆的橘猫", actor="agent")
+    dialog = HistoryDialog(service, memory_id)
+    qtbot.addWidget(dialog)
+    await dialog.wait_loaded()
+    dialog.list.setCurrentRow(0)  # the current version: nothing to revert to
+    dialog.reason_edit.setText("记错了")
+    assert not dialog.revert_button.isEnabled()
+    dialog.list.setCurrentRow(dialog.list.count() - 1)  # 最初的版本
+    dialog.reason_edit.clear()
+    assert not dialog.revert_button.isEnabled()  # a reason is required
+    dialog.reason_edit.setText("智能体记错了名字")
+    assert dialog.revert_button.isEnabled()
+    dialog.revert_button.click()
+    await service.drain()
+    item = populated_store.get(memory_id)
+    assert item.description == "有一只叫年糕的橘猫"
+    last = item.history[-1]
+    assert (last["action"], last["actor"], last["reason"]) == ("revert", "user", "智能体记错了名字")
+    assert len(item.history) == 2  # the revert was added; nothing was rewritten
+    # the dialog follows the store: the revert is now the newest row
+    await wait(lambda: dialog.list.count() == 3 and "恢复旧版本" in dialog.list.item(0).text())
+    assert dialog.current_label.text() == "当前：有一只叫年糕的橘猫（家人）"
+
+
+async def test_merged_memory_shows_absorbed_history_without_revert(service, populated_store, qtbot):
+    keep = populated_store.ids["喜欢手冲咖啡，不加糖"]
+    gone = populated_store.ids["讨厌香菜"]
+    populated_store.update(gone, "补充", new_description="很讨厌香菜")
+    populated_store.merge(keep, gone, "喜欢手冲咖啡不加糖，讨厌香菜", "品味", "都是口味")
+    rows = history_rows(populated_store.get(keep))
+    assert [r.version for r in rows] == [1, None, 0]
+    dialog = HistoryDialog(service, keep)
+    qtbot.addWidget(dialog)
+    await dialog.wait_loaded()
+    assert "来自被合并的记忆" in dialog.list.item(1).text()
+    dialog.list.setCurrentRow(1)
+    dialog.reason_edit.setText("试试")
+    assert not dialog.revert_button.isEnabled()
+    assert dialog.revert_selected() is None
+    dialog.list.setCurrentRow(0)
+    assert "都是口味" in dialog.diff.toPlainText() and "很讨厌香菜" in dialog.diff.toPlainText()
+
+
+async def test_history_of_a_deleted_memory_says_so(service, populated_store, qtbot):
+    memory_id = populated_store.ids["讨厌香菜"]
+    populated_store.delete(memory_id)
+    failures = []
+    service.operation_failed.connect(failures.append)
+    dialog = HistoryDialog(service, memory_id)
+    qtbot.addWidget(dialog)
+    await dialog.wait_loaded()
+    assert "已不存在" in dialog.current_label.text()
+    assert dialog.list.count() == 0 and not dialog.revert_button.isEnabled()
+
+
+async def test_trash_restore_and_purge(service, populated_store, qtbot, wait):
+    cat = populated_store.ids["有一只叫年糕的橘猫"]
+    rust = populated_store.ids["正在用 Rust 重写调度服务"]
+    populated_store.delete(cat, "测试")
+    populated_store.delete(rust)
+    dialog = TrashDialog(service)
+    qtbot.addWidget(dialog)
+    await dialog.wait_loaded()
+    assert sorted(dialog.ids()) == sorted([cat, rust])
+    assert dialog.summary.text() == "2 条已删除的记忆"
+    assert not dialog.restore_button.isEnabled()
+    dialog.select_ids([cat])
+    assert dialog.restore_button.isEnabled()
+    dialog.restore_button.click()
+    await service.drain()
+    assert populated_store.get(cat).description == "有一只叫年糕的橘猫"
+    await wait(lambda: dialog.ids() == [rust], message="trash list follows the store")
+    dialog.select_ids([rust])
+    dialog.purge_button.click()
+    await service.drain()
+    assert populated_store.list_trash() == []
+    await wait(lambda: dialog.ids() == [] and dialog.summary.text() == "回收站是空的。")
+    assert not dialog.empty_button.isEnabled()

@@ -1,0 +1,141 @@
+"""Toasts (stacking, auto-dismiss, hover pause, de-duplication, actions) and writer-event toasts,
+with the writer's events published from a worker thread as the real writer does."""
+
+from __future__ import annotations
+
+import threading
+
+import pytest
+from PySide6.QtCore import QEvent, QPointF, Qt
+from PySide6.QtGui import QEnterEvent
+from PySide6.QtTest import QTest
+from PySide6.QtWidgets import QApplication, QWidget
+
+from sonetto_desktop.memory import EventFeed, MemoryEvent
+from sonetto_desktop.ui.memory_model import CardRole
+from sonetto_desktop.ui.toasts import ToastOverlay
+from sonetto_desktop.ui.writer_toasts import WriterToasts, toast_for
+
+
+@pytest.fixture
+def window(qtbot):
+    widget = QWidget()
+    widget.resize(800, 600)
+    qtbot.addWidget(widget)
+    widget.show()
+    return widget
+
+
+async def test_toasts_stack_in_the_corner_and_dismiss_themselves(window, wait):
+    overlay = ToastOverlay(window)
+    first = overlay.show_toast("第一条", timeout_ms=80)
+    second = overlay.show_toast("第二条", timeout_ms=0)  # stays until closed
+    assert [t.text for t in overlay.toasts()] == ["第一条", "第二条"]
+    assert overlay.isVisible()
+    geometry = overlay.geometry()
+    assert window.rect().contains(geometry)
+    assert geometry.right() > window.width() - 40 and geometry.bottom() > window.height() - 40
+    await wait(lambda: first.is_dismissed, message="auto-dismiss")
+    assert [t.text for t in overlay.toasts()] == ["第二条"]
+    second.close_button.click()
+    assert overlay.toasts() == [] and not overlay.isVisible()
+
+
+async def test_overlay_follows_window_resize(window):
+    overlay = ToastOverlay(window)
+    overlay.show_toast("提示", timeout_ms=0)
+    window.resize(1000, 700)
+    QApplication.processEvents()
+    assert overlay.geometry().bottom() > 700 - 40 and overlay.geometry().right() > 1000 - 40
+
+
+async def test_same_key_refreshes_instead_of_stacking(window):
+    overlay = ToastOverlay(window)
+    a = overlay.show_toast("更新了记忆", key="k", timeout_ms=0)
+    b = overlay.show_toast("更新了记忆", key="k", timeout_ms=0)
+    assert a is b and a.text == "更新了记忆  ×2" and len(overlay.toasts()) == 1
+    overlay.show_toast("别的", key="other", timeout_ms=0)
+    assert len(overlay.toasts()) == 2
+
+
+async def test_oldest_goes_when_too_many(window):
+    overlay = ToastOverlay(window, max_toasts=3)
+    for i in range(5):
+        overlay.show_toast(f"消息 {i}", timeout_ms=0)
+    assert [t.text for t in overlay.toasts()] == ["消息 2", "消息 3", "消息 4"]
+
+
+async def test_hover_pauses_the_countdown(window, wait):
+    overlay = ToastOverlay(window)
+    toast = overlay.show_toast("停一下", timeout_ms=150)
+    local = QPointF(5, 5)
+    QApplication.sendEvent(toast, QEnterEvent(local, toast.mapToGlobal(local), toast.mapToGlobal(local)))
+    assert toast.paused
+    # while hovered it outlives its timeout: wait for a later toast to time out first
+    probe = overlay.show_toast("探针", timeout_ms=300)
+    await wait(lambda: probe.is_dismissed)
+    assert not toast.is_dismissed
+    QApplication.sendEvent(toast, QEvent(QEvent.Type.Leave))
+    assert not toast.paused
+    await wait(lambda: toast.is_dismissed, message="resumed countdown")
+
+
+async def test_action_and_click_callbacks(window, qtbot):
+    overlay = ToastOverlay(window)
+    calls: list[str] = []
+    toast = overlay.show_toast("已删除", action_text="撤销", on_action=lambda: calls.append("undo"), timeout_ms=0)
+    toast.action_button.click()
+    assert calls == ["undo"] and toast.is_dismissed
+    clickable = overlay.show_toast("记住了", on_click=lambda: calls.append("open"), timeout_ms=0)
+    qtbot.mouseClick(clickable, Qt.MouseButton.LeftButton)
+    assert calls == ["undo", "open"] and clickable.is_dismissed
+    broken = overlay.show_toast("坏回调", on_click=lambda: 1 / 0, timeout_ms=0)
+    qtbot.mouseClick(broken, Qt.MouseButton.LeftButton)  # logged, does not raise into Qt
+    assert broken.is_dismissed
+    with pytest.raises(ValueError):
+        overlay.show_toast("x", kind="shout")
+
+
+def test_writer_event_texts():
+    assert toast_for(MemoryEvent("create", ("a1",), description="喜欢爵士乐")).text == "记住了：喜欢爵士乐"
+    long = toast_for(MemoryEvent("create", ("a1",), description="很" * 100))
+    assert long.text.endswith("…") and len(long.text) < 50
+    assert toast_for(MemoryEvent("update", ("a1",))).text == "更新了记忆"
+    assert toast_for(MemoryEvent("merge", ("a1", "b2"))).text == "合并了两条记忆"
+    deleted = toast_for(MemoryEvent("delete", ("a1",), description="旧地址"))
+    assert deleted.text == "删除了过时的记忆：旧地址" and deleted.reveal_id is None
+    failed = toast_for(MemoryEvent("turn_failed", detail="连接超时"))
+    assert (failed.kind, failed.text, failed.key) == ("error", "整理记忆失败：连接超时", "writer-error")
+    for quiet in ("hit", "read", "turn_queued", "turn_started", "turn_done", "status"):
+        assert toast_for(MemoryEvent(quiet, ("a1",))) is None
+
+
+async def test_writer_event_from_a_worker_thread_becomes_a_toast_that_reveals(wall, populated_store, wait):
+    await wall.reload()
+    feed: EventFeed[MemoryEvent] = EventFeed()
+    writer_toasts = WriterToasts(wall.toasts, reveal=wall.reveal, subscribe=feed.subscribe, parent=wall)
+    revealed: list[str] = []
+    wall.card_revealed.connect(revealed.append)
+
+    def writer() -> None:  # what the memory writer does on its thread
+        memory_id = populated_store.add("喜欢爵士乐", "品味", actor="agent", reason="用户提到")
+        feed.publish(MemoryEvent("hit", (memory_id,)))
+        feed.publish(MemoryEvent("create", (memory_id,), description="喜欢爵士乐", turn_id="t1"))
+        feed.publish(MemoryEvent("turn_failed", detail="模型没有回应"))
+        feed.publish(MemoryEvent("turn_failed", detail="模型没有回应"))
+
+    worker = threading.Thread(target=writer)
+    worker.start()
+    worker.join()
+    await wait(lambda: len(wall.toasts.toasts()) == 2, message="one create toast, one error toast")
+    created, error = wall.toasts.toasts()
+    assert created.text == "记住了：喜欢爵士乐" and created.kind == "success"
+    assert error.kind == "error" and error.text.endswith("×2")  # repeated failures de-duplicated
+    await wait(lambda: any(c.description == "喜欢爵士乐" for c in wall.model.cards()))
+    QTest.mouseClick(created, Qt.MouseButton.LeftButton)  # click -> the card
+    memory_id = next(c.id for c in wall.model.cards() if c.description == "喜欢爵士乐")
+    assert revealed == [memory_id]
+    assert wall.section("品味").view.currentIndex().data(CardRole.Id) == memory_id
+    writer_toasts.close()
+    feed.publish(MemoryEvent("create", ("zz",), description="关闭之后"))
+    assert len(feed) == 0
