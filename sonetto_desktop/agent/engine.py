@@ -1,0 +1,356 @@
+"""ChatEngine: what the UI drives. Streams a turn as ChatEvents; persists sessions. No Qt.
+
+Life cycle: ``await start()`` -> ``send`` / sessions API -> ``await close()``.
+
+A turn (``send(session_id, text)``) yields, in order: one ``memories`` event (possibly empty), then
+``token`` / ``tool_start`` / ``tool_end`` events, then exactly one ``done`` or ``error``.
+
+Decisions (documented contract):
+- The user's message is written to the transcript and to the checkpointed history *before* the
+  model is called, so it survives every failure; the next message works normally.
+- Failure -> one ``error`` event (code, Chinese, English); the transcript gets an assistant entry
+  with whatever text had streamed (maybe "") and ``error`` = {code, zh, en}. Failed turns are not
+  handed to the memory writer.
+- ``cancel(session_id)`` mid-reply -> an ``error`` event with code ``cancelled``; the partial reply
+  is kept in the transcript *and* in the model's history, so the conversation continues from it.
+  Cancelled turns, like failed ones, are not handed to the memory writer.
+- Empty / whitespace text -> ``error`` code ``input``; nothing is stored. Text longer than
+  ``max_input_chars`` (default 20,000) -> ``error`` code ``input``, nothing is stored and nothing is
+  truncated: the UI keeps the text in the input box so nothing is lost.
+- A second ``send`` to a session that is still replying -> ``error`` code ``input`` (busy).
+- An unknown ``session_id`` is created on first use.
+- No model configured -> recall still runs (``memories`` event), then ``error`` code ``unconfigured``.
+- The session database cannot be written -> ``error`` code ``storage``.
+- The engine does not own ``ltm``: the app starts it before and stops it after the engine.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+import os
+import sqlite3
+import time
+import uuid
+from pathlib import Path
+from typing import Any, AsyncIterator, Callable
+
+import aiosqlite
+from langchain_core.language_models import BaseChatModel
+from langchain_core.messages import HumanMessage
+from langgraph.checkpoint.sqlite.aio import AsyncSqliteSaver
+
+from ..memory.retrieval.modes import RetrievalMode
+from .chat_events import (
+    ChatEvent,
+    SessionInfo,
+    TurnRecorder,
+    describe_turn_error,
+    error_dict,
+    input_error,
+    storage_error,
+)
+from .graph import build_graph, history_after_interruption
+from .sessions import SessionNotFound, SessionStore
+
+log = logging.getLogger(__name__)
+
+MAX_INPUT_CHARS = 20_000
+DB_NAME = "sessions.db"
+
+LLMFactory = Callable[[], "BaseChatModel | None"]
+
+
+class ChatEngine:
+    """Sonetto's chat engine over a LongTermMemory ``ltm``.
+
+    The model comes from ``llm_factory()`` (returns a chat model or None) or, if not given, from
+    ``build_llm(settings_provider(), streaming=True)``. ``retrieval_mode`` overrides the
+    settings' retrieval mode (default MECHANICAL). ``graph_options`` go to :func:`build_graph`
+    (``tools``, ``now``, ``date_lookup``, history limits).
+    """
+
+    def __init__(
+        self,
+        ltm: Any,
+        *,
+        data_dir: str | Path,
+        settings_provider: Callable[[], Any] | None = None,
+        llm_factory: LLMFactory | None = None,
+        retrieval_mode: RetrievalMode | str | None = None,
+        max_input_chars: int = MAX_INPUT_CHARS,
+        recursion_limit: int = 25,
+        **graph_options: Any,
+    ) -> None:
+        self.ltm = ltm
+        self.data_dir = Path(data_dir)
+        self._settings_provider = settings_provider
+        self._llm_factory = llm_factory
+        self._mode_override = RetrievalMode.coerce(retrieval_mode) if retrieval_mode is not None else None
+        self.retrieval_mode = self._mode_override or RetrievalMode.MECHANICAL
+        self.max_input_chars = max_input_chars
+        self.recursion_limit = recursion_limit
+        self._graph_options = graph_options
+        self._llm: BaseChatModel | None = None
+        self._secret = ""
+        self._model_name = ""
+        self._graph: Any = None
+        self._store = SessionStore(self.data_dir / DB_NAME)
+        self._saver_conn: aiosqlite.Connection | None = None
+        self._saver: AsyncSqliteSaver | None = None
+        self._running: dict[str, asyncio.Task[None]] = {}
+        self.recovered_from: Path | None = None
+
+    # ── life cycle ──────────────────────────────────────────────────────────────────────────
+
+    async def start(self) -> None:
+        """Open ``<data_dir>/sessions.db`` (sessions + checkpoints) and build the graph.
+
+        A database file that is not readable as SQLite is moved aside (``sessions.db.broken-<time>``,
+        kept for the user, path in ``recovered_from``) and a fresh one is started.
+        """
+        if self._saver is not None:
+            return
+        try:
+            await self._open_databases()
+        except sqlite3.DatabaseError as exc:
+            await self._close_databases()
+            path = self.data_dir / DB_NAME
+            aside = path.with_name(f"{DB_NAME}.broken-{time.strftime('%Y%m%d-%H%M%S')}")
+            log.error("%s is unreadable (%s); moved aside to %s", path.name, exc, aside.name)
+            await asyncio.to_thread(_move_aside, path, aside)
+            self.recovered_from = aside
+            await self._open_databases()
+        self.reload_settings()
+
+    async def _open_databases(self) -> None:
+        await self._store.open()
+        conn = await aiosqlite.connect(self.data_dir / DB_NAME)
+        self._saver_conn = conn
+        saver = AsyncSqliteSaver(conn)
+        await saver.setup()
+        self._saver = saver
+
+    async def _close_databases(self) -> None:
+        conn, self._saver_conn, self._saver = self._saver_conn, None, None
+        if conn is not None:
+            await conn.close()
+        await self._store.close()
+
+    async def close(self) -> None:
+        """Cancel running turns (their partial replies are kept), then close the databases."""
+        for task in list(self._running.values()):
+            task.cancel()
+        if self._running:
+            await asyncio.gather(*self._running.values(), return_exceptions=True)
+        self._graph = None
+        await self._close_databases()
+
+    @property
+    def started(self) -> bool:
+        return self._saver is not None
+
+    @property
+    def configured(self) -> bool:
+        return self._llm is not None
+
+    def reload_settings(self) -> None:
+        """Rebuild the model (and retrieval mode, timeouts) from the factory / settings; never raises.
+
+        A model that cannot be built is logged and treated as "not configured".
+        """
+        llm: BaseChatModel | None = None
+        try:
+            if self._llm_factory is not None:
+                llm = self._llm_factory()
+            elif self._settings_provider is not None:
+                settings = self._settings_provider()
+                mode = getattr(settings, "retrieval_mode", None)
+                if self._mode_override is None and mode:
+                    self.retrieval_mode = RetrievalMode.coerce(mode)
+                recall_timeout = getattr(settings, "recall_timeout", None)
+                if recall_timeout:
+                    self._graph_options["recall_timeout"] = float(recall_timeout)
+                from .llm import build_llm
+
+                llm = build_llm(settings, streaming=True)
+        except Exception as exc:  # noqa: BLE001 - reported on the next send as "configure a model"
+            log.warning("could not build the chat model: %s", type(exc).__name__)
+            llm = None
+        self.set_llm(llm)
+
+    def set_llm(self, llm: BaseChatModel | None) -> None:
+        """Use ``llm`` from the next turn on (None: not configured). Running turns keep their model."""
+        self._llm = llm
+        self._secret, self._model_name = _identity(llm)
+        if self._saver is not None:
+            self._graph = build_graph(
+                llm, self.ltm, retrieval_mode=self.retrieval_mode, checkpointer=self._saver, **self._graph_options
+            )
+
+    def set_retrieval_mode(self, mode: RetrievalMode | str) -> None:
+        self._mode_override = self.retrieval_mode = RetrievalMode.coerce(mode)
+        self.set_llm(self._llm)
+
+    # ── sessions ────────────────────────────────────────────────────────────────────────────
+
+    async def list_sessions(self) -> list[SessionInfo]:
+        return await self._store.list()
+
+    async def create_session(self, title: str | None = None) -> SessionInfo:
+        return await self._store.create(title)
+
+    async def rename_session(self, session_id: str, title: str) -> SessionInfo:
+        return await self._store.rename(session_id, title)
+
+    async def delete_session(self, session_id: str) -> bool:
+        """Delete the session, its transcript and its checkpoints (a running reply is cancelled)."""
+        task = self._running.get(session_id)
+        if task is not None:
+            task.cancel()
+            await asyncio.gather(task, return_exceptions=True)
+        existed = await self._store.delete(session_id)
+        await self._require_saver().adelete_thread(session_id)
+        return existed
+
+    async def transcript(self, session_id: str) -> list[dict[str, Any]]:
+        """``[{role, content, memories, turn_id, created_at, error?}]``, oldest first ([] if unknown)."""
+        return await self._store.transcript(session_id)
+
+    async def session(self, session_id: str) -> SessionInfo | None:
+        return await self._store.get(session_id)
+
+    def is_busy(self, session_id: str) -> bool:
+        return session_id in self._running
+
+    # ── turns ───────────────────────────────────────────────────────────────────────────────
+
+    def cancel(self, session_id: str) -> bool:
+        """Stop the reply running in ``session_id``; False if none was running."""
+        task = self._running.get(session_id)
+        if task is None or task.done():
+            return False
+        task.cancel()
+        return True
+
+    async def send(self, session_id: str, text: str) -> AsyncIterator[ChatEvent]:
+        """Run one turn; see the module docstring for the event contract."""
+        problem = self._check_input(session_id, text)
+        if problem is not None:
+            yield problem
+            return
+        turn_id = uuid.uuid4().hex
+        queue: asyncio.Queue[ChatEvent | None] = asyncio.Queue()
+        task = asyncio.create_task(self._run_turn(session_id, text, turn_id, self._graph, queue.put_nowait))
+        self._running[session_id] = task
+        try:
+            while (event := await queue.get()) is not None:
+                yield event
+        finally:
+            if not task.done():  # the caller stopped listening: stop the turn too
+                task.cancel()
+            await asyncio.gather(task, return_exceptions=True)
+            if self._running.get(session_id) is task:
+                del self._running[session_id]
+
+    def _check_input(self, session_id: str, text: Any) -> ChatEvent | None:
+        if self._saver is None or self._graph is None:
+            raise RuntimeError("ChatEngine.start() has not been awaited (or the engine is closed)")
+        if not isinstance(session_id, str) or not session_id.strip():
+            return input_error("没有指定会话。", "No session was given.")
+        if not isinstance(text, str) or not text.strip():
+            return input_error("消息是空的，写点什么再发送吧。", "The message is empty.")
+        if len(text) > self.max_input_chars:
+            return input_error(
+                f"消息太长了（{len(text)} 字，上限 {self.max_input_chars} 字），请分几次发送。",
+                f"The message is too long ({len(text)} characters, limit {self.max_input_chars}); send it in parts.",
+            )
+        if session_id in self._running:
+            return input_error("上一条消息还在回复中，请稍等或先停止。", "Still replying to the previous message.")
+        return None
+
+    async def _run_turn(
+        self, session_id: str, text: str, turn_id: str, graph: Any, emit: Callable[[ChatEvent | None], None]
+    ) -> None:
+        config = {"configurable": {"thread_id": session_id}, "recursion_limit": self.recursion_limit}
+        turn = TurnRecorder()
+        try:
+            try:
+                if await self._store.get(session_id) is None:
+                    await self._store.create(session_id=session_id)
+                await self._store.append(session_id, "user", text, turn_id=turn_id)
+            except Exception as exc:  # noqa: BLE001 - cannot even keep the message: say so, call nothing
+                log.error("could not store the user's message: %s", exc)
+                emit(storage_error(turn_id))
+                return
+            try:
+                inputs = {"messages": [HumanMessage(content=text)], "session_id": session_id, "turn_id": turn_id}
+                async for mode, chunk in graph.astream(inputs, config, stream_mode=["messages", "updates"]):
+                    for event in turn.handle(mode, chunk):
+                        emit(event)
+            except asyncio.CancelledError:
+                current = asyncio.current_task()
+                if current is not None:
+                    current.uncancel()
+                await self._close_interrupted(graph, config, turn.uncommitted_text())
+                await self._finish(session_id, turn, describe_turn_error(asyncio.CancelledError(), turn_id), emit)
+                return
+            except Exception as exc:  # noqa: BLE001 - every failure becomes one error event
+                event = describe_turn_error(exc, turn_id, api_key=self._secret, model=self._model_name)
+                log.info("turn %s failed: %s (%s)", turn_id, event.error_code, type(exc).__name__)
+                await self._close_interrupted(graph, config)
+                await self._finish(session_id, turn, event, emit)
+                return
+            done = ChatEvent("done", text=turn.reply_text(), turn_id=turn_id, memories=turn.memories)
+            await self._finish(session_id, turn, done, emit)
+        except asyncio.CancelledError:  # cancelled again while finishing: the stream still ends cleanly
+            emit(describe_turn_error(asyncio.CancelledError(), turn_id))
+        finally:
+            emit(None)
+
+    async def _finish(self, session_id: str, turn: TurnRecorder, event: ChatEvent, emit) -> None:
+        """Store the assistant entry for ``event`` (done or error), then emit exactly one final event."""
+        failed = event.kind == "error"
+        try:
+            await self._store.append(
+                session_id, "assistant", turn.streamed_text() if failed else event.text,
+                memories=turn.memories, turn_id=event.turn_id, error=error_dict(event) if failed else None,
+            )
+        except Exception as exc:  # noqa: BLE001 - the reply was shown but could not be saved
+            log.error("could not store the reply: %s", exc)
+            if not failed:
+                event = storage_error(event.turn_id, text=event.text)
+        emit(event)
+
+    async def _close_interrupted(self, graph: Any, config: dict, partial: str = "") -> None:
+        """Leave the model's history valid (no dangling tool call) and keep what she already said."""
+        try:
+            fix = await history_after_interruption(graph, config, partial)
+            if fix:
+                await graph.aupdate_state(config, {"messages": fix}, as_node="ltm_write")
+        except Exception:  # noqa: BLE001 - the transcript still has it
+            log.warning("could not keep the partial reply in the history", exc_info=True)
+
+    def _require_saver(self) -> AsyncSqliteSaver:
+        if self._saver is None:
+            raise RuntimeError("ChatEngine.start() has not been awaited (or the engine is closed)")
+        return self._saver
+
+
+def _move_aside(path: Path, aside: Path) -> None:
+    for suffix in ("", "-wal", "-shm"):
+        source = Path(f"{path}{suffix}")
+        if source.exists():
+            os.replace(source, Path(f"{aside}{suffix}"))
+
+
+def _identity(llm: Any) -> tuple[str, str]:
+    """(API key, model name) of a chat model, so error texts can name the model and never the key."""
+    if llm is None:
+        return "", ""
+    key = getattr(llm, "openai_api_key", None)
+    secret = key.get_secret_value() if hasattr(key, "get_secret_value") else (key or "")
+    return str(secret), str(getattr(llm, "model_name", "") or "")
+
+
+__all__ = ["ChatEngine", "MAX_INPUT_CHARS", "SessionNotFound"]

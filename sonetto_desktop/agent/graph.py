@@ -1,0 +1,291 @@
+"""The companion graph (湾流 section 5): recall and writing are nodes of their own. No Qt.
+
+    START -> retrieve_memory -> agent -> (tools -> agent)* -> ltm_write -> END
+
+- ``retrieve_memory`` recalls memories related to the newest user message; a failing recall yields
+  no memories, never a failed turn.
+- ``agent`` calls the model with a system prompt built per call (persona, date, recalled memories as
+  delimited data); the prompt is not written into the checkpointed history.
+- ``tools`` runs the companion tools; tool errors go back to the model as tool messages.
+- ``ltm_write`` hands the finished turn to the background memory writer (journal + enqueue) and
+  bounds the stored history.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+import re
+from typing import Annotated, Any, Callable, Sequence
+
+from langchain_core.language_models import BaseChatModel
+from langchain_core.messages import (
+    AIMessage,
+    AnyMessage,
+    BaseMessage,
+    HumanMessage,
+    RemoveMessage,
+    SystemMessage,
+    ToolMessage,
+)
+from langchain_core.runnables import RunnableConfig
+from langchain_core.tools import BaseTool
+from langgraph.graph import END, START, StateGraph
+from langgraph.graph.message import add_messages
+from langgraph.prebuilt import ToolNode, tools_condition
+from typing_extensions import TypedDict
+
+from ..memory.retrieval.modes import RetrievalMode
+from .llm_errors import LLMNotConfigured
+from .companion_tools import Clock, build_companion_tools, local_now
+from .memory_context import DateLookup, format_memory_block
+from .persona import build_system_prompt
+
+log = logging.getLogger(__name__)
+
+NODE_NAMES = ("retrieve_memory", "agent", "tools", "ltm_write")
+
+#: Estimated tokens of history (older turns) sent to the model besides the current turn.
+DEFAULT_HISTORY_TOKENS = 6000
+#: At most this many earlier turns are sent to the model.
+DEFAULT_HISTORY_TURNS = 20
+#: Messages kept in the checkpointed state; older whole turns are removed in ``ltm_write``.
+#: The full transcript for display lives in the session store, not here.
+DEFAULT_STORED_MESSAGES = 200
+#: Seconds recall may take before the turn goes on without memories.
+DEFAULT_RECALL_TIMEOUT = 10.0
+
+
+class CompanionState(TypedDict, total=False):
+    messages: Annotated[list[AnyMessage], add_messages]
+    used_memories: list[dict[str, Any]]
+    memory_block: str
+    session_id: str
+    turn_id: str
+
+
+# ── helpers ──────────────────────────────────────────────────────────────────────────────────────
+
+_CJK = re.compile(r"[\u3000-\u9fff\uac00-\ud7af\uff00-\uffef]")
+
+
+def estimate_tokens(message: BaseMessage) -> int:
+    """Rough and cheap: one token per CJK character, one per four other characters."""
+    text = message.text if isinstance(message.content, (str, list)) else str(message.content)
+    cjk = len(_CJK.findall(text))
+    extra = sum(len(str(call.get("args", ""))) // 4 for call in getattr(message, "tool_calls", None) or [])
+    return 4 + cjk + (len(text) - cjk) // 4 + extra
+
+
+def split_turns(messages: Sequence[BaseMessage]) -> list[list[BaseMessage]]:
+    """Group messages into turns, each starting at a human message (leading orphans form a turn)."""
+    turns: list[list[BaseMessage]] = []
+    for message in messages:
+        if isinstance(message, HumanMessage) or not turns:
+            turns.append([message])
+        else:
+            turns[-1].append(message)
+    return turns
+
+
+def trim_history(
+    messages: Sequence[BaseMessage],
+    max_tokens: int = DEFAULT_HISTORY_TOKENS,
+    max_turns: int = DEFAULT_HISTORY_TURNS,
+) -> list[BaseMessage]:
+    """The current turn in full plus as many whole earlier turns as fit the budget, oldest dropped first.
+
+    The result starts with a human message (tool results never lose their call).
+    """
+    turns = split_turns(messages)
+    if not turns:
+        return []
+    kept = [turns[-1]]
+    used = 0
+    for turn in reversed(turns[:-1]):
+        cost = sum(estimate_tokens(m) for m in turn)
+        if len(kept) > max_turns or used + cost > max_tokens:
+            break
+        kept.append(turn)
+        used += cost
+    result = [m for turn in reversed(kept) for m in turn]
+    while len(result) > 1 and not isinstance(result[0], HumanMessage):
+        result.pop(0)
+    return result
+
+
+def stored_history_removals(messages: Sequence[BaseMessage], limit: int = DEFAULT_STORED_MESSAGES) -> list[RemoveMessage]:
+    """RemoveMessage for the oldest whole turns while the state holds more than ``limit`` messages."""
+    if len(messages) <= limit:
+        return []
+    turns = split_turns(messages)
+    total = len(messages)
+    doomed: list[BaseMessage] = []
+    for turn in turns[:-1]:
+        if total <= limit:
+            break
+        doomed.extend(turn)
+        total -= len(turn)
+    return [RemoveMessage(id=m.id) for m in doomed if m.id]
+
+
+STOPPED_TOOL_RESULT = "（这次工具调用没有完成：回复被中断了）"
+
+
+def pair_tool_calls(messages: Sequence[BaseMessage]) -> list[BaseMessage]:
+    """``messages`` with a stand-in result after every tool call that never got one.
+
+    Chat APIs reject a history where an assistant tool call is not followed by its result; an
+    interrupted turn (cancel, error, step limit) can leave one behind.
+    """
+    result: list[BaseMessage] = []
+    open_calls: list[dict[str, Any]] = []
+
+    def close_open() -> None:
+        for call in open_calls:
+            result.append(
+                ToolMessage(content=STOPPED_TOOL_RESULT, tool_call_id=call["id"], name=call["name"], status="error")
+            )
+        open_calls.clear()
+
+    for message in messages:
+        if isinstance(message, ToolMessage):
+            open_calls[:] = [c for c in open_calls if c["id"] != message.tool_call_id]
+        else:
+            close_open()
+        result.append(message)
+        if isinstance(message, AIMessage) and message.tool_calls:
+            open_calls.extend(c for c in message.tool_calls if c.get("id"))
+    close_open()
+    return result
+
+
+def newest_user_text(messages: Sequence[BaseMessage]) -> str:
+    for message in reversed(messages):
+        if isinstance(message, HumanMessage):
+            return message.text
+    return ""
+
+
+def final_reply_text(messages: Sequence[BaseMessage]) -> str:
+    last = messages[-1] if messages else None
+    return last.text if isinstance(last, AIMessage) else ""
+
+
+# ── graph ────────────────────────────────────────────────────────────────────────────────────────
+
+
+def build_graph(
+    llm: BaseChatModel | None,
+    ltm: Any,
+    *,
+    retrieval_mode: RetrievalMode = RetrievalMode.MECHANICAL,
+    checkpointer: Any = None,
+    tools: Sequence[BaseTool] | None = None,
+    now: Clock | None = None,
+    date_lookup: DateLookup | None = None,
+    history_tokens: int = DEFAULT_HISTORY_TOKENS,
+    history_turns: int = DEFAULT_HISTORY_TURNS,
+    stored_messages: int = DEFAULT_STORED_MESSAGES,
+    recall_timeout: float | None = DEFAULT_RECALL_TIMEOUT,
+):
+    """Compile Sonetto's graph.
+
+    ``llm`` None means no model is configured: recall still runs, then ``agent`` raises
+    :class:`LLMNotConfigured`. ``ltm`` is a LongTermMemory (``aget_related_memory_from``,
+    ``send_history``). ``retrieval_mode`` defaults to MECHANICAL (offline, no extra model call);
+    the app passes the user's setting. ``tools`` defaults to the companion tools; pass ``[]`` for
+    none. ``now`` returns the local datetime (tests pin it). ``date_lookup(id) -> ISO date`` dates
+    recalled memories in the prompt (default: ``latest_update_time`` from ``ltm.mm``); it is called
+    off the event loop. Recall slower than ``recall_timeout`` seconds is abandoned (no memories).
+    History sent to the model: the current turn plus earlier whole turns within ``history_tokens``
+    (estimated) and ``history_turns``; the checkpointed state keeps at most ``stored_messages``.
+    """
+    clock = now or local_now
+    if date_lookup is None:
+        date_lookup = store_date_lookup(getattr(ltm, "mm", None))
+    tool_list = list(build_companion_tools(ltm, now=clock, lookup=date_lookup) if tools is None else tools)
+    model = llm.bind_tools(tool_list) if (tool_list and llm is not None) else llm
+
+    async def retrieve_memory(state: CompanionState) -> dict[str, Any]:
+        query = newest_user_text(state.get("messages", []))
+        memories: list[dict[str, Any]] = []
+        if query.strip():
+            try:
+                found = await asyncio.wait_for(ltm.aget_related_memory_from(query, retrieval_mode), recall_timeout)
+                memories = [dict(m) for m in found or []]
+            except Exception:  # noqa: BLE001 - recall is an aid; the conversation goes on without it
+                log.warning("memory recall failed; continuing without memories", exc_info=True)
+        if memories and date_lookup is not None:
+            memories = await asyncio.to_thread(_with_dates, memories, date_lookup)
+        return {"used_memories": memories, "memory_block": format_memory_block(memories)}
+
+    async def agent(state: CompanionState, config: RunnableConfig) -> dict[str, Any]:
+        if model is None:
+            raise LLMNotConfigured()
+        system = SystemMessage(content=build_system_prompt(clock(), state.get("memory_block", "")))
+        history = pair_tool_calls(trim_history(state.get("messages", []), history_tokens, history_turns))
+        response = await model.ainvoke([system, *history], config)
+        return {"messages": [response]}
+
+    async def ltm_write(state: CompanionState) -> dict[str, Any]:
+        messages = state.get("messages", [])
+        turn = [
+            {"role": "user", "content": newest_user_text(messages)},
+            {"role": "assistant", "content": final_reply_text(messages)},
+        ]
+        try:
+            await ltm.send_history(turn, session_id=state.get("session_id"), turn_id=state.get("turn_id"))
+        except Exception:  # noqa: BLE001 - the reply is already given; the writer logs its own state
+            log.warning("handing the turn to the memory writer failed", exc_info=True)
+        removals = stored_history_removals(messages, stored_messages)
+        return {"messages": removals} if removals else {}
+
+    builder = StateGraph(CompanionState)
+    builder.add_node("retrieve_memory", retrieve_memory)
+    builder.add_node("agent", agent)
+    builder.add_node("tools", ToolNode(tool_list, handle_tool_errors=True))
+    builder.add_node("ltm_write", ltm_write)
+    builder.add_edge(START, "retrieve_memory")
+    builder.add_edge("retrieve_memory", "agent")
+    builder.add_conditional_edges("agent", tools_condition, {"tools": "tools", END: "ltm_write"})
+    builder.add_edge("tools", "agent")
+    builder.add_edge("ltm_write", END)
+    return builder.compile(checkpointer=checkpointer, name="sonetto")
+
+
+def store_date_lookup(mm: Any) -> DateLookup | None:
+    """``id -> latest_update_time`` over a memory manager (None without one). Blocking: call off-loop."""
+    if mm is None or not hasattr(mm, "get"):
+        return None
+
+    def lookup(memory_id: str) -> str:
+        return str(getattr(mm.get(memory_id), "latest_update_time", "") or "")
+
+    return lookup
+
+
+def _with_dates(memories: list[dict[str, Any]], lookup: Callable[[str], str]) -> list[dict[str, Any]]:
+    dated = []
+    for memory in memories:
+        if not memory.get("date") and memory.get("id"):
+            try:
+                memory = {**memory, "date": str(lookup(str(memory["id"])) or "")[:10]}
+            except Exception:  # noqa: BLE001 - a missing date is fine
+                pass
+        dated.append(memory)
+    return dated
+
+
+async def history_after_interruption(graph: Any, config: dict, partial: str = "") -> list[Any]:
+    """Messages that close an interrupted turn (cancel, error, step limit) in the checkpointed history.
+
+    Tool calls left without results get a stand-in result (chat APIs reject a dangling call),
+    then ``partial``, the text that streamed from the interrupted model call, if any.
+    """
+    snapshot = await graph.aget_state(config)
+    messages = list((snapshot.values or {}).get("messages", []))
+    fix: list[Any] = pair_tool_calls(messages)[len(messages):] if messages else []
+    if partial:
+        fix.append(AIMessage(content=partial))
+    return fix

@@ -1,0 +1,208 @@
+"""The chat session list and each session's display transcript, in SQLite (async). No Qt.
+
+Lives in the same ``sessions.db`` as the LangGraph checkpoints, in tables of its own. The
+checkpoints hold what the *model* sees (bounded); this store holds what the *person* sees: every
+user message, every reply (also partial and failed ones), the memories recalled for each turn.
+"""
+
+from __future__ import annotations
+
+import json
+import uuid
+from datetime import datetime, timezone
+from pathlib import Path
+from typing import Any
+
+import aiosqlite
+
+from .chat_events import SessionInfo
+
+DEFAULT_TITLE = "新对话"
+TITLE_LENGTH = 24
+
+_SCHEMA = """
+CREATE TABLE IF NOT EXISTS chat_sessions (
+    id TEXT PRIMARY KEY,
+    title TEXT NOT NULL,
+    auto_title INTEGER NOT NULL DEFAULT 1,
+    created_at TEXT NOT NULL,
+    updated_at TEXT NOT NULL
+);
+CREATE TABLE IF NOT EXISTS chat_entries (
+    session_id TEXT NOT NULL REFERENCES chat_sessions(id) ON DELETE CASCADE,
+    seq INTEGER NOT NULL,
+    role TEXT NOT NULL,
+    content TEXT NOT NULL,
+    memories TEXT NOT NULL DEFAULT '[]',
+    turn_id TEXT NOT NULL DEFAULT '',
+    error TEXT,
+    created_at TEXT NOT NULL,
+    PRIMARY KEY (session_id, seq)
+);
+"""
+
+
+class SessionNotFound(KeyError):
+    """No session with that id."""
+
+
+def _now() -> str:
+    return datetime.now(timezone.utc).isoformat(timespec="microseconds")
+
+
+def title_from(text: str, limit: int = TITLE_LENGTH) -> str:
+    """A session title from its first message: first line, whitespace collapsed, shortened with …"""
+    line = " ".join(text.strip().splitlines()[0].split()) if text.strip() else ""
+    if not line:
+        return DEFAULT_TITLE
+    return line if len(line) <= limit else line[: limit - 1] + "…"
+
+
+class SessionStore:
+    """``await open()`` before use, ``await close()`` after. Every method is a coroutine."""
+
+    def __init__(self, path: str | Path) -> None:
+        self.path = Path(path)
+        self._db: aiosqlite.Connection | None = None
+
+    async def open(self) -> None:
+        if self._db is not None:
+            return
+        self.path.parent.mkdir(parents=True, exist_ok=True)
+        db = await aiosqlite.connect(self.path)
+        try:
+            await db.execute("PRAGMA journal_mode=WAL")
+            await db.execute("PRAGMA foreign_keys=ON")
+            await db.execute("PRAGMA busy_timeout=5000")
+            await db.executescript(_SCHEMA)
+            await db.commit()
+        except BaseException:
+            await db.close()
+            raise
+        self._db = db
+
+    async def close(self) -> None:
+        db, self._db = self._db, None
+        if db is not None:
+            await db.close()
+
+    @property
+    def db(self) -> aiosqlite.Connection:
+        if self._db is None:
+            raise RuntimeError("SessionStore is not open")
+        return self._db
+
+    # ── sessions ────────────────────────────────────────────────────────────────────────────
+
+    async def create(self, title: str | None = None, session_id: str | None = None) -> SessionInfo:
+        clean = (title or "").strip()
+        sid = session_id or uuid.uuid4().hex
+        stamp = _now()
+        await self.db.execute(
+            "INSERT INTO chat_sessions (id, title, auto_title, created_at, updated_at) VALUES (?, ?, ?, ?, ?)",
+            (sid, clean or DEFAULT_TITLE, 0 if clean else 1, stamp, stamp),
+        )
+        await self.db.commit()
+        return SessionInfo(sid, clean or DEFAULT_TITLE, stamp, stamp)
+
+    async def get(self, session_id: str) -> SessionInfo | None:
+        async with self.db.execute(
+            "SELECT id, title, created_at, updated_at FROM chat_sessions WHERE id = ?", (session_id,)
+        ) as cur:
+            row = await cur.fetchone()
+        return SessionInfo(*row) if row else None
+
+    async def list(self) -> list[SessionInfo]:
+        """Newest activity first."""
+        async with self.db.execute(
+            "SELECT id, title, created_at, updated_at FROM chat_sessions ORDER BY updated_at DESC, rowid DESC"
+        ) as cur:
+            rows = await cur.fetchall()
+        return [SessionInfo(*row) for row in rows]
+
+    async def rename(self, session_id: str, title: str) -> SessionInfo:
+        clean = (title or "").strip() if isinstance(title, str) else ""
+        if not clean:
+            raise ValueError("会话标题不能为空 / the session title must not be empty")
+        cur = await self.db.execute(
+            "UPDATE chat_sessions SET title = ?, auto_title = 0 WHERE id = ?", (clean, session_id)
+        )
+        await self.db.commit()
+        if cur.rowcount == 0:
+            raise SessionNotFound(session_id)
+        info = await self.get(session_id)
+        assert info is not None
+        return info
+
+    async def delete(self, session_id: str) -> bool:
+        """Delete the session and its transcript; False if it did not exist."""
+        await self.db.execute("DELETE FROM chat_entries WHERE session_id = ?", (session_id,))
+        cur = await self.db.execute("DELETE FROM chat_sessions WHERE id = ?", (session_id,))
+        await self.db.commit()
+        return cur.rowcount > 0
+
+    # ── transcript ──────────────────────────────────────────────────────────────────────────
+
+    async def append(
+        self,
+        session_id: str,
+        role: str,
+        content: str,
+        *,
+        memories: list[dict[str, Any]] | None = None,
+        turn_id: str = "",
+        error: dict[str, str] | None = None,
+    ) -> None:
+        """Add one transcript entry and mark the session active; the first user message names
+        a session whose title was not chosen by the user."""
+        stamp = _now()
+        db = self.db
+        async with db.execute(
+            "SELECT COALESCE(MAX(seq), -1) + 1 FROM chat_entries WHERE session_id = ?", (session_id,)
+        ) as cur:
+            (seq,) = await cur.fetchone()
+        await db.execute(
+            "INSERT INTO chat_entries (session_id, seq, role, content, memories, turn_id, error, created_at)"
+            " VALUES (?, ?, ?, ?, ?, ?, ?, ?)",
+            (
+                session_id,
+                seq,
+                role,
+                content,
+                json.dumps(memories or [], ensure_ascii=False),
+                turn_id,
+                json.dumps(error, ensure_ascii=False) if error else None,
+                stamp,
+            ),
+        )
+        if role == "user" and seq == 0:
+            await db.execute(
+                "UPDATE chat_sessions SET title = ? WHERE id = ? AND auto_title = 1", (title_from(content), session_id)
+            )
+        await db.execute("UPDATE chat_sessions SET updated_at = ? WHERE id = ?", (stamp, session_id))
+        await db.commit()
+
+    async def transcript(self, session_id: str) -> list[dict[str, Any]]:
+        """``[{role, content, memories, turn_id, created_at, error?}]`` oldest first.
+
+        ``error`` (only on failed or cancelled replies) is ``{code, zh, en}``.
+        """
+        async with self.db.execute(
+            "SELECT role, content, memories, turn_id, error, created_at FROM chat_entries"
+            " WHERE session_id = ? ORDER BY seq",
+            (session_id,),
+        ) as cur:
+            rows = await cur.fetchall()
+        entries = []
+        for role, content, memories, turn_id, error, created_at in rows:
+            entry: dict[str, Any] = {
+                "role": role,
+                "content": content,
+                "memories": json.loads(memories or "[]"),
+                "turn_id": turn_id,
+                "created_at": created_at,
+            }
+            if error:
+                entry["error"] = json.loads(error)
+            entries.append(entry)
+        return entries

@@ -1,0 +1,385 @@
+"""ChatEngine end to end: real ChatOpenAI over HTTP to the scripted server, the real
+LongTermMemory over a YAML store, the real AsyncSqliteSaver and session store in tmp_path."""
+
+from __future__ import annotations
+
+import asyncio
+import socket
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+from langchain_core.tools import StructuredTool
+
+from sonetto_desktop.agent.chat_events import ERROR_CODES, ChatEvent
+from sonetto_desktop.agent.engine import ChatEngine
+from sonetto_desktop.agent.sessions import SessionNotFound
+from sonetto_desktop.agent.settings import Settings
+from sonetto_desktop.memory import YamlMemoryManager
+from sonetto_desktop.memory.writer.ltm import LongTermMemory
+
+CHILD = Path(__file__).with_name("engine_restart_child.py")
+
+
+@pytest.fixture
+def mm(tmp_path):
+    manager = YamlMemoryManager(tmp_path / "memory.yaml")
+    yield manager
+    manager.close()
+
+
+@pytest.fixture
+async def ltm(mm):
+    memory = LongTermMemory(mm)  # no endpoint configured: turns are journaled, never consumed
+    memory.start()
+    yield memory
+    await memory.stop(timeout=1)
+
+
+@pytest.fixture
+async def make_engine(tmp_path, ltm, make_llm):
+    engines: list[ChatEngine] = []
+
+    async def factory(**kw) -> ChatEngine:
+        kw.setdefault("llm_factory", lambda: make_llm(streaming=True))
+        engine = ChatEngine(ltm, data_dir=tmp_path / "data", **kw)
+        await engine.start()
+        engines.append(engine)
+        return engine
+
+    yield factory
+    for engine in engines:
+        await engine.close()
+
+
+@pytest.fixture
+async def engine(make_engine):
+    return await make_engine()
+
+
+async def collect(engine: ChatEngine, session_id: str, text: str) -> list[ChatEvent]:
+    return [event async for event in engine.send(session_id, text)]
+
+
+def kinds(events: list[ChatEvent]) -> list[str]:
+    return [e.kind for e in events]
+
+
+def closed_port() -> int:
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return s.getsockname()[1]
+
+
+# ── the happy path ─────────────────────────────────────────────────────────────────────────────
+
+
+async def test_reply_streams_as_several_tokens(llm_server, engine, mm):
+    memory_id = mm.add("Miso 最喜欢的水果是山竹。", "品味")
+    llm_server.add_text("山竹季快到啦，到时候一起挑几个最甜的吧！")
+    events = await collect(engine, "s1", "我想吃山竹了")
+
+    assert kinds(events)[0] == "memories" and kinds(events)[-1] == "done"
+    assert [m["id"] for m in events[0].memories] == [memory_id]
+    tokens = [e.text for e in events if e.kind == "token"]
+    assert len(tokens) >= 5
+    done = events[-1]
+    assert "".join(tokens) == done.text == "山竹季快到啦，到时候一起挑几个最甜的吧！"
+    assert done.turn_id
+
+    transcript = await engine.transcript("s1")
+    assert [(e["role"], e["content"]) for e in transcript] == [("user", "我想吃山竹了"), ("assistant", done.text)]
+    assert transcript[1]["memories"][0]["id"] == memory_id and "error" not in transcript[1]
+    assert (await engine.list_sessions())[0].title == "我想吃山竹了"
+
+
+async def test_tool_events_and_the_loop(llm_server, engine):
+    llm_server.add_tool_calls([("get_current_time", {})])
+    llm_server.add_text("现在是晚上。")
+    events = await collect(engine, "s1", "几点了")
+    assert kinds(events)[:3] == ["memories", "tool_start", "tool_end"]
+    assert events[1].tool == events[2].tool == "get_current_time"
+    assert "星期" in events[2].text
+    assert events[-1].kind == "done" and events[-1].text == "现在是晚上。"
+
+
+async def test_the_turn_reaches_the_memory_writer(llm_server, engine, ltm):
+    seen = []
+    ltm.events.subscribe(seen.append)
+    llm_server.add_text("好呀，明天见。")
+    done = (await collect(engine, "s-writer", "明天要去面试，有点紧张"))[-1]
+    queued = [e for e in seen if e.kind == "turn_queued"]
+    assert [(e.session_id, e.turn_id) for e in queued] == [("s-writer", done.turn_id)]
+    [entry] = ltm.journal.pending()
+    assert [m["content"] for m in entry.messages] == ["明天要去面试，有点紧张", "好呀，明天见。"]
+
+
+async def test_history_carries_over_between_turns(llm_server, engine):
+    llm_server.add_text("记住啦")
+    llm_server.add_text("你说你叫 Miso")
+    await collect(engine, "s1", "我叫 Miso")
+    await collect(engine, "s1", "我叫什么？")
+    roles = [(m["role"], m["content"]) for m in llm_server.last_messages()[1:]]
+    assert roles == [("user", "我叫 Miso"), ("assistant", "记住啦"), ("user", "我叫什么？")]
+
+
+# ── failures ───────────────────────────────────────────────────────────────────────────────────
+
+FAILURES = {
+    "401": ("auth", lambda s: s.add_error(401, "Incorrect API key provided")),
+    "429": ("rate_limit", lambda s: s.add_error(429, "Rate limit reached")),
+    "500": ("server", lambda s: s.add_error(500, "internal boom")),
+    "hang": ("timeout", lambda s: s.add_hang(3)),
+    "malformed_stream": ("bad_response", lambda s: s.add_malformed_stream("好的")),
+    "garbage": ("bad_response", lambda s: s.add_garbage()),
+}
+
+
+@pytest.mark.parametrize("case", sorted(FAILURES))
+async def test_each_failure_is_one_clear_error_and_the_next_message_works(case, llm_server, make_llm, make_engine):
+    engine = await make_engine(llm_factory=lambda: make_llm(streaming=True, timeout=0.5))
+    code, script = FAILURES[case]
+    script(llm_server)
+    events = await collect(engine, "s1", "第一条消息")
+
+    errors = [e for e in events if e.kind == "error"]
+    assert len(errors) == 1 and events[-1] is errors[0] and "done" not in kinds(events)
+    error = errors[0]
+    assert error.error_code == code and error.error_zh and error.error_en and error.turn_id
+    transcript = await engine.transcript("s1")
+    assert transcript[0]["role"] == "user" and transcript[0]["content"] == "第一条消息"
+    assert transcript[1]["error"]["code"] == code
+
+    llm_server.add_text("这次好了")
+    events = await collect(engine, "s1", "第二条消息")
+    assert events[-1].kind == "done" and events[-1].text == "这次好了"
+    sent = [m["content"] for m in llm_server.last_messages() if m["role"] == "user"]
+    assert sent == ["第一条消息", "第二条消息"]  # the failed turn's message was kept for the model too
+
+
+async def test_unreachable_endpoint(llm_server, make_llm, make_engine):
+    dead = f"http://127.0.0.1:{closed_port()}/v1"
+    engine = await make_engine(llm_factory=lambda: make_llm(streaming=True, base_url=dead))
+    events = await collect(engine, "s1", "在吗")
+    assert kinds(events) == ["memories", "error"] and events[-1].error_code == "unreachable"
+    engine.set_llm(make_llm(streaming=True))  # the user fixes the URL
+    llm_server.add_text("在的")
+    assert (await collect(engine, "s1", "现在呢"))[-1].text == "在的"
+    assert [e["content"] for e in await engine.transcript("s1") if e["role"] == "user"] == ["在吗", "现在呢"]
+
+
+async def test_no_model_configured_keeps_memory_features(mm, make_engine):
+    memory_id = mm.add("Miso 喜欢下雨天窝在家里看书。", "品味")
+    engine = await make_engine(llm_factory=lambda: None)
+    assert not engine.configured
+    events = await collect(engine, "s1", "今天下雨了，想看书")
+    assert kinds(events) == ["memories", "error"]
+    assert [m["id"] for m in events[0].memories] == [memory_id]
+    assert events[-1].error_code == "unconfigured" and "配置" in events[-1].error_zh
+    assert [e["role"] for e in await engine.transcript("s1")] == ["user", "assistant"]
+
+
+async def test_settings_provider_builds_the_model_and_hides_the_key(llm_server, make_engine):
+    secret = "sk-very-secret-0123456789"
+    settings = Settings(base_url=llm_server.base_url, model="test-model", api_key=secret, request_timeout=5)
+    engine = await make_engine(llm_factory=None, settings_provider=lambda: settings)
+    assert engine.configured and engine.retrieval_mode.value == settings.retrieval_mode
+    llm_server.add_error(401, f"Incorrect API key provided: {secret}")
+    error = (await collect(engine, "s1", "你好"))[-1]
+    assert error.error_code == "auth"
+    assert secret not in error.error_zh + error.error_en
+    assert llm_server.requests[-1]["stream"] is True
+
+
+async def test_reload_settings_switches_from_unconfigured_to_a_model(llm_server, make_engine):
+    current = {"settings": Settings(retrieval_mode="mechanical")}
+    engine = await make_engine(llm_factory=None, settings_provider=lambda: current["settings"])
+    assert (await collect(engine, "s1", "你好"))[-1].error_code == "unconfigured"
+    current["settings"] = Settings(base_url=llm_server.base_url, model="test-model", retrieval_mode="mechanical")
+    engine.reload_settings()
+    llm_server.add_text("配置好啦")
+    assert (await collect(engine, "s1", "现在呢"))[-1].text == "配置好啦"
+    assert [m["content"] for m in llm_server.last_messages() if m["role"] == "user"] == ["你好", "现在呢"]
+
+
+# ── cancellation ───────────────────────────────────────────────────────────────────────────────
+
+
+async def test_cancel_mid_reply_keeps_partial_reply_and_user_message(llm_server, make_llm, make_engine):
+    started = asyncio.Event()
+
+    async def look_it_up(topic: str) -> str:
+        """Looks something up slowly."""
+        started.set()
+        await asyncio.Event().wait()  # never finishes on its own
+        return topic
+
+    tool = StructuredTool.from_function(coroutine=look_it_up, name="look_it_up")
+    engine = await make_engine(tools=[tool])
+    llm_server.add_tool_calls([("look_it_up", {"topic": "猫"})], text="让我想想……")
+    events = []
+    async for event in engine.send("s1", "给我讲讲猫"):
+        events.append(event)
+        if event.kind == "tool_start":
+            await started.wait()
+            assert engine.cancel("s1") is True
+    assert kinds(events)[-1] == "error" and events[-1].error_code == "cancelled"
+    assert "".join(e.text for e in events if e.kind == "token") == "让我想想……"
+    assert not engine.is_busy("s1") and engine.cancel("s1") is False
+
+    transcript = await engine.transcript("s1")
+    assert [(e["role"], e["content"]) for e in transcript] == [("user", "给我讲讲猫"), ("assistant", "让我想想……")]
+    assert transcript[1]["error"]["code"] == "cancelled"
+
+    llm_server.add_text("好，继续说猫。")
+    assert (await collect(engine, "s1", "继续"))[-1].text == "好，继续说猫。"
+    sent = llm_server.last_messages()
+    roles = [m["role"] for m in sent[1:]]
+    assert roles == ["user", "assistant", "tool", "user"]  # the dangling tool call was closed
+    assert sent[2]["content"] == "让我想想……"
+
+
+async def test_cancel_while_waiting_for_the_server(llm_server, engine):
+    llm_server.add_hang(3)
+    events = []
+    async for event in engine.send("s1", "你好"):
+        events.append(event)
+        if event.kind == "memories":
+            await asyncio.to_thread(llm_server.wait_for_requests, 1)
+            engine.cancel("s1")
+    assert kinds(events) == ["memories", "error"] and events[-1].error_code == "cancelled"
+    assert [e["content"] for e in await engine.transcript("s1")] == ["你好", ""]
+
+
+async def test_a_busy_session_refuses_a_second_message(llm_server, engine):
+    llm_server.add_hang(3)
+    first = engine.send("s1", "一")
+    assert (await anext(first)).kind == "memories"
+    second = await collect(engine, "s1", "二")
+    assert kinds(second) == ["error"] and second[0].error_code == "input"
+    engine.cancel("s1")
+    assert [e.kind async for e in first] == ["error"]
+
+
+# ── input ──────────────────────────────────────────────────────────────────────────────────────
+
+
+@pytest.mark.parametrize("text", ["", "   \n\t "])
+async def test_empty_input_is_refused_and_nothing_is_stored(llm_server, engine, text):
+    events = await collect(engine, "s1", text)
+    assert kinds(events) == ["error"] and events[0].error_code == "input"
+    assert await engine.list_sessions() == [] and llm_server.requests == []
+
+
+async def test_huge_input_is_refused_with_its_size(llm_server, engine):
+    text = "长" * 20_001
+    events = await collect(engine, "s1", text)
+    assert kinds(events) == ["error"] and events[0].error_code == "input"
+    assert "20001" in events[0].error_zh and "20000" in events[0].error_en
+    assert await engine.transcript("s1") == [] and llm_server.requests == []
+    llm_server.add_text("收到")
+    assert (await collect(engine, "s1", "长" * 20_000))[-1].kind == "done"
+
+
+def test_error_codes_cover_the_contract():
+    assert {"unconfigured", "unreachable", "auth", "rate_limit", "server", "timeout", "bad_response",
+            "cancelled", "input"} <= set(ERROR_CODES)
+
+
+# ── sessions ───────────────────────────────────────────────────────────────────────────────────
+
+
+async def test_session_management(llm_server, engine):
+    llm_server.responder = lambda body: "嗯"
+    a = await engine.create_session()
+    b = await engine.create_session("读书会")
+    await collect(engine, a.id, "聊聊旅行")
+    assert [(s.id, s.title) for s in await engine.list_sessions()] == [(a.id, "聊聊旅行"), (b.id, "读书会")]
+    await engine.rename_session(a.id, "旅行计划")
+    assert (await engine.session(a.id)).title == "旅行计划"
+    with pytest.raises(SessionNotFound):
+        await engine.rename_session("missing", "x")
+
+    assert await engine.delete_session(a.id) is True
+    assert [s.id for s in await engine.list_sessions()] == [b.id]
+    assert await engine.transcript(a.id) == []
+    await collect(engine, a.id, "重新开始")  # the same id starts over: no checkpointed history left
+    assert [m["role"] for m in llm_server.last_messages()] == ["system", "user"]
+
+
+async def test_a_session_survives_a_restart_in_a_new_process(llm_server, make_engine, tmp_path):
+    llm_server.add_text("我记下了：你喜欢蓝色。")
+    data_dir = tmp_path / "data"
+    proc = await asyncio.create_subprocess_exec(
+        sys.executable, str(CHILD), str(data_dir), llm_server.base_url, "我最喜欢蓝色",
+        stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+    )
+    out, err = await asyncio.wait_for(proc.communicate(), 60)
+    assert proc.returncode == 0, err.decode()
+    session_id = out.decode().strip().splitlines()[-1]
+
+    engine = await make_engine()  # same data dir, this process
+    assert [s.id for s in await engine.list_sessions()] == [session_id]
+    transcript = await engine.transcript(session_id)
+    assert [(e["role"], e["content"]) for e in transcript] == [
+        ("user", "我最喜欢蓝色"),
+        ("assistant", "我记下了：你喜欢蓝色。"),
+    ]
+    llm_server.add_text("蓝色")
+    await collect(engine, session_id, "我喜欢什么颜色？")
+    history = [(m["role"], m["content"]) for m in llm_server.last_messages()[1:]]
+    assert history == [("user", "我最喜欢蓝色"), ("assistant", "我记下了：你喜欢蓝色。"), ("user", "我喜欢什么颜色？")]
+
+
+async def test_engine_requires_start(ltm, tmp_path):
+    engine = ChatEngine(ltm, data_dir=tmp_path, llm_factory=lambda: None)
+    with pytest.raises(RuntimeError, match="start"):
+        await collect(engine, "s1", "你好")
+
+
+async def test_an_unreadable_session_db_is_moved_aside_not_lost(llm_server, make_engine, tmp_path):
+    data_dir = tmp_path / "data"
+    data_dir.mkdir()
+    (data_dir / "sessions.db").write_bytes(b"this is not a database" * 100)
+    engine = await make_engine()
+    assert engine.recovered_from is not None
+    assert engine.recovered_from.read_bytes() == b"this is not a database" * 100
+    llm_server.add_text("重新开始也没关系")
+    assert (await collect(engine, "s1", "你好"))[-1].kind == "done"
+
+
+def assert_tool_calls_answered(messages: list[dict]) -> None:
+    answered = {m["tool_call_id"] for m in messages if m["role"] == "tool"}
+    asked = {c["id"] for m in messages if m["role"] == "assistant" for c in m.get("tool_calls") or []}
+    assert asked <= answered
+
+
+async def test_endless_tool_calls_stop_with_one_error_and_leave_a_valid_history(llm_server, make_engine):
+    engine = await make_engine(recursion_limit=6)
+    for _ in range(3):  # more tool rounds than 6 graph steps allow
+        llm_server.add_tool_calls([("get_current_time", {})])
+    events = await collect(engine, "s1", "一直查时间吧")
+    assert [e.kind for e in events].count("error") == 1 and events[-1].error_code == "bad_response"
+    llm_server.add_text("好了，不查了。")
+    assert (await collect(engine, "s1", "停下"))[-1].text == "好了，不查了。"
+    assert_tool_calls_answered(llm_server.last_messages())
+
+
+async def test_two_sessions_reply_at_the_same_time(llm_server, engine):
+    llm_server.delay = 0.2
+    llm_server.responder = lambda body: "回复：" + body["messages"][-1]["content"]
+    first, second = await asyncio.gather(collect(engine, "a", "甲"), collect(engine, "b", "乙"))
+    assert (first[-1].text, second[-1].text) == ("回复：甲", "回复：乙")
+    assert [e["content"] for e in await engine.transcript("a")] == ["甲", "回复：甲"]
+    assert [e["content"] for e in await engine.transcript("b")] == ["乙", "回复：乙"]
+
+
+async def test_a_broken_session_table_is_a_storage_error_not_a_crash(llm_server, engine, tmp_path):
+    import sqlite3
+
+    with sqlite3.connect(tmp_path / "data" / "sessions.db") as db:  # damaged from outside
+        db.execute("DROP TABLE chat_entries")
+    events = await collect(engine, "s1", "你好")
+    assert kinds(events) == ["error"] and events[0].error_code == "storage"
+    assert "保存" in events[0].error_zh and llm_server.requests == []
