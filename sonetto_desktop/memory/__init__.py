@@ -18,4 +18,19 @@ __all__ = [
     "SqliteMemoryManager",
     "StoreCorrupt",
     "YamlMemoryManager",
+    "LongTermMemory",
+    "RetrievalMode",
 ]
+
+
+def __getattr__(name: str):
+    # Lazy: the writer pulls in LangChain, which plain store users (CLI, tests) should not pay for.
+    if name == "LongTermMemory":
+        from .writer.ltm import LongTermMemory
+
+        return LongTermMemory
+    if name == "RetrievalMode":
+        from .retrieval.modes import RetrievalMode
+
+        return RetrievalMode
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")

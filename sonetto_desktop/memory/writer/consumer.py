@@ -1,0 +1,142 @@
+"""MemoryConsumer: one chat turn in, memory writes out, through a ReAct agent with the CRUD tools.
+
+``consume`` raises when the LLM fails (so the pipeline can retry the turn); a bad tool call is
+answered to the model as an error message and the run goes on. The agent's sync tools run on
+LangChain's worker threads, so the store's blocking I/O never runs on the event loop.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextvars
+import uuid
+from dataclasses import dataclass, field
+from datetime import datetime
+from typing import Any, Callable
+
+from langchain.agents import create_agent
+from langchain.agents.middleware import AgentMiddleware
+from langchain_core.messages import AIMessage, HumanMessage
+from langgraph.checkpoint.memory import MemorySaver
+
+from ..base import BaseMemoryManager
+from ..events import EventFeed, MemoryEvent
+from .callbacks import MemoryToolCallback
+from .prompts import choose_system_prompt
+from .timefmt import time_block
+from .tools import make_memory_tools
+from .turns import format_turn, normalize_turn
+
+DEFAULT_RECURSION_LIMIT = 40  # about 19 model/tool rounds
+
+
+@dataclass
+class ConsumeResult:
+    """What one ``consume`` did."""
+
+    turn_id: str
+    cold_start: bool
+    llm_calls: int = 0
+    tool_calls: int = 0
+    tool_errors: int = 0
+    prompt_tokens: int = 0
+    completion_tokens: int = 0
+    final_text: str = ""
+    events: list[MemoryEvent] = field(default_factory=list)
+
+
+# The tool calls of one model message run one at a time, in the order the model gave them, so
+# writes are applied (and events published) in a predictable order.
+_TOOL_LOCK: contextvars.ContextVar[asyncio.Lock | None] = contextvars.ContextVar("sonetto_writer_tool_lock",
+                                                                                  default=None)
+
+
+class _SerialToolCalls(AgentMiddleware):
+    async def awrap_tool_call(self, request, handler):  # type: ignore[override]
+        lock = _TOOL_LOCK.get()
+        if lock is None:
+            return await handler(request)
+        async with lock:
+            return await handler(request)
+
+
+class MemoryConsumer:
+    """Runs the memory-writer agent over one turn against ``mm``."""
+
+    def __init__(
+        self,
+        llm: Any,
+        mm: BaseMemoryManager,
+        events: EventFeed[MemoryEvent] | None = None,
+        *,
+        now: Callable[[], datetime] | None = None,
+        recursion_limit: int = DEFAULT_RECURSION_LIMIT,
+    ) -> None:
+        if llm is None:
+            raise ValueError("MemoryConsumer needs a chat model (llm is None: no model configured)")
+        self._llm = llm
+        self._mm = mm
+        self._events = events
+        self._now = now or datetime.now
+        self._recursion_limit = recursion_limit
+        self._tools = make_memory_tools(mm)
+        self._agents: dict[str, Any] = {}
+        self._checkpointer = MemorySaver()
+
+    @property
+    def llm(self) -> Any:
+        return self._llm
+
+    def _agent(self, system_prompt: str) -> Any:
+        agent = self._agents.get(system_prompt)
+        if agent is None:
+            agent = create_agent(
+                model=self._llm,
+                tools=self._tools,
+                system_prompt=system_prompt,
+                middleware=[_SerialToolCalls()],
+                checkpointer=self._checkpointer,
+            )
+            self._agents[system_prompt] = agent
+        return agent
+
+    def build_prompt(self, turn_messages: Any, cold_start: bool) -> str:
+        text = format_turn(normalize_turn(turn_messages))
+        header = "## 本轮对话" if cold_start else "## 新一轮对话"
+        return f"{header}\n{text}\n\n{time_block(self._now())}"
+
+    async def consume(self, session_id: str | None, turn_id: str | None, turn_messages: Any) -> ConsumeResult:
+        """Let the agent write what this turn taught about the user. Raises if the LLM fails."""
+        turn_id = turn_id or uuid.uuid4().hex[:12]
+        messages = normalize_turn(turn_messages)
+        cold_start = await asyncio.to_thread(self._mm.count) == 0
+        system_prompt = choose_system_prompt(cold_start)
+        user_prompt = self.build_prompt(messages, cold_start)
+        agent = self._agents.get(system_prompt) or await asyncio.to_thread(self._agent, system_prompt)
+        callback = MemoryToolCallback(self._events, session_id, turn_id)
+        thread_id = f"ltm-{turn_id}-{uuid.uuid4().hex[:6]}"
+        # A fresh lock per run; not reset afterwards (the next run sets its own, and a reset from a
+        # cancelled run finalised in another context would raise).
+        _TOOL_LOCK.set(asyncio.Lock())
+        try:
+            state = await agent.ainvoke(
+                {"messages": [HumanMessage(content=user_prompt)]},
+                config={
+                    "configurable": {"thread_id": thread_id},
+                    "callbacks": [callback],
+                    "recursion_limit": self._recursion_limit,
+                },
+            )
+        finally:
+            self._checkpointer.delete_thread(thread_id)
+        result = ConsumeResult(turn_id, cold_start, tool_calls=callback.tool_calls, tool_errors=callback.tool_errors,
+                               events=list(callback.published))
+        for msg in state.get("messages", []):
+            if isinstance(msg, AIMessage):
+                result.llm_calls += 1
+                usage = msg.usage_metadata or {}
+                result.prompt_tokens += int(usage.get("input_tokens", 0) or 0)
+                result.completion_tokens += int(usage.get("output_tokens", 0) or 0)
+                if isinstance(msg.content, str) and msg.content.strip():
+                    result.final_text = msg.content.strip()
+        return result

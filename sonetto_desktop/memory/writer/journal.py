@@ -1,0 +1,228 @@
+"""Durable turn journal: a chat turn is on disk before ``send_history`` returns and leaves the
+disk only after the writer consumed it.
+
+Layout — one JSON file per turn, in a directory next to the store::
+
+    <store dir>/<store stem>.journal/pending/<seq>-<key>.json   waiting (or being retried)
+    <store dir>/<store stem>.journal/failed/<seq>-<key>.json    gave up after N attempts; kept
+
+Why one file per turn rather than an append-only JSONL: every operation is a single atomic
+filesystem step — add (write temp, fsync, ``os.replace``, fsync dir), attempt count (same, over the
+turn's own file), done (``unlink``), give up / retry (``os.replace`` between the two dirs). There is
+no compaction pass to get wrong, a crash can at worst leave a stray ``*.tmp`` (ignored and removed),
+and one damaged file cannot hide the turns after it. ``<seq>`` (nanoseconds, zero-padded) keeps the
+order turns were sent in.
+"""
+
+from __future__ import annotations
+
+import json
+import logging
+import os
+import threading
+import time
+import uuid
+from dataclasses import asdict, dataclass, field
+from pathlib import Path
+from typing import Any
+
+import portalocker
+
+from ..item import now_iso
+
+log = logging.getLogger(__name__)
+
+
+@dataclass
+class JournalEntry:
+    """One journaled turn. ``key`` is unique per entry (a turn id may in principle repeat)."""
+
+    key: str
+    seq: int
+    turn_id: str
+    session_id: str | None
+    messages: list[dict[str, Any]]
+    created_at: str = field(default_factory=now_iso)
+    attempts: int = 0
+    last_error: str | None = None
+
+    @property
+    def filename(self) -> str:
+        return f"{self.seq:020d}-{self.key}.json"
+
+    @classmethod
+    def from_dict(cls, data: dict[str, Any]) -> "JournalEntry":
+        return cls(
+            key=str(data["key"]),
+            seq=int(data["seq"]),
+            turn_id=str(data["turn_id"]),
+            session_id=data.get("session_id"),
+            messages=list(data["messages"]),
+            created_at=str(data.get("created_at") or now_iso()),
+            attempts=int(data.get("attempts", 0)),
+            last_error=data.get("last_error"),
+        )
+
+
+def default_journal_path(store_path: str | os.PathLike[str]) -> Path:
+    """``<store dir>/<store stem>.journal`` — found again by any writer opened on the same store."""
+    store = Path(store_path)
+    return store.with_name(f"{store.stem}.journal")
+
+
+def _fsync_dir(path: Path) -> None:
+    try:
+        fd = os.open(path, os.O_RDONLY)
+    except OSError:  # Windows cannot open a directory; NTFS metadata is journaled anyway
+        return
+    try:
+        os.fsync(fd)
+    except OSError:
+        pass
+    finally:
+        os.close(fd)
+
+
+class TurnJournal:
+    """Thread-safe; every method does blocking I/O (call it through ``asyncio.to_thread``)."""
+
+    def __init__(self, path: str | os.PathLike[str]) -> None:
+        self.path = Path(path)
+        self.pending_dir = self.path / "pending"
+        self.failed_dir = self.path / "failed"
+        self._lock = threading.Lock()
+        self._last_seq = 0
+        self._claim: Any = None
+
+    def _ensure_dirs(self) -> None:
+        for folder in (self.pending_dir, self.failed_dir):
+            folder.mkdir(parents=True, exist_ok=True)
+
+    def _next_seq(self) -> int:
+        seq = time.time_ns()
+        if seq <= self._last_seq:
+            seq = self._last_seq + 1
+        self._last_seq = seq
+        return seq
+
+    def _write(self, folder: Path, entry: JournalEntry) -> None:
+        target = folder / entry.filename
+        tmp = folder / f".{entry.filename}.{uuid.uuid4().hex[:8]}.tmp"
+        data = json.dumps(asdict(entry), ensure_ascii=False).encode("utf-8")
+        try:
+            with open(tmp, "wb") as fh:
+                fh.write(data)
+                fh.flush()
+                os.fsync(fh.fileno())
+            os.replace(tmp, target)
+        except BaseException:
+            tmp.unlink(missing_ok=True)
+            raise
+        _fsync_dir(folder)
+
+    def _read_dir(self, folder: Path) -> list[JournalEntry]:
+        if not folder.is_dir():
+            return []
+        entries = []
+        for file in sorted(folder.iterdir()):
+            if file.name.endswith(".tmp"):
+                if file.name.startswith("."):
+                    file.unlink(missing_ok=True)  # an append interrupted before os.replace
+                continue
+            if not file.name.endswith(".json"):
+                continue
+            try:
+                entries.append(JournalEntry.from_dict(json.loads(file.read_text(encoding="utf-8"))))
+            except (OSError, ValueError, KeyError, TypeError) as exc:
+                # Never delete what we cannot read: set it aside for a person to look at.
+                log.error("journal file %s is unreadable (%s); renamed to *.corrupt", file, exc)
+                try:
+                    os.replace(file, file.with_suffix(".corrupt"))
+                except OSError:
+                    log.exception("could not set %s aside", file)
+        entries.sort(key=lambda e: e.seq)
+        return entries
+
+    # ── API ───────────────────────────────────────────────────────────
+
+    def claim(self) -> bool:
+        """Take the right to replay this journal (a non-blocking OS file lock, freed by the OS if the
+        process dies). ``False``: another writer (another app instance) holds it; this one must not
+        replay the journal, or turns would be written twice."""
+        with self._lock:
+            if self._claim is not None:
+                return True
+            self.path.mkdir(parents=True, exist_ok=True)
+            handle = open(self.path / "writer.lock", "a+b")  # noqa: SIM115 - held until release()
+            try:
+                portalocker.lock(handle, portalocker.LockFlags.EXCLUSIVE | portalocker.LockFlags.NON_BLOCKING)
+            except portalocker.exceptions.LockException:
+                handle.close()
+                return False
+            self._claim = handle
+            return True
+
+    def release(self) -> None:
+        """Give the claim back (safe to call without one)."""
+        with self._lock:
+            handle, self._claim = self._claim, None
+        if handle is not None:
+            try:
+                portalocker.unlock(handle)
+            finally:
+                handle.close()
+
+    def append(self, turn_id: str, session_id: str | None, messages: list[dict[str, Any]]) -> JournalEntry:
+        """Durably add a turn (fsync'd file and directory) and return its entry."""
+        with self._lock:
+            self._ensure_dirs()
+            entry = JournalEntry(uuid.uuid4().hex[:16], self._next_seq(), turn_id, session_id, list(messages))
+            self._write(self.pending_dir, entry)
+            return entry
+
+    def pending(self) -> list[JournalEntry]:
+        """Turns still to be written, oldest first."""
+        with self._lock:
+            return self._read_dir(self.pending_dir)
+
+    def failed(self) -> list[JournalEntry]:
+        """Turns the writer gave up on, oldest first."""
+        with self._lock:
+            return self._read_dir(self.failed_dir)
+
+    def record_failure(self, entry: JournalEntry, error: str) -> JournalEntry:
+        """Count one more failed attempt on disk (atomic rewrite of the turn's file)."""
+        with self._lock:
+            entry.attempts += 1
+            entry.last_error = error[:2000]
+            if (self.pending_dir / entry.filename).exists():
+                self._write(self.pending_dir, entry)
+            return entry
+
+    def remove(self, entry: JournalEntry) -> None:
+        """The turn was consumed: drop it."""
+        with self._lock:
+            (self.pending_dir / entry.filename).unlink(missing_ok=True)
+            if self.pending_dir.is_dir():
+                _fsync_dir(self.pending_dir)
+
+    def move_to_failed(self, entry: JournalEntry) -> None:
+        """Give up on a turn, keeping it (with its attempts and last error) in ``failed/``."""
+        with self._lock:
+            self._ensure_dirs()
+            self._write(self.failed_dir, entry)
+            (self.pending_dir / entry.filename).unlink(missing_ok=True)
+            _fsync_dir(self.pending_dir)
+
+    def requeue_failed(self) -> list[JournalEntry]:
+        """Move every failed turn back to pending with its attempt count reset; returns them."""
+        with self._lock:
+            self._ensure_dirs()
+            moved = []
+            for entry in self._read_dir(self.failed_dir):
+                entry.attempts = 0
+                self._write(self.pending_dir, entry)
+                (self.failed_dir / entry.filename).unlink(missing_ok=True)
+                moved.append(entry)
+            _fsync_dir(self.failed_dir)
+            return moved

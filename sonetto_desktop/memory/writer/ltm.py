@@ -1,0 +1,390 @@
+"""LongTermMemory: the 湾流 write pipeline (a durable queue in front of ``MemoryConsumer``) and the
+read side (recall) behind one object.
+
+Producer: ``await send_history(turn)`` validates, journals (fsync, on a worker thread) and
+enqueues — it returns at once. Consumer: one task on the event loop takes turns in order, runs the
+writer agent, and removes a turn from the journal only when it was written. Failures are retried
+with backoff (head of line, so later turns never overtake an earlier one); a turn failing
+``max_attempts`` times moves to the journal's ``failed/`` list and is reported, never dropped.
+
+All state lives on the event-loop thread; observers get ``MemoryEvent``s from ``events``.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+import uuid
+from datetime import datetime
+from typing import Any, Callable, Sequence
+
+from ..base import BaseMemoryManager
+from ..events import EventFeed, MemoryEvent
+from .consumer import MemoryConsumer
+from .journal import JournalEntry, TurnJournal, default_journal_path
+from .recall_side import RecallSide
+from .runner import LoopThread
+from .status import WriterStatus, describe_failure, load_default_llm, make_status
+from .turns import last_exchange, normalize_turn
+
+log = logging.getLogger(__name__)
+
+
+class LongTermMemory(RecallSide):
+    """See the module docstring. ``llm=None`` means the configured default (``get_default_llm()``,
+    looked up when the writer starts); ``set_llm`` changes it later. ``isolate_loop=True`` runs the
+    agent on a private loop thread (see ``runner``) when the model has its own HTTP client."""
+
+    def __init__(
+        self,
+        mm: BaseMemoryManager,
+        llm: Any = None,
+        journal_path: Any = None,
+        *,
+        max_attempts: int = 5,
+        backoff: Sequence[float] = (1, 2, 5, 15, 60),
+        stop_timeout: float = 10.0,
+        events: EventFeed[MemoryEvent] | None = None,
+        now: Callable[[], datetime] | None = None,
+        recall_timeout: float = 8.0,
+        isolate_loop: bool = False,
+    ) -> None:
+        if journal_path is None:
+            store_path = getattr(mm, "path", None)
+            if store_path is None:
+                raise ValueError("this memory manager has no .path: pass journal_path explicitly")
+            journal_path = default_journal_path(store_path)
+        if max_attempts < 1:
+            raise ValueError("max_attempts must be at least 1")
+        self._mm = mm
+        self._llm = llm
+        self._use_default_llm = llm is None
+        self._llm_resolved = llm is not None
+        self.journal = TurnJournal(journal_path)
+        self.events: EventFeed[MemoryEvent] = events if events is not None else EventFeed()
+        self.max_attempts = max_attempts
+        self.backoff = tuple(float(b) for b in backoff) or (1.0,)
+        self.stop_timeout = stop_timeout
+        self._now = now
+        self._recall_timeout = recall_timeout
+        self._recall: Any = None
+        try:
+            self._recaller()
+        except ImportError:  # retrieval not installed: built on first use, or the call fails clearly
+            log.warning("memory recall is unavailable")
+        self._consumer: MemoryConsumer | None = None
+        self._queue: asyncio.Queue[str | None] | None = None
+        self._task: asyncio.Task[None] | None = None
+        self._wake: asyncio.Event | None = None
+        self._stopping = False
+        self._entries: dict[str, JournalEntry] = {}
+        self._failed: list[JournalEntry] = []
+        self._busy = False
+        self._paused = False
+        self._last_error: str | None = None
+        self._last_status: tuple | None = None
+        self.last_result: Any = None
+        self._runner = LoopThread()
+        self.isolate_loop = isolate_loop
+
+    # ── observable state ──────────────────────────────────────────────
+
+    @property
+    def mm(self) -> BaseMemoryManager:
+        return self._mm
+
+    @property
+    def pending(self) -> int:
+        return len(self._entries)
+
+    @property
+    def busy(self) -> bool:
+        return self._busy
+
+    @property
+    def paused(self) -> bool:
+        return self._paused
+
+    @property
+    def last_error(self) -> str | None:
+        return self._last_error
+
+    @property
+    def running(self) -> bool:
+        return self._task is not None and not self._task.done()
+
+    def failed_turns(self) -> list[JournalEntry]:
+        """Turns given up on (kept on disk in the journal's ``failed/``), oldest first."""
+        return list(self._failed)
+
+    def status(self) -> WriterStatus:
+        # Until the writer has looked up the default model it cannot say it is missing.
+        configured = self._llm is not None or (self._use_default_llm and not self._llm_resolved)
+        return make_status(pending=self.pending, busy=self._busy, paused=self._paused, configured=configured,
+                           failed=len(self._failed), last_error=self._last_error)
+
+    def _emit(self, kind: str, entry: JournalEntry | None = None, detail: str = "") -> None:
+        self.events.publish(
+            MemoryEvent(kind, session_id=entry.session_id if entry else None,
+                        turn_id=entry.turn_id if entry else None, detail=detail)
+        )
+
+    def _status_changed(self) -> None:
+        st = self.status()
+        key = (st.pending, st.busy, st.paused, st.configured, st.failed, st.last_error, st.zh)
+        if key != self._last_status:
+            self._last_status = key
+            self.events.publish(MemoryEvent("status", detail=st.zh))
+
+    # ── controls ──────────────────────────────────────────────────────
+
+    def pause(self) -> None:
+        """Stop taking new turns (the one being written finishes); turns keep queueing."""
+        self._paused = True
+        self._status_changed()
+
+    def resume(self) -> None:
+        self._paused = False
+        if self._wake is not None:
+            self._wake.set()
+        self._status_changed()
+
+    def set_llm(self, llm: Any) -> None:
+        """Use another model from now on (``None``: none configured, turns wait in the journal)."""
+        self._llm = llm
+        self._use_default_llm = False
+        self._llm_resolved = True
+        self._consumer = None
+        if self._recall is not None:
+            self._recall.llm = llm
+        if self._wake is not None:
+            self._wake.set()
+        self._status_changed()
+
+    # ── lifecycle ─────────────────────────────────────────────────────
+
+    def start(self) -> None:
+        """Start the consumer task; must be called inside a running event loop. Journaled turns
+        from earlier runs are written first, in the order they were sent."""
+        loop = asyncio.get_running_loop()
+        if self.running:
+            return
+        self._queue = asyncio.Queue()
+        self._wake = asyncio.Event()
+        self._stopping = False
+        # The journal is the source of truth: what an earlier run left is replayed from disk. Only
+        # turns that could not be journaled (disk error) are carried over from memory.
+        self._entries = {k: e for k, e in self._entries.items() if e.seq == 0}
+        for key in self._entries:
+            self._queue.put_nowait(key)
+        self._task = loop.create_task(self._run(), name="sonetto-memory-writer")
+
+    async def stop(self, timeout: float | None = None) -> bool:
+        """Stop after the queued turns, waiting at most ``timeout`` (default ``stop_timeout``)
+        seconds. Returns ``True`` when everything queued was written; unwritten turns stay journaled."""
+        task = self._task
+        if task is None:
+            return True
+        self._stopping = True
+        if self._queue is not None:
+            self._queue.put_nowait(None)
+        if self._wake is not None:
+            self._wake.set()
+        limit = self.stop_timeout if timeout is None else timeout
+        try:
+            await asyncio.wait_for(asyncio.shield(task), limit)
+        except asyncio.TimeoutError:
+            log.warning("memory writer did not finish within %.1fs; unwritten turns stay journaled", limit)
+            task.cancel()
+            try:
+                await task
+            except asyncio.CancelledError:
+                pass
+        except Exception:  # noqa: BLE001 - _run guards itself; this is belt and braces
+            log.exception("memory writer task failed")
+        drained = not self._entries
+        await asyncio.to_thread(self.journal.release)
+        self._task = None
+        self._queue = None
+        self._busy = False
+        self._status_changed()
+        return drained
+
+    # ── producer ──────────────────────────────────────────────────────
+
+    async def send_history(self, turn_messages: Any, session_id: str | None = None,
+                           turn_id: str | None = None) -> str:
+        """Journal the turn durably and queue it; returns the turn id at once.
+
+        ``ValueError`` if the turn has no user/assistant text. Before ``start()`` or after ``stop()``
+        the turn is only journaled: the next start writes it."""
+        messages = normalize_turn(turn_messages)
+        turn_id = turn_id or uuid.uuid4().hex[:12]
+        try:
+            entry = await asyncio.to_thread(self.journal.append, turn_id, session_id, messages)
+        except OSError as exc:
+            # Keep the chat going and the turn in memory; say that it is not durable.
+            log.error("could not journal turn %s: %s", turn_id, exc)
+            self._last_error = f"无法写入日志文件（{exc.strerror or exc}），本轮仅保存在内存中"
+            entry = JournalEntry(uuid.uuid4().hex[:16], 0, turn_id, session_id, messages)
+        self._emit("turn_queued", entry)
+        if self._queue is not None and not self._stopping:
+            self._entries[entry.key] = entry
+            self._queue.put_nowait(entry.key)
+        self._status_changed()
+        return turn_id
+
+    async def send_history_from_session(self, session_id: str, messages: Sequence[Any]) -> str:
+        """Queue the latest turn (last user message + the replies after it) of a stored session."""
+        return await self.send_history(last_exchange(messages), session_id=session_id)
+
+    async def retry_failed(self) -> int:
+        """Put every given-up turn back in the queue (attempts reset); returns how many."""
+        entries = await asyncio.to_thread(self.journal.requeue_failed)
+        self._failed = []
+        for entry in entries:
+            if self._queue is not None and not self._stopping:
+                self._entries[entry.key] = entry
+                self._queue.put_nowait(entry.key)
+        self._status_changed()
+        return len(entries)
+
+    # ── consumer ──────────────────────────────────────────────────────
+
+    def _get_consumer(self) -> MemoryConsumer:
+        if self._consumer is None or self._consumer.llm is not self._llm:
+            self._consumer = MemoryConsumer(self._llm, self._mm, self.events, now=self._now)
+        return self._consumer
+
+    async def _consume(self, entry: JournalEntry) -> Any:
+        consumer = self._consumer
+        if consumer is None or consumer.llm is not self._llm:
+            consumer = await asyncio.to_thread(self._get_consumer)  # building the tools takes ~20 ms
+        return await consumer.consume(entry.session_id, entry.turn_id, entry.messages)
+
+    async def _run(self) -> None:
+        assert self._queue is not None
+        if self._use_default_llm and self._llm is None:
+            try:
+                self._llm = await asyncio.to_thread(load_default_llm)
+            except Exception as exc:  # noqa: BLE001 - a broken config is a status, not a crash
+                log.exception("get_default_llm failed")
+                self._last_error = describe_failure(exc)
+            if self._recall is not None:
+                self._recall.llm = self._llm
+        self._llm_resolved = True
+        self._status_changed()
+        try:
+            if await asyncio.to_thread(self.journal.claim):
+                replay = await asyncio.to_thread(self.journal.pending)
+                self._failed = await asyncio.to_thread(self.journal.failed)
+            else:  # another instance replays the journal; this one writes only what it is sent
+                log.warning("another writer holds %s: not replaying its journal", self.journal.path)
+                self._last_error = "另一个 Sonetto 正在使用这个记忆库，未处理的旧对话由它写入"
+                replay = []
+        except OSError as exc:
+            log.error("cannot read the turn journal %s: %s", self.journal.path, exc)
+            self._last_error = f"无法读取日志目录：{exc}"
+            replay = []
+        keys = []
+        for entry in replay:
+            if entry.key not in self._entries:
+                self._entries[entry.key] = entry
+                keys.append(entry.key)
+        # Replayed turns were sent before anything queued now: they go first, in order.
+        self._entries = {**{k: self._entries[k] for k in keys},
+                         **{k: v for k, v in self._entries.items() if k not in keys}}
+        self._status_changed()
+        for key in keys:
+            await self._guarded(key)
+        while True:
+            key = await self._queue.get()
+            if key is None:
+                break
+            await self._guarded(key)
+
+    async def _guarded(self, key: str) -> None:
+        try:
+            await self._process(key)
+        except asyncio.CancelledError:
+            self._busy = False
+            raise
+        except Exception as exc:  # noqa: BLE001 - the consumer loop must survive anything
+            log.exception("memory writer: unexpected failure on %s", key)
+            self._busy = False
+            self._last_error = f"{type(exc).__name__}: {exc}"
+            self._status_changed()
+
+    async def _wait_until_runnable(self) -> bool:
+        assert self._wake is not None
+        while True:
+            self._wake.clear()
+            if not self._paused and self._llm is not None:
+                return True
+            if self._stopping:
+                return False
+            self._status_changed()
+            await self._wake.wait()
+
+    async def _sleep(self, seconds: float) -> None:
+        assert self._wake is not None
+        self._wake.clear()
+        try:
+            await asyncio.wait_for(self._wake.wait(), seconds)
+        except asyncio.TimeoutError:
+            pass
+
+    async def _process(self, key: str) -> None:
+        entry = self._entries.get(key)
+        while entry is not None:
+            if not await self._wait_until_runnable():
+                return
+            self._busy = True
+            self._emit("turn_started", entry, f"attempt {entry.attempts + 1}")
+            self._status_changed()
+            try:
+                if self._runner.use_for(self._llm, self.isolate_loop):
+                    self.last_result = await self._runner.run(self._consume(entry))
+                else:
+                    self.last_result = await self._consume(entry)
+            except asyncio.CancelledError:
+                self._busy = False
+                raise
+            except Exception as exc:  # noqa: BLE001 - every failure is counted and retried
+                self._busy = False
+                message = describe_failure(exc)
+                log.warning("memory writer: turn %s failed (attempt %d): %s", entry.turn_id, entry.attempts + 1,
+                            message)
+                await asyncio.to_thread(self.journal.record_failure, entry, message)
+                self._last_error = message
+                self._emit("turn_failed", entry, f"第 {entry.attempts} 次失败：{message}")
+                if entry.attempts >= self.max_attempts:
+                    await asyncio.to_thread(self.journal.move_to_failed, entry)
+                    self._entries.pop(key, None)
+                    self._failed.append(entry)
+                    self._emit("turn_gave_up", entry, f"已失败 {entry.attempts} 次，保留在失败列表中：{message}")
+                    self._status_changed()
+                    return
+                self._status_changed()
+                if self._stopping:
+                    return  # stays journaled; the next start retries it
+                await self._sleep(self.backoff[min(entry.attempts - 1, len(self.backoff) - 1)])
+                if self._stopping:
+                    return
+                continue
+            self._busy = False
+            await asyncio.to_thread(self.journal.remove, entry)
+            self._entries.pop(key, None)
+            self._last_error = None
+            result = self.last_result
+            self._emit("turn_done", entry,
+                       f"llm_calls={result.llm_calls} tool_calls={result.tool_calls} "
+                       f"prompt_tokens={result.prompt_tokens}")
+            self._status_changed()
+            return
+
+    def close(self) -> None:
+        """Release the recall index and the private loop thread (after ``stop()``). The store itself
+        belongs to the caller."""
+        super().close()
+        self._runner.close()

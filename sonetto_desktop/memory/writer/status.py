@@ -1,0 +1,72 @@
+"""The writer's observable state as one value, with a sentence for people in zh and en; and the
+two lazy hooks into ``sonetto_desktop.agent`` (default model, error wording), kept optional so the
+memory domain runs without the agent package."""
+
+from __future__ import annotations
+
+import logging
+from dataclasses import dataclass
+from typing import Any
+
+log = logging.getLogger(__name__)
+
+
+@dataclass(frozen=True)
+class WriterStatus:
+    """A snapshot for status bars. ``configured`` is False only once the writer knows no model is set."""
+
+    pending: int
+    busy: bool
+    paused: bool
+    configured: bool
+    failed: int
+    last_error: str | None
+    zh: str
+    en: str
+
+
+def make_status(*, pending: int, busy: bool, paused: bool, configured: bool, failed: int,
+                last_error: str | None) -> WriterStatus:
+    """Pick the one sentence that matters most right now."""
+    n = pending
+    if not configured:
+        zh, en = "未配置模型，记忆写入暂停", "No model configured: memory writing is paused"
+        if n:
+            zh, en = f"{zh}（{n} 轮待写入）", f"{en} ({n} turns waiting)"
+    elif paused:
+        zh, en = f"记忆写入已暂停（{n} 轮待写入）", f"Memory writing paused ({n} turns waiting)"
+    elif last_error and n:
+        zh = f"记忆写入出错，稍后重试（{n} 轮待写入）：{last_error}"
+        en = f"Memory writing failed, will retry ({n} turns waiting): {last_error}"
+    elif busy or n:
+        zh, en = f"正在写入记忆…（{n} 轮待写入）", f"Writing memories… ({n} turns waiting)"
+    elif failed:
+        zh, en = f"有 {failed} 轮对话未能写入记忆，可重试", f"{failed} turns could not be written to memory (retry possible)"
+    else:
+        zh, en = "记忆已是最新", "Memories are up to date"
+    return WriterStatus(n, busy, paused, configured, failed, last_error, zh, en)
+
+
+def load_default_llm() -> Any:
+    try:
+        from sonetto_desktop.agent.llm import get_default_llm
+    except ImportError:  # the agent package is optional for the memory domain
+        log.warning("sonetto_desktop.agent.llm is unavailable: no default model")
+        return None
+    return get_default_llm()
+
+
+def describe_failure(exc: BaseException) -> str:
+    """A short, secret-free sentence for a failed turn (via the agent's ``describe_llm_error`` when present)."""
+    for module in ("sonetto_desktop.agent.llm", "sonetto_desktop.agent.llm_errors"):
+        try:
+            describe = __import__(module, fromlist=["describe_llm_error"]).describe_llm_error
+        except (ImportError, AttributeError):
+            continue
+        try:
+            info = describe(exc)
+            return f"{info.zh}（{info.code}）"
+        except Exception:  # noqa: BLE001 - a describer bug must not hide the real error
+            log.exception("describe_llm_error failed")
+            break
+    return f"{type(exc).__name__}: {str(exc)[:300]}"

@@ -1,0 +1,44 @@
+"""The current time as the memory writer sees it: a date with its Chinese weekday, plus a small
+calendar of nearby days so the model can turn "后天" or "下周三" into an absolute date without
+doing weekday arithmetic itself (models are unreliable at that)."""
+
+from __future__ import annotations
+
+from datetime import date, datetime, timedelta
+
+WEEKDAYS_ZH = ("星期一", "星期二", "星期三", "星期四", "星期五", "星期六", "星期日")
+_SHORT_ZH = ("周一", "周二", "周三", "周四", "周五", "周六", "周日")
+
+
+def weekday_zh(day: date) -> str:
+    """``星期一`` … ``星期日`` for ``day``."""
+    return WEEKDAYS_ZH[day.weekday()]
+
+
+def _md(day: date) -> str:
+    return f"{day.month}月{day.day}日（{_SHORT_ZH[day.weekday()]}）"
+
+
+def format_now(now: datetime | None = None) -> str:
+    """One line: ``2026年12月2日 星期三 11:07`` (local time)."""
+    now = now or datetime.now()
+    return f"{now.year}年{now.month}月{now.day}日 {weekday_zh(now.date())} {now:%H:%M}"
+
+
+def relative_day_table(now: datetime | None = None) -> str:
+    """Reference dates for relative expressions, weeks starting on Monday (the Chinese convention)."""
+    today = (now or datetime.now()).date()
+    named = [("昨天", -1), ("今天", 0), ("明天", 1), ("后天", 2), ("大后天", 3)]
+    lines = ["、".join(f"{name}={_md(today + timedelta(days=offset))}" for name, offset in named)]
+    monday = today - timedelta(days=today.weekday())
+    for label, start in (("本周", monday), ("下周", monday + timedelta(days=7))):
+        days = "、".join(f"{_SHORT_ZH[i]}={(start + timedelta(days=i)).month}月{(start + timedelta(days=i)).day}日"
+                        for i in range(7))
+        lines.append(f"{label}：{days}")
+    return "\n".join(lines)
+
+
+def time_block(now: datetime | None = None) -> str:
+    """The block appended to the writer's user prompt."""
+    now = now or datetime.now()
+    return f"## 当前时间\n{format_now(now)}\n\n## 日期参考（用于把相对日期换算成绝对日期）\n{relative_day_table(now)}"

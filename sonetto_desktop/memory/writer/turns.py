@@ -1,0 +1,75 @@
+"""A chat turn as the memory writer takes it: validated, normalised, and clipped for the prompt.
+
+The journal keeps the whole turn; only the text sent to the model is clipped.
+"""
+
+from __future__ import annotations
+
+from typing import Any, Sequence
+
+from langchain_core.messages import BaseMessage
+
+MAX_MESSAGE_CHARS = 4000
+MAX_TURN_CHARS = 12000
+
+_ROLES = {"user": "user", "human": "user", "assistant": "assistant", "ai": "assistant"}
+_SPEAKER = {"user": "用户", "assistant": "Sonetto"}
+
+
+def normalize_turn(turn_messages: Any) -> list[dict[str, str]]:
+    """``[{role, content}]`` with roles ``user`` / ``assistant`` only; accepts dicts or LangChain messages.
+
+    Raises ``ValueError`` when nothing with text is left (there is nothing to remember)."""
+    if isinstance(turn_messages, (str, bytes)) or not hasattr(turn_messages, "__iter__"):
+        raise ValueError("turn_messages must be a list of {role, content} messages")
+    out: list[dict[str, str]] = []
+    for msg in turn_messages:
+        if isinstance(msg, BaseMessage):
+            role, content = msg.type, msg.content
+        elif isinstance(msg, dict):
+            role, content = msg.get("role", ""), msg.get("content", "")
+        else:
+            raise ValueError(f"a turn message must be a dict with role and content, not {type(msg).__name__}")
+        if isinstance(content, list):  # content blocks
+            content = "".join(b.get("text", "") if isinstance(b, dict) else str(b) for b in content)
+        role = _ROLES.get(str(role).lower())
+        if role is None or not isinstance(content, str) or not content.strip():
+            continue
+        out.append({"role": role, "content": content})
+    if not out:
+        raise ValueError("turn_messages is empty: it has no user or assistant message with text, nothing to remember")
+    return out
+
+
+def _clip(text: str, limit: int) -> str:
+    """Keep the head and the tail of an over-long text, saying how much was left out."""
+    if len(text) <= limit:
+        return text
+    tail = limit // 5
+    head = limit - tail
+    return f"{text[:head]}\n……（中间省略 {len(text) - limit} 字）……\n{text[-tail:]}"
+
+
+def format_turn(messages: list[dict[str, str]], *, max_message_chars: int = MAX_MESSAGE_CHARS,
+                max_turn_chars: int = MAX_TURN_CHARS) -> str:
+    """The turn as the writer reads it, each message clipped, user messages favoured over replies."""
+    budget_each = max(200, min(max_message_chars, max_turn_chars // max(1, len(messages))))
+    parts = []
+    for msg in messages:
+        limit = budget_each if msg["role"] == "assistant" else max(budget_each, max_message_chars)
+        parts.append(f"{_SPEAKER[msg['role']]}：{_clip(msg['content'].strip(), limit)}")
+    return _clip("\n\n".join(parts), max_turn_chars + 200)
+
+
+def last_exchange(messages: Sequence[Any]) -> list[Any]:
+    """The last user message and the assistant replies after it (a stored session's latest turn)."""
+    msgs = list(messages)
+
+    def role(msg: Any) -> str:
+        value = msg.get("role", "") if isinstance(msg, dict) else getattr(msg, "type", "")
+        return _ROLES.get(str(value).lower(), str(value))
+
+    for i in range(len(msgs) - 1, -1, -1):
+        if role(msgs[i]) == "user":
+            return [msgs[i]] + [m for m in msgs[i + 1:] if role(m) == "assistant"]
+    raise ValueError("the session has no user message: there is no turn to remember")

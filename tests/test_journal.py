@@ -1,0 +1,74 @@
+"""The durable turn journal: real files, crash leftovers, failed list."""
+
+from __future__ import annotations
+
+import json
+
+from sonetto_desktop.memory.writer.journal import TurnJournal, default_journal_path
+
+MSGS = [{"role": "user", "content": "我喜欢猫"}, {"role": "assistant", "content": "好呀"}]
+
+
+def test_default_path_is_next_to_the_store(tmp_path):
+    assert default_journal_path(tmp_path / "memory.yaml") == tmp_path / "memory.journal"
+    assert default_journal_path(tmp_path / "m.db") == tmp_path / "m.journal"
+
+
+def test_append_is_on_disk_in_order_and_survives_reopen(tmp_path):
+    j = TurnJournal(tmp_path / "j")
+    a = j.append("t1", "s1", MSGS)
+    b = j.append("t2", None, [{"role": "user", "content": "第二轮" * 1000}])
+    again = TurnJournal(tmp_path / "j").pending()
+    assert [e.turn_id for e in again] == ["t1", "t2"]
+    assert again[0].messages == MSGS and again[0].session_id == "s1"
+    assert again[1].messages[0]["content"] == "第二轮" * 1000  # journaled whole
+    assert [e.key for e in again] == [a.key, b.key]
+    files = list((tmp_path / "j" / "pending").iterdir())
+    assert len(files) == 2 and all(json.loads(f.read_text("utf-8"))["turn_id"] in {"t1", "t2"} for f in files)
+
+
+def test_remove_and_attempts_are_persisted(tmp_path):
+    j = TurnJournal(tmp_path / "j")
+    a = j.append("t1", None, MSGS)
+    j.append("t2", None, MSGS)
+    j.record_failure(a, "连接失败")
+    j.record_failure(a, "超时")
+    reread = TurnJournal(tmp_path / "j").pending()
+    assert (reread[0].attempts, reread[0].last_error) == (2, "超时")
+    j.remove(a)
+    assert [e.turn_id for e in j.pending()] == ["t2"]
+
+
+def test_failed_list_and_requeue(tmp_path):
+    j = TurnJournal(tmp_path / "j")
+    a = j.append("t1", None, MSGS)
+    j.record_failure(a, "坏了")
+    j.move_to_failed(a)
+    assert j.pending() == []
+    failed = TurnJournal(tmp_path / "j").failed()
+    assert [(e.turn_id, e.attempts, e.last_error) for e in failed] == [("t1", 1, "坏了")]
+    back = j.requeue_failed()
+    assert [e.turn_id for e in back] == ["t1"] and j.failed() == []
+    assert [(e.turn_id, e.attempts) for e in j.pending()] == [("t1", 0)]
+
+
+def test_crash_leftovers_are_ignored_and_corrupt_files_set_aside(tmp_path):
+    j = TurnJournal(tmp_path / "j")
+    j.append("t1", None, MSGS)
+    pending = tmp_path / "j" / "pending"
+    (pending / ".00000000000000000001-abc.json.1234.tmp").write_text('{"half', "utf-8")
+    (pending / "00000000000000000002-def.json").write_text("{not json", "utf-8")
+    assert [e.turn_id for e in j.pending()] == ["t1"]
+    assert not any(p.name.endswith(".tmp") for p in pending.iterdir())
+    assert (pending / "00000000000000000002-def.corrupt").exists()  # kept for a person, not deleted
+
+
+def test_only_one_writer_may_claim_a_journal(tmp_path):
+    first, second = TurnJournal(tmp_path / "j"), TurnJournal(tmp_path / "j")
+    assert first.claim() is True
+    assert first.claim() is True  # idempotent for the holder
+    assert second.claim() is False
+    first.release()
+    assert second.claim() is True
+    second.release()
+    second.release()  # safe twice

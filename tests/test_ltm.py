@@ -1,0 +1,421 @@
+"""LongTermMemory: the durable write pipeline against the scripted server and real stores."""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import os
+import signal
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from llm_server import HangResponse, error
+from sonetto_desktop.memory import LongTermMemory, MemoryEvent, RetrievalMode, YamlMemoryManager
+from sonetto_desktop.memory.writer.journal import TurnJournal, default_journal_path
+
+TURN = [{"role": "user", "content": "我喜欢猫"}, {"role": "assistant", "content": "猫猫可爱！"}]
+FAST = (0.01, 0.02)
+
+
+async def until(predicate, timeout: float = 15.0) -> None:
+    """Wait (generously) for something that must happen; fails the test if it never does."""
+    loop = asyncio.get_running_loop()
+    deadline = loop.time() + timeout
+    while not predicate():
+        if loop.time() > deadline:
+            raise AssertionError("condition never became true")
+        await asyncio.sleep(0.01)
+
+
+@pytest.fixture
+def store(tmp_path):
+    mm = YamlMemoryManager(tmp_path / "memory.yaml")
+    yield mm
+    mm.close()
+
+
+def recorder(ltm):
+    seen: list[MemoryEvent] = []
+    ltm.events.subscribe(seen.append)
+    return seen
+
+
+def script_create(server, content="用户喜欢猫", section="品味"):
+    server.add_tool_calls([("create_memory", {"content": content, "section": section})])
+    server.add_text("已记录。")
+
+
+def kinds(seen, exclude=("status",)):
+    return [e.kind for e in seen if e.kind not in exclude]
+
+
+async def test_send_history_journals_then_the_turn_is_written(llm_server, make_llm, store, tmp_path):
+    ltm = LongTermMemory(store, make_llm(), backoff=FAST)
+    seen = recorder(ltm)
+    ltm.start()
+    llm_server.delay = 0.2  # the model is slow; send_history must not wait for it
+    script_create(llm_server)
+    turn_id = await ltm.send_history(TURN, session_id="s1")
+    journal = TurnJournal(default_journal_path(store.path))
+    assert [e.turn_id for e in journal.pending()] == [turn_id]  # on disk before we return
+    assert ltm.pending == 1
+    await until(lambda: ltm.pending == 0 and not ltm.busy)
+    assert [i.description for i in store.all_items().values()] == ["用户喜欢猫"]
+    assert journal.pending() == []
+    assert kinds(seen) == ["turn_queued", "turn_started", "create", "turn_done"]
+    assert all(e.turn_id == turn_id and e.session_id == "s1" for e in seen if e.kind != "status")
+    assert seen[-1].kind == "status" and ltm.status().zh == "记忆已是最新"
+    assert "llm_calls=2" in next(e.detail for e in seen if e.kind == "turn_done")
+    assert await ltm.stop() is True
+
+
+async def test_turns_are_written_in_order_with_their_ids(llm_server, make_llm, store):
+    ltm = LongTermMemory(store, make_llm(), backoff=FAST)
+    seen = recorder(ltm)
+    ltm.start()
+    facts = ["用户喜欢猫", "用户住在杭州", "用户是程序员"]
+    ids = []
+    for fact in facts:
+        script_create(llm_server, fact)
+        ids.append(await ltm.send_history([{"role": "user", "content": fact}]))
+    assert await ltm.stop() is True
+    created = [e for e in seen if e.kind == "create"]
+    assert [e.description for e in created] == facts
+    assert [e.turn_id for e in created] == ids
+    assert [e.ids[0] for e in created] == list(store.all_items())
+    done = [e.turn_id for e in seen if e.kind == "turn_done"]
+    assert done == ids
+
+
+async def test_journaled_turns_from_an_earlier_run_go_first(llm_server, make_llm, store):
+    journal = TurnJournal(default_journal_path(store.path))
+    journal.append("old-1", "s0", [{"role": "user", "content": "我叫小林"}])
+    journal.append("old-2", "s0", [{"role": "user", "content": "我住在杭州"}])
+    script_create(llm_server, "用户叫小林", "身份")
+    script_create(llm_server, "用户住在杭州", "地点与路径")
+    script_create(llm_server, "用户喜欢猫", "品味")
+    ltm = LongTermMemory(store, make_llm(), backoff=FAST)
+    seen = recorder(ltm)
+    ltm.start()
+    await ltm.send_history(TURN, turn_id="new-1")
+    assert await ltm.stop() is True
+    assert [e.turn_id for e in seen if e.kind == "turn_done"] == ["old-1", "old-2", "new-1"]
+    assert [i.description for i in store.all_items().values()] == ["用户叫小林", "用户住在杭州", "用户喜欢猫"]
+    assert journal.pending() == []
+
+
+async def test_send_before_start_is_journaled_and_written_at_start(llm_server, make_llm, store):
+    ltm = LongTermMemory(store, make_llm(), backoff=FAST)
+    turn_id = await ltm.send_history(TURN)
+    assert [e.turn_id for e in ltm.journal.pending()] == [turn_id]
+    script_create(llm_server)
+    ltm.start()
+    await until(lambda: store.count() == 1 and ltm.pending == 0)
+    await ltm.stop()
+
+
+@pytest.mark.parametrize("failure", ["500", "hang", "garbage", "malformed_stream"])
+async def test_endpoint_failure_keeps_the_turn_and_retries(llm_server, make_llm, store, failure):
+    ltm = LongTermMemory(store, make_llm(timeout=0.5), backoff=FAST)
+    seen = recorder(ltm)
+    if failure == "500":
+        llm_server.add_error(500, "upstream exploded")
+    elif failure == "hang":
+        llm_server.add_hang(3)
+    elif failure == "garbage":
+        llm_server.add_garbage()
+    else:
+        llm_server.add_malformed_stream()
+    llm_server.add_error(503, "still down")
+    script_create(llm_server)
+    ltm.start()
+    turn_id = await ltm.send_history(TURN)
+    await until(lambda: any(e.kind == "turn_failed" for e in seen))
+    assert [e.turn_id for e in ltm.journal.pending()] == [turn_id]  # still journaled while failing
+    assert ltm.last_error
+    await until(lambda: store.count() == 1 and ltm.pending == 0)
+    failures = [e for e in seen if e.kind == "turn_failed"]
+    assert len(failures) == 2 and failures[0].turn_id == turn_id
+    assert "第 1 次失败" in failures[0].detail and "第 2 次失败" in failures[1].detail
+    assert ltm.journal.pending() == [] and ltm.last_error is None
+    await ltm.stop()
+
+
+async def test_stop_is_bounded_when_the_endpoint_hangs(llm_server, make_llm, store):
+    llm_server.default = HangResponse(30)
+    ltm = LongTermMemory(store, make_llm(timeout=60), backoff=FAST)
+    seen = recorder(ltm)
+    ltm.start()
+    turn_id = await ltm.send_history(TURN)
+    await until(lambda: ltm.busy)
+    drained = await asyncio.wait_for(ltm.stop(timeout=0.3), 10)
+    assert drained is False and not ltm.running and not ltm.busy
+    assert [e.turn_id for e in ltm.journal.pending()] == [turn_id]
+    assert store.count() == 0
+    assert "turn_done" not in kinds(seen)
+
+
+async def test_stop_tries_each_turn_once_without_backoff_when_the_endpoint_is_down(llm_server, make_llm, store):
+    llm_server.default = error(500, "down")
+    ltm = LongTermMemory(store, make_llm(), backoff=(60,))
+    ltm.start()
+    for i in range(3):
+        await ltm.send_history([{"role": "user", "content": f"第{i}轮"}])
+    assert await asyncio.wait_for(ltm.stop(timeout=20), 30) is False
+    assert [e.attempts for e in ltm.journal.pending()] == [1, 1, 1]
+
+
+async def test_unconfigured_model_waits_with_status_then_set_llm_resumes(llm_server, make_llm, store):
+    ltm = LongTermMemory(store)  # no model configured anywhere (conftest clears the environment)
+    seen = recorder(ltm)
+    ltm.start()
+    turn_id = await ltm.send_history(TURN)
+    await until(lambda: not ltm.status().configured)
+    assert ltm.status().zh.startswith("未配置模型，记忆写入暂停")
+    assert any(e.kind == "status" and "未配置模型" in e.detail for e in seen)
+    assert [e.turn_id for e in ltm.journal.pending()] == [turn_id]
+    assert "turn_failed" not in kinds(seen) and llm_server.requests == []
+    script_create(llm_server)
+    ltm.set_llm(make_llm())
+    await until(lambda: store.count() == 1 and ltm.pending == 0)
+    assert await ltm.stop() is True
+
+
+async def test_stop_while_unconfigured_keeps_the_journal(store):
+    ltm = LongTermMemory(store)
+    ltm.start()
+    await ltm.send_history(TURN)
+    assert await asyncio.wait_for(ltm.stop(timeout=5), 10) is False
+    assert len(ltm.journal.pending()) == 1
+
+
+async def test_failing_turn_goes_to_the_failed_list_then_retry_failed(llm_server, make_llm, store):
+    llm_server.default = error(500, "always down")
+    ltm = LongTermMemory(store, make_llm(), max_attempts=3, backoff=FAST)
+    seen = recorder(ltm)
+    ltm.start()
+    turn_id = await ltm.send_history(TURN, session_id="s9")
+    await until(lambda: ltm.failed_turns())
+    assert [(e.turn_id, e.attempts) for e in ltm.failed_turns()] == [(turn_id, 3)]
+    on_disk = TurnJournal(ltm.journal.path).failed()
+    assert [(e.turn_id, e.session_id, e.attempts) for e in on_disk] == [(turn_id, "s9", 3)]
+    assert on_disk[0].last_error and ltm.journal.pending() == []
+    gave_up = [e for e in seen if e.kind == "turn_gave_up"]
+    assert len(gave_up) == 1 and gave_up[0].turn_id == turn_id
+    assert kinds(seen).count("turn_failed") == 3
+    assert "未能写入" in ltm.status().zh and ltm.pending == 0
+
+    # A later turn is not blocked by the failed one.
+    llm_server.default = None
+    script_create(llm_server, "用户住在杭州", "地点与路径")
+    await ltm.send_history([{"role": "user", "content": "我住在杭州"}])
+    await until(lambda: store.count() == 1 and ltm.pending == 0)
+
+    script_create(llm_server)
+    assert await ltm.retry_failed() == 1
+    await until(lambda: store.count() == 2 and ltm.pending == 0)
+    assert ltm.failed_turns() == [] and ltm.journal.failed() == []
+    await ltm.stop()
+
+
+async def test_pause_and_resume(llm_server, make_llm, store):
+    ltm = LongTermMemory(store, make_llm(), backoff=FAST)
+    seen = recorder(ltm)
+    ltm.start()
+    script_create(llm_server)
+    await ltm.send_history(TURN)
+    await until(lambda: store.count() == 1 and ltm.pending == 0)  # the writer is up and idle
+    seen.clear()
+    ltm.pause()
+    await ltm.send_history([{"role": "user", "content": "我住在杭州"}])
+    assert any(e.kind == "status" and "已暂停" in e.detail for e in seen)
+    for _ in range(50):
+        await asyncio.sleep(0)
+    assert "turn_started" not in kinds(seen)
+    assert len(llm_server.requests) == 2 and ltm.paused and ltm.pending == 1
+    script_create(llm_server, "用户住在杭州", "地点与路径")
+    ltm.resume()
+    await until(lambda: store.count() == 2 and ltm.pending == 0)
+    await ltm.stop()
+
+
+async def test_empty_turn_is_refused_and_nothing_is_journaled(make_llm, store):
+    ltm = LongTermMemory(store, make_llm())
+    ltm.start()
+    with pytest.raises(ValueError, match="nothing to remember"):
+        await ltm.send_history([])
+    with pytest.raises(ValueError, match="nothing to remember"):
+        await ltm.send_history([{"role": "user", "content": "  \n "}])
+    assert ltm.journal.pending() == [] and ltm.pending == 0
+    await ltm.stop()
+
+
+async def test_huge_turn_is_journaled_whole_and_clipped_for_the_model(llm_server, make_llm, store):
+    huge = "我把整篇论文贴给你：" + "实验数据" * 50000 + "。对了我叫小林"
+    llm_server.delay = 0.3
+    script_create(llm_server, "用户叫小林", "身份")
+    ltm = LongTermMemory(store, make_llm(), backoff=FAST)
+    ltm.start()
+    await ltm.send_history([{"role": "user", "content": huge}])
+    files = list((ltm.journal.path / "pending").glob("*.json"))
+    assert json.loads(files[0].read_text("utf-8"))["messages"][0]["content"] == huge
+    await until(lambda: store.count() == 1)
+    assert len(llm_server.requests[0]["messages"][-1]["content"]) < 15000
+    await ltm.stop()
+
+
+async def test_send_history_from_session_takes_the_last_exchange(llm_server, make_llm, store):
+    session = [
+        {"role": "user", "content": "早上好"}, {"role": "assistant", "content": "早呀"},
+        {"role": "user", "content": "我下周三要去上海出差"}, {"role": "assistant", "content": "一路顺风"},
+    ]
+    llm_server.add_text("已处理")
+    ltm = LongTermMemory(store, make_llm(), backoff=FAST)
+    ltm.start()
+    await ltm.send_history_from_session("sess-7", session)
+    assert await ltm.stop() is True
+    prompt = llm_server.requests[0]["messages"][-1]["content"]
+    assert "我下周三要去上海出差" in prompt and "一路顺风" in prompt and "早上好" not in prompt
+
+
+async def test_start_needs_a_running_loop_and_journal_needs_a_path(store):
+    ltm = LongTermMemory(store)
+    with pytest.raises(RuntimeError):
+        await asyncio.to_thread(ltm.start)  # no loop in that thread
+
+    class NoPath:
+        pass
+
+    with pytest.raises(ValueError, match="journal_path"):
+        LongTermMemory(NoPath())  # type: ignore[arg-type]
+
+
+async def test_recall_delegation_mechanical(store):
+    mid = store.add("用户养了一只叫年糕的猫", "身份")
+    store.add("用户在杭州读大学", "身份")
+    ltm = LongTermMemory(store)
+    found = await ltm.aget_related_memory_from("年糕今天怎么样", RetrievalMode.MECHANICAL)
+    assert found and found[0]["id"] == mid
+    sync = await asyncio.to_thread(ltm.get_related_memory_from, "年糕今天怎么样", "mechanical")
+    assert sync == found
+    ltm.close()
+
+
+async def test_kill_9_between_send_and_consumption_is_written_on_next_start(llm_server, make_llm, tmp_path):
+    store_path = tmp_path / "memory.yaml"
+    llm_server.add(HangResponse(60))
+    child = subprocess.Popen(
+        [sys.executable, str(Path(__file__).with_name("writer_crash_child.py")), str(store_path), llm_server.base_url],
+        stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
+    )
+    try:
+        sent = await asyncio.to_thread(child.stdout.readline)
+        assert sent.startswith("SENT "), child.stderr.read() if child.poll() is not None else sent
+        turn_id = sent.split()[1]
+        assert (await asyncio.to_thread(child.stdout.readline)).strip() == "STARTED"
+    finally:
+        os.kill(child.pid, signal.SIGKILL)
+        child.wait()
+    mm = YamlMemoryManager(store_path)
+    assert mm.count() == 0
+    script_create(llm_server, "用户叫小林，在杭州读大学", "身份")
+    ltm = LongTermMemory(mm, make_llm())
+    seen = recorder(ltm)
+    ltm.start()
+    await until(lambda: mm.count() == 1)
+    assert await ltm.stop() is True
+    assert [e.turn_id for e in seen if e.kind == "turn_done"] == [turn_id]
+    assert next(e.session_id for e in seen if e.kind == "turn_done") == "crash-session"
+    assert ltm.journal.pending() == []
+    mm.close()
+
+
+# ── isolate_loop: the agent on a private loop thread ──────────────────────────────────────────
+
+
+def own_client_llm(make_llm, **kw):
+    import httpx
+
+    return make_llm(http_async_client=httpx.AsyncClient(timeout=kw.pop("timeout", 5)), **kw)
+
+
+async def test_isolated_writer_consumes_and_restarts(llm_server, make_llm, store):
+    import threading
+
+    ltm = LongTermMemory(store, own_client_llm(make_llm), backoff=FAST, isolate_loop=True)
+    threads = []
+    ltm.events.subscribe(lambda e: e.kind == "create" and threads.append(threading.current_thread().name))
+    script_create(llm_server)
+    ltm.start()
+    await ltm.send_history(TURN)
+    assert await ltm.stop() is True
+    assert store.count() == 1 and threads
+    # The tool ran off the caller's thread, and the runner is usable again after a restart.
+    assert threading.current_thread().name not in threads
+    script_create(llm_server, "用户住在杭州", "地点与路径")
+    ltm.start()
+    await ltm.send_history([{"role": "user", "content": "我住在杭州"}])
+    assert await ltm.stop() is True
+    assert store.count() == 2
+    ltm.close()
+    ltm.close()  # idempotent
+
+
+async def test_isolated_stop_is_bounded_when_the_endpoint_hangs(llm_server, make_llm, store):
+    llm_server.default = HangResponse(30)
+    ltm = LongTermMemory(store, own_client_llm(make_llm, timeout=60), isolate_loop=True)
+    ltm.start()
+    turn_id = await ltm.send_history(TURN)
+    await until(lambda: ltm.busy and llm_server.requests)
+    assert await asyncio.wait_for(ltm.stop(timeout=0.3), 10) is False
+    assert [e.turn_id for e in ltm.journal.pending()] == [turn_id]
+    await asyncio.to_thread(ltm.close)
+
+
+async def test_isolation_is_refused_for_a_shared_http_client(llm_server, make_llm, store, caplog):
+    ltm = LongTermMemory(store, make_llm(), backoff=FAST, isolate_loop=True)
+    script_create(llm_server)
+    ltm.start()
+    await ltm.send_history(TURN)
+    assert await ltm.stop() is True
+    assert store.count() == 1
+    assert "isolate_loop ignored" in caplog.text
+
+
+async def test_a_second_writer_on_the_same_store_does_not_replay_the_journal(llm_server, make_llm, store):
+    journal = TurnJournal(default_journal_path(store.path))
+    journal.append("old-1", None, [{"role": "user", "content": "我叫小林"}])
+    first = LongTermMemory(store)  # holds the journal, waits for a model
+    first.start()
+    await until(lambda: not first.status().configured)
+    second = LongTermMemory(store, make_llm(), backoff=FAST)
+    second.start()
+    await until(lambda: second.last_error is not None)
+    assert "另一个" in second.last_error
+    script_create(llm_server)
+    await second.send_history(TURN, turn_id="own-1")  # its own turns are written
+    assert await second.stop() is True
+    assert [i.description for i in store.all_items().values()] == ["用户喜欢猫"]
+    assert [e.turn_id for e in journal.pending()] == ["old-1"]  # left for the first writer
+    script_create(llm_server, "用户叫小林", "身份")
+    first.set_llm(make_llm())
+    await until(lambda: store.count() == 2)
+    assert await first.stop() is True and journal.pending() == []
+
+
+async def test_restart_after_a_timed_out_stop_writes_the_leftover_turn(llm_server, make_llm, store):
+    llm_server.add(HangResponse(30))
+    ltm = LongTermMemory(store, make_llm(timeout=60), backoff=FAST)
+    ltm.start()
+    turn_id = await ltm.send_history(TURN)
+    await until(lambda: ltm.busy)
+    assert await ltm.stop(timeout=0.2) is False
+    seen = recorder(ltm)
+    script_create(llm_server)
+    ltm.start()
+    await until(lambda: store.count() == 1 and ltm.pending == 0)
+    assert [e.turn_id for e in seen if e.kind == "turn_done"] == [turn_id]
+    assert await ltm.stop() is True

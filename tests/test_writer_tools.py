@@ -1,0 +1,167 @@
+"""The writer's CRUD tools against real stores, invoked the way ToolNode invokes them."""
+
+from __future__ import annotations
+
+import itertools
+
+import pytest
+
+from memory_stores import BACKENDS, open_store
+from sonetto_desktop.memory import EventFeed, MemoryEvent
+from sonetto_desktop.memory.writer.tools import TOOL_NAMES, ToolContext, find_secret, make_memory_tools
+
+_ids = itertools.count()
+
+
+@pytest.fixture(params=BACKENDS)
+def mm(request, tmp_path):
+    store = open_store(request.param, tmp_path)
+    yield store
+    store.close()
+
+
+def call(tools, name, **args):
+    by_name = {t.name: t for t in tools}
+    return by_name[name].invoke({"type": "tool_call", "id": f"call_{next(_ids)}", "name": name, "args": args})
+
+
+def test_tool_names_args_and_chinese_docstrings(mm):
+    tools = make_memory_tools(mm)
+    assert tuple(t.name for t in tools) == TOOL_NAMES
+    args = {t.name: list(t.args) for t in tools}
+    assert args == {
+        "create_memory": ["content", "section"],
+        "read_memories": [],
+        "update_memory": ["id", "content", "reason"],
+        "delete_memory": ["id", "reason"],
+        "merge_memories": ["id1", "id2", "content", "section", "reason"],
+        "hit_memory": ["id"],
+    }
+    create = tools[0]
+    for section in ("身份", "音乐", "品味", "地点与路径", "瞬间", "时效待办"):
+        assert section in create.description
+    assert "1-4" in create.description
+    assert all("记忆" in t.description for t in tools)
+
+
+def test_factory_binds_its_own_store(tmp_path):
+    a, b = open_store("yaml", tmp_path / "a"), open_store("yaml", tmp_path / "b")
+    call(make_memory_tools(a), "create_memory", content="用户喜欢猫", section="品味")
+    assert a.count() == 1 and b.count() == 0
+
+
+def test_create_update_delete_record_agent_history(mm):
+    tools = make_memory_tools(mm)
+    msg = call(tools, "create_memory", content="用户在上海工作", section="身份")
+    assert msg.status == "success"
+    (mid,) = msg.artifact["ids"]
+    assert mid in msg.content
+    assert mm.get(mid).description == "用户在上海工作"
+
+    msg = call(tools, "update_memory", id=mid, content="用户在杭州工作", reason="用户说上个月换到了杭州")
+    assert msg.status == "success" and msg.artifact["kind"] == "update"
+    item = mm.get(mid)
+    assert item.description == "用户在杭州工作"
+    assert item.hit == 1  # update also counts a hit
+    last = item.history[-1]
+    assert (last["actor"], last["reason"]) == ("agent", "用户说上个月换到了杭州")
+    assert last["old_description"] == "用户在上海工作"
+
+    msg = call(tools, "delete_memory", id=mid, reason="用户要求忘掉")
+    assert msg.status == "success" and msg.artifact["description"] == "用户在杭州工作"
+    trash = mm.list_trash()
+    assert [(t["id"], t["actor"], t["reason"]) for t in trash] == [(mid, "agent", "用户要求忘掉")]
+
+
+def test_merge_and_hit(mm):
+    tools = make_memory_tools(mm)
+    a = mm.add("用户喜欢洛天依", "音乐")
+    b = mm.add("用户常听洛天依的歌", "品味")
+    msg = call(tools, "merge_memories", id1=a, id2=b, content="用户喜欢洛天依，常听她的歌", section="音乐",
+               reason="两条都在说洛天依")
+    assert msg.status == "success" and msg.artifact["ids"] == (a, b)
+    assert list(mm.all_items()) == [a]
+    merged = mm.get(a)
+    assert merged.history[-1]["actor"] == "agent" and merged.history[-1]["reason"] == "两条都在说洛天依"
+    assert call(tools, "hit_memory", id=a).status == "success"
+    assert call(tools, "hit_memory", id=a).artifact["kind"] == "hit"
+    assert mm.get(a).hit == 2
+
+
+def test_read_memories_one_line_per_memory(mm):
+    tools = make_memory_tools(mm)
+    assert "空" in call(tools, "read_memories").content
+    a = mm.add("用户喜欢猫", "品味")
+    b = mm.add("用户12月4日（周五）有离散数学考试", "时效待办")
+    mm.hit(a)
+    text = call(tools, "read_memories").content
+    lines = [line for line in text.splitlines() if line.startswith((a, b))]
+    assert len(lines) == 2
+    line_a = next(line for line in lines if line.startswith(a))
+    assert "品味" in line_a and "hit 1" in line_a and "用户喜欢猫" in line_a
+    assert mm.get(a).latest_update_time[:10] in line_a
+
+
+@pytest.mark.parametrize(
+    "name,args,expect",
+    [
+        ("update_memory", {"id": "nope1234", "content": "用户喜欢狗", "reason": "改了"}, "read_memories"),
+        ("delete_memory", {"id": "nope1234", "reason": "过期"}, "nope1234"),
+        ("hit_memory", {"id": "nope1234"}, "找不到"),
+        ("create_memory", {"content": "   ", "section": "品味"}, "content"),
+        ("create_memory", {"content": "用户喜欢猫", "section": ""}, "section"),
+        ("create_memory", {"content": "用户的银行卡密码是 834512", "section": "身份"}, "拒绝"),
+        ("create_memory", {"content": "用户的身份证号是110101199003071234", "section": "身份"}, "身份证"),
+        ("create_memory", {"content": "用户的 OpenAI key 是 sk-abcdefghijklmnopqrstuvwx", "section": "身份"}, "拒绝"),
+        ("create_memory", {"content": "用户" + "很" * 600, "section": "品味"}, "太长"),
+        ("create_memory", {"content": "用户喜欢猫"}, "section"),  # missing argument
+    ],
+)
+def test_bad_calls_come_back_as_tool_errors(mm, name, args, expect):
+    tools = make_memory_tools(mm)
+    msg = call(tools, name, **args)
+    assert msg.status == "error"
+    assert expect in msg.content
+    assert mm.count() == 0 and mm.list_trash() == []
+
+
+def test_merge_with_itself_or_unknown_is_an_error(mm):
+    tools = make_memory_tools(mm)
+    a = mm.add("用户喜欢猫", "品味")
+    assert call(tools, "merge_memories", id1=a, id2=a, content="x", section="品味", reason="r").status == "error"
+    msg = call(tools, "merge_memories", id1=a, id2="zzzz0000", content="用户喜欢猫", section="品味", reason="r")
+    assert msg.status == "error" and "zzzz0000" in msg.content
+    assert mm.get(a).history == []
+
+
+def test_secret_detector_spares_ordinary_facts():
+    assert find_secret("用户的生日是1999年3月7日") is None
+    assert find_secret("用户的手机尾号是 1234") is None
+    assert find_secret("用户12月4日下午3点有考试") is None
+    assert find_secret("用户有一个常用的工作邮箱账号") is None
+    assert find_secret("用户家 WiFi 密码是 abc12345") == "密码 / 验证码"
+    assert find_secret("卡号 6222 0212 3456 7890 123") == "银行卡号"
+
+
+def test_tools_publish_events_themselves_when_given_a_feed(mm):
+    feed: EventFeed[MemoryEvent] = EventFeed()
+    seen: list[MemoryEvent] = []
+    feed.subscribe(seen.append)
+    tools = make_memory_tools(mm, feed, ToolContext("s1", "t1"))
+    mid = call(tools, "create_memory", content="用户喜欢猫", section="品味").artifact["ids"][0]
+    call(tools, "hit_memory", id="missing")
+    call(tools, "hit_memory", id=mid)
+    assert [(e.kind, e.ids, e.session_id, e.turn_id) for e in seen] == [
+        ("create", (mid,), "s1", "t1"),
+        ("hit", (mid,), "s1", "t1"),
+    ]
+
+
+def test_creating_an_exact_duplicate_counts_a_hit_instead(mm):
+    tools = make_memory_tools(mm)
+    first = call(tools, "create_memory", content="用户喜欢猫", section="品味").artifact["ids"][0]
+    again = call(tools, "create_memory", content="用户 喜欢猫。", section="身份")
+    assert again.status == "success" and again.artifact == {
+        "kind": "hit", "ids": (first,), "description": "用户喜欢猫", "reason": ""}
+    assert first in again.content and "未重复创建" in again.content
+    assert list(mm.all_items()) == [first] and mm.get(first).hit == 1
