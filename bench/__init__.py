@@ -1,0 +1,1 @@
+"""Benchmarks (speed and recall); numbers go to docs/benchmarks.md."""

@@ -1,0 +1,271 @@
+"""The retriever's lexicon (synonyms, related concepts, theme cues — kept as data) and how a
+query is read against it.
+
+``synonyms.yaml`` and ``theme_cues.yaml`` live beside this module (their headers document the
+format). ``Lexicon.load()`` reads them; ``default_lexicon()`` caches the packaged pair.
+``analyze(prompt, now, lexicon)`` turns a prompt into a weighted :class:`Query`.
+"""
+
+from __future__ import annotations
+
+import functools
+import re
+from dataclasses import dataclass, field
+from datetime import datetime
+from importlib import resources
+from pathlib import Path
+from typing import Any, Callable, Iterable
+
+import yaml
+
+from . import tokenize as tok
+from .time_expressions import DateRange, resolve_time_ranges
+
+_PACKAGE = "sonetto_desktop.memory.retrieval"
+
+
+def _read_yaml(path: str | Path | None, default_name: str) -> dict[str, Any]:
+    if path is None:
+        text = resources.files(_PACKAGE).joinpath(default_name).read_text(encoding="utf-8")
+    else:
+        text = Path(path).read_text(encoding="utf-8")
+    data = yaml.safe_load(text) or {}
+    if not isinstance(data, dict):
+        raise ValueError(f"{path or default_name}: expected a mapping at the top level")
+    return data
+
+
+def _norm(word: Any) -> str:
+    return str(word).strip().lower()
+
+
+@dataclass
+class Lexicon:
+    """``expansions``: word -> {related word: weight}; ``cues``: cue -> themes it points at."""
+
+    expansions: dict[str, dict[str, float]] = field(default_factory=dict)
+    cues: dict[str, set[str]] = field(default_factory=dict)
+    theme_weight: float = 0.35
+
+    @classmethod
+    def load(cls, synonyms: str | Path | None = None, theme_cues: str | Path | None = None) -> "Lexicon":
+        """Read the two data files (the packaged ones by default). Malformed entries raise ValueError."""
+        lex = cls()
+        syn = _read_yaml(synonyms, "synonyms.yaml")
+        weights = {"equivalent": 0.8, "related": 0.5, "association": 0.4, **(syn.get("weights") or {})}
+        for kind in ("equivalent", "related"):
+            for group in syn.get(kind) or []:
+                if not isinstance(group, list):
+                    raise ValueError(f"synonyms.yaml: {kind} entries must be lists, got {group!r}")
+                members = [_norm(w) for w in group if _norm(w)]
+                for word in members:
+                    for other in members:
+                        if other != word:
+                            lex._link(word, other, float(weights[kind]))
+        for head, targets in (syn.get("associations") or {}).items():
+            if not isinstance(targets, list):
+                raise ValueError(f"synonyms.yaml: association {head!r} must map to a list")
+            for other in targets:
+                if _norm(other) and _norm(other) != _norm(head):
+                    lex._link(_norm(head), _norm(other), float(weights["association"]))
+        # Words that mean the same share each other's links (狗狗 reaches 柯基 through 狗).
+        for group in syn.get("equivalent") or []:
+            members = [_norm(w) for w in group if _norm(w)]
+            shared: dict[str, float] = {}
+            for word in members:
+                for other, weight in lex.expansions.get(word, {}).items():
+                    shared[other] = max(shared.get(other, 0.0), min(weight, float(weights["related"])))
+            for word in members:
+                for other, weight in shared.items():
+                    if other != word and other not in members:
+                        lex._link(word, other, weight)
+        cues = _read_yaml(theme_cues, "theme_cues.yaml")
+        lex.theme_weight = float(cues.get("weight", lex.theme_weight))
+        for theme, words in (cues.get("themes") or {}).items():
+            if not isinstance(words, list):
+                raise ValueError(f"theme_cues.yaml: theme {theme!r} must map to a list")
+            for cue in [theme, *words]:
+                if _norm(cue):
+                    lex.cues.setdefault(_norm(cue), set()).add(str(theme))
+        return lex
+
+    def _link(self, word: str, other: str, weight: float) -> None:
+        targets = self.expansions.setdefault(word, {})
+        targets[other] = max(weight, targets.get(other, 0.0))
+
+    @functools.cached_property
+    def _phrases(self) -> tuple[str, ...]:
+        """Multi-character keys, matched as substrings of the query (jieba may split them)."""
+        return tuple(k for k in self.expansions if len(k) > 1)
+
+    @functools.cached_property
+    def _cue_phrases(self) -> tuple[str, ...]:
+        return tuple(k for k in self.cues if len(k) > 1)
+
+    def keys_in(self, text: str, words: Iterable[str]) -> set[str]:
+        """Lexicon words present in a query: its own words, plus multi-character keys found in the text."""
+        text = text.lower()
+        found = {w for w in words if w in self.expansions}
+        found.update(k for k in self._phrases if k in text)
+        return found
+
+    def expand(self, text: str, words: Iterable[str]) -> dict[str, float]:
+        """Related words for a query, word -> weight (the strongest link wins; literal words excluded)."""
+        words = list(words)
+        literal = set(words)
+        out: dict[str, float] = {}
+        for key in self.keys_in(text, words):
+            for other, weight in self.expansions[key].items():
+                if other not in literal and weight > out.get(other, 0.0):
+                    out[other] = weight
+        return out
+
+    def themes_for(self, text: str, words: Iterable[str]) -> dict[str, int]:
+        """Themes the query points at -> number of distinct cues (one-character cues must be whole words)."""
+        text = text.lower()
+        hits: dict[str, set[str]] = {}
+        for w in set(words):
+            for theme in self.cues.get(w, ()):
+                hits.setdefault(theme, set()).add(w)
+        for cue in self._cue_phrases:
+            if cue in text:
+                for theme in self.cues[cue]:
+                    hits.setdefault(theme, set()).add(cue)
+        return {theme: len(cues) for theme, cues in hits.items()}
+
+
+@functools.lru_cache(maxsize=1)
+def default_lexicon() -> Lexicon:
+    """The packaged lexicon, loaded once."""
+    return Lexicon.load()
+
+
+# ── reading a query ────────────────────────────────────────────────────
+# Term weights: a rare word matched once scores about its weight.
+LITERAL_WORD = 1.0
+LITERAL_BIGRAM = 0.45  # the bigram form of a two-character query word
+LITERAL_CHAR = 0.7  # a one-character query word found inside a longer word of a memory
+SPLIT_CHAR_SCALE = 0.75  # characters of a query word found nowhere in the bank (jieba glued 猫叫)
+WEAK_WORD_SCALE = 0.35  # common verbs and stance words (tok.WEAK_WORDS)
+QUERY_BIGRAM = 0.3  # bigrams of the query text (names, rare words jieba cuts badly)
+MAX_PROMPT_CHARS = 4000  # longer prompts keep their last part (the newest text of a chat)
+
+_BROAD_CUES = re.compile(
+    r"最近|近来|近况|近期|这阵子|这段时间|这些天|这几天|过得|忙什么|忙啥|在忙|新鲜事|有什么事|有啥事|发生了什么|聊聊|说说"
+)
+# Requests that are complete in themselves: translation, arithmetic, definitions, code, jokes.
+_TASK_CUES = re.compile(
+    r"翻译|译成|怎么说|用英语|用英文|英文怎么|英语怎么|算一下|算算|计算|等于|乘以|除以|开方|平方根|"
+    r"是什么意思|什么意思|的定义|什么是|解释一下|百科|首都|代码|函数|编程|报错|python|java|sql|笑话|脑筋急转弯|"
+    r"^(?:what|how|why|who|when|where|which|translate|calculate|define|explain)\b",
+    re.IGNORECASE,
+)
+_BROAD_FILLER = frozenset(
+    "最近 近来 近况 近期 阵子 这阵子 这段 时间 这段时间 过得 忙 在忙 新鲜 新鲜事 发生 聊聊 说说 聊 说 "
+    "如何 还好 好不好 一切 生活 日子 这几天 这些天 情况 状态 怎样".split()
+)
+
+
+@dataclass
+class Query:
+    """What a prompt asks for, ready to score."""
+
+    text: str
+    words: list[str]
+    terms: dict[str, float] = field(default_factory=dict)
+    themes: dict[str, int] = field(default_factory=dict)
+    ranges: list[DateRange] = field(default_factory=list)
+    broad: bool = False
+    task: bool = False  # reads like a self-contained task (translate, calculate, define)
+    named_themes: set[str] = field(default_factory=set)  # themes the query names outright
+
+
+def _put(terms: dict[str, float], term: str, weight: float) -> None:
+    if weight > terms.get(term, 0.0):
+        terms[term] = weight
+
+
+def _add_word(terms: dict[str, float], word: str, scale: float, known: Callable[[str], int] | None = None) -> None:
+    """Index terms for one word. A word jieba never produced in the bank (柯基 cut as 柯 / 基)
+    is matched through its character bigrams at full weight instead."""
+    if word in tok.WEAK_WORDS:
+        scale *= WEAK_WORD_SCALE
+    if known is not None and len(word) > 1 and tok.is_cjk(word) and not known(tok.WORD + word):
+        pairs = tok.bigrams(word)
+        for pair in pairs:
+            _put(terms, tok.BIGRAM + pair, LITERAL_WORD * scale / len(pairs))
+        if pairs:
+            return
+    for form in tok.term_forms(word):
+        kind = form[:2]
+        base = LITERAL_WORD if kind == tok.WORD else LITERAL_BIGRAM if kind == tok.BIGRAM else LITERAL_CHAR
+        _put(terms, form, base * scale)
+
+
+_CLASSIFIERS = frozenset("这那本首部只条张件些几一每个")
+GLUE_MAX_FREQ = 10  # jieba dictionary entries this rare are mostly glue (猫叫, 听的歌), not words
+
+
+def _is_glued(word: str, words: list[str], lexicon: Lexicon, known: Callable[[str], int]) -> bool:
+    """A query word jieba probably glued together (猫叫 = 猫 + 叫, 本书 = 本 + 书): not in the bank,
+    not in the lexicon, no shorter query word inside it, and a classifier first or a rare entry."""
+    if len(word) < 2 or len(word) > 3 or not tok.is_cjk(word) or word in lexicon.expansions:
+        return False
+    if any(known(form) for form in tok.term_forms(word)):
+        return False
+    if any(other != word and other in word for other in words):
+        return False
+    return word[0] in _CLASSIFIERS or tok.word_freq(word) <= GLUE_MAX_FREQ
+
+
+def analyze(
+    prompt: str,
+    now: datetime,
+    lexicon: Lexicon,
+    theme_names: set[str] | frozenset[str] = frozenset(),
+    known: Callable[[str], bool] | None = None,
+) -> Query:
+    """Turn a prompt into weighted index terms, cued themes, date ranges and a broad flag.
+
+    ``known(term)`` tells whether an index term occurs in the bank: a query word of several
+    characters that occurs nowhere (jieba glued 猫叫, 听的歌) is also looked up character by character."""
+    text = (prompt or "").strip()
+    if len(text) > MAX_PROMPT_CHARS:
+        text = text[-MAX_PROMPT_CHARS:]
+    words = tok.words(text)
+    query = Query(text=text, words=words)
+    if not text:
+        return query
+    query.ranges = resolve_time_ranges(text, now)
+    topical = [w for w in words if w not in _BROAD_FILLER and not resolve_time_ranges(w, now)]
+    # Broad: a vague cue, at most one topical word, and no date beyond "recently" (大后天有啥事 is not broad).
+    vague_dates = all(_BROAD_CUES.fullmatch(r.label) for r in query.ranges)
+    query.broad = bool(_BROAD_CUES.search(text)) and vague_dates and len(topical) <= 1 and len(text) <= 30
+    query.task = bool(_TASK_CUES.search(text))
+    literal = topical if query.broad else list(words)
+    split: list[str] = []
+    if known is not None:
+        pieces = [ch for w in topical if _is_glued(w, topical, lexicon, known) for ch in tok.chars(w)]
+        split = [ch for ch in dict.fromkeys(pieces) if ch not in tok.STOP_WORDS and ch not in literal]
+    for word in literal:
+        _add_word(query.terms, word, 1.0, known)
+    for ch in split:  # a guess: weaker than a word
+        _add_word(query.terms, ch, SPLIT_CHAR_SCALE)
+    for pair in [] if query.broad else tok.bigrams(text):  # a broad question's text is mostly filler
+        _put(query.terms, tok.BIGRAM + pair, QUERY_BIGRAM)
+    for word, weight in lexicon.expand(text, literal).items():
+        _add_word(query.terms, word, weight, known)
+    for ch in split:  # guessed words expand too, more weakly
+        for word, weight in lexicon.expansions.get(ch, {}).items():
+            if word not in literal:
+                _add_word(query.terms, word, weight * SPLIT_CHAR_SCALE, known)
+    query.themes = lexicon.themes_for(text, literal + split)
+    lowered = text.lower()
+    for theme in theme_names:
+        if theme and theme.lower() in lowered:
+            query.named_themes.add(theme)
+    # Nothing but theme cues and weak words ("推荐点好听的"): the theme carries the whole match.
+    cue_words = {w for w in literal + split if w in lexicon.cues}
+    if query.themes and all(w in cue_words or w in tok.WEAK_WORDS for w in literal + split):
+        query.named_themes.update(query.themes)
+    return query

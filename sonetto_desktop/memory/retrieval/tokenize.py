@@ -1,0 +1,150 @@
+"""Chinese-aware tokenisation for the offline retriever.
+
+Three kinds of term, kept apart by a prefix so they never collide:
+
+- ``w:<word>``  jieba words (search mode: long words also yield their dictionary sub-words;
+  no HMM guessing, which glues short queries into false words like 猫叫 / 吃点),
+  ASCII words lower-cased, numbers;
+- ``b:<xy>``    character bigrams inside runs of Chinese characters (catch names and rare words
+  jieba splits badly);
+- ``c:<x>``     single Chinese characters, indexed for memories; a query uses them only for its
+  own one-character words (猫, 歌, 吃), which would otherwise match nothing inside 布偶猫 / 歌词.
+
+Stop words and punctuation are dropped. jieba is imported lazily (its dictionary takes ~0.7 s to
+load): call :func:`warm_up` from a worker thread at start-up.
+"""
+
+from __future__ import annotations
+
+import logging
+import re
+import threading
+from typing import Any
+
+WORD, BIGRAM, CHAR = "w:", "b:", "c:"
+
+# Function words and chat filler: never evidence of relevance.
+STOP_WORDS = frozenset(
+    """
+    的 了 吗 呢 吧 啊 呀 哦 嘛 么 哈 啦 嗯 噢 哇 诶 欸 喔 呗 咯 哎 唉 嘿
+    我 你 您 他 她 它 我们 你们 他们 她们 它们 咱 咱们 自己 人家 大家
+    是 在 有 和 与 及 或 就 都 也 还 又 很 太 挺 好 更 最 才 再 把 被 给 让 对 从 向 往 跟 同 为 以 于 之 而 且 并
+    这 那 这个 那个 这些 那些 这样 那样 这么 那么 哪 哪个 哪些 哪里 哪儿 什么 怎么 怎样 怎么样 为什么 多少 几 啥 咋
+    个 些 点 一点 一下 一些 一个 下 上 里 中 来 去 到 过 着 得 地 要 想 会 能 可以 可能 应该 需要 得要
+    帮 帮我 帮忙 请 麻烦 一起 告诉 知道 觉得 记得 来着 还有 已经 没有 不 没 别 就是 还是 但是 可是 所以 因为 如果 然后
+    关于 对于 有关 多 多少 多久 多远 少 本 用 说 弄 搞 叫 做个 来点 吃点 一顿 一首 几首 一部 几部 几个 一只
+    现在 时候 的话 一样 东西 事 事情 有点 有些 真的 其实 比较 非常 特别 一直 总是
+    a an the of to in on at for is are am be do does did i you me my your it this that how what why
+    can could would should will with and or please
+    """.split()
+)
+# Common verbs and stance words: real words, but weak evidence that a memory is meant
+# (喜欢 is in half of all memories about tastes; 写 / 放 / 成 match 速写 / 放在 / 成都).
+WEAK_WORDS = frozenset(
+    """
+    喜欢 讨厌 最爱 爱 觉得 认为 推荐 好用 好吃 好看 好听 需要 想要 打算 准备 开始 一直 经常 常常 帮 查 查一下
+    写 看 听 玩 做 买 吃 喝 去 来 找 拿 带 送 学 读 唱 放 转 成 变 换 用 问 讲 告诉 试 试试 弄 起 开 关 收 发
+    为什么 怎么办 可以 能不能 行不行
+    """.split()
+)
+# A bigram containing one of these characters is almost always noise (我的, 的猫, 了吗).
+_STOP_CHARS = frozenset("的了吗呢吧啊呀哦嘛么哈啦嗯我你您他她它是在和与就都也还很把被给让这那个些么啥咋")
+
+# Characters that are too common (or part of every written date) to be evidence on their own.
+_WEAK_CHARS = frozenset("年月日号天次个本条只首部顿张件些多少一二三四五六七八九十两小大子儿头午早晚中上下")
+
+_CJK = r"\u3400-\u4dbf\u4e00-\u9fff\uf900-\ufaff"
+_CJK_RUN = re.compile(f"[{_CJK}]+")
+_IS_CJK = re.compile(f"^[{_CJK}]+$")
+_ASCII_WORD = re.compile(r"[a-z0-9][a-z0-9_.+#-]*[a-z0-9+#]|[a-z0-9]")
+_MEANINGFUL = re.compile(f"[{_CJK}a-zA-Z0-9]")
+
+_jieba: Any = None
+_jieba_lock = threading.Lock()
+
+
+def _get_jieba() -> Any:
+    global _jieba  # the lazily loaded module is a cache, not wiring
+    if _jieba is None:
+        with _jieba_lock:
+            if _jieba is None:
+                import jieba
+
+                jieba.setLogLevel(logging.WARNING)
+                jieba.initialize()
+                _jieba = jieba
+    return _jieba
+
+
+def warm_up() -> None:
+    """Load jieba's dictionary now (blocking, ~0.7 s the first time). Call it off the UI thread."""
+    _get_jieba()
+
+
+def word_freq(word: str) -> int:
+    """How common ``word`` is in jieba's dictionary (0 if it is not an entry)."""
+    return int(_get_jieba().dt.FREQ.get(word) or 0)
+
+
+def is_cjk(text: str) -> bool:
+    return bool(_IS_CJK.match(text))
+
+
+def words(text: str) -> list[str]:
+    """Content words of ``text``: jieba search-mode cut, lower-cased, stop words and punctuation dropped."""
+    if not text:
+        return []
+    jieba = _get_jieba()
+    out: list[str] = []
+    for raw in jieba.lcut_for_search(text, HMM=False):
+        token = raw.strip().lower()
+        if not token or token in STOP_WORDS or not _MEANINGFUL.search(token):
+            continue
+        if is_cjk(token):
+            out.append(token)
+            if len(token) == 2 and token[0] == token[1] and token[0] not in STOP_WORDS:
+                out.append(token[0])  # 听听 -> also 听
+        else:
+            out.extend(t for t in _ASCII_WORD.findall(token) if t not in STOP_WORDS)
+    return out
+
+
+def bigrams(text: str) -> list[str]:
+    """Character bigrams within runs of Chinese characters, skipping those with a stop character."""
+    out: list[str] = []
+    for run in _CJK_RUN.findall(text or ""):
+        for i in range(len(run) - 1):
+            pair = run[i : i + 2]
+            if pair[0] in _STOP_CHARS or pair[1] in _STOP_CHARS:
+                continue
+            out.append(pair)
+    return out
+
+
+def chars(text: str) -> list[str]:
+    """Chinese characters of ``text`` that are not stop characters."""
+    return [ch for run in _CJK_RUN.findall(text or "") for ch in run if ch not in _STOP_CHARS and ch not in _WEAK_CHARS]
+
+
+def document_terms(text: str) -> list[str]:
+    """All prefixed terms of a memory (with repeats, for term frequency)."""
+    return (
+        [WORD + w for w in words(text)]
+        + [BIGRAM + b for b in bigrams(text)]
+        + [CHAR + c for c in chars(text)]
+    )
+
+
+def term_forms(word: str) -> list[str]:
+    """Index terms under which a single query word (or lexicon entry) is looked up."""
+    word = word.strip().lower()
+    if not word:
+        return []
+    if not is_cjk(word):
+        return [WORD + word]
+    if len(word) == 1:
+        return [] if word in _WEAK_CHARS else [CHAR + word]
+    forms = [WORD + word]
+    if len(word) == 2 and word[0] not in _STOP_CHARS and word[1] not in _STOP_CHARS:
+        forms.append(BIGRAM + word)
+    return forms

@@ -1,0 +1,166 @@
+"""The recall benchmark's loader, metrics and runners, on tiny inline datasets."""
+
+from __future__ import annotations
+
+import json
+from datetime import datetime
+from pathlib import Path
+
+import pytest
+import yaml
+
+from bench import recall
+from sonetto_desktop.memory import SqliteMemoryManager
+
+NOW = datetime(2026, 12, 2, 12, 0)
+
+TINY = {
+    "persona": "小K",
+    "memories": [
+        {"id": "t1", "theme": "品味", "days_ago": 3, "hit": 2, "description": "小K爱吃螺蛳粉。"},
+        {"id": "t2", "theme": "时效待办", "days_ago": 1, "hit": 0, "description": "小K{d+2}要去体检。"},
+        {"id": "t3", "theme": "瞬间", "at": "2026-08-03T20:10:00", "hit": 1, "description": "{d-30}小K去了青岛。"},
+    ],
+    "queries": [
+        {"q": "螺蛳粉好吃吗", "gold": ["t1"], "kind": "literal"},
+        {"q": "后天有什么安排", "gold": ["t2"], "kind": "time"},
+        {"q": "128 除以 16 等于几", "gold": [], "kind": "negative"},
+    ],
+}
+
+
+def test_loader_expands_placeholders_and_times():
+    ds = recall.load_dataset(TINY, NOW)
+    by_id = {m.id: m for m in ds.memories}
+    assert by_id["t2"].description == "小K12月4日要去体检。"
+    assert by_id["t3"].description == "11月2日小K去了青岛。"
+    assert by_id["t1"].latest_update_time == "2026-11-29T12:00:00"
+    assert by_id["t3"].latest_update_time == "2026-08-03T20:10:00"
+    assert by_id["t1"].hit == 2
+    assert [q.kind for q in ds.queries] == ["literal", "time", "negative"]
+    assert ds.queries[2].gold == []
+
+
+def test_loader_reads_files_and_rejects_bad_input(tmp_path):
+    path = tmp_path / "set.yaml"
+    path.write_text(yaml.safe_dump(TINY, allow_unicode=True), encoding="utf-8")
+    assert len(recall.load_dataset(path, NOW).memories) == 3
+    broken = dict(TINY, queries=[{"q": "x", "gold": ["nope"]}])
+    with pytest.raises(ValueError, match="nope"):
+        recall.load_dataset(broken, NOW)
+    with pytest.raises(ValueError, match="memories"):
+        recall.load_dataset({"queries": []}, NOW)
+    with pytest.raises(ValueError, match="malformed"):
+        recall.load_dataset({"memories": [{"theme": "x", "description": "no id"}]}, NOW)
+
+
+def test_fill_store_keeps_ids_times_hits_and_maps_duplicates(tmp_path):
+    ds = recall.load_dataset(TINY, NOW)
+    twin = recall.Memory("t4", ds.memories[0].description, ds.memories[0].theme, "2026-01-01T00:00:00")
+    mm = SqliteMemoryManager(tmp_path / "m.sqlite3")
+    try:
+        mapping = recall.fill_store(mm, ds.memories + [twin])
+        assert mapping == {"t1": "t1", "t2": "t2", "t3": "t3", "t4": "t1"}
+        item = mm.get("t3")
+        assert item.latest_update_time == "2026-08-03T20:10:00" and item.hit == 1
+    finally:
+        mm.close()
+
+
+def test_metric_functions():
+    assert recall.recall_at(["a", "b", "c"], ["b", "z"], 2) == 0.5
+    assert recall.recall_at(["a"], [], 5) == 0.0
+    assert recall.reciprocal_rank(["a", "b", "c"], ["c"]) == pytest.approx(1 / 3)
+    assert recall.reciprocal_rank(["a", "b", "c"], ["c"], k=2) == 0.0
+    assert recall.p95([float(i) for i in range(1, 101)]) == 95.0
+    assert recall.p95([]) == 0.0
+
+
+def test_summarize_counts_negatives_and_kinds():
+    cases = [recall.QueryCase("q1", ["a"], "literal"), recall.QueryCase("q2", ["b", "c"], "time"),
+             recall.QueryCase("q3", [], "negative"), recall.QueryCase("q4", [], "negative")]
+    results = [["x", "a"], ["b"], [], ["a"]]
+    s = recall.summarize(cases, results, [1.0, 2.0, 3.0, 4.0], k=5)
+    assert s["recall"] == pytest.approx((1.0 + 0.5) / 2)
+    assert s["mrr"] == pytest.approx((0.5 + 1.0) / 2)
+    assert s["negatives_empty"] == 0.5 and s["negatives"] == 2
+    assert s["per_kind"] == {"literal": 1.0, "time": 0.5}
+    assert s["ms_mean"] == 2.5
+
+
+@pytest.mark.parametrize("store", ["sqlite", "yaml"])
+def test_run_dataset_scores_both_systems(store):
+    res = recall.run_dataset(recall.load_dataset(TINY, NOW), store)
+    ours, base = res["mechanical"], res["baseline"]
+    assert ours["recall"] == 1.0 and ours["negatives_empty"] == 1.0
+    assert base["negatives_empty"] == 0.0  # the baseline has no floor
+    assert set(ours["per_kind"]) == {"literal", "time"}
+
+
+def test_synthetic_bank_and_scale_run():
+    bank = recall.synthetic_bank(50)
+    assert len({m.id for m in bank}) == 50 and all(m.description for m in bank)
+    res = recall.run_scale(recall.load_dataset(TINY, NOW), 60, rounds=1)
+    assert res["memories"] == 60 and res["p95_ms"] >= res["p50_ms"] > 0
+
+
+def _write_jsonl(path: Path, rows: list) -> None:
+    path.parent.mkdir(parents=True, exist_ok=True)
+    path.write_text("\n".join(json.dumps(r, ensure_ascii=False) for r in rows) + "\n", encoding="utf-8")
+
+
+@pytest.fixture
+def madial_dir(tmp_path):
+    """A miniature folder in the MADial-Bench layout (our own content)."""
+    root = tmp_path / "madial"
+    mem = [
+        {"1": {"time": "2023-12-25", "scene": "活动类", "event": "小A在圣诞晚会上跳舞。", "user-id": 1, "id": "1"}},
+        {"2": {"time": "2023-05-01", "scene": "喜好类", "event": "小A喜欢吃草莓冰淇淋。", "user-id": 1, "id": "2"}},
+        {"3": {"time": "2023-05-02", "scene": "喜好类", "event": "小A喜欢吃草莓冰淇淋。", "user-id": 1, "id": "3"}},
+        {"4": {"time": "2023-06-01", "scene": "活动类", "event": "小B在运动会上跑了第一。", "user-id": 2, "id": "4"}},
+    ]
+    _write_jsonl(root / "data" / "ch" / "MADial-Bench-zh-memory.json", mem)
+    dialogues = [
+        {"dialogue": ["<BOD>\n", "<小A>:\"今天想吃冰淇淋！\"\n", "<Assistant>:\"你喜欢草莓味的吧\"\n", "<EOD>\n"],
+         "test-turn": [2], "relevant-id": [3, 1], "user-id": 1, "id": 0},
+        {"dialogue": ["<BOD>\n", "<小B>:\"明天又有运动会\"\n", "<Assistant>:\"你上次跑了第一\"\n", "<EOD>\n"],
+         "test-turn": [2], "relevant-id": [4], "user-id": 2, "id": 1},
+    ]
+    _write_jsonl(root / "data" / "ch" / "MADial-Bench-zh-dialogue.json", dialogues)
+    emb = [{"id": 0, "user-id": 1, "top_20_ids": [1, 3, 2]}, {"id": 1, "user-id": 2, "top_20_ids": [4]}]
+    _write_jsonl(root / "embeddings" / "ch" / "Toy_zh_top_20_ids.json", emb)
+    return root
+
+
+def test_madial_cases_collapse_duplicates_and_use_the_first_test_turn(madial_dir):
+    memories, dialogues = recall.load_madial(madial_dir)
+    cases, collapse = recall.madial_cases(memories, dialogues)
+    assert collapse[3] == 2 and collapse[2] == 2
+    first = cases[0]
+    assert first["gold_all"] == [1, 2] and first["gold_primary"] == [2]
+    assert first["query"].endswith("<小A>:\"今天想吃冰淇淋！\"\n") and "草莓味" not in first["query"]
+
+
+def test_run_madial_scores_ours_baseline_and_reference_models(madial_dir):
+    res = recall.run_madial(madial_dir)
+    assert set(res) == {"mechanical (ours)", "jieba+BM25Okapi", "Toy"}
+    assert res["Toy"]["gold_all@1"] == pytest.approx((0.5 + 1.0) / 2)
+    assert res["mechanical (ours)"]["gold_primary@1"] == 1.0
+
+
+def test_command_line(tmp_path, capsys, madial_dir):
+    path = tmp_path / "set.yaml"
+    path.write_text(yaml.safe_dump(TINY, allow_unicode=True), encoding="utf-8")
+    assert recall.main([str(path), "--now", "2026-12-02T12:00", "--madial", "--madial-dir", str(madial_dir)]) == 0
+    out = capsys.readouterr().out
+    assert "recall@5" in out and "baseline" in out and "MADial" in out and "Toy" in out
+    assert recall.main([str(tmp_path / "missing.yaml")]) == 2
+    assert recall.main([str(path), "--madial", "--madial-dir", str(tmp_path / "none")]) == 2
+
+
+def test_example_dataset_ships_and_meets_its_targets():
+    path = Path(recall.__file__).parent / "datasets" / "recall-example.yaml"
+    res = recall.run_dataset(recall.load_dataset(path, NOW))
+    assert res["mechanical"]["recall"] >= 0.9
+    assert res["mechanical"]["recall"] >= res["baseline"]["recall"] + 0.15
+    assert res["mechanical"]["negatives_empty"] >= 2 / 3
