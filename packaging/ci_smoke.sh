@@ -1,0 +1,12 @@
+#!/bin/sh
+# Packaging smoke check for CI: build the one-folder bundle and run its --self-test offscreen on a
+# fresh data dir (build.py --smoke). Fails if the build fails, the bundle is missing a module or
+# resource the app needs, or the self-test does not pass. Prints how long it took.
+#
+#   sh packaging/ci_smoke.sh            (from anywhere; uses $PYTHON or python)
+set -eu
+cd "$(dirname "$0")/.."
+python=${PYTHON:-python}
+started=$(date +%s)
+QT_QPA_PLATFORM=offscreen "$python" packaging/build.py --smoke --runs 1
+echo "ci_smoke: bundle built and self-tested in $(( $(date +%s) - started )) s"
