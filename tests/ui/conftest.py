@@ -134,3 +134,16 @@ def wall(service, qtbot):
 def wait():
     """``await wait(predicate, timeout=5.0, message="")``: the polling helper as a fixture."""
     return wait_until
+
+
+@pytest.fixture(autouse=True)
+def collect_on_the_qt_thread(qapp):
+    """As in the app (ui/gc_guard.py): no cyclic collection on worker threads during a UI test, and
+    whatever the test left in cycles is freed here, on the Qt thread."""
+    was_enabled = gc.isenabled()
+    gc.collect()
+    gc.disable()
+    yield
+    if was_enabled:
+        gc.enable()
+    gc.collect()
