@@ -1,0 +1,218 @@
+"""UI benchmarks: launch to window shown, idle memory, and event-loop stalls while the memory writer
+consumes 20 turns. Numbers go to docs/benchmarks-ui.md.
+
+    python bench/ui_launch.py            # offscreen; 5 launches
+    xvfb-run -a python bench/ui_launch.py --platform xcb
+
+Each launch is a fresh process (cold imports, as a user double-clicking), timed from just before
+the process is spawned to the first processed frame after ``window.show()``. The writer's model is
+the scripted OpenAI-compatible server (tests/llm_server.py) on 127.0.0.1: for every turn it asks to
+create one memory, then answers; so each turn is two real HTTP calls plus a store write that the
+wall shows live. A 5 ms asyncio ticker on the Qt loop records how late it wakes up (the stall).
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import statistics
+import subprocess
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parent.parent
+TICK = 0.005
+TURNS = 20
+
+
+def _rss_mb() -> float:
+    try:
+        with open("/proc/self/status", encoding="ascii") as fh:
+            for line in fh:
+                if line.startswith("VmRSS:"):
+                    return int(line.split()[1]) / 1024
+    except OSError:
+        pass
+    import resource
+
+    return resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
+
+
+async def _child_main(qapp, t0: float, measure_writer: bool) -> dict:
+    import asyncio
+
+    sys.path.insert(0, str(ROOT / "tests"))
+    from sonetto_desktop.agent.settings import Settings
+    from sonetto_desktop.ui.shell import SonettoApp
+
+    global _FirstPaint
+    _FirstPaint = _first_paint_filter()
+    result: dict = {}
+    server = None
+    base_url = "http://127.0.0.1:9/v1"
+    if measure_writer:
+        from llm_server import ScriptedLLMServer, tool_calls
+
+        server = ScriptedLLMServer()
+        server.start()
+        counter = {"n": 0}
+
+        def respond(body):
+            last = body["messages"][-1]
+            if last.get("role") == "tool":
+                return "好的"
+            counter["n"] += 1
+            return tool_calls([("create_memory", {"content": f"用户提到的第 {counter['n']} 件事", "section": "测试"})])
+
+        server.responder = respond
+        base_url = server.base_url
+    settings = Settings(base_url=base_url, model="test-model", api_key="sk-bench", retrieval_mode="mechanical",
+                        data_dir=os.environ["SONETTO_DATA_DIR"], theme="light")
+    app = SonettoApp(qapp, settings, interactive=False, use_tray=True)
+    try:
+        painted = asyncio.get_running_loop().create_future()
+        watcher = _FirstPaint(painted)
+        from PySide6.QtWidgets import QMainWindow
+
+        original_show = QMainWindow.show
+
+        def show_and_watch(window):
+            window.installEventFilter(watcher)
+            original_show(window)
+
+        QMainWindow.show = show_and_watch
+        try:
+            await app.start()
+        finally:
+            QMainWindow.show = original_show
+        await asyncio.wait_for(painted, 10)
+        result["launch_to_window_ms"] = (painted.result() - t0) * 1000
+        await app.wall_loaded
+        await app.wait_until_ready()
+        result["launch_to_engine_ready_ms"] = (time.time() - t0) * 1000
+        await asyncio.sleep(2.0)
+        result["idle_rss_mb"] = _rss_mb()
+        if measure_writer:
+            stalls: list[float] = []
+            running = True
+
+            async def ticker():
+                while running:
+                    start = time.perf_counter()
+                    await asyncio.sleep(TICK)
+                    stalls.append((time.perf_counter() - start - TICK) * 1000)
+
+            if os.environ.get("BENCH_PROFILE"):
+                import cProfile
+
+                profiler = cProfile.Profile()
+                profiler.enable()
+            tick_task = asyncio.ensure_future(ticker())
+            started = time.perf_counter()
+            for i in range(TURNS):
+                await app.ltm.send_history([{"role": "user", "content": f"第 {i} 轮：今天发生了一件事"},
+                                            {"role": "assistant", "content": "听起来不错"}], session_id="bench")
+            deadline = time.monotonic() + 120
+            while (app.ltm.pending or app.ltm.busy) and time.monotonic() < deadline:
+                await asyncio.sleep(0.05)
+            result["writer_turns"] = TURNS - app.ltm.pending
+            result["writer_seconds"] = time.perf_counter() - started
+            running = False
+            await tick_task
+            if os.environ.get("BENCH_PROFILE"):
+                profiler.disable()
+                profiler.dump_stats(os.environ["BENCH_PROFILE"])
+            stalls.sort()
+            result["max_stall_ms"] = stalls[-1]
+            result["p99_stall_ms"] = stalls[int(len(stalls) * 0.99) - 1]
+            result["memories_written"] = app.store.count()
+    finally:
+        await app.shutdown()
+        if server is not None:
+            server.stop()
+    return result
+
+
+def _first_paint_filter():
+    from PySide6.QtCore import QEvent, QObject
+
+    class FirstPaint(QObject):
+        """Resolves ``future`` with the wall-clock time of the window's first paint."""
+
+        def __init__(self, future) -> None:
+            super().__init__()
+            self.future = future
+
+        def eventFilter(self, obj, event):  # noqa: N802 - Qt override
+            if event.type() == QEvent.Type.Paint and not self.future.done():
+                self.future.set_result(time.time())
+            return False
+
+    return FirstPaint
+
+
+def child(measure_writer: bool) -> None:
+    t0 = float(os.environ["BENCH_T0"])
+    os.environ.setdefault("QT_API", "pyside6")
+    import asyncio
+
+    import qasync
+
+    from sonetto_desktop.app import create_qapp
+
+    qapp = create_qapp([])
+    from sonetto_desktop.ui.gc_guard import MainThreadGarbageCollector
+
+    collector = MainThreadGarbageCollector()  # as the app does (app.main)
+    with asyncio.Runner(loop_factory=lambda: qasync.QEventLoop(qapp)) as runner:
+        result = runner.run(_child_main(qapp, t0, measure_writer))
+    collector.stop()
+    print("BENCH " + json.dumps(result))
+
+
+def _launch(platform: str, measure_writer: bool) -> dict:
+    home = Path(tempfile.mkdtemp(prefix="sonetto-bench-"))
+    env = dict(os.environ, SONETTO_DATA_DIR=str(home / "data"), SONETTO_CONFIG_DIR=str(home / "config"),
+               PYTHON_KEYRING_BACKEND="keyring.backends.fail.Keyring", QT_QPA_PLATFORM=platform,
+               PYTHONPATH=str(ROOT))
+    args = [sys.executable, __file__, "--child"] + (["--writer"] if measure_writer else [])
+    env["BENCH_T0"] = repr(time.time())
+    out = subprocess.run(args, env=env, capture_output=True, text=True, timeout=300)
+    for line in out.stdout.splitlines():
+        if line.startswith("BENCH "):
+            return json.loads(line[6:])
+    raise SystemExit(f"child failed:\n{out.stdout}\n{out.stderr}")
+
+
+def main() -> int:
+    parser = argparse.ArgumentParser()
+    parser.add_argument("--child", action="store_true")
+    parser.add_argument("--writer", action="store_true")
+    parser.add_argument("--platform", default="offscreen")
+    parser.add_argument("--runs", type=int, default=5)
+    args = parser.parse_args()
+    if args.child:
+        child(args.writer)
+        return 0
+    _launch(args.platform, False)  # warm the OS file cache once; not counted
+    launches = [_launch(args.platform, False) for _ in range(args.runs)]
+    writers = [_launch(args.platform, True) for _ in range(3)]
+    writer = max(writers, key=lambda r: r["max_stall_ms"])
+    shown = [r["launch_to_window_ms"] for r in launches]
+    ready = [r["launch_to_engine_ready_ms"] for r in launches]
+    print(f"platform: {args.platform}, python {sys.version.split()[0]}, {args.runs} launches")
+    print(f"launch -> window shown:  median {statistics.median(shown):.0f} ms (min {min(shown):.0f}, max {max(shown):.0f})")
+    print(f"launch -> engine ready:  median {statistics.median(ready):.0f} ms")
+    print(f"idle RSS after start:    {statistics.median(r['idle_rss_mb'] for r in launches):.0f} MB")
+    print(f"writer: {writer['writer_turns']} turns in {writer['writer_seconds']:.1f} s, "
+          f"{writer['memories_written']} memories written")
+    print("event-loop stall while writing (3 runs): max " + ", ".join(f"{r['max_stall_ms']:.1f}" for r in writers)
+          + " ms; p99 " + ", ".join(f"{r['p99_stall_ms']:.1f}" for r in writers) + " ms")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,721 @@
+<?xml version='1.0' encoding='utf-8'?>
+<TS version="2.1" language="en" sourcelanguage="zh_CN">
+<context>
+    <name>CardDelegate</name>
+    <message>
+        <location filename="../../sonetto_desktop/ui/card_delegate.py" line="126" />
+        <source>命中 {0}</source>
+        <translation>{0} hits</translation>
+    </message>
+</context>
+<context>
+    <name>ChatController</name>
+    <message>
+        <location filename="../../sonetto_desktop/ui/chat_controller.py" line="134" />
+        <source>重命名失败：</source>
+        <translation>Rename failed: </translation>
+    </message>
+    <message>
+        <location filename="../../sonetto_desktop/ui/chat_controller.py" line="180" />
+        <source>已停止</source>
+        <translation>Stopped</translation>
+    </message>
+    <message>
+        <location filename="../../sonetto_desktop/ui/chat_controller.py" line="184" />
+        <source>出错了：</source>
+        <translation>Something went wrong: </translation>
+    </message>
+    <message>
+        <location filename="../../sonetto_desktop/ui/chat_controller.py" line="187" />
+        <source>回复意外中断了。</source>
+        <translation>The reply stopped unexpectedly.</translation>
+    </message>
+</context>
+<context>
+    <name>ChatPanel</name>
+    <message>
+        <location filename="../../sonetto_desktop/ui/chat_panel.py" line="87" />
+        <source>对话</source>
+        <translation>Chats</translation>
+    </message>
+    <message>
+        <location filename="../../sonetto_desktop/ui/chat_panel.py" line="90" />
+        <location filename="../../sonetto_desktop/ui/chat_panel.py" line="201" />
+        <source>新对话</source>
+        <translation>New chat</translation>
+    </message>
+    <message>
+        <location filename="../../sonetto_desktop/ui/chat_panel.py" line="91" />
+        <location filename="../../sonetto_desktop/ui/chat_panel.py" line="204" />
+        <source>重命名</source>
+        <translation>Rename</translation>
+    </message>
+    <message>
+        <location filename="../../sonetto_desktop/ui/chat_panel.py" line="92" />
+        <location filename="../../sonetto_desktop/ui/chat_panel.py" line="184" />
+        <source>删除对话</source>
+        <translation>Delete chat</translation>
+    </message>
+    <message>
+        <location filename="../../sonetto_desktop/ui/chat_panel.py" line="185" />
+        <source>删除对话“%1”？聊天记录会被删除，已经记住的记忆不受影响。</source>
+        <translation>Delete the chat “%1”? Its messages are deleted; memories already kept stay.</translation>
+    </message>
+    <message>
+        <location filename="../../sonetto_desktop/ui/chat_panel.py" line="205" />
+        <source>删除</source>
+        <translation>Delete</translation>
+    </message>
+    <message>
+        <location filename="../../sonetto_desktop/ui/chat_panel.py" line="243" />
+        <source>正在使用工具：%1…</source>
+        <translation>Using a tool: %1…</translation>
+    </message>
+    <message>
+        <location filename="../../sonetto_desktop/ui/chat_panel.py" line="247" />
+        <source>用过工具：%1</source>
+        <translation>Used a tool: %1</translation>
+    </message>
+</context>
+<context>
+    <name>Composer</name>
+    <message>
+        <location filename="../../sonetto_desktop/ui/composer.py" line="25" />
+        <source>和 Sonetto 说点什么…（Enter 发送，Shift+Enter 换行）</source>
+        <translation>Say something to Sonetto… (Enter sends, Shift+Enter for a new line)</translation>
+    </message>
+    <message>
+        <location filename="../../sonetto_desktop/ui/composer.py" line="37" />
+        <source>发送 (Enter)</source>
+        <translation>Send (Enter)</translation>
+    </message>
+    <message>
+        <location filename="../../sonetto_desktop/ui/composer.py" line="43" />
+        <source>停止回复</source>
+        <translation>Stop the reply</translation>
+    </message>
+</context>
+<context>
+    <name>EditDialog</name>
+    <message>
+        <location filename="../../sonetto_desktop/ui/edit_dialog.py" line="44" />
+        <source>新建记忆</source>
+        <translation>New memory</translation>
+    </message>
+    <message>
+        <location filename="../../sonetto_desktop/ui/edit_dialog.py" line="44" />
+        <source>编辑记忆</source>
+        <translation>Edit memory</translation>
+    </message>
+    <message>
+        <location filename="../../sonetto_desktop/ui/edit_dialog.py" line="51" />
+        <source>关于你的一件事，例如：喜欢手冲咖啡，不加糖</source>
+        <translation>Something about you, e.g.: likes pour-over coffee, no sugar</translation>
+    </message>
+    <message>
+        <location filename="../../sonetto_desktop/ui/edit_dialog.py" line="54" />
+        <source>主题，例如：品味、工作、家人</source>
+        <translation>Theme, e.g.: taste, work, family</translation>
+    </message>
+    <message>
+        <location filename="../../sonetto_desktop/ui/edit_dialog.py" line="58" />
+        <source>为什么这样改（可选，会记入历史）</source>
+        <translation>Why this change (optional, kept in the history)</translation>
+    </message>
+    <message>
+        <location filename="../../sonetto_desktop/ui/edit_dialog.py" line="64" />
+        <source>内容</source>
+        <translation>Text</translation>
+    </message>
+    <message>
+        <location filename="../../sonetto_desktop/ui/edit_dialog.py" line="65" />
+        <source>主题</source>
+        <translation>Theme</translation>
+    </message>
+    <message>
+        <location filename="../../sonetto_desktop/ui/edit_dialog.py" line="66" />
+        <source>原因</source>
+        <translation>Reason</translation>
+    </message>
+    <message>
+        <location filename="../../sonetto_desktop/ui/edit_dialog.py" line="96" />
+        <source>内容不能为空。</source>
+        <translation>The text cannot be empty.</translation>
+    </message>
+    <message>
+        <location filename="../../sonetto_desktop/ui/edit_dialog.py" line="98" />
+        <source>主题不能为空。</source>
+        <translation>The theme cannot be empty.</translation>
+    </message>
+    <message>
+        <location filename="../../sonetto_desktop/ui/edit_dialog.py" line="100" />
+        <source>还没有改动。</source>
+        <translation>Nothing has changed yet.</translation>
+    </message>
+</context>
+<context>
+    <name>HistoryDialog</name>
+    <message>
+        <location filename="../../sonetto_desktop/ui/history_dialog.py" line="78" />
+        <source>记忆的历史</source>
+        <translation>Memory history</translation>
+    </message>
+    <message>
+        <location filename="../../sonetto_desktop/ui/history_dialog.py" line="85" />
+        <source>加载中…</source>
+        <translation>Loading…</translation>
+    </message>
+    <message>
+        <location filename="../../sonetto_desktop/ui/history_dialog.py" line="101" />
+        <source>恢复的原因</source>
+        <translation>Reason for restoring</translation>
+    </message>
+    <message>
+        <location filename="../../sonetto_desktop/ui/history_dialog.py" line="102" />
+        <source>恢复为此版本</source>
+        <translation>Restore this version</translation>
+    </message>
+    <message>
+        <location filename="../../sonetto_desktop/ui/history_dialog.py" line="134" />
+        <source>这条记忆已不存在（可能被删除或合并）。</source>
+        <translation>This memory no longer exists (it may have been deleted or merged).</translation>
+    </message>
+    <message>
+        <location filename="../../sonetto_desktop/ui/history_dialog.py" line="139" />
+        <source>当前：{0}（{1}）</source>
+        <translation>Now: {0} ({1})</translation>
+    </message>
+    <message>
+        <location filename="../../sonetto_desktop/ui/history_dialog.py" line="170" />
+        <source>智能体</source>
+        <translation>Sonetto</translation>
+    </message>
+    <message>
+        <location filename="../../sonetto_desktop/ui/history_dialog.py" line="170" />
+        <source>你</source>
+        <translation>You</translation>
+    </message>
+    <message>
+        <location filename="../../sonetto_desktop/ui/history_dialog.py" line="174" />
+        <source>创建</source>
+        <translation>Created</translation>
+    </message>
+    <message>
+        <location filename="../../sonetto_desktop/ui/history_dialog.py" line="175" />
+        <source>修改</source>
+        <translation>Changed</translation>
+    </message>
+    <message>
+        <location filename="../../sonetto_desktop/ui/history_dialog.py" line="176" />
+        <source>合并</source>
+        <translation>Merged</translation>
+    </message>
+    <message>
+        <location filename="../../sonetto_desktop/ui/history_dialog.py" line="177" />
+        <source>恢复旧版本</source>
+        <translation>Restored an old version</translation>
+    </message>
+    <message>
+        <location filename="../../sonetto_desktop/ui/history_dialog.py" line="178" />
+        <source>从回收站恢复</source>
+        <translation>Restored from the trash</translation>
+    </message>
+    <message>
+        <location filename="../../sonetto_desktop/ui/history_dialog.py" line="185" />
+        <source>最初的版本</source>
+        <translation>The first version</translation>
+    </message>
+    <message>
+        <location filename="../../sonetto_desktop/ui/history_dialog.py" line="190" />
+        <source> · 来自被合并的记忆</source>
+        <translation> · from a merged memory</translation>
+    </message>
+    <message>
+        <location filename="../../sonetto_desktop/ui/history_dialog.py" line="241" />
+        <source>恢复的原因（必填）</source>
+        <translation>Reason for restoring (required)</translation>
+    </message>
+</context>
+<context>
+    <name>MainWindow</name>
+    <message>
+        <location filename="../../sonetto_desktop/ui/main_window.py" line="40" />
+        <source>Sonetto · 记忆伙伴</source>
+        <translation>Sonetto · a companion who remembers</translation>
+    </message>
+    <message>
+        <location filename="../../sonetto_desktop/ui/main_window.py" line="93" />
+        <source>设置</source>
+        <translation>Settings</translation>
+    </message>
+</context>
+<context>
+    <name>MemoryWall</name>
+    <message>
+        <location filename="../../sonetto_desktop/ui/memory_wall.py" line="115" />
+        <source>搜索记忆…</source>
+        <translation>Search memories…</translation>
+    </message>
+    <message>
+        <location filename="../../sonetto_desktop/ui/memory_wall.py" line="121" />
+        <source>最近更新</source>
+        <translation>Recently changed</translation>
+    </message>
+    <message>
+        <location filename="../../sonetto_desktop/ui/memory_wall.py" line="122" />
+        <source>命中最多</source>
+        <translation>Most used</translation>
+    </message>
+    <message>
+        <location filename="../../sonetto_desktop/ui/memory_wall.py" line="131" />
+        <source>新建</source>
+        <translation>New</translation>
+    </message>
+    <message>
+        <location filename="../../sonetto_desktop/ui/memory_wall.py" line="132" />
+        <source>新建一条记忆</source>
+        <translation>Add a memory</translation>
+    </message>
+    <message>
+        <location filename="../../sonetto_desktop/ui/memory_wall.py" line="138" />
+        <source>回收站</source>
+        <translation>Trash</translation>
+    </message>
+    <message>
+        <location filename="../../sonetto_desktop/ui/memory_wall.py" line="209" />
+        <source>记忆库暂时无法读取，卡片墙是空的；没有任何内容被改动。</source>
+        <translation>The memory store cannot be read right now, so the wall is empty; nothing was changed.</translation>
+    </message>
+    <message>
+        <location filename="../../sonetto_desktop/ui/memory_wall.py" line="211" />
+        <source>还没有记忆。和 Sonetto 聊聊，或点「新建」写下一条。</source>
+        <translation>No memories yet. Chat with Sonetto, or click “New” to write one.</translation>
+    </message>
+    <message>
+        <location filename="../../sonetto_desktop/ui/memory_wall.py" line="213" />
+        <source>没有和「{0}」匹配的记忆。</source>
+        <translation>No memory matches “{0}”.</translation>
+    </message>
+    <message>
+        <location filename="../../sonetto_desktop/ui/memory_wall.py" line="221" />
+        <source>{0} / {1} 条</source>
+        <translation>{0} / {1}</translation>
+    </message>
+    <message>
+        <location filename="../../sonetto_desktop/ui/memory_wall.py" line="223" />
+        <source>{0} 条</source>
+        <translation>{0}</translation>
+    </message>
+</context>
+<context>
+    <name>MergeDialog</name>
+    <message>
+        <location filename="../../sonetto_desktop/ui/merge_dialog.py" line="56" />
+        <source>合并记忆</source>
+        <translation>Merge memories</translation>
+    </message>
+    <message>
+        <location filename="../../sonetto_desktop/ui/merge_dialog.py" line="78" />
+        <source>合并重复的记忆</source>
+        <translation>Merge duplicate memories</translation>
+    </message>
+    <message>
+        <location filename="../../sonetto_desktop/ui/merge_dialog.py" line="82" />
+        <source>保留</source>
+        <translation>Keep</translation>
+    </message>
+    <message>
+        <location filename="../../sonetto_desktop/ui/merge_dialog.py" line="83" />
+        <source>并入</source>
+        <translation>Merge in</translation>
+    </message>
+    <message>
+        <location filename="../../sonetto_desktop/ui/merge_dialog.py" line="84" />
+        <source>合并后</source>
+        <translation>Merged</translation>
+    </message>
+    <message>
+        <location filename="../../sonetto_desktop/ui/merge_dialog.py" line="85" />
+        <source>主题</source>
+        <translation>Theme</translation>
+    </message>
+    <message>
+        <location filename="../../sonetto_desktop/ui/merge_dialog.py" line="86" />
+        <source>原因</source>
+        <translation>Reason</translation>
+    </message>
+</context>
+<context>
+    <name>MessageBubble</name>
+    <message>
+        <location filename="../../sonetto_desktop/ui/message_bubble.py" line="74" />
+        <source>重试</source>
+        <translation>Retry</translation>
+    </message>
+</context>
+<context>
+    <name>QuickChat</name>
+    <message>
+        <location filename="../../sonetto_desktop/ui/quick_chat.py" line="40" />
+        <location filename="../../sonetto_desktop/ui/quick_chat.py" line="53" />
+        <source>快速对话</source>
+        <translation>Quick chat</translation>
+    </message>
+    <message>
+        <location filename="../../sonetto_desktop/ui/quick_chat.py" line="59" />
+        <source>关闭 (Esc)</source>
+        <translation>Close (Esc)</translation>
+    </message>
+</context>
+<context>
+    <name>SettingsDialog</name>
+    <message>
+        <location filename="../../sonetto_desktop/ui/settings_dialog.py" line="48" />
+        <source>设置</source>
+        <translation>Settings</translation>
+    </message>
+    <message>
+        <location filename="../../sonetto_desktop/ui/settings_dialog.py" line="56" />
+        <location filename="../../sonetto_desktop/ui/settings_dialog.py" line="102" />
+        <source>模型</source>
+        <translation>Model</translation>
+    </message>
+    <message>
+        <location filename="../../sonetto_desktop/ui/settings_dialog.py" line="57" />
+        <source>记忆</source>
+        <translation>Memory</translation>
+    </message>
+    <message>
+        <location filename="../../sonetto_desktop/ui/settings_dialog.py" line="58" />
+        <source>外观</source>
+        <translation>Appearance</translation>
+    </message>
+    <message>
+        <location filename="../../sonetto_desktop/ui/settings_dialog.py" line="63" />
+        <source>保存</source>
+        <translation>Save</translation>
+    </message>
+    <message>
+        <location filename="../../sonetto_desktop/ui/settings_dialog.py" line="64" />
+        <source>取消</source>
+        <translation>Cancel</translation>
+    </message>
+    <message>
+        <location filename="../../sonetto_desktop/ui/settings_dialog.py" line="82" />
+        <source>本地模型可以留空</source>
+        <translation>Leave empty for local models</translation>
+    </message>
+    <message>
+        <location filename="../../sonetto_desktop/ui/settings_dialog.py" line="91" />
+        <location filename="../../sonetto_desktop/ui/settings_dialog.py" line="117" />
+        <source> 秒</source>
+        <translation> s</translation>
+    </message>
+    <message>
+        <location filename="../../sonetto_desktop/ui/settings_dialog.py" line="92" />
+        <source>测试连接</source>
+        <translation>Test connection</translation>
+    </message>
+    <message>
+        <location filename="../../sonetto_desktop/ui/settings_dialog.py" line="100" />
+        <source>服务地址</source>
+        <translation>Endpoint URL</translation>
+    </message>
+    <message>
+        <location filename="../../sonetto_desktop/ui/settings_dialog.py" line="101" />
+        <source>API 密钥</source>
+        <translation>API key</translation>
+    </message>
+    <message>
+        <location filename="../../sonetto_desktop/ui/settings_dialog.py" line="103" />
+        <source>温度</source>
+        <translation>Temperature</translation>
+    </message>
+    <message>
+        <location filename="../../sonetto_desktop/ui/settings_dialog.py" line="104" />
+        <source>请求超时</source>
+        <translation>Request timeout</translation>
+    </message>
+    <message>
+        <location filename="../../sonetto_desktop/ui/settings_dialog.py" line="112" />
+        <source>混合（推荐）</source>
+        <translation>Hybrid (recommended)</translation>
+    </message>
+    <message>
+        <location filename="../../sonetto_desktop/ui/settings_dialog.py" line="112" />
+        <source>本地检索（快，不用模型）</source>
+        <translation>Local search (fast, no model)</translation>
+    </message>
+    <message>
+        <location filename="../../sonetto_desktop/ui/settings_dialog.py" line="113" />
+        <source>模型检索</source>
+        <translation>Model search</translation>
+    </message>
+    <message>
+        <location filename="../../sonetto_desktop/ui/settings_dialog.py" line="119" />
+        <source>YAML 文件（可直接阅读）</source>
+        <translation>YAML file (human-readable)</translation>
+    </message>
+    <message>
+        <location filename="../../sonetto_desktop/ui/settings_dialog.py" line="120" />
+        <source>SQLite 数据库（记忆很多时更快）</source>
+        <translation>SQLite database (faster with many memories)</translation>
+    </message>
+    <message>
+        <location filename="../../sonetto_desktop/ui/settings_dialog.py" line="121" />
+        <source>切换后会把现有记忆（含历史和回收站）完整迁移过去，旧文件保留。</source>
+        <translation>Switching moves every memory (with history and trash) to the new store; the old file is kept.</translation>
+    </message>
+    <message>
+        <location filename="../../sonetto_desktop/ui/settings_dialog.py" line="125" />
+        <source>选择…</source>
+        <translation>Choose…</translation>
+    </message>
+    <message>
+        <location filename="../../sonetto_desktop/ui/settings_dialog.py" line="127" />
+        <source>打开数据文件夹</source>
+        <translation>Open data folder</translation>
+    </message>
+    <message>
+        <location filename="../../sonetto_desktop/ui/settings_dialog.py" line="132" />
+        <source>回忆方式</source>
+        <translation>Recall</translation>
+    </message>
+    <message>
+        <location filename="../../sonetto_desktop/ui/settings_dialog.py" line="133" />
+        <source>回忆超时</source>
+        <translation>Recall timeout</translation>
+    </message>
+    <message>
+        <location filename="../../sonetto_desktop/ui/settings_dialog.py" line="134" />
+        <source>存储方式</source>
+        <translation>Storage</translation>
+    </message>
+    <message>
+        <location filename="../../sonetto_desktop/ui/settings_dialog.py" line="136" />
+        <source>数据文件夹</source>
+        <translation>Data folder</translation>
+    </message>
+    <message>
+        <location filename="../../sonetto_desktop/ui/settings_dialog.py" line="144" />
+        <source>跟随系统</source>
+        <translation>Follow the system</translation>
+    </message>
+    <message>
+        <location filename="../../sonetto_desktop/ui/settings_dialog.py" line="144" />
+        <source>浅色</source>
+        <translation>Light</translation>
+    </message>
+    <message>
+        <location filename="../../sonetto_desktop/ui/settings_dialog.py" line="144" />
+        <source>深色</source>
+        <translation>Dark</translation>
+    </message>
+    <message>
+        <location filename="../../sonetto_desktop/ui/settings_dialog.py" line="149" />
+        <source>界面语言在重新启动后生效。</source>
+        <translation>The language changes after a restart.</translation>
+    </message>
+    <message>
+        <location filename="../../sonetto_desktop/ui/settings_dialog.py" line="151" />
+        <source>主题</source>
+        <translation>Theme</translation>
+    </message>
+    <message>
+        <location filename="../../sonetto_desktop/ui/settings_dialog.py" line="152" />
+        <source>语言</source>
+        <translation>Language</translation>
+    </message>
+    <message>
+        <location filename="../../sonetto_desktop/ui/settings_dialog.py" line="181" />
+        <source>由环境变量 %1 设置</source>
+        <translation>Set by the environment variable %1</translation>
+    </message>
+    <message>
+        <location filename="../../sonetto_desktop/ui/settings_dialog.py" line="215" />
+        <source>无法保存设置：</source>
+        <translation>Cannot save the settings: </translation>
+    </message>
+    <message>
+        <location filename="../../sonetto_desktop/ui/settings_dialog.py" line="229" />
+        <source>正在连接…</source>
+        <translation>Connecting…</translation>
+    </message>
+    <message>
+        <location filename="../../sonetto_desktop/ui/settings_dialog.py" line="247" />
+        <source>选择数据文件夹</source>
+        <translation>Choose the data folder</translation>
+    </message>
+</context>
+<context>
+    <name>SonettoApp</name>
+    <message>
+        <location filename="../../sonetto_desktop/ui/shell.py" line="214" />
+        <source>语言</source>
+        <translation>Language</translation>
+    </message>
+    <message>
+        <location filename="../../sonetto_desktop/ui/shell.py" line="214" />
+        <source>界面语言将在重新启动后切换。</source>
+        <translation>The interface language changes after a restart.</translation>
+    </message>
+    <message>
+        <location filename="../../sonetto_desktop/ui/shell.py" line="246" />
+        <source>记忆库文件无法读取，为了不丢失任何内容，Sonetto 不会写入它。</source>
+        <translation>The memory store cannot be read. So that nothing is lost, Sonetto will not write to it.</translation>
+    </message>
+    <message>
+        <location filename="../../sonetto_desktop/ui/shell.py" line="248" />
+        <source>记忆库有问题</source>
+        <translation>Problem with the memory store</translation>
+    </message>
+    <message>
+        <location filename="../../sonetto_desktop/ui/shell.py" line="249" />
+        <source>可以在数据文件夹里用备份（.bak）恢复，然后重新启动。</source>
+        <translation>You can restore it from the backup (.bak) in the data folder, then restart.</translation>
+    </message>
+    <message>
+        <location filename="../../sonetto_desktop/ui/shell.py" line="251" />
+        <source>打开数据文件夹</source>
+        <translation>Open data folder</translation>
+    </message>
+</context>
+<context>
+    <name>StatusIndicator</name>
+    <message>
+        <location filename="../../sonetto_desktop/ui/status_indicator.py" line="100" />
+        <source>记忆写入未启动</source>
+        <translation>Memory writer not started</translation>
+    </message>
+    <message>
+        <location filename="../../sonetto_desktop/ui/status_indicator.py" line="105" />
+        <source>记忆写入已暂停 (%1)</source>
+        <translation>Memory writing paused (%1)</translation>
+    </message>
+    <message>
+        <location filename="../../sonetto_desktop/ui/status_indicator.py" line="107" />
+        <source>整理记忆中 (%1)</source>
+        <translation>Organising memories (%1)</translation>
+    </message>
+    <message>
+        <location filename="../../sonetto_desktop/ui/status_indicator.py" line="112" />
+        <source>记忆写入出错：%1</source>
+        <translation>Memory writing failed: %1</translation>
+    </message>
+    <message>
+        <location filename="../../sonetto_desktop/ui/status_indicator.py" line="114" />
+        <source>记忆已是最新</source>
+        <translation>Memories are up to date</translation>
+    </message>
+    <message>
+        <location filename="../../sonetto_desktop/ui/status_indicator.py" line="117" />
+        <source>继续记忆写入</source>
+        <translation>Resume memory writing</translation>
+    </message>
+    <message>
+        <location filename="../../sonetto_desktop/ui/status_indicator.py" line="117" />
+        <source>暂停记忆写入</source>
+        <translation>Pause memory writing</translation>
+    </message>
+</context>
+<context>
+    <name>Toast</name>
+    <message>
+        <location filename="../../sonetto_desktop/ui/toasts.py" line="88" />
+        <source>关闭</source>
+        <translation>Close</translation>
+    </message>
+</context>
+<context>
+    <name>TrashDialog</name>
+    <message>
+        <location filename="../../sonetto_desktop/ui/trash_dialog.py" line="37" />
+        <source>回收站</source>
+        <translation>Trash</translation>
+    </message>
+    <message>
+        <location filename="../../sonetto_desktop/ui/trash_dialog.py" line="42" />
+        <source>加载中…</source>
+        <translation>Loading…</translation>
+    </message>
+    <message>
+        <location filename="../../sonetto_desktop/ui/trash_dialog.py" line="47" />
+        <source>恢复</source>
+        <translation>Restore</translation>
+    </message>
+    <message>
+        <location filename="../../sonetto_desktop/ui/trash_dialog.py" line="49" />
+        <source>永久删除</source>
+        <translation>Delete for good</translation>
+    </message>
+    <message>
+        <location filename="../../sonetto_desktop/ui/trash_dialog.py" line="51" />
+        <location filename="../../sonetto_desktop/ui/trash_dialog.py" line="122" />
+        <source>清空回收站</source>
+        <translation>Empty the trash</translation>
+    </message>
+    <message>
+        <location filename="../../sonetto_desktop/ui/trash_dialog.py" line="90" />
+        <source>回收站是空的。</source>
+        <translation>The trash is empty.</translation>
+    </message>
+    <message>
+        <location filename="../../sonetto_desktop/ui/trash_dialog.py" line="90" />
+        <source>{0} 条已删除的记忆</source>
+        <translation>{0} deleted memories</translation>
+    </message>
+    <message>
+        <location filename="../../sonetto_desktop/ui/trash_dialog.py" line="123" />
+        <source>永久删除回收站里的全部记忆？此操作无法撤销。</source>
+        <translation>Delete every memory in the trash for good? This cannot be undone.</translation>
+    </message>
+</context>
+<context>
+    <name>Tray</name>
+    <message>
+        <location filename="../../sonetto_desktop/ui/tray.py" line="29" />
+        <source>打开主窗口</source>
+        <translation>Open main window</translation>
+    </message>
+    <message>
+        <location filename="../../sonetto_desktop/ui/tray.py" line="31" />
+        <source>快速对话</source>
+        <translation>Quick chat</translation>
+    </message>
+    <message>
+        <location filename="../../sonetto_desktop/ui/tray.py" line="36" />
+        <source>退出</source>
+        <translation>Quit</translation>
+    </message>
+</context>
+<context>
+    <name>WelcomePanel</name>
+    <message>
+        <location filename="../../sonetto_desktop/ui/welcome.py" line="25" />
+        <source>你好，我是 Sonetto</source>
+        <translation>Hi, I'm Sonetto</translation>
+    </message>
+    <message>
+        <location filename="../../sonetto_desktop/ui/welcome.py" line="30" />
+        <source>我会记住我们聊过的事，下次见面时还记得你。
+开始聊天前，请先在设置里填写一个模型服务（OpenAI、DeepSeek、通义千问，或本机的 Ollama / LM Studio）。
+右边的记忆墙现在就可以用。</source>
+        <translation>I remember what we talk about, and I'll still remember next time.
+Before we chat, add a model service in the settings (OpenAI, DeepSeek, Qwen, or Ollama / LM Studio on this computer).
+The memory wall on the right works already.</translation>
+    </message>
+    <message>
+        <location filename="../../sonetto_desktop/ui/welcome.py" line="39" />
+        <source>打开设置</source>
+        <translation>Open settings</translation>
+    </message>
+</context>
+<context>
+    <name>WriterControl</name>
+    <message>
+        <location filename="../../sonetto_desktop/ui/status_indicator.py" line="29" />
+        <source>暂停记忆写入</source>
+        <translation>Pause memory writing</translation>
+    </message>
+</context>
+</TS>

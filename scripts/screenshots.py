@@ -1,0 +1,146 @@
+"""Screenshots for the README: main window (light and dark), history dialog and quick chat.
+
+Run under a virtual display with a CJK font installed::
+
+    apt-get install -y xvfb fonts-noto-cjk      # once
+    xvfb-run -a -s "-screen 0 1600x1000x24" python scripts/screenshots.py
+
+Everything runs for real: a demo memory store in a temp dir, the app as ``sonetto`` builds it, and
+the scripted OpenAI-compatible test server (``tests/llm_server.py``) on 127.0.0.1 standing in for
+the model. Images go to ``docs/screenshots/``.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import os
+import sys
+import tempfile
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parent.parent
+sys.path.insert(0, str(ROOT))
+sys.path.insert(0, str(ROOT / "tests"))
+OUT = ROOT / "docs" / "screenshots"
+
+DEMO = [
+    ("用户叫小林，在杭州做前端开发", "身份"),
+    ("用户养了一只橘猫，名字叫年糕", "生活"),
+    ("用户喜欢喝手冲咖啡，偏爱埃塞俄比亚豆子", "偏好"),
+    ("用户周末常去西湖边跑步，目标是明年跑半马", "运动"),
+    ("用户下周三要给团队做 React 性能优化的分享", "工作"),
+    ("用户对花生过敏", "健康"),
+    ("用户最近在读《三体》第二部", "兴趣"),
+    ("用户不喜欢加班到太晚，希望十点前睡觉", "偏好"),
+]
+
+REPLY = (
+    "下周三的分享准备得怎么样啦？我记得你要讲 **React 性能优化**。可以按这个顺序来：\n\n"
+    "1. 先用 Profiler 找到真正慢的组件\n"
+    "2. 再讲 `memo` / `useMemo` 什么时候值得用\n"
+    "3. 最后留一个小 demo\n\n"
+    "讲完记得早点休息，别又熬到十点以后哦～"
+)
+
+
+def _seed(data_dir: Path) -> str:
+    from sonetto_desktop.memory import YamlMemoryManager
+
+    mm = YamlMemoryManager(data_dir / "memory.yaml")
+    ids = [mm.add(text, theme, actor="agent", reason="对话中提到") for text, theme in DEMO]
+    mm.update(ids[4], "分享时间改了", new_description="用户下周三要给团队做 React 性能优化的分享（原定周二）",
+              actor="agent")
+    mm.update(ids[4], "用户补充了细节", new_description="用户下周三下午要给团队做 React 性能优化的分享，需要准备 demo")
+    for _ in range(3):
+        mm.hit(ids[4])
+    mm.hit(ids[1])
+    mm.close()
+    return ids[4]
+
+
+async def _shoot(qapp) -> None:
+    from llm_server import ScriptedLLMServer, TextResponse
+
+    from sonetto_desktop.agent.settings import Settings
+    from sonetto_desktop.ui.history_dialog import HistoryDialog
+    from sonetto_desktop.ui.shell import SonettoApp
+
+    OUT.mkdir(parents=True, exist_ok=True)
+    server = ScriptedLLMServer()
+    server.start()
+    server.default = TextResponse("好的")  # the memory writer's calls: a plain answer, nothing to change
+    try:
+        data_dir = Path(os.environ["SONETTO_DATA_DIR"])
+        memory_id = _seed(data_dir)
+        settings = Settings(base_url=server.base_url, model="test-model", api_key="sk-demo", theme="light",
+                            retrieval_mode="mechanical", data_dir=str(data_dir))
+        app = SonettoApp(qapp, settings, interactive=False)
+        await app.start()
+        app.window.resize(1360, 820)
+        await app.wall_loaded
+        await app.wait_until_ready()
+        server.add_text(REPLY)
+        task = app.controller.send("帮我想想下周三的分享怎么讲？")
+        await task
+        await asyncio.sleep(0.6)
+        app.window.grab().save(str(OUT / "main-light.png"))
+
+        app.theme.set_setting("dark")
+        await asyncio.sleep(0.4)
+        app.window.grab().save(str(OUT / "main-dark.png"))
+        app.theme.set_setting("light")
+
+        dialog = HistoryDialog(app.service, memory_id, app.window)
+        dialog.show()
+        await dialog.wait_loaded()
+        await asyncio.sleep(0.3)
+        dialog.grab().save(str(OUT / "history-dialog.png"))
+        dialog.close()
+
+        app.show_quick_chat()
+        await asyncio.sleep(0.4)
+        app.quick_chat.grab().save(str(OUT / "quick-chat.png"))
+        app.quick_chat.hide()
+        await app.shutdown()
+
+        # First run without a model: the welcome panel, with the wall working offline.
+        first_run = SonettoApp(qapp, Settings(theme="light", data_dir=str(data_dir)), interactive=False)
+        await first_run.start()
+        first_run.window.resize(1360, 820)
+        await first_run.wall_loaded
+        await first_run.wait_until_ready()
+        await asyncio.sleep(0.5)
+        first_run.window.grab().save(str(OUT / "welcome.png"))
+        await first_run.shutdown()
+    finally:
+        server.stop()
+    for name in sorted(OUT.glob("*.png")):
+        print(name.relative_to(ROOT))
+
+
+def main() -> int:
+    if not os.environ.get("DISPLAY") and os.environ.get("QT_QPA_PLATFORM") != "offscreen":
+        print("no display: run under xvfb-run (see the module docstring)", file=sys.stderr)
+        return 2
+    home = Path(tempfile.mkdtemp(prefix="sonetto-shots-"))
+    os.environ["SONETTO_DATA_DIR"] = str(home / "data")
+    os.environ["SONETTO_CONFIG_DIR"] = str(home / "config")
+    os.environ["PYTHON_KEYRING_BACKEND"] = "keyring.backends.fail.Keyring"
+    os.environ.setdefault("QT_API", "pyside6")
+    import qasync
+
+    from sonetto_desktop.app import create_qapp
+
+    qapp = create_qapp([])
+    qapp.setFont(qapp.font())
+    from sonetto_desktop.ui.gc_guard import MainThreadGarbageCollector
+
+    collector = MainThreadGarbageCollector()  # as the app does (app.main)
+    with asyncio.Runner(loop_factory=lambda: qasync.QEventLoop(qapp)) as runner:
+        runner.run(_shoot(qapp))
+    collector.stop()
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

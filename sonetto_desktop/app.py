@@ -1,0 +1,141 @@
+"""The composition root: ``sonetto`` starts the desktop app, ``sonetto --self-test`` checks it.
+
+``main(argv) -> int`` sets ``QT_API`` before qasync is imported, creates the QApplication (which
+keeps running with every window closed: the tray may hold it), installs ``sys.excepthook`` and the
+loop's exception handler, and runs the app on a qasync loop (``asyncio.Runner`` with
+``loop_factory``). Quitting runs :meth:`SonettoApp.shutdown` before Qt goes away.
+"""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import logging
+import os
+import sys
+import traceback
+from typing import Any
+
+log = logging.getLogger("sonetto_desktop")
+
+APP_NAME = "SonettoHere"
+ORG_NAME = "SonettoHere"
+
+
+def _parse(argv: list[str]) -> argparse.Namespace:
+    parser = argparse.ArgumentParser(prog="sonetto", description="SonettoHere Desktop")
+    parser.add_argument("--self-test", action="store_true",
+                        help="start the real app on the configured data dir, check it, print timings and exit")
+    parser.add_argument("--hidden", action="store_true", help="start in the tray without showing the window")
+    parser.add_argument("--no-tray", action="store_true", help="do not use the system tray")
+    parser.add_argument("--verbose", action="store_true", help="debug logging")
+    return parser.parse_args(argv)
+
+
+def _setup_logging(verbose: bool) -> None:
+    level = logging.DEBUG if verbose else logging.INFO
+    logging.basicConfig(level=level, format="%(asctime)s %(levelname)s %(name)s: %(message)s")
+    for noisy in ("httpx", "httpcore", "openai", "jieba", "aiosqlite"):
+        logging.getLogger(noisy).setLevel(logging.WARNING)
+
+
+def create_qapp(argv: list[str]) -> Any:
+    """The QApplication (created once), configured for a tray app."""
+    os.environ.setdefault("QT_API", "pyside6")
+    from PySide6 import QtSvg  # noqa: F401 - keeps the SVG plugin in frozen builds
+    from PySide6.QtWidgets import QApplication
+
+    from .ui.icons import icon
+
+    app = QApplication.instance() or QApplication([sys.argv[0] if sys.argv else "sonetto", *argv])
+    app.setApplicationName(APP_NAME)
+    app.setOrganizationName(ORG_NAME)
+    app.setApplicationDisplayName("Sonetto")
+    app.setQuitOnLastWindowClosed(False)
+    app.setWindowIcon(icon("app"))
+    return app
+
+
+def install_excepthook() -> None:
+    """Uncaught exceptions in slots are logged (never a silent crash, never a dead event loop)."""
+
+    def hook(exc_type, exc, tb) -> None:  # noqa: ANN001
+        if issubclass(exc_type, KeyboardInterrupt):
+            sys.__excepthook__(exc_type, exc, tb)
+            return
+        log.critical("uncaught exception:\n%s", "".join(traceback.format_exception(exc_type, exc, tb)))
+
+    sys.excepthook = hook
+
+
+def loop_exception_handler(loop: asyncio.AbstractEventLoop, context: dict[str, Any]) -> None:
+    exc = context.get("exception")
+    if isinstance(exc, asyncio.CancelledError):
+        return
+    log.error("event loop error: %s", context.get("message", ""), exc_info=exc)
+
+
+async def _run(qapp: Any, args: argparse.Namespace) -> int:
+    from .ui.shell import SonettoApp
+
+    asyncio.get_running_loop().set_exception_handler(loop_exception_handler)
+    app = SonettoApp(qapp, use_tray=not args.no_tray)
+    restore = _quit_on_signals(app)
+    try:
+        await app.start()
+        if args.hidden and app.window is not None and app.window.hide_to_tray:
+            app.window.hide()
+        await app.quit_requested.wait()
+    finally:
+        await app.shutdown()
+        restore()
+    return 0
+
+
+def _quit_on_signals(app: Any):
+    """SIGINT / SIGTERM run the ordered shutdown. Python handles signals only when it runs, so a
+    light timer wakes the interpreter while Qt waits for events. Returns a function that undoes it."""
+    import signal
+
+    from PySide6.QtCore import QTimer
+
+    previous = {sig: signal.getsignal(sig) for sig in (signal.SIGINT, signal.SIGTERM)}
+    for sig in previous:
+        signal.signal(sig, lambda *_: app.request_quit())
+    wake = QTimer()
+    wake.timeout.connect(lambda: None)
+    wake.start(250)
+
+    def restore() -> None:
+        wake.stop()
+        for sig, handler in previous.items():
+            signal.signal(sig, handler)
+
+    return restore
+
+
+def main(argv: list[str] | None = None) -> int:
+    args = _parse(list(sys.argv[1:] if argv is None else argv))
+    _setup_logging(args.verbose)
+    os.environ.setdefault("QT_API", "pyside6")
+    qapp = create_qapp([])
+    install_excepthook()
+    import qasync
+
+    if args.self_test:
+        from .ui.self_test import run_self_test
+
+        runner_main = run_self_test(qapp)
+    else:
+        runner_main = _run(qapp, args)
+    from .ui.gc_guard import MainThreadGarbageCollector
+
+    collector = MainThreadGarbageCollector()  # QObjects in cycles are freed on the Qt thread only
+    try:
+        with asyncio.Runner(loop_factory=lambda: qasync.QEventLoop(qapp)) as runner:
+            code = runner.run(runner_main)
+    finally:
+        collector.stop()
+        collector.deleteLater()
+    qapp.processEvents()
+    return int(code)

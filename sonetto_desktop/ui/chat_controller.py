@@ -1,0 +1,217 @@
+"""ChatController: drives the ChatEngine for every chat view (main window and quick chat).
+
+One controller per app. It owns the *current session*, runs each turn's event stream as an asyncio
+task on the Qt loop and re-emits the engine's events as Qt signals, so the main chat panel and the
+tray's quick chat show the same conversation. No widget here; views hold no chat state of their own.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+from typing import TYPE_CHECKING, Any
+
+from PySide6.QtCore import QCoreApplication, QObject, Signal
+
+if TYPE_CHECKING:  # the agent package pulls in LangChain: imported lazily, after the window shows
+    from sonetto_desktop.agent.chat_events import ChatEvent, SessionInfo
+
+log = logging.getLogger(__name__)
+
+
+
+class ChatController(QObject):
+    """Signals carry the session id first, so a view can ignore other sessions' traffic."""
+
+    ready_changed = Signal(bool)  # the engine is started and usable
+    sessions_changed = Signal(list)  # [SessionInfo], newest first
+    current_session_changed = Signal(str)
+    transcript_loaded = Signal(str, list)  # session id, [{role, content, memories, error?}]
+    turn_started = Signal(str, str)  # session id, the user's text
+    memories_recalled = Signal(str, list)  # session id, [{id, description, theme}]
+    token_received = Signal(str, str)
+    tool_started = Signal(str, str, str)  # session id, tool, input
+    tool_finished = Signal(str, str, str)  # session id, tool, output
+    reply_finished = Signal(str, str)  # session id, full reply
+    reply_failed = Signal(str, str, str, str)  # session id, code, message for a person, user text
+    busy_changed = Signal(bool)
+    operation_failed = Signal(str)
+
+    def __init__(self, engine: Any = None, *, language: str = "zh_CN", parent: QObject | None = None) -> None:
+        super().__init__(parent)
+        self._engine = engine
+        self.language = language
+        self._sessions: list[SessionInfo] = []
+        self._current = ""
+        self._turn: asyncio.Task[None] | None = None
+        self._turn_session = ""
+        self._accepting = True
+
+    # ── state ──────────────────────────────────────────────────────────
+
+    @property
+    def engine(self) -> Any:
+        return self._engine
+
+    @property
+    def ready(self) -> bool:
+        return self._engine is not None and self._accepting
+
+    @property
+    def busy(self) -> bool:
+        return self._turn is not None and not self._turn.done()
+
+    @property
+    def current_session_id(self) -> str:
+        return self._current
+
+    @property
+    def sessions(self) -> list[SessionInfo]:
+        return list(self._sessions)
+
+    @property
+    def turn_task(self) -> asyncio.Task[None] | None:
+        return self._turn
+
+    # ── life cycle ─────────────────────────────────────────────────────
+
+    async def attach(self, engine: Any) -> None:
+        """Use a started engine: load the sessions and open the newest (or a new one)."""
+        self._engine = engine
+        self._accepting = True
+        await self.refresh_sessions()
+        if self._sessions:
+            await self.select_session(self._sessions[0].id)
+        else:
+            await self.new_session()
+        self.ready_changed.emit(True)
+
+    def stop_accepting(self) -> None:
+        """Shutdown step 1: no new turns from here on."""
+        self._accepting = False
+        self.ready_changed.emit(False)
+
+    async def close(self) -> None:
+        """Stop accepting, cancel the running turn and wait for it to wind down."""
+        self.stop_accepting()
+        if self._turn is not None and not self._turn.done():
+            if self._engine is not None:
+                self._engine.cancel(self._turn_session)
+            self._turn.cancel()
+            await asyncio.gather(self._turn, return_exceptions=True)
+        self._engine = None
+
+    # ── sessions ───────────────────────────────────────────────────────
+
+    async def refresh_sessions(self) -> list[SessionInfo]:
+        if self._engine is None:
+            return []
+        self._sessions = list(await self._engine.list_sessions())
+        self.sessions_changed.emit(self.sessions)
+        return self.sessions
+
+    async def select_session(self, session_id: str) -> None:
+        if self._engine is None or not session_id:
+            return
+        entries = await self._engine.transcript(session_id)
+        self._current = session_id
+        self.current_session_changed.emit(session_id)
+        self.transcript_loaded.emit(session_id, entries)
+
+    async def new_session(self, title: str | None = None) -> str:
+        if self._engine is None:
+            return ""
+        info = await self._engine.create_session(title)
+        await self.refresh_sessions()
+        await self.select_session(info.id)
+        return info.id
+
+    async def rename_session(self, session_id: str, title: str) -> None:
+        if self._engine is None or not title.strip():
+            return
+        try:
+            await self._engine.rename_session(session_id, title.strip())
+        except Exception as exc:  # noqa: BLE001 - reported, never raised into a slot
+            log.warning("rename failed: %s", exc)
+            self.operation_failed.emit(QCoreApplication.translate("ChatController", "重命名失败：") + str(exc))
+        await self.refresh_sessions()
+
+    async def delete_session(self, session_id: str) -> None:
+        if self._engine is None:
+            return
+        if session_id == self._turn_session and self.busy:
+            self.stop()
+            await asyncio.gather(self._turn, return_exceptions=True)
+        await self._engine.delete_session(session_id)
+        sessions = await self.refresh_sessions()
+        if session_id == self._current:
+            if sessions:
+                await self.select_session(sessions[0].id)
+            else:
+                await self.new_session()
+
+    # ── turns ──────────────────────────────────────────────────────────
+
+    def send(self, text: str) -> asyncio.Task[None] | None:
+        """Start a turn in the current session; None when not ready, busy or the text is blank."""
+        if not self.ready or self.busy or not text.strip() or not self._current:
+            return None
+        session_id = self._turn_session = self._current
+        self._turn = asyncio.ensure_future(self._run(session_id, text))
+        self.busy_changed.emit(True)
+        return self._turn
+
+    def stop(self) -> bool:
+        """Stop the reply being streamed (its partial text is kept by the engine)."""
+        if not self.busy or self._engine is None:
+            return False
+        return bool(self._engine.cancel(self._turn_session))
+
+    def _message(self, event: ChatEvent) -> str:
+        if self.language == "en":
+            return event.error_en or event.error_zh
+        return event.error_zh or event.error_en
+
+    async def _run(self, session_id: str, text: str) -> None:
+        self.turn_started.emit(session_id, text)
+        finished = False
+        try:
+            async for event in self._engine.send(session_id, text):
+                finished = self._dispatch(session_id, text, event) or finished
+        except asyncio.CancelledError:
+            self.reply_failed.emit(session_id, "cancelled", QCoreApplication.translate("ChatController", "已停止"), text)
+            raise
+        except Exception as exc:  # noqa: BLE001 - the engine promised events, but never crash the UI
+            log.exception("chat turn failed")
+            self.reply_failed.emit(session_id, "internal", QCoreApplication.translate("ChatController", "出错了：") + type(exc).__name__, text)
+        else:
+            if not finished:
+                self.reply_failed.emit(session_id, "internal", QCoreApplication.translate("ChatController", "回复意外中断了。"), text)
+        finally:
+            self.busy_changed.emit(False)
+            if self._engine is not None and self._accepting:
+                asyncio.ensure_future(self._refresh_quietly())
+
+    def _dispatch(self, session_id: str, text: str, event: ChatEvent) -> bool:
+        kind = event.kind
+        if kind == "memories":
+            self.memories_recalled.emit(session_id, list(event.memories))
+        elif kind == "token":
+            self.token_received.emit(session_id, event.text)
+        elif kind == "tool_start":
+            self.tool_started.emit(session_id, event.tool, event.text)
+        elif kind == "tool_end":
+            self.tool_finished.emit(session_id, event.tool, event.text)
+        elif kind == "done":
+            self.reply_finished.emit(session_id, event.text)
+            return True
+        elif kind == "error":
+            self.reply_failed.emit(session_id, event.error_code or "error", self._message(event), text)
+            return True
+        return False
+
+    async def _refresh_quietly(self) -> None:
+        try:
+            await self.refresh_sessions()  # titles come from the first message
+        except Exception:  # noqa: BLE001 - a stale list is harmless
+            log.debug("session refresh failed", exc_info=True)

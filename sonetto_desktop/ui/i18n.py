@@ -1,0 +1,55 @@
+"""UI language: Chinese (zh_CN) is the source language written in the code (``self.tr("…")``);
+English comes from ``resources/translations/sonetto_en.qm``, compiled from ``sonetto_en.ts`` with
+``pyside6-lrelease`` (shipped with PySide6-Essentials). Both files are committed; regenerate with
+``python scripts/update_translations.py`` after changing UI strings.
+
+Qt's own strings (standard buttons, file dialogs) come from the ``qtbase_<lang>.qm`` files in Qt's
+translations folder when present. The language is chosen at start-up; a change in the settings
+applies on the next start.
+"""
+
+from __future__ import annotations
+
+import logging
+
+from PySide6.QtCore import QCoreApplication, QLibraryInfo, QLocale, QTranslator
+
+from sonetto_desktop.resources import resource
+
+log = logging.getLogger(__name__)
+
+LANGUAGES = ("zh_CN", "en")
+
+
+def translation_file(language: str) -> str | None:
+    """Path of the app's .qm for ``language`` (None for the source language)."""
+    if language == "zh_CN":
+        return None
+    node = resource(f"translations/sonetto_{language}.qm")
+    return str(node) if node.is_file() else None
+
+
+def install_translators(app: QCoreApplication, language: str) -> list[QTranslator]:
+    """Install the app's and Qt's translators for ``language``; returns them (keep references)."""
+    if language not in LANGUAGES:
+        raise ValueError(f"language must be one of {LANGUAGES}, not {language!r}")
+    installed: list[QTranslator] = []
+    qt_dir = QLibraryInfo.path(QLibraryInfo.LibraryPath.TranslationsPath)
+    qt_translator = QTranslator(app)
+    if qt_translator.load(QLocale(language), "qtbase", "_", qt_dir):
+        app.installTranslator(qt_translator)
+        installed.append(qt_translator)
+    path = translation_file(language)
+    if language != "zh_CN":
+        own = QTranslator(app)
+        if path and own.load(path):
+            app.installTranslator(own)
+            installed.append(own)
+        else:
+            log.warning("no UI translation for %s; showing Chinese", language)
+    return installed
+
+
+def remove_translators(app: QCoreApplication, translators: list[QTranslator]) -> None:
+    for translator in translators:
+        app.removeTranslator(translator)

@@ -1,0 +1,168 @@
+"""MainWindow: chat (or the welcome panel) on the left, the memory card wall on the right.
+
+The window is composed, not wired: ``app.py`` hands it the chat controller, the writer control and
+the wall widget. Closing hides to the tray when there is one, otherwise asks the app to quit
+(``quit_requested``); the app runs the ordered shutdown. Geometry and splitter live in QSettings.
+"""
+
+from __future__ import annotations
+
+from PySide6.QtCore import QByteArray, QSettings, QSize, Qt, Signal
+from PySide6.QtGui import QCloseEvent, QKeySequence, QShortcut
+from PySide6.QtWidgets import QHBoxLayout, QLabel, QMainWindow, QSplitter, QStackedWidget, QToolButton, QVBoxLayout, QWidget
+
+from .chat_controller import ChatController
+from .chat_panel import ChatPanel
+from .icons import icon
+from .status_indicator import StatusIndicator, WriterControl
+from .welcome import WelcomePanel
+
+DEFAULT_SIZE = QSize(1280, 800)
+
+
+class MainWindow(QMainWindow):
+    settings_requested = Signal()
+    quit_requested = Signal()
+    visibility_changed = Signal(bool)
+
+    def __init__(
+        self,
+        controller: ChatController,
+        writer_control: WriterControl,
+        wall: QWidget,
+        *,
+        ui_state: QSettings | None = None,
+        configured: bool = True,
+        language: str = "zh_CN",
+    ) -> None:
+        super().__init__()
+        self.setObjectName("MainWindow")
+        self.setWindowTitle(self.tr("Sonetto · 记忆伙伴"))
+        self.setWindowIcon(icon("app"))
+        self._ui_state = ui_state
+        self.hide_to_tray = False
+        self.controller = controller
+
+        root = QWidget(self)
+        column = QVBoxLayout(root)
+        column.setContentsMargins(0, 0, 0, 0)
+        column.setSpacing(0)
+        column.addWidget(self._build_header(writer_control, language))
+
+        self.chat_panel = ChatPanel(controller, root)
+        self.welcome = WelcomePanel(root)
+        self.welcome.settings_requested.connect(self.settings_requested)
+        self.chat_stack = QStackedWidget(root)
+        self.chat_stack.addWidget(self.welcome)
+        self.chat_stack.addWidget(self.chat_panel)
+
+        self.wall: QWidget | None = None
+        self.wall_host = QWidget(root)
+        self._wall_layout = QVBoxLayout(self.wall_host)
+        self._wall_layout.setContentsMargins(0, 0, 0, 0)
+        self.set_wall(wall)
+        self.splitter = QSplitter(Qt.Orientation.Horizontal, root)
+        self.splitter.setObjectName("MainSplitter")
+        self.splitter.setChildrenCollapsible(False)
+        self.splitter.addWidget(self.chat_stack)
+        self.splitter.addWidget(self.wall_host)
+        self.splitter.setStretchFactor(0, 5)
+        self.splitter.setStretchFactor(1, 6)
+        column.addWidget(self.splitter, 1)
+        self.setCentralWidget(root)
+
+        self.chat_panel.memory_activated.connect(self.reveal_memory)
+        QShortcut(QKeySequence("Ctrl+N"), self, activated=self.chat_panel.new_session)
+        QShortcut(QKeySequence("Ctrl+,"), self, activated=self.settings_requested.emit)
+        self.set_configured(configured)
+        self._restore_state()
+
+    def _build_header(self, writer_control: WriterControl, language: str) -> QWidget:
+        header = QWidget(self)
+        header.setObjectName("HeaderBar")
+        header.setAttribute(Qt.WidgetAttribute.WA_StyledBackground, True)
+        row = QHBoxLayout(header)
+        row.setContentsMargins(12, 6, 8, 6)
+        logo = QLabel(header)
+        logo.setPixmap(icon("app").pixmap(22, 22))
+        name = QLabel("Sonetto", header)
+        name.setObjectName("AppName")
+        row.addWidget(logo)
+        row.addWidget(name)
+        row.addStretch(1)
+        self.status_indicator = StatusIndicator(writer_control, language=language, parent=header)
+        row.addWidget(self.status_indicator)
+        self.settings_button = QToolButton(header)
+        self.settings_button.setIcon(icon("settings"))
+        self.settings_button.setToolTip(self.tr("设置"))
+        self.settings_button.clicked.connect(self.settings_requested)
+        row.addWidget(self.settings_button)
+        return header
+
+    # ── state ──────────────────────────────────────────────────────────
+
+    def set_configured(self, configured: bool) -> None:
+        """Show the chat when a model is configured, else the welcome panel."""
+        self.chat_stack.setCurrentWidget(self.chat_panel if configured else self.welcome)
+
+    @property
+    def showing_welcome(self) -> bool:
+        return self.chat_stack.currentWidget() is self.welcome
+
+    def set_wall(self, wall: QWidget) -> None:
+        """Show ``wall`` on the right; the previous one is deleted on the GUI thread (the layout
+        keeps it parented until then, so Python's garbage collector never owns a live widget)."""
+        old = self.wall
+        self._wall_layout.addWidget(wall)
+        self.wall = wall
+        if old is not None:
+            self._wall_layout.removeWidget(old)
+            old.hide()
+            old.deleteLater()
+
+    def reveal_memory(self, memory_id: str) -> None:
+        reveal = getattr(self.wall, "reveal", None)
+        if callable(reveal):
+            reveal(memory_id)
+
+    def bring_to_front(self) -> None:
+        if self.isMinimized():
+            self.showNormal()
+        self.show()
+        self.raise_()
+        self.activateWindow()
+
+    # ── geometry ───────────────────────────────────────────────────────
+
+    def _restore_state(self) -> None:
+        geometry = self._ui_state.value("main/geometry", QByteArray(), type=QByteArray) if self._ui_state else None
+        if not geometry or not self.restoreGeometry(geometry):
+            self.resize(DEFAULT_SIZE)
+        splitter = self._ui_state.value("main/splitter", QByteArray(), type=QByteArray) if self._ui_state else None
+        if not splitter or not self.splitter.restoreState(splitter):
+            self.splitter.setSizes([700, 580])
+
+    def save_state(self) -> None:
+        if self._ui_state is None:
+            return
+        self._ui_state.setValue("main/geometry", self.saveGeometry())
+        self._ui_state.setValue("main/splitter", self.splitter.saveState())
+        self._ui_state.sync()
+
+    # ── closing ────────────────────────────────────────────────────────
+
+    def closeEvent(self, event: QCloseEvent) -> None:  # noqa: N802 - Qt override
+        self.save_state()
+        event.ignore()
+        if self.hide_to_tray:
+            self.hide()
+        else:
+            self.quit_requested.emit()
+
+    def showEvent(self, event) -> None:  # noqa: N802
+        super().showEvent(event)
+        self.visibility_changed.emit(True)
+
+    def hideEvent(self, event) -> None:  # noqa: N802
+        super().hideEvent(event)
+        self.visibility_changed.emit(False)

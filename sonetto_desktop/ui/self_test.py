@@ -1,0 +1,93 @@
+"""``sonetto --self-test``: start the real app, check it without a model, print timings, exit.
+
+Uses the configured data dir (``SONETTO_DATA_DIR`` wins). Starts the window, tray, wall, writer and
+engine exactly as a normal start does, renders the wall, then runs one health check that needs no
+LLM: the store's self-check, the writer's state and a round trip through the engine's session
+database. Exit code 0 when everything passed within the time limit, 1 with the reason otherwise
+(2 on a timeout). Used by CI and to smoke-test the packaged executable.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import sys
+import time
+import traceback
+from typing import Any, TextIO
+
+from .shell import SonettoApp
+
+SELF_TEST_TIMEOUT = 20.0
+
+
+class SelfTestFailure(Exception):
+    """A check failed; the message says which and why."""
+
+
+def _require(condition: bool, reason: str) -> None:
+    if not condition:
+        raise SelfTestFailure(reason)
+
+
+async def _checks(app: SonettoApp, out: TextIO) -> None:
+    await app.start()
+    _require(app.window is not None and app.window.isVisible(), "main window did not show")
+    _require(app.tray is not None and len(app.tray.contextMenu().actions()) >= 4, "tray menu incomplete")
+    report = app.store_report
+    _require(report is not None, "store self-check did not run")
+    _require(report.ok, "memory store self-check FAILED: " + "; ".join(report.issues))
+
+    started = time.perf_counter()
+    await app.wall_loaded
+    await asyncio.sleep(0)  # let Qt lay out and paint (never processEvents() inside a coroutine)
+    pixmap = app.wall.grab()
+    _require(not pixmap.isNull() and pixmap.width() > 0, "the memory wall did not render")
+    shown = app.wall.model.rowCount()
+    stored = await asyncio.to_thread(app.store.count)
+    _require(shown == stored, f"the wall shows {shown} memories but the store holds {stored}")
+    app.timings["wall_rendered"] = app.timings["window_shown"] + (time.perf_counter() - started) * 1000
+
+    await app.wait_until_ready()
+    ltm = app.ltm
+    _require(ltm.running, "the memory writer is not running")
+    _require(not ltm.failed_turns(), f"{len(ltm.failed_turns())} turns failed to be written to memory")
+    session = await app.engine.create_session("self-test")
+    sessions = await app.engine.list_sessions()
+    _require(any(s.id == session.id for s in sessions), "the session database lost a new session")
+    _require(await app.engine.delete_session(session.id), "the session database could not delete a session")
+    _require(app.controller.ready, "the chat is not ready")
+    print(f"  memories             {stored}", file=out)
+    print(f"  writer               {ltm.status().en}", file=out)
+    print(f"  model configured     {'yes' if app.settings.is_llm_configured else 'no'}", file=out)
+
+
+async def run_self_test(qapp: Any, *, timeout: float = SELF_TEST_TIMEOUT, out: TextIO | None = None) -> int:
+    out = out or sys.stdout
+    app = SonettoApp(qapp, interactive=False)
+    print(f"sonetto self-test: data dir {app.data_dir} ({app.settings.store_backend})", file=out)
+    code = 0
+    try:
+        await asyncio.wait_for(_checks(app, out), timeout)
+    except SelfTestFailure as exc:
+        print(f"SELF-TEST FAILED: {exc}", file=out)
+        code = 1
+    except asyncio.TimeoutError:
+        print(f"SELF-TEST FAILED: not finished within {timeout:.0f} s", file=out)
+        code = 2
+    except Exception as exc:  # noqa: BLE001 - any failure is a result, with its reason
+        print(f"SELF-TEST FAILED: {type(exc).__name__}: {exc}", file=out)
+        traceback.print_exc(file=out)
+        code = 1
+    finally:
+        shutdown_started = time.perf_counter()
+        try:
+            await asyncio.wait_for(app.shutdown(), 10)
+        except Exception as exc:  # noqa: BLE001
+            print(f"SELF-TEST FAILED: shutdown: {type(exc).__name__}: {exc}", file=out)
+            code = code or 1
+        app.timings["shutdown"] = (time.perf_counter() - shutdown_started) * 1000
+    for name, ms in app.timings.items():
+        print(f"  {name:<20} {ms:8.0f} ms", file=out)
+    print("SELF-TEST OK" if code == 0 else f"exit code {code}", file=out)
+    out.flush()
+    return code

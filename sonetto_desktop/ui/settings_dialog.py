@@ -1,0 +1,259 @@
+"""SettingsDialog: every field of :class:`Settings`, a test-connection button and the data folder.
+
+The dialog edits a copy; "保存" validates, writes it (``Settings.save``) and emits ``settings_saved``
+with the new object — the app applies it (theme now, model now, store backend / data dir by
+re-opening the services, which migrates the store without loss). Fields set by environment
+variables are shown read-only with the variable's name. Test connection runs on the event loop.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import dataclasses
+from pathlib import Path
+
+from PySide6.QtCore import Qt, QUrl, Signal
+from PySide6.QtGui import QDesktopServices
+from PySide6.QtWidgets import (
+    QComboBox,
+    QDialog,
+    QDialogButtonBox,
+    QDoubleSpinBox,
+    QFileDialog,
+    QFormLayout,
+    QHBoxLayout,
+    QLabel,
+    QLineEdit,
+    QPushButton,
+    QTabWidget,
+    QVBoxLayout,
+    QWidget,
+)
+from qasync import asyncSlot
+
+from sonetto_desktop.agent.settings import Settings
+
+from .icons import icon
+
+ENV_NAMES = {"base_url": "SONETTO_BASE_URL / OPENAI_BASE_URL", "api_key": "OPENAI_API_KEY",
+             "model": "SONETTO_MODEL", "data_dir": "SONETTO_DATA_DIR"}
+
+
+class SettingsDialog(QDialog):
+    settings_saved = Signal(object)  # Settings
+    connection_tested = Signal(object)  # ConnectionResult
+
+    def __init__(self, settings: Settings, parent: QWidget | None = None, *, save_path: Path | None = None) -> None:
+        super().__init__(parent)
+        self.setWindowTitle(self.tr("设置"))
+        self.setWindowIcon(icon("settings"))
+        self.setMinimumWidth(520)
+        self._original = settings
+        self._save_path = save_path
+        self.last_result = None
+
+        tabs = QTabWidget(self)
+        tabs.addTab(self._model_tab(), self.tr("模型"))
+        tabs.addTab(self._memory_tab(), self.tr("记忆"))
+        tabs.addTab(self._look_tab(), self.tr("外观"))
+        self.error_label = QLabel(self)
+        self.error_label.setObjectName("HintLabel")
+        self.error_label.setWordWrap(True)
+        self.buttons = QDialogButtonBox(QDialogButtonBox.StandardButton.Save | QDialogButtonBox.StandardButton.Cancel, self)
+        self.buttons.button(QDialogButtonBox.StandardButton.Save).setText(self.tr("保存"))
+        self.buttons.button(QDialogButtonBox.StandardButton.Cancel).setText(self.tr("取消"))
+        self.buttons.accepted.connect(self.save)
+        self.buttons.rejected.connect(self.reject)
+        column = QVBoxLayout(self)
+        column.addWidget(tabs)
+        column.addWidget(self.error_label)
+        column.addWidget(self.buttons)
+        self._load(settings)
+
+    # ── tabs ───────────────────────────────────────────────────────────
+
+    def _model_tab(self) -> QWidget:
+        page = QWidget(self)
+        form = QFormLayout(page)
+        self.base_url = QLineEdit(page)
+        self.base_url.setPlaceholderText("https://api.deepseek.com/v1 · http://127.0.0.1:11434/v1")
+        self.api_key = QLineEdit(page)
+        self.api_key.setEchoMode(QLineEdit.EchoMode.Password)
+        self.api_key.setPlaceholderText(self.tr("本地模型可以留空"))
+        self.model = QComboBox(page)
+        self.model.setEditable(True)
+        self.model.lineEdit().setPlaceholderText("gpt-4o-mini · deepseek-chat · qwen-plus")
+        self.temperature = QDoubleSpinBox(page)
+        self.temperature.setRange(0.0, 2.0)
+        self.temperature.setSingleStep(0.1)
+        self.request_timeout = QDoubleSpinBox(page)
+        self.request_timeout.setRange(1.0, 3600.0)
+        self.request_timeout.setSuffix(self.tr(" 秒"))
+        self.test_button = QPushButton(self.tr("测试连接"), page)
+        self.test_button.clicked.connect(self.test_connection)
+        self.test_result = QLabel(page)
+        self.test_result.setWordWrap(True)
+        self.test_result.setTextInteractionFlags(Qt.TextInteractionFlag.TextSelectableByMouse)
+        test_row = QHBoxLayout()
+        test_row.addWidget(self.test_button)
+        test_row.addWidget(self.test_result, 1)
+        form.addRow(self.tr("服务地址"), self.base_url)
+        form.addRow(self.tr("API 密钥"), self.api_key)
+        form.addRow(self.tr("模型"), self.model)
+        form.addRow(self.tr("温度"), self.temperature)
+        form.addRow(self.tr("请求超时"), self.request_timeout)
+        form.addRow(test_row)
+        return page
+
+    def _memory_tab(self) -> QWidget:
+        page = QWidget(self)
+        form = QFormLayout(page)
+        self.retrieval_mode = QComboBox(page)
+        for value, label in (("hybrid", self.tr("混合（推荐）")), ("mechanical", self.tr("本地检索（快，不用模型）")),
+                             ("llm", self.tr("模型检索"))):
+            self.retrieval_mode.addItem(label, value)
+        self.recall_timeout = QDoubleSpinBox(page)
+        self.recall_timeout.setRange(0.5, 600.0)
+        self.recall_timeout.setSuffix(self.tr(" 秒"))
+        self.store_backend = QComboBox(page)
+        self.store_backend.addItem(self.tr("YAML 文件（可直接阅读）"), "yaml")
+        self.store_backend.addItem(self.tr("SQLite 数据库（记忆很多时更快）"), "sqlite")
+        self.backend_hint = QLabel(self.tr("切换后会把现有记忆（含历史和回收站）完整迁移过去，旧文件保留。"), page)
+        self.backend_hint.setObjectName("HintLabel")
+        self.backend_hint.setWordWrap(True)
+        self.data_dir = QLineEdit(page)
+        browse = QPushButton(icon("folder"), self.tr("选择…"), page)
+        browse.clicked.connect(self._browse)
+        self.open_folder_button = QPushButton(icon("folder"), self.tr("打开数据文件夹"), page)
+        self.open_folder_button.clicked.connect(self.open_data_folder)
+        dir_row = QHBoxLayout()
+        dir_row.addWidget(self.data_dir, 1)
+        dir_row.addWidget(browse)
+        form.addRow(self.tr("回忆方式"), self.retrieval_mode)
+        form.addRow(self.tr("回忆超时"), self.recall_timeout)
+        form.addRow(self.tr("存储方式"), self.store_backend)
+        form.addRow("", self.backend_hint)
+        form.addRow(self.tr("数据文件夹"), dir_row)
+        form.addRow("", self.open_folder_button)
+        return page
+
+    def _look_tab(self) -> QWidget:
+        page = QWidget(self)
+        form = QFormLayout(page)
+        self.theme = QComboBox(page)
+        for value, label in (("system", self.tr("跟随系统")), ("light", self.tr("浅色")), ("dark", self.tr("深色"))):
+            self.theme.addItem(label, value)
+        self.language = QComboBox(page)
+        self.language.addItem("中文", "zh_CN")
+        self.language.addItem("English", "en")
+        hint = QLabel(self.tr("界面语言在重新启动后生效。"), page)
+        hint.setObjectName("HintLabel")
+        form.addRow(self.tr("主题"), self.theme)
+        form.addRow(self.tr("语言"), self.language)
+        form.addRow("", hint)
+        return page
+
+    # ── values ─────────────────────────────────────────────────────────
+
+    @staticmethod
+    def _select(combo: QComboBox, value: str) -> None:
+        index = combo.findData(value)
+        combo.setCurrentIndex(max(index, 0))
+
+    def _load(self, s: Settings) -> None:
+        self.base_url.setText(s.base_url)
+        self.api_key.setText(s.api_key)
+        self.model.setEditText(s.model)
+        self.temperature.setValue(s.temperature)
+        self.request_timeout.setValue(s.request_timeout)
+        self._select(self.retrieval_mode, s.retrieval_mode)
+        self.recall_timeout.setValue(s.recall_timeout)
+        self._select(self.store_backend, s.store_backend)
+        self.data_dir.setText(s.data_dir)
+        self.data_dir.setPlaceholderText(str(s.resolved_data_dir()))
+        self._select(self.theme, s.theme)
+        self._select(self.language, s.language)
+        for name in s.env_overridden:
+            widget = {"base_url": self.base_url, "api_key": self.api_key, "model": self.model,
+                      "data_dir": self.data_dir}.get(name)
+            if widget is not None:
+                widget.setEnabled(False)
+                widget.setToolTip(self.tr("由环境变量 %1 设置").replace("%1", ENV_NAMES[name]))
+
+    def current_settings(self) -> Settings:
+        """The settings as edited (environment-set fields unchanged)."""
+        s = self._original
+        values = {
+            "temperature": round(self.temperature.value(), 2),
+            "request_timeout": self.request_timeout.value(),
+            "retrieval_mode": self.retrieval_mode.currentData(),
+            "recall_timeout": self.recall_timeout.value(),
+            "store_backend": self.store_backend.currentData(),
+            "theme": self.theme.currentData(),
+            "language": self.language.currentData(),
+        }
+        editable = {"base_url": self.base_url.text().strip(), "api_key": self.api_key.text().strip(),
+                    "model": self.model.currentText().strip(), "data_dir": self.data_dir.text().strip()}
+        values.update({k: v for k, v in editable.items() if k not in s.env_overridden})
+        return dataclasses.replace(s, **values)
+
+    # ── actions ────────────────────────────────────────────────────────
+
+    @asyncSlot()
+    async def save(self) -> bool:
+        """Validate, write (in a worker: file + keyring), emit ``settings_saved`` and close."""
+        settings = self.current_settings()
+        problems = settings.validate()
+        if problems:
+            use_en = settings.language == "en"
+            self.error_label.setText("\n".join(p.en if use_en else p.zh for p in problems))
+            return False
+        self.buttons.setEnabled(False)
+        try:
+            await asyncio.to_thread(settings.save, self._save_path)
+        except OSError as exc:
+            self.error_label.setText(self.tr("无法保存设置：") + str(exc))
+            return False
+        finally:
+            self.buttons.setEnabled(True)
+        self.settings_saved.emit(settings)
+        self.accept()
+        return True
+
+    @asyncSlot()
+    async def test_connection(self) -> None:
+        from sonetto_desktop.agent.llm import test_connection
+
+        settings = self.current_settings()
+        self.test_button.setEnabled(False)
+        self.test_result.setText(self.tr("正在连接…"))
+        try:
+            result = await test_connection(settings)
+        finally:
+            self.test_button.setEnabled(True)
+        self.last_result = result
+        message = result.en if settings.language == "en" else result.zh
+        if result.ok and result.latency_ms is not None:
+            message += f"（{result.latency_ms:.0f} ms）"
+        self.test_result.setText(("✓ " if result.ok else "✗ ") + message)
+        if result.models:
+            current = self.model.currentText()
+            self.model.clear()
+            self.model.addItems(result.models)
+            self.model.setEditText(current)
+        self.connection_tested.emit(result)
+
+    def _browse(self) -> None:
+        dialog = QFileDialog(self, self.tr("选择数据文件夹"), self.data_dir.text() or self.data_dir.placeholderText())
+        dialog.setFileMode(QFileDialog.FileMode.Directory)
+        dialog.setOption(QFileDialog.Option.ShowDirsOnly, True)
+        dialog.fileSelected.connect(self.data_dir.setText)
+        dialog.open()
+
+    def data_folder(self) -> Path:
+        return self.current_settings().resolved_data_dir()
+
+    def open_data_folder(self) -> bool:
+        folder = self.data_folder()
+        folder.mkdir(parents=True, exist_ok=True)
+        return QDesktopServices.openUrl(QUrl.fromLocalFile(str(folder)))

@@ -1,0 +1,78 @@
+"""Helpers for the shell's UI tests (imported by the test modules; tests/ui/conftest.py belongs to
+the wall): a real ChatEngine over a real store and writer, and the whole app on a temp data dir."""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+from pathlib import Path
+from typing import Any, AsyncIterator
+
+import pytest
+
+from sonetto_desktop.agent.settings import Settings
+
+# Offscreen-platform noise (not our code) for tests that raise windows; a test-level qt_log_ignore
+# replaces the conftest's, so it lists both.
+OFFSCREEN_RAISE = r"^This plugin does not support raise\(\)$"
+OFFSCREEN_SIZE_HINTS = r"^This plugin does not support propagateSizeHints\(\)$"
+
+
+@contextlib.asynccontextmanager
+async def running_engine(data_dir: Path, llm: Any, *, start_writer: bool = False) -> AsyncIterator[tuple]:
+    """(store, ltm, engine): a YAML store, a LongTermMemory and a started ChatEngine on ``llm``."""
+    from sonetto_desktop.agent.engine import ChatEngine
+    from sonetto_desktop.memory import YamlMemoryManager
+    from sonetto_desktop.memory.writer.ltm import LongTermMemory
+
+    data_dir.mkdir(parents=True, exist_ok=True)
+    store = YamlMemoryManager(data_dir / "memory.yaml")
+    ltm = LongTermMemory(store, llm=llm)
+    if start_writer:
+        ltm.start()
+    engine = ChatEngine(ltm, data_dir=data_dir, llm_factory=lambda: llm, retrieval_mode="mechanical")
+    await engine.start()
+    try:
+        yield store, ltm, engine
+    finally:
+        await engine.close()
+        await ltm.stop(2)
+        store.close()
+
+
+def app_settings(data_dir: Path, server: Any = None, **changes: Any) -> Settings:
+    """Settings for a test app: the data dir, and the scripted server as the model when given."""
+    values: dict[str, Any] = {"data_dir": str(data_dir), "retrieval_mode": "mechanical", "theme": "light"}
+    if server is not None:
+        values.update(base_url=server.base_url, model="test-model", api_key="sk-test", request_timeout=5.0)
+    values.update(changes)
+    return Settings(**values)
+
+
+@contextlib.asynccontextmanager
+async def running_app(qapp: Any, settings: Settings, **kwargs: Any) -> AsyncIterator[Any]:
+    """The composed app (window, wall, tray, quick chat, writer, engine), shut down afterwards."""
+    from sonetto_desktop.ui.shell import SonettoApp
+
+    kwargs.setdefault("interactive", False)
+    app = SonettoApp(qapp, settings, writer_drain_timeout=2.0, **kwargs)
+    try:
+        await app.start()
+        await app.wait_until_ready()
+        yield app
+    finally:
+        await app.shutdown()
+
+
+# qasync's loop.close() leaves its timer QObject (Python-owned, no parent) with still-active Qt timers
+# for callbacks that were cancelled but not yet due (HTTP timeouts, the writer's back-off). Each test
+# gets a fresh loop; if a closed one is garbage-collected later on a worker thread, Qt destroys that
+# timer object off the GUI thread ("Timers cannot be stopped from another thread") and can crash.
+# Keeping every test's loop alive for the session means its timers simply expire on the GUI thread.
+_KEPT_LOOPS: list = []
+
+
+@pytest.fixture(autouse=True)
+async def keep_qasync_loop_alive():
+    _KEPT_LOOPS.append(asyncio.get_running_loop())
+    yield

@@ -1,0 +1,167 @@
+"""The chat panel against a real ChatEngine streaming from the scripted server."""
+
+from __future__ import annotations
+
+import pytest
+from PySide6.QtCore import Qt
+from PySide6.QtWidgets import QMessageBox
+
+from shell_fixtures import keep_qasync_loop_alive  # noqa: F401 - autouse fixture
+from shell_fixtures import running_engine
+from sonetto_desktop.ui.chat_controller import ChatController
+from sonetto_desktop.ui.chat_panel import ChatPanel
+from sonetto_desktop.ui.message_bubble import render_markdown
+
+
+@pytest.fixture
+def panel_factory(qtbot):
+    made = []
+
+    def make(engine_parts):
+        _store, _ltm, engine = engine_parts
+        controller = ChatController()
+        panel = ChatPanel(controller)
+        qtbot.addWidget(panel)
+        panel.resize(900, 600)
+        panel.show()
+        made.append(controller)
+        return controller, panel
+
+    yield make
+    for controller in made:
+        controller.deleteLater()
+
+
+async def _attached(make, parts):
+    controller, panel = make(parts)
+    await controller.attach(parts[2])
+    return controller, panel
+
+
+async def test_reply_streams_into_a_markdown_bubble_with_memory_chips(tmp_path, llm_server, make_llm, panel_factory, wait):
+    async with running_engine(tmp_path / "data", make_llm(streaming=True)) as parts:
+        store = parts[0]
+        cat = store.add("用户养了一只叫年糕的橘猫", "生活")
+        controller, panel = await _attached(panel_factory, parts)
+        tokens = []
+        controller.token_received.connect(lambda _sid, t: tokens.append(t))
+        activated = []
+        panel.memory_activated.connect(activated.append)
+        reply = "年糕今天乖不乖？我记得它是一只**橘猫**，最近是不是又胖了一点呀"
+        llm_server.add_text(reply)
+
+        panel.composer.set_text("我的猫年糕今天又调皮了")
+        panel.composer.submit()
+        await wait(lambda: controller.busy, message="turn started")
+        await wait(lambda: not controller.busy, timeout=10, message="turn finished")
+
+        user, bot = panel.view.bubbles
+        assert (user.role, user.text) == ("user", "我的猫年糕今天又调皮了")
+        assert bot.text == reply
+        assert len(tokens) > 1 and "".join(tokens) == reply  # streamed in pieces
+        assert "<strong>橘猫</strong>" in bot.label.text()
+        assert panel.composer.text() == ""  # the input was cleared after sending
+        assert [m["id"] for m in bot.memories] == [cat]
+        chip = bot.chip_buttons()[0]
+        qtbot_click(chip)
+        assert activated == [cat]
+
+
+def qtbot_click(button):
+    button.click()
+
+
+async def test_error_is_inline_with_a_retry_that_works(tmp_path, llm_server, make_llm, panel_factory, wait):
+    async with running_engine(tmp_path / "data", make_llm(streaming=True)) as parts:
+        controller, panel = await _attached(panel_factory, parts)
+        llm_server.add_error(500, "upstream exploded")
+        panel.composer.set_text("你好")
+        panel.composer.submit()
+        await wait(lambda: panel.view.bubbles and panel.view.bubbles[-1].error_text, timeout=10, message="error shown")
+        failed = panel.view.bubbles[-1]
+        assert failed.retry_button.isVisibleTo(failed)
+        assert "sk-test" not in failed.error_text
+
+        await wait(lambda: not controller.busy)
+        llm_server.add_text("这次好了")
+        failed.retry_button.click()
+        await wait(lambda: len(panel.view.bubbles) == 4 and not controller.busy, timeout=10, message="retried")
+        assert panel.view.bubbles[2].text == "你好"
+        assert panel.view.bubbles[3].text == "这次好了"
+        assert panel.view.bubbles[3].error_text == ""
+
+
+async def test_enter_sends_and_shift_enter_makes_a_new_line(tmp_path, llm_server, make_llm, panel_factory, qtbot, wait):
+    async with running_engine(tmp_path / "data", make_llm(streaming=True)) as parts:
+        controller, panel = await _attached(panel_factory, parts)
+        sent = []
+        controller.turn_started.connect(lambda _sid, text: sent.append(text))
+        llm_server.add_text("收到")
+        box = panel.composer.input
+        box.setFocus()
+        qtbot.keyClicks(box, "line one")
+        qtbot.keyClick(box, Qt.Key.Key_Return, Qt.KeyboardModifier.ShiftModifier)
+        qtbot.keyClicks(box, "line two")
+        assert box.toPlainText() == "line one\nline two"
+        assert sent == []
+        qtbot.keyClick(box, Qt.Key.Key_Return)
+        await wait(lambda: sent, message="sent")
+        await wait(lambda: not controller.busy, timeout=10)
+        assert sent == ["line one\nline two"]
+        assert panel.view.bubbles[-1].text == "收到"
+
+
+async def test_stop_button_cancels_the_reply(tmp_path, llm_server, make_llm, panel_factory, wait):
+    async with running_engine(tmp_path / "data", make_llm(streaming=True, timeout=30)) as parts:
+        controller, panel = await _attached(panel_factory, parts)
+        llm_server.add_hang(20)
+        panel.composer.set_text("讲个很长的故事")
+        panel.composer.submit()
+        await wait(lambda: panel.composer.stop_button.isVisibleTo(panel), message="stop button shown")
+        await wait(lambda: llm_server.wait_for_requests(1, timeout=0), timeout=10, message="request reached the server")
+        panel.composer.stop_button.click()
+        await wait(lambda: not controller.busy, timeout=10, message="stopped")
+        bubble = panel.view.bubbles[-1]
+        assert bubble.error_text
+        assert not bubble.retry_button.isVisibleTo(bubble)
+        assert panel.composer.send_button.isVisibleTo(panel)
+
+
+async def test_sessions_new_rename_delete(tmp_path, llm_server, make_llm, panel_factory, wait):
+    async with running_engine(tmp_path / "data", make_llm(streaming=True)) as parts:
+        engine = parts[2]
+        controller, panel = await _attached(panel_factory, parts)
+        assert len(panel.session_ids()) == 1
+        first = controller.current_session_id
+
+        await panel.new_session()
+        assert len(panel.session_ids()) == 2
+        second = controller.current_session_id
+        assert second != first and panel.session_list.currentItem().data(Qt.ItemDataRole.UserRole) == second
+
+        item = panel.session_list.currentItem()
+        item.setText("周末计划")  # what an in-place edit does
+        await wait(lambda: any(s.title == "周末计划" for s in controller.sessions), message="renamed")
+        assert (await engine.session(second)).title == "周末计划"
+
+        box = panel.confirm_delete(second)
+        box.button(QMessageBox.StandardButton.Yes).click()
+        await wait(lambda: len(panel.session_ids()) == 1, message="deleted")
+        assert [s.id for s in await engine.list_sessions()] == [first]
+        assert controller.current_session_id == first
+
+        # Switching sessions reloads that session's transcript into the view.
+        llm_server.add_text("第一条回复")
+        controller.send("在第一个会话里说话")
+        await wait(lambda: not controller.busy and len(panel.view.bubbles) == 2, timeout=10)
+        await panel.new_session()
+        assert panel.view.bubbles == []
+        await panel.select_session(first)
+        assert [b.text for b in panel.view.bubbles] == ["在第一个会话里说话", "第一条回复"]
+
+
+def test_markdown_never_interprets_raw_html():
+    html = render_markdown("**粗体** <script>alert(1)</script> <b>x</b>")
+    assert "<strong>粗体</strong>" in html
+    assert "<script>" not in html and "&lt;script&gt;" in html
+    assert "<b>" not in html

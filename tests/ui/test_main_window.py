@@ -1,0 +1,164 @@
+"""The composed app's main window: welcome panel, chat vs wall, closing, geometry, a broken store."""
+
+from __future__ import annotations
+
+import asyncio
+
+import pytest
+from PySide6.QtCore import QByteArray, QSettings
+from PySide6.QtWidgets import QApplication
+
+from shell_fixtures import keep_qasync_loop_alive  # noqa: F401 - autouse fixture
+from shell_fixtures import OFFSCREEN_RAISE, OFFSCREEN_SIZE_HINTS, app_settings, running_app
+from sonetto_desktop.agent.settings import config_dir
+from sonetto_desktop.ui.theme import tokens
+
+
+async def test_welcome_panel_when_no_model_is_configured_and_the_wall_still_works(qapp, tmp_path, wait):
+    async with running_app(qapp, app_settings(tmp_path / "data")) as app:
+        window = app.window
+        assert window.isVisible()
+        assert window.showing_welcome
+        # The wall works offline: adding a memory through the service shows a card.
+        await app.wall_loaded
+        await app.service.add("用户喜欢爬山", "爱好")
+        await wait(lambda: app.wall.model.rowCount() == 1, message="card shown")
+        # The welcome panel leads to the settings.
+        window.welcome.settings_button.click()
+        dialog = app.settings_dialog
+        assert dialog.isVisible()
+        dialog.reject()
+        # Sending without a model gives a clear inline error, not a crash.
+        await app.controller.send("你好")
+        assert app.controller.current_session_id
+
+
+async def test_chat_shows_when_configured(qapp, tmp_path, llm_server):
+    async with running_app(qapp, app_settings(tmp_path / "data", llm_server)) as app:
+        assert not app.window.showing_welcome
+        assert app.window.chat_stack.currentWidget() is app.window.chat_panel
+        assert app.controller.ready
+
+
+@pytest.mark.qt_log_ignore(OFFSCREEN_RAISE, OFFSCREEN_SIZE_HINTS)
+async def test_close_quits_without_a_tray_and_hides_with_one(qapp, tmp_path):
+    async with running_app(qapp, app_settings(tmp_path / "data")) as app:
+        window = app.window
+        window.hide_to_tray = True
+        window.close()
+        assert not window.isVisible()
+        assert not app.quit_requested.is_set()
+        window.bring_to_front()
+        assert window.isVisible()
+        window.hide_to_tray = False
+        window.close()
+        assert app.quit_requested.is_set()
+
+
+async def test_geometry_and_splitter_are_remembered(qapp, tmp_path):
+    data = tmp_path / "data"
+    async with running_app(qapp, app_settings(data)) as app:
+        app.window.resize(720, 540)
+        app.window.splitter.setSizes([260, 460])
+        sizes = app.window.splitter.sizes()
+    state = QSettings(str(config_dir() / "ui-state.ini"), QSettings.Format.IniFormat)
+    assert not state.value("main/geometry", QByteArray(), type=QByteArray).isEmpty()
+    async with running_app(qapp, app_settings(data)) as app:
+        assert (app.window.width(), app.window.height()) == (720, 540)
+        assert app.window.splitter.sizes() == sizes
+
+
+async def test_a_corrupt_store_is_reported_and_never_written(qapp, tmp_path):
+    data = tmp_path / "data"
+    data.mkdir(parents=True)
+    broken = "a: [unclosed\n  - this is not yaml: {\n"
+    (data / "memory.yaml").write_text(broken, encoding="utf-8")
+    async with running_app(qapp, app_settings(data), interactive=True) as app:
+        assert not app.store_ok
+        assert app.window.isVisible()
+        assert app.ltm.paused and not app.ltm.running
+        dialog = app._store_dialog
+        assert dialog is not None and dialog.isVisible()
+        assert "memory.yaml" in dialog.detailedText()
+        dialog.close()
+    assert (data / "memory.yaml").read_text(encoding="utf-8") == broken
+
+
+async def test_theme_switches_between_light_and_dark(qapp, tmp_path):
+    async with running_app(qapp, app_settings(tmp_path / "data")) as app:
+        assert tokens("light")["window_bg"] in QApplication.instance().styleSheet()
+        app.theme.set_setting("dark")
+        assert app.theme.mode == "dark"
+        sheet = QApplication.instance().styleSheet()
+        assert tokens("dark")["window_bg"] in sheet and tokens("light")["window_bg"] not in sheet
+        app.theme.set_setting("light")
+
+
+async def test_english_comes_from_the_compiled_translation(qapp, tmp_path):
+    async with running_app(qapp, app_settings(tmp_path / "data", language="en")) as app:
+        texts = [a.text() for a in app.tray.contextMenu().actions() if not a.isSeparator()]
+        assert texts == ["Open main window", "Quick chat", "Pause memory writing", "Quit"]
+        assert app.window.welcome.settings_button.text() == "Open settings"
+    # Translators are removed at shutdown: the next app speaks Chinese again.
+    async with running_app(qapp, app_settings(tmp_path / "data2")) as app:
+        assert app.window.welcome.settings_button.text() == "打开设置"
+
+
+async def test_status_indicator_counts_pending_turns(qapp, tmp_path):
+    async with running_app(qapp, app_settings(tmp_path / "data")) as app:
+        indicator = app.window.status_indicator
+        assert indicator.state == "idle"
+        app.ltm.pause()
+        await app.ltm.send_history([{"role": "user", "content": "我明天去北京"},
+                                    {"role": "assistant", "content": "一路顺风"}], session_id="s")
+        for _ in range(10):
+            await asyncio.sleep(0.01)
+        assert indicator.state == "paused" and "(1)" in indicator.label.text()
+        app.ltm.resume()  # no model is configured, so the turn keeps waiting in the journal
+        for _ in range(10):
+            await asyncio.sleep(0.01)
+        assert indicator.label.text() == "整理记忆中 (1)" and indicator.state == "busy"
+        assert app.ltm.status().zh in indicator.label.toolTip()
+
+
+def test_system_theme_follows_the_platform_colour_scheme(qapp):
+    from PySide6.QtCore import Qt
+    from PySide6.QtGui import QGuiApplication
+
+    from sonetto_desktop.ui.theme import ThemeController
+
+    # The offscreen platform cannot change its scheme, so the test plays the platform and emits
+    # QStyleHints.colorSchemeChanged the way a desktop switching to dark mode does.
+    hints = QGuiApplication.styleHints()
+    controller = ThemeController(qapp, "system")
+    try:
+        hints.colorSchemeChanged.emit(Qt.ColorScheme.Dark)
+        assert controller.mode == "dark"
+        assert tokens("dark")["window_bg"] in qapp.styleSheet()
+        hints.colorSchemeChanged.emit(Qt.ColorScheme.Light)
+        assert controller.mode == "light"
+        controller.set_setting("dark")  # an explicit choice ignores the platform
+        hints.colorSchemeChanged.emit(Qt.ColorScheme.Light)
+        assert controller.mode == "dark"
+    finally:
+        controller.set_setting("light")
+        controller.deleteLater()
+
+
+async def test_first_run_setup_leads_from_welcome_to_a_working_chat(qapp, tmp_path, llm_server, wait):
+    async with running_app(qapp, app_settings(tmp_path / "data")) as app:
+        assert app.window.showing_welcome
+        app.window.welcome.settings_button.click()
+        dialog = app.settings_dialog
+        dialog.base_url.setText(llm_server.base_url)
+        dialog.model.setEditText("test-model")
+        dialog.api_key.setText("sk-test")
+        await dialog.save()
+        await wait(lambda: not app.window.showing_welcome and app.engine.configured, message="chat shown")
+        llm_server.add_text("很高兴认识你")
+        panel = app.window.chat_panel
+        panel.composer.set_text("你好呀")
+        panel.composer.submit()
+        await wait(lambda: len(panel.view.bubbles) == 2 and not app.controller.busy, timeout=10)
+        assert panel.view.bubbles[-1].text == "很高兴认识你"
+        assert app.ltm.status().configured

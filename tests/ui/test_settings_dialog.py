@@ -1,0 +1,142 @@
+"""Settings dialog: values persist, test connection (real HTTP to the scripted server), the env
+overrides are read-only, the data folder opens, and switching the store backend migrates."""
+
+from __future__ import annotations
+
+import json
+
+import pytest
+from PySide6.QtCore import QObject, QUrl, Slot
+from PySide6.QtGui import QDesktopServices
+
+from shell_fixtures import keep_qasync_loop_alive  # noqa: F401 - autouse fixture
+from shell_fixtures import app_settings, running_app
+from sonetto_desktop.agent.settings import Settings, config_dir
+from sonetto_desktop.memory import SqliteMemoryManager
+from sonetto_desktop.ui.settings_dialog import SettingsDialog
+
+
+@pytest.fixture
+def dialog(qtbot):
+    def make(settings):
+        d = SettingsDialog(settings)
+        qtbot.addWidget(d)
+        return d
+
+    return make
+
+
+def _pick(combo, value):
+    combo.setCurrentIndex(combo.findData(value))
+
+
+async def test_saved_settings_come_back_after_a_reload(dialog, tmp_path):
+    d = dialog(Settings.load())
+    d.base_url.setText("http://127.0.0.1:11434/v1")
+    d.model.setEditText("qwen2.5:7b")
+    d.api_key.setText("sk-secret-value")
+    d.temperature.setValue(0.3)
+    _pick(d.retrieval_mode, "mechanical")
+    _pick(d.store_backend, "sqlite")
+    d.data_dir.setText(str(tmp_path / "mydata"))
+    _pick(d.theme, "dark")
+    _pick(d.language, "en")
+    d.request_timeout.setValue(42)
+    d.recall_timeout.setValue(3)
+    saved = []
+    d.settings_saved.connect(saved.append)
+    assert await d.save()
+
+    again = Settings.load()
+    assert (again.base_url, again.model, again.api_key) == ("http://127.0.0.1:11434/v1", "qwen2.5:7b", "sk-secret-value")
+    assert (again.temperature, again.retrieval_mode, again.store_backend) == (0.3, "mechanical", "sqlite")
+    assert (again.theme, again.language, again.request_timeout, again.recall_timeout) == ("dark", "en", 42.0, 3.0)
+    assert again.resolved_data_dir() == tmp_path / "mydata"
+    assert saved and saved[0].model == "qwen2.5:7b"
+    raw = (config_dir() / "settings.json").read_text(encoding="utf-8")
+    assert "sk-secret-value" not in raw and json.loads(raw)["model"] == "qwen2.5:7b"
+
+
+async def test_invalid_values_are_refused_and_nothing_is_written(dialog):
+    d = dialog(Settings.load())
+    d.base_url.setText("not a url at all")
+    d.model.setEditText("m")
+    assert not await d.save()
+    assert d.error_label.text()
+    assert not (config_dir() / "settings.json").exists()
+
+
+def test_environment_overrides_are_read_only(dialog, monkeypatch):
+    monkeypatch.setenv("SONETTO_MODEL", "env-model")
+    d = dialog(Settings.load().with_env())
+    assert not d.model.isEnabled() and "SONETTO_MODEL" in d.model.toolTip()
+    assert d.base_url.isEnabled()
+    d.model.setEditText("typed-anyway")
+    assert d.current_settings().model == "env-model"
+
+
+async def test_test_connection_reports_success_and_models(dialog, llm_server, wait):
+    d = dialog(Settings(base_url=llm_server.base_url, model="test-model", api_key="sk-test"))
+    llm_server.add_text("pong")
+    await d.test_connection()
+    assert d.last_result.ok
+    assert d.test_result.text().startswith("✓")
+    assert d.model.findText("test-model") >= 0
+    assert d.test_button.isEnabled()
+
+
+async def test_test_connection_explains_a_bad_key(dialog, llm_server):
+    d = dialog(Settings(base_url=llm_server.base_url, model="test-model", api_key="sk-wrong"))
+    llm_server.add_error(401, "invalid api key")
+    llm_server.add_error(401, "invalid api key")
+    await d.test_connection()
+    assert not d.last_result.ok
+    assert d.test_result.text().startswith("✗")
+    assert "sk-wrong" not in d.test_result.text()
+
+
+class _UrlCatcher(QObject):
+    def __init__(self):
+        super().__init__()
+        self.urls = []
+
+    @Slot(QUrl)
+    def open(self, url):
+        self.urls.append(url)
+
+
+def test_open_data_folder_opens_the_resolved_dir(dialog, tmp_path):
+    catcher = _UrlCatcher()
+    QDesktopServices.setUrlHandler("file", catcher, "open")
+    try:
+        d = dialog(Settings(data_dir=str(tmp_path / "where")))
+        assert d.open_data_folder()
+    finally:
+        QDesktopServices.unsetUrlHandler("file")
+    assert [u.toLocalFile() for u in catcher.urls] == [str(tmp_path / "where")]
+    assert (tmp_path / "where").is_dir()
+
+
+async def test_switching_the_backend_migrates_without_loss(qapp, tmp_path, wait):
+    data = tmp_path / "data"
+    async with running_app(qapp, app_settings(data)) as app:
+        first = await app.service.add("用户喜欢猫", "偏好")
+        await app.service.add("用户住在杭州", "身份")
+        deleted = await app.service.add("过时的计划", "计划")
+        await app.service.delete(deleted, "取消了")
+        app.store.update(first, "更准确", new_description="用户喜欢橘猫")
+        before = {k: v.to_dict() for k, v in app.store.all_items().items()}
+        trash_before = app.store.list_trash()
+
+        d = app.open_settings()
+        _pick(d.store_backend, "sqlite")
+        assert await d.save()
+        await wait(lambda: isinstance(app.store, SqliteMemoryManager) and app.controller.ready, timeout=10,
+                   message="store re-opened as SQLite")
+        assert {k: v.to_dict() for k, v in app.store.all_items().items()} == before
+        assert app.store.list_trash() == trash_before
+        await app.wall_loaded
+        await wait(lambda: app.wall.model.rowCount() == 2, message="wall shows the migrated store")
+        assert list(data.glob("memory.yaml.migrated-*")), "the old file is kept"
+        assert app.ltm.mm is app.store
+    assert Settings.load().store_backend == "sqlite"

@@ -1,0 +1,129 @@
+"""Tray menu actions (through contextMenu().actions(), as the offscreen platform has no tray),
+quick chat placement, pause / resume of the writer, and quit's ordered shutdown."""
+
+from __future__ import annotations
+
+import pytest
+from PySide6.QtCore import QRect, QSize
+
+from llm_server import TextResponse
+from shell_fixtures import keep_qasync_loop_alive  # noqa: F401 - autouse fixture
+from shell_fixtures import OFFSCREEN_RAISE, OFFSCREEN_SIZE_HINTS, app_settings, running_app
+from sonetto_desktop.ui.quick_chat import MARGIN, popup_position
+
+SCREEN = QRect(0, 0, 1920, 1080)
+SIZE = QSize(380, 460)
+
+
+def _actions(app):
+    return {a.text(): a for a in app.tray.contextMenu().actions() if a.text()}
+
+
+async def test_menu_has_the_four_entries(qapp, tmp_path):
+    async with running_app(qapp, app_settings(tmp_path / "data")) as app:
+        texts = [a.text() for a in app.tray.contextMenu().actions() if not a.isSeparator()]
+        assert texts == ["打开主窗口", "快速对话", "暂停记忆写入", "退出"]
+        assert _actions(app)["暂停记忆写入"].isCheckable()
+
+
+@pytest.mark.qt_log_ignore(OFFSCREEN_RAISE, OFFSCREEN_SIZE_HINTS)
+async def test_quick_chat_opens_on_the_same_session_and_chats(qapp, tmp_path, llm_server, wait):
+    async with running_app(qapp, app_settings(tmp_path / "data", llm_server)) as app:
+        _actions(app)["快速对话"].trigger()
+        popup = app.quick_chat
+        assert popup.isVisible()
+        screen = qapp.primaryScreen().availableGeometry()
+        assert screen.contains(popup.frameGeometry().topLeft())
+        llm_server.add_text("我在呢")
+        llm_server.default = TextResponse("好的")  # the memory writer's call after the turn
+        popup.composer.set_text("在吗")
+        popup.composer.submit()
+        await wait(lambda: not app.controller.busy and len(popup.view.bubbles) == 2, timeout=10)
+        assert popup.view.bubbles[-1].text == "我在呢"
+        # The main window's chat shows the same conversation.
+        assert [b.text for b in app.window.chat_panel.view.bubbles] == ["在吗", "我在呢"]
+        _actions(app)["快速对话"].trigger()  # toggles
+        assert not popup.isVisible()
+
+
+async def test_pause_toggles_the_writer(qapp, tmp_path):
+    async with running_app(qapp, app_settings(tmp_path / "data")) as app:
+        pause = _actions(app)["暂停记忆写入"]
+        assert not app.ltm.paused and not pause.isChecked()
+        pause.trigger()
+        assert app.ltm.paused and pause.isChecked()
+        assert app.window.status_indicator.state == "paused"
+        pause.trigger()
+        assert not app.ltm.paused and not pause.isChecked()
+        # Pausing from elsewhere (the writer itself) is reflected in the menu.
+        app.ltm.pause()
+        await _settle()
+        assert pause.isChecked()
+
+
+async def _settle():
+    import asyncio
+
+    for _ in range(5):
+        await asyncio.sleep(0.01)
+
+
+@pytest.mark.qt_log_ignore(OFFSCREEN_RAISE, OFFSCREEN_SIZE_HINTS)
+async def test_open_brings_the_window_back(qapp, tmp_path):
+    async with running_app(qapp, app_settings(tmp_path / "data")) as app:
+        app.window.hide()
+        _actions(app)["打开主窗口"].trigger()
+        assert app.window.isVisible()
+
+
+async def test_quit_runs_the_ordered_shutdown(qapp, tmp_path):
+    async with running_app(qapp, app_settings(tmp_path / "data")) as app:
+        _actions(app)["退出"].trigger()
+        assert app.quit_requested.is_set()
+        await app.shutdown()
+        assert app.shutdown_steps == [
+            "input_stopped", "reply_cancelled", "writer_drained", "tasks_done", "stores_closed",
+            "tray_hidden", "windows_closed",
+        ]
+        assert not app.controller.ready
+        assert not app.ltm.running
+        assert not app.engine.started  # checkpointer and session db closed
+
+
+async def test_unwritten_turns_stay_journaled_at_quit(qapp, tmp_path):
+    from sonetto_desktop.memory.writer.journal import TurnJournal, default_journal_path
+
+    data = tmp_path / "data"
+    async with running_app(qapp, app_settings(data)) as app:
+        app.ltm.pause()
+        await app.ltm.send_history([{"role": "user", "content": "我下周去成都"},
+                                    {"role": "assistant", "content": "好呀，玩得开心"}], session_id="s1")
+        assert app.ltm.pending == 1
+        await app.shutdown()
+        assert "writer_journaled" in app.shutdown_steps
+    journal = TurnJournal(default_journal_path(data / "memory.yaml"))
+    assert [e.session_id for e in journal.pending()] == ["s1"]
+
+
+async def test_notifications_only_while_the_window_is_hidden(qapp, tmp_path):
+    async with running_app(qapp, app_settings(tmp_path / "data")) as app:
+        assert app.window.isVisible()
+        assert app.tray.notify("Sonetto", "记住了") is False
+
+
+def test_popup_sits_above_a_bottom_tray_icon():
+    anchor = QRect(1800, 1050, 24, 24)
+    pos = popup_position(SIZE, anchor, SCREEN)
+    assert pos.y() + SIZE.height() <= anchor.top()
+    assert pos.x() + SIZE.width() <= SCREEN.right() - MARGIN + 1
+
+
+def test_popup_sits_below_a_top_tray_icon():
+    anchor = QRect(1700, 0, 24, 24)
+    pos = popup_position(SIZE, anchor, SCREEN)
+    assert pos.y() >= anchor.bottom()
+
+
+def test_popup_falls_back_to_the_screen_corner_without_a_tray_geometry():
+    pos = popup_position(SIZE, QRect(), SCREEN)
+    assert (pos.x() + SIZE.width(), pos.y() + SIZE.height()) == (SCREEN.right() - MARGIN, SCREEN.bottom() - MARGIN)
