@@ -22,12 +22,20 @@ if str(ROOT) not in sys.path:
 _QT_DIR = str(Path(__file__).resolve().parent / "ui")
 
 
+# qasync's close() leaves Qt timers behind; a closed loop freed later by the garbage collector on a
+# worker thread makes Qt stop timers from the wrong thread (warnings, sometimes a crash). Keep every
+# loop alive for the whole run: they are few and small.
+_QASYNC_LOOPS: list = []
+
+
 def _qasync_loop():
     import qasync
     from PySide6.QtWidgets import QApplication
 
     app = QApplication.instance() or QApplication([])
-    return qasync.QEventLoop(app)
+    loop = qasync.QEventLoop(app)
+    _QASYNC_LOOPS.append(loop)
+    return loop
 
 
 def pytest_asyncio_loop_factories(config, item):

@@ -181,13 +181,14 @@ async def test_no_model_configured_keeps_memory_features(mm, make_engine):
 
 
 async def test_settings_provider_builds_the_model_and_hides_the_key(llm_server, make_engine):
-    secret = "sk-very-secret-0123456789"
+    secret = "Zq7-private-token-55501"  # not "sk-..." shaped: only knowing the key can scrub it
     settings = Settings(base_url=llm_server.base_url, model="test-model", api_key=secret, request_timeout=5)
     engine = await make_engine(llm_factory=None, settings_provider=lambda: settings)
     assert engine.configured and engine.retrieval_mode.value == settings.retrieval_mode
-    llm_server.add_error(401, f"Incorrect API key provided: {secret}")
+    for _ in range(2):  # build_llm retries once
+        llm_server.add_error(500, f"bad credentials {secret}")  # the server's words are shown (as details)
     error = (await collect(engine, "s1", "你好"))[-1]
-    assert error.error_code == "auth"
+    assert error.error_code == "server" and "bad credentials ***" in error.error_zh
     assert secret not in error.error_zh + error.error_en
     assert llm_server.requests[-1]["stream"] is True
 
@@ -347,6 +348,20 @@ async def test_an_unreadable_session_db_is_moved_aside_not_lost(llm_server, make
     assert engine.recovered_from.read_bytes() == b"this is not a database" * 100
     llm_server.add_text("重新开始也没关系")
     assert (await collect(engine, "s1", "你好"))[-1].kind == "done"
+
+
+async def test_a_locked_session_db_is_an_error_and_is_not_moved_aside(ltm, tmp_path):
+    import sqlite3
+
+    (tmp_path / "sessions.db").write_bytes(b"")
+    holder = sqlite3.connect(tmp_path / "sessions.db", isolation_level=None)
+    holder.execute("PRAGMA locking_mode=EXCLUSIVE")
+    holder.execute("BEGIN EXCLUSIVE")  # another program holds the file (waits out the 5 s busy timeout)
+    engine = ChatEngine(ltm, data_dir=tmp_path, llm_factory=lambda: None)
+    with pytest.raises(sqlite3.OperationalError, match="locked"):
+        await engine.start()
+    holder.close()
+    assert engine.recovered_from is None and list(tmp_path.glob("sessions.db.broken-*")) == []
 
 
 def assert_tool_calls_answered(messages: list[dict]) -> None:

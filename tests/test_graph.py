@@ -138,6 +138,24 @@ async def test_search_memory_tool_loop(llm_server, make_llm, mm, ltm):
     assert {t["function"]["name"] for t in llm_server.requests[0]["tools"]} == {"get_current_time", "search_memory"}
 
 
+async def test_search_memory_reads_dates_off_the_event_loop(llm_server, make_llm, mm, ltm):
+    import threading
+
+    mm.add("Miso 在学塔罗牌。", "瞬间")
+    threads = []
+
+    def lookup(memory_id: str) -> str:
+        threads.append(threading.current_thread())
+        return mm.get(memory_id).latest_update_time
+
+    llm_server.add_tool_calls([("search_memory", {"query": "塔罗牌"})])
+    llm_server.add_text("嗯。")
+    graph = build_graph(make_llm(), ltm, date_lookup=lookup)
+    await graph.ainvoke(turn_input("塔罗牌"), config())
+
+    assert threads and threading.main_thread() not in threads  # the store is read on a worker thread
+
+
 async def test_tool_errors_go_back_to_the_model(llm_server, make_llm, ltm):
     llm_server.add_tool_calls([("search_memory", {"query": "   "})])
     llm_server.add_text("没找到，不过没关系。")

@@ -3,6 +3,8 @@
 from __future__ import annotations
 
 import json
+import os
+import time
 
 from sonetto_desktop.memory.writer.journal import TurnJournal, default_journal_path
 
@@ -56,10 +58,14 @@ def test_crash_leftovers_are_ignored_and_corrupt_files_set_aside(tmp_path):
     j = TurnJournal(tmp_path / "j")
     j.append("t1", None, MSGS)
     pending = tmp_path / "j" / "pending"
-    (pending / ".00000000000000000001-abc.json.1234.tmp").write_text('{"half', "utf-8")
+    stale = pending / ".00000000000000000001-abc.json.1234.tmp"
+    stale.write_text('{"half', "utf-8")
+    os.utime(stale, (time.time() - 3600, time.time() - 3600))  # left by a crash an hour ago
+    in_progress = pending / ".00000000000000000003-ghi.json.5678.tmp"  # another instance writing now
+    in_progress.write_text('{"hal', "utf-8")
     (pending / "00000000000000000002-def.json").write_text("{not json", "utf-8")
     assert [e.turn_id for e in j.pending()] == ["t1"]
-    assert not any(p.name.endswith(".tmp") for p in pending.iterdir())
+    assert [p.name for p in pending.iterdir() if p.name.endswith(".tmp")] == [in_progress.name]
     assert (pending / "00000000000000000002-def.corrupt").exists()  # kept for a person, not deleted
 
 

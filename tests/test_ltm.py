@@ -1,4 +1,6 @@
-"""LongTermMemory: the durable write pipeline against the scripted server and real stores."""
+"""LongTermMemory: the durable write pipeline against the scripted server and real stores.
+
+Failure, retry and stop behaviour is in test_ltm_failures.py."""
 
 from __future__ import annotations
 
@@ -12,22 +14,10 @@ from pathlib import Path
 
 import pytest
 
-from llm_server import HangResponse, error
-from sonetto_desktop.memory import LongTermMemory, MemoryEvent, RetrievalMode, YamlMemoryManager
+from llm_server import HangResponse
+from ltm_helpers import FAST, TURN, kinds, recorder, script_create, until
+from sonetto_desktop.memory import LongTermMemory, RetrievalMode, YamlMemoryManager
 from sonetto_desktop.memory.writer.journal import TurnJournal, default_journal_path
-
-TURN = [{"role": "user", "content": "我喜欢猫"}, {"role": "assistant", "content": "猫猫可爱！"}]
-FAST = (0.01, 0.02)
-
-
-async def until(predicate, timeout: float = 15.0) -> None:
-    """Wait (generously) for something that must happen; fails the test if it never does."""
-    loop = asyncio.get_running_loop()
-    deadline = loop.time() + timeout
-    while not predicate():
-        if loop.time() > deadline:
-            raise AssertionError("condition never became true")
-        await asyncio.sleep(0.01)
 
 
 @pytest.fixture
@@ -35,21 +25,6 @@ def store(tmp_path):
     mm = YamlMemoryManager(tmp_path / "memory.yaml")
     yield mm
     mm.close()
-
-
-def recorder(ltm):
-    seen: list[MemoryEvent] = []
-    ltm.events.subscribe(seen.append)
-    return seen
-
-
-def script_create(server, content="用户喜欢猫", section="品味"):
-    server.add_tool_calls([("create_memory", {"content": content, "section": section})])
-    server.add_text("已记录。")
-
-
-def kinds(seen, exclude=("status",)):
-    return [e.kind for e in seen if e.kind not in exclude]
 
 
 async def test_send_history_journals_then_the_turn_is_written(llm_server, make_llm, store, tmp_path):
@@ -114,110 +89,6 @@ async def test_send_before_start_is_journaled_and_written_at_start(llm_server, m
     script_create(llm_server)
     ltm.start()
     await until(lambda: store.count() == 1 and ltm.pending == 0)
-    await ltm.stop()
-
-
-@pytest.mark.parametrize("failure", ["500", "hang", "garbage", "malformed_stream"])
-async def test_endpoint_failure_keeps_the_turn_and_retries(llm_server, make_llm, store, failure):
-    ltm = LongTermMemory(store, make_llm(timeout=0.5), backoff=FAST)
-    seen = recorder(ltm)
-    if failure == "500":
-        llm_server.add_error(500, "upstream exploded")
-    elif failure == "hang":
-        llm_server.add_hang(3)
-    elif failure == "garbage":
-        llm_server.add_garbage()
-    else:
-        llm_server.add_malformed_stream()
-    llm_server.add_error(503, "still down")
-    script_create(llm_server)
-    ltm.start()
-    turn_id = await ltm.send_history(TURN)
-    await until(lambda: any(e.kind == "turn_failed" for e in seen))
-    assert [e.turn_id for e in ltm.journal.pending()] == [turn_id]  # still journaled while failing
-    assert ltm.last_error
-    await until(lambda: store.count() == 1 and ltm.pending == 0)
-    failures = [e for e in seen if e.kind == "turn_failed"]
-    assert len(failures) == 2 and failures[0].turn_id == turn_id
-    assert "第 1 次失败" in failures[0].detail and "第 2 次失败" in failures[1].detail
-    assert ltm.journal.pending() == [] and ltm.last_error is None
-    await ltm.stop()
-
-
-async def test_stop_is_bounded_when_the_endpoint_hangs(llm_server, make_llm, store):
-    llm_server.default = HangResponse(30)
-    ltm = LongTermMemory(store, make_llm(timeout=60), backoff=FAST)
-    seen = recorder(ltm)
-    ltm.start()
-    turn_id = await ltm.send_history(TURN)
-    await until(lambda: ltm.busy)
-    drained = await asyncio.wait_for(ltm.stop(timeout=0.3), 10)
-    assert drained is False and not ltm.running and not ltm.busy
-    assert [e.turn_id for e in ltm.journal.pending()] == [turn_id]
-    assert store.count() == 0
-    assert "turn_done" not in kinds(seen)
-
-
-async def test_stop_tries_each_turn_once_without_backoff_when_the_endpoint_is_down(llm_server, make_llm, store):
-    llm_server.default = error(500, "down")
-    ltm = LongTermMemory(store, make_llm(), backoff=(60,))
-    ltm.start()
-    for i in range(3):
-        await ltm.send_history([{"role": "user", "content": f"第{i}轮"}])
-    assert await asyncio.wait_for(ltm.stop(timeout=20), 30) is False
-    assert [e.attempts for e in ltm.journal.pending()] == [1, 1, 1]
-
-
-async def test_unconfigured_model_waits_with_status_then_set_llm_resumes(llm_server, make_llm, store):
-    ltm = LongTermMemory(store)  # no model configured anywhere (conftest clears the environment)
-    seen = recorder(ltm)
-    ltm.start()
-    turn_id = await ltm.send_history(TURN)
-    await until(lambda: not ltm.status().configured)
-    assert ltm.status().zh.startswith("未配置模型，记忆写入暂停")
-    assert any(e.kind == "status" and "未配置模型" in e.detail for e in seen)
-    assert [e.turn_id for e in ltm.journal.pending()] == [turn_id]
-    assert "turn_failed" not in kinds(seen) and llm_server.requests == []
-    script_create(llm_server)
-    ltm.set_llm(make_llm())
-    await until(lambda: store.count() == 1 and ltm.pending == 0)
-    assert await ltm.stop() is True
-
-
-async def test_stop_while_unconfigured_keeps_the_journal(store):
-    ltm = LongTermMemory(store)
-    ltm.start()
-    await ltm.send_history(TURN)
-    assert await asyncio.wait_for(ltm.stop(timeout=5), 10) is False
-    assert len(ltm.journal.pending()) == 1
-
-
-async def test_failing_turn_goes_to_the_failed_list_then_retry_failed(llm_server, make_llm, store):
-    llm_server.default = error(500, "always down")
-    ltm = LongTermMemory(store, make_llm(), max_attempts=3, backoff=FAST)
-    seen = recorder(ltm)
-    ltm.start()
-    turn_id = await ltm.send_history(TURN, session_id="s9")
-    await until(lambda: ltm.failed_turns())
-    assert [(e.turn_id, e.attempts) for e in ltm.failed_turns()] == [(turn_id, 3)]
-    on_disk = TurnJournal(ltm.journal.path).failed()
-    assert [(e.turn_id, e.session_id, e.attempts) for e in on_disk] == [(turn_id, "s9", 3)]
-    assert on_disk[0].last_error and ltm.journal.pending() == []
-    gave_up = [e for e in seen if e.kind == "turn_gave_up"]
-    assert len(gave_up) == 1 and gave_up[0].turn_id == turn_id
-    assert kinds(seen).count("turn_failed") == 3
-    assert "未能写入" in ltm.status().zh and ltm.pending == 0
-
-    # A later turn is not blocked by the failed one.
-    llm_server.default = None
-    script_create(llm_server, "用户住在杭州", "地点与路径")
-    await ltm.send_history([{"role": "user", "content": "我住在杭州"}])
-    await until(lambda: store.count() == 1 and ltm.pending == 0)
-
-    script_create(llm_server)
-    assert await ltm.retry_failed() == 1
-    await until(lambda: store.count() == 2 and ltm.pending == 0)
-    assert ltm.failed_turns() == [] and ltm.journal.failed() == []
     await ltm.stop()
 
 

@@ -86,3 +86,27 @@ def test_import_rejects_entries_without_text(tmp_path):
     path2.write_text(json.dumps([1, 2]), encoding="utf-8")
     with pytest.raises(ImportFormatError, match="mapping"):
         import_file(mm, path2)
+
+
+@pytest.mark.parametrize("backend", BACKENDS)
+def test_import_rejects_a_theme_that_is_not_text_and_stores_nothing(backend, tmp_path, capsys):
+    path = tmp_path / "in.json"
+    path.write_text(json.dumps({"a1": {"description": "小林喜欢猫", "theme": ["品味"]}}), encoding="utf-8")
+    store = tmp_path / ("s.db" if backend == "sqlite" else "s.yaml")
+    assert cli_main(["--store", str(store), "import", str(path)]) == 2
+    assert "a1" in capsys.readouterr().err
+    assert cli_main(["--store", str(store), "list"]) == 0 and "小林" not in capsys.readouterr().out
+
+
+def test_markdown_import_tolerates_a_bad_hit_comment():
+    items = parse_markdown("## 品味\n- 小林喜欢猫 <!-- id:ab12 hit:lots -->\n")
+    assert items["ab12"].description == "小林喜欢猫" and items["ab12"].hit == 0
+
+
+def test_import_refuses_a_json_file_that_is_not_a_memory_export(tmp_path):
+    path = tmp_path / "settings.json"
+    path.write_text(json.dumps({"model": "gpt-4o", "theme": "dark"}), encoding="utf-8")
+    mm = open_store("yaml", tmp_path / "s")
+    with pytest.raises(ImportFormatError, match="not a memory"):
+        import_file(mm, path)
+    assert mm.count() == 0

@@ -116,6 +116,19 @@ def test_merge_keeps_id1_with_both_histories(mm):
         mm.merge(a, a, "x", "y", "self")
 
 
+def test_history_after_a_merge_is_newest_first_by_time():
+    from sonetto_desktop.memory import MemoryItem
+
+    def change(time: str, reason: str) -> dict:
+        return {"time": time, "action": "update", "actor": "user", "reason": reason}
+
+    keep = MemoryItem("小林喜欢猫", "品味", [change("2026-11-02T10:00:00", "keep 较新")])
+    gone = MemoryItem("小林养猫", "身份", [change("2026-10-01 09:00:00", "gone 较旧")])  # seed's space form
+    keep.merge(gone, "同一件事", "小林喜欢猫，也养猫", "身份", another_id="b")
+    reasons = [e["reason"] for e in keep.show_description_history()]
+    assert reasons == ["同一件事", "keep 较新", "gone 较旧"]
+
+
 def test_hit_counts(mm):
     a = mm.add("小林喜欢猫", "品味")
     assert [mm.hit(a) for _ in range(3)] == [1, 2, 3]

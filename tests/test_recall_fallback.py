@@ -142,6 +142,19 @@ async def test_failure_falls_back_to_the_mechanical_result_and_says_why(
     assert any(kind in record.getMessage() for record in caplog.records)
 
 
+@pytest.mark.parametrize("how", ["sync", "async"])
+async def test_a_key_echoed_by_the_server_never_reaches_the_reason_or_the_log(
+    mm, llm_server, make_llm, make_recall, feed, caplog, how
+):
+    secret = "Zq7-private-token-55501"  # not "sk-..." shaped: only knowing the key can scrub it
+    llm_server.add_error(401, f"invalid credentials {secret}")
+    recall = make_recall(mm, make_llm(api_key=secret), timeout=2)
+    with caplog.at_level(logging.WARNING):
+        await run(recall, how, QUERY)
+    assert "invalid credentials ***" in recall.last_fallback_reason
+    assert not [t for t in (recall.last_fallback_reason, feed.events[0].detail, caplog.text) if secret in t]
+
+
 async def test_a_success_after_a_failure_clears_the_reason(mm, llm_server, make_llm, make_recall, feed):
     recall = make_recall(mm, make_llm(), timeout=0.5)
     llm_server.add_error(503, "busy")

@@ -64,15 +64,3 @@ async def running_app(qapp: Any, settings: Settings, **kwargs: Any) -> AsyncIter
         await app.shutdown()
 
 
-# qasync's loop.close() leaves its timer QObject (Python-owned, no parent) with still-active Qt timers
-# for callbacks that were cancelled but not yet due (HTTP timeouts, the writer's back-off). Each test
-# gets a fresh loop; if a closed one is garbage-collected later on a worker thread, Qt destroys that
-# timer object off the GUI thread ("Timers cannot be stopped from another thread") and can crash.
-# Keeping every test's loop alive for the session means its timers simply expire on the GUI thread.
-_KEPT_LOOPS: list = []
-
-
-@pytest.fixture(autouse=True)
-async def keep_qasync_loop_alive():
-    _KEPT_LOOPS.append(asyncio.get_running_loop())
-    yield

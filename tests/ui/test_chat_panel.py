@@ -6,7 +6,6 @@ import pytest
 from PySide6.QtCore import Qt
 from PySide6.QtWidgets import QMessageBox
 
-from shell_fixtures import keep_qasync_loop_alive  # noqa: F401 - autouse fixture
 from shell_fixtures import running_engine
 from sonetto_desktop.ui.chat_controller import ChatController
 from sonetto_desktop.ui.chat_panel import ChatPanel

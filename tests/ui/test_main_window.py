@@ -8,7 +8,6 @@ import pytest
 from PySide6.QtCore import QByteArray, QSettings
 from PySide6.QtWidgets import QApplication
 
-from shell_fixtures import keep_qasync_loop_alive  # noqa: F401 - autouse fixture
 from shell_fixtures import OFFSCREEN_RAISE, OFFSCREEN_SIZE_HINTS, app_settings, running_app
 from sonetto_desktop.agent.settings import config_dir
 from sonetto_desktop.ui.theme import tokens

@@ -9,7 +9,6 @@ import pytest
 from PySide6.QtCore import QObject, QUrl, Slot
 from PySide6.QtGui import QDesktopServices
 
-from shell_fixtures import keep_qasync_loop_alive  # noqa: F401 - autouse fixture
 from shell_fixtures import app_settings, running_app
 from sonetto_desktop.agent.settings import Settings, config_dir
 from sonetto_desktop.memory import SqliteMemoryManager

@@ -7,7 +7,6 @@ import pytest
 from PySide6.QtCore import QRect, QSize
 
 from llm_server import TextResponse
-from shell_fixtures import keep_qasync_loop_alive  # noqa: F401 - autouse fixture
 from shell_fixtures import OFFSCREEN_RAISE, OFFSCREEN_SIZE_HINTS, app_settings, running_app
 from sonetto_desktop.ui.quick_chat import MARGIN, popup_position
 

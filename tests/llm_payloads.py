@@ -1,0 +1,170 @@
+"""What the scripted test server (``llm_server.py``) answers: the scripted response kinds, and the
+OpenAI ``chat.completion`` / ``chat.completion.chunk`` payloads built from them. Stdlib only."""
+
+from __future__ import annotations
+
+import json
+import re
+import time
+from collections.abc import Callable, Iterable
+from dataclasses import dataclass
+from typing import Any, Union
+
+# --------------------------------------------------------------------------------------------------
+# Response kinds
+
+
+@dataclass(frozen=True)
+class TextResponse:
+    text: str
+
+
+@dataclass(frozen=True)
+class ToolCallsResponse:
+    calls: tuple[tuple[str, dict[str, Any]], ...]
+    text: str = ""
+
+
+@dataclass(frozen=True)
+class ErrorResponse:
+    status: int
+    message: str
+    type: str = "server_error"
+    code: str | None = None
+    retry_after_ms: int = 10
+
+
+@dataclass(frozen=True)
+class HangResponse:
+    seconds: float
+
+
+@dataclass(frozen=True)
+class GarbageResponse:
+    body: str = "<html><body>502 Bad Gateway (not JSON)</body></html>"
+
+
+@dataclass(frozen=True)
+class MalformedStreamResponse:
+    """Streams a valid first chunk, then a chunk that is not JSON, then closes (no [DONE])."""
+
+    text: str = "好的"
+
+
+Response = Union[
+    TextResponse, ToolCallsResponse, ErrorResponse, HangResponse, GarbageResponse, MalformedStreamResponse
+]
+
+_ERROR_DEFAULTS: dict[int, tuple[str, str | None]] = {
+    400: ("invalid_request_error", None),
+    401: ("invalid_request_error", "invalid_api_key"),
+    403: ("invalid_request_error", "permission_denied"),
+    404: ("invalid_request_error", "model_not_found"),
+    429: ("requests", "rate_limit_exceeded"),
+}
+
+
+def tool_calls(calls: Iterable[tuple[str, dict[str, Any]]], text: str = "") -> ToolCallsResponse:
+    return ToolCallsResponse(tuple((name, dict(args)) for name, args in calls), text)
+
+
+def error(status: int, message: str, *, type: str | None = None, code: str | None = None) -> ErrorResponse:
+    default_type, default_code = _ERROR_DEFAULTS.get(status, ("server_error", None))
+    return ErrorResponse(status, message, type or default_type, code if code is not None else default_code)
+
+
+# --------------------------------------------------------------------------------------------------
+# Token estimate (rough but monotonic in text length; CJK characters count one token each)
+
+_CJK = re.compile(r"[\u3000-\u9fff\uac00-\ud7af\uff00-\uffef]")
+
+
+def estimate_tokens(text: str) -> int:
+    if not text:
+        return 0
+    cjk = len(_CJK.findall(text))
+    return cjk + (len(text) - cjk + 3) // 4
+
+
+def _content_text(content: Any) -> str:
+    if isinstance(content, str):
+        return content
+    if isinstance(content, list):
+        return "".join(part.get("text", "") for part in content if isinstance(part, dict))
+    return "" if content is None else str(content)
+
+
+def _prompt_tokens(body: dict[str, Any]) -> int:
+    total = 0
+    for msg in body.get("messages") or []:
+        if not isinstance(msg, dict):
+            continue
+        total += 4 + estimate_tokens(_content_text(msg.get("content")))
+        for call in msg.get("tool_calls") or []:
+            total += estimate_tokens(json.dumps(call, ensure_ascii=False))
+    if body.get("tools"):
+        total += estimate_tokens(json.dumps(body["tools"], ensure_ascii=False))
+    return total
+
+
+def _split(text: str, size: int) -> list[str]:
+    return [text[i : i + size] for i in range(0, len(text), size)] or [""]
+
+
+# --------------------------------------------------------------------------------------------------
+# Payloads in the OpenAI chat.completion / chat.completion.chunk formats
+
+
+def _message_parts(response: TextResponse | ToolCallsResponse, next_id: Callable[[], int]) -> tuple[str, list]:
+    if isinstance(response, TextResponse):
+        return response.text, []
+    calls = [
+        {"id": f"call_{next_id()}", "type": "function",
+         "function": {"name": name, "arguments": json.dumps(args, ensure_ascii=False)}}
+        for name, args in response.calls
+    ]
+    return response.text, calls
+
+
+def _usage(body: dict[str, Any], content: str, calls: list[dict[str, Any]]) -> dict[str, int]:
+    prompt = _prompt_tokens(body)
+    completion = estimate_tokens(content)
+    completion += sum(estimate_tokens(c["function"]["name"] + c["function"]["arguments"]) for c in calls)
+    return {"prompt_tokens": prompt, "completion_tokens": completion, "total_tokens": prompt + completion}
+
+
+def completion(body: dict[str, Any], response: TextResponse | ToolCallsResponse, next_id: Callable[[], int]) -> dict:
+    """The non-streaming ``chat.completion`` answer to ``body``."""
+    content, calls = _message_parts(response, next_id)
+    message: dict[str, Any] = {"role": "assistant", "content": content if (content or not calls) else None}
+    if calls:
+        message["tool_calls"] = calls
+    choice = {"index": 0, "message": message, "finish_reason": "tool_calls" if calls else "stop", "logprobs": None}
+    return {"id": f"chatcmpl-{next_id()}", "object": "chat.completion", "created": int(time.time()),
+            "model": body.get("model", ""), "choices": [choice], "usage": _usage(body, content, calls)}
+
+
+def stream_events(
+    body: dict[str, Any], response: TextResponse | ToolCallsResponse, next_id: Callable[[], int], chunk_size: int
+) -> list[dict[str, Any]]:
+    """The ``chat.completion.chunk`` events of a streamed answer (without the final ``[DONE]``)."""
+    content, calls = _message_parts(response, next_id)
+    head = {"id": f"chatcmpl-{next_id()}", "object": "chat.completion.chunk", "created": int(time.time()),
+            "model": body.get("model", "")}
+
+    def chunk(delta: dict[str, Any], finish: str | None = None) -> dict[str, Any]:
+        return {**head, "choices": [{"index": 0, "delta": delta, "finish_reason": finish, "logprobs": None}]}
+
+    events = [chunk({"role": "assistant", "content": ""})]
+    if content:
+        events += [chunk({"content": piece}) for piece in _split(content, chunk_size)]
+    for index, call in enumerate(calls):
+        fn = call["function"]
+        start = {"index": index, "id": call["id"], "type": "function", "function": {"name": fn["name"], "arguments": ""}}
+        events.append(chunk({"tool_calls": [start]}))
+        events += [chunk({"tool_calls": [{"index": index, "function": {"arguments": piece}}]})
+                   for piece in _split(fn["arguments"], 8)]
+    events.append(chunk({}, "tool_calls" if calls else "stop"))
+    if (body.get("stream_options") or {}).get("include_usage"):
+        events.append({**head, "choices": [], "usage": _usage(body, content, calls)})
+    return events
