@@ -3,12 +3,9 @@ the wall): a real ChatEngine over a real store and writer, and the whole app on 
 
 from __future__ import annotations
 
-import asyncio
 import contextlib
 from pathlib import Path
 from typing import Any, AsyncIterator
-
-import pytest
 
 from sonetto_desktop.agent.settings import Settings
 
