@@ -5,14 +5,15 @@ The memory *writer* has its own CRUD tools; these are the chat agent's, read-onl
 
 from __future__ import annotations
 
+import asyncio
 from datetime import datetime
 from typing import Any, Callable
 
 from langchain_core.tools import BaseTool, StructuredTool
 
+from ..memory.item import weekday_zh
 from ..memory.retrieval.modes import RetrievalMode
 from .memory_context import DateLookup, format_search_result
-from .persona import weekday_zh
 
 Clock = Callable[[], datetime]
 
@@ -38,7 +39,8 @@ def make_search_tool(ltm: Any, lookup: DateLookup | None = None, limit: int = SE
         if not isinstance(query, str) or not query.strip():
             raise ValueError("query 不能为空")
         found = await ltm.aget_related_memory_from(query.strip(), RetrievalMode.MECHANICAL)
-        return format_search_result(list(found or [])[:limit], lookup)
+        # ``lookup`` reads the store (blocking I/O): never on the event loop.
+        return await asyncio.to_thread(format_search_result, list(found or [])[:limit], lookup)
 
     return StructuredTool.from_function(coroutine=search_memory, name="search_memory")
 

@@ -40,6 +40,7 @@ from langchain_core.language_models import BaseChatModel
 from langchain_core.messages import HumanMessage
 from langgraph.checkpoint.sqlite.aio import AsyncSqliteSaver
 
+from ..memory.errors import api_key_of
 from ..memory.retrieval.modes import RetrievalMode
 from .chat_events import (
     ChatEvent,
@@ -107,12 +108,16 @@ class ChatEngine:
         """Open ``<data_dir>/sessions.db`` (sessions + checkpoints) and build the graph.
 
         A database file that is not readable as SQLite is moved aside (``sessions.db.broken-<time>``,
-        kept for the user, path in ``recovered_from``) and a fresh one is started.
+        kept for the user, path in ``recovered_from``) and a fresh one is started. An operational
+        error (locked by another program, read-only, disk full) is raised as is: the file is fine.
         """
         if self._saver is not None:
             return
         try:
             await self._open_databases()
+        except sqlite3.OperationalError:
+            await self._close_databases()
+            raise
         except sqlite3.DatabaseError as exc:
             await self._close_databases()
             path = self.data_dir / DB_NAME
@@ -348,9 +353,7 @@ def _identity(llm: Any) -> tuple[str, str]:
     """(API key, model name) of a chat model, so error texts can name the model and never the key."""
     if llm is None:
         return "", ""
-    key = getattr(llm, "openai_api_key", None)
-    secret = key.get_secret_value() if hasattr(key, "get_secret_value") else (key or "")
-    return str(secret), str(getattr(llm, "model_name", "") or "")
+    return api_key_of(llm), str(getattr(llm, "model_name", "") or "")
 
 
 __all__ = ["ChatEngine", "MAX_INPUT_CHARS", "SessionNotFound"]

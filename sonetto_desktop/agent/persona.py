@@ -8,7 +8,8 @@ from __future__ import annotations
 
 from datetime import datetime
 
-WEEKDAYS_ZH = ("星期一", "星期二", "星期三", "星期四", "星期五", "星期六", "星期日")
+from ..memory.item import weekday_zh
+
 
 PERSONA_ZH = """\
 你是 Sonetto（索内特），用户的长期陪伴者。你们已经相处了很久，你记得和对方有关的许多事。
@@ -24,10 +25,6 @@ PERSONA_ZH = """\
 - 不知道或不记得的事就坦白说不记得，绝不编造共同经历或细节。
 - 需要更多往事时，可以调用 search_memory 工具；需要准确的时间时，可以调用 get_current_time 工具。
 """
-
-
-def weekday_zh(moment: datetime) -> str:
-    return WEEKDAYS_ZH[moment.weekday()]
 
 
 def date_line(moment: datetime) -> str:

@@ -287,17 +287,7 @@ class BaseMemoryManager(ABC):
             if txn.exists(memory_id):
                 raise ValueError(f"a memory with id {memory_id!r} already exists")
             item = MemoryItem.from_dict(entry["item"])
-            item._record(
-                {
-                    "action": "restore",
-                    "actor": actor,
-                    "reason": "从回收站恢复",
-                    "old_description": item.description,
-                    "new_description": item.description,
-                    "old_theme": item.theme,
-                    "new_theme": item.theme,
-                }
-            )
+            item.update("从回收站恢复", actor=actor, action="restore")
             txn.put(memory_id, item)
             txn.trash_remove(memory_id)
         self._publish("restore", (memory_id,), actor, "", description=item.description, theme=item.theme)

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from typing import Any
+
 
 class MemoryError_(Exception):
     """Base class of memory-store errors (named with a trailing underscore: ``MemoryError`` is a builtin)."""
@@ -27,3 +29,16 @@ class StoreCorrupt(MemoryError_):
         self.backup = backup
         hint = f"; the last good version is in {backup}" if backup else ""
         super().__init__(f"memory store {path} cannot be read: {detail}{hint}")
+
+
+def api_key_of(llm: Any) -> str:
+    """The API key a chat model sends ("" when it has none we can see), so error texts can scrub it."""
+    key = getattr(llm, "openai_api_key", None)
+    if hasattr(key, "get_secret_value"):
+        key = key.get_secret_value()
+    return str(key or "")
+
+
+def redact(text: str, secret: str) -> str:
+    """``text`` with ``secret`` (an API key a server may echo back) replaced by ``***``."""
+    return text.replace(secret, "***") if secret and len(secret) >= 4 else text

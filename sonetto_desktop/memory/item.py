@@ -26,10 +26,16 @@ version ``k`` is its state after the ``k``-th history entry.
 from __future__ import annotations
 
 import copy
-from datetime import datetime
+from datetime import date, datetime
 from typing import Any
 
 ACTORS = ("agent", "user")
+WEEKDAYS_ZH = ("星期一", "星期二", "星期三", "星期四", "星期五", "星期六", "星期日")
+
+
+def weekday_zh(day: date) -> str:
+    """``星期一`` … ``星期日`` for a date or datetime (every Chinese date line in the app uses it)."""
+    return WEEKDAYS_ZH[day.weekday()]
 
 
 def now_iso() -> str:
@@ -120,6 +126,10 @@ class MemoryItem:
         _require_actor(actor)
         desc = self.description if new_description is None else _require_text("description", new_description)
         theme = self.theme if new_theme is None else _require_text("theme", new_theme)
+        self._change(action, actor, reason, desc, theme)
+
+    def _change(self, action: str, actor: str, reason: str, desc: str, theme: str, **extra: Any) -> None:
+        """Record one change (schema in the module doc) and apply the new description and theme."""
         self._record(
             {
                 "action": action,
@@ -129,6 +139,7 @@ class MemoryItem:
                 "new_description": desc,
                 "old_theme": self.theme,
                 "new_theme": theme,
+                **extra,
             }
         )
         self.description = desc
@@ -153,27 +164,24 @@ class MemoryItem:
             absorbed = dict(entry)
             absorbed.setdefault("from", another_id or "merged")
             self.history.append(absorbed)
-        self._record(
-            {
-                "action": "merge",
-                "actor": actor,
-                "reason": reason,
-                "old_description": self.description,
-                "new_description": desc,
-                "old_theme": self.theme,
-                "new_theme": theme,
-                "merged_id": another_id,
-                "merged_description": another.description,
-                "merged_theme": another.theme,
-            }
-        )
-        self.description = desc
-        self.theme = theme
+        self._change("merge", actor, reason, desc, theme, merged_id=another_id,
+                     merged_description=another.description, merged_theme=another.theme)
         self.hit = max(self.hit, 0) + max(another.hit, 0)
 
     def show_description_history(self) -> list[dict[str, Any]]:
-        """The changes, newest first (copies: editing them changes nothing)."""
-        return [dict(entry) for entry in reversed(self.history)]
+        """The changes, newest first by time (copies: editing them changes nothing).
+
+        By time, not by position: a merge appends the absorbed item's entries after this item's
+        own, and those may be older or newer. Entries of the same second (or without a readable
+        time) keep their recorded order."""
+
+        def when(index: int) -> tuple[datetime, int]:
+            entry = self.history[index]
+            moment = parse_time(entry.get("time")) if isinstance(entry, dict) else None
+            return (moment.replace(tzinfo=None) if moment else datetime.min), index
+
+        order = sorted(range(len(self.history)), key=when, reverse=True)
+        return [dict(self.history[i]) for i in order]
 
     def own_history(self) -> list[dict[str, Any]]:
         """History entries that changed this item itself (absorbed entries of merged items excluded)."""

@@ -16,7 +16,7 @@ from pathlib import Path
 from typing import Any, Iterable, Iterator
 
 from .base import BaseMemoryManager, SelfCheckReport
-from .errors import StoreCorrupt
+from .errors import MemoryNotFound, StoreCorrupt
 from .item import MemoryItem
 from .transaction import Transaction
 from .validation import item_from_raw, validate_item
@@ -199,8 +199,6 @@ class SqliteMemoryManager(BaseMemoryManager):
     def get(self, memory_id: str) -> MemoryItem:
         item = _SqlTransaction(self._checked_conn()).get(memory_id)
         if item is None:
-            from .errors import MemoryNotFound
-
             raise MemoryNotFound(memory_id)
         return item
 

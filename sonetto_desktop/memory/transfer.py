@@ -84,10 +84,14 @@ def _items_from_mapping(data: Any, source: str) -> dict[str, MemoryItem]:
         raise ImportFormatError(f"{source}: expected a mapping of id -> memory, found {type(data).__name__}")
     items: dict[str, MemoryItem] = {}
     for mid, raw in data.items():
+        if not isinstance(raw, dict):  # e.g. some other program's JSON: never import its values as memories
+            raise ImportFormatError(f"{source}: entry {mid!r} is not a memory (expected description, theme, ...)")
         item, _ = item_from_raw(str(mid), raw)
         validate_item(str(mid), item)
         if not isinstance(item.description, str) or not item.description.strip():
             raise ImportFormatError(f"{source}: memory {mid!r} has no description")
+        if not isinstance(item.theme, str):
+            raise ImportFormatError(f"{source}: memory {mid!r} has a theme that is not text")
         items[str(mid)] = item
     return items
 
@@ -109,7 +113,8 @@ def parse_markdown(text: str) -> dict[str, MemoryItem]:
         if not theme:
             raise ImportFormatError(f"line {n}: a memory before any '## theme' heading")
         meta = dict(re.findall(r"(\w+):(\S+)", match.group("meta") or ""))
-        item = MemoryItem(match.group("text").strip(), theme, hit=int(meta.get("hit", 0) or 0))
+        hit = meta.get("hit", "0")
+        item = MemoryItem(match.group("text").strip(), theme, hit=int(hit) if hit.isdigit() else 0)
         if meta.get("updated"):
             item.latest_update_time = meta["updated"] + "T00:00:00"
         items[meta.get("id") or f"md{n}"] = item

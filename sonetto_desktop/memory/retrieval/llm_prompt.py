@@ -11,7 +11,7 @@ import re
 from datetime import date, datetime
 from typing import Any, Iterable, Mapping
 
-from ..item import parse_time
+from ..item import parse_time, weekday_zh
 
 __all__ = [
     "FIND_RELATED_MEMORY",
@@ -27,8 +27,6 @@ __all__ = [
 MAX_QUERY_CHARS = 2000
 # One memory never takes more than this in the prompt (descriptions are normally one sentence).
 MAX_DESCRIPTION_CHARS = 300
-
-WEEKDAYS_ZH = ("星期一", "星期二", "星期三", "星期四", "星期五", "星期六", "星期日")
 
 FIND_RELATED_MEMORY = """
 你是 Sonetto 的记忆检索助手。Sonetto 在回复用户之前，需要从长期记忆库中找出与用户这句话真正相关的记忆。
@@ -94,7 +92,7 @@ def _one_line(text: Any, limit: int | None = None) -> str:
 def format_today(now: datetime | date) -> str:
     """``2026-12-02 星期三``."""
     day = now.date() if isinstance(now, datetime) else now
-    return f"{day.isoformat()} {WEEKDAYS_ZH[day.weekday()]}"
+    return f"{day.isoformat()} {weekday_zh(day)}"
 
 
 def truncate_query(query: str, limit: int = MAX_QUERY_CHARS) -> str:

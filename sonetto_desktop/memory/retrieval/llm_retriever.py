@@ -19,7 +19,7 @@ from langchain_core.messages import BaseMessage, HumanMessage, SystemMessage
 from langchain_core.runnables import RunnableConfig
 
 from ..base import BaseMemoryManager
-from ..errors import MemoryNotFound
+from ..errors import MemoryNotFound, api_key_of, redact
 from .llm_parse import UnparseableAnswer, parse_indices
 from .llm_prompt import FIND_RELATED_MEMORY, build_user_prompt
 
@@ -61,8 +61,8 @@ def memory_records(mm: BaseMemoryManager) -> list[dict[str, Any]]:
     return records
 
 
-def classify_error(exc: BaseException, timeout: float) -> RecallFailed:
-    """Map whatever the chat model raised to a :class:`RecallFailed`."""
+def classify_error(exc: BaseException, timeout: float, secret: str = "") -> RecallFailed:
+    """Map whatever the chat model raised to a :class:`RecallFailed` (``secret`` never appears in it)."""
     if isinstance(exc, RecallFailed):
         return exc
     if isinstance(exc, (TimeoutError, asyncio.TimeoutError)) or (
@@ -71,17 +71,18 @@ def classify_error(exc: BaseException, timeout: float) -> RecallFailed:
         return RecallFailed(f"no answer within {timeout:g} s", kind="timeout")
     if openai is not None and isinstance(exc, openai.APIStatusError):
         message = re.sub(r"^Error code: \d+ - ", "", str(exc.message))
-        return RecallFailed(f"HTTP {exc.status_code}: {_short(message)}", kind="http_error")
+        return RecallFailed(f"HTTP {exc.status_code}: {_short(message, secret)}", kind="http_error")
     if openai is not None and isinstance(exc, openai.APIConnectionError):
-        return RecallFailed(f"cannot reach the model endpoint ({_short(str(exc))})", kind="connection_error")
+        return RecallFailed(f"cannot reach the model endpoint ({_short(str(exc), secret)})", kind="connection_error")
     if isinstance(exc, (ValueError, TypeError, KeyError, AttributeError)):
         # e.g. an HTML error page with status 200, or a body that is not a chat completion
-        return RecallFailed(f"unusable response ({type(exc).__name__}: {_short(str(exc))})", kind="bad_response")
-    return RecallFailed(f"{type(exc).__name__}: {_short(str(exc))}", kind="error")
+        detail = f"{type(exc).__name__}: {_short(str(exc), secret)}"
+        return RecallFailed(f"unusable response ({detail})", kind="bad_response")
+    return RecallFailed(f"{type(exc).__name__}: {_short(str(exc), secret)}", kind="error")
 
 
-def _short(text: str, limit: int = 200) -> str:
-    text = " ".join(str(text).split())
+def _short(text: str, secret: str = "", limit: int = 200) -> str:
+    text = " ".join(redact(str(text), secret).split())
     return text if len(text) <= limit else text[: limit - 3] + "..."
 
 
@@ -170,7 +171,7 @@ class LLMRetriever:
         if worker.is_alive():
             raise RecallFailed(f"no answer within {self.timeout:g} s", kind="timeout")
         if "error" in box:
-            raise classify_error(box["error"], self.timeout)
+            raise classify_error(box["error"], self.timeout, api_key_of(self.llm))
         return self._pick(box["answer"], records)
 
     async def aretrieve(
@@ -187,7 +188,7 @@ class LLMRetriever:
         except asyncio.CancelledError:
             raise
         except Exception as exc:  # noqa: BLE001 - every failure becomes a typed RecallFailed
-            raise classify_error(exc, self.timeout) from exc
+            raise classify_error(exc, self.timeout, api_key_of(self.llm)) from exc
         return self._pick(answer, records)
 
     def _prepare(

@@ -9,7 +9,7 @@ Layout — one JSON file per turn, in a directory next to the store::
 Why one file per turn rather than an append-only JSONL: every operation is a single atomic
 filesystem step — add (write temp, fsync, ``os.replace``, fsync dir), attempt count (same, over the
 turn's own file), done (``unlink``), give up / retry (``os.replace`` between the two dirs). There is
-no compaction pass to get wrong, a crash can at worst leave a stray ``*.tmp`` (ignored and removed),
+no compaction pass to get wrong, a crash can at worst leave a stray ``*.tmp`` (ignored; removed once stale),
 and one damaged file cannot hide the turns after it. ``<seq>`` (nanoseconds, zero-padded) keeps the
 order turns were sent in.
 """
@@ -70,6 +70,16 @@ def default_journal_path(store_path: str | os.PathLike[str]) -> Path:
     return store.with_name(f"{store.stem}.journal")
 
 
+STALE_TMP_SECONDS = 60.0
+
+
+def _older_than(path: Path, seconds: float) -> bool:
+    try:
+        return time.time() - path.stat().st_mtime > seconds
+    except OSError:
+        return False
+
+
 def _fsync_dir(path: Path) -> None:
     try:
         fd = os.open(path, os.O_RDONLY)
@@ -126,8 +136,10 @@ class TurnJournal:
         entries = []
         for file in sorted(folder.iterdir()):
             if file.name.endswith(".tmp"):
-                if file.name.startswith("."):
-                    file.unlink(missing_ok=True)  # an append interrupted before os.replace
+                if file.name.startswith(".") and _older_than(file, STALE_TMP_SECONDS):
+                    # An append interrupted before os.replace. A fresh one may be another app
+                    # instance's append in progress on the same store: that one is left alone.
+                    file.unlink(missing_ok=True)
                 continue
             if not file.name.endswith(".json"):
                 continue

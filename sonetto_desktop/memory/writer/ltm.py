@@ -20,6 +20,7 @@ from typing import Any, Callable, Sequence
 
 from ..base import BaseMemoryManager
 from ..events import EventFeed, MemoryEvent
+from ..errors import api_key_of, redact
 from .consumer import MemoryConsumer
 from .journal import JournalEntry, TurnJournal, default_journal_path
 from .recall_side import RecallSide
@@ -312,7 +313,7 @@ class LongTermMemory(RecallSide):
         except Exception as exc:  # noqa: BLE001 - the consumer loop must survive anything
             log.exception("memory writer: unexpected failure on %s", key)
             self._busy = False
-            self._last_error = f"{type(exc).__name__}: {exc}"
+            self._last_error = redact(f"{type(exc).__name__}: {exc}", api_key_of(self._llm))
             self._status_changed()
 
     async def _wait_until_runnable(self) -> bool:
@@ -352,7 +353,7 @@ class LongTermMemory(RecallSide):
                 raise
             except Exception as exc:  # noqa: BLE001 - every failure is counted and retried
                 self._busy = False
-                message = describe_failure(exc)
+                message = describe_failure(exc, api_key_of(self._llm))
                 log.warning("memory writer: turn %s failed (attempt %d): %s", entry.turn_id, entry.attempts + 1,
                             message)
                 await asyncio.to_thread(self.journal.record_failure, entry, message)

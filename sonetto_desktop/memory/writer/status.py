@@ -8,6 +8,8 @@ import logging
 from dataclasses import dataclass
 from typing import Any
 
+from ..errors import redact
+
 log = logging.getLogger(__name__)
 
 
@@ -56,17 +58,18 @@ def load_default_llm() -> Any:
     return get_default_llm()
 
 
-def describe_failure(exc: BaseException) -> str:
-    """A short, secret-free sentence for a failed turn (via the agent's ``describe_llm_error`` when present)."""
+def describe_failure(exc: BaseException, api_key: str = "") -> str:
+    """A short sentence for a failed turn (via the agent's ``describe_llm_error`` when present) in
+    which ``api_key`` never appears, even when the server echoed it back."""
     for module in ("sonetto_desktop.agent.llm", "sonetto_desktop.agent.llm_errors"):
         try:
             describe = __import__(module, fromlist=["describe_llm_error"]).describe_llm_error
         except (ImportError, AttributeError):
             continue
         try:
-            info = describe(exc)
-            return f"{info.zh}（{info.code}）"
+            info = describe(exc, api_key=api_key)
+            return redact(f"{info.zh}（{info.code}）", api_key)
         except Exception:  # noqa: BLE001 - a describer bug must not hide the real error
             log.exception("describe_llm_error failed")
             break
-    return f"{type(exc).__name__}: {str(exc)[:300]}"
+    return redact(f"{type(exc).__name__}: {str(exc)[:300]}", api_key)

@@ -6,13 +6,9 @@ from __future__ import annotations
 
 from datetime import date, datetime, timedelta
 
-WEEKDAYS_ZH = ("星期一", "星期二", "星期三", "星期四", "星期五", "星期六", "星期日")
+from ..item import weekday_zh
+
 _SHORT_ZH = ("周一", "周二", "周三", "周四", "周五", "周六", "周日")
-
-
-def weekday_zh(day: date) -> str:
-    """``星期一`` … ``星期日`` for ``day``."""
-    return WEEKDAYS_ZH[day.weekday()]
 
 
 def _md(day: date) -> str:
