@@ -1,22 +1,15 @@
-"""What the chat engine streams to its driver (the UI, the tray quick chat, tests). No Qt."""
+"""What the chat engine streams to its driver (the UI, the tray quick chat, tests). No Qt, and light
+to import: the UI loads it before the LLM stack (see ``turn_events`` for the LangChain side)."""
 
 from __future__ import annotations
 
-import asyncio
-import json
 from dataclasses import dataclass, field
 from typing import Any
-
-from langchain_core.messages import AIMessage, ToolMessage
-from langgraph.errors import GraphRecursionError
-
-from .llm_errors import describe_llm_error
 
 ERROR_CODES = (
     "unconfigured", "unreachable", "auth", "rate_limit", "server", "timeout", "bad_response",
     "unknown_model", "cancelled", "input", "storage",
 )
-TOOL_TEXT_LIMIT = 2_000
 
 
 @dataclass(frozen=True)
@@ -70,76 +63,3 @@ def storage_error(turn_id: str = "", text: str = "") -> ChatEvent:
         error_en="The conversation could not be saved (disk full, or the data file is locked or not writable). "
         "Check the data folder and try again.",
     )
-
-
-def describe_turn_error(exc: BaseException, turn_id: str = "", *, api_key: str = "", model: str = "") -> ChatEvent:
-    """One ``error`` ChatEvent for whatever ended a turn early."""
-    if isinstance(exc, asyncio.CancelledError):
-        zh, en, code = "已停止回复。", "The reply was stopped.", "cancelled"
-    elif isinstance(exc, GraphRecursionError):
-        zh = "这次回复调用工具的次数太多，已中止。换个说法再试一次吧。"
-        en = "The reply used too many tool steps and was stopped. Try rephrasing."
-        code = "bad_response"
-    else:
-        info = describe_llm_error(exc, api_key=api_key, model=model)
-        zh, en, code = info.zh, info.en, info.code
-    return ChatEvent("error", turn_id=turn_id, error_code=code, error_zh=zh, error_en=en)
-
-
-def error_dict(event: ChatEvent) -> dict[str, str]:
-    return {"code": event.error_code, "zh": event.error_zh, "en": event.error_en}
-
-
-class TurnRecorder:
-    """Turns the graph's ``astream(stream_mode=["messages", "updates"])`` items into ChatEvents and
-    remembers what the turn produced (memories, streamed text, finished replies, node order)."""
-
-    def __init__(self) -> None:
-        self.memories: list[dict[str, Any]] = []
-        self.replies: list[str] = []  # text of each finished agent message
-        self.tokens: list[str] = []  # text streamed by the agent node so far
-        self.pending: list[str] = []  # streamed text of the agent call still running
-        self.nodes: list[str] = []
-
-    def handle(self, mode: str, chunk: Any) -> list[ChatEvent]:
-        if mode == "messages":
-            message, meta = chunk
-            if meta.get("langgraph_node") == "agent" and isinstance(message, AIMessage) and message.text:
-                self.tokens.append(message.text)
-                self.pending.append(message.text)
-                return [ChatEvent("token", text=message.text)]
-            return []
-        events: list[ChatEvent] = []
-        for node, update in (chunk or {}).items():
-            self.nodes.append(node)
-            update = update or {}
-            if node == "retrieve_memory":
-                self.memories = list(update.get("used_memories") or [])
-                events.append(ChatEvent("memories", memories=self.memories))
-            elif node == "agent":
-                self.pending = []
-                for message in update.get("messages") or []:
-                    if isinstance(message, AIMessage):
-                        if message.text:
-                            self.replies.append(message.text)
-                        for call in message.tool_calls:
-                            events.append(ChatEvent("tool_start", tool=call["name"], text=_short(call.get("args"))))
-            elif node == "tools":
-                for message in update.get("messages") or []:
-                    if isinstance(message, ToolMessage):
-                        events.append(ChatEvent("tool_end", tool=message.name or "", text=_short(message.text)))
-        return events
-
-    def reply_text(self) -> str:
-        return "".join(self.replies)
-
-    def streamed_text(self) -> str:
-        return "".join(self.tokens) or "".join(self.replies)
-
-    def uncommitted_text(self) -> str:
-        return "".join(self.pending)
-
-
-def _short(value: Any) -> str:
-    text = value if isinstance(value, str) else json.dumps(value, ensure_ascii=False, default=str)
-    return text if len(text) <= TOOL_TEXT_LIMIT else text[: TOOL_TEXT_LIMIT - 1] + "…"

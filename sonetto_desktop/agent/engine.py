@@ -42,17 +42,10 @@ from langgraph.checkpoint.sqlite.aio import AsyncSqliteSaver
 
 from ..memory.errors import api_key_of
 from ..memory.retrieval.modes import RetrievalMode
-from .chat_events import (
-    ChatEvent,
-    SessionInfo,
-    TurnRecorder,
-    describe_turn_error,
-    error_dict,
-    input_error,
-    storage_error,
-)
+from .chat_events import ChatEvent, SessionInfo, input_error, storage_error
 from .graph import build_graph, history_after_interruption
 from .sessions import SessionNotFound, SessionStore
+from .turn_events import TurnRecorder, describe_turn_error, error_dict
 
 log = logging.getLogger(__name__)
 
