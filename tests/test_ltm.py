@@ -290,3 +290,17 @@ async def test_restart_after_a_timed_out_stop_writes_the_leftover_turn(llm_serve
     await until(lambda: store.count() == 1 and ltm.pending == 0)
     assert [e.turn_id for e in seen if e.kind == "turn_done"] == [turn_id]
     assert await ltm.stop() is True
+
+
+def test_warm_up_recall_builds_the_offline_index_ahead_of_the_first_query(store):
+    texts = ["小林喜欢吃芒果", "小林在学吉他", "小林住在杭州", "小林养了一只柯基", "小林周五要交报告"]
+    ids = [store.add(text, "身份") for text in texts]
+    ltm = LongTermMemory(store, llm=None)
+    try:
+        ltm.warm_up_recall()
+        index = ltm._recall.mechanical._index
+        assert len(index) == 5 and all(mid in index for mid in ids)
+        found = ltm.get_related_memory_from("今天买了芒果", RetrievalMode.MECHANICAL)
+        assert found and found[0]["id"] == ids[0]
+    finally:
+        ltm.close()

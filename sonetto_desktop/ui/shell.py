@@ -100,7 +100,7 @@ class SonettoApp:
         await self._open_store()
         self._build_windows()
         self._mark("window_shown")
-        self._services_task = asyncio.ensure_future(self._start_services())
+        self._launch_services()
 
     async def _open_store(self) -> None:
         self.store, self.migration = await asyncio.to_thread(open_store, self.data_dir, self.settings.store_backend)
@@ -144,6 +144,21 @@ class SonettoApp:
         if not self.store_ok and self.interactive:
             self._show_store_problem()
 
+    def _launch_services(self) -> asyncio.Task[None]:
+        self._services_task = asyncio.ensure_future(self._start_services())
+        self._services_task.add_done_callback(self._on_services_done)
+        return self._services_task
+
+    def _on_services_done(self, task: asyncio.Task[None]) -> None:
+        """Chat could not start (e.g. the session database is locked): say so; the wall keeps working."""
+        if task.cancelled() or task.exception() is None or self._closed:
+            return
+        exc = task.exception()
+        log.error("chat services failed to start", exc_info=exc)
+        text = QApplication.translate("SonettoApp", "对话功能启动失败：%1。记忆墙仍可使用；请检查数据目录后重启。")
+        self.toasts.show_toast(text.replace("%1", str(exc) or type(exc).__name__), key="services-failed",
+                               kind="error", timeout_ms=0)
+
     async def _start_services(self) -> None:
         """Import the LLM stack in a worker thread, then start the writer and the engine."""
         for name in HEAVY_MODULES:
@@ -170,6 +185,14 @@ class SonettoApp:
         await self.engine.start()
         await self.controller.attach(self.engine)
         self._mark("engine_ready")
+        # Load jieba and build the offline recall index now, not on the first message.
+        self._keep(asyncio.ensure_future(self._warm_up_recall()))
+
+    async def _warm_up_recall(self) -> None:
+        try:
+            await asyncio.to_thread(self.ltm.warm_up_recall)
+        except Exception:  # noqa: BLE001 - an optimisation only: the first recall then pays the cost
+            log.warning("recall warm-up failed", exc_info=True)
 
     async def wait_until_ready(self) -> None:
         """For tests and the self-test: the engine and writer are up (re-raises a start-up failure)."""
@@ -248,8 +271,7 @@ class SonettoApp:
         self.window.set_wall(self.wall)
         old_service.deleteLater()
         self.wall_loaded = self.wall.reload()
-        self._services_task = asyncio.ensure_future(self._start_services())
-        await self._services_task
+        await self._launch_services()
 
     def _notify_in_tray(self, event: Any) -> None:
         """While the window is hidden, what the writer remembered shows as a tray message instead."""

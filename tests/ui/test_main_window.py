@@ -161,3 +161,22 @@ async def test_first_run_setup_leads_from_welcome_to_a_working_chat(qapp, tmp_pa
         await wait(lambda: len(panel.view.bubbles) == 2 and not app.controller.busy, timeout=10)
         assert panel.view.bubbles[-1].text == "很高兴认识你"
         assert app.ltm.status().configured
+
+
+async def test_chat_failing_to_start_is_shown_and_the_wall_still_works(qapp, tmp_path, wait):
+    from sonetto_desktop.ui.shell import SonettoApp
+
+    data = tmp_path / "data"
+    (data / "sessions.db").mkdir(parents=True)  # the session database cannot be opened
+    app = SonettoApp(qapp, app_settings(data), interactive=False, writer_drain_timeout=2.0)
+    try:
+        await app.start()
+        with pytest.raises(Exception):
+            await app.wait_until_ready()
+        await wait(lambda: any("对话功能启动失败" in t.text for t in app.toasts.toasts()), message="error toast")
+        await app.wall_loaded
+        await app.service.add("用户喜欢爬山", "爱好")
+        await wait(lambda: app.wall.model.rowCount() == 1, message="card shown")
+        assert (data / "sessions.db").is_dir()  # nothing was moved aside or overwritten
+    finally:
+        await app.shutdown()

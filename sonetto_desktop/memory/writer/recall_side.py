@@ -36,6 +36,10 @@ class RecallSide:
         """Async ``get_related_memory_from``: the LLM call never blocks the loop."""
         return await self._recaller().aretrieve(prompt, self._mode(mode))
 
+    def warm_up_recall(self) -> None:
+        """Load the tokenizer and build the offline index now (blocking: call it in a worker thread)."""
+        self._recaller().mechanical.warm_up()
+
     def close(self) -> None:
         """Release the recall's offline index (the store itself belongs to the caller)."""
         if self._recall is not None:
