@@ -51,6 +51,7 @@ def create_qapp(argv: list[str]) -> Any:
     app.setApplicationName(APP_NAME)
     app.setOrganizationName(ORG_NAME)
     app.setApplicationDisplayName("Sonetto")
+    app.setDesktopFileName("sonetto")  # Wayland matches windows to packaging/linux/sonetto.desktop by this
     app.setQuitOnLastWindowClosed(False)
     app.setWindowIcon(icon("app"))
     return app

@@ -2,8 +2,8 @@
 
 Uses the configured data dir (``SONETTO_DATA_DIR`` wins). Starts the window, tray, wall, writer and
 engine exactly as a normal start does, renders the wall, then runs one health check that needs no
-LLM: the store's self-check, the writer's state and a round trip through the engine's session
-database. Exit code 0 when everything passed within the time limit, 1 with the reason otherwise
+LLM: the store's self-check, the writer's state, a round trip through the engine's session
+database and one offline recall (which loads the Chinese tokenizer's dictionary). Exit code 0 when everything passed within the time limit, 1 with the reason otherwise
 (2 on a timeout). Used by CI and to smoke-test the packaged executable.
 """
 
@@ -56,14 +56,24 @@ async def _checks(app: SonettoApp, out: TextIO) -> None:
     _require(any(s.id == session.id for s in sessions), "the session database lost a new session")
     _require(await app.engine.delete_session(session.id), "the session database could not delete a session")
     _require(app.controller.ready, "the chat is not ready")
+    started = time.perf_counter()
+    await asyncio.to_thread(ltm.warm_up_recall)  # loads jieba's dictionary and builds the offline index
+    probe = await ltm.aget_related_memory_from("自检：今天过得怎么样", "mechanical")
+    _require(isinstance(probe, list), "offline recall did not answer")
+    app.timings["recall_ready"] = (time.perf_counter() - started) * 1000
     print(f"  memories             {stored}", file=out)
     print(f"  writer               {ltm.status().en}", file=out)
     print(f"  model configured     {'yes' if app.settings.is_llm_configured else 'no'}", file=out)
 
 
 async def run_self_test(qapp: Any, *, timeout: float = SELF_TEST_TIMEOUT, out: TextIO | None = None) -> int:
-    out = out or sys.stdout
     app = SonettoApp(qapp, interactive=False)
+    log_file = None
+    if out is None:
+        out = sys.stdout or sys.__stderr__  # a windowed (no console) executable has neither
+        if out is None:
+            app.data_dir.mkdir(parents=True, exist_ok=True)
+            log_file = out = open(app.data_dir / "self-test.log", "w", encoding="utf-8")  # noqa: SIM115
     print(f"sonetto self-test: data dir {app.data_dir} ({app.settings.store_backend})", file=out)
     code = 0
     try:
@@ -90,4 +100,6 @@ async def run_self_test(qapp: Any, *, timeout: float = SELF_TEST_TIMEOUT, out: T
         print(f"  {name:<20} {ms:8.0f} ms", file=out)
     print("SELF-TEST OK" if code == 0 else f"exit code {code}", file=out)
     out.flush()
+    if log_file is not None:
+        log_file.close()
     return code
