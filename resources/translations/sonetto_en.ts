@@ -3,30 +3,30 @@
 <context>
     <name>CardDelegate</name>
     <message>
-        <location filename="../../sonetto_desktop/ui/card_delegate.py" line="126" />
+        <location filename="../../sonetto_desktop/ui/card_delegate.py" line="146" />
         <source>命中 {0}</source>
-        <translation>{0} hits</translation>
+        <translation>Hits: {0}</translation>
     </message>
 </context>
 <context>
     <name>ChatController</name>
     <message>
-        <location filename="../../sonetto_desktop/ui/chat_controller.py" line="134" />
+        <location filename="../../sonetto_desktop/ui/chat_controller.py" line="136" />
         <source>重命名失败：</source>
         <translation>Rename failed: </translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/chat_controller.py" line="180" />
+        <location filename="../../sonetto_desktop/ui/chat_controller.py" line="182" />
         <source>已停止</source>
         <translation>Stopped</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/chat_controller.py" line="184" />
+        <location filename="../../sonetto_desktop/ui/chat_controller.py" line="186" />
         <source>出错了：</source>
         <translation>Something went wrong: </translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/chat_controller.py" line="187" />
+        <location filename="../../sonetto_desktop/ui/chat_controller.py" line="189" />
         <source>回复意外中断了。</source>
         <translation>The reply stopped unexpectedly.</translation>
     </message>
@@ -34,45 +34,46 @@
 <context>
     <name>ChatPanel</name>
     <message>
-        <location filename="../../sonetto_desktop/ui/chat_panel.py" line="87" />
+        <location filename="../../sonetto_desktop/ui/chat_panel.py" line="89" />
         <source>对话</source>
         <translation>Chats</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/chat_panel.py" line="90" />
-        <location filename="../../sonetto_desktop/ui/chat_panel.py" line="201" />
+        <location filename="../../sonetto_desktop/ui/chat_panel.py" line="92" />
+        <location filename="../../sonetto_desktop/ui/chat_panel.py" line="134" />
+        <location filename="../../sonetto_desktop/ui/chat_panel.py" line="204" />
         <source>新对话</source>
         <translation>New chat</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/chat_panel.py" line="91" />
-        <location filename="../../sonetto_desktop/ui/chat_panel.py" line="204" />
+        <location filename="../../sonetto_desktop/ui/chat_panel.py" line="93" />
+        <location filename="../../sonetto_desktop/ui/chat_panel.py" line="207" />
         <source>重命名</source>
         <translation>Rename</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/chat_panel.py" line="92" />
-        <location filename="../../sonetto_desktop/ui/chat_panel.py" line="184" />
+        <location filename="../../sonetto_desktop/ui/chat_panel.py" line="94" />
+        <location filename="../../sonetto_desktop/ui/chat_panel.py" line="187" />
         <source>删除对话</source>
         <translation>Delete chat</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/chat_panel.py" line="185" />
+        <location filename="../../sonetto_desktop/ui/chat_panel.py" line="188" />
         <source>删除对话“%1”？聊天记录会被删除，已经记住的记忆不受影响。</source>
         <translation>Delete the chat “%1”? Its messages are deleted; memories already kept stay.</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/chat_panel.py" line="205" />
+        <location filename="../../sonetto_desktop/ui/chat_panel.py" line="208" />
         <source>删除</source>
         <translation>Delete</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/chat_panel.py" line="243" />
+        <location filename="../../sonetto_desktop/ui/chat_panel.py" line="246" />
         <source>正在使用工具：%1…</source>
         <translation>Using a tool: %1…</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/chat_panel.py" line="247" />
+        <location filename="../../sonetto_desktop/ui/chat_panel.py" line="250" />
         <source>用过工具：%1</source>
         <translation>Used a tool: %1</translation>
     </message>
@@ -82,7 +83,7 @@
     <message>
         <location filename="../../sonetto_desktop/ui/composer.py" line="25" />
         <source>和 Sonetto 说点什么…（Enter 发送，Shift+Enter 换行）</source>
-        <translation>Say something to Sonetto… (Enter sends, Shift+Enter for a new line)</translation>
+        <translation>Talk to Sonetto… (Enter to send, Shift+Enter: new line)</translation>
     </message>
     <message>
         <location filename="../../sonetto_desktop/ui/composer.py" line="37" />
@@ -156,84 +157,119 @@
 <context>
     <name>HistoryDialog</name>
     <message>
-        <location filename="../../sonetto_desktop/ui/history_dialog.py" line="78" />
+        <location filename="../../sonetto_desktop/ui/history_dialog.py" line="69" />
+        <source>{0}（{1}）</source>
+        <translation>{0} ({1})</translation>
+    </message>
+    <message>
+        <location filename="../../sonetto_desktop/ui/history_dialog.py" line="91" />
         <source>记忆的历史</source>
         <translation>Memory history</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/history_dialog.py" line="85" />
+        <location filename="../../sonetto_desktop/ui/history_dialog.py" line="98" />
         <source>加载中…</source>
         <translation>Loading…</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/history_dialog.py" line="101" />
+        <location filename="../../sonetto_desktop/ui/history_dialog.py" line="114" />
         <source>恢复的原因</source>
         <translation>Reason for restoring</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/history_dialog.py" line="102" />
+        <location filename="../../sonetto_desktop/ui/history_dialog.py" line="115" />
         <source>恢复为此版本</source>
         <translation>Restore this version</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/history_dialog.py" line="134" />
+        <location filename="../../sonetto_desktop/ui/history_dialog.py" line="147" />
         <source>这条记忆已不存在（可能被删除或合并）。</source>
         <translation>This memory no longer exists (it may have been deleted or merged).</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/history_dialog.py" line="139" />
+        <location filename="../../sonetto_desktop/ui/history_dialog.py" line="152" />
         <source>当前：{0}（{1}）</source>
         <translation>Now: {0} ({1})</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/history_dialog.py" line="170" />
+        <location filename="../../sonetto_desktop/ui/history_dialog.py" line="183" />
         <source>智能体</source>
         <translation>Sonetto</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/history_dialog.py" line="170" />
+        <location filename="../../sonetto_desktop/ui/history_dialog.py" line="183" />
         <source>你</source>
         <translation>You</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/history_dialog.py" line="174" />
+        <location filename="../../sonetto_desktop/ui/history_dialog.py" line="187" />
         <source>创建</source>
-        <translation>Created</translation>
+        <translation>Added</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/history_dialog.py" line="175" />
+        <location filename="../../sonetto_desktop/ui/history_dialog.py" line="188" />
         <source>修改</source>
-        <translation>Changed</translation>
+        <translation>Edited</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/history_dialog.py" line="176" />
+        <location filename="../../sonetto_desktop/ui/history_dialog.py" line="189" />
         <source>合并</source>
         <translation>Merged</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/history_dialog.py" line="177" />
+        <location filename="../../sonetto_desktop/ui/history_dialog.py" line="190" />
         <source>恢复旧版本</source>
-        <translation>Restored an old version</translation>
+        <translation>Reverted</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/history_dialog.py" line="178" />
+        <location filename="../../sonetto_desktop/ui/history_dialog.py" line="191" />
         <source>从回收站恢复</source>
-        <translation>Restored from the trash</translation>
+        <translation>Restored</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/history_dialog.py" line="185" />
+        <location filename="../../sonetto_desktop/ui/history_dialog.py" line="198" />
         <source>最初的版本</source>
         <translation>The first version</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/history_dialog.py" line="190" />
+        <location filename="../../sonetto_desktop/ui/history_dialog.py" line="203" />
         <source> · 来自被合并的记忆</source>
         <translation> · from a merged memory</translation>
     </message>
     <message>
+        <location filename="../../sonetto_desktop/ui/history_dialog.py" line="225" />
+        <location filename="../../sonetto_desktop/ui/history_dialog.py" line="234" />
+        <location filename="../../sonetto_desktop/ui/history_dialog.py" line="236" />
+        <source>主题：{0}</source>
+        <translation>Theme: {0}</translation>
+    </message>
+    <message>
+        <location filename="../../sonetto_desktop/ui/history_dialog.py" line="230" />
+        <source>修改前 → 修改后</source>
+        <translation>Before → after</translation>
+    </message>
+    <message>
+        <location filename="../../sonetto_desktop/ui/history_dialog.py" line="238" />
+        <source>并入的记忆：{0}</source>
+        <translation>Merged-in memory: {0}</translation>
+    </message>
+    <message>
         <location filename="../../sonetto_desktop/ui/history_dialog.py" line="241" />
+        <source>原因：{0}</source>
+        <translation>Reason: {0}</translation>
+    </message>
+    <message>
+        <location filename="../../sonetto_desktop/ui/history_dialog.py" line="255" />
         <source>恢复的原因（必填）</source>
         <translation>Reason for restoring (required)</translation>
+    </message>
+</context>
+<context>
+    <name>Language</name>
+    <message>
+        <location filename="../../sonetto_desktop/ui/i18n.py" line="57" />
+        <source>zh</source>
+        <translation>en</translation>
     </message>
 </context>
 <context>
@@ -244,103 +280,216 @@
         <translation>Sonetto · a companion who remembers</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/main_window.py" line="93" />
+        <location filename="../../sonetto_desktop/ui/main_window.py" line="97" />
         <source>设置</source>
         <translation>Settings</translation>
     </message>
 </context>
 <context>
+    <name>MemoryService</name>
+    <message>
+        <location filename="../../sonetto_desktop/ui/memory_service.py" line="32" />
+        <source>找不到这条记忆，它可能已被删除或移动。</source>
+        <translation>This memory can't be found; it may have been deleted or moved.</translation>
+    </message>
+    <message>
+        <location filename="../../sonetto_desktop/ui/memory_service.py" line="34" />
+        <source>记忆库文件无法读取，没有做任何修改：{0}</source>
+        <translation>The memory store file can't be read, so nothing was changed: {0}</translation>
+    </message>
+    <message>
+        <location filename="../../sonetto_desktop/ui/memory_service.py" line="37" />
+        <source>输入无效：{0}</source>
+        <translation>Invalid input: {0}</translation>
+    </message>
+    <message>
+        <location filename="../../sonetto_desktop/ui/memory_service.py" line="39" />
+        <source>记忆库出错：{0}</source>
+        <translation>Memory store error: {0}</translation>
+    </message>
+    <message>
+        <location filename="../../sonetto_desktop/ui/memory_service.py" line="40" />
+        <source>操作失败：{0}</source>
+        <translation>The operation failed: {0}</translation>
+    </message>
+    <message>
+        <location filename="../../sonetto_desktop/ui/memory_service.py" line="117" />
+        <source>手动添加</source>
+        <translation>Added by hand</translation>
+    </message>
+    <message>
+        <location filename="../../sonetto_desktop/ui/memory_service.py" line="124" />
+        <source>手动编辑</source>
+        <translation>Edited by hand</translation>
+    </message>
+    <message>
+        <location filename="../../sonetto_desktop/ui/memory_service.py" line="129" />
+        <source>拖动到「{0}」</source>
+        <translation>Dragged to “{0}”</translation>
+    </message>
+    <message>
+        <location filename="../../sonetto_desktop/ui/memory_service.py" line="136" />
+        <source>手动合并</source>
+        <translation>Merged by hand</translation>
+    </message>
+    <message>
+        <location filename="../../sonetto_desktop/ui/memory_service.py" line="140" />
+        <source>手动删除</source>
+        <translation>Deleted by hand</translation>
+    </message>
+    <message>
+        <location filename="../../sonetto_desktop/ui/memory_service.py" line="147" />
+        <source>恢复旧版本</source>
+        <translation>Restored an old version</translation>
+    </message>
+</context>
+<context>
     <name>MemoryWall</name>
     <message>
-        <location filename="../../sonetto_desktop/ui/memory_wall.py" line="115" />
+        <location filename="../../sonetto_desktop/ui/memory_wall.py" line="117" />
         <source>搜索记忆…</source>
         <translation>Search memories…</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/memory_wall.py" line="121" />
+        <location filename="../../sonetto_desktop/ui/memory_wall.py" line="123" />
         <source>最近更新</source>
         <translation>Recently changed</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/memory_wall.py" line="122" />
+        <location filename="../../sonetto_desktop/ui/memory_wall.py" line="124" />
         <source>命中最多</source>
         <translation>Most used</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/memory_wall.py" line="131" />
+        <location filename="../../sonetto_desktop/ui/memory_wall.py" line="133" />
         <source>新建</source>
         <translation>New</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/memory_wall.py" line="132" />
+        <location filename="../../sonetto_desktop/ui/memory_wall.py" line="134" />
         <source>新建一条记忆</source>
         <translation>Add a memory</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/memory_wall.py" line="138" />
+        <location filename="../../sonetto_desktop/ui/memory_wall.py" line="140" />
         <source>回收站</source>
         <translation>Trash</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/memory_wall.py" line="209" />
+        <location filename="../../sonetto_desktop/ui/memory_wall.py" line="212" />
         <source>记忆库暂时无法读取，卡片墙是空的；没有任何内容被改动。</source>
         <translation>The memory store cannot be read right now, so the wall is empty; nothing was changed.</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/memory_wall.py" line="211" />
+        <location filename="../../sonetto_desktop/ui/memory_wall.py" line="214" />
         <source>还没有记忆。和 Sonetto 聊聊，或点「新建」写下一条。</source>
         <translation>No memories yet. Chat with Sonetto, or click “New” to write one.</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/memory_wall.py" line="213" />
+        <location filename="../../sonetto_desktop/ui/memory_wall.py" line="216" />
         <source>没有和「{0}」匹配的记忆。</source>
         <translation>No memory matches “{0}”.</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/memory_wall.py" line="221" />
+        <location filename="../../sonetto_desktop/ui/memory_wall.py" line="224" />
         <source>{0} / {1} 条</source>
         <translation>{0} / {1}</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/memory_wall.py" line="223" />
+        <location filename="../../sonetto_desktop/ui/memory_wall.py" line="226" />
         <source>{0} 条</source>
         <translation>{0}</translation>
+    </message>
+    <message>
+        <location filename="../../sonetto_desktop/ui/wall_actions.py" line="114" />
+        <source>已删除：{0}</source>
+        <translation>Deleted: {0}</translation>
+    </message>
+    <message>
+        <location filename="../../sonetto_desktop/ui/wall_actions.py" line="116" />
+        <source>已删除 {0} 条记忆</source>
+        <translation>Deleted {0} memories</translation>
+    </message>
+    <message>
+        <location filename="../../sonetto_desktop/ui/wall_actions.py" line="120" />
+        <source>撤销</source>
+        <translation>Undo</translation>
+    </message>
+    <message>
+        <location filename="../../sonetto_desktop/ui/wall_actions.py" line="156" />
+        <source>拖动到「{0}」</source>
+        <translation>Dragged to “{0}”</translation>
+    </message>
+    <message>
+        <location filename="../../sonetto_desktop/ui/wall_actions.py" line="171" />
+        <source>删除</source>
+        <translation>Delete</translation>
+    </message>
+    <message>
+        <location filename="../../sonetto_desktop/ui/wall_actions.py" line="173" />
+        <source>删除 {0} 条</source>
+        <translation>Delete {0} memories</translation>
+    </message>
+    <message>
+        <location filename="../../sonetto_desktop/ui/wall_actions.py" line="175" />
+        <source>编辑</source>
+        <translation>Edit</translation>
+    </message>
+    <message>
+        <location filename="../../sonetto_desktop/ui/wall_actions.py" line="176" />
+        <source>历史</source>
+        <translation>History</translation>
+    </message>
+    <message>
+        <location filename="../../sonetto_desktop/ui/wall_actions.py" line="178" />
+        <source>与…合并</source>
+        <translation>Merge with…</translation>
+    </message>
+    <message>
+        <location filename="../../sonetto_desktop/ui/wall_actions.py" line="182" />
+        <source>复制</source>
+        <translation>Copy</translation>
     </message>
 </context>
 <context>
     <name>MergeDialog</name>
     <message>
-        <location filename="../../sonetto_desktop/ui/merge_dialog.py" line="56" />
+        <location filename="../../sonetto_desktop/ui/merge_dialog.py" line="40" />
+        <source>{0}（{1}）</source>
+        <translation>{0} ({1})</translation>
+    </message>
+    <message>
+        <location filename="../../sonetto_desktop/ui/merge_dialog.py" line="57" />
         <source>合并记忆</source>
         <translation>Merge memories</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/merge_dialog.py" line="78" />
+        <location filename="../../sonetto_desktop/ui/merge_dialog.py" line="79" />
         <source>合并重复的记忆</source>
         <translation>Merge duplicate memories</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/merge_dialog.py" line="82" />
+        <location filename="../../sonetto_desktop/ui/merge_dialog.py" line="83" />
         <source>保留</source>
         <translation>Keep</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/merge_dialog.py" line="83" />
+        <location filename="../../sonetto_desktop/ui/merge_dialog.py" line="84" />
         <source>并入</source>
         <translation>Merge in</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/merge_dialog.py" line="84" />
+        <location filename="../../sonetto_desktop/ui/merge_dialog.py" line="85" />
         <source>合并后</source>
         <translation>Merged</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/merge_dialog.py" line="85" />
+        <location filename="../../sonetto_desktop/ui/merge_dialog.py" line="86" />
         <source>主题</source>
         <translation>Theme</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/merge_dialog.py" line="86" />
+        <location filename="../../sonetto_desktop/ui/merge_dialog.py" line="87" />
         <source>原因</source>
         <translation>Reason</translation>
     </message>
@@ -352,19 +501,34 @@
         <source>重试</source>
         <translation>Retry</translation>
     </message>
+    <message>
+        <location filename="../../sonetto_desktop/ui/message_bubble.py" line="117" />
+        <source>思考中…</source>
+        <translation>Thinking…</translation>
+    </message>
+    <message>
+        <location filename="../../sonetto_desktop/ui/message_bubble.py" line="135" />
+        <source>{0}：{1}</source>
+        <translation>{0}: {1}</translation>
+    </message>
 </context>
 <context>
     <name>QuickChat</name>
     <message>
-        <location filename="../../sonetto_desktop/ui/quick_chat.py" line="40" />
-        <location filename="../../sonetto_desktop/ui/quick_chat.py" line="53" />
+        <location filename="../../sonetto_desktop/ui/quick_chat.py" line="42" />
+        <location filename="../../sonetto_desktop/ui/quick_chat.py" line="55" />
         <source>快速对话</source>
         <translation>Quick chat</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/quick_chat.py" line="59" />
+        <location filename="../../sonetto_desktop/ui/quick_chat.py" line="61" />
         <source>关闭 (Esc)</source>
         <translation>Close (Esc)</translation>
+    </message>
+    <message>
+        <location filename="../../sonetto_desktop/ui/quick_chat.py" line="103" />
+        <source>新对话</source>
+        <translation>New chat</translation>
     </message>
 </context>
 <context>
@@ -542,6 +706,11 @@
         <translation>Connecting…</translation>
     </message>
     <message>
+        <location filename="../../sonetto_desktop/ui/settings_dialog.py" line="237" />
+        <source>（{0} ms）</source>
+        <translation> ({0} ms)</translation>
+    </message>
+    <message>
         <location filename="../../sonetto_desktop/ui/settings_dialog.py" line="247" />
         <source>选择数据文件夹</source>
         <translation>Choose the data folder</translation>
@@ -550,32 +719,37 @@
 <context>
     <name>SonettoApp</name>
     <message>
-        <location filename="../../sonetto_desktop/ui/shell.py" line="214" />
+        <location filename="../../sonetto_desktop/ui/shell.py" line="158" />
+        <source>对话功能启动失败：%1。记忆墙仍可使用；请检查数据目录后重启。</source>
+        <translation>Chat could not start: %1. The memory wall still works; check the data folder, then restart.</translation>
+    </message>
+    <message>
+        <location filename="../../sonetto_desktop/ui/shell.py" line="246" />
         <source>语言</source>
         <translation>Language</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/shell.py" line="214" />
+        <location filename="../../sonetto_desktop/ui/shell.py" line="246" />
         <source>界面语言将在重新启动后切换。</source>
         <translation>The interface language changes after a restart.</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/shell.py" line="246" />
+        <location filename="../../sonetto_desktop/ui/shell.py" line="288" />
         <source>记忆库文件无法读取，为了不丢失任何内容，Sonetto 不会写入它。</source>
         <translation>The memory store cannot be read. So that nothing is lost, Sonetto will not write to it.</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/shell.py" line="248" />
+        <location filename="../../sonetto_desktop/ui/shell.py" line="290" />
         <source>记忆库有问题</source>
         <translation>Problem with the memory store</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/shell.py" line="249" />
+        <location filename="../../sonetto_desktop/ui/shell.py" line="291" />
         <source>可以在数据文件夹里用备份（.bak）恢复，然后重新启动。</source>
         <translation>You can restore it from the backup (.bak) in the data folder, then restart.</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/shell.py" line="251" />
+        <location filename="../../sonetto_desktop/ui/shell.py" line="293" />
         <source>打开数据文件夹</source>
         <translation>Open data folder</translation>
     </message>
@@ -629,43 +803,43 @@
 <context>
     <name>TrashDialog</name>
     <message>
-        <location filename="../../sonetto_desktop/ui/trash_dialog.py" line="37" />
+        <location filename="../../sonetto_desktop/ui/trash_dialog.py" line="38" />
         <source>回收站</source>
         <translation>Trash</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/trash_dialog.py" line="42" />
+        <location filename="../../sonetto_desktop/ui/trash_dialog.py" line="43" />
         <source>加载中…</source>
         <translation>Loading…</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/trash_dialog.py" line="47" />
+        <location filename="../../sonetto_desktop/ui/trash_dialog.py" line="48" />
         <source>恢复</source>
         <translation>Restore</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/trash_dialog.py" line="49" />
+        <location filename="../../sonetto_desktop/ui/trash_dialog.py" line="50" />
         <source>永久删除</source>
         <translation>Delete for good</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/trash_dialog.py" line="51" />
-        <location filename="../../sonetto_desktop/ui/trash_dialog.py" line="122" />
+        <location filename="../../sonetto_desktop/ui/trash_dialog.py" line="52" />
+        <location filename="../../sonetto_desktop/ui/trash_dialog.py" line="124" />
         <source>清空回收站</source>
         <translation>Empty the trash</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/trash_dialog.py" line="90" />
+        <location filename="../../sonetto_desktop/ui/trash_dialog.py" line="92" />
         <source>回收站是空的。</source>
         <translation>The trash is empty.</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/trash_dialog.py" line="90" />
+        <location filename="../../sonetto_desktop/ui/trash_dialog.py" line="92" />
         <source>{0} 条已删除的记忆</source>
-        <translation>{0} deleted memories</translation>
+        <translation>Deleted memories: {0}</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/trash_dialog.py" line="123" />
+        <location filename="../../sonetto_desktop/ui/trash_dialog.py" line="125" />
         <source>永久删除回收站里的全部记忆？此操作无法撤销。</source>
         <translation>Delete every memory in the trash for good? This cannot be undone.</translation>
     </message>
@@ -716,6 +890,64 @@ The memory wall on the right works already.</translation>
         <location filename="../../sonetto_desktop/ui/status_indicator.py" line="29" />
         <source>暂停记忆写入</source>
         <translation>Pause memory writing</translation>
+    </message>
+</context>
+<context>
+    <name>WriterToasts</name>
+    <message>
+        <location filename="../../sonetto_desktop/ui/writer_toasts.py" line="43" />
+        <source>记住了：{0}</source>
+        <translation>Remembered: {0}</translation>
+    </message>
+    <message>
+        <location filename="../../sonetto_desktop/ui/writer_toasts.py" line="45" />
+        <source>记住了一件新事</source>
+        <translation>Remembered something new</translation>
+    </message>
+    <message>
+        <location filename="../../sonetto_desktop/ui/writer_toasts.py" line="49" />
+        <source>更新了记忆：{0}</source>
+        <translation>Updated a memory: {0}</translation>
+    </message>
+    <message>
+        <location filename="../../sonetto_desktop/ui/writer_toasts.py" line="51" />
+        <source>更新了记忆</source>
+        <translation>Updated a memory</translation>
+    </message>
+    <message>
+        <location filename="../../sonetto_desktop/ui/writer_toasts.py" line="54" />
+        <source>合并了两条记忆</source>
+        <translation>Merged two memories</translation>
+    </message>
+    <message>
+        <location filename="../../sonetto_desktop/ui/writer_toasts.py" line="57" />
+        <source>删除了过时的记忆：{0}</source>
+        <translation>Deleted an outdated memory: {0}</translation>
+    </message>
+    <message>
+        <location filename="../../sonetto_desktop/ui/writer_toasts.py" line="59" />
+        <source>删除了过时的记忆</source>
+        <translation>Deleted an outdated memory</translation>
+    </message>
+    <message>
+        <location filename="../../sonetto_desktop/ui/writer_toasts.py" line="65" />
+        <source>这轮对话的记忆整理已放弃：{0}</source>
+        <translation>Gave up organising memories for this exchange: {0}</translation>
+    </message>
+    <message>
+        <location filename="../../sonetto_desktop/ui/writer_toasts.py" line="67" />
+        <source>这轮对话的记忆整理已放弃</source>
+        <translation>Gave up organising memories for this exchange</translation>
+    </message>
+    <message>
+        <location filename="../../sonetto_desktop/ui/writer_toasts.py" line="69" />
+        <source>整理记忆失败：{0}</source>
+        <translation>Couldn't organise memories: {0}</translation>
+    </message>
+    <message>
+        <location filename="../../sonetto_desktop/ui/writer_toasts.py" line="71" />
+        <source>整理记忆失败</source>
+        <translation>Couldn't organise memories</translation>
     </message>
 </context>
 </TS>

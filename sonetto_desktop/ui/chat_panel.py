@@ -21,6 +21,8 @@ from PySide6.QtWidgets import (
 )
 from qasync import asyncSlot
 
+from sonetto_desktop.agent.sessions import DEFAULT_TITLE
+
 from .chat_controller import ChatController
 from .chat_view import ChatView
 from .composer import Composer
@@ -129,9 +131,10 @@ class ChatPanel(QWidget):
         try:
             self.session_list.clear()
             for info in sessions:
-                item = QListWidgetItem(info.title)
+                title = self.tr("新对话") if info.title == DEFAULT_TITLE else info.title
+                item = QListWidgetItem(title)
                 item.setData(ID_ROLE, info.id)
-                item.setToolTip(info.title)
+                item.setToolTip(title)
                 item.setFlags(item.flags() | Qt.ItemFlag.ItemIsEditable)
                 self.session_list.addItem(item)
             current = self._item_for(self.controller.current_session_id)

@@ -13,7 +13,7 @@ from html import escape
 from typing import Any
 
 import shiboken6
-from PySide6.QtCore import QSize, Qt, Signal
+from PySide6.QtCore import QCoreApplication, QSize, Qt, Signal
 from PySide6.QtWidgets import (
     QApplication,
     QDialog,
@@ -34,6 +34,7 @@ from sonetto_desktop.memory.events import MemoryChange
 from sonetto_desktop.memory.item import MemoryItem, parse_time
 
 from .history_diff import diff_html, diff_stylesheet
+from .i18n import ui_language
 from .memory_service import MemoryService
 from .relative_time import relative_time
 
@@ -65,7 +66,9 @@ def _format_time(value: Any) -> str:
     when = parse_time(value)
     if when is None:
         return str(value or "")
-    return f"{when:%Y-%m-%d %H:%M}（{relative_time(when)}）"
+    return QCoreApplication.translate("HistoryDialog", "{0}（{1}）").format(
+        f"{when:%Y-%m-%d %H:%M}", relative_time(when, lang=ui_language())
+    )
 
 
 def _mode(widget: QWidget) -> str:
@@ -219,25 +222,23 @@ class HistoryDialog(QDialog):
         if row.entry is None:
             states = item.versions() if item else []
             first = states[0] if states else {"description": "", "theme": ""}
-            return (
-                f"<p>{escape(first['description'])}</p>"
-                f"<p class='muted'>{self.tr('主题')}：{escape(first['theme'])}</p>"
-            )
+            theme = self.tr("主题：{0}").format(escape(first["theme"]))
+            return f"<p>{escape(first['description'])}</p><p class='muted'>{theme}</p>"
         entry = row.entry
         old_d = str(entry.get("old_description") or "")
         new_d = str(entry.get("new_description") or old_d)
-        parts = [f"<p class='muted'>{escape(self.tr('修改前 → 修改后'))}</p>", f"<p>{diff_html(old_d, new_d)}</p>"]
+        before_after = escape(self.tr("修改前 → 修改后"))
+        parts = [f"<p class='muted'>{before_after}</p>", f"<p>{diff_html(old_d, new_d)}</p>"]
         old_t, new_t = entry.get("old_theme"), entry.get("new_theme")
         if old_t and new_t and old_t != new_t:
-            parts.append(f"<p>{self.tr('主题')}：{diff_html(str(old_t), str(new_t))}</p>")
+            parts.append("<p>" + self.tr("主题：{0}").format(diff_html(str(old_t), str(new_t))) + "</p>")
         elif new_t or old_t:
-            parts.append(f"<p class='muted'>{self.tr('主题')}：{escape(str(new_t or old_t))}</p>")
+            parts.append("<p class='muted'>" + self.tr("主题：{0}").format(escape(str(new_t or old_t))) + "</p>")
         if entry.get("merged_description"):
-            parts.append(
-                f"<p class='muted'>{self.tr('并入的记忆')}：{escape(str(entry['merged_description']))}</p>"
-            )
+            merged = self.tr("并入的记忆：{0}").format(escape(str(entry["merged_description"])))
+            parts.append(f"<p class='muted'>{merged}</p>")
         if entry.get("reason"):
-            parts.append(f"<p class='muted'>{self.tr('原因')}：{escape(str(entry['reason']))}</p>")
+            parts.append("<p class='muted'>" + self.tr("原因：{0}").format(escape(str(entry["reason"]))) + "</p>")
         return "".join(parts)
 
     # ── revert ────────────────────────────────────────────────────────

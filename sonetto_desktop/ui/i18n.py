@@ -50,6 +50,13 @@ def install_translators(app: QCoreApplication, language: str) -> list[QTranslato
     return installed
 
 
+def ui_language() -> str:
+    """``"en"`` or ``"zh"``: the language the UI is shown in, for words Qt does not translate
+    (``relative_time``). Qt's own trick (cf. ``QT_LAYOUT_DIRECTION``): the source language's code is
+    a translatable string, and the English translation says ``"en"``."""
+    return "en" if QCoreApplication.translate("Language", "zh") == "en" else "zh"
+
+
 def remove_translators(app: QCoreApplication, translators: list[QTranslator]) -> None:
     for translator in translators:
         app.removeTranslator(translator)

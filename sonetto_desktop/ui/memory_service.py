@@ -26,21 +26,18 @@ log = logging.getLogger(__name__)
 R = TypeVar("R")
 
 
-def _tr(text: str) -> str:
-    return QCoreApplication.translate("MemoryService", text)
-
-
 def describe_error(exc: BaseException) -> str:
     """A message for a person about a failed memory operation (nothing was changed)."""
     if isinstance(exc, MemoryNotFound):
-        return _tr("找不到这条记忆，它可能已被删除或移动。")
+        return QCoreApplication.translate("MemoryService", "找不到这条记忆，它可能已被删除或移动。")
     if isinstance(exc, StoreCorrupt):
-        return _tr("记忆库文件无法读取，没有做任何修改：") + exc.detail
+        text = QCoreApplication.translate("MemoryService", "记忆库文件无法读取，没有做任何修改：{0}")
+        return text.format(exc.detail)
     if isinstance(exc, ValueError):
-        return _tr("输入无效：") + str(exc)
+        return QCoreApplication.translate("MemoryService", "输入无效：{0}").format(str(exc))
     if isinstance(exc, MemoryError_):
-        return _tr("记忆库出错：") + str(exc)
-    return _tr("操作失败：") + (str(exc) or type(exc).__name__)
+        return QCoreApplication.translate("MemoryService", "记忆库出错：{0}").format(str(exc))
+    return QCoreApplication.translate("MemoryService", "操作失败：{0}").format(str(exc) or type(exc).__name__)
 
 
 class MemoryService(QObject):
@@ -117,34 +114,38 @@ class MemoryService(QObject):
     # ── writes (each returns a Task; result ``None`` on failure) ──────
 
     def add(self, description: str, theme: str, reason: str = "") -> "asyncio.Task[str | None]":
-        return self._write(self._manager.add, description, theme, actor="user", reason=reason or _tr("手动添加"))
+        reason = reason or QCoreApplication.translate("MemoryService", "手动添加")
+        return self._write(self._manager.add, description, theme, actor="user", reason=reason)
 
     def edit(
         self, memory_id: str, description: str | None, theme: str | None, reason: str = ""
     ) -> "asyncio.Task[bool | None]":
         """Change description and/or theme (``None`` or unchanged text leaves a field as it is)."""
-        return self._write(_edit, self._manager, memory_id, description, theme, reason or _tr("手动编辑"))
+        reason = reason or QCoreApplication.translate("MemoryService", "手动编辑")
+        return self._write(_edit, self._manager, memory_id, description, theme, reason)
 
     def move_theme(self, memory_id: str, theme: str, reason: str = "") -> "asyncio.Task[bool | None]":
         theme = (theme or "").strip()
-        return self._write(_edit, self._manager, memory_id, None, theme, reason or _tr("拖动到「{0}」").format(theme))
+        reason = reason or QCoreApplication.translate("MemoryService", "拖动到「{0}」").format(theme)
+        return self._write(_edit, self._manager, memory_id, None, theme, reason)
 
     def merge(
         self, keep_id: str, gone_id: str, description: str, theme: str, reason: str = ""
     ) -> "asyncio.Task[None]":
         """``keep_id`` stays with the merged text; ``gone_id`` goes to the trash."""
-        return self._write(
-            self._manager.merge, keep_id, gone_id, description, theme, reason or _tr("手动合并"), actor="user"
-        )
+        reason = reason or QCoreApplication.translate("MemoryService", "手动合并")
+        return self._write(self._manager.merge, keep_id, gone_id, description, theme, reason, actor="user")
 
     def delete(self, memory_id: str, reason: str = "") -> "asyncio.Task[str | None]":
-        return self._write(self._manager.delete, memory_id, reason or _tr("手动删除"), actor="user")
+        reason = reason or QCoreApplication.translate("MemoryService", "手动删除")
+        return self._write(self._manager.delete, memory_id, reason, actor="user")
 
     def restore(self, memory_id: str) -> "asyncio.Task[str | None]":
         return self._write(self._manager.restore, memory_id, actor="user")
 
     def revert(self, memory_id: str, version: int, reason: str = "") -> "asyncio.Task[None]":
-        return self._write(self._manager.revert, memory_id, version, reason or _tr("恢复旧版本"), actor="user")
+        reason = reason or QCoreApplication.translate("MemoryService", "恢复旧版本")
+        return self._write(self._manager.revert, memory_id, version, reason, actor="user")
 
     def purge(self, memory_id: str | None = None) -> "asyncio.Task[int | None]":
         return self._write(self._manager.purge, memory_id)

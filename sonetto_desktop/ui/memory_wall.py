@@ -26,6 +26,7 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
+from .i18n import ui_language
 from .icons import icon
 from .memory_model import CardRole, MemoryCardModel, decode_ids
 from .memory_service import MemoryService
@@ -51,7 +52,7 @@ class MemoryWall(QWidget):
         super().__init__(parent)
         self.setObjectName("MemoryWall")
         self.service = service
-        self.model = model if model is not None else MemoryCardModel(service, self)
+        self.model = model if model is not None else MemoryCardModel(service, self, lang=ui_language())
         self.toasts = toasts if toasts is not None else ToastOverlay(self)
         self.actions = WallActions(self, service, self.model, self.toasts, self.reveal)
         self._sections: dict[str, ThemeSection] = {}

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 from typing import Iterable, Sequence
 
+from PySide6.QtCore import QCoreApplication
 from PySide6.QtWidgets import (
     QComboBox,
     QDialog,
@@ -36,7 +37,7 @@ def merged_text(first: str, second: str) -> str:
 def _label(card: Card) -> str:
     text = " ".join(card.description.split())
     text = text if len(text) <= 48 else text[:47] + "…"
-    return f"{text}（{card.theme}）"
+    return QCoreApplication.translate("MergeDialog", "{0}（{1}）").format(text, card.theme)
 
 
 class MergeDialog(QDialog):

@@ -114,7 +114,8 @@ class MessageBubble(QFrame):
         elif self._text:
             self.label.setText(render_markdown(self._text))
         else:
-            self.label.setText(f"<span>{html.escape(self.tr('思考中…'))}</span>")
+            thinking = html.escape(self.tr("思考中…"))
+            self.label.setText(f"<span>{thinking}</span>")
         self.label.setVisible(bool(self._text) or self.role != "user")
 
     def set_tool_activity(self, text: str) -> None:
@@ -131,7 +132,7 @@ class MessageBubble(QFrame):
             chip = QPushButton(icon("memory"), chip_text(str(memory.get("description", ""))), self.chips)
             chip.setObjectName("MemoryChip")
             chip.setCursor(Qt.CursorShape.PointingHandCursor)
-            chip.setToolTip(f"{memory.get('theme', '')}：{memory.get('description', '')}")
+            chip.setToolTip(self.tr("{0}：{1}").format(memory.get("theme", ""), memory.get("description", "")))
             chip.setProperty("memory_id", memory["id"])
             chip.clicked.connect(lambda _=False, mid=memory["id"]: self.memory_clicked.emit(mid))
             self.chip_layout.addWidget(chip)

@@ -6,6 +6,8 @@ from PySide6.QtCore import QPoint, QRect, QSize, Qt
 from PySide6.QtGui import QCursor, QGuiApplication, QKeySequence, QShortcut
 from PySide6.QtWidgets import QHBoxLayout, QLabel, QToolButton, QVBoxLayout, QWidget
 
+from sonetto_desktop.agent.sessions import DEFAULT_TITLE
+
 from .chat_controller import ChatController
 from .chat_view import ChatView
 from .composer import Composer
@@ -98,7 +100,7 @@ class QuickChat(QWidget):
     def _update_title(self) -> None:
         current = self.controller.current_session_id
         title = next((s.title for s in self.controller.sessions if s.id == current), "")
-        self.session_label.setText(title)
+        self.session_label.setText(self.tr("新对话") if title == DEFAULT_TITLE else title)
 
     def _mine(self, session_id: str) -> bool:
         return session_id == self.controller.current_session_id

@@ -234,7 +234,7 @@ class SettingsDialog(QDialog):
         self.last_result = result
         message = result.en if settings.language == "en" else result.zh
         if result.ok and result.latency_ms is not None:
-            message += f"（{result.latency_ms:.0f} ms）"
+            message += self.tr("（{0} ms）").format(f"{result.latency_ms:.0f}")
         self.test_result.setText(("✓ " if result.ok else "✗ ") + message)
         if result.models:
             current = self.model.currentText()

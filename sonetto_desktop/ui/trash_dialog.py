@@ -22,6 +22,7 @@ from PySide6.QtWidgets import (
 
 from sonetto_desktop.memory.events import MemoryChange
 
+from .i18n import ui_language
 from .memory_service import MemoryService
 from .relative_time import relative_time
 
@@ -78,7 +79,7 @@ class TrashDialog(QDialog):
         self._rows = rows or []
         self.list.clear()
         for row in self._rows:
-            when = relative_time(row.get("deleted_at"))
+            when = relative_time(row.get("deleted_at"), lang=ui_language())
             reason = row.get("reason") or ""
             text = f"{row.get('description') or ''}\n{row.get('theme') or ''} · {when}"
             if reason:

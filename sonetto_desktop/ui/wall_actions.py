@@ -24,10 +24,6 @@ from .toasts import ToastOverlay
 from .trash_dialog import TrashDialog
 
 
-def _tr(text: str) -> str:
-    return QCoreApplication.translate("MemoryWall", text)
-
-
 def _preview(text: str, limit: int = 24) -> str:
     text = " ".join(text.split())
     return text if len(text) <= limit else text[: limit - 1] + "…"
@@ -115,13 +111,13 @@ class WallActions(QObject):
         deleted = [mid for mid, result in zip(ids, results) if result is not None]
         if deleted:
             if len(deleted) == 1:
-                text = _tr("已删除：") + _preview(previews[deleted[0]])
+                text = QCoreApplication.translate("MemoryWall", "已删除：{0}").format(_preview(previews[deleted[0]]))
             else:
-                text = _tr("已删除 {0} 条记忆").format(len(deleted))
+                text = QCoreApplication.translate("MemoryWall", "已删除 {0} 条记忆").format(len(deleted))
             self._toasts.show_toast(
                 text,
                 key="deleted:" + ",".join(deleted),
-                action_text=_tr("撤销"),
+                action_text=QCoreApplication.translate("MemoryWall", "撤销"),
                 on_action=lambda: self.undo_delete(deleted),
                 timeout_ms=6000,
             )
@@ -157,7 +153,8 @@ class WallActions(QObject):
         for memory_id in ids:
             card = self._model.card(memory_id)
             if card is not None and card.theme != theme:
-                tasks.append(self._service.move_theme(memory_id, theme, _tr("拖动到「{0}」").format(theme)))
+                reason = QCoreApplication.translate("MemoryWall", "拖动到「{0}」").format(theme)
+                tasks.append(self._service.move_theme(memory_id, theme, reason))
         return tasks
 
     # ── context menu ──────────────────────────────────────────────────
@@ -170,14 +167,19 @@ class WallActions(QObject):
         menu = QMenu(self._host)
         menu.setObjectName("CardMenu")
         menu.setAttribute(Qt.WidgetAttribute.WA_DeleteOnClose)
+        if len(selected) == 1:
+            delete_text = QCoreApplication.translate("MemoryWall", "删除")
+        else:
+            delete_text = QCoreApplication.translate("MemoryWall", "删除 {0} 条").format(len(selected))
         entries = [
-            ("edit", "edit", _tr("编辑"), lambda: self.edit_card(memory_id)),
-            ("history", "history", _tr("历史"), lambda: self.show_history(memory_id)),
-            ("merge", "merge", _tr("与…合并"), lambda: self.merge_cards(memory_id)),
+            ("edit", "edit", QCoreApplication.translate("MemoryWall", "编辑"), lambda: self.edit_card(memory_id)),
+            ("history", "history", QCoreApplication.translate("MemoryWall", "历史"),
+             lambda: self.show_history(memory_id)),
+            ("merge", "merge", QCoreApplication.translate("MemoryWall", "与…合并"),
+             lambda: self.merge_cards(memory_id)),
             None,
-            ("delete", "trash", _tr("删除") if len(selected) == 1 else _tr("删除 {0} 条").format(len(selected)),
-             lambda: self.delete_cards(selected)),
-            ("copy", "copy", _tr("复制"), lambda: self.copy_card(memory_id)),
+            ("delete", "trash", delete_text, lambda: self.delete_cards(selected)),
+            ("copy", "copy", QCoreApplication.translate("MemoryWall", "复制"), lambda: self.copy_card(memory_id)),
         ]
         for entry in entries:
             if entry is None:

@@ -20,10 +20,6 @@ from .toasts import ToastOverlay
 PREVIEW_CHARS = 40
 
 
-def _tr(text: str) -> str:
-    return QCoreApplication.translate("WriterToasts", text)
-
-
 def _preview(text: str) -> str:
     text = " ".join((text or "").split())
     return text if len(text) <= PREVIEW_CHARS else text[: PREVIEW_CHARS - 1] + "…"
@@ -41,26 +37,38 @@ def toast_for(event: MemoryEvent) -> ToastSpec | None:
     """What to show for a writer event; ``None`` for events a person need not see (hits, reads, queue)."""
     first = event.ids[0] if event.ids else None
     key = f"{event.kind}:{','.join(event.ids)}:{event.turn_id or ''}"
+    description = _preview(event.description) if event.description else None
     if event.kind == "create":
-        text = _tr("记住了：") + _preview(event.description) if event.description else _tr("记住了一件新事")
+        if description is not None:
+            text = QCoreApplication.translate("WriterToasts", "记住了：{0}").format(description)
+        else:
+            text = QCoreApplication.translate("WriterToasts", "记住了一件新事")
         return ToastSpec(text, "success", key, first)
     if event.kind == "update":
-        text = _tr("更新了记忆")
-        if event.description:
-            text += _tr("：") + _preview(event.description)
+        if description is not None:
+            text = QCoreApplication.translate("WriterToasts", "更新了记忆：{0}").format(description)
+        else:
+            text = QCoreApplication.translate("WriterToasts", "更新了记忆")
         return ToastSpec(text, "info", key, first)
     if event.kind == "merge":
-        return ToastSpec(_tr("合并了两条记忆"), "info", key, first)
+        return ToastSpec(QCoreApplication.translate("WriterToasts", "合并了两条记忆"), "info", key, first)
     if event.kind == "delete":
-        text = _tr("删除了过时的记忆")
-        if event.description:
-            text += _tr("：") + _preview(event.description)
+        if description is not None:
+            text = QCoreApplication.translate("WriterToasts", "删除了过时的记忆：{0}").format(description)
+        else:
+            text = QCoreApplication.translate("WriterToasts", "删除了过时的记忆")
         return ToastSpec(text, "info", key, None)
     if event.kind in ("turn_failed", "turn_gave_up", "tool_error"):
         detail = _preview(event.detail or event.reason)
-        text = _tr("整理记忆失败") + (_tr("：") + detail if detail else "")
         if event.kind == "turn_gave_up":
-            text = _tr("这轮对话的记忆整理已放弃") + (_tr("：") + detail if detail else "")
+            if detail:
+                text = QCoreApplication.translate("WriterToasts", "这轮对话的记忆整理已放弃：{0}").format(detail)
+            else:
+                text = QCoreApplication.translate("WriterToasts", "这轮对话的记忆整理已放弃")
+        elif detail:
+            text = QCoreApplication.translate("WriterToasts", "整理记忆失败：{0}").format(detail)
+        else:
+            text = QCoreApplication.translate("WriterToasts", "整理记忆失败")
         # One error toast at a time: repeated failures refresh it instead of piling up.
         return ToastSpec(text, "error", "writer-error", None)
     return None

@@ -1,0 +1,144 @@
+"""The English UI translation: complete (every string of sonetto_desktop/ui has English), and what
+the app installs (``i18n.install_translators``) really turns the wall and toast texts into English."""
+
+from __future__ import annotations
+
+import ast
+import re
+import xml.etree.ElementTree as ET
+from pathlib import Path
+
+import pytest
+from PySide6.QtCore import QCoreApplication
+
+from sonetto_desktop.memory import MemoryEvent
+from sonetto_desktop.memory.errors import MemoryNotFound
+from sonetto_desktop.ui.i18n import install_translators, remove_translators, ui_language
+from sonetto_desktop.ui.memory_model import CardRole
+from sonetto_desktop.ui.memory_service import describe_error
+from sonetto_desktop.ui.writer_toasts import toast_for
+
+ROOT = Path(__file__).resolve().parents[2]
+TS = ROOT / "resources" / "translations" / "sonetto_en.ts"
+UI = ROOT / "sonetto_desktop" / "ui"
+PLACEHOLDER = re.compile(r"\{\w*\}|%\d+|%n")
+CJK = re.compile(r"[\u3000-\u303f\u3400-\u9fff\uff00-\uffef]")
+
+
+def _messages() -> dict[tuple[str, str], ET.Element]:
+    messages = {}
+    for context in ET.parse(TS).getroot().iter("context"):
+        name = context.findtext("name")
+        for message in context.iter("message"):
+            messages[(name, message.findtext("source"))] = message.find("translation")
+    return messages
+
+
+def _calls_in_ui() -> list[tuple[str, int, ast.Call, str | None]]:
+    """Every ``tr(...)`` / ``translate(...)`` call in the UI sources, with its enclosing class."""
+    found = []
+    for path in sorted(UI.glob("*.py")):
+        tree = ast.parse(path.read_text(encoding="utf-8"))
+
+        def visit(node: ast.AST, cls: str | None) -> None:
+            for child in ast.iter_child_nodes(node):
+                inner = child.name if isinstance(child, ast.ClassDef) else cls
+                if isinstance(child, ast.Call) and isinstance(child.func, ast.Attribute):
+                    if child.func.attr in ("tr", "translate"):
+                        found.append((path.name, child.lineno, child, cls))
+                visit(child, inner)
+
+        visit(tree, None)
+    return found
+
+
+@pytest.fixture
+def english(qapp):
+    """The English translators installed as the app does; removed again after the test."""
+    translators = install_translators(qapp, "en")
+    try:
+        yield translators
+    finally:
+        remove_translators(qapp, translators)
+
+
+def test_every_message_has_an_english_translation():
+    messages = _messages()
+    assert len(messages) > 150
+    problems = []
+    for (context, source), translation in messages.items():
+        text = translation.text if translation is not None else None
+        if translation is None or translation.get("type") or not (text or "").strip():
+            problems.append(f"{context}: {source!r} has no finished English")
+        elif sorted(PLACEHOLDER.findall(source)) != sorted(PLACEHOLDER.findall(text)):
+            problems.append(f"{context}: {source!r} -> {text!r} changes the placeholders")
+        elif CJK.search(text):
+            problems.append(f"{context}: {source!r} -> {text!r} is still Chinese")
+    assert not problems, "\n".join(problems)
+
+
+def test_every_ui_string_is_literal_and_in_the_ts_file():
+    """lupdate only sees literal strings: a wrapper or an f-string inside tr() would go untranslated."""
+    messages = _messages()
+    calls = _calls_in_ui()
+    assert len(calls) > 150
+    problems = []
+    for filename, line, call, cls in calls:
+        if call.func.attr == "tr":
+            context, text = cls, call.args[0] if call.args else None
+        else:
+            context_node = call.args[0] if call.args else None
+            context = context_node.value if isinstance(context_node, ast.Constant) else None
+            text = call.args[1] if len(call.args) > 1 else None
+        if context is None or not (isinstance(text, ast.Constant) and isinstance(text.value, str)):
+            problems.append(f"{filename}:{line}: {ast.unparse(call)} is not a literal lupdate can read")
+        elif (context, text.value) not in messages:
+            problems.append(f"{filename}:{line}: {context}: {text.value!r} is missing from sonetto_en.ts")
+    assert not problems, "\n".join(problems)
+
+
+def test_without_the_translator_the_ui_stays_chinese(qapp):
+    assert ui_language() == "zh"
+    assert QCoreApplication.translate("MemoryWall", "撤销") == "撤销"
+    assert toast_for(MemoryEvent("merge", ("a", "b"))).text == "合并了两条记忆"
+
+
+def test_wall_toast_and_error_strings_come_out_in_english(english):
+    assert ui_language() == "en"
+    assert QCoreApplication.translate("MemoryWall", "撤销") == "Undo"
+    assert QCoreApplication.translate("MemoryWall", "已删除 {0} 条记忆").format(3) == "Deleted 3 memories"
+    assert QCoreApplication.translate("WriterToasts", "合并了两条记忆") == "Merged two memories"
+    assert toast_for(MemoryEvent("create", ("m1",), "喜欢手冲咖啡")).text == "Remembered: 喜欢手冲咖啡"
+    assert toast_for(MemoryEvent("update", ("m1",))).text == "Updated a memory"
+    gave_up = toast_for(MemoryEvent("turn_gave_up", detail="timeout"))
+    assert gave_up.text == "Gave up organising memories for this exchange: timeout"
+    assert describe_error(MemoryNotFound("x")) == "This memory can't be found; it may have been deleted or moved."
+    assert describe_error(ValueError("empty")) == "Invalid input: empty"
+
+
+async def test_the_wall_speaks_english(english, service, populated_store, qtbot, wait):
+    from sonetto_desktop.ui.memory_wall import MemoryWall
+
+    wall = MemoryWall(service)  # built after the translator, as the app builds it
+    qtbot.addWidget(wall)
+    wall.resize(900, 700)
+    wall.show()
+    await wall.reload()
+    coffee = populated_store.ids["喜欢手冲咖啡，不加糖"]
+    cat = populated_store.ids["有一只叫年糕的橘猫"]
+    menu = wall.actions.context_menu(coffee, [coffee, cat])
+    try:
+        texts = [a.text() for a in menu.actions() if not a.isSeparator()]
+        assert texts == ["Edit", "History", "Merge with…", "Delete 2 memories", "Copy"]
+    finally:
+        menu.close()
+        menu.deleteLater()
+    row = next(r for r in range(wall.model.rowCount()) if wall.model.index(r).data(CardRole.Id) == coffee)
+    assert wall.model.index(row).data(CardRole.RelativeTime) == "just now"
+
+    await wall.actions.delete_cards([coffee])
+    await wait(lambda: any(t.text.startswith("Deleted: ") for t in wall.toasts.toasts()), message="delete toast")
+    toast = next(t for t in wall.toasts.toasts() if t.text.startswith("Deleted: "))
+    assert toast.text == "Deleted: 喜欢手冲咖啡，不加糖"
+    assert toast.action_button.text() == "Undo"
+    assert [row["reason"] for row in populated_store.list_trash()] == ["Deleted by hand"]
