@@ -34,48 +34,38 @@
 <context>
     <name>ChatPanel</name>
     <message>
-        <location filename="../../sonetto_desktop/ui/chat_panel.py" line="89" />
+        <location filename="../../sonetto_desktop/ui/chat_panel.py" line="76" />
         <source>对话</source>
         <translation>Chats</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/chat_panel.py" line="92" />
-        <location filename="../../sonetto_desktop/ui/chat_panel.py" line="134" />
-        <location filename="../../sonetto_desktop/ui/chat_panel.py" line="204" />
+        <location filename="../../sonetto_desktop/ui/chat_panel.py" line="79" />
+        <location filename="../../sonetto_desktop/ui/chat_panel.py" line="121" />
+        <location filename="../../sonetto_desktop/ui/chat_panel.py" line="191" />
         <source>新对话</source>
         <translation>New chat</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/chat_panel.py" line="93" />
-        <location filename="../../sonetto_desktop/ui/chat_panel.py" line="207" />
+        <location filename="../../sonetto_desktop/ui/chat_panel.py" line="80" />
+        <location filename="../../sonetto_desktop/ui/chat_panel.py" line="194" />
         <source>重命名</source>
         <translation>Rename</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/chat_panel.py" line="94" />
-        <location filename="../../sonetto_desktop/ui/chat_panel.py" line="187" />
+        <location filename="../../sonetto_desktop/ui/chat_panel.py" line="81" />
+        <location filename="../../sonetto_desktop/ui/chat_panel.py" line="174" />
         <source>删除对话</source>
         <translation>Delete chat</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/chat_panel.py" line="188" />
+        <location filename="../../sonetto_desktop/ui/chat_panel.py" line="175" />
         <source>删除对话“%1”？聊天记录会被删除，已经记住的记忆不受影响。</source>
         <translation>Delete the chat “%1”? Its messages are deleted; memories already kept stay.</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/chat_panel.py" line="208" />
+        <location filename="../../sonetto_desktop/ui/chat_panel.py" line="195" />
         <source>删除</source>
         <translation>Delete</translation>
-    </message>
-    <message>
-        <location filename="../../sonetto_desktop/ui/chat_panel.py" line="246" />
-        <source>正在使用工具：%1…</source>
-        <translation>Using a tool: %1…</translation>
-    </message>
-    <message>
-        <location filename="../../sonetto_desktop/ui/chat_panel.py" line="250" />
-        <source>用过工具：%1</source>
-        <translation>Used a tool: %1</translation>
     </message>
 </context>
 <context>
@@ -94,6 +84,19 @@
         <location filename="../../sonetto_desktop/ui/composer.py" line="43" />
         <source>停止回复</source>
         <translation>Stop the reply</translation>
+    </message>
+</context>
+<context>
+    <name>Conversation</name>
+    <message>
+        <location filename="../../sonetto_desktop/ui/conversation.py" line="40" />
+        <source>正在使用工具：%1…</source>
+        <translation>Using a tool: %1…</translation>
+    </message>
+    <message>
+        <location filename="../../sonetto_desktop/ui/conversation.py" line="43" />
+        <source>用过工具：%1</source>
+        <translation>Used a tool: %1</translation>
     </message>
 </context>
 <context>
@@ -516,17 +519,17 @@
     <name>QuickChat</name>
     <message>
         <location filename="../../sonetto_desktop/ui/quick_chat.py" line="42" />
-        <location filename="../../sonetto_desktop/ui/quick_chat.py" line="55" />
+        <location filename="../../sonetto_desktop/ui/quick_chat.py" line="54" />
         <source>快速对话</source>
         <translation>Quick chat</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/quick_chat.py" line="61" />
+        <location filename="../../sonetto_desktop/ui/quick_chat.py" line="60" />
         <source>关闭 (Esc)</source>
         <translation>Close (Esc)</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/quick_chat.py" line="103" />
+        <location filename="../../sonetto_desktop/ui/quick_chat.py" line="93" />
         <source>新对话</source>
         <translation>New chat</translation>
     </message>

@@ -26,8 +26,8 @@ from sonetto_desktop.agent.sessions import DEFAULT_TITLE
 from .chat_controller import ChatController
 from .chat_view import ChatView
 from .composer import Composer
+from .conversation import Conversation
 from .icons import icon
-from .message_bubble import MessageBubble
 
 SESSION_PANE_WIDTH = 210
 ID_ROLE = Qt.ItemDataRole.UserRole
@@ -39,7 +39,6 @@ class ChatPanel(QWidget):
     def __init__(self, controller: ChatController, parent: QWidget | None = None) -> None:
         super().__init__(parent)
         self.controller = controller
-        self._reply: MessageBubble | None = None
         self._delete_box: QMessageBox | None = None
         self._filling = False
 
@@ -56,8 +55,7 @@ class ChatPanel(QWidget):
         self.view.memory_clicked.connect(self.memory_activated)
         self.view.retry_requested.connect(self._on_retry_requested)
         self.composer = Composer(conversation)
-        self.composer.send_requested.connect(self._on_send_requested)
-        self.composer.stop_requested.connect(self.controller.stop)
+        self.conversation = Conversation(controller, self.view, self.composer, parent=self)
         column.addWidget(self.view, 1)
         column.addWidget(self.composer)
         layout.addWidget(conversation, 1)
@@ -65,17 +63,6 @@ class ChatPanel(QWidget):
         c = controller
         c.sessions_changed.connect(self._on_sessions_changed)
         c.current_session_changed.connect(self._on_current_session_changed)
-        c.transcript_loaded.connect(self._on_transcript_loaded)
-        c.turn_started.connect(self._on_turn_started)
-        c.memories_recalled.connect(self._on_memories_recalled)
-        c.token_received.connect(self._on_token_received)
-        c.tool_started.connect(self._on_tool_started)
-        c.tool_finished.connect(self._on_tool_finished)
-        c.reply_finished.connect(self._on_reply_finished)
-        c.reply_failed.connect(self._on_reply_failed)
-        c.busy_changed.connect(self.composer.set_busy)
-        c.ready_changed.connect(self.composer.set_ready)
-        self.composer.set_ready(c.ready)
 
     def _build_session_pane(self) -> QWidget:
         pane = QWidget(self)
@@ -209,57 +196,6 @@ class ChatPanel(QWidget):
         menu.setAttribute(Qt.WidgetAttribute.WA_DeleteOnClose)
         menu.popup(self.session_list.viewport().mapToGlobal(pos))
 
-    # ── turns ──────────────────────────────────────────────────────────
-
-    def _mine(self, session_id: str) -> bool:
-        return session_id == self.controller.current_session_id
-
-    def _on_transcript_loaded(self, session_id: str, entries: list) -> None:
-        if self._mine(session_id):
-            self._reply = None
-            self.view.setProperty("language", self.controller.language)
-            self.view.load_transcript(entries)
-
-    def _on_send_requested(self, text: str) -> None:
-        if self.controller.send(text) is not None:
-            self.composer.clear_if(text)
-
     def _on_retry_requested(self, text: str) -> None:
         if text.strip():
             self.controller.send(text)
-
-    def _on_turn_started(self, session_id: str, text: str) -> None:
-        if self._mine(session_id):
-            self.view.add_message("user", text)
-            self._reply = self.view.add_reply(text)
-
-    def _on_memories_recalled(self, session_id: str, memories: list) -> None:
-        if self._mine(session_id) and self._reply is not None:
-            self._reply.set_memories(memories)
-
-    def _on_token_received(self, session_id: str, token: str) -> None:
-        if self._mine(session_id) and self._reply is not None:
-            self._reply.append_token(token)
-
-    def _on_tool_started(self, session_id: str, tool: str, _input: str) -> None:
-        if self._mine(session_id) and self._reply is not None:
-            self._reply.set_tool_activity(self.tr("正在使用工具：%1…").replace("%1", tool))
-
-    def _on_tool_finished(self, session_id: str, tool: str, _output: str) -> None:
-        if self._mine(session_id) and self._reply is not None:
-            self._reply.set_tool_activity(self.tr("用过工具：%1").replace("%1", tool))
-
-    def _on_reply_finished(self, session_id: str, text: str) -> None:
-        if self._mine(session_id) and self._reply is not None:
-            self._reply.set_text(text)
-            self._reply.flush()
-            self._reply = None
-
-    def _on_reply_failed(self, session_id: str, code: str, message: str, text: str) -> None:
-        if not self._mine(session_id):
-            return
-        if self._reply is not None:
-            self._reply.set_error(message, retry=code not in ("cancelled", "input"))
-            self._reply = None
-        if code == "input" and not self.composer.text().strip():
-            self.composer.set_text(text)  # nothing was stored: give the text back

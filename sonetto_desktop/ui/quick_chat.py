@@ -11,8 +11,8 @@ from sonetto_desktop.agent.sessions import DEFAULT_TITLE
 from .chat_controller import ChatController
 from .chat_view import ChatView
 from .composer import Composer
+from .conversation import Conversation
 from .icons import icon
-from .message_bubble import MessageBubble
 
 POPUP_SIZE = QSize(380, 460)
 MARGIN = 12
@@ -41,7 +41,6 @@ class QuickChat(QWidget):
         self.setAttribute(Qt.WidgetAttribute.WA_StyledBackground, True)
         self.setWindowTitle(self.tr("快速对话"))
         self.controller = controller
-        self._reply: MessageBubble | None = None
         self.resize(POPUP_SIZE)
 
         column = QVBoxLayout(self)
@@ -68,24 +67,15 @@ class QuickChat(QWidget):
 
         self.view = ChatView(self, compact=True)
         self.composer = Composer(self, max_lines=3)
-        self.composer.send_requested.connect(self._on_send_requested)
-        self.composer.stop_requested.connect(controller.stop)
+        self.conversation = Conversation(controller, self.view, self.composer, recent=RECENT_ENTRIES,
+                                         retry=False, parent=self)
+        self.conversation.transcript_shown.connect(self._update_title)
         column.addWidget(self.view, 1)
         column.addWidget(self.composer)
         QShortcut(QKeySequence(Qt.Key.Key_Escape), self, activated=self.hide)
 
-        c = controller
-        c.transcript_loaded.connect(self._on_transcript_loaded)
-        c.sessions_changed.connect(lambda _s: self._update_title())
-        c.current_session_changed.connect(lambda _s: self._update_title())
-        c.turn_started.connect(self._on_turn_started)
-        c.memories_recalled.connect(lambda sid, m: self._reply_do(sid, lambda r: r.set_memories(m)))
-        c.token_received.connect(lambda sid, t: self._reply_do(sid, lambda r: r.append_token(t)))
-        c.reply_finished.connect(self._on_reply_finished)
-        c.reply_failed.connect(self._on_reply_failed)
-        c.busy_changed.connect(self.composer.set_busy)
-        c.ready_changed.connect(self.composer.set_ready)
-        self.composer.set_ready(c.ready)
+        controller.sessions_changed.connect(lambda _s: self._update_title())
+        controller.current_session_changed.connect(lambda _s: self._update_title())
 
     def show_near(self, anchor: QRect | None = None) -> None:
         """Show beside the tray icon (``anchor``), else in the corner of the screen under the cursor."""
@@ -101,39 +91,3 @@ class QuickChat(QWidget):
         current = self.controller.current_session_id
         title = next((s.title for s in self.controller.sessions if s.id == current), "")
         self.session_label.setText(self.tr("新对话") if title == DEFAULT_TITLE else title)
-
-    def _mine(self, session_id: str) -> bool:
-        return session_id == self.controller.current_session_id
-
-    def _on_transcript_loaded(self, session_id: str, entries: list) -> None:
-        if self._mine(session_id):
-            self._reply = None
-            self.view.setProperty("language", self.controller.language)
-            self.view.load_transcript(entries[-RECENT_ENTRIES:])
-            self._update_title()
-
-    def _on_send_requested(self, text: str) -> None:
-        if self.controller.send(text) is not None:
-            self.composer.clear_if(text)
-
-    def _on_turn_started(self, session_id: str, text: str) -> None:
-        if self._mine(session_id):
-            self.view.add_message("user", text)
-            self._reply = self.view.add_reply(text)
-
-    def _reply_do(self, session_id: str, action) -> None:
-        if self._mine(session_id) and self._reply is not None:
-            action(self._reply)
-
-    def _on_reply_finished(self, session_id: str, text: str) -> None:
-        if self._mine(session_id) and self._reply is not None:
-            self._reply.set_text(text)
-            self._reply.flush()
-            self._reply = None
-
-    def _on_reply_failed(self, session_id: str, code: str, message: str, text: str) -> None:
-        if self._mine(session_id) and self._reply is not None:
-            self._reply.set_error(message, retry=False)
-            self._reply = None
-        if self._mine(session_id) and code == "input" and not self.composer.text().strip():
-            self.composer.set_text(text)

@@ -1,0 +1,86 @@
+"""Conversation: shows the controller's current session in a ChatView, fed from a Composer.
+
+The user's message, the streaming reply with its recalled memories and tool activity, then the
+finished text or an inline error. Shared by the main chat panel and the tray's quick chat, so
+both behave the same; it holds no chat data of its own beyond the bubble being streamed into.
+"""
+
+from __future__ import annotations
+
+from PySide6.QtCore import QObject, Signal
+
+from .chat_controller import ChatController
+from .chat_view import ChatView
+from .composer import Composer
+from .message_bubble import MessageBubble
+
+
+class Conversation(QObject):
+    transcript_shown = Signal()
+
+    def __init__(self, controller: ChatController, view: ChatView, composer: Composer, *,
+                 recent: int | None = None, retry: bool = True, parent: QObject | None = None) -> None:
+        super().__init__(parent or view)
+        self.controller = controller
+        self.view = view
+        self.composer = composer
+        self._recent = recent
+        self._retry = retry
+        self._reply: MessageBubble | None = None
+
+        composer.send_requested.connect(self._on_send_requested)
+        composer.stop_requested.connect(controller.stop)
+        c = controller
+        c.transcript_loaded.connect(self._on_transcript_loaded)
+        c.turn_started.connect(self._on_turn_started)
+        c.memories_recalled.connect(lambda sid, m: self._in_reply(sid, lambda r: r.set_memories(m)))
+        c.token_received.connect(lambda sid, t: self._in_reply(sid, lambda r: r.append_token(t)))
+        c.tool_started.connect(
+            lambda sid, tool, _i: self._in_reply(sid, lambda r: r.set_tool_activity(
+                self.tr("正在使用工具：%1…").replace("%1", tool))))
+        c.tool_finished.connect(
+            lambda sid, tool, _o: self._in_reply(sid, lambda r: r.set_tool_activity(
+                self.tr("用过工具：%1").replace("%1", tool))))
+        c.reply_finished.connect(self._on_reply_finished)
+        c.reply_failed.connect(self._on_reply_failed)
+        c.busy_changed.connect(composer.set_busy)
+        c.ready_changed.connect(composer.set_ready)
+        composer.set_ready(c.ready)
+
+    def _mine(self, session_id: str) -> bool:
+        return session_id == self.controller.current_session_id
+
+    def _in_reply(self, session_id: str, action) -> None:
+        if self._mine(session_id) and self._reply is not None:
+            action(self._reply)
+
+    def _on_transcript_loaded(self, session_id: str, entries: list) -> None:
+        if self._mine(session_id):
+            self._reply = None
+            self.view.setProperty("language", self.controller.language)
+            self.view.load_transcript(entries if self._recent is None else entries[-self._recent:])
+            self.transcript_shown.emit()
+
+    def _on_send_requested(self, text: str) -> None:
+        if self.controller.send(text) is not None:
+            self.composer.clear_if(text)
+
+    def _on_turn_started(self, session_id: str, text: str) -> None:
+        if self._mine(session_id):
+            self.view.add_message("user", text)
+            self._reply = self.view.add_reply(text)
+
+    def _on_reply_finished(self, session_id: str, text: str) -> None:
+        if self._mine(session_id) and self._reply is not None:
+            self._reply.set_text(text)
+            self._reply.flush()
+            self._reply = None
+
+    def _on_reply_failed(self, session_id: str, code: str, message: str, text: str) -> None:
+        if not self._mine(session_id):
+            return
+        if self._reply is not None:
+            self._reply.set_error(message, retry=self._retry and code not in ("cancelled", "input"))
+            self._reply = None
+        if code == "input" and not self.composer.text().strip():
+            self.composer.set_text(text)  # nothing was stored: give the text back
