@@ -36,6 +36,7 @@ if str(ROOT) not in sys.path:
 
 from sonetto_desktop.memory import YamlMemoryManager  # noqa: E402
 from sonetto_desktop.memory.writer.consumer import MemoryConsumer  # noqa: E402
+from sonetto_desktop.memory.retrieval.mechanical import MechanicalRetriever  # noqa: E402
 from sonetto_desktop.memory.writer.tools import find_secret  # noqa: E402
 
 RELATIVE_WORDS = ("今天", "明天", "后天", "大后天", "昨天", "前天", "下周", "下星期", "这周", "本周", "下个月", "今晚",
@@ -145,12 +146,13 @@ def check_store(mm: YamlMemoryManager, scenario: Scenario, initial: dict[str, tu
 
 async def run_scenario(scenario: Scenario, llm: Any, folder: Path) -> Outcome:
     mm = YamlMemoryManager(folder / f"{scenario.id}.yaml")
+    related = MechanicalRetriever(mm)  # as the app does: read_memories lists related ones on big stores
     try:
         for mem in scenario.memories:
             mm.add(mem["description"], mem["theme"])
         initial = {mid: (i.description, i.theme) for mid, i in mm.all_items().items()}
         outcome = Outcome(scenario, [])
-        consumer = MemoryConsumer(llm, mm, now=lambda: scenario.now)
+        consumer = MemoryConsumer(llm, mm, now=lambda: scenario.now, retriever=lambda: related)
         for n, turn in enumerate(scenario.turns):
             try:
                 result = await consumer.consume(f"bench-{scenario.id}", f"{scenario.id}-{n}", turn)
@@ -162,6 +164,7 @@ async def run_scenario(scenario: Scenario, llm: Any, folder: Path) -> Outcome:
         outcome.failures = check_store(mm, scenario, initial)
         return outcome
     finally:
+        related.close()
         mm.close()
 
 

@@ -6,6 +6,8 @@ For each store size in ``--seed`` (memories already in the store), ``--turns`` c
 through ``LongTermMemory.send_history`` in a burst while a loop-lag probe runs; the scripted model
 answers every call after ``--delay`` seconds with a realistic script (update mode: read_memories,
 then create_memory, then a final sentence; cold start: create_memory, then the sentence).
+The recall index is warmed up first, as the app does at start-up: above 60 memories
+``read_memories`` lists only the memories related to the turn (writer/listing.py).
 
 Printed: send_history latency (journal write + fsync included) p50 / p95 / max, the longest
 event-loop stall while the turns are consumed (target <= 50 ms), turns per second, and LLM calls
@@ -83,6 +85,9 @@ async def run_once(server: ScriptedLLMServer, folder: Path, backend: str, seed: 
     done: list[str] = []
     details: list[str] = []
     ltm.events.subscribe(lambda e: (done.append(e.turn_id), details.append(e.detail)) if e.kind == "turn_done" else None)
+    # As the app does at start-up: load jieba and build the offline index that read_memories
+    # uses to pick the turn's memories once the store is large (off the loop).
+    await asyncio.to_thread(ltm.warm_up_recall)
     ltm.start()
     stop, lags = asyncio.Event(), []
     probe_task = asyncio.create_task(probe(stop, lags))

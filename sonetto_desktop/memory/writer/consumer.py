@@ -24,8 +24,9 @@ from ..events import EventFeed, MemoryEvent
 from .callbacks import MemoryToolCallback
 from .prompts import choose_system_prompt
 from .timefmt import time_block
-from .tools import make_memory_tools
-from .turns import format_turn, normalize_turn
+from .listing import RetrieverProvider
+from .tools import CONTEXT_KEY, ToolContext, make_memory_tools
+from .turns import format_turn, normalize_turn, turn_query_text
 
 DEFAULT_RECURSION_LIMIT = 40  # about 19 model/tool rounds
 
@@ -61,7 +62,12 @@ class _SerialToolCalls(AgentMiddleware):
 
 
 class MemoryConsumer:
-    """Runs the memory-writer agent over one turn against ``mm``."""
+    """Runs the memory-writer agent over one turn against ``mm``.
+
+    ``retriever`` (a provider of the offline retriever, see ``tools.make_memory_tools``) lets
+    ``read_memories`` list only the memories related to the turn once the store is large; each
+    run hands the tools its turn text through a ``ToolContext`` in the run config.
+    """
 
     def __init__(
         self,
@@ -71,6 +77,7 @@ class MemoryConsumer:
         *,
         now: Callable[[], datetime] | None = None,
         recursion_limit: int = DEFAULT_RECURSION_LIMIT,
+        retriever: RetrieverProvider | None = None,
     ) -> None:
         if llm is None:
             raise ValueError("MemoryConsumer needs a chat model (llm is None: no model configured)")
@@ -79,7 +86,7 @@ class MemoryConsumer:
         self._events = events
         self._now = now or datetime.now
         self._recursion_limit = recursion_limit
-        self._tools = make_memory_tools(mm)
+        self._tools = make_memory_tools(mm, retriever=retriever)
         self._agents: dict[str, Any] = {}
         self._checkpointer = MemorySaver()
 
@@ -100,10 +107,10 @@ class MemoryConsumer:
             self._agents[system_prompt] = agent
         return agent
 
-    def build_prompt(self, turn_messages: Any, cold_start: bool) -> str:
+    def build_prompt(self, turn_messages: Any, cold_start: bool, now: datetime | None = None) -> str:
         text = format_turn(normalize_turn(turn_messages))
         header = "## 本轮对话" if cold_start else "## 新一轮对话"
-        return f"{header}\n{text}\n\n{time_block(self._now())}"
+        return f"{header}\n{text}\n\n{time_block(now or self._now())}"
 
     async def consume(self, session_id: str | None, turn_id: str | None, turn_messages: Any) -> ConsumeResult:
         """Let the agent write what this turn taught about the user. Raises if the LLM fails."""
@@ -111,7 +118,9 @@ class MemoryConsumer:
         messages = normalize_turn(turn_messages)
         cold_start = await asyncio.to_thread(self._mm.count) == 0
         system_prompt = choose_system_prompt(cold_start)
-        user_prompt = self.build_prompt(messages, cold_start)
+        now = self._now()
+        user_prompt = self.build_prompt(messages, cold_start, now)
+        tool_context = ToolContext(session_id, turn_id, turn_query_text(messages), now)
         agent = self._agents.get(system_prompt) or await asyncio.to_thread(self._agent, system_prompt)
         callback = MemoryToolCallback(self._events, session_id, turn_id)
         thread_id = f"ltm-{turn_id}-{uuid.uuid4().hex[:6]}"
@@ -122,7 +131,7 @@ class MemoryConsumer:
             state = await agent.ainvoke(
                 {"messages": [HumanMessage(content=user_prompt)]},
                 config={
-                    "configurable": {"thread_id": thread_id},
+                    "configurable": {"thread_id": thread_id, CONTEXT_KEY: tool_context},
                     "callbacks": [callback],
                     "recursion_limit": self._recursion_limit,
                 },

@@ -254,7 +254,8 @@ class LongTermMemory(RecallSide):
 
     def _get_consumer(self) -> MemoryConsumer:
         if self._consumer is None or self._consumer.llm is not self._llm:
-            self._consumer = MemoryConsumer(self._llm, self._mm, self.events, now=self._now)
+            self._consumer = MemoryConsumer(self._llm, self._mm, self.events, now=self._now,
+                                            retriever=self.related_retriever)
         return self._consumer
 
     async def _consume(self, entry: JournalEntry) -> Any:

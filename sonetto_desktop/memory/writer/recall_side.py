@@ -36,6 +36,14 @@ class RecallSide:
         """Async ``get_related_memory_from``: the LLM call never blocks the loop."""
         return await self._recaller().aretrieve(prompt, self._mode(mode))
 
+    def related_retriever(self) -> Any:
+        """The recall's offline retriever, shared with the writer's ``read_memories`` (one index per
+        store); ``None`` when the retrieval package is unavailable. Builds it on first use (blocking)."""
+        try:
+            return self._recaller().mechanical
+        except ImportError:
+            return None
+
     def warm_up_recall(self) -> None:
         """Load the tokenizer and build the offline index now (blocking: call it in a worker thread)."""
         self._recaller().mechanical.warm_up()

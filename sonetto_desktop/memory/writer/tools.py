@@ -13,13 +13,16 @@ from __future__ import annotations
 
 import re
 from dataclasses import dataclass
+from datetime import datetime
 from typing import Any
 
+from langchain_core.runnables import RunnableConfig
 from langchain_core.tools import BaseTool, ToolException, tool
 
 from ..base import BaseMemoryManager
 from ..errors import MemoryNotFound
 from ..events import EventFeed, MemoryEvent
+from .listing import READ_ALL_MAX, RECENT_N, RELATED_K, RetrieverProvider, read_listing
 
 ACTOR = "agent"
 TOOL_NAMES = ("create_memory", "read_memories", "update_memory", "delete_memory", "merge_memories", "hit_memory")
@@ -49,12 +52,23 @@ def find_secret(text: str) -> str | None:
     return None
 
 
+# Key of the per-run ``ToolContext`` in ``config["configurable"]`` (set by ``MemoryConsumer``).
+CONTEXT_KEY = "sonetto_tool_context"
+
+
 @dataclass
 class ToolContext:
-    """Which turn the tools are working for; only used when the tools publish events themselves."""
+    """Which turn the tools are working for.
+
+    The ids are used when the tools publish events themselves; ``turn_text`` (the turn's words)
+    and ``now`` are what ``read_memories`` selects related memories by once the store is large.
+    A context given in a run's ``config["configurable"][CONTEXT_KEY]`` wins over the factory's.
+    """
 
     session_id: str | None = None
     turn_id: str | None = None
+    turn_text: str | None = None
+    now: datetime | None = None
 
 
 def _text(name: str, value: Any, limit: int | None = None) -> str:
@@ -98,28 +112,32 @@ def _validation_message(exc: Exception) -> str:
 
 
 def format_memory_lines(mm: BaseMemoryManager) -> tuple[str, int]:
-    """``read_memories`` output: a count line, then one line per memory grouped by section."""
-    items = mm.all_items()
-    if not items:
-        return "记忆库目前是空的。", 0
-    rows = sorted(items.items(), key=lambda kv: (kv[1].theme, str(kv[1].latest_update_time or "")))
-    lines = [f"共 {len(rows)} 条记忆（ID | 分区 | 引用次数 | 最近更新日期 | 内容）："]
-    for mid, item in rows:
-        day = str(item.latest_update_time or "")[:10] or "未知"
-        lines.append(f"{mid} | {item.theme} | hit {int(item.hit or 0)} | {day} | {item.description}")
-    return "\n".join(lines), len(rows)
+    """Every memory: a count line, then one line per memory grouped by section."""
+    listing = read_listing(mm, read_all_max=1 << 62)
+    return listing.text, listing.total
 
 
 def make_memory_tools(
     mm: BaseMemoryManager,
     events: EventFeed[MemoryEvent] | None = None,
     context: ToolContext | None = None,
+    *,
+    retriever: RetrieverProvider | None = None,
+    read_all_max: int = READ_ALL_MAX,
+    related_k: int = RELATED_K,
+    recent_n: int = RECENT_N,
 ) -> list[BaseTool]:
     """The six CRUD tools bound to ``mm``.
 
     With ``events`` the tools also publish a ``MemoryEvent`` per successful call themselves
     (for use outside ``MemoryConsumer``, which publishes through its callback instead);
     ``context`` then supplies the session and turn ids.
+
+    ``read_memories`` lists every memory up to ``read_all_max`` of them; above that, the
+    ``related_k`` candidates that ``retriever()`` (a provider of an object with
+    ``candidates(text, k, now=...)``, e.g. a ``MechanicalRetriever``) finds for the turn text
+    of the context, plus the ``recent_n`` most recently updated ones (see ``listing``).
+    Without a retriever: the most recent and most-hit ones.
     """
 
     def done(text: str, kind: str, ids: tuple[str, ...], description: str = "", reason: str = "") -> tuple[str, dict]:
@@ -156,12 +174,20 @@ def make_memory_tools(
         memory_id = mm.add(text, theme, actor=ACTOR, reason="记忆写入助手根据对话新增")
         return done(f"已创建记忆 {memory_id}（分区：{theme}）。", "create", (memory_id,), text, "")
 
+    def run_context(config: RunnableConfig | None) -> ToolContext:
+        given = ((config or {}).get("configurable") or {}).get(CONTEXT_KEY)
+        return given if isinstance(given, ToolContext) else (context or ToolContext())
+
     @tool(response_format="content_and_artifact")
-    def read_memories() -> tuple[str, dict]:
-        """查看当前所有记忆条目：每行一条，包含 ID、分区、引用次数（hit）、最近更新日期和内容。
+    def read_memories(config: RunnableConfig) -> tuple[str, dict]:
+        """查看记忆条目：每行一条，包含 ID、分区、引用次数（hit）、最近更新日期和内容。
+        记忆不多时列出全部；记忆很多时只列出与本轮对话相关的条目和最近更新的几条，第一行会写明总数。
         在新增、修改、合并、删除之前必须先调用此工具了解现有条目；一轮处理中读一次即可。"""
-        text, count = format_memory_lines(mm)
-        return done(text, "read", (), "", f"{count} 条")
+        ctx = run_context(config)
+        listing = read_listing(mm, ctx.turn_text, retriever, now=ctx.now, read_all_max=read_all_max,
+                               related_k=related_k, recent_n=recent_n)
+        count = f"{listing.total} 条" if listing.shown == listing.total else f"{listing.shown}/{listing.total} 条"
+        return done(listing.text, "read", (), "", count)
 
     @tool(response_format="content_and_artifact")
     def update_memory(id: str, content: str, reason: str) -> tuple[str, dict]:

@@ -11,6 +11,7 @@ from langchain_core.messages import BaseMessage
 
 MAX_MESSAGE_CHARS = 4000
 MAX_TURN_CHARS = 12000
+MAX_QUERY_CHARS = 2000
 
 _ROLES = {"user": "user", "human": "user", "assistant": "assistant", "ai": "assistant"}
 _SPEAKER = {"user": "用户", "assistant": "Sonetto"}
@@ -59,6 +60,23 @@ def format_turn(messages: list[dict[str, str]], *, max_message_chars: int = MAX_
         limit = budget_each if msg["role"] == "assistant" else max(budget_each, max_message_chars)
         parts.append(f"{_SPEAKER[msg['role']]}：{_clip(msg['content'].strip(), limit)}")
     return _clip("\n\n".join(parts), max_turn_chars + 200)
+
+
+def turn_query_text(messages: list[dict[str, str]], limit: int = MAX_QUERY_CHARS) -> str:
+    """The turn's words for finding related memories: the user's words first (an over-long text
+    keeps its head and tail, where a pasted text's question usually is), then the replies as far
+    as ``limit`` allows."""
+
+    def joined(role: str) -> str:
+        return "\n".join(m["content"].strip() for m in messages if m["role"] == role and m["content"].strip())
+
+    user = joined("user")
+    if len(user) > limit:
+        half = limit // 2
+        return f"{user[:half]}\n{user[-(limit - half - 1):]}"
+    room = limit - len(user) - 1
+    replies = joined("assistant")[:max(room, 0)]
+    return f"{user}\n{replies}" if user and replies else user or replies
 
 
 def last_exchange(messages: Sequence[Any]) -> list[Any]:
