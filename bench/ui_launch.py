@@ -1,5 +1,5 @@
 """UI benchmarks: launch to window shown, idle memory, and event-loop stalls while the memory writer
-consumes 20 turns. Numbers go to docs/benchmarks-ui.md.
+consumes 20 turns. Numbers go to docs/benchmarks.md.
 
     python bench/ui_launch.py            # offscreen; 5 launches
     xvfb-run -a python bench/ui_launch.py --platform xcb

@@ -5,7 +5,7 @@
 Measures, on the GUI thread: the first render (model filled with the cards, theme sections built,
 laid out and painted), a search filter and clearing it, switching the sort, and applying one live
 change. Reading the cards from the store happens in a worker in the app (``read_cards``); its cost
-is printed separately, cold (first read after opening: YAML parse) and warm. Not a test: the numbers go to docs/benchmarks-ui-wall.md.
+is printed separately, cold (first read after opening: YAML parse) and warm. Not a test: the numbers go to docs/benchmarks.md.
 """
 
 from __future__ import annotations

@@ -2,7 +2,7 @@
 selection once it is large.
 
 Listing every memory made the writer's prompt grow with the store (~66 k prompt tokens per turn
-at 1000 memories, see docs/benchmarks-writer.md). Above ``READ_ALL_MAX`` memories the listing
+at 1000 memories, see docs/benchmarks.md). Above ``READ_ALL_MAX`` memories the listing
 keeps the offline retriever's candidates for the current turn (``MechanicalRetriever.candidates``:
 best matches first, filled up with recent and much-used memories) plus the few most recently
 updated ones. Without a retriever (or when it fails) it keeps the most recent and most-hit ones.
