@@ -3,7 +3,7 @@
 <context>
     <name>CardDelegate</name>
     <message>
-        <location filename="../../sonetto_desktop/ui/card_delegate.py" line="146" />
+        <location filename="../../sonetto_desktop/ui/card_delegate.py" line="148" />
         <source>命中 {0}</source>
         <translation>Hits: {0}</translation>
     </message>
@@ -11,22 +11,22 @@
 <context>
     <name>ChatController</name>
     <message>
-        <location filename="../../sonetto_desktop/ui/chat_controller.py" line="136" />
+        <location filename="../../sonetto_desktop/ui/chat_controller.py" line="140" />
         <source>重命名失败：</source>
         <translation>Rename failed: </translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/chat_controller.py" line="182" />
+        <location filename="../../sonetto_desktop/ui/chat_controller.py" line="186" />
         <source>已停止</source>
         <translation>Stopped</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/chat_controller.py" line="186" />
+        <location filename="../../sonetto_desktop/ui/chat_controller.py" line="190" />
         <source>出错了：</source>
         <translation>Something went wrong: </translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/chat_controller.py" line="189" />
+        <location filename="../../sonetto_desktop/ui/chat_controller.py" line="193" />
         <source>回复意外中断了。</source>
         <translation>The reply stopped unexpectedly.</translation>
     </message>
@@ -34,36 +34,41 @@
 <context>
     <name>ChatPanel</name>
     <message>
-        <location filename="../../sonetto_desktop/ui/chat_panel.py" line="76" />
+        <location filename="../../sonetto_desktop/ui/chat_panel.py" line="80" />
         <source>对话</source>
         <translation>Chats</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/chat_panel.py" line="79" />
-        <location filename="../../sonetto_desktop/ui/chat_panel.py" line="121" />
-        <location filename="../../sonetto_desktop/ui/chat_panel.py" line="191" />
+        <location filename="../../sonetto_desktop/ui/chat_panel.py" line="83" />
+        <location filename="../../sonetto_desktop/ui/chat_panel.py" line="125" />
+        <location filename="../../sonetto_desktop/ui/chat_panel.py" line="207" />
         <source>新对话</source>
         <translation>New chat</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/chat_panel.py" line="80" />
-        <location filename="../../sonetto_desktop/ui/chat_panel.py" line="194" />
+        <location filename="../../sonetto_desktop/ui/chat_panel.py" line="84" />
+        <location filename="../../sonetto_desktop/ui/chat_panel.py" line="210" />
         <source>重命名</source>
         <translation>Rename</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/chat_panel.py" line="81" />
-        <location filename="../../sonetto_desktop/ui/chat_panel.py" line="174" />
+        <location filename="../../sonetto_desktop/ui/chat_panel.py" line="85" />
+        <location filename="../../sonetto_desktop/ui/chat_panel.py" line="190" />
         <source>删除对话</source>
         <translation>Delete chat</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/chat_panel.py" line="175" />
+        <location filename="../../sonetto_desktop/ui/chat_panel.py" line="161" />
+        <source>对话操作失败：{0}</source>
+        <translation>Chat operation failed: {0}</translation>
+    </message>
+    <message>
+        <location filename="../../sonetto_desktop/ui/chat_panel.py" line="191" />
         <source>删除对话“%1”？聊天记录会被删除，已经记住的记忆不受影响。</source>
         <translation>Delete the chat “%1”? Its messages are deleted; memories already kept stay.</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/chat_panel.py" line="195" />
+        <location filename="../../sonetto_desktop/ui/chat_panel.py" line="211" />
         <source>删除</source>
         <translation>Delete</translation>
     </message>
@@ -102,57 +107,57 @@
 <context>
     <name>EditDialog</name>
     <message>
-        <location filename="../../sonetto_desktop/ui/edit_dialog.py" line="44" />
+        <location filename="../../sonetto_desktop/ui/edit_dialog.py" line="45" />
         <source>新建记忆</source>
         <translation>New memory</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/edit_dialog.py" line="44" />
+        <location filename="../../sonetto_desktop/ui/edit_dialog.py" line="45" />
         <source>编辑记忆</source>
         <translation>Edit memory</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/edit_dialog.py" line="51" />
+        <location filename="../../sonetto_desktop/ui/edit_dialog.py" line="52" />
         <source>关于你的一件事，例如：喜欢手冲咖啡，不加糖</source>
         <translation>Something about you, e.g.: likes pour-over coffee, no sugar</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/edit_dialog.py" line="54" />
+        <location filename="../../sonetto_desktop/ui/edit_dialog.py" line="57" />
         <source>主题，例如：品味、工作、家人</source>
         <translation>Theme, e.g.: taste, work, family</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/edit_dialog.py" line="58" />
+        <location filename="../../sonetto_desktop/ui/edit_dialog.py" line="61" />
         <source>为什么这样改（可选，会记入历史）</source>
         <translation>Why this change (optional, kept in the history)</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/edit_dialog.py" line="64" />
+        <location filename="../../sonetto_desktop/ui/edit_dialog.py" line="67" />
         <source>内容</source>
         <translation>Text</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/edit_dialog.py" line="65" />
+        <location filename="../../sonetto_desktop/ui/edit_dialog.py" line="68" />
         <source>主题</source>
         <translation>Theme</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/edit_dialog.py" line="66" />
+        <location filename="../../sonetto_desktop/ui/edit_dialog.py" line="69" />
         <source>原因</source>
         <translation>Reason</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/edit_dialog.py" line="96" />
+        <location filename="../../sonetto_desktop/ui/edit_dialog.py" line="99" />
         <source>内容不能为空。</source>
         <translation>The text cannot be empty.</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/edit_dialog.py" line="98" />
+        <location filename="../../sonetto_desktop/ui/edit_dialog.py" line="101" />
         <source>主题不能为空。</source>
         <translation>The theme cannot be empty.</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/edit_dialog.py" line="100" />
+        <location filename="../../sonetto_desktop/ui/edit_dialog.py" line="103" />
         <source>还没有改动。</source>
         <translation>Nothing has changed yet.</translation>
     </message>
@@ -160,109 +165,109 @@
 <context>
     <name>HistoryDialog</name>
     <message>
-        <location filename="../../sonetto_desktop/ui/history_dialog.py" line="69" />
+        <location filename="../../sonetto_desktop/ui/history_dialog.py" line="72" />
         <source>{0}（{1}）</source>
         <translation>{0} ({1})</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/history_dialog.py" line="91" />
+        <location filename="../../sonetto_desktop/ui/history_dialog.py" line="94" />
         <source>记忆的历史</source>
         <translation>Memory history</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/history_dialog.py" line="98" />
+        <location filename="../../sonetto_desktop/ui/history_dialog.py" line="101" />
         <source>加载中…</source>
         <translation>Loading…</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/history_dialog.py" line="114" />
+        <location filename="../../sonetto_desktop/ui/history_dialog.py" line="117" />
         <source>恢复的原因</source>
         <translation>Reason for restoring</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/history_dialog.py" line="115" />
+        <location filename="../../sonetto_desktop/ui/history_dialog.py" line="118" />
         <source>恢复为此版本</source>
         <translation>Restore this version</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/history_dialog.py" line="147" />
+        <location filename="../../sonetto_desktop/ui/history_dialog.py" line="150" />
         <source>这条记忆已不存在（可能被删除或合并）。</source>
         <translation>This memory no longer exists (it may have been deleted or merged).</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/history_dialog.py" line="152" />
+        <location filename="../../sonetto_desktop/ui/history_dialog.py" line="158" />
         <source>当前：{0}（{1}）</source>
         <translation>Now: {0} ({1})</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/history_dialog.py" line="183" />
+        <location filename="../../sonetto_desktop/ui/history_dialog.py" line="190" />
         <source>智能体</source>
         <translation>Sonetto</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/history_dialog.py" line="183" />
+        <location filename="../../sonetto_desktop/ui/history_dialog.py" line="190" />
         <source>你</source>
         <translation>You</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/history_dialog.py" line="187" />
+        <location filename="../../sonetto_desktop/ui/history_dialog.py" line="194" />
         <source>创建</source>
         <translation>Added</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/history_dialog.py" line="188" />
+        <location filename="../../sonetto_desktop/ui/history_dialog.py" line="195" />
         <source>修改</source>
         <translation>Edited</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/history_dialog.py" line="189" />
+        <location filename="../../sonetto_desktop/ui/history_dialog.py" line="196" />
         <source>合并</source>
         <translation>Merged</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/history_dialog.py" line="190" />
+        <location filename="../../sonetto_desktop/ui/history_dialog.py" line="197" />
         <source>恢复旧版本</source>
         <translation>Reverted</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/history_dialog.py" line="191" />
+        <location filename="../../sonetto_desktop/ui/history_dialog.py" line="198" />
         <source>从回收站恢复</source>
         <translation>Restored</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/history_dialog.py" line="198" />
+        <location filename="../../sonetto_desktop/ui/history_dialog.py" line="205" />
         <source>最初的版本</source>
         <translation>The first version</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/history_dialog.py" line="203" />
+        <location filename="../../sonetto_desktop/ui/history_dialog.py" line="210" />
         <source> · 来自被合并的记忆</source>
         <translation> · from a merged memory</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/history_dialog.py" line="225" />
-        <location filename="../../sonetto_desktop/ui/history_dialog.py" line="234" />
-        <location filename="../../sonetto_desktop/ui/history_dialog.py" line="236" />
+        <location filename="../../sonetto_desktop/ui/history_dialog.py" line="232" />
+        <location filename="../../sonetto_desktop/ui/history_dialog.py" line="241" />
+        <location filename="../../sonetto_desktop/ui/history_dialog.py" line="243" />
         <source>主题：{0}</source>
         <translation>Theme: {0}</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/history_dialog.py" line="230" />
+        <location filename="../../sonetto_desktop/ui/history_dialog.py" line="237" />
         <source>修改前 → 修改后</source>
         <translation>Before → after</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/history_dialog.py" line="238" />
+        <location filename="../../sonetto_desktop/ui/history_dialog.py" line="245" />
         <source>并入的记忆：{0}</source>
         <translation>Merged-in memory: {0}</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/history_dialog.py" line="241" />
+        <location filename="../../sonetto_desktop/ui/history_dialog.py" line="248" />
         <source>原因：{0}</source>
         <translation>Reason: {0}</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/history_dialog.py" line="255" />
+        <location filename="../../sonetto_desktop/ui/history_dialog.py" line="262" />
         <source>恢复的原因（必填）</source>
         <translation>Reason for restoring (required)</translation>
     </message>
@@ -341,7 +346,7 @@
         <translation>Deleted by hand</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/memory_service.py" line="147" />
+        <location filename="../../sonetto_desktop/ui/memory_service.py" line="148" />
         <source>恢复旧版本</source>
         <translation>Restored an old version</translation>
     </message>
@@ -349,107 +354,112 @@
 <context>
     <name>MemoryWall</name>
     <message>
-        <location filename="../../sonetto_desktop/ui/memory_wall.py" line="117" />
+        <location filename="../../sonetto_desktop/ui/memory_wall.py" line="118" />
         <source>搜索记忆…</source>
         <translation>Search memories…</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/memory_wall.py" line="123" />
+        <location filename="../../sonetto_desktop/ui/memory_wall.py" line="125" />
         <source>最近更新</source>
         <translation>Recently changed</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/memory_wall.py" line="124" />
+        <location filename="../../sonetto_desktop/ui/memory_wall.py" line="126" />
         <source>命中最多</source>
         <translation>Most used</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/memory_wall.py" line="133" />
+        <location filename="../../sonetto_desktop/ui/memory_wall.py" line="135" />
         <source>新建</source>
         <translation>New</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/memory_wall.py" line="134" />
+        <location filename="../../sonetto_desktop/ui/memory_wall.py" line="136" />
         <source>新建一条记忆</source>
         <translation>Add a memory</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/memory_wall.py" line="140" />
+        <location filename="../../sonetto_desktop/ui/memory_wall.py" line="142" />
         <source>回收站</source>
         <translation>Trash</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/memory_wall.py" line="212" />
+        <location filename="../../sonetto_desktop/ui/memory_wall.py" line="214" />
         <source>记忆库暂时无法读取，卡片墙是空的；没有任何内容被改动。</source>
         <translation>The memory store cannot be read right now, so the wall is empty; nothing was changed.</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/memory_wall.py" line="214" />
+        <location filename="../../sonetto_desktop/ui/memory_wall.py" line="216" />
         <source>还没有记忆。和 Sonetto 聊聊，或点「新建」写下一条。</source>
         <translation>No memories yet. Chat with Sonetto, or click “New” to write one.</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/memory_wall.py" line="216" />
+        <location filename="../../sonetto_desktop/ui/memory_wall.py" line="218" />
         <source>没有和「{0}」匹配的记忆。</source>
         <translation>No memory matches “{0}”.</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/memory_wall.py" line="224" />
+        <location filename="../../sonetto_desktop/ui/memory_wall.py" line="226" />
         <source>{0} / {1} 条</source>
         <translation>{0} / {1}</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/memory_wall.py" line="226" />
+        <location filename="../../sonetto_desktop/ui/memory_wall.py" line="228" />
         <source>{0} 条</source>
         <translation>{0}</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/wall_actions.py" line="114" />
+        <location filename="../../sonetto_desktop/ui/wall_actions.py" line="124" />
+        <source>这条记忆已经不在了（可能刚被删除或合并）。可以把你写的内容另存为一条新记忆。</source>
+        <translation>This memory is gone (it may have just been deleted or merged). You can save what you wrote as a new memory.</translation>
+    </message>
+    <message>
+        <location filename="../../sonetto_desktop/ui/wall_actions.py" line="175" />
         <source>已删除：{0}</source>
         <translation>Deleted: {0}</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/wall_actions.py" line="116" />
+        <location filename="../../sonetto_desktop/ui/wall_actions.py" line="177" />
         <source>已删除 {0} 条记忆</source>
         <translation>Deleted {0} memories</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/wall_actions.py" line="120" />
+        <location filename="../../sonetto_desktop/ui/wall_actions.py" line="181" />
         <source>撤销</source>
         <translation>Undo</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/wall_actions.py" line="156" />
+        <location filename="../../sonetto_desktop/ui/wall_actions.py" line="217" />
         <source>拖动到「{0}」</source>
         <translation>Dragged to “{0}”</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/wall_actions.py" line="171" />
+        <location filename="../../sonetto_desktop/ui/wall_actions.py" line="232" />
         <source>删除</source>
         <translation>Delete</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/wall_actions.py" line="173" />
+        <location filename="../../sonetto_desktop/ui/wall_actions.py" line="234" />
         <source>删除 {0} 条</source>
         <translation>Delete {0} memories</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/wall_actions.py" line="175" />
+        <location filename="../../sonetto_desktop/ui/wall_actions.py" line="236" />
         <source>编辑</source>
         <translation>Edit</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/wall_actions.py" line="176" />
+        <location filename="../../sonetto_desktop/ui/wall_actions.py" line="237" />
         <source>历史</source>
         <translation>History</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/wall_actions.py" line="178" />
+        <location filename="../../sonetto_desktop/ui/wall_actions.py" line="239" />
         <source>与…合并</source>
         <translation>Merge with…</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/wall_actions.py" line="182" />
+        <location filename="../../sonetto_desktop/ui/wall_actions.py" line="243" />
         <source>复制</source>
         <translation>Copy</translation>
     </message>
@@ -467,32 +477,32 @@
         <translation>Merge memories</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/merge_dialog.py" line="79" />
+        <location filename="../../sonetto_desktop/ui/merge_dialog.py" line="80" />
         <source>合并重复的记忆</source>
         <translation>Merge duplicate memories</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/merge_dialog.py" line="83" />
+        <location filename="../../sonetto_desktop/ui/merge_dialog.py" line="84" />
         <source>保留</source>
         <translation>Keep</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/merge_dialog.py" line="84" />
+        <location filename="../../sonetto_desktop/ui/merge_dialog.py" line="85" />
         <source>并入</source>
         <translation>Merge in</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/merge_dialog.py" line="85" />
+        <location filename="../../sonetto_desktop/ui/merge_dialog.py" line="86" />
         <source>合并后</source>
         <translation>Merged</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/merge_dialog.py" line="86" />
+        <location filename="../../sonetto_desktop/ui/merge_dialog.py" line="87" />
         <source>主题</source>
         <translation>Theme</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/merge_dialog.py" line="87" />
+        <location filename="../../sonetto_desktop/ui/merge_dialog.py" line="88" />
         <source>原因</source>
         <translation>Reason</translation>
     </message>
@@ -518,18 +528,18 @@
 <context>
     <name>QuickChat</name>
     <message>
-        <location filename="../../sonetto_desktop/ui/quick_chat.py" line="42" />
-        <location filename="../../sonetto_desktop/ui/quick_chat.py" line="54" />
+        <location filename="../../sonetto_desktop/ui/quick_chat.py" line="44" />
+        <location filename="../../sonetto_desktop/ui/quick_chat.py" line="56" />
         <source>快速对话</source>
         <translation>Quick chat</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/quick_chat.py" line="60" />
+        <location filename="../../sonetto_desktop/ui/quick_chat.py" line="62" />
         <source>关闭 (Esc)</source>
         <translation>Close (Esc)</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/quick_chat.py" line="93" />
+        <location filename="../../sonetto_desktop/ui/quick_chat.py" line="96" />
         <source>新对话</source>
         <translation>New chat</translation>
     </message>
@@ -722,37 +732,42 @@
 <context>
     <name>SonettoApp</name>
     <message>
-        <location filename="../../sonetto_desktop/ui/shell.py" line="158" />
+        <location filename="../../sonetto_desktop/ui/shell.py" line="163" />
         <source>对话功能启动失败：%1。记忆墙仍可使用；请检查数据目录后重启。</source>
         <translation>Chat could not start: %1. The memory wall still works; check the data folder, then restart.</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/shell.py" line="246" />
+        <location filename="../../sonetto_desktop/ui/shell.py" line="258" />
         <source>语言</source>
         <translation>Language</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/shell.py" line="246" />
+        <location filename="../../sonetto_desktop/ui/shell.py" line="258" />
         <source>界面语言将在重新启动后切换。</source>
         <translation>The interface language changes after a restart.</translation>
     </message>
     <message>
         <location filename="../../sonetto_desktop/ui/shell.py" line="288" />
+        <source>无法使用新的数据文件夹 {0}：{1}。仍在使用原来的记忆库。</source>
+        <translation>Cannot use the new data folder {0}: {1}. Still using the previous memory store.</translation>
+    </message>
+    <message>
+        <location filename="../../sonetto_desktop/ui/store_problem.py" line="17" />
         <source>记忆库文件无法读取，为了不丢失任何内容，Sonetto 不会写入它。</source>
         <translation>The memory store cannot be read. So that nothing is lost, Sonetto will not write to it.</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/shell.py" line="290" />
+        <location filename="../../sonetto_desktop/ui/store_problem.py" line="18" />
         <source>记忆库有问题</source>
         <translation>Problem with the memory store</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/shell.py" line="291" />
+        <location filename="../../sonetto_desktop/ui/store_problem.py" line="20" />
         <source>可以在数据文件夹里用备份（.bak）恢复，然后重新启动。</source>
         <translation>You can restore it from the backup (.bak) in the data folder, then restart.</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/shell.py" line="293" />
+        <location filename="../../sonetto_desktop/ui/store_problem.py" line="22" />
         <source>打开数据文件夹</source>
         <translation>Open data folder</translation>
     </message>
@@ -827,22 +842,22 @@
     </message>
     <message>
         <location filename="../../sonetto_desktop/ui/trash_dialog.py" line="52" />
-        <location filename="../../sonetto_desktop/ui/trash_dialog.py" line="124" />
+        <location filename="../../sonetto_desktop/ui/trash_dialog.py" line="126" />
         <source>清空回收站</source>
         <translation>Empty the trash</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/trash_dialog.py" line="92" />
+        <location filename="../../sonetto_desktop/ui/trash_dialog.py" line="94" />
         <source>回收站是空的。</source>
         <translation>The trash is empty.</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/trash_dialog.py" line="92" />
+        <location filename="../../sonetto_desktop/ui/trash_dialog.py" line="94" />
         <source>{0} 条已删除的记忆</source>
         <translation>Deleted memories: {0}</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/trash_dialog.py" line="125" />
+        <location filename="../../sonetto_desktop/ui/trash_dialog.py" line="127" />
         <source>永久删除回收站里的全部记忆？此操作无法撤销。</source>
         <translation>Delete every memory in the trash for good? This cannot be undone.</translation>
     </message>
@@ -882,7 +897,7 @@ Before we chat, add a model service in the settings (OpenAI, DeepSeek, Qwen, or 
 The memory wall on the right works already.</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/welcome.py" line="39" />
+        <location filename="../../sonetto_desktop/ui/welcome.py" line="40" />
         <source>打开设置</source>
         <translation>Open settings</translation>
     </message>

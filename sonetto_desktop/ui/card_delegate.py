@@ -90,7 +90,9 @@ class CardDelegate(QStyledItemDelegate):
         return lines
 
     def sizeHint(self, option: QStyleOptionViewItem, index: QModelIndex | QPersistentModelIndex) -> QSize:
-        return QSize(CARD_SIZE)
+        grid = getattr(option.widget, "gridSize", None)
+        size = grid() if callable(grid) else QSize()
+        return QSize(size) if size.isValid() and not size.isEmpty() else QSize(CARD_SIZE)
 
     def paint(self, painter: QPainter, option: QStyleOptionViewItem, index: QModelIndex | QPersistentModelIndex):
         card: Card | None = index.data(CardRole.Card)

@@ -99,7 +99,11 @@ class ThemeCardView(QListView):
     # ── sizing: as tall as its rows, so only the wall scrolls ─────────
 
     def columns(self) -> int:
-        return max(1, self.viewport().width() // CARD_SIZE.width())
+        return max(1, self._row_width() // CARD_SIZE.width())
+
+    def _row_width(self) -> int:
+        # QListView wraps an item whose right edge passes the viewport's last pixel (width - 1)
+        return max(0, self.viewport().width() - 1)
 
     def content_height(self) -> int:
         rows = math.ceil(self._proxy.rowCount() / self.columns())
@@ -115,7 +119,15 @@ class ThemeCardView(QListView):
 
     def resizeEvent(self, event: QResizeEvent) -> None:
         super().resizeEvent(event)
+        self.fit_grid()
         self.update_height()
+
+    def fit_grid(self) -> None:
+        """Widen the grid cells so the cards of a row fill the width (no ragged gap on the right)."""
+        columns = self.columns()
+        cell = QSize(max(CARD_SIZE.width(), self._row_width() // columns), CARD_SIZE.height())
+        if cell != self.gridSize():
+            self.setGridSize(cell)
 
     # ── drag and drop: ids in, the wall decides ───────────────────────
 

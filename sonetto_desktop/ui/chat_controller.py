@@ -46,6 +46,7 @@ class ChatController(QObject):
         self._turn: asyncio.Task[None] | None = None
         self._turn_session = ""
         self._accepting = True
+        self._background: set[asyncio.Task[Any]] = set()
 
     # ── state ──────────────────────────────────────────────────────────
 
@@ -99,6 +100,9 @@ class ChatController(QObject):
                 self._engine.cancel(self._turn_session)
             self._turn.cancel()
             await asyncio.gather(self._turn, return_exceptions=True)
+        for task in list(self._background):  # a session-list refresh must not outlive the engine
+            task.cancel()
+        await asyncio.gather(*self._background, return_exceptions=True)
         self._engine = None
 
     # ── sessions ───────────────────────────────────────────────────────
@@ -190,7 +194,9 @@ class ChatController(QObject):
         finally:
             self.busy_changed.emit(False)
             if self._engine is not None and self._accepting:
-                asyncio.ensure_future(self._refresh_quietly())
+                refresh = asyncio.ensure_future(self._refresh_quietly())
+                self._background.add(refresh)  # held until done: the loop keeps only weak references
+                refresh.add_done_callback(self._background.discard)
 
     def _dispatch(self, session_id: str, text: str, event: ChatEvent) -> bool:
         kind = event.kind

@@ -5,7 +5,9 @@ Holds no chat data: sessions and turns come from the :class:`ChatController`'s s
 
 from __future__ import annotations
 
-from typing import Any
+import asyncio
+import logging
+from typing import Any, Awaitable
 
 from PySide6.QtCore import QPoint, Qt, Signal
 from PySide6.QtWidgets import (
@@ -28,6 +30,8 @@ from .chat_view import ChatView
 from .composer import Composer
 from .conversation import Conversation
 from .icons import icon
+
+log = logging.getLogger(__name__)
 
 SESSION_PANE_WIDTH = 210
 ID_ROLE = Qt.ItemDataRole.UserRole
@@ -144,13 +148,25 @@ class ChatPanel(QWidget):
         if session_id != self.controller.current_session_id:
             self.select_session(session_id)
 
+    async def _reported(self, operation: Awaitable[Any]) -> None:
+        """Run a session operation; a failure (e.g. the session database is locked) is told to the
+        person through the controller's ``operation_failed``, never only logged."""
+        try:
+            await operation
+        except asyncio.CancelledError:
+            raise
+        except Exception as exc:  # noqa: BLE001 - reported, never raised into a slot
+            log.warning("session operation failed", exc_info=True)
+            self.controller.operation_failed.emit(
+                self.tr("对话操作失败：{0}").format(str(exc) or type(exc).__name__))
+
     @asyncSlot()
     async def select_session(self, session_id: str) -> None:
-        await self.controller.select_session(session_id)
+        await self._reported(self.controller.select_session(session_id))
 
     @asyncSlot()
     async def new_session(self) -> None:
-        await self.controller.new_session()
+        await self._reported(self.controller.new_session())
 
     def start_rename(self) -> None:
         item = self._item_for(self.controller.current_session_id)
@@ -164,7 +180,7 @@ class ChatPanel(QWidget):
 
     @asyncSlot()
     async def rename_session(self, session_id: str, title: str) -> None:
-        await self.controller.rename_session(session_id, title)
+        await self._reported(self.controller.rename_session(session_id, title))
 
     def confirm_delete(self, session_id: str | None = None) -> QMessageBox:
         """Ask before deleting (non-blocking); Yes deletes the session and its transcript."""
@@ -183,7 +199,7 @@ class ChatPanel(QWidget):
 
     @asyncSlot()
     async def delete_session(self, session_id: str) -> None:
-        await self.controller.delete_session(session_id)
+        await self._reported(self.controller.delete_session(session_id))
 
     def _on_session_menu(self, pos: QPoint) -> None:
         item = self.session_list.itemAt(pos)

@@ -6,6 +6,7 @@ from __future__ import annotations
 from typing import Iterable
 
 from PySide6.QtCore import Qt
+from PySide6.QtGui import QTextCursor
 from PySide6.QtWidgets import (
     QCompleter,
     QDialog,
@@ -49,6 +50,8 @@ class EditDialog(QDialog):
         self.description_edit = QPlainTextEdit(description, self)
         self.description_edit.setObjectName("EditDescription")
         self.description_edit.setPlaceholderText(self.tr("关于你的一件事，例如：喜欢手冲咖啡，不加糖"))
+        self.description_edit.setTabChangesFocus(True)  # Tab goes on to the theme, never a tab character
+        self.description_edit.moveCursor(QTextCursor.MoveOperation.End)  # typing continues the text
         self.theme_edit = QLineEdit(theme, self)
         self.theme_edit.setObjectName("EditTheme")
         self.theme_edit.setPlaceholderText(self.tr("主题，例如：品味、工作、家人"))

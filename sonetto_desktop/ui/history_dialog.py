@@ -62,6 +62,9 @@ def history_rows(item: MemoryItem) -> list[HistoryRow]:
     return rows
 
 
+CURRENT_CHARS = 160
+
+
 def _format_time(value: Any) -> str:
     when = parse_time(value)
     if when is None:
@@ -149,7 +152,11 @@ class HistoryDialog(QDialog):
             self._update_revert_button()
             self.loaded.emit()
             return
-        self.current_label.setText(self.tr("当前：{0}（{1}）").format(item.description, item.theme))
+        description = " ".join(item.description.split())
+        if len(description) > CURRENT_CHARS:  # a very long memory must not stretch the dialog off screen
+            description = description[: CURRENT_CHARS - 1] + "…"
+        self.current_label.setText(self.tr("当前：{0}（{1}）").format(description, item.theme))
+        self.current_label.setToolTip(item.description)
         self._rows = history_rows(item)
         for row in self._rows:
             self.list.addItem(self._list_item(row))
@@ -261,4 +268,13 @@ class HistoryDialog(QDialog):
         if version is None or not reason or self._item is None or version == self.current_version():
             return None
         self.reason_edit.clear()
-        return self._service.revert(self.memory_id, version, reason)
+        task = self._service.revert(self.memory_id, version, reason)
+        task.add_done_callback(lambda t: self._give_back_reason(t, reason))
+        return task
+
+    def _give_back_reason(self, task: "asyncio.Task[bool | None]", reason: str) -> None:
+        """A failed revert (the toast says why) hands the typed reason back."""
+        if task.cancelled() or task.result() is not None or not shiboken6.isValid(self):
+            return
+        if not self.reason_edit.text().strip():
+            self.reason_edit.setText(reason)

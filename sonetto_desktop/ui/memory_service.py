@@ -131,10 +131,10 @@ class MemoryService(QObject):
 
     def merge(
         self, keep_id: str, gone_id: str, description: str, theme: str, reason: str = ""
-    ) -> "asyncio.Task[None]":
-        """``keep_id`` stays with the merged text; ``gone_id`` goes to the trash."""
+    ) -> "asyncio.Task[bool | None]":
+        """``keep_id`` stays with the merged text; ``gone_id`` goes to the trash. True once merged."""
         reason = reason or QCoreApplication.translate("MemoryService", "手动合并")
-        return self._write(self._manager.merge, keep_id, gone_id, description, theme, reason, actor="user")
+        return self._write(_merge, self._manager, keep_id, gone_id, description, theme, reason)
 
     def delete(self, memory_id: str, reason: str = "") -> "asyncio.Task[str | None]":
         reason = reason or QCoreApplication.translate("MemoryService", "手动删除")
@@ -143,9 +143,10 @@ class MemoryService(QObject):
     def restore(self, memory_id: str) -> "asyncio.Task[str | None]":
         return self._write(self._manager.restore, memory_id, actor="user")
 
-    def revert(self, memory_id: str, version: int, reason: str = "") -> "asyncio.Task[None]":
+    def revert(self, memory_id: str, version: int, reason: str = "") -> "asyncio.Task[bool | None]":
+        """Bring back ``version`` as a new change; True once done."""
         reason = reason or QCoreApplication.translate("MemoryService", "恢复旧版本")
-        return self._write(self._manager.revert, memory_id, version, reason, actor="user")
+        return self._write(_revert, self._manager, memory_id, version, reason)
 
     def purge(self, memory_id: str | None = None) -> "asyncio.Task[int | None]":
         return self._write(self._manager.purge, memory_id)
@@ -163,6 +164,17 @@ def _fetch(manager: BaseMemoryManager, ids: list[str]) -> dict[str, MemoryItem |
         except MemoryNotFound:
             out[memory_id] = None
     return out
+
+
+def _merge(manager: BaseMemoryManager, keep_id: str, gone_id: str, description: str, theme: str,
+           reason: str) -> bool:
+    manager.merge(keep_id, gone_id, description, theme, reason, actor="user")
+    return True
+
+
+def _revert(manager: BaseMemoryManager, memory_id: str, version: int, reason: str) -> bool:
+    manager.revert(memory_id, version, reason, actor="user")
+    return True
 
 
 def _edit(

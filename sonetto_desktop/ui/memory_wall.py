@@ -35,6 +35,7 @@ from .toasts import ToastOverlay
 from .wall_actions import WallActions
 
 SEARCH_DEBOUNCE_MS = 200
+SEARCH_MIN_WIDTH = 120
 
 
 class MemoryWall(QWidget):
@@ -116,6 +117,7 @@ class MemoryWall(QWidget):
         self.search_edit.setObjectName("WallSearch")
         self.search_edit.setPlaceholderText(self.tr("搜索记忆…"))
         self.search_edit.setClearButtonEnabled(True)
+        self.search_edit.setMinimumWidth(SEARCH_MIN_WIDTH)  # a narrow window must not squeeze it to "搜…"
         self.search_edit.addAction(icon("search"), QLineEdit.ActionPosition.LeadingPosition)
         self.search_edit.textChanged.connect(self._on_search_text_changed)
         self.sort_combo = QComboBox(self.toolbar)

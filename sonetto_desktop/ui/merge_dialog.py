@@ -73,6 +73,7 @@ class MergeDialog(QDialog):
             self.second_combo.addItem(_label(card), card.id)
         self.description_edit = QPlainTextEdit(self)
         self.description_edit.setObjectName("MergeDescription")
+        self.description_edit.setTabChangesFocus(True)
         self.theme_edit = QLineEdit(first.theme, self)
         self.theme_edit.setObjectName("MergeTheme")
         self.theme_edit.setCompleter(theme_completer(themes, self.theme_edit))

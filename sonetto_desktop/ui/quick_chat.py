@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from PySide6.QtCore import QPoint, QRect, QSize, Qt
+from PySide6.QtCore import QPoint, QRect, QSize, Qt, Signal
 from PySide6.QtGui import QCursor, QGuiApplication, QKeySequence, QShortcut
 from PySide6.QtWidgets import QHBoxLayout, QLabel, QToolButton, QVBoxLayout, QWidget
 
@@ -35,6 +35,8 @@ def popup_position(size: QSize, anchor: QRect | None, screen: QRect) -> QPoint:
 
 
 class QuickChat(QWidget):
+    memory_activated = Signal(str)  # a recalled-memory chip was clicked: the app opens its card
+
     def __init__(self, controller: ChatController, parent: QWidget | None = None) -> None:
         super().__init__(parent, Qt.WindowType.Tool | Qt.WindowType.FramelessWindowHint | Qt.WindowType.WindowStaysOnTopHint)
         self.setObjectName("QuickChat")
@@ -70,6 +72,7 @@ class QuickChat(QWidget):
         self.conversation = Conversation(controller, self.view, self.composer, recent=RECENT_ENTRIES,
                                          retry=False, parent=self)
         self.conversation.transcript_shown.connect(self._update_title)
+        self.view.memory_clicked.connect(self.memory_activated)
         column.addWidget(self.view, 1)
         column.addWidget(self.composer)
         QShortcut(QKeySequence(Qt.Key.Key_Escape), self, activated=self.hide)

@@ -41,6 +41,8 @@ from .tray import Tray
 log = logging.getLogger(__name__)
 
 WRITER_DRAIN_TIMEOUT = 5.0
+# Coroutines of UI objects that may still run at quit (slots, dialog follow-ups): cancelled then.
+_STRAY_OWNERS = ("ChatPanel.", "SettingsDialog.", "QuickChat.", "WallActions.")
 HEAVY_MODULES = ("sonetto_desktop.memory.writer.ltm", "sonetto_desktop.agent.engine", "sonetto_desktop.agent.llm")
 
 
@@ -126,6 +128,8 @@ class SonettoApp:
         self.window = MainWindow(self.controller, self.writer_control, placeholder, ui_state=ui_state,
                                  configured=self.settings.is_llm_configured, language=self.settings.language)
         self.toasts = ToastOverlay(self.window)
+        self.controller.operation_failed.connect(
+            lambda message: self.toasts.show_toast(message, key="chat-operation-failed", kind="error"))
         self.wall = self._build_wall(self.service, self.toasts)
         self.window.set_wall(self.wall)
         self.wall_loaded = self.wall.reload()
@@ -140,6 +144,7 @@ class SonettoApp:
         if self.use_tray:
             self.tray.show()
         self.quick_chat = QuickChat(self.controller)
+        self.quick_chat.memory_activated.connect(self.open_memory)
         self.window.show()
         if not self.store_ok and self.interactive:
             self._show_store_problem()
@@ -218,6 +223,13 @@ class SonettoApp:
             return
         self.quick_chat.show_near(self.tray.geometry())
 
+    def open_memory(self, memory_id: str) -> None:
+        """A memory chip in the quick chat: bring the main window up on that card."""
+        if self.window is None:
+            return
+        self.window.bring_to_front()
+        self.window.reveal_memory(memory_id)
+
     def open_settings(self):
         from .settings_dialog import SettingsDialog
 
@@ -236,7 +248,7 @@ class SonettoApp:
         if self.window is not None:
             self.window.set_configured(new.is_llm_configured)
         if (old.resolved_data_dir(), old.store_backend) != (new.resolved_data_dir(), new.store_backend):
-            await self.reopen_store()
+            await self.reopen_store(fallback=old)
         elif self.engine is not None:
             from sonetto_desktop.agent.llm import build_llm
 
@@ -248,8 +260,10 @@ class SonettoApp:
             box.setAttribute(Qt.WidgetAttribute.WA_DeleteOnClose)
             box.open()
 
-    async def reopen_store(self) -> None:
-        """Stop the writer and engine, close the store, open the configured one (migrating), restart."""
+    async def reopen_store(self, fallback: Settings | None = None) -> None:
+        """Stop the writer and engine, close the store, open the configured one (migrating), restart.
+        If it cannot be opened (e.g. a folder without write access), ``fallback``'s store is opened
+        again and an error toast says why: the app never stays without a store."""
         await self.wait_until_ready()
         self.controller.stop_accepting()
         await self.controller.close()
@@ -262,7 +276,18 @@ class SonettoApp:
         self.service.close()
         await self.engine.close()
         await asyncio.to_thread(self.store.close)
-        await self._open_store()
+        try:
+            await self._open_store()
+        except Exception as exc:  # noqa: BLE001 - reported below; the previous store comes back
+            if fallback is None:
+                raise
+            log.error("could not open the memory store in %s", self.data_dir, exc_info=True)
+            failed_dir, self.settings = self.data_dir, dataclasses.replace(
+                self.settings, data_dir=fallback.data_dir, store_backend=fallback.store_backend)
+            await self._open_store()
+            text = QApplication.translate("SonettoApp", "无法使用新的数据文件夹 {0}：{1}。仍在使用原来的记忆库。")
+            self.toasts.show_toast(text.format(failed_dir, str(exc) or type(exc).__name__),
+                                   key="store-reopen-failed", kind="error", timeout_ms=0)
         if not self.store_ok and self.interactive:
             self._show_store_problem()
         old_service = self.service
@@ -284,23 +309,9 @@ class SonettoApp:
             self.tray.notify("Sonetto", spec.text)
 
     def _show_store_problem(self) -> None:
-        report = self.store_report
-        text = QApplication.translate("SonettoApp", "记忆库文件无法读取，为了不丢失任何内容，Sonetto 不会写入它。")
-        details = "\n".join(report.issues) if report else ""
-        box = QMessageBox(QMessageBox.Icon.Warning, QApplication.translate("SonettoApp", "记忆库有问题"), text, QMessageBox.StandardButton.Ok, self.window)
-        box.setInformativeText(QApplication.translate("SonettoApp", "可以在数据文件夹里用备份（.bak）恢复，然后重新启动。"))
-        box.setDetailedText(details)
-        open_button = box.addButton(QApplication.translate("SonettoApp", "打开数据文件夹"), QMessageBox.ButtonRole.ActionRole)
-        open_button.clicked.connect(self._open_data_folder)
-        box.setAttribute(Qt.WidgetAttribute.WA_DeleteOnClose)
-        self._store_dialog = box
-        box.open()
+        from .store_problem import store_problem_box
 
-    def _open_data_folder(self) -> None:
-        from PySide6.QtCore import QUrl
-        from PySide6.QtGui import QDesktopServices
-
-        QDesktopServices.openUrl(QUrl.fromLocalFile(str(self.data_dir)))
+        self._store_dialog = store_problem_box(self.store_report, self.data_dir, self.window)
 
     # ── shutdown ───────────────────────────────────────────────────────
 
@@ -371,7 +382,7 @@ class SonettoApp:
     async def _cancel_stray_tasks(self) -> None:
         current = asyncio.current_task()
         stray = [t for t in asyncio.all_tasks() if t is not current and not t.done()
-                 and getattr(t.get_coro(), "__qualname__", "").startswith(("ChatPanel.", "SettingsDialog.", "QuickChat."))]
+                 and getattr(t.get_coro(), "__qualname__", "").startswith(_STRAY_OWNERS)]
         for task in stray:
             task.cancel()
         if stray:

@@ -74,10 +74,15 @@ def _icon_paths() -> dict[str, str]:
     return {"chevron_down": Path(str(resource("icons/chevron_down.svg"))).as_posix()}
 
 
+# The platform's stock OK / Cancel icons (a grey tick on the accent-blue OK, a red cross) are hard
+# to see and clash with the theme: dialog buttons are text only, on every platform.
+_BUTTON_RULES = "QDialogButtonBox { dialogbuttonbox-buttons-have-icons: 0; }"
+
+
 def stylesheet(mode: str) -> str:
     """The full application stylesheet for a concrete mode."""
     values = {**tokens(mode), **_icon_paths()}
-    parts = [fill_template(resource("qss/app.qss.tmpl").read_text(encoding="utf-8"), values)]
+    parts = [fill_template(resource("qss/app.qss.tmpl").read_text(encoding="utf-8"), values), _BUTTON_RULES]
     wall = resource("qss/wall.qss.tmpl")
     if wall.is_file():
         merged = {**values, **wall_tokens(mode)}

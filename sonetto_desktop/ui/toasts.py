@@ -22,6 +22,11 @@ KINDS = ("info", "success", "error")
 DEFAULT_TIMEOUT_MS = {"info": 4000, "success": 4000, "error": 8000}
 WIDTH = 340
 EDGE = 16
+MAX_CHARS = 240  # a long error (a parse failure, a server's page) is cut; the tooltip has it all
+
+
+def _shown(text: str) -> str:
+    return text if len(text) <= MAX_CHARS else text[: MAX_CHARS - 1] + "…"
 
 
 def _safe_call(callback: Callable[[], object] | None) -> None:
@@ -67,8 +72,9 @@ class Toast(QFrame):
         if on_click is not None:
             self.setCursor(Qt.CursorShape.PointingHandCursor)
 
-        self._label = QLabel(text, self)
+        self._label = QLabel(_shown(text), self)
         self._label.setObjectName("ToastText")
+        self._label.setToolTip(text if len(text) > MAX_CHARS else "")
         self._label.setWordWrap(True)
         self._label.setTextFormat(Qt.TextFormat.PlainText)
         row = QHBoxLayout(self)
@@ -113,7 +119,8 @@ class Toast(QFrame):
         """The same key again: show the newest text, count repeats, restart the countdown."""
         self.repeats += 1
         self._base_text = text
-        self._label.setText(f"{text}  ×{self.repeats}")
+        self._label.setText(f"{_shown(text)}  ×{self.repeats}")
+        self._label.setToolTip(text if len(text) > MAX_CHARS else "")
         self.updateGeometry()
         self._remaining_ms = self._timeout_ms
         if self._timeout_ms > 0 and not self.underMouse():

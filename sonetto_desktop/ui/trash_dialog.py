@@ -81,10 +81,12 @@ class TrashDialog(QDialog):
         for row in self._rows:
             when = relative_time(row.get("deleted_at"), lang=ui_language())
             reason = row.get("reason") or ""
-            text = f"{row.get('description') or ''}\n{row.get('theme') or ''} · {when}"
+            description = " ".join(str(row.get("description") or "").split())  # one line: the row is two high
+            text = f"{description}\n{row.get('theme') or ''} · {when}"
             if reason:
                 text += f" · {reason}"
             item = QListWidgetItem(text)
+            item.setToolTip(str(row.get("description") or ""))
             item.setSizeHint(QSize(0, 2 * self.list.fontMetrics().lineSpacing() + 12))
             item.setData(Qt.ItemDataRole.UserRole, row["id"])
             self.list.addItem(item)

@@ -10,6 +10,8 @@ from __future__ import annotations
 import asyncio
 from typing import Any, Callable
 
+import shiboken6
+
 from PySide6.QtCore import QCoreApplication, QObject, Qt
 from PySide6.QtGui import QGuiApplication
 from PySide6.QtWidgets import QDialog, QMenu, QWidget
@@ -44,7 +46,15 @@ class WallActions(QObject):
         self._model = model
         self._toasts = toasts
         self._reveal = reveal
+        self._tasks: set[asyncio.Task[Any]] = set()
         self.active_dialog: QDialog | None = None
+
+    def _keep(self, coro: Any) -> "asyncio.Task[Any]":
+        """Run ``coro`` as a task held until it is done (the loop keeps only weak references)."""
+        task = asyncio.ensure_future(coro)
+        self._tasks.add(task)
+        task.add_done_callback(self._tasks.discard)
+        return task
 
     def _open(self, dialog: QDialog) -> QDialog:
         dialog.setAttribute(Qt.WidgetAttribute.WA_DeleteOnClose)
@@ -68,14 +78,27 @@ class WallActions(QObject):
         return self._open(dialog)
 
     def _after_add(self, description: str, theme: str, reason: str) -> "asyncio.Task[Any]":
-        return asyncio.ensure_future(self._add(description, theme, reason))
+        # the write starts now (shutdown drains it); the follow-up waits for it
+        return self._keep(self._add(self._service.add(description, theme, reason), description, theme, reason))
 
-    async def _add(self, description: str, theme: str, reason: str) -> str | None:
-        memory_id = await self._service.add(description, theme, reason)
+    async def _add(self, write: "asyncio.Task[str | None]", description: str, theme: str, reason: str) -> str | None:
+        memory_id = await write
+        if not shiboken6.isValid(self):  # the wall went away meanwhile (store switch, quit)
+            return memory_id
         if memory_id:
             await self._model.settle()
             self._reveal(memory_id)
+        else:  # failed (the toast says why): the person gets their text back
+            self._reopen_add(description, theme, reason)
         return memory_id
+
+    def _reopen_add(self, description: str, theme: str, reason: str, hint: str = "") -> EditDialog:
+        dialog = self.add_card(theme)
+        dialog.description_edit.setPlainText(description)
+        dialog.reason_edit.setText(reason)
+        if hint:
+            dialog.hint.setText(hint)
+        return dialog
 
     def edit_card(self, memory_id: str) -> EditDialog | None:
         card = self._model.card(memory_id)
@@ -84,8 +107,27 @@ class WallActions(QObject):
         dialog = EditDialog(
             description=card.description, theme=card.theme, themes=self._model.themes(), parent=self._parent()
         )
-        dialog.accepted.connect(lambda: self._service.edit(memory_id, *dialog.values()))
+        dialog.accepted.connect(lambda: self._after_edit(memory_id, *dialog.values()))
         return self._open(dialog)
+
+    def _after_edit(self, memory_id: str, description: str, theme: str, reason: str) -> "asyncio.Task[Any]":
+        write = self._service.edit(memory_id, description, theme, reason)
+        return self._keep(self._edit(write, memory_id, description, theme, reason))
+
+    async def _edit(self, write: "asyncio.Task[bool | None]", memory_id: str, description: str, theme: str,
+                    reason: str) -> bool | None:
+        result = await write
+        if result is None and shiboken6.isValid(self):  # failed (the toast says why): keep what was written
+            await self._model.settle()
+            dialog = self.edit_card(memory_id)
+            if dialog is None:  # the card is gone (e.g. Sonetto just deleted or merged it)
+                self._reopen_add(description, theme, reason, QCoreApplication.translate(
+                    "MemoryWall", "这条记忆已经不在了（可能刚被删除或合并）。可以把你写的内容另存为一条新记忆。"))
+            else:
+                dialog.description_edit.setPlainText(description)
+                dialog.theme_edit.setText(theme)
+                dialog.reason_edit.setText(reason)
+        return result
 
     # ── merge ─────────────────────────────────────────────────────────
 
@@ -94,16 +136,35 @@ class WallActions(QObject):
         first = self._model.card(keep_id)
         if first is None:
             return None
-        second = self._model.card(gone_id) if gone_id else None
+        second = self._model.card(gone_id) if gone_id and gone_id != keep_id else None
         candidates = sorted(self._model.cards(), key=lambda c: (c.theme != first.theme, c.theme, c.description))
         dialog = MergeDialog(first, candidates, second=second, themes=self._model.themes(), parent=self._parent())
-        dialog.accepted.connect(lambda: self._service.merge(*dialog.values()))
+        dialog.accepted.connect(lambda: self._after_merge(*dialog.values()))
         return self._open(dialog)
+
+    def _after_merge(self, keep_id: str, gone_id: str, description: str, theme: str,
+                     reason: str) -> "asyncio.Task[Any]":
+        write = self._service.merge(keep_id, gone_id, description, theme, reason)
+        return self._keep(self._merge(write, keep_id, gone_id, description, theme, reason))
+
+    async def _merge(self, write: "asyncio.Task[bool | None]", keep_id: str, gone_id: str, description: str,
+                     theme: str, reason: str) -> bool:
+        merged = await write is not None
+        if not merged and shiboken6.isValid(self):  # failed (the toast says why): give the merged text back
+            await self._model.settle()
+            dialog = self.merge_cards(keep_id, gone_id)
+            if dialog is None:
+                self._reopen_add(description, theme, reason)
+            else:
+                dialog.description_edit.setPlainText(description)
+                dialog.theme_edit.setText(theme)
+                dialog.reason_edit.setText(reason)
+        return merged
 
     # ── delete with undo ──────────────────────────────────────────────
 
     def delete_cards(self, ids: list[str]) -> "asyncio.Task[list[str]]":
-        return asyncio.ensure_future(self._delete(list(dict.fromkeys(ids))))
+        return self._keep(self._delete(list(dict.fromkeys(ids))))
 
     async def _delete(self, ids: list[str]) -> list[str]:
         previews = {mid: (self._model.card(mid).description if self._model.card(mid) else "") for mid in ids}

@@ -36,7 +36,8 @@ class WelcomePanel(QWidget):
         text.setObjectName("WelcomeText")
         text.setWordWrap(True)
         text.setAlignment(Qt.AlignmentFlag.AlignCenter)
-        self.settings_button = QPushButton(icon("settings"), self.tr("打开设置"), self)
+        # white like the text of #PrimaryButton (app.qss.tmpl): a grey icon vanishes on the accent
+        self.settings_button = QPushButton(icon("settings", "#ffffff"), self.tr("打开设置"), self)
         self.settings_button.setObjectName("PrimaryButton")
         self.settings_button.clicked.connect(self.settings_requested)
         for widget in (logo, title, text):

@@ -164,3 +164,23 @@ def test_markdown_never_interprets_raw_html():
     assert "<strong>粗体</strong>" in html
     assert "<script>" not in html and "&lt;script&gt;" in html
     assert "<b>" not in html
+
+
+async def test_a_failed_session_operation_is_reported_not_only_logged(tmp_path, llm_server, make_llm, panel_factory,
+                                                                       wait, monkeypatch):
+    async with running_engine(tmp_path / "data", make_llm(streaming=True)) as parts:
+        controller, panel = await _attached(panel_factory, parts)
+        failures = []
+        controller.operation_failed.connect(failures.append)
+        before = panel.session_ids()
+
+        async def locked(*_args, **_kwargs):
+            raise OSError("database is locked")
+
+        monkeypatch.setattr(parts[2], "delete_session", locked)
+        await panel.delete_session(controller.current_session_id)
+        assert failures and "database is locked" in failures[-1]
+        assert panel.session_ids() == before  # nothing half-deleted
+        monkeypatch.setattr(parts[2], "create_session", locked)
+        await panel.new_session()
+        assert len(failures) == 2

@@ -114,3 +114,38 @@ async def test_trash_restore_and_purge(service, populated_store, qtbot, wait):
     assert populated_store.list_trash() == []
     await wait(lambda: dialog.ids() == [] and dialog.summary.text() == "回收站是空的。")
     assert not dialog.empty_button.isEnabled()
+
+
+async def test_a_very_long_memory_keeps_the_dialog_on_screen(service, populated_store, qtbot):
+    long_text = "很长的一段记忆" * 600
+    memory_id = populated_store.add(long_text, "长文")
+    dialog = HistoryDialog(service, memory_id)
+    qtbot.addWidget(dialog)
+    await dialog.wait_loaded()
+    assert len(dialog.current_label.text()) < 200 and dialog.current_label.text().endswith("…（长文）")
+    assert dialog.current_label.toolTip() == long_text  # the whole text is still there
+    assert dialog.sizeHint().height() < 900
+
+
+async def test_a_failed_revert_gives_the_reason_back(service, populated_store, qtbot, wait):
+    memory_id = populated_store.ids["有一只叫年糕的橘猫"]
+    populated_store.update(memory_id, "猫改名了", new_description="有一只叫汤圆的橘猫", actor="agent")
+    dialog = HistoryDialog(service, memory_id)
+    qtbot.addWidget(dialog)
+    await dialog.wait_loaded()
+    dialog.list.setCurrentRow(1)  # the first version
+    dialog.reason_edit.setText("其实还是叫年糕")
+    populated_store.delete(memory_id, "过时", actor="agent")  # gone before the click lands
+    assert await dialog.revert_selected() is None
+    await wait(lambda: dialog.reason_edit.text() == "其实还是叫年糕", message="reason given back")
+
+
+async def test_trash_rows_keep_a_multi_line_memory_to_one_line(service, populated_store, qtbot):
+    memory_id = populated_store.add("第一行\n第二行\n\n第三行", "笔记")
+    populated_store.delete(memory_id, "测试")
+    dialog = TrashDialog(service)
+    qtbot.addWidget(dialog)
+    await dialog.wait_loaded()
+    text = dialog.list.item(0).text()
+    assert text.count("\n") == 1 and text.startswith("第一行 第二行 第三行\n笔记")  # fits the two-line row
+    assert dialog.list.item(0).toolTip() == "第一行\n第二行\n\n第三行"

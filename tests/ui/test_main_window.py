@@ -57,13 +57,13 @@ async def test_close_quits_without_a_tray_and_hides_with_one(qapp, tmp_path):
 async def test_geometry_and_splitter_are_remembered(qapp, tmp_path):
     data = tmp_path / "data"
     async with running_app(qapp, app_settings(data)) as app:
-        app.window.resize(720, 540)
-        app.window.splitter.setSizes([260, 460])
+        app.window.resize(760, 540)  # above the minimum width, inside the 800 px offscreen screen
+        app.window.splitter.setSizes([360, 460])
         sizes = app.window.splitter.sizes()
     state = QSettings(str(config_dir() / "ui-state.ini"), QSettings.Format.IniFormat)
     assert not state.value("main/geometry", QByteArray(), type=QByteArray).isEmpty()
     async with running_app(qapp, app_settings(data)) as app:
-        assert (app.window.width(), app.window.height()) == (720, 540)
+        assert (app.window.width(), app.window.height()) == (760, 540)
         assert app.window.splitter.sizes() == sizes
 
 
@@ -180,3 +180,51 @@ async def test_chat_failing_to_start_is_shown_and_the_wall_still_works(qapp, tmp
         assert (data / "sessions.db").is_dir()  # nothing was moved aside or overwritten
     finally:
         await app.shutdown()
+
+
+async def test_a_failed_chat_operation_shows_an_error_toast(qapp, tmp_path, wait, monkeypatch):
+    async with running_app(qapp, app_settings(tmp_path / "data")) as app:
+        async def locked(*_args, **_kwargs):
+            raise OSError("database is locked")
+
+        monkeypatch.setattr(app.engine, "rename_session", locked)
+        await app.window.chat_panel.rename_session(app.controller.current_session_id, "新名字")
+        await wait(lambda: any(t.kind == "error" and "database is locked" in t.text for t in app.toasts.toasts()),
+                   message="error toast")
+
+
+def test_the_welcome_button_icon_is_light_on_the_accent(qtbot):
+    from sonetto_desktop.ui.welcome import WelcomePanel
+
+    panel = WelcomePanel()
+    qtbot.addWidget(panel)
+    image = panel.settings_button.icon().pixmap(24, 24).toImage()
+    opaque = [image.pixelColor(x, y) for x in range(24) for y in range(24) if image.pixelColor(x, y).alpha() > 128]
+    assert opaque and min(c.lightness() for c in opaque) > 230  # white, as the button's text
+
+
+def test_dialog_buttons_are_text_only_in_both_themes():
+    from sonetto_desktop.ui.theme import stylesheet
+
+    for mode in ("light", "dark"):  # the stock tick / cross icons are unreadable on the accent button
+        assert "dialogbuttonbox-buttons-have-icons: 0" in stylesheet(mode)
+
+
+async def test_switching_to_an_unusable_data_folder_keeps_the_old_store(qapp, tmp_path, wait):
+    import dataclasses
+
+    data = tmp_path / "data"
+    blocker = tmp_path / "not-a-folder"
+    blocker.write_text("a file where the folder should be")
+    async with running_app(qapp, app_settings(data)) as app:
+        await app.wall_loaded
+        await app.service.add("用户喜欢爬山", "爱好")
+        await app.apply_settings(dataclasses.replace(app.settings, data_dir=str(blocker / "memories")))
+        await wait(lambda: any(t.kind == "error" and "not-a-folder" in t.text for t in app.toasts.toasts()),
+                   message="error toast")
+        assert app.data_dir == data  # back on the store that works
+        await app.wait_until_ready()
+        await app.wall_loaded
+        await wait(lambda: app.wall.model.rowCount() == 1, message="old memories shown")
+        assert await app.service.add("用户在学游泳", "爱好") is not None  # and it still takes writes
+        assert app.controller.ready

@@ -139,3 +139,13 @@ async def test_writer_event_from_a_worker_thread_becomes_a_toast_that_reveals(wa
     writer_toasts.close()
     feed.publish(MemoryEvent("create", ("zz",), description="关闭之后"))
     assert len(feed) == 0
+
+
+async def test_a_very_long_message_is_cut_and_the_toast_stays_small(window):
+    overlay = ToastOverlay(window)
+    detail = "记忆库文件第 3 行解析失败：" + "x" * 5000
+    toast = overlay.show_toast(detail, kind="error", timeout_ms=0)
+    assert len(toast.text) <= 240 and toast.text.endswith("…")
+    assert toast._label.toolTip() == detail  # the whole message is still there
+    assert overlay.height() < window.height() // 2
+    toast.dismiss()

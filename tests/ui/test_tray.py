@@ -8,6 +8,7 @@ from PySide6.QtCore import QRect, QSize
 
 from llm_server import TextResponse
 from shell_fixtures import OFFSCREEN_RAISE, OFFSCREEN_SIZE_HINTS, app_settings, running_app
+from sonetto_desktop.ui.memory_model import CardRole
 from sonetto_desktop.ui.quick_chat import MARGIN, popup_position
 
 SCREEN = QRect(0, 0, 1920, 1080)
@@ -126,3 +127,24 @@ def test_popup_sits_below_a_top_tray_icon():
 def test_popup_falls_back_to_the_screen_corner_without_a_tray_geometry():
     pos = popup_position(SIZE, QRect(), SCREEN)
     assert (pos.x() + SIZE.width(), pos.y() + SIZE.height()) == (SCREEN.right() - MARGIN, SCREEN.bottom() - MARGIN)
+
+
+@pytest.mark.qt_log_ignore(OFFSCREEN_RAISE, OFFSCREEN_SIZE_HINTS)
+async def test_a_memory_chip_in_the_quick_chat_opens_its_card(qapp, tmp_path, llm_server, wait):
+    async with running_app(qapp, app_settings(tmp_path / "data", llm_server)) as app:
+        await app.wall_loaded
+        cat = await app.service.add("用户养了一只叫年糕的橘猫", "生活")
+        await wait(lambda: app.wall.model.card(cat) is not None, message="card shown")
+        app.window.hide()  # in the tray; the quick chat is the way in
+        _actions(app)["快速对话"].trigger()
+        popup = app.quick_chat
+        llm_server.add_text("年糕还好吗")
+        llm_server.default = TextResponse("好的")
+        popup.composer.set_text("我的猫年糕今天又调皮了")
+        popup.composer.submit()
+        await wait(lambda: not app.controller.busy and len(popup.view.bubbles) == 2, timeout=10)
+        chips = popup.view.bubbles[-1].chip_buttons()
+        assert [chip.property("memory_id") for chip in chips] == [cat]
+        chips[0].click()
+        assert app.window.isVisible()
+        await wait(lambda: app.wall.section("生活").view.currentIndex().data(CardRole.Id) == cat, message="card revealed")

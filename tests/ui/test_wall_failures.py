@@ -1,0 +1,87 @@
+"""What the person wrote survives a failed edit / merge: the card changed under the dialog (Sonetto
+deleted it, merged it away) and the dialog comes back with their text instead of vanishing."""
+
+from __future__ import annotations
+
+from sonetto_desktop.ui.edit_dialog import EditDialog
+from sonetto_desktop.ui.merge_dialog import MergeDialog
+
+
+async def test_editing_a_card_the_agent_just_deleted_keeps_the_text(wall, populated_store, wait):
+    await wall.reload()
+    cat = populated_store.ids["有一只叫年糕的橘猫"]
+    first = wall.actions.edit_card(cat)
+    first.description_edit.setPlainText("有一只叫年糕的橘猫，三岁了")
+    first.reason_edit.setText("补充年龄")
+    populated_store.delete(cat, "过时", actor="agent")  # the writer, while the dialog is open
+    first.accept()
+    await wait(lambda: isinstance(wall.actions.active_dialog, EditDialog) and wall.actions.active_dialog is not first
+               and not wall.actions.active_dialog.isHidden(), message="dialog reopened")
+    again = wall.actions.active_dialog
+    assert again.values() == ("有一只叫年糕的橘猫，三岁了", "家人", "补充年龄")
+    assert "已经不在了" in again.hint.text()
+    assert any(t.kind == "error" for t in wall.toasts.toasts())
+    again.accept()  # saved as a new memory: nothing the person typed is lost
+    await wait(lambda: "有一只叫年糕的橘猫，三岁了" in [i.description for i in populated_store.all_items().values()],
+               message="saved as new")
+    again_id = next(mid for mid, item in populated_store.all_items().items()
+                    if item.description == "有一只叫年糕的橘猫，三岁了")
+    assert populated_store.get(again_id).theme == "家人"
+
+
+async def test_failed_edit_of_an_existing_card_reopens_the_edit_with_the_text(wall, populated_store, wait,
+                                                                               monkeypatch):
+    await wall.reload()
+    rust = populated_store.ids["正在用 Rust 重写调度服务"]
+    first = wall.actions.edit_card(rust)
+    first.description_edit.setPlainText("用 Rust 重写完了")
+
+    def locked(*_a, **_k):
+        raise OSError("database is locked")
+
+    monkeypatch.setattr(populated_store, "update", locked)  # the store refuses this one write
+    first.accept()
+    await wait(lambda: isinstance(wall.actions.active_dialog, EditDialog) and wall.actions.active_dialog is not first
+               and not wall.actions.active_dialog.isHidden(), message="dialog reopened")
+    again = wall.actions.active_dialog
+    assert again.values()[:2] == ("用 Rust 重写完了", "工作")
+    monkeypatch.undo()
+    again.accept()  # the retry works: the dialog still knows the card it edits
+    await wait(lambda: populated_store.get(rust).description == "用 Rust 重写完了", message="retried edit")
+
+
+async def test_failed_merge_reopens_the_merge_dialog_with_the_text(wall, populated_store, wait):
+    await wall.reload()
+    keep = populated_store.ids["喜欢手冲咖啡，不加糖"]
+    gone = populated_store.ids["讨厌香菜"]
+    first = wall.actions.merge_cards(keep, gone)
+    first.description_edit.setPlainText("咖啡不加糖，不吃香菜")
+    populated_store.update(keep, "换个说法", "喜欢手冲咖啡")  # still there: the merge itself fails below
+    populated_store.delete(gone, "过时", actor="agent")
+    first.accept()
+    await wait(lambda: isinstance(wall.actions.active_dialog, MergeDialog) and wall.actions.active_dialog is not first
+               and not wall.actions.active_dialog.isHidden(), message="merge dialog reopened")
+    again = wall.actions.active_dialog
+    assert again.description_edit.toPlainText() == "咖啡不加糖，不吃香菜"
+    assert populated_store.get(keep).description == "喜欢手冲咖啡"
+
+
+async def test_a_card_cannot_be_merged_with_itself(wall, populated_store):
+    await wall.reload()
+    keep = populated_store.ids["喜欢手冲咖啡，不加糖"]
+    dialog = wall.actions.merge_cards(keep, keep)
+    assert dialog.second_id() != keep
+    assert keep not in [dialog.second_combo.itemData(i) for i in range(dialog.second_combo.count())]
+
+
+async def test_edit_dialog_types_at_the_end_and_tab_moves_on(qtbot):
+    from PySide6.QtCore import Qt
+
+    dialog = EditDialog(description="讨厌香菜", theme="品味", themes=["品味"])
+    qtbot.addWidget(dialog)
+    dialog.show()
+    dialog.description_edit.setFocus()
+    qtbot.keyClicks(dialog.description_edit, " and onions")  # (QTest types ASCII only)
+    assert dialog.values()[0] == "讨厌香菜 and onions"  # appended, not put in front
+    qtbot.keyClick(dialog.description_edit, Qt.Key.Key_Tab)
+    assert "\t" not in dialog.description_edit.toPlainText()
