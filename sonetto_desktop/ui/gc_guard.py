@@ -40,3 +40,13 @@ class MainThreadGarbageCollector(QObject):
         gc.collect()
         if self._was_enabled:
             gc.enable()
+
+
+def freeze_startup_objects() -> int:
+    """Once start-up is done (Qt, LangChain, jieba loaded): collect, then move every surviving object
+    to the permanent generation, so later full collections scan only what was made since. The
+    writer benchmark measured the longest full collection falling from ~110 ms to ~20 ms.
+    Returns how many objects were frozen."""
+    gc.collect()
+    gc.freeze()
+    return gc.get_freeze_count()

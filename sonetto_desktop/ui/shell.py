@@ -29,6 +29,7 @@ from sonetto_desktop.memory.base import BaseMemoryManager, SelfCheckReport
 from sonetto_desktop.memory.migrate import MigrationReport, open_store
 
 from .chat_controller import ChatController
+from .gc_guard import freeze_startup_objects
 from .i18n import install_translators, remove_translators
 from .main_window import MainWindow
 from .memory_service import MemoryService
@@ -198,6 +199,8 @@ class SonettoApp:
             await asyncio.to_thread(self.ltm.warm_up_recall)
         except Exception:  # noqa: BLE001 - an optimisation only: the first recall then pays the cost
             log.warning("recall warm-up failed", exc_info=True)
+        if not self._closed:
+            freeze_startup_objects()  # start-up is over: later full collections stay short
 
     async def wait_until_ready(self) -> None:
         """For tests and the self-test: the engine and writer are up (re-raises a start-up failure)."""

@@ -144,6 +144,7 @@ def collect_on_the_qt_thread(qapp):
     gc.collect()
     gc.disable()
     yield
+    gc.unfreeze()  # an app started by the test froze its start-up objects: let them go again
     if was_enabled:
         gc.enable()
     gc.collect()

@@ -45,3 +45,21 @@ def test_worker_allocations_never_collect_qt_objects(qapp):
         guard.stop()
         guard.deleteLater()
     assert gc.isenabled() == was_enabled
+
+
+def test_freezing_startup_objects_moves_them_out_of_collections(qapp):
+    from sonetto_desktop.ui.gc_guard import freeze_startup_objects
+
+    survivors = [[i] for i in range(1000)]  # lists are tracked by the collector
+    garbage = _Cyclic()  # start-up garbage in a cycle: collected, not frozen
+    ref = weakref.ref(garbage)
+    del garbage
+    try:
+        frozen = freeze_startup_objects()
+        assert ref() is None
+        assert frozen >= len(survivors) and gc.get_freeze_count() == frozen
+        gc.collect()
+        assert gc.get_freeze_count() == frozen  # a full collection leaves the frozen objects alone
+    finally:
+        gc.unfreeze()
+    assert gc.get_freeze_count() == 0
