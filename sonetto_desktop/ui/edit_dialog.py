@@ -20,6 +20,19 @@ from PySide6.QtWidgets import (
 )
 
 
+def finish_form(dialog: QDialog, form: QFormLayout, *extra: QWidget) -> QDialogButtonBox:
+    """Lay out a memory dialog: the form, any extra widgets, then OK / Cancel wired to accept / reject."""
+    buttons = QDialogButtonBox(QDialogButtonBox.StandardButton.Ok | QDialogButtonBox.StandardButton.Cancel, dialog)
+    buttons.accepted.connect(dialog.accept)
+    buttons.rejected.connect(dialog.reject)
+    layout = QVBoxLayout(dialog)
+    layout.addLayout(form)
+    for widget in extra:
+        layout.addWidget(widget)
+    layout.addWidget(buttons)
+    return buttons
+
+
 def theme_completer(themes: Iterable[str], parent: QWidget) -> QCompleter:
     completer = QCompleter(sorted(set(themes)), parent)
     completer.setCaseSensitivity(Qt.CaseSensitivity.CaseInsensitive)
@@ -67,15 +80,7 @@ class EditDialog(QDialog):
         form.addRow(self.tr("内容"), self.description_edit)
         form.addRow(self.tr("主题"), self.theme_edit)
         form.addRow(self.tr("原因"), self.reason_edit)
-        self.buttons = QDialogButtonBox(
-            QDialogButtonBox.StandardButton.Ok | QDialogButtonBox.StandardButton.Cancel, self
-        )
-        self.buttons.accepted.connect(self.accept)
-        self.buttons.rejected.connect(self.reject)
-        layout = QVBoxLayout(self)
-        layout.addLayout(form)
-        layout.addWidget(self.hint)
-        layout.addWidget(self.buttons)
+        self.buttons = finish_form(self, form, self.hint)
 
         self.description_edit.textChanged.connect(self._validate)
         self.theme_edit.textChanged.connect(self._validate)

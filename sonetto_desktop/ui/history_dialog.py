@@ -36,6 +36,7 @@ from sonetto_desktop.memory.item import MemoryItem, parse_time
 from .history_diff import diff_html, diff_stylesheet
 from .i18n import ui_language
 from .memory_service import MemoryService
+from .qt_bridge import disconnect_quietly
 from .relative_time import relative_time
 
 
@@ -172,10 +173,7 @@ class HistoryDialog(QDialog):
             self._load_task = asyncio.ensure_future(self.load())
 
     def done(self, result: int) -> None:
-        try:
-            self._service.memory_changed.disconnect(self._on_memory_changed)
-        except (RuntimeError, TypeError):
-            pass
+        disconnect_quietly(self._service.memory_changed, self._on_memory_changed)
         super().done(result)
 
     # ── rows ──────────────────────────────────────────────────────────

@@ -14,12 +14,11 @@ from PySide6.QtWidgets import (
     QLabel,
     QLineEdit,
     QPlainTextEdit,
-    QVBoxLayout,
     QWidget,
 )
 
 from .cards import Card
-from .edit_dialog import theme_completer
+from .edit_dialog import finish_form, theme_completer
 
 _END_PUNCT = "。；;.!！?？…"
 
@@ -86,14 +85,7 @@ class MergeDialog(QDialog):
         form.addRow(self.tr("合并后"), self.description_edit)
         form.addRow(self.tr("主题"), self.theme_edit)
         form.addRow(self.tr("原因"), self.reason_edit)
-        self.buttons = QDialogButtonBox(
-            QDialogButtonBox.StandardButton.Ok | QDialogButtonBox.StandardButton.Cancel, self
-        )
-        self.buttons.accepted.connect(self.accept)
-        self.buttons.rejected.connect(self.reject)
-        layout = QVBoxLayout(self)
-        layout.addLayout(form)
-        layout.addWidget(self.buttons)
+        self.buttons = finish_form(self, form)
 
         self.second_combo.currentIndexChanged.connect(self._on_second_changed)
         self.description_edit.textChanged.connect(self._validate)

@@ -81,3 +81,11 @@ class QtEventBridge(QObject):
     def close(self) -> None:
         """Unsubscribe from every source; later events are dropped. Safe to call twice."""
         self._subs.close()
+
+
+def disconnect_quietly(signal: Any, slot: Any) -> None:
+    """Disconnect ``slot`` if it is still connected (a closing dialog may already be detached)."""
+    try:
+        signal.disconnect(slot)
+    except (RuntimeError, TypeError):
+        pass

@@ -24,6 +24,7 @@ from sonetto_desktop.memory.events import MemoryChange
 
 from .i18n import ui_language
 from .memory_service import MemoryService
+from .qt_bridge import disconnect_quietly
 from .relative_time import relative_time
 
 _TRASH_KINDS = frozenset({"delete", "merge", "restore", "purge"})
@@ -144,8 +145,5 @@ class TrashDialog(QDialog):
             self._load_task = asyncio.ensure_future(self.load())
 
     def done(self, result: int) -> None:
-        try:
-            self._service.memory_changed.disconnect(self._on_memory_changed)
-        except (RuntimeError, TypeError):
-            pass
+        disconnect_quietly(self._service.memory_changed, self._on_memory_changed)
         super().done(result)
