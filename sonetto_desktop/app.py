@@ -77,10 +77,12 @@ def loop_exception_handler(loop: asyncio.AbstractEventLoop, context: dict[str, A
 
 
 async def _run(qapp: Any, args: argparse.Namespace) -> int:
+    from .agent.settings import load_settings
     from .ui.shell import SonettoApp
 
     asyncio.get_running_loop().set_exception_handler(loop_exception_handler)
-    app = SonettoApp(qapp, use_tray=not args.no_tray)
+    settings = await asyncio.to_thread(load_settings)  # file + keyring: never on the Qt thread
+    app = SonettoApp(qapp, settings, use_tray=not args.no_tray)
     restore = _quit_on_signals(app)
     try:
         await app.start()

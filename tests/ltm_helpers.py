@@ -33,3 +33,20 @@ def script_create(server, content="用户喜欢猫", section="品味"):
 
 def kinds(seen, exclude=("status",)):
     return [e.kind for e in seen if e.kind not in exclude]
+
+
+def idle_ltm_fixture(name: str = "ltm"):
+    """A fixture ``name``: a started LongTermMemory over the ``mm`` fixture with no model (llm=None and
+    no configured endpoint): turns are journaled and wait, never consumed (never spend the script)."""
+    import pytest
+
+    @pytest.fixture(name=name)
+    async def memory(mm):
+        from sonetto_desktop.memory.writer.ltm import LongTermMemory
+
+        started = LongTermMemory(mm)
+        started.start()
+        yield started
+        await started.stop(timeout=1)
+
+    return memory

@@ -7,7 +7,7 @@ from datetime import datetime
 import openai
 import pytest
 
-from memory_stores import BACKENDS, open_store
+from memory_stores import backend_store_fixture
 from sonetto_desktop.memory import EventFeed, MemoryEvent
 from sonetto_desktop.memory.writer.consumer import MemoryConsumer
 from sonetto_desktop.memory.writer.turns import format_turn, last_exchange, normalize_turn
@@ -15,11 +15,7 @@ from sonetto_desktop.memory.writer.turns import format_turn, last_exchange, norm
 NOW = datetime(2026, 12, 2, 20, 0)  # Wednesday
 
 
-@pytest.fixture(params=BACKENDS)
-def mm(request, tmp_path):
-    store = open_store(request.param, tmp_path)
-    yield store
-    store.close()
+mm = backend_store_fixture()
 
 
 @pytest.fixture

@@ -12,29 +12,17 @@ from pathlib import Path
 import pytest
 from langchain_core.tools import StructuredTool
 
+from ltm_helpers import idle_ltm_fixture
+from memory_stores import yaml_store_fixture
 from sonetto_desktop.agent.chat_events import ERROR_CODES, ChatEvent
 from sonetto_desktop.agent.engine import ChatEngine
 from sonetto_desktop.agent.sessions import SessionNotFound
 from sonetto_desktop.agent.settings import Settings
-from sonetto_desktop.memory import YamlMemoryManager
-from sonetto_desktop.memory.writer.ltm import LongTermMemory
 
 CHILD = Path(__file__).with_name("engine_restart_child.py")
 
-
-@pytest.fixture
-def mm(tmp_path):
-    manager = YamlMemoryManager(tmp_path / "memory.yaml")
-    yield manager
-    manager.close()
-
-
-@pytest.fixture
-async def ltm(mm):
-    memory = LongTermMemory(mm)  # no endpoint configured: turns are journaled, never consumed
-    memory.start()
-    yield memory
-    await memory.stop(timeout=1)
+mm = yaml_store_fixture()
+ltm = idle_ltm_fixture()  # no endpoint configured: turns are journaled, never consumed
 
 
 @pytest.fixture

@@ -13,6 +13,8 @@ import pytest
 from langchain_core.messages import AIMessage, HumanMessage, SystemMessage, ToolMessage
 from langgraph.checkpoint.memory import InMemorySaver
 
+from ltm_helpers import idle_ltm_fixture
+from memory_stores import yaml_store_fixture
 from sonetto_desktop.agent.graph import (
     NODE_NAMES,
     build_graph,
@@ -23,27 +25,14 @@ from sonetto_desktop.agent.graph import (
 )
 from sonetto_desktop.agent.llm_errors import LLMNotConfigured
 from sonetto_desktop.agent.memory_context import BLOCK_BEGIN, BLOCK_END, format_memory_block
-from sonetto_desktop.memory import YamlMemoryManager
 from sonetto_desktop.memory.retrieval.modes import RetrievalMode
 from sonetto_desktop.memory.writer.ltm import LongTermMemory
 
 PINNED = datetime(2026, 12, 2, 20, 30)  # a Wednesday
 
 
-@pytest.fixture
-def mm(tmp_path):
-    manager = YamlMemoryManager(tmp_path / "memory.yaml")
-    yield manager
-    manager.close()
-
-
-@pytest.fixture
-async def ltm(mm):
-    # llm=None and no configured endpoint: the writer journals turns and waits (never spends the script).
-    memory = LongTermMemory(mm)
-    memory.start()
-    yield memory
-    await memory.stop(timeout=1)
+mm = yaml_store_fixture()
+ltm = idle_ltm_fixture()  # no endpoint configured: turns are journaled, never consumed
 
 
 def system_text(request: dict) -> str:

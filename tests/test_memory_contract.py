@@ -6,15 +6,11 @@ import threading
 
 import pytest
 
-from memory_stores import BACKENDS, open_store
+from memory_stores import backend_store_fixture
 from sonetto_desktop.memory import MemoryChange, MemoryNotFound
 
 
-@pytest.fixture(params=BACKENDS)
-def mm(request, tmp_path):
-    store = open_store(request.param, tmp_path)
-    yield store
-    store.close()
+mm = backend_store_fixture()
 
 
 @pytest.fixture
@@ -297,3 +293,16 @@ def test_readers_are_not_disturbed_by_concurrent_writes(mm):
         t.join()
     assert errors == []
     assert mm.count() == 60
+
+
+def test_validate_all_items_repairs_in_place_and_reports(mm):
+    from sonetto_desktop.memory import MemoryItem
+
+    items = {"a1": MemoryItem("  带空格  ", "身份", None, "2026-07-10 21:14:03", -1),
+             "a2": MemoryItem("", "身份")}
+    items["a1"].history = None
+    issues, repaired = mm._validate_all_items(items)
+    assert issues == ["a2: empty description"]
+    assert items["a1"].description == "带空格" and items["a1"].history == [] and items["a1"].hit == 0
+    assert items["a1"].latest_update_time == "2026-07-10T21:14:03"
+    assert len(repaired) == 3

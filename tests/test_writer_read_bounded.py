@@ -11,7 +11,7 @@ from datetime import datetime, timedelta
 import pytest
 
 from ltm_helpers import FAST, until
-from memory_stores import BACKENDS, open_store
+from memory_stores import backend_store_fixture, open_store
 from sonetto_desktop.memory import LongTermMemory
 from sonetto_desktop.memory.item import MemoryItem
 from sonetto_desktop.memory.retrieval.mechanical import MechanicalRetriever
@@ -29,11 +29,7 @@ UNRELATED_OLD = ["用户喜欢吃香菜", "用户会弹古典吉他", "用户讨
 _ids = itertools.count()
 
 
-@pytest.fixture(params=BACKENDS)
-def mm(request, tmp_path):
-    store = open_store(request.param, tmp_path)
-    yield store
-    store.close()
+mm = backend_store_fixture()
 
 
 def fill(mm, recent: int, *, old: list[str] = (), related: bool = True) -> dict[str, str]:

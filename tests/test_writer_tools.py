@@ -6,18 +6,14 @@ import itertools
 
 import pytest
 
-from memory_stores import BACKENDS, open_store
+from memory_stores import backend_store_fixture, open_store
 from sonetto_desktop.memory import EventFeed, MemoryEvent
 from sonetto_desktop.memory.writer.tools import TOOL_NAMES, ToolContext, find_secret, make_memory_tools
 
 _ids = itertools.count()
 
 
-@pytest.fixture(params=BACKENDS)
-def mm(request, tmp_path):
-    store = open_store(request.param, tmp_path)
-    yield store
-    store.close()
+mm = backend_store_fixture()
 
 
 def call(tools, name, **args):

@@ -12,7 +12,7 @@ from dataclasses import dataclass, field
 from typing import TYPE_CHECKING
 
 from sonetto_desktop.agent.llm_errors import LLMErrorInfo, describe_llm_error, error_info
-from sonetto_desktop.agent.settings import Settings
+from sonetto_desktop.agent.settings import Settings, load_settings
 
 if TYPE_CHECKING:
     from langchain_openai import ChatOpenAI
@@ -45,7 +45,7 @@ def build_llm(
 
 def get_default_llm(*, streaming: bool = False) -> ChatOpenAI | None:
     """The model configured by the settings file and the environment, or ``None``."""
-    return build_llm(Settings.load().with_env(), streaming=streaming)
+    return build_llm(load_settings(), streaming=streaming)
 
 
 @dataclass(frozen=True)

@@ -13,6 +13,8 @@ import re
 from collections.abc import Iterable, Iterator
 from dataclasses import dataclass
 
+from sonetto_desktop.memory.errors import redact
+
 CODES = ("unconfigured", "unreachable", "auth", "rate_limit", "server", "timeout", "bad_response", "unknown_model")
 
 _DETAIL_MAX = 200
@@ -38,8 +40,7 @@ class LLMErrorInfo:
 def scrub(text: str, secrets: Iterable[str] = ()) -> str:
     """``text`` with every secret, key-like token and bearer token replaced by ``***``."""
     for secret in secrets:
-        if secret and len(secret) >= 4:
-            text = text.replace(secret, "***")
+        text = redact(text, secret)
     text = _BEARER.sub(r"\1***", text)
     return _KEYISH.sub("***", text)
 

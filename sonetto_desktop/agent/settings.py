@@ -254,6 +254,13 @@ class Settings:
 _BAD = object()
 
 
+def load_settings(*, with_secret: bool = True) -> Settings:
+    """The saved settings with the environment's overrides: what the app runs with.
+
+    Reads the settings file and (``with_secret``) the keyring: call it off the Qt thread."""
+    return Settings.load(with_secret=with_secret).with_env()
+
+
 def _coerce(name: str, value: Any, default: Any) -> Any:
     """``value`` converted to the type of ``default`` and checked, or ``_BAD``."""
     if isinstance(default, float):

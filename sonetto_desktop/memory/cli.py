@@ -9,20 +9,17 @@ from pathlib import Path
 
 from .base import BaseMemoryManager
 from .errors import MemoryError_
-from .sqlite_store import SqliteMemoryManager
+from .migrate import make_store, store_path
 from .transfer import FORMATS, ImportFormatError, export_text, format_for, import_file
-from .yaml_store import YamlMemoryManager
 
 
 def default_store_path() -> Path:
     """The app's store: ``memory.yaml`` (or ``memory.db`` with the SQLite backend) in the data dir."""
     try:
-        from sonetto_desktop.agent.settings import Settings
+        from sonetto_desktop.agent.settings import load_settings
 
-        settings = Settings.load(with_secret=False).with_env()
-        data_dir = Path(settings.resolved_data_dir())
-        name = "memory.db" if settings.store_backend == "sqlite" else "memory.yaml"
-        return data_dir / name
+        settings = load_settings(with_secret=False)
+        return store_path(settings.resolved_data_dir(), settings.store_backend)
     except ImportError:  # settings not available: fall back to the environment
         from platformdirs import user_data_dir
 
@@ -33,9 +30,7 @@ def default_store_path() -> Path:
 def open_store(path: str | Path) -> BaseMemoryManager:
     """``.db`` / ``.sqlite`` files open as SQLite, anything else as the seed's YAML."""
     path = Path(path)
-    if path.suffix.lower() in (".db", ".sqlite", ".sqlite3"):
-        return SqliteMemoryManager(path)
-    return YamlMemoryManager(path)
+    return make_store("sqlite" if path.suffix.lower() in (".db", ".sqlite", ".sqlite3") else "yaml", path)
 
 
 def _parser() -> argparse.ArgumentParser:

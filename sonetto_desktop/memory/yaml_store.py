@@ -199,10 +199,10 @@ class YamlMemoryManager(BaseMemoryManager):
                 item, note = item_from_raw(str(memory_id), value)
                 if note:
                     repaired.append(note)
-                i, r = validate_item(str(memory_id), item)
-                issues += i
-                repaired += r
                 items[str(memory_id)] = item
+            found, fixed = self._validate_all_items(items)
+            issues += found
+            repaired += fixed
             try:
                 self._load_trash()
             except StoreCorrupt as exc:

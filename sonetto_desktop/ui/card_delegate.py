@@ -14,7 +14,6 @@ from PySide6.QtWidgets import QStyle, QStyledItemDelegate, QStyleOptionViewItem,
 
 from .cards import Card
 from .memory_model import CardRole
-from .relative_time import relative_time
 from .theme_colors import theme_color, wall_tokens
 
 CARD_SIZE = QSize(228, 118)
@@ -147,13 +146,6 @@ class CardDelegate(QStyledItemDelegate):
         baseline = rect.bottom() - PADDING + 2
         hits = QCoreApplication.translate("CardDelegate", "命中 {0}").format(card.hit)
         painter.drawText(QPointF(text_left, baseline), hits)
-        lang = getattr(index.model(), "lang", None) or _source_lang(index)
-        when = relative_time(card.when, lang=lang)
+        when = str(index.data(CardRole.RelativeTime) or "")  # the model's words, through any proxy
         painter.drawText(QPointF(rect.right() - PADDING - small_metrics.horizontalAdvance(when), baseline), when)
         painter.restore()
-
-
-def _source_lang(index: QModelIndex | QPersistentModelIndex) -> str:
-    model = index.model()
-    source = getattr(model, "sourceModel", None)
-    return getattr(source(), "lang", "zh") if callable(source) else "zh"

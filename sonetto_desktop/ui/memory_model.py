@@ -156,9 +156,6 @@ class MemoryCardModel(QAbstractListModel):
         row = self._rows.get(memory_id)
         return None if row is None else self._cards[row]
 
-    def card_at(self, row: int) -> Card:
-        return self._cards[row]
-
     def cards(self) -> list[Card]:
         return list(self._cards)
 

@@ -15,6 +15,8 @@ import time
 import traceback
 from typing import Any, TextIO
 
+from sonetto_desktop.agent.settings import load_settings
+
 from .shell import SonettoApp
 
 SELF_TEST_TIMEOUT = 20.0
@@ -67,7 +69,8 @@ async def _checks(app: SonettoApp, out: TextIO) -> None:
 
 
 async def run_self_test(qapp: Any, *, timeout: float = SELF_TEST_TIMEOUT, out: TextIO | None = None) -> int:
-    app = SonettoApp(qapp, interactive=False)
+    settings = await asyncio.to_thread(load_settings)  # file + keyring: never on the Qt thread
+    app = SonettoApp(qapp, settings, interactive=False)
     log_file = None
     if out is None:
         out = sys.stdout or sys.__stderr__  # a windowed (no console) executable has neither

@@ -24,7 +24,7 @@ from typing import Any
 from PySide6.QtCore import QSettings, Qt
 from PySide6.QtWidgets import QApplication, QMessageBox, QWidget
 
-from sonetto_desktop.agent.settings import Settings, config_dir
+from sonetto_desktop.agent.settings import Settings, config_dir, load_settings
 from sonetto_desktop.memory.base import BaseMemoryManager, SelfCheckReport
 from sonetto_desktop.memory.migrate import MigrationReport, open_store
 
@@ -54,7 +54,7 @@ class SonettoApp:
     def __init__(self, qapp: QApplication, settings: Settings | None = None, *, interactive: bool = True,
                  use_tray: bool = True, writer_drain_timeout: float = WRITER_DRAIN_TIMEOUT) -> None:
         self.qapp = qapp
-        self.settings = settings if settings is not None else Settings.load().with_env()
+        self.settings = settings if settings is not None else load_settings()
         self.interactive = interactive
         self.use_tray = use_tray
         self.writer_drain_timeout = writer_drain_timeout
@@ -394,4 +394,4 @@ class SonettoApp:
 
 def settings_for(**changes: Any) -> Settings:
     """The configured settings with ``changes`` (used by the self-test and tests)."""
-    return dataclasses.replace(Settings.load().with_env(), **changes)
+    return dataclasses.replace(load_settings(), **changes)

@@ -52,9 +52,6 @@ class ThemeCardList(QAbstractListModel):
     def sort_mode(self) -> str:
         return self._sort_mode
 
-    def sourceModel(self) -> MemoryCardModel:  # noqa: N802 - the proxy-like name the delegate looks for
-        return self._source
-
     def set_search(self, text: str) -> None:
         terms = tuple(t for t in (text or "").casefold().split() if t)
         if terms != self._terms:
@@ -176,9 +173,6 @@ class ThemeCardList(QAbstractListModel):
         return self._source.supportedDropActions()
 
     # ── helpers ───────────────────────────────────────────────────────
-
-    def id_at(self, row: int) -> str:
-        return self._ids[row]
 
     def ids(self) -> list[str]:
         return list(self._ids)

@@ -14,7 +14,7 @@ import shiboken6
 from PySide6.QtCore import QCoreApplication, QEvent
 from PySide6.QtWidgets import QApplication
 
-from sonetto_desktop.memory import SqliteMemoryManager, YamlMemoryManager
+from memory_stores import backend_store_fixture, yaml_store_fixture
 
 SAMPLE = [
     ("喜欢手冲咖啡，不加糖", "品味"),
@@ -83,22 +83,8 @@ def no_leaked_windows(qapp):
     assert not names, f"leaked top-level widgets: {names}"
 
 
-@pytest.fixture(params=["yaml", "sqlite"])
-def store(request, tmp_path):
-    """An empty memory store of each backend, closed after the test."""
-    if request.param == "yaml":
-        manager = YamlMemoryManager(tmp_path / "memory.yaml")
-    else:
-        manager = SqliteMemoryManager(tmp_path / "memory.db")
-    yield manager
-    manager.close()
-
-
-@pytest.fixture
-def yaml_store(tmp_path):
-    manager = YamlMemoryManager(tmp_path / "memory.yaml")
-    yield manager
-    manager.close()
+store = backend_store_fixture("store")  # an empty memory store of each backend, closed after the test
+yaml_store = yaml_store_fixture("yaml_store")
 
 
 @pytest.fixture

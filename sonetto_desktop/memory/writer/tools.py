@@ -111,12 +111,6 @@ def _validation_message(exc: Exception) -> str:
     return f"参数错误：{listed}。请按工具说明提供全部参数（字符串）后重试。"
 
 
-def format_memory_lines(mm: BaseMemoryManager) -> tuple[str, int]:
-    """Every memory: a count line, then one line per memory grouped by section."""
-    listing = read_listing(mm, read_all_max=1 << 62)
-    return listing.text, listing.total
-
-
 def make_memory_tools(
     mm: BaseMemoryManager,
     events: EventFeed[MemoryEvent] | None = None,
