@@ -141,8 +141,8 @@ def p95(values: list[float]) -> float:
 
 def summarize(cases: list[QueryCase], results: list[list[str]], times_ms: list[float], k: int = K) -> dict[str, Any]:
     """recall@k and MRR over queries with gold, share of negatives answered empty, per-kind recall."""
-    positive = [(c, r) for c, r in zip(cases, results) if c.gold]
-    negative = [(c, r) for c, r in zip(cases, results) if not c.gold]
+    positive = [(c, r) for c, r in zip(cases, results, strict=True) if c.gold]
+    negative = [(c, r) for c, r in zip(cases, results, strict=True) if not c.gold]
     per_kind: dict[str, list[float]] = {}
     for case, ranked in positive:
         per_kind.setdefault(case.kind, []).append(recall_at(ranked, case.gold, k))

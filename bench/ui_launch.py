@@ -45,7 +45,7 @@ async def _child_main(qapp, t0: float, measure_writer: bool) -> dict:
     import asyncio
 
     sys.path.insert(0, str(ROOT / "tests"))
-    from sonetto_desktop.agent.settings import Settings
+    from sonetto_desktop.config.settings import Settings
     from sonetto_desktop.ui.shell import SonettoApp
 
     global _FirstPaint
@@ -146,7 +146,7 @@ def _first_paint_filter():
             super().__init__()
             self.future = future
 
-        def eventFilter(self, obj, event):  # noqa: N802 - Qt override
+        def eventFilter(self, obj, event):
             if event.type() == QEvent.Type.Paint and not self.future.done():
                 self.future.set_result(time.time())
             return False

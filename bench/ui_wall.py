@@ -21,13 +21,13 @@ from pathlib import Path
 
 os.environ.setdefault("QT_QPA_PLATFORM", "offscreen")
 
-from PySide6 import __version__ as pyside_version  # noqa: E402
-from PySide6.QtWidgets import QApplication  # noqa: E402
+from PySide6 import __version__ as pyside_version
+from PySide6.QtWidgets import QApplication
 
-from sonetto_desktop.memory import MemoryItem, YamlMemoryManager  # noqa: E402
-from sonetto_desktop.ui.cards import Card, read_cards  # noqa: E402
-from sonetto_desktop.ui.memory_service import MemoryService  # noqa: E402
-from sonetto_desktop.ui.memory_wall import MemoryWall  # noqa: E402
+from sonetto_desktop.memory import MemoryItem, YamlMemoryManager
+from sonetto_desktop.ui.cards import Card, read_cards
+from sonetto_desktop.ui.memory_service import MemoryService
+from sonetto_desktop.ui.memory_wall import MemoryWall
 
 WORDS = "喜欢 讨厌 咖啡 绿茶 周末 爬山 猫 狗 工作 项目 Rust Python 电影 音乐 乐队 妈妈 朋友 北京 上海 跑步 早起 熬夜 火锅 旅行".split()
 

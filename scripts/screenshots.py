@@ -61,7 +61,7 @@ def _seed(data_dir: Path) -> str:
 async def _shoot(qapp) -> None:
     from llm_server import ScriptedLLMServer, TextResponse
 
-    from sonetto_desktop.agent.settings import Settings
+    from sonetto_desktop.config.settings import Settings
     from sonetto_desktop.ui.history_dialog import HistoryDialog
     from sonetto_desktop.ui.shell import SonettoApp
 

@@ -60,7 +60,7 @@ def create_qapp(argv: list[str]) -> Any:
 def install_excepthook() -> None:
     """Uncaught exceptions in slots are logged (never a silent crash, never a dead event loop)."""
 
-    def hook(exc_type, exc, tb) -> None:  # noqa: ANN001
+    def hook(exc_type, exc, tb) -> None:
         if issubclass(exc_type, KeyboardInterrupt):
             sys.__excepthook__(exc_type, exc, tb)
             return
@@ -77,7 +77,7 @@ def loop_exception_handler(loop: asyncio.AbstractEventLoop, context: dict[str, A
 
 
 async def _run(qapp: Any, args: argparse.Namespace) -> int:
-    from .agent.settings import load_settings
+    from .config.settings import load_settings
     from .ui.shell import SonettoApp
 
     asyncio.get_running_loop().set_exception_handler(loop_exception_handler)

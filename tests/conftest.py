@@ -10,7 +10,7 @@ from pathlib import Path
 os.environ.setdefault("QT_QPA_PLATFORM", "offscreen")
 os.environ.setdefault("QT_API", "pyside6")
 
-import pytest  # noqa: E402
+import pytest
 
 pytest_plugins = ["llm_fixtures"]
 

@@ -190,7 +190,7 @@ class _Handler(BaseHTTPRequestHandler):
     server_version = "ScriptedLLM/1.0"
     disable_nagle_algorithm = True  # headers and body go out in separate writes: avoid the 40 ms delayed-ACK stall
 
-    def log_message(self, format: str, *args: Any) -> None:  # noqa: A002 - keep test output quiet
+    def log_message(self, format: str, *args: Any) -> None:
         pass
 
     # -- routing ---------------------------------------------------------------------------------

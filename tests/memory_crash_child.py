@@ -11,7 +11,7 @@ from pathlib import Path
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
-from memory_stores import open_store  # noqa: E402
+from memory_stores import open_store
 
 
 def main() -> None:

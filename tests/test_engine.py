@@ -17,7 +17,7 @@ from memory_stores import yaml_store_fixture
 from sonetto_desktop.agent.chat_events import ERROR_CODES, ChatEvent
 from sonetto_desktop.agent.engine import ChatEngine
 from sonetto_desktop.agent.sessions import SessionNotFound
-from sonetto_desktop.agent.settings import Settings
+from sonetto_desktop.config.settings import Settings
 
 CHILD = Path(__file__).with_name("engine_restart_child.py")
 

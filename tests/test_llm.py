@@ -12,7 +12,7 @@ import pytest
 
 from sonetto_desktop.agent.llm import LOCAL_DUMMY_KEY, build_llm, get_default_llm, test_connection
 from sonetto_desktop.agent.llm_errors import CODES, LLMNotConfigured, describe_llm_error, error_info, scrub
-from sonetto_desktop.agent.settings import Settings
+from sonetto_desktop.config.settings import Settings
 
 KEY = "sk-proj-SECRETSECRET-0123456789"
 
@@ -107,7 +107,7 @@ def test_get_default_llm_from_saved_settings(llm_server):
 
 def test_importing_llm_module_does_not_import_langchain_openai():
     code = (
-        "import sys, sonetto_desktop.agent.llm, sonetto_desktop.agent.settings, sonetto_desktop.agent.secrets;"
+        "import sys, sonetto_desktop.agent.llm, sonetto_desktop.config.settings, sonetto_desktop.config.secrets;"
         "print(json.dumps(sorted(m for m in sys.modules if m.split('.')[0] in ('langchain_openai', 'openai'))))"
     )
     out = subprocess.run([sys.executable, "-c", "import json;" + code], capture_output=True, text=True, check=True)
@@ -118,7 +118,7 @@ def test_importing_llm_module_does_not_import_langchain_openai():
 
 
 async def failure_of(make_llm, **kw) -> BaseException:
-    with pytest.raises(Exception) as info:  # noqa: PT011 - whatever the client raises is the input
+    with pytest.raises(Exception) as info:
         await make_llm(api_key=KEY, **kw).ainvoke("hi")
     return info.value
 
@@ -178,7 +178,7 @@ async def test_garbage_is_bad_response(llm_server, make_llm):
 
 async def test_malformed_stream_is_bad_response(llm_server, make_llm):
     llm_server.add_malformed_stream()
-    with pytest.raises(Exception) as info:  # noqa: PT011
+    with pytest.raises(Exception) as info:
         async for _ in make_llm(api_key=KEY).astream("hi"):
             pass
     assert describe_llm_error(info.value, api_key=KEY).code == "bad_response"

@@ -21,7 +21,7 @@ def create_memory(content: str, section: str) -> str:
 
 
 @tool
-def hit_memory(id: str) -> str:  # noqa: A002 - the tool's argument name is part of its contract
+def hit_memory(id: str) -> str:
     """标记一条记忆被用到了。"""
     return "ok"
 

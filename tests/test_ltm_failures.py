@@ -11,6 +11,7 @@ import pytest
 from llm_server import HangResponse, error
 from ltm_helpers import FAST, TURN, kinds, recorder, script_create, until
 from sonetto_desktop.memory import LongTermMemory, YamlMemoryManager
+from sonetto_desktop.memory.writer.journal import TurnJournal
 
 
 @pytest.fixture
@@ -18,7 +19,6 @@ def store(tmp_path):
     mm = YamlMemoryManager(tmp_path / "memory.yaml")
     yield mm
     mm.close()
-from sonetto_desktop.memory.writer.journal import TurnJournal
 
 
 @pytest.mark.parametrize("failure", ["500", "hang", "garbage", "malformed_stream"])

@@ -13,9 +13,9 @@ import keyring
 import pytest
 from keyring.backend import KeyringBackend
 
-from sonetto_desktop.agent import secrets as secrets_mod
-from sonetto_desktop.agent.secrets import ApiKeyStore, keyring_usable, load_api_key, store_api_key
-from sonetto_desktop.agent.settings import Settings, config_dir, default_data_dir
+from sonetto_desktop.config import secrets as secrets_mod
+from sonetto_desktop.config.secrets import ApiKeyStore, keyring_usable, load_api_key, store_api_key
+from sonetto_desktop.config.settings import Settings, config_dir, default_data_dir
 
 KEY = "sk-live-THE-SECRET-KEY-1234567890"
 

@@ -13,10 +13,10 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
-from langchain_openai import ChatOpenAI  # noqa: E402
+from langchain_openai import ChatOpenAI
 
-from sonetto_desktop.memory import YamlMemoryManager  # noqa: E402
-from sonetto_desktop.memory.writer import LongTermMemory  # noqa: E402
+from sonetto_desktop.memory import YamlMemoryManager
+from sonetto_desktop.memory.writer import LongTermMemory
 
 
 async def main(store: str, base_url: str) -> None:

@@ -326,7 +326,7 @@ class ChatEngine:
             fix = await history_after_interruption(graph, config, partial)
             if fix:
                 await graph.aupdate_state(config, {"messages": fix}, as_node="ltm_write")
-        except Exception:  # noqa: BLE001 - the transcript still has it
+        except Exception:
             log.warning("could not keep the partial reply in the history", exc_info=True)
 
     def _require_saver(self) -> AsyncSqliteSaver:

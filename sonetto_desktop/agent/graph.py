@@ -214,7 +214,7 @@ def build_graph(
             try:
                 found = await asyncio.wait_for(ltm.aget_related_memory_from(query, retrieval_mode), recall_timeout)
                 memories = [dict(m) for m in found or []]
-            except Exception:  # noqa: BLE001 - recall is an aid; the conversation goes on without it
+            except Exception:
                 log.warning("memory recall failed; continuing without memories", exc_info=True)
         if memories and date_lookup is not None:
             memories = await asyncio.to_thread(_with_dates, memories, date_lookup)
@@ -236,7 +236,7 @@ def build_graph(
         ]
         try:
             await ltm.send_history(turn, session_id=state.get("session_id"), turn_id=state.get("turn_id"))
-        except Exception:  # noqa: BLE001 - the reply is already given; the writer logs its own state
+        except Exception:
             log.warning("handing the turn to the memory writer failed", exc_info=True)
         removals = stored_history_removals(messages, stored_messages)
         return {"messages": removals} if removals else {}

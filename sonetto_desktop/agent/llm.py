@@ -12,7 +12,7 @@ from dataclasses import dataclass, field
 from typing import TYPE_CHECKING
 
 from sonetto_desktop.agent.llm_errors import LLMErrorInfo, describe_llm_error, error_info
-from sonetto_desktop.agent.settings import Settings, load_settings
+from sonetto_desktop.config.settings import Settings, load_settings
 
 if TYPE_CHECKING:
     from langchain_openai import ChatOpenAI

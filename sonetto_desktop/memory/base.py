@@ -76,7 +76,7 @@ class BaseMemoryManager(ABC):
     def _save_trash(self, trash: dict[str, dict[str, Any]]) -> None:
         """Persist the trash. The caller holds the write lock."""
 
-    def close(self) -> None:
+    def close(self) -> None:  # noqa: B027 - a backend without resources needs nothing here
         """Release resources (connections, handles). Safe to call twice."""
 
     # ── the unit of work ──────────────────────────────────────────────

@@ -16,7 +16,7 @@ from .transfer import FORMATS, ImportFormatError, export_text, format_for, impor
 def default_store_path() -> Path:
     """The app's store: ``memory.yaml`` (or ``memory.db`` with the SQLite backend) in the data dir."""
     try:
-        from sonetto_desktop.agent.settings import load_settings
+        from sonetto_desktop.config.settings import load_settings
 
         settings = load_settings(with_secret=False)
         return store_path(settings.resolved_data_dir(), settings.store_backend)

@@ -56,7 +56,7 @@ class EventFeed(Generic[T]):
         for callback in subscribers:
             try:
                 callback(event)
-            except Exception:  # noqa: BLE001 - isolation is the point
+            except Exception:
                 log.exception("event subscriber %r failed on %r", callback, event)
 
     def __len__(self) -> int:

@@ -35,16 +35,16 @@ def migrate_store(src_mm: BaseMemoryManager, dst_mm: BaseMemoryManager) -> Migra
     reading a broken source propagate unchanged. The source is only read.
     """
     items = src_mm.all_items()
-    trash = src_mm._load_trash()  # noqa: SLF001 - same package: the trash has no public bulk reader
+    trash = src_mm._load_trash()
     if dst_mm.count() or dst_mm.list_trash():
         raise MigrationError("the destination store is not empty; refusing to mix two stores")
-    with dst_mm._transaction() as txn:  # noqa: SLF001 - one write for the whole copy
+    with dst_mm._transaction() as txn:
         for memory_id, item in items.items():
             txn.put(memory_id, item.copy())
         for memory_id, entry in trash.items():
             txn.trash_put(memory_id, copy.deepcopy(entry))
     _verify(items, trash, dst_mm)
-    dst_mm._publish("import", tuple(items), "user", "migrate")  # noqa: SLF001 - views refresh once
+    dst_mm._publish("import", tuple(items), "user", "migrate")
     return MigrationReport(items=len(items), trash=len(trash))
 
 
@@ -56,7 +56,7 @@ def _verify(items: dict, trash: dict, dst_mm: BaseMemoryManager) -> None:
     for memory_id, item in items.items():
         if copied[memory_id].to_dict() != item.to_dict():
             raise MigrationError(f"memory {memory_id} differs after the copy")
-    copied_trash = dst_mm._load_trash()  # noqa: SLF001
+    copied_trash = dst_mm._load_trash()
     if set(copied_trash) != set(trash):
         raise MigrationError(f"{len(copied_trash)} of {len(trash)} trash entries arrived")
 

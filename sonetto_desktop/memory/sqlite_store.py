@@ -225,7 +225,7 @@ class SqliteMemoryManager(BaseMemoryManager):
                 rows = conn.execute(f"SELECT {_COLUMNS} FROM memories").fetchall()
                 txn = _SqlTransaction(conn)
                 for row in rows:
-                    raw = dict(zip(("description", "theme", "history", "latest_update_time", "hit"), row[1:]))
+                    raw = dict(zip(("description", "theme", "history", "latest_update_time", "hit"), row[1:], strict=True))
                     raw["history"] = _row_to_item(row).history
                     item, _ = item_from_raw(row[0], raw)
                     i, r = validate_item(row[0], item)

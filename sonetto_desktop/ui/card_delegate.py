@@ -75,7 +75,7 @@ class CardDelegate(QStyledItemDelegate):
 
     CACHE_LIMIT = 5000
 
-    def __init__(self, parent=None) -> None:  # noqa: ANN001
+    def __init__(self, parent=None) -> None:
         super().__init__(parent)
         self._lines: dict[tuple[str, float, str], list[str]] = {}
 

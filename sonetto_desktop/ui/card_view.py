@@ -166,7 +166,7 @@ class ThemeCardView(QListView):
             return
         super().keyPressEvent(event)
 
-    def contextMenuEvent(self, event) -> None:  # noqa: ANN001 - QContextMenuEvent
+    def contextMenuEvent(self, event) -> None:
         index = self.indexAt(event.pos())
         if not index.isValid():
             return

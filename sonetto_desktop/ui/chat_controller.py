@@ -185,7 +185,7 @@ class ChatController(QObject):
         except asyncio.CancelledError:
             self.reply_failed.emit(session_id, "cancelled", QCoreApplication.translate("ChatController", "已停止"), text)
             raise
-        except Exception as exc:  # noqa: BLE001 - the engine promised events, but never crash the UI
+        except Exception as exc:
             log.exception("chat turn failed")
             self.reply_failed.emit(session_id, "internal", QCoreApplication.translate("ChatController", "出错了：") + type(exc).__name__, text)
         else:
@@ -219,5 +219,5 @@ class ChatController(QObject):
     async def _refresh_quietly(self) -> None:
         try:
             await self.refresh_sessions()  # titles come from the first message
-        except Exception:  # noqa: BLE001 - a stale list is harmless
+        except Exception:
             log.debug("session refresh failed", exc_info=True)

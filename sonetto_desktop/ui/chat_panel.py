@@ -155,7 +155,7 @@ class ChatPanel(QWidget):
             await operation
         except asyncio.CancelledError:
             raise
-        except Exception as exc:  # noqa: BLE001 - reported, never raised into a slot
+        except Exception as exc:
             log.warning("session operation failed", exc_info=True)
             self.controller.operation_failed.emit(
                 self.tr("对话操作失败：{0}").format(str(exc) or type(exc).__name__))

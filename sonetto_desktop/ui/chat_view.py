@@ -103,7 +103,7 @@ class ChatView(QScrollArea):
     def _fit(self, bubble: MessageBubble) -> None:
         bubble.setMaximumWidth(max(160, int(self.viewport().width() * BUBBLE_WIDTH_RATIO)))
 
-    def resizeEvent(self, event) -> None:  # noqa: N802 - Qt override
+    def resizeEvent(self, event) -> None:
         super().resizeEvent(event)
         for bubble in self._bubbles:
             self._fit(bubble)

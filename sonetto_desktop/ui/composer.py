@@ -79,7 +79,7 @@ class Composer(QWidget):
     def _update_buttons(self) -> None:
         self.send_button.setEnabled(self._enabled and not self._busy and bool(self.text().strip()))
 
-    def eventFilter(self, watched: QObject, event: QEvent) -> bool:  # noqa: N802 - Qt override
+    def eventFilter(self, watched: QObject, event: QEvent) -> bool:
         if watched is self.input and event.type() == QEvent.Type.KeyPress:
             key_event: QKeyEvent = event  # type: ignore[assignment]
             if key_event.key() in (Qt.Key.Key_Return, Qt.Key.Key_Enter):

@@ -151,7 +151,7 @@ class MainWindow(QMainWindow):
 
     # ── closing ────────────────────────────────────────────────────────
 
-    def closeEvent(self, event: QCloseEvent) -> None:  # noqa: N802 - Qt override
+    def closeEvent(self, event: QCloseEvent) -> None:
         self.save_state()
         event.ignore()
         if self.hide_to_tray:
@@ -159,10 +159,10 @@ class MainWindow(QMainWindow):
         else:
             self.quit_requested.emit()
 
-    def showEvent(self, event) -> None:  # noqa: N802
+    def showEvent(self, event) -> None:
         super().showEvent(event)
         self.visibility_changed.emit(True)
 
-    def hideEvent(self, event) -> None:  # noqa: N802
+    def hideEvent(self, event) -> None:
         super().hideEvent(event)
         self.visibility_changed.emit(False)

@@ -339,12 +339,12 @@ class MemoryWall(QWidget):
         if self._pending_reveal in ids:
             self.reveal(self._pending_reveal)
 
-    def _on_card_double_clicked(self, index) -> None:  # noqa: ANN001
+    def _on_card_double_clicked(self, index) -> None:
         memory_id = index.data(CardRole.Id)
         if memory_id:  # (card_activated comes from the view's ``activated``: double-click or Enter)
             self.actions.edit_card(memory_id)
 
-    def _show_menu(self, view, memory_id: str, global_pos) -> None:  # noqa: ANN001
+    def _show_menu(self, view, memory_id: str, global_pos) -> None:
         menu = self.actions.context_menu(memory_id, view.selected_ids())
         menu.popup(global_pos)
 

@@ -15,7 +15,7 @@ import time
 import traceback
 from typing import Any, TextIO
 
-from sonetto_desktop.agent.settings import load_settings
+from sonetto_desktop.config.settings import load_settings
 
 from .shell import SonettoApp
 
@@ -76,7 +76,7 @@ async def run_self_test(qapp: Any, *, timeout: float = SELF_TEST_TIMEOUT, out: T
         out = sys.stdout or sys.__stderr__  # a windowed (no console) executable has neither
         if out is None:
             app.data_dir.mkdir(parents=True, exist_ok=True)
-            log_file = out = open(app.data_dir / "self-test.log", "w", encoding="utf-8")  # noqa: SIM115
+            log_file = out = open(app.data_dir / "self-test.log", "w", encoding="utf-8")
     print(f"sonetto self-test: data dir {app.data_dir} ({app.settings.store_backend})", file=out)
     code = 0
     try:

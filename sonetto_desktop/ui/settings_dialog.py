@@ -31,7 +31,7 @@ from PySide6.QtWidgets import (
 )
 from qasync import asyncSlot
 
-from sonetto_desktop.agent.settings import Settings
+from sonetto_desktop.config.settings import Settings
 
 from .icons import icon
 

@@ -24,7 +24,7 @@ from typing import Any
 from PySide6.QtCore import QSettings, Qt
 from PySide6.QtWidgets import QApplication, QMessageBox, QWidget
 
-from sonetto_desktop.agent.settings import Settings, config_dir, load_settings
+from sonetto_desktop.config.settings import Settings, config_dir, load_settings
 from sonetto_desktop.memory.base import BaseMemoryManager, SelfCheckReport
 from sonetto_desktop.memory.migrate import MigrationReport, open_store
 
@@ -197,7 +197,7 @@ class SonettoApp:
     async def _warm_up_recall(self) -> None:
         try:
             await asyncio.to_thread(self.ltm.warm_up_recall)
-        except Exception:  # noqa: BLE001 - an optimisation only: the first recall then pays the cost
+        except Exception:
             log.warning("recall warm-up failed", exc_info=True)
         if not self._closed:
             freeze_startup_objects()  # start-up is over: later full collections stay short
@@ -281,7 +281,7 @@ class SonettoApp:
         await asyncio.to_thread(self.store.close)
         try:
             await self._open_store()
-        except Exception as exc:  # noqa: BLE001 - reported below; the previous store comes back
+        except Exception as exc:
             if fallback is None:
                 raise
             log.error("could not open the memory store in %s", self.data_dir, exc_info=True)

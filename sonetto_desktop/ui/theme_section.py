@@ -52,7 +52,7 @@ class _Header(QFrame):
         else:
             event.ignore()
 
-    def dragLeaveEvent(self, event) -> None:  # noqa: ANN001
+    def dragLeaveEvent(self, event) -> None:
         self.setProperty("dropTarget", False)
         self.style().polish(self)
 

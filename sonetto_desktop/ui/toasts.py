@@ -34,7 +34,7 @@ def _safe_call(callback: Callable[[], object] | None) -> None:
         return
     try:
         callback()
-    except Exception:  # noqa: BLE001 - a broken callback must not take the UI down
+    except Exception:
         log.exception("toast callback failed")
 
 

@@ -38,7 +38,7 @@ class Tray(QObject):
         self.icon.setContextMenu(self.menu)
         self.icon.activated.connect(self._on_activated)
 
-    def contextMenu(self) -> QMenu:  # noqa: N802 - mirrors QSystemTrayIcon for tests and callers
+    def contextMenu(self) -> QMenu:
         return self.menu
 
     def show(self) -> None:

@@ -169,7 +169,7 @@ class WallActions(QObject):
     async def _delete(self, ids: list[str]) -> list[str]:
         previews = {mid: (self._model.card(mid).description if self._model.card(mid) else "") for mid in ids}
         results = await asyncio.gather(*(self._service.delete(mid) for mid in ids))
-        deleted = [mid for mid, result in zip(ids, results) if result is not None]
+        deleted = [mid for mid, result in zip(ids, results, strict=True) if result is not None]
         if deleted:
             if len(deleted) == 1:
                 text = QCoreApplication.translate("MemoryWall", "已删除：{0}").format(_preview(previews[deleted[0]]))

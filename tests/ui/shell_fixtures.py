@@ -7,7 +7,7 @@ import contextlib
 from pathlib import Path
 from typing import Any, AsyncIterator
 
-from sonetto_desktop.agent.settings import Settings
+from sonetto_desktop.config.settings import Settings
 
 # Offscreen-platform noise (not our code) for tests that raise windows; a test-level qt_log_ignore
 # replaces the conftest's, so it lists both.

@@ -9,7 +9,7 @@ from PySide6.QtCore import QByteArray, QSettings
 from PySide6.QtWidgets import QApplication
 
 from shell_fixtures import OFFSCREEN_RAISE, OFFSCREEN_SIZE_HINTS, app_settings, running_app
-from sonetto_desktop.agent.settings import config_dir
+from sonetto_desktop.config.settings import config_dir
 from sonetto_desktop.ui.theme import tokens
 
 

@@ -40,13 +40,13 @@ def _calls_in_ui() -> list[tuple[str, int, ast.Call, str | None]]:
     for path in sorted(UI.glob("*.py")):
         tree = ast.parse(path.read_text(encoding="utf-8"))
 
-        def visit(node: ast.AST, cls: str | None) -> None:
+        def visit(node: ast.AST, cls: str | None, path: Path = path) -> None:
             for child in ast.iter_child_nodes(node):
                 inner = child.name if isinstance(child, ast.ClassDef) else cls
                 if isinstance(child, ast.Call) and isinstance(child.func, ast.Attribute):
                     if child.func.attr in ("tr", "translate"):
                         found.append((path.name, child.lineno, child, cls))
-                visit(child, inner)
+                visit(child, inner, path)
 
         visit(tree, None)
     return found

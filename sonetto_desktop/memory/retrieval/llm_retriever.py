@@ -187,7 +187,7 @@ class LLMRetriever:
             )
         except asyncio.CancelledError:
             raise
-        except Exception as exc:  # noqa: BLE001 - every failure becomes a typed RecallFailed
+        except Exception as exc:
             raise classify_error(exc, self.timeout, api_key_of(self.llm)) from exc
         return self._pick(answer, records)
 

@@ -165,7 +165,7 @@ class TurnJournal:
             if self._claim is not None:
                 return True
             self.path.mkdir(parents=True, exist_ok=True)
-            handle = open(self.path / "writer.lock", "a+b")  # noqa: SIM115 - held until release()
+            handle = open(self.path / "writer.lock", "a+b")
             try:
                 portalocker.lock(handle, portalocker.LockFlags.EXCLUSIVE | portalocker.LockFlags.NON_BLOCKING)
             except portalocker.exceptions.LockException:

@@ -201,7 +201,7 @@ class LongTermMemory(RecallSide):
                 await task
             except asyncio.CancelledError:
                 pass
-        except Exception:  # noqa: BLE001 - _run guards itself; this is belt and braces
+        except Exception:
             log.exception("memory writer task failed")
         drained = not self._entries
         await asyncio.to_thread(self.journal.release)
@@ -269,7 +269,7 @@ class LongTermMemory(RecallSide):
         if self._use_default_llm and self._llm is None:
             try:
                 self._llm = await asyncio.to_thread(load_default_llm)
-            except Exception as exc:  # noqa: BLE001 - a broken config is a status, not a crash
+            except Exception as exc:
                 log.exception("get_default_llm failed")
                 self._last_error = describe_failure(exc)
             if self._recall is not None:
@@ -311,7 +311,7 @@ class LongTermMemory(RecallSide):
         except asyncio.CancelledError:
             self._busy = False
             raise
-        except Exception as exc:  # noqa: BLE001 - the consumer loop must survive anything
+        except Exception as exc:
             log.exception("memory writer: unexpected failure on %s", key)
             self._busy = False
             self._last_error = redact(f"{type(exc).__name__}: {exc}", api_key_of(self._llm))

@@ -27,7 +27,7 @@ def safe_to_isolate(llm: Any) -> bool:
     process-wide cached httpx client (per base URL and timeout), shared with the chat model, and an
     httpx client's connections belong to the event loop that opened them.
     """
-    return not (hasattr(llm, "http_async_client") and getattr(llm, "http_async_client") is None)
+    return not (hasattr(llm, "http_async_client") and llm.http_async_client is None)
 
 
 class LoopThread:

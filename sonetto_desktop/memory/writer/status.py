@@ -69,7 +69,7 @@ def describe_failure(exc: BaseException, api_key: str = "") -> str:
         try:
             info = describe(exc, api_key=api_key)
             return redact(f"{info.zh}（{info.code}）", api_key)
-        except Exception:  # noqa: BLE001 - a describer bug must not hide the real error
+        except Exception:
             log.exception("describe_llm_error failed")
             break
     return redact(f"{type(exc).__name__}: {str(exc)[:300]}", api_key)

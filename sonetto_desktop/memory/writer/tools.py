@@ -104,7 +104,7 @@ def _not_found(memory_id: str) -> ToolException:
 def _validation_message(exc: Exception) -> str:
     """Missing or mistyped arguments, said so the model can fix the call."""
     problems = []
-    for err in getattr(exc, "errors", lambda: [])():
+    for err in getattr(exc, "errors", list)():
         where = ".".join(str(part) for part in err.get("loc", ())) or "?"
         problems.append(f"{where}（{err.get('msg', '')}）")
     listed = "；".join(problems) or str(exc)[:200]

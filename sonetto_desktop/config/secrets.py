@@ -11,6 +11,8 @@ import logging
 import os
 from pathlib import Path
 
+from .paths import config_dir as default_config_dir
+
 log = logging.getLogger(__name__)
 
 SERVICE = "sonetto-desktop"
@@ -39,8 +41,6 @@ class ApiKeyStore:
 
     def __init__(self, config_dir: Path | str | None = None) -> None:
         if config_dir is None:
-            from sonetto_desktop.agent.settings import config_dir as default_config_dir
-
             config_dir = default_config_dir()
         self.config_dir = Path(config_dir)
 

@@ -17,9 +17,11 @@ from dataclasses import dataclass, field, fields, replace
 from pathlib import Path
 from typing import Any, NamedTuple
 
+from .paths import config_dir, default_data_dir
+from .secrets import load_api_key, store_api_key
+
 log = logging.getLogger(__name__)
 
-APP_NAME = "sonetto-desktop"
 SETTINGS_FILE = "settings.json"
 OPENAI_DEFAULT_BASE_URL = "https://api.openai.com/v1"
 
@@ -42,26 +44,6 @@ _RANGES: dict[str, tuple[float, float]] = {
     "recall_timeout": (0.1, 600.0),
 }
 _SECRET_FIELDS = frozenset({"api_key"})
-
-
-def config_dir() -> Path:
-    """``$SONETTO_CONFIG_DIR``, else the platform's user config dir for the app."""
-    env = os.environ.get("SONETTO_CONFIG_DIR", "").strip()
-    if env:
-        return Path(env).expanduser()
-    import platformdirs
-
-    return Path(platformdirs.user_config_dir(APP_NAME, appauthor=False))
-
-
-def default_data_dir() -> Path:
-    """``$SONETTO_DATA_DIR``, else the platform's user data dir for the app."""
-    env = os.environ.get("SONETTO_DATA_DIR", "").strip()
-    if env:
-        return Path(env).expanduser()
-    import platformdirs
-
-    return Path(platformdirs.user_data_dir(APP_NAME, appauthor=False))
 
 
 def mask_secret(value: str) -> str:
@@ -201,8 +183,6 @@ class Settings:
                 log.warning("Settings file %s is corrupt (%s); using defaults, the old file was kept as %s", path, exc, aside)
         settings = cls._from_dict(data)
         if with_secret:
-            from sonetto_desktop.agent.secrets import load_api_key
-
             settings.api_key = load_api_key(path.parent)
         return settings
 
@@ -246,8 +226,6 @@ class Settings:
                 os.unlink(tmp)
             raise
         if with_secret:
-            from sonetto_desktop.agent.secrets import store_api_key
-
             store_api_key(self._env_originals.get("api_key", self.api_key), path.parent)
 
 

@@ -1,0 +1,1 @@
+"""Settings, secrets and paths. No Qt, no LangChain: every front end reads its configuration here."""
