@@ -4,6 +4,7 @@ LongTermMemory over a YAML store, the real AsyncSqliteSaver and session store in
 from __future__ import annotations
 
 import asyncio
+import json
 import socket
 import subprocess
 import sys
@@ -386,3 +387,39 @@ async def test_a_broken_session_table_is_a_storage_error_not_a_crash(llm_server,
     events = await collect(engine, "s1", "你好")
     assert kinds(events) == ["error"] and events[0].error_code == "storage"
     assert "保存" in events[0].error_zh and llm_server.requests == []
+
+
+# ── two app instances in one session (issue 11 item 6) ─────────────────────────────────────────
+
+TURNS_CHILD = Path(__file__).with_name("engine_turns_child.py")
+
+
+async def test_two_app_instances_chat_in_one_session_and_every_turn_is_kept(llm_server, tmp_path):
+    llm_server.responder = lambda body: "回复：" + body["messages"][-1]["content"]
+    data_dir, go, count = tmp_path / "data", tmp_path / "go", 12
+    children = [
+        await asyncio.create_subprocess_exec(
+            sys.executable, str(TURNS_CHILD), str(data_dir), str(tmp_path / name), llm_server.base_url,
+            "shared", name, str(count), str(go), stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+        )
+        for name in ("a", "b")
+    ]
+    await asyncio.sleep(1.0)  # both instances have started (they wait for the go file)
+    go.touch()
+    results = await asyncio.wait_for(asyncio.gather(*(c.communicate() for c in children)), 180)
+    assert [c.returncode for c in children] == [0, 0], [err.decode()[-2000:] for _, err in results]
+    reports = [json.loads(out.decode().strip().splitlines()[-1]) for out, _ in results]
+    for report in reports:
+        assert report["kinds"] == ["done"] * count
+        assert len(report["journaled"]) == count  # every turn reached the memory writer's journal
+
+    from sonetto_desktop.agent.sessions import SessionStore
+
+    store = SessionStore(data_dir / "sessions.db")
+    await store.open()
+    try:
+        contents = [e["content"] for e in await store.transcript("shared")]
+    finally:
+        await store.close()
+    expected = {f"{n}-{i}" for n in "ab" for i in range(count)} | {f"回复：{n}-{i}" for n in "ab" for i in range(count)}
+    assert len(contents) == 4 * count and set(contents) == expected

@@ -274,8 +274,7 @@ class ChatEngine:
         turn = TurnRecorder()
         try:
             try:
-                if await self._store.get(session_id) is None:
-                    await self._store.create(session_id=session_id)
+                await self._store.ensure(session_id)
                 await self._store.append(session_id, "user", text, turn_id=turn_id)
             except Exception as exc:  # noqa: BLE001 - cannot even keep the message: say so, call nothing
                 log.error("could not store the user's message: %s", exc)
