@@ -294,7 +294,8 @@ class _Handler(BaseHTTPRequestHandler):
         self.close_connection = True
 
     def _write_sse(self, data: str) -> None:
-        self.wfile.write(f"data: {data}\n\n".encode("utf-8"))
+        # A lone surrogate goes out as its JSON escape, as a JSON library with ensure_ascii would send it.
+        self.wfile.write(f"data: {data}\n\n".encode("utf-8", "backslashreplace"))
         self.wfile.flush()
 
     def _send_error(self, response: ErrorResponse) -> None:

@@ -423,3 +423,22 @@ async def test_two_app_instances_chat_in_one_session_and_every_turn_is_kept(llm_
         await store.close()
     expected = {f"{n}-{i}" for n in "ab" for i in range(count)} | {f"回复：{n}-{i}" for n in "ab" for i in range(count)}
     assert len(contents) == 4 * count and set(contents) == expected
+
+
+# ── a lone surrogate in a reply (issue 11 item 20) ─────────────────────────────────────────────
+
+
+async def test_a_lone_surrogate_in_a_reply_is_stored_and_the_turn_reaches_the_writer(llm_server, engine, ltm):
+    llm_server.add_text("半个\ud83d字")  # the server sends the JSON escape "\ud83d" alone
+    events = await collect(engine, "s1", "你好\udc80")  # and one in what the person sent (pasted bytes)
+    assert events[-1].kind == "done" and events[-1].text == "半个\ufffd字"
+    assert all("\ud83d" not in e.text for e in events)
+    transcript = await engine.transcript("s1")
+    assert [(e["role"], e["content"]) for e in transcript] == [("user", "你好\ufffd"), ("assistant", "半个\ufffd字")]
+    [entry] = ltm.journal.pending()
+    assert [m["content"] for m in entry.messages] == ["你好\ufffd", "半个\ufffd字"]
+
+    llm_server.add_text("好的")
+    assert (await collect(engine, "s1", "继续"))[-1].text == "好的"
+    history = [m["content"] for m in llm_server.last_messages()[1:]]
+    assert history[0] == "你好\ufffd" and history[1].startswith("半个") and history[2] == "继续"

@@ -42,6 +42,7 @@ from langgraph.checkpoint.sqlite.aio import AsyncSqliteSaver
 
 from ..memory.errors import api_key_of
 from ..memory.retrieval.modes import RetrievalMode
+from ..memory.unicode_text import storable
 from .chat_events import ChatEvent, SessionInfo, input_error, storage_error
 from .graph import build_graph, history_after_interruption
 from .sessions import SessionNotFound, SessionStore
@@ -237,6 +238,7 @@ class ChatEngine:
         if problem is not None:
             yield problem
             return
+        text = storable(text)  # a lone surrogate (pasted bytes) cannot be stored: U+FFFD
         turn_id = uuid.uuid4().hex
         queue: asyncio.Queue[ChatEvent | None] = asyncio.Queue()
         task = asyncio.create_task(self._run_turn(session_id, text, turn_id, self._graph, queue.put_nowait))

@@ -9,6 +9,7 @@ from typing import Any
 from langchain_core.messages import AIMessage, ToolMessage
 from langgraph.errors import GraphRecursionError
 
+from ..memory.unicode_text import storable
 from .chat_events import ChatEvent
 from .llm_errors import describe_llm_error
 
@@ -48,9 +49,10 @@ class TurnRecorder:
         if mode == "messages":
             message, meta = chunk
             if meta.get("langgraph_node") == "agent" and isinstance(message, AIMessage) and message.text:
-                self.tokens.append(message.text)
-                self.pending.append(message.text)
-                return [ChatEvent("token", text=message.text)]
+                text = storable(message.text)  # a lone surrogate cannot be stored or shown: U+FFFD
+                self.tokens.append(text)
+                self.pending.append(text)
+                return [ChatEvent("token", text=text)]
             return []
         events: list[ChatEvent] = []
         for node, update in (chunk or {}).items():
@@ -64,7 +66,7 @@ class TurnRecorder:
                 for message in update.get("messages") or []:
                     if isinstance(message, AIMessage):
                         if message.text:
-                            self.replies.append(message.text)
+                            self.replies.append(storable(message.text))
                         for call in message.tool_calls:
                             events.append(ChatEvent("tool_start", tool=call["name"], text=_short(call.get("args"))))
             elif node == "tools":
