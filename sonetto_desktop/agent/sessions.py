@@ -7,6 +7,7 @@ user message, every reply (also partial and failed ones), the memories recalled 
 
 from __future__ import annotations
 
+import asyncio
 import contextlib
 import json
 import sqlite3
@@ -67,6 +68,7 @@ class SessionStore:
     def __init__(self, path: str | Path) -> None:
         self.path = Path(path)
         self._db: aiosqlite.Connection | None = None
+        self._lock = asyncio.Lock()
 
     async def open(self) -> None:
         if self._db is not None:
@@ -101,23 +103,23 @@ class SessionStore:
         clean = (title or "").strip()
         sid = session_id or uuid.uuid4().hex
         stamp = _now()
-        await self.db.execute(
-            "INSERT INTO chat_sessions (id, title, auto_title, created_at, updated_at) VALUES (?, ?, ?, ?, ?)",
-            (sid, clean or DEFAULT_TITLE, 0 if clean else 1, stamp, stamp),
-        )
-        await self.db.commit()
-        return SessionInfo(sid, clean or DEFAULT_TITLE, stamp, stamp)
+        async with self._write() as db:
+            await db.execute(
+                "INSERT INTO chat_sessions (id, title, auto_title, created_at, updated_at) VALUES (?, ?, ?, ?, ?)",
+                (sid, storable(clean) or DEFAULT_TITLE, 0 if clean else 1, stamp, stamp),
+            )
+        return SessionInfo(sid, storable(clean) or DEFAULT_TITLE, stamp, stamp)
 
     async def ensure(self, session_id: str) -> None:
         """Create the session ``session_id`` (untitled) unless it exists; safe when another process
         creates it at the same moment."""
         stamp = _now()
-        await self.db.execute(
-            "INSERT OR IGNORE INTO chat_sessions (id, title, auto_title, created_at, updated_at)"
-            " VALUES (?, ?, 1, ?, ?)",
-            (session_id, DEFAULT_TITLE, stamp, stamp),
-        )
-        await self.db.commit()
+        async with self._write() as db:
+            await db.execute(
+                "INSERT OR IGNORE INTO chat_sessions (id, title, auto_title, created_at, updated_at)"
+                " VALUES (?, ?, 1, ?, ?)",
+                (session_id, DEFAULT_TITLE, stamp, stamp),
+            )
 
     async def get(self, session_id: str) -> SessionInfo | None:
         async with self.db.execute(
@@ -138,10 +140,10 @@ class SessionStore:
         clean = (title or "").strip() if isinstance(title, str) else ""
         if not clean:
             raise ValueError("会话标题不能为空 / the session title must not be empty")
-        cur = await self.db.execute(
-            "UPDATE chat_sessions SET title = ?, auto_title = 0 WHERE id = ?", (clean, session_id)
-        )
-        await self.db.commit()
+        async with self._write() as db:
+            cur = await db.execute(
+                "UPDATE chat_sessions SET title = ?, auto_title = 0 WHERE id = ?", (storable(clean), session_id)
+            )
         if cur.rowcount == 0:
             raise SessionNotFound(session_id)
         info = await self.get(session_id)
@@ -150,9 +152,9 @@ class SessionStore:
 
     async def delete(self, session_id: str) -> bool:
         """Delete the session and its transcript; False if it did not exist."""
-        await self.db.execute("DELETE FROM chat_entries WHERE session_id = ?", (session_id,))
-        cur = await self.db.execute("DELETE FROM chat_sessions WHERE id = ?", (session_id,))
-        await self.db.commit()
+        async with self._write() as db:
+            await db.execute("DELETE FROM chat_entries WHERE session_id = ?", (session_id,))
+            cur = await db.execute("DELETE FROM chat_sessions WHERE id = ?", (session_id,))
         return cur.rowcount > 0
 
     # ── transcript ──────────────────────────────────────────────────────────────────────────
@@ -203,16 +205,18 @@ class SessionStore:
     async def _write(self) -> AsyncIterator[aiosqlite.Connection]:
         """One write transaction that holds SQLite's write lock from its first statement on
         (``BEGIN IMMEDIATE``: waits up to the busy timeout for another process), committed at the
-        end or rolled back on any error."""
+        end or rolled back on any error. Every write goes through here: the connection is shared
+        by concurrent turns, and one transaction at a time may be open on it."""
         db = self.db
-        await db.execute("BEGIN IMMEDIATE")
-        try:
-            yield db
-        except BaseException:
-            with contextlib.suppress(sqlite3.Error):
-                await db.rollback()
-            raise
-        await db.commit()
+        async with self._lock:
+            await db.execute("BEGIN IMMEDIATE")
+            try:
+                yield db
+            except BaseException:
+                with contextlib.suppress(sqlite3.Error):
+                    await db.rollback()
+                raise
+            await db.commit()
 
     async def transcript(self, session_id: str) -> list[dict[str, Any]]:
         """``[{role, content, memories, turn_id, created_at, error?}]`` oldest first.
