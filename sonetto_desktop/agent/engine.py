@@ -44,6 +44,7 @@ from ..memory.errors import api_key_of
 from ..memory.retrieval.modes import RetrievalMode
 from ..memory.unicode_text import storable
 from .chat_events import ChatEvent, SessionInfo, input_error, storage_error
+from .checkpoint_serde import CheckpointSerializer
 from .graph import build_graph, history_after_interruption
 from .sessions import SessionNotFound, SessionStore
 from .turn_events import TurnRecorder, describe_turn_error, error_dict
@@ -126,7 +127,7 @@ class ChatEngine:
         await self._store.open()
         conn = await aiosqlite.connect(self.data_dir / DB_NAME)
         self._saver_conn = conn
-        saver = AsyncSqliteSaver(conn)
+        saver = AsyncSqliteSaver(conn, serde=CheckpointSerializer(secrets=lambda: (self._secret,)))
         await saver.setup()
         self._saver = saver
 
