@@ -4,15 +4,21 @@ Real engine, real AsyncSqliteSaver, real HTTP to the scripted server."""
 
 from __future__ import annotations
 
+import asyncio
 import sqlite3
+import subprocess
+import sys
+from pathlib import Path
 
 import ormsgpack
 import pytest
 
+from llm_server import error
 from ltm_helpers import idle_ltm_fixture
 from memory_stores import yaml_store_fixture
 from sonetto_desktop.agent.checkpoint_serde import CheckpointSerializer
 from sonetto_desktop.agent.engine import ChatEngine
+from sonetto_desktop.config.settings import Settings
 
 mm = yaml_store_fixture()
 ltm = idle_ltm_fixture()
@@ -113,3 +119,61 @@ def test_the_message_types_round_trip():
         RemoveMessage(id="h"),
     ]
     assert serde.loads_typed(serde.dumps_typed(values)) == values
+
+
+# ── item 10: an echoed API key is never written to disk or to the log ──────────────────────────
+
+KEY = "Zq7-private-token-55501"  # not "sk-…" shaped: only knowing the key can hide it
+LOG_CHILD = Path(__file__).with_name("verbose_log_child.py")
+
+
+def script_echoing_server(server) -> None:
+    server.add_error(401, f"Incorrect API key provided: {KEY}. You can find your API key in your account.")
+    for _ in range(2):  # build_llm retries once
+        server.add_error(500, f"upstream rejected the request (Authorization: Bearer {KEY})")
+
+
+def files_holding(folder: Path, secret: str) -> list[str]:
+    return sorted(str(p.relative_to(folder)) for p in folder.rglob("*") if p.is_file() and secret.encode() in p.read_bytes())
+
+
+async def test_a_key_echoed_by_the_server_is_not_written_to_sessions_db(llm_server, make_engine, tmp_path):
+    settings = Settings(base_url=llm_server.base_url, model="test-model", api_key=KEY, request_timeout=5)
+    engine = await make_engine(llm_factory=None, settings_provider=lambda: settings)
+    script_echoing_server(llm_server)
+    codes = [(await collect(engine, "s1", text))[-1].error_code for text in ("你好", "在吗")]
+    assert codes == ["auth", "server"]
+    assert files_holding(tmp_path / "data", KEY) == []  # sessions.db and its -wal, while open
+    db = sqlite3.connect(tmp_path / "data" / "sessions.db")
+    errors = [value for (value,) in db.execute("SELECT value FROM writes WHERE channel = '__error__'")]
+    db.close()
+    assert errors and all(b"***" in value for value in errors)  # the error is kept, the key is not
+    await engine.close()
+    assert files_holding(tmp_path / "data", KEY) == []
+
+
+async def test_verbose_logs_never_print_the_key(llm_server, tmp_path):
+    chat_calls = []
+
+    def answer(body):  # the chat streams; the memory writer (same endpoint and key) does not
+        if not body.get("stream"):
+            return error(401, f"Incorrect API key provided: {KEY}.")
+        chat_calls.append(body)
+        if len(chat_calls) == 1:
+            return "你好呀"  # one good turn, which the writer then tries to write
+        if len(chat_calls) == 2:
+            return error(401, f"Incorrect API key provided: {KEY}.")
+        return error(500, f"upstream rejected the request (Authorization: Bearer {KEY})")
+
+    llm_server.responder = answer
+    proc = await asyncio.create_subprocess_exec(
+        sys.executable, str(LOG_CHILD), str(tmp_path / "data"), llm_server.base_url, KEY,
+        stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+    )
+    out, err = await asyncio.wait_for(proc.communicate(), 120)
+    log = err.decode("utf-8", "replace")
+    assert proc.returncode == 0, log[-3000:]
+    assert out.decode().split() == ["done", "auth", "server", "writer_failed"]
+    assert "DEBUG qasync" in log and "on_llm_error" in log  # verbose logging was on and saw the failures
+    assert KEY not in log, [line for line in log.splitlines() if KEY in line][:3]
+    assert files_holding(tmp_path / "data", KEY) == []

@@ -40,6 +40,7 @@ from langchain_core.language_models import BaseChatModel
 from langchain_core.messages import HumanMessage
 from langgraph.checkpoint.sqlite.aio import AsyncSqliteSaver
 
+from ..config.redaction import register_secret
 from ..memory.errors import api_key_of
 from ..memory.retrieval.modes import RetrievalMode
 from ..memory.unicode_text import storable
@@ -183,6 +184,7 @@ class ChatEngine:
         """Use ``llm`` from the next turn on (None: not configured). Running turns keep their model."""
         self._llm = llm
         self._secret, self._model_name = _identity(llm)
+        register_secret(self._secret)  # a model from a factory: its key is hidden from the log too
         if self._saver is not None:
             self._graph = build_graph(
                 llm, self.ltm, retrieval_mode=self.retrieval_mode, checkpointer=self._saver, **self._graph_options
