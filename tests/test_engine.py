@@ -442,3 +442,59 @@ async def test_a_lone_surrogate_in_a_reply_is_stored_and_the_turn_reaches_the_wr
     assert (await collect(engine, "s1", "继续"))[-1].text == "好的"
     history = [m["content"] for m in llm_server.last_messages()[1:]]
     assert history[0] == "你好\ufffd" and history[1].startswith("半个") and history[2] == "继续"
+
+
+# ── a stalled stream fails soon, a slow one keeps going (issue 11 item 22) ─────────────────────
+
+
+async def test_an_endpoint_that_never_answers_fails_at_the_first_token_deadline(llm_server, make_llm, make_engine):
+    # The HTTP timeout (60 s, retried once) would leave the person waiting two minutes.
+    engine = await make_engine(llm_factory=lambda: make_llm(streaming=True, timeout=60, max_retries=1))
+    engine.first_token_timeout = 1.0
+    llm_server.add_hang(30)
+    events = await collect(engine, "s1", "在吗")
+    assert kinds(events) == ["memories", "error"]
+    error = events[-1]
+    assert error.error_code == "timeout" and "1 秒内没有开始回复" in error.error_zh and "within 1 s" in error.error_en
+    assert (await engine.transcript("s1"))[1]["error"]["code"] == "timeout"
+    llm_server.clear()
+    llm_server.add_text("在的")
+    assert (await collect(engine, "s1", "现在呢"))[-1].text == "在的"
+
+
+async def test_a_stream_that_stops_midway_fails_at_the_idle_deadline_and_keeps_what_arrived(
+    llm_server, make_llm, make_engine
+):
+    engine = await make_engine(llm_factory=lambda: make_llm(streaming=True, timeout=60))
+    engine.idle_timeout = 1.0
+    llm_server.add_stalling_stream("我想想，这个问题", seconds=30)
+    events = await collect(engine, "s1", "问个问题")
+    assert events[-1].kind == "error" and events[-1].error_code == "timeout"
+    assert "1 秒内没有收到新的内容" in events[-1].error_zh
+    assert "".join(e.text for e in events if e.kind == "token") == "我想想，这个问题"
+    transcript = await engine.transcript("s1")
+    assert transcript[1]["content"] == "我想想，这个问题" and transcript[1]["error"]["code"] == "timeout"
+    llm_server.add_text("接着说")
+    await collect(engine, "s1", "继续")
+    history = [(m["role"], m["content"]) for m in llm_server.last_messages()[1:]]
+    assert history == [("user", "问个问题"), ("assistant", "我想想，这个问题"), ("user", "继续")]
+
+
+async def test_a_slow_reply_that_keeps_streaming_is_not_cut_off(llm_server, make_llm, make_engine):
+    engine = await make_engine(llm_factory=lambda: make_llm(streaming=True, timeout=60))
+    engine.first_token_timeout = engine.idle_timeout = 1.0
+    llm_server.chunk_delay = 0.3  # 8 chunks: the whole reply takes longer than either deadline
+    llm_server.add_tool_calls([("get_current_time", {})])  # tool time is not model silence
+    llm_server.add_text("慢慢地说完这一整句话吧")
+    events = await collect(engine, "s1", "慢慢说")
+    assert events[-1].kind == "done" and events[-1].text == "慢慢地说完这一整句话吧"
+
+
+async def test_the_deadlines_come_from_the_settings(llm_server, make_engine):
+    settings = Settings(base_url=llm_server.base_url, model="test-model", first_token_timeout=1.0,
+                        stream_idle_timeout=2.0)
+    engine = await make_engine(llm_factory=None, settings_provider=lambda: settings)
+    assert (engine.first_token_timeout, engine.idle_timeout) == (1.0, 2.0)
+    llm_server.add_hang(30)
+    assert (await collect(engine, "s1", "在吗"))[-1].error_code == "timeout"
+    assert Settings().first_token_timeout == 30.0 and Settings().stream_idle_timeout == 30.0
