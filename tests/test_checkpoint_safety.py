@@ -143,13 +143,13 @@ async def test_a_key_echoed_by_the_server_is_not_written_to_sessions_db(llm_serv
     script_echoing_server(llm_server)
     codes = [(await collect(engine, "s1", text))[-1].error_code for text in ("你好", "在吗")]
     assert codes == ["auth", "server"]
-    assert files_holding(tmp_path / "data", KEY) == []  # sessions.db and its -wal, while open
+    assert files_holding(tmp_path, KEY) == []  # sessions.db and its -wal while open, the journal, the store
     db = sqlite3.connect(tmp_path / "data" / "sessions.db")
     errors = [value for (value,) in db.execute("SELECT value FROM writes WHERE channel = '__error__'")]
     db.close()
     assert errors and all(b"***" in value for value in errors)  # the error is kept, the key is not
     await engine.close()
-    assert files_holding(tmp_path / "data", KEY) == []
+    assert files_holding(tmp_path, KEY) == []
 
 
 async def test_verbose_logs_never_print_the_key(llm_server, tmp_path):
@@ -176,4 +176,4 @@ async def test_verbose_logs_never_print_the_key(llm_server, tmp_path):
     assert out.decode().split() == ["done", "auth", "server", "writer_failed"]
     assert "DEBUG qasync" in log and "on_llm_error" in log  # verbose logging was on and saw the failures
     assert KEY not in log, [line for line in log.splitlines() if KEY in line][:3]
-    assert files_holding(tmp_path / "data", KEY) == []
+    assert files_holding(tmp_path, KEY) == []
