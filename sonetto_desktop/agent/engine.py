@@ -309,7 +309,7 @@ class ChatEngine:
                     return
                 event = describe_turn_error(exc, turn_id, api_key=self._secret, model=self._model_name)
                 log.info("turn %s failed: %s (%s)", turn_id, event.error_code, type(exc).__name__)
-                await self._close_interrupted(graph, config, turn.uncommitted_text() if _stalled(exc) else "")
+                await self._close_interrupted(graph, config, turn.uncommitted_text() if isinstance(exc, ReplyStalled) else "")
                 await self._finish(session_id, turn, event, emit)
                 return
             done = ChatEvent("done", text=turn.reply_text(), turn_id=turn_id, memories=turn.memories)
@@ -383,10 +383,6 @@ class ChatEngine:
         if self._saver is None:
             raise RuntimeError("ChatEngine.start() has not been awaited (or the engine is closed)")
         return self._saver
-
-
-def _stalled(exc: BaseException) -> bool:
-    return isinstance(exc, ReplyStalled)
 
 
 def _identity(llm: Any) -> tuple[str, str]:
