@@ -21,14 +21,15 @@ from langchain_openai import ChatOpenAI  # noqa: E402
 
 from sonetto_desktop.agent.engine import ChatEngine  # noqa: E402
 from sonetto_desktop.memory import YamlMemoryManager  # noqa: E402
-from sonetto_desktop.memory.writer.ltm import LongTermMemory  # noqa: E402
+
+sys.path.insert(0, str(ROOT / "tests"))
+from ltm_helpers import make_ltm  # noqa: E402
 
 
 async def main(data_dir: Path, memory_dir: Path, base_url: str, session_id: str, name: str, count: int,
                go: Path) -> int:
     mm = YamlMemoryManager(memory_dir / "memory.yaml")
-    ltm = LongTermMemory(mm)  # no model configured in the test's environment: turns stay journaled
-    ltm.start()
+    ltm = make_ltm(mm, start=True)  # no model: turns stay journaled
     engine = ChatEngine(
         ltm,
         data_dir=data_dir,
@@ -45,10 +46,11 @@ async def main(data_dir: Path, memory_dir: Path, base_url: str, session_id: str,
         for i in range(count):
             events = [event async for event in engine.send(session_id, f"{name}-{i}")]
             last.append(events[-1].kind if events[-1].kind == "done" else f"{events[-1].error_code}: {events[-1].error_en}")
-        journaled = [entry.turn_id for entry in ltm.journal.pending()]
+        journaled = [entry.turn_id for entry in ltm.writer.journal.pending()]
     finally:
         await engine.close()
-        await ltm.stop(timeout=1)
+        await ltm.writer.stop(timeout=1)
+        ltm.recall.close()
         mm.close()
     print(json.dumps({"kinds": last, "journaled": journaled}))
     return 0

@@ -173,7 +173,9 @@ async def test_verbose_logs_never_print_the_key(llm_server, tmp_path):
     out, err = await asyncio.wait_for(proc.communicate(), 120)
     log = err.decode("utf-8", "replace")
     assert proc.returncode == 0, log[-3000:]
-    assert out.decode().split() == ["done", "auth", "server", "writer_failed"]
-    assert "DEBUG qasync" in log and "on_llm_error" in log  # verbose logging was on and saw the failures
+    assert out.decode().split() == ["done", "auth", "server", "writer_failed", "logged"]
+    assert "DEBUG qasync" in log  # verbose logging was on
+    assert "Task exception was never retrieved" in log and "uncaught exception" in log  # and saw the failures
+    assert "Incorrect API key provided: ***" in log  # the server's words are logged, the key is not
     assert KEY not in log, [line for line in log.splitlines() if KEY in line][:3]
     assert files_holding(tmp_path, KEY) == []

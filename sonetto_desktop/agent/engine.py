@@ -69,7 +69,7 @@ class ChatEngine:
     The model comes from ``llm_factory()`` (returns a chat model or None) or, if not given, from
     ``build_llm(settings_provider(), streaming=True)``. ``retrieval_mode`` overrides the
     settings' retrieval mode (default MECHANICAL). ``graph_options`` go to :func:`build_graph`
-    (``tools``, ``now``, ``date_lookup``, history limits).
+    (``tools``, ``now``, history limits). ``ltm`` is a ``LongTermMemory`` (recall + writer).
 
     A streamed reply fails with ``timeout`` when no first chunk arrives within
     ``first_token_timeout`` seconds, or no next chunk within ``idle_timeout`` (settings
@@ -162,9 +162,6 @@ class ChatEngine:
                 mode = getattr(settings, "retrieval_mode", None)
                 if self._mode_override is None and mode:
                     self.retrieval_mode = RetrievalMode.coerce(mode)
-                recall_timeout = getattr(settings, "recall_timeout", None)
-                if recall_timeout:
-                    self._graph_options["recall_timeout"] = float(recall_timeout)
                 self.first_token_timeout = float(getattr(settings, "first_token_timeout", self.first_token_timeout))
                 self.idle_timeout = float(getattr(settings, "stream_idle_timeout", self.idle_timeout))
                 from .llm import build_llm

@@ -72,8 +72,11 @@ class _Doc:
         self.order_key = updated.isoformat() if updated else ""
         self.prior = min(HIT_PRIOR * math.log1p(max(hit, 0)), HIT_PRIOR_CAP)
 
-    def public(self) -> dict[str, str]:
-        return {"id": self.id, "description": self.description, "theme": self.theme}
+    def public(self) -> dict:
+        """What recall hands on: the memory with its date and use count (so nobody re-reads the store)."""
+        when = self.updated.isoformat() if self.updated else ""
+        return {"id": self.id, "description": self.description, "theme": self.theme, "date": when[:10],
+                "latest_update_time": when, "hit": self.hit}
 
 
 def _months(start: date, end: date, limit: int = 60) -> list[tuple[int, int]]:
