@@ -42,6 +42,8 @@ _RANGES: dict[str, tuple[float, float]] = {
     "temperature": (0.0, 2.0),
     "request_timeout": (0.1, 3600.0),
     "recall_timeout": (0.1, 600.0),
+    "first_token_timeout": (1.0, 3600.0),
+    "stream_idle_timeout": (1.0, 3600.0),
 }
 _SECRET_FIELDS = frozenset({"api_key"})
 
@@ -75,6 +77,10 @@ class Settings:
     language: str = "zh_CN"
     request_timeout: float = 60.0
     recall_timeout: float = 8.0
+    # A streamed chat reply gives up when the model sends nothing for this long: before its first
+    # chunk (a local model that is still loading may need more), and between two chunks.
+    first_token_timeout: float = 30.0
+    stream_idle_timeout: float = 30.0
     # Values replaced by environment variables, kept so that save() writes the user's own values.
     _env_originals: dict[str, Any] = field(default_factory=dict, repr=False, compare=False)
 
