@@ -18,6 +18,7 @@ from typing import Any, Callable, Iterable
 
 import yaml
 
+from . import segment
 from . import tokenize as tok
 from .time_expressions import DateRange, resolve_time_ranges
 
@@ -185,37 +186,38 @@ def _put(terms: dict[str, float], term: str, weight: float) -> None:
         terms[term] = weight
 
 
-def _add_word(terms: dict[str, float], word: str, scale: float, known: Callable[[str], int] | None = None) -> None:
-    """Index terms for one word. A word jieba never produced in the bank (柯基 cut as 柯 / 基)
-    is matched through its character bigrams at full weight instead."""
+def _add_word(terms: dict[str, float], word: str, scale: float, known: Callable[[str], bool] | None = None) -> None:
+    """Index terms for one word. A word that occurs nowhere in the bank as a word (柯基 cut as
+    柯 / 基 there) is matched through its character bigrams at full weight instead."""
     if word in tok.WEAK_WORDS:
         scale *= WEAK_WORD_SCALE
     if known is not None and len(word) > 1 and tok.is_cjk(word) and not known(tok.WORD + word):
-        pairs = tok.bigrams(word)
-        for pair in pairs:
-            _put(terms, tok.BIGRAM + pair, LITERAL_WORD * scale / len(pairs))
-        if pairs:
-            return
+        _add_unknown(terms, word, scale)
+        return
     for form in tok.term_forms(word):
         kind = form[:2]
         base = LITERAL_WORD if kind == tok.WORD else LITERAL_BIGRAM if kind == tok.BIGRAM else LITERAL_CHAR
         _put(terms, form, base * scale)
 
 
-_CLASSIFIERS = frozenset("这那本首部只条张件些几一每个")
-GLUE_MAX_FREQ = 10  # jieba dictionary entries this rare are mostly glue (猫叫, 听的歌), not words
+def _add_unknown(terms: dict[str, float], piece: str, scale: float) -> None:
+    """A stretch of text that is no known word: its character bigrams share a word's weight."""
+    pairs = tok.bigrams(piece)
+    for pair in pairs:
+        _put(terms, tok.BIGRAM + pair, LITERAL_WORD * scale / len(pairs))
 
 
-def _is_glued(word: str, words: list[str], lexicon: Lexicon, known: Callable[[str], int]) -> bool:
-    """A query word jieba probably glued together (猫叫 = 猫 + 叫, 本书 = 本 + 书): not in the bank,
-    not in the lexicon, no shorter query word inside it, and a classifier first or a rare entry."""
-    if len(word) < 2 or len(word) > 3 or not tok.is_cjk(word) or word in lexicon.expansions:
-        return False
-    if any(known(form) for form in tok.term_forms(word)):
-        return False
-    if any(other != word and other in word for other in words):
-        return False
-    return word[0] in _CLASSIFIERS or tok.word_freq(word) <= GLUE_MAX_FREQ
+def _glued_chars(piece: str, known: Callable[[str], bool]) -> list[str]:
+    """Characters of a short unknown stretch none of whose bigrams is in the bank (猫叫, 首歌):
+    probably two one-character words glued together, so each character is tried on its own."""
+    if len(piece) > 3 or any(known(tok.BIGRAM + pair) for pair in tok.bigrams(piece)):
+        return []
+    return [ch for ch in tok.chars(piece) if ch not in tok.STOP_WORDS]
+
+
+def static_words(lexicon: Lexicon) -> frozenset[str]:
+    """Words a query may contain whatever the bank holds: stop and weak words and the lexicon's."""
+    return frozenset(tok.STOP_WORDS | tok.WEAK_WORDS | set(lexicon.expansions) | set(lexicon.cues))
 
 
 def analyze(
@@ -227,45 +229,65 @@ def analyze(
 ) -> Query:
     """Turn a prompt into weighted index terms, cued themes, date ranges and a broad flag.
 
-    ``known(term)`` tells whether an index term occurs in the bank: a query word of several
-    characters that occurs nowhere (jieba glued 猫叫, 听的歌) is also looked up character by character."""
+    ``known(term)`` tells whether an index term occurs in the bank (None: an empty bank). Query
+    words are the bank's and the lexicon's words found in the prompt (``segment.py``)."""
     text = (prompt or "").strip()
     if len(text) > MAX_PROMPT_CHARS:
         text = text[-MAX_PROMPT_CHARS:]
-    words = tok.words(text)
+    seen: dict[str, bool] = {}
+
+    def bank_has(term: str) -> bool:
+        if known is None:
+            return False
+        if term not in seen:
+            seen[term] = bool(known(term))
+        return seen[term]
+
+    fixed = static_words(lexicon)
+    words, unknown = segment.query_words(text, lambda cands: [c in fixed or bank_has(tok.WORD + c) for c in cands],
+                                         lambda ch: ch in fixed)
     query = Query(text=text, words=words)
     if not text:
         return query
     query.ranges = resolve_time_ranges(text, now)
-    topical = [w for w in words if w not in _BROAD_FILLER and not resolve_time_ranges(w, now)]
+
+    def topical_of(items: list[str]) -> list[str]:
+        return [w for w in items if w not in _BROAD_FILLER and not resolve_time_ranges(w, now)]
+
+    topical, topical_unknown = topical_of(words), topical_of(unknown)
     # Broad: a vague cue, at most one topical word, and no date beyond "recently" (大后天有啥事 is not broad).
     vague_dates = all(_BROAD_CUES.fullmatch(r.label) for r in query.ranges)
-    query.broad = bool(_BROAD_CUES.search(text)) and vague_dates and len(topical) <= 1 and len(text) <= 30
+    query.broad = (bool(_BROAD_CUES.search(text)) and vague_dates and len(topical) + len(topical_unknown) <= 1
+                   and len(text) <= 30)
     query.task = bool(_TASK_CUES.search(text))
     literal = topical if query.broad else list(words)
-    split: list[str] = []
-    if known is not None:
-        pieces = [ch for w in topical if _is_glued(w, topical, lexicon, known) for ch in tok.chars(w)]
-        split = [ch for ch in dict.fromkeys(pieces) if ch not in tok.STOP_WORDS and ch not in literal]
+    pieces = topical_unknown if query.broad else unknown
+    split = [ch for piece in pieces for ch in _glued_chars(piece, bank_has)]
+    split = [ch for ch in dict.fromkeys(split) if ch not in literal]
+    check = bank_has if known is not None else None
     for word in literal:
-        _add_word(query.terms, word, 1.0, known)
+        _add_word(query.terms, word, 1.0, check)
+    for piece in pieces:
+        _add_unknown(query.terms, piece, 1.0)
     for ch in split:  # a guess: weaker than a word
         _add_word(query.terms, ch, SPLIT_CHAR_SCALE)
     for pair in [] if query.broad else tok.bigrams(text):  # a broad question's text is mostly filler
         _put(query.terms, tok.BIGRAM + pair, QUERY_BIGRAM)
     for word, weight in lexicon.expand(text, literal).items():
-        _add_word(query.terms, word, weight, known)
+        _add_word(query.terms, word, weight, check)
     for ch in split:  # guessed words expand too, more weakly
         for word, weight in lexicon.expansions.get(ch, {}).items():
             if word not in literal:
-                _add_word(query.terms, word, weight * SPLIT_CHAR_SCALE, known)
+                _add_word(query.terms, word, weight * SPLIT_CHAR_SCALE, check)
     query.themes = lexicon.themes_for(text, literal + split)
     lowered = text.lower()
     for theme in theme_names:
         if theme and theme.lower() in lowered:
             query.named_themes.add(theme)
     # Nothing but theme cues and weak words ("推荐点好听的"): the theme carries the whole match.
-    cue_words = {w for w in literal + split if w in lexicon.cues}
-    if query.themes and all(w in cue_words or w in tok.WEAK_WORDS for w in literal + split):
+    present = set(theme_names)
+    cue_words = {w for w in literal + split if lexicon.cues.get(w, set()) & present}
+    content = literal + split + pieces
+    if query.themes and all(w in cue_words or w in tok.WEAK_WORDS for w in content):
         query.named_themes.update(query.themes)
     return query

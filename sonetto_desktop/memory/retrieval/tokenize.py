@@ -22,6 +22,8 @@ import threading
 from typing import Any
 
 WORD, BIGRAM, CHAR = "w:", "b:", "c:"
+# Bump when document_terms() changes what it produces: saved indexes made before are rebuilt.
+TOKENIZER_VERSION = "jieba-search-nohmm/1"
 
 # Function words and chat filler: never evidence of relevance.
 STOP_WORDS = frozenset(
@@ -48,12 +50,12 @@ WEAK_WORDS = frozenset(
     """.split()
 )
 # A bigram containing one of these characters is almost always noise (我的, 的猫, 了吗).
-_STOP_CHARS = frozenset("的了吗呢吧啊呀哦嘛么哈啦嗯我你您他她它是在和与就都也还很把被给让这那个些么啥咋")
+STOP_CHARS = _STOP_CHARS = frozenset("的了吗呢吧啊呀哦嘛么哈啦嗯我你您他她它是在和与就都也还很把被给让这那个些么啥咋")
 
 # Characters that are too common (or part of every written date) to be evidence on their own.
 _WEAK_CHARS = frozenset("年月日号天次个本条只首部顿张件些多少一二三四五六七八九十两小大子儿头午早晚中上下")
 
-_CJK = r"\u3400-\u4dbf\u4e00-\u9fff\uf900-\ufaff"
+CJK_CHARS = _CJK = r"\u3400-\u4dbf\u4e00-\u9fff\uf900-\ufaff"
 _CJK_RUN = re.compile(f"[{_CJK}]+")
 _IS_CJK = re.compile(f"^[{_CJK}]+$")
 _ASCII_WORD = re.compile(r"[a-z0-9][a-z0-9_.+#-]*[a-z0-9+#]|[a-z0-9]")
