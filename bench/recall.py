@@ -199,21 +199,29 @@ def run_dataset(ds: Dataset, store: str = "sqlite", k: int = K) -> dict[str, dic
 
 def synthetic_bank(n: int, seed: int = 7) -> list[Memory]:
     """``n`` filler memories for the speed test: Chinese sentences mixing lexicon words, names,
-    numbers and dates, so term statistics look like a real bank (their relevance is irrelevant)."""
+    numbers, dates and words drawn from jieba's dictionary by frequency (so the bank's vocabulary
+    grows with its size the way real text does; their relevance is irrelevant)."""
+    import itertools
     import random
 
+    from sonetto_desktop.memory.retrieval import tokenize as tok
     from sonetto_desktop.memory.retrieval.lexicon import default_lexicon
 
     rng = random.Random(seed)
     vocab = sorted(k for k in default_lexicon().expansions if not k.isascii())
+    tok.warm_up()
+    entries = sorted((w, f) for w, f in tok._get_jieba().dt.FREQ.items() if f >= 3 and tok.is_cjk(w) and len(w) <= 4)
+    words_all = [w for w, _ in entries]
+    cum = list(itertools.accumulate(f ** 0.75 for _, f in entries))
     names = ["小周", "阿杰", "小陈", "老王", "小雨", "思思", "大伟", "乐乐"]
     verbs = ["喜欢", "最近在", "打算", "讨厌", "常去", "提到", "想学", "买了", "约了", "在准备"]
     themes = ["身份", "音乐", "品味", "地点与路径", "瞬间", "时效待办", "项目"]
     bank = []
     for i in range(n):
-        words = "、".join(rng.sample(vocab, 3))
+        words = "、".join(rng.sample(vocab, 2))
+        filler = "".join(rng.choices(words_all, cum_weights=cum, k=rng.randint(4, 9)))
         date = f"{rng.randint(1, 12)}月{rng.randint(1, 28)}日" if rng.random() < 0.3 else ""
-        text = f"{date}{rng.choice(names)}{rng.choice(verbs)}{words}，大概{rng.randint(2, 99)}次。"
+        text = f"{date}{rng.choice(names)}{rng.choice(verbs)}{words}，{filler}，大概{rng.randint(2, 99)}次。"
         stamp = datetime(2026, 1, 1) + timedelta(minutes=rng.randint(0, 480_000))
         bank.append(Memory(f"s{i:05d}", text, rng.choice(themes), stamp.isoformat(), rng.randint(0, 20)))
     return bank

@@ -245,7 +245,7 @@ def analyze(
 
     fixed = static_words(lexicon)
     words, unknown = segment.query_words(text, lambda cands: [c in fixed or bank_has(tok.WORD + c) for c in cands],
-                                         lambda ch: ch in fixed)
+                                         lambda ch: ch in fixed, tok.loaded_cut())
     query = Query(text=text, words=words)
     if not text:
         return query

@@ -183,7 +183,7 @@ class MechanicalRetriever:
         ref = p.updated or self._now()
         p.spans = [(s.start, s.end) for s in date_spans_in_text(p.item.description, ref)]
 
-    def _install(self, p: _Prepared) -> None:
+    def _install(self, p: _Prepared, bulk: bool = False) -> None:
         docs = self._docs
         slot = docs.slot_of.get(p.id)
         hit = int(p.item.hit or 0)
@@ -195,9 +195,12 @@ class MechanicalRetriever:
         if slot is not None:
             self._postings.remove(slot)
             docs.kill(slot)
-        new = self._postings.add(p.keys, p.tfs)
+        new = self._postings.add(p.keys, p.tfs, staged=bulk)
         docs.add(new, p.id, p.item.description, p.item.theme, p.updated, hit, p.spans or [])
+        p.keys = p.tfs = None
         self._dirty = True
+        if bulk and self._postings.needs_flush():
+            self._postings.flush()
 
     def _drop(self, mid: str) -> None:
         slot = self._docs.slot_of.get(mid)
@@ -225,7 +228,8 @@ class MechanicalRetriever:
             slot = self._docs.slot_of.get(p.id)
             if slot is None or int(self._docs.fp[slot]) != p.fp:
                 self._tokenize(p, cache)
-            self._install(p)
+            self._install(p, bulk=True)
+        self._postings.flush()
 
     # ── start-up: saved index, build, background verification ─────────────
 
@@ -299,7 +303,7 @@ class MechanicalRetriever:
                     changed = self._changed_since(since)
                     for p in batch:
                         if p.id not in changed:
-                            self._install(p)
+                            self._install(p, bulk=True)  # searchable at the next flush
             with self._lock:
                 self._compact()
                 with self._pending_lock:
@@ -385,7 +389,7 @@ class MechanicalRetriever:
             if query.broad:
                 ranked = sc.broad_ranking(self._postings, self._docs, query, moment, limit or len(self._docs))
             else:
-                scores = sc.score(self._postings, self._docs, self._lexicon, query, limit)
+                scores = sc.score(self._postings, self._docs, self._lexicon, query, limit, self.min_score)
                 ranked = [(s, float(scores[s])) for s in sc.top(scores, self._docs, limit)]
             return query, self._public(ranked)
 

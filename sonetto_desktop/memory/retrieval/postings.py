@@ -71,6 +71,8 @@ class Postings:
         self.n_live = 0
         self.total_length = 0  # of live documents
         self.base_slots = 0  # slots below this may have base postings
+        self.staged: list[tuple[int, np.ndarray, np.ndarray]] = []  # added in bulk, not yet searchable
+        self.staged_postings = 0
         self._norm: np.ndarray | None = None
 
     # ── building ────────────────────────────────────────────────────────
@@ -85,8 +87,11 @@ class Postings:
         alive[: self.n_slots] = self.alive[: self.n_slots]
         self.alive = alive
 
-    def add(self, keys: np.ndarray, tfs: np.ndarray) -> int:
-        """Index one document (its distinct term keys and frequencies); returns its new slot."""
+    def add(self, keys: np.ndarray, tfs: np.ndarray, *, staged: bool = False) -> int:
+        """Index one document (its distinct term keys and frequencies); returns its new slot.
+
+        ``staged``: for bulk loads: the document is only searchable after :meth:`flush`, which
+        merges all staged documents into the base at once (no per-posting Python objects)."""
         slot = self.n_slots
         self._grow(slot + 1)
         self.n_slots += 1
@@ -95,6 +100,11 @@ class Postings:
         self.alive[slot] = True
         self.n_live += 1
         self.total_length += length
+        self._norm = None
+        if staged:
+            self.staged.append((slot, keys, tfs))
+            self.staged_postings += len(keys)
+            return slot
         for key, tf in zip(keys.tolist(), tfs.tolist(), strict=True):
             self.delta.setdefault(key, {})[slot] = tf
         self.delta_docs[slot] = keys
@@ -122,9 +132,26 @@ class Postings:
         dead = self.n_slots - self.n_live
         return len(self.delta_docs) > max(512, self.n_live // 16) or dead > max(512, self.n_slots // 8)
 
+    def needs_flush(self) -> bool:
+        return self.staged_postings > max(200_000, len(self.slots) // 2)
+
+    def flush(self) -> None:
+        """Merge the staged documents into the base (slots unchanged)."""
+        if not self.staged:
+            return
+        sk = np.concatenate([k for _, k, _ in self.staged])
+        ss = np.concatenate([np.full(len(k), slot, dtype=np.int64) for slot, k, _ in self.staged])
+        st = np.concatenate([t for _, _, t in self.staged])
+        self.staged, self.staged_postings = [], 0
+        counts = np.diff(self.starts)
+        post_keys = np.repeat(self.keys, counts)
+        self._merge(post_keys, self.slots.astype(np.int64), self.tfs, sk, ss, st)
+        self.base_slots = self.n_slots
+
     def compact(self) -> np.ndarray:
-        """Fold the delta into the base, drop dead documents and renumber the live ones 0..n-1.
-        Returns ``old slot -> new slot`` (-1 for dropped slots)."""
+        """Fold the delta (and anything staged) into the base, drop dead documents and renumber
+        the live ones 0..n-1. Returns ``old slot -> new slot`` (-1 for dropped slots)."""
+        self.flush()
         alive = self.alive[: self.n_slots]
         mapping = np.full(self.n_slots, -1, dtype=np.int64)
         mapping[alive] = np.arange(int(alive.sum()))
@@ -133,17 +160,25 @@ class Postings:
         post_keys = np.repeat(self.keys, counts)
         keep = alive[self.slots] if len(self.slots) else np.zeros(0, dtype=bool)
         post_keys, post_slots, post_tfs = post_keys[keep], mapping[self.slots[keep]], self.tfs[keep]
-        # delta postings, sorted by key
         d_keys, d_slots, d_tfs = [], [], []
         for key, posting in self.delta.items():
             for slot, tf in posting.items():
                 d_keys.append(key)
                 d_slots.append(slot)
                 d_tfs.append(tf)
-        if d_keys:
-            dk = np.array(d_keys, dtype=np.uint64)
-            ds = mapping[np.array(d_slots, dtype=np.int64)]
-            dt = np.array(d_tfs, dtype=np.uint8)
+        self._merge(post_keys, post_slots, post_tfs, np.array(d_keys, dtype=np.uint64),
+                    mapping[np.array(d_slots, dtype=np.int64)], np.array(d_tfs, dtype=np.uint8))
+        live = int(alive.sum())
+        self.lengths = self.lengths[: self.n_slots][alive].copy()
+        self.alive = np.ones(live, dtype=bool)
+        self.n_slots = self.n_live = self.base_slots = live
+        self.delta, self.delta_docs, self._norm = {}, {}, None
+        return mapping
+
+    def _merge(self, post_keys: np.ndarray, post_slots: np.ndarray, post_tfs: np.ndarray,
+               dk: np.ndarray, ds: np.ndarray, dt: np.ndarray) -> None:
+        """New base = base postings (sorted by key) + extra postings (any order)."""
+        if len(dk):
             order = np.lexsort((ds, dk))
             dk, ds, dt = dk[order], ds[order], dt[order]
             at = np.searchsorted(post_keys, dk, side="right")
@@ -151,12 +186,6 @@ class Postings:
             post_slots = np.insert(post_slots, at, ds)
             post_tfs = np.insert(post_tfs, at, dt)
         self._set_base(post_keys, post_slots.astype(np.uint32), post_tfs)
-        live = int(alive.sum())
-        self.lengths = self.lengths[: self.n_slots][alive].copy()
-        self.alive = np.ones(live, dtype=bool)
-        self.n_slots = self.n_live = self.base_slots = live
-        self.delta, self.delta_docs, self._norm = {}, {}, None
-        return mapping
 
     def _set_base(self, post_keys: np.ndarray, slots: np.ndarray, tfs: np.ndarray) -> None:
         if len(post_keys):
@@ -173,7 +202,7 @@ class Postings:
 
     def arrays(self) -> dict[str, np.ndarray]:
         """The compacted index as arrays (call :meth:`compact` first)."""
-        assert not self.delta_docs and self.n_slots == self.n_live, "compact before saving"
+        assert not self.delta_docs and not self.staged and self.n_slots == self.n_live, "compact before saving"
         return {"keys": self.keys, "starts": self.starts, "slots": self.slots, "tfs": self.tfs,
                 "lengths": self.lengths[: self.n_slots]}
 

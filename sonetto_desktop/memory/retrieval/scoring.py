@@ -15,6 +15,7 @@ from datetime import datetime
 
 import numpy as np
 
+from . import tokenize as tok
 from .doc_table import DAY, NO_TIME, DocTable
 from .lexicon import Lexicon, Query
 from .postings import Postings, term_key
@@ -32,6 +33,10 @@ class Weights:
     recency_days: float = 10.0  # broad questions: recency decays with this scale (days)
     broad_hit_share: float = 0.3  # broad questions: weight of hit count next to recency
     broad_topic_weight: float = 0.5  # broad questions: a topic word's lexical score (capped at 2) counts this much
+    feedback_weight: float = 0.4  # per term shared with the best match (pseudo-relevance feedback)
+    feedback_terms: int = 8  # at most this many rare terms of the best matches are fed back
+    feedback_cap: float = 1.0  # a memory gains at most this much from feedback
+    feedback_max_df: float = 0.05  # a fed-back term occurs in at most this share of the bank
 
 
 W = Weights()
@@ -84,9 +89,38 @@ def priors(docs: DocTable) -> np.ndarray:
     return np.minimum(W.hit_prior * np.log1p(hits), W.hit_prior_cap)
 
 
-def score(postings: Postings, docs: DocTable, lexicon: Lexicon, query: Query, limit: int | None) -> np.ndarray:
+def _feedback_terms(text: str) -> list[str]:
+    """Terms that name things in a memory: character bigrams and ASCII words (no jieba needed)."""
+    return [tok.BIGRAM + b for b in tok.bigrams(text)] + [tok.WORD + w for w in tok.ascii_words(text)]
+
+
+def feedback(postings: Postings, docs: DocTable, query: Query, scores: np.ndarray, floor: float) -> np.ndarray | None:
+    """Pseudo-relevance feedback: the rarest terms of the best match (when it clears the floor)
+    that the query did not use, so memories about the same thing (亚瑟士, 绿洲家园, a name) come
+    along with the one the query found. Returns per-slot bonuses (capped, none for the best match
+    itself), or None."""
+    best = top(scores, docs, 1)
+    if not best or scores[best[0]] < floor:
+        return None
+    used = {term_key(t) for t in query.terms}
+    keys = list(dict.fromkeys(k for k in map(term_key, _feedback_terms(docs.texts[best[0]])) if k not in used))
+    most = max(3, int(postings.n_live * W.feedback_max_df))
+    usable = sorted((df, key) for key, df in zip(keys, postings.doc_freqs(keys), strict=True) if 2 <= df <= most)
+    if not usable:
+        return None
+    bonus = postings.score({key: W.feedback_weight for _, key in usable[: W.feedback_terms]})
+    np.minimum(bonus, W.feedback_cap, out=bonus)
+    bonus[best[0]] = 0.0
+    return bonus
+
+
+def score(postings: Postings, docs: DocTable, lexicon: Lexicon, query: Query, limit: int | None,
+          floor: float = 0.45) -> np.ndarray:
     """Dense per-slot scores (0 = not a candidate)."""
     scores = term_scores(postings, query)
+    extra = feedback(postings, docs, query, scores, floor)
+    if extra is not None:
+        scores += extra
     bonus = time_bonus(docs, query.ranges)
     if bonus is not None:
         scores += bonus

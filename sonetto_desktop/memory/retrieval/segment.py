@@ -37,15 +37,31 @@ def _uncovered(run: str, covered: list[bool]) -> Iterable[str]:
 
 
 def query_words(
-    text: str, known: Callable[[list[str]], list[bool]], char_word: Callable[[str], bool] = lambda ch: False
+    text: str,
+    known: Callable[[list[str]], list[bool]],
+    char_word: Callable[[str], bool] = lambda ch: False,
+    cut: Callable[[str], list[str]] | None = None,
 ) -> tuple[list[str], list[str]]:
     """(known words in order of appearance, unknown stretches) of a prompt.
 
     ``known(candidates)`` says which candidate words exist (in the bank or the lexicon);
     ``char_word(ch)`` whether a character is a word on its own (猫, 吃, 歌): such characters
-    inside an unknown stretch or a stop word (吃点) are words too."""
+    inside an unknown stretch or a stop word (吃点) are words too. ``cut`` (jieba's, when it is
+    loaded anyway) splits unknown stretches into dictionary words: its one-character words count
+    as words (有多高 -> 高), longer ones stay unknown."""
     words: list[str] = []
     unknown: list[str] = []
+
+    def add_unknown(piece: str) -> None:
+        singles(piece)
+        if cut is None:
+            unknown.append(piece)
+            return
+        for part in cut(piece):
+            if len(part) > 1:
+                unknown.append(part)
+            elif part not in tok.STOP_WORDS and part not in tok.WEAK_CHARS:
+                words.append(part)
 
     def singles(piece: str) -> None:
         words.extend(ch for ch in piece if ch not in tok.STOP_WORDS and char_word(ch))
@@ -73,6 +89,5 @@ def query_words(
                 if piece not in tok.STOP_WORDS:
                     words.append(piece)
             else:
-                unknown.append(piece)
-                singles(piece)
+                add_unknown(piece)
     return list(dict.fromkeys(words)), list(dict.fromkeys(unknown))

@@ -53,7 +53,7 @@ WEAK_WORDS = frozenset(
 STOP_CHARS = _STOP_CHARS = frozenset("的了吗呢吧啊呀哦嘛么哈啦嗯我你您他她它是在和与就都也还很把被给让这那个些么啥咋")
 
 # Characters that are too common (or part of every written date) to be evidence on their own.
-_WEAK_CHARS = frozenset("年月日号天次个本条只首部顿张件些多少一二三四五六七八九十两小大子儿头午早晚中上下")
+WEAK_CHARS = _WEAK_CHARS = frozenset("年月日号天次个本条只首部顿张件些多少一二三四五六七八九十两小大子儿头午早晚中上下")
 
 CJK_CHARS = _CJK = r"\u3400-\u4dbf\u4e00-\u9fff\uf900-\ufaff"
 _CJK_RUN = re.compile(f"[{_CJK}]+")
@@ -76,6 +76,12 @@ def _get_jieba() -> Any:
                 jieba.initialize()
                 _jieba = jieba
     return _jieba
+
+
+def loaded_cut() -> Any:
+    """jieba's plain cut (no HMM) if its dictionary is already loaded, else None (never loads it)."""
+    jieba = _jieba
+    return None if jieba is None else (lambda text: jieba.lcut(text, HMM=False))
 
 
 def warm_up() -> None:
@@ -109,6 +115,11 @@ def words(text: str) -> list[str]:
         else:
             out.extend(t for t in _ASCII_WORD.findall(token) if t not in STOP_WORDS)
     return out
+
+
+def ascii_words(text: str) -> list[str]:
+    """Lower-cased ASCII words and numbers of ``text`` (stop words dropped)."""
+    return [w for w in _ASCII_WORD.findall((text or "").lower()) if w not in STOP_WORDS]
 
 
 def bigrams(text: str) -> list[str]:
