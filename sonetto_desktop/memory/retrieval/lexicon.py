@@ -46,12 +46,19 @@ class Lexicon:
 
     expansions: dict[str, dict[str, float]] = field(default_factory=dict)
     cues: dict[str, set[str]] = field(default_factory=dict)
+    categories: dict[str, set[str]] = field(default_factory=dict)  # word -> names of its categories
     theme_weight: float = 0.35
 
     @classmethod
-    def load(cls, synonyms: str | Path | None = None, theme_cues: str | Path | None = None) -> "Lexicon":
-        """Read the two data files (the packaged ones by default). Malformed entries raise ValueError."""
+    def load(
+        cls,
+        synonyms: str | Path | None = None,
+        theme_cues: str | Path | None = None,
+        categories: str | Path | None = None,
+    ) -> "Lexicon":
+        """Read the data files (the packaged ones by default). Malformed entries raise ValueError."""
         lex = cls()
+        lex._load_categories(_read_yaml(categories, "categories.yaml"))
         syn = _read_yaml(synonyms, "synonyms.yaml")
         weights = {"equivalent": 0.8, "related": 0.5, "association": 0.4, **(syn.get("weights") or {})}
         for kind in ("equivalent", "related"):
@@ -90,6 +97,63 @@ class Lexicon:
                     lex.cues.setdefault(_norm(cue), set()).add(str(theme))
         return lex
 
+    def _load_categories(self, data: dict[str, Any]) -> None:
+        """Hypernym links from ``categories.yaml`` (its header documents the format and weights)."""
+        weights = {"member": 0.6, "parent": 0.45, "depth_decay": 0.8, **(data.get("weights") or {})}
+        decay = float(weights["depth_decay"])
+        table = data.get("categories") or {}
+        names: dict[str, list[str]] = {}
+        members: dict[str, list[str]] = {}
+        parents: dict[str, list[str]] = {}
+        for key, entry in table.items():
+            if not isinstance(entry, dict):
+                raise ValueError(f"categories.yaml: {key!r} must be a mapping")
+            lists = {f: entry.get(f) or [] for f in ("names", "members", "parents")}
+            if not all(isinstance(v, list) for v in lists.values()):
+                raise ValueError(f"categories.yaml: names, members and parents of {key!r} must be lists")
+            names[key] = [n for n in map(_norm, [key, *lists["names"]]) if n]
+            members[key] = [m for m in map(_norm, lists["members"]) if m]
+            parents[key] = [str(p) for p in lists["parents"]]
+        for key, ups in parents.items():
+            if unknown := [p for p in ups if p not in names]:
+                raise ValueError(f"categories.yaml: {key!r} names unknown parents {unknown}")
+
+        def ancestors(key: str) -> list[tuple[str, int]]:
+            out, frontier, seen = [], [(key, 0)], {key}
+            while frontier:
+                node, depth = frontier.pop(0)
+                out.append((node, depth))
+                for up in parents[node]:
+                    if up not in seen:
+                        seen.add(up)
+                        frontier.append((up, depth + 1))
+            return out
+
+        for key in names:
+            chain = ancestors(key)
+            for word in members[key]:
+                for up, depth in chain:
+                    self.categories.setdefault(word, set()).update(names[up])
+                    for name in names[up]:
+                        self._link(word, name, float(weights["parent"]) * decay**depth)
+                        self._link(name, word, float(weights["member"]) * decay**depth)
+            for up, depth in chain[1:]:  # a sub-category's names are members of its ancestors
+                for name in names[up]:
+                    self.categories.setdefault(name, set())
+                    for own in names[key]:
+                        self.categories.setdefault(own, set()).update(names[up])
+                        self._link(own, name, float(weights["parent"]) * decay ** (depth - 1))
+                        self._link(name, own, float(weights["member"]) * decay ** (depth - 1))
+            for own in names[key]:
+                self.categories.setdefault(own, set()).update(names[key])
+
+    def category_names(self, words: Iterable[str]) -> set[str]:
+        """Names of the categories the words belong to or name (ancestors included)."""
+        out: set[str] = set()
+        for word in words:
+            out |= self.categories.get(word, set())
+        return out
+
     def _link(self, word: str, other: str, weight: float) -> None:
         targets = self.expansions.setdefault(word, {})
         targets[other] = max(weight, targets.get(other, 0.0))
@@ -103,19 +167,16 @@ class Lexicon:
     def _cue_phrases(self) -> tuple[str, ...]:
         return tuple(k for k in self.cues if len(k) > 1)
 
-    def keys_in(self, text: str, words: Iterable[str]) -> set[str]:
-        """Lexicon words present in a query: its own words, plus multi-character keys found in the text."""
-        text = text.lower()
-        found = {w for w in words if w in self.expansions}
-        found.update(k for k in self._phrases if k in text)
-        return found
-
-    def expand(self, text: str, words: Iterable[str]) -> dict[str, float]:
-        """Related words for a query, word -> weight (the strongest link wins; literal words excluded)."""
-        words = list(words)
+    def expand(self, words: Iterable[str]) -> dict[str, float]:
+        """Related words for a query's words, word -> weight (the strongest link wins; the words
+        themselves excluded). A word inside a longer query word does not expand (苹果 in 苹果手机
+        is no fruit)."""
+        words = list(dict.fromkeys(words))
         literal = set(words)
         out: dict[str, float] = {}
-        for key in self.keys_in(text, words):
+        for key in words:
+            if key not in self.expansions or any(key != other and key in other for other in words):
+                continue
             for other, weight in self.expansions[key].items():
                 if other not in literal and weight > out.get(other, 0.0):
                     out[other] = weight
@@ -207,17 +268,26 @@ def _add_unknown(terms: dict[str, float], piece: str, scale: float) -> None:
         _put(terms, tok.BIGRAM + pair, LITERAL_WORD * scale / len(pairs))
 
 
+_CLASSIFIERS = frozenset("这那本首部只条张件些几一每个")
+GLUE_MAX_FREQ = 10  # jieba dictionary entries this rare are mostly glue (猫叫, 听的歌), not words
+
+
 def _glued_chars(piece: str, known: Callable[[str], bool]) -> list[str]:
-    """Characters of a short unknown stretch none of whose bigrams is in the bank (猫叫, 首歌):
-    probably two one-character words glued together, so each character is tried on its own."""
+    """Characters of a short unknown stretch that is probably two one-character words glued
+    together (猫叫 = 猫 + 叫, 首歌 = 首 + 歌): none of its bigrams is in the bank, and it starts
+    with a classifier or is a rare jieba entry (only judged once jieba is loaded anyway)."""
     if len(piece) > 3 or any(known(tok.BIGRAM + pair) for pair in tok.bigrams(piece)):
+        return []
+    freq = tok.loaded_word_freq(piece)
+    if piece[0] not in _CLASSIFIERS and (freq is None or freq > GLUE_MAX_FREQ):
         return []
     return [ch for ch in tok.chars(piece) if ch not in tok.STOP_WORDS]
 
 
 def static_words(lexicon: Lexicon) -> frozenset[str]:
     """Words a query may contain whatever the bank holds: stop and weak words and the lexicon's."""
-    return frozenset(tok.STOP_WORDS | tok.WEAK_WORDS | set(lexicon.expansions) | set(lexicon.cues))
+    return frozenset(tok.STOP_WORDS | tok.WEAK_WORDS | set(lexicon.expansions) | set(lexicon.cues)
+                     | set(lexicon.categories))
 
 
 def analyze(
@@ -273,13 +343,15 @@ def analyze(
         _add_word(query.terms, ch, SPLIT_CHAR_SCALE)
     for pair in [] if query.broad else tok.bigrams(text):  # a broad question's text is mostly filler
         _put(query.terms, tok.BIGRAM + pair, QUERY_BIGRAM)
-    for word, weight in lexicon.expand(text, literal).items():
+    for word, weight in lexicon.expand(literal).items():
         _add_word(query.terms, word, weight, check)
     for ch in split:  # guessed words expand too, more weakly
         for word, weight in lexicon.expansions.get(ch, {}).items():
             if word not in literal:
                 _add_word(query.terms, word, weight * SPLIT_CHAR_SCALE, check)
     query.themes = lexicon.themes_for(text, literal + split)
+    for name in lexicon.category_names(literal + split) & set(theme_names):  # a bank theme the query's words belong to
+        query.themes.setdefault(name, 1)
     lowered = text.lower()
     for theme in theme_names:
         if theme and theme.lower() in lowered:

@@ -355,12 +355,13 @@ class MechanicalRetriever:
         self._join_worker()
         self._stop.clear()
         with self._lock:
-            if not self._started or not self._dirty:
+            if not self._started:
                 return
             try:
                 token = self._version_token()  # read first: a later write makes it stale, never wrong
                 self._refresh()
-                self._save(token)
+                if self._dirty:
+                    self._save(token)
             except Exception as exc:  # noqa: BLE001 - closing must not fail over a cache
                 log.warning("recall index: not saved on close: %s", exc)
 

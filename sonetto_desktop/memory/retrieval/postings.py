@@ -21,6 +21,8 @@ from typing import Iterable, Mapping
 import numpy as np
 
 TF_MAX = 255
+COMPACT_AFTER = 512  # delta documents (or dead slots) tolerated before compaction, at least
+FLUSH_AFTER = 200_000  # staged postings merged into the base at once, at least
 
 
 def term_key(term: str) -> int:
@@ -130,10 +132,11 @@ class Postings:
 
     def needs_compaction(self) -> bool:
         dead = self.n_slots - self.n_live
-        return len(self.delta_docs) > max(512, self.n_live // 16) or dead > max(512, self.n_slots // 8)
+        return (len(self.delta_docs) > max(COMPACT_AFTER, self.n_live // 16)
+                or dead > max(COMPACT_AFTER, self.n_slots // 8))
 
     def needs_flush(self) -> bool:
-        return self.staged_postings > max(200_000, len(self.slots) // 2)
+        return self.staged_postings > max(FLUSH_AFTER, len(self.slots) // 2)
 
     def flush(self) -> None:
         """Merge the staged documents into the base (slots unchanged)."""

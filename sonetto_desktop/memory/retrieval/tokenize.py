@@ -84,6 +84,11 @@ def loaded_cut() -> Any:
     return None if jieba is None else (lambda text: jieba.lcut(text, HMM=False))
 
 
+def loaded_word_freq(word: str) -> int | None:
+    """:func:`word_freq` if jieba is already loaded, else None (never loads it)."""
+    return None if _jieba is None else word_freq(word)
+
+
 def warm_up() -> None:
     """Load jieba's dictionary now (blocking, ~0.7 s the first time). Call it off the UI thread."""
     _get_jieba()
