@@ -194,7 +194,7 @@ def test_many_changes_between_queries_do_not_reload_the_store(tmp_path, monkeypa
     r.warm_up()
     mm.reads = 0
     added = [mm.add(f"小夏第{i}次去图书馆自习。", "学习") for i in range(100)]
-    for i in range(100):
+    for _ in range(100):
         mm.hit("noodle")
     assert set(added) <= {doc["id"] for doc, _ in r.scored("图书馆自习")}
     assert mm.reads == 0  # 100 adds and 100 hits: read one by one, never the whole store

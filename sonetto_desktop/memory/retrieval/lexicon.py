@@ -129,8 +129,14 @@ class Lexicon:
                         frontier.append((up, depth + 1))
             return out
 
+        sibling = float(weights.get("sibling", 0.0))
         for key in names:
             chain = ancestors(key)
+            if sibling > 0 and len(members[key]) > 1:
+                for word in members[key]:
+                    for other in members[key]:
+                        if other != word:
+                            self._link(word, other, sibling)
             for word in members[key]:
                 for up, depth in chain:
                     self.categories.setdefault(word, set()).update(names[up])
@@ -219,7 +225,7 @@ _BROAD_CUES = re.compile(
 _TASK_CUES = re.compile(
     r"翻译|译成|怎么说|用英语|用英文|英文怎么|英语怎么|算一下|算算|计算|等于|乘以|除以|开方|平方根|"
     r"是什么意思|什么意思|的定义|什么是|解释一下|百科|首都|代码|函数|编程|报错|python|java|sql|笑话|脑筋急转弯|"
-    r"^(?:what|how|why|who|when|where|which|translate|calculate|define|explain)\b",
+    r"^(?:translate|calculate|define|explain)\b",
     re.IGNORECASE,
 )
 _BROAD_FILLER = frozenset(
