@@ -129,14 +129,8 @@ class Lexicon:
                         frontier.append((up, depth + 1))
             return out
 
-        sibling = float(weights.get("sibling", 0.0))
         for key in names:
             chain = ancestors(key)
-            if sibling > 0 and len(members[key]) > 1:
-                for word in members[key]:
-                    for other in members[key]:
-                        if other != word:
-                            self._link(word, other, sibling)
             for word in members[key]:
                 for up, depth in chain:
                     self.categories.setdefault(word, set()).update(names[up])
