@@ -33,9 +33,9 @@ class Weights:
     recency_days: float = 10.0  # broad questions: recency decays with this scale (days)
     broad_hit_share: float = 0.3  # broad questions: weight of hit count next to recency
     broad_topic_weight: float = 0.5  # broad questions: a topic word's lexical score (capped at 2) counts this much
-    feedback_weight: float = 0.4  # per term shared with the best match (pseudo-relevance feedback)
+    feedback_weight: float = 0.6  # per term shared with the best match (pseudo-relevance feedback)
     feedback_terms: int = 8  # at most this many rare terms of the best matches are fed back
-    feedback_cap: float = 1.0  # a memory gains at most this much from feedback
+    feedback_cap: float = 1.2  # a memory gains at most this much from feedback
     feedback_max_df: float = 0.05  # a fed-back term occurs in at most this share of the bank
 
 
