@@ -159,6 +159,11 @@ class Lexicon:
         targets[other] = max(weight, targets.get(other, 0.0))
 
     @functools.cached_property
+    def static_words(self) -> frozenset[str]:
+        """Words a query may contain whatever the bank holds: stop and weak words and the lexicon's."""
+        return frozenset(tok.STOP_WORDS | tok.WEAK_WORDS | set(self.expansions) | set(self.cues) | set(self.categories))
+
+    @functools.cached_property
     def _phrases(self) -> tuple[str, ...]:
         """Multi-character keys, matched as substrings of the query (jieba may split them)."""
         return tuple(k for k in self.expansions if len(k) > 1)
@@ -286,8 +291,7 @@ def _glued_chars(piece: str, known: Callable[[str], bool]) -> list[str]:
 
 def static_words(lexicon: Lexicon) -> frozenset[str]:
     """Words a query may contain whatever the bank holds: stop and weak words and the lexicon's."""
-    return frozenset(tok.STOP_WORDS | tok.WEAK_WORDS | set(lexicon.expansions) | set(lexicon.cues)
-                     | set(lexicon.categories))
+    return lexicon.static_words
 
 
 def analyze(
@@ -295,27 +299,37 @@ def analyze(
     now: datetime,
     lexicon: Lexicon,
     theme_names: set[str] | frozenset[str] = frozenset(),
-    known: Callable[[str], bool] | None = None,
+    known: Callable[[list[str]], list[bool]] | None = None,
 ) -> Query:
     """Turn a prompt into weighted index terms, cued themes, date ranges and a broad flag.
 
-    ``known(term)`` tells whether an index term occurs in the bank (None: an empty bank). Query
-    words are the bank's and the lexicon's words found in the prompt (``segment.py``)."""
+    ``known(terms)`` tells which index terms occur in the bank (None: an empty bank); it is asked
+    in batches. Query words are the bank's and the lexicon's words found in the prompt
+    (``segment.py``)."""
     text = (prompt or "").strip()
     if len(text) > MAX_PROMPT_CHARS:
         text = text[-MAX_PROMPT_CHARS:]
     seen: dict[str, bool] = {}
 
+    def prefetch(terms: Iterable[str]) -> None:
+        missing = list(dict.fromkeys(t for t in terms if t not in seen))
+        if missing and known is not None:
+            seen.update(zip(missing, map(bool, known(missing)), strict=True))
+
     def bank_has(term: str) -> bool:
         if known is None:
             return False
         if term not in seen:
-            seen[term] = bool(known(term))
+            prefetch([term])
         return seen[term]
 
-    fixed = static_words(lexicon)
-    words, unknown = segment.query_words(text, lambda cands: [c in fixed or bank_has(tok.WORD + c) for c in cands],
-                                         lambda ch: ch in fixed, tok.loaded_cut())
+    fixed = lexicon.static_words
+
+    def is_word(cands: list[str]) -> list[bool]:
+        prefetch(tok.WORD + c for c in cands if c not in fixed)
+        return [c in fixed or bank_has(tok.WORD + c) for c in cands]
+
+    words, unknown = segment.query_words(text, is_word, lambda ch: ch in fixed, tok.loaded_cut())
     query = Query(text=text, words=words)
     if not text:
         return query
@@ -343,7 +357,9 @@ def analyze(
         _add_word(query.terms, ch, SPLIT_CHAR_SCALE)
     for pair in [] if query.broad else tok.bigrams(text):  # a broad question's text is mostly filler
         _put(query.terms, tok.BIGRAM + pair, QUERY_BIGRAM)
-    for word, weight in lexicon.expand(literal).items():
+    expansions = lexicon.expand(literal)
+    prefetch(tok.WORD + w for w in expansions)
+    for word, weight in expansions.items():
         _add_word(query.terms, word, weight, check)
     for ch in split:  # guessed words expand too, more weakly
         for word, weight in lexicon.expansions.get(ch, {}).items():

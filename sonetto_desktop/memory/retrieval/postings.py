@@ -13,6 +13,7 @@ a rare term matched once scores about its weight whatever the bank's size.
 
 from __future__ import annotations
 
+import functools
 import hashlib
 import math
 from collections import Counter
@@ -25,6 +26,7 @@ COMPACT_AFTER = 512  # delta documents (or dead slots) tolerated before compacti
 FLUSH_AFTER = 200_000  # staged postings merged into the base at once, at least
 
 
+@functools.lru_cache(maxsize=4096)  # lexicon terms recur in every query
 def term_key(term: str) -> int:
     """A stable 64-bit key for an index term (the same in every process and version)."""
     return int.from_bytes(hashlib.blake2b(term.encode("utf-8"), digest_size=8).digest(), "little")
