@@ -16,7 +16,8 @@ process, as an app start would:
   the index is counted): bytes still allocated after the build, per memory; and the RSS growth
   of the process over the build (it includes the build's transient peak, which Python keeps).
 - **restart**: a new process opens the store and times constructing the retriever plus the
-  first ``retrieve`` (nothing warmed up before the clock starts): "recall ready after start".
+  first ``retrieve`` (nothing warmed up before the clock starts): "recall ready after start";
+  and the RSS growth over it (the steady state of an app that loads its saved index).
 """
 
 from __future__ import annotations
@@ -60,10 +61,14 @@ def _child(mode: str, folder: Path, store: str, dataset: Path) -> dict[str, Any]
     mm.count()  # the store's own load is not recall's cost
     out: dict[str, Any] = {"memories": mm.count()}
     if mode == "restart":
+        gc.collect()
+        rss0 = _rss_bytes()
         start = time.perf_counter()
         retriever = MechanicalRetriever(mm, now=lambda: NOW)
         retriever.retrieve("最近在忙什么项目")
         out["ready_s"] = time.perf_counter() - start
+        gc.collect()
+        out["rss_ready"] = _rss_bytes() - rss0
         retriever.close()
         mm.close()
         return out
@@ -142,6 +147,7 @@ def run_size(n: int, store: str, dataset: Path) -> dict[str, Any]:
 
 def print_row(row: dict[str, Any], out: Any = None) -> None:
     print(f"{row['size']:>7} | {row['bytes_per_memory']:>8.0f} B | RSS +{row['rss_delta'] / 2**20:6.1f} MB | "
+          f"RSS at ready +{row.get('rss_ready', 0) / 2**20:6.1f} MB | "
           f"build {row['build_s']:6.2f} s | ready {row['ready_s']:5.2f} s | p50 {row['p50_ms']:6.2f} ms | "
           f"p95 {row['p95_ms']:6.2f} ms | date p95 {row['date_p95_ms']:6.2f} | broad p95 {row['broad_p95_ms']:6.2f}",
           file=out or sys.stdout, flush=True)

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import threading
+import time
 from datetime import datetime, timedelta
 
 import numpy as np
@@ -278,5 +279,31 @@ def test_unknown_change_kinds_and_empty_reload_are_safe(tmp_path):
     r._on_change(MemoryChange("reload", ()))
     r._on_change(MemoryChange("purge", ("noodle",)))
     assert ids(r.retrieve("兰州拉面"))[0] == "noodle"
+    r.close()
+    mm.close()
+
+
+def test_closing_during_a_background_build_leaves_an_index_the_next_start_verifies(tmp_path, monkeypatch):
+    monkeypatch.setattr(mechanical, "SYNC_BUILD_MAX", 10)
+    monkeypatch.setattr(mechanical, "BATCH", 8)
+    mm = TokenStore(tmp_path / "stop.sqlite3")
+    bank = {f"m{i}": (f"小夏的第{i}条记忆：去过第{i}家书店。", "品味") for i in range(200)}
+    fill(mm, {**BANK, **bank})
+    real = tok.document_terms
+
+    def slow(text: str) -> list[str]:
+        time.sleep(0.005)  # a slow machine: the build is still running when the app closes
+        return real(text)
+
+    monkeypatch.setattr(tok, "document_terms", slow)
+    r = MechanicalRetriever(mm, now=lambda: NOW)
+    r.retrieve("书店")
+    time.sleep(0.3)  # a few batches are in
+    r.close()  # stops the build half-way
+    monkeypatch.setattr(tok, "document_terms", real)
+    mm.reads = 0
+    r = MechanicalRetriever(mm, now=lambda: NOW)
+    r.warm_up()
+    assert len(r.scored("书店")) == len(bank)  # nothing missing: a half-built index was not trusted
     r.close()
     mm.close()

@@ -99,6 +99,7 @@ class MechanicalRetriever:
         self._started = False  # first use: load the saved index or build
         self._dirty = False  # changed since it was last saved
         self._saved_token: str | None = None
+        self._verified = True  # False while a background build / verification has not finished
         self._worker: threading.Thread | None = None
         self._stop = threading.Event()
         self._pending_lock = threading.Lock()  # what changed since the last refresh
@@ -269,6 +270,7 @@ class MechanicalRetriever:
         with self._pending_lock:
             since = self._seq
             self._changed_at = {}
+        self._verified = False
         self._worker = threading.Thread(target=self._background, args=(token, since),
                                         name="recall-index", daemon=True)
         self._worker.start()
@@ -306,6 +308,7 @@ class MechanicalRetriever:
                             self._install(p, bulk=True)  # searchable at the next flush
             with self._lock:
                 self._compact()
+                self._verified = True
                 with self._pending_lock:
                     quiet = self._seq == since
                 self._save(token if quiet else None)
@@ -321,7 +324,8 @@ class MechanicalRetriever:
         """Save the (compacted) index beside the store; a failure only costs a rebuild next time."""
         if self._path is None or (not self._dirty and token == self._saved_token):
             return
-        if self._postings.delta_docs or self._postings.n_live < self._postings.n_slots:
+        p = self._postings
+        if p.delta_docs or p.staged or p.n_live < p.n_slots:
             self._compact()
         try:
             index_file.save(self._path, self._postings, self._docs, token=token, tokenizer=tok.TOKENIZER_VERSION)
@@ -338,13 +342,15 @@ class MechanicalRetriever:
     # ── lifecycle ─────────────────────────────────────────────────────────
 
     def warm_up(self) -> None:
-        """Load the saved index (or build it: jieba and ~0.2 s per 1,000 memories) and bring it up
-        to date, blocking until done: call it from a worker thread at start-up."""
+        """Load the saved index (or build it: jieba and ~0.3 s per 1,000 memories) and bring it up
+        to date, then load jieba's dictionary (queries answer without it, but read unknown words
+        better with it); blocking until done: call it from a worker thread at start-up."""
         with self._lock:
             self._refresh()
         self._join_worker()
         with self._lock:
             self._refresh()
+        tok.warm_up()
 
     def close(self) -> None:
         """Stop following the store's change feed and save the index if it changed."""
@@ -358,7 +364,9 @@ class MechanicalRetriever:
             if not self._started:
                 return
             try:
-                token = self._version_token()  # read first: a later write makes it stale, never wrong
+                # read first: a later write makes it stale, never wrong; an unfinished background
+                # build or verification saves no token, so the next start verifies again
+                token = self._version_token() if self._verified else None
                 self._refresh()
                 if self._dirty:
                     self._save(token)
