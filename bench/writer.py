@@ -209,9 +209,9 @@ def endpoint_llm() -> Any:
         return ChatOpenAI(base_url=base, model=os.environ.get("SONETTO_BENCH_MODEL", "gpt-4o-mini"),
                           api_key=os.environ.get("SONETTO_BENCH_API_KEY", "not-needed"), temperature=0,
                           timeout=120, max_retries=2)
-    from sonetto_desktop.memory.writer.status import load_default_llm
+    from sonetto_desktop.agent.llm import get_default_llm
 
-    return load_default_llm()
+    return get_default_llm()
 
 
 def main(argv: list[str] | None = None) -> int:

@@ -8,7 +8,7 @@ import sys
 def main(argv: list[str] | None = None) -> int:
     args = list(sys.argv[1:] if argv is None else argv)
     if args and args[0] == "memory":
-        from .memory.cli import main as memory_main
+        from .cli import main as memory_main
 
         return memory_main(args[1:])
     from .app import main as app_main

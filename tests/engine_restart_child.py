@@ -17,13 +17,14 @@ from langchain_openai import ChatOpenAI  # noqa: E402
 
 from sonetto_desktop.agent.engine import ChatEngine  # noqa: E402
 from sonetto_desktop.memory import YamlMemoryManager  # noqa: E402
-from sonetto_desktop.memory.writer.ltm import LongTermMemory  # noqa: E402
+
+sys.path.insert(0, str(ROOT / "tests"))
+from ltm_helpers import make_ltm  # noqa: E402
 
 
 async def main(data_dir: Path, base_url: str, text: str) -> int:
     mm = YamlMemoryManager(data_dir / "memory.yaml")
-    ltm = LongTermMemory(mm)
-    ltm.start()
+    ltm = make_ltm(mm, start=True)
     engine = ChatEngine(
         ltm,
         data_dir=data_dir,
@@ -37,7 +38,7 @@ async def main(data_dir: Path, base_url: str, text: str) -> int:
         kinds = [event.kind async for event in engine.send(session.id, text)]
     finally:
         await engine.close()
-        await ltm.stop(timeout=1)
+        await ltm.writer.stop(timeout=1)
         mm.close()
     print(session.id)
     return 0 if kinds and kinds[-1] == "done" else 1

@@ -1,10 +1,9 @@
-"""Shared helpers of the LongTermMemory tests (test_ltm.py, test_ltm_failures.py)."""
+"""Shared helpers of the memory writer tests (test_ltm.py, test_ltm_failures.py)."""
 
 from __future__ import annotations
 
 import asyncio
-
-from sonetto_desktop.memory import MemoryEvent
+from typing import Any
 
 TURN = [{"role": "user", "content": "我喜欢猫"}, {"role": "assistant", "content": "猫猫可爱！"}]
 FAST = (0.01, 0.02)
@@ -20,10 +19,17 @@ async def until(predicate, timeout: float = 15.0) -> None:
         await asyncio.sleep(0.01)
 
 
-def recorder(ltm):
-    seen: list[MemoryEvent] = []
-    ltm.events.subscribe(seen.append)
+def recorder(writer) -> list[Any]:
+    """The writer's pipeline events and the store changes it makes, in the order they happened."""
+    seen: list[Any] = []
+    writer.events.subscribe(seen.append)
+    writer.ops.subscribe(seen.append)
     return seen
+
+
+def described(change) -> str:
+    """The description a change left its first memory with."""
+    return change.state(change.ids[0])["description"]
 
 
 def script_create(server, content="用户喜欢猫", section="品味"):
@@ -36,17 +42,29 @@ def kinds(seen, exclude=("status",)):
 
 
 def idle_ltm_fixture(name: str = "ltm"):
-    """A fixture ``name``: a started LongTermMemory over the ``mm`` fixture with no model (llm=None and
-    no configured endpoint): turns are journaled and wait, never consumed (never spend the script)."""
+    """A fixture ``name``: the graph's LongTermMemory over the ``mm`` fixture, its writer started with
+    no model: turns are journaled and wait, never consumed (never spend the script)."""
     import pytest
 
     @pytest.fixture(name=name)
     async def memory(mm):
-        from sonetto_desktop.memory.writer.ltm import LongTermMemory
-
-        started = LongTermMemory(mm)
-        started.start()
+        started = make_ltm(mm, start=True)
         yield started
-        await started.stop(timeout=1)
+        await started.writer.stop(timeout=1)
+        started.recall.close()
 
     return memory
+
+
+def make_ltm(store, llm=None, *, start: bool = False, **writer_options):
+    """The graph's LongTermMemory over ``store``: a MemoryRecall and a MemoryWriter sharing ``llm``.
+    ``start`` starts the writer (inside a running loop)."""
+    from sonetto_desktop.memory.ltm import LongTermMemory
+    from sonetto_desktop.memory.retrieval.recall import MemoryRecall
+    from sonetto_desktop.memory.writer.pipeline import MemoryWriter
+
+    recall = MemoryRecall(store, llm)
+    writer = MemoryWriter(store, llm, retriever=lambda: recall.mechanical, **writer_options)
+    if start:
+        writer.start()
+    return LongTermMemory(recall, writer)

@@ -8,7 +8,6 @@ import openai
 import pytest
 
 from memory_stores import backend_store_fixture
-from sonetto_desktop.memory import EventFeed, MemoryEvent
 from sonetto_desktop.memory.writer.consumer import MemoryConsumer
 from sonetto_desktop.memory.writer.turns import format_turn, last_exchange, normalize_turn
 
@@ -16,15 +15,6 @@ NOW = datetime(2026, 12, 2, 20, 0)  # Wednesday
 
 
 mm = backend_store_fixture()
-
-
-@pytest.fixture
-def feed():
-    events: EventFeed[MemoryEvent] = EventFeed()
-    seen: list[MemoryEvent] = []
-    events.subscribe(seen.append)
-    events.seen = seen  # type: ignore[attr-defined]
-    return events
 
 
 def turn(user: str, reply: str = "嗯嗯，我记住啦") -> list[dict[str, str]]:
@@ -35,36 +25,37 @@ def tool_messages(request: dict) -> list[str]:
     return [m["content"] for m in request["messages"] if m["role"] == "tool"]
 
 
-async def test_cold_start_creates_memories_with_events_in_order(llm_server, make_llm, mm, feed):
+async def test_cold_start_creates_memories_with_events_in_order(llm_server, make_llm, mm):
     llm_server.add_tool_calls([
         ("create_memory", {"content": "用户在杭州读大学", "section": "身份"}),
         ("create_memory", {"content": "用户12月4日（周五）有离散数学考试", "section": "时效待办"}),
         ("create_memory", {"content": "用户喜欢洛天依", "section": "音乐"}),
     ])
     llm_server.add_text("已记录三条。")
-    result = await MemoryConsumer(make_llm(), mm, feed, now=lambda: NOW).consume(
+    result = await MemoryConsumer(make_llm(), mm, now=lambda: NOW).consume(
         "s1", "t1", turn("我在杭州读大学，后天考离散数学，最近一直在听洛天依"))
     items = mm.all_items()
     assert sorted(i.description for i in items.values()) == sorted(
         ["用户在杭州读大学", "用户12月4日（周五）有离散数学考试", "用户喜欢洛天依"])
-    # Parallel tool calls of one message run in the model's order: events follow that order.
-    assert [e.kind for e in feed.seen] == ["create", "create", "create"]
-    assert [e.description for e in feed.seen] == [
+    # Parallel tool calls of one message run in the model's order: the changes follow that order.
+    changes = result.changes
+    assert [c.kind for c in changes] == ["add", "add", "add"]
+    assert [c.state(c.ids[0])["description"] for c in changes] == [
         "用户在杭州读大学", "用户12月4日（周五）有离散数学考试", "用户喜欢洛天依"]
-    id_of = {item.description: mid for mid, item in items.items()}
-    assert [e.ids for e in feed.seen] == [(id_of[e.description],) for e in feed.seen]
-    assert all((e.session_id, e.turn_id) == ("s1", "t1") for e in feed.seen)
+    assert all((c.actor, c.session_id, c.turn_id) == ("agent", "s1", "t1") for c in changes)
+    created = mm.get(changes[0].ids[0]).history[0]
+    assert (created["action"], created["turn_id"], created["excerpt"]) == ("create", "t1", "我在杭州读大学，后天考离散数学，最近一直在听洛天依")
     assert result.cold_start and result.llm_calls == 2 and result.tool_calls == 3 and result.tool_errors == 0
     assert result.prompt_tokens > 0 and result.final_text == "已记录三条。"
 
 
-async def test_update_flow_reads_first_and_keeps_old_value_in_history(llm_server, make_llm, mm, feed):
+async def test_update_flow_reads_first_and_keeps_old_value_in_history(llm_server, make_llm, mm):
     mid = mm.add("用户在上海做前端开发", "身份")
     llm_server.add_tool_calls([("read_memories", {})])
     llm_server.add_tool_calls([("update_memory", {"id": mid, "content": "用户在杭州做前端开发",
                                                   "reason": "用户说上个月搬到了杭州"})])
     llm_server.add_text("已更新。")
-    result = await MemoryConsumer(make_llm(), mm, feed, now=lambda: NOW).consume(
+    result = await MemoryConsumer(make_llm(), mm, now=lambda: NOW).consume(
         None, "t2", turn("我上个月搬到杭州了，还是做前端"))
     # The model saw the read_memories output with the id, section and hit.
     read_output = tool_messages(llm_server.requests[1])[0]
@@ -74,12 +65,12 @@ async def test_update_flow_reads_first_and_keeps_old_value_in_history(llm_server
     entry = item.history[-1]
     assert entry["actor"] == "agent" and entry["reason"] == "用户说上个月搬到了杭州"
     assert entry["old_description"] == "用户在上海做前端开发"
-    assert [(e.kind, e.ids) for e in feed.seen] == [("read", ()), ("update", (mid,))]
-    assert feed.seen[1].reason == "用户说上个月搬到了杭州"
+    assert [(c.kind, c.ids) for c in result.changes] == [("update", (mid,)), ("hit", (mid,))]
+    assert result.changes[0].reason == "用户说上个月搬到了杭州" and result.changes[0].turn_id == "t2"
     assert not result.cold_start and result.llm_calls == 3
 
 
-async def test_merge_delete_and_hit_flows(llm_server, make_llm, mm, feed):
+async def test_merge_delete_and_hit_flows(llm_server, make_llm, mm):
     a = mm.add("用户喜欢洛天依", "音乐")
     b = mm.add("用户常听洛天依的歌", "品味")
     exam = mm.add("用户12月1日有高数考试", "时效待办")
@@ -92,7 +83,7 @@ async def test_merge_delete_and_hit_flows(llm_server, make_llm, mm, feed):
         ("hit_memory", {"id": cat}),
     ])
     llm_server.add_text("完成。")
-    await MemoryConsumer(make_llm(), mm, feed, now=lambda: NOW).consume("s", "t3", turn("年糕今天又把杯子打翻了"))
+    result = await MemoryConsumer(make_llm(), mm, now=lambda: NOW).consume("s", "t3", turn("年糕今天又把杯子打翻了"))
     assert set(mm.all_items()) == {a, cat}
     assert mm.get(a).description == "用户喜欢洛天依，常听她的歌"
     assert mm.get(a).history[-1]["actor"] == "agent"
@@ -100,12 +91,12 @@ async def test_merge_delete_and_hit_flows(llm_server, make_llm, mm, feed):
     trash = {t["id"]: t for t in mm.list_trash()}
     assert trash[exam]["reason"] == "12月1日的考试已经结束" and trash[exam]["actor"] == "agent"
     assert b in trash
-    assert [(e.kind, e.ids) for e in feed.seen] == [("read", ()), ("merge", (a, b)), ("delete", (exam,)),
-                                                    ("hit", (cat,))]
-    assert feed.seen[2].description == "用户12月1日有高数考试"
+    assert [(c.kind, c.ids) for c in result.changes] == [("merge", (a, b)), ("delete", (exam,)), ("hit", (cat,))]
+    assert result.changes[1].extra["description"] == "用户12月1日有高数考试"
+    assert trash[exam]["turn_id"] == "t3"
 
 
-async def test_bad_tool_call_is_recovered(llm_server, make_llm, mm, feed):
+async def test_bad_tool_call_is_recovered(llm_server, make_llm, mm):
     mid = mm.add("用户喜欢喝美式咖啡", "品味")
     llm_server.add_tool_calls([("update_memory", {"id": "deadbeef", "content": "用户喜欢喝拿铁",
                                                   "reason": "用户说最近改喝拿铁"})])
@@ -113,13 +104,12 @@ async def test_bad_tool_call_is_recovered(llm_server, make_llm, mm, feed):
     llm_server.add_tool_calls([("update_memory", {"id": mid, "content": "用户喜欢喝拿铁",
                                                   "reason": "用户说最近改喝拿铁"})])
     llm_server.add_text("已更新。")
-    result = await MemoryConsumer(make_llm(), mm, feed).consume("s", "t4", turn("我最近不喝美式了，改喝拿铁"))
+    result = await MemoryConsumer(make_llm(), mm).consume("s", "t4", turn("我最近不喝美式了，改喝拿铁"))
     # The model received the error text and went on.
     error_text = tool_messages(llm_server.requests[1])[-1]
     assert "deadbeef" in error_text and "read_memories" in error_text
     assert mm.get(mid).description == "用户喜欢喝拿铁"
-    assert [e.kind for e in feed.seen] == ["tool_error", "read", "update"]
-    assert "deadbeef" in feed.seen[0].detail
+    assert [c.kind for c in result.changes] == ["update", "hit"]
     assert result.tool_errors == 1 and result.tool_calls == 3
 
 
@@ -130,10 +120,10 @@ async def test_llm_failure_raises_and_writes_nothing(llm_server, make_llm, mm):
     assert mm.count() == 0
 
 
-async def test_unknown_tool_name_is_an_error_message_not_a_crash(llm_server, make_llm, mm, feed):
+async def test_unknown_tool_name_is_an_error_message_not_a_crash(llm_server, make_llm, mm):
     llm_server.add_tool_calls([("remember_everything", {"x": 1})])
     llm_server.add_text("好的。")
-    result = await MemoryConsumer(make_llm(), mm, feed).consume("s", "t6", turn("随便聊聊"))
+    result = await MemoryConsumer(make_llm(), mm).consume("s", "t6", turn("随便聊聊"))
     assert "remember_everything" in tool_messages(llm_server.requests[1])[0]
     assert result.llm_calls == 2 and mm.count() == 0
 

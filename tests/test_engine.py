@@ -94,12 +94,12 @@ async def test_tool_events_and_the_loop(llm_server, engine):
 
 async def test_the_turn_reaches_the_memory_writer(llm_server, engine, ltm):
     seen = []
-    ltm.events.subscribe(seen.append)
+    ltm.writer.events.subscribe(seen.append)
     llm_server.add_text("好呀，明天见。")
     done = (await collect(engine, "s-writer", "明天要去面试，有点紧张"))[-1]
-    queued = [e for e in seen if e.kind == "turn_queued"]
+    queued = [e for e in seen if e.kind == "queued"]
     assert [(e.session_id, e.turn_id) for e in queued] == [("s-writer", done.turn_id)]
-    [entry] = ltm.journal.pending()
+    [entry] = ltm.writer.journal.pending()
     assert [m["content"] for m in entry.messages] == ["明天要去面试，有点紧张", "好呀，明天见。"]
 
 

@@ -13,7 +13,7 @@ import pytest
 from langchain_core.messages import AIMessage, HumanMessage, SystemMessage, ToolMessage
 from langgraph.checkpoint.memory import InMemorySaver
 
-from ltm_helpers import idle_ltm_fixture
+from ltm_helpers import idle_ltm_fixture, make_ltm
 from memory_stores import yaml_store_fixture
 from sonetto_desktop.agent.graph import (
     NODE_NAMES,
@@ -26,7 +26,6 @@ from sonetto_desktop.agent.graph import (
 from sonetto_desktop.agent.llm_errors import LLMNotConfigured
 from sonetto_desktop.agent.memory_context import BLOCK_BEGIN, BLOCK_END, format_memory_block
 from sonetto_desktop.memory.retrieval.modes import RetrievalMode
-from sonetto_desktop.memory.writer.ltm import LongTermMemory
 
 PINNED = datetime(2026, 12, 2, 20, 30)  # a Wednesday
 
@@ -127,22 +126,25 @@ async def test_search_memory_tool_loop(llm_server, make_llm, mm, ltm):
     assert {t["function"]["name"] for t in llm_server.requests[0]["tools"]} == {"get_current_time", "search_memory"}
 
 
-async def test_search_memory_reads_dates_off_the_event_loop(llm_server, make_llm, mm, ltm):
-    import threading
-
-    mm.add("Miso 在学塔罗牌。", "瞬间")
-    threads = []
-
-    def lookup(memory_id: str) -> str:
-        threads.append(threading.current_thread())
-        return mm.get(memory_id).latest_update_time
-
+async def test_recalled_memories_carry_their_dates_without_store_reads(llm_server, make_llm, mm, ltm):
+    mid = mm.add("Miso 在学塔罗牌。", "瞬间")
+    ltm.recall.mechanical.warm_up()
+    reads = []
+    original = type(mm).get
+    type_get = lambda self, memory_id: reads.append(memory_id) or original(self, memory_id)  # noqa: E731
     llm_server.add_tool_calls([("search_memory", {"query": "塔罗牌"})])
     llm_server.add_text("嗯。")
-    graph = build_graph(make_llm(), ltm, date_lookup=lookup)
-    await graph.ainvoke(turn_input("塔罗牌"), config())
-
-    assert threads and threading.main_thread() not in threads  # the store is read on a worker thread
+    graph = build_graph(make_llm(), ltm)
+    try:
+        type(mm).get = type_get
+        result = await graph.ainvoke(turn_input("塔罗牌"), config())
+    finally:
+        type(mm).get = original
+    assert reads == []  # recall hands the date on: nothing re-reads the store per memory
+    day = mm.get(mid).latest_update_time[:10]
+    assert result["used_memories"][0]["date"] == day
+    tool_reply = [m for m in llm_server.requests[1]["messages"] if m["role"] == "tool"][0]["content"]
+    assert f'"date": "{day}"' in tool_reply
 
 
 async def test_tool_errors_go_back_to_the_model(llm_server, make_llm, ltm):
@@ -159,14 +161,14 @@ async def test_tool_errors_go_back_to_the_model(llm_server, make_llm, ltm):
 
 async def test_the_turn_reaches_the_memory_writer(llm_server, make_llm, ltm):
     seen = []
-    ltm.events.subscribe(seen.append)
+    ltm.writer.events.subscribe(seen.append)
     llm_server.add_text("周末愉快！")
     graph = build_graph(make_llm(), ltm)
     await graph.ainvoke(turn_input("周末要去爬山", session="sess-9", turn="turn-9"), config())
 
-    queued = [e for e in seen if e.kind == "turn_queued"]
+    queued = [e for e in seen if e.kind == "queued"]
     assert [(e.session_id, e.turn_id) for e in queued] == [("sess-9", "turn-9")]
-    journaled = ltm.journal.pending()
+    journaled = ltm.writer.journal.pending()
     assert [(e.turn_id, [m["content"] for m in e.messages]) for e in journaled] == [
         ("turn-9", ["周末要去爬山", "周末愉快！"])
     ]
@@ -265,7 +267,7 @@ def test_dangling_tool_calls_get_a_stand_in_result():
 async def test_llm_recall_mode_is_passed_through(llm_server, make_llm, mm):
     mm.add("Miso 在学 Rust 编程。", "项目")
     chosen = mm.add("Miso 喜欢夏天和猫。", "品味")
-    ltm = LongTermMemory(mm, llm=make_llm())  # recall's own model; the writer is not started
+    ltm = make_ltm(mm, make_llm())  # recall's own model; the writer is not started
     llm_server.responder = lambda body: "你好" if body.get("stream") else "[1]"
     graph = build_graph(make_llm(streaming=True), ltm, retrieval_mode=RetrievalMode.LLM)
     result = await graph.ainvoke(turn_input("最近天气好热"), config())

@@ -78,7 +78,8 @@ async def test_returns_the_picked_memories_in_the_models_order(mm, llm_server, m
     llm_server.responder = pick("花生", "火锅")
     result = await run(retriever(mm, make_llm()), how, "今晚想出去吃点好的")
     assert [r["id"] for r in result] == ["peanut", "hotpot"]
-    assert result[0] == {"id": "peanut", "description": "小林对花生过敏。", "theme": "品味"}
+    assert result[0] == {"id": "peanut", "description": "小林对花生过敏。", "theme": "品味",
+                         "date": mm.get("peanut").latest_update_time[:10]}
 
 
 async def test_request_carries_date_weekday_dated_numbered_list_and_query(mm, llm_server, make_llm):

@@ -15,8 +15,8 @@ from pathlib import Path
 import pytest
 
 from llm_server import HangResponse
-from ltm_helpers import FAST, TURN, kinds, recorder, script_create, until
-from sonetto_desktop.memory import LongTermMemory, RetrievalMode, YamlMemoryManager
+from ltm_helpers import FAST, TURN, described, kinds, make_ltm, recorder, script_create, until
+from sonetto_desktop.memory import MemoryWriter, RetrievalMode, YamlMemoryManager
 from sonetto_desktop.memory.writer.journal import TurnJournal, default_journal_path
 
 
@@ -28,7 +28,7 @@ def store(tmp_path):
 
 
 async def test_send_history_journals_then_the_turn_is_written(llm_server, make_llm, store, tmp_path):
-    ltm = LongTermMemory(store, make_llm(), backoff=FAST)
+    ltm = MemoryWriter(store, make_llm(), backoff=FAST)
     seen = recorder(ltm)
     ltm.start()
     llm_server.delay = 0.2  # the model is slow; send_history must not wait for it
@@ -40,15 +40,15 @@ async def test_send_history_journals_then_the_turn_is_written(llm_server, make_l
     await until(lambda: ltm.pending == 0 and not ltm.busy)
     assert [i.description for i in store.all_items().values()] == ["用户喜欢猫"]
     assert journal.pending() == []
-    assert kinds(seen) == ["turn_queued", "turn_started", "create", "turn_done"]
+    assert kinds(seen) == ["queued", "started", "add", "done"]
     assert all(e.turn_id == turn_id and e.session_id == "s1" for e in seen if e.kind != "status")
     assert seen[-1].kind == "status" and ltm.status().zh == "记忆已是最新"
-    assert "llm_calls=2" in next(e.detail for e in seen if e.kind == "turn_done")
+    assert "llm_calls=2" in next(e.detail for e in seen if e.kind == "done")
     assert await ltm.stop() is True
 
 
 async def test_turns_are_written_in_order_with_their_ids(llm_server, make_llm, store):
-    ltm = LongTermMemory(store, make_llm(), backoff=FAST)
+    ltm = MemoryWriter(store, make_llm(), backoff=FAST)
     seen = recorder(ltm)
     ltm.start()
     facts = ["用户喜欢猫", "用户住在杭州", "用户是程序员"]
@@ -57,11 +57,11 @@ async def test_turns_are_written_in_order_with_their_ids(llm_server, make_llm, s
         script_create(llm_server, fact)
         ids.append(await ltm.send_history([{"role": "user", "content": fact}]))
     assert await ltm.stop() is True
-    created = [e for e in seen if e.kind == "create"]
-    assert [e.description for e in created] == facts
+    created = [e for e in seen if e.kind == "add"]
+    assert [described(e) for e in created] == facts
     assert [e.turn_id for e in created] == ids
     assert [e.ids[0] for e in created] == list(store.all_items())
-    done = [e.turn_id for e in seen if e.kind == "turn_done"]
+    done = [e.turn_id for e in seen if e.kind == "done"]
     assert done == ids
 
 
@@ -72,18 +72,18 @@ async def test_journaled_turns_from_an_earlier_run_go_first(llm_server, make_llm
     script_create(llm_server, "用户叫小林", "身份")
     script_create(llm_server, "用户住在杭州", "地点与路径")
     script_create(llm_server, "用户喜欢猫", "品味")
-    ltm = LongTermMemory(store, make_llm(), backoff=FAST)
+    ltm = MemoryWriter(store, make_llm(), backoff=FAST)
     seen = recorder(ltm)
     ltm.start()
     await ltm.send_history(TURN, turn_id="new-1")
     assert await ltm.stop() is True
-    assert [e.turn_id for e in seen if e.kind == "turn_done"] == ["old-1", "old-2", "new-1"]
+    assert [e.turn_id for e in seen if e.kind == "done"] == ["old-1", "old-2", "new-1"]
     assert [i.description for i in store.all_items().values()] == ["用户叫小林", "用户住在杭州", "用户喜欢猫"]
     assert journal.pending() == []
 
 
 async def test_send_before_start_is_journaled_and_written_at_start(llm_server, make_llm, store):
-    ltm = LongTermMemory(store, make_llm(), backoff=FAST)
+    ltm = MemoryWriter(store, make_llm(), backoff=FAST)
     turn_id = await ltm.send_history(TURN)
     assert [e.turn_id for e in ltm.journal.pending()] == [turn_id]
     script_create(llm_server)
@@ -93,7 +93,7 @@ async def test_send_before_start_is_journaled_and_written_at_start(llm_server, m
 
 
 async def test_pause_and_resume(llm_server, make_llm, store):
-    ltm = LongTermMemory(store, make_llm(), backoff=FAST)
+    ltm = MemoryWriter(store, make_llm(), backoff=FAST)
     seen = recorder(ltm)
     ltm.start()
     script_create(llm_server)
@@ -105,7 +105,7 @@ async def test_pause_and_resume(llm_server, make_llm, store):
     assert any(e.kind == "status" and "已暂停" in e.detail for e in seen)
     for _ in range(50):
         await asyncio.sleep(0)
-    assert "turn_started" not in kinds(seen)
+    assert "started" not in kinds(seen)
     assert len(llm_server.requests) == 2 and ltm.paused and ltm.pending == 1
     script_create(llm_server, "用户住在杭州", "地点与路径")
     ltm.resume()
@@ -114,7 +114,7 @@ async def test_pause_and_resume(llm_server, make_llm, store):
 
 
 async def test_empty_turn_is_refused_and_nothing_is_journaled(make_llm, store):
-    ltm = LongTermMemory(store, make_llm())
+    ltm = MemoryWriter(store, make_llm())
     ltm.start()
     with pytest.raises(ValueError, match="nothing to remember"):
         await ltm.send_history([])
@@ -128,7 +128,7 @@ async def test_huge_turn_is_journaled_whole_and_clipped_for_the_model(llm_server
     huge = "我把整篇论文贴给你：" + "实验数据" * 50000 + "。对了我叫小林"
     llm_server.delay = 0.3
     script_create(llm_server, "用户叫小林", "身份")
-    ltm = LongTermMemory(store, make_llm(), backoff=FAST)
+    ltm = MemoryWriter(store, make_llm(), backoff=FAST)
     ltm.start()
     await ltm.send_history([{"role": "user", "content": huge}])
     files = list((ltm.journal.path / "pending").glob("*.json"))
@@ -144,7 +144,7 @@ async def test_send_history_from_session_takes_the_last_exchange(llm_server, mak
         {"role": "user", "content": "我下周三要去上海出差"}, {"role": "assistant", "content": "一路顺风"},
     ]
     llm_server.add_text("已处理")
-    ltm = LongTermMemory(store, make_llm(), backoff=FAST)
+    ltm = MemoryWriter(store, make_llm(), backoff=FAST)
     ltm.start()
     await ltm.send_history_from_session("sess-7", session)
     assert await ltm.stop() is True
@@ -153,7 +153,7 @@ async def test_send_history_from_session_takes_the_last_exchange(llm_server, mak
 
 
 async def test_start_needs_a_running_loop_and_journal_needs_a_path(store):
-    ltm = LongTermMemory(store)
+    ltm = MemoryWriter(store)
     with pytest.raises(RuntimeError):
         await asyncio.to_thread(ltm.start)  # no loop in that thread
 
@@ -161,18 +161,18 @@ async def test_start_needs_a_running_loop_and_journal_needs_a_path(store):
         pass
 
     with pytest.raises(ValueError, match="journal_path"):
-        LongTermMemory(NoPath())  # type: ignore[arg-type]
+        MemoryWriter(NoPath())  # type: ignore[arg-type]
 
 
 async def test_recall_delegation_mechanical(store):
     mid = store.add("用户养了一只叫年糕的猫", "身份")
     store.add("用户在杭州读大学", "身份")
-    ltm = LongTermMemory(store)
+    ltm = make_ltm(store)
     found = await ltm.aget_related_memory_from("年糕今天怎么样", RetrievalMode.MECHANICAL)
-    assert found and found[0]["id"] == mid
+    assert found and found[0]["id"] == mid and found[0]["date"]
     sync = await asyncio.to_thread(ltm.get_related_memory_from, "年糕今天怎么样", "mechanical")
     assert sync == found
-    ltm.close()
+    ltm.recall.close()
 
 
 async def test_kill_9_between_send_and_consumption_is_written_on_next_start(llm_server, make_llm, tmp_path):
@@ -193,13 +193,13 @@ async def test_kill_9_between_send_and_consumption_is_written_on_next_start(llm_
     mm = YamlMemoryManager(store_path)
     assert mm.count() == 0
     script_create(llm_server, "用户叫小林，在杭州读大学", "身份")
-    ltm = LongTermMemory(mm, make_llm())
+    ltm = MemoryWriter(mm, make_llm())
     seen = recorder(ltm)
     ltm.start()
     await until(lambda: mm.count() == 1)
     assert await ltm.stop() is True
-    assert [e.turn_id for e in seen if e.kind == "turn_done"] == [turn_id]
-    assert next(e.session_id for e in seen if e.kind == "turn_done") == "crash-session"
+    assert [e.turn_id for e in seen if e.kind == "done"] == [turn_id]
+    assert next(e.session_id for e in seen if e.kind == "done") == "crash-session"
     assert ltm.journal.pending() == []
     mm.close()
 
@@ -216,9 +216,9 @@ def own_client_llm(make_llm, **kw):
 async def test_isolated_writer_consumes_and_restarts(llm_server, make_llm, store):
     import threading
 
-    ltm = LongTermMemory(store, own_client_llm(make_llm), backoff=FAST, isolate_loop=True)
+    ltm = MemoryWriter(store, own_client_llm(make_llm), backoff=FAST, isolate_loop=True)
     threads = []
-    ltm.events.subscribe(lambda e: e.kind == "create" and threads.append(threading.current_thread().name))
+    store.subscribe(lambda e: e.kind == "add" and threads.append(threading.current_thread().name))
     script_create(llm_server)
     ltm.start()
     await ltm.send_history(TURN)
@@ -237,7 +237,7 @@ async def test_isolated_writer_consumes_and_restarts(llm_server, make_llm, store
 
 async def test_isolated_stop_is_bounded_when_the_endpoint_hangs(llm_server, make_llm, store):
     llm_server.default = HangResponse(30)
-    ltm = LongTermMemory(store, own_client_llm(make_llm, timeout=60), isolate_loop=True)
+    ltm = MemoryWriter(store, own_client_llm(make_llm, timeout=60), isolate_loop=True)
     ltm.start()
     turn_id = await ltm.send_history(TURN)
     await until(lambda: ltm.busy and llm_server.requests)
@@ -247,7 +247,7 @@ async def test_isolated_stop_is_bounded_when_the_endpoint_hangs(llm_server, make
 
 
 async def test_isolation_is_refused_for_a_shared_http_client(llm_server, make_llm, store, caplog):
-    ltm = LongTermMemory(store, make_llm(), backoff=FAST, isolate_loop=True)
+    ltm = MemoryWriter(store, make_llm(), backoff=FAST, isolate_loop=True)
     script_create(llm_server)
     ltm.start()
     await ltm.send_history(TURN)
@@ -259,10 +259,10 @@ async def test_isolation_is_refused_for_a_shared_http_client(llm_server, make_ll
 async def test_a_second_writer_on_the_same_store_does_not_replay_the_journal(llm_server, make_llm, store):
     journal = TurnJournal(default_journal_path(store.path))
     journal.append("old-1", None, [{"role": "user", "content": "我叫小林"}])
-    first = LongTermMemory(store)  # holds the journal, waits for a model
+    first = MemoryWriter(store)  # holds the journal, waits for a model
     first.start()
     await until(lambda: not first.status().configured)
-    second = LongTermMemory(store, make_llm(), backoff=FAST)
+    second = MemoryWriter(store, make_llm(), backoff=FAST)
     second.start()
     await until(lambda: second.last_error is not None)
     assert "另一个" in second.last_error
@@ -279,7 +279,7 @@ async def test_a_second_writer_on_the_same_store_does_not_replay_the_journal(llm
 
 async def test_restart_after_a_timed_out_stop_writes_the_leftover_turn(llm_server, make_llm, store):
     llm_server.add(HangResponse(30))
-    ltm = LongTermMemory(store, make_llm(timeout=60), backoff=FAST)
+    ltm = MemoryWriter(store, make_llm(timeout=60), backoff=FAST)
     ltm.start()
     turn_id = await ltm.send_history(TURN)
     await until(lambda: ltm.busy)
@@ -288,19 +288,19 @@ async def test_restart_after_a_timed_out_stop_writes_the_leftover_turn(llm_serve
     script_create(llm_server)
     ltm.start()
     await until(lambda: store.count() == 1 and ltm.pending == 0)
-    assert [e.turn_id for e in seen if e.kind == "turn_done"] == [turn_id]
+    assert [e.turn_id for e in seen if e.kind == "done"] == [turn_id]
     assert await ltm.stop() is True
 
 
 def test_warm_up_recall_builds_the_offline_index_ahead_of_the_first_query(store):
     texts = ["小林喜欢吃芒果", "小林在学吉他", "小林住在杭州", "小林养了一只柯基", "小林周五要交报告"]
     ids = [store.add(text, "身份") for text in texts]
-    ltm = LongTermMemory(store, llm=None)
+    ltm = make_ltm(store)
     try:
-        ltm.warm_up_recall()
-        index = ltm._recall.mechanical._index
+        ltm.recall.mechanical.warm_up()
+        index = ltm.recall.mechanical._index
         assert len(index) == 5 and all(mid in index for mid in ids)
         found = ltm.get_related_memory_from("今天买了芒果", RetrievalMode.MECHANICAL)
         assert found and found[0]["id"] == ids[0]
     finally:
-        ltm.close()
+        ltm.recall.close()

@@ -10,7 +10,7 @@ import pytest
 
 from llm_server import HangResponse, error
 from ltm_helpers import FAST, TURN, kinds, recorder, script_create, until
-from sonetto_desktop.memory import LongTermMemory, YamlMemoryManager
+from sonetto_desktop.memory import MemoryWriter, YamlMemoryManager
 from sonetto_desktop.memory.writer.journal import TurnJournal
 
 
@@ -23,7 +23,7 @@ def store(tmp_path):
 
 @pytest.mark.parametrize("failure", ["500", "hang", "garbage", "malformed_stream"])
 async def test_endpoint_failure_keeps_the_turn_and_retries(llm_server, make_llm, store, failure):
-    ltm = LongTermMemory(store, make_llm(timeout=0.5), backoff=FAST)
+    ltm = MemoryWriter(store, make_llm(timeout=0.5), backoff=FAST)
     seen = recorder(ltm)
     if failure == "500":
         llm_server.add_error(500, "upstream exploded")
@@ -37,11 +37,11 @@ async def test_endpoint_failure_keeps_the_turn_and_retries(llm_server, make_llm,
     script_create(llm_server)
     ltm.start()
     turn_id = await ltm.send_history(TURN)
-    await until(lambda: any(e.kind == "turn_failed" for e in seen))
+    await until(lambda: any(e.kind == "failed" for e in seen))
     assert [e.turn_id for e in ltm.journal.pending()] == [turn_id]  # still journaled while failing
     assert ltm.last_error
     await until(lambda: store.count() == 1 and ltm.pending == 0)
-    failures = [e for e in seen if e.kind == "turn_failed"]
+    failures = [e for e in seen if e.kind == "failed"]
     assert len(failures) == 2 and failures[0].turn_id == turn_id
     assert "第 1 次失败" in failures[0].detail and "第 2 次失败" in failures[1].detail
     assert ltm.journal.pending() == [] and ltm.last_error is None
@@ -50,7 +50,7 @@ async def test_endpoint_failure_keeps_the_turn_and_retries(llm_server, make_llm,
 
 async def test_stop_is_bounded_when_the_endpoint_hangs(llm_server, make_llm, store):
     llm_server.default = HangResponse(30)
-    ltm = LongTermMemory(store, make_llm(timeout=60), backoff=FAST)
+    ltm = MemoryWriter(store, make_llm(timeout=60), backoff=FAST)
     seen = recorder(ltm)
     ltm.start()
     turn_id = await ltm.send_history(TURN)
@@ -59,12 +59,12 @@ async def test_stop_is_bounded_when_the_endpoint_hangs(llm_server, make_llm, sto
     assert drained is False and not ltm.running and not ltm.busy
     assert [e.turn_id for e in ltm.journal.pending()] == [turn_id]
     assert store.count() == 0
-    assert "turn_done" not in kinds(seen)
+    assert "done" not in kinds(seen)
 
 
 async def test_stop_tries_each_turn_once_without_backoff_when_the_endpoint_is_down(llm_server, make_llm, store):
     llm_server.default = error(500, "down")
-    ltm = LongTermMemory(store, make_llm(), backoff=(60,))
+    ltm = MemoryWriter(store, make_llm(), backoff=(60,))
     ltm.start()
     for i in range(3):
         await ltm.send_history([{"role": "user", "content": f"第{i}轮"}])
@@ -73,7 +73,7 @@ async def test_stop_tries_each_turn_once_without_backoff_when_the_endpoint_is_do
 
 
 async def test_unconfigured_model_waits_with_status_then_set_llm_resumes(llm_server, make_llm, store):
-    ltm = LongTermMemory(store)  # no model configured anywhere (conftest clears the environment)
+    ltm = MemoryWriter(store)  # no model configured anywhere (conftest clears the environment)
     seen = recorder(ltm)
     ltm.start()
     turn_id = await ltm.send_history(TURN)
@@ -81,7 +81,7 @@ async def test_unconfigured_model_waits_with_status_then_set_llm_resumes(llm_ser
     assert ltm.status().zh.startswith("未配置模型，记忆写入暂停")
     assert any(e.kind == "status" and "未配置模型" in e.detail for e in seen)
     assert [e.turn_id for e in ltm.journal.pending()] == [turn_id]
-    assert "turn_failed" not in kinds(seen) and llm_server.requests == []
+    assert "failed" not in kinds(seen) and llm_server.requests == []
     script_create(llm_server)
     ltm.set_llm(make_llm())
     await until(lambda: store.count() == 1 and ltm.pending == 0)
@@ -89,7 +89,7 @@ async def test_unconfigured_model_waits_with_status_then_set_llm_resumes(llm_ser
 
 
 async def test_stop_while_unconfigured_keeps_the_journal(store):
-    ltm = LongTermMemory(store)
+    ltm = MemoryWriter(store)
     ltm.start()
     await ltm.send_history(TURN)
     assert await asyncio.wait_for(ltm.stop(timeout=5), 10) is False
@@ -98,7 +98,7 @@ async def test_stop_while_unconfigured_keeps_the_journal(store):
 
 async def test_failing_turn_goes_to_the_failed_list_then_retry_failed(llm_server, make_llm, store):
     llm_server.default = error(500, "always down")
-    ltm = LongTermMemory(store, make_llm(), max_attempts=3, backoff=FAST)
+    ltm = MemoryWriter(store, make_llm(), max_attempts=3, backoff=FAST)
     seen = recorder(ltm)
     ltm.start()
     turn_id = await ltm.send_history(TURN, session_id="s9")
@@ -107,9 +107,9 @@ async def test_failing_turn_goes_to_the_failed_list_then_retry_failed(llm_server
     on_disk = TurnJournal(ltm.journal.path).failed()
     assert [(e.turn_id, e.session_id, e.attempts) for e in on_disk] == [(turn_id, "s9", 3)]
     assert on_disk[0].last_error and ltm.journal.pending() == []
-    gave_up = [e for e in seen if e.kind == "turn_gave_up"]
+    gave_up = [e for e in seen if e.kind == "gave_up"]
     assert len(gave_up) == 1 and gave_up[0].turn_id == turn_id
-    assert kinds(seen).count("turn_failed") == 3
+    assert kinds(seen).count("failed") == 3
     assert "未能写入" in ltm.status().zh and ltm.pending == 0
 
     # A later turn is not blocked by the failed one.
@@ -129,7 +129,7 @@ async def test_the_api_key_never_reaches_errors_events_or_the_log(llm_server, ma
     secret = "Zq7-private-token-55501"  # not "sk-..." shaped: only knowing the key can scrub it
     caplog.set_level(logging.INFO)
     llm_server.add_error(500, f"invalid credentials {secret}")  # a server that echoes the key back
-    ltm = LongTermMemory(store, make_llm(api_key=secret), max_attempts=1, backoff=FAST)
+    ltm = MemoryWriter(store, make_llm(api_key=secret), max_attempts=1, backoff=FAST)
     seen = recorder(ltm)
     ltm.start()
     await ltm.send_history(TURN)

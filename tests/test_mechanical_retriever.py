@@ -87,7 +87,7 @@ def test_literal_match_comes_first(retriever):
 
 def test_result_shape(retriever):
     (first, *_) = retriever.retrieve("会计证考试")
-    assert set(first) == {"id", "description", "theme"}
+    assert set(first) == {"id", "description", "theme", "date", "latest_update_time", "hit"}
     assert first["id"] == "exam" and first["theme"] == "时效待办" and "会计证" in first["description"]
 
 

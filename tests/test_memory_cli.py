@@ -10,7 +10,7 @@ import pytest
 import yaml
 
 from memory_stores import BACKENDS, open_store
-from sonetto_desktop.memory.cli import main as cli_main
+from sonetto_desktop.cli import main as cli_main
 from sonetto_desktop.memory.transfer import ImportFormatError, export_markdown, import_file, parse_markdown
 
 
@@ -23,7 +23,7 @@ def _run(*args):
 def test_cli_round_trip_export_import(tmp_path):
     store = tmp_path / "a" / "memory.yaml"
     for desc, theme in [("小林喜欢猫", "品味"), ("小林住在上海", "身份"), ("小林会弹钢琴", "音乐")]:
-        result = _run("--store", str(store), "add", desc, "--theme", theme)
+        result = _run("--store", str(store), "--create", "add", desc, "--theme", theme)
         assert result.returncode == 0, result.stderr
     listing = _run("--store", str(store), "list")
     assert "## 品味 (1)" in listing.stdout and "小林住在上海" in listing.stdout
@@ -31,7 +31,7 @@ def test_cli_round_trip_export_import(tmp_path):
         out = tmp_path / f"export.{fmt}"
         assert _run("--store", str(store), "export", "-o", str(out)).returncode == 0
         target = tmp_path / f"b-{fmt}" / "memory.db"
-        first = _run("--store", str(target), "import", str(out))
+        first = _run("--store", str(target), "--create", "import", str(out))
         assert first.returncode == 0 and "imported 3" in first.stdout, first.stderr
         second = _run("--store", str(target), "import", str(out))
         assert "imported 0" in second.stdout and "skipped 3" in second.stdout
@@ -49,7 +49,7 @@ def test_cli_errors_are_clear(tmp_path, capsys):
     store = tmp_path / "memory.yaml"
     bad = tmp_path / "bad.json"
     bad.write_text("{not json", encoding="utf-8")
-    assert cli_main(["--store", str(store), "import", str(bad)]) == 2
+    assert cli_main(["--store", str(store), "--create", "import", str(bad)]) == 2
     assert "cannot be parsed" in capsys.readouterr().err
     assert cli_main(["--store", str(store), "import", str(tmp_path / "x.txt")]) == 2
     assert "unknown file type" in capsys.readouterr().err
@@ -93,7 +93,7 @@ def test_import_rejects_a_theme_that_is_not_text_and_stores_nothing(backend, tmp
     path = tmp_path / "in.json"
     path.write_text(json.dumps({"a1": {"description": "小林喜欢猫", "theme": ["品味"]}}), encoding="utf-8")
     store = tmp_path / ("s.db" if backend == "sqlite" else "s.yaml")
-    assert cli_main(["--store", str(store), "import", str(path)]) == 2
+    assert cli_main(["--store", str(store), "--create", "import", str(path)]) == 2
     assert "a1" in capsys.readouterr().err
     assert cli_main(["--store", str(store), "list"]) == 0 and "小林" not in capsys.readouterr().out
 
@@ -110,3 +110,52 @@ def test_import_refuses_a_json_file_that_is_not_a_memory_export(tmp_path):
     with pytest.raises(ImportFormatError, match="not a memory"):
         import_file(mm, path)
     assert mm.count() == 0
+
+
+def test_a_mistyped_store_is_refused_not_created(tmp_path, capsys):
+    typo = tmp_path / "memroy.yaml"
+    assert cli_main(["--store", str(typo), "list"]) == 2
+    assert "does not exist" in capsys.readouterr().err and not typo.exists()
+    assert cli_main(["--store", str(typo), "--create", "list"]) == 0
+    assert "no memories" in capsys.readouterr().out and typo.exists()  # an empty store says so
+
+
+def test_update_delete_restore_are_written_as_the_cli(tmp_path, capsys):
+    store = tmp_path / "memory.yaml"
+    assert cli_main(["--store", str(store), "--create", "add", "小林住在成都", "--theme", "身份"]) == 0
+    mid = capsys.readouterr().out.strip()
+    assert cli_main(["--store", str(store), "update", mid, "小林搬到了上海", "--reason", "搬家"]) == 0
+    assert cli_main(["--store", str(store), "update", mid, "小林搬到了上海"]) == 0
+    assert capsys.readouterr().out.splitlines() == [f"updated {mid}", "unchanged"]
+    assert cli_main(["--store", str(store), "delete", mid]) == 0
+    assert cli_main(["--store", str(store), "trash"]) == 0
+    assert mid in capsys.readouterr().out
+    assert cli_main(["--store", str(store), "restore", mid]) == 0
+    mm = open_store("yaml", tmp_path)
+    history = mm.get(mid).history
+    assert [(e["action"], e["actor"]) for e in history] == [("create", "cli"), ("update", "cli"), ("restore", "cli")]
+    assert history[1]["reason"] == "搬家" and mm.get(mid).description == "小林搬到了上海"
+    mm.close()
+
+
+def test_terminal_escapes_in_memory_text_are_shown_not_obeyed(tmp_path, capsys):
+    store = tmp_path / "memory.yaml"
+    assert cli_main(["--store", str(store), "--create", "add", "红色\x1b[31m警告\x1b]0;title\x07", "--theme", "测试"]) == 0
+    capsys.readouterr()
+    assert cli_main(["--store", str(store), "list"]) == 0
+    out = capsys.readouterr().out
+    assert "\x1b" not in out and "\x07" not in out
+    assert "\\x1b[31m" in out  # visible, harmless
+
+
+def test_a_closed_pipe_ends_quietly(tmp_path):
+    store = tmp_path / "memory.yaml"
+    mm = open_store("yaml", tmp_path)
+    from sonetto_desktop.memory import MemoryItem
+    mm.import_items({f"m{i:04d}": MemoryItem(f"记忆{i}" * 20, f"主题{i % 7}") for i in range(3000)})
+    mm.close()
+    pipeline = subprocess.run(
+        f"{sys.executable} -m sonetto_desktop memory --store {store} list | head -n 1", shell=True,
+        capture_output=True, text=True, timeout=120)
+    assert pipeline.stdout.startswith("## ") and "Broken pipe" not in pipeline.stderr
+    assert "Traceback" not in pipeline.stderr

@@ -20,6 +20,10 @@ def changes(mm):
     return seen
 
 
+def _actions(item) -> list[str]:
+    return [entry.get("action") for entry in item.history]
+
+
 def test_add_show_get(mm):
     a = mm.add("小林喜欢猫", "品味")
     b = mm.add("  小林住在上海  ", "身份")
@@ -28,7 +32,10 @@ def test_add_show_get(mm):
     assert shown[a] == {"id": a, "description": "小林喜欢猫", "theme": "品味"}
     assert shown[b]["description"] == "小林住在上海"
     item = mm.get(a)
-    assert item.hit == 0 and item.history == [] and item.latest_update_time
+    [created] = item.history  # a new memory's history says who wrote it
+    assert created["action"] == "create" and created["actor"] == "user"
+    assert (created["new_description"], created["new_theme"]) == ("小林喜欢猫", "品味")
+    assert item.hit == 0 and item.latest_update_time == created["time"]
     assert mm.count() == 2
 
 
@@ -64,7 +71,7 @@ def test_merge_with_unknown_id_changes_nothing(mm):
     a = mm.add("小林喜欢猫", "品味")
     with pytest.raises(MemoryNotFound, match="ghost123"):
         mm.merge(a, "ghost123", "合并", "品味", "dup")
-    assert mm.get(a).history == [] and mm.list_trash() == []
+    assert _actions(mm.get(a)) == ["create"] and mm.list_trash() == []
 
 
 def test_update_records_history(mm):
@@ -73,7 +80,8 @@ def test_update_records_history(mm):
     mm.update(a, "分类更准确", new_theme="地点与路径")
     item = mm.get(a)
     assert (item.description, item.theme) == ("小林搬到了上海", "地点与路径")
-    newest, oldest = mm.show_description_history(a)
+    newest, oldest, created = mm.show_description_history(a)
+    assert created["action"] == "create"
     assert oldest["actor"] == "agent" and oldest["reason"] == "用户搬家了"
     assert oldest["old_description"] == "小林在成都" and oldest["new_description"] == "小林搬到了上海"
     assert newest["actor"] == "user" and newest["old_theme"] == "身份" and newest["new_theme"] == "地点与路径"
@@ -88,7 +96,7 @@ def test_update_needs_a_change_and_text(mm):
         mm.update(a, "empty", new_description="  ")
     with pytest.raises(ValueError):
         mm.update(a, "", new_description="新的")
-    assert mm.get(a).history == []
+    assert _actions(mm.get(a)) == ["create"]
 
 
 def test_merge_keeps_id1_with_both_histories(mm):
@@ -103,7 +111,7 @@ def test_merge_keeps_id1_with_both_histories(mm):
     assert item.description == "小林喜欢猫，养了一只叫汤圆的布偶猫" and item.theme == "身份"
     assert item.hit == 2
     actions = [(e.get("action"), e.get("from")) for e in item.history]
-    assert actions == [("update", b), ("merge", None)]
+    assert actions == [("create", None), ("create", b), ("update", b), ("merge", None)]
     merge_entry = item.history[-1]
     assert merge_entry["merged_id"] == b and merge_entry["merged_description"] == "小林养了一只叫汤圆的布偶猫"
     trash = mm.list_trash()
@@ -141,7 +149,7 @@ def test_delete_goes_to_trash_and_restores_with_history(mm):
     assert mm.restore(a) == a
     item = mm.get(a)
     assert item.description == "小林下下周考试"
-    assert [e["action"] for e in item.history] == ["update", "restore"]
+    assert _actions(item) == ["create", "update", "restore"]
     assert mm.list_trash() == []
 
 
@@ -224,7 +232,7 @@ def test_reopen_sees_everything(mm, tmp_path):
     b = mm.add("删掉的", "瞬间")
     mm.delete(b)
     again = type(mm)(mm.path)
-    assert again.get(a).description == "小林喜欢布偶猫" and len(again.get(a).history) == 1
+    assert again.get(a).description == "小林喜欢布偶猫" and _actions(again.get(a)) == ["create", "update"]
     assert [t["id"] for t in again.list_trash()] == [b]
     again.close()
 

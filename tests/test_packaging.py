@@ -71,7 +71,7 @@ def test_spec_builds_onedir_named_sonetto():
 def test_entry_script_runs_the_package_main(tmp_path):
     """The frozen entry script, run as a plain script, reaches the real CLI (memory list on a new store)."""
     store = tmp_path / "memory.yaml"
-    done = subprocess.run([sys.executable, str(PACKAGING / "sonetto_entry.py"), "memory", "--store", str(store), "list"],
+    done = subprocess.run([sys.executable, str(PACKAGING / "sonetto_entry.py"), "memory", "--store", str(store), "--create", "list"],
                           capture_output=True, text=True, cwd=tmp_path, timeout=60)
     assert done.returncode == 0, done.stderr
 

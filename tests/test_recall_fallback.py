@@ -10,9 +10,9 @@ from datetime import datetime
 
 import pytest
 
-from sonetto_desktop.memory.events import EventFeed, MemoryEvent
 from sonetto_desktop.memory.item import MemoryItem
 from sonetto_desktop.memory.retrieval import MechanicalRetriever, MemoryRecall, RetrievalMode
+from sonetto_desktop.memory.retrieval.recall import public
 from sonetto_desktop.memory.sqlite_store import SqliteMemoryManager
 
 NOW = datetime(2026, 12, 2, 9, 30)
@@ -55,21 +55,12 @@ def mm(tmp_path):
 
 
 @pytest.fixture
-def feed():
-    events: list[MemoryEvent] = []
-    feed = EventFeed[MemoryEvent]()
-    feed.subscribe(events.append)
-    feed.events = events
-    return feed
-
-
-@pytest.fixture
-def make_recall(feed):
+def make_recall():
     made: list[tuple[MemoryRecall, MechanicalRetriever]] = []
 
     def factory(store, llm, **kw) -> MemoryRecall:
         mechanical = MechanicalRetriever(store, now=lambda: NOW)
-        recall = MemoryRecall(store, llm, events=feed, mechanical=mechanical, clock=lambda: NOW, **kw)
+        recall = MemoryRecall(store, llm, mechanical=mechanical, clock=lambda: NOW, **kw)
         made.append((recall, mechanical))
         return recall
 
@@ -115,7 +106,7 @@ FAILURES = {
 @pytest.mark.parametrize("how", ["sync", "async"])
 @pytest.mark.parametrize("failure", sorted(FAILURES))
 async def test_failure_falls_back_to_the_mechanical_result_and_says_why(
-    mm, llm_server, make_llm, make_recall, feed, caplog, failure, how, mode
+    mm, llm_server, make_llm, make_recall, caplog, failure, how, mode
 ):
     script, kind = FAILURES[failure]
     if script is None:
@@ -126,7 +117,7 @@ async def test_failure_falls_back_to_the_mechanical_result_and_says_why(
         llm = make_llm()
         script(llm_server)
     recall = make_recall(mm, llm, timeout=0.5)
-    expected = recall.mechanical.retrieve(QUERY)
+    expected = [public(m) for m in recall.mechanical.retrieve(QUERY)]  # what recall hands on
     assert [m["id"] for m in expected] == ["hotpot"]  # the offline answer is not empty
 
     with caplog.at_level(logging.WARNING, logger="sonetto_desktop.memory.retrieval.recall"):
@@ -134,17 +125,13 @@ async def test_failure_falls_back_to_the_mechanical_result_and_says_why(
 
     assert result == expected
     assert recall.last_fallback_reason is not None and recall.last_fallback_reason.startswith(f"{kind}: ")
-    assert [e.kind for e in feed.events] == ["retrieval_fallback"]
-    event = feed.events[0]
-    assert event.detail == recall.last_fallback_reason
-    assert event.reason == kind
-    assert event.ids == ("hotpot",)
+    assert recall.fallback_count == 1
     assert any(kind in record.getMessage() for record in caplog.records)
 
 
 @pytest.mark.parametrize("how", ["sync", "async"])
 async def test_a_key_echoed_by_the_server_never_reaches_the_reason_or_the_log(
-    mm, llm_server, make_llm, make_recall, feed, caplog, how
+    mm, llm_server, make_llm, make_recall, caplog, how
 ):
     secret = "Zq7-private-token-55501"  # not "sk-..." shaped: only knowing the key can scrub it
     llm_server.add_error(401, f"invalid credentials {secret}")
@@ -152,10 +139,10 @@ async def test_a_key_echoed_by_the_server_never_reaches_the_reason_or_the_log(
     with caplog.at_level(logging.WARNING):
         await run(recall, how, QUERY)
     assert "invalid credentials ***" in recall.last_fallback_reason
-    assert not [t for t in (recall.last_fallback_reason, feed.events[0].detail, caplog.text) if secret in t]
+    assert not [t for t in (recall.last_fallback_reason, caplog.text) if secret in t]
 
 
-async def test_a_success_after_a_failure_clears_the_reason(mm, llm_server, make_llm, make_recall, feed):
+async def test_a_success_after_a_failure_clears_the_reason(mm, llm_server, make_llm, make_recall):
     recall = make_recall(mm, make_llm(), timeout=0.5)
     llm_server.add_error(503, "busy")
     await recall.aretrieve(QUERY)
@@ -163,11 +150,11 @@ async def test_a_success_after_a_failure_clears_the_reason(mm, llm_server, make_
     llm_server.add_text("[]")
     assert await recall.aretrieve("帮我把 128 除以 16 算一下") == []
     assert recall.last_fallback_reason is None
-    assert len(feed.events) == 1
+    assert recall.fallback_count == 1
 
 
 @pytest.mark.parametrize("how", ["sync", "async"])
-async def test_llm_answer_is_used_when_it_works(mm, llm_server, make_llm, make_recall, feed, how):
+async def test_llm_answer_is_used_when_it_works(mm, llm_server, make_llm, make_recall, how):
     def responder(body):
         lines = NUMBERED.findall(body["messages"][1]["content"])
         return str([int(i) for i, d in lines if "花生" in d] + [int(i) for i, d in lines if "火锅" in d])
@@ -177,7 +164,7 @@ async def test_llm_answer_is_used_when_it_works(mm, llm_server, make_llm, make_r
     result = await run(recall, how, QUERY)
     assert [m["id"] for m in result] == ["peanut", "hotpot"]  # the model's choice, not the offline one
     assert recall.last_fallback_reason is None and recall.last_mode is RetrievalMode.LLM
-    assert feed.events == []
+    assert recall.fallback_count == 0
 
 
 # ── modes and bounded prompts ────────────────────────────────────────
@@ -244,30 +231,30 @@ async def test_huge_prompt_is_cut_for_the_llm(mm, llm_server, make_llm, make_rec
 
 
 @pytest.mark.parametrize("how", ["sync", "async"])
-async def test_mechanical_mode_never_asks_the_llm(mm, llm_server, make_llm, make_recall, feed, how):
+async def test_mechanical_mode_never_asks_the_llm(mm, llm_server, make_llm, make_recall, how):
     recall = make_recall(mm, make_llm())
     result = await run(recall, how, QUERY, RetrievalMode.MECHANICAL)
     assert [m["id"] for m in result] == ["hotpot"]
-    assert llm_server.requests == [] and feed.events == []
+    assert llm_server.requests == [] and recall.fallback_count == 0
     assert recall.last_mode is RetrievalMode.MECHANICAL
 
 
 @pytest.mark.parametrize("prompt", ["", "   \n\t"])
-async def test_empty_prompt_gives_nothing_and_asks_nobody(mm, llm_server, make_llm, make_recall, feed, prompt):
+async def test_empty_prompt_gives_nothing_and_asks_nobody(mm, llm_server, make_llm, make_recall, prompt):
     recall = make_recall(mm, make_llm())
     for mode in RetrievalMode:
         assert await recall.aretrieve(prompt, mode) == []
         assert recall.retrieve(prompt, mode) == []
-    assert llm_server.requests == [] and feed.events == []
+    assert llm_server.requests == [] and recall.fallback_count == 0
 
 
-async def test_empty_bank_gives_nothing_without_calling_the_llm(tmp_path, llm_server, make_llm, make_recall, feed):
+async def test_empty_bank_gives_nothing_without_calling_the_llm(tmp_path, llm_server, make_llm, make_recall):
     store = make_store(tmp_path / "empty.db", {})
     try:
         recall = make_recall(store, make_llm())
         for mode in RetrievalMode:
             assert await recall.aretrieve("最近怎么样", mode) == []
-        assert llm_server.requests == [] and feed.events == []
+        assert llm_server.requests == [] and recall.fallback_count == 0
     finally:
         store.close()
 
@@ -299,7 +286,7 @@ def test_bad_settings_are_refused(mm):
         MemoryRecall(mm, timeout=-2)
 
 
-async def test_llm_can_be_set_later(mm, llm_server, make_llm, make_recall, feed):
+async def test_llm_can_be_set_later(mm, llm_server, make_llm, make_recall):
     recall = make_recall(mm, None)
     await recall.aretrieve(QUERY)
     assert recall.last_fallback_reason.startswith("no_llm")

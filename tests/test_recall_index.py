@@ -180,7 +180,7 @@ def test_reload_is_a_diff_not_a_rebuild(tmp_path, monkeypatch):
     other.delete("cat", "不养了")
     other.close()
     counter = Tokenizations(monkeypatch)
-    mm._publish("reload", ())  # what the store's watcher publishes for foreign writes
+    mm._publish(MemoryChange("reload", ()))  # what the store's watcher publishes for foreign writes
     assert ids(r.retrieve("重庆小面"))[0] == "noodle"
     assert r.retrieve("黑猫芝麻") == []
     assert counter.texts == ["小夏最爱吃学校后门那家重庆小面。"]

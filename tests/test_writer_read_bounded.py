@@ -10,9 +10,8 @@ from datetime import datetime, timedelta
 
 import pytest
 
-from ltm_helpers import FAST, until
+from ltm_helpers import FAST, make_ltm, until
 from memory_stores import backend_store_fixture, open_store
-from sonetto_desktop.memory import LongTermMemory
 from sonetto_desktop.memory.item import MemoryItem
 from sonetto_desktop.memory.retrieval.mechanical import MechanicalRetriever
 from sonetto_desktop.memory.writer.consumer import MemoryConsumer
@@ -71,7 +70,7 @@ def test_up_to_the_threshold_every_memory_is_listed(mm, retriever):
     assert msg.status == "success"
     assert msg.content.splitlines()[0] == f"共 {READ_ALL_MAX} 条记忆（ID | 分区 | 引用次数 | 最近更新日期 | 内容）："
     assert sorted(listed_ids(msg.content)) == sorted(mm.all_items())
-    assert msg.artifact["reason"] == f"{READ_ALL_MAX} 条"
+    assert (msg.artifact["shown"], msg.artifact["total"]) == (READ_ALL_MAX, READ_ALL_MAX)
 
 
 def test_above_the_threshold_the_turns_memories_are_listed_not_unrelated_old_ones(mm, retriever):
@@ -93,7 +92,7 @@ def test_above_the_threshold_the_turns_memories_are_listed_not_unrelated_old_one
     assert "r0000" in ids and "r0001" in ids
     assert f"{cat} | 身份 | hit 1 | 2025-03-01 | {CAT}" in lines
     assert lines == [memory_line(mid, items[mid]) for mid in ids]
-    assert msg.artifact["reason"] == f"{len(ids)}/{total} 条"
+    assert (msg.artifact["shown"], msg.artifact["total"]) == (len(ids), total)
 
 
 def test_a_different_turn_lists_different_memories(mm, retriever):
@@ -169,9 +168,8 @@ async def test_ltm_over_threshold_update_of_a_related_memory_lands(llm_server, m
     mm = open_store("yaml", tmp_path)
     old = fill(mm, 150, old=UNRELATED_OLD)
     cat = old[CAT]
-    ltm = LongTermMemory(mm, make_llm(), backoff=FAST, now=lambda: NOW)
-    shared = ltm.related_retriever()
-    assert shared is ltm._recaller().mechanical  # one offline index per store, shared with recall
+    memory = make_ltm(mm, make_llm(), backoff=FAST, now=lambda: NOW)  # one offline index, shared with recall
+    ltm = memory.writer
     llm_server.add_tool_calls([("read_memories", {})])
     llm_server.add_tool_calls([("update_memory", {"id": cat, "content": "用户养了一只叫年糕的橘猫，很调皮",
                                                   "reason": "用户说年糕又把杯子打翻了"})])
@@ -184,6 +182,7 @@ async def test_ltm_over_threshold_update_of_a_related_memory_lands(llm_server, m
     finally:
         assert await ltm.stop() is True
         ltm.close()
+        memory.recall.close()
     system = llm_server.requests[0]["messages"][0]["content"]
     assert "只列出与本轮对话相关的条目" in system
     read_output = next(m["content"] for m in llm_server.requests[1]["messages"] if m["role"] == "tool")

@@ -7,7 +7,7 @@ import itertools
 import pytest
 
 from memory_stores import backend_store_fixture, open_store
-from sonetto_desktop.memory import EventFeed, MemoryEvent
+from sonetto_desktop.memory import MemoryChange
 from sonetto_desktop.memory.writer.tools import TOOL_NAMES, ToolContext, find_secret, make_memory_tools
 
 _ids = itertools.count()
@@ -64,7 +64,7 @@ def test_create_update_delete_record_agent_history(mm):
     assert last["old_description"] == "用户在上海工作"
 
     msg = call(tools, "delete_memory", id=mid, reason="用户要求忘掉")
-    assert msg.status == "success" and msg.artifact["description"] == "用户在杭州工作"
+    assert msg.status == "success" and msg.artifact == {"kind": "delete", "ids": (mid,)}
     trash = mm.list_trash()
     assert [(t["id"], t["actor"], t["reason"]) for t in trash] == [(mid, "agent", "用户要求忘掉")]
 
@@ -127,7 +127,7 @@ def test_merge_with_itself_or_unknown_is_an_error(mm):
     assert call(tools, "merge_memories", id1=a, id2=a, content="x", section="品味", reason="r").status == "error"
     msg = call(tools, "merge_memories", id1=a, id2="zzzz0000", content="用户喜欢猫", section="品味", reason="r")
     assert msg.status == "error" and "zzzz0000" in msg.content
-    assert mm.get(a).history == []
+    assert [e["action"] for e in mm.get(a).history] == ["create"]
 
 
 def test_secret_detector_spares_ordinary_facts():
@@ -139,25 +139,24 @@ def test_secret_detector_spares_ordinary_facts():
     assert find_secret("卡号 6222 0212 3456 7890 123") == "银行卡号"
 
 
-def test_tools_publish_events_themselves_when_given_a_feed(mm):
-    feed: EventFeed[MemoryEvent] = EventFeed()
-    seen: list[MemoryEvent] = []
-    feed.subscribe(seen.append)
-    tools = make_memory_tools(mm, feed, ToolContext("s1", "t1"))
+def test_tool_writes_carry_the_turn_on_the_change_channel(mm):
+    seen: list[MemoryChange] = []
+    mm.subscribe(seen.append)
+    tools = make_memory_tools(mm, ToolContext("s1", "t1", excerpt="我喜欢猫，家里养了两只"))
     mid = call(tools, "create_memory", content="用户喜欢猫", section="品味").artifact["ids"][0]
     call(tools, "hit_memory", id="missing")
     call(tools, "hit_memory", id=mid)
-    assert [(e.kind, e.ids, e.session_id, e.turn_id) for e in seen] == [
-        ("create", (mid,), "s1", "t1"),
-        ("hit", (mid,), "s1", "t1"),
+    assert [(c.kind, c.ids, c.actor, c.session_id, c.turn_id) for c in seen] == [
+        ("add", (mid,), "agent", "s1", "t1"),
+        ("hit", (mid,), "agent", "s1", "t1"),
     ]
+    assert mm.get(mid).history[0]["excerpt"] == "我喜欢猫，家里养了两只"
 
 
 def test_creating_an_exact_duplicate_counts_a_hit_instead(mm):
     tools = make_memory_tools(mm)
     first = call(tools, "create_memory", content="用户喜欢猫", section="品味").artifact["ids"][0]
     again = call(tools, "create_memory", content="用户 喜欢猫。", section="身份")
-    assert again.status == "success" and again.artifact == {
-        "kind": "hit", "ids": (first,), "description": "用户喜欢猫", "reason": ""}
+    assert again.status == "success" and again.artifact == {"kind": "hit", "ids": (first,)}
     assert first in again.content and "未重复创建" in again.content
     assert list(mm.all_items()) == [first] and mm.get(first).hit == 1

@@ -16,14 +16,14 @@ sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 from langchain_openai import ChatOpenAI
 
 from sonetto_desktop.memory import YamlMemoryManager
-from sonetto_desktop.memory.writer import LongTermMemory
+from sonetto_desktop.memory.writer import MemoryWriter
 
 
 async def main(store: str, base_url: str) -> None:
     llm = ChatOpenAI(base_url=base_url, api_key="sk-test", model="test-model", max_retries=0, timeout=60)
-    ltm = LongTermMemory(YamlMemoryManager(store), llm)
+    ltm = MemoryWriter(YamlMemoryManager(store), llm)
     started = asyncio.Event()
-    ltm.events.subscribe(lambda e: e.kind == "turn_started" and started.set())
+    ltm.events.subscribe(lambda e: e.kind == "started" and started.set())
     ltm.start()
     turn_id = await ltm.send_history(
         [{"role": "user", "content": "我叫小林，在杭州读大学"}, {"role": "assistant", "content": "你好小林！"}],

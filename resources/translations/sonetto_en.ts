@@ -3,7 +3,7 @@
 <context>
     <name>CardDelegate</name>
     <message>
-        <location filename="../../sonetto_desktop/ui/card_delegate.py" line="148" />
+        <location filename="../../sonetto_desktop/ui/card_delegate.py" line="147" />
         <source>命中 {0}</source>
         <translation>Hits: {0}</translation>
     </message>
@@ -107,57 +107,57 @@
 <context>
     <name>EditDialog</name>
     <message>
-        <location filename="../../sonetto_desktop/ui/edit_dialog.py" line="45" />
+        <location filename="../../sonetto_desktop/ui/edit_dialog.py" line="58" />
         <source>新建记忆</source>
         <translation>New memory</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/edit_dialog.py" line="45" />
+        <location filename="../../sonetto_desktop/ui/edit_dialog.py" line="58" />
         <source>编辑记忆</source>
         <translation>Edit memory</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/edit_dialog.py" line="52" />
+        <location filename="../../sonetto_desktop/ui/edit_dialog.py" line="65" />
         <source>关于你的一件事，例如：喜欢手冲咖啡，不加糖</source>
         <translation>Something about you, e.g.: likes pour-over coffee, no sugar</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/edit_dialog.py" line="57" />
+        <location filename="../../sonetto_desktop/ui/edit_dialog.py" line="70" />
         <source>主题，例如：品味、工作、家人</source>
         <translation>Theme, e.g.: taste, work, family</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/edit_dialog.py" line="61" />
+        <location filename="../../sonetto_desktop/ui/edit_dialog.py" line="74" />
         <source>为什么这样改（可选，会记入历史）</source>
         <translation>Why this change (optional, kept in the history)</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/edit_dialog.py" line="67" />
+        <location filename="../../sonetto_desktop/ui/edit_dialog.py" line="80" />
         <source>内容</source>
         <translation>Text</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/edit_dialog.py" line="68" />
+        <location filename="../../sonetto_desktop/ui/edit_dialog.py" line="81" />
         <source>主题</source>
         <translation>Theme</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/edit_dialog.py" line="69" />
+        <location filename="../../sonetto_desktop/ui/edit_dialog.py" line="82" />
         <source>原因</source>
         <translation>Reason</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/edit_dialog.py" line="99" />
+        <location filename="../../sonetto_desktop/ui/edit_dialog.py" line="104" />
         <source>内容不能为空。</source>
         <translation>The text cannot be empty.</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/edit_dialog.py" line="101" />
+        <location filename="../../sonetto_desktop/ui/edit_dialog.py" line="106" />
         <source>主题不能为空。</source>
         <translation>The theme cannot be empty.</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/edit_dialog.py" line="103" />
+        <location filename="../../sonetto_desktop/ui/edit_dialog.py" line="108" />
         <source>还没有改动。</source>
         <translation>Nothing has changed yet.</translation>
     </message>
@@ -165,109 +165,109 @@
 <context>
     <name>HistoryDialog</name>
     <message>
-        <location filename="../../sonetto_desktop/ui/history_dialog.py" line="72" />
+        <location filename="../../sonetto_desktop/ui/history_dialog.py" line="73" />
         <source>{0}（{1}）</source>
         <translation>{0} ({1})</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/history_dialog.py" line="94" />
+        <location filename="../../sonetto_desktop/ui/history_dialog.py" line="95" />
         <source>记忆的历史</source>
         <translation>Memory history</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/history_dialog.py" line="101" />
+        <location filename="../../sonetto_desktop/ui/history_dialog.py" line="102" />
         <source>加载中…</source>
         <translation>Loading…</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/history_dialog.py" line="117" />
+        <location filename="../../sonetto_desktop/ui/history_dialog.py" line="118" />
         <source>恢复的原因</source>
         <translation>Reason for restoring</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/history_dialog.py" line="118" />
+        <location filename="../../sonetto_desktop/ui/history_dialog.py" line="119" />
         <source>恢复为此版本</source>
         <translation>Restore this version</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/history_dialog.py" line="150" />
+        <location filename="../../sonetto_desktop/ui/history_dialog.py" line="151" />
         <source>这条记忆已不存在（可能被删除或合并）。</source>
         <translation>This memory no longer exists (it may have been deleted or merged).</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/history_dialog.py" line="158" />
+        <location filename="../../sonetto_desktop/ui/history_dialog.py" line="159" />
         <source>当前：{0}（{1}）</source>
         <translation>Now: {0} ({1})</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/history_dialog.py" line="190" />
+        <location filename="../../sonetto_desktop/ui/history_dialog.py" line="188" />
         <source>智能体</source>
         <translation>Sonetto</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/history_dialog.py" line="190" />
+        <location filename="../../sonetto_desktop/ui/history_dialog.py" line="188" />
         <source>你</source>
         <translation>You</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/history_dialog.py" line="194" />
+        <location filename="../../sonetto_desktop/ui/history_dialog.py" line="192" />
         <source>创建</source>
         <translation>Added</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/history_dialog.py" line="195" />
+        <location filename="../../sonetto_desktop/ui/history_dialog.py" line="193" />
         <source>修改</source>
         <translation>Edited</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/history_dialog.py" line="196" />
+        <location filename="../../sonetto_desktop/ui/history_dialog.py" line="194" />
         <source>合并</source>
         <translation>Merged</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/history_dialog.py" line="197" />
+        <location filename="../../sonetto_desktop/ui/history_dialog.py" line="195" />
         <source>恢复旧版本</source>
         <translation>Reverted</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/history_dialog.py" line="198" />
+        <location filename="../../sonetto_desktop/ui/history_dialog.py" line="196" />
         <source>从回收站恢复</source>
         <translation>Restored</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/history_dialog.py" line="205" />
+        <location filename="../../sonetto_desktop/ui/history_dialog.py" line="203" />
         <source>最初的版本</source>
         <translation>The first version</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/history_dialog.py" line="210" />
+        <location filename="../../sonetto_desktop/ui/history_dialog.py" line="208" />
         <source> · 来自被合并的记忆</source>
         <translation> · from a merged memory</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/history_dialog.py" line="232" />
+        <location filename="../../sonetto_desktop/ui/history_dialog.py" line="230" />
+        <location filename="../../sonetto_desktop/ui/history_dialog.py" line="239" />
         <location filename="../../sonetto_desktop/ui/history_dialog.py" line="241" />
-        <location filename="../../sonetto_desktop/ui/history_dialog.py" line="243" />
         <source>主题：{0}</source>
         <translation>Theme: {0}</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/history_dialog.py" line="237" />
+        <location filename="../../sonetto_desktop/ui/history_dialog.py" line="235" />
         <source>修改前 → 修改后</source>
         <translation>Before → after</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/history_dialog.py" line="245" />
+        <location filename="../../sonetto_desktop/ui/history_dialog.py" line="243" />
         <source>并入的记忆：{0}</source>
         <translation>Merged-in memory: {0}</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/history_dialog.py" line="248" />
+        <location filename="../../sonetto_desktop/ui/history_dialog.py" line="246" />
         <source>原因：{0}</source>
         <translation>Reason: {0}</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/history_dialog.py" line="262" />
+        <location filename="../../sonetto_desktop/ui/history_dialog.py" line="260" />
         <source>恢复的原因（必填）</source>
         <translation>Reason for restoring (required)</translation>
     </message>
@@ -296,57 +296,57 @@
 <context>
     <name>MemoryService</name>
     <message>
-        <location filename="../../sonetto_desktop/ui/memory_service.py" line="32" />
+        <location filename="../../sonetto_desktop/ui/memory_service.py" line="34" />
         <source>找不到这条记忆，它可能已被删除或移动。</source>
         <translation>This memory can't be found; it may have been deleted or moved.</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/memory_service.py" line="34" />
+        <location filename="../../sonetto_desktop/ui/memory_service.py" line="36" />
         <source>记忆库文件无法读取，没有做任何修改：{0}</source>
         <translation>The memory store file can't be read, so nothing was changed: {0}</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/memory_service.py" line="37" />
+        <location filename="../../sonetto_desktop/ui/memory_service.py" line="39" />
         <source>输入无效：{0}</source>
         <translation>Invalid input: {0}</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/memory_service.py" line="39" />
+        <location filename="../../sonetto_desktop/ui/memory_service.py" line="41" />
         <source>记忆库出错：{0}</source>
         <translation>Memory store error: {0}</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/memory_service.py" line="40" />
+        <location filename="../../sonetto_desktop/ui/memory_service.py" line="42" />
         <source>操作失败：{0}</source>
         <translation>The operation failed: {0}</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/memory_service.py" line="117" />
+        <location filename="../../sonetto_desktop/ui/memory_service.py" line="124" />
         <source>手动添加</source>
         <translation>Added by hand</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/memory_service.py" line="124" />
+        <location filename="../../sonetto_desktop/ui/memory_service.py" line="131" />
         <source>手动编辑</source>
         <translation>Edited by hand</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/memory_service.py" line="129" />
+        <location filename="../../sonetto_desktop/ui/memory_service.py" line="137" />
         <source>拖动到「{0}」</source>
         <translation>Dragged to “{0}”</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/memory_service.py" line="136" />
+        <location filename="../../sonetto_desktop/ui/memory_service.py" line="144" />
         <source>手动合并</source>
         <translation>Merged by hand</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/memory_service.py" line="140" />
+        <location filename="../../sonetto_desktop/ui/memory_service.py" line="148" />
         <source>手动删除</source>
         <translation>Deleted by hand</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/memory_service.py" line="148" />
+        <location filename="../../sonetto_desktop/ui/memory_service.py" line="156" />
         <source>恢复旧版本</source>
         <translation>Restored an old version</translation>
     </message>
@@ -467,42 +467,42 @@
 <context>
     <name>MergeDialog</name>
     <message>
-        <location filename="../../sonetto_desktop/ui/merge_dialog.py" line="40" />
+        <location filename="../../sonetto_desktop/ui/merge_dialog.py" line="39" />
         <source>{0}（{1}）</source>
         <translation>{0} ({1})</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/merge_dialog.py" line="57" />
+        <location filename="../../sonetto_desktop/ui/merge_dialog.py" line="56" />
         <source>合并记忆</source>
         <translation>Merge memories</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/merge_dialog.py" line="80" />
+        <location filename="../../sonetto_desktop/ui/merge_dialog.py" line="79" />
         <source>合并重复的记忆</source>
         <translation>Merge duplicate memories</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/merge_dialog.py" line="84" />
+        <location filename="../../sonetto_desktop/ui/merge_dialog.py" line="83" />
         <source>保留</source>
         <translation>Keep</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/merge_dialog.py" line="85" />
+        <location filename="../../sonetto_desktop/ui/merge_dialog.py" line="84" />
         <source>并入</source>
         <translation>Merge in</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/merge_dialog.py" line="86" />
+        <location filename="../../sonetto_desktop/ui/merge_dialog.py" line="85" />
         <source>合并后</source>
         <translation>Merged</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/merge_dialog.py" line="87" />
+        <location filename="../../sonetto_desktop/ui/merge_dialog.py" line="86" />
         <source>主题</source>
         <translation>Theme</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/merge_dialog.py" line="88" />
+        <location filename="../../sonetto_desktop/ui/merge_dialog.py" line="87" />
         <source>原因</source>
         <translation>Reason</translation>
     </message>
@@ -732,22 +732,22 @@
 <context>
     <name>SonettoApp</name>
     <message>
-        <location filename="../../sonetto_desktop/ui/shell.py" line="163" />
+        <location filename="../../sonetto_desktop/ui/shell.py" line="174" />
         <source>对话功能启动失败：%1。记忆墙仍可使用；请检查数据目录后重启。</source>
         <translation>Chat could not start: %1. The memory wall still works; check the data folder, then restart.</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/shell.py" line="258" />
+        <location filename="../../sonetto_desktop/ui/shell.py" line="256" />
         <source>语言</source>
         <translation>Language</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/shell.py" line="258" />
+        <location filename="../../sonetto_desktop/ui/shell.py" line="257" />
         <source>界面语言将在重新启动后切换。</source>
         <translation>The interface language changes after a restart.</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/shell.py" line="288" />
+        <location filename="../../sonetto_desktop/ui/shell.py" line="246" />
         <source>无法使用新的数据文件夹 {0}：{1}。仍在使用原来的记忆库。</source>
         <translation>Cannot use the new data folder {0}: {1}. Still using the previous memory store.</translation>
     </message>
@@ -775,37 +775,37 @@
 <context>
     <name>StatusIndicator</name>
     <message>
-        <location filename="../../sonetto_desktop/ui/status_indicator.py" line="100" />
+        <location filename="../../sonetto_desktop/ui/status_indicator.py" line="98" />
         <source>记忆写入未启动</source>
         <translation>Memory writer not started</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/status_indicator.py" line="105" />
+        <location filename="../../sonetto_desktop/ui/status_indicator.py" line="103" />
         <source>记忆写入已暂停 (%1)</source>
         <translation>Memory writing paused (%1)</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/status_indicator.py" line="107" />
+        <location filename="../../sonetto_desktop/ui/status_indicator.py" line="105" />
         <source>整理记忆中 (%1)</source>
         <translation>Organising memories (%1)</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/status_indicator.py" line="112" />
+        <location filename="../../sonetto_desktop/ui/status_indicator.py" line="110" />
         <source>记忆写入出错：%1</source>
         <translation>Memory writing failed: %1</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/status_indicator.py" line="114" />
+        <location filename="../../sonetto_desktop/ui/status_indicator.py" line="112" />
         <source>记忆已是最新</source>
         <translation>Memories are up to date</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/status_indicator.py" line="117" />
+        <location filename="../../sonetto_desktop/ui/status_indicator.py" line="115" />
         <source>继续记忆写入</source>
         <translation>Resume memory writing</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/status_indicator.py" line="117" />
+        <location filename="../../sonetto_desktop/ui/status_indicator.py" line="115" />
         <source>暂停记忆写入</source>
         <translation>Pause memory writing</translation>
     </message>
@@ -813,7 +813,7 @@
 <context>
     <name>Toast</name>
     <message>
-        <location filename="../../sonetto_desktop/ui/toasts.py" line="88" />
+        <location filename="../../sonetto_desktop/ui/toasts.py" line="94" />
         <source>关闭</source>
         <translation>Close</translation>
     </message>
@@ -821,43 +821,43 @@
 <context>
     <name>TrashDialog</name>
     <message>
-        <location filename="../../sonetto_desktop/ui/trash_dialog.py" line="38" />
+        <location filename="../../sonetto_desktop/ui/trash_dialog.py" line="39" />
         <source>回收站</source>
         <translation>Trash</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/trash_dialog.py" line="43" />
+        <location filename="../../sonetto_desktop/ui/trash_dialog.py" line="44" />
         <source>加载中…</source>
         <translation>Loading…</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/trash_dialog.py" line="48" />
+        <location filename="../../sonetto_desktop/ui/trash_dialog.py" line="49" />
         <source>恢复</source>
         <translation>Restore</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/trash_dialog.py" line="50" />
+        <location filename="../../sonetto_desktop/ui/trash_dialog.py" line="51" />
         <source>永久删除</source>
         <translation>Delete for good</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/trash_dialog.py" line="52" />
-        <location filename="../../sonetto_desktop/ui/trash_dialog.py" line="126" />
+        <location filename="../../sonetto_desktop/ui/trash_dialog.py" line="53" />
+        <location filename="../../sonetto_desktop/ui/trash_dialog.py" line="127" />
         <source>清空回收站</source>
         <translation>Empty the trash</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/trash_dialog.py" line="94" />
+        <location filename="../../sonetto_desktop/ui/trash_dialog.py" line="95" />
         <source>回收站是空的。</source>
         <translation>The trash is empty.</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/trash_dialog.py" line="94" />
+        <location filename="../../sonetto_desktop/ui/trash_dialog.py" line="95" />
         <source>{0} 条已删除的记忆</source>
         <translation>Deleted memories: {0}</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/trash_dialog.py" line="127" />
+        <location filename="../../sonetto_desktop/ui/trash_dialog.py" line="128" />
         <source>永久删除回收站里的全部记忆？此操作无法撤销。</source>
         <translation>Delete every memory in the trash for good? This cannot be undone.</translation>
     </message>
@@ -905,7 +905,7 @@ The memory wall on the right works already.</translation>
 <context>
     <name>WriterControl</name>
     <message>
-        <location filename="../../sonetto_desktop/ui/status_indicator.py" line="29" />
+        <location filename="../../sonetto_desktop/ui/status_indicator.py" line="33" />
         <source>暂停记忆写入</source>
         <translation>Pause memory writing</translation>
     </message>
@@ -913,57 +913,62 @@ The memory wall on the right works already.</translation>
 <context>
     <name>WriterToasts</name>
     <message>
-        <location filename="../../sonetto_desktop/ui/writer_toasts.py" line="43" />
+        <location filename="../../sonetto_desktop/ui/writer_toasts.py" line="72" />
         <source>记住了：{0}</source>
         <translation>Remembered: {0}</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/writer_toasts.py" line="45" />
+        <location filename="../../sonetto_desktop/ui/writer_toasts.py" line="73" />
         <source>记住了一件新事</source>
         <translation>Remembered something new</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/writer_toasts.py" line="49" />
+        <location filename="../../sonetto_desktop/ui/writer_toasts.py" line="76" />
         <source>更新了记忆：{0}</source>
         <translation>Updated a memory: {0}</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/writer_toasts.py" line="51" />
+        <location filename="../../sonetto_desktop/ui/writer_toasts.py" line="77" />
         <source>更新了记忆</source>
         <translation>Updated a memory</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/writer_toasts.py" line="54" />
+        <location filename="../../sonetto_desktop/ui/writer_toasts.py" line="80" />
         <source>合并了两条记忆</source>
         <translation>Merged two memories</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/writer_toasts.py" line="57" />
+        <location filename="../../sonetto_desktop/ui/writer_toasts.py" line="82" />
         <source>删除了过时的记忆：{0}</source>
         <translation>Deleted an outdated memory: {0}</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/writer_toasts.py" line="59" />
+        <location filename="../../sonetto_desktop/ui/writer_toasts.py" line="83" />
         <source>删除了过时的记忆</source>
         <translation>Deleted an outdated memory</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/writer_toasts.py" line="65" />
+        <location filename="../../sonetto_desktop/ui/writer_toasts.py" line="86" />
+        <source>导入了 {0} 条记忆</source>
+        <translation>Imported {0} memories</translation>
+    </message>
+    <message>
+        <location filename="../../sonetto_desktop/ui/writer_toasts.py" line="54" />
         <source>这轮对话的记忆整理已放弃：{0}</source>
         <translation>Gave up organising memories for this exchange: {0}</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/writer_toasts.py" line="67" />
+        <location filename="../../sonetto_desktop/ui/writer_toasts.py" line="55" />
         <source>这轮对话的记忆整理已放弃</source>
         <translation>Gave up organising memories for this exchange</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/writer_toasts.py" line="69" />
+        <location filename="../../sonetto_desktop/ui/writer_toasts.py" line="57" />
         <source>整理记忆失败：{0}</source>
         <translation>Couldn't organise memories: {0}</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/writer_toasts.py" line="71" />
+        <location filename="../../sonetto_desktop/ui/writer_toasts.py" line="59" />
         <source>整理记忆失败</source>
         <translation>Couldn't organise memories</translation>
     </message>

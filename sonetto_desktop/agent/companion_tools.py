@@ -5,7 +5,6 @@ The memory *writer* has its own CRUD tools; these are the chat agent's, read-onl
 
 from __future__ import annotations
 
-import asyncio
 from datetime import datetime
 from typing import Any, Callable
 
@@ -13,7 +12,7 @@ from langchain_core.tools import BaseTool, StructuredTool
 
 from ..memory.item import weekday_zh
 from ..memory.retrieval.modes import RetrievalMode
-from .memory_context import DateLookup, format_search_result
+from .memory_context import format_search_result
 
 Clock = Callable[[], datetime]
 
@@ -33,18 +32,17 @@ def make_time_tool(now: Clock = local_now) -> BaseTool:
     return StructuredTool.from_function(get_current_time, name="get_current_time")
 
 
-def make_search_tool(ltm: Any, lookup: DateLookup | None = None, limit: int = SEARCH_LIMIT) -> BaseTool:
+def make_search_tool(ltm: Any, limit: int = SEARCH_LIMIT) -> BaseTool:
     async def search_memory(query: str) -> str:
         """在长期记忆中搜索与 query 有关的往事（关键词即可，例如“猫”“期末考试”）。"""
         if not isinstance(query, str) or not query.strip():
             raise ValueError("query 不能为空")
         found = await ltm.aget_related_memory_from(query.strip(), RetrievalMode.MECHANICAL)
-        # ``lookup`` reads the store (blocking I/O): never on the event loop.
-        return await asyncio.to_thread(format_search_result, list(found or [])[:limit], lookup)
+        return format_search_result(list(found or [])[:limit])  # recalled memories carry their dates
 
     return StructuredTool.from_function(coroutine=search_memory, name="search_memory")
 
 
-def build_companion_tools(ltm: Any, *, now: Clock = local_now, lookup: DateLookup | None = None) -> list[BaseTool]:
+def build_companion_tools(ltm: Any, *, now: Clock = local_now) -> list[BaseTool]:
     """The default tool set of the chat agent."""
-    return [make_time_tool(now), make_search_tool(ltm, lookup)]
+    return [make_time_tool(now), make_search_tool(ltm)]

@@ -61,7 +61,7 @@ class ChatEngine:
     The model comes from ``llm_factory()`` (returns a chat model or None) or, if not given, from
     ``build_llm(settings_provider(), streaming=True)``. ``retrieval_mode`` overrides the
     settings' retrieval mode (default MECHANICAL). ``graph_options`` go to :func:`build_graph`
-    (``tools``, ``now``, ``date_lookup``, history limits).
+    (``tools``, ``now``, history limits). ``ltm`` is a ``LongTermMemory`` (recall + writer).
     """
 
     def __init__(
@@ -166,9 +166,6 @@ class ChatEngine:
                 mode = getattr(settings, "retrieval_mode", None)
                 if self._mode_override is None and mode:
                     self.retrieval_mode = RetrievalMode.coerce(mode)
-                recall_timeout = getattr(settings, "recall_timeout", None)
-                if recall_timeout:
-                    self._graph_options["recall_timeout"] = float(recall_timeout)
                 from .llm import build_llm
 
                 llm = build_llm(settings, streaming=True)

@@ -2,8 +2,9 @@
 
     START -> retrieve_memory -> agent -> (tools -> agent)* -> ltm_write -> END
 
-- ``retrieve_memory`` recalls memories related to the newest user message; a failing recall yields
-  no memories, never a failed turn.
+- ``retrieve_memory`` recalls memories related to the newest user message through the
+  ``LongTermMemory``'s recall, which owns the recall timeout and falls back to the offline retriever
+  (so a slow model still yields memories); an unexpected failure yields none, never a failed turn.
 - ``agent`` calls the model with a system prompt built per call (persona, date, recalled memories as
   delimited data); the prompt is not written into the checkpointed history.
 - ``tools`` runs the companion tools; tool errors go back to the model as tool messages.
@@ -13,10 +14,9 @@
 
 from __future__ import annotations
 
-import asyncio
 import logging
 import re
-from typing import Annotated, Any, Callable, Sequence
+from typing import Annotated, Any, Sequence
 
 from langchain_core.language_models import BaseChatModel
 from langchain_core.messages import (
@@ -38,7 +38,7 @@ from typing_extensions import TypedDict
 from ..memory.retrieval.modes import RetrievalMode
 from .llm_errors import LLMNotConfigured
 from .companion_tools import Clock, build_companion_tools, local_now
-from .memory_context import DateLookup, format_memory_block
+from .memory_context import format_memory_block
 from .persona import build_system_prompt
 
 log = logging.getLogger(__name__)
@@ -52,8 +52,6 @@ DEFAULT_HISTORY_TURNS = 20
 #: Messages kept in the checkpointed state; older whole turns are removed in ``ltm_write``.
 #: The full transcript for display lives in the session store, not here.
 DEFAULT_STORED_MESSAGES = 200
-#: Seconds recall may take before the turn goes on without memories.
-DEFAULT_RECALL_TIMEOUT = 10.0
 
 
 class CompanionState(TypedDict, total=False):
@@ -183,41 +181,34 @@ def build_graph(
     checkpointer: Any = None,
     tools: Sequence[BaseTool] | None = None,
     now: Clock | None = None,
-    date_lookup: DateLookup | None = None,
     history_tokens: int = DEFAULT_HISTORY_TOKENS,
     history_turns: int = DEFAULT_HISTORY_TURNS,
     stored_messages: int = DEFAULT_STORED_MESSAGES,
-    recall_timeout: float | None = DEFAULT_RECALL_TIMEOUT,
 ):
     """Compile Sonetto's graph.
 
     ``llm`` None means no model is configured: recall still runs, then ``agent`` raises
-    :class:`LLMNotConfigured`. ``ltm`` is a LongTermMemory (``aget_related_memory_from``,
-    ``send_history``). ``retrieval_mode`` defaults to MECHANICAL (offline, no extra model call);
-    the app passes the user's setting. ``tools`` defaults to the companion tools; pass ``[]`` for
-    none. ``now`` returns the local datetime (tests pin it). ``date_lookup(id) -> ISO date`` dates
-    recalled memories in the prompt (default: ``latest_update_time`` from ``ltm.mm``); it is called
-    off the event loop. Recall slower than ``recall_timeout`` seconds is abandoned (no memories).
-    History sent to the model: the current turn plus earlier whole turns within ``history_tokens``
-    (estimated) and ``history_turns``; the checkpointed state keeps at most ``stored_messages``.
+    :class:`LLMNotConfigured`. ``ltm`` is a :class:`~sonetto_desktop.memory.ltm.LongTermMemory`
+    (``aget_related_memory_from`` returning dated memories, ``send_history``). ``retrieval_mode``
+    defaults to MECHANICAL (offline, no extra model call); the app passes the user's setting.
+    ``tools`` defaults to the companion tools; pass ``[]`` for none. ``now`` returns the local
+    datetime (tests pin it). History sent to the model: the current turn plus earlier whole turns
+    within ``history_tokens`` (estimated) and ``history_turns``; the checkpointed state keeps at most
+    ``stored_messages``.
     """
     clock = now or local_now
-    if date_lookup is None:
-        date_lookup = store_date_lookup(getattr(ltm, "mm", None))
-    tool_list = list(build_companion_tools(ltm, now=clock, lookup=date_lookup) if tools is None else tools)
+    tool_list = list(build_companion_tools(ltm, now=clock) if tools is None else tools)
     model = llm.bind_tools(tool_list) if (tool_list and llm is not None) else llm
 
     async def retrieve_memory(state: CompanionState) -> dict[str, Any]:
         query = newest_user_text(state.get("messages", []))
         memories: list[dict[str, Any]] = []
         if query.strip():
-            try:
-                found = await asyncio.wait_for(ltm.aget_related_memory_from(query, retrieval_mode), recall_timeout)
+            try:  # the recall owns its timeout and its offline fallback: no second deadline here
+                found = await ltm.aget_related_memory_from(query, retrieval_mode)
                 memories = [dict(m) for m in found or []]
             except Exception:
                 log.warning("memory recall failed; continuing without memories", exc_info=True)
-        if memories and date_lookup is not None:
-            memories = await asyncio.to_thread(_with_dates, memories, date_lookup)
         return {"used_memories": memories, "memory_block": format_memory_block(memories)}
 
     async def agent(state: CompanionState, config: RunnableConfig) -> dict[str, Any]:
@@ -252,29 +243,6 @@ def build_graph(
     builder.add_edge("tools", "agent")
     builder.add_edge("ltm_write", END)
     return builder.compile(checkpointer=checkpointer, name="sonetto")
-
-
-def store_date_lookup(mm: Any) -> DateLookup | None:
-    """``id -> latest_update_time`` over a memory manager (None without one). Blocking: call off-loop."""
-    if mm is None or not hasattr(mm, "get"):
-        return None
-
-    def lookup(memory_id: str) -> str:
-        return str(getattr(mm.get(memory_id), "latest_update_time", "") or "")
-
-    return lookup
-
-
-def _with_dates(memories: list[dict[str, Any]], lookup: Callable[[str], str]) -> list[dict[str, Any]]:
-    dated = []
-    for memory in memories:
-        if not memory.get("date") and memory.get("id"):
-            try:
-                memory = {**memory, "date": str(lookup(str(memory["id"])) or "")[:10]}
-            except Exception:  # noqa: BLE001 - a missing date is fine
-                pass
-        dated.append(memory)
-    return dated
 
 
 async def history_after_interruption(graph: Any, config: dict, partial: str = "") -> list[Any]:

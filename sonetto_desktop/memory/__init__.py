@@ -1,9 +1,11 @@
 """The 湾流 (Gulf Stream) memory domain: items, stores, retrieval and the background writer. No Qt."""
 
 from .base import BaseMemoryManager, SelfCheckReport
+from .changes import MemoryChange, Turn
 from .errors import MemoryNotFound, StoreCorrupt
-from .events import EventFeed, MemoryChange, MemoryEvent
+from .events import EventFeed
 from .item import MemoryItem
+from .operations import MemoryOperations
 from .sqlite_store import SqliteMemoryManager
 from .yaml_store import YamlMemoryManager
 
@@ -11,14 +13,16 @@ __all__ = [
     "BaseMemoryManager",
     "EventFeed",
     "MemoryChange",
-    "MemoryEvent",
     "MemoryItem",
+    "MemoryOperations",
     "MemoryNotFound",
     "SelfCheckReport",
     "SqliteMemoryManager",
     "StoreCorrupt",
+    "Turn",
     "YamlMemoryManager",
     "LongTermMemory",
+    "MemoryWriter",
     "RetrievalMode",
 ]
 
@@ -26,9 +30,13 @@ __all__ = [
 def __getattr__(name: str):
     # Lazy: the writer pulls in LangChain, which plain store users (CLI, tests) should not pay for.
     if name == "LongTermMemory":
-        from .writer.ltm import LongTermMemory
+        from .ltm import LongTermMemory
 
         return LongTermMemory
+    if name == "MemoryWriter":
+        from .writer.pipeline import MemoryWriter
+
+        return MemoryWriter
     if name == "RetrievalMode":
         from .retrieval.modes import RetrievalMode
 

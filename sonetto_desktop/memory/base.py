@@ -2,24 +2,30 @@
 
 A backend implements three primitives — ``_load_all()``, ``_save_all(items)`` and
 ``_write_lock()`` — plus ``self_check()`` and the two trash primitives, and gets the whole API:
-queries, CRUD, trash / restore / revert and a change feed. Every write is
+queries, CRUD (``crud.py``), trash / restore / revert and the change channel. Every write is
 lock -> load -> modify -> save, expressed once against a :class:`Transaction`; a backend with
 point operations overrides ``_transaction()`` so a write touches only its rows.
 
-After a write commits (and only then) subscribers receive a :class:`MemoryChange`.
+The change channel: after a write commits (and only then) subscribers receive one
+:class:`~.changes.MemoryChange` naming the actor, the reason and the turn. A backend that can see
+other processes' writes reports them through ``poll_external()`` (called by ``watch.StoreWatcher``)
+on the same channel, so every view follows one feed.
 """
 
 from __future__ import annotations
 
 import secrets
+import threading
 from abc import ABC, abstractmethod
 from contextlib import AbstractContextManager, contextmanager
 from dataclasses import dataclass, field
 from typing import Any, Callable, Iterator
 
+from .changes import MemoryChange
+from .crud import CrudMixin
 from .errors import MemoryNotFound
-from .events import EventFeed, MemoryChange
-from .item import MemoryItem, now_iso
+from .events import EventFeed
+from .item import MemoryItem
 from .transaction import SnapshotTransaction, Transaction
 from .validation import validate_items
 
@@ -38,17 +44,12 @@ class SelfCheckReport:
         return self.status != "FAIL"
 
 
-def _require(name: str, value: Any) -> str:
-    if not isinstance(value, str) or not value.strip():
-        raise ValueError(f"{name} must be a non-empty string")
-    return value.strip()
-
-
-class BaseMemoryManager(ABC):
+class BaseMemoryManager(CrudMixin, ABC):
     """Memory manager over some store. See the module docstring for the contract."""
 
     def __init__(self) -> None:
         self._changes: EventFeed[MemoryChange] = EventFeed()
+        self._captured = threading.local()
 
     # ── primitives a backend provides ─────────────────────────────────
 
@@ -76,7 +77,7 @@ class BaseMemoryManager(ABC):
     def _save_trash(self, trash: dict[str, dict[str, Any]]) -> None:
         """Persist the trash. The caller holds the write lock."""
 
-    def close(self) -> None:  # noqa: B027 - a backend without resources needs nothing here
+    def close(self) -> None:
         """Release resources (connections, handles). Safe to call twice."""
 
     # ── the unit of work ──────────────────────────────────────────────
@@ -95,12 +96,45 @@ class BaseMemoryManager(ABC):
             if txn.trash_changed and not txn.trash_added:
                 self._save_trash(txn.trash)
 
-    def _publish(self, kind: str, ids: tuple[str, ...], actor: str = "user", reason: str = "", **extra: Any) -> None:
-        self._changes.publish(MemoryChange(kind, tuple(ids), actor, reason, dict(extra)))
+    def _publish(self, change: MemoryChange) -> MemoryChange:
+        """Hand a committed change to the channel (and to an active ``capture()`` on this thread)."""
+        captured = getattr(self._captured, "changes", None)
+        if captured is not None:
+            captured.append(change)
+        self._changes.publish(change)
+        return change
 
     def subscribe(self, callback: Callable[[MemoryChange], None]) -> Callable[[], None]:
-        """Call ``callback(change)`` after every committed write; returns an unsubscribe function."""
+        """Call ``callback(change)`` after every committed write — this process's and, through
+        ``poll_external``, other processes'; returns an unsubscribe function. Callbacks run on the
+        writing thread and must be quick (note what changed, hop threads, return)."""
         return self._changes.subscribe(callback)
+
+    @contextmanager
+    def capture(self) -> Iterator[list[MemoryChange]]:
+        """Collect the changes this thread's writes publish inside the block (nested blocks each see
+        their own). The operations layer uses it to return the change record of each write."""
+        outer = getattr(self._captured, "changes", None)
+        mine: list[MemoryChange] = []
+        self._captured.changes = mine
+        try:
+            yield mine
+        finally:
+            self._captured.changes = outer
+            if outer is not None:
+                outer.extend(mine)
+
+    # ── other processes ───────────────────────────────────────────────
+
+    def version_token(self) -> str | None:
+        """An opaque string that changes whenever the stored content changes (for caches kept beside
+        the store, such as a persisted recall index); ``None`` when the backend cannot tell."""
+        return None
+
+    def poll_external(self) -> list[MemoryChange]:
+        """Look for writes made by other processes since the last look; publish them (``local``
+        False) and return them. Blocking and cheap when nothing changed: call it from a worker."""
+        return []
 
     # ── queries ───────────────────────────────────────────────────────
 
@@ -150,7 +184,8 @@ class BaseMemoryManager(ABC):
         return groups
 
     def list_trash(self) -> list[dict[str, Any]]:
-        """Deleted memories, newest deletion first: ``{id, description, theme, deleted_at, reason, actor}``."""
+        """Deleted memories, newest deletion first: ``{id, description, theme, deleted_at, reason, actor,
+        turn_id, merged_into}`` (the last two ``None`` when unknown)."""
         rows = []
         for mid, entry in self._load_trash().items():
             item = entry.get("item", {})
@@ -162,6 +197,8 @@ class BaseMemoryManager(ABC):
                     "deleted_at": entry.get("deleted_at"),
                     "reason": entry.get("reason", ""),
                     "actor": entry.get("actor", "user"),
+                    "turn_id": entry.get("turn_id"),
+                    "merged_into": entry.get("merged_into"),
                 }
             )
         rows.sort(key=lambda row: str(row["deleted_at"] or ""), reverse=True)
@@ -188,143 +225,3 @@ class BaseMemoryManager(ABC):
             memory_id = self._generate_id()
             if not txn.exists(memory_id) and txn.trash_get(memory_id) is None:
                 return memory_id
-
-    # ── CRUD ──────────────────────────────────────────────────────────
-
-    def add(self, description: str, theme: str, *, actor: str = "user", reason: str = "") -> str:
-        """Add a memory; returns its new id."""
-        item = MemoryItem(_require("description", description), _require("theme", theme))
-        with self._transaction() as txn:
-            memory_id = self._new_id(txn)
-            txn.put(memory_id, item)
-        self._publish("add", (memory_id,), actor, reason, description=item.description, theme=item.theme)
-        return memory_id
-
-    def delete(self, memory_id: str, reason: str = "", *, actor: str = "user") -> str:
-        """Move a memory to the trash (history kept); returns its description."""
-        with self._transaction() as txn:
-            item = self._require_item(txn, memory_id)
-            txn.trash_put(
-                memory_id,
-                {"item": item.to_dict(), "deleted_at": now_iso(), "reason": reason or "", "actor": actor},
-            )
-            txn.remove(memory_id)
-        self._publish("delete", (memory_id,), actor, reason, description=item.description, theme=item.theme)
-        return item.description
-
-    def update(
-        self,
-        memory_id: str,
-        reason: str,
-        new_description: str | None = None,
-        new_theme: str | None = None,
-        *,
-        actor: str = "user",
-    ) -> None:
-        """Change a memory's description and/or theme, recording why."""
-        if new_description is None and new_theme is None:
-            raise ValueError("update needs a new description or a new theme")
-        with self._transaction() as txn:
-            item = self._require_item(txn, memory_id)
-            item.update(reason, new_description, new_theme, actor=actor)
-            txn.put(memory_id, item)
-        self._publish("update", (memory_id,), actor, reason, description=item.description, theme=item.theme)
-
-    def merge(
-        self,
-        id1: str,
-        id2: str,
-        merged_description: str,
-        merged_theme: str,
-        reason: str,
-        *,
-        actor: str = "user",
-    ) -> None:
-        """Merge two memories: ``id1`` is kept with both histories, ``id2`` goes to the trash."""
-        if id1 == id2:
-            raise ValueError("cannot merge a memory with itself")
-        with self._transaction() as txn:
-            keep = self._require_item(txn, id1)
-            gone = self._require_item(txn, id2)
-            absorbed = gone.to_dict()
-            keep.merge(gone, reason, merged_description, merged_theme, actor=actor, another_id=id2)
-            txn.trash_put(
-                id2,
-                {"item": absorbed, "deleted_at": now_iso(), "reason": f"合并到 {id1}：{reason}", "actor": actor,
-                 "merged_into": id1},
-            )
-            txn.put(id1, keep)
-            txn.remove(id2)
-        self._publish("merge", (id1, id2), actor, reason, description=keep.description, theme=keep.theme)
-
-    def hit(self, memory_id: str, *, actor: str = "agent") -> int:
-        """Count one more reference to the memory; returns the new count."""
-        with self._transaction() as txn:
-            item = self._require_item(txn, memory_id)
-            item.hit = int(item.hit or 0) + 1
-            txn.put(memory_id, item)
-        self._publish("hit", (memory_id,), actor, "", hit=item.hit)
-        return item.hit
-
-    def revert(self, memory_id: str, version: int, reason: str, *, actor: str = "user") -> None:
-        """Bring back version ``version`` (see ``versions``) as a new change in the history."""
-        with self._transaction() as txn:
-            item = self._require_item(txn, memory_id)
-            states = item.versions()
-            if not isinstance(version, int) or not 0 <= version < len(states):
-                raise ValueError(f"memory {memory_id!r} has versions 0..{len(states) - 1}, not {version!r}")
-            target = states[version]
-            item.update(reason, target["description"], target["theme"], actor=actor, action="revert")
-            txn.put(memory_id, item)
-        self._publish("revert", (memory_id,), actor, reason, version=version, description=item.description)
-
-    def restore(self, memory_id: str, *, actor: str = "user") -> str:
-        """Bring a memory back from the trash under its old id; returns the id."""
-        with self._transaction() as txn:
-            entry = txn.trash_get(memory_id)
-            if entry is None:
-                raise MemoryNotFound(memory_id, "trash")
-            if txn.exists(memory_id):
-                raise ValueError(f"a memory with id {memory_id!r} already exists")
-            item = MemoryItem.from_dict(entry["item"])
-            item.update("从回收站恢复", actor=actor, action="restore")
-            txn.put(memory_id, item)
-            txn.trash_remove(memory_id)
-        self._publish("restore", (memory_id,), actor, "", description=item.description, theme=item.theme)
-        return memory_id
-
-    def purge(self, memory_id: str | None = None) -> int:
-        """Delete for good: one trash entry, or the whole trash with ``None``. Returns how many."""
-        with self._transaction() as txn:
-            if memory_id is None:
-                ids = list(txn.trash_ids())
-            elif txn.trash_get(memory_id) is None:
-                raise MemoryNotFound(memory_id, "trash")
-            else:
-                ids = [memory_id]
-            for mid in ids:
-                txn.trash_remove(mid)
-        if ids:
-            self._publish("purge", tuple(ids))
-        return len(ids)
-
-    def import_items(self, items: dict[str, MemoryItem], *, actor: str = "user") -> tuple[list[str], list[str]]:
-        """Merge ``items`` in by id in one write. Exact duplicates (same description and theme as a
-        stored memory) are skipped; an id collision with different content gets a fresh id.
-        Returns (added ids, skipped ids)."""
-        added: list[str] = []
-        skipped: list[str] = []
-        with self._transaction() as txn:
-            existing = {(it.description, it.theme) for it in (txn.get(i) for i in txn.ids()) if it}
-            for mid, item in items.items():
-                key = (item.description, item.theme)
-                if key in existing:
-                    skipped.append(mid)
-                    continue
-                new_id = mid if (mid and not txn.exists(mid) and txn.trash_get(mid) is None) else self._new_id(txn)
-                txn.put(new_id, item.copy())
-                existing.add(key)
-                added.append(new_id)
-        if added:
-            self._publish("import", tuple(added), actor)
-        return added, skipped

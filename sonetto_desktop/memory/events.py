@@ -1,30 +1,19 @@
-"""Plain-Python, thread-safe event feeds. No Qt: ``ui/`` adapts these into signals."""
+"""Plain-Python, thread-safe event feeds. No Qt: ``ui/`` adapts these into signals.
+
+The memory change record lives in ``changes.py``; ``MemoryChange`` is re-exported here for old imports."""
 
 from __future__ import annotations
 
 import logging
 import threading
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from typing import Callable, Generic, TypeVar
+
+from .changes import MemoryChange  # noqa: F401 - re-exported
 
 log = logging.getLogger(__name__)
 
 T = TypeVar("T")
-
-
-@dataclass(frozen=True)
-class MemoryChange:
-    """One committed write to a memory store.
-
-    ``kind`` is one of: add, update, delete, merge, hit, revert, restore, purge, import.
-    ``ids`` are the memory ids touched (for merge: kept id first, absorbed id second).
-    """
-
-    kind: str
-    ids: tuple[str, ...]
-    actor: str = "user"
-    reason: str = ""
-    extra: dict = field(default_factory=dict, compare=False)
 
 
 class EventFeed(Generic[T]):

@@ -7,13 +7,18 @@ History entry schema
     {
         "time": "2026-12-02T10:15:00",     # ISO 8601, local time, seconds
         "action": "update",                # create | update | merge | revert | restore
-        "actor": "agent",                  # "agent" (the memory writer) or "user"
+        "actor": "agent",                  # who: user, agent, cli, mcp:<client>, ... (see changes.py)
         "reason": "用户说换了工作",          # why the change was made
-        "old_description": "...", "new_description": "...",
+        "old_description": "...", "new_description": "...",   # (create: new_* only)
         "old_theme": "...",       "new_theme": "...",
         # merge only: the absorbed item's id (when known), description and theme
         "merged_id": "ab12cd34", "merged_description": "...", "merged_theme": "...",
+        # when the change came from a chat turn (or a multi-change action): its provenance
+        "turn_id": "…", "session_id": "…", "excerpt": "用户的原话（节选）",
     }
+
+Items created by this app start with a ``create`` entry; items of older files (or imported seed
+memories) may have no entry at all — they read as "imported".
 
 Entries of older SonettoHere ``memory.yaml`` files may carry other keys or miss some of these;
 they are kept untouched and readers use ``.get``. A merge appends the absorbed item's own history
@@ -29,7 +34,8 @@ import copy
 from datetime import date, datetime
 from typing import Any
 
-ACTORS = ("agent", "user")
+from .changes import check_actor
+
 WEEKDAYS_ZH = ("星期一", "星期二", "星期三", "星期四", "星期五", "星期六", "星期日")
 
 
@@ -76,10 +82,6 @@ def _require_text(name: str, value: Any) -> str:
     return value.strip()
 
 
-def _require_actor(actor: str) -> str:
-    if actor not in ACTORS:
-        raise ValueError(f"actor must be one of {ACTORS}, got {actor!r}")
-    return actor
 
 
 class MemoryItem:
@@ -120,13 +122,20 @@ class MemoryItem:
         *,
         actor: str = "user",
         action: str = "update",
+        provenance: dict[str, str] | None = None,
     ) -> None:
-        """Change the description and/or theme, recording the change in ``history``."""
+        """Change the description and/or theme, recording the change in ``history``.
+        ``provenance``: the turn fields of the entry (``Turn.history_fields()``)."""
         reason = _require_text("reason", reason)
-        _require_actor(actor)
+        actor = check_actor(actor)
         desc = self.description if new_description is None else _require_text("description", new_description)
         theme = self.theme if new_theme is None else _require_text("theme", new_theme)
-        self._change(action, actor, reason, desc, theme)
+        self._change(action, actor, reason, desc, theme, **(provenance or {}))
+
+    def record_creation(self, actor: str, reason: str, provenance: dict[str, str] | None = None) -> None:
+        """The first history entry of an item this app creates: who wrote it and why."""
+        self._record({"action": "create", "actor": check_actor(actor), "reason": reason or "",
+                      "new_description": self.description, "new_theme": self.theme, **(provenance or {})})
 
     def _change(self, action: str, actor: str, reason: str, desc: str, theme: str, **extra: Any) -> None:
         """Record one change (schema in the module doc) and apply the new description and theme."""
@@ -154,18 +163,19 @@ class MemoryItem:
         *,
         actor: str = "user",
         another_id: str | None = None,
+        provenance: dict[str, str] | None = None,
     ) -> None:
         """Absorb ``another``: its history is appended (tagged), then the merge itself is recorded."""
         reason = _require_text("reason", reason)
         desc = _require_text("description", merged_description)
         theme = _require_text("theme", merged_theme)
-        _require_actor(actor)
+        actor = check_actor(actor)
         for entry in another.history:
             absorbed = dict(entry)
             absorbed.setdefault("from", another_id or "merged")
             self.history.append(absorbed)
         self._change("merge", actor, reason, desc, theme, merged_id=another_id,
-                     merged_description=another.description, merged_theme=another.theme)
+                     merged_description=another.description, merged_theme=another.theme, **(provenance or {}))
         self.hit = max(self.hit, 0) + max(another.hit, 0)
 
     def show_description_history(self) -> list[dict[str, Any]]:
@@ -190,16 +200,21 @@ class MemoryItem:
     def versions(self) -> list[dict[str, str]]:
         """Every state this item had: ``[{description, theme, time}]``, version 0 first."""
         own = self.own_history()
-        if not own:
+        if own and own[0].get("action") == "create":  # the created state is version 0
+            created, own = own[0], own[1:]
+            states = [{"description": created.get("new_description", self.description),
+                       "theme": created.get("new_theme", self.theme), "time": str(created.get("time", ""))}]
+        elif not own:
             return [{"description": self.description, "theme": self.theme, "time": self.latest_update_time}]
-        first = own[0]
-        states = [
-            {
-                "description": first.get("old_description", first.get("new_description", self.description)),
-                "theme": first.get("old_theme", first.get("new_theme", self.theme)),
-                "time": "",
-            }
-        ]
+        else:
+            first = own[0]
+            states = [
+                {
+                    "description": first.get("old_description", first.get("new_description", self.description)),
+                    "theme": first.get("old_theme", first.get("new_theme", self.theme)),
+                    "time": "",
+                }
+            ]
         for entry in own:
             prev = states[-1]
             states.append(

@@ -13,6 +13,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from .base import BaseMemoryManager
+from .changes import MemoryChange
 
 log = logging.getLogger(__name__)
 
@@ -44,7 +45,7 @@ def migrate_store(src_mm: BaseMemoryManager, dst_mm: BaseMemoryManager) -> Migra
         for memory_id, entry in trash.items():
             txn.trash_put(memory_id, copy.deepcopy(entry))
     _verify(items, trash, dst_mm)
-    dst_mm._publish("import", tuple(items), "user", "migrate")
+    dst_mm._publish(MemoryChange("reload", (), "user", "migrate"))  # views re-read once
     return MigrationReport(items=len(items), trash=len(trash))
 
 
@@ -77,6 +78,14 @@ def make_store(backend: str, path: str | Path) -> BaseMemoryManager:
     from .yaml_store import YamlMemoryManager
 
     return YamlMemoryManager(path) if backend == "yaml" else SqliteMemoryManager(path)
+
+
+def open_store_file(path: str | Path) -> BaseMemoryManager:
+    """A store file opened as it is: ``.db`` / ``.sqlite`` / ``.sqlite3`` as SQLite, anything else as
+    the seed's YAML (no migration: an explicitly named file is what the caller wants)."""
+    path = Path(path)
+    backend = "sqlite" if path.suffix.lower() in (".db", ".sqlite", ".sqlite3") else "yaml"
+    return make_store(backend, path)
 
 
 def _companions(backend: str, path: Path) -> list[Path]:

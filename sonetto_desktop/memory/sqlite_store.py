@@ -11,13 +11,15 @@ import json
 import os
 import sqlite3
 import threading
+import uuid
 from contextlib import contextmanager
 from pathlib import Path
 from typing import Any, Iterable, Iterator
 
 from .base import BaseMemoryManager, SelfCheckReport
+from .changes import EXTERNAL, MemoryChange
 from .errors import MemoryNotFound, StoreCorrupt
-from .item import MemoryItem
+from .item import MemoryItem, now_iso
 from .transaction import Transaction
 from .validation import item_from_raw, validate_item
 
@@ -37,7 +39,20 @@ CREATE TABLE IF NOT EXISTS trash (
 );
 CREATE TABLE IF NOT EXISTS meta (key TEXT PRIMARY KEY, value TEXT);
 INSERT OR IGNORE INTO meta VALUES ('schema_version', '1');
+CREATE TABLE IF NOT EXISTS changes (
+    seq INTEGER PRIMARY KEY AUTOINCREMENT,
+    time TEXT NOT NULL,
+    origin TEXT NOT NULL,
+    kind TEXT NOT NULL,
+    turn_id TEXT,
+    record TEXT NOT NULL
+);
+CREATE INDEX IF NOT EXISTS changes_by_turn ON changes (turn_id);
 """
+
+#: The change log keeps this many recent records (for other processes' watchers to catch up).
+CHANGES_KEPT = 20_000
+_PRUNE_EVERY = 500
 
 _COLUMNS = "id, description, theme, history, latest_update_time, hit"
 
@@ -63,8 +78,17 @@ def _item_row(memory_id: str, item: MemoryItem) -> tuple:
 
 
 class _SqlTransaction(Transaction):
-    def __init__(self, conn: sqlite3.Connection) -> None:
+    def __init__(self, conn: sqlite3.Connection, origin: str = "") -> None:
         self.conn = conn
+        self.origin = origin
+
+    def record(self, change: MemoryChange) -> None:
+        """The change log row, committed with the write (other processes' watchers read it)."""
+        self.conn.execute(
+            "INSERT INTO changes (time, origin, kind, turn_id, record) VALUES (?,?,?,?,?)",
+            (now_iso(), self.origin, change.kind, change.turn_id,
+             json.dumps(change.to_dict(), ensure_ascii=False, default=str)),
+        )
 
     def get(self, memory_id: str) -> MemoryItem | None:
         row = self.conn.execute(f"SELECT {_COLUMNS} FROM memories WHERE id = ?", (memory_id,)).fetchone()
@@ -111,9 +135,16 @@ class SqliteMemoryManager(BaseMemoryManager):
         self._conn_lock = threading.Lock()
         self._closed = False
         self._init_error: str | None = None
+        self._origin = uuid.uuid4().hex  # marks this instance's rows in the change log
+        self._writes = 0
+        self._watch_lock = threading.Lock()
+        self._watch_conn: sqlite3.Connection | None = None
+        self._watch_version: int | None = None
+        self._watch_seq = 0
         try:
             conn = self._conn()
             conn.executescript(_SCHEMA)
+            self._start_watching()
         except sqlite3.DatabaseError as exc:
             self._init_error = str(exc)
 
@@ -139,6 +170,8 @@ class SqliteMemoryManager(BaseMemoryManager):
         return self._conn()
 
     def close(self) -> None:
+        with self._watch_lock:
+            self._watch_conn = None
         with self._conn_lock:
             for conn in self._connections:
                 try:
@@ -166,7 +199,61 @@ class SqliteMemoryManager(BaseMemoryManager):
     @contextmanager
     def _transaction(self) -> Iterator[Transaction]:
         with self._write_lock():
-            yield _SqlTransaction(self._conn())
+            conn = self._conn()
+            yield _SqlTransaction(conn, self._origin)
+            self._writes += 1
+            if self._writes % _PRUNE_EVERY == 0:
+                conn.execute("DELETE FROM changes WHERE seq <= (SELECT MAX(seq) FROM changes) - ?", (CHANGES_KEPT,))
+
+    # ── other processes ───────────────────────────────────────────────
+
+    def _start_watching(self) -> None:
+        """A connection of its own (``PRAGMA data_version`` is per connection) and the baseline."""
+        conn = sqlite3.connect(self.path, timeout=60, isolation_level=None, check_same_thread=False)
+        conn.execute("PRAGMA busy_timeout = 60000")
+        with self._conn_lock:
+            self._connections.append(conn)
+        self._watch_conn = conn
+        self._watch_version = conn.execute("PRAGMA data_version").fetchone()[0]
+        self._watch_seq = conn.execute("SELECT COALESCE(MAX(seq), 0) FROM changes").fetchone()[0]
+
+    def version_token(self) -> str | None:
+        conn = self._checked_conn()
+        row = conn.execute("SELECT seq FROM sqlite_sequence WHERE name = 'changes'").fetchone()
+        count = conn.execute("SELECT COUNT(*) FROM memories").fetchone()[0]
+        return f"sqlite:{self.path.name}:{row[0] if row else 0}:{count}"
+
+    def poll_external(self) -> list[MemoryChange]:
+        """Other processes' committed writes since the last poll, from the change log (their actors,
+        reasons and turns as they wrote them). A commit that left no change-log row (a program that
+        is not Sonetto) is reported as one ``reload`` — unless this instance also committed in the
+        same interval, which hides it until the next such commit (rows tell whose writes they were;
+        ``data_version`` only that something changed)."""
+        with self._watch_lock:
+            conn = self._watch_conn
+            if conn is None:
+                return []
+            version = conn.execute("PRAGMA data_version").fetchone()[0]
+            if version == self._watch_version:
+                return []
+            self._watch_version = version
+            rows = conn.execute("SELECT seq, origin, record FROM changes WHERE seq > ? ORDER BY seq",
+                                (self._watch_seq,)).fetchall()
+            if rows:
+                self._watch_seq = rows[-1][0]
+                changes = []
+                for _, origin, record in rows:
+                    if origin == self._origin:
+                        continue
+                    try:
+                        changes.append(MemoryChange.from_dict(json.loads(record), local=False))
+                    except (ValueError, TypeError):
+                        changes.append(MemoryChange("reload", (), EXTERNAL, local=False))
+            else:
+                changes = [MemoryChange("reload", (), EXTERNAL, local=False)]
+        for change in changes:
+            self._publish(change)
+        return changes
 
     def _load_all(self) -> dict[str, MemoryItem]:
         rows = self._checked_conn().execute(f"SELECT {_COLUMNS} FROM memories").fetchall()
@@ -187,7 +274,7 @@ class SqliteMemoryManager(BaseMemoryManager):
     def _save_trash(self, trash: dict[str, dict[str, Any]]) -> None:
         conn = self._conn()
         conn.execute("DELETE FROM trash")
-        txn = _SqlTransaction(conn)
+        txn = _SqlTransaction(conn, self._origin)
         for mid, entry in trash.items():
             txn.trash_put(mid, entry)
 

@@ -11,6 +11,7 @@ from __future__ import annotations
 from abc import ABC, abstractmethod
 from typing import Any, Iterable
 
+from .changes import MemoryChange
 from .item import MemoryItem
 
 
@@ -43,6 +44,10 @@ class Transaction(ABC):
 
     def exists(self, memory_id: str) -> bool:
         return self.get(memory_id) is not None
+
+    def record(self, change: MemoryChange) -> None:  # noqa: B027 - optional for a backend
+        """Keep ``change`` with the write (a backend with a change log writes it in this transaction).
+        The default keeps nothing: the change is still published once the write commits."""
 
 
 class SnapshotTransaction(Transaction):

@@ -28,7 +28,9 @@ import portalocker
 import yaml
 
 from .base import BaseMemoryManager, SelfCheckReport
+from .changes import EXTERNAL, MemoryChange
 from .errors import StoreCorrupt
+from .yaml_diff import foreign_changes
 from .item import MemoryItem
 from .validation import item_from_raw, validate_item
 
@@ -86,6 +88,7 @@ class YamlMemoryManager(BaseMemoryManager):
         self._cache: dict[str, MemoryItem] | None = None
         # id -> (fingerprint, YAML text of that one entry): a write re-serialises only what changed.
         self._fragments: dict[str, tuple[tuple, str]] = {}
+        self._trash_key = self._trash_stat()
         if not self.path.exists():
             with self._write_lock():
                 if not self.path.exists():
@@ -161,8 +164,44 @@ class YamlMemoryManager(BaseMemoryManager):
                 item, _ = item_from_raw(str(memory_id), value)
                 validate_item(str(memory_id), item)
                 items[str(memory_id)] = item
+            previous = self._cache
             self._cache, self._cache_key = items, key
+            if previous is not None:  # another process wrote the file since we last read it
+                for change in foreign_changes(previous, items, self._load_trash_quietly):
+                    self._publish(change)
             return items
+
+    # ── other processes ───────────────────────────────────────────────
+
+    def version_token(self) -> str | None:
+        key = self._stat_key()
+        return None if key is None else "yaml:{}:{}:{}".format(*key)
+
+    def poll_external(self) -> list[MemoryChange]:
+        """Another process's write shows as a new file identity (atomic replace): re-read it and
+        publish what differs from what this instance last read (``yaml_diff``). Our own writes
+        update the identity we remember, so they are never reported twice."""
+        with self.capture() as published, self._mutex:
+            trash_key = self._trash_stat()
+            if self._cache is not None and self._stat_key() != self._cache_key:
+                self._load_all()
+            elif trash_key != self._trash_key:
+                self._publish(MemoryChange("purge", (), EXTERNAL, local=False))  # only the trash changed
+            self._trash_key = trash_key
+        return published
+
+    def _trash_stat(self) -> tuple[int, int, int] | None:
+        try:
+            st = self.trash_path.stat()
+        except FileNotFoundError:
+            return None
+        return (st.st_ino, st.st_mtime_ns, st.st_size)
+
+    def _load_trash_quietly(self) -> dict[str, dict[str, Any]]:
+        try:
+            return self._load_trash()
+        except StoreCorrupt:
+            return {}
 
     def _save_all(self, items: dict[str, MemoryItem]) -> None:
         # Never write over a file we cannot read: refuse first, loudly.
@@ -179,6 +218,7 @@ class YamlMemoryManager(BaseMemoryManager):
 
     def _save_trash(self, trash: dict[str, dict[str, Any]]) -> None:
         atomic_write(self.trash_path, _dump(trash))
+        self._trash_key = self._trash_stat()
 
     # ── self check ────────────────────────────────────────────────────
 

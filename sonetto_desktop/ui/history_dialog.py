@@ -49,17 +49,21 @@ class HistoryRow:
 
 
 def history_rows(item: MemoryItem) -> list[HistoryRow]:
-    """Rows newest first; the last row is the memory as first written (version 0)."""
+    """Rows newest first; the last row is the memory as first written (version 0): its ``create``
+    entry, or (for memories of older files, which have none) a row without an entry."""
     rows: list[HistoryRow] = []
-    own = 0
+    own = [entry for entry in item.history if "from" not in entry]
+    created = bool(own) and own[0].get("action") == "create"
+    version = -1 if created else 0
     for entry in item.history:
         if "from" in entry:
             rows.append(HistoryRow(dict(entry), None))
         else:
-            own += 1
-            rows.append(HistoryRow(dict(entry), own))
+            version += 1
+            rows.append(HistoryRow(dict(entry), version))
     rows.reverse()
-    rows.append(HistoryRow(None, 0))
+    if not created:
+        rows.append(HistoryRow(None, 0))
     return rows
 
 
@@ -182,7 +186,7 @@ class HistoryDialog(QDialog):
         return list(self._rows)
 
     def current_version(self) -> int:
-        return sum(1 for row in self._rows if row.entry is not None and row.version is not None)
+        return max((row.version for row in self._rows if row.version is not None), default=0)
 
     def _actor(self, entry: dict[str, Any]) -> str:
         return self.tr("智能体") if entry.get("actor") == "agent" else self.tr("你")

@@ -195,16 +195,20 @@ class MemoryCardModel(QAbstractListModel):
 
     def apply_items(self, items: dict[str, MemoryItem | None], flash: Iterable[str] = ()) -> None:
         """Insert, change or remove only the rows of ``items`` (``None`` = gone); flash ``flash`` ids."""
+        self.apply_cards({mid: Card.from_item(mid, item) if item is not None else None
+                          for mid, item in items.items()}, flash)
+
+    def apply_cards(self, cards: dict[str, Card | None], flash: Iterable[str] = ()) -> None:
+        """Insert, change or remove only the rows of ``cards`` (``None`` = gone); flash ``flash`` ids."""
         old_themes = set(self._theme_counts)
         flash = set(flash)
         touched: list[str] = []
-        for memory_id, item in items.items():
+        for memory_id, card in cards.items():
             row = self._rows.get(memory_id)
-            if item is None:
+            if card is None:
                 if row is not None:
                     self._remove_row(row)
                 continue
-            card = Card.from_item(memory_id, item)
             if row is None:
                 self._insert_card(card)
             elif self._cards[row] != card:
@@ -306,6 +310,14 @@ class MemoryCardModel(QAbstractListModel):
     def _on_memory_changed(self, change: MemoryChange) -> None:
         if change.kind == "purge":
             return  # the trash only
+        idle = self._drain_task is None or self._drain_task.done()
+        if idle and change.ids and all(mid in change.states for mid in change.ids):
+            # The change carries the cards' new state: applied now, in order, without a store read
+            # (so a toast about it can reveal its card at once).
+            cards = {mid: (Card.build(mid, st["description"], st["theme"], st["hit"], st["latest_update_time"])
+                           if (st := change.states[mid]) is not None else None) for mid in change.ids}
+            self.apply_cards(cards, flash=change.ids if change.kind in _FLASH_KINDS else ())
+            return
         if change.kind not in _ID_KINDS or not change.ids:
             self._reload_needed = True
         for memory_id in change.ids:

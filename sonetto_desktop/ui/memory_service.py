@@ -1,10 +1,10 @@
 """MemoryService: the one place the UI's memory operations go through.
 
-Every operation is done as the user (``actor="user"``) with a reason, runs the blocking store call
-in a worker thread (``asyncio.to_thread`` on the qasync loop) and returns an ``asyncio.Task`` the
-caller may await or forget. A failure never raises into a slot: it is logged and reported once
-through ``operation_failed`` with a message for a person, and the task's result is ``None``.
-The store's change feed comes out as ``memory_changed`` on the GUI thread.
+Every operation is done as the user through the services' memory operations (``actor="user"``)
+with a reason, runs the blocking store call in a worker thread (``aio.run_blocking`` on the qasync
+loop) and returns an ``asyncio.Task`` the caller may await or forget. A failure never raises into a
+slot: it is logged and reported once through ``operation_failed`` with a message for a person, and
+the task's result is ``None``. The change channel comes out as ``memory_changed`` on the GUI thread.
 """
 
 from __future__ import annotations
@@ -15,9 +15,11 @@ from typing import Any, Awaitable, Callable, Iterable, TypeVar
 
 from PySide6.QtCore import QCoreApplication, QObject, Signal
 
+from sonetto_desktop.aio import TaskKeeper, run_blocking
 from sonetto_desktop.memory.base import BaseMemoryManager
 from sonetto_desktop.memory.errors import MemoryError_, MemoryNotFound, StoreCorrupt
 from sonetto_desktop.memory.item import MemoryItem
+from sonetto_desktop.memory.operations import MemoryOperations
 
 from .cards import Card, read_cards
 from .qt_bridge import QtEventBridge
@@ -41,40 +43,47 @@ def describe_error(exc: BaseException) -> str:
 
 
 class MemoryService(QObject):
-    """UI operations on one memory manager. Signals are delivered on the GUI thread."""
+    """UI operations on the memories. ``source``: the app's ``AppServices`` (its memory operations,
+    followed across a store re-open, and its change channel), or memory operations / a store
+    (tests, tools). Signals are delivered on the GUI thread."""
 
     memory_changed = Signal(object)  # MemoryChange
     operation_failed = Signal(str)
 
-    def __init__(self, manager: BaseMemoryManager, parent: QObject | None = None) -> None:
+    def __init__(self, source: Any, parent: QObject | None = None) -> None:
         super().__init__(parent)
-        self._manager = manager
-        self._tasks: set[asyncio.Task[Any]] = set()
-        self._bridge = QtEventBridge(manager.subscribe, self)
+        if isinstance(source, BaseMemoryManager):
+            source = MemoryOperations(source)
+        self._source = source
+        self._tasks = TaskKeeper("MemoryService")
+        self._bridge = QtEventBridge(source.subscribe, self)
         self._bridge.event.connect(self.memory_changed)
 
     @property
-    def manager(self) -> BaseMemoryManager:
-        return self._manager
+    def memory(self) -> MemoryOperations:
+        """The memory operations in use now (the services' may change when the store is re-opened)."""
+        source = self._source
+        return source if isinstance(source, MemoryOperations) else source.memory
 
     def close(self) -> None:
         """Stop relaying store changes (pending operations still finish; ``drain()`` awaits them)."""
         self._bridge.close()
 
-    async def drain(self) -> None:
-        """Wait for every operation started so far."""
-        while self._tasks:
-            await asyncio.gather(*list(self._tasks), return_exceptions=True)
+    async def drain(self, timeout: float | None = None) -> None:
+        """Wait for every operation started so far (at most ``timeout`` s; the rest are cancelled)."""
+        if not await self._tasks.drain(timeout):
+            log.warning("memory operations still running were cancelled")
+            await self._tasks.close()
 
     @property
     def pending(self) -> int:
-        return len(self._tasks)
+        return self._tasks.pending
 
     # ── plumbing ──────────────────────────────────────────────────────
 
     async def _call(self, fn: Callable[..., R], *args: Any, **kwargs: Any) -> R | None:
         try:
-            return await asyncio.to_thread(fn, *args, **kwargs)
+            return await run_blocking(fn, *args, **kwargs)
         except asyncio.CancelledError:
             raise
         except Exception as exc:  # noqa: BLE001 - reported to the person, never raised into Qt
@@ -83,10 +92,7 @@ class MemoryService(QObject):
             return None
 
     def _start(self, coro: Awaitable[R]) -> "asyncio.Task[R]":
-        task = asyncio.ensure_future(coro)
-        self._tasks.add(task)
-        task.add_done_callback(self._tasks.discard)
-        return task
+        return self._tasks.spawn(coro)
 
     def _write(self, fn: Callable[..., R], *args: Any, **kwargs: Any) -> "asyncio.Task[R | None]":
         return self._start(self._call(fn, *args, **kwargs))
@@ -95,61 +101,63 @@ class MemoryService(QObject):
 
     async def snapshot(self) -> dict[str, MemoryItem] | None:
         """Every memory, id -> item (read in a worker)."""
-        return await self._call(self._manager.all_items)
+        return await self._call(lambda: self.memory.all_items())
 
     async def snapshot_cards(self) -> "list[Card] | None":
         """Every memory as a wall card, built in the worker (no history copies)."""
-        return await self._call(read_cards, self._manager)
+        return await self._call(lambda: read_cards(self.memory.store))
 
     async def fetch(self, ids: Iterable[str]) -> dict[str, MemoryItem | None] | None:
         """The current state of ``ids``; a missing id maps to ``None`` (read in a worker)."""
-        return await self._call(_fetch, self._manager, list(ids))
+        ids = list(ids)
+        return await self._call(lambda: _fetch(self.memory.store, ids))
 
     async def item(self, memory_id: str) -> MemoryItem | None:
-        return await self._call(self._manager.get, memory_id)
+        return await self._call(lambda: self.memory.get(memory_id))
 
     async def list_trash(self) -> list[dict[str, Any]] | None:
-        return await self._call(self._manager.list_trash)
+        return await self._call(lambda: self.memory.trash())
 
     # ── writes (each returns a Task; result ``None`` on failure) ──────
 
     def add(self, description: str, theme: str, reason: str = "") -> "asyncio.Task[str | None]":
         reason = reason or QCoreApplication.translate("MemoryService", "手动添加")
-        return self._write(self._manager.add, description, theme, actor="user", reason=reason)
+        return self._write(lambda: self.memory.add(description, theme, reason=reason).ids[0])
 
     def edit(
         self, memory_id: str, description: str | None, theme: str | None, reason: str = ""
     ) -> "asyncio.Task[bool | None]":
         """Change description and/or theme (``None`` or unchanged text leaves a field as it is)."""
         reason = reason or QCoreApplication.translate("MemoryService", "手动编辑")
-        return self._write(_edit, self._manager, memory_id, description, theme, reason)
+        return self._write(lambda: self.memory.update(memory_id, description=description, theme=theme,
+                                                      reason=reason) is not None)
 
     def move_theme(self, memory_id: str, theme: str, reason: str = "") -> "asyncio.Task[bool | None]":
         theme = (theme or "").strip()
         reason = reason or QCoreApplication.translate("MemoryService", "拖动到「{0}」").format(theme)
-        return self._write(_edit, self._manager, memory_id, None, theme, reason)
+        return self._write(lambda: self.memory.move(memory_id, theme, reason=reason) is not None)
 
     def merge(
         self, keep_id: str, gone_id: str, description: str, theme: str, reason: str = ""
     ) -> "asyncio.Task[bool | None]":
         """``keep_id`` stays with the merged text; ``gone_id`` goes to the trash. True once merged."""
         reason = reason or QCoreApplication.translate("MemoryService", "手动合并")
-        return self._write(_merge, self._manager, keep_id, gone_id, description, theme, reason)
+        return self._write(lambda: self.memory.merge(keep_id, gone_id, description, theme, reason=reason) is not None)
 
     def delete(self, memory_id: str, reason: str = "") -> "asyncio.Task[str | None]":
         reason = reason or QCoreApplication.translate("MemoryService", "手动删除")
-        return self._write(self._manager.delete, memory_id, reason, actor="user")
+        return self._write(lambda: self.memory.delete(memory_id, reason=reason).extra.get("description", ""))
 
     def restore(self, memory_id: str) -> "asyncio.Task[str | None]":
-        return self._write(self._manager.restore, memory_id, actor="user")
+        return self._write(lambda: self.memory.restore(memory_id).ids[0])
 
     def revert(self, memory_id: str, version: int, reason: str = "") -> "asyncio.Task[bool | None]":
         """Bring back ``version`` as a new change; True once done."""
         reason = reason or QCoreApplication.translate("MemoryService", "恢复旧版本")
-        return self._write(_revert, self._manager, memory_id, version, reason)
+        return self._write(lambda: self.memory.revert(memory_id, version, reason=reason) is not None)
 
     def purge(self, memory_id: str | None = None) -> "asyncio.Task[int | None]":
-        return self._write(self._manager.purge, memory_id)
+        return self._write(lambda: len(change.ids) if (change := self.memory.purge(memory_id)) else 0)
 
 
 def _fetch(manager: BaseMemoryManager, ids: list[str]) -> dict[str, MemoryItem | None]:
@@ -164,27 +172,3 @@ def _fetch(manager: BaseMemoryManager, ids: list[str]) -> dict[str, MemoryItem |
         except MemoryNotFound:
             out[memory_id] = None
     return out
-
-
-def _merge(manager: BaseMemoryManager, keep_id: str, gone_id: str, description: str, theme: str,
-           reason: str) -> bool:
-    manager.merge(keep_id, gone_id, description, theme, reason, actor="user")
-    return True
-
-
-def _revert(manager: BaseMemoryManager, memory_id: str, version: int, reason: str) -> bool:
-    manager.revert(memory_id, version, reason, actor="user")
-    return True
-
-
-def _edit(
-    manager: BaseMemoryManager, memory_id: str, description: str | None, theme: str | None, reason: str
-) -> bool:
-    """Update only what really changed; returns whether anything did."""
-    current = manager.get(memory_id)
-    new_description = None if description is None or description.strip() == current.description else description
-    new_theme = None if theme is None or theme.strip() == current.theme else theme
-    if new_description is None and new_theme is None:
-        return False
-    manager.update(memory_id, reason, new_description, new_theme, actor="user")
-    return True

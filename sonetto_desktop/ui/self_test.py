@@ -50,21 +50,21 @@ async def _checks(app: SonettoApp, out: TextIO) -> None:
     app.timings["wall_rendered"] = app.timings["window_shown"] + (time.perf_counter() - started) * 1000
 
     await app.wait_until_ready()
-    ltm = app.ltm
-    _require(ltm.running, "the memory writer is not running")
-    _require(not ltm.failed_turns(), f"{len(ltm.failed_turns())} turns failed to be written to memory")
+    writer = app.writer
+    _require(writer is not None and writer.running, "the memory writer is not running")
+    _require(not writer.failed_turns(), f"{len(writer.failed_turns())} turns failed to be written to memory")
     session = await app.engine.create_session("self-test")
     sessions = await app.engine.list_sessions()
     _require(any(s.id == session.id for s in sessions), "the session database lost a new session")
     _require(await app.engine.delete_session(session.id), "the session database could not delete a session")
     _require(app.controller.ready, "the chat is not ready")
     started = time.perf_counter()
-    await asyncio.to_thread(ltm.warm_up_recall)  # loads jieba's dictionary and builds the offline index
-    probe = await ltm.aget_related_memory_from("自检：今天过得怎么样", "mechanical")
+    await app.services.warm_up()  # loads jieba's dictionary and builds the offline index
+    probe = await app.services.recall.aretrieve("自检：今天过得怎么样", "mechanical")
     _require(isinstance(probe, list), "offline recall did not answer")
     app.timings["recall_ready"] = (time.perf_counter() - started) * 1000
     print(f"  memories             {stored}", file=out)
-    print(f"  writer               {ltm.status().en}", file=out)
+    print(f"  writer               {writer.status().en}", file=out)
     print(f"  model configured     {'yes' if app.settings.is_llm_configured else 'no'}", file=out)
 
 

@@ -1,8 +1,10 @@
 """The memory writer's state for people: "整理记忆中 (n)", the last error, and pause / resume.
 
-:class:`WriterControl` adapts a ``LongTermMemory`` (no Qt) for the UI: one checkable
+:class:`WriterControl` adapts the services' background writer (no Qt) for the UI: one checkable
 "暂停记忆写入" action shared by the tray menu and the status indicator, and a ``state_changed``
-signal raised on every writer event (bridged to the GUI thread). :class:`StatusIndicator` shows it.
+signal raised on every writer event (bridged to the GUI thread). It follows whichever writer the
+services run (none before the agents start; a new one after the store is re-opened).
+:class:`StatusIndicator` shows it.
 """
 
 from __future__ import annotations
@@ -20,38 +22,33 @@ ERROR_CHARS = 40
 
 
 class WriterControl(QObject):
+    """``services``: anything with ``writer`` (a ``MemoryWriter`` or None) and
+    ``subscribe_writer(callback)`` — the app's ``AppServices``."""
+
     state_changed = Signal()
 
-    def __init__(self, ltm: Any = None, parent: QObject | None = None) -> None:
+    def __init__(self, services: Any = None, parent: QObject | None = None) -> None:
         super().__init__(parent)
-        self._ltm: Any = None
-        self._bridge: QtEventBridge | None = None
+        self._services = services
         self.pause_action = QAction(icon("pause"), self.tr("暂停记忆写入"), self)
         self.pause_action.setCheckable(True)
         self.pause_action.toggled.connect(self._on_pause_toggled)
-        self.set_ltm(ltm)
-
-    @property
-    def ltm(self) -> Any:
-        return self._ltm
-
-    def set_ltm(self, ltm: Any) -> None:
-        if self._bridge is not None:
-            self._bridge.close()
-            self._bridge.deleteLater()
-            self._bridge = None
-        self._ltm = ltm
-        if ltm is not None:
-            self._bridge = QtEventBridge(ltm.events.subscribe, self)
-            self._bridge.event.connect(lambda _event: self.refresh())
-        self.pause_action.setEnabled(ltm is not None)
+        self._bridge = QtEventBridge(services.subscribe_writer if services is not None else None, self)
+        self._bridge.event.connect(lambda _event: self.refresh())
         self.refresh()
 
+    @property
+    def writer(self) -> Any:
+        """The writer in use now (``None``: not started)."""
+        return getattr(self._services, "writer", None)
+
     def close(self) -> None:
-        self.set_ltm(None)
+        self._bridge.close()
 
     def refresh(self) -> None:
-        paused = bool(self._ltm is not None and self._ltm.paused)
+        writer = self.writer
+        paused = bool(writer is not None and writer.paused)
+        self.pause_action.setEnabled(writer is not None)
         if self.pause_action.isChecked() != paused:
             self.pause_action.blockSignals(True)
             self.pause_action.setChecked(paused)
@@ -59,12 +56,13 @@ class WriterControl(QObject):
         self.state_changed.emit()
 
     def _on_pause_toggled(self, checked: bool) -> None:
-        if self._ltm is None:
+        writer = self.writer
+        if writer is None:
             return
         if checked:
-            self._ltm.pause()
+            writer.pause()
         else:
-            self._ltm.resume()
+            writer.resume()
         self.refresh()
 
 
@@ -95,7 +93,7 @@ class StatusIndicator(QWidget):
         return str(self.label.property("state") or "")
 
     def refresh(self) -> None:
-        ltm = self._control.ltm
+        ltm = self._control.writer
         if ltm is None:
             state, text, tip = "off", self.tr("记忆写入未启动"), ""
         else:

@@ -17,23 +17,23 @@ OFFSCREEN_SIZE_HINTS = r"^This plugin does not support propagateSizeHints\(\)$"
 
 @contextlib.asynccontextmanager
 async def running_engine(data_dir: Path, llm: Any, *, start_writer: bool = False) -> AsyncIterator[tuple]:
-    """(store, ltm, engine): a YAML store, a LongTermMemory and a started ChatEngine on ``llm``."""
+    """(store, ltm, engine): a YAML store, its LongTermMemory (recall + writer) and a started
+    ChatEngine on ``llm``."""
+    from ltm_helpers import make_ltm
     from sonetto_desktop.agent.engine import ChatEngine
     from sonetto_desktop.memory import YamlMemoryManager
-    from sonetto_desktop.memory.writer.ltm import LongTermMemory
 
     data_dir.mkdir(parents=True, exist_ok=True)
     store = YamlMemoryManager(data_dir / "memory.yaml")
-    ltm = LongTermMemory(store, llm=llm)
-    if start_writer:
-        ltm.start()
+    ltm = make_ltm(store, llm, start=start_writer)
     engine = ChatEngine(ltm, data_dir=data_dir, llm_factory=lambda: llm, retrieval_mode="mechanical")
     await engine.start()
     try:
         yield store, ltm, engine
     finally:
         await engine.close()
-        await ltm.stop(2)
+        await ltm.writer.stop(2)
+        ltm.recall.close()
         store.close()
 
 

@@ -25,7 +25,7 @@ async def test_history_lists_changes_newest_first_with_actor_and_reason(service,
     assert len(texts) == 3
     assert "· 你 · 修改" in texts[0] and texts[0].endswith("整理主题")
     assert "· 智能体 · 修改" in texts[1] and texts[1].endswith("用户说口味变了")
-    assert texts[2] == "最初的版本"
+    assert "· 你 · 创建" in texts[2]  # version 0: the memory as it was written
     assert dialog.current_label.text() == "当前：现在能吃一点香菜（饮食）"
     dialog.list.setCurrentRow(1)
     html = dialog.diff.toHtml()
@@ -54,7 +54,7 @@ async def test_revert_to_first_version_is_a_new_change(service, populated_store,
     assert item.description == "有一只叫年糕的橘猫"
     last = item.history[-1]
     assert (last["action"], last["actor"], last["reason"]) == ("revert", "user", "智能体记错了名字")
-    assert len(item.history) == 2  # the revert was added; nothing was rewritten
+    assert [e["action"] for e in item.history] == ["create", "update", "revert"]  # nothing was rewritten
     # the dialog follows the store: the revert is now the newest row
     await wait(lambda: dialog.list.count() == 3 and "恢复旧版本" in dialog.list.item(0).text())
     assert dialog.current_label.text() == "当前：有一只叫年糕的橘猫（家人）"
@@ -66,7 +66,7 @@ async def test_merged_memory_shows_absorbed_history_without_revert(service, popu
     populated_store.update(gone, "补充", new_description="很讨厌香菜")
     populated_store.merge(keep, gone, "喜欢手冲咖啡不加糖，讨厌香菜", "品味", "都是口味")
     rows = history_rows(populated_store.get(keep))
-    assert [r.version for r in rows] == [1, None, 0]
+    assert [r.version for r in rows] == [1, None, None, 0]  # the absorbed memory's create and update
     dialog = HistoryDialog(service, keep)
     qtbot.addWidget(dialog)
     await dialog.wait_loaded()

@@ -75,7 +75,7 @@ async def test_a_corrupt_store_is_reported_and_never_written(qapp, tmp_path):
     async with running_app(qapp, app_settings(data), interactive=True) as app:
         assert not app.store_ok
         assert app.window.isVisible()
-        assert app.ltm.paused and not app.ltm.running
+        assert app.writer.paused and not app.writer.running
         dialog = app._store_dialog
         assert dialog is not None and dialog.isVisible()
         assert "memory.yaml" in dialog.detailedText()
@@ -107,17 +107,17 @@ async def test_status_indicator_counts_pending_turns(qapp, tmp_path):
     async with running_app(qapp, app_settings(tmp_path / "data")) as app:
         indicator = app.window.status_indicator
         assert indicator.state == "idle"
-        app.ltm.pause()
-        await app.ltm.send_history([{"role": "user", "content": "我明天去北京"},
+        app.writer.pause()
+        await app.writer.send_history([{"role": "user", "content": "我明天去北京"},
                                     {"role": "assistant", "content": "一路顺风"}], session_id="s")
         for _ in range(10):
             await asyncio.sleep(0.01)
         assert indicator.state == "paused" and "(1)" in indicator.label.text()
-        app.ltm.resume()  # no model is configured, so the turn keeps waiting in the journal
+        app.writer.resume()  # no model is configured, so the turn keeps waiting in the journal
         for _ in range(10):
             await asyncio.sleep(0.01)
         assert indicator.label.text() == "整理记忆中 (1)" and indicator.state == "busy"
-        assert app.ltm.status().zh in indicator.label.toolTip()
+        assert app.writer.status().zh in indicator.label.toolTip()
 
 
 def test_system_theme_follows_the_platform_colour_scheme(qapp):
@@ -160,7 +160,7 @@ async def test_first_run_setup_leads_from_welcome_to_a_working_chat(qapp, tmp_pa
         panel.composer.submit()
         await wait(lambda: len(panel.view.bubbles) == 2 and not app.controller.busy, timeout=10)
         assert panel.view.bubbles[-1].text == "很高兴认识你"
-        assert app.ltm.status().configured
+        assert app.writer.status().configured
 
 
 async def test_chat_failing_to_start_is_shown_and_the_wall_still_works(qapp, tmp_path, wait):

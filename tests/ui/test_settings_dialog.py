@@ -137,5 +137,5 @@ async def test_switching_the_backend_migrates_without_loss(qapp, tmp_path, wait)
         await app.wall_loaded
         await wait(lambda: app.wall.model.rowCount() == 2, message="wall shows the migrated store")
         assert list(data.glob("memory.yaml.migrated-*")), "the old file is kept"
-        assert app.ltm.mm is app.store
+        assert app.writer.ops.store is app.store
     assert Settings.load().store_backend == "sqlite"

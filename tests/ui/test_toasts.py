@@ -11,7 +11,8 @@ from PySide6.QtGui import QEnterEvent
 from PySide6.QtTest import QTest
 from PySide6.QtWidgets import QApplication, QWidget
 
-from sonetto_desktop.memory import EventFeed, MemoryEvent
+from sonetto_desktop.memory import EventFeed, MemoryChange
+from sonetto_desktop.memory.writer.events import WriterEvent
 from sonetto_desktop.ui.memory_model import CardRole
 from sonetto_desktop.ui.toasts import ToastOverlay
 from sonetto_desktop.ui.writer_toasts import WriterToasts, toast_for
@@ -96,33 +97,51 @@ async def test_action_and_click_callbacks(window, qtbot):
         overlay.show_toast("x", kind="shout")
 
 
+def _change(kind, ids=("a1",), description=None, actor="agent", **extra):
+    states = {ids[0]: {"description": description, "theme": "品味", "hit": 0, "latest_update_time": ""}
+              } if description is not None and kind != "delete" else {}
+    if kind == "delete" and description is not None:
+        extra["description"] = description
+    return MemoryChange(kind, tuple(ids), actor, "", "t1", None, states, extra)
+
+
 def test_writer_event_texts():
-    assert toast_for(MemoryEvent("create", ("a1",), description="喜欢爵士乐")).text == "记住了：喜欢爵士乐"
-    long = toast_for(MemoryEvent("create", ("a1",), description="很" * 100))
+    assert toast_for(_change("add", description="喜欢爵士乐")).text == "记住了：喜欢爵士乐"
+    long = toast_for(_change("add", description="很" * 100))
     assert long.text.endswith("…") and len(long.text) < 50
-    assert toast_for(MemoryEvent("update", ("a1",))).text == "更新了记忆"
-    assert toast_for(MemoryEvent("merge", ("a1", "b2"))).text == "合并了两条记忆"
-    deleted = toast_for(MemoryEvent("delete", ("a1",), description="旧地址"))
+    assert toast_for(_change("update")).text == "更新了记忆"
+    assert toast_for(_change("merge", ("a1", "b2"))).text == "合并了两条记忆"
+    deleted = toast_for(_change("delete", description="旧地址"))
     assert deleted.text == "删除了过时的记忆：旧地址" and deleted.reveal_id is None
-    failed = toast_for(MemoryEvent("turn_failed", detail="连接超时"))
+    assert toast_for(_change("add", description="别的应用写的", actor="mcp:cherry")).text == "记住了：别的应用写的"
+    failed = toast_for(WriterEvent("failed", detail="连接超时"))
     assert (failed.kind, failed.text, failed.key) == ("error", "整理记忆失败：连接超时", "writer-error")
-    for quiet in ("hit", "read", "turn_queued", "turn_started", "turn_done", "status"):
-        assert toast_for(MemoryEvent(quiet, ("a1",))) is None
+    assert toast_for(_change("add", description="我自己加的", actor="user")) is None  # the person's own edits
+    assert toast_for(_change("hit")) is None
+    for quiet in ("queued", "started", "done", "status"):
+        assert toast_for(WriterEvent(quiet)) is None
 
 
-async def test_writer_event_from_a_worker_thread_becomes_a_toast_that_reveals(wall, populated_store, wait):
+class _Services:
+    """What WriterToasts follows: the change channel and the writer's events."""
+
+    def __init__(self, store, feed):
+        self.subscribe = store.subscribe
+        self.subscribe_writer = feed.subscribe
+
+
+async def test_writer_change_from_a_worker_thread_becomes_a_toast_that_reveals(wall, populated_store, wait):
     await wall.reload()
-    feed: EventFeed[MemoryEvent] = EventFeed()
-    writer_toasts = WriterToasts(wall.toasts, reveal=wall.reveal, subscribe=feed.subscribe, parent=wall)
+    feed: EventFeed[WriterEvent] = EventFeed()
+    writer_toasts = WriterToasts(wall.toasts, _Services(populated_store, feed), reveal=wall.reveal, parent=wall)
     revealed: list[str] = []
     wall.card_revealed.connect(revealed.append)
 
     def writer() -> None:  # what the memory writer does on its thread
         memory_id = populated_store.add("喜欢爵士乐", "品味", actor="agent", reason="用户提到")
-        feed.publish(MemoryEvent("hit", (memory_id,)))
-        feed.publish(MemoryEvent("create", (memory_id,), description="喜欢爵士乐", turn_id="t1"))
-        feed.publish(MemoryEvent("turn_failed", detail="模型没有回应"))
-        feed.publish(MemoryEvent("turn_failed", detail="模型没有回应"))
+        populated_store.hit(memory_id, actor="agent")
+        feed.publish(WriterEvent("failed", detail="模型没有回应"))
+        feed.publish(WriterEvent("failed", detail="模型没有回应"))
 
     worker = threading.Thread(target=writer)
     worker.start()
@@ -131,13 +150,14 @@ async def test_writer_event_from_a_worker_thread_becomes_a_toast_that_reveals(wa
     created, error = wall.toasts.toasts()
     assert created.text == "记住了：喜欢爵士乐" and created.kind == "success"
     assert error.kind == "error" and error.text.endswith("×2")  # repeated failures de-duplicated
-    await wait(lambda: any(c.description == "喜欢爵士乐" for c in wall.model.cards()))
+    # the change carried the card: it is on the wall when the toast shows, no store read needed
+    assert any(c.description == "喜欢爵士乐" for c in wall.model.cards())
     QTest.mouseClick(created, Qt.MouseButton.LeftButton)  # click -> the card
     memory_id = next(c.id for c in wall.model.cards() if c.description == "喜欢爵士乐")
     assert revealed == [memory_id]
     assert wall.section("品味").view.currentIndex().data(CardRole.Id) == memory_id
     writer_toasts.close()
-    feed.publish(MemoryEvent("create", ("zz",), description="关闭之后"))
+    feed.publish(WriterEvent("failed", detail="关闭之后"))
     assert len(feed) == 0
 
 

@@ -11,7 +11,8 @@ from pathlib import Path
 import pytest
 from PySide6.QtCore import QCoreApplication
 
-from sonetto_desktop.memory import MemoryEvent
+from sonetto_desktop.memory import MemoryChange
+from sonetto_desktop.memory.writer.events import WriterEvent
 from sonetto_desktop.memory.errors import MemoryNotFound
 from sonetto_desktop.ui.i18n import install_translators, remove_translators, ui_language
 from sonetto_desktop.ui.memory_model import CardRole
@@ -100,7 +101,7 @@ def test_every_ui_string_is_literal_and_in_the_ts_file():
 def test_without_the_translator_the_ui_stays_chinese(qapp):
     assert ui_language() == "zh"
     assert QCoreApplication.translate("MemoryWall", "撤销") == "撤销"
-    assert toast_for(MemoryEvent("merge", ("a", "b"))).text == "合并了两条记忆"
+    assert toast_for(MemoryChange("merge", ("a", "b"), "agent")).text == "合并了两条记忆"
 
 
 def test_wall_toast_and_error_strings_come_out_in_english(english):
@@ -108,9 +109,11 @@ def test_wall_toast_and_error_strings_come_out_in_english(english):
     assert QCoreApplication.translate("MemoryWall", "撤销") == "Undo"
     assert QCoreApplication.translate("MemoryWall", "已删除 {0} 条记忆").format(3) == "Deleted 3 memories"
     assert QCoreApplication.translate("WriterToasts", "合并了两条记忆") == "Merged two memories"
-    assert toast_for(MemoryEvent("create", ("m1",), "喜欢手冲咖啡")).text == "Remembered: 喜欢手冲咖啡"
-    assert toast_for(MemoryEvent("update", ("m1",))).text == "Updated a memory"
-    gave_up = toast_for(MemoryEvent("turn_gave_up", detail="timeout"))
+    card = {"description": "喜欢手冲咖啡", "theme": "品味", "hit": 0, "latest_update_time": ""}
+    assert toast_for(MemoryChange("add", ("m1",), "agent", states={"m1": card})).text == "Remembered: 喜欢手冲咖啡"
+    assert toast_for(MemoryChange("update", ("m1",), "agent")).text == "Updated a memory"
+    assert toast_for(MemoryChange("import", ("m1", "m2"), "cli")).text == "Imported 2 memories"
+    gave_up = toast_for(WriterEvent("gave_up", detail="timeout"))
     assert gave_up.text == "Gave up organising memories for this exchange: timeout"
     assert describe_error(MemoryNotFound("x")) == "This memory can't be found; it may have been deleted or moved."
     assert describe_error(ValueError("empty")) == "Invalid input: empty"

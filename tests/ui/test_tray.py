@@ -49,14 +49,14 @@ async def test_quick_chat_opens_on_the_same_session_and_chats(qapp, tmp_path, ll
 async def test_pause_toggles_the_writer(qapp, tmp_path):
     async with running_app(qapp, app_settings(tmp_path / "data")) as app:
         pause = _actions(app)["暂停记忆写入"]
-        assert not app.ltm.paused and not pause.isChecked()
+        assert not app.writer.paused and not pause.isChecked()
         pause.trigger()
-        assert app.ltm.paused and pause.isChecked()
+        assert app.writer.paused and pause.isChecked()
         assert app.window.status_indicator.state == "paused"
         pause.trigger()
-        assert not app.ltm.paused and not pause.isChecked()
+        assert not app.writer.paused and not pause.isChecked()
         # Pausing from elsewhere (the writer itself) is reflected in the menu.
-        app.ltm.pause()
+        app.writer.pause()
         await _settle()
         assert pause.isChecked()
 
@@ -82,11 +82,11 @@ async def test_quit_runs_the_ordered_shutdown(qapp, tmp_path):
         assert app.quit_requested.is_set()
         await app.shutdown()
         assert app.shutdown_steps == [
-            "input_stopped", "reply_cancelled", "writer_drained", "tasks_done", "stores_closed",
+            "input_stopped", "reply_cancelled", "tasks_done", "writer_drained", "stores_closed",
             "tray_hidden", "windows_closed",
         ]
         assert not app.controller.ready
-        assert not app.ltm.running
+        assert not app.writer.running
         assert not app.engine.started  # checkpointer and session db closed
 
 
@@ -95,10 +95,10 @@ async def test_unwritten_turns_stay_journaled_at_quit(qapp, tmp_path):
 
     data = tmp_path / "data"
     async with running_app(qapp, app_settings(data)) as app:
-        app.ltm.pause()
-        await app.ltm.send_history([{"role": "user", "content": "我下周去成都"},
+        app.writer.pause()
+        await app.writer.send_history([{"role": "user", "content": "我下周去成都"},
                                     {"role": "assistant", "content": "好呀，玩得开心"}], session_id="s1")
-        assert app.ltm.pending == 1
+        assert app.writer.pending == 1
         await app.shutdown()
         assert "writer_journaled" in app.shutdown_steps
     journal = TurnJournal(default_journal_path(data / "memory.yaml"))

@@ -44,6 +44,7 @@ class DocTable:
     def __init__(self) -> None:
         self.ids: list[str] = []
         self.texts: list[str] = []
+        self.stamps: list[str] = []  # latest_update_time as the store wrote it
         self.slot_of: dict[str, int] = {}
         self.theme_names: list[str] = []
         self._theme_numbers: dict[str, int] = {}
@@ -72,7 +73,7 @@ class DocTable:
         return number
 
     def add(self, slot: int, mid: str, text: str, theme: str, updated: datetime | None, hit: int,
-            spans: Iterable[tuple[date, date]]) -> None:
+            spans: Iterable[tuple[date, date]], stamp: str = "") -> None:
         assert slot == len(self.ids), "slots are added in order"
         if slot >= len(self.alive):
             size = max(2 * len(self.alive), 64, slot + 1)
@@ -80,6 +81,7 @@ class DocTable:
             self.hit, self.fp, self.alive = _resize(self.hit, size), _resize(self.fp, size), _resize(self.alive, size)
         self.ids.append(mid)
         self.texts.append(text)
+        self.stamps.append(stamp)
         self.slot_of[mid] = slot
         self.theme[slot] = self.theme_number(theme)
         self.updated[slot] = seconds(updated)
@@ -99,11 +101,13 @@ class DocTable:
         mid = self.ids[slot]
         if self.slot_of.get(mid) == slot:
             del self.slot_of[mid]
-        self.ids[slot] = self.texts[slot] = ""
+        self.ids[slot] = self.texts[slot] = self.stamps[slot] = ""
         self.alive[slot] = False
 
-    def touch(self, slot: int, hit: int, updated: datetime | None) -> None:
+    def touch(self, slot: int, hit: int, updated: datetime | None, stamp: str | None = None) -> None:
         self.hit[slot] = hit
+        if stamp is not None:
+            self.stamps[slot] = stamp
         self.updated[slot] = seconds(updated)
 
     def live(self) -> np.ndarray:
@@ -125,6 +129,7 @@ class DocTable:
         n = int(keep.sum())
         self.ids = [mid for mid, k in zip(self.ids, keep.tolist(), strict=True) if k]
         self.texts = [t for t, k in zip(self.texts, keep.tolist(), strict=True) if k]
+        self.stamps = [t for t, k in zip(self.stamps, keep.tolist(), strict=True) if k]
         self.slot_of = {mid: i for i, mid in enumerate(self.ids)}
         for name in ("theme", "updated", "hit", "fp"):
             setattr(self, name, getattr(self, name)[: len(keep)][keep].copy())
@@ -144,12 +149,13 @@ class DocTable:
         slot, start, end = self.spans()
         columns = {"theme": self.theme[:n], "updated": self.updated[:n], "hit": self.hit[:n], "fp": self.fp[:n],
                    "span_slot": slot, "span_start": start, "span_end": end}
-        return columns, {"ids": self.ids, "texts": self.texts, "themes": self.theme_names}
+        return columns, {"ids": self.ids, "texts": self.texts, "stamps": self.stamps, "themes": self.theme_names}
 
     @classmethod
     def from_arrays(cls, columns: Mapping[str, np.ndarray], strings: Mapping) -> "DocTable":
         t = cls()
         ids, texts, themes = list(strings["ids"]), list(strings["texts"]), list(strings["themes"])
+        stamps = list(strings["stamps"])
         n = len(ids)
         t.theme = np.asarray(columns["theme"], np.int32).copy()
         t.updated = np.asarray(columns["updated"], np.int64).copy()
@@ -158,15 +164,15 @@ class DocTable:
         t.span_slot = np.asarray(columns["span_slot"], np.int64).copy()
         t.span_start = np.asarray(columns["span_start"], np.int32).copy()
         t.span_end = np.asarray(columns["span_end"], np.int32).copy()
-        sizes = {len(texts), len(t.theme), len(t.updated), len(t.hit), len(t.fp)}
+        sizes = {len(texts), len(stamps), len(t.theme), len(t.updated), len(t.hit), len(t.fp)}
         spans_ok = len(t.span_slot) == len(t.span_start) == len(t.span_end)
-        if sizes != {n} or not spans_ok or len(set(ids)) != n or not all(isinstance(s, str) for s in ids + texts):
+        if sizes != {n} or not spans_ok or len(set(ids)) != n or not all(isinstance(s, str) for s in ids + texts + stamps):
             raise ValueError("inconsistent document columns")
         if n and (int(t.theme.min()) < 0 or int(t.theme.max()) >= len(themes)):
             raise ValueError("theme numbers out of range")
         if len(t.span_slot) and (int(t.span_slot.min()) < 0 or int(t.span_slot.max()) >= n):
             raise ValueError("date spans point outside the table")
-        t.ids, t.texts = ids, texts
+        t.ids, t.texts, t.stamps = ids, texts, stamps
         t.slot_of = {mid: i for i, mid in enumerate(ids)}
         t.theme_names = [str(x) for x in themes]
         t._theme_numbers = {name: i for i, name in enumerate(t.theme_names)}

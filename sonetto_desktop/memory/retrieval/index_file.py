@@ -24,7 +24,7 @@ import numpy as np
 from .doc_table import DocTable
 from .postings import Postings
 
-FORMAT = 1
+FORMAT = 2
 SUFFIX = ".recall-index.npz"
 
 

@@ -10,7 +10,6 @@ from __future__ import annotations
 import asyncio
 import logging
 import re
-import threading
 from datetime import datetime
 from typing import Any, Callable, Iterable, Mapping
 
@@ -149,7 +148,8 @@ class LLMRetriever:
     # ── retrieval ─────────────────────────────────────────────────────
 
     def retrieve(self, prompt: str, items: Iterable[Mapping[str, Any]] | None = None) -> list[dict[str, str]]:
-        """Relevant memories, most relevant first. Blocks up to ``timeout`` seconds.
+        """Relevant memories, most relevant first. Blocks up to ``timeout`` seconds (the request's own
+        deadline: an OpenAI-compatible client is given it; another chat model must honour its own).
 
         Raises :class:`RecallFailed` on any failure; ``[]`` only when the model says nothing fits
         (or there is nothing to choose from, in which case no request is made).
@@ -157,22 +157,11 @@ class LLMRetriever:
         records, messages = self._prepare(prompt, items)
         if not records:
             return []
-        box: dict[str, Any] = {}
-
-        def call() -> None:
-            try:
-                box["answer"] = self.llm.invoke(messages, config=_RECALL_CONFIG, **self._call_kwargs())
-            except BaseException as exc:  # noqa: BLE001 - handed to the waiting thread
-                box["error"] = exc
-
-        worker = threading.Thread(target=call, name="sonetto-recall-llm", daemon=True)
-        worker.start()
-        worker.join(self.timeout)
-        if worker.is_alive():
-            raise RecallFailed(f"no answer within {self.timeout:g} s", kind="timeout")
-        if "error" in box:
-            raise classify_error(box["error"], self.timeout, api_key_of(self.llm))
-        return self._pick(box["answer"], records)
+        try:
+            answer = self.llm.invoke(messages, config=_RECALL_CONFIG, **self._call_kwargs())
+        except Exception as exc:
+            raise classify_error(exc, self.timeout, api_key_of(self.llm)) from exc
+        return self._pick(answer, records)
 
     async def aretrieve(
         self, prompt: str, items: Iterable[Mapping[str, Any]] | None = None
@@ -214,6 +203,7 @@ class LLMRetriever:
             raise RecallFailed(str(exc), kind="unparseable") from exc
         log.debug("LLM recall picked %d of %d memories", len(indices), len(records))
         return [
-            {"id": records[i]["id"], "description": records[i]["description"], "theme": records[i]["theme"]}
+            {"id": records[i]["id"], "description": records[i]["description"], "theme": records[i]["theme"],
+             "date": str(records[i].get("latest_update_time") or "")[:10]}
             for i in indices
         ]

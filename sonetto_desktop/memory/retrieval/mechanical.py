@@ -52,6 +52,7 @@ SYNC_BUILD_MAX = 20_000  # without a saved index, a bank this small is built on 
 SYNC_VERIFY_MAX = 3000  # a saved index of a bank this small is verified on first use, larger ones in the background
 INLINE_CHANGES_MAX = 2000  # more pending changes than this: one diff of the whole store instead
 BATCH = 256  # background work takes the lock for this many memories at a time
+_READ = object()  # a pending change without the memory's card: read it from the store
 
 
 @dataclass
@@ -103,7 +104,7 @@ class MechanicalRetriever:
         self._worker: threading.Thread | None = None
         self._stop = threading.Event()
         self._pending_lock = threading.Lock()  # what changed since the last refresh
-        self._pending: set[str] = set()
+        self._pending: dict[str, Any] = {}  # id -> its card after the change, None (gone) or _READ
         self._pending_hits: dict[str, int] = {}
         self._diff_all = False  # re-read the whole store and diff (reload, invalidate, big batches)
         self._seq = 0  # change counter; ids changed while a background diff runs are left to the queue
@@ -116,6 +117,7 @@ class MechanicalRetriever:
         """Runs on the writer's thread: only note what changed (cheap, never waits on a query)."""
         if change.kind == "purge":
             return  # the trash is not searched
+        states = getattr(change, "states", None) or {}
         with self._pending_lock:
             self._seq += 1
             if change.kind == "hit" and "hit" in change.extra and len(change.ids) == 1:
@@ -123,8 +125,9 @@ class MechanicalRetriever:
                 return
             if change.kind == "reload":
                 self._diff_all = True
-            self._pending.update(change.ids)
             for mid in change.ids:
+                # the card after the change, when the change carries it: no need to re-read the store
+                self._pending[mid] = states[mid] if mid in states else _READ
                 self._changed_at[mid] = self._seq
             if len(self._pending) > INLINE_CHANGES_MAX:
                 self._diff_all = True
@@ -135,10 +138,10 @@ class MechanicalRetriever:
         with self._pending_lock:
             self._diff_all = True
 
-    def _take_pending(self) -> tuple[bool, set[str], dict[str, int]]:
+    def _take_pending(self) -> tuple[bool, dict[str, Any], dict[str, int]]:
         with self._pending_lock:
             out = (self._diff_all, self._pending, self._pending_hits)
-            self._diff_all, self._pending, self._pending_hits = False, set(), {}
+            self._diff_all, self._pending, self._pending_hits = False, {}, {}
             return out
 
     def _refresh(self) -> None:
@@ -157,13 +160,12 @@ class MechanicalRetriever:
             elif diff_all:
                 self._diff_inline(self._mm.all_items())
             else:
-                for mid in pending:
-                    try:
-                        item = self._mm.get(mid)
-                    except MemoryNotFound:
+                for mid, state in pending.items():
+                    item = self._item(mid, state)
+                    if item is None:
                         self._drop(mid)
                     else:
-                        self._install(self._prepare(mid, item))
+                        self._install(self._prepare(mid, item, tokenize=False))  # tokenized only if changed
         except BaseException:
             self.invalidate()  # the store could not be read (locked, corrupt): try again next query
             raise
@@ -171,6 +173,21 @@ class MechanicalRetriever:
             self._compact()
 
     # ── installing memories ───────────────────────────────────────────────
+
+    def _item(self, mid: str, state: Any) -> MemoryItem | None:
+        """The memory as a change described it, or as the store has it now (None: gone)."""
+        if state is not _READ:
+            if state is None:
+                return None
+            try:
+                return MemoryItem(str(state["description"]), str(state["theme"]),
+                                  latest_update_time=str(state["latest_update_time"]), hit=int(state.get("hit") or 0))
+            except (KeyError, TypeError, ValueError):
+                pass  # an incomplete card: read the store
+        try:
+            return self._mm.get(mid)
+        except MemoryNotFound:
+            return None
 
     def _prepare(self, mid: str, item: MemoryItem, tokenize: bool = True) -> _Prepared:
         updated = parse_time(item.latest_update_time)
@@ -188,8 +205,9 @@ class MechanicalRetriever:
         docs = self._docs
         slot = docs.slot_of.get(p.id)
         hit = int(p.item.hit or 0)
+        stamp = str(p.item.latest_update_time or "")
         if slot is not None and int(docs.fp[slot]) == p.fp:
-            docs.touch(slot, hit, p.updated)
+            docs.touch(slot, hit, p.updated, stamp)
             return
         if p.keys is None:
             self._tokenize(p)
@@ -197,7 +215,7 @@ class MechanicalRetriever:
             self._postings.remove(slot)
             docs.kill(slot)
         new = self._postings.add(p.keys, p.tfs, staged=bulk)
-        docs.add(new, p.id, p.item.description, p.item.theme, p.updated, hit, p.spans or [])
+        docs.add(new, p.id, p.item.description, p.item.theme, p.updated, hit, p.spans or [], stamp)
         p.keys = p.tfs = None
         self._dirty = True
         if bulk and self._postings.needs_flush():
@@ -291,7 +309,7 @@ class MechanicalRetriever:
                     if p.id in changed:
                         continue
                     if slot is not None and int(self._docs.fp[slot]) == p.fp:
-                        self._docs.touch(slot, int(p.item.hit or 0), p.updated)
+                        self._docs.touch(slot, int(p.item.hit or 0), p.updated, str(p.item.latest_update_time or ""))
                     else:
                         todo.append(p)
             cache: dict[str, int] = {}
@@ -381,10 +399,12 @@ class MechanicalRetriever:
     def _analyze(self, prompt: str, moment: datetime) -> Query:
         return analyze(prompt, moment, self._lexicon, frozenset(self._docs.theme_names), self._known)
 
-    def _public(self, ranked: list[tuple[int, float]]) -> list[tuple[dict[str, str], float]]:
+    def _public(self, ranked: list[tuple[int, float]]) -> list[tuple[dict, float]]:
+        """What recall hands on: the memory with its date and use count (nobody re-reads the store)."""
         docs = self._docs
         names = docs.theme_names
-        return [({"id": docs.ids[s], "description": docs.texts[s], "theme": names[int(docs.theme[s])]},
+        return [({"id": docs.ids[s], "description": docs.texts[s], "theme": names[int(docs.theme[s])],
+                  "date": docs.stamps[s][:10], "latest_update_time": docs.stamps[s], "hit": int(docs.hit[s])},
                  round(score, 4)) for s, score in ranked]
 
     def _rank(self, prompt: str, now: datetime | None, limit: int | None) -> tuple[Query, list[tuple[dict, float]]]:
@@ -410,7 +430,8 @@ class MechanicalRetriever:
         return self._rank(prompt, now, k)[1]
 
     def retrieve(self, prompt: str, k: int | None = None, *, now: datetime | None = None) -> list[dict]:
-        """``[{id, description, theme}]`` most relevant first; ``[]`` when nothing clears the floor."""
+        """``[{id, description, theme, date, latest_update_time, hit}]`` most relevant first; ``[]``
+        when nothing clears the floor."""
         k = self.top_k if k is None else k
         if k <= 0:
             return []

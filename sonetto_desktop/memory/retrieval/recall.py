@@ -2,8 +2,9 @@
 
 It picks the strategy (LLM, MECHANICAL or HYBRID), keeps the LLM prompt bounded as the bank
 grows (LLM mode becomes HYBRID past ``auto_hybrid_over`` memories) and never lets an LLM failure
-turn into "no memories": it falls back to the offline retriever, logs a warning and publishes a
-``retrieval_fallback`` :class:`~sonetto_desktop.memory.events.MemoryEvent` saying why.
+turn into "no memories": it owns the one recall timeout (the LLM call's deadline) and, when the
+model is slow, fails or is missing, answers with the offline retriever's result instead, logging
+why (``last_fallback_reason``). Results carry each memory's date: ``[{id, description, theme, date}]``.
 """
 
 from __future__ import annotations
@@ -18,7 +19,6 @@ from typing import TYPE_CHECKING, Any, Callable
 from langchain_core.language_models import BaseChatModel
 
 from ..base import BaseMemoryManager
-from ..events import EventFeed, MemoryEvent
 from .llm_prompt import MAX_QUERY_CHARS
 from .llm_retriever import LLMRetriever, RecallFailed
 from .modes import RetrievalMode
@@ -54,7 +54,6 @@ class MemoryRecall:
         mm: BaseMemoryManager,
         llm: BaseChatModel | None = None,
         *,
-        events: EventFeed[MemoryEvent] | None = None,
         timeout: float = 8.0,
         hybrid_k: int = 60,
         auto_hybrid_over: int = 200,
@@ -66,7 +65,6 @@ class MemoryRecall:
         if int(auto_hybrid_over) < 0:
             raise ValueError(f"auto_hybrid_over must be >= 0, got {auto_hybrid_over!r}")
         self._mm = mm
-        self._events = events
         self._llm_retriever = LLMRetriever(mm, llm, timeout=timeout, clock=clock)
         self.hybrid_k = int(hybrid_k)
         self.auto_hybrid_over = int(auto_hybrid_over)
@@ -77,6 +75,8 @@ class MemoryRecall:
         """Why the last LLM / HYBRID recall fell back (``"timeout: ..."``), ``None`` if it did not."""
         self.last_mode: RetrievalMode | None = None
         """The strategy the last call actually used (LLM may have become HYBRID)."""
+        self.fallback_count = 0
+        """How many calls fell back to the offline result so far."""
 
     # ── configuration ─────────────────────────────────────────────────
 
@@ -90,7 +90,14 @@ class MemoryRecall:
 
     @property
     def timeout(self) -> float:
+        """Seconds the LLM may take before the offline result is used instead."""
         return self._llm_retriever.timeout
+
+    @timeout.setter
+    def timeout(self, value: float) -> None:
+        if not value or value <= 0:
+            raise ValueError(f"timeout must be > 0 seconds, got {value!r}")
+        self._llm_retriever.timeout = float(value)
 
     @property
     def mechanical(self) -> "MechanicalRetriever":
@@ -112,7 +119,7 @@ class MemoryRecall:
     # ── recall ────────────────────────────────────────────────────────
 
     def retrieve(self, prompt: str, mode: RetrievalMode | str = RetrievalMode.LLM) -> list[dict[str, str]]:
-        """Memories relevant to ``prompt``, most relevant first: ``[{id, description, theme}]``.
+        """Memories relevant to ``prompt``, most relevant first: ``[{id, description, theme, date}]``.
 
         Blocks (store read, offline index, up to ``timeout`` s of LLM): call it off the UI thread,
         or use :meth:`aretrieve`.
@@ -177,28 +184,23 @@ class MemoryRecall:
         return _Plan(mode, records=records)
 
     def _mechanical_result(self, prompt: str) -> list[dict[str, str]]:
-        return [
-            {"id": r["id"], "description": r["description"], "theme": r["theme"]}
-            for r in self.mechanical.retrieve(_bounded(prompt))
-        ]
+        return [public(r) for r in self.mechanical.retrieve(_bounded(prompt))]
 
     def _report_fallback(self, failure: RecallFailed, mode: RetrievalMode, result: list[dict[str, str]]) -> None:
         self.last_fallback_reason = failure.reason
+        self.fallback_count += 1
         log.warning(
             "memory recall (%s) fell back to the offline retriever (%d memories): %s",
             mode.value,
             len(result),
             failure.reason,
         )
-        if self._events is not None:
-            self._events.publish(
-                MemoryEvent(
-                    kind="retrieval_fallback",
-                    ids=tuple(r["id"] for r in result),
-                    reason=failure.kind,
-                    detail=failure.reason,
-                )
-            )
+
+
+def public(record: dict) -> dict[str, str]:
+    """A recalled memory as the graph and the UI take it: id, text, theme and date (YYYY-MM-DD)."""
+    date = record.get("date") or str(record.get("latest_update_time") or "")[:10]
+    return {"id": record["id"], "description": record["description"], "theme": record["theme"], "date": date}
 
 
 def _bounded(prompt: str) -> str:

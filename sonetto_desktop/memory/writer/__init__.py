@@ -2,8 +2,9 @@
 durable pipeline in front of it. No Qt."""
 
 from .consumer import ConsumeResult, MemoryConsumer
+from .events import WriterEvent
 from .journal import JournalEntry, TurnJournal, default_journal_path
-from .ltm import LongTermMemory
+from .pipeline import MemoryWriter
 from .prompts import COLD_START_SYSTEM, UPDATE_SYSTEM
 from .status import WriterStatus
 from .tools import make_memory_tools
@@ -12,10 +13,11 @@ __all__ = [
     "COLD_START_SYSTEM",
     "ConsumeResult",
     "JournalEntry",
-    "LongTermMemory",
     "MemoryConsumer",
+    "MemoryWriter",
     "TurnJournal",
     "UPDATE_SYSTEM",
+    "WriterEvent",
     "WriterStatus",
     "default_journal_path",
     "make_memory_tools",

@@ -2,7 +2,8 @@
 
 ``consume`` raises when the LLM fails (so the pipeline can retry the turn); a bad tool call is
 answered to the model as an error message and the run goes on. The agent's sync tools run on
-LangChain's worker threads, so the store's blocking I/O never runs on the event loop.
+LangChain's worker threads, so the store's blocking I/O never runs on the event loop. What the run
+changed is what the change channel carried for its turn id (``ConsumeResult.changes``).
 """
 
 from __future__ import annotations
@@ -16,15 +17,15 @@ from typing import Any, Callable
 
 from langchain.agents import create_agent
 from langchain.agents.middleware import AgentMiddleware
-from langchain_core.messages import AIMessage, HumanMessage
+from langchain_core.messages import AIMessage, HumanMessage, ToolMessage
 from langgraph.checkpoint.memory import MemorySaver
 
 from ..base import BaseMemoryManager
-from ..events import EventFeed, MemoryEvent
-from .callbacks import MemoryToolCallback
+from ..changes import MemoryChange
+from ..operations import MemoryOperations
+from .listing import RetrieverProvider
 from .prompts import choose_system_prompt
 from .timefmt import time_block
-from .listing import RetrieverProvider
 from .tools import CONTEXT_KEY, ToolContext, make_memory_tools
 from .turns import format_turn, normalize_turn, turn_query_text
 
@@ -43,7 +44,7 @@ class ConsumeResult:
     prompt_tokens: int = 0
     completion_tokens: int = 0
     final_text: str = ""
-    events: list[MemoryEvent] = field(default_factory=list)
+    changes: list[MemoryChange] = field(default_factory=list)
 
 
 # The tool calls of one model message run one at a time, in the order the model gave them, so
@@ -62,18 +63,18 @@ class _SerialToolCalls(AgentMiddleware):
 
 
 class MemoryConsumer:
-    """Runs the memory-writer agent over one turn against ``mm``.
+    """Runs the memory-writer agent over one turn through ``memory`` (the memory operations, or a
+    store they are made for).
 
     ``retriever`` (a provider of the offline retriever, see ``tools.make_memory_tools``) lets
     ``read_memories`` list only the memories related to the turn once the store is large; each
-    run hands the tools its turn text through a ``ToolContext`` in the run config.
+    run hands the tools its turn through a ``ToolContext`` in the run config.
     """
 
     def __init__(
         self,
         llm: Any,
-        mm: BaseMemoryManager,
-        events: EventFeed[MemoryEvent] | None = None,
+        memory: MemoryOperations | BaseMemoryManager,
         *,
         now: Callable[[], datetime] | None = None,
         recursion_limit: int = DEFAULT_RECURSION_LIMIT,
@@ -81,12 +82,12 @@ class MemoryConsumer:
     ) -> None:
         if llm is None:
             raise ValueError("MemoryConsumer needs a chat model (llm is None: no model configured)")
+        ops = memory if isinstance(memory, MemoryOperations) else MemoryOperations(memory)
         self._llm = llm
-        self._mm = mm
-        self._events = events
+        self._ops = ops
         self._now = now or datetime.now
         self._recursion_limit = recursion_limit
-        self._tools = make_memory_tools(mm, retriever=retriever)
+        self._tools = make_memory_tools(ops, retriever=retriever)
         self._agents: dict[str, Any] = {}
         self._checkpointer = MemorySaver()
 
@@ -116,14 +117,16 @@ class MemoryConsumer:
         """Let the agent write what this turn taught about the user. Raises if the LLM fails."""
         turn_id = turn_id or uuid.uuid4().hex[:12]
         messages = normalize_turn(turn_messages)
-        cold_start = await asyncio.to_thread(self._mm.count) == 0
+        cold_start = await asyncio.to_thread(self._ops.count) == 0
         system_prompt = choose_system_prompt(cold_start)
         now = self._now()
         user_prompt = self.build_prompt(messages, cold_start, now)
-        tool_context = ToolContext(session_id, turn_id, turn_query_text(messages), now)
+        user_words = "\n".join(m["content"] for m in messages if m["role"] == "user")
+        tool_context = ToolContext(session_id, turn_id, turn_query_text(messages), now, user_words)
         agent = self._agents.get(system_prompt) or await asyncio.to_thread(self._agent, system_prompt)
-        callback = MemoryToolCallback(self._events, session_id, turn_id)
         thread_id = f"ltm-{turn_id}-{uuid.uuid4().hex[:6]}"
+        changes: list[MemoryChange] = []
+        unsubscribe = self._ops.subscribe(lambda change: change.turn_id == turn_id and changes.append(change))
         # A fresh lock per run; not reset afterwards (the next run sets its own, and a reset from a
         # cancelled run finalised in another context would raise).
         _TOOL_LOCK.set(asyncio.Lock())
@@ -132,16 +135,18 @@ class MemoryConsumer:
                 {"messages": [HumanMessage(content=user_prompt)]},
                 config={
                     "configurable": {"thread_id": thread_id, CONTEXT_KEY: tool_context},
-                    "callbacks": [callback],
                     "recursion_limit": self._recursion_limit,
                 },
             )
         finally:
+            unsubscribe()
             self._checkpointer.delete_thread(thread_id)
-        result = ConsumeResult(turn_id, cold_start, tool_calls=callback.tool_calls, tool_errors=callback.tool_errors,
-                               events=list(callback.published))
+        result = ConsumeResult(turn_id, cold_start, changes=list(changes))
         for msg in state.get("messages", []):
-            if isinstance(msg, AIMessage):
+            if isinstance(msg, ToolMessage):
+                result.tool_calls += 1
+                result.tool_errors += msg.status == "error"
+            elif isinstance(msg, AIMessage):
                 result.llm_calls += 1
                 usage = msg.usage_metadata or {}
                 result.prompt_tokens += int(usage.get("input_tokens", 0) or 0)

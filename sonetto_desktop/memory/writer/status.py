@@ -1,12 +1,11 @@
-"""The writer's observable state as one value, with a sentence for people in zh and en; and the
-two lazy hooks into ``sonetto_desktop.agent`` (default model, error wording), kept optional so the
-memory domain runs without the agent package."""
+"""The writer's observable state as one value, with a sentence for people in zh and en, and the
+wording of a failure (the front end may supply its own describer)."""
 
 from __future__ import annotations
 
 import logging
 from dataclasses import dataclass
-from typing import Any
+from typing import Callable
 
 from ..errors import redact
 
@@ -49,27 +48,16 @@ def make_status(*, pending: int, busy: bool, paused: bool, configured: bool, fai
     return WriterStatus(n, busy, paused, configured, failed, last_error, zh, en)
 
 
-def load_default_llm() -> Any:
-    try:
-        from sonetto_desktop.agent.llm import get_default_llm
-    except ImportError:  # the agent package is optional for the memory domain
-        log.warning("sonetto_desktop.agent.llm is unavailable: no default model")
-        return None
-    return get_default_llm()
+ErrorDescriber = Callable[[BaseException, str], str]
 
 
-def describe_failure(exc: BaseException, api_key: str = "") -> str:
-    """A short sentence for a failed turn (via the agent's ``describe_llm_error`` when present) in
-    which ``api_key`` never appears, even when the server echoed it back."""
-    for module in ("sonetto_desktop.agent.llm", "sonetto_desktop.agent.llm_errors"):
+def describe_failure(exc: BaseException, api_key: str = "", describe: ErrorDescriber | None = None) -> str:
+    """A short sentence for a failed turn in which ``api_key`` never appears, even when the server
+    echoed it back. ``describe(exc, api_key)`` is the front end's wording (the app passes the agent
+    package's LLM error descriptions); without it, the error's type and message."""
+    if describe is not None:
         try:
-            describe = __import__(module, fromlist=["describe_llm_error"]).describe_llm_error
-        except (ImportError, AttributeError):
-            continue
-        try:
-            info = describe(exc, api_key=api_key)
-            return redact(f"{info.zh}（{info.code}）", api_key)
+            return redact(describe(exc, api_key), api_key)
         except Exception:
-            log.exception("describe_llm_error failed")
-            break
+            log.exception("describing a writer failure failed")
     return redact(f"{type(exc).__name__}: {str(exc)[:300]}", api_key)

@@ -1,17 +1,16 @@
-"""The memory writer's CRUD tools, bound to one memory manager by a factory (no module global).
+"""The memory writer's CRUD tools, bound to the memory operations by a factory (no module global).
 
-Each tool returns ``(text for the model, artifact)``: the artifact is a small dict
-``{kind, ids, description, reason}`` that ``callbacks.MemoryToolCallback`` turns into a
-``MemoryEvent``. A bad call (unknown id, empty text, secret-looking content) raises
-``ToolException``; with ``handle_tool_error=True`` LangChain hands the message back to the model
-as an error ``ToolMessage`` so it can correct itself, and the run goes on.
-
-Writes are recorded with ``actor="agent"`` and the model's reason.
+Every write goes through :class:`~..operations.MemoryOperations` as the ``agent``, with the turn it
+works for (``ToolContext`` in the run config: turn id, session, the user's words), so each change on
+the change channel and in the memory's history says which turn caused it and why. A bad call
+(unknown id, empty text, secret-looking content) raises ``ToolException``; with
+``handle_tool_error=True`` LangChain hands the message back to the model as an error
+``ToolMessage`` so it can correct itself, and the run goes on. Each tool also returns an artifact
+``{kind, ids}`` saying what it did (for counting and tests).
 """
 
 from __future__ import annotations
 
-import re
 from dataclasses import dataclass
 from datetime import datetime
 from typing import Any
@@ -20,37 +19,16 @@ from langchain_core.runnables import RunnableConfig
 from langchain_core.tools import BaseTool, ToolException, tool
 
 from ..base import BaseMemoryManager
+from ..changes import AGENT, Turn, excerpt_of
 from ..errors import MemoryNotFound
-from ..events import EventFeed, MemoryEvent
+from ..operations import MemoryOperations
 from .listing import READ_ALL_MAX, RECENT_N, RELATED_K, RetrieverProvider, read_listing
+from .secret_filter import find_secret
 
-ACTOR = "agent"
+ACTOR = AGENT
 TOOL_NAMES = ("create_memory", "read_memories", "update_memory", "delete_memory", "merge_memories", "hit_memory")
 MAX_CONTENT_CHARS = 500
 MAX_SECTION_CHARS = 8
-
-# Secret-looking content. Deliberately narrow: the prompt is the first line of defence, this
-# catches what slips through without refusing ordinary facts (phone-length numbers, dates).
-_SECRET_PATTERNS: tuple[tuple[str, re.Pattern[str]], ...] = (
-    ("身份证号", re.compile(r"(?<!\d)\d{17}[\dXx](?![\dA-Za-z])")),
-    ("银行卡号", re.compile(r"(?<!\d)(?:\d[ -]?){15,18}\d(?!\d)")),
-    ("API Key / 令牌", re.compile(r"\b(?:sk|pk|rk)-[A-Za-z0-9_\-]{16,}|\bgh[pousr]_[A-Za-z0-9]{20,}|\bAKIA[0-9A-Z]{16}\b"
-                                  r"|\bxox[abpr]-[A-Za-z0-9-]{10,}|\beyJ[A-Za-z0-9_-]{10,}\.[A-Za-z0-9_-]{10,}")),
-    ("私钥", re.compile(r"-----BEGIN [A-Z ]*PRIVATE KEY-----")),
-    ("密码 / 验证码", re.compile(r"(?:密码|口令|验证码|PIN码|支付码|password|passwd|pwd|passcode)\s*(?:是|为|:|：|=)\s*\S{3,}",
-                              re.IGNORECASE)),
-    ("密钥 / 令牌", re.compile(r"(?:api[ _-]?key|secret|token|密钥|令牌)\s*(?:是|为|:|：|=)\s*[A-Za-z0-9_\-./+]{8,}",
-                             re.IGNORECASE)),
-)
-
-
-def find_secret(text: str) -> str | None:
-    """The kind of secret ``text`` seems to contain (for the error message), or ``None``."""
-    for label, pattern in _SECRET_PATTERNS:
-        if pattern.search(text):
-            return label
-    return None
-
 
 # Key of the per-run ``ToolContext`` in ``config["configurable"]`` (set by ``MemoryConsumer``).
 CONTEXT_KEY = "sonetto_tool_context"
@@ -60,15 +38,22 @@ CONTEXT_KEY = "sonetto_tool_context"
 class ToolContext:
     """Which turn the tools are working for.
 
-    The ids are used when the tools publish events themselves; ``turn_text`` (the turn's words)
-    and ``now`` are what ``read_memories`` selects related memories by once the store is large.
-    A context given in a run's ``config["configurable"][CONTEXT_KEY]`` wins over the factory's.
+    ``turn_text`` (the turn's words) and ``now`` are what ``read_memories`` selects related memories
+    by once the store is large; ``excerpt`` (the user's words) is kept, shortened, with every change
+    as its provenance. A context given in a run's ``config["configurable"][CONTEXT_KEY]`` wins over
+    the factory's.
     """
 
     session_id: str | None = None
     turn_id: str | None = None
     turn_text: str | None = None
     now: datetime | None = None
+    excerpt: str = ""
+
+    def turn(self) -> Turn | None:
+        if not self.turn_id:
+            return None
+        return Turn(self.turn_id, self.session_id, excerpt_of(self.excerpt))
 
 
 def _text(name: str, value: Any, limit: int | None = None) -> str:
@@ -112,8 +97,7 @@ def _validation_message(exc: Exception) -> str:
 
 
 def make_memory_tools(
-    mm: BaseMemoryManager,
-    events: EventFeed[MemoryEvent] | None = None,
+    memory: MemoryOperations | BaseMemoryManager,
     context: ToolContext | None = None,
     *,
     retriever: RetrieverProvider | None = None,
@@ -121,11 +105,8 @@ def make_memory_tools(
     related_k: int = RELATED_K,
     recent_n: int = RECENT_N,
 ) -> list[BaseTool]:
-    """The six CRUD tools bound to ``mm``.
-
-    With ``events`` the tools also publish a ``MemoryEvent`` per successful call themselves
-    (for use outside ``MemoryConsumer``, which publishes through its callback instead);
-    ``context`` then supplies the session and turn ids.
+    """The six CRUD tools over ``memory`` (the memory operations, or a store they are made for),
+    written as the ``agent``, per turn (see ``ToolContext``).
 
     ``read_memories`` lists every memory up to ``read_all_max`` of them; above that, the
     ``related_k`` candidates that ``retriever()`` (a provider of an object with
@@ -133,16 +114,21 @@ def make_memory_tools(
     of the context, plus the ``recent_n`` most recently updated ones (see ``listing``).
     Without a retriever: the most recent and most-hit ones.
     """
+    ops = memory if isinstance(memory, MemoryOperations) else MemoryOperations(memory)
+    store = ops.store
 
-    def done(text: str, kind: str, ids: tuple[str, ...], description: str = "", reason: str = "") -> tuple[str, dict]:
-        artifact = {"kind": kind, "ids": ids, "description": description, "reason": reason}
-        if events is not None:
-            ctx = context or ToolContext()
-            events.publish(MemoryEvent(kind, ids, description, reason, ctx.session_id, ctx.turn_id))
-        return text, artifact
+    def done(text: str, kind: str, ids: tuple[str, ...]) -> tuple[str, dict]:
+        return text, {"kind": kind, "ids": ids}
+
+    def run_context(config: RunnableConfig | None) -> ToolContext:
+        given = ((config or {}).get("configurable") or {}).get(CONTEXT_KEY)
+        return given if isinstance(given, ToolContext) else (context or ToolContext())
+
+    def agent_ops(config: RunnableConfig | None) -> MemoryOperations:
+        return ops.as_actor(ACTOR, run_context(config).turn())
 
     @tool(response_format="content_and_artifact")
-    def create_memory(content: str, section: str) -> tuple[str, dict]:
+    def create_memory(content: str, section: str, config: RunnableConfig) -> tuple[str, dict]:
         """添加一条新的记忆条目到指定分区。调用后返回该条目的唯一 ID。
         写入前应先确认记忆库里没有说同一件事的条目；有的话用 update_memory 更新它，而不是新建。
 
@@ -158,19 +144,15 @@ def make_memory_tools(
         """
         text = _content(content)
         theme = _text("section", section, MAX_SECTION_CHARS)
+        writer = agent_ops(config)
         same = _same_text(text)
-        existing = next(((mid, item.description) for mid, item in mm.all_items().items()
-                         if _same_text(item.description) == same), None)
+        existing = next((mid for mid, item in store.all_items().items() if _same_text(item.description) == same), None)
         if existing is not None:  # e.g. a turn retried after a failure half-way: never store it twice
-            count = mm.hit(existing[0], actor=ACTOR)
-            return done(f"记忆库中已有相同内容的条目 {existing[0]}，未重复创建，已记为一次引用（hit {count}）。",
-                        "hit", (existing[0],), existing[1], "")
-        memory_id = mm.add(text, theme, actor=ACTOR, reason="记忆写入助手根据对话新增")
-        return done(f"已创建记忆 {memory_id}（分区：{theme}）。", "create", (memory_id,), text, "")
-
-    def run_context(config: RunnableConfig | None) -> ToolContext:
-        given = ((config or {}).get("configurable") or {}).get(CONTEXT_KEY)
-        return given if isinstance(given, ToolContext) else (context or ToolContext())
+            count = writer.hit(existing).extra.get("hit")
+            return done(f"记忆库中已有相同内容的条目 {existing}，未重复创建，已记为一次引用（hit {count}）。",
+                        "hit", (existing,))
+        memory_id = writer.add(text, theme, reason="记忆写入助手根据对话新增").ids[0]
+        return done(f"已创建记忆 {memory_id}（分区：{theme}）。", "create", (memory_id,))
 
     @tool(response_format="content_and_artifact")
     def read_memories(config: RunnableConfig) -> tuple[str, dict]:
@@ -178,13 +160,13 @@ def make_memory_tools(
         记忆不多时列出全部；记忆很多时只列出与本轮对话相关的条目和最近更新的几条，第一行会写明总数。
         在新增、修改、合并、删除之前必须先调用此工具了解现有条目；一轮处理中读一次即可。"""
         ctx = run_context(config)
-        listing = read_listing(mm, ctx.turn_text, retriever, now=ctx.now, read_all_max=read_all_max,
+        listing = read_listing(store, ctx.turn_text, retriever, now=ctx.now, read_all_max=read_all_max,
                                related_k=related_k, recent_n=recent_n)
-        count = f"{listing.total} 条" if listing.shown == listing.total else f"{listing.shown}/{listing.total} 条"
-        return done(listing.text, "read", (), "", count)
+        text, artifact = done(listing.text, "read", ())
+        return text, {**artifact, "shown": listing.shown, "total": listing.total}
 
     @tool(response_format="content_and_artifact")
-    def update_memory(id: str, content: str, reason: str) -> tuple[str, dict]:
+    def update_memory(id: str, content: str, reason: str, config: RunnableConfig) -> tuple[str, dict]:
         """根据 ID 更新一条已有记忆，旧内容会保存在历史中。更新成功后会自动增加该记忆的引用计数（hit），
         表示该记忆被重新关注，因此不必再对它调用 hit_memory。
         当新信息与已有条目说的是同一件事、或用户的情况发生了变化时使用，而不是新建重复条目。
@@ -197,15 +179,18 @@ def make_memory_tools(
         memory_id = _text("id", id)
         text = _content(content)
         why = _text("reason", reason)
+        writer = agent_ops(config)
         try:
-            mm.update(memory_id, why, new_description=text, actor=ACTOR)
-            mm.hit(memory_id, actor=ACTOR)
+            changed = writer.update(memory_id, description=text, reason=why)
+            writer.hit(memory_id)
         except MemoryNotFound:
             raise _not_found(memory_id) from None
-        return done(f"已更新记忆 {memory_id}。", "update", (memory_id,), text, why)
+        if changed is None:
+            return done(f"记忆 {memory_id} 已是这个内容，无需修改，已记为一次引用。", "hit", (memory_id,))
+        return done(f"已更新记忆 {memory_id}。", "update", (memory_id,))
 
     @tool(response_format="content_and_artifact")
-    def delete_memory(id: str, reason: str) -> tuple[str, dict]:
+    def delete_memory(id: str, reason: str, config: RunnableConfig) -> tuple[str, dict]:
         """根据 ID 删除一条记忆（移入回收站，用户仍可恢复）。
         用于已经过期的待办（如考试日期已过）、用户明确说不再成立或要求忘掉的信息。
 
@@ -216,13 +201,14 @@ def make_memory_tools(
         memory_id = _text("id", id)
         why = _text("reason", reason)
         try:
-            description = mm.delete(memory_id, why, actor=ACTOR)
+            agent_ops(config).delete(memory_id, reason=why)
         except MemoryNotFound:
             raise _not_found(memory_id) from None
-        return done(f"已删除记忆 {memory_id}。", "delete", (memory_id,), description, why)
+        return done(f"已删除记忆 {memory_id}。", "delete", (memory_id,))
 
     @tool(response_format="content_and_artifact")
-    def merge_memories(id1: str, id2: str, content: str, section: str, reason: str) -> tuple[str, dict]:
+    def merge_memories(id1: str, id2: str, content: str, section: str, reason: str,
+                       config: RunnableConfig) -> tuple[str, dict]:
         """将两条描述同一事物的记忆合并为一条：id1 保留、id2 被删除，两者的修改历史都会保留。
 
         当两条记忆描述同一事物（如分散的身份信息、同一首歌在不同分区的重复条目）时使用，避免碎片化。
@@ -242,13 +228,13 @@ def make_memory_tools(
         theme = _text("section", section, MAX_SECTION_CHARS)
         why = _text("reason", reason)
         try:
-            mm.merge(keep, gone, text, theme, why, actor=ACTOR)
+            agent_ops(config).merge(keep, gone, text, theme, reason=why)
         except MemoryNotFound as exc:
             raise _not_found(exc.memory_id) from None
-        return done(f"已将记忆 {gone} 合并到 {keep}。", "merge", (keep, gone), text, why)
+        return done(f"已将记忆 {gone} 合并到 {keep}。", "merge", (keep, gone))
 
     @tool(response_format="content_and_artifact")
-    def hit_memory(id: str) -> tuple[str, dict]:
+    def hit_memory(id: str, config: RunnableConfig) -> tuple[str, dict]:
         """标记一条记忆被引用一次，增加其 hit 计数。
 
         当本轮对话提到或用到了某条记忆（如被用于回答用户的问题）、但不需要修改它时调用。
@@ -259,11 +245,10 @@ def make_memory_tools(
         """
         memory_id = _text("id", id)
         try:
-            count = mm.hit(memory_id, actor=ACTOR)
-            description = mm.get(memory_id).description
+            count = agent_ops(config).hit(memory_id).extra.get("hit")
         except MemoryNotFound:
             raise _not_found(memory_id) from None
-        return done(f"已标记记忆 {memory_id}（hit {count}）。", "hit", (memory_id,), description, "")
+        return done(f"已标记记忆 {memory_id}（hit {count}）。", "hit", (memory_id,))
 
     tools = [create_memory, read_memories, update_memory, delete_memory, merge_memories, hit_memory]
     for t in tools:

@@ -1,5 +1,4 @@
-"""LongTermMemory: the 湾流 write pipeline (a durable queue in front of ``MemoryConsumer``) and the
-read side (recall) behind one object.
+"""MemoryWriter: the 湾流 write pipeline, a durable queue in front of ``MemoryConsumer``.
 
 Producer: ``await send_history(turn)`` validates, journals (fsync, on a worker thread) and
 enqueues — it returns at once. Consumer: one task on the event loop takes turns in order, runs the
@@ -7,7 +6,11 @@ writer agent, and removes a turn from the journal only when it was written. Fail
 with backoff (head of line, so later turns never overtake an earlier one); a turn failing
 ``max_attempts`` times moves to the journal's ``failed/`` list and is reported, never dropped.
 
-All state lives on the event-loop thread; observers get ``MemoryEvent``s from ``events``.
+The writer reports its state as :class:`~.events.WriterEvent` s on ``events`` (queued, started,
+done, failed, gave_up, status); what it changes in the memories travels on the store's change
+channel, tagged with the turn id. The agent runs on a private loop thread when ``isolate_loop``
+is set and the model has its own HTTP client (see ``runner``), so LangChain's CPU work never runs
+on the caller's (UI) loop. All other state lives on the event-loop thread.
 """
 
 from __future__ import annotations
@@ -18,61 +21,62 @@ import uuid
 from datetime import datetime
 from typing import Any, Callable, Sequence
 
+from ...aio import run_blocking
 from ..base import BaseMemoryManager
-from ..events import EventFeed, MemoryEvent
 from ..errors import api_key_of, redact
+from ..events import EventFeed
+from ..operations import MemoryOperations
 from .consumer import MemoryConsumer
+from .events import WriterEvent
 from .journal import JournalEntry, TurnJournal, default_journal_path
-from .recall_side import RecallSide
+from .listing import RetrieverProvider
 from .runner import LoopThread
-from .status import WriterStatus, describe_failure, load_default_llm, make_status
+from .status import ErrorDescriber, WriterStatus, describe_failure, make_status
 from .turns import last_exchange, normalize_turn
 
 log = logging.getLogger(__name__)
 
 
-class LongTermMemory(RecallSide):
-    """See the module docstring. ``llm=None`` means the configured default (``get_default_llm()``,
-    looked up when the writer starts); ``set_llm`` changes it later. ``isolate_loop=True`` runs the
-    agent on a private loop thread (see ``runner``) when the model has its own HTTP client."""
+class MemoryWriter:
+    """See the module docstring. ``memory``: the memory operations (or a store, wrapped). ``llm``:
+    the writer's chat model; ``None`` means none is configured (turns wait in the journal until
+    ``set_llm``). ``retriever``: a provider of the offline retriever for the bounded listing.
+    ``describe_error(exc, api_key)`` words a failure for people (default: type and message).
+    ``events``: the feed to report on (default: a new one; a front end may keep one across writers)."""
 
     def __init__(
         self,
-        mm: BaseMemoryManager,
+        memory: MemoryOperations | BaseMemoryManager,
         llm: Any = None,
         journal_path: Any = None,
         *,
         max_attempts: int = 5,
         backoff: Sequence[float] = (1, 2, 5, 15, 60),
         stop_timeout: float = 10.0,
-        events: EventFeed[MemoryEvent] | None = None,
         now: Callable[[], datetime] | None = None,
-        recall_timeout: float = 8.0,
+        retriever: RetrieverProvider | None = None,
+        describe_error: ErrorDescriber | None = None,
+        events: EventFeed[WriterEvent] | None = None,
         isolate_loop: bool = False,
     ) -> None:
+        ops = memory if isinstance(memory, MemoryOperations) else MemoryOperations(memory)
         if journal_path is None:
-            store_path = getattr(mm, "path", None)
+            store_path = getattr(ops.store, "path", None)
             if store_path is None:
                 raise ValueError("this memory manager has no .path: pass journal_path explicitly")
             journal_path = default_journal_path(store_path)
         if max_attempts < 1:
             raise ValueError("max_attempts must be at least 1")
-        self._mm = mm
+        self._ops = ops
         self._llm = llm
-        self._use_default_llm = llm is None
-        self._llm_resolved = llm is not None
         self.journal = TurnJournal(journal_path)
-        self.events: EventFeed[MemoryEvent] = events if events is not None else EventFeed()
+        self.events: EventFeed[WriterEvent] = events if events is not None else EventFeed()
         self.max_attempts = max_attempts
         self.backoff = tuple(float(b) for b in backoff) or (1.0,)
         self.stop_timeout = stop_timeout
         self._now = now
-        self._recall_timeout = recall_timeout
-        self._recall: Any = None
-        try:
-            self._recaller()
-        except ImportError:  # retrieval not installed: built on first use, or the call fails clearly
-            log.warning("memory recall is unavailable")
+        self._retriever = retriever
+        self._describe = describe_error
         self._consumer: MemoryConsumer | None = None
         self._queue: asyncio.Queue[str | None] | None = None
         self._task: asyncio.Task[None] | None = None
@@ -91,8 +95,12 @@ class LongTermMemory(RecallSide):
     # ── observable state ──────────────────────────────────────────────
 
     @property
-    def mm(self) -> BaseMemoryManager:
-        return self._mm
+    def ops(self) -> MemoryOperations:
+        return self._ops
+
+    @property
+    def llm(self) -> Any:
+        return self._llm
 
     @property
     def pending(self) -> int:
@@ -119,23 +127,20 @@ class LongTermMemory(RecallSide):
         return list(self._failed)
 
     def status(self) -> WriterStatus:
-        # Until the writer has looked up the default model it cannot say it is missing.
-        configured = self._llm is not None or (self._use_default_llm and not self._llm_resolved)
+        configured = self._llm is not None
         return make_status(pending=self.pending, busy=self._busy, paused=self._paused, configured=configured,
                            failed=len(self._failed), last_error=self._last_error)
 
     def _emit(self, kind: str, entry: JournalEntry | None = None, detail: str = "") -> None:
-        self.events.publish(
-            MemoryEvent(kind, session_id=entry.session_id if entry else None,
-                        turn_id=entry.turn_id if entry else None, detail=detail)
-        )
+        self.events.publish(WriterEvent(kind, entry.turn_id if entry else None,
+                                        entry.session_id if entry else None, detail))
 
     def _status_changed(self) -> None:
         st = self.status()
         key = (st.pending, st.busy, st.paused, st.configured, st.failed, st.last_error, st.zh)
         if key != self._last_status:
             self._last_status = key
-            self.events.publish(MemoryEvent("status", detail=st.zh))
+            self.events.publish(WriterEvent("status", detail=st.zh))
 
     # ── controls ──────────────────────────────────────────────────────
 
@@ -153,11 +158,7 @@ class LongTermMemory(RecallSide):
     def set_llm(self, llm: Any) -> None:
         """Use another model from now on (``None``: none configured, turns wait in the journal)."""
         self._llm = llm
-        self._use_default_llm = False
-        self._llm_resolved = True
         self._consumer = None
-        if self._recall is not None:
-            self._recall.llm = llm
         if self._wake is not None:
             self._wake.set()
         self._status_changed()
@@ -204,7 +205,7 @@ class LongTermMemory(RecallSide):
         except Exception:
             log.exception("memory writer task failed")
         drained = not self._entries
-        await asyncio.to_thread(self.journal.release)
+        await run_blocking(self.journal.release)
         self._task = None
         self._queue = None
         self._busy = False
@@ -222,13 +223,13 @@ class LongTermMemory(RecallSide):
         messages = normalize_turn(turn_messages)
         turn_id = turn_id or uuid.uuid4().hex[:12]
         try:
-            entry = await asyncio.to_thread(self.journal.append, turn_id, session_id, messages)
+            entry = await run_blocking(self.journal.append, turn_id, session_id, messages)
         except OSError as exc:
             # Keep the chat going and the turn in memory; say that it is not durable.
             log.error("could not journal turn %s: %s", turn_id, exc)
             self._last_error = f"无法写入日志文件（{exc.strerror or exc}），本轮仅保存在内存中"
             entry = JournalEntry(uuid.uuid4().hex[:16], 0, turn_id, session_id, messages)
-        self._emit("turn_queued", entry)
+        self._emit("queued", entry)
         if self._queue is not None and not self._stopping:
             self._entries[entry.key] = entry
             self._queue.put_nowait(entry.key)
@@ -241,7 +242,7 @@ class LongTermMemory(RecallSide):
 
     async def retry_failed(self) -> int:
         """Put every given-up turn back in the queue (attempts reset); returns how many."""
-        entries = await asyncio.to_thread(self.journal.requeue_failed)
+        entries = await run_blocking(self.journal.requeue_failed)
         self._failed = []
         for entry in entries:
             if self._queue is not None and not self._stopping:
@@ -254,32 +255,25 @@ class LongTermMemory(RecallSide):
 
     def _get_consumer(self) -> MemoryConsumer:
         if self._consumer is None or self._consumer.llm is not self._llm:
-            self._consumer = MemoryConsumer(self._llm, self._mm, self.events, now=self._now,
-                                            retriever=self.related_retriever)
+            self._consumer = MemoryConsumer(self._llm, self._ops, now=self._now, retriever=self._retriever)
         return self._consumer
 
     async def _consume(self, entry: JournalEntry) -> Any:
         consumer = self._consumer
         if consumer is None or consumer.llm is not self._llm:
-            consumer = await asyncio.to_thread(self._get_consumer)  # building the tools takes ~20 ms
+            consumer = await run_blocking(self._get_consumer)  # building the tools takes ~20 ms
         return await consumer.consume(entry.session_id, entry.turn_id, entry.messages)
+
+    def _failure_text(self, exc: BaseException) -> str:
+        return describe_failure(exc, api_key_of(self._llm), self._describe)
 
     async def _run(self) -> None:
         assert self._queue is not None
-        if self._use_default_llm and self._llm is None:
-            try:
-                self._llm = await asyncio.to_thread(load_default_llm)
-            except Exception as exc:
-                log.exception("get_default_llm failed")
-                self._last_error = describe_failure(exc)
-            if self._recall is not None:
-                self._recall.llm = self._llm
-        self._llm_resolved = True
         self._status_changed()
         try:
-            if await asyncio.to_thread(self.journal.claim):
-                replay = await asyncio.to_thread(self.journal.pending)
-                self._failed = await asyncio.to_thread(self.journal.failed)
+            if await run_blocking(self.journal.claim):
+                replay = await run_blocking(self.journal.pending)
+                self._failed = await run_blocking(self.journal.failed)
             else:  # another instance replays the journal; this one writes only what it is sent
                 log.warning("another writer holds %s: not replaying its journal", self.journal.path)
                 self._last_error = "另一个 Sonetto 正在使用这个记忆库，未处理的旧对话由它写入"
@@ -314,7 +308,7 @@ class LongTermMemory(RecallSide):
         except Exception as exc:
             log.exception("memory writer: unexpected failure on %s", key)
             self._busy = False
-            self._last_error = redact(f"{type(exc).__name__}: {exc}", api_key_of(self._llm))
+            self._last_error = redact(f"{type(exc).__name__}: {exc}", api_key_of(self._llm))  # a bug: say what
             self._status_changed()
 
     async def _wait_until_runnable(self) -> bool:
@@ -342,7 +336,7 @@ class LongTermMemory(RecallSide):
             if not await self._wait_until_runnable():
                 return
             self._busy = True
-            self._emit("turn_started", entry, f"attempt {entry.attempts + 1}")
+            self._emit("started", entry, f"attempt {entry.attempts + 1}")
             self._status_changed()
             try:
                 if self._runner.use_for(self._llm, self.isolate_loop):
@@ -354,17 +348,17 @@ class LongTermMemory(RecallSide):
                 raise
             except Exception as exc:  # noqa: BLE001 - every failure is counted and retried
                 self._busy = False
-                message = describe_failure(exc, api_key_of(self._llm))
+                message = self._failure_text(exc)
                 log.warning("memory writer: turn %s failed (attempt %d): %s", entry.turn_id, entry.attempts + 1,
                             message)
-                await asyncio.to_thread(self.journal.record_failure, entry, message)
+                await run_blocking(self.journal.record_failure, entry, message)
                 self._last_error = message
-                self._emit("turn_failed", entry, f"第 {entry.attempts} 次失败：{message}")
+                self._emit("failed", entry, f"第 {entry.attempts} 次失败：{message}")
                 if entry.attempts >= self.max_attempts:
-                    await asyncio.to_thread(self.journal.move_to_failed, entry)
+                    await run_blocking(self.journal.move_to_failed, entry)
                     self._entries.pop(key, None)
                     self._failed.append(entry)
-                    self._emit("turn_gave_up", entry, f"已失败 {entry.attempts} 次，保留在失败列表中：{message}")
+                    self._emit("gave_up", entry, f"已失败 {entry.attempts} 次，保留在失败列表中：{message}")
                     self._status_changed()
                     return
                 self._status_changed()
@@ -375,18 +369,16 @@ class LongTermMemory(RecallSide):
                     return
                 continue
             self._busy = False
-            await asyncio.to_thread(self.journal.remove, entry)
+            await run_blocking(self.journal.remove, entry)
             self._entries.pop(key, None)
             self._last_error = None
             result = self.last_result
-            self._emit("turn_done", entry,
+            self._emit("done", entry,
                        f"llm_calls={result.llm_calls} tool_calls={result.tool_calls} "
                        f"prompt_tokens={result.prompt_tokens}")
             self._status_changed()
             return
 
     def close(self) -> None:
-        """Release the recall index and the private loop thread (after ``stop()``). The store itself
-        belongs to the caller."""
-        super().close()
+        """Release the private loop thread (after ``stop()``). The store belongs to the caller."""
         self._runner.close()

@@ -1,0 +1,70 @@
+"""The one way to run background work, for every layer (domain, agent, services, UI).
+
+- :func:`run_blocking` runs a blocking call (file or database I/O, jieba, a store write) in a
+  worker thread and awaits it. Everything blocking goes through it, so there is one place that
+  decides where such work runs.
+- :class:`TaskKeeper` owns fire-and-forget tasks: it keeps them referenced until they finish (the
+  event loop holds only weak references), logs their failures, and cancels and awaits whatever is
+  left when its owner closes.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+from typing import Any, Callable, Coroutine, TypeVar
+
+log = logging.getLogger(__name__)
+T = TypeVar("T")
+
+
+async def run_blocking(fn: Callable[..., T], /, *args: Any, **kwargs: Any) -> T:
+    """``fn(*args, **kwargs)`` in a worker thread (context variables carried over)."""
+    return await asyncio.to_thread(fn, *args, **kwargs)
+
+
+class TaskKeeper:
+    """Keeps tasks alive until done; ``await close()`` cancels and awaits the rest."""
+
+    def __init__(self, name: str = "tasks") -> None:
+        self._name = name
+        self._tasks: set[asyncio.Task[Any]] = set()
+        self._closed = False
+
+    def spawn(self, coro: Coroutine[Any, Any, T], *, name: str | None = None) -> asyncio.Task[T]:
+        """Start ``coro`` on the running loop and keep it until it finishes. After ``close()`` the
+        coroutine is closed without running and a cancelled task is returned."""
+        task = asyncio.ensure_future(coro)
+        if name:
+            task.set_name(name)
+        if self._closed:
+            task.cancel()
+            return task
+        self._tasks.add(task)
+        task.add_done_callback(self._done)
+        return task
+
+    def _done(self, task: asyncio.Task[Any]) -> None:
+        self._tasks.discard(task)
+        if not task.cancelled() and task.exception() is not None:
+            log.error("%s: background task %s failed", self._name, task.get_name(), exc_info=task.exception())
+
+    @property
+    def pending(self) -> int:
+        return len(self._tasks)
+
+    async def drain(self, timeout: float | None = None) -> bool:
+        """Wait (at most ``timeout`` s) for the running tasks; True when none is left."""
+        if not self._tasks:
+            return True
+        done, pending = await asyncio.wait(list(self._tasks), timeout=timeout)
+        return not pending
+
+    async def close(self) -> None:
+        """No new tasks; cancel and await the running ones. Safe to call twice."""
+        self._closed = True
+        tasks = list(self._tasks)
+        for task in tasks:
+            task.cancel()
+        if tasks:
+            await asyncio.gather(*tasks, return_exceptions=True)

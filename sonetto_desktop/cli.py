@@ -1,0 +1,163 @@
+"""``sonetto memory …``: the memories from a terminal, through the same services as the app (as the
+actor ``cli``). No Qt, no LLM: it opens exactly the store the app opens (same settings, data dir and
+backend, migrating after a backend switch), or the file given with ``--store``.
+
+Output is for people and for pipes: memory text is printed with control characters shown as
+``\\x1b``-style escapes (a memory can never drive the terminal), errors are one line on stderr with a
+non-zero exit code, and a closed pipe (``| head``) ends quietly.
+"""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import os
+import re
+import sys
+from pathlib import Path
+
+from .memory.changes import CLI
+from .memory.errors import MemoryError_
+from .memory.transfer import FORMATS, ImportFormatError, export_text, format_for, read_import
+from .services import AppServices
+
+_CONTROL = re.compile(r"[\x00-\x08\x0b-\x1f\x7f-\x9f\u2028\u2029]")
+
+
+def printable(text: object) -> str:
+    """``text`` with control characters (ANSI escapes included) shown as visible escapes."""
+    return _CONTROL.sub(lambda m: m.group().encode("unicode_escape").decode("ascii"), str(text))
+
+
+def _parser() -> argparse.ArgumentParser:
+    parser = argparse.ArgumentParser(prog="sonetto memory", description="Manage Sonetto's long-term memories.")
+    parser.add_argument("--store", help="a memory store file (.yaml or .db) instead of the app's data dir")
+    parser.add_argument("--create", action="store_true", help="with --store: create the file if it does not exist")
+    sub = parser.add_subparsers(dest="command", required=True)
+    lst = sub.add_parser("list", help="list memories by theme")
+    lst.add_argument("--theme", help="only this theme")
+    add = sub.add_parser("add", help="add a memory; prints its id")
+    add.add_argument("description")
+    add.add_argument("--theme", required=True)
+    upd = sub.add_parser("update", help="change a memory's text and/or theme")
+    upd.add_argument("id")
+    upd.add_argument("description", nargs="?")
+    upd.add_argument("--theme")
+    upd.add_argument("--reason", default="命令行修改")
+    dele = sub.add_parser("delete", help="move a memory to the trash")
+    dele.add_argument("id")
+    dele.add_argument("--reason", default="命令行删除")
+    res = sub.add_parser("restore", help="bring a memory back from the trash")
+    res.add_argument("id")
+    sub.add_parser("trash", help="list the trash")
+    exp = sub.add_parser("export", help="export all memories")
+    exp.add_argument("--format", choices=FORMATS, help="default: from the output file's extension, else yaml")
+    exp.add_argument("-o", "--output", help="file to write (default: standard output)")
+    imp = sub.add_parser("import", help="import a .yaml / .json / .md export (merges by id, skips duplicates)")
+    imp.add_argument("file")
+    sub.add_parser("check", help="self-check the store (repairs what is safe to repair)")
+    return parser
+
+
+def main(argv: list[str] | None = None) -> int:
+    args = _parser().parse_args(argv)
+    try:
+        return asyncio.run(_main(args))
+    except BrokenPipeError:  # `sonetto memory list | head`: the reader left; nothing is wrong
+        devnull = os.open(os.devnull, os.O_WRONLY)
+        os.dup2(devnull, sys.stdout.fileno())
+        return 0
+    except KeyboardInterrupt:
+        return 130
+
+
+async def _main(args: argparse.Namespace) -> int:
+    store = Path(args.store).expanduser() if args.store else None
+    if store is not None and not store.exists() and not args.create:
+        return _fail(f"{store} does not exist (add --create to start a new store there)")
+    try:
+        services = await AppServices.open(store_path=store, actor=CLI, watch=False)
+    except (MemoryError_, OSError, ValueError) as exc:
+        return _fail(str(exc))
+    try:
+        code = _run(args, services)
+        sys.stdout.flush()  # a closed pipe shows here, inside the handler below
+        return code
+    except BrokenPipeError:
+        raise
+    except (MemoryError_, ImportFormatError, ValueError, OSError) as exc:
+        return _fail(str(exc))
+    finally:
+        await services.close()
+
+
+def _fail(message: str) -> int:
+    print(f"error: {printable(message)}", file=sys.stderr)
+    return 2
+
+
+def _run(args: argparse.Namespace, services: AppServices) -> int:
+    memory = services.memory
+    where = services.store.path
+    if args.command == "list":
+        groups = memory.grouped()
+        if args.theme:
+            groups = {t: c for t, c in groups.items() if t == args.theme}
+        if not groups:
+            print(f"no memories{' in theme ' + printable(args.theme) if args.theme else ''} ({where})")
+            return 0
+        for theme in sorted(groups):
+            print(f"## {printable(theme)} ({len(groups[theme])})")
+            for card in groups[theme]:
+                when = str(card["latest_update_time"])[:10]
+                print(f"  {card['id']}  {printable(card['description'])}  [hit {card['hit']}, {when}]")
+        return 0
+    if args.command == "add":
+        print(memory.add(args.description, args.theme, reason="命令行添加").ids[0])
+        return 0
+    if args.command == "update":
+        if args.description is None and args.theme is None:
+            return _fail("give a new description and/or --theme")
+        change = memory.update(args.id, description=args.description, theme=args.theme, reason=args.reason)
+        print("unchanged" if change is None else f"updated {args.id}")
+        return 0
+    if args.command == "delete":
+        memory.delete(args.id, reason=args.reason)
+        print(f"moved {args.id} to the trash")
+        return 0
+    if args.command == "restore":
+        memory.restore(args.id)
+        print(f"restored {args.id}")
+        return 0
+    if args.command == "trash":
+        rows = memory.trash()
+        if not rows:
+            print(f"the trash is empty ({where})")
+        for row in rows:
+            print(f"  {row['id']}  {printable(row['description'])}  [{str(row['deleted_at'])[:16]}, "
+                  f"{printable(row['actor'])}: {printable(row['reason'])}]")
+        return 0
+    if args.command == "export":
+        fmt = args.format or (format_for(args.output) if args.output else "yaml")
+        text = export_text(services.store, fmt)
+        if args.output:
+            from .memory.yaml_store import atomic_write
+
+            atomic_write(Path(args.output), text.encode("utf-8"))
+            print(f"exported {memory.count()} memories to {args.output}", file=sys.stderr)
+        else:
+            sys.stdout.write(text)
+        return 0
+    if args.command == "import":
+        _, added, skipped = memory.import_items(read_import(args.file), reason=f"从 {Path(args.file).name} 导入")
+        print(f"imported {len(added)} memories, skipped {len(skipped)} duplicates")
+        return 0
+    if args.command == "check":
+        report = services.store.self_check()
+        print(f"{report.status}: {report.item_count} memories in {where}")
+        for line in report.repaired:
+            print(f"  repaired: {printable(line)}")
+        for line in report.issues:
+            print(f"  issue: {printable(line)}")
+        return 1 if report.status == "FAIL" else 0
+    return 2

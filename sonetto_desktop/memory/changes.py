@@ -1,0 +1,111 @@
+"""The change channel's vocabulary: who made a change and for which turn (:class:`Turn`), and the
+record every committed write publishes (:class:`MemoryChange`).
+
+Every write to a memory store — by the user in the window, by the background writer, by the
+command line, by another app through MCP, by another process seen through the store's watcher —
+publishes exactly one ``MemoryChange`` after it committed. The wall, toasts, the recall index and
+the writer's listing all follow that one channel (``BaseMemoryManager.subscribe``).
+
+Actors are plain strings: ``user`` (a person in this app), ``agent`` (the memory writer), ``cli``
+(the ``sonetto memory`` command line), ``mcp:<client name>`` (another AI app), ``external`` (another
+process whose writer is unknown). Anything else names another front end.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Any, Mapping
+
+#: Every kind a change record can have.
+#: ``reload``: the store changed in ways not itemised (another process rewrote it): re-read it.
+CHANGE_KINDS = (
+    "add", "update", "delete", "merge", "hit", "revert", "restore", "purge", "import", "reload",
+)
+#: Kinds after which the touched memories exist with new content (views highlight them).
+CONTENT_KINDS = frozenset({"add", "update", "merge", "revert", "restore", "import"})
+
+USER, AGENT, CLI, EXTERNAL = "user", "agent", "cli", "external"
+MAX_ACTOR_CHARS = 64
+MAX_EXCERPT_CHARS = 120
+
+
+def check_actor(actor: Any) -> str:
+    """``actor`` if it is a usable actor name (a short non-empty string), else ``ValueError``."""
+    if not isinstance(actor, str) or not actor.strip() or len(actor) > MAX_ACTOR_CHARS:
+        raise ValueError(f"actor must be a non-empty string of at most {MAX_ACTOR_CHARS} characters, got {actor!r}")
+    return actor.strip()
+
+
+def excerpt_of(text: str, limit: int = MAX_EXCERPT_CHARS) -> str:
+    """A one-line excerpt of a message (the provenance of an agent change)."""
+    flat = " ".join(str(text or "").split())
+    return flat if len(flat) <= limit else flat[: limit - 1] + "…"
+
+
+@dataclass(frozen=True)
+class Turn:
+    """The chat turn (or multi-change action) a change belongs to.
+
+    ``turn_id`` groups changes: every change the writer makes for one chat turn carries that turn's id;
+    an action of several changes (undoing a turn, a bulk edit, a clean-up pass) carries its own id, so
+    it can be undone as one. ``excerpt``: the user's words that caused it (shown as provenance).
+    """
+
+    turn_id: str
+    session_id: str | None = None
+    excerpt: str = ""
+
+    def history_fields(self) -> dict[str, str]:
+        fields = {"turn_id": self.turn_id}
+        if self.session_id:
+            fields["session_id"] = self.session_id
+        if self.excerpt:
+            fields["excerpt"] = self.excerpt
+        return fields
+
+
+@dataclass(frozen=True)
+class MemoryChange:
+    """One committed write.
+
+    ``ids``: the memories touched (merge: kept id first, absorbed id second). ``states``: for each
+    touched id, its card after the change (``{description, theme, hit, latest_update_time}``) or
+    ``None`` when it no longer exists — present for single-memory changes so views need not re-read;
+    empty for bulk kinds (``import``, ``reload``, large ``purge``), after which views re-read.
+    ``extra``: kind-specific details (``hit``: the new count; ``version``: a reverted-to version).
+    ``local``: False when the change was made by another process and seen through the watcher.
+    """
+
+    kind: str
+    ids: tuple[str, ...]
+    actor: str = USER
+    reason: str = ""
+    turn_id: str | None = None
+    session_id: str | None = None
+    states: Mapping[str, Mapping[str, Any] | None] = field(default_factory=dict, compare=False)
+    extra: dict[str, Any] = field(default_factory=dict, compare=False)
+    local: bool = True
+
+    def state(self, memory_id: str) -> Mapping[str, Any] | None:
+        """The card of ``memory_id`` after the change (``None``: gone or not carried)."""
+        return self.states.get(memory_id)
+
+    def to_dict(self) -> dict[str, Any]:
+        """A JSON-safe form (for a change log shared between processes)."""
+        return {
+            "kind": self.kind, "ids": list(self.ids), "actor": self.actor, "reason": self.reason,
+            "turn_id": self.turn_id, "session_id": self.session_id,
+            "states": {k: (dict(v) if v is not None else None) for k, v in self.states.items()},
+            "extra": dict(self.extra),
+        }
+
+    @classmethod
+    def from_dict(cls, data: Mapping[str, Any], *, local: bool = True) -> "MemoryChange":
+        states = data.get("states") or {}
+        return cls(
+            kind=str(data.get("kind", "reload")), ids=tuple(str(i) for i in data.get("ids") or ()),
+            actor=str(data.get("actor") or EXTERNAL), reason=str(data.get("reason") or ""),
+            turn_id=data.get("turn_id"), session_id=data.get("session_id"),
+            states={str(k): (dict(v) if isinstance(v, Mapping) else None) for k, v in states.items()},
+            extra=dict(data.get("extra") or {}), local=local,
+        )

@@ -1,0 +1,131 @@
+"""MemoryOperations: every write to the memories, whoever makes it, goes through here.
+
+The window (as ``user``), the background writer (as ``agent``, per turn), the command line (as
+``cli``) and other apps (as ``mcp:<client>``) each hold a ``MemoryOperations`` bound to their actor
+(``as_actor``). Each write runs one store write and returns its :class:`~.changes.MemoryChange` —
+the same record every subscriber of the change channel receives — or ``None`` when there was
+nothing to change (an edit to the same text). Calls block (file / database I/O): front ends call
+them from a worker thread (``aio.run_blocking``).
+"""
+
+from __future__ import annotations
+
+from typing import Any, Callable
+
+from .base import BaseMemoryManager
+from .changes import USER, MemoryChange, Turn, check_actor
+from .item import MemoryItem
+
+
+class MemoryOperations:
+    def __init__(self, store: BaseMemoryManager, *, actor: str = USER, turn: Turn | None = None) -> None:
+        self._store = store
+        self.actor = check_actor(actor)
+        self.turn = turn
+
+    def as_actor(self, actor: str, turn: Turn | None = None) -> "MemoryOperations":
+        """The same memories, written as ``actor`` (and, for a chat turn, with its provenance)."""
+        return MemoryOperations(self._store, actor=actor, turn=turn)
+
+    @property
+    def store(self) -> BaseMemoryManager:
+        return self._store
+
+    def subscribe(self, callback: Callable[[MemoryChange], None]) -> Callable[[], None]:
+        """The change channel (see ``BaseMemoryManager.subscribe``)."""
+        return self._store.subscribe(callback)
+
+    # ── plumbing ──────────────────────────────────────────────────────
+
+    def _one(self, write: Callable[[], Any]) -> MemoryChange | None:
+        with self._store.capture() as changes:
+            write()
+        return changes[-1] if changes else None
+
+    def _ids(self, change: MemoryChange | None) -> MemoryChange:
+        if change is None:  # every write below publishes exactly one change when it succeeds
+            raise RuntimeError("the store committed a write without a change record")
+        return change
+
+    # ── writes ────────────────────────────────────────────────────────
+
+    def add(self, description: str, theme: str, *, reason: str = "") -> MemoryChange:
+        """A new memory; the change's ``ids[0]`` is its id."""
+        return self._ids(self._one(lambda: self._store.add(description, theme, actor=self.actor, reason=reason,
+                                                           turn=self.turn)))
+
+    def update(self, memory_id: str, *, description: str | None = None, theme: str | None = None,
+               reason: str = "手动编辑") -> MemoryChange | None:
+        """Change the text and/or theme; fields equal to the current ones are left alone and
+        ``None`` is returned when nothing would change."""
+        current = self._store.get(memory_id)
+        new_description = None if description is None or description.strip() == current.description else description
+        new_theme = None if theme is None or theme.strip() == current.theme else theme
+        if new_description is None and new_theme is None:
+            return None
+        return self._one(lambda: self._store.update(memory_id, reason, new_description, new_theme,
+                                                    actor=self.actor, turn=self.turn))
+
+    def move(self, memory_id: str, theme: str, *, reason: str = "") -> MemoryChange | None:
+        """File the memory under another theme (``None`` if it is already there)."""
+        theme = (theme or "").strip()
+        return self.update(memory_id, theme=theme, reason=reason or f"移到「{theme}」")
+
+    def merge(self, keep_id: str, gone_id: str, description: str, theme: str, *,
+              reason: str = "手动合并") -> MemoryChange:
+        return self._ids(self._one(lambda: self._store.merge(keep_id, gone_id, description, theme, reason,
+                                                             actor=self.actor, turn=self.turn)))
+
+    def delete(self, memory_id: str, *, reason: str = "") -> MemoryChange:
+        """To the trash (restorable)."""
+        return self._ids(self._one(lambda: self._store.delete(memory_id, reason, actor=self.actor, turn=self.turn)))
+
+    def restore(self, memory_id: str, *, reason: str = "从回收站恢复") -> MemoryChange:
+        return self._ids(self._one(lambda: self._store.restore(memory_id, actor=self.actor, reason=reason,
+                                                               turn=self.turn)))
+
+    def revert(self, memory_id: str, version: int, *, reason: str = "恢复旧版本") -> MemoryChange:
+        return self._ids(self._one(lambda: self._store.revert(memory_id, version, reason, actor=self.actor,
+                                                              turn=self.turn)))
+
+    def hit(self, memory_id: str) -> MemoryChange:
+        return self._ids(self._one(lambda: self._store.hit(memory_id, actor=self.actor, turn=self.turn)))
+
+    def purge(self, memory_id: str | None = None) -> MemoryChange | None:
+        """Delete from the trash for good (one entry, or all with ``None``)."""
+        return self._one(lambda: self._store.purge(memory_id, actor=self.actor))
+
+    def import_items(self, items: dict[str, MemoryItem], *, reason: str = "导入") -> tuple[
+            MemoryChange | None, list[str], list[str]]:
+        """Merge ``items`` in (see ``BaseMemoryManager.import_items``): (change, added, skipped)."""
+        added: list[str] = []
+        skipped: list[str] = []
+
+        def write() -> None:
+            nonlocal added, skipped
+            added, skipped = self._store.import_items(items, actor=self.actor, reason=reason, turn=self.turn)
+
+        return self._one(write), added, skipped
+
+    # ── reads ─────────────────────────────────────────────────────────
+
+    def get(self, memory_id: str) -> MemoryItem:
+        return self._store.get(memory_id)
+
+    def all_items(self) -> dict[str, MemoryItem]:
+        return self._store.all_items()
+
+    def count(self) -> int:
+        return self._store.count()
+
+    def grouped(self) -> dict[str, list[dict[str, Any]]]:
+        return self._store.get_memories_grouped()
+
+    def trash(self) -> list[dict[str, Any]]:
+        return self._store.list_trash()
+
+    def history(self, memory_id: str) -> list[dict[str, Any]]:
+        return self._store.show_description_history(memory_id)
+
+    def versions(self, memory_id: str) -> list[dict[str, str]]:
+        return self._store.versions(memory_id)

@@ -1,0 +1,19 @@
+"""What the background writer's pipeline reports: its state, never the memory changes themselves
+(those travel on the store's change channel, with the turn id)."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+#: queued: a turn was journaled and queued; started: an attempt began; done: the turn was written;
+#: failed: an attempt failed (will retry); gave_up: moved to the failed list; status: the status
+#: sentence changed (``detail``).
+WRITER_EVENT_KINDS = ("queued", "started", "done", "failed", "gave_up", "status")
+
+
+@dataclass(frozen=True)
+class WriterEvent:
+    kind: str
+    turn_id: str | None = None
+    session_id: str | None = None
+    detail: str = ""

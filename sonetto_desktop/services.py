@@ -1,0 +1,276 @@
+"""AppServices: the Qt-free composition root every front end uses (window, command line, MCP server).
+
+    services = await AppServices.open(data_dir, settings=settings)   # store, memory ops, watcher
+    await services.start_agents()        # recall's model, background writer, chat engine (LLM stack)
+    services.memory.add("小林喜欢猫", "品味")          # every write: user, agent, cli, mcp:<client>
+    unsubscribe = services.subscribe(on_change)        # the one change channel (MemoryChange)
+    await services.close()               # ordered: chat -> writer (drained, bounded) -> watcher -> store
+
+What lives here is wiring only: which store the data dir holds (migrating after a backend switch),
+which actor a front end writes as, which model each part uses, and the order things start and stop.
+``open`` is fast and imports no LLM code, so a window can show before ``start_agents`` (which
+imports LangChain in a worker thread) and the command line never pays for it.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import importlib
+import logging
+from collections.abc import Awaitable, Callable
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+from .aio import run_blocking
+from .config.settings import Settings, load_settings
+from .memory.base import BaseMemoryManager, SelfCheckReport
+from .memory.changes import USER, MemoryChange
+from .memory.events import EventFeed
+from .memory.migrate import MigrationReport, open_store, open_store_file
+from .memory.operations import MemoryOperations
+from .memory.watch import StoreWatcher
+
+if TYPE_CHECKING:  # the LLM stack: imported by start_agents(), never by open()
+    from .agent.engine import ChatEngine
+    from .memory.ltm import LongTermMemory
+    from .memory.retrieval.recall import MemoryRecall
+    from .memory.writer.events import WriterEvent
+    from .memory.writer.pipeline import MemoryWriter
+
+log = logging.getLogger(__name__)
+
+WRITER_DRAIN_TIMEOUT = 5.0
+#: Imported off the event loop by ``start_agents`` (together they take about a second).
+AGENT_MODULES = ("sonetto_desktop.memory.retrieval.recall", "sonetto_desktop.memory.writer.pipeline",
+                 "sonetto_desktop.agent.engine", "sonetto_desktop.agent.llm")
+
+
+class AppServices:
+    """See the module docstring. Build it with :meth:`open`."""
+
+    def __init__(self, settings: Settings, *, actor: str = USER, watch: bool = True,
+                 writer_drain_timeout: float = WRITER_DRAIN_TIMEOUT) -> None:
+        self.settings = settings
+        self.actor = actor
+        self.writer_drain_timeout = writer_drain_timeout
+        self._watch = watch
+        self._changes: EventFeed[MemoryChange] = EventFeed()
+        self._writer_events: EventFeed[WriterEvent] = EventFeed()
+        self.store: BaseMemoryManager | None = None
+        self.store_report: SelfCheckReport | None = None
+        self.migration: MigrationReport | None = None
+        self.memory: MemoryOperations | None = None
+        self.writer: MemoryWriter | None = None
+        self.chat: ChatEngine | None = None
+        self._recall: MemoryRecall | None = None
+        self._ltm: LongTermMemory | None = None
+        self._watcher: StoreWatcher | None = None
+        self._unsubscribe_store: Callable[[], None] | None = None
+        self._agents_started = False
+        self._closed = False
+        self._store_file: Path | None = None
+        self.shutdown_steps: list[str] = []
+
+    # ── opening ────────────────────────────────────────────────────────
+
+    @classmethod
+    async def open(cls, data_dir: str | Path | None = None, *, settings: Settings | None = None,
+                   store_path: str | Path | None = None, actor: str = USER, watch: bool = True,
+                   start_agents: bool = False, writer_drain_timeout: float = WRITER_DRAIN_TIMEOUT) -> "AppServices":
+        """Open the data dir's memory store (``settings`` default: the saved settings with the
+        environment's overrides; ``data_dir`` overrides the settings' one; ``store_path`` opens that
+        store file instead, ``.db``/``.sqlite`` as SQLite, anything else as YAML, without migrating).
+        ``actor``: who this front end's writes are attributed to. ``watch``: follow other
+        processes' writes. ``start_agents``: also start recall, writer and chat."""
+        if settings is None:
+            settings = await run_blocking(load_settings, with_secret=start_agents)
+        if data_dir is not None:
+            settings = dataclasses.replace(settings, data_dir=str(data_dir))
+        services = cls(settings, actor=actor, watch=watch, writer_drain_timeout=writer_drain_timeout)
+        services._store_file = Path(store_path) if store_path is not None else None
+        await services._open_store()
+        if start_agents:
+            await services.start_agents()
+        return services
+
+    @property
+    def data_dir(self) -> Path:
+        """Where the store, the turn journal and the chat sessions live."""
+        if self._store_file is not None:
+            return self._store_file.parent
+        return self.settings.resolved_data_dir()
+
+    @property
+    def store_ok(self) -> bool:
+        return self.store_report is not None and self.store_report.ok
+
+    async def _open_store(self) -> None:
+        if self._store_file is not None:
+            store, migration = await run_blocking(open_store_file, self._store_file), None
+        else:
+            store, migration = await run_blocking(open_store, self.data_dir, self.settings.store_backend)
+        self.store, self.migration = store, migration
+        self.store_report = await run_blocking(store.self_check)
+        if not self.store_report.ok:
+            log.error("memory store failed its self-check: %s", "; ".join(self.store_report.issues))
+        self.memory = MemoryOperations(store, actor=self.actor)
+        self._unsubscribe_store = store.subscribe(self._changes.publish)
+        if self._watch:
+            self._watcher = StoreWatcher(store)
+            self._watcher.start()
+
+    async def _close_store(self) -> None:
+        if self._watcher is not None:
+            await self._watcher.stop()
+            self._watcher = None
+        if self._unsubscribe_store is not None:
+            self._unsubscribe_store()
+            self._unsubscribe_store = None
+        if self._recall is not None:
+            self._recall.close()
+            self._recall = None
+        if self.store is not None:
+            await run_blocking(self.store.close)
+
+    # ── the change channel ─────────────────────────────────────────────
+
+    def subscribe(self, callback: Callable[[MemoryChange], None]) -> Callable[[], None]:
+        """Every committed memory change — this app's (any actor) and other processes' — as one
+        :class:`MemoryChange`; stays subscribed across a store re-open (which sends ``reload``)."""
+        return self._changes.subscribe(callback)
+
+    def subscribe_writer(self, callback: Callable[[WriterEvent], None]) -> Callable[[], None]:
+        """The background writer's pipeline state (queued / started / done / failed / gave_up /
+        status), across writer restarts."""
+        return self._writer_events.subscribe(callback)
+
+    # ── recall, writer, chat ───────────────────────────────────────────
+
+    @property
+    def recall(self) -> MemoryRecall:
+        """Which memories matter for a message (built on first use; offline until a model is set)."""
+        if self._recall is None:
+            from .memory.retrieval.recall import MemoryRecall
+
+            assert self.store is not None, "AppServices is not open"
+            self._recall = MemoryRecall(self.store, None, timeout=self.settings.recall_timeout)
+        return self._recall
+
+    @property
+    def ltm(self) -> LongTermMemory:
+        """The graph's read/write interface (recall + writer)."""
+        if self._ltm is None or self._ltm.recall is not self.recall or self._ltm.writer is not self.writer:
+            from .memory.ltm import LongTermMemory
+
+            self._ltm = LongTermMemory(self.recall, self.writer)
+        return self._ltm
+
+    async def start_agents(self) -> None:
+        """Import the LLM stack off the loop, then start the writer (paused when the store failed its
+        self-check: a store we cannot read is never written; turns wait in the journal) and the chat
+        engine. Idempotent."""
+        if self._agents_started:
+            return
+        for name in AGENT_MODULES:
+            await run_blocking(importlib.import_module, name)
+        from .agent.engine import ChatEngine
+        from .agent.llm import build_llm
+        from .agent.llm_errors import describe_llm_error
+        from .memory.writer.pipeline import MemoryWriter
+
+        assert self.memory is not None, "AppServices is not open"
+        recall = await run_blocking(lambda: self.recall)
+        recall.llm = build_llm(self.settings)
+
+        def describe(exc: BaseException, api_key: str) -> str:
+            info = describe_llm_error(exc, api_key=api_key)
+            return f"{info.zh}（{info.code}）"
+
+        self.writer = MemoryWriter(self.memory.as_actor("agent"), build_llm(self.settings),
+                                   events=self._writer_events, retriever=lambda: recall.mechanical,
+                                   describe_error=describe)
+        if self.store_ok:
+            self.writer.start()
+        else:
+            self.writer.pause()
+        self.chat = ChatEngine(self.ltm, data_dir=self.data_dir, settings_provider=lambda: self.settings)
+        self._agents_started = True
+        await self.chat.start()
+
+    async def warm_up(self) -> None:
+        """Load the tokenizer and build the offline recall index now rather than at the first message."""
+        await run_blocking(lambda: self.recall.mechanical.warm_up())
+
+    async def _stop_agents(self) -> None:
+        """Chat, then writer (the objects stay readable, stopped, until new ones are started)."""
+        if not self._agents_started:
+            return
+        if self.chat is not None:
+            await self.chat.close()
+        if self.writer is not None:
+            drained = await self.writer.stop(self.writer_drain_timeout)
+            self.shutdown_steps.append("writer_drained" if drained else "writer_journaled")
+            self.writer.close()
+        self._ltm = None
+        self._agents_started = False
+
+    # ── settings ───────────────────────────────────────────────────────
+
+    async def apply_settings(self, new: Settings) -> None:
+        """Use ``new`` from now on: a new data dir or backend re-opens the store (migrating), with the
+        agents restarted; otherwise the models, recall mode and timeouts are rebuilt in place. If the
+        new store cannot be opened, the previous one is opened again and the error re-raised."""
+        old, self.settings = self.settings, new
+        if (old.resolved_data_dir(), old.store_backend) != (new.resolved_data_dir(), new.store_backend):
+            await self._reopen(old)
+            return
+        if self.chat is not None:
+            from .agent.llm import build_llm
+
+            self.chat.reload_settings()
+            if self.writer is not None:
+                self.writer.set_llm(build_llm(new))
+            self.recall.llm = build_llm(new)
+        if self._recall is not None:
+            self._recall.timeout = new.recall_timeout
+
+    async def _reopen(self, fallback: Settings) -> None:
+        agents = self._agents_started
+        await self._stop_agents()
+        await self._close_store()
+        try:
+            await self._open_store()
+        except Exception:
+            log.error("could not open the memory store in %s", self.data_dir, exc_info=True)
+            self.settings = dataclasses.replace(self.settings, data_dir=fallback.data_dir,
+                                                store_backend=fallback.store_backend)
+            await self._open_store()
+            raise
+        finally:
+            self._changes.publish(MemoryChange("reload", (), self.actor, "store re-opened"))
+            if agents:
+                await self.start_agents()
+
+    # ── closing ────────────────────────────────────────────────────────
+
+    async def close(self) -> None:
+        """Stop in order: chat (running replies cancelled, checkpointer closed) -> writer (drained
+        within ``writer_drain_timeout``; unwritten turns stay journaled) -> watcher -> store.
+        Safe to call twice."""
+        if self._closed:
+            return
+        self._closed = True
+        steps: list[tuple[str, Callable[[], Awaitable[None]]]] = [
+            ("agents_stopped", self._stop_agents), ("store_closed", self._close_store)]
+        for name, step in steps:
+            try:
+                await step()
+            except Exception:
+                log.exception("shutdown step %s failed", name)
+            self.shutdown_steps.append(name)
+
+    async def __aenter__(self) -> "AppServices":
+        return self
+
+    async def __aexit__(self, *exc: Any) -> None:
+        await self.close()

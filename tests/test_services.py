@@ -1,0 +1,140 @@
+"""AppServices: the Qt-free composition root — opened without Qt, one change channel with actors
+and turn ids, the recall's one timeout, other processes' writes arriving live, ordered shutdown."""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from llm_server import HangResponse
+from sonetto_desktop.config.settings import Settings
+from sonetto_desktop.memory.changes import MemoryChange
+from sonetto_desktop.services import AppServices
+
+HERE = Path(__file__).resolve().parent
+
+
+def settings_for(tmp_path: Path, base_url: str = "", **changes) -> Settings:
+    values = {"data_dir": str(tmp_path / "data"), "retrieval_mode": "mechanical"}
+    if base_url:
+        values |= {"base_url": base_url, "model": "test-model", "api_key": "sk-test"}
+    return Settings(**(values | changes))
+
+
+def test_services_run_a_chat_turn_without_qt(llm_server, tmp_path):
+    llm_server.add_text("汤圆这个名字真可爱！")  # the reply
+    llm_server.add_tool_calls([("create_memory", {"content": "用户养了一只叫汤圆的猫", "section": "身份"})])
+    llm_server.add_text("已记录。")  # the writer, cold start
+    done = subprocess.run([sys.executable, str(HERE / "services_child.py"), llm_server.base_url,
+                           str(tmp_path / "data")], capture_output=True, text=True, timeout=120)
+    assert done.returncode == 0, done.stderr
+    out = json.loads(done.stdout.strip().splitlines()[-1])
+    assert out["qt_loaded"] is False
+    assert out["events"][0] == "memories" and out["events"][-1] == "done"
+    [change] = out["changes"]
+    assert change["kind"] == "add" and change["actor"] == "agent"
+    assert change["turn_id"] == out["turn_id"]  # the writer's change names the chat turn it came from
+    assert out["steps"] == ["writer_drained", "agents_stopped", "store_closed"]
+
+
+async def test_every_change_names_its_actor_and_a_turns_changes_share_its_id(llm_server, tmp_path):
+    services = await AppServices.open(settings=settings_for(tmp_path, llm_server.base_url), watch=False)
+    try:
+        seen: list[MemoryChange] = []
+        services.subscribe(seen.append)
+        keep = services.memory.add("用户住在成都", "身份").ids[0]
+        await services.start_agents()
+        llm_server.add_text("上海很好呀")
+        llm_server.add_tool_calls([("read_memories", {})])
+        llm_server.add_tool_calls([
+            ("update_memory", {"id": keep, "content": "用户搬到了上海", "reason": "用户说搬家了"}),
+            ("create_memory", {"content": "用户在上海的新公司上班", "section": "身份"}),
+        ])
+        llm_server.add_text("已更新。")
+        events = [e async for e in services.chat.send("s1", "我搬到上海了，在新公司上班")]
+        turn_id = events[-1].turn_id
+        for _ in range(200):
+            if services.writer.pending == 0 and not services.writer.busy and len(seen) >= 4:
+                break
+            await asyncio.sleep(0.05)
+        assert seen[0].actor == "user" and seen[0].turn_id is None
+        agent = seen[1:]
+        assert [c.kind for c in agent] == ["update", "hit", "add"]
+        assert {c.actor for c in agent} == {"agent"} and {c.turn_id for c in agent} == {turn_id}
+        assert agent[0].reason == "用户说搬家了"
+        history = services.memory.history(keep)
+        assert history[0]["turn_id"] == turn_id and history[0]["excerpt"].startswith("我搬到上海了")
+    finally:
+        await services.close()
+
+
+async def test_slow_model_recall_falls_back_to_offline_memories(llm_server, tmp_path):
+    """Regression: the graph wrapped recall in a second deadline equal to the recall's own, so a slow
+    model gave the turn no memories instead of the offline result."""
+    settings = settings_for(tmp_path, llm_server.base_url, retrieval_mode="llm", recall_timeout=0.5)
+    services = await AppServices.open(settings=settings, watch=False)
+    try:
+        services.memory.add("用户养了一只叫汤圆的猫", "身份")
+        await services.start_agents()
+        services.writer.pause()  # only the recall and the reply use the script here
+        llm_server.add(HangResponse(3))  # the LLM recall: slower than the recall timeout
+        llm_server.add_text("汤圆最近好吗？")
+        events = [e async for e in services.chat.send("s1", "我的猫汤圆今天不吃饭")]
+        memories = events[0].memories
+        assert events[0].kind == "memories"
+        assert [m["description"] for m in memories] == ["用户养了一只叫汤圆的猫"]
+        assert memories[0]["date"]  # recall hands the date on: nothing re-reads the store
+        assert services.recall.last_fallback_reason.startswith("timeout")
+        assert events[-1].kind == "done"
+    finally:
+        await services.close()
+
+
+@pytest.mark.parametrize("backend", ["yaml", "sqlite"])
+async def test_cli_writes_reach_a_running_app_within_two_seconds(tmp_path, backend):
+    settings = settings_for(tmp_path, store_backend=backend)
+    settings.save(with_secret=False)  # the command line reads the same settings as the app
+    services = await AppServices.open(settings=settings)
+    try:
+        seen: list[MemoryChange] = []
+        services.subscribe(seen.append)
+        ours = services.memory.add("用户喜欢猫", "品味").ids[0]
+        await services.warm_up()
+        env = {"SONETTO_DATA_DIR": settings.data_dir}
+
+        async def cli(*args: str) -> str:
+            done = await asyncio.to_thread(
+                subprocess.run, [sys.executable, "-m", "sonetto_desktop", "memory", *args],
+                capture_output=True, text=True, timeout=60, env={**__import__("os").environ, **env})
+            assert done.returncode == 0, done.stderr
+            return done.stdout.strip()
+
+        async def arrives(predicate) -> MemoryChange:
+            loop = asyncio.get_running_loop()
+            deadline = loop.time() + 2.0
+            while loop.time() < deadline:
+                found = [c for c in seen if predicate(c)]
+                if found:
+                    return found[-1]
+                await asyncio.sleep(0.05)
+            raise AssertionError(f"no such change within 2 s: {[(c.kind, c.actor) for c in seen]}")
+
+        added_id = (await cli("add", "用户周末去爬山", "--theme", "瞬间")).split()[-1]
+        change = await arrives(lambda c: c.kind == "add" and c.ids == (added_id,))
+        assert change.actor == "cli" and not change.local
+        assert [m["id"] for m in services.recall.mechanical.retrieve("爬山")] == [added_id]
+        await cli("update", added_id, "用户周末常去爬山", "--reason", "更准确")
+        change = await arrives(lambda c: c.kind == "update" and c.ids == (added_id,))
+        assert change.actor == "cli" and change.reason == "更准确"
+        assert services.memory.get(added_id).description == "用户周末常去爬山"
+        await cli("delete", added_id)
+        await arrives(lambda c: c.kind == "delete" and c.ids == (added_id,))
+        assert services.recall.mechanical.retrieve("爬山") == []
+        assert set(services.memory.all_items()) == {ours}  # nothing lost on either side
+    finally:
+        await services.close()
