@@ -16,7 +16,9 @@ DIR is the folder of the evaluation datasets (its README documents them; default
   evidence turn is covered by an observation).
 
 Every system answers with at most 5 memories: ours through ``retrieve`` (its relevance floor can
-answer nothing), the baselines always rank everything. Printed per set: recall@5, MRR, the share
+answer nothing), the baselines always rank everything. Each bank is shuffled (seeded) before the
+baselines see it: the datasets list a query's own messages first, and a baseline that breaks ties
+by position would otherwise get those for free (in a padded MemDaily bank most memories score 0). Printed per set: recall@5, MRR, the share
 of answerable questions answered with nothing, per-kind recall@5.
 """
 
@@ -193,8 +195,10 @@ def locomo_groups(root: Path) -> list[Group]:
 # ── running ────────────────────────────────────────────────────────────
 
 
-def run_groups(groups: Iterable[Group], store: str = "sqlite", k: int = K) -> dict[str, dict[str, Any]]:
-    """Our retriever (real store, ``retrieve(q, k)``) and both baselines over every group."""
+def run_groups(groups: Iterable[Group], store: str = "sqlite", k: int = K,
+               shuffle: bool = True) -> dict[str, dict[str, Any]]:
+    """Our retriever (real store, ``retrieve(q, k)``) and both baselines over every group
+    (``shuffle=False``: the baselines see the bank in the dataset's order)."""
     cases_all: list[QueryCase] = []
     results: dict[str, list[list[str]]] = {"mechanical": [], "bigram": [], "baseline": []}
     times: dict[str, list[float]] = {name: [] for name in results}
@@ -215,7 +219,10 @@ def run_groups(groups: Iterable[Group], store: str = "sqlite", k: int = K) -> di
                 mm.close()
             results["mechanical"] += ranked
             times["mechanical"] += ms
-            docs = {m.id: m.description for m in group.bank}
+            order = list(group.bank)
+            if shuffle:  # ties must not follow the dataset's order
+                random.Random(f"{n}:{group.name}").shuffle(order)
+            docs = {m.id: m.description for m in order}
             for name, cls in (("bigram", BigramBaseline), ("baseline", JiebaBaseline)):
                 system = cls(docs)
                 ranked, ms = timed(lambda q, s=system: s.rank(q, k), [c.q for c in group.cases])
@@ -239,6 +246,8 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--memdaily-per-file", type=int, default=40)
     parser.add_argument("--pad", type=int, default=100)
     parser.add_argument("--store", choices=["sqlite", "yaml"], default="sqlite")
+    parser.add_argument("--keep-order", action="store_true",
+                        help="baselines see each bank in the dataset's order (query's own messages first)")
     args = parser.parse_args(argv)
     if args.datasets is None or not Path(args.datasets).is_dir():
         print("no datasets folder: pass --datasets DIR or set SONETTO_DATASETS", file=sys.stderr)
@@ -248,7 +257,8 @@ def main(argv: list[str] | None = None) -> int:
             print(f"unknown set {name!r} (known: {', '.join(LOADERS)})", file=sys.stderr)
             return 2
         groups = LOADERS[name](Path(args.datasets), args)
-        print_report(f"{name} ({len(groups)} banks)", run_groups(groups, args.store))
+        order = "dataset order" if args.keep_order else "shuffled"
+        print_report(f"{name} ({len(groups)} banks, {order})", run_groups(groups, args.store, shuffle=not args.keep_order))
         sys.stdout.flush()
     return 0
 
