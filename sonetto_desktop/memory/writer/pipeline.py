@@ -42,7 +42,8 @@ class MemoryWriter:
     the writer's chat model; ``None`` means none is configured (turns wait in the journal until
     ``set_llm``). ``retriever``: a provider of the offline retriever for the bounded listing.
     ``describe_error(exc, api_key)`` words a failure for people (default: type and message).
-    ``events``: the feed to report on (default: a new one; a front end may keep one across writers)."""
+    ``events``: the feed to report on (default: a new one; a front end may keep one across writers).
+    ``user_name()``: what the user wants to be called (the settings' field), for the memories' wording."""
 
     def __init__(
         self,
@@ -58,6 +59,7 @@ class MemoryWriter:
         describe_error: ErrorDescriber | None = None,
         events: EventFeed[WriterEvent] | None = None,
         isolate_loop: bool = False,
+        user_name: Callable[[], str] | None = None,
     ) -> None:
         ops = memory if isinstance(memory, MemoryOperations) else MemoryOperations(memory)
         if journal_path is None:
@@ -77,6 +79,7 @@ class MemoryWriter:
         self._now = now
         self._retriever = retriever
         self._describe = describe_error
+        self._user_name = user_name
         self._consumer: MemoryConsumer | None = None
         self._queue: asyncio.Queue[str | None] | None = None
         self._task: asyncio.Task[None] | None = None
@@ -255,7 +258,8 @@ class MemoryWriter:
 
     def _get_consumer(self) -> MemoryConsumer:
         if self._consumer is None or self._consumer.llm is not self._llm:
-            self._consumer = MemoryConsumer(self._llm, self._ops, now=self._now, retriever=self._retriever)
+            self._consumer = MemoryConsumer(self._llm, self._ops, now=self._now, retriever=self._retriever,
+                                            user_name=self._user_name)
         return self._consumer
 
     async def _consume(self, entry: JournalEntry) -> Any:
