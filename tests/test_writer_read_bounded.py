@@ -17,7 +17,6 @@ from memory_stores import backend_store_fixture, open_store
 from sonetto_desktop.memory.item import MemoryItem
 from sonetto_desktop.memory.retrieval.mechanical import MechanicalRetriever
 from sonetto_desktop.memory.writer.consumer import MemoryConsumer
-from sonetto_desktop.memory.writer.index import WriterIndex
 from sonetto_desktop.memory.writer.listing import READ_ALL_MAX, memory_line, read_listing
 from sonetto_desktop.memory.writer.tools import ToolContext, make_memory_tools
 from sonetto_desktop.memory.writer.turns import turn_query_text

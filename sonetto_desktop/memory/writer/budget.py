@@ -36,9 +36,9 @@ class EndAfterWrites(AgentMiddleware):
     """See the module docstring."""
 
     @hook_config(can_jump_to=["end"])
-    def before_model(self, state: Any, runtime: Any) -> dict[str, Any] | None:  # noqa: ARG002
+    def before_model(self, state: Any, runtime: Any) -> dict[str, Any] | None:
         return {"jump_to": "end"} if should_end(state["messages"]) else None
 
     @hook_config(can_jump_to=["end"])
-    async def abefore_model(self, state: Any, runtime: Any) -> dict[str, Any] | None:  # noqa: ARG002
+    async def abefore_model(self, state: Any, runtime: Any) -> dict[str, Any] | None:
         return self.before_model(state, runtime)

@@ -60,7 +60,7 @@ def similar_pairs(source: CandidateSource, texts: dict[str, str], *, k: int = 4,
     for mid, text in texts.items():
         try:
             found = source.candidates(text, k + 1, now=now) if now is not None else source.candidates(text, k + 1)
-        except Exception:  # noqa: BLE001 - a hint, never a reason to fail the turn
+        except Exception:
             log.exception("duplicate search failed for %s", mid)
             continue
         for cand in found[:k + 1]:

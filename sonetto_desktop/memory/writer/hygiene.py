@@ -236,7 +236,7 @@ class MemoryHygiene:
         started = self._now()
         try:
             report = await _in_thread(self._pass)
-        except Exception as exc:  # noqa: BLE001 - reported in the status, retried later
+        except Exception as exc:
             log.exception("memory hygiene pass failed")
             self._state.last_error = redact(f"{type(exc).__name__}: {exc}", api_key_of(self._writer.llm))[:300]
             self._state.retry_at = (started + RETRY_AFTER_FAILURE).isoformat(timespec="seconds")
