@@ -47,6 +47,7 @@ class ConsumeResult:
     completion_tokens: int = 0
     final_text: str = ""
     changes: list[MemoryChange] = field(default_factory=list)
+    tool_error_texts: list[str] = field(default_factory=list)  # what failed tool calls answered (quality harness)
 
 
 # The tool calls of one model message run one at a time, in the order the model gave them, so
@@ -166,7 +167,9 @@ class MemoryConsumer:
         for msg in state.get("messages", []):
             if isinstance(msg, ToolMessage):
                 result.tool_calls += 1
-                result.tool_errors += msg.status == "error"
+                if msg.status == "error":
+                    result.tool_errors += 1
+                    result.tool_error_texts.append(str(msg.content))
             elif isinstance(msg, AIMessage):
                 result.llm_calls += 1
                 usage = msg.usage_metadata or {}
