@@ -1,7 +1,8 @@
 """Likely duplicates: memories that say nearly the same thing, found through the offline retriever.
 
 The retriever already knows which memories share words with a text (``candidates(text, k)``), so
-finding the likely duplicates of a few memories costs a few queries, never a scan of the store.
+finding the likely duplicates of a few memories costs a few queries, never a scan of the store
+(each asks without the subject "用户", which nearly every memory shares).
 Whether two texts are "nearly the same" is judged by character bigrams (Dice coefficient) after
 the subject ("用户", a name) and punctuation are dropped: "用户每天喝美式咖啡" and "用户每天早上喝一杯美式"
 score high, "用户喜欢猫" and "用户喜欢狗" do not. The writer model makes the final call.
@@ -36,6 +37,15 @@ def _core(text: str, subject: str = "") -> str:
     return _NOISE.sub("", text)
 
 
+def probe_text(text: str, subject: str = "") -> str:
+    """What to ask the retriever for a memory's look-alikes: its words without the subject, which
+    nearly every memory shares (asking with "用户" scores the whole store: 5x slower at 10k)."""
+    text = str(text or "").replace("用户", " ")
+    if subject:
+        text = text.replace(subject, " ")
+    return " ".join(_NOISE.sub(" ", text).split())
+
+
 def _bigrams(text: str) -> set[str]:
     if len(text) < 2:
         return {text} if text else set()
@@ -59,7 +69,8 @@ def similar_pairs(source: CandidateSource, texts: dict[str, str], *, k: int = 4,
     pairs: dict[tuple[str, str], float] = {}
     for mid, text in texts.items():
         try:
-            found = source.candidates(text, k + 1, now=now) if now is not None else source.candidates(text, k + 1)
+            probe = probe_text(text, subject)
+            found = source.candidates(probe, k + 1, now=now) if now is not None else source.candidates(probe, k + 1)
         except Exception:
             log.exception("duplicate search failed for %s", mid)
             continue

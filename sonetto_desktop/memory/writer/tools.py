@@ -130,14 +130,13 @@ def make_memory_tools(
 
     @tool(response_format="content_and_artifact")
     def create_memory(content: str, section: str, config: RunnableConfig) -> tuple[str, dict]:
-        """添加一条新的记忆条目到指定分区，返回它的 ID。已有说同一件事的条目时改用 update_memory。
+        """添加一条新的记忆条目到指定分区，返回它的 ID。
 
         Args:
-            content: 记忆内容，第三人称中文，主语用用户的称呼（未知时写“用户”），只写一个事实，相对日期换算成绝对日期。
-            section: 记忆分区。优先使用已有分区；若不适合任何已有分区或用户明确要求新建，可创建新分区（1-4字中文）：
-                "身份"（教育、职业、家乡等基本信息）、"音乐"（虚拟歌手、声库、歌曲、专辑、创作者）、
-                "品味"（电影、美食、游戏、UP主、品牌偏好等）、"地点与路径"（具体地点和文件系统路径）、
-                "瞬间"（即时观察和感受：天气、正在做的事、念头，以日期开头）、"时效待办"（有日期的事项：作业、预约、考试）
+            content: 记忆内容：第三人称中文，主语用用户的称呼，一个事实，绝对日期。
+            section: 记忆分区。优先用已有分区；若不适合任何已有分区或用户明确要求新建，可创建新分区（1-4字中文）：
+                "身份"（教育、职业、家乡等）、"音乐"（歌手、声库、歌曲、专辑）、"品味"（电影、美食、游戏、UP主、品牌等偏好）、
+                "地点与路径"（地点和文件路径）、"瞬间"（即时观察和感受：天气、正在做的事、念头）、"时效待办"（有日期的事项）
         """
         text = _content(content)
         theme = _text("section", section, MAX_SECTION_CHARS)
@@ -152,7 +151,7 @@ def make_memory_tools(
 
     @tool(response_format="content_and_artifact")
     def read_memories(config: RunnableConfig) -> tuple[str, dict]:
-        """重新查看记忆条目（ID、分区、日期、内容；条目多时只列与本轮相关的）。消息里已附列表，一般不必调用。"""
+        """重新查看记忆列表（消息里已附，一般不必调用）。"""
         ctx = run_context(config)
         listing = read_listing(store, ctx.turn_text, retriever, now=ctx.now, index=index, subject=ctx.subject,
                                read_all_max=read_all_max, related_k=related_k, recent_n=recent_n)
@@ -161,12 +160,12 @@ def make_memory_tools(
 
     @tool(response_format="content_and_artifact")
     def update_memory(id: str, content: str, reason: str, config: RunnableConfig) -> tuple[str, dict]:
-        """根据 ID 更新一条已有记忆（旧内容留在历史里，并自动记一次引用 hit）。
+        """更新一条记忆（旧内容留在历史里，自动记一次 hit）。
 
         Args:
-            id: 记忆 ID（来自记忆列表）。
-            content: 更新后的完整内容（一个事实，绝对日期）。
-            reason: 修改原因：依据对话中的哪句话、什么变了。
+            id: 记忆 ID。
+            content: 更新后的完整内容。
+            reason: 依据哪句话、什么变了。
         """
         memory_id = _text("id", id)
         text = _content(content)
@@ -183,10 +182,10 @@ def make_memory_tools(
 
     @tool(response_format="content_and_artifact")
     def delete_memory(id: str, reason: str, config: RunnableConfig) -> tuple[str, dict]:
-        """根据 ID 删除一条记忆（移入回收站，可恢复）：过期的待办、用户说不再成立或要求忘掉的信息。
+        """删除一条记忆（进回收站，可恢复）。
 
         Args:
-            id: 记忆 ID（来自记忆列表）。
+            id: 记忆 ID。
             reason: 删除原因。
         """
         memory_id = _text("id", id)
@@ -200,12 +199,12 @@ def make_memory_tools(
     @tool(response_format="content_and_artifact")
     def merge_memories(id1: str, id2: str, content: str, section: str, reason: str,
                        config: RunnableConfig) -> tuple[str, dict]:
-        """将两条描述同一事物的记忆合并为一条：id1 保留、id2 删除，两者历史都保留。
+        """把描述同一事物的两条记忆合并：id1 保留，id2 删除，历史都保留。
 
         Args:
-            id1: 保留的记忆 ID。
-            id2: 被合并删除的记忆 ID（与 id1 不同）。
-            content: 合并后的完整内容，涵盖两条的信息。
+            id1: 保留的 ID。
+            id2: 并入的 ID。
+            content: 合并后的完整内容。
             section: 合并后的分区。
             reason: 合并原因。
         """
@@ -224,10 +223,10 @@ def make_memory_tools(
 
     @tool(response_format="content_and_artifact")
     def hit_memory(id: str, config: RunnableConfig) -> tuple[str, dict]:
-        """标记一条记忆被本轮对话提到或用到一次（hit 加一），用于无需修改的条目。
+        """标记一条无需修改的记忆被本轮提到或用到（hit 加一）。
 
         Args:
-            id: 记忆 ID（来自记忆列表）。
+            id: 记忆 ID。
         """
         memory_id = _text("id", id)
         try:
