@@ -70,7 +70,7 @@ def test_up_to_the_threshold_every_memory_is_listed(mm, retriever):
     tools = make_memory_tools(mm, context=ToolContext(turn_text=CAT_TURN, now=NOW), retriever=lambda: retriever)
     msg = call(tools, "read_memories")
     assert msg.status == "success"
-    assert msg.content.splitlines()[0].startswith(f"共 {READ_ALL_MAX} 条记忆（全部列出）")
+    assert msg.content.splitlines()[0].startswith(f"共 {READ_ALL_MAX} 条记忆，全部列出")
     assert sorted(listed_ids(msg.content)) == sorted(mm.all_items())
     assert (msg.artifact["shown"], msg.artifact["total"]) == (READ_ALL_MAX, READ_ALL_MAX)
 
