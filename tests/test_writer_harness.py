@@ -158,3 +158,14 @@ def test_every_scenario_replays_against_the_scripted_server(llm_server, monkeypa
         if s.expect.get("present") and not s.memories:
             assert s.id in failed, s.id
     assert 0 < summary["score"] < 0.5
+
+
+def test_the_token_bench_runs(capsys):
+    """bench/writer_tokens.py end to end at a small size (keeps the script from rotting)."""
+    from bench import writer_tokens
+
+    assert writer_tokens.main(["--sizes", "60", "--turns", "2"]) == 0
+    out = capsys.readouterr().out
+    row = next(line for line in out.splitlines() if line.strip().startswith("60 |"))
+    tokens, calls = row.split(" | ")[1:3]
+    assert calls == "1.00" and 1000 < float(tokens.split(" / ")[0]) < 4000
