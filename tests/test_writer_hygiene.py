@@ -118,7 +118,9 @@ async def test_a_pass_cleans_up_as_one_undoable_unit(llm_server, mm, writer, ret
     assert sorted(conflict.ids) == ["work0001", "work0002"] and conflict.turn_id == report.turn_id
     tidied = [e for e in events if e.kind == "tidied"]
     assert [(e.turn_id, e.detail) for e in tidied] == [(report.turn_id, zh)]
-    assert [e.detail for e in events if e.kind == "status"][0] == "正在整理记忆…"
+    statuses = [e.detail for e in events if e.kind == "status"]
+    assert statuses[0] == "正在整理记忆…" and statuses[-1] == "记忆已是最新"  # in the writer's own status
+    assert writer.status().zh == "记忆已是最新"
     assert "1 处矛盾待确认" in hygiene.status().zh and zh in hygiene.status().zh
     again = hygiene_for(writer, retriever, tmp_path)
     assert again.status().last_turn_id == report.turn_id and len(again.conflicts()) == 1

@@ -7,7 +7,8 @@ contradictions flagged for the user. The pass runs on its own thread (store I/O 
 HTTP call never touch the event loop) and is one undoable unit: every change carries the pass's
 turn id (``tidy-…``) and actor ``agent``.
 
-Visible: while a pass runs the writer's status says so ("正在整理记忆…"); when it changed something
+Visible: while a pass runs the writer's status says so ("正在整理记忆…", ``MemoryWriter.status()``
+and its ``status`` event); when it changed something
 a ``tidied`` :class:`~.events.WriterEvent` carries its turn id and summary ("整理了 3 条记忆：…") for
 a toast with "查看 · 撤销"; :meth:`status` and :meth:`conflicts` give the rest. Pausable
 (:meth:`pause` survives restarts). The schedule and the open contradictions are kept in a small
@@ -213,7 +214,12 @@ class MemoryHygiene:
         self._writer.events.publish(WriterEvent(kind, turn_id, None, detail))
 
     def _publish_status(self) -> None:
-        self._publish("status", RUNNING_ZH if self._running else self._writer.status().zh)
+        """The writer's status says when a pass runs (``MemoryWriter.set_activity``)."""
+        set_activity = getattr(self._writer, "set_activity", None)
+        if set_activity is not None:
+            set_activity((RUNNING_ZH, RUNNING_EN) if self._running else None)
+        else:
+            self._publish("status", RUNNING_ZH if self._running else self._writer.status().zh)
 
     # ── one pass ──────────────────────────────────────────────────────
 

@@ -80,6 +80,7 @@ class MemoryWriter:
         self._retriever = retriever
         self._describe = describe_error
         self._user_name = user_name
+        self._activity: tuple[str, str] | None = None
         self._consumer: MemoryConsumer | None = None
         self._queue: asyncio.Queue[str | None] | None = None
         self._task: asyncio.Task[None] | None = None
@@ -132,7 +133,13 @@ class MemoryWriter:
     def status(self) -> WriterStatus:
         configured = self._llm is not None
         return make_status(pending=self.pending, busy=self._busy, paused=self._paused, configured=configured,
-                           failed=len(self._failed), last_error=self._last_error)
+                           failed=len(self._failed), last_error=self._last_error, activity=self._activity)
+
+    def set_activity(self, activity: tuple[str, str] | None) -> None:
+        """Background work besides turns to show in the status ((zh, en); ``None`` when it ends),
+        e.g. the memory hygiene pass."""
+        self._activity = activity
+        self._status_changed()
 
     def _emit(self, kind: str, entry: JournalEntry | None = None, detail: str = "") -> None:
         self.events.publish(WriterEvent(kind, entry.turn_id if entry else None,
