@@ -139,3 +139,13 @@ async def test_a_seed_store_names_the_user_by_its_leading_name(llm_server, make_
         mm.add(text, "品味")
     _, user, _ = await _sent(llm_server, make_llm, mm)
     assert "## 用户的称呼\nMiso（" in user
+
+
+def test_the_user_name_setting_is_saved_and_checked(tmp_path):
+    from sonetto_desktop.config.settings import Settings
+
+    Settings(user_name="小林").save(tmp_path / "settings.json", with_secret=False)
+    assert Settings.load(tmp_path / "settings.json", with_secret=False).user_name == "小林"
+    assert not [p for p in Settings(user_name="小林").validate() if p.field == "user_name"]
+    for bad in ("小\n林", "长" * 21):
+        assert [p.field for p in Settings(user_name=bad).validate()] == ["user_name"]
