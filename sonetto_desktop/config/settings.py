@@ -46,6 +46,7 @@ _RANGES: dict[str, tuple[float, float]] = {
     "stream_idle_timeout": (1.0, 3600.0),
 }
 _SECRET_FIELDS = frozenset({"api_key"})
+USER_NAME_MAX = 20
 
 
 def mask_secret(value: str) -> str:
@@ -81,6 +82,8 @@ class Settings:
     # chunk (a local model that is still loading may need more), and between two chunks.
     first_token_timeout: float = 30.0
     stream_idle_timeout: float = 30.0
+    #: How Sonetto should call the user ("你希望 Sonetto 怎么称呼你"); empty: learned from the memories.
+    user_name: str = ""
     # Values replaced by environment variables, kept so that save() writes the user's own values.
     _env_originals: dict[str, Any] = field(default_factory=dict, repr=False, compare=False)
 
@@ -135,6 +138,9 @@ class Settings:
                 problems.append(
                     Problem(name, f"取值应为 {' / '.join(choices)} 之一。", f"Must be one of {', '.join(choices)}.")
                 )
+        if len(self.user_name.strip()) > USER_NAME_MAX or any(ch in self.user_name for ch in "\r\n\t"):
+            problems.append(Problem("user_name", f"称呼应为一行、不超过 {USER_NAME_MAX} 个字。",
+                                    f"The name must be one line of at most {USER_NAME_MAX} characters."))
         for name, (low, high) in _RANGES.items():
             value = getattr(self, name)
             if isinstance(value, bool) or not isinstance(value, (int, float)) or not low <= value <= high:
