@@ -36,6 +36,23 @@ def private_file(path: str | os.PathLike[str]) -> None:
         pass
 
 
+def private_opener(path: str, flags: int) -> int:
+    """``open(..., opener=private_opener)``: a file created by ``open`` is owner-only (0600)."""
+    return os.open(path, flags, FILE_MODE)
+
+
+def private_sqlite_file(path: str | os.PathLike[str]) -> None:
+    """Before SQLite opens ``path``: create it owner-only if missing (SQLite gives its ``-wal`` and
+    ``-shm`` files the database file's mode), and tighten an existing one and its companions."""
+    path = Path(path)
+    if _POSIX and not path.exists():
+        try:
+            os.close(os.open(path, os.O_WRONLY | os.O_CREAT | os.O_EXCL, FILE_MODE))
+        except OSError:
+            pass  # an empty file is a new database; if we cannot make one, SQLite reports why
+    private_files(path, path.with_name(path.name + "-wal"), path.with_name(path.name + "-shm"))
+
+
 def private_dir(path: str | os.PathLike[str]) -> Path:
     """Create the folder if needed and make it owner-only (0700) on POSIX. Returns it.
     Raises ``OSError`` when it cannot be created (a file in the way, no permission)."""
