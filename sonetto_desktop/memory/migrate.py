@@ -204,31 +204,44 @@ def _open_locked(folder: Path, backend: str, progress: Progress) -> tuple[BaseMe
     target_path = store_path(folder, backend)
     other = _other(backend)
     source_path = store_path(folder, other)
-    target = make_store(backend, target_path)
     if not source_path.exists():
-        return target, (MigrationReport(0, 0, other, backend, resumed=True) if resumed else None)
+        return make_store(backend, target_path), (MigrationReport(0, 0, other, backend, resumed=True)
+                                                  if resumed else None)
+    # Not created before it is needed; opened when any of its files exists (an old trash is merged).
+    target = make_store(backend, target_path) if any(p.exists() for p in mf.companions(backend, target_path)) else None
     try:
-        target_has_items = _has_items(target)
+        target_has_items = target is not None and _has_items(target)
     except Exception:  # noqa: BLE001 - an unreadable target is reported by its own self_check
-        return target, None
+        return target, None  # type: ignore[return-value]
     source = make_store(other, source_path)
     try:
         source_items = source.count()
         source_trash = len(source.list_trash())
     except Exception as exc:  # noqa: BLE001 - the old store cannot be read: it stays, and is what opens
         source.close()
-        if target_has_items:
+        if target is not None and target_has_items:
             return target, None
-        target.close()
+        if target is not None:
+            target.close()
         detail = str(exc)
         problem = _problem(other, backend, other,
                            f"The {other} memory store could not be read, so it was not moved to {backend}: {detail}",
                            f"无法读取 {other} 记忆库，未切换到 {backend}：{detail}")
         return make_store(other, source_path), MigrationReport(0, 0, other, backend, problem, resumed)
-    if target_has_items:
+    if target is not None and target_has_items:
+        try:
+            leftover = set(source.all_items()) <= set(target.all_items()) | set(target._load_trash())
+        except Exception:  # noqa: BLE001
+            leftover = False
         source.close()
         if source_items == 0:
             return target, None
+        if leftover:  # an earlier switch copied it all but never renamed it (killed before that step)
+            marker = mf.new_marker(other, backend)
+            mf.retire(folder, marker)
+            log.warning("%s was a leftover of an earlier switch to %s; renamed *.migrated-%s",
+                        source_path.name, backend, marker["stamp"])
+            return target, MigrationReport(0, 0, other, backend, resumed=True)
         problem = _problem(other, backend, backend,
                            f"Both {target_path.name} and {source_path.name} hold memories; {target_path.name} is "
                            f"in use and {source_path.name} ({source_items} memories) was left as it is",
@@ -237,18 +250,20 @@ def _open_locked(folder: Path, backend: str, progress: Progress) -> tuple[BaseMe
         return target, MigrationReport(0, 0, other, backend, problem, resumed)
     if source_items == 0 and source_trash == 0:
         source.close()
-        return target, None
+        return (target or make_store(backend, target_path)), None
     return _switch(folder, source, target, other, backend, progress, resumed)
 
 
-def _switch(folder: Path, source: BaseMemoryManager, target: BaseMemoryManager, other: str, backend: str,
+def _switch(folder: Path, source: BaseMemoryManager, target: BaseMemoryManager | None, other: str, backend: str,
             progress: Progress, resumed: bool) -> tuple[BaseMemoryManager, MigrationReport | None]:
     marker = mf.new_marker(other, backend)
-    try:
-        existing_trash = dict(target._load_trash())
-    except Exception:  # noqa: BLE001
-        existing_trash = {}
-    target.close()
+    existing_trash: dict[str, Any] = {}
+    if target is not None:  # an empty target's trash (a leftover of an old interrupted switch) is kept
+        try:
+            existing_trash = dict(target._load_trash())
+        except Exception:  # noqa: BLE001
+            existing_trash = {}
+        target.close()
     try:
         mf.write_marker(folder, marker)
         staging = mf.fresh_staging(folder)
