@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import argparse
 import asyncio
+import logging
 import os
 import re
 import sqlite3
@@ -62,6 +63,8 @@ def _parser() -> argparse.ArgumentParser:
 
 def main(argv: list[str] | None = None) -> int:
     args = _parser().parse_args(argv)
+    if not logging.getLogger().handlers:  # errors are printed once, as one line: no log lines besides
+        logging.getLogger("sonetto_desktop").addHandler(logging.NullHandler())
     try:
         return asyncio.run(_main(args))
     except BrokenPipeError:  # `sonetto memory list | head`: the reader left; nothing is wrong
@@ -164,7 +167,7 @@ def _run(args: argparse.Namespace, services: AppServices) -> int:
         print(f"imported {len(added)} memories, skipped {len(skipped)} duplicates")
         return 0
     if args.command == "check":
-        report = services.store.self_check()
+        report = services.store_report or services.store.self_check()  # the check run when the store opened
         print(f"{report.status}: {report.item_count} memories in {where}")
         if services.migration_problem is not None:
             print(f"  issue: {printable(services.migration_problem.en)}")

@@ -23,7 +23,7 @@ from . import migration_files as mf
 from .base import BaseMemoryManager
 from .changes import MemoryChange
 from .errors import StoreUnavailable, describe_os_error
-from .files import private_dir
+from .files import private_dir, private_file
 from .migration_files import STORE_FILES, store_path
 
 __all__ = ["STORE_FILES", "MigrationError", "MigrationProblem", "MigrationReport", "make_store", "migrate_store",
@@ -158,6 +158,7 @@ def _migration_lock(folder: Path) -> Iterator[None]:
     try:
         lock = portalocker.Lock(str(folder / ".migration.lock"), mode="a", flags=portalocker.LOCK_EX)
         lock.acquire()
+        private_file(folder / ".migration.lock")
     except (OSError, portalocker.exceptions.LockException):
         yield  # a read-only data dir: nobody can switch anything here
         return

@@ -14,7 +14,7 @@ from typing import Any
 import yaml
 
 from .base import BaseMemoryManager
-from .files import atomic_write
+from .files import atomic_write, remove_stale_temps
 from .item import MAX_DOCUMENT_BYTES, MemoryItem, clamp_hit, now_iso
 from .validation import item_from_raw, oversize_fields, validate_item
 from .yaml_safe import YamlRefused, load_yaml
@@ -84,8 +84,10 @@ def export_text(mm: BaseMemoryManager, fmt: str) -> str:
 def write_export(mm: BaseMemoryManager, path: str | Path, fmt: str) -> int:
     """Write an export to ``path`` atomically (temp file, fsync, replace; owner-only): a crash or
     a full disk keeps the previous file whole. Returns how many memories were exported."""
+    path = Path(path)
     text = export_text(mm, fmt)
-    atomic_write(Path(path), text.encode("utf-8"))
+    remove_stale_temps(path.parent, (path.name,))  # an earlier export killed mid-write
+    atomic_write(path, text.encode("utf-8"))
     return mm.count()
 
 

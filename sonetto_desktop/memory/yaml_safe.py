@@ -47,7 +47,7 @@ class _Loader(_Base):  # type: ignore[misc, valid-type]
     def construct_mapping(self, node: MappingNode, deep: bool = False) -> Any:
         for key_node, value_node in node.value:
             if (isinstance(key_node, ScalarNode) and key_node.value in TEXT_KEYS
-                    and isinstance(value_node, ScalarNode) and value_node.style is None
+                    and isinstance(value_node, ScalarNode) and not value_node.style  # plain ("" from the C loader)
                     and value_node.tag != _STR and value_node.value not in _NULLS):
                 value_node.tag = _STR
         return super().construct_mapping(node, deep=deep)
