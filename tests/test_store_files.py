@@ -117,6 +117,7 @@ def test_a_store_writer_killed_mid_compaction_leaves_no_temp_file_for_ever(tmp_p
     os.kill(child.pid, signal.SIGKILL)
     child.wait()
     child.stdout.close()
+    assert leftovers, "the writer was killed while its temp file existed"
     mm = YamlMemoryManager(tmp_path / "memory.yaml")
     assert mm.count() == 20001
     mm.close()

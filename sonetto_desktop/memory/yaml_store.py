@@ -110,6 +110,8 @@ class YamlMemoryManager(BaseMemoryManager):
         self._lock_depth = 0
         self._origin = uuid.uuid4().hex
         self._closed = False
+        #: How many times the whole store was parsed (diagnostics: benchmarks and tests read it).
+        self.full_reads = 0
         self._reset_state()
         self.read_only = not os.access(self.path.parent, os.W_OK) or (
             self.path.exists() and not os.access(self.path, os.W_OK))
@@ -285,6 +287,7 @@ class YamlMemoryManager(BaseMemoryManager):
 
     def _full_load(self, *, publish: bool) -> tuple[list[str], list[str]]:
         """Parse the files and replay the log. Returns (issues, repaired) of the parse."""
+        self.full_reads += 1
         keys = self._stat_keys()
         base, trash, _ = keys
         raw = self._read(self.path) or b""
@@ -409,7 +412,7 @@ class YamlMemoryManager(BaseMemoryManager):
         if txn.trash_touched:
             self._trash_dirty = True
         self._keys = self._stat_keys()
-        if self._log_end > max(COMPACT_MIN_BYTES, self._base_size // COMPACT_RATIO):
+        if self._log_end > max(COMPACT_MIN_BYTES, self._base_size // COMPACT_RATIO) + CARRY_BYTES:
             try:
                 self._compact()
             except OSError as exc:  # the write itself is safe in the log; compaction is retried later
