@@ -79,7 +79,7 @@ def normalize_time(value: Any) -> str | None:
 # ── limits (one place: the store, the writer's tools, the UI, the CLI and imports use these) ──
 
 #: Longest memory text accepted by any write (a memory is a fact, not a document).
-MAX_DESCRIPTION_CHARS = 2_000
+MAX_DESCRIPTION_CHARS = 5_000
 #: Longest theme name.
 MAX_THEME_CHARS = 64
 #: Longest reason of a change (kept in the history and the trash for ever).
