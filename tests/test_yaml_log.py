@@ -196,3 +196,19 @@ def test_trash_retention_purges_only_old_entries(tmp_path):
     assert [(c.kind, c.ids) for c in seen] == [("purge", (old,))]
     assert mm.purge_expired(0) == 0  # 0: keep for ever
     mm.close()
+
+
+def test_opening_uses_the_parse_cache_only_for_the_exact_file(tmp_path):
+    mm = YamlMemoryManager(tmp_path / "memory.yaml")
+    mm.import_items({f"m{i:04d}": MemoryItem(f"第{i}条记忆，" + "细节" * 20, "瞬间") for i in range(600)})
+    mm.close()
+    assert mm.cache_path.exists()
+    again = YamlMemoryManager(mm.path)
+    assert again.get("m0005").description.startswith("第5条记忆") and again.count() == 600
+    again.close()
+    # an editor changes memory.yaml: the cache no longer matches it and is not used
+    text = mm.path.read_text(encoding="utf-8").replace("第5条记忆", "编辑器改的第5条", 1)
+    mm.path.write_text(text, encoding="utf-8")
+    edited = YamlMemoryManager(mm.path)
+    assert edited.get("m0005").description.startswith("编辑器改的第5条")
+    edited.close()

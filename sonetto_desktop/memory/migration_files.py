@@ -40,7 +40,7 @@ def companions(backend: str, path: Path) -> list[Path]:
     """Every file that makes up one store (the main file first)."""
     if backend == "yaml":
         return [path, path.with_name(f"{path.stem}.trash.yaml"), path.with_name(path.name + ".log"),
-                path.with_name(path.name + ".bak")]
+                path.with_name(path.name + ".bak"), path.with_name(path.name + ".cache")]
     return [path, path.with_name(path.name + "-wal"), path.with_name(path.name + "-shm")]
 
 

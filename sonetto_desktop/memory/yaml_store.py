@@ -6,6 +6,7 @@ Files (``memory.yaml`` keeps the seed's format, see ``yaml_format``)::
     memory.trash.yaml    the trash, as of the last compaction
     memory.yaml.log      the writes since then, one fsynced JSON line each (``yaml_journal``)
     memory.yaml.bak      memory.yaml before the last compaction
+    memory.yaml.cache    memory.yaml as JSON, tied to its SHA-1 (opening parses JSON, not YAML)
     memory.yaml.lock     the cross-process write lock
 
 A write appends one record to the log (a few hundred bytes and one fsync, whatever the store's size)
@@ -46,7 +47,7 @@ from .item import MemoryItem
 from .transaction import SnapshotTransaction
 from .validation import item_from_raw, oversize_fields, validate_item
 from .yaml_diff import foreign_changes
-from .yaml_format import dump, parse_items, parse_trash, serialise, split_fragments
+from .yaml_format import dump, parse_items, parse_trash, read_cache, serialise, split_fragments, write_cache
 from .yaml_safe import YamlRefused
 
 __all__ = ["YamlMemoryManager", "atomic_write"]
@@ -56,6 +57,8 @@ log = logging.getLogger(__name__)
 #: The log is compacted when it is larger than this, or than a quarter of memory.yaml.
 COMPACT_MIN_BYTES = 1 << 20
 COMPACT_RATIO = 4
+#: memory.yaml files larger than this get a JSON parse cache (``memory.yaml.cache``, checked by SHA-1).
+CACHE_MIN_BYTES = 64 * 1024
 #: How much of the newest log a compaction carries over (other instances catch up from it).
 CARRY_BYTES = 256 * 1024
 
@@ -106,6 +109,7 @@ class YamlMemoryManager(BaseMemoryManager):
         self.backup_path = self.path.with_name(self.path.name + ".bak")
         self.trash_path = self.path.with_name(f"{self.path.stem}.trash.yaml")
         self.log_path = self.path.with_name(self.path.name + ".log")
+        self.cache_path = self.path.with_name(self.path.name + ".cache")
         self._mutex = threading.RLock()
         self._lock_depth = 0
         self._origin = uuid.uuid4().hex
@@ -120,7 +124,8 @@ class YamlMemoryManager(BaseMemoryManager):
                 if not self.path.exists():
                     atomic_write(self.path, b"{}\n")
                 remove_stale_temps(self.path.parent, (self.path.name, self.trash_path.name, self.log_path.name))
-            private_files(self.path, self.trash_path, self.backup_path, self.log_path, self.lock_path)
+            private_files(self.path, self.trash_path, self.backup_path, self.log_path, self.lock_path,
+                          self.cache_path)
 
     def _reset_state(self) -> None:
         self._items: dict[str, MemoryItem] | None = None
@@ -291,10 +296,17 @@ class YamlMemoryManager(BaseMemoryManager):
         keys = self._stat_keys()
         base, trash, _ = keys
         raw = self._read(self.path) or b""
-        try:
-            items, issues, repaired = parse_items(raw, str(self.path))
-        except _PARSE_ERRORS as exc:
-            raise self._corrupt(self.path, exc) from exc
+        base_sha1 = _sha1(raw)
+        cached = read_cache(self.cache_path, base_sha1) if len(raw) > CACHE_MIN_BYTES else None
+        if cached is not None:
+            items, issues, repaired = cached
+        else:
+            try:
+                items, issues, repaired = parse_items(raw, str(self.path))
+            except _PARSE_ERRORS as exc:
+                raise self._corrupt(self.path, exc) from exc
+            if len(raw) > CACHE_MIN_BYTES and not (issues or repaired or self.read_only):
+                self._write_cache(base_sha1, items)
         trash_raw = self._read(self.trash_path)
         trash_items: dict[str, dict[str, Any]] | None
         trash_error = None
@@ -304,7 +316,6 @@ class YamlMemoryManager(BaseMemoryManager):
             trash_items, trash_error = None, self._corrupt(self.trash_path, exc)
         tail = self._read_log(0)
         header = tail.header if tail is not None else None
-        base_sha1 = _sha1(raw)
         trash_sha1 = _sha1(trash_raw) if trash_raw is not None else None
         matches = header is not None and (header.base_stat == base or header.base_sha1 == base_sha1) and (
             header.trash_stat == trash or header.trash_sha1 == trash_sha1)
@@ -455,11 +466,19 @@ class YamlMemoryManager(BaseMemoryManager):
         payload, self._fragments = serialise(self._items, self._fragments)
         atomic_write(self.path, payload, backup=self.backup_path)
         self._base_sha1, self._base_size = _sha1(payload), len(payload)
+        if len(payload) > CACHE_MIN_BYTES:
+            self._write_cache(self._base_sha1, self._items)
         self._head = self._header().line()
         atomic_write(self.log_path, self._head + carried)
         self._log_end = len(self._head) + len(carried)
         self._log_ok, self._base_seq, self._trash_dirty, self._needs_rewrite = True, self._seq, False, False
         self._keys = self._stat_keys()
+
+    def _write_cache(self, base_sha1: str, items: dict[str, MemoryItem]) -> None:
+        try:
+            write_cache(self.cache_path, base_sha1, items)
+        except OSError as exc:  # only an optimisation: memory.yaml is read instead
+            log.info("could not write %s: %s", self.cache_path, exc)
 
     def compact(self) -> None:
         """Write every committed change into memory.yaml now (also done when the log grows and at
