@@ -212,3 +212,17 @@ def test_opening_uses_the_parse_cache_only_for_the_exact_file(tmp_path):
     edited = YamlMemoryManager(mm.path)
     assert edited.get("m0005").description.startswith("编辑器改的第5条")
     edited.close()
+
+
+def test_a_damaged_trash_file_is_never_written_over(tmp_path):
+    mm = YamlMemoryManager(tmp_path / "memory.yaml")
+    a = mm.add("甲", "瞬间")
+    mm.delete(a)
+    mm.close()
+    mm.trash_path.write_text("[broken", encoding="utf-8")
+    again = YamlMemoryManager(mm.path)
+    assert [r["description"] for r in again.show()] == []  # memories still read
+    with pytest.raises(StoreCorrupt):
+        again.add("乙", "瞬间")
+    again.close()
+    assert mm.trash_path.read_text(encoding="utf-8") == "[broken"

@@ -333,11 +333,9 @@ class YamlMemoryManager(BaseMemoryManager):
             lineage, fragments = "h" + base_sha1[:16], {}
             base_seq = None if replay else seq
         previous_items, previous_trash = self._items, self._trash
-        self._items, self._trash, self._trash_error = items, trash_items if trash_items is not None else {}, trash_error
+        self._items, self._trash, self._trash_error = items, trash_items, trash_error
         self._fragments = fragments
         self._take_records(replay, publish=False)
-        if trash_error is not None:
-            self._trash = None
         self._base_sha1, self._trash_sha1, self._base_size = base_sha1, trash_sha1, len(raw)
         self._lineage, self._seq, self._base_seq = lineage, seq, base_seq
         self._log_ok = matches
@@ -360,7 +358,7 @@ class YamlMemoryManager(BaseMemoryManager):
             return
         assert self._items is not None
         items = dict(self._items)
-        trash = dict(self._trash) if self._trash is not None else {}
+        trash = dict(self._trash) if self._trash is not None else None  # None: the trash file is damaged
         changes: list[MemoryChange] = []
         for record in records:
             for mid, raw in (record.get("items") or {}).items():
@@ -370,7 +368,7 @@ class YamlMemoryManager(BaseMemoryManager):
                 item, _ = item_from_raw(mid, raw)
                 validate_item(mid, item)
                 items[mid] = item
-            for mid, entry in (record.get("trash") or {}).items():
+            for mid, entry in (record.get("trash") or {}).items() if trash is not None else ():
                 if entry is None:
                     trash.pop(mid, None)
                 else:
