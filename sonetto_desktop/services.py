@@ -70,6 +70,8 @@ class AppServices:
         self._agents_started = False
         self._closed = False
         self._store_file: Path | None = None
+        self._http: Any = None  # httpx.AsyncClient of the models, while the agents run
+        self._model: Callable[..., Any] | None = None
         self.shutdown_steps: list[str] = []
 
     # ── opening ────────────────────────────────────────────────────────
@@ -199,21 +201,31 @@ class AppServices:
         from .memory.writer.pipeline import MemoryWriter
 
         assert self.memory is not None, "AppServices is not open"
+        import httpx
+
+        # One HTTP connection pool for every model, owned here and closed at shutdown.
+        self._http = httpx.AsyncClient(limits=httpx.Limits(max_connections=20, max_keepalive_connections=5))
+
+        def model(settings: Settings, **options: Any) -> Any:
+            return build_llm(settings, http_async_client=self._http, **options)
+
+        self._model = model
         recall = await run_blocking(lambda: self.recall)
-        recall.llm = build_llm(self.settings)
+        recall.llm = model(self.settings)
 
         def describe(exc: BaseException, api_key: str) -> str:
             info = describe_llm_error(exc, api_key=api_key)
             return f"{info.zh}（{info.code}）"
 
-        self.writer = MemoryWriter(self.memory.as_actor("agent"), build_llm(self.settings),
+        self.writer = MemoryWriter(self.memory.as_actor("agent"), model(self.settings),
                                    events=self._writer_events, retriever=lambda: recall.mechanical,
                                    describe_error=describe)
         if self.store_ok:
             self.writer.start()
         else:
             self.writer.pause()
-        self.chat = ChatEngine(self.ltm, data_dir=self.data_dir, settings_provider=lambda: self.settings)
+        self.chat = ChatEngine(self.ltm, data_dir=self.data_dir, settings_provider=lambda: self.settings,
+                               llm_factory=lambda: model(self.settings, streaming=True))
         self._agents_started = True
         await self.chat.start()
 
@@ -231,6 +243,9 @@ class AppServices:
             drained = await self.writer.stop(self.writer_drain_timeout)
             self.shutdown_steps.append("writer_drained" if drained else "writer_journaled")
             self.writer.close()
+        if self._http is not None:
+            await self._http.aclose()
+            self._http = None
         self._ltm = None
         self._agents_started = False
 
@@ -244,13 +259,11 @@ class AppServices:
         if (old.resolved_data_dir(), old.store_backend) != (new.resolved_data_dir(), new.store_backend):
             await self._reopen(old)
             return
-        if self.chat is not None:
-            from .agent.llm import build_llm
-
+        if self.chat is not None and self._model is not None:
             self.chat.reload_settings()
             if self.writer is not None:
-                self.writer.set_llm(build_llm(new))
-            self.recall.llm = build_llm(new)
+                self.writer.set_llm(self._model(new))
+            self.recall.llm = self._model(new)
         if self._recall is not None:
             self._recall.timeout = new.recall_timeout
 
