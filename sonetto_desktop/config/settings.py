@@ -43,6 +43,8 @@ _RANGES: dict[str, tuple[float, float]] = {
     "request_timeout": (0.1, 3600.0),
     "recall_timeout": (0.1, 600.0),
     "trash_retention_days": (0.0, 36500.0),
+    "first_token_timeout": (1.0, 3600.0),
+    "stream_idle_timeout": (1.0, 3600.0),
 }
 _SECRET_FIELDS = frozenset({"api_key"})
 
@@ -78,6 +80,10 @@ class Settings:
     recall_timeout: float = 8.0
     #: Deleted memories stay in the trash this many days, then are purged at start-up (0: for ever).
     trash_retention_days: float = 30.0
+    # A streamed chat reply gives up when the model sends nothing for this long: before its first
+    # chunk (a local model that is still loading may need more), and between two chunks.
+    first_token_timeout: float = 30.0
+    stream_idle_timeout: float = 30.0
     # Values replaced by environment variables, kept so that save() writes the user's own values.
     _env_originals: dict[str, Any] = field(default_factory=dict, repr=False, compare=False)
 
