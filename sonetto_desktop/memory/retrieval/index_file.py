@@ -61,7 +61,7 @@ def save(path: Path, postings: Postings, docs: DocTable, *, token: str | None, t
 def load(path: Path, *, tokenizer: str) -> tuple[Postings, DocTable, str | None]:
     """(postings, documents, saved version token). Raises IndexFileError if it cannot be used."""
     try:
-        with np.load(path, allow_pickle=False) as data:
+        with open(path, "rb") as fh, np.load(fh, allow_pickle=False) as data:  # (np.load leaks a path's handle on a bad zip)
             header = json.loads(bytes(data["header"]).decode("utf-8"))
             if not isinstance(header, dict) or header.get("format") != FORMAT:
                 raise IndexFileError(f"{path.name}: another index format")
