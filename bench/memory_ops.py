@@ -1,9 +1,21 @@
-"""Per-operation cost of the memory stores at growing sizes.
+"""Per-operation cost of the memory stores at growing sizes (the store half of the scaling table).
 
-    python -m bench.memory_ops [--sizes 100,1000,10000] [--reps 30]
+    python -m bench.memory_ops [--sizes 100,1000,10000,50000,100000] [--reps 30] [--stores yaml,sqlite]
 
-Prints a Markdown table (median and p95 milliseconds per op) for add / update / hit / show on the
-YAML and SQLite stores. Not a test: the numbers go to docs/benchmarks.md.
+For each store and size it fills a store in a temp dir (one bulk import, then closed), and measures
+through the public API, everything a real write does included (locks, the transaction, fsync; for
+YAML the log append, and the compactions that fall inside the timed writes):
+
+- ``open+check``: constructing the store and running ``self_check()`` (what the app does before
+  the window shows), on the files as a previous session closed them;
+- ``add`` / ``update`` / ``hit``: one write each, median and p95;
+- ``add|trash1k`` / ``delete|trash1k``: the same with 1,000 memories in the trash;
+- ``foreign+update``: an update right after another instance wrote (this instance catches up first);
+- ``show`` / ``get``: reads;
+- ``close``: closing (YAML: compacting the log into memory.yaml);
+- ``size``: the store's files on disk after closing, in MB.
+
+Not a test: the numbers go to docs/benchmarks.md.
 """
 
 from __future__ import annotations
@@ -13,28 +25,23 @@ import statistics
 import tempfile
 import time
 from pathlib import Path
+from typing import Any, Callable
 
 from sonetto_desktop.memory import MemoryItem, SqliteMemoryManager, YamlMemoryManager
 
 STORES = {"yaml": ("memory.yaml", YamlMemoryManager), "sqlite": ("memory.db", SqliteMemoryManager)}
 
 
-def _populate(mm, size: int) -> list[str]:
-    items = {
-        f"{i:08x}": MemoryItem(f"第{i}条记忆：小林喜欢第{i % 97}种东西，顺便记一点细节。", f"主题{i % 12}")
+def _items(size: int) -> dict[str, MemoryItem]:
+    return {
+        f"{i:08x}": MemoryItem(f"第{i}条记忆：小林喜欢第{i % 97}种东西，顺便记一点细节。", f"主题{i % 12}",
+                               history=[{"time": "2026-11-01T10:00:00", "action": "create", "actor": "agent",
+                                         "reason": "用户在聊天里提到", "new_description": f"第{i}条记忆"}])
         for i in range(size)
     }
-    added, _ = mm.import_items(items)
-    return added
 
 
-def _drop_cache(mm) -> None:
-    forget = getattr(mm, "_forget", None)
-    if forget is not None:
-        forget()
-
-
-def _time(fn, reps: int) -> tuple[float, float]:
+def _time(fn: Callable[[int], Any], reps: int) -> tuple[float, float]:
     samples = []
     for i in range(reps):
         start = time.perf_counter()
@@ -45,38 +52,97 @@ def _time(fn, reps: int) -> tuple[float, float]:
     return statistics.median(samples), p95
 
 
-def run(sizes: list[int], reps: int) -> list[tuple]:
-    rows = []
-    for name, (filename, cls) in STORES.items():
-        for size in sizes:
-            with tempfile.TemporaryDirectory() as folder:
-                mm = cls(Path(folder) / filename)
-                ids = _populate(mm, size)
-                n = reps if not (name == "yaml" and size >= 10000) else max(5, reps // 3)
-                results = {
-                    "add": _time(lambda i: mm.add(f"新记忆{i}", "瞬间"), n),
-                    "update": _time(lambda i: mm.update(ids[i], "bench", new_description=f"改写{i}"), n),
-                    "hit": _time(lambda i: mm.hit(ids[i]), n),
-                    "show": _time(lambda i: mm.show(), n),
-                    # as after another process wrote the file: nothing cached, full parse + full dump
-                    "update-cold": _time(lambda i: (_drop_cache(mm), mm.update(ids[i], "bench", new_description=f"冷{i}")), n),
-                }
-                mm.close()
-            for op, (med, p95) in results.items():
-                rows.append((name, size, op, med, p95))
-                print(f"{name:6} {size:>6} {op:6} median {med:8.2f} ms  p95 {p95:8.2f} ms", flush=True)
-    return rows
+def _once(fn: Callable[[], Any]) -> tuple[float, float]:
+    start = time.perf_counter()
+    fn()
+    ms = (time.perf_counter() - start) * 1000
+    return ms, ms
+
+
+def _size_mb(folder: Path) -> float:
+    return sum(p.stat().st_size for p in folder.iterdir() if p.is_file() and not p.name.endswith(".bak")) / 1e6
+
+
+def measure(name: str, size: int, reps: int) -> dict[str, tuple[float, float]]:
+    filename, cls = STORES[name]
+    results: dict[str, tuple[float, float]] = {}
+    with tempfile.TemporaryDirectory() as tmp:
+        path = Path(tmp) / filename
+        seed = cls(path)
+        seed.import_items(_items(size))
+        seed.close()
+        start = time.perf_counter()
+        mm = cls(path)
+        report = mm.self_check()
+        ms = (time.perf_counter() - start) * 1000
+        results["open+check"] = (ms, ms)
+        if report.status == "FAIL":
+            raise RuntimeError(report.issues)
+        ids = list(mm.all_items())
+        results["add"] = _time(lambda i: mm.add(f"新记忆{i}", "瞬间", reason="bench"), reps)
+        results["update"] = _time(lambda i: mm.update(ids[i], "bench", new_description=f"改写{i}"), reps)
+        results["hit"] = _time(lambda i: mm.hit(ids[i]), reps)
+        results["show"] = _time(lambda i: mm.show(), max(5, reps // 3))
+        results["get"] = _time(lambda i: mm.get(ids[i]), reps)
+        other = cls(path)  # another instance (as the command line or a second app would be)
+        other.count()
+        samples = []
+        for i in range(max(5, reps // 3)):
+            other.hit(ids[-1 - i])  # not timed
+            start = time.perf_counter()
+            mm.update(ids[reps + i], "bench", new_description=f"外来之后{i}")
+            samples.append((time.perf_counter() - start) * 1000)
+        samples.sort()
+        results["foreign+update"] = (statistics.median(samples), samples[int(round(0.95 * (len(samples) - 1)))])
+        other.close()
+        trashed = ids[-1000:] if size >= 2000 else []
+        if trashed:
+            with mm._transaction() as txn:  # 1,000 deletions in one go (setup, untimed)
+                from sonetto_desktop.memory.item import now_iso
+
+                for mid in trashed:
+                    item = txn.get(mid)
+                    txn.trash_put(mid, {"item": item.to_dict(), "deleted_at": now_iso(), "reason": "bench",
+                                        "actor": "user"})
+                    txn.remove(mid)
+            results["add|trash1k"] = _time(lambda i: mm.add(f"回收站满时{i}", "瞬间"), reps)
+            results["delete|trash1k"] = _time(lambda i: mm.delete(ids[2 * reps + i], "bench"), reps)
+        results["close"] = _once(mm.close)
+        results["size MB"] = (_size_mb(Path(tmp)), 0.0)
+        if name == "yaml":
+            results["full reads"] = (float(mm.full_reads), 0.0)
+    return results
 
 
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
-    parser.add_argument("--sizes", default="100,1000,10000")
+    parser.add_argument("--sizes", default="100,1000,10000,50000,100000")
     parser.add_argument("--reps", type=int, default=30)
+    parser.add_argument("--stores", default="yaml,sqlite")
     args = parser.parse_args()
-    rows = run([int(s) for s in args.sizes.split(",")], args.reps)
-    print("\n| store | items | op | median ms | p95 ms |\n|---|---:|---|---:|---:|")
-    for name, size, op, med, p95 in rows:
-        print(f"| {name} | {size} | {op} | {med:.2f} | {p95:.2f} |")
+    rows = []
+    for name in args.stores.split(","):
+        for size in (int(s) for s in args.sizes.split(",")):
+            started = time.perf_counter()
+            results = measure(name, size, args.reps)
+            rows.append((name, size, results))
+            shown = "  ".join(f"{op} {med:.2f}/{p95:.2f}" for op, (med, p95) in results.items())
+            print(f"{name:6} {size:>6} ({time.perf_counter() - started:.0f}s)  {shown}", flush=True)
+    ops = list(dict.fromkeys(op for _, _, results in rows for op in results))
+    print("\n| store | items | " + " | ".join(ops) + " |")
+    print("|---|---:|" + "---|" * len(ops))
+    for name, size, results in rows:
+        cells = []
+        for op in ops:
+            if op not in results:
+                cells.append("")
+            elif op in ("size MB", "full reads"):
+                cells.append(f"{results[op][0]:.1f}" if op == "size MB" else f"{results[op][0]:.0f}")
+            elif op in ("open+check", "close"):
+                cells.append(f"{results[op][0]:.0f}")
+            else:
+                cells.append(f"{results[op][0]:.2f} / {results[op][1]:.2f}")
+        print(f"| {name} | {size:,} | " + " | ".join(cells) + " |")
 
 
 if __name__ == "__main__":

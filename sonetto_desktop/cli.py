@@ -11,14 +11,16 @@ from __future__ import annotations
 
 import argparse
 import asyncio
+import logging
 import os
 import re
+import sqlite3
 import sys
 from pathlib import Path
 
 from .memory.changes import CLI
-from .memory.errors import MemoryError_
-from .memory.transfer import FORMATS, ImportFormatError, export_text, format_for, read_import
+from .memory.errors import MemoryError_, describe_os_error
+from .memory.transfer import FORMATS, ImportFormatError, export_text, format_for, read_import, write_export
 from .services import AppServices
 
 _CONTROL = re.compile(r"[\x00-\x08\x0b-\x1f\x7f-\x9f\u2028\u2029]")
@@ -61,6 +63,8 @@ def _parser() -> argparse.ArgumentParser:
 
 def main(argv: list[str] | None = None) -> int:
     args = _parser().parse_args(argv)
+    if not logging.getLogger().handlers:  # errors are printed once, as one line: no log lines besides
+        logging.getLogger("sonetto_desktop").addHandler(logging.NullHandler())
     try:
         return asyncio.run(_main(args))
     except BrokenPipeError:  # `sonetto memory list | head`: the reader left; nothing is wrong
@@ -69,6 +73,10 @@ def main(argv: list[str] | None = None) -> int:
         return 0
     except KeyboardInterrupt:
         return 130
+    except MemoryError:  # the interpreter's, not ours: say so in one line too
+        return _fail("out of memory")
+    except Exception as exc:  # noqa: BLE001 - a command line prints one line, never a traceback
+        return _fail(f"{type(exc).__name__}: {exc}")
 
 
 async def _main(args: argparse.Namespace) -> int:
@@ -79,16 +87,25 @@ async def _main(args: argparse.Namespace) -> int:
         services = await AppServices.open(store_path=store, actor=CLI, watch=False)
     except (MemoryError_, OSError, ValueError) as exc:
         return _fail(str(exc))
+    if services.migration_problem is not None:
+        print(f"warning: {printable(services.migration_problem.en)}", file=sys.stderr)
     try:
         code = _run(args, services)
         sys.stdout.flush()  # a closed pipe shows here, inside the handler below
         return code
     except BrokenPipeError:
         raise
-    except (MemoryError_, ImportFormatError, ValueError, OSError) as exc:
-        return _fail(str(exc))
+    except (MemoryError_, ImportFormatError, ValueError, OSError, sqlite3.Error) as exc:
+        return _fail(_describe(exc))
     finally:
         await services.close()
+
+
+def _describe(exc: BaseException) -> str:
+    if isinstance(exc, (OSError, sqlite3.Error)):
+        where = getattr(exc, "filename", None)
+        return f"{describe_os_error(exc)}{f': {where}' if where else ''}"
+    return str(exc)
 
 
 def _fail(message: str) -> int:
@@ -139,22 +156,21 @@ def _run(args: argparse.Namespace, services: AppServices) -> int:
         return 0
     if args.command == "export":
         fmt = args.format or (format_for(args.output) if args.output else "yaml")
-        text = export_text(services.store, fmt)
-        if args.output:
-            from .memory.yaml_store import atomic_write
-
-            atomic_write(Path(args.output), text.encode("utf-8"))
-            print(f"exported {memory.count()} memories to {args.output}", file=sys.stderr)
+        if args.output:  # temp file + fsync + replace: a failure keeps the previous export whole
+            count = write_export(services.store, Path(args.output), fmt)
+            print(f"exported {count} memories to {args.output}", file=sys.stderr)
         else:
-            sys.stdout.write(text)
+            sys.stdout.write(export_text(services.store, fmt))
         return 0
     if args.command == "import":
         _, added, skipped = memory.import_items(read_import(args.file), reason=f"从 {Path(args.file).name} 导入")
         print(f"imported {len(added)} memories, skipped {len(skipped)} duplicates")
         return 0
     if args.command == "check":
-        report = services.store.self_check()
+        report = services.store_report or services.store.self_check()  # the check run when the store opened
         print(f"{report.status}: {report.item_count} memories in {where}")
+        if services.migration_problem is not None:
+            print(f"  issue: {printable(services.migration_problem.en)}")
         for line in report.repaired:
             print(f"  repaired: {printable(line)}")
         for line in report.issues:

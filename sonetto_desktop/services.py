@@ -25,8 +25,9 @@ from .aio import run_blocking
 from .config.settings import Settings, load_settings
 from .memory.base import BaseMemoryManager, SelfCheckReport
 from .memory.changes import USER, MemoryChange
+from .memory.errors import MemoryError_
 from .memory.events import EventFeed
-from .memory.migrate import MigrationReport, open_store, open_store_file
+from .memory.migrate import MigrationProblem, MigrationReport, open_store, open_store_file
 from .memory.operations import MemoryOperations
 from .memory.watch import StoreWatcher
 
@@ -108,6 +109,12 @@ class AppServices:
     def store_ok(self) -> bool:
         return self.store_report is not None and self.store_report.ok
 
+    @property
+    def migration_problem(self) -> MigrationProblem | None:
+        """Why the last backend switch did not (fully) happen, to show the user (``.zh`` / ``.en``;
+        ``.opened``: the backend whose store is open instead); ``None`` when all is well."""
+        return self.migration.problem if self.migration is not None else None
+
     async def _open_store(self) -> None:
         if self._store_file is not None:
             store, migration = await run_blocking(open_store_file, self._store_file), None
@@ -117,11 +124,24 @@ class AppServices:
         self.store_report = await run_blocking(store.self_check)
         if not self.store_report.ok:
             log.error("memory store failed its self-check: %s", "; ".join(self.store_report.issues))
+        if self.migration_problem is not None:
+            log.error("memory store switch: %s", self.migration_problem.en)
+        await self._purge_expired_trash(store)
         self.memory = MemoryOperations(store, actor=self.actor)
         self._unsubscribe_store = store.subscribe(self._changes.publish)
         if self._watch:
             self._watcher = StoreWatcher(store)
             self._watcher.start()
+
+    async def _purge_expired_trash(self, store: BaseMemoryManager) -> None:
+        """The trash keeps deleted memories ``settings.trash_retention_days`` days (0: for ever)."""
+        days = getattr(self.settings, "trash_retention_days", 0)
+        if not self.store_ok or not days or getattr(store, "read_only", False):
+            return
+        try:
+            await run_blocking(store.purge_expired, days, actor=self.actor)
+        except MemoryError_ as exc:  # a full disk: the trash is emptied another time
+            log.warning("could not purge the trash: %s", exc)
 
     async def _close_store(self) -> None:
         if self._watcher is not None:

@@ -176,7 +176,7 @@ async def test_the_turn_reaches_the_memory_writer(llm_server, make_llm, ltm):
 
 async def test_a_failing_recall_never_fails_the_turn(llm_server, make_llm, mm, ltm):
     mm.add("一条会被弄坏的记忆", "生活")
-    mm.path.write_text("::: not yaml [", encoding="utf-8")  # the store is now unreadable
+    mm.path.write_text("key: [never closed\n", encoding="utf-8")  # the store is now unreadable
     llm_server.add_text("我在呢。")
     graph = build_graph(make_llm(), ltm)
     result = await graph.ainvoke(turn_input("一条记忆还在吗"), config())

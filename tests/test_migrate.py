@@ -102,11 +102,16 @@ def test_open_store_migrates_on_a_backend_switch_and_back(tmp_path):
     again.close()
 
 
-def test_open_store_leaves_a_corrupt_old_store_alone(tmp_path):
+def test_open_store_leaves_a_corrupt_old_store_alone_and_says_so(tmp_path):
+    """Regression (issue 11 item 1): a failed switch opened the new, empty store (0 memories) with
+    only a log line. The old store stays authoritative: it is what opens, and the report says why."""
     from sonetto_desktop.memory.migrate import open_store
 
     (tmp_path / "memory.yaml").write_text("{ this is: [not yaml", encoding="utf-8")
-    db, report = open_store(tmp_path, "sqlite")
-    assert report is None and db.count() == 0
+    store, report = open_store(tmp_path, "sqlite")
+    assert report is not None and report.problem is not None
+    assert report.problem.opened == "yaml" and "could not be read" in report.problem.en
+    assert store.self_check().status == "FAIL"  # the user sees the store problem (and its backup)
     assert (tmp_path / "memory.yaml").read_text(encoding="utf-8") == "{ this is: [not yaml"
-    db.close()
+    assert not (tmp_path / "memory.db").exists() or SqliteMemoryManager(tmp_path / "memory.db").count() == 0
+    store.close()

@@ -38,6 +38,7 @@ def test_written_file_stays_seed_format(seed_store):
     mm = YamlMemoryManager(seed_store)
     new = mm.add("Miso养了一只猫", "身份")
     mm.delete("c0ffee01", "重构完成")
+    mm.close()  # writes go to the log first; closing compacts them into the seed's file
     data = yaml.safe_load(seed_store.read_text(encoding="utf-8"))
     assert set(data) == {"3f9a1c2e", "7b22d0aa", "d00dfeed", new}
     for entry in data.values():
@@ -51,6 +52,7 @@ def test_previous_version_kept_as_backup(seed_store):
     before = seed_store.read_bytes()
     mm = YamlMemoryManager(seed_store)
     mm.add("新的记忆", "瞬间")
+    mm.compact()
     assert mm.backup_path.read_bytes() == before
     assert not list(seed_store.parent.glob(".*.tmp"))
 
@@ -81,7 +83,8 @@ def test_corrupt_file_fails_and_is_never_overwritten(tmp_path, content):
 
 def test_corrupt_report_names_the_backup(seed_store):
     mm = YamlMemoryManager(seed_store)
-    mm.add("一条", "瞬间")  # creates the backup
+    mm.add("一条", "瞬间")
+    mm.close()  # compacts: creates the backup
     seed_store.write_text("{{{ not yaml", encoding="utf-8")
     report = YamlMemoryManager(seed_store).self_check()
     assert report.status == "FAIL" and str(mm.backup_path) in report.issues[0]

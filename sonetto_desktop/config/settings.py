@@ -42,6 +42,7 @@ _RANGES: dict[str, tuple[float, float]] = {
     "temperature": (0.0, 2.0),
     "request_timeout": (0.1, 3600.0),
     "recall_timeout": (0.1, 600.0),
+    "trash_retention_days": (0.0, 36500.0),
     "first_token_timeout": (1.0, 3600.0),
     "stream_idle_timeout": (1.0, 3600.0),
 }
@@ -78,6 +79,8 @@ class Settings:
     language: str = "zh_CN"
     request_timeout: float = 60.0
     recall_timeout: float = 8.0
+    #: Deleted memories stay in the trash this many days, then are purged at start-up (0: for ever).
+    trash_retention_days: float = 30.0
     # A streamed chat reply gives up when the model sends nothing for this long: before its first
     # chunk (a local model that is still loading may need more), and between two chunks.
     first_token_timeout: float = 30.0
@@ -178,8 +181,13 @@ class Settings:
         path = Path(path) if path is not None else config_dir() / SETTINGS_FILE
         data: dict[str, Any] = {}
         try:
-            raw = path.read_text(encoding="utf-8")
+            raw = path.read_bytes().decode("utf-8")
         except FileNotFoundError:
+            raw = None
+        except UnicodeDecodeError as exc:  # not UTF-8: set aside like any other damaged file
+            aside = _move_aside(path)
+            log.warning("Settings file %s is not UTF-8 text (%s); using defaults, the old file was kept as %s",
+                        path, exc.reason, aside)
             raw = None
         except OSError as exc:
             log.warning("Cannot read settings file %s (%s); using defaults", path, type(exc).__name__)

@@ -10,11 +10,12 @@ once the transaction has committed. Return values are the seed's (an id, a descr
 
 from __future__ import annotations
 
+from datetime import datetime, timedelta
 from typing import TYPE_CHECKING, Any
 
 from .changes import MemoryChange, Turn, check_actor
 from .errors import MemoryNotFound
-from .item import MemoryItem, now_iso
+from .item import MAX_HIT, MemoryItem, check_length, check_reason, now_iso, parse_time
 
 if TYPE_CHECKING:
     from .transaction import Transaction
@@ -26,7 +27,7 @@ STATES_MAX = 64
 def require_text(name: str, value: Any) -> str:
     if not isinstance(value, str) or not value.strip():
         raise ValueError(f"{name} must be a non-empty string")
-    return value.strip()
+    return check_length(name, value.strip())
 
 
 def card_state(item: MemoryItem) -> dict[str, Any]:
@@ -66,6 +67,7 @@ class CrudMixin:
     def delete(self, memory_id: str, reason: str = "", *, actor: str = "user", turn: Turn | None = None) -> str:
         """Move a memory to the trash (history kept); returns its description."""
         actor = check_actor(actor)
+        reason = check_reason(reason)
         with self._transaction() as txn:
             item = self._require_item(txn, memory_id)
             txn.trash_put(memory_id, {"item": item.to_dict(), "deleted_at": now_iso(), "reason": reason or "",
@@ -129,7 +131,7 @@ class CrudMixin:
         actor = check_actor(actor)
         with self._transaction() as txn:
             item = self._require_item(txn, memory_id)
-            item.hit = int(item.hit or 0) + 1
+            item.hit = min(int(item.hit or 0) + 1, MAX_HIT)
             txn.put(memory_id, item)
             change = self._change(txn, "hit", (memory_id,), actor, "", turn, {memory_id: card_state(item)},
                                   hit=item.hit)
@@ -186,12 +188,34 @@ class CrudMixin:
             self._publish(change)
         return len(ids)
 
+    def purge_expired(self, max_age_days: float, *, actor: str = "user", now: datetime | None = None) -> int:
+        """Delete for good the trash entries deleted more than ``max_age_days`` ago (the trash's
+        retention; ``0`` or less keeps everything). One ``purge`` change; returns how many."""
+        if not max_age_days or max_age_days <= 0:
+            return 0
+        actor = check_actor(actor)
+        cutoff = (now or datetime.now()) - timedelta(days=max_age_days)
+        with self._transaction() as txn:
+            ids = []
+            for mid in txn.trash_ids():
+                deleted = parse_time((txn.trash_get(mid) or {}).get("deleted_at"))
+                if deleted is not None and deleted.replace(tzinfo=None) < cutoff:
+                    ids.append(mid)
+            for mid in ids:
+                txn.trash_remove(mid)
+            change = (self._change(txn, "purge", tuple(ids), actor, f"回收站超过 {max_age_days:g} 天的记忆已清除",
+                                   None) if ids else None)
+        if change is not None:
+            self._publish(change)
+        return len(ids)
+
     def import_items(self, items: dict[str, MemoryItem], *, actor: str = "user", reason: str = "",
                      turn: Turn | None = None) -> tuple[list[str], list[str]]:
         """Merge ``items`` in by id in one write. Exact duplicates (same description and theme as a
         stored memory) are skipped; an id collision with different content gets a fresh id.
         Returns (added ids, skipped ids)."""
         actor = check_actor(actor)
+        reason = check_reason(reason)
         added: list[str] = []
         skipped: list[str] = []
         change = None

@@ -33,6 +33,54 @@ class StoreCorrupt(MemoryError_):
         super().__init__(f"memory store {path} cannot be read: {detail}{hint}")
 
 
+class StoreReadOnly(MemoryError_):
+    """The store can be read but not written (a read-only folder, file or mount)."""
+
+    def __init__(self, path: str, detail: str = "") -> None:
+        self.path = path
+        super().__init__(f"memory store {path} is read-only{': ' + detail if detail else ''}; "
+                         "memories can be listed and exported, not changed")
+
+
+class StoreWriteFailed(MemoryError_):
+    """A write could not be saved (disk full, I/O error). Nothing of it was kept; the store is intact."""
+
+    def __init__(self, path: str, detail: str) -> None:
+        self.path = path
+        self.detail = detail
+        super().__init__(f"could not save to memory store {path}: {detail}; nothing was changed")
+
+
+class StoreUnavailable(MemoryError_):
+    """The data folder (or store file) cannot be used at all: the message says why and where.
+    ``zh`` is the same for a Chinese UI."""
+
+    def __init__(self, path: str, detail: str, zh: str = "") -> None:
+        self.path = path
+        self.detail = detail
+        self.zh = zh or f"无法使用数据文件夹 {path}：{detail}"
+        super().__init__(f"cannot use the data folder {path}: {detail}")
+
+
+def describe_os_error(exc: BaseException) -> str:
+    """A short reason for a failed file operation, for a person."""
+    import errno
+
+    code = getattr(exc, "errno", None)
+    if code == errno.ENOSPC or "disk is full" in str(exc) or "database or disk is full" in str(exc):
+        return "the disk is full"
+    if code == errno.EFBIG:
+        return "the file is larger than the system allows (file size limit)"
+    if code == errno.EROFS or "readonly database" in str(exc) or "read-only" in str(exc):
+        return "the disk or folder is read-only"
+    if code in (errno.EACCES, errno.EPERM):
+        return "permission denied"
+    if code == errno.ENOTDIR or code == errno.EEXIST:
+        return "a file is in the way where a folder should be"
+    reason = getattr(exc, "strerror", None) or str(exc) or type(exc).__name__
+    return str(reason)
+
+
 def api_key_of(llm: Any) -> str:
     """The API key a chat model sends ("" when it has none we can see), so error texts can scrub it."""
     key = getattr(llm, "openai_api_key", None)

@@ -76,10 +76,68 @@ def normalize_time(value: Any) -> str | None:
     return parsed.replace(microsecond=0).isoformat()
 
 
+# ── limits (one place: the store, the writer's tools, the UI, the CLI and imports use these) ──
+
+#: Longest memory text accepted by any write (a memory is a fact, not a document).
+MAX_DESCRIPTION_CHARS = 5_000
+#: Longest theme name.
+MAX_THEME_CHARS = 64
+#: Longest reason of a change (kept in the history and the trash for ever).
+MAX_REASON_CHARS = 1_000
+#: Largest hit count stored (a counter; larger or non-finite values are repaired to this / to 0).
+MAX_HIT = 2**53
+#: Largest YAML / JSON document a store or an import reads.
+MAX_DOCUMENT_BYTES = 256 * 1024 * 1024
+
+_LIMITS = {"description": MAX_DESCRIPTION_CHARS, "theme": MAX_THEME_CHARS, "reason": MAX_REASON_CHARS,
+           "merged description": MAX_DESCRIPTION_CHARS, "merged theme": MAX_THEME_CHARS}
+
+
+class TooLong(ValueError):
+    """A text is longer than its limit (the message names the field, its length and the limit)."""
+
+    def __init__(self, name: str, length: int, limit: int) -> None:
+        self.field, self.length, self.limit = name, length, limit
+        super().__init__(f"{name} is {length:,} characters long; the limit is {limit:,}")
+
+
+def check_length(name: str, value: str, limit: int | None = None) -> str:
+    """``value`` when it fits the limit of ``name`` (see ``_LIMITS``), else :class:`TooLong`."""
+    limit = _LIMITS.get(name, MAX_DESCRIPTION_CHARS) if limit is None else limit
+    if len(value) > limit:
+        raise TooLong(name, len(value), limit)
+    return value
+
+
+def check_reason(reason: Any) -> str:
+    """A change's reason ("" allowed), bounded by :data:`MAX_REASON_CHARS`."""
+    if reason is None:
+        return ""
+    if not isinstance(reason, str):
+        raise ValueError("reason must be text")
+    return check_length("reason", reason)
+
+
+def clamp_hit(value: Any) -> int:
+    """A usable hit count: an int in 0..MAX_HIT (non-numbers, NaN and negatives become 0)."""
+    if isinstance(value, bool):
+        return int(value)
+    if isinstance(value, float):
+        if value != value:  # NaN
+            return 0
+        if value in (float("inf"), float("-inf")):
+            return MAX_HIT if value > 0 else 0
+    try:
+        number = int(value)
+    except (TypeError, ValueError, OverflowError):
+        return 0
+    return min(max(number, 0), MAX_HIT)
+
+
 def _require_text(name: str, value: Any) -> str:
     if not isinstance(value, str) or not value.strip():
         raise ValueError(f"{name} must be a non-empty string")
-    return value.strip()
+    return check_length(name, value.strip())
 
 
 
@@ -134,7 +192,7 @@ class MemoryItem:
 
     def record_creation(self, actor: str, reason: str, provenance: dict[str, str] | None = None) -> None:
         """The first history entry of an item this app creates: who wrote it and why."""
-        self._record({"action": "create", "actor": check_actor(actor), "reason": reason or "",
+        self._record({"action": "create", "actor": check_actor(actor), "reason": check_reason(reason),
                       "new_description": self.description, "new_theme": self.theme, **(provenance or {})})
 
     def _change(self, action: str, actor: str, reason: str, desc: str, theme: str, **extra: Any) -> None:
@@ -176,7 +234,7 @@ class MemoryItem:
             self.history.append(absorbed)
         self._change("merge", actor, reason, desc, theme, merged_id=another_id,
                      merged_description=another.description, merged_theme=another.theme, **(provenance or {}))
-        self.hit = max(self.hit, 0) + max(another.hit, 0)
+        self.hit = clamp_hit(clamp_hit(self.hit) + clamp_hit(another.hit))
 
     def show_description_history(self) -> list[dict[str, Any]]:
         """The changes, newest first by time (copies: editing them changes nothing).

@@ -18,10 +18,11 @@ from typing import Any, Iterable, Iterator
 
 from .base import BaseMemoryManager, SelfCheckReport
 from .changes import EXTERNAL, MemoryChange
-from .errors import MemoryNotFound, StoreCorrupt
-from .item import MemoryItem, now_iso
+from .errors import (MemoryNotFound, StoreCorrupt, StoreReadOnly, StoreWriteFailed, describe_os_error)
+from .files import private_files
+from .item import MemoryItem, clamp_hit, now_iso
 from .transaction import Transaction
-from .validation import item_from_raw, validate_item
+from .validation import as_text, item_from_raw, oversize_fields, validate_item
 
 _SCHEMA = """
 CREATE TABLE IF NOT EXISTS memories (
@@ -69,11 +70,11 @@ def _row_to_item(row: tuple) -> MemoryItem:
 def _item_row(memory_id: str, item: MemoryItem) -> tuple:
     return (
         memory_id,
-        item.description,
-        item.theme,
+        item.description if isinstance(item.description, str) else as_text(item.description),
+        item.theme if isinstance(item.theme, str) else as_text(item.theme),
         json.dumps(item.history, ensure_ascii=False, default=str),
         item.latest_update_time,
-        int(item.hit or 0),
+        clamp_hit(item.hit),  # SQLite integers stop at 2**63 - 1
     )
 
 
@@ -130,6 +131,10 @@ class SqliteMemoryManager(BaseMemoryManager):
         super().__init__()
         self.path = Path(path)
         self.path.parent.mkdir(parents=True, exist_ok=True)
+        folder_writable = os.access(self.path.parent, os.W_OK)
+        #: Opened read-only (a read-only file, folder or mount): reads work, writes raise StoreReadOnly.
+        self.read_only = self.path.exists() and not (folder_writable and os.access(self.path, os.W_OK))
+        self._immutable = self.read_only and not folder_writable  # nobody can write it: no -shm needed
         self._local = threading.local()
         self._connections: list[sqlite3.Connection] = []
         self._conn_lock = threading.Lock()
@@ -143,10 +148,19 @@ class SqliteMemoryManager(BaseMemoryManager):
         self._watch_seq = 0
         try:
             conn = self._conn()
-            conn.executescript(_SCHEMA)
+            if not self._has_schema(conn):
+                conn.executescript(_SCHEMA)
             self._start_watching()
         except sqlite3.DatabaseError as exc:
-            self._init_error = str(exc)
+            self._init_error = describe_os_error(exc) if "disk is full" in str(exc) else str(exc)
+        if not self.read_only:
+            private_files(self.path, self.path.with_name(self.path.name + "-wal"),
+                          self.path.with_name(self.path.name + "-shm"))
+
+    @staticmethod
+    def _has_schema(conn: sqlite3.Connection) -> bool:
+        names = {r[0] for r in conn.execute("SELECT name FROM sqlite_master WHERE type = 'table'")}
+        return {"memories", "trash", "meta", "changes"} <= names
 
     # ── connections ───────────────────────────────────────────────────
 
@@ -155,14 +169,29 @@ class SqliteMemoryManager(BaseMemoryManager):
         if conn is None:
             if self._closed:
                 raise RuntimeError("memory store is closed")
-            conn = sqlite3.connect(self.path, timeout=60, isolation_level=None, check_same_thread=False)
-            conn.execute("PRAGMA busy_timeout = 60000")
-            conn.execute("PRAGMA journal_mode = WAL")
-            conn.execute("PRAGMA synchronous = FULL")
+            conn = self._connect()
+            if not self.read_only:
+                conn.execute("PRAGMA journal_mode = WAL")
+                conn.execute("PRAGMA synchronous = FULL")
             self._local.conn = conn
             with self._conn_lock:
                 self._connections.append(conn)
         return conn
+
+    def _connect(self) -> sqlite3.Connection:
+        if self.read_only:
+            target = f"{self.path.resolve().as_uri()}?mode=ro{'&immutable=1' if self._immutable else ''}"
+            conn = sqlite3.connect(target, uri=True, timeout=60, isolation_level=None, check_same_thread=False)
+        else:
+            conn = sqlite3.connect(self.path, timeout=60, isolation_level=None, check_same_thread=False)
+        conn.execute("PRAGMA busy_timeout = 60000")
+        return conn
+
+    def _write_error(self, exc: sqlite3.Error) -> Exception:
+        text = str(exc)
+        if "readonly" in text or "read-only" in text:
+            return StoreReadOnly(str(self.path), text)
+        return StoreWriteFailed(str(self.path), describe_os_error(exc))
 
     def _checked_conn(self) -> sqlite3.Connection:
         if self._init_error:
@@ -186,15 +215,33 @@ class SqliteMemoryManager(BaseMemoryManager):
 
     @contextmanager
     def _write_lock(self) -> Iterator[None]:
+        """One ``BEGIN IMMEDIATE`` transaction. SQLite's write failures (disk full, read-only, I/O)
+        become :class:`StoreWriteFailed` / :class:`StoreReadOnly`; the transaction is rolled back."""
+        if self.read_only:
+            raise StoreReadOnly(str(self.path))
         conn = self._checked_conn()
-        conn.execute("BEGIN IMMEDIATE")
+        try:
+            conn.execute("BEGIN IMMEDIATE")
+        except sqlite3.OperationalError as exc:
+            raise self._write_error(exc) from exc
         try:
             yield
-        except BaseException:
-            conn.execute("ROLLBACK")
+        except BaseException as exc:
+            try:
+                conn.execute("ROLLBACK")
+            except sqlite3.Error:
+                pass
+            if isinstance(exc, sqlite3.OperationalError):
+                raise self._write_error(exc) from exc
             raise
-        else:
+        try:
             conn.execute("COMMIT")
+        except sqlite3.Error as exc:
+            try:
+                conn.execute("ROLLBACK")
+            except sqlite3.Error:
+                pass
+            raise self._write_error(exc) from exc
 
     @contextmanager
     def _transaction(self) -> Iterator[Transaction]:
@@ -209,8 +256,7 @@ class SqliteMemoryManager(BaseMemoryManager):
 
     def _start_watching(self) -> None:
         """A connection of its own (``PRAGMA data_version`` is per connection) and the baseline."""
-        conn = sqlite3.connect(self.path, timeout=60, isolation_level=None, check_same_thread=False)
-        conn.execute("PRAGMA busy_timeout = 60000")
+        conn = self._connect()
         with self._conn_lock:
             self._connections.append(conn)
         self._watch_conn = conn
@@ -308,18 +354,30 @@ class SqliteMemoryManager(BaseMemoryManager):
             result = conn.execute("PRAGMA quick_check").fetchone()[0]
             if result != "ok":
                 return SelfCheckReport("FAIL", [f"{self.path} failed the integrity check: {result}"], [], 0)
-            with self._write_lock():
-                rows = conn.execute(f"SELECT {_COLUMNS} FROM memories").fetchall()
-                txn = _SqlTransaction(conn)
-                for row in rows:
-                    raw = dict(zip(("description", "theme", "history", "latest_update_time", "hit"), row[1:], strict=True))
-                    raw["history"] = _row_to_item(row).history
-                    item, _ = item_from_raw(row[0], raw)
-                    i, r = validate_item(row[0], item)
-                    issues += i
-                    repaired += r
-                    if r:
-                        txn.put(row[0], item)
+            rows = conn.execute(f"SELECT {_COLUMNS} FROM memories").fetchall()
+            fixes: dict[str, MemoryItem] = {}
+            for row in rows:
+                raw = dict(zip(("description", "theme", "history", "latest_update_time", "hit"), row[1:], strict=True))
+                raw["history"] = _row_to_item(row).history
+                item, _ = item_from_raw(row[0], raw)
+                i, r = validate_item(row[0], item)
+                issues += i + oversize_fields(row[0], item)
+                repaired += r
+                if r:
+                    fixes[row[0]] = item
+            if self.read_only:
+                issues.append(f"{self.path} is read-only: memories can be read, not changed")
+                repaired = []
+            elif fixes:
+                with self._write_lock():  # re-read under the lock: another process may have written since
+                    txn = _SqlTransaction(conn)
+                    for memory_id in fixes:
+                        current = txn.get(memory_id)
+                        if current is not None and validate_item(memory_id, current)[1]:
+                            txn.put(memory_id, current)
+        except (StoreWriteFailed, StoreReadOnly) as exc:
+            issues.append(f"repairs could not be saved: {exc}")
+            repaired = []
         except sqlite3.DatabaseError as exc:
             return SelfCheckReport("FAIL", [f"{self.path} cannot be read: {exc}"], [], 0)
         return SelfCheckReport("WARN" if issues else "OK", issues, repaired, len(rows))

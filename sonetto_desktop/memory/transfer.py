@@ -14,8 +14,10 @@ from typing import Any
 import yaml
 
 from .base import BaseMemoryManager
-from .item import MemoryItem, now_iso
-from .validation import item_from_raw, validate_item
+from .files import atomic_write, remove_stale_temps
+from .item import MAX_DOCUMENT_BYTES, MemoryItem, clamp_hit, now_iso
+from .validation import item_from_raw, oversize_fields, validate_item
+from .yaml_safe import YamlRefused, load_yaml
 
 FORMATS = ("yaml", "json", "md")
 _JSON_KIND = "sonetto-memories"
@@ -79,6 +81,19 @@ def export_text(mm: BaseMemoryManager, fmt: str) -> str:
 # ── import ────────────────────────────────────────────────────────────
 
 
+def write_export(mm: BaseMemoryManager, path: str | Path, fmt: str) -> int:
+    """Write an export to ``path`` atomically (temp file, fsync, replace; owner-only): a crash or
+    a full disk keeps the previous file whole. Returns how many memories were exported."""
+    path = Path(path)
+    text = export_text(mm, fmt)
+    remove_stale_temps(path.parent, (path.name,))  # an earlier export killed mid-write
+    atomic_write(path, text.encode("utf-8"))
+    return mm.count()
+
+
+_CONTAINERS = (list, tuple, dict)
+
+
 def _items_from_mapping(data: Any, source: str) -> dict[str, MemoryItem]:
     if not isinstance(data, dict):
         raise ImportFormatError(f"{source}: expected a mapping of id -> memory, found {type(data).__name__}")
@@ -86,12 +101,19 @@ def _items_from_mapping(data: Any, source: str) -> dict[str, MemoryItem]:
     for mid, raw in data.items():
         if not isinstance(raw, dict):  # e.g. some other program's JSON: never import its values as memories
             raise ImportFormatError(f"{source}: entry {mid!r} is not a memory (expected description, theme, ...)")
+        for name in ("description", "theme"):
+            if isinstance(raw.get(name), _CONTAINERS):
+                raise ImportFormatError(f"{source}: memory {mid!r} has a {name} that is not text "
+                                        f"({type(raw[name]).__name__})")
         item, _ = item_from_raw(str(mid), raw)
         validate_item(str(mid), item)
         if not isinstance(item.description, str) or not item.description.strip():
             raise ImportFormatError(f"{source}: memory {mid!r} has no description")
         if not isinstance(item.theme, str):
             raise ImportFormatError(f"{source}: memory {mid!r} has a theme that is not text")
+        too_long = oversize_fields(str(mid), item)
+        if too_long:
+            raise ImportFormatError(f"{source}: memory {too_long[0]}")
         items[str(mid)] = item
     return items
 
@@ -114,7 +136,10 @@ def parse_markdown(text: str) -> dict[str, MemoryItem]:
             raise ImportFormatError(f"line {n}: a memory before any '## theme' heading")
         meta = dict(re.findall(r"(\w+):(\S+)", match.group("meta") or ""))
         hit = meta.get("hit", "0")
-        item = MemoryItem(match.group("text").strip(), theme, hit=int(hit) if hit.isdigit() else 0)
+        item = MemoryItem(match.group("text").strip(), theme, hit=clamp_hit(hit) if hit.isdigit() else 0)
+        too_long = oversize_fields(f"line {n}", item)
+        if too_long:
+            raise ImportFormatError(too_long[0])
         if meta.get("updated"):
             item.latest_update_time = meta["updated"] + "T00:00:00"
         items[meta.get("id") or f"md{n}"] = item
@@ -125,15 +150,25 @@ def read_import(path: str | Path) -> dict[str, MemoryItem]:
     path = Path(path)
     fmt = format_for(path)
     try:
+        size = path.stat().st_size
+    except OSError as exc:
+        raise ImportFormatError(f"{path.name} cannot be read: {exc.strerror or exc}") from exc
+    if size > MAX_DOCUMENT_BYTES:
+        raise ImportFormatError(f"{path.name} is {size / 1e6:.0f} MB; imports larger than "
+                                f"{MAX_DOCUMENT_BYTES // 1_000_000} MB are not read")
+    try:
         text = path.read_text(encoding="utf-8")
     except UnicodeDecodeError as exc:
         raise ImportFormatError(f"{path.name} is not UTF-8 text: {exc}") from exc
     if fmt == "md":
         return parse_markdown(text)
     try:
-        data = yaml.safe_load(text) if fmt == "yaml" else json.loads(text)
-    except (yaml.YAMLError, json.JSONDecodeError) as exc:
-        raise ImportFormatError(f"{path.name} cannot be parsed: {exc}") from exc
+        data = load_yaml(text, path.name) if fmt == "yaml" else json.loads(text)
+    except YamlRefused as exc:
+        raise ImportFormatError(str(exc)) from exc
+    except (yaml.YAMLError, json.JSONDecodeError, RecursionError) as exc:
+        detail = "nested too deeply" if isinstance(exc, RecursionError) else exc
+        raise ImportFormatError(f"{path.name} cannot be parsed: {detail}") from exc
     if fmt == "json" and isinstance(data, dict) and data.get("kind") == _JSON_KIND:
         data = data.get("memories", {})
     return _items_from_mapping(data or {}, path.name)

@@ -2,10 +2,12 @@
 
 from __future__ import annotations
 
-from datetime import date, datetime
+import json
+from datetime import date, datetime, time
 from typing import Any
 
-from .item import MemoryItem, normalize_time, now_iso
+from .item import (MAX_DESCRIPTION_CHARS, MAX_HIT, MAX_REASON_CHARS, MAX_THEME_CHARS, MemoryItem, clamp_hit,
+                   normalize_time, now_iso)
 
 
 def _plain(value: Any) -> Any:
@@ -25,9 +27,9 @@ def validate_item(memory_id: str, item: MemoryItem) -> tuple[list[str], list[str
     repaired: list[str] = []
     for name in ("description", "theme"):
         value = getattr(item, name)
-        if isinstance(value, (int, float)) and not isinstance(value, bool):
-            setattr(item, name, str(value))
-            repaired.append(f"{memory_id}: {name} was a number, stored as text")
+        if value is not None and not isinstance(value, str):
+            setattr(item, name, as_text(value))
+            repaired.append(f"{memory_id}: {name} was {_kind(value)}, stored as text")
             value = getattr(item, name)
         if value is None or (isinstance(value, str) and not value.strip()):
             if name == "theme":
@@ -53,11 +55,8 @@ def validate_item(memory_id: str, item: MemoryItem) -> tuple[list[str], list[str
         if plain != item.history:
             item.history = plain
             repaired.append(f"{memory_id}: history entries normalised")
-    if not isinstance(item.hit, int) or isinstance(item.hit, bool) or item.hit < 0:
-        try:
-            item.hit = max(int(item.hit), 0)
-        except (TypeError, ValueError):
-            item.hit = 0
+    if not isinstance(item.hit, int) or isinstance(item.hit, bool) or not 0 <= item.hit <= MAX_HIT:
+        item.hit = clamp_hit(item.hit)
         repaired.append(f"{memory_id}: hit repaired to {item.hit}")
     fixed_time = normalize_time(item.latest_update_time)
     if fixed_time is None:
@@ -66,6 +65,50 @@ def validate_item(memory_id: str, item: MemoryItem) -> tuple[list[str], list[str
     elif fixed_time != item.latest_update_time:
         item.latest_update_time = fixed_time
     return issues, repaired
+
+
+def _kind(value: Any) -> str:
+    if isinstance(value, bool):
+        return "a yes/no value"
+    if isinstance(value, (int, float)):
+        return "a number"
+    if isinstance(value, (datetime, date, time)):
+        return "a date or time"
+    if isinstance(value, (list, tuple)):
+        return "a list"
+    if isinstance(value, dict):
+        return "a mapping"
+    return type(value).__name__
+
+
+def as_text(value: Any) -> str:
+    """A stored value that should have been text, as text (nothing of it dropped)."""
+    if isinstance(value, str):
+        return value
+    if isinstance(value, bool):
+        return "true" if value else "false"
+    if isinstance(value, (datetime, date, time)):
+        return value.isoformat()
+    if isinstance(value, (list, tuple)) and all(isinstance(v, (str, int, float)) for v in value):
+        return "；".join(as_text(v) for v in value)
+    if isinstance(value, (list, tuple, dict)):
+        return json.dumps(_plain(value), ensure_ascii=False, default=str)
+    return str(value)
+
+
+def oversize_fields(memory_id: str, item: MemoryItem) -> list[str]:
+    """What of ``item`` is over the limits of ``item.py`` (one message each; empty when all fit)."""
+    found = []
+    for name, limit in (("description", MAX_DESCRIPTION_CHARS), ("theme", MAX_THEME_CHARS)):
+        value = getattr(item, name)
+        if isinstance(value, str) and len(value) > limit:
+            found.append(f"{memory_id}: {name} is {len(value):,} characters long (limit {limit:,})")
+    for entry in item.history if isinstance(item.history, list) else ():
+        reason = entry.get("reason") if isinstance(entry, dict) else None
+        if isinstance(reason, str) and len(reason) > MAX_REASON_CHARS:
+            found.append(f"{memory_id}: a history reason is {len(reason):,} characters long (limit {MAX_REASON_CHARS:,})")
+            break
+    return found
 
 
 def validate_items(items: dict[str, Any]) -> tuple[list[str], list[str]]:

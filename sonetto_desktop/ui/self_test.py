@@ -38,6 +38,7 @@ async def _checks(app: SonettoApp, out: TextIO) -> None:
     report = app.store_report
     _require(report is not None, "store self-check did not run")
     _require(report.ok, "memory store self-check FAILED: " + "; ".join(report.issues))
+    _require(app.services.migration_problem is None, f"memory store switch FAILED: {app.services.migration_problem}")
 
     started = time.perf_counter()
     await app.wall_loaded

@@ -21,6 +21,7 @@ from typing import Any
 
 import numpy as np
 
+from ..files import private_opener
 from .doc_table import DocTable
 from .postings import Postings
 
@@ -49,7 +50,7 @@ def save(path: Path, postings: Postings, docs: DocTable, *, token: str | None, t
     arrays["header"] = np.frombuffer(json.dumps(header, ensure_ascii=False).encode("utf-8"), dtype=np.uint8)
     tmp = path.with_name(f".{path.name}.{os.getpid()}.{threading.get_ident()}.tmp")
     try:
-        with open(tmp, "wb") as fh:
+        with open(tmp, "wb", opener=private_opener) as fh:  # memory text: owner-only, like the store
             np.savez(fh, **arrays)
             fh.flush()
             os.fsync(fh.fileno())

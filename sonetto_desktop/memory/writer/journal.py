@@ -28,6 +28,7 @@ from typing import Any
 
 import portalocker
 
+from ..files import private_dir, private_opener
 from ..item import now_iso
 
 log = logging.getLogger(__name__)
@@ -105,8 +106,8 @@ class TurnJournal:
         self._claim: Any = None
 
     def _ensure_dirs(self) -> None:
-        for folder in (self.pending_dir, self.failed_dir):
-            folder.mkdir(parents=True, exist_ok=True)
+        for folder in (self.path, self.pending_dir, self.failed_dir):
+            private_dir(folder)  # owner-only (0700)
 
     def _next_seq(self) -> int:
         seq = time.time_ns()
@@ -120,7 +121,7 @@ class TurnJournal:
         tmp = folder / f".{entry.filename}.{uuid.uuid4().hex[:8]}.tmp"
         data = json.dumps(asdict(entry), ensure_ascii=False).encode("utf-8")
         try:
-            with open(tmp, "wb") as fh:
+            with open(tmp, "wb", opener=private_opener) as fh:  # owner-only (0600)
                 fh.write(data)
                 fh.flush()
                 os.fsync(fh.fileno())

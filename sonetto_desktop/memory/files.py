@@ -1,0 +1,178 @@
+"""Files the app owns: private modes, crash-safe replacement, leftovers of killed writers.
+
+Every file that holds the user's memories or chats (stores, trash, backups, exports, the turn
+journal, ``sessions.db``) is readable by its owner only on POSIX (0600, folders 0700), including
+files created by older versions (tightened when they are opened). ``atomic_write`` leaves the old or
+the new file whole, never a mix, and never leaves its temp file behind when it fails.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import logging
+import os
+import re
+import threading
+import time
+from pathlib import Path
+
+log = logging.getLogger(__name__)
+
+FILE_MODE = 0o600
+DIR_MODE = 0o700
+_POSIX = os.name == "posix"
+
+
+def private_file(path: str | os.PathLike[str]) -> None:
+    """Make an existing file owner-only (0600) on POSIX; quietly nothing when it is missing or not
+    ours to change (a read-only mount, another user's file)."""
+    if not _POSIX:
+        return
+    try:
+        st = os.stat(path)
+        if st.st_mode & 0o077 and st.st_uid == os.getuid():
+            os.chmod(path, FILE_MODE)
+    except OSError:
+        pass
+
+
+def private_opener(path: str, flags: int) -> int:
+    """``open(..., opener=private_opener)``: a file created by ``open`` is owner-only (0600)."""
+    return os.open(path, flags, FILE_MODE)
+
+
+def private_sqlite_file(path: str | os.PathLike[str]) -> None:
+    """Before SQLite opens ``path``: create it owner-only if missing (SQLite gives its ``-wal`` and
+    ``-shm`` files the database file's mode), and tighten an existing one and its companions."""
+    path = Path(path)
+    if _POSIX and not path.exists():
+        try:
+            os.close(os.open(path, os.O_WRONLY | os.O_CREAT | os.O_EXCL, FILE_MODE))
+        except OSError:
+            pass  # an empty file is a new database; if we cannot make one, SQLite reports why
+    private_files(path, path.with_name(path.name + "-wal"), path.with_name(path.name + "-shm"))
+
+
+def private_dir(path: str | os.PathLike[str]) -> Path:
+    """Create the folder if needed and make it owner-only (0700) on POSIX. Returns it.
+    Raises ``OSError`` when it cannot be created (a file in the way, no permission)."""
+    folder = Path(path)
+    folder.mkdir(parents=True, exist_ok=True)
+    if _POSIX:
+        try:
+            st = folder.stat()
+            if st.st_mode & 0o077 and st.st_uid == os.getuid():
+                os.chmod(folder, DIR_MODE)
+        except OSError:
+            pass
+    return folder
+
+
+def private_files(*paths: str | os.PathLike[str]) -> None:
+    for path in paths:
+        private_file(path)
+
+
+def fsync_dir(path: Path) -> None:
+    if not _POSIX:
+        return
+    fd = os.open(path, os.O_RDONLY)
+    try:
+        os.fsync(fd)
+    finally:
+        os.close(fd)
+
+
+def temp_name(path: Path) -> Path:
+    """The temp file a writer of ``path`` uses (its process id is in the name: see ``remove_stale_temps``)."""
+    return path.with_name(f".{path.name}.{os.getpid()}.{threading.get_ident()}.tmp")
+
+
+def write_private(path: Path, payload: bytes) -> None:
+    """Write ``payload`` to a new file (owner-only), flushed to disk."""
+    fd = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_TRUNC | getattr(os, "O_BINARY", 0), FILE_MODE)
+    with open(fd, "wb") as fh:
+        fh.write(payload)
+        fh.flush()
+        os.fsync(fh.fileno())
+
+
+def atomic_write(path: Path, payload: bytes, *, backup: Path | None = None) -> None:
+    """Write ``payload`` to ``path`` so that a crash leaves the old or the new file, whole; with
+    ``backup`` the previous version is kept there. A failure (disk full) keeps the old file and
+    removes the temp file, then raises ``OSError``."""
+    path = Path(path)
+    tmp = temp_name(path)
+    try:
+        write_private(tmp, payload)
+        if backup is not None and path.exists():
+            staged = backup.with_name(backup.name + ".new")
+            try:
+                staged.unlink(missing_ok=True)
+                os.link(path, staged)  # the old version, kept without copying it
+            except OSError:
+                write_private(staged, path.read_bytes())
+            private_file(staged)
+            os.replace(staged, backup)
+        os.replace(tmp, path)
+    except BaseException:
+        with contextlib.suppress(OSError):
+            tmp.unlink()
+        raise
+    fsync_dir(path.parent)
+
+
+def pid_alive(pid: int) -> bool:
+    """Whether a process with this id runs (``True`` when we cannot tell)."""
+    if pid <= 0:
+        return False
+    if pid == os.getpid():
+        return True
+    if not _POSIX:
+        return True  # no cheap check: treat as alive (age decides instead)
+    try:
+        os.kill(pid, 0)
+    except ProcessLookupError:
+        return False
+    except OSError:  # EPERM: it exists, owned by someone else
+        return True
+    return True
+
+
+#: A temp file whose writer may still be alive is removed only after this long (one write takes
+#: seconds; the id may also have been reused by an unrelated process).
+STALE_TEMP_SECONDS = 24 * 3600
+
+_TEMP = re.compile(r"^\.(?P<name>.+)\.(?P<pid>\d+)\.(?P<tid>\d+)\.tmp$")
+
+
+def remove_stale_temps(folder: Path, names: tuple[str, ...]) -> list[Path]:
+    """Delete the temp files ``atomic_write`` left for ``names`` in ``folder`` when their writer
+    died (killed mid-write). A fresh temp file of a live process is never touched; where liveness
+    cannot be checked only files older than a day go. Returns what was removed."""
+    removed: list[Path] = []
+    try:
+        entries = list(os.scandir(folder))
+    except OSError:
+        return removed
+    for entry in entries:
+        match = _TEMP.match(entry.name)
+        if not match or match.group("name") not in names:
+            continue
+        pid = int(match.group("pid"))
+        if pid == os.getpid():
+            continue  # one of our own threads may be writing it right now
+        if pid_alive(pid):  # (or its id was reused): only a day-old file is surely abandoned
+            try:
+                if time.time() - entry.stat().st_mtime < STALE_TEMP_SECONDS:
+                    continue
+            except OSError:
+                continue
+        try:
+            os.unlink(entry.path)
+            removed.append(Path(entry.path))
+        except OSError:
+            continue
+    if removed:
+        log.info("removed %d temp file(s) of killed writers in %s", len(removed), folder)
+    return removed
