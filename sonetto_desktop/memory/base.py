@@ -177,6 +177,8 @@ class BaseMemoryManager(CrudMixin, ABC):
                     "theme": item.theme,
                     "hit": item.hit,
                     "latest_update_time": item.latest_update_time,
+                    "locked": item.locked,
+                    "last_actor": item.last_actor,
                 }
             )
         for cards in groups.values():

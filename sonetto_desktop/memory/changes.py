@@ -19,8 +19,10 @@ from typing import Any, Mapping
 #: Every kind a change record can have.
 #: ``reload``: the store changed in ways not itemised (another process rewrote it): re-read it.
 CHANGE_KINDS = (
-    "add", "update", "delete", "merge", "hit", "revert", "restore", "purge", "import", "reload",
+    "add", "update", "delete", "merge", "hit", "revert", "restore", "purge", "import", "reload", "lock",
 )
+#: Actors that are the person themself: only they may change a locked memory.
+PERSON_ACTORS = frozenset({"user", "cli"})
 #: Kinds after which the touched memories exist with new content (views highlight them).
 CONTENT_KINDS = frozenset({"add", "update", "merge", "revert", "restore", "import"})
 

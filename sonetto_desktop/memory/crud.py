@@ -13,8 +13,8 @@ from __future__ import annotations
 from datetime import datetime, timedelta
 from typing import TYPE_CHECKING, Any
 
-from .changes import MemoryChange, Turn, check_actor
-from .errors import MemoryNotFound
+from .changes import PERSON_ACTORS, MemoryChange, Turn, check_actor
+from .errors import MemoryLocked, MemoryNotFound
 from .item import MAX_HIT, MemoryItem, check_length, check_reason, now_iso, parse_time
 
 if TYPE_CHECKING:
@@ -33,7 +33,14 @@ def require_text(name: str, value: Any) -> str:
 def card_state(item: MemoryItem) -> dict[str, Any]:
     """What a view shows of a memory (carried in change records)."""
     return {"description": item.description, "theme": item.theme, "hit": item.hit,
-            "latest_update_time": item.latest_update_time}
+            "latest_update_time": item.latest_update_time, "locked": item.locked, "last_actor": item.last_actor}
+
+
+def _changeable(item: MemoryItem, memory_id: str, actor: str) -> MemoryItem:
+    """``item``, unless it is locked and ``actor`` is not the person (then ``MemoryLocked``)."""
+    if item.locked and actor not in PERSON_ACTORS:
+        raise MemoryLocked(memory_id, actor)
+    return item
 
 
 def _provenance(turn: Turn | None) -> dict[str, str]:
@@ -69,7 +76,7 @@ class CrudMixin:
         actor = check_actor(actor)
         reason = check_reason(reason)
         with self._transaction() as txn:
-            item = self._require_item(txn, memory_id)
+            item = _changeable(self._require_item(txn, memory_id), memory_id, actor)
             txn.trash_put(memory_id, {"item": item.to_dict(), "deleted_at": now_iso(), "reason": reason or "",
                                       "actor": actor, **_provenance(turn)})
             txn.remove(memory_id)
@@ -92,7 +99,7 @@ class CrudMixin:
         if new_description is None and new_theme is None:
             raise ValueError("update needs a new description or a new theme")
         with self._transaction() as txn:
-            item = self._require_item(txn, memory_id)
+            item = _changeable(self._require_item(txn, memory_id), memory_id, actor)
             item.update(reason, new_description, new_theme, actor=actor, provenance=_provenance(turn))
             txn.put(memory_id, item)
             change = self._change(txn, "update", (memory_id,), actor, reason, turn, {memory_id: card_state(item)})
@@ -113,8 +120,8 @@ class CrudMixin:
         if id1 == id2:
             raise ValueError("cannot merge a memory with itself")
         with self._transaction() as txn:
-            keep = self._require_item(txn, id1)
-            gone = self._require_item(txn, id2)
+            keep = _changeable(self._require_item(txn, id1), id1, actor)
+            gone = _changeable(self._require_item(txn, id2), id2, actor)
             absorbed = gone.to_dict()
             keep.merge(gone, reason, merged_description, merged_theme, actor=actor, another_id=id2,
                        provenance=_provenance(turn))
@@ -125,6 +132,24 @@ class CrudMixin:
             change = self._change(txn, "merge", (id1, id2), actor, reason, turn,
                                   {id1: card_state(keep), id2: None})
         self._publish(change)
+
+    def set_locked(self, memory_id: str, locked: bool, *, actor: str = "user", reason: str = "",
+                   turn: Turn | None = None) -> bool:
+        """Lock (or unlock) a memory: locked, only the person (``user``, ``cli``) may change or delete
+        it. Recorded in its history; returns False (and publishes nothing) when it already was so."""
+        actor = check_actor(actor)
+        if actor not in PERSON_ACTORS:  # an app may neither lock nor unlock what the person decides
+            raise MemoryLocked(memory_id, actor)
+        reason = check_reason(reason)
+        with self._transaction() as txn:
+            item = self._require_item(txn, memory_id)
+            if not item.set_locked(locked, actor=actor, reason=reason, provenance=_provenance(turn)):
+                return False
+            txn.put(memory_id, item)
+            change = self._change(txn, "lock", (memory_id,), actor, reason, turn, {memory_id: card_state(item)},
+                                  locked=bool(locked))
+        self._publish(change)
+        return True
 
     def hit(self, memory_id: str, *, actor: str = "agent", turn: Turn | None = None) -> int:
         """Count one more reference to the memory; returns the new count."""
@@ -142,7 +167,7 @@ class CrudMixin:
                turn: Turn | None = None) -> None:
         """Bring back version ``version`` (see ``versions``) as a new change in the history."""
         with self._transaction() as txn:
-            item = self._require_item(txn, memory_id)
+            item = _changeable(self._require_item(txn, memory_id), memory_id, actor)
             states = item.versions()
             if not isinstance(version, int) or not 0 <= version < len(states):
                 raise ValueError(f"memory {memory_id!r} has versions 0..{len(states) - 1}, not {version!r}")

@@ -89,3 +89,12 @@ def api_key_of(llm: Any) -> str:
     return str(key or "")
 
 
+
+
+class MemoryLocked(MemoryError_):
+    """The person locked this memory: only they may change or delete it (the agent and other apps may not)."""
+
+    def __init__(self, memory_id: str, actor: str) -> None:
+        self.memory_id = memory_id
+        self.actor = actor
+        super().__init__(f"memory {memory_id!r} is locked by the user; {actor!r} may not change or delete it")

@@ -36,6 +36,11 @@ from typing import Any
 
 from .changes import check_actor
 
+#: History actions that change a flag of the memory, not its text or theme.
+FLAG_ACTIONS = ("lock", "unlock")
+#: ``last_actor`` of a memory with no history at all (older files, imported seed memories).
+IMPORTED = "imported"
+
 WEEKDAYS_ZH = ("星期一", "星期二", "星期三", "星期四", "星期五", "星期六", "星期日")
 
 
@@ -255,9 +260,40 @@ class MemoryItem:
         """History entries that changed this item itself (absorbed entries of merged items excluded)."""
         return [entry for entry in self.history if "from" not in entry]
 
+    def content_history(self) -> list[dict[str, Any]]:
+        """Own entries that changed the text or the theme (not a lock or an unlock)."""
+        return [entry for entry in self.own_history() if entry.get("action") not in FLAG_ACTIONS]
+
+    @property
+    def locked(self) -> bool:
+        """Locked by the person: the agent and other apps may not change or delete it (see ``set_locked``)."""
+        for entry in reversed(self.history):
+            if isinstance(entry, dict) and "from" not in entry and entry.get("action") in FLAG_ACTIONS:
+                return entry["action"] == "lock"
+        return False
+
+    def set_locked(self, locked: bool, *, actor: str, reason: str = "",
+                   provenance: dict[str, str] | None = None) -> bool:
+        """Lock or unlock, recorded in the history (the content and its update time stay as they are).
+        Returns False when it already was so (nothing recorded)."""
+        if self.locked == bool(locked):
+            return False
+        self.history.append({"time": now_iso(), "action": "lock" if locked else "unlock",
+                             "actor": check_actor(actor), "reason": reason or "", **(provenance or {})})
+        return True
+
+    @property
+    def last_actor(self) -> str:
+        """Who made the last change to this memory (``imported`` for an entry without any history,
+        as memories of older files and imported seed stores have)."""
+        for entry in reversed(self.history):
+            if isinstance(entry, dict) and "from" not in entry and entry.get("actor"):
+                return str(entry["actor"])
+        return IMPORTED
+
     def versions(self) -> list[dict[str, str]]:
         """Every state this item had: ``[{description, theme, time}]``, version 0 first."""
-        own = self.own_history()
+        own = self.content_history()
         if own and own[0].get("action") == "create":  # the created state is version 0
             created, own = own[0], own[1:]
             states = [{"description": created.get("new_description", self.description),

@@ -88,6 +88,12 @@ class MemoryOperations:
         return self._ids(self._one(lambda: self._store.revert(memory_id, version, reason, actor=self.actor,
                                                               turn=self.turn)))
 
+    def set_locked(self, memory_id: str, locked: bool = True, *, reason: str = "") -> MemoryChange | None:
+        """Lock (or unlock) a memory against the agent and other apps; ``None`` when it already was so.
+        Only the person's actors (``user``, ``cli``) may; others get ``MemoryLocked``."""
+        return self._one(lambda: self._store.set_locked(memory_id, locked, actor=self.actor, reason=reason,
+                                                        turn=self.turn))
+
     def hit(self, memory_id: str) -> MemoryChange:
         return self._ids(self._one(lambda: self._store.hit(memory_id, actor=self.actor, turn=self.turn)))
 

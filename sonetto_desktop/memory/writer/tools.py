@@ -20,7 +20,7 @@ from langchain_core.tools import BaseTool, ToolException, tool
 
 from ..base import BaseMemoryManager
 from ..changes import AGENT, Turn, excerpt_of
-from ..errors import MemoryNotFound
+from ..errors import MemoryLocked, MemoryNotFound
 from ..operations import MemoryOperations
 from .index import WriterIndex
 from .listing import READ_ALL_MAX, RECENT_N, RELATED_K, RetrieverProvider, read_listing
@@ -76,6 +76,13 @@ def _content(value: Any) -> str:
             "请去掉具体的值（最多保留“用户有某个账号”这类不含秘密的事实），或放弃这一条。"
         )
     return content
+
+
+def _locked(memory_id: str) -> ToolException:
+    return ToolException(
+        f"拒绝修改：记忆 {memory_id} 已被用户锁定，你不能修改、合并或删除它（可以用 hit_memory 标记引用）。"
+        "如果新信息与它矛盾，就保持原样，不要为此另建重复条目。"
+    )
 
 
 def _not_found(memory_id: str) -> ToolException:
@@ -174,6 +181,8 @@ def make_memory_tools(
         try:
             changed = writer.update(memory_id, description=text, reason=why)
             writer.hit(memory_id)
+        except MemoryLocked as exc:
+            raise _locked(exc.memory_id) from None
         except MemoryNotFound:
             raise _not_found(memory_id) from None
         if changed is None:
@@ -192,6 +201,8 @@ def make_memory_tools(
         why = _text("reason", reason)
         try:
             agent_ops(config).delete(memory_id, reason=why)
+        except MemoryLocked as exc:
+            raise _locked(exc.memory_id) from None
         except MemoryNotFound:
             raise _not_found(memory_id) from None
         return done(f"已删除记忆 {memory_id}。", "delete", (memory_id,))
@@ -217,6 +228,8 @@ def make_memory_tools(
         why = _text("reason", reason)
         try:
             agent_ops(config).merge(keep, gone, text, theme, reason=why)
+        except MemoryLocked as exc:
+            raise _locked(exc.memory_id) from None
         except MemoryNotFound as exc:
             raise _not_found(exc.memory_id) from None
         return done(f"已将记忆 {gone} 合并到 {keep}。", "merge", (keep, gone))
@@ -231,6 +244,8 @@ def make_memory_tools(
         memory_id = _text("id", id)
         try:
             count = agent_ops(config).hit(memory_id).extra.get("hit")
+        except MemoryLocked as exc:
+            raise _locked(exc.memory_id) from None
         except MemoryNotFound:
             raise _not_found(memory_id) from None
         return done(f"已标记记忆 {memory_id}（hit {count}）。", "hit", (memory_id,))
