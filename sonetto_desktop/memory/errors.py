@@ -42,3 +42,13 @@ def api_key_of(llm: Any) -> str:
 def redact(text: str, secret: str) -> str:
     """``text`` with ``secret`` (an API key a server may echo back) replaced by ``***``."""
     return text.replace(secret, "***") if secret and len(secret) >= 4 else text
+
+
+class StoreUnavailable(MemoryError_):
+    """The memory server cannot be reached: the store is read-only (its local copy) until it is back.
+    Nothing was written; the change can be made again once the server answers."""
+
+    def __init__(self, where: str, detail: str) -> None:
+        self.where = where
+        self.detail = detail
+        super().__init__(f"记忆服务器暂时连不上，现在只能查看、不能修改（{where}: {detail}）")
