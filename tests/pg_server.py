@@ -101,7 +101,7 @@ class PgServer:
         return cls(base, int((base / URL_FILE).read_text(encoding="utf-8").split()[0]), bins)
 
     def restart(self) -> None:
-        self._run("pg_ctl", "-D", str(self.data), "-m", "fast", "-w", "restart")
+        self._run("pg_ctl", "-D", str(self.data), "-l", str(self.base / "server.log"), "-m", "fast", "-w", "restart")
 
     def stop_server(self) -> None:
         """Stop the server, keep its data (``start_again`` brings it back on the same port)."""

@@ -18,7 +18,7 @@ from pathlib import Path
 from typing import Any, NamedTuple
 
 from .paths import config_dir, default_data_dir
-from .secrets import load_api_key, store_api_key
+from .secrets import POSTGRES_PASSWORD, load_api_key, load_secret, store_api_key, store_secret
 
 log = logging.getLogger(__name__)
 
@@ -26,7 +26,10 @@ SETTINGS_FILE = "settings.json"
 OPENAI_DEFAULT_BASE_URL = "https://api.openai.com/v1"
 
 RETRIEVAL_MODES = ("llm", "mechanical", "hybrid")
-STORE_BACKENDS = ("yaml", "sqlite")
+STORE_BACKENDS = ("yaml", "sqlite", "postgres")
+#: TLS for the memory server (libpq's sslmode): "prefer" tries TLS, "require" insists on it,
+#: "verify-full" also checks the server's certificate and name.
+POSTGRES_TLS_MODES = ("disable", "prefer", "require", "verify-full")
 THEMES = ("light", "dark", "system")
 LANGUAGES = ("zh_CN", "en")
 
@@ -36,6 +39,7 @@ _CHOICES: dict[str, tuple[str, ...]] = {
     "store_backend": STORE_BACKENDS,
     "theme": THEMES,
     "language": LANGUAGES,
+    "postgres_tls": POSTGRES_TLS_MODES,
 }
 # Numeric fields: inclusive range.
 _RANGES: dict[str, tuple[float, float]] = {
@@ -43,7 +47,7 @@ _RANGES: dict[str, tuple[float, float]] = {
     "request_timeout": (0.1, 3600.0),
     "recall_timeout": (0.1, 600.0),
 }
-_SECRET_FIELDS = frozenset({"api_key"})
+_SECRET_FIELDS = frozenset({"api_key", "postgres_password"})
 
 
 def mask_secret(value: str) -> str:
@@ -75,12 +79,22 @@ class Settings:
     language: str = "zh_CN"
     request_timeout: float = 60.0
     recall_timeout: float = 8.0
+    # One memory on several computers (store_backend "postgres"): the server's URL without its
+    # password (that one lives in the keyring), TLS, the schema holding this person's memories,
+    # this computer's name as other devices see it, and whether chat sessions live there too.
+    postgres_url: str = ""
+    postgres_password: str = field(default="", repr=False)
+    postgres_tls: str = "prefer"
+    postgres_schema: str = "sonetto"
+    postgres_sessions: bool = False
+    device_name: str = ""
     # Values replaced by environment variables, kept so that save() writes the user's own values.
     _env_originals: dict[str, Any] = field(default_factory=dict, repr=False, compare=False)
 
     def __repr__(self) -> str:
         shown = [
-            f"{f.name}={mask_secret(self.api_key)!r}" if f.name == "api_key" else f"{f.name}={getattr(self, f.name)!r}"
+            f"{f.name}={mask_secret(getattr(self, f.name))!r}" if f.name in _SECRET_FIELDS
+            else f"{f.name}={getattr(self, f.name)!r}"
             for f in fields(self)
             if not f.name.startswith("_")
         ]
@@ -129,6 +143,8 @@ class Settings:
                 problems.append(
                     Problem(name, f"取值应为 {' / '.join(choices)} 之一。", f"Must be one of {', '.join(choices)}.")
                 )
+        if self.store_backend == "postgres":
+            problems += _postgres_problems(self)
         for name, (low, high) in _RANGES.items():
             value = getattr(self, name)
             if isinstance(value, bool) or not isinstance(value, (int, float)) or not low <= value <= high:
@@ -152,6 +168,7 @@ class Settings:
             "api_key": get("OPENAI_API_KEY"),
             "model": get("SONETTO_MODEL"),
             "data_dir": get("SONETTO_DATA_DIR"),
+            "postgres_url": get("SONETTO_POSTGRES_URL"),
         }
         overrides = {k: v for k, v in overrides.items() if v}
         originals = dict(self._env_originals)
@@ -184,6 +201,7 @@ class Settings:
         settings = cls._from_dict(data)
         if with_secret:
             settings.api_key = load_api_key(path.parent)
+            settings.postgres_password = load_secret(POSTGRES_PASSWORD, path.parent)
         return settings
 
     @classmethod
@@ -227,6 +245,7 @@ class Settings:
             raise
         if with_secret:
             store_api_key(self._env_originals.get("api_key", self.api_key), path.parent)
+            store_secret(POSTGRES_PASSWORD, self.postgres_password, path.parent)
 
 
 _BAD = object()
@@ -239,8 +258,23 @@ def load_settings(*, with_secret: bool = True) -> Settings:
     return Settings.load(with_secret=with_secret).with_env()
 
 
+def _postgres_problems(settings: Settings) -> list[Problem]:
+    from ..memory.pg_location import PgLocation, PgLocationError
+
+    if not settings.postgres_url.strip():
+        return [Problem("postgres_url", "请填写 PostgreSQL 服务器地址（postgresql://用户@主机:5432/数据库）。",
+                        "Please enter the PostgreSQL URL (postgresql://user@host:5432/database).")]
+    try:
+        PgLocation(settings.postgres_url, settings.postgres_schema or "sonetto")
+    except PgLocationError as exc:
+        return [Problem("postgres_url", f"PostgreSQL 设置有误：{exc}", f"PostgreSQL setting: {exc}")]
+    return []
+
+
 def _coerce(name: str, value: Any, default: Any) -> Any:
     """``value`` converted to the type of ``default`` and checked, or ``_BAD``."""
+    if isinstance(default, bool):
+        return value if isinstance(value, bool) else _BAD
     if isinstance(default, float):
         if isinstance(value, bool) or not isinstance(value, (int, float)):
             return _BAD

@@ -246,6 +246,17 @@ class PostgresMemoryManager(BaseMemoryManager):
             self._go_offline(exc)
             raise self._unavailable(self._describe(exc)) from exc
 
+    @contextmanager
+    def exclusive(self) -> Iterator[None]:
+        """Hold the store's migration lock (a session lock on a connection of its own; writes go
+        on): for a check-then-copy that two devices must not both do."""
+        with self._pool.connection(timeout=POOL_WAIT) as conn:
+            conn.execute("SELECT pg_advisory_lock(%s)", (self._lock_key + 1,))
+            try:
+                yield
+            finally:
+                conn.execute("SELECT pg_advisory_unlock(%s)", (self._lock_key + 1,))
+
     # ── primitives ────────────────────────────────────────────────────
 
     @contextmanager
