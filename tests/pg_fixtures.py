@@ -32,6 +32,28 @@ def drop_schema(url: str, schema: str) -> None:
         conn.execute(f'DROP SCHEMA IF EXISTS "{schema}" CASCADE')
 
 
+class ExternalServer:
+    """A server given only by ``SONETTO_TEST_PG_URL`` (a developer's own): not restartable here."""
+
+    def __init__(self, url: str) -> None:
+        from urllib.parse import urlsplit
+
+        self.url = url
+        self.port = urlsplit(url).port or 5432
+
+    def restart(self) -> None:
+        pytest.skip("the server given by SONETTO_TEST_PG_URL cannot be restarted by the tests")
+
+
+def _drop_test_schemas(url: str) -> None:
+    import psycopg
+
+    with psycopg.connect(url, autocommit=True, connect_timeout=5) as conn:
+        names = [r[0] for r in conn.execute("SELECT nspname FROM pg_namespace WHERE nspname LIKE 't\\_%'")]
+        for name in names:
+            conn.execute(f'DROP SCHEMA IF EXISTS "{name}" CASCADE')
+
+
 def _unavailable(reason: str) -> None:
     if os.environ.get("CI", "").lower() == "true":
         pytest.fail(f"PostgreSQL tests must run under CI: {reason}")
@@ -45,8 +67,11 @@ def pg_server():
         import psycopg  # noqa: F401
     except ImportError:
         _unavailable("psycopg is not installed (pip install -e '.[postgres]')")
-    if os.environ.get(URL_ENV) and os.environ.get(DIR_ENV):
-        yield PgServer.attach(Path(os.environ[DIR_ENV]))
+    if os.environ.get(URL_ENV):
+        server = PgServer.attach(Path(os.environ[DIR_ENV])) if os.environ.get(DIR_ENV) else ExternalServer(
+            os.environ[URL_ENV])
+        yield server
+        _drop_test_schemas(os.environ[URL_ENV])
         return
     if bin_dir() is None:
         _unavailable("no PostgreSQL server binaries (apt-get install postgresql) and no SONETTO_TEST_PG_URL")
