@@ -83,3 +83,15 @@ def check_connection(settings: Settings, *, password: str | None = None) -> Conn
     return ConnectionCheck(True, f"连接成功：PostgreSQL {version}{lock}{count}，用时 {millis:.0f} 毫秒。",
                            f"Connected: PostgreSQL {version}{lock_en}{count_en}, {millis:.0f} ms.",
                            version, millis, memories)
+
+
+def chat_session_db(settings: Settings, store: Any, secrets: Any = tuple) -> Any:
+    """The chat sessions' database on the memory server when the settings want them there and the
+    server answers; None: the local ``sessions.db`` (also the fallback while offline)."""
+    if settings.store_backend != "postgres" or not settings.postgres_sessions:
+        return None
+    if not getattr(store, "online", False):
+        return None
+    from .agent.pg_sessions import PgSessionDatabase
+
+    return PgSessionDatabase(store.location, secrets=secrets)

@@ -234,6 +234,7 @@ class AppServices:
             return f"{info.zh}（{info.code}）"
 
         self.writer = MemoryWriter(self.memory.as_actor("agent"), build_llm(self.settings),
+                                   journal_path=getattr(self.store, "journal_path", None),  # a server: kept here
                                    events=self._writer_events, retriever=lambda: recall.mechanical,
                                    describe_error=describe)
         if self.store_ok:
@@ -243,9 +244,20 @@ class AppServices:
         status = self.store_status
         if status is not None and not status.online:  # offline: turns wait in the journal
             self._on_store_status(status)
-        self.chat = ChatEngine(self.ltm, data_dir=self.data_dir, settings_provider=lambda: self.settings)
+        from .postgres_setup import chat_session_db
+
+        remote = chat_session_db(self.settings, self.store, secrets=lambda: (self.settings.api_key,))
+        self.chat = ChatEngine(self.ltm, data_dir=self.data_dir, settings_provider=lambda: self.settings,
+                               session_db=remote)
         self._agents_started = True
-        await self.chat.start()
+        try:
+            await self.chat.start()
+        except Exception:
+            if remote is None:
+                raise
+            log.warning("chat sessions on the memory server are unavailable; using this device's", exc_info=True)
+            self.chat = ChatEngine(self.ltm, data_dir=self.data_dir, settings_provider=lambda: self.settings)
+            await self.chat.start()
 
     async def warm_up(self) -> None:
         """Load the tokenizer and build the offline recall index now rather than at the first message."""

@@ -33,6 +33,10 @@ class TcpProxy:
             listener, self._listener = self._listener, None
             conns, self._conns = self._conns, []
         if listener is not None:
+            try:  # wakes the thread blocked in accept() (a close alone leaves the port listening)
+                listener.shutdown(socket.SHUT_RDWR)
+            except OSError:
+                pass
             listener.close()
         for conn in conns:
             try:

@@ -74,6 +74,7 @@ class ChatEngine:
         retrieval_mode: RetrievalMode | str | None = None,
         max_input_chars: int = MAX_INPUT_CHARS,
         recursion_limit: int = 25,
+        session_db: Any = None,
         **graph_options: Any,
     ) -> None:
         self.ltm = ltm
@@ -94,6 +95,7 @@ class ChatEngine:
         self._saver: AsyncSqliteSaver | None = None
         self._running: dict[str, asyncio.Task[None]] = {}
         self.recovered_from: Path | None = None
+        self._remote = session_db  # sessions + checkpoints elsewhere (the memory server: pg_sessions)
 
     # ── life cycle ──────────────────────────────────────────────────────────────────────────
 
@@ -122,6 +124,10 @@ class ChatEngine:
         self.reload_settings()
 
     async def _open_databases(self) -> None:
+        if self._remote is not None:
+            await self._remote.open()
+            self._store, self._saver = self._remote.store, self._remote.saver
+            return
         await self._store.open()
         conn = await aiosqlite.connect(self.data_dir / DB_NAME)
         self._saver_conn = conn
@@ -130,6 +136,10 @@ class ChatEngine:
         self._saver = saver
 
     async def _close_databases(self) -> None:
+        if self._remote is not None:
+            self._saver = None
+            await self._remote.close()
+            return
         conn, self._saver_conn, self._saver = self._saver_conn, None, None
         if conn is not None:
             await conn.close()

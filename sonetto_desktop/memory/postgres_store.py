@@ -27,6 +27,7 @@ import threading
 import uuid
 from contextlib import contextmanager
 from dataclasses import dataclass, replace
+from pathlib import Path
 from typing import Any, Callable, Iterator
 
 from .base import BaseMemoryManager, SelfCheckReport
@@ -109,6 +110,8 @@ class PostgresMemoryManager(BaseMemoryManager):
         self._listen = listen
         self._status_feed: EventFeed[StoreStatus] = EventFeed()
         self._cache = PgCache(cache_path) if cache_path else None
+        #: The memory writer's turn journal stays on this device, beside the local copy.
+        self.journal_path = Path(cache_path).with_name("memory.journal") if cache_path else None
         self._pool = ConnectionPool(self.location.url, kwargs={"autocommit": True, **self.location.connect_kwargs()},
                                     min_size=1, max_size=max(1, pool_size), open=False,
                                     check=ConnectionPool.check_connection, name=f"sonetto-{self.location.schema}",
