@@ -134,6 +134,7 @@ class AppServices:
             loop = asyncio.get_running_loop()
             self._unsubscribe_status = store.subscribe_status(
                 lambda status: loop.call_soon_threadsafe(self._on_store_status, status))
+        self._store_status.publish(getattr(store, "status", None))  # a re-opened store: views follow
         self.store_report = await run_blocking(store.self_check)
         if not self.store_report.ok:
             log.error("memory store failed its self-check: %s", "; ".join(self.store_report.issues))
