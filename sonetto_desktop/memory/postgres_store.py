@@ -21,7 +21,6 @@ keeps trying to reconnect; once back it publishes ``reload`` so every view re-re
 
 from __future__ import annotations
 
-import json
 import logging
 import threading
 import uuid
@@ -31,11 +30,12 @@ from pathlib import Path
 from typing import Any, Callable, Iterator
 
 from .base import BaseMemoryManager, SelfCheckReport
-from .changes import EXTERNAL, MemoryChange
+from .changes import MemoryChange
 from .errors import MemoryNotFound, StoreUnavailable, redact
 from .events import EventFeed
 from .item import MemoryItem
 from .pg_cache import PgCache
+from .pg_feed import PgChangeFeed
 from .pg_listener import HEARTBEAT, PgListener
 from .pg_location import DEFAULT_SCHEMA, PgLocation, default_device_name
 from .pg_schema import ensure_schema, lock_key
@@ -74,7 +74,7 @@ def _psycopg() -> Any:
     return psycopg
 
 
-class PostgresMemoryManager(BaseMemoryManager):
+class PostgresMemoryManager(PgChangeFeed, BaseMemoryManager):
     """Memories in a schema of a PostgreSQL database. See the module docstring."""
 
     def __init__(self, location: PgLocation | str, *, schema: str | None = None, password: str | None = None,
@@ -92,6 +92,7 @@ class PostgresMemoryManager(BaseMemoryManager):
         self.location = self.path = replace(location, **overrides) if overrides else location
         self.device = (device or default_device_name()).strip()[:64] or "device"
         self.write_wait = write_wait
+        self.read_timeout = READ_TIMEOUT
         self.changes_kept = changes_kept
         self.prune_every = prune_every
         self._t = Tables.of(self.location.schema)
@@ -174,19 +175,6 @@ class PostgresMemoryManager(BaseMemoryManager):
             log.warning("memory server %s unreachable (%s); read-only until it is back",
                         self.location.display(), self._offline_detail)
             self._status_feed.publish(self.status)
-
-    def _on_connect(self, conn: Any) -> None:
-        """The listener (re)connected: make sure the tables exist, catch up, tell the views."""
-        if self._seen_seq is None:  # opened offline: the tables may not exist yet
-            ensure_schema(conn, self.location.schema)
-        came_back = self._served_offline
-        self._served_offline = False
-        self._go_online()
-        published = self._catch_up(conn)
-        if came_back and not any(c.kind == "reload" for c in published):
-            with self._watch_lock:
-                self._publish(MemoryChange("reload", (), EXTERNAL, "reconnected", local=False))
-            self._schedule_copy()
 
     # ── connections ───────────────────────────────────────────────────
 
@@ -324,61 +312,6 @@ class PostgresMemoryManager(BaseMemoryManager):
         return self._read(online, lambda: [{"id": k, "description": v.description, "theme": v.theme}
                                            for k, v in self._copy()[0].items()])
 
-    # ── other devices ─────────────────────────────────────────────────
-
-    def _max_seq(self, conn: Any) -> int:
-        return conn.execute(f"SELECT COALESCE(MAX(seq), 0) FROM {self._t.changes}").fetchone()[0]
-
-    def _catch_up(self, conn: Any) -> list[MemoryChange]:
-        """Publish the log's records after the last ``seq`` seen (other devices' only)."""
-        with self._watch_lock:
-            if self._seen_seq is None:  # opened offline: what is shown came from the local copy
-                self._seen_seq = self._max_seq(conn)
-                changes = [MemoryChange("reload", (), EXTERNAL, "reconnected", local=False)]
-            else:
-                rows = conn.execute(
-                    f"SELECT seq, origin, device, record, (SELECT value FROM {self._t.meta}"
-                    f" WHERE key = 'pruned_through') FROM {self._t.changes} WHERE seq > %s ORDER BY seq",
-                    (self._seen_seq,)).fetchall()
-                changes = []
-                if rows and self._seen_seq < int(rows[0][4]):  # the log no longer reaches back that far
-                    changes = [MemoryChange("reload", (), EXTERNAL, "change log gap", local=False)]
-                else:
-                    for _, origin, device, record in (row[:4] for row in rows):
-                        if origin != self._origin:
-                            changes.append(_foreign_change(record, device))
-                if rows:
-                    self._seen_seq = rows[-1][0]
-            for change in changes:
-                self._publish(change)
-        if changes:
-            self._schedule_copy()
-        return changes
-
-    def poll_external(self) -> list[MemoryChange]:
-        """Other devices' writes since the last look (see the module docstring): read from the log
-        here until the listener is connected, by the listener from then on (this call starts it)."""
-        changes: list[MemoryChange] = []
-        if self._closed:
-            return changes
-        if not self._listener.connected and self.online and not self._init_error:
-            from psycopg import OperationalError
-            from psycopg_pool import PoolTimeout
-
-            try:
-                with self._pool.connection(timeout=READ_TIMEOUT) as conn:
-                    changes = self._catch_up(conn)
-            except (OperationalError, PoolTimeout) as exc:
-                self._go_offline(exc)
-        if self._listen and not self._init_error:
-            self._listener.start()
-        return changes
-
-    def wait_listening(self, timeout: float = 10.0) -> bool:
-        """Start the listener (if not yet) and wait until it is connected."""
-        self._listener.start()
-        return self._listener.wait_connected(timeout)
-
     def version_token(self) -> str | None:
         def online(txn: PgTransaction) -> str:
             seq, count = txn.conn.execute(f"SELECT (SELECT COALESCE(MAX(seq), 0) FROM {self._t.changes}),"
@@ -452,16 +385,6 @@ class PostgresMemoryManager(BaseMemoryManager):
                 self._cache.flush(self._snapshot)
             self._cache.close()
         self._pool.close(timeout=2.0)
-
-
-def _foreign_change(record: str, device: str) -> MemoryChange:
-    try:
-        change = MemoryChange.from_dict(json.loads(record), local=False)
-    except (ValueError, TypeError):
-        return MemoryChange("reload", (), EXTERNAL, local=False, extra={"device": device})
-    if device and not change.extra.get("device"):
-        change.extra["device"] = device
-    return change
 
 
 __all__ = ["PostgresMemoryManager", "StoreStatus"]
