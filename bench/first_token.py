@@ -3,7 +3,7 @@
     python -m bench.first_token [--memories 1000] [--delay 0.2] [--turns 30] [--store yaml|sqlite]
 
 A scripted OpenAI-compatible server on 127.0.0.1 answers every request after a fixed ``--delay``.
-The engine (real ChatOpenAI, real LongTermMemory over a real store of ``--memories`` synthetic
+The engine (real ChatOpenAI, real LongTermMemory (recall + writer) over a real store of ``--memories`` synthetic
 memories, real AsyncSqliteSaver) runs ``--turns`` turns per retrieval mode; for each turn we time
 ``send`` -> first ``token`` event. Printed per mode (p50 / p95 / max, ms):
 
@@ -40,7 +40,8 @@ from llm_server import ScriptedLLMServer  # noqa: E402
 from sonetto_desktop.agent.engine import ChatEngine  # noqa: E402
 from sonetto_desktop.memory import MemoryItem, SqliteMemoryManager, YamlMemoryManager  # noqa: E402
 from sonetto_desktop.memory.retrieval.modes import RetrievalMode  # noqa: E402
-from sonetto_desktop.memory.writer.ltm import LongTermMemory  # noqa: E402
+from sonetto_desktop.memory.ltm import LongTermMemory  # noqa: E402
+from sonetto_desktop.memory.retrieval.recall import MemoryRecall  # noqa: E402
 
 PEOPLE = ["Miso", "妈妈", "室友小林", "导师", "表妹", "老同学阿杰"]
 THINGS = ["橘猫团子", "塔罗牌", "期末考试", "Rust 编程", "山竹", "夜跑", "吉他", "咖啡", "毕业论文", "夏天的海边",
@@ -118,7 +119,7 @@ async def main(args: argparse.Namespace) -> None:
         return ChatOpenAI(base_url=server.base_url, api_key="sk-bench", model="test-model",
                           max_retries=0, timeout=30, streaming=streaming)
 
-    ltm = LongTermMemory(mm, llm=make_llm(False))  # recall's model; the writer is not started
+    ltm = LongTermMemory(MemoryRecall(mm, make_llm(False)))  # recall's model; no writer
     engine = ChatEngine(ltm, data_dir=tmp / "data", llm_factory=lambda: make_llm(True))
     await engine.start()
     try:

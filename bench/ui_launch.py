@@ -113,12 +113,12 @@ async def _child_main(qapp, t0: float, measure_writer: bool) -> dict:
             tick_task = asyncio.ensure_future(ticker())
             started = time.perf_counter()
             for i in range(TURNS):
-                await app.ltm.send_history([{"role": "user", "content": f"第 {i} 轮：今天发生了一件事"},
+                await app.writer.send_history([{"role": "user", "content": f"第 {i} 轮：今天发生了一件事"},
                                             {"role": "assistant", "content": "听起来不错"}], session_id="bench")
             deadline = time.monotonic() + 120
-            while (app.ltm.pending or app.ltm.busy) and time.monotonic() < deadline:
+            while (app.writer.pending or app.writer.busy) and time.monotonic() < deadline:
                 await asyncio.sleep(0.05)
-            result["writer_turns"] = TURNS - app.ltm.pending
+            result["writer_turns"] = TURNS - app.writer.pending
             result["writer_seconds"] = time.perf_counter() - started
             running = False
             await tick_task
@@ -161,7 +161,7 @@ def child(measure_writer: bool) -> None:
 
     import qasync
 
-    from sonetto_desktop.app import create_qapp
+    from sonetto_desktop.ui.app import create_qapp
 
     qapp = create_qapp([])
     from sonetto_desktop.ui.gc_guard import MainThreadGarbageCollector

@@ -1,9 +1,9 @@
 """Memory-writer pipeline under load, against the scripted OpenAI-compatible server (127.0.0.1).
 
-    python -m bench.writer_load [--turns 20] [--delay 0.05] [--seed 0,200] [--backend yaml|sqlite] [--isolate]
+    python -m bench.writer_load [--turns 20] [--delay 0.05] [--seed 0,200] [--backend yaml|sqlite]
 
 For each store size in ``--seed`` (memories already in the store), ``--turns`` chat turns are sent
-through ``LongTermMemory.send_history`` in a burst while a loop-lag probe runs; the scripted model
+through ``MemoryWriter.send_history`` in a burst while a loop-lag probe runs; the scripted model
 answers every call after ``--delay`` seconds with a realistic script (update mode: read_memories,
 then create_memory, then a final sentence; cold start: create_memory, then the sentence).
 The recall index is warmed up first, as the app does at start-up: above 60 memories
@@ -36,7 +36,8 @@ from llm_server import ScriptedLLMServer, tool_calls  # noqa: E402
 
 from sonetto_desktop.memory import SqliteMemoryManager, YamlMemoryManager  # noqa: E402
 from sonetto_desktop.memory.item import MemoryItem  # noqa: E402
-from sonetto_desktop.memory.writer import LongTermMemory  # noqa: E402
+from sonetto_desktop.memory.retrieval.recall import MemoryRecall  # noqa: E402
+from sonetto_desktop.memory.writer import MemoryWriter  # noqa: E402
 from sonetto_desktop.memory.writer.prompts import UPDATE_SYSTEM  # noqa: E402
 
 THEMES = ["身份", "音乐", "品味", "地点与路径", "瞬间", "时效待办"]
@@ -70,24 +71,23 @@ def pct(values: list[float], q: float) -> float:
     return ordered[min(len(ordered) - 1, int(round(q * (len(ordered) - 1))))]
 
 
-async def run_once(server: ScriptedLLMServer, folder: Path, backend: str, seed: int, turns: int,
-                   isolate: bool) -> dict:
+async def run_once(server: ScriptedLLMServer, folder: Path, backend: str, seed: int, turns: int) -> dict:
     path = folder / ("memory.yaml" if backend == "yaml" else "memory.db")
     mm = YamlMemoryManager(path) if backend == "yaml" else SqliteMemoryManager(path)
     if seed:
         mm.import_items({f"s{i:05d}": MemoryItem(f"用户的第{i}条记忆：常去{i % 31}号楼的咖啡店", THEMES[i % 6])
                          for i in range(seed)})
-    # Its own HTTP client, as the app should give the writer when it isolates it (see writer/runner.py).
-    own = {"http_async_client": httpx.AsyncClient(timeout=30)} if isolate else {}
+    client = httpx.AsyncClient(timeout=30)  # owned and closed here, as the app's services do
     llm = ChatOpenAI(base_url=server.base_url, api_key="sk-bench", model="test-model", max_retries=0, timeout=30,
-                     **own)
-    ltm = LongTermMemory(mm, llm, backoff=(0.05,), isolate_loop=isolate)
+                     http_async_client=client)
+    recall = MemoryRecall(mm, None)
+    ltm = MemoryWriter(mm, llm, backoff=(0.05,), retriever=lambda: recall.mechanical)
     done: list[str] = []
     details: list[str] = []
-    ltm.events.subscribe(lambda e: (done.append(e.turn_id), details.append(e.detail)) if e.kind == "turn_done" else None)
+    ltm.events.subscribe(lambda e: (done.append(e.turn_id), details.append(e.detail)) if e.kind == "done" else None)
     # As the app does at start-up: load jieba and build the offline index that read_memories
     # uses to pick the turn's memories once the store is large (off the loop).
-    await asyncio.to_thread(ltm.warm_up_recall)
+    await asyncio.to_thread(recall.mechanical.warm_up)
     ltm.start()
     stop, lags = asyncio.Event(), []
     probe_task = asyncio.create_task(probe(stop, lags))
@@ -108,7 +108,8 @@ async def run_once(server: ScriptedLLMServer, folder: Path, backend: str, seed: 
     stop.set()
     await probe_task
     await ltm.stop()
-    await asyncio.to_thread(ltm.close)
+    await client.aclose()
+    recall.close()
     mm.close()
     calls = len(server.requests) - requests_before
     prompt_tokens = [int(d.split("prompt_tokens=")[1]) for d in details]
@@ -134,7 +135,7 @@ async def main_async(args: argparse.Namespace) -> list[dict]:
     try:
         for seed in args.seed:
             with tempfile.TemporaryDirectory(prefix="sonetto-writer-load-") as tmp:
-                rows.append(await run_once(server, Path(tmp), args.backend, seed, args.turns, args.isolate))
+                rows.append(await run_once(server, Path(tmp), args.backend, seed, args.turns))
     finally:
         server.stop()
     return rows
@@ -161,7 +162,6 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--seed", type=lambda s: [int(x) for x in s.split(",")], default=[0, 200],
                         help="memories already in the store, comma-separated sizes")
     parser.add_argument("--backend", choices=("yaml", "sqlite"), default="yaml")
-    parser.add_argument("--isolate", action="store_true", help="run the agent on the writer's private loop thread")
     parser.add_argument("--freeze-gc", action="store_true",
                         help="gc.collect(); gc.freeze() after start-up, as an app can do once its modules are loaded")
     args = parser.parse_args(argv)
@@ -182,7 +182,7 @@ def main(argv: list[str] | None = None) -> int:
     rows = asyncio.run(main_async(args))
     gc.callbacks.remove(on_gc)
     print(f"backend={args.backend} turns={args.turns} model delay={args.delay * 1000:.0f} ms "
-          f"isolate_loop={args.isolate} freeze_gc={args.freeze_gc}")
+          f"freeze_gc={args.freeze_gc}")
     print("seed | send p50 / p95 / max ms | loop stall max / p99 ms (n > 50 ms) | turns/s | LLM calls/turn | "
           "prompt tokens/turn")
     for r in rows:

@@ -129,7 +129,7 @@ def main() -> int:
     os.environ.setdefault("QT_API", "pyside6")
     import qasync
 
-    from sonetto_desktop.app import create_qapp
+    from sonetto_desktop.ui.app import create_qapp
 
     qapp = create_qapp([])
     qapp.setFont(qapp.font())

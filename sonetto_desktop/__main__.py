@@ -11,7 +11,7 @@ def main(argv: list[str] | None = None) -> int:
         from .cli import main as memory_main
 
         return memory_main(args[1:])
-    from .app import main as app_main
+    from .ui.app import main as app_main
 
     return app_main(args)
 

@@ -85,6 +85,8 @@ class AppServices:
         self._store_status: EventFeed[Any] = EventFeed()
         self._unsubscribe_status: Callable[[], None] | None = None
         self._paused_offline = False
+        self._http: Any = None  # httpx.AsyncClient of the models, while the agents run
+        self._model: Callable[..., Any] | None = None
         self.shutdown_steps: list[str] = []
 
     # ── opening ────────────────────────────────────────────────────────
@@ -227,14 +229,23 @@ class AppServices:
         from .memory.writer.pipeline import MemoryWriter
 
         assert self.memory is not None, "AppServices is not open"
+        import httpx
+
+        # One HTTP connection pool for every model, owned here and closed at shutdown.
+        self._http = httpx.AsyncClient(limits=httpx.Limits(max_connections=20, max_keepalive_connections=5))
+
+        def model(settings: Settings, **options: Any) -> Any:
+            return build_llm(settings, http_async_client=self._http, **options)
+
+        self._model = model
         recall = await run_blocking(lambda: self.recall)
-        recall.llm = build_llm(self.settings)
+        recall.llm = model(self.settings)
 
         def describe(exc: BaseException, api_key: str) -> str:
             info = describe_llm_error(exc, api_key=api_key)
             return f"{info.zh}（{info.code}）"
 
-        self.writer = MemoryWriter(self.memory.as_actor("agent"), build_llm(self.settings),
+        self.writer = MemoryWriter(self.memory.as_actor("agent"), model(self.settings),
                                    journal_path=getattr(self.store, "journal_path", None),  # a server: kept here
                                    events=self._writer_events, retriever=lambda: recall.mechanical,
                                    describe_error=describe)
@@ -249,7 +260,7 @@ class AppServices:
 
         remote = chat_session_db(self.settings, self.store, secrets=lambda: (self.settings.api_key,))
         self.chat = ChatEngine(self.ltm, data_dir=self.data_dir, settings_provider=lambda: self.settings,
-                               session_db=remote)
+                               llm_factory=lambda: model(self.settings, streaming=True), session_db=remote)
         self._agents_started = True
         try:
             await self.chat.start()
@@ -257,7 +268,8 @@ class AppServices:
             if remote is None:
                 raise
             log.warning("chat sessions on the memory server are unavailable; using this device's", exc_info=True)
-            self.chat = ChatEngine(self.ltm, data_dir=self.data_dir, settings_provider=lambda: self.settings)
+            self.chat = ChatEngine(self.ltm, data_dir=self.data_dir, settings_provider=lambda: self.settings,
+                                   llm_factory=lambda: model(self.settings, streaming=True))
             await self.chat.start()
 
     async def warm_up(self) -> None:
@@ -274,6 +286,9 @@ class AppServices:
             drained = await self.writer.stop(self.writer_drain_timeout)
             self.shutdown_steps.append("writer_drained" if drained else "writer_journaled")
             self.writer.close()
+        if self._http is not None:
+            await self._http.aclose()
+            self._http = None
         self._ltm = None
         self._agents_started = False
 
@@ -287,13 +302,11 @@ class AppServices:
         if _store_key(old) != _store_key(new):
             await self._reopen(old)
             return
-        if self.chat is not None:
-            from .agent.llm import build_llm
-
+        if self.chat is not None and self._model is not None:
             self.chat.reload_settings()
             if self.writer is not None:
-                self.writer.set_llm(build_llm(new))
-            self.recall.llm = build_llm(new)
+                self.writer.set_llm(self._model(new))
+            self.recall.llm = self._model(new)
         if self._recall is not None:
             self._recall.timeout = new.recall_timeout
 

@@ -1,4 +1,11 @@
-"""Architecture rule: the domain (memory/) and the agent (agent/) never import Qt or qasync."""
+"""Architecture rules, checked on the source (every import counts: module level, inside functions,
+``__import__("…")`` and ``importlib.import_module("…")``; only ``if TYPE_CHECKING:`` blocks are exempt):
+
+- ``memory/`` (the domain) imports nothing from ``agent/``, ``config/``, ``ui/`` or ``services``;
+- nothing outside ``ui/`` imports PySide6, shiboken6 or qasync;
+- ``agent/`` and ``config/`` never import ``ui/`` or ``services``; ``config/`` imports no other package of ours;
+- no import cycles among the product's modules.
+"""
 
 from __future__ import annotations
 
@@ -6,49 +13,164 @@ import ast
 from pathlib import Path
 
 PACKAGE = Path(__file__).resolve().parent.parent / "sonetto_desktop"
-FORBIDDEN = ("PySide6", "PyQt5", "PyQt6", "shiboken6", "qasync", "sonetto_desktop.ui")
+ROOT_NAME = "sonetto_desktop"
+QT = ("PySide6", "PyQt5", "PyQt6", "shiboken6", "qasync")
 
 
-def _imports(path: Path) -> list[str]:
+def module_name(path: Path, root: Path = PACKAGE) -> str:
+    parts = list(path.relative_to(root.parent).with_suffix("").parts)
+    if parts[-1] == "__init__":
+        parts.pop()
+    return ".".join(parts)
+
+
+def _resolve(module: str, level: int, current: str, is_package: bool) -> str:
+    if level == 0:
+        return module
+    base = current.split(".") if is_package else current.split(".")[:-1]
+    base = base[: len(base) - (level - 1)]
+    return ".".join([*base, module] if module else base)
+
+
+def _type_checking(node: ast.If) -> bool:
+    test = node.test
+    return (isinstance(test, ast.Name) and test.id == "TYPE_CHECKING") or (
+        isinstance(test, ast.Attribute) and test.attr == "TYPE_CHECKING")
+
+
+def imports_of(path: Path, root: Path = PACKAGE, known: set[str] | None = None) -> list[str]:
+    """Every module ``path`` imports (absolute names; ``from x import y`` gives ``x.y`` when that is
+    one of ``known`` modules, else ``x``)."""
+    current = module_name(path, root)
+    is_package = path.name == "__init__.py"
     tree = ast.parse(path.read_text(encoding="utf-8"), filename=str(path))
-    names: list[str] = []
-    for node in ast.walk(tree):
+    found: list[str] = []
+
+    def visit(node: ast.AST) -> None:
+        if isinstance(node, ast.If) and _type_checking(node):
+            for child in node.orelse:
+                visit(child)
+            return
         if isinstance(node, ast.Import):
-            names += [alias.name for alias in node.names]
+            found.extend(alias.name for alias in node.names)
         elif isinstance(node, ast.ImportFrom):
-            if node.level == 0 and node.module:
-                names.append(node.module)
-            elif node.level and node.module and node.module.startswith("ui"):
-                names.append("sonetto_desktop.ui")
-        elif isinstance(node, ast.Call) and getattr(node.func, "id", "") == "__import__" and node.args:
-            arg = node.args[0]
-            if isinstance(arg, ast.Constant) and isinstance(arg.value, str):
-                names.append(arg.value)
-    return names
+            base = _resolve(node.module or "", node.level, current, is_package)
+            for alias in node.names:
+                full = f"{base}.{alias.name}"
+                found.append(full if known is not None and full in known else base)
+        elif isinstance(node, ast.Call) and node.args and isinstance(node.args[0], ast.Constant):
+            func = node.func
+            name = func.id if isinstance(func, ast.Name) else func.attr if isinstance(func, ast.Attribute) else ""
+            if name in ("__import__", "import_module") and isinstance(node.args[0].value, str):
+                found.append(node.args[0].value)
+        for child in ast.iter_child_nodes(node):
+            visit(child)
 
-
-def _violations(root: Path) -> list[str]:
-    found = []
-    for path in sorted(root.rglob("*.py")):
-        for name in _imports(path):
-            if any(name == bad or name.startswith(bad + ".") for bad in FORBIDDEN):
-                found.append(f"{path.relative_to(PACKAGE.parent)} imports {name}")
+    visit(tree)
     return found
 
 
-def test_memory_and_agent_do_not_import_qt():
-    for sub in ("memory", "agent"):
-        assert (PACKAGE / sub).is_dir()
+def graph(root: Path = PACKAGE) -> dict[str, set[str]]:
+    paths = sorted(root.rglob("*.py"))
+    known = {module_name(p, root) for p in paths}
+    edges: dict[str, set[str]] = {}
+    for path in paths:
+        name = module_name(path, root)
+        edges[name] = {target for target in imports_of(path, root, known) if target in known and target != name}
+    return edges
+
+
+def _under(name: str, *prefixes: str) -> bool:
+    return any(name == p or name.startswith(p + ".") for p in prefixes)
+
+
+def violations(root: Path = PACKAGE) -> list[str]:
+    pkg = root.name
+    found = []
+    for path in sorted(root.rglob("*.py")):
+        name = module_name(path, root)
+        for target in imports_of(path, root):
+            if _under(target, *QT) and not _under(name, f"{pkg}.ui"):
+                found.append(f"{name} imports {target} (Qt belongs in ui/)")
+            if _under(name, f"{pkg}.memory") and _under(target, f"{pkg}.agent", f"{pkg}.config", f"{pkg}.ui",
+                                                         f"{pkg}.services"):
+                found.append(f"{name} imports {target} (the domain reaches up)")
+            if _under(name, f"{pkg}.agent", f"{pkg}.config") and _under(target, f"{pkg}.ui", f"{pkg}.services"):
+                found.append(f"{name} imports {target} (only front ends use ui/ and services)")
+            if _under(name, f"{pkg}.config") and _under(target, pkg) and not _under(target, f"{pkg}.config"):
+                found.append(f"{name} imports {target} (config/ stands alone)")
+    return found
+
+
+def cycles(edges: dict[str, set[str]]) -> list[list[str]]:
+    """Every strongly connected component with more than one module (Tarjan)."""
+    index: dict[str, int] = {}
+    low: dict[str, int] = {}
+    stack: list[str] = []
+    on_stack: set[str] = set()
+    found: list[list[str]] = []
+    counter = 0
+
+    def strong(node: str) -> None:
+        nonlocal counter
+        index[node] = low[node] = counter
+        counter += 1
+        stack.append(node)
+        on_stack.add(node)
+        for nxt in edges.get(node, ()):
+            if nxt not in index:
+                strong(nxt)
+                low[node] = min(low[node], low[nxt])
+            elif nxt in on_stack:
+                low[node] = min(low[node], index[nxt])
+        if low[node] == index[node]:
+            component = []
+            while True:
+                item = stack.pop()
+                on_stack.discard(item)
+                component.append(item)
+                if item == node:
+                    break
+            if len(component) > 1:
+                found.append(sorted(component))
+
+    for node in sorted(edges):
+        if node not in index:
+            strong(node)
+    return found
+
+
+def test_layers_keep_to_their_rules():
+    for sub in ("memory", "agent", "config", "ui"):
         assert list((PACKAGE / sub).rglob("*.py")), f"no modules under {sub}/"
-    assert _violations(PACKAGE / "memory") + _violations(PACKAGE / "agent") == []
+    assert violations() == []
 
 
-def test_the_rule_catches_a_qt_import(tmp_path):
-    (tmp_path / "bad.py").write_text("from PySide6.QtCore import QObject\nimport qasync\n", encoding="utf-8")
-    (tmp_path / "ok.py").write_text("import asyncio\n", encoding="utf-8")
-    assert len(_violations_in(tmp_path)) == 2
+def test_no_import_cycles():
+    # A package importing its own submodules in __init__ is not a cycle unless a submodule imports it back.
+    assert cycles(graph()) == []
 
 
-def _violations_in(root: Path) -> list[str]:
-    return [name for path in root.rglob("*.py") for name in _imports(path)
-            if any(name == bad or name.startswith(bad + ".") for bad in FORBIDDEN)]
+def test_the_rules_see_every_kind_of_import(tmp_path):
+    root = tmp_path / "pkg"
+    (root / "memory").mkdir(parents=True)
+    (root / "config").mkdir()
+    for folder in (root, root / "memory", root / "config"):
+        (folder / "__init__.py").write_text("", encoding="utf-8")
+    (root / "memory" / "bad.py").write_text(
+        "import importlib\n"
+        "def later():\n"
+        "    from PySide6.QtCore import QObject\n"
+        "    importlib.import_module('pkg.config.settings')\n"
+        "    return __import__('qasync')\n", encoding="utf-8")
+    (root / "memory" / "fine.py").write_text(
+        "from typing import TYPE_CHECKING\nif TYPE_CHECKING:\n    from pkg.config import settings\n", encoding="utf-8")
+    (root / "config" / "settings.py").write_text("from ..memory import bad\n", encoding="utf-8")
+    (root / "memory" / "a.py").write_text("def f():\n    from . import b\n", encoding="utf-8")
+    (root / "memory" / "b.py").write_text("from .a import f\n", encoding="utf-8")
+    found = violations(root)
+    assert any("PySide6" in v for v in found) and any("qasync" in v for v in found)
+    assert any("imports pkg.config.settings" in v for v in found)
+    assert any("pkg.config.settings imports pkg.memory" in v for v in found)
+    assert not any("fine" in v for v in found)
+    assert ["pkg.memory.a", "pkg.memory.b"] in cycles(graph(root))

@@ -259,11 +259,11 @@ def test_bundle_check_names_what_is_missing(tmp_path):
     bundle = _fake_onedir(tmp_path, with_resources=False)
     (bundle / "_internal" / "jieba" / "dict.txt").unlink()
     (bundle / "_internal" / "libQt6Network.so.6").symlink_to("PySide6/Qt/lib/libQt6Network.so.6")
-    modules = bundle_check.source_modules(ROOT / "sonetto_desktop") - {"sonetto_desktop.app"}
+    modules = bundle_check.source_modules(ROOT / "sonetto_desktop") - {"sonetto_desktop.ui.app"}
     problems = bundle_check.check_bundle(bundle, modules=modules, platform="linux")
     assert "resource missing: sonetto_desktop/resources/icons/app.svg" in problems
     assert "jieba's dictionary (jieba/dict.txt) is missing" in problems
     assert "dangling link: _internal/libQt6Network.so.6" in problems
     assert "module missing: tiktoken_ext.openai_public" in problems
-    assert "app module missing: sonetto_desktop.app" in problems
+    assert "app module missing: sonetto_desktop.ui.app" in problems
     assert bundle_check.check_bundle(tmp_path / "nothing") == [f"{tmp_path / 'nothing'} is not a one-folder bundle (no _internal/)"]

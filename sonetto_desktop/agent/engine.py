@@ -59,7 +59,8 @@ class ChatEngine:
     """Sonetto's chat engine over a LongTermMemory ``ltm``.
 
     The model comes from ``llm_factory()`` (returns a chat model or None) or, if not given, from
-    ``build_llm(settings_provider(), streaming=True)``. ``retrieval_mode`` overrides the
+    ``build_llm(settings_provider(), streaming=True)``; the retrieval mode from the settings unless
+    ``retrieval_mode`` overrides the
     settings' retrieval mode (default MECHANICAL). ``graph_options`` go to :func:`build_graph`
     (``tools``, ``now``, history limits). ``ltm`` is a ``LongTermMemory`` (recall + writer).
     """
@@ -169,13 +170,13 @@ class ChatEngine:
         """
         llm: BaseChatModel | None = None
         try:
+            settings = self._settings_provider() if self._settings_provider is not None else None
+            mode = getattr(settings, "retrieval_mode", None)
+            if self._mode_override is None and mode:
+                self.retrieval_mode = RetrievalMode.coerce(mode)
             if self._llm_factory is not None:
                 llm = self._llm_factory()
-            elif self._settings_provider is not None:
-                settings = self._settings_provider()
-                mode = getattr(settings, "retrieval_mode", None)
-                if self._mode_override is None and mode:
-                    self.retrieval_mode = RetrievalMode.coerce(mode)
+            elif settings is not None:
                 from .llm import build_llm
 
                 llm = build_llm(settings, streaming=True)

@@ -9,7 +9,7 @@ from __future__ import annotations
 import logging
 import time
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 from sonetto_desktop.agent.llm_errors import LLMErrorInfo, describe_llm_error, error_info
 from sonetto_desktop.config.settings import Settings, load_settings
@@ -25,13 +25,17 @@ TEST_CONNECTION_MAX_TIMEOUT = 20.0
 
 
 def build_llm(
-    settings: Settings, *, streaming: bool = False, timeout: float | None = None, max_retries: int = 1
+    settings: Settings, *, streaming: bool = False, timeout: float | None = None, max_retries: int = 1,
+    http_async_client: Any = None,
 ) -> ChatOpenAI | None:
-    """A ``ChatOpenAI`` for ``settings``, or ``None`` when no model is configured."""
+    """A ``ChatOpenAI`` for ``settings``, or ``None`` when no model is configured.
+    ``http_async_client``: an ``httpx.AsyncClient`` the caller owns and closes (the app's services
+    give every model one, closed at shutdown); without it langchain-openai's shared client is used."""
     if not settings.is_llm_configured:
         return None
     from langchain_openai import ChatOpenAI
 
+    extra = {"http_async_client": http_async_client} if http_async_client is not None else {}
     return ChatOpenAI(
         model=settings.model.strip(),
         base_url=settings.effective_base_url,
@@ -40,6 +44,7 @@ def build_llm(
         timeout=settings.request_timeout if timeout is None else timeout,
         max_retries=max_retries,
         streaming=streaming,
+        **extra,
     )
 
 

@@ -8,9 +8,9 @@ with backoff (head of line, so later turns never overtake an earlier one); a tur
 
 The writer reports its state as :class:`~.events.WriterEvent` s on ``events`` (queued, started,
 done, failed, gave_up, status); what it changes in the memories travels on the store's change
-channel, tagged with the turn id. The agent runs on a private loop thread when ``isolate_loop``
-is set and the model has its own HTTP client (see ``runner``), so LangChain's CPU work never runs
-on the caller's (UI) loop. All other state lives on the event-loop thread.
+channel, tagged with the turn id. The agent runs on the caller's event loop (its sync tools and
+store I/O in worker threads); the loop-stall benchmark (docs/benchmarks.md) keeps that honest.
+All state lives on the event-loop thread.
 """
 
 from __future__ import annotations
@@ -30,7 +30,6 @@ from .consumer import MemoryConsumer
 from .events import WriterEvent
 from .journal import JournalEntry, TurnJournal, default_journal_path
 from .listing import RetrieverProvider
-from .runner import LoopThread
 from .status import ErrorDescriber, WriterStatus, describe_failure, make_status
 from .turns import last_exchange, normalize_turn
 
@@ -57,7 +56,6 @@ class MemoryWriter:
         retriever: RetrieverProvider | None = None,
         describe_error: ErrorDescriber | None = None,
         events: EventFeed[WriterEvent] | None = None,
-        isolate_loop: bool = False,
     ) -> None:
         ops = memory if isinstance(memory, MemoryOperations) else MemoryOperations(memory)
         if journal_path is None:
@@ -89,8 +87,6 @@ class MemoryWriter:
         self._last_error: str | None = None
         self._last_status: tuple | None = None
         self.last_result: Any = None
-        self._runner = LoopThread()
-        self.isolate_loop = isolate_loop
 
     # ── observable state ──────────────────────────────────────────────
 
@@ -339,10 +335,7 @@ class MemoryWriter:
             self._emit("started", entry, f"attempt {entry.attempts + 1}")
             self._status_changed()
             try:
-                if self._runner.use_for(self._llm, self.isolate_loop):
-                    self.last_result = await self._runner.run(self._consume(entry))
-                else:
-                    self.last_result = await self._consume(entry)
+                self.last_result = await self._consume(entry)
             except asyncio.CancelledError:
                 self._busy = False
                 raise
@@ -380,5 +373,5 @@ class MemoryWriter:
             return
 
     def close(self) -> None:
-        """Release the private loop thread (after ``stop()``). The store belongs to the caller."""
-        self._runner.close()
+        """Nothing to release today (the journal claim goes with ``stop()``); kept so owners can
+        close every part the same way. Safe to call twice."""

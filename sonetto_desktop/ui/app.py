@@ -45,7 +45,7 @@ def create_qapp(argv: list[str]) -> Any:
     from PySide6 import QtSvg  # noqa: F401 - keeps the SVG plugin in frozen builds
     from PySide6.QtWidgets import QApplication
 
-    from .ui.icons import icon
+    from .icons import icon
 
     app = QApplication.instance() or QApplication([sys.argv[0] if sys.argv else "sonetto", *argv])
     app.setApplicationName(APP_NAME)
@@ -77,8 +77,9 @@ def loop_exception_handler(loop: asyncio.AbstractEventLoop, context: dict[str, A
 
 
 async def _run(qapp: Any, args: argparse.Namespace) -> int:
-    from .config.settings import load_settings
-    from .ui.shell import SonettoApp
+    from sonetto_desktop.config.settings import load_settings
+
+    from .shell import SonettoApp
 
     asyncio.get_running_loop().set_exception_handler(loop_exception_handler)
     settings = await asyncio.to_thread(load_settings)  # file + keyring: never on the Qt thread
@@ -126,12 +127,12 @@ def main(argv: list[str] | None = None) -> int:
     import qasync
 
     if args.self_test:
-        from .ui.self_test import run_self_test
+        from .self_test import run_self_test
 
         runner_main = run_self_test(qapp)
     else:
         runner_main = _run(qapp, args)
-    from .ui.gc_guard import MainThreadGarbageCollector
+    from .gc_guard import MainThreadGarbageCollector
 
     collector = MainThreadGarbageCollector()  # QObjects in cycles are freed on the Qt thread only
     try:
