@@ -11,11 +11,13 @@ import contextlib
 import json
 import logging
 import os
+import re
 import tempfile
 import time
 from dataclasses import dataclass, field, fields, replace
 from pathlib import Path
 from typing import Any, NamedTuple
+from urllib.parse import urlsplit
 
 from .paths import config_dir, default_data_dir
 from .secrets import POSTGRES_PASSWORD, load_api_key, load_secret, store_api_key, store_secret
@@ -47,6 +49,7 @@ _RANGES: dict[str, tuple[float, float]] = {
     "request_timeout": (0.1, 3600.0),
     "recall_timeout": (0.1, 600.0),
 }
+_SCHEMA_NAME = re.compile(r"^[a-z_][a-z0-9_]{0,40}$")
 _SECRET_FIELDS = frozenset({"api_key", "postgres_password"})
 
 
@@ -259,15 +262,18 @@ def load_settings(*, with_secret: bool = True) -> Settings:
 
 
 def _postgres_problems(settings: Settings) -> list[Problem]:
-    from ..memory.pg_location import PgLocation, PgLocationError
-
-    if not settings.postgres_url.strip():
+    """The URL and library name must be usable (``memory.pg_location`` checks them again on use)."""
+    url = settings.postgres_url.strip()
+    if not url:
         return [Problem("postgres_url", "请填写 PostgreSQL 服务器地址（postgresql://用户@主机:5432/数据库）。",
                         "Please enter the PostgreSQL URL (postgresql://user@host:5432/database).")]
-    try:
-        PgLocation(settings.postgres_url, settings.postgres_schema or "sonetto")
-    except PgLocationError as exc:
-        return [Problem("postgres_url", f"PostgreSQL 设置有误：{exc}", f"PostgreSQL setting: {exc}")]
+    parts = urlsplit(url)
+    if parts.scheme not in ("postgresql", "postgres") or not (parts.hostname or "host=" in parts.query):
+        return [Problem("postgres_url", "PostgreSQL 地址应形如 postgresql://用户@主机:5432/数据库。",
+                        "A PostgreSQL URL looks like postgresql://user@host:5432/database.")]
+    if not _SCHEMA_NAME.match(settings.postgres_schema or ""):
+        return [Problem("postgres_schema", "记忆库名称只能用小写字母、数字和下划线（以字母开头）。",
+                        "The library name may use lower-case letters, digits and _ (starting with a letter).")]
     return []
 
 
