@@ -68,4 +68,6 @@ async def test_two_devices_see_each_others_changes_live(pg_url, pg_schema, tmp_p
         if laptop.poll() is None:
             laptop.kill()
         laptop.wait()
+        for pipe in (laptop.stdin, laptop.stdout, laptop.stderr):
+            pipe.close()
         await desk.close()

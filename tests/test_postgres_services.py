@@ -77,7 +77,8 @@ async def test_an_offline_device_keeps_its_turns_and_writes_them_when_the_server
         proxy.restore()
         await until(lambda: statuses[-1].online, 15, "the online status")
         await until(lambda: any(c.kind == "add" and c.actor == "agent" for c in seen), 20, "the journaled turn written")
-        assert not services.writer.paused and services.writer.pending == 0
+        await until(lambda: services.writer.pending == 0, 20, "the journal emptied")
+        assert not services.writer.paused
         check = PostgresMemoryManager(pg_server.url, schema=pg_schema, listen=False)
         try:
             assert [i.description for i in check.all_items().values()] == ["用户养了一只叫汤圆的猫"]

@@ -118,9 +118,9 @@ async def test_switching_the_backend_in_the_settings_moves_the_memories(pg_url, 
         assert services.migration is not None and services.migration.items == 1
         assert type(services.store).__name__ == "PostgresMemoryManager" and services.store_status.online
         assert services.memory.get(memory_id).description == "用户喜欢爵士乐"
-        assert (Path(settings.data_dir) / CACHE_FILE).exists()
         services.memory.add("在服务器上写的", "瞬间")
         await services.apply_settings(Settings(**{**to_server.to_dict(), "store_backend": "sqlite"}))
+        assert (Path(settings.data_dir) / CACHE_FILE).exists()  # the device's copy, saved at the latest on close
         assert type(services.store).__name__ == "SqliteMemoryManager" and services.memory.count() == 2
     finally:
         await services.close()

@@ -185,3 +185,14 @@ def test_the_password_stays_out_of_the_url_and_texts():
         PgLocation("http://db.example/mem")
     with pytest.raises(ValueError):
         PgLocation("postgresql://db.example/mem", "Robert'); DROP")
+
+
+def test_a_missing_server_fails_under_ci_and_skips_elsewhere(monkeypatch):
+    from pg_fixtures import _unavailable
+
+    monkeypatch.setenv("CI", "true")
+    with pytest.raises(pytest.fail.Exception, match="must run under CI"):
+        _unavailable("no server")
+    monkeypatch.delenv("CI")
+    with pytest.raises(pytest.skip.Exception):
+        _unavailable("no server")
