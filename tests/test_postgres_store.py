@@ -11,7 +11,7 @@ import time
 import pytest
 
 from sonetto_desktop.memory.changes import MemoryChange, Turn
-from sonetto_desktop.memory.errors import StoreUnavailable
+from sonetto_desktop.memory.errors import StoreOffline
 from sonetto_desktop.memory.pg_location import PgLocation
 from sonetto_desktop.memory.postgres_store import PostgresMemoryManager
 from tcp_proxy import TcpProxy
@@ -91,7 +91,7 @@ def test_server_restart_mid_stream_loses_no_write(device, pg_server):
                 try:
                     acked.append(desk.add(f"第{n}条", "瞬间"))
                     break
-                except StoreUnavailable as exc:  # the writer's journal would retry the turn
+                except StoreOffline as exc:  # the writer's journal would retry the turn
                     retried.append(str(exc))
                     time.sleep(0.1)
             time.sleep(0.01)
@@ -140,7 +140,7 @@ def test_offline_open_reads_the_local_copy_and_refuses_writes(device, tmp_path, 
     assert not offline.online and offline.status.read_only and offline.status.copy_time
     assert {k: v.description for k, v in offline.all_items().items()} == {a: "用户喜欢猫"}
     assert [t["id"] for t in offline.list_trash()] == [gone] and offline.get(a).theme == "品味"
-    with pytest.raises(StoreUnavailable):
+    with pytest.raises(StoreOffline):
         offline.add("离线写不进去", "瞬间")
     report = offline.self_check()
     assert report.status == "WARN" and "unreachable" in report.issues[0] and report.item_count == 1
@@ -163,7 +163,7 @@ def test_network_loss_goes_read_only_and_comes_back_with_what_was_missed(device,
         proxy.cut()
         wait_for(lambda: statuses and not statuses[-1].online, 10, "the offline status")
         assert set(laptop.all_items()) == {a}  # read from the local copy
-        with pytest.raises(StoreUnavailable):
+        with pytest.raises(StoreOffline):
             laptop.add("断网时写", "瞬间")
         during = desk.add("台式机在断网时写的", "瞬间")
         proxy.restore()

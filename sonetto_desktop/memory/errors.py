@@ -44,11 +44,13 @@ def redact(text: str, secret: str) -> str:
     return text.replace(secret, "***") if secret and len(secret) >= 4 else text
 
 
-class StoreUnavailable(MemoryError_):
+class StoreOffline(MemoryError_):
     """The memory server cannot be reached: the store is read-only (its local copy) until it is back.
     Nothing was written; the change can be made again once the server answers."""
 
     def __init__(self, where: str, detail: str) -> None:
         self.where = where
         self.detail = detail
-        super().__init__(f"记忆服务器暂时连不上，现在只能查看、不能修改（{where}: {detail}）")
+        self.zh = f"记忆服务器暂时连不上，现在只能查看、不能修改（{where}：{detail}）"
+        super().__init__(f"记忆服务器暂时连不上，只能查看 / the memory server {where} cannot be reached ({detail});"
+                         " read-only until it is back")

@@ -18,10 +18,23 @@ from pathlib import Path
 from typing import Any
 
 from .base import BaseMemoryManager
-from .migrate import MigrationReport, _companions, _is_empty, make_store, migrate_store, store_path
+from .migrate import MigrationReport, make_store, migrate_store, store_path
 from .pg_location import PgLocation
 
 log = logging.getLogger(__name__)
+
+
+def _is_empty(mm: BaseMemoryManager) -> bool:
+    return mm.count() == 0 and not mm.list_trash()
+
+
+def _companions(backend: str, path: Path) -> list[Path]:
+    """The files that make up one local store (its main file first)."""
+    try:  # the crash-safe migration's list, where it exists
+        from .migration_files import companions
+    except ImportError:
+        from .migrate import _companions as companions
+    return companions(backend, path)
 
 CACHE_FILE = "memory.pgcache.db"
 

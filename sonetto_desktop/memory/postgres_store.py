@@ -14,7 +14,7 @@ nothing (older than the log keeps -> one ``reload``). While the listener is conn
 reports nothing (the listener already did).
 
 Offline: when the server cannot be reached the store serves reads from its local copy
-(``cache_path``, see ``pg_cache``), refuses writes with :class:`~.errors.StoreUnavailable` after
+(``cache_path``, see ``pg_cache``), refuses writes with :class:`~.errors.StoreOffline` after
 waiting ``write_wait`` seconds for the server, reports ``status`` (``subscribe_status``), and
 keeps trying to reconnect; once back it publishes ``reload`` so every view re-reads.
 """
@@ -31,7 +31,7 @@ from typing import Any, Callable, Iterator
 
 from .base import BaseMemoryManager, SelfCheckReport
 from .changes import MemoryChange
-from .errors import MemoryNotFound, StoreUnavailable, redact
+from .errors import MemoryNotFound, StoreOffline, redact
 from .events import EventFeed
 from .item import MemoryItem
 from .pg_cache import PgCache
@@ -178,8 +178,8 @@ class PostgresMemoryManager(PgChangeFeed, BaseMemoryManager):
 
     # ── connections ───────────────────────────────────────────────────
 
-    def _unavailable(self, detail: str = "") -> StoreUnavailable:
-        return StoreUnavailable(self.location.display(), detail or self._offline_detail or self._init_error)
+    def _unavailable(self, detail: str = "") -> StoreOffline:
+        return StoreOffline(self.location.display(), detail or self._offline_detail or self._init_error)
 
     @contextmanager
     def _connection(self, timeout: float) -> Iterator[Any]:
@@ -211,7 +211,7 @@ class PostgresMemoryManager(PgChangeFeed, BaseMemoryManager):
 
     @contextmanager
     def _locked(self) -> Iterator[Any]:
-        """A connection in a transaction holding the store's lock; StoreUnavailable when the server
+        """A connection in a transaction holding the store's lock; StoreOffline when the server
         is away (after waiting ``write_wait`` seconds for it to come back)."""
         from psycopg import OperationalError
         from psycopg_pool import PoolTimeout
@@ -369,7 +369,7 @@ class PostgresMemoryManager(PgChangeFeed, BaseMemoryManager):
                         txn.put(memory_id, fixed)
                 if repaired:  # other devices re-read what was repaired
                     txn.record(MemoryChange("reload", (), "user", "self-check repair"))
-        except StoreUnavailable as exc:
+        except StoreOffline as exc:
             return SelfCheckReport("WARN", [str(exc)], [], len(self._copy()[0]))
         return SelfCheckReport("WARN" if issues else "OK", issues, repaired, len(items))
 
