@@ -81,3 +81,19 @@ def test_the_banner_shows_while_the_server_is_away(qtbot):
     assert banner.toolTip() == "connection refused"
     services.feed.publish(StoreStatus(True))
     assert banner.isHidden()
+
+
+async def test_chat_sessions_on_the_server_work_on_the_qt_event_loop(pg_url, pg_schema):
+    """psycopg's async connections need the loop's socket readiness callbacks: qasync's loop gives them."""
+    from sonetto_desktop.agent.pg_sessions import PgSessionDatabase
+    from sonetto_desktop.memory.pg_location import PgLocation
+
+    db = PgSessionDatabase(PgLocation(pg_url, pg_schema))
+    await db.open()
+    try:
+        info = await db.store.create("在 Qt 里")
+        await db.store.append(info.id, "user", "你好")
+        assert [e["content"] for e in await db.store.transcript(info.id)] == ["你好"]
+        assert db.saver is not None
+    finally:
+        await db.close()
