@@ -28,6 +28,7 @@ from typing import Any, Callable, Iterable
 
 import yaml
 
+from bench.recall_baselines import BigramBaseline, JiebaBaseline
 from sonetto_desktop.memory import MemoryItem, SqliteMemoryManager, YamlMemoryManager
 from sonetto_desktop.memory.base import BaseMemoryManager
 from sonetto_desktop.memory.retrieval.mechanical import MechanicalRetriever
@@ -150,6 +151,7 @@ def summarize(cases: list[QueryCase], results: list[list[str]], times_ms: list[f
         "recall": statistics.fmean(recall_at(r, c.gold, k) for c, r in positive) if positive else 0.0,
         "mrr": statistics.fmean(reciprocal_rank(r, c.gold, k) for c, r in positive) if positive else 0.0,
         "negatives_empty": (sum(1 for _, r in negative if not r) / len(negative)) if negative else None,
+        "empty": (sum(1 for _, r in positive if not r) / len(positive)) if positive else 0.0,
         "negatives": len(negative),
         "per_kind": {kind: statistics.fmean(v) for kind, v in sorted(per_kind.items())},
         "ms_mean": statistics.fmean(times_ms) if times_ms else 0.0,
@@ -161,21 +163,7 @@ def summarize(cases: list[QueryCase], results: list[list[str]], times_ms: list[f
 # ── systems ────────────────────────────────────────────────────────────
 
 
-class Baseline:
-    """jieba.lcut + rank_bm25.BM25Okapi over the descriptions, top k, no floor."""
-
-    def __init__(self, docs: dict[str, str]) -> None:
-        import jieba
-        from rank_bm25 import BM25Okapi
-
-        self._lcut = jieba.lcut
-        self._ids = list(docs)
-        self._bm25 = BM25Okapi([self._lcut(text) or [""] for text in docs.values()])
-
-    def rank(self, query: str, k: int = K) -> list[str]:
-        scores = self._bm25.get_scores(self._lcut(query))
-        order = sorted(range(len(self._ids)), key=lambda i: -scores[i])
-        return [self._ids[i] for i in order[:k]]
+Baseline = JiebaBaseline  # the issue-4 name
 
 
 def timed(fn: Callable[[str], list[str]], queries: list[str]) -> tuple[list[list[str]], list[float]]:
@@ -201,28 +189,39 @@ def run_dataset(ds: Dataset, store: str = "sqlite", k: int = K) -> dict[str, dic
             docs = {mid: item.description for mid, item in mm.all_items().items()}
         finally:
             mm.close()
-    baseline = Baseline(docs)
-    base, base_ms = timed(lambda q: baseline.rank(q, k), [c.q for c in cases])
-    return {"mechanical": summarize(cases, ours, ours_ms, k), "baseline": summarize(cases, base, base_ms, k)}
+    out = {"mechanical": summarize(cases, ours, ours_ms, k)}
+    for name, cls in (("baseline", JiebaBaseline), ("bigram", BigramBaseline)):
+        system = cls(docs)
+        ranked, ms = timed(lambda q, s=system: s.rank(q, k), [c.q for c in cases])
+        out[name] = summarize(cases, ranked, ms, k)
+    return out
 
 
 def synthetic_bank(n: int, seed: int = 7) -> list[Memory]:
     """``n`` filler memories for the speed test: Chinese sentences mixing lexicon words, names,
-    numbers and dates, so term statistics look like a real bank (their relevance is irrelevant)."""
+    numbers, dates and words drawn from jieba's dictionary by frequency (so the bank's vocabulary
+    grows with its size the way real text does; their relevance is irrelevant)."""
+    import itertools
     import random
 
+    from sonetto_desktop.memory.retrieval import tokenize as tok
     from sonetto_desktop.memory.retrieval.lexicon import default_lexicon
 
     rng = random.Random(seed)
     vocab = sorted(k for k in default_lexicon().expansions if not k.isascii())
+    tok.warm_up()
+    entries = sorted((w, f) for w, f in tok._get_jieba().dt.FREQ.items() if f >= 3 and tok.is_cjk(w) and len(w) <= 4)
+    words_all = [w for w, _ in entries]
+    cum = list(itertools.accumulate(f ** 0.75 for _, f in entries))
     names = ["小周", "阿杰", "小陈", "老王", "小雨", "思思", "大伟", "乐乐"]
     verbs = ["喜欢", "最近在", "打算", "讨厌", "常去", "提到", "想学", "买了", "约了", "在准备"]
     themes = ["身份", "音乐", "品味", "地点与路径", "瞬间", "时效待办", "项目"]
     bank = []
     for i in range(n):
-        words = "、".join(rng.sample(vocab, 3))
+        words = "、".join(rng.sample(vocab, 2))
+        filler = "".join(rng.choices(words_all, cum_weights=cum, k=rng.randint(4, 9)))
         date = f"{rng.randint(1, 12)}月{rng.randint(1, 28)}日" if rng.random() < 0.3 else ""
-        text = f"{date}{rng.choice(names)}{rng.choice(verbs)}{words}，大概{rng.randint(2, 99)}次。"
+        text = f"{date}{rng.choice(names)}{rng.choice(verbs)}{words}，{filler}，大概{rng.randint(2, 99)}次。"
         stamp = datetime(2026, 1, 1) + timedelta(minutes=rng.randint(0, 480_000))
         bank.append(Memory(f"s{i:05d}", text, rng.choice(themes), stamp.isoformat(), rng.randint(0, 20)))
     return bank
@@ -338,15 +337,17 @@ def _fmt(value: float | None) -> str:
 
 def print_report(name: str, res: dict[str, dict[str, Any]], out: Any = None) -> None:
     out = out or sys.stdout
-    ours, base = res["mechanical"], res["baseline"]
-    print(f"\n{name}: {ours['queries']} queries ({ours['negatives']} negative)", file=out)
-    print(f"{'metric':<22}{'mechanical':>12}{'baseline':>12}", file=out)
-    rows = [(f"recall@{K}", "recall"), ("MRR", "mrr"), ("negatives empty", "negatives_empty"),
-            ("ms/query (mean)", "ms_mean"), ("ms/query (p95)", "ms_p95")]
+    systems = [s for s in ("mechanical", "bigram", "baseline") if s in res]
+    first = res[systems[0]]
+    labels = {"mechanical": "mechanical", "bigram": "char-bigram", "baseline": "jieba-bm25"}
+    print(f"\n{name}: {first['queries']} queries ({first['negatives']} negative)", file=out)
+    print(f"{'metric':<22}" + "".join(f"{labels[s]:>13}" for s in systems), file=out)
+    rows = [(f"recall@{K}", "recall"), ("MRR", "mrr"), ("answerable, empty", "empty"),
+            ("negatives empty", "negatives_empty"), ("ms/query (mean)", "ms_mean"), ("ms/query (p95)", "ms_p95")]
     for label, key in rows:
-        print(f"{label:<22}{_fmt(ours[key]):>12}{_fmt(base[key]):>12}", file=out)
-    for kind in ours["per_kind"]:
-        print(f"{'  R@5 ' + kind:<22}{_fmt(ours['per_kind'][kind]):>12}{_fmt(base['per_kind'].get(kind)):>12}",
+        print(f"{label:<22}" + "".join(f"{_fmt(res[s].get(key)):>13}" for s in systems), file=out)
+    for kind in first["per_kind"]:
+        print(f"{'  R@5 ' + kind:<22}" + "".join(f"{_fmt(res[s]['per_kind'].get(kind)):>13}" for s in systems),
               file=out)
 
 

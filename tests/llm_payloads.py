@@ -51,8 +51,17 @@ class MalformedStreamResponse:
     text: str = "好的"
 
 
+@dataclass(frozen=True)
+class StallingStreamResponse:
+    """Streams ``text`` (no finish chunk, no [DONE]), then sends nothing for ``seconds`` and closes."""
+
+    text: str
+    seconds: float
+
+
 Response = Union[
-    TextResponse, ToolCallsResponse, ErrorResponse, HangResponse, GarbageResponse, MalformedStreamResponse
+    TextResponse, ToolCallsResponse, ErrorResponse, HangResponse, GarbageResponse, MalformedStreamResponse,
+    StallingStreamResponse,
 ]
 
 _ERROR_DEFAULTS: dict[int, tuple[str, str | None]] = {

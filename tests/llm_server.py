@@ -28,6 +28,7 @@ from llm_payloads import (  # noqa: F401 - re-exported: tests import these from 
     HangResponse,
     MalformedStreamResponse,
     Response,
+    StallingStreamResponse,
     TextResponse,
     ToolCallsResponse,
     completion,
@@ -51,6 +52,7 @@ class ScriptedLLMServer:
         self.default: Response | None = None
         self.delay = 0.0
         self.chunk_size = 3  # characters per streamed text chunk
+        self.chunk_delay = 0.0  # seconds between streamed chunks (a slow model that keeps streaming)
         self.requests: list[dict[str, Any]] = []
         self.headers: list[dict[str, str]] = []  # request headers, parallel to ``requests``
         self.models_requests = 0
@@ -122,6 +124,9 @@ class ScriptedLLMServer:
 
     def add_garbage(self, body: str | None = None) -> None:
         self.add(GarbageResponse() if body is None else GarbageResponse(body))
+
+    def add_stalling_stream(self, text: str, seconds: float) -> None:
+        self.add(StallingStreamResponse(text, seconds))
 
     def add_malformed_stream(self, text: str = "好的") -> None:
         self.add(MalformedStreamResponse(text))
@@ -251,6 +256,8 @@ class _Handler(BaseHTTPRequestHandler):
             self._send_raw(200, response.body.encode("utf-8"), "text/html; charset=utf-8")
         elif isinstance(response, MalformedStreamResponse):
             self._send_malformed_stream(body, response)
+        elif isinstance(response, StallingStreamResponse):
+            self._send_stalling_stream(body, response)
         elif isinstance(response, (TextResponse, ToolCallsResponse)):
             if stream:
                 self._send_stream(body, response)
@@ -263,9 +270,21 @@ class _Handler(BaseHTTPRequestHandler):
         events = stream_events(body, response, self.owner._next_id, max(1, self.owner.chunk_size))
         self._start_sse()
         try:
-            for event in events:
+            for index, event in enumerate(events):
+                if index and self.owner.chunk_delay > 0:
+                    self.owner._stopping.wait(self.owner.chunk_delay)
                 self._write_sse(json.dumps(event, ensure_ascii=False))
             self._write_sse("[DONE]")
+        except (BrokenPipeError, ConnectionResetError):
+            pass
+
+    def _send_stalling_stream(self, body: dict[str, Any], response: StallingStreamResponse) -> None:
+        events = stream_events(body, TextResponse(response.text), self.owner._next_id, max(1, self.owner.chunk_size))
+        self._start_sse()
+        try:
+            for event in [e for e in events if e["choices"] and e["choices"][0]["finish_reason"] is None]:
+                self._write_sse(json.dumps(event, ensure_ascii=False))
+            self.owner._stopping.wait(response.seconds)
         except (BrokenPipeError, ConnectionResetError):
             pass
 
@@ -294,7 +313,8 @@ class _Handler(BaseHTTPRequestHandler):
         self.close_connection = True
 
     def _write_sse(self, data: str) -> None:
-        self.wfile.write(f"data: {data}\n\n".encode("utf-8"))
+        # A lone surrogate goes out as its JSON escape, as a JSON library with ensure_ascii would send it.
+        self.wfile.write(f"data: {data}\n\n".encode("utf-8", "backslashreplace"))
         self.wfile.flush()
 
     def _send_error(self, response: ErrorResponse) -> None:

@@ -4,6 +4,7 @@ LongTermMemory over a YAML store, the real AsyncSqliteSaver and session store in
 from __future__ import annotations
 
 import asyncio
+import json
 import socket
 import subprocess
 import sys
@@ -386,3 +387,114 @@ async def test_a_broken_session_table_is_a_storage_error_not_a_crash(llm_server,
     events = await collect(engine, "s1", "你好")
     assert kinds(events) == ["error"] and events[0].error_code == "storage"
     assert "保存" in events[0].error_zh and llm_server.requests == []
+
+
+# ── two app instances in one session (issue 11 item 6) ─────────────────────────────────────────
+
+TURNS_CHILD = Path(__file__).with_name("engine_turns_child.py")
+
+
+async def test_two_app_instances_chat_in_one_session_and_every_turn_is_kept(llm_server, tmp_path):
+    llm_server.responder = lambda body: "回复：" + body["messages"][-1]["content"]
+    data_dir, go, count = tmp_path / "data", tmp_path / "go", 12
+    children = [
+        await asyncio.create_subprocess_exec(
+            sys.executable, str(TURNS_CHILD), str(data_dir), str(tmp_path / name), llm_server.base_url,
+            "shared", name, str(count), str(go), stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+        )
+        for name in ("a", "b")
+    ]
+    await asyncio.sleep(1.0)  # both instances have started (they wait for the go file)
+    go.touch()
+    results = await asyncio.wait_for(asyncio.gather(*(c.communicate() for c in children)), 180)
+    assert [c.returncode for c in children] == [0, 0], [err.decode()[-2000:] for _, err in results]
+    reports = [json.loads(out.decode().strip().splitlines()[-1]) for out, _ in results]
+    for report in reports:
+        assert report["kinds"] == ["done"] * count
+        assert len(report["journaled"]) == count  # every turn reached the memory writer's journal
+
+    from sonetto_desktop.agent.sessions import SessionStore
+
+    store = SessionStore(data_dir / "sessions.db")
+    await store.open()
+    try:
+        contents = [e["content"] for e in await store.transcript("shared")]
+    finally:
+        await store.close()
+    expected = {f"{n}-{i}" for n in "ab" for i in range(count)} | {f"回复：{n}-{i}" for n in "ab" for i in range(count)}
+    assert len(contents) == 4 * count and set(contents) == expected
+
+
+# ── a lone surrogate in a reply (issue 11 item 20) ─────────────────────────────────────────────
+
+
+async def test_a_lone_surrogate_in_a_reply_is_stored_and_the_turn_reaches_the_writer(llm_server, engine, ltm):
+    llm_server.add_text("半个\ud83d字")  # the server sends the JSON escape "\ud83d" alone
+    events = await collect(engine, "s1", "你好\udc80")  # and one in what the person sent (pasted bytes)
+    assert events[-1].kind == "done" and events[-1].text == "半个\ufffd字"
+    assert all("\ud83d" not in e.text for e in events)
+    transcript = await engine.transcript("s1")
+    assert [(e["role"], e["content"]) for e in transcript] == [("user", "你好\ufffd"), ("assistant", "半个\ufffd字")]
+    [entry] = ltm.writer.journal.pending()
+    assert [m["content"] for m in entry.messages] == ["你好\ufffd", "半个\ufffd字"]
+
+    llm_server.add_text("好的")
+    assert (await collect(engine, "s1", "继续"))[-1].text == "好的"
+    history = [m["content"] for m in llm_server.last_messages()[1:]]
+    assert history[0] == "你好\ufffd" and history[1].startswith("半个") and history[2] == "继续"
+
+
+# ── a stalled stream fails soon, a slow one keeps going (issue 11 item 22) ─────────────────────
+
+
+async def test_an_endpoint_that_never_answers_fails_at_the_first_token_deadline(llm_server, make_llm, make_engine):
+    # The HTTP timeout (60 s, retried once) would leave the person waiting two minutes.
+    engine = await make_engine(llm_factory=lambda: make_llm(streaming=True, timeout=60, max_retries=1))
+    engine.first_token_timeout = 1.0
+    llm_server.add_hang(30)
+    events = await collect(engine, "s1", "在吗")
+    assert kinds(events) == ["memories", "error"]
+    error = events[-1]
+    assert error.error_code == "timeout" and "1 秒内没有开始回复" in error.error_zh and "within 1 s" in error.error_en
+    assert (await engine.transcript("s1"))[1]["error"]["code"] == "timeout"
+    llm_server.clear()
+    llm_server.add_text("在的")
+    assert (await collect(engine, "s1", "现在呢"))[-1].text == "在的"
+
+
+async def test_a_stream_that_stops_midway_fails_at_the_idle_deadline_and_keeps_what_arrived(
+    llm_server, make_llm, make_engine
+):
+    engine = await make_engine(llm_factory=lambda: make_llm(streaming=True, timeout=60))
+    engine.idle_timeout = 1.0
+    llm_server.add_stalling_stream("我想想，这个问题", seconds=30)
+    events = await collect(engine, "s1", "问个问题")
+    assert events[-1].kind == "error" and events[-1].error_code == "timeout"
+    assert "1 秒内没有收到新的内容" in events[-1].error_zh
+    assert "".join(e.text for e in events if e.kind == "token") == "我想想，这个问题"
+    transcript = await engine.transcript("s1")
+    assert transcript[1]["content"] == "我想想，这个问题" and transcript[1]["error"]["code"] == "timeout"
+    llm_server.add_text("接着说")
+    await collect(engine, "s1", "继续")
+    history = [(m["role"], m["content"]) for m in llm_server.last_messages()[1:]]
+    assert history == [("user", "问个问题"), ("assistant", "我想想，这个问题"), ("user", "继续")]
+
+
+async def test_a_slow_reply_that_keeps_streaming_is_not_cut_off(llm_server, make_llm, make_engine):
+    engine = await make_engine(llm_factory=lambda: make_llm(streaming=True, timeout=60))
+    engine.first_token_timeout = engine.idle_timeout = 1.0
+    llm_server.chunk_delay = 0.3  # 8 chunks: the whole reply takes longer than either deadline
+    llm_server.add_tool_calls([("get_current_time", {})])  # tool time is not model silence
+    llm_server.add_text("慢慢地说完这一整句话吧")
+    events = await collect(engine, "s1", "慢慢说")
+    assert events[-1].kind == "done" and events[-1].text == "慢慢地说完这一整句话吧"
+
+
+async def test_the_deadlines_come_from_the_settings(llm_server, make_engine):
+    settings = Settings(base_url=llm_server.base_url, model="test-model", first_token_timeout=1.0,
+                        stream_idle_timeout=2.0)
+    engine = await make_engine(llm_factory=None, settings_provider=lambda: settings)
+    assert (engine.first_token_timeout, engine.idle_timeout) == (1.0, 2.0)
+    llm_server.add_hang(30)
+    assert (await collect(engine, "s1", "在吗"))[-1].error_code == "timeout"
+    assert Settings().first_token_timeout == 30.0 and Settings().stream_idle_timeout == 30.0

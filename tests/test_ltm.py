@@ -246,8 +246,9 @@ def test_warm_up_recall_builds_the_offline_index_ahead_of_the_first_query(store)
     ltm = make_ltm(store)
     try:
         ltm.recall.mechanical.warm_up()
-        index = ltm.recall.mechanical._index
-        assert len(index) == 5 and all(mid in index for mid in ids)
+        mechanical = ltm.recall.mechanical
+        assert mechanical.stats()["memories"] == 5
+        assert {d["id"] for d in mechanical.candidates("小林", 10)} == set(ids)
         found = ltm.get_related_memory_from("今天买了芒果", RetrievalMode.MECHANICAL)
         assert found and found[0]["id"] == ids[0]
     finally:

@@ -153,7 +153,7 @@ def test_command_line(tmp_path, capsys, madial_dir):
     path.write_text(yaml.safe_dump(TINY, allow_unicode=True), encoding="utf-8")
     assert recall.main([str(path), "--now", "2026-12-02T12:00", "--madial", "--madial-dir", str(madial_dir)]) == 0
     out = capsys.readouterr().out
-    assert "recall@5" in out and "baseline" in out and "MADial" in out and "Toy" in out
+    assert "recall@5" in out and "char-bigram" in out and "jieba-bm25" in out and "MADial" in out and "Toy" in out
     assert recall.main([str(tmp_path / "missing.yaml")]) == 2
     assert recall.main([str(path), "--madial", "--madial-dir", str(tmp_path / "none")]) == 2
 

@@ -2,6 +2,11 @@
 
 from __future__ import annotations
 
+import asyncio
+import subprocess
+import sys
+from pathlib import Path
+
 import pytest
 
 from sonetto_desktop.agent.sessions import DEFAULT_TITLE, SessionNotFound, SessionStore, title_from
@@ -87,3 +92,36 @@ async def test_transcript_round_trip_and_delete(store, tmp_path):
 async def test_unopened_store_says_so(tmp_path):
     with pytest.raises(RuntimeError, match="not open"):
         await SessionStore(tmp_path / "x.db").list()
+
+
+# ── two processes in one session (issue 11 item 6) ──────────────────────────────────────────────
+
+APPEND_CHILD = Path(__file__).with_name("session_append_child.py")
+
+
+async def test_two_processes_append_to_one_session_without_losing_an_entry(tmp_path):
+    db = tmp_path / "sessions.db"
+    store = SessionStore(db)
+    await store.open()
+    info = await store.create()
+    go = tmp_path / "go"
+    count = 150
+    children = [
+        await asyncio.create_subprocess_exec(
+            sys.executable, str(APPEND_CHILD), str(db), info.id, name, str(count), str(go),
+            stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+        )
+        for name in ("a", "b")
+    ]
+    await asyncio.sleep(0.5)  # both children have opened the database
+    go.touch()
+    results = await asyncio.wait_for(asyncio.gather(*(c.communicate() for c in children)), 120)
+    errors = [err.decode() for _, err in results]
+    assert [c.returncode for c in children] == [0, 0], errors
+
+    entries = await store.transcript(info.id)
+    await store.close()
+    contents = [e["content"] for e in entries]
+    assert sorted(contents) == sorted(f"{name}-{i}" for name in "ab" for i in range(count))
+    for name in "ab":  # each process's entries keep their order
+        assert [c for c in contents if c.startswith(f"{name}-")] == [f"{name}-{i}" for i in range(count)]

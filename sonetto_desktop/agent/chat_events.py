@@ -6,6 +6,8 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any
 
+from .storage_errors import storage_message
+
 ERROR_CODES = (
     "unconfigured", "unreachable", "auth", "rate_limit", "server", "timeout", "bad_response",
     "unknown_model", "cancelled", "input", "storage",
@@ -25,8 +27,12 @@ class ChatEvent:
     - ``error``: ``error_zh`` / ``error_en`` say what went wrong, for a person; ``error_code`` is one
       of ``ERROR_CODES``: unconfigured, unreachable, auth, rate_limit, server, timeout, bad_response,
       unknown_model, cancelled, input, storage (the session database could not be written;
-      ``text`` then holds the reply that was shown but not saved). ``done`` and ``error`` carry
-      ``turn_id`` (except input errors); ``done`` also repeats the turn's ``memories``.
+      ``text`` then holds the reply that was shown but not saved; the message names the reason:
+      disk full, read-only, busy, or damaged — a damaged database has been moved aside, kept
+      under the name given, and a fresh one started, so the next message works). ``timeout``
+      also covers a reply that stalled: no first chunk, or no next chunk, within the configured
+      seconds. ``done`` and ``error`` carry ``turn_id`` (except input errors); ``done`` also
+      repeats the turn's ``memories``.
     """
 
     kind: str
@@ -56,10 +62,8 @@ def input_error(zh: str, en: str) -> ChatEvent:
     return ChatEvent("error", error_code="input", error_zh=zh, error_en=en)
 
 
-def storage_error(turn_id: str = "", text: str = "") -> ChatEvent:
-    return ChatEvent(
-        "error", text=text, turn_id=turn_id, error_code="storage",
-        error_zh="无法保存对话记录（磁盘已满，或数据文件被占用/无权限）。请检查数据目录后再试。",
-        error_en="The conversation could not be saved (disk full, or the data file is locked or not writable). "
-        "Check the data folder and try again.",
-    )
+def storage_error(turn_id: str = "", text: str = "", reason: str = "other", moved_to: str = "") -> ChatEvent:
+    """The ``storage`` error: ``reason`` is full, readonly, damaged, busy or other (see
+    ``storage_errors``); for a damaged database ``moved_to`` names the file it was kept as."""
+    zh, en = storage_message(reason, moved_to)
+    return ChatEvent("error", text=text, turn_id=turn_id, error_code="storage", error_zh=zh, error_en=en)

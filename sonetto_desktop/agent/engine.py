@@ -20,31 +20,39 @@ Decisions (documented contract):
 - A second ``send`` to a session that is still replying -> ``error`` code ``input`` (busy).
 - An unknown ``session_id`` is created on first use.
 - No model configured -> recall still runs (``memories`` event), then ``error`` code ``unconfigured``.
-- The session database cannot be written -> ``error`` code ``storage``.
+- The session database cannot be written -> ``error`` code ``storage``, whose message names the
+  reason (disk full, read-only, busy, damaged). A damaged ``sessions.db`` (at start or found while
+  chatting) is moved aside, kept as ``sessions.db.broken-<time>`` (``recovered_from``), and a new
+  one is started: the error says so and the next message works.
+- A streamed reply with no first chunk within ``first_token_timeout`` seconds, or no next chunk
+  within ``idle_timeout``, ends with ``error`` code ``timeout`` (whatever streamed is kept, as on
+  cancel); a slow reply that keeps streaming is never cut off.
 - The engine does not own ``ltm``: the app starts it before and stops it after the engine.
 """
 
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import logging
-import os
-import sqlite3
-import time
 import uuid
 from pathlib import Path
 from typing import Any, AsyncIterator, Callable
 
-import aiosqlite
 from langchain_core.language_models import BaseChatModel
 from langchain_core.messages import HumanMessage
 from langgraph.checkpoint.sqlite.aio import AsyncSqliteSaver
 
+from ..redaction import register_secret
 from ..memory.errors import api_key_of
 from ..memory.retrieval.modes import RetrievalMode
+from ..memory.unicode_text import storable
 from .chat_events import ChatEvent, SessionInfo, input_error, storage_error
 from .graph import build_graph, history_after_interruption
-from .sessions import SessionNotFound, SessionStore
+from .session_db import SessionDatabase
+from .sessions import SessionNotFound
+from .stall_guard import DEFAULT_FIRST_TOKEN_TIMEOUT, DEFAULT_IDLE_TIMEOUT, ReplyStalled, StallGuard
+from .storage_errors import storage_problem
 from .turn_events import TurnRecorder, describe_turn_error, error_dict
 
 log = logging.getLogger(__name__)
@@ -63,7 +71,14 @@ class ChatEngine:
     ``retrieval_mode`` overrides the
     settings' retrieval mode (default MECHANICAL). ``graph_options`` go to :func:`build_graph`
     (``tools``, ``now``, history limits). ``ltm`` is a ``LongTermMemory`` (recall + writer).
+
+    A streamed reply fails with ``timeout`` when no first chunk arrives within
+    ``first_token_timeout`` seconds, or no next chunk within ``idle_timeout`` (settings
+    ``first_token_timeout`` / ``stream_idle_timeout``; see ``stall_guard``).
     """
+
+    first_token_timeout: float = DEFAULT_FIRST_TOKEN_TIMEOUT
+    idle_timeout: float = DEFAULT_IDLE_TIMEOUT
 
     def __init__(
         self,
@@ -91,12 +106,10 @@ class ChatEngine:
         self._secret = ""
         self._model_name = ""
         self._graph: Any = None
-        self._store = SessionStore(self.data_dir / DB_NAME)
-        self._saver_conn: aiosqlite.Connection | None = None
-        self._saver: AsyncSqliteSaver | None = None
+        # sessions + checkpoints: sessions.db here, or ``session_db`` elsewhere (the memory server: pg_sessions)
+        self._db = session_db or SessionDatabase(self.data_dir / DB_NAME, secrets=lambda: (self._secret,))
+        self._store = self._db.store
         self._running: dict[str, asyncio.Task[None]] = {}
-        self.recovered_from: Path | None = None
-        self._remote = session_db  # sessions + checkpoints elsewhere (the memory server: pg_sessions)
 
     # ── life cycle ──────────────────────────────────────────────────────────────────────────
 
@@ -109,42 +122,17 @@ class ChatEngine:
         """
         if self._saver is not None:
             return
-        try:
-            await self._open_databases()
-        except sqlite3.OperationalError:
-            await self._close_databases()
-            raise
-        except sqlite3.DatabaseError as exc:
-            await self._close_databases()
-            path = self.data_dir / DB_NAME
-            aside = path.with_name(f"{DB_NAME}.broken-{time.strftime('%Y%m%d-%H%M%S')}")
-            log.error("%s is unreadable (%s); moved aside to %s", path.name, exc, aside.name)
-            await asyncio.to_thread(_move_aside, path, aside)
-            self.recovered_from = aside
-            await self._open_databases()
+        await self._db.open()
         self.reload_settings()
 
-    async def _open_databases(self) -> None:
-        if self._remote is not None:
-            await self._remote.open()
-            self._store, self._saver = self._remote.store, self._remote.saver
-            return
-        await self._store.open()
-        conn = await aiosqlite.connect(self.data_dir / DB_NAME)
-        self._saver_conn = conn
-        saver = AsyncSqliteSaver(conn)
-        await saver.setup()
-        self._saver = saver
+    @property
+    def recovered_from(self) -> Path | None:
+        """Where a damaged ``sessions.db`` was kept when it was replaced by a new one (else None)."""
+        return self._db.recovered_from
 
-    async def _close_databases(self) -> None:
-        if self._remote is not None:
-            self._saver = None
-            await self._remote.close()
-            return
-        conn, self._saver_conn, self._saver = self._saver_conn, None, None
-        if conn is not None:
-            await conn.close()
-        await self._store.close()
+    @property
+    def _saver(self) -> AsyncSqliteSaver | None:
+        return self._db.saver
 
     async def close(self) -> None:
         """Cancel running turns (their partial replies are kept), then close the databases."""
@@ -153,7 +141,7 @@ class ChatEngine:
         if self._running:
             await asyncio.gather(*self._running.values(), return_exceptions=True)
         self._graph = None
-        await self._close_databases()
+        await self._db.close()
 
     @property
     def started(self) -> bool:
@@ -174,6 +162,9 @@ class ChatEngine:
             mode = getattr(settings, "retrieval_mode", None)
             if self._mode_override is None and mode:
                 self.retrieval_mode = RetrievalMode.coerce(mode)
+            if settings is not None:
+                self.first_token_timeout = float(getattr(settings, "first_token_timeout", self.first_token_timeout))
+                self.idle_timeout = float(getattr(settings, "stream_idle_timeout", self.idle_timeout))
             if self._llm_factory is not None:
                 llm = self._llm_factory()
             elif settings is not None:
@@ -189,6 +180,7 @@ class ChatEngine:
         """Use ``llm`` from the next turn on (None: not configured). Running turns keep their model."""
         self._llm = llm
         self._secret, self._model_name = _identity(llm)
+        register_secret(self._secret)  # a model from a factory: its key is hidden from the log too
         if self._saver is not None:
             self._graph = build_graph(
                 llm, self.ltm, retrieval_mode=self.retrieval_mode, checkpointer=self._saver, **self._graph_options
@@ -245,6 +237,7 @@ class ChatEngine:
         if problem is not None:
             yield problem
             return
+        text = storable(text)  # a lone surrogate (pasted bytes) cannot be stored: U+FFFD
         turn_id = uuid.uuid4().hex
         queue: asyncio.Queue[ChatEvent | None] = asyncio.Queue()
         task = asyncio.create_task(self._run_turn(session_id, text, turn_id, self._graph, queue.put_nowait))
@@ -278,22 +271,30 @@ class ChatEngine:
     async def _run_turn(
         self, session_id: str, text: str, turn_id: str, graph: Any, emit: Callable[[ChatEvent | None], None]
     ) -> None:
-        config = {"configurable": {"thread_id": session_id}, "recursion_limit": self.recursion_limit}
+        config: dict[str, Any] = {"configurable": {"thread_id": session_id}, "recursion_limit": self.recursion_limit}
+        guard = self._stall_guard()
+        if guard is not None:
+            config["callbacks"] = [guard]
         turn = TurnRecorder()
+        generation = self._db.generation
         try:
             try:
-                if await self._store.get(session_id) is None:
-                    await self._store.create(session_id=session_id)
+                await self._store.ensure(session_id)
                 await self._store.append(session_id, "user", text, turn_id=turn_id)
             except Exception as exc:  # noqa: BLE001 - cannot even keep the message: say so, call nothing
                 log.error("could not store the user's message: %s", exc)
-                emit(storage_error(turn_id))
+                event, recovered = await self._storage_failure(exc, generation, session_id, text, turn_id)
+                if recovered:
+                    await self._finish(session_id, turn, event, emit)
+                else:
+                    emit(event)
                 return
             try:
                 inputs = {"messages": [HumanMessage(content=text)], "session_id": session_id, "turn_id": turn_id}
-                async for mode, chunk in graph.astream(inputs, config, stream_mode=["messages", "updates"]):
-                    for event in turn.handle(mode, chunk):
-                        emit(event)
+                async with guard.watch() if guard is not None else contextlib.nullcontext():
+                    async for mode, chunk in graph.astream(inputs, config, stream_mode=["messages", "updates"]):
+                        for event in turn.handle(mode, chunk):
+                            emit(event)
             except asyncio.CancelledError:
                 current = asyncio.current_task()
                 if current is not None:
@@ -302,9 +303,14 @@ class ChatEngine:
                 await self._finish(session_id, turn, describe_turn_error(asyncio.CancelledError(), turn_id), emit)
                 return
             except Exception as exc:  # noqa: BLE001 - every failure becomes one error event
+                if storage_problem(exc) is not None:  # the checkpointer could not read or write
+                    log.error("turn %s: the session database failed: %s", turn_id, exc)
+                    event, _ = await self._storage_failure(exc, generation, session_id, text, turn_id)
+                    await self._finish(session_id, turn, event, emit)
+                    return
                 event = describe_turn_error(exc, turn_id, api_key=self._secret, model=self._model_name)
                 log.info("turn %s failed: %s (%s)", turn_id, event.error_code, type(exc).__name__)
-                await self._close_interrupted(graph, config)
+                await self._close_interrupted(graph, config, turn.uncommitted_text() if isinstance(exc, ReplyStalled) else "")
                 await self._finish(session_id, turn, event, emit)
                 return
             done = ChatEvent("done", text=turn.reply_text(), turn_id=turn_id, memories=turn.memories)
@@ -324,9 +330,46 @@ class ChatEngine:
             )
         except Exception as exc:  # noqa: BLE001 - the reply was shown but could not be saved
             log.error("could not store the reply: %s", exc)
+            reason = storage_problem(exc) or "other"
+            moved = ""
+            if reason == "damaged":
+                aside = await self._recover_damaged(exc, self._db.generation)
+                moved = aside.name if aside is not None else ""
             if not failed:
-                event = storage_error(event.turn_id, text=event.text)
+                event = storage_error(event.turn_id, text=event.text, reason=reason, moved_to=moved)
         emit(event)
+
+    async def _recover_damaged(self, exc: BaseException, generation: int) -> Path | None:
+        """Replace a damaged sessions.db by a new one and rebuild the graph on its checkpointer."""
+        aside = await self._db.recover(exc, generation)
+        if aside is not None:
+            self.set_llm(self._llm)
+        return aside
+
+    async def _storage_failure(
+        self, exc: BaseException, generation: int, session_id: str, text: str, turn_id: str
+    ) -> tuple[ChatEvent, bool]:
+        """The ``storage`` error for ``exc``, and whether a damaged database was replaced by a new
+        one (the user's message is then stored in the new one, so the turn can be recorded)."""
+        reason = storage_problem(exc) or "other"
+        if reason != "damaged":
+            return storage_error(turn_id, reason=reason), False
+        aside = await self._recover_damaged(exc, generation)
+        if aside is None:
+            return storage_error(turn_id, reason=reason), False
+        try:
+            await self._store.ensure(session_id)
+            await self._store.append(session_id, "user", text, turn_id=turn_id)
+        except Exception:  # the message is still shown; the error says what happened
+            log.exception("could not store the message in the new session database")
+            return storage_error(turn_id, reason=reason, moved_to=aside.name), False
+        return storage_error(turn_id, reason=reason, moved_to=aside.name), True
+
+    def _stall_guard(self) -> StallGuard | None:
+        """Deadlines for a streamed reply (a model that does not stream is bound by its request timeout)."""
+        if not getattr(self._llm, "streaming", False):
+            return None
+        return StallGuard(self.first_token_timeout, self.idle_timeout)
 
     async def _close_interrupted(self, graph: Any, config: dict, partial: str = "") -> None:
         """Leave the model's history valid (no dangling tool call) and keep what she already said."""
@@ -341,13 +384,6 @@ class ChatEngine:
         if self._saver is None:
             raise RuntimeError("ChatEngine.start() has not been awaited (or the engine is closed)")
         return self._saver
-
-
-def _move_aside(path: Path, aside: Path) -> None:
-    for suffix in ("", "-wal", "-shm"):
-        source = Path(f"{path}{suffix}")
-        if source.exists():
-            os.replace(source, Path(f"{aside}{suffix}"))
 
 
 def _identity(llm: Any) -> tuple[str, str]:

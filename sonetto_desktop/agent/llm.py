@@ -12,6 +12,7 @@ from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
 from sonetto_desktop.agent.llm_errors import LLMErrorInfo, describe_llm_error, error_info
+from sonetto_desktop.redaction import register_secret
 from sonetto_desktop.config.settings import Settings, load_settings
 
 if TYPE_CHECKING:
@@ -36,6 +37,7 @@ def build_llm(
     from langchain_openai import ChatOpenAI
 
     extra = {"http_async_client": http_async_client} if http_async_client is not None else {}
+    register_secret(settings.api_key)  # log lines never show it, from now on
     return ChatOpenAI(
         model=settings.model.strip(),
         base_url=settings.effective_base_url,
@@ -124,6 +126,7 @@ async def test_connection(settings: Settings, *, timeout: float | None = None) -
         return _failure(describe_llm_error(None))
 
     model = settings.model.strip()
+    register_secret(settings.api_key)  # a key being tried is hidden from the log as well
     try:
         models = await _list_models(settings, timeout)
     except Exception as exc:  # noqa: BLE001 - every failure becomes a result

@@ -2,24 +2,22 @@
 
 Codes: unconfigured, unreachable, auth, rate_limit, server, timeout, bad_response, unknown_model.
 Messages never contain the API key: any occurrence of it (and anything that looks like a key or a
-bearer token) is scrubbed from exception text before it is shown.
+bearer token) is scrubbed from exception text before it is shown (``redaction.scrub``,
+re-exported here as ``scrub``).
 """
 
 from __future__ import annotations
 
 import asyncio
 import json
-import re
-from collections.abc import Iterable, Iterator
+from collections.abc import Iterator
 from dataclasses import dataclass
 
-from sonetto_desktop.memory.errors import redact
+from sonetto_desktop.redaction import scrub
 
 CODES = ("unconfigured", "unreachable", "auth", "rate_limit", "server", "timeout", "bad_response", "unknown_model")
 
 _DETAIL_MAX = 200
-_KEYISH = re.compile(r"\b(?:sk|pk|ak|key)-[A-Za-z0-9_*.\-]{4,}", re.IGNORECASE)
-_BEARER = re.compile(r"(Bearer\s+)\S+", re.IGNORECASE)
 
 
 class LLMNotConfigured(RuntimeError):
@@ -35,14 +33,6 @@ class LLMErrorInfo:
     zh: str
     en: str
     detail: str = ""  # scrubbed technical detail (exception type and text), for logs and "details" UIs
-
-
-def scrub(text: str, secrets: Iterable[str] = ()) -> str:
-    """``text`` with every secret, key-like token and bearer token replaced by ``***``."""
-    for secret in secrets:
-        text = redact(text, secret)
-    text = _BEARER.sub(r"\1***", text)
-    return _KEYISH.sub("***", text)
 
 
 def _chain(exc: BaseException) -> Iterator[BaseException]:

@@ -17,6 +17,7 @@ from typing import Any, Callable, Iterable
 
 from ..memory.pg_location import PgLocation
 from .chat_events import SessionInfo
+from .checkpoint_serde import CheckpointSerializer
 from .sessions import DEFAULT_TITLE, SessionNotFound, _now, title_from
 
 
@@ -159,17 +160,6 @@ class PgSessionStore:
         return entries
 
 
-def checkpoint_serializer(secrets: Callable[[], Iterable[str]]) -> Any:
-    """The app's strict checkpoint serializer (allow-listed types, no pickle, errors scrubbed)."""
-    try:
-        from .checkpoint_serde import CheckpointSerializer
-    except ImportError:  # pragma: no cover - before the strict serializer existed
-        from langgraph.checkpoint.serde.jsonplus import JsonPlusSerializer
-
-        return JsonPlusSerializer(pickle_fallback=False)
-    return CheckpointSerializer(secrets=secrets)
-
-
 class PgSessionDatabase:
     """Sessions + checkpoints on the server (see the module docstring). ``await open()`` raises
     ``psycopg.OperationalError`` when the server cannot be reached (the caller then keeps the
@@ -207,7 +197,7 @@ class PgSessionDatabase:
                     await asyncio.sleep(0.05)
                 try:
                     await self.store.open()
-                    saver = AsyncPostgresSaver(self._pool, serde=checkpoint_serializer(self._secrets))
+                    saver = AsyncPostgresSaver(self._pool, serde=CheckpointSerializer(secrets=self._secrets))
                     await saver.setup()
                 finally:
                     await conn.execute("SELECT pg_advisory_unlock(hashtext(%s))", (key,))

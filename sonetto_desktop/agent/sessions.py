@@ -7,14 +7,18 @@ user message, every reply (also partial and failed ones), the memories recalled 
 
 from __future__ import annotations
 
+import asyncio
+import contextlib
 import json
+import sqlite3
 import uuid
 from datetime import datetime, timezone
 from pathlib import Path
-from typing import Any
+from typing import Any, AsyncIterator
 
 import aiosqlite
 
+from ..memory.unicode_text import storable
 from .chat_events import SessionInfo
 
 DEFAULT_TITLE = "新对话"
@@ -64,6 +68,7 @@ class SessionStore:
     def __init__(self, path: str | Path) -> None:
         self.path = Path(path)
         self._db: aiosqlite.Connection | None = None
+        self._lock = asyncio.Lock()
 
     async def open(self) -> None:
         if self._db is not None:
@@ -98,12 +103,23 @@ class SessionStore:
         clean = (title or "").strip()
         sid = session_id or uuid.uuid4().hex
         stamp = _now()
-        await self.db.execute(
-            "INSERT INTO chat_sessions (id, title, auto_title, created_at, updated_at) VALUES (?, ?, ?, ?, ?)",
-            (sid, clean or DEFAULT_TITLE, 0 if clean else 1, stamp, stamp),
-        )
-        await self.db.commit()
-        return SessionInfo(sid, clean or DEFAULT_TITLE, stamp, stamp)
+        async with self._write() as db:
+            await db.execute(
+                "INSERT INTO chat_sessions (id, title, auto_title, created_at, updated_at) VALUES (?, ?, ?, ?, ?)",
+                (sid, storable(clean) or DEFAULT_TITLE, 0 if clean else 1, stamp, stamp),
+            )
+        return SessionInfo(sid, storable(clean) or DEFAULT_TITLE, stamp, stamp)
+
+    async def ensure(self, session_id: str) -> None:
+        """Create the session ``session_id`` (untitled) unless it exists; safe when another process
+        creates it at the same moment."""
+        stamp = _now()
+        async with self._write() as db:
+            await db.execute(
+                "INSERT OR IGNORE INTO chat_sessions (id, title, auto_title, created_at, updated_at)"
+                " VALUES (?, ?, 1, ?, ?)",
+                (session_id, DEFAULT_TITLE, stamp, stamp),
+            )
 
     async def get(self, session_id: str) -> SessionInfo | None:
         async with self.db.execute(
@@ -124,10 +140,10 @@ class SessionStore:
         clean = (title or "").strip() if isinstance(title, str) else ""
         if not clean:
             raise ValueError("会话标题不能为空 / the session title must not be empty")
-        cur = await self.db.execute(
-            "UPDATE chat_sessions SET title = ?, auto_title = 0 WHERE id = ?", (clean, session_id)
-        )
-        await self.db.commit()
+        async with self._write() as db:
+            cur = await db.execute(
+                "UPDATE chat_sessions SET title = ?, auto_title = 0 WHERE id = ?", (storable(clean), session_id)
+            )
         if cur.rowcount == 0:
             raise SessionNotFound(session_id)
         info = await self.get(session_id)
@@ -136,9 +152,9 @@ class SessionStore:
 
     async def delete(self, session_id: str) -> bool:
         """Delete the session and its transcript; False if it did not exist."""
-        await self.db.execute("DELETE FROM chat_entries WHERE session_id = ?", (session_id,))
-        cur = await self.db.execute("DELETE FROM chat_sessions WHERE id = ?", (session_id,))
-        await self.db.commit()
+        async with self._write() as db:
+            await db.execute("DELETE FROM chat_entries WHERE session_id = ?", (session_id,))
+            cur = await db.execute("DELETE FROM chat_sessions WHERE id = ?", (session_id,))
         return cur.rowcount > 0
 
     # ── transcript ──────────────────────────────────────────────────────────────────────────
@@ -154,33 +170,53 @@ class SessionStore:
         error: dict[str, str] | None = None,
     ) -> None:
         """Add one transcript entry and mark the session active; the first user message names
-        a session whose title was not chosen by the user."""
+        a session whose title was not chosen by the user.
+
+        Safe across processes (two app instances in one session): the next ``seq`` is computed by
+        the insert itself, inside a write transaction taken before anything is read. Text is stored
+        as given, except lone surrogates (not encodable as UTF-8), which become U+FFFD.
+        """
         stamp = _now()
-        db = self.db
-        async with db.execute(
-            "SELECT COALESCE(MAX(seq), -1) + 1 FROM chat_entries WHERE session_id = ?", (session_id,)
-        ) as cur:
-            (seq,) = await cur.fetchone()
-        await db.execute(
-            "INSERT INTO chat_entries (session_id, seq, role, content, memories, turn_id, error, created_at)"
-            " VALUES (?, ?, ?, ?, ?, ?, ?, ?)",
-            (
-                session_id,
-                seq,
-                role,
-                content,
-                json.dumps(memories or [], ensure_ascii=False),
-                turn_id,
-                json.dumps(error, ensure_ascii=False) if error else None,
-                stamp,
-            ),
+        row = (
+            session_id,
+            role,
+            storable(content),
+            storable(json.dumps(memories or [], ensure_ascii=False)),
+            turn_id,
+            storable(json.dumps(error, ensure_ascii=False)) if error else None,
+            stamp,
         )
-        if role == "user" and seq == 0:
-            await db.execute(
-                "UPDATE chat_sessions SET title = ? WHERE id = ? AND auto_title = 1", (title_from(content), session_id)
-            )
-        await db.execute("UPDATE chat_sessions SET updated_at = ? WHERE id = ?", (stamp, session_id))
-        await db.commit()
+        async with self._write() as db:
+            async with db.execute(
+                "INSERT INTO chat_entries (session_id, seq, role, content, memories, turn_id, error, created_at)"
+                " SELECT ?1, COALESCE(MAX(seq), -1) + 1, ?2, ?3, ?4, ?5, ?6, ?7 FROM chat_entries"
+                " WHERE session_id = ?1 RETURNING seq",
+                row,
+            ) as cur:
+                (seq,) = await cur.fetchone()
+            if role == "user" and seq == 0:
+                await db.execute(
+                    "UPDATE chat_sessions SET title = ? WHERE id = ? AND auto_title = 1",
+                    (title_from(row[2]), session_id),
+                )
+            await db.execute("UPDATE chat_sessions SET updated_at = ? WHERE id = ?", (stamp, session_id))
+
+    @contextlib.asynccontextmanager
+    async def _write(self) -> AsyncIterator[aiosqlite.Connection]:
+        """One write transaction that holds SQLite's write lock from its first statement on
+        (``BEGIN IMMEDIATE``: waits up to the busy timeout for another process), committed at the
+        end or rolled back on any error. Every write goes through here: the connection is shared
+        by concurrent turns, and one transaction at a time may be open on it."""
+        db = self.db
+        async with self._lock:
+            await db.execute("BEGIN IMMEDIATE")
+            try:
+                yield db
+            except BaseException:
+                with contextlib.suppress(sqlite3.Error):
+                    await db.rollback()
+                raise
+            await db.commit()
 
     async def transcript(self, session_id: str) -> list[dict[str, Any]]:
         """``[{role, content, memories, turn_id, created_at, error?}]`` oldest first.

@@ -9,8 +9,10 @@ from typing import Any
 from langchain_core.messages import AIMessage, ToolMessage
 from langgraph.errors import GraphRecursionError
 
+from ..memory.unicode_text import storable
 from .chat_events import ChatEvent
 from .llm_errors import describe_llm_error
+from .stall_guard import ReplyStalled
 
 TOOL_TEXT_LIMIT = 2_000
 
@@ -19,6 +21,8 @@ def describe_turn_error(exc: BaseException, turn_id: str = "", *, api_key: str =
     """One ``error`` ChatEvent for whatever ended a turn early."""
     if isinstance(exc, asyncio.CancelledError):
         zh, en, code = "已停止回复。", "The reply was stopped.", "cancelled"
+    elif isinstance(exc, ReplyStalled):
+        zh, en, code = *_stall_message(exc), "timeout"
     elif isinstance(exc, GraphRecursionError):
         zh = "这次回复调用工具的次数太多，已中止。换个说法再试一次吧。"
         en = "The reply used too many tool steps and was stopped. Try rephrasing."
@@ -27,6 +31,21 @@ def describe_turn_error(exc: BaseException, turn_id: str = "", *, api_key: str =
         info = describe_llm_error(exc, api_key=api_key, model=model)
         zh, en, code = info.zh, info.en, info.code
     return ChatEvent("error", turn_id=turn_id, error_code=code, error_zh=zh, error_en=en)
+
+
+def _stall_message(exc: ReplyStalled) -> tuple[str, str]:
+    seconds = f"{exc.seconds:g}"
+    if exc.phase == "first_token":
+        return (
+            f"模型在 {seconds} 秒内没有开始回复，已停止等待。可以稍后再试；如果是本地模型正在加载，"
+            "可以在“设置”里调大“首字超时”。",
+            f"The model did not start replying within {seconds} s, so Sonetto stopped waiting. Try again later; "
+            "if a local model is still loading, raise the first-token timeout in Settings.",
+        )
+    return (
+        f"模型的回复中断了：{seconds} 秒内没有收到新的内容。已经收到的部分保留了下来。",
+        f"The reply stalled: nothing new arrived for {seconds} s. What arrived so far is kept.",
+    )
 
 
 def error_dict(event: ChatEvent) -> dict[str, str]:
@@ -48,9 +67,10 @@ class TurnRecorder:
         if mode == "messages":
             message, meta = chunk
             if meta.get("langgraph_node") == "agent" and isinstance(message, AIMessage) and message.text:
-                self.tokens.append(message.text)
-                self.pending.append(message.text)
-                return [ChatEvent("token", text=message.text)]
+                text = storable(message.text)  # a lone surrogate cannot be stored or shown: U+FFFD
+                self.tokens.append(text)
+                self.pending.append(text)
+                return [ChatEvent("token", text=text)]
             return []
         events: list[ChatEvent] = []
         for node, update in (chunk or {}).items():
@@ -64,7 +84,7 @@ class TurnRecorder:
                 for message in update.get("messages") or []:
                     if isinstance(message, AIMessage):
                         if message.text:
-                            self.replies.append(message.text)
+                            self.replies.append(storable(message.text))
                         for call in message.tool_calls:
                             events.append(ChatEvent("tool_start", tool=call["name"], text=_short(call.get("args"))))
             elif node == "tools":

@@ -48,6 +48,8 @@ _RANGES: dict[str, tuple[float, float]] = {
     "temperature": (0.0, 2.0),
     "request_timeout": (0.1, 3600.0),
     "recall_timeout": (0.1, 600.0),
+    "first_token_timeout": (1.0, 3600.0),
+    "stream_idle_timeout": (1.0, 3600.0),
 }
 _SCHEMA_NAME = re.compile(r"^[a-z_][a-z0-9_]{0,40}$")
 _SECRET_FIELDS = frozenset({"api_key", "postgres_password"})
@@ -82,6 +84,10 @@ class Settings:
     language: str = "zh_CN"
     request_timeout: float = 60.0
     recall_timeout: float = 8.0
+    # A streamed chat reply gives up when the model sends nothing for this long: before its first
+    # chunk (a local model that is still loading may need more), and between two chunks.
+    first_token_timeout: float = 30.0
+    stream_idle_timeout: float = 30.0
     # One memory on several computers (store_backend "postgres"): the server's URL without its
     # password (that one lives in the keyring), TLS, the schema holding this person's memories,
     # this computer's name as other devices see it, and whether chat sessions live there too.

@@ -4,6 +4,8 @@ from __future__ import annotations
 
 from typing import Any
 
+from ..redaction import redact, scrub  # noqa: F401 - re-exported for the domain
+
 
 class MemoryError_(Exception):
     """Base class of memory-store errors (named with a trailing underscore: ``MemoryError`` is a builtin)."""
@@ -37,11 +39,6 @@ def api_key_of(llm: Any) -> str:
     if hasattr(key, "get_secret_value"):
         key = key.get_secret_value()
     return str(key or "")
-
-
-def redact(text: str, secret: str) -> str:
-    """``text`` with ``secret`` (an API key a server may echo back) replaced by ``***``."""
-    return text.replace(secret, "***") if secret and len(secret) >= 4 else text
 
 
 class StoreOffline(MemoryError_):

@@ -31,7 +31,8 @@ from typing import Any, Callable, Iterator
 
 from .base import BaseMemoryManager, SelfCheckReport
 from .changes import MemoryChange
-from .errors import MemoryNotFound, StoreOffline, redact
+from ..redaction import redact
+from .errors import MemoryNotFound, StoreOffline
 from .events import EventFeed
 from .item import MemoryItem
 from .pg_cache import PgCache

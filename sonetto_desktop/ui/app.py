@@ -35,6 +35,9 @@ def _parse(argv: list[str]) -> argparse.Namespace:
 def _setup_logging(verbose: bool) -> None:
     level = logging.DEBUG if verbose else logging.INFO
     logging.basicConfig(level=level, format="%(asctime)s %(levelname)s %(name)s: %(message)s")
+    from sonetto_desktop.redaction import install_log_redaction
+
+    install_log_redaction()  # the API key never appears in a log line, even at debug level
     for noisy in ("httpx", "httpcore", "openai", "jieba", "aiosqlite"):
         logging.getLogger(noisy).setLevel(logging.WARNING)
 

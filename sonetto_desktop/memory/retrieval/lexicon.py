@@ -18,6 +18,7 @@ from typing import Any, Callable, Iterable
 
 import yaml
 
+from . import segment
 from . import tokenize as tok
 from .time_expressions import DateRange, resolve_time_ranges
 
@@ -45,12 +46,19 @@ class Lexicon:
 
     expansions: dict[str, dict[str, float]] = field(default_factory=dict)
     cues: dict[str, set[str]] = field(default_factory=dict)
+    categories: dict[str, set[str]] = field(default_factory=dict)  # word -> names of its categories
     theme_weight: float = 0.35
 
     @classmethod
-    def load(cls, synonyms: str | Path | None = None, theme_cues: str | Path | None = None) -> "Lexicon":
-        """Read the two data files (the packaged ones by default). Malformed entries raise ValueError."""
+    def load(
+        cls,
+        synonyms: str | Path | None = None,
+        theme_cues: str | Path | None = None,
+        categories: str | Path | None = None,
+    ) -> "Lexicon":
+        """Read the data files (the packaged ones by default). Malformed entries raise ValueError."""
         lex = cls()
+        lex._load_categories(_read_yaml(categories, "categories.yaml"))
         syn = _read_yaml(synonyms, "synonyms.yaml")
         weights = {"equivalent": 0.8, "related": 0.5, "association": 0.4, **(syn.get("weights") or {})}
         for kind in ("equivalent", "related"):
@@ -89,9 +97,71 @@ class Lexicon:
                     lex.cues.setdefault(_norm(cue), set()).add(str(theme))
         return lex
 
+    def _load_categories(self, data: dict[str, Any]) -> None:
+        """Hypernym links from ``categories.yaml`` (its header documents the format and weights)."""
+        weights = {"member": 0.6, "parent": 0.45, "depth_decay": 0.8, **(data.get("weights") or {})}
+        decay = float(weights["depth_decay"])
+        table = data.get("categories") or {}
+        names: dict[str, list[str]] = {}
+        members: dict[str, list[str]] = {}
+        parents: dict[str, list[str]] = {}
+        for key, entry in table.items():
+            if not isinstance(entry, dict):
+                raise ValueError(f"categories.yaml: {key!r} must be a mapping")
+            lists = {f: entry.get(f) or [] for f in ("names", "members", "parents")}
+            if not all(isinstance(v, list) for v in lists.values()):
+                raise ValueError(f"categories.yaml: names, members and parents of {key!r} must be lists")
+            names[key] = [n for n in map(_norm, [key, *lists["names"]]) if n]
+            members[key] = [m for m in map(_norm, lists["members"]) if m]
+            parents[key] = [str(p) for p in lists["parents"]]
+        for key, ups in parents.items():
+            if unknown := [p for p in ups if p not in names]:
+                raise ValueError(f"categories.yaml: {key!r} names unknown parents {unknown}")
+
+        def ancestors(key: str) -> list[tuple[str, int]]:
+            out, frontier, seen = [], [(key, 0)], {key}
+            while frontier:
+                node, depth = frontier.pop(0)
+                out.append((node, depth))
+                for up in parents[node]:
+                    if up not in seen:
+                        seen.add(up)
+                        frontier.append((up, depth + 1))
+            return out
+
+        for key in names:
+            chain = ancestors(key)
+            for word in members[key]:
+                for up, depth in chain:
+                    self.categories.setdefault(word, set()).update(names[up])
+                    for name in names[up]:
+                        self._link(word, name, float(weights["parent"]) * decay**depth)
+                        self._link(name, word, float(weights["member"]) * decay**depth)
+            for up, depth in chain[1:]:  # a sub-category's names are members of its ancestors
+                for name in names[up]:
+                    self.categories.setdefault(name, set())
+                    for own in names[key]:
+                        self.categories.setdefault(own, set()).update(names[up])
+                        self._link(own, name, float(weights["parent"]) * decay ** (depth - 1))
+                        self._link(name, own, float(weights["member"]) * decay ** (depth - 1))
+            for own in names[key]:
+                self.categories.setdefault(own, set()).update(names[key])
+
+    def category_names(self, words: Iterable[str]) -> set[str]:
+        """Names of the categories the words belong to or name (ancestors included)."""
+        out: set[str] = set()
+        for word in words:
+            out |= self.categories.get(word, set())
+        return out
+
     def _link(self, word: str, other: str, weight: float) -> None:
         targets = self.expansions.setdefault(word, {})
         targets[other] = max(weight, targets.get(other, 0.0))
+
+    @functools.cached_property
+    def static_words(self) -> frozenset[str]:
+        """Words a query may contain whatever the bank holds: stop and weak words and the lexicon's."""
+        return frozenset(tok.STOP_WORDS | tok.WEAK_WORDS | set(self.expansions) | set(self.cues) | set(self.categories))
 
     @functools.cached_property
     def _phrases(self) -> tuple[str, ...]:
@@ -102,19 +172,16 @@ class Lexicon:
     def _cue_phrases(self) -> tuple[str, ...]:
         return tuple(k for k in self.cues if len(k) > 1)
 
-    def keys_in(self, text: str, words: Iterable[str]) -> set[str]:
-        """Lexicon words present in a query: its own words, plus multi-character keys found in the text."""
-        text = text.lower()
-        found = {w for w in words if w in self.expansions}
-        found.update(k for k in self._phrases if k in text)
-        return found
-
-    def expand(self, text: str, words: Iterable[str]) -> dict[str, float]:
-        """Related words for a query, word -> weight (the strongest link wins; literal words excluded)."""
-        words = list(words)
+    def expand(self, words: Iterable[str]) -> dict[str, float]:
+        """Related words for a query's words, word -> weight (the strongest link wins; the words
+        themselves excluded). A word inside a longer query word does not expand (苹果 in 苹果手机
+        is no fruit)."""
+        words = list(dict.fromkeys(words))
         literal = set(words)
         out: dict[str, float] = {}
-        for key in self.keys_in(text, words):
+        for key in words:
+            if key not in self.expansions or any(key != other and key in other for other in words):
+                continue
             for other, weight in self.expansions[key].items():
                 if other not in literal and weight > out.get(other, 0.0):
                     out[other] = weight
@@ -157,7 +224,7 @@ _BROAD_CUES = re.compile(
 _TASK_CUES = re.compile(
     r"翻译|译成|怎么说|用英语|用英文|英文怎么|英语怎么|算一下|算算|计算|等于|乘以|除以|开方|平方根|"
     r"是什么意思|什么意思|的定义|什么是|解释一下|百科|首都|代码|函数|编程|报错|python|java|sql|笑话|脑筋急转弯|"
-    r"^(?:what|how|why|who|when|where|which|translate|calculate|define|explain)\b",
+    r"^(?:translate|calculate|define|explain)\b",
     re.IGNORECASE,
 )
 _BROAD_FILLER = frozenset(
@@ -185,37 +252,46 @@ def _put(terms: dict[str, float], term: str, weight: float) -> None:
         terms[term] = weight
 
 
-def _add_word(terms: dict[str, float], word: str, scale: float, known: Callable[[str], int] | None = None) -> None:
-    """Index terms for one word. A word jieba never produced in the bank (柯基 cut as 柯 / 基)
-    is matched through its character bigrams at full weight instead."""
+def _add_word(terms: dict[str, float], word: str, scale: float, known: Callable[[str], bool] | None = None) -> None:
+    """Index terms for one word. A word that occurs nowhere in the bank as a word (柯基 cut as
+    柯 / 基 there) is matched through its character bigrams at full weight instead."""
     if word in tok.WEAK_WORDS:
         scale *= WEAK_WORD_SCALE
     if known is not None and len(word) > 1 and tok.is_cjk(word) and not known(tok.WORD + word):
-        pairs = tok.bigrams(word)
-        for pair in pairs:
-            _put(terms, tok.BIGRAM + pair, LITERAL_WORD * scale / len(pairs))
-        if pairs:
-            return
+        _add_unknown(terms, word, scale)
+        return
     for form in tok.term_forms(word):
         kind = form[:2]
         base = LITERAL_WORD if kind == tok.WORD else LITERAL_BIGRAM if kind == tok.BIGRAM else LITERAL_CHAR
         _put(terms, form, base * scale)
 
 
+def _add_unknown(terms: dict[str, float], piece: str, scale: float) -> None:
+    """A stretch of text that is no known word: its character bigrams share a word's weight."""
+    pairs = tok.bigrams(piece)
+    for pair in pairs:
+        _put(terms, tok.BIGRAM + pair, LITERAL_WORD * scale / len(pairs))
+
+
 _CLASSIFIERS = frozenset("这那本首部只条张件些几一每个")
 GLUE_MAX_FREQ = 10  # jieba dictionary entries this rare are mostly glue (猫叫, 听的歌), not words
 
 
-def _is_glued(word: str, words: list[str], lexicon: Lexicon, known: Callable[[str], int]) -> bool:
-    """A query word jieba probably glued together (猫叫 = 猫 + 叫, 本书 = 本 + 书): not in the bank,
-    not in the lexicon, no shorter query word inside it, and a classifier first or a rare entry."""
-    if len(word) < 2 or len(word) > 3 or not tok.is_cjk(word) or word in lexicon.expansions:
-        return False
-    if any(known(form) for form in tok.term_forms(word)):
-        return False
-    if any(other != word and other in word for other in words):
-        return False
-    return word[0] in _CLASSIFIERS or tok.word_freq(word) <= GLUE_MAX_FREQ
+def _glued_chars(piece: str, known: Callable[[str], bool]) -> list[str]:
+    """Characters of a short unknown stretch that is probably two one-character words glued
+    together (猫叫 = 猫 + 叫, 首歌 = 首 + 歌): none of its bigrams is in the bank, and it starts
+    with a classifier or is a rare jieba entry (only judged once jieba is loaded anyway)."""
+    if len(piece) > 3 or any(known(tok.BIGRAM + pair) for pair in tok.bigrams(piece)):
+        return []
+    freq = tok.loaded_word_freq(piece)
+    if piece[0] not in _CLASSIFIERS and (freq is None or freq > GLUE_MAX_FREQ):
+        return []
+    return [ch for ch in tok.chars(piece) if ch not in tok.STOP_WORDS]
+
+
+def static_words(lexicon: Lexicon) -> frozenset[str]:
+    """Words a query may contain whatever the bank holds: stop and weak words and the lexicon's."""
+    return lexicon.static_words
 
 
 def analyze(
@@ -223,49 +299,83 @@ def analyze(
     now: datetime,
     lexicon: Lexicon,
     theme_names: set[str] | frozenset[str] = frozenset(),
-    known: Callable[[str], bool] | None = None,
+    known: Callable[[list[str]], list[bool]] | None = None,
 ) -> Query:
     """Turn a prompt into weighted index terms, cued themes, date ranges and a broad flag.
 
-    ``known(term)`` tells whether an index term occurs in the bank: a query word of several
-    characters that occurs nowhere (jieba glued 猫叫, 听的歌) is also looked up character by character."""
+    ``known(terms)`` tells which index terms occur in the bank (None: an empty bank); it is asked
+    in batches. Query words are the bank's and the lexicon's words found in the prompt
+    (``segment.py``)."""
     text = (prompt or "").strip()
     if len(text) > MAX_PROMPT_CHARS:
         text = text[-MAX_PROMPT_CHARS:]
-    words = tok.words(text)
+    seen: dict[str, bool] = {}
+
+    def prefetch(terms: Iterable[str]) -> None:
+        missing = list(dict.fromkeys(t for t in terms if t not in seen))
+        if missing and known is not None:
+            seen.update(zip(missing, map(bool, known(missing)), strict=True))
+
+    def bank_has(term: str) -> bool:
+        if known is None:
+            return False
+        if term not in seen:
+            prefetch([term])
+        return seen[term]
+
+    fixed = lexicon.static_words
+
+    def is_word(cands: list[str]) -> list[bool]:
+        prefetch(tok.WORD + c for c in cands if c not in fixed)
+        return [c in fixed or bank_has(tok.WORD + c) for c in cands]
+
+    words, unknown = segment.query_words(text, is_word, lambda ch: ch in fixed, tok.loaded_cut())
     query = Query(text=text, words=words)
     if not text:
         return query
     query.ranges = resolve_time_ranges(text, now)
-    topical = [w for w in words if w not in _BROAD_FILLER and not resolve_time_ranges(w, now)]
+
+    def topical_of(items: list[str]) -> list[str]:
+        return [w for w in items if w not in _BROAD_FILLER and not resolve_time_ranges(w, now)]
+
+    topical, topical_unknown = topical_of(words), topical_of(unknown)
     # Broad: a vague cue, at most one topical word, and no date beyond "recently" (大后天有啥事 is not broad).
     vague_dates = all(_BROAD_CUES.fullmatch(r.label) for r in query.ranges)
-    query.broad = bool(_BROAD_CUES.search(text)) and vague_dates and len(topical) <= 1 and len(text) <= 30
+    query.broad = (bool(_BROAD_CUES.search(text)) and vague_dates and len(topical) + len(topical_unknown) <= 1
+                   and len(text) <= 30)
     query.task = bool(_TASK_CUES.search(text))
     literal = topical if query.broad else list(words)
-    split: list[str] = []
-    if known is not None:
-        pieces = [ch for w in topical if _is_glued(w, topical, lexicon, known) for ch in tok.chars(w)]
-        split = [ch for ch in dict.fromkeys(pieces) if ch not in tok.STOP_WORDS and ch not in literal]
+    pieces = topical_unknown if query.broad else unknown
+    split = [ch for piece in pieces for ch in _glued_chars(piece, bank_has)]
+    split = [ch for ch in dict.fromkeys(split) if ch not in literal]
+    check = bank_has if known is not None else None
     for word in literal:
-        _add_word(query.terms, word, 1.0, known)
+        _add_word(query.terms, word, 1.0, check)
+    for piece in pieces:
+        _add_unknown(query.terms, piece, 1.0)
     for ch in split:  # a guess: weaker than a word
         _add_word(query.terms, ch, SPLIT_CHAR_SCALE)
     for pair in [] if query.broad else tok.bigrams(text):  # a broad question's text is mostly filler
         _put(query.terms, tok.BIGRAM + pair, QUERY_BIGRAM)
-    for word, weight in lexicon.expand(text, literal).items():
-        _add_word(query.terms, word, weight, known)
+    expansions = lexicon.expand(literal)
+    prefetch(tok.WORD + w for w in expansions)
+    for word, weight in expansions.items():
+        _add_word(query.terms, word, weight, check)
     for ch in split:  # guessed words expand too, more weakly
         for word, weight in lexicon.expansions.get(ch, {}).items():
             if word not in literal:
-                _add_word(query.terms, word, weight * SPLIT_CHAR_SCALE, known)
+                _add_word(query.terms, word, weight * SPLIT_CHAR_SCALE, check)
     query.themes = lexicon.themes_for(text, literal + split)
+    for name in lexicon.category_names(literal + split) & set(theme_names):  # a bank theme the query's words belong to
+        query.themes.setdefault(name, 1)
     lowered = text.lower()
     for theme in theme_names:
         if theme and theme.lower() in lowered:
             query.named_themes.add(theme)
     # Nothing but theme cues and weak words ("推荐点好听的"): the theme carries the whole match.
-    cue_words = {w for w in literal + split if w in lexicon.cues}
-    if query.themes and all(w in cue_words or w in tok.WEAK_WORDS for w in literal + split):
+    present = set(theme_names)
+    cue_words = {w for w in literal + split if lexicon.cues.get(w, set()) & present}
+    content = literal + split + pieces
+    if query.themes and all(w in cue_words or w in tok.WEAK_WORDS for w in content):
         query.named_themes.update(query.themes)
     return query

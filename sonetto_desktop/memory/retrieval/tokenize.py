@@ -22,6 +22,8 @@ import threading
 from typing import Any
 
 WORD, BIGRAM, CHAR = "w:", "b:", "c:"
+# Bump when document_terms() changes what it produces: saved indexes made before are rebuilt.
+TOKENIZER_VERSION = "jieba-search-nohmm/2-en-stem"
 
 # Function words and chat filler: never evidence of relevance.
 STOP_WORDS = frozenset(
@@ -35,7 +37,11 @@ STOP_WORDS = frozenset(
     关于 对于 有关 多 多少 多久 多远 少 本 用 说 弄 搞 叫 做个 来点 吃点 一顿 一首 几首 一部 几部 几个 一只
     现在 时候 的话 一样 东西 事 事情 有点 有些 真的 其实 比较 非常 特别 一直 总是
     a an the of to in on at for is are am be do does did i you me my your it this that how what why
-    can could would should will with and or please
+    can could would should will with and or please s t was were been being has have had his her hers him
+    he she they them their theirs we us our ours its by from as about into onto over under after before
+    during while which who whom whose when where there here than then so if but not no yes also just
+    very too any some many much more most other such own same each every all both few may might must
+    shall done doing get got let like one ever
     """.split()
 )
 # Common verbs and stance words: real words, but weak evidence that a memory is meant
@@ -48,12 +54,12 @@ WEAK_WORDS = frozenset(
     """.split()
 )
 # A bigram containing one of these characters is almost always noise (我的, 的猫, 了吗).
-_STOP_CHARS = frozenset("的了吗呢吧啊呀哦嘛么哈啦嗯我你您他她它是在和与就都也还很把被给让这那个些么啥咋")
+STOP_CHARS = _STOP_CHARS = frozenset("的了吗呢吧啊呀哦嘛么哈啦嗯我你您他她它是在和与就都也还很把被给让这那个些么啥咋")
 
 # Characters that are too common (or part of every written date) to be evidence on their own.
-_WEAK_CHARS = frozenset("年月日号天次个本条只首部顿张件些多少一二三四五六七八九十两小大子儿头午早晚中上下")
+WEAK_CHARS = _WEAK_CHARS = frozenset("年月日号天次个本条只首部顿张件些多少一二三四五六七八九十两小大子儿头午早晚中上下")
 
-_CJK = r"\u3400-\u4dbf\u4e00-\u9fff\uf900-\ufaff"
+CJK_CHARS = _CJK = r"\u3400-\u4dbf\u4e00-\u9fff\uf900-\ufaff"
 _CJK_RUN = re.compile(f"[{_CJK}]+")
 _IS_CJK = re.compile(f"^[{_CJK}]+$")
 _ASCII_WORD = re.compile(r"[a-z0-9][a-z0-9_.+#-]*[a-z0-9+#]|[a-z0-9]")
@@ -74,6 +80,17 @@ def _get_jieba() -> Any:
                 jieba.initialize()
                 _jieba = jieba
     return _jieba
+
+
+def loaded_cut() -> Any:
+    """jieba's plain cut (no HMM) if its dictionary is already loaded, else None (never loads it)."""
+    jieba = _jieba
+    return None if jieba is None else (lambda text: jieba.lcut(text, HMM=False))
+
+
+def loaded_word_freq(word: str) -> int | None:
+    """:func:`word_freq` if jieba is already loaded, else None (never loads it)."""
+    return None if _jieba is None else word_freq(word)
 
 
 def warm_up() -> None:
@@ -105,8 +122,37 @@ def words(text: str) -> list[str]:
             if len(token) == 2 and token[0] == token[1] and token[0] not in STOP_WORDS:
                 out.append(token[0])  # 听听 -> also 听
         else:
-            out.extend(t for t in _ASCII_WORD.findall(token) if t not in STOP_WORDS)
+            out.extend(ascii_words(token))
     return out
+
+
+def stem(word: str) -> str:
+    """A light English suffix stripper (tournaments -> tournament, painted / painting -> paint,
+    likes / liked / like -> lik): enough for plural and tense to meet. Other words unchanged."""
+    if not word.isalpha() or len(word) <= 3:
+        return word
+    if word.endswith("ies") and len(word) > 4:
+        word = word[:-3] + "y"
+    elif word.endswith("ied") and len(word) > 4:
+        word = word[:-3] + "y"
+    elif word.endswith("sses"):
+        word = word[:-2]
+    elif word.endswith("s") and not word.endswith(("ss", "us", "is")):
+        word = word[:-1]
+    for suffix in ("ing", "ed"):
+        if word.endswith(suffix) and len(word) - len(suffix) >= 3:
+            word = word[: -len(suffix)]
+            if len(word) > 3 and word[-1] == word[-2] and word[-1] not in "aeiouls":
+                word = word[:-1]  # stopped -> stop
+            break
+    if word.endswith("e") and len(word) > 3:
+        word = word[:-1]
+    return word
+
+
+def ascii_words(text: str) -> list[str]:
+    """Lower-cased ASCII words (stemmed) and numbers of ``text``, stop words dropped."""
+    return [stem(w) for w in _ASCII_WORD.findall((text or "").lower()) if w not in STOP_WORDS]
 
 
 def bigrams(text: str) -> list[str]:
@@ -141,7 +187,7 @@ def term_forms(word: str) -> list[str]:
     if not word:
         return []
     if not is_cjk(word):
-        return [WORD + word]
+        return [WORD + stem(word)]
     if len(word) == 1:
         return [] if word in _WEAK_CHARS else [CHAR + word]
     forms = [WORD + word]

@@ -23,7 +23,7 @@ from typing import Any, Callable, Sequence
 
 from ...aio import run_blocking
 from ..base import BaseMemoryManager
-from ..errors import api_key_of, redact
+from ..errors import api_key_of, scrub
 from ..events import EventFeed
 from ..operations import MemoryOperations
 from .consumer import MemoryConsumer
@@ -304,7 +304,7 @@ class MemoryWriter:
         except Exception as exc:
             log.exception("memory writer: unexpected failure on %s", key)
             self._busy = False
-            self._last_error = redact(f"{type(exc).__name__}: {exc}", api_key_of(self._llm))  # a bug: say what
+            self._last_error = scrub(f"{type(exc).__name__}: {exc}", [api_key_of(self._llm)])  # a bug: say what
             self._status_changed()
 
     async def _wait_until_runnable(self) -> bool:

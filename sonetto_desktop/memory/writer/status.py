@@ -7,7 +7,7 @@ import logging
 from dataclasses import dataclass
 from typing import Callable
 
-from ..errors import redact
+from ..errors import scrub
 
 log = logging.getLogger(__name__)
 
@@ -53,11 +53,11 @@ ErrorDescriber = Callable[[BaseException, str], str]
 
 def describe_failure(exc: BaseException, api_key: str = "", describe: ErrorDescriber | None = None) -> str:
     """A short sentence for a failed turn in which ``api_key`` never appears, even when the server
-    echoed it back. ``describe(exc, api_key)`` is the front end's wording (the app passes the agent
+    echoed it back (nor a bearer token or anything shaped like a key). ``describe(exc, api_key)`` is the front end's wording (the app passes the agent
     package's LLM error descriptions); without it, the error's type and message."""
     if describe is not None:
         try:
-            return redact(describe(exc, api_key), api_key)
+            return scrub(describe(exc, api_key), [api_key])
         except Exception:
             log.exception("describing a writer failure failed")
-    return redact(f"{type(exc).__name__}: {str(exc)[:300]}", api_key)
+    return scrub(f"{type(exc).__name__}: {str(exc)[:300]}", [api_key])

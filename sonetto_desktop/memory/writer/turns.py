@@ -9,6 +9,8 @@ from typing import Any, Sequence
 
 from langchain_core.messages import BaseMessage
 
+from ..unicode_text import storable
+
 MAX_MESSAGE_CHARS = 4000
 MAX_TURN_CHARS = 12000
 MAX_QUERY_CHARS = 2000
@@ -36,7 +38,7 @@ def normalize_turn(turn_messages: Any) -> list[dict[str, str]]:
         role = _ROLES.get(str(role).lower())
         if role is None or not isinstance(content, str) or not content.strip():
             continue
-        out.append({"role": role, "content": content})
+        out.append({"role": role, "content": storable(content)})  # the journal is UTF-8 JSON
     if not out:
         raise ValueError("turn_messages is empty: it has no user or assistant message with text, nothing to remember")
     return out

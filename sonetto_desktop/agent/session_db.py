@@ -1,0 +1,101 @@
+"""``sessions.db``: the chat session store and LangGraph's checkpointer, two connections to one
+SQLite file, and what happens when that file is damaged. No Qt.
+
+A file that cannot be used as a database (at start, or a damaged page found while chatting) is
+moved aside as ``sessions.db.broken-<time>`` — kept for the person, never deleted — and a new
+database is started, so one damaged page does not fail every later message. An operational error
+(locked by another program, read-only, disk full) leaves the file where it is: the file is fine.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+import os
+import sqlite3
+import time
+from collections.abc import Callable, Iterable
+from pathlib import Path
+
+import aiosqlite
+from langgraph.checkpoint.sqlite.aio import AsyncSqliteSaver
+
+from .checkpoint_serde import CheckpointSerializer
+from .sessions import SessionStore
+
+log = logging.getLogger(__name__)
+
+
+class SessionDatabase:
+    """``await open()`` before use, ``await close()`` after. ``store`` is the same object for the
+    whole life of this instance (reopened in place); ``saver`` is replaced when the file is."""
+
+    def __init__(self, path: str | Path, *, secrets: Callable[[], Iterable[str]] = tuple) -> None:
+        self.path = Path(path)
+        self.store = SessionStore(self.path)
+        self.saver: AsyncSqliteSaver | None = None
+        self.recovered_from: Path | None = None  # where the last damaged file was kept
+        self.generation = 0  # +1 each time the file is replaced by a new one
+        self._secrets = secrets
+        self._conn: aiosqlite.Connection | None = None
+        self._lock = asyncio.Lock()
+
+    async def open(self) -> None:
+        try:
+            await self._open()
+        except sqlite3.OperationalError:
+            await self.close()
+            raise
+        except sqlite3.DatabaseError as exc:
+            await self.start_afresh(exc)
+
+    async def _open(self) -> None:
+        await self.store.open()
+        conn = await aiosqlite.connect(self.path)
+        self._conn = conn
+        saver = AsyncSqliteSaver(conn, serde=CheckpointSerializer(secrets=self._secrets))
+        await saver.setup()
+        self.saver = saver
+
+    async def close(self) -> None:
+        conn, self._conn, self.saver = self._conn, None, None
+        if conn is not None:
+            await conn.close()
+        await self.store.close()
+
+    async def start_afresh(self, exc: BaseException) -> Path:
+        """Close, move the file (and its -wal / -shm) aside, open a new one; returns the kept file."""
+        await self.close()
+        aside = await asyncio.to_thread(move_aside, self.path)
+        log.error("%s is damaged (%s); moved aside to %s, starting a new one", self.path.name, exc, aside.name)
+        self.recovered_from = aside
+        self.generation += 1
+        await self._open()
+        return aside
+
+    async def recover(self, exc: BaseException, generation: int) -> Path | None:
+        """Damage found while in use by a caller that opened at ``generation``: start afresh once
+        (callers that saw the same damage get the same answer). ``None`` if it could not be done."""
+        async with self._lock:
+            if generation != self.generation:
+                return self.recovered_from
+            try:
+                return await self.start_afresh(exc)
+            except Exception:
+                log.exception("could not move the damaged %s aside", self.path.name)
+                return None
+
+
+def move_aside(path: Path) -> Path:
+    """Rename ``path`` (with its -wal / -shm) to an unused ``<name>.broken-<time>[-n]``; returns it."""
+    stamp = time.strftime("%Y%m%d-%H%M%S")
+    aside = path.with_name(f"{path.name}.broken-{stamp}")
+    n = 1
+    while aside.exists():
+        aside = path.with_name(f"{path.name}.broken-{stamp}-{n}")
+        n += 1
+    for suffix in ("", "-wal", "-shm"):
+        source = Path(f"{path}{suffix}")
+        if source.exists():
+            os.replace(source, Path(f"{aside}{suffix}"))
+    return aside

@@ -1,0 +1,282 @@
+"""Compact BM25 postings over hashed terms: a frozen, sorted base segment plus a small delta.
+
+Terms are never stored as strings: a term is its 64-bit hash (``term_key``), so the term table
+costs 16 bytes per distinct term. Documents are numbered by *slot* (an int); the base segment is
+a CSR layout in numpy arrays (``keys`` sorted, ``starts``, ``slots`` uint32, ``tfs`` uint8), about
+5 bytes per (term, document) pair. New and changed documents go to the delta (plain dicts) and
+removed ones are only marked dead; :meth:`Postings.compact` folds the delta into a new base,
+drops the dead and renumbers the slots (returning the old -> new map), in O(postings) numpy work.
+
+Scores follow ``bm25.py``: smoothed idf divided by the idf of a term found in one document, so
+a rare term matched once scores about its weight whatever the bank's size.
+"""
+
+from __future__ import annotations
+
+import functools
+import hashlib
+import math
+from collections import Counter
+from typing import Iterable, Mapping
+
+import numpy as np
+
+TF_MAX = 255
+COMPACT_AFTER = 512  # delta documents (or dead slots) tolerated before compaction, at least
+FLUSH_AFTER = 200_000  # staged postings merged into the base at once, at least
+
+
+@functools.lru_cache(maxsize=4096)  # lexicon terms recur in every query
+def term_key(term: str) -> int:
+    """A stable 64-bit key for an index term (the same in every process and version)."""
+    return int.from_bytes(hashlib.blake2b(term.encode("utf-8"), digest_size=8).digest(), "little")
+
+
+def term_counts(terms: Iterable[str], cache: dict[str, int] | None = None) -> tuple[np.ndarray, np.ndarray]:
+    """(keys uint64, term frequencies uint8) of one document's terms."""
+    counts = Counter(terms)
+    keys = np.empty(len(counts), dtype=np.uint64)
+    tfs = np.empty(len(counts), dtype=np.uint8)
+    for i, (term, tf) in enumerate(counts.items()):
+        if cache is None:
+            key = term_key(term)
+        else:
+            key = cache.get(term)
+            if key is None:
+                key = cache[term] = term_key(term)
+        keys[i] = key
+        tfs[i] = min(tf, TF_MAX)
+    return keys, tfs
+
+
+def smoothed_idf(n_docs: int, df: int) -> float:
+    """``log(1 + (N - df + .5) / (df + .5))`` over the same for df = 1: in (0, 1]."""
+    if n_docs <= 0 or df <= 0:
+        return 0.0
+    df = min(df, n_docs)
+    top = math.log(1.0 + (n_docs - 1 + 0.5) / 1.5)
+    return math.log(1.0 + (n_docs - df + 0.5) / (df + 0.5)) / top
+
+
+class Postings:
+    """Inverted index of slots. Not thread-safe on its own (the retriever holds a lock)."""
+
+    def __init__(self, k1: float = 1.2, b: float = 0.4) -> None:
+        self.k1, self.b = k1, b
+        self.keys = np.empty(0, dtype=np.uint64)  # base: sorted distinct term keys
+        self.starts = np.zeros(1, dtype=np.int64)  # base: postings of keys[i] are [starts[i], starts[i+1])
+        self.slots = np.empty(0, dtype=np.uint32)
+        self.tfs = np.empty(0, dtype=np.uint8)
+        self.delta: dict[int, dict[int, int]] = {}  # key -> {slot: tf}
+        self.delta_docs: dict[int, np.ndarray] = {}  # slot -> its keys (to take it out again)
+        self.lengths = np.zeros(0, dtype=np.uint32)  # per slot (dead slots keep theirs until compaction)
+        self.alive = np.zeros(0, dtype=bool)
+        self.n_slots = 0
+        self.n_live = 0
+        self.total_length = 0  # of live documents
+        self.base_slots = 0  # slots below this may have base postings
+        self.staged: list[tuple[int, np.ndarray, np.ndarray]] = []  # added in bulk, not yet searchable
+        self.staged_postings = 0
+        self._norm: np.ndarray | None = None
+
+    # ── building ────────────────────────────────────────────────────────
+
+    def _grow(self, need: int) -> None:
+        if need <= len(self.alive):
+            return
+        size = max(need, 2 * len(self.alive), 64)
+        self.lengths = np.resize(self.lengths, size)
+        self.lengths[self.n_slots :] = 0
+        alive = np.zeros(size, dtype=bool)
+        alive[: self.n_slots] = self.alive[: self.n_slots]
+        self.alive = alive
+
+    def add(self, keys: np.ndarray, tfs: np.ndarray, *, staged: bool = False) -> int:
+        """Index one document (its distinct term keys and frequencies); returns its new slot.
+
+        ``staged``: for bulk loads: the document is only searchable after :meth:`flush`, which
+        merges all staged documents into the base at once (no per-posting Python objects)."""
+        slot = self.n_slots
+        self._grow(slot + 1)
+        self.n_slots += 1
+        length = int(tfs.sum(dtype=np.int64))
+        self.lengths[slot] = length
+        self.alive[slot] = True
+        self.n_live += 1
+        self.total_length += length
+        self._norm = None
+        if staged:
+            self.staged.append((slot, keys, tfs))
+            self.staged_postings += len(keys)
+            return slot
+        for key, tf in zip(keys.tolist(), tfs.tolist(), strict=True):
+            self.delta.setdefault(key, {})[slot] = tf
+        self.delta_docs[slot] = keys
+        self._norm = None
+        return slot
+
+    def remove(self, slot: int) -> None:
+        """Take a document out: delta postings are dropped now, base ones at the next compaction."""
+        if slot >= self.n_slots or not self.alive[slot]:
+            return
+        self.alive[slot] = False
+        self.n_live -= 1
+        self.total_length -= int(self.lengths[slot])
+        keys = self.delta_docs.pop(slot, None)
+        if keys is not None:
+            for key in keys.tolist():
+                posting = self.delta.get(key)
+                if posting is not None:
+                    posting.pop(slot, None)
+                    if not posting:
+                        del self.delta[key]
+        self._norm = None
+
+    def needs_compaction(self) -> bool:
+        dead = self.n_slots - self.n_live
+        return (len(self.delta_docs) > max(COMPACT_AFTER, self.n_live // 16)
+                or dead > max(COMPACT_AFTER, self.n_slots // 8))
+
+    def needs_flush(self) -> bool:
+        return self.staged_postings > max(FLUSH_AFTER, len(self.slots) // 2)
+
+    def flush(self) -> None:
+        """Merge the staged documents into the base (slots unchanged)."""
+        if not self.staged:
+            return
+        sk = np.concatenate([k for _, k, _ in self.staged])
+        ss = np.concatenate([np.full(len(k), slot, dtype=np.int64) for slot, k, _ in self.staged])
+        st = np.concatenate([t for _, _, t in self.staged])
+        self.staged, self.staged_postings = [], 0
+        counts = np.diff(self.starts)
+        post_keys = np.repeat(self.keys, counts)
+        self._merge(post_keys, self.slots.astype(np.int64), self.tfs, sk, ss, st)
+        self.base_slots = self.n_slots
+
+    def compact(self) -> np.ndarray:
+        """Fold the delta (and anything staged) into the base, drop dead documents and renumber
+        the live ones 0..n-1. Returns ``old slot -> new slot`` (-1 for dropped slots)."""
+        self.flush()
+        alive = self.alive[: self.n_slots]
+        mapping = np.full(self.n_slots, -1, dtype=np.int64)
+        mapping[alive] = np.arange(int(alive.sum()))
+        # base postings, per posting: its key, new slot, tf (dead ones dropped)
+        counts = np.diff(self.starts)
+        post_keys = np.repeat(self.keys, counts)
+        keep = alive[self.slots] if len(self.slots) else np.zeros(0, dtype=bool)
+        post_keys, post_slots, post_tfs = post_keys[keep], mapping[self.slots[keep]], self.tfs[keep]
+        d_keys, d_slots, d_tfs = [], [], []
+        for key, posting in self.delta.items():
+            for slot, tf in posting.items():
+                d_keys.append(key)
+                d_slots.append(slot)
+                d_tfs.append(tf)
+        self._merge(post_keys, post_slots, post_tfs, np.array(d_keys, dtype=np.uint64),
+                    mapping[np.array(d_slots, dtype=np.int64)], np.array(d_tfs, dtype=np.uint8))
+        live = int(alive.sum())
+        self.lengths = self.lengths[: self.n_slots][alive].copy()
+        self.alive = np.ones(live, dtype=bool)
+        self.n_slots = self.n_live = self.base_slots = live
+        self.delta, self.delta_docs, self._norm = {}, {}, None
+        return mapping
+
+    def _merge(self, post_keys: np.ndarray, post_slots: np.ndarray, post_tfs: np.ndarray,
+               dk: np.ndarray, ds: np.ndarray, dt: np.ndarray) -> None:
+        """New base = base postings (sorted by key) + extra postings (any order)."""
+        if len(dk):
+            order = np.lexsort((ds, dk))
+            dk, ds, dt = dk[order], ds[order], dt[order]
+            at = np.searchsorted(post_keys, dk, side="right")
+            post_keys = np.insert(post_keys, at, dk)
+            post_slots = np.insert(post_slots, at, ds)
+            post_tfs = np.insert(post_tfs, at, dt)
+        self._set_base(post_keys, post_slots.astype(np.uint32), post_tfs)
+
+    def _set_base(self, post_keys: np.ndarray, slots: np.ndarray, tfs: np.ndarray) -> None:
+        if len(post_keys):
+            edges = np.flatnonzero(post_keys[1:] != post_keys[:-1]) + 1
+            firsts = np.concatenate(([0], edges))
+            self.keys = post_keys[firsts].copy()
+            self.starts = np.concatenate((firsts, [len(post_keys)])).astype(np.int64)
+        else:
+            self.keys = np.empty(0, dtype=np.uint64)
+            self.starts = np.zeros(1, dtype=np.int64)
+        self.slots, self.tfs = slots, tfs
+
+    # ── persistence (arrays only) ─────────────────────────────────────────
+
+    def arrays(self) -> dict[str, np.ndarray]:
+        """The compacted index as arrays (call :meth:`compact` first)."""
+        assert not self.delta_docs and not self.staged and self.n_slots == self.n_live, "compact before saving"
+        return {"keys": self.keys, "starts": self.starts, "slots": self.slots, "tfs": self.tfs,
+                "lengths": self.lengths[: self.n_slots]}
+
+    @classmethod
+    def from_arrays(cls, data: Mapping[str, np.ndarray]) -> "Postings":
+        p = cls()
+        keys, starts = np.asarray(data["keys"], np.uint64), np.asarray(data["starts"], np.int64)
+        slots, tfs = np.asarray(data["slots"], np.uint32), np.asarray(data["tfs"], np.uint8)
+        lengths = np.asarray(data["lengths"], np.uint32)
+        n = len(lengths)
+        ok = (len(starts) == len(keys) + 1 and starts[0] == 0 and starts[-1] == len(slots) == len(tfs)
+              and bool(np.all(np.diff(starts) > 0)) and bool(np.all(keys[1:] > keys[:-1]))
+              and (not len(slots) or int(slots.max()) < n))
+        if not ok:
+            raise ValueError("inconsistent postings arrays")
+        p.keys, p.starts, p.slots, p.tfs = keys, starts, slots, tfs
+        p.lengths = lengths.copy()
+        p.alive = np.ones(n, dtype=bool)
+        p.n_slots = p.n_live = p.base_slots = n
+        p.total_length = int(lengths.sum(dtype=np.int64))
+        return p
+
+    # ── queries ─────────────────────────────────────────────────────────
+
+    def _base_ranges(self, keys: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+        if not len(self.keys):
+            zero = np.zeros(len(keys), dtype=np.int64)
+            return zero, zero
+        at = np.minimum(np.searchsorted(self.keys, keys), len(self.keys) - 1)
+        found = self.keys[at] == keys
+        return np.where(found, self.starts[at], 0), np.where(found, self.starts[at + 1], 0)
+
+    def doc_freqs(self, keys: list[int]) -> list[int]:
+        """How many documents contain each key (dead base documents count until compaction)."""
+        if not keys:
+            return []
+        lo, hi = self._base_ranges(np.array(keys, dtype=np.uint64))
+        return [int(h - low) + len(self.delta.get(k, ())) for k, low, h in zip(keys, lo, hi, strict=True)]
+
+    def _norms(self) -> np.ndarray:
+        if self._norm is None or len(self._norm) != self.n_slots:
+            avg = (self.total_length / self.n_live) if self.n_live else 1.0
+            lengths = self.lengths[: self.n_slots].astype(np.float64)
+            self._norm = self.k1 * (1.0 - self.b + self.b * lengths / (avg or 1.0))
+        return self._norm
+
+    def score(self, weighted: Mapping[int, float]) -> np.ndarray:
+        """Dense float64 scores over slots (0 for documents matching nothing, and for dead ones)."""
+        scores = np.zeros(self.n_slots, dtype=np.float64)
+        items = [(k, w) for k, w in weighted.items() if w > 0]
+        if not items or not self.n_live:
+            return scores
+        keys = np.array([k for k, _ in items], dtype=np.uint64)
+        lo, hi = self._base_ranges(keys)
+        norm = self._norms()
+        k1 = self.k1
+        for (key, weight), start, end in zip(items, lo.tolist(), hi.tolist(), strict=True):
+            extra = self.delta.get(key)
+            df = (end - start) + (len(extra) if extra else 0)
+            if not df:
+                continue
+            factor = weight * smoothed_idf(self.n_live, df) * (k1 + 1)
+            if end > start:
+                slots = self.slots[start:end]
+                tf = self.tfs[start:end].astype(np.float64)
+                scores[slots] += factor * tf / (tf + norm[slots])
+            if extra:
+                for slot, tf in extra.items():
+                    scores[slot] += factor * tf / (tf + norm[slot])
+        if self.n_live < self.n_slots:
+            scores[~self.alive[: self.n_slots]] = 0.0
+        return scores

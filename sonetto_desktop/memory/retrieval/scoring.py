@@ -1,0 +1,192 @@
+"""Scoring a read query against the index (``Postings`` + ``DocTable``), vectorised over slots.
+
+Signals, on a scale where one rare word matched once is ~1 (weights documented in
+``mechanical.py``): BM25 over the query's weighted terms; a date the memory mentions inside a range
+the query names (strong) or its last update inside it (weak); the themes the query points at;
+a small prior for much-used memories. Broad questions rank by recency and hit count instead.
+Everything is an O(bank) numpy pass at most: nothing is kept sorted, nothing re-sorted.
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass
+from datetime import datetime
+
+import numpy as np
+
+from . import tokenize as tok
+from .doc_table import DAY, NO_TIME, DocTable
+from .lexicon import Lexicon, Query
+from .postings import Postings, term_key
+from .time_expressions import DateRange
+
+
+@dataclass(frozen=True)
+class Weights:
+    time_written: float = 1.0  # a date written in the memory falls in a range the query names
+    time_written_wide: float = 0.7  # ... when the range is wider than a month (今年, 去年)
+    time_updated: float = 0.25  # the memory was last updated inside the range
+    theme_named: float = 0.65  # the query names a theme outright ("来点音乐"): enough to pass the floor
+    hit_prior: float = 0.02  # per log(1 + hit): a tie-breaker, never enough to pass the floor
+    hit_prior_cap: float = 0.06
+    recency_days: float = 10.0  # broad questions: recency decays with this scale (days)
+    broad_hit_share: float = 0.3  # broad questions: weight of hit count next to recency
+    broad_topic_weight: float = 0.5  # broad questions: a topic word's lexical score (capped at 2) counts this much
+    feedback_weight: float = 0.6  # per term shared with the best match (pseudo-relevance feedback)
+    feedback_terms: int = 8  # at most this many rare terms of the best matches are fed back
+    feedback_cap: float = 1.2  # a memory gains at most this much from feedback
+    feedback_max_df: float = 0.05  # a fed-back term occurs in at most this share of the bank
+
+
+W = Weights()
+
+
+def term_scores(postings: Postings, query: Query) -> np.ndarray:
+    return postings.score({term_key(t): w for t, w in query.terms.items()})
+
+
+def time_bonus(docs: DocTable, ranges: list[DateRange]) -> np.ndarray | None:
+    """Per slot: dates written in the memory inside a query range (strong); last update inside it (weak)."""
+    if not ranges:
+        return None
+    n = docs.n_slots
+    bonus = np.zeros(n)
+    live = docs.live()
+    span_slot, span_start, span_end = docs.spans()
+    updated = docs.updated[:n]
+    day = np.where(updated == NO_TIME, -1, updated // DAY)
+    for rng in ranges:
+        wide = (rng.end - rng.start).days > 31
+        strong = W.time_written_wide if wide else W.time_written
+        weak = W.time_updated * (0.3 if wide else 1.0)
+        lo, hi = rng.start.toordinal(), rng.end.toordinal()
+        slots = span_slot[(span_start <= hi) & (span_end >= lo)]
+        slots = slots[live[slots]]
+        bonus[slots] = np.maximum(bonus[slots], strong)
+        inside = (day >= lo) & (day <= hi) & live
+        bonus[inside] = np.maximum(bonus[inside], weak)
+    return bonus
+
+
+def _theme_members(docs: DocTable, theme: str) -> np.ndarray:
+    """A theme's memories; "音乐" also lifts a user's "音乐与声音"."""
+    return docs.theme_mask([name for name in docs.theme_names if theme == name or theme in name])
+
+
+def theme_lifts(lexicon: Lexicon, query: Query) -> list[tuple[str, float]]:
+    """(theme, lift) for the themes the query points at, strongest first."""
+    lifts: dict[str, float] = {}
+    for theme, cues in query.themes.items():
+        lifts[theme] = lexicon.theme_weight * min(1.0 + 0.25 * (cues - 1), 1.5)
+    for theme in query.named_themes:
+        lifts[theme] = max(lifts.get(theme, 0.0), W.theme_named)
+    return sorted(lifts.items(), key=lambda kv: -kv[1])
+
+
+def priors(docs: DocTable) -> np.ndarray:
+    hits = np.maximum(docs.hit[: docs.n_slots], 0)
+    return np.minimum(W.hit_prior * np.log1p(hits), W.hit_prior_cap)
+
+
+def _feedback_terms(text: str) -> list[str]:
+    """Terms that name things in a memory: character bigrams and ASCII words (no jieba needed)."""
+    return [tok.BIGRAM + b for b in tok.bigrams(text)] + [tok.WORD + w for w in tok.ascii_words(text)]
+
+
+def feedback(postings: Postings, docs: DocTable, query: Query, scores: np.ndarray, floor: float) -> np.ndarray | None:
+    """Pseudo-relevance feedback: the rarest terms of the best match (when it clears the floor)
+    that the query did not use, so memories about the same thing (亚瑟士, 绿洲家园, a name) come
+    along with the one the query found. Returns per-slot bonuses (capped, none for the best match
+    itself), or None."""
+    best = top(scores, docs, 1)
+    if not best or scores[best[0]] < floor:
+        return None
+    used = {term_key(t) for t in query.terms}
+    keys = list(dict.fromkeys(k for k in map(term_key, _feedback_terms(docs.texts[best[0]])) if k not in used))
+    most = max(3, int(postings.n_live * W.feedback_max_df))
+    usable = sorted((df, key) for key, df in zip(keys, postings.doc_freqs(keys), strict=True) if 2 <= df <= most)
+    if not usable:
+        return None
+    bonus = postings.score({key: W.feedback_weight for _, key in usable[: W.feedback_terms]})
+    np.minimum(bonus, W.feedback_cap, out=bonus)
+    bonus[best[0]] = 0.0
+    return bonus
+
+
+def score(postings: Postings, docs: DocTable, lexicon: Lexicon, query: Query, limit: int | None,
+          floor: float = 0.45) -> np.ndarray:
+    """Dense per-slot scores (0 = not a candidate)."""
+    scores = term_scores(postings, query)
+    extra = feedback(postings, docs, query, scores, floor)
+    if extra is not None:
+        scores += extra
+    bonus = time_bonus(docs, query.ranges)
+    if bonus is not None:
+        scores += bonus
+    lifts = theme_lifts(lexicon, query)
+    if lifts:
+        matched = scores > 0
+        members = [(_theme_members(docs, theme), lift) for theme, lift in lifts]
+        lifted = np.zeros(len(scores), dtype=bool)
+        for mask, lift in members:
+            sel = mask & matched & ~lifted
+            scores[sel] += lift
+            lifted |= mask
+        # Memories lifted by their theme alone: skipped when enough better-scored ones exist.
+        ceiling = lifts[0][1] + W.hit_prior_cap
+        if limit is None or int(np.count_nonzero(scores >= ceiling)) < limit:
+            for mask, lift in members:
+                sel = mask & (scores <= 0)
+                scores[sel] = lift
+    positive = scores > 0
+    scores[positive] += priors(docs)[positive]
+    return scores
+
+
+def top(scores: np.ndarray, docs: DocTable, limit: int | None) -> list[int]:
+    """Slots with a positive score, best first (ties: most recently updated first)."""
+    if limit is not None and limit <= 0:
+        return []
+    cand = np.flatnonzero(scores > 0)
+    if limit is not None and len(cand) > limit:
+        kth = np.partition(scores[cand], len(cand) - limit)[len(cand) - limit]
+        cand = cand[scores[cand] >= kth]  # keeps every tie at the boundary
+    order = np.lexsort((docs.updated[cand], scores[cand]))[::-1]
+    ranked = cand[order]
+    return ranked[:limit].tolist() if limit is not None else ranked.tolist()
+
+
+def recency_values(docs: DocTable, now: datetime) -> np.ndarray:
+    """``exp(-age / recency_days)`` plus a share for hits; -inf for dead slots."""
+    n = docs.n_slots
+    live = docs.live()
+    updated = docs.updated[:n]
+    age = np.where(updated == NO_TIME, 10_000, np.maximum(now.date().toordinal() - updated // DAY, 0))
+    hits = np.maximum(docs.hit[:n], 0)
+    top_hit = math.log1p(int(hits[live].max())) if live.any() else 0.0
+    values = np.exp(-age / W.recency_days) + W.broad_hit_share * np.log1p(hits) / (top_hit or 1.0)
+    values[~live] = -np.inf
+    return values
+
+
+def recency_ranking(docs: DocTable, now: datetime, k: int, exclude: set[int] = frozenset()) -> list[tuple[int, float]]:
+    """Most recent and most used first (the best ``k`` live slots not in ``exclude``)."""
+    values = recency_values(docs, now)
+    if exclude:
+        values[list(exclude)] = -np.inf
+    values[~np.isfinite(values)] = -1.0
+    order = top(values + 1.0, docs, k)  # shifted so every live slot is "positive"
+    return [(slot, float(values[slot])) for slot in order]
+
+
+def broad_ranking(postings: Postings, docs: DocTable, query: Query, now: datetime, k: int) -> list[tuple[int, float]]:
+    """Recency and hits; a topic word in the question ("最近工作忙吗") moves its memories up."""
+    values = recency_values(docs, now)
+    if query.terms:
+        topical = term_scores(postings, query)
+        pool = top(topical, docs, max(k, 50))
+        values[pool] += W.broad_topic_weight * np.minimum(topical[pool], 2.0)
+    values[~np.isfinite(values)] = -1.0
+    order = top(values + 1.0, docs, k)
+    return [(slot, float(values[slot])) for slot in order]

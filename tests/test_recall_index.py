@@ -1,0 +1,309 @@
+"""The offline recall index: saved beside the store, verified, rebuilt, kept in step cheaply."""
+
+from __future__ import annotations
+
+import threading
+import time
+from datetime import datetime, timedelta
+
+import numpy as np
+import pytest
+
+from sonetto_desktop.memory import MemoryItem, SqliteMemoryManager, YamlMemoryManager
+from sonetto_desktop.memory.events import MemoryChange
+from sonetto_desktop.memory.retrieval import index_file, mechanical, postings
+from sonetto_desktop.memory.retrieval import tokenize as tok
+from sonetto_desktop.memory.retrieval.mechanical import MechanicalRetriever
+from sonetto_desktop.memory.retrieval.postings import Postings, term_counts
+
+NOW = datetime(2026, 12, 2, 12, 0)
+
+BANK = {
+    "noodle": ("小夏最爱吃学校后门那家兰州拉面。", "品味"),
+    "cat": ("小夏养了一只叫“芝麻”的黑猫。", "身份"),
+    "exam": ("小夏12月9日要考英语六级。", "时效待办"),
+    "guitar": ("小夏周末在琴行学吉他。", "音乐"),
+    "tea": ("小夏只喝无糖的乌龙茶。", "品味"),
+}
+
+
+def fill(mm, bank=BANK) -> None:
+    stamp = (NOW - timedelta(days=3)).isoformat()
+    mm.import_items({mid: MemoryItem(desc, theme, latest_update_time=stamp) for mid, (desc, theme) in bank.items()})
+
+
+def ids(results) -> list[str]:
+    return [r["id"] for r in results]
+
+
+class Tokenizations:
+    """Counts the documents the retriever tokenizes (the real tokenizer still runs)."""
+
+    def __init__(self, monkeypatch) -> None:
+        self.texts: list[str] = []
+        real = tok.document_terms
+
+        def counting(text: str) -> list[str]:
+            self.texts.append(text)
+            return real(text)
+
+        monkeypatch.setattr(tok, "document_terms", counting)
+
+
+class TokenStore(SqliteMemoryManager):
+    """A store that reports a version token, as stores will (content hash stand-in: a counter)."""
+
+    def __init__(self, path) -> None:
+        super().__init__(path)
+        self.token = "v1"
+        self.reads = 0
+
+    def version_token(self) -> str | None:
+        return self.token
+
+    def all_items(self):
+        self.reads += 1
+        return super().all_items()
+
+
+@pytest.fixture(params=["sqlite", "yaml"])
+def store_path(request, tmp_path):
+    return tmp_path / ("m.sqlite3" if request.param == "sqlite" else "memory.yaml")
+
+
+def open_store(path):
+    return SqliteMemoryManager(path) if path.suffix == ".sqlite3" else YamlMemoryManager(path)
+
+
+def test_index_is_saved_beside_the_store_and_loaded_without_retokenizing(store_path, monkeypatch):
+    mm = open_store(store_path)
+    fill(mm)
+    r = MechanicalRetriever(mm, now=lambda: NOW)
+    assert ids(r.retrieve("兰州拉面"))[0] == "noodle"
+    saved = store_path.with_name(store_path.stem + ".recall-index.npz")
+    assert saved.exists()
+    mm.add("小夏开始学游泳了。", "品味")
+    r.close()  # saves what changed since
+    mm.close()
+
+    counter = Tokenizations(monkeypatch)
+    mm = open_store(store_path)
+    r = MechanicalRetriever(mm, now=lambda: NOW)
+    assert ids(r.retrieve("兰州拉面"))[0] == "noodle"
+    assert len(r.retrieve("游泳")) == 1
+    assert counter.texts == []  # nothing was re-tokenized: the saved index answered
+    r.close()
+    mm.close()
+
+
+def test_changes_made_while_closed_are_found_by_content(store_path, monkeypatch):
+    mm = open_store(store_path)
+    fill(mm)
+    MechanicalRetriever(mm, now=lambda: NOW).warm_up()  # built and saved
+    mm.update("tea", "改口", new_description="小夏最近改喝美式咖啡了。")
+    mm.delete("cat", "不养了")
+    new_id = mm.add("小夏报了一个陶艺班。", "品味")
+    counter = Tokenizations(monkeypatch)
+    r = MechanicalRetriever(mm, now=lambda: NOW)  # no version token: verified by content
+    assert ids(r.retrieve("美式咖啡"))[0] == "tea"
+    assert r.retrieve("黑猫芝麻") == []
+    assert ids(r.retrieve("陶艺"))[0] == new_id
+    assert sorted(counter.texts) == sorted(["小夏最近改喝美式咖啡了。", "小夏报了一个陶艺班。"])
+    r.close()
+    mm.close()
+
+
+def test_a_matching_version_token_skips_verification(tmp_path, monkeypatch):
+    mm = TokenStore(tmp_path / "t.sqlite3")
+    fill(mm)
+    MechanicalRetriever(mm, now=lambda: NOW).close()
+    first = MechanicalRetriever(mm, now=lambda: NOW)
+    first.warm_up()
+    first.close()
+    mm.reads = 0
+    r = MechanicalRetriever(mm, now=lambda: NOW)
+    assert ids(r.retrieve("吉他"))[0] == "guitar"
+    assert mm.reads == 0  # the token matched: the store was not even read
+    r.close()
+    # another process changes the store: the token moves on, the saved index is verified
+    other = SqliteMemoryManager(tmp_path / "t.sqlite3")
+    other.add("小夏买了一把尤克里里。", "音乐")
+    other.close()
+    mm.token = "v2"
+    r = MechanicalRetriever(mm, now=lambda: NOW)
+    assert r.retrieve("尤克里里")[0]["description"] == "小夏买了一把尤克里里。" and mm.reads == 1
+    r.close()
+    mm.close()
+
+
+@pytest.mark.parametrize("damage", ["truncate", "garbage", "other_format", "other_tokenizer"])
+def test_a_damaged_or_foreign_index_is_rebuilt(tmp_path, damage, monkeypatch):
+    mm = SqliteMemoryManager(tmp_path / "d.sqlite3")
+    fill(mm)
+    MechanicalRetriever(mm, now=lambda: NOW).warm_up()
+    path = tmp_path / "d.recall-index.npz"
+    data = path.read_bytes()
+    if damage == "truncate":
+        path.write_bytes(data[: len(data) // 2])
+    elif damage == "garbage":
+        path.write_bytes(b"not an index at all")
+    elif damage == "other_format":
+        monkeypatch.setattr(index_file, "FORMAT", index_file.FORMAT + 1)
+    else:
+        monkeypatch.setattr(tok, "TOKENIZER_VERSION", "something-else/9")
+    r = MechanicalRetriever(mm, now=lambda: NOW)
+    assert ids(r.retrieve("兰州拉面"))[0] == "noodle"
+    r.close()
+    index_file.load(path, tokenizer=tok.TOKENIZER_VERSION)  # rewritten whole
+    mm.close()
+
+
+def test_inconsistent_arrays_are_refused():
+    p = Postings()
+    p.add(*term_counts(["w:猫", "w:狗"]))
+    p.compact()
+    good = p.arrays()
+    for key, bad in [("starts", np.array([0, 5, 1])), ("slots", np.array([0, 7], dtype=np.uint32)),
+                     ("keys", good["keys"][::-1].copy())]:
+        with pytest.raises(ValueError):
+            Postings.from_arrays({**good, key: bad})
+
+
+def test_reload_is_a_diff_not_a_rebuild(tmp_path, monkeypatch):
+    path = tmp_path / "memory.yaml"
+    mm = YamlMemoryManager(path)
+    fill(mm)
+    r = MechanicalRetriever(mm, now=lambda: NOW)
+    r.warm_up()
+    other = YamlMemoryManager(path)  # another process writes the same file
+    other.update("noodle", "换口味", new_description="小夏最爱吃学校后门那家重庆小面。")
+    other.delete("cat", "不养了")
+    other.close()
+    counter = Tokenizations(monkeypatch)
+    mm._publish(MemoryChange("reload", ()))  # what the store's watcher publishes for foreign writes
+    assert ids(r.retrieve("重庆小面"))[0] == "noodle"
+    assert r.retrieve("黑猫芝麻") == []
+    assert counter.texts == ["小夏最爱吃学校后门那家重庆小面。"]
+    r.close()
+    mm.close()
+
+
+def test_many_changes_between_queries_do_not_reload_the_store(tmp_path, monkeypatch):
+    mm = TokenStore(tmp_path / "many.sqlite3")
+    fill(mm)
+    r = MechanicalRetriever(mm, now=lambda: NOW, index_path=False)
+    r.warm_up()
+    mm.reads = 0
+    added = [mm.add(f"小夏第{i}次去图书馆自习。", "学习") for i in range(100)]
+    for _ in range(100):
+        mm.hit("noodle")
+    assert set(added) <= {doc["id"] for doc, _ in r.scored("图书馆自习")}
+    assert mm.reads == 0  # 100 adds and 100 hits: read one by one, never the whole store
+    r.close()
+    mm.close()
+
+
+def test_a_big_bank_builds_in_the_background_and_loses_no_write(tmp_path, monkeypatch):
+    monkeypatch.setattr(mechanical, "SYNC_BUILD_MAX", 10)
+    monkeypatch.setattr(mechanical, "BATCH", 16)
+    mm = SqliteMemoryManager(tmp_path / "big.sqlite3")
+    bank = {f"m{i}": (f"小夏的第{i}条记忆：去过第{i}家咖啡馆。", "品味") for i in range(300)}
+    fill(mm, {**BANK, **bank})
+    r = MechanicalRetriever(mm, now=lambda: NOW)
+    r.retrieve("咖啡馆")  # answers at once, from what is indexed so far
+    new_id = mm.add("小夏开始学冲浪了。", "品味")  # written while the build runs
+    mm.update("noodle", "换口味", new_description="小夏最爱吃学校后门那家重庆小面。")
+    r.warm_up()  # waits for the build
+    assert len(r.candidates("咖啡馆", 400)) == len(bank) + len(BANK) + 1
+    assert ids(r.retrieve("冲浪"))[0] == new_id
+    assert ids(r.retrieve("重庆小面"))[0] == "noodle" and r.retrieve("兰州拉面") == []
+    r.close()
+    mm.close()
+
+
+def test_compaction_keeps_answers_and_concurrent_queries_stay_correct(tmp_path, monkeypatch):
+    monkeypatch.setattr(postings, "COMPACT_AFTER", 3)
+    mm = SqliteMemoryManager(tmp_path / "c.sqlite3")
+    fill(mm)
+    r = MechanicalRetriever(mm, now=lambda: NOW, index_path=False)
+    r.warm_up()
+    errors: list[BaseException] = []
+    stop = threading.Event()
+
+    def query() -> None:
+        try:
+            while not stop.is_set():
+                assert ids(r.retrieve("兰州拉面"))[0] == "noodle"
+                assert "exam" in ids(r.retrieve("下周三有什么安排"))
+        except BaseException as exc:  # noqa: BLE001 - reported below
+            errors.append(exc)
+
+    threads = [threading.Thread(target=query) for _ in range(3)]
+    for t in threads:
+        t.start()
+    for i in range(40):
+        mid = mm.add(f"小夏第{i}次去健身房练腿。", "健康")
+        if i % 2:
+            mm.update(mid, "改写", new_description=f"小夏第{i}次去健身房练背。")
+        if i % 3 == 0:
+            mm.delete(mid, "删掉")
+    stop.set()
+    for t in threads:
+        t.join()
+    assert errors == []
+    assert r.stats()["delta_docs"] <= 4  # compacted along the way
+    assert len(r.scored("健身房")) == sum(1 for i in range(40) if i % 3)
+    r.close()
+    mm.close()
+
+
+def test_hits_are_applied_without_rereading(tmp_path):
+    mm = TokenStore(tmp_path / "h.sqlite3")
+    fill(mm)
+    r = MechanicalRetriever(mm, now=lambda: NOW, index_path=False)
+    r.warm_up()
+    mm.reads = 0
+    for _ in range(200):
+        mm.hit("guitar")
+    assert ids(r.retrieve("最近怎么样"))[0] == "guitar"
+    assert mm.reads == 0
+    r.close()
+    mm.close()
+
+
+def test_unknown_change_kinds_and_empty_reload_are_safe(tmp_path):
+    mm = SqliteMemoryManager(tmp_path / "u.sqlite3")
+    fill(mm)
+    r = MechanicalRetriever(mm, now=lambda: NOW, index_path=False)
+    r.warm_up()
+    r._on_change(MemoryChange("reload", ()))
+    r._on_change(MemoryChange("purge", ("noodle",)))
+    assert ids(r.retrieve("兰州拉面"))[0] == "noodle"
+    r.close()
+    mm.close()
+
+
+def test_closing_during_a_background_build_leaves_an_index_the_next_start_verifies(tmp_path, monkeypatch):
+    monkeypatch.setattr(mechanical, "SYNC_BUILD_MAX", 10)
+    monkeypatch.setattr(mechanical, "BATCH", 8)
+    mm = TokenStore(tmp_path / "stop.sqlite3")
+    bank = {f"m{i}": (f"小夏的第{i}条记忆：去过第{i}家书店。", "品味") for i in range(200)}
+    fill(mm, {**BANK, **bank})
+    real = tok.document_terms
+
+    def slow(text: str) -> list[str]:
+        time.sleep(0.005)  # a slow machine: the build is still running when the app closes
+        return real(text)
+
+    monkeypatch.setattr(tok, "document_terms", slow)
+    r = MechanicalRetriever(mm, now=lambda: NOW)
+    r.retrieve("书店")
+    time.sleep(0.3)  # a few batches are in
+    r.close()  # stops the build half-way
+    monkeypatch.setattr(tok, "document_terms", real)
+    mm.reads = 0
+    r = MechanicalRetriever(mm, now=lambda: NOW)
+    r.warm_up()
+    assert len(r.scored("书店")) == len(bank)  # nothing missing: a half-built index was not trusted
+    r.close()
+    mm.close()

@@ -1,0 +1,119 @@
+"""Recall that generalises: category knowledge, themes as evidence, feedback, query reading."""
+
+from __future__ import annotations
+
+from datetime import datetime, timedelta
+
+import pytest
+
+from sonetto_desktop.memory import MemoryItem, SqliteMemoryManager
+from sonetto_desktop.memory.retrieval import segment
+from sonetto_desktop.memory.retrieval.lexicon import Lexicon, default_lexicon
+from sonetto_desktop.memory.retrieval.mechanical import MechanicalRetriever
+
+NOW = datetime(2026, 12, 2, 12, 0)
+
+# Our own small bank: each memory names a specific thing, never its category.
+BANK = {
+    "durian": ("阿宁最爱吃榴莲，一次能吃半个。", "品味"),
+    "badminton": ("阿宁每周四晚上去体育馆打羽毛球。", "爱好"),
+    "singer": ("阿宁单曲循环陈奕迅的《好久不见》。", "爱好"),
+    "washer": ("阿宁家的洗衣机是海尔的，用了五年。", "生活"),
+    "phone": ("阿宁用的手机是小米14。", "生活"),
+    "review": ("小米14的拍照挺好，就是发热有点严重。", "生活"),
+    "sister": ("阿宁的姐姐叫周琳，在成都当律师。", "身份"),
+    "cold": ("阿宁这两天感冒了，一直流鼻涕。", "健康"),
+    "fruit_dislike": ("阿宁不太爱吃水果，嫌麻烦。", "品味"),
+    "violin": ("阿宁小时候学过小提琴。", "爱好"),
+}
+
+
+@pytest.fixture
+def retriever(tmp_path):
+    mm = SqliteMemoryManager(tmp_path / "k.sqlite3")
+    stamp = (NOW - timedelta(days=10)).isoformat()
+    mm.import_items({mid: MemoryItem(d, t, latest_update_time=stamp) for mid, (d, t) in BANK.items()})
+    r = MechanicalRetriever(mm, now=lambda: NOW)
+    yield r
+    r.close()
+    mm.close()
+
+
+def ids(results) -> list[str]:
+    return [r["id"] for r in results]
+
+
+@pytest.mark.parametrize(
+    "prompt, expected",
+    [
+        ("我喜欢吃什么水果", "durian"),  # category -> member
+        ("周末想做点运动", "badminton"),
+        ("我平时爱听哪个歌手", "singer"),
+        ("家里的电器该换了", "washer"),
+        ("我会什么乐器", "violin"),
+    ],
+)
+def test_a_category_question_finds_the_specific_thing(retriever, prompt, expected):
+    assert expected in ids(retriever.retrieve(prompt, 5))
+
+
+def test_a_specific_thing_finds_a_memory_about_its_category(retriever):
+    assert "fruit_dislike" in ids(retriever.retrieve("买了几个芒果", 5))
+
+
+def test_a_relation_word_finds_the_person(retriever):
+    assert ids(retriever.retrieve("我姐最近忙吗", 3))[0] == "sister"
+
+
+def test_feedback_brings_memories_about_the_same_thing(retriever):
+    got = ids(retriever.retrieve("我手机用着怎么样", 5))
+    assert got[0] == "phone" and "review" in got  # the review never says 手机
+
+
+def test_category_knowledge_does_not_answer_unrelated_requests(retriever):
+    assert "fruit_dislike" not in ids(retriever.retrieve("苹果手机怎么截长图"))  # 苹果 here is no fruit
+    for prompt in ("地球到月球有多远", "宇宙有多大", "帮我把这句话翻译成英文"):
+        assert retriever.retrieve(prompt) == []
+
+
+def test_a_bank_theme_named_like_a_category_is_lifted(tmp_path):
+    mm = SqliteMemoryManager(tmp_path / "t.sqlite3")
+    stamp = (NOW - timedelta(days=10)).isoformat()
+    mm.import_items({
+        "gym": MemoryItem("每周三去健身房练腿。", "运动", latest_update_time=stamp),
+        "food": MemoryItem("每周三晚上吃火锅。", "美食", latest_update_time=stamp),
+    })
+    r = MechanicalRetriever(mm, now=lambda: NOW)
+    scored = dict((d["id"], s) for d, s in r.scored("每周三去打羽毛球"))
+    assert scored["gym"] > scored["food"]  # 羽毛球 is a 运动, and the bank has a theme 运动
+    r.close()
+    mm.close()
+
+
+def test_categories_file_is_loaded_and_validated(tmp_path):
+    lex = default_lexicon()
+    assert lex.expansions["水果"]["榴莲"] > 0 and lex.expansions["榴莲"]["水果"] > 0
+    assert lex.expansions["吃的"]["榴莲"] < lex.expansions["水果"]["榴莲"]  # one level further down
+    assert "音乐" in lex.category_names(["周杰伦"]) and "运动" in lex.category_names(["羽毛球"])
+    bad = tmp_path / "cat.yaml"
+    bad.write_text("categories:\n  水果:\n    parents: [不存在]\n", encoding="utf-8")
+    with pytest.raises(ValueError, match="unknown parents"):
+        Lexicon.load(categories=bad)
+    bad.write_text("categories:\n  水果: [苹果]\n", encoding="utf-8")
+    with pytest.raises(ValueError, match="mapping"):
+        Lexicon.load(categories=bad)
+
+
+def test_query_words_are_found_without_a_dictionary():
+    vocab = {"布偶猫", "汤圆", "什么", "吃点"}
+
+    def known(cands):
+        return [c in vocab for c in cands]
+
+    words, unknown = segment.query_words("我的布偶猫汤圆今晚吃点什么", known, lambda ch: ch == "吃")
+    assert words[:2] == ["布偶猫", "汤圆"] and "吃" in words and "什么" not in words
+    assert unknown == ["今晚"]
+    words, unknown = segment.query_words("Python 的 list 怎么排序", known)
+    assert "python" in words and "list" in words and "排序" in unknown
+    words, unknown = segment.query_words("有多高", known, cut=lambda s: ["有", "多", "高"])
+    assert words == ["高"] and unknown == []
