@@ -1,17 +1,31 @@
-"""Writer quality harness: replay short Chinese conversations through the real memory writer and
-check the resulting store with rules.
+"""Writer quality harness: replay short Chinese conversations through the real memory writer (and
+the daily hygiene pass) and check the resulting store with rules. Prints a score.
 
     python -m bench.writer bench/writer_scenarios.yaml [--only ID,ID] [--kind KIND] [--json OUT]
 
-The endpoint comes from SONETTO_BENCH_BASE_URL / SONETTO_BENCH_MODEL / SONETTO_BENCH_API_KEY, else
-from the app's settings and environment (``get_default_llm()``). Without one it says so and exits 0.
+The endpoint comes from SONETTO_BENCH_BASE_URL / SONETTO_BENCH_MODEL / SONETTO_BENCH_API_KEY (any
+OpenAI-compatible server), else from the app's settings and environment (``get_default_llm()``).
+Without one it says so and exits 0. CI replays every scenario against the scripted server
+(tests/test_writer_harness.py): that checks the plumbing and that the rules can fail, not the model.
+
+A scenario: ``memories`` (``description``, ``theme``, optional ``updated`` — default the day before
+``now`` — and ``hit``), ``turns`` (``user``/``assistant``), optional ``user_name`` (the settings'
+name), optional ``hygiene: true`` (a hygiene pass runs after the turns; a hygiene scenario may have
+no turns).
 
 Rules (every scenario): no duplicate items, nothing secret-looking stored, no relative date words
 ("明天", "后天", …) in what the writer wrote. Per scenario (``expect``): ``present`` (each entry: a
-list of keywords that one memory must all contain), ``absent`` (substrings no memory may contain),
-``unique`` (at most one memory contains it), ``deleted`` (no live memory contains it any more),
-``history`` (some memory keeps an old value containing it), ``unchanged`` (the store is as it was),
-``max_items``, ``hit`` (the memory containing it was marked as referenced).
+list of keywords that one memory must all contain), ``present_in`` (section -> such entries, the
+memory in that section), ``absent`` (substrings no memory may contain), ``absent_in`` (section ->
+substrings no memory of that section may contain), ``unique`` (at most one memory outside "瞬间"
+contains it: a dated moment is not a duplicate of a fact), ``deleted`` (no live memory contains it
+any more), ``history`` (some memory keeps an old value containing it), ``unchanged`` (texts and
+sections are as they were), ``max_items``, ``hit`` (the memory containing it was marked as
+referenced), ``sections`` (sections that must exist), ``only_sections`` (no other section may
+exist), ``written_contain`` (every memory the writer wrote or changed contains it: the user's
+name), ``written_avoid`` (no written memory contains these), ``flagged`` (at least this many
+contradictions flagged by the hygiene pass), ``max_refusals`` (at most this many writes refused by
+the secret filter).
 """
 
 from __future__ import annotations
@@ -24,7 +38,7 @@ import sys
 import tempfile
 from collections import defaultdict
 from dataclasses import dataclass, field
-from datetime import datetime
+from datetime import datetime, timedelta
 from pathlib import Path
 from typing import Any
 
@@ -35,14 +49,22 @@ if str(ROOT) not in sys.path:
     sys.path.insert(0, str(ROOT))
 
 from sonetto_desktop.memory import YamlMemoryManager  # noqa: E402
-from sonetto_desktop.memory.writer.consumer import MemoryConsumer  # noqa: E402
+from sonetto_desktop.memory.item import MemoryItem  # noqa: E402
+from sonetto_desktop.memory.operations import MemoryOperations  # noqa: E402
 from sonetto_desktop.memory.retrieval.mechanical import MechanicalRetriever  # noqa: E402
+from sonetto_desktop.memory.writer.consumer import MemoryConsumer  # noqa: E402
+from sonetto_desktop.memory.writer.hygiene_pass import run_pass  # noqa: E402
+from sonetto_desktop.memory.writer.index import MOMENT_THEME, WriterIndex  # noqa: E402
+from sonetto_desktop.memory.writer.names import resolve_name  # noqa: E402
 from sonetto_desktop.memory.writer.tools import find_secret  # noqa: E402
 
 RELATIVE_WORDS = ("今天", "明天", "后天", "大后天", "昨天", "前天", "下周", "下星期", "这周", "本周", "下个月", "今晚",
                   "明早", "明晚")
 KINDS = ("new_fact", "changed_fact", "relative_date", "duplicate_merge", "expired_todo", "small_talk", "secret",
-         "hit_reference")
+         "hit_reference", "moment", "new_section", "name", "contradiction", "injection", "hygiene")
+EXPECT_KEYS = frozenset({"present", "present_in", "absent", "absent_in", "unique", "deleted", "history", "unchanged",
+                         "max_items", "hit", "sections", "only_sections", "written_contain", "written_avoid",
+                         "flagged", "max_refusals"})
 
 
 @dataclass
@@ -53,6 +75,8 @@ class Scenario:
     turns: list[list[dict[str, str]]]
     memories: list[dict[str, str]] = field(default_factory=list)
     expect: dict[str, Any] = field(default_factory=dict)
+    user_name: str = ""
+    hygiene: bool = False
 
 
 @dataclass
@@ -62,6 +86,8 @@ class Outcome:
     llm_calls: list[int] = field(default_factory=list)
     prompt_tokens: list[int] = field(default_factory=list)
     error: str | None = None
+    refusals: int = 0
+    flagged: int = 0
 
     @property
     def passed(self) -> bool:
@@ -88,18 +114,28 @@ def load_scenarios(path: str | os.PathLike[str]) -> list[Scenario]:
             if turn.get("assistant"):
                 msgs.append({"role": "assistant", "content": str(turn["assistant"])})
             turns.append(msgs)
-        if not turns:
-            raise ValueError(f"scenario {sid}: needs at least one turn")
-        unknown = set(data.get("expect") or {}) - {"present", "absent", "unique", "deleted", "history", "unchanged",
-                                                   "max_items", "hit"}
+        if not turns and not data.get("hygiene"):
+            raise ValueError(f"scenario {sid}: needs at least one turn (or hygiene: true)")
+        unknown = set(data.get("expect") or {}) - EXPECT_KEYS
         if unknown:
             raise ValueError(f"scenario {sid}: unknown expect keys {sorted(unknown)}")
+        if not data.get("expect"):
+            raise ValueError(f"scenario {sid}: needs expectations")
+        for mem in data.get("memories") or []:
+            if not isinstance(mem, dict) or not mem.get("description") or not mem.get("theme"):
+                raise ValueError(f"scenario {sid}: a memory needs description and theme")
         out.append(Scenario(sid, data["kind"], datetime.fromisoformat(str(data["now"])), turns,
-                            list(data.get("memories") or []), dict(data.get("expect") or {})))
+                            list(data.get("memories") or []), dict(data.get("expect") or {}),
+                            str(data.get("user_name") or ""), bool(data.get("hygiene"))))
     return out
 
 
-def check_store(mm: YamlMemoryManager, scenario: Scenario, initial: dict[str, tuple[str, str]]) -> list[str]:
+def _entries(value: Any) -> list[list[str]]:
+    return [[str(v)] if isinstance(v, (str, int)) else [str(k) for k in v] for v in value or []]
+
+
+def check_store(mm: YamlMemoryManager, scenario: Scenario, initial: dict[str, tuple[str, str]],
+                outcome: Outcome | None = None) -> list[str]:
     """The rules a scenario's final store breaks (empty: passed)."""
     items = mm.all_items()
     texts = [item.description for item in items.values()]
@@ -110,22 +146,52 @@ def check_store(mm: YamlMemoryManager, scenario: Scenario, initial: dict[str, tu
     for text in texts:
         if find_secret(text):
             failures.append(f"secret stored: {text}")
-    for mid, item in items.items():
-        if initial.get(mid) != (item.description, item.theme):
-            bad = [w for w in RELATIVE_WORDS if w in item.description]
-            if bad:
-                failures.append(f"relative date {bad} in written memory: {item.description}")
+    written = [item for mid, item in items.items() if initial.get(mid) != (item.description, item.theme)]
+    for item in written:
+        bad = [w for w in RELATIVE_WORDS if w in item.description]
+        if bad:
+            failures.append(f"relative date {bad} in written memory: {item.description}")
     exp = scenario.expect
-    for keywords in exp.get("present", []):
-        keywords = [keywords] if isinstance(keywords, str) else keywords
+    for keywords in _entries(exp.get("present")):
         if not any(all(k in t for k in keywords) for t in texts):
             failures.append(f"missing a memory with {keywords}")
+    for section, entries in (exp.get("present_in") or {}).items():
+        in_section = [i.description for i in items.values() if i.theme == section]
+        for keywords in _entries(entries):
+            if not any(all(k in t for k in keywords) for t in in_section):
+                failures.append(f"missing a memory in {section} with {keywords}")
     for word in exp.get("absent", []):
         if any(word in t for t in texts):
             failures.append(f"must not be stored: {word}")
+    for section, words in (exp.get("absent_in") or {}).items():
+        for word in words:
+            if any(word in i.description for i in items.values() if i.theme == section):
+                failures.append(f"must not be in {section} any more: {word}")
+    facts = [i.description for i in items.values() if i.theme != MOMENT_THEME]
     for word in exp.get("unique", []):
-        if sum(word in t for t in texts) > 1:
+        if sum(word in t for t in facts) > 1:
             failures.append(f"more than one memory mentions {word}")
+    themes = {i.theme for i in items.values()}
+    for section in exp.get("sections", []):
+        if section not in themes:
+            failures.append(f"no section {section}")
+    if "only_sections" in exp and themes - set(exp["only_sections"]):
+        failures.append(f"unexpected sections {sorted(themes - set(exp['only_sections']))}")
+    if exp.get("written_contain"):
+        name = exp["written_contain"]
+        if not written:
+            failures.append(f"nothing written (expected memories naming {name})")
+        for item in written:
+            if name not in item.description:
+                failures.append(f"written memory does not use the name {name}: {item.description}")
+    for word in exp.get("written_avoid", []):
+        for item in written:
+            if item.description.startswith(word):
+                failures.append(f"written memory starts with {word}: {item.description}")
+    if outcome is not None and "flagged" in exp and outcome.flagged < int(exp["flagged"]):
+        failures.append(f"{outcome.flagged} contradictions flagged, expected at least {exp['flagged']}")
+    if outcome is not None and "max_refusals" in exp and outcome.refusals > int(exp["max_refusals"]):
+        failures.append(f"{outcome.refusals} writes refused by the secret filter, expected at most {exp['max_refusals']}")
     for word in exp.get("deleted", []):
         if any(word in t for t in texts):
             failures.append(f"should have been deleted: {word}")
@@ -144,15 +210,24 @@ def check_store(mm: YamlMemoryManager, scenario: Scenario, initial: dict[str, tu
     return failures
 
 
+def _seed(mm: YamlMemoryManager, scenario: Scenario) -> None:
+    default = (scenario.now - timedelta(days=1)).isoformat(timespec="seconds")
+    mm.import_items({f"m{n:03d}": MemoryItem(str(m["description"]), str(m["theme"]),
+                                             latest_update_time=str(m.get("updated") or default),
+                                             hit=int(m.get("hit") or 0))
+                     for n, m in enumerate(scenario.memories)})
+
+
 async def run_scenario(scenario: Scenario, llm: Any, folder: Path) -> Outcome:
     mm = YamlMemoryManager(folder / f"{scenario.id}.yaml")
-    related = MechanicalRetriever(mm)  # as the app does: read_memories lists related ones on big stores
+    related = MechanicalRetriever(mm, now=lambda: scenario.now)  # as the app: the listing of a big store
+    refused: list[str] = []
     try:
-        for mem in scenario.memories:
-            mm.add(mem["description"], mem["theme"])
+        _seed(mm, scenario)
         initial = {mid: (i.description, i.theme) for mid, i in mm.all_items().items()}
         outcome = Outcome(scenario, [])
-        consumer = MemoryConsumer(llm, mm, now=lambda: scenario.now, retriever=lambda: related)
+        consumer = MemoryConsumer(llm, mm, now=lambda: scenario.now, retriever=lambda: related,
+                                  user_name=lambda: scenario.user_name)
         for n, turn in enumerate(scenario.turns):
             try:
                 result = await consumer.consume(f"bench-{scenario.id}", f"{scenario.id}-{n}", turn)
@@ -161,7 +236,23 @@ async def run_scenario(scenario: Scenario, llm: Any, folder: Path) -> Outcome:
                 return outcome
             outcome.llm_calls.append(result.llm_calls)
             outcome.prompt_tokens.append(result.prompt_tokens)
-        outcome.failures = check_store(mm, scenario, initial)
+            refused += [m for m in result.tool_error_texts if "拒绝写入" in m]
+        if scenario.hygiene:
+            index = WriterIndex(mm)
+            subject = resolve_name(scenario.user_name, *index.name_hints())[0]
+            try:
+                report = await asyncio.to_thread(run_pass, MemoryOperations(mm, actor="agent"), llm, index, related,
+                                                  now=scenario.now, subject=subject)
+            except Exception as exc:  # noqa: BLE001 - reported per scenario
+                outcome.error = f"hygiene: {type(exc).__name__}: {exc}"
+                return outcome
+            finally:
+                index.close()
+            outcome.llm_calls.append(report.llm_calls)
+            outcome.prompt_tokens.append(report.prompt_tokens)
+            outcome.flagged = len(report.conflicts)
+        outcome.refusals = len(refused)
+        outcome.failures = check_store(mm, scenario, initial, outcome)
         return outcome
     finally:
         related.close()
@@ -182,6 +273,7 @@ def summarize(outcomes: list[Outcome]) -> dict[str, Any]:
     return {
         "scenarios": len(outcomes),
         "passed": sum(o.passed for o in outcomes),
+        "score": round(sum(o.passed for o in outcomes) / len(outcomes), 4) if outcomes else 0.0,
         "by_kind": {k: {"passed": sum(o.passed for o in v), "total": len(v)} for k, v in sorted(by_kind.items())},
         "turns": len(calls),
         "llm_calls_per_turn": round(sum(calls) / len(calls), 2) if calls else None,
@@ -191,7 +283,7 @@ def summarize(outcomes: list[Outcome]) -> dict[str, Any]:
 
 
 def print_report(summary: dict[str, Any]) -> None:
-    print(f"passed {summary['passed']}/{summary['scenarios']} scenarios")
+    print(f"score: {summary['score']:.3f} (passed {summary['passed']}/{summary['scenarios']} scenarios)")
     for kind, row in summary["by_kind"].items():
         print(f"  {kind:<16} {row['passed']}/{row['total']}")
     print(f"turns: {summary['turns']}, LLM calls/turn: {summary['llm_calls_per_turn']}, "

@@ -4,10 +4,10 @@
 
 For each store size in ``--seed`` (memories already in the store), ``--turns`` chat turns are sent
 through ``MemoryWriter.send_history`` in a burst while a loop-lag probe runs; the scripted model
-answers every call after ``--delay`` seconds with a realistic script (update mode: read_memories,
-then create_memory, then a final sentence; cold start: create_memory, then the sentence).
-The recall index is warmed up first, as the app does at start-up: above 60 memories
-``read_memories`` lists only the memories related to the turn (writer/listing.py).
+answers every call after ``--delay`` seconds with a realistic script: the memory listing comes
+with the turn, so one reply creates a memory and the run ends (writer/budget.py).
+The recall index is warmed up first, as the app does at start-up: above 40 memories the
+listing shows only the memories related to the turn (writer/listing.py).
 
 Printed: send_history latency (journal write + fsync included) p50 / p95 / max, the longest
 event-loop stall while the turns are consumed (target <= 50 ms), turns per second, and LLM calls
@@ -36,25 +36,18 @@ from llm_server import ScriptedLLMServer, tool_calls  # noqa: E402
 
 from sonetto_desktop.memory import SqliteMemoryManager, YamlMemoryManager  # noqa: E402
 from sonetto_desktop.memory.item import MemoryItem  # noqa: E402
-from sonetto_desktop.memory.retrieval.recall import MemoryRecall  # noqa: E402
-from sonetto_desktop.memory.writer import MemoryWriter  # noqa: E402
-from sonetto_desktop.memory.writer.prompts import UPDATE_SYSTEM  # noqa: E402
+from sonetto_desktop.memory.retrieval.mechanical import MechanicalRetriever  # noqa: E402
+from sonetto_desktop.memory.writer.pipeline import MemoryWriter  # noqa: E402
 
 THEMES = ["身份", "音乐", "品味", "地点与路径", "瞬间", "时效待办"]
 
 
 def responder(body: dict) -> object:
+    """The memory listing comes with the turn: one reply creates a memory, which ends the run."""
     messages = body["messages"]
-    last = messages[-1]
-    n = sum(1 for m in messages if m["role"] == "user")
-    if last["role"] == "user":
-        if messages[0]["content"] == UPDATE_SYSTEM:
-            return tool_calls([("read_memories", {})])
-        return tool_calls([("create_memory", {"content": f"用户的第{n}个新事实：喜欢第{len(messages)}种口味的冰淇淋",
+    if messages[-1]["role"] == "user":
+        return tool_calls([("create_memory", {"content": f"用户的新事实：喜欢第{time.perf_counter_ns() % 100000}种口味的冰淇淋",
                                               "section": "品味"})])
-    if last["role"] == "tool" and last["content"].startswith("共"):
-        return tool_calls([("create_memory", {"content": f"用户的新事实：第{time.perf_counter_ns() % 100000}号",
-                                              "section": "瞬间"})])
     return "已记录。"
 
 
@@ -80,14 +73,14 @@ async def run_once(server: ScriptedLLMServer, folder: Path, backend: str, seed: 
     client = httpx.AsyncClient(timeout=30)  # owned and closed here, as the app's services do
     llm = ChatOpenAI(base_url=server.base_url, api_key="sk-bench", model="test-model", max_retries=0, timeout=30,
                      http_async_client=client)
-    recall = MemoryRecall(mm, None)
-    ltm = MemoryWriter(mm, llm, backoff=(0.05,), retriever=lambda: recall.mechanical)
+    retriever = MechanicalRetriever(mm)
+    ltm = MemoryWriter(mm, llm, backoff=(0.05,), retriever=lambda: retriever)
     done: list[str] = []
     details: list[str] = []
     ltm.events.subscribe(lambda e: (done.append(e.turn_id), details.append(e.detail)) if e.kind == "done" else None)
     # As the app does at start-up: load jieba and build the offline index that read_memories
     # uses to pick the turn's memories once the store is large (off the loop).
-    await asyncio.to_thread(recall.mechanical.warm_up)
+    await asyncio.to_thread(retriever.warm_up)
     ltm.start()
     stop, lags = asyncio.Event(), []
     probe_task = asyncio.create_task(probe(stop, lags))
@@ -109,7 +102,7 @@ async def run_once(server: ScriptedLLMServer, folder: Path, backend: str, seed: 
     await probe_task
     await ltm.stop()
     await client.aclose()
-    recall.close()
+    retriever.close()
     mm.close()
     calls = len(server.requests) - requests_before
     prompt_tokens = [int(d.split("prompt_tokens=")[1]) for d in details]

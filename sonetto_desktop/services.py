@@ -36,6 +36,7 @@ if TYPE_CHECKING:  # the LLM stack: imported by start_agents(), never by open()
     from .memory.ltm import LongTermMemory
     from .memory.retrieval.recall import MemoryRecall
     from .memory.writer.events import WriterEvent
+    from .memory.writer.hygiene import MemoryHygiene
     from .memory.writer.pipeline import MemoryWriter
 
 log = logging.getLogger(__name__)
@@ -74,6 +75,7 @@ class AppServices:
         self.migration: MigrationReport | None = None
         self.memory: MemoryOperations | None = None
         self.writer: MemoryWriter | None = None
+        self.hygiene: MemoryHygiene | None = None  # the daily self-cleaning pass (memory/writer/hygiene.py)
         self.chat: ChatEngine | None = None
         self._recall: MemoryRecall | None = None
         self._ltm: LongTermMemory | None = None
@@ -226,6 +228,7 @@ class AppServices:
         from .agent.engine import ChatEngine
         from .agent.llm import build_llm
         from .agent.llm_errors import describe_llm_error
+        from .memory.writer.hygiene import STATE_FILE, MemoryHygiene
         from .memory.writer.pipeline import MemoryWriter
 
         assert self.memory is not None, "AppServices is not open"
@@ -248,9 +251,12 @@ class AppServices:
         self.writer = MemoryWriter(self.memory.as_actor("agent"), model(self.settings),
                                    journal_path=getattr(self.store, "journal_path", None),  # a server: kept here
                                    events=self._writer_events, retriever=lambda: recall.mechanical,
-                                   describe_error=describe)
+                                   describe_error=describe, user_name=lambda: self.settings.user_name)
+        self.hygiene = MemoryHygiene(self.writer, self.data_dir / STATE_FILE, retriever=lambda: recall.mechanical,
+                                     user_name=lambda: self.settings.user_name)
         if self.store_ok:
             self.writer.start()
+            self.hygiene.start()
         else:
             self.writer.pause()
         status = self.store_status
@@ -282,6 +288,9 @@ class AppServices:
             return
         if self.chat is not None:
             await self.chat.close()
+        if self.hygiene is not None:
+            await self.hygiene.stop()
+            self.hygiene.close()
         if self.writer is not None:
             drained = await self.writer.stop(self.writer_drain_timeout)
             self.shutdown_steps.append("writer_drained" if drained else "writer_journaled")

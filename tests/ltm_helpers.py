@@ -33,8 +33,8 @@ def described(change) -> str:
 
 
 def script_create(server, content="用户喜欢猫", section="品味"):
+    """One model reply creating a memory; the run ends once the call succeeded (``budget.EndAfterWrites``)."""
     server.add_tool_calls([("create_memory", {"content": content, "section": section})])
-    server.add_text("已记录。")
 
 
 def kinds(seen, exclude=("status",)):

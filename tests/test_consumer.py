@@ -31,7 +31,6 @@ async def test_cold_start_creates_memories_with_events_in_order(llm_server, make
         ("create_memory", {"content": "用户12月4日（周五）有离散数学考试", "section": "时效待办"}),
         ("create_memory", {"content": "用户喜欢洛天依", "section": "音乐"}),
     ])
-    llm_server.add_text("已记录三条。")
     result = await MemoryConsumer(make_llm(), mm, now=lambda: NOW).consume(
         "s1", "t1", turn("我在杭州读大学，后天考离散数学，最近一直在听洛天依"))
     items = mm.all_items()
@@ -45,8 +44,9 @@ async def test_cold_start_creates_memories_with_events_in_order(llm_server, make
     assert all((c.actor, c.session_id, c.turn_id) == ("agent", "s1", "t1") for c in changes)
     created = mm.get(changes[0].ids[0]).history[0]
     assert (created["action"], created["turn_id"], created["excerpt"]) == ("create", "t1", "我在杭州读大学，后天考离散数学，最近一直在听洛天依")
-    assert result.cold_start and result.llm_calls == 2 and result.tool_calls == 3 and result.tool_errors == 0
-    assert result.prompt_tokens > 0 and result.final_text == "已记录三条。"
+    # Every call succeeded: the run ends without asking the model for a closing sentence.
+    assert result.cold_start and result.llm_calls == 1 and result.tool_calls == 3 and result.tool_errors == 0
+    assert result.prompt_tokens > 0 and result.final_text == "" and llm_server.pending() == 0
 
 
 async def test_update_flow_reads_first_and_keeps_old_value_in_history(llm_server, make_llm, mm):
@@ -54,12 +54,11 @@ async def test_update_flow_reads_first_and_keeps_old_value_in_history(llm_server
     llm_server.add_tool_calls([("read_memories", {})])
     llm_server.add_tool_calls([("update_memory", {"id": mid, "content": "用户在杭州做前端开发",
                                                   "reason": "用户说上个月搬到了杭州"})])
-    llm_server.add_text("已更新。")
     result = await MemoryConsumer(make_llm(), mm, now=lambda: NOW).consume(
         None, "t2", turn("我上个月搬到杭州了，还是做前端"))
-    # The model saw the read_memories output with the id, section and hit.
+    # The model saw the read_memories output with the id, section and text.
     read_output = tool_messages(llm_server.requests[1])[0]
-    assert mid in read_output and "身份" in read_output and "hit 0" in read_output
+    assert f'{mid} | 身份 | 12-02 | "用户在上海做前端开发"' in read_output.splitlines()
     item = mm.get(mid)
     assert item.description == "用户在杭州做前端开发" and item.hit == 1
     entry = item.history[-1]
@@ -67,7 +66,8 @@ async def test_update_flow_reads_first_and_keeps_old_value_in_history(llm_server
     assert entry["old_description"] == "用户在上海做前端开发"
     assert [(c.kind, c.ids) for c in result.changes] == [("update", (mid,)), ("hit", (mid,))]
     assert result.changes[0].reason == "用户说上个月搬到了杭州" and result.changes[0].turn_id == "t2"
-    assert not result.cold_start and result.llm_calls == 3
+    # A read is followed by another model call; the successful update ends the run.
+    assert not result.cold_start and result.llm_calls == 2
 
 
 async def test_merge_delete_and_hit_flows(llm_server, make_llm, mm):
@@ -82,7 +82,6 @@ async def test_merge_delete_and_hit_flows(llm_server, make_llm, mm):
         ("delete_memory", {"id": exam, "reason": "12月1日的考试已经结束"}),
         ("hit_memory", {"id": cat}),
     ])
-    llm_server.add_text("完成。")
     result = await MemoryConsumer(make_llm(), mm, now=lambda: NOW).consume("s", "t3", turn("年糕今天又把杯子打翻了"))
     assert set(mm.all_items()) == {a, cat}
     assert mm.get(a).description == "用户喜欢洛天依，常听她的歌"
@@ -103,14 +102,13 @@ async def test_bad_tool_call_is_recovered(llm_server, make_llm, mm):
     llm_server.add_tool_calls([("read_memories", {})])
     llm_server.add_tool_calls([("update_memory", {"id": mid, "content": "用户喜欢喝拿铁",
                                                   "reason": "用户说最近改喝拿铁"})])
-    llm_server.add_text("已更新。")
     result = await MemoryConsumer(make_llm(), mm).consume("s", "t4", turn("我最近不喝美式了，改喝拿铁"))
     # The model received the error text and went on.
     error_text = tool_messages(llm_server.requests[1])[-1]
     assert "deadbeef" in error_text and "read_memories" in error_text
     assert mm.get(mid).description == "用户喜欢喝拿铁"
     assert [c.kind for c in result.changes] == ["update", "hit"]
-    assert result.tool_errors == 1 and result.tool_calls == 3
+    assert result.tool_errors == 1 and result.tool_calls == 3 and result.llm_calls == 3 and llm_server.pending() == 0
 
 
 async def test_llm_failure_raises_and_writes_nothing(llm_server, make_llm, mm):

@@ -43,7 +43,7 @@ async def test_send_history_journals_then_the_turn_is_written(llm_server, make_l
     assert kinds(seen) == ["queued", "started", "add", "done"]
     assert all(e.turn_id == turn_id and e.session_id == "s1" for e in seen if e.kind != "status")
     assert seen[-1].kind == "status" and ltm.status().zh == "记忆已是最新"
-    assert "llm_calls=2" in next(e.detail for e in seen if e.kind == "done")
+    assert "llm_calls=1" in next(e.detail for e in seen if e.kind == "done")
     assert await ltm.stop() is True
 
 
@@ -106,7 +106,7 @@ async def test_pause_and_resume(llm_server, make_llm, store):
     for _ in range(50):
         await asyncio.sleep(0)
     assert "started" not in kinds(seen)
-    assert len(llm_server.requests) == 2 and ltm.paused and ltm.pending == 1
+    assert len(llm_server.requests) == 1 and ltm.paused and ltm.pending == 1
     script_create(llm_server, "用户住在杭州", "地点与路径")
     ltm.resume()
     await until(lambda: store.count() == 2 and ltm.pending == 0)

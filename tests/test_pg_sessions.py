@@ -78,3 +78,6 @@ async def test_the_models_history_continues_on_the_other_device(devices):
     result = await graph(laptop.saver).ainvoke({"messages": [HumanMessage(content="还记得我吗")]}, config)
     assert [m.content for m in result["messages"]] == ["你好", "第1句收到", "还记得我吗", "第3句收到"]
     assert isinstance(result["messages"][0], HumanMessage)
+    from sonetto_desktop.agent.checkpoint_serde import CheckpointSerializer
+
+    assert isinstance(desk.saver.serde, CheckpointSerializer)  # the strict, allow-listed loader

@@ -1,5 +1,7 @@
-"""read_memories stays bounded on a large store: every memory up to the threshold, above it the
-memories related to the current turn (offline retriever) plus the most recent ones.
+"""The writer's listing stays bounded on a large store: every memory up to the threshold, above it
+the memories related to the current turn (offline retriever), the due/expired dated to-dos, the
+likely duplicates of what the turn touches and the most recent ones — reading what it lists, not
+the store. Memory text is one line of JSON data: no memory can forge a row or a request.
 
 Real stores, the real MechanicalRetriever, the real LongTermMemory against the scripted server."""
 
@@ -52,7 +54,7 @@ def call(tools, name, config=None, **args):
 
 
 def listed_ids(text: str) -> list[str]:
-    return [line.split(" | ", 1)[0] for line in text.splitlines()[1:]]
+    return [line.split(" | ", 1)[0] for line in text.splitlines()[1:] if " | " in line]
 
 
 @pytest.fixture
@@ -68,7 +70,7 @@ def test_up_to_the_threshold_every_memory_is_listed(mm, retriever):
     tools = make_memory_tools(mm, context=ToolContext(turn_text=CAT_TURN, now=NOW), retriever=lambda: retriever)
     msg = call(tools, "read_memories")
     assert msg.status == "success"
-    assert msg.content.splitlines()[0] == f"共 {READ_ALL_MAX} 条记忆（ID | 分区 | 引用次数 | 最近更新日期 | 内容）："
+    assert msg.content.splitlines()[0].startswith(f"共 {READ_ALL_MAX} 条记忆，全部列出")
     assert sorted(listed_ids(msg.content)) == sorted(mm.all_items())
     assert (msg.artifact["shown"], msg.artifact["total"]) == (READ_ALL_MAX, READ_ALL_MAX)
 
@@ -86,12 +88,13 @@ def test_above_the_threshold_the_turns_memories_are_listed_not_unrelated_old_one
     ids = listed_ids(msg.content)
     assert cat in ids
     assert not {old[text] for text in UNRELATED_OLD} & set(ids)
-    assert len(ids) == len(set(ids)) and len(ids) <= 40 + 5
+    assert len(ids) == len(set(ids)) and len(ids) <= 20 + 3 + 8 + 8
     # The most recently updated memories are always there; lines keep the one format.
     items = mm.all_items()
     assert "r0000" in ids and "r0001" in ids
-    assert f"{cat} | 身份 | hit 1 | 2025-03-01 | {CAT}" in lines
-    assert lines == [memory_line(mid, items[mid]) for mid in ids]
+    assert f'{cat} | 身份 | 2025-03-01 | "{CAT}"' in lines
+    without_hints = [" | ".join(line.split(" | ")[:4]) for line in lines]
+    assert without_hints == [memory_line(mid, items[mid], NOW) for mid in ids]
     assert (msg.artifact["shown"], msg.artifact["total"]) == (len(ids), total)
 
 
@@ -123,7 +126,7 @@ def test_without_a_retriever_the_most_recent_and_most_used_are_listed(mm):
     assert old["用户讨厌下雨天"] in ids  # the most used, although old
     assert "r0000" in ids and "r0119" not in ids  # recent in, the oldest recent one out
     assert old["用户喜欢吃香菜"] not in ids
-    assert 20 <= len(ids) <= 45
+    assert 10 <= len(ids) <= 25
 
 
 def test_a_failing_retriever_falls_back_to_recent_memories(mm):
@@ -140,7 +143,7 @@ def test_a_failing_retriever_falls_back_to_recent_memories(mm):
 def test_listing_limits_are_parameters(mm, retriever):
     fill(mm, 30, old=UNRELATED_OLD)
     listing = read_listing(mm, CAT_TURN, lambda: retriever, now=NOW, read_all_max=10, related_k=5, recent_n=2)
-    assert (listing.total, listing.selection) == (36, "related") and 5 <= listing.shown <= 7
+    assert (listing.total, listing.selection) == (36, "related") and 5 <= listing.shown <= 7 + 4
     assert read_listing(mm, CAT_TURN, lambda: retriever, read_all_max=36).shown == 36
 
 
@@ -184,12 +187,12 @@ async def test_ltm_over_threshold_update_of_a_related_memory_lands(llm_server, m
         ltm.close()
         memory.recall.close()
     system = llm_server.requests[0]["messages"][0]["content"]
-    assert "只列出与本轮对话相关的条目" in system
+    assert "附有相关条目的列表" in system
     read_output = next(m["content"] for m in llm_server.requests[1]["messages"] if m["role"] == "tool")
     assert read_output.startswith("共 156 条记忆") and "与本轮对话相关" in read_output.splitlines()[0]
     ids = listed_ids(read_output)
     assert cat in ids and not {old[t] for t in UNRELATED_OLD} & set(ids)
-    assert len(read_output) < 4000  # ~45 lines, not 156
+    assert len(read_output) < 4000  # ~25 lines, not 156
     item = mm.get(cat)
     assert item.description == "用户养了一只叫年糕的橘猫，很调皮" and item.hit == 1
     assert (item.history[-1]["actor"], item.history[-1]["reason"]) == ("agent", "用户说年糕又把杯子打翻了")

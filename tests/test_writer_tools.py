@@ -94,8 +94,9 @@ def test_read_memories_one_line_per_memory(mm):
     lines = [line for line in text.splitlines() if line.startswith((a, b))]
     assert len(lines) == 2
     line_a = next(line for line in lines if line.startswith(a))
-    assert "品味" in line_a and "hit 1" in line_a and "用户喜欢猫" in line_a
-    assert mm.get(a).latest_update_time[:10] in line_a
+    day = mm.get(a).latest_update_time[:10]
+    assert line_a.split(" | ")[:2] == [a, "品味"] and day.endswith(line_a.split(" | ")[2])
+    assert line_a.split(" | ")[3] == "\"用户喜欢猫\""
 
 
 @pytest.mark.parametrize(
@@ -130,13 +131,47 @@ def test_merge_with_itself_or_unknown_is_an_error(mm):
     assert [e["action"] for e in mm.get(a).history] == ["create"]
 
 
-def test_secret_detector_spares_ordinary_facts():
-    assert find_secret("用户的生日是1999年3月7日") is None
-    assert find_secret("用户的手机尾号是 1234") is None
-    assert find_secret("用户12月4日下午3点有考试") is None
-    assert find_secret("用户有一个常用的工作邮箱账号") is None
-    assert find_secret("用户家 WiFi 密码是 abc12345") == "密码 / 验证码"
-    assert find_secret("卡号 6222 0212 3456 7890 123") == "银行卡号"
+@pytest.mark.parametrize("text", [
+    "用户的生日是1999年3月7日",
+    "用户的手机尾号是 1234",
+    "用户12月4日下午3点有考试",
+    "用户有一个常用的工作邮箱账号",
+    "用户觉得记密码是件很麻烦的事。",  # talks about passwords, gives none away
+    "用户的密码总是记不住，打算用密码管理器",
+    "用户忘了验证码是什么意思",
+    "用户的学号是 2023011512345678",  # 16 digits, named a student number
+    "用户的学号是2023011512345675",  # ... even when it happens to pass the Luhn check
+    "用户的快递单号是 7731 2345 6789 0123",
+    "用户的 QQ 号是 1234567890123456",
+    "用户的订单号 6222021234567890 还没发货",
+    "用户在一个 16 位编号 1000200030004000 的项目里",
+])
+def test_secret_detector_spares_ordinary_facts(text):
+    assert find_secret(text) is None
+
+
+@pytest.mark.parametrize("text,kind", [
+    ("用户家 WiFi 密码是 abc12345", "密码 / 验证码"),
+    ("用户的银行卡密码是 834512", "密码 / 验证码"),
+    ("用户邮箱的密码：Sunset2026!", "密码 / 验证码"),
+    ("卡号 6222 0212 3456 7890 123", "银行卡号"),  # named a card: refused whatever its check digit
+    ("用户常用的那张是 4111 1111 1111 1111", "银行卡号"),  # unnamed, but a valid card number (Luhn)
+    ("用户的信用卡 5500-0000-0000-0004", "银行卡号"),
+    ("用户的身份证号是110101199003071234", "身份证号"),
+    ("用户证件号码 33010219980512345X", "身份证号"),
+    ("用户的 OpenAI key 是 sk-abcdefghijklmnopqrstuvwx", "API Key / 令牌"),
+])
+def test_secret_detector_refuses_secrets(text, kind):
+    assert find_secret(text) == kind
+
+
+def test_luhn_decides_unnamed_16_digit_numbers():
+    from sonetto_desktop.memory.writer.secret_filter import luhn_ok
+
+    assert luhn_ok("4111111111111111") and luhn_ok("2023011512345675")
+    assert not luhn_ok("2023011512345678")
+    assert find_secret("用户记下了 2023011512345678") is None  # fails Luhn, no card word: not a card
+    assert find_secret("用户记下了 4111111111111111") == "银行卡号"
 
 
 def test_tool_writes_carry_the_turn_on_the_change_channel(mm):

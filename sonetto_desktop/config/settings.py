@@ -53,6 +53,7 @@ _RANGES: dict[str, tuple[float, float]] = {
 }
 _SCHEMA_NAME = re.compile(r"^[a-z_][a-z0-9_]{0,40}$")
 _SECRET_FIELDS = frozenset({"api_key", "postgres_password"})
+USER_NAME_MAX = 20
 
 
 def mask_secret(value: str) -> str:
@@ -88,6 +89,8 @@ class Settings:
     # chunk (a local model that is still loading may need more), and between two chunks.
     first_token_timeout: float = 30.0
     stream_idle_timeout: float = 30.0
+    #: How Sonetto should call the user ("你希望 Sonetto 怎么称呼你"); empty: learned from the memories.
+    user_name: str = ""
     # One memory on several computers (store_backend "postgres"): the server's URL without its
     # password (that one lives in the keyring), TLS, the schema holding this person's memories,
     # this computer's name as other devices see it, and whether chat sessions live there too.
@@ -152,6 +155,9 @@ class Settings:
                 problems.append(
                     Problem(name, f"取值应为 {' / '.join(choices)} 之一。", f"Must be one of {', '.join(choices)}.")
                 )
+        if len(self.user_name.strip()) > USER_NAME_MAX or any(ch in self.user_name for ch in "\r\n\t"):
+            problems.append(Problem("user_name", f"称呼应为一行、不超过 {USER_NAME_MAX} 个字。",
+                                    f"The name must be one line of at most {USER_NAME_MAX} characters."))
         if self.store_backend == "postgres":
             problems += _postgres_problems(self)
         for name, (low, high) in _RANGES.items():

@@ -61,7 +61,8 @@ def save(path: Path, postings: Postings, docs: DocTable, *, token: str | None, t
 def load(path: Path, *, tokenizer: str) -> tuple[Postings, DocTable, str | None]:
     """(postings, documents, saved version token). Raises IndexFileError if it cannot be used."""
     try:
-        with np.load(path, allow_pickle=False) as data:
+        # Opened here, so the file is closed even when numpy gives up on a damaged archive.
+        with open(path, "rb") as fh, np.load(fh, allow_pickle=False) as data:
             header = json.loads(bytes(data["header"]).decode("utf-8"))
             if not isinstance(header, dict) or header.get("format") != FORMAT:
                 raise IndexFileError(f"{path.name}: another index format")

@@ -23,9 +23,11 @@ from langgraph.checkpoint.memory import MemorySaver
 from ..base import BaseMemoryManager
 from ..changes import MemoryChange
 from ..operations import MemoryOperations
-from .listing import RetrieverProvider
-from .prompts import choose_system_prompt
-from .timefmt import time_block
+from .budget import EndAfterWrites
+from .index import WriterIndex
+from .listing import RetrieverProvider, read_listing
+from .names import resolve_name
+from .prompts import choose_system_prompt, turn_message
 from .tools import CONTEXT_KEY, ToolContext, make_memory_tools
 from .turns import format_turn, normalize_turn, turn_query_text
 
@@ -45,6 +47,7 @@ class ConsumeResult:
     completion_tokens: int = 0
     final_text: str = ""
     changes: list[MemoryChange] = field(default_factory=list)
+    tool_error_texts: list[str] = field(default_factory=list)  # what failed tool calls answered (quality harness)
 
 
 # The tool calls of one model message run one at a time, in the order the model gave them, so
@@ -67,8 +70,10 @@ class MemoryConsumer:
     store they are made for).
 
     ``retriever`` (a provider of the offline retriever, see ``tools.make_memory_tools``) lets
-    ``read_memories`` list only the memories related to the turn once the store is large; each
-    run hands the tools its turn through a ``ToolContext`` in the run config.
+    the listing show only the memories related to the turn once the store is large; the listing
+    goes into the run's one user message (``prompts.turn_message``), so the model need not call
+    ``read_memories``. ``user_name()``: the name set in the settings (``names.resolve_name``).
+    Each run hands the tools its turn through a ``ToolContext`` in the run config.
     """
 
     def __init__(
@@ -79,6 +84,7 @@ class MemoryConsumer:
         now: Callable[[], datetime] | None = None,
         recursion_limit: int = DEFAULT_RECURSION_LIMIT,
         retriever: RetrieverProvider | None = None,
+        user_name: Callable[[], str] | None = None,
     ) -> None:
         if llm is None:
             raise ValueError("MemoryConsumer needs a chat model (llm is None: no model configured)")
@@ -87,7 +93,10 @@ class MemoryConsumer:
         self._ops = ops
         self._now = now or datetime.now
         self._recursion_limit = recursion_limit
-        self._tools = make_memory_tools(ops, retriever=retriever)
+        self._retriever = retriever
+        self._user_name = user_name or (lambda: "")
+        self._index = WriterIndex(ops.store)  # count, recency, due dates, same text: never a full read per turn
+        self._tools = make_memory_tools(ops, retriever=retriever, index=self._index)
         self._agents: dict[str, Any] = {}
         self._checkpointer = MemorySaver()
 
@@ -102,27 +111,40 @@ class MemoryConsumer:
                 model=self._llm,
                 tools=self._tools,
                 system_prompt=system_prompt,
-                middleware=[_SerialToolCalls()],
+                middleware=[_SerialToolCalls(), EndAfterWrites()],
                 checkpointer=self._checkpointer,
             )
             self._agents[system_prompt] = agent
         return agent
 
-    def build_prompt(self, turn_messages: Any, cold_start: bool, now: datetime | None = None) -> str:
-        text = format_turn(normalize_turn(turn_messages))
-        header = "## 本轮对话" if cold_start else "## 新一轮对话"
-        return f"{header}\n{text}\n\n{time_block(now or self._now())}"
+    def subject(self) -> str:
+        """What the memories call the user (blocking: the index may refresh)."""
+        stated, leading = self._index.name_hints()
+        return resolve_name(self._user_name(), stated, leading)[0]
+
+    def build_prompt(self, turn_messages: Any, cold_start: bool | None = None, now: datetime | None = None) -> tuple[
+            bool, str, str]:
+        """(cold start, the user message, the user's name) for a turn. Blocking (index, listing):
+        call it from a worker thread."""
+        messages = normalize_turn(turn_messages)
+        now = now or self._now()
+        if cold_start is None:
+            cold_start = self._index.count() == 0
+        name = self.subject()
+        listing = "" if cold_start else read_listing(
+            self._ops.store, turn_query_text(messages), self._retriever, now=now, index=self._index,
+            subject=name).text
+        return cold_start, turn_message(format_turn(messages), listing, now, name=name, cold_start=cold_start), name
 
     async def consume(self, session_id: str | None, turn_id: str | None, turn_messages: Any) -> ConsumeResult:
         """Let the agent write what this turn taught about the user. Raises if the LLM fails."""
         turn_id = turn_id or uuid.uuid4().hex[:12]
         messages = normalize_turn(turn_messages)
-        cold_start = await asyncio.to_thread(self._ops.count) == 0
-        system_prompt = choose_system_prompt(cold_start)
         now = self._now()
-        user_prompt = self.build_prompt(messages, cold_start, now)
+        cold_start, user_prompt, name = await asyncio.to_thread(self.build_prompt, messages, None, now)
+        system_prompt = choose_system_prompt(cold_start)
         user_words = "\n".join(m["content"] for m in messages if m["role"] == "user")
-        tool_context = ToolContext(session_id, turn_id, turn_query_text(messages), now, user_words)
+        tool_context = ToolContext(session_id, turn_id, turn_query_text(messages), now, user_words, name)
         agent = self._agents.get(system_prompt) or await asyncio.to_thread(self._agent, system_prompt)
         thread_id = f"ltm-{turn_id}-{uuid.uuid4().hex[:6]}"
         changes: list[MemoryChange] = []
@@ -145,7 +167,9 @@ class MemoryConsumer:
         for msg in state.get("messages", []):
             if isinstance(msg, ToolMessage):
                 result.tool_calls += 1
-                result.tool_errors += msg.status == "error"
+                if msg.status == "error":
+                    result.tool_errors += 1
+                    result.tool_error_texts.append(str(msg.content))
             elif isinstance(msg, AIMessage):
                 result.llm_calls += 1
                 usage = msg.usage_metadata or {}

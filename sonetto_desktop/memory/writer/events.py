@@ -7,8 +7,9 @@ from dataclasses import dataclass
 
 #: queued: a turn was journaled and queued; started: an attempt began; done: the turn was written;
 #: failed: an attempt failed (will retry); gave_up: moved to the failed list; status: the status
-#: sentence changed (``detail``).
-WRITER_EVENT_KINDS = ("queued", "started", "done", "failed", "gave_up", "status")
+#: sentence changed (``detail``); tidied: a memory hygiene pass changed or flagged something
+#: (``turn_id``: the pass's own turn, undoable as one; ``detail``: its summary).
+WRITER_EVENT_KINDS = ("queued", "started", "done", "failed", "gave_up", "status", "tidied")
 
 
 @dataclass(frozen=True)

@@ -41,7 +41,8 @@ class MemoryWriter:
     the writer's chat model; ``None`` means none is configured (turns wait in the journal until
     ``set_llm``). ``retriever``: a provider of the offline retriever for the bounded listing.
     ``describe_error(exc, api_key)`` words a failure for people (default: type and message).
-    ``events``: the feed to report on (default: a new one; a front end may keep one across writers)."""
+    ``events``: the feed to report on (default: a new one; a front end may keep one across writers).
+    ``user_name()``: what the user wants to be called (the settings' field), for the memories' wording."""
 
     def __init__(
         self,
@@ -56,6 +57,7 @@ class MemoryWriter:
         retriever: RetrieverProvider | None = None,
         describe_error: ErrorDescriber | None = None,
         events: EventFeed[WriterEvent] | None = None,
+        user_name: Callable[[], str] | None = None,
     ) -> None:
         ops = memory if isinstance(memory, MemoryOperations) else MemoryOperations(memory)
         if journal_path is None:
@@ -75,6 +77,8 @@ class MemoryWriter:
         self._now = now
         self._retriever = retriever
         self._describe = describe_error
+        self._user_name = user_name
+        self._activity: tuple[str, str] | None = None
         self._consumer: MemoryConsumer | None = None
         self._queue: asyncio.Queue[str | None] | None = None
         self._task: asyncio.Task[None] | None = None
@@ -125,7 +129,13 @@ class MemoryWriter:
     def status(self) -> WriterStatus:
         configured = self._llm is not None
         return make_status(pending=self.pending, busy=self._busy, paused=self._paused, configured=configured,
-                           failed=len(self._failed), last_error=self._last_error)
+                           failed=len(self._failed), last_error=self._last_error, activity=self._activity)
+
+    def set_activity(self, activity: tuple[str, str] | None) -> None:
+        """Background work besides turns to show in the status ((zh, en); ``None`` when it ends),
+        e.g. the memory hygiene pass."""
+        self._activity = activity
+        self._status_changed()
 
     def _emit(self, kind: str, entry: JournalEntry | None = None, detail: str = "") -> None:
         self.events.publish(WriterEvent(kind, entry.turn_id if entry else None,
@@ -251,7 +261,8 @@ class MemoryWriter:
 
     def _get_consumer(self) -> MemoryConsumer:
         if self._consumer is None or self._consumer.llm is not self._llm:
-            self._consumer = MemoryConsumer(self._llm, self._ops, now=self._now, retriever=self._retriever)
+            self._consumer = MemoryConsumer(self._llm, self._ops, now=self._now, retriever=self._retriever,
+                                            user_name=self._user_name)
         return self._consumer
 
     async def _consume(self, entry: JournalEntry) -> Any:

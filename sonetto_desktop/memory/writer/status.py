@@ -27,8 +27,9 @@ class WriterStatus:
 
 
 def make_status(*, pending: int, busy: bool, paused: bool, configured: bool, failed: int,
-                last_error: str | None) -> WriterStatus:
-    """Pick the one sentence that matters most right now."""
+                last_error: str | None, activity: tuple[str, str] | None = None) -> WriterStatus:
+    """Pick the one sentence that matters most right now. ``activity``: (zh, en) of background work
+    besides turns (the memory hygiene pass), shown when nothing more pressing is."""
     n = pending
     if not configured:
         zh, en = "未配置模型，记忆写入暂停", "No model configured: memory writing is paused"
@@ -43,6 +44,8 @@ def make_status(*, pending: int, busy: bool, paused: bool, configured: bool, fai
         zh, en = f"正在写入记忆…（{n} 轮待写入）", f"Writing memories… ({n} turns waiting)"
     elif failed:
         zh, en = f"有 {failed} 轮对话未能写入记忆，可重试", f"{failed} turns could not be written to memory (retry possible)"
+    elif activity:
+        zh, en = activity
     else:
         zh, en = "记忆已是最新", "Memories are up to date"
     return WriterStatus(n, busy, paused, configured, failed, last_error, zh, en)

@@ -15,6 +15,10 @@ def _md(day: date) -> str:
     return f"{day.month}月{day.day}日（{_SHORT_ZH[day.weekday()]}）"
 
 
+def _md_short(day: date) -> str:
+    return f"{day.month}月{day.day}日"
+
+
 def format_now(now: datetime | None = None) -> str:
     """One line: ``2026年12月2日 星期三 11:07`` (local time)."""
     now = now or datetime.now()
@@ -28,8 +32,7 @@ def relative_day_table(now: datetime | None = None) -> str:
     lines = ["、".join(f"{name}={_md(today + timedelta(days=offset))}" for name, offset in named)]
     monday = today - timedelta(days=today.weekday())
     for label, start in (("本周", monday), ("下周", monday + timedelta(days=7))):
-        days = "、".join(f"{_SHORT_ZH[i]}={(start + timedelta(days=i)).month}月{(start + timedelta(days=i)).day}日"
-                        for i in range(7))
+        days = "、".join(f"{_SHORT_ZH[i]}={_md_short(start + timedelta(days=i))}" for i in range(7))
         lines.append(f"{label}：{days}")
     return "\n".join(lines)
 
@@ -37,4 +40,4 @@ def relative_day_table(now: datetime | None = None) -> str:
 def time_block(now: datetime | None = None) -> str:
     """The block appended to the writer's user prompt."""
     now = now or datetime.now()
-    return f"## 当前时间\n{format_now(now)}\n\n## 日期参考（用于把相对日期换算成绝对日期）\n{relative_day_table(now)}"
+    return f"## 当前时间\n{format_now(now)}\n日期参考：{relative_day_table(now)}"

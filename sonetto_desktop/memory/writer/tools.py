@@ -22,6 +22,7 @@ from ..base import BaseMemoryManager
 from ..changes import AGENT, Turn, excerpt_of
 from ..errors import MemoryNotFound
 from ..operations import MemoryOperations
+from .index import WriterIndex
 from .listing import READ_ALL_MAX, RECENT_N, RELATED_K, RetrieverProvider, read_listing
 from .secret_filter import find_secret
 
@@ -40,8 +41,8 @@ class ToolContext:
 
     ``turn_text`` (the turn's words) and ``now`` are what ``read_memories`` selects related memories
     by once the store is large; ``excerpt`` (the user's words) is kept, shortened, with every change
-    as its provenance. A context given in a run's ``config["configurable"][CONTEXT_KEY]`` wins over
-    the factory's.
+    as its provenance; ``subject``: what the memories call the user (``names``). A context given in
+    a run's ``config["configurable"][CONTEXT_KEY]`` wins over the factory's.
     """
 
     session_id: str | None = None
@@ -49,6 +50,7 @@ class ToolContext:
     turn_text: str | None = None
     now: datetime | None = None
     excerpt: str = ""
+    subject: str = ""
 
     def turn(self) -> Turn | None:
         if not self.turn_id:
@@ -76,10 +78,6 @@ def _content(value: Any) -> str:
     return content
 
 
-def _same_text(text: str) -> str:
-    return "".join(text.split()).rstrip("。.")
-
-
 def _not_found(memory_id: str) -> ToolException:
     return ToolException(
         f"错误：找不到 ID 为 {memory_id!r} 的记忆（可能已被删除或合并）。请调用 read_memories 查看现有条目和正确的 ID。"
@@ -104,18 +102,21 @@ def make_memory_tools(
     read_all_max: int = READ_ALL_MAX,
     related_k: int = RELATED_K,
     recent_n: int = RECENT_N,
+    index: WriterIndex | None = None,
 ) -> list[BaseTool]:
     """The six CRUD tools over ``memory`` (the memory operations, or a store they are made for),
     written as the ``agent``, per turn (see ``ToolContext``).
 
-    ``read_memories`` lists every memory up to ``read_all_max`` of them; above that, the
-    ``related_k`` candidates that ``retriever()`` (a provider of an object with
-    ``candidates(text, k, now=...)``, e.g. a ``MechanicalRetriever``) finds for the turn text
-    of the context, plus the ``recent_n`` most recently updated ones (see ``listing``).
-    Without a retriever: the most recent and most-hit ones.
+    ``read_memories`` gives the listing of ``listing.read_listing``: every memory up to
+    ``read_all_max``; above that the ``related_k`` candidates that ``retriever()`` (a provider of
+    an object with ``candidates(text, k, now=...)``, e.g. a ``MechanicalRetriever``) finds for the
+    context's turn text, due to-dos, likely duplicates and the ``recent_n`` most recent ones.
+    ``index``: the writer's index over the store (made here when not given); ``create_memory``
+    finds an existing memory with the same text through it, without reading the store.
     """
     ops = memory if isinstance(memory, MemoryOperations) else MemoryOperations(memory)
     store = ops.store
+    index = index if index is not None else WriterIndex(store)
 
     def done(text: str, kind: str, ids: tuple[str, ...]) -> tuple[str, dict]:
         return text, {"kind": kind, "ids": ids}
@@ -129,24 +130,18 @@ def make_memory_tools(
 
     @tool(response_format="content_and_artifact")
     def create_memory(content: str, section: str, config: RunnableConfig) -> tuple[str, dict]:
-        """添加一条新的记忆条目到指定分区。调用后返回该条目的唯一 ID。
-        写入前应先确认记忆库里没有说同一件事的条目；有的话用 update_memory 更新它，而不是新建。
+        """添加一条新的记忆条目到指定分区，返回它的 ID。
 
         Args:
-            content: 记忆内容，用第三人称中文描述用户的一个事实（以“用户”开头，只写一个事实，相对日期要换算成绝对日期）。
-            section: 记忆分区。优先使用已有分区；都不合适时可新建分区（1-4 个汉字）：
-                - "身份"（用户的基本身份信息：教育、职业、家乡、年龄段等）
-                - "音乐"（虚拟歌手、声库、歌曲、专辑、创作者）
-                - "品味"（电影、美食、游戏、UP主、品牌等偏好）
-                - "地点与路径"（具体地点和文件系统路径）
-                - "瞬间"（即时的观察和感受：天气、正在做的事、念头）
-                - "时效待办"（有日期的事项：作业、预约、考试、行程）
+            content: 记忆内容：第三人称中文，主语用用户的称呼，一个事实，绝对日期。
+            section: 记忆分区。优先用已有分区；若不适合任何已有分区或用户明确要求新建，可创建新分区（1-4字中文）：
+                "身份"（教育、职业、家乡等）、"音乐"（歌手、声库、歌曲、专辑）、"品味"（电影、美食、游戏、UP主、品牌等偏好）、
+                "地点与路径"（地点和文件路径）、"瞬间"（即时观察和感受：天气、正在做的事、念头）、"时效待办"（有日期的事项）
         """
         text = _content(content)
         theme = _text("section", section, MAX_SECTION_CHARS)
         writer = agent_ops(config)
-        same = _same_text(text)
-        existing = next((mid for mid, item in store.all_items().items() if _same_text(item.description) == same), None)
+        existing = next(iter(index.same_text(text)), None)
         if existing is not None:  # e.g. a turn retried after a failure half-way: never store it twice
             count = writer.hit(existing).extra.get("hit")
             return done(f"记忆库中已有相同内容的条目 {existing}，未重复创建，已记为一次引用（hit {count}）。",
@@ -156,25 +151,21 @@ def make_memory_tools(
 
     @tool(response_format="content_and_artifact")
     def read_memories(config: RunnableConfig) -> tuple[str, dict]:
-        """查看记忆条目：每行一条，包含 ID、分区、引用次数（hit）、最近更新日期和内容。
-        记忆不多时列出全部；记忆很多时只列出与本轮对话相关的条目和最近更新的几条，第一行会写明总数。
-        在新增、修改、合并、删除之前必须先调用此工具了解现有条目；一轮处理中读一次即可。"""
+        """重新查看记忆列表（消息里已附，一般不必调用）。"""
         ctx = run_context(config)
-        listing = read_listing(store, ctx.turn_text, retriever, now=ctx.now, read_all_max=read_all_max,
-                               related_k=related_k, recent_n=recent_n)
+        listing = read_listing(store, ctx.turn_text, retriever, now=ctx.now, index=index, subject=ctx.subject,
+                               read_all_max=read_all_max, related_k=related_k, recent_n=recent_n)
         text, artifact = done(listing.text, "read", ())
         return text, {**artifact, "shown": listing.shown, "total": listing.total}
 
     @tool(response_format="content_and_artifact")
     def update_memory(id: str, content: str, reason: str, config: RunnableConfig) -> tuple[str, dict]:
-        """根据 ID 更新一条已有记忆，旧内容会保存在历史中。更新成功后会自动增加该记忆的引用计数（hit），
-        表示该记忆被重新关注，因此不必再对它调用 hit_memory。
-        当新信息与已有条目说的是同一件事、或用户的情况发生了变化时使用，而不是新建重复条目。
+        """更新一条记忆（旧内容留在历史里，自动记一次 hit）。
 
         Args:
-            id: 要更新的记忆 ID（来自 read_memories 的输出）。
-            content: 更新后的完整内容（第三人称中文，一个事实，绝对日期）。
-            reason: 修改原因，说明依据是对话中的哪句话、发生了什么变化。
+            id: 记忆 ID。
+            content: 更新后的完整内容。
+            reason: 依据哪句话、什么变了。
         """
         memory_id = _text("id", id)
         text = _content(content)
@@ -191,12 +182,11 @@ def make_memory_tools(
 
     @tool(response_format="content_and_artifact")
     def delete_memory(id: str, reason: str, config: RunnableConfig) -> tuple[str, dict]:
-        """根据 ID 删除一条记忆（移入回收站，用户仍可恢复）。
-        用于已经过期的待办（如考试日期已过）、用户明确说不再成立或要求忘掉的信息。
+        """删除一条记忆（进回收站，可恢复）。
 
         Args:
-            id: 要删除的记忆 ID（来自 read_memories 的输出）。
-            reason: 删除原因，说明为什么这条记忆不再需要。
+            id: 记忆 ID。
+            reason: 删除原因。
         """
         memory_id = _text("id", id)
         why = _text("reason", reason)
@@ -209,16 +199,14 @@ def make_memory_tools(
     @tool(response_format="content_and_artifact")
     def merge_memories(id1: str, id2: str, content: str, section: str, reason: str,
                        config: RunnableConfig) -> tuple[str, dict]:
-        """将两条描述同一事物的记忆合并为一条：id1 保留、id2 被删除，两者的修改历史都会保留。
-
-        当两条记忆描述同一事物（如分散的身份信息、同一首歌在不同分区的重复条目）时使用，避免碎片化。
+        """把描述同一事物的两条记忆合并：id1 保留，id2 删除，历史都保留。
 
         Args:
-            id1: 合并后保留的记忆 ID（主条目）。
-            id2: 合并后将被删除的记忆 ID（从条目），必须与 id1 不同。
-            content: 合并后的完整记忆内容，涵盖两条原条目的信息。
-            section: 合并后的记忆分区。
-            reason: 合并原因，说明为什么这两条记忆需要合并。
+            id1: 保留的 ID。
+            id2: 并入的 ID。
+            content: 合并后的完整内容。
+            section: 合并后的分区。
+            reason: 合并原因。
         """
         keep = _text("id1", id1)
         gone = _text("id2", id2)
@@ -235,13 +223,10 @@ def make_memory_tools(
 
     @tool(response_format="content_and_artifact")
     def hit_memory(id: str, config: RunnableConfig) -> tuple[str, dict]:
-        """标记一条记忆被引用一次，增加其 hit 计数。
-
-        当本轮对话提到或用到了某条记忆（如被用于回答用户的问题）、但不需要修改它时调用。
-        已经用 update_memory 更新过的条目不要再调用。
+        """标记一条无需修改的记忆被本轮提到或用到（hit 加一）。
 
         Args:
-            id: 要标记的记忆 ID（来自 read_memories 的输出）。
+            id: 记忆 ID。
         """
         memory_id = _text("id", id)
         try:
