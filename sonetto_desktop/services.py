@@ -14,6 +14,7 @@ imports LangChain in a worker thread) and the command line never pays for it.
 
 from __future__ import annotations
 
+import asyncio
 import dataclasses
 import importlib
 import logging
@@ -47,6 +48,18 @@ AGENT_MODULES = ("sonetto_desktop.memory.retrieval.recall", "sonetto_desktop.mem
                  "sonetto_desktop.agent.engine", "sonetto_desktop.agent.llm")
 
 
+_POSTGRES_FIELDS = ("postgres_url", "postgres_password", "postgres_tls", "postgres_schema", "postgres_sessions",
+                    "device_name")
+
+
+def _store_key(settings: Settings) -> tuple:
+    """What decides which store is open: a change re-opens it (migrating)."""
+    key: tuple = (settings.resolved_data_dir(), settings.store_backend)
+    if settings.store_backend == "postgres":
+        key += tuple(getattr(settings, name) for name in _POSTGRES_FIELDS)
+    return key
+
+
 class AppServices:
     """See the module docstring. Build it with :meth:`open`."""
 
@@ -72,6 +85,9 @@ class AppServices:
         self._agents_started = False
         self._closed = False
         self._store_file: Path | None = None
+        self._store_status: EventFeed[Any] = EventFeed()
+        self._unsubscribe_status: Callable[[], None] | None = None
+        self._paused_offline = False
         self._http: Any = None  # httpx.AsyncClient of the models, while the agents run
         self._model: Callable[..., Any] | None = None
         self.shutdown_steps: list[str] = []
@@ -118,9 +134,18 @@ class AppServices:
     async def _open_store(self) -> None:
         if self._store_file is not None:
             store, migration = await run_blocking(open_store_file, self._store_file), None
+        elif self.settings.store_backend == "postgres":
+            from .postgres_setup import open_settings_store
+
+            store, migration = await run_blocking(open_settings_store, self.data_dir, self.settings)
         else:
             store, migration = await run_blocking(open_store, self.data_dir, self.settings.store_backend)
         self.store, self.migration = store, migration
+        if hasattr(store, "subscribe_status"):  # a store on a server: it can go away and come back
+            loop = asyncio.get_running_loop()
+            self._unsubscribe_status = store.subscribe_status(
+                lambda status: loop.call_soon_threadsafe(self._on_store_status, status))
+        self._store_status.publish(getattr(store, "status", None))  # a re-opened store: views follow
         self.store_report = await run_blocking(store.self_check)
         if not self.store_report.ok:
             log.error("memory store failed its self-check: %s", "; ".join(self.store_report.issues))
@@ -144,6 +169,9 @@ class AppServices:
             log.warning("could not purge the trash: %s", exc)
 
     async def _close_store(self) -> None:
+        if self._unsubscribe_status is not None:
+            self._unsubscribe_status()
+            self._unsubscribe_status = None
         if self._watcher is not None:
             await self._watcher.stop()
             self._watcher = None
@@ -162,6 +190,26 @@ class AppServices:
         """Every committed memory change — this app's (any actor) and other processes' — as one
         :class:`MemoryChange`; stays subscribed across a store re-open (which sends ``reload``)."""
         return self._changes.subscribe(callback)
+
+    @property
+    def store_status(self) -> Any:
+        """The store's connection state (``postgres_store.StoreStatus``), None for a local file."""
+        return getattr(self.store, "status", None)
+
+    def subscribe_store_status(self, callback: Callable[[Any], None]) -> Callable[[], None]:
+        """Called on the event loop whenever the memory server goes away or comes back (offline:
+        the memories are read-only, the writer waits with the turns journaled)."""
+        return self._store_status.subscribe(callback)
+
+    def _on_store_status(self, status: Any) -> None:
+        if self.writer is not None:
+            if not status.online and not self.writer.paused:
+                self.writer.pause()
+                self._paused_offline = True
+            elif status.online and self._paused_offline:
+                self._paused_offline = False
+                self.writer.resume()
+        self._store_status.publish(status)
 
     def subscribe_writer(self, callback: Callable[[WriterEvent], None]) -> Callable[[], None]:
         """The background writer's pipeline state (queued / started / done / failed / gave_up /
@@ -221,6 +269,7 @@ class AppServices:
             return f"{info.zh}（{info.code}）"
 
         self.writer = MemoryWriter(self.memory.as_actor("agent"), model(self.settings),
+                                   journal_path=getattr(self.store, "journal_path", None),  # a server: kept here
                                    events=self._writer_events, retriever=lambda: recall.mechanical,
                                    describe_error=describe, user_name=lambda: self.settings.user_name)
         self.hygiene = MemoryHygiene(self.writer, self.data_dir / STATE_FILE, retriever=lambda: recall.mechanical,
@@ -230,10 +279,24 @@ class AppServices:
             self.hygiene.start()
         else:
             self.writer.pause()
+        status = self.store_status
+        if status is not None and not status.online:  # offline: turns wait in the journal
+            self._on_store_status(status)
+        from .postgres_setup import chat_session_db
+
+        remote = chat_session_db(self.settings, self.store, secrets=lambda: (self.settings.api_key,))
         self.chat = ChatEngine(self.ltm, data_dir=self.data_dir, settings_provider=lambda: self.settings,
-                               llm_factory=lambda: model(self.settings, streaming=True))
+                               llm_factory=lambda: model(self.settings, streaming=True), session_db=remote)
         self._agents_started = True
-        await self.chat.start()
+        try:
+            await self.chat.start()
+        except Exception:
+            if remote is None:
+                raise
+            log.warning("chat sessions on the memory server are unavailable; using this device's", exc_info=True)
+            self.chat = ChatEngine(self.ltm, data_dir=self.data_dir, settings_provider=lambda: self.settings,
+                                   llm_factory=lambda: model(self.settings, streaming=True))
+            await self.chat.start()
 
     async def warm_up(self) -> None:
         """Load the tokenizer and build the offline recall index now rather than at the first message."""
@@ -265,7 +328,7 @@ class AppServices:
         agents restarted; otherwise the models, recall mode and timeouts are rebuilt in place. If the
         new store cannot be opened, the previous one is opened again and the error re-raised."""
         old, self.settings = self.settings, new
-        if (old.resolved_data_dir(), old.store_backend) != (new.resolved_data_dir(), new.store_backend):
+        if _store_key(old) != _store_key(new):
             await self._reopen(old)
             return
         if self.chat is not None and self._model is not None:
@@ -279,13 +342,21 @@ class AppServices:
     async def _reopen(self, fallback: Settings) -> None:
         agents = self._agents_started
         await self._stop_agents()
+        if fallback.store_backend == "postgres" and self.settings.store_backend != "postgres":
+            from .memory.pg_migrate import copy_back
+
+            try:  # a device leaving the server takes the memories with it (the server keeps them)
+                await run_blocking(copy_back, self.store, self.data_dir, self.settings.store_backend)
+            except Exception:
+                log.error("could not copy the memories back from the server", exc_info=True)
         await self._close_store()
         try:
             await self._open_store()
         except Exception:
             log.error("could not open the memory store in %s", self.data_dir, exc_info=True)
-            self.settings = dataclasses.replace(self.settings, data_dir=fallback.data_dir,
-                                                store_backend=fallback.store_backend)
+            self.settings = dataclasses.replace(
+                self.settings, data_dir=fallback.data_dir, store_backend=fallback.store_backend,
+                **{name: getattr(fallback, name) for name in _POSTGRES_FIELDS})
             await self._open_store()
             raise
         finally:

@@ -12,7 +12,7 @@ os.environ.setdefault("QT_API", "pyside6")
 
 import pytest
 
-pytest_plugins = ["llm_fixtures"]
+pytest_plugins = ["llm_fixtures", "pg_fixtures"]
 
 ROOT = Path(__file__).resolve().parent.parent
 if str(ROOT) not in sys.path:

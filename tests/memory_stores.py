@@ -1,12 +1,20 @@
-"""Store factories shared by the memory tests: one contract, every backend."""
+"""Store factories shared by the memory tests: one contract, every backend.
+
+``postgres`` stores live in a schema derived from the test folder on the test server (see
+``pg_fixtures``); a fixture that may open one asks for ``use_backend(request, kind)`` first so the
+server is running.
+"""
 
 from __future__ import annotations
 
+import os
 from pathlib import Path
 
 from sonetto_desktop.memory import BaseMemoryManager, SqliteMemoryManager, YamlMemoryManager
 
-BACKENDS = ("yaml", "sqlite")
+BACKENDS = ("yaml", "sqlite", "postgres")
+#: The backends that live in a file of the data dir (no server).
+LOCAL_BACKENDS = ("yaml", "sqlite")
 
 
 def store_path(kind: str, folder: Path) -> Path:
@@ -14,8 +22,20 @@ def store_path(kind: str, folder: Path) -> Path:
 
 
 def open_store(kind: str, folder: Path) -> BaseMemoryManager:
+    if kind == "postgres":
+        from pg_fixtures import URL_ENV, schema_for
+        from sonetto_desktop.memory.postgres_store import PostgresMemoryManager
+
+        return PostgresMemoryManager(os.environ[URL_ENV], schema=schema_for(folder), device=f"dev-{os.getpid()}")
     path = store_path(kind, folder)
     return YamlMemoryManager(path) if kind == "yaml" else SqliteMemoryManager(path)
+
+
+def use_backend(request, kind: str) -> str:
+    """Start what ``kind`` needs (the PostgreSQL test server) and drop its schema after the test."""
+    if kind == "postgres":
+        request.getfixturevalue("pg_schema")
+    return kind
 
 
 def backend_store_fixture(name: str = "mm"):
@@ -26,7 +46,7 @@ def backend_store_fixture(name: str = "mm"):
 
     @pytest.fixture(params=BACKENDS, name=name)
     def store(request, tmp_path):
-        opened = open_store(request.param, tmp_path)
+        opened = open_store(use_backend(request, request.param), tmp_path)
         yield opened
         opened.close()
 

@@ -9,7 +9,7 @@ import sys
 import pytest
 import yaml
 
-from memory_stores import BACKENDS, open_store
+from memory_stores import LOCAL_BACKENDS as BACKENDS, open_store
 from sonetto_desktop.cli import main as cli_main
 from sonetto_desktop.memory.transfer import ImportFormatError, export_markdown, import_file, parse_markdown
 

@@ -11,7 +11,7 @@ from pathlib import Path
 
 import pytest
 
-from memory_stores import BACKENDS, open_store
+from memory_stores import BACKENDS, open_store, use_backend
 
 CHILD = Path(__file__).parent / "memory_crash_child.py"
 
@@ -24,7 +24,8 @@ def _spawn(backend: str, folder: Path, count: int) -> subprocess.Popen:
 
 
 @pytest.mark.parametrize("backend", BACKENDS)
-def test_kill_9_mid_stream_loses_no_acknowledged_write(backend, tmp_path):
+def test_kill_9_mid_stream_loses_no_acknowledged_write(backend, tmp_path, request):
+    use_backend(request, backend)
     rng = random.Random(7)
     for round_no in range(5):
         folder = tmp_path / f"round{round_no}"
@@ -49,7 +50,8 @@ def test_kill_9_mid_stream_loses_no_acknowledged_write(backend, tmp_path):
 
 
 @pytest.mark.parametrize("backend", BACKENDS)
-def test_four_processes_times_25_adds(backend, tmp_path):
+def test_four_processes_times_25_adds(backend, tmp_path, request):
+    use_backend(request, backend)
     open_store(backend, tmp_path).close()  # create the store before the race
     children = [_spawn(backend, tmp_path, 25) for _ in range(4)]
     acked = []

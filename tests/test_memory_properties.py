@@ -8,7 +8,7 @@ from pathlib import Path
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from memory_stores import BACKENDS, open_store
+from memory_stores import LOCAL_BACKENDS as BACKENDS, open_store
 from sonetto_desktop.memory import MemoryNotFound
 
 text = st.text(alphabet="猫狗上海火锅abc 12", min_size=0, max_size=6)

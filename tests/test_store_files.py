@@ -17,7 +17,7 @@ from pathlib import Path
 
 import pytest
 
-from memory_stores import BACKENDS, open_store, store_path
+from memory_stores import LOCAL_BACKENDS as BACKENDS, open_store, store_path  # files on this machine
 from sonetto_desktop.cli import main as cli_main
 from sonetto_desktop.memory import MemoryItem, YamlMemoryManager
 from sonetto_desktop.memory.errors import StoreUnavailable

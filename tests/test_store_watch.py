@@ -11,7 +11,7 @@ from pathlib import Path
 
 import pytest
 
-from memory_stores import BACKENDS, open_store, store_path
+from memory_stores import BACKENDS, open_store, store_path, use_backend
 from sonetto_desktop.memory.changes import MemoryChange, Turn
 from sonetto_desktop.memory.watch import StoreWatcher
 
@@ -36,7 +36,7 @@ def other_process(kind: str, folder: Path, code: str) -> str:
 
 @pytest.fixture(params=BACKENDS)
 def kind(request):
-    return request.param
+    return use_backend(request, request.param)
 
 
 @pytest.fixture

@@ -165,109 +165,109 @@
 <context>
     <name>HistoryDialog</name>
     <message>
-        <location filename="../../sonetto_desktop/ui/history_dialog.py" line="73" />
+        <location filename="../../sonetto_desktop/ui/history_dialog.py" line="77" />
         <source>{0}（{1}）</source>
         <translation>{0} ({1})</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/history_dialog.py" line="95" />
+        <location filename="../../sonetto_desktop/ui/history_dialog.py" line="99" />
         <source>记忆的历史</source>
         <translation>Memory history</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/history_dialog.py" line="102" />
+        <location filename="../../sonetto_desktop/ui/history_dialog.py" line="106" />
         <source>加载中…</source>
         <translation>Loading…</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/history_dialog.py" line="118" />
+        <location filename="../../sonetto_desktop/ui/history_dialog.py" line="122" />
         <source>恢复的原因</source>
         <translation>Reason for restoring</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/history_dialog.py" line="119" />
+        <location filename="../../sonetto_desktop/ui/history_dialog.py" line="123" />
         <source>恢复为此版本</source>
         <translation>Restore this version</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/history_dialog.py" line="151" />
+        <location filename="../../sonetto_desktop/ui/history_dialog.py" line="155" />
         <source>这条记忆已不存在（可能被删除或合并）。</source>
         <translation>This memory no longer exists (it may have been deleted or merged).</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/history_dialog.py" line="159" />
+        <location filename="../../sonetto_desktop/ui/history_dialog.py" line="163" />
         <source>当前：{0}（{1}）</source>
         <translation>Now: {0} ({1})</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/history_dialog.py" line="188" />
+        <location filename="../../sonetto_desktop/ui/history_dialog.py" line="192" />
         <source>智能体</source>
         <translation>Sonetto</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/history_dialog.py" line="188" />
+        <location filename="../../sonetto_desktop/ui/history_dialog.py" line="192" />
         <source>你</source>
         <translation>You</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/history_dialog.py" line="192" />
+        <location filename="../../sonetto_desktop/ui/history_dialog.py" line="196" />
         <source>创建</source>
         <translation>Added</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/history_dialog.py" line="193" />
+        <location filename="../../sonetto_desktop/ui/history_dialog.py" line="197" />
         <source>修改</source>
         <translation>Edited</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/history_dialog.py" line="194" />
+        <location filename="../../sonetto_desktop/ui/history_dialog.py" line="198" />
         <source>合并</source>
         <translation>Merged</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/history_dialog.py" line="195" />
+        <location filename="../../sonetto_desktop/ui/history_dialog.py" line="199" />
         <source>恢复旧版本</source>
         <translation>Reverted</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/history_dialog.py" line="196" />
+        <location filename="../../sonetto_desktop/ui/history_dialog.py" line="200" />
         <source>从回收站恢复</source>
         <translation>Restored</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/history_dialog.py" line="203" />
+        <location filename="../../sonetto_desktop/ui/history_dialog.py" line="207" />
         <source>最初的版本</source>
         <translation>The first version</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/history_dialog.py" line="208" />
+        <location filename="../../sonetto_desktop/ui/history_dialog.py" line="212" />
         <source> · 来自被合并的记忆</source>
         <translation> · from a merged memory</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/history_dialog.py" line="230" />
-        <location filename="../../sonetto_desktop/ui/history_dialog.py" line="239" />
-        <location filename="../../sonetto_desktop/ui/history_dialog.py" line="241" />
+        <location filename="../../sonetto_desktop/ui/history_dialog.py" line="234" />
+        <location filename="../../sonetto_desktop/ui/history_dialog.py" line="243" />
+        <location filename="../../sonetto_desktop/ui/history_dialog.py" line="245" />
         <source>主题：{0}</source>
         <translation>Theme: {0}</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/history_dialog.py" line="235" />
+        <location filename="../../sonetto_desktop/ui/history_dialog.py" line="239" />
         <source>修改前 → 修改后</source>
         <translation>Before → after</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/history_dialog.py" line="243" />
+        <location filename="../../sonetto_desktop/ui/history_dialog.py" line="247" />
         <source>并入的记忆：{0}</source>
         <translation>Merged-in memory: {0}</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/history_dialog.py" line="246" />
+        <location filename="../../sonetto_desktop/ui/history_dialog.py" line="250" />
         <source>原因：{0}</source>
         <translation>Reason: {0}</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/history_dialog.py" line="260" />
+        <location filename="../../sonetto_desktop/ui/history_dialog.py" line="264" />
         <source>恢复的原因（必填）</source>
         <translation>Reason for restoring (required)</translation>
     </message>
@@ -526,6 +526,104 @@
     </message>
 </context>
 <context>
+    <name>PostgresPage</name>
+    <message>
+        <location filename="../../sonetto_desktop/ui/postgres_page.py" line="37" />
+        <source>在几台电脑上使用同一份记忆：记忆保存在你指定的 PostgreSQL 服务器上（家里 NAS 上的 Docker、或托管的云数据库），每台电脑上的改动会立刻出现在其他电脑上。注意：记忆将存放在该服务器上，请只使用你信任的服务器。</source>
+        <translation>One memory on several computers: the memories live on a PostgreSQL server you choose (Docker on a home NAS, or a hosted database), and a change on one computer appears on the others at once. Note: your memories are then stored on that server; use only a server you trust.</translation>
+    </message>
+    <message>
+        <location filename="../../sonetto_desktop/ui/postgres_page.py" line="47" />
+        <source>保存在系统钥匙串中，不写进设置文件</source>
+        <translation>Kept in the system keyring, never in the settings file</translation>
+    </message>
+    <message>
+        <location filename="../../sonetto_desktop/ui/postgres_page.py" line="49" />
+        <source>自动（服务器支持就加密）</source>
+        <translation>Automatic (encrypt when the server can)</translation>
+    </message>
+    <message>
+        <location filename="../../sonetto_desktop/ui/postgres_page.py" line="49" />
+        <source>必须加密</source>
+        <translation>Always encrypt</translation>
+    </message>
+    <message>
+        <location filename="../../sonetto_desktop/ui/postgres_page.py" line="50" />
+        <source>加密并校验服务器证书</source>
+        <translation>Encrypt and verify the server certificate</translation>
+    </message>
+    <message>
+        <location filename="../../sonetto_desktop/ui/postgres_page.py" line="50" />
+        <source>不加密（仅限本机/内网）</source>
+        <translation>No encryption (this computer / home network only)</translation>
+    </message>
+    <message>
+        <location filename="../../sonetto_desktop/ui/postgres_page.py" line="54" />
+        <source>同一个数据库里可以放几个人的记忆，各用一个名字（小写字母、数字、下划线）。</source>
+        <translation>One database can hold several people's memories, each under its own name (lower-case letters, digits, underscores).</translation>
+    </message>
+    <message>
+        <location filename="../../sonetto_desktop/ui/postgres_page.py" line="57" />
+        <source>聊天记录也保存在服务器上（换一台电脑可以接着聊）</source>
+        <translation>Keep the chats on the server too (continue a conversation on another computer)</translation>
+    </message>
+    <message>
+        <location filename="../../sonetto_desktop/ui/postgres_page.py" line="58" />
+        <source>测试服务器连接</source>
+        <translation>Test the server connection</translation>
+    </message>
+    <message>
+        <location filename="../../sonetto_desktop/ui/postgres_page.py" line="67" />
+        <source>在“记忆”页把存储方式选为 PostgreSQL 后保存即可。服务器上还没有记忆时，本机的记忆（含历史和回收站）会完整迁移过去；以后切换回本地存储时，服务器上的记忆会复制回本机（服务器上的仍然保留）。服务器连不上时，应用用本机副本只读打开，聊天照常，新记忆等服务器恢复后自动写入。</source>
+        <translation>Choose PostgreSQL as the storage on the Memory page and save. If the server holds no memories yet, this computer's memories (with their history and the trash) move there in full; switching back to local storage later copies the server's memories back to this computer (the server keeps its copy). When the server cannot be reached, the app opens read-only from this computer's copy; chatting goes on, and new memories are written once the server is back.</translation>
+    </message>
+    <message>
+        <location filename="../../sonetto_desktop/ui/postgres_page.py" line="74" />
+        <source>服务器地址</source>
+        <translation>Server URL</translation>
+    </message>
+    <message>
+        <location filename="../../sonetto_desktop/ui/postgres_page.py" line="75" />
+        <source>密码</source>
+        <translation>Password</translation>
+    </message>
+    <message>
+        <location filename="../../sonetto_desktop/ui/postgres_page.py" line="76" />
+        <source>加密（TLS）</source>
+        <translation>Encryption (TLS)</translation>
+    </message>
+    <message>
+        <location filename="../../sonetto_desktop/ui/postgres_page.py" line="77" />
+        <source>记忆库名称</source>
+        <translation>Memory library name</translation>
+    </message>
+    <message>
+        <location filename="../../sonetto_desktop/ui/postgres_page.py" line="78" />
+        <source>本机名称</source>
+        <translation>This computer's name</translation>
+    </message>
+    <message>
+        <location filename="../../sonetto_desktop/ui/postgres_page.py" line="84" />
+        <source>多设备</source>
+        <translation>Several computers</translation>
+    </message>
+    <message>
+        <location filename="../../sonetto_desktop/ui/postgres_page.py" line="88" />
+        <source>PostgreSQL（多设备）</source>
+        <translation>PostgreSQL (several computers)</translation>
+    </message>
+    <message>
+        <location filename="../../sonetto_desktop/ui/postgres_page.py" line="99" />
+        <source>由环境变量 SONETTO_POSTGRES_URL 设置</source>
+        <translation>Set by the environment variable SONETTO_POSTGRES_URL</translation>
+    </message>
+    <message>
+        <location filename="../../sonetto_desktop/ui/postgres_page.py" line="125" />
+        <source>正在连接…</source>
+        <translation>Connecting…</translation>
+    </message>
+</context>
+<context>
     <name>QuickChat</name>
     <message>
         <location filename="../../sonetto_desktop/ui/quick_chat.py" line="44" />
@@ -547,184 +645,184 @@
 <context>
     <name>SettingsDialog</name>
     <message>
-        <location filename="../../sonetto_desktop/ui/settings_dialog.py" line="48" />
+        <location filename="../../sonetto_desktop/ui/settings_dialog.py" line="49" />
         <source>设置</source>
         <translation>Settings</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/settings_dialog.py" line="56" />
-        <location filename="../../sonetto_desktop/ui/settings_dialog.py" line="102" />
+        <location filename="../../sonetto_desktop/ui/settings_dialog.py" line="57" />
+        <location filename="../../sonetto_desktop/ui/settings_dialog.py" line="105" />
         <source>模型</source>
         <translation>Model</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/settings_dialog.py" line="57" />
+        <location filename="../../sonetto_desktop/ui/settings_dialog.py" line="58" />
         <source>记忆</source>
         <translation>Memory</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/settings_dialog.py" line="58" />
+        <location filename="../../sonetto_desktop/ui/settings_dialog.py" line="61" />
         <source>外观</source>
         <translation>Appearance</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/settings_dialog.py" line="63" />
+        <location filename="../../sonetto_desktop/ui/settings_dialog.py" line="66" />
         <source>保存</source>
         <translation>Save</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/settings_dialog.py" line="64" />
+        <location filename="../../sonetto_desktop/ui/settings_dialog.py" line="67" />
         <source>取消</source>
         <translation>Cancel</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/settings_dialog.py" line="82" />
+        <location filename="../../sonetto_desktop/ui/settings_dialog.py" line="85" />
         <source>本地模型可以留空</source>
         <translation>Leave empty for local models</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/settings_dialog.py" line="91" />
-        <location filename="../../sonetto_desktop/ui/settings_dialog.py" line="117" />
+        <location filename="../../sonetto_desktop/ui/settings_dialog.py" line="94" />
+        <location filename="../../sonetto_desktop/ui/settings_dialog.py" line="120" />
         <source> 秒</source>
         <translation> s</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/settings_dialog.py" line="92" />
+        <location filename="../../sonetto_desktop/ui/settings_dialog.py" line="95" />
         <source>测试连接</source>
         <translation>Test connection</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/settings_dialog.py" line="100" />
+        <location filename="../../sonetto_desktop/ui/settings_dialog.py" line="103" />
         <source>服务地址</source>
         <translation>Endpoint URL</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/settings_dialog.py" line="101" />
+        <location filename="../../sonetto_desktop/ui/settings_dialog.py" line="104" />
         <source>API 密钥</source>
         <translation>API key</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/settings_dialog.py" line="103" />
+        <location filename="../../sonetto_desktop/ui/settings_dialog.py" line="106" />
         <source>温度</source>
         <translation>Temperature</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/settings_dialog.py" line="104" />
+        <location filename="../../sonetto_desktop/ui/settings_dialog.py" line="107" />
         <source>请求超时</source>
         <translation>Request timeout</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/settings_dialog.py" line="112" />
+        <location filename="../../sonetto_desktop/ui/settings_dialog.py" line="115" />
         <source>混合（推荐）</source>
         <translation>Hybrid (recommended)</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/settings_dialog.py" line="112" />
+        <location filename="../../sonetto_desktop/ui/settings_dialog.py" line="115" />
         <source>本地检索（快，不用模型）</source>
         <translation>Local search (fast, no model)</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/settings_dialog.py" line="113" />
+        <location filename="../../sonetto_desktop/ui/settings_dialog.py" line="116" />
         <source>模型检索</source>
         <translation>Model search</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/settings_dialog.py" line="119" />
+        <location filename="../../sonetto_desktop/ui/settings_dialog.py" line="122" />
         <source>YAML 文件（可直接阅读）</source>
         <translation>YAML file (human-readable)</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/settings_dialog.py" line="120" />
+        <location filename="../../sonetto_desktop/ui/settings_dialog.py" line="123" />
         <source>SQLite 数据库（记忆很多时更快）</source>
         <translation>SQLite database (faster with many memories)</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/settings_dialog.py" line="121" />
+        <location filename="../../sonetto_desktop/ui/settings_dialog.py" line="125" />
         <source>切换后会把现有记忆（含历史和回收站）完整迁移过去，旧文件保留。</source>
         <translation>Switching moves every memory (with history and trash) to the new store; the old file is kept.</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/settings_dialog.py" line="125" />
+        <location filename="../../sonetto_desktop/ui/settings_dialog.py" line="129" />
         <source>选择…</source>
         <translation>Choose…</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/settings_dialog.py" line="127" />
+        <location filename="../../sonetto_desktop/ui/settings_dialog.py" line="131" />
         <source>打开数据文件夹</source>
         <translation>Open data folder</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/settings_dialog.py" line="132" />
+        <location filename="../../sonetto_desktop/ui/settings_dialog.py" line="136" />
         <source>回忆方式</source>
         <translation>Recall</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/settings_dialog.py" line="133" />
+        <location filename="../../sonetto_desktop/ui/settings_dialog.py" line="137" />
         <source>回忆超时</source>
         <translation>Recall timeout</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/settings_dialog.py" line="134" />
+        <location filename="../../sonetto_desktop/ui/settings_dialog.py" line="138" />
         <source>存储方式</source>
         <translation>Storage</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/settings_dialog.py" line="136" />
+        <location filename="../../sonetto_desktop/ui/settings_dialog.py" line="140" />
         <source>数据文件夹</source>
         <translation>Data folder</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/settings_dialog.py" line="144" />
+        <location filename="../../sonetto_desktop/ui/settings_dialog.py" line="148" />
         <source>跟随系统</source>
         <translation>Follow the system</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/settings_dialog.py" line="144" />
+        <location filename="../../sonetto_desktop/ui/settings_dialog.py" line="148" />
         <source>浅色</source>
         <translation>Light</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/settings_dialog.py" line="144" />
+        <location filename="../../sonetto_desktop/ui/settings_dialog.py" line="148" />
         <source>深色</source>
         <translation>Dark</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/settings_dialog.py" line="149" />
+        <location filename="../../sonetto_desktop/ui/settings_dialog.py" line="153" />
         <source>界面语言在重新启动后生效。</source>
         <translation>The language changes after a restart.</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/settings_dialog.py" line="151" />
+        <location filename="../../sonetto_desktop/ui/settings_dialog.py" line="155" />
         <source>主题</source>
         <translation>Theme</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/settings_dialog.py" line="152" />
+        <location filename="../../sonetto_desktop/ui/settings_dialog.py" line="156" />
         <source>语言</source>
         <translation>Language</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/settings_dialog.py" line="181" />
+        <location filename="../../sonetto_desktop/ui/settings_dialog.py" line="186" />
         <source>由环境变量 %1 设置</source>
         <translation>Set by the environment variable %1</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/settings_dialog.py" line="215" />
+        <location filename="../../sonetto_desktop/ui/settings_dialog.py" line="221" />
         <source>无法保存设置：</source>
         <translation>Cannot save the settings: </translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/settings_dialog.py" line="229" />
+        <location filename="../../sonetto_desktop/ui/settings_dialog.py" line="235" />
         <source>正在连接…</source>
         <translation>Connecting…</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/settings_dialog.py" line="237" />
+        <location filename="../../sonetto_desktop/ui/settings_dialog.py" line="243" />
         <source>（{0} ms）</source>
         <translation> ({0} ms)</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/settings_dialog.py" line="247" />
+        <location filename="../../sonetto_desktop/ui/settings_dialog.py" line="253" />
         <source>选择数据文件夹</source>
         <translation>Choose the data folder</translation>
     </message>
@@ -732,22 +830,22 @@
 <context>
     <name>SonettoApp</name>
     <message>
-        <location filename="../../sonetto_desktop/ui/shell.py" line="174" />
+        <location filename="../../sonetto_desktop/ui/shell.py" line="176" />
         <source>对话功能启动失败：%1。记忆墙仍可使用；请检查数据目录后重启。</source>
         <translation>Chat could not start: %1. The memory wall still works; check the data folder, then restart.</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/shell.py" line="256" />
+        <location filename="../../sonetto_desktop/ui/shell.py" line="258" />
         <source>语言</source>
         <translation>Language</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/shell.py" line="257" />
+        <location filename="../../sonetto_desktop/ui/shell.py" line="259" />
         <source>界面语言将在重新启动后切换。</source>
         <translation>The interface language changes after a restart.</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/shell.py" line="246" />
+        <location filename="../../sonetto_desktop/ui/shell.py" line="248" />
         <source>无法使用新的数据文件夹 {0}：{1}。仍在使用原来的记忆库。</source>
         <translation>Cannot use the new data folder {0}: {1}. Still using the previous memory store.</translation>
     </message>
@@ -808,6 +906,19 @@
         <location filename="../../sonetto_desktop/ui/status_indicator.py" line="115" />
         <source>暂停记忆写入</source>
         <translation>Pause memory writing</translation>
+    </message>
+</context>
+<context>
+    <name>StoreBanner</name>
+    <message>
+        <location filename="../../sonetto_desktop/ui/store_banner.py" line="35" />
+        <source>记忆服务器暂时连不上：现在显示的是本机副本（{0}），只能查看、不能修改。聊天照常，新的记忆会在服务器恢复后自动写入。</source>
+        <translation>The memory server can't be reached: showing this computer's copy ({0}), read-only. Chatting goes on; new memories are written once the server is back.</translation>
+    </message>
+    <message>
+        <location filename="../../sonetto_desktop/ui/store_banner.py" line="38" />
+        <source>记忆服务器暂时连不上，本机还没有副本：记忆暂时为空、只能查看。聊天照常，新的记忆会在服务器恢复后自动写入。</source>
+        <translation>The memory server can't be reached and this computer has no copy yet: no memories to show for now. Chatting goes on; new memories are written once the server is back.</translation>
     </message>
 </context>
 <context>

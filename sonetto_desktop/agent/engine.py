@@ -90,6 +90,7 @@ class ChatEngine:
         retrieval_mode: RetrievalMode | str | None = None,
         max_input_chars: int = MAX_INPUT_CHARS,
         recursion_limit: int = 25,
+        session_db: Any = None,
         **graph_options: Any,
     ) -> None:
         self.ltm = ltm
@@ -105,7 +106,8 @@ class ChatEngine:
         self._secret = ""
         self._model_name = ""
         self._graph: Any = None
-        self._db = SessionDatabase(self.data_dir / DB_NAME, secrets=lambda: (self._secret,))
+        # sessions + checkpoints: sessions.db here, or ``session_db`` elsewhere (the memory server: pg_sessions)
+        self._db = session_db or SessionDatabase(self.data_dir / DB_NAME, secrets=lambda: (self._secret,))
         self._store = self._db.store
         self._running: dict[str, asyncio.Task[None]] = {}
 

@@ -1,7 +1,8 @@
-"""Where the API key lives: the OS keyring when a usable one exists, else a user-only file.
+"""Where the API key (and the memory server's password) live: the OS keyring when a usable one
+exists, else a user-only file.
 
-The key is never written to settings.json and never logged. The file fallback is ``api_key`` in the
-config dir, created with mode 0600 (owner read/write only). On Windows the mode bits are ignored; the
+A secret is never written to settings.json and never logged. The file fallback is ``api_key`` (the
+password: ``postgres_password``) in the config dir, created with mode 0600 (owner read/write only). On Windows the mode bits are ignored; the
 file then relies on the per-user ACL of the profile directory it lives in.
 """
 
@@ -18,6 +19,8 @@ log = logging.getLogger(__name__)
 SERVICE = "sonetto-desktop"
 USERNAME = "api_key"
 KEY_FILE = "api_key"
+#: The memory server's password (``ApiKeyStore(config_dir, POSTGRES_PASSWORD)``).
+POSTGRES_PASSWORD = "postgres_password"
 
 
 def keyring_usable() -> bool:
@@ -37,16 +40,18 @@ def keyring_usable() -> bool:
 
 
 class ApiKeyStore:
-    """Loads, stores and deletes the API key for one config dir."""
+    """Loads, stores and deletes one secret for one config dir: the API key, or another secret
+    named ``name`` (its keyring user name and its fallback file's name)."""
 
-    def __init__(self, config_dir: Path | str | None = None) -> None:
+    def __init__(self, config_dir: Path | str | None = None, name: str = USERNAME) -> None:
         if config_dir is None:
             config_dir = default_config_dir()
         self.config_dir = Path(config_dir)
+        self.name = name
 
     @property
     def key_file(self) -> Path:
-        return self.config_dir / KEY_FILE
+        return self.config_dir / (KEY_FILE if self.name == USERNAME else self.name)
 
     @property
     def backend(self) -> str:
@@ -58,7 +63,7 @@ class ApiKeyStore:
             try:
                 import keyring
 
-                value = keyring.get_password(SERVICE, USERNAME)
+                value = keyring.get_password(SERVICE, self.name)
                 if value:
                     return value
             except Exception as exc:  # noqa: BLE001 - a locked / broken keyring must not stop the app
@@ -75,7 +80,7 @@ class ApiKeyStore:
             try:
                 import keyring
 
-                keyring.set_password(SERVICE, USERNAME, key)
+                keyring.set_password(SERVICE, self.name, key)
                 self._delete_file()  # no stale copy left on disk
                 return "keyring"
             except Exception as exc:  # noqa: BLE001
@@ -90,7 +95,7 @@ class ApiKeyStore:
                 from keyring.errors import PasswordDeleteError
 
                 try:
-                    keyring.delete_password(SERVICE, USERNAME)
+                    keyring.delete_password(SERVICE, self.name)
                 except PasswordDeleteError:
                     pass
             except Exception as exc:  # noqa: BLE001
@@ -109,7 +114,7 @@ class ApiKeyStore:
 
     def _store_file(self, key: str) -> None:
         self.config_dir.mkdir(parents=True, exist_ok=True)
-        tmp = self.config_dir / f".{KEY_FILE}.{os.getpid()}.tmp"
+        tmp = self.config_dir / f".{self.key_file.name}.{os.getpid()}.tmp"
         try:
             tmp.unlink()
         except FileNotFoundError:
@@ -148,3 +153,11 @@ def store_api_key(key: str, config_dir: Path | str | None = None) -> str:
 
 def delete_api_key(config_dir: Path | str | None = None) -> None:
     ApiKeyStore(config_dir).delete()
+
+
+def load_secret(name: str, config_dir: Path | str | None = None) -> str:
+    return ApiKeyStore(config_dir, name).load()
+
+
+def store_secret(name: str, value: str, config_dir: Path | str | None = None) -> str:
+    return ApiKeyStore(config_dir, name).store(value)

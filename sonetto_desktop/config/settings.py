@@ -11,14 +11,16 @@ import contextlib
 import json
 import logging
 import os
+import re
 import tempfile
 import time
 from dataclasses import dataclass, field, fields, replace
 from pathlib import Path
 from typing import Any, NamedTuple
+from urllib.parse import urlsplit
 
 from .paths import config_dir, default_data_dir
-from .secrets import load_api_key, store_api_key
+from .secrets import POSTGRES_PASSWORD, load_api_key, load_secret, store_api_key, store_secret
 
 log = logging.getLogger(__name__)
 
@@ -26,7 +28,10 @@ SETTINGS_FILE = "settings.json"
 OPENAI_DEFAULT_BASE_URL = "https://api.openai.com/v1"
 
 RETRIEVAL_MODES = ("llm", "mechanical", "hybrid")
-STORE_BACKENDS = ("yaml", "sqlite")
+STORE_BACKENDS = ("yaml", "sqlite", "postgres")
+#: TLS for the memory server (libpq's sslmode): "prefer" tries TLS, "require" insists on it,
+#: "verify-full" also checks the server's certificate and name.
+POSTGRES_TLS_MODES = ("disable", "prefer", "require", "verify-full")
 THEMES = ("light", "dark", "system")
 LANGUAGES = ("zh_CN", "en")
 
@@ -36,6 +41,7 @@ _CHOICES: dict[str, tuple[str, ...]] = {
     "store_backend": STORE_BACKENDS,
     "theme": THEMES,
     "language": LANGUAGES,
+    "postgres_tls": POSTGRES_TLS_MODES,
 }
 # Numeric fields: inclusive range.
 _RANGES: dict[str, tuple[float, float]] = {
@@ -46,7 +52,8 @@ _RANGES: dict[str, tuple[float, float]] = {
     "first_token_timeout": (1.0, 3600.0),
     "stream_idle_timeout": (1.0, 3600.0),
 }
-_SECRET_FIELDS = frozenset({"api_key"})
+_SCHEMA_NAME = re.compile(r"^[a-z_][a-z0-9_]{0,40}$")
+_SECRET_FIELDS = frozenset({"api_key", "postgres_password"})
 USER_NAME_MAX = 20
 
 
@@ -87,12 +94,22 @@ class Settings:
     stream_idle_timeout: float = 30.0
     #: How Sonetto should call the user ("你希望 Sonetto 怎么称呼你"); empty: learned from the memories.
     user_name: str = ""
+    # One memory on several computers (store_backend "postgres"): the server's URL without its
+    # password (that one lives in the keyring), TLS, the schema holding this person's memories,
+    # this computer's name as other devices see it, and whether chat sessions live there too.
+    postgres_url: str = ""
+    postgres_password: str = field(default="", repr=False)
+    postgres_tls: str = "prefer"
+    postgres_schema: str = "sonetto"
+    postgres_sessions: bool = False
+    device_name: str = ""
     # Values replaced by environment variables, kept so that save() writes the user's own values.
     _env_originals: dict[str, Any] = field(default_factory=dict, repr=False, compare=False)
 
     def __repr__(self) -> str:
         shown = [
-            f"{f.name}={mask_secret(self.api_key)!r}" if f.name == "api_key" else f"{f.name}={getattr(self, f.name)!r}"
+            f"{f.name}={mask_secret(getattr(self, f.name))!r}" if f.name in _SECRET_FIELDS
+            else f"{f.name}={getattr(self, f.name)!r}"
             for f in fields(self)
             if not f.name.startswith("_")
         ]
@@ -144,6 +161,8 @@ class Settings:
         if len(self.user_name.strip()) > USER_NAME_MAX or any(ch in self.user_name for ch in "\r\n\t"):
             problems.append(Problem("user_name", f"称呼应为一行、不超过 {USER_NAME_MAX} 个字。",
                                     f"The name must be one line of at most {USER_NAME_MAX} characters."))
+        if self.store_backend == "postgres":
+            problems += _postgres_problems(self)
         for name, (low, high) in _RANGES.items():
             value = getattr(self, name)
             if isinstance(value, bool) or not isinstance(value, (int, float)) or not low <= value <= high:
@@ -167,6 +186,7 @@ class Settings:
             "api_key": get("OPENAI_API_KEY"),
             "model": get("SONETTO_MODEL"),
             "data_dir": get("SONETTO_DATA_DIR"),
+            "postgres_url": get("SONETTO_POSTGRES_URL"),
         }
         overrides = {k: v for k, v in overrides.items() if v}
         originals = dict(self._env_originals)
@@ -204,6 +224,7 @@ class Settings:
         settings = cls._from_dict(data)
         if with_secret:
             settings.api_key = load_api_key(path.parent)
+            settings.postgres_password = load_secret(POSTGRES_PASSWORD, path.parent)
         return settings
 
     @classmethod
@@ -247,6 +268,7 @@ class Settings:
             raise
         if with_secret:
             store_api_key(self._env_originals.get("api_key", self.api_key), path.parent)
+            store_secret(POSTGRES_PASSWORD, self.postgres_password, path.parent)
 
 
 _BAD = object()
@@ -259,8 +281,26 @@ def load_settings(*, with_secret: bool = True) -> Settings:
     return Settings.load(with_secret=with_secret).with_env()
 
 
+def _postgres_problems(settings: Settings) -> list[Problem]:
+    """The URL and library name must be usable (``memory.pg_location`` checks them again on use)."""
+    url = settings.postgres_url.strip()
+    if not url:
+        return [Problem("postgres_url", "请填写 PostgreSQL 服务器地址（postgresql://用户@主机:5432/数据库）。",
+                        "Please enter the PostgreSQL URL (postgresql://user@host:5432/database).")]
+    parts = urlsplit(url)
+    if parts.scheme not in ("postgresql", "postgres") or not (parts.hostname or "host=" in parts.query):
+        return [Problem("postgres_url", "PostgreSQL 地址应形如 postgresql://用户@主机:5432/数据库。",
+                        "A PostgreSQL URL looks like postgresql://user@host:5432/database.")]
+    if not _SCHEMA_NAME.match(settings.postgres_schema or ""):
+        return [Problem("postgres_schema", "记忆库名称只能用小写字母、数字和下划线（以字母开头）。",
+                        "The library name may use lower-case letters, digits and _ (starting with a letter).")]
+    return []
+
+
 def _coerce(name: str, value: Any, default: Any) -> Any:
     """``value`` converted to the type of ``default`` and checked, or ``_BAD``."""
+    if isinstance(default, bool):
+        return value if isinstance(value, bool) else _BAD
     if isinstance(default, float):
         if isinstance(value, bool) or not isinstance(value, (int, float)):
             return _BAD

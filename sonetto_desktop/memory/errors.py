@@ -98,3 +98,15 @@ class MemoryLocked(MemoryError_):
         self.memory_id = memory_id
         self.actor = actor
         super().__init__(f"memory {memory_id!r} is locked by the user; {actor!r} may not change or delete it")
+
+
+class StoreOffline(MemoryError_):
+    """The memory server cannot be reached: the store is read-only (its local copy) until it is back.
+    Nothing was written; the change can be made again once the server answers."""
+
+    def __init__(self, where: str, detail: str) -> None:
+        self.where = where
+        self.detail = detail
+        self.zh = f"记忆服务器暂时连不上，现在只能查看、不能修改（{where}：{detail}）"
+        super().__init__(f"记忆服务器暂时连不上，只能查看 / the memory server {where} cannot be reached ({detail});"
+                         " read-only until it is back")

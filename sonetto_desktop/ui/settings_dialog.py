@@ -34,6 +34,7 @@ from qasync import asyncSlot
 from sonetto_desktop.config.settings import Settings
 
 from .icons import icon
+from .postgres_page import PostgresPage
 
 ENV_NAMES = {"base_url": "SONETTO_BASE_URL / OPENAI_BASE_URL", "api_key": "OPENAI_API_KEY",
              "model": "SONETTO_MODEL", "data_dir": "SONETTO_DATA_DIR"}
@@ -55,6 +56,8 @@ class SettingsDialog(QDialog):
         tabs = QTabWidget(self)
         tabs.addTab(self._model_tab(), self.tr("模型"))
         tabs.addTab(self._memory_tab(), self.tr("记忆"))
+        self.postgres_page = PostgresPage(self)  # the multi-device backend's fields (its own module)
+        tabs.addTab(self.postgres_page, self.postgres_page.title())
         tabs.addTab(self._look_tab(), self.tr("外观"))
         self.error_label = QLabel(self)
         self.error_label.setObjectName("HintLabel")
@@ -118,6 +121,7 @@ class SettingsDialog(QDialog):
         self.store_backend = QComboBox(page)
         self.store_backend.addItem(self.tr("YAML 文件（可直接阅读）"), "yaml")
         self.store_backend.addItem(self.tr("SQLite 数据库（记忆很多时更快）"), "sqlite")
+        PostgresPage.add_backend_choice(self.store_backend)
         self.backend_hint = QLabel(self.tr("切换后会把现有记忆（含历史和回收站）完整迁移过去，旧文件保留。"), page)
         self.backend_hint.setObjectName("HintLabel")
         self.backend_hint.setWordWrap(True)
@@ -173,6 +177,7 @@ class SettingsDialog(QDialog):
         self.data_dir.setPlaceholderText(str(s.resolved_data_dir()))
         self._select(self.theme, s.theme)
         self._select(self.language, s.language)
+        self.postgres_page.load(s)
         for name in s.env_overridden:
             widget = {"base_url": self.base_url, "api_key": self.api_key, "model": self.model,
                       "data_dir": self.data_dir}.get(name)
@@ -195,6 +200,7 @@ class SettingsDialog(QDialog):
         editable = {"base_url": self.base_url.text().strip(), "api_key": self.api_key.text().strip(),
                     "model": self.model.currentText().strip(), "data_dir": self.data_dir.text().strip()}
         values.update({k: v for k, v in editable.items() if k not in s.env_overridden})
+        values.update(self.postgres_page.values())
         return dataclasses.replace(s, **values)
 
     # ── actions ────────────────────────────────────────────────────────

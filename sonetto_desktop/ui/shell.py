@@ -34,6 +34,7 @@ from .main_window import MainWindow
 from .memory_service import MemoryService
 from .quick_chat import QuickChat
 from .status_indicator import WriterControl
+from .store_banner import StoreBanner
 from .theme import ThemeController
 from .tray import Tray
 
@@ -143,6 +144,7 @@ class SonettoApp:
             lambda message: self.toasts.show_toast(message, key="chat-operation-failed", kind="error"))
         self.wall = self._build_wall(self.service, self.toasts)
         self.window.set_wall(self.wall)
+        StoreBanner.attach(self.window, self.services)  # shown while the memory server is away
         self.wall_loaded = self.wall.reload()
         self.window.settings_requested.connect(self.open_settings)
         self.window.quit_requested.connect(self.request_quit)

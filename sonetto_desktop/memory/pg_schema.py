@@ -1,0 +1,64 @@
+"""The tables of a PostgreSQL memory store, created once per schema (safe to run concurrently).
+
+``memories`` and ``trash`` mirror the SQLite store's; ``changes`` is the change log every device
+reads after a gap (``seq`` grows in commit order: writes hold the store's advisory lock while they
+allocate it); ``meta`` keeps the schema version and ``pruned_through``, the newest ``seq`` deleted
+by pruning (a device whose last seen ``seq`` is older cannot catch up from the log and re-reads
+everything instead). JSON is kept as text, byte for byte (key order and all), as in the SQLite store.
+"""
+
+from __future__ import annotations
+
+import zlib
+
+SCHEMA_VERSION = "1"
+
+
+def lock_key(schema: str) -> int:
+    """The advisory lock that serialises the writes to one store (a signed 64-bit number)."""
+    return zlib.crc32(f"sonetto-memory:{schema}".encode()) - 2**31
+
+
+def create_statements(schema: str) -> list[str]:
+    """DDL for ``schema`` (an identifier already checked by ``PgLocation``)."""
+    s = f'"{schema}"'
+    return [
+        f"CREATE SCHEMA IF NOT EXISTS {s}",
+        f"""CREATE TABLE IF NOT EXISTS {s}.memories (
+            id TEXT PRIMARY KEY,
+            description TEXT NOT NULL,
+            theme TEXT NOT NULL,
+            history TEXT NOT NULL DEFAULT '[]',
+            latest_update_time TEXT NOT NULL,
+            hit INTEGER NOT NULL DEFAULT 0)""",
+        f"""CREATE TABLE IF NOT EXISTS {s}.trash (
+            id TEXT PRIMARY KEY,
+            entry TEXT NOT NULL,
+            deleted_at TEXT)""",
+        f"CREATE TABLE IF NOT EXISTS {s}.meta (key TEXT PRIMARY KEY, value TEXT NOT NULL)",
+        f"INSERT INTO {s}.meta VALUES ('schema_version', '{SCHEMA_VERSION}') ON CONFLICT DO NOTHING",
+        f"INSERT INTO {s}.meta VALUES ('pruned_through', '0') ON CONFLICT DO NOTHING",
+        f"""CREATE TABLE IF NOT EXISTS {s}.changes (
+            seq BIGINT GENERATED ALWAYS AS IDENTITY PRIMARY KEY,
+            time TIMESTAMPTZ NOT NULL DEFAULT now(),
+            origin TEXT NOT NULL,
+            device TEXT NOT NULL DEFAULT '',
+            kind TEXT NOT NULL,
+            turn_id TEXT,
+            record TEXT NOT NULL)""",
+        f"CREATE INDEX IF NOT EXISTS changes_by_turn ON {s}.changes (turn_id)",
+    ]
+
+
+def ensure_schema(conn, schema: str) -> None:
+    """Create the tables if missing (one transaction, under the store's lock: two devices opening
+    a new store at once do not trip over each other)."""
+    with conn.transaction():
+        conn.execute("SELECT pg_advisory_xact_lock(%s)", (lock_key(schema),))
+        exists = conn.execute(
+            "SELECT 1 FROM information_schema.tables WHERE table_schema = %s AND table_name = 'changes'",
+            (schema,)).fetchone()
+        if exists:
+            return
+        for statement in create_statements(schema):
+            conn.execute(statement)

@@ -1,0 +1,97 @@
+"""From the settings to the memory server: its location, opening the store, testing a connection.
+
+Wiring between ``config`` (URL, TLS, schema, device name; the password from the keyring) and
+``memory.postgres_store``; used by ``AppServices`` and the settings page's test button. Importing
+it does not import psycopg.
+"""
+
+from __future__ import annotations
+
+import time
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from .config.secrets import POSTGRES_PASSWORD, load_secret
+from .config.settings import Settings
+from .memory.pg_location import PgLocation, PgLocationError, default_device_name
+
+
+def location_of(settings: Settings, *, password: str | None = None) -> PgLocation:
+    """The store the settings name (the password: given, else the settings', else the keyring's)."""
+    if password is None:
+        password = settings.postgres_password or load_secret(POSTGRES_PASSWORD)
+    return PgLocation(settings.postgres_url, (settings.postgres_schema or "sonetto").strip(),
+                      settings.postgres_tls, password or "")
+
+
+def device_of(settings: Settings) -> str:
+    return settings.device_name.strip() or default_device_name()
+
+
+def open_settings_store(data_dir: str | Path, settings: Settings) -> tuple[Any, Any]:
+    """(store, migration report or None): see ``memory.pg_migrate.open_postgres_store``."""
+    from .memory.pg_migrate import open_postgres_store
+
+    return open_postgres_store(data_dir, location_of(settings), device=device_of(settings))
+
+
+@dataclass(frozen=True)
+class ConnectionCheck:
+    """What the settings page's test button shows."""
+
+    ok: bool
+    zh: str
+    en: str
+    server_version: str = ""
+    millis: float = 0.0
+    memories: int | None = None
+
+
+def check_connection(settings: Settings, *, password: str | None = None) -> ConnectionCheck:
+    """Connect once with these settings (blocking, up to the connect timeout): can this device
+    use the server? Says how many memories the store holds already (None: not created yet)."""
+    try:
+        location = location_of(settings, password=password)
+    except PgLocationError as exc:
+        return ConnectionCheck(False, f"地址有误：{exc}", f"Bad URL: {exc}")
+    try:
+        import psycopg
+    except ImportError:
+        return ConnectionCheck(False, "缺少 PostgreSQL 组件：pip install 'sonetto-desktop[postgres]'",
+                               "PostgreSQL support is not installed: pip install 'sonetto-desktop[postgres]'")
+    started = time.perf_counter()
+    try:
+        with psycopg.connect(location.url, autocommit=True, **location.connect_kwargs()) as conn:
+            version = conn.execute("SHOW server_version").fetchone()[0]
+            found = conn.execute("SELECT 1 FROM information_schema.tables WHERE table_schema = %s"
+                                 " AND table_name = 'memories'", (location.schema,)).fetchone()
+            memories = None
+            if found:
+                memories = conn.execute(f'SELECT COUNT(*) FROM "{location.schema}".memories').fetchone()[0]
+            tls = conn.pgconn.ssl_in_use
+    except psycopg.Error as exc:
+        detail = " ".join(str(exc).split())[:300]
+        if location.password:
+            detail = detail.replace(location.password, "***")
+        return ConnectionCheck(False, f"连接失败：{detail}", f"Could not connect: {detail}")
+    millis = (time.perf_counter() - started) * 1000
+    lock = "（TLS 加密）" if tls else "（未加密）"
+    lock_en = " (TLS)" if tls else " (not encrypted)"
+    count = f"，已有 {memories} 条记忆" if memories is not None else "，记忆库尚未建立（首次使用时会自动创建）"
+    count_en = f", {memories} memories stored" if memories is not None else ", no memories yet (created on first use)"
+    return ConnectionCheck(True, f"连接成功：PostgreSQL {version}{lock}{count}，用时 {millis:.0f} 毫秒。",
+                           f"Connected: PostgreSQL {version}{lock_en}{count_en}, {millis:.0f} ms.",
+                           version, millis, memories)
+
+
+def chat_session_db(settings: Settings, store: Any, secrets: Any = tuple) -> Any:
+    """The chat sessions' database on the memory server when the settings want them there and the
+    server answers; None: the local ``sessions.db`` (also the fallback while offline)."""
+    if settings.store_backend != "postgres" or not settings.postgres_sessions:
+        return None
+    if not getattr(store, "online", False):
+        return None
+    from .agent.pg_sessions import PgSessionDatabase
+
+    return PgSessionDatabase(store.location, secrets=secrets)

@@ -1,0 +1,42 @@
+"""The banner under the window's header while the memory server cannot be reached: the wall shows
+this device's copy, read-only; chatting goes on and new memories wait on this device."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from PySide6.QtWidgets import QLabel, QWidget
+
+
+class StoreBanner(QLabel):
+    def __init__(self, services: Any, parent: QWidget | None = None) -> None:
+        super().__init__(parent)
+        self.setObjectName("StoreBanner")
+        self.setWordWrap(True)
+        self.setStyleSheet("#StoreBanner { background: #fff3cd; color: #664d03; padding: 6px 12px; }")
+        unsubscribe = services.subscribe_store_status(self.show_status)
+        self.destroyed.connect(lambda *_: unsubscribe())
+        self.show_status(services.store_status)
+
+    @classmethod
+    def attach(cls, window: Any, services: Any) -> "StoreBanner":
+        """Put a banner under the header of ``window`` (a ``MainWindow``)."""
+        central = window.centralWidget()
+        banner = cls(services, central)
+        central.layout().insertWidget(1, banner)
+        return banner
+
+    def show_status(self, status: Any) -> None:
+        """``status``: a ``StoreStatus`` (None: a local store, never offline)."""
+        if status is None or status.online:
+            self.hide()
+            return
+        if status.copy_time:
+            text = self.tr("记忆服务器暂时连不上：现在显示的是本机副本（{0}），只能查看、不能修改。"
+                           "聊天照常，新的记忆会在服务器恢复后自动写入。").format(status.copy_time.replace("T", " ")[:16])
+        else:
+            text = self.tr("记忆服务器暂时连不上，本机还没有副本：记忆暂时为空、只能查看。"
+                           "聊天照常，新的记忆会在服务器恢复后自动写入。")
+        self.setText("⚠ " + text)
+        self.setToolTip(status.detail)
+        self.show()

@@ -1,0 +1,97 @@
+"""PostgreSQL for the tests: the server ``.ci/run`` started (``SONETTO_TEST_PG_URL``), else a
+throwaway one started here when the binaries are installed, else a skip — or, under CI
+(``CI=true``), a failure: CI must run the PostgreSQL tests.
+
+Each store gets a schema of its own (derived from its test folder, so a second process opening the
+same folder opens the same store); it is dropped when the test ends.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import os
+import tempfile
+from pathlib import Path
+
+import pytest
+
+from pg_server import PgServer, bin_dir
+
+URL_ENV = "SONETTO_TEST_PG_URL"
+DIR_ENV = "SONETTO_TEST_PG_DIR"  # the folder of a server started by .ci/run (restartable)
+
+
+def schema_for(folder: Path) -> str:
+    return "t_" + hashlib.sha1(str(folder).encode()).hexdigest()[:16]
+
+
+def drop_schema(url: str, schema: str) -> None:
+    import psycopg
+
+    with psycopg.connect(url, autocommit=True, connect_timeout=5) as conn:
+        conn.execute(f'DROP SCHEMA IF EXISTS "{schema}" CASCADE')
+
+
+class ExternalServer:
+    """A server given only by ``SONETTO_TEST_PG_URL`` (a developer's own): not restartable here."""
+
+    def __init__(self, url: str) -> None:
+        from urllib.parse import urlsplit
+
+        self.url = url
+        self.port = urlsplit(url).port or 5432
+
+    def restart(self) -> None:
+        pytest.skip("the server given by SONETTO_TEST_PG_URL cannot be restarted by the tests")
+
+
+def _drop_test_schemas(url: str) -> None:
+    import psycopg
+
+    with psycopg.connect(url, autocommit=True, connect_timeout=5) as conn:
+        names = [r[0] for r in conn.execute("SELECT nspname FROM pg_namespace WHERE nspname LIKE 't\\_%'")]
+        for name in names:
+            conn.execute(f'DROP SCHEMA IF EXISTS "{name}" CASCADE')
+
+
+def _unavailable(reason: str) -> None:
+    if os.environ.get("CI", "").lower() == "true":
+        pytest.fail(f"PostgreSQL tests must run under CI: {reason}")
+    pytest.skip(reason)
+
+
+@pytest.fixture(scope="session")
+def pg_server():
+    """A running PostgreSQL server (:class:`pg_server.PgServer`); ``restart()``-able."""
+    try:
+        import psycopg  # noqa: F401
+    except ImportError:
+        _unavailable("psycopg is not installed (pip install -e '.[postgres]')")
+    if os.environ.get(URL_ENV):
+        server = PgServer.attach(Path(os.environ[DIR_ENV])) if os.environ.get(DIR_ENV) else ExternalServer(
+            os.environ[URL_ENV])
+        yield server
+        _drop_test_schemas(os.environ[URL_ENV])
+        return
+    if bin_dir() is None:
+        _unavailable("no PostgreSQL server binaries (apt-get install postgresql) and no SONETTO_TEST_PG_URL")
+    server = PgServer.start(Path(tempfile.mkdtemp(prefix="sonetto-pg-")))
+    os.environ[URL_ENV] = server.url
+    try:
+        yield server
+    finally:
+        os.environ.pop(URL_ENV, None)
+        server.stop()
+
+
+@pytest.fixture
+def pg_url(pg_server) -> str:
+    return pg_server.url
+
+
+@pytest.fixture
+def pg_schema(pg_url, tmp_path):
+    """A fresh schema name for this test (dropped afterwards)."""
+    schema = schema_for(tmp_path)
+    yield schema
+    drop_schema(pg_url, schema)

@@ -1,0 +1,83 @@
+"""Chat sessions on the memory server: a conversation started on one device is listed, shown and
+continued (the model's history, through LangGraph's Postgres checkpointer) on another."""
+
+from __future__ import annotations
+
+import asyncio
+
+import pytest
+from langchain_core.messages import AIMessage, HumanMessage
+from langgraph.graph import START, MessagesState, StateGraph
+
+from sonetto_desktop.agent.pg_sessions import PgSessionDatabase
+from sonetto_desktop.agent.sessions import SessionNotFound
+from sonetto_desktop.memory.pg_location import PgLocation
+
+
+@pytest.fixture
+async def devices(pg_url, pg_schema):
+    location = PgLocation(pg_url, pg_schema)
+    desk, laptop = PgSessionDatabase(location), PgSessionDatabase(location)
+    await asyncio.gather(desk.open(), laptop.open())  # two devices creating the tables at once
+    yield desk, laptop
+    await desk.close()
+    await laptop.close()
+
+
+async def test_a_session_started_on_one_device_is_listed_and_shown_on_the_other(devices):
+    desk, laptop = devices
+    info = await desk.store.create()
+    await desk.store.append(info.id, "user", "我今天去爬山了\n好累", turn_id="t1")
+    await desk.store.append(info.id, "assistant", "辛苦啦！", memories=[{"id": "m1"}], turn_id="t1")
+    [listed] = await laptop.store.list()
+    assert listed.id == info.id and listed.title == "我今天去爬山了"
+    await laptop.store.append(info.id, "user", "腿还酸", turn_id="t2")
+    transcript = await desk.store.transcript(info.id)
+    assert [(e["role"], e["content"]) for e in transcript] == [
+        ("user", "我今天去爬山了\n好累"), ("assistant", "辛苦啦！"), ("user", "腿还酸")]
+    assert transcript[1]["memories"] == [{"id": "m1"}]
+    renamed = await laptop.store.rename(info.id, "爬山")
+    assert (await desk.store.get(info.id)).title == renamed.title == "爬山"
+    assert await desk.store.delete(info.id) and await laptop.store.list() == []
+    with pytest.raises(SessionNotFound):
+        await laptop.store.rename(info.id, "x")
+
+
+async def test_two_devices_appending_at_once_never_collide(devices):
+    desk, laptop = devices
+    await desk.store.ensure("s1")
+    await laptop.store.ensure("s1")  # both devices may create it: one session
+    await asyncio.gather(*(store.append("s1", "user", f"{name}{n}")
+                           for n in range(10) for name, store in (("desk", desk.store), ("laptop", laptop.store))))
+    entries = await desk.store.transcript("s1")
+    assert len(entries) == 20 and len(await laptop.store.list()) == 1
+
+
+async def test_text_postgres_cannot_store_is_kept_readable(devices):
+    desk, _ = devices
+    await desk.store.ensure("s1")
+    await desk.store.append("s1", "user", "坏字符\ud800和\x00空字节")
+    [entry] = await desk.store.transcript("s1")
+    assert entry["content"] == "坏字符\ufffd和\ufffd空字节"
+
+
+async def test_the_models_history_continues_on_the_other_device(devices):
+    desk, laptop = devices
+
+    def reply(state: MessagesState) -> dict:
+        return {"messages": [AIMessage(content=f"第{len(state['messages'])}句收到")]}
+
+    def graph(saver):
+        builder = StateGraph(MessagesState)
+        builder.add_node("reply", reply)
+        builder.add_edge(START, "reply")
+        return builder.compile(checkpointer=saver)
+
+    config = {"configurable": {"thread_id": "s1"}}
+    await graph(desk.saver).ainvoke({"messages": [HumanMessage(content="你好")]}, config)
+    result = await graph(laptop.saver).ainvoke({"messages": [HumanMessage(content="还记得我吗")]}, config)
+    assert [m.content for m in result["messages"]] == ["你好", "第1句收到", "还记得我吗", "第3句收到"]
+    assert isinstance(result["messages"][0], HumanMessage)
+    from sonetto_desktop.agent.checkpoint_serde import CheckpointSerializer
+
+    assert isinstance(desk.saver.serde, CheckpointSerializer)  # the strict, allow-listed loader

@@ -1,0 +1,127 @@
+"""The PostgreSQL backend's settings (password in secret storage), the connection test, and moving
+a data dir's memories onto the server and back with the lossless migration."""
+
+from __future__ import annotations
+
+import json
+import os
+import socket
+from pathlib import Path
+
+import pytest
+
+from sonetto_desktop.config.paths import config_dir
+from sonetto_desktop.config.settings import Settings
+from sonetto_desktop.memory import SqliteMemoryManager, YamlMemoryManager
+from sonetto_desktop.memory.pg_location import PgLocation
+from sonetto_desktop.memory.pg_migrate import CACHE_FILE, copy_back, open_postgres_store
+from sonetto_desktop.postgres_setup import check_connection
+from sonetto_desktop.services import AppServices
+
+PASSWORD = "pg-Secret-9f8e7d"
+
+
+def test_postgres_settings_round_trip_and_the_password_stays_out_of_the_file():
+    settings = Settings(store_backend="postgres", postgres_url="postgresql://me@db.example:5432/mem",
+                        postgres_password=PASSWORD, postgres_tls="require", postgres_schema="xiaolin",
+                        postgres_sessions=True, device_name="书房台式机")
+    settings.save()
+    raw = (config_dir() / "settings.json").read_text(encoding="utf-8")
+    assert PASSWORD not in raw and PASSWORD not in repr(settings)
+    assert json.loads(raw)["postgres_sessions"] is True
+    key_file = config_dir() / "postgres_password"
+    assert key_file.read_text(encoding="utf-8") == PASSWORD and (key_file.stat().st_mode & 0o077) == 0
+    loaded = Settings.load()
+    assert loaded == settings and loaded.postgres_password == PASSWORD
+    assert Settings.load(with_secret=False).postgres_password == ""
+
+
+def test_postgres_settings_are_validated():
+    assert [p.field for p in Settings(store_backend="postgres").validate()] == ["postgres_url"]
+    bad = Settings(store_backend="postgres", postgres_url="http://db.example/mem").validate()
+    assert [p.field for p in bad] == ["postgres_url"] and "postgresql://" in bad[0].en
+    assert Settings(store_backend="postgres", postgres_url="postgresql://db.example/mem").validate() == []
+    assert [p.field for p in Settings(postgres_tls="maybe").validate()] == ["postgres_tls"]
+    config_dir().mkdir(parents=True, exist_ok=True)
+    (config_dir() / "settings.json").write_text(json.dumps({"postgres_sessions": "yes", "postgres_tls": "x"}))
+    loaded = Settings.load()
+    assert loaded.postgres_sessions is False and loaded.postgres_tls == "prefer"  # bad values: defaults
+
+
+def test_check_connection_reports_the_server_or_the_reason(pg_url, pg_schema):
+    ok = check_connection(Settings(store_backend="postgres", postgres_url=pg_url, postgres_schema=pg_schema))
+    assert ok.ok and ok.server_version and ok.memories is None and "连接成功" in ok.zh
+    with socket.socket() as sock:
+        sock.bind(("127.0.0.1", 0))
+        dead = sock.getsockname()[1]
+    url = f"postgresql://me:{PASSWORD}@127.0.0.1:{dead}/x"
+    failed = check_connection(Settings(store_backend="postgres", postgres_url=url))
+    assert not failed.ok and "连接失败" in failed.zh and PASSWORD not in failed.zh + failed.en
+    assert not check_connection(Settings(store_backend="postgres", postgres_url="mysql://x")).ok
+
+
+def _fill(mm) -> dict:
+    a = mm.add("用户喜欢猫", "偏好", reason="聊天里说的")
+    b = mm.add("用户住在杭州", "身份")
+    mm.update(a, "更具体", new_description="用户喜欢橘猫")
+    mm.hit(b)
+    c = mm.add("用户下周去上海出差", "计划")
+    mm.delete(c, "计划取消了")
+    return {k: v.to_dict() for k, v in mm.all_items().items()}
+
+
+@pytest.mark.parametrize("local", ["sqlite", "yaml"])
+def test_a_local_store_moves_onto_an_empty_server_and_back(local, pg_url, pg_schema, tmp_path):
+    desk_dir = tmp_path / "desk"
+    desk_dir.mkdir()
+    src = (SqliteMemoryManager(desk_dir / "memory.db") if local == "sqlite"
+           else YamlMemoryManager(desk_dir / "memory.yaml"))
+    before = _fill(src)
+    trash_before = {t["id"] for t in src.list_trash()}
+    src.close()
+    location = PgLocation(pg_url, pg_schema)
+    server, report = open_postgres_store(desk_dir, location, device="desk")
+    try:
+        assert (report.items, report.trash) == (2, 1)
+        assert {k: v.to_dict() for k, v in server.all_items().items()} == before  # histories, hits, times
+        assert {t["id"] for t in server.list_trash()} == trash_before
+        assert not (desk_dir / f"memory.{'db' if local == 'sqlite' else 'yaml'}").exists()
+        assert [p.name for p in desk_dir.iterdir() if ".migrated-" in p.name]  # kept, renamed
+        # a second device with memories of its own joins: nothing is mixed in
+        laptop_dir = tmp_path / "laptop"
+        laptop_dir.mkdir()
+        own = SqliteMemoryManager(laptop_dir / "memory.db")
+        own.add("笔记本上的旧记忆", "瞬间")
+        own.close()
+        joined, joined_report = open_postgres_store(laptop_dir, location, device="laptop")
+        joined.close()
+        assert joined_report is None and server.count() == 2 and (laptop_dir / "memory.db").exists()
+        # and back: a third data dir leaving the server takes the memories along
+        back = copy_back(server, tmp_path / "back", "yaml")
+        assert (back.items, back.trash) == (2, 1)
+        local_again = YamlMemoryManager(tmp_path / "back" / "memory.yaml")
+        assert {k: v.to_dict() for k, v in local_again.all_items().items()} == before
+        local_again.close()
+        assert server.count() == 2  # the server keeps its copy for the other devices
+    finally:
+        server.close()
+
+
+async def test_switching_the_backend_in_the_settings_moves_the_memories(pg_url, pg_schema, tmp_path):
+    settings = Settings(data_dir=str(tmp_path / "data"), retrieval_mode="mechanical", store_backend="sqlite")
+    services = await AppServices.open(settings=settings, watch=False)
+    try:
+        memory_id = services.memory.add("用户喜欢爵士乐", "音乐").ids[0]
+        to_server = Settings(**{**settings.to_dict(), "store_backend": "postgres", "postgres_url": pg_url,
+                                "postgres_schema": pg_schema, "device_name": "desk"})
+        await services.apply_settings(to_server)
+        assert services.migration is not None and services.migration.items == 1
+        assert type(services.store).__name__ == "PostgresMemoryManager" and services.store_status.online
+        assert services.memory.get(memory_id).description == "用户喜欢爵士乐"
+        services.memory.add("在服务器上写的", "瞬间")
+        await services.apply_settings(Settings(**{**to_server.to_dict(), "store_backend": "sqlite"}))
+        assert (Path(settings.data_dir) / CACHE_FILE).exists()  # the device's copy, saved at the latest on close
+        assert type(services.store).__name__ == "SqliteMemoryManager" and services.memory.count() == 2
+    finally:
+        await services.close()
+    assert os.path.exists(Path(settings.data_dir) / "memory.db")

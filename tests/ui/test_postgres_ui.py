@@ -1,0 +1,99 @@
+"""The multi-device settings page (PostgreSQL backend) and the offline banner."""
+
+from __future__ import annotations
+
+import json
+
+from sonetto_desktop.config.settings import Settings, config_dir
+from sonetto_desktop.memory.events import EventFeed
+from sonetto_desktop.memory.postgres_store import StoreStatus
+from sonetto_desktop.ui.settings_dialog import SettingsDialog
+from sonetto_desktop.ui.store_banner import StoreBanner
+
+
+def _pick(combo, value):
+    combo.setCurrentIndex(combo.findData(value))
+
+
+async def test_the_postgres_page_saves_its_fields_and_keeps_the_password_out_of_the_file(qtbot):
+    d = SettingsDialog(Settings.load())
+    qtbot.addWidget(d)
+    page = d.postgres_page
+    _pick(d.store_backend, "postgres")
+    assert d.store_backend.currentData() == "postgres"
+    page.url.setText("postgresql://xiaolin:pa55-word@nas.local:5432/sonetto")
+    page.url.editingFinished.emit()  # a pasted URL's password moves to the password field
+    assert page.url.text() == "postgresql://xiaolin@nas.local:5432/sonetto" and page.password.text() == "pa55-word"
+    _pick(page.tls, "require")
+    page.device.setText("书房")
+    page.sessions.setChecked(True)
+    assert await d.save()
+    again = Settings.load()
+    assert (again.store_backend, again.postgres_url, again.postgres_password) == (
+        "postgres", "postgresql://xiaolin@nas.local:5432/sonetto", "pa55-word")
+    assert (again.postgres_tls, again.device_name, again.postgres_sessions, again.postgres_schema) == (
+        "require", "书房", True, "sonetto")
+    raw = (config_dir() / "settings.json").read_text(encoding="utf-8")
+    assert "pa55-word" not in raw and json.loads(raw)["postgres_url"].endswith("/sonetto")
+
+
+async def test_postgres_without_a_url_is_refused(qtbot):
+    d = SettingsDialog(Settings.load())
+    qtbot.addWidget(d)
+    _pick(d.store_backend, "postgres")
+    assert not await d.save()
+    assert "PostgreSQL" in d.error_label.text()
+
+
+async def test_the_test_button_reaches_the_server(qtbot, pg_url, pg_schema):
+    d = SettingsDialog(Settings.load())
+    qtbot.addWidget(d)
+    d.postgres_page.url.setText(pg_url)
+    d.postgres_page.schema.setText(pg_schema)
+    checked = []
+    d.postgres_page.connection_checked.connect(checked.append)
+    await d.postgres_page.test_connection()
+    assert checked[0].ok and d.postgres_page.result.text().startswith("✓")
+    assert d.postgres_page.test_button.isEnabled()
+
+
+class _Services:
+    def __init__(self, status):
+        self.store_status = status
+        self.feed = EventFeed()
+
+    def subscribe_store_status(self, callback):
+        return self.feed.subscribe(callback)
+
+
+def test_the_banner_shows_while_the_server_is_away(qtbot):
+    from PySide6.QtWidgets import QVBoxLayout, QWidget
+
+    services = _Services(StoreStatus(True))
+    window = QWidget()
+    qtbot.addWidget(window)
+    banner = StoreBanner(services, window)
+    QVBoxLayout(window).addWidget(banner)
+    window.show()
+    assert banner.isHidden()
+    services.feed.publish(StoreStatus(False, "connection refused", "2026-12-02T19:30:00"))
+    assert banner.isVisible() and "2026-12-02 19:30" in banner.text() and "只能查看" in banner.text()
+    assert banner.toolTip() == "connection refused"
+    services.feed.publish(StoreStatus(True))
+    assert banner.isHidden()
+
+
+async def test_chat_sessions_on_the_server_work_on_the_qt_event_loop(pg_url, pg_schema):
+    """psycopg's async connections need the loop's socket readiness callbacks: qasync's loop gives them."""
+    from sonetto_desktop.agent.pg_sessions import PgSessionDatabase
+    from sonetto_desktop.memory.pg_location import PgLocation
+
+    db = PgSessionDatabase(PgLocation(pg_url, pg_schema))
+    await db.open()
+    try:
+        info = await db.store.create("在 Qt 里")
+        await db.store.append(info.id, "user", "你好")
+        assert [e["content"] for e in await db.store.transcript(info.id)] == ["你好"]
+        assert db.saver is not None
+    finally:
+        await db.close()
