@@ -830,22 +830,22 @@
 <context>
     <name>SonettoApp</name>
     <message>
-        <location filename="../../sonetto_desktop/ui/shell.py" line="176" />
+        <location filename="../../sonetto_desktop/ui/shell.py" line="197" />
         <source>对话功能启动失败：%1。记忆墙仍可使用；请检查数据目录后重启。</source>
         <translation>Chat could not start: %1. The memory wall still works; check the data folder, then restart.</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/shell.py" line="258" />
+        <location filename="../../sonetto_desktop/ui/shell.py" line="279" />
         <source>语言</source>
         <translation>Language</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/shell.py" line="259" />
+        <location filename="../../sonetto_desktop/ui/shell.py" line="280" />
         <source>界面语言将在重新启动后切换。</source>
         <translation>The interface language changes after a restart.</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/shell.py" line="248" />
+        <location filename="../../sonetto_desktop/ui/shell.py" line="269" />
         <source>无法使用新的数据文件夹 {0}：{1}。仍在使用原来的记忆库。</source>
         <translation>Cannot use the new data folder {0}: {1}. Still using the previous memory store.</translation>
     </message>
@@ -866,6 +866,49 @@
     </message>
     <message>
         <location filename="../../sonetto_desktop/ui/store_problem.py" line="22" />
+        <source>打开数据文件夹</source>
+        <translation>Open data folder</translation>
+    </message>
+</context>
+<context>
+    <name>StartProblems</name>
+    <message>
+        <location filename="../../sonetto_desktop/ui/start_problems.py" line="25" />
+        <source>无法打开记忆库</source>
+        <translation>Can't open the memories</translation>
+    </message>
+    <message>
+        <location filename="../../sonetto_desktop/ui/start_problems.py" line="25" />
+        <source>Sonetto 无法使用这个数据文件夹，没有读写任何内容。</source>
+        <translation>Sonetto can't use this data folder; nothing was read or written.</translation>
+    </message>
+    <message>
+        <location filename="../../sonetto_desktop/ui/start_problems.py" line="29" />
+        <source>选择其他文件夹…</source>
+        <translation>Choose another folder…</translation>
+    </message>
+    <message>
+        <location filename="../../sonetto_desktop/ui/start_problems.py" line="30" />
+        <source>退出</source>
+        <translation>Quit</translation>
+    </message>
+    <message>
+        <location filename="../../sonetto_desktop/ui/start_problems.py" line="37" />
+        <source>选择数据文件夹</source>
+        <translation>Choose the data folder</translation>
+    </message>
+    <message>
+        <location filename="../../sonetto_desktop/ui/start_problems.py" line="49" />
+        <source>切换存储方式没有完成</source>
+        <translation>Switching the storage did not finish</translation>
+    </message>
+    <message>
+        <location filename="../../sonetto_desktop/ui/start_problems.py" line="50" />
+        <source>你的记忆都还在：Sonetto 打开的是仍然完整的那个记忆库。</source>
+        <translation>Your memories are all there: Sonetto opened the store that is still complete.</translation>
+    </message>
+    <message>
+        <location filename="../../sonetto_desktop/ui/start_problems.py" line="52" />
         <source>打开数据文件夹</source>
         <translation>Open data folder</translation>
     </message>

@@ -33,12 +33,13 @@ def _parse(argv: list[str]) -> argparse.Namespace:
 
 
 def _setup_logging(verbose: bool) -> None:
-    level = logging.DEBUG if verbose else logging.INFO
+    """Quiet by default (warnings and errors only); ``--verbose`` logs everything."""
+    level = logging.DEBUG if verbose else logging.WARNING
     logging.basicConfig(level=level, format="%(asctime)s %(levelname)s %(name)s: %(message)s")
     from sonetto_desktop.redaction import install_log_redaction
 
     install_log_redaction()  # the API key never appears in a log line, even at debug level
-    for noisy in ("httpx", "httpcore", "openai", "jieba", "aiosqlite"):
+    for noisy in ("httpx", "httpcore", "httpx2", "httpcore2", "openai", "jieba", "aiosqlite"):
         logging.getLogger(noisy).setLevel(logging.WARNING)
 
 
@@ -89,7 +90,8 @@ async def _run(qapp: Any, args: argparse.Namespace) -> int:
     app = SonettoApp(qapp, settings, use_tray=not args.no_tray)
     restore = _quit_on_signals(app)
     try:
-        await app.start()
+        if not await app.start():  # the data folder could not be used and the person chose to quit
+            return 0
         if args.hidden and app.window is not None and app.window.hide_to_tray:
             app.window.hide()
         await app.quit_requested.wait()
@@ -124,6 +126,12 @@ def _quit_on_signals(app: Any):
 def main(argv: list[str] | None = None) -> int:
     args = _parse(list(sys.argv[1:] if argv is None else argv))
     _setup_logging(args.verbose)
+    from .display_check import display_problem
+
+    problem = display_problem()
+    if problem:
+        print(f"sonetto: {problem}", file=sys.stderr)
+        return 2
     os.environ.setdefault("QT_API", "pyside6")
     qapp = create_qapp([])
     install_excepthook()

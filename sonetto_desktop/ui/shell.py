@@ -14,6 +14,7 @@ windows. Everything Qt-free lives in the services; this file is Qt wiring only.
 
 from __future__ import annotations
 
+import dataclasses
 import logging
 import time
 from pathlib import Path
@@ -22,9 +23,10 @@ from typing import Any
 from PySide6.QtCore import QSettings, Qt
 from PySide6.QtWidgets import QApplication, QMessageBox, QWidget
 
-from sonetto_desktop.aio import TaskKeeper
+from sonetto_desktop.aio import TaskKeeper, run_blocking
 from sonetto_desktop.config.paths import config_dir
 from sonetto_desktop.config.settings import Settings, load_settings
+from sonetto_desktop.memory.errors import StoreUnavailable
 from sonetto_desktop.services import WRITER_DRAIN_TIMEOUT, AppServices
 
 from .chat_controller import ChatController
@@ -33,6 +35,7 @@ from .i18n import install_translators, remove_translators
 from .main_window import MainWindow
 from .memory_service import MemoryService
 from .quick_chat import QuickChat
+from .start_problems import choose_data_dir_after, migration_problem_box
 from .status_indicator import WriterControl
 from .store_banner import StoreBanner
 from .theme import ThemeController
@@ -112,15 +115,33 @@ class SonettoApp:
     def _mark(self, name: str) -> None:
         self.timings[name] = (time.perf_counter() - self._started_at) * 1000.0
 
-    async def start(self) -> None:
-        """Show the window as soon as the store is open; the engine and writer follow in the background."""
+    async def start(self) -> bool:
+        """Show the window as soon as the store is open; the engine and writer follow in the background.
+        A data folder that cannot be used is explained with a way out (another folder, or quit):
+        returns False when the person chose to quit (not interactive: the error is raised)."""
         self._translators = install_translators(self.qapp, self.settings.language)
         self.theme = ThemeController(self.qapp, self.settings.theme)
-        self.services = await AppServices.open(settings=self.settings, writer_drain_timeout=self.writer_drain_timeout)
+        while self.services is None:
+            try:
+                self.services = await AppServices.open(settings=self.settings,
+                                                       writer_drain_timeout=self.writer_drain_timeout)
+            except StoreUnavailable as exc:
+                if not self.interactive:
+                    raise
+                log.error("the data folder cannot be used: %s", exc)
+                folder = await choose_data_dir_after(exc, self.data_dir)
+                if folder is None:
+                    self.request_quit()
+                    return False
+                self.settings = dataclasses.replace(self.settings, data_dir=str(folder))
+                await run_blocking(self.settings.save)
         self._mark("store_checked")
         self._build_windows()
         self._mark("window_shown")
+        if self.services.migration_problem is not None and self.interactive:
+            self._migration_dialog = migration_problem_box(self.services.migration_problem, self.data_dir, self.window)
         self._launch_agents()
+        return True
 
     def _build_wall(self, service: MemoryService, window_toasts: Any) -> QWidget:
         from .memory_wall import MemoryWall

@@ -1,0 +1,95 @@
+"""Start-up without a usable place to run (issue 11 item 16, issue 15 items 16–17): no display is said in
+one line (not a Qt abort), an unusable data folder is explained with a way out instead of killing the
+app, a failed backend switch is shown, and a normal launch logs nothing below a warning."""
+
+from __future__ import annotations
+
+import asyncio
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+from PySide6.QtWidgets import QApplication, QFileDialog, QMessageBox
+
+from shell_fixtures import OFFSCREEN_SIZE_HINTS, app_settings
+from sonetto_desktop.ui.display_check import display_problem
+
+ROOT = Path(__file__).resolve().parents[2]
+
+
+def test_display_problem_says_what_is_missing():
+    linux = "linux"
+    assert "no display" in display_problem({}, linux)
+    assert display_problem({"QT_QPA_PLATFORM": "offscreen"}, linux) is None
+    assert "no display" in display_problem({"QT_QPA_PLATFORM": "wayland", "DISPLAY": ":0"}, linux)
+    assert display_problem({"WAYLAND_DISPLAY": "wayland-0"}, linux) is None
+    assert display_problem({}, "win32") is None and display_problem({}, "darwin") is None
+
+
+def test_no_display_is_one_line_and_exit_code_2(tmp_path):
+    env = {k: v for k, v in os.environ.items() if k not in ("DISPLAY", "WAYLAND_DISPLAY", "QT_QPA_PLATFORM")}
+    env.update(SONETTO_DATA_DIR=str(tmp_path / "d"), SONETTO_CONFIG_DIR=str(tmp_path / "c"), PYTHONPATH=str(ROOT))
+    done = subprocess.run([sys.executable, "-m", "sonetto_desktop"], cwd=ROOT, env=env, capture_output=True,
+                          text=True, timeout=60)
+    assert done.returncode == 2  # not Qt's abort (134)
+    assert done.stderr.startswith("sonetto: no display") and "xcb" not in done.stderr
+
+
+def test_a_normal_launch_is_quiet(tmp_path):
+    env = dict(os.environ, SONETTO_DATA_DIR=str(tmp_path / "d"), SONETTO_CONFIG_DIR=str(tmp_path / "c"),
+               QT_QPA_PLATFORM="offscreen", PYTHON_KEYRING_BACKEND="keyring.backends.fail.Keyring",
+               PYTHONPATH=str(ROOT))
+    done = subprocess.run([sys.executable, "-m", "sonetto_desktop", "--self-test"], cwd=ROOT, env=env,
+                          capture_output=True, text=True, timeout=90)
+    assert done.returncode == 0, done.stdout + done.stderr
+    assert " INFO " not in done.stderr and " DEBUG " not in done.stderr
+
+
+def _top(kind):
+    QApplication.instance().setQuitOnLastWindowClosed(False)  # as the app's own QApplication is set up
+    return [w for w in QApplication.topLevelWidgets() if isinstance(w, kind) and w.isVisible()]
+
+
+async def test_an_unusable_data_folder_offers_another_one(qapp, qtbot, tmp_path, wait):
+    from sonetto_desktop.ui.shell import SonettoApp
+
+    qtbot.qt_log_ignore = [OFFSCREEN_SIZE_HINTS]
+    not_a_folder = tmp_path / "data"
+    not_a_folder.write_text("a file where the data folder should be", encoding="utf-8")
+    app = SonettoApp(qapp, app_settings(not_a_folder), interactive=True, use_tray=False)
+    starting = asyncio.ensure_future(app.start())
+    try:
+        await wait(lambda: _top(QMessageBox), message="the explanation")
+        box = _top(QMessageBox)[0]
+        assert "无法使用" in box.text() and str(not_a_folder) in box.informativeText()
+        choose = next(b for b in box.buttons() if b.text() == "选择其他文件夹…")
+        choose.click()
+        await wait(lambda: _top(QFileDialog), message="the folder picker")
+        picker = _top(QFileDialog)[0]
+        good = tmp_path / "good"
+        good.mkdir()
+        picker.setDirectory(str(good))
+        picker.accept()
+        assert await asyncio.wait_for(starting, 20) is True
+        assert app.store.path.parent == good and app.window.isVisible()
+        assert not_a_folder.read_text(encoding="utf-8").startswith("a file")  # nothing written over it
+    finally:
+        await app.shutdown()
+
+
+async def test_quitting_at_the_explanation_starts_nothing(qapp, qtbot, tmp_path, wait):
+    from sonetto_desktop.ui.shell import SonettoApp
+
+    not_a_folder = tmp_path / "data"
+    not_a_folder.write_text("x", encoding="utf-8")
+    app = SonettoApp(qapp, app_settings(not_a_folder), interactive=True, use_tray=False)
+    starting = asyncio.ensure_future(app.start())
+    try:
+        await wait(lambda: _top(QMessageBox))
+        box = _top(QMessageBox)[0]
+        next(b for b in box.buttons() if b.text() == "退出").click()
+        assert await asyncio.wait_for(starting, 10) is False
+        assert app.quit_requested.is_set() and app.window is None
+    finally:
+        await app.shutdown()
