@@ -10,9 +10,11 @@ them from a worker thread (``aio.run_blocking``).
 
 from __future__ import annotations
 
-from typing import Any, Callable
+from datetime import datetime
+from typing import Any, Callable, Iterable
 
 from .base import BaseMemoryManager
+from .bulk import BulkResult, run_bulk, ids_in_theme, ids_written_by
 from .changes import USER, MemoryChange, Turn, check_actor
 from .item import MemoryItem
 
@@ -112,6 +114,33 @@ class MemoryOperations:
             added, skipped = self._store.import_items(items, actor=self.actor, reason=reason, turn=self.turn)
 
         return self._one(write), added, skipped
+
+    # ── many at once (one action each: see ``bulk``) ──────────────────
+
+    def move_many(self, ids: Iterable[str], theme: str, *, reason: str = "") -> BulkResult:
+        theme = (theme or "").strip()
+        why = reason or f"批量移到「{theme}」"
+        return run_bulk(self, ids, why, lambda ops, mid: ops.move(mid, theme, reason=why))
+
+    def delete_many(self, ids: Iterable[str], *, reason: str = "批量删除") -> BulkResult:
+        return run_bulk(self, ids, reason, lambda ops, mid: ops.delete(mid, reason=reason))
+
+    def lock_many(self, ids: Iterable[str], locked: bool = True, *, reason: str = "") -> BulkResult:
+        why = reason or ("批量锁定" if locked else "批量解锁")
+        return run_bulk(self, ids, why, lambda ops, mid: ops.set_locked(mid, locked, reason=why))
+
+    def rename_theme(self, old: str, new: str, *, reason: str = "") -> BulkResult:
+        """Every memory of theme ``old`` now files under ``new`` (merging two themes when ``new`` exists)."""
+        new = (new or "").strip()
+        if not new:
+            raise ValueError("the new theme name must not be empty")
+        why = reason or f"主题「{old}」改为「{new}」"
+        return run_bulk(self, ids_in_theme(self, old), why, lambda ops, mid: ops.move(mid, new, reason=why))
+
+    def forget_written_by(self, actor: str, since: datetime, *, reason: str = "") -> BulkResult:
+        """Move to the trash every memory ``actor`` created since ``since`` (e.g. "what Sonetto wrote today")."""
+        why = reason or "删除这段时间里自动写下的记忆"
+        return run_bulk(self, ids_written_by(self, actor, since), why, lambda ops, mid: ops.delete(mid, reason=why))
 
     # ── reads ─────────────────────────────────────────────────────────
 

@@ -1,0 +1,74 @@
+"""Changes to many memories as one action: move, delete, lock, rename or merge themes, and "forget
+everything Sonetto wrote since …". Each action gets a turn id of its own (``bulk-…``), shared by all
+its changes, so the change channel shows it as one unit and ``undo_turn`` takes it back as one.
+
+A memory that cannot take part (gone meanwhile, locked against this actor) is skipped and reported;
+the rest of the action goes on. Blocking: front ends call it from a worker thread.
+"""
+
+from __future__ import annotations
+
+import uuid
+from dataclasses import dataclass, field
+from datetime import datetime
+from typing import TYPE_CHECKING, Callable, Iterable
+
+from .changes import MemoryChange, Turn
+from .errors import MemoryLocked, MemoryNotFound
+from .item import parse_time
+
+if TYPE_CHECKING:
+    from .operations import MemoryOperations
+
+
+@dataclass
+class BulkResult:
+    """``turn_id``: the action's id (``undo_turn(turn_id)`` takes it back); ``changes`` made;
+    ``skipped``: memory id -> why it was left alone."""
+
+    turn_id: str
+    changes: list[MemoryChange] = field(default_factory=list)
+    skipped: dict[str, str] = field(default_factory=dict)
+
+    @property
+    def ids(self) -> list[str]:
+        return [mid for change in self.changes for mid in change.ids[:1]]
+
+
+def new_action_turn(what: str) -> Turn:
+    return Turn(f"bulk-{uuid.uuid4().hex[:12]}", excerpt=what)
+
+
+def run_bulk(ops: MemoryOperations, ids: Iterable[str], what: str,
+             step: Callable[[MemoryOperations, str], MemoryChange | None]) -> BulkResult:
+    """Apply ``step`` to each memory of ``ids`` as one action (see the module docstring)."""
+    turn = new_action_turn(what)
+    acting = ops.as_actor(ops.actor, turn)
+    result = BulkResult(turn.turn_id)
+    for memory_id in dict.fromkeys(ids):
+        try:
+            change = step(acting, memory_id)
+        except MemoryNotFound:
+            result.skipped[memory_id] = "not found"
+            continue
+        except MemoryLocked:
+            result.skipped[memory_id] = "locked"
+            continue
+        if change is not None:
+            result.changes.append(change)
+    return result
+
+
+def ids_in_theme(ops: MemoryOperations, theme: str) -> list[str]:
+    return [card["id"] for card in ops.grouped().get(theme, [])]
+
+
+def ids_written_by(ops: MemoryOperations, actor: str, since: datetime) -> list[str]:
+    """Memories whose creation was by ``actor`` at or after ``since`` (e.g. "what Sonetto wrote today")."""
+    found = []
+    for memory_id, item in ops.all_items().items():
+        created = next((e for e in item.own_history() if e.get("action") == "create"), None)
+        when = parse_time(created.get("time")) if created else None
+        if created and created.get("actor") == actor and when is not None and when >= since:
+            found.append(memory_id)
+    return found
