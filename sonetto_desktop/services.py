@@ -29,6 +29,8 @@ from .memory.changes import USER, MemoryChange
 from .memory.errors import MemoryError_
 from .memory.events import EventFeed
 from .memory.migrate import MigrationProblem, MigrationReport, open_store, open_store_file
+from .memory.dont_remember import FILE_NAME as DONT_REMEMBER_FILE
+from .memory.dont_remember import DontRememberList
 from .memory.operations import MemoryOperations
 from .memory.watch import StoreWatcher
 
@@ -152,7 +154,8 @@ class AppServices:
         if self.migration_problem is not None:
             log.error("memory store switch: %s", self.migration_problem.en)
         await self._purge_expired_trash(store)
-        self.memory = MemoryOperations(store, actor=self.actor)
+        self.dont_remember = DontRememberList(self.data_dir / DONT_REMEMBER_FILE)
+        self.memory = MemoryOperations(store, actor=self.actor, dont_remember=self.dont_remember)
         self._unsubscribe_store = store.subscribe(self._changes.publish)
         if self._watch:
             self._watcher = StoreWatcher(store)

@@ -110,3 +110,11 @@ class StoreOffline(MemoryError_):
         self.zh = f"记忆服务器暂时连不上，现在只能查看、不能修改（{where}：{detail}）"
         super().__init__(f"记忆服务器暂时连不上，只能查看 / the memory server {where} cannot be reached ({detail});"
                          " read-only until it is back")
+
+
+class DontRememberRefused(MemoryError_):
+    """The text matches an entry of the person's "don't remember" list: an app may not store it."""
+
+    def __init__(self, entry: str) -> None:
+        self.entry = entry
+        super().__init__(f"the user asked not to remember this ({entry!r})")

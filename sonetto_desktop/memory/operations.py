@@ -15,19 +15,33 @@ from typing import Any, Callable, Iterable
 
 from .base import BaseMemoryManager
 from .bulk import BulkResult, run_bulk, ids_in_theme, ids_written_by
-from .changes import USER, MemoryChange, Turn, check_actor
+from .changes import PERSON_ACTORS, USER, MemoryChange, Turn, check_actor
+from .dont_remember import DontRememberList
+from .errors import DontRememberRefused
 from .item import MemoryItem
 
 
 class MemoryOperations:
-    def __init__(self, store: BaseMemoryManager, *, actor: str = USER, turn: Turn | None = None) -> None:
+    """``dont_remember``: the person's "don't remember" list; text an app (not the person) writes
+    that matches an entry is refused with ``DontRememberRefused``."""
+
+    def __init__(self, store: BaseMemoryManager, *, actor: str = USER, turn: Turn | None = None,
+                 dont_remember: DontRememberList | None = None) -> None:
         self._store = store
         self.actor = check_actor(actor)
         self.turn = turn
+        self.dont_remember = dont_remember
 
     def as_actor(self, actor: str, turn: Turn | None = None) -> "MemoryOperations":
         """The same memories, written as ``actor`` (and, for a chat turn, with its provenance)."""
-        return MemoryOperations(self._store, actor=actor, turn=turn)
+        return MemoryOperations(self._store, actor=actor, turn=turn, dont_remember=self.dont_remember)
+
+    def _allowed(self, text: str | None) -> None:
+        if text is None or self.dont_remember is None or self.actor in PERSON_ACTORS:
+            return
+        entry = self.dont_remember.match(text)
+        if entry is not None:
+            raise DontRememberRefused(entry.text)
 
     @property
     def store(self) -> BaseMemoryManager:
@@ -53,6 +67,7 @@ class MemoryOperations:
 
     def add(self, description: str, theme: str, *, reason: str = "") -> MemoryChange:
         """A new memory; the change's ``ids[0]`` is its id."""
+        self._allowed(description)
         return self._ids(self._one(lambda: self._store.add(description, theme, actor=self.actor, reason=reason,
                                                            turn=self.turn)))
 
@@ -60,6 +75,7 @@ class MemoryOperations:
                reason: str = "手动编辑") -> MemoryChange | None:
         """Change the text and/or theme; fields equal to the current ones are left alone and
         ``None`` is returned when nothing would change."""
+        self._allowed(description)
         current = self._store.get(memory_id)
         new_description = None if description is None or description.strip() == current.description else description
         new_theme = None if theme is None or theme.strip() == current.theme else theme
@@ -75,6 +91,7 @@ class MemoryOperations:
 
     def merge(self, keep_id: str, gone_id: str, description: str, theme: str, *,
               reason: str = "手动合并") -> MemoryChange:
+        self._allowed(description)
         return self._ids(self._one(lambda: self._store.merge(keep_id, gone_id, description, theme, reason,
                                                              actor=self.actor, turn=self.turn)))
 

@@ -20,7 +20,7 @@ from langchain_core.tools import BaseTool, ToolException, tool
 
 from ..base import BaseMemoryManager
 from ..changes import AGENT, Turn, excerpt_of
-from ..errors import MemoryLocked, MemoryNotFound
+from ..errors import DontRememberRefused, MemoryLocked, MemoryNotFound
 from ..operations import MemoryOperations
 from .index import WriterIndex
 from .listing import READ_ALL_MAX, RECENT_N, RELATED_K, RetrieverProvider, read_listing
@@ -76,6 +76,10 @@ def _content(value: Any) -> str:
             "请去掉具体的值（最多保留“用户有某个账号”这类不含秘密的事实），或放弃这一条。"
         )
     return content
+
+
+def _dont_remember(entry: str) -> ToolException:
+    return ToolException(f"拒绝写入：用户要求不要记住这件事（{entry}）。不要记录它，也不要换一种说法记录。")
 
 
 def _locked(memory_id: str) -> ToolException:
@@ -153,7 +157,10 @@ def make_memory_tools(
             count = writer.hit(existing).extra.get("hit")
             return done(f"记忆库中已有相同内容的条目 {existing}，未重复创建，已记为一次引用（hit {count}）。",
                         "hit", (existing,))
-        memory_id = writer.add(text, theme, reason="记忆写入助手根据对话新增").ids[0]
+        try:
+            memory_id = writer.add(text, theme, reason="记忆写入助手根据对话新增").ids[0]
+        except DontRememberRefused as exc:
+            raise _dont_remember(exc.entry) from None
         return done(f"已创建记忆 {memory_id}（分区：{theme}）。", "create", (memory_id,))
 
     @tool(response_format="content_and_artifact")
@@ -181,6 +188,8 @@ def make_memory_tools(
         try:
             changed = writer.update(memory_id, description=text, reason=why)
             writer.hit(memory_id)
+        except DontRememberRefused as exc:
+            raise _dont_remember(exc.entry) from None
         except MemoryLocked as exc:
             raise _locked(exc.memory_id) from None
         except MemoryNotFound:
@@ -201,6 +210,8 @@ def make_memory_tools(
         why = _text("reason", reason)
         try:
             agent_ops(config).delete(memory_id, reason=why)
+        except DontRememberRefused as exc:
+            raise _dont_remember(exc.entry) from None
         except MemoryLocked as exc:
             raise _locked(exc.memory_id) from None
         except MemoryNotFound:
@@ -228,6 +239,8 @@ def make_memory_tools(
         why = _text("reason", reason)
         try:
             agent_ops(config).merge(keep, gone, text, theme, reason=why)
+        except DontRememberRefused as exc:
+            raise _dont_remember(exc.entry) from None
         except MemoryLocked as exc:
             raise _locked(exc.memory_id) from None
         except MemoryNotFound as exc:
@@ -244,6 +257,8 @@ def make_memory_tools(
         memory_id = _text("id", id)
         try:
             count = agent_ops(config).hit(memory_id).extra.get("hit")
+        except DontRememberRefused as exc:
+            raise _dont_remember(exc.entry) from None
         except MemoryLocked as exc:
             raise _locked(exc.memory_id) from None
         except MemoryNotFound:

@@ -1,0 +1,54 @@
+"""The "don't remember" list (issue 12, capability 3): persistent and editable; an app's writes (the
+writer's tools, other apps) matching an entry are refused; the person's own writes are not."""
+
+from __future__ import annotations
+
+import itertools
+
+import pytest
+
+from memory_stores import backend_store_fixture
+from sonetto_desktop.memory import MemoryOperations
+from sonetto_desktop.memory.dont_remember import DontRememberList
+from sonetto_desktop.memory.errors import DontRememberRefused
+from sonetto_desktop.memory.writer.tools import make_memory_tools
+
+mm = backend_store_fixture()
+_ids = itertools.count()
+
+
+def test_entries_persist_and_can_be_edited(tmp_path):
+    path = tmp_path / "dont_remember.json"
+    first = DontRememberList(path)
+    entry = first.add("  我前任的名字  ", turn_id="t1")
+    assert first.add("我前任的名字") == entry  # no duplicate
+    again = DontRememberList(path)
+    assert [(e.text, e.turn_id) for e in again.entries()] == [("我前任的名字", "t1")]
+    changed = again.update(entry.id, "我前任的名字和联系方式")
+    assert DontRememberList(path).entries() == [changed]
+    assert again.remove(entry.id) and DontRememberList(path).entries() == []
+    with pytest.raises(ValueError):
+        again.add("   ")
+
+
+def test_an_app_may_not_store_what_the_person_asked_to_forget(mm, tmp_path):
+    forget = DontRememberList(tmp_path / "dr.json")
+    forget.add("我在看心理医生")
+    person = MemoryOperations(mm, dont_remember=forget)
+    agent = person.as_actor("agent")
+    with pytest.raises(DontRememberRefused, match="心理医生"):
+        agent.add("用户最近在看心理医生", "身份")
+    other = person.add("用户住在杭州", "身份").ids[0]
+    with pytest.raises(DontRememberRefused):
+        agent.update(other, description="用户住在杭州，在看心理医生", reason="r")
+    assert agent.add("用户喜欢猫", "品味").kind == "add"  # unrelated text is fine
+    assert person.add("我在看心理医生（我自己记的）", "身份").kind == "add"  # the person decides for themself
+
+
+def test_the_writer_tool_says_why_it_refused(mm, tmp_path):
+    forget = DontRememberList(tmp_path / "dr.json")
+    forget.add("我的体重")
+    tools = {t.name: t for t in make_memory_tools(MemoryOperations(mm, dont_remember=forget))}
+    message = tools["create_memory"].invoke({"type": "tool_call", "id": f"c{next(_ids)}", "name": "create_memory",
+                                             "args": {"content": "用户的体重是60公斤", "section": "身份"}})
+    assert message.status == "error" and "不要记住" in message.content and mm.count() == 0
