@@ -2,14 +2,17 @@
 never a nested ``exec()`` loop under qasync) and resumes the coroutine when it is finished.
 
 A coroutine reads straight through ("ask, then act on the answer") instead of a chain of callbacks,
-each guarded against the dialog having been deleted meanwhile.
+each guarded against the dialog having been deleted meanwhile. ``destructive_question`` asks before
+what cannot be undone, with the safe answer as the default.
 """
 
 from __future__ import annotations
 
 import asyncio
+from typing import Callable
 
-from PySide6.QtWidgets import QDialog
+from PySide6.QtCore import QCoreApplication
+from PySide6.QtWidgets import QDialog, QMessageBox, QPushButton, QWidget
 
 
 async def execute_dialog(dialog: QDialog) -> int:
@@ -29,3 +32,31 @@ async def execute_dialog(dialog: QDialog) -> int:
     dialog.destroyed.connect(destroyed)
     dialog.open()
     return await future
+
+
+def destructive_question(parent: QWidget, title: str, text: str, confirm: str,
+                         on_confirm: Callable[[], object]) -> QMessageBox:
+    """Ask before something that cannot be undone. The safe answer (取消) is the default and the
+    escape button, so Enter or Esc never confirms; ``on_confirm`` runs only on an explicit click of
+    ``confirm``. The box is opened window-modal; it is one child of ``parent``, reused, and goes
+    when ``parent`` goes."""
+    box = parent.findChild(QMessageBox, "DestructiveQuestion")
+    if box is None:
+        box = QMessageBox(QMessageBox.Icon.Warning, "", "", QMessageBox.StandardButton.NoButton, parent)
+        box.setObjectName("DestructiveQuestion")
+        yes = box.addButton("", QMessageBox.ButtonRole.DestructiveRole)
+        yes.setObjectName("DestructiveConfirm")
+        yes.setAutoDefault(False)
+        cancel = box.addButton(QMessageBox.StandardButton.Cancel)
+        cancel.setText(QCoreApplication.translate("Dialogs", "取消"))
+        box.setDefaultButton(cancel)
+        box.setEscapeButton(cancel)
+    else:
+        box.buttonClicked.disconnect()
+    box.setWindowTitle(title)
+    box.setText(text)
+    box.findChild(QPushButton, "DestructiveConfirm").setText(confirm)
+    box.setDefaultButton(box.button(QMessageBox.StandardButton.Cancel))
+    box.buttonClicked.connect(lambda button: on_confirm() if button.objectName() == "DestructiveConfirm" else None)
+    box.open()
+    return box

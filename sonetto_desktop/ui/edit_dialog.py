@@ -1,5 +1,8 @@
 """EditDialog: write or change one memory — description, theme (completed from existing themes),
-and why. The dialog only collects values; the caller hands them to :class:`MemoryService`."""
+and why. The dialog only collects values; the caller hands them to :class:`MemoryService`.
+
+The description shows a counter against the domain's limit (OK waits until it fits); closing with
+unsaved changes (Esc, the close button, 取消) asks first (``discard_guard``)."""
 
 from __future__ import annotations
 
@@ -18,6 +21,11 @@ from PySide6.QtWidgets import (
     QVBoxLayout,
     QWidget,
 )
+
+from sonetto_desktop.memory.item import MAX_DESCRIPTION_CHARS, MAX_REASON_CHARS, MAX_THEME_CHARS
+
+from .char_counter import CharCounter
+from .discard_guard import guard_reject
 
 
 def finish_form(dialog: QDialog, form: QFormLayout, *extra: QWidget) -> QDialogButtonBox:
@@ -58,6 +66,7 @@ class EditDialog(QDialog):
         self.setWindowTitle(self.tr("新建记忆") if creating else self.tr("编辑记忆"))
         self.setMinimumWidth(420)
         self._original = (description.strip(), theme.strip())
+        self._initial = (description, theme, reason)
         self._creating = creating
 
         self.description_edit = QPlainTextEdit(description, self)
@@ -69,7 +78,10 @@ class EditDialog(QDialog):
         self.theme_edit.setObjectName("EditTheme")
         self.theme_edit.setPlaceholderText(self.tr("主题，例如：品味、工作、家人"))
         self.theme_edit.setCompleter(theme_completer(themes, self.theme_edit))
+        self.theme_edit.setMaxLength(MAX_THEME_CHARS)
+        self.counter = CharCounter(self.description_edit, MAX_DESCRIPTION_CHARS, self)
         self.reason_edit = QLineEdit(reason, self)
+        self.reason_edit.setMaxLength(MAX_REASON_CHARS)
         self.reason_edit.setObjectName("EditReason")
         self.reason_edit.setPlaceholderText(self.tr("为什么这样改（可选，会记入历史）"))
         self.hint = QLabel(self)
@@ -78,6 +90,7 @@ class EditDialog(QDialog):
 
         form = QFormLayout()
         form.addRow(self.tr("内容"), self.description_edit)
+        form.addRow("", self.counter)
         form.addRow(self.tr("主题"), self.theme_edit)
         form.addRow(self.tr("原因"), self.reason_edit)
         self.buttons = finish_form(self, form, self.hint)
@@ -102,16 +115,30 @@ class EditDialog(QDialog):
         ok_button = self.buttons.button(QDialogButtonBox.StandardButton.Ok)
         if not description:
             self.hint.setText(self.tr("内容不能为空。"))
+        elif self.counter.over():
+            self.hint.setText(self.tr("内容太长了：最多 {0} 个字，现在 {1} 个。").format(
+                f"{self.counter.limit:,}", f"{self.counter.count():,}"))
         elif not theme:
             self.hint.setText(self.tr("主题不能为空。"))
         elif not self._creating and not self.changed():
             self.hint.setText(self.tr("还没有改动。"))
         else:
             self.hint.setText("")
-        ok_button.setEnabled(bool(description and theme) and (self._creating or self.changed()))
+        ok_button.setEnabled(self._acceptable())
+
+    def _acceptable(self) -> bool:
+        description, theme, _ = self.values()
+        return bool(description and theme) and not self.counter.over() and (self._creating or self.changed())
 
     def accept(self) -> None:
-        description, theme, _ = self.values()
-        if not description or not theme or (not self._creating and not self.changed()):
+        if not self._acceptable():
             return  # the hint says why; nothing typed is lost
         super().accept()
+
+    def dirty(self) -> bool:
+        """Anything typed that closing would lose."""
+        now = (self.description_edit.toPlainText(), self.theme_edit.text(), self.reason_edit.text())
+        return now != self._initial
+
+    def reject(self) -> None:
+        guard_reject(self, self.dirty, super().reject)

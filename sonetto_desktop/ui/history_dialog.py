@@ -1,5 +1,9 @@
-"""HistoryDialog: every change of one memory, newest first — when, who (智能体 / 你), why, and a
-before/after diff — with "恢复为此版本" to bring back any version (recorded as a new change).
+"""HistoryDialog: every change of one memory, newest first — when, who (你 / Sonetto / 命令行 /
+another app), why, the words that caused it (the turn's excerpt), and a before/after diff — with
+"恢复为此版本" to bring back any version (recorded as a new change).
+
+Memory text is data: labels show it as plain text, and the diff pane (our own escaped markup)
+loads no resources and follows no links.
 
 The dialog reads the memory through :class:`MemoryService` (in a worker) and reloads itself when
 the store reports a change to this memory.
@@ -25,7 +29,6 @@ from PySide6.QtWidgets import (
     QListWidgetItem,
     QPushButton,
     QSplitter,
-    QTextBrowser,
     QVBoxLayout,
     QWidget,
 )
@@ -33,7 +36,7 @@ from PySide6.QtWidgets import (
 from sonetto_desktop.memory.events import MemoryChange
 from sonetto_desktop.memory.item import MemoryItem, parse_time
 
-from .history_diff import diff_html, diff_stylesheet
+from .history_diff import SafeTextBrowser, actor_label, diff_html, diff_stylesheet
 from .i18n import ui_language
 from .memory_service import MemoryService
 from .qt_bridge import disconnect_quietly
@@ -105,11 +108,12 @@ class HistoryDialog(QDialog):
 
         self.current_label = QLabel(self.tr("加载中…"), self)
         self.current_label.setObjectName("HistoryCurrent")
+        self.current_label.setTextFormat(Qt.TextFormat.PlainText)  # memory text is data, never markup
         self.current_label.setWordWrap(True)
         self.list = QListWidget(self)
         self.list.setObjectName("HistoryList")
         self.list.setSpacing(2)
-        self.diff = QTextBrowser(self)
+        self.diff = SafeTextBrowser(self)
         self.diff.setObjectName("HistoryDiff")
         self.diff.document().setDefaultStyleSheet(diff_stylesheet(_mode(self)))
         splitter = QSplitter(Qt.Orientation.Horizontal, self)
@@ -189,7 +193,7 @@ class HistoryDialog(QDialog):
         return max((row.version for row in self._rows if row.version is not None), default=0)
 
     def _actor(self, entry: dict[str, Any]) -> str:
-        return self.tr("智能体") if entry.get("actor") == "agent" else self.tr("你")
+        return actor_label(entry.get("actor"))
 
     def _action(self, entry: dict[str, Any]) -> str:
         labels = {
@@ -198,6 +202,8 @@ class HistoryDialog(QDialog):
             "merge": self.tr("合并"),
             "revert": self.tr("恢复旧版本"),
             "restore": self.tr("从回收站恢复"),
+            "lock": self.tr("锁定"),
+            "unlock": self.tr("解锁"),
         }
         action = str(entry.get("action", "update"))
         return labels.get(action, action)
@@ -214,6 +220,8 @@ class HistoryDialog(QDialog):
             reason = reason if len(reason) <= 40 else reason[:39] + "…"  # in full in the diff pane
             text = f"{head}\n{reason}" if reason else head
         item = QListWidgetItem(text)
+        if row.entry is not None and row.entry.get("excerpt"):
+            item.setToolTip(self.tr("起因：“{0}”").format(str(row.entry["excerpt"])))
         lines = text.count("\n") + 1
         item.setSizeHint(QSize(0, lines * self.list.fontMetrics().lineSpacing() + 12))
         item.setData(Qt.ItemDataRole.UserRole, row.version)
@@ -248,6 +256,9 @@ class HistoryDialog(QDialog):
             parts.append(f"<p class='muted'>{merged}</p>")
         if entry.get("reason"):
             parts.append("<p class='muted'>" + self.tr("原因：{0}").format(escape(str(entry["reason"]))) + "</p>")
+        if entry.get("excerpt"):
+            said = self.tr("起因：“{0}”").format(escape(" ".join(str(entry["excerpt"]).split())))
+            parts.append(f"<p class='muted'>{said}</p>")
         return "".join(parts)
 
     # ── revert ────────────────────────────────────────────────────────

@@ -1,9 +1,14 @@
-"""Before/after diffs of memory texts as small HTML (pure Python, no Qt)."""
+"""Before/after diffs of memory texts as small HTML, the pane that shows them (no resources, no
+links), and who made a change in words (``actor_label``)."""
 
 from __future__ import annotations
 
 import difflib
 from html import escape
+from typing import Any
+
+from PySide6.QtCore import QCoreApplication, QUrl
+from PySide6.QtWidgets import QTextBrowser, QWidget
 
 from .theme_colors import wall_tokens
 
@@ -32,3 +37,36 @@ def diff_stylesheet(mode: str = "light") -> str:
         f".ins {{ background-color: {t['diff_ins_bg']}; color: {t['diff_ins_fg']}; }}"
         f".muted {{ color: {t['card_muted']}; }}"
     )
+
+
+class SafeTextBrowser(QTextBrowser):
+    """A read-only rich-text pane for markup we built from escaped memory text: it never loads an
+    image or stylesheet (local or remote) and never follows a link."""
+
+    def __init__(self, parent: QWidget | None = None) -> None:
+        super().__init__(parent)
+        self.setOpenLinks(False)
+        self.setOpenExternalLinks(False)
+
+    def loadResource(self, kind: int, name: QUrl) -> Any:
+        return None
+
+
+def actor_label(actor: Any) -> str:
+    """Who made a change, for a person: 你, Sonetto, 命令行, 其他应用 <name> (MCP), 其他程序, …"""
+    tr = QCoreApplication.translate
+    name = str(actor or "").strip()
+    if name in ("", "user"):
+        return tr("HistoryDialog", "你")
+    if name == "agent":
+        return tr("HistoryDialog", "智能体")
+    if name == "cli":
+        return tr("HistoryDialog", "命令行")
+    if name.startswith("mcp:"):
+        client = name[4:].strip() or "MCP"
+        return tr("HistoryDialog", "其他应用 {0}").format(client)
+    if name == "external":
+        return tr("HistoryDialog", "其他程序")
+    if name == "imported":
+        return tr("HistoryDialog", "导入")
+    return tr("HistoryDialog", "其他程序（{0}）").format(name)

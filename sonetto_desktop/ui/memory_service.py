@@ -79,6 +79,13 @@ class MemoryService(QObject):
     def pending(self) -> int:
         return self._tasks.pending
 
+    @property
+    def trash_retention_days(self) -> float | None:
+        """How many days the trash keeps a deleted memory (0: for ever); ``None`` when not known
+        (a bare store, as in tests and tools)."""
+        days = getattr(getattr(self._source, "settings", None), "trash_retention_days", None)
+        return float(days) if isinstance(days, (int, float)) else None
+
     # ── plumbing ──────────────────────────────────────────────────────
 
     async def _call(self, fn: Callable[..., R], *args: Any, **kwargs: Any) -> R | None:

@@ -1,11 +1,12 @@
 """MergeDialog: merge two memories into one. Prefilled with both texts; the first card is kept
-(with both histories), the second goes to the trash."""
+(with both histories), the second goes to the trash. Memory text is shown as plain text only
+(never parsed as HTML), and the merged text has the domain's length limit with a counter."""
 
 from __future__ import annotations
 
 from typing import Iterable, Sequence
 
-from PySide6.QtCore import QCoreApplication
+from PySide6.QtCore import QCoreApplication, Qt
 from PySide6.QtWidgets import (
     QComboBox,
     QDialog,
@@ -17,7 +18,10 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
+from sonetto_desktop.memory.item import MAX_DESCRIPTION_CHARS, MAX_REASON_CHARS, MAX_THEME_CHARS
+
 from .cards import Card
+from .char_counter import CharCounter
 from .edit_dialog import finish_form, theme_completer
 
 _END_PUNCT = "。；;.!！?？…"
@@ -63,6 +67,7 @@ class MergeDialog(QDialog):
 
         self.first_label = QLabel(_label(first), self)
         self.first_label.setObjectName("MergeFirst")
+        self.first_label.setTextFormat(Qt.TextFormat.PlainText)  # memory text is data, never markup
         self.first_label.setWordWrap(True)
         self.second_combo = QComboBox(self)
         self.second_combo.setObjectName("MergeSecond")
@@ -73,16 +78,20 @@ class MergeDialog(QDialog):
         self.description_edit = QPlainTextEdit(self)
         self.description_edit.setObjectName("MergeDescription")
         self.description_edit.setTabChangesFocus(True)
+        self.counter = CharCounter(self.description_edit, MAX_DESCRIPTION_CHARS, self)
         self.theme_edit = QLineEdit(first.theme, self)
         self.theme_edit.setObjectName("MergeTheme")
         self.theme_edit.setCompleter(theme_completer(themes, self.theme_edit))
+        self.theme_edit.setMaxLength(MAX_THEME_CHARS)
         self.reason_edit = QLineEdit(self.tr("合并重复的记忆"), self)
+        self.reason_edit.setMaxLength(MAX_REASON_CHARS)
         self.reason_edit.setObjectName("MergeReason")
 
         form = QFormLayout()
         form.addRow(self.tr("保留"), self.first_label)
         form.addRow(self.tr("并入"), self.second_combo)
         form.addRow(self.tr("合并后"), self.description_edit)
+        form.addRow("", self.counter)
         form.addRow(self.tr("主题"), self.theme_edit)
         form.addRow(self.tr("原因"), self.reason_edit)
         self.buttons = finish_form(self, form)
@@ -118,10 +127,12 @@ class MergeDialog(QDialog):
         self._validate()
 
     def _validate(self) -> None:
+        self.buttons.button(QDialogButtonBox.StandardButton.Ok).setEnabled(self._acceptable())
+
+    def _acceptable(self) -> bool:
         _, gone, description, theme, reason = self.values()
-        self.buttons.button(QDialogButtonBox.StandardButton.Ok).setEnabled(bool(gone and description and theme and reason))
+        return bool(gone and description and theme and reason) and not self.counter.over()
 
     def accept(self) -> None:
-        _, gone, description, theme, reason = self.values()
-        if gone and description and theme and reason:
+        if self._acceptable():
             super().accept()

@@ -101,7 +101,7 @@ async def test_trash_restore_and_purge(service, populated_store, qtbot, wait):
     await dialog.wait_loaded()
     assert sorted(dialog.ids()) == sorted([cat, rust])
     assert dialog.summary.text() == "2 条已删除的记忆"
-    assert not dialog.restore_button.isEnabled()
+    assert dialog.restore_button.isEnabled()  # the first row is selected once loaded
     dialog.select_ids([cat])
     assert dialog.restore_button.isEnabled()
     dialog.restore_button.click()
@@ -109,7 +109,7 @@ async def test_trash_restore_and_purge(service, populated_store, qtbot, wait):
     assert populated_store.get(cat).description == "有一只叫年糕的橘猫"
     await wait(lambda: dialog.ids() == [rust], message="trash list follows the store")
     dialog.select_ids([rust])
-    dialog.purge_button.click()
+    dialog.purge_selected()
     await service.drain()
     assert populated_store.list_trash() == []
     await wait(lambda: dialog.ids() == [] and dialog.summary.text() == "回收站是空的。")

@@ -1,0 +1,185 @@
+"""Dialogs keep what a person typed and never lose data on a stray key (issue 15 items 10, 11;
+issue 11 items 12 and 18): Esc on a changed form asks first, the trash's destructive actions are
+never the default, memory text is plain text, descriptions have a visible limit."""
+
+from __future__ import annotations
+
+import pytest
+from PySide6.QtCore import Qt
+from PySide6.QtWidgets import QMessageBox, QPushButton
+
+from sonetto_desktop.memory.changes import Turn
+from sonetto_desktop.memory.item import MAX_DESCRIPTION_CHARS
+from sonetto_desktop.ui.cards import Card
+from sonetto_desktop.ui.edit_dialog import EditDialog
+from sonetto_desktop.ui.history_dialog import HistoryDialog
+from sonetto_desktop.ui.merge_dialog import MergeDialog
+from sonetto_desktop.ui.trash_dialog import TrashDialog
+
+
+def _shown(qtbot, dialog):
+    qtbot.addWidget(dialog)
+    dialog.show()
+    return dialog
+
+
+def _question(dialog, name):
+    boxes = [box for box in dialog.findChildren(QMessageBox, name) if box.isVisible()]
+    assert len(boxes) <= 1
+    return boxes[0] if boxes else None
+
+
+# ── item 10: Esc on a filled form ───────────────────────────────────────
+
+
+def test_esc_on_an_unchanged_form_closes_silently(qtbot):
+    dialog = _shown(qtbot, EditDialog(description="讨厌香菜", theme="品味"))
+    qtbot.keyClick(dialog, Qt.Key.Key_Escape)
+    assert not dialog.isVisible()
+    assert _question(dialog, "DiscardQuestion") is None
+
+
+def test_esc_on_a_filled_form_asks_and_keeps_the_text(qtbot):
+    dialog = _shown(qtbot, EditDialog(creating=True))
+    dialog.description_edit.setPlainText("喜欢在雨天听爵士")
+    dialog.theme_edit.setText("音乐")
+    qtbot.keyClick(dialog, Qt.Key.Key_Escape)
+    box = _question(dialog, "DiscardQuestion")
+    assert dialog.isVisible() and box is not None
+    assert box.defaultButton().objectName() == "DiscardKeep"  # Enter keeps editing
+    box.defaultButton().click()
+    assert dialog.isVisible() and dialog.description_edit.toPlainText() == "喜欢在雨天听爵士"
+
+    dialog.close()  # the window's close button asks too
+    box = _question(dialog, "DiscardQuestion")
+    assert dialog.isVisible() and box is not None
+    box.findChild(QPushButton, "DiscardConfirm").click()
+    assert not dialog.isVisible()
+
+
+# ── issue 11 item 18: the description's limit, visible ─────────────────
+
+
+def test_description_counter_shows_the_domain_limit_and_blocks_ok(qtbot):
+    dialog = _shown(qtbot, EditDialog(creating=True, theme="长文"))
+    ok = dialog.buttons.button(dialog.buttons.StandardButton.Ok)
+    dialog.description_edit.setPlainText("猫" * 12)
+    assert dialog.counter.text() == f"12 / {MAX_DESCRIPTION_CHARS:,}" and dialog.counter.isVisible()
+    assert ok.isEnabled()
+    dialog.description_edit.setPlainText("猫" * (MAX_DESCRIPTION_CHARS + 1))
+    assert dialog.counter.property("over") is True
+    assert not ok.isEnabled() and "太长" in dialog.hint.text()
+    dialog.accept()
+    assert dialog.isVisible()  # nothing typed is lost
+
+
+# ── issue 11 item 12: memory text is plain text in history and merge ───
+
+HOSTILE = "<img src='file:///etc/passwd'><b>粗体</b><a href='smb://x/y'>链接</a>"
+
+
+async def test_history_shows_memory_text_as_plain_text(service, populated_store, qtbot):
+    memory_id = populated_store.add(HOSTILE, "测试")
+    dialog = _shown(qtbot, HistoryDialog(service, memory_id))
+    await dialog.wait_loaded()
+    assert dialog.current_label.textFormat() == Qt.TextFormat.PlainText
+    assert "<img src='file:///etc/passwd'>" in dialog.current_label.text()
+    assert "<img src='file:///etc/passwd'>" in dialog.diff.toPlainText()
+    assert not dialog.diff.openLinks() and not dialog.diff.openExternalLinks()
+
+
+def test_merge_shows_memory_text_as_plain_text(qtbot):
+    first = Card.build("a1", HOSTILE, "测试", 0, "")
+    second = Card.build("b2", "讨厌香菜", "品味", 0, "")
+    dialog = _shown(qtbot, MergeDialog(first, [first, second], second=second))
+    assert dialog.first_label.textFormat() == Qt.TextFormat.PlainText
+    assert "<b>粗体</b>" in dialog.first_label.text()
+
+
+# ── history: who made a change and the words that caused it ─────────────
+
+
+@pytest.mark.parametrize("actor, label", [("cli", "命令行"), ("mcp:Claude Desktop", "其他应用 Claude Desktop"),
+                                          ("external", "其他程序"), ("someapp", "其他程序（someapp）")])
+async def test_history_names_every_kind_of_actor(service, populated_store, qtbot, actor, label):
+    memory_id = populated_store.ids["讨厌香菜"]
+    populated_store.update(memory_id, "改了", new_description="现在能吃一点香菜", actor=actor)
+    dialog = _shown(qtbot, HistoryDialog(service, memory_id))
+    await dialog.wait_loaded()
+    head = dialog.list.item(0).text().split("\n")[0]
+    assert f" · {label} · " in head
+
+
+async def test_history_shows_the_turn_excerpt(service, populated_store, qtbot):
+    memory_id = populated_store.ids["讨厌香菜"]
+    populated_store.update(memory_id, "用户说的", new_description="现在能吃一点香菜", actor="agent",
+                           turn=Turn("t1", "s1", "其实我最近开始吃香菜了"))
+    dialog = _shown(qtbot, HistoryDialog(service, memory_id))
+    await dialog.wait_loaded()
+    dialog.list.setCurrentRow(0)
+    assert "其实我最近开始吃香菜了" in dialog.diff.toPlainText()
+    assert "其实我最近开始吃香菜了" in dialog.list.item(0).toolTip()
+
+
+# ── item 11: the trash ──────────────────────────────────────────────────
+
+
+async def test_trash_restore_works_without_clicking_a_row(service, populated_store, qtbot, wait):
+    cat = populated_store.ids["有一只叫年糕的橘猫"]
+    populated_store.delete(cat, "测试")
+    dialog = _shown(qtbot, TrashDialog(service))
+    await dialog.wait_loaded()
+    assert dialog.restore_button.isEnabled()
+    dialog.restore_button.click()
+    await service.drain()
+    assert populated_store.get(cat).description == "有一只叫年糕的橘猫"
+
+
+async def test_destructive_trash_actions_are_never_default(service, populated_store, qtbot, wait):
+    for text in ("有一只叫年糕的橘猫", "讨厌香菜"):
+        populated_store.delete(populated_store.ids[text], "测试")
+    dialog = _shown(qtbot, TrashDialog(service))
+    await dialog.wait_loaded()
+    for button in (dialog.purge_button, dialog.empty_button):
+        assert not button.autoDefault() and not button.isDefault()
+    dialog.restore_button.click()  # after a restore, Enter twice must not empty the trash
+    await service.drain()
+    await wait(lambda: len(dialog.ids()) == 1)
+    dialog.empty_button.click()
+    box = _question(dialog, "DestructiveQuestion")
+    assert box is not None
+    assert box.defaultButton() is box.button(QMessageBox.StandardButton.Cancel)
+    qtbot.keyClick(box, Qt.Key.Key_Return)
+    await service.drain()
+    assert len(populated_store.list_trash()) == 1  # still there
+
+
+async def test_delete_forever_asks_first(service, populated_store, qtbot, wait):
+    cat = populated_store.ids["有一只叫年糕的橘猫"]
+    populated_store.delete(cat, "测试")
+    dialog = _shown(qtbot, TrashDialog(service))
+    await dialog.wait_loaded()
+    dialog.purge_button.click()
+    await service.drain()
+    assert [row["id"] for row in populated_store.list_trash()] == [cat]
+    box = _question(dialog, "DestructiveQuestion")
+    assert box.defaultButton() is box.button(QMessageBox.StandardButton.Cancel)
+    box.findChild(QPushButton, "DestructiveConfirm").click()
+    await service.drain()
+    assert populated_store.list_trash() == []
+
+
+async def test_merged_trash_entries_name_the_kept_memory_by_text(service, populated_store, qtbot):
+    keep, gone = populated_store.ids["喜欢手冲咖啡，不加糖"], populated_store.ids["讨厌香菜"]
+    populated_store.merge(keep, gone, "喜欢手冲咖啡，不加糖；讨厌香菜", "品味", "重复")
+    dialog = _shown(qtbot, TrashDialog(service))
+    await dialog.wait_loaded()
+    text = dialog.list.item(0).text()
+    assert keep not in text and "并入「喜欢手冲咖啡，不加糖；讨厌香菜」" in text and "重复" in text
+
+
+async def test_trash_says_how_long_it_keeps_memories(service, qtbot, monkeypatch):
+    monkeypatch.setattr(type(service), "trash_retention_days", property(lambda self: 30.0))
+    dialog = _shown(qtbot, TrashDialog(service))
+    await dialog.wait_loaded()
+    assert dialog.retention.isVisible() and "30 天" in dialog.retention.text()
