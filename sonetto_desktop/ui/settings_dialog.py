@@ -3,7 +3,8 @@
 The dialog edits a copy; "保存" validates, writes it (``Settings.save``) and emits ``settings_saved``
 with the new object — the app applies it (theme now, model now, store backend / data dir by
 re-opening the services, which migrates the store without loss). Fields set by environment
-variables are shown read-only with the variable's name. Test connection runs on the event loop.
+variables are shown read-only with the variable's name under them. Test connection runs on the
+event loop. Closing with unsaved changes asks first (``discard_guard``).
 """
 
 from __future__ import annotations
@@ -31,13 +32,12 @@ from PySide6.QtWidgets import (
 )
 from qasync import asyncSlot
 
-from sonetto_desktop.config.settings import Settings
+from sonetto_desktop.config.settings import USER_NAME_MAX, Settings
 
+from .discard_guard import guard_reject
 from .icons import icon
 from .postgres_page import PostgresPage
-
-ENV_NAMES = {"base_url": "SONETTO_BASE_URL / OPENAI_BASE_URL", "api_key": "OPENAI_API_KEY",
-             "model": "SONETTO_MODEL", "data_dir": "SONETTO_DATA_DIR"}
+from .settings_fields import env_variable, lock_to_env, retention_spin, with_secret_toggle
 
 
 class SettingsDialog(QDialog):
@@ -72,17 +72,23 @@ class SettingsDialog(QDialog):
         column.addWidget(self.error_label)
         column.addWidget(self.buttons)
         self._load(settings)
+        self._loaded = self.current_settings()  # what "unchanged" means for the discard question
 
     # ── tabs ───────────────────────────────────────────────────────────
 
     def _model_tab(self) -> QWidget:
         page = QWidget(self)
-        form = QFormLayout(page)
+        form = self._model_form = QFormLayout(page)
+        self.user_name = QLineEdit(page)
+        self.user_name.setObjectName("UserName")
+        self.user_name.setMaxLength(USER_NAME_MAX)
+        self.user_name.setPlaceholderText(self.tr("留空时 Sonetto 会从记忆里知道"))
         self.base_url = QLineEdit(page)
         self.base_url.setPlaceholderText("https://api.deepseek.com/v1 · http://127.0.0.1:11434/v1")
         self.api_key = QLineEdit(page)
         self.api_key.setEchoMode(QLineEdit.EchoMode.Password)
         self.api_key.setPlaceholderText(self.tr("本地模型可以留空"))
+        self._api_key_row, self.show_key_button = with_secret_toggle(self.api_key, page)
         self.model = QComboBox(page)
         self.model.setEditable(True)
         self.model.lineEdit().setPlaceholderText("gpt-4o-mini · deepseek-chat · qwen-plus")
@@ -100,8 +106,9 @@ class SettingsDialog(QDialog):
         test_row = QHBoxLayout()
         test_row.addWidget(self.test_button)
         test_row.addWidget(self.test_result, 1)
+        form.addRow(self.tr("你希望 Sonetto 怎么称呼你"), self.user_name)
         form.addRow(self.tr("服务地址"), self.base_url)
-        form.addRow(self.tr("API 密钥"), self.api_key)
+        form.addRow(self.tr("API 密钥"), self._api_key_row)
         form.addRow(self.tr("模型"), self.model)
         form.addRow(self.tr("温度"), self.temperature)
         form.addRow(self.tr("请求超时"), self.request_timeout)
@@ -110,7 +117,7 @@ class SettingsDialog(QDialog):
 
     def _memory_tab(self) -> QWidget:
         page = QWidget(self)
-        form = QFormLayout(page)
+        form = self._memory_form = QFormLayout(page)
         self.retrieval_mode = QComboBox(page)
         for value, label in (("hybrid", self.tr("混合（推荐）")), ("mechanical", self.tr("本地检索（快，不用模型）")),
                              ("llm", self.tr("模型检索"))):
@@ -125,18 +132,20 @@ class SettingsDialog(QDialog):
         self.backend_hint = QLabel(self.tr("切换后会把现有记忆（含历史和回收站）完整迁移过去，旧文件保留。"), page)
         self.backend_hint.setObjectName("HintLabel")
         self.backend_hint.setWordWrap(True)
+        self.trash_retention = retention_spin(page)
         self.data_dir = QLineEdit(page)
         browse = QPushButton(icon("folder"), self.tr("选择…"), page)
         browse.clicked.connect(self._browse)
         self.open_folder_button = QPushButton(icon("folder"), self.tr("打开数据文件夹"), page)
         self.open_folder_button.clicked.connect(self.open_data_folder)
-        dir_row = QHBoxLayout()
+        self._dir_row = dir_row = QHBoxLayout()
         dir_row.addWidget(self.data_dir, 1)
         dir_row.addWidget(browse)
         form.addRow(self.tr("回忆方式"), self.retrieval_mode)
         form.addRow(self.tr("回忆超时"), self.recall_timeout)
         form.addRow(self.tr("存储方式"), self.store_backend)
         form.addRow("", self.backend_hint)
+        form.addRow(self.tr("回收站保留"), self.trash_retention)
         form.addRow(self.tr("数据文件夹"), dir_row)
         form.addRow("", self.open_folder_button)
         return page
@@ -165,6 +174,8 @@ class SettingsDialog(QDialog):
         combo.setCurrentIndex(max(index, 0))
 
     def _load(self, s: Settings) -> None:
+        self.user_name.setText(s.user_name)
+        self.trash_retention.setValue(round(s.trash_retention_days))
         self.base_url.setText(s.base_url)
         self.api_key.setText(s.api_key)
         self.model.setEditText(s.model)
@@ -178,12 +189,14 @@ class SettingsDialog(QDialog):
         self._select(self.theme, s.theme)
         self._select(self.language, s.language)
         self.postgres_page.load(s)
-        for name in s.env_overridden:
-            widget = {"base_url": self.base_url, "api_key": self.api_key, "model": self.model,
-                      "data_dir": self.data_dir}.get(name)
-            if widget is not None:
-                widget.setEnabled(False)
-                widget.setToolTip(self.tr("由环境变量 %1 设置").replace("%1", ENV_NAMES[name]))
+        self.env_notes = {}
+        for name in sorted(s.env_overridden):
+            where = {"base_url": (self._model_form, self.base_url, self.base_url),
+                     "api_key": (self._model_form, self._api_key_row, self.api_key),
+                     "model": (self._model_form, self.model, self.model),
+                     "data_dir": (self._memory_form, self._dir_row, self.data_dir)}.get(name)
+            if where is not None:
+                self.env_notes[name] = lock_to_env(*where, env_variable(name))
 
     def current_settings(self) -> Settings:
         """The settings as edited (environment-set fields unchanged)."""
@@ -196,6 +209,8 @@ class SettingsDialog(QDialog):
             "store_backend": self.store_backend.currentData(),
             "theme": self.theme.currentData(),
             "language": self.language.currentData(),
+            "user_name": self.user_name.text().strip(),
+            "trash_retention_days": float(self.trash_retention.value()),
         }
         editable = {"base_url": self.base_url.text().strip(), "api_key": self.api_key.text().strip(),
                     "model": self.model.currentText().strip(), "data_dir": self.data_dir.text().strip()}
@@ -238,9 +253,7 @@ class SettingsDialog(QDialog):
         finally:
             self.test_button.setEnabled(True)
         self.last_result = result
-        message = result.en if settings.language == "en" else result.zh
-        if result.ok and result.latency_ms is not None:
-            message += self.tr("（{0} ms）").format(f"{result.latency_ms:.0f}")
+        message = result.en if settings.language == "en" else result.zh  # says the latency once
         self.test_result.setText(("✓ " if result.ok else "✗ ") + message)
         if result.models:
             current = self.model.currentText()
@@ -248,6 +261,13 @@ class SettingsDialog(QDialog):
             self.model.addItems(result.models)
             self.model.setEditText(current)
         self.connection_tested.emit(result)
+
+    def dirty(self) -> bool:
+        """Anything changed that closing would lose."""
+        return self.current_settings() != self._loaded
+
+    def reject(self) -> None:
+        guard_reject(self, self.dirty, super().reject)
 
     def _browse(self) -> None:
         dialog = QFileDialog(self, self.tr("选择数据文件夹"), self.data_dir.text() or self.data_dir.placeholderText())

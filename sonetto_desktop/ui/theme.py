@@ -71,7 +71,7 @@ def resolve_mode(setting: str) -> str:
 def _icon_paths() -> dict[str, str]:
     """QSS ``url()`` needs a file: the bundled icons are real files in a checkout, a wheel and a
     PyInstaller onedir build alike."""
-    return {"chevron_down": Path(str(resource("icons/chevron_down.svg"))).as_posix()}
+    return {name: Path(str(resource(f"icons/{name}.svg"))).as_posix() for name in ("chevron_down", "chevron_up")}
 
 
 # The platform's stock OK / Cancel icons (a grey tick on the accent-blue OK, a red cross) are hard
@@ -87,6 +87,8 @@ def stylesheet(mode: str) -> str:
     if wall.is_file():
         merged = {**values, **wall_tokens(mode)}
         parts.append(fill_template(wall.read_text(encoding="utf-8"), merged))
+    # dialogs and keyboard focus come last: their focus rings win over the plain borders above
+    parts.append(fill_template(resource("qss/dialogs.qss.tmpl").read_text(encoding="utf-8"), values))
     return "\n".join(parts)
 
 

@@ -1,0 +1,92 @@
+"""Small pieces of the settings dialog, each with one job: a field locked by an environment
+variable (read-only, the variable's name shown under it), a show/hide toggle for a secret, the
+trash-retention spin box, and the "is this form changed?" snapshot."""
+
+from __future__ import annotations
+
+import os
+
+from PySide6.QtCore import QCoreApplication
+from PySide6.QtWidgets import (
+    QComboBox,
+    QFormLayout,
+    QHBoxLayout,
+    QLabel,
+    QLayout,
+    QLineEdit,
+    QSpinBox,
+    QToolButton,
+    QWidget,
+)
+
+#: The environment variables that can set a field (the first one set wins, as in ``Settings.with_env``).
+ENV_VARIABLES = {"base_url": ("SONETTO_BASE_URL", "OPENAI_BASE_URL"), "api_key": ("OPENAI_API_KEY",),
+                 "model": ("SONETTO_MODEL",), "data_dir": ("SONETTO_DATA_DIR",)}
+
+
+def _tr(text: str) -> str:
+    return QCoreApplication.translate("SettingsDialog", text)
+
+
+def env_variable(name: str, environ: dict[str, str] | None = None) -> str:
+    """The variable that sets field ``name`` now (else all that could, joined with " / ")."""
+    env = os.environ if environ is None else environ
+    candidates = ENV_VARIABLES.get(name, ())
+    for variable in candidates:
+        if env.get(variable, "").strip():
+            return variable
+    return " / ".join(candidates)
+
+
+def lock_to_env(form: QFormLayout, field: QWidget | QLayout, editor: QWidget, variable: str) -> QLabel:
+    """Make ``editor`` read-only (still selectable and copyable) and say under ``field`` (its row in
+    ``form``) which variable sets it. Returns the note."""
+    note_text = _tr("由环境变量 %1 设置，在这里不能修改。").replace("%1", variable)
+    if isinstance(editor, QLineEdit):
+        editor.setReadOnly(True)
+    elif isinstance(editor, QComboBox):
+        editor.setEnabled(False)
+    editor.setProperty("envLocked", True)
+    editor.setToolTip(note_text)
+    editor.setAccessibleDescription(note_text)
+    note = QLabel(note_text, editor.parentWidget())
+    note.setObjectName("EnvNote")
+    note.setWordWrap(True)
+    if isinstance(field, QLayout):
+        row, _ = form.getLayoutPosition(field)
+    else:
+        row, _ = form.getWidgetPosition(field)
+    form.insertRow(row + 1, "", note)
+    return note
+
+
+def with_secret_toggle(edit: QLineEdit, parent: QWidget) -> tuple[QHBoxLayout, QToolButton]:
+    """``edit`` (a password field) with a 显示 / 隐藏 button after it."""
+    button = QToolButton(parent)
+    button.setObjectName("ShowSecret")
+    button.setCheckable(True)
+    button.setText(_tr("显示"))
+    button.setAccessibleName(_tr("显示密钥"))
+    button.setToolTip(_tr("显示或隐藏密钥"))
+
+    def toggled(shown: bool) -> None:
+        edit.setEchoMode(QLineEdit.EchoMode.Normal if shown else QLineEdit.EchoMode.Password)
+        button.setText(_tr("隐藏") if shown else _tr("显示"))
+        button.setAccessibleName(_tr("隐藏密钥") if shown else _tr("显示密钥"))
+
+    button.toggled.connect(toggled)
+    row = QHBoxLayout()
+    row.setContentsMargins(0, 0, 0, 0)
+    row.addWidget(edit, 1)
+    row.addWidget(button)
+    return row, button
+
+
+def retention_spin(parent: QWidget) -> QSpinBox:
+    """Days the trash keeps a deleted memory; 0 reads "一直保留"."""
+    spin = QSpinBox(parent)
+    spin.setObjectName("TrashRetention")
+    spin.setRange(0, 36500)
+    spin.setSuffix(_tr(" 天"))
+    spin.setSpecialValueText(_tr("一直保留"))
+    return spin
