@@ -3,6 +3,7 @@
 The window is composed, not wired: ``app.py`` hands it the chat controller, the writer control and
 the wall widget. Closing hides to the tray when there is one, otherwise asks the app to quit
 (``quit_requested``); the app runs the ordered shutdown. Geometry and splitter live in QSettings.
+The menus (``window_menus.py``) hold import / export, settings, quit and the shortcut list.
 """
 
 from __future__ import annotations
@@ -16,6 +17,7 @@ from .chat_panel import ChatPanel
 from .icons import icon
 from .status_indicator import StatusIndicator, WriterControl
 from .welcome import WelcomePanel
+from .window_menus import build_menus
 
 DEFAULT_SIZE = QSize(1280, 800)
 
@@ -23,6 +25,8 @@ DEFAULT_SIZE = QSize(1280, 800)
 class MainWindow(QMainWindow):
     settings_requested = Signal()
     quit_requested = Signal()
+    import_requested = Signal()
+    export_requested = Signal()
     visibility_changed = Signal(bool)
 
     def __init__(
@@ -72,8 +76,10 @@ class MainWindow(QMainWindow):
         self.setCentralWidget(root)
 
         self.chat_panel.memory_activated.connect(self.reveal_memory)
-        QShortcut(QKeySequence("Ctrl+N"), self, activated=self.chat_panel.new_session)
-        QShortcut(QKeySequence("Ctrl+,"), self, activated=self.settings_requested.emit)
+        new_chat = QShortcut(QKeySequence("Ctrl+N"), self, activated=self.chat_panel.new_session)
+        new_chat.setWhatsThis(self.tr("新对话"))
+        self.shortcuts_dialog = None
+        self.menus = build_menus(self)
         self.set_configured(configured)
         self._restore_state()
 
@@ -95,6 +101,7 @@ class MainWindow(QMainWindow):
         self.settings_button = QToolButton(header)
         self.settings_button.setIcon(icon("settings"))
         self.settings_button.setToolTip(self.tr("设置"))
+        self.settings_button.setAccessibleName(self.tr("设置"))
         self.settings_button.clicked.connect(self.settings_requested)
         row.addWidget(self.settings_button)
         return header

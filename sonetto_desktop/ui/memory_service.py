@@ -166,6 +166,24 @@ class MemoryService(QObject):
     def purge(self, memory_id: str | None = None) -> "asyncio.Task[int | None]":
         return self._write(lambda: len(change.ids) if (change := self.memory.purge(memory_id)) else 0)
 
+    # ── import / export (the CLI's formats; see ``memory/transfer.py``) ─
+
+    async def preview_import(self, items: dict[str, MemoryItem]) -> Any:
+        """What importing ``items`` would do (``ImportPreview``), read in a worker."""
+        from sonetto_desktop.memory.import_preview import preview_import
+
+        return await self._call(lambda: preview_import(self.memory.store, items))
+
+    def import_items(self, items: dict[str, MemoryItem], reason: str) -> "asyncio.Task[tuple[list[str], list[str]] | None]":
+        """Import as the user in one write: (added ids, skipped ids)."""
+        return self._write(lambda: self.memory.import_items(items, reason=reason)[1:])
+
+    def export_to(self, path: Any, fmt: str) -> "asyncio.Task[int | None]":
+        """Write an export atomically (temp file, fsync, replace) in a worker; how many were exported."""
+        from sonetto_desktop.memory.transfer import write_export
+
+        return self._write(lambda: write_export(self.memory.store, path, fmt))
+
 
 def _fetch(manager: BaseMemoryManager, ids: list[str]) -> dict[str, MemoryItem | None]:
     items = manager.all_items() if len(ids) > 32 else None

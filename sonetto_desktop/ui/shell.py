@@ -169,6 +169,7 @@ class SonettoApp:
         self.wall_loaded = self.wall.reload()
         self.window.settings_requested.connect(self.open_settings)
         self.window.quit_requested.connect(self.request_quit)
+        self._connect_transfer()
 
         self.tray = Tray(self.writer_control, self.window)
         self.tray.open_requested.connect(self.window.bring_to_front)
@@ -184,6 +185,15 @@ class SonettoApp:
         self.window.show()
         if not self.store_ok and self.interactive:
             self._show_store_problem()
+
+    def _connect_transfer(self) -> None:
+        """File ▸ 导入记忆… / 导出记忆…: the CLI's formats, with a preview before an import."""
+        from .transfer_actions import TransferActions
+
+        self.transfer = TransferActions(self.service, self.window)
+        self.transfer.message.connect(lambda text, kind: self.toasts.show_toast(text, key="transfer", kind=kind))
+        self.window.import_requested.connect(self.transfer.import_memories)
+        self.window.export_requested.connect(self.transfer.export_memories)
 
     def _launch_agents(self) -> None:
         self._agents_task = self._tasks.spawn(self._start_agents(), name="start-agents")

@@ -1,0 +1,54 @@
+"""What an import would change, before it is applied (read-only; no Qt).
+
+It answers with the same rules as ``import_items`` (``crud.py``): an entry whose description and
+theme equal a stored memory's (or an earlier entry's of the same file) is skipped; any other entry
+is added — under its own id when that id is free (not stored, not in the trash), else under a fresh
+id, next to the stored memory with that id (nothing is overwritten). So there are three outcomes:
+``new``, ``new_id`` (an id that is taken, added beside it) and ``skipped``.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+from .base import BaseMemoryManager
+from .item import MemoryItem
+
+NEW, NEW_ID, SKIPPED = "new", "new_id", "skipped"
+
+
+@dataclass(frozen=True)
+class PreviewRow:
+    memory_id: str
+    outcome: str  # NEW, NEW_ID or SKIPPED
+    description: str
+    theme: str
+
+
+@dataclass(frozen=True)
+class ImportPreview:
+    rows: list[PreviewRow] = field(default_factory=list)
+
+    def count(self, outcome: str) -> int:
+        return sum(1 for row in self.rows if row.outcome == outcome)
+
+    @property
+    def changes_anything(self) -> bool:
+        return any(row.outcome != SKIPPED for row in self.rows)
+
+
+def preview_import(mm: BaseMemoryManager, items: dict[str, MemoryItem]) -> ImportPreview:
+    """The outcome of ``mm.import_items(items)`` for each entry, without writing anything."""
+    stored = mm.all_items()
+    trashed = {row["id"] for row in mm.list_trash()}
+    existing = {(item.description, item.theme) for item in stored.values()}
+    rows: list[PreviewRow] = []
+    for mid, item in items.items():
+        key = (item.description, item.theme)
+        if key in existing:
+            outcome = SKIPPED
+        else:
+            existing.add(key)
+            outcome = NEW if (mid and mid not in stored and mid not in trashed) else NEW_ID
+        rows.append(PreviewRow(str(mid), outcome, str(item.description), str(item.theme)))
+    return ImportPreview(rows)

@@ -1,0 +1,87 @@
+"""ShortcutsDialog: every keyboard shortcut of the window in one list (F1 or Ctrl+/).
+
+The list is the app's fixed keys plus, read from the window at opening time, every ``QAction`` and
+``QShortcut`` that has a key and a description (an action's text, a shortcut's ``whatsThis``), so a
+part of the window that adds a shortcut only has to describe it to be listed here.
+"""
+
+from __future__ import annotations
+
+from PySide6.QtCore import QCoreApplication
+from PySide6.QtGui import QAction, QKeySequence, QShortcut
+from PySide6.QtWidgets import (
+    QDialog,
+    QDialogButtonBox,
+    QHeaderView,
+    QTableWidget,
+    QTableWidgetItem,
+    QVBoxLayout,
+    QWidget,
+)
+
+
+def _tr(text: str) -> str:
+    return QCoreApplication.translate("ShortcutsDialog", text)
+
+
+def fixed_shortcuts() -> list[tuple[str, str]]:
+    """Keys that belong to widgets rather than to actions (the composer, dialogs, lists)."""
+    return [
+        ("Enter", _tr("发送消息")),
+        ("Shift+Enter", _tr("在消息里换行")),
+        ("Tab / Shift+Tab", _tr("在输入框、对话列表、记忆墙和按钮之间移动")),
+        ("Esc", _tr("关闭对话框（有未保存的修改时会先询问）")),
+        ("Delete", _tr("删除选中的记忆卡片（可撤销）")),
+    ]
+
+
+def _key_text(sequence: QKeySequence) -> str:
+    return sequence.toString(QKeySequence.SequenceFormat.NativeText)
+
+
+def window_shortcuts(window: QWidget) -> list[tuple[str, str]]:
+    """(keys, what) for every described action and shortcut of ``window``."""
+    rows: dict[str, str] = {}
+    for action in window.findChildren(QAction):
+        keys = [k for k in action.shortcuts() if not k.isEmpty()]
+        text = action.text().replace("&", "").rstrip("…").strip()
+        if keys and text:
+            rows.setdefault(" / ".join(_key_text(k) for k in keys), text)
+    for shortcut in window.findChildren(QShortcut):
+        text = shortcut.whatsThis().strip()
+        key = shortcut.key()
+        if text and not key.isEmpty():
+            rows.setdefault(_key_text(key), text)
+    return list(rows.items())
+
+
+class ShortcutsDialog(QDialog):
+    def __init__(self, window: QWidget, parent: QWidget | None = None) -> None:
+        super().__init__(parent or window)
+        self.setObjectName("ShortcutsDialog")
+        self.setWindowTitle(self.tr("键盘快捷键"))
+        self.resize(520, 420)
+        rows = window_shortcuts(window)
+        known = {keys for keys, _ in rows}
+        rows += [row for row in fixed_shortcuts() if row[0] not in known]
+        self.table = QTableWidget(len(rows), 2, self)
+        self.table.setObjectName("ShortcutTable")
+        self.table.setAccessibleName(self.tr("键盘快捷键"))
+        self.table.setHorizontalHeaderLabels([self.tr("按键"), self.tr("作用")])
+        self.table.verticalHeader().setVisible(False)
+        self.table.setEditTriggers(QTableWidget.EditTrigger.NoEditTriggers)
+        self.table.setSelectionBehavior(QTableWidget.SelectionBehavior.SelectRows)
+        self.table.horizontalHeader().setSectionResizeMode(0, QHeaderView.ResizeMode.ResizeToContents)
+        self.table.horizontalHeader().setStretchLastSection(True)
+        for row, (keys, what) in enumerate(rows):
+            self.table.setItem(row, 0, QTableWidgetItem(keys))
+            self.table.setItem(row, 1, QTableWidgetItem(what))
+        buttons = QDialogButtonBox(QDialogButtonBox.StandardButton.Close, self)
+        buttons.button(QDialogButtonBox.StandardButton.Close).setText(self.tr("关闭"))
+        buttons.rejected.connect(self.reject)
+        layout = QVBoxLayout(self)
+        layout.addWidget(self.table, 1)
+        layout.addWidget(buttons)
+
+    def rows(self) -> list[tuple[str, str]]:
+        return [(self.table.item(r, 0).text(), self.table.item(r, 1).text()) for r in range(self.table.rowCount())]

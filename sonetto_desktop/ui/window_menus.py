@@ -1,0 +1,58 @@
+"""The main window's menu bar: 文件 (导入记忆…, 导出记忆…, 设置… Ctrl+,, 退出 Ctrl+Q) and 帮助
+(键盘快捷键 F1 / Ctrl+/). Actions only emit the window's request signals or open the shortcut list;
+the app decides what they do."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import TYPE_CHECKING
+
+from PySide6.QtCore import QCoreApplication, Qt
+from PySide6.QtGui import QAction, QKeySequence
+
+from .shortcuts_dialog import ShortcutsDialog
+
+if TYPE_CHECKING:
+    from .main_window import MainWindow
+
+
+def _tr(text: str) -> str:
+    return QCoreApplication.translate("MainWindow", text)
+
+
+@dataclass
+class WindowMenus:
+    import_action: QAction
+    export_action: QAction
+    settings_action: QAction
+    quit_action: QAction
+    shortcuts_action: QAction
+
+
+def show_shortcuts(window: "MainWindow") -> ShortcutsDialog:
+    dialog = ShortcutsDialog(window)
+    dialog.setAttribute(Qt.WidgetAttribute.WA_DeleteOnClose)
+    dialog.setWindowModality(Qt.WindowModality.WindowModal)
+    dialog.open()
+    window.shortcuts_dialog = dialog
+    return dialog
+
+
+def build_menus(window: "MainWindow") -> WindowMenus:
+    bar = window.menuBar()
+    bar.setObjectName("MenuBar")
+    file_menu = bar.addMenu(_tr("文件(&F)"))
+    import_action = file_menu.addAction(_tr("导入记忆…"), window.import_requested.emit)
+    export_action = file_menu.addAction(_tr("导出记忆…"), window.export_requested.emit)
+    file_menu.addSeparator()
+    settings_action = file_menu.addAction(_tr("设置…"), window.settings_requested.emit)
+    settings_action.setShortcut(QKeySequence("Ctrl+,"))
+    file_menu.addSeparator()
+    quit_action = file_menu.addAction(_tr("退出"), window.quit_requested.emit)
+    quit_action.setShortcut(QKeySequence("Ctrl+Q"))
+    help_menu = bar.addMenu(_tr("帮助(&H)"))
+    shortcuts_action = help_menu.addAction(_tr("键盘快捷键"), lambda: show_shortcuts(window))
+    shortcuts_action.setShortcuts([QKeySequence("F1"), QKeySequence("Ctrl+/")])
+    for action in (settings_action, quit_action, shortcuts_action):
+        action.setShortcutContext(Qt.ShortcutContext.WindowShortcut)
+    return WindowMenus(import_action, export_action, settings_action, quit_action, shortcuts_action)

@@ -1,0 +1,142 @@
+"""Import / export from the window (issue 15 item 15) and the keyboard help (item 14): the File
+menu's actions, an export written atomically in a worker in the CLI's formats, an import that shows
+what it will change before anything is written, the shortcut list on F1 / Ctrl+/."""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import threading
+
+import pytest
+from PySide6.QtCore import Qt
+from PySide6.QtGui import QKeySequence
+from PySide6.QtWidgets import QApplication, QToolButton
+
+from shell_fixtures import app_settings, running_app
+from sonetto_desktop.memory import transfer
+from sonetto_desktop.memory.import_preview import NEW, NEW_ID, SKIPPED
+from sonetto_desktop.ui.import_dialog import ImportPreviewDialog
+from sonetto_desktop.ui.shortcuts_dialog import ShortcutsDialog
+from sonetto_desktop.ui.transfer_actions import TransferActions
+
+
+@pytest.fixture
+def actions(service, qtbot):
+    from PySide6.QtWidgets import QWidget
+
+    host = QWidget()
+    qtbot.addWidget(host)
+    host.show()
+    acts = TransferActions(service, host)
+    messages = []
+    acts.message.connect(lambda text, kind: messages.append((text, kind)))
+    acts.messages = messages
+    return acts
+
+
+@pytest.mark.parametrize("fmt", ["yaml", "json", "md"])
+async def test_export_writes_the_cli_format_off_the_qt_thread(actions, service, populated_store, tmp_path,
+                                                             monkeypatch, fmt):
+    threads = []
+    real = transfer.atomic_write
+    monkeypatch.setattr(transfer, "atomic_write",
+                        lambda *a, **k: (threads.append(threading.current_thread()), real(*a, **k))[1])
+    target = tmp_path / f"out.{fmt}"
+    target.write_text("the previous export", encoding="utf-8")
+    assert await actions.export_to(target) == 6
+    assert threads and threads[0] is not threading.main_thread()  # written in a worker
+    assert target.read_text(encoding="utf-8") != "the previous export"
+    # the same file the CLI would read back: every memory is there
+    assert sorted(i.description for i in transfer.read_import(target).values()) == sorted(
+        i.description for i in populated_store.all_items().values())
+    if fmt == "json":
+        assert json.loads(target.read_text(encoding="utf-8"))["kind"] == "sonetto-memories"
+    assert actions.messages and actions.messages[-1][1] == "info"
+
+
+async def test_import_shows_a_preview_and_writes_nothing_until_confirmed(actions, service, populated_store,
+                                                                         tmp_path, wait):
+    taken = populated_store.ids["讨厌香菜"]
+    source = tmp_path / "in.yaml"
+    source.write_text(
+        f"new1:\n  description: 喜欢爵士\n  theme: 音乐\n"
+        f"{taken}:\n  description: 换了新工作\n  theme: 工作\n"
+        f"dup:\n  description: 讨厌香菜\n  theme: 品味\n", encoding="utf-8")
+    before = populated_store.count()
+
+    changes = []
+    service.memory_changed.connect(changes.append)
+    flow = asyncio.ensure_future(actions.import_from(source))
+    await wait(lambda: isinstance(actions.active_dialog, ImportPreviewDialog) and actions.active_dialog.isVisible())
+    dialog = actions.active_dialog
+    outcomes = sorted(dialog.list.topLevelItem(i).data(0, Qt.ItemDataRole.UserRole)
+                      for i in range(dialog.list.topLevelItemCount()))
+    assert outcomes == sorted([NEW, NEW_ID, SKIPPED])
+    assert "新增 2 条" in dialog.summary.text() and "跳过 1 条" in dialog.summary.text()
+    assert populated_store.count() == before  # nothing written yet
+    assert not dialog.import_button.isDefault()  # Enter cancels
+    dialog.import_button.click()
+    added, skipped = await flow
+    assert len(added) == 2 and skipped == ["dup"]
+    assert populated_store.count() == before + 2
+    assert populated_store.get(taken).description == "讨厌香菜"  # nothing overwritten
+    assert "喜欢爵士" in {i.description for i in populated_store.all_items().values()}
+    await wait(lambda: any(c.kind == "import" for c in changes))
+    assert [(c.kind, c.actor, set(c.ids)) for c in changes if c.kind == "import"] == [("import", "user", set(added))]
+
+
+async def test_a_cancelled_import_changes_nothing(actions, service, populated_store, tmp_path, wait):
+    source = tmp_path / "in.json"
+    source.write_text(json.dumps({"x1": {"description": "新的一条", "theme": "杂项"}}, ensure_ascii=False),
+                      encoding="utf-8")
+    before = populated_store.count()
+    flow = asyncio.ensure_future(actions.import_from(source))
+    await wait(lambda: isinstance(actions.active_dialog, ImportPreviewDialog) and actions.active_dialog.isVisible())
+    actions.active_dialog.reject()
+    assert await flow is None
+    assert populated_store.count() == before
+
+
+async def test_a_broken_import_file_is_explained(actions, tmp_path):
+    source = tmp_path / "bad.json"
+    source.write_text("{not json", encoding="utf-8")
+    assert await actions.import_from(source) is None
+    text, kind = actions.messages[-1]
+    assert kind == "error" and "bad.json" in text
+
+
+async def test_file_menu_and_shortcut_list(qapp, tmp_path, wait):
+    async with running_app(qapp, app_settings(tmp_path / "data")) as app:
+        window = app.window
+        menus = window.menus
+        assert menus.import_action.text().startswith("导入记忆") and menus.export_action.text().startswith("导出记忆")
+        requested = []
+        window.import_requested.connect(lambda: requested.append("import"))
+        menus.import_action.trigger()
+        assert requested == ["import"] and app.transfer is not None
+        await wait(lambda: app.transfer.active_dialog is not None and app.transfer.active_dialog.isVisible())
+        app.transfer.active_dialog.reject()
+        assert QKeySequence("F1") in menus.shortcuts_action.shortcuts()
+        assert QKeySequence("Ctrl+/") in menus.shortcuts_action.shortcuts()
+        menus.shortcuts_action.trigger()
+        dialog = window.shortcuts_dialog
+        assert isinstance(dialog, ShortcutsDialog) and dialog.isVisible()
+        keys = {k for k, _ in dialog.rows()}
+        assert {"Ctrl+N", "Ctrl+,", "F1 / Ctrl+/", "Enter", "Esc"} <= keys
+        dialog.reject()
+        # icon-only buttons have names a screen reader can say
+        unnamed = [b.objectName() or b.toolTip() for b in window.findChildren(QToolButton)
+                   if b.isVisible() and not b.text() and not b.accessibleName()]
+        assert "设置" not in unnamed
+
+
+def test_preview_dialog_shows_memory_text_as_plain_text(qtbot):
+    from sonetto_desktop.memory.import_preview import ImportPreview, PreviewRow
+
+    preview = ImportPreview([PreviewRow("a", NEW, "<b>粗体</b>", "测试")])
+    dialog = ImportPreviewDialog(preview, "<i>f</i>.yaml")
+    qtbot.addWidget(dialog)
+    assert dialog.summary.textFormat() == Qt.TextFormat.PlainText
+    assert dialog.list.topLevelItem(0).text(1) == "<b>粗体</b>"
+    assert QApplication.instance() is not None
