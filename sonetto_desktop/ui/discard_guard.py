@@ -16,21 +16,18 @@ from PySide6.QtCore import QCoreApplication
 from PySide6.QtWidgets import QDialog, QMessageBox
 
 
-def _tr(text: str) -> str:
-    return QCoreApplication.translate("DiscardGuard", text)
-
 
 def discard_question(dialog: QDialog, discard: Callable[[], None]) -> QMessageBox:
     """The dialog's "放弃修改？" box (made once); ``discard`` runs only when the person confirms."""
     box = dialog.findChild(QMessageBox, "DiscardQuestion")
     if box is not None:
         return box
-    box = QMessageBox(QMessageBox.Icon.Question, _tr("放弃修改？"), _tr("你做的修改还没有保存，关闭后会丢失。"),
+    box = QMessageBox(QMessageBox.Icon.Question, QCoreApplication.translate("DiscardGuard", "放弃修改？"), QCoreApplication.translate("DiscardGuard", "你做的修改还没有保存，关闭后会丢失。"),
                       QMessageBox.StandardButton.NoButton, dialog)
     box.setObjectName("DiscardQuestion")
-    drop = box.addButton(_tr("放弃修改"), QMessageBox.ButtonRole.DestructiveRole)
+    drop = box.addButton(QCoreApplication.translate("DiscardGuard", "放弃修改"), QMessageBox.ButtonRole.DestructiveRole)
     drop.setObjectName("DiscardConfirm")
-    keep = box.addButton(_tr("继续编辑"), QMessageBox.ButtonRole.RejectRole)
+    keep = box.addButton(QCoreApplication.translate("DiscardGuard", "继续编辑"), QMessageBox.ButtonRole.RejectRole)
     keep.setObjectName("DiscardKeep")
     box.setDefaultButton(keep)
     box.setEscapeButton(keep)

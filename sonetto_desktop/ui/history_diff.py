@@ -54,19 +54,18 @@ class SafeTextBrowser(QTextBrowser):
 
 def actor_label(actor: Any) -> str:
     """Who made a change, for a person: 你, Sonetto, 命令行, 其他应用 <name> (MCP), 其他程序, …"""
-    tr = QCoreApplication.translate
     name = str(actor or "").strip()
     if name in ("", "user"):
-        return tr("HistoryDialog", "你")
+        return QCoreApplication.translate("HistoryDialog", "你")
     if name == "agent":
-        return tr("HistoryDialog", "智能体")
+        return QCoreApplication.translate("HistoryDialog", "智能体")
     if name == "cli":
-        return tr("HistoryDialog", "命令行")
+        return QCoreApplication.translate("HistoryDialog", "命令行")
     if name.startswith("mcp:"):
         client = name[4:].strip() or "MCP"
-        return tr("HistoryDialog", "其他应用 {0}").format(client)
+        return QCoreApplication.translate("HistoryDialog", "其他应用 {0}").format(client)
     if name == "external":
-        return tr("HistoryDialog", "其他程序")
+        return QCoreApplication.translate("HistoryDialog", "其他程序")
     if name == "imported":
-        return tr("HistoryDialog", "导入")
-    return tr("HistoryDialog", "其他程序（{0}）").format(name)
+        return QCoreApplication.translate("HistoryDialog", "导入")
+    return QCoreApplication.translate("HistoryDialog", "其他程序（{0}）").format(name)

@@ -24,9 +24,6 @@ ENV_VARIABLES = {"base_url": ("SONETTO_BASE_URL", "OPENAI_BASE_URL"), "api_key":
                  "model": ("SONETTO_MODEL",), "data_dir": ("SONETTO_DATA_DIR",)}
 
 
-def _tr(text: str) -> str:
-    return QCoreApplication.translate("SettingsDialog", text)
-
 
 def env_variable(name: str, environ: dict[str, str] | None = None) -> str:
     """The variable that sets field ``name`` now (else all that could, joined with " / ")."""
@@ -41,7 +38,7 @@ def env_variable(name: str, environ: dict[str, str] | None = None) -> str:
 def lock_to_env(form: QFormLayout, field: QWidget | QLayout, editor: QWidget, variable: str) -> QLabel:
     """Make ``editor`` read-only (still selectable and copyable) and say under ``field`` (its row in
     ``form``) which variable sets it. Returns the note."""
-    note_text = _tr("由环境变量 %1 设置，在这里不能修改。").replace("%1", variable)
+    note_text = QCoreApplication.translate("SettingsDialog", "由环境变量 %1 设置，在这里不能修改。").replace("%1", variable)
     if isinstance(editor, QLineEdit):
         editor.setReadOnly(True)
     elif isinstance(editor, QComboBox):
@@ -65,14 +62,18 @@ def with_secret_toggle(edit: QLineEdit, parent: QWidget) -> tuple[QHBoxLayout, Q
     button = QToolButton(parent)
     button.setObjectName("ShowSecret")
     button.setCheckable(True)
-    button.setText(_tr("显示"))
-    button.setAccessibleName(_tr("显示密钥"))
-    button.setToolTip(_tr("显示或隐藏密钥"))
+    button.setText(QCoreApplication.translate("SettingsDialog", "显示"))
+    button.setAccessibleName(QCoreApplication.translate("SettingsDialog", "显示密钥"))
+    button.setToolTip(QCoreApplication.translate("SettingsDialog", "显示或隐藏密钥"))
 
     def toggled(shown: bool) -> None:
         edit.setEchoMode(QLineEdit.EchoMode.Normal if shown else QLineEdit.EchoMode.Password)
-        button.setText(_tr("隐藏") if shown else _tr("显示"))
-        button.setAccessibleName(_tr("隐藏密钥") if shown else _tr("显示密钥"))
+        if shown:
+            button.setText(QCoreApplication.translate("SettingsDialog", "隐藏"))
+            button.setAccessibleName(QCoreApplication.translate("SettingsDialog", "隐藏密钥"))
+        else:
+            button.setText(QCoreApplication.translate("SettingsDialog", "显示"))
+            button.setAccessibleName(QCoreApplication.translate("SettingsDialog", "显示密钥"))
 
     button.toggled.connect(toggled)
     row = QHBoxLayout()
@@ -87,6 +88,6 @@ def retention_spin(parent: QWidget) -> QSpinBox:
     spin = QSpinBox(parent)
     spin.setObjectName("TrashRetention")
     spin.setRange(0, 36500)
-    spin.setSuffix(_tr(" 天"))
-    spin.setSpecialValueText(_tr("一直保留"))
+    spin.setSuffix(QCoreApplication.translate("SettingsDialog", " 天"))
+    spin.setSpecialValueText(QCoreApplication.translate("SettingsDialog", "一直保留"))
     return spin

@@ -20,18 +20,15 @@ from PySide6.QtWidgets import (
 )
 
 
-def _tr(text: str) -> str:
-    return QCoreApplication.translate("ShortcutsDialog", text)
-
 
 def fixed_shortcuts() -> list[tuple[str, str]]:
     """Keys that belong to widgets rather than to actions (the composer, dialogs, lists)."""
     return [
-        ("Enter", _tr("发送消息")),
-        ("Shift+Enter", _tr("在消息里换行")),
-        ("Tab / Shift+Tab", _tr("在输入框、对话列表、记忆墙和按钮之间移动")),
-        ("Esc", _tr("关闭对话框（有未保存的修改时会先询问）")),
-        ("Delete", _tr("删除选中的记忆卡片（可撤销）")),
+        ("Enter", QCoreApplication.translate("ShortcutsDialog", "发送消息")),
+        ("Shift+Enter", QCoreApplication.translate("ShortcutsDialog", "在消息里换行")),
+        ("Tab / Shift+Tab", QCoreApplication.translate("ShortcutsDialog", "在输入框、对话列表、记忆墙和按钮之间移动")),
+        ("Esc", QCoreApplication.translate("ShortcutsDialog", "关闭对话框（有未保存的修改时会先询问）")),
+        ("Delete", QCoreApplication.translate("ShortcutsDialog", "删除选中的记忆卡片（可撤销）")),
     ]
 
 

@@ -16,9 +16,6 @@ if TYPE_CHECKING:
     from .main_window import MainWindow
 
 
-def _tr(text: str) -> str:
-    return QCoreApplication.translate("MainWindow", text)
-
 
 @dataclass
 class WindowMenus:
@@ -41,17 +38,17 @@ def show_shortcuts(window: "MainWindow") -> ShortcutsDialog:
 def build_menus(window: "MainWindow") -> WindowMenus:
     bar = window.menuBar()
     bar.setObjectName("MenuBar")
-    file_menu = bar.addMenu(_tr("文件(&F)"))
-    import_action = file_menu.addAction(_tr("导入记忆…"), window.import_requested.emit)
-    export_action = file_menu.addAction(_tr("导出记忆…"), window.export_requested.emit)
+    file_menu = bar.addMenu(QCoreApplication.translate("MainWindow", "文件(&F)"))
+    import_action = file_menu.addAction(QCoreApplication.translate("MainWindow", "导入记忆…"), window.import_requested.emit)
+    export_action = file_menu.addAction(QCoreApplication.translate("MainWindow", "导出记忆…"), window.export_requested.emit)
     file_menu.addSeparator()
-    settings_action = file_menu.addAction(_tr("设置…"), window.settings_requested.emit)
+    settings_action = file_menu.addAction(QCoreApplication.translate("MainWindow", "设置…"), window.settings_requested.emit)
     settings_action.setShortcut(QKeySequence("Ctrl+,"))
     file_menu.addSeparator()
-    quit_action = file_menu.addAction(_tr("退出"), window.quit_requested.emit)
+    quit_action = file_menu.addAction(QCoreApplication.translate("MainWindow", "退出"), window.quit_requested.emit)
     quit_action.setShortcut(QKeySequence("Ctrl+Q"))
-    help_menu = bar.addMenu(_tr("帮助(&H)"))
-    shortcuts_action = help_menu.addAction(_tr("键盘快捷键"), lambda: show_shortcuts(window))
+    help_menu = bar.addMenu(QCoreApplication.translate("MainWindow", "帮助(&H)"))
+    shortcuts_action = help_menu.addAction(QCoreApplication.translate("MainWindow", "键盘快捷键"), lambda: show_shortcuts(window))
     shortcuts_action.setShortcuts([QKeySequence("F1"), QKeySequence("Ctrl+/")])
     for action in (settings_action, quit_action, shortcuts_action):
         action.setShortcutContext(Qt.ShortcutContext.WindowShortcut)

@@ -1,0 +1,137 @@
+"""Keyboard use of the dialogs (issue 15 items 12 and 14): Tab reaches every control, the control
+with the focus shows a ring in the theme's accent, and the session list's rename box is tall enough
+for Chinese text."""
+
+from __future__ import annotations
+
+import pytest
+from PySide6.QtCore import Qt
+from PySide6.QtGui import QColor
+from PySide6.QtWidgets import (
+    QAbstractButton,
+    QApplication,
+    QDialog,
+    QLineEdit,
+    QListWidget,
+    QListWidgetItem,
+    QPushButton,
+    QVBoxLayout,
+    QWidget,
+)
+
+from sonetto_desktop.config.settings import Settings
+from sonetto_desktop.ui.edit_dialog import EditDialog
+from sonetto_desktop.ui.settings_dialog import SettingsDialog
+from sonetto_desktop.ui.theme import stylesheet, tokens
+from sonetto_desktop.ui.trash_dialog import TrashDialog
+
+
+@pytest.fixture
+def themed(qapp):
+    qapp.setStyleSheet(stylesheet("light"))
+    yield tokens("light")
+    qapp.setStyleSheet("")
+
+
+def _show_active(qtbot, window: QWidget) -> None:
+    window.show()
+    window.activateWindow()
+    for _ in range(20):
+        if window.isActiveWindow():
+            return
+        QApplication.processEvents()
+    assert window.isActiveWindow()
+
+
+def _tab_stops(qtbot, dialog: QDialog, first: QWidget, limit: int = 60) -> list[QWidget]:
+    """Press Tab from ``first`` until the focus comes back; the widgets visited, in order."""
+    first.setFocus(Qt.FocusReason.TabFocusReason)
+    seen: list[QWidget] = []
+    for _ in range(limit):
+        widget = QApplication.focusWidget()
+        if widget is None or (seen and widget is seen[0]):
+            break
+        seen.append(widget)
+        qtbot.keyClick(widget, Qt.Key.Key_Tab)
+    return seen
+
+
+def _controls(dialog: QDialog) -> list[QWidget]:
+    kinds = (QAbstractButton, QLineEdit, QListWidget)
+    return [w for w in dialog.findChildren(QWidget) if isinstance(w, kinds) and w.isVisible() and w.isEnabled()
+            and w.focusPolicy() & Qt.FocusPolicy.TabFocus and not isinstance(w.parentWidget(), QLineEdit)]
+
+
+def test_tab_reaches_every_control_of_the_edit_dialog(qtbot):
+    dialog = EditDialog(description="讨厌香菜", theme="品味")
+    qtbot.addWidget(dialog)
+    _show_active(qtbot, dialog)
+    stops = _tab_stops(qtbot, dialog, dialog.description_edit)
+    missing = [w.objectName() or type(w).__name__ for w in _controls(dialog) if w not in stops]
+    assert not missing, missing
+
+
+async def test_tab_reaches_every_control_of_the_trash(service, populated_store, qtbot, wait):
+    populated_store.delete(populated_store.ids["讨厌香菜"], "测试")
+    dialog = TrashDialog(service)
+    qtbot.addWidget(dialog)
+    await dialog.wait_loaded()
+    dialog.show()
+    dialog.activateWindow()
+    await wait(dialog.isActiveWindow, message="trash window active")
+    stops = _tab_stops(qtbot, dialog, dialog.list)
+    missing = [w.objectName() or w.text() for w in _controls(dialog) if w not in stops]
+    assert not missing, missing
+
+
+def test_settings_fields_are_reachable_by_keyboard(qtbot):
+    dialog = SettingsDialog(Settings.load())
+    qtbot.addWidget(dialog)
+    _show_active(qtbot, dialog)
+    stops = _tab_stops(qtbot, dialog, dialog.user_name)
+    for widget in (dialog.user_name, dialog.base_url, dialog.api_key, dialog.show_key_button, dialog.test_button):
+        assert widget in stops, widget.objectName() or type(widget).__name__
+
+
+def _accent_pixels(widget: QWidget, accent: str) -> int:
+    image = widget.grab().toImage()
+    colour = QColor(accent)
+    count = 0
+    for x in range(image.width()):
+        for y in (0, 1, image.height() - 2, image.height() - 1):
+            c = image.pixelColor(x, y)
+            if abs(c.red() - colour.red()) + abs(c.green() - colour.green()) + abs(c.blue() - colour.blue()) < 30:
+                count += 1
+    return count
+
+
+def test_a_focused_button_shows_a_ring(qtbot, themed):
+    host = QDialog()
+    qtbot.addWidget(host)
+    layout = QVBoxLayout(host)
+    plain, focused = QPushButton("取消", host), QPushButton("永久删除", host)
+    for button in (plain, focused):
+        button.setAutoDefault(False)
+        layout.addWidget(button)
+    _show_active(qtbot, host)
+    focused.setFocus(Qt.FocusReason.TabFocusReason)
+    assert focused.hasFocus()
+    assert _accent_pixels(focused, themed["accent"]) > focused.width()  # a ring along top and bottom
+    assert _accent_pixels(plain, themed["accent"]) == 0
+
+
+def test_the_session_rename_box_fits_chinese_text(qtbot, themed):
+    sessions = QListWidget()
+    sessions.setObjectName("SessionList")  # styled like the chat's session list
+    qtbot.addWidget(sessions)
+    sessions.resize(240, 300)
+    item = QListWidgetItem("周末去爬山的计划")
+    item.setFlags(item.flags() | Qt.ItemFlag.ItemIsEditable)
+    sessions.addItem(item)
+    sessions.show()
+    sessions.editItem(item)
+    editor = sessions.findChild(QLineEdit)
+    editor.setFocus()
+    QApplication.processEvents()
+    assert editor.height() >= editor.minimumSizeHint().height()
+    assert editor.height() >= editor.fontMetrics().height() + 2
