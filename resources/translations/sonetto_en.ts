@@ -105,59 +105,95 @@
     </message>
 </context>
 <context>
+    <name>Dialogs</name>
+    <message>
+        <location filename="../../sonetto_desktop/ui/dialogs.py" line="51" />
+        <source>取消</source>
+        <translation>Cancel</translation>
+    </message>
+</context>
+<context>
+    <name>DiscardGuard</name>
+    <message>
+        <location filename="../../sonetto_desktop/ui/discard_guard.py" line="25" />
+        <source>放弃修改？</source>
+        <translation>Discard changes?</translation>
+    </message>
+    <message>
+        <location filename="../../sonetto_desktop/ui/discard_guard.py" line="25" />
+        <source>你做的修改还没有保存，关闭后会丢失。</source>
+        <translation>Your changes are not saved yet and will be lost if you close.</translation>
+    </message>
+    <message>
+        <location filename="../../sonetto_desktop/ui/discard_guard.py" line="28" />
+        <source>放弃修改</source>
+        <translation>Discard changes</translation>
+    </message>
+    <message>
+        <location filename="../../sonetto_desktop/ui/discard_guard.py" line="30" />
+        <source>继续编辑</source>
+        <translation>Keep editing</translation>
+    </message>
+</context>
+<context>
     <name>EditDialog</name>
     <message>
-        <location filename="../../sonetto_desktop/ui/edit_dialog.py" line="58" />
+        <location filename="../../sonetto_desktop/ui/edit_dialog.py" line="66" />
         <source>新建记忆</source>
         <translation>New memory</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/edit_dialog.py" line="58" />
+        <location filename="../../sonetto_desktop/ui/edit_dialog.py" line="66" />
         <source>编辑记忆</source>
         <translation>Edit memory</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/edit_dialog.py" line="65" />
+        <location filename="../../sonetto_desktop/ui/edit_dialog.py" line="74" />
         <source>关于你的一件事，例如：喜欢手冲咖啡，不加糖</source>
         <translation>Something about you, e.g.: likes pour-over coffee, no sugar</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/edit_dialog.py" line="70" />
+        <location filename="../../sonetto_desktop/ui/edit_dialog.py" line="79" />
         <source>主题，例如：品味、工作、家人</source>
         <translation>Theme, e.g.: taste, work, family</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/edit_dialog.py" line="74" />
+        <location filename="../../sonetto_desktop/ui/edit_dialog.py" line="86" />
         <source>为什么这样改（可选，会记入历史）</source>
         <translation>Why this change (optional, kept in the history)</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/edit_dialog.py" line="80" />
+        <location filename="../../sonetto_desktop/ui/edit_dialog.py" line="92" />
         <source>内容</source>
         <translation>Text</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/edit_dialog.py" line="81" />
+        <location filename="../../sonetto_desktop/ui/edit_dialog.py" line="94" />
         <source>主题</source>
         <translation>Theme</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/edit_dialog.py" line="82" />
+        <location filename="../../sonetto_desktop/ui/edit_dialog.py" line="95" />
         <source>原因</source>
         <translation>Reason</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/edit_dialog.py" line="104" />
+        <location filename="../../sonetto_desktop/ui/edit_dialog.py" line="117" />
         <source>内容不能为空。</source>
         <translation>The text cannot be empty.</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/edit_dialog.py" line="106" />
+        <location filename="../../sonetto_desktop/ui/edit_dialog.py" line="119" />
+        <source>内容太长了：最多 {0} 个字，现在 {1} 个。</source>
+        <translation>The text is too long: at most {0} characters, now {1}.</translation>
+    </message>
+    <message>
+        <location filename="../../sonetto_desktop/ui/edit_dialog.py" line="122" />
         <source>主题不能为空。</source>
         <translation>The theme cannot be empty.</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/edit_dialog.py" line="108" />
+        <location filename="../../sonetto_desktop/ui/edit_dialog.py" line="124" />
         <source>还没有改动。</source>
         <translation>Nothing has changed yet.</translation>
     </message>
@@ -165,111 +201,215 @@
 <context>
     <name>HistoryDialog</name>
     <message>
-        <location filename="../../sonetto_desktop/ui/history_dialog.py" line="77" />
+        <location filename="../../sonetto_desktop/ui/history_dialog.py" line="80" />
         <source>{0}（{1}）</source>
         <translation>{0} ({1})</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/history_dialog.py" line="99" />
+        <location filename="../../sonetto_desktop/ui/history_dialog.py" line="102" />
         <source>记忆的历史</source>
         <translation>Memory history</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/history_dialog.py" line="106" />
+        <location filename="../../sonetto_desktop/ui/history_dialog.py" line="109" />
         <source>加载中…</source>
         <translation>Loading…</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/history_dialog.py" line="122" />
+        <location filename="../../sonetto_desktop/ui/history_dialog.py" line="126" />
         <source>恢复的原因</source>
         <translation>Reason for restoring</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/history_dialog.py" line="123" />
+        <location filename="../../sonetto_desktop/ui/history_dialog.py" line="127" />
         <source>恢复为此版本</source>
         <translation>Restore this version</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/history_dialog.py" line="155" />
+        <location filename="../../sonetto_desktop/ui/history_dialog.py" line="159" />
         <source>这条记忆已不存在（可能被删除或合并）。</source>
         <translation>This memory no longer exists (it may have been deleted or merged).</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/history_dialog.py" line="163" />
+        <location filename="../../sonetto_desktop/ui/history_dialog.py" line="167" />
         <source>当前：{0}（{1}）</source>
         <translation>Now: {0} ({1})</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/history_dialog.py" line="192" />
+        <location filename="../../sonetto_desktop/ui/history_diff.py" line="61" />
         <source>智能体</source>
         <translation>Sonetto</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/history_dialog.py" line="192" />
+        <location filename="../../sonetto_desktop/ui/history_diff.py" line="63" />
+        <source>命令行</source>
+        <translation>Command line</translation>
+    </message>
+    <message>
+        <location filename="../../sonetto_desktop/ui/history_diff.py" line="66" />
+        <source>其他应用 {0}</source>
+        <translation>Other app {0}</translation>
+    </message>
+    <message>
+        <location filename="../../sonetto_desktop/ui/history_diff.py" line="68" />
+        <source>其他程序</source>
+        <translation>Another program</translation>
+    </message>
+    <message>
+        <location filename="../../sonetto_desktop/ui/history_diff.py" line="70" />
+        <source>导入</source>
+        <translation>Imported</translation>
+    </message>
+    <message>
+        <location filename="../../sonetto_desktop/ui/history_diff.py" line="71" />
+        <source>其他程序（{0}）</source>
+        <translation>Another program ({0})</translation>
+    </message>
+    <message>
+        <location filename="../../sonetto_desktop/ui/history_diff.py" line="59" />
         <source>你</source>
         <translation>You</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/history_dialog.py" line="196" />
+        <location filename="../../sonetto_desktop/ui/history_dialog.py" line="200" />
         <source>创建</source>
         <translation>Added</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/history_dialog.py" line="197" />
+        <location filename="../../sonetto_desktop/ui/history_dialog.py" line="201" />
         <source>修改</source>
         <translation>Edited</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/history_dialog.py" line="198" />
+        <location filename="../../sonetto_desktop/ui/history_dialog.py" line="202" />
         <source>合并</source>
         <translation>Merged</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/history_dialog.py" line="199" />
+        <location filename="../../sonetto_desktop/ui/history_dialog.py" line="203" />
         <source>恢复旧版本</source>
         <translation>Reverted</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/history_dialog.py" line="200" />
+        <location filename="../../sonetto_desktop/ui/history_dialog.py" line="204" />
         <source>从回收站恢复</source>
         <translation>Restored</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/history_dialog.py" line="207" />
+        <location filename="../../sonetto_desktop/ui/history_dialog.py" line="205" />
+        <source>锁定</source>
+        <translation>Locked</translation>
+    </message>
+    <message>
+        <location filename="../../sonetto_desktop/ui/history_dialog.py" line="206" />
+        <source>解锁</source>
+        <translation>Unlocked</translation>
+    </message>
+    <message>
+        <location filename="../../sonetto_desktop/ui/history_dialog.py" line="213" />
         <source>最初的版本</source>
         <translation>The first version</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/history_dialog.py" line="212" />
+        <location filename="../../sonetto_desktop/ui/history_dialog.py" line="218" />
         <source> · 来自被合并的记忆</source>
         <translation> · from a merged memory</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/history_dialog.py" line="234" />
-        <location filename="../../sonetto_desktop/ui/history_dialog.py" line="243" />
-        <location filename="../../sonetto_desktop/ui/history_dialog.py" line="245" />
+        <location filename="../../sonetto_desktop/ui/history_dialog.py" line="224" />
+        <location filename="../../sonetto_desktop/ui/history_dialog.py" line="260" />
+        <source>起因：“{0}”</source>
+        <translation>Prompted by: “{0}”</translation>
+    </message>
+    <message>
+        <location filename="../../sonetto_desktop/ui/history_dialog.py" line="242" />
+        <location filename="../../sonetto_desktop/ui/history_dialog.py" line="251" />
+        <location filename="../../sonetto_desktop/ui/history_dialog.py" line="253" />
         <source>主题：{0}</source>
         <translation>Theme: {0}</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/history_dialog.py" line="239" />
+        <location filename="../../sonetto_desktop/ui/history_dialog.py" line="247" />
         <source>修改前 → 修改后</source>
         <translation>Before → after</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/history_dialog.py" line="247" />
+        <location filename="../../sonetto_desktop/ui/history_dialog.py" line="255" />
         <source>并入的记忆：{0}</source>
         <translation>Merged-in memory: {0}</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/history_dialog.py" line="250" />
+        <location filename="../../sonetto_desktop/ui/history_dialog.py" line="258" />
         <source>原因：{0}</source>
         <translation>Reason: {0}</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/history_dialog.py" line="264" />
+        <location filename="../../sonetto_desktop/ui/history_dialog.py" line="275" />
         <source>恢复的原因（必填）</source>
         <translation>Reason for restoring (required)</translation>
+    </message>
+</context>
+<context>
+    <name>ImportPreviewDialog</name>
+    <message>
+        <location filename="../../sonetto_desktop/ui/import_dialog.py" line="28" />
+        <source>导入记忆</source>
+        <translation>Import memories</translation>
+    </message>
+    <message>
+        <location filename="../../sonetto_desktop/ui/import_dialog.py" line="31" />
+        <source>新增</source>
+        <translation>New</translation>
+    </message>
+    <message>
+        <location filename="../../sonetto_desktop/ui/import_dialog.py" line="31" />
+        <source>新增（编号已被占用，换新编号）</source>
+        <translation>New (its id is taken; gets a new id)</translation>
+    </message>
+    <message>
+        <location filename="../../sonetto_desktop/ui/import_dialog.py" line="31" />
+        <source>跳过（已有相同记忆）</source>
+        <translation>Skipped (already there)</translation>
+    </message>
+    <message>
+        <location filename="../../sonetto_desktop/ui/import_dialog.py" line="37" />
+        <source>从 {0} 导入：新增 {1} 条，其中 {2} 条换了新编号；跳过 {3} 条重复的。已有的记忆不会被覆盖。</source>
+        <translation>Import from {0}: {1} new, {2} of them with a new id; {3} duplicates skipped. Existing memories are never overwritten.</translation>
+    </message>
+    <message>
+        <location filename="../../sonetto_desktop/ui/import_dialog.py" line="42" />
+        <source>结果</source>
+        <translation>Result</translation>
+    </message>
+    <message>
+        <location filename="../../sonetto_desktop/ui/import_dialog.py" line="42" />
+        <source>内容</source>
+        <translation>Text</translation>
+    </message>
+    <message>
+        <location filename="../../sonetto_desktop/ui/import_dialog.py" line="42" />
+        <source>主题</source>
+        <translation>Theme</translation>
+    </message>
+    <message>
+        <location filename="../../sonetto_desktop/ui/import_dialog.py" line="43" />
+        <source>将要导入的记忆</source>
+        <translation>Memories to import</translation>
+    </message>
+    <message>
+        <location filename="../../sonetto_desktop/ui/import_dialog.py" line="52" />
+        <source>（只列出前 {0} 条）</source>
+        <translation>(only the first {0} are listed)</translation>
+    </message>
+    <message>
+        <location filename="../../sonetto_desktop/ui/import_dialog.py" line="57" />
+        <source>导入</source>
+        <translation>Import</translation>
+    </message>
+    <message>
+        <location filename="../../sonetto_desktop/ui/import_dialog.py" line="62" />
+        <source>取消</source>
+        <translation>Cancel</translation>
     </message>
 </context>
 <context>
@@ -283,14 +423,55 @@
 <context>
     <name>MainWindow</name>
     <message>
-        <location filename="../../sonetto_desktop/ui/main_window.py" line="40" />
+        <location filename="../../sonetto_desktop/ui/main_window.py" line="44" />
         <source>Sonetto · 记忆伙伴</source>
         <translation>Sonetto · a companion who remembers</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/main_window.py" line="97" />
+        <location filename="../../sonetto_desktop/ui/main_window.py" line="80" />
+        <source>新对话</source>
+        <translation>New chat</translation>
+    </message>
+    <message>
+        <location filename="../../sonetto_desktop/ui/main_window.py" line="103" />
+        <location filename="../../sonetto_desktop/ui/main_window.py" line="104" />
         <source>设置</source>
         <translation>Settings</translation>
+    </message>
+    <message>
+        <location filename="../../sonetto_desktop/ui/window_menus.py" line="41" />
+        <source>文件(&amp;F)</source>
+        <translation>&amp;File</translation>
+    </message>
+    <message>
+        <location filename="../../sonetto_desktop/ui/window_menus.py" line="42" />
+        <source>导入记忆…</source>
+        <translation>Import memories…</translation>
+    </message>
+    <message>
+        <location filename="../../sonetto_desktop/ui/window_menus.py" line="43" />
+        <source>导出记忆…</source>
+        <translation>Export memories…</translation>
+    </message>
+    <message>
+        <location filename="../../sonetto_desktop/ui/window_menus.py" line="45" />
+        <source>设置…</source>
+        <translation>Settings…</translation>
+    </message>
+    <message>
+        <location filename="../../sonetto_desktop/ui/window_menus.py" line="48" />
+        <source>退出</source>
+        <translation>Quit</translation>
+    </message>
+    <message>
+        <location filename="../../sonetto_desktop/ui/window_menus.py" line="50" />
+        <source>帮助(&amp;H)</source>
+        <translation>&amp;Help</translation>
+    </message>
+    <message>
+        <location filename="../../sonetto_desktop/ui/window_menus.py" line="51" />
+        <source>键盘快捷键</source>
+        <translation>Keyboard shortcuts</translation>
     </message>
 </context>
 <context>
@@ -321,32 +502,32 @@
         <translation>The operation failed: {0}</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/memory_service.py" line="124" />
+        <location filename="../../sonetto_desktop/ui/memory_service.py" line="131" />
         <source>手动添加</source>
         <translation>Added by hand</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/memory_service.py" line="131" />
+        <location filename="../../sonetto_desktop/ui/memory_service.py" line="138" />
         <source>手动编辑</source>
         <translation>Edited by hand</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/memory_service.py" line="137" />
+        <location filename="../../sonetto_desktop/ui/memory_service.py" line="144" />
         <source>拖动到「{0}」</source>
         <translation>Dragged to “{0}”</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/memory_service.py" line="144" />
+        <location filename="../../sonetto_desktop/ui/memory_service.py" line="151" />
         <source>手动合并</source>
         <translation>Merged by hand</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/memory_service.py" line="148" />
+        <location filename="../../sonetto_desktop/ui/memory_service.py" line="155" />
         <source>手动删除</source>
         <translation>Deleted by hand</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/memory_service.py" line="156" />
+        <location filename="../../sonetto_desktop/ui/memory_service.py" line="163" />
         <source>恢复旧版本</source>
         <translation>Restored an old version</translation>
     </message>
@@ -467,42 +648,42 @@
 <context>
     <name>MergeDialog</name>
     <message>
-        <location filename="../../sonetto_desktop/ui/merge_dialog.py" line="39" />
+        <location filename="../../sonetto_desktop/ui/merge_dialog.py" line="43" />
         <source>{0}（{1}）</source>
         <translation>{0} ({1})</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/merge_dialog.py" line="56" />
+        <location filename="../../sonetto_desktop/ui/merge_dialog.py" line="60" />
         <source>合并记忆</source>
         <translation>Merge memories</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/merge_dialog.py" line="79" />
+        <location filename="../../sonetto_desktop/ui/merge_dialog.py" line="86" />
         <source>合并重复的记忆</source>
         <translation>Merge duplicate memories</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/merge_dialog.py" line="83" />
+        <location filename="../../sonetto_desktop/ui/merge_dialog.py" line="91" />
         <source>保留</source>
         <translation>Keep</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/merge_dialog.py" line="84" />
+        <location filename="../../sonetto_desktop/ui/merge_dialog.py" line="92" />
         <source>并入</source>
         <translation>Merge in</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/merge_dialog.py" line="85" />
+        <location filename="../../sonetto_desktop/ui/merge_dialog.py" line="93" />
         <source>合并后</source>
         <translation>Merged</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/merge_dialog.py" line="86" />
+        <location filename="../../sonetto_desktop/ui/merge_dialog.py" line="95" />
         <source>主题</source>
         <translation>Theme</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/merge_dialog.py" line="87" />
+        <location filename="../../sonetto_desktop/ui/merge_dialog.py" line="96" />
         <source>原因</source>
         <translation>Reason</translation>
     </message>
@@ -651,7 +832,7 @@
     </message>
     <message>
         <location filename="../../sonetto_desktop/ui/settings_dialog.py" line="57" />
-        <location filename="../../sonetto_desktop/ui/settings_dialog.py" line="105" />
+        <location filename="../../sonetto_desktop/ui/settings_dialog.py" line="112" />
         <source>模型</source>
         <translation>Model</translation>
     </message>
@@ -677,175 +858,272 @@
     </message>
     <message>
         <location filename="../../sonetto_desktop/ui/settings_dialog.py" line="85" />
+        <source>留空时 Sonetto 会从记忆里知道</source>
+        <translation>Leave empty and Sonetto learns it from the memories</translation>
+    </message>
+    <message>
+        <location filename="../../sonetto_desktop/ui/settings_dialog.py" line="90" />
         <source>本地模型可以留空</source>
         <translation>Leave empty for local models</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/settings_dialog.py" line="94" />
-        <location filename="../../sonetto_desktop/ui/settings_dialog.py" line="120" />
+        <location filename="../../sonetto_desktop/ui/settings_dialog.py" line="100" />
+        <location filename="../../sonetto_desktop/ui/settings_dialog.py" line="127" />
         <source> 秒</source>
         <translation> s</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/settings_dialog.py" line="95" />
+        <location filename="../../sonetto_desktop/ui/settings_dialog.py" line="101" />
         <source>测试连接</source>
         <translation>Test connection</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/settings_dialog.py" line="103" />
+        <location filename="../../sonetto_desktop/ui/settings_dialog.py" line="109" />
+        <source>你希望 Sonetto 怎么称呼你</source>
+        <translation>What should Sonetto call you</translation>
+    </message>
+    <message>
+        <location filename="../../sonetto_desktop/ui/settings_dialog.py" line="110" />
         <source>服务地址</source>
         <translation>Endpoint URL</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/settings_dialog.py" line="104" />
+        <location filename="../../sonetto_desktop/ui/settings_dialog.py" line="111" />
         <source>API 密钥</source>
         <translation>API key</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/settings_dialog.py" line="106" />
+        <location filename="../../sonetto_desktop/ui/settings_dialog.py" line="113" />
         <source>温度</source>
         <translation>Temperature</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/settings_dialog.py" line="107" />
+        <location filename="../../sonetto_desktop/ui/settings_dialog.py" line="114" />
         <source>请求超时</source>
         <translation>Request timeout</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/settings_dialog.py" line="115" />
+        <location filename="../../sonetto_desktop/ui/settings_dialog.py" line="122" />
         <source>混合（推荐）</source>
         <translation>Hybrid (recommended)</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/settings_dialog.py" line="115" />
+        <location filename="../../sonetto_desktop/ui/settings_dialog.py" line="122" />
         <source>本地检索（快，不用模型）</source>
         <translation>Local search (fast, no model)</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/settings_dialog.py" line="116" />
+        <location filename="../../sonetto_desktop/ui/settings_dialog.py" line="123" />
         <source>模型检索</source>
         <translation>Model search</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/settings_dialog.py" line="122" />
+        <location filename="../../sonetto_desktop/ui/settings_dialog.py" line="129" />
         <source>YAML 文件（可直接阅读）</source>
         <translation>YAML file (human-readable)</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/settings_dialog.py" line="123" />
+        <location filename="../../sonetto_desktop/ui/settings_dialog.py" line="130" />
         <source>SQLite 数据库（记忆很多时更快）</source>
         <translation>SQLite database (faster with many memories)</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/settings_dialog.py" line="125" />
+        <location filename="../../sonetto_desktop/ui/settings_dialog.py" line="132" />
         <source>切换后会把现有记忆（含历史和回收站）完整迁移过去，旧文件保留。</source>
         <translation>Switching moves every memory (with history and trash) to the new store; the old file is kept.</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/settings_dialog.py" line="129" />
+        <location filename="../../sonetto_desktop/ui/settings_dialog.py" line="137" />
         <source>选择…</source>
         <translation>Choose…</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/settings_dialog.py" line="131" />
+        <location filename="../../sonetto_desktop/ui/settings_dialog.py" line="139" />
         <source>打开数据文件夹</source>
         <translation>Open data folder</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/settings_dialog.py" line="136" />
+        <location filename="../../sonetto_desktop/ui/settings_dialog.py" line="144" />
         <source>回忆方式</source>
         <translation>Recall</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/settings_dialog.py" line="137" />
+        <location filename="../../sonetto_desktop/ui/settings_dialog.py" line="145" />
         <source>回忆超时</source>
         <translation>Recall timeout</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/settings_dialog.py" line="138" />
+        <location filename="../../sonetto_desktop/ui/settings_dialog.py" line="146" />
         <source>存储方式</source>
         <translation>Storage</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/settings_dialog.py" line="140" />
+        <location filename="../../sonetto_desktop/ui/settings_dialog.py" line="148" />
+        <source>回收站保留</source>
+        <translation>Keep deleted memories</translation>
+    </message>
+    <message>
+        <location filename="../../sonetto_desktop/ui/settings_dialog.py" line="149" />
         <source>数据文件夹</source>
         <translation>Data folder</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/settings_dialog.py" line="148" />
+        <location filename="../../sonetto_desktop/ui/settings_dialog.py" line="157" />
         <source>跟随系统</source>
         <translation>Follow the system</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/settings_dialog.py" line="148" />
+        <location filename="../../sonetto_desktop/ui/settings_dialog.py" line="157" />
         <source>浅色</source>
         <translation>Light</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/settings_dialog.py" line="148" />
+        <location filename="../../sonetto_desktop/ui/settings_dialog.py" line="157" />
         <source>深色</source>
         <translation>Dark</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/settings_dialog.py" line="153" />
+        <location filename="../../sonetto_desktop/ui/settings_dialog.py" line="162" />
         <source>界面语言在重新启动后生效。</source>
         <translation>The language changes after a restart.</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/settings_dialog.py" line="155" />
+        <location filename="../../sonetto_desktop/ui/settings_dialog.py" line="164" />
         <source>主题</source>
         <translation>Theme</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/settings_dialog.py" line="156" />
+        <location filename="../../sonetto_desktop/ui/settings_dialog.py" line="165" />
         <source>语言</source>
         <translation>Language</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/settings_dialog.py" line="186" />
-        <source>由环境变量 %1 设置</source>
-        <translation>Set by the environment variable %1</translation>
-    </message>
-    <message>
-        <location filename="../../sonetto_desktop/ui/settings_dialog.py" line="221" />
+        <location filename="../../sonetto_desktop/ui/settings_dialog.py" line="236" />
         <source>无法保存设置：</source>
         <translation>Cannot save the settings: </translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/settings_dialog.py" line="235" />
+        <location filename="../../sonetto_desktop/ui/settings_dialog.py" line="250" />
         <source>正在连接…</source>
         <translation>Connecting…</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/settings_dialog.py" line="243" />
-        <source>（{0} ms）</source>
-        <translation> ({0} ms)</translation>
-    </message>
-    <message>
-        <location filename="../../sonetto_desktop/ui/settings_dialog.py" line="253" />
+        <location filename="../../sonetto_desktop/ui/settings_dialog.py" line="273" />
         <source>选择数据文件夹</source>
         <translation>Choose the data folder</translation>
+    </message>
+    <message>
+        <location filename="../../sonetto_desktop/ui/settings_fields.py" line="41" />
+        <source>由环境变量 %1 设置，在这里不能修改。</source>
+        <extracomment>The environment variables that can set a field (the first one set wins, as in ``Settings.with_env``).</extracomment>
+        <translation>Set by the environment variable %1; it cannot be changed here.</translation>
+    </message>
+    <message>
+        <location filename="../../sonetto_desktop/ui/settings_fields.py" line="65" />
+        <location filename="../../sonetto_desktop/ui/settings_fields.py" line="75" />
+        <source>显示</source>
+        <translation>Show</translation>
+    </message>
+    <message>
+        <location filename="../../sonetto_desktop/ui/settings_fields.py" line="66" />
+        <location filename="../../sonetto_desktop/ui/settings_fields.py" line="76" />
+        <source>显示密钥</source>
+        <translation>Show the key</translation>
+    </message>
+    <message>
+        <location filename="../../sonetto_desktop/ui/settings_fields.py" line="67" />
+        <source>显示或隐藏密钥</source>
+        <translation>Show or hide the key</translation>
+    </message>
+    <message>
+        <location filename="../../sonetto_desktop/ui/settings_fields.py" line="72" />
+        <source>隐藏</source>
+        <translation>Hide</translation>
+    </message>
+    <message>
+        <location filename="../../sonetto_desktop/ui/settings_fields.py" line="73" />
+        <source>隐藏密钥</source>
+        <translation>Hide the key</translation>
+    </message>
+    <message>
+        <location filename="../../sonetto_desktop/ui/settings_fields.py" line="91" />
+        <source> 天</source>
+        <translation> days</translation>
+    </message>
+    <message>
+        <location filename="../../sonetto_desktop/ui/settings_fields.py" line="92" />
+        <source>一直保留</source>
+        <translation>For ever</translation>
+    </message>
+</context>
+<context>
+    <name>ShortcutsDialog</name>
+    <message>
+        <location filename="../../sonetto_desktop/ui/shortcuts_dialog.py" line="27" />
+        <source>发送消息</source>
+        <translation>Send the message</translation>
+    </message>
+    <message>
+        <location filename="../../sonetto_desktop/ui/shortcuts_dialog.py" line="28" />
+        <source>在消息里换行</source>
+        <translation>New line in the message</translation>
+    </message>
+    <message>
+        <location filename="../../sonetto_desktop/ui/shortcuts_dialog.py" line="29" />
+        <source>在输入框、对话列表、记忆墙和按钮之间移动</source>
+        <translation>Move between the input, the chat list, the memory wall and buttons</translation>
+    </message>
+    <message>
+        <location filename="../../sonetto_desktop/ui/shortcuts_dialog.py" line="30" />
+        <source>关闭对话框（有未保存的修改时会先询问）</source>
+        <translation>Close a dialog (asks first when there are unsaved changes)</translation>
+    </message>
+    <message>
+        <location filename="../../sonetto_desktop/ui/shortcuts_dialog.py" line="31" />
+        <source>删除选中的记忆卡片（可撤销）</source>
+        <translation>Delete the selected memory cards (can be undone)</translation>
+    </message>
+    <message>
+        <location filename="../../sonetto_desktop/ui/shortcuts_dialog.py" line="59" />
+        <location filename="../../sonetto_desktop/ui/shortcuts_dialog.py" line="66" />
+        <source>键盘快捷键</source>
+        <translation>Keyboard shortcuts</translation>
+    </message>
+    <message>
+        <location filename="../../sonetto_desktop/ui/shortcuts_dialog.py" line="67" />
+        <source>按键</source>
+        <translation>Keys</translation>
+    </message>
+    <message>
+        <location filename="../../sonetto_desktop/ui/shortcuts_dialog.py" line="67" />
+        <source>作用</source>
+        <translation>Action</translation>
+    </message>
+    <message>
+        <location filename="../../sonetto_desktop/ui/shortcuts_dialog.py" line="77" />
+        <source>关闭</source>
+        <translation>Close</translation>
     </message>
 </context>
 <context>
     <name>SonettoApp</name>
     <message>
-        <location filename="../../sonetto_desktop/ui/shell.py" line="197" />
+        <location filename="../../sonetto_desktop/ui/shell.py" line="207" />
         <source>对话功能启动失败：%1。记忆墙仍可使用；请检查数据目录后重启。</source>
         <translation>Chat could not start: %1. The memory wall still works; check the data folder, then restart.</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/shell.py" line="279" />
+        <location filename="../../sonetto_desktop/ui/shell.py" line="289" />
         <source>语言</source>
         <translation>Language</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/shell.py" line="280" />
+        <location filename="../../sonetto_desktop/ui/shell.py" line="290" />
         <source>界面语言将在重新启动后切换。</source>
         <translation>The interface language changes after a restart.</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/shell.py" line="269" />
+        <location filename="../../sonetto_desktop/ui/shell.py" line="279" />
         <source>无法使用新的数据文件夹 {0}：{1}。仍在使用原来的记忆库。</source>
         <translation>Cannot use the new data folder {0}: {1}. Still using the previous memory store.</translation>
     </message>
@@ -973,47 +1251,113 @@
     </message>
 </context>
 <context>
+    <name>TransferActions</name>
+    <message>
+        <location filename="../../sonetto_desktop/ui/transfer_actions.py" line="47" />
+        <source>导出记忆</source>
+        <translation>Export memories</translation>
+    </message>
+    <message>
+        <location filename="../../sonetto_desktop/ui/transfer_actions.py" line="66" />
+        <source>无法导出：{0}</source>
+        <translation>Cannot export: {0}</translation>
+    </message>
+    <message>
+        <location filename="../../sonetto_desktop/ui/transfer_actions.py" line="70" />
+        <source>已导出 {0} 条记忆到 {1}</source>
+        <translation>Exported {0} memories to {1}</translation>
+    </message>
+    <message>
+        <location filename="../../sonetto_desktop/ui/transfer_actions.py" line="79" />
+        <source>导入记忆</source>
+        <translation>Import memories</translation>
+    </message>
+    <message>
+        <location filename="../../sonetto_desktop/ui/transfer_actions.py" line="81" />
+        <source>记忆导出文件 (*.yaml *.yml *.json *.md)</source>
+        <translation>Memory exports (*.yaml *.yml *.json *.md)</translation>
+    </message>
+    <message>
+        <location filename="../../sonetto_desktop/ui/transfer_actions.py" line="95" />
+        <source>无法导入 {0}：{1}</source>
+        <translation>Cannot import {0}: {1}</translation>
+    </message>
+    <message>
+        <location filename="../../sonetto_desktop/ui/transfer_actions.py" line="109" />
+        <source>已导入 {0} 条记忆，跳过 {1} 条重复的</source>
+        <translation>Imported {0} memories, skipped {1} duplicates</translation>
+    </message>
+</context>
+<context>
     <name>TrashDialog</name>
     <message>
-        <location filename="../../sonetto_desktop/ui/trash_dialog.py" line="39" />
+        <location filename="../../sonetto_desktop/ui/trash_dialog.py" line="45" />
         <source>回收站</source>
         <translation>Trash</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/trash_dialog.py" line="44" />
+        <location filename="../../sonetto_desktop/ui/trash_dialog.py" line="50" />
         <source>加载中…</source>
         <translation>Loading…</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/trash_dialog.py" line="49" />
+        <location filename="../../sonetto_desktop/ui/trash_dialog.py" line="59" />
         <source>恢复</source>
         <translation>Restore</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/trash_dialog.py" line="51" />
+        <location filename="../../sonetto_desktop/ui/trash_dialog.py" line="61" />
+        <location filename="../../sonetto_desktop/ui/trash_dialog.py" line="154" />
+        <location filename="../../sonetto_desktop/ui/trash_dialog.py" line="156" />
         <source>永久删除</source>
         <translation>Delete for good</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/trash_dialog.py" line="53" />
-        <location filename="../../sonetto_desktop/ui/trash_dialog.py" line="127" />
+        <location filename="../../sonetto_desktop/ui/trash_dialog.py" line="63" />
+        <location filename="../../sonetto_desktop/ui/trash_dialog.py" line="147" />
+        <location filename="../../sonetto_desktop/ui/trash_dialog.py" line="148" />
         <source>清空回收站</source>
         <translation>Empty the trash</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/trash_dialog.py" line="95" />
+        <location filename="../../sonetto_desktop/ui/trash_dialog.py" line="115" />
         <source>回收站是空的。</source>
         <translation>The trash is empty.</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/trash_dialog.py" line="95" />
+        <location filename="../../sonetto_desktop/ui/trash_dialog.py" line="115" />
         <source>{0} 条已删除的记忆</source>
         <translation>Deleted memories: {0}</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/trash_dialog.py" line="128" />
+        <location filename="../../sonetto_desktop/ui/trash_dialog.py" line="147" />
         <source>永久删除回收站里的全部记忆？此操作无法撤销。</source>
         <translation>Delete every memory in the trash for good? This cannot be undone.</translation>
+    </message>
+    <message>
+        <location filename="../../sonetto_desktop/ui/trash_dialog.py" line="155" />
+        <source>永久删除选中的 {0} 条记忆？此操作无法撤销。</source>
+        <translation>Delete the {0} selected memories for good? This cannot be undone.</translation>
+    </message>
+    <message>
+        <location filename="../../sonetto_desktop/ui/trash_dialog.py" line="170" />
+        <source>并入「{0}」</source>
+        <translation>merged into “{0}”</translation>
+    </message>
+    <message>
+        <location filename="../../sonetto_desktop/ui/trash_dialog.py" line="172" />
+        <source>并入另一条记忆（已不在）</source>
+        <translation>merged into another memory (no longer there)</translation>
+    </message>
+    <message>
+        <location filename="../../sonetto_desktop/ui/trash_dialog.py" line="181" />
+        <source>回收站里的记忆会一直保留，直到你永久删除。</source>
+        <translation>Deleted memories stay here until you delete them for good.</translation>
+    </message>
+    <message>
+        <location filename="../../sonetto_desktop/ui/trash_dialog.py" line="182" />
+        <source>删除超过 {0} 天的记忆会在启动时被永久清除。</source>
+        <translation>Memories deleted more than {0} days ago are removed for good at start-up.</translation>
     </message>
 </context>
 <context>
