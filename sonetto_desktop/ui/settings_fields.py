@@ -44,6 +44,8 @@ def lock_to_env(form: QFormLayout, field: QWidget | QLayout, editor: QWidget, va
     elif isinstance(editor, QComboBox):
         editor.setEnabled(False)
     editor.setProperty("envLocked", True)
+    editor.style().unpolish(editor)  # the dynamic property's QSS applies from now on
+    editor.style().polish(editor)
     editor.setToolTip(note_text)
     editor.setAccessibleDescription(note_text)
     note = QLabel(note_text, editor.parentWidget())
