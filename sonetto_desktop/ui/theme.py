@@ -88,7 +88,9 @@ def stylesheet(mode: str) -> str:
         merged = {**values, **wall_tokens(mode)}
         parts.append(fill_template(wall.read_text(encoding="utf-8"), merged))
     # dialogs and keyboard focus come last: their focus rings win over the plain borders above
-    parts.append(fill_template(resource("qss/dialogs.qss.tmpl").read_text(encoding="utf-8"), values))
+    dialogs = resource("qss/dialogs.qss.tmpl")
+    if dialogs.is_file():
+        parts.append(fill_template(dialogs.read_text(encoding="utf-8"), values))
     return "\n".join(parts)
 
 
