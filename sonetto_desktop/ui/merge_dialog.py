@@ -22,6 +22,7 @@ from sonetto_desktop.memory.item import MAX_DESCRIPTION_CHARS, MAX_REASON_CHARS,
 
 from .cards import Card
 from .char_counter import CharCounter
+from .discard_guard import guard_reject
 from .edit_dialog import finish_form, theme_completer
 
 _END_PUNCT = "。；;.!！?？…"
@@ -103,6 +104,7 @@ class MergeDialog(QDialog):
         if second is not None:
             self.second_combo.setCurrentIndex(self.second_combo.findData(second.id))
         self._on_second_changed()
+        self._initial = self._form_state()
 
     def second_id(self) -> str | None:
         memory_id = self.second_combo.currentData()
@@ -136,3 +138,16 @@ class MergeDialog(QDialog):
     def accept(self) -> None:
         if self._acceptable():
             super().accept()
+
+    def _form_state(self) -> tuple[str, str, str]:
+        return self.description_edit.toPlainText(), self.theme_edit.text(), self.reason_edit.text()
+
+    def dirty(self) -> bool:
+        """The person typed something: the merged text is no longer a prefill, or the theme or reason
+        changed (picking another memory alone is not typing)."""
+        description, theme, reason = self._form_state()
+        typed = description not in (self._prefilled, self._initial[0])
+        return typed or (theme, reason) != self._initial[1:]
+
+    def reject(self) -> None:
+        guard_reject(self, self.dirty, super().reject)

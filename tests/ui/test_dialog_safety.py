@@ -183,3 +183,15 @@ async def test_trash_says_how_long_it_keeps_memories(service, qtbot, monkeypatch
     dialog = _shown(qtbot, TrashDialog(service))
     await dialog.wait_loaded()
     assert dialog.retention.isVisible() and "30 天" in dialog.retention.text()
+
+
+def test_esc_on_an_edited_merge_asks_first(qtbot):
+    first = Card.build("a1", "喜欢咖啡", "品味", 0, "")
+    second = Card.build("b2", "每天一杯咖啡", "品味", 0, "")
+    dialog = _shown(qtbot, MergeDialog(first, [first, second], second=second))
+    qtbot.keyClick(dialog, Qt.Key.Key_Escape)  # only the prefilled text: closes at once
+    assert not dialog.isVisible()
+    dialog = _shown(qtbot, MergeDialog(first, [first, second], second=second))
+    dialog.description_edit.setPlainText("每天早上一杯手冲咖啡")
+    qtbot.keyClick(dialog, Qt.Key.Key_Escape)
+    assert dialog.isVisible() and _question(dialog, "DiscardQuestion") is not None
