@@ -1,6 +1,14 @@
 <?xml version='1.0' encoding='utf-8'?>
 <TS version="2.1" language="en" sourcelanguage="zh_CN">
 <context>
+    <name>AccessibleNames</name>
+    <message>
+        <location filename="../../sonetto_desktop/ui/accessible_names.py" line="25" />
+        <source>清除</source>
+        <translation>Clear</translation>
+    </message>
+</context>
+<context>
     <name>CardDelegate</name>
     <message>
         <location filename="../../sonetto_desktop/ui/card_delegate.py" line="147" />
@@ -423,18 +431,18 @@
 <context>
     <name>MainWindow</name>
     <message>
-        <location filename="../../sonetto_desktop/ui/main_window.py" line="44" />
+        <location filename="../../sonetto_desktop/ui/main_window.py" line="45" />
         <source>Sonetto · 记忆伙伴</source>
         <translation>Sonetto · a companion who remembers</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/main_window.py" line="80" />
+        <location filename="../../sonetto_desktop/ui/main_window.py" line="81" />
         <source>新对话</source>
         <translation>New chat</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/main_window.py" line="103" />
         <location filename="../../sonetto_desktop/ui/main_window.py" line="104" />
+        <location filename="../../sonetto_desktop/ui/main_window.py" line="105" />
         <source>设置</source>
         <translation>Settings</translation>
     </message>
@@ -648,42 +656,42 @@
 <context>
     <name>MergeDialog</name>
     <message>
-        <location filename="../../sonetto_desktop/ui/merge_dialog.py" line="43" />
+        <location filename="../../sonetto_desktop/ui/merge_dialog.py" line="44" />
         <source>{0}（{1}）</source>
         <translation>{0} ({1})</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/merge_dialog.py" line="60" />
+        <location filename="../../sonetto_desktop/ui/merge_dialog.py" line="61" />
         <source>合并记忆</source>
         <translation>Merge memories</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/merge_dialog.py" line="86" />
+        <location filename="../../sonetto_desktop/ui/merge_dialog.py" line="87" />
         <source>合并重复的记忆</source>
         <translation>Merge duplicate memories</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/merge_dialog.py" line="91" />
+        <location filename="../../sonetto_desktop/ui/merge_dialog.py" line="92" />
         <source>保留</source>
         <translation>Keep</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/merge_dialog.py" line="92" />
+        <location filename="../../sonetto_desktop/ui/merge_dialog.py" line="93" />
         <source>并入</source>
         <translation>Merge in</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/merge_dialog.py" line="93" />
+        <location filename="../../sonetto_desktop/ui/merge_dialog.py" line="94" />
         <source>合并后</source>
         <translation>Merged</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/merge_dialog.py" line="95" />
+        <location filename="../../sonetto_desktop/ui/merge_dialog.py" line="96" />
         <source>主题</source>
         <translation>Theme</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/merge_dialog.py" line="96" />
+        <location filename="../../sonetto_desktop/ui/merge_dialog.py" line="97" />
         <source>原因</source>
         <translation>Reason</translation>
     </message>
@@ -1019,39 +1027,39 @@
         <translation>Set by the environment variable %1; it cannot be changed here.</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/settings_fields.py" line="65" />
-        <location filename="../../sonetto_desktop/ui/settings_fields.py" line="75" />
+        <location filename="../../sonetto_desktop/ui/settings_fields.py" line="67" />
+        <location filename="../../sonetto_desktop/ui/settings_fields.py" line="77" />
         <source>显示</source>
         <translation>Show</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/settings_fields.py" line="66" />
-        <location filename="../../sonetto_desktop/ui/settings_fields.py" line="76" />
+        <location filename="../../sonetto_desktop/ui/settings_fields.py" line="68" />
+        <location filename="../../sonetto_desktop/ui/settings_fields.py" line="78" />
         <source>显示密钥</source>
         <translation>Show the key</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/settings_fields.py" line="67" />
+        <location filename="../../sonetto_desktop/ui/settings_fields.py" line="69" />
         <source>显示或隐藏密钥</source>
         <translation>Show or hide the key</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/settings_fields.py" line="72" />
+        <location filename="../../sonetto_desktop/ui/settings_fields.py" line="74" />
         <source>隐藏</source>
         <translation>Hide</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/settings_fields.py" line="73" />
+        <location filename="../../sonetto_desktop/ui/settings_fields.py" line="75" />
         <source>隐藏密钥</source>
         <translation>Hide the key</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/settings_fields.py" line="91" />
+        <location filename="../../sonetto_desktop/ui/settings_fields.py" line="93" />
         <source> 天</source>
         <translation> days</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/settings_fields.py" line="92" />
+        <location filename="../../sonetto_desktop/ui/settings_fields.py" line="94" />
         <source>一直保留</source>
         <translation>For ever</translation>
     </message>

@@ -16,6 +16,7 @@ from .chat_controller import ChatController
 from .chat_panel import ChatPanel
 from .icons import icon
 from .status_indicator import StatusIndicator, WriterControl
+from .accessible_names import name_icon_buttons
 from .welcome import WelcomePanel
 from .window_menus import build_menus
 
@@ -168,6 +169,7 @@ class MainWindow(QMainWindow):
 
     def showEvent(self, event) -> None:
         super().showEvent(event)
+        name_icon_buttons(self)  # icon-only buttons (chat, wall, header) get their tooltip as a name
         self.visibility_changed.emit(True)
 
     def hideEvent(self, event) -> None:

@@ -11,7 +11,7 @@ import threading
 import pytest
 from PySide6.QtCore import Qt
 from PySide6.QtGui import QKeySequence
-from PySide6.QtWidgets import QApplication, QToolButton
+from PySide6.QtWidgets import QAbstractButton, QApplication
 
 from shell_fixtures import app_settings, running_app
 from sonetto_desktop.memory import transfer
@@ -125,10 +125,6 @@ async def test_file_menu_and_shortcut_list(qapp, tmp_path, wait):
         keys = {k for k, _ in dialog.rows()}
         assert {"Ctrl+N", "Ctrl+,", "F1 / Ctrl+/", "Enter", "Esc"} <= keys
         dialog.reject()
-        # icon-only buttons have names a screen reader can say
-        unnamed = [b.objectName() or b.toolTip() for b in window.findChildren(QToolButton)
-                   if b.isVisible() and not b.text() and not b.accessibleName()]
-        assert "设置" not in unnamed
 
 
 def test_preview_dialog_shows_memory_text_as_plain_text(qtbot):
@@ -140,3 +136,15 @@ def test_preview_dialog_shows_memory_text_as_plain_text(qtbot):
     assert dialog.summary.textFormat() == Qt.TextFormat.PlainText
     assert dialog.list.topLevelItem(0).text(1) == "<b>粗体</b>"
     assert QApplication.instance() is not None
+
+
+async def test_every_icon_only_button_has_an_accessible_name(qapp, tmp_path, llm_server):
+    async with running_app(qapp, app_settings(tmp_path / "data", llm_server)) as app:
+        await app.wall_loaded
+        icon_only = [b for b in app.window.findChildren(QAbstractButton) if b.isVisible() and not b.text()]
+        assert len(icon_only) >= 5  # header, sessions, wall, composer
+        unnamed = [f"{b.objectName() or type(b.parentWidget()).__name__}" for b in icon_only
+                   if not b.accessibleName().strip()]
+        assert not unnamed, unnamed
+        send = app.window.findChild(QAbstractButton, "SendButton")
+        assert send.accessibleName() == "发送"  # the key hint is not part of the name
