@@ -830,22 +830,22 @@
 <context>
     <name>SonettoApp</name>
     <message>
-        <location filename="../../sonetto_desktop/ui/shell.py" line="197" />
+        <location filename="../../sonetto_desktop/ui/shell.py" line="208" />
         <source>对话功能启动失败：%1。记忆墙仍可使用；请检查数据目录后重启。</source>
         <translation>Chat could not start: %1. The memory wall still works; check the data folder, then restart.</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/shell.py" line="279" />
+        <location filename="../../sonetto_desktop/ui/shell.py" line="290" />
         <source>语言</source>
         <translation>Language</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/shell.py" line="280" />
+        <location filename="../../sonetto_desktop/ui/shell.py" line="291" />
         <source>界面语言将在重新启动后切换。</source>
         <translation>The interface language changes after a restart.</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/shell.py" line="269" />
+        <location filename="../../sonetto_desktop/ui/shell.py" line="280" />
         <source>无法使用新的数据文件夹 {0}：{1}。仍在使用原来的记忆库。</source>
         <translation>Cannot use the new data folder {0}: {1}. Still using the previous memory store.</translation>
     </message>
@@ -868,6 +868,24 @@
         <location filename="../../sonetto_desktop/ui/store_problem.py" line="22" />
         <source>打开数据文件夹</source>
         <translation>Open data folder</translation>
+    </message>
+</context>
+<context>
+    <name>SqliteOffer</name>
+    <message>
+        <location filename="../../sonetto_desktop/ui/sqlite_offer.py" line="52" />
+        <source>记忆已有 {0} 条。换成 SQLite 记忆库会启动更快、占用更少内存；所有记忆和历史都会原样迁移，随时可以在设置里换回。</source>
+        <translation>You have {0} memories. A SQLite memory store starts faster and uses less memory; every memory and its history move over as they are, and you can switch back in Settings at any time.</translation>
+    </message>
+    <message>
+        <location filename="../../sonetto_desktop/ui/sqlite_offer.py" line="55" />
+        <source>换成 SQLite</source>
+        <translation>Switch to SQLite</translation>
+    </message>
+    <message>
+        <location filename="../../sonetto_desktop/ui/sqlite_offer.py" line="73" />
+        <source>无法保存设置：{0}</source>
+        <translation>Could not save the settings: {0}</translation>
     </message>
 </context>
 <context>
