@@ -31,6 +31,8 @@ from .memory.events import EventFeed
 from .memory.migrate import MigrationProblem, MigrationReport, open_store, open_store_file
 from .memory.dont_remember import FILE_NAME as DONT_REMEMBER_FILE
 from .memory.dont_remember import DontRememberList
+from .memory.review import FILE_NAME as REVIEW_FILE
+from .memory.review import ReviewInbox
 from .memory.operations import MemoryOperations
 from .memory.watch import StoreWatcher
 
@@ -79,6 +81,7 @@ class AppServices:
         self.memory: MemoryOperations | None = None
         self.writer: MemoryWriter | None = None
         self.hygiene: MemoryHygiene | None = None  # the daily self-cleaning pass (memory/writer/hygiene.py)
+        self.review: ReviewInbox | None = None  # review mode's inbox of Sonetto's proposed changes
         self.chat: ChatEngine | None = None
         self._recall: MemoryRecall | None = None
         self._ltm: LongTermMemory | None = None
@@ -155,7 +158,8 @@ class AppServices:
             log.error("memory store switch: %s", self.migration_problem.en)
         await self._purge_expired_trash(store)
         self.dont_remember = DontRememberList(self.data_dir / DONT_REMEMBER_FILE)
-        self.memory = MemoryOperations(store, actor=self.actor, dont_remember=self.dont_remember)
+        self.review = ReviewInbox(self.data_dir / REVIEW_FILE, enabled=bool(self.settings.review_mode))
+        self.memory = MemoryOperations(store, actor=self.actor, dont_remember=self.dont_remember, review=self.review)
         self._unsubscribe_store = store.subscribe(self._changes.publish)
         if self._watch:
             self._watcher = StoreWatcher(store)
@@ -334,6 +338,8 @@ class AppServices:
         if _store_key(old) != _store_key(new):
             await self._reopen(old)
             return
+        if self.review is not None:
+            self.review.enabled = bool(new.review_mode)
         if self.chat is not None and self._model is not None:
             self.chat.reload_settings()
             if self.writer is not None:

@@ -94,6 +94,8 @@ class Settings:
     stream_idle_timeout: float = 30.0
     #: How Sonetto should call the user ("你希望 Sonetto 怎么称呼你"); empty: learned from the memories.
     user_name: str = ""
+    #: Review mode: Sonetto's changes wait in an inbox for approval (memory/review.py); off: written directly.
+    review_mode: bool = False
     # One memory on several computers (store_backend "postgres"): the server's URL without its
     # password (that one lives in the keyring), TLS, the schema holding this person's memories,
     # this computer's name as other devices see it, and whether chat sessions live there too.
