@@ -19,6 +19,7 @@ from .changes import PERSON_ACTORS, USER, MemoryChange, Turn, check_actor
 from .dont_remember import DontRememberList
 from .errors import DontRememberRefused
 from .item import MemoryItem
+from .undo import UndoResult
 
 
 class MemoryOperations:
@@ -131,6 +132,13 @@ class MemoryOperations:
             added, skipped = self._store.import_items(items, actor=self.actor, reason=reason, turn=self.turn)
 
         return self._one(write), added, skipped
+
+    def undo_turn(self, turn_id: str, *, reason: str = "", ids: Iterable[str] | None = None) -> UndoResult:
+        """Take back every change of one turn (a chat turn, a bulk action, a clean-up pass, an earlier
+        undo) as one action with its own ``undo-…`` turn id, itself undoable. Raises
+        ``UndoConflict`` naming the memories a later change touched (nothing is changed then), or
+        ``NothingToUndo``. See ``undo.py``."""
+        return self._store.undo_turn(turn_id, actor=self.actor, reason=reason, ids=ids)
 
     # ── many at once (one action each: see ``bulk``) ──────────────────
 
