@@ -5,6 +5,13 @@ enqueues — it returns at once. Consumer: one task on the event loop takes turn
 writer agent, and removes a turn from the journal only when it was written. Failures are retried
 with backoff (head of line, so later turns never overtake an earlier one); a turn failing
 ``max_attempts`` times moves to the journal's ``failed/`` list and is reported, never dropped.
+A failed attempt's writes are taken back before the next one (``consumer``); an attempt cut off
+(a kill, a stop) resumes from its journaled progress (``resume.py``). A turn that crosses a limit
+(``guard.py``: ``max_tool_calls``, ``max_changed`` memories) is held in the failed list at once,
+nothing of it applied. A failure of the disk (full, read-only) is never given up on: the turn stays
+queued and is retried with backoff, the status naming the reason and the time of the next try
+(``retry_at``); :meth:`retry_failed` retries at once. While a turn is written its journal entry is
+locked (``TurnJournal.lock_entry``), so two app instances on one store never write the same turn.
 
 The writer reports its state as :class:`~.events.WriterEvent` s on ``events`` (queued, started,
 done, failed, gave_up, status); what it changes in the memories travels on the store's change
@@ -18,7 +25,7 @@ from __future__ import annotations
 import asyncio
 import logging
 import uuid
-from datetime import datetime
+from datetime import datetime, timedelta
 from typing import Any, Callable, Sequence
 
 from ...aio import run_blocking
@@ -28,9 +35,11 @@ from ..events import EventFeed
 from ..operations import MemoryOperations
 from .consumer import MemoryConsumer
 from .events import WriterEvent
+from .guard import DEFAULT_MAX_CHANGED, DEFAULT_MAX_TOOL_CALLS, TurnHeld
 from .journal import JournalEntry, TurnJournal, default_journal_path
 from .listing import RetrieverProvider
-from .status import ErrorDescriber, WriterStatus, describe_failure, make_status
+from .resume import TurnRecorder, empty_progress
+from .status import ErrorDescriber, WriterStatus, describe_failure, make_status, storage_failure
 from .turns import last_exchange, normalize_turn
 
 log = logging.getLogger(__name__)
@@ -58,6 +67,8 @@ class MemoryWriter:
         describe_error: ErrorDescriber | None = None,
         events: EventFeed[WriterEvent] | None = None,
         user_name: Callable[[], str] | None = None,
+        max_tool_calls: int = DEFAULT_MAX_TOOL_CALLS,
+        max_changed: int = DEFAULT_MAX_CHANGED,
     ) -> None:
         ops = memory if isinstance(memory, MemoryOperations) else MemoryOperations(memory)
         if journal_path is None:
@@ -78,6 +89,9 @@ class MemoryWriter:
         self._retriever = retriever
         self._describe = describe_error
         self._user_name = user_name
+        self.max_tool_calls = max_tool_calls
+        self.max_changed = max_changed
+        self._retry_at: datetime | None = None
         self._activity: tuple[str, str] | None = None
         self._consumer: MemoryConsumer | None = None
         self._queue: asyncio.Queue[str | None] | None = None
@@ -128,8 +142,10 @@ class MemoryWriter:
 
     def status(self) -> WriterStatus:
         configured = self._llm is not None
+        retry_at = self._retry_at.replace(microsecond=0).isoformat() if self._retry_at else None
         return make_status(pending=self.pending, busy=self._busy, paused=self._paused, configured=configured,
-                           failed=len(self._failed), last_error=self._last_error, activity=self._activity)
+                           failed=len(self._failed), last_error=self._last_error, activity=self._activity,
+                           retry_at=retry_at, held=sum(1 for e in self._failed if e.held))
 
     def set_activity(self, activity: tuple[str, str] | None) -> None:
         """Background work besides turns to show in the status ((zh, en); ``None`` when it ends),
@@ -143,7 +159,7 @@ class MemoryWriter:
 
     def _status_changed(self) -> None:
         st = self.status()
-        key = (st.pending, st.busy, st.paused, st.configured, st.failed, st.last_error, st.zh)
+        key = (st.pending, st.busy, st.paused, st.configured, st.failed, st.last_error, st.zh, st.retry_at)
         if key != self._last_status:
             self._last_status = key
             self.events.publish(WriterEvent("status", detail=st.zh))
@@ -247,9 +263,18 @@ class MemoryWriter:
         return await self.send_history(last_exchange(messages), session_id=session_id)
 
     async def retry_failed(self) -> int:
-        """Put every given-up turn back in the queue (attempts reset); returns how many."""
+        """Retry now: every given-up or held turn goes back in the queue (attempts reset; a held mass
+        change is then applied, undoable as one turn), and a turn waiting for its next automatic try
+        is tried at once. Returns how many given-up turns were requeued."""
         entries = await run_blocking(self.journal.requeue_failed)
+        journaled = {e.key for e in entries}
+        for entry in self._failed:  # failed turns that could not reach the journal's failed list
+            if entry.key not in journaled:
+                entry.attempts, entry.progress, entry.held = 0, None, None
+                entries.append(entry)
         self._failed = []
+        if self._retry_at is not None and self._wake is not None:
+            self._wake.set()  # cuts the backoff short
         for entry in entries:
             if self._queue is not None and not self._stopping:
                 self._entries[entry.key] = entry
@@ -262,14 +287,19 @@ class MemoryWriter:
     def _get_consumer(self) -> MemoryConsumer:
         if self._consumer is None or self._consumer.llm is not self._llm:
             self._consumer = MemoryConsumer(self._llm, self._ops, now=self._now, retriever=self._retriever,
-                                            user_name=self._user_name)
+                                            user_name=self._user_name, max_tool_calls=self.max_tool_calls,
+                                            max_changed=self.max_changed)
         return self._consumer
 
     async def _consume(self, entry: JournalEntry) -> Any:
         consumer = self._consumer
         if consumer is None or consumer.llm is not self._llm:
             consumer = await run_blocking(self._get_consumer)  # building the tools takes ~20 ms
-        return await consumer.consume(entry.session_id, entry.turn_id, entry.messages)
+        if entry.progress is None:
+            entry.progress = empty_progress()
+        recorder = TurnRecorder(entry.progress, lambda: self.journal.save_progress(entry), entry.turn_id)
+        return await consumer.consume(entry.session_id, entry.turn_id, entry.messages, recorder=recorder,
+                                      allow_mass=entry.allow_mass)
 
     def _failure_text(self, exc: BaseException) -> str:
         return describe_failure(exc, api_key_of(self._llm), self._describe)
@@ -315,7 +345,12 @@ class MemoryWriter:
         except Exception as exc:
             log.exception("memory writer: unexpected failure on %s", key)
             self._busy = False
+            self._retry_at = None
             self._last_error = scrub(f"{type(exc).__name__}: {exc}", [api_key_of(self._llm)])  # a bug: say what
+            entry = self._entries.pop(key, None)
+            if entry is not None:  # not "retrying" for ever: failed, kept (journaled), retry_failed() offered
+                self._failed.append(entry)
+                self._emit("gave_up", entry, self._last_error)
             self._status_changed()
 
     async def _wait_until_runnable(self) -> bool:
@@ -339,10 +374,36 @@ class MemoryWriter:
 
     async def _process(self, key: str) -> None:
         entry = self._entries.get(key)
-        while entry is not None:
+        if entry is None:
+            return
+        if not await self._wait_until_runnable():
+            return
+        if not await run_blocking(self.journal.lock_entry, entry):
+            # Another app instance is writing this turn (or has written it): it is not ours.
+            log.info("memory writer: turn %s is in flight elsewhere; leaving it", entry.turn_id)
+            self._entries.pop(key, None)
+            self._status_changed()
+            return
+        try:
+            await self._attempts(key, entry)
+        finally:
+            await run_blocking(self.journal.unlock_entry, entry)
+
+    async def _journal(self, step: Callable[..., Any], *args: Any) -> bool:
+        """A journal step that may fail with the disk (full, read-only): the turn is kept in memory."""
+        try:
+            await run_blocking(step, *args)
+            return True
+        except OSError as exc:
+            log.error("memory writer: journal step %s failed: %s", getattr(step, "__name__", step), exc)
+            return False
+
+    async def _attempts(self, key: str, entry: JournalEntry) -> None:
+        while True:
             if not await self._wait_until_runnable():
                 return
             self._busy = True
+            self._retry_at = None
             self._emit("started", entry, f"attempt {entry.attempts + 1}")
             self._status_changed()
             try:
@@ -355,25 +416,34 @@ class MemoryWriter:
                 message = self._failure_text(exc)
                 log.warning("memory writer: turn %s failed (attempt %d): %s", entry.turn_id, entry.attempts + 1,
                             message)
-                await run_blocking(self.journal.record_failure, entry, message)
+                entry.progress = None  # the attempt was taken back: the next one starts afresh
+                if not await self._journal(self.journal.record_failure, entry, message):
+                    entry.attempts = max(entry.attempts, 1)
                 self._last_error = message
                 self._emit("failed", entry, f"第 {entry.attempts} 次失败：{message}")
-                if entry.attempts >= self.max_attempts:
-                    await run_blocking(self.journal.move_to_failed, entry)
+                disk = storage_failure(exc)
+                if isinstance(exc, TurnHeld) or (entry.attempts >= self.max_attempts and not disk):
+                    entry.held = exc.reason if isinstance(exc, TurnHeld) else None
+                    await self._journal(self.journal.move_to_failed, entry)
                     self._entries.pop(key, None)
                     self._failed.append(entry)
-                    self._emit("gave_up", entry, f"已失败 {entry.attempts} 次，保留在失败列表中：{message}")
+                    what = "已暂缓" if entry.held else f"已失败 {entry.attempts} 次"
+                    self._emit("gave_up", entry, f"{what}，保留在失败列表中：{message}")
                     self._status_changed()
                     return
-                self._status_changed()
                 if self._stopping:
+                    self._status_changed()
                     return  # stays journaled; the next start retries it
-                await self._sleep(self.backoff[min(entry.attempts - 1, len(self.backoff) - 1)])
+                delay = self.backoff[min(entry.attempts - 1, len(self.backoff) - 1)]
+                self._retry_at = datetime.now() + timedelta(seconds=delay)
+                self._status_changed()
+                await self._sleep(delay)
+                self._retry_at = None
                 if self._stopping:
                     return
                 continue
             self._busy = False
-            await run_blocking(self.journal.remove, entry)
+            await self._journal(self.journal.remove, entry)
             self._entries.pop(key, None)
             self._last_error = None
             result = self.last_result
