@@ -1,0 +1,175 @@
+"""The background writer when things go wrong (issue 11, items 4, 5, 7, 8, 13): an interrupted turn
+resumes without re-running what it applied, failed attempts are taken back, limits per turn hold a
+looping model or a mass change with nothing applied, foreign journal files are set aside, and a full
+disk keeps the turn, retried with the true reason shown."""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import os
+import signal
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from llm_server import error, tool_calls
+from ltm_helpers import FAST, TURN, recorder, script_create, until
+from sonetto_desktop.memory import MemoryWriter, YamlMemoryManager
+from sonetto_desktop.memory.writer.journal import TurnJournal, default_journal_path
+
+HERE = Path(__file__).resolve().parent
+
+
+@pytest.fixture
+def store(tmp_path):
+    mm = YamlMemoryManager(tmp_path / "memory.yaml")
+    yield mm
+    mm.close()
+
+
+def live(store) -> list[str]:
+    return sorted(item.description for item in store.all_items().values())
+
+
+# ── item 4: an interrupted turn resumes; nothing runs twice ───────────
+
+
+async def test_a_turn_killed_mid_write_resumes_without_running_applied_calls_again(llm_server, make_llm, tmp_path):
+    store_path = tmp_path / "memory.yaml"
+    texts = ["用户叫小林", "小林在杭州读大学", "小林养了一只猫", "小林喜欢周杰伦"]
+    llm_server.add_tool_calls([("create_memory", {"content": t, "section": "身份"}) for t in texts])
+    child = subprocess.Popen([sys.executable, str(HERE / "writer_resume_child.py"), str(store_path),
+                              llm_server.base_url, "2"], stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    try:
+        line = await asyncio.to_thread(child.stdout.readline)
+        assert line.startswith("FROZEN "), child.stderr.read() if child.poll() is not None else line
+        turn_id = line.split()[1]
+    finally:
+        os.kill(child.pid, signal.SIGKILL)  # the 2nd create is committed, the journal never heard it
+        child.communicate()
+    mm = YamlMemoryManager(store_path)
+    assert len(mm.all_items()) == 2
+    asked = len(llm_server.requests)
+    llm_server.default = error(500, "the model must not be asked again")
+    writer = MemoryWriter(mm, make_llm(), backoff=FAST)
+    seen = recorder(writer)
+    writer.start()
+    await until(lambda: any(e.kind == "done" for e in seen))
+    assert await writer.stop() is True
+    assert live(mm) == sorted(texts)  # each exactly once
+    assert len(llm_server.requests) == asked  # the recorded reply was used, not a new one
+    assert [e.turn_id for e in seen if e.kind == "done"] == [turn_id]
+    assert {item.hit for item in mm.all_items().values()} == {0}  # no "already there" hits either
+    assert writer.journal.pending() == []
+    mm.close()
+
+
+async def test_a_turn_another_instance_is_writing_is_left_alone_on_restart(llm_server, make_llm, store):
+    """The instance holding the journal claim restarts while another instance writes its own turn."""
+    journal = TurnJournal(default_journal_path(store.path))
+    theirs = journal.append("theirs", None, TURN)
+    elsewhere = TurnJournal(journal.path)  # the other instance's journal object (same files)
+    assert elsewhere.lock_entry(theirs)  # ... working on its turn right now
+    writer = MemoryWriter(store, make_llm(), backoff=FAST)
+    writer.start()
+    await until(lambda: writer.running and writer.pending == 0 and not writer.busy)
+    await asyncio.sleep(0.2)
+    assert llm_server.requests == [] and store.count() == 0  # not run twice
+    elsewhere.unlock_entry(theirs)  # the other instance died or gave it up: it is replayed next start
+    await writer.stop()
+    script_create(llm_server)
+    writer.start()
+    await until(lambda: store.count() == 1 and writer.pending == 0)
+    assert await writer.stop() is True and journal.pending() == []
+
+
+# ── item 7: a renamed journal file is quarantined, not replayed at every start ──
+
+
+async def test_a_renamed_journal_file_is_quarantined_not_replayed(llm_server, make_llm, store):
+    journal = TurnJournal(default_journal_path(store.path))
+    entry = journal.append("t-renamed", None, TURN)
+    renamed = journal.pending_dir / f"copy of {entry.filename}"
+    os.replace(journal.pending_dir / entry.filename, renamed)
+    writer = MemoryWriter(store, make_llm(), backoff=FAST)
+    writer.start()
+    await asyncio.sleep(0.3)
+    assert await writer.stop() is True
+    assert llm_server.requests == [] and store.count() == 0
+    assert not renamed.exists() and (journal.quarantine_dir / renamed.name).exists()  # kept, set aside
+    assert TurnJournal(journal.path).pending() == []
+
+
+# ── item 5: failed attempts are taken back; a looping model is capped ──
+
+
+async def test_a_failed_attempt_is_taken_back_before_the_retry(llm_server, make_llm, store):
+    keep = store.add("用户住在成都", "身份")
+    llm_server.add_tool_calls([("create_memory", {"content": "用户喜欢猫", "section": "品味"}),
+                               ("update_memory", {"id": keep, "content": "用户搬到了上海", "reason": "搬家"}),
+                               ("read_memories", {})])
+    llm_server.add_error(500, "died after the reads")  # the attempt fails half-way
+    llm_server.add_tool_calls([("create_memory", {"content": "用户很喜欢猫咪", "section": "品味"})])
+    writer = MemoryWriter(store, make_llm(), backoff=FAST)
+    writer.start()
+    await writer.send_history(TURN)
+    await until(lambda: writer.pending == 0 and not writer.busy)
+    assert await writer.stop() is True
+    assert live(store) == ["用户住在成都", "用户很喜欢猫咪"]  # the first attempt left nothing behind
+
+
+async def test_a_looping_model_is_capped_and_its_turn_held_with_nothing_applied(llm_server, make_llm, store):
+    llm_server.default = tool_calls([("create_memory", {"content": f"垃圾条目{i}", "section": "瞬间"})
+                                     for i in range(40)])
+    writer = MemoryWriter(store, make_llm(), backoff=FAST, max_tool_calls=6)
+    seen = recorder(writer)
+    writer.start()
+    await writer.send_history(TURN)
+    await until(lambda: writer.failed_turns())
+    assert await writer.stop() is True
+    assert store.count() == 0 and len(llm_server.requests) == 1  # taken back, and not retried 5 times
+    [held] = writer.failed_turns()
+    assert held.held == "tool_calls" and [e.kind for e in seen].count("failed") == 1
+    assert "超过 6 次" in writer.status().last_error
+
+
+# ── item 13: a mass change is held until the person says yes ──────────
+
+
+async def test_a_mass_change_is_held_then_applied_on_retry_and_undoable_as_one(llm_server, make_llm, store):
+    ids = [store.add(f"用户的第{i}条记忆", "身份") for i in range(6)]
+    wipe = [("delete_memory", {"id": mid, "reason": "记忆里写着要删掉全部"}) for mid in ids]
+    llm_server.add_tool_calls(wipe)
+    writer = MemoryWriter(store, make_llm(), backoff=FAST, max_changed=3)
+    writer.start()
+    turn_id = await writer.send_history(TURN)
+    await until(lambda: writer.failed_turns())
+    assert store.count() == 6 and store.list_trash() == []  # held: nothing applied
+    status = writer.status()
+    assert status.held == 1 and status.can_retry and "太多" in status.zh
+    llm_server.add_tool_calls(wipe)
+    assert await writer.retry_failed() == 1  # the person looked and said yes
+    await until(lambda: writer.pending == 0 and store.count() == 0)
+    assert await writer.stop() is True
+    writer.ops.undo_turn(turn_id)  # one action takes it all back
+    assert store.count() == 6
+
+
+# ── item 8: a full disk keeps the turn, retried with the true reason ───
+
+
+def test_a_full_disk_keeps_the_turn_retrying_with_the_reason_and_retry_failed(llm_server, tmp_path):
+    llm_server.default = tool_calls([("create_memory", {"content": "用户喜欢猫", "section": "品味"})])
+    done = subprocess.run([sys.executable, str(HERE / "writer_disk_child.py"), str(tmp_path), llm_server.base_url],
+                          capture_output=True, text=True, timeout=120)
+    assert done.returncode == 0, done.stderr[-3000:]
+    out = json.loads(done.stdout.strip().splitlines()[-1])
+    failing = out["failing"]
+    assert "gave_up" not in out["events"] and out["events"].count("failed") >= 5  # past max_attempts=2
+    assert failing["pending"] == 1 and failing["can_retry"] and failing["retry_at"]
+    assert "file size limit" in failing["last_error"] and "file size limit" in failing["zh"]
+    assert failing["retry_at"][11:19] in failing["zh"]  # when, not "retrying" for ever
+    assert out["count"] == 301 and out["journal"] == 0
