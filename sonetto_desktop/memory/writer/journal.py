@@ -210,6 +210,11 @@ class TurnJournal:
             self._claim = handle
             return True
 
+    @property
+    def claimed(self) -> bool:
+        """This journal object holds the claim (see ``claim``)."""
+        return self._claim is not None
+
     def release(self) -> None:
         """Give the claim back (safe to call without one)."""
         with self._lock:

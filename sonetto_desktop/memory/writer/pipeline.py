@@ -44,6 +44,8 @@ from .turns import last_exchange, normalize_turn
 
 log = logging.getLogger(__name__)
 
+_RESCAN = "\0rescan"  # a queue item: look at the journal again (not a turn key)
+
 
 class MemoryWriter:
     """See the module docstring. ``memory``: the memory operations (or a store, wrapped). ``llm``:
@@ -92,6 +94,9 @@ class MemoryWriter:
         self.max_tool_calls = max_tool_calls
         self.max_changed = max_changed
         self._retry_at: datetime | None = None
+        #: How often a journal holder looks again at turns another instance was writing (it may have died).
+        self.elsewhere_recheck = 30.0
+        self._recheck: asyncio.TimerHandle | None = None
         self._activity: tuple[str, str] | None = None
         self._consumer: MemoryConsumer | None = None
         self._queue: asyncio.Queue[str | None] | None = None
@@ -227,6 +232,9 @@ class MemoryWriter:
         except Exception:
             log.exception("memory writer task failed")
         drained = not self._entries
+        if self._recheck is not None:
+            self._recheck.cancel()
+            self._recheck = None
         await run_blocking(self.journal.release)
         self._task = None
         self._queue = None
@@ -334,6 +342,9 @@ class MemoryWriter:
             key = await self._queue.get()
             if key is None:
                 break
+            if key is _RESCAN:
+                await self._rescan()
+                continue
             await self._guarded(key)
 
     async def _guarded(self, key: str) -> None:
@@ -383,11 +394,31 @@ class MemoryWriter:
             log.info("memory writer: turn %s is in flight elsewhere; leaving it", entry.turn_id)
             self._entries.pop(key, None)
             self._status_changed()
+            if self.journal.claimed and self._recheck is None:  # if that instance dies, the turn is ours
+                self._recheck = asyncio.get_running_loop().call_later(self.elsewhere_recheck, self._look_again)
             return
         try:
             await self._attempts(key, entry)
         finally:
             await run_blocking(self.journal.unlock_entry, entry)
+
+    def _look_again(self) -> None:
+        self._recheck = None
+        if self._queue is not None and not self._stopping:
+            self._queue.put_nowait(_RESCAN)
+
+    async def _rescan(self) -> None:
+        """Queue the journal's pending turns this writer does not know (left by an instance that died)."""
+        try:
+            found = await run_blocking(self.journal.pending)
+        except OSError as exc:
+            log.error("cannot read the turn journal %s: %s", self.journal.path, exc)
+            return
+        for entry in found:
+            if entry.key not in self._entries and self._queue is not None:
+                self._entries[entry.key] = entry
+                self._queue.put_nowait(entry.key)
+        self._status_changed()
 
     async def _journal(self, step: Callable[..., Any], *args: Any) -> bool:
         """A journal step that may fail with the disk (full, read-only): the turn is kept in memory."""
