@@ -172,3 +172,25 @@ def test_a_full_disk_keeps_the_turn_retrying_with_the_reason_and_retry_failed(ll
     assert "file size limit" in failing["last_error"] and "file size limit" in failing["zh"]
     assert failing["retry_at"][11:19] in failing["zh"]  # when, not "retrying" for ever
     assert out["count"] == 301 and out["journal"] == 0
+
+
+# ── the limits are settings ───────────────────────────────────────────
+
+
+async def test_the_writer_limits_are_settings_handed_to_the_writer(llm_server, tmp_path):
+    from sonetto_desktop.config.settings import Settings
+    from sonetto_desktop.services import AppServices
+
+    path = tmp_path / "settings.json"
+    path.write_text(json.dumps({"writer_max_tool_calls": 7, "writer_max_changed_memories": 0.5}), "utf-8")
+    loaded = Settings.load(path, with_secret=False)
+    assert loaded.writer_max_tool_calls == 7 and loaded.writer_max_changed_memories == 15  # bad value: default
+    assert Settings(writer_max_tool_calls=0).validate()  # out of range is a problem, said so
+    settings = Settings(data_dir=str(tmp_path / "data"), retrieval_mode="mechanical", base_url=llm_server.base_url,
+                        model="test-model", api_key="sk-test", writer_max_tool_calls=7,
+                        writer_max_changed_memories=4)
+    services = await AppServices.open(settings=settings, watch=False, start_agents=True)
+    try:
+        assert (services.writer.max_tool_calls, services.writer.max_changed) == (7, 4)
+    finally:
+        await services.close()

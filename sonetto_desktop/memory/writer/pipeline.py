@@ -275,6 +275,7 @@ class MemoryWriter(TurnWorker):
         journaled = {e.key for e in entries}
         for entry in self._failed:  # failed turns that could not reach the journal's failed list
             if entry.key not in journaled:
+                entry.allow_mass = entry.allow_mass or entry.held == "mass_change"  # the person said yes
                 entry.attempts, entry.progress, entry.held = 0, None, None
                 entries.append(entry)
         self._failed = []
