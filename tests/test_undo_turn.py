@@ -8,7 +8,7 @@ import pytest
 
 from ltm_helpers import until
 from sonetto_desktop.config.settings import Settings
-from sonetto_desktop.memory import MemoryOperations
+from sonetto_desktop.memory import MemoryOperations, Turn
 from sonetto_desktop.memory.undo import NothingToUndo, UndoConflict
 from sonetto_desktop.services import AppServices
 
@@ -110,3 +110,18 @@ def test_undo_of_a_bulk_action_and_a_lock_on_every_store(mm):
     agent = person.as_actor("agent")
     moved = agent.move_many([ids[0]], "动物")
     assert agent.undo_turn(moved.turn_id).changes and mm.get(ids[0]).theme == "品味"
+
+
+def test_undo_is_refused_when_a_later_change_deleted_or_restored_a_memory_of_the_turn(mm):
+    person = MemoryOperations(mm)
+    kept = person.add("用户住在成都", "身份").ids[0]
+    agent = person.as_actor("agent", Turn("t-9"))
+    made = agent.add("用户养了一只猫", "身份").ids[0]
+    agent.delete(kept, reason="搬家了")
+    person.delete(made, reason="不对")  # the person deleted what the turn made ...
+    person.restore(kept)  # ... and brought back what it deleted
+    with pytest.raises(UndoConflict) as refused:
+        person.undo_turn("t-9")
+    assert set(refused.value.conflicts) == {made, kept}
+    assert "deleted later" in refused.value.conflicts[made]
+    assert mm.count() == 1 and {row["id"] for row in mm.list_trash()} == {made}  # nothing changed

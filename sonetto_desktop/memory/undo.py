@@ -13,8 +13,9 @@ turn id — so an undo works after a restart and for another process's turn:
 Hit counts are counters, not content: they are not taken back. The undo runs in one transaction
 and carries a turn id of its own (``undo-…``), so it is itself undoable as one. It is refused —
 nothing changed, :class:`UndoConflict` naming each memory and why — when a later change touched a
-memory of the turn (edited after it, deleted after it, purged from the trash, locked against the
-actor), because taking the turn back would silently throw that later change away.
+memory of the turn (edited after it, deleted after it, restored after the turn deleted it, locked
+against the actor), because taking the turn back would silently throw that later change away. (A
+restore records which turn's deletion it took back: ``deleted_turn`` in its history entry.)
 """
 
 from __future__ import annotations
@@ -86,6 +87,10 @@ def _of(entry: Any, turn_id: str) -> bool:
 
 def _live_steps(mid: str, item: MemoryItem, turn_id: str, actor: str, conflicts: dict[str, str]) -> list[_Step]:
     own = item.own_history()
+    revived = [e for e in own if e.get("action") == "restore" and e.get("deleted_turn") == turn_id]
+    if revived:  # the turn deleted it, and a later change brought it back
+        conflicts[mid] = f"restored later by {revived[-1].get('actor', '?')} at {revived[-1].get('time', '?')}"
+        return []
     marks = [i for i, entry in enumerate(own) if _of(entry, turn_id)]
     if not marks:
         return []
@@ -129,7 +134,7 @@ def _trash_steps(mid: str, entry: dict[str, Any], turn_id: str, live: bool, conf
             conflicts[mid] = f"deleted later by {entry.get('actor', '?')} at {entry.get('deleted_at', '?')}"
         return []
     if live:
-        conflicts[mid] = "a memory with this id exists again"
+        conflicts[mid] = "a memory with this id exists again"  # (cannot happen: restore empties the trash entry)
         return []
     created = next((e for e in own if _of(e, turn_id)), None)
     if created is not None and created.get("action") == "create":
@@ -193,7 +198,7 @@ class UndoMixin:
                                           undo_of=turn_id)
                 elif step.kind == "restore":
                     item = MemoryItem.from_dict(txn.trash_get(mid)["item"])
-                    item.update(why, actor=actor, action="restore", provenance=provenance)
+                    item.update(why, actor=actor, action="restore", provenance={**provenance, "deleted_turn": turn_id})
                     txn.put(mid, item)
                     txn.trash_remove(mid)
                     change = self._change(txn, "restore", (mid,), actor, why, turn,  # type: ignore[attr-defined]
