@@ -16,7 +16,7 @@ from pathlib import Path
 
 import pytest
 
-from llm_server import error, tool_calls
+from llm_server import HangResponse, error, tool_calls
 from ltm_helpers import FAST, TURN, recorder, script_create, until
 from sonetto_desktop.memory import MemoryWriter, YamlMemoryManager
 from sonetto_desktop.memory.writer.journal import TurnJournal, default_journal_path
@@ -84,6 +84,38 @@ async def test_a_turn_another_instance_is_writing_is_left_alone_on_restart(llm_s
     elsewhere.unlock_entry(theirs)  # the other instance died: the journal's holder writes the turn
     await until(lambda: store.count() == 1 and writer.pending == 0 and not writer.busy)
     assert await writer.stop() is True and journal.pending() == [] and len(llm_server.requests) == 1
+
+
+async def test_restarting_the_journal_holder_never_reruns_another_instances_turn_in_flight(
+        llm_server, make_llm, store, caplog):
+    """Two app processes on one store: the one holding the journal restarts while the other is in
+    the middle of its own turn; that turn is written once — by the other, or, after it is killed -9,
+    by the journal's holder."""
+    caplog.set_level(logging.INFO, logger="sonetto_desktop.memory.writer")
+    holder = MemoryWriter(store, make_llm(), backoff=FAST)
+    holder.elsewhere_recheck = 0.3
+    holder.start()
+    await until(lambda: holder.journal.claimed)
+    llm_server.add(HangResponse(60))  # the other instance's model call
+    child = subprocess.Popen([sys.executable, str(HERE / "writer_instance_child.py"), str(store.path),
+                              llm_server.base_url], stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    try:
+        sent = await asyncio.to_thread(child.stdout.readline)
+        assert sent.startswith("SENT "), child.stderr.read() if child.poll() is not None else sent
+        turn_id = sent.split()[1]
+        assert (await asyncio.to_thread(child.stdout.readline)).strip() == "STARTED"
+        await holder.stop()
+        seen = recorder(holder)
+        holder.start()  # replays the journal: the other instance's turn is in it
+        await until(lambda: "in flight elsewhere" in caplog.text)
+        assert "started" not in [e.kind for e in seen]  # not run a second time here
+        script_create(llm_server)
+    finally:
+        os.kill(child.pid, signal.SIGKILL)
+        child.communicate()
+    await until(lambda: store.count() == 1 and holder.pending == 0 and not holder.busy)  # it died: ours now
+    assert await holder.stop() is True
+    assert [e.turn_id for e in seen if e.kind == "done"] == [turn_id] and holder.journal.pending() == []
 
 
 # ── item 7: a renamed journal file is quarantined, not replayed at every start ──
