@@ -149,7 +149,8 @@ async def test_a_failed_attempt_is_taken_back_before_the_retry(llm_server, make_
     await writer.send_history(TURN)
     await until(lambda: writer.pending == 0 and not writer.busy)
     assert await writer.stop() is True
-    assert live(store) == ["用户住在成都", "用户很喜欢猫咪"]  # the first attempt left nothing behind
+    assert live(store) == ["用户住在成都", "用户很喜欢猫咪"]  # the first attempt left nothing behind ...
+    assert store.get(keep).hit == 0  # ... not even its reference counts
 
 
 async def test_a_looping_model_is_capped_and_its_turn_held_with_nothing_applied(llm_server, make_llm, store):

@@ -133,12 +133,13 @@ class MemoryOperations:
 
         return self._one(write), added, skipped
 
-    def undo_turn(self, turn_id: str, *, reason: str = "", ids: Iterable[str] | None = None) -> UndoResult:
+    def undo_turn(self, turn_id: str, *, reason: str = "", ids: Iterable[str] | None = None,
+                  unhit: dict[str, int] | None = None) -> UndoResult:
         """Take back every change of one turn (a chat turn, a bulk action, a clean-up pass, an earlier
         undo) as one action with its own ``undo-…`` turn id, itself undoable. Raises
         ``UndoConflict`` naming the memories a later change touched (nothing is changed then), or
         ``NothingToUndo``. See ``undo.py``."""
-        return self._store.undo_turn(turn_id, actor=self.actor, reason=reason, ids=ids)
+        return self._store.undo_turn(turn_id, actor=self.actor, reason=reason, ids=ids, unhit=unhit)
 
     # ── many at once (one action each: see ``bulk``) ──────────────────
 

@@ -10,7 +10,9 @@ turn id — so an undo works after a restart and for another process's turn:
 - a memory the turn **deleted or absorbed in a merge** comes back from the trash;
 - a memory the turn locked or unlocked gets its flag back (only the person may: see ``set_locked``).
 
-Hit counts are counters, not content: they are not taken back. The undo runs in one transaction
+Hit counts are counters, not content, and the store does not keep which turn counted them: they
+are taken back only when the caller says how many (``unhit``: the writer does, for a failed attempt,
+from its change records). The undo runs in one transaction
 and carries a turn id of its own (``undo-…``), so it is itself undoable as one. It is refused —
 nothing changed, :class:`UndoConflict` naming each memory and why — when a later change touched a
 memory of the turn (edited after it, deleted after it, restored after the turn deleted it, locked
@@ -22,12 +24,12 @@ from __future__ import annotations
 
 import uuid
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING, Any, Iterable
+from typing import TYPE_CHECKING, Any, Iterable, Mapping
 
 from .changes import PERSON_ACTORS, MemoryChange, Turn, check_actor
 from .crud import card_state
 from .errors import MemoryError_
-from .item import FLAG_ACTIONS, MemoryItem, check_reason, now_iso
+from .item import FLAG_ACTIONS, MemoryItem, check_reason, clamp_hit, now_iso
 
 if TYPE_CHECKING:
     from .transaction import Transaction
@@ -169,10 +171,12 @@ class UndoMixin:
     """``undo_turn`` over the base class's ``_transaction``, ``_change`` and ``_publish``."""
 
     def undo_turn(self, turn_id: str, *, actor: str = "user", reason: str = "", turn: Turn | None = None,
-                  ids: Iterable[str] | None = None) -> UndoResult:
+                  ids: Iterable[str] | None = None, unhit: Mapping[str, int] | None = None) -> UndoResult:
         """Take back every change of ``turn_id`` as one action (module docstring). ``turn``: the
         undo's own turn (default: a fresh ``undo-…`` one). ``ids``: only these memories (default: all).
-        Raises :class:`UndoConflict` (nothing changed) or :class:`NothingToUndo`."""
+        ``unhit``: memory id -> how many references the turn counted, to take back too (the writer
+        knows them for a failed attempt; the store does not keep them). Raises :class:`UndoConflict`
+        (nothing changed) or :class:`NothingToUndo`."""
         actor = check_actor(actor)
         if not isinstance(turn_id, str) or not turn_id.strip():
             raise ValueError("turn_id must be a non-empty string")
@@ -184,7 +188,8 @@ class UndoMixin:
             steps, conflicts = plan_undo(txn, turn_id, actor, ids)
             if conflicts:
                 raise UndoConflict(turn_id, conflicts)
-            if not steps:
+            hits = {mid: n for mid, n in (unhit or {}).items() if n > 0 and txn.exists(mid)}
+            if not steps and not hits:
                 raise NothingToUndo(turn_id)
             for step in steps:
                 mid = step.memory_id
@@ -217,6 +222,12 @@ class UndoMixin:
                     change = self._change(txn, "lock", (mid,), actor, why, turn,  # type: ignore[attr-defined]
                                           {mid: card_state(item)}, locked=step.locked, undo_of=turn_id)
                 changes.append(change)
+            for mid, n in hits.items():
+                item = txn.get(mid)
+                item.hit = max(0, clamp_hit(item.hit) - n)
+                txn.put(mid, item)
+                changes.append(self._change(txn, "hit", (mid,), actor, why, turn,  # type: ignore[attr-defined]
+                                            {mid: card_state(item)}, hit=item.hit, undo_of=turn_id))
         for change in changes:
             self._publish(change)  # type: ignore[attr-defined]
         return UndoResult(turn.turn_id, turn_id, changes)

@@ -16,6 +16,7 @@ import asyncio
 import contextvars
 import logging
 import uuid
+from collections import Counter
 from dataclasses import dataclass, field
 from datetime import datetime
 from typing import Any, Callable
@@ -139,14 +140,16 @@ class MemoryConsumer:
         return already_applied(self._ops, self._index, turn_id, name, args)
 
     def rollback(self, turn_id: str, changes: list[MemoryChange], *, whole_turn: bool = False) -> str | None:
-        """Take back what a failed run of ``turn_id`` wrote (blocking). ``whole_turn``: every change of
-        the turn (a resumed run: what ran before the interruption too), else the memories ``changes``
-        touched. Returns why something could not be taken back, or ``None``."""
+        """Take back what a failed run of ``turn_id`` wrote, its hits included (blocking).
+        ``whole_turn``: every change of the turn (a resumed run: what ran before the interruption
+        too), else the memories ``changes`` touched. Returns why something could not be taken back,
+        or ``None``."""
         ids = None if whole_turn else [mid for c in changes if c.kind != "hit" for mid in c.ids]
-        if ids is not None and not ids:
+        hits = Counter(c.ids[0] for c in changes if c.kind == "hit" and c.ids)
+        if ids is not None and not ids and not hits:
             return None
         try:
-            self._ops.undo_turn(turn_id, ids=ids, reason=ROLLBACK_REASON)
+            self._ops.undo_turn(turn_id, ids=ids, reason=ROLLBACK_REASON, unhit=dict(hits))
         except NothingToUndo:
             return None
         except UndoConflict as exc:
