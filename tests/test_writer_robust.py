@@ -145,10 +145,13 @@ async def test_a_failed_attempt_is_taken_back_before_the_retry(llm_server, make_
     llm_server.add_error(500, "died after the reads")  # the attempt fails half-way
     llm_server.add_tool_calls([("create_memory", {"content": "用户很喜欢猫咪", "section": "品味"})])
     writer = MemoryWriter(store, make_llm(), backoff=FAST)
+    seen = recorder(writer)
     writer.start()
     await writer.send_history(TURN)
     await until(lambda: writer.pending == 0 and not writer.busy)
     assert await writer.stop() is True
+    undone = [c for c in seen if getattr(c, "ids", None) and (c.turn_id or "").startswith("rollback-")]
+    assert {c.kind for c in undone} == {"delete", "revert", "hit"}  # one action, told apart from the turn's
     assert live(store) == ["用户住在成都", "用户很喜欢猫咪"]  # the first attempt left nothing behind ...
     assert store.get(keep).hit == 0  # ... not even its reference counts
 

@@ -138,8 +138,10 @@ class MemoryOperations:
         """Take back every change of one turn (a chat turn, a bulk action, a clean-up pass, an earlier
         undo) as one action with its own ``undo-…`` turn id, itself undoable. Raises
         ``UndoConflict`` naming the memories a later change touched (nothing is changed then), or
-        ``NothingToUndo``. See ``undo.py``."""
-        return self._store.undo_turn(turn_id, actor=self.actor, reason=reason, ids=ids, unhit=unhit)
+        ``NothingToUndo``. See ``undo.py``. Operations bound to a turn (``as_actor(actor, turn)``)
+        record the undo under that turn instead of a fresh ``undo-…`` one."""
+        return self._store.undo_turn(turn_id, actor=self.actor, reason=reason, ids=ids, unhit=unhit,
+                                     turn=self.turn)
 
     # ── many at once (one action each: see ``bulk``) ──────────────────
 

@@ -27,7 +27,7 @@ from langchain_core.messages import AIMessage, HumanMessage, ToolMessage
 from langgraph.checkpoint.memory import MemorySaver
 
 from ..base import BaseMemoryManager
-from ..changes import MemoryChange
+from ..changes import MemoryChange, Turn
 from ..operations import MemoryOperations
 from ..undo import NothingToUndo, UndoConflict
 from .budget import EndAfterWrites
@@ -44,6 +44,8 @@ from .turns import format_turn, normalize_turn, turn_query_text
 
 DEFAULT_RECURSION_LIMIT = 40  # about 19 model/tool rounds
 ROLLBACK_REASON = "撤销失败的写入尝试"
+#: Turn ids of the undo that takes back a failed attempt (views may keep quiet about them).
+ROLLBACK_PREFIX = "rollback-"
 
 log = logging.getLogger(__name__)
 
@@ -149,7 +151,9 @@ class MemoryConsumer:
         if ids is not None and not ids and not hits:
             return None
         try:
-            self._ops.undo_turn(turn_id, ids=ids, reason=ROLLBACK_REASON, unhit=dict(hits))
+            undoing = self._ops.as_actor(self._ops.actor, Turn(f"{ROLLBACK_PREFIX}{uuid.uuid4().hex[:12]}",
+                                                               excerpt=f"撤销 {turn_id} 失败的写入尝试"))
+            undoing.undo_turn(turn_id, ids=ids, reason=ROLLBACK_REASON, unhit=dict(hits))
         except NothingToUndo:
             return None
         except UndoConflict as exc:
