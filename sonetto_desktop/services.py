@@ -278,7 +278,9 @@ class AppServices:
         self.writer = MemoryWriter(self.memory.as_actor("agent"), model(self.settings),
                                    journal_path=getattr(self.store, "journal_path", None),  # a server: kept here
                                    events=self._writer_events, retriever=lambda: recall.mechanical,
-                                   describe_error=describe, user_name=lambda: self.settings.user_name)
+                                   describe_error=describe, user_name=lambda: self.settings.user_name,
+                                   max_tool_calls=self.settings.writer_max_tool_calls,
+                                   max_changed=self.settings.writer_max_changed_memories)
         self.hygiene = MemoryHygiene(self.writer, self.data_dir / STATE_FILE, retriever=lambda: recall.mechanical,
                                      user_name=lambda: self.settings.user_name)
         if self.store_ok:

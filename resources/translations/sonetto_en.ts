@@ -934,37 +934,37 @@
 <context>
     <name>StatusIndicator</name>
     <message>
-        <location filename="../../sonetto_desktop/ui/status_indicator.py" line="98" />
+        <location filename="../../sonetto_desktop/ui/status_indicator.py" line="118" />
         <source>记忆写入未启动</source>
         <translation>Memory writer not started</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/status_indicator.py" line="103" />
+        <location filename="../../sonetto_desktop/ui/status_indicator.py" line="123" />
         <source>记忆写入已暂停 (%1)</source>
         <translation>Memory writing paused (%1)</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/status_indicator.py" line="105" />
+        <location filename="../../sonetto_desktop/ui/status_indicator.py" line="125" />
         <source>整理记忆中 (%1)</source>
         <translation>Organising memories (%1)</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/status_indicator.py" line="110" />
+        <location filename="../../sonetto_desktop/ui/status_indicator.py" line="131" />
         <source>记忆写入出错：%1</source>
         <translation>Memory writing failed: %1</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/status_indicator.py" line="112" />
+        <location filename="../../sonetto_desktop/ui/status_indicator.py" line="133" />
         <source>记忆已是最新</source>
         <translation>Memories are up to date</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/status_indicator.py" line="115" />
+        <location filename="../../sonetto_desktop/ui/status_indicator.py" line="136" />
         <source>继续记忆写入</source>
         <translation>Resume memory writing</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/status_indicator.py" line="115" />
+        <location filename="../../sonetto_desktop/ui/status_indicator.py" line="136" />
         <source>暂停记忆写入</source>
         <translation>Pause memory writing</translation>
     </message>
@@ -1077,9 +1077,14 @@ The memory wall on the right works already.</translation>
 <context>
     <name>WriterControl</name>
     <message>
-        <location filename="../../sonetto_desktop/ui/status_indicator.py" line="33" />
+        <location filename="../../sonetto_desktop/ui/status_indicator.py" line="36" />
         <source>暂停记忆写入</source>
         <translation>Pause memory writing</translation>
+    </message>
+    <message>
+        <location filename="../../sonetto_desktop/ui/status_indicator.py" line="39" />
+        <source>重试失败的轮次</source>
+        <translation>Retry failed turns</translation>
     </message>
 </context>
 <context>

@@ -51,6 +51,8 @@ _RANGES: dict[str, tuple[float, float]] = {
     "trash_retention_days": (0.0, 36500.0),
     "first_token_timeout": (1.0, 3600.0),
     "stream_idle_timeout": (1.0, 3600.0),
+    "writer_max_tool_calls": (1, 500),
+    "writer_max_changed_memories": (1, 10000),
 }
 _SCHEMA_NAME = re.compile(r"^[a-z_][a-z0-9_]{0,40}$")
 _SECRET_FIELDS = frozenset({"api_key", "postgres_password"})
@@ -96,6 +98,14 @@ class Settings:
     user_name: str = ""
     #: Review mode: Sonetto's changes wait in an inbox for approval (memory/review.py); off: written directly.
     review_mode: bool = False
+    #: The background writer's limits per chat turn. A turn whose model makes more tool calls than
+    #: ``writer_max_tool_calls`` (a model stuck in a loop), or that would change (create, edit, merge,
+    #: delete) more than ``writer_max_changed_memories`` memories (a mass change: "delete everything",
+    #: or an instruction hidden in a memory), is stopped, everything it wrote is undone, and the turn
+    #: is held in the failed list: nothing of it is applied until the person retries it (retrying a
+    #: held mass change applies it, undoable as one action).
+    writer_max_tool_calls: int = 30
+    writer_max_changed_memories: int = 15
     # One memory on several computers (store_backend "postgres"): the server's URL without its
     # password (that one lives in the keyring), TLS, the schema holding this person's memories,
     # this computer's name as other devices see it, and whether chat sessions live there too.
@@ -303,6 +313,11 @@ def _coerce(name: str, value: Any, default: Any) -> Any:
     """``value`` converted to the type of ``default`` and checked, or ``_BAD``."""
     if isinstance(default, bool):
         return value if isinstance(value, bool) else _BAD
+    if isinstance(default, int) and not isinstance(default, float):
+        if isinstance(value, bool) or not isinstance(value, int):
+            return _BAD
+        low, high = _RANGES.get(name, (float("-inf"), float("inf")))
+        return value if low <= value <= high else _BAD
     if isinstance(default, float):
         if isinstance(value, bool) or not isinstance(value, (int, float)):
             return _BAD

@@ -20,6 +20,7 @@ from .dont_remember import DontRememberList
 from .errors import DontRememberRefused
 from .item import MemoryItem
 from .review import ReviewInbox
+from .undo import UndoResult
 
 
 class MemoryOperations:
@@ -146,6 +147,16 @@ class MemoryOperations:
             added, skipped = self._store.import_items(items, actor=self.actor, reason=reason, turn=self.turn)
 
         return self._one(write), added, skipped
+
+    def undo_turn(self, turn_id: str, *, reason: str = "", ids: Iterable[str] | None = None,
+                  unhit: dict[str, int] | None = None) -> UndoResult:
+        """Take back every change of one turn (a chat turn, a bulk action, a clean-up pass, an earlier
+        undo) as one action with its own ``undo-…`` turn id, itself undoable. Raises
+        ``UndoConflict`` naming the memories a later change touched (nothing is changed then), or
+        ``NothingToUndo``. See ``undo.py``. Operations bound to a turn (``as_actor(actor, turn)``)
+        record the undo under that turn instead of a fresh ``undo-…`` one."""
+        return self._store.undo_turn(turn_id, actor=self.actor, reason=reason, ids=ids, unhit=unhit,
+                                     turn=self.turn)
 
     # ── many at once (one action each: see ``bulk``) ──────────────────
 
