@@ -31,6 +31,7 @@ from .memory.events import EventFeed
 from .memory.migrate import MigrationProblem, MigrationReport, open_store, open_store_file
 from .memory.dont_remember import FILE_NAME as DONT_REMEMBER_FILE
 from .memory.dont_remember import DontRememberList
+from .memory.forget import ForgetResult, forget_turn
 from .memory.review import FILE_NAME as REVIEW_FILE
 from .memory.review import ReviewInbox
 from .memory.operations import MemoryOperations
@@ -310,6 +311,13 @@ class AppServices:
     async def warm_up(self) -> None:
         """Load the tokenizer and build the offline recall index now rather than at the first message."""
         await run_blocking(lambda: self.recall.mechanical.warm_up())
+
+    async def forget_turn(self, turn_id: str, text: str = "") -> ForgetResult:
+        """"别记住这个" on the chat message of turn ``turn_id``: what the turn wrote is undone (one undoable
+        action), the writer drops it if it has not written it yet, and ``text`` (the message) goes on
+        the don't-remember list. See ``memory/forget.py``."""
+        assert self.memory is not None, "the store is not open"
+        return await forget_turn(self.memory, self.writer, self.dont_remember, turn_id, text)
 
     async def _stop_agents(self) -> None:
         """Chat, then writer (the objects stay readable, stopped, until new ones are started)."""
