@@ -125,3 +125,25 @@ def test_undo_is_refused_when_a_later_change_deleted_or_restored_a_memory_of_the
     assert set(refused.value.conflicts) == {made, kept}
     assert "deleted later" in refused.value.conflicts[made]
     assert mm.count() == 1 and {row["id"] for row in mm.list_trash()} == {made}  # nothing changed
+
+
+def test_the_command_line_undoes_a_turn_and_names_the_memories_when_it_refuses(tmp_path, capsys):
+    from sonetto_desktop.cli import main as cli_main
+    from sonetto_desktop.memory import YamlMemoryManager
+
+    path = tmp_path / "memory.yaml"
+    store = YamlMemoryManager(path)
+    kept = store.add("用户住在成都", "身份")
+    agent = MemoryOperations(store).as_actor("agent", Turn("t-cli"))
+    agent.update(kept, description="用户搬到了上海", reason="搬家")
+    made = agent.add("用户养了一只猫", "身份").ids[0]
+    store.close()
+    assert cli_main(["--store", str(path), "undo", "t-cli"]) == 0
+    out = capsys.readouterr().out
+    assert "undid 2 changes of t-cli" in out and "sonetto memory undo undo-" in out
+    reopened = YamlMemoryManager(path)
+    assert [i.description for i in reopened.all_items().values()] == ["用户住在成都"]
+    reopened.close()
+    assert cli_main(["--store", str(path), "undo", "t-cli"]) == 2  # already undone: later changes touched them
+    err = capsys.readouterr().err
+    assert err.startswith("error: cannot undo turn 't-cli'") and kept in err and made in err

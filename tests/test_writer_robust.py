@@ -193,6 +193,17 @@ async def test_a_mass_change_is_held_then_applied_on_retry_and_undoable_as_one(l
     assert store.count() == 6
 
 
+async def test_new_memories_are_not_a_mass_change(llm_server, make_llm, store):
+    llm_server.add_tool_calls([("create_memory", {"content": f"用户的第{i}个爱好", "section": "品味"})
+                               for i in range(8)])
+    writer = MemoryWriter(store, make_llm(), backoff=FAST, max_changed=3)
+    writer.start()
+    await writer.send_history(TURN)
+    await until(lambda: writer.pending == 0 and not writer.busy)
+    assert await writer.stop() is True
+    assert store.count() == 8 and writer.failed_turns() == []  # a long self-introduction is kept
+
+
 # ── item 8: a full disk keeps the turn, retried with the true reason ───
 
 

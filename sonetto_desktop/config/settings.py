@@ -99,9 +99,9 @@ class Settings:
     #: Review mode: Sonetto's changes wait in an inbox for approval (memory/review.py); off: written directly.
     review_mode: bool = False
     #: The background writer's limits per chat turn. A turn whose model makes more tool calls than
-    #: ``writer_max_tool_calls`` (a model stuck in a loop), or that would change (create, edit, merge,
-    #: delete) more than ``writer_max_changed_memories`` memories (a mass change: "delete everything",
-    #: or an instruction hidden in a memory), is stopped, everything it wrote is undone, and the turn
+    #: ``writer_max_tool_calls`` (a model stuck in a loop), or that would change (edit, merge, delete)
+    #: more than ``writer_max_changed_memories`` existing memories (a mass change: "delete everything",
+    #: or an instruction hidden in a memory; new memories do not count), is stopped, everything it wrote is undone, and the turn
     #: is held in the failed list: nothing of it is applied until the person retries it (retrying a
     #: held mass change applies it, undoable as one action).
     writer_max_tool_calls: int = 30

@@ -1,7 +1,7 @@
 """Limits of one writer run: a model stuck in a loop, or one turn changing many memories at once.
 
-:class:`RunGuard` counts a run's tool calls and the memories its changes touched (creates, edits,
-merges, deletes — not hits). Past ``max_tool_calls`` or ``max_changed`` the run is stopped: the
+:class:`RunGuard` counts a run's tool calls and the existing memories its changes touched (edits,
+merges, deletes — not new memories, not hits). Past ``max_tool_calls`` or ``max_changed`` the run is stopped: the
 call that crossed the line is answered with an error and no further call runs
 (:class:`GuardedRun`), the model is not asked again, and ``consume`` raises :class:`TurnHeld` after
 taking back everything the run wrote. The pipeline keeps such a turn in the failed list ("held")
@@ -24,8 +24,9 @@ from ..changes import MemoryChange
 
 DEFAULT_MAX_TOOL_CALLS = 30
 DEFAULT_MAX_CHANGED = 15
-#: Kinds that do not count as changing a memory (a reference count).
-NOT_A_CHANGE = frozenset({"hit"})
+#: Kinds that do not change a memory the person already has: a reference count, a new memory
+#: (additions lose nothing, and the tool-call limit bounds them).
+NOT_A_CHANGE = frozenset({"hit", "add"})
 
 TOOL_CALLS, MASS_CHANGE = "tool_calls", "mass_change"
 
@@ -59,7 +60,7 @@ class RunGuard:
             self.changed.update(change.ids)
             if self.max_changed is not None and len(self.changed) > self.max_changed and not self.stopped:
                 self.stopped = MASS_CHANGE
-                self.detail = (f"本轮要改动 {len(self.changed)} 条以上的记忆（上限 {self.max_changed} 条），"
+                self.detail = (f"本轮要改动 {len(self.changed)} 条以上已有的记忆（上限 {self.max_changed} 条），"
                                "已全部撤销并暂缓；确认无误可在失败列表里重试")
 
     def take_call(self) -> bool:
