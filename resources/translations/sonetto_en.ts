@@ -1053,6 +1053,39 @@
     </message>
 </context>
 <context>
+    <name>TurnSummary</name>
+    <message>
+        <location filename="../../sonetto_desktop/ui/turn_summary.py" line="62" />
+        <source>整理了 {0} 条记忆</source>
+        <translation>Tidied {0} memories</translation>
+    </message>
+    <message>
+        <location filename="../../sonetto_desktop/ui/turn_summary.py" line="67" />
+        <source>记住了 {0} 条</source>
+        <translation>remembered {0}</translation>
+    </message>
+    <message>
+        <location filename="../../sonetto_desktop/ui/turn_summary.py" line="69" />
+        <source>更新了 {0} 条</source>
+        <translation>updated {0}</translation>
+    </message>
+    <message>
+        <location filename="../../sonetto_desktop/ui/turn_summary.py" line="71" />
+        <source>合并了 {0} 处</source>
+        <translation>merged {0}</translation>
+    </message>
+    <message>
+        <location filename="../../sonetto_desktop/ui/turn_summary.py" line="73" />
+        <source>删除了 {0} 条</source>
+        <translation>deleted {0}</translation>
+    </message>
+    <message>
+        <location filename="../../sonetto_desktop/ui/turn_summary.py" line="74" />
+        <source>，</source>
+        <translation>, </translation>
+    </message>
+</context>
+<context>
     <name>WelcomePanel</name>
     <message>
         <location filename="../../sonetto_desktop/ui/welcome.py" line="25" />
@@ -1090,62 +1123,92 @@ The memory wall on the right works already.</translation>
 <context>
     <name>WriterToasts</name>
     <message>
-        <location filename="../../sonetto_desktop/ui/writer_toasts.py" line="72" />
+        <location filename="../../sonetto_desktop/ui/writer_toasts.py" line="77" />
         <source>记住了：{0}</source>
         <translation>Remembered: {0}</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/writer_toasts.py" line="73" />
+        <location filename="../../sonetto_desktop/ui/writer_toasts.py" line="78" />
         <source>记住了一件新事</source>
         <translation>Remembered something new</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/writer_toasts.py" line="76" />
+        <location filename="../../sonetto_desktop/ui/writer_toasts.py" line="81" />
         <source>更新了记忆：{0}</source>
         <translation>Updated a memory: {0}</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/writer_toasts.py" line="77" />
+        <location filename="../../sonetto_desktop/ui/writer_toasts.py" line="82" />
         <source>更新了记忆</source>
         <translation>Updated a memory</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/writer_toasts.py" line="80" />
+        <location filename="../../sonetto_desktop/ui/writer_toasts.py" line="85" />
         <source>合并了两条记忆</source>
         <translation>Merged two memories</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/writer_toasts.py" line="82" />
+        <location filename="../../sonetto_desktop/ui/writer_toasts.py" line="87" />
         <source>删除了过时的记忆：{0}</source>
         <translation>Deleted an outdated memory: {0}</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/writer_toasts.py" line="83" />
+        <location filename="../../sonetto_desktop/ui/writer_toasts.py" line="88" />
         <source>删除了过时的记忆</source>
         <translation>Deleted an outdated memory</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/writer_toasts.py" line="86" />
+        <location filename="../../sonetto_desktop/ui/writer_toasts.py" line="91" />
         <source>导入了 {0} 条记忆</source>
         <translation>Imported {0} memories</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/writer_toasts.py" line="54" />
+        <location filename="../../sonetto_desktop/ui/writer_toasts.py" line="159" />
+        <source>撤销</source>
+        <translation>Undo</translation>
+    </message>
+    <message>
+        <location filename="../../sonetto_desktop/ui/writer_toasts.py" line="169" />
+        <source>从提示里撤销</source>
+        <translation>Undone from the notification</translation>
+    </message>
+    <message>
+        <location filename="../../sonetto_desktop/ui/writer_toasts.py" line="171" />
+        <source>这轮已经没有可撤销的记忆变化了</source>
+        <translation>Nothing of this turn is left to undo</translation>
+    </message>
+    <message>
+        <location filename="../../sonetto_desktop/ui/writer_toasts.py" line="174" />
+        <source>没有撤销：之后又有改动碰到了其中 {0} 条记忆（{1}）。可以在历史里逐条还原。</source>
+        <translation>Not undone: later changes touched {0} of its memories ({1}). You can revert them one by one in the history.</translation>
+    </message>
+    <message>
+        <location filename="../../sonetto_desktop/ui/writer_toasts.py" line="179" />
+        <source>撤销失败：{0}</source>
+        <translation>Could not undo: {0}</translation>
+    </message>
+    <message>
+        <location filename="../../sonetto_desktop/ui/writer_toasts.py" line="182" />
+        <source>已撤销这轮的 {0} 处记忆变化</source>
+        <translation>Undid this turn's {0} memory changes</translation>
+    </message>
+    <message>
+        <location filename="../../sonetto_desktop/ui/writer_toasts.py" line="59" />
         <source>这轮对话的记忆整理已放弃：{0}</source>
         <translation>Gave up organising memories for this exchange: {0}</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/writer_toasts.py" line="55" />
+        <location filename="../../sonetto_desktop/ui/writer_toasts.py" line="60" />
         <source>这轮对话的记忆整理已放弃</source>
         <translation>Gave up organising memories for this exchange</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/writer_toasts.py" line="57" />
+        <location filename="../../sonetto_desktop/ui/writer_toasts.py" line="62" />
         <source>整理记忆失败：{0}</source>
         <translation>Couldn't organise memories: {0}</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/writer_toasts.py" line="59" />
+        <location filename="../../sonetto_desktop/ui/writer_toasts.py" line="64" />
         <source>整理记忆失败</source>
         <translation>Couldn't organise memories</translation>
     </message>
