@@ -643,6 +643,120 @@
     </message>
 </context>
 <context>
+    <name>ReviewDialog</name>
+    <message>
+        <location filename="../../sonetto_desktop/ui/review_dialog.py" line="40" />
+        <source>原来：</source>
+        <translation>Before: </translation>
+    </message>
+    <message>
+        <location filename="../../sonetto_desktop/ui/review_dialog.py" line="42" />
+        <source>理由：</source>
+        <translation>Why: </translation>
+    </message>
+    <message>
+        <location filename="../../sonetto_desktop/ui/review_dialog.py" line="44" />
+        <source>来自你说的：</source>
+        <translation>From what you said: </translation>
+    </message>
+    <message>
+        <location filename="../../sonetto_desktop/ui/review_dialog.py" line="55" />
+        <source>待审核的记忆变化</source>
+        <translation>Memory changes to review</translation>
+    </message>
+    <message>
+        <location filename="../../sonetto_desktop/ui/review_dialog.py" line="61" />
+        <source>加载中…</source>
+        <translation>Loading…</translation>
+    </message>
+    <message>
+        <location filename="../../sonetto_desktop/ui/review_dialog.py" line="67" />
+        <source>待审核的提议</source>
+        <translation>Proposals to review</translation>
+    </message>
+    <message>
+        <location filename="../../sonetto_desktop/ui/review_dialog.py" line="68" />
+        <source>批准</source>
+        <translation>Approve</translation>
+    </message>
+    <message>
+        <location filename="../../sonetto_desktop/ui/review_dialog.py" line="69" />
+        <source>改写后批准…</source>
+        <translation>Rewrite and approve…</translation>
+    </message>
+    <message>
+        <location filename="../../sonetto_desktop/ui/review_dialog.py" line="70" />
+        <source>拒绝</source>
+        <translation>Reject</translation>
+    </message>
+    <message>
+        <location filename="../../sonetto_desktop/ui/review_dialog.py" line="71" />
+        <source>全部批准</source>
+        <translation>Approve all</translation>
+    </message>
+    <message>
+        <location filename="../../sonetto_desktop/ui/review_dialog.py" line="72" />
+        <location filename="../../sonetto_desktop/ui/review_dialog.py" line="209" />
+        <source>全部拒绝</source>
+        <translation>Reject all</translation>
+    </message>
+    <message>
+        <location filename="../../sonetto_desktop/ui/review_dialog.py" line="128" />
+        <source>Sonetto 想做 %1 处记忆变化，等你确认。</source>
+        <translation>Sonetto would like to make %1 memory change(s); they wait for you.</translation>
+    </message>
+    <message>
+        <location filename="../../sonetto_desktop/ui/review_dialog.py" line="129" />
+        <source>没有待审核的变化。</source>
+        <translation>Nothing to review.</translation>
+    </message>
+    <message>
+        <location filename="../../sonetto_desktop/ui/review_dialog.py" line="158" />
+        <source>没有完成：%1</source>
+        <translation>Not done: %1</translation>
+    </message>
+    <message>
+        <location filename="../../sonetto_desktop/ui/review_dialog.py" line="170" />
+        <source>已批准：%1</source>
+        <translation>Approved: %1</translation>
+    </message>
+    <message>
+        <location filename="../../sonetto_desktop/ui/review_dialog.py" line="177" />
+        <source>改写后批准</source>
+        <translation>Rewrite and approve</translation>
+    </message>
+    <message>
+        <location filename="../../sonetto_desktop/ui/review_dialog.py" line="178" />
+        <source>用你的话写这条记忆：</source>
+        <translation>Write this memory in your own words:</translation>
+    </message>
+    <message>
+        <location filename="../../sonetto_desktop/ui/review_dialog.py" line="192" />
+        <source>已拒绝：%1</source>
+        <translation>Rejected: %1</translation>
+    </message>
+    <message>
+        <location filename="../../sonetto_desktop/ui/review_dialog.py" line="203" />
+        <source>已批准 %1 处变化。</source>
+        <translation>Approved %1 change(s).</translation>
+    </message>
+    <message>
+        <location filename="../../sonetto_desktop/ui/review_dialog.py" line="205" />
+        <source>%1 处没能完成，仍在列表里。</source>
+        <translation> %1 could not be done and are still listed.</translation>
+    </message>
+    <message>
+        <location filename="../../sonetto_desktop/ui/review_dialog.py" line="210" />
+        <source>拒绝全部 %1 处待审核的变化？它们不会被写入记忆。</source>
+        <translation>Reject all %1 changes waiting for review? They will not be written to memory.</translation>
+    </message>
+    <message>
+        <location filename="../../sonetto_desktop/ui/review_dialog.py" line="216" />
+        <source>已全部拒绝。</source>
+        <translation>All rejected.</translation>
+    </message>
+</context>
+<context>
     <name>SettingsDialog</name>
     <message>
         <location filename="../../sonetto_desktop/ui/settings_dialog.py" line="49" />
@@ -830,22 +944,22 @@
 <context>
     <name>SonettoApp</name>
     <message>
-        <location filename="../../sonetto_desktop/ui/shell.py" line="208" />
+        <location filename="../../sonetto_desktop/ui/shell.py" line="210" />
         <source>对话功能启动失败：%1。记忆墙仍可使用；请检查数据目录后重启。</source>
         <translation>Chat could not start: %1. The memory wall still works; check the data folder, then restart.</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/shell.py" line="290" />
+        <location filename="../../sonetto_desktop/ui/shell.py" line="304" />
         <source>语言</source>
         <translation>Language</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/shell.py" line="291" />
+        <location filename="../../sonetto_desktop/ui/shell.py" line="305" />
         <source>界面语言将在重新启动后切换。</source>
         <translation>The interface language changes after a restart.</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/shell.py" line="280" />
+        <location filename="../../sonetto_desktop/ui/shell.py" line="294" />
         <source>无法使用新的数据文件夹 {0}：{1}。仍在使用原来的记忆库。</source>
         <translation>Cannot use the new data folder {0}: {1}. Still using the previous memory store.</translation>
     </message>
@@ -934,37 +1048,37 @@
 <context>
     <name>StatusIndicator</name>
     <message>
-        <location filename="../../sonetto_desktop/ui/status_indicator.py" line="118" />
+        <location filename="../../sonetto_desktop/ui/status_indicator.py" line="131" />
         <source>记忆写入未启动</source>
         <translation>Memory writer not started</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/status_indicator.py" line="123" />
+        <location filename="../../sonetto_desktop/ui/status_indicator.py" line="136" />
         <source>记忆写入已暂停 (%1)</source>
         <translation>Memory writing paused (%1)</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/status_indicator.py" line="125" />
+        <location filename="../../sonetto_desktop/ui/status_indicator.py" line="138" />
         <source>整理记忆中 (%1)</source>
         <translation>Organising memories (%1)</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/status_indicator.py" line="131" />
+        <location filename="../../sonetto_desktop/ui/status_indicator.py" line="144" />
         <source>记忆写入出错：%1</source>
         <translation>Memory writing failed: %1</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/status_indicator.py" line="133" />
+        <location filename="../../sonetto_desktop/ui/status_indicator.py" line="146" />
         <source>记忆已是最新</source>
         <translation>Memories are up to date</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/status_indicator.py" line="136" />
+        <location filename="../../sonetto_desktop/ui/status_indicator.py" line="149" />
         <source>继续记忆写入</source>
         <translation>Resume memory writing</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/status_indicator.py" line="136" />
+        <location filename="../../sonetto_desktop/ui/status_indicator.py" line="149" />
         <source>暂停记忆写入</source>
         <translation>Pause memory writing</translation>
     </message>
@@ -1110,14 +1224,29 @@ The memory wall on the right works already.</translation>
 <context>
     <name>WriterControl</name>
     <message>
-        <location filename="../../sonetto_desktop/ui/status_indicator.py" line="36" />
+        <location filename="../../sonetto_desktop/ui/status_indicator.py" line="37" />
         <source>暂停记忆写入</source>
         <translation>Pause memory writing</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/status_indicator.py" line="39" />
+        <location filename="../../sonetto_desktop/ui/status_indicator.py" line="40" />
         <source>重试失败的轮次</source>
         <translation>Retry failed turns</translation>
+    </message>
+    <message>
+        <location filename="../../sonetto_desktop/ui/status_indicator.py" line="42" />
+        <source>待审核</source>
+        <translation>To review</translation>
+    </message>
+    <message>
+        <location filename="../../sonetto_desktop/ui/status_indicator.py" line="43" />
+        <source>Sonetto 想做的记忆变化，等你确认</source>
+        <translation>Memory changes Sonetto would like to make, waiting for you</translation>
+    </message>
+    <message>
+        <location filename="../../sonetto_desktop/ui/status_indicator.py" line="67" />
+        <source>待审核 %1</source>
+        <translation>To review %1</translation>
     </message>
 </context>
 <context>
