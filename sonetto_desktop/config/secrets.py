@@ -161,3 +161,25 @@ def load_secret(name: str, config_dir: Path | str | None = None) -> str:
 
 def store_secret(name: str, value: str, config_dir: Path | str | None = None) -> str:
     return ApiKeyStore(config_dir, name).store(value)
+
+
+#: The bearer token of ``sonetto mcp --http`` (other AI apps on this computer send it).
+MCP_TOKEN = "mcp_token"
+
+
+def mcp_token(config_dir: Path | str | None = None, *, create: bool = True) -> str:
+    """The local MCP server's bearer token; made (random, 256 bits) and stored on first use
+    (``create``). Blocking (keyring or file): call it off the UI thread."""
+    token = load_secret(MCP_TOKEN, config_dir)
+    if not token and create:
+        token = new_mcp_token(config_dir)
+    return token
+
+
+def new_mcp_token(config_dir: Path | str | None = None) -> str:
+    """Replace the MCP token with a new random one (apps holding the old one are refused from now on)."""
+    import base64
+
+    token = base64.urlsafe_b64encode(os.urandom(32)).decode("ascii").rstrip("=")
+    store_secret(MCP_TOKEN, token, config_dir)
+    return token
