@@ -52,3 +52,15 @@ def test_the_writer_tool_says_why_it_refused(mm, tmp_path):
     message = tools["create_memory"].invoke({"type": "tool_call", "id": f"c{next(_ids)}", "name": "create_memory",
                                              "args": {"content": "用户的体重是60公斤", "section": "身份"}})
     assert message.status == "error" and "不要记住" in message.content and mm.count() == 0
+
+
+def test_a_list_open_in_another_process_sees_later_entries(tmp_path):
+    """``sonetto mcp`` keeps its list open for hours while the person adds entries in the app."""
+    path = tmp_path / "dont_remember.json"
+    server_side = DontRememberList(path)
+    assert server_side.match("小林的体检报告") is None  # loaded (empty) before the app adds the entry
+    app_side = DontRememberList(path)
+    entry = app_side.add("体检报告")
+    assert server_side.match("小林的体检报告") == entry
+    app_side.remove(entry.id)
+    assert server_side.match("小林的体检报告") is None
