@@ -1,8 +1,8 @@
 """The HTTP transport's gate: loopback peers only, and the bearer token from Sonetto's settings.
 
-An ASGI wrapper around the SDK's streamable-HTTP app. The token is compared in constant time; when
-it does not match, it is read again once (the person may have made a new one in the settings
-while the server runs), so a new token works at once and the old one stops working at once.
+An ASGI wrapper around the SDK's streamable-HTTP app. The token is read for every request (a small
+file or the keyring; the person may make a new one in the settings while the server runs: the
+new one works at once and the old one stops working at once) and compared in constant time.
 """
 
 from __future__ import annotations
@@ -42,17 +42,12 @@ class BearerGate:
     def __init__(self, app: ASGIApp, token: Callable[[], str]) -> None:
         self._app = app
         self._load = token
-        self._token = ""
 
     async def _matches(self, given: str) -> bool:
         if not given:
             return False
-        for reload in (False, True):
-            if reload or not self._token:
-                self._token = await run_blocking(self._load)
-            if self._token and hmac.compare_digest(given.encode(), self._token.encode()):
-                return True
-        return False
+        current = await run_blocking(self._load)  # read each time: a new token replaces the old one at once
+        return bool(current) and hmac.compare_digest(given.encode(), current.encode())
 
     async def __call__(self, scope: Scope, receive: Any, send: Any) -> None:
         if scope["type"] == "lifespan":  # starts and stops the SDK's session manager
