@@ -294,6 +294,109 @@
     </message>
 </context>
 <context>
+    <name>McpPage</name>
+    <message>
+        <location filename="../../sonetto_desktop/ui/mcp_page.py" line="42" />
+        <source>让其他 AI 应用（Claude Desktop、Cursor、Cherry Studio 等）通过 MCP 使用你的记忆。服务只在这台电脑上运行；它们做的每个修改都记在历史里（修改者显示为 mcp:应用名），可以撤销。锁定的记忆和“不要记住”列表同样有效。</source>
+        <translation>Let other AI apps (Claude Desktop, Cursor, Cherry Studio…) use your memories through MCP. The server runs on this computer only; every change they make is in the history (made by mcp:app name) and can be undone. Locked memories and the “don't remember” list apply to them too.</translation>
+    </message>
+    <message>
+        <location filename="../../sonetto_desktop/ui/mcp_page.py" line="46" />
+        <source>允许其他应用使用我的记忆</source>
+        <translation>Let other apps use my memories</translation>
+    </message>
+    <message>
+        <location filename="../../sonetto_desktop/ui/mcp_page.py" line="47" />
+        <source>只读：其他应用只能查找和查看，不能修改</source>
+        <translation>Read-only: other apps can search and read, not change</translation>
+    </message>
+    <message>
+        <location filename="../../sonetto_desktop/ui/mcp_page.py" line="49" />
+        <source>留空表示所有应用；多个用逗号分隔，如 Cursor, Cherry Studio</source>
+        <translation>Empty: any app; several separated by commas, e.g. Cursor, Cherry Studio</translation>
+    </message>
+    <message>
+        <location filename="../../sonetto_desktop/ui/mcp_page.py" line="50" />
+        <source>应用名称是它连接时报上的名字，不区分大小写。</source>
+        <translation>An app's name is the one it gives when it connects (case does not matter).</translation>
+    </message>
+    <message>
+        <location filename="../../sonetto_desktop/ui/mcp_page.py" line="55" />
+        <source>正在读取…</source>
+        <translation>Reading…</translation>
+    </message>
+    <message>
+        <location filename="../../sonetto_desktop/ui/mcp_page.py" line="56" />
+        <source>复制令牌</source>
+        <translation>Copy token</translation>
+    </message>
+    <message>
+        <location filename="../../sonetto_desktop/ui/mcp_page.py" line="58" />
+        <source>重新生成</source>
+        <translation>Make a new one</translation>
+    </message>
+    <message>
+        <location filename="../../sonetto_desktop/ui/mcp_page.py" line="59" />
+        <source>旧令牌立即失效，使用 HTTP 的应用需要换上新令牌。</source>
+        <translation>The old token stops working at once; apps using HTTP need the new one.</translation>
+    </message>
+    <message>
+        <location filename="../../sonetto_desktop/ui/mcp_page.py" line="69" />
+        <source>由应用启动（推荐）</source>
+        <translation>Started by the app (recommended)</translation>
+    </message>
+    <message>
+        <location filename="../../sonetto_desktop/ui/mcp_page.py" line="70" />
+        <source>HTTP（先运行 sonetto mcp --http）</source>
+        <translation>HTTP (run sonetto mcp --http first)</translation>
+    </message>
+    <message>
+        <location filename="../../sonetto_desktop/ui/mcp_page.py" line="82" />
+        <source>复制配置</source>
+        <translation>Copy configuration</translation>
+    </message>
+    <message>
+        <location filename="../../sonetto_desktop/ui/mcp_page.py" line="91" />
+        <source>允许的应用</source>
+        <translation>Allowed apps</translation>
+    </message>
+    <message>
+        <location filename="../../sonetto_desktop/ui/mcp_page.py" line="92" />
+        <source>HTTP 端口</source>
+        <translation>HTTP port</translation>
+    </message>
+    <message>
+        <location filename="../../sonetto_desktop/ui/mcp_page.py" line="93" />
+        <source>HTTP 令牌</source>
+        <translation>HTTP token</translation>
+    </message>
+    <message>
+        <location filename="../../sonetto_desktop/ui/mcp_page.py" line="94" />
+        <source>配置</source>
+        <translation>Configuration</translation>
+    </message>
+    <message>
+        <location filename="../../sonetto_desktop/ui/mcp_page.py" line="101" />
+        <source>其他应用</source>
+        <translation>Other apps</translation>
+    </message>
+    <message>
+        <location filename="../../sonetto_desktop/ui/mcp_page.py" line="159" />
+        <source>Claude Desktop：设置 → 开发者 → 编辑配置，把这段合并进 claude_desktop_config.json，然后重启 Claude。</source>
+        <translation>Claude Desktop: Settings → Developer → Edit Config, merge this into claude_desktop_config.json, then restart Claude.</translation>
+    </message>
+    <message>
+        <location filename="../../sonetto_desktop/ui/mcp_page.py" line="160" />
+        <source>Cursor：把这段合并进 ~/.cursor/mcp.json（或项目里的 .cursor/mcp.json）。</source>
+        <translation>Cursor: merge this into ~/.cursor/mcp.json (or a project's .cursor/mcp.json).</translation>
+    </message>
+    <message>
+        <location filename="../../sonetto_desktop/ui/mcp_page.py" line="161" />
+        <source>Cherry Studio：设置 → MCP 服务器 → 添加 → 从 JSON 导入，粘贴这段。</source>
+        <translation>Cherry Studio: Settings → MCP Servers → Add → Import from JSON, and paste this.</translation>
+    </message>
+</context>
+<context>
     <name>MemoryService</name>
     <message>
         <location filename="../../sonetto_desktop/ui/memory_service.py" line="34" />
@@ -645,184 +748,184 @@
 <context>
     <name>SettingsDialog</name>
     <message>
-        <location filename="../../sonetto_desktop/ui/settings_dialog.py" line="49" />
+        <location filename="../../sonetto_desktop/ui/settings_dialog.py" line="50" />
         <source>设置</source>
         <translation>Settings</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/settings_dialog.py" line="57" />
-        <location filename="../../sonetto_desktop/ui/settings_dialog.py" line="105" />
+        <location filename="../../sonetto_desktop/ui/settings_dialog.py" line="58" />
+        <location filename="../../sonetto_desktop/ui/settings_dialog.py" line="108" />
         <source>模型</source>
         <translation>Model</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/settings_dialog.py" line="58" />
+        <location filename="../../sonetto_desktop/ui/settings_dialog.py" line="59" />
         <source>记忆</source>
         <translation>Memory</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/settings_dialog.py" line="61" />
+        <location filename="../../sonetto_desktop/ui/settings_dialog.py" line="64" />
         <source>外观</source>
         <translation>Appearance</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/settings_dialog.py" line="66" />
+        <location filename="../../sonetto_desktop/ui/settings_dialog.py" line="69" />
         <source>保存</source>
         <translation>Save</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/settings_dialog.py" line="67" />
+        <location filename="../../sonetto_desktop/ui/settings_dialog.py" line="70" />
         <source>取消</source>
         <translation>Cancel</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/settings_dialog.py" line="85" />
+        <location filename="../../sonetto_desktop/ui/settings_dialog.py" line="88" />
         <source>本地模型可以留空</source>
         <translation>Leave empty for local models</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/settings_dialog.py" line="94" />
-        <location filename="../../sonetto_desktop/ui/settings_dialog.py" line="120" />
+        <location filename="../../sonetto_desktop/ui/settings_dialog.py" line="97" />
+        <location filename="../../sonetto_desktop/ui/settings_dialog.py" line="123" />
         <source> 秒</source>
         <translation> s</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/settings_dialog.py" line="95" />
+        <location filename="../../sonetto_desktop/ui/settings_dialog.py" line="98" />
         <source>测试连接</source>
         <translation>Test connection</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/settings_dialog.py" line="103" />
+        <location filename="../../sonetto_desktop/ui/settings_dialog.py" line="106" />
         <source>服务地址</source>
         <translation>Endpoint URL</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/settings_dialog.py" line="104" />
+        <location filename="../../sonetto_desktop/ui/settings_dialog.py" line="107" />
         <source>API 密钥</source>
         <translation>API key</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/settings_dialog.py" line="106" />
+        <location filename="../../sonetto_desktop/ui/settings_dialog.py" line="109" />
         <source>温度</source>
         <translation>Temperature</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/settings_dialog.py" line="107" />
+        <location filename="../../sonetto_desktop/ui/settings_dialog.py" line="110" />
         <source>请求超时</source>
         <translation>Request timeout</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/settings_dialog.py" line="115" />
+        <location filename="../../sonetto_desktop/ui/settings_dialog.py" line="118" />
         <source>混合（推荐）</source>
         <translation>Hybrid (recommended)</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/settings_dialog.py" line="115" />
+        <location filename="../../sonetto_desktop/ui/settings_dialog.py" line="118" />
         <source>本地检索（快，不用模型）</source>
         <translation>Local search (fast, no model)</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/settings_dialog.py" line="116" />
+        <location filename="../../sonetto_desktop/ui/settings_dialog.py" line="119" />
         <source>模型检索</source>
         <translation>Model search</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/settings_dialog.py" line="122" />
+        <location filename="../../sonetto_desktop/ui/settings_dialog.py" line="125" />
         <source>YAML 文件（可直接阅读）</source>
         <translation>YAML file (human-readable)</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/settings_dialog.py" line="123" />
+        <location filename="../../sonetto_desktop/ui/settings_dialog.py" line="126" />
         <source>SQLite 数据库（记忆很多时更快）</source>
         <translation>SQLite database (faster with many memories)</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/settings_dialog.py" line="125" />
+        <location filename="../../sonetto_desktop/ui/settings_dialog.py" line="128" />
         <source>切换后会把现有记忆（含历史和回收站）完整迁移过去，旧文件保留。</source>
         <translation>Switching moves every memory (with history and trash) to the new store; the old file is kept.</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/settings_dialog.py" line="129" />
+        <location filename="../../sonetto_desktop/ui/settings_dialog.py" line="132" />
         <source>选择…</source>
         <translation>Choose…</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/settings_dialog.py" line="131" />
+        <location filename="../../sonetto_desktop/ui/settings_dialog.py" line="134" />
         <source>打开数据文件夹</source>
         <translation>Open data folder</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/settings_dialog.py" line="136" />
+        <location filename="../../sonetto_desktop/ui/settings_dialog.py" line="139" />
         <source>回忆方式</source>
         <translation>Recall</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/settings_dialog.py" line="137" />
+        <location filename="../../sonetto_desktop/ui/settings_dialog.py" line="140" />
         <source>回忆超时</source>
         <translation>Recall timeout</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/settings_dialog.py" line="138" />
+        <location filename="../../sonetto_desktop/ui/settings_dialog.py" line="141" />
         <source>存储方式</source>
         <translation>Storage</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/settings_dialog.py" line="140" />
+        <location filename="../../sonetto_desktop/ui/settings_dialog.py" line="143" />
         <source>数据文件夹</source>
         <translation>Data folder</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/settings_dialog.py" line="148" />
+        <location filename="../../sonetto_desktop/ui/settings_dialog.py" line="151" />
         <source>跟随系统</source>
         <translation>Follow the system</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/settings_dialog.py" line="148" />
+        <location filename="../../sonetto_desktop/ui/settings_dialog.py" line="151" />
         <source>浅色</source>
         <translation>Light</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/settings_dialog.py" line="148" />
+        <location filename="../../sonetto_desktop/ui/settings_dialog.py" line="151" />
         <source>深色</source>
         <translation>Dark</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/settings_dialog.py" line="153" />
+        <location filename="../../sonetto_desktop/ui/settings_dialog.py" line="156" />
         <source>界面语言在重新启动后生效。</source>
         <translation>The language changes after a restart.</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/settings_dialog.py" line="155" />
+        <location filename="../../sonetto_desktop/ui/settings_dialog.py" line="158" />
         <source>主题</source>
         <translation>Theme</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/settings_dialog.py" line="156" />
+        <location filename="../../sonetto_desktop/ui/settings_dialog.py" line="159" />
         <source>语言</source>
         <translation>Language</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/settings_dialog.py" line="186" />
+        <location filename="../../sonetto_desktop/ui/settings_dialog.py" line="190" />
         <source>由环境变量 %1 设置</source>
         <translation>Set by the environment variable %1</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/settings_dialog.py" line="221" />
+        <location filename="../../sonetto_desktop/ui/settings_dialog.py" line="226" />
         <source>无法保存设置：</source>
         <translation>Cannot save the settings: </translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/settings_dialog.py" line="235" />
+        <location filename="../../sonetto_desktop/ui/settings_dialog.py" line="240" />
         <source>正在连接…</source>
         <translation>Connecting…</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/settings_dialog.py" line="243" />
+        <location filename="../../sonetto_desktop/ui/settings_dialog.py" line="248" />
         <source>（{0} ms）</source>
         <translation> ({0} ms)</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/settings_dialog.py" line="253" />
+        <location filename="../../sonetto_desktop/ui/settings_dialog.py" line="258" />
         <source>选择数据文件夹</source>
         <translation>Choose the data folder</translation>
     </message>

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import logging
 import os
+import threading
 from pathlib import Path
 
 from .paths import config_dir as default_config_dir
@@ -165,19 +166,26 @@ def store_secret(name: str, value: str, config_dir: Path | str | None = None) ->
 
 #: The bearer token of ``sonetto mcp --http`` (other AI apps on this computer send it).
 MCP_TOKEN = "mcp_token"
+_MCP_TOKEN_LOCK = threading.Lock()  # one token made at a time (the page and a button may both ask)
 
 
 def mcp_token(config_dir: Path | str | None = None, *, create: bool = True) -> str:
     """The local MCP server's bearer token; made (random, 256 bits) and stored on first use
     (``create``). Blocking (keyring or file): call it off the UI thread."""
-    token = load_secret(MCP_TOKEN, config_dir)
-    if not token and create:
-        token = new_mcp_token(config_dir)
+    with _MCP_TOKEN_LOCK:
+        token = load_secret(MCP_TOKEN, config_dir)
+        if not token and create:
+            token = _make_mcp_token(config_dir)
     return token
 
 
 def new_mcp_token(config_dir: Path | str | None = None) -> str:
     """Replace the MCP token with a new random one (apps holding the old one are refused from now on)."""
+    with _MCP_TOKEN_LOCK:
+        return _make_mcp_token(config_dir)
+
+
+def _make_mcp_token(config_dir: Path | str | None) -> str:
     import base64
 
     token = base64.urlsafe_b64encode(os.urandom(32)).decode("ascii").rstrip("=")
