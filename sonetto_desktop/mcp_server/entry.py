@@ -158,7 +158,9 @@ async def _serve_http(server: Any, port: int) -> None:
         sock.close()
         raise SystemExit(_fail(f"cannot listen on {LOOPBACK_HOST}:{port}: {exc.strerror or exc}")) from None
     bound = sock.getsockname()[1]
-    config = uvicorn.Config(app, host=LOOPBACK_HOST, port=bound, log_level="warning", lifespan="on")
+    # Named protocol modules (no "auto" probing): the packaged bundle lists exactly these (sonetto.spec).
+    config = uvicorn.Config(app, host=LOOPBACK_HOST, port=bound, log_level="warning", lifespan="on", http="h11",
+                            ws="none")
     uv = uvicorn.Server(config)
     print(f"sonetto mcp: listening on http://{LOOPBACK_HOST}:{bound}/mcp", file=sys.stderr, flush=True)
     try:
