@@ -10,6 +10,7 @@ import pytest
 from mcp.shared.exceptions import MCPError
 
 from mcp_helpers import CLIENT, error_text, payload, save_settings, server_command, server_env, stdio_session
+from sonetto_desktop.mcp_server import clients_seen
 from sonetto_desktop.memory.changes import MemoryChange
 from sonetto_desktop.memory.dont_remember import FILE_NAME, DontRememberList
 from sonetto_desktop.services import AppServices
@@ -141,6 +142,8 @@ async def test_only_allowed_clients_and_not_when_switched_off(_isolated_user_dir
         assert payload(await mcp.call_tool("list_memories", {}))["total"] == 0
         save_settings(mcp_enabled=False)
         assert "switched off" in error_text(await mcp.call_tool("list_memories", {}))
+    # The refused app is noted too, under the exact name it gave: the settings page shows it for the list.
+    assert {name for name, _when in clients_seen.load()} == {"Claude Desktop", "cherry studio"}
     done = subprocess.run(server_command(), env=server_env(), capture_output=True, text=True, timeout=60,
                           input="")
     assert done.returncode == 2 and "switched off" in done.stderr and done.stdout == ""

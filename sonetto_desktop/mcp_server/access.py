@@ -51,13 +51,17 @@ def client_of(context: Any) -> str:
 
 
 class Access:
-    """``settings()``: the current settings (blocking; called in a worker thread by the caller)."""
+    """``settings()``: the current settings (blocking; called in a worker thread by the caller).
+    ``on_client(name)``: told about every client that asks, allowed or not (``clients_seen``)."""
 
-    def __init__(self, settings: Callable[[], Settings]) -> None:
+    def __init__(self, settings: Callable[[], Settings], on_client: Callable[[str], None] | None = None) -> None:
         self._settings = settings
+        self._on_client = on_client
 
     def check(self, client: str, *, write: bool) -> Settings:
         """The settings, if ``client`` may make this call; else ``AccessDenied`` saying why."""
+        if self._on_client is not None:
+            self._on_client(client)
         settings = self._settings()
         if not settings.mcp_enabled:
             raise AccessDenied("其他应用访问记忆已在 Sonetto 设置中关闭 / access by other apps is switched off "

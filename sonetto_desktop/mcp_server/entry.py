@@ -27,6 +27,7 @@ from ..config.settings import load_settings
 from ..memory.errors import MemoryError_
 from ..services import AppServices
 from .access import Access, actor_for
+from .clients_seen import ClientsSeen
 
 log = logging.getLogger(__name__)
 
@@ -76,13 +77,15 @@ async def _main(args: argparse.Namespace) -> int:
     if not settings.mcp_enabled:
         return _fail("access by other apps is switched off in Sonetto's settings (设置 → 其他应用)")
     try:
-        services = await AppServices.open(settings=settings, actor=actor_for("server"), watch=True)
+        # The services' own actor ("mcp") only does housekeeping; every tool call writes as mcp:<client>.
+        services = await AppServices.open(settings=settings, actor="mcp", watch=True)
     except (MemoryError_, OSError, ValueError) as exc:
         return _fail(str(exc))
     try:
         if settings.is_llm_configured:  # the writer (and hybrid search) need a model
             await services.start_agents(chat=False)
-        server = build_server(services, Access(lambda: load_settings(with_secret=False)))
+        access = Access(lambda: load_settings(with_secret=False), on_client=ClientsSeen().record)
+        server = build_server(services, access)
         main_task = asyncio.current_task()
         with contextlib.suppress(NotImplementedError, RuntimeError):  # no signal handlers on Windows loops
             asyncio.get_running_loop().add_signal_handler(signal.SIGTERM, main_task.cancel)

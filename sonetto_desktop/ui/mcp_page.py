@@ -27,11 +27,13 @@ from qasync import asyncSlot
 
 from sonetto_desktop.config.secrets import mcp_token, new_mcp_token
 from sonetto_desktop.config.settings import Settings
+from sonetto_desktop.mcp_server import clients_seen
 from sonetto_desktop.mcp_server.snippets import http_snippet, launch_command, stdio_snippet
 
 
-def _token_and_command() -> tuple[str, tuple[str, list[str]]]:
-    return mcp_token(), launch_command()  # keyring / file, and a PATH search: a worker thread's job
+def _token_command_clients() -> tuple[str, tuple[str, list[str]], list[str]]:
+    """Keyring / files and a PATH search: a worker thread's job."""
+    return mcp_token(), launch_command(), [name for name, _when in clients_seen.load()]
 
 
 class McpPage(QWidget):
@@ -48,6 +50,10 @@ class McpPage(QWidget):
         self.allowed = QLineEdit(self)
         self.allowed.setPlaceholderText(self.tr("留空表示所有应用；多个用逗号分隔，如 Cursor, Cherry Studio"))
         self.allowed.setToolTip(self.tr("应用名称是它连接时报上的名字，不区分大小写。"))
+        self.seen = QLabel(self)
+        self.seen.setWordWrap(True)
+        self.seen.setObjectName("HintLabel")
+        self.seen.setTextInteractionFlags(Qt.TextInteractionFlag.TextSelectableByMouse)
         self.port = QSpinBox(self)
         self.port.setRange(1024, 65535)
         self.token = QLineEdit(self)
@@ -89,6 +95,7 @@ class McpPage(QWidget):
         form.addRow("", self.enabled)
         form.addRow("", self.read_only)
         form.addRow(self.tr("允许的应用"), self.allowed)
+        form.addRow("", self.seen)
         form.addRow(self.tr("HTTP 端口"), self.port)
         form.addRow(self.tr("HTTP 令牌"), token_row)
         form.addRow(self.tr("配置"), picker)
@@ -128,9 +135,11 @@ class McpPage(QWidget):
 
     @asyncSlot()
     async def refresh_token(self) -> None:
-        """Read the token (made on first use) and where ``sonetto`` is, in a worker thread."""
-        token, self._command = await asyncio.to_thread(_token_and_command)
+        """Read the token (made on first use), where ``sonetto`` is and which apps have connected."""
+        token, self._command, seen = await asyncio.to_thread(_token_command_clients)
         self.token.setText(token)
+        self.seen.setText(self.tr("连接过的应用：%1").replace("%1", ", ".join(seen)) if seen else
+                          self.tr("还没有应用连接过。"))
         self._update_snippet()
 
     @asyncSlot()

@@ -9,6 +9,7 @@ from PySide6.QtGui import QGuiApplication
 from PySide6.QtWidgets import QTabWidget
 
 from sonetto_desktop.config.secrets import mcp_token
+from sonetto_desktop.mcp_server.clients_seen import ClientsSeen
 from sonetto_desktop.config.settings import Settings, config_dir
 from sonetto_desktop.ui.settings_dialog import SettingsDialog
 
@@ -39,6 +40,10 @@ async def test_the_token_is_shown_copied_and_replaced_and_the_snippets_carry_it(
     qtbot.addWidget(d)
     page = d.mcp_page
     await page.refresh_token()
+    assert page.seen.text() == "还没有应用连接过。"
+    ClientsSeen().record("cursor-vscode")  # what `sonetto mcp` notes when an app connects
+    await page.refresh_token()
+    assert "cursor-vscode" in page.seen.text()
     token = mcp_token(create=False)
     assert token and page.token.text() == token
     assert await d.save() and token not in (config_dir() / "settings.json").read_text(encoding="utf-8")
