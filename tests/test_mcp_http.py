@@ -6,6 +6,7 @@ import asyncio
 import contextlib
 import re
 import socket
+import subprocess
 from collections.abc import AsyncIterator
 
 import httpx
@@ -114,3 +115,16 @@ async def test_the_gate_refuses_peers_from_other_machines():
     assert sent[2]["status"] == 401 and not reached
     await gate({"type": "http", "client": ("::1", 50000), "headers": auth}, None, send)
     assert len(reached) == 1
+
+
+def test_a_busy_port_or_a_bad_one_is_a_clear_error():
+    with socket.socket() as taken:
+        taken.bind(("127.0.0.1", 0))
+        taken.listen()
+        port = taken.getsockname()[1]
+        done = subprocess.run(server_command("--http", "--port", str(port)), env=server_env(), cwd=str(ROOT),
+                              capture_output=True, text=True, timeout=60)
+    assert done.returncode == 2 and f"cannot listen on 127.0.0.1:{port}" in done.stderr
+    done = subprocess.run(server_command("--port", "9000"), env=server_env(), cwd=str(ROOT),
+                          capture_output=True, text=True, timeout=60)
+    assert done.returncode == 2 and "--port needs --http" in done.stderr

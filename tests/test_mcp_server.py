@@ -30,6 +30,8 @@ async def test_add_search_update_delete_as_the_client_and_undoable(_isolated_use
         found = payload(await mcp.call_tool("search_memories", {"query": "汤圆是谁"}))
         assert [m["id"] for m in found["memories"]] == [mid]
         assert set(found["memories"][0]) >= {"id", "description", "theme", "date"}
+        hybrid = payload(await mcp.call_tool("search_memories", {"query": "汤圆是谁", "mode": "hybrid", "limit": 3}))
+        assert hybrid == found  # no model configured: hybrid recall answers offline
         updated = payload(await mcp.call_tool("update_memory", {"id": mid, "description": "小林养了两只猫：汤圆和年糕",
                                                                 "reason": "用户又养了一只"}))
         assert updated["changed"] is True and updated["description"] == "小林养了两只猫：汤圆和年糕"
