@@ -59,6 +59,8 @@ def main(argv: list[str] | None = None) -> int:
         return _fail("--port needs --http")
     if args.port is not None and not 0 <= args.port <= 65535:
         return _fail(f"--port must be from 0 to 65535, not {args.port}")
+    if not args.http and (sys.stdin is None or sys.stdout is None):  # a windowed build without pipes
+        return _fail("this executable has no standard input/output here; use `sonetto mcp --http`")
     logging.basicConfig(stream=sys.stderr, level=logging.INFO if args.verbose else logging.WARNING,
                         format="%(levelname)s %(name)s: %(message)s")
     try:
@@ -83,7 +85,10 @@ async def _main(args: argparse.Namespace) -> int:
         return _fail(str(exc))
     try:
         if settings.is_llm_configured:  # the writer (and hybrid search) need a model
-            await services.start_agents(chat=False)
+            try:
+                await services.start_agents(chat=False)
+            except Exception:  # the memories still serve; conversations wait in the journal
+                log.warning("the memory writer could not start; conversations are journaled", exc_info=True)
         access = Access(lambda: load_settings(with_secret=False), on_client=ClientsSeen().record)
         server = build_server(services, access)
         main_task = asyncio.current_task()
