@@ -61,8 +61,10 @@ def _other_address() -> str | None:
 
 
 async def test_http_needs_the_token_and_listens_on_loopback_only(_isolated_user_dirs):
-    token = mcp_token()
+    assert mcp_token(create=False) == ""
     async with http_server() as url:
+        token = mcp_token(create=False)  # the server made one at start: the settings page shows it
+        assert token
         assert url.startswith("http://127.0.0.1:") and url.endswith("/mcp")
         async with httpx.AsyncClient(timeout=10) as http:
             missing = await http.post(url, json=INIT, headers=HEADERS)

@@ -157,6 +157,7 @@ async def _serve_http(server: Any, port: int) -> None:
 
     from .http_auth import LOOPBACK_HOST, BearerGate
 
+    await run_blocking(mcp_token)  # made now if the settings page has not made it yet
     app = BearerGate(server.streamable_http_app(host=LOOPBACK_HOST), lambda: mcp_token())
     sock = socket.socket(socket.AF_INET, socket.SOCK_STREAM)
     sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
@@ -170,7 +171,8 @@ async def _serve_http(server: Any, port: int) -> None:
     config = uvicorn.Config(app, host=LOOPBACK_HOST, port=bound, log_level="warning", lifespan="on", http="h11",
                             ws="none")
     uv = uvicorn.Server(config)
-    print(f"sonetto mcp: listening on http://{LOOPBACK_HOST}:{bound}/mcp", file=sys.stderr, flush=True)
+    print(f"sonetto mcp: listening on http://{LOOPBACK_HOST}:{bound}/mcp (the token: Sonetto → 设置 → 其他应用)",
+          file=sys.stderr, flush=True)
     try:
         await uv.serve(sockets=[sock])
     finally:
