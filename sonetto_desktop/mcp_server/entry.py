@@ -31,6 +31,9 @@ from .clients_seen import ClientsSeen
 
 log = logging.getLogger(__name__)
 
+#: Seconds after start before the offline search index is loaded in the background (see ``_WarmUp``).
+WARM_UP_DELAY = 10.0
+
 INSTRUCTIONS = (
     "Sonetto 保存着用户的长期记忆（按主题整理，每次修改都有历史、可撤销）。回答前可以用 search_memories 查找相关记忆；"
     "用户告诉你值得长期记住的事时，用 add_memory 记下，或把对话交给 remember_conversation。用户锁定的记忆不能修改。"
@@ -91,6 +94,7 @@ async def _main(args: argparse.Namespace) -> int:
                 log.warning("the memory writer could not start; conversations are journaled", exc_info=True)
         access = Access(lambda: load_settings(with_secret=False), on_client=ClientsSeen().record)
         server = build_server(services, access)
+        warming = _WarmUp(services)
         main_task = asyncio.current_task()
         with contextlib.suppress(NotImplementedError, RuntimeError):  # no signal handlers on Windows loops
             asyncio.get_running_loop().add_signal_handler(signal.SIGTERM, main_task.cancel)
@@ -100,9 +104,34 @@ async def _main(args: argparse.Namespace) -> int:
                 await _serve_http(server, port)
             else:
                 await server.run_stdio_async()
+        await warming.stop()
         return 0
     finally:
         await services.close()
+
+
+class _WarmUp:
+    """jieba's dictionary and the offline index take ~3 s to load: done in the background a little
+    after start (an app that launches the server and quits at once is not kept waiting), so a later
+    first search is quick. ``stop()`` waits for a load under way (the index is never closed mid-build)."""
+
+    def __init__(self, services: AppServices, delay: float = WARM_UP_DELAY) -> None:
+        self._begun = False
+        self._task = asyncio.ensure_future(self._run(services, delay))
+
+    async def _run(self, services: AppServices, delay: float) -> None:
+        await asyncio.sleep(delay)
+        self._begun = True
+        try:
+            await services.warm_up()
+        except Exception:  # a search builds it on demand instead
+            log.warning("could not prepare the offline search index", exc_info=True)
+
+    async def stop(self) -> None:
+        if not self._begun:
+            self._task.cancel()
+        with contextlib.suppress(asyncio.CancelledError, asyncio.TimeoutError):
+            await asyncio.wait_for(asyncio.shield(self._task), 60)
 
 
 def build_server(services: AppServices, access: Access) -> Any:
