@@ -28,6 +28,7 @@ from qasync import asyncSlot
 from sonetto_desktop.config.secrets import mcp_token, new_mcp_token
 from sonetto_desktop.config.settings import Settings
 from sonetto_desktop.mcp_server import clients_seen
+from sonetto_desktop.mcp_server.access import allowed_clients
 from sonetto_desktop.mcp_server.snippets import http_snippet, launch_command, stdio_snippet
 
 
@@ -110,14 +111,14 @@ class McpPage(QWidget):
     def load(self, settings: Settings) -> None:
         self.enabled.setChecked(settings.mcp_enabled)
         self.read_only.setChecked(settings.mcp_read_only)
-        self.allowed.setText(settings.mcp_allowed_clients)
+        self.allowed.setText(", ".join(allowed_clients(settings.mcp_allowed_clients)))
         self.port.setValue(settings.mcp_http_port)
         self._update_enabled()
         self._update_snippet()
 
     def values(self) -> dict[str, Any]:
         return {"mcp_enabled": self.enabled.isChecked(), "mcp_read_only": self.read_only.isChecked(),
-                "mcp_allowed_clients": ", ".join(p.strip() for p in self.allowed.text().split(",") if p.strip()),
+                "mcp_allowed_clients": ", ".join(allowed_clients(self.allowed.text())),
                 "mcp_http_port": self.port.value()}
 
     # ── token and snippets ────────────────────────────────────────────

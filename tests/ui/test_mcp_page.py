@@ -19,7 +19,9 @@ def _pick(combo, value):
 
 
 async def test_the_page_saves_the_mcp_settings(qtbot):
+    Settings(mcp_allowed_clients="claude-ai\ncursor-vscode").save(with_secret=False)  # edited by hand
     d = SettingsDialog(Settings.load())
+    assert d.mcp_page.allowed.text() == "claude-ai, cursor-vscode"
     qtbot.addWidget(d)
     page = d.mcp_page
     assert page.enabled.isChecked() and not page.read_only.isChecked()
