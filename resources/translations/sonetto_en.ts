@@ -296,112 +296,112 @@
 <context>
     <name>McpPage</name>
     <message>
-        <location filename="../../sonetto_desktop/ui/mcp_page.py" line="44" />
+        <location filename="../../sonetto_desktop/ui/mcp_page.py" line="45" />
         <source>让其他 AI 应用（Claude Desktop、Cursor、Cherry Studio 等）通过 MCP 使用你的记忆。服务只在这台电脑上运行；它们做的每个修改都记在历史里（修改者显示为 mcp:应用名），可以撤销。锁定的记忆和“不要记住”列表同样有效。</source>
         <translation>Let other AI apps (Claude Desktop, Cursor, Cherry Studio…) use your memories through MCP. The server runs on this computer only; every change they make is in the history (made by mcp:app name) and can be undone. Locked memories and the “don't remember” list apply to them too.</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/mcp_page.py" line="48" />
+        <location filename="../../sonetto_desktop/ui/mcp_page.py" line="49" />
         <source>允许其他应用使用我的记忆</source>
         <translation>Let other apps use my memories</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/mcp_page.py" line="49" />
+        <location filename="../../sonetto_desktop/ui/mcp_page.py" line="50" />
         <source>只读：其他应用只能查找和查看，不能修改</source>
         <translation>Read-only: other apps can search and read, not change</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/mcp_page.py" line="51" />
+        <location filename="../../sonetto_desktop/ui/mcp_page.py" line="52" />
         <source>留空表示所有应用；多个用逗号分隔，如 Cursor, Cherry Studio</source>
         <translation>Empty: any app; several separated by commas, e.g. Cursor, Cherry Studio</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/mcp_page.py" line="52" />
+        <location filename="../../sonetto_desktop/ui/mcp_page.py" line="53" />
         <source>应用名称是它连接时报上的名字，不区分大小写。</source>
         <translation>An app's name is the one it gives when it connects (case does not matter).</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/mcp_page.py" line="61" />
+        <location filename="../../sonetto_desktop/ui/mcp_page.py" line="62" />
         <source>正在读取…</source>
         <translation>Reading…</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/mcp_page.py" line="62" />
+        <location filename="../../sonetto_desktop/ui/mcp_page.py" line="63" />
         <source>复制令牌</source>
         <translation>Copy token</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/mcp_page.py" line="64" />
+        <location filename="../../sonetto_desktop/ui/mcp_page.py" line="65" />
         <source>重新生成</source>
         <translation>Make a new one</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/mcp_page.py" line="65" />
+        <location filename="../../sonetto_desktop/ui/mcp_page.py" line="66" />
         <source>旧令牌立即失效，使用 HTTP 的应用需要换上新令牌。</source>
         <translation>The old token stops working at once; apps using HTTP need the new one.</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/mcp_page.py" line="75" />
+        <location filename="../../sonetto_desktop/ui/mcp_page.py" line="76" />
         <source>由应用启动（推荐）</source>
         <translation>Started by the app (recommended)</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/mcp_page.py" line="76" />
+        <location filename="../../sonetto_desktop/ui/mcp_page.py" line="77" />
         <source>HTTP（先运行 sonetto mcp --http）</source>
         <translation>HTTP (run sonetto mcp --http first)</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/mcp_page.py" line="88" />
+        <location filename="../../sonetto_desktop/ui/mcp_page.py" line="89" />
         <source>复制配置</source>
         <translation>Copy configuration</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/mcp_page.py" line="97" />
+        <location filename="../../sonetto_desktop/ui/mcp_page.py" line="98" />
         <source>允许的应用</source>
         <translation>Allowed apps</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/mcp_page.py" line="99" />
+        <location filename="../../sonetto_desktop/ui/mcp_page.py" line="100" />
         <source>HTTP 端口</source>
         <translation>HTTP port</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/mcp_page.py" line="100" />
+        <location filename="../../sonetto_desktop/ui/mcp_page.py" line="101" />
         <source>HTTP 令牌</source>
         <translation>HTTP token</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/mcp_page.py" line="101" />
+        <location filename="../../sonetto_desktop/ui/mcp_page.py" line="102" />
         <source>配置</source>
         <translation>Configuration</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/mcp_page.py" line="108" />
+        <location filename="../../sonetto_desktop/ui/mcp_page.py" line="109" />
         <source>其他应用</source>
         <translation>Other apps</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/mcp_page.py" line="141" />
+        <location filename="../../sonetto_desktop/ui/mcp_page.py" line="142" />
         <source>连接过的应用：%1</source>
         <translation>Apps that have connected: %1</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/mcp_page.py" line="142" />
+        <location filename="../../sonetto_desktop/ui/mcp_page.py" line="143" />
         <source>还没有应用连接过。</source>
         <translation>No app has connected yet.</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/mcp_page.py" line="168" />
+        <location filename="../../sonetto_desktop/ui/mcp_page.py" line="169" />
         <source>Claude Desktop：设置 → 开发者 → 编辑配置，把这段合并进 claude_desktop_config.json，然后重启 Claude。</source>
         <translation>Claude Desktop: Settings → Developer → Edit Config, merge this into claude_desktop_config.json, then restart Claude.</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/mcp_page.py" line="169" />
+        <location filename="../../sonetto_desktop/ui/mcp_page.py" line="170" />
         <source>Cursor：把这段合并进 ~/.cursor/mcp.json（或项目里的 .cursor/mcp.json）。</source>
         <translation>Cursor: merge this into ~/.cursor/mcp.json (or a project's .cursor/mcp.json).</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/mcp_page.py" line="170" />
+        <location filename="../../sonetto_desktop/ui/mcp_page.py" line="171" />
         <source>Cherry Studio：设置 → MCP 服务器 → 添加 → 从 JSON 导入，粘贴这段。</source>
         <translation>Cherry Studio: Settings → MCP Servers → Add → Import from JSON, and paste this.</translation>
     </message>
@@ -943,22 +943,22 @@
 <context>
     <name>SonettoApp</name>
     <message>
-        <location filename="../../sonetto_desktop/ui/shell.py" line="197" />
+        <location filename="../../sonetto_desktop/ui/shell.py" line="208" />
         <source>对话功能启动失败：%1。记忆墙仍可使用；请检查数据目录后重启。</source>
         <translation>Chat could not start: %1. The memory wall still works; check the data folder, then restart.</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/shell.py" line="279" />
+        <location filename="../../sonetto_desktop/ui/shell.py" line="290" />
         <source>语言</source>
         <translation>Language</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/shell.py" line="280" />
+        <location filename="../../sonetto_desktop/ui/shell.py" line="291" />
         <source>界面语言将在重新启动后切换。</source>
         <translation>The interface language changes after a restart.</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/shell.py" line="269" />
+        <location filename="../../sonetto_desktop/ui/shell.py" line="280" />
         <source>无法使用新的数据文件夹 {0}：{1}。仍在使用原来的记忆库。</source>
         <translation>Cannot use the new data folder {0}: {1}. Still using the previous memory store.</translation>
     </message>
@@ -981,6 +981,24 @@
         <location filename="../../sonetto_desktop/ui/store_problem.py" line="22" />
         <source>打开数据文件夹</source>
         <translation>Open data folder</translation>
+    </message>
+</context>
+<context>
+    <name>SqliteOffer</name>
+    <message>
+        <location filename="../../sonetto_desktop/ui/sqlite_offer.py" line="52" />
+        <source>记忆已有 {0} 条。换成 SQLite 记忆库会启动更快、占用更少内存；所有记忆和历史都会原样迁移，随时可以在设置里换回。</source>
+        <translation>You have {0} memories. A SQLite memory store starts faster and uses less memory; every memory and its history move over as they are, and you can switch back in Settings at any time.</translation>
+    </message>
+    <message>
+        <location filename="../../sonetto_desktop/ui/sqlite_offer.py" line="55" />
+        <source>换成 SQLite</source>
+        <translation>Switch to SQLite</translation>
+    </message>
+    <message>
+        <location filename="../../sonetto_desktop/ui/sqlite_offer.py" line="73" />
+        <source>无法保存设置：{0}</source>
+        <translation>Could not save the settings: {0}</translation>
     </message>
 </context>
 <context>

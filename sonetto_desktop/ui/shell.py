@@ -72,6 +72,7 @@ class SonettoApp:
         self.theme: ThemeController | None = None
         self.writer_toasts: Any = None
         self.wall_loaded: Any = None
+        self.sqlite_offer: Any = None
         self.shutdown_steps: list[str] = []
         self._translators: list = []
         self._agents_task: Any = None
@@ -167,6 +168,7 @@ class SonettoApp:
         self.window.set_wall(self.wall)
         StoreBanner.attach(self.window, self.services)  # shown while the memory server is away
         self.wall_loaded = self.wall.reload()
+        self._tasks.spawn(self._offer_sqlite(ui_state), name="sqlite-offer")
         self.window.settings_requested.connect(self.open_settings)
         self.window.quit_requested.connect(self.request_quit)
 
@@ -184,6 +186,15 @@ class SonettoApp:
         self.window.show()
         if not self.store_ok and self.interactive:
             self._show_store_problem()
+
+    async def _offer_sqlite(self, ui_state: QSettings) -> None:
+        """A large YAML store: once the wall is up, offer the faster SQLite store (ui/sqlite_offer.py)."""
+        from .sqlite_offer import SqliteOffer
+
+        await self.wall_loaded
+        self.sqlite_offer = SqliteOffer(self.toasts, self.services, self.apply_settings, ui_state,
+                                        lambda coro: self._tasks.spawn(coro, name="switch-to-sqlite"))
+        await self.sqlite_offer.check()
 
     def _launch_agents(self) -> None:
         self._agents_task = self._tasks.spawn(self._start_agents(), name="start-agents")

@@ -134,7 +134,10 @@ class MemoryConsumer:
         listing = "" if cold_start else read_listing(
             self._ops.store, turn_query_text(messages), self._retriever, now=now, index=self._index,
             subject=name).text
-        return cold_start, turn_message(format_turn(messages), listing, now, name=name, cold_start=cold_start), name
+        dont = self._ops.dont_remember
+        avoid = [entry.text for entry in dont.entries()] if dont is not None else []
+        message = turn_message(format_turn(messages), listing, now, name=name, cold_start=cold_start, dont_remember=avoid)
+        return cold_start, message, name
 
     async def consume(self, session_id: str | None, turn_id: str | None, turn_messages: Any) -> ConsumeResult:
         """Let the agent write what this turn taught about the user. Raises if the LLM fails."""
