@@ -200,74 +200,79 @@
         <translation>Now: {0} ({1})</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/history_dialog.py" line="192" />
+        <location filename="../../sonetto_desktop/ui/history_dialog.py" line="194" />
+        <source>%1（其他应用）</source>
+        <translation>%1 (another app)</translation>
+    </message>
+    <message>
+        <location filename="../../sonetto_desktop/ui/history_dialog.py" line="195" />
         <source>智能体</source>
         <translation>Sonetto</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/history_dialog.py" line="192" />
+        <location filename="../../sonetto_desktop/ui/history_dialog.py" line="195" />
         <source>你</source>
         <translation>You</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/history_dialog.py" line="196" />
+        <location filename="../../sonetto_desktop/ui/history_dialog.py" line="199" />
         <source>创建</source>
         <translation>Added</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/history_dialog.py" line="197" />
+        <location filename="../../sonetto_desktop/ui/history_dialog.py" line="200" />
         <source>修改</source>
         <translation>Edited</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/history_dialog.py" line="198" />
+        <location filename="../../sonetto_desktop/ui/history_dialog.py" line="201" />
         <source>合并</source>
         <translation>Merged</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/history_dialog.py" line="199" />
+        <location filename="../../sonetto_desktop/ui/history_dialog.py" line="202" />
         <source>恢复旧版本</source>
         <translation>Reverted</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/history_dialog.py" line="200" />
+        <location filename="../../sonetto_desktop/ui/history_dialog.py" line="203" />
         <source>从回收站恢复</source>
         <translation>Restored</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/history_dialog.py" line="207" />
+        <location filename="../../sonetto_desktop/ui/history_dialog.py" line="210" />
         <source>最初的版本</source>
         <translation>The first version</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/history_dialog.py" line="212" />
+        <location filename="../../sonetto_desktop/ui/history_dialog.py" line="215" />
         <source> · 来自被合并的记忆</source>
         <translation> · from a merged memory</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/history_dialog.py" line="234" />
-        <location filename="../../sonetto_desktop/ui/history_dialog.py" line="243" />
-        <location filename="../../sonetto_desktop/ui/history_dialog.py" line="245" />
+        <location filename="../../sonetto_desktop/ui/history_dialog.py" line="237" />
+        <location filename="../../sonetto_desktop/ui/history_dialog.py" line="246" />
+        <location filename="../../sonetto_desktop/ui/history_dialog.py" line="248" />
         <source>主题：{0}</source>
         <translation>Theme: {0}</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/history_dialog.py" line="239" />
+        <location filename="../../sonetto_desktop/ui/history_dialog.py" line="242" />
         <source>修改前 → 修改后</source>
         <translation>Before → after</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/history_dialog.py" line="247" />
+        <location filename="../../sonetto_desktop/ui/history_dialog.py" line="250" />
         <source>并入的记忆：{0}</source>
         <translation>Merged-in memory: {0}</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/history_dialog.py" line="250" />
+        <location filename="../../sonetto_desktop/ui/history_dialog.py" line="253" />
         <source>原因：{0}</source>
         <translation>Reason: {0}</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/history_dialog.py" line="264" />
+        <location filename="../../sonetto_desktop/ui/history_dialog.py" line="267" />
         <source>恢复的原因（必填）</source>
         <translation>Reason for restoring (required)</translation>
     </message>
@@ -1198,42 +1203,47 @@ The memory wall on the right works already.</translation>
 <context>
     <name>WriterToasts</name>
     <message>
-        <location filename="../../sonetto_desktop/ui/writer_toasts.py" line="72" />
+        <location filename="../../sonetto_desktop/ui/writer_toasts.py" line="68" />
+        <source>{0}（其他应用）· {1}</source>
+        <translation>{0} (another app) · {1}</translation>
+    </message>
+    <message>
+        <location filename="../../sonetto_desktop/ui/writer_toasts.py" line="80" />
         <source>记住了：{0}</source>
         <translation>Remembered: {0}</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/writer_toasts.py" line="73" />
+        <location filename="../../sonetto_desktop/ui/writer_toasts.py" line="81" />
         <source>记住了一件新事</source>
         <translation>Remembered something new</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/writer_toasts.py" line="76" />
+        <location filename="../../sonetto_desktop/ui/writer_toasts.py" line="84" />
         <source>更新了记忆：{0}</source>
         <translation>Updated a memory: {0}</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/writer_toasts.py" line="77" />
+        <location filename="../../sonetto_desktop/ui/writer_toasts.py" line="85" />
         <source>更新了记忆</source>
         <translation>Updated a memory</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/writer_toasts.py" line="80" />
+        <location filename="../../sonetto_desktop/ui/writer_toasts.py" line="88" />
         <source>合并了两条记忆</source>
         <translation>Merged two memories</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/writer_toasts.py" line="82" />
+        <location filename="../../sonetto_desktop/ui/writer_toasts.py" line="90" />
         <source>删除了过时的记忆：{0}</source>
         <translation>Deleted an outdated memory: {0}</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/writer_toasts.py" line="83" />
+        <location filename="../../sonetto_desktop/ui/writer_toasts.py" line="91" />
         <source>删除了过时的记忆</source>
         <translation>Deleted an outdated memory</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/writer_toasts.py" line="86" />
+        <location filename="../../sonetto_desktop/ui/writer_toasts.py" line="94" />
         <source>导入了 {0} 条记忆</source>
         <translation>Imported {0} memories</translation>
     </message>
