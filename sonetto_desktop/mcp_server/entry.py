@@ -111,7 +111,7 @@ async def _main(args: argparse.Namespace) -> int:
 
 
 class _WarmUp:
-    """jieba's dictionary and the offline index take ~3 s to load: done in the background a little
+    """jieba's dictionary and the offline index take 1-3 s to load: done in the background a little
     after start (an app that launches the server and quits at once is not kept waiting), so a later
     first search is quick. ``stop()`` waits for a load under way (the index is never closed mid-build)."""
 
