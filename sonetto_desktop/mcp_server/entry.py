@@ -70,6 +70,8 @@ def main(argv: list[str] | None = None) -> int:
         return asyncio.run(_main(args))
     except KeyboardInterrupt:
         return 130
+    except asyncio.CancelledError:  # SIGTERM while shutting down: the services were closing already
+        return 0
 
 
 def _fail(message: str) -> int:
