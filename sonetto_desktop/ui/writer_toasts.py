@@ -68,6 +68,14 @@ def toast_for(event: Any) -> ToastSpec | None:
 
 
 def _change_toast(change: MemoryChange) -> ToastSpec | None:
+    spec = _what_changed(change)
+    if spec is not None and change.actor.startswith("mcp:"):  # another AI app: say which
+        text = QCoreApplication.translate("WriterToasts", "{0}（其他应用）· {1}").format(change.actor[4:], spec.text)
+        spec = ToastSpec(text, spec.kind, spec.key, spec.reveal_id)
+    return spec
+
+
+def _what_changed(change: MemoryChange) -> ToastSpec | None:
     if change.actor == USER or change.kind in ("hit", "purge", "reload") or quiet(change):
         return None
     first = change.ids[0] if change.ids else None
