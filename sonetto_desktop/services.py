@@ -92,6 +92,7 @@ class AppServices:
         self._agents_chat = True
         self._closed = False
         self._store_file: Path | None = None
+        self._check_task: asyncio.Task[None] | None = None  # open(check_later=True)'s self-check
         self._store_status: EventFeed[Any] = EventFeed()
         self._unsubscribe_status: Callable[[], None] | None = None
         self._paused_offline = False
@@ -104,19 +105,23 @@ class AppServices:
     @classmethod
     async def open(cls, data_dir: str | Path | None = None, *, settings: Settings | None = None,
                    store_path: str | Path | None = None, actor: str = USER, watch: bool = True,
-                   start_agents: bool = False, writer_drain_timeout: float = WRITER_DRAIN_TIMEOUT) -> "AppServices":
+                   start_agents: bool = False, writer_drain_timeout: float = WRITER_DRAIN_TIMEOUT,
+                   check_later: bool = False) -> "AppServices":
         """Open the data dir's memory store (``settings`` default: the saved settings with the
         environment's overrides; ``data_dir`` overrides the settings' one; ``store_path`` opens that
         store file instead, ``.db``/``.sqlite`` as SQLite, anything else as YAML, without migrating).
         ``actor``: who this front end's writes are attributed to. ``watch``: follow other
-        processes' writes. ``start_agents``: also start recall, writer and chat."""
+        processes' writes. ``start_agents``: also start recall, writer and chat. ``check_later``: return
+        as soon as the store is open and run its self-check (a full read: ~0.7 s at 50,000 memories)
+        in the background — ``store_ok`` is False until ``checked()`` is done, and ``start_agents``
+        waits for it (the window uses this to show before the check)."""
         if settings is None:
             settings = await run_blocking(load_settings, with_secret=start_agents)
         if data_dir is not None:
             settings = dataclasses.replace(settings, data_dir=str(data_dir))
         services = cls(settings, actor=actor, watch=watch, writer_drain_timeout=writer_drain_timeout)
         services._store_file = Path(store_path) if store_path is not None else None
-        await services._open_store()
+        await services._open_store(check=not check_later)
         if start_agents:
             await services.start_agents()
         return services
@@ -138,7 +143,12 @@ class AppServices:
         ``.opened``: the backend whose store is open instead); ``None`` when all is well."""
         return self.migration.problem if self.migration is not None else None
 
-    async def _open_store(self) -> None:
+    async def checked(self) -> None:
+        """Wait for the store's self-check started by ``open(check_later=True)`` (no-op otherwise)."""
+        if self._check_task is not None:
+            await asyncio.shield(self._check_task)
+
+    async def _open_store(self, *, check: bool = True) -> None:
         if self._store_file is not None:
             store, migration = await run_blocking(open_store_file, self._store_file), None
         elif self.settings.store_backend == "postgres":
@@ -153,12 +163,13 @@ class AppServices:
             self._unsubscribe_status = store.subscribe_status(
                 lambda status: loop.call_soon_threadsafe(self._on_store_status, status))
         self._store_status.publish(getattr(store, "status", None))  # a re-opened store: views follow
-        self.store_report = await run_blocking(store.self_check)
-        if not self.store_report.ok:
-            log.error("memory store failed its self-check: %s", "; ".join(self.store_report.issues))
+        self.store_report = None
         if self.migration_problem is not None:
             log.error("memory store switch: %s", self.migration_problem.en)
-        await self._purge_expired_trash(store)
+        if check:
+            await self._check_store(store)
+        else:
+            self._check_task = asyncio.ensure_future(self._check_store(store))
         self.dont_remember = DontRememberList(self.data_dir / DONT_REMEMBER_FILE)
         self.review = ReviewInbox(self.data_dir / REVIEW_FILE, enabled=bool(self.settings.review_mode))
         self.memory = MemoryOperations(store, actor=self.actor, dont_remember=self.dont_remember, review=self.review)
@@ -166,6 +177,13 @@ class AppServices:
         if self._watch:
             self._watcher = StoreWatcher(store)
             self._watcher.start()
+
+    async def _check_store(self, store: BaseMemoryManager) -> None:
+        """The self-check (a store we cannot read is never written by the agents), then the trash's purge."""
+        self.store_report = await run_blocking(store.self_check)
+        if not self.store_report.ok:
+            log.error("memory store failed its self-check: %s", "; ".join(self.store_report.issues))
+        await self._purge_expired_trash(store)
 
     async def _purge_expired_trash(self, store: BaseMemoryManager) -> None:
         """The trash keeps deleted memories ``settings.trash_retention_days`` days (0: for ever)."""
@@ -178,6 +196,9 @@ class AppServices:
             log.warning("could not purge the trash: %s", exc)
 
     async def _close_store(self) -> None:
+        check, self._check_task = self._check_task, None
+        if check is not None:  # a self-check still reading: let it finish (it holds no lock a close needs)
+            await asyncio.gather(check, return_exceptions=True)
         if self._unsubscribe_status is not None:
             self._unsubscribe_status()
             self._unsubscribe_status = None
@@ -253,6 +274,7 @@ class AppServices:
         no daily tidy-up pass (the app runs that one). Idempotent."""
         if self._agents_started:
             return
+        await self.checked()  # the writer starts paused when the store failed its check
         self._agents_chat = chat
         for name in AGENT_MODULES:
             await run_blocking(importlib.import_module, name)

@@ -125,7 +125,7 @@ class SonettoApp:
         self.theme = ThemeController(self.qapp, self.settings.theme)
         while self.services is None:
             try:
-                self.services = await AppServices.open(settings=self.settings,
+                self.services = await AppServices.open(settings=self.settings, check_later=True,
                                                        writer_drain_timeout=self.writer_drain_timeout)
             except StoreUnavailable as exc:
                 if not self.interactive:
@@ -137,7 +137,7 @@ class SonettoApp:
                     return False
                 self.settings = dataclasses.replace(self.settings, data_dir=str(folder))
                 await run_blocking(self.settings.save)
-        self._mark("store_checked")
+        self._mark("store_opened")
         self._build_windows()
         self._mark("window_shown")
         if self.services.migration_problem is not None and self.interactive:
@@ -186,8 +186,6 @@ class SonettoApp:
         self.quick_chat = QuickChat(self.controller)
         self.quick_chat.memory_activated.connect(self.open_memory)
         self.window.show()
-        if not self.store_ok and self.interactive:
-            self._show_store_problem()
 
     async def _offer_sqlite(self, ui_state: QSettings) -> None:
         """A large YAML store: once the wall is up, offer the faster SQLite store (ui/sqlite_offer.py)."""
@@ -213,6 +211,10 @@ class SonettoApp:
 
     async def _start_agents(self) -> None:
         assert self.services is not None and self.controller is not None and self.writer_control is not None
+        await self.services.checked()  # the store's self-check, started when it opened: the window did not wait
+        self._mark("store_checked")
+        if not self.store_ok and self.interactive:
+            self._show_store_problem()
         await self.services.start_agents()
         self._mark("engine_ready")
         self.writer_control.refresh()
