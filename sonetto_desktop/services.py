@@ -31,6 +31,9 @@ from .memory.events import EventFeed
 from .memory.migrate import MigrationProblem, MigrationReport, open_store, open_store_file
 from .memory.dont_remember import FILE_NAME as DONT_REMEMBER_FILE
 from .memory.dont_remember import DontRememberList
+from .memory.forget import ForgetResult, forget_turn
+from .memory.review import FILE_NAME as REVIEW_FILE
+from .memory.review import ReviewInbox
 from .memory.operations import MemoryOperations
 from .memory.watch import StoreWatcher
 
@@ -79,14 +82,17 @@ class AppServices:
         self.memory: MemoryOperations | None = None
         self.writer: MemoryWriter | None = None
         self.hygiene: MemoryHygiene | None = None  # the daily self-cleaning pass (memory/writer/hygiene.py)
+        self.review: ReviewInbox | None = None  # review mode's inbox of Sonetto's proposed changes
         self.chat: ChatEngine | None = None
         self._recall: MemoryRecall | None = None
         self._ltm: LongTermMemory | None = None
         self._watcher: StoreWatcher | None = None
         self._unsubscribe_store: Callable[[], None] | None = None
         self._agents_started = False
+        self._agents_chat = True
         self._closed = False
         self._store_file: Path | None = None
+        self._check_task: asyncio.Task[None] | None = None  # open(check_later=True)'s self-check
         self._store_status: EventFeed[Any] = EventFeed()
         self._unsubscribe_status: Callable[[], None] | None = None
         self._paused_offline = False
@@ -99,19 +105,23 @@ class AppServices:
     @classmethod
     async def open(cls, data_dir: str | Path | None = None, *, settings: Settings | None = None,
                    store_path: str | Path | None = None, actor: str = USER, watch: bool = True,
-                   start_agents: bool = False, writer_drain_timeout: float = WRITER_DRAIN_TIMEOUT) -> "AppServices":
+                   start_agents: bool = False, writer_drain_timeout: float = WRITER_DRAIN_TIMEOUT,
+                   check_later: bool = False) -> "AppServices":
         """Open the data dir's memory store (``settings`` default: the saved settings with the
         environment's overrides; ``data_dir`` overrides the settings' one; ``store_path`` opens that
         store file instead, ``.db``/``.sqlite`` as SQLite, anything else as YAML, without migrating).
         ``actor``: who this front end's writes are attributed to. ``watch``: follow other
-        processes' writes. ``start_agents``: also start recall, writer and chat."""
+        processes' writes. ``start_agents``: also start recall, writer and chat. ``check_later``: return
+        as soon as the store is open and run its self-check (a full read: ~0.7 s at 50,000 memories)
+        in the background — ``store_ok`` is False until ``checked()`` is done, and ``start_agents``
+        waits for it (the window uses this to show before the check)."""
         if settings is None:
             settings = await run_blocking(load_settings, with_secret=start_agents)
         if data_dir is not None:
             settings = dataclasses.replace(settings, data_dir=str(data_dir))
         services = cls(settings, actor=actor, watch=watch, writer_drain_timeout=writer_drain_timeout)
         services._store_file = Path(store_path) if store_path is not None else None
-        await services._open_store()
+        await services._open_store(check=not check_later)
         if start_agents:
             await services.start_agents()
         return services
@@ -133,7 +143,12 @@ class AppServices:
         ``.opened``: the backend whose store is open instead); ``None`` when all is well."""
         return self.migration.problem if self.migration is not None else None
 
-    async def _open_store(self) -> None:
+    async def checked(self) -> None:
+        """Wait for the store's self-check started by ``open(check_later=True)`` (no-op otherwise)."""
+        if self._check_task is not None:
+            await asyncio.shield(self._check_task)
+
+    async def _open_store(self, *, check: bool = True) -> None:
         if self._store_file is not None:
             store, migration = await run_blocking(open_store_file, self._store_file), None
         elif self.settings.store_backend == "postgres":
@@ -148,18 +163,27 @@ class AppServices:
             self._unsubscribe_status = store.subscribe_status(
                 lambda status: loop.call_soon_threadsafe(self._on_store_status, status))
         self._store_status.publish(getattr(store, "status", None))  # a re-opened store: views follow
-        self.store_report = await run_blocking(store.self_check)
-        if not self.store_report.ok:
-            log.error("memory store failed its self-check: %s", "; ".join(self.store_report.issues))
+        self.store_report = None
         if self.migration_problem is not None:
             log.error("memory store switch: %s", self.migration_problem.en)
-        await self._purge_expired_trash(store)
+        if check:
+            await self._check_store(store)
+        else:
+            self._check_task = asyncio.ensure_future(self._check_store(store))
         self.dont_remember = DontRememberList(self.data_dir / DONT_REMEMBER_FILE)
-        self.memory = MemoryOperations(store, actor=self.actor, dont_remember=self.dont_remember)
+        self.review = ReviewInbox(self.data_dir / REVIEW_FILE, enabled=bool(self.settings.review_mode))
+        self.memory = MemoryOperations(store, actor=self.actor, dont_remember=self.dont_remember, review=self.review)
         self._unsubscribe_store = store.subscribe(self._changes.publish)
         if self._watch:
             self._watcher = StoreWatcher(store)
             self._watcher.start()
+
+    async def _check_store(self, store: BaseMemoryManager) -> None:
+        """The self-check (a store we cannot read is never written by the agents), then the trash's purge."""
+        self.store_report = await run_blocking(store.self_check)
+        if not self.store_report.ok:
+            log.error("memory store failed its self-check: %s", "; ".join(self.store_report.issues))
+        await self._purge_expired_trash(store)
 
     async def _purge_expired_trash(self, store: BaseMemoryManager) -> None:
         """The trash keeps deleted memories ``settings.trash_retention_days`` days (0: for ever)."""
@@ -172,6 +196,9 @@ class AppServices:
             log.warning("could not purge the trash: %s", exc)
 
     async def _close_store(self) -> None:
+        check, self._check_task = self._check_task, None
+        if check is not None:  # a self-check still reading: let it finish (it holds no lock a close needs)
+            await asyncio.gather(check, return_exceptions=True)
         if self._unsubscribe_status is not None:
             self._unsubscribe_status()
             self._unsubscribe_status = None
@@ -240,12 +267,15 @@ class AppServices:
             self._ltm = LongTermMemory(self.recall, self.writer)
         return self._ltm
 
-    async def start_agents(self) -> None:
+    async def start_agents(self, *, chat: bool = True) -> None:
         """Import the LLM stack off the loop, then start the writer (paused when the store failed its
         self-check: a store we cannot read is never written; turns wait in the journal) and the chat
-        engine. Idempotent."""
+        engine. ``chat=False`` (the MCP server): recall's model and the writer only, no chat engine and
+        no daily tidy-up pass (the app runs that one). Idempotent."""
         if self._agents_started:
             return
+        await self.checked()  # the writer starts paused when the store failed its check
+        self._agents_chat = chat
         for name in AGENT_MODULES:
             await run_blocking(importlib.import_module, name)
         from .agent.engine import ChatEngine
@@ -274,17 +304,24 @@ class AppServices:
         self.writer = MemoryWriter(self.memory.as_actor("agent"), model(self.settings),
                                    journal_path=getattr(self.store, "journal_path", None),  # a server: kept here
                                    events=self._writer_events, retriever=lambda: recall.mechanical,
-                                   describe_error=describe, user_name=lambda: self.settings.user_name)
-        self.hygiene = MemoryHygiene(self.writer, self.data_dir / STATE_FILE, retriever=lambda: recall.mechanical,
-                                     user_name=lambda: self.settings.user_name)
+                                   describe_error=describe, user_name=lambda: self.settings.user_name,
+                                   max_tool_calls=self.settings.writer_max_tool_calls,
+                                   max_changed=self.settings.writer_max_changed_memories)
+        if chat:
+            self.hygiene = MemoryHygiene(self.writer, self.data_dir / STATE_FILE,
+                                         retriever=lambda: recall.mechanical, user_name=lambda: self.settings.user_name)
         if self.store_ok:
             self.writer.start()
-            self.hygiene.start()
+            if self.hygiene is not None:
+                self.hygiene.start()
         else:
             self.writer.pause()
         status = self.store_status
         if status is not None and not status.online:  # offline: turns wait in the journal
             self._on_store_status(status)
+        if not chat:
+            self._agents_started = True
+            return
         from .postgres_setup import chat_session_db
 
         remote = chat_session_db(self.settings, self.store, secrets=lambda: (self.settings.api_key,))
@@ -304,6 +341,13 @@ class AppServices:
     async def warm_up(self) -> None:
         """Load the tokenizer and build the offline recall index now rather than at the first message."""
         await run_blocking(lambda: self.recall.mechanical.warm_up())
+
+    async def forget_turn(self, turn_id: str, text: str = "") -> ForgetResult:
+        """"别记住这个" on the chat message of turn ``turn_id``: what the turn wrote is undone (one undoable
+        action), the writer drops it if it has not written it yet, and ``text`` (the message) goes on
+        the don't-remember list. See ``memory/forget.py``."""
+        assert self.memory is not None, "the store is not open"
+        return await forget_turn(self.memory, self.writer, self.dont_remember, turn_id, text)
 
     async def _stop_agents(self) -> None:
         """Chat, then writer (the objects stay readable, stopped, until new ones are started)."""
@@ -334,6 +378,8 @@ class AppServices:
         if _store_key(old) != _store_key(new):
             await self._reopen(old)
             return
+        if self.review is not None:
+            self.review.enabled = bool(new.review_mode)
         if self.chat is not None and self._model is not None:
             self.chat.reload_settings()
             if self.writer is not None:
@@ -365,7 +411,7 @@ class AppServices:
         finally:
             self._changes.publish(MemoryChange("reload", (), self.actor, "store re-opened"))
             if agents:
-                await self.start_agents()
+                await self.start_agents(chat=self._agents_chat)
 
     # ── closing ────────────────────────────────────────────────────────
 

@@ -138,3 +138,22 @@ async def test_cli_writes_reach_a_running_app_within_two_seconds(tmp_path, backe
         assert set(services.memory.all_items()) == {ours}  # nothing lost on either side
     finally:
         await services.close()
+
+
+@pytest.mark.parametrize("backend", ["yaml", "sqlite"])
+async def test_open_can_return_before_the_self_check_and_agents_wait_for_it(tmp_path, backend, llm_server):
+    settings = settings_for(tmp_path, llm_server.base_url, store_backend=backend)
+    first = await AppServices.open(settings=settings, watch=False)
+    first.memory.add("用户喜欢猫", "品味")
+    await first.close()
+
+    services = await AppServices.open(settings=settings, watch=False, check_later=True)
+    try:
+        assert services.memory.count() == 1  # usable at once (the window shows it)
+        await services.start_agents()  # waits for the check: the writer only runs on a checked store
+        assert services.store_report is not None and services.store_ok and services.writer.running
+    finally:
+        await services.close()
+    again = await AppServices.open(settings=settings, watch=False, check_later=True)
+    await again.close()  # closing while the check may still run is safe
+    assert again.shutdown_steps == ["agents_stopped", "store_closed"]

@@ -53,7 +53,8 @@ class SafeTextBrowser(QTextBrowser):
 
 
 def actor_label(actor: Any) -> str:
-    """Who made a change, for a person: 你, Sonetto, 命令行, 其他应用 <name> (MCP), 其他程序, …"""
+    """Who made a change, for a person: 你, Sonetto, 命令行, <name>（其他应用） (MCP, by the name the
+    app gave), 其他程序, …"""
     name = str(actor or "").strip()
     if name in ("", "user"):
         return QCoreApplication.translate("HistoryDialog", "你")
@@ -63,7 +64,7 @@ def actor_label(actor: Any) -> str:
         return QCoreApplication.translate("HistoryDialog", "命令行")
     if name.startswith("mcp:"):
         client = name[4:].strip() or "MCP"
-        return QCoreApplication.translate("HistoryDialog", "其他应用 {0}").format(client)
+        return QCoreApplication.translate("HistoryDialog", "%1（其他应用）").replace("%1", client)
     if name == "external":
         return QCoreApplication.translate("HistoryDialog", "其他程序")
     if name == "imported":

@@ -35,6 +35,7 @@ async def _checks(app: SonettoApp, out: TextIO) -> None:
     await app.start()
     _require(app.window is not None and app.window.isVisible(), "main window did not show")
     _require(app.tray is not None and len(app.tray.contextMenu().actions()) >= 4, "tray menu incomplete")
+    await app.services.checked()  # the window does not wait for the store's self-check; the self-test does
     report = app.store_report
     _require(report is not None, "store self-check did not run")
     _require(report.ok, "memory store self-check FAILED: " + "; ".join(report.issues))

@@ -36,6 +36,7 @@ from sonetto_desktop.config.settings import USER_NAME_MAX, Settings
 
 from .discard_guard import guard_reject
 from .icons import icon
+from .mcp_page import McpPage
 from .postgres_page import PostgresPage
 from .settings_fields import env_variable, lock_to_env, retention_spin, with_secret_toggle
 
@@ -58,6 +59,8 @@ class SettingsDialog(QDialog):
         tabs.addTab(self._memory_tab(), self.tr("记忆"))
         self.postgres_page = PostgresPage(self)  # the multi-device backend's fields (its own module)
         tabs.addTab(self.postgres_page, self.postgres_page.title())
+        self.mcp_page = McpPage(self)  # other AI apps through the MCP server (its own module)
+        tabs.addTab(self.mcp_page, self.mcp_page.title())
         tabs.addTab(self._look_tab(), self.tr("外观"))
         self.error_label = QLabel(self)
         self.error_label.setObjectName("HintLabel")
@@ -189,6 +192,7 @@ class SettingsDialog(QDialog):
         self._select(self.theme, s.theme)
         self._select(self.language, s.language)
         self.postgres_page.load(s)
+        self.mcp_page.load(s)
         self.env_notes = {}
         for name in sorted(s.env_overridden):
             where = {"base_url": (self._model_form, self.base_url, self.base_url),
@@ -216,6 +220,7 @@ class SettingsDialog(QDialog):
                     "model": self.model.currentText().strip(), "data_dir": self.data_dir.text().strip()}
         values.update({k: v for k, v in editable.items() if k not in s.env_overridden})
         values.update(self.postgres_page.values())
+        values.update(self.mcp_page.values())
         return dataclasses.replace(s, **values)
 
     # ── actions ────────────────────────────────────────────────────────

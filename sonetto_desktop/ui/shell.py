@@ -72,6 +72,8 @@ class SonettoApp:
         self.theme: ThemeController | None = None
         self.writer_toasts: Any = None
         self.wall_loaded: Any = None
+        self.sqlite_offer: Any = None
+        self.review_dialog: Any = None
         self.shutdown_steps: list[str] = []
         self._translators: list = []
         self._agents_task: Any = None
@@ -123,7 +125,7 @@ class SonettoApp:
         self.theme = ThemeController(self.qapp, self.settings.theme)
         while self.services is None:
             try:
-                self.services = await AppServices.open(settings=self.settings,
+                self.services = await AppServices.open(settings=self.settings, check_later=True,
                                                        writer_drain_timeout=self.writer_drain_timeout)
             except StoreUnavailable as exc:
                 if not self.interactive:
@@ -135,7 +137,7 @@ class SonettoApp:
                     return False
                 self.settings = dataclasses.replace(self.settings, data_dir=str(folder))
                 await run_blocking(self.settings.save)
-        self._mark("store_checked")
+        self._mark("store_opened")
         self._build_windows()
         self._mark("window_shown")
         if self.services.migration_problem is not None and self.interactive:
@@ -167,7 +169,9 @@ class SonettoApp:
         self.window.set_wall(self.wall)
         StoreBanner.attach(self.window, self.services)  # shown while the memory server is away
         self.wall_loaded = self.wall.reload()
+        self._tasks.spawn(self._offer_sqlite(ui_state), name="sqlite-offer")
         self.window.settings_requested.connect(self.open_settings)
+        self.writer_control.review_requested.connect(self.open_review)
         self.window.quit_requested.connect(self.request_quit)
         self._connect_transfer()
 
@@ -183,8 +187,15 @@ class SonettoApp:
         self.quick_chat = QuickChat(self.controller)
         self.quick_chat.memory_activated.connect(self.open_memory)
         self.window.show()
-        if not self.store_ok and self.interactive:
-            self._show_store_problem()
+
+    async def _offer_sqlite(self, ui_state: QSettings) -> None:
+        """A large YAML store: once the wall is up, offer the faster SQLite store (ui/sqlite_offer.py)."""
+        from .sqlite_offer import SqliteOffer
+
+        await self.wall_loaded
+        self.sqlite_offer = SqliteOffer(self.toasts, self.services, self.apply_settings, ui_state,
+                                        lambda coro: self._tasks.spawn(coro, name="switch-to-sqlite"))
+        await self.sqlite_offer.check()
 
     def _connect_transfer(self) -> None:
         """File ▸ 导入记忆… / 导出记忆…: the CLI's formats, with a preview before an import."""
@@ -210,6 +221,10 @@ class SonettoApp:
 
     async def _start_agents(self) -> None:
         assert self.services is not None and self.controller is not None and self.writer_control is not None
+        await self.services.checked()  # the store's self-check, started when it opened: the window did not wait
+        self._mark("store_checked")
+        if not self.store_ok and self.interactive:
+            self._show_store_problem()
         await self.services.start_agents()
         self._mark("engine_ready")
         self.writer_control.refresh()
@@ -247,6 +262,18 @@ class SonettoApp:
             return
         self.window.bring_to_front()
         self.window.reveal_memory(memory_id)
+
+    def open_review(self):
+        """Review mode's inbox (ui/review_dialog.py); the badge follows what is done there."""
+        from .review_dialog import ReviewDialog
+
+        dialog = ReviewDialog(self.services, self.window)
+        dialog.setAttribute(Qt.WidgetAttribute.WA_DeleteOnClose)
+        dialog.acted.connect(lambda _text: self.writer_control.refresh())
+        dialog.loaded.connect(self.writer_control.refresh)
+        dialog.open()
+        self.review_dialog = dialog
+        return dialog
 
     def open_settings(self):
         from .settings_dialog import SettingsDialog

@@ -99,7 +99,7 @@ def test_merge_shows_memory_text_as_plain_text(qtbot):
 # ── history: who made a change and the words that caused it ─────────────
 
 
-@pytest.mark.parametrize("actor, label", [("cli", "命令行"), ("mcp:Claude Desktop", "其他应用 Claude Desktop"),
+@pytest.mark.parametrize("actor, label", [("cli", "命令行"), ("mcp:Claude Desktop", "Claude Desktop（其他应用）"),
                                           ("external", "其他程序"), ("someapp", "其他程序（someapp）")])
 async def test_history_names_every_kind_of_actor(service, populated_store, qtbot, actor, label):
     memory_id = populated_store.ids["讨厌香菜"]

@@ -228,3 +228,10 @@ async def test_switching_to_an_unusable_data_folder_keeps_the_old_store(qapp, tm
         await wait(lambda: app.wall.model.rowCount() == 1, message="old memories shown")
         assert await app.service.add("用户在学游泳", "爱好") is not None  # and it still takes writes
         assert app.controller.ready
+
+
+async def test_the_window_does_not_wait_for_the_stores_self_check(qapp, tmp_path):
+    async with running_app(qapp, app_settings(tmp_path / "data")) as app:
+        marks = app.timings
+        assert marks["store_opened"] <= marks["window_shown"] <= marks["store_checked"] <= marks["engine_ready"]
+        assert app.store_report is not None and app.store_ok
