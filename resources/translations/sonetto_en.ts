@@ -447,37 +447,42 @@
         <translation>Settings</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/window_menus.py" line="41" />
+        <location filename="../../sonetto_desktop/ui/window_menus.py" line="49" />
         <source>文件(&amp;F)</source>
         <translation>&amp;File</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/window_menus.py" line="42" />
+        <location filename="../../sonetto_desktop/ui/window_menus.py" line="50" />
         <source>导入记忆…</source>
         <translation>Import memories…</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/window_menus.py" line="43" />
+        <location filename="../../sonetto_desktop/ui/window_menus.py" line="51" />
         <source>导出记忆…</source>
         <translation>Export memories…</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/window_menus.py" line="45" />
+        <location filename="../../sonetto_desktop/ui/window_menus.py" line="52" />
+        <source>回收站…</source>
+        <translation>Trash…</translation>
+    </message>
+    <message>
+        <location filename="../../sonetto_desktop/ui/window_menus.py" line="54" />
         <source>设置…</source>
         <translation>Settings…</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/window_menus.py" line="48" />
+        <location filename="../../sonetto_desktop/ui/window_menus.py" line="57" />
         <source>退出</source>
         <translation>Quit</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/window_menus.py" line="50" />
+        <location filename="../../sonetto_desktop/ui/window_menus.py" line="59" />
         <source>帮助(&amp;H)</source>
         <translation>&amp;Help</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/window_menus.py" line="51" />
+        <location filename="../../sonetto_desktop/ui/window_menus.py" line="60" />
         <source>键盘快捷键</source>
         <translation>Keyboard shortcuts</translation>
     </message>

@@ -125,6 +125,10 @@ async def test_file_menu_and_shortcut_list(qapp, tmp_path, wait):
         keys = {k for k, _ in dialog.rows()}
         assert {"Ctrl+N", "Ctrl+,", "F1 / Ctrl+/", "Enter", "Esc"} <= keys
         dialog.reject()
+        menus.trash_action.trigger()  # the trash is reachable without the mouse too
+        trash = app.wall.actions.active_dialog
+        assert type(trash).__name__ == "TrashDialog" and trash.isVisible()
+        trash.reject()
 
 
 def test_preview_dialog_shows_memory_text_as_plain_text(qtbot):
