@@ -28,6 +28,14 @@ _FILTERS = ("YAML (*.yaml *.yml)", "JSON (*.json)", "Markdown (*.md)")
 _SUFFIX = {"YAML": ".yaml", "JSON": ".json", "Markdown": ".md"}
 
 
+def _match_suffix(dialog: QFileDialog, name_filter: str) -> None:
+    """Picking another file type changes the typed name's extension (the format follows the name)."""
+    suffix = _SUFFIX.get(name_filter.split()[0] if name_filter else "", "")
+    files = dialog.selectedFiles()
+    if suffix and files:
+        dialog.selectFile(str(Path(files[0]).with_suffix(suffix)))
+
+
 class TransferActions(QObject):
     message = Signal(str, str)  # text, kind ("info" | "error")
 
@@ -49,6 +57,7 @@ class TransferActions(QObject):
         dialog.setNameFilters(list(_FILTERS))
         dialog.setAttribute(Qt.WidgetAttribute.WA_DeleteOnClose)
         self.active_dialog = dialog
+        dialog.filterSelected.connect(lambda name_filter: _match_suffix(dialog, name_filter))
         chosen: list[str] = []
         dialog.fileSelected.connect(chosen.append)
         if await execute_dialog(dialog) != QFileDialog.DialogCode.Accepted or not chosen:

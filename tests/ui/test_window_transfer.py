@@ -152,3 +152,17 @@ async def test_every_icon_only_button_has_an_accessible_name(qapp, tmp_path, llm
         assert not unnamed, unnamed
         send = app.window.findChild(QAbstractButton, "SendButton")
         assert send.accessibleName() == "发送"  # the key hint is not part of the name
+
+
+async def test_export_from_the_save_dialog_follows_the_chosen_type(actions, populated_store, tmp_path, wait):
+    flow = actions.export_memories()
+    await wait(lambda: actions.active_dialog is not None and actions.active_dialog.isVisible())
+    dialog = actions.active_dialog
+    dialog.setDirectory(str(tmp_path))
+    dialog.selectNameFilter("JSON (*.json)")
+    dialog.filterSelected.emit("JSON (*.json)")  # as when the person picks the type
+    assert dialog.selectedFiles()[0] == str(tmp_path / "sonetto-memories.json")
+    dialog.accept()
+    assert await flow == 6
+    data = json.loads((tmp_path / "sonetto-memories.json").read_text(encoding="utf-8"))
+    assert data["kind"] == "sonetto-memories" and len(data["memories"]) == 6
