@@ -105,6 +105,55 @@
     </message>
 </context>
 <context>
+    <name>DontRememberDialog</name>
+    <message>
+        <location filename="../../sonetto_desktop/ui/dont_remember_dialog.py" line="39" />
+        <location filename="../../sonetto_desktop/ui/dont_remember_dialog.py" line="48" />
+        <source>不要记住的内容</source>
+        <translation>Things not to remember</translation>
+    </message>
+    <message>
+        <location filename="../../sonetto_desktop/ui/dont_remember_dialog.py" line="43" />
+        <source>Sonetto 不会记住和这些内容有关的事。在对话里对一条消息选“别记住这个”，它也会加到这里。你自己添加或编辑记忆不受限制。</source>
+        <translation>Sonetto will not remember anything about these. Choosing “Don't remember this” on a chat message adds it here too. Your own memory edits are not limited by this list.</translation>
+    </message>
+    <message>
+        <location filename="../../sonetto_desktop/ui/dont_remember_dialog.py" line="49" />
+        <source>添加…</source>
+        <translation>Add…</translation>
+    </message>
+    <message>
+        <location filename="../../sonetto_desktop/ui/dont_remember_dialog.py" line="50" />
+        <source>编辑…</source>
+        <translation>Edit…</translation>
+    </message>
+    <message>
+        <location filename="../../sonetto_desktop/ui/dont_remember_dialog.py" line="51" />
+        <source>移除</source>
+        <translation>Remove</translation>
+    </message>
+    <message>
+        <location filename="../../sonetto_desktop/ui/dont_remember_dialog.py" line="112" />
+        <source>不要记住（最多 %1 字）：</source>
+        <translation>Don't remember (at most %1 characters):</translation>
+    </message>
+    <message>
+        <location filename="../../sonetto_desktop/ui/dont_remember_dialog.py" line="124" />
+        <source>没有保存：%1</source>
+        <translation>Not saved: %1</translation>
+    </message>
+    <message>
+        <location filename="../../sonetto_desktop/ui/dont_remember_dialog.py" line="130" />
+        <source>添加</source>
+        <translation>Add</translation>
+    </message>
+    <message>
+        <location filename="../../sonetto_desktop/ui/dont_remember_dialog.py" line="139" />
+        <source>编辑</source>
+        <translation>Edit</translation>
+    </message>
+</context>
+<context>
     <name>EditDialog</name>
     <message>
         <location filename="../../sonetto_desktop/ui/edit_dialog.py" line="58" />
@@ -1062,22 +1111,22 @@
 <context>
     <name>SonettoApp</name>
     <message>
-        <location filename="../../sonetto_desktop/ui/shell.py" line="210" />
+        <location filename="../../sonetto_desktop/ui/shell.py" line="208" />
         <source>对话功能启动失败：%1。记忆墙仍可使用；请检查数据目录后重启。</source>
         <translation>Chat could not start: %1. The memory wall still works; check the data folder, then restart.</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/shell.py" line="304" />
+        <location filename="../../sonetto_desktop/ui/shell.py" line="306" />
         <source>语言</source>
         <translation>Language</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/shell.py" line="305" />
+        <location filename="../../sonetto_desktop/ui/shell.py" line="307" />
         <source>界面语言将在重新启动后切换。</source>
         <translation>The interface language changes after a restart.</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/shell.py" line="294" />
+        <location filename="../../sonetto_desktop/ui/shell.py" line="296" />
         <source>无法使用新的数据文件夹 {0}：{1}。仍在使用原来的记忆库。</source>
         <translation>Cannot use the new data folder {0}: {1}. Still using the previous memory store.</translation>
     </message>
