@@ -144,6 +144,55 @@
     </message>
 </context>
 <context>
+    <name>DontRememberDialog</name>
+    <message>
+        <location filename="../../sonetto_desktop/ui/dont_remember_dialog.py" line="39" />
+        <location filename="../../sonetto_desktop/ui/dont_remember_dialog.py" line="48" />
+        <source>不要记住的内容</source>
+        <translation>Things not to remember</translation>
+    </message>
+    <message>
+        <location filename="../../sonetto_desktop/ui/dont_remember_dialog.py" line="43" />
+        <source>Sonetto 不会记住和这些内容有关的事。在对话里对一条消息选“别记住这个”，它也会加到这里。你自己添加或编辑记忆不受限制。</source>
+        <translation>Sonetto will not remember anything about these. Choosing “Don't remember this” on a chat message adds it here too. Your own memory edits are not limited by this list.</translation>
+    </message>
+    <message>
+        <location filename="../../sonetto_desktop/ui/dont_remember_dialog.py" line="49" />
+        <source>添加…</source>
+        <translation>Add…</translation>
+    </message>
+    <message>
+        <location filename="../../sonetto_desktop/ui/dont_remember_dialog.py" line="50" />
+        <source>编辑…</source>
+        <translation>Edit…</translation>
+    </message>
+    <message>
+        <location filename="../../sonetto_desktop/ui/dont_remember_dialog.py" line="51" />
+        <source>移除</source>
+        <translation>Remove</translation>
+    </message>
+    <message>
+        <location filename="../../sonetto_desktop/ui/dont_remember_dialog.py" line="112" />
+        <source>不要记住（最多 %1 字）：</source>
+        <translation>Don't remember (at most %1 characters):</translation>
+    </message>
+    <message>
+        <location filename="../../sonetto_desktop/ui/dont_remember_dialog.py" line="124" />
+        <source>没有保存：%1</source>
+        <translation>Not saved: %1</translation>
+    </message>
+    <message>
+        <location filename="../../sonetto_desktop/ui/dont_remember_dialog.py" line="130" />
+        <source>添加</source>
+        <translation>Add</translation>
+    </message>
+    <message>
+        <location filename="../../sonetto_desktop/ui/dont_remember_dialog.py" line="139" />
+        <source>编辑</source>
+        <translation>Edit</translation>
+    </message>
+</context>
+<context>
     <name>EditDialog</name>
     <message>
         <location filename="../../sonetto_desktop/ui/edit_dialog.py" line="66" />
@@ -1511,37 +1560,37 @@
 <context>
     <name>TransferActions</name>
     <message>
-        <location filename="../../sonetto_desktop/ui/transfer_actions.py" line="47" />
+        <location filename="../../sonetto_desktop/ui/transfer_actions.py" line="55" />
         <source>导出记忆</source>
         <translation>Export memories</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/transfer_actions.py" line="66" />
+        <location filename="../../sonetto_desktop/ui/transfer_actions.py" line="75" />
         <source>无法导出：{0}</source>
         <translation>Cannot export: {0}</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/transfer_actions.py" line="70" />
+        <location filename="../../sonetto_desktop/ui/transfer_actions.py" line="79" />
         <source>已导出 {0} 条记忆到 {1}</source>
         <translation>Exported {0} memories to {1}</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/transfer_actions.py" line="79" />
+        <location filename="../../sonetto_desktop/ui/transfer_actions.py" line="88" />
         <source>导入记忆</source>
         <translation>Import memories</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/transfer_actions.py" line="81" />
+        <location filename="../../sonetto_desktop/ui/transfer_actions.py" line="90" />
         <source>记忆导出文件 (*.yaml *.yml *.json *.md)</source>
         <translation>Memory exports (*.yaml *.yml *.json *.md)</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/transfer_actions.py" line="95" />
+        <location filename="../../sonetto_desktop/ui/transfer_actions.py" line="104" />
         <source>无法导入 {0}：{1}</source>
         <translation>Cannot import {0}: {1}</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/transfer_actions.py" line="109" />
+        <location filename="../../sonetto_desktop/ui/transfer_actions.py" line="118" />
         <source>已导入 {0} 条记忆，跳过 {1} 条重复的</source>
         <translation>Imported {0} memories, skipped {1} duplicates</translation>
     </message>
