@@ -1115,189 +1115,204 @@
 <context>
     <name>SettingsDialog</name>
     <message>
-        <location filename="../../sonetto_desktop/ui/settings_dialog.py" line="50" />
+        <location filename="../../sonetto_desktop/ui/settings_dialog.py" line="52" />
         <source>设置</source>
         <translation>Settings</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/settings_dialog.py" line="58" />
-        <location filename="../../sonetto_desktop/ui/settings_dialog.py" line="115" />
+        <location filename="../../sonetto_desktop/ui/settings_dialog.py" line="60" />
+        <location filename="../../sonetto_desktop/ui/settings_dialog.py" line="117" />
         <source>模型</source>
         <translation>Model</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/settings_dialog.py" line="59" />
+        <location filename="../../sonetto_desktop/ui/settings_dialog.py" line="61" />
         <source>记忆</source>
         <translation>Memory</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/settings_dialog.py" line="64" />
+        <location filename="../../sonetto_desktop/ui/settings_dialog.py" line="66" />
         <source>外观</source>
         <translation>Appearance</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/settings_dialog.py" line="69" />
+        <location filename="../../sonetto_desktop/ui/settings_dialog.py" line="71" />
         <source>保存</source>
         <translation>Save</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/settings_dialog.py" line="70" />
+        <location filename="../../sonetto_desktop/ui/settings_dialog.py" line="72" />
         <source>取消</source>
         <translation>Cancel</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/settings_dialog.py" line="88" />
+        <location filename="../../sonetto_desktop/ui/settings_dialog.py" line="90" />
         <source>留空时 Sonetto 会从记忆里知道</source>
         <translation>Leave empty and Sonetto learns it from the memories</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/settings_dialog.py" line="93" />
+        <location filename="../../sonetto_desktop/ui/settings_dialog.py" line="95" />
         <source>本地模型可以留空</source>
         <translation>Leave empty for local models</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/settings_dialog.py" line="103" />
-        <location filename="../../sonetto_desktop/ui/settings_dialog.py" line="130" />
+        <location filename="../../sonetto_desktop/ui/settings_dialog.py" line="105" />
+        <location filename="../../sonetto_desktop/ui/settings_dialog.py" line="132" />
         <source> 秒</source>
         <translation> s</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/settings_dialog.py" line="104" />
+        <location filename="../../sonetto_desktop/ui/settings_dialog.py" line="106" />
         <source>测试连接</source>
         <translation>Test connection</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/settings_dialog.py" line="112" />
+        <location filename="../../sonetto_desktop/ui/settings_dialog.py" line="114" />
         <source>你希望 Sonetto 怎么称呼你</source>
         <translation>What should Sonetto call you</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/settings_dialog.py" line="113" />
+        <location filename="../../sonetto_desktop/ui/settings_dialog.py" line="115" />
         <source>服务地址</source>
         <translation>Endpoint URL</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/settings_dialog.py" line="114" />
+        <location filename="../../sonetto_desktop/ui/settings_dialog.py" line="116" />
         <source>API 密钥</source>
         <translation>API key</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/settings_dialog.py" line="116" />
+        <location filename="../../sonetto_desktop/ui/settings_dialog.py" line="118" />
         <source>温度</source>
         <translation>Temperature</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/settings_dialog.py" line="117" />
+        <location filename="../../sonetto_desktop/ui/settings_dialog.py" line="119" />
         <source>请求超时</source>
         <translation>Request timeout</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/settings_dialog.py" line="125" />
+        <location filename="../../sonetto_desktop/ui/settings_dialog.py" line="127" />
         <source>混合（推荐）</source>
         <translation>Hybrid (recommended)</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/settings_dialog.py" line="125" />
+        <location filename="../../sonetto_desktop/ui/settings_dialog.py" line="127" />
         <source>本地检索（快，不用模型）</source>
         <translation>Local search (fast, no model)</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/settings_dialog.py" line="126" />
+        <location filename="../../sonetto_desktop/ui/settings_dialog.py" line="128" />
         <source>模型检索</source>
         <translation>Model search</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/settings_dialog.py" line="132" />
+        <location filename="../../sonetto_desktop/ui/settings_dialog.py" line="134" />
         <source>YAML 文件（可直接阅读）</source>
         <translation>YAML file (human-readable)</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/settings_dialog.py" line="133" />
+        <location filename="../../sonetto_desktop/ui/settings_dialog.py" line="135" />
         <source>SQLite 数据库（记忆很多时更快）</source>
         <translation>SQLite database (faster with many memories)</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/settings_dialog.py" line="135" />
+        <location filename="../../sonetto_desktop/ui/settings_dialog.py" line="137" />
         <source>切换后会把现有记忆（含历史和回收站）完整迁移过去，旧文件保留。</source>
         <translation>Switching moves every memory (with history and trash) to the new store; the old file is kept.</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/settings_dialog.py" line="140" />
+        <location filename="../../sonetto_desktop/ui/settings_dialog.py" line="141" />
+        <source>Sonetto 的记忆变化先交给我审核（审核模式）</source>
+        <translation>Let me review Sonetto's memory changes first (review mode)</translation>
+    </message>
+    <message>
+        <location filename="../../sonetto_desktop/ui/settings_dialog.py" line="143" />
+        <source>不要记住的内容…</source>
+        <translation>Things not to remember…</translation>
+    </message>
+    <message>
+        <location filename="../../sonetto_desktop/ui/settings_dialog.py" line="147" />
         <source>选择…</source>
         <translation>Choose…</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/settings_dialog.py" line="142" />
+        <location filename="../../sonetto_desktop/ui/settings_dialog.py" line="149" />
         <source>打开数据文件夹</source>
         <translation>Open data folder</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/settings_dialog.py" line="147" />
+        <location filename="../../sonetto_desktop/ui/settings_dialog.py" line="154" />
         <source>回忆方式</source>
         <translation>Recall</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/settings_dialog.py" line="148" />
+        <location filename="../../sonetto_desktop/ui/settings_dialog.py" line="155" />
         <source>回忆超时</source>
         <translation>Recall timeout</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/settings_dialog.py" line="149" />
+        <location filename="../../sonetto_desktop/ui/settings_dialog.py" line="156" />
         <source>存储方式</source>
         <translation>Storage</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/settings_dialog.py" line="151" />
+        <location filename="../../sonetto_desktop/ui/settings_dialog.py" line="158" />
         <source>回收站保留</source>
         <translation>Keep deleted memories</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/settings_dialog.py" line="152" />
+        <location filename="../../sonetto_desktop/ui/settings_dialog.py" line="159" />
+        <source>记忆写入</source>
+        <translation>Memory writing</translation>
+    </message>
+    <message>
+        <location filename="../../sonetto_desktop/ui/settings_dialog.py" line="161" />
         <source>数据文件夹</source>
         <translation>Data folder</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/settings_dialog.py" line="160" />
+        <location filename="../../sonetto_desktop/ui/settings_dialog.py" line="169" />
         <source>跟随系统</source>
         <translation>Follow the system</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/settings_dialog.py" line="160" />
+        <location filename="../../sonetto_desktop/ui/settings_dialog.py" line="169" />
         <source>浅色</source>
         <translation>Light</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/settings_dialog.py" line="160" />
+        <location filename="../../sonetto_desktop/ui/settings_dialog.py" line="169" />
         <source>深色</source>
         <translation>Dark</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/settings_dialog.py" line="165" />
+        <location filename="../../sonetto_desktop/ui/settings_dialog.py" line="174" />
         <source>界面语言在重新启动后生效。</source>
         <translation>The language changes after a restart.</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/settings_dialog.py" line="167" />
+        <location filename="../../sonetto_desktop/ui/settings_dialog.py" line="176" />
         <source>主题</source>
         <translation>Theme</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/settings_dialog.py" line="168" />
+        <location filename="../../sonetto_desktop/ui/settings_dialog.py" line="177" />
         <source>语言</source>
         <translation>Language</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/settings_dialog.py" line="241" />
+        <location filename="../../sonetto_desktop/ui/settings_dialog.py" line="252" />
         <source>无法保存设置：</source>
         <translation>Cannot save the settings: </translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/settings_dialog.py" line="255" />
+        <location filename="../../sonetto_desktop/ui/settings_dialog.py" line="266" />
         <source>正在连接…</source>
         <translation>Connecting…</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/settings_dialog.py" line="278" />
+        <location filename="../../sonetto_desktop/ui/settings_dialog.py" line="289" />
         <source>选择数据文件夹</source>
         <translation>Choose the data folder</translation>
     </message>
@@ -1397,22 +1412,22 @@
 <context>
     <name>SonettoApp</name>
     <message>
-        <location filename="../../sonetto_desktop/ui/shell.py" line="218" />
+        <location filename="../../sonetto_desktop/ui/shell.py" line="219" />
         <source>对话功能启动失败：%1。记忆墙仍可使用；请检查数据目录后重启。</source>
         <translation>Chat could not start: %1. The memory wall still works; check the data folder, then restart.</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/shell.py" line="316" />
+        <location filename="../../sonetto_desktop/ui/shell.py" line="330" />
         <source>语言</source>
         <translation>Language</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/shell.py" line="317" />
+        <location filename="../../sonetto_desktop/ui/shell.py" line="331" />
         <source>界面语言将在重新启动后切换。</source>
         <translation>The interface language changes after a restart.</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/shell.py" line="306" />
+        <location filename="../../sonetto_desktop/ui/shell.py" line="318" />
         <source>无法使用新的数据文件夹 {0}：{1}。仍在使用原来的记忆库。</source>
         <translation>Cannot use the new data folder {0}: {1}. Still using the previous memory store.</translation>
     </message>

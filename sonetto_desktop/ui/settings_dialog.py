@@ -16,6 +16,7 @@ from pathlib import Path
 from PySide6.QtCore import Qt, QUrl, Signal
 from PySide6.QtGui import QDesktopServices
 from PySide6.QtWidgets import (
+    QCheckBox,
     QComboBox,
     QDialog,
     QDialogButtonBox,
@@ -44,6 +45,7 @@ from .settings_fields import env_variable, lock_to_env, retention_spin, with_sec
 class SettingsDialog(QDialog):
     settings_saved = Signal(object)  # Settings
     connection_tested = Signal(object)  # ConnectionResult
+    dont_remember_requested = Signal()  # "不要记住的内容…": the shell opens the list (it holds the services)
 
     def __init__(self, settings: Settings, parent: QWidget | None = None, *, save_path: Path | None = None) -> None:
         super().__init__(parent)
@@ -136,6 +138,11 @@ class SettingsDialog(QDialog):
         self.backend_hint.setObjectName("HintLabel")
         self.backend_hint.setWordWrap(True)
         self.trash_retention = retention_spin(page)
+        self.review_mode = QCheckBox(self.tr("Sonetto 的记忆变化先交给我审核（审核模式）"), page)
+        self.review_mode.setObjectName("ReviewMode")
+        self.dont_remember_button = QPushButton(self.tr("不要记住的内容…"), page)
+        self.dont_remember_button.setObjectName("DontRememberButton")
+        self.dont_remember_button.clicked.connect(self.dont_remember_requested)
         self.data_dir = QLineEdit(page)
         browse = QPushButton(icon("folder"), self.tr("选择…"), page)
         browse.clicked.connect(self._browse)
@@ -149,6 +156,8 @@ class SettingsDialog(QDialog):
         form.addRow(self.tr("存储方式"), self.store_backend)
         form.addRow("", self.backend_hint)
         form.addRow(self.tr("回收站保留"), self.trash_retention)
+        form.addRow(self.tr("记忆写入"), self.review_mode)
+        form.addRow("", self.dont_remember_button)
         form.addRow(self.tr("数据文件夹"), dir_row)
         form.addRow("", self.open_folder_button)
         return page
@@ -179,6 +188,7 @@ class SettingsDialog(QDialog):
     def _load(self, s: Settings) -> None:
         self.user_name.setText(s.user_name)
         self.trash_retention.setValue(round(s.trash_retention_days))
+        self.review_mode.setChecked(bool(s.review_mode))
         self.base_url.setText(s.base_url)
         self.api_key.setText(s.api_key)
         self.model.setEditText(s.model)
@@ -215,6 +225,7 @@ class SettingsDialog(QDialog):
             "language": self.language.currentData(),
             "user_name": self.user_name.text().strip(),
             "trash_retention_days": float(self.trash_retention.value()),
+            "review_mode": self.review_mode.isChecked(),
         }
         editable = {"base_url": self.base_url.text().strip(), "api_key": self.api_key.text().strip(),
                     "model": self.model.currentText().strip(), "data_dir": self.data_dir.text().strip()}

@@ -74,6 +74,7 @@ class SonettoApp:
         self.wall_loaded: Any = None
         self.sqlite_offer: Any = None
         self.review_dialog: Any = None
+        self.dont_remember_dialog: Any = None
         self.shutdown_steps: list[str] = []
         self._translators: list = []
         self._agents_task: Any = None
@@ -281,8 +282,19 @@ class SonettoApp:
         dialog = SettingsDialog(self.settings, self.window)
         dialog.setAttribute(Qt.WidgetAttribute.WA_DeleteOnClose)
         dialog.settings_saved.connect(lambda s: self._tasks.spawn(self.apply_settings(s), name="apply-settings"))
+        dialog.dont_remember_requested.connect(lambda: self.open_dont_remember(dialog))
         dialog.open()
         self.settings_dialog = dialog
+        return dialog
+
+    def open_dont_remember(self, parent: QWidget | None = None):
+        """The don't-remember list (ui/dont_remember_dialog.py), from the settings' 记忆 tab."""
+        from .dont_remember_dialog import DontRememberDialog
+
+        dialog = DontRememberDialog(self.services, parent or self.window)
+        dialog.setAttribute(Qt.WidgetAttribute.WA_DeleteOnClose)
+        dialog.open()
+        self.dont_remember_dialog = dialog
         return dialog
 
     async def apply_settings(self, new: Settings) -> None:
@@ -312,6 +324,8 @@ class SonettoApp:
             self.writer_control.refresh()
             if not self.store_ok and self.interactive:
                 self._show_store_problem()
+        if self.writer_control is not None:
+            self.writer_control.refresh()  # e.g. review mode: its badge comes and goes with the setting
         if old.language != new.language and self.interactive and self.window is not None:
             box = QMessageBox(QMessageBox.Icon.Information, QApplication.translate("SonettoApp", "语言"),
                               QApplication.translate("SonettoApp", "界面语言将在重新启动后切换。"),

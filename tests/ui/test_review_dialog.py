@@ -112,3 +112,23 @@ async def test_the_status_bar_badge_counts_and_opens_the_inbox(qapp, tmp_path, w
         await dialog.approve_current()
         await wait(lambda: badge.text() == "待审核 0", message="the badge follows the dialog")
         dialog.close()
+
+
+async def test_review_mode_and_the_dont_remember_list_from_the_settings(qapp, tmp_path, wait):
+    from shell_fixtures import app_settings, running_app
+    from sonetto_desktop.ui.dont_remember_dialog import DontRememberDialog
+
+    async with running_app(qapp, app_settings(tmp_path / "data")) as app:
+        assert not app.services.review.enabled
+        dialog = app.open_settings()
+        assert not dialog.review_mode.isChecked()
+        dialog.review_mode.setChecked(True)
+        dialog.dont_remember_button.click()
+        listed = app.dont_remember_dialog
+        assert isinstance(listed, DontRememberDialog)
+        await listed.loading
+        listed.close()
+        assert await dialog.save()
+        await wait(lambda: app.services.review.enabled, message="review mode applies without a restart")
+        assert app.settings.review_mode
+        assert app.window.status_indicator.review_button.isVisibleTo(app.window)  # the badge follows
