@@ -137,13 +137,13 @@ async def test_a_renamed_journal_file_is_quarantined_not_replayed(llm_server, ma
 # ── item 5: failed attempts are taken back; a looping model is capped ──
 
 
-async def test_a_failed_attempt_is_taken_back_before_the_retry(llm_server, make_llm, store):
+async def test_a_failed_attempt_is_taken_back_and_the_retry_replays_the_models_reply(llm_server, make_llm, store):
     keep = store.add("用户住在成都", "身份")
     llm_server.add_tool_calls([("create_memory", {"content": "用户喜欢猫", "section": "品味"}),
                                ("update_memory", {"id": keep, "content": "用户搬到了上海", "reason": "搬家"}),
                                ("read_memories", {})])
     llm_server.add_error(500, "died after the reads")  # the attempt fails half-way
-    llm_server.add_tool_calls([("create_memory", {"content": "用户很喜欢猫咪", "section": "品味"})])
+    llm_server.add_text("本轮无需记录")  # the retry's second model call
     writer = MemoryWriter(store, make_llm(), backoff=FAST)
     seen = recorder(writer)
     writer.start()
@@ -152,8 +152,12 @@ async def test_a_failed_attempt_is_taken_back_before_the_retry(llm_server, make_
     assert await writer.stop() is True
     undone = [c for c in seen if getattr(c, "ids", None) and (c.turn_id or "").startswith("rollback-")]
     assert {c.kind for c in undone} == {"delete", "revert", "hit"}  # one action, told apart from the turn's
-    assert live(store) == ["用户住在成都", "用户很喜欢猫咪"]  # the first attempt left nothing behind ...
-    assert store.get(keep).hit == 0  # ... not even its reference counts
+    # The first attempt's writes were taken back (its memory waits in the trash, its hit is gone) ...
+    trashed = [row for row in store.list_trash() if row["description"] == "用户喜欢猫"]
+    assert len(trashed) == 1 and trashed[0]["turn_id"].startswith("rollback-")
+    # ... and the retry replayed the model's first reply instead of paying for it again.
+    assert len(llm_server.requests) == 3
+    assert live(store) == ["用户喜欢猫", "用户搬到了上海"] and store.get(keep).hit == 1
 
 
 async def test_a_looping_model_is_capped_and_its_turn_held_with_nothing_applied(llm_server, make_llm, store):
@@ -185,10 +189,9 @@ async def test_a_mass_change_is_held_then_applied_on_retry_and_undoable_as_one(l
     assert store.count() == 6 and store.list_trash() == []  # held: nothing applied
     status = writer.status()
     assert status.held == 1 and status.can_retry and "太多" in status.zh
-    llm_server.add_tool_calls(wipe)
-    assert await writer.retry_failed() == 1  # the person looked and said yes
+    assert await writer.retry_failed() == 1  # the person looked and said yes: exactly what was held
     await until(lambda: writer.pending == 0 and store.count() == 0)
-    assert await writer.stop() is True
+    assert await writer.stop() is True and len(llm_server.requests) == 1
     writer.ops.undo_turn(turn_id)  # one action takes it all back
     assert store.count() == 6
 
@@ -219,6 +222,7 @@ def test_a_full_disk_keeps_the_turn_retrying_with_the_reason_and_retry_failed(ll
     assert "file size limit" in failing["last_error"] and "file size limit" in failing["zh"]
     assert failing["retry_at"][11:19] in failing["zh"]  # when, not "retrying" for ever
     assert out["count"] == 301 and out["journal"] == 0
+    assert len(llm_server.requests) == 1  # every retry replayed the model's reply: the model was paid once
 
 
 # ── the limits are settings ───────────────────────────────────────────

@@ -226,14 +226,18 @@ class MemoryConsumer:
             )
         except Exception:
             unsubscribe()
-            await asyncio.to_thread(self.rollback, turn_id, list(changes), whole_turn=resumed)
+            problem = await asyncio.to_thread(self.rollback, turn_id, list(changes), whole_turn=resumed)
+            if recorder is not None:
+                await asyncio.to_thread(recorder.after_rollback, problem is None)
             raise
         finally:
             unsubscribe()
             self._checkpointer.delete_thread(thread_id)
         held = guard.held()
         if held is not None:
-            await asyncio.to_thread(self.rollback, turn_id, list(changes), whole_turn=resumed)
+            problem = await asyncio.to_thread(self.rollback, turn_id, list(changes), whole_turn=resumed)
+            if recorder is not None:
+                await asyncio.to_thread(recorder.after_rollback, problem is None)
             raise held
         result = ConsumeResult(turn_id, cold_start, changes=list(changes),
                                resumed_calls=recorder.replayed_calls if recorder is not None else 0)
