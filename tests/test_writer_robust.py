@@ -245,3 +245,23 @@ async def test_the_writer_limits_are_settings_handed_to_the_writer(llm_server, t
         assert (services.writer.max_tool_calls, services.writer.max_changed) == (7, 4)
     finally:
         await services.close()
+
+
+def test_a_store_or_disk_failure_is_said_as_such_not_as_a_model_error():
+    import errno
+
+    from sonetto_desktop.agent.llm_errors import describe_llm_error
+    from sonetto_desktop.memory.errors import StoreOffline, StoreWriteFailed
+    from sonetto_desktop.memory.writer.status import describe_failure
+
+    def app_describer(exc, key):  # what the app hands the writer (services.start_agents)
+        info = describe_llm_error(exc, api_key=key)
+        return f"{info.zh}（{info.code}）"
+
+    full = StoreWriteFailed("/data/memory.yaml", "the disk is full")
+    assert describe_failure(full, "", app_describer) == "记忆无法保存：磁盘已满（the disk is full）"
+    raw = OSError(errno.ENOSPC, "No space left on device")
+    assert describe_failure(raw, "", app_describer).startswith("无法写入磁盘：磁盘已满")
+    away = StoreOffline("postgresql://host/db", "timeout")
+    assert describe_failure(away, "", app_describer) == away.zh
+    assert "模型" in describe_failure(ValueError("garbage from the model"), "", app_describer)
