@@ -160,6 +160,23 @@ async def test_a_failed_attempt_is_taken_back_and_the_retry_replays_the_models_r
     assert live(store) == ["用户喜欢猫", "用户搬到了上海"] and store.get(keep).hit == 1
 
 
+async def test_a_reply_that_broke_its_attempt_is_not_replayed_the_model_is_asked_again(llm_server, make_llm,
+                                                                                       store):
+    # (An over-long reason is refused by the store with TooLong, which the update tool lets escape:
+    # today the one way a model's reply breaks its attempt outright. Should the tool start answering
+    # it as a tool error, this test needs another such reply.)
+    keep = store.add("用户住在成都", "身份")
+    llm_server.add_tool_calls([("create_memory", {"content": "用户喜欢猫", "section": "品味"}),
+                               ("update_memory", {"id": keep, "content": "用户搬到了上海", "reason": "搬" * 2000})])
+    llm_server.add_tool_calls([("update_memory", {"id": keep, "content": "用户搬到了上海", "reason": "搬家"})])
+    writer = MemoryWriter(store, make_llm(), backoff=FAST)
+    writer.start()
+    await writer.send_history(TURN)
+    await until(lambda: writer.pending == 0 and not writer.busy)
+    assert await writer.stop() is True
+    assert writer.failed_turns() == [] and live(store) == ["用户搬到了上海"]  # the second reply, alone
+
+
 async def test_a_looping_model_is_capped_and_its_turn_held_with_nothing_applied(llm_server, make_llm, store):
     llm_server.default = tool_calls([("create_memory", {"content": f"垃圾条目{i}", "section": "瞬间"})
                                      for i in range(40)])

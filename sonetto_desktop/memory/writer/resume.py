@@ -63,15 +63,16 @@ class TurnRecorder:
     replayed_calls: int = 0
     skipped: list[str] = field(default_factory=list)
 
-    def after_rollback(self, taken_back: bool) -> None:
+    def after_rollback(self, taken_back: bool, reusable: bool = True) -> None:
         """A failed attempt ended. ``taken_back``: its writes were undone — the next attempt keeps
-        the model's first reply (made from the turn and the listing, both as they were: replayed, no
-        model call is paid again, e.g. while a full disk is retried) and runs its calls again; later
-        replies answered results that no longer exist, so they go. Otherwise (the undo failed)
-        everything is kept and the next attempt resumes where this one stopped."""
+        the model's first reply when it is ``reusable`` (made from the turn and the listing, both as
+        they were, and not the cause of the failure: replayed, no model call is paid again, e.g.
+        while a full disk is retried) and runs its calls again; later replies answered results that
+        no longer exist, so they go. Otherwise (the undo failed) everything is kept and the next
+        attempt resumes where this one stopped."""
         if not taken_back:
             return
-        self.progress["responses"] = keep_first_reply(self.progress)["responses"]
+        self.progress["responses"] = keep_first_reply(self.progress)["responses"] if reusable else []
         self.progress["calls"] = {}
         try:
             self.save()
