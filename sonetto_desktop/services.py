@@ -31,6 +31,7 @@ from .memory.events import EventFeed
 from .memory.migrate import MigrationProblem, MigrationReport, open_store, open_store_file
 from .memory.dont_remember import FILE_NAME as DONT_REMEMBER_FILE
 from .memory.dont_remember import DontRememberList
+from .memory.forget import ForgetResult, forget_turn
 from .memory.review import FILE_NAME as REVIEW_FILE
 from .memory.review import ReviewInbox
 from .memory.operations import MemoryOperations
@@ -88,6 +89,7 @@ class AppServices:
         self._watcher: StoreWatcher | None = None
         self._unsubscribe_store: Callable[[], None] | None = None
         self._agents_started = False
+        self._agents_chat = True
         self._closed = False
         self._store_file: Path | None = None
         self._store_status: EventFeed[Any] = EventFeed()
@@ -244,12 +246,14 @@ class AppServices:
             self._ltm = LongTermMemory(self.recall, self.writer)
         return self._ltm
 
-    async def start_agents(self) -> None:
+    async def start_agents(self, *, chat: bool = True) -> None:
         """Import the LLM stack off the loop, then start the writer (paused when the store failed its
         self-check: a store we cannot read is never written; turns wait in the journal) and the chat
-        engine. Idempotent."""
+        engine. ``chat=False`` (the MCP server): recall's model and the writer only, no chat engine and
+        no daily tidy-up pass (the app runs that one). Idempotent."""
         if self._agents_started:
             return
+        self._agents_chat = chat
         for name in AGENT_MODULES:
             await run_blocking(importlib.import_module, name)
         from .agent.engine import ChatEngine
@@ -281,16 +285,21 @@ class AppServices:
                                    describe_error=describe, user_name=lambda: self.settings.user_name,
                                    max_tool_calls=self.settings.writer_max_tool_calls,
                                    max_changed=self.settings.writer_max_changed_memories)
-        self.hygiene = MemoryHygiene(self.writer, self.data_dir / STATE_FILE, retriever=lambda: recall.mechanical,
-                                     user_name=lambda: self.settings.user_name)
+        if chat:
+            self.hygiene = MemoryHygiene(self.writer, self.data_dir / STATE_FILE,
+                                         retriever=lambda: recall.mechanical, user_name=lambda: self.settings.user_name)
         if self.store_ok:
             self.writer.start()
-            self.hygiene.start()
+            if self.hygiene is not None:
+                self.hygiene.start()
         else:
             self.writer.pause()
         status = self.store_status
         if status is not None and not status.online:  # offline: turns wait in the journal
             self._on_store_status(status)
+        if not chat:
+            self._agents_started = True
+            return
         from .postgres_setup import chat_session_db
 
         remote = chat_session_db(self.settings, self.store, secrets=lambda: (self.settings.api_key,))
@@ -310,6 +319,13 @@ class AppServices:
     async def warm_up(self) -> None:
         """Load the tokenizer and build the offline recall index now rather than at the first message."""
         await run_blocking(lambda: self.recall.mechanical.warm_up())
+
+    async def forget_turn(self, turn_id: str, text: str = "") -> ForgetResult:
+        """"别记住这个" on the chat message of turn ``turn_id``: what the turn wrote is undone (one undoable
+        action), the writer drops it if it has not written it yet, and ``text`` (the message) goes on
+        the don't-remember list. See ``memory/forget.py``."""
+        assert self.memory is not None, "the store is not open"
+        return await forget_turn(self.memory, self.writer, self.dont_remember, turn_id, text)
 
     async def _stop_agents(self) -> None:
         """Chat, then writer (the objects stay readable, stopped, until new ones are started)."""
@@ -373,7 +389,7 @@ class AppServices:
         finally:
             self._changes.publish(MemoryChange("reload", (), self.actor, "store re-opened"))
             if agents:
-                await self.start_agents()
+                await self.start_agents(chat=self._agents_chat)
 
     # ── closing ────────────────────────────────────────────────────────
 

@@ -54,6 +54,18 @@ def test_the_writer_tool_says_why_it_refused(mm, tmp_path):
     assert message.status == "error" and "不要记住" in message.content and mm.count() == 0
 
 
+def test_a_list_open_in_another_process_sees_later_entries(tmp_path):
+    """``sonetto mcp`` keeps its list open for hours while the person adds entries in the app."""
+    path = tmp_path / "dont_remember.json"
+    server_side = DontRememberList(path)
+    assert server_side.match("小林的体检报告") is None  # loaded (empty) before the app adds the entry
+    app_side = DontRememberList(path)
+    entry = app_side.add("体检报告")
+    assert server_side.match("小林的体检报告") == entry
+    app_side.remove(entry.id)
+    assert server_side.match("小林的体检报告") is None
+
+
 async def test_the_list_reaches_the_writer_prompt_as_quoted_data(llm_server, make_llm, mm, tmp_path):
     from sonetto_desktop.memory.writer.consumer import MemoryConsumer
 

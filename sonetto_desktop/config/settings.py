@@ -53,6 +53,7 @@ _RANGES: dict[str, tuple[float, float]] = {
     "stream_idle_timeout": (1.0, 3600.0),
     "writer_max_tool_calls": (1, 500),
     "writer_max_changed_memories": (1, 10000),
+    "mcp_http_port": (1024, 65535),
 }
 _SCHEMA_NAME = re.compile(r"^[a-z_][a-z0-9_]{0,40}$")
 _SECRET_FIELDS = frozenset({"api_key", "postgres_password"})
@@ -115,6 +116,14 @@ class Settings:
     postgres_schema: str = "sonetto"
     postgres_sessions: bool = False
     device_name: str = ""
+    # Other AI apps (Claude Desktop, Cursor, Cherry Studio…) using these memories through the local
+    # MCP server (``sonetto mcp``): on or off, read-only, which clients (their names from the MCP
+    # handshake, one per line or comma-separated; empty: any), and the port of ``sonetto mcp --http``
+    # (always on 127.0.0.1; its bearer token is a secret, see ``secrets.mcp_token``).
+    mcp_enabled: bool = True
+    mcp_read_only: bool = False
+    mcp_allowed_clients: str = ""
+    mcp_http_port: int = 8765
     # Values replaced by environment variables, kept so that save() writes the user's own values.
     _env_originals: dict[str, Any] = field(default_factory=dict, repr=False, compare=False)
 

@@ -129,6 +129,12 @@ class ReviewInbox:
     def count(self) -> int:
         return len(self.pending())
 
+    @property
+    def cached_count(self) -> int:
+        """How many proposals were waiting when the inbox was last read or changed here (no file I/O:
+        for a badge on the UI thread; another process's changes show at the next read)."""
+        return len(self._items)
+
     def get(self, proposal_id: str) -> Proposal:
         found = next((p for p in self.pending() if p.id == proposal_id), None)
         if found is None:

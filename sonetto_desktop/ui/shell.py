@@ -73,6 +73,7 @@ class SonettoApp:
         self.writer_toasts: Any = None
         self.wall_loaded: Any = None
         self.sqlite_offer: Any = None
+        self.review_dialog: Any = None
         self.shutdown_steps: list[str] = []
         self._translators: list = []
         self._agents_task: Any = None
@@ -170,6 +171,7 @@ class SonettoApp:
         self.wall_loaded = self.wall.reload()
         self._tasks.spawn(self._offer_sqlite(ui_state), name="sqlite-offer")
         self.window.settings_requested.connect(self.open_settings)
+        self.writer_control.review_requested.connect(self.open_review)
         self.window.quit_requested.connect(self.request_quit)
 
         self.tray = Tray(self.writer_control, self.window)
@@ -248,6 +250,18 @@ class SonettoApp:
             return
         self.window.bring_to_front()
         self.window.reveal_memory(memory_id)
+
+    def open_review(self):
+        """Review mode's inbox (ui/review_dialog.py); the badge follows what is done there."""
+        from .review_dialog import ReviewDialog
+
+        dialog = ReviewDialog(self.services, self.window)
+        dialog.setAttribute(Qt.WidgetAttribute.WA_DeleteOnClose)
+        dialog.acted.connect(lambda _text: self.writer_control.refresh())
+        dialog.loaded.connect(self.writer_control.refresh)
+        dialog.open()
+        self.review_dialog = dialog
+        return dialog
 
     def open_settings(self):
         from .settings_dialog import SettingsDialog

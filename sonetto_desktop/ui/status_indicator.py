@@ -29,6 +29,7 @@ class WriterControl(QObject):
     ``subscribe_writer(callback)`` — the app's ``AppServices``."""
 
     state_changed = Signal()
+    review_requested = Signal()  # the review inbox's badge was clicked
 
     def __init__(self, services: Any = None, parent: QObject | None = None) -> None:
         super().__init__(parent)
@@ -38,6 +39,9 @@ class WriterControl(QObject):
         self.pause_action.toggled.connect(self._on_pause_toggled)
         self.retry_action = QAction(icon("retry"), self.tr("重试失败的轮次"), self)
         self.retry_action.triggered.connect(self._on_retry)
+        self.review_action = QAction(self.tr("待审核"), self)
+        self.review_action.setToolTip(self.tr("Sonetto 想做的记忆变化，等你确认"))
+        self.review_action.triggered.connect(self.review_requested)
         self._tasks = TaskKeeper("writer-control")
         self._bridge = QtEventBridge(services.subscribe_writer if services is not None else None, self)
         self._bridge.event.connect(lambda _event: self.refresh())
@@ -58,6 +62,10 @@ class WriterControl(QObject):
         can_retry = bool(writer is not None and writer.status().can_retry)
         self.retry_action.setEnabled(can_retry)
         self.retry_action.setVisible(can_retry)
+        review = getattr(self._services, "review", None)
+        waiting = review.cached_count if review is not None else 0
+        self.review_action.setText(self.tr("待审核 %1").replace("%1", str(waiting)))
+        self.review_action.setVisible(bool(waiting) or bool(review is not None and review.enabled))
         if self.pause_action.isChecked() != paused:
             self.pause_action.blockSignals(True)
             self.pause_action.setChecked(paused)
@@ -102,7 +110,12 @@ class StatusIndicator(QWidget):
         self.retry_button.setDefaultAction(control.retry_action)
         self.retry_button.setIconSize(QSize(14, 14))
         self.retry_button.setToolButtonStyle(Qt.ToolButtonStyle.ToolButtonIconOnly)
+        self.review_button = QToolButton(self)
+        self.review_button.setObjectName("ReviewBadge")
+        self.review_button.setDefaultAction(control.review_action)
+        self.review_button.setToolButtonStyle(Qt.ToolButtonStyle.ToolButtonTextOnly)
         layout.addWidget(self.label)
+        layout.addWidget(self.review_button)
         layout.addWidget(self.retry_button)
         layout.addWidget(self.pause_button)
         control.state_changed.connect(self.refresh)
@@ -135,6 +148,7 @@ class StatusIndicator(QWidget):
         self.label.setToolTip(tip)
         self.pause_button.setToolTip(self.tr("继续记忆写入") if state == "paused" else self.tr("暂停记忆写入"))
         self.retry_button.setVisible(self._control.retry_action.isVisible())
+        self.review_button.setVisible(self._control.review_action.isVisible())
         control = self._control.pause_action
         control.setIcon(icon("resume") if control.isChecked() else icon("pause"))
         if self.label.property("state") != state:

@@ -315,6 +315,13 @@ class TurnJournal:
             if self.pending_dir.is_dir():
                 _fsync_dir(self.pending_dir)
 
+    def discard_failed(self, entry: JournalEntry) -> None:
+        """The person asked not to remember this turn: drop it from the failed list."""
+        with self._lock:
+            (self.failed_dir / entry.filename).unlink(missing_ok=True)
+            if self.failed_dir.is_dir():
+                _fsync_dir(self.failed_dir)
+
     def move_to_failed(self, entry: JournalEntry) -> None:
         """Give up on a turn, keeping it (with its attempts and last error) in ``failed/``."""
         with self._lock:

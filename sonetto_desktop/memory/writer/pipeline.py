@@ -102,6 +102,8 @@ class MemoryWriter(TurnWorker):
         self._stopping = False
         self._entries: dict[str, JournalEntry] = {}
         self._failed: list[JournalEntry] = []
+        self._forgotten: set[str] = set()  # turns the person asked not to remember (see forget_turn)
+        self._current: str | None = None  # the key of the turn being written now
         self._busy = False
         self._paused = False
         self._last_error: str | None = None
@@ -287,6 +289,46 @@ class MemoryWriter(TurnWorker):
                 self._queue.put_nowait(entry.key)
         self._status_changed()
         return len(entries)
+
+    async def forget_turn(self, turn_id: str, *, wait: float = 120.0) -> str:
+        """The person asked not to remember turn ``turn_id`` ("别记住这个"). Returns what became of it:
+
+        - ``"dropped"``: it was waiting (queued, retrying or in the failed list): taken out of the
+          queue and the journal; nothing of it is written;
+        - ``"written"``: it was being written, and that has finished (waited up to ``wait``
+          seconds): its changes are in the store, for the caller to undo (``undo_turn``);
+        - ``"writing"``: still being written after ``wait`` seconds (undo its changes later);
+        - ``"elsewhere"``: another app instance is writing it (its changes can be undone after);
+        - ``"unknown"``: not here (already written earlier, never journaled, or another store).
+        """
+        self._forgotten.add(turn_id)
+        state = "unknown"
+        for entry in [e for e in self._failed if e.turn_id == turn_id]:
+            self._failed.remove(entry)
+            await self._journal(self.journal.discard_failed, entry)
+            state = "dropped"
+        for entry in await run_blocking(self.journal.failed):
+            if entry.turn_id == turn_id:
+                await self._journal(self.journal.discard_failed, entry)
+                state = "dropped"
+        for key, entry in list(self._entries.items()):
+            if entry.turn_id != turn_id:
+                continue
+            if key == self._current:
+                deadline = asyncio.get_running_loop().time() + wait
+                while self._current == key and asyncio.get_running_loop().time() < deadline:
+                    await asyncio.sleep(0.05)
+                return "written" if self._current != key else "writing"
+            if not await run_blocking(self.journal.lock_entry, entry):
+                return "elsewhere"
+            try:
+                await self._journal(self.journal.remove, entry)
+            finally:
+                await run_blocking(self.journal.unlock_entry, entry)
+            self._entries.pop(key, None)
+            state = "dropped"
+        self._status_changed()
+        return state
 
     def close(self) -> None:
         """Nothing to release today (the journal claim goes with ``stop()``); kept so owners can

@@ -59,6 +59,8 @@ class TurnWorker:
     _wake: asyncio.Event | None
     _stopping: bool
     _entries: dict[str, JournalEntry]
+    _forgotten: set[str]
+    _current: str | None
     _failed: list[JournalEntry]
     _busy: bool
     _paused: bool
@@ -163,7 +165,7 @@ class TurnWorker:
         entry = self._entries.get(key)
         if entry is None:
             return
-        if not await self._wait_until_runnable():
+        if not await self._wait_until_runnable() or key not in self._entries:  # stopped, or forgotten meanwhile
             return
         if not await run_blocking(self.journal.lock_entry, entry):
             # Another app instance is writing this turn (or has written it): it is not ours.
@@ -173,9 +175,16 @@ class TurnWorker:
             if self.journal.claimed and self._recheck is None:  # if that instance dies, the turn is ours
                 self._recheck = asyncio.get_running_loop().call_later(self.elsewhere_recheck, self._look_again)
             return
+        self._current = key
         try:
+            if entry.turn_id in self._forgotten:  # "别记住这个" before its turn came: never written
+                await self._journal(self.journal.remove, entry)
+                self._entries.pop(key, None)
+                self._status_changed()
+                return
             await self._attempts(key, entry)
         finally:
+            self._current = None
             await run_blocking(self.journal.unlock_entry, entry)
 
     def _look_again(self) -> None:
