@@ -284,7 +284,11 @@ class TurnJournal:
             except portalocker.exceptions.LockException:
                 handle.close()
                 return False
-            if not (self.pending_dir / entry.filename).exists():
+            if not (self.pending_dir / entry.filename).exists():  # written by another writer meanwhile
+                try:
+                    (self.pending_dir / f"{entry.filename}.lock").unlink(missing_ok=True)  # ours: nobody waits
+                except OSError:
+                    pass
                 portalocker.unlock(handle)
                 handle.close()
                 return False
