@@ -78,3 +78,13 @@ def test_only_one_writer_may_claim_a_journal(tmp_path):
     assert second.claim() is True
     second.release()
     second.release()  # safe twice
+
+
+def test_a_turn_is_taken_by_one_writer_at_a_time_and_its_lock_file_goes_with_it(tmp_path):
+    mine, theirs = TurnJournal(tmp_path / "j"), TurnJournal(tmp_path / "j")
+    entry = mine.append("t1", None, [{"role": "user", "content": "你好"}])
+    assert mine.lock_entry(entry) and not theirs.lock_entry(entry)  # in flight: the other leaves it
+    mine.remove(entry)
+    mine.unlock_entry(entry)
+    assert not theirs.lock_entry(entry)  # written meanwhile: nothing left to take
+    assert list(mine.pending_dir.iterdir()) == []  # no lock file left behind

@@ -137,13 +137,13 @@ async def test_a_renamed_journal_file_is_quarantined_not_replayed(llm_server, ma
 # ── item 5: failed attempts are taken back; a looping model is capped ──
 
 
-async def test_a_failed_attempt_is_taken_back_before_the_retry(llm_server, make_llm, store):
+async def test_a_failed_attempt_is_taken_back_and_the_retry_replays_the_models_reply(llm_server, make_llm, store):
     keep = store.add("用户住在成都", "身份")
     llm_server.add_tool_calls([("create_memory", {"content": "用户喜欢猫", "section": "品味"}),
                                ("update_memory", {"id": keep, "content": "用户搬到了上海", "reason": "搬家"}),
                                ("read_memories", {})])
     llm_server.add_error(500, "died after the reads")  # the attempt fails half-way
-    llm_server.add_tool_calls([("create_memory", {"content": "用户很喜欢猫咪", "section": "品味"})])
+    llm_server.add_text("本轮无需记录")  # the retry's second model call
     writer = MemoryWriter(store, make_llm(), backoff=FAST)
     seen = recorder(writer)
     writer.start()
@@ -152,8 +152,29 @@ async def test_a_failed_attempt_is_taken_back_before_the_retry(llm_server, make_
     assert await writer.stop() is True
     undone = [c for c in seen if getattr(c, "ids", None) and (c.turn_id or "").startswith("rollback-")]
     assert {c.kind for c in undone} == {"delete", "revert", "hit"}  # one action, told apart from the turn's
-    assert live(store) == ["用户住在成都", "用户很喜欢猫咪"]  # the first attempt left nothing behind ...
-    assert store.get(keep).hit == 0  # ... not even its reference counts
+    # The first attempt's writes were taken back (its memory waits in the trash, its hit is gone) ...
+    trashed = [row for row in store.list_trash() if row["description"] == "用户喜欢猫"]
+    assert len(trashed) == 1 and trashed[0]["turn_id"].startswith("rollback-")
+    # ... and the retry replayed the model's first reply instead of paying for it again.
+    assert len(llm_server.requests) == 3
+    assert live(store) == ["用户喜欢猫", "用户搬到了上海"] and store.get(keep).hit == 1
+
+
+async def test_a_reply_that_broke_its_attempt_is_not_replayed_the_model_is_asked_again(llm_server, make_llm,
+                                                                                       store):
+    # (An over-long reason is refused by the store with TooLong, which the update tool lets escape:
+    # today the one way a model's reply breaks its attempt outright. Should the tool start answering
+    # it as a tool error, this test needs another such reply.)
+    keep = store.add("用户住在成都", "身份")
+    llm_server.add_tool_calls([("create_memory", {"content": "用户喜欢猫", "section": "品味"}),
+                               ("update_memory", {"id": keep, "content": "用户搬到了上海", "reason": "搬" * 2000})])
+    llm_server.add_tool_calls([("update_memory", {"id": keep, "content": "用户搬到了上海", "reason": "搬家"})])
+    writer = MemoryWriter(store, make_llm(), backoff=FAST)
+    writer.start()
+    await writer.send_history(TURN)
+    await until(lambda: writer.pending == 0 and not writer.busy)
+    assert await writer.stop() is True
+    assert writer.failed_turns() == [] and live(store) == ["用户搬到了上海"]  # the second reply, alone
 
 
 async def test_a_looping_model_is_capped_and_its_turn_held_with_nothing_applied(llm_server, make_llm, store):
@@ -185,10 +206,9 @@ async def test_a_mass_change_is_held_then_applied_on_retry_and_undoable_as_one(l
     assert store.count() == 6 and store.list_trash() == []  # held: nothing applied
     status = writer.status()
     assert status.held == 1 and status.can_retry and "太多" in status.zh
-    llm_server.add_tool_calls(wipe)
-    assert await writer.retry_failed() == 1  # the person looked and said yes
+    assert await writer.retry_failed() == 1  # the person looked and said yes: exactly what was held
     await until(lambda: writer.pending == 0 and store.count() == 0)
-    assert await writer.stop() is True
+    assert await writer.stop() is True and len(llm_server.requests) == 1
     writer.ops.undo_turn(turn_id)  # one action takes it all back
     assert store.count() == 6
 
@@ -219,6 +239,7 @@ def test_a_full_disk_keeps_the_turn_retrying_with_the_reason_and_retry_failed(ll
     assert "file size limit" in failing["last_error"] and "file size limit" in failing["zh"]
     assert failing["retry_at"][11:19] in failing["zh"]  # when, not "retrying" for ever
     assert out["count"] == 301 and out["journal"] == 0
+    assert len(llm_server.requests) == 1  # every retry replayed the model's reply: the model was paid once
 
 
 # ── the limits are settings ───────────────────────────────────────────
@@ -241,3 +262,23 @@ async def test_the_writer_limits_are_settings_handed_to_the_writer(llm_server, t
         assert (services.writer.max_tool_calls, services.writer.max_changed) == (7, 4)
     finally:
         await services.close()
+
+
+def test_a_store_or_disk_failure_is_said_as_such_not_as_a_model_error():
+    import errno
+
+    from sonetto_desktop.agent.llm_errors import describe_llm_error
+    from sonetto_desktop.memory.errors import StoreOffline, StoreWriteFailed
+    from sonetto_desktop.memory.writer.status import describe_failure
+
+    def app_describer(exc, key):  # what the app hands the writer (services.start_agents)
+        info = describe_llm_error(exc, api_key=key)
+        return f"{info.zh}（{info.code}）"
+
+    full = StoreWriteFailed("/data/memory.yaml", "the disk is full")
+    assert describe_failure(full, "", app_describer) == "记忆无法保存：磁盘已满（the disk is full）"
+    raw = OSError(errno.ENOSPC, "No space left on device")
+    assert describe_failure(raw, "", app_describer).startswith("无法写入磁盘：磁盘已满")
+    away = StoreOffline("postgresql://host/db", "timeout")
+    assert describe_failure(away, "", app_describer) == away.zh
+    assert "模型" in describe_failure(ValueError("garbage from the model"), "", app_describer)

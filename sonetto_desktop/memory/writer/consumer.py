@@ -35,6 +35,7 @@ from .guard import CURRENT as CURRENT_GUARD
 from .guard import DEFAULT_MAX_CHANGED, DEFAULT_MAX_TOOL_CALLS, GuardedRun, RunGuard
 from .resume import CURRENT as CURRENT_RECORDER
 from .resume import REPLAYED, ResumeRun, TurnRecorder, already_applied
+from .status import describe_store_failure
 from .index import WriterIndex
 from .listing import RetrieverProvider, read_listing
 from .names import resolve_name
@@ -224,16 +225,23 @@ class MemoryConsumer:
                     "recursion_limit": self._recursion_limit,
                 },
             )
-        except Exception:
+        except Exception as exc:
             unsubscribe()
-            await asyncio.to_thread(self.rollback, turn_id, list(changes), whole_turn=resumed)
+            problem = await asyncio.to_thread(self.rollback, turn_id, list(changes), whole_turn=resumed)
+            if recorder is not None:
+                # The model's first reply is worth replaying when it was not the problem: the store or
+                # the disk failed, or its calls all ran and a later model call failed.
+                reusable = describe_store_failure(exc) is not None or recorder.model_calls > 1
+                await asyncio.to_thread(recorder.after_rollback, problem is None, reusable)
             raise
         finally:
             unsubscribe()
             self._checkpointer.delete_thread(thread_id)
         held = guard.held()
         if held is not None:
-            await asyncio.to_thread(self.rollback, turn_id, list(changes), whole_turn=resumed)
+            problem = await asyncio.to_thread(self.rollback, turn_id, list(changes), whole_turn=resumed)
+            if recorder is not None:
+                await asyncio.to_thread(recorder.after_rollback, problem is None)
             raise held
         result = ConsumeResult(turn_id, cold_start, changes=list(changes),
                                resumed_calls=recorder.replayed_calls if recorder is not None else 0)

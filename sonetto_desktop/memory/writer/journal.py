@@ -78,6 +78,14 @@ class JournalEntry:
         )
 
 
+def retried_progress(entry: JournalEntry) -> dict[str, Any] | None:
+    """What a turn the person retries starts from: a held mass change keeps the model's reply that
+    was held, so exactly that change is applied; anything else is asked afresh."""
+    if entry.held == "mass_change" and entry.progress:
+        return {"responses": list(entry.progress.get("responses") or [])[:1], "calls": {}}
+    return None
+
+
 def default_journal_path(store_path: str | os.PathLike[str]) -> Path:
     """``<store dir>/<store stem>.journal`` — found again by any writer opened on the same store."""
     store = Path(store_path)
@@ -276,7 +284,11 @@ class TurnJournal:
             except portalocker.exceptions.LockException:
                 handle.close()
                 return False
-            if not (self.pending_dir / entry.filename).exists():
+            if not (self.pending_dir / entry.filename).exists():  # written by another writer meanwhile
+                try:
+                    (self.pending_dir / f"{entry.filename}.lock").unlink(missing_ok=True)  # ours: nobody waits
+                except OSError:
+                    pass
                 portalocker.unlock(handle)
                 handle.close()
                 return False
@@ -324,13 +336,14 @@ class TurnJournal:
 
     def requeue_failed(self) -> list[JournalEntry]:
         """Move every failed turn back to pending with its attempt count reset; returns them. A turn held
-        for a mass change is retried with the memory limit lifted (the person asked for it)."""
+        for a mass change is retried with the memory limit lifted (the person asked for it), applying
+        the reply that was held (``retried_progress``)."""
         with self._lock:
             self._ensure_dirs()
             moved = []
             for entry in self._read_dir(self.failed_dir):
                 entry.attempts = 0
-                entry.progress = None
+                entry.progress = retried_progress(entry)
                 entry.allow_mass = entry.allow_mass or entry.held == "mass_change"  # the person said yes
                 entry.held = None
                 self._write(self.pending_dir, entry)

@@ -35,7 +35,7 @@ from ..operations import MemoryOperations
 from .consumer import MemoryConsumer
 from .events import WriterEvent
 from .guard import DEFAULT_MAX_CHANGED, DEFAULT_MAX_TOOL_CALLS
-from .journal import JournalEntry, TurnJournal, default_journal_path
+from .journal import JournalEntry, TurnJournal, default_journal_path, retried_progress
 from .listing import RetrieverProvider
 from .status import ErrorDescriber, WriterStatus, make_status
 from .turns import last_exchange, normalize_turn
@@ -278,7 +278,7 @@ class MemoryWriter(TurnWorker):
         for entry in self._failed:  # failed turns that could not reach the journal's failed list
             if entry.key not in journaled:
                 entry.allow_mass = entry.allow_mass or entry.held == "mass_change"  # the person said yes
-                entry.attempts, entry.progress, entry.held = 0, None, None
+                entry.attempts, entry.progress, entry.held = 0, retried_progress(entry), None
                 entries.append(entry)
         self._failed = []
         if self._retry_at is not None and self._wake is not None:

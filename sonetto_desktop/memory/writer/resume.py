@@ -14,7 +14,9 @@ and runs only what never ran. A call caught ``applying`` (killed between the sto
 journal's ``done``) is checked against the store: a created text that exists, an update whose text
 is there, a deleted or merged memory that is in the trash for this turn count as applied; a hit is
 never repeated (one lost reference count, never a doubled one). An attempt that fails normally is
-rolled back (``consumer``) and its progress cleared, so the next one starts afresh.
+rolled back (``consumer``); the next one replays the model's first reply and runs its calls again
+(:meth:`TurnRecorder.after_rollback`), so retrying a turn (a full disk, a server that was away) does
+not pay for the model again.
 """
 
 from __future__ import annotations
@@ -43,6 +45,12 @@ def empty_progress() -> dict[str, Any]:
     return {"responses": [], "calls": {}}
 
 
+def keep_first_reply(progress: dict[str, Any] | None) -> dict[str, Any]:
+    """A fresh progress that keeps only the model's first reply of ``progress`` (see ``after_rollback``)."""
+    replies = list((progress or {}).get("responses") or [])[:1]
+    return {"responses": replies, "calls": {}}
+
+
 @dataclass
 class TurnRecorder:
     """One attempt's progress (``progress``: the entry's dict, changed in place) and how to keep it
@@ -54,6 +62,22 @@ class TurnRecorder:
     model_calls: int = 0
     replayed_calls: int = 0
     skipped: list[str] = field(default_factory=list)
+
+    def after_rollback(self, taken_back: bool, reusable: bool = True) -> None:
+        """A failed attempt ended. ``taken_back``: its writes were undone — the next attempt keeps
+        the model's first reply when it is ``reusable`` (made from the turn and the listing, both as
+        they were, and not the cause of the failure: replayed, no model call is paid again, e.g.
+        while a full disk is retried) and runs its calls again; later replies answered results that
+        no longer exist, so they go. Otherwise (the undo failed) everything is kept and the next
+        attempt resumes where this one stopped."""
+        if not taken_back:
+            return
+        self.progress["responses"] = keep_first_reply(self.progress)["responses"] if reusable else []
+        self.progress["calls"] = {}
+        try:
+            self.save()
+        except OSError as exc:  # the disk: the in-memory entry is right, the file catches up later
+            log.warning("writer resume: could not keep the progress of %s: %s", self.turn_id, exc)
 
     @property
     def responses(self) -> list[dict[str, Any]]:

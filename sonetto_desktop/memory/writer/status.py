@@ -8,7 +8,7 @@ import logging
 from dataclasses import dataclass
 from typing import Callable
 
-from ..errors import StoreReadOnly, StoreWriteFailed, scrub
+from ..errors import StoreOffline, StoreReadOnly, StoreWriteFailed, describe_os_error, scrub
 
 log = logging.getLogger(__name__)
 
@@ -93,10 +93,43 @@ def storage_failure(exc: BaseException) -> bool:
 ErrorDescriber = Callable[[BaseException, str], str]
 
 
+_STORE_ZH = {
+    "the disk is full": "磁盘已满",
+    "the file is larger than the system allows (file size limit)": "文件超过了系统允许的大小",
+    "the disk or folder is read-only": "磁盘或文件夹是只读的",
+    "permission denied": "没有写入权限",
+}
+
+
+def describe_store_failure(exc: BaseException) -> str | None:
+    """The true reason of a failure of the memory store or the disk, in Chinese with the English
+    detail (never "the model returned something unintelligible"); ``None`` for other failures."""
+    seen: set[int] = set()
+    current: BaseException | None = exc
+    while current is not None and id(current) not in seen:
+        seen.add(id(current))
+        if isinstance(current, StoreOffline):
+            return current.zh
+        if isinstance(current, StoreReadOnly):
+            return f"记忆库是只读的，无法写入（{current}）"
+        if isinstance(current, StoreWriteFailed):
+            return f"记忆无法保存：{_STORE_ZH.get(current.detail, current.detail)}（{current.detail}）"
+        if isinstance(current, OSError) and storage_failure(current):
+            detail = describe_os_error(current)
+            return f"无法写入磁盘：{_STORE_ZH.get(detail, detail)}（{detail}）"
+        current = current.__cause__ or current.__context__
+    return None
+
+
 def describe_failure(exc: BaseException, api_key: str = "", describe: ErrorDescriber | None = None) -> str:
     """A short sentence for a failed turn in which ``api_key`` never appears, even when the server
-    echoed it back (nor a bearer token or anything shaped like a key). ``describe(exc, api_key)`` is the front end's wording (the app passes the agent
-    package's LLM error descriptions); without it, the error's type and message."""
+    echoed it back (nor a bearer token or anything shaped like a key). A failure of the store or the
+    disk is said as such (``describe_store_failure``); otherwise ``describe(exc, api_key)`` is the
+    front end's wording (the app passes the agent package's LLM error descriptions); without it, the
+    error's type and message."""
+    store = describe_store_failure(exc)
+    if store is not None:
+        return scrub(store, [api_key])
     if describe is not None:
         try:
             return scrub(describe(exc, api_key), [api_key])

@@ -4,7 +4,8 @@ run its attempts, and decide what a failure means.
 A turn is taken only with its journal entry locked (``TurnJournal.lock_entry``): one in flight in
 another app instance is left to it, and looked at again later by the journal's holder (that
 instance may die). Each attempt resumes from the entry's recorded progress (``resume.py``); a
-failed attempt was taken back by the consumer, so its progress is cleared. Then:
+failed attempt was taken back by the consumer, which keeps only the model's first reply for the
+next one (``TurnRecorder.after_rollback``). Then:
 
 - a held turn (``guard.TurnHeld``: too many tool calls or memories changed) goes to the failed list
   at once, nothing of it applied, until the person retries it;
@@ -231,7 +232,6 @@ class TurnWorker:
                 message = self._failure_text(exc)
                 log.warning("memory writer: turn %s failed (attempt %d): %s", entry.turn_id, entry.attempts + 1,
                             message)
-                entry.progress = None  # the attempt was taken back: the next one starts afresh
                 if not await self._journal(self.journal.record_failure, entry, message):
                     entry.attempts = max(entry.attempts, 1)
                 self._last_error = message
