@@ -9,7 +9,7 @@ import time
 import pytest
 import yaml
 
-from memory_stores import BACKENDS, open_store
+from memory_stores import BACKENDS, open_store, use_backend
 from sonetto_desktop.cli import main as cli_main
 from sonetto_desktop.memory import MemoryItem, StoreCorrupt, YamlMemoryManager
 from sonetto_desktop.memory.item import MAX_DESCRIPTION_CHARS, MAX_HIT, MAX_REASON_CHARS, TooLong
@@ -181,8 +181,8 @@ def test_import_rejects_a_description_that_is_a_list(tmp_path):
 
 
 @pytest.mark.parametrize("backend", BACKENDS)
-def test_a_5_mb_memory_or_reason_is_refused_and_nothing_grows(backend, tmp_path):
-    mm = open_store(backend, tmp_path)
+def test_a_5_mb_memory_or_reason_is_refused_and_nothing_grows(backend, tmp_path, request):
+    mm = open_store(use_backend(request, backend), tmp_path)  # the server started first, in any order
     a = mm.add("小林喜欢猫", "品味")
     huge = "很" * 5_000_000
     with pytest.raises(TooLong, match="limit"):
