@@ -29,7 +29,7 @@ from sonetto_desktop.memory.events import MemoryChange
 from sonetto_desktop.memory.item import MemoryItem
 
 from .cards import Card
-
+from .deferred import alive
 from .memory_service import MemoryService
 from .relative_time import relative_time
 
@@ -337,6 +337,8 @@ class MemoryCardModel(QAbstractListModel):
                 self._reload_needed = False
                 self._dirty.clear()
                 cards = await self._service.snapshot_cards()
+                if not alive(self):  # the wall went away during the read
+                    return
                 if cards is None:
                     self.load_failed.emit()
                 else:
@@ -344,6 +346,8 @@ class MemoryCardModel(QAbstractListModel):
                 continue
             batch, self._dirty = self._dirty, {}
             fetched = await self._service.fetch(batch)
+            if not alive(self):
+                return
             if fetched is not None:
                 self.apply_items(fetched, flash=[mid for mid, flash in batch.items() if flash])
 

@@ -26,6 +26,7 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
+from .deferred import alive, later
 from .i18n import ui_language
 from .icons import icon
 from .memory_model import CardRole, MemoryCardModel, decode_ids
@@ -303,12 +304,12 @@ class MemoryWall(QWidget):
         view.setFocus(Qt.FocusReason.OtherFocusReason)
         self.model.flash(memory_id)
         self._scroll_to(section, memory_id)
-        QTimer.singleShot(0, lambda: self._scroll_to(section, memory_id))  # after pending layouts
+        later(section.view, lambda: self._scroll_to(section, memory_id))  # after pending layouts
         self.card_revealed.emit(memory_id)
         return True
 
     def _scroll_to(self, section: ThemeSection, memory_id: str) -> None:
-        if self.model.card(memory_id) is None or section.theme not in self._sections:
+        if not alive(section) or self.model.card(memory_id) is None or self._sections.get(section.theme) is not section:
             return
         index = section.proxy.index_of(memory_id)
         if not index.isValid():
