@@ -1,23 +1,28 @@
-"""ThemeCardView: one theme's cards in a wrapping grid, sized to its content (the wall scrolls).
+"""ThemeCardView: one theme's cards in a wrapping flow, each card sized to its text, the view as
+tall as its content (the wall scrolls).
 
-Drags carry memory ids (``application/x-sonetto-memory-ids``); a drop is reported as
-``ids_dropped(ids, theme, target_id)`` — ``target_id`` is the card under the cursor, if any — and
-the wall decides what it means (move to this theme, or merge). Delete/Backspace asks to delete
-the selection. Card colours are Qt properties so QSS can set them with ``qproperty-cardText`` etc.
+Drags carry memory ids (``application/x-sonetto-memory-ids``). Dropping anywhere on the view moves
+the cards to its theme — on a card too — except in a card's merge zone (``card_delegate.merge_zone``,
+shown while one card is dragged over another, with a preview): that merges. A drop is reported as
+``ids_dropped(ids, theme, target_id)`` — ``target_id`` is the card to merge into, or "" for a move —
+and the wall decides. While dragging, ``drag_moved`` reports the cursor so the wall can scroll.
+Delete/Backspace asks to delete the selection. Card colours are Qt properties so QSS can set them
+with ``qproperty-cardText`` etc.
 """
 
 from __future__ import annotations
 
-import math
+from dataclasses import dataclass
 
-from PySide6.QtCore import Property, QSize, Qt, Signal
-from PySide6.QtGui import QColor, QDragEnterEvent, QDragMoveEvent, QDropEvent, QKeyEvent, QResizeEvent
+from PySide6.QtCore import Property, QPoint, QSize, Qt, Signal
+from PySide6.QtGui import QColor, QDragEnterEvent, QDragLeaveEvent, QDragMoveEvent, QDropEvent, QKeyEvent
 from PySide6.QtWidgets import QAbstractItemView, QFrame, QListView, QSizePolicy, QWidget
 
-from .card_delegate import CARD_SIZE, CardDelegate, card_colors
+from .card_delegate import DENSITIES, CardDelegate, card_colors, merge_zone
 from .memory_model import MIME_IDS, CardRole, decode_ids
 from .theme_card_list import ThemeCardList
 from .theme_colors import wall_tokens
+from .theme_palette import ThemeColors
 
 
 def _color_property(name: str, token: str) -> Property:
@@ -34,12 +39,23 @@ def _color_property(name: str, token: str) -> Property:
     return Property(QColor, getter, setter)
 
 
+@dataclass(frozen=True)
+class DropHint:
+    """A card dragged over card ``target``: ``merge`` when the cursor is in its merge zone."""
+
+    target: str
+    merge: bool
+    preview: str = ""
+
+
 class ThemeCardView(QListView):
     """A non-scrolling icon-mode list of one :class:`ThemeCardList`."""
 
-    ids_dropped = Signal(list, str, str)  # ids, theme of this view, target card id ("" = none)
+    ids_dropped = Signal(list, str, str)  # ids, theme of this view, card to merge into ("" = move here)
     delete_requested = Signal(list)  # ids
     context_requested = Signal(str, object)  # card id, global QPoint
+    drag_moved = Signal(object)  # global QPoint of a drag over the view (the wall auto-scrolls)
+    drag_hovered = Signal(bool)  # a drag of cards entered (True) / left (False) the view
 
     cardBackground = _color_property("cardBackground", "card_bg")
     cardBorder = _color_property("cardBorder", "card_border")
@@ -48,16 +64,19 @@ class ThemeCardView(QListView):
     cardSelected = _color_property("cardSelected", "card_selected")
     cardFlash = _color_property("cardFlash", "card_flash")
 
-    def __init__(self, proxy: ThemeCardList, parent: QWidget | None = None) -> None:
+    def __init__(self, proxy: ThemeCardList, parent: QWidget | None = None, *,
+                 theme_colors: ThemeColors | None = None, density: str = "comfortable") -> None:
         super().__init__(parent)
         self.setObjectName("CardListView")
+        self.theme_colors = theme_colors if theme_colors is not None else ThemeColors()
+        self.density = density if density in DENSITIES else "comfortable"
+        self.drop_hint: DropHint | None = None
         self.setViewMode(QListView.ViewMode.IconMode)
         self.setFlow(QListView.Flow.LeftToRight)
         self.setWrapping(True)
         self.setResizeMode(QListView.ResizeMode.Adjust)
         self.setMovement(QListView.Movement.Static)
-        self.setUniformItemSizes(True)
-        self.setGridSize(CARD_SIZE)
+        self.setUniformItemSizes(False)  # each card sized to its text
         self.setSpacing(0)
         self.setFrameShape(QFrame.Shape.NoFrame)
         self.setMouseTracking(True)
@@ -72,11 +91,13 @@ class ThemeCardView(QListView):
         self.setDragDropMode(QAbstractItemView.DragDropMode.DragDrop)
         self.setDefaultDropAction(Qt.DropAction.CopyAction)
         self.setContextMenuPolicy(Qt.ContextMenuPolicy.DefaultContextMenu)
-        self.setItemDelegate(CardDelegate(self))
+        self._delegate = CardDelegate(self)
+        self.setItemDelegate(self._delegate)
         self.setModel(proxy)
         self._proxy = proxy
         for signal in (proxy.rowsInserted, proxy.rowsRemoved, proxy.modelReset, proxy.layoutChanged):
             signal.connect(self.update_height)
+        proxy.dataChanged.connect(self._on_data_changed)
         self.update_height()
 
     def card_colors(self) -> dict[str, QColor]:
@@ -96,66 +117,98 @@ class ThemeCardView(QListView):
     def selected_ids(self) -> list[str]:
         return [index.data(CardRole.Id) for index in self.selectionModel().selectedIndexes()]
 
-    # ── sizing: as tall as its rows, so only the wall scrolls ─────────
+    def set_density(self, density: str) -> None:
+        if density not in DENSITIES:
+            raise ValueError(f"density must be one of {tuple(DENSITIES)}, not {density!r}")
+        if density != self.density:
+            self.density = density
+            self._delegate.clear_cache()
+            self.update_height()
+            self.viewport().update()
 
-    def columns(self) -> int:
-        return max(1, self._row_width() // CARD_SIZE.width())
-
-    def _row_width(self) -> int:
-        # QListView wraps an item whose right edge passes the viewport's last pixel (width - 1)
-        return max(0, self.viewport().width() - 1)
+    # ── sizing: as tall as its content, so only the wall scrolls ──────
 
     def content_height(self) -> int:
-        rows = math.ceil(self._proxy.rowCount() / self.columns())
-        return rows * CARD_SIZE.height() + 2 * self.frameWidth() + 4
+        if self._proxy.rowCount() == 0:
+            return 2 * self.frameWidth() + 4
+        return self.contentsSize().height() + 2 * self.frameWidth() + 4
 
     def update_height(self, *_: object) -> None:
+        if self._proxy.rowCount():
+            self.doItemsLayout()  # the heights of the rows depend on the cards in them
+        self._fit_height()
+
+    def _fit_height(self) -> None:
         height = self.content_height()
         if height != self.height():
             self.setFixedHeight(height)
 
+    def updateGeometries(self) -> None:  # after every item layout (e.g. a new width)
+        super().updateGeometries()
+        self._fit_height()
+
+    def _on_data_changed(self, top, bottom, roles=()) -> None:
+        if not roles or CardRole.Description in roles or CardRole.Hit in roles:
+            self.scheduleDelayedItemsLayout()  # text or footer changed: the card's size may too
+
     def sizeHint(self) -> QSize:
-        return QSize(CARD_SIZE.width() * 3, self.content_height())
+        return QSize(DENSITIES[self.density].max_width * 2, self.content_height())
 
-    def resizeEvent(self, event: QResizeEvent) -> None:
-        super().resizeEvent(event)
-        self.fit_grid()
-        self.update_height()
+    # ── drag and drop: move anywhere, merge in a card's merge zone ────
 
-    def fit_grid(self) -> None:
-        """Widen the grid cells so the cards of a row fill the width (no ragged gap on the right)."""
-        columns = self.columns()
-        cell = QSize(max(CARD_SIZE.width(), self._row_width() // columns), CARD_SIZE.height())
-        if cell != self.gridSize():
-            self.setGridSize(cell)
+    def drop_target(self, pos: QPoint, ids: list[str]) -> DropHint | None:
+        """What a drop of ``ids`` at ``pos`` (viewport coordinates) would hit: a card (with ``merge``
+        when in its merge zone; only one card merges at a time) or None (a move to this theme)."""
+        index = self.indexAt(pos)
+        if not index.isValid():
+            return None
+        target = index.data(CardRole.Id)
+        if not target or target in ids or len(ids) != 1:
+            return None
+        in_zone = merge_zone(self.visualRect(index), self.density).contains(pos.toPointF())
+        dragged = self._proxy.source_card(ids[0])
+        return DropHint(target, in_zone, dragged.description if dragged is not None else "")
 
-    # ── drag and drop: ids in, the wall decides ───────────────────────
+    def _set_hint(self, hint: DropHint | None) -> None:
+        if hint != self.drop_hint:
+            self.drop_hint = hint
+            self.viewport().update()
 
     def dragEnterEvent(self, event: QDragEnterEvent) -> None:
         if event.mimeData().hasFormat(MIME_IDS):
             event.setDropAction(Qt.DropAction.CopyAction)
             event.accept()
+            self.drag_hovered.emit(True)
         else:
             event.ignore()
 
     def dragMoveEvent(self, event: QDragMoveEvent) -> None:
-        if event.mimeData().hasFormat(MIME_IDS):
-            event.setDropAction(Qt.DropAction.CopyAction)
-            event.accept()
-        else:
+        if not event.mimeData().hasFormat(MIME_IDS):
             event.ignore()
+            return
+        pos = event.position().toPoint()
+        self._set_hint(self.drop_target(pos, decode_ids(event.mimeData())))
+        event.setDropAction(Qt.DropAction.CopyAction)
+        event.accept()
+        self.drag_moved.emit(self.viewport().mapToGlobal(pos))
+
+    def dragLeaveEvent(self, event: QDragLeaveEvent) -> None:
+        self._set_hint(None)
+        self.drag_hovered.emit(False)
+        super().dragLeaveEvent(event)
 
     def dropEvent(self, event: QDropEvent) -> None:
+        self._set_hint(None)
+        self.drag_hovered.emit(False)
         ids = decode_ids(event.mimeData())
         if not ids:
             event.ignore()
             return
-        index = self.indexAt(event.position().toPoint())
-        target = index.data(CardRole.Id) if index.isValid() else ""
+        hint = self.drop_target(event.position().toPoint(), ids)
         # Copy, not move: the domain does the moving; Qt must not remove rows itself.
         event.setDropAction(Qt.DropAction.CopyAction)
         event.accept()
-        self.ids_dropped.emit(ids, self.theme, target or "")
+        self.ids_dropped.emit(ids, self.theme, hint.target if hint is not None and hint.merge else "")
 
     # ── keys and menu ─────────────────────────────────────────────────
 

@@ -16,6 +16,7 @@ from typing import Any, Iterable
 
 from PySide6.QtCore import (
     QAbstractListModel,
+    QCoreApplication,
     QMimeData,
     QModelIndex,
     QObject,
@@ -48,6 +49,18 @@ class CardRole(IntEnum):
     RelativeTime = Qt.ItemDataRole.UserRole + 6
     Flash = Qt.ItemDataRole.UserRole + 7
     Card = Qt.ItemDataRole.UserRole + 8
+    Highlights = Qt.ItemDataRole.UserRole + 9  # [(start, length)] of the search in the card's text
+
+
+def uses_text(hits: int) -> str:
+    """A card's "用到 N 次": how many times Sonetto brought the memory into a conversation."""
+    return QCoreApplication.translate("CardDelegate", "用到 {0} 次").format(hits)
+
+
+def uses_tooltip(hits: int) -> str:
+    return QCoreApplication.translate(
+        "CardDelegate", "用到 {0} 次：Sonetto 在对话中想起并用上这条记忆的次数（“用到最多”按它排序）。"
+    ).format(hits)
 
 
 def encode_ids(ids: Iterable[str]) -> QMimeData:
@@ -112,7 +125,7 @@ class MemoryCardModel(QAbstractListModel):
         if role in (Qt.ItemDataRole.DisplayRole, CardRole.Description):
             return card.description
         if role == Qt.ItemDataRole.ToolTipRole:
-            return card.description
+            return f"{card.description}\n\n{uses_tooltip(card.hit)}"
         if role == CardRole.Id:
             return card.id
         if role == CardRole.Theme:
