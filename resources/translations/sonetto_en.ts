@@ -3,9 +3,19 @@
 <context>
     <name>CardDelegate</name>
     <message>
-        <location filename="../../sonetto_desktop/ui/card_delegate.py" line="147" />
-        <source>命中 {0}</source>
-        <translation>Hits: {0}</translation>
+        <location filename="../../sonetto_desktop/ui/card_delegate.py" line="259" />
+        <source>合并</source>
+        <translation>Merge</translation>
+    </message>
+    <message>
+        <location filename="../../sonetto_desktop/ui/memory_model.py" line="57" />
+        <source>用到 {0} 次</source>
+        <translation>Used {0}×</translation>
+    </message>
+    <message>
+        <location filename="../../sonetto_desktop/ui/memory_model.py" line="61" />
+        <source>用到 {0} 次：Sonetto 在对话中想起并用上这条记忆的次数（“用到最多”按它排序）。</source>
+        <translation>Used {0}×: how many times Sonetto recalled this memory and used it in a conversation (“Most used” sorts by it).</translation>
     </message>
 </context>
 <context>
@@ -354,57 +364,27 @@
 <context>
     <name>MemoryWall</name>
     <message>
-        <location filename="../../sonetto_desktop/ui/memory_wall.py" line="118" />
-        <source>搜索记忆…</source>
-        <translation>Search memories…</translation>
-    </message>
-    <message>
-        <location filename="../../sonetto_desktop/ui/memory_wall.py" line="125" />
-        <source>最近更新</source>
-        <translation>Recently changed</translation>
-    </message>
-    <message>
-        <location filename="../../sonetto_desktop/ui/memory_wall.py" line="126" />
-        <source>命中最多</source>
-        <translation>Most used</translation>
-    </message>
-    <message>
-        <location filename="../../sonetto_desktop/ui/memory_wall.py" line="135" />
-        <source>新建</source>
-        <translation>New</translation>
-    </message>
-    <message>
-        <location filename="../../sonetto_desktop/ui/memory_wall.py" line="136" />
-        <source>新建一条记忆</source>
-        <translation>Add a memory</translation>
-    </message>
-    <message>
-        <location filename="../../sonetto_desktop/ui/memory_wall.py" line="142" />
-        <source>回收站</source>
-        <translation>Trash</translation>
-    </message>
-    <message>
-        <location filename="../../sonetto_desktop/ui/memory_wall.py" line="214" />
+        <location filename="../../sonetto_desktop/ui/memory_wall.py" line="221" />
         <source>记忆库暂时无法读取，卡片墙是空的；没有任何内容被改动。</source>
         <translation>The memory store cannot be read right now, so the wall is empty; nothing was changed.</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/memory_wall.py" line="216" />
+        <location filename="../../sonetto_desktop/ui/memory_wall.py" line="223" />
         <source>还没有记忆。和 Sonetto 聊聊，或点「新建」写下一条。</source>
         <translation>No memories yet. Chat with Sonetto, or click “New” to write one.</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/memory_wall.py" line="218" />
+        <location filename="../../sonetto_desktop/ui/memory_wall.py" line="225" />
         <source>没有和「{0}」匹配的记忆。</source>
         <translation>No memory matches “{0}”.</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/memory_wall.py" line="226" />
+        <location filename="../../sonetto_desktop/ui/memory_wall.py" line="235" />
         <source>{0} / {1} 条</source>
         <translation>{0} / {1}</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/memory_wall.py" line="228" />
+        <location filename="../../sonetto_desktop/ui/memory_wall.py" line="237" />
         <source>{0} 条</source>
         <translation>{0}</translation>
     </message>
@@ -429,37 +409,87 @@
         <translation>Undo</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/wall_actions.py" line="217" />
+        <location filename="../../sonetto_desktop/ui/wall_actions.py" line="214" />
         <source>拖动到「{0}」</source>
         <translation>Dragged to “{0}”</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/wall_actions.py" line="232" />
+        <location filename="../../sonetto_desktop/ui/wall_actions.py" line="221" />
+        <source>移动到「{0}」</source>
+        <translation>Moved to “{0}”</translation>
+    </message>
+    <message>
+        <location filename="../../sonetto_desktop/ui/wall_actions.py" line="233" />
+        <source>移动到新主题</source>
+        <translation>Move to a new theme</translation>
+    </message>
+    <message>
+        <location filename="../../sonetto_desktop/ui/wall_actions.py" line="234" />
+        <source>新主题的名字：</source>
+        <translation>Name of the new theme:</translation>
+    </message>
+    <message>
+        <location filename="../../sonetto_desktop/ui/wall_actions.py" line="240" />
+        <source>移动到…</source>
+        <translation>Move to…</translation>
+    </message>
+    <message>
+        <location filename="../../sonetto_desktop/ui/wall_actions.py" line="251" />
+        <source>新主题…</source>
+        <translation>New theme…</translation>
+    </message>
+    <message>
+        <location filename="../../sonetto_desktop/ui/wall_actions.py" line="263" />
+        <source>展开</source>
+        <translation>Expand</translation>
+    </message>
+    <message>
+        <location filename="../../sonetto_desktop/ui/wall_actions.py" line="264" />
+        <source>折叠</source>
+        <translation>Collapse</translation>
+    </message>
+    <message>
+        <location filename="../../sonetto_desktop/ui/wall_actions.py" line="267" />
+        <source>更改颜色…</source>
+        <translation>Change colour…</translation>
+    </message>
+    <message>
+        <location filename="../../sonetto_desktop/ui/wall_actions.py" line="270" />
+        <source>恢复默认颜色</source>
+        <translation>Default colour</translation>
+    </message>
+    <message>
+        <location filename="../../sonetto_desktop/ui/wall_actions.py" line="279" />
+        <source>「{0}」的颜色</source>
+        <translation>Colour of “{0}”</translation>
+    </message>
+    <message>
+        <location filename="../../sonetto_desktop/ui/wall_actions.py" line="295" />
         <source>删除</source>
         <translation>Delete</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/wall_actions.py" line="234" />
+        <location filename="../../sonetto_desktop/ui/wall_actions.py" line="297" />
         <source>删除 {0} 条</source>
         <translation>Delete {0} memories</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/wall_actions.py" line="236" />
+        <location filename="../../sonetto_desktop/ui/wall_actions.py" line="299" />
         <source>编辑</source>
         <translation>Edit</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/wall_actions.py" line="237" />
+        <location filename="../../sonetto_desktop/ui/wall_actions.py" line="300" />
         <source>历史</source>
         <translation>History</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/wall_actions.py" line="239" />
+        <location filename="../../sonetto_desktop/ui/wall_actions.py" line="302" />
         <source>与…合并</source>
         <translation>Merge with…</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/wall_actions.py" line="243" />
+        <location filename="../../sonetto_desktop/ui/wall_actions.py" line="307" />
         <source>复制</source>
         <translation>Copy</translation>
     </message>
@@ -965,6 +995,29 @@
     </message>
 </context>
 <context>
+    <name>ThemeSection</name>
+    <message>
+        <location filename="../../sonetto_desktop/ui/theme_section.py" line="173" />
+        <source>展开</source>
+        <translation>Expand</translation>
+    </message>
+    <message>
+        <location filename="../../sonetto_desktop/ui/theme_section.py" line="173" />
+        <source>折叠</source>
+        <translation>Collapse</translation>
+    </message>
+    <message>
+        <location filename="../../sonetto_desktop/ui/theme_section.py" line="174" />
+        <source>展开「{0}」</source>
+        <translation>Expand “{0}”</translation>
+    </message>
+    <message>
+        <location filename="../../sonetto_desktop/ui/theme_section.py" line="175" />
+        <source>折叠「{0}」</source>
+        <translation>Collapse “{0}”</translation>
+    </message>
+</context>
+<context>
     <name>Toast</name>
     <message>
         <location filename="../../sonetto_desktop/ui/toasts.py" line="94" />
@@ -1032,6 +1085,69 @@
         <location filename="../../sonetto_desktop/ui/tray.py" line="36" />
         <source>退出</source>
         <translation>Quit</translation>
+    </message>
+</context>
+<context>
+    <name>WallOutline</name>
+    <message>
+        <location filename="../../sonetto_desktop/ui/wall_outline.py" line="46" />
+        <source>主题目录</source>
+        <translation>Themes</translation>
+    </message>
+</context>
+<context>
+    <name>WallToolbar</name>
+    <message>
+        <location filename="../../sonetto_desktop/ui/wall_toolbar.py" line="27" />
+        <source>搜索记忆…（Ctrl+F；可用拼音，如 kf）</source>
+        <translation>Search memories… (Ctrl+F)</translation>
+    </message>
+    <message>
+        <location filename="../../sonetto_desktop/ui/wall_toolbar.py" line="28" />
+        <source>搜索记忆：空格和标点不影响结果，中文可以用拼音或拼音首字母；Esc 清空</source>
+        <translation>Search memories: spaces and punctuation do not matter, Chinese can be typed as pinyin or its initials; Esc clears</translation>
+    </message>
+    <message>
+        <location filename="../../sonetto_desktop/ui/wall_toolbar.py" line="34" />
+        <source>最近更新</source>
+        <translation>Recently changed</translation>
+    </message>
+    <message>
+        <location filename="../../sonetto_desktop/ui/wall_toolbar.py" line="35" />
+        <source>用到最多</source>
+        <translation>Most used</translation>
+    </message>
+    <message>
+        <location filename="../../sonetto_desktop/ui/wall_toolbar.py" line="43" />
+        <location filename="../../sonetto_desktop/ui/wall_toolbar.py" line="44" />
+        <source>显示方式</source>
+        <translation>View options</translation>
+    </message>
+    <message>
+        <location filename="../../sonetto_desktop/ui/wall_toolbar.py" line="48" />
+        <source>主题目录（点击跳转）</source>
+        <translation>List of themes (click to jump)</translation>
+    </message>
+    <message>
+        <location filename="../../sonetto_desktop/ui/wall_toolbar.py" line="50" />
+        <source>紧凑显示（卡片更小，最多两行）</source>
+        <translation>Compact (smaller cards, at most two lines)</translation>
+    </message>
+    <message>
+        <location filename="../../sonetto_desktop/ui/wall_toolbar.py" line="56" />
+        <source>新建</source>
+        <translation>New</translation>
+    </message>
+    <message>
+        <location filename="../../sonetto_desktop/ui/wall_toolbar.py" line="57" />
+        <source>新建一条记忆</source>
+        <translation>Add a memory</translation>
+    </message>
+    <message>
+        <location filename="../../sonetto_desktop/ui/wall_toolbar.py" line="62" />
+        <location filename="../../sonetto_desktop/ui/wall_toolbar.py" line="63" />
+        <source>回收站</source>
+        <translation>Trash</translation>
     </message>
 </context>
 <context>

@@ -86,11 +86,6 @@ def wrap_lines(text: str, font: QFont, width: float, max_lines: int) -> list[tup
     return lines or [(0, "")]
 
 
-def elide_lines(text: str, metrics: QFontMetricsF, font: QFont, width: float, max_lines: int) -> list[str]:
-    """``text`` wrapped to ``width``; at most ``max_lines`` lines, the last elided with "…"."""
-    return [line for _, line in wrap_lines(collapse(text), font, width, max_lines)]
-
-
 def merge_zone(card_rect: QRect | QRectF, density: str = "comfortable") -> QRectF:
     """The part of a card (its item rect) that merges a dropped card into it: a strip on its right
     side, a third of the card at most. The rest of the card, like the rest of the section, moves."""

@@ -7,7 +7,7 @@ through :class:`MemoryService`. What the wall remembers between runs (collapsed 
 outline, theme colours) is :class:`WallState`.
 
 Object names for the QSS: ``MemoryWall``, ``WallToolbar``, ``WallSearch``, ``WallSort``,
-``WallDensity``, ``WallOutlineToggle``, ``WallAdd``, ``WallTrash``, ``WallCount``, ``WallOutline``,
+``WallView`` (outline / density menu), ``WallAdd``, ``WallTrash``, ``WallCount``, ``WallOutline``,
 ``WallScroll``, ``WallSections``, ``WallStickyHeader``, ``WallEmpty``, and those of
 :mod:`theme_section` / :mod:`card_view`.
 """
@@ -16,7 +16,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from PySide6.QtCore import QEvent, QMimeData, QObject, QPoint, QSettings, Qt, QTimer, Signal
+from PySide6.QtCore import QMimeData, QPoint, QSettings, Qt, QTimer, Signal
 from PySide6.QtGui import QKeySequence, QShortcut
 from PySide6.QtWidgets import QFrame, QHBoxLayout, QLabel, QScrollArea, QVBoxLayout, QWidget
 
@@ -28,6 +28,7 @@ from .theme_palette import ThemeColors
 from .theme_section import ThemeSection
 from .toasts import ToastOverlay
 from .wall_actions import WallActions
+from .wall_navigation import OUTLINE_WIDTH, WallNavigation
 from .wall_outline import WallOutline
 from .wall_scroll import AutoScroller, StickyHeader
 from .wall_search import WallSearch
@@ -36,11 +37,8 @@ from .wall_toolbar import SEARCH_MIN_WIDTH, WallToolbar
 
 __all__ = ["MemoryWall", "SEARCH_MIN_WIDTH"]
 
-OUTLINE_WIDTH = 150
-OUTLINE_MIN_WALL = 560  # narrower than this, the outline gives its room to the cards
 
-
-class MemoryWall(QWidget):
+class MemoryWall(WallNavigation, QWidget):
     card_activated = Signal(str)  # a card activated (double-click, or Enter; platform style decides)
     card_revealed = Signal(str)
 
@@ -73,8 +71,8 @@ class MemoryWall(QWidget):
         self.count_label = self.toolbar.count_label
         self.add_button = self.toolbar.add_button
         self.trash_button = self.toolbar.trash_button
-        self.density_button = self.toolbar.density_button
-        self.outline_button = self.toolbar.outline_button
+        self.density_action = self.toolbar.density_action
+        self.outline_action = self.toolbar.outline_action
 
         self.outline = WallOutline(self)
         self.outline.setFixedWidth(OUTLINE_WIDTH)
@@ -241,100 +239,6 @@ class MemoryWall(QWidget):
     def _repaint_cards(self) -> None:
         for section in self._sections.values():
             section.view.viewport().update()
-
-    # ── outline, sticky header, collapse, density ─────────────────────
-
-    def _mode(self) -> str:
-        view = next(iter(self._sections.values())).view if self._sections else None
-        return "dark" if view is not None and view.cardBackground.lightness() < 128 else "light"
-
-    def _update_outline(self) -> None:
-        mode = self._mode()
-        rows = [(s.theme, s.count_label.text(), self.theme_colors.color(s.theme, mode)) for s in self.visible_sections()]
-        self.outline.set_themes(rows)
-
-    def jump_to(self, theme: str) -> bool:
-        """Scroll so ``theme``'s header is at the top (expanding nothing); False if not shown."""
-        section = self._sections.get(theme)
-        if section is None or section.isHidden():
-            return False
-        self.container.layout().activate()
-        self.scroll.verticalScrollBar().setValue(section.y())
-        self.outline.mark_current(theme)
-        self._update_sticky()
-        return True
-
-    def current_theme(self) -> str:
-        """The theme at the top of the viewport."""
-        top = self.scroll.verticalScrollBar().value()
-        current = ""
-        for section in self.visible_sections():
-            if section.y() <= top + 1:
-                current = section.theme
-        return current
-
-    def _update_sticky(self, *_: object) -> None:
-        top = self.scroll.verticalScrollBar().value()
-        section = self._sections.get(self.current_theme())
-        if section is None or section.y() + section.header.height() > top + 2:
-            self.sticky.hide()
-            return
-        self.sticky.arrow.setArrowType(Qt.ArrowType.RightArrow if section.is_collapsed() else Qt.ArrowType.DownArrow)
-        self.sticky.show_theme(section.theme, section.count_label.text(), self.scroll.viewport().width())
-        self.outline.mark_current(section.theme)
-
-    def _toggle_from_sticky(self, theme: str) -> None:
-        section = self._sections.get(theme)
-        if section is not None:
-            section.toggle()
-            self.jump_to(theme)
-
-    def _on_collapse_toggled(self, theme: str, collapsed: bool) -> None:
-        self.state.set_collapsed(theme, collapsed)
-        later(self, self._update_sticky)
-
-    def set_collapsed(self, theme: str, collapsed: bool) -> None:
-        section = self._sections.get(theme)
-        if section is not None and section.is_collapsed() != collapsed:
-            section.set_collapsed(collapsed)
-
-    def density(self) -> str:
-        return self._density
-
-    def set_density(self, density: str) -> None:
-        """"comfortable" or "compact" (smaller cards, two lines); remembered."""
-        self.state.set_density(density)  # raises on a wrong name
-        self._density = density
-        self.toolbar.set_density(density == "compact")
-        for section in self._sections.values():
-            section.view.set_density(density)
-
-    def set_outline_shown(self, shown: bool) -> None:
-        self._outline_wanted = bool(shown)
-        self.state.set_outline_shown(shown)
-        self.toolbar.set_outline(shown)
-        self._fit_outline()
-
-    def _fit_outline(self) -> None:
-        self.outline.setVisible(self._outline_wanted and self.width() >= OUTLINE_MIN_WALL)
-
-    def resizeEvent(self, event) -> None:
-        super().resizeEvent(event)
-        self._fit_outline()
-
-    def eventFilter(self, watched: QObject, event: QEvent) -> bool:
-        if watched is self.scroll.viewport() and event.type() == QEvent.Type.Resize:
-            later(self, self._update_sticky)
-        return super().eventFilter(watched, event)
-
-    def set_theme_color(self, theme: str, color: str | None) -> None:
-        """The person's colour for ``theme`` (``#rrggbb``), or None for its own again; remembered."""
-        self.theme_colors.set_custom(theme, color)
-        self.state.set_custom_colors(self.theme_colors.custom)
-        for section in self._sections.values():
-            section.swatch.update()
-            section.view.viewport().update()
-        self._update_outline()
 
     # ── search and sort ───────────────────────────────────────────────
 

@@ -9,19 +9,20 @@ from __future__ import annotations
 
 import zlib
 
-# Theme stripes: 12 hues 30° apart (OKLCH, equal lightness per mode) and 4 muted extras, each
+# Theme stripes: 12 hues 30° apart (OKLCH, equal lightness per mode) and 4 deeper (light mode) or
+# paler (dark mode) extras between them, each
 # with at least 3:1 contrast against the card surface of its mode (WCAG 1.4.11, graphics).
 # Slot i of "light" and "dark" is the same colour family.
 THEME_PALETTE: dict[str, tuple[str, ...]] = {
     "light": (
         "#c0434c", "#bb5000", "#a46500", "#7c7a00", "#378a21", "#009066",
         "#008d99", "#0082bf", "#3771d1", "#765fca", "#9c4fae", "#b54481",
-        "#5f6f86", "#8a5a3c", "#6b7a3a", "#a04a6a",
+        "#812e19", "#005f2e", "#005189", "#693375",
     ),
     "dark": (
         "#f98e8f", "#f39762", "#dca744", "#b6b84d", "#83c575", "#43cba4",
         "#00c9d1", "#43c0f3", "#80b1ff", "#b0a2fe", "#d695e4", "#ee8dbd",
-        "#a3b1c6", "#c9a084", "#b5c27e", "#e29ab6",
+        "#ffc8b9", "#b3e6c4", "#b1ddff", "#edc9f5",
     ),
 }
 PROBE_STEP = 5  # a taken slot: try the one 5 further on (coprime with 16, so far away in hue)

@@ -1,10 +1,12 @@
-"""WallToolbar: the wall's row of controls — search, sort, count, density, outline, add, trash.
+"""WallToolbar: the wall's row of controls — view options (outline, density), search, sort, count,
+add, trash.
 It only reports what the person chose; the wall acts on it."""
 
 from __future__ import annotations
 
-from PySide6.QtCore import Qt, Signal
-from PySide6.QtWidgets import QComboBox, QHBoxLayout, QLabel, QLineEdit, QToolButton, QWidget
+from PySide6.QtCore import QObject, Qt, Signal
+from PySide6.QtGui import QAction
+from PySide6.QtWidgets import QComboBox, QHBoxLayout, QLabel, QLineEdit, QMenu, QToolButton, QWidget
 
 from .icons import icon
 from .memory_model import uses_tooltip
@@ -35,10 +37,19 @@ class WallToolbar(QWidget):
         self.sort_combo.currentIndexChanged.connect(lambda _: self.sort_changed.emit(self.sort_combo.currentData()))
         self.count_label = QLabel(self)
         self.count_label.setObjectName("WallCount")
-        self.density_button = self._toggle("WallDensity", "compact", self.tr("紧凑显示：卡片更小，每张最多两行"))
-        self.density_button.toggled.connect(self.density_toggled)
-        self.outline_button = self._toggle("WallOutlineToggle", "outline", self.tr("显示主题目录（点击跳转）"))
-        self.outline_button.toggled.connect(self.outline_toggled)
+        self.view_button = QToolButton(self)  # one button for the view options: the wall stays narrow
+        self.view_button.setObjectName("WallView")
+        self.view_button.setIcon(icon("outline"))
+        self.view_button.setToolTip(self.tr("显示方式"))
+        self.view_button.setAccessibleName(self.tr("显示方式"))
+        self.view_button.setPopupMode(QToolButton.ToolButtonPopupMode.InstantPopup)
+        menu = QMenu(self.view_button)
+        menu.setObjectName("WallViewMenu")
+        self.outline_action = self._toggle(menu, "outline", self.tr("主题目录（点击跳转）"))
+        self.outline_action.toggled.connect(self.outline_toggled)
+        self.density_action = self._toggle(menu, "compact", self.tr("紧凑显示（卡片更小，最多两行）"))
+        self.density_action.toggled.connect(self.density_toggled)
+        self.view_button.setMenu(menu)
         self.add_button = QToolButton(self)
         self.add_button.setObjectName("WallAdd")
         self.add_button.setIcon(icon("add"))
@@ -51,27 +62,24 @@ class WallToolbar(QWidget):
         self.trash_button.setToolTip(self.tr("回收站"))
         self.trash_button.setAccessibleName(self.tr("回收站"))
         row = QHBoxLayout(self)
-        row.setContentsMargins(8, 8, 8, 4)
-        row.setSpacing(6)
-        row.addWidget(self.outline_button)
+        row.setContentsMargins(6, 8, 6, 4)
+        row.setSpacing(4)
+        row.addWidget(self.view_button)
         row.addWidget(self.search_edit, 1)
         row.addWidget(self.sort_combo)
         row.addWidget(self.count_label)
-        row.addWidget(self.density_button)
         row.addWidget(self.add_button)
         row.addWidget(self.trash_button)
 
-    def _toggle(self, name: str, icon_name: str, tip: str) -> QToolButton:
-        button = QToolButton(self)
-        button.setObjectName(name)
-        button.setIcon(icon(icon_name))
-        button.setCheckable(True)
-        button.setToolTip(tip)
-        button.setAccessibleName(tip)
-        return button
+    @staticmethod
+    def _toggle(menu: QMenu, icon_name: str, text: str) -> QAction:
+        action = menu.addAction(icon(icon_name), text)
+        action.setObjectName(icon_name)
+        action.setCheckable(True)
+        return action
 
     @staticmethod
-    def _quietly(widget: QWidget, fn) -> None:
+    def _quietly(widget: QObject, fn) -> None:
         widget.blockSignals(True)
         try:
             fn()
@@ -84,7 +92,7 @@ class WallToolbar(QWidget):
             self._quietly(self.sort_combo, lambda: self.sort_combo.setCurrentIndex(index))
 
     def set_density(self, compact: bool) -> None:
-        self._quietly(self.density_button, lambda: self.density_button.setChecked(compact))
+        self._quietly(self.density_action, lambda: self.density_action.setChecked(compact))
 
     def set_outline(self, shown: bool) -> None:
-        self._quietly(self.outline_button, lambda: self.outline_button.setChecked(shown))
+        self._quietly(self.outline_action, lambda: self.outline_action.setChecked(shown))

@@ -48,13 +48,13 @@ async def test_compact_density_makes_cards_smaller_and_is_remembered(service, po
     wall.show()
     await wall.reload()
     before = sum(r.width() * r.height() for r in _rects(wall.section("品味").view).values())
-    wall.density_button.click()
+    wall.density_action.trigger()
     assert wall.density() == "compact"
     after = sum(r.width() * r.height() for r in _rects(wall.section("品味").view).values())
     assert after < 0.8 * before
     again = MemoryWall(service, ui_state=QSettings(str(tmp_path / "ui-state.ini"), QSettings.Format.IniFormat))
     qtbot.addWidget(again)
-    assert again.density() == "compact" and again.density_button.isChecked()
+    assert again.density() == "compact" and again.density_action.isChecked()
 
 
 async def test_a_narrow_wall_keeps_the_search_box_usable(wall, populated_store, wait):
