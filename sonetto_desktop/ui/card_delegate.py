@@ -1,7 +1,8 @@
 """CardDelegate: paints one memory card (no widget per card, so thousands stay cheap).
 
 A card is sized to its text: as wide as its text on one line (between the density's minimum and
-maximum width), wrapped to at most a few lines beyond that. It has a rounded surface with the
+maximum width), wrapped to at most a few lines beyond that; the view then stretches the cards of
+a full row to fill it (``ThemeCardView.layout_size``). It has a rounded surface with the
 theme's colour stripe on the left, the text (search matches highlighted), and a footer saying how
 often Sonetto used the memory and when it last changed. A new or changed card glows for a moment
 (``CardRole.Flash`` fades from 1 to 0). While a single card is dragged over another, the target
@@ -163,6 +164,10 @@ class CardDelegate(QStyledItemDelegate):
         return size
 
     def sizeHint(self, option: QStyleOptionViewItem, index: QModelIndex | QPersistentModelIndex) -> QSize:
+        placed = getattr(option.widget, "layout_size", None)
+        size = placed(index.row()) if callable(placed) else None
+        if size is not None:
+            return QSize(size)
         card: Card | None = index.data(CardRole.Card)
         if card is None:
             return QSize(DENSITIES["comfortable"].min_width, 40)

@@ -24,6 +24,8 @@ from .theme_card_list import ThemeCardList
 from .theme_colors import wall_tokens
 from .theme_palette import ThemeColors
 
+FILL_LAST_ROW = 0.75  # a last row at least this full is stretched too; a shorter one stays natural
+
 
 def _color_property(name: str, token: str) -> Property:
     attr = f"_{name}"
@@ -123,10 +125,49 @@ class ThemeCardView(QListView):
         if density != self.density:
             self.density = density
             self._delegate.clear_cache()
+            self._layout_sizes = None
             self.update_height()
             self.viewport().update()
 
-    # ── sizing: as tall as its content, so only the wall scrolls ──────
+    # ── sizing: rows filled edge to edge, as tall as its content ──────
+
+    def _compute_layout(self) -> None:
+        """Each card's size in the flow: its natural size (from its text), then every full row
+        stretched in proportion to fill the width, and every card as tall as its row's tallest.
+        QListView breaks the rows where this does (same widths, same rule)."""
+        avail = max(1, self.viewport().width() - 2)  # QListView wraps at the viewport's last pixel
+        font = self.font()
+        cards = [self._proxy.index(r, 0).data(CardRole.Card) for r in range(self._proxy.rowCount())]
+        naturals = [self._delegate.card_size(c, font, self) if c is not None else QSize(1, 1) for c in cards]
+        sizes: list[QSize] = []
+        row: list[QSize] = []
+
+        def close(row: list[QSize], last: bool) -> None:
+            total = sum(s.width() for s in row)
+            height = max(s.height() for s in row)
+            stretch = not last or total >= FILL_LAST_ROW * avail
+            extra = max(0, avail - total) if stretch else 0
+            given = 0
+            for i, size in enumerate(row):
+                add = extra - given if i == len(row) - 1 else extra * size.width() // total
+                given += add
+                sizes.append(QSize(size.width() + add, height))
+
+        x = 0
+        for size in naturals:
+            if row and x + size.width() > avail:
+                close(row, last=False)
+                row, x = [], 0
+            row.append(size)
+            x += size.width()
+        if row:
+            close(row, last=True)
+        self._layout_sizes = sizes
+
+    def layout_size(self, row: int) -> QSize | None:
+        """The size the flow gives card ``row`` (None before the first layout)."""
+        sizes = getattr(self, "_layout_sizes", None)
+        return sizes[row] if sizes is not None and 0 <= row < len(sizes) else None
 
     def content_height(self) -> int:
         if self._proxy.rowCount() == 0:
@@ -134,9 +175,15 @@ class ThemeCardView(QListView):
         return self.contentsSize().height() + 2 * self.frameWidth() + 4
 
     def update_height(self, *_: object) -> None:
+        self._compute_layout()
         if self._proxy.rowCount():
             self.doItemsLayout()  # the heights of the rows depend on the cards in them
         self._fit_height()
+
+    def resizeEvent(self, event) -> None:
+        if event.size().width() != event.oldSize().width():
+            self._compute_layout()  # before QListView lays the items out for the new width
+        super().resizeEvent(event)
 
     def _fit_height(self) -> None:
         height = self.content_height()
@@ -149,7 +196,8 @@ class ThemeCardView(QListView):
 
     def _on_data_changed(self, top, bottom, roles=()) -> None:
         if not roles or CardRole.Description in roles or CardRole.Hit in roles:
-            self.scheduleDelayedItemsLayout()  # text or footer changed: the card's size may too
+            self._compute_layout()  # text or footer changed: the card's size may too
+            self.scheduleDelayedItemsLayout()
 
     def sizeHint(self) -> QSize:
         return QSize(DENSITIES[self.density].max_width * 2, self.content_height())

@@ -1,5 +1,6 @@
 """Cards are sized to their text: a short memory gets a small card, several fit on a row, long ones
-wrap to a few lines; the compact density makes every card smaller."""
+wrap to a few lines, full rows are stretched edge to edge; the compact density makes every card
+smaller."""
 
 from __future__ import annotations
 
@@ -32,7 +33,9 @@ async def test_a_long_memory_wraps_within_the_maximum_width(wall, populated_stor
     view = wall.section("品味").view
     rects = _rects(view)
     rect = rects[long_text]
-    assert rect.width() <= DENSITIES["comfortable"].max_width
+    natural = view.itemDelegate().card_size(wall.model.card(next(
+        mid for mid, item in populated_store.all_items().items() if item.description == long_text)), view.font(), view)
+    assert natural.width() <= DENSITIES["comfortable"].max_width  # it wraps instead of growing
     assert rect.height() > rects["讨厌香菜"].height()  # more lines, taller card
 
 
@@ -66,3 +69,23 @@ async def test_a_narrow_wall_keeps_the_search_box_usable(wall, populated_store, 
     wall.toolbar.layout().activate()
     assert wall.search_edit.width() >= SEARCH_MIN_WIDTH
     assert wall.add_button.width() >= wall.add_button.sizeHint().width()  # "新建" is not elided
+
+
+async def test_full_rows_fill_the_width_and_share_a_height(wall, populated_store, wait):
+    for n in range(30):
+        populated_store.add("短" if n % 3 else f"一条稍微长一些的记忆，编号 {n}，用来换行", "工作")
+    await wall.reload()
+    wall.resize(700, 600)
+    view = wall.section("工作").view
+    await wait(lambda: 300 < view.viewport().width() < 700)
+    view.doItemsLayout()
+    rects = [view.visualRect(view.proxy.index(r, 0)) for r in range(view.proxy.rowCount())]
+    rows: dict[int, list] = {}
+    for rect in rects:
+        rows.setdefault(rect.top(), []).append(rect)
+    assert len(rows) > 3
+    full = [row for top, row in sorted(rows.items())][:-1]  # every row but the last
+    for row in full:
+        right = max(r.right() for r in row)
+        assert view.viewport().width() - 3 <= right < view.viewport().width()  # edge to edge
+        assert len({r.height() for r in row}) == 1
