@@ -14,8 +14,18 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from PySide6.QtCore import Property, QPoint, QSize, Qt, Signal
-from PySide6.QtGui import QColor, QDragEnterEvent, QDragLeaveEvent, QDragMoveEvent, QDropEvent, QKeyEvent
+from PySide6.QtCore import Property, QPoint, QRect, QSize, Qt, Signal
+from PySide6.QtGui import (
+    QColor,
+    QDrag,
+    QDragEnterEvent,
+    QDragLeaveEvent,
+    QDragMoveEvent,
+    QDropEvent,
+    QKeyEvent,
+    QPainter,
+    QPixmap,
+)
 from PySide6.QtWidgets import QAbstractItemView, QFrame, QListView, QSizePolicy, QWidget
 
 from .card_delegate import DENSITIES, CardDelegate, card_colors, merge_zone
@@ -24,6 +34,7 @@ from .theme_card_list import ThemeCardList
 from .theme_colors import wall_tokens
 from .theme_palette import ThemeColors
 
+DRAG_WIDTH = 200  # px: the drag picture is at most this wide
 FILL_LAST_ROW = 0.75  # a last row at least this full is stretched too; a shorter one stays natural
 
 
@@ -221,6 +232,41 @@ class ThemeCardView(QListView):
         if hint != self.drop_hint:
             self.drop_hint = hint
             self.viewport().update()
+
+    def drag_pixmap(self, indexes: list) -> QPixmap:
+        """A small, see-through picture of the dragged card (with the number when several), drawn
+        beside the cursor so the card and merge zone under it stay visible."""
+        rect = self.visualRect(indexes[0])
+        card = self.viewport().grab(rect)
+        scale = min(1.0, DRAG_WIDTH / max(1, card.width()))
+        card = card.scaled(int(card.width() * scale), int(card.height() * scale),
+                           Qt.AspectRatioMode.KeepAspectRatio, Qt.TransformationMode.SmoothTransformation)
+        pixmap = QPixmap(card.size())
+        pixmap.fill(Qt.GlobalColor.transparent)
+        painter = QPainter(pixmap)
+        painter.setOpacity(0.85)
+        painter.drawPixmap(0, 0, card)
+        if len(indexes) > 1:
+            painter.setOpacity(1.0)
+            painter.setRenderHint(QPainter.RenderHint.Antialiasing, True)
+            badge = QRect(pixmap.width() - 26, 2, 24, 18)
+            painter.setBrush(self.card_colors()["cardSelected"])
+            painter.setPen(Qt.PenStyle.NoPen)
+            painter.drawRoundedRect(badge, 9, 9)
+            painter.setPen(self.card_colors()["cardBackground"])
+            painter.drawText(badge, Qt.AlignmentFlag.AlignCenter, str(len(indexes)))
+        painter.end()
+        return pixmap
+
+    def startDrag(self, supported: Qt.DropAction) -> None:
+        indexes = sorted(self.selectedIndexes(), key=lambda i: i.row())
+        if not indexes:
+            return
+        drag = QDrag(self)
+        drag.setMimeData(self.model().mimeData(indexes))
+        drag.setPixmap(self.drag_pixmap(indexes))
+        drag.setHotSpot(QPoint(-14, -14))  # the picture sits below-right of the cursor
+        drag.exec(Qt.DropAction.CopyAction)  # copy: the domain moves the card, not Qt
 
     def dragEnterEvent(self, event: QDragEnterEvent) -> None:
         if event.mimeData().hasFormat(MIME_IDS):

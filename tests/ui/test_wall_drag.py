@@ -134,3 +134,13 @@ async def test_dropping_on_a_theme_in_the_outline_moves_there(wall, populated_st
     pos = wall.outline.visualItemRect(item).center()
     assert _drag(wall.outline.viewport(), pos, encode_ids([cat]))
     await wait(lambda: populated_store.get(cat).theme == "品味", message="moved via the outline")
+
+
+async def test_the_drag_picture_is_small_and_counts_several_cards(wall, populated_store):
+    await wall.reload()
+    view = wall.section("品味").view
+    view.doItemsLayout()
+    indexes = [view.proxy.index(r, 0) for r in range(view.proxy.rowCount())]
+    one, many = view.drag_pixmap(indexes[:1]), view.drag_pixmap(indexes)
+    assert 0 < one.width() <= 200 and not one.isNull()
+    assert many.size() == one.size()
