@@ -13,6 +13,7 @@ come from the view's ``card*`` properties (set by the shared QSS through ``qprop
 
 from __future__ import annotations
 
+import math
 from dataclasses import dataclass
 
 from PySide6.QtCore import QCoreApplication, QModelIndex, QPersistentModelIndex, QPointF, QRect, QRectF, QSize, Qt
@@ -114,11 +115,16 @@ class CardDelegate(QStyledItemDelegate):
     def __init__(self, parent=None) -> None:
         super().__init__(parent)
         self._lines: dict[tuple, list[tuple[int, str]]] = {}
-        self._sizes: dict[tuple, QSize] = {}
+        self._advances: dict[tuple[str, str], float] = {}
+        self._fonts: dict[int, tuple] = {}
+        self._setting: tuple | None = None
+        self._natural: dict[tuple[str, int], QSize] = {}
 
     def clear_cache(self) -> None:
         self._lines.clear()
-        self._sizes.clear()
+        self._advances.clear()
+        self._natural = {}
+        self._setting = None
 
     @staticmethod
     def _density(widget: QWidget | None) -> tuple[str, Density]:
@@ -141,27 +147,64 @@ class CardDelegate(QStyledItemDelegate):
             lines = self._lines[key] = wrap_lines(text, font, width, max_lines)
         return lines
 
-    def card_size(self, card: Card, font: QFont, widget: QWidget | None) -> QSize:
+    def _font_facts(self, font: QFont) -> tuple[str, QFontMetricsF, float, float, QFontMetricsF]:
+        """(key, metrics, line spacing, small line height, small metrics) of ``font``, cached."""
+        facts = self._fonts.get(id(font))
+        if facts is None or facts[5] is not font:
+            metrics, small = QFontMetricsF(font), QFontMetricsF(_small(font))
+            facts = (font.key(), metrics, metrics.lineSpacing(), small.height(), small, font)
+            self._fonts = {id(font): facts}  # one font at a time (the view's)
+        return facts[:5]
+
+    def _advance(self, text: str, key: str, metrics: QFontMetricsF) -> float:
+        found = self._advances.get((text, key))
+        if found is None:
+            if len(self._advances) >= self.CACHE_LIMIT:
+                self._advances.clear()
+            found = self._advances[(text, key)] = metrics.horizontalAdvance(text)
+        return found
+
+    def card_sizes(self, cards: list[Card | None], font: QFont, widget: QWidget | None) -> list[QSize]:
+        """The cards' natural sizes: the text on one line if that fits the density's maximum width,
+        else as many lines (at most ``max_lines``) as its width needs. Sizes are cached per layout
+        setting by (text, uses), and lines estimated from cached advances, so a layout of
+        thousands of cards does no text layout (painting wraps for real, and elides what a card
+        has no room for)."""
         name, d = self._density(widget)
         max_width = self._available(widget, d)
-        text = collapse(card.description)
-        footer = uses_text(card.hit)
-        key = (text, footer, font.key(), name, max_width)
-        size = self._sizes.get(key)
-        if size is not None:
-            return size
-        metrics, small = QFontMetricsF(font), QFontMetricsF(_small(font))
+        key, metrics, line_spacing, small_height, small = self._font_facts(font)
+        setting = (name, max_width, key)
+        if self._setting != setting:
+            self._setting, self._natural = setting, {}
+        natural = self._natural
         chrome = 2 * d.margin + STRIPE + 2 * d.padding
-        footer_width = small.horizontalAdvance(footer) + small.horizontalAdvance("00分钟前") + 16
-        natural = max(metrics.horizontalAdvance(text), footer_width) + chrome + 2
-        width = int(max(d.min_width, min(max_width, natural)))
-        lines = self._wrapped(text, font, width - chrome, d.max_lines)
-        height = 2 * d.margin + 2 * d.padding + len(lines) * metrics.lineSpacing() + FOOTER_GAP + small.height()
-        size = QSize(width, int(height + 0.999))
-        if len(self._sizes) >= self.CACHE_LIMIT:
-            self._sizes.clear()
-        self._sizes[key] = size
-        return size
+        base = 2 * d.margin + 2 * d.padding + FOOTER_GAP + small_height
+        when = self._advance("00分钟前", "small" + key, small)
+        out: list[QSize] = []
+        for card in cards:
+            if card is None:
+                out.append(QSize(d.min_width, int(base + line_spacing)))
+                continue
+            size = natural.get((card.description, card.hit))
+            if size is None:
+                text = collapse(card.description)
+                footer = self._advance(uses_text(card.hit), "small" + key, small) + when
+                text_width = self._advance(text, key, metrics)
+                width = int(max(d.min_width, min(max_width, max(text_width, footer + 16) + chrome + 2)))
+                if text_width + chrome + 2 <= width:
+                    lines = 1
+                else:  # an estimate: words that do not fit move whole to the next line
+                    room = max(1.0, width - chrome)
+                    lines = min(d.max_lines, math.ceil(text_width * (1.1 if " " in text else 1.0) / room))
+                size = natural[(card.description, card.hit)] = QSize(width, int(base + lines * line_spacing + 0.999))
+            out.append(size)
+        if len(natural) > self.CACHE_LIMIT:
+            self._natural = {}
+        return out
+
+    def card_size(self, card: Card, font: QFont, widget: QWidget | None) -> QSize:
+        """One card's natural size (see ``card_sizes``)."""
+        return self.card_sizes([card], font, widget)[0]
 
     def sizeHint(self, option: QStyleOptionViewItem, index: QModelIndex | QPersistentModelIndex) -> QSize:
         placed = getattr(option.widget, "layout_size", None)
@@ -222,7 +265,11 @@ class CardDelegate(QStyledItemDelegate):
         mark.setAlphaF(0.55)
         painter.setFont(font)
         y = rect.top() + d.padding
-        for start, line in self._wrapped(collapse(card.description), font, text_width, d.max_lines):
+        small = _small(font)
+        small_metrics = QFontMetricsF(small)
+        room = rect.height() - 2 * d.padding - FOOTER_GAP - small_metrics.height()
+        fit = max(1, min(d.max_lines, int((room + 1) // metrics.lineSpacing())))
+        for start, line in self._wrapped(collapse(card.description), font, text_width, fit):
             for span_start, length in spans:
                 a, b = max(span_start, start) - start, min(span_start + length, start + len(line)) - start
                 if a < b:
@@ -233,8 +280,6 @@ class CardDelegate(QStyledItemDelegate):
             painter.drawText(QPointF(text_left, y + metrics.ascent()), line)
             y += metrics.lineSpacing()
 
-        small = _small(font)
-        small_metrics = QFontMetricsF(small)
         painter.setFont(small)
         painter.setPen(colors["cardMuted"])
         baseline = rect.bottom() - d.padding - small_metrics.descent() + 1

@@ -147,9 +147,8 @@ class ThemeCardView(QListView):
         stretched in proportion to fill the width, and every card as tall as its row's tallest.
         QListView breaks the rows where this does (same widths, same rule)."""
         avail = max(1, self.viewport().width() - 2)  # QListView wraps at the viewport's last pixel
-        font = self.font()
-        cards = [self._proxy.index(r, 0).data(CardRole.Card) for r in range(self._proxy.rowCount())]
-        naturals = [self._delegate.card_size(c, font, self) if c is not None else QSize(1, 1) for c in cards]
+        source_card = self._proxy.source_card
+        naturals = self._delegate.card_sizes([source_card(mid) for mid in self._proxy.ids()], self.font(), self)
         sizes: list[QSize] = []
         row: list[QSize] = []
 
@@ -176,9 +175,16 @@ class ThemeCardView(QListView):
         self._layout_sizes = sizes
 
     def layout_size(self, row: int) -> QSize | None:
-        """The size the flow gives card ``row`` (None before the first layout)."""
+        """The size the flow gives card ``row`` (computed for all cards at the first ask after a
+        change: QListView asks for every card in each layout pass)."""
         sizes = getattr(self, "_layout_sizes", None)
-        return sizes[row] if sizes is not None and 0 <= row < len(sizes) else None
+        if sizes is None:
+            self._compute_layout()
+            sizes = self._layout_sizes
+        return sizes[row] if 0 <= row < len(sizes) else None
+
+    def _invalidate_layout(self) -> None:
+        self._layout_sizes = None
 
     def content_height(self) -> int:
         if self._proxy.rowCount() == 0:
@@ -186,14 +192,14 @@ class ThemeCardView(QListView):
         return self.contentsSize().height() + 2 * self.frameWidth() + 4
 
     def update_height(self, *_: object) -> None:
-        self._compute_layout()
+        self._invalidate_layout()
         if self._proxy.rowCount():
             self.doItemsLayout()  # the heights of the rows depend on the cards in them
         self._fit_height()
 
     def resizeEvent(self, event) -> None:
         if event.size().width() != event.oldSize().width():
-            self._compute_layout()  # before QListView lays the items out for the new width
+            self._invalidate_layout()  # before QListView lays the items out for the new width
         super().resizeEvent(event)
 
     def _fit_height(self) -> None:
@@ -207,7 +213,7 @@ class ThemeCardView(QListView):
 
     def _on_data_changed(self, top, bottom, roles=()) -> None:
         if not roles or CardRole.Description in roles or CardRole.Hit in roles:
-            self._compute_layout()  # text or footer changed: the card's size may too
+            self._invalidate_layout()  # text or footer changed: the card's size may too
             self.scheduleDelayedItemsLayout()
 
     def sizeHint(self) -> QSize:
