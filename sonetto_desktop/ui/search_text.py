@@ -32,9 +32,21 @@ def collapse(text: str) -> str:
     return " ".join((text or "").split())
 
 
+_folded: dict[str, tuple[str, list[int]]] = {}
+
+
 def fold(text: str) -> tuple[str, list[int]]:
     """``text`` without whitespace or punctuation, case-folded; and for each kept character the
-    index of the character of ``text`` it came from."""
+    index of the character of ``text`` it came from. Cached: a search folds every card's text."""
+    found = _folded.get(text)
+    if found is None:
+        if len(_folded) >= _CACHE_LIMIT:
+            _folded.clear()
+        found = _folded[text] = _fold(text)
+    return found
+
+
+def _fold(text: str) -> tuple[str, list[int]]:
     out: list[str] = []
     where: list[int] = []
     for i, ch in enumerate(text):

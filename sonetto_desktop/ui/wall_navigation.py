@@ -57,7 +57,8 @@ class WallNavigation:
             self.sticky.hide()
             return
         self.sticky.arrow.setArrowType(Qt.ArrowType.RightArrow if section.is_collapsed() else Qt.ArrowType.DownArrow)
-        self.sticky.show_theme(section.theme, section.count_label.text(), self.scroll.viewport().width())
+        self.sticky.show_theme(section.theme, section.count_label.text(), self.scroll.viewport().width(),
+                               section.swatch.color().name())
         self.outline.mark_current(section.theme)
 
     def _toggle_from_sticky(self, theme: str) -> None:

@@ -5,7 +5,7 @@ theme being read at the top of the view once its own header has scrolled away.""
 from __future__ import annotations
 
 from PySide6.QtCore import QObject, QPoint, Qt, QTimer, Signal
-from PySide6.QtGui import QDragEnterEvent, QDragMoveEvent, QDropEvent, QMouseEvent
+from PySide6.QtGui import QColor, QDragEnterEvent, QDragMoveEvent, QDropEvent, QMouseEvent, QPainter
 from PySide6.QtWidgets import QFrame, QHBoxLayout, QLabel, QScrollArea, QToolButton, QWidget
 
 from .memory_model import MIME_IDS, decode_ids
@@ -80,6 +80,30 @@ class AutoScroller(QObject):
             self._timer.stop()
 
 
+class _Dot(QWidget):
+    """The theme's colour dot (as the section header's swatch)."""
+
+    def __init__(self, parent: QWidget) -> None:
+        super().__init__(parent)
+        self.setObjectName("ThemeSwatch")
+        self.setFixedSize(10, 10)
+        self.color = QColor()
+
+    def set_color(self, color: str) -> None:
+        self.color = QColor(color) if color else QColor()
+        self.update()
+
+    def paintEvent(self, event) -> None:
+        if not self.color.isValid():
+            return
+        painter = QPainter(self)
+        painter.setRenderHint(QPainter.RenderHint.Antialiasing, True)
+        painter.setPen(Qt.PenStyle.NoPen)
+        painter.setBrush(self.color)
+        painter.drawEllipse(self.rect())
+        painter.end()
+
+
 class StickyHeader(QFrame):
     """The current theme's name over the top of the wall's viewport (shown by the wall only while
     that theme's own header is scrolled out of view). A click collapses or expands the theme;
@@ -102,6 +126,7 @@ class StickyHeader(QFrame):
         self.arrow.setAutoRaise(True)
         self.arrow.setArrowType(Qt.ArrowType.DownArrow)
         self.arrow.clicked.connect(lambda: self.toggled.emit(self.theme))
+        self.swatch = _Dot(self)
         self.title = QLabel(self)
         self.title.setObjectName("ThemeSectionTitle")
         self.title.setTextFormat(Qt.TextFormat.PlainText)
@@ -111,13 +136,15 @@ class StickyHeader(QFrame):
         row.setContentsMargins(10, 3, 6, 3)
         row.setSpacing(6)
         row.addWidget(self.arrow)
+        row.addWidget(self.swatch)
         row.addWidget(self.title)
         row.addWidget(self.count_label)
         row.addStretch(1)
         self.hide()
 
-    def show_theme(self, theme: str, count: str, width: int) -> None:
+    def show_theme(self, theme: str, count: str, width: int, color: str = "") -> None:
         self.theme = theme
+        self.swatch.set_color(color)
         self.title.setText(theme)
         self.count_label.setText(count)
         self.setGeometry(0, 0, width, self.sizeHint().height())

@@ -86,6 +86,7 @@ async def test_the_theme_being_read_stays_named_at_the_top(wall, populated_store
     await wait(lambda: wall.sticky.isVisible(), message="sticky header")
     assert wall.sticky.theme == first.theme
     assert wall.sticky.title.text() == first.theme
+    assert wall.sticky.swatch.color.name() == first.swatch.color().name()  # the theme's colour dot
     assert wall.sticky.geometry().top() == 0
     qtbot.mouseClick(wall.sticky, Qt.MouseButton.LeftButton)  # collapses the theme, back at its header
     assert first.is_collapsed()
