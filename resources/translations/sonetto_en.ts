@@ -3,7 +3,12 @@
 <context>
     <name>CardDelegate</name>
     <message>
-        <location filename="../../sonetto_desktop/ui/card_delegate.py" line="259" />
+        <location filename="../../sonetto_desktop/ui/card_delegate.py" line="53" />
+        <source>{0} 次</source>
+        <translation>{0}×</translation>
+    </message>
+    <message>
+        <location filename="../../sonetto_desktop/ui/card_delegate.py" line="326" />
         <source>合并</source>
         <translation>Merge</translation>
     </message>

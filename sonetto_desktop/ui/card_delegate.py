@@ -1,6 +1,7 @@
 """CardDelegate: paints one memory card (no widget per card, so thousands stay cheap).
 
-A card is sized to its text: as wide as its text on one line (between the density's minimum and
+A compact card has no footer: the count ("3 次") sits at the end of its first line. A card is
+sized to its text: as wide as its text on one line (between the density's minimum and
 maximum width), wrapped to at most a few lines beyond that; the view then stretches the cards of
 a full row to fill it (``ThemeCardView.layout_size``). It has a rounded surface with the
 theme's colour stripe on the left, the text (search matches highlighted), and a footer saying how
@@ -37,12 +38,19 @@ class Density:
     min_width: int
     max_width: int
     max_lines: int
+    footer: bool  # a footer line ("用到 N 次", time); compact cards show the count beside the text
 
 
 DENSITIES = {
-    "comfortable": Density(margin=5, padding=10, min_width=150, max_width=320, max_lines=4),
-    "compact": Density(margin=3, padding=6, min_width=104, max_width=260, max_lines=2),
+    "comfortable": Density(margin=5, padding=10, min_width=150, max_width=320, max_lines=4, footer=True),
+    "compact": Density(margin=3, padding=5, min_width=96, max_width=280, max_lines=2, footer=False),
 }
+BADGE_GAP = 6
+
+
+def count_text(hits: int) -> str:
+    """Compact cards' short form of "用到 N 次" (the tooltip says it in full)."""
+    return QCoreApplication.translate("CardDelegate", "{0} 次").format(hits)
 
 _DEFAULTS = {
     "cardBackground": "card_bg",
@@ -178,7 +186,7 @@ class CardDelegate(QStyledItemDelegate):
             self._setting, self._natural = setting, {}
         natural = self._natural
         chrome = 2 * d.margin + STRIPE + 2 * d.padding
-        base = 2 * d.margin + 2 * d.padding + FOOTER_GAP + small_height
+        base = 2 * d.margin + 2 * d.padding + (FOOTER_GAP + small_height if d.footer else 0)
         when = self._advance("00分钟前", "small" + key, small)
         out: list[QSize] = []
         for card in cards:
@@ -188,13 +196,16 @@ class CardDelegate(QStyledItemDelegate):
             size = natural.get((card.description, card.hit))
             if size is None:
                 text = collapse(card.description)
-                footer = self._advance(uses_text(card.hit), "small" + key, small) + when
                 text_width = self._advance(text, key, metrics)
-                width = int(max(d.min_width, min(max_width, max(text_width, footer + 16) + chrome + 2)))
-                if text_width + chrome + 2 <= width:
+                if d.footer:
+                    footer, badge = self._advance(uses_text(card.hit), "small" + key, small) + when + 16, 0.0
+                else:
+                    footer, badge = 0.0, self._advance(count_text(card.hit), "small" + key, small) + BADGE_GAP
+                width = int(max(d.min_width, min(max_width, max(text_width + badge, footer) + chrome + 2)))
+                if text_width + badge + chrome + 2 <= width:
                     lines = 1
                 else:  # an estimate: words that do not fit move whole to the next line
-                    room = max(1.0, width - chrome)
+                    room = max(1.0, width - chrome - badge)
                     lines = min(d.max_lines, math.ceil(text_width * (1.1 if " " in text else 1.0) / room))
                 size = natural[(card.description, card.hit)] = QSize(width, int(base + lines * line_spacing + 0.999))
             out.append(size)
@@ -258,16 +269,18 @@ class CardDelegate(QStyledItemDelegate):
 
         font = option.font
         metrics = QFontMetricsF(font)
+        small = _small(font)
+        small_metrics = QFontMetricsF(small)
+        badge = "" if d.footer else count_text(card.hit)
+        badge_width = small_metrics.horizontalAdvance(badge) + BADGE_GAP if badge else 0.0
         text_left = rect.left() + STRIPE + d.padding
-        text_width = rect.right() - d.padding - text_left
+        text_width = rect.right() - d.padding - text_left - badge_width
         spans: list[Span] = index.data(CardRole.Highlights) or []
         mark = QColor(colors["cardFlash"])
         mark.setAlphaF(0.55)
         painter.setFont(font)
         y = rect.top() + d.padding
-        small = _small(font)
-        small_metrics = QFontMetricsF(small)
-        room = rect.height() - 2 * d.padding - FOOTER_GAP - small_metrics.height()
+        room = rect.height() - 2 * d.padding - (FOOTER_GAP + small_metrics.height() if d.footer else 0)
         fit = max(1, min(d.max_lines, int((room + 1) // metrics.lineSpacing())))
         for start, line in self._wrapped(collapse(card.description), font, text_width, fit):
             for span_start, length in spans:
@@ -282,10 +295,14 @@ class CardDelegate(QStyledItemDelegate):
 
         painter.setFont(small)
         painter.setPen(colors["cardMuted"])
-        baseline = rect.bottom() - d.padding - small_metrics.descent() + 1
-        painter.drawText(QPointF(text_left, baseline), uses_text(card.hit))
-        when = str(index.data(CardRole.RelativeTime) or "")  # the model's words, through any proxy
-        painter.drawText(QPointF(rect.right() - d.padding - small_metrics.horizontalAdvance(when), baseline), when)
+        if d.footer:
+            baseline = rect.bottom() - d.padding - small_metrics.descent() + 1
+            painter.drawText(QPointF(text_left, baseline), uses_text(card.hit))
+            when = str(index.data(CardRole.RelativeTime) or "")  # the model's words, through any proxy
+            painter.drawText(QPointF(rect.right() - d.padding - small_metrics.horizontalAdvance(when), baseline), when)
+        else:  # compact: the count at the end of the first line
+            baseline = rect.top() + d.padding + metrics.ascent()
+            painter.drawText(QPointF(rect.right() - d.padding - badge_width + BADGE_GAP, baseline), badge)
 
         hint = getattr(widget, "drop_hint", None)
         if hint is not None and hint.target == card.id:

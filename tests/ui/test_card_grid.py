@@ -32,11 +32,14 @@ async def test_a_long_memory_wraps_within_the_maximum_width(wall, populated_stor
     await wall.reload()
     view = wall.section("品味").view
     rects = _rects(view)
-    rect = rects[long_text]
-    natural = view.itemDelegate().card_size(wall.model.card(next(
-        mid for mid, item in populated_store.all_items().items() if item.description == long_text)), view.font(), view)
-    assert natural.width() <= DENSITIES["comfortable"].max_width  # it wraps instead of growing
-    assert rect.height() > rects["讨厌香菜"].height()  # more lines, taller card
+    by_text = {item.description: mid for mid, item in populated_store.all_items().items()}
+
+    def natural(text):
+        return view.itemDelegate().card_size(wall.model.card(by_text[text]), view.font(), view)
+
+    assert natural(long_text).width() <= DENSITIES["comfortable"].max_width  # it wraps instead of growing
+    assert natural(long_text).height() > natural("讨厌香菜").height()  # more lines, taller card
+    assert rects[long_text].height() >= natural(long_text).height()
 
 
 async def test_compact_density_makes_cards_smaller_and_is_remembered(service, populated_store, qtbot, tmp_path, wait):
@@ -89,3 +92,17 @@ async def test_full_rows_fill_the_width_and_share_a_height(wall, populated_store
         right = max(r.right() for r in row)
         assert view.viewport().width() - 3 <= right < view.viewport().width()  # edge to edge
         assert len({r.height() for r in row}) == 1
+
+
+async def test_compact_cards_have_no_footer_line_and_show_the_count_beside_the_text(wall, populated_store):
+    from sonetto_desktop.ui.card_delegate import count_text
+
+    await wall.reload()
+    view = wall.section("品味").view
+    card = wall.model.card(populated_store.ids["讨厌香菜"])
+    comfortable = view.itemDelegate().card_size(card, view.font(), view)
+    wall.set_density("compact")
+    compact = view.itemDelegate().card_size(card, view.font(), view)
+    assert compact.height() <= comfortable.height() * 0.6
+    assert count_text(0) == "0 次"
+    view.grab()  # paints
