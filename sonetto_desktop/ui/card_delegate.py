@@ -126,7 +126,7 @@ class CardDelegate(QStyledItemDelegate):
         self._advances: dict[tuple[str, str], float] = {}
         self._fonts: dict[int, tuple] = {}
         self._setting: tuple | None = None
-        self._natural: dict[tuple[str, int], QSize] = {}
+        self._natural: dict[tuple[str, int], tuple[int, float, float, bool]] = {}
 
     def clear_cache(self) -> None:
         self._lines.clear()
@@ -172,12 +172,13 @@ class CardDelegate(QStyledItemDelegate):
             found = self._advances[(text, key)] = metrics.horizontalAdvance(text)
         return found
 
-    def card_sizes(self, cards: list[Card | None], font: QFont, widget: QWidget | None) -> list[QSize]:
+    def card_sizes(self, cards: list[Card | None], font: QFont, widget: QWidget | None,
+                   widths: list[int] | None = None) -> list[QSize]:
         """The cards' natural sizes: the text on one line if that fits the density's maximum width,
-        else as many lines (at most ``max_lines``) as its width needs. Sizes are cached per layout
-        setting by (text, uses), and lines estimated from cached advances, so a layout of
-        thousands of cards does no text layout (painting wraps for real, and elides what a card
-        has no room for)."""
+        else as many lines (at most ``max_lines``) as its width needs. With ``widths``: the
+        heights the cards need at those widths instead. Advances are cached by text and lines
+        estimated from them, so a layout of thousands of cards does no text layout (painting wraps
+        for real, and elides what a card has no room for)."""
         name, d = self._density(widget)
         max_width = self._available(widget, d)
         key, metrics, line_spacing, small_height, small = self._font_facts(font)
@@ -189,12 +190,12 @@ class CardDelegate(QStyledItemDelegate):
         base = 2 * d.margin + 2 * d.padding + (FOOTER_GAP + small_height if d.footer else 0)
         when = self._advance("00分钟前", "small" + key, small)
         out: list[QSize] = []
-        for card in cards:
+        for i, card in enumerate(cards):
             if card is None:
                 out.append(QSize(d.min_width, int(base + line_spacing)))
                 continue
-            size = natural.get((card.description, card.hit))
-            if size is None:
+            facts = natural.get((card.description, card.hit))
+            if facts is None:  # measured once per text and count, for this setting
                 text = collapse(card.description)
                 text_width = self._advance(text, key, metrics)
                 if d.footer:
@@ -202,13 +203,16 @@ class CardDelegate(QStyledItemDelegate):
                 else:
                     footer, badge = 0.0, self._advance(count_text(card.hit), "small" + key, small) + BADGE_GAP
                 width = int(max(d.min_width, min(max_width, max(text_width + badge, footer) + chrome + 2)))
-                if text_width + badge + chrome + 2 <= width:
-                    lines = 1
-                else:  # an estimate: words that do not fit move whole to the next line
-                    room = max(1.0, width - chrome - badge)
-                    lines = min(d.max_lines, math.ceil(text_width * (1.1 if " " in text else 1.0) / room))
-                size = natural[(card.description, card.hit)] = QSize(width, int(base + lines * line_spacing + 0.999))
-            out.append(size)
+                facts = natural[(card.description, card.hit)] = (width, text_width, badge, " " in text)
+            width, text_width, badge, spaced = facts
+            if widths is not None:
+                width = widths[i]
+            if text_width + badge + chrome + 2 <= width:
+                lines = 1
+            else:  # an estimate: words that do not fit move whole to the next line
+                room = max(1.0, width - chrome - badge)
+                lines = min(d.max_lines, math.ceil(text_width * (1.1 if spaced else 1.0) / room))
+            out.append(QSize(width, int(base + lines * line_spacing + 0.999)))
         if len(natural) > self.CACHE_LIMIT:
             self._natural = {}
         return out

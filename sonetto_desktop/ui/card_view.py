@@ -148,30 +148,34 @@ class ThemeCardView(QListView):
         QListView breaks the rows where this does (same widths, same rule)."""
         avail = max(1, self.viewport().width() - 2)  # QListView wraps at the viewport's last pixel
         source_card = self._proxy.source_card
-        naturals = self._delegate.card_sizes([source_card(mid) for mid in self._proxy.ids()], self.font(), self)
+        cards = [source_card(mid) for mid in self._proxy.ids()]
+        font = self.font()
+        naturals = self._delegate.card_sizes(cards, font, self)
         sizes: list[QSize] = []
-        row: list[QSize] = []
 
-        def close(row: list[QSize], last: bool) -> None:
+        def close(first: int, row: list[QSize], last: bool) -> None:
             total = sum(s.width() for s in row)
-            height = max(s.height() for s in row)
             stretch = not last or total >= FILL_LAST_ROW * avail
             extra = max(0, avail - total) if stretch else 0
-            given = 0
+            widths, given = [], 0
             for i, size in enumerate(row):
                 add = extra - given if i == len(row) - 1 else extra * size.width() // total
                 given += add
-                sizes.append(QSize(size.width() + add, height))
+                widths.append(size.width() + add)
+            # a wider card may need fewer lines: the row is as tall as its tallest card needs now
+            needed = self._delegate.card_sizes(cards[first : first + len(row)], font, self, widths) if extra else row
+            height = max(s.height() for s in needed)
+            sizes.extend(QSize(w, height) for w in widths)
 
-        x = 0
-        for size in naturals:
+        x, first, row = 0, 0, []
+        for n, size in enumerate(naturals):
             if row and x + size.width() > avail:
-                close(row, last=False)
-                row, x = [], 0
+                close(first, row, last=False)
+                first, row, x = n, [], 0
             row.append(size)
             x += size.width()
         if row:
-            close(row, last=True)
+            close(first, row, last=True)
         self._layout_sizes = sizes
 
     def layout_size(self, row: int) -> QSize | None:
