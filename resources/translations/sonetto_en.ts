@@ -8,7 +8,7 @@
         <translation>{0}×</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/card_delegate.py" line="326" />
+        <location filename="../../sonetto_desktop/ui/card_delegate.py" line="330" />
         <source>合并</source>
         <translation>Merge</translation>
     </message>
@@ -369,27 +369,27 @@
 <context>
     <name>MemoryWall</name>
     <message>
-        <location filename="../../sonetto_desktop/ui/memory_wall.py" line="221" />
+        <location filename="../../sonetto_desktop/ui/memory_wall.py" line="222" />
         <source>记忆库暂时无法读取，卡片墙是空的；没有任何内容被改动。</source>
         <translation>The memory store cannot be read right now, so the wall is empty; nothing was changed.</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/memory_wall.py" line="223" />
+        <location filename="../../sonetto_desktop/ui/memory_wall.py" line="224" />
         <source>还没有记忆。和 Sonetto 聊聊，或点「新建」写下一条。</source>
         <translation>No memories yet. Chat with Sonetto, or click “New” to write one.</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/memory_wall.py" line="225" />
+        <location filename="../../sonetto_desktop/ui/memory_wall.py" line="226" />
         <source>没有和「{0}」匹配的记忆。</source>
         <translation>No memory matches “{0}”.</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/memory_wall.py" line="235" />
+        <location filename="../../sonetto_desktop/ui/memory_wall.py" line="236" />
         <source>{0} / {1} 条</source>
         <translation>{0} / {1}</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/memory_wall.py" line="237" />
+        <location filename="../../sonetto_desktop/ui/memory_wall.py" line="238" />
         <source>{0} 条</source>
         <translation>{0}</translation>
     </message>
@@ -1139,18 +1139,23 @@
         <translation>Compact (smaller cards, at most two lines)</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/wall_toolbar.py" line="56" />
+        <location filename="../../sonetto_desktop/ui/wall_toolbar.py" line="53" />
+        <source>跳到主题</source>
+        <translation>Go to theme</translation>
+    </message>
+    <message>
+        <location filename="../../sonetto_desktop/ui/wall_toolbar.py" line="59" />
         <source>新建</source>
         <translation>New</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/wall_toolbar.py" line="57" />
+        <location filename="../../sonetto_desktop/ui/wall_toolbar.py" line="60" />
         <source>新建一条记忆</source>
         <translation>Add a memory</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/wall_toolbar.py" line="62" />
-        <location filename="../../sonetto_desktop/ui/wall_toolbar.py" line="63" />
+        <location filename="../../sonetto_desktop/ui/wall_toolbar.py" line="65" />
+        <location filename="../../sonetto_desktop/ui/wall_toolbar.py" line="66" />
         <source>回收站</source>
         <translation>Trash</translation>
     </message>

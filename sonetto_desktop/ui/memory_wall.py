@@ -123,6 +123,7 @@ class MemoryWall(WallNavigation, QWidget):
         self.add_button.clicked.connect(lambda: self.actions.add_card())
         self.trash_button.clicked.connect(lambda: self.actions.show_trash())
         self.outline.theme_activated.connect(self.jump_to)
+        self.toolbar.jump_menu.aboutToShow.connect(self._fill_jump_menu)
         self.outline.ids_dropped.connect(self._on_ids_dropped)
         self.sticky.toggled.connect(self._toggle_from_sticky)
         self.sticky.ids_dropped.connect(self._on_ids_dropped)

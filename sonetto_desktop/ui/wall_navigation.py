@@ -30,6 +30,15 @@ class WallNavigation:
         rows = [(s.theme, s.count_label.text(), self.theme_colors.color(s.theme, mode)) for s in self.visible_sections()]
         self.outline.set_themes(rows)
 
+    def _fill_jump_menu(self) -> None:
+        """The outline as a menu (it is there at every width, the outline only on a wide wall)."""
+        menu = self.toolbar.jump_menu
+        menu.clear()
+        for section in self.visible_sections():
+            action = menu.addAction(f"{section.theme}  {section.count_label.text()}")
+            action.setData(section.theme)
+            action.triggered.connect(lambda _=False, t=section.theme: self.jump_to(t))
+
     def jump_to(self, theme: str) -> bool:
         """Scroll so ``theme``'s header is at the top (expanding nothing); False if not shown."""
         section = self._sections.get(theme)

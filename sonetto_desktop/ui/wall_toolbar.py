@@ -49,6 +49,9 @@ class WallToolbar(QWidget):
         self.outline_action.toggled.connect(self.outline_toggled)
         self.density_action = self._toggle(menu, "compact", self.tr("紧凑显示（卡片更小，最多两行）"))
         self.density_action.toggled.connect(self.density_toggled)
+        menu.addSeparator()
+        self.jump_menu = menu.addMenu(self.tr("跳到主题"))  # filled by the wall when it opens
+        self.jump_menu.setObjectName("WallJumpMenu")
         self.view_button.setMenu(menu)
         self.add_button = QToolButton(self)
         self.add_button.setObjectName("WallAdd")

@@ -91,3 +91,18 @@ async def test_the_theme_being_read_stays_named_at_the_top(wall, populated_store
     qtbot.mouseClick(wall.sticky, Qt.MouseButton.LeftButton)  # collapses the theme, back at its header
     assert first.is_collapsed()
     assert wall.scroll.verticalScrollBar().value() == min(first.y(), wall.scroll.verticalScrollBar().maximum())
+
+
+async def test_a_narrow_wall_jumps_to_a_theme_from_the_view_menu(wall, populated_store, wait):
+    _fill(populated_store, themes=6, per=20)
+    await wall.reload()
+    wall.resize(420, 400)
+    await wait(lambda: not wall.outline.isVisible())
+    menu = wall.toolbar.jump_menu
+    menu.aboutToShow.emit()
+    targets = {a.data(): a for a in menu.actions()}
+    assert list(targets) == [s.theme for s in wall.visible_sections()]
+    assert targets["主题04"].text() == "主题04  24"
+    targets["主题04"].trigger()
+    assert wall.scroll.verticalScrollBar().value() == min(wall.section("主题04").y(),
+                                                          wall.scroll.verticalScrollBar().maximum()) > 0
