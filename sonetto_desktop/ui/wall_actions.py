@@ -16,6 +16,7 @@ from PySide6.QtCore import QCoreApplication, QObject, Qt
 from PySide6.QtGui import QColor, QGuiApplication
 from PySide6.QtWidgets import QColorDialog, QDialog, QInputDialog, QMenu, QWidget
 
+from .deferred import alive
 from .edit_dialog import EditDialog
 from .history_dialog import HistoryDialog
 from .icons import icon
@@ -87,7 +88,8 @@ class WallActions(QObject):
             return memory_id
         if memory_id:
             await self._model.settle()
-            self._reveal(memory_id)
+            if alive(self):
+                self._reveal(memory_id)
         else:  # failed (the toast says why): the person gets their text back
             self._reopen_add(description, theme, reason)
         return memory_id
@@ -119,6 +121,8 @@ class WallActions(QObject):
         result = await write
         if result is None and shiboken6.isValid(self):  # failed (the toast says why): keep what was written
             await self._model.settle()
+            if not alive(self):
+                return result
             dialog = self.edit_card(memory_id)
             if dialog is None:  # the card is gone (e.g. Sonetto just deleted or merged it)
                 self._reopen_add(description, theme, reason, QCoreApplication.translate(
@@ -152,6 +156,8 @@ class WallActions(QObject):
         merged = await write is not None
         if not merged and shiboken6.isValid(self):  # failed (the toast says why): give the merged text back
             await self._model.settle()
+            if not alive(self):
+                return merged
             dialog = self.merge_cards(keep_id, gone_id)
             if dialog is None:
                 self._reopen_add(description, theme, reason)
@@ -170,7 +176,7 @@ class WallActions(QObject):
         previews = {mid: (self._model.card(mid).description if self._model.card(mid) else "") for mid in ids}
         results = await asyncio.gather(*(self._service.delete(mid) for mid in ids))
         deleted = [mid for mid, result in zip(ids, results, strict=True) if result is not None]
-        if deleted:
+        if deleted and alive(self) and alive(self._toasts):  # (the wall may have gone meanwhile)
             if len(deleted) == 1:
                 text = QCoreApplication.translate("MemoryWall", "已删除：{0}").format(_preview(previews[deleted[0]]))
             else:

@@ -108,3 +108,24 @@ async def test_a_reveal_scheduled_before_the_wall_is_deleted_never_fires_on_it(s
             QCoreApplication.processEvents()
     assert errors == []
 
+
+
+async def test_a_delete_finishing_after_the_wall_is_gone_touches_nothing(service, qtbot, populated_store, wait):
+    # issue 18: the delete's follow-up (an undo toast) ran after the await against a deleted wall
+    from PySide6.QtCore import QCoreApplication, QEvent
+
+    from sonetto_desktop.ui.memory_wall import MemoryWall
+
+    wall = MemoryWall(service)  # never shown: deleting the last window would quit the loop
+    await wall.reload()
+    cat = populated_store.ids["有一只叫年糕的橘猫"]
+    task = wall.actions.delete_cards([cat])
+    wall.deleteLater()
+    QCoreApplication.sendPostedEvents(None, QEvent.Type.DeferredDelete)
+    with qtbot.captureExceptions() as errors:
+        await task
+        for _ in range(3):
+            QCoreApplication.processEvents()
+    assert errors == []
+    assert task.result() == [cat]
+    assert cat not in populated_store.all_items()
