@@ -210,7 +210,7 @@ def synthetic_bank(n: int, seed: int = 7) -> list[Memory]:
     rng = random.Random(seed)
     vocab = sorted(k for k in default_lexicon().expansions if not k.isascii())
     tok.warm_up()
-    entries = sorted((w, f) for w, f in tok._get_jieba().dt.FREQ.items() if f >= 3 and tok.is_cjk(w) and len(w) <= 4)
+    entries = sorted((w, f) for w, f in _full_jieba_freq().items() if f >= 3 and tok.is_cjk(w) and len(w) <= 4)
     words_all = [w for w, _ in entries]
     cum = list(itertools.accumulate(f ** 0.75 for _, f in entries))
     names = ["小周", "阿杰", "小陈", "老王", "小雨", "思思", "大伟", "乐乐"]
@@ -392,6 +392,14 @@ def main(argv: list[str] | None = None) -> int:
             return 2
         print_madial(run_madial(args.madial_dir, args.store))
     return 0
+
+
+def _full_jieba_freq() -> dict[str, int]:
+    """jieba's own dict-of-strings table (the app keeps a compact one that cannot be listed)."""
+    import jieba
+
+    jieba.initialize()
+    return jieba.dt.FREQ
 
 
 if __name__ == "__main__":

@@ -3,6 +3,7 @@ consumes 20 turns. Numbers go to docs/benchmarks.md.
 
     python bench/ui_launch.py            # offscreen; 5 launches
     xvfb-run -a python bench/ui_launch.py --platform xcb
+    python bench/ui_launch.py --memories 10000 --backend sqlite   # a filled store (issue 14)
 
 Each launch is a fresh process (cold imports, as a user double-clicking), timed from just before
 the process is spawned to the first processed frame after ``window.show()``. The writer's model is
@@ -70,7 +71,8 @@ async def _child_main(qapp, t0: float, measure_writer: bool) -> dict:
         server.responder = respond
         base_url = server.base_url
     settings = Settings(base_url=base_url, model="test-model", api_key="sk-bench", retrieval_mode="mechanical",
-                        data_dir=os.environ["SONETTO_DATA_DIR"], theme="light")
+                        data_dir=os.environ["SONETTO_DATA_DIR"], theme="light",
+                        store_backend=os.environ.get("BENCH_BACKEND", "yaml"))
     app = SonettoApp(qapp, settings, interactive=False, use_tray=True)
     try:
         painted = asyncio.get_running_loop().create_future()
@@ -91,6 +93,7 @@ async def _child_main(qapp, t0: float, measure_writer: bool) -> dict:
         await asyncio.wait_for(painted, 10)
         result["launch_to_window_ms"] = (painted.result() - t0) * 1000
         await app.wall_loaded
+        result["launch_to_wall_ms"] = (time.time() - t0) * 1000
         await app.wait_until_ready()
         result["launch_to_engine_ready_ms"] = (time.time() - t0) * 1000
         await asyncio.sleep(2.0)
@@ -173,11 +176,37 @@ def child(measure_writer: bool) -> None:
     print("BENCH " + json.dumps(result))
 
 
-def _launch(platform: str, measure_writer: bool) -> dict:
+def _fill(data_dir: Path, memories: int, backend: str) -> None:
+    """A store of ``memories`` items over 12 themes, written once (as a user's grown store)."""
+    from sonetto_desktop.memory import MemoryItem, SqliteMemoryManager, YamlMemoryManager
+
+    data_dir.mkdir(parents=True, exist_ok=True)
+    themes = ["身份", "品味", "瞬间", "项目", "音乐", "爱好", "工作", "家人", "朋友", "健康", "学习", "旅行"]
+    items = {f"{i:08x}": MemoryItem(f"用户提到的第 {i} 件事：周末去了{themes[i % 12]}相关的地方",
+                                    themes[i % 12], hit=i % 7)
+             for i in range(memories)}
+    store = (SqliteMemoryManager(data_dir / "memory.db") if backend == "sqlite"
+             else YamlMemoryManager(data_dir / "memory.yaml"))
+    store.import_items(items)
+    store.close()
+
+
+_FILLED: dict[tuple[int, str], Path] = {}
+
+
+def _launch(platform: str, measure_writer: bool, memories: int = 0, backend: str = "yaml") -> dict:
     home = Path(tempfile.mkdtemp(prefix="sonetto-bench-"))
+    if memories:  # copy one filled store per size (filling 50k takes longer than a launch)
+        import shutil
+
+        if (memories, backend) not in _FILLED:
+            seed = Path(tempfile.mkdtemp(prefix="sonetto-bench-seed-"))
+            _fill(seed, memories, backend)
+            _FILLED[(memories, backend)] = seed
+        shutil.copytree(_FILLED[(memories, backend)], home / "data")
     env = dict(os.environ, SONETTO_DATA_DIR=str(home / "data"), SONETTO_CONFIG_DIR=str(home / "config"),
                PYTHON_KEYRING_BACKEND="keyring.backends.fail.Keyring", QT_QPA_PLATFORM=platform,
-               PYTHONPATH=str(ROOT))
+               PYTHONPATH=str(ROOT), BENCH_BACKEND=backend)
     args = [sys.executable, __file__, "--child"] + (["--writer"] if measure_writer else [])
     env["BENCH_T0"] = repr(time.time())
     out = subprocess.run(args, env=env, capture_output=True, text=True, timeout=300)
@@ -193,24 +222,32 @@ def main() -> int:
     parser.add_argument("--writer", action="store_true")
     parser.add_argument("--platform", default="offscreen")
     parser.add_argument("--runs", type=int, default=5)
+    parser.add_argument("--memories", type=int, default=0, help="launch on a store of this many memories")
+    parser.add_argument("--backend", choices=("yaml", "sqlite"), default="yaml")
+    parser.add_argument("--writer-runs", type=int, default=3)
     args = parser.parse_args()
     if args.child:
         child(args.writer)
         return 0
-    _launch(args.platform, False)  # warm the OS file cache once; not counted
-    launches = [_launch(args.platform, False) for _ in range(args.runs)]
-    writers = [_launch(args.platform, True) for _ in range(3)]
-    writer = max(writers, key=lambda r: r["max_stall_ms"])
+    size = (args.memories, args.backend)
+    _launch(args.platform, False, *size)  # warm the OS file cache once; not counted
+    launches = [_launch(args.platform, False, *size) for _ in range(args.runs)]
+    writers = [_launch(args.platform, True, *size) for _ in range(args.writer_runs)]
     shown = [r["launch_to_window_ms"] for r in launches]
     ready = [r["launch_to_engine_ready_ms"] for r in launches]
-    print(f"platform: {args.platform}, python {sys.version.split()[0]}, {args.runs} launches")
+    print(f"platform: {args.platform}, python {sys.version.split()[0]}, {args.runs} launches, "
+          f"{args.memories} memories ({args.backend})")
     print(f"launch -> window shown:  median {statistics.median(shown):.0f} ms (min {min(shown):.0f}, max {max(shown):.0f})")
+    wall = [r["launch_to_wall_ms"] for r in launches]
+    print(f"launch -> wall loaded:   median {statistics.median(wall):.0f} ms")
     print(f"launch -> engine ready:  median {statistics.median(ready):.0f} ms")
     print(f"idle RSS after start:    {statistics.median(r['idle_rss_mb'] for r in launches):.0f} MB")
-    print(f"writer: {writer['writer_turns']} turns in {writer['writer_seconds']:.1f} s, "
-          f"{writer['memories_written']} memories written")
-    print("event-loop stall while writing (3 runs): max " + ", ".join(f"{r['max_stall_ms']:.1f}" for r in writers)
-          + " ms; p99 " + ", ".join(f"{r['p99_stall_ms']:.1f}" for r in writers) + " ms")
+    if writers:
+        writer = max(writers, key=lambda r: r["max_stall_ms"])
+        print(f"writer: {writer['writer_turns']} turns in {writer['writer_seconds']:.1f} s, "
+              f"{writer['memories_written']} memories written")
+        print("event-loop stall while writing (3 runs): max " + ", ".join(f"{r['max_stall_ms']:.1f}" for r in writers)
+              + " ms; p99 " + ", ".join(f"{r['p99_stall_ms']:.1f}" for r in writers) + " ms")
     return 0
 
 

@@ -6,7 +6,8 @@ bundle size and its biggest parts.
 
     --onefile   one self-extracting file in dist/onefile/ (unpacks on every launch: slower start)
     --clean     clear PyInstaller's cache and the previous build first
-    --smoke     run the bundle's --self-test offscreen on a fresh data dir and time start to window
+    --smoke     run the bundle's --self-test offscreen on a fresh data dir and time start to window,
+                then speak MCP to its ``sonetto mcp`` (packaging/mcp_smoke.py)
     --runs N    self-test runs for --smoke (median reported; default 3)
     --naive     no exclusions or trimming (to measure what trimming saves)
 """
@@ -27,6 +28,7 @@ sys.path.insert(0, str(HERE))
 
 import bundle_check  # noqa: E402
 import bundle_tools  # noqa: E402
+import mcp_smoke  # noqa: E402
 import smoke  # noqa: E402
 
 SPEC = HERE / "sonetto.spec"
@@ -132,6 +134,11 @@ def main(argv: list[str] | None = None) -> int:
             print(f"smoke: --self-test FAILED (exit code {failed[0].code})", file=sys.stderr)
             return 1
         print(smoke.summary(results))
+        problems = mcp_smoke.check_mcp(executable)  # `sonetto mcp` from the bundle, over stdio
+        if problems:
+            print("smoke: `sonetto mcp` FAILED:\n  " + "\n  ".join(problems), file=sys.stderr)
+            return 1
+        print("smoke: `sonetto mcp` answers over stdio (tools listed, a memory added and found)")
     return 0
 
 

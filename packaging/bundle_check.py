@@ -13,7 +13,10 @@ from pathlib import Path
 REPO = Path(__file__).resolve().parent.parent
 
 # Modules the import scan cannot see but the app needs in the bundle.
-REQUIRED_MODULES = ("tiktoken_ext", "tiktoken_ext.openai_public", "sonetto_desktop.resources")
+REQUIRED_MODULES = ("tiktoken_ext", "tiktoken_ext.openai_public", "sonetto_desktop.resources",
+                    # `sonetto mcp`: the MCP SDK, and what uvicorn loads by name for --http
+                    "mcp.server.mcpserver", "mcp.server.stdio", "uvicorn.protocols.http.h11_impl",
+                    "uvicorn.lifespan.on")
 
 
 def pyz_modules(executable: str | Path) -> set[str]:

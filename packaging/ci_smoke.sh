@@ -1,7 +1,8 @@
 #!/bin/sh
 # Packaging smoke check for CI: build the one-folder bundle and run its --self-test offscreen on a
-# fresh data dir (build.py --smoke). Fails if the build fails, the bundle is missing a module or
-# resource the app needs, or the self-test does not pass. Prints how long it took.
+# fresh data dir, then its `sonetto mcp` over stdio (build.py --smoke). Fails if the build fails, the
+# bundle is missing a module or resource the app needs, the self-test does not pass or the MCP server
+# does not answer. Prints how long it took.
 #
 #   sh packaging/ci_smoke.sh            (from anywhere; uses $PYTHON or python)
 set -eu

@@ -1,4 +1,5 @@
-"""``sonetto``: the desktop app; ``sonetto memory ...``: the memory command line."""
+"""``sonetto``: the desktop app; ``sonetto memory ...``: the memory command line; ``sonetto mcp``: the
+memories for other AI apps (``mcp_server``)."""
 
 from __future__ import annotations
 
@@ -11,6 +12,10 @@ def main(argv: list[str] | None = None) -> int:
         from .cli import main as memory_main
 
         return memory_main(args[1:])
+    if args and args[0] == "mcp":
+        from .mcp_server.entry import main as mcp_main
+
+        return mcp_main(args[1:])
     from .ui.app import main as app_main
 
     return app_main(args)

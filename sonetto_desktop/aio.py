@@ -60,6 +60,15 @@ class TaskKeeper:
         done, pending = await asyncio.wait(list(self._tasks), timeout=timeout)
         return not pending
 
+    def cancel_all(self) -> list[asyncio.Task[Any]]:
+        """No new tasks; cancel the running ones without waiting (for a synchronous ``close()``);
+        returns them, for whoever can await them."""
+        self._closed = True
+        tasks = list(self._tasks)
+        for task in tasks:
+            task.cancel()
+        return tasks
+
     async def close(self) -> None:
         """No new tasks; cancel and await the running ones. Safe to call twice."""
         self._closed = True

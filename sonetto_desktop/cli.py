@@ -52,6 +52,8 @@ def _parser() -> argparse.ArgumentParser:
     res = sub.add_parser("restore", help="bring a memory back from the trash")
     res.add_argument("id")
     sub.add_parser("trash", help="list the trash")
+    und = sub.add_parser("undo", help="take back every change of one turn or action (its turn id), as one undoable step")
+    und.add_argument("turn_id")
     exp = sub.add_parser("export", help="export all memories")
     exp.add_argument("--format", choices=FORMATS, help="default: from the output file's extension, else yaml")
     exp.add_argument("-o", "--output", help="file to write (default: standard output)")
@@ -145,6 +147,11 @@ def _run(args: argparse.Namespace, services: AppServices) -> int:
     if args.command == "restore":
         memory.restore(args.id)
         print(f"restored {args.id}")
+        return 0
+    if args.command == "undo":
+        result = memory.undo_turn(args.turn_id)
+        print(f"undid {len(result.changes)} changes of {printable(args.turn_id)}; "
+              f"to redo them: sonetto memory undo {result.turn_id}")
         return 0
     if args.command == "trash":
         rows = memory.trash()

@@ -31,6 +31,9 @@ from .memory.events import EventFeed
 from .memory.migrate import MigrationProblem, MigrationReport, open_store, open_store_file
 from .memory.dont_remember import FILE_NAME as DONT_REMEMBER_FILE
 from .memory.dont_remember import DontRememberList
+from .memory.forget import ForgetResult, forget_turn
+from .memory.review import FILE_NAME as REVIEW_FILE
+from .memory.review import ReviewInbox
 from .memory.operations import MemoryOperations
 from .memory.watch import StoreWatcher
 
@@ -79,12 +82,14 @@ class AppServices:
         self.memory: MemoryOperations | None = None
         self.writer: MemoryWriter | None = None
         self.hygiene: MemoryHygiene | None = None  # the daily self-cleaning pass (memory/writer/hygiene.py)
+        self.review: ReviewInbox | None = None  # review mode's inbox of Sonetto's proposed changes
         self.chat: ChatEngine | None = None
         self._recall: MemoryRecall | None = None
         self._ltm: LongTermMemory | None = None
         self._watcher: StoreWatcher | None = None
         self._unsubscribe_store: Callable[[], None] | None = None
         self._agents_started = False
+        self._agents_chat = True
         self._closed = False
         self._store_file: Path | None = None
         self._store_status: EventFeed[Any] = EventFeed()
@@ -155,7 +160,8 @@ class AppServices:
             log.error("memory store switch: %s", self.migration_problem.en)
         await self._purge_expired_trash(store)
         self.dont_remember = DontRememberList(self.data_dir / DONT_REMEMBER_FILE)
-        self.memory = MemoryOperations(store, actor=self.actor, dont_remember=self.dont_remember)
+        self.review = ReviewInbox(self.data_dir / REVIEW_FILE, enabled=bool(self.settings.review_mode))
+        self.memory = MemoryOperations(store, actor=self.actor, dont_remember=self.dont_remember, review=self.review)
         self._unsubscribe_store = store.subscribe(self._changes.publish)
         if self._watch:
             self._watcher = StoreWatcher(store)
@@ -240,12 +246,14 @@ class AppServices:
             self._ltm = LongTermMemory(self.recall, self.writer)
         return self._ltm
 
-    async def start_agents(self) -> None:
+    async def start_agents(self, *, chat: bool = True) -> None:
         """Import the LLM stack off the loop, then start the writer (paused when the store failed its
         self-check: a store we cannot read is never written; turns wait in the journal) and the chat
-        engine. Idempotent."""
+        engine. ``chat=False`` (the MCP server): recall's model and the writer only, no chat engine and
+        no daily tidy-up pass (the app runs that one). Idempotent."""
         if self._agents_started:
             return
+        self._agents_chat = chat
         for name in AGENT_MODULES:
             await run_blocking(importlib.import_module, name)
         from .agent.engine import ChatEngine
@@ -274,17 +282,24 @@ class AppServices:
         self.writer = MemoryWriter(self.memory.as_actor("agent"), model(self.settings),
                                    journal_path=getattr(self.store, "journal_path", None),  # a server: kept here
                                    events=self._writer_events, retriever=lambda: recall.mechanical,
-                                   describe_error=describe, user_name=lambda: self.settings.user_name)
-        self.hygiene = MemoryHygiene(self.writer, self.data_dir / STATE_FILE, retriever=lambda: recall.mechanical,
-                                     user_name=lambda: self.settings.user_name)
+                                   describe_error=describe, user_name=lambda: self.settings.user_name,
+                                   max_tool_calls=self.settings.writer_max_tool_calls,
+                                   max_changed=self.settings.writer_max_changed_memories)
+        if chat:
+            self.hygiene = MemoryHygiene(self.writer, self.data_dir / STATE_FILE,
+                                         retriever=lambda: recall.mechanical, user_name=lambda: self.settings.user_name)
         if self.store_ok:
             self.writer.start()
-            self.hygiene.start()
+            if self.hygiene is not None:
+                self.hygiene.start()
         else:
             self.writer.pause()
         status = self.store_status
         if status is not None and not status.online:  # offline: turns wait in the journal
             self._on_store_status(status)
+        if not chat:
+            self._agents_started = True
+            return
         from .postgres_setup import chat_session_db
 
         remote = chat_session_db(self.settings, self.store, secrets=lambda: (self.settings.api_key,))
@@ -304,6 +319,13 @@ class AppServices:
     async def warm_up(self) -> None:
         """Load the tokenizer and build the offline recall index now rather than at the first message."""
         await run_blocking(lambda: self.recall.mechanical.warm_up())
+
+    async def forget_turn(self, turn_id: str, text: str = "") -> ForgetResult:
+        """"别记住这个" on the chat message of turn ``turn_id``: what the turn wrote is undone (one undoable
+        action), the writer drops it if it has not written it yet, and ``text`` (the message) goes on
+        the don't-remember list. See ``memory/forget.py``."""
+        assert self.memory is not None, "the store is not open"
+        return await forget_turn(self.memory, self.writer, self.dont_remember, turn_id, text)
 
     async def _stop_agents(self) -> None:
         """Chat, then writer (the objects stay readable, stopped, until new ones are started)."""
@@ -334,6 +356,8 @@ class AppServices:
         if _store_key(old) != _store_key(new):
             await self._reopen(old)
             return
+        if self.review is not None:
+            self.review.enabled = bool(new.review_mode)
         if self.chat is not None and self._model is not None:
             self.chat.reload_settings()
             if self.writer is not None:
@@ -365,7 +389,7 @@ class AppServices:
         finally:
             self._changes.publish(MemoryChange("reload", (), self.actor, "store re-opened"))
             if agents:
-                await self.start_agents()
+                await self.start_agents(chat=self._agents_chat)
 
     # ── closing ────────────────────────────────────────────────────────
 

@@ -35,6 +35,8 @@ def drop_schema(url: str, schema: str) -> None:
 class ExternalServer:
     """A server given only by ``SONETTO_TEST_PG_URL`` (a developer's own): not restartable here."""
 
+    restartable = False
+
     def __init__(self, url: str) -> None:
         from urllib.parse import urlsplit
 
@@ -58,6 +60,15 @@ def _unavailable(reason: str) -> None:
     if os.environ.get("CI", "").lower() == "true":
         pytest.fail(f"PostgreSQL tests must run under CI: {reason}")
     pytest.skip(reason)
+
+
+@pytest.fixture
+def restartable_pg_server(pg_server):
+    """``pg_server`` for a test that restarts it: skipped *before* the test starts anything (a
+    thread started first would outlive a skip taken mid-test) when the server cannot be restarted."""
+    if not getattr(pg_server, "restartable", True):
+        pg_server.restart()  # skips, saying why
+    return pg_server
 
 
 @pytest.fixture(scope="session")

@@ -4,6 +4,7 @@
 - ``memory/`` (the domain) imports nothing from ``agent/``, ``config/``, ``ui/`` or ``services``;
 - nothing outside ``ui/`` imports PySide6, shiboken6 or qasync;
 - ``agent/`` and ``config/`` never import ``ui/`` or ``services``; ``config/`` imports no other package of ours;
+- ``mcp_server/`` (a front end like the command line) never imports ``ui/``;
 - no import cycles among the product's modules.
 """
 
@@ -97,6 +98,8 @@ def violations(root: Path = PACKAGE) -> list[str]:
                 found.append(f"{name} imports {target} (the domain reaches up)")
             if _under(name, f"{pkg}.agent", f"{pkg}.config") and _under(target, f"{pkg}.ui", f"{pkg}.services"):
                 found.append(f"{name} imports {target} (only front ends use ui/ and services)")
+            if _under(name, f"{pkg}.mcp_server") and _under(target, f"{pkg}.ui"):
+                found.append(f"{name} imports {target} (the MCP server is a front end of its own)")
             if _under(name, f"{pkg}.config") and _under(target, pkg) and not _under(target, f"{pkg}.config"):
                 found.append(f"{name} imports {target} (config/ stands alone)")
     return found
@@ -141,7 +144,7 @@ def cycles(edges: dict[str, set[str]]) -> list[list[str]]:
 
 
 def test_layers_keep_to_their_rules():
-    for sub in ("memory", "agent", "config", "ui"):
+    for sub in ("memory", "agent", "config", "ui", "mcp_server"):
         assert list((PACKAGE / sub).rglob("*.py")), f"no modules under {sub}/"
     assert violations() == []
 
@@ -168,9 +171,12 @@ def test_the_rules_see_every_kind_of_import(tmp_path):
     (root / "config" / "settings.py").write_text("from ..memory import bad\n", encoding="utf-8")
     (root / "memory" / "a.py").write_text("def f():\n    from . import b\n", encoding="utf-8")
     (root / "memory" / "b.py").write_text("from .a import f\n", encoding="utf-8")
+    (root / "mcp_server").mkdir()
+    (root / "mcp_server" / "tools.py").write_text("from ..ui import shell\n", encoding="utf-8")
     found = violations(root)
     assert any("PySide6" in v for v in found) and any("qasync" in v for v in found)
     assert any("imports pkg.config.settings" in v for v in found)
     assert any("pkg.config.settings imports pkg.memory" in v for v in found)
     assert not any("fine" in v for v in found)
+    assert any("pkg.mcp_server.tools imports pkg.ui" in v for v in found)
     assert ["pkg.memory.a", "pkg.memory.b"] in cycles(graph(root))

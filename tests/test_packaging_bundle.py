@@ -267,3 +267,20 @@ def test_bundle_check_names_what_is_missing(tmp_path):
     assert "module missing: tiktoken_ext.openai_public" in problems
     assert "app module missing: sonetto_desktop.ui.app" in problems
     assert bundle_check.check_bundle(tmp_path / "nothing") == [f"{tmp_path / 'nothing'} is not a one-folder bundle (no _internal/)"]
+
+
+# ------------------------------------------------------------------------------ mcp smoke --
+
+def test_mcp_smoke_passes_the_server_from_source():
+    import mcp_smoke
+
+    assert mcp_smoke.check_mcp([sys.executable, "-m", "sonetto_desktop"]) == []
+
+
+def test_mcp_smoke_names_a_command_that_is_no_mcp_server(tmp_path):
+    import mcp_smoke
+
+    script = tmp_path / "not_sonetto.py"
+    script.write_text("import sys\nprint('hello')\nsys.exit(3)\n", encoding="utf-8")
+    problems = mcp_smoke.check_mcp([sys.executable, str(script)], timeout=30)
+    assert any("--help" in p for p in problems) and any("stdio" in p for p in problems)

@@ -81,3 +81,17 @@ async def test_the_models_history_continues_on_the_other_device(devices):
     from sonetto_desktop.agent.checkpoint_serde import CheckpointSerializer
 
     assert isinstance(desk.saver.serde, CheckpointSerializer)  # the strict, allow-listed loader
+
+
+async def test_a_sessions_memory_switches_follow_it_to_the_other_device(devices):
+    desk, laptop = devices
+    info = await desk.store.create("私事")
+    assert await laptop.store.memory_switches() == {}
+    await desk.store.set_memory_switches(info.id, False, True)
+    assert await laptop.store.memory_switches() == {info.id: (False, True)}
+    await laptop.store.set_memory_switches(info.id, False, False)
+    assert await desk.store.memory_switches() == {info.id: (False, False)}
+    await desk.store.delete(info.id)
+    assert await laptop.store.memory_switches() == {}
+    with pytest.raises(SessionNotFound):
+        await laptop.store.set_memory_switches("no-such-session", True, False)

@@ -76,7 +76,8 @@ def test_another_device_sees_each_change_live_once(device):
     assert laptop.poll_external() == []  # the listener reported everything already
 
 
-def test_server_restart_mid_stream_loses_no_write(device, pg_server):
+def test_server_restart_mid_stream_loses_no_write(device, restartable_pg_server):
+    pg_server = restartable_pg_server
     desk, laptop = device("desk", write_wait=20), device("laptop")
     seen: list[MemoryChange] = []
     laptop.subscribe(seen.append)

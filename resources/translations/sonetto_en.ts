@@ -215,74 +215,79 @@
         <translation>Now: {0} ({1})</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/history_dialog.py" line="192" />
+        <location filename="../../sonetto_desktop/ui/history_dialog.py" line="194" />
+        <source>%1（其他应用）</source>
+        <translation>%1 (another app)</translation>
+    </message>
+    <message>
+        <location filename="../../sonetto_desktop/ui/history_dialog.py" line="195" />
         <source>智能体</source>
         <translation>Sonetto</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/history_dialog.py" line="192" />
+        <location filename="../../sonetto_desktop/ui/history_dialog.py" line="195" />
         <source>你</source>
         <translation>You</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/history_dialog.py" line="196" />
+        <location filename="../../sonetto_desktop/ui/history_dialog.py" line="199" />
         <source>创建</source>
         <translation>Added</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/history_dialog.py" line="197" />
+        <location filename="../../sonetto_desktop/ui/history_dialog.py" line="200" />
         <source>修改</source>
         <translation>Edited</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/history_dialog.py" line="198" />
+        <location filename="../../sonetto_desktop/ui/history_dialog.py" line="201" />
         <source>合并</source>
         <translation>Merged</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/history_dialog.py" line="199" />
+        <location filename="../../sonetto_desktop/ui/history_dialog.py" line="202" />
         <source>恢复旧版本</source>
         <translation>Reverted</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/history_dialog.py" line="200" />
+        <location filename="../../sonetto_desktop/ui/history_dialog.py" line="203" />
         <source>从回收站恢复</source>
         <translation>Restored</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/history_dialog.py" line="207" />
+        <location filename="../../sonetto_desktop/ui/history_dialog.py" line="210" />
         <source>最初的版本</source>
         <translation>The first version</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/history_dialog.py" line="212" />
+        <location filename="../../sonetto_desktop/ui/history_dialog.py" line="215" />
         <source> · 来自被合并的记忆</source>
         <translation> · from a merged memory</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/history_dialog.py" line="234" />
-        <location filename="../../sonetto_desktop/ui/history_dialog.py" line="243" />
-        <location filename="../../sonetto_desktop/ui/history_dialog.py" line="245" />
+        <location filename="../../sonetto_desktop/ui/history_dialog.py" line="237" />
+        <location filename="../../sonetto_desktop/ui/history_dialog.py" line="246" />
+        <location filename="../../sonetto_desktop/ui/history_dialog.py" line="248" />
         <source>主题：{0}</source>
         <translation>Theme: {0}</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/history_dialog.py" line="239" />
+        <location filename="../../sonetto_desktop/ui/history_dialog.py" line="242" />
         <source>修改前 → 修改后</source>
         <translation>Before → after</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/history_dialog.py" line="247" />
+        <location filename="../../sonetto_desktop/ui/history_dialog.py" line="250" />
         <source>并入的记忆：{0}</source>
         <translation>Merged-in memory: {0}</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/history_dialog.py" line="250" />
+        <location filename="../../sonetto_desktop/ui/history_dialog.py" line="253" />
         <source>原因：{0}</source>
         <translation>Reason: {0}</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/history_dialog.py" line="264" />
+        <location filename="../../sonetto_desktop/ui/history_dialog.py" line="267" />
         <source>恢复的原因（必填）</source>
         <translation>Reason for restoring (required)</translation>
     </message>
@@ -306,6 +311,119 @@
         <location filename="../../sonetto_desktop/ui/main_window.py" line="97" />
         <source>设置</source>
         <translation>Settings</translation>
+    </message>
+</context>
+<context>
+    <name>McpPage</name>
+    <message>
+        <location filename="../../sonetto_desktop/ui/mcp_page.py" line="45" />
+        <source>让其他 AI 应用（Claude Desktop、Cursor、Cherry Studio 等）通过 MCP 使用你的记忆。服务只在这台电脑上运行；它们做的每个修改都记在历史里（修改者显示为 mcp:应用名），可以撤销。锁定的记忆和“不要记住”列表同样有效。</source>
+        <translation>Let other AI apps (Claude Desktop, Cursor, Cherry Studio…) use your memories through MCP. The server runs on this computer only; every change they make is in the history (made by mcp:app name) and can be undone. Locked memories and the “don't remember” list apply to them too.</translation>
+    </message>
+    <message>
+        <location filename="../../sonetto_desktop/ui/mcp_page.py" line="49" />
+        <source>允许其他应用使用我的记忆</source>
+        <translation>Let other apps use my memories</translation>
+    </message>
+    <message>
+        <location filename="../../sonetto_desktop/ui/mcp_page.py" line="50" />
+        <source>只读：其他应用只能查找和查看，不能修改</source>
+        <translation>Read-only: other apps can search and read, not change</translation>
+    </message>
+    <message>
+        <location filename="../../sonetto_desktop/ui/mcp_page.py" line="52" />
+        <source>留空表示所有应用；多个用逗号分隔，如 Cursor, Cherry Studio</source>
+        <translation>Empty: any app; several separated by commas, e.g. Cursor, Cherry Studio</translation>
+    </message>
+    <message>
+        <location filename="../../sonetto_desktop/ui/mcp_page.py" line="53" />
+        <source>应用名称是它连接时报上的名字，不区分大小写。</source>
+        <translation>An app's name is the one it gives when it connects (case does not matter).</translation>
+    </message>
+    <message>
+        <location filename="../../sonetto_desktop/ui/mcp_page.py" line="62" />
+        <source>正在读取…</source>
+        <translation>Reading…</translation>
+    </message>
+    <message>
+        <location filename="../../sonetto_desktop/ui/mcp_page.py" line="63" />
+        <source>复制令牌</source>
+        <translation>Copy token</translation>
+    </message>
+    <message>
+        <location filename="../../sonetto_desktop/ui/mcp_page.py" line="65" />
+        <source>重新生成</source>
+        <translation>Make a new one</translation>
+    </message>
+    <message>
+        <location filename="../../sonetto_desktop/ui/mcp_page.py" line="66" />
+        <source>旧令牌立即失效，使用 HTTP 的应用需要换上新令牌。</source>
+        <translation>The old token stops working at once; apps using HTTP need the new one.</translation>
+    </message>
+    <message>
+        <location filename="../../sonetto_desktop/ui/mcp_page.py" line="76" />
+        <source>由应用启动（推荐）</source>
+        <translation>Started by the app (recommended)</translation>
+    </message>
+    <message>
+        <location filename="../../sonetto_desktop/ui/mcp_page.py" line="77" />
+        <source>HTTP（先运行 sonetto mcp --http）</source>
+        <translation>HTTP (run sonetto mcp --http first)</translation>
+    </message>
+    <message>
+        <location filename="../../sonetto_desktop/ui/mcp_page.py" line="89" />
+        <source>复制配置</source>
+        <translation>Copy configuration</translation>
+    </message>
+    <message>
+        <location filename="../../sonetto_desktop/ui/mcp_page.py" line="98" />
+        <source>允许的应用</source>
+        <translation>Allowed apps</translation>
+    </message>
+    <message>
+        <location filename="../../sonetto_desktop/ui/mcp_page.py" line="100" />
+        <source>HTTP 端口</source>
+        <translation>HTTP port</translation>
+    </message>
+    <message>
+        <location filename="../../sonetto_desktop/ui/mcp_page.py" line="101" />
+        <source>HTTP 令牌</source>
+        <translation>HTTP token</translation>
+    </message>
+    <message>
+        <location filename="../../sonetto_desktop/ui/mcp_page.py" line="102" />
+        <source>配置</source>
+        <translation>Configuration</translation>
+    </message>
+    <message>
+        <location filename="../../sonetto_desktop/ui/mcp_page.py" line="109" />
+        <source>其他应用</source>
+        <translation>Other apps</translation>
+    </message>
+    <message>
+        <location filename="../../sonetto_desktop/ui/mcp_page.py" line="142" />
+        <source>连接过的应用：%1</source>
+        <translation>Apps that have connected: %1</translation>
+    </message>
+    <message>
+        <location filename="../../sonetto_desktop/ui/mcp_page.py" line="143" />
+        <source>还没有应用连接过。</source>
+        <translation>No app has connected yet.</translation>
+    </message>
+    <message>
+        <location filename="../../sonetto_desktop/ui/mcp_page.py" line="169" />
+        <source>Claude Desktop：设置 → 开发者 → 编辑配置，把这段合并进 claude_desktop_config.json，然后重启 Claude。</source>
+        <translation>Claude Desktop: Settings → Developer → Edit Config, merge this into claude_desktop_config.json, then restart Claude.</translation>
+    </message>
+    <message>
+        <location filename="../../sonetto_desktop/ui/mcp_page.py" line="170" />
+        <source>Cursor：把这段合并进 ~/.cursor/mcp.json（或项目里的 .cursor/mcp.json）。</source>
+        <translation>Cursor: merge this into ~/.cursor/mcp.json (or a project's .cursor/mcp.json).</translation>
+    </message>
+    <message>
+        <location filename="../../sonetto_desktop/ui/mcp_page.py" line="171" />
+        <source>Cherry Studio：设置 → MCP 服务器 → 添加 → 从 JSON 导入，粘贴这段。</source>
+        <translation>Cherry Studio: Settings → MCP Servers → Add → Import from JSON, and paste this.</translation>
     </message>
 </context>
 <context>
@@ -394,107 +512,107 @@
         <translation>{0}</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/wall_actions.py" line="124" />
+        <location filename="../../sonetto_desktop/ui/wall_actions.py" line="128" />
         <source>这条记忆已经不在了（可能刚被删除或合并）。可以把你写的内容另存为一条新记忆。</source>
         <translation>This memory is gone (it may have just been deleted or merged). You can save what you wrote as a new memory.</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/wall_actions.py" line="175" />
+        <location filename="../../sonetto_desktop/ui/wall_actions.py" line="181" />
         <source>已删除：{0}</source>
         <translation>Deleted: {0}</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/wall_actions.py" line="177" />
+        <location filename="../../sonetto_desktop/ui/wall_actions.py" line="183" />
         <source>已删除 {0} 条记忆</source>
         <translation>Deleted {0} memories</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/wall_actions.py" line="181" />
+        <location filename="../../sonetto_desktop/ui/wall_actions.py" line="187" />
         <source>撤销</source>
         <translation>Undo</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/wall_actions.py" line="214" />
+        <location filename="../../sonetto_desktop/ui/wall_actions.py" line="220" />
         <source>拖动到「{0}」</source>
         <translation>Dragged to “{0}”</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/wall_actions.py" line="221" />
+        <location filename="../../sonetto_desktop/ui/wall_actions.py" line="227" />
         <source>移动到「{0}」</source>
         <translation>Moved to “{0}”</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/wall_actions.py" line="233" />
+        <location filename="../../sonetto_desktop/ui/wall_actions.py" line="239" />
         <source>移动到新主题</source>
         <translation>Move to a new theme</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/wall_actions.py" line="234" />
+        <location filename="../../sonetto_desktop/ui/wall_actions.py" line="240" />
         <source>新主题的名字：</source>
         <translation>Name of the new theme:</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/wall_actions.py" line="240" />
+        <location filename="../../sonetto_desktop/ui/wall_actions.py" line="246" />
         <source>移动到…</source>
         <translation>Move to…</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/wall_actions.py" line="251" />
+        <location filename="../../sonetto_desktop/ui/wall_actions.py" line="257" />
         <source>新主题…</source>
         <translation>New theme…</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/wall_actions.py" line="263" />
+        <location filename="../../sonetto_desktop/ui/wall_actions.py" line="269" />
         <source>展开</source>
         <translation>Expand</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/wall_actions.py" line="264" />
+        <location filename="../../sonetto_desktop/ui/wall_actions.py" line="270" />
         <source>折叠</source>
         <translation>Collapse</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/wall_actions.py" line="267" />
+        <location filename="../../sonetto_desktop/ui/wall_actions.py" line="273" />
         <source>更改颜色…</source>
         <translation>Change colour…</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/wall_actions.py" line="270" />
+        <location filename="../../sonetto_desktop/ui/wall_actions.py" line="276" />
         <source>恢复默认颜色</source>
         <translation>Default colour</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/wall_actions.py" line="279" />
+        <location filename="../../sonetto_desktop/ui/wall_actions.py" line="285" />
         <source>「{0}」的颜色</source>
         <translation>Colour of “{0}”</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/wall_actions.py" line="295" />
+        <location filename="../../sonetto_desktop/ui/wall_actions.py" line="301" />
         <source>删除</source>
         <translation>Delete</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/wall_actions.py" line="297" />
+        <location filename="../../sonetto_desktop/ui/wall_actions.py" line="303" />
         <source>删除 {0} 条</source>
         <translation>Delete {0} memories</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/wall_actions.py" line="299" />
+        <location filename="../../sonetto_desktop/ui/wall_actions.py" line="305" />
         <source>编辑</source>
         <translation>Edit</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/wall_actions.py" line="300" />
+        <location filename="../../sonetto_desktop/ui/wall_actions.py" line="306" />
         <source>历史</source>
         <translation>History</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/wall_actions.py" line="302" />
+        <location filename="../../sonetto_desktop/ui/wall_actions.py" line="308" />
         <source>与…合并</source>
         <translation>Merge with…</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/wall_actions.py" line="307" />
+        <location filename="../../sonetto_desktop/ui/wall_actions.py" line="313" />
         <source>复制</source>
         <translation>Copy</translation>
     </message>
@@ -563,97 +681,97 @@
 <context>
     <name>PostgresPage</name>
     <message>
-        <location filename="../../sonetto_desktop/ui/postgres_page.py" line="37" />
+        <location filename="../../sonetto_desktop/ui/postgres_page.py" line="39" />
         <source>在几台电脑上使用同一份记忆：记忆保存在你指定的 PostgreSQL 服务器上（家里 NAS 上的 Docker、或托管的云数据库），每台电脑上的改动会立刻出现在其他电脑上。注意：记忆将存放在该服务器上，请只使用你信任的服务器。</source>
         <translation>One memory on several computers: the memories live on a PostgreSQL server you choose (Docker on a home NAS, or a hosted database), and a change on one computer appears on the others at once. Note: your memories are then stored on that server; use only a server you trust.</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/postgres_page.py" line="47" />
+        <location filename="../../sonetto_desktop/ui/postgres_page.py" line="49" />
         <source>保存在系统钥匙串中，不写进设置文件</source>
         <translation>Kept in the system keyring, never in the settings file</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/postgres_page.py" line="49" />
+        <location filename="../../sonetto_desktop/ui/postgres_page.py" line="51" />
         <source>自动（服务器支持就加密）</source>
         <translation>Automatic (encrypt when the server can)</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/postgres_page.py" line="49" />
+        <location filename="../../sonetto_desktop/ui/postgres_page.py" line="51" />
         <source>必须加密</source>
         <translation>Always encrypt</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/postgres_page.py" line="50" />
+        <location filename="../../sonetto_desktop/ui/postgres_page.py" line="52" />
         <source>加密并校验服务器证书</source>
         <translation>Encrypt and verify the server certificate</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/postgres_page.py" line="50" />
+        <location filename="../../sonetto_desktop/ui/postgres_page.py" line="52" />
         <source>不加密（仅限本机/内网）</source>
         <translation>No encryption (this computer / home network only)</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/postgres_page.py" line="54" />
+        <location filename="../../sonetto_desktop/ui/postgres_page.py" line="56" />
         <source>同一个数据库里可以放几个人的记忆，各用一个名字（小写字母、数字、下划线）。</source>
         <translation>One database can hold several people's memories, each under its own name (lower-case letters, digits, underscores).</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/postgres_page.py" line="57" />
+        <location filename="../../sonetto_desktop/ui/postgres_page.py" line="59" />
         <source>聊天记录也保存在服务器上（换一台电脑可以接着聊）</source>
         <translation>Keep the chats on the server too (continue a conversation on another computer)</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/postgres_page.py" line="58" />
+        <location filename="../../sonetto_desktop/ui/postgres_page.py" line="60" />
         <source>测试服务器连接</source>
         <translation>Test the server connection</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/postgres_page.py" line="67" />
+        <location filename="../../sonetto_desktop/ui/postgres_page.py" line="69" />
         <source>在“记忆”页把存储方式选为 PostgreSQL 后保存即可。服务器上还没有记忆时，本机的记忆（含历史和回收站）会完整迁移过去；以后切换回本地存储时，服务器上的记忆会复制回本机（服务器上的仍然保留）。服务器连不上时，应用用本机副本只读打开，聊天照常，新记忆等服务器恢复后自动写入。</source>
         <translation>Choose PostgreSQL as the storage on the Memory page and save. If the server holds no memories yet, this computer's memories (with their history and the trash) move there in full; switching back to local storage later copies the server's memories back to this computer (the server keeps its copy). When the server cannot be reached, the app opens read-only from this computer's copy; chatting goes on, and new memories are written once the server is back.</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/postgres_page.py" line="74" />
+        <location filename="../../sonetto_desktop/ui/postgres_page.py" line="76" />
         <source>服务器地址</source>
         <translation>Server URL</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/postgres_page.py" line="75" />
+        <location filename="../../sonetto_desktop/ui/postgres_page.py" line="77" />
         <source>密码</source>
         <translation>Password</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/postgres_page.py" line="76" />
+        <location filename="../../sonetto_desktop/ui/postgres_page.py" line="78" />
         <source>加密（TLS）</source>
         <translation>Encryption (TLS)</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/postgres_page.py" line="77" />
+        <location filename="../../sonetto_desktop/ui/postgres_page.py" line="79" />
         <source>记忆库名称</source>
         <translation>Memory library name</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/postgres_page.py" line="78" />
+        <location filename="../../sonetto_desktop/ui/postgres_page.py" line="80" />
         <source>本机名称</source>
         <translation>This computer's name</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/postgres_page.py" line="84" />
+        <location filename="../../sonetto_desktop/ui/postgres_page.py" line="86" />
         <source>多设备</source>
         <translation>Several computers</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/postgres_page.py" line="88" />
+        <location filename="../../sonetto_desktop/ui/postgres_page.py" line="90" />
         <source>PostgreSQL（多设备）</source>
         <translation>PostgreSQL (several computers)</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/postgres_page.py" line="99" />
+        <location filename="../../sonetto_desktop/ui/postgres_page.py" line="101" />
         <source>由环境变量 SONETTO_POSTGRES_URL 设置</source>
         <translation>Set by the environment variable SONETTO_POSTGRES_URL</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/postgres_page.py" line="125" />
+        <location filename="../../sonetto_desktop/ui/postgres_page.py" line="127" />
         <source>正在连接…</source>
         <translation>Connecting…</translation>
     </message>
@@ -678,186 +796,300 @@
     </message>
 </context>
 <context>
+    <name>ReviewDialog</name>
+    <message>
+        <location filename="../../sonetto_desktop/ui/review_dialog.py" line="40" />
+        <source>原来：</source>
+        <translation>Before: </translation>
+    </message>
+    <message>
+        <location filename="../../sonetto_desktop/ui/review_dialog.py" line="42" />
+        <source>理由：</source>
+        <translation>Why: </translation>
+    </message>
+    <message>
+        <location filename="../../sonetto_desktop/ui/review_dialog.py" line="44" />
+        <source>来自你说的：</source>
+        <translation>From what you said: </translation>
+    </message>
+    <message>
+        <location filename="../../sonetto_desktop/ui/review_dialog.py" line="55" />
+        <source>待审核的记忆变化</source>
+        <translation>Memory changes to review</translation>
+    </message>
+    <message>
+        <location filename="../../sonetto_desktop/ui/review_dialog.py" line="61" />
+        <source>加载中…</source>
+        <translation>Loading…</translation>
+    </message>
+    <message>
+        <location filename="../../sonetto_desktop/ui/review_dialog.py" line="67" />
+        <source>待审核的提议</source>
+        <translation>Proposals to review</translation>
+    </message>
+    <message>
+        <location filename="../../sonetto_desktop/ui/review_dialog.py" line="68" />
+        <source>批准</source>
+        <translation>Approve</translation>
+    </message>
+    <message>
+        <location filename="../../sonetto_desktop/ui/review_dialog.py" line="69" />
+        <source>改写后批准…</source>
+        <translation>Rewrite and approve…</translation>
+    </message>
+    <message>
+        <location filename="../../sonetto_desktop/ui/review_dialog.py" line="70" />
+        <source>拒绝</source>
+        <translation>Reject</translation>
+    </message>
+    <message>
+        <location filename="../../sonetto_desktop/ui/review_dialog.py" line="71" />
+        <source>全部批准</source>
+        <translation>Approve all</translation>
+    </message>
+    <message>
+        <location filename="../../sonetto_desktop/ui/review_dialog.py" line="72" />
+        <location filename="../../sonetto_desktop/ui/review_dialog.py" line="209" />
+        <source>全部拒绝</source>
+        <translation>Reject all</translation>
+    </message>
+    <message>
+        <location filename="../../sonetto_desktop/ui/review_dialog.py" line="128" />
+        <source>Sonetto 想做 %1 处记忆变化，等你确认。</source>
+        <translation>Sonetto would like to make %1 memory change(s); they wait for you.</translation>
+    </message>
+    <message>
+        <location filename="../../sonetto_desktop/ui/review_dialog.py" line="129" />
+        <source>没有待审核的变化。</source>
+        <translation>Nothing to review.</translation>
+    </message>
+    <message>
+        <location filename="../../sonetto_desktop/ui/review_dialog.py" line="158" />
+        <source>没有完成：%1</source>
+        <translation>Not done: %1</translation>
+    </message>
+    <message>
+        <location filename="../../sonetto_desktop/ui/review_dialog.py" line="170" />
+        <source>已批准：%1</source>
+        <translation>Approved: %1</translation>
+    </message>
+    <message>
+        <location filename="../../sonetto_desktop/ui/review_dialog.py" line="177" />
+        <source>改写后批准</source>
+        <translation>Rewrite and approve</translation>
+    </message>
+    <message>
+        <location filename="../../sonetto_desktop/ui/review_dialog.py" line="178" />
+        <source>用你的话写这条记忆：</source>
+        <translation>Write this memory in your own words:</translation>
+    </message>
+    <message>
+        <location filename="../../sonetto_desktop/ui/review_dialog.py" line="192" />
+        <source>已拒绝：%1</source>
+        <translation>Rejected: %1</translation>
+    </message>
+    <message>
+        <location filename="../../sonetto_desktop/ui/review_dialog.py" line="203" />
+        <source>已批准 %1 处变化。</source>
+        <translation>Approved %1 change(s).</translation>
+    </message>
+    <message>
+        <location filename="../../sonetto_desktop/ui/review_dialog.py" line="205" />
+        <source>%1 处没能完成，仍在列表里。</source>
+        <translation> %1 could not be done and are still listed.</translation>
+    </message>
+    <message>
+        <location filename="../../sonetto_desktop/ui/review_dialog.py" line="210" />
+        <source>拒绝全部 %1 处待审核的变化？它们不会被写入记忆。</source>
+        <translation>Reject all %1 changes waiting for review? They will not be written to memory.</translation>
+    </message>
+    <message>
+        <location filename="../../sonetto_desktop/ui/review_dialog.py" line="216" />
+        <source>已全部拒绝。</source>
+        <translation>All rejected.</translation>
+    </message>
+</context>
+<context>
     <name>SettingsDialog</name>
     <message>
-        <location filename="../../sonetto_desktop/ui/settings_dialog.py" line="49" />
+        <location filename="../../sonetto_desktop/ui/settings_dialog.py" line="51" />
         <source>设置</source>
         <translation>Settings</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/settings_dialog.py" line="57" />
-        <location filename="../../sonetto_desktop/ui/settings_dialog.py" line="105" />
+        <location filename="../../sonetto_desktop/ui/settings_dialog.py" line="59" />
+        <location filename="../../sonetto_desktop/ui/settings_dialog.py" line="109" />
         <source>模型</source>
         <translation>Model</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/settings_dialog.py" line="58" />
+        <location filename="../../sonetto_desktop/ui/settings_dialog.py" line="60" />
         <source>记忆</source>
         <translation>Memory</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/settings_dialog.py" line="61" />
+        <location filename="../../sonetto_desktop/ui/settings_dialog.py" line="65" />
         <source>外观</source>
         <translation>Appearance</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/settings_dialog.py" line="66" />
+        <location filename="../../sonetto_desktop/ui/settings_dialog.py" line="70" />
         <source>保存</source>
         <translation>Save</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/settings_dialog.py" line="67" />
+        <location filename="../../sonetto_desktop/ui/settings_dialog.py" line="71" />
         <source>取消</source>
         <translation>Cancel</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/settings_dialog.py" line="85" />
+        <location filename="../../sonetto_desktop/ui/settings_dialog.py" line="89" />
         <source>本地模型可以留空</source>
         <translation>Leave empty for local models</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/settings_dialog.py" line="94" />
-        <location filename="../../sonetto_desktop/ui/settings_dialog.py" line="120" />
+        <location filename="../../sonetto_desktop/ui/settings_dialog.py" line="98" />
+        <location filename="../../sonetto_desktop/ui/settings_dialog.py" line="124" />
         <source> 秒</source>
         <translation> s</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/settings_dialog.py" line="95" />
+        <location filename="../../sonetto_desktop/ui/settings_dialog.py" line="99" />
         <source>测试连接</source>
         <translation>Test connection</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/settings_dialog.py" line="103" />
+        <location filename="../../sonetto_desktop/ui/settings_dialog.py" line="107" />
         <source>服务地址</source>
         <translation>Endpoint URL</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/settings_dialog.py" line="104" />
+        <location filename="../../sonetto_desktop/ui/settings_dialog.py" line="108" />
         <source>API 密钥</source>
         <translation>API key</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/settings_dialog.py" line="106" />
+        <location filename="../../sonetto_desktop/ui/settings_dialog.py" line="110" />
         <source>温度</source>
         <translation>Temperature</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/settings_dialog.py" line="107" />
+        <location filename="../../sonetto_desktop/ui/settings_dialog.py" line="111" />
         <source>请求超时</source>
         <translation>Request timeout</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/settings_dialog.py" line="115" />
+        <location filename="../../sonetto_desktop/ui/settings_dialog.py" line="119" />
         <source>混合（推荐）</source>
         <translation>Hybrid (recommended)</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/settings_dialog.py" line="115" />
+        <location filename="../../sonetto_desktop/ui/settings_dialog.py" line="119" />
         <source>本地检索（快，不用模型）</source>
         <translation>Local search (fast, no model)</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/settings_dialog.py" line="116" />
+        <location filename="../../sonetto_desktop/ui/settings_dialog.py" line="120" />
         <source>模型检索</source>
         <translation>Model search</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/settings_dialog.py" line="122" />
+        <location filename="../../sonetto_desktop/ui/settings_dialog.py" line="126" />
         <source>YAML 文件（可直接阅读）</source>
         <translation>YAML file (human-readable)</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/settings_dialog.py" line="123" />
+        <location filename="../../sonetto_desktop/ui/settings_dialog.py" line="127" />
         <source>SQLite 数据库（记忆很多时更快）</source>
         <translation>SQLite database (faster with many memories)</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/settings_dialog.py" line="125" />
+        <location filename="../../sonetto_desktop/ui/settings_dialog.py" line="129" />
         <source>切换后会把现有记忆（含历史和回收站）完整迁移过去，旧文件保留。</source>
         <translation>Switching moves every memory (with history and trash) to the new store; the old file is kept.</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/settings_dialog.py" line="129" />
+        <location filename="../../sonetto_desktop/ui/settings_dialog.py" line="133" />
         <source>选择…</source>
         <translation>Choose…</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/settings_dialog.py" line="131" />
+        <location filename="../../sonetto_desktop/ui/settings_dialog.py" line="135" />
         <source>打开数据文件夹</source>
         <translation>Open data folder</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/settings_dialog.py" line="136" />
+        <location filename="../../sonetto_desktop/ui/settings_dialog.py" line="140" />
         <source>回忆方式</source>
         <translation>Recall</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/settings_dialog.py" line="137" />
+        <location filename="../../sonetto_desktop/ui/settings_dialog.py" line="141" />
         <source>回忆超时</source>
         <translation>Recall timeout</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/settings_dialog.py" line="138" />
+        <location filename="../../sonetto_desktop/ui/settings_dialog.py" line="142" />
         <source>存储方式</source>
         <translation>Storage</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/settings_dialog.py" line="140" />
+        <location filename="../../sonetto_desktop/ui/settings_dialog.py" line="144" />
         <source>数据文件夹</source>
         <translation>Data folder</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/settings_dialog.py" line="148" />
+        <location filename="../../sonetto_desktop/ui/settings_dialog.py" line="152" />
         <source>跟随系统</source>
         <translation>Follow the system</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/settings_dialog.py" line="148" />
+        <location filename="../../sonetto_desktop/ui/settings_dialog.py" line="152" />
         <source>浅色</source>
         <translation>Light</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/settings_dialog.py" line="148" />
+        <location filename="../../sonetto_desktop/ui/settings_dialog.py" line="152" />
         <source>深色</source>
         <translation>Dark</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/settings_dialog.py" line="153" />
+        <location filename="../../sonetto_desktop/ui/settings_dialog.py" line="157" />
         <source>界面语言在重新启动后生效。</source>
         <translation>The language changes after a restart.</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/settings_dialog.py" line="155" />
+        <location filename="../../sonetto_desktop/ui/settings_dialog.py" line="159" />
         <source>主题</source>
         <translation>Theme</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/settings_dialog.py" line="156" />
+        <location filename="../../sonetto_desktop/ui/settings_dialog.py" line="160" />
         <source>语言</source>
         <translation>Language</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/settings_dialog.py" line="186" />
+        <location filename="../../sonetto_desktop/ui/settings_dialog.py" line="191" />
         <source>由环境变量 %1 设置</source>
         <translation>Set by the environment variable %1</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/settings_dialog.py" line="221" />
+        <location filename="../../sonetto_desktop/ui/settings_dialog.py" line="228" />
         <source>无法保存设置：</source>
         <translation>Cannot save the settings: </translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/settings_dialog.py" line="235" />
+        <location filename="../../sonetto_desktop/ui/settings_dialog.py" line="245" />
         <source>正在连接…</source>
         <translation>Connecting…</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/settings_dialog.py" line="243" />
+        <location filename="../../sonetto_desktop/ui/settings_dialog.py" line="256" />
         <source>（{0} ms）</source>
         <translation> ({0} ms)</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/settings_dialog.py" line="253" />
+        <location filename="../../sonetto_desktop/ui/settings_dialog.py" line="266" />
         <source>选择数据文件夹</source>
         <translation>Choose the data folder</translation>
     </message>
@@ -865,22 +1097,22 @@
 <context>
     <name>SonettoApp</name>
     <message>
-        <location filename="../../sonetto_desktop/ui/shell.py" line="197" />
+        <location filename="../../sonetto_desktop/ui/shell.py" line="210" />
         <source>对话功能启动失败：%1。记忆墙仍可使用；请检查数据目录后重启。</source>
         <translation>Chat could not start: %1. The memory wall still works; check the data folder, then restart.</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/shell.py" line="279" />
+        <location filename="../../sonetto_desktop/ui/shell.py" line="304" />
         <source>语言</source>
         <translation>Language</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/shell.py" line="280" />
+        <location filename="../../sonetto_desktop/ui/shell.py" line="305" />
         <source>界面语言将在重新启动后切换。</source>
         <translation>The interface language changes after a restart.</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/shell.py" line="269" />
+        <location filename="../../sonetto_desktop/ui/shell.py" line="294" />
         <source>无法使用新的数据文件夹 {0}：{1}。仍在使用原来的记忆库。</source>
         <translation>Cannot use the new data folder {0}: {1}. Still using the previous memory store.</translation>
     </message>
@@ -903,6 +1135,24 @@
         <location filename="../../sonetto_desktop/ui/store_problem.py" line="22" />
         <source>打开数据文件夹</source>
         <translation>Open data folder</translation>
+    </message>
+</context>
+<context>
+    <name>SqliteOffer</name>
+    <message>
+        <location filename="../../sonetto_desktop/ui/sqlite_offer.py" line="52" />
+        <source>记忆已有 {0} 条。换成 SQLite 记忆库会启动更快、占用更少内存；所有记忆和历史都会原样迁移，随时可以在设置里换回。</source>
+        <translation>You have {0} memories. A SQLite memory store starts faster and uses less memory; every memory and its history move over as they are, and you can switch back in Settings at any time.</translation>
+    </message>
+    <message>
+        <location filename="../../sonetto_desktop/ui/sqlite_offer.py" line="55" />
+        <source>换成 SQLite</source>
+        <translation>Switch to SQLite</translation>
+    </message>
+    <message>
+        <location filename="../../sonetto_desktop/ui/sqlite_offer.py" line="73" />
+        <source>无法保存设置：{0}</source>
+        <translation>Could not save the settings: {0}</translation>
     </message>
 </context>
 <context>
@@ -951,37 +1201,37 @@
 <context>
     <name>StatusIndicator</name>
     <message>
-        <location filename="../../sonetto_desktop/ui/status_indicator.py" line="98" />
+        <location filename="../../sonetto_desktop/ui/status_indicator.py" line="131" />
         <source>记忆写入未启动</source>
         <translation>Memory writer not started</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/status_indicator.py" line="103" />
+        <location filename="../../sonetto_desktop/ui/status_indicator.py" line="136" />
         <source>记忆写入已暂停 (%1)</source>
         <translation>Memory writing paused (%1)</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/status_indicator.py" line="105" />
+        <location filename="../../sonetto_desktop/ui/status_indicator.py" line="138" />
         <source>整理记忆中 (%1)</source>
         <translation>Organising memories (%1)</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/status_indicator.py" line="110" />
+        <location filename="../../sonetto_desktop/ui/status_indicator.py" line="144" />
         <source>记忆写入出错：%1</source>
         <translation>Memory writing failed: %1</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/status_indicator.py" line="112" />
+        <location filename="../../sonetto_desktop/ui/status_indicator.py" line="146" />
         <source>记忆已是最新</source>
         <translation>Memories are up to date</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/status_indicator.py" line="115" />
+        <location filename="../../sonetto_desktop/ui/status_indicator.py" line="149" />
         <source>继续记忆写入</source>
         <translation>Resume memory writing</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/status_indicator.py" line="115" />
+        <location filename="../../sonetto_desktop/ui/status_indicator.py" line="149" />
         <source>暂停记忆写入</source>
         <translation>Pause memory writing</translation>
     </message>
@@ -1093,6 +1343,39 @@
     </message>
 </context>
 <context>
+    <name>TurnSummary</name>
+    <message>
+        <location filename="../../sonetto_desktop/ui/turn_summary.py" line="62" />
+        <source>整理了 {0} 条记忆</source>
+        <translation>Tidied {0} memories</translation>
+    </message>
+    <message>
+        <location filename="../../sonetto_desktop/ui/turn_summary.py" line="67" />
+        <source>记住了 {0} 条</source>
+        <translation>remembered {0}</translation>
+    </message>
+    <message>
+        <location filename="../../sonetto_desktop/ui/turn_summary.py" line="69" />
+        <source>更新了 {0} 条</source>
+        <translation>updated {0}</translation>
+    </message>
+    <message>
+        <location filename="../../sonetto_desktop/ui/turn_summary.py" line="71" />
+        <source>合并了 {0} 处</source>
+        <translation>merged {0}</translation>
+    </message>
+    <message>
+        <location filename="../../sonetto_desktop/ui/turn_summary.py" line="73" />
+        <source>删除了 {0} 条</source>
+        <translation>deleted {0}</translation>
+    </message>
+    <message>
+        <location filename="../../sonetto_desktop/ui/turn_summary.py" line="74" />
+        <source>，</source>
+        <translation>, </translation>
+    </message>
+</context>
+<context>
     <name>WallOutline</name>
     <message>
         <location filename="../../sonetto_desktop/ui/wall_outline.py" line="46" />
@@ -1185,70 +1468,125 @@ The memory wall on the right works already.</translation>
 <context>
     <name>WriterControl</name>
     <message>
-        <location filename="../../sonetto_desktop/ui/status_indicator.py" line="33" />
+        <location filename="../../sonetto_desktop/ui/status_indicator.py" line="37" />
         <source>暂停记忆写入</source>
         <translation>Pause memory writing</translation>
+    </message>
+    <message>
+        <location filename="../../sonetto_desktop/ui/status_indicator.py" line="40" />
+        <source>重试失败的轮次</source>
+        <translation>Retry failed turns</translation>
+    </message>
+    <message>
+        <location filename="../../sonetto_desktop/ui/status_indicator.py" line="42" />
+        <source>待审核</source>
+        <translation>To review</translation>
+    </message>
+    <message>
+        <location filename="../../sonetto_desktop/ui/status_indicator.py" line="43" />
+        <source>Sonetto 想做的记忆变化，等你确认</source>
+        <translation>Memory changes Sonetto would like to make, waiting for you</translation>
+    </message>
+    <message>
+        <location filename="../../sonetto_desktop/ui/status_indicator.py" line="67" />
+        <source>待审核 %1</source>
+        <translation>To review %1</translation>
     </message>
 </context>
 <context>
     <name>WriterToasts</name>
     <message>
-        <location filename="../../sonetto_desktop/ui/writer_toasts.py" line="72" />
+        <location filename="../../sonetto_desktop/ui/writer_toasts.py" line="73" />
+        <source>{0}（其他应用）· {1}</source>
+        <translation>{0} (another app) · {1}</translation>
+    </message>
+    <message>
+        <location filename="../../sonetto_desktop/ui/writer_toasts.py" line="85" />
         <source>记住了：{0}</source>
         <translation>Remembered: {0}</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/writer_toasts.py" line="73" />
+        <location filename="../../sonetto_desktop/ui/writer_toasts.py" line="86" />
         <source>记住了一件新事</source>
         <translation>Remembered something new</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/writer_toasts.py" line="76" />
+        <location filename="../../sonetto_desktop/ui/writer_toasts.py" line="89" />
         <source>更新了记忆：{0}</source>
         <translation>Updated a memory: {0}</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/writer_toasts.py" line="77" />
+        <location filename="../../sonetto_desktop/ui/writer_toasts.py" line="90" />
         <source>更新了记忆</source>
         <translation>Updated a memory</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/writer_toasts.py" line="80" />
+        <location filename="../../sonetto_desktop/ui/writer_toasts.py" line="93" />
         <source>合并了两条记忆</source>
         <translation>Merged two memories</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/writer_toasts.py" line="82" />
+        <location filename="../../sonetto_desktop/ui/writer_toasts.py" line="95" />
         <source>删除了过时的记忆：{0}</source>
         <translation>Deleted an outdated memory: {0}</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/writer_toasts.py" line="83" />
+        <location filename="../../sonetto_desktop/ui/writer_toasts.py" line="96" />
         <source>删除了过时的记忆</source>
         <translation>Deleted an outdated memory</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/writer_toasts.py" line="86" />
+        <location filename="../../sonetto_desktop/ui/writer_toasts.py" line="99" />
         <source>导入了 {0} 条记忆</source>
         <translation>Imported {0} memories</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/writer_toasts.py" line="54" />
+        <location filename="../../sonetto_desktop/ui/writer_toasts.py" line="167" />
+        <source>撤销</source>
+        <translation>Undo</translation>
+    </message>
+    <message>
+        <location filename="../../sonetto_desktop/ui/writer_toasts.py" line="177" />
+        <source>从提示里撤销</source>
+        <translation>Undone from the notification</translation>
+    </message>
+    <message>
+        <location filename="../../sonetto_desktop/ui/writer_toasts.py" line="179" />
+        <source>这轮已经没有可撤销的记忆变化了</source>
+        <translation>Nothing of this turn is left to undo</translation>
+    </message>
+    <message>
+        <location filename="../../sonetto_desktop/ui/writer_toasts.py" line="182" />
+        <source>没有撤销：之后又有改动碰到了其中 {0} 条记忆（{1}）。可以在历史里逐条还原。</source>
+        <translation>Not undone: later changes touched {0} of its memories ({1}). You can revert them one by one in the history.</translation>
+    </message>
+    <message>
+        <location filename="../../sonetto_desktop/ui/writer_toasts.py" line="187" />
+        <source>撤销失败：{0}</source>
+        <translation>Could not undo: {0}</translation>
+    </message>
+    <message>
+        <location filename="../../sonetto_desktop/ui/writer_toasts.py" line="190" />
+        <source>已撤销这轮的 {0} 处记忆变化</source>
+        <translation>Undid this turn's {0} memory changes</translation>
+    </message>
+    <message>
+        <location filename="../../sonetto_desktop/ui/writer_toasts.py" line="59" />
         <source>这轮对话的记忆整理已放弃：{0}</source>
         <translation>Gave up organising memories for this exchange: {0}</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/writer_toasts.py" line="55" />
+        <location filename="../../sonetto_desktop/ui/writer_toasts.py" line="60" />
         <source>这轮对话的记忆整理已放弃</source>
         <translation>Gave up organising memories for this exchange</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/writer_toasts.py" line="57" />
+        <location filename="../../sonetto_desktop/ui/writer_toasts.py" line="62" />
         <source>整理记忆失败：{0}</source>
         <translation>Couldn't organise memories: {0}</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/writer_toasts.py" line="59" />
+        <location filename="../../sonetto_desktop/ui/writer_toasts.py" line="64" />
         <source>整理记忆失败</source>
         <translation>Couldn't organise memories</translation>
     </message>

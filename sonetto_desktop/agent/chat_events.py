@@ -53,6 +53,11 @@ class SessionInfo:
     title: str
     created_at: str
     updated_at: str
+    #: memory switches (``ChatEngine.set_session_memory``): recall before replies, write after turns
+    recall: bool = True
+    write: bool = True
+    #: a temporary chat: no recall, nothing written or journaled, gone when closed or the app quits
+    temporary: bool = False
 
 
 # ── building events ─────────────────────────────────────────────────────────────────────────

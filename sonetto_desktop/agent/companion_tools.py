@@ -8,6 +8,7 @@ from __future__ import annotations
 from datetime import datetime
 from typing import Any, Callable
 
+from langchain_core.runnables import RunnableConfig
 from langchain_core.tools import BaseTool, StructuredTool
 
 from ..memory.item import weekday_zh
@@ -17,6 +18,8 @@ from .memory_context import format_search_result
 Clock = Callable[[], datetime]
 
 SEARCH_LIMIT = 8
+#: What the search tool answers in a chat that does not use memory (temporary, or recall switched off).
+NO_RECALL = "这个对话不使用长期记忆（用户关闭了回忆），不能搜索记忆。"
 
 
 def local_now() -> datetime:
@@ -33,10 +36,12 @@ def make_time_tool(now: Clock = local_now) -> BaseTool:
 
 
 def make_search_tool(ltm: Any, limit: int = SEARCH_LIMIT) -> BaseTool:
-    async def search_memory(query: str) -> str:
+    async def search_memory(query: str, config: RunnableConfig) -> str:
         """在长期记忆中搜索与 query 有关的往事（关键词即可，例如“猫”“期末考试”）。"""
         if not isinstance(query, str) or not query.strip():
             raise ValueError("query 不能为空")
+        if not ((config or {}).get("configurable") or {}).get("sonetto_recall", True):
+            return NO_RECALL
         found = await ltm.aget_related_memory_from(query.strip(), RetrievalMode.MECHANICAL)
         return format_search_result(list(found or [])[:limit])  # recalled memories carry their dates
 

@@ -28,6 +28,10 @@ Decisions (documented contract):
   within ``idle_timeout``, ends with ``error`` code ``timeout`` (whatever streamed is kept, as on
   cancel); a slow reply that keeps streaming is never cut off.
 - The engine does not own ``ltm``: the app starts it before and stops it after the engine.
+- Memory switches per session (``set_session_memory``): with recall off nothing is recalled (and
+  the search tool declines); with writing off the turn is not handed to the writer (not journaled).
+  A temporary chat (``new_session(temporary=True)``) has both off and is kept in memory only: no
+  transcript, no checkpoint on disk; it is gone when deleted or when the engine closes.
 """
 
 from __future__ import annotations
@@ -36,11 +40,13 @@ import asyncio
 import contextlib
 import logging
 import uuid
+from dataclasses import replace
 from pathlib import Path
 from typing import Any, AsyncIterator, Callable
 
 from langchain_core.language_models import BaseChatModel
 from langchain_core.messages import HumanMessage
+from langgraph.checkpoint.memory import InMemorySaver
 from langgraph.checkpoint.sqlite.aio import AsyncSqliteSaver
 
 from ..redaction import register_secret
@@ -51,6 +57,7 @@ from .chat_events import ChatEvent, SessionInfo, input_error, storage_error
 from .graph import build_graph, history_after_interruption
 from .session_db import SessionDatabase
 from .sessions import SessionNotFound
+from .temporary_sessions import TemporarySessionStore
 from .stall_guard import DEFAULT_FIRST_TOKEN_TIMEOUT, DEFAULT_IDLE_TIMEOUT, ReplyStalled, StallGuard
 from .storage_errors import storage_problem
 from .turn_events import TurnRecorder, describe_turn_error, error_dict
@@ -109,6 +116,9 @@ class ChatEngine:
         # sessions + checkpoints: sessions.db here, or ``session_db`` elsewhere (the memory server: pg_sessions)
         self._db = session_db or SessionDatabase(self.data_dir / DB_NAME, secrets=lambda: (self._secret,))
         self._store = self._db.store
+        self._temporary = TemporarySessionStore()
+        self._temporary_saver = InMemorySaver()
+        self._temporary_graph: Any = None
         self._running: dict[str, asyncio.Task[None]] = {}
 
     # ── life cycle ──────────────────────────────────────────────────────────────────────────
@@ -140,7 +150,9 @@ class ChatEngine:
             task.cancel()
         if self._running:
             await asyncio.gather(*self._running.values(), return_exceptions=True)
-        self._graph = None
+        self._graph = self._temporary_graph = None
+        for session_id in self._temporary.clear():  # temporary chats end with the engine
+            self._temporary_saver.delete_thread(session_id)
         await self._db.close()
 
     @property
@@ -185,6 +197,10 @@ class ChatEngine:
             self._graph = build_graph(
                 llm, self.ltm, retrieval_mode=self.retrieval_mode, checkpointer=self._saver, **self._graph_options
             )
+            self._temporary_graph = build_graph(
+                llm, self.ltm, retrieval_mode=self.retrieval_mode, checkpointer=self._temporary_saver,
+                **self._graph_options,
+            )
 
     def set_retrieval_mode(self, mode: RetrievalMode | str) -> None:
         self._mode_override = self.retrieval_mode = RetrievalMode.coerce(mode)
@@ -193,13 +209,41 @@ class ChatEngine:
     # ── sessions ────────────────────────────────────────────────────────────────────────────
 
     async def list_sessions(self) -> list[SessionInfo]:
-        return await self._store.list()
+        """Temporary chats first, then the saved sessions, newest activity first."""
+        switches = await self._store.memory_switches()
+        saved = [_with_switches(info, switches) for info in await self._store.list()]
+        return [*await self._temporary.list(), *saved]
 
-    async def create_session(self, title: str | None = None) -> SessionInfo:
+    async def create_session(self, title: str | None = None, *, temporary: bool = False) -> SessionInfo:
+        if temporary:
+            return await self._temporary.create(title)
         return await self._store.create(title)
 
+    async def new_session(self, *, temporary: bool = False, title: str | None = None) -> SessionInfo:
+        """A new chat; ``temporary``: not remembered, not recalled, not saved (see the module doc)."""
+        return await self.create_session(title, temporary=temporary)
+
     async def rename_session(self, session_id: str, title: str) -> SessionInfo:
-        return await self._store.rename(session_id, title)
+        info = await self._store_for(session_id).rename(session_id, title)
+        return await self.session(info.id) or info
+
+    async def set_session_memory(
+        self, session_id: str, *, recall: bool | None = None, write: bool | None = None
+    ) -> SessionInfo:
+        """Switch recall and/or writing on or off for one saved session (None: leave as is); the
+        next turn follows. A temporary chat never uses memory: switching it on raises ValueError;
+        an unknown session raises SessionNotFound."""
+        if session_id in self._temporary:
+            if recall or write:
+                raise ValueError("临时对话不使用记忆 / a temporary chat does not use memory")
+            return await self._temporary.get(session_id)  # type: ignore[return-value]
+        info = await self.session(session_id)
+        if info is None:
+            raise SessionNotFound(session_id)
+        new_recall = info.recall if recall is None else bool(recall)
+        new_write = info.write if write is None else bool(write)
+        await self._store.set_memory_switches(session_id, new_recall, new_write)
+        return replace(info, recall=new_recall, write=new_write)
 
     async def delete_session(self, session_id: str) -> bool:
         """Delete the session, its transcript and its checkpoints (a running reply is cancelled)."""
@@ -207,16 +251,25 @@ class ChatEngine:
         if task is not None:
             task.cancel()
             await asyncio.gather(task, return_exceptions=True)
+        if session_id in self._temporary:
+            self._temporary_saver.delete_thread(session_id)
+            return await self._temporary.delete(session_id)
         existed = await self._store.delete(session_id)
         await self._require_saver().adelete_thread(session_id)
         return existed
 
     async def transcript(self, session_id: str) -> list[dict[str, Any]]:
         """``[{role, content, memories, turn_id, created_at, error?}]``, oldest first ([] if unknown)."""
-        return await self._store.transcript(session_id)
+        return await self._store_for(session_id).transcript(session_id)
 
     async def session(self, session_id: str) -> SessionInfo | None:
-        return await self._store.get(session_id)
+        if session_id in self._temporary:
+            return await self._temporary.get(session_id)
+        info = await self._store.get(session_id)
+        return _with_switches(info, await self._store.memory_switches()) if info is not None else None
+
+    def _store_for(self, session_id: str) -> Any:
+        return self._temporary if session_id in self._temporary else self._store
 
     def is_busy(self, session_id: str) -> bool:
         return session_id in self._running
@@ -240,7 +293,8 @@ class ChatEngine:
         text = storable(text)  # a lone surrogate (pasted bytes) cannot be stored: U+FFFD
         turn_id = uuid.uuid4().hex
         queue: asyncio.Queue[ChatEvent | None] = asyncio.Queue()
-        task = asyncio.create_task(self._run_turn(session_id, text, turn_id, self._graph, queue.put_nowait))
+        graph = self._temporary_graph if session_id in self._temporary else self._graph
+        task = asyncio.create_task(self._run_turn(session_id, text, turn_id, graph, queue.put_nowait))
         self._running[session_id] = task
         try:
             while (event := await queue.get()) is not None:
@@ -277,10 +331,15 @@ class ChatEngine:
             config["callbacks"] = [guard]
         turn = TurnRecorder()
         generation = self._db.generation
+        store = self._store_for(session_id)
         try:
             try:
-                await self._store.ensure(session_id)
-                await self._store.append(session_id, "user", text, turn_id=turn_id)
+                await store.ensure(session_id)
+                await store.append(session_id, "user", text, turn_id=turn_id)
+                info = await self.session(session_id)
+                config["configurable"].update(
+                    sonetto_recall=info.recall if info else True, sonetto_write=info.write if info else True
+                )
             except Exception as exc:  # noqa: BLE001 - cannot even keep the message: say so, call nothing
                 log.error("could not store the user's message: %s", exc)
                 event, recovered = await self._storage_failure(exc, generation, session_id, text, turn_id)
@@ -324,7 +383,7 @@ class ChatEngine:
         """Store the assistant entry for ``event`` (done or error), then emit exactly one final event."""
         failed = event.kind == "error"
         try:
-            await self._store.append(
+            await self._store_for(session_id).append(
                 session_id, "assistant", turn.streamed_text() if failed else event.text,
                 memories=turn.memories, turn_id=event.turn_id, error=error_dict(event) if failed else None,
             )
@@ -384,6 +443,11 @@ class ChatEngine:
         if self._saver is None:
             raise RuntimeError("ChatEngine.start() has not been awaited (or the engine is closed)")
         return self._saver
+
+
+def _with_switches(info: SessionInfo, switches: dict[str, tuple[bool, bool]]) -> SessionInfo:
+    recall, write = switches.get(info.id, (True, True))
+    return info if (recall and write) else replace(info, recall=recall, write=write)
 
 
 def _identity(llm: Any) -> tuple[str, str]:

@@ -170,6 +170,12 @@ def final_reply_text(messages: Sequence[BaseMessage]) -> str:
     return last.text if isinstance(last, AIMessage) else ""
 
 
+def memory_switch(config: RunnableConfig | None, name: str) -> bool:
+    """Whether memory ``name`` ("recall" or "write") is on for this run: the engine passes a
+    session's switches as ``configurable["sonetto_<name>"]`` (absent: on)."""
+    return bool(((config or {}).get("configurable") or {}).get(f"sonetto_{name}", True))
+
+
 # ── graph ────────────────────────────────────────────────────────────────────────────────────────
 
 
@@ -200,10 +206,10 @@ def build_graph(
     tool_list = list(build_companion_tools(ltm, now=clock) if tools is None else tools)
     model = llm.bind_tools(tool_list) if (tool_list and llm is not None) else llm
 
-    async def retrieve_memory(state: CompanionState) -> dict[str, Any]:
+    async def retrieve_memory(state: CompanionState, config: RunnableConfig) -> dict[str, Any]:
         query = newest_user_text(state.get("messages", []))
         memories: list[dict[str, Any]] = []
-        if query.strip():
+        if query.strip() and memory_switch(config, "recall"):
             try:  # the recall owns its timeout and its offline fallback: no second deadline here
                 found = await ltm.aget_related_memory_from(query, retrieval_mode)
                 memories = [dict(m) for m in found or []]
@@ -219,16 +225,17 @@ def build_graph(
         response = await model.ainvoke([system, *history], config)
         return {"messages": [response]}
 
-    async def ltm_write(state: CompanionState) -> dict[str, Any]:
+    async def ltm_write(state: CompanionState, config: RunnableConfig) -> dict[str, Any]:
         messages = state.get("messages", [])
         turn = [
             {"role": "user", "content": newest_user_text(messages)},
             {"role": "assistant", "content": final_reply_text(messages)},
         ]
-        try:
-            await ltm.send_history(turn, session_id=state.get("session_id"), turn_id=state.get("turn_id"))
-        except Exception:
-            log.warning("handing the turn to the memory writer failed", exc_info=True)
+        if memory_switch(config, "write"):
+            try:
+                await ltm.send_history(turn, session_id=state.get("session_id"), turn_id=state.get("turn_id"))
+            except Exception:
+                log.warning("handing the turn to the memory writer failed", exc_info=True)
         removals = stored_history_removals(messages, stored_messages)
         return {"messages": removals} if removals else {}
 

@@ -41,6 +41,9 @@ def _schema_sql(schema: str) -> list[str]:
             seq INTEGER NOT NULL, role TEXT NOT NULL, content TEXT NOT NULL,
             memories TEXT NOT NULL DEFAULT '[]', turn_id TEXT NOT NULL DEFAULT '', error TEXT,
             created_at TEXT NOT NULL, PRIMARY KEY (session_id, seq))""",
+        f"""CREATE TABLE IF NOT EXISTS {s}.chat_session_memory (
+            session_id TEXT PRIMARY KEY REFERENCES {s}.chat_sessions(id) ON DELETE CASCADE,
+            recall_on BOOLEAN NOT NULL, write_on BOOLEAN NOT NULL)""",
     ]
 
 
@@ -116,6 +119,23 @@ class PgSessionStore:
         """Delete the session and its transcript; False if it did not exist."""
         row = await self._one(f"DELETE FROM {self._s}.chat_sessions WHERE id = %s RETURNING id", (session_id,))
         return row is not None
+
+    async def memory_switches(self) -> dict[str, tuple[bool, bool]]:
+        """``{session_id: (recall, write)}`` for sessions whose switches were set (others: both on)."""
+        async with self._pool.connection() as conn:
+            cur = await conn.execute(f"SELECT session_id, recall_on, write_on FROM {self._s}.chat_session_memory")
+            return {row["session_id"]: (bool(row["recall_on"]), bool(row["write_on"])) for row in await cur.fetchall()}
+
+    async def set_memory_switches(self, session_id: str, recall: bool, write: bool) -> None:
+        async with self._pool.connection() as conn:
+            async with conn.transaction():
+                cur = await conn.execute(f"SELECT id FROM {self._s}.chat_sessions WHERE id = %s", (session_id,))
+                if await cur.fetchone() is None:
+                    raise SessionNotFound(session_id)
+                await conn.execute(
+                    f"INSERT INTO {self._s}.chat_session_memory (session_id, recall_on, write_on) VALUES (%s, %s, %s)"
+                    " ON CONFLICT (session_id) DO UPDATE SET recall_on = EXCLUDED.recall_on, write_on = EXCLUDED.write_on",
+                    (session_id, bool(recall), bool(write)))
 
     async def append(self, session_id: str, role: str, content: str, *,
                      memories: list[dict[str, Any]] | None = None, turn_id: str = "",

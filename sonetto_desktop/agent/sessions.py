@@ -44,6 +44,11 @@ CREATE TABLE IF NOT EXISTS chat_entries (
     created_at TEXT NOT NULL,
     PRIMARY KEY (session_id, seq)
 );
+CREATE TABLE IF NOT EXISTS chat_session_memory (
+    session_id TEXT PRIMARY KEY REFERENCES chat_sessions(id) ON DELETE CASCADE,
+    recall_on INTEGER NOT NULL,
+    write_on INTEGER NOT NULL
+);
 """
 
 
@@ -156,8 +161,28 @@ class SessionStore:
         """Delete the session and its transcript; False if it did not exist."""
         async with self._write() as db:
             await db.execute("DELETE FROM chat_entries WHERE session_id = ?", (session_id,))
+            await db.execute("DELETE FROM chat_session_memory WHERE session_id = ?", (session_id,))
             cur = await db.execute("DELETE FROM chat_sessions WHERE id = ?", (session_id,))
         return cur.rowcount > 0
+
+    # ── memory switches ─────────────────────────────────────────────────────────────────────
+
+    async def memory_switches(self) -> dict[str, tuple[bool, bool]]:
+        """``{session_id: (recall, write)}`` for sessions whose switches were set (others: both on)."""
+        async with self.db.execute("SELECT session_id, recall_on, write_on FROM chat_session_memory") as cur:
+            rows = await cur.fetchall()
+        return {sid: (bool(recall), bool(write)) for sid, recall, write in rows}
+
+    async def set_memory_switches(self, session_id: str, recall: bool, write: bool) -> None:
+        async with self._write() as db:
+            cur = await db.execute("SELECT 1 FROM chat_sessions WHERE id = ?", (session_id,))
+            if await cur.fetchone() is None:
+                raise SessionNotFound(session_id)
+            await db.execute(
+                "INSERT INTO chat_session_memory (session_id, recall_on, write_on) VALUES (?, ?, ?)"
+                " ON CONFLICT(session_id) DO UPDATE SET recall_on = excluded.recall_on, write_on = excluded.write_on",
+                (session_id, int(recall), int(write)),
+            )
 
     # ── transcript ──────────────────────────────────────────────────────────────────────────
 

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import logging
 import os
+import threading
 from pathlib import Path
 
 from .paths import config_dir as default_config_dir
@@ -161,3 +162,32 @@ def load_secret(name: str, config_dir: Path | str | None = None) -> str:
 
 def store_secret(name: str, value: str, config_dir: Path | str | None = None) -> str:
     return ApiKeyStore(config_dir, name).store(value)
+
+
+#: The bearer token of ``sonetto mcp --http`` (other AI apps on this computer send it).
+MCP_TOKEN = "mcp_token"
+_MCP_TOKEN_LOCK = threading.Lock()  # one token made at a time (the page and a button may both ask)
+
+
+def mcp_token(config_dir: Path | str | None = None, *, create: bool = True) -> str:
+    """The local MCP server's bearer token; made (random, 256 bits) and stored on first use
+    (``create``). Blocking (keyring or file): call it off the UI thread."""
+    with _MCP_TOKEN_LOCK:
+        token = load_secret(MCP_TOKEN, config_dir)
+        if not token and create:
+            token = _make_mcp_token(config_dir)
+    return token
+
+
+def new_mcp_token(config_dir: Path | str | None = None) -> str:
+    """Replace the MCP token with a new random one (apps holding the old one are refused from now on)."""
+    with _MCP_TOKEN_LOCK:
+        return _make_mcp_token(config_dir)
+
+
+def _make_mcp_token(config_dir: Path | str | None) -> str:
+    import base64
+
+    token = base64.urlsafe_b64encode(os.urandom(32)).decode("ascii").rstrip("=")
+    store_secret(MCP_TOKEN, token, config_dir)
+    return token

@@ -51,6 +51,9 @@ _RANGES: dict[str, tuple[float, float]] = {
     "trash_retention_days": (0.0, 36500.0),
     "first_token_timeout": (1.0, 3600.0),
     "stream_idle_timeout": (1.0, 3600.0),
+    "writer_max_tool_calls": (1, 500),
+    "writer_max_changed_memories": (1, 10000),
+    "mcp_http_port": (1024, 65535),
 }
 _SCHEMA_NAME = re.compile(r"^[a-z_][a-z0-9_]{0,40}$")
 _SECRET_FIELDS = frozenset({"api_key", "postgres_password"})
@@ -94,6 +97,16 @@ class Settings:
     stream_idle_timeout: float = 30.0
     #: How Sonetto should call the user ("你希望 Sonetto 怎么称呼你"); empty: learned from the memories.
     user_name: str = ""
+    #: Review mode: Sonetto's changes wait in an inbox for approval (memory/review.py); off: written directly.
+    review_mode: bool = False
+    #: The background writer's limits per chat turn. A turn whose model makes more tool calls than
+    #: ``writer_max_tool_calls`` (a model stuck in a loop), or that would change (edit, merge, delete)
+    #: more than ``writer_max_changed_memories`` existing memories (a mass change: "delete everything",
+    #: or an instruction hidden in a memory; new memories do not count), is stopped, everything it wrote is undone, and the turn
+    #: is held in the failed list: nothing of it is applied until the person retries it (retrying a
+    #: held mass change applies it, undoable as one action).
+    writer_max_tool_calls: int = 30
+    writer_max_changed_memories: int = 15
     # One memory on several computers (store_backend "postgres"): the server's URL without its
     # password (that one lives in the keyring), TLS, the schema holding this person's memories,
     # this computer's name as other devices see it, and whether chat sessions live there too.
@@ -103,6 +116,14 @@ class Settings:
     postgres_schema: str = "sonetto"
     postgres_sessions: bool = False
     device_name: str = ""
+    # Other AI apps (Claude Desktop, Cursor, Cherry Studio…) using these memories through the local
+    # MCP server (``sonetto mcp``): on or off, read-only, which clients (their names from the MCP
+    # handshake, one per line or comma-separated; empty: any), and the port of ``sonetto mcp --http``
+    # (always on 127.0.0.1; its bearer token is a secret, see ``secrets.mcp_token``).
+    mcp_enabled: bool = True
+    mcp_read_only: bool = False
+    mcp_allowed_clients: str = ""
+    mcp_http_port: int = 8765
     # Values replaced by environment variables, kept so that save() writes the user's own values.
     _env_originals: dict[str, Any] = field(default_factory=dict, repr=False, compare=False)
 
@@ -301,6 +322,11 @@ def _coerce(name: str, value: Any, default: Any) -> Any:
     """``value`` converted to the type of ``default`` and checked, or ``_BAD``."""
     if isinstance(default, bool):
         return value if isinstance(value, bool) else _BAD
+    if isinstance(default, int) and not isinstance(default, float):
+        if isinstance(value, bool) or not isinstance(value, int):
+            return _BAD
+        low, high = _RANGES.get(name, (float("-inf"), float("inf")))
+        return value if low <= value <= high else _BAD
     if isinstance(default, float):
         if isinstance(value, bool) or not isinstance(value, (int, float)):
             return _BAD

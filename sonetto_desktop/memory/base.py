@@ -2,7 +2,8 @@
 
 A backend implements three primitives — ``_load_all()``, ``_save_all(items)`` and
 ``_write_lock()`` — plus ``self_check()`` and the two trash primitives, and gets the whole API:
-queries, CRUD (``crud.py``), trash / restore / revert and the change channel. Every write is
+queries, CRUD (``crud.py``), undoing a whole turn (``undo.py``), trash / restore / revert and the
+change channel. Every write is
 lock -> load -> modify -> save, expressed once against a :class:`Transaction`; a backend with
 point operations overrides ``_transaction()`` so a write touches only its rows.
 
@@ -27,6 +28,7 @@ from .errors import MemoryNotFound
 from .events import EventFeed
 from .item import MemoryItem
 from .transaction import SnapshotTransaction, Transaction
+from .undo import UndoMixin
 from .validation import validate_items
 
 
@@ -44,7 +46,7 @@ class SelfCheckReport:
         return self.status != "FAIL"
 
 
-class BaseMemoryManager(CrudMixin, ABC):
+class BaseMemoryManager(CrudMixin, UndoMixin, ABC):
     """Memory manager over some store. See the module docstring for the contract."""
 
     def __init__(self) -> None:

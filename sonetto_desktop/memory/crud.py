@@ -47,6 +47,12 @@ def _provenance(turn: Turn | None) -> dict[str, str]:
     return turn.history_fields() if turn is not None else {}
 
 
+def _deleted_by(trash_entry: dict[str, Any]) -> dict[str, str]:
+    """For a restore's history entry: the turn whose deletion it takes back (``undo`` checks it)."""
+    turn_id = trash_entry.get("turn_id")
+    return {"deleted_turn": str(turn_id)} if turn_id else {}
+
+
 class CrudMixin:
     """Writes over ``_transaction()``; see the module docstring. Needs the base class's
     ``_transaction``, ``_publish``, ``_new_id`` and ``_require_item``."""
@@ -189,7 +195,8 @@ class CrudMixin:
             if txn.exists(memory_id):
                 raise ValueError(f"a memory with id {memory_id!r} already exists")
             item = MemoryItem.from_dict(entry["item"])
-            item.update(reason or "从回收站恢复", actor=actor, action="restore", provenance=_provenance(turn))
+            item.update(reason or "从回收站恢复", actor=actor, action="restore",
+                        provenance={**_provenance(turn), **_deleted_by(entry)})
             txn.put(memory_id, item)
             txn.trash_remove(memory_id)
             change = self._change(txn, "restore", (memory_id,), actor, reason, turn, {memory_id: card_state(item)})

@@ -45,9 +45,22 @@ class DontRememberList:
         self.path = Path(path)
         self._lock = threading.Lock()
         self._entries: list[DontRemember] | None = None
+        self._loaded_stamp: tuple[int, int, int] | None = None
+
+    def _stamp(self) -> tuple[int, int, int] | None:
+        try:
+            st = self.path.stat()
+        except OSError:
+            return None
+        return st.st_mtime_ns, st.st_size, st.st_ino
 
     def _load(self) -> list[DontRemember]:
+        # Another process (the app, while ``sonetto mcp`` runs) may have changed the file: read it again.
+        stamp = self._stamp()
+        if stamp != self._loaded_stamp:
+            self._entries = None
         if self._entries is None:
+            self._loaded_stamp = stamp
             try:
                 raw = json.loads(self.path.read_text(encoding="utf-8"))
                 self._entries = [DontRemember(**{k: e.get(k) for k in ("id", "text", "created_at", "turn_id")})
@@ -62,6 +75,7 @@ class DontRememberList:
         payload = {"entries": [asdict(e) for e in entries]}
         atomic_write(self.path, json.dumps(payload, ensure_ascii=False, indent=1).encode("utf-8"))
         self._entries = entries
+        self._loaded_stamp = self._stamp()
 
     def entries(self) -> list[DontRemember]:
         with self._lock:

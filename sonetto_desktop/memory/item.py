@@ -15,6 +15,8 @@ History entry schema
         "merged_id": "ab12cd34", "merged_description": "...", "merged_theme": "...",
         # when the change came from a chat turn (or a multi-change action): its provenance
         "turn_id": "…", "session_id": "…", "excerpt": "用户的原话（节选）",
+        # restore only: the turn whose deletion it took back (when the deletion had one)
+        "deleted_turn": "…",
     }
 
 Items created by this app start with a ``create`` entry; items of older files (or imported seed

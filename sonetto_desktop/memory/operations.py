@@ -15,26 +15,42 @@ from typing import Any, Callable, Iterable
 
 from .base import BaseMemoryManager
 from .bulk import BulkResult, run_bulk, ids_in_theme, ids_written_by
-from .changes import PERSON_ACTORS, USER, MemoryChange, Turn, check_actor
+from .changes import AGENT, PERSON_ACTORS, USER, MemoryChange, Turn, check_actor
 from .dont_remember import DontRememberList
 from .errors import DontRememberRefused
 from .item import MemoryItem
+from .review import ReviewInbox
+from .undo import UndoResult
 
 
 class MemoryOperations:
     """``dont_remember``: the person's "don't remember" list; text an app (not the person) writes
-    that matches an entry is refused with ``DontRememberRefused``."""
+    that matches an entry is refused with ``DontRememberRefused``. ``review``: the review inbox;
+    while it is enabled, Sonetto's changes are proposed there instead (see ``reviewing``)."""
 
     def __init__(self, store: BaseMemoryManager, *, actor: str = USER, turn: Turn | None = None,
-                 dont_remember: DontRememberList | None = None) -> None:
+                 dont_remember: DontRememberList | None = None, review: ReviewInbox | None = None) -> None:
         self._store = store
         self.actor = check_actor(actor)
         self.turn = turn
         self.dont_remember = dont_remember
+        self.review = review
 
     def as_actor(self, actor: str, turn: Turn | None = None) -> "MemoryOperations":
         """The same memories, written as ``actor`` (and, for a chat turn, with its provenance)."""
-        return MemoryOperations(self._store, actor=actor, turn=turn, dont_remember=self.dont_remember)
+        return MemoryOperations(self._store, actor=actor, turn=turn, dont_remember=self.dont_remember,
+                                review=self.review)
+
+    @property
+    def reviewing(self) -> ReviewInbox | None:
+        """The inbox Sonetto's changes go to instead of the memories (review mode on and this is
+        Sonetto writing), else None. The writer's tools ask this before each change."""
+        review = self.review
+        return review if review is not None and review.enabled and self.actor == AGENT else None
+
+    def allowed(self, text: str | None) -> None:
+        """Raise ``DontRememberRefused`` if this actor may not write ``text`` (see the class doc)."""
+        self._allowed(text)
 
     def _allowed(self, text: str | None) -> None:
         if text is None or self.dont_remember is None or self.actor in PERSON_ACTORS:
@@ -131,6 +147,16 @@ class MemoryOperations:
             added, skipped = self._store.import_items(items, actor=self.actor, reason=reason, turn=self.turn)
 
         return self._one(write), added, skipped
+
+    def undo_turn(self, turn_id: str, *, reason: str = "", ids: Iterable[str] | None = None,
+                  unhit: dict[str, int] | None = None) -> UndoResult:
+        """Take back every change of one turn (a chat turn, a bulk action, a clean-up pass, an earlier
+        undo) as one action with its own ``undo-…`` turn id, itself undoable. Raises
+        ``UndoConflict`` naming the memories a later change touched (nothing is changed then), or
+        ``NothingToUndo``. See ``undo.py``. Operations bound to a turn (``as_actor(actor, turn)``)
+        record the undo under that turn instead of a fresh ``undo-…`` one."""
+        return self._store.undo_turn(turn_id, actor=self.actor, reason=reason, ids=ids, unhit=unhit,
+                                     turn=self.turn)
 
     # ── many at once (one action each: see ``bulk``) ──────────────────
 

@@ -189,7 +189,10 @@ class HistoryDialog(QDialog):
         return max((row.version for row in self._rows if row.version is not None), default=0)
 
     def _actor(self, entry: dict[str, Any]) -> str:
-        return self.tr("智能体") if entry.get("actor") == "agent" else self.tr("你")
+        actor = str(entry.get("actor") or "")
+        if actor.startswith("mcp:"):  # another AI app, by the name it gave (``sonetto mcp``)
+            return self.tr("%1（其他应用）").replace("%1", actor[4:])
+        return self.tr("智能体") if actor == "agent" else self.tr("你")
 
     def _action(self, entry: dict[str, Any]) -> str:
         labels = {

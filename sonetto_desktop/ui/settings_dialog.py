@@ -35,6 +35,7 @@ from sonetto_desktop.config.settings import Settings
 
 from .deferred import alive
 from .icons import icon
+from .mcp_page import McpPage
 from .postgres_page import PostgresPage
 
 ENV_NAMES = {"base_url": "SONETTO_BASE_URL / OPENAI_BASE_URL", "api_key": "OPENAI_API_KEY",
@@ -59,6 +60,8 @@ class SettingsDialog(QDialog):
         tabs.addTab(self._memory_tab(), self.tr("记忆"))
         self.postgres_page = PostgresPage(self)  # the multi-device backend's fields (its own module)
         tabs.addTab(self.postgres_page, self.postgres_page.title())
+        self.mcp_page = McpPage(self)  # other AI apps through the MCP server (its own module)
+        tabs.addTab(self.mcp_page, self.mcp_page.title())
         tabs.addTab(self._look_tab(), self.tr("外观"))
         self.error_label = QLabel(self)
         self.error_label.setObjectName("HintLabel")
@@ -179,6 +182,7 @@ class SettingsDialog(QDialog):
         self._select(self.theme, s.theme)
         self._select(self.language, s.language)
         self.postgres_page.load(s)
+        self.mcp_page.load(s)
         for name in s.env_overridden:
             widget = {"base_url": self.base_url, "api_key": self.api_key, "model": self.model,
                       "data_dir": self.data_dir}.get(name)
@@ -202,6 +206,7 @@ class SettingsDialog(QDialog):
                     "model": self.model.currentText().strip(), "data_dir": self.data_dir.text().strip()}
         values.update({k: v for k, v in editable.items() if k not in s.env_overridden})
         values.update(self.postgres_page.values())
+        values.update(self.mcp_page.values())
         return dataclasses.replace(s, **values)
 
     # ── actions ────────────────────────────────────────────────────────

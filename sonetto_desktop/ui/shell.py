@@ -72,6 +72,8 @@ class SonettoApp:
         self.theme: ThemeController | None = None
         self.writer_toasts: Any = None
         self.wall_loaded: Any = None
+        self.sqlite_offer: Any = None
+        self.review_dialog: Any = None
         self.shutdown_steps: list[str] = []
         self._translators: list = []
         self._agents_task: Any = None
@@ -167,7 +169,9 @@ class SonettoApp:
         self.window.set_wall(self.wall)
         StoreBanner.attach(self.window, self.services)  # shown while the memory server is away
         self.wall_loaded = self.wall.reload()
+        self._tasks.spawn(self._offer_sqlite(ui_state), name="sqlite-offer")
         self.window.settings_requested.connect(self.open_settings)
+        self.writer_control.review_requested.connect(self.open_review)
         self.window.quit_requested.connect(self.request_quit)
 
         self.tray = Tray(self.writer_control, self.window)
@@ -184,6 +188,15 @@ class SonettoApp:
         self.window.show()
         if not self.store_ok and self.interactive:
             self._show_store_problem()
+
+    async def _offer_sqlite(self, ui_state: QSettings) -> None:
+        """A large YAML store: once the wall is up, offer the faster SQLite store (ui/sqlite_offer.py)."""
+        from .sqlite_offer import SqliteOffer
+
+        await self.wall_loaded
+        self.sqlite_offer = SqliteOffer(self.toasts, self.services, self.apply_settings, ui_state,
+                                        lambda coro: self._tasks.spawn(coro, name="switch-to-sqlite"))
+        await self.sqlite_offer.check()
 
     def _launch_agents(self) -> None:
         self._agents_task = self._tasks.spawn(self._start_agents(), name="start-agents")
@@ -237,6 +250,18 @@ class SonettoApp:
             return
         self.window.bring_to_front()
         self.window.reveal_memory(memory_id)
+
+    def open_review(self):
+        """Review mode's inbox (ui/review_dialog.py); the badge follows what is done there."""
+        from .review_dialog import ReviewDialog
+
+        dialog = ReviewDialog(self.services, self.window)
+        dialog.setAttribute(Qt.WidgetAttribute.WA_DeleteOnClose)
+        dialog.acted.connect(lambda _text: self.writer_control.refresh())
+        dialog.loaded.connect(self.writer_control.refresh)
+        dialog.open()
+        self.review_dialog = dialog
+        return dialog
 
     def open_settings(self):
         from .settings_dialog import SettingsDialog

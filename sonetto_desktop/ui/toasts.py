@@ -115,11 +115,13 @@ class Toast(QFrame):
     def is_dismissed(self) -> bool:
         return self._done
 
-    def refresh(self, text: str) -> None:
-        """The same key again: show the newest text, count repeats, restart the countdown."""
-        self.repeats += 1
+    def refresh(self, text: str, *, count: bool = True) -> None:
+        """The same key again: show the newest text, restart the countdown; ``count``: it is the same
+        news again (shown as ×N), else the text simply replaces the old one (a growing summary)."""
+        if count:
+            self.repeats += 1
         self._base_text = text
-        self._label.setText(f"{_shown(text)}  ×{self.repeats}")
+        self._label.setText(f"{_shown(text)}  ×{self.repeats}" if self.repeats > 1 else _shown(text))
         self._label.setToolTip(text if len(text) > MAX_CHARS else "")
         self.updateGeometry()
         self._remaining_ms = self._timeout_ms

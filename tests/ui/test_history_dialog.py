@@ -149,3 +149,12 @@ async def test_trash_rows_keep_a_multi_line_memory_to_one_line(service, populate
     text = dialog.list.item(0).text()
     assert text.count("\n") == 1 and text.startswith("第一行 第二行 第三行\n笔记")  # fits the two-line row
     assert dialog.list.item(0).toolTip() == "第一行\n第二行\n\n第三行"
+
+
+async def test_another_ai_apps_change_is_named_after_the_app(service, populated_store, qtbot):
+    memory_id = populated_store.ids["讨厌香菜"]
+    populated_store.update(memory_id, "用户在 Cursor 里说的", new_description="现在能吃一点香菜", actor="mcp:Cursor")
+    dialog = HistoryDialog(service, memory_id)
+    qtbot.addWidget(dialog)
+    await dialog.wait_loaded()
+    assert "· Cursor（其他应用） · 修改" in dialog.list.item(0).text()  # by the name it gave (sonetto mcp)

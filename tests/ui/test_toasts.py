@@ -113,7 +113,8 @@ def test_writer_event_texts():
     assert toast_for(_change("merge", ("a1", "b2"))).text == "合并了两条记忆"
     deleted = toast_for(_change("delete", description="旧地址"))
     assert deleted.text == "删除了过时的记忆：旧地址" and deleted.reveal_id is None
-    assert toast_for(_change("add", description="别的应用写的", actor="mcp:cherry")).text == "记住了：别的应用写的"
+    assert toast_for(_change("add", description="别的应用写的", actor="mcp:Cherry Studio")).text == (
+        "Cherry Studio（其他应用）· 记住了：别的应用写的")  # which app, by the name it gave
     failed = toast_for(WriterEvent("failed", detail="连接超时"))
     assert (failed.kind, failed.text, failed.key) == ("error", "整理记忆失败：连接超时", "writer-error")
     assert toast_for(_change("add", description="我自己加的", actor="user")) is None  # the person's own edits

@@ -70,15 +70,17 @@ _jieba_lock = threading.Lock()
 
 
 def _get_jieba() -> Any:
-    global _jieba  # the lazily loaded module is a cache, not wiring
+    """jieba's tokenizer on its default dictionary, with the table held compactly (see compact_dict)."""
+    global _jieba  # the lazily loaded tokenizer is a cache, not wiring
     if _jieba is None:
         with _jieba_lock:
             if _jieba is None:
                 import jieba
 
+                from .compact_dict import compact_tokenizer
+
                 jieba.setLogLevel(logging.WARNING)
-                jieba.initialize()
-                _jieba = jieba
+                _jieba = compact_tokenizer()
     return _jieba
 
 
@@ -94,13 +96,14 @@ def loaded_word_freq(word: str) -> int | None:
 
 
 def warm_up() -> None:
-    """Load jieba's dictionary now (blocking, ~0.7 s the first time). Call it off the UI thread."""
+    """Load jieba's dictionary now (blocking: ~10 ms from its cache, ~2 s the very first time). Call
+    it off the UI thread."""
     _get_jieba()
 
 
 def word_freq(word: str) -> int:
     """How common ``word`` is in jieba's dictionary (0 if it is not an entry)."""
-    return int(_get_jieba().dt.FREQ.get(word) or 0)
+    return int(_get_jieba().FREQ.get(word) or 0)
 
 
 def is_cjk(text: str) -> bool:

@@ -1,7 +1,11 @@
 """MemoryConsumer: one chat turn in, memory writes out, through a ReAct agent with the CRUD tools.
 
-``consume`` raises when the LLM fails (so the pipeline can retry the turn); a bad tool call is
-answered to the model as an error message and the run goes on. The agent's sync tools run on
+``consume`` raises when the LLM fails (so the pipeline can retry the turn), after taking back what
+the failed run wrote (``undo_turn`` on the memories it touched: a retry starts from the store as it
+was); a bad tool call is answered to the model as an error message and the run goes on. A run that
+crosses a limit (``guard.py``: too many tool calls, too many memories changed) is taken back too and
+raises ``TurnHeld``. Given a ``TurnRecorder`` (``resume.py``) a run keeps its progress in the turn's
+journal entry and resumes an interrupted attempt instead of starting over. The agent's sync tools run on
 LangChain's worker threads, so the store's blocking I/O never runs on the event loop. What the run
 changed is what the change channel carried for its turn id (``ConsumeResult.changes``).
 """
@@ -10,7 +14,9 @@ from __future__ import annotations
 
 import asyncio
 import contextvars
+import logging
 import uuid
+from collections import Counter
 from dataclasses import dataclass, field
 from datetime import datetime
 from typing import Any, Callable
@@ -21,9 +27,14 @@ from langchain_core.messages import AIMessage, HumanMessage, ToolMessage
 from langgraph.checkpoint.memory import MemorySaver
 
 from ..base import BaseMemoryManager
-from ..changes import MemoryChange
+from ..changes import MemoryChange, Turn
 from ..operations import MemoryOperations
+from ..undo import NothingToUndo, UndoConflict
 from .budget import EndAfterWrites
+from .guard import CURRENT as CURRENT_GUARD
+from .guard import DEFAULT_MAX_CHANGED, DEFAULT_MAX_TOOL_CALLS, GuardedRun, RunGuard
+from .resume import CURRENT as CURRENT_RECORDER
+from .resume import REPLAYED, ResumeRun, TurnRecorder, already_applied
 from .index import WriterIndex
 from .listing import RetrieverProvider, read_listing
 from .names import resolve_name
@@ -32,6 +43,11 @@ from .tools import CONTEXT_KEY, ToolContext, make_memory_tools
 from .turns import format_turn, normalize_turn, turn_query_text
 
 DEFAULT_RECURSION_LIMIT = 40  # about 19 model/tool rounds
+ROLLBACK_REASON = "撤销失败的写入尝试"
+#: Turn ids of the undo that takes back a failed attempt (views may keep quiet about them).
+ROLLBACK_PREFIX = "rollback-"
+
+log = logging.getLogger(__name__)
 
 
 @dataclass
@@ -48,6 +64,7 @@ class ConsumeResult:
     final_text: str = ""
     changes: list[MemoryChange] = field(default_factory=list)
     tool_error_texts: list[str] = field(default_factory=list)  # what failed tool calls answered (quality harness)
+    resumed_calls: int = 0  # tool calls answered from the journal (done before an interruption)
 
 
 # The tool calls of one model message run one at a time, in the order the model gave them, so
@@ -85,6 +102,8 @@ class MemoryConsumer:
         recursion_limit: int = DEFAULT_RECURSION_LIMIT,
         retriever: RetrieverProvider | None = None,
         user_name: Callable[[], str] | None = None,
+        max_tool_calls: int = DEFAULT_MAX_TOOL_CALLS,
+        max_changed: int = DEFAULT_MAX_CHANGED,
     ) -> None:
         if llm is None:
             raise ValueError("MemoryConsumer needs a chat model (llm is None: no model configured)")
@@ -95,6 +114,8 @@ class MemoryConsumer:
         self._recursion_limit = recursion_limit
         self._retriever = retriever
         self._user_name = user_name or (lambda: "")
+        self.max_tool_calls = max_tool_calls
+        self.max_changed = max_changed
         self._index = WriterIndex(ops.store)  # count, recency, due dates, same text: never a full read per turn
         self._tools = make_memory_tools(ops, retriever=retriever, index=self._index)
         self._agents: dict[str, Any] = {}
@@ -111,11 +132,37 @@ class MemoryConsumer:
                 model=self._llm,
                 tools=self._tools,
                 system_prompt=system_prompt,
-                middleware=[_SerialToolCalls(), EndAfterWrites()],
+                middleware=[_SerialToolCalls(), GuardedRun(), ResumeRun(self._already_applied), EndAfterWrites()],
                 checkpointer=self._checkpointer,
             )
             self._agents[system_prompt] = agent
         return agent
+
+    def _already_applied(self, turn_id: str, name: str, args: dict) -> bool:
+        return already_applied(self._ops, self._index, turn_id, name, args)
+
+    def rollback(self, turn_id: str, changes: list[MemoryChange], *, whole_turn: bool = False) -> str | None:
+        """Take back what a failed run of ``turn_id`` wrote, its hits included (blocking).
+        ``whole_turn``: every change of the turn (a resumed run: what ran before the interruption
+        too), else the memories ``changes`` touched. Returns why something could not be taken back,
+        or ``None``."""
+        ids = None if whole_turn else [mid for c in changes if c.kind != "hit" for mid in c.ids]
+        hits = Counter(c.ids[0] for c in changes if c.kind == "hit" and c.ids)
+        if ids is not None and not ids and not hits:
+            return None
+        try:
+            undoing = self._ops.as_actor(self._ops.actor, Turn(f"{ROLLBACK_PREFIX}{uuid.uuid4().hex[:12]}",
+                                                               excerpt=f"撤销 {turn_id} 失败的写入尝试"))
+            undoing.undo_turn(turn_id, ids=ids, reason=ROLLBACK_REASON, unhit=dict(hits))
+        except NothingToUndo:
+            return None
+        except UndoConflict as exc:
+            log.warning("memory writer: could not take back the failed run of %s: %s", turn_id, exc)
+            return str(exc)
+        except Exception as exc:  # noqa: BLE001 - e.g. a full disk: the original failure is what is reported
+            log.warning("memory writer: taking back the failed run of %s failed: %s", turn_id, exc)
+            return f"{type(exc).__name__}: {exc}"
+        return None
 
     def subject(self) -> str:
         """What the memories call the user (blocking: the index may refresh)."""
@@ -134,10 +181,17 @@ class MemoryConsumer:
         listing = "" if cold_start else read_listing(
             self._ops.store, turn_query_text(messages), self._retriever, now=now, index=self._index,
             subject=name).text
-        return cold_start, turn_message(format_turn(messages), listing, now, name=name, cold_start=cold_start), name
+        dont = self._ops.dont_remember
+        avoid = [entry.text for entry in dont.entries()] if dont is not None else []
+        message = turn_message(format_turn(messages), listing, now, name=name, cold_start=cold_start, dont_remember=avoid)
+        return cold_start, message, name
 
-    async def consume(self, session_id: str | None, turn_id: str | None, turn_messages: Any) -> ConsumeResult:
-        """Let the agent write what this turn taught about the user. Raises if the LLM fails."""
+    async def consume(self, session_id: str | None, turn_id: str | None, turn_messages: Any, *,
+                      recorder: TurnRecorder | None = None, allow_mass: bool = False) -> ConsumeResult:
+        """Let the agent write what this turn taught about the user. Raises if the LLM fails (what
+        the run wrote is taken back first) and ``TurnHeld`` when it crossed a limit (``guard.py``).
+        ``recorder``: keep and resume the run's progress (``resume.py``). ``allow_mass``: no limit on
+        how many memories this run may change (the person retried a held turn)."""
         turn_id = turn_id or uuid.uuid4().hex[:12]
         messages = normalize_turn(turn_messages)
         now = self._now()
@@ -148,10 +202,20 @@ class MemoryConsumer:
         agent = self._agents.get(system_prompt) or await asyncio.to_thread(self._agent, system_prompt)
         thread_id = f"ltm-{turn_id}-{uuid.uuid4().hex[:6]}"
         changes: list[MemoryChange] = []
-        unsubscribe = self._ops.subscribe(lambda change: change.turn_id == turn_id and changes.append(change))
-        # A fresh lock per run; not reset afterwards (the next run sets its own, and a reset from a
+        guard = RunGuard(self.max_tool_calls, None if allow_mass else self.max_changed)
+
+        def seen(change: MemoryChange) -> None:
+            if change.turn_id == turn_id:
+                changes.append(change)
+                guard.saw(change)
+
+        unsubscribe = self._ops.subscribe(seen)
+        resumed = recorder is not None and bool(recorder.responses or recorder.calls)
+        # Fresh per run; not reset afterwards (the next run sets its own, and a reset from a
         # cancelled run finalised in another context would raise).
         _TOOL_LOCK.set(asyncio.Lock())
+        CURRENT_GUARD.set(guard)
+        CURRENT_RECORDER.set(recorder)
         try:
             state = await agent.ainvoke(
                 {"messages": [HumanMessage(content=user_prompt)]},
@@ -160,10 +224,19 @@ class MemoryConsumer:
                     "recursion_limit": self._recursion_limit,
                 },
             )
+        except Exception:
+            unsubscribe()
+            await asyncio.to_thread(self.rollback, turn_id, list(changes), whole_turn=resumed)
+            raise
         finally:
             unsubscribe()
             self._checkpointer.delete_thread(thread_id)
-        result = ConsumeResult(turn_id, cold_start, changes=list(changes))
+        held = guard.held()
+        if held is not None:
+            await asyncio.to_thread(self.rollback, turn_id, list(changes), whole_turn=resumed)
+            raise held
+        result = ConsumeResult(turn_id, cold_start, changes=list(changes),
+                               resumed_calls=recorder.replayed_calls if recorder is not None else 0)
         for msg in state.get("messages", []):
             if isinstance(msg, ToolMessage):
                 result.tool_calls += 1
@@ -171,6 +244,8 @@ class MemoryConsumer:
                     result.tool_errors += 1
                     result.tool_error_texts.append(str(msg.content))
             elif isinstance(msg, AIMessage):
+                if msg.response_metadata.get(REPLAYED):
+                    continue  # handed back from the journal, not asked again
                 result.llm_calls += 1
                 usage = msg.usage_metadata or {}
                 result.prompt_tokens += int(usage.get("input_tokens", 0) or 0)

@@ -138,8 +138,14 @@ def merge_exact_duplicates(ops: MemoryOperations, index: WriterIndex, limit: int
                      key=lambda mid: (-int(items[mid].hit or 0), str(items[mid].latest_update_time or ""), mid))
         keep = ids[0] if ids else None
         for gone in ids[1:]:
+            why = f"与 {keep} 内容完全相同"
+            if ops.reviewing is not None:  # review mode: the person decides (a repeated proposal is not added twice)
+                ops.reviewing.propose("merge", memory_ids=(keep, gone), description=items[keep].description,
+                                      theme=items[keep].theme, reason=why, turn=ops.turn,
+                                      before=(items[keep].description, items[gone].description))
+                continue
             try:
-                ops.merge(keep, gone, items[keep].description, items[keep].theme, reason=f"与 {keep} 内容完全相同")
+                ops.merge(keep, gone, items[keep].description, items[keep].theme, reason=why)
             except MemoryNotFound:
                 continue
 
@@ -196,6 +202,11 @@ def hygiene_tools(ops: MemoryOperations, turn: Turn, index: WriterIndex, conflic
         """
         memory_id, text, why = _text("id", id), _content(content), _text("reason", reason)
         try:
+            if writer.reviewing is not None:  # review mode: proposed, like every change of Sonetto's
+                before = ops.store.get(memory_id).description
+                writer.reviewing.propose("update", memory_ids=(memory_id,), description=text, theme=MOMENT_THEME,
+                                         reason=why, turn=turn, before=(before,))
+                return f"已提交给用户审核：把 {memory_id} 改写为瞬间。", {"kind": "propose", "ids": (memory_id,)}
             writer.update(memory_id, description=text, theme=MOMENT_THEME, reason=why)
         except MemoryNotFound:
             raise _not_found(memory_id) from None

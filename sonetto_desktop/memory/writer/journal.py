@@ -4,7 +4,9 @@ disk only after the writer consumed it.
 Layout — one JSON file per turn, in a directory next to the store::
 
     <store dir>/<store stem>.journal/pending/<seq>-<key>.json   waiting (or being retried)
-    <store dir>/<store stem>.journal/failed/<seq>-<key>.json    gave up after N attempts; kept
+    <store dir>/<store stem>.journal/failed/<seq>-<key>.json    gave up after N attempts (or held); kept
+    <store dir>/<store stem>.journal/quarantine/<name>            a file not named as its content says
+                                                                (renamed or copied in by hand): kept, never replayed
 
 Why one file per turn rather than an append-only JSONL: every operation is a single atomic
 filesystem step — add (write temp, fsync, ``os.replace``, fsync dir), attempt count (same, over the
@@ -12,6 +14,11 @@ turn's own file), done (``unlink``), give up / retry (``os.replace`` between the
 no compaction pass to get wrong, a crash can at worst leave a stray ``*.tmp`` (ignored; removed once stale),
 and one damaged file cannot hide the turns after it. ``<seq>`` (nanoseconds, zero-padded) keeps the
 order turns were sent in.
+
+An entry also carries what its current attempt has done (``progress``: the model's replies and each
+tool call's state, see ``resume.py``), so a turn interrupted mid-way resumes instead of running
+again. While a writer works on a turn it holds an OS lock on ``<name>.lock`` beside it: another app
+instance replaying the journal leaves that turn alone (it is in flight elsewhere).
 """
 
 from __future__ import annotations
@@ -46,6 +53,9 @@ class JournalEntry:
     created_at: str = field(default_factory=now_iso)
     attempts: int = 0
     last_error: str | None = None
+    progress: dict[str, Any] | None = None  # the current attempt's replies and tool calls (resume.py)
+    held: str | None = None  # why the turn was held instead of retried (guard.py), None: not held
+    allow_mass: bool = False  # the person retried a held mass change: apply it this time
 
     @property
     def filename(self) -> str:
@@ -62,6 +72,9 @@ class JournalEntry:
             created_at=str(data.get("created_at") or now_iso()),
             attempts=int(data.get("attempts", 0)),
             last_error=data.get("last_error"),
+            progress=data["progress"] if isinstance(data.get("progress"), dict) else None,
+            held=data.get("held") if isinstance(data.get("held"), str) else None,
+            allow_mass=data.get("allow_mass") is True,
         )
 
 
@@ -101,9 +114,12 @@ class TurnJournal:
         self.path = Path(path)
         self.pending_dir = self.path / "pending"
         self.failed_dir = self.path / "failed"
+        self.quarantine_dir = self.path / "quarantine"
         self._lock = threading.Lock()
         self._last_seq = 0
         self._claim: Any = None
+        self.quarantined: list[Path] = []  # files set aside by this journal object (see ``_quarantine``)
+        self._entry_locks: dict[str, Any] = {}
 
     def _ensure_dirs(self) -> None:
         for folder in (self.path, self.pending_dir, self.failed_dir):
@@ -145,7 +161,11 @@ class TurnJournal:
             if not file.name.endswith(".json"):
                 continue
             try:
-                entries.append(JournalEntry.from_dict(json.loads(file.read_text(encoding="utf-8"))))
+                entry = JournalEntry.from_dict(json.loads(file.read_text(encoding="utf-8")))
+                if entry.filename != file.name:  # renamed or copied in: ``remove`` could never drop it
+                    self._quarantine(file, f"its content belongs to {entry.filename}")
+                    continue
+                entries.append(entry)
             except (OSError, ValueError, KeyError, TypeError) as exc:
                 # Never delete what we cannot read: set it aside for a person to look at.
                 log.error("journal file %s is unreadable (%s); renamed to *.corrupt", file, exc)
@@ -155,6 +175,21 @@ class TurnJournal:
                     log.exception("could not set %s aside", file)
         entries.sort(key=lambda e: e.seq)
         return entries
+
+    def _quarantine(self, file: Path, why: str) -> None:
+        """Move a file that must not be replayed out of the way, keeping it for a person to look at."""
+        private_dir(self.quarantine_dir)
+        target = self.quarantine_dir / file.name
+        n = 1
+        while target.exists():
+            target = self.quarantine_dir / f"{file.name}.{n}"
+            n += 1
+        try:
+            os.replace(file, target)
+            self.quarantined.append(target)
+            log.error("journal file %s is not a turn of this journal (%s); moved to %s", file, why, target)
+        except OSError:
+            log.exception("could not move %s to the journal's quarantine", file)
 
     # ── API ───────────────────────────────────────────────────────────
 
@@ -174,6 +209,11 @@ class TurnJournal:
                 return False
             self._claim = handle
             return True
+
+    @property
+    def claimed(self) -> bool:
+        """This journal object holds the claim (see ``claim``)."""
+        return self._claim is not None
 
     def release(self) -> None:
         """Give the claim back (safe to call without one)."""
@@ -212,12 +252,67 @@ class TurnJournal:
                 self._write(self.pending_dir, entry)
             return entry
 
+    def save_progress(self, entry: JournalEntry) -> None:
+        """Durably keep the entry's ``progress`` (an atomic rewrite of its pending file; nothing when
+        the turn is not journaled)."""
+        with self._lock:
+            if entry.seq and (self.pending_dir / entry.filename).exists():
+                self._write(self.pending_dir, entry)
+
+    def lock_entry(self, entry: JournalEntry) -> bool:
+        """Take the turn for this writer: an OS lock on ``<name>.lock`` (freed by the OS if the process
+        dies). False when another writer is working on it, or when it is no longer pending (written
+        by another writer meanwhile). A turn that was never journaled needs no lock."""
+        if not entry.seq:
+            return True
+        with self._lock:
+            if entry.key in self._entry_locks:
+                return True
+            if not self.pending_dir.is_dir():
+                return False
+            handle = open(self.pending_dir / f"{entry.filename}.lock", "a+b", opener=private_opener)
+            try:
+                portalocker.lock(handle, portalocker.LockFlags.EXCLUSIVE | portalocker.LockFlags.NON_BLOCKING)
+            except portalocker.exceptions.LockException:
+                handle.close()
+                return False
+            if not (self.pending_dir / entry.filename).exists():
+                portalocker.unlock(handle)
+                handle.close()
+                return False
+            self._entry_locks[entry.key] = handle
+            return True
+
+    def unlock_entry(self, entry: JournalEntry) -> None:
+        """Let the turn go (safe without the lock); its lock file goes once the turn left pending."""
+        with self._lock:
+            handle = self._entry_locks.pop(entry.key, None)
+            if handle is None:
+                return
+            lock_file = self.pending_dir / f"{entry.filename}.lock"
+            if not (self.pending_dir / entry.filename).exists():
+                try:
+                    lock_file.unlink(missing_ok=True)  # still ours: nobody can hold it now
+                except OSError:
+                    pass
+            try:
+                portalocker.unlock(handle)
+            finally:
+                handle.close()
+
     def remove(self, entry: JournalEntry) -> None:
         """The turn was consumed: drop it."""
         with self._lock:
             (self.pending_dir / entry.filename).unlink(missing_ok=True)
             if self.pending_dir.is_dir():
                 _fsync_dir(self.pending_dir)
+
+    def discard_failed(self, entry: JournalEntry) -> None:
+        """The person asked not to remember this turn: drop it from the failed list."""
+        with self._lock:
+            (self.failed_dir / entry.filename).unlink(missing_ok=True)
+            if self.failed_dir.is_dir():
+                _fsync_dir(self.failed_dir)
 
     def move_to_failed(self, entry: JournalEntry) -> None:
         """Give up on a turn, keeping it (with its attempts and last error) in ``failed/``."""
@@ -228,12 +323,16 @@ class TurnJournal:
             _fsync_dir(self.pending_dir)
 
     def requeue_failed(self) -> list[JournalEntry]:
-        """Move every failed turn back to pending with its attempt count reset; returns them."""
+        """Move every failed turn back to pending with its attempt count reset; returns them. A turn held
+        for a mass change is retried with the memory limit lifted (the person asked for it)."""
         with self._lock:
             self._ensure_dirs()
             moved = []
             for entry in self._read_dir(self.failed_dir):
                 entry.attempts = 0
+                entry.progress = None
+                entry.allow_mass = entry.allow_mass or entry.held == "mass_change"  # the person said yes
+                entry.held = None
                 self._write(self.pending_dir, entry)
                 (self.failed_dir / entry.filename).unlink(missing_ok=True)
                 moved.append(entry)

@@ -5,6 +5,13 @@ enqueues — it returns at once. Consumer: one task on the event loop takes turn
 writer agent, and removes a turn from the journal only when it was written. Failures are retried
 with backoff (head of line, so later turns never overtake an earlier one); a turn failing
 ``max_attempts`` times moves to the journal's ``failed/`` list and is reported, never dropped.
+A failed attempt's writes are taken back before the next one (``consumer``); an attempt cut off
+(a kill, a stop) resumes from its journaled progress (``resume.py``). A turn that crosses a limit
+(``guard.py``: ``max_tool_calls``, ``max_changed`` memories) is held in the failed list at once,
+nothing of it applied. A failure of the disk (full, read-only) is never given up on: the turn stays
+queued and is retried with backoff, the status naming the reason and the time of the next try
+(``retry_at``); :meth:`retry_failed` retries at once. While a turn is written its journal entry is
+locked (``TurnJournal.lock_entry``), so two app instances on one store never write the same turn.
 
 The writer reports its state as :class:`~.events.WriterEvent` s on ``events`` (queued, started,
 done, failed, gave_up, status); what it changes in the memories travels on the store's change
@@ -23,20 +30,21 @@ from typing import Any, Callable, Sequence
 
 from ...aio import run_blocking
 from ..base import BaseMemoryManager
-from ..errors import api_key_of, scrub
 from ..events import EventFeed
 from ..operations import MemoryOperations
 from .consumer import MemoryConsumer
 from .events import WriterEvent
+from .guard import DEFAULT_MAX_CHANGED, DEFAULT_MAX_TOOL_CALLS
 from .journal import JournalEntry, TurnJournal, default_journal_path
 from .listing import RetrieverProvider
-from .status import ErrorDescriber, WriterStatus, describe_failure, make_status
+from .status import ErrorDescriber, WriterStatus, make_status
 from .turns import last_exchange, normalize_turn
+from .worker import TurnWorker
 
 log = logging.getLogger(__name__)
 
 
-class MemoryWriter:
+class MemoryWriter(TurnWorker):
     """See the module docstring. ``memory``: the memory operations (or a store, wrapped). ``llm``:
     the writer's chat model; ``None`` means none is configured (turns wait in the journal until
     ``set_llm``). ``retriever``: a provider of the offline retriever for the bounded listing.
@@ -58,6 +66,8 @@ class MemoryWriter:
         describe_error: ErrorDescriber | None = None,
         events: EventFeed[WriterEvent] | None = None,
         user_name: Callable[[], str] | None = None,
+        max_tool_calls: int = DEFAULT_MAX_TOOL_CALLS,
+        max_changed: int = DEFAULT_MAX_CHANGED,
     ) -> None:
         ops = memory if isinstance(memory, MemoryOperations) else MemoryOperations(memory)
         if journal_path is None:
@@ -78,6 +88,12 @@ class MemoryWriter:
         self._retriever = retriever
         self._describe = describe_error
         self._user_name = user_name
+        self.max_tool_calls = max_tool_calls
+        self.max_changed = max_changed
+        self._retry_at: datetime | None = None
+        #: How often a journal holder looks again at turns another instance was writing (it may have died).
+        self.elsewhere_recheck = 30.0
+        self._recheck: asyncio.TimerHandle | None = None
         self._activity: tuple[str, str] | None = None
         self._consumer: MemoryConsumer | None = None
         self._queue: asyncio.Queue[str | None] | None = None
@@ -86,6 +102,8 @@ class MemoryWriter:
         self._stopping = False
         self._entries: dict[str, JournalEntry] = {}
         self._failed: list[JournalEntry] = []
+        self._forgotten: set[str] = set()  # turns the person asked not to remember (see forget_turn)
+        self._current: str | None = None  # the key of the turn being written now
         self._busy = False
         self._paused = False
         self._last_error: str | None = None
@@ -128,8 +146,10 @@ class MemoryWriter:
 
     def status(self) -> WriterStatus:
         configured = self._llm is not None
+        retry_at = self._retry_at.replace(microsecond=0).isoformat() if self._retry_at else None
         return make_status(pending=self.pending, busy=self._busy, paused=self._paused, configured=configured,
-                           failed=len(self._failed), last_error=self._last_error, activity=self._activity)
+                           failed=len(self._failed), last_error=self._last_error, activity=self._activity,
+                           retry_at=retry_at, held=sum(1 for e in self._failed if e.held))
 
     def set_activity(self, activity: tuple[str, str] | None) -> None:
         """Background work besides turns to show in the status ((zh, en); ``None`` when it ends),
@@ -143,7 +163,7 @@ class MemoryWriter:
 
     def _status_changed(self) -> None:
         st = self.status()
-        key = (st.pending, st.busy, st.paused, st.configured, st.failed, st.last_error, st.zh)
+        key = (st.pending, st.busy, st.paused, st.configured, st.failed, st.last_error, st.zh, st.retry_at)
         if key != self._last_status:
             self._last_status = key
             self.events.publish(WriterEvent("status", detail=st.zh))
@@ -211,6 +231,9 @@ class MemoryWriter:
         except Exception:
             log.exception("memory writer task failed")
         drained = not self._entries
+        if self._recheck is not None:
+            self._recheck.cancel()
+            self._recheck = None
         await run_blocking(self.journal.release)
         self._task = None
         self._queue = None
@@ -247,9 +270,19 @@ class MemoryWriter:
         return await self.send_history(last_exchange(messages), session_id=session_id)
 
     async def retry_failed(self) -> int:
-        """Put every given-up turn back in the queue (attempts reset); returns how many."""
+        """Retry now: every given-up or held turn goes back in the queue (attempts reset; a held mass
+        change is then applied, undoable as one turn), and a turn waiting for its next automatic try
+        is tried at once. Returns how many given-up turns were requeued."""
         entries = await run_blocking(self.journal.requeue_failed)
+        journaled = {e.key for e in entries}
+        for entry in self._failed:  # failed turns that could not reach the journal's failed list
+            if entry.key not in journaled:
+                entry.allow_mass = entry.allow_mass or entry.held == "mass_change"  # the person said yes
+                entry.attempts, entry.progress, entry.held = 0, None, None
+                entries.append(entry)
         self._failed = []
+        if self._retry_at is not None and self._wake is not None:
+            self._wake.set()  # cuts the backoff short
         for entry in entries:
             if self._queue is not None and not self._stopping:
                 self._entries[entry.key] = entry
@@ -257,131 +290,45 @@ class MemoryWriter:
         self._status_changed()
         return len(entries)
 
-    # ── consumer ──────────────────────────────────────────────────────
+    async def forget_turn(self, turn_id: str, *, wait: float = 120.0) -> str:
+        """The person asked not to remember turn ``turn_id`` ("别记住这个"). Returns what became of it:
 
-    def _get_consumer(self) -> MemoryConsumer:
-        if self._consumer is None or self._consumer.llm is not self._llm:
-            self._consumer = MemoryConsumer(self._llm, self._ops, now=self._now, retriever=self._retriever,
-                                            user_name=self._user_name)
-        return self._consumer
-
-    async def _consume(self, entry: JournalEntry) -> Any:
-        consumer = self._consumer
-        if consumer is None or consumer.llm is not self._llm:
-            consumer = await run_blocking(self._get_consumer)  # building the tools takes ~20 ms
-        return await consumer.consume(entry.session_id, entry.turn_id, entry.messages)
-
-    def _failure_text(self, exc: BaseException) -> str:
-        return describe_failure(exc, api_key_of(self._llm), self._describe)
-
-    async def _run(self) -> None:
-        assert self._queue is not None
-        self._status_changed()
-        try:
-            if await run_blocking(self.journal.claim):
-                replay = await run_blocking(self.journal.pending)
-                self._failed = await run_blocking(self.journal.failed)
-            else:  # another instance replays the journal; this one writes only what it is sent
-                log.warning("another writer holds %s: not replaying its journal", self.journal.path)
-                self._last_error = "另一个 Sonetto 正在使用这个记忆库，未处理的旧对话由它写入"
-                replay = []
-        except OSError as exc:
-            log.error("cannot read the turn journal %s: %s", self.journal.path, exc)
-            self._last_error = f"无法读取日志目录：{exc}"
-            replay = []
-        keys = []
-        for entry in replay:
-            if entry.key not in self._entries:
-                self._entries[entry.key] = entry
-                keys.append(entry.key)
-        # Replayed turns were sent before anything queued now: they go first, in order.
-        self._entries = {**{k: self._entries[k] for k in keys},
-                         **{k: v for k, v in self._entries.items() if k not in keys}}
-        self._status_changed()
-        for key in keys:
-            await self._guarded(key)
-        while True:
-            key = await self._queue.get()
-            if key is None:
-                break
-            await self._guarded(key)
-
-    async def _guarded(self, key: str) -> None:
-        try:
-            await self._process(key)
-        except asyncio.CancelledError:
-            self._busy = False
-            raise
-        except Exception as exc:
-            log.exception("memory writer: unexpected failure on %s", key)
-            self._busy = False
-            self._last_error = scrub(f"{type(exc).__name__}: {exc}", [api_key_of(self._llm)])  # a bug: say what
-            self._status_changed()
-
-    async def _wait_until_runnable(self) -> bool:
-        assert self._wake is not None
-        while True:
-            self._wake.clear()
-            if not self._paused and self._llm is not None:
-                return True
-            if self._stopping:
-                return False
-            self._status_changed()
-            await self._wake.wait()
-
-    async def _sleep(self, seconds: float) -> None:
-        assert self._wake is not None
-        self._wake.clear()
-        try:
-            await asyncio.wait_for(self._wake.wait(), seconds)
-        except asyncio.TimeoutError:
-            pass
-
-    async def _process(self, key: str) -> None:
-        entry = self._entries.get(key)
-        while entry is not None:
-            if not await self._wait_until_runnable():
-                return
-            self._busy = True
-            self._emit("started", entry, f"attempt {entry.attempts + 1}")
-            self._status_changed()
-            try:
-                self.last_result = await self._consume(entry)
-            except asyncio.CancelledError:
-                self._busy = False
-                raise
-            except Exception as exc:  # noqa: BLE001 - every failure is counted and retried
-                self._busy = False
-                message = self._failure_text(exc)
-                log.warning("memory writer: turn %s failed (attempt %d): %s", entry.turn_id, entry.attempts + 1,
-                            message)
-                await run_blocking(self.journal.record_failure, entry, message)
-                self._last_error = message
-                self._emit("failed", entry, f"第 {entry.attempts} 次失败：{message}")
-                if entry.attempts >= self.max_attempts:
-                    await run_blocking(self.journal.move_to_failed, entry)
-                    self._entries.pop(key, None)
-                    self._failed.append(entry)
-                    self._emit("gave_up", entry, f"已失败 {entry.attempts} 次，保留在失败列表中：{message}")
-                    self._status_changed()
-                    return
-                self._status_changed()
-                if self._stopping:
-                    return  # stays journaled; the next start retries it
-                await self._sleep(self.backoff[min(entry.attempts - 1, len(self.backoff) - 1)])
-                if self._stopping:
-                    return
+        - ``"dropped"``: it was waiting (queued, retrying or in the failed list): taken out of the
+          queue and the journal; nothing of it is written;
+        - ``"written"``: it was being written, and that has finished (waited up to ``wait``
+          seconds): its changes are in the store, for the caller to undo (``undo_turn``);
+        - ``"writing"``: still being written after ``wait`` seconds (undo its changes later);
+        - ``"elsewhere"``: another app instance is writing it (its changes can be undone after);
+        - ``"unknown"``: not here (already written earlier, never journaled, or another store).
+        """
+        self._forgotten.add(turn_id)
+        state = "unknown"
+        for entry in [e for e in self._failed if e.turn_id == turn_id]:
+            self._failed.remove(entry)
+            await self._journal(self.journal.discard_failed, entry)
+            state = "dropped"
+        for entry in await run_blocking(self.journal.failed):
+            if entry.turn_id == turn_id:
+                await self._journal(self.journal.discard_failed, entry)
+                state = "dropped"
+        for key, entry in list(self._entries.items()):
+            if entry.turn_id != turn_id:
                 continue
-            self._busy = False
-            await run_blocking(self.journal.remove, entry)
+            if key == self._current:
+                deadline = asyncio.get_running_loop().time() + wait
+                while self._current == key and asyncio.get_running_loop().time() < deadline:
+                    await asyncio.sleep(0.05)
+                return "written" if self._current != key else "writing"
+            if not await run_blocking(self.journal.lock_entry, entry):
+                return "elsewhere"
+            try:
+                await self._journal(self.journal.remove, entry)
+            finally:
+                await run_blocking(self.journal.unlock_entry, entry)
             self._entries.pop(key, None)
-            self._last_error = None
-            result = self.last_result
-            self._emit("done", entry,
-                       f"llm_calls={result.llm_calls} tool_calls={result.tool_calls} "
-                       f"prompt_tokens={result.prompt_tokens}")
-            self._status_changed()
-            return
+            state = "dropped"
+        self._status_changed()
+        return state
 
     def close(self) -> None:
         """Nothing to release today (the journal claim goes with ``stop()``); kept so owners can

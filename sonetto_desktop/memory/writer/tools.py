@@ -21,6 +21,7 @@ from langchain_core.tools import BaseTool, ToolException, tool
 from ..base import BaseMemoryManager
 from ..changes import AGENT, Turn, excerpt_of
 from ..errors import DontRememberRefused, MemoryLocked, MemoryNotFound
+from ..review import InboxFull
 from ..operations import MemoryOperations
 from .index import WriterIndex
 from .listing import READ_ALL_MAX, RECENT_N, RELATED_K, RetrieverProvider, read_listing
@@ -139,6 +140,25 @@ def make_memory_tools(
     def agent_ops(config: RunnableConfig | None) -> MemoryOperations:
         return ops.as_actor(ACTOR, run_context(config).turn())
 
+    def proposed(writer: MemoryOperations, kind: str, ids: tuple[str, ...] = (), *, description: str | None = None,
+                 theme: str | None = None, reason: str = "") -> tuple[str, dict] | None:
+        """Review mode: the change goes to the person's inbox (checked as a write would be), else None."""
+        inbox = writer.reviewing
+        if inbox is None:
+            return None
+        writer.allowed(description)
+        items = [store.get(mid) for mid in ids]  # MemoryNotFound, as a write would raise
+        for mid, item in zip(ids, items, strict=True):
+            if item.locked:
+                raise MemoryLocked(mid, writer.actor)
+        try:
+            proposal = inbox.propose(kind, memory_ids=ids, description=description, theme=theme, reason=reason,
+                                     turn=writer.turn, before=tuple(item.description for item in items))
+        except InboxFull:
+            raise ToolException("审核箱已满：用户还没处理之前的提议。本轮不要再提交修改。") from None
+        return done(f"已提交给用户审核（提议 {proposal.id}），用户批准后才会生效；不要重复提交，也不要再为它调用别的工具。",
+                    "propose", ids)
+
     @tool(response_format="content_and_artifact")
     def create_memory(content: str, section: str, config: RunnableConfig) -> tuple[str, dict]:
         """添加一条新的记忆条目到指定分区，返回它的 ID。
@@ -158,6 +178,9 @@ def make_memory_tools(
             return done(f"记忆库中已有相同内容的条目 {existing}，未重复创建，已记为一次引用（hit {count}）。",
                         "hit", (existing,))
         try:
+            held = proposed(writer, "create", description=text, theme=theme, reason="记忆写入助手根据对话新增")
+            if held is not None:
+                return held
             memory_id = writer.add(text, theme, reason="记忆写入助手根据对话新增").ids[0]
         except DontRememberRefused as exc:
             raise _dont_remember(exc.entry) from None
@@ -186,7 +209,13 @@ def make_memory_tools(
         why = _text("reason", reason)
         writer = agent_ops(config)
         try:
-            changed = writer.update(memory_id, description=text, reason=why)
+            if writer.reviewing is not None and store.get(memory_id).description == text:
+                changed = None  # the same text: nothing to review, counted as a use below
+            else:
+                held = proposed(writer, "update", (memory_id,), description=text, reason=why)
+                if held is not None:
+                    return held
+                changed = writer.update(memory_id, description=text, reason=why)
             writer.hit(memory_id)
         except DontRememberRefused as exc:
             raise _dont_remember(exc.entry) from None
@@ -209,7 +238,11 @@ def make_memory_tools(
         memory_id = _text("id", id)
         why = _text("reason", reason)
         try:
-            agent_ops(config).delete(memory_id, reason=why)
+            writer = agent_ops(config)
+            held = proposed(writer, "delete", (memory_id,), reason=why)
+            if held is not None:
+                return held
+            writer.delete(memory_id, reason=why)
         except DontRememberRefused as exc:
             raise _dont_remember(exc.entry) from None
         except MemoryLocked as exc:
@@ -238,7 +271,11 @@ def make_memory_tools(
         theme = _text("section", section, MAX_SECTION_CHARS)
         why = _text("reason", reason)
         try:
-            agent_ops(config).merge(keep, gone, text, theme, reason=why)
+            writer = agent_ops(config)
+            held = proposed(writer, "merge", (keep, gone), description=text, theme=theme, reason=why)
+            if held is not None:
+                return held
+            writer.merge(keep, gone, text, theme, reason=why)
         except DontRememberRefused as exc:
             raise _dont_remember(exc.entry) from None
         except MemoryLocked as exc:

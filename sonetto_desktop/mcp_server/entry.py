@@ -1,0 +1,211 @@
+"""``sonetto mcp [--http [--port N]]``: run the MCP server on the data dir the app uses.
+
+stdio (what desktop clients launch): MCP messages on stdin/stdout, logs on stderr only. ``--http``:
+streamable HTTP on 127.0.0.1 (never another interface) behind the bearer token of the settings,
+``http://127.0.0.1:PORT/mcp``; the line ``sonetto mcp: listening on URL`` on stderr says where.
+
+The store is opened through ``AppServices`` (the same settings, data dir and backend as the app,
+following the app's writes), so the server is safe to run while the app runs. When a model is
+configured the background writer runs here too and writes what ``remember_conversation`` hands it;
+without one, conversations are journaled and the app's writer writes them when it next starts.
+"""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import contextlib
+import logging
+import signal
+import socket
+import sys
+from typing import Any
+
+from ..aio import run_blocking
+from ..config.secrets import mcp_token
+from ..config.settings import load_settings
+from ..memory.errors import MemoryError_
+from ..services import AppServices
+from .access import Access, actor_for
+from .clients_seen import ClientsSeen
+
+log = logging.getLogger(__name__)
+
+#: Seconds after start before the offline search index is loaded in the background (see ``_WarmUp``).
+WARM_UP_DELAY = 10.0
+
+INSTRUCTIONS = (
+    "Sonetto 保存着用户的长期记忆（按主题整理，每次修改都有历史、可撤销）。回答前可以用 search_memories 查找相关记忆；"
+    "用户告诉你值得长期记住的事时，用 add_memory 记下，或把对话交给 remember_conversation。用户锁定的记忆不能修改。"
+    " / Sonetto keeps the user's long-term memories (by theme, every change in a history and undoable). "
+    "Search them before answering; add what the user wants remembered, or hand the conversation to "
+    "remember_conversation. Memories the user locked cannot be changed."
+)
+
+
+def _parser() -> argparse.ArgumentParser:
+    parser = argparse.ArgumentParser(
+        prog="sonetto mcp",
+        description="Serve Sonetto's memories to other AI apps over the Model Context Protocol "
+                    "(stdio by default; see 设置 → 其他应用 for the apps' configuration).")
+    parser.add_argument("--http", action="store_true",
+                        help="streamable HTTP on 127.0.0.1 with the bearer token from the settings, instead of stdio")
+    parser.add_argument("--port", type=int, default=None,
+                        help="with --http: the port (default: the settings' one; 0 picks a free port)")
+    parser.add_argument("--verbose", action="store_true", help="log more (to stderr)")
+    return parser
+
+
+def main(argv: list[str] | None = None) -> int:
+    args = _parser().parse_args(argv)
+    if args.port is not None and not args.http:
+        return _fail("--port needs --http")
+    if args.port is not None and not 0 <= args.port <= 65535:
+        return _fail(f"--port must be from 0 to 65535, not {args.port}")
+    if not args.http and (sys.stdin is None or sys.stdout is None):  # a windowed build without pipes
+        return _fail("this executable has no standard input/output here; use `sonetto mcp --http`")
+    logging.basicConfig(stream=sys.stderr, level=logging.INFO if args.verbose else logging.WARNING,
+                        format="%(levelname)s %(name)s: %(message)s")
+    try:
+        return asyncio.run(_main(args))
+    except KeyboardInterrupt:
+        return 130
+    except asyncio.CancelledError:  # SIGTERM while shutting down: the services were closing already
+        return 0
+
+
+def _fail(message: str) -> int:
+    print(f"sonetto mcp: error: {message}", file=sys.stderr)
+    return 2
+
+
+async def _main(args: argparse.Namespace) -> int:
+    settings = await run_blocking(load_settings)
+    if not settings.mcp_enabled:
+        return _fail("access by other apps is switched off in Sonetto's settings (设置 → 其他应用)")
+    try:
+        # The services' own actor ("mcp") only does housekeeping; every tool call writes as mcp:<client>.
+        services = await AppServices.open(settings=settings, actor="mcp", watch=True)
+    except (MemoryError_, OSError, ValueError) as exc:
+        return _fail(str(exc))
+    try:
+        if settings.is_llm_configured:  # the writer (and hybrid search) need a model
+            try:
+                await services.start_agents(chat=False)
+            except Exception:  # the memories still serve; conversations wait in the journal
+                log.warning("the memory writer could not start; conversations are journaled", exc_info=True)
+        access = Access(lambda: load_settings(with_secret=False), on_client=ClientsSeen().record)
+        server = build_server(services, access)
+        warming = _WarmUp(services)
+        main_task = asyncio.current_task()
+        with contextlib.suppress(NotImplementedError, RuntimeError):  # no signal handlers on Windows loops
+            asyncio.get_running_loop().add_signal_handler(signal.SIGTERM, main_task.cancel)
+        with contextlib.suppress(asyncio.CancelledError):
+            if args.http:
+                port = settings.mcp_http_port if args.port is None else args.port
+                await _serve_http(server, port)
+            else:
+                await server.run_stdio_async()
+        await warming.stop()
+        return 0
+    finally:
+        await services.close()
+
+
+class _WarmUp:
+    """jieba's dictionary and the offline index take 1-3 s to load: done in the background a little
+    after start (an app that launches the server and quits at once is not kept waiting), so a later
+    first search is quick. ``stop()`` waits for a load under way (the index is never closed mid-build)."""
+
+    def __init__(self, services: AppServices, delay: float = WARM_UP_DELAY) -> None:
+        self._begun = False
+        self._task = asyncio.ensure_future(self._run(services, delay))
+
+    async def _run(self, services: AppServices, delay: float) -> None:
+        await asyncio.sleep(delay)
+        self._begun = True
+        try:
+            await services.warm_up()
+        except Exception:  # a search builds it on demand instead
+            log.warning("could not prepare the offline search index", exc_info=True)
+
+    async def stop(self) -> None:
+        if not self._begun:
+            self._task.cancel()
+        with contextlib.suppress(asyncio.CancelledError, asyncio.TimeoutError):
+            await asyncio.wait_for(asyncio.shield(self._task), 60)
+
+
+def build_server(services: AppServices, access: Access) -> Any:
+    """The MCP server over ``services`` (tools, resources and the access gate)."""
+    from mcp.server.mcpserver import MCPServer
+
+    from .. import __version__
+    from .resources import register_resources, resource_gate
+    from .tools import MemoryTools
+
+    server = MCPServer("sonetto", title="Sonetto memories", version=__version__, instructions=INSTRUCTIONS,
+                       log_level="WARNING", middleware=[resource_gate(access)])
+
+    def ops() -> Any:
+        assert services.memory is not None, "the services are not open"
+        return services.memory
+
+    MemoryTools(ops, lambda: services.recall, access, _remember(services)).register(server)
+    register_resources(server, ops)
+    return server
+
+
+def _remember(services: AppServices) -> Any:
+    """``remember(messages, client)``: journal the conversation for the writer (written here when the
+    writer runs, else by the app's writer at its next start)."""
+    idle: list[Any] = []
+
+    async def remember(messages: list[dict[str, str]], client: str) -> dict[str, Any]:
+        writer = services.writer
+        if writer is None:
+            if not idle:
+                from ..memory.writer.pipeline import MemoryWriter
+
+                assert services.memory is not None
+                idle.append(await run_blocking(
+                    MemoryWriter, services.memory.as_actor("agent"), None,
+                    journal_path=getattr(services.store, "journal_path", None)))
+            writer = idle[0]
+        turn_id = await writer.send_history(messages, session_id=actor_for(client))
+        if writer.running:
+            note = "已交给后台整理，稍后写入记忆 / queued for the memory writer"
+        else:
+            note = ("已记入日志；Sonetto 配置模型后会整理写入 / journaled; Sonetto's writer will write it "
+                    "when a model is configured")
+        return {"turn_id": turn_id, "writing": writer.running, "note": note}
+
+    return remember
+
+
+async def _serve_http(server: Any, port: int) -> None:
+    import uvicorn
+
+    from .http_auth import LOOPBACK_HOST, BearerGate
+
+    await run_blocking(mcp_token)  # made now if the settings page has not made it yet
+    app = BearerGate(server.streamable_http_app(host=LOOPBACK_HOST), lambda: mcp_token())
+    sock = socket.socket(socket.AF_INET, socket.SOCK_STREAM)
+    sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+    try:
+        sock.bind((LOOPBACK_HOST, port))
+    except OSError as exc:
+        sock.close()
+        raise SystemExit(_fail(f"cannot listen on {LOOPBACK_HOST}:{port}: {exc.strerror or exc}")) from None
+    bound = sock.getsockname()[1]
+    # Named protocol modules (no "auto" probing): the packaged bundle lists exactly these (sonetto.spec).
+    config = uvicorn.Config(app, host=LOOPBACK_HOST, port=bound, log_level="warning", lifespan="on", http="h11",
+                            ws="none")
+    uv = uvicorn.Server(config)
+    print(f"sonetto mcp: listening on http://{LOOPBACK_HOST}:{bound}/mcp (the token: Sonetto → 设置 → 其他应用)",
+          file=sys.stderr, flush=True)
+    try:
+        await uv.serve(sockets=[sock])
+    finally:
+        sock.close()
+

@@ -1,0 +1,56 @@
+"""Read-only views as MCP resources: ``memory://themes`` and ``memory://theme/{name}`` (JSON).
+
+Resource reads cannot carry a tool error, and the SDK gives a static resource no context to learn
+the client from, so the access check for them is a server middleware (:func:`resource_gate`): a
+refused read is a protocol error with the reason.
+"""
+
+# No ``from __future__ import annotations``: the SDK reads these signatures at run time.
+
+import json
+from collections.abc import Callable
+from typing import Any
+
+from mcp.server.mcpserver import MCPServer
+from mcp.shared.exceptions import MCPError
+from mcp_types import INVALID_REQUEST
+
+from ..aio import run_blocking
+from ..memory.operations import MemoryOperations
+from .access import Access, AccessDenied, client_of
+
+MAX_THEME_CARDS = 500
+_GATED = frozenset({"resources/read", "resources/list", "resources/templates/list"})
+
+
+def register_resources(server: MCPServer, ops: Callable[[], MemoryOperations]) -> None:
+    @server.resource("memory://themes", name="themes", mime_type="application/json",
+                     description="记忆的主题及每个主题的条数 / the memories' themes and how many each holds")
+    async def themes() -> str:
+        groups = await run_blocking(lambda: ops().grouped())
+        rows = [{"theme": name, "count": len(cards), "uri": f"memory://theme/{name}"}
+                for name, cards in sorted(groups.items())]
+        return json.dumps({"themes": rows}, ensure_ascii=False)
+
+    @server.resource("memory://theme/{name}", name="theme", mime_type="application/json",
+                     description="一个主题下的记忆（最近更新的在前）/ the memories of one theme, newest first")
+    async def theme(name: str) -> str:
+        groups = await run_blocking(lambda: ops().grouped())
+        cards = groups.get(name, [])[:MAX_THEME_CARDS]
+        rows = [{"id": c["id"], "description": c["description"], "date": str(c["latest_update_time"] or "")[:10],
+                 "locked": bool(c.get("locked"))} for c in cards]
+        return json.dumps({"theme": name, "memories": rows}, ensure_ascii=False)
+
+
+def resource_gate(access: Access) -> Callable[..., Any]:
+    """Server middleware: resource requests only for clients the settings allow."""
+
+    async def gate(ctx: Any, call_next: Callable[[Any], Any]) -> Any:
+        if ctx.method in _GATED:
+            try:
+                await run_blocking(access.check, client_of(ctx), write=False)
+            except AccessDenied as exc:
+                raise MCPError(INVALID_REQUEST, str(exc)) from None
+        return await call_next(ctx)
+
+    return gate

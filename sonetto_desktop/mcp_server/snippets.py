@@ -1,0 +1,53 @@
+"""The configuration other AI apps need to use Sonetto's memories (shown in settings, copy-paste).
+
+Claude Desktop (``claude_desktop_config.json``) and Cursor (``~/.cursor/mcp.json``) take an
+``mcpServers`` entry with a command; Cherry Studio imports the same shape (设置 → MCP 服务器 → 从 JSON
+导入) with its ``type`` field. The HTTP variants carry the bearer token in a header.
+"""
+
+from __future__ import annotations
+
+import json
+import shutil
+import sys
+from pathlib import Path
+
+SERVER_KEY = "sonetto"
+CLIENTS = ("claude", "cursor", "cherry")
+
+
+def launch_command() -> tuple[str, list[str]]:
+    """How another app starts ``sonetto mcp`` on this computer: the packaged executable, the
+    installed ``sonetto`` script, or this Python with ``-m sonetto_desktop``."""
+    if getattr(sys, "frozen", False):
+        return sys.executable, ["mcp"]
+    script = shutil.which("sonetto")
+    if script is None:
+        candidate = Path(sys.executable).with_name("sonetto.exe" if sys.platform == "win32" else "sonetto")
+        script = str(candidate) if candidate.exists() else None
+    if script is not None:
+        return str(Path(script).resolve()), ["mcp"]
+    return sys.executable, ["-m", "sonetto_desktop", "mcp"]
+
+
+def http_url(port: int) -> str:
+    return f"http://127.0.0.1:{int(port)}/mcp"
+
+
+def stdio_snippet(client: str, command: str, args: list[str]) -> str:
+    entry: dict = {"command": command, "args": list(args)}
+    if client == "cherry":
+        entry = {"name": "Sonetto", "type": "stdio", **entry}
+    return json.dumps({"mcpServers": {SERVER_KEY: entry}}, ensure_ascii=False, indent=2)
+
+
+def http_snippet(client: str, port: int, token: str) -> str:
+    headers = {"Authorization": f"Bearer {token}"}
+    if client == "cherry":
+        entry: dict = {"name": "Sonetto", "type": "streamableHttp", "baseUrl": http_url(port), "headers": headers}
+    elif client == "claude":  # Claude Desktop starts local servers itself: a bridge to the HTTP one
+        entry = {"command": "npx", "args": ["-y", "mcp-remote", http_url(port), "--header",
+                                            f"Authorization: Bearer {token}"]}
+    else:
+        entry = {"url": http_url(port), "headers": headers}
+    return json.dumps({"mcpServers": {SERVER_KEY: entry}}, ensure_ascii=False, indent=2)

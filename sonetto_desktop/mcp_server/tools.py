@@ -1,0 +1,208 @@
+"""The MCP tools: search, list, add, update, delete, and hand a conversation to the writer.
+
+Each tool checks the person's settings (``access``), then works through ``MemoryOperations`` bound
+to ``mcp:<client>`` in a worker thread. Arguments are JSON-schema'd and bounded (the SDK refuses
+what does not fit, as a tool error); what the memories refuse (unknown id, locked memory, the
+don't-remember list, a read-only or offline store, empty text) comes back as a tool error with
+the reason, never as a crash of the server.
+"""
+
+# No ``from __future__ import annotations``: the SDK reads these signatures at run time.
+
+import logging
+from collections.abc import Awaitable, Callable
+from typing import Annotated, Any, Literal
+
+from mcp.server.mcpserver import Context, MCPServer
+from mcp.server.mcpserver.exceptions import ToolError
+from mcp_types import ToolAnnotations
+from pydantic import BaseModel, Field
+
+from ..aio import run_blocking
+from ..memory.errors import MemoryError_
+from ..memory.item import MAX_DESCRIPTION_CHARS, MAX_REASON_CHARS, MAX_THEME_CHARS
+from ..memory.operations import MemoryOperations
+from .access import Access, AccessDenied, actor_for, client_of
+
+log = logging.getLogger(__name__)
+
+MAX_QUERY_CHARS = 2_000
+MAX_SEARCH_RESULTS = 50
+MAX_LIST = 200
+MAX_MESSAGES = 200
+MAX_MESSAGE_CHARS = 20_000
+MAX_ID_CHARS = 64
+
+#: ``remember(messages, client) -> turn id``: journal a conversation for the background writer.
+Remember = Callable[[list[dict[str, str]], str], Awaitable[dict[str, Any]]]
+
+
+class ChatMessage(BaseModel):
+    role: Literal["user", "assistant"] = Field(description="user 或 assistant / who said it")
+    content: str = Field(min_length=1, max_length=MAX_MESSAGE_CHARS, description="消息内容 / the message text")
+
+
+MemoryId = Annotated[str, Field(min_length=1, max_length=MAX_ID_CHARS, description="记忆的 id / the memory's id")]
+Reason = Annotated[str, Field(min_length=1, max_length=MAX_REASON_CHARS,
+                              description="为什么修改（记录在历史中）/ why (kept in the memory's history)")]
+
+
+def _item_card(ops: MemoryOperations, memory_id: str) -> dict[str, Any]:
+    item = ops.get(memory_id)
+    return _card({"id": memory_id, "description": item.description, "theme": item.theme,
+                  "latest_update_time": item.latest_update_time, "locked": item.locked})
+
+
+def _card(item: dict[str, Any]) -> dict[str, Any]:
+    date = item.get("date") or str(item.get("latest_update_time") or "")[:10]
+    card = {"id": item["id"], "description": item["description"], "theme": item["theme"], "date": date}
+    if "locked" in item:
+        card["locked"] = bool(item["locked"])
+    return card
+
+
+class MemoryTools:
+    """``ops()``: the memory operations (the ones open now: a backend switch in the app re-opens them);
+    ``recall()``: the services' recall; ``remember``: see :data:`Remember`."""
+
+    def __init__(self, ops: Callable[[], MemoryOperations], recall: Callable[[], Any], access: Access,
+                 remember: Remember) -> None:
+        self._ops = ops
+        self._recall = recall
+        self._access = access
+        self._remember = remember
+
+    def register(self, server: MCPServer) -> None:
+        read = ToolAnnotations(read_only_hint=True, open_world_hint=False)
+        write = ToolAnnotations(read_only_hint=False, destructive_hint=False, open_world_hint=False)
+        server.add_tool(self.search_memories, annotations=read, description=(
+            "在用户的长期记忆中搜索与问题相关的条目（离线中文检索，或 hybrid：离线初筛 + 模型挑选）。"
+            " / Search the user's long-term memories for what is relevant to a query; returns id, "
+            "description, theme and date of each, most relevant first."))
+        server.add_tool(self.list_memories, annotations=read, description=(
+            "按主题列出用户的记忆（可只看一个主题，分页）。"
+            " / List the user's memories, optionally of one theme, most recently updated first, paged."))
+        server.add_tool(self.add_memory, annotations=write, description=(
+            "新增一条关于用户的记忆（一句话，归入一个主题）。"
+            " / Add one memory about the user (one statement, filed under a theme); returns its id."))
+        server.add_tool(self.update_memory, annotations=write, description=(
+            "修改一条记忆的内容和/或主题，并说明原因；用户锁定的记忆不能修改。"
+            " / Change a memory's text and/or theme, with a reason; memories the user locked refuse."))
+        server.add_tool(self.delete_memory, annotations=ToolAnnotations(
+            read_only_hint=False, destructive_hint=True, idempotent_hint=False, open_world_hint=False),
+            description=("把一条记忆移到回收站（可恢复），并说明原因；用户锁定的记忆不能删除。"
+                         " / Move a memory to the trash (restorable), with a reason; locked memories refuse."))
+        server.add_tool(self.remember_conversation, annotations=write, description=(
+            "把一段对话交给 Sonetto 的后台记忆整理：它会决定哪些值得记住（先写入日志，不会丢失）。"
+            " / Hand a conversation to Sonetto's background memory writer, which decides what is worth "
+            "remembering (journaled first, so nothing is lost)."))
+
+    # ── plumbing ──────────────────────────────────────────────────────
+
+    async def _allowed(self, ctx: Context, *, write: bool) -> str:
+        client = client_of(ctx)
+        try:
+            await run_blocking(self._access.check, client, write=write)
+        except AccessDenied as exc:
+            raise ToolError(str(exc)) from None
+        return client
+
+    async def _run(self, ctx: Context, write: bool, work: Callable[[MemoryOperations], Any]) -> Any:
+        client = await self._allowed(ctx, write=write)
+        ops = self._ops().as_actor(actor_for(client))
+        try:
+            return await run_blocking(work, ops)
+        except (MemoryError_, ValueError) as exc:  # unknown id, locked, don't-remember, read-only, empty text
+            raise ToolError(str(exc)) from None
+
+    # ── tools ─────────────────────────────────────────────────────────
+
+    async def search_memories(
+        self,
+        query: Annotated[str, Field(min_length=1, max_length=MAX_QUERY_CHARS, description="要找什么 / what to look for")],
+        ctx: Context,
+        limit: Annotated[int, Field(ge=1, le=MAX_SEARCH_RESULTS, description="最多返回几条 / at most this many")] = 8,
+        mode: Annotated[Literal["offline", "hybrid"], Field(
+            description="offline：离线检索；hybrid：离线初筛后由模型挑选（未配置模型时等同 offline）"
+                        " / offline: keyword and time matching; hybrid: offline shortlist, the model picks")] = "offline",
+    ) -> dict[str, Any]:
+        await self._allowed(ctx, write=False)
+        recall = self._recall()
+        try:
+            if mode == "offline":
+                found = await run_blocking(lambda: [_card(r) for r in recall.mechanical.retrieve(query, limit)])
+            else:
+                found = [_card(r) for r in await recall.aretrieve(query, "hybrid")][:limit]
+        except (MemoryError_, ValueError) as exc:
+            raise ToolError(str(exc)) from None
+        return {"memories": found}
+
+    async def list_memories(
+        self,
+        ctx: Context,
+        theme: Annotated[str | None, Field(max_length=MAX_THEME_CHARS, description="只列这个主题 / only this theme")] = None,
+        limit: Annotated[int, Field(ge=1, le=MAX_LIST, description="每页条数 / page size")] = 50,
+        offset: Annotated[int, Field(ge=0, description="跳过前几条 / skip this many")] = 0,
+    ) -> dict[str, Any]:
+        def work(ops: MemoryOperations) -> dict[str, Any]:
+            groups = ops.grouped()
+            if theme is not None:
+                groups = {name: cards for name, cards in groups.items() if name == theme.strip()}
+            cards = sorted((c for group in groups.values() for c in group),
+                           key=lambda c: str(c["latest_update_time"] or ""), reverse=True)
+            return {"total": len(cards), "offset": offset, "memories": [_card(c) for c in cards[offset:offset + limit]],
+                    "themes": {name: len(group) for name, group in sorted(groups.items())}}
+
+        return await self._run(ctx, False, work)
+
+    async def add_memory(
+        self,
+        description: Annotated[str, Field(min_length=1, max_length=MAX_DESCRIPTION_CHARS,
+                                          description="记忆内容，一句完整的话 / the memory, one full statement")],
+        theme: Annotated[str, Field(min_length=1, max_length=MAX_THEME_CHARS,
+                                    description="主题，例如 身份、品味、计划 / the theme, e.g. identity, tastes, plans")],
+        ctx: Context,
+    ) -> dict[str, Any]:
+        def work(ops: MemoryOperations) -> dict[str, Any]:
+            change = ops.add(description, theme, reason=f"由 {ops.actor} 添加")
+            return _item_card(ops, change.ids[0])
+
+        return await self._run(ctx, True, work)
+
+    async def update_memory(
+        self,
+        id: MemoryId,
+        reason: Reason,
+        ctx: Context,
+        description: Annotated[str | None, Field(min_length=1, max_length=MAX_DESCRIPTION_CHARS,
+                                                 description="新的内容 / the new text")] = None,
+        theme: Annotated[str | None, Field(min_length=1, max_length=MAX_THEME_CHARS,
+                                           description="新的主题 / the new theme")] = None,
+    ) -> dict[str, Any]:
+        if description is None and theme is None:
+            raise ToolError("请给出新的内容或主题 / give a new description and/or theme")
+
+        def work(ops: MemoryOperations) -> dict[str, Any]:
+            change = ops.update(id, description=description, theme=theme, reason=reason)
+            return {**_item_card(ops, id), "changed": change is not None}
+
+        return await self._run(ctx, True, work)
+
+    async def delete_memory(self, id: MemoryId, reason: Reason, ctx: Context) -> dict[str, Any]:
+        def work(ops: MemoryOperations) -> dict[str, Any]:
+            ops.delete(id, reason=reason)
+            return {"id": id, "deleted": True, "note": "已移到回收站，可在 Sonetto 中恢复 / moved to the trash, restorable"}
+
+        return await self._run(ctx, True, work)
+
+    async def remember_conversation(
+        self,
+        messages: Annotated[list[ChatMessage], Field(min_length=1, max_length=MAX_MESSAGES,
+                                                     description="对话，按顺序 / the conversation, in order")],
+        ctx: Context,
+    ) -> dict[str, Any]:
+        client = await self._allowed(ctx, write=True)
+        try:
+            return await self._remember([m.model_dump() for m in messages], client)
+        except (MemoryError_, ValueError, OSError) as exc:
+            raise ToolError(str(exc)) from None

@@ -1,0 +1,239 @@
+"""Review mode (issue 12, capability 7): Sonetto's changes wait in an inbox for the person.
+
+With review mode on, the background writer's create / update / delete / merge calls do not touch the
+memories: each becomes a :class:`Proposal` in ``review_inbox.json`` (data dir, written atomically,
+owner-only). The person approves (optionally with their own wording), rejects, or does either for
+all. An approved proposal is applied then, through the same operations as any write: as ``agent``
+with the proposal's chat turn (so its provenance, its undo and "what Sonetto wrote" filters work as
+for a direct write), or as ``user`` when the person rewrote it. Counting a memory as used (hit) is
+not a change of content and is not held. With review mode off, nothing changes from before.
+
+Only Sonetto (actor ``agent``) is held for review: the person's own edits and other apps they
+connected (``mcp:…``, ``cli``) write directly, as before.
+
+Thread-safe; a file changed by another process (the CLI, a second instance) is read again.
+"""
+
+from __future__ import annotations
+
+import json
+import threading
+import uuid
+from collections.abc import Callable
+from dataclasses import asdict, dataclass, field
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+from .changes import AGENT, USER, MemoryChange, Turn
+from .files import atomic_write
+from .item import now_iso
+
+if TYPE_CHECKING:
+    from .operations import MemoryOperations
+
+FILE_NAME = "review_inbox.json"
+KINDS = ("create", "update", "delete", "merge")
+#: The inbox refuses new proposals beyond this many waiting (the writer is told to stop for now).
+MAX_PENDING = 500
+
+
+class InboxFull(Exception):
+    """Too many proposals are waiting for review."""
+
+
+@dataclass(frozen=True)
+class Proposal:
+    id: str
+    kind: str  # create | update | delete | merge
+    memory_ids: tuple[str, ...] = ()  # update / delete: (id,); merge: (kept, merged away)
+    description: str | None = None  # the new text (create / update / merge)
+    theme: str | None = None  # the theme (create / merge; update: a new theme, if any)
+    reason: str = ""
+    turn_id: str | None = None
+    session_id: str | None = None
+    excerpt: str = ""
+    created_at: str = field(default_factory=now_iso)
+    before: tuple[str, ...] = ()  # the memories' texts when proposed (shown beside the proposal)
+
+    @property
+    def turn(self) -> Turn | None:
+        return Turn(self.turn_id, self.session_id, self.excerpt) if self.turn_id else None
+
+    def summary(self) -> str:
+        """One line for lists and toasts (Chinese, as the UI's source language)."""
+        if self.kind == "create":
+            return f"新记住：{self.description}"
+        if self.kind == "update":
+            return f"改为：{self.description}" if self.description else f"移到「{self.theme}」"
+        if self.kind == "delete":
+            return f"删除：{self.before[0] if self.before else self.memory_ids[0]}"
+        return f"合并为：{self.description}"
+
+
+def _from_json(raw: dict[str, Any]) -> Proposal:
+    values = {k: raw.get(k) for k in Proposal.__dataclass_fields__ if k in raw}
+    values["memory_ids"] = tuple(values.get("memory_ids") or ())
+    values["before"] = tuple(values.get("before") or ())
+    if values.get("kind") not in KINDS or not values.get("id"):
+        raise ValueError(f"not a proposal: {raw!r:.80}")
+    return Proposal(**values)
+
+
+class ReviewInbox:
+    """The proposals waiting for the person. ``enabled`` follows the review-mode setting."""
+
+    def __init__(self, path: str | Path, *, enabled: bool = False) -> None:
+        self.path = Path(path)
+        self.enabled = enabled
+        self._lock = threading.Lock()
+        self._items: list[Proposal] = []
+        self._stamp: tuple[int, int] | None = None
+        self._listeners: list[Callable[[int], None]] = []
+
+    # ── the file ──────────────────────────────────────────────────────
+
+    def _file_stamp(self) -> tuple[int, int] | None:
+        try:
+            stat = self.path.stat()
+        except FileNotFoundError:
+            return None
+        return stat.st_mtime_ns, stat.st_size
+
+    def _load(self) -> list[Proposal]:
+        stamp = self._file_stamp()
+        if stamp != self._stamp:
+            if stamp is None:
+                self._items = []
+            else:
+                try:
+                    raw = json.loads(self.path.read_text(encoding="utf-8"))
+                    self._items = [_from_json(p) for p in raw.get("proposals", []) if isinstance(p, dict)]
+                except (OSError, ValueError, TypeError, AttributeError) as exc:
+                    raise ValueError(f"{self.path.name} cannot be read ({exc}); it was left as it is") from exc
+            self._stamp = stamp
+        return self._items
+
+    def _save(self, items: list[Proposal]) -> None:
+        payload = {"proposals": [asdict(p) for p in items]}
+        atomic_write(self.path, json.dumps(payload, ensure_ascii=False, indent=1).encode("utf-8"))
+        self._items = items
+        self._stamp = self._file_stamp()
+
+    # ── reading ───────────────────────────────────────────────────────
+
+    def pending(self) -> list[Proposal]:
+        """Oldest first."""
+        with self._lock:
+            return list(self._load())
+
+    def count(self) -> int:
+        return len(self.pending())
+
+    @property
+    def cached_count(self) -> int:
+        """How many proposals were waiting when the inbox was last read or changed here (no file I/O:
+        for a badge on the UI thread; another process's changes show at the next read)."""
+        return len(self._items)
+
+    def get(self, proposal_id: str) -> Proposal:
+        found = next((p for p in self.pending() if p.id == proposal_id), None)
+        if found is None:
+            raise KeyError(proposal_id)
+        return found
+
+    def subscribe(self, listener: Callable[[int], None]) -> Callable[[], None]:
+        """``listener(count)`` after every change of the inbox made here (any thread)."""
+        self._listeners.append(listener)
+        return lambda: self._listeners.remove(listener) if listener in self._listeners else None
+
+    def _changed(self) -> None:
+        count = len(self._items)
+        for listener in list(self._listeners):
+            listener(count)
+
+    # ── the writer's side ─────────────────────────────────────────────
+
+    def propose(self, kind: str, *, memory_ids: tuple[str, ...] = (), description: str | None = None,
+                theme: str | None = None, reason: str = "", turn: Turn | None = None,
+                before: tuple[str, ...] = ()) -> Proposal:
+        if kind not in KINDS:
+            raise ValueError(f"kind must be one of {KINDS}")
+        proposal = Proposal(uuid.uuid4().hex[:8], kind, tuple(memory_ids), description, theme, reason,
+                            turn.turn_id if turn else None, turn.session_id if turn else None,
+                            turn.excerpt if turn else "", now_iso(), tuple(before))
+        with self._lock:
+            items = self._load()
+            same = next((p for p in items if (p.kind, p.memory_ids, p.description, p.theme) == (
+                proposal.kind, proposal.memory_ids, proposal.description, proposal.theme)), None)
+            if same is not None:  # proposed again (a retried turn, the next clean-up pass): one entry
+                return same
+            if len(items) >= MAX_PENDING:
+                raise InboxFull(f"{len(items)} proposals are waiting for review")
+            self._save([*items, proposal])
+        self._changed()
+        return proposal
+
+    # ── the person's side ─────────────────────────────────────────────
+
+    def reject(self, proposal_id: str) -> Proposal:
+        with self._lock:
+            items = self._load()
+            found = next((p for p in items if p.id == proposal_id), None)
+            if found is None:
+                raise KeyError(proposal_id)
+            self._save([p for p in items if p.id != proposal_id])
+        self._changed()
+        return found
+
+    def reject_all(self) -> int:
+        with self._lock:
+            count = len(self._load())
+            if count:
+                self._save([])
+        if count:
+            self._changed()
+        return count
+
+    def approve(self, proposal_id: str, ops: MemoryOperations, *, description: str | None = None,
+                theme: str | None = None) -> MemoryChange | None:
+        """Apply the proposal (the person's ``description`` / ``theme`` instead, if given) and take it
+        out of the inbox. A failure (the memory is gone, locked, …) raises and leaves it waiting."""
+        proposal = self.get(proposal_id)
+        change = apply(proposal, ops, description=description, theme=theme)
+        self.reject(proposal_id)  # done with it
+        return change
+
+    def approve_all(self, ops: MemoryOperations) -> tuple[list[MemoryChange], dict[str, str]]:
+        """Apply every proposal, oldest first. Returns (changes, {proposal id: why it failed});
+        failed ones stay in the inbox."""
+        changes: list[MemoryChange] = []
+        failed: dict[str, str] = {}
+        for proposal in self.pending():
+            try:
+                change = self.approve(proposal.id, ops)
+            except Exception as exc:  # noqa: BLE001 - each failure is reported, the rest go on
+                failed[proposal.id] = str(exc) or type(exc).__name__
+                continue
+            if change is not None:
+                changes.append(change)
+        return changes, failed
+
+
+def apply(proposal: Proposal, ops: MemoryOperations, *, description: str | None = None,
+          theme: str | None = None) -> MemoryChange | None:
+    """Write ``proposal``: as Sonetto for its turn, or as the person when they rewrote it."""
+    rewritten = (description is not None and description != proposal.description) or (
+        theme is not None and theme != proposal.theme)
+    writer = ops.as_actor(USER) if rewritten else ops.as_actor(AGENT, proposal.turn)
+    text = description if description is not None else proposal.description
+    section = theme if theme is not None else proposal.theme
+    reason = proposal.reason or "记忆写入助手的提议"
+    reason = f"{reason}（你审核后{'改写并' if rewritten else ''}批准）"
+    if proposal.kind == "create":
+        return writer.add(text or "", section or "瞬间", reason=reason)
+    if proposal.kind == "update":
+        return writer.update(proposal.memory_ids[0], description=text, theme=section, reason=reason)
+    if proposal.kind == "delete":
+        return writer.delete(proposal.memory_ids[0], reason=reason)
+    keep, gone = proposal.memory_ids
+    return writer.merge(keep, gone, text or "", section or ops.store.get(keep).theme, reason=reason)

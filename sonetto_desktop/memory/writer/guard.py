@@ -1,0 +1,106 @@
+"""Limits of one writer run: a model stuck in a loop, or one turn changing many memories at once.
+
+:class:`RunGuard` counts a run's tool calls and the existing memories its changes touched (edits,
+merges, deletes — not new memories, not hits). Past ``max_tool_calls`` or ``max_changed`` the run is stopped: the
+call that crossed the line is answered with an error and no further call runs
+(:class:`GuardedRun`), the model is not asked again, and ``consume`` raises :class:`TurnHeld` after
+taking back everything the run wrote. The pipeline keeps such a turn in the failed list ("held")
+instead of retrying it: a careful user would not want a mass change applied behind their back,
+nor a looping model to be paid for five times. Retrying a held mass change on purpose
+(``retry_failed``) lifts the memory limit for that turn; the tool-call limit always holds.
+"""
+
+from __future__ import annotations
+
+import contextvars
+import threading
+from dataclasses import dataclass, field
+from typing import Any
+
+from langchain.agents.middleware import AgentMiddleware, hook_config
+from langchain_core.messages import ToolMessage
+
+from ..changes import MemoryChange
+
+DEFAULT_MAX_TOOL_CALLS = 30
+DEFAULT_MAX_CHANGED = 15
+#: Kinds that do not change a memory the person already has: a reference count, a new memory
+#: (additions lose nothing, and the tool-call limit bounds them).
+NOT_A_CHANGE = frozenset({"hit", "add"})
+
+TOOL_CALLS, MASS_CHANGE = "tool_calls", "mass_change"
+
+
+class TurnHeld(Exception):
+    """A run crossed a limit; what it wrote was undone. ``reason``: ``tool_calls`` or ``mass_change``."""
+
+    def __init__(self, reason: str, detail: str) -> None:
+        self.reason = reason
+        self.detail = detail
+        super().__init__(detail)
+
+
+@dataclass
+class RunGuard:
+    """Counters of one run (shared between the run's tasks and the store's writing threads)."""
+
+    max_tool_calls: int = DEFAULT_MAX_TOOL_CALLS
+    max_changed: int | None = DEFAULT_MAX_CHANGED  # None: no limit (a held mass change the user retried)
+    calls: int = 0
+    changed: set[str] = field(default_factory=set)
+    stopped: str | None = None
+    detail: str = ""
+    _lock: threading.Lock = field(default_factory=threading.Lock, repr=False)
+
+    def saw(self, change: MemoryChange) -> None:
+        """Count a change of this run (called on the writing thread)."""
+        if change.kind in NOT_A_CHANGE:
+            return
+        with self._lock:
+            self.changed.update(change.ids)
+            if self.max_changed is not None and len(self.changed) > self.max_changed and not self.stopped:
+                self.stopped = MASS_CHANGE
+                self.detail = (f"本轮要改动 {len(self.changed)} 条以上已有的记忆（上限 {self.max_changed} 条），"
+                               "已全部撤销并暂缓；确认无误可在失败列表里重试")
+
+    def take_call(self) -> bool:
+        """Count one tool call; False when the run must stop instead of making it."""
+        with self._lock:
+            if self.stopped:
+                return False
+            self.calls += 1
+            if self.calls > self.max_tool_calls:
+                self.stopped = TOOL_CALLS
+                self.detail = (f"模型在一轮里调用工具超过 {self.max_tool_calls} 次（可能陷入了循环），"
+                               "本轮写入已全部撤销并暂缓")
+                return False
+            return True
+
+    def held(self) -> TurnHeld | None:
+        return TurnHeld(self.stopped, self.detail) if self.stopped else None
+
+
+CURRENT: contextvars.ContextVar[RunGuard | None] = contextvars.ContextVar("sonetto_writer_guard", default=None)
+
+
+class GuardedRun(AgentMiddleware):
+    """Enforces the current :class:`RunGuard` (see the module docstring)."""
+
+    async def awrap_tool_call(self, request, handler):  # type: ignore[override]
+        guard = CURRENT.get()
+        if guard is None:
+            return await handler(request)
+        call = request.tool_call
+        if not guard.take_call():
+            return ToolMessage(content=f"已停止：{guard.detail}", tool_call_id=call["id"], name=call["name"],
+                               status="error")
+        return await handler(request)
+
+    @hook_config(can_jump_to=["end"])
+    def before_model(self, state: Any, runtime: Any) -> dict[str, Any] | None:
+        guard = CURRENT.get()
+        return {"jump_to": "end"} if guard is not None and guard.stopped else None
+
+    @hook_config(can_jump_to=["end"])
+    async def abefore_model(self, state: Any, runtime: Any) -> dict[str, Any] | None:
+        return self.before_model(state, runtime)

@@ -1,0 +1,154 @@
+"""Resuming a turn exactly where an interrupted attempt stopped (issue 11, item 4).
+
+A writer killed mid-turn (kill -9, power loss, a stop that timed out) used to replay the whole turn:
+the model was asked again, answered a little differently, and memories were written twice. Now an
+attempt keeps its progress in the turn's journal entry (``JournalEntry.progress``), fsync'd at each
+step:
+
+- each model reply (its text and tool calls, with their ids) before any of its calls runs;
+- each tool call as ``applying`` before it runs and ``done`` (with its answer) after.
+
+A later attempt with that progress (:class:`ResumeRun`) hands the model's recorded replies back
+instead of asking again, answers ``done`` calls with their recorded answers without running them,
+and runs only what never ran. A call caught ``applying`` (killed between the store's commit and the
+journal's ``done``) is checked against the store: a created text that exists, an update whose text
+is there, a deleted or merged memory that is in the trash for this turn count as applied; a hit is
+never repeated (one lost reference count, never a doubled one). An attempt that fails normally is
+rolled back (``consumer``) and its progress cleared, so the next one starts afresh.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextvars
+import logging
+from dataclasses import dataclass, field
+from typing import Any, Callable
+
+from langchain.agents.middleware import AgentMiddleware
+from langchain_core.messages import AIMessage, ToolMessage
+
+from ..errors import MemoryNotFound
+from ..operations import MemoryOperations
+from .index import WriterIndex
+
+log = logging.getLogger(__name__)
+
+APPLYING, DONE = "applying", "done"
+#: ``response_metadata`` flag of a model reply handed back from the journal (not a model call).
+REPLAYED = "sonetto_replayed"
+
+
+def empty_progress() -> dict[str, Any]:
+    return {"responses": [], "calls": {}}
+
+
+@dataclass
+class TurnRecorder:
+    """One attempt's progress (``progress``: the entry's dict, changed in place) and how to keep it
+    (``save()``: a blocking, durable write of the entry)."""
+
+    progress: dict[str, Any]
+    save: Callable[[], None]
+    turn_id: str
+    model_calls: int = 0
+    replayed_calls: int = 0
+    skipped: list[str] = field(default_factory=list)
+
+    @property
+    def responses(self) -> list[dict[str, Any]]:
+        return self.progress.setdefault("responses", [])
+
+    @property
+    def calls(self) -> dict[str, dict[str, Any]]:
+        return self.progress.setdefault("calls", {})
+
+
+CURRENT: contextvars.ContextVar[TurnRecorder | None] = contextvars.ContextVar("sonetto_writer_resume",
+                                                                               default=None)
+
+
+def _flat(value: Any) -> str:
+    return " ".join(str(value or "").split())
+
+
+def already_applied(ops: MemoryOperations, index: WriterIndex, turn_id: str, name: str, args: dict[str, Any]) -> bool:
+    """Whether a tool call caught ``applying`` reached the store before the attempt died (blocking)."""
+    store = ops.store
+    try:
+        if name == "create_memory":
+            return bool(index.same_text(_flat(args.get("content"))))
+        if name == "update_memory":
+            return store.get(str(args.get("id"))).description == _flat(args.get("content"))
+        if name == "hit_memory":
+            return True  # never count a reference twice
+        if name in ("delete_memory", "merge_memories"):
+            gone = str(args.get("id2") if name == "merge_memories" else args.get("id"))
+            try:
+                store.get(gone)
+                return False
+            except MemoryNotFound:
+                pass
+            entry = next((row for row in store.list_trash() if row["id"] == gone), None)
+            return entry is not None and entry.get("turn_id") == turn_id
+    except MemoryNotFound:
+        return False
+    except Exception:  # the check itself failed: run the call (its own errors are answered to the model)
+        log.exception("writer resume: could not check tool call %s", name)
+    return False
+
+
+class ResumeRun(AgentMiddleware):
+    """See the module docstring. ``check(turn_id, name, args)``: ``already_applied`` bound to the
+    writer's memory operations and index."""
+
+    def __init__(self, check: Callable[[str, str, dict[str, Any]], bool]) -> None:
+        super().__init__()
+        self._check = check
+
+    async def awrap_model_call(self, request, handler):  # type: ignore[override]
+        rec = CURRENT.get()
+        if rec is None:
+            return await handler(request)
+        index = rec.model_calls
+        rec.model_calls += 1
+        if index < len(rec.responses):
+            kept = rec.responses[index]
+            return AIMessage(content=kept.get("content") or "", tool_calls=list(kept.get("tool_calls") or []),
+                             response_metadata={REPLAYED: True})
+        response = await handler(request)
+        messages = getattr(response, "result", None) or [response]
+        reply = next((m for m in reversed(messages) if isinstance(m, AIMessage)), None)
+        if reply is not None:
+            calls = [{"id": c["id"], "name": c["name"], "args": c["args"]} for c in reply.tool_calls]
+            rec.responses.append({"content": reply.content if isinstance(reply.content, str) else "",
+                                  "tool_calls": calls})
+            if calls:  # a reply without calls ends the run: nothing to resume from
+                await asyncio.to_thread(rec.save)
+        return response
+
+    async def awrap_tool_call(self, request, handler):  # type: ignore[override]
+        rec = CURRENT.get()
+        call = request.tool_call
+        if rec is None or not call.get("id"):
+            return await handler(request)
+        cid, name = call["id"], call["name"]
+        known = rec.calls.get(cid)
+        if known is not None and known.get("state") == APPLYING:
+            if await asyncio.to_thread(self._check, rec.turn_id, name, dict(call.get("args") or {})):
+                known = {"state": DONE, "content": "已完成（中断前已写入）。", "status": "success"}
+                rec.calls[cid] = known
+                await asyncio.to_thread(rec.save)
+        if known is not None and known.get("state") == DONE:
+            rec.replayed_calls += 1
+            rec.skipped.append(cid)
+            return ToolMessage(content=known.get("content", ""), tool_call_id=cid, name=name,
+                               status=known.get("status", "success"))
+        rec.calls[cid] = {"state": APPLYING}
+        await asyncio.to_thread(rec.save)
+        result = await handler(request)
+        if isinstance(result, ToolMessage):
+            content = result.content if isinstance(result.content, str) else str(result.content)
+            rec.calls[cid] = {"state": DONE, "content": content, "status": result.status}
+            await asyncio.to_thread(rec.save)
+        return result

@@ -1,0 +1,175 @@
+"""The settings page "其他应用": other AI apps (Claude Desktop, Cursor, Cherry Studio…) using the
+memories through the local MCP server (``sonetto mcp``): on/off, read-only, the allowed apps, the
+HTTP port and token, and the configuration to paste into each app. The settings dialog adds it as
+a tab and takes its ``values()``; the token lives in secret storage, read and made off the Qt thread.
+"""
+
+from __future__ import annotations
+
+import asyncio
+from typing import Any
+
+from PySide6.QtCore import Qt
+from PySide6.QtGui import QFontDatabase, QGuiApplication, QShowEvent
+from PySide6.QtWidgets import (
+    QCheckBox,
+    QComboBox,
+    QFormLayout,
+    QHBoxLayout,
+    QLabel,
+    QLineEdit,
+    QPlainTextEdit,
+    QPushButton,
+    QSpinBox,
+    QWidget,
+)
+from qasync import asyncSlot
+
+from sonetto_desktop.config.secrets import mcp_token, new_mcp_token
+from sonetto_desktop.config.settings import Settings
+from sonetto_desktop.mcp_server import clients_seen
+from sonetto_desktop.mcp_server.access import allowed_clients
+from sonetto_desktop.mcp_server.snippets import http_snippet, launch_command, stdio_snippet
+
+
+def _token_command_clients() -> tuple[str, tuple[str, list[str]], list[str]]:
+    """Keyring / files and a PATH search: a worker thread's job."""
+    return mcp_token(), launch_command(), [name for name, _when in clients_seen.load()]
+
+
+class McpPage(QWidget):
+    def __init__(self, dialog: Any) -> None:
+        super().__init__(dialog)
+        self._command: tuple[str, list[str]] = ("sonetto", ["mcp"])
+        intro = QLabel(self.tr(
+            "让其他 AI 应用（Claude Desktop、Cursor、Cherry Studio 等）通过 MCP 使用你的记忆。服务只在这台电脑上运行；"
+            "它们做的每个修改都记在历史里（修改者显示为 mcp:应用名），可以撤销。锁定的记忆和“不要记住”列表同样有效。"), self)
+        intro.setWordWrap(True)
+        intro.setObjectName("HintLabel")
+        self.enabled = QCheckBox(self.tr("允许其他应用使用我的记忆"), self)
+        self.read_only = QCheckBox(self.tr("只读：其他应用只能查找和查看，不能修改"), self)
+        self.allowed = QLineEdit(self)
+        self.allowed.setPlaceholderText(self.tr("留空表示所有应用；多个用逗号分隔，如 Cursor, Cherry Studio"))
+        self.allowed.setToolTip(self.tr("应用名称是它连接时报上的名字，不区分大小写。"))
+        self.seen = QLabel(self)
+        self.seen.setWordWrap(True)
+        self.seen.setObjectName("HintLabel")
+        self.seen.setTextInteractionFlags(Qt.TextInteractionFlag.TextSelectableByMouse)
+        self.port = QSpinBox(self)
+        self.port.setRange(1024, 65535)
+        self.token = QLineEdit(self)
+        self.token.setReadOnly(True)
+        self.token.setPlaceholderText(self.tr("正在读取…"))
+        self.copy_token_button = QPushButton(self.tr("复制令牌"), self)
+        self.copy_token_button.clicked.connect(lambda: self._copy(self.token.text()))
+        self.new_token_button = QPushButton(self.tr("重新生成"), self)
+        self.new_token_button.setToolTip(self.tr("旧令牌立即失效，使用 HTTP 的应用需要换上新令牌。"))
+        self.new_token_button.clicked.connect(self.regenerate_token)
+        token_row = QHBoxLayout()
+        token_row.addWidget(self.token, 1)
+        token_row.addWidget(self.copy_token_button)
+        token_row.addWidget(self.new_token_button)
+        self.client = QComboBox(self)
+        for value, label in (("claude", "Claude Desktop"), ("cursor", "Cursor"), ("cherry", "Cherry Studio")):
+            self.client.addItem(label, value)
+        self.transport = QComboBox(self)
+        self.transport.addItem(self.tr("由应用启动（推荐）"), "stdio")
+        self.transport.addItem(self.tr("HTTP（先运行 sonetto mcp --http）"), "http")
+        picker = QHBoxLayout()
+        picker.addWidget(self.client, 1)
+        picker.addWidget(self.transport, 1)
+        self.snippet = QPlainTextEdit(self)
+        self.snippet.setReadOnly(True)
+        self.snippet.setFont(QFontDatabase.systemFont(QFontDatabase.SystemFont.FixedFont))
+        self.snippet.setMinimumHeight(140)
+        self.where = QLabel(self)
+        self.where.setWordWrap(True)
+        self.where.setObjectName("HintLabel")
+        self.where.setTextInteractionFlags(Qt.TextInteractionFlag.TextSelectableByMouse)
+        self.copy_snippet_button = QPushButton(self.tr("复制配置"), self)
+        self.copy_snippet_button.clicked.connect(lambda: self._copy(self.snippet.toPlainText()))
+        for signal in (self.client.currentIndexChanged, self.transport.currentIndexChanged, self.port.valueChanged):
+            signal.connect(self._update_snippet)
+        self.enabled.toggled.connect(self._update_enabled)
+        form = QFormLayout(self)
+        form.addRow(intro)
+        form.addRow("", self.enabled)
+        form.addRow("", self.read_only)
+        form.addRow(self.tr("允许的应用"), self.allowed)
+        form.addRow("", self.seen)
+        form.addRow(self.tr("HTTP 端口"), self.port)
+        form.addRow(self.tr("HTTP 令牌"), token_row)
+        form.addRow(self.tr("配置"), picker)
+        form.addRow(self.snippet)
+        form.addRow(self.where)
+        form.addRow("", self.copy_snippet_button)
+        self._token_asked = False
+
+    def title(self) -> str:
+        return self.tr("其他应用")
+
+    def load(self, settings: Settings) -> None:
+        self.enabled.setChecked(settings.mcp_enabled)
+        self.read_only.setChecked(settings.mcp_read_only)
+        self.allowed.setText(", ".join(allowed_clients(settings.mcp_allowed_clients)))
+        self.port.setValue(settings.mcp_http_port)
+        self._update_enabled()
+        self._update_snippet()
+
+    def values(self) -> dict[str, Any]:
+        return {"mcp_enabled": self.enabled.isChecked(), "mcp_read_only": self.read_only.isChecked(),
+                "mcp_allowed_clients": ", ".join(allowed_clients(self.allowed.text())),
+                "mcp_http_port": self.port.value()}
+
+    # ── token and snippets ────────────────────────────────────────────
+
+    def showEvent(self, event: QShowEvent) -> None:
+        """The token is read (and made, the first time) when the page is first shown."""
+        super().showEvent(event)
+        if not self._token_asked:
+            try:
+                asyncio.get_running_loop()
+            except RuntimeError:  # no event loop runs the dialog (a bare widget): nothing to fetch with
+                return
+            self._token_asked = True
+            self.refresh_token()
+
+    @asyncSlot()
+    async def refresh_token(self) -> None:
+        """Read the token (made on first use), where ``sonetto`` is and which apps have connected."""
+        token, self._command, seen = await asyncio.to_thread(_token_command_clients)
+        self.token.setText(token)
+        self.seen.setText(self.tr("连接过的应用：%1").replace("%1", ", ".join(seen)) if seen else
+                          self.tr("还没有应用连接过。"))
+        self._update_snippet()
+
+    @asyncSlot()
+    async def regenerate_token(self) -> None:
+        self.new_token_button.setEnabled(False)
+        try:
+            self.token.setText(await asyncio.to_thread(new_mcp_token))
+        finally:
+            self.new_token_button.setEnabled(True)
+        self._update_snippet()
+
+    def _update_enabled(self) -> None:
+        on = self.enabled.isChecked()
+        for widget in (self.read_only, self.allowed, self.port, self.token, self.new_token_button,
+                       self.copy_token_button, self.client, self.transport, self.snippet, self.copy_snippet_button):
+            widget.setEnabled(on)
+
+    def _update_snippet(self) -> None:
+        client = self.client.currentData()
+        if self.transport.currentData() == "http":
+            text = http_snippet(client, self.port.value(), self.token.text() or "…")
+        else:
+            text = stdio_snippet(client, *self._command)
+        self.snippet.setPlainText(text)
+        self.where.setText({
+            "claude": self.tr("Claude Desktop：设置 → 开发者 → 编辑配置，把这段合并进 claude_desktop_config.json，然后重启 Claude。"),
+            "cursor": self.tr("Cursor：把这段合并进 ~/.cursor/mcp.json（或项目里的 .cursor/mcp.json）。"),
+            "cherry": self.tr("Cherry Studio：设置 → MCP 服务器 → 添加 → 从 JSON 导入，粘贴这段。"),
+        }[client])
+
+    def _copy(self, text: str) -> None:
+        QGuiApplication.clipboard().setText(text)

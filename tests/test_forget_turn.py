@@ -1,0 +1,95 @@
+""""别记住这个" (issue 12, capability 3): services.forget_turn undoes what the turn wrote, keeps the
+writer from writing a turn still waiting, and puts the message on the don't-remember list, which a
+later turn's writer then obeys. Through AppServices with the real writer, on both file backends."""
+
+from __future__ import annotations
+
+import asyncio
+
+import pytest
+
+from sonetto_desktop.memory.forget import REASON
+from sonetto_desktop.services import AppServices
+from test_services import settings_for
+
+
+async def settle(services: AppServices) -> None:
+    for _ in range(400):
+        if services.writer.pending == 0 and not services.writer.busy:
+            return
+        await asyncio.sleep(0.025)
+    raise AssertionError("the writer did not finish")
+
+
+def snapshot(services: AppServices) -> tuple[dict, set]:
+    items = {mid: (item.description, item.theme) for mid, item in services.memory.all_items().items()}
+    return items, {row["id"] for row in services.memory.trash()}
+
+
+@pytest.fixture(params=["yaml", "sqlite"])
+async def services(request, llm_server, tmp_path):
+    opened = await AppServices.open(settings=settings_for(tmp_path, llm_server.base_url, store_backend=request.param),
+                                    watch=False)
+    await opened.start_agents()
+    yield opened
+    await opened.close()
+
+
+async def test_a_written_turn_is_taken_back_and_not_written_again(services, llm_server):
+    city = services.memory.add("用户住在成都", "身份").ids[0]
+    before = snapshot(services)
+    llm_server.add_text("嗯嗯，我懂。")
+    llm_server.add_tool_calls([
+        ("create_memory", {"content": "用户最近在看心理医生", "section": "身份"}),
+        ("update_memory", {"id": city, "content": "用户住在成都，在看心理医生", "reason": "用户说的"}),
+    ])
+    llm_server.add_text("已记录。")
+    message = "我最近在看心理医生"
+    done = [e async for e in services.chat.send("s1", message)][-1]
+    await settle(services)
+    assert snapshot(services) != before
+
+    result = await services.forget_turn(done.turn_id, message)
+    assert result.complete and result.undo is not None and result.undo.undone == done.turn_id
+    items, _trash = snapshot(services)
+    assert items == before[0]  # the created memory went to the trash, the update was reverted
+    assert [e.text for e in services.dont_remember.entries()] == [message]
+    assert services.memory.history(city)[0]["reason"] == REASON  # newest first
+
+    # a later turn saying the same: the writer is told (prompt) and refused (tools)
+    llm_server.add_text("好的。")
+    llm_server.add_tool_calls([("create_memory", {"content": "用户在看心理医生", "section": "身份"})])
+    llm_server.add_text("不记了。")
+    _ = [e async for e in services.chat.send("s1", "心理医生说我好多了")]
+    await settle(services)
+    writer_prompt = llm_server.requests[-1]["messages"][1]["content"]
+    assert "## 新一轮对话" in writer_prompt and "我最近在看心理医生" in writer_prompt  # the list, in the prompt
+    assert snapshot(services)[0] == before[0]  # and its create_memory was refused
+
+
+async def test_a_waiting_turn_is_dropped_before_it_is_written(services, llm_server):
+    services.writer.pause()
+    llm_server.add_text("好的。")
+    message = "我的体重是60公斤"
+    done = [e async for e in services.chat.send("s1", message)][-1]
+    assert services.writer.pending == 1
+    result = await services.forget_turn(done.turn_id, message)
+    assert result.writer == "dropped" and result.undo is None and result.complete
+    assert services.writer.pending == 0 and services.writer.journal.pending() == []
+    services.writer.resume()
+    await asyncio.sleep(0.3)
+    assert services.memory.count() == 0 and len(llm_server.requests) == 1  # the writer never ran
+
+
+async def test_a_later_edit_keeps_the_turn_and_says_which_memory(services, llm_server):
+    llm_server.add_text("好呀。")
+    llm_server.add_tool_calls([("create_memory", {"content": "用户喜欢山竹", "section": "品味"})])
+    llm_server.add_text("已记录。")
+    done = [e async for e in services.chat.send("s1", "我喜欢山竹")][-1]
+    await settle(services)
+    [mid] = services.memory.all_items()
+    services.memory.update(mid, description="用户很喜欢山竹，尤其是泰国的", reason="我自己改的")
+    result = await services.forget_turn(done.turn_id, "我喜欢山竹")
+    assert list(result.conflicts) == [mid] and not result.complete and result.undo is None
+    assert services.memory.get(mid).description == "用户很喜欢山竹，尤其是泰国的"  # the person's edit stays
+    assert [e.turn_id for e in services.dont_remember.entries()] == [done.turn_id]

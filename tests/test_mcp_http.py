@@ -1,0 +1,132 @@
+"""``sonetto mcp --http``: streamable HTTP on 127.0.0.1 only, behind the bearer token of the settings."""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import re
+import socket
+import subprocess
+from collections.abc import AsyncIterator
+
+import httpx
+import pytest
+from mcp import ClientSession
+from mcp.client.streamable_http import streamable_http_client
+from mcp.shared._httpx_utils import create_mcp_http_client
+from mcp_types import Implementation
+
+from mcp_helpers import payload, server_command, server_env, ROOT
+from sonetto_desktop.config.secrets import mcp_token, new_mcp_token
+from sonetto_desktop.mcp_server.http_auth import BearerGate, is_loopback
+from sonetto_desktop.services import AppServices
+
+INIT = {"jsonrpc": "2.0", "id": 1, "method": "initialize",
+        "params": {"protocolVersion": "2025-06-18", "capabilities": {}, "clientInfo": {"name": "curl", "version": "1"}}}
+HEADERS = {"Accept": "application/json, text/event-stream", "Content-Type": "application/json"}
+
+
+@contextlib.asynccontextmanager
+async def http_server() -> AsyncIterator[str]:
+    proc = await asyncio.create_subprocess_exec(*server_command("--http", "--port", "0"), env=server_env(),
+                                                cwd=str(ROOT), stdin=asyncio.subprocess.DEVNULL,
+                                                stdout=asyncio.subprocess.DEVNULL, stderr=asyncio.subprocess.PIPE)
+    try:
+        url = ""
+        while not url:
+            line = await asyncio.wait_for(proc.stderr.readline(), 60)
+            assert line, "the server exited before listening"
+            found = re.search(rb"listening on (http://\S+)", line)
+            url = found.group(1).decode() if found else ""
+        drain = asyncio.ensure_future(proc.stderr.read())
+        yield url
+    finally:
+        if proc.returncode is None:
+            proc.terminate()
+        await asyncio.wait_for(proc.wait(), 30)
+        with contextlib.suppress(Exception):
+            await drain
+    assert proc.returncode == 0  # SIGTERM: a clean shutdown
+
+
+def _other_address() -> str | None:
+    """This machine's address on its network (not loopback), if it has one."""
+    with socket.socket(socket.AF_INET, socket.SOCK_DGRAM) as probe:
+        try:
+            probe.connect(("192.0.2.1", 9))  # TEST-NET-1: nothing is sent
+            address = probe.getsockname()[0]
+        except OSError:
+            return None
+    return None if is_loopback(address) else address
+
+
+async def test_http_needs_the_token_and_listens_on_loopback_only(_isolated_user_dirs):
+    assert mcp_token(create=False) == ""
+    async with http_server() as url:
+        token = mcp_token(create=False)  # the server made one at start: the settings page shows it
+        assert token
+        assert url.startswith("http://127.0.0.1:") and url.endswith("/mcp")
+        async with httpx.AsyncClient(timeout=10) as http:
+            missing = await http.post(url, json=INIT, headers=HEADERS)
+            wrong = await http.post(url, json=INIT, headers=HEADERS | {"Authorization": "Bearer not-the-token"})
+            assert missing.status_code == wrong.status_code == 401
+            assert "token" in missing.json()["error"] and missing.headers["www-authenticate"].startswith("Bearer")
+            right = await http.post(url, json=INIT, headers=HEADERS | {"Authorization": f"Bearer {token}"})
+            assert right.status_code == 200
+        port = int(url.rsplit(":", 1)[1].split("/")[0])
+        other = _other_address()
+        if other is not None:  # the same port on the machine's network address: nobody listens there
+            with pytest.raises(OSError), socket.create_connection((other, port), timeout=3):
+                pass
+        async with create_mcp_http_client(headers={"Authorization": f"Bearer {token}"}) as client:
+            async with streamable_http_client(url, http_client=client) as (read, write):
+                async with ClientSession(read, write, client_info=Implementation(name="Cursor", version="1")) as mcp:
+                    await mcp.initialize()
+                    assert len((await mcp.list_tools()).tools) == 6
+                    mid = payload(await mcp.call_tool("add_memory", {"description": "小林用 Cursor 写代码",
+                                                                     "theme": "工作"}))["id"]
+        new = new_mcp_token()  # made anew in the settings while the server runs
+        async with httpx.AsyncClient(timeout=10) as http:
+            old = await http.post(url, json=INIT, headers=HEADERS | {"Authorization": f"Bearer {token}"})
+            fresh = await http.post(url, json=INIT, headers=HEADERS | {"Authorization": f"Bearer {new}"})
+            assert old.status_code == 401 and fresh.status_code == 200
+    services = await AppServices.open(watch=False)
+    try:
+        assert services.memory.history(mid)[0]["actor"] == "mcp:Cursor"
+    finally:
+        await services.close()
+
+
+async def test_the_gate_refuses_peers_from_other_machines():
+    reached: list[dict] = []
+
+    async def app(scope, receive, send):  # what the gate protects
+        reached.append(scope)
+
+    sent: list[dict] = []
+
+    async def send(message):
+        sent.append(message)
+
+    gate = BearerGate(app, lambda: "the-token")
+    auth = [(b"authorization", b"Bearer the-token")]
+    await gate({"type": "http", "client": ("192.168.1.20", 50000), "headers": auth}, None, send)
+    assert sent[0]["status"] == 403 and not reached
+    await gate({"type": "http", "client": ("127.0.0.1", 50000), "headers": [(b"authorization", b"Basic the-token")]},
+               None, send)
+    assert sent[2]["status"] == 401 and not reached
+    await gate({"type": "http", "client": ("::1", 50000), "headers": auth}, None, send)
+    assert len(reached) == 1
+
+
+def test_a_busy_port_or_a_bad_one_is_a_clear_error():
+    with socket.socket() as taken:
+        taken.bind(("127.0.0.1", 0))
+        taken.listen()
+        port = taken.getsockname()[1]
+        done = subprocess.run(server_command("--http", "--port", str(port)), env=server_env(), cwd=str(ROOT),
+                              capture_output=True, text=True, timeout=60)
+    assert done.returncode == 2 and f"cannot listen on 127.0.0.1:{port}" in done.stderr
+    done = subprocess.run(server_command("--port", "9000"), env=server_env(), cwd=str(ROOT),
+                          capture_output=True, text=True, timeout=60)
+    assert done.returncode == 2 and "--port needs --http" in done.stderr

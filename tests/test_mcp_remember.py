@@ -1,0 +1,68 @@
+"""``remember_conversation``: the transcript reaches the writer's journal, and with a model (the scripted
+server) the writer in ``sonetto mcp`` turns it into memories; without one it waits in the journal."""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import os
+from pathlib import Path
+
+from mcp_helpers import CLIENT, payload, stdio_session
+from sonetto_desktop.services import AppServices
+
+CONVERSATION = [{"role": "user", "content": "我下个月要去大阪看樱花"},
+                {"role": "assistant", "content": "好棒！记得提前订酒店。"}]
+
+
+def journaled(data_dir: Path) -> list[dict]:
+    return [json.loads(p.read_text(encoding="utf-8")) for p in sorted(data_dir.glob("*.journal/pending/*.json"))]
+
+
+async def test_without_a_model_the_conversation_waits_in_the_journal_and_is_written_later(llm_server):
+    data_dir = Path(os.environ["SONETTO_DATA_DIR"])
+    async with stdio_session() as mcp:
+        result = payload(await mcp.call_tool("remember_conversation", {"messages": CONVERSATION}))
+        assert result["writing"] is False and result["turn_id"]
+    [entry] = journaled(data_dir)  # the server has exited: the turn is on disk
+    assert entry["turn_id"] == result["turn_id"] and entry["session_id"] == f"mcp:{CLIENT}"
+    assert entry["messages"] == CONVERSATION
+    # The app starts later with a model: its writer writes the journaled conversation.
+    llm_server.add_tool_calls([("create_memory", {"content": "用户下个月要去大阪看樱花", "section": "计划"})])
+    llm_server.add_text("已记录。")
+    from sonetto_desktop.config.settings import load_settings
+
+    settings = load_settings()
+    settings.base_url, settings.model, settings.api_key = llm_server.base_url, "test-model", "sk-test"
+    app = await AppServices.open(settings=settings, watch=False)
+    try:
+        await app.start_agents(chat=False)
+        for _ in range(200):
+            if app.memory.count() and not journaled(data_dir):
+                break
+            await asyncio.sleep(0.05)
+        [item] = app.memory.all_items().values()
+        assert item.description == "用户下个月要去大阪看樱花" and item.last_actor == "agent"
+        assert journaled(data_dir) == []
+    finally:
+        await app.close()
+
+
+async def test_with_a_model_the_servers_writer_makes_memories(llm_server):
+    llm_server.add_tool_calls([("create_memory", {"content": "用户下个月要去大阪看樱花", "section": "计划"})])
+    llm_server.add_text("已记录。")
+    data_dir = Path(os.environ["SONETTO_DATA_DIR"])
+    env = {"SONETTO_BASE_URL": llm_server.base_url, "SONETTO_MODEL": "test-model", "OPENAI_API_KEY": "sk-test"}
+    async with stdio_session(**env) as mcp:
+        result = payload(await mcp.call_tool("remember_conversation", {"messages": CONVERSATION}))
+        assert result["writing"] is True
+        memories: list = []
+        for _ in range(300):
+            memories = payload(await mcp.call_tool("list_memories", {}))["memories"]
+            if memories:
+                break
+            await asyncio.sleep(0.05)
+        assert [m["description"] for m in memories] == ["用户下个月要去大阪看樱花"]
+        sent = json.dumps(llm_server.last_messages(), ensure_ascii=False)
+        assert "大阪看樱花" in sent  # the writer read the conversation the app handed over
+    assert journaled(data_dir) == []  # written, so no longer pending

@@ -1,0 +1,178 @@
+"""Review mode (issue 12, capability 7): Sonetto's changes wait in an inbox; approve / edit / reject
+each or all. Through AppServices with the real writer and the scripted model server, on both file
+backends; the inbox file on its own below."""
+
+from __future__ import annotations
+
+import asyncio
+import json
+
+import pytest
+
+from sonetto_desktop.memory.changes import MemoryChange, Turn
+from sonetto_desktop.memory.errors import MemoryNotFound
+from sonetto_desktop.memory.review import MAX_PENDING, InboxFull, ReviewInbox
+from sonetto_desktop.services import AppServices
+from test_services import settings_for
+
+
+async def settle(services: AppServices) -> None:
+    for _ in range(400):
+        if services.writer.pending == 0 and not services.writer.busy:
+            return
+        await asyncio.sleep(0.025)
+    raise AssertionError("the writer did not finish")
+
+
+def tool_results(request: dict) -> list[str]:
+    return [m["content"] for m in request["messages"] if m["role"] == "tool"]
+
+
+@pytest.fixture(params=["yaml", "sqlite"])
+async def services(request, llm_server, tmp_path):
+    settings = settings_for(tmp_path, llm_server.base_url, store_backend=request.param, review_mode=True)
+    services = await AppServices.open(settings=settings, watch=False)
+    yield services
+    await services.close()
+
+
+async def test_sonettos_changes_wait_for_review_and_approval_applies_them(services, llm_server):
+    cat = services.memory.add("用户喜欢猫", "品味").ids[0]
+    city = services.memory.add("用户住在成都", "身份").ids[0]
+    old = services.memory.add("用户下周三考驾照", "时效待办").ids[0]
+    before = {mid: item.to_dict() for mid, item in services.memory.all_items().items()}
+    await services.start_agents()
+    seen: list[MemoryChange] = []
+    services.subscribe(seen.append)
+    llm_server.add_text("上海很好呀")
+    llm_server.add_tool_calls([
+        ("create_memory", {"content": "用户养了一只叫汤圆的猫", "section": "身份"}),
+        ("update_memory", {"id": city, "content": "用户搬到了上海", "reason": "用户说搬家了"}),
+        ("delete_memory", {"id": old, "reason": "驾照考完了"}),
+    ])
+    llm_server.add_text("已提交。")
+    events = [e async for e in services.chat.send("s1", "我搬到上海了，驾照也考完了，还养了只猫叫汤圆")]
+    turn_id = events[-1].turn_id
+    await settle(services)
+
+    # nothing changed at all; three proposals wait
+    assert seen == []
+    after = {mid: item.to_dict() for mid, item in services.memory.all_items().items()}
+    assert {mid: (d["description"], d["theme"]) for mid, d in after.items()} == {
+        mid: (d["description"], d["theme"]) for mid, d in before.items()}
+    assert all("已提交给用户审核" in text for text in tool_results(llm_server.requests[-1]))
+    create, update, delete = services.review.pending()
+    assert (create.kind, create.description, create.theme) == ("create", "用户养了一只叫汤圆的猫", "身份")
+    assert (update.kind, update.memory_ids, update.before) == ("update", (city,), ("用户住在成都",))
+    assert (delete.kind, delete.memory_ids, delete.reason) == ("delete", (old,), "驾照考完了")
+    assert {p.turn_id for p in (create, update, delete)} == {turn_id}
+    assert create.excerpt.startswith("我搬到上海了")
+
+    # approve as proposed: written by Sonetto, for that turn (so undo / provenance work as usual)
+    change = services.review.approve(create.id, services.memory)
+    assert (change.kind, change.actor, change.turn_id) == ("add", "agent", turn_id)
+    assert services.memory.get(change.ids[0]).description == "用户养了一只叫汤圆的猫"
+    # approve with the person's own words: written by the person
+    edited = services.review.approve(update.id, services.memory, description="用户今年搬到了上海浦东")
+    assert (edited.actor, services.memory.get(city).description) == ("user", "用户今年搬到了上海浦东")
+    # reject: nothing happens to the memory
+    services.review.reject(delete.id)
+    assert services.memory.get(old).description == "用户下周三考驾照"
+    assert services.review.pending() == [] and cat in services.memory.all_items()
+
+
+async def test_a_locked_memory_is_refused_even_as_a_proposal(services, llm_server):
+    keep = services.memory.add("用户的生日是3月5日", "身份").ids[0]
+    services.memory.set_locked(keep, True)
+    await services.start_agents()
+    llm_server.add_text("记下啦")
+    llm_server.add_tool_calls([("update_memory", {"id": keep, "content": "用户的生日是3月6日", "reason": "用户说的"})])
+    llm_server.add_text("好的。")
+    _ = [e async for e in services.chat.send("s1", "我生日其实是3月6日")]
+    await settle(services)
+    assert services.review.pending() == []
+    assert any("已被用户锁定" in text for text in tool_results(llm_server.requests[-1]))
+
+
+async def test_with_review_mode_off_sonetto_writes_directly_and_switching_is_live(services, llm_server):
+    await services.apply_settings(settings_for_off(services))
+    await services.start_agents()
+    llm_server.add_text("好呀")
+    llm_server.add_tool_calls([("create_memory", {"content": "用户喜欢山竹", "section": "品味"})])
+    llm_server.add_text("已记录。")
+    _ = [e async for e in services.chat.send("s1", "我喜欢山竹")]
+    await settle(services)
+    assert services.review.pending() == []
+    assert [i.description for i in services.memory.all_items().values()] == ["用户喜欢山竹"]
+
+
+def settings_for_off(services: AppServices):
+    from dataclasses import replace
+
+    return replace(services.settings, review_mode=False)
+
+
+async def test_approve_all_applies_what_it_can_and_keeps_what_failed(services):
+    gone = services.memory.add("用户在学吉他", "爱好").ids[0]
+    inbox = services.review
+    turn = Turn("t-1", "s1", "我开始学尤克里里了")
+    inbox.propose("create", description="用户在学尤克里里", theme="爱好", reason="用户说的", turn=turn)
+    stale = inbox.propose("update", memory_ids=(gone,), description="用户改学尤克里里了", turn=turn)
+    services.memory.delete(gone, reason="用户自己删了")
+    changes, failed = inbox.approve_all(services.memory)
+    assert [c.kind for c in changes] == ["add"] and list(failed) == [stale.id]
+    assert [p.id for p in inbox.pending()] == [stale.id]  # still there, with the reason it failed
+    with pytest.raises(MemoryNotFound):
+        inbox.approve(stale.id, services.memory)
+
+
+def test_the_inbox_persists_follows_other_processes_and_does_not_repeat_itself(tmp_path):
+    path = tmp_path / "review_inbox.json"
+    first = ReviewInbox(path, enabled=True)
+    counts: list[int] = []
+    first.subscribe(counts.append)
+    a = first.propose("merge", memory_ids=("x1", "x2"), description="用户喜欢猫", theme="品味", reason="重复")
+    assert first.propose("merge", memory_ids=("x1", "x2"), description="用户喜欢猫", theme="品味") == a
+    assert counts == [1]
+    other = ReviewInbox(path)  # another process (the CLI, a second instance)
+    assert [p.id for p in other.pending()] == [a.id]
+    other.reject(a.id)
+    assert first.pending() == []  # the file changed: read again
+    with pytest.raises(KeyError):
+        first.reject(a.id)
+    path.write_text(json.dumps({"proposals": [{"id": "p1", "kind": "nonsense"}]}), encoding="utf-8")
+    with pytest.raises(ValueError, match="review_inbox.json"):
+        ReviewInbox(path).pending()
+    assert path.read_text(encoding="utf-8").count("nonsense") == 1  # a bad file is left as it is
+
+
+def test_a_full_inbox_refuses_more(tmp_path):
+    inbox = ReviewInbox(tmp_path / "review_inbox.json", enabled=True)
+    for n in range(MAX_PENDING):
+        inbox.propose("create", description=f"第{n}条", theme="瞬间")
+    with pytest.raises(InboxFull):
+        inbox.propose("create", description="再来一条", theme="瞬间")
+    assert inbox.reject_all() == MAX_PENDING and inbox.count() == 0
+
+
+def test_the_clean_up_pass_proposes_its_merges_once(tmp_path):
+    from sonetto_desktop.memory import MemoryOperations, YamlMemoryManager
+    from sonetto_desktop.memory.changes import AGENT
+    from sonetto_desktop.memory.writer.hygiene_pass import merge_exact_duplicates
+    from sonetto_desktop.memory.writer.index import WriterIndex
+
+    store = YamlMemoryManager(tmp_path / "memory.yaml")
+    try:
+        inbox = ReviewInbox(tmp_path / "review_inbox.json", enabled=True)
+        ops = MemoryOperations(store, review=inbox)
+        a = ops.add("用户喜欢猫。", "品味").ids[0]
+        b = ops.add("用户喜欢猫", "品味").ids[0]
+        agent = ops.as_actor(AGENT, Turn("clean-1"))
+        for _ in range(2):  # the next day's pass finds the same pair: still one proposal
+            merge_exact_duplicates(agent, WriterIndex(store))
+        [proposal] = inbox.pending()
+        assert proposal.kind == "merge" and set(proposal.memory_ids) == {a, b} and store.count() == 2
+        inbox.approve(proposal.id, ops)
+        assert store.count() == 1
+    finally:
+        store.close()

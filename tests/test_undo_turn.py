@@ -1,0 +1,149 @@
+"""Undo a whole turn (issue 12, capability 2): ``services.memory.undo_turn(turn_id)`` takes back every
+change a writer turn made as one action (its own ``undo-…`` turn), is itself undoable, and refuses —
+naming the memories — when a later change touched them. Through AppServices, every backend."""
+
+from __future__ import annotations
+
+import pytest
+
+from ltm_helpers import until
+from sonetto_desktop.config.settings import Settings
+from sonetto_desktop.memory import MemoryOperations, Turn
+from sonetto_desktop.memory.undo import NothingToUndo, UndoConflict
+from sonetto_desktop.services import AppServices
+
+from memory_stores import backend_store_fixture
+
+mm = backend_store_fixture()
+
+
+def settings_for(request, tmp_path, backend: str, base_url: str) -> Settings:
+    values = dict(data_dir=str(tmp_path / "data"), retrieval_mode="mechanical", store_backend=backend,
+                  base_url=base_url, model="test-model", api_key="sk-test")
+    if backend == "postgres":
+        values |= dict(postgres_url=request.getfixturevalue("pg_url"),
+                       postgres_schema=request.getfixturevalue("pg_schema"), device_name="desk")
+    return Settings(**values)
+
+
+def snapshot(ops: MemoryOperations) -> tuple[dict, set]:
+    """What the person sees: every memory's text and theme, and what is in the trash."""
+    items = {mid: (item.description, item.theme) for mid, item in ops.all_items().items()}
+    return items, {row["id"] for row in ops.trash()}
+
+
+@pytest.fixture(params=["yaml", "sqlite", "postgres"])
+async def services(request, tmp_path, llm_server):
+    opened = await AppServices.open(settings=settings_for(request, tmp_path, request.param, llm_server.base_url),
+                                    watch=False)
+    yield opened
+    await opened.close()
+
+
+async def test_undo_turn_restores_the_exact_pre_turn_store_and_is_itself_undoable(services, llm_server):
+    ops = services.memory
+    keep = ops.add("用户住在成都", "身份").ids[0]
+    old = ops.add("用户周五要交报告", "时效待办").ids[0]
+    dup_a = ops.add("用户喜欢猫", "品味").ids[0]
+    dup_b = ops.add("用户很喜欢猫咪", "品味").ids[0]
+    before = snapshot(ops)
+    await services.start_agents()
+    llm_server.add_tool_calls([
+        ("update_memory", {"id": keep, "content": "用户搬到了上海", "reason": "用户说搬家了"}),
+        ("create_memory", {"content": "用户在上海的新公司上班", "section": "身份"}),
+        ("delete_memory", {"id": old, "reason": "报告已交"}),
+        ("merge_memories", {"id1": dup_a, "id2": dup_b, "content": "用户非常喜欢猫", "section": "品味",
+                            "reason": "重复"}),
+    ])
+    await services.writer.send_history([{"role": "user", "content": "我搬到上海了，报告也交了"}], turn_id="t-1")
+    await until(lambda: services.writer.pending == 0 and not services.writer.busy and ops.count() == 3)
+    after = snapshot(ops)
+    [created] = set(after[0]) - set(before[0])
+    assert after[1] == {old, dup_b}
+    # Undone: the same memories with the same text and themes; what the turn created waits in the trash.
+    undone = (before[0], before[1] | {created})
+
+    result = ops.undo_turn("t-1")
+    assert result.turn_id.startswith("undo-") and result.undone == "t-1"
+    assert snapshot(ops) == undone
+    assert {c.turn_id for c in result.changes} == {result.turn_id} and {c.actor for c in result.changes} == {"user"}
+    assert ops.history(keep)[0]["turn_id"] == result.turn_id  # recorded, with its own turn
+
+    redo = ops.undo_turn(result.turn_id)  # the undo is itself undoable
+    assert snapshot(ops) == after
+    ops.undo_turn(redo.turn_id)
+    assert snapshot(ops) == undone
+
+
+async def test_undo_is_refused_naming_the_memories_a_later_change_touched(services, llm_server):
+    ops = services.memory
+    keep = ops.add("用户住在成都", "身份").ids[0]
+    await services.start_agents()
+    llm_server.add_tool_calls([
+        ("update_memory", {"id": keep, "content": "用户搬到了上海", "reason": "用户说搬家了"}),
+        ("create_memory", {"content": "用户养了一只猫", "section": "身份"}),
+    ])
+    await services.writer.send_history([{"role": "user", "content": "我搬到上海了，还养了猫"}], turn_id="t-2")
+    await until(lambda: services.writer.pending == 0 and not services.writer.busy and ops.count() == 2)
+    created = next(mid for mid in ops.all_items() if mid != keep)
+    ops.update(created, description="用户养了一只橘猫", reason="手动编辑")
+    before = snapshot(ops)
+    with pytest.raises(UndoConflict) as refused:
+        ops.undo_turn("t-2")
+    assert set(refused.value.conflicts) == {created} and created in str(refused.value)
+    assert snapshot(ops) == before  # nothing changed
+    with pytest.raises(NothingToUndo):
+        ops.undo_turn("never-was")
+
+
+def test_undo_of_a_bulk_action_and_a_lock_on_every_store(mm):
+    person = MemoryOperations(mm)
+    ids = [person.add(t, "品味").ids[0] for t in ("用户喜欢猫", "用户喜欢狗")]
+    before = snapshot(person)
+    locked = person.lock_many(ids)
+    gone = person.delete_many([ids[0]])
+    assert person.undo_turn(gone.turn_id).changes and snapshot(person) == before
+    person.undo_turn(locked.turn_id)
+    assert not mm.get(ids[0]).locked and not mm.get(ids[1]).locked
+    # The agent may not undo around the person's lock.
+    person.set_locked(ids[1], True)
+    agent = person.as_actor("agent")
+    moved = agent.move_many([ids[0]], "动物")
+    assert agent.undo_turn(moved.turn_id).changes and mm.get(ids[0]).theme == "品味"
+
+
+def test_undo_is_refused_when_a_later_change_deleted_or_restored_a_memory_of_the_turn(mm):
+    person = MemoryOperations(mm)
+    kept = person.add("用户住在成都", "身份").ids[0]
+    agent = person.as_actor("agent", Turn("t-9"))
+    made = agent.add("用户养了一只猫", "身份").ids[0]
+    agent.delete(kept, reason="搬家了")
+    person.delete(made, reason="不对")  # the person deleted what the turn made ...
+    person.restore(kept)  # ... and brought back what it deleted
+    with pytest.raises(UndoConflict) as refused:
+        person.undo_turn("t-9")
+    assert set(refused.value.conflicts) == {made, kept}
+    assert "deleted later" in refused.value.conflicts[made]
+    assert mm.count() == 1 and {row["id"] for row in mm.list_trash()} == {made}  # nothing changed
+
+
+def test_the_command_line_undoes_a_turn_and_names_the_memories_when_it_refuses(tmp_path, capsys):
+    from sonetto_desktop.cli import main as cli_main
+    from sonetto_desktop.memory import YamlMemoryManager
+
+    path = tmp_path / "memory.yaml"
+    store = YamlMemoryManager(path)
+    kept = store.add("用户住在成都", "身份")
+    agent = MemoryOperations(store).as_actor("agent", Turn("t-cli"))
+    agent.update(kept, description="用户搬到了上海", reason="搬家")
+    made = agent.add("用户养了一只猫", "身份").ids[0]
+    store.close()
+    assert cli_main(["--store", str(path), "undo", "t-cli"]) == 0
+    out = capsys.readouterr().out
+    assert "undid 2 changes of t-cli" in out and "sonetto memory undo undo-" in out
+    reopened = YamlMemoryManager(path)
+    assert [i.description for i in reopened.all_items().values()] == ["用户住在成都"]
+    reopened.close()
+    assert cli_main(["--store", str(path), "undo", "t-cli"]) == 2  # already undone: later changes touched them
+    err = capsys.readouterr().err
+    assert err.startswith("error: cannot undo turn 't-cli'") and kept in err and made in err

@@ -1,0 +1,243 @@
+"""The background writer when things go wrong (issue 11, items 4, 5, 7, 8, 13): an interrupted turn
+resumes without re-running what it applied, failed attempts are taken back, limits per turn hold a
+looping model or a mass change with nothing applied, foreign journal files are set aside, and a full
+disk keeps the turn, retried with the true reason shown."""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import logging
+import os
+import signal
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from llm_server import HangResponse, error, tool_calls
+from ltm_helpers import FAST, TURN, recorder, script_create, until
+from sonetto_desktop.memory import MemoryWriter, YamlMemoryManager
+from sonetto_desktop.memory.writer.journal import TurnJournal, default_journal_path
+
+HERE = Path(__file__).resolve().parent
+
+
+@pytest.fixture
+def store(tmp_path):
+    mm = YamlMemoryManager(tmp_path / "memory.yaml")
+    yield mm
+    mm.close()
+
+
+def live(store) -> list[str]:
+    return sorted(item.description for item in store.all_items().values())
+
+
+# ── item 4: an interrupted turn resumes; nothing runs twice ───────────
+
+
+async def test_a_turn_killed_mid_write_resumes_without_running_applied_calls_again(llm_server, make_llm, tmp_path):
+    store_path = tmp_path / "memory.yaml"
+    texts = ["用户叫小林", "小林在杭州读大学", "小林养了一只猫", "小林喜欢周杰伦"]
+    llm_server.add_tool_calls([("create_memory", {"content": t, "section": "身份"}) for t in texts])
+    child = subprocess.Popen([sys.executable, str(HERE / "writer_resume_child.py"), str(store_path),
+                              llm_server.base_url, "2"], stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    try:
+        line = await asyncio.to_thread(child.stdout.readline)
+        assert line.startswith("FROZEN "), child.stderr.read() if child.poll() is not None else line
+        turn_id = line.split()[1]
+    finally:
+        os.kill(child.pid, signal.SIGKILL)  # the 2nd create is committed, the journal never heard it
+        child.communicate()
+    mm = YamlMemoryManager(store_path)
+    assert len(mm.all_items()) == 2
+    asked = len(llm_server.requests)
+    llm_server.default = error(500, "the model must not be asked again")
+    writer = MemoryWriter(mm, make_llm(), backoff=FAST)
+    seen = recorder(writer)
+    writer.start()
+    await until(lambda: any(e.kind == "done" for e in seen))
+    assert await writer.stop() is True
+    assert live(mm) == sorted(texts)  # each exactly once
+    assert len(llm_server.requests) == asked  # the recorded reply was used, not a new one
+    assert [e.turn_id for e in seen if e.kind == "done"] == [turn_id]
+    assert {item.hit for item in mm.all_items().values()} == {0}  # no "already there" hits either
+    assert writer.journal.pending() == []
+    mm.close()
+
+
+async def test_a_turn_another_instance_is_writing_is_left_alone_on_restart(llm_server, make_llm, store, caplog):
+    """The instance holding the journal claim restarts while another instance writes its own turn."""
+    caplog.set_level(logging.INFO, logger="sonetto_desktop.memory.writer")
+    journal = TurnJournal(default_journal_path(store.path))
+    theirs = journal.append("theirs", None, TURN)
+    elsewhere = TurnJournal(journal.path)  # the other instance's journal object (same files)
+    assert elsewhere.lock_entry(theirs)  # ... working on its turn right now
+    writer = MemoryWriter(store, make_llm(), backoff=FAST)
+    writer.elsewhere_recheck = 0.3
+    writer.start()
+    await until(lambda: caplog.text.count("in flight elsewhere") >= 2)  # at start, and when it looked again
+    assert llm_server.requests == [] and store.count() == 0  # not run twice
+    script_create(llm_server)
+    elsewhere.unlock_entry(theirs)  # the other instance died: the journal's holder writes the turn
+    await until(lambda: store.count() == 1 and writer.pending == 0 and not writer.busy)
+    assert await writer.stop() is True and journal.pending() == [] and len(llm_server.requests) == 1
+
+
+async def test_restarting_the_journal_holder_never_reruns_another_instances_turn_in_flight(
+        llm_server, make_llm, store, caplog):
+    """Two app processes on one store: the one holding the journal restarts while the other is in
+    the middle of its own turn; that turn is written once — by the other, or, after it is killed -9,
+    by the journal's holder."""
+    caplog.set_level(logging.INFO, logger="sonetto_desktop.memory.writer")
+    holder = MemoryWriter(store, make_llm(), backoff=FAST)
+    holder.elsewhere_recheck = 0.3
+    holder.start()
+    await until(lambda: holder.journal.claimed)
+    llm_server.add(HangResponse(60))  # the other instance's model call
+    child = subprocess.Popen([sys.executable, str(HERE / "writer_instance_child.py"), str(store.path),
+                              llm_server.base_url], stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    try:
+        sent = await asyncio.to_thread(child.stdout.readline)
+        assert sent.startswith("SENT "), child.stderr.read() if child.poll() is not None else sent
+        turn_id = sent.split()[1]
+        assert (await asyncio.to_thread(child.stdout.readline)).strip() == "STARTED"
+        await holder.stop()
+        seen = recorder(holder)
+        holder.start()  # replays the journal: the other instance's turn is in it
+        await until(lambda: "in flight elsewhere" in caplog.text)
+        assert "started" not in [e.kind for e in seen]  # not run a second time here
+        script_create(llm_server)
+    finally:
+        os.kill(child.pid, signal.SIGKILL)
+        child.communicate()
+    await until(lambda: store.count() == 1 and holder.pending == 0 and not holder.busy)  # it died: ours now
+    assert await holder.stop() is True
+    assert [e.turn_id for e in seen if e.kind == "done"] == [turn_id] and holder.journal.pending() == []
+
+
+# ── item 7: a renamed journal file is quarantined, not replayed at every start ──
+
+
+async def test_a_renamed_journal_file_is_quarantined_not_replayed(llm_server, make_llm, store):
+    journal = TurnJournal(default_journal_path(store.path))
+    entry = journal.append("t-renamed", None, TURN)
+    renamed = journal.pending_dir / f"copy of {entry.filename}"
+    os.replace(journal.pending_dir / entry.filename, renamed)
+    writer = MemoryWriter(store, make_llm(), backoff=FAST)
+    writer.start()
+    assert await writer.stop() is True  # (a replay would run before the stop is seen)
+    assert llm_server.requests == [] and store.count() == 0
+    assert not renamed.exists() and (journal.quarantine_dir / renamed.name).exists()  # kept, set aside
+    assert TurnJournal(journal.path).pending() == []
+
+
+# ── item 5: failed attempts are taken back; a looping model is capped ──
+
+
+async def test_a_failed_attempt_is_taken_back_before_the_retry(llm_server, make_llm, store):
+    keep = store.add("用户住在成都", "身份")
+    llm_server.add_tool_calls([("create_memory", {"content": "用户喜欢猫", "section": "品味"}),
+                               ("update_memory", {"id": keep, "content": "用户搬到了上海", "reason": "搬家"}),
+                               ("read_memories", {})])
+    llm_server.add_error(500, "died after the reads")  # the attempt fails half-way
+    llm_server.add_tool_calls([("create_memory", {"content": "用户很喜欢猫咪", "section": "品味"})])
+    writer = MemoryWriter(store, make_llm(), backoff=FAST)
+    seen = recorder(writer)
+    writer.start()
+    await writer.send_history(TURN)
+    await until(lambda: writer.pending == 0 and not writer.busy)
+    assert await writer.stop() is True
+    undone = [c for c in seen if getattr(c, "ids", None) and (c.turn_id or "").startswith("rollback-")]
+    assert {c.kind for c in undone} == {"delete", "revert", "hit"}  # one action, told apart from the turn's
+    assert live(store) == ["用户住在成都", "用户很喜欢猫咪"]  # the first attempt left nothing behind ...
+    assert store.get(keep).hit == 0  # ... not even its reference counts
+
+
+async def test_a_looping_model_is_capped_and_its_turn_held_with_nothing_applied(llm_server, make_llm, store):
+    llm_server.default = tool_calls([("create_memory", {"content": f"垃圾条目{i}", "section": "瞬间"})
+                                     for i in range(40)])
+    writer = MemoryWriter(store, make_llm(), backoff=FAST, max_tool_calls=6)
+    seen = recorder(writer)
+    writer.start()
+    await writer.send_history(TURN)
+    await until(lambda: writer.failed_turns())
+    assert await writer.stop() is True
+    assert store.count() == 0 and len(llm_server.requests) == 1  # taken back, and not retried 5 times
+    [held] = writer.failed_turns()
+    assert held.held == "tool_calls" and [e.kind for e in seen].count("failed") == 1
+    assert "超过 6 次" in writer.status().last_error
+
+
+# ── item 13: a mass change is held until the person says yes ──────────
+
+
+async def test_a_mass_change_is_held_then_applied_on_retry_and_undoable_as_one(llm_server, make_llm, store):
+    ids = [store.add(f"用户的第{i}条记忆", "身份") for i in range(6)]
+    wipe = [("delete_memory", {"id": mid, "reason": "记忆里写着要删掉全部"}) for mid in ids]
+    llm_server.add_tool_calls(wipe)
+    writer = MemoryWriter(store, make_llm(), backoff=FAST, max_changed=3)
+    writer.start()
+    turn_id = await writer.send_history(TURN)
+    await until(lambda: writer.failed_turns())
+    assert store.count() == 6 and store.list_trash() == []  # held: nothing applied
+    status = writer.status()
+    assert status.held == 1 and status.can_retry and "太多" in status.zh
+    llm_server.add_tool_calls(wipe)
+    assert await writer.retry_failed() == 1  # the person looked and said yes
+    await until(lambda: writer.pending == 0 and store.count() == 0)
+    assert await writer.stop() is True
+    writer.ops.undo_turn(turn_id)  # one action takes it all back
+    assert store.count() == 6
+
+
+async def test_new_memories_are_not_a_mass_change(llm_server, make_llm, store):
+    llm_server.add_tool_calls([("create_memory", {"content": f"用户的第{i}个爱好", "section": "品味"})
+                               for i in range(8)])
+    writer = MemoryWriter(store, make_llm(), backoff=FAST, max_changed=3)
+    writer.start()
+    await writer.send_history(TURN)
+    await until(lambda: writer.pending == 0 and not writer.busy)
+    assert await writer.stop() is True
+    assert store.count() == 8 and writer.failed_turns() == []  # a long self-introduction is kept
+
+
+# ── item 8: a full disk keeps the turn, retried with the true reason ───
+
+
+def test_a_full_disk_keeps_the_turn_retrying_with_the_reason_and_retry_failed(llm_server, tmp_path):
+    llm_server.default = tool_calls([("create_memory", {"content": "用户喜欢猫", "section": "品味"})])
+    done = subprocess.run([sys.executable, str(HERE / "writer_disk_child.py"), str(tmp_path), llm_server.base_url],
+                          capture_output=True, text=True, timeout=120)
+    assert done.returncode == 0, done.stderr[-3000:]
+    out = json.loads(done.stdout.strip().splitlines()[-1])
+    failing = out["failing"]
+    assert "gave_up" not in out["events"] and out["events"].count("failed") >= 5  # past max_attempts=2
+    assert failing["pending"] == 1 and failing["can_retry"] and failing["retry_at"]
+    assert "file size limit" in failing["last_error"] and "file size limit" in failing["zh"]
+    assert failing["retry_at"][11:19] in failing["zh"]  # when, not "retrying" for ever
+    assert out["count"] == 301 and out["journal"] == 0
+
+
+# ── the limits are settings ───────────────────────────────────────────
+
+
+async def test_the_writer_limits_are_settings_handed_to_the_writer(llm_server, tmp_path):
+    from sonetto_desktop.config.settings import Settings
+    from sonetto_desktop.services import AppServices
+
+    path = tmp_path / "settings.json"
+    path.write_text(json.dumps({"writer_max_tool_calls": 7, "writer_max_changed_memories": 0.5}), "utf-8")
+    loaded = Settings.load(path, with_secret=False)
+    assert loaded.writer_max_tool_calls == 7 and loaded.writer_max_changed_memories == 15  # bad value: default
+    assert Settings(writer_max_tool_calls=0).validate()  # out of range is a problem, said so
+    settings = Settings(data_dir=str(tmp_path / "data"), retrieval_mode="mechanical", base_url=llm_server.base_url,
+                        model="test-model", api_key="sk-test", writer_max_tool_calls=7,
+                        writer_max_changed_memories=4)
+    services = await AppServices.open(settings=settings, watch=False, start_agents=True)
+    try:
+        assert (services.writer.max_tool_calls, services.writer.max_changed) == (7, 4)
+    finally:
+        await services.close()

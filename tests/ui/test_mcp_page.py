@@ -1,0 +1,79 @@
+"""The settings page "其他应用": the MCP server's switches are saved, the token is shown and can be
+replaced, and the snippets to paste into other apps carry the command, port and token."""
+
+from __future__ import annotations
+
+import json
+
+from PySide6.QtGui import QGuiApplication
+from PySide6.QtWidgets import QTabWidget
+
+from sonetto_desktop.config.secrets import mcp_token
+from sonetto_desktop.mcp_server.clients_seen import ClientsSeen
+from sonetto_desktop.config.settings import Settings, config_dir
+from sonetto_desktop.ui.settings_dialog import SettingsDialog
+
+
+def _pick(combo, value):
+    combo.setCurrentIndex(combo.findData(value))
+
+
+async def test_the_page_saves_the_mcp_settings(qtbot):
+    Settings(mcp_allowed_clients="claude-ai\ncursor-vscode").save(with_secret=False)  # edited by hand
+    d = SettingsDialog(Settings.load())
+    assert d.mcp_page.allowed.text() == "claude-ai, cursor-vscode"
+    qtbot.addWidget(d)
+    page = d.mcp_page
+    assert page.enabled.isChecked() and not page.read_only.isChecked()
+    page.read_only.setChecked(True)
+    page.allowed.setText(" Cursor ,, Cherry Studio ")
+    page.port.setValue(9321)
+    assert await d.save()
+    again = Settings.load()
+    assert (again.mcp_enabled, again.mcp_read_only, again.mcp_allowed_clients, again.mcp_http_port) == (
+        True, True, "Cursor, Cherry Studio", 9321)
+    page.enabled.setChecked(False)
+    assert not page.read_only.isEnabled() and not page.snippet.isEnabled()  # nothing to set while it is off
+    assert await d.save() and Settings.load().mcp_enabled is False
+
+
+async def test_the_token_is_shown_copied_and_replaced_and_the_snippets_carry_it(qtbot):
+    d = SettingsDialog(Settings.load())
+    qtbot.addWidget(d)
+    page = d.mcp_page
+    await page.refresh_token()
+    assert page.seen.text() == "还没有应用连接过。"
+    ClientsSeen().record("cursor-vscode")  # what `sonetto mcp` notes when an app connects
+    await page.refresh_token()
+    assert "cursor-vscode" in page.seen.text()
+    token = mcp_token(create=False)
+    assert token and page.token.text() == token
+    assert await d.save() and token not in (config_dir() / "settings.json").read_text(encoding="utf-8")
+    page.copy_token_button.click()
+    assert QGuiApplication.clipboard().text() == token
+    _pick(page.client, "cursor")
+    _pick(page.transport, "http")
+    page.port.setValue(9001)
+    entry = json.loads(page.snippet.toPlainText())["mcpServers"]["sonetto"]
+    assert entry == {"url": "http://127.0.0.1:9001/mcp", "headers": {"Authorization": f"Bearer {token}"}}
+    await page.regenerate_token()
+    fresh = mcp_token(create=False)
+    assert fresh != token and page.token.text() == fresh and fresh in page.snippet.toPlainText()
+    _pick(page.client, "cherry")
+    _pick(page.transport, "stdio")
+    entry = json.loads(page.snippet.toPlainText())["mcpServers"]["sonetto"]
+    assert entry["type"] == "stdio" and entry["args"][-1] == "mcp" and "Cherry Studio" in page.where.text()
+    page.copy_snippet_button.click()
+    assert json.loads(QGuiApplication.clipboard().text()) == json.loads(page.snippet.toPlainText())
+
+
+async def test_the_token_appears_when_the_page_is_opened(qtbot, wait):
+    d = SettingsDialog(Settings.load())
+    qtbot.addWidget(d)
+    d.show()
+    assert d.mcp_page.token.text() == ""
+    tabs = d.findChild(QTabWidget)
+    tabs.setCurrentWidget(d.mcp_page)
+    await wait(lambda: d.mcp_page.token.text() != "")
+    assert d.mcp_page.token.text() == mcp_token(create=False)
+    d.close()

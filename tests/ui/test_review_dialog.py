@@ -1,0 +1,114 @@
+"""The review inbox dialog (issue 12, capability 7): approve, rewrite-then-approve, reject, all;
+rejecting all asks first with 取消 as the default. Real AppServices and inbox on a temp data dir."""
+
+from __future__ import annotations
+
+import pytest
+from PySide6.QtWidgets import QApplication, QInputDialog, QMessageBox
+
+from sonetto_desktop.memory.changes import Turn
+from sonetto_desktop.services import AppServices
+from sonetto_desktop.ui.review_dialog import ReviewDialog
+from test_services import settings_for
+
+
+@pytest.fixture
+async def services(tmp_path):
+    opened = await AppServices.open(settings=settings_for(tmp_path, review_mode=True), watch=False)
+    yield opened
+    await opened.close()
+
+
+def propose(services: AppServices) -> tuple:
+    city = services.memory.add("用户住在成都", "身份").ids[0]
+    turn = Turn("t-7", "s1", "我搬到上海了，还养了只猫")
+    inbox = services.review
+    create = inbox.propose("create", description="用户养了一只猫", theme="身份", reason="用户说的", turn=turn)
+    update = inbox.propose("update", memory_ids=(city,), description="用户搬到了上海", reason="搬家",
+                           turn=turn, before=("用户住在成都",))
+    return city, create, update
+
+
+async def open_dialog(qtbot, services) -> ReviewDialog:
+    dialog = ReviewDialog(services)
+    qtbot.addWidget(dialog)
+    dialog.show()
+    await dialog.loading
+    return dialog
+
+
+async def test_rows_say_what_why_and_from_which_words(qtbot, services):
+    _city, _create, _update = propose(services)
+    dialog = await open_dialog(qtbot, services)
+    assert dialog.list.count() == 2 and "2" in dialog.summary.text()
+    text = dialog.list.item(1).text()
+    assert "改为：用户搬到了上海" in text and "原来：用户住在成都" in text
+    assert "理由：搬家" in text and "来自你说的：我搬到上海了" in text
+
+
+async def test_approve_edit_and_reject(qtbot, services, wait):
+    city, create, update = propose(services)
+    dialog = await open_dialog(qtbot, services)
+    dialog.list.setCurrentRow(0)
+    await dialog.approve_current()
+    [added] = [i for i in services.memory.all_items().values() if i.description == "用户养了一只猫"]
+    assert dialog.list.count() == 1 and "已批准" in dialog.status.text()
+
+    dialog.list.setCurrentRow(0)
+    task = dialog._spawn(dialog.edit_current())
+    await wait(lambda: isinstance(QApplication.activeModalWidget(), QInputDialog), message="the rewrite box")
+    box = QApplication.activeModalWidget()
+    assert box.textValue() == "用户搬到了上海"
+    box.setTextValue("用户今年搬到了上海浦东")
+    box.accept()
+    await task
+    assert services.memory.get(city).description == "用户今年搬到了上海浦东"
+    assert services.memory.history(city)[0]["actor"] == "user"  # rewritten: the person's words
+    assert dialog.list.count() == 0 and "没有待审核" in dialog.summary.text()
+    assert not dialog.approve_all_button.isEnabled()
+
+
+async def test_reject_all_asks_and_defaults_to_cancel(qtbot, services, wait):
+    propose(services)
+    dialog = await open_dialog(qtbot, services)
+    task = dialog._spawn(dialog.reject_all())
+    await wait(lambda: isinstance(QApplication.activeModalWidget(), QMessageBox), message="the question")
+    box = QApplication.activeModalWidget()
+    assert box.defaultButton() is box.button(QMessageBox.StandardButton.Cancel)
+    box.button(QMessageBox.StandardButton.Cancel).click()
+    await task
+    assert services.review.count() == 2  # nothing rejected
+    task = dialog._spawn(dialog.reject_all())
+    await wait(lambda: isinstance(QApplication.activeModalWidget(), QMessageBox), message="the question again")
+    QApplication.activeModalWidget().button(QMessageBox.StandardButton.Yes).click()
+    await task
+    assert services.review.count() == 0 and dialog.list.count() == 0
+    assert [i.description for i in services.memory.all_items().values()] == ["用户住在成都"]
+
+
+async def test_approve_all_reports_what_could_not_be_done(qtbot, services):
+    city, _create, _update = propose(services)
+    services.memory.delete(city, reason="删掉")
+    dialog = await open_dialog(qtbot, services)
+    await dialog.approve_all()
+    assert "已批准 1 处变化" in dialog.status.text() and "1 处没能完成" in dialog.status.text()
+    assert dialog.list.count() == 1
+
+
+async def test_the_status_bar_badge_counts_and_opens_the_inbox(qapp, tmp_path, wait):
+    from shell_fixtures import app_settings, running_app
+
+    async with running_app(qapp, app_settings(tmp_path / "data", review_mode=True)) as app:
+        badge = app.window.status_indicator.review_button
+        assert badge.isVisibleTo(app.window) and badge.text() == "待审核 0"  # review mode on: shown
+        app.services.review.propose("create", description="用户喜欢山竹", theme="品味")
+        app.writer_control.refresh()
+        assert badge.text() == "待审核 1"
+        badge.click()
+        dialog = app.review_dialog
+        await dialog.loading
+        assert dialog.list.count() == 1
+        dialog.list.setCurrentRow(0)
+        await dialog.approve_current()
+        await wait(lambda: badge.text() == "待审核 0", message="the badge follows the dialog")
+        dialog.close()

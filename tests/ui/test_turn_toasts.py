@@ -1,0 +1,100 @@
+"""One toast per writer turn with 撤销 (issue 12, capability 2): Sonetto's changes of a chat turn grow
+one summary toast; its button takes the whole turn back. Real AppServices, writer and model server."""
+
+from __future__ import annotations
+
+import asyncio
+
+import pytest
+from PySide6.QtWidgets import QWidget
+
+from sonetto_desktop.memory.changes import MemoryChange
+from sonetto_desktop.services import AppServices
+from sonetto_desktop.ui.toasts import ToastOverlay
+from sonetto_desktop.ui.turn_summary import TurnTallies, summarised
+from sonetto_desktop.ui.writer_toasts import WriterToasts, toast_for
+from test_services import settings_for
+
+
+@pytest.fixture
+async def app(qtbot, llm_server, tmp_path):
+    services = await AppServices.open(settings=settings_for(tmp_path, llm_server.base_url), watch=False)
+    host = QWidget()
+    qtbot.addWidget(host)
+    host.resize(800, 600)
+    overlay = ToastOverlay(host)
+    revealed: list[str] = []
+    toasts = WriterToasts(overlay, services, reveal=revealed.append, parent=host)
+    yield services, overlay, toasts, revealed
+    toasts.close()
+    await services.close()
+
+
+async def settle(services: AppServices) -> None:
+    for _ in range(400):
+        if services.writer.pending == 0 and not services.writer.busy:
+            return
+        await asyncio.sleep(0.025)
+    raise AssertionError("the writer did not finish")
+
+
+async def test_a_turn_is_one_summary_toast_and_its_button_undoes_the_turn(app, llm_server, wait):
+    services, overlay, toasts, revealed = app
+    city = services.memory.add("用户住在成都", "身份").ids[0]
+    before = {mid: (i.description, i.theme) for mid, i in services.memory.all_items().items()}
+    await services.start_agents()
+    llm_server.add_text("上海很好呀")
+    llm_server.add_tool_calls([
+        ("create_memory", {"content": "用户在上海的新公司上班", "section": "身份"}),
+        ("create_memory", {"content": "用户养了一只叫汤圆的猫", "section": "身份"}),
+        ("update_memory", {"id": city, "content": "用户搬到了上海", "reason": "用户说搬家了"}),
+    ])
+    llm_server.add_text("已记录。")
+    _ = [e async for e in services.chat.send("s1", "我搬到上海了，新公司挺好，还养了只猫")]
+    await settle(services)
+    await wait(lambda: any(t.text == "记住了 2 条，更新了 1 条" for t in overlay.toasts()),
+               message="one summary toast for the turn")
+    [toast] = overlay.toasts()  # not one toast per memory
+    assert toast.action_button.text() == "撤销"
+    toast._on_click()  # what a click on the toast calls: the turn's first memory is revealed
+    assert revealed and revealed[0] in services.memory.all_items()
+
+    toast.action_button.click()
+    await toasts.undoing
+    after = {mid: (i.description, i.theme) for mid, i in services.memory.all_items().items()}
+    assert after == before
+    await wait(lambda: any(t.text == "已撤销这轮的 3 处记忆变化" for t in overlay.toasts()),
+               message="the undo says what it did")
+
+
+async def test_undo_refused_when_the_person_changed_a_memory_since(app, llm_server, wait):
+    services, overlay, toasts, _ = app
+    await services.start_agents()
+    llm_server.add_text("好呀")
+    llm_server.add_tool_calls([("create_memory", {"content": "用户喜欢山竹", "section": "品味"})])
+    llm_server.add_text("已记录。")
+    done = [e async for e in services.chat.send("s1", "我喜欢山竹")][-1]
+    await settle(services)
+    await wait(lambda: any(t.text == "记住了：用户喜欢山竹" for t in overlay.toasts()), message="single-change text")
+    [mid] = services.memory.all_items()
+    services.memory.update(mid, description="用户很喜欢山竹", reason="我改的")
+    toasts.undo_turn(done.turn_id)
+    await toasts.undoing
+    assert services.memory.get(mid).description == "用户很喜欢山竹"
+    await wait(lambda: any(t.kind == "error" and mid in t.text for t in overlay.toasts()),
+               message="the refusal names the memory")
+
+
+def _agent(kind: str, turn: str, mid: str = "a1") -> MemoryChange:
+    return MemoryChange(kind, (mid,), "agent", "", turn, None, {}, {})
+
+
+def test_summary_texts_for_the_clean_up_pass_and_quiet_rollbacks(qapp):
+    tallies = TurnTallies()
+    for n in range(3):
+        tally = tallies.add(_agent("merge", "tidy-20261203-abc", f"m{n}"))
+    assert tally.text() == "整理了 3 条记忆"
+    assert not summarised(_agent("delete", "rollback-1")) and toast_for(_agent("delete", "rollback-1")) is None
+    mixed = tallies.add(_agent("add", "t9", "x1"))
+    tallies.add(_agent("delete", "t9", "x2"))
+    assert mixed.text() == "记住了 1 条，删除了 1 条" and mixed.ids == ["x1"]
