@@ -26,10 +26,14 @@ async def test_spaces_and_punctuation_do_not_matter(wall, populated_store):
 
 
 async def test_pinyin_and_initials_find_chinese_computed_off_the_qt_thread(wall, populated_store, wait):
+    from sonetto_desktop.ui import search_text
+
     await wall.reload()
+    search_text._cache.clear()  # as after a start: no pinyin made yet
     wall.set_search("kafei")
-    # pinyin is made in a worker: nothing was computed on the Qt thread for this search yet
-    assert pinyin_key(collapse("喜欢手冲咖啡，不加糖")) is None or wall.search.warming is None
+    # pinyin is made in a worker: the search returned before any was computed on the Qt thread
+    assert pinyin_key(collapse("喜欢手冲咖啡，不加糖")) is None and shown(wall) == []
+    assert wall.search.warming is not None and not wall.search.warming.done()
     await wait(lambda: shown(wall) == ["喜欢手冲咖啡，不加糖"], message="full pinyin")
     wall.set_search("xc")  # 香菜
     assert shown(wall) == ["讨厌香菜"]
