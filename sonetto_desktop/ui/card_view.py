@@ -150,7 +150,7 @@ class ThemeCardView(QListView):
         source_card = self._proxy.source_card
         cards = [source_card(mid) for mid in self._proxy.ids()]
         font = self.font()
-        naturals = self._delegate.card_sizes(cards, font, self)
+        naturals, height_at = self._delegate.card_layout(cards, font, self)
         sizes: list[QSize] = []
 
         def close(first: int, row: list[QSize], last: bool) -> None:
@@ -163,8 +163,10 @@ class ThemeCardView(QListView):
                 given += add
                 widths.append(size.width() + add)
             # a wider card may need fewer lines: the row is as tall as its tallest card needs now
-            needed = self._delegate.card_sizes(cards[first : first + len(row)], font, self, widths) if extra else row
-            height = max(s.height() for s in needed)
+            if extra:
+                height = max(height_at(first + i, w) for i, w in enumerate(widths))
+            else:
+                height = max(s.height() for s in row)
             sizes.extend(QSize(w, height) for w in widths)
 
         x, first, row = 0, 0, []
