@@ -199,6 +199,9 @@ class ThemeCardView(QListView):
 
     def update_height(self, *_: object) -> None:
         self._invalidate_layout()
+        if not self.isVisible():  # not sized yet (a new or hidden section): laid out once shown
+            self.scheduleDelayedItemsLayout()
+            return
         if self._proxy.rowCount():
             self.doItemsLayout()  # the heights of the rows depend on the cards in them
         self._fit_height()
