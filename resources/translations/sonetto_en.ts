@@ -11,9 +11,24 @@
 <context>
     <name>CardDelegate</name>
     <message>
-        <location filename="../../sonetto_desktop/ui/card_delegate.py" line="147" />
-        <source>命中 {0}</source>
-        <translation>Hits: {0}</translation>
+        <location filename="../../sonetto_desktop/ui/card_delegate.py" line="53" />
+        <source>{0} 次</source>
+        <translation>{0}×</translation>
+    </message>
+    <message>
+        <location filename="../../sonetto_desktop/ui/card_delegate.py" line="346" />
+        <source>合并</source>
+        <translation>Merge</translation>
+    </message>
+    <message>
+        <location filename="../../sonetto_desktop/ui/memory_model.py" line="57" />
+        <source>用到 {0} 次</source>
+        <translation>Used {0}×</translation>
+    </message>
+    <message>
+        <location filename="../../sonetto_desktop/ui/memory_model.py" line="61" />
+        <source>用到 {0} 次：Sonetto 在对话中想起并用上这条记忆的次数（“用到最多”按它排序）。</source>
+        <translation>Used {0}×: how many times Sonetto recalled this memory and used it in a conversation (“Most used” sorts by it).</translation>
     </message>
 </context>
 <context>
@@ -710,112 +725,132 @@
 <context>
     <name>MemoryWall</name>
     <message>
-        <location filename="../../sonetto_desktop/ui/memory_wall.py" line="118" />
-        <source>搜索记忆…</source>
-        <translation>Search memories…</translation>
-    </message>
-    <message>
-        <location filename="../../sonetto_desktop/ui/memory_wall.py" line="125" />
-        <source>最近更新</source>
-        <translation>Recently changed</translation>
-    </message>
-    <message>
-        <location filename="../../sonetto_desktop/ui/memory_wall.py" line="126" />
-        <source>命中最多</source>
-        <translation>Most used</translation>
-    </message>
-    <message>
-        <location filename="../../sonetto_desktop/ui/memory_wall.py" line="135" />
-        <source>新建</source>
-        <translation>New</translation>
-    </message>
-    <message>
-        <location filename="../../sonetto_desktop/ui/memory_wall.py" line="136" />
-        <source>新建一条记忆</source>
-        <translation>Add a memory</translation>
-    </message>
-    <message>
-        <location filename="../../sonetto_desktop/ui/memory_wall.py" line="142" />
-        <source>回收站</source>
-        <translation>Trash</translation>
-    </message>
-    <message>
-        <location filename="../../sonetto_desktop/ui/memory_wall.py" line="214" />
+        <location filename="../../sonetto_desktop/ui/memory_wall.py" line="222" />
         <source>记忆库暂时无法读取，卡片墙是空的；没有任何内容被改动。</source>
         <translation>The memory store cannot be read right now, so the wall is empty; nothing was changed.</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/memory_wall.py" line="216" />
+        <location filename="../../sonetto_desktop/ui/memory_wall.py" line="224" />
         <source>还没有记忆。和 Sonetto 聊聊，或点「新建」写下一条。</source>
         <translation>No memories yet. Chat with Sonetto, or click “New” to write one.</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/memory_wall.py" line="218" />
+        <location filename="../../sonetto_desktop/ui/memory_wall.py" line="226" />
         <source>没有和「{0}」匹配的记忆。</source>
         <translation>No memory matches “{0}”.</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/memory_wall.py" line="226" />
+        <location filename="../../sonetto_desktop/ui/memory_wall.py" line="236" />
         <source>{0} / {1} 条</source>
         <translation>{0} / {1}</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/memory_wall.py" line="228" />
+        <location filename="../../sonetto_desktop/ui/memory_wall.py" line="238" />
         <source>{0} 条</source>
         <translation>{0}</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/wall_actions.py" line="124" />
+        <location filename="../../sonetto_desktop/ui/wall_actions.py" line="128" />
         <source>这条记忆已经不在了（可能刚被删除或合并）。可以把你写的内容另存为一条新记忆。</source>
         <translation>This memory is gone (it may have just been deleted or merged). You can save what you wrote as a new memory.</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/wall_actions.py" line="175" />
+        <location filename="../../sonetto_desktop/ui/wall_actions.py" line="181" />
         <source>已删除：{0}</source>
         <translation>Deleted: {0}</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/wall_actions.py" line="177" />
+        <location filename="../../sonetto_desktop/ui/wall_actions.py" line="183" />
         <source>已删除 {0} 条记忆</source>
         <translation>Deleted {0} memories</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/wall_actions.py" line="181" />
+        <location filename="../../sonetto_desktop/ui/wall_actions.py" line="187" />
         <source>撤销</source>
         <translation>Undo</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/wall_actions.py" line="217" />
+        <location filename="../../sonetto_desktop/ui/wall_actions.py" line="220" />
         <source>拖动到「{0}」</source>
         <translation>Dragged to “{0}”</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/wall_actions.py" line="232" />
+        <location filename="../../sonetto_desktop/ui/wall_actions.py" line="227" />
+        <source>移动到「{0}」</source>
+        <translation>Moved to “{0}”</translation>
+    </message>
+    <message>
+        <location filename="../../sonetto_desktop/ui/wall_actions.py" line="239" />
+        <source>移动到新主题</source>
+        <translation>Move to a new theme</translation>
+    </message>
+    <message>
+        <location filename="../../sonetto_desktop/ui/wall_actions.py" line="240" />
+        <source>新主题的名字：</source>
+        <translation>Name of the new theme:</translation>
+    </message>
+    <message>
+        <location filename="../../sonetto_desktop/ui/wall_actions.py" line="246" />
+        <source>移动到…</source>
+        <translation>Move to…</translation>
+    </message>
+    <message>
+        <location filename="../../sonetto_desktop/ui/wall_actions.py" line="257" />
+        <source>新主题…</source>
+        <translation>New theme…</translation>
+    </message>
+    <message>
+        <location filename="../../sonetto_desktop/ui/wall_actions.py" line="269" />
+        <source>展开</source>
+        <translation>Expand</translation>
+    </message>
+    <message>
+        <location filename="../../sonetto_desktop/ui/wall_actions.py" line="270" />
+        <source>折叠</source>
+        <translation>Collapse</translation>
+    </message>
+    <message>
+        <location filename="../../sonetto_desktop/ui/wall_actions.py" line="273" />
+        <source>更改颜色…</source>
+        <translation>Change colour…</translation>
+    </message>
+    <message>
+        <location filename="../../sonetto_desktop/ui/wall_actions.py" line="276" />
+        <source>恢复默认颜色</source>
+        <translation>Default colour</translation>
+    </message>
+    <message>
+        <location filename="../../sonetto_desktop/ui/wall_actions.py" line="285" />
+        <source>「{0}」的颜色</source>
+        <translation>Colour of “{0}”</translation>
+    </message>
+    <message>
+        <location filename="../../sonetto_desktop/ui/wall_actions.py" line="301" />
         <source>删除</source>
         <translation>Delete</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/wall_actions.py" line="234" />
+        <location filename="../../sonetto_desktop/ui/wall_actions.py" line="303" />
         <source>删除 {0} 条</source>
         <translation>Delete {0} memories</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/wall_actions.py" line="236" />
+        <location filename="../../sonetto_desktop/ui/wall_actions.py" line="305" />
         <source>编辑</source>
         <translation>Edit</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/wall_actions.py" line="237" />
+        <location filename="../../sonetto_desktop/ui/wall_actions.py" line="306" />
         <source>历史</source>
         <translation>History</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/wall_actions.py" line="239" />
+        <location filename="../../sonetto_desktop/ui/wall_actions.py" line="308" />
         <source>与…合并</source>
         <translation>Merge with…</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/wall_actions.py" line="243" />
+        <location filename="../../sonetto_desktop/ui/wall_actions.py" line="313" />
         <source>复制</source>
         <translation>Copy</translation>
     </message>
@@ -884,97 +919,97 @@
 <context>
     <name>PostgresPage</name>
     <message>
-        <location filename="../../sonetto_desktop/ui/postgres_page.py" line="37" />
+        <location filename="../../sonetto_desktop/ui/postgres_page.py" line="39" />
         <source>在几台电脑上使用同一份记忆：记忆保存在你指定的 PostgreSQL 服务器上（家里 NAS 上的 Docker、或托管的云数据库），每台电脑上的改动会立刻出现在其他电脑上。注意：记忆将存放在该服务器上，请只使用你信任的服务器。</source>
         <translation>One memory on several computers: the memories live on a PostgreSQL server you choose (Docker on a home NAS, or a hosted database), and a change on one computer appears on the others at once. Note: your memories are then stored on that server; use only a server you trust.</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/postgres_page.py" line="47" />
+        <location filename="../../sonetto_desktop/ui/postgres_page.py" line="49" />
         <source>保存在系统钥匙串中，不写进设置文件</source>
         <translation>Kept in the system keyring, never in the settings file</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/postgres_page.py" line="49" />
+        <location filename="../../sonetto_desktop/ui/postgres_page.py" line="51" />
         <source>自动（服务器支持就加密）</source>
         <translation>Automatic (encrypt when the server can)</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/postgres_page.py" line="49" />
+        <location filename="../../sonetto_desktop/ui/postgres_page.py" line="51" />
         <source>必须加密</source>
         <translation>Always encrypt</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/postgres_page.py" line="50" />
+        <location filename="../../sonetto_desktop/ui/postgres_page.py" line="52" />
         <source>加密并校验服务器证书</source>
         <translation>Encrypt and verify the server certificate</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/postgres_page.py" line="50" />
+        <location filename="../../sonetto_desktop/ui/postgres_page.py" line="52" />
         <source>不加密（仅限本机/内网）</source>
         <translation>No encryption (this computer / home network only)</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/postgres_page.py" line="54" />
+        <location filename="../../sonetto_desktop/ui/postgres_page.py" line="56" />
         <source>同一个数据库里可以放几个人的记忆，各用一个名字（小写字母、数字、下划线）。</source>
         <translation>One database can hold several people's memories, each under its own name (lower-case letters, digits, underscores).</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/postgres_page.py" line="57" />
+        <location filename="../../sonetto_desktop/ui/postgres_page.py" line="59" />
         <source>聊天记录也保存在服务器上（换一台电脑可以接着聊）</source>
         <translation>Keep the chats on the server too (continue a conversation on another computer)</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/postgres_page.py" line="58" />
+        <location filename="../../sonetto_desktop/ui/postgres_page.py" line="60" />
         <source>测试服务器连接</source>
         <translation>Test the server connection</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/postgres_page.py" line="67" />
+        <location filename="../../sonetto_desktop/ui/postgres_page.py" line="69" />
         <source>在“记忆”页把存储方式选为 PostgreSQL 后保存即可。服务器上还没有记忆时，本机的记忆（含历史和回收站）会完整迁移过去；以后切换回本地存储时，服务器上的记忆会复制回本机（服务器上的仍然保留）。服务器连不上时，应用用本机副本只读打开，聊天照常，新记忆等服务器恢复后自动写入。</source>
         <translation>Choose PostgreSQL as the storage on the Memory page and save. If the server holds no memories yet, this computer's memories (with their history and the trash) move there in full; switching back to local storage later copies the server's memories back to this computer (the server keeps its copy). When the server cannot be reached, the app opens read-only from this computer's copy; chatting goes on, and new memories are written once the server is back.</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/postgres_page.py" line="74" />
+        <location filename="../../sonetto_desktop/ui/postgres_page.py" line="76" />
         <source>服务器地址</source>
         <translation>Server URL</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/postgres_page.py" line="75" />
+        <location filename="../../sonetto_desktop/ui/postgres_page.py" line="77" />
         <source>密码</source>
         <translation>Password</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/postgres_page.py" line="76" />
+        <location filename="../../sonetto_desktop/ui/postgres_page.py" line="78" />
         <source>加密（TLS）</source>
         <translation>Encryption (TLS)</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/postgres_page.py" line="77" />
+        <location filename="../../sonetto_desktop/ui/postgres_page.py" line="79" />
         <source>记忆库名称</source>
         <translation>Memory library name</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/postgres_page.py" line="78" />
+        <location filename="../../sonetto_desktop/ui/postgres_page.py" line="80" />
         <source>本机名称</source>
         <translation>This computer's name</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/postgres_page.py" line="84" />
+        <location filename="../../sonetto_desktop/ui/postgres_page.py" line="86" />
         <source>多设备</source>
         <translation>Several computers</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/postgres_page.py" line="88" />
+        <location filename="../../sonetto_desktop/ui/postgres_page.py" line="90" />
         <source>PostgreSQL（多设备）</source>
         <translation>PostgreSQL (several computers)</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/postgres_page.py" line="99" />
+        <location filename="../../sonetto_desktop/ui/postgres_page.py" line="101" />
         <source>由环境变量 SONETTO_POSTGRES_URL 设置</source>
         <translation>Set by the environment variable SONETTO_POSTGRES_URL</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/postgres_page.py" line="125" />
+        <location filename="../../sonetto_desktop/ui/postgres_page.py" line="127" />
         <source>正在连接…</source>
         <translation>Connecting…</translation>
     </message>
@@ -1115,204 +1150,204 @@
 <context>
     <name>SettingsDialog</name>
     <message>
-        <location filename="../../sonetto_desktop/ui/settings_dialog.py" line="52" />
+        <location filename="../../sonetto_desktop/ui/settings_dialog.py" line="53" />
         <source>设置</source>
         <translation>Settings</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/settings_dialog.py" line="60" />
-        <location filename="../../sonetto_desktop/ui/settings_dialog.py" line="117" />
+        <location filename="../../sonetto_desktop/ui/settings_dialog.py" line="61" />
+        <location filename="../../sonetto_desktop/ui/settings_dialog.py" line="118" />
         <source>模型</source>
         <translation>Model</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/settings_dialog.py" line="61" />
+        <location filename="../../sonetto_desktop/ui/settings_dialog.py" line="62" />
         <source>记忆</source>
         <translation>Memory</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/settings_dialog.py" line="66" />
+        <location filename="../../sonetto_desktop/ui/settings_dialog.py" line="67" />
         <source>外观</source>
         <translation>Appearance</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/settings_dialog.py" line="71" />
+        <location filename="../../sonetto_desktop/ui/settings_dialog.py" line="72" />
         <source>保存</source>
         <translation>Save</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/settings_dialog.py" line="72" />
+        <location filename="../../sonetto_desktop/ui/settings_dialog.py" line="73" />
         <source>取消</source>
         <translation>Cancel</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/settings_dialog.py" line="90" />
+        <location filename="../../sonetto_desktop/ui/settings_dialog.py" line="91" />
         <source>留空时 Sonetto 会从记忆里知道</source>
         <translation>Leave empty and Sonetto learns it from the memories</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/settings_dialog.py" line="95" />
+        <location filename="../../sonetto_desktop/ui/settings_dialog.py" line="96" />
         <source>本地模型可以留空</source>
         <translation>Leave empty for local models</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/settings_dialog.py" line="105" />
-        <location filename="../../sonetto_desktop/ui/settings_dialog.py" line="132" />
+        <location filename="../../sonetto_desktop/ui/settings_dialog.py" line="106" />
+        <location filename="../../sonetto_desktop/ui/settings_dialog.py" line="133" />
         <source> 秒</source>
         <translation> s</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/settings_dialog.py" line="106" />
+        <location filename="../../sonetto_desktop/ui/settings_dialog.py" line="107" />
         <source>测试连接</source>
         <translation>Test connection</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/settings_dialog.py" line="114" />
+        <location filename="../../sonetto_desktop/ui/settings_dialog.py" line="115" />
         <source>你希望 Sonetto 怎么称呼你</source>
         <translation>What should Sonetto call you</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/settings_dialog.py" line="115" />
+        <location filename="../../sonetto_desktop/ui/settings_dialog.py" line="116" />
         <source>服务地址</source>
         <translation>Endpoint URL</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/settings_dialog.py" line="116" />
+        <location filename="../../sonetto_desktop/ui/settings_dialog.py" line="117" />
         <source>API 密钥</source>
         <translation>API key</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/settings_dialog.py" line="118" />
+        <location filename="../../sonetto_desktop/ui/settings_dialog.py" line="119" />
         <source>温度</source>
         <translation>Temperature</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/settings_dialog.py" line="119" />
+        <location filename="../../sonetto_desktop/ui/settings_dialog.py" line="120" />
         <source>请求超时</source>
         <translation>Request timeout</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/settings_dialog.py" line="127" />
+        <location filename="../../sonetto_desktop/ui/settings_dialog.py" line="128" />
         <source>混合（推荐）</source>
         <translation>Hybrid (recommended)</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/settings_dialog.py" line="127" />
+        <location filename="../../sonetto_desktop/ui/settings_dialog.py" line="128" />
         <source>本地检索（快，不用模型）</source>
         <translation>Local search (fast, no model)</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/settings_dialog.py" line="128" />
+        <location filename="../../sonetto_desktop/ui/settings_dialog.py" line="129" />
         <source>模型检索</source>
         <translation>Model search</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/settings_dialog.py" line="134" />
+        <location filename="../../sonetto_desktop/ui/settings_dialog.py" line="135" />
         <source>YAML 文件（可直接阅读）</source>
         <translation>YAML file (human-readable)</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/settings_dialog.py" line="135" />
+        <location filename="../../sonetto_desktop/ui/settings_dialog.py" line="136" />
         <source>SQLite 数据库（记忆很多时更快）</source>
         <translation>SQLite database (faster with many memories)</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/settings_dialog.py" line="137" />
+        <location filename="../../sonetto_desktop/ui/settings_dialog.py" line="138" />
         <source>切换后会把现有记忆（含历史和回收站）完整迁移过去，旧文件保留。</source>
         <translation>Switching moves every memory (with history and trash) to the new store; the old file is kept.</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/settings_dialog.py" line="141" />
+        <location filename="../../sonetto_desktop/ui/settings_dialog.py" line="142" />
         <source>Sonetto 的记忆变化先交给我审核（审核模式）</source>
         <translation>Let me review Sonetto's memory changes first (review mode)</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/settings_dialog.py" line="143" />
+        <location filename="../../sonetto_desktop/ui/settings_dialog.py" line="144" />
         <source>不要记住的内容…</source>
         <translation>Things not to remember…</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/settings_dialog.py" line="147" />
+        <location filename="../../sonetto_desktop/ui/settings_dialog.py" line="148" />
         <source>选择…</source>
         <translation>Choose…</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/settings_dialog.py" line="149" />
+        <location filename="../../sonetto_desktop/ui/settings_dialog.py" line="150" />
         <source>打开数据文件夹</source>
         <translation>Open data folder</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/settings_dialog.py" line="154" />
+        <location filename="../../sonetto_desktop/ui/settings_dialog.py" line="155" />
         <source>回忆方式</source>
         <translation>Recall</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/settings_dialog.py" line="155" />
+        <location filename="../../sonetto_desktop/ui/settings_dialog.py" line="156" />
         <source>回忆超时</source>
         <translation>Recall timeout</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/settings_dialog.py" line="156" />
+        <location filename="../../sonetto_desktop/ui/settings_dialog.py" line="157" />
         <source>存储方式</source>
         <translation>Storage</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/settings_dialog.py" line="158" />
+        <location filename="../../sonetto_desktop/ui/settings_dialog.py" line="159" />
         <source>回收站保留</source>
         <translation>Keep deleted memories</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/settings_dialog.py" line="159" />
+        <location filename="../../sonetto_desktop/ui/settings_dialog.py" line="160" />
         <source>记忆写入</source>
         <translation>Memory writing</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/settings_dialog.py" line="161" />
+        <location filename="../../sonetto_desktop/ui/settings_dialog.py" line="162" />
         <source>数据文件夹</source>
         <translation>Data folder</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/settings_dialog.py" line="169" />
+        <location filename="../../sonetto_desktop/ui/settings_dialog.py" line="170" />
         <source>跟随系统</source>
         <translation>Follow the system</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/settings_dialog.py" line="169" />
+        <location filename="../../sonetto_desktop/ui/settings_dialog.py" line="170" />
         <source>浅色</source>
         <translation>Light</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/settings_dialog.py" line="169" />
+        <location filename="../../sonetto_desktop/ui/settings_dialog.py" line="170" />
         <source>深色</source>
         <translation>Dark</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/settings_dialog.py" line="174" />
+        <location filename="../../sonetto_desktop/ui/settings_dialog.py" line="175" />
         <source>界面语言在重新启动后生效。</source>
         <translation>The language changes after a restart.</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/settings_dialog.py" line="176" />
+        <location filename="../../sonetto_desktop/ui/settings_dialog.py" line="177" />
         <source>主题</source>
         <translation>Theme</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/settings_dialog.py" line="177" />
+        <location filename="../../sonetto_desktop/ui/settings_dialog.py" line="178" />
         <source>语言</source>
         <translation>Language</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/settings_dialog.py" line="252" />
+        <location filename="../../sonetto_desktop/ui/settings_dialog.py" line="254" />
         <source>无法保存设置：</source>
         <translation>Cannot save the settings: </translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/settings_dialog.py" line="266" />
+        <location filename="../../sonetto_desktop/ui/settings_dialog.py" line="271" />
         <source>正在连接…</source>
         <translation>Connecting…</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/settings_dialog.py" line="289" />
+        <location filename="../../sonetto_desktop/ui/settings_dialog.py" line="297" />
         <source>选择数据文件夹</source>
         <translation>Choose the data folder</translation>
     </message>
@@ -1565,6 +1600,29 @@
     </message>
 </context>
 <context>
+    <name>ThemeSection</name>
+    <message>
+        <location filename="../../sonetto_desktop/ui/theme_section.py" line="173" />
+        <source>展开</source>
+        <translation>Expand</translation>
+    </message>
+    <message>
+        <location filename="../../sonetto_desktop/ui/theme_section.py" line="173" />
+        <source>折叠</source>
+        <translation>Collapse</translation>
+    </message>
+    <message>
+        <location filename="../../sonetto_desktop/ui/theme_section.py" line="174" />
+        <source>展开「{0}」</source>
+        <translation>Expand “{0}”</translation>
+    </message>
+    <message>
+        <location filename="../../sonetto_desktop/ui/theme_section.py" line="175" />
+        <source>折叠「{0}」</source>
+        <translation>Collapse “{0}”</translation>
+    </message>
+</context>
+<context>
     <name>Toast</name>
     <message>
         <location filename="../../sonetto_desktop/ui/toasts.py" line="94" />
@@ -1731,6 +1789,74 @@
         <location filename="../../sonetto_desktop/ui/turn_summary.py" line="74" />
         <source>，</source>
         <translation>, </translation>
+    </message>
+</context>
+<context>
+    <name>WallOutline</name>
+    <message>
+        <location filename="../../sonetto_desktop/ui/wall_outline.py" line="46" />
+        <source>主题目录</source>
+        <translation>Themes</translation>
+    </message>
+</context>
+<context>
+    <name>WallToolbar</name>
+    <message>
+        <location filename="../../sonetto_desktop/ui/wall_toolbar.py" line="27" />
+        <source>搜索记忆…（Ctrl+F；可用拼音，如 kf）</source>
+        <translation>Search memories… (Ctrl+F)</translation>
+    </message>
+    <message>
+        <location filename="../../sonetto_desktop/ui/wall_toolbar.py" line="28" />
+        <source>搜索记忆：空格和标点不影响结果，中文可以用拼音或拼音首字母；Esc 清空</source>
+        <translation>Search memories: spaces and punctuation do not matter, Chinese can be typed as pinyin or its initials; Esc clears</translation>
+    </message>
+    <message>
+        <location filename="../../sonetto_desktop/ui/wall_toolbar.py" line="34" />
+        <source>最近更新</source>
+        <translation>Recently changed</translation>
+    </message>
+    <message>
+        <location filename="../../sonetto_desktop/ui/wall_toolbar.py" line="35" />
+        <source>用到最多</source>
+        <translation>Most used</translation>
+    </message>
+    <message>
+        <location filename="../../sonetto_desktop/ui/wall_toolbar.py" line="43" />
+        <location filename="../../sonetto_desktop/ui/wall_toolbar.py" line="44" />
+        <source>显示方式</source>
+        <translation>View options</translation>
+    </message>
+    <message>
+        <location filename="../../sonetto_desktop/ui/wall_toolbar.py" line="48" />
+        <source>主题目录（点击跳转）</source>
+        <translation>List of themes (click to jump)</translation>
+    </message>
+    <message>
+        <location filename="../../sonetto_desktop/ui/wall_toolbar.py" line="50" />
+        <source>紧凑显示（卡片更小，最多两行）</source>
+        <translation>Compact (smaller cards, at most two lines)</translation>
+    </message>
+    <message>
+        <location filename="../../sonetto_desktop/ui/wall_toolbar.py" line="53" />
+        <source>跳到主题</source>
+        <translation>Go to theme</translation>
+    </message>
+    <message>
+        <location filename="../../sonetto_desktop/ui/wall_toolbar.py" line="59" />
+        <source>新建</source>
+        <translation>New</translation>
+    </message>
+    <message>
+        <location filename="../../sonetto_desktop/ui/wall_toolbar.py" line="60" />
+        <source>新建一条记忆</source>
+        <translation>Add a memory</translation>
+    </message>
+    <message>
+        <location filename="../../sonetto_desktop/ui/wall_toolbar.py" line="65" />
+        <location filename="../../sonetto_desktop/ui/wall_toolbar.py" line="66" />
+        <source>回收站</source>
+        <translation>Trash</translation>
     </message>
 </context>
 <context>

@@ -1,23 +1,41 @@
-"""ThemeCardView: one theme's cards in a wrapping grid, sized to its content (the wall scrolls).
+"""ThemeCardView: one theme's cards in a wrapping flow, each card sized to its text, the view as
+tall as its content (the wall scrolls).
 
-Drags carry memory ids (``application/x-sonetto-memory-ids``); a drop is reported as
-``ids_dropped(ids, theme, target_id)`` — ``target_id`` is the card under the cursor, if any — and
-the wall decides what it means (move to this theme, or merge). Delete/Backspace asks to delete
-the selection. Card colours are Qt properties so QSS can set them with ``qproperty-cardText`` etc.
+Drags carry memory ids (``application/x-sonetto-memory-ids``). Dropping anywhere on the view moves
+the cards to its theme — on a card too — except in a card's merge zone (``card_delegate.merge_zone``,
+shown while one card is dragged over another, with a preview): that merges. A drop is reported as
+``ids_dropped(ids, theme, target_id)`` — ``target_id`` is the card to merge into, or "" for a move —
+and the wall decides. While dragging, ``drag_moved`` reports the cursor so the wall can scroll.
+Delete/Backspace asks to delete the selection. Card colours are Qt properties so QSS can set them
+with ``qproperty-cardText`` etc.
 """
 
 from __future__ import annotations
 
-import math
+from dataclasses import dataclass
 
-from PySide6.QtCore import Property, QSize, Qt, Signal
-from PySide6.QtGui import QColor, QDragEnterEvent, QDragMoveEvent, QDropEvent, QKeyEvent, QResizeEvent
+from PySide6.QtCore import Property, QPoint, QRect, QSize, Qt, Signal
+from PySide6.QtGui import (
+    QColor,
+    QDrag,
+    QDragEnterEvent,
+    QDragLeaveEvent,
+    QDragMoveEvent,
+    QDropEvent,
+    QKeyEvent,
+    QPainter,
+    QPixmap,
+)
 from PySide6.QtWidgets import QAbstractItemView, QFrame, QListView, QSizePolicy, QWidget
 
-from .card_delegate import CARD_SIZE, CardDelegate, card_colors
+from .card_delegate import DENSITIES, CardDelegate, card_colors, merge_zone
 from .memory_model import MIME_IDS, CardRole, decode_ids
 from .theme_card_list import ThemeCardList
 from .theme_colors import wall_tokens
+from .theme_palette import ThemeColors
+
+DRAG_WIDTH = 200  # px: the drag picture is at most this wide
+FILL_LAST_ROW = 0.75  # a last row at least this full is stretched too; a shorter one stays natural
 
 
 def _color_property(name: str, token: str) -> Property:
@@ -34,12 +52,23 @@ def _color_property(name: str, token: str) -> Property:
     return Property(QColor, getter, setter)
 
 
+@dataclass(frozen=True)
+class DropHint:
+    """A card dragged over card ``target``: ``merge`` when the cursor is in its merge zone."""
+
+    target: str
+    merge: bool
+    preview: str = ""
+
+
 class ThemeCardView(QListView):
     """A non-scrolling icon-mode list of one :class:`ThemeCardList`."""
 
-    ids_dropped = Signal(list, str, str)  # ids, theme of this view, target card id ("" = none)
+    ids_dropped = Signal(list, str, str)  # ids, theme of this view, card to merge into ("" = move here)
     delete_requested = Signal(list)  # ids
     context_requested = Signal(str, object)  # card id, global QPoint
+    drag_moved = Signal(object)  # global QPoint of a drag over the view (the wall auto-scrolls)
+    drag_hovered = Signal(bool)  # a drag of cards entered (True) / left (False) the view
 
     cardBackground = _color_property("cardBackground", "card_bg")
     cardBorder = _color_property("cardBorder", "card_border")
@@ -48,16 +77,19 @@ class ThemeCardView(QListView):
     cardSelected = _color_property("cardSelected", "card_selected")
     cardFlash = _color_property("cardFlash", "card_flash")
 
-    def __init__(self, proxy: ThemeCardList, parent: QWidget | None = None) -> None:
+    def __init__(self, proxy: ThemeCardList, parent: QWidget | None = None, *,
+                 theme_colors: ThemeColors | None = None, density: str = "comfortable") -> None:
         super().__init__(parent)
         self.setObjectName("CardListView")
+        self.theme_colors = theme_colors if theme_colors is not None else ThemeColors()
+        self.density = density if density in DENSITIES else "comfortable"
+        self.drop_hint: DropHint | None = None
         self.setViewMode(QListView.ViewMode.IconMode)
         self.setFlow(QListView.Flow.LeftToRight)
         self.setWrapping(True)
         self.setResizeMode(QListView.ResizeMode.Adjust)
         self.setMovement(QListView.Movement.Static)
-        self.setUniformItemSizes(True)
-        self.setGridSize(CARD_SIZE)
+        self.setUniformItemSizes(False)  # each card sized to its text
         self.setSpacing(0)
         self.setFrameShape(QFrame.Shape.NoFrame)
         self.setMouseTracking(True)
@@ -72,11 +104,13 @@ class ThemeCardView(QListView):
         self.setDragDropMode(QAbstractItemView.DragDropMode.DragDrop)
         self.setDefaultDropAction(Qt.DropAction.CopyAction)
         self.setContextMenuPolicy(Qt.ContextMenuPolicy.DefaultContextMenu)
-        self.setItemDelegate(CardDelegate(self))
+        self._delegate = CardDelegate(self)
+        self.setItemDelegate(self._delegate)
         self.setModel(proxy)
         self._proxy = proxy
         for signal in (proxy.rowsInserted, proxy.rowsRemoved, proxy.modelReset, proxy.layoutChanged):
             signal.connect(self.update_height)
+        proxy.dataChanged.connect(self._on_data_changed)
         self.update_height()
 
     def card_colors(self) -> dict[str, QColor]:
@@ -96,66 +130,194 @@ class ThemeCardView(QListView):
     def selected_ids(self) -> list[str]:
         return [index.data(CardRole.Id) for index in self.selectionModel().selectedIndexes()]
 
-    # ── sizing: as tall as its rows, so only the wall scrolls ─────────
+    def set_density(self, density: str) -> None:
+        if density not in DENSITIES:
+            raise ValueError(f"density must be one of {tuple(DENSITIES)}, not {density!r}")
+        if density != self.density:
+            self.density = density
+            self._delegate.clear_cache()
+            self._layout_sizes = None
+            self.update_height()
+            self.viewport().update()
 
-    def columns(self) -> int:
-        return max(1, self._row_width() // CARD_SIZE.width())
+    # ── sizing: rows filled edge to edge, as tall as its content ──────
 
-    def _row_width(self) -> int:
-        # QListView wraps an item whose right edge passes the viewport's last pixel (width - 1)
-        return max(0, self.viewport().width() - 1)
+    def _compute_layout(self) -> None:
+        """Each card's size in the flow: its natural size (from its text), then every full row
+        stretched in proportion to fill the width, and every card as tall as its row's tallest.
+        QListView breaks the rows where this does (same widths, same rule)."""
+        avail = max(1, self.viewport().width() - 2)  # QListView wraps at the viewport's last pixel
+        source_card = self._proxy.source_card
+        cards = [source_card(mid) for mid in self._proxy.ids()]
+        font = self.font()
+        naturals, height_at = self._delegate.card_layout(cards, font, self)
+        sizes: list[QSize] = []
+
+        def close(first: int, row: list[QSize], last: bool) -> None:
+            total = sum(s.width() for s in row)
+            stretch = not last or total >= FILL_LAST_ROW * avail
+            extra = max(0, avail - total) if stretch else 0
+            widths, given = [], 0
+            for i, size in enumerate(row):
+                add = extra - given if i == len(row) - 1 else extra * size.width() // total
+                given += add
+                widths.append(size.width() + add)
+            # a wider card may need fewer lines: the row is as tall as its tallest card needs now
+            if extra:
+                height = max(height_at(first + i, w) for i, w in enumerate(widths))
+            else:
+                height = max(s.height() for s in row)
+            sizes.extend(QSize(w, height) for w in widths)
+
+        x, first, row = 0, 0, []
+        for n, size in enumerate(naturals):
+            if row and x + size.width() > avail:
+                close(first, row, last=False)
+                first, row, x = n, [], 0
+            row.append(size)
+            x += size.width()
+        if row:
+            close(first, row, last=True)
+        self._layout_sizes = sizes
+
+    def layout_size(self, row: int) -> QSize | None:
+        """The size the flow gives card ``row`` (computed for all cards at the first ask after a
+        change: QListView asks for every card in each layout pass)."""
+        sizes = getattr(self, "_layout_sizes", None)
+        if sizes is None:
+            self._compute_layout()
+            sizes = self._layout_sizes
+        return sizes[row] if 0 <= row < len(sizes) else None
+
+    def _invalidate_layout(self) -> None:
+        self._layout_sizes = None
 
     def content_height(self) -> int:
-        rows = math.ceil(self._proxy.rowCount() / self.columns())
-        return rows * CARD_SIZE.height() + 2 * self.frameWidth() + 4
+        if self._proxy.rowCount() == 0:
+            return 2 * self.frameWidth() + 4
+        return self.contentsSize().height() + 2 * self.frameWidth() + 4
 
     def update_height(self, *_: object) -> None:
+        self._invalidate_layout()
+        if not self.isVisible():  # not sized yet (a new or hidden section): laid out once shown
+            self.scheduleDelayedItemsLayout()
+            return
+        if self._proxy.rowCount():
+            self.doItemsLayout()  # the heights of the rows depend on the cards in them
+        self._fit_height()
+
+    def resizeEvent(self, event) -> None:
+        if event.size().width() != event.oldSize().width():
+            self._invalidate_layout()  # before QListView lays the items out for the new width
+        super().resizeEvent(event)
+
+    def _fit_height(self) -> None:
         height = self.content_height()
         if height != self.height():
             self.setFixedHeight(height)
 
+    def updateGeometries(self) -> None:  # after every item layout (e.g. a new width)
+        super().updateGeometries()
+        self._fit_height()
+
+    def _on_data_changed(self, top, bottom, roles=()) -> None:
+        if not roles or CardRole.Description in roles or CardRole.Hit in roles:
+            self._invalidate_layout()  # text or footer changed: the card's size may too
+            self.scheduleDelayedItemsLayout()
+
     def sizeHint(self) -> QSize:
-        return QSize(CARD_SIZE.width() * 3, self.content_height())
+        return QSize(DENSITIES[self.density].max_width * 2, self.content_height())
 
-    def resizeEvent(self, event: QResizeEvent) -> None:
-        super().resizeEvent(event)
-        self.fit_grid()
-        self.update_height()
+    # ── drag and drop: move anywhere, merge in a card's merge zone ────
 
-    def fit_grid(self) -> None:
-        """Widen the grid cells so the cards of a row fill the width (no ragged gap on the right)."""
-        columns = self.columns()
-        cell = QSize(max(CARD_SIZE.width(), self._row_width() // columns), CARD_SIZE.height())
-        if cell != self.gridSize():
-            self.setGridSize(cell)
+    def drop_target(self, pos: QPoint, ids: list[str]) -> DropHint | None:
+        """What a drop of ``ids`` at ``pos`` (viewport coordinates) would hit: a card (with ``merge``
+        when in its merge zone; only one card merges at a time) or None (a move to this theme)."""
+        index = self.indexAt(pos)
+        if not index.isValid():
+            return None
+        target = index.data(CardRole.Id)
+        if not target or target in ids or len(ids) != 1:
+            return None
+        in_zone = merge_zone(self.visualRect(index), self.density).contains(pos.toPointF())
+        dragged = self._proxy.source_card(ids[0])
+        return DropHint(target, in_zone, dragged.description if dragged is not None else "")
 
-    # ── drag and drop: ids in, the wall decides ───────────────────────
+    def _set_hint(self, hint: DropHint | None) -> None:
+        if hint != self.drop_hint:
+            self.drop_hint = hint
+            self.viewport().update()
+
+    def drag_pixmap(self, indexes: list) -> QPixmap:
+        """A small, see-through picture of the dragged card (with the number when several), drawn
+        beside the cursor so the card and merge zone under it stay visible."""
+        rect = self.visualRect(indexes[0])
+        card = self.viewport().grab(rect)
+        scale = min(1.0, DRAG_WIDTH / max(1, card.width()))
+        card = card.scaled(int(card.width() * scale), int(card.height() * scale),
+                           Qt.AspectRatioMode.KeepAspectRatio, Qt.TransformationMode.SmoothTransformation)
+        pixmap = QPixmap(card.size())
+        pixmap.fill(Qt.GlobalColor.transparent)
+        painter = QPainter(pixmap)
+        painter.setOpacity(0.85)
+        painter.drawPixmap(0, 0, card)
+        if len(indexes) > 1:
+            painter.setOpacity(1.0)
+            painter.setRenderHint(QPainter.RenderHint.Antialiasing, True)
+            badge = QRect(pixmap.width() - 26, 2, 24, 18)
+            painter.setBrush(self.card_colors()["cardSelected"])
+            painter.setPen(Qt.PenStyle.NoPen)
+            painter.drawRoundedRect(badge, 9, 9)
+            painter.setPen(self.card_colors()["cardBackground"])
+            painter.drawText(badge, Qt.AlignmentFlag.AlignCenter, str(len(indexes)))
+        painter.end()
+        return pixmap
+
+    def startDrag(self, supported: Qt.DropAction) -> None:
+        indexes = sorted(self.selectedIndexes(), key=lambda i: i.row())
+        if not indexes:
+            return
+        drag = QDrag(self)
+        drag.setMimeData(self.model().mimeData(indexes))
+        drag.setPixmap(self.drag_pixmap(indexes))
+        drag.setHotSpot(QPoint(-14, -14))  # the picture sits below-right of the cursor
+        drag.exec(Qt.DropAction.CopyAction)  # copy: the domain moves the card, not Qt
 
     def dragEnterEvent(self, event: QDragEnterEvent) -> None:
         if event.mimeData().hasFormat(MIME_IDS):
             event.setDropAction(Qt.DropAction.CopyAction)
             event.accept()
+            self.drag_hovered.emit(True)
         else:
             event.ignore()
 
     def dragMoveEvent(self, event: QDragMoveEvent) -> None:
-        if event.mimeData().hasFormat(MIME_IDS):
-            event.setDropAction(Qt.DropAction.CopyAction)
-            event.accept()
-        else:
+        if not event.mimeData().hasFormat(MIME_IDS):
             event.ignore()
+            return
+        pos = event.position().toPoint()
+        self._set_hint(self.drop_target(pos, decode_ids(event.mimeData())))
+        event.setDropAction(Qt.DropAction.CopyAction)
+        event.accept()
+        self.drag_moved.emit(self.viewport().mapToGlobal(pos))
+
+    def dragLeaveEvent(self, event: QDragLeaveEvent) -> None:
+        self._set_hint(None)
+        self.drag_hovered.emit(False)
+        super().dragLeaveEvent(event)
 
     def dropEvent(self, event: QDropEvent) -> None:
+        self._set_hint(None)
+        self.drag_hovered.emit(False)
         ids = decode_ids(event.mimeData())
         if not ids:
             event.ignore()
             return
-        index = self.indexAt(event.position().toPoint())
-        target = index.data(CardRole.Id) if index.isValid() else ""
+        hint = self.drop_target(event.position().toPoint(), ids)
         # Copy, not move: the domain does the moving; Qt must not remove rows itself.
         event.setDropAction(Qt.DropAction.CopyAction)
         event.accept()
-        self.ids_dropped.emit(ids, self.theme, target or "")
+        self.ids_dropped.emit(ids, self.theme, hint.target if hint is not None and hint.merge else "")
 
     # ── keys and menu ─────────────────────────────────────────────────
 

@@ -4,9 +4,10 @@ from __future__ import annotations
 
 from typing import Any
 
-from PySide6.QtCore import QTimer, Signal
+from PySide6.QtCore import Signal
 from PySide6.QtWidgets import QHBoxLayout, QScrollArea, QVBoxLayout, QWidget
 
+from .deferred import later
 from .message_bubble import MessageBubble
 
 BUBBLE_WIDTH_RATIO = 0.78
@@ -92,7 +93,7 @@ class ChatView(QScrollArea):
             if error:
                 message = error.get("en") if self.property("language") == "en" else error.get("zh")
                 bubble.set_error(message or error.get("code", ""), retry=error.get("code") != "cancelled")
-        QTimer.singleShot(0, self.scroll_to_bottom)
+        later(self, self.scroll_to_bottom)
 
     def scroll_to_bottom(self) -> None:
         bar = self.verticalScrollBar()

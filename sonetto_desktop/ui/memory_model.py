@@ -16,6 +16,7 @@ from typing import Any, Iterable
 
 from PySide6.QtCore import (
     QAbstractListModel,
+    QCoreApplication,
     QMimeData,
     QModelIndex,
     QObject,
@@ -29,7 +30,7 @@ from sonetto_desktop.memory.events import MemoryChange
 from sonetto_desktop.memory.item import MemoryItem
 
 from .cards import Card
-
+from .deferred import alive
 from .memory_service import MemoryService
 from .relative_time import relative_time
 
@@ -48,6 +49,18 @@ class CardRole(IntEnum):
     RelativeTime = Qt.ItemDataRole.UserRole + 6
     Flash = Qt.ItemDataRole.UserRole + 7
     Card = Qt.ItemDataRole.UserRole + 8
+    Highlights = Qt.ItemDataRole.UserRole + 9  # [(start, length)] of the search in the card's text
+
+
+def uses_text(hits: int) -> str:
+    """A card's "用到 N 次": how many times Sonetto brought the memory into a conversation."""
+    return QCoreApplication.translate("CardDelegate", "用到 {0} 次").format(hits)
+
+
+def uses_tooltip(hits: int) -> str:
+    return QCoreApplication.translate(
+        "CardDelegate", "用到 {0} 次：Sonetto 在对话中想起并用上这条记忆的次数（“用到最多”按它排序）。"
+    ).format(hits)
 
 
 def encode_ids(ids: Iterable[str]) -> QMimeData:
@@ -112,7 +125,7 @@ class MemoryCardModel(QAbstractListModel):
         if role in (Qt.ItemDataRole.DisplayRole, CardRole.Description):
             return card.description
         if role == Qt.ItemDataRole.ToolTipRole:
-            return card.description
+            return f"{card.description}\n\n{uses_tooltip(card.hit)}"
         if role == CardRole.Id:
             return card.id
         if role == CardRole.Theme:
@@ -337,6 +350,8 @@ class MemoryCardModel(QAbstractListModel):
                 self._reload_needed = False
                 self._dirty.clear()
                 cards = await self._service.snapshot_cards()
+                if not alive(self):  # the wall went away during the read
+                    return
                 if cards is None:
                     self.load_failed.emit()
                 else:
@@ -344,6 +359,8 @@ class MemoryCardModel(QAbstractListModel):
                 continue
             batch, self._dirty = self._dirty, {}
             fetched = await self._service.fetch(batch)
+            if not alive(self):
+                return
             if fetched is not None:
                 self.apply_items(fetched, flash=[mid for mid, flash in batch.items() if flash])
 

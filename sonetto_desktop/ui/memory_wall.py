@@ -1,44 +1,44 @@
-"""MemoryWall: the card wall — one section per theme, search, sort, add, drag and drop.
+"""MemoryWall: the card wall — an outline of themes, one collapsible section per theme, search,
+sort, density, add, drag and drop.
 
 The wall renders :class:`MemoryCardModel` (which adapts the store's change feed) and never holds
 memory data itself. What the person does to cards is :class:`WallActions`; every change goes
-through :class:`MemoryService`.
+through :class:`MemoryService`. What the wall remembers between runs (collapsed themes, density,
+outline, theme colours) is :class:`WallState`.
 
 Object names for the QSS: ``MemoryWall``, ``WallToolbar``, ``WallSearch``, ``WallSort``,
-``WallAdd``, ``WallTrash``, ``WallCount``, ``WallScroll``, ``WallSections``, ``WallEmpty``, and
-those of :mod:`theme_section` / :mod:`card_view`.
+``WallView`` (outline / density menu), ``WallAdd``, ``WallTrash``, ``WallCount``, ``WallOutline``,
+``WallScroll``, ``WallSections``, ``WallStickyHeader``, ``WallEmpty``, and those of
+:mod:`theme_section` / :mod:`card_view`.
 """
 
 from __future__ import annotations
 
 from typing import Any
 
-from PySide6.QtCore import QMimeData, QPoint, Qt, QTimer, Signal
-from PySide6.QtWidgets import (
-    QComboBox,
-    QFrame,
-    QHBoxLayout,
-    QLabel,
-    QLineEdit,
-    QScrollArea,
-    QToolButton,
-    QVBoxLayout,
-    QWidget,
-)
+from PySide6.QtCore import QMimeData, QPoint, QSettings, Qt, QTimer, Signal
+from PySide6.QtGui import QKeySequence, QShortcut
+from PySide6.QtWidgets import QFrame, QHBoxLayout, QLabel, QScrollArea, QVBoxLayout, QWidget
 
+from .deferred import alive, later
 from .i18n import ui_language
-from .icons import icon
 from .memory_model import CardRole, MemoryCardModel, decode_ids
 from .memory_service import MemoryService
+from .theme_palette import ThemeColors
 from .theme_section import ThemeSection
 from .toasts import ToastOverlay
 from .wall_actions import WallActions
+from .wall_navigation import OUTLINE_WIDTH, WallNavigation
+from .wall_outline import WallOutline
+from .wall_scroll import AutoScroller, StickyHeader
+from .wall_search import WallSearch
+from .wall_state import WallState
+from .wall_toolbar import SEARCH_MIN_WIDTH, WallToolbar
 
-SEARCH_DEBOUNCE_MS = 200
-SEARCH_MIN_WIDTH = 120
+__all__ = ["MemoryWall", "SEARCH_MIN_WIDTH"]
 
 
-class MemoryWall(QWidget):
+class MemoryWall(WallNavigation, QWidget):
     card_activated = Signal(str)  # a card activated (double-click, or Enter; platform style decides)
     card_revealed = Signal(str)
 
@@ -48,6 +48,7 @@ class MemoryWall(QWidget):
         model: MemoryCardModel | None = None,
         *,
         toasts: ToastOverlay | None = None,
+        ui_state: QSettings | None = None,
         parent: QWidget | None = None,
     ) -> None:
         super().__init__(parent)
@@ -55,14 +56,26 @@ class MemoryWall(QWidget):
         self.service = service
         self.model = model if model is not None else MemoryCardModel(service, self, lang=ui_language())
         self.toasts = toasts if toasts is not None else ToastOverlay(self)
+        self.state = WallState(ui_state)
+        self.theme_colors = ThemeColors(self.state.color_slots(), self.state.custom_colors())
         self.actions = WallActions(self, service, self.model, self.toasts, self.reveal)
         self._sections: dict[str, ThemeSection] = {}
-        self._search = ""
         self._sort_mode = "recent"
+        self._density = self.state.density()
         self._pending_reveal: str | None = None
         self._load_failed = False
 
-        self._build_toolbar()
+        self.toolbar = WallToolbar(self)
+        self.search_edit = self.toolbar.search_edit
+        self.sort_combo = self.toolbar.sort_combo
+        self.count_label = self.toolbar.count_label
+        self.add_button = self.toolbar.add_button
+        self.trash_button = self.toolbar.trash_button
+        self.density_action = self.toolbar.density_action
+        self.outline_action = self.toolbar.outline_action
+
+        self.outline = WallOutline(self)
+        self.outline.setFixedWidth(OUTLINE_WIDTH)
         self.scroll = QScrollArea(self)
         self.scroll.setObjectName("WallScroll")
         self.scroll.setWidgetResizable(True)
@@ -80,17 +93,21 @@ class MemoryWall(QWidget):
         self._column.addWidget(self.empty_label)
         self._column.addStretch(1)
         self.scroll.setWidget(self.container)
+        self.sticky = StickyHeader(self.scroll.viewport())
+        self.autoscroll = AutoScroller(self.scroll)
 
+        body = QHBoxLayout()
+        body.setContentsMargins(0, 0, 0, 0)
+        body.setSpacing(0)
+        body.addWidget(self.outline)
+        body.addWidget(self.scroll, 1)
         layout = QVBoxLayout(self)
         layout.setContentsMargins(0, 0, 0, 0)
         layout.setSpacing(0)
         layout.addWidget(self.toolbar)
-        layout.addWidget(self.scroll, 1)
+        layout.addLayout(body, 1)
 
-        self._search_timer = QTimer(self)
-        self._search_timer.setSingleShot(True)
-        self._search_timer.setInterval(SEARCH_DEBOUNCE_MS)
-        self._search_timer.timeout.connect(self._apply_search)
+        self.search = WallSearch(self)
         self._visibility_timer = QTimer(self)
         self._visibility_timer.setSingleShot(True)
         self._visibility_timer.setInterval(0)
@@ -100,6 +117,23 @@ class MemoryWall(QWidget):
         self._clock.timeout.connect(self._repaint_cards)
         self._clock.start()
 
+        self.toolbar.sort_changed.connect(self.set_sort_mode)
+        self.toolbar.density_toggled.connect(lambda compact: self.set_density("compact" if compact else "comfortable"))
+        self.toolbar.outline_toggled.connect(self.set_outline_shown)
+        self.add_button.clicked.connect(lambda: self.actions.add_card())
+        self.trash_button.clicked.connect(lambda: self.actions.show_trash())
+        self.outline.theme_activated.connect(self.jump_to)
+        self.toolbar.jump_menu.aboutToShow.connect(self._fill_jump_menu)
+        self.outline.ids_dropped.connect(self._on_ids_dropped)
+        self.sticky.toggled.connect(self._toggle_from_sticky)
+        self.sticky.ids_dropped.connect(self._on_ids_dropped)
+        self.sticky.drag_moved.connect(self.autoscroll.drag_at)
+        self.sticky.drag_hovered.connect(self.autoscroll.drag_hovered)
+        self.scroll.verticalScrollBar().valueChanged.connect(self._update_sticky)
+        self.scroll.viewport().installEventFilter(self)
+        QShortcut(QKeySequence.StandardKey.Find, self, activated=self.focus_search,
+                  context=Qt.ShortcutContext.WindowShortcut)
+
         self.model.themes_changed.connect(self._sync_sections)
         self.model.modelReset.connect(self._sync_sections)
         self.model.rowsInserted.connect(self._update_summary)
@@ -108,47 +142,11 @@ class MemoryWall(QWidget):
         self.model.load_failed.connect(self._on_load_failed)
         self.model.card_updated.connect(lambda *_: self._visibility_timer.start())  # counts of hidden cards
         service.operation_failed.connect(self._on_operation_failed)
+        self.toolbar.set_density(self._density == "compact")
+        self.toolbar.set_outline(self.state.outline_shown())
+        self._outline_wanted = self.state.outline_shown()
         self._sync_sections()
-
-    def _build_toolbar(self) -> None:
-        self.toolbar = QWidget(self)
-        self.toolbar.setObjectName("WallToolbar")
-        self.search_edit = QLineEdit(self.toolbar)
-        self.search_edit.setObjectName("WallSearch")
-        self.search_edit.setPlaceholderText(self.tr("搜索记忆…"))
-        self.search_edit.setClearButtonEnabled(True)
-        self.search_edit.setMinimumWidth(SEARCH_MIN_WIDTH)  # a narrow window must not squeeze it to "搜…"
-        self.search_edit.addAction(icon("search"), QLineEdit.ActionPosition.LeadingPosition)
-        self.search_edit.textChanged.connect(self._on_search_text_changed)
-        self.sort_combo = QComboBox(self.toolbar)
-        self.sort_combo.setObjectName("WallSort")
-        self.sort_combo.addItem(self.tr("最近更新"), "recent")
-        self.sort_combo.addItem(self.tr("命中最多"), "hits")
-        self.sort_combo.currentIndexChanged.connect(
-            lambda _: self.set_sort_mode(self.sort_combo.currentData())
-        )
-        self.count_label = QLabel(self.toolbar)
-        self.count_label.setObjectName("WallCount")
-        self.add_button = QToolButton(self.toolbar)
-        self.add_button.setObjectName("WallAdd")
-        self.add_button.setIcon(icon("add"))
-        self.add_button.setText(self.tr("新建"))
-        self.add_button.setToolTip(self.tr("新建一条记忆"))
-        self.add_button.setToolButtonStyle(Qt.ToolButtonStyle.ToolButtonTextBesideIcon)
-        self.add_button.clicked.connect(lambda: self.actions.add_card())
-        self.trash_button = QToolButton(self.toolbar)
-        self.trash_button.setObjectName("WallTrash")
-        self.trash_button.setIcon(icon("trash"))
-        self.trash_button.setToolTip(self.tr("回收站"))
-        self.trash_button.clicked.connect(lambda: self.actions.show_trash())
-        row = QHBoxLayout(self.toolbar)
-        row.setContentsMargins(8, 8, 8, 4)
-        row.setSpacing(6)
-        row.addWidget(self.search_edit, 1)
-        row.addWidget(self.sort_combo)
-        row.addWidget(self.count_label)
-        row.addWidget(self.add_button)
-        row.addWidget(self.trash_button)
+        self._fit_outline()
 
     # ── loading ───────────────────────────────────────────────────────
 
@@ -176,9 +174,12 @@ class MemoryWall(QWidget):
             self._column.removeWidget(section)
             section.hide()
             section.deleteLater()
+        if self.theme_colors.assign(counts):
+            self.state.set_color_slots(self.theme_colors.slots)
+        collapsed = self.state.collapsed()
         for theme in counts:
             if theme not in self._sections:
-                self._sections[theme] = self._new_section(theme)
+                self._sections[theme] = self._new_section(theme, theme in collapsed)
         order = sorted(self._sections, key=lambda t: (-counts.get(t, 0), t))
         for position, theme in enumerate(order):
             section = self._sections[theme]
@@ -187,11 +188,18 @@ class MemoryWall(QWidget):
                 self._column.insertWidget(position, section)
         self._update_visibility()
 
-    def _new_section(self, theme: str) -> ThemeSection:
-        section = ThemeSection(self.model, theme, self.container)
-        section.proxy.set_search(self._search)
+    def _new_section(self, theme: str, collapsed: bool) -> ThemeSection:
+        section = ThemeSection(self.model, theme, self.container, theme_colors=self.theme_colors,
+                               density=self._density, collapsed=collapsed)
+        section.proxy.set_search(self.search.query)
         section.proxy.set_sort_mode(self._sort_mode)
-        section.ids_dropped.connect(self.actions.handle_drop)
+        section.ids_dropped.connect(self._on_ids_dropped)
+        section.collapse_toggled.connect(self._on_collapse_toggled)
+        section.menu_requested.connect(lambda name, pos: self.actions.theme_menu(
+            name, self._sections[name].is_collapsed(), self).popup(pos))
+        section.drag_moved.connect(self.autoscroll.drag_at)
+        section.view.drag_hovered.connect(self.autoscroll.drag_hovered)
+        section.header.drag_hovered.connect(self.autoscroll.drag_hovered)
         view = section.view
         view.doubleClicked.connect(self._on_card_double_clicked)
         view.activated.connect(lambda index: self.card_activated.emit(index.data(CardRole.Id)))
@@ -215,13 +223,15 @@ class MemoryWall(QWidget):
         elif total == 0:
             self.empty_label.setText(self.tr("还没有记忆。和 Sonetto 聊聊，或点「新建」写下一条。"))
         elif shown == 0:
-            self.empty_label.setText(self.tr("没有和「{0}」匹配的记忆。").format(self._search))
+            self.empty_label.setText(self.tr("没有和「{0}」匹配的记忆。").format(self.search.text))
         self.empty_label.setVisible(shown == 0)
         self._update_summary()
+        self._update_outline()
+        later(self, self._update_sticky)  # after the layout settles
 
     def _update_summary(self, *_: object) -> None:
         total = self.model.rowCount()
-        if self._search:
+        if self.search.query:
             shown = sum(section.shown_count() for section in self._sections.values())
             self.count_label.setText(self.tr("{0} / {1} 条").format(shown, total))
         else:
@@ -234,27 +244,15 @@ class MemoryWall(QWidget):
     # ── search and sort ───────────────────────────────────────────────
 
     def search_text(self) -> str:
-        return self._search
-
-    def _on_search_text_changed(self, _text: str) -> None:
-        self._search_timer.start()  # debounce: filter once typing pauses
-
-    def _apply_search(self) -> None:
-        self.set_search(self.search_edit.text())
+        return self.search.text
 
     def set_search(self, text: str) -> None:
         """Filter now (the search box calls this after its debounce)."""
-        self._search_timer.stop()
-        if self.search_edit.text() != text:
-            self.search_edit.blockSignals(True)
-            self.search_edit.setText(text)
-            self.search_edit.blockSignals(False)
-        self._search = text.strip()
-        self.container.setUpdatesEnabled(False)
-        for section in self._sections.values():
-            section.proxy.set_search(self._search)
-        self._update_visibility()
-        self.container.setUpdatesEnabled(True)
+        self.search.apply(text)
+
+    def focus_search(self) -> None:
+        self.search_edit.setFocus(Qt.FocusReason.ShortcutFocusReason)
+        self.search_edit.selectAll()
 
     def sort_mode(self) -> str:
         return self._sort_mode
@@ -263,11 +261,7 @@ class MemoryWall(QWidget):
         if mode not in ("recent", "hits"):
             raise ValueError(f"sort mode must be 'recent' or 'hits', not {mode!r}")
         self._sort_mode = mode
-        index = self.sort_combo.findData(mode)
-        if index != self.sort_combo.currentIndex():
-            self.sort_combo.blockSignals(True)
-            self.sort_combo.setCurrentIndex(index)
-            self.sort_combo.blockSignals(False)
+        self.toolbar.set_sort(mode)
         for section in self._sections.values():
             section.proxy.set_sort_mode(mode)
 
@@ -278,12 +272,17 @@ class MemoryWall(QWidget):
         return section.proxy.ids() if section is not None and not section.isHidden() else []
 
     def handle_drop(self, mime: QMimeData, theme: str, target_id: str = "") -> Any:
-        """What a drop of ``mime`` on ``theme`` (or on card ``target_id``) does; see WallActions."""
+        """What a drop of ``mime`` on ``theme`` (or in card ``target_id``'s merge zone) does."""
         return self.actions.handle_drop(decode_ids(mime), theme, target_id)
+
+    def _on_ids_dropped(self, ids: list[str], theme: str, target_id: str) -> Any:
+        self.autoscroll.stop()
+        return self.actions.handle_drop(ids, theme, target_id)
 
     def reveal(self, memory_id: str) -> bool:
         """Scroll to the card, select it and make it glow. A card not loaded yet is revealed when it
-        arrives; a card hidden by the search clears the search. Returns whether it was shown now."""
+        arrives; a card hidden by the search clears the search; a collapsed theme opens. Returns
+        whether it was shown now."""
         card = self.model.card(memory_id)
         if card is None:
             self._pending_reveal = memory_id
@@ -298,17 +297,18 @@ class MemoryWall(QWidget):
             index = section.proxy.index_of(memory_id)
         if not index.isValid():
             return False
+        self.set_collapsed(card.theme, False)
         view = section.view
         view.setCurrentIndex(index)
         view.setFocus(Qt.FocusReason.OtherFocusReason)
         self.model.flash(memory_id)
         self._scroll_to(section, memory_id)
-        QTimer.singleShot(0, lambda: self._scroll_to(section, memory_id))  # after pending layouts
+        later(section.view, lambda: self._scroll_to(section, memory_id))  # after pending layouts
         self.card_revealed.emit(memory_id)
         return True
 
     def _scroll_to(self, section: ThemeSection, memory_id: str) -> None:
-        if self.model.card(memory_id) is None or section.theme not in self._sections:
+        if not alive(section) or self.model.card(memory_id) is None or self._sections.get(section.theme) is not section:
             return
         index = section.proxy.index_of(memory_id)
         if not index.isValid():
@@ -336,6 +336,7 @@ class MemoryWall(QWidget):
         self._update_visibility()
 
     def _on_cards_applied(self, ids: list[str]) -> None:
+        self.search.cards_changed(ids)
         if self._pending_reveal in ids:
             self.reveal(self._pending_reveal)
 

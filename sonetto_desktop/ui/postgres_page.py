@@ -25,6 +25,8 @@ from qasync import asyncSlot
 from sonetto_desktop.config.settings import Settings
 from sonetto_desktop.memory.pg_location import default_device_name, split_password
 
+from .deferred import alive
+
 
 class PostgresPage(QWidget):
     connection_checked = Signal(object)  # postgres_setup.ConnectionCheck
@@ -126,7 +128,10 @@ class PostgresPage(QWidget):
         try:
             check = await asyncio.to_thread(check_connection, settings)
         finally:
-            self.test_button.setEnabled(True)
+            if alive(self):  # the page may have been closed and deleted meanwhile
+                self.test_button.setEnabled(True)
+        if not alive(self):
+            return
         self.last_check = check
         self.result.setText(("✓ " if check.ok else "✗ ") + (check.en if settings.language == "en" else check.zh))
         self.connection_checked.emit(check)

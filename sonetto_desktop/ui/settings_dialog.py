@@ -36,6 +36,7 @@ from qasync import asyncSlot
 from sonetto_desktop.config.settings import USER_NAME_MAX, Settings
 
 from .discard_guard import guard_reject
+from .deferred import alive
 from .icons import icon
 from .mcp_page import McpPage
 from .postgres_page import PostgresPage
@@ -249,10 +250,14 @@ class SettingsDialog(QDialog):
         try:
             await asyncio.to_thread(settings.save, self._save_path)
         except OSError as exc:
-            self.error_label.setText(self.tr("无法保存设置：") + str(exc))
+            if alive(self):
+                self.error_label.setText(self.tr("无法保存设置：") + str(exc))
             return False
         finally:
-            self.buttons.setEnabled(True)
+            if alive(self):  # the dialog may have been closed and deleted meanwhile
+                self.buttons.setEnabled(True)
+        if not alive(self):
+            return True
         self.settings_saved.emit(settings)
         self.accept()
         return True
@@ -267,7 +272,10 @@ class SettingsDialog(QDialog):
         try:
             result = await test_connection(settings)
         finally:
-            self.test_button.setEnabled(True)
+            if alive(self):  # the dialog may have been closed and deleted meanwhile
+                self.test_button.setEnabled(True)
+        if not alive(self):
+            return
         self.last_result = result
         message = result.en if settings.language == "en" else result.zh  # says the latency once
         self.test_result.setText(("✓ " if result.ok else "✗ ") + message)

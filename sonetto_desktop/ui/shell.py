@@ -146,10 +146,10 @@ class SonettoApp:
         self._launch_agents()
         return True
 
-    def _build_wall(self, service: MemoryService, window_toasts: Any) -> QWidget:
+    def _build_wall(self, service: MemoryService, window_toasts: Any, ui_state: QSettings | None = None) -> QWidget:
         from .memory_wall import MemoryWall
 
-        return MemoryWall(service, toasts=window_toasts)
+        return MemoryWall(service, toasts=window_toasts, ui_state=ui_state)
 
     def _build_windows(self) -> None:
         from .toasts import ToastOverlay
@@ -166,7 +166,7 @@ class SonettoApp:
         self.toasts = ToastOverlay(self.window)
         self.controller.operation_failed.connect(
             lambda message: self.toasts.show_toast(message, key="chat-operation-failed", kind="error"))
-        self.wall = self._build_wall(self.service, self.toasts)
+        self.wall = self._build_wall(self.service, self.toasts, ui_state)
         self.window.set_wall(self.wall)
         StoreBanner.attach(self.window, self.services)  # shown while the memory server is away
         self.wall_loaded = self.wall.reload()

@@ -1,5 +1,5 @@
-"""ThemeCardList: one theme's cards of a :class:`MemoryCardModel`, filtered by the search words and
-sorted by recency or hits — the wall's per-theme "proxy".
+"""ThemeCardList: one theme's cards of a :class:`MemoryCardModel`, filtered by the search (see
+:mod:`search_text`: spaces, punctuation and pinyin tolerated) and sorted by recency or hits — the wall's per-theme "proxy".
 
 A ``QSortFilterProxyModel`` per theme would ask Python about every card of every theme on each
 keystroke; this list reads only its own theme's cards (the source keeps them grouped), filters and
@@ -15,6 +15,7 @@ from PySide6.QtCore import QAbstractListModel, QMimeData, QModelIndex, QObject, 
 
 from .cards import Card
 from .memory_model import CardRole, MemoryCardModel, encode_ids
+from .search_text import SearchQuery, Span
 
 SORT_MODES = ("recent", "hits")
 
@@ -26,13 +27,15 @@ def _sort_key(mode: str):
 
 
 class ThemeCardList(QAbstractListModel):
-    """Cards of ``theme`` matching every search word (case-insensitive), most recent / most hit first."""
+    """Cards of ``theme`` matching the search, most recent / most hit first; ``CardRole.Highlights``
+    gives where each card matched."""
 
     def __init__(self, source: MemoryCardModel, theme: str, parent: QObject | None = None) -> None:
         super().__init__(parent)
         self._source = source
         self._theme = theme
-        self._terms: tuple[str, ...] = ()
+        self._query = SearchQuery("")
+        self._spans: dict[str, list[Span]] = {}
         self._sort_mode = "recent"
         self._key = _sort_key("recent")
         self._ids: list[str] = []
@@ -52,11 +55,16 @@ class ThemeCardList(QAbstractListModel):
     def sort_mode(self) -> str:
         return self._sort_mode
 
-    def set_search(self, text: str) -> None:
-        terms = tuple(t for t in (text or "").casefold().split() if t)
-        if terms != self._terms:
-            self._terms = terms
+    def set_search(self, text: str | SearchQuery, *, force: bool = False) -> None:
+        """Filter by ``text``; ``force`` filters again with the same text (pinyin became ready)."""
+        query = text if isinstance(text, SearchQuery) else SearchQuery(text)
+        if force or (query.words, query.text) != (self._query.words, self._query.text):
+            self._query = query
             self.rebuild()
+
+    @property
+    def query(self) -> SearchQuery:
+        return self._query
 
     def set_sort_mode(self, mode: str) -> None:
         if mode not in SORT_MODES:
@@ -69,13 +77,25 @@ class ThemeCardList(QAbstractListModel):
     # ── content ───────────────────────────────────────────────────────
 
     def accepts(self, card: Card | None) -> bool:
+        """Whether ``card`` belongs here (and, if so, remember where the search matched it)."""
         if card is None or card.theme != self._theme:
             return False
-        haystack = card.haystack
-        return all(term in haystack for term in self._terms)
+        spans = self._query.spans(card.description, card.theme) if self._query else []
+        if spans is None:
+            self._spans.pop(card.id, None)
+            return False
+        if spans:
+            self._spans[card.id] = spans
+        else:
+            self._spans.pop(card.id, None)
+        return True
+
+    def highlights(self, memory_id: str) -> list[Span]:
+        return list(self._spans.get(memory_id, ()))
 
     def rebuild(self) -> None:
         """Recompute the whole list (search, sort or a source reset)."""
+        self._spans = {}
         cards = [c for c in self._source.cards_in_theme(self._theme) if self.accepts(c)]
         cards.sort(key=self._key, reverse=True)
         self.beginResetModel()
@@ -105,6 +125,7 @@ class ThemeCardList(QAbstractListModel):
         if row is None and not wanted:
             return
         if row is not None and not wanted:
+            self._spans.pop(memory_id, None)
             self.beginRemoveRows(QModelIndex(), row, row)
             del self._ids[row]
             del self._rows[memory_id]
@@ -148,6 +169,8 @@ class ThemeCardList(QAbstractListModel):
     def data(self, index: QModelIndex | QPersistentModelIndex, role: int = Qt.ItemDataRole.DisplayRole) -> Any:
         if not index.isValid() or not 0 <= index.row() < len(self._ids):
             return None
+        if role == CardRole.Highlights:
+            return self._spans.get(self._ids[index.row()], [])
         source_row = self._source.row_of(self._ids[index.row()])
         if source_row < 0:
             return None
@@ -173,6 +196,10 @@ class ThemeCardList(QAbstractListModel):
         return self._source.supportedDropActions()
 
     # ── helpers ───────────────────────────────────────────────────────
+
+    def source_card(self, memory_id: str) -> Card | None:
+        """Any card of the wall (not only this theme's), e.g. one dragged in from elsewhere."""
+        return self._source.card(memory_id)
 
     def ids(self) -> list[str]:
         return list(self._ids)

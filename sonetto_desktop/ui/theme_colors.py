@@ -9,17 +9,23 @@ from __future__ import annotations
 
 import zlib
 
-# Theme stripes: hues chosen to stay distinguishable on both backgrounds.
+# Theme stripes: 12 hues 30° apart (OKLCH, equal lightness per mode) and 4 deeper (light mode) or
+# paler (dark mode) extras between them, each
+# with at least 3:1 contrast against the card surface of its mode (WCAG 1.4.11, graphics).
+# Slot i of "light" and "dark" is the same colour family.
 THEME_PALETTE: dict[str, tuple[str, ...]] = {
     "light": (
-        "#d9534f", "#e8893a", "#c9a227", "#5aa545", "#2f9e8f",
-        "#3a8fd9", "#5b6ee1", "#8e5bd9", "#c354a8", "#7d8a99",
+        "#c0434c", "#bb5000", "#a46500", "#7c7a00", "#378a21", "#009066",
+        "#008d99", "#0082bf", "#3771d1", "#765fca", "#9c4fae", "#b54481",
+        "#812e19", "#005f2e", "#005189", "#693375",
     ),
     "dark": (
-        "#f07a76", "#f5a55f", "#e3c35a", "#7cc96a", "#55c4b4",
-        "#66aef0", "#8495f2", "#ac85ef", "#e07cc6", "#9aa7b5",
+        "#f98e8f", "#f39762", "#dca744", "#b6b84d", "#83c575", "#43cba4",
+        "#00c9d1", "#43c0f3", "#80b1ff", "#b0a2fe", "#d695e4", "#ee8dbd",
+        "#ffc8b9", "#b3e6c4", "#b1ddff", "#edc9f5",
     ),
 }
+PROBE_STEP = 5  # a taken slot: try the one 5 further on (coprime with 16, so far away in hue)
 
 # The wall's own tokens (card surfaces, text, diff colours), per mode.
 WALL_TOKENS: dict[str, dict[str, str]] = {
@@ -56,11 +62,16 @@ def _mode(mode: str) -> str:
     return mode
 
 
+def preferred_slot(theme: str) -> int:
+    """The palette slot a theme asks for first: crc32 of the name (stable in every run, unlike
+    Python's salted ``hash``)."""
+    return zlib.crc32((theme or "").strip().encode("utf-8")) % len(THEME_PALETTE["light"])
+
+
 def theme_color(theme: str, mode: str = "light") -> str:
-    """The stripe colour (``#rrggbb``) of a memory theme: the same name always gets the same colour,
-    in every run (crc32 of the name, not Python's salted ``hash``)."""
-    palette = THEME_PALETTE[_mode(mode)]
-    return palette[zlib.crc32((theme or "").strip().encode("utf-8")) % len(palette)]
+    """The stripe colour (``#rrggbb``) of a theme on its own (no other themes known): its preferred
+    slot. The wall uses :class:`ThemeColors`, which keeps the colours of its themes apart."""
+    return THEME_PALETTE[_mode(mode)][preferred_slot(theme)]
 
 
 def wall_tokens(mode: str = "light") -> dict[str, str]:

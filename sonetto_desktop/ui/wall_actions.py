@@ -1,5 +1,5 @@
-"""WallActions: what the person can do to cards — edit, add, merge, delete (with undo), history,
-trash, copy, and what a drop means. Every change goes through :class:`MemoryService`.
+"""WallActions: what the person can do to cards — edit, add, merge, move, delete (with undo),
+history, trash, copy, a theme's colour, and what a drop means. Every change goes through :class:`MemoryService`.
 
 Dialogs open window-modal with ``open()`` (never a nested ``exec()`` loop under qasync) and
 delete themselves on close; the last one opened is ``active_dialog``.
@@ -13,9 +13,10 @@ from typing import Any, Callable
 import shiboken6
 
 from PySide6.QtCore import QCoreApplication, QObject, Qt
-from PySide6.QtGui import QGuiApplication
-from PySide6.QtWidgets import QDialog, QMenu, QWidget
+from PySide6.QtGui import QColor, QGuiApplication
+from PySide6.QtWidgets import QColorDialog, QDialog, QInputDialog, QMenu, QWidget
 
+from .deferred import alive
 from .edit_dialog import EditDialog
 from .history_dialog import HistoryDialog
 from .icons import icon
@@ -87,7 +88,8 @@ class WallActions(QObject):
             return memory_id
         if memory_id:
             await self._model.settle()
-            self._reveal(memory_id)
+            if alive(self):
+                self._reveal(memory_id)
         else:  # failed (the toast says why): the person gets their text back
             self._reopen_add(description, theme, reason)
         return memory_id
@@ -119,6 +121,8 @@ class WallActions(QObject):
         result = await write
         if result is None and shiboken6.isValid(self):  # failed (the toast says why): keep what was written
             await self._model.settle()
+            if not alive(self):
+                return result
             dialog = self.edit_card(memory_id)
             if dialog is None:  # the card is gone (e.g. Sonetto just deleted or merged it)
                 self._reopen_add(description, theme, reason, QCoreApplication.translate(
@@ -152,6 +156,8 @@ class WallActions(QObject):
         merged = await write is not None
         if not merged and shiboken6.isValid(self):  # failed (the toast says why): give the merged text back
             await self._model.settle()
+            if not alive(self):
+                return merged
             dialog = self.merge_cards(keep_id, gone_id)
             if dialog is None:
                 self._reopen_add(description, theme, reason)
@@ -170,7 +176,7 @@ class WallActions(QObject):
         previews = {mid: (self._model.card(mid).description if self._model.card(mid) else "") for mid in ids}
         results = await asyncio.gather(*(self._service.delete(mid) for mid in ids))
         deleted = [mid for mid, result in zip(ids, results, strict=True) if result is not None]
-        if deleted:
+        if deleted and alive(self) and alive(self._toasts):  # (the wall may have gone meanwhile)
             if len(deleted) == 1:
                 text = QCoreApplication.translate("MemoryWall", "已删除：{0}").format(_preview(previews[deleted[0]]))
             else:
@@ -203,25 +209,88 @@ class WallActions(QObject):
     # ── drops ─────────────────────────────────────────────────────────
 
     def handle_drop(self, ids: list[str], theme: str, target_id: str = "") -> Any:
-        """A drop of ``ids`` on ``theme``'s section, or on card ``target_id``: one card on another card
-        opens the merge dialog (the target is kept); otherwise the cards move to ``theme``."""
+        """A drop of ``ids`` on ``theme``'s section, or in card ``target_id``'s merge zone: one card in
+        another card's merge zone opens the merge dialog (the target is kept); otherwise the cards
+        move to ``theme``."""
         ids = [mid for mid in dict.fromkeys(ids) if self._model.card(mid) is not None]
         if not ids:
             return None
         if target_id and target_id not in ids and len(ids) == 1:
             return self.merge_cards(target_id, ids[0])
+        return self.move_cards(ids, theme, QCoreApplication.translate("MemoryWall", "拖动到「{0}」").format(theme))
+
+    def move_cards(self, ids: list[str], theme: str, reason: str = "") -> list["asyncio.Task[Any]"]:
+        """Move ``ids`` to ``theme`` (as the user, with ``reason``); cards already there stay."""
+        theme = (theme or "").strip()
+        if not theme:
+            return []
+        reason = reason or QCoreApplication.translate("MemoryWall", "移动到「{0}」").format(theme)
         tasks = []
-        for memory_id in ids:
+        for memory_id in dict.fromkeys(ids):
             card = self._model.card(memory_id)
             if card is not None and card.theme != theme:
-                reason = QCoreApplication.translate("MemoryWall", "拖动到「{0}」").format(theme)
                 tasks.append(self._service.move_theme(memory_id, theme, reason))
         return tasks
+
+    def ask_new_theme(self, ids: list[str]) -> QInputDialog:
+        """"移动到… → 新主题…": ask for the name, then move ``ids`` there."""
+        dialog = QInputDialog(self._parent())
+        dialog.setObjectName("NewThemeDialog")
+        dialog.setWindowTitle(QCoreApplication.translate("MemoryWall", "移动到新主题"))
+        dialog.setLabelText(QCoreApplication.translate("MemoryWall", "新主题的名字："))
+        dialog.setInputMode(QInputDialog.InputMode.TextInput)
+        dialog.textValueSelected.connect(lambda name: self.move_cards(ids, name))
+        return self._open(dialog)
+
+    def _move_menu(self, parent: QMenu, ids: list[str]) -> QMenu:
+        menu = parent.addMenu(icon("folder"), QCoreApplication.translate("MemoryWall", "移动到…"))
+        menu.setObjectName("MoveMenu")
+        current = {self._model.card(mid).theme for mid in ids if self._model.card(mid) is not None}
+        counts = self._model.theme_counts()
+        for theme in sorted(counts, key=lambda t: (-counts[t], t)):
+            if current == {theme}:
+                continue
+            action = menu.addAction(f"{theme}（{counts[theme]}）")
+            action.setData(theme)
+            action.triggered.connect(lambda _=False, t=theme: self.move_cards(ids, t))
+        menu.addSeparator()
+        new = menu.addAction(QCoreApplication.translate("MemoryWall", "新主题…"))
+        new.setObjectName("new-theme")
+        new.triggered.connect(lambda: self.ask_new_theme(ids))
+        return menu
+
+    # ── a theme's header menu ─────────────────────────────────────────
+
+    def theme_menu(self, theme: str, collapsed: bool, wall: Any) -> QMenu:
+        """折叠/展开 · 更改颜色… · 恢复默认颜色 for ``theme`` (``wall``: the MemoryWall)."""
+        menu = QMenu(self._host)
+        menu.setObjectName("ThemeMenu")
+        menu.setAttribute(Qt.WidgetAttribute.WA_DeleteOnClose)
+        toggle = menu.addAction(QCoreApplication.translate("MemoryWall", "展开") if collapsed
+                                else QCoreApplication.translate("MemoryWall", "折叠"))
+        toggle.setObjectName("toggle")
+        toggle.triggered.connect(lambda: wall.set_collapsed(theme, not collapsed))
+        color = menu.addAction(QCoreApplication.translate("MemoryWall", "更改颜色…"))
+        color.setObjectName("color")
+        color.triggered.connect(lambda: self.pick_color(theme, wall))
+        reset = menu.addAction(QCoreApplication.translate("MemoryWall", "恢复默认颜色"))
+        reset.setObjectName("reset-color")
+        reset.setEnabled(theme in wall.theme_colors.custom)
+        reset.triggered.connect(lambda: wall.set_theme_color(theme, None))
+        return menu
+
+    def pick_color(self, theme: str, wall: Any) -> QColorDialog:
+        dialog = QColorDialog(QColor(wall.theme_colors.color(theme, "light")), self._parent())
+        dialog.setObjectName("ThemeColorDialog")
+        dialog.setWindowTitle(QCoreApplication.translate("MemoryWall", "「{0}」的颜色").format(theme))
+        dialog.colorSelected.connect(lambda c: wall.set_theme_color(theme, c.name()))
+        return self._open(dialog)
 
     # ── context menu ──────────────────────────────────────────────────
 
     def context_menu(self, memory_id: str, selected: list[str] | None = None) -> QMenu:
-        """The card's menu: 编辑 / 历史 / 与…合并 / 删除 / 复制 (delete acts on the whole selection)."""
+        """The card's menu: 编辑 / 历史 / 与…合并 / 移动到… / 删除 / 复制 (move and delete act on the
+        whole selection)."""
         selected = [mid for mid in (selected or []) if mid] or [memory_id]
         if memory_id not in selected:
             selected = [memory_id]
@@ -238,6 +307,7 @@ class WallActions(QObject):
              lambda: self.show_history(memory_id)),
             ("merge", "merge", QCoreApplication.translate("MemoryWall", "与…合并"),
              lambda: self.merge_cards(memory_id)),
+            "move",
             None,
             ("delete", "trash", delete_text, lambda: self.delete_cards(selected)),
             ("copy", "copy", QCoreApplication.translate("MemoryWall", "复制"), lambda: self.copy_card(memory_id)),
@@ -245,6 +315,9 @@ class WallActions(QObject):
         for entry in entries:
             if entry is None:
                 menu.addSeparator()
+                continue
+            if entry == "move":
+                self._move_menu(menu, selected)
                 continue
             name, icon_name, text, slot = entry
             action = menu.addAction(icon(icon_name), text)

@@ -1,27 +1,66 @@
-"""Cards fill the width of the wall: each row's cards stretch so the right edge lines up."""
+"""Cards are sized to their text: a short memory gets a small card, several fit on a row, long ones
+wrap to a few lines, full rows are stretched edge to edge; the compact density makes every card
+smaller."""
 
 from __future__ import annotations
 
-from sonetto_desktop.ui.card_delegate import CARD_SIZE
+from sonetto_desktop.ui.card_delegate import DENSITIES
 
 
-async def test_cards_of_a_row_fill_the_width(wall, populated_store, wait):
+def _rects(view):
+    view.doItemsLayout()
+    proxy = view.proxy
+    return {proxy.index(r, 0).data(): view.visualRect(proxy.index(r, 0)) for r in range(proxy.rowCount())}
+
+
+async def test_cards_are_sized_to_their_text(wall, populated_store, wait):
     await wall.reload()
-    for width in (900, 640, 1111):
-        wall.resize(width, 700)
-        await wait(lambda: wall.section("品味").view.viewport().width() > 0)
-        view = wall.section("品味").view
-        view.doItemsLayout()
-        proxy = view.proxy
-        rects = [view.visualRect(proxy.index(r, 0)) for r in range(proxy.rowCount())]
-        columns = view.columns()
-        assert columns >= 2
-        first_row = [r for r in rects if r.top() == rects[0].top()]
-        assert len(first_row) == min(columns, len(rects))
-        cell = (view.viewport().width() - 1) // columns
-        assert all(r.width() == cell for r in rects)  # wider than the minimum when there is room
-        assert cell >= CARD_SIZE.width()
-        assert all(r.height() == CARD_SIZE.height() for r in rects)
+    wall.resize(900, 700)
+    await wait(lambda: wall.section("品味").view.viewport().width() > 600)
+    rects = _rects(wall.section("品味").view)
+    short, long = rects["讨厌香菜"], rects["最喜欢的乐队是草东没有派对"]
+    assert short.width() < long.width()  # not one width for every card
+    assert short.width() >= DENSITIES["comfortable"].min_width
+    assert all(r.top() == rects["讨厌香菜"].top() for r in rects.values())  # three short cards share a row
+    view = wall.section("品味").view
+    assert view.height() < 2 * max(r.height() for r in rects.values())  # no empty rows under them
+
+
+async def test_a_long_memory_wraps_within_the_maximum_width(wall, populated_store, wait):
+    long_text = "用户说过很多关于咖啡的事情，" * 12
+    populated_store.add(long_text, "品味")
+    await wall.reload()
+    view = wall.section("品味").view
+    rects = _rects(view)
+    by_text = {item.description: mid for mid, item in populated_store.all_items().items()}
+
+    def natural(text):
+        return view.itemDelegate().card_size(wall.model.card(by_text[text]), view.font(), view)
+
+    assert natural(long_text).width() <= DENSITIES["comfortable"].max_width  # it wraps instead of growing
+    assert natural(long_text).height() > natural("讨厌香菜").height()  # more lines, taller card
+    assert rects[long_text].height() >= natural(long_text).height()
+
+
+async def test_compact_density_makes_cards_smaller_and_is_remembered(service, populated_store, qtbot, tmp_path, wait):
+    from PySide6.QtCore import QSettings
+
+    from sonetto_desktop.ui.memory_wall import MemoryWall
+
+    settings = QSettings(str(tmp_path / "ui-state.ini"), QSettings.Format.IniFormat)
+    wall = MemoryWall(service, ui_state=settings)
+    qtbot.addWidget(wall)
+    wall.resize(900, 700)
+    wall.show()
+    await wall.reload()
+    before = sum(r.width() * r.height() for r in _rects(wall.section("品味").view).values())
+    wall.density_action.trigger()
+    assert wall.density() == "compact"
+    after = sum(r.width() * r.height() for r in _rects(wall.section("品味").view).values())
+    assert after < 0.8 * before
+    again = MemoryWall(service, ui_state=QSettings(str(tmp_path / "ui-state.ini"), QSettings.Format.IniFormat))
+    qtbot.addWidget(again)
+    assert again.density() == "compact" and again.density_action.isChecked()
 
 
 async def test_a_narrow_wall_keeps_the_search_box_usable(wall, populated_store, wait):
@@ -33,3 +72,37 @@ async def test_a_narrow_wall_keeps_the_search_box_usable(wall, populated_store, 
     wall.toolbar.layout().activate()
     assert wall.search_edit.width() >= SEARCH_MIN_WIDTH
     assert wall.add_button.width() >= wall.add_button.sizeHint().width()  # "新建" is not elided
+
+
+async def test_full_rows_fill_the_width_and_share_a_height(wall, populated_store, wait):
+    for n in range(30):
+        populated_store.add("短" if n % 3 else f"一条稍微长一些的记忆，编号 {n}，用来换行", "工作")
+    await wall.reload()
+    wall.resize(700, 600)
+    view = wall.section("工作").view
+    await wait(lambda: 300 < view.viewport().width() < 700)
+    view.doItemsLayout()
+    rects = [view.visualRect(view.proxy.index(r, 0)) for r in range(view.proxy.rowCount())]
+    rows: dict[int, list] = {}
+    for rect in rects:
+        rows.setdefault(rect.top(), []).append(rect)
+    assert len(rows) > 3
+    full = [row for top, row in sorted(rows.items())][:-1]  # every row but the last
+    for row in full:
+        right = max(r.right() for r in row)
+        assert view.viewport().width() - 3 <= right < view.viewport().width()  # edge to edge
+        assert len({r.height() for r in row}) == 1
+
+
+async def test_compact_cards_have_no_footer_line_and_show_the_count_beside_the_text(wall, populated_store):
+    from sonetto_desktop.ui.card_delegate import count_text
+
+    await wall.reload()
+    view = wall.section("品味").view
+    card = wall.model.card(populated_store.ids["讨厌香菜"])
+    comfortable = view.itemDelegate().card_size(card, view.font(), view)
+    wall.set_density("compact")
+    compact = view.itemDelegate().card_size(card, view.font(), view)
+    assert compact.height() <= comfortable.height() * 0.6
+    assert count_text(0) == "0 次"
+    view.grab()  # paints

@@ -31,6 +31,17 @@ def card_center(wall, memory_id):
     return view, view.visualRect(wall.section(card.theme).proxy.index_of(memory_id)).center()
 
 
+def merge_point(wall, memory_id):
+    """The centre of the card's merge zone (where a drop merges instead of moving)."""
+    from sonetto_desktop.ui.card_delegate import merge_zone
+
+    card = wall.model.card(memory_id)
+    view = wall.section(card.theme).view
+    view.doItemsLayout()
+    rect = view.visualRect(wall.section(card.theme).proxy.index_of(memory_id))
+    return view, merge_zone(rect, view.density).center().toPoint()
+
+
 def drop_on(view, pos: QPoint, mime: QMimeData) -> tuple[bool, Qt.DropAction]:
     """A real drag-enter, drag-move and drop on the view's viewport; returns (accepted, drop action)."""
     actions = Qt.DropAction.CopyAction | Qt.DropAction.MoveAction
@@ -106,9 +117,9 @@ async def test_drop_card_on_card_opens_prefilled_merge_and_merges(wall, populate
     await wall.reload()
     keep = populated_store.ids["喜欢手冲咖啡，不加糖"]
     gone = populated_store.ids["讨厌香菜"]
-    view, center = card_center(wall, keep)
+    view, point = merge_point(wall, keep)
     mime = encode_ids([gone])
-    drop_on(view, center, mime)
+    drop_on(view, point, mime)
     dialog = wall.actions.active_dialog
     assert isinstance(dialog, MergeDialog)
     assert dialog.values()[:2] == (keep, gone)
@@ -289,7 +300,7 @@ async def test_context_menu_actions(wall, populated_store, wait):
     coffee = populated_store.ids["喜欢手冲咖啡，不加糖"]
     menu = wall.actions.context_menu(coffee)
     try:
-        assert [a.text() for a in menu.actions() if not a.isSeparator()] == ["编辑", "历史", "与…合并", "删除", "复制"]
+        assert [a.text() for a in menu.actions() if not a.isSeparator()] == ["编辑", "历史", "与…合并", "移动到…", "删除", "复制"]
         actions = {a.objectName(): a for a in menu.actions()}
         actions["copy"].trigger()
         assert QGuiApplication.clipboard().text() == "喜欢手冲咖啡，不加糖"

@@ -139,3 +139,22 @@ async def test_switching_the_backend_migrates_without_loss(qapp, tmp_path, wait)
         assert list(data.glob("memory.yaml.migrated-*")), "the old file is kept"
         assert app.writer.ops.store is app.store
     assert Settings.load().store_backend == "sqlite"
+
+
+async def test_closing_the_dialog_during_a_connection_test_touches_nothing(qtbot, llm_server):
+    # issue 18: the test's follow-up set texts on the dialog after the await, deleted or not
+    import asyncio
+
+    import shiboken6
+    from PySide6.QtCore import QCoreApplication, QEvent
+
+    d = SettingsDialog(Settings(base_url=llm_server.base_url, model="test-model", api_key="sk-test"))
+    llm_server.add_text("pong")
+    with qtbot.captureExceptions() as errors:
+        task = asyncio.ensure_future(d.test_connection())
+        await asyncio.sleep(0)  # the test is under way
+        d.deleteLater()
+        QCoreApplication.sendPostedEvents(None, QEvent.Type.DeferredDelete)
+        assert not shiboken6.isValid(d)
+        await task
+    assert errors == []

@@ -85,3 +85,47 @@ async def test_edit_dialog_types_at_the_end_and_tab_moves_on(qtbot):
     assert dialog.values()[0] == "讨厌香菜 and onions"  # appended, not put in front
     qtbot.keyClick(dialog.description_edit, Qt.Key.Key_Tab)
     assert "\t" not in dialog.description_edit.toPlainText()
+
+
+async def test_a_reveal_scheduled_before_the_wall_is_deleted_never_fires_on_it(service, qtbot, populated_store):
+    # issue 18: reveal() scrolled again on the next loop turn with a lambda over the section; when the
+    # wall (or that section) was deleted first, the lambda ran against deleted C++ objects.
+    import shiboken6
+    from PySide6.QtCore import QCoreApplication, QEvent
+
+    from sonetto_desktop.ui.memory_wall import MemoryWall
+
+    wall = MemoryWall(service)
+    wall.resize(600, 400)
+    wall.show()
+    await wall.reload()
+    assert wall.reveal(populated_store.ids["有一只叫年糕的橘猫"])
+    wall.deleteLater()
+    QCoreApplication.sendPostedEvents(None, QEvent.Type.DeferredDelete)
+    assert not shiboken6.isValid(wall)
+    with qtbot.captureExceptions() as errors:
+        for _ in range(3):
+            QCoreApplication.processEvents()
+    assert errors == []
+
+
+
+async def test_a_delete_finishing_after_the_wall_is_gone_touches_nothing(service, qtbot, populated_store, wait):
+    # issue 18: the delete's follow-up (an undo toast) ran after the await against a deleted wall
+    from PySide6.QtCore import QCoreApplication, QEvent
+
+    from sonetto_desktop.ui.memory_wall import MemoryWall
+
+    wall = MemoryWall(service)  # never shown: deleting the last window would quit the loop
+    await wall.reload()
+    cat = populated_store.ids["有一只叫年糕的橘猫"]
+    task = wall.actions.delete_cards([cat])
+    wall.deleteLater()
+    QCoreApplication.sendPostedEvents(None, QEvent.Type.DeferredDelete)
+    with qtbot.captureExceptions() as errors:
+        await task
+        for _ in range(3):
+            QCoreApplication.processEvents()
+    assert errors == []
+    assert task.result() == [cat]
+    assert cat not in populated_store.all_items()

@@ -1,0 +1,108 @@
+"""Finding your way on a big wall (issue 15, item 6): an outline of themes with counts that jumps,
+collapsible theme headers remembered across runs, a sticky header for the theme being read."""
+
+from __future__ import annotations
+
+from PySide6.QtCore import QSettings, Qt
+
+from sonetto_desktop.ui.memory_wall import MemoryWall
+
+
+def _fill(store, themes=12, per=12):
+    for t in range(themes):
+        for n in range(per + t):
+            store.add(f"主题{t:02d}的第{n}条记忆：写一句中等长度的话", f"主题{t:02d}")
+
+
+async def test_outline_lists_themes_with_counts_and_a_click_jumps(wall, populated_store, qtbot, wait):
+    _fill(populated_store)
+    await wall.reload()
+    wall.resize(900, 500)
+    await wait(lambda: wall.outline.isVisible())
+    themes = wall.outline.themes()
+    assert themes == [s.theme for s in wall.visible_sections()]
+    assert wall.outline.item_for("主题05").text() == "主题05  17"
+    bar = wall.scroll.verticalScrollBar()
+    assert bar.value() == 0
+    item = wall.outline.item_for("主题03")
+    qtbot.mouseClick(wall.outline.viewport(), Qt.MouseButton.LeftButton, pos=wall.outline.visualItemRect(item).center())
+    section = wall.section("主题03")
+    assert bar.value() == min(section.y(), bar.maximum()) > 0
+    assert wall.current_theme() == "主题03"
+
+
+async def test_a_narrow_wall_hides_the_outline_until_there_is_room(wall, populated_store, wait):
+    await wall.reload()
+    wall.resize(420, 500)
+    await wait(lambda: not wall.outline.isVisible())
+    wall.resize(900, 500)
+    await wait(lambda: wall.outline.isVisible())
+    wall.outline_action.trigger()  # the person hides it
+    assert not wall.outline.isVisible() and not wall.outline_action.isChecked()
+
+
+async def test_collapsing_a_theme_hides_its_cards_and_is_remembered(service, populated_store, qtbot, tmp_path, wait):
+    settings = QSettings(str(tmp_path / "ui-state.ini"), QSettings.Format.IniFormat)
+    wall = MemoryWall(service, ui_state=settings)
+    qtbot.addWidget(wall)
+    wall.resize(900, 600)
+    wall.show()
+    await wall.reload()
+    section = wall.section("品味")
+    height = section.sizeHint().height()
+    qtbot.mouseClick(section.header, Qt.MouseButton.LeftButton)
+    assert section.is_collapsed() and section.view.isHidden()
+    assert section.sizeHint().height() < height
+    assert section.count_label.text() == "3"  # the count stays in the header
+    again = MemoryWall(service, ui_state=QSettings(str(tmp_path / "ui-state.ini"), QSettings.Format.IniFormat))
+    qtbot.addWidget(again)
+    again.show()
+    await again.reload()
+    assert again.section("品味").is_collapsed() and not again.section("工作").is_collapsed()
+    again.section("品味").arrow.click()
+    assert not again.section("品味").is_collapsed()
+    from sonetto_desktop.ui.wall_state import WallState
+
+    stored = WallState(QSettings(str(tmp_path / "ui-state.ini"), QSettings.Format.IniFormat))
+    assert "品味" not in stored.collapsed()
+
+
+async def test_revealing_a_card_in_a_collapsed_theme_opens_it(wall, populated_store):
+    await wall.reload()
+    wall.set_collapsed("工作", True)
+    rust = populated_store.ids["正在用 Rust 重写调度服务"]
+    assert wall.reveal(rust)
+    assert not wall.section("工作").is_collapsed()
+
+
+async def test_the_theme_being_read_stays_named_at_the_top(wall, populated_store, qtbot, wait):
+    _fill(populated_store, themes=4, per=30)
+    await wall.reload()
+    wall.resize(700, 400)
+    await wait(lambda: wall.scroll.verticalScrollBar().maximum() > 0)
+    assert wall.sticky.isHidden()  # the first header is in view
+    first = wall.visible_sections()[0]
+    wall.scroll.verticalScrollBar().setValue(first.y() + first.header.height() + 150)
+    await wait(lambda: wall.sticky.isVisible(), message="sticky header")
+    assert wall.sticky.theme == first.theme
+    assert wall.sticky.title.text() == first.theme
+    assert wall.sticky.swatch.color.name() == first.swatch.color().name()  # the theme's colour dot
+    assert wall.sticky.geometry().top() == 0
+    qtbot.mouseClick(wall.sticky, Qt.MouseButton.LeftButton)  # collapses the theme, back at its header
+    assert first.is_collapsed()
+    assert wall.scroll.verticalScrollBar().value() == min(first.y(), wall.scroll.verticalScrollBar().maximum())
+
+
+async def test_a_narrow_wall_jumps_to_a_theme_from_the_view_menu(wall, populated_store, wait):
+    _fill(populated_store, themes=6, per=20)
+    await wall.reload()
+    wall.resize(420, 400)
+    await wait(lambda: not wall.outline.isVisible())
+    menu = wall.toolbar.jump_menu
+    menu.aboutToShow.emit()
+    targets = {a.data(): a for a in menu.actions()}
+    assert list(targets) == [s.theme for s in wall.visible_sections()]
+    assert targets["主题04"].text() == "主题04  24"
+    targets["主题04"].trigger()
+    assert wall.scroll.verticalScrollBar().value() == min(wall.section("主题04").y(),
+                                                          wall.scroll.verticalScrollBar().maximum()) > 0

@@ -1,0 +1,97 @@
+"""The wall's search (issue 15, items 8 and 9): spaces and punctuation do not matter, pinyin (full
+or initials) finds Chinese, matches are highlighted, Esc clears, Ctrl+F focuses; "用到 N 次"."""
+
+from __future__ import annotations
+
+from PySide6.QtCore import Qt
+from PySide6.QtGui import QKeySequence
+from PySide6.QtWidgets import QWidget
+
+from sonetto_desktop.ui.memory_model import CardRole
+from sonetto_desktop.ui.search_text import SearchQuery, collapse, pinyin_key
+
+
+def shown(wall):
+    return sorted(d for s in wall.visible_sections() for d in
+                  (s.proxy.index(r, 0).data(CardRole.Description) for r in range(s.proxy.rowCount())))
+
+
+async def test_spaces_and_punctuation_do_not_matter(wall, populated_store):
+    await wall.reload()
+    for query in ("手冲 咖啡", "咖啡,不加糖", "咖啡 。不加 糖", "RUST重写", "rust, 重写"):
+        wall.set_search(query)
+        assert shown(wall) != [] and len(shown(wall)) == 1, query
+    wall.set_search("手冲 咖啡")
+    assert shown(wall) == ["喜欢手冲咖啡，不加糖"]
+
+
+async def test_pinyin_and_initials_find_chinese_computed_off_the_qt_thread(wall, populated_store, wait):
+    from sonetto_desktop.ui import search_text
+
+    await wall.reload()
+    search_text._cache.clear()  # as after a start: no pinyin made yet
+    wall.set_search("kafei")
+    # pinyin is made in a worker: the search returned before any was computed on the Qt thread
+    assert pinyin_key(collapse("喜欢手冲咖啡，不加糖")) is None and shown(wall) == []
+    assert wall.search.warming is not None and not wall.search.warming.done()
+    await wait(lambda: shown(wall) == ["喜欢手冲咖啡，不加糖"], message="full pinyin")
+    wall.set_search("xc")  # 香菜
+    assert shown(wall) == ["讨厌香菜"]
+    wall.set_search("nian gao")  # 年糕, with a space
+    assert shown(wall) == ["有一只叫年糕的橘猫"]
+    wall.set_search("pw")  # the theme 品味 by its initials: the whole theme
+    assert len(shown(wall)) == 3
+
+
+async def test_matches_are_highlighted_in_the_card(wall, populated_store, wait):
+    await wall.reload()
+    wall.set_search("咖啡")
+    section = wall.section("品味")
+    index = section.proxy.index(0, 0)
+    assert index.data(CardRole.Highlights) == [(4, 2)]
+    wall.set_search("kf")
+    await wait(lambda: section.proxy.rowCount() == 1 and section.proxy.index(0, 0).data(CardRole.Highlights) == [(4, 2)])
+    section.view.grab()  # the highlight paints
+    wall.set_search("")
+    assert section.proxy.index(0, 0).data(CardRole.Highlights) == []
+
+
+async def test_escape_clears_and_ctrl_f_focuses_the_search(wall, populated_store, qtbot):
+    await wall.reload()
+    other = QWidget(wall)
+    other.setFocusPolicy(Qt.FocusPolicy.StrongFocus)
+    other.show()
+    other.setFocus()
+    wall.activateWindow()
+    assert QKeySequence(QKeySequence.StandardKey.Find).toString() == "Ctrl+F"
+    qtbot.keyClick(other, Qt.Key.Key_F, Qt.KeyboardModifier.ControlModifier)
+    assert wall.search_edit.hasFocus()
+    wall.search_edit.setText("香菜")  # (QTest types ASCII only)
+    wall.set_search(wall.search_edit.text())
+    assert shown(wall) == ["讨厌香菜"]
+    qtbot.keyClick(wall.search_edit, Qt.Key.Key_Escape)
+    assert wall.search_edit.text() == "" and wall.search_text() == ""
+    assert len(shown(wall)) == 6
+
+
+def test_query_rules():
+    query = SearchQuery("手冲 咖啡")
+    assert query.spans("喜欢手冲咖啡，不加糖") == [(2, 2), (4, 2)]
+    assert SearchQuery("冲咖").spans("喜欢手冲 咖啡") == [(3, 3)]  # across the space
+    assert SearchQuery("").spans("anything") == []
+    assert SearchQuery("。，").words == ()  # punctuation alone searches for nothing
+    assert SearchQuery("xyz").spans("喜欢手冲咖啡") is None
+
+
+async def test_the_footer_says_how_often_a_memory_was_used(wall, populated_store):
+    from sonetto_desktop.ui.memory_model import uses_text
+
+    coffee = populated_store.ids["喜欢手冲咖啡，不加糖"]
+    for _ in range(9):
+        populated_store.hit(coffee)
+    await wall.reload()
+    assert uses_text(9) == "用到 9 次"
+    index = wall.section("品味").proxy.index_of(coffee)
+    tip = index.data(Qt.ItemDataRole.ToolTipRole)
+    assert "用到 9 次" in tip and "对话" in tip and "命中" not in tip
+    assert wall.sort_combo.itemText(1) == "用到最多"
