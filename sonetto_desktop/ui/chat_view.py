@@ -4,8 +4,8 @@ from __future__ import annotations
 
 from typing import Any
 
-from PySide6.QtCore import QTimer, Signal
-from PySide6.QtWidgets import QHBoxLayout, QScrollArea, QVBoxLayout, QWidget
+from PySide6.QtCore import QEvent, Qt, QTimer, Signal
+from PySide6.QtWidgets import QHBoxLayout, QLabel, QScrollArea, QVBoxLayout, QWidget
 
 from .message_bubble import MessageBubble
 
@@ -15,6 +15,9 @@ BUBBLE_WIDTH_RATIO = 0.78
 class ChatView(QScrollArea):
     memory_clicked = Signal(str)
     retry_requested = Signal(str)  # the user text to send again
+    regenerate_requested = Signal(str)  # the user text whose reply should be written again
+    edit_requested = Signal(str)  # a user message to edit and send again
+    link_activated = Signal(str)
 
     def __init__(self, parent: QWidget | None = None, *, compact: bool = False) -> None:
         super().__init__(parent)
@@ -27,12 +30,25 @@ class ChatView(QScrollArea):
         self._column.setContentsMargins(10 if compact else 18, 12, 10 if compact else 18, 12)
         self._column.setSpacing(8 if compact else 12)
         self._column.addStretch(1)
+        self.empty_state = self._build_empty_state()
+        self._column.insertWidget(0, self.empty_state)
         self.setWidget(self._area)
         self._bubbles: list[MessageBubble] = []
         self._rows: list[QWidget] = []
         self.verticalScrollBar().rangeChanged.connect(self._on_range_changed)
         self._follow = True
         self.verticalScrollBar().valueChanged.connect(self._on_scrolled)
+
+    def _build_empty_state(self) -> QLabel:
+        label = QLabel(self._area)
+        label.setObjectName("ChatEmptyState")
+        label.setAlignment(Qt.AlignmentFlag.AlignCenter)
+        label.setWordWrap(True)
+        label.setText(self.tr("嗨，我是 Sonetto。\n想聊什么都可以——我会记住对你重要的事。"))
+        return label
+
+    def _update_empty_state(self) -> None:
+        self.empty_state.setVisible(not self._bubbles)
 
     # ── content ────────────────────────────────────────────────────────
 
@@ -50,10 +66,13 @@ class ChatView(QScrollArea):
         self._rows.clear()
         self._bubbles.clear()
         self._follow = True
+        self._update_empty_state()
 
     def add_message(self, role: str, text: str = "") -> MessageBubble:
-        bubble = MessageBubble(role, text)
+        bubble = MessageBubble(role, text, max_width=self._bubble_width())
         bubble.memory_clicked.connect(self.memory_clicked)
+        bubble.link_activated.connect(self.link_activated)
+        bubble.edit_requested.connect(self.edit_requested)
         row = QWidget(self._area)
         layout = QHBoxLayout(row)
         layout.setContentsMargins(0, 0, 0, 0)
@@ -66,20 +85,27 @@ class ChatView(QScrollArea):
         self._column.insertWidget(self._column.count() - 1, row)
         self._rows.append(row)
         self._bubbles.append(bubble)
-        self._fit(bubble)
         self._follow = True
+        self._update_empty_state()
         return bubble
 
     def add_reply(self, user_text: str) -> MessageBubble:
-        """An empty assistant bubble whose retry button re-sends ``user_text``."""
+        """An empty assistant bubble whose retry button re-sends ``user_text``. A new reply answers
+        everything before it: no earlier failed reply can be retried any more."""
+        self.retire_retries()
         bubble = self.add_message("assistant")
         bubble.retry_requested.connect(lambda text=user_text: self.retry_requested.emit(text))
+        bubble.regenerate_requested.connect(lambda text=user_text: self.regenerate_requested.emit(text))
         return bubble
+
+    def retire_retries(self) -> None:
+        for bubble in self._bubbles:
+            bubble.retire_retry()
 
     def load_transcript(self, entries: list[dict[str, Any]]) -> None:
         self.clear()
         last_user = ""
-        for entry in entries:
+        for index, entry in enumerate(entries):
             role = entry.get("role", "assistant")
             if role == "user":
                 last_user = str(entry.get("content", ""))
@@ -89,9 +115,12 @@ class ChatView(QScrollArea):
             bubble.set_text(str(entry.get("content", "")))
             bubble.set_memories(list(entry.get("memories") or []))
             error = entry.get("error")
-            if error:
+            if error and error.get("code") == "cancelled":
+                bubble.set_stopped()
+            elif error:
                 message = error.get("en") if self.property("language") == "en" else error.get("zh")
-                bubble.set_error(message or error.get("code", ""), retry=error.get("code") != "cancelled")
+                # only the last reply can be retried: anything later already moved the chat on
+                bubble.set_error(message or error.get("code", ""), retry=index == len(entries) - 1)
         QTimer.singleShot(0, self.scroll_to_bottom)
 
     def scroll_to_bottom(self) -> None:
@@ -100,13 +129,17 @@ class ChatView(QScrollArea):
 
     # ── layout ─────────────────────────────────────────────────────────
 
-    def _fit(self, bubble: MessageBubble) -> None:
-        bubble.setMaximumWidth(max(160, int(self.viewport().width() * BUBBLE_WIDTH_RATIO)))
+    def _bubble_width(self) -> int:
+        margins = self._column.contentsMargins()
+        usable = self.viewport().width() - margins.left() - margins.right()
+        return max(160, int(usable * BUBBLE_WIDTH_RATIO))
 
-    def resizeEvent(self, event) -> None:
-        super().resizeEvent(event)
-        for bubble in self._bubbles:
-            self._fit(bubble)
+    def viewportEvent(self, event: QEvent) -> bool:  # noqa: N802 - Qt override
+        if event.type() == QEvent.Type.Resize:  # the window, or a scroll bar coming and going
+            width = self._bubble_width()
+            for bubble in self._bubbles:
+                bubble.set_max_width(width)
+        return super().viewportEvent(event)
 
     def _on_scrolled(self, value: int) -> None:
         bar = self.verticalScrollBar()

@@ -12,6 +12,7 @@ from PySide6.QtCore import QObject, Signal
 from .chat_controller import ChatController
 from .chat_view import ChatView
 from .composer import Composer
+from .link_confirm import confirm_open_link
 from .message_bubble import MessageBubble
 
 
@@ -29,6 +30,9 @@ class Conversation(QObject):
         self._reply: MessageBubble | None = None
 
         composer.send_requested.connect(self._on_send_requested)
+        view.regenerate_requested.connect(self._on_regenerate_requested)
+        view.edit_requested.connect(self._on_edit_requested)
+        view.link_activated.connect(lambda url: confirm_open_link(view.window(), url))
         composer.stop_requested.connect(controller.stop)
         c = controller
         c.transcript_loaded.connect(self._on_transcript_loaded)
@@ -65,6 +69,19 @@ class Conversation(QObject):
         if self.controller.send(text) is not None:
             self.composer.clear_if(text)
 
+    def _on_regenerate_requested(self, user_text: str) -> None:
+        """Ask again: the same message is sent once more and answered anew."""
+        if user_text.strip():
+            self.controller.send(user_text)
+
+    def _on_edit_requested(self, text: str) -> None:
+        """Put an earlier message into the input, to change it and send it again."""
+        self.composer.set_text(text)
+        self.composer.input.setFocus()
+        cursor = self.composer.input.textCursor()
+        cursor.movePosition(cursor.MoveOperation.End)
+        self.composer.input.setTextCursor(cursor)
+
     def _on_turn_started(self, session_id: str, text: str) -> None:
         if self._mine(session_id):
             self.view.add_message("user", text)
@@ -80,7 +97,10 @@ class Conversation(QObject):
         if not self._mine(session_id):
             return
         if self._reply is not None:
-            self._reply.set_error(message, retry=self._retry and code not in ("cancelled", "input"))
+            if code == "cancelled":
+                self._reply.set_stopped()  # the person asked for it: not an error
+            else:
+                self._reply.set_error(message, retry=self._retry and code != "input")
             self._reply = None
         if code == "input" and not self.composer.text().strip():
             self.composer.set_text(text)  # nothing was stored: give the text back
