@@ -47,7 +47,6 @@ def main() -> None:
     parser.add_argument("--reps", type=int, default=5)
     args = parser.parse_args()
     app = QApplication.instance() or QApplication([])
-    bubble = MessageBubble("assistant", max_width=700)
     print(f"{'case':16s} {'chars':>7s} {'markdown ms':>12s} {'bubble ms':>10s}")
     for name, text in CASES.items():
         md, full = [], []
@@ -55,18 +54,21 @@ def main() -> None:
             markdown_render._cache.clear()
             md.append(_ms(lambda text=text: markdown_render.render_markdown(text)))
             markdown_render._cache.clear()
-            full.append(_ms(lambda text=text: bubble.set_text(text)))
+            bubble = MessageBubble("assistant", max_width=700)
+            full.append(_ms(lambda text=text, bubble=bubble: bubble.set_text(text)))
+            bubble.deleteLater()
         print(f"{name:16s} {len(text):7d} {statistics.median(md):12.1f} {statistics.median(full):10.1f}")
 
     markdown_render._cache.clear()
     text = NORMAL * (20_000 // len(NORMAL))
     stream = MessageBubble("assistant", max_width=700)
-    worst, total = 0.0, 0.0
+    steps = []
     for end in range(0, len(text), 40):  # one render per 40 characters streamed
         stream._text = text[:end]
-        step = _ms(stream.flush)
-        worst, total = max(worst, step), total + step
-    print(f"stream 20k chars: {len(text) // 40} renders, worst {worst:.1f} ms, total {total:.0f} ms")
+        steps.append(_ms(stream.flush))
+    steps.sort()
+    print(f"stream 20k chars: {len(steps)} renders, median {steps[len(steps) // 2]:.1f} ms,"
+          f" p99 {steps[int(len(steps) * 0.99)]:.1f} ms, worst {steps[-1]:.1f} ms, total {sum(steps):.0f} ms")
     app.quit()
 
 

@@ -17,6 +17,7 @@ from PySide6.QtWidgets import QLabel, QSizePolicy, QWidget
 
 QWIDGETSIZE_MAX = (1 << 24) - 1
 SLACK_PX = 2  # rounding between our measuring document and the label's own
+LONG_TEXT = 600  # text this long fills the width limit anyway: not worth measuring unwrapped
 
 
 class BubbleText(QLabel):
@@ -45,6 +46,8 @@ class BubbleText(QLabel):
         """Width of the text laid out without wrapping (plus the label's margins)."""
         if not self.text():
             return 0
+        if len(self.text()) > LONG_TEXT:
+            return self._limit
         doc = QTextDocument()
         doc.setDefaultFont(self.font())
         doc.setDocumentMargin(0)

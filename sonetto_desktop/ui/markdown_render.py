@@ -62,8 +62,6 @@ def plain_html(text: str) -> str:
 
 
 def _too_hard(block: str) -> bool:
-    if block.lstrip().startswith(("```", "~~~")):
-        return len(block) > MAX_BLOCK_CHARS * 4  # code: no inline parsing, only its size counts
     if len(block) > MAX_BLOCK_CHARS or len(_SPECIALS.findall(block)) > MAX_SPECIALS:
         return True
     if block.count("[") - block.count("]") > MAX_UNCLOSED:
@@ -97,22 +95,54 @@ def blocks(text: str) -> list[str]:
         current.append(line)
     if current:
         out.append("\n".join(current))
-    return out
+    return [piece for block in out for piece in _sliced(block)]
+
+
+def _sliced(block: str) -> list[str]:
+    """A block too long to parse is shown as plain text anyway: in slices of at most
+    MAX_BLOCK_CHARS (cut after a line break when there is one), so no single piece is huge."""
+    pieces = []
+    fence = _is_fence(block)
+    while len(block) > MAX_BLOCK_CHARS:
+        cut = block.rfind("\n", MAX_BLOCK_CHARS // 2, MAX_BLOCK_CHARS)
+        cut = cut + 1 if cut > 0 else MAX_BLOCK_CHARS
+        pieces.append(block[:cut])
+        block = ("```\n" if fence else "") + block[cut:]  # long code stays code in every slice
+    pieces.append(block)
+    return pieces
 
 
 def chunks(text: str) -> list[str]:
     """Blocks grouped greedily into chunks of about CHUNK_CHARS (earlier chunks stay the same as
-    the text grows at its end)."""
+    the text grows at its end). Blocks are only merged while the chunk stays easy to parse."""
     out: list[str] = []
-    size = 0
+    size = specials = unclosed = 0
+    merge_ok = False
     for block in blocks(text):
-        if out and size + len(block) <= CHUNK_CHARS and not _too_hard(out[-1] + "\n\n" + block):
+        block_specials = len(_SPECIALS.findall(block))
+        block_unclosed = max(0, block.count("[") - block.count("]"))
+        easy = not _is_fence(block) and not _too_hard(block)
+        if (merge_ok and easy and size + len(block) + 2 <= CHUNK_CHARS
+                and specials + block_specials <= MAX_SPECIALS and unclosed + block_unclosed <= MAX_UNCLOSED):
             out[-1] += "\n\n" + block
             size += len(block) + 2
+            specials += block_specials
+            unclosed += block_unclosed
         else:
             out.append(block)
-            size = len(block)
+            size, specials, unclosed, merge_ok = len(block), block_specials, block_unclosed, easy
     return out
+
+
+def _is_fence(block: str) -> bool:
+    return bool(_FENCE.match(block))
+
+
+def code_html(block: str) -> str:
+    """A fenced code block, drawn by us (no parsing: any size or content is linear)."""
+    lines = block.split("\n")
+    body = lines[1:-1] if len(lines) > 1 and _FENCE.match(lines[-1]) else lines[1:]
+    return "<pre><code>" + html.escape("\n".join(body)) + "</code></pre>"
 
 
 def _render_chunk(chunk: str) -> str:
@@ -120,7 +150,9 @@ def _render_chunk(chunk: str) -> str:
     if cached is not None:
         _cache.move_to_end(chunk)
         return cached
-    if _too_hard(chunk):
+    if _is_fence(chunk):
+        rendered = code_html(chunk)
+    elif _too_hard(chunk):
         rendered = "".join(plain_html(block) for block in blocks(chunk))
     else:
         try:
@@ -133,8 +165,17 @@ def _render_chunk(chunk: str) -> str:
     return rendered
 
 
+def render_chunk(chunk: str, *, markdown: bool = True) -> str:
+    """One chunk (from :func:`chunks`) as HTML; ``markdown=False``: as plain text."""
+    return _render_chunk(chunk) if markdown else plain_html(chunk)
+
+
+def uses_markdown(text: str) -> bool:
+    """False for a reply too long to be worth parsing (shown as plain text)."""
+    return len(text) <= MAX_MARKDOWN_CHARS
+
+
 def render_markdown(text: str) -> str:
     """Markdown -> HTML for a QLabel (see the module docstring for what is and is not rendered)."""
-    if len(text) > MAX_MARKDOWN_CHARS:
-        return plain_html(text)
-    return "\n".join(_render_chunk(chunk) for chunk in chunks(text))
+    md = uses_markdown(text)
+    return "\n".join(render_chunk(chunk, markdown=md) for chunk in chunks(text))

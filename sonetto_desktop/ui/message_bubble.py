@@ -17,7 +17,8 @@ from PySide6.QtWidgets import QFrame, QHBoxLayout, QPushButton, QSizePolicy, QTo
 from .bubble_text import BubbleText
 from .flow_layout import FlowLayout
 from .icons import icon
-from .markdown_render import render_markdown
+from .markdown_render import chunks, render_chunk, render_markdown, uses_markdown
+from .reply_text import ReplyText
 
 CHIP_CHARS = 16
 RENDER_DELAY_MS = 40  # streaming re-renders at most ~25 times a second
@@ -54,12 +55,13 @@ class MessageBubble(QFrame):
         layout.setSpacing(6)
         layout.setSizeConstraint(QVBoxLayout.SizeConstraint.SetMinimumSize)
 
-        self.label = BubbleText(self)
-        self.label.setObjectName("BubbleText")
-        self.label.setTextFormat(Qt.TextFormat.RichText if role != "user" else Qt.TextFormat.PlainText)
-        self.label.setTextInteractionFlags(Qt.TextInteractionFlag.TextBrowserInteraction)
-        self.label.setOpenExternalLinks(False)  # every link goes through a confirmation (link_activated)
-        self.label.linkActivated.connect(self.link_activated)
+        if role == "user":
+            self.label: BubbleText | ReplyText = BubbleText(self)
+            self.label.setObjectName("BubbleText")
+            self.label.setTextInteractionFlags(Qt.TextInteractionFlag.TextSelectableByMouse)
+        else:  # Markdown in pieces; links go through a confirmation (link_activated)
+            self.label = ReplyText(self)
+            self.label.link_activated.connect(self.link_activated)
         layout.addWidget(self.label)
 
         self.tool_label = BubbleText(self)
@@ -180,14 +182,15 @@ class MessageBubble(QFrame):
         self._render()
 
     def _render(self) -> None:
-        if self.role == "user":
+        if isinstance(self.label, BubbleText):
             self.label.setText(self._text)
         elif self._text:
-            self.label.setText(render_markdown(self._text))
+            markdown = uses_markdown(self._text)
+            self.label.set_sources(chunks(self._text), lambda chunk: render_chunk(chunk, markdown=markdown))
         elif self._stopped or self.error_box.isVisibleTo(self):
-            self.label.setText("")
+            self.label.set_pieces([])
         else:
-            self.label.setText(f"<span>{html.escape(self.tr('思考中…'))}</span>")
+            self.label.set_pieces([f"<span>{html.escape(self.tr('思考中…'))}</span>"])
         self.label.setVisible(bool(self.label.text()))
 
     def copy_text(self) -> None:
