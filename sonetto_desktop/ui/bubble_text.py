@@ -38,7 +38,7 @@ class BubbleText(QLabel):
             self._limit = limit
             self.refit()
 
-    def setText(self, text: str) -> None:  # noqa: N802 - Qt override
+    def setText(self, text: str) -> None:
         super().setText(text)
         self.refit()
 
@@ -70,7 +70,7 @@ class BubbleText(QLabel):
         height = max(0, self.heightForWidth(width)) if self.text() else 0
         self.setFixedSize(width, height)
 
-    def changeEvent(self, event: QEvent) -> None:  # noqa: N802 - Qt override
+    def changeEvent(self, event: QEvent) -> None:
         super().changeEvent(event)
         if event.type() in (QEvent.Type.FontChange, QEvent.Type.StyleChange):
             self.refit()

@@ -134,7 +134,7 @@ class ChatView(QScrollArea):
         usable = self.viewport().width() - margins.left() - margins.right()
         return max(160, int(usable * BUBBLE_WIDTH_RATIO))
 
-    def viewportEvent(self, event: QEvent) -> bool:  # noqa: N802 - Qt override
+    def viewportEvent(self, event: QEvent) -> bool:
         if event.type() == QEvent.Type.Resize:  # the window, or a scroll bar coming and going
             width = self._bubble_width()
             for bubble in self._bubbles:
