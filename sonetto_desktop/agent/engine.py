@@ -47,7 +47,9 @@ from ..redaction import register_secret
 from ..memory.errors import api_key_of
 from ..memory.retrieval.modes import RetrievalMode
 from ..memory.unicode_text import storable
+from .chat_export import export_chat
 from .chat_events import ChatEvent, SessionInfo, input_error, storage_error
+from .chat_search import ChatHit, search_chats
 from .graph import build_graph, history_after_interruption
 from .session_db import SessionDatabase
 from .sessions import SessionNotFound
@@ -217,6 +219,14 @@ class ChatEngine:
 
     async def session(self, session_id: str) -> SessionInfo | None:
         return await self._store.get(session_id)
+
+    async def search_chats(self, query: str, *, limit: int = 100) -> list[ChatHit]:
+        """Sessions whose title or messages contain every word of ``query`` (see chat_search)."""
+        return await search_chats(self._store, query, limit=limit)
+
+    async def export_chat(self, session_id: str, path: str | Path, *, language: str = "zh_CN") -> Path:
+        """Write a session as Markdown, atomically, off the loop thread (see chat_export)."""
+        return await export_chat(self._store, session_id, path, language=language)
 
     def is_busy(self, session_id: str) -> bool:
         return session_id in self._running
