@@ -154,6 +154,18 @@ class ChatController(QObject):
             else:
                 await self.new_session()
 
+    async def search_chats(self, query: str) -> list[Any]:
+        """[ChatHit] for ``query`` across every session (the engine searches off this thread)."""
+        if self._engine is None or not query.strip():
+            return []
+        return list(await self._engine.search_chats(query))
+
+    async def export_chat(self, session_id: str, path: str) -> Any:
+        """Write the session as Markdown to ``path`` (atomically, off this thread)."""
+        if self._engine is None:
+            raise RuntimeError("the chat is not ready")
+        return await self._engine.export_chat(session_id, path, language=self.language)
+
     # ── turns ──────────────────────────────────────────────────────────
 
     def send(self, text: str) -> asyncio.Task[None] | None:
