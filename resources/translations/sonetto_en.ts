@@ -16,17 +16,17 @@
         <translation>Rename failed: </translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/chat_controller.py" line="186" />
+        <location filename="../../sonetto_desktop/ui/chat_controller.py" line="198" />
         <source>已停止</source>
         <translation>Stopped</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/chat_controller.py" line="190" />
+        <location filename="../../sonetto_desktop/ui/chat_controller.py" line="202" />
         <source>出错了：</source>
         <translation>Something went wrong: </translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/chat_controller.py" line="193" />
+        <location filename="../../sonetto_desktop/ui/chat_controller.py" line="205" />
         <source>回复意外中断了。</source>
         <translation>The reply stopped unexpectedly.</translation>
     </message>
@@ -34,43 +34,92 @@
 <context>
     <name>ChatPanel</name>
     <message>
-        <location filename="../../sonetto_desktop/ui/chat_panel.py" line="80" />
+        <location filename="../../sonetto_desktop/ui/chat_panel.py" line="84" />
         <source>对话</source>
         <translation>Chats</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/chat_panel.py" line="83" />
-        <location filename="../../sonetto_desktop/ui/chat_panel.py" line="125" />
-        <location filename="../../sonetto_desktop/ui/chat_panel.py" line="207" />
+        <location filename="../../sonetto_desktop/ui/chat_panel.py" line="87" />
+        <location filename="../../sonetto_desktop/ui/chat_panel.py" line="147" />
+        <location filename="../../sonetto_desktop/ui/chat_panel.py" line="229" />
         <source>新对话</source>
         <translation>New chat</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/chat_panel.py" line="84" />
-        <location filename="../../sonetto_desktop/ui/chat_panel.py" line="210" />
+        <location filename="../../sonetto_desktop/ui/chat_panel.py" line="88" />
+        <location filename="../../sonetto_desktop/ui/chat_panel.py" line="232" />
         <source>重命名</source>
         <translation>Rename</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/chat_panel.py" line="85" />
-        <location filename="../../sonetto_desktop/ui/chat_panel.py" line="190" />
+        <location filename="../../sonetto_desktop/ui/chat_panel.py" line="89" />
+        <location filename="../../sonetto_desktop/ui/chat_panel.py" line="212" />
         <source>删除对话</source>
         <translation>Delete chat</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/chat_panel.py" line="161" />
+        <location filename="../../sonetto_desktop/ui/chat_panel.py" line="90" />
+        <location filename="../../sonetto_desktop/ui/chat_panel.py" line="233" />
+        <source>导出为 Markdown…</source>
+        <translation>Export as Markdown…</translation>
+    </message>
+    <message>
+        <location filename="../../sonetto_desktop/ui/chat_panel.py" line="97" />
+        <source>没有找到</source>
+        <translation>No matches</translation>
+    </message>
+    <message>
+        <location filename="../../sonetto_desktop/ui/chat_panel.py" line="183" />
         <source>对话操作失败：{0}</source>
         <translation>Chat operation failed: {0}</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/chat_panel.py" line="191" />
+        <location filename="../../sonetto_desktop/ui/chat_panel.py" line="213" />
         <source>删除对话“%1”？聊天记录会被删除，已经记住的记忆不受影响。</source>
         <translation>Delete the chat “%1”? Its messages are deleted; memories already kept stay.</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/chat_panel.py" line="211" />
+        <location filename="../../sonetto_desktop/ui/chat_panel.py" line="234" />
         <source>删除</source>
         <translation>Delete</translation>
+    </message>
+    <message>
+        <location filename="../../sonetto_desktop/ui/chat_panel.py" line="245" />
+        <source>导出对话</source>
+        <translation>Export chat</translation>
+    </message>
+    <message>
+        <location filename="../../sonetto_desktop/ui/chat_panel.py" line="245" />
+        <source>Markdown 文件 (*.md)</source>
+        <translation>Markdown files (*.md)</translation>
+    </message>
+</context>
+<context>
+    <name>ChatSearchBox</name>
+    <message>
+        <location filename="../../sonetto_desktop/ui/chat_search_box.py" line="28" />
+        <source>搜索所有对话…</source>
+        <translation>Search all chats…</translation>
+    </message>
+    <message>
+        <location filename="../../sonetto_desktop/ui/chat_search_box.py" line="29" />
+        <source>搜索所有对话</source>
+        <translation>Search all chats</translation>
+    </message>
+    <message>
+        <location filename="../../sonetto_desktop/ui/chat_search_box.py" line="58" />
+        <source>搜索失败：{0}</source>
+        <translation>Search failed: {0}</translation>
+    </message>
+</context>
+<context>
+    <name>ChatView</name>
+    <message>
+        <location filename="../../sonetto_desktop/ui/chat_view.py" line="47" />
+        <source>嗨，我是 Sonetto。
+想聊什么都可以——我会记住对你重要的事。</source>
+        <translation>Hi, I'm Sonetto.
+Talk about anything — I'll remember what matters to you.</translation>
     </message>
 </context>
 <context>
@@ -94,12 +143,12 @@
 <context>
     <name>Conversation</name>
     <message>
-        <location filename="../../sonetto_desktop/ui/conversation.py" line="40" />
+        <location filename="../../sonetto_desktop/ui/conversation.py" line="44" />
         <source>正在使用工具：%1…</source>
         <translation>Using a tool: %1…</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/conversation.py" line="43" />
+        <location filename="../../sonetto_desktop/ui/conversation.py" line="47" />
         <source>用过工具：%1</source>
         <translation>Used a tool: %1</translation>
     </message>
@@ -278,6 +327,19 @@
         <location filename="../../sonetto_desktop/ui/i18n.py" line="57" />
         <source>zh</source>
         <translation>en</translation>
+    </message>
+</context>
+<context>
+    <name>LinkConfirm</name>
+    <message>
+        <location filename="../../sonetto_desktop/ui/link_confirm.py" line="22" />
+        <source>打开链接</source>
+        <translation>Open link</translation>
+    </message>
+    <message>
+        <location filename="../../sonetto_desktop/ui/link_confirm.py" line="23" />
+        <source>在浏览器中打开这个链接？</source>
+        <translation>Open this link in your browser?</translation>
     </message>
 </context>
 <context>
@@ -510,17 +572,37 @@
 <context>
     <name>MessageBubble</name>
     <message>
-        <location filename="../../sonetto_desktop/ui/message_bubble.py" line="74" />
+        <location filename="../../sonetto_desktop/ui/message_bubble.py" line="87" />
         <source>重试</source>
         <translation>Retry</translation>
     </message>
     <message>
+        <location filename="../../sonetto_desktop/ui/message_bubble.py" line="111" />
+        <source>复制</source>
+        <translation>Copy</translation>
+    </message>
+    <message>
+        <location filename="../../sonetto_desktop/ui/message_bubble.py" line="114" />
+        <source>编辑后重新发送</source>
+        <translation>Edit and send again</translation>
+    </message>
+    <message>
         <location filename="../../sonetto_desktop/ui/message_bubble.py" line="117" />
+        <source>重新生成</source>
+        <translation>Regenerate</translation>
+    </message>
+    <message>
+        <location filename="../../sonetto_desktop/ui/message_bubble.py" line="193" />
         <source>思考中…</source>
         <translation>Thinking…</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/message_bubble.py" line="135" />
+        <location filename="../../sonetto_desktop/ui/message_bubble.py" line="239" />
+        <source>已停止</source>
+        <translation>Stopped</translation>
+    </message>
+    <message>
+        <location filename="../../sonetto_desktop/ui/message_bubble.py" line="214" />
         <source>{0}：{1}</source>
         <translation>{0}: {1}</translation>
     </message>

@@ -190,7 +190,8 @@ class MessageBubble(QFrame):
         elif self._stopped or self.error_box.isVisibleTo(self):
             self.label.set_pieces([])
         else:
-            self.label.set_pieces([f"<span>{html.escape(self.tr('思考中…'))}</span>"])
+            thinking = self.tr("思考中…")
+            self.label.set_pieces(["<span>" + html.escape(thinking) + "</span>"])
         self.label.setVisible(bool(self.label.text()))
 
     def copy_text(self) -> None:
