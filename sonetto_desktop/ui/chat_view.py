@@ -10,6 +10,7 @@ from PySide6.QtWidgets import QHBoxLayout, QLabel, QScrollArea, QVBoxLayout, QWi
 from .message_bubble import MessageBubble
 
 BUBBLE_WIDTH_RATIO = 0.78
+NARROW, NARROW_RATIO = 520, 0.94
 
 
 class ChatView(QScrollArea):
@@ -132,7 +133,8 @@ class ChatView(QScrollArea):
     def _bubble_width(self) -> int:
         margins = self._column.contentsMargins()
         usable = self.viewport().width() - margins.left() - margins.right()
-        return max(160, int(usable * BUBBLE_WIDTH_RATIO))
+        ratio = BUBBLE_WIDTH_RATIO if usable > NARROW else NARROW_RATIO  # a narrow pane: use it all
+        return max(160, int(usable * ratio))
 
     def viewportEvent(self, event: QEvent) -> bool:
         if event.type() == QEvent.Type.Resize:  # the window, or a scroll bar coming and going

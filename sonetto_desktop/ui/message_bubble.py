@@ -81,13 +81,14 @@ class MessageBubble(QFrame):
 
         self.error_box = QFrame(self)
         self.error_box.setObjectName("ErrorBox")
-        error_layout = QHBoxLayout(self.error_box)
-        error_layout.setContentsMargins(*ERROR_MARGINS)
+        error_layout = QVBoxLayout(self.error_box)  # the message over its retry button: the message
+        error_layout.setContentsMargins(*ERROR_MARGINS)  # keeps the bubble's width even when narrow
+        error_layout.setSpacing(4)
         self.error_label = BubbleText(self.error_box)
         self.retry_button = QPushButton(icon("retry"), self.tr("重试"), self.error_box)
         self.retry_button.clicked.connect(self._on_retry_clicked)
-        error_layout.addWidget(self.error_label, 1)
-        error_layout.addWidget(self.retry_button, 0, Qt.AlignmentFlag.AlignTop)
+        error_layout.addWidget(self.error_label)
+        error_layout.addWidget(self.retry_button, 0, Qt.AlignmentFlag.AlignRight)
         self.error_box.hide()
         layout.addWidget(self.error_box)
 
@@ -141,9 +142,7 @@ class MessageBubble(QFrame):
         for part in (self.label, self.tool_label, self.stopped_label):
             part.set_width_limit(inner)
         left, _top, right, _bottom = ERROR_MARGINS
-        button = self.retry_button.sizeHint().width() if not self.retry_button.isHidden() else 0
-        spacing = self.error_box.layout().spacing()
-        self.error_label.set_width_limit(max(40, inner - left - right - button - spacing - 2))
+        self.error_label.set_width_limit(max(40, inner - left - right - 2))
         self._fit_chips()
 
     def _fit_chips(self) -> None:
@@ -193,6 +192,9 @@ class MessageBubble(QFrame):
             thinking = self.tr("思考中…")
             self.label.set_pieces(["<span>" + html.escape(thinking) + "</span>"])
         self.label.setVisible(bool(self.label.text()))
+        self.copy_button.setVisible(bool(self._text))
+        if self.role != "user":  # a failed reply has its retry; a stopped or finished one can be redone
+            self.regenerate_button.setVisible(not self.error_box.isVisibleTo(self))
 
     def copy_text(self) -> None:
         QGuiApplication.clipboard().setText(self._text)
@@ -226,8 +228,6 @@ class MessageBubble(QFrame):
         self.error_label.setText(message)
         self.retry_button.setVisible(retry)
         self.retry_button.setEnabled(retry)
-        width, self._max_width = self._max_width, 0
-        self.set_max_width(width)  # the error text's width depends on the retry button
         self.error_box.setVisible(bool(message))
         self._render()
 

@@ -17,6 +17,7 @@ from PySide6.QtWidgets import QSizePolicy, QVBoxLayout, QWidget
 from .bubble_text import BubbleText
 
 BUDGET_S = 0.025
+PIECE_SPACING = 10
 
 
 class ReplyText(QWidget):
@@ -27,7 +28,7 @@ class ReplyText(QWidget):
         self._limit = limit
         self._column = QVBoxLayout(self)
         self._column.setContentsMargins(0, 0, 0, 0)
-        self._column.setSpacing(0)
+        self._column.setSpacing(PIECE_SPACING)  # the paragraph gap a label drops at its edges
         self._column.setSizeConstraint(QVBoxLayout.SizeConstraint.SetMinimumSize)
         self.setSizePolicy(QSizePolicy.Policy.Fixed, QSizePolicy.Policy.Fixed)
         self._pieces: list[BubbleText] = []
