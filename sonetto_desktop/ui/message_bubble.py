@@ -12,7 +12,16 @@ from typing import Any
 
 from PySide6.QtCore import Qt, QTimer, Signal
 from PySide6.QtGui import QGuiApplication
-from PySide6.QtWidgets import QFrame, QHBoxLayout, QPushButton, QSizePolicy, QToolButton, QVBoxLayout, QWidget
+from PySide6.QtWidgets import (
+    QFrame,
+    QGraphicsOpacityEffect,
+    QHBoxLayout,
+    QPushButton,
+    QSizePolicy,
+    QToolButton,
+    QVBoxLayout,
+    QWidget,
+)
 
 from .bubble_text import BubbleText
 from .flow_layout import FlowLayout
@@ -24,6 +33,7 @@ CHIP_CHARS = 16
 RENDER_DELAY_MS = 40  # streaming re-renders at most ~25 times a second
 MARGIN_X, MARGIN_Y = 12, 8
 ERROR_MARGINS = (10, 6, 6, 6)
+QUIET_OPACITY = 0.45
 
 __all__ = ["MessageBubble", "chip_text", "render_markdown"]
 
@@ -109,6 +119,9 @@ class MessageBubble(QFrame):
         row.setContentsMargins(0, 0, 0, 0)
         row.setSpacing(2)
         row.addStretch(1)
+        self._actions_fade = QGraphicsOpacityEffect(self.actions)
+        self._actions_fade.setOpacity(QUIET_OPACITY)  # quiet until the pointer or focus is on the bubble
+        self.actions.setGraphicsEffect(self._actions_fade)
         self.copy_button = self._action("copy", self.tr("复制"), self.copy_text)
         row.addWidget(self.copy_button)
         if self.role == "user":
@@ -118,6 +131,14 @@ class MessageBubble(QFrame):
             self.regenerate_button = self._action("retry", self.tr("重新生成"), self.regenerate_requested.emit)
             row.addWidget(self.regenerate_button)
         return self.actions
+
+    def enterEvent(self, event) -> None:
+        self._actions_fade.setOpacity(1.0)
+        super().enterEvent(event)
+
+    def leaveEvent(self, event) -> None:
+        self._actions_fade.setOpacity(QUIET_OPACITY)
+        super().leaveEvent(event)
 
     def _action(self, name: str, tip: str, slot: Any) -> QToolButton:
         button = QToolButton(self.actions)
@@ -217,6 +238,7 @@ class MessageBubble(QFrame):
             chip.setProperty("memory_id", memory["id"])
             chip.clicked.connect(lambda _=False, mid=memory["id"]: self.memory_clicked.emit(mid))
             self.chip_layout.addWidget(chip)
+            chip.ensurePolished()  # measured with the style sheet's padding, as it will be drawn
         self._fit_chips()
         self.chips.setVisible(bool(self._memories))
 
