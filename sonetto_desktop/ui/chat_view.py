@@ -32,7 +32,7 @@ class ChatView(QScrollArea):
         self._column.setSpacing(8 if compact else 12)
         self._column.addStretch(1)
         self.empty_state = self._build_empty_state()
-        self._column.insertWidget(0, self.empty_state)
+        self._column.insertWidget(0, self.empty_state, 2)  # about a third of the way down
         self.setWidget(self._area)
         self._bubbles: list[MessageBubble] = []
         self._rows: list[QWidget] = []
