@@ -55,6 +55,7 @@ from .session_db import SessionDatabase
 from .sessions import SessionNotFound
 from .stall_guard import DEFAULT_FIRST_TOKEN_TIMEOUT, DEFAULT_IDLE_TIMEOUT, ReplyStalled, StallGuard
 from .storage_errors import storage_problem
+from .turn_rewind import rewind
 from .turn_events import TurnRecorder, describe_turn_error, error_dict
 
 log = logging.getLogger(__name__)
@@ -241,8 +242,9 @@ class ChatEngine:
         task.cancel()
         return True
 
-    async def send(self, session_id: str, text: str) -> AsyncIterator[ChatEvent]:
-        """Run one turn; see the module docstring for the event contract."""
+    async def send(self, session_id: str, text: str, *, replace_turn: str = "") -> AsyncIterator[ChatEvent]:
+        """Run one turn; see the module docstring for the event contract. ``replace_turn``: first
+        drop that turn and everything after it (regenerate, edit and resend; see turn_rewind)."""
         problem = self._check_input(session_id, text)
         if problem is not None:
             yield problem
@@ -250,7 +252,8 @@ class ChatEngine:
         text = storable(text)  # a lone surrogate (pasted bytes) cannot be stored: U+FFFD
         turn_id = uuid.uuid4().hex
         queue: asyncio.Queue[ChatEvent | None] = asyncio.Queue()
-        task = asyncio.create_task(self._run_turn(session_id, text, turn_id, self._graph, queue.put_nowait))
+        task = asyncio.create_task(
+            self._run_turn(session_id, text, turn_id, self._graph, queue.put_nowait, replace_turn=replace_turn))
         self._running[session_id] = task
         try:
             while (event := await queue.get()) is not None:
@@ -279,9 +282,18 @@ class ChatEngine:
         return None
 
     async def _run_turn(
-        self, session_id: str, text: str, turn_id: str, graph: Any, emit: Callable[[ChatEvent | None], None]
+        self, session_id: str, text: str, turn_id: str, graph: Any, emit: Callable[[ChatEvent | None], None],
+        *, replace_turn: str = "",
     ) -> None:
         config: dict[str, Any] = {"configurable": {"thread_id": session_id}, "recursion_limit": self.recursion_limit}
+        if replace_turn:
+            try:
+                config["configurable"] = await rewind(graph, self._require_saver(), self._store, session_id, replace_turn)
+            except Exception as exc:  # noqa: BLE001 - nothing was changed that matters: say so, run nothing
+                log.warning("could not go back before turn %s: %s", replace_turn, exc)
+                emit(input_error("这条消息已经不能重新回答了。", "This message can no longer be answered again."))
+                emit(None)
+                return
         guard = self._stall_guard()
         if guard is not None:
             config["callbacks"] = [guard]
