@@ -11,22 +11,22 @@
 <context>
     <name>ChatController</name>
     <message>
-        <location filename="../../sonetto_desktop/ui/chat_controller.py" line="140" />
+        <location filename="../../sonetto_desktop/ui/chat_controller.py" line="149" />
         <source>重命名失败：</source>
         <translation>Rename failed: </translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/chat_controller.py" line="198" />
+        <location filename="../../sonetto_desktop/ui/chat_controller.py" line="211" />
         <source>已停止</source>
         <translation>Stopped</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/chat_controller.py" line="202" />
+        <location filename="../../sonetto_desktop/ui/chat_controller.py" line="215" />
         <source>出错了：</source>
         <translation>Something went wrong: </translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/chat_controller.py" line="205" />
+        <location filename="../../sonetto_desktop/ui/chat_controller.py" line="218" />
         <source>回复意外中断了。</source>
         <translation>The reply stopped unexpectedly.</translation>
     </message>
@@ -115,7 +115,7 @@
 <context>
     <name>ChatView</name>
     <message>
-        <location filename="../../sonetto_desktop/ui/chat_view.py" line="47" />
+        <location filename="../../sonetto_desktop/ui/chat_view.py" line="48" />
         <source>嗨，我是 Sonetto。
 想聊什么都可以——我会记住对你重要的事。</source>
         <translation>Hi, I'm Sonetto.
@@ -125,30 +125,40 @@ Talk about anything — I'll remember what matters to you.</translation>
 <context>
     <name>Composer</name>
     <message>
-        <location filename="../../sonetto_desktop/ui/composer.py" line="25" />
+        <location filename="../../sonetto_desktop/ui/composer.py" line="29" />
         <source>和 Sonetto 说点什么…（Enter 发送，Shift+Enter 换行）</source>
         <translation>Talk to Sonetto… (Enter to send, Shift+Enter: new line)</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/composer.py" line="37" />
+        <location filename="../../sonetto_desktop/ui/composer.py" line="41" />
         <source>发送 (Enter)</source>
         <translation>Send (Enter)</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/composer.py" line="43" />
+        <location filename="../../sonetto_desktop/ui/composer.py" line="47" />
         <source>停止回复</source>
         <translation>Stop the reply</translation>
+    </message>
+    <message>
+        <location filename="../../sonetto_desktop/ui/composer.py" line="61" />
+        <source>正在编辑一条消息：发送后会替换它和之后的对话</source>
+        <translation>Editing a message: sending replaces it and everything after it</translation>
+    </message>
+    <message>
+        <location filename="../../sonetto_desktop/ui/composer.py" line="65" />
+        <source>取消编辑</source>
+        <translation>Cancel editing</translation>
     </message>
 </context>
 <context>
     <name>Conversation</name>
     <message>
-        <location filename="../../sonetto_desktop/ui/conversation.py" line="44" />
+        <location filename="../../sonetto_desktop/ui/conversation.py" line="48" />
         <source>正在使用工具：%1…</source>
         <translation>Using a tool: %1…</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/conversation.py" line="47" />
+        <location filename="../../sonetto_desktop/ui/conversation.py" line="51" />
         <source>用过工具：%1</source>
         <translation>Used a tool: %1</translation>
     </message>
@@ -572,37 +582,37 @@ Talk about anything — I'll remember what matters to you.</translation>
 <context>
     <name>MessageBubble</name>
     <message>
-        <location filename="../../sonetto_desktop/ui/message_bubble.py" line="87" />
+        <location filename="../../sonetto_desktop/ui/message_bubble.py" line="99" />
         <source>重试</source>
         <translation>Retry</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/message_bubble.py" line="111" />
+        <location filename="../../sonetto_desktop/ui/message_bubble.py" line="126" />
         <source>复制</source>
         <translation>Copy</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/message_bubble.py" line="114" />
+        <location filename="../../sonetto_desktop/ui/message_bubble.py" line="129" />
         <source>编辑后重新发送</source>
         <translation>Edit and send again</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/message_bubble.py" line="117" />
+        <location filename="../../sonetto_desktop/ui/message_bubble.py" line="132" />
         <source>重新生成</source>
         <translation>Regenerate</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/message_bubble.py" line="193" />
+        <location filename="../../sonetto_desktop/ui/message_bubble.py" line="214" />
         <source>思考中…</source>
         <translation>Thinking…</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/message_bubble.py" line="239" />
+        <location filename="../../sonetto_desktop/ui/message_bubble.py" line="262" />
         <source>已停止</source>
         <translation>Stopped</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/message_bubble.py" line="214" />
+        <location filename="../../sonetto_desktop/ui/message_bubble.py" line="238" />
         <source>{0}：{1}</source>
         <translation>{0}: {1}</translation>
     </message>

@@ -16,8 +16,8 @@ NARROW, NARROW_RATIO = 520, 0.94
 class ChatView(QScrollArea):
     memory_clicked = Signal(str)
     retry_requested = Signal(str)  # the user text to send again
-    regenerate_requested = Signal(str)  # the user text whose reply should be written again
-    edit_requested = Signal(str)  # a user message to edit and send again
+    regenerate_requested = Signal(str, str)  # the user text and the turn to answer again
+    edit_requested = Signal(str, str)  # a user message and its turn, to edit and send again
     link_activated = Signal(str)
 
     def __init__(self, parent: QWidget | None = None, *, compact: bool = False) -> None:
@@ -69,8 +69,9 @@ class ChatView(QScrollArea):
         self._follow = True
         self._update_empty_state()
 
-    def add_message(self, role: str, text: str = "") -> MessageBubble:
+    def add_message(self, role: str, text: str = "", turn_id: str = "") -> MessageBubble:
         bubble = MessageBubble(role, text, max_width=self._bubble_width())
+        bubble.turn_id = turn_id
         bubble.memory_clicked.connect(self.memory_clicked)
         bubble.link_activated.connect(self.link_activated)
         bubble.edit_requested.connect(self.edit_requested)
@@ -90,13 +91,27 @@ class ChatView(QScrollArea):
         self._update_empty_state()
         return bubble
 
-    def add_reply(self, user_text: str) -> MessageBubble:
+    def remove_from_turn(self, turn_id: str) -> None:
+        """Remove the messages of turn ``turn_id`` and everything after them (it is being replaced)."""
+        index = next((i for i, b in enumerate(self._bubbles) if turn_id and b.turn_id == turn_id), None)
+        if index is None:
+            return
+        for row in self._rows[index:]:
+            self._column.removeWidget(row)
+            row.hide()
+            row.deleteLater()
+        del self._rows[index:]
+        del self._bubbles[index:]
+        self._update_empty_state()
+
+    def add_reply(self, user_text: str, turn_id: str = "") -> MessageBubble:
         """An empty assistant bubble whose retry button re-sends ``user_text``. A new reply answers
         everything before it: no earlier failed reply can be retried any more."""
         self.retire_retries()
-        bubble = self.add_message("assistant")
+        bubble = self.add_message("assistant", turn_id=turn_id)
         bubble.retry_requested.connect(lambda text=user_text: self.retry_requested.emit(text))
-        bubble.regenerate_requested.connect(lambda text=user_text: self.regenerate_requested.emit(text))
+        bubble.regenerate_requested.connect(
+            lambda text=user_text, b=bubble: self.regenerate_requested.emit(text, b.turn_id))
         return bubble
 
     def retire_retries(self) -> None:
@@ -108,11 +123,12 @@ class ChatView(QScrollArea):
         last_user = ""
         for index, entry in enumerate(entries):
             role = entry.get("role", "assistant")
+            turn_id = str(entry.get("turn_id") or "")
             if role == "user":
                 last_user = str(entry.get("content", ""))
-                self.add_message("user", last_user)
+                self.add_message("user", last_user, turn_id)
                 continue
-            bubble = self.add_reply(last_user)
+            bubble = self.add_reply(last_user, turn_id)
             bubble.set_text(str(entry.get("content", "")))
             bubble.set_memories(list(entry.get("memories") or []))
             error = entry.get("error")

@@ -49,12 +49,13 @@ class MessageBubble(QFrame):
     memory_clicked = Signal(str)
     retry_requested = Signal()
     regenerate_requested = Signal()
-    edit_requested = Signal(str)  # the user's text, to edit and send again
+    edit_requested = Signal(str, str)  # the user's text and its turn, to edit and send again
     link_activated = Signal(str)
 
     def __init__(self, role: str, text: str = "", parent: QWidget | None = None, *, max_width: int = 480) -> None:
         super().__init__(parent)
         self.role = role
+        self.turn_id = ""  # the engine's turn this message belongs to ("" until known)
         self._text = text
         self._stopped = False
         self._memories: list[dict[str, Any]] = []
@@ -125,7 +126,7 @@ class MessageBubble(QFrame):
         self.copy_button = self._action("copy", self.tr("复制"), self.copy_text)
         row.addWidget(self.copy_button)
         if self.role == "user":
-            self.edit_button = self._action("edit", self.tr("编辑后重新发送"), lambda: self.edit_requested.emit(self._text))
+            self.edit_button = self._action("edit", self.tr("编辑后重新发送"), lambda: self.edit_requested.emit(self._text, self.turn_id))
             row.addWidget(self.edit_button)
         else:
             self.regenerate_button = self._action("retry", self.tr("重新生成"), self.regenerate_requested.emit)

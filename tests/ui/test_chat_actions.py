@@ -4,6 +4,7 @@ after a restart), stop calmly, start from a friendly empty chat, copy / regenera
 from __future__ import annotations
 
 import pytest
+from PySide6.QtCore import Qt
 from PySide6.QtGui import QGuiApplication
 
 from shell_fixtures import running_engine
@@ -107,30 +108,54 @@ async def test_a_new_chat_has_a_friendly_empty_state(tmp_path, llm_server, make_
         assert panel.view.empty_state.isVisibleTo(panel)
 
 
-async def test_copy_regenerate_and_edit_and_resend(tmp_path, llm_server, make_llm, panel_factory, wait):
+async def test_copy_regenerate_and_edit_and_resend(tmp_path, llm_server, make_llm, panel_factory, qtbot, wait):
     async with running_engine(tmp_path / "data", make_llm(streaming=True)) as parts:
         controller, panel = panel_factory()
         await controller.attach(parts[2])
         sent = []
         controller.turn_started.connect(lambda _sid, text: sent.append(text))
+        llm_server.add_text("前情")
+        await _send(panel, controller, "先说一句", wait)
         llm_server.add_text("第一次的**回答**")
         await _send(panel, controller, "问个问题", wait)
-        user, reply = panel.view.bubbles
+        user, reply = panel.view.bubbles[2:]
+        assert reply.turn_id and user.turn_id == reply.turn_id  # known for a live turn too
 
         reply.copy_button.click()
         assert QGuiApplication.clipboard().text() == "第一次的**回答**"  # the text as written
 
         llm_server.add_text("第二次的回答")
         reply.regenerate_button.click()
-        await wait(lambda: len(panel.view.bubbles) == 4 and not controller.busy, timeout=10, message="regenerated")
-        assert sent == ["问个问题", "问个问题"]
-        assert panel.view.bubbles[-1].text == "第二次的回答"
+        await wait(lambda: not controller.busy and panel.view.bubbles[-1].text == "第二次的回答", timeout=10,
+                   message="regenerated")
+        assert [b.text for b in panel.view.bubbles] == ["先说一句", "前情", "问个问题", "第二次的回答"]
+        assert sent[-1] == "问个问题"
+        said = [m.get("content") for m in llm_server.requests[-1]["messages"]]
+        assert "第一次的**回答**" not in said and said.count("问个问题") == 1  # gone from the model's history
 
-        user.edit_button.click()
-        assert panel.composer.text() == "问个问题"
-        assert panel.composer.input.hasFocus() or not panel.isActiveWindow()
-        panel.composer.set_text(panel.composer.text() + "，改一下")
+        panel.view.bubbles[2].edit_button.click()
+        assert panel.composer.text() == "问个问题" and panel.composer.editing_bar.isVisibleTo(panel)
+        panel.composer.set_text("问个别的问题")
         llm_server.add_text("改过的回答")
         panel.composer.submit()
-        await wait(lambda: len(panel.view.bubbles) == 6 and not controller.busy, timeout=10, message="resent")
-        assert sent[-1] == "问个问题，改一下"
+        await wait(lambda: not controller.busy and panel.view.bubbles[-1].text == "改过的回答", timeout=10,
+                   message="resent")
+        assert [b.text for b in panel.view.bubbles] == ["先说一句", "前情", "问个别的问题", "改过的回答"]
+        assert not panel.composer.editing_bar.isVisibleTo(panel)
+        await controller.select_session(controller.current_session_id)  # what is stored says the same
+        assert [b.text for b in panel.view.bubbles] == ["先说一句", "前情", "问个别的问题", "改过的回答"]
+
+
+async def test_cancelling_an_edit_sends_a_new_message(tmp_path, llm_server, make_llm, panel_factory, qtbot, wait):
+    async with running_engine(tmp_path / "data", make_llm(streaming=True)) as parts:
+        controller, panel = panel_factory()
+        await controller.attach(parts[2])
+        llm_server.add_text("好")
+        await _send(panel, controller, "原来的话", wait)
+        panel.view.bubbles[0].edit_button.click()
+        panel.composer.input.setFocus()
+        qtbot.keyClick(panel.composer.input, Qt.Key.Key_Escape)
+        assert panel.composer.editing_turn == "" and panel.composer.text() == ""
+        llm_server.add_text("收到")
+        await _send(panel, controller, "新的话", wait)
+        assert [b.text for b in panel.view.bubbles] == ["原来的话", "好", "新的话", "收到"]
