@@ -81,3 +81,14 @@ async def test_the_models_history_continues_on_the_other_device(devices):
     from sonetto_desktop.agent.checkpoint_serde import CheckpointSerializer
 
     assert isinstance(desk.saver.serde, CheckpointSerializer)  # the strict, allow-listed loader
+
+
+async def test_replacing_a_turn_drops_it_and_what_followed_on_every_device(devices):
+    desk, laptop = devices
+    info = await desk.store.create()
+    for turn in ("t1", "t2", "t3"):
+        await desk.store.append(info.id, "user", f"问 {turn}", turn_id=turn)
+        await desk.store.append(info.id, "assistant", f"答 {turn}", turn_id=turn)
+    assert await laptop.store.truncate_from_turn(info.id, "t2") == 4
+    assert [e["turn_id"] for e in await desk.store.transcript(info.id)] == ["t1", "t1"]
+    assert await laptop.store.truncate_from_turn(info.id, "nope") == 0
