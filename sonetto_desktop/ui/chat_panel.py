@@ -11,6 +11,7 @@ from typing import Any, Awaitable
 
 from PySide6.QtCore import QPoint, Qt, Signal
 from PySide6.QtWidgets import (
+    QFileDialog,
     QHBoxLayout,
     QLabel,
     QListWidget,
@@ -26,6 +27,7 @@ from qasync import asyncSlot
 from sonetto_desktop.agent.sessions import DEFAULT_TITLE
 
 from .chat_controller import ChatController
+from .chat_search_box import ChatSearchBox
 from .chat_view import ChatView
 from .composer import Composer
 from .conversation import Conversation
@@ -44,7 +46,9 @@ class ChatPanel(QWidget):
         super().__init__(parent)
         self.controller = controller
         self._delete_box: QMessageBox | None = None
+        self._export_dialog: QFileDialog | None = None
         self._filling = False
+        self._sessions: list = []
 
         layout = QHBoxLayout(self)
         layout.setContentsMargins(0, 0, 0, 0)
@@ -83,9 +87,18 @@ class ChatPanel(QWidget):
         self.new_button = self._tool_button(pane, "new_session", self.tr("新对话"), self.new_session)
         self.rename_button = self._tool_button(pane, "rename", self.tr("重命名"), self.start_rename)
         self.delete_button = self._tool_button(pane, "delete", self.tr("删除对话"), self.confirm_delete)
-        for button in (self.new_button, self.rename_button, self.delete_button):
+        self.export_button = self._tool_button(pane, "folder", self.tr("导出为 Markdown…"), self.choose_export_file)
+        for button in (self.new_button, self.rename_button, self.export_button, self.delete_button):
             header.addWidget(button)
         column.addLayout(header)
+        self.search_box = ChatSearchBox(self.controller, pane)
+        self.search_box.results_changed.connect(lambda _hits: self._fill_sessions())
+        column.addWidget(self.search_box)
+        self.no_hits = QLabel(self.tr("没有找到"), pane)
+        self.no_hits.setObjectName("HintLabel")
+        self.no_hits.setAlignment(Qt.AlignmentFlag.AlignCenter)
+        self.no_hits.hide()
+        column.addWidget(self.no_hits)
         self.session_list = QListWidget(pane)
         self.session_list.setObjectName("SessionList")
         self.session_list.setHorizontalScrollBarPolicy(Qt.ScrollBarPolicy.ScrollBarAlwaysOff)
@@ -118,14 +131,23 @@ class ChatPanel(QWidget):
         return None
 
     def _on_sessions_changed(self, sessions: list) -> None:
+        self._sessions = list(sessions)
+        self._fill_sessions()
+
+    def _fill_sessions(self) -> None:
+        """The sessions, or while searching only those that match (the match as the tooltip)."""
+        hits = self.search_box.hits
+        snippets = {hit.session_id: hit.snippet for hit in hits} if hits is not None else {}
+        shown = [info for info in self._sessions if hits is None or info.id in snippets]
+        self.no_hits.setVisible(hits is not None and not shown)
         self._filling = True
         try:
             self.session_list.clear()
-            for info in sessions:
+            for info in shown:
                 title = self.tr("新对话") if info.title == DEFAULT_TITLE else info.title
                 item = QListWidgetItem(title)
                 item.setData(ID_ROLE, info.id)
-                item.setToolTip(title)
+                item.setToolTip(f"{title}\n{snippets[info.id]}" if snippets.get(info.id) else title)
                 item.setFlags(item.flags() | Qt.ItemFlag.ItemIsEditable)
                 self.session_list.addItem(item)
             current = self._item_for(self.controller.current_session_id)
@@ -208,9 +230,30 @@ class ChatPanel(QWidget):
         if item is not None:
             sid = item.data(ID_ROLE)
             menu.addAction(icon("rename"), self.tr("重命名"), lambda: self.session_list.editItem(item))
+            menu.addAction(icon("folder"), self.tr("导出为 Markdown…"), lambda: self.choose_export_file(sid))
             menu.addAction(icon("delete"), self.tr("删除"), lambda: self.confirm_delete(sid))
         menu.setAttribute(Qt.WidgetAttribute.WA_DeleteOnClose)
         menu.popup(self.session_list.viewport().mapToGlobal(pos))
+
+    # ── export ─────────────────────────────────────────────────────────
+
+    def choose_export_file(self, session_id: str | None = None) -> QFileDialog:
+        """Ask (non-blocking) where to save the chat as Markdown; the file is written off this thread."""
+        session_id = session_id or self.controller.current_session_id
+        item = self._item_for(session_id)
+        name = "".join(c for c in (item.text() if item is not None else "") if c not in '\\/:*?"<>|').strip()
+        dialog = QFileDialog(self, self.tr("导出对话"), (name or "chat") + ".md", self.tr("Markdown 文件 (*.md)"))
+        dialog.setAcceptMode(QFileDialog.AcceptMode.AcceptSave)
+        dialog.setDefaultSuffix("md")
+        dialog.setAttribute(Qt.WidgetAttribute.WA_DeleteOnClose)
+        dialog.fileSelected.connect(lambda path: self.export_chat(session_id, path))
+        self._export_dialog = dialog
+        dialog.open()
+        return dialog
+
+    @asyncSlot()
+    async def export_chat(self, session_id: str, path: str) -> None:
+        await self._reported(self.controller.export_chat(session_id, path))
 
     def _on_retry_requested(self, text: str) -> None:
         if text.strip():
