@@ -34,85 +34,145 @@
 <context>
     <name>ChatController</name>
     <message>
-        <location filename="../../sonetto_desktop/ui/chat_controller.py" line="149" />
+        <location filename="../../sonetto_desktop/ui/chat_controller.py" line="161" />
         <source>重命名失败：</source>
         <translation>Rename failed: </translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/chat_controller.py" line="211" />
+        <location filename="../../sonetto_desktop/ui/chat_controller.py" line="223" />
         <source>已停止</source>
         <translation>Stopped</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/chat_controller.py" line="215" />
+        <location filename="../../sonetto_desktop/ui/chat_controller.py" line="227" />
         <source>出错了：</source>
         <translation>Something went wrong: </translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/chat_controller.py" line="218" />
+        <location filename="../../sonetto_desktop/ui/chat_controller.py" line="230" />
         <source>回复意外中断了。</source>
         <translation>The reply stopped unexpectedly.</translation>
     </message>
 </context>
 <context>
+    <name>ChatMemoryBar</name>
+    <message>
+        <location filename="../../sonetto_desktop/ui/chat_memory_bar.py" line="32" />
+        <source>记忆</source>
+        <translation>Memory</translation>
+    </message>
+    <message>
+        <location filename="../../sonetto_desktop/ui/chat_memory_bar.py" line="33" />
+        <source>这个对话如何使用记忆</source>
+        <translation>How this chat uses memory</translation>
+    </message>
+    <message>
+        <location filename="../../sonetto_desktop/ui/chat_memory_bar.py" line="36" />
+        <source>回复前回忆相关的记忆</source>
+        <translation>Recall related memories before replying</translation>
+    </message>
+    <message>
+        <location filename="../../sonetto_desktop/ui/chat_memory_bar.py" line="38" />
+        <source>把这次对话写进记忆</source>
+        <translation>Write this chat into memory</translation>
+    </message>
+    <message>
+        <location filename="../../sonetto_desktop/ui/chat_memory_bar.py" line="61" />
+        <source>临时对话：不回忆、不记住，关闭后不保存</source>
+        <translation>Temporary chat: nothing recalled, nothing remembered, not saved when closed</translation>
+    </message>
+    <message>
+        <location filename="../../sonetto_desktop/ui/chat_memory_bar.py" line="63" />
+        <source>这个对话不使用记忆：不回忆，也不写入</source>
+        <translation>This chat does not use memory: nothing recalled, nothing written</translation>
+    </message>
+    <message>
+        <location filename="../../sonetto_desktop/ui/chat_memory_bar.py" line="65" />
+        <source>这个对话不回忆记忆（仍会记住新内容）</source>
+        <translation>This chat recalls no memories (new things are still remembered)</translation>
+    </message>
+    <message>
+        <location filename="../../sonetto_desktop/ui/chat_memory_bar.py" line="67" />
+        <source>这个对话不写入记忆（仍会回忆）</source>
+        <translation>This chat is not written to memory (memories are still recalled)</translation>
+    </message>
+    <message>
+        <location filename="../../sonetto_desktop/ui/chat_memory_bar.py" line="69" />
+        <source>记忆已开启</source>
+        <translation>Memory is on</translation>
+    </message>
+</context>
+<context>
     <name>ChatPanel</name>
     <message>
-        <location filename="../../sonetto_desktop/ui/chat_panel.py" line="84" />
+        <location filename="../../sonetto_desktop/ui/chat_panel.py" line="96" />
         <source>对话</source>
         <translation>Chats</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/chat_panel.py" line="87" />
-        <location filename="../../sonetto_desktop/ui/chat_panel.py" line="147" />
-        <location filename="../../sonetto_desktop/ui/chat_panel.py" line="229" />
+        <location filename="../../sonetto_desktop/ui/chat_panel.py" line="99" />
+        <location filename="../../sonetto_desktop/ui/chat_panel.py" line="101" />
+        <location filename="../../sonetto_desktop/ui/chat_panel.py" line="172" />
+        <location filename="../../sonetto_desktop/ui/chat_panel.py" line="259" />
         <source>新对话</source>
         <translation>New chat</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/chat_panel.py" line="88" />
-        <location filename="../../sonetto_desktop/ui/chat_panel.py" line="232" />
+        <location filename="../../sonetto_desktop/ui/chat_panel.py" line="102" />
+        <location filename="../../sonetto_desktop/ui/chat_panel.py" line="260" />
+        <source>新建临时对话（不回忆、不记住、不保存）</source>
+        <translation>New temporary chat (no recall, not remembered, not saved)</translation>
+    </message>
+    <message>
+        <location filename="../../sonetto_desktop/ui/chat_panel.py" line="106" />
+        <location filename="../../sonetto_desktop/ui/chat_panel.py" line="264" />
         <source>重命名</source>
         <translation>Rename</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/chat_panel.py" line="89" />
-        <location filename="../../sonetto_desktop/ui/chat_panel.py" line="212" />
+        <location filename="../../sonetto_desktop/ui/chat_panel.py" line="107" />
+        <location filename="../../sonetto_desktop/ui/chat_panel.py" line="243" />
         <source>删除对话</source>
         <translation>Delete chat</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/chat_panel.py" line="90" />
-        <location filename="../../sonetto_desktop/ui/chat_panel.py" line="233" />
+        <location filename="../../sonetto_desktop/ui/chat_panel.py" line="108" />
+        <location filename="../../sonetto_desktop/ui/chat_panel.py" line="265" />
         <source>导出为 Markdown…</source>
         <translation>Export as Markdown…</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/chat_panel.py" line="97" />
+        <location filename="../../sonetto_desktop/ui/chat_panel.py" line="115" />
         <source>没有找到</source>
         <translation>No matches</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/chat_panel.py" line="183" />
+        <location filename="../../sonetto_desktop/ui/chat_panel.py" line="173" />
+        <source>（临时）%1</source>
+        <translation>(temporary) %1</translation>
+    </message>
+    <message>
+        <location filename="../../sonetto_desktop/ui/chat_panel.py" line="213" />
         <source>对话操作失败：{0}</source>
         <translation>Chat operation failed: {0}</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/chat_panel.py" line="213" />
+        <location filename="../../sonetto_desktop/ui/chat_panel.py" line="244" />
         <source>删除对话“%1”？聊天记录会被删除，已经记住的记忆不受影响。</source>
         <translation>Delete the chat “%1”? Its messages are deleted; memories already kept stay.</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/chat_panel.py" line="234" />
+        <location filename="../../sonetto_desktop/ui/chat_panel.py" line="266" />
         <source>删除</source>
         <translation>Delete</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/chat_panel.py" line="245" />
+        <location filename="../../sonetto_desktop/ui/chat_panel.py" line="277" />
         <source>导出对话</source>
         <translation>Export chat</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/chat_panel.py" line="245" />
+        <location filename="../../sonetto_desktop/ui/chat_panel.py" line="277" />
         <source>Markdown 文件 (*.md)</source>
         <translation>Markdown files (*.md)</translation>
     </message>
@@ -138,7 +198,7 @@
 <context>
     <name>ChatView</name>
     <message>
-        <location filename="../../sonetto_desktop/ui/chat_view.py" line="49" />
+        <location filename="../../sonetto_desktop/ui/chat_view.py" line="52" />
         <source>嗨，我是 Sonetto。
 想聊什么都可以——我会记住对你重要的事。</source>
         <translation>Hi, I'm Sonetto.
@@ -973,37 +1033,62 @@ Talk about anything — I'll remember what matters to you.</translation>
 <context>
     <name>MessageBubble</name>
     <message>
-        <location filename="../../sonetto_desktop/ui/message_bubble.py" line="99" />
+        <location filename="../../sonetto_desktop/ui/message_bubble.py" line="103" />
         <source>重试</source>
         <translation>Retry</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/message_bubble.py" line="126" />
+        <location filename="../../sonetto_desktop/ui/message_bubble.py" line="130" />
         <source>复制</source>
         <translation>Copy</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/message_bubble.py" line="129" />
+        <location filename="../../sonetto_desktop/ui/message_bubble.py" line="133" />
         <source>编辑后重新发送</source>
         <translation>Edit and send again</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/message_bubble.py" line="132" />
+        <location filename="../../sonetto_desktop/ui/message_bubble.py" line="135" />
+        <source>这轮的记忆</source>
+        <translation>This turn's memories</translation>
+    </message>
+    <message>
+        <location filename="../../sonetto_desktop/ui/message_bubble.py" line="138" />
+        <source>撤销这轮的记忆变化</source>
+        <translation>Undo this turn's memory changes</translation>
+    </message>
+    <message>
+        <location filename="../../sonetto_desktop/ui/message_bubble.py" line="140" />
+        <source>别记住这个</source>
+        <translation>Don't remember this</translation>
+    </message>
+    <message>
+        <location filename="../../sonetto_desktop/ui/message_bubble.py" line="146" />
         <source>重新生成</source>
         <translation>Regenerate</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/message_bubble.py" line="214" />
+        <location filename="../../sonetto_desktop/ui/message_bubble.py" line="228" />
         <source>思考中…</source>
         <translation>Thinking…</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/message_bubble.py" line="262" />
+        <location filename="../../sonetto_desktop/ui/message_bubble.py" line="266" />
+        <source>在记忆墙上查看</source>
+        <translation>Show on the memory wall</translation>
+    </message>
+    <message>
+        <location filename="../../sonetto_desktop/ui/message_bubble.py" line="267" />
+        <source>忘掉这条</source>
+        <translation>Forget this</translation>
+    </message>
+    <message>
+        <location filename="../../sonetto_desktop/ui/message_bubble.py" line="292" />
         <source>已停止</source>
         <translation>Stopped</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/message_bubble.py" line="238" />
+        <location filename="../../sonetto_desktop/ui/message_bubble.py" line="252" />
         <source>{0}：{1}</source>
         <translation>{0}: {1}</translation>
     </message>
@@ -1539,22 +1624,57 @@ Talk about anything — I'll remember what matters to you.</translation>
 <context>
     <name>SonettoApp</name>
     <message>
-        <location filename="../../sonetto_desktop/ui/shell.py" line="219" />
+        <location filename="../../sonetto_desktop/ui/shell.py" line="225" />
         <source>对话功能启动失败：%1。记忆墙仍可使用；请检查数据目录后重启。</source>
         <translation>Chat could not start: %1. The memory wall still works; check the data folder, then restart.</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/shell.py" line="330" />
+        <location filename="../../sonetto_desktop/ui/shell.py" line="279" />
+        <source>没能完成“别记住这个”：{0}</source>
+        <translation>Could not finish “Don't remember this”: {0}</translation>
+    </message>
+    <message>
+        <location filename="../../sonetto_desktop/ui/shell.py" line="283" />
+        <source>以后不会再记住这件事；但这轮写下的记忆后来又被改过，没有撤销（{0}）。可以在记忆墙上处理。</source>
+        <translation>This will not be remembered from now on; but the memories this turn wrote were changed since and were not undone ({0}). You can handle them on the memory wall.</translation>
+    </message>
+    <message>
+        <location filename="../../sonetto_desktop/ui/shell.py" line="288" />
+        <source>已撤销这轮的 {0} 处记忆变化，以后也不会记住这件事。</source>
+        <translation>Undid this turn's {0} memory changes; this will not be remembered from now on.</translation>
+    </message>
+    <message>
+        <location filename="../../sonetto_desktop/ui/shell.py" line="292" />
+        <source>好的，这件事不会被记住。</source>
+        <translation>OK, this will not be remembered.</translation>
+    </message>
+    <message>
+        <location filename="../../sonetto_desktop/ui/shell.py" line="302" />
+        <source>在对话里选了“忘掉这条”</source>
+        <translation>Chose “Forget this” in the chat</translation>
+    </message>
+    <message>
+        <location filename="../../sonetto_desktop/ui/shell.py" line="307" />
+        <source>已忘掉：{0}</source>
+        <translation>Forgotten: {0}</translation>
+    </message>
+    <message>
+        <location filename="../../sonetto_desktop/ui/shell.py" line="309" />
+        <source>撤销</source>
+        <translation>Undo</translation>
+    </message>
+    <message>
+        <location filename="../../sonetto_desktop/ui/shell.py" line="375" />
         <source>语言</source>
         <translation>Language</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/shell.py" line="331" />
+        <location filename="../../sonetto_desktop/ui/shell.py" line="376" />
         <source>界面语言将在重新启动后切换。</source>
         <translation>The interface language changes after a restart.</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/shell.py" line="318" />
+        <location filename="../../sonetto_desktop/ui/shell.py" line="363" />
         <source>无法使用新的数据文件夹 {0}：{1}。仍在使用原来的记忆库。</source>
         <translation>Cannot use the new data folder {0}: {1}. Still using the previous memory store.</translation>
     </message>

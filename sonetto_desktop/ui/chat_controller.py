@@ -13,6 +13,8 @@ from typing import TYPE_CHECKING, Any
 
 from PySide6.QtCore import QCoreApplication, QObject, Signal
 
+from sonetto_desktop.aio import TaskKeeper
+
 if TYPE_CHECKING:  # the agent package pulls in LangChain: imported lazily, after the window shows
     from sonetto_desktop.agent.chat_events import ChatEvent, SessionInfo
 
@@ -48,7 +50,7 @@ class ChatController(QObject):
         self._turn: asyncio.Task[None] | None = None
         self._turn_session = ""
         self._accepting = True
-        self._background: set[asyncio.Task[Any]] = set()
+        self._background = TaskKeeper("chat-controller")  # session-list refreshes, transcript reloads
 
     # ── state ──────────────────────────────────────────────────────────
 
@@ -102,9 +104,8 @@ class ChatController(QObject):
                 self._engine.cancel(self._turn_session)
             self._turn.cancel()
             await asyncio.gather(self._turn, return_exceptions=True)
-        for task in list(self._background):  # a session-list refresh must not outlive the engine
-            task.cancel()
-        await asyncio.gather(*self._background, return_exceptions=True)
+        await self._background.close()  # a session-list refresh must not outlive the engine
+        self._background = TaskKeeper("chat-controller")  # the controller may be attached again
         self._engine = None
 
     # ── sessions ───────────────────────────────────────────────────────
@@ -127,17 +128,28 @@ class ChatController(QObject):
     def reload_current(self) -> None:
         """Show the current session's stored transcript again (in the background)."""
         if self._engine is not None and self._current:
-            task = asyncio.ensure_future(self.select_session(self._current))
-            self._background.add(task)
-            task.add_done_callback(self._background.discard)
+            self._background.spawn(self.select_session(self._current), name="reload-transcript")
 
-    async def new_session(self, title: str | None = None) -> str:
+    @property
+    def current_session(self) -> SessionInfo | None:
+        """The current session as last listed (its title, memory switches, temporary or not)."""
+        return next((info for info in self._sessions if info.id == self._current), None)
+
+    async def new_session(self, title: str | None = None, *, temporary: bool = False) -> str:
+        """A new chat, made current; ``temporary``: recalls nothing, writes nothing, never saved."""
         if self._engine is None:
             return ""
-        info = await self._engine.create_session(title)
+        info = await self._engine.create_session(title, temporary=temporary)
         await self.refresh_sessions()
         await self.select_session(info.id)
         return info.id
+
+    async def set_memory(self, session_id: str, *, recall: bool | None = None, write: bool | None = None) -> None:
+        """Switch recall / writing for one chat (the engine keeps it); the session list follows."""
+        if self._engine is None or not session_id:
+            return
+        await self._engine.set_session_memory(session_id, recall=recall, write=write)
+        await self.refresh_sessions()
 
     async def rename_session(self, session_id: str, title: str) -> None:
         if self._engine is None or not title.strip():
@@ -219,9 +231,7 @@ class ChatController(QObject):
         finally:
             self.busy_changed.emit(False)
             if self._engine is not None and self._accepting:
-                refresh = asyncio.ensure_future(self._refresh_quietly())
-                self._background.add(refresh)  # held until done: the loop keeps only weak references
-                refresh.add_done_callback(self._background.discard)
+                self._background.spawn(self._refresh_quietly(), name="refresh-sessions")
 
     def _dispatch(self, session_id: str, text: str, event: ChatEvent) -> bool:
         kind = event.kind

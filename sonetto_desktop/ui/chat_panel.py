@@ -22,11 +22,12 @@ from PySide6.QtWidgets import (
     QVBoxLayout,
     QWidget,
 )
-from qasync import asyncSlot
 
 from sonetto_desktop.agent.sessions import DEFAULT_TITLE
+from sonetto_desktop.aio import TaskKeeper
 
 from .chat_controller import ChatController
+from .chat_memory_bar import ChatMemoryBar
 from .chat_search_box import ChatSearchBox
 from .chat_view import ChatView
 from .composer import Composer
@@ -41,6 +42,9 @@ ID_ROLE = Qt.ItemDataRole.UserRole
 
 class ChatPanel(QWidget):
     memory_activated = Signal(str)
+    undo_memory_requested = Signal(str)  # a turn id (from a user message's 这轮的记忆 menu)
+    forget_turn_requested = Signal(str, str)  # the user's text, its turn id ("别记住这个")
+    forget_memory_requested = Signal(str)  # a recalled memory's id ("忘掉这条" on its chip)
 
     def __init__(self, controller: ChatController, parent: QWidget | None = None) -> None:
         super().__init__(parent)
@@ -49,6 +53,9 @@ class ChatPanel(QWidget):
         self._export_dialog: QFileDialog | None = None
         self._filling = False
         self._sessions: list = []
+        self._tasks = TaskKeeper("chat-panel")  # session operations started from clicks
+        keeper = self._tasks
+        self.destroyed.connect(lambda *_: keeper.cancel_all())
 
         layout = QHBoxLayout(self)
         layout.setContentsMargins(0, 0, 0, 0)
@@ -59,8 +66,13 @@ class ChatPanel(QWidget):
         column = QVBoxLayout(conversation)
         column.setContentsMargins(0, 0, 0, 0)
         column.setSpacing(0)
+        self.memory_bar = ChatMemoryBar(controller, self._spawn, conversation)
+        column.addWidget(self.memory_bar)
         self.view = ChatView(conversation)
         self.view.memory_clicked.connect(self.memory_activated)
+        self.view.undo_memory_requested.connect(self.undo_memory_requested)
+        self.view.forget_turn_requested.connect(self.forget_turn_requested)
+        self.view.forget_memory_requested.connect(self.forget_memory_requested)
         self.view.retry_requested.connect(self._on_retry_requested)
         self.composer = Composer(conversation)
         self.conversation = Conversation(controller, self.view, self.composer, parent=self)
@@ -85,6 +97,12 @@ class ChatPanel(QWidget):
         title.setObjectName("PaneTitle")
         header.addWidget(title, 1)
         self.new_button = self._tool_button(pane, "new_session", self.tr("新对话"), self.new_session)
+        new_menu = QMenu(self.new_button)
+        new_menu.addAction(icon("new_session"), self.tr("新对话"), lambda: self._spawn(self.new_session()))
+        self.temporary_action = new_menu.addAction(self.tr("新建临时对话（不回忆、不记住、不保存）"),
+                                                   lambda: self._spawn(self.new_session(temporary=True)))
+        self.new_button.setMenu(new_menu)
+        self.new_button.setPopupMode(QToolButton.ToolButtonPopupMode.MenuButtonPopup)
         self.rename_button = self._tool_button(pane, "rename", self.tr("重命名"), self.start_rename)
         self.delete_button = self._tool_button(pane, "delete", self.tr("删除对话"), self.confirm_delete)
         self.export_button = self._tool_button(pane, "folder", self.tr("导出为 Markdown…"), self.choose_export_file)
@@ -110,14 +128,21 @@ class ChatPanel(QWidget):
         column.addWidget(self.session_list, 1)
         return pane
 
-    @staticmethod
-    def _tool_button(parent: QWidget, name: str, tip: str, slot: Any) -> QToolButton:
+    def _tool_button(self, parent: QWidget, name: str, tip: str, slot: Any) -> QToolButton:
         button = QToolButton(parent)
         button.setIcon(icon(name))
         button.setToolTip(tip)
         button.setAccessibleName(tip)
-        button.clicked.connect(lambda _=False: slot())
+        button.clicked.connect(lambda _=False: self._run(slot))
         return button
+
+    def _spawn(self, coro: Any) -> Any:
+        return self._tasks.spawn(coro, name="chat-panel")
+
+    def _run(self, slot: Any, *args: Any) -> Any:
+        """Call ``slot``; a coroutine it returns runs as a kept task (session operations are async)."""
+        result = slot(*args)
+        return self._spawn(result) if asyncio.iscoroutine(result) else result
 
     # ── sessions ───────────────────────────────────────────────────────
 
@@ -145,10 +170,15 @@ class ChatPanel(QWidget):
             self.session_list.clear()
             for info in shown:
                 title = self.tr("新对话") if info.title == DEFAULT_TITLE else info.title
-                item = QListWidgetItem(title)
+                item = QListWidgetItem(self.tr("（临时）%1").replace("%1", title) if info.temporary else title)
+                if info.temporary:
+                    font = item.font()
+                    font.setItalic(True)
+                    item.setFont(font)
                 item.setData(ID_ROLE, info.id)
                 item.setToolTip(f"{title}\n{snippets[info.id]}" if snippets.get(info.id) else title)
-                item.setFlags(item.flags() | Qt.ItemFlag.ItemIsEditable)
+                if not info.temporary:  # a temporary chat keeps its marker; it is gone when closed anyway
+                    item.setFlags(item.flags() | Qt.ItemFlag.ItemIsEditable)
                 self.session_list.addItem(item)
             current = self._item_for(self.controller.current_session_id)
             if current is not None:
@@ -168,7 +198,7 @@ class ChatPanel(QWidget):
             return
         session_id = item.data(ID_ROLE)
         if session_id != self.controller.current_session_id:
-            self.select_session(session_id)
+            self._spawn(self.select_session(session_id))
 
     async def _reported(self, operation: Awaitable[Any]) -> None:
         """Run a session operation; a failure (e.g. the session database is locked) is told to the
@@ -182,13 +212,15 @@ class ChatPanel(QWidget):
             self.controller.operation_failed.emit(
                 self.tr("对话操作失败：{0}").format(str(exc) or type(exc).__name__))
 
-    @asyncSlot()
     async def select_session(self, session_id: str) -> None:
         await self._reported(self.controller.select_session(session_id))
 
-    @asyncSlot()
-    async def new_session(self) -> None:
-        await self._reported(self.controller.new_session())
+    def request_new_session(self, *, temporary: bool = False) -> Any:
+        """A new chat from a shortcut or menu (runs in the background; returns its task)."""
+        return self._spawn(self.new_session(temporary=temporary))
+
+    async def new_session(self, *, temporary: bool = False) -> None:
+        await self._reported(self.controller.new_session(temporary=temporary))
 
     def start_rename(self) -> None:
         item = self._item_for(self.controller.current_session_id)
@@ -198,9 +230,8 @@ class ChatPanel(QWidget):
     def _on_item_changed(self, item: QListWidgetItem) -> None:
         if self._filling:
             return
-        self.rename_session(item.data(ID_ROLE), item.text())
+        self._spawn(self.rename_session(item.data(ID_ROLE), item.text()))
 
-    @asyncSlot()
     async def rename_session(self, session_id: str, title: str) -> None:
         await self._reported(self.controller.rename_session(session_id, title))
 
@@ -214,19 +245,20 @@ class ChatPanel(QWidget):
                           QMessageBox.StandardButton.Yes | QMessageBox.StandardButton.Cancel, self)
         box.setDefaultButton(QMessageBox.StandardButton.Cancel)
         box.setAttribute(Qt.WidgetAttribute.WA_DeleteOnClose)
-        box.accepted.connect(lambda: self.delete_session(session_id))
+        box.accepted.connect(lambda: self._spawn(self.delete_session(session_id)))
         self._delete_box = box
         box.open()
         return box
 
-    @asyncSlot()
     async def delete_session(self, session_id: str) -> None:
         await self._reported(self.controller.delete_session(session_id))
 
     def _on_session_menu(self, pos: QPoint) -> None:
         item = self.session_list.itemAt(pos)
         menu = QMenu(self)
-        menu.addAction(icon("new_session"), self.tr("新对话"), self.new_session)
+        menu.addAction(icon("new_session"), self.tr("新对话"), lambda: self._spawn(self.new_session()))
+        menu.addAction(self.tr("新建临时对话（不回忆、不记住、不保存）"),
+                       lambda: self._spawn(self.new_session(temporary=True)))
         if item is not None:
             sid = item.data(ID_ROLE)
             menu.addAction(icon("rename"), self.tr("重命名"), lambda: self.session_list.editItem(item))
@@ -246,12 +278,11 @@ class ChatPanel(QWidget):
         dialog.setAcceptMode(QFileDialog.AcceptMode.AcceptSave)
         dialog.setDefaultSuffix("md")
         dialog.setAttribute(Qt.WidgetAttribute.WA_DeleteOnClose)
-        dialog.fileSelected.connect(lambda path: self.export_chat(session_id, path))
+        dialog.fileSelected.connect(lambda path: self._spawn(self.export_chat(session_id, path)))
         self._export_dialog = dialog
         dialog.open()
         return dialog
 
-    @asyncSlot()
     async def export_chat(self, session_id: str, path: str) -> None:
         await self._reported(self.controller.export_chat(session_id, path))
 

@@ -19,6 +19,9 @@ class ChatView(QScrollArea):
     retry_requested = Signal(str)  # the user text to send again
     regenerate_requested = Signal(str, str)  # the user text and the turn to answer again
     edit_requested = Signal(str, str)  # a user message and its turn, to edit and send again
+    undo_memory_requested = Signal(str)  # a turn id: take back what the writer did for it
+    forget_turn_requested = Signal(str, str)  # "别记住这个": the user's text, its turn id
+    forget_memory_requested = Signal(str)  # "忘掉这条" on a chip: the memory id
     link_activated = Signal(str)
 
     def __init__(self, parent: QWidget | None = None, *, compact: bool = False) -> None:
@@ -76,6 +79,9 @@ class ChatView(QScrollArea):
         bubble.memory_clicked.connect(self.memory_clicked)
         bubble.link_activated.connect(self.link_activated)
         bubble.edit_requested.connect(self.edit_requested)
+        bubble.undo_memory_requested.connect(self.undo_memory_requested)
+        bubble.forget_turn_requested.connect(self.forget_turn_requested)
+        bubble.forget_memory_requested.connect(self.forget_memory_requested)
         row = QWidget(self._area)
         layout = QHBoxLayout(row)
         layout.setContentsMargins(0, 0, 0, 0)

@@ -16,6 +16,7 @@ from PySide6.QtWidgets import (
     QFrame,
     QGraphicsOpacityEffect,
     QHBoxLayout,
+    QMenu,
     QPushButton,
     QSizePolicy,
     QToolButton,
@@ -51,6 +52,9 @@ class MessageBubble(QFrame):
     regenerate_requested = Signal()
     edit_requested = Signal(str, str)  # the user's text and its turn, to edit and send again
     link_activated = Signal(str)
+    undo_memory_requested = Signal(str)  # "撤销这轮的记忆变化": the turn id
+    forget_turn_requested = Signal(str, str)  # "别记住这个": the user's text and its turn id
+    forget_memory_requested = Signal(str)  # "忘掉这条" on a recalled-memory chip: the memory id
 
     def __init__(self, role: str, text: str = "", parent: QWidget | None = None, *, max_width: int = 480) -> None:
         super().__init__(parent)
@@ -128,6 +132,16 @@ class MessageBubble(QFrame):
         if self.role == "user":
             self.edit_button = self._action("edit", self.tr("编辑后重新发送"), lambda: self.edit_requested.emit(self._text, self.turn_id))
             row.addWidget(self.edit_button)
+            self.memory_button = self._action("memory", self.tr("这轮的记忆"), lambda: None)
+            memory_menu = QMenu(self.memory_button)
+            self.undo_memory_action = memory_menu.addAction(
+                self.tr("撤销这轮的记忆变化"), lambda: self.undo_memory_requested.emit(self.turn_id))
+            self.forget_turn_action = memory_menu.addAction(
+                self.tr("别记住这个"), lambda: self.forget_turn_requested.emit(self._text, self.turn_id))
+            memory_menu.aboutToShow.connect(self._update_memory_menu)
+            self.memory_button.setMenu(memory_menu)
+            self.memory_button.setPopupMode(QToolButton.ToolButtonPopupMode.InstantPopup)
+            row.addWidget(self.memory_button)
         else:
             self.regenerate_button = self._action("retry", self.tr("重新生成"), self.regenerate_requested.emit)
             row.addWidget(self.regenerate_button)
@@ -238,10 +252,26 @@ class MessageBubble(QFrame):
             chip.setToolTip(self.tr("{0}：{1}").format(memory.get("theme", ""), memory.get("description", "")))
             chip.setProperty("memory_id", memory["id"])
             chip.clicked.connect(lambda _=False, mid=memory["id"]: self.memory_clicked.emit(mid))
+            chip.setContextMenuPolicy(Qt.ContextMenuPolicy.CustomContextMenu)
+            chip.customContextMenuRequested.connect(
+                lambda pos, c=chip, mid=memory["id"]: self.chip_menu(c, mid).popup(c.mapToGlobal(pos)))
             self.chip_layout.addWidget(chip)
             chip.ensurePolished()  # measured with the style sheet's padding, as it will be drawn
         self._fit_chips()
         self.chips.setVisible(bool(self._memories))
+
+    def chip_menu(self, chip: QPushButton, memory_id: str) -> QMenu:
+        """A recalled memory's menu (right-click on its chip): find its card, or forget it."""
+        menu = QMenu(chip)
+        menu.addAction(self.tr("在记忆墙上查看"), lambda: self.memory_clicked.emit(memory_id))
+        menu.addAction(self.tr("忘掉这条"), lambda: self.forget_memory_requested.emit(memory_id))
+        menu.setAttribute(Qt.WidgetAttribute.WA_DeleteOnClose)
+        return menu
+
+    def _update_memory_menu(self) -> None:
+        known = bool(self.turn_id)  # a message not yet answered has no turn to undo
+        self.undo_memory_action.setEnabled(known)
+        self.forget_turn_action.setEnabled(known)
 
     def chip_buttons(self) -> list[QPushButton]:
         return [self.chip_layout.itemAt(i).widget() for i in range(self.chip_layout.count())]
