@@ -36,7 +36,8 @@ def skipped_text(skipped: dict[str, str]) -> str:
         parts.append(QCoreApplication.translate("WallBulk", "已锁定 {0} 条").format(locked))
     if gone:
         parts.append(QCoreApplication.translate("WallBulk", "已不在 {0} 条").format(gone))
-    return QCoreApplication.translate("WallBulk", "（跳过 {0} 条：{1}）").format(len(skipped), "，".join(parts))
+    return QCoreApplication.translate("WallBulk", "（跳过 {0} 条：{1}）").format(
+        len(skipped), QCoreApplication.translate("WallBulk", "，").join(parts))
 
 
 def start_of_today() -> datetime:

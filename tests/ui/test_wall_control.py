@@ -226,7 +226,7 @@ async def test_bulk_delete_lock_and_merge_of_the_selection(wall, populated_store
     task = wall.bulk.delete([coffee, herb])
     result = await task
     assert result.ids == [coffee] and result.skipped == {herb: "not found"}
-    await wait(lambda: (t := _toast(wall, f"bulk:{result.turn_id}")) is not None)
+    await wait(lambda: _toast(wall, f"bulk:{result.turn_id}") is not None)
     assert _toast(wall, f"bulk:{result.turn_id}").text == "已删除 1 条记忆（跳过 1 条：已不在 1 条）"
     assert coffee not in populated_store.all_items()  # the person may delete a locked memory
 
