@@ -801,6 +801,11 @@
     </message>
     <message>
         <location filename="../../sonetto_desktop/ui/memory_wall.py" line="249" />
+        <source>{0} · {1}</source>
+        <translation>{0} · {1}</translation>
+    </message>
+    <message>
+        <location filename="../../sonetto_desktop/ui/memory_wall.py" line="252" />
         <source>{0} 条</source>
         <translation>{0}</translation>
     </message>

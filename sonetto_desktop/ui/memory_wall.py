@@ -244,7 +244,10 @@ class MemoryWall(WallNavigation, QWidget):
         total = self.model.rowCount()
         if self.search.query or self._filter != "all":
             shown = sum(section.shown_count() for section in self._sections.values())
-            self.count_label.setText(self.tr("{0} / {1} 条").format(shown, total))
+            text = self.tr("{0} / {1} 条").format(shown, total)
+            if self._filter != "all":  # which filter is on, where the count is
+                text = self.tr("{0} · {1}").format(filter_label(self._filter), text)
+            self.count_label.setText(text)
         else:
             self.count_label.setText(self.tr("{0} 条").format(total))
 

@@ -336,7 +336,7 @@ class WallActions(QObject):
              lambda: self.show_history(memory_id)),
             merge,
             "move",
-            ("lock" if lock else "unlock", None, lock_text, lambda: self.lock_cards(selected, lock)),
+            ("lock" if lock else "unlock", "lock" if lock else "unlock", lock_text, lambda: self.lock_cards(selected, lock)),
             None,
             ("delete", "trash", delete_text, lambda: self.delete_cards(selected)),
             ("copy", "copy", QCoreApplication.translate("MemoryWall", "复制"), lambda: self.copy_card(memory_id)),

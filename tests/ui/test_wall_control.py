@@ -59,7 +59,7 @@ async def test_lock_from_the_card_menu_shows_a_lock_and_the_locked_filter(wall, 
     wall.toolbar.filter_actions["locked"].trigger()
     assert wall.filter_name() == "locked"
     assert _shown_ids(wall) == {coffee}
-    assert wall.count_label.text() == "1 / 6 条"
+    assert wall.count_label.text() == "已锁定 · 1 / 6 条"
 
     menu = wall.actions.context_menu(coffee, [coffee])
     actions = _menu_actions(menu)
@@ -106,8 +106,11 @@ async def test_cards_say_who_changed_them_last_and_filter_by_author(tmp_path, qt
             wall.toolbar.filter_actions[name].trigger()
             assert _shown_ids(wall) == ids, name
 
-        # the person edits Sonetto's card: now it is theirs
+        # locking is not writing: still Sonetto's; the person's edit makes it theirs
         wall.set_filter("agent")
+        assert await service.set_locked(sonetto, True)
+        await wait(lambda: wall.model.card(sonetto).locked, message="locked")
+        assert _shown_ids(wall) == {sonetto}
         await service.edit(sonetto, "Sonetto 写的，我改过", None)
         await wait(lambda: not _shown_ids(wall), message="no longer Sonetto's")
         assert author_label(wall.model.card(sonetto).actor) == "你"
