@@ -320,6 +320,16 @@ class ThemeCardView(QListView):
         event.accept()
         self.ids_dropped.emit(ids, self.theme, hint.target if hint is not None and hint.merge else "")
 
+    def indexAt(self, point: QPoint):
+        """The card under ``point``; the gap around a painted card (its margin) belongs to no card,
+        so a press there starts a rubber band instead of a drag."""
+        index = super().indexAt(point)
+        if index.isValid():
+            margin = DENSITIES[self.density].margin
+            if not self.visualRect(index).adjusted(margin, margin, -margin, -margin).contains(point):
+                return type(index)()
+        return index
+
     # ── keys and menu ─────────────────────────────────────────────────
 
     def keyPressEvent(self, event: QKeyEvent) -> None:

@@ -211,7 +211,7 @@ class MemoryWall(WallNavigation, QWidget):
         view = section.view
         view.doubleClicked.connect(self._on_card_double_clicked)
         view.activated.connect(lambda index: self.card_activated.emit(index.data(CardRole.Id)))
-        view.delete_requested.connect(self.actions.delete_cards)
+        view.delete_requested.connect(lambda ids: self.actions.delete_cards(self.selected_ids() or ids))
         view.context_requested.connect(lambda memory_id, pos, v=view: self._show_menu(v, memory_id, pos))
         view.pressed.connect(lambda _index, v=view: self._on_card_pressed(v))
         for signal in (section.proxy.rowsInserted, section.proxy.rowsRemoved, section.proxy.modelReset):

@@ -166,6 +166,15 @@ async def test_ctrl_and_shift_click_select_several_and_the_menu_acts_on_all(wall
     work_first = work.proxy.ids()[0]
     _click(work, work_first, Qt.KeyboardModifier.ControlModifier)
     assert set(wall.selected_ids()) == set(ids) | {work_first}
+    work.setFocus()
+    QTest.keyClick(work, Qt.Key.Key_Delete)  # Delete takes the whole selection, every section's
+    await wait(lambda: not any(mid in populated_store.all_items() for mid in [*ids, work_first]), message="deleted")
+    await wait(lambda: (t := _toast(wall, "bulk:")) is not None and t.text == "已删除 4 条记忆")
+    _toast(wall, "bulk:").action_button.click()
+    await wait(lambda: all(mid in populated_store.all_items() for mid in [*ids, work_first]), message="undone")
+    await wait(lambda: all(wall.model.card(mid) is not None for mid in [*ids, work_first]))
+    view, work = wall.section("品味").view, wall.section("工作").view  # (品味 emptied and came back)
+    await wait(lambda: work.isVisible() and view.isVisible())
     _click(work, work_first)
     assert wall.selected_ids() == [work_first]
 
@@ -187,6 +196,28 @@ async def test_ctrl_and_shift_click_select_several_and_the_menu_acts_on_all(wall
     await wait(lambda: all(populated_store.get(mid).theme == "品味" for mid in ids), message="undone as one")
 
 
+def _band(view, start: QPoint, end: QPoint) -> None:
+    viewport = view.viewport()
+    QTest.mousePress(viewport, Qt.MouseButton.LeftButton, Qt.KeyboardModifier.NoModifier, start)
+    QTest.mouseMove(viewport, QPoint((start.x() + end.x()) // 2, (start.y() + end.y()) // 2))
+    QTest.mouseMove(viewport, end)
+    QTest.mouseRelease(viewport, Qt.MouseButton.LeftButton, Qt.KeyboardModifier.NoModifier, end)
+
+
+async def test_a_rubber_band_from_the_gap_between_cards_selects_what_it_touches(wall, populated_store, wait):
+    await wall.reload()
+    view = wall.section("品味").view
+    view.doItemsLayout()
+    ids = view.proxy.ids()
+    first, second = (view.visualRect(view.proxy.index_of(mid)) for mid in ids[:2])
+    assert first.right() + 1 == second.left()  # side by side, edge to edge
+    gap = QPoint(second.left() + 1, second.center().y())  # the margin between the two painted cards
+    assert not view.indexAt(gap).isValid() and view.indexAt(second.center()).isValid()
+    _band(view, gap, QPoint(first.center().x(), first.center().y()))
+    assert set(view.selected_ids()) == {ids[0], ids[1]}  # no drag started: a band
+    assert wall.actions.active_dialog is None and populated_store.get(ids[1]).theme == "品味"
+
+
 async def test_a_rubber_band_selects_the_cards_it_touches(wall, populated_store, wait):
     await wall.reload()
     view = wall.section("品味").view
@@ -196,12 +227,7 @@ async def test_a_rubber_band_selects_the_cards_it_touches(wall, populated_store,
     first = view.visualRect(view.proxy.index_of(ids[0]))
     start = QPoint(view.viewport().width() - 3, last.bottom() - 2)  # a gap right of the last card
     assert not view.indexAt(start).isValid()
-    end = QPoint(first.left() + 4, first.top() + 4)
-    viewport = view.viewport()
-    QTest.mousePress(viewport, Qt.MouseButton.LeftButton, Qt.KeyboardModifier.NoModifier, start)
-    QTest.mouseMove(viewport, QPoint((start.x() + end.x()) // 2, (start.y() + end.y()) // 2))
-    QTest.mouseMove(viewport, end)
-    QTest.mouseRelease(viewport, Qt.MouseButton.LeftButton, Qt.KeyboardModifier.NoModifier, end)
+    _band(view, start, QPoint(first.left() + 8, first.top() + 8))
     assert set(view.selected_ids()) == set(ids)
 
 
