@@ -123,6 +123,12 @@ class WallBulk(QObject):
             return None
         if new in self._wall.model.theme_counts() and not confirmed:
             return self._ask_merge_themes(old, new)
+        if not confirmed:  # a plain rename keeps the theme's look: folded or not, its picked colour
+            wall = self._wall
+            if old in wall.state.collapsed():
+                wall.state.set_collapsed(new, True)
+            if old in wall.theme_colors.custom:
+                wall.set_theme_color(new, wall.theme_colors.custom[old])
         write = self._wall.service.rename_theme(old, new)
         text = (QCoreApplication.translate("WallBulk", "已把「{1}」并入「{2}」（{0} 条）") if confirmed
                 else QCoreApplication.translate("WallBulk", "已把「{1}」改名为「{2}」（{0} 条）"))

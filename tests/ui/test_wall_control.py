@@ -265,6 +265,8 @@ async def test_bulk_delete_lock_and_merge_of_the_selection(wall, populated_store
 
 async def test_renaming_a_theme_and_merging_into_an_existing_one(wall, populated_store, wait):
     await wall.reload()
+    wall.set_collapsed("工作", True)
+    wall.set_theme_color("工作", "#336699")
     menu = wall.actions.theme_menu("工作", False, wall)
     rename = _menu_actions(menu)["rename"]
     assert rename.text() == "重命名主题…"
@@ -276,6 +278,7 @@ async def test_renaming_a_theme_and_merging_into_an_existing_one(wall, populated
     dialog.accept()
     await wait(lambda: wall.section("职业") is not None and wall.section("工作") is None, message="renamed")
     assert {item.theme for item in populated_store.all_items().values()} == {"品味", "职业", "家人"}
+    assert wall.section("职业").is_collapsed() and wall.theme_colors.color("职业") == "#336699"  # its look too
 
     dialog = wall.bulk.ask_rename_theme("家人")
     dialog.setTextValue("职业")  # exists: asks first, 取消 by default
