@@ -5,7 +5,8 @@ sized to its text: as wide as its text on one line (between the density's minimu
 maximum width), wrapped to at most a few lines beyond that; the view then stretches the cards of
 a full row to fill it (``ThemeCardView.layout_size``). It has a rounded surface with the
 theme's colour stripe on the left, the text (search matches highlighted), and a footer saying how
-often Sonetto used the memory and when it last changed. A new or changed card glows for a moment
+often Sonetto used the memory, who changed it last (:mod:`wall_filters`) and when, with a lock
+sign when it is locked (:mod:`card_lock`; compact cards show the sign beside their count). A new or changed card glows for a moment
 (``CardRole.Flash`` fades from 1 to 0). While a single card is dragged over another, the target
 shows its merge zone (``merge_zone``) and, with the cursor in it, a preview of the merge. Colours
 come from the view's ``card*`` properties (set by the shared QSS through ``qproperty-…``) and its
@@ -25,6 +26,7 @@ from .cards import Card
 from .memory_model import CardRole, uses_text
 from .search_text import Span, collapse
 from .theme_colors import theme_color, wall_tokens
+from .card_lock import lock_width, paint_lock
 from .wall_filters import author_label
 
 STRIPE = 4
@@ -48,30 +50,6 @@ DENSITIES = {
 }
 BADGE_GAP = 6
 AUTHOR_SEP = " · "
-
-
-def lock_width(small_height: float) -> float:
-    """Room the lock sign takes beside the small text (the sign and a gap)."""
-    return small_height * 0.8 + 4
-
-
-def paint_lock(painter: QPainter, x: float, baseline: float, small_height: float, color: QColor) -> None:
-    """A small padlock standing on ``baseline`` at ``x`` (drawn, so it needs no icon file)."""
-    size = small_height * 0.8
-    body = QRectF(x, baseline - size * 0.62, size, size * 0.62)
-    shackle = QRectF(x + size * 0.2, baseline - size, size * 0.6, size * 0.7)
-    painter.save()
-    painter.setRenderHint(QPainter.RenderHint.Antialiasing, True)
-    pen = QPen(color, max(1.2, size / 8))
-    painter.setPen(pen)
-    painter.setBrush(Qt.BrushStyle.NoBrush)
-    painter.drawArc(shackle, 0, 180 * 16)
-    painter.drawLine(QPointF(shackle.left(), shackle.center().y()), QPointF(shackle.left(), body.top()))
-    painter.drawLine(QPointF(shackle.right(), shackle.center().y()), QPointF(shackle.right(), body.top()))
-    painter.setPen(Qt.PenStyle.NoPen)
-    painter.setBrush(color)
-    painter.drawRoundedRect(body, 1.5, 1.5)
-    painter.restore()
 
 
 def count_text(hits: int) -> str:
