@@ -292,3 +292,17 @@ async def test_renaming_a_theme_and_merging_into_an_existing_one(wall, populated
     await wait(lambda: (t := _toast(wall, "bulk:")) is not None and "并入" in t.text)
     _toast(wall, "bulk:").action_button.click()
     await wait(lambda: wall.section("家人") is not None, message="the merge undone")
+
+
+async def test_undo_of_a_bulk_action_refuses_when_a_card_changed_since(wall, populated_store, wait):
+    await wall.reload()
+    coffee, herb = populated_store.ids["喜欢手冲咖啡，不加糖"], populated_store.ids["讨厌香菜"]
+    result = await wall.bulk.move([coffee, herb], "家人")
+    assert sorted(result.ids) == sorted([coffee, herb])
+    toast = _toast(wall, f"bulk:{result.turn_id}")
+    assert toast.text == "已把 2 条移到「家人」"
+    await wall.service.edit(coffee, "喜欢手冲咖啡，加一点奶", None)  # a later change to one of them
+    toast.action_button.click()
+    await wait(lambda: (t := _toast(wall, "operation-failed")) is not None and "没有撤销" in t.text,
+               message="the refusal is said")
+    assert populated_store.get(herb).theme == "家人" and populated_store.get(coffee).theme == "家人"  # nothing undone
