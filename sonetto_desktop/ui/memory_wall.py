@@ -378,8 +378,11 @@ class MemoryWall(WallNavigation, QWidget):
         return [mid for section in self.visible_sections() for mid in section.view.selected_ids()]
 
     def _on_card_pressed(self, view) -> None:
-        """A plain click selects in one section only: the others' selections are cleared."""
+        """A plain left click selects in one section only: the others' selections are cleared (a
+        right click keeps them: its menu acts on the whole selection)."""
         if QGuiApplication.keyboardModifiers() & (Qt.KeyboardModifier.ControlModifier | Qt.KeyboardModifier.ShiftModifier):
+            return
+        if not QGuiApplication.mouseButtons() & Qt.MouseButton.LeftButton:
             return
         for section in self._sections.values():
             if section.view is not view and section.view.selectionModel().hasSelection():

@@ -166,6 +166,10 @@ async def test_ctrl_and_shift_click_select_several_and_the_menu_acts_on_all(wall
     work_first = work.proxy.ids()[0]
     _click(work, work_first, Qt.KeyboardModifier.ControlModifier)
     assert set(wall.selected_ids()) == set(ids) | {work_first}
+    rect = work.visualRect(work.proxy.index_of(work_first))
+    QTest.mousePress(work.viewport(), Qt.MouseButton.RightButton, Qt.KeyboardModifier.NoModifier, rect.center())
+    QTest.mouseRelease(work.viewport(), Qt.MouseButton.RightButton, Qt.KeyboardModifier.NoModifier, rect.center())
+    assert set(wall.selected_ids()) == set(ids) | {work_first}  # a right click keeps it for the menu
     work.setFocus()
     QTest.keyClick(work, Qt.Key.Key_Delete)  # Delete takes the whole selection, every section's
     await wait(lambda: not any(mid in populated_store.all_items() for mid in [*ids, work_first]), message="deleted")
