@@ -214,6 +214,7 @@ class MemoryWall(WallNavigation, QWidget):
         view.delete_requested.connect(lambda ids: self.actions.delete_cards(self.selected_ids() or ids))
         view.context_requested.connect(lambda memory_id, pos, v=view: self._show_menu(v, memory_id, pos))
         view.pressed.connect(lambda _index, v=view: self._on_card_pressed(v))
+        view.wall_selection = self.selected_ids  # a drag carries the selection of every section
         for signal in (section.proxy.rowsInserted, section.proxy.rowsRemoved, section.proxy.modelReset):
             signal.connect(lambda *_: self._visibility_timer.start())  # coalesced: one pass per burst
         return section

@@ -170,6 +170,8 @@ async def test_ctrl_and_shift_click_select_several_and_the_menu_acts_on_all(wall
     QTest.mousePress(work.viewport(), Qt.MouseButton.RightButton, Qt.KeyboardModifier.NoModifier, rect.center())
     QTest.mouseRelease(work.viewport(), Qt.MouseButton.RightButton, Qt.KeyboardModifier.NoModifier, rect.center())
     assert set(wall.selected_ids()) == set(ids) | {work_first}  # a right click keeps it for the menu
+    dragged = work.drag_ids([work.proxy.index_of(work_first)])
+    assert set(dragged) == set(ids) | {work_first} and dragged[0] == work_first  # a drag takes them all
     work.setFocus()
     QTest.keyClick(work, Qt.Key.Key_Delete)  # Delete takes the whole selection, every section's
     await wait(lambda: not any(mid in populated_store.all_items() for mid in [*ids, work_first]), message="deleted")
