@@ -68,7 +68,8 @@ async def test_lock_from_the_card_menu_shows_a_lock_and_the_locked_filter(wall, 
     menu.close()
     await wait(lambda: not populated_store.get(coffee).locked, message="unlocked")
     await wait(lambda: not _shown_ids(wall), message="the locked filter now shows nothing")
-    assert wall.empty_label.isVisible() and "已锁定" in wall.empty_label.text()
+    await wait(lambda: wall.empty_label.isVisible(), message="the wall says so")  # (after its coalesced pass)
+    assert "已锁定" in wall.empty_label.text()
 
 
 # ── provenance and the author filters ────────────────────────────────
