@@ -1,4 +1,6 @@
-"""Screenshots for the README: main window (light and dark), history dialog and quick chat.
+"""Screenshots for the README: main window (light and dark), history dialog and quick chat, and the
+surfaces of "memory you control" (issue 12): the per-turn toast, a temporary chat, the review inbox,
+the don't-remember list and the settings' 记忆 tab, each light and dark.
 
 Run under a virtual display with a CJK font installed::
 
@@ -101,6 +103,7 @@ async def _shoot(qapp) -> None:
         await asyncio.sleep(0.4)
         app.quick_chat.grab().save(str(OUT / "quick-chat.png"))
         app.quick_chat.hide()
+        await _control_shots(app, server)
         await app.shutdown()
 
         # First run without a model: the welcome panel, with the wall working offline.
@@ -116,6 +119,71 @@ async def _shoot(qapp) -> None:
         server.stop()
     for name in sorted(OUT.glob("*.png")):
         print(name.relative_to(ROOT))
+
+
+async def _control_shots(app, server) -> None:
+    """Issue 12's surfaces, light and dark."""
+    from sonetto_desktop.memory.changes import Turn
+
+    # a writer turn that remembers two things and updates one: one summary toast with 撤销
+    server.add_text("恭喜！新家离公司近了好多吧")
+    keep = next(mid for mid, item in app.services.memory.all_items().items() if "杭州" in item.description)
+    server.add_tool_calls([
+        ("create_memory", {"content": "用户搬到了杭州滨江区", "section": "生活"}),
+        ("create_memory", {"content": "用户的新家离公司走路十分钟", "section": "生活"}),
+        ("update_memory", {"id": keep, "content": "用户叫小林，在杭州滨江做前端开发", "reason": "用户说搬到了滨江"}),
+    ])
+    await app.controller.send("我搬到滨江啦，走路十分钟就到公司")
+    for _ in range(100):
+        if app.writer.pending == 0 and not app.writer.busy:
+            break
+        await asyncio.sleep(0.05)
+    await asyncio.sleep(0.5)
+    for mode in ("light", "dark"):
+        app.theme.set_setting(mode)
+        await asyncio.sleep(0.4)
+        app.window.grab().save(str(OUT / f"turn-toast-{mode}.png"))
+    app.theme.set_setting("light")
+
+    await app.window.chat_panel.new_session(temporary=True)
+    server.add_text("好呀，这次只是随便聊聊，我不会记下来的。")
+    await app.controller.send("这次就随便聊聊，不用记")
+    await asyncio.sleep(0.6)
+    for mode in ("light", "dark"):
+        app.theme.set_setting(mode)
+        await asyncio.sleep(0.4)
+        app.window.grab().save(str(OUT / f"temporary-chat-{mode}.png"))
+    app.theme.set_setting("light")
+
+    inbox = app.services.review
+    turn = Turn("demo-turn", "s1", "我开始学尤克里里了，想在年会上弹一首")
+    inbox.propose("create", description="用户在学尤克里里，想在年会上表演", theme="兴趣", reason="用户说开始学了", turn=turn)
+    inbox.propose("update", memory_ids=(keep,), description="用户叫小林，在杭州滨江做前端开发，最近在学尤克里里",
+                  reason="补充爱好", turn=turn, before=("用户叫小林，在杭州滨江做前端开发",))
+    dialogs = [(app.open_review, "review-inbox"), (app.open_dont_remember, "dont-remember")]
+    app.services.dont_remember.add("我前任的名字")
+    app.services.dont_remember.add("我的体重")
+    for opener, name in dialogs:
+        dialog = opener()
+        dialog.resize(620, 440)
+        await dialog.loading
+        for mode in ("light", "dark"):
+            app.theme.set_setting(mode)
+            await asyncio.sleep(0.4)
+            dialog.grab().save(str(OUT / f"{name}-{mode}.png"))
+        app.theme.set_setting("light")
+        dialog.close()
+    settings = app.open_settings()
+    from PySide6.QtWidgets import QTabWidget
+
+    tabs = settings.findChild(QTabWidget)
+    tabs.setCurrentIndex(1)
+    for mode in ("light", "dark"):
+        app.theme.set_setting(mode)
+        await asyncio.sleep(0.4)
+        settings.grab().save(str(OUT / f"settings-memory-{mode}.png"))
+    app.theme.set_setting("light")
+    settings.reject()
 
 
 def main() -> int:

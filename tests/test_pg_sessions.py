@@ -95,3 +95,14 @@ async def test_a_sessions_memory_switches_follow_it_to_the_other_device(devices)
     assert await laptop.store.memory_switches() == {}
     with pytest.raises(SessionNotFound):
         await laptop.store.set_memory_switches("no-such-session", True, False)
+
+
+async def test_replacing_a_turn_drops_it_and_what_followed_on_every_device(devices):
+    desk, laptop = devices
+    info = await desk.store.create()
+    for turn in ("t1", "t2", "t3"):
+        await desk.store.append(info.id, "user", f"问 {turn}", turn_id=turn)
+        await desk.store.append(info.id, "assistant", f"答 {turn}", turn_id=turn)
+    assert await laptop.store.truncate_from_turn(info.id, "t2") == 4
+    assert [e["turn_id"] for e in await desk.store.transcript(info.id)] == ["t1", "t1"]
+    assert await laptop.store.truncate_from_turn(info.id, "nope") == 0

@@ -125,3 +125,15 @@ async def test_two_processes_append_to_one_session_without_losing_an_entry(tmp_p
     assert sorted(contents) == sorted(f"{name}-{i}" for name in "ab" for i in range(count))
     for name in "ab":  # each process's entries keep their order
         assert [c for c in contents if c.startswith(f"{name}-")] == [f"{name}-{i}" for i in range(count)]
+
+
+async def test_truncating_from_a_turn_drops_it_and_what_followed(store):
+    info = await store.create()
+    for turn in ("t1", "t2", "t3"):
+        await store.append(info.id, "user", f"问 {turn}", turn_id=turn)
+        await store.append(info.id, "assistant", f"答 {turn}", turn_id=turn)
+    assert await store.truncate_from_turn(info.id, "t2") == 4
+    assert [e["turn_id"] for e in await store.transcript(info.id)] == ["t1", "t1"]
+    assert await store.truncate_from_turn(info.id, "nope") == 0
+    await store.append(info.id, "user", "接着说", turn_id="t4")  # seq continues without a gap problem
+    assert [e["content"] for e in await store.transcript(info.id)][-1] == "接着说"

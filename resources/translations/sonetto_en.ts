@@ -11,12 +11,12 @@
 <context>
     <name>CardDelegate</name>
     <message>
-        <location filename="../../sonetto_desktop/ui/card_delegate.py" line="79" />
+        <location filename="../../sonetto_desktop/ui/card_delegate.py" line="57" />
         <source>{0} 次</source>
         <translation>{0}×</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/card_delegate.py" line="384" />
+        <location filename="../../sonetto_desktop/ui/card_delegate.py" line="362" />
         <source>合并</source>
         <translation>Merge</translation>
     </message>
@@ -34,95 +34,214 @@
 <context>
     <name>ChatController</name>
     <message>
-        <location filename="../../sonetto_desktop/ui/chat_controller.py" line="140" />
+        <location filename="../../sonetto_desktop/ui/chat_controller.py" line="161" />
         <source>重命名失败：</source>
         <translation>Rename failed: </translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/chat_controller.py" line="186" />
+        <location filename="../../sonetto_desktop/ui/chat_controller.py" line="223" />
         <source>已停止</source>
         <translation>Stopped</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/chat_controller.py" line="190" />
+        <location filename="../../sonetto_desktop/ui/chat_controller.py" line="227" />
         <source>出错了：</source>
         <translation>Something went wrong: </translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/chat_controller.py" line="193" />
+        <location filename="../../sonetto_desktop/ui/chat_controller.py" line="230" />
         <source>回复意外中断了。</source>
         <translation>The reply stopped unexpectedly.</translation>
     </message>
 </context>
 <context>
+    <name>ChatMemoryBar</name>
+    <message>
+        <location filename="../../sonetto_desktop/ui/chat_memory_bar.py" line="32" />
+        <source>记忆</source>
+        <translation>Memory</translation>
+    </message>
+    <message>
+        <location filename="../../sonetto_desktop/ui/chat_memory_bar.py" line="33" />
+        <source>这个对话如何使用记忆</source>
+        <translation>How this chat uses memory</translation>
+    </message>
+    <message>
+        <location filename="../../sonetto_desktop/ui/chat_memory_bar.py" line="36" />
+        <source>回复前回忆相关的记忆</source>
+        <translation>Recall related memories before replying</translation>
+    </message>
+    <message>
+        <location filename="../../sonetto_desktop/ui/chat_memory_bar.py" line="38" />
+        <source>把这次对话写进记忆</source>
+        <translation>Write this chat into memory</translation>
+    </message>
+    <message>
+        <location filename="../../sonetto_desktop/ui/chat_memory_bar.py" line="61" />
+        <source>临时对话：不回忆、不记住，关闭后不保存</source>
+        <translation>Temporary chat: nothing recalled, nothing remembered, not saved when closed</translation>
+    </message>
+    <message>
+        <location filename="../../sonetto_desktop/ui/chat_memory_bar.py" line="63" />
+        <source>这个对话不使用记忆：不回忆，也不写入</source>
+        <translation>This chat does not use memory: nothing recalled, nothing written</translation>
+    </message>
+    <message>
+        <location filename="../../sonetto_desktop/ui/chat_memory_bar.py" line="65" />
+        <source>这个对话不回忆记忆（仍会记住新内容）</source>
+        <translation>This chat recalls no memories (new things are still remembered)</translation>
+    </message>
+    <message>
+        <location filename="../../sonetto_desktop/ui/chat_memory_bar.py" line="67" />
+        <source>这个对话不写入记忆（仍会回忆）</source>
+        <translation>This chat is not written to memory (memories are still recalled)</translation>
+    </message>
+    <message>
+        <location filename="../../sonetto_desktop/ui/chat_memory_bar.py" line="69" />
+        <source>记忆已开启</source>
+        <translation>Memory is on</translation>
+    </message>
+</context>
+<context>
     <name>ChatPanel</name>
     <message>
-        <location filename="../../sonetto_desktop/ui/chat_panel.py" line="80" />
+        <location filename="../../sonetto_desktop/ui/chat_panel.py" line="96" />
         <source>对话</source>
         <translation>Chats</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/chat_panel.py" line="83" />
-        <location filename="../../sonetto_desktop/ui/chat_panel.py" line="125" />
-        <location filename="../../sonetto_desktop/ui/chat_panel.py" line="207" />
+        <location filename="../../sonetto_desktop/ui/chat_panel.py" line="99" />
+        <location filename="../../sonetto_desktop/ui/chat_panel.py" line="101" />
+        <location filename="../../sonetto_desktop/ui/chat_panel.py" line="172" />
+        <location filename="../../sonetto_desktop/ui/chat_panel.py" line="259" />
         <source>新对话</source>
         <translation>New chat</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/chat_panel.py" line="84" />
-        <location filename="../../sonetto_desktop/ui/chat_panel.py" line="210" />
+        <location filename="../../sonetto_desktop/ui/chat_panel.py" line="102" />
+        <location filename="../../sonetto_desktop/ui/chat_panel.py" line="260" />
+        <source>新建临时对话（不回忆、不记住、不保存）</source>
+        <translation>New temporary chat (no recall, not remembered, not saved)</translation>
+    </message>
+    <message>
+        <location filename="../../sonetto_desktop/ui/chat_panel.py" line="106" />
+        <location filename="../../sonetto_desktop/ui/chat_panel.py" line="264" />
         <source>重命名</source>
         <translation>Rename</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/chat_panel.py" line="85" />
-        <location filename="../../sonetto_desktop/ui/chat_panel.py" line="190" />
+        <location filename="../../sonetto_desktop/ui/chat_panel.py" line="107" />
+        <location filename="../../sonetto_desktop/ui/chat_panel.py" line="243" />
         <source>删除对话</source>
         <translation>Delete chat</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/chat_panel.py" line="161" />
+        <location filename="../../sonetto_desktop/ui/chat_panel.py" line="108" />
+        <location filename="../../sonetto_desktop/ui/chat_panel.py" line="265" />
+        <source>导出为 Markdown…</source>
+        <translation>Export as Markdown…</translation>
+    </message>
+    <message>
+        <location filename="../../sonetto_desktop/ui/chat_panel.py" line="115" />
+        <source>没有找到</source>
+        <translation>No matches</translation>
+    </message>
+    <message>
+        <location filename="../../sonetto_desktop/ui/chat_panel.py" line="173" />
+        <source>（临时）%1</source>
+        <translation>(temporary) %1</translation>
+    </message>
+    <message>
+        <location filename="../../sonetto_desktop/ui/chat_panel.py" line="213" />
         <source>对话操作失败：{0}</source>
         <translation>Chat operation failed: {0}</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/chat_panel.py" line="191" />
+        <location filename="../../sonetto_desktop/ui/chat_panel.py" line="244" />
         <source>删除对话“%1”？聊天记录会被删除，已经记住的记忆不受影响。</source>
         <translation>Delete the chat “%1”? Its messages are deleted; memories already kept stay.</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/chat_panel.py" line="211" />
+        <location filename="../../sonetto_desktop/ui/chat_panel.py" line="266" />
         <source>删除</source>
         <translation>Delete</translation>
+    </message>
+    <message>
+        <location filename="../../sonetto_desktop/ui/chat_panel.py" line="277" />
+        <source>导出对话</source>
+        <translation>Export chat</translation>
+    </message>
+    <message>
+        <location filename="../../sonetto_desktop/ui/chat_panel.py" line="277" />
+        <source>Markdown 文件 (*.md)</source>
+        <translation>Markdown files (*.md)</translation>
+    </message>
+</context>
+<context>
+    <name>ChatSearchBox</name>
+    <message>
+        <location filename="../../sonetto_desktop/ui/chat_search_box.py" line="28" />
+        <source>搜索所有对话…</source>
+        <translation>Search all chats…</translation>
+    </message>
+    <message>
+        <location filename="../../sonetto_desktop/ui/chat_search_box.py" line="29" />
+        <source>搜索所有对话</source>
+        <translation>Search all chats</translation>
+    </message>
+    <message>
+        <location filename="../../sonetto_desktop/ui/chat_search_box.py" line="58" />
+        <source>搜索失败：{0}</source>
+        <translation>Search failed: {0}</translation>
+    </message>
+</context>
+<context>
+    <name>ChatView</name>
+    <message>
+        <location filename="../../sonetto_desktop/ui/chat_view.py" line="52" />
+        <source>嗨，我是 Sonetto。
+想聊什么都可以——我会记住对你重要的事。</source>
+        <translation>Hi, I'm Sonetto.
+Talk about anything — I'll remember what matters to you.</translation>
     </message>
 </context>
 <context>
     <name>Composer</name>
     <message>
-        <location filename="../../sonetto_desktop/ui/composer.py" line="25" />
+        <location filename="../../sonetto_desktop/ui/composer.py" line="29" />
         <source>和 Sonetto 说点什么…（Enter 发送，Shift+Enter 换行）</source>
         <translation>Talk to Sonetto… (Enter to send, Shift+Enter: new line)</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/composer.py" line="37" />
+        <location filename="../../sonetto_desktop/ui/composer.py" line="41" />
         <source>发送 (Enter)</source>
         <translation>Send (Enter)</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/composer.py" line="43" />
+        <location filename="../../sonetto_desktop/ui/composer.py" line="47" />
         <source>停止回复</source>
         <translation>Stop the reply</translation>
+    </message>
+    <message>
+        <location filename="../../sonetto_desktop/ui/composer.py" line="61" />
+        <source>正在编辑一条消息：发送后会替换它和之后的对话</source>
+        <translation>Editing a message: sending replaces it and everything after it</translation>
+    </message>
+    <message>
+        <location filename="../../sonetto_desktop/ui/composer.py" line="65" />
+        <source>取消编辑</source>
+        <translation>Cancel editing</translation>
     </message>
 </context>
 <context>
     <name>Conversation</name>
     <message>
-        <location filename="../../sonetto_desktop/ui/conversation.py" line="40" />
+        <location filename="../../sonetto_desktop/ui/conversation.py" line="48" />
         <source>正在使用工具：%1…</source>
         <translation>Using a tool: %1…</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/conversation.py" line="43" />
+        <location filename="../../sonetto_desktop/ui/conversation.py" line="51" />
         <source>用过工具：%1</source>
         <translation>Used a tool: %1</translation>
     </message>
@@ -493,6 +612,19 @@
     </message>
 </context>
 <context>
+    <name>LinkConfirm</name>
+    <message>
+        <location filename="../../sonetto_desktop/ui/link_confirm.py" line="22" />
+        <source>打开链接</source>
+        <translation>Open link</translation>
+    </message>
+    <message>
+        <location filename="../../sonetto_desktop/ui/link_confirm.py" line="23" />
+        <source>在浏览器中打开这个链接？</source>
+        <translation>Open this link in your browser?</translation>
+    </message>
+</context>
+<context>
     <name>MainWindow</name>
     <message>
         <location filename="../../sonetto_desktop/ui/main_window.py" line="45" />
@@ -554,112 +686,112 @@
 <context>
     <name>McpPage</name>
     <message>
-        <location filename="../../sonetto_desktop/ui/mcp_page.py" line="45" />
+        <location filename="../../sonetto_desktop/ui/mcp_page.py" line="48" />
         <source>让其他 AI 应用（Claude Desktop、Cursor、Cherry Studio 等）通过 MCP 使用你的记忆。服务只在这台电脑上运行；它们做的每个修改都记在历史里（修改者显示为 mcp:应用名），可以撤销。锁定的记忆和“不要记住”列表同样有效。</source>
         <translation>Let other AI apps (Claude Desktop, Cursor, Cherry Studio…) use your memories through MCP. The server runs on this computer only; every change they make is in the history (made by mcp:app name) and can be undone. Locked memories and the “don't remember” list apply to them too.</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/mcp_page.py" line="49" />
+        <location filename="../../sonetto_desktop/ui/mcp_page.py" line="52" />
         <source>允许其他应用使用我的记忆</source>
         <translation>Let other apps use my memories</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/mcp_page.py" line="50" />
+        <location filename="../../sonetto_desktop/ui/mcp_page.py" line="53" />
         <source>只读：其他应用只能查找和查看，不能修改</source>
         <translation>Read-only: other apps can search and read, not change</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/mcp_page.py" line="52" />
+        <location filename="../../sonetto_desktop/ui/mcp_page.py" line="55" />
         <source>留空表示所有应用；多个用逗号分隔，如 Cursor, Cherry Studio</source>
         <translation>Empty: any app; several separated by commas, e.g. Cursor, Cherry Studio</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/mcp_page.py" line="53" />
+        <location filename="../../sonetto_desktop/ui/mcp_page.py" line="56" />
         <source>应用名称是它连接时报上的名字，不区分大小写。</source>
         <translation>An app's name is the one it gives when it connects (case does not matter).</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/mcp_page.py" line="62" />
+        <location filename="../../sonetto_desktop/ui/mcp_page.py" line="65" />
         <source>正在读取…</source>
         <translation>Reading…</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/mcp_page.py" line="63" />
+        <location filename="../../sonetto_desktop/ui/mcp_page.py" line="66" />
         <source>复制令牌</source>
         <translation>Copy token</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/mcp_page.py" line="65" />
+        <location filename="../../sonetto_desktop/ui/mcp_page.py" line="68" />
         <source>重新生成</source>
         <translation>Make a new one</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/mcp_page.py" line="66" />
+        <location filename="../../sonetto_desktop/ui/mcp_page.py" line="69" />
         <source>旧令牌立即失效，使用 HTTP 的应用需要换上新令牌。</source>
         <translation>The old token stops working at once; apps using HTTP need the new one.</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/mcp_page.py" line="76" />
+        <location filename="../../sonetto_desktop/ui/mcp_page.py" line="79" />
         <source>由应用启动（推荐）</source>
         <translation>Started by the app (recommended)</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/mcp_page.py" line="77" />
+        <location filename="../../sonetto_desktop/ui/mcp_page.py" line="80" />
         <source>HTTP（先运行 sonetto mcp --http）</source>
         <translation>HTTP (run sonetto mcp --http first)</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/mcp_page.py" line="89" />
+        <location filename="../../sonetto_desktop/ui/mcp_page.py" line="92" />
         <source>复制配置</source>
         <translation>Copy configuration</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/mcp_page.py" line="98" />
+        <location filename="../../sonetto_desktop/ui/mcp_page.py" line="101" />
         <source>允许的应用</source>
         <translation>Allowed apps</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/mcp_page.py" line="100" />
+        <location filename="../../sonetto_desktop/ui/mcp_page.py" line="103" />
         <source>HTTP 端口</source>
         <translation>HTTP port</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/mcp_page.py" line="101" />
+        <location filename="../../sonetto_desktop/ui/mcp_page.py" line="104" />
         <source>HTTP 令牌</source>
         <translation>HTTP token</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/mcp_page.py" line="102" />
+        <location filename="../../sonetto_desktop/ui/mcp_page.py" line="105" />
         <source>配置</source>
         <translation>Configuration</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/mcp_page.py" line="109" />
+        <location filename="../../sonetto_desktop/ui/mcp_page.py" line="112" />
         <source>其他应用</source>
         <translation>Other apps</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/mcp_page.py" line="142" />
+        <location filename="../../sonetto_desktop/ui/mcp_page.py" line="144" />
         <source>连接过的应用：%1</source>
         <translation>Apps that have connected: %1</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/mcp_page.py" line="143" />
+        <location filename="../../sonetto_desktop/ui/mcp_page.py" line="145" />
         <source>还没有应用连接过。</source>
         <translation>No app has connected yet.</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/mcp_page.py" line="169" />
+        <location filename="../../sonetto_desktop/ui/mcp_page.py" line="170" />
         <source>Claude Desktop：设置 → 开发者 → 编辑配置，把这段合并进 claude_desktop_config.json，然后重启 Claude。</source>
         <translation>Claude Desktop: Settings → Developer → Edit Config, merge this into claude_desktop_config.json, then restart Claude.</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/mcp_page.py" line="170" />
+        <location filename="../../sonetto_desktop/ui/mcp_page.py" line="171" />
         <source>Cursor：把这段合并进 ~/.cursor/mcp.json（或项目里的 .cursor/mcp.json）。</source>
         <translation>Cursor: merge this into ~/.cursor/mcp.json (or a project's .cursor/mcp.json).</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/mcp_page.py" line="171" />
+        <location filename="../../sonetto_desktop/ui/mcp_page.py" line="172" />
         <source>Cherry Studio：设置 → MCP 服务器 → 添加 → 从 JSON 导入，粘贴这段。</source>
         <translation>Cherry Studio: Settings → MCP Servers → Add → Import from JSON, and paste this.</translation>
     </message>
@@ -775,37 +907,37 @@
 <context>
     <name>MemoryWall</name>
     <message>
-        <location filename="../../sonetto_desktop/ui/memory_wall.py" line="231" />
+        <location filename="../../sonetto_desktop/ui/memory_wall.py" line="232" />
         <source>记忆库暂时无法读取，卡片墙是空的；没有任何内容被改动。</source>
         <translation>The memory store cannot be read right now, so the wall is empty; nothing was changed.</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/memory_wall.py" line="233" />
+        <location filename="../../sonetto_desktop/ui/memory_wall.py" line="234" />
         <source>还没有记忆。和 Sonetto 聊聊，或点「新建」写下一条。</source>
         <translation>No memories yet. Chat with Sonetto, or click “New” to write one.</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/memory_wall.py" line="235" />
+        <location filename="../../sonetto_desktop/ui/memory_wall.py" line="236" />
         <source>没有「{0}」的记忆。</source>
         <translation>No memories for “{0}”.</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/memory_wall.py" line="237" />
+        <location filename="../../sonetto_desktop/ui/memory_wall.py" line="238" />
         <source>没有和「{0}」匹配的记忆。</source>
         <translation>No memory matches “{0}”.</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/memory_wall.py" line="247" />
+        <location filename="../../sonetto_desktop/ui/memory_wall.py" line="248" />
         <source>{0} / {1} 条</source>
         <translation>{0} / {1}</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/memory_wall.py" line="249" />
+        <location filename="../../sonetto_desktop/ui/memory_wall.py" line="250" />
         <source>{0} · {1}</source>
         <translation>{0} · {1}</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/memory_wall.py" line="252" />
+        <location filename="../../sonetto_desktop/ui/memory_wall.py" line="253" />
         <source>{0} 条</source>
         <translation>{0}</translation>
     </message>
@@ -991,17 +1123,62 @@
 <context>
     <name>MessageBubble</name>
     <message>
-        <location filename="../../sonetto_desktop/ui/message_bubble.py" line="74" />
+        <location filename="../../sonetto_desktop/ui/message_bubble.py" line="103" />
         <source>重试</source>
         <translation>Retry</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/message_bubble.py" line="117" />
+        <location filename="../../sonetto_desktop/ui/message_bubble.py" line="130" />
+        <source>复制</source>
+        <translation>Copy</translation>
+    </message>
+    <message>
+        <location filename="../../sonetto_desktop/ui/message_bubble.py" line="133" />
+        <source>编辑后重新发送</source>
+        <translation>Edit and send again</translation>
+    </message>
+    <message>
+        <location filename="../../sonetto_desktop/ui/message_bubble.py" line="135" />
+        <source>这轮的记忆</source>
+        <translation>This turn's memories</translation>
+    </message>
+    <message>
+        <location filename="../../sonetto_desktop/ui/message_bubble.py" line="138" />
+        <source>撤销这轮的记忆变化</source>
+        <translation>Undo this turn's memory changes</translation>
+    </message>
+    <message>
+        <location filename="../../sonetto_desktop/ui/message_bubble.py" line="140" />
+        <source>别记住这个</source>
+        <translation>Don't remember this</translation>
+    </message>
+    <message>
+        <location filename="../../sonetto_desktop/ui/message_bubble.py" line="146" />
+        <source>重新生成</source>
+        <translation>Regenerate</translation>
+    </message>
+    <message>
+        <location filename="../../sonetto_desktop/ui/message_bubble.py" line="228" />
         <source>思考中…</source>
         <translation>Thinking…</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/message_bubble.py" line="135" />
+        <location filename="../../sonetto_desktop/ui/message_bubble.py" line="266" />
+        <source>在记忆墙上查看</source>
+        <translation>Show on the memory wall</translation>
+    </message>
+    <message>
+        <location filename="../../sonetto_desktop/ui/message_bubble.py" line="267" />
+        <source>忘掉这条</source>
+        <translation>Forget this</translation>
+    </message>
+    <message>
+        <location filename="../../sonetto_desktop/ui/message_bubble.py" line="292" />
+        <source>已停止</source>
+        <translation>Stopped</translation>
+    </message>
+    <message>
+        <location filename="../../sonetto_desktop/ui/message_bubble.py" line="252" />
         <source>{0}：{1}</source>
         <translation>{0}: {1}</translation>
     </message>
@@ -1009,97 +1186,97 @@
 <context>
     <name>PostgresPage</name>
     <message>
-        <location filename="../../sonetto_desktop/ui/postgres_page.py" line="39" />
+        <location filename="../../sonetto_desktop/ui/postgres_page.py" line="42" />
         <source>在几台电脑上使用同一份记忆：记忆保存在你指定的 PostgreSQL 服务器上（家里 NAS 上的 Docker、或托管的云数据库），每台电脑上的改动会立刻出现在其他电脑上。注意：记忆将存放在该服务器上，请只使用你信任的服务器。</source>
         <translation>One memory on several computers: the memories live on a PostgreSQL server you choose (Docker on a home NAS, or a hosted database), and a change on one computer appears on the others at once. Note: your memories are then stored on that server; use only a server you trust.</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/postgres_page.py" line="49" />
+        <location filename="../../sonetto_desktop/ui/postgres_page.py" line="52" />
         <source>保存在系统钥匙串中，不写进设置文件</source>
         <translation>Kept in the system keyring, never in the settings file</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/postgres_page.py" line="51" />
+        <location filename="../../sonetto_desktop/ui/postgres_page.py" line="54" />
         <source>自动（服务器支持就加密）</source>
         <translation>Automatic (encrypt when the server can)</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/postgres_page.py" line="51" />
+        <location filename="../../sonetto_desktop/ui/postgres_page.py" line="54" />
         <source>必须加密</source>
         <translation>Always encrypt</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/postgres_page.py" line="52" />
+        <location filename="../../sonetto_desktop/ui/postgres_page.py" line="55" />
         <source>加密并校验服务器证书</source>
         <translation>Encrypt and verify the server certificate</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/postgres_page.py" line="52" />
+        <location filename="../../sonetto_desktop/ui/postgres_page.py" line="55" />
         <source>不加密（仅限本机/内网）</source>
         <translation>No encryption (this computer / home network only)</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/postgres_page.py" line="56" />
+        <location filename="../../sonetto_desktop/ui/postgres_page.py" line="59" />
         <source>同一个数据库里可以放几个人的记忆，各用一个名字（小写字母、数字、下划线）。</source>
         <translation>One database can hold several people's memories, each under its own name (lower-case letters, digits, underscores).</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/postgres_page.py" line="59" />
+        <location filename="../../sonetto_desktop/ui/postgres_page.py" line="62" />
         <source>聊天记录也保存在服务器上（换一台电脑可以接着聊）</source>
         <translation>Keep the chats on the server too (continue a conversation on another computer)</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/postgres_page.py" line="60" />
+        <location filename="../../sonetto_desktop/ui/postgres_page.py" line="63" />
         <source>测试服务器连接</source>
         <translation>Test the server connection</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/postgres_page.py" line="69" />
+        <location filename="../../sonetto_desktop/ui/postgres_page.py" line="72" />
         <source>在“记忆”页把存储方式选为 PostgreSQL 后保存即可。服务器上还没有记忆时，本机的记忆（含历史和回收站）会完整迁移过去；以后切换回本地存储时，服务器上的记忆会复制回本机（服务器上的仍然保留）。服务器连不上时，应用用本机副本只读打开，聊天照常，新记忆等服务器恢复后自动写入。</source>
         <translation>Choose PostgreSQL as the storage on the Memory page and save. If the server holds no memories yet, this computer's memories (with their history and the trash) move there in full; switching back to local storage later copies the server's memories back to this computer (the server keeps its copy). When the server cannot be reached, the app opens read-only from this computer's copy; chatting goes on, and new memories are written once the server is back.</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/postgres_page.py" line="76" />
+        <location filename="../../sonetto_desktop/ui/postgres_page.py" line="79" />
         <source>服务器地址</source>
         <translation>Server URL</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/postgres_page.py" line="77" />
+        <location filename="../../sonetto_desktop/ui/postgres_page.py" line="80" />
         <source>密码</source>
         <translation>Password</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/postgres_page.py" line="78" />
+        <location filename="../../sonetto_desktop/ui/postgres_page.py" line="81" />
         <source>加密（TLS）</source>
         <translation>Encryption (TLS)</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/postgres_page.py" line="79" />
+        <location filename="../../sonetto_desktop/ui/postgres_page.py" line="82" />
         <source>记忆库名称</source>
         <translation>Memory library name</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/postgres_page.py" line="80" />
+        <location filename="../../sonetto_desktop/ui/postgres_page.py" line="83" />
         <source>本机名称</source>
         <translation>This computer's name</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/postgres_page.py" line="86" />
+        <location filename="../../sonetto_desktop/ui/postgres_page.py" line="89" />
         <source>多设备</source>
         <translation>Several computers</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/postgres_page.py" line="90" />
+        <location filename="../../sonetto_desktop/ui/postgres_page.py" line="93" />
         <source>PostgreSQL（多设备）</source>
         <translation>PostgreSQL (several computers)</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/postgres_page.py" line="101" />
+        <location filename="../../sonetto_desktop/ui/postgres_page.py" line="104" />
         <source>由环境变量 SONETTO_POSTGRES_URL 设置</source>
         <translation>Set by the environment variable SONETTO_POSTGRES_URL</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/postgres_page.py" line="127" />
+        <location filename="../../sonetto_desktop/ui/postgres_page.py" line="129" />
         <source>正在连接…</source>
         <translation>Connecting…</translation>
     </message>
@@ -1156,83 +1333,83 @@
         <translation>Proposals to review</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/review_dialog.py" line="68" />
+        <location filename="../../sonetto_desktop/ui/review_dialog.py" line="70" />
         <source>批准</source>
         <translation>Approve</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/review_dialog.py" line="69" />
+        <location filename="../../sonetto_desktop/ui/review_dialog.py" line="71" />
         <source>改写后批准…</source>
         <translation>Rewrite and approve…</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/review_dialog.py" line="70" />
+        <location filename="../../sonetto_desktop/ui/review_dialog.py" line="72" />
         <source>拒绝</source>
         <translation>Reject</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/review_dialog.py" line="71" />
+        <location filename="../../sonetto_desktop/ui/review_dialog.py" line="73" />
         <source>全部批准</source>
         <translation>Approve all</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/review_dialog.py" line="72" />
-        <location filename="../../sonetto_desktop/ui/review_dialog.py" line="209" />
+        <location filename="../../sonetto_desktop/ui/review_dialog.py" line="74" />
+        <location filename="../../sonetto_desktop/ui/review_dialog.py" line="211" />
         <source>全部拒绝</source>
         <translation>Reject all</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/review_dialog.py" line="128" />
+        <location filename="../../sonetto_desktop/ui/review_dialog.py" line="130" />
         <source>Sonetto 想做 %1 处记忆变化，等你确认。</source>
         <translation>Sonetto would like to make %1 memory change(s); they wait for you.</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/review_dialog.py" line="129" />
+        <location filename="../../sonetto_desktop/ui/review_dialog.py" line="131" />
         <source>没有待审核的变化。</source>
         <translation>Nothing to review.</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/review_dialog.py" line="158" />
+        <location filename="../../sonetto_desktop/ui/review_dialog.py" line="160" />
         <source>没有完成：%1</source>
         <translation>Not done: %1</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/review_dialog.py" line="170" />
+        <location filename="../../sonetto_desktop/ui/review_dialog.py" line="172" />
         <source>已批准：%1</source>
         <translation>Approved: %1</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/review_dialog.py" line="177" />
+        <location filename="../../sonetto_desktop/ui/review_dialog.py" line="179" />
         <source>改写后批准</source>
         <translation>Rewrite and approve</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/review_dialog.py" line="178" />
+        <location filename="../../sonetto_desktop/ui/review_dialog.py" line="180" />
         <source>用你的话写这条记忆：</source>
         <translation>Write this memory in your own words:</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/review_dialog.py" line="192" />
+        <location filename="../../sonetto_desktop/ui/review_dialog.py" line="194" />
         <source>已拒绝：%1</source>
         <translation>Rejected: %1</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/review_dialog.py" line="203" />
+        <location filename="../../sonetto_desktop/ui/review_dialog.py" line="205" />
         <source>已批准 %1 处变化。</source>
         <translation>Approved %1 change(s).</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/review_dialog.py" line="205" />
+        <location filename="../../sonetto_desktop/ui/review_dialog.py" line="207" />
         <source>%1 处没能完成，仍在列表里。</source>
         <translation> %1 could not be done and are still listed.</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/review_dialog.py" line="210" />
+        <location filename="../../sonetto_desktop/ui/review_dialog.py" line="212" />
         <source>拒绝全部 %1 处待审核的变化？它们不会被写入记忆。</source>
         <translation>Reject all %1 changes waiting for review? They will not be written to memory.</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/review_dialog.py" line="216" />
+        <location filename="../../sonetto_desktop/ui/review_dialog.py" line="218" />
         <source>已全部拒绝。</source>
         <translation>All rejected.</translation>
     </message>
@@ -1245,199 +1422,199 @@
         <translation>Settings</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/settings_dialog.py" line="61" />
-        <location filename="../../sonetto_desktop/ui/settings_dialog.py" line="118" />
+        <location filename="../../sonetto_desktop/ui/settings_dialog.py" line="64" />
+        <location filename="../../sonetto_desktop/ui/settings_dialog.py" line="121" />
         <source>模型</source>
         <translation>Model</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/settings_dialog.py" line="62" />
+        <location filename="../../sonetto_desktop/ui/settings_dialog.py" line="65" />
         <source>记忆</source>
         <translation>Memory</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/settings_dialog.py" line="67" />
+        <location filename="../../sonetto_desktop/ui/settings_dialog.py" line="70" />
         <source>外观</source>
         <translation>Appearance</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/settings_dialog.py" line="72" />
+        <location filename="../../sonetto_desktop/ui/settings_dialog.py" line="75" />
         <source>保存</source>
         <translation>Save</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/settings_dialog.py" line="73" />
+        <location filename="../../sonetto_desktop/ui/settings_dialog.py" line="76" />
         <source>取消</source>
         <translation>Cancel</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/settings_dialog.py" line="91" />
+        <location filename="../../sonetto_desktop/ui/settings_dialog.py" line="94" />
         <source>留空时 Sonetto 会从记忆里知道</source>
         <translation>Leave empty and Sonetto learns it from the memories</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/settings_dialog.py" line="96" />
+        <location filename="../../sonetto_desktop/ui/settings_dialog.py" line="99" />
         <source>本地模型可以留空</source>
         <translation>Leave empty for local models</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/settings_dialog.py" line="106" />
-        <location filename="../../sonetto_desktop/ui/settings_dialog.py" line="133" />
+        <location filename="../../sonetto_desktop/ui/settings_dialog.py" line="109" />
+        <location filename="../../sonetto_desktop/ui/settings_dialog.py" line="136" />
         <source> 秒</source>
         <translation> s</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/settings_dialog.py" line="107" />
+        <location filename="../../sonetto_desktop/ui/settings_dialog.py" line="110" />
         <source>测试连接</source>
         <translation>Test connection</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/settings_dialog.py" line="115" />
+        <location filename="../../sonetto_desktop/ui/settings_dialog.py" line="118" />
         <source>你希望 Sonetto 怎么称呼你</source>
         <translation>What should Sonetto call you</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/settings_dialog.py" line="116" />
+        <location filename="../../sonetto_desktop/ui/settings_dialog.py" line="119" />
         <source>服务地址</source>
         <translation>Endpoint URL</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/settings_dialog.py" line="117" />
+        <location filename="../../sonetto_desktop/ui/settings_dialog.py" line="120" />
         <source>API 密钥</source>
         <translation>API key</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/settings_dialog.py" line="119" />
+        <location filename="../../sonetto_desktop/ui/settings_dialog.py" line="122" />
         <source>温度</source>
         <translation>Temperature</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/settings_dialog.py" line="120" />
+        <location filename="../../sonetto_desktop/ui/settings_dialog.py" line="123" />
         <source>请求超时</source>
         <translation>Request timeout</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/settings_dialog.py" line="128" />
+        <location filename="../../sonetto_desktop/ui/settings_dialog.py" line="131" />
         <source>混合（推荐）</source>
         <translation>Hybrid (recommended)</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/settings_dialog.py" line="128" />
+        <location filename="../../sonetto_desktop/ui/settings_dialog.py" line="131" />
         <source>本地检索（快，不用模型）</source>
         <translation>Local search (fast, no model)</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/settings_dialog.py" line="129" />
+        <location filename="../../sonetto_desktop/ui/settings_dialog.py" line="132" />
         <source>模型检索</source>
         <translation>Model search</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/settings_dialog.py" line="135" />
+        <location filename="../../sonetto_desktop/ui/settings_dialog.py" line="138" />
         <source>YAML 文件（可直接阅读）</source>
         <translation>YAML file (human-readable)</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/settings_dialog.py" line="136" />
+        <location filename="../../sonetto_desktop/ui/settings_dialog.py" line="139" />
         <source>SQLite 数据库（记忆很多时更快）</source>
         <translation>SQLite database (faster with many memories)</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/settings_dialog.py" line="138" />
+        <location filename="../../sonetto_desktop/ui/settings_dialog.py" line="141" />
         <source>切换后会把现有记忆（含历史和回收站）完整迁移过去，旧文件保留。</source>
         <translation>Switching moves every memory (with history and trash) to the new store; the old file is kept.</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/settings_dialog.py" line="142" />
+        <location filename="../../sonetto_desktop/ui/settings_dialog.py" line="145" />
         <source>Sonetto 的记忆变化先交给我审核（审核模式）</source>
         <translation>Let me review Sonetto's memory changes first (review mode)</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/settings_dialog.py" line="144" />
+        <location filename="../../sonetto_desktop/ui/settings_dialog.py" line="147" />
         <source>不要记住的内容…</source>
         <translation>Things not to remember…</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/settings_dialog.py" line="148" />
+        <location filename="../../sonetto_desktop/ui/settings_dialog.py" line="151" />
         <source>选择…</source>
         <translation>Choose…</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/settings_dialog.py" line="150" />
+        <location filename="../../sonetto_desktop/ui/settings_dialog.py" line="153" />
         <source>打开数据文件夹</source>
         <translation>Open data folder</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/settings_dialog.py" line="155" />
+        <location filename="../../sonetto_desktop/ui/settings_dialog.py" line="158" />
         <source>回忆方式</source>
         <translation>Recall</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/settings_dialog.py" line="156" />
+        <location filename="../../sonetto_desktop/ui/settings_dialog.py" line="159" />
         <source>回忆超时</source>
         <translation>Recall timeout</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/settings_dialog.py" line="157" />
+        <location filename="../../sonetto_desktop/ui/settings_dialog.py" line="160" />
         <source>存储方式</source>
         <translation>Storage</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/settings_dialog.py" line="159" />
+        <location filename="../../sonetto_desktop/ui/settings_dialog.py" line="162" />
         <source>回收站保留</source>
         <translation>Keep deleted memories</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/settings_dialog.py" line="160" />
+        <location filename="../../sonetto_desktop/ui/settings_dialog.py" line="163" />
         <source>记忆写入</source>
         <translation>Memory writing</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/settings_dialog.py" line="162" />
+        <location filename="../../sonetto_desktop/ui/settings_dialog.py" line="165" />
         <source>数据文件夹</source>
         <translation>Data folder</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/settings_dialog.py" line="170" />
+        <location filename="../../sonetto_desktop/ui/settings_dialog.py" line="173" />
         <source>跟随系统</source>
         <translation>Follow the system</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/settings_dialog.py" line="170" />
+        <location filename="../../sonetto_desktop/ui/settings_dialog.py" line="173" />
         <source>浅色</source>
         <translation>Light</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/settings_dialog.py" line="170" />
+        <location filename="../../sonetto_desktop/ui/settings_dialog.py" line="173" />
         <source>深色</source>
         <translation>Dark</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/settings_dialog.py" line="175" />
+        <location filename="../../sonetto_desktop/ui/settings_dialog.py" line="178" />
         <source>界面语言在重新启动后生效。</source>
         <translation>The language changes after a restart.</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/settings_dialog.py" line="177" />
+        <location filename="../../sonetto_desktop/ui/settings_dialog.py" line="180" />
         <source>主题</source>
         <translation>Theme</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/settings_dialog.py" line="178" />
+        <location filename="../../sonetto_desktop/ui/settings_dialog.py" line="181" />
         <source>语言</source>
         <translation>Language</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/settings_dialog.py" line="254" />
+        <location filename="../../sonetto_desktop/ui/settings_dialog.py" line="256" />
         <source>无法保存设置：</source>
         <translation>Cannot save the settings: </translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/settings_dialog.py" line="271" />
+        <location filename="../../sonetto_desktop/ui/settings_dialog.py" line="272" />
         <source>正在连接…</source>
         <translation>Connecting…</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/settings_dialog.py" line="297" />
+        <location filename="../../sonetto_desktop/ui/settings_dialog.py" line="298" />
         <source>选择数据文件夹</source>
         <translation>Choose the data folder</translation>
     </message>
@@ -1537,22 +1714,57 @@
 <context>
     <name>SonettoApp</name>
     <message>
-        <location filename="../../sonetto_desktop/ui/shell.py" line="219" />
+        <location filename="../../sonetto_desktop/ui/shell.py" line="225" />
         <source>对话功能启动失败：%1。记忆墙仍可使用；请检查数据目录后重启。</source>
         <translation>Chat could not start: %1. The memory wall still works; check the data folder, then restart.</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/shell.py" line="330" />
+        <location filename="../../sonetto_desktop/ui/shell.py" line="279" />
+        <source>没能完成“别记住这个”：{0}</source>
+        <translation>Could not finish “Don't remember this”: {0}</translation>
+    </message>
+    <message>
+        <location filename="../../sonetto_desktop/ui/shell.py" line="283" />
+        <source>以后不会再记住这件事；但这轮写下的记忆后来又被改过，没有撤销（{0}）。可以在记忆墙上处理。</source>
+        <translation>This will not be remembered from now on; but the memories this turn wrote were changed since and were not undone ({0}). You can handle them on the memory wall.</translation>
+    </message>
+    <message>
+        <location filename="../../sonetto_desktop/ui/shell.py" line="288" />
+        <source>已撤销这轮的 {0} 处记忆变化，以后也不会记住这件事。</source>
+        <translation>Undid this turn's {0} memory changes; this will not be remembered from now on.</translation>
+    </message>
+    <message>
+        <location filename="../../sonetto_desktop/ui/shell.py" line="292" />
+        <source>好的，这件事不会被记住。</source>
+        <translation>OK, this will not be remembered.</translation>
+    </message>
+    <message>
+        <location filename="../../sonetto_desktop/ui/shell.py" line="302" />
+        <source>在对话里选了“忘掉这条”</source>
+        <translation>Chose “Forget this” in the chat</translation>
+    </message>
+    <message>
+        <location filename="../../sonetto_desktop/ui/shell.py" line="307" />
+        <source>已忘掉：{0}</source>
+        <translation>Forgotten: {0}</translation>
+    </message>
+    <message>
+        <location filename="../../sonetto_desktop/ui/shell.py" line="309" />
+        <source>撤销</source>
+        <translation>Undo</translation>
+    </message>
+    <message>
+        <location filename="../../sonetto_desktop/ui/shell.py" line="375" />
         <source>语言</source>
         <translation>Language</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/shell.py" line="331" />
+        <location filename="../../sonetto_desktop/ui/shell.py" line="376" />
         <source>界面语言将在重新启动后切换。</source>
         <translation>The interface language changes after a restart.</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/shell.py" line="318" />
+        <location filename="../../sonetto_desktop/ui/shell.py" line="363" />
         <source>无法使用新的数据文件夹 {0}：{1}。仍在使用原来的记忆库。</source>
         <translation>Cannot use the new data folder {0}: {1}. Still using the previous memory store.</translation>
     </message>
@@ -1940,7 +2152,7 @@
     </message>
     <message>
         <location filename="../../sonetto_desktop/ui/wall_selection.py" line="95" />
-        <location filename="../../sonetto_desktop/ui/wall_selection.py" line="139" />
+        <location filename="../../sonetto_desktop/ui/wall_selection.py" line="145" />
         <source>取消</source>
         <translation>Cancel</translation>
     </message>
@@ -1965,37 +2177,37 @@
         <translation>New name for “{0}”:</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/wall_selection.py" line="127" />
+        <location filename="../../sonetto_desktop/ui/wall_selection.py" line="133" />
         <source>已把「{1}」并入「{2}」（{0} 条）</source>
         <translation>Merged “{1}” into “{2}” ({0})</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/wall_selection.py" line="128" />
+        <location filename="../../sonetto_desktop/ui/wall_selection.py" line="134" />
         <source>已把「{1}」改名为「{2}」（{0} 条）</source>
         <translation>Renamed “{1}” to “{2}” ({0})</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/wall_selection.py" line="132" />
+        <location filename="../../sonetto_desktop/ui/wall_selection.py" line="138" />
         <source>合并主题</source>
         <translation>Merge themes</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/wall_selection.py" line="133" />
+        <location filename="../../sonetto_desktop/ui/wall_selection.py" line="139" />
         <source>已经有主题「{0}」了。要把「{1}」的记忆都并入「{0}」吗？</source>
         <translation>There is already a theme “{0}”. Move the memories of “{1}” into “{0}”?</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/wall_selection.py" line="137" />
+        <location filename="../../sonetto_desktop/ui/wall_selection.py" line="143" />
         <source>合并</source>
         <translation>Merge</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/wall_selection.py" line="162" />
+        <location filename="../../sonetto_desktop/ui/wall_selection.py" line="168" />
         <source>撤销</source>
         <translation>Undo</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/wall_selection.py" line="173" />
+        <location filename="../../sonetto_desktop/ui/wall_selection.py" line="179" />
         <source>已撤销（{0} 条记忆）</source>
         <translation>Undone ({0} memories)</translation>
     </message>

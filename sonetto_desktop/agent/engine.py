@@ -53,13 +53,16 @@ from ..redaction import register_secret
 from ..memory.errors import api_key_of
 from ..memory.retrieval.modes import RetrievalMode
 from ..memory.unicode_text import storable
+from .chat_export import export_chat
 from .chat_events import ChatEvent, SessionInfo, input_error, storage_error
+from .chat_search import ChatHit, search_chats
 from .graph import build_graph, history_after_interruption
 from .session_db import SessionDatabase
 from .sessions import SessionNotFound
 from .temporary_sessions import TemporarySessionStore
 from .stall_guard import DEFAULT_FIRST_TOKEN_TIMEOUT, DEFAULT_IDLE_TIMEOUT, ReplyStalled, StallGuard
 from .storage_errors import storage_problem
+from .turn_rewind import rewind
 from .turn_events import TurnRecorder, describe_turn_error, error_dict
 
 log = logging.getLogger(__name__)
@@ -271,6 +274,14 @@ class ChatEngine:
     def _store_for(self, session_id: str) -> Any:
         return self._temporary if session_id in self._temporary else self._store
 
+    async def search_chats(self, query: str, *, limit: int = 100) -> list[ChatHit]:
+        """Sessions whose title or messages contain every word of ``query`` (see chat_search)."""
+        return await search_chats(self._store, query, limit=limit)
+
+    async def export_chat(self, session_id: str, path: str | Path, *, language: str = "zh_CN") -> Path:
+        """Write a session as Markdown, atomically, off the loop thread (see chat_export)."""
+        return await export_chat(self._store_for(session_id), session_id, path, language=language)
+
     def is_busy(self, session_id: str) -> bool:
         return session_id in self._running
 
@@ -284,8 +295,9 @@ class ChatEngine:
         task.cancel()
         return True
 
-    async def send(self, session_id: str, text: str) -> AsyncIterator[ChatEvent]:
-        """Run one turn; see the module docstring for the event contract."""
+    async def send(self, session_id: str, text: str, *, replace_turn: str = "") -> AsyncIterator[ChatEvent]:
+        """Run one turn; see the module docstring for the event contract. ``replace_turn``: first
+        drop that turn and everything after it (regenerate, edit and resend; see turn_rewind)."""
         problem = self._check_input(session_id, text)
         if problem is not None:
             yield problem
@@ -294,7 +306,8 @@ class ChatEngine:
         turn_id = uuid.uuid4().hex
         queue: asyncio.Queue[ChatEvent | None] = asyncio.Queue()
         graph = self._temporary_graph if session_id in self._temporary else self._graph
-        task = asyncio.create_task(self._run_turn(session_id, text, turn_id, graph, queue.put_nowait))
+        task = asyncio.create_task(
+            self._run_turn(session_id, text, turn_id, graph, queue.put_nowait, replace_turn=replace_turn))
         self._running[session_id] = task
         try:
             while (event := await queue.get()) is not None:
@@ -323,9 +336,19 @@ class ChatEngine:
         return None
 
     async def _run_turn(
-        self, session_id: str, text: str, turn_id: str, graph: Any, emit: Callable[[ChatEvent | None], None]
+        self, session_id: str, text: str, turn_id: str, graph: Any, emit: Callable[[ChatEvent | None], None],
+        *, replace_turn: str = "",
     ) -> None:
         config: dict[str, Any] = {"configurable": {"thread_id": session_id}, "recursion_limit": self.recursion_limit}
+        if replace_turn:
+            try:
+                saver = self._temporary_saver if session_id in self._temporary else self._require_saver()
+                config["configurable"] = await rewind(graph, saver, self._store_for(session_id), session_id, replace_turn)
+            except Exception as exc:  # noqa: BLE001 - nothing was changed that matters: say so, run nothing
+                log.warning("could not go back before turn %s: %s", replace_turn, exc)
+                emit(input_error("这条消息已经不能重新回答了。", "This message can no longer be answered again."))
+                emit(None)
+                return
         guard = self._stall_guard()
         if guard is not None:
             config["callbacks"] = [guard]

@@ -163,6 +163,15 @@ class PgSessionStore:
                 await conn.execute(f"UPDATE {self._s}.chat_sessions SET updated_at = %s WHERE id = %s",
                                    (stamp, session_id))
 
+    async def truncate_from_turn(self, session_id: str, turn_id: str) -> int:
+        """Delete the entries of turn ``turn_id`` and every later one (regenerate / edit)."""
+        async with self._pool.connection() as conn:
+            cur = await conn.execute(
+                f"DELETE FROM {self._s}.chat_entries WHERE session_id = %s AND seq >= (SELECT MIN(seq)"
+                f" FROM {self._s}.chat_entries WHERE session_id = %s AND turn_id = %s AND turn_id <> '')",
+                (session_id, session_id, turn_id))
+            return cur.rowcount
+
     async def transcript(self, session_id: str) -> list[dict[str, Any]]:
         """``[{role, content, memories, turn_id, created_at, error?}]`` oldest first."""
         async with self._pool.connection() as conn:

@@ -228,6 +228,17 @@ class SessionStore:
                 )
             await db.execute("UPDATE chat_sessions SET updated_at = ? WHERE id = ?", (stamp, session_id))
 
+    async def truncate_from_turn(self, session_id: str, turn_id: str) -> int:
+        """Delete the entries of turn ``turn_id`` and every later one (regenerate / edit); returns
+        how many were deleted (0 when the turn is unknown)."""
+        async with self._write() as db:
+            cur = await db.execute(
+                "DELETE FROM chat_entries WHERE session_id = ?1 AND seq >= (SELECT MIN(seq) FROM chat_entries"
+                " WHERE session_id = ?1 AND turn_id = ?2 AND turn_id != '')",
+                (session_id, turn_id),
+            )
+        return cur.rowcount
+
     @contextlib.asynccontextmanager
     async def _write(self) -> AsyncIterator[aiosqlite.Connection]:
         """One write transaction that holds SQLite's write lock from its first statement on

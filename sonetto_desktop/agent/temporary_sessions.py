@@ -98,6 +98,16 @@ class TemporarySessionStore:
     async def transcript(self, session_id: str) -> list[dict[str, Any]]:
         return copy.deepcopy(self._entries.get(session_id, []))
 
+    async def truncate_from_turn(self, session_id: str, turn_id: str) -> int:
+        """Drop the entries of turn ``turn_id`` and every later one (regenerate / edit)."""
+        entries = self._entries.get(session_id, [])
+        first = next((i for i, e in enumerate(entries) if turn_id and e.get("turn_id") == turn_id), None)
+        if first is None:
+            return 0
+        dropped = len(entries) - first
+        del entries[first:]
+        return dropped
+
     def clear(self) -> list[str]:
         """Forget every temporary session; returns their ids."""
         ids = list(self._sessions)

@@ -13,6 +13,8 @@ from typing import TYPE_CHECKING, Any
 
 from PySide6.QtCore import QCoreApplication, QObject, Signal
 
+from sonetto_desktop.aio import TaskKeeper
+
 if TYPE_CHECKING:  # the agent package pulls in LangChain: imported lazily, after the window shows
     from sonetto_desktop.agent.chat_events import ChatEvent, SessionInfo
 
@@ -27,7 +29,9 @@ class ChatController(QObject):
     sessions_changed = Signal(list)  # [SessionInfo], newest first
     current_session_changed = Signal(str)
     transcript_loaded = Signal(str, list)  # session id, [{role, content, memories, error?}]
+    turn_replacing = Signal(str, str)  # session id, the turn being replaced (it and all after it go)
     turn_started = Signal(str, str)  # session id, the user's text
+    turn_identified = Signal(str, str)  # session id, the running turn's id (with its done / error)
     memories_recalled = Signal(str, list)  # session id, [{id, description, theme}]
     token_received = Signal(str, str)
     tool_started = Signal(str, str, str)  # session id, tool, input
@@ -46,7 +50,7 @@ class ChatController(QObject):
         self._turn: asyncio.Task[None] | None = None
         self._turn_session = ""
         self._accepting = True
-        self._background: set[asyncio.Task[Any]] = set()
+        self._background = TaskKeeper("chat-controller")  # session-list refreshes, transcript reloads
 
     # ── state ──────────────────────────────────────────────────────────
 
@@ -100,9 +104,8 @@ class ChatController(QObject):
                 self._engine.cancel(self._turn_session)
             self._turn.cancel()
             await asyncio.gather(self._turn, return_exceptions=True)
-        for task in list(self._background):  # a session-list refresh must not outlive the engine
-            task.cancel()
-        await asyncio.gather(*self._background, return_exceptions=True)
+        await self._background.close()  # a session-list refresh must not outlive the engine
+        self._background = TaskKeeper("chat-controller")  # the controller may be attached again
         self._engine = None
 
     # ── sessions ───────────────────────────────────────────────────────
@@ -122,13 +125,31 @@ class ChatController(QObject):
         self.current_session_changed.emit(session_id)
         self.transcript_loaded.emit(session_id, entries)
 
-    async def new_session(self, title: str | None = None) -> str:
+    def reload_current(self) -> None:
+        """Show the current session's stored transcript again (in the background)."""
+        if self._engine is not None and self._current:
+            self._background.spawn(self.select_session(self._current), name="reload-transcript")
+
+    @property
+    def current_session(self) -> SessionInfo | None:
+        """The current session as last listed (its title, memory switches, temporary or not)."""
+        return next((info for info in self._sessions if info.id == self._current), None)
+
+    async def new_session(self, title: str | None = None, *, temporary: bool = False) -> str:
+        """A new chat, made current; ``temporary``: recalls nothing, writes nothing, never saved."""
         if self._engine is None:
             return ""
-        info = await self._engine.create_session(title)
+        info = await self._engine.create_session(title, temporary=temporary)
         await self.refresh_sessions()
         await self.select_session(info.id)
         return info.id
+
+    async def set_memory(self, session_id: str, *, recall: bool | None = None, write: bool | None = None) -> None:
+        """Switch recall / writing for one chat (the engine keeps it); the session list follows."""
+        if self._engine is None or not session_id:
+            return
+        await self._engine.set_session_memory(session_id, recall=recall, write=write)
+        await self.refresh_sessions()
 
     async def rename_session(self, session_id: str, title: str) -> None:
         if self._engine is None or not title.strip():
@@ -154,14 +175,27 @@ class ChatController(QObject):
             else:
                 await self.new_session()
 
+    async def search_chats(self, query: str) -> list[Any]:
+        """[ChatHit] for ``query`` across every session (the engine searches off this thread)."""
+        if self._engine is None or not query.strip():
+            return []
+        return list(await self._engine.search_chats(query))
+
+    async def export_chat(self, session_id: str, path: str) -> Any:
+        """Write the session as Markdown to ``path`` (atomically, off this thread)."""
+        if self._engine is None:
+            raise RuntimeError("the chat is not ready")
+        return await self._engine.export_chat(session_id, path, language=self.language)
+
     # ── turns ──────────────────────────────────────────────────────────
 
-    def send(self, text: str) -> asyncio.Task[None] | None:
-        """Start a turn in the current session; None when not ready, busy or the text is blank."""
+    def send(self, text: str, *, replace_turn: str = "") -> asyncio.Task[None] | None:
+        """Start a turn in the current session; None when not ready, busy or the text is blank.
+        ``replace_turn``: that turn and everything after it are replaced (regenerate, edit)."""
         if not self.ready or self.busy or not text.strip() or not self._current:
             return None
         session_id = self._turn_session = self._current
-        self._turn = asyncio.ensure_future(self._run(session_id, text))
+        self._turn = asyncio.ensure_future(self._run(session_id, text, replace_turn))
         self.busy_changed.emit(True)
         return self._turn
 
@@ -176,11 +210,14 @@ class ChatController(QObject):
             return event.error_en or event.error_zh
         return event.error_zh or event.error_en
 
-    async def _run(self, session_id: str, text: str) -> None:
+    async def _run(self, session_id: str, text: str, replace_turn: str = "") -> None:
+        if replace_turn:
+            self.turn_replacing.emit(session_id, replace_turn)
         self.turn_started.emit(session_id, text)
         finished = False
+        options = {"replace_turn": replace_turn} if replace_turn else {}
         try:
-            async for event in self._engine.send(session_id, text):
+            async for event in self._engine.send(session_id, text, **options):
                 finished = self._dispatch(session_id, text, event) or finished
         except asyncio.CancelledError:
             self.reply_failed.emit(session_id, "cancelled", QCoreApplication.translate("ChatController", "已停止"), text)
@@ -194,9 +231,7 @@ class ChatController(QObject):
         finally:
             self.busy_changed.emit(False)
             if self._engine is not None and self._accepting:
-                refresh = asyncio.ensure_future(self._refresh_quietly())
-                self._background.add(refresh)  # held until done: the loop keeps only weak references
-                refresh.add_done_callback(self._background.discard)
+                self._background.spawn(self._refresh_quietly(), name="refresh-sessions")
 
     def _dispatch(self, session_id: str, text: str, event: ChatEvent) -> bool:
         kind = event.kind
@@ -209,9 +244,13 @@ class ChatController(QObject):
         elif kind == "tool_end":
             self.tool_finished.emit(session_id, event.tool, event.text)
         elif kind == "done":
+            if event.turn_id:
+                self.turn_identified.emit(session_id, event.turn_id)
             self.reply_finished.emit(session_id, event.text)
             return True
         elif kind == "error":
+            if event.turn_id:
+                self.turn_identified.emit(session_id, event.turn_id)
             self.reply_failed.emit(session_id, event.error_code or "error", self._message(event), text)
             return True
         return False

@@ -4,18 +4,25 @@ from __future__ import annotations
 
 from typing import Any
 
-from PySide6.QtCore import Signal
-from PySide6.QtWidgets import QHBoxLayout, QScrollArea, QVBoxLayout, QWidget
+from PySide6.QtCore import QEvent, Qt, Signal
+from PySide6.QtWidgets import QHBoxLayout, QLabel, QScrollArea, QVBoxLayout, QWidget
 
 from .deferred import later
 from .message_bubble import MessageBubble
 
 BUBBLE_WIDTH_RATIO = 0.78
+NARROW, NARROW_RATIO = 520, 0.94
 
 
 class ChatView(QScrollArea):
     memory_clicked = Signal(str)
     retry_requested = Signal(str)  # the user text to send again
+    regenerate_requested = Signal(str, str)  # the user text and the turn to answer again
+    edit_requested = Signal(str, str)  # a user message and its turn, to edit and send again
+    undo_memory_requested = Signal(str)  # a turn id: take back what the writer did for it
+    forget_turn_requested = Signal(str, str)  # "别记住这个": the user's text, its turn id
+    forget_memory_requested = Signal(str)  # "忘掉这条" on a chip: the memory id
+    link_activated = Signal(str)
 
     def __init__(self, parent: QWidget | None = None, *, compact: bool = False) -> None:
         super().__init__(parent)
@@ -28,12 +35,25 @@ class ChatView(QScrollArea):
         self._column.setContentsMargins(10 if compact else 18, 12, 10 if compact else 18, 12)
         self._column.setSpacing(8 if compact else 12)
         self._column.addStretch(1)
+        self.empty_state = self._build_empty_state()
+        self._column.insertWidget(0, self.empty_state, 2)  # about a third of the way down
         self.setWidget(self._area)
         self._bubbles: list[MessageBubble] = []
         self._rows: list[QWidget] = []
         self.verticalScrollBar().rangeChanged.connect(self._on_range_changed)
         self._follow = True
         self.verticalScrollBar().valueChanged.connect(self._on_scrolled)
+
+    def _build_empty_state(self) -> QLabel:
+        label = QLabel(self._area)
+        label.setObjectName("ChatEmptyState")
+        label.setAlignment(Qt.AlignmentFlag.AlignCenter)
+        label.setWordWrap(True)
+        label.setText(self.tr("嗨，我是 Sonetto。\n想聊什么都可以——我会记住对你重要的事。"))
+        return label
+
+    def _update_empty_state(self) -> None:
+        self.empty_state.setVisible(not self._bubbles)
 
     # ── content ────────────────────────────────────────────────────────
 
@@ -51,10 +71,17 @@ class ChatView(QScrollArea):
         self._rows.clear()
         self._bubbles.clear()
         self._follow = True
+        self._update_empty_state()
 
-    def add_message(self, role: str, text: str = "") -> MessageBubble:
-        bubble = MessageBubble(role, text)
+    def add_message(self, role: str, text: str = "", turn_id: str = "") -> MessageBubble:
+        bubble = MessageBubble(role, text, max_width=self._bubble_width())
+        bubble.turn_id = turn_id
         bubble.memory_clicked.connect(self.memory_clicked)
+        bubble.link_activated.connect(self.link_activated)
+        bubble.edit_requested.connect(self.edit_requested)
+        bubble.undo_memory_requested.connect(self.undo_memory_requested)
+        bubble.forget_turn_requested.connect(self.forget_turn_requested)
+        bubble.forget_memory_requested.connect(self.forget_memory_requested)
         row = QWidget(self._area)
         layout = QHBoxLayout(row)
         layout.setContentsMargins(0, 0, 0, 0)
@@ -67,32 +94,57 @@ class ChatView(QScrollArea):
         self._column.insertWidget(self._column.count() - 1, row)
         self._rows.append(row)
         self._bubbles.append(bubble)
-        self._fit(bubble)
         self._follow = True
+        self._update_empty_state()
         return bubble
 
-    def add_reply(self, user_text: str) -> MessageBubble:
-        """An empty assistant bubble whose retry button re-sends ``user_text``."""
-        bubble = self.add_message("assistant")
+    def remove_from_turn(self, turn_id: str) -> None:
+        """Remove the messages of turn ``turn_id`` and everything after them (it is being replaced)."""
+        index = next((i for i, b in enumerate(self._bubbles) if turn_id and b.turn_id == turn_id), None)
+        if index is None:
+            return
+        for row in self._rows[index:]:
+            self._column.removeWidget(row)
+            row.hide()
+            row.deleteLater()
+        del self._rows[index:]
+        del self._bubbles[index:]
+        self._update_empty_state()
+
+    def add_reply(self, user_text: str, turn_id: str = "") -> MessageBubble:
+        """An empty assistant bubble whose retry button re-sends ``user_text``. A new reply answers
+        everything before it: no earlier failed reply can be retried any more."""
+        self.retire_retries()
+        bubble = self.add_message("assistant", turn_id=turn_id)
         bubble.retry_requested.connect(lambda text=user_text: self.retry_requested.emit(text))
+        bubble.regenerate_requested.connect(
+            lambda text=user_text, b=bubble: self.regenerate_requested.emit(text, b.turn_id))
         return bubble
+
+    def retire_retries(self) -> None:
+        for bubble in self._bubbles:
+            bubble.retire_retry()
 
     def load_transcript(self, entries: list[dict[str, Any]]) -> None:
         self.clear()
         last_user = ""
-        for entry in entries:
+        for index, entry in enumerate(entries):
             role = entry.get("role", "assistant")
+            turn_id = str(entry.get("turn_id") or "")
             if role == "user":
                 last_user = str(entry.get("content", ""))
-                self.add_message("user", last_user)
+                self.add_message("user", last_user, turn_id)
                 continue
-            bubble = self.add_reply(last_user)
+            bubble = self.add_reply(last_user, turn_id)
             bubble.set_text(str(entry.get("content", "")))
             bubble.set_memories(list(entry.get("memories") or []))
             error = entry.get("error")
-            if error:
+            if error and error.get("code") == "cancelled":
+                bubble.set_stopped()
+            elif error:
                 message = error.get("en") if self.property("language") == "en" else error.get("zh")
-                bubble.set_error(message or error.get("code", ""), retry=error.get("code") != "cancelled")
+                # only the last reply can be retried: anything later already moved the chat on
+                bubble.set_error(message or error.get("code", ""), retry=index == len(entries) - 1)
         later(self, self.scroll_to_bottom)
 
     def scroll_to_bottom(self) -> None:
@@ -101,13 +153,18 @@ class ChatView(QScrollArea):
 
     # ── layout ─────────────────────────────────────────────────────────
 
-    def _fit(self, bubble: MessageBubble) -> None:
-        bubble.setMaximumWidth(max(160, int(self.viewport().width() * BUBBLE_WIDTH_RATIO)))
+    def _bubble_width(self) -> int:
+        margins = self._column.contentsMargins()
+        usable = self.viewport().width() - margins.left() - margins.right()
+        ratio = BUBBLE_WIDTH_RATIO if usable > NARROW else NARROW_RATIO  # a narrow pane: use it all
+        return max(160, int(usable * ratio))
 
-    def resizeEvent(self, event) -> None:
-        super().resizeEvent(event)
-        for bubble in self._bubbles:
-            self._fit(bubble)
+    def viewportEvent(self, event: QEvent) -> bool:
+        if event.type() == QEvent.Type.Resize:  # the window, or a scroll bar coming and going
+            width = self._bubble_width()
+            for bubble in self._bubbles:
+                bubble.set_max_width(width)
+        return super().viewportEvent(event)
 
     def _on_scrolled(self, value: int) -> None:
         bar = self.verticalScrollBar()

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from PySide6.QtCore import QEvent, QObject, QSize, Qt, Signal
 from PySide6.QtGui import QKeyEvent
-from PySide6.QtWidgets import QHBoxLayout, QPlainTextEdit, QToolButton, QWidget
+from PySide6.QtWidgets import QHBoxLayout, QLabel, QPlainTextEdit, QToolButton, QVBoxLayout, QWidget
 
 from .icons import icon
 
@@ -17,9 +17,13 @@ class Composer(QWidget):
         super().__init__(parent)
         self.setObjectName("Composer")
         self.setAttribute(Qt.WidgetAttribute.WA_StyledBackground, True)
-        layout = QHBoxLayout(self)
-        layout.setContentsMargins(12, 10, 12, 10)
+        column = QVBoxLayout(self)
+        column.setContentsMargins(12, 10, 12, 10)
+        column.setSpacing(6)
+        column.addWidget(self._build_editing_bar())
+        layout = QHBoxLayout()
         layout.setSpacing(8)
+        column.addLayout(layout)
         self.input = QPlainTextEdit(self)
         self.input.setObjectName("ComposerInput")
         self.input.setPlaceholderText(self.tr("和 Sonetto 说点什么…（Enter 发送，Shift+Enter 换行）"))
@@ -48,6 +52,37 @@ class Composer(QWidget):
         self._busy = False
         self._enabled = True
         self._update_buttons()
+
+    def _build_editing_bar(self) -> QWidget:
+        self.editing_bar = QWidget(self)
+        self.editing_bar.setObjectName("EditingBar")
+        row = QHBoxLayout(self.editing_bar)
+        row.setContentsMargins(0, 0, 0, 0)
+        hint = QLabel(self.tr("正在编辑一条消息：发送后会替换它和之后的对话"), self.editing_bar)
+        hint.setObjectName("HintLabel")
+        hint.setWordWrap(True)
+        cancel = QToolButton(self.editing_bar)
+        cancel.setText(self.tr("取消编辑"))
+        cancel.clicked.connect(self.cancel_editing)
+        row.addWidget(hint, 1)
+        row.addWidget(cancel)
+        self.editing_bar.hide()
+        self._editing = ""
+        return self.editing_bar
+
+    @property
+    def editing_turn(self) -> str:
+        """The turn a send will replace ("" for a new message)."""
+        return self._editing
+
+    def set_editing(self, turn_id: str) -> None:
+        self._editing = turn_id
+        self.editing_bar.setVisible(bool(turn_id))
+
+    def cancel_editing(self) -> None:
+        if self._editing:
+            self.set_editing("")
+            self.input.clear()
 
     def text(self) -> str:
         return self.input.toPlainText()
@@ -82,6 +117,9 @@ class Composer(QWidget):
     def eventFilter(self, watched: QObject, event: QEvent) -> bool:
         if watched is self.input and event.type() == QEvent.Type.KeyPress:
             key_event: QKeyEvent = event  # type: ignore[assignment]
+            if key_event.key() == Qt.Key.Key_Escape and self._editing:
+                self.cancel_editing()
+                return True
             if key_event.key() in (Qt.Key.Key_Return, Qt.Key.Key_Enter):
                 mods = key_event.modifiers()
                 if mods & Qt.KeyboardModifier.ShiftModifier:

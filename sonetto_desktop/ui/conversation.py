@@ -12,6 +12,7 @@ from PySide6.QtCore import QObject, Signal
 from .chat_controller import ChatController
 from .chat_view import ChatView
 from .composer import Composer
+from .link_confirm import confirm_open_link
 from .message_bubble import MessageBubble
 
 
@@ -27,12 +28,19 @@ class Conversation(QObject):
         self._recent = recent
         self._retry = retry
         self._reply: MessageBubble | None = None
+        self._asked: MessageBubble | None = None  # the user's message of the running turn
+        self._replacing = ""
 
         composer.send_requested.connect(self._on_send_requested)
+        view.regenerate_requested.connect(self._on_regenerate_requested)
+        view.edit_requested.connect(self._on_edit_requested)
+        view.link_activated.connect(lambda url: confirm_open_link(view.window(), url))
         composer.stop_requested.connect(controller.stop)
         c = controller
         c.transcript_loaded.connect(self._on_transcript_loaded)
+        c.turn_replacing.connect(self._on_turn_replacing)
         c.turn_started.connect(self._on_turn_started)
+        c.turn_identified.connect(self._on_turn_identified)
         c.memories_recalled.connect(lambda sid, m: self._in_reply(sid, lambda r: r.set_memories(m)))
         c.token_received.connect(lambda sid, t: self._in_reply(sid, lambda r: r.append_token(t)))
         c.tool_started.connect(
@@ -62,15 +70,42 @@ class Conversation(QObject):
             self.transcript_shown.emit()
 
     def _on_send_requested(self, text: str) -> None:
-        if self.controller.send(text) is not None:
+        if self.controller.send(text, replace_turn=self.composer.editing_turn) is not None:
             self.composer.clear_if(text)
+            self.composer.set_editing("")
+
+    def _on_regenerate_requested(self, user_text: str, turn_id: str) -> None:
+        """Answer again: the reply (and anything after it) is replaced by a new one."""
+        if user_text.strip():
+            self.controller.send(user_text, replace_turn=turn_id)
+
+    def _on_edit_requested(self, text: str, turn_id: str) -> None:
+        """Put an earlier message into the input; sending it replaces that message and what followed."""
+        self.composer.set_editing(turn_id)
+        self.composer.set_text(text)
+        self.composer.input.setFocus()
+        cursor = self.composer.input.textCursor()
+        cursor.movePosition(cursor.MoveOperation.End)
+        self.composer.input.setTextCursor(cursor)
+
+    def _on_turn_replacing(self, session_id: str, turn_id: str) -> None:
+        if self._mine(session_id):
+            self._replacing = turn_id
+            self.view.remove_from_turn(turn_id)
 
     def _on_turn_started(self, session_id: str, text: str) -> None:
         if self._mine(session_id):
-            self.view.add_message("user", text)
+            self._asked = self.view.add_message("user", text)
             self._reply = self.view.add_reply(text)
 
+    def _on_turn_identified(self, session_id: str, turn_id: str) -> None:
+        if self._mine(session_id):
+            for bubble in (self._asked, self._reply):
+                if bubble is not None:
+                    bubble.turn_id = turn_id
+
     def _on_reply_finished(self, session_id: str, text: str) -> None:
+        self._replacing = ""
         if self._mine(session_id) and self._reply is not None:
             self._reply.set_text(text)
             self._reply.flush()
@@ -79,8 +114,14 @@ class Conversation(QObject):
     def _on_reply_failed(self, session_id: str, code: str, message: str, text: str) -> None:
         if not self._mine(session_id):
             return
+        if self._replacing and code == "input":  # the turn could not be replaced: show what is stored
+            self._replacing = ""
+            self.controller.reload_current()
         if self._reply is not None:
-            self._reply.set_error(message, retry=self._retry and code not in ("cancelled", "input"))
+            if code == "cancelled":
+                self._reply.set_stopped()  # the person asked for it: not an error
+            else:
+                self._reply.set_error(message, retry=self._retry and code != "input")
             self._reply = None
         if code == "input" and not self.composer.text().strip():
             self.composer.set_text(text)  # nothing was stored: give the text back

@@ -77,7 +77,7 @@ class MainWindow(QMainWindow):
         self.setCentralWidget(root)
 
         self.chat_panel.memory_activated.connect(self.reveal_memory)
-        new_chat = QShortcut(QKeySequence("Ctrl+N"), self, activated=self.chat_panel.new_session)
+        new_chat = QShortcut(QKeySequence("Ctrl+N"), self, activated=lambda: self.chat_panel.request_new_session())
         new_chat.setWhatsThis(self.tr("新对话"))
         self.shortcuts_dialog = None
         self.menus = build_menus(self)

@@ -23,8 +23,8 @@ from PySide6.QtWidgets import (
     QSpinBox,
     QWidget,
 )
-from qasync import asyncSlot
 
+from sonetto_desktop.aio import TaskKeeper
 from sonetto_desktop.config.secrets import mcp_token, new_mcp_token
 from sonetto_desktop.config.settings import Settings
 from sonetto_desktop.mcp_server import clients_seen
@@ -41,6 +41,9 @@ class McpPage(QWidget):
     def __init__(self, dialog: Any) -> None:
         super().__init__(dialog)
         self._command: tuple[str, list[str]] = ("sonetto", ["mcp"])
+        self._tasks = TaskKeeper("mcp-page")  # cancelled when the page goes
+        keeper = self._tasks
+        self.destroyed.connect(lambda *_: keeper.cancel_all())
         intro = QLabel(self.tr(
             "让其他 AI 应用（Claude Desktop、Cursor、Cherry Studio 等）通过 MCP 使用你的记忆。服务只在这台电脑上运行；"
             "它们做的每个修改都记在历史里（修改者显示为 mcp:应用名），可以撤销。锁定的记忆和“不要记住”列表同样有效。"), self)
@@ -64,7 +67,7 @@ class McpPage(QWidget):
         self.copy_token_button.clicked.connect(lambda: self._copy(self.token.text()))
         self.new_token_button = QPushButton(self.tr("重新生成"), self)
         self.new_token_button.setToolTip(self.tr("旧令牌立即失效，使用 HTTP 的应用需要换上新令牌。"))
-        self.new_token_button.clicked.connect(self.regenerate_token)
+        self.new_token_button.clicked.connect(lambda: self._tasks.spawn(self.regenerate_token(), name="mcp-new-token"))
         token_row = QHBoxLayout()
         token_row.addWidget(self.token, 1)
         token_row.addWidget(self.copy_token_button)
@@ -132,9 +135,8 @@ class McpPage(QWidget):
             except RuntimeError:  # no event loop runs the dialog (a bare widget): nothing to fetch with
                 return
             self._token_asked = True
-            self.refresh_token()
+            self._tasks.spawn(self.refresh_token(), name="mcp-token")
 
-    @asyncSlot()
     async def refresh_token(self) -> None:
         """Read the token (made on first use), where ``sonetto`` is and which apps have connected."""
         token, self._command, seen = await asyncio.to_thread(_token_command_clients)
@@ -143,7 +145,6 @@ class McpPage(QWidget):
                           self.tr("还没有应用连接过。"))
         self._update_snippet()
 
-    @asyncSlot()
     async def regenerate_token(self) -> None:
         self.new_token_button.setEnabled(False)
         try:

@@ -20,8 +20,8 @@ from PySide6.QtWidgets import (
     QPushButton,
     QWidget,
 )
-from qasync import asyncSlot
 
+from sonetto_desktop.aio import TaskKeeper
 from sonetto_desktop.config.settings import Settings
 from sonetto_desktop.memory.pg_location import default_device_name, split_password
 
@@ -34,6 +34,9 @@ class PostgresPage(QWidget):
     def __init__(self, dialog: Any) -> None:
         super().__init__(dialog)
         self._dialog = dialog
+        self._tasks = TaskKeeper("postgres-page")  # cancelled when the page goes
+        keeper = self._tasks
+        self.destroyed.connect(lambda *_: keeper.cancel_all())
         self.last_check = None
         intro = QLabel(self.tr(
             "在几台电脑上使用同一份记忆：记忆保存在你指定的 PostgreSQL 服务器上（家里 NAS 上的 Docker、"
@@ -58,7 +61,7 @@ class PostgresPage(QWidget):
         self.device.setPlaceholderText(default_device_name())
         self.sessions = QCheckBox(self.tr("聊天记录也保存在服务器上（换一台电脑可以接着聊）"), self)
         self.test_button = QPushButton(self.tr("测试服务器连接"), self)
-        self.test_button.clicked.connect(self.test_connection)
+        self.test_button.clicked.connect(lambda: self._tasks.spawn(self.test_connection(), name="test-server"))
         self.result = QLabel(self)
         self.result.setWordWrap(True)
         self.result.setTextInteractionFlags(Qt.TextInteractionFlag.TextSelectableByMouse)
@@ -117,7 +120,6 @@ class PostgresPage(QWidget):
             self.url.setText(bare)
             self.password.setText(password)
 
-    @asyncSlot()
     async def test_connection(self) -> None:
         """Connect once with the page's values (in a worker thread) and say what happened."""
         from sonetto_desktop.postgres_setup import check_connection

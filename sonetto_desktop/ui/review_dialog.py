@@ -65,6 +65,8 @@ class ReviewDialog(QDialog):
         self.list.setWordWrap(True)
         self.list.setTextElideMode(Qt.TextElideMode.ElideNone)
         self.list.setAccessibleName(self.tr("待审核的提议"))
+        self.list.setSpacing(4)  # one proposal is several lines: keep them apart
+        self.list.setAlternatingRowColors(True)
         self.approve_button = QPushButton(self.tr("批准"), self)
         self.edit_button = QPushButton(self.tr("改写后批准…"), self)
         self.reject_button = QPushButton(self.tr("拒绝"), self)

@@ -31,8 +31,8 @@ from PySide6.QtWidgets import (
     QVBoxLayout,
     QWidget,
 )
-from qasync import asyncSlot
 
+from sonetto_desktop.aio import TaskKeeper
 from sonetto_desktop.config.settings import USER_NAME_MAX, Settings
 
 from .discard_guard import guard_reject
@@ -54,6 +54,9 @@ class SettingsDialog(QDialog):
         self.setWindowIcon(icon("settings"))
         self.setMinimumWidth(520)
         self._original = settings
+        self._tasks = TaskKeeper("settings-dialog")  # save / test: cancelled when the dialog goes
+        keeper = self._tasks
+        self.destroyed.connect(lambda *_: keeper.cancel_all())
         self._save_path = save_path
         self.last_result = None
 
@@ -71,7 +74,7 @@ class SettingsDialog(QDialog):
         self.buttons = QDialogButtonBox(QDialogButtonBox.StandardButton.Save | QDialogButtonBox.StandardButton.Cancel, self)
         self.buttons.button(QDialogButtonBox.StandardButton.Save).setText(self.tr("保存"))
         self.buttons.button(QDialogButtonBox.StandardButton.Cancel).setText(self.tr("取消"))
-        self.buttons.accepted.connect(self.save)
+        self.buttons.accepted.connect(lambda: self._tasks.spawn(self.save(), name="save-settings"))
         self.buttons.rejected.connect(self.reject)
         column = QVBoxLayout(self)
         column.addWidget(tabs)
@@ -105,7 +108,7 @@ class SettingsDialog(QDialog):
         self.request_timeout.setRange(1.0, 3600.0)
         self.request_timeout.setSuffix(self.tr(" 秒"))
         self.test_button = QPushButton(self.tr("测试连接"), page)
-        self.test_button.clicked.connect(self.test_connection)
+        self.test_button.clicked.connect(lambda: self._tasks.spawn(self.test_connection(), name="test-connection"))
         self.test_result = QLabel(page)
         self.test_result.setWordWrap(True)
         self.test_result.setTextInteractionFlags(Qt.TextInteractionFlag.TextSelectableByMouse)
@@ -237,7 +240,6 @@ class SettingsDialog(QDialog):
 
     # ── actions ────────────────────────────────────────────────────────
 
-    @asyncSlot()
     async def save(self) -> bool:
         """Validate, write (in a worker: file + keyring), emit ``settings_saved`` and close."""
         settings = self.current_settings()
@@ -262,7 +264,6 @@ class SettingsDialog(QDialog):
         self.accept()
         return True
 
-    @asyncSlot()
     async def test_connection(self) -> None:
         from sonetto_desktop.agent.llm import test_connection
 

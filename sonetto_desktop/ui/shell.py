@@ -187,6 +187,12 @@ class SonettoApp:
                                           tray_notify=self._notify_in_tray, parent=self.window)
         self.quick_chat = QuickChat(self.controller)
         self.quick_chat.memory_activated.connect(self.open_memory)
+        for source in (self.window.chat_panel, self.quick_chat.view):  # memory actions from chat messages
+            source.undo_memory_requested.connect(self.writer_toasts.undo_turn)
+            source.forget_turn_requested.connect(
+                lambda text, turn_id: self._tasks.spawn(self.forget_turn(turn_id, text), name="forget-turn"))
+            source.forget_memory_requested.connect(
+                lambda mid: self._tasks.spawn(self.forget_memory(mid), name="forget-memory"))
         self.window.show()
 
     async def _offer_sqlite(self, ui_state: QSettings) -> None:
@@ -263,6 +269,45 @@ class SonettoApp:
             return
         self.window.bring_to_front()
         self.window.reveal_memory(memory_id)
+
+    async def forget_turn(self, turn_id: str, text: str) -> None:
+        """"别记住这个" on a chat message: services.forget_turn, then a toast saying what happened."""
+        assert self.services is not None and self.toasts is not None
+        try:
+            result = await self.services.forget_turn(turn_id, text)
+        except Exception as exc:  # noqa: BLE001 - said, never raised into Qt
+            self.toasts.show_toast(QApplication.translate("SonettoApp", "没能完成“别记住这个”：{0}").format(
+                str(exc) or type(exc).__name__), key=f"forget:{turn_id}", kind="error")
+            return
+        if result.conflicts:
+            text = QApplication.translate(
+                "SonettoApp", "以后不会再记住这件事；但这轮写下的记忆后来又被改过，没有撤销（{0}）。可以在记忆墙上处理。"
+            ).format("、".join(sorted(result.conflicts)[:3]))
+            kind = "error"
+        elif result.undo is not None:
+            text = QApplication.translate("SonettoApp", "已撤销这轮的 {0} 处记忆变化，以后也不会记住这件事。").format(
+                len(result.undo.changes))
+            kind = "success"
+        else:
+            text = QApplication.translate("SonettoApp", "好的，这件事不会被记住。")
+            kind = "success"
+        self.toasts.show_toast(text, key=f"forget:{turn_id}", kind=kind)
+
+    async def forget_memory(self, memory_id: str) -> None:
+        """"忘掉这条" on a recalled-memory chip: to the trash, with 撤销 on the toast."""
+        assert self.service is not None and self.toasts is not None
+        item = await self.service.item(memory_id)
+        if item is None:
+            return  # gone already (the service said why)
+        why = QApplication.translate("SonettoApp", "在对话里选了“忘掉这条”")
+        if await self.service.delete(memory_id, why) is None:
+            return
+        service = self.service
+        preview = item.description if len(item.description) <= 30 else item.description[:29] + "…"
+        self.toasts.show_toast(QApplication.translate("SonettoApp", "已忘掉：{0}").format(preview),
+                               key=f"forgot:{memory_id}", kind="success",
+                               action_text=QApplication.translate("SonettoApp", "撤销"),
+                               on_action=lambda: service.restore(memory_id))
 
     def open_review(self):
         """Review mode's inbox (ui/review_dialog.py); the badge follows what is done there."""

@@ -121,7 +121,8 @@ async def test_stop_button_cancels_the_reply(tmp_path, llm_server, make_llm, pan
         panel.composer.stop_button.click()
         await wait(lambda: not controller.busy, timeout=10, message="stopped")
         bubble = panel.view.bubbles[-1]
-        assert bubble.error_text
+        assert bubble.stopped and bubble.stopped_label.isVisibleTo(bubble)  # a calm marker ...
+        assert bubble.error_text == "" and not bubble.error_box.isVisibleTo(bubble)  # ... not an error
         assert not bubble.retry_button.isVisibleTo(bubble)
         assert panel.composer.send_button.isVisibleTo(panel)
 

@@ -1,0 +1,87 @@
+"""Search across chats and export of a chat to Markdown, over a real SessionStore (SQLite)."""
+
+from __future__ import annotations
+
+import threading
+
+import pytest
+
+from sonetto_desktop.agent import chat_search
+from sonetto_desktop.agent.chat_export import export_chat, transcript_markdown
+from sonetto_desktop.agent.chat_search import search_chats
+from sonetto_desktop.agent.sessions import SessionStore
+
+
+@pytest.fixture
+async def store(tmp_path):
+    s = SessionStore(tmp_path / "sessions.db")
+    await s.open()
+    yield s
+    await s.close()
+
+
+async def _chat(store, title, *pairs, error=None):
+    info = await store.create(title)
+    for user, reply in pairs:
+        await store.append(info.id, "user", user)
+        await store.append(info.id, "assistant", reply, error=error)
+    return info.id
+
+
+async def test_search_finds_every_word_across_chats_ignoring_case_and_spacing(store):
+    coffee = await _chat(store, "周末", ("我喜欢 手冲咖啡", "那 Pour  Over 呢？"))
+    cat = await _chat(store, "猫", ("年糕今天又调皮了", "它是一只橘猫"))
+    await _chat(store, "空的")
+    hits = await search_chats(store, "pour over")
+    assert [h.session_id for h in hits] == [coffee]
+    assert "Pour Over" in hits[0].snippet
+    assert [h.session_id for h in await search_chats(store, "橘猫 年糕")] == [cat]  # words in two messages
+    assert [h.session_id for h in await search_chats(store, "周末")] == [coffee]  # the title
+    assert await search_chats(store, "年糕 咖啡") == []
+    assert await search_chats(store, "   ") == []
+
+
+async def test_search_matches_off_the_calling_thread(store, monkeypatch):
+    await _chat(store, "a", ("hello there", "hi"))
+    threads = []
+    original = chat_search.match_sessions
+
+    def spy(*args):
+        threads.append(threading.get_ident())
+        return original(*args)
+
+    monkeypatch.setattr(chat_search, "match_sessions", spy)
+    assert len(await search_chats(store, "hello")) == 1
+    assert threads and threads[0] != threading.get_ident()
+
+
+async def test_export_writes_the_chat_as_markdown_replacing_an_old_file(store, tmp_path):
+    sid = await _chat(store, "周末计划", ("去爬山吗？", "好呀，**带水**。"))
+    await store.append(sid, "user", "讲个长故事")
+    await store.append(sid, "assistant", "从前有座山", error={"code": "cancelled", "zh": "已停止", "en": "Stopped"})
+    await store.append(sid, "user", "再来")
+    await store.append(sid, "assistant", "", error={"code": "http", "zh": "服务出错了", "en": "Server error"})
+    target = tmp_path / "out" / "chat.md"
+    target.parent.mkdir()
+    target.write_text("old export", encoding="utf-8")
+    await export_chat(store, sid, target)
+    text = target.read_text(encoding="utf-8")
+    assert text.startswith("# 周末计划\n")
+    assert "**你**" in text and "去爬山吗？" in text and "好呀，**带水**。" in text
+    assert "从前有座山" in text and "（已停止）" in text
+    assert "服务出错了" in text
+    assert [p.name for p in target.parent.iterdir()] == ["chat.md"]  # no temp file left
+
+
+async def test_export_to_a_missing_folder_fails_and_writes_nothing(store, tmp_path):
+    sid = await _chat(store, "x", ("a", "b"))
+    with pytest.raises(OSError):
+        await export_chat(store, sid, tmp_path / "nope" / "chat.md")
+    assert not (tmp_path / "nope").exists()
+
+
+def test_markdown_export_in_english():
+    text = transcript_markdown("Weekend", [{"role": "user", "content": "hi"},
+                                           {"role": "assistant", "content": "", "error": {"code": "cancelled"}}],
+                               language="en")
+    assert "**You**" in text and "(stopped)" in text

@@ -1,0 +1,161 @@
+"""What a person does with messages: retry a failed reply (once, never again after it worked or
+after a restart), stop calmly, start from a friendly empty chat, copy / regenerate / edit-and-resend."""
+
+from __future__ import annotations
+
+import pytest
+from PySide6.QtCore import Qt
+from PySide6.QtGui import QGuiApplication
+
+from shell_fixtures import running_engine
+from sonetto_desktop.ui.chat_controller import ChatController
+from sonetto_desktop.ui.chat_panel import ChatPanel
+
+
+@pytest.fixture
+def panel_factory(qtbot):
+    made = []
+
+    def make():
+        controller = ChatController()
+        panel = ChatPanel(controller)
+        qtbot.addWidget(panel)
+        panel.resize(900, 600)
+        panel.show()
+        made.append(controller)
+        return controller, panel
+
+    yield make
+    for controller in made:
+        controller.deleteLater()
+
+
+async def _send(panel, controller, text, wait):
+    panel.composer.set_text(text)
+    panel.composer.submit()
+    await wait(lambda: controller.busy, message="turn started")
+    await wait(lambda: not controller.busy, timeout=10, message="turn finished")
+
+
+async def test_retry_is_gone_after_a_successful_retry_and_never_sends_again(tmp_path, llm_server, make_llm,
+                                                                            panel_factory, wait):
+    async with running_engine(tmp_path / "data", make_llm(streaming=True)) as parts:
+        controller, panel = panel_factory()
+        await controller.attach(parts[2])
+        sent = []
+        controller.turn_started.connect(lambda _sid, text: sent.append(text))
+        llm_server.add_error(500, "upstream exploded")
+        await _send(panel, controller, "你好", wait)
+        failed = panel.view.bubbles[-1]
+        assert failed.can_retry
+
+        llm_server.add_text("这次好了")
+        failed.retry_button.click()
+        await wait(lambda: len(panel.view.bubbles) == 4 and not controller.busy, timeout=10, message="retried")
+        assert not failed.can_retry and not failed.retry_button.isVisibleTo(failed)
+        failed.retry_button.click()  # even if something still reached it
+        await wait(lambda: not controller.busy)
+        assert sent == ["你好", "你好"]
+        assert len(panel.view.bubbles) == 4
+
+
+async def test_after_a_restart_only_a_last_failed_reply_can_be_retried(tmp_path, llm_server, make_llm,
+                                                                       panel_factory, wait):
+    async with running_engine(tmp_path / "data", make_llm(streaming=True)) as parts:
+        controller, panel = panel_factory()
+        await controller.attach(parts[2])
+        llm_server.add_error(500, "upstream exploded")
+        await _send(panel, controller, "你好", wait)
+        llm_server.add_text("好了")
+        panel.view.bubbles[-1].retry_button.click()
+        await wait(lambda: len(panel.view.bubbles) == 4 and not controller.busy, timeout=10)
+        llm_server.add_error(500, "again")
+        await _send(panel, controller, "最后一句", wait)
+
+        await controller.select_session(controller.current_session_id)  # what a restart shows
+        bubbles = panel.view.bubbles
+        assert [b.error_text != "" for b in bubbles] == [False, True, False, False, False, True]
+        assert not bubbles[1].can_retry  # answered by the retry after it
+        assert bubbles[5].can_retry  # the last one still can
+
+
+async def test_stopping_shows_a_calm_marker_also_after_reloading(tmp_path, llm_server, make_llm, panel_factory, wait):
+    async with running_engine(tmp_path / "data", make_llm(streaming=True, timeout=30)) as parts:
+        controller, panel = panel_factory()
+        await controller.attach(parts[2])
+        llm_server.add_hang(20)
+        panel.composer.set_text("讲个很长的故事")
+        panel.composer.submit()
+        await wait(lambda: llm_server.wait_for_requests(1, timeout=0), timeout=10, message="request sent")
+        panel.composer.stop_button.click()
+        await wait(lambda: not controller.busy, timeout=10, message="stopped")
+        await controller.select_session(controller.current_session_id)
+        bubble = panel.view.bubbles[-1]
+        assert bubble.stopped and bubble.stopped_label.text() == "已停止"
+        assert not bubble.error_box.isVisibleTo(bubble)
+
+
+async def test_a_new_chat_has_a_friendly_empty_state(tmp_path, llm_server, make_llm, panel_factory, wait):
+    async with running_engine(tmp_path / "data", make_llm(streaming=True)) as parts:
+        controller, panel = panel_factory()
+        await controller.attach(parts[2])
+        assert panel.view.bubbles == []
+        assert panel.view.empty_state.isVisibleTo(panel) and "Sonetto" in panel.view.empty_state.text()
+        llm_server.add_text("嗨")
+        await _send(panel, controller, "你好", wait)
+        assert not panel.view.empty_state.isVisibleTo(panel)
+        await panel.new_session()
+        assert panel.view.empty_state.isVisibleTo(panel)
+
+
+async def test_copy_regenerate_and_edit_and_resend(tmp_path, llm_server, make_llm, panel_factory, qtbot, wait):
+    async with running_engine(tmp_path / "data", make_llm(streaming=True)) as parts:
+        controller, panel = panel_factory()
+        await controller.attach(parts[2])
+        sent = []
+        controller.turn_started.connect(lambda _sid, text: sent.append(text))
+        llm_server.add_text("前情")
+        await _send(panel, controller, "先说一句", wait)
+        llm_server.add_text("第一次的**回答**")
+        await _send(panel, controller, "问个问题", wait)
+        user, reply = panel.view.bubbles[2:]
+        assert reply.turn_id and user.turn_id == reply.turn_id  # known for a live turn too
+
+        reply.copy_button.click()
+        assert QGuiApplication.clipboard().text() == "第一次的**回答**"  # the text as written
+
+        llm_server.add_text("第二次的回答")
+        reply.regenerate_button.click()
+        await wait(lambda: not controller.busy and panel.view.bubbles[-1].text == "第二次的回答", timeout=10,
+                   message="regenerated")
+        assert [b.text for b in panel.view.bubbles] == ["先说一句", "前情", "问个问题", "第二次的回答"]
+        assert sent[-1] == "问个问题"
+        said = [m.get("content") for m in llm_server.requests[-1]["messages"]]
+        assert "第一次的**回答**" not in said and said.count("问个问题") == 1  # gone from the model's history
+
+        panel.view.bubbles[2].edit_button.click()
+        assert panel.composer.text() == "问个问题" and panel.composer.editing_bar.isVisibleTo(panel)
+        panel.composer.set_text("问个别的问题")
+        llm_server.add_text("改过的回答")
+        panel.composer.submit()
+        await wait(lambda: not controller.busy and panel.view.bubbles[-1].text == "改过的回答", timeout=10,
+                   message="resent")
+        assert [b.text for b in panel.view.bubbles] == ["先说一句", "前情", "问个别的问题", "改过的回答"]
+        assert not panel.composer.editing_bar.isVisibleTo(panel)
+        await controller.select_session(controller.current_session_id)  # what is stored says the same
+        assert [b.text for b in panel.view.bubbles] == ["先说一句", "前情", "问个别的问题", "改过的回答"]
+
+
+async def test_cancelling_an_edit_sends_a_new_message(tmp_path, llm_server, make_llm, panel_factory, qtbot, wait):
+    async with running_engine(tmp_path / "data", make_llm(streaming=True)) as parts:
+        controller, panel = panel_factory()
+        await controller.attach(parts[2])
+        llm_server.add_text("好")
+        await _send(panel, controller, "原来的话", wait)
+        panel.view.bubbles[0].edit_button.click()
+        panel.composer.input.setFocus()
+        qtbot.keyClick(panel.composer.input, Qt.Key.Key_Escape)
+        assert panel.composer.editing_turn == "" and panel.composer.text() == ""
+        llm_server.add_text("收到")
+        await _send(panel, controller, "新的话", wait)
+        assert [b.text for b in panel.view.bubbles] == ["原来的话", "好", "新的话", "收到"]

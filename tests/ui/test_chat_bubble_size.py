@@ -1,0 +1,158 @@
+"""Chat bubbles are sized to their content: nothing is cut off at any window size, while a reply
+streams or after a resize, in the main chat, in quick chat and in error boxes; a short message is
+one line, not a narrow column."""
+
+from __future__ import annotations
+
+import asyncio
+
+import pytest
+from PySide6.QtCore import QCoreApplication
+from PySide6.QtWidgets import QLabel
+
+from shell_fixtures import OFFSCREEN_RAISE, OFFSCREEN_SIZE_HINTS, running_engine
+from sonetto_desktop.ui.chat_controller import ChatController
+from sonetto_desktop.ui.chat_panel import ChatPanel
+from sonetto_desktop.ui.quick_chat import QuickChat
+from sonetto_desktop.ui.theme import stylesheet
+
+SIZES = [(900, 600), (1280, 800), (1920, 1080)]
+LONG = ("这是一段很长的回复，会在气泡里换好几行。" * 12 + "\n\n第二段 with some English words that wrap too. " * 4
+        + "\n\n- 第一项\n- 第二项 **加粗**\n\n```\ncode line\n```\n\n最后一段。")
+SHORT = "你好呀，今天过得怎么样？"
+MEMORIES = [{"id": f"m{i}", "description": f"第 {i} 条被想起的记忆", "theme": "生活"} for i in range(9)]
+
+
+def _settle(rounds: int = 4) -> None:
+    for _ in range(rounds):
+        QCoreApplication.processEvents()
+
+
+def _problems(view, *, texts_only: bool = False) -> list[str]:
+    """Every text part of every bubble whose content does not fit the space it was given."""
+    found = []
+    for n, bubble in enumerate(view.bubbles):
+        inside = bubble.rect()
+        for label in bubble.findChildren(QLabel):
+            if not label.isVisibleTo(bubble) or not label.text():
+                continue
+            need = label.heightForWidth(label.width())
+            where = label.geometry().translated(label.parentWidget().mapTo(bubble, label.pos()) - label.pos())
+            if need > label.height():
+                found.append(f"bubble {n} ({bubble.role}) {label.objectName()!r}: needs {need}px, has {label.height()}")
+            if not texts_only and not inside.contains(where):
+                found.append(f"bubble {n} ({bubble.role}) {label.objectName()!r}: {where} outside {inside}")
+        if texts_only:
+            continue
+        if bubble.chips.isVisibleTo(bubble):
+            if bubble.chip_layout.heightForWidth(bubble.chips.width()) > bubble.chips.height():
+                found.append(f"bubble {n}: memory chips cut off")
+        if bubble.height() < bubble.minimumSizeHint().height():
+            found.append(f"bubble {n}: {bubble.height()}px tall, needs {bubble.minimumSizeHint().height()}")
+    return found
+
+
+@pytest.fixture
+def panel(qtbot):
+    controller = ChatController()
+    widget = ChatPanel(controller)
+    widget.setStyleSheet(stylesheet("light"))
+    qtbot.addWidget(widget)
+    widget.show()
+    yield widget
+    controller.deleteLater()
+
+
+def _fill(view, *, stream: bool) -> None:
+    view.add_message("user", SHORT)
+    reply = view.add_reply(SHORT)
+    if stream:
+        for start in range(0, len(LONG), 9):
+            reply.append_token(LONG[start:start + 9])
+            if start % 90 == 0:
+                reply.flush()
+                _settle(2)
+                assert _problems(view) == [], "cut off while streaming"
+        reply.flush()
+    else:
+        reply.set_text(LONG)
+    reply.set_memories(MEMORIES)
+    view.add_message("user", "再说一遍")
+    failed = view.add_reply("再说一遍")
+    failed.set_error("出错了：模型服务返回了一个很长的错误说明，" * 6)
+
+
+@pytest.mark.parametrize("size", SIZES, ids=lambda s: f"{s[0]}x{s[1]}")
+@pytest.mark.parametrize("stream", [False, True], ids=["set", "streamed"])
+def test_every_bubble_fits_its_content(panel, size, stream):
+    panel.resize(*size)
+    _settle()
+    _fill(panel.view, stream=stream)
+    _settle()
+    assert _problems(panel.view) == []
+
+
+@pytest.mark.parametrize("start, end", [((1920, 1080), (900, 600)), ((900, 600), (1920, 1080)),
+                                        ((1280, 800), (700, 500))])
+def test_bubbles_refit_after_a_resize(panel, start, end):
+    panel.resize(*start)
+    _settle()
+    _fill(panel.view, stream=False)
+    _settle()
+    panel.resize(*end)
+    _settle()
+    assert _problems(panel.view) == []
+    reply = panel.view.bubbles[1]
+    assert reply.width() <= panel.view.viewport().width()
+
+
+@pytest.mark.parametrize("size", SIZES, ids=lambda s: f"{s[0]}x{s[1]}")
+def test_a_short_message_stays_on_one_line(panel, size):
+    panel.resize(*size)
+    _settle()
+    bubble = panel.view.add_message("user", SHORT)
+    _settle()
+    label = bubble.label
+    line = label.fontMetrics().lineSpacing()
+    assert label.height() < 2 * line, f"{SHORT!r} wrapped: {label.width()}x{label.height()}"
+    assert label.width() >= label.fontMetrics().horizontalAdvance(SHORT)
+
+
+@pytest.mark.qt_log_ignore(OFFSCREEN_RAISE, OFFSCREEN_SIZE_HINTS)
+def test_quick_chat_bubbles_fit(qtbot):
+    controller = ChatController()
+    popup = QuickChat(controller)
+    popup.setStyleSheet(stylesheet("dark"))
+    qtbot.addWidget(popup)
+    popup.show()
+    _settle()
+    _fill(popup.view, stream=True)
+    _settle()
+    assert _problems(popup.view) == []
+    controller.deleteLater()
+
+
+async def test_a_streamed_reply_from_the_model_fits_at_900x600(tmp_path, llm_server, make_llm, qtbot, wait):
+    async with running_engine(tmp_path / "data", make_llm(streaming=True)) as parts:
+        controller = ChatController()
+        panel = ChatPanel(controller)
+        panel.setStyleSheet(stylesheet("light"))
+        qtbot.addWidget(panel)
+        panel.resize(900, 600)
+        panel.show()
+        await controller.attach(parts[2])
+        llm_server.add_text(LONG)
+        panel.composer.set_text("讲讲")
+        panel.composer.submit()
+        seen = []
+        await wait(lambda: controller.busy, message="turn started")
+        while controller.busy:  # while it streams, every text part has the height its text needs
+            await asyncio.sleep(0.03)  # (the loop runs Qt's events meanwhile: no processEvents here)
+            if len(panel.view.bubbles) == 2 and panel.view.bubbles[1].text:
+                seen.append(_problems(panel.view, texts_only=True))
+        await asyncio.sleep(0.2)
+        assert len(seen) > 3  # checked while it streamed
+        assert panel.view.bubbles[1].text == LONG
+        assert [p for p in seen if p] == []
+        assert _problems(panel.view) == []
+        controller.deleteLater()

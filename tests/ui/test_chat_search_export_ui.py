@@ -1,0 +1,96 @@
+"""The chat panel's search over all chats and its Markdown export, against a real engine."""
+
+from __future__ import annotations
+
+import pytest
+from PySide6.QtCore import Qt
+from PySide6.QtWidgets import QFileDialog
+
+from shell_fixtures import running_engine
+from sonetto_desktop.ui.chat_controller import ChatController
+from sonetto_desktop.ui.chat_panel import ID_ROLE, ChatPanel
+
+
+@pytest.fixture
+def panel_factory(qtbot):
+    made = []
+
+    def make():
+        controller = ChatController()
+        panel = ChatPanel(controller)
+        qtbot.addWidget(panel)
+        panel.resize(900, 600)
+        panel.show()
+        made.append(controller)
+        return controller, panel
+
+    yield make
+    for controller in made:
+        controller.deleteLater()
+
+
+async def _talk(panel, controller, llm_server, text, reply, wait):
+    llm_server.add_text(reply)
+    panel.composer.set_text(text)
+    panel.composer.submit()
+    await wait(lambda: controller.busy, message="turn started")
+    await wait(lambda: not controller.busy, timeout=10, message="turn finished")
+
+
+async def test_search_filters_the_session_list_and_esc_ends_it(tmp_path, llm_server, make_llm, panel_factory,
+                                                                qtbot, wait):
+    async with running_engine(tmp_path / "data", make_llm(streaming=True)) as parts:
+        controller, panel = panel_factory()
+        await controller.attach(parts[2])
+        await _talk(panel, controller, llm_server, "我的猫叫年糕", "年糕真可爱", wait)
+        cat = controller.current_session_id
+        await panel.new_session()
+        await _talk(panel, controller, llm_server, "周末去爬山", "记得带水", wait)
+        await panel.new_session()
+        await wait(lambda: len(panel.session_ids()) == 3)
+
+        panel.search_box.setText("年糕")  # as typed (keyClicks is ASCII-only)
+        await wait(lambda: panel.session_ids() == [cat], message="filtered to the cat chat")
+        assert "年糕" in panel.session_list.item(0).toolTip()
+        assert not panel.no_hits.isVisible()
+
+        panel.search_box.setText("没有这个词")
+        await wait(lambda: panel.session_ids() == [], message="nothing matches")
+        assert panel.no_hits.isVisible()
+
+        panel.search_box.setFocus()
+        qtbot.keyClick(panel.search_box, Qt.Key.Key_Escape)
+        assert panel.search_box.text() == ""
+        assert len(panel.session_ids()) == 3
+
+        panel.search_box.setText("带水")  # as typed (keyClicks is ASCII-only)
+        await wait(lambda: len(panel.session_ids()) == 1)
+        panel.session_list.setCurrentRow(0)
+        await wait(lambda: controller.current_session_id == panel.session_list.item(0).data(ID_ROLE))
+        await wait(lambda: [b.text for b in panel.view.bubbles] == ["周末去爬山", "记得带水"])
+
+
+async def test_export_writes_the_chosen_file(tmp_path, llm_server, make_llm, panel_factory, wait):
+    async with running_engine(tmp_path / "data", make_llm(streaming=True)) as parts:
+        controller, panel = panel_factory()
+        await controller.attach(parts[2])
+        await _talk(panel, controller, llm_server, "我的猫叫年糕", "年糕**真可爱**", wait)
+        dialog = panel.choose_export_file()
+        assert isinstance(dialog, QFileDialog) and dialog.isVisible()
+        assert dialog.acceptMode() == QFileDialog.AcceptMode.AcceptSave
+        target = tmp_path / "年糕.md"
+        dialog.fileSelected.emit(str(target))  # what choosing a file and pressing Save does
+        dialog.close()
+        await wait(lambda: target.exists(), message="exported")
+        text = target.read_text(encoding="utf-8")
+        assert "我的猫叫年糕" in text and "年糕**真可爱**" in text
+
+
+async def test_a_failed_export_is_reported(tmp_path, llm_server, make_llm, panel_factory, wait):
+    async with running_engine(tmp_path / "data", make_llm(streaming=True)) as parts:
+        controller, panel = panel_factory()
+        await controller.attach(parts[2])
+        failures = []
+        controller.operation_failed.connect(failures.append)
+        await panel.export_chat(controller.current_session_id, str(tmp_path / "missing" / "x.md"))
+        assert failures
