@@ -84,6 +84,9 @@ def test_cards_say_who_last_changed_a_memory(mm):
     ops.as_actor("agent").update(mid, description="用户在上海", reason="搬家")
     [card] = mm.get_memories_grouped()["身份"]
     assert card["last_actor"] == "agent" and card["locked"] is False
+    ops.set_locked(mid, True)  # locking is not writing: the card still says Sonetto wrote it
+    [card] = mm.get_memories_grouped()["身份"]
+    assert card["last_actor"] == "agent" and card["locked"] is True
     from sonetto_desktop.memory import MemoryItem
     mm.import_items({"seed0001": MemoryItem("Miso 喜欢夏天", "品味")})
     assert mm.get("seed0001").last_actor == "imported"  # a seed memory without history

@@ -11,22 +11,22 @@
 <context>
     <name>CardDelegate</name>
     <message>
-        <location filename="../../sonetto_desktop/ui/card_delegate.py" line="53" />
+        <location filename="../../sonetto_desktop/ui/card_delegate.py" line="57" />
         <source>{0} 次</source>
         <translation>{0}×</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/card_delegate.py" line="346" />
+        <location filename="../../sonetto_desktop/ui/card_delegate.py" line="362" />
         <source>合并</source>
         <translation>Merge</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/memory_model.py" line="57" />
+        <location filename="../../sonetto_desktop/ui/memory_model.py" line="58" />
         <source>用到 {0} 次</source>
         <translation>Used {0}×</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/memory_model.py" line="61" />
+        <location filename="../../sonetto_desktop/ui/memory_model.py" line="62" />
         <source>用到 {0} 次：Sonetto 在对话中想起并用上这条记忆的次数（“用到最多”按它排序）。</source>
         <translation>Used {0}×: how many times Sonetto recalled this memory and used it in a conversation (“Most used” sorts by it).</translation>
     </message>
@@ -799,190 +799,280 @@ Talk about anything — I'll remember what matters to you.</translation>
 <context>
     <name>MemoryService</name>
     <message>
-        <location filename="../../sonetto_desktop/ui/memory_service.py" line="34" />
+        <location filename="../../sonetto_desktop/ui/memory_service.py" line="35" />
+        <source>没有撤销：之后又有改动碰到了其中 {0} 条记忆。可以在历史里逐条还原。</source>
+        <translation>Not undone: later changes touched {0} of these memories. You can revert them one by one in their history.</translation>
+    </message>
+    <message>
+        <location filename="../../sonetto_desktop/ui/memory_service.py" line="38" />
+        <source>已经没有可撤销的变化了。</source>
+        <translation>Nothing is left to undo.</translation>
+    </message>
+    <message>
+        <location filename="../../sonetto_desktop/ui/memory_service.py" line="40" />
         <source>找不到这条记忆，它可能已被删除或移动。</source>
         <translation>This memory can't be found; it may have been deleted or moved.</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/memory_service.py" line="36" />
+        <location filename="../../sonetto_desktop/ui/memory_service.py" line="42" />
         <source>记忆库文件无法读取，没有做任何修改：{0}</source>
         <translation>The memory store file can't be read, so nothing was changed: {0}</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/memory_service.py" line="39" />
+        <location filename="../../sonetto_desktop/ui/memory_service.py" line="45" />
         <source>输入无效：{0}</source>
         <translation>Invalid input: {0}</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/memory_service.py" line="41" />
+        <location filename="../../sonetto_desktop/ui/memory_service.py" line="47" />
         <source>记忆库出错：{0}</source>
         <translation>Memory store error: {0}</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/memory_service.py" line="42" />
+        <location filename="../../sonetto_desktop/ui/memory_service.py" line="48" />
         <source>操作失败：{0}</source>
         <translation>The operation failed: {0}</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/memory_service.py" line="131" />
+        <location filename="../../sonetto_desktop/ui/memory_service.py" line="137" />
         <source>手动添加</source>
         <translation>Added by hand</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/memory_service.py" line="138" />
+        <location filename="../../sonetto_desktop/ui/memory_service.py" line="144" />
         <source>手动编辑</source>
         <translation>Edited by hand</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/memory_service.py" line="144" />
+        <location filename="../../sonetto_desktop/ui/memory_service.py" line="150" />
         <source>拖动到「{0}」</source>
         <translation>Dragged to “{0}”</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/memory_service.py" line="151" />
+        <location filename="../../sonetto_desktop/ui/memory_service.py" line="157" />
         <source>手动合并</source>
         <translation>Merged by hand</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/memory_service.py" line="155" />
+        <location filename="../../sonetto_desktop/ui/memory_service.py" line="161" />
         <source>手动删除</source>
         <translation>Deleted by hand</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/memory_service.py" line="163" />
+        <location filename="../../sonetto_desktop/ui/memory_service.py" line="169" />
         <source>恢复旧版本</source>
         <translation>Restored an old version</translation>
+    </message>
+    <message>
+        <location filename="../../sonetto_desktop/ui/memory_service.py" line="177" />
+        <source>手动锁定</source>
+        <translation>Locked by hand</translation>
+    </message>
+    <message>
+        <location filename="../../sonetto_desktop/ui/memory_service.py" line="178" />
+        <source>手动解锁</source>
+        <translation>Unlocked by hand</translation>
+    </message>
+    <message>
+        <location filename="../../sonetto_desktop/ui/memory_service.py" line="194" />
+        <source>批量删除</source>
+        <translation>Deleted together</translation>
+    </message>
+    <message>
+        <location filename="../../sonetto_desktop/ui/memory_service.py" line="199" />
+        <source>批量锁定</source>
+        <translation>Locked together</translation>
+    </message>
+    <message>
+        <location filename="../../sonetto_desktop/ui/memory_service.py" line="200" />
+        <source>批量解锁</source>
+        <translation>Unlocked together</translation>
+    </message>
+    <message>
+        <location filename="../../sonetto_desktop/ui/memory_service.py" line="205" />
+        <source>主题「{0}」改为「{1}」</source>
+        <translation>Theme “{0}” renamed to “{1}”</translation>
+    </message>
+    <message>
+        <location filename="../../sonetto_desktop/ui/memory_service.py" line="210" />
+        <source>删除 Sonetto 今天写的记忆</source>
+        <translation>Delete what Sonetto wrote today</translation>
+    </message>
+    <message>
+        <location filename="../../sonetto_desktop/ui/memory_service.py" line="215" />
+        <source>从提示里撤销</source>
+        <translation>Undone from a notification</translation>
     </message>
 </context>
 <context>
     <name>MemoryWall</name>
     <message>
-        <location filename="../../sonetto_desktop/ui/memory_wall.py" line="222" />
+        <location filename="../../sonetto_desktop/ui/memory_wall.py" line="232" />
         <source>记忆库暂时无法读取，卡片墙是空的；没有任何内容被改动。</source>
         <translation>The memory store cannot be read right now, so the wall is empty; nothing was changed.</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/memory_wall.py" line="224" />
+        <location filename="../../sonetto_desktop/ui/memory_wall.py" line="234" />
         <source>还没有记忆。和 Sonetto 聊聊，或点「新建」写下一条。</source>
         <translation>No memories yet. Chat with Sonetto, or click “New” to write one.</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/memory_wall.py" line="226" />
+        <location filename="../../sonetto_desktop/ui/memory_wall.py" line="236" />
+        <source>没有「{0}」的记忆。</source>
+        <translation>No memories for “{0}”.</translation>
+    </message>
+    <message>
+        <location filename="../../sonetto_desktop/ui/memory_wall.py" line="238" />
         <source>没有和「{0}」匹配的记忆。</source>
         <translation>No memory matches “{0}”.</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/memory_wall.py" line="236" />
+        <location filename="../../sonetto_desktop/ui/memory_wall.py" line="248" />
         <source>{0} / {1} 条</source>
         <translation>{0} / {1}</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/memory_wall.py" line="238" />
+        <location filename="../../sonetto_desktop/ui/memory_wall.py" line="250" />
+        <source>{0} · {1}</source>
+        <translation>{0} · {1}</translation>
+    </message>
+    <message>
+        <location filename="../../sonetto_desktop/ui/memory_wall.py" line="253" />
         <source>{0} 条</source>
         <translation>{0}</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/wall_actions.py" line="128" />
+        <location filename="../../sonetto_desktop/ui/wall_actions.py" line="129" />
         <source>这条记忆已经不在了（可能刚被删除或合并）。可以把你写的内容另存为一条新记忆。</source>
         <translation>This memory is gone (it may have just been deleted or merged). You can save what you wrote as a new memory.</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/wall_actions.py" line="181" />
+        <location filename="../../sonetto_desktop/ui/wall_actions.py" line="186" />
         <source>已删除：{0}</source>
         <translation>Deleted: {0}</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/wall_actions.py" line="183" />
+        <location filename="../../sonetto_desktop/ui/wall_actions.py" line="188" />
         <source>已删除 {0} 条记忆</source>
         <translation>Deleted {0} memories</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/wall_actions.py" line="187" />
+        <location filename="../../sonetto_desktop/ui/wall_actions.py" line="192" />
         <source>撤销</source>
         <translation>Undo</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/wall_actions.py" line="220" />
+        <location filename="../../sonetto_desktop/ui/wall_actions.py" line="229" />
         <source>拖动到「{0}」</source>
         <translation>Dragged to “{0}”</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/wall_actions.py" line="227" />
+        <location filename="../../sonetto_desktop/ui/wall_actions.py" line="236" />
         <source>移动到「{0}」</source>
         <translation>Moved to “{0}”</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/wall_actions.py" line="239" />
+        <location filename="../../sonetto_desktop/ui/wall_actions.py" line="251" />
         <source>移动到新主题</source>
         <translation>Move to a new theme</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/wall_actions.py" line="240" />
+        <location filename="../../sonetto_desktop/ui/wall_actions.py" line="252" />
         <source>新主题的名字：</source>
         <translation>Name of the new theme:</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/wall_actions.py" line="246" />
+        <location filename="../../sonetto_desktop/ui/wall_actions.py" line="258" />
         <source>移动到…</source>
         <translation>Move to…</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/wall_actions.py" line="257" />
+        <location filename="../../sonetto_desktop/ui/wall_actions.py" line="269" />
         <source>新主题…</source>
         <translation>New theme…</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/wall_actions.py" line="269" />
+        <location filename="../../sonetto_desktop/ui/wall_actions.py" line="281" />
         <source>展开</source>
         <translation>Expand</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/wall_actions.py" line="270" />
+        <location filename="../../sonetto_desktop/ui/wall_actions.py" line="282" />
         <source>折叠</source>
         <translation>Collapse</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/wall_actions.py" line="273" />
+        <location filename="../../sonetto_desktop/ui/wall_actions.py" line="285" />
+        <source>重命名主题…</source>
+        <translation>Rename theme…</translation>
+    </message>
+    <message>
+        <location filename="../../sonetto_desktop/ui/wall_actions.py" line="288" />
         <source>更改颜色…</source>
         <translation>Change colour…</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/wall_actions.py" line="276" />
+        <location filename="../../sonetto_desktop/ui/wall_actions.py" line="291" />
         <source>恢复默认颜色</source>
         <translation>Default colour</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/wall_actions.py" line="285" />
+        <location filename="../../sonetto_desktop/ui/wall_actions.py" line="300" />
         <source>「{0}」的颜色</source>
         <translation>Colour of “{0}”</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/wall_actions.py" line="301" />
+        <location filename="../../sonetto_desktop/ui/wall_actions.py" line="316" />
         <source>删除</source>
         <translation>Delete</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/wall_actions.py" line="303" />
+        <location filename="../../sonetto_desktop/ui/wall_actions.py" line="318" />
         <source>删除 {0} 条</source>
         <translation>Delete {0} memories</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/wall_actions.py" line="305" />
+        <location filename="../../sonetto_desktop/ui/wall_actions.py" line="322" />
+        <source>锁定</source>
+        <translation>Lock</translation>
+    </message>
+    <message>
+        <location filename="../../sonetto_desktop/ui/wall_actions.py" line="323" />
+        <source>锁定 {0} 条</source>
+        <translation>Lock {0}</translation>
+    </message>
+    <message>
+        <location filename="../../sonetto_desktop/ui/wall_actions.py" line="325" />
+        <source>解锁</source>
+        <translation>Unlock</translation>
+    </message>
+    <message>
+        <location filename="../../sonetto_desktop/ui/wall_actions.py" line="326" />
+        <source>解锁 {0} 条</source>
+        <translation>Unlock {0}</translation>
+    </message>
+    <message>
+        <location filename="../../sonetto_desktop/ui/wall_actions.py" line="328" />
+        <source>合并这 2 条</source>
+        <translation>Merge these 2</translation>
+    </message>
+    <message>
+        <location filename="../../sonetto_desktop/ui/wall_actions.py" line="334" />
         <source>编辑</source>
         <translation>Edit</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/wall_actions.py" line="306" />
+        <location filename="../../sonetto_desktop/ui/wall_actions.py" line="335" />
         <source>历史</source>
         <translation>History</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/wall_actions.py" line="308" />
+        <location filename="../../sonetto_desktop/ui/wall_actions.py" line="331" />
         <source>与…合并</source>
         <translation>Merge with…</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/wall_actions.py" line="313" />
+        <location filename="../../sonetto_desktop/ui/wall_actions.py" line="342" />
         <source>复制</source>
         <translation>Copy</translation>
     </message>
@@ -1243,83 +1333,83 @@ Talk about anything — I'll remember what matters to you.</translation>
         <translation>Proposals to review</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/review_dialog.py" line="68" />
+        <location filename="../../sonetto_desktop/ui/review_dialog.py" line="70" />
         <source>批准</source>
         <translation>Approve</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/review_dialog.py" line="69" />
+        <location filename="../../sonetto_desktop/ui/review_dialog.py" line="71" />
         <source>改写后批准…</source>
         <translation>Rewrite and approve…</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/review_dialog.py" line="70" />
+        <location filename="../../sonetto_desktop/ui/review_dialog.py" line="72" />
         <source>拒绝</source>
         <translation>Reject</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/review_dialog.py" line="71" />
+        <location filename="../../sonetto_desktop/ui/review_dialog.py" line="73" />
         <source>全部批准</source>
         <translation>Approve all</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/review_dialog.py" line="72" />
-        <location filename="../../sonetto_desktop/ui/review_dialog.py" line="209" />
+        <location filename="../../sonetto_desktop/ui/review_dialog.py" line="74" />
+        <location filename="../../sonetto_desktop/ui/review_dialog.py" line="211" />
         <source>全部拒绝</source>
         <translation>Reject all</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/review_dialog.py" line="128" />
+        <location filename="../../sonetto_desktop/ui/review_dialog.py" line="130" />
         <source>Sonetto 想做 %1 处记忆变化，等你确认。</source>
         <translation>Sonetto would like to make %1 memory change(s); they wait for you.</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/review_dialog.py" line="129" />
+        <location filename="../../sonetto_desktop/ui/review_dialog.py" line="131" />
         <source>没有待审核的变化。</source>
         <translation>Nothing to review.</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/review_dialog.py" line="158" />
+        <location filename="../../sonetto_desktop/ui/review_dialog.py" line="160" />
         <source>没有完成：%1</source>
         <translation>Not done: %1</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/review_dialog.py" line="170" />
+        <location filename="../../sonetto_desktop/ui/review_dialog.py" line="172" />
         <source>已批准：%1</source>
         <translation>Approved: %1</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/review_dialog.py" line="177" />
+        <location filename="../../sonetto_desktop/ui/review_dialog.py" line="179" />
         <source>改写后批准</source>
         <translation>Rewrite and approve</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/review_dialog.py" line="178" />
+        <location filename="../../sonetto_desktop/ui/review_dialog.py" line="180" />
         <source>用你的话写这条记忆：</source>
         <translation>Write this memory in your own words:</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/review_dialog.py" line="192" />
+        <location filename="../../sonetto_desktop/ui/review_dialog.py" line="194" />
         <source>已拒绝：%1</source>
         <translation>Rejected: %1</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/review_dialog.py" line="203" />
+        <location filename="../../sonetto_desktop/ui/review_dialog.py" line="205" />
         <source>已批准 %1 处变化。</source>
         <translation>Approved %1 change(s).</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/review_dialog.py" line="205" />
+        <location filename="../../sonetto_desktop/ui/review_dialog.py" line="207" />
         <source>%1 处没能完成，仍在列表里。</source>
         <translation> %1 could not be done and are still listed.</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/review_dialog.py" line="210" />
+        <location filename="../../sonetto_desktop/ui/review_dialog.py" line="212" />
         <source>拒绝全部 %1 处待审核的变化？它们不会被写入记忆。</source>
         <translation>Reject all %1 changes waiting for review? They will not be written to memory.</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/review_dialog.py" line="216" />
+        <location filename="../../sonetto_desktop/ui/review_dialog.py" line="218" />
         <source>已全部拒绝。</source>
         <translation>All rejected.</translation>
     </message>
@@ -2004,6 +2094,194 @@ Talk about anything — I'll remember what matters to you.</translation>
     </message>
 </context>
 <context>
+    <name>WallBulk</name>
+    <message>
+        <location filename="../../sonetto_desktop/ui/wall_selection.py" line="36" />
+        <source>已锁定 {0} 条</source>
+        <translation>{0} locked</translation>
+    </message>
+    <message>
+        <location filename="../../sonetto_desktop/ui/wall_selection.py" line="38" />
+        <source>已不在 {0} 条</source>
+        <translation>{0} gone</translation>
+    </message>
+    <message>
+        <location filename="../../sonetto_desktop/ui/wall_selection.py" line="39" />
+        <source>（跳过 {0} 条：{1}）</source>
+        <translation> ({0} skipped: {1})</translation>
+    </message>
+    <message>
+        <location filename="../../sonetto_desktop/ui/wall_selection.py" line="40" />
+        <source>，</source>
+        <translation>, </translation>
+    </message>
+    <message>
+        <location filename="../../sonetto_desktop/ui/wall_selection.py" line="69" />
+        <source>已把 {0} 条移到「{1}」</source>
+        <translation>Moved {0} to “{1}”</translation>
+    </message>
+    <message>
+        <location filename="../../sonetto_desktop/ui/wall_selection.py" line="75" />
+        <source>已删除 {0} 条记忆</source>
+        <translation>Deleted {0} memories</translation>
+    </message>
+    <message>
+        <location filename="../../sonetto_desktop/ui/wall_selection.py" line="81" />
+        <source>已锁定 {0} 条：Sonetto 和其他应用不能再改动它们</source>
+        <translation>Locked {0}: Sonetto and other apps can no longer change them</translation>
+    </message>
+    <message>
+        <location filename="../../sonetto_desktop/ui/wall_selection.py" line="82" />
+        <source>已解锁 {0} 条</source>
+        <translation>Unlocked {0}</translation>
+    </message>
+    <message>
+        <location filename="../../sonetto_desktop/ui/wall_selection.py" line="89" />
+        <source>删除 Sonetto 今天写的记忆</source>
+        <translation>Delete what Sonetto wrote today</translation>
+    </message>
+    <message>
+        <location filename="../../sonetto_desktop/ui/wall_selection.py" line="90" />
+        <source>把 Sonetto 今天新写下的记忆都移到回收站？之后可以在提示里撤销，或从回收站恢复。</source>
+        <translation>Move every memory Sonetto wrote today to the trash? You can undo it from the notification, or restore them from the trash.</translation>
+    </message>
+    <message>
+        <location filename="../../sonetto_desktop/ui/wall_selection.py" line="93" />
+        <source>删除</source>
+        <translation>Delete</translation>
+    </message>
+    <message>
+        <location filename="../../sonetto_desktop/ui/wall_selection.py" line="95" />
+        <location filename="../../sonetto_desktop/ui/wall_selection.py" line="145" />
+        <source>取消</source>
+        <translation>Cancel</translation>
+    </message>
+    <message>
+        <location filename="../../sonetto_desktop/ui/wall_selection.py" line="104" />
+        <source>已删除 Sonetto 今天写的 {0} 条记忆</source>
+        <translation>Deleted {0} memories Sonetto wrote today</translation>
+    </message>
+    <message>
+        <location filename="../../sonetto_desktop/ui/wall_selection.py" line="105" />
+        <source>Sonetto 今天还没有写下新的记忆。</source>
+        <translation>Sonetto has not written any new memory today.</translation>
+    </message>
+    <message>
+        <location filename="../../sonetto_desktop/ui/wall_selection.py" line="112" />
+        <source>重命名主题</source>
+        <translation>Rename theme</translation>
+    </message>
+    <message>
+        <location filename="../../sonetto_desktop/ui/wall_selection.py" line="113" />
+        <source>「{0}」的新名字：</source>
+        <translation>New name for “{0}”:</translation>
+    </message>
+    <message>
+        <location filename="../../sonetto_desktop/ui/wall_selection.py" line="133" />
+        <source>已把「{1}」并入「{2}」（{0} 条）</source>
+        <translation>Merged “{1}” into “{2}” ({0})</translation>
+    </message>
+    <message>
+        <location filename="../../sonetto_desktop/ui/wall_selection.py" line="134" />
+        <source>已把「{1}」改名为「{2}」（{0} 条）</source>
+        <translation>Renamed “{1}” to “{2}” ({0})</translation>
+    </message>
+    <message>
+        <location filename="../../sonetto_desktop/ui/wall_selection.py" line="138" />
+        <source>合并主题</source>
+        <translation>Merge themes</translation>
+    </message>
+    <message>
+        <location filename="../../sonetto_desktop/ui/wall_selection.py" line="139" />
+        <source>已经有主题「{0}」了。要把「{1}」的记忆都并入「{0}」吗？</source>
+        <translation>There is already a theme “{0}”. Move the memories of “{1}” into “{0}”?</translation>
+    </message>
+    <message>
+        <location filename="../../sonetto_desktop/ui/wall_selection.py" line="143" />
+        <source>合并</source>
+        <translation>Merge</translation>
+    </message>
+    <message>
+        <location filename="../../sonetto_desktop/ui/wall_selection.py" line="168" />
+        <source>撤销</source>
+        <translation>Undo</translation>
+    </message>
+    <message>
+        <location filename="../../sonetto_desktop/ui/wall_selection.py" line="179" />
+        <source>已撤销（{0} 条记忆）</source>
+        <translation>Undone ({0} memories)</translation>
+    </message>
+</context>
+<context>
+    <name>WallFilters</name>
+    <message>
+        <location filename="../../sonetto_desktop/ui/wall_filters.py" line="40" />
+        <source>你</source>
+        <extracomment>Filter names, in menu order.</extracomment>
+        <translation>You</translation>
+    </message>
+    <message>
+        <location filename="../../sonetto_desktop/ui/wall_filters.py" line="44" />
+        <source>导入</source>
+        <translation>Imported</translation>
+    </message>
+    <message>
+        <location filename="../../sonetto_desktop/ui/wall_filters.py" line="47" />
+        <source>其他应用</source>
+        <translation>Another app</translation>
+    </message>
+    <message>
+        <location filename="../../sonetto_desktop/ui/wall_filters.py" line="53" />
+        <source>导入的记忆（没有修改记录）</source>
+        <translation>Imported memory (no change history)</translation>
+    </message>
+    <message>
+        <location filename="../../sonetto_desktop/ui/wall_filters.py" line="55" />
+        <source>最后由你修改</source>
+        <translation>Last changed by you</translation>
+    </message>
+    <message>
+        <location filename="../../sonetto_desktop/ui/wall_filters.py" line="57" />
+        <source>最后由 Sonetto 修改</source>
+        <translation>Last changed by Sonetto</translation>
+    </message>
+    <message>
+        <location filename="../../sonetto_desktop/ui/wall_filters.py" line="58" />
+        <source>最后由其他应用修改：{0}</source>
+        <translation>Last changed by another app: {0}</translation>
+    </message>
+    <message>
+        <location filename="../../sonetto_desktop/ui/wall_filters.py" line="62" />
+        <source>已锁定：Sonetto 和其他应用不能修改、合并或删除它，你仍然可以。</source>
+        <translation>Locked: Sonetto and other apps cannot change, merge or delete it; you still can.</translation>
+    </message>
+    <message>
+        <location filename="../../sonetto_desktop/ui/wall_filters.py" line="67" />
+        <source>全部</source>
+        <translation>All</translation>
+    </message>
+    <message>
+        <location filename="../../sonetto_desktop/ui/wall_filters.py" line="68" />
+        <source>已锁定</source>
+        <translation>Locked</translation>
+    </message>
+    <message>
+        <location filename="../../sonetto_desktop/ui/wall_filters.py" line="69" />
+        <source>Sonetto 写的</source>
+        <translation>Written by Sonetto</translation>
+    </message>
+    <message>
+        <location filename="../../sonetto_desktop/ui/wall_filters.py" line="70" />
+        <source>我写的</source>
+        <translation>Written by me</translation>
+    </message>
+    <message>
+        <location filename="../../sonetto_desktop/ui/wall_filters.py" line="71" />
+        <source>其他应用写的</source>
+        <translation>Written by other apps</translation>
+    </message>
+</context>
+<context>
     <name>WallOutline</name>
     <message>
         <location filename="../../sonetto_desktop/ui/wall_outline.py" line="46" />
@@ -2014,59 +2292,69 @@ Talk about anything — I'll remember what matters to you.</translation>
 <context>
     <name>WallToolbar</name>
     <message>
-        <location filename="../../sonetto_desktop/ui/wall_toolbar.py" line="27" />
+        <location filename="../../sonetto_desktop/ui/wall_toolbar.py" line="30" />
         <source>搜索记忆…（Ctrl+F；可用拼音，如 kf）</source>
         <translation>Search memories… (Ctrl+F)</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/wall_toolbar.py" line="28" />
+        <location filename="../../sonetto_desktop/ui/wall_toolbar.py" line="31" />
         <source>搜索记忆：空格和标点不影响结果，中文可以用拼音或拼音首字母；Esc 清空</source>
         <translation>Search memories: spaces and punctuation do not matter, Chinese can be typed as pinyin or its initials; Esc clears</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/wall_toolbar.py" line="34" />
+        <location filename="../../sonetto_desktop/ui/wall_toolbar.py" line="37" />
         <source>最近更新</source>
         <translation>Recently changed</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/wall_toolbar.py" line="35" />
+        <location filename="../../sonetto_desktop/ui/wall_toolbar.py" line="38" />
         <source>用到最多</source>
         <translation>Most used</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/wall_toolbar.py" line="43" />
-        <location filename="../../sonetto_desktop/ui/wall_toolbar.py" line="44" />
+        <location filename="../../sonetto_desktop/ui/wall_toolbar.py" line="46" />
+        <location filename="../../sonetto_desktop/ui/wall_toolbar.py" line="47" />
         <source>显示方式</source>
         <translation>View options</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/wall_toolbar.py" line="48" />
+        <location filename="../../sonetto_desktop/ui/wall_toolbar.py" line="51" />
         <source>主题目录（点击跳转）</source>
         <translation>List of themes (click to jump)</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/wall_toolbar.py" line="50" />
+        <location filename="../../sonetto_desktop/ui/wall_toolbar.py" line="53" />
         <source>紧凑显示（卡片更小，最多两行）</source>
         <translation>Compact (smaller cards, at most two lines)</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/wall_toolbar.py" line="53" />
+        <location filename="../../sonetto_desktop/ui/wall_toolbar.py" line="56" />
         <source>跳到主题</source>
         <translation>Go to theme</translation>
     </message>
     <message>
         <location filename="../../sonetto_desktop/ui/wall_toolbar.py" line="59" />
+        <source>筛选</source>
+        <translation>Filter</translation>
+    </message>
+    <message>
+        <location filename="../../sonetto_desktop/ui/wall_toolbar.py" line="71" />
+        <source>删除 Sonetto 今天写的…</source>
+        <translation>Delete what Sonetto wrote today…</translation>
+    </message>
+    <message>
+        <location filename="../../sonetto_desktop/ui/wall_toolbar.py" line="78" />
         <source>新建</source>
         <translation>New</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/wall_toolbar.py" line="60" />
+        <location filename="../../sonetto_desktop/ui/wall_toolbar.py" line="79" />
         <source>新建一条记忆</source>
         <translation>Add a memory</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/wall_toolbar.py" line="65" />
-        <location filename="../../sonetto_desktop/ui/wall_toolbar.py" line="66" />
+        <location filename="../../sonetto_desktop/ui/wall_toolbar.py" line="84" />
+        <location filename="../../sonetto_desktop/ui/wall_toolbar.py" line="85" />
         <source>回收站</source>
         <translation>Trash</translation>
     </message>

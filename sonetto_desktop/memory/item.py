@@ -286,10 +286,12 @@ class MemoryItem:
 
     @property
     def last_actor(self) -> str:
-        """Who made the last change to this memory (``imported`` for an entry without any history,
-        as memories of older files and imported seed stores have)."""
+        """Who made the last change to this memory's text or theme (``imported`` for an entry without
+        any such history, as memories of older files and imported seed stores have). Locking is not
+        authorship: a lock or unlock leaves the author as it was."""
         for entry in reversed(self.history):
-            if isinstance(entry, dict) and "from" not in entry and entry.get("actor"):
+            if (isinstance(entry, dict) and "from" not in entry and entry.get("actor")
+                    and entry.get("action") not in FLAG_ACTIONS):
                 return str(entry["actor"])
         return IMPORTED
 

@@ -5,7 +5,8 @@ sized to its text: as wide as its text on one line (between the density's minimu
 maximum width), wrapped to at most a few lines beyond that; the view then stretches the cards of
 a full row to fill it (``ThemeCardView.layout_size``). It has a rounded surface with the
 theme's colour stripe on the left, the text (search matches highlighted), and a footer saying how
-often Sonetto used the memory and when it last changed. A new or changed card glows for a moment
+often Sonetto used the memory, who changed it last (:mod:`wall_filters`) and when, with a lock
+sign when it is locked (:mod:`card_lock`; compact cards show the sign beside their count). A new or changed card glows for a moment
 (``CardRole.Flash`` fades from 1 to 0). While a single card is dragged over another, the target
 shows its merge zone (``merge_zone``) and, with the cursor in it, a preview of the merge. Colours
 come from the view's ``card*`` properties (set by the shared QSS through ``qproperty-…``) and its
@@ -25,6 +26,8 @@ from .cards import Card
 from .memory_model import CardRole, uses_text
 from .search_text import Span, collapse
 from .theme_colors import theme_color, wall_tokens
+from .card_lock import lock_width, paint_lock
+from .wall_filters import author_label
 
 STRIPE = 4
 RADIUS = 8
@@ -46,6 +49,7 @@ DENSITIES = {
     "compact": Density(margin=3, padding=5, min_width=96, max_width=280, max_lines=2, footer=False),
 }
 BADGE_GAP = 6
+AUTHOR_SEP = " · "
 
 
 def count_text(hits: int) -> str:
@@ -127,7 +131,7 @@ class CardDelegate(QStyledItemDelegate):
         self._chars: dict[str, dict[str, float]] = {}
         self._fonts: dict[int, tuple] = {}
         self._setting: tuple | None = None
-        self._natural: dict[tuple[str, int], tuple[float, float, float, bool]] = {}
+        self._natural: dict[tuple[str, int, bool, str], tuple[float, float, float, bool]] = {}
 
     def clear_cache(self) -> None:
         self._lines.clear()
@@ -204,16 +208,19 @@ class CardDelegate(QStyledItemDelegate):
             if card is None:
                 facts_of.append(empty)
                 continue
-            facts = natural.get((card.description, card.hit))
-            if facts is None:  # measured once per text and count
+            facts = natural.get((card.description, card.hit, card.locked, card.actor))
+            if facts is None:  # measured once per text, count, lock and author
                 text = collapse(card.description)
                 text_width = self._advance(text, key, metrics)
+                lock = lock_width(small_height) if card.locked else 0.0
                 if d.footer:
-                    footer, badge = self._advance(uses_text(card.hit), "small" + key, small) + when + 16, 0.0
+                    author = self._advance(author_label(card.actor) + AUTHOR_SEP, "small" + key, small)
+                    footer = self._advance(uses_text(card.hit), "small" + key, small) + when + author + lock + 16
+                    badge = 0.0
                 else:
-                    footer, badge = 0.0, self._advance(count_text(card.hit), "small" + key, small) + BADGE_GAP
-                facts = natural[(card.description, card.hit)] = (max(text_width + badge, footer) + chrome + 2,
-                                                                  text_width, badge, " " in text)
+                    footer, badge = 0.0, self._advance(count_text(card.hit), "small" + key, small) + BADGE_GAP + lock
+                facts = natural[(card.description, card.hit, card.locked, card.actor)] = (
+                    max(text_width + badge, footer) + chrome + 2, text_width, badge, " " in text)
             facts_of.append(facts)
         if len(natural) > self.CACHE_LIMIT:
             self._natural = {}
@@ -292,7 +299,8 @@ class CardDelegate(QStyledItemDelegate):
         small = _small(font)
         small_metrics = QFontMetricsF(small)
         badge = "" if d.footer else count_text(card.hit)
-        badge_width = small_metrics.horizontalAdvance(badge) + BADGE_GAP if badge else 0.0
+        lock = lock_width(small_metrics.height()) if card.locked else 0.0
+        badge_width = small_metrics.horizontalAdvance(badge) + BADGE_GAP + lock if badge else 0.0
         text_left = rect.left() + STRIPE + d.padding
         text_width = rect.right() - d.padding - text_left - badge_width
         spans: list[Span] = index.data(CardRole.Highlights) or []
@@ -319,10 +327,18 @@ class CardDelegate(QStyledItemDelegate):
             baseline = rect.bottom() - d.padding - small_metrics.descent() + 1
             painter.drawText(QPointF(text_left, baseline), uses_text(card.hit))
             when = str(index.data(CardRole.RelativeTime) or "")  # the model's words, through any proxy
-            painter.drawText(QPointF(rect.right() - d.padding - small_metrics.horizontalAdvance(when), baseline), when)
-        else:  # compact: the count at the end of the first line
+            right = author_label(card.actor) + AUTHOR_SEP + when  # who changed it last, and when
+            x = rect.right() - d.padding - small_metrics.horizontalAdvance(right)
+            painter.drawText(QPointF(x, baseline), right)
+            if card.locked:
+                paint_lock(painter, x - lock, baseline - small_metrics.descent(), small_metrics.height(),
+                           colors["cardMuted"])
+        else:  # compact: the count (and the lock) at the end of the first line
             baseline = rect.top() + d.padding + metrics.ascent()
-            painter.drawText(QPointF(rect.right() - d.padding - badge_width + BADGE_GAP, baseline), badge)
+            painter.drawText(QPointF(rect.right() - d.padding - badge_width + BADGE_GAP + lock, baseline), badge)
+            if card.locked:
+                paint_lock(painter, rect.right() - d.padding - badge_width + BADGE_GAP, baseline,
+                           small_metrics.height(), colors["cardMuted"])
 
         hint = getattr(widget, "drop_hint", None)
         if hint is not None and hint.target == card.id:

@@ -13,6 +13,7 @@ with ``qproperty-cardText`` etc.
 from __future__ import annotations
 
 from dataclasses import dataclass
+from typing import Callable
 
 from PySide6.QtCore import Property, QPoint, QRect, QSize, Qt, Signal
 from PySide6.QtGui import (
@@ -29,7 +30,7 @@ from PySide6.QtGui import (
 from PySide6.QtWidgets import QAbstractItemView, QFrame, QListView, QSizePolicy, QWidget
 
 from .card_delegate import DENSITIES, CardDelegate, card_colors, merge_zone
-from .memory_model import MIME_IDS, CardRole, decode_ids
+from .memory_model import MIME_IDS, CardRole, decode_ids, encode_ids
 from .theme_card_list import ThemeCardList
 from .theme_colors import wall_tokens
 from .theme_palette import ThemeColors
@@ -84,6 +85,7 @@ class ThemeCardView(QListView):
         self.theme_colors = theme_colors if theme_colors is not None else ThemeColors()
         self.density = density if density in DENSITIES else "comfortable"
         self.drop_hint: DropHint | None = None
+        self.wall_selection: Callable[[], list[str]] | None = None  # the wall's whole selection (drags)
         self.setViewMode(QListView.ViewMode.IconMode)
         self.setFlow(QListView.Flow.LeftToRight)
         self.setWrapping(True)
@@ -97,6 +99,7 @@ class ThemeCardView(QListView):
         self.setHorizontalScrollBarPolicy(Qt.ScrollBarPolicy.ScrollBarAlwaysOff)
         self.setSizePolicy(QSizePolicy.Policy.Expanding, QSizePolicy.Policy.Fixed)
         self.setSelectionMode(QAbstractItemView.SelectionMode.ExtendedSelection)
+        self.setSelectionRectVisible(True)  # a rubber band from a gap selects the cards it touches
         self.setDragEnabled(True)
         self.setAcceptDrops(True)
         self.viewport().setAcceptDrops(True)  # drops arrive at the viewport, in its coordinates
@@ -248,7 +251,16 @@ class ThemeCardView(QListView):
             self.drop_hint = hint
             self.viewport().update()
 
-    def drag_pixmap(self, indexes: list) -> QPixmap:
+    def drag_ids(self, indexes: list) -> list[str]:
+        """The ids a drag of ``indexes`` carries: these cards, and the rest of the wall's selection
+        (``wall_selection``, set by the wall: cards selected in other sections) when they are part of it."""
+        ids = [index.data(CardRole.Id) for index in indexes]
+        everywhere = self.wall_selection() if self.wall_selection is not None else []
+        if ids and set(ids) <= set(everywhere):
+            ids += [mid for mid in everywhere if mid not in ids]
+        return [mid for mid in ids if mid]
+
+    def drag_pixmap(self, indexes: list, count: int | None = None) -> QPixmap:
         """A small, see-through picture of the dragged card (with the number when several), drawn
         beside the cursor so the card and merge zone under it stay visible."""
         rect = self.visualRect(indexes[0])
@@ -261,7 +273,8 @@ class ThemeCardView(QListView):
         painter = QPainter(pixmap)
         painter.setOpacity(0.85)
         painter.drawPixmap(0, 0, card)
-        if len(indexes) > 1:
+        count = len(indexes) if count is None else count
+        if count > 1:
             painter.setOpacity(1.0)
             painter.setRenderHint(QPainter.RenderHint.Antialiasing, True)
             badge = QRect(pixmap.width() - 26, 2, 24, 18)
@@ -269,7 +282,7 @@ class ThemeCardView(QListView):
             painter.setPen(Qt.PenStyle.NoPen)
             painter.drawRoundedRect(badge, 9, 9)
             painter.setPen(self.card_colors()["cardBackground"])
-            painter.drawText(badge, Qt.AlignmentFlag.AlignCenter, str(len(indexes)))
+            painter.drawText(badge, Qt.AlignmentFlag.AlignCenter, str(count))
         painter.end()
         return pixmap
 
@@ -278,8 +291,9 @@ class ThemeCardView(QListView):
         if not indexes:
             return
         drag = QDrag(self)
-        drag.setMimeData(self.model().mimeData(indexes))
-        drag.setPixmap(self.drag_pixmap(indexes))
+        ids = self.drag_ids(indexes)
+        drag.setMimeData(encode_ids(ids))
+        drag.setPixmap(self.drag_pixmap(indexes, len(ids)))
         drag.setHotSpot(QPoint(-14, -14))  # the picture sits below-right of the cursor
         drag.exec(Qt.DropAction.CopyAction)  # copy: the domain moves the card, not Qt
 
@@ -318,6 +332,16 @@ class ThemeCardView(QListView):
         event.setDropAction(Qt.DropAction.CopyAction)
         event.accept()
         self.ids_dropped.emit(ids, self.theme, hint.target if hint is not None and hint.merge else "")
+
+    def indexAt(self, point: QPoint):
+        """The card under ``point``; the gap around a painted card (its margin) belongs to no card,
+        so a press there starts a rubber band instead of a drag."""
+        index = super().indexAt(point)
+        if index.isValid():
+            margin = DENSITIES[self.density].margin
+            if not self.visualRect(index).adjusted(margin, margin, -margin, -margin).contains(point):
+                return type(index)()
+        return index
 
     # ── keys and menu ─────────────────────────────────────────────────
 

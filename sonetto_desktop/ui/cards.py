@@ -8,7 +8,7 @@ from datetime import datetime
 from typing import Any
 
 from sonetto_desktop.memory.base import BaseMemoryManager
-from sonetto_desktop.memory.item import MemoryItem, parse_time
+from sonetto_desktop.memory.item import IMPORTED, MemoryItem, parse_time
 
 
 @dataclass(frozen=True, slots=True)
@@ -22,9 +22,12 @@ class Card:
     time: str
     when: datetime | None
     haystack: str  # what the search looks in, case-folded
+    locked: bool = False  # the person locked it: Sonetto and other apps may not change it
+    actor: str = IMPORTED  # who changed it last (``MemoryItem.last_actor``)
 
     @classmethod
-    def build(cls, memory_id: str, description: Any, theme: Any, hit: Any, stamp: Any) -> "Card":
+    def build(cls, memory_id: str, description: Any, theme: Any, hit: Any, stamp: Any, *,
+              locked: Any = False, actor: Any = IMPORTED) -> "Card":
         description = str(description or "")
         theme = str(theme or "")
         stamp = str(stamp or "")
@@ -32,18 +35,28 @@ class Card:
             hits = int(hit or 0)
         except (TypeError, ValueError):
             hits = 0
-        return cls(memory_id, description, theme, hits, stamp, parse_time(stamp), f"{description}\n{theme}".casefold())
+        return cls(memory_id, description, theme, hits, stamp, parse_time(stamp), f"{description}\n{theme}".casefold(),
+                   bool(locked), str(actor or IMPORTED))
+
+    @classmethod
+    def from_state(cls, memory_id: str, state: dict[str, Any]) -> "Card":
+        """From a store row or a change record's state (``card_state``: description, theme, hit,
+        latest_update_time, locked, last_actor)."""
+        return cls.build(memory_id, state.get("description"), state.get("theme"), state.get("hit"),
+                         state.get("latest_update_time"), locked=state.get("locked", False),
+                         actor=state.get("last_actor") or IMPORTED)
 
     @classmethod
     def from_item(cls, memory_id: str, item: MemoryItem) -> "Card":
-        return cls.build(memory_id, item.description, item.theme, item.hit, item.latest_update_time)
+        return cls.build(memory_id, item.description, item.theme, item.hit, item.latest_update_time,
+                         locked=item.locked, actor=item.last_actor)
 
 
 def read_cards(manager: BaseMemoryManager) -> list[Card]:
     """Every memory as a card (blocking: call it in a worker). Uses the grouped listing, which
     skips copying each memory's history."""
     return [
-        Card.build(row["id"], row["description"], row["theme"], row["hit"], row["latest_update_time"])
+        Card.from_state(row["id"], row)
         for rows in manager.get_memories_grouped().values()
         for row in rows
     ]

@@ -33,11 +33,12 @@ from .cards import Card
 from .deferred import alive
 from .memory_service import MemoryService
 from .relative_time import relative_time
+from .wall_filters import author_tooltip, lock_tooltip
 
 MIME_IDS = "application/x-sonetto-memory-ids"
 FLASH_SECONDS = 1.6
 _FLASH_KINDS = frozenset({"add", "update", "merge", "revert", "restore", "import"})
-_ID_KINDS = frozenset({"add", "update", "delete", "merge", "hit", "revert", "restore", "import"})
+_ID_KINDS = frozenset({"add", "update", "delete", "merge", "hit", "revert", "restore", "import", "lock"})
 
 
 class CardRole(IntEnum):
@@ -125,7 +126,8 @@ class MemoryCardModel(QAbstractListModel):
         if role in (Qt.ItemDataRole.DisplayRole, CardRole.Description):
             return card.description
         if role == Qt.ItemDataRole.ToolTipRole:
-            return f"{card.description}\n\n{uses_tooltip(card.hit)}"
+            lines = [uses_tooltip(card.hit), author_tooltip(card.actor)] + ([lock_tooltip()] if card.locked else [])
+            return card.description + "\n\n" + "\n".join(lines)
         if role == CardRole.Id:
             return card.id
         if role == CardRole.Theme:
@@ -327,8 +329,8 @@ class MemoryCardModel(QAbstractListModel):
         if idle and change.ids and all(mid in change.states for mid in change.ids):
             # The change carries the cards' new state: applied now, in order, without a store read
             # (so a toast about it can reveal its card at once).
-            cards = {mid: (Card.build(mid, st["description"], st["theme"], st["hit"], st["latest_update_time"])
-                           if (st := change.states[mid]) is not None else None) for mid in change.ids}
+            cards = {mid: (Card.from_state(mid, st) if (st := change.states[mid]) is not None else None)
+                     for mid in change.ids}
             self.apply_cards(cards, flash=change.ids if change.kind in _FLASH_KINDS else ())
             return
         if change.kind not in _ID_KINDS or not change.ids:

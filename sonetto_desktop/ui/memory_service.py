@@ -20,6 +20,7 @@ from sonetto_desktop.memory.base import BaseMemoryManager
 from sonetto_desktop.memory.errors import MemoryError_, MemoryNotFound, StoreCorrupt
 from sonetto_desktop.memory.item import MemoryItem
 from sonetto_desktop.memory.operations import MemoryOperations
+from sonetto_desktop.memory.undo import NothingToUndo, UndoConflict
 
 from .cards import Card, read_cards
 from .qt_bridge import QtEventBridge
@@ -30,6 +31,11 @@ R = TypeVar("R")
 
 def describe_error(exc: BaseException) -> str:
     """A message for a person about a failed memory operation (nothing was changed)."""
+    if isinstance(exc, UndoConflict):
+        return QCoreApplication.translate(
+            "MemoryService", "没有撤销：之后又有改动碰到了其中 {0} 条记忆。可以在历史里逐条还原。").format(len(exc.conflicts))
+    if isinstance(exc, NothingToUndo):
+        return QCoreApplication.translate("MemoryService", "已经没有可撤销的变化了。")
     if isinstance(exc, MemoryNotFound):
         return QCoreApplication.translate("MemoryService", "找不到这条记忆，它可能已被删除或移动。")
     if isinstance(exc, StoreCorrupt):
@@ -165,6 +171,49 @@ class MemoryService(QObject):
 
     def purge(self, memory_id: str | None = None) -> "asyncio.Task[int | None]":
         return self._write(lambda: len(change.ids) if (change := self.memory.purge(memory_id)) else 0)
+
+    def set_locked(self, memory_id: str, locked: bool) -> "asyncio.Task[bool | None]":
+        """Lock (or unlock) against Sonetto and other apps; True once done (also when it already was)."""
+        reason = (QCoreApplication.translate("MemoryService", "手动锁定") if locked
+                  else QCoreApplication.translate("MemoryService", "手动解锁"))
+
+        def write() -> bool:
+            self.memory.set_locked(memory_id, locked, reason=reason)  # None: it already was so
+            return True
+
+        return self._write(write)
+
+    # ── many at once: one action each (``BulkResult``: turn id, changes, skipped ids) ──
+
+    def move_many(self, ids: Iterable[str], theme: str, reason: str = "") -> "asyncio.Task[Any]":
+        ids = list(ids)
+        return self._write(lambda: self.memory.move_many(ids, theme, reason=reason))
+
+    def delete_many(self, ids: Iterable[str], reason: str = "") -> "asyncio.Task[Any]":
+        ids = list(ids)
+        reason = reason or QCoreApplication.translate("MemoryService", "批量删除")
+        return self._write(lambda: self.memory.delete_many(ids, reason=reason))
+
+    def lock_many(self, ids: Iterable[str], locked: bool) -> "asyncio.Task[Any]":
+        ids = list(ids)
+        reason = (QCoreApplication.translate("MemoryService", "批量锁定") if locked
+                  else QCoreApplication.translate("MemoryService", "批量解锁"))
+        return self._write(lambda: self.memory.lock_many(ids, locked, reason=reason))
+
+    def rename_theme(self, old: str, new: str) -> "asyncio.Task[Any]":
+        """Every memory of ``old`` files under ``new`` (two themes merge when ``new`` exists)."""
+        reason = QCoreApplication.translate("MemoryService", "主题「{0}」改为「{1}」").format(old, new.strip())
+        return self._write(lambda: self.memory.rename_theme(old, new, reason=reason))
+
+    def forget_written_by(self, actor: str, since: Any) -> "asyncio.Task[Any]":
+        """To the trash: every memory ``actor`` created since ``since`` (a datetime)."""
+        reason = QCoreApplication.translate("MemoryService", "删除 Sonetto 今天写的记忆")
+        return self._write(lambda: self.memory.forget_written_by(actor, since, reason=reason))
+
+    def undo_turn(self, turn_id: str) -> "asyncio.Task[Any]":
+        """Take back every change of ``turn_id`` (a chat turn or a bulk action) as one action."""
+        reason = QCoreApplication.translate("MemoryService", "从提示里撤销")
+        return self._write(lambda: self.memory.undo_turn(turn_id, reason=reason))
 
     # ── import / export (the CLI's formats; see ``memory/transfer.py``) ─
 

@@ -17,7 +17,7 @@ from __future__ import annotations
 from typing import Any
 
 from PySide6.QtCore import QMimeData, QPoint, QSettings, Qt, QTimer, Signal
-from PySide6.QtGui import QKeySequence, QShortcut
+from PySide6.QtGui import QGuiApplication, QKeySequence, QShortcut
 from PySide6.QtWidgets import QFrame, QHBoxLayout, QLabel, QScrollArea, QVBoxLayout, QWidget
 
 from .deferred import alive, later
@@ -31,7 +31,9 @@ from .wall_actions import WallActions
 from .wall_navigation import OUTLINE_WIDTH, WallNavigation
 from .wall_outline import WallOutline
 from .wall_scroll import AutoScroller, StickyHeader
+from .wall_filters import card_filter, filter_label
 from .wall_search import WallSearch
+from .wall_selection import WallBulk
 from .wall_state import WallState
 from .wall_toolbar import SEARCH_MIN_WIDTH, WallToolbar
 
@@ -59,6 +61,9 @@ class MemoryWall(WallNavigation, QWidget):
         self.state = WallState(ui_state)
         self.theme_colors = ThemeColors(self.state.color_slots(), self.state.custom_colors())
         self.actions = WallActions(self, service, self.model, self.toasts, self.reveal)
+        self.bulk = WallBulk(self)
+        self.actions.bulk = self.bulk
+        self._filter = "all"
         self._sections: dict[str, ThemeSection] = {}
         self._sort_mode = "recent"
         self._density = self.state.density()
@@ -120,6 +125,8 @@ class MemoryWall(WallNavigation, QWidget):
         self.toolbar.sort_changed.connect(self.set_sort_mode)
         self.toolbar.density_toggled.connect(lambda compact: self.set_density("compact" if compact else "comfortable"))
         self.toolbar.outline_toggled.connect(self.set_outline_shown)
+        self.toolbar.filter_changed.connect(self.set_filter)
+        self.toolbar.forget_today_requested.connect(lambda: self.bulk.ask_forget_today())
         self.add_button.clicked.connect(lambda: self.actions.add_card())
         self.trash_button.clicked.connect(lambda: self.actions.show_trash())
         self.outline.theme_activated.connect(self.jump_to)
@@ -192,6 +199,7 @@ class MemoryWall(WallNavigation, QWidget):
         section = ThemeSection(self.model, theme, self.container, theme_colors=self.theme_colors,
                                density=self._density, collapsed=collapsed)
         section.proxy.set_search(self.search.query)
+        section.proxy.set_filter(card_filter(self._filter))
         section.proxy.set_sort_mode(self._sort_mode)
         section.ids_dropped.connect(self._on_ids_dropped)
         section.collapse_toggled.connect(self._on_collapse_toggled)
@@ -203,8 +211,10 @@ class MemoryWall(WallNavigation, QWidget):
         view = section.view
         view.doubleClicked.connect(self._on_card_double_clicked)
         view.activated.connect(lambda index: self.card_activated.emit(index.data(CardRole.Id)))
-        view.delete_requested.connect(self.actions.delete_cards)
+        view.delete_requested.connect(lambda ids: self.actions.delete_cards(self.selected_ids() or ids))
         view.context_requested.connect(lambda memory_id, pos, v=view: self._show_menu(v, memory_id, pos))
+        view.pressed.connect(lambda _index, v=view: self._on_card_pressed(v))
+        view.wall_selection = self.selected_ids  # a drag carries the selection of every section
         for signal in (section.proxy.rowsInserted, section.proxy.rowsRemoved, section.proxy.modelReset):
             signal.connect(lambda *_: self._visibility_timer.start())  # coalesced: one pass per burst
         return section
@@ -222,6 +232,8 @@ class MemoryWall(WallNavigation, QWidget):
             self.empty_label.setText(self.tr("记忆库暂时无法读取，卡片墙是空的；没有任何内容被改动。"))
         elif total == 0:
             self.empty_label.setText(self.tr("还没有记忆。和 Sonetto 聊聊，或点「新建」写下一条。"))
+        elif shown == 0 and not self.search.text:
+            self.empty_label.setText(self.tr("没有「{0}」的记忆。").format(filter_label(self._filter)))
         elif shown == 0:
             self.empty_label.setText(self.tr("没有和「{0}」匹配的记忆。").format(self.search.text))
         self.empty_label.setVisible(shown == 0)
@@ -231,9 +243,12 @@ class MemoryWall(WallNavigation, QWidget):
 
     def _update_summary(self, *_: object) -> None:
         total = self.model.rowCount()
-        if self.search.query:
+        if self.search.query or self._filter != "all":
             shown = sum(section.shown_count() for section in self._sections.values())
-            self.count_label.setText(self.tr("{0} / {1} 条").format(shown, total))
+            text = self.tr("{0} / {1} 条").format(shown, total)
+            if self._filter != "all":  # which filter is on, where the count is
+                text = self.tr("{0} · {1}").format(filter_label(self._filter), text)
+            self.count_label.setText(text)
         else:
             self.count_label.setText(self.tr("{0} 条").format(total))
 
@@ -264,6 +279,20 @@ class MemoryWall(WallNavigation, QWidget):
         self.toolbar.set_sort(mode)
         for section in self._sections.values():
             section.proxy.set_sort_mode(mode)
+
+    def filter_name(self) -> str:
+        return self._filter
+
+    def set_filter(self, name: str) -> None:
+        """Show only the cards of filter ``name`` (全部 / 已锁定 / Sonetto 写的 / 我写的 / 其他应用写的)."""
+        predicate = card_filter(name)  # ValueError for an unknown name
+        self._filter = name
+        self.toolbar.set_filter(name)
+        self.container.setUpdatesEnabled(False)
+        for section in self._sections.values():
+            section.proxy.set_filter(predicate)
+        self._update_visibility()
+        self.container.setUpdatesEnabled(True)
 
     # ── cards ─────────────────────────────────────────────────────────
 
@@ -345,8 +374,23 @@ class MemoryWall(WallNavigation, QWidget):
         if memory_id:  # (card_activated comes from the view's ``activated``: double-click or Enter)
             self.actions.edit_card(memory_id)
 
+    def selected_ids(self) -> list[str]:
+        """The selected cards of every section (Ctrl/Shift-click and rubber band select)."""
+        return [mid for section in self.visible_sections() for mid in section.view.selected_ids()]
+
+    def _on_card_pressed(self, view) -> None:
+        """A plain left click selects in one section only: the others' selections are cleared (a
+        right click keeps them: its menu acts on the whole selection)."""
+        if QGuiApplication.keyboardModifiers() & (Qt.KeyboardModifier.ControlModifier | Qt.KeyboardModifier.ShiftModifier):
+            return
+        if not QGuiApplication.mouseButtons() & Qt.MouseButton.LeftButton:
+            return
+        for section in self._sections.values():
+            if section.view is not view and section.view.selectionModel().hasSelection():
+                section.view.clearSelection()
+
     def _show_menu(self, view, memory_id: str, global_pos) -> None:
-        menu = self.actions.context_menu(memory_id, view.selected_ids())
+        menu = self.actions.context_menu(memory_id, self.selected_ids())
         menu.popup(global_pos)
 
     def _on_operation_failed(self, message: str) -> None:

@@ -9,7 +9,7 @@ dataChanged of one row), so selection and scroll position survive live updates.
 
 from __future__ import annotations
 
-from typing import Any, Iterable
+from typing import Any, Callable, Iterable
 
 from PySide6.QtCore import QAbstractListModel, QMimeData, QModelIndex, QObject, QPersistentModelIndex, Qt
 
@@ -35,6 +35,7 @@ class ThemeCardList(QAbstractListModel):
         self._source = source
         self._theme = theme
         self._query = SearchQuery("")
+        self._filter: Callable[[Card], bool] | None = None
         self._spans: dict[str, list[Span]] = {}
         self._sort_mode = "recent"
         self._key = _sort_key("recent")
@@ -62,6 +63,12 @@ class ThemeCardList(QAbstractListModel):
             self._query = query
             self.rebuild()
 
+    def set_filter(self, predicate: Callable[[Card], bool] | None) -> None:
+        """Show only cards ``predicate`` accepts (``None``: all; see :mod:`wall_filters`)."""
+        if predicate is not self._filter:
+            self._filter = predicate
+            self.rebuild()
+
     @property
     def query(self) -> SearchQuery:
         return self._query
@@ -79,6 +86,8 @@ class ThemeCardList(QAbstractListModel):
     def accepts(self, card: Card | None) -> bool:
         """Whether ``card`` belongs here (and, if so, remember where the search matched it)."""
         if card is None or card.theme != self._theme:
+            return False
+        if self._filter is not None and not self._filter(card):
             return False
         spans = self._query.spans(card.description, card.theme) if self._query else []
         if spans is None:

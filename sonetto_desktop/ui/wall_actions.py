@@ -49,6 +49,7 @@ class WallActions(QObject):
         self._reveal = reveal
         self._tasks: set[asyncio.Task[Any]] = set()
         self.active_dialog: QDialog | None = None
+        self.bulk: Any = None  # the wall's WallBulk (several cards, whole themes)
 
     def _keep(self, coro: Any) -> "asyncio.Task[Any]":
         """Run ``coro`` as a task held until it is done (the loop keeps only weak references)."""
@@ -169,8 +170,12 @@ class WallActions(QObject):
 
     # ── delete with undo ──────────────────────────────────────────────
 
-    def delete_cards(self, ids: list[str]) -> "asyncio.Task[list[str]]":
-        return self._keep(self._delete(list(dict.fromkeys(ids))))
+    def delete_cards(self, ids: list[str]) -> "asyncio.Task[Any] | None":
+        """One card: to the trash with an undo; several: one bulk action (``WallBulk``)."""
+        ids = list(dict.fromkeys(ids))
+        if len(ids) > 1 and self.bulk is not None:
+            return self.bulk.delete(ids)
+        return self._keep(self._delete(ids))
 
     async def _delete(self, ids: list[str]) -> list[str]:
         previews = {mid: (self._model.card(mid).description if self._model.card(mid) else "") for mid in ids}
@@ -192,6 +197,10 @@ class WallActions(QObject):
 
     def undo_delete(self, ids: list[str]) -> list["asyncio.Task[Any]"]:
         return [self._service.restore(mid) for mid in ids]
+
+    def lock_cards(self, ids: list[str], locked: bool) -> "asyncio.Task[Any] | None":
+        """Lock (or unlock) ``ids`` against Sonetto and other apps, as one undoable action."""
+        return self.bulk.lock(list(dict.fromkeys(ids)), locked) if self.bulk is not None else None
 
     # ── other views ───────────────────────────────────────────────────
 
@@ -225,6 +234,9 @@ class WallActions(QObject):
         if not theme:
             return []
         reason = reason or QCoreApplication.translate("MemoryWall", "移动到「{0}」").format(theme)
+        ids = list(dict.fromkeys(ids))
+        if len(ids) > 1 and self.bulk is not None:  # one action, one toast, one undo
+            return [task] if (task := self.bulk.move(ids, theme, reason)) is not None else []
         tasks = []
         for memory_id in dict.fromkeys(ids):
             card = self._model.card(memory_id)
@@ -270,6 +282,9 @@ class WallActions(QObject):
                                 else QCoreApplication.translate("MemoryWall", "折叠"))
         toggle.setObjectName("toggle")
         toggle.triggered.connect(lambda: wall.set_collapsed(theme, not collapsed))
+        rename = menu.addAction(icon("rename"), QCoreApplication.translate("MemoryWall", "重命名主题…"))
+        rename.setObjectName("rename")
+        rename.triggered.connect(lambda: wall.bulk.ask_rename_theme(theme))
         color = menu.addAction(QCoreApplication.translate("MemoryWall", "更改颜色…"))
         color.setObjectName("color")
         color.triggered.connect(lambda: self.pick_color(theme, wall))
@@ -301,13 +316,27 @@ class WallActions(QObject):
             delete_text = QCoreApplication.translate("MemoryWall", "删除")
         else:
             delete_text = QCoreApplication.translate("MemoryWall", "删除 {0} 条").format(len(selected))
+        cards = [card for card in map(self._model.card, selected) if card is not None]
+        lock = bool(cards) and not all(card.locked for card in cards)  # 锁定 unless all are locked
+        if lock:
+            lock_text = (QCoreApplication.translate("MemoryWall", "锁定") if len(selected) == 1
+                         else QCoreApplication.translate("MemoryWall", "锁定 {0} 条").format(len(selected)))
+        else:
+            lock_text = (QCoreApplication.translate("MemoryWall", "解锁") if len(selected) == 1
+                         else QCoreApplication.translate("MemoryWall", "解锁 {0} 条").format(len(selected)))
+        if len(selected) == 2:  # the two selected cards, in the merge dialog
+            merge = ("merge", "merge", QCoreApplication.translate("MemoryWall", "合并这 2 条"),
+                     lambda: self.merge_cards(selected[0], selected[1]))
+        else:
+            merge = ("merge", "merge", QCoreApplication.translate("MemoryWall", "与…合并"),
+                     lambda: self.merge_cards(memory_id))
         entries = [
             ("edit", "edit", QCoreApplication.translate("MemoryWall", "编辑"), lambda: self.edit_card(memory_id)),
             ("history", "history", QCoreApplication.translate("MemoryWall", "历史"),
              lambda: self.show_history(memory_id)),
-            ("merge", "merge", QCoreApplication.translate("MemoryWall", "与…合并"),
-             lambda: self.merge_cards(memory_id)),
+            merge,
             "move",
+            ("lock" if lock else "unlock", "lock" if lock else "unlock", lock_text, lambda: self.lock_cards(selected, lock)),
             None,
             ("delete", "trash", delete_text, lambda: self.delete_cards(selected)),
             ("copy", "copy", QCoreApplication.translate("MemoryWall", "复制"), lambda: self.copy_card(memory_id)),
@@ -320,7 +349,7 @@ class WallActions(QObject):
                 self._move_menu(menu, selected)
                 continue
             name, icon_name, text, slot = entry
-            action = menu.addAction(icon(icon_name), text)
+            action = menu.addAction(icon(icon_name), text) if icon_name else menu.addAction(text)
             action.setObjectName(name)
             action.triggered.connect(slot)
         return menu

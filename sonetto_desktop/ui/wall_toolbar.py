@@ -5,11 +5,12 @@ It only reports what the person chose; the wall acts on it."""
 from __future__ import annotations
 
 from PySide6.QtCore import QObject, Qt, Signal
-from PySide6.QtGui import QAction
+from PySide6.QtGui import QAction, QActionGroup
 from PySide6.QtWidgets import QComboBox, QHBoxLayout, QLabel, QLineEdit, QMenu, QToolButton, QWidget
 
 from .icons import icon
 from .memory_model import uses_tooltip
+from .wall_filters import FILTERS, filter_label
 
 SEARCH_MIN_WIDTH = 120
 
@@ -18,6 +19,8 @@ class WallToolbar(QWidget):
     sort_changed = Signal(str)
     density_toggled = Signal(bool)  # compact
     outline_toggled = Signal(bool)  # shown
+    filter_changed = Signal(str)  # a name of wall_filters.FILTERS
+    forget_today_requested = Signal()
 
     def __init__(self, parent: QWidget) -> None:
         super().__init__(parent)
@@ -52,6 +55,22 @@ class WallToolbar(QWidget):
         menu.addSeparator()
         self.jump_menu = menu.addMenu(self.tr("跳到主题"))  # filled by the wall when it opens
         self.jump_menu.setObjectName("WallJumpMenu")
+        menu.addSeparator()
+        self.filter_menu = menu.addMenu(self.tr("筛选"))
+        self.filter_menu.setObjectName("WallFilterMenu")
+        self.filter_actions: dict[str, QAction] = {}
+        group = QActionGroup(self.filter_menu)
+        for name in FILTERS:
+            action = self.filter_menu.addAction(filter_label(name))
+            action.setObjectName(f"filter-{name}")
+            action.setCheckable(True)
+            action.setChecked(name == "all")
+            group.addAction(action)
+            action.triggered.connect(lambda _=False, n=name: self.filter_changed.emit(n))
+            self.filter_actions[name] = action
+        self.forget_today_action = menu.addAction(icon("trash"), self.tr("删除 Sonetto 今天写的…"))
+        self.forget_today_action.setObjectName("forget-today")
+        self.forget_today_action.triggered.connect(self.forget_today_requested)
         self.view_button.setMenu(menu)
         self.add_button = QToolButton(self)
         self.add_button.setObjectName("WallAdd")
@@ -96,6 +115,9 @@ class WallToolbar(QWidget):
 
     def set_density(self, compact: bool) -> None:
         self._quietly(self.density_action, lambda: self.density_action.setChecked(compact))
+
+    def set_filter(self, name: str) -> None:
+        self._quietly(self.filter_actions[name], lambda: self.filter_actions[name].setChecked(True))
 
     def set_outline(self, shown: bool) -> None:
         self._quietly(self.outline_action, lambda: self.outline_action.setChecked(shown))

@@ -1,0 +1,84 @@
+"""Who changed a card last, in words, and the wall's filters on it: 全部 / 已锁定 / Sonetto 写的 /
+我写的 / 其他应用写的.
+
+A card's author is the actor of its last change (``MemoryItem.last_actor``): ``user`` and ``cli``
+are the person (你), ``agent`` is Sonetto, ``mcp:<client>`` is that app by name, ``external`` and
+any other front end are another app, and a memory without any history (an older file, imported
+seed memories) reads as 导入.
+"""
+
+from __future__ import annotations
+
+from typing import Callable
+
+from PySide6.QtCore import QCoreApplication
+
+from sonetto_desktop.memory.changes import AGENT, PERSON_ACTORS
+from sonetto_desktop.memory.item import IMPORTED
+
+from .cards import Card
+
+#: Filter names, in menu order.
+FILTERS = ("all", "locked", "agent", "user", "apps")
+
+
+def author_kind(actor: str) -> str:
+    """``user`` (the person), ``agent`` (Sonetto), ``imported``, or ``apps`` (anyone else)."""
+    if actor in PERSON_ACTORS:
+        return "user"
+    if actor == AGENT:
+        return "agent"
+    if actor == IMPORTED or not actor:
+        return "imported"
+    return "apps"
+
+
+def author_label(actor: str) -> str:
+    """Who changed a card last, short enough for its footer: 你 / Sonetto / the app's name / 导入."""
+    kind = author_kind(actor)
+    if kind == "user":
+        return QCoreApplication.translate("WallFilters", "你")
+    if kind == "agent":
+        return "Sonetto"
+    if kind == "imported":
+        return QCoreApplication.translate("WallFilters", "导入")
+    if actor.startswith("mcp:") and actor[4:].strip():
+        return actor[4:].strip()
+    return QCoreApplication.translate("WallFilters", "其他应用")
+
+
+def author_tooltip(actor: str) -> str:
+    kind = author_kind(actor)
+    if kind == "imported":
+        return QCoreApplication.translate("WallFilters", "导入的记忆（没有修改记录）")
+    if kind == "user":
+        return QCoreApplication.translate("WallFilters", "最后由你修改")
+    if kind == "agent":
+        return QCoreApplication.translate("WallFilters", "最后由 Sonetto 修改")
+    return QCoreApplication.translate("WallFilters", "最后由其他应用修改：{0}").format(author_label(actor))
+
+
+def lock_tooltip() -> str:
+    return QCoreApplication.translate("WallFilters", "已锁定：Sonetto 和其他应用不能修改、合并或删除它，你仍然可以。")
+
+
+def filter_label(name: str) -> str:
+    labels = {
+        "all": QCoreApplication.translate("WallFilters", "全部"),
+        "locked": QCoreApplication.translate("WallFilters", "已锁定"),
+        "agent": QCoreApplication.translate("WallFilters", "Sonetto 写的"),
+        "user": QCoreApplication.translate("WallFilters", "我写的"),
+        "apps": QCoreApplication.translate("WallFilters", "其他应用写的"),
+    }
+    return labels[name]
+
+
+def card_filter(name: str) -> Callable[[Card], bool] | None:
+    """The predicate of filter ``name`` (``None`` for 全部); authors are by the card's last change."""
+    if name not in FILTERS:
+        raise ValueError(f"filter must be one of {FILTERS}, not {name!r}")
+    if name == "all":
+        return None
+    if name == "locked":
+        return lambda card: card.locked
+    return lambda card: author_kind(card.actor) == name
