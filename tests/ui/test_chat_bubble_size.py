@@ -141,6 +141,9 @@ async def test_a_streamed_reply_from_the_model_fits_at_900x600(tmp_path, llm_ser
         panel.resize(900, 600)
         panel.show()
         await controller.attach(parts[2])
+        # The reply streams for at least 1.6 s (40 chunks, 40 ms apart) whatever the machine's load,
+        # so the checks below see it mid-stream several times (it finished before a third poll once).
+        llm_server.chunk_size, llm_server.chunk_delay = 12, 0.04
         llm_server.add_text(LONG)
         panel.composer.set_text("讲讲")
         panel.composer.submit()
