@@ -16,6 +16,7 @@ from PySide6.QtCore import QCoreApplication, QObject, Qt
 from PySide6.QtGui import QColor, QGuiApplication
 from PySide6.QtWidgets import QColorDialog, QDialog, QInputDialog, QMenu, QWidget
 
+from sonetto_desktop.aio import TaskKeeper
 from .deferred import alive
 from .edit_dialog import EditDialog
 from .history_dialog import HistoryDialog
@@ -47,16 +48,15 @@ class WallActions(QObject):
         self._model = model
         self._toasts = toasts
         self._reveal = reveal
-        self._tasks: set[asyncio.Task[Any]] = set()
+        # Edits, moves and deletes with their follow-ups. Not cancelled with the wall: a delete the
+        # person asked for still finishes (its follow-ups check the wall is alive after each await).
+        self._tasks = TaskKeeper("wall-actions")
         self.active_dialog: QDialog | None = None
         self.bulk: Any = None  # the wall's WallBulk (several cards, whole themes)
 
     def _keep(self, coro: Any) -> "asyncio.Task[Any]":
         """Run ``coro`` as a task held until it is done (the loop keeps only weak references)."""
-        task = asyncio.ensure_future(coro)
-        self._tasks.add(task)
-        task.add_done_callback(self._tasks.discard)
-        return task
+        return self._tasks.spawn(coro, name="wall-action")
 
     def _open(self, dialog: QDialog) -> QDialog:
         dialog.setAttribute(Qt.WidgetAttribute.WA_DeleteOnClose)
