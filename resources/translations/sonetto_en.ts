@@ -397,32 +397,42 @@ Talk about anything — I'll remember what matters to you.</translation>
         <translation>{0} ({1})</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/history_dialog.py" line="102" />
+        <location filename="../../sonetto_desktop/ui/history_dialog.py" line="103" />
         <source>记忆的历史</source>
         <translation>Memory history</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/history_dialog.py" line="109" />
+        <location filename="../../sonetto_desktop/ui/history_dialog.py" line="110" />
         <source>加载中…</source>
         <translation>Loading…</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/history_dialog.py" line="126" />
+        <location filename="../../sonetto_desktop/ui/history_dialog.py" line="127" />
         <source>恢复的原因</source>
         <translation>Reason for restoring</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/history_dialog.py" line="127" />
+        <location filename="../../sonetto_desktop/ui/history_dialog.py" line="128" />
         <source>恢复为此版本</source>
         <translation>Restore this version</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/history_dialog.py" line="159" />
+        <location filename="../../sonetto_desktop/ui/history_dialog.py" line="132" />
+        <source>打开这段对话</source>
+        <translation>Open that chat</translation>
+    </message>
+    <message>
+        <location filename="../../sonetto_desktop/ui/history_dialog.py" line="134" />
+        <source>在对话里找到引起这次改动的那句话</source>
+        <translation>Find the message in the chat that caused this change</translation>
+    </message>
+    <message>
+        <location filename="../../sonetto_desktop/ui/history_dialog.py" line="166" />
         <source>这条记忆已不存在（可能被删除或合并）。</source>
         <translation>This memory no longer exists (it may have been deleted or merged).</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/history_dialog.py" line="167" />
+        <location filename="../../sonetto_desktop/ui/history_dialog.py" line="174" />
         <source>当前：{0}（{1}）</source>
         <translation>Now: {0} ({1})</translation>
     </message>
@@ -462,80 +472,80 @@ Talk about anything — I'll remember what matters to you.</translation>
         <translation>Another program ({0})</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/history_dialog.py" line="200" />
+        <location filename="../../sonetto_desktop/ui/history_dialog.py" line="207" />
         <source>创建</source>
         <translation>Added</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/history_dialog.py" line="201" />
+        <location filename="../../sonetto_desktop/ui/history_dialog.py" line="208" />
         <source>修改</source>
         <translation>Edited</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/history_dialog.py" line="202" />
+        <location filename="../../sonetto_desktop/ui/history_dialog.py" line="209" />
         <source>合并</source>
         <translation>Merged</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/history_dialog.py" line="203" />
+        <location filename="../../sonetto_desktop/ui/history_dialog.py" line="210" />
         <source>恢复旧版本</source>
         <translation>Reverted</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/history_dialog.py" line="204" />
+        <location filename="../../sonetto_desktop/ui/history_dialog.py" line="211" />
         <source>从回收站恢复</source>
         <translation>Restored</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/history_dialog.py" line="205" />
+        <location filename="../../sonetto_desktop/ui/history_dialog.py" line="212" />
         <source>锁定</source>
         <translation>Locked</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/history_dialog.py" line="206" />
+        <location filename="../../sonetto_desktop/ui/history_dialog.py" line="213" />
         <source>解锁</source>
         <translation>Unlocked</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/history_dialog.py" line="213" />
+        <location filename="../../sonetto_desktop/ui/history_dialog.py" line="220" />
         <source>最初的版本</source>
         <translation>The first version</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/history_dialog.py" line="218" />
+        <location filename="../../sonetto_desktop/ui/history_dialog.py" line="225" />
         <source> · 来自被合并的记忆</source>
         <translation> · from a merged memory</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/history_dialog.py" line="224" />
-        <location filename="../../sonetto_desktop/ui/history_dialog.py" line="260" />
+        <location filename="../../sonetto_desktop/ui/history_dialog.py" line="231" />
+        <location filename="../../sonetto_desktop/ui/history_dialog.py" line="281" />
         <source>起因：“{0}”</source>
         <translation>Prompted by: “{0}”</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/history_dialog.py" line="242" />
-        <location filename="../../sonetto_desktop/ui/history_dialog.py" line="251" />
-        <location filename="../../sonetto_desktop/ui/history_dialog.py" line="253" />
+        <location filename="../../sonetto_desktop/ui/history_dialog.py" line="263" />
+        <location filename="../../sonetto_desktop/ui/history_dialog.py" line="272" />
+        <location filename="../../sonetto_desktop/ui/history_dialog.py" line="274" />
         <source>主题：{0}</source>
         <translation>Theme: {0}</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/history_dialog.py" line="247" />
+        <location filename="../../sonetto_desktop/ui/history_dialog.py" line="268" />
         <source>修改前 → 修改后</source>
         <translation>Before → after</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/history_dialog.py" line="255" />
+        <location filename="../../sonetto_desktop/ui/history_dialog.py" line="276" />
         <source>并入的记忆：{0}</source>
         <translation>Merged-in memory: {0}</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/history_dialog.py" line="258" />
+        <location filename="../../sonetto_desktop/ui/history_dialog.py" line="279" />
         <source>原因：{0}</source>
         <translation>Reason: {0}</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/history_dialog.py" line="275" />
+        <location filename="../../sonetto_desktop/ui/history_dialog.py" line="296" />
         <source>恢复的原因（必填）</source>
         <translation>Reason for restoring (required)</translation>
     </message>
@@ -907,172 +917,172 @@ Talk about anything — I'll remember what matters to you.</translation>
 <context>
     <name>MemoryWall</name>
     <message>
-        <location filename="../../sonetto_desktop/ui/memory_wall.py" line="232" />
+        <location filename="../../sonetto_desktop/ui/memory_wall.py" line="234" />
         <source>记忆库暂时无法读取，卡片墙是空的；没有任何内容被改动。</source>
         <translation>The memory store cannot be read right now, so the wall is empty; nothing was changed.</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/memory_wall.py" line="234" />
+        <location filename="../../sonetto_desktop/ui/memory_wall.py" line="236" />
         <source>还没有记忆。和 Sonetto 聊聊，或点「新建」写下一条。</source>
         <translation>No memories yet. Chat with Sonetto, or click “New” to write one.</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/memory_wall.py" line="236" />
+        <location filename="../../sonetto_desktop/ui/memory_wall.py" line="238" />
         <source>没有「{0}」的记忆。</source>
         <translation>No memories for “{0}”.</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/memory_wall.py" line="238" />
+        <location filename="../../sonetto_desktop/ui/memory_wall.py" line="240" />
         <source>没有和「{0}」匹配的记忆。</source>
         <translation>No memory matches “{0}”.</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/memory_wall.py" line="248" />
+        <location filename="../../sonetto_desktop/ui/memory_wall.py" line="250" />
         <source>{0} / {1} 条</source>
         <translation>{0} / {1}</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/memory_wall.py" line="250" />
+        <location filename="../../sonetto_desktop/ui/memory_wall.py" line="252" />
         <source>{0} · {1}</source>
         <translation>{0} · {1}</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/memory_wall.py" line="253" />
+        <location filename="../../sonetto_desktop/ui/memory_wall.py" line="255" />
         <source>{0} 条</source>
         <translation>{0}</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/wall_actions.py" line="129" />
+        <location filename="../../sonetto_desktop/ui/wall_actions.py" line="131" />
         <source>这条记忆已经不在了（可能刚被删除或合并）。可以把你写的内容另存为一条新记忆。</source>
         <translation>This memory is gone (it may have just been deleted or merged). You can save what you wrote as a new memory.</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/wall_actions.py" line="186" />
+        <location filename="../../sonetto_desktop/ui/wall_actions.py" line="188" />
         <source>已删除：{0}</source>
         <translation>Deleted: {0}</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/wall_actions.py" line="188" />
+        <location filename="../../sonetto_desktop/ui/wall_actions.py" line="190" />
         <source>已删除 {0} 条记忆</source>
         <translation>Deleted {0} memories</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/wall_actions.py" line="192" />
+        <location filename="../../sonetto_desktop/ui/wall_actions.py" line="194" />
         <source>撤销</source>
         <translation>Undo</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/wall_actions.py" line="229" />
+        <location filename="../../sonetto_desktop/ui/wall_actions.py" line="233" />
         <source>拖动到「{0}」</source>
         <translation>Dragged to “{0}”</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/wall_actions.py" line="236" />
+        <location filename="../../sonetto_desktop/ui/wall_actions.py" line="240" />
         <source>移动到「{0}」</source>
         <translation>Moved to “{0}”</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/wall_actions.py" line="251" />
+        <location filename="../../sonetto_desktop/ui/wall_actions.py" line="255" />
         <source>移动到新主题</source>
         <translation>Move to a new theme</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/wall_actions.py" line="252" />
+        <location filename="../../sonetto_desktop/ui/wall_actions.py" line="256" />
         <source>新主题的名字：</source>
         <translation>Name of the new theme:</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/wall_actions.py" line="258" />
+        <location filename="../../sonetto_desktop/ui/wall_actions.py" line="262" />
         <source>移动到…</source>
         <translation>Move to…</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/wall_actions.py" line="269" />
+        <location filename="../../sonetto_desktop/ui/wall_actions.py" line="273" />
         <source>新主题…</source>
         <translation>New theme…</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/wall_actions.py" line="281" />
+        <location filename="../../sonetto_desktop/ui/wall_actions.py" line="285" />
         <source>展开</source>
         <translation>Expand</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/wall_actions.py" line="282" />
+        <location filename="../../sonetto_desktop/ui/wall_actions.py" line="286" />
         <source>折叠</source>
         <translation>Collapse</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/wall_actions.py" line="285" />
+        <location filename="../../sonetto_desktop/ui/wall_actions.py" line="289" />
         <source>重命名主题…</source>
         <translation>Rename theme…</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/wall_actions.py" line="288" />
+        <location filename="../../sonetto_desktop/ui/wall_actions.py" line="292" />
         <source>更改颜色…</source>
         <translation>Change colour…</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/wall_actions.py" line="291" />
+        <location filename="../../sonetto_desktop/ui/wall_actions.py" line="295" />
         <source>恢复默认颜色</source>
         <translation>Default colour</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/wall_actions.py" line="300" />
+        <location filename="../../sonetto_desktop/ui/wall_actions.py" line="304" />
         <source>「{0}」的颜色</source>
         <translation>Colour of “{0}”</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/wall_actions.py" line="316" />
+        <location filename="../../sonetto_desktop/ui/wall_actions.py" line="320" />
         <source>删除</source>
         <translation>Delete</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/wall_actions.py" line="318" />
+        <location filename="../../sonetto_desktop/ui/wall_actions.py" line="322" />
         <source>删除 {0} 条</source>
         <translation>Delete {0} memories</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/wall_actions.py" line="322" />
+        <location filename="../../sonetto_desktop/ui/wall_actions.py" line="326" />
         <source>锁定</source>
         <translation>Lock</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/wall_actions.py" line="323" />
+        <location filename="../../sonetto_desktop/ui/wall_actions.py" line="327" />
         <source>锁定 {0} 条</source>
         <translation>Lock {0}</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/wall_actions.py" line="325" />
+        <location filename="../../sonetto_desktop/ui/wall_actions.py" line="329" />
         <source>解锁</source>
         <translation>Unlock</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/wall_actions.py" line="326" />
+        <location filename="../../sonetto_desktop/ui/wall_actions.py" line="330" />
         <source>解锁 {0} 条</source>
         <translation>Unlock {0}</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/wall_actions.py" line="328" />
+        <location filename="../../sonetto_desktop/ui/wall_actions.py" line="332" />
         <source>合并这 2 条</source>
         <translation>Merge these 2</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/wall_actions.py" line="334" />
+        <location filename="../../sonetto_desktop/ui/wall_actions.py" line="338" />
         <source>编辑</source>
         <translation>Edit</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/wall_actions.py" line="335" />
+        <location filename="../../sonetto_desktop/ui/wall_actions.py" line="339" />
         <source>历史</source>
         <translation>History</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/wall_actions.py" line="331" />
+        <location filename="../../sonetto_desktop/ui/wall_actions.py" line="335" />
         <source>与…合并</source>
         <translation>Merge with…</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/wall_actions.py" line="342" />
+        <location filename="../../sonetto_desktop/ui/wall_actions.py" line="346" />
         <source>复制</source>
         <translation>Copy</translation>
     </message>
@@ -1714,57 +1724,62 @@ Talk about anything — I'll remember what matters to you.</translation>
 <context>
     <name>SonettoApp</name>
     <message>
-        <location filename="../../sonetto_desktop/ui/shell.py" line="225" />
+        <location filename="../../sonetto_desktop/ui/shell.py" line="227" />
         <source>对话功能启动失败：%1。记忆墙仍可使用；请检查数据目录后重启。</source>
         <translation>Chat could not start: %1. The memory wall still works; check the data folder, then restart.</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/shell.py" line="279" />
+        <location filename="../../sonetto_desktop/ui/shell.py" line="280" />
+        <source>那段对话已经不在了（删除了，或是临时对话）。</source>
+        <translation>That chat is gone (deleted, or a temporary chat).</translation>
+    </message>
+    <message>
+        <location filename="../../sonetto_desktop/ui/shell.py" line="297" />
         <source>没能完成“别记住这个”：{0}</source>
         <translation>Could not finish “Don't remember this”: {0}</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/shell.py" line="283" />
+        <location filename="../../sonetto_desktop/ui/shell.py" line="301" />
         <source>以后不会再记住这件事；但这轮写下的记忆后来又被改过，没有撤销（{0}）。可以在记忆墙上处理。</source>
         <translation>This will not be remembered from now on; but the memories this turn wrote were changed since and were not undone ({0}). You can handle them on the memory wall.</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/shell.py" line="288" />
+        <location filename="../../sonetto_desktop/ui/shell.py" line="306" />
         <source>已撤销这轮的 {0} 处记忆变化，以后也不会记住这件事。</source>
         <translation>Undid this turn's {0} memory changes; this will not be remembered from now on.</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/shell.py" line="292" />
+        <location filename="../../sonetto_desktop/ui/shell.py" line="310" />
         <source>好的，这件事不会被记住。</source>
         <translation>OK, this will not be remembered.</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/shell.py" line="302" />
+        <location filename="../../sonetto_desktop/ui/shell.py" line="320" />
         <source>在对话里选了“忘掉这条”</source>
         <translation>Chose “Forget this” in the chat</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/shell.py" line="307" />
+        <location filename="../../sonetto_desktop/ui/shell.py" line="325" />
         <source>已忘掉：{0}</source>
         <translation>Forgotten: {0}</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/shell.py" line="309" />
+        <location filename="../../sonetto_desktop/ui/shell.py" line="327" />
         <source>撤销</source>
         <translation>Undo</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/shell.py" line="375" />
+        <location filename="../../sonetto_desktop/ui/shell.py" line="393" />
         <source>语言</source>
         <translation>Language</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/shell.py" line="376" />
+        <location filename="../../sonetto_desktop/ui/shell.py" line="394" />
         <source>界面语言将在重新启动后切换。</source>
         <translation>The interface language changes after a restart.</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/shell.py" line="363" />
+        <location filename="../../sonetto_desktop/ui/shell.py" line="381" />
         <source>无法使用新的数据文件夹 {0}：{1}。仍在使用原来的记忆库。</source>
         <translation>Cannot use the new data folder {0}: {1}. Still using the previous memory store.</translation>
     </message>

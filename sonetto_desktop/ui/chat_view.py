@@ -147,6 +147,16 @@ class ChatView(QScrollArea):
                 bubble.set_error(message or error.get("code", ""), retry=index == len(entries) - 1)
         later(self, self.scroll_to_bottom)
 
+    def scroll_to_turn(self, turn_id: str) -> bool:
+        """Bring turn ``turn_id``'s user message into view and give it focus; False if not shown."""
+        bubble = next((b for b in self._bubbles if turn_id and b.turn_id == turn_id and b.role == "user"), None)
+        if bubble is None:
+            return False
+        self._follow = False
+        self.ensureWidgetVisible(bubble, 0, 40)
+        bubble.setFocus()
+        return True
+
     def scroll_to_bottom(self) -> None:
         bar = self.verticalScrollBar()
         bar.setValue(bar.maximum())

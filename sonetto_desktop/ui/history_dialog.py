@@ -95,6 +95,7 @@ class HistoryDialog(QDialog):
     """Open with ``HistoryDialog(service, memory_id)``; ``load()`` (started automatically) fills it."""
 
     loaded = Signal()
+    chat_requested = Signal(str, str)  # session id, turn id: "打开这段对话" on a change a chat turn made
 
     def __init__(self, service: MemoryService, memory_id: str, parent: QWidget | None = None) -> None:
         super().__init__(parent)
@@ -128,7 +129,13 @@ class HistoryDialog(QDialog):
         self.revert_button.setObjectName("HistoryRevert")
         self.revert_button.setEnabled(False)
         self.revert_button.clicked.connect(self.revert_selected)
+        self.open_chat_button = QPushButton(self.tr("打开这段对话"), self)
+        self.open_chat_button.setObjectName("HistoryOpenChat")
+        self.open_chat_button.setToolTip(self.tr("在对话里找到引起这次改动的那句话"))
+        self.open_chat_button.setEnabled(False)
+        self.open_chat_button.clicked.connect(self._open_chat)
         revert_row = QHBoxLayout()
+        revert_row.addWidget(self.open_chat_button)
         revert_row.addWidget(self.reason_edit, 1)
         revert_row.addWidget(self.revert_button)
         buttons = QDialogButtonBox(QDialogButtonBox.StandardButton.Close, self)
@@ -233,6 +240,20 @@ class HistoryDialog(QDialog):
         else:
             self.diff.setHtml(self._row_html(self._rows[index]))
         self._update_revert_button()
+        self.open_chat_button.setEnabled(self._chat_of_selected() is not None)
+
+    def _chat_of_selected(self) -> tuple[str, str] | None:
+        """(session id, turn id) of the chat turn behind the selected change, if it came from one."""
+        index = self.list.currentRow()
+        entry = self._rows[index].entry if 0 <= index < len(self._rows) else None
+        if not entry or not entry.get("session_id") or not entry.get("turn_id"):
+            return None
+        return str(entry["session_id"]), str(entry["turn_id"])
+
+    def _open_chat(self) -> None:
+        chat = self._chat_of_selected()
+        if chat is not None:
+            self.chat_requested.emit(*chat)
 
     def _row_html(self, row: HistoryRow) -> str:
         item = self._item

@@ -43,6 +43,7 @@ __all__ = ["MemoryWall", "SEARCH_MIN_WIDTH"]
 class MemoryWall(WallNavigation, QWidget):
     card_activated = Signal(str)  # a card activated (double-click, or Enter; platform style decides)
     card_revealed = Signal(str)
+    chat_requested = Signal(str, str)  # session id, turn id: open the chat turn behind a change
 
     def __init__(
         self,
@@ -61,6 +62,7 @@ class MemoryWall(WallNavigation, QWidget):
         self.state = WallState(ui_state)
         self.theme_colors = ThemeColors(self.state.color_slots(), self.state.custom_colors())
         self.actions = WallActions(self, service, self.model, self.toasts, self.reveal)
+        self.actions.chat_requested.connect(self.chat_requested)
         self.bulk = WallBulk(self)
         self.actions.bulk = self.bulk
         self._filter = "all"

@@ -168,6 +168,8 @@ class SonettoApp:
             lambda message: self.toasts.show_toast(message, key="chat-operation-failed", kind="error"))
         self.wall = self._build_wall(self.service, self.toasts, ui_state)
         self.window.set_wall(self.wall)
+        self.wall.chat_requested.connect(
+            lambda session_id, turn_id: self._tasks.spawn(self.open_chat_turn(session_id, turn_id), name="open-chat"))
         StoreBanner.attach(self.window, self.services)  # shown while the memory server is away
         self.wall_loaded = self.wall.reload()
         self._tasks.spawn(self._offer_sqlite(ui_state), name="sqlite-offer")
@@ -269,6 +271,22 @@ class SonettoApp:
             return
         self.window.bring_to_front()
         self.window.reveal_memory(memory_id)
+
+    async def open_chat_turn(self, session_id: str, turn_id: str) -> bool:
+        """The history's 打开这段对话: bring the window up on that chat, at the message that caused
+        the change. False (and a toast) when the chat is gone (deleted, or a temporary one)."""
+        assert self.controller is not None and self.window is not None and self.toasts is not None
+        if self.engine is None or await self.engine.session(session_id) is None:
+            self.toasts.show_toast(QApplication.translate("SonettoApp", "那段对话已经不在了（删除了，或是临时对话）。"),
+                                   key="chat-gone", kind="info")
+            return False
+        self.window.bring_to_front()
+        await self.controller.select_session(session_id)
+        from .deferred import later
+
+        view = self.window.chat_panel.view
+        later(view, lambda: view.scroll_to_turn(turn_id))  # after the transcript is laid out
+        return True
 
     async def forget_turn(self, turn_id: str, text: str) -> None:
         """"别记住这个" on a chat message: services.forget_turn, then a toast saying what happened."""

@@ -12,7 +12,7 @@ from typing import Any, Callable
 
 import shiboken6
 
-from PySide6.QtCore import QCoreApplication, QObject, Qt
+from PySide6.QtCore import QCoreApplication, QObject, Qt, Signal
 from PySide6.QtGui import QColor, QGuiApplication
 from PySide6.QtWidgets import QColorDialog, QDialog, QInputDialog, QMenu, QWidget
 
@@ -34,6 +34,8 @@ def _preview(text: str, limit: int = 24) -> str:
 
 
 class WallActions(QObject):
+    chat_requested = Signal(str, str)  # session id, turn id (the history's 打开这段对话)
+
     def __init__(
         self,
         host: QWidget,
@@ -205,7 +207,9 @@ class WallActions(QObject):
     # ── other views ───────────────────────────────────────────────────
 
     def show_history(self, memory_id: str) -> HistoryDialog:
-        return self._open(HistoryDialog(self._service, memory_id, self._parent()))
+        dialog = HistoryDialog(self._service, memory_id, self._parent())
+        dialog.chat_requested.connect(self.chat_requested)
+        return self._open(dialog)
 
     def show_trash(self) -> TrashDialog:
         return self._open(TrashDialog(self._service, self._parent()))

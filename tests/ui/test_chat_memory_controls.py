@@ -6,9 +6,9 @@ from __future__ import annotations
 
 import asyncio
 
-from shell_fixtures import OFFSCREEN_SIZE_HINTS, app_settings, running_app
+import pytest
 
-QT_IGNORE = [OFFSCREEN_SIZE_HINTS]
+from shell_fixtures import OFFSCREEN_RAISE, OFFSCREEN_SIZE_HINTS, app_settings, running_app
 
 
 async def settle(app) -> None:
@@ -95,3 +95,27 @@ async def test_forget_a_recalled_memory_from_its_chip_and_undo(qapp, tmp_path, l
         toast = next(t for t in app.toasts.toasts() if t.text.startswith("已忘掉"))
         toast.action_button.click()
         await wait(lambda: mid in app.services.memory.all_items(), message="撤销 restores it")
+
+
+@pytest.mark.qt_log_ignore(OFFSCREEN_RAISE, OFFSCREEN_SIZE_HINTS)  # the window is raised to the chat
+async def test_the_history_opens_the_chat_message_behind_a_change(qapp, tmp_path, llm_server, wait):
+    async with running_app(qapp, app_settings(tmp_path / "data", llm_server)) as app:
+        panel = app.window.chat_panel
+        await panel.new_session()
+        first_session = app.controller.current_session_id
+        llm_server.add_text("好呀")
+        llm_server.add_tool_calls([("create_memory", {"content": "用户喜欢山竹", "section": "品味"})])
+        llm_server.add_text("已记录。")
+        await send(app, wait, "我喜欢山竹")
+        [mid] = app.services.memory.all_items()
+        await panel.new_session()  # the person has moved on to another chat
+        assert app.controller.current_session_id != first_session
+
+        dialog = app.wall.actions.show_history(mid)
+        await dialog._load_task
+        dialog.list.setCurrentRow(0)
+        assert dialog.open_chat_button.isEnabled()
+        dialog.open_chat_button.click()
+        await wait(lambda: app.controller.current_session_id == first_session, message="that chat is open")
+        await wait(lambda: any(b.text == "我喜欢山竹" for b in panel.view.bubbles), message="its messages shown")
+        dialog.close()
