@@ -234,6 +234,49 @@ Talk about anything — I'll remember what matters to you.</translation>
     </message>
 </context>
 <context>
+    <name>ConflictsDialog</name>
+    <message>
+        <location filename="../../sonetto_desktop/ui/conflicts_dialog.py" line="40" />
+        <source>可能矛盾的记忆</source>
+        <translation>Memories that may contradict each other</translation>
+    </message>
+    <message>
+        <location filename="../../sonetto_desktop/ui/conflicts_dialog.py" line="46" />
+        <source>加载中…</source>
+        <translation>Loading…</translation>
+    </message>
+    <message>
+        <location filename="../../sonetto_desktop/ui/conflicts_dialog.py" line="53" />
+        <source>合并这两条…</source>
+        <translation>Merge these two…</translation>
+    </message>
+    <message>
+        <location filename="../../sonetto_desktop/ui/conflicts_dialog.py" line="54" />
+        <source>两条都对</source>
+        <translation>Both are right</translation>
+    </message>
+    <message>
+        <location filename="../../sonetto_desktop/ui/conflicts_dialog.py" line="55" />
+        <source>不再提示这一对</source>
+        <translation>Don't flag this pair again</translation>
+    </message>
+    <message>
+        <location filename="../../sonetto_desktop/ui/conflicts_dialog.py" line="56" />
+        <source>在墙上查看</source>
+        <translation>Show on the wall</translation>
+    </message>
+    <message>
+        <location filename="../../sonetto_desktop/ui/conflicts_dialog.py" line="108" />
+        <source>整理记忆时发现 %1 对说法不一致的记忆，请确认哪条是对的。</source>
+        <translation>Tidying found %1 pair(s) of memories that say different things; please check which is right.</translation>
+    </message>
+    <message>
+        <location filename="../../sonetto_desktop/ui/conflicts_dialog.py" line="109" />
+        <source>没有待确认的矛盾。</source>
+        <translation>No contradictions to check.</translation>
+    </message>
+</context>
+<context>
     <name>Conversation</name>
     <message>
         <location filename="../../sonetto_desktop/ui/conversation.py" line="48" />
@@ -1724,62 +1767,62 @@ Talk about anything — I'll remember what matters to you.</translation>
 <context>
     <name>SonettoApp</name>
     <message>
-        <location filename="../../sonetto_desktop/ui/shell.py" line="227" />
+        <location filename="../../sonetto_desktop/ui/shell.py" line="229" />
         <source>对话功能启动失败：%1。记忆墙仍可使用；请检查数据目录后重启。</source>
         <translation>Chat could not start: %1. The memory wall still works; check the data folder, then restart.</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/shell.py" line="280" />
+        <location filename="../../sonetto_desktop/ui/shell.py" line="282" />
         <source>那段对话已经不在了（删除了，或是临时对话）。</source>
         <translation>That chat is gone (deleted, or a temporary chat).</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/shell.py" line="297" />
+        <location filename="../../sonetto_desktop/ui/shell.py" line="299" />
         <source>没能完成“别记住这个”：{0}</source>
         <translation>Could not finish “Don't remember this”: {0}</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/shell.py" line="301" />
+        <location filename="../../sonetto_desktop/ui/shell.py" line="303" />
         <source>以后不会再记住这件事；但这轮写下的记忆后来又被改过，没有撤销（{0}）。可以在记忆墙上处理。</source>
         <translation>This will not be remembered from now on; but the memories this turn wrote were changed since and were not undone ({0}). You can handle them on the memory wall.</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/shell.py" line="306" />
+        <location filename="../../sonetto_desktop/ui/shell.py" line="308" />
         <source>已撤销这轮的 {0} 处记忆变化，以后也不会记住这件事。</source>
         <translation>Undid this turn's {0} memory changes; this will not be remembered from now on.</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/shell.py" line="310" />
+        <location filename="../../sonetto_desktop/ui/shell.py" line="312" />
         <source>好的，这件事不会被记住。</source>
         <translation>OK, this will not be remembered.</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/shell.py" line="320" />
+        <location filename="../../sonetto_desktop/ui/shell.py" line="322" />
         <source>在对话里选了“忘掉这条”</source>
         <translation>Chose “Forget this” in the chat</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/shell.py" line="325" />
+        <location filename="../../sonetto_desktop/ui/shell.py" line="327" />
         <source>已忘掉：{0}</source>
         <translation>Forgotten: {0}</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/shell.py" line="327" />
+        <location filename="../../sonetto_desktop/ui/shell.py" line="329" />
         <source>撤销</source>
         <translation>Undo</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/shell.py" line="393" />
+        <location filename="../../sonetto_desktop/ui/shell.py" line="408" />
         <source>语言</source>
         <translation>Language</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/shell.py" line="394" />
+        <location filename="../../sonetto_desktop/ui/shell.py" line="409" />
         <source>界面语言将在重新启动后切换。</source>
         <translation>The interface language changes after a restart.</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/shell.py" line="381" />
+        <location filename="../../sonetto_desktop/ui/shell.py" line="396" />
         <source>无法使用新的数据文件夹 {0}：{1}。仍在使用原来的记忆库。</source>
         <translation>Cannot use the new data folder {0}: {1}. Still using the previous memory store.</translation>
     </message>
@@ -1868,37 +1911,37 @@ Talk about anything — I'll remember what matters to you.</translation>
 <context>
     <name>StatusIndicator</name>
     <message>
-        <location filename="../../sonetto_desktop/ui/status_indicator.py" line="131" />
+        <location filename="../../sonetto_desktop/ui/status_indicator.py" line="144" />
         <source>记忆写入未启动</source>
         <translation>Memory writer not started</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/status_indicator.py" line="136" />
+        <location filename="../../sonetto_desktop/ui/status_indicator.py" line="149" />
         <source>记忆写入已暂停 (%1)</source>
         <translation>Memory writing paused (%1)</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/status_indicator.py" line="138" />
+        <location filename="../../sonetto_desktop/ui/status_indicator.py" line="151" />
         <source>整理记忆中 (%1)</source>
         <translation>Organising memories (%1)</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/status_indicator.py" line="144" />
+        <location filename="../../sonetto_desktop/ui/status_indicator.py" line="157" />
         <source>记忆写入出错：%1</source>
         <translation>Memory writing failed: %1</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/status_indicator.py" line="146" />
+        <location filename="../../sonetto_desktop/ui/status_indicator.py" line="159" />
         <source>记忆已是最新</source>
         <translation>Memories are up to date</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/status_indicator.py" line="149" />
+        <location filename="../../sonetto_desktop/ui/status_indicator.py" line="162" />
         <source>继续记忆写入</source>
         <translation>Resume memory writing</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/status_indicator.py" line="149" />
+        <location filename="../../sonetto_desktop/ui/status_indicator.py" line="162" />
         <source>暂停记忆写入</source>
         <translation>Pause memory writing</translation>
     </message>
@@ -2399,29 +2442,44 @@ The memory wall on the right works already.</translation>
 <context>
     <name>WriterControl</name>
     <message>
-        <location filename="../../sonetto_desktop/ui/status_indicator.py" line="37" />
+        <location filename="../../sonetto_desktop/ui/status_indicator.py" line="38" />
         <source>暂停记忆写入</source>
         <translation>Pause memory writing</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/status_indicator.py" line="40" />
+        <location filename="../../sonetto_desktop/ui/status_indicator.py" line="41" />
         <source>重试失败的轮次</source>
         <translation>Retry failed turns</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/status_indicator.py" line="42" />
+        <location filename="../../sonetto_desktop/ui/status_indicator.py" line="43" />
         <source>待审核</source>
         <translation>To review</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/status_indicator.py" line="43" />
+        <location filename="../../sonetto_desktop/ui/status_indicator.py" line="44" />
         <source>Sonetto 想做的记忆变化，等你确认</source>
         <translation>Memory changes Sonetto would like to make, waiting for you</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/status_indicator.py" line="67" />
+        <location filename="../../sonetto_desktop/ui/status_indicator.py" line="46" />
+        <source>矛盾</source>
+        <translation>Contradictions</translation>
+    </message>
+    <message>
+        <location filename="../../sonetto_desktop/ui/status_indicator.py" line="47" />
+        <source>整理记忆时发现的、说法不一致的记忆，等你确认</source>
+        <translation>Memories that say different things, found while tidying, waiting for you</translation>
+    </message>
+    <message>
+        <location filename="../../sonetto_desktop/ui/status_indicator.py" line="71" />
         <source>待审核 %1</source>
         <translation>To review %1</translation>
+    </message>
+    <message>
+        <location filename="../../sonetto_desktop/ui/status_indicator.py" line="75" />
+        <source>矛盾 %1</source>
+        <translation>Contradictions %1</translation>
     </message>
 </context>
 <context>

@@ -75,6 +75,7 @@ class SonettoApp:
         self.sqlite_offer: Any = None
         self.review_dialog: Any = None
         self.dont_remember_dialog: Any = None
+        self.conflicts_dialog: Any = None
         self.shutdown_steps: list[str] = []
         self._translators: list = []
         self._agents_task: Any = None
@@ -175,6 +176,7 @@ class SonettoApp:
         self._tasks.spawn(self._offer_sqlite(ui_state), name="sqlite-offer")
         self.window.settings_requested.connect(self.open_settings)
         self.writer_control.review_requested.connect(self.open_review)
+        self.writer_control.conflicts_requested.connect(self.open_conflicts)
         self.window.quit_requested.connect(self.request_quit)
         self._connect_transfer()
 
@@ -326,6 +328,19 @@ class SonettoApp:
                                key=f"forgot:{memory_id}", kind="success",
                                action_text=QApplication.translate("SonettoApp", "撤销"),
                                on_action=lambda: service.restore(memory_id))
+
+    def open_conflicts(self):
+        """Contradictions the daily tidy-up flagged (ui/conflicts_dialog.py): merge, or keep both."""
+        from .conflicts_dialog import ConflictsDialog
+
+        wall = self.wall
+        dialog = ConflictsDialog(self.services, lambda a, b: wall.actions.merge_cards(a, b),
+                                 self.window.reveal_memory, self.window)
+        dialog.setAttribute(Qt.WidgetAttribute.WA_DeleteOnClose)
+        dialog.finished.connect(lambda _code: self.writer_control.refresh())
+        dialog.open()
+        self.conflicts_dialog = dialog
+        return dialog
 
     def open_review(self):
         """Review mode's inbox (ui/review_dialog.py); the badge follows what is done there."""

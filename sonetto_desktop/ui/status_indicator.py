@@ -30,6 +30,7 @@ class WriterControl(QObject):
 
     state_changed = Signal()
     review_requested = Signal()  # the review inbox's badge was clicked
+    conflicts_requested = Signal()  # the tidy-up's "矛盾 N" badge was clicked
 
     def __init__(self, services: Any = None, parent: QObject | None = None) -> None:
         super().__init__(parent)
@@ -42,6 +43,9 @@ class WriterControl(QObject):
         self.review_action = QAction(self.tr("待审核"), self)
         self.review_action.setToolTip(self.tr("Sonetto 想做的记忆变化，等你确认"))
         self.review_action.triggered.connect(self.review_requested)
+        self.conflicts_action = QAction(self.tr("矛盾"), self)
+        self.conflicts_action.setToolTip(self.tr("整理记忆时发现的、说法不一致的记忆，等你确认"))
+        self.conflicts_action.triggered.connect(self.conflicts_requested)
         self._tasks = TaskKeeper("writer-control")
         self._bridge = QtEventBridge(services.subscribe_writer if services is not None else None, self)
         self._bridge.event.connect(lambda _event: self.refresh())
@@ -66,6 +70,10 @@ class WriterControl(QObject):
         waiting = review.cached_count if review is not None else 0
         self.review_action.setText(self.tr("待审核 %1").replace("%1", str(waiting)))
         self.review_action.setVisible(bool(waiting) or bool(review is not None and review.enabled))
+        hygiene = getattr(self._services, "hygiene", None)
+        flagged = len(hygiene.conflicts()) if hygiene is not None else 0  # held in memory: no file read
+        self.conflicts_action.setText(self.tr("矛盾 %1").replace("%1", str(flagged)))
+        self.conflicts_action.setVisible(bool(flagged))
         if self.pause_action.isChecked() != paused:
             self.pause_action.blockSignals(True)
             self.pause_action.setChecked(paused)
@@ -116,6 +124,11 @@ class StatusIndicator(QWidget):
         self.review_button.setToolButtonStyle(Qt.ToolButtonStyle.ToolButtonTextOnly)
         layout.addWidget(self.label)
         layout.addWidget(self.review_button)
+        self.conflicts_button = QToolButton(self)
+        self.conflicts_button.setObjectName("ConflictsBadge")
+        self.conflicts_button.setDefaultAction(control.conflicts_action)
+        self.conflicts_button.setToolButtonStyle(Qt.ToolButtonStyle.ToolButtonTextOnly)
+        layout.addWidget(self.conflicts_button)
         layout.addWidget(self.retry_button)
         layout.addWidget(self.pause_button)
         control.state_changed.connect(self.refresh)
@@ -149,6 +162,7 @@ class StatusIndicator(QWidget):
         self.pause_button.setToolTip(self.tr("继续记忆写入") if state == "paused" else self.tr("暂停记忆写入"))
         self.retry_button.setVisible(self._control.retry_action.isVisible())
         self.review_button.setVisible(self._control.review_action.isVisible())
+        self.conflicts_button.setVisible(self._control.conflicts_action.isVisible())
         control = self._control.pause_action
         control.setIcon(icon("resume") if control.isChecked() else icon("pause"))
         if self.label.property("state") != state:

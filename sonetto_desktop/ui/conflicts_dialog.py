@@ -1,0 +1,136 @@
+"""ConflictsDialog: contradictions the daily tidy-up flagged for the person to settle (issue 13, item 6).
+
+Each row is a pair of memories that say different things about one matter, with the pass's note.
+The person merges them (the wall's merge dialog, prefilled), or keeps both ("两条都对"), which
+dismisses the flag. Memory texts are read in a worker and shown as plain text.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from typing import Any
+
+import shiboken6
+from PySide6.QtCore import Qt, Signal
+from PySide6.QtWidgets import (
+    QDialog,
+    QDialogButtonBox,
+    QHBoxLayout,
+    QLabel,
+    QListWidget,
+    QListWidgetItem,
+    QPushButton,
+    QVBoxLayout,
+    QWidget,
+)
+
+from sonetto_desktop.aio import TaskKeeper, run_blocking
+from sonetto_desktop.memory.errors import MemoryNotFound
+
+_ROLE = Qt.ItemDataRole.UserRole
+
+
+class ConflictsDialog(QDialog):
+    loaded = Signal()
+
+    def __init__(self, services: Any, merge: Callable[[str, str], Any], reveal: Callable[[str], Any],
+                 parent: QWidget | None = None) -> None:
+        super().__init__(parent)
+        self.setObjectName("ConflictsDialog")
+        self.setWindowTitle(self.tr("可能矛盾的记忆"))
+        self.resize(600, 420)
+        self._services = services
+        self._merge = merge
+        self._reveal = reveal
+        self._tasks = TaskKeeper("conflicts-dialog")
+        self.summary = QLabel(self.tr("加载中…"), self)
+        self.summary.setWordWrap(True)
+        self.list = QListWidget(self)
+        self.list.setObjectName("ConflictList")
+        self.list.setWordWrap(True)
+        self.list.setSpacing(4)
+        self.list.setAlternatingRowColors(True)
+        self.merge_button = QPushButton(self.tr("合并这两条…"), self)
+        self.keep_button = QPushButton(self.tr("两条都对"), self)
+        self.keep_button.setToolTip(self.tr("不再提示这一对"))
+        self.show_button = QPushButton(self.tr("在墙上查看"), self)
+        for button in (self.merge_button, self.keep_button, self.show_button):
+            button.setAutoDefault(False)
+        row = QHBoxLayout()
+        row.addWidget(self.merge_button)
+        row.addWidget(self.keep_button)
+        row.addWidget(self.show_button)
+        row.addStretch(1)
+        close = QDialogButtonBox(QDialogButtonBox.StandardButton.Close, self)
+        close.rejected.connect(self.reject)
+        layout = QVBoxLayout(self)
+        layout.addWidget(self.summary)
+        layout.addWidget(self.list, 1)
+        layout.addLayout(row)
+        layout.addWidget(close)
+        self.merge_button.clicked.connect(self.merge_current)
+        self.keep_button.clicked.connect(lambda: self._tasks.spawn(self.keep_current(), name="keep-both"))
+        self.show_button.clicked.connect(self.show_current)
+        self.list.currentRowChanged.connect(lambda _row: self._update_buttons())
+        self.finished.connect(lambda _code: self._tasks.cancel_all())
+        self.loading = self._tasks.spawn(self.load(), name="load-conflicts")
+        self._update_buttons()
+
+    async def load(self) -> None:
+        hygiene = self._services.hygiene
+        memory = self._services.memory
+
+        def read() -> list[tuple[Any, list[str]]]:
+            rows = []
+            for conflict in (hygiene.conflicts() if hygiene is not None else []):
+                texts = []
+                for mid in conflict.ids:
+                    try:
+                        texts.append(memory.get(mid).description)
+                    except MemoryNotFound:
+                        texts = []
+                        break
+                if texts:  # a pair already merged or deleted is no longer a question
+                    rows.append((conflict, texts))
+            return rows
+
+        rows = await run_blocking(read)
+        if not shiboken6.isValid(self):
+            return
+        self.list.clear()
+        for conflict, texts in rows:
+            lines = [conflict.note, *(f"· {text}" for text in texts)]
+            item = QListWidgetItem("\n".join(line for line in lines if line))
+            item.setData(_ROLE, tuple(conflict.ids))
+            self.list.addItem(item)
+        if rows:
+            self.list.setCurrentRow(0)
+        self.summary.setText(self.tr("整理记忆时发现 %1 对说法不一致的记忆，请确认哪条是对的。").replace("%1", str(len(rows)))
+                             if rows else self.tr("没有待确认的矛盾。"))
+        self._update_buttons()
+        self.loaded.emit()
+
+    def _current(self) -> tuple[str, str] | None:
+        item = self.list.currentItem()
+        return tuple(item.data(_ROLE)) if item is not None else None  # type: ignore[return-value]
+
+    def _update_buttons(self) -> None:
+        for button in (self.merge_button, self.keep_button, self.show_button):
+            button.setEnabled(self._current() is not None)
+
+    def merge_current(self) -> None:
+        pair = self._current()
+        if pair is not None:
+            self._merge(*pair)  # the merge dialog; the flag goes once the pair is merged (see load)
+
+    async def keep_current(self) -> None:
+        pair = self._current()
+        hygiene = self._services.hygiene
+        if pair is not None and hygiene is not None:
+            await run_blocking(hygiene.dismiss_conflict, pair)
+            await self.load()
+
+    def show_current(self) -> None:
+        pair = self._current()
+        if pair is not None:
+            self._reveal(pair[0])
