@@ -44,6 +44,9 @@ def chip_text(description: str, limit: int = CHIP_CHARS) -> str:
     return text if len(text) <= limit else text[: limit - 1] + "…"
 
 
+USER_ACTION_COLOR = "#f4f6ff"
+
+
 class MessageBubble(QFrame):
     """``role`` is "user" or "assistant". Assistant bubbles stream (``append_token``)."""
 
@@ -158,7 +161,9 @@ class MessageBubble(QFrame):
     def _action(self, name: str, tip: str, slot: Any) -> QToolButton:
         button = QToolButton(self.actions)
         button.setObjectName("BubbleAction")
-        button.setIcon(icon(name))
+        # On the user's accent-coloured bubble the icons are drawn light (both themes' user bubble
+        # text is near white), so they stay visible; on replies they keep their own colour.
+        button.setIcon(icon(name, USER_ACTION_COLOR) if self.role == "user" else icon(name))
         button.setToolTip(tip)
         button.setAccessibleName(tip)
         button.setAutoRaise(True)
