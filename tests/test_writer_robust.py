@@ -282,3 +282,21 @@ def test_a_store_or_disk_failure_is_said_as_such_not_as_a_model_error():
     away = StoreOffline("postgresql://host/db", "timeout")
     assert describe_failure(away, "", app_describer) == away.zh
     assert "模型" in describe_failure(ValueError("garbage from the model"), "", app_describer)
+
+
+def test_a_memory_server_away_is_waited_for_never_given_up_and_looked_at_again_soon():
+    # CI found the writer backing off 15 s and more after the server came back (and giving up after five
+    # tries): a server outage is like a full disk (kept and retried), and reconnecting is cheap.
+    from sonetto_desktop.memory.errors import StoreOffline
+    from sonetto_desktop.memory.writer.status import server_away, storage_failure
+    from sonetto_desktop.memory.writer.worker import SERVER_RETRY
+
+    try:
+        try:
+            raise StoreOffline("postgresql://db/sonetto", "connection refused")
+        except StoreOffline as inner:
+            raise RuntimeError("the tool failed") from inner
+    except RuntimeError as wrapped:
+        exc = wrapped
+    assert storage_failure(exc) and server_away(exc)
+    assert not server_away(RuntimeError("the model said no")) and SERVER_RETRY <= 2.0

@@ -74,17 +74,29 @@ _STORAGE_WORDS = ("disk is full", "database or disk is full", "no space left", "
 
 
 def storage_failure(exc: BaseException) -> bool:
-    """Whether a failure is the disk's (full, read-only, I/O error), not the model's: such a turn is
-    kept and retried until the disk is fixed, never given up on."""
+    """Whether a failure is the disk's (full, read-only, I/O error) or the memory server's (away),
+    not the model's: such a turn is kept and retried until the store works again, never given up on."""
     seen: set[int] = set()
     current: BaseException | None = exc
     while current is not None and id(current) not in seen:
         seen.add(id(current))
-        if isinstance(current, (StoreWriteFailed, StoreReadOnly)):
+        if isinstance(current, (StoreWriteFailed, StoreReadOnly, StoreOffline)):
             return True
         if isinstance(current, OSError) and getattr(current, "errno", None) in _STORAGE_ERRNOS:
             return True
         if any(word in str(current).lower() for word in _STORAGE_WORDS):
+            return True
+        current = current.__cause__ or current.__context__
+    return False
+
+
+def server_away(exc: BaseException) -> bool:
+    """Whether a failure is the memory server being unreachable (it comes back by itself)."""
+    seen: set[int] = set()
+    current: BaseException | None = exc
+    while current is not None and id(current) not in seen:
+        seen.add(id(current))
+        if isinstance(current, StoreOffline):
             return True
         current = current.__cause__ or current.__context__
     return False

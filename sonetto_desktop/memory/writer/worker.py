@@ -29,10 +29,11 @@ from .consumer import MemoryConsumer
 from .guard import TurnHeld
 from .journal import JournalEntry
 from .resume import TurnRecorder, empty_progress
-from .status import describe_failure, storage_failure
+from .status import describe_failure, server_away, storage_failure
 
 log = logging.getLogger(__name__)
 
+SERVER_RETRY = 2.0  # seconds between tries while the memory server is away (not the growing backoff)
 RESCAN = "\0rescan"  # a queue item: look at the journal again (not a turn key)
 
 
@@ -250,6 +251,8 @@ class TurnWorker:
                     self._status_changed()
                     return  # stays journaled; the next start retries it
                 delay = self.backoff[min(entry.attempts - 1, len(self.backoff) - 1)]
+                if server_away(exc):  # the memory server reconnects on its own: look again soon
+                    delay = min(delay, SERVER_RETRY)
                 self._retry_at = datetime.now() + timedelta(seconds=delay)
                 self._status_changed()
                 await self._sleep(delay)
