@@ -77,27 +77,27 @@
         <translation>Write this chat into memory</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/chat_memory_bar.py" line="61" />
+        <location filename="../../sonetto_desktop/ui/chat_memory_bar.py" line="64" />
         <source>临时对话：不回忆、不记住，关闭后不保存</source>
         <translation>Temporary chat: nothing recalled, nothing remembered, not saved when closed</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/chat_memory_bar.py" line="63" />
+        <location filename="../../sonetto_desktop/ui/chat_memory_bar.py" line="66" />
         <source>这个对话不使用记忆：不回忆，也不写入</source>
         <translation>This chat does not use memory: nothing recalled, nothing written</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/chat_memory_bar.py" line="65" />
+        <location filename="../../sonetto_desktop/ui/chat_memory_bar.py" line="68" />
         <source>这个对话不回忆记忆（仍会记住新内容）</source>
         <translation>This chat recalls no memories (new things are still remembered)</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/chat_memory_bar.py" line="67" />
+        <location filename="../../sonetto_desktop/ui/chat_memory_bar.py" line="70" />
         <source>这个对话不写入记忆（仍会回忆）</source>
         <translation>This chat is not written to memory (memories are still recalled)</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/chat_memory_bar.py" line="69" />
+        <location filename="../../sonetto_desktop/ui/chat_memory_bar.py" line="72" />
         <source>记忆已开启</source>
         <translation>Memory is on</translation>
     </message>
@@ -279,12 +279,12 @@ Talk about anything — I'll remember what matters to you.</translation>
 <context>
     <name>Conversation</name>
     <message>
-        <location filename="../../sonetto_desktop/ui/conversation.py" line="48" />
+        <location filename="../../sonetto_desktop/ui/conversation.py" line="70" />
         <source>正在使用工具：%1…</source>
         <translation>Using a tool: %1…</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/conversation.py" line="51" />
+        <location filename="../../sonetto_desktop/ui/conversation.py" line="73" />
         <source>用过工具：%1</source>
         <translation>Used a tool: %1</translation>
     </message>
@@ -1176,62 +1176,62 @@ Talk about anything — I'll remember what matters to you.</translation>
 <context>
     <name>MessageBubble</name>
     <message>
-        <location filename="../../sonetto_desktop/ui/message_bubble.py" line="103" />
+        <location filename="../../sonetto_desktop/ui/message_bubble.py" line="106" />
         <source>重试</source>
         <translation>Retry</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/message_bubble.py" line="130" />
+        <location filename="../../sonetto_desktop/ui/message_bubble.py" line="133" />
         <source>复制</source>
         <translation>Copy</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/message_bubble.py" line="133" />
+        <location filename="../../sonetto_desktop/ui/message_bubble.py" line="136" />
         <source>编辑后重新发送</source>
         <translation>Edit and send again</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/message_bubble.py" line="135" />
+        <location filename="../../sonetto_desktop/ui/message_bubble.py" line="138" />
         <source>这轮的记忆</source>
         <translation>This turn's memories</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/message_bubble.py" line="138" />
+        <location filename="../../sonetto_desktop/ui/message_bubble.py" line="141" />
         <source>撤销这轮的记忆变化</source>
         <translation>Undo this turn's memory changes</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/message_bubble.py" line="140" />
+        <location filename="../../sonetto_desktop/ui/message_bubble.py" line="143" />
         <source>别记住这个</source>
         <translation>Don't remember this</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/message_bubble.py" line="146" />
+        <location filename="../../sonetto_desktop/ui/message_bubble.py" line="149" />
         <source>重新生成</source>
         <translation>Regenerate</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/message_bubble.py" line="228" />
+        <location filename="../../sonetto_desktop/ui/message_bubble.py" line="233" />
         <source>思考中…</source>
         <translation>Thinking…</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/message_bubble.py" line="266" />
+        <location filename="../../sonetto_desktop/ui/message_bubble.py" line="271" />
         <source>在记忆墙上查看</source>
         <translation>Show on the memory wall</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/message_bubble.py" line="267" />
+        <location filename="../../sonetto_desktop/ui/message_bubble.py" line="272" />
         <source>忘掉这条</source>
         <translation>Forget this</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/message_bubble.py" line="292" />
+        <location filename="../../sonetto_desktop/ui/message_bubble.py" line="297" />
         <source>已停止</source>
         <translation>Stopped</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/message_bubble.py" line="252" />
+        <location filename="../../sonetto_desktop/ui/message_bubble.py" line="257" />
         <source>{0}：{1}</source>
         <translation>{0}: {1}</translation>
     </message>
@@ -1348,7 +1348,7 @@ Talk about anything — I'll remember what matters to you.</translation>
         <translation>Close (Esc)</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/quick_chat.py" line="96" />
+        <location filename="../../sonetto_desktop/ui/quick_chat.py" line="99" />
         <source>新对话</source>
         <translation>New chat</translation>
     </message>
@@ -1767,62 +1767,52 @@ Talk about anything — I'll remember what matters to you.</translation>
 <context>
     <name>SonettoApp</name>
     <message>
-        <location filename="../../sonetto_desktop/ui/shell.py" line="229" />
+        <location filename="../../sonetto_desktop/ui/shell.py" line="245" />
         <source>对话功能启动失败：%1。记忆墙仍可使用；请检查数据目录后重启。</source>
         <translation>Chat could not start: %1. The memory wall still works; check the data folder, then restart.</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/shell.py" line="282" />
+        <location filename="../../sonetto_desktop/ui/shell.py" line="298" />
         <source>那段对话已经不在了（删除了，或是临时对话）。</source>
         <translation>That chat is gone (deleted, or a temporary chat).</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/shell.py" line="299" />
+        <location filename="../../sonetto_desktop/ui/shell.py" line="315" />
         <source>没能完成“别记住这个”：{0}</source>
         <translation>Could not finish “Don't remember this”: {0}</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/shell.py" line="303" />
+        <location filename="../../sonetto_desktop/ui/shell.py" line="319" />
         <source>以后不会再记住这件事；但这轮写下的记忆后来又被改过，没有撤销（{0}）。可以在记忆墙上处理。</source>
         <translation>This will not be remembered from now on; but the memories this turn wrote were changed since and were not undone ({0}). You can handle them on the memory wall.</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/shell.py" line="308" />
+        <location filename="../../sonetto_desktop/ui/shell.py" line="324" />
         <source>已撤销这轮的 {0} 处记忆变化，以后也不会记住这件事。</source>
         <translation>Undid this turn's {0} memory changes; this will not be remembered from now on.</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/shell.py" line="312" />
+        <location filename="../../sonetto_desktop/ui/shell.py" line="328" />
         <source>好的，这件事不会被记住。</source>
         <translation>OK, this will not be remembered.</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/shell.py" line="322" />
+        <location filename="../../sonetto_desktop/ui/shell.py" line="338" />
         <source>在对话里选了“忘掉这条”</source>
         <translation>Chose “Forget this” in the chat</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/shell.py" line="327" />
+        <location filename="../../sonetto_desktop/ui/shell.py" line="343" />
         <source>已忘掉：{0}</source>
         <translation>Forgotten: {0}</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/shell.py" line="329" />
+        <location filename="../../sonetto_desktop/ui/shell.py" line="345" />
         <source>撤销</source>
         <translation>Undo</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/shell.py" line="408" />
-        <source>语言</source>
-        <translation>Language</translation>
-    </message>
-    <message>
-        <location filename="../../sonetto_desktop/ui/shell.py" line="409" />
-        <source>界面语言将在重新启动后切换。</source>
-        <translation>The interface language changes after a restart.</translation>
-    </message>
-    <message>
-        <location filename="../../sonetto_desktop/ui/shell.py" line="396" />
+        <location filename="../../sonetto_desktop/ui/shell.py" line="412" />
         <source>无法使用新的数据文件夹 {0}：{1}。仍在使用原来的记忆库。</source>
         <translation>Cannot use the new data folder {0}: {1}. Still using the previous memory store.</translation>
     </message>
@@ -1845,6 +1835,16 @@ Talk about anything — I'll remember what matters to you.</translation>
         <location filename="../../sonetto_desktop/ui/store_problem.py" line="22" />
         <source>打开数据文件夹</source>
         <translation>Open data folder</translation>
+    </message>
+    <message>
+        <location filename="../../sonetto_desktop/ui/language_switch.py" line="51" />
+        <source>这条回复结束后，界面会切换语言。</source>
+        <translation>The interface switches language when this reply ends.</translation>
+    </message>
+    <message>
+        <location filename="../../sonetto_desktop/ui/language_switch.py" line="90" />
+        <source>界面语言已切换。</source>
+        <translation>Interface language changed.</translation>
     </message>
 </context>
 <context>
@@ -1911,37 +1911,37 @@ Talk about anything — I'll remember what matters to you.</translation>
 <context>
     <name>StatusIndicator</name>
     <message>
-        <location filename="../../sonetto_desktop/ui/status_indicator.py" line="144" />
+        <location filename="../../sonetto_desktop/ui/status_indicator.py" line="154" />
         <source>记忆写入未启动</source>
         <translation>Memory writer not started</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/status_indicator.py" line="149" />
+        <location filename="../../sonetto_desktop/ui/status_indicator.py" line="159" />
         <source>记忆写入已暂停 (%1)</source>
         <translation>Memory writing paused (%1)</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/status_indicator.py" line="151" />
+        <location filename="../../sonetto_desktop/ui/status_indicator.py" line="161" />
         <source>整理记忆中 (%1)</source>
         <translation>Organising memories (%1)</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/status_indicator.py" line="157" />
+        <location filename="../../sonetto_desktop/ui/status_indicator.py" line="167" />
         <source>记忆写入出错：%1</source>
         <translation>Memory writing failed: %1</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/status_indicator.py" line="159" />
+        <location filename="../../sonetto_desktop/ui/status_indicator.py" line="169" />
         <source>记忆已是最新</source>
         <translation>Memories are up to date</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/status_indicator.py" line="162" />
+        <location filename="../../sonetto_desktop/ui/status_indicator.py" line="172" />
         <source>继续记忆写入</source>
         <translation>Resume memory writing</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/status_indicator.py" line="162" />
+        <location filename="../../sonetto_desktop/ui/status_indicator.py" line="172" />
         <source>暂停记忆写入</source>
         <translation>Pause memory writing</translation>
     </message>
@@ -1986,6 +1986,7 @@ Talk about anything — I'll remember what matters to you.</translation>
     <name>Toast</name>
     <message>
         <location filename="../../sonetto_desktop/ui/toasts.py" line="94" />
+        <location filename="../../sonetto_desktop/ui/toasts.py" line="153" />
         <source>关闭</source>
         <translation>Close</translation>
     </message>
@@ -2442,42 +2443,32 @@ The memory wall on the right works already.</translation>
 <context>
     <name>WriterControl</name>
     <message>
-        <location filename="../../sonetto_desktop/ui/status_indicator.py" line="38" />
+        <location filename="../../sonetto_desktop/ui/status_indicator.py" line="62" />
         <source>暂停记忆写入</source>
         <translation>Pause memory writing</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/status_indicator.py" line="41" />
+        <location filename="../../sonetto_desktop/ui/status_indicator.py" line="63" />
         <source>重试失败的轮次</source>
         <translation>Retry failed turns</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/status_indicator.py" line="43" />
-        <source>待审核</source>
-        <translation>To review</translation>
-    </message>
-    <message>
-        <location filename="../../sonetto_desktop/ui/status_indicator.py" line="44" />
+        <location filename="../../sonetto_desktop/ui/status_indicator.py" line="64" />
         <source>Sonetto 想做的记忆变化，等你确认</source>
         <translation>Memory changes Sonetto would like to make, waiting for you</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/status_indicator.py" line="46" />
-        <source>矛盾</source>
-        <translation>Contradictions</translation>
-    </message>
-    <message>
-        <location filename="../../sonetto_desktop/ui/status_indicator.py" line="47" />
+        <location filename="../../sonetto_desktop/ui/status_indicator.py" line="65" />
         <source>整理记忆时发现的、说法不一致的记忆，等你确认</source>
         <translation>Memories that say different things, found while tidying, waiting for you</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/status_indicator.py" line="71" />
+        <location filename="../../sonetto_desktop/ui/status_indicator.py" line="81" />
         <source>待审核 %1</source>
         <translation>To review %1</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/status_indicator.py" line="75" />
+        <location filename="../../sonetto_desktop/ui/status_indicator.py" line="85" />
         <source>矛盾 %1</source>
         <translation>Contradictions %1</translation>
     </message>

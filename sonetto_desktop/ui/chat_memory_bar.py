@@ -44,14 +44,17 @@ class ChatMemoryBar(QWidget):
         self.menu_button.setMenu(menu)
         row.addWidget(self.label, 1)
         row.addWidget(self.menu_button)
-        controller.sessions_changed.connect(lambda _sessions: self.refresh())
-        controller.current_session_changed.connect(lambda _sid: self.refresh())
+        controller.sessions_changed.connect(self._on_controller_changed)  # bound: dropped with this bar
+        controller.current_session_changed.connect(self._on_controller_changed)
         self.refresh()
 
     @property
     def mode(self) -> str:
         """temporary | off | no_recall | no_write | on | none (no chat yet)."""
         return str(self.property("mode") or "")
+
+    def _on_controller_changed(self, *_: object) -> None:
+        self.refresh()
 
     def refresh(self) -> None:
         info = self._controller.current_session

@@ -41,14 +41,12 @@ class Conversation(QObject):
         c.turn_replacing.connect(self._on_turn_replacing)
         c.turn_started.connect(self._on_turn_started)
         c.turn_identified.connect(self._on_turn_identified)
-        c.memories_recalled.connect(lambda sid, m: self._in_reply(sid, lambda r: r.set_memories(m)))
-        c.token_received.connect(lambda sid, t: self._in_reply(sid, lambda r: r.append_token(t)))
-        c.tool_started.connect(
-            lambda sid, tool, _i: self._in_reply(sid, lambda r: r.set_tool_activity(
-                self.tr("正在使用工具：%1…").replace("%1", tool))))
-        c.tool_finished.connect(
-            lambda sid, tool, _o: self._in_reply(sid, lambda r: r.set_tool_activity(
-                self.tr("用过工具：%1").replace("%1", tool))))
+        # Bound methods, never lambdas: Qt drops them when this view is deleted (the controller
+        # outlives its views, e.g. when the language changes and the windows are rebuilt).
+        c.memories_recalled.connect(self._on_memories_recalled)
+        c.token_received.connect(self._on_token_received)
+        c.tool_started.connect(self._on_tool_started)
+        c.tool_finished.connect(self._on_tool_finished)
         c.reply_finished.connect(self._on_reply_finished)
         c.reply_failed.connect(self._on_reply_failed)
         c.busy_changed.connect(composer.set_busy)
@@ -61,6 +59,18 @@ class Conversation(QObject):
     def _in_reply(self, session_id: str, action) -> None:
         if self._mine(session_id) and self._reply is not None:
             action(self._reply)
+
+    def _on_memories_recalled(self, session_id: str, memories: list) -> None:
+        self._in_reply(session_id, lambda r: r.set_memories(memories))
+
+    def _on_token_received(self, session_id: str, token: str) -> None:
+        self._in_reply(session_id, lambda r: r.append_token(token))
+
+    def _on_tool_started(self, session_id: str, tool: str, _input: str) -> None:
+        self._in_reply(session_id, lambda r: r.set_tool_activity(self.tr("正在使用工具：%1…").replace("%1", tool)))
+
+    def _on_tool_finished(self, session_id: str, tool: str, _output: str) -> None:
+        self._in_reply(session_id, lambda r: r.set_tool_activity(self.tr("用过工具：%1").replace("%1", tool)))
 
     def _on_transcript_loaded(self, session_id: str, entries: list) -> None:
         if self._mine(session_id):

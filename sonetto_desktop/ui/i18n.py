@@ -5,7 +5,7 @@ English comes from ``resources/translations/sonetto_en.qm``, compiled from ``son
 
 Qt's own strings (standard buttons, file dialogs) come from the ``qtbase_<lang>.qm`` files in Qt's
 translations folder when present. The language is chosen at start-up; a change in the settings
-applies on the next start.
+applies at once (``language_switch.py`` installs the new translators and rebuilds the views).
 """
 
 from __future__ import annotations

@@ -77,8 +77,8 @@ class QuickChat(QWidget):
         column.addWidget(self.composer)
         QShortcut(QKeySequence(Qt.Key.Key_Escape), self, activated=self.hide)
 
-        controller.sessions_changed.connect(lambda _s: self._update_title())
-        controller.current_session_changed.connect(lambda _s: self._update_title())
+        controller.sessions_changed.connect(self._on_controller_changed)  # bound: dropped with this popup
+        controller.current_session_changed.connect(self._on_controller_changed)
 
     def show_near(self, anchor: QRect | None = None) -> None:
         """Show beside the tray icon (``anchor``), else in the corner of the screen under the cursor."""
@@ -89,6 +89,9 @@ class QuickChat(QWidget):
         self.raise_()
         self.activateWindow()
         self.composer.input.setFocus()
+
+    def _on_controller_changed(self, *_: object) -> None:
+        self._update_title()
 
     def _update_title(self) -> None:
         current = self.controller.current_session_id

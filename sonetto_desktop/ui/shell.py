@@ -67,6 +67,9 @@ class SonettoApp:
         self.wall: QWidget | None = None
         self.tray: Tray | None = None
         self.quick_chat: QuickChat | None = None
+        self.toasts: Any = None
+        self._ui_state: QSettings | None = None
+        self._language_task: Any = None
         self.controller: ChatController | None = None
         self.writer_control: WriterControl | None = None
         self.theme: ThemeController | None = None
@@ -153,30 +156,40 @@ class SonettoApp:
         return MemoryWall(service, toasts=window_toasts, ui_state=ui_state)
 
     def _build_windows(self) -> None:
-        from .toasts import ToastOverlay
-        from .writer_toasts import WriterToasts
-
+        """What lives as long as the app (controller, writer control, memory service), then the views."""
         assert self.services is not None
         self.controller = ChatController(language=self.settings.language)
         self.writer_control = WriterControl(self.services)
         self.service = MemoryService(self.services)
+        self._ui_state = QSettings(str(config_dir() / "ui-state.ini"), QSettings.Format.IniFormat)
+        self.controller.operation_failed.connect(self._on_operation_failed)
+        self.writer_control.review_requested.connect(self.open_review)
+        self.writer_control.conflicts_requested.connect(self.open_conflicts)
+        self._build_views()
+        self._tasks.spawn(self._offer_sqlite(self._ui_state), name="sqlite-offer")
+        self.window.show()
+
+    def _build_views(self) -> None:
+        """The window, wall, tray and quick chat over the long-lived parts: built at start and again
+        when the UI language changes (``switch_language``). The toast overlay is kept across rebuilds."""
+        from .toasts import ToastOverlay
+        from .writer_toasts import WriterToasts
+
+        assert self.services is not None and self.controller is not None and self.writer_control is not None
         placeholder = QWidget()  # replaced by the wall once the window (its toasts' parent) exists
-        ui_state = QSettings(str(config_dir() / "ui-state.ini"), QSettings.Format.IniFormat)
-        self.window = MainWindow(self.controller, self.writer_control, placeholder, ui_state=ui_state,
+        self.window = MainWindow(self.controller, self.writer_control, placeholder, ui_state=self._ui_state,
                                  configured=self.settings.is_llm_configured, language=self.settings.language)
-        self.toasts = ToastOverlay(self.window)
-        self.controller.operation_failed.connect(
-            lambda message: self.toasts.show_toast(message, key="chat-operation-failed", kind="error"))
-        self.wall = self._build_wall(self.service, self.toasts, ui_state)
+        if self.toasts is None:
+            self.toasts = ToastOverlay(self.window)
+        else:
+            self.toasts.move_to(self.window)  # toasts still showing (an undo, an error) stay
+        self.wall = self._build_wall(self.service, self.toasts, self._ui_state)
         self.window.set_wall(self.wall)
         self.wall.chat_requested.connect(
             lambda session_id, turn_id: self._tasks.spawn(self.open_chat_turn(session_id, turn_id), name="open-chat"))
         StoreBanner.attach(self.window, self.services)  # shown while the memory server is away
         self.wall_loaded = self.wall.reload()
-        self._tasks.spawn(self._offer_sqlite(ui_state), name="sqlite-offer")
         self.window.settings_requested.connect(self.open_settings)
-        self.writer_control.review_requested.connect(self.open_review)
-        self.writer_control.conflicts_requested.connect(self.open_conflicts)
         self.window.quit_requested.connect(self.request_quit)
         self._connect_transfer()
 
@@ -197,7 +210,10 @@ class SonettoApp:
                 lambda text, turn_id: self._tasks.spawn(self.forget_turn(turn_id, text), name="forget-turn"))
             source.forget_memory_requested.connect(
                 lambda mid: self._tasks.spawn(self.forget_memory(mid), name="forget-memory"))
-        self.window.show()
+
+    def _on_operation_failed(self, message: str) -> None:
+        if self.toasts is not None:
+            self.toasts.show_toast(message, key="chat-operation-failed", kind="error")
 
     async def _offer_sqlite(self, ui_state: QSettings) -> None:
         """A large YAML store: once the wall is up, offer the faster SQLite store (ui/sqlite_offer.py)."""
@@ -404,12 +420,14 @@ class SonettoApp:
                 self._show_store_problem()
         if self.writer_control is not None:
             self.writer_control.refresh()  # e.g. review mode: its badge comes and goes with the setting
-        if old.language != new.language and self.interactive and self.window is not None:
-            box = QMessageBox(QMessageBox.Icon.Information, QApplication.translate("SonettoApp", "语言"),
-                              QApplication.translate("SonettoApp", "界面语言将在重新启动后切换。"),
-                              QMessageBox.StandardButton.Ok, self.window)
-            box.setAttribute(Qt.WidgetAttribute.WA_DeleteOnClose)
-            box.open()
+        if old.language != new.language and self.window is not None:
+            await self._change_language(new.language)
+
+    async def _change_language(self, language: str) -> None:
+        """The UI follows a new language at once (ui/language_switch.py): no restart."""
+        from .language_switch import change_language
+
+        await change_language(self, language)
 
     def _notify_in_tray(self, text: str) -> bool:
         """While the window is hidden, what the writer remembered shows as a tray message instead."""

@@ -35,17 +35,16 @@ class WriterControl(QObject):
     def __init__(self, services: Any = None, parent: QObject | None = None) -> None:
         super().__init__(parent)
         self._services = services
-        self.pause_action = QAction(icon("pause"), self.tr("暂停记忆写入"), self)
+        self.pause_action = QAction(icon("pause"), "", self)
         self.pause_action.setCheckable(True)
         self.pause_action.toggled.connect(self._on_pause_toggled)
-        self.retry_action = QAction(icon("retry"), self.tr("重试失败的轮次"), self)
+        self.retry_action = QAction(icon("retry"), "", self)
         self.retry_action.triggered.connect(self._on_retry)
-        self.review_action = QAction(self.tr("待审核"), self)
-        self.review_action.setToolTip(self.tr("Sonetto 想做的记忆变化，等你确认"))
+        self.review_action = QAction(self)
         self.review_action.triggered.connect(self.review_requested)
-        self.conflicts_action = QAction(self.tr("矛盾"), self)
-        self.conflicts_action.setToolTip(self.tr("整理记忆时发现的、说法不一致的记忆，等你确认"))
+        self.conflicts_action = QAction(self)
         self.conflicts_action.triggered.connect(self.conflicts_requested)
+        self._set_texts()
         self._tasks = TaskKeeper("writer-control")
         self._bridge = QtEventBridge(services.subscribe_writer if services is not None else None, self)
         self._bridge.event.connect(lambda _event: self.refresh())
@@ -58,6 +57,17 @@ class WriterControl(QObject):
 
     def close(self) -> None:
         self._bridge.close()
+
+    def _set_texts(self) -> None:
+        self.pause_action.setText(self.tr("暂停记忆写入"))
+        self.retry_action.setText(self.tr("重试失败的轮次"))
+        self.review_action.setToolTip(self.tr("Sonetto 想做的记忆变化，等你确认"))
+        self.conflicts_action.setToolTip(self.tr("整理记忆时发现的、说法不一致的记忆，等你确认"))
+
+    def retranslate(self) -> None:
+        """The UI language changed: the shared actions (tray menu, status bar) say it anew."""
+        self._set_texts()
+        self.refresh()
 
     def refresh(self) -> None:
         writer = self.writer

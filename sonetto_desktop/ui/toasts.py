@@ -148,6 +148,11 @@ class Toast(QFrame):
 
     # ── events ────────────────────────────────────────────────────────
 
+    def changeEvent(self, event: QEvent) -> None:
+        if event.type() == QEvent.Type.LanguageChange:  # a toast outlives a language switch
+            self.close_button.setToolTip(self.tr("关闭"))
+        super().changeEvent(event)
+
     def enterEvent(self, event: QEnterEvent) -> None:
         self.pause()
         super().enterEvent(event)
@@ -187,6 +192,15 @@ class ToastOverlay(QWidget):
         self._column.setSpacing(8)
         parent.installEventFilter(self)
         self.hide()
+
+    def move_to(self, parent: QWidget) -> None:
+        """Follow a new window (the views are rebuilt when the language changes); toasts stay."""
+        old = self.parentWidget()
+        if old is not None:
+            old.removeEventFilter(self)
+        self.setParent(parent)
+        parent.installEventFilter(self)
+        self._relayout()
 
     def toasts(self) -> list[Toast]:
         """Visible toasts, oldest first."""

@@ -1,0 +1,107 @@
+"""A live UI language switch: new translators, then the views built anew in the new language.
+
+The views are thin over the services and the long-lived Qt parts (chat controller, writer control,
+memory service), so instead of retranslating every widget the shell rebuilds its window, wall, tray
+menu and quick chat (``SonettoApp._build_views``) and puts back what the person saw
+(:mod:`view_state`): geometry, the open chat and where it was scrolled, the unsent draft, the wall's
+search, filter, scroll and selection. The toast overlay moves over to the new window.
+
+A reply being streamed is never cut: the rebuild waits until it ends (a toast says so). Dialogs open
+on the old window are closed (rejected, so their own clean-up runs); the old widgets are deleted on
+the GUI thread with ``deleteLater`` after every signal from the long-lived parts to them is gone
+(those connections are bound methods, which Qt drops with their receiver).
+"""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+from typing import TYPE_CHECKING
+
+from PySide6.QtWidgets import QApplication, QDialog
+
+from .deferred import alive
+from .i18n import install_translators, remove_translators
+from .view_state import ViewState, capture, restore_chat_scroll, restore_wall, restore_window
+
+if TYPE_CHECKING:
+    from .shell import SonettoApp
+
+log = logging.getLogger(__name__)
+
+
+def install_language(app: "SonettoApp", language: str) -> None:
+    """Swap the app's translators for ``language``'s (the old ones are deleted)."""
+    old = app._translators
+    remove_translators(app.qapp, old)
+    for translator in old:
+        translator.deleteLater()
+    app._translators = install_translators(app.qapp, language)
+    if app.controller is not None:
+        app.controller.language = language  # errors of later replies, Markdown export
+
+
+async def change_language(app: "SonettoApp", language: str) -> None:
+    """Show the UI in ``language`` now; while a reply streams, once it has ended."""
+    install_language(app, language)
+    if app._language_task is not None and not app._language_task.done():
+        return  # a rebuild is already waiting for the reply; it uses the translators just installed
+    controller = app.controller
+    if controller is not None and controller.busy:
+        app.toasts.show_toast(QApplication.translate("SonettoApp", "这条回复结束后，界面会切换语言。"),
+                              key="language", kind="info")
+        app._language_task = app._tasks.spawn(_after_reply(app), name="switch-language")
+        return
+    await rebuild_views(app)
+
+
+async def _after_reply(app: "SonettoApp") -> None:
+    controller = app.controller
+    while controller is not None and controller.busy and not app._closed:
+        await asyncio.wait([controller.turn_task])  # never cancels the reply, even if this is cancelled
+    if not app._closed:
+        await rebuild_views(app)
+
+
+async def rebuild_views(app: "SonettoApp") -> None:
+    """Replace the window, wall, tray and quick chat with new ones in the current language."""
+    if app._closed or app.window is None:
+        return
+    old_window, old_tray, old_quick = app.window, app.tray, app.quick_chat
+    state = capture(old_window, app.wall, old_quick)
+    for dialog in old_window.findChildren(QDialog):
+        if dialog.isVisible():
+            dialog.reject()  # its own clean-up (tasks cancelled on ``finished``) runs now
+    if app.writer_toasts is not None:
+        app.writer_toasts.close()
+    if old_tray is not None:
+        old_tray.close()
+    if old_quick is not None:
+        old_quick.hide()
+    old_window.hide_to_tray = False
+    old_window.hide()
+    app._build_views()
+    app.writer_control.retranslate()
+    restore_window(state, app.window, app.quick_chat)
+    old_window.deleteLater()
+    for obj in (old_quick, old_tray):
+        if obj is not None:
+            obj.deleteLater()
+    app.toasts.show_toast(QApplication.translate("SonettoApp", "界面语言已切换。"), key="language", kind="success")
+    await _restore_content(app, state)
+
+
+async def _restore_content(app: "SonettoApp", state: ViewState) -> None:
+    """The open chat and the wall's view, once the new views can show them."""
+    controller, window, wall = app.controller, app.window, app.wall
+    if controller is not None and controller.engine is not None:
+        current = controller.current_session_id
+        try:
+            await controller.refresh_sessions()
+            if current:
+                await controller.select_session(current)
+        except Exception:  # the chat shows what it can; the wall is restored anyway
+            log.warning("could not show the chat again after the language switch", exc_info=True)
+        if alive(window):
+            restore_chat_scroll(state, window.chat_panel.view)
+    await restore_wall(state, wall, app.wall_loaded)

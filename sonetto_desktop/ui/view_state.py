@@ -1,0 +1,129 @@
+"""What the person sees in the windows, kept across a rebuild of the views (a live language switch).
+
+The views are thin over the services and the chat controller, so a language change rebuilds them
+(``shell.SonettoApp.switch_language``). :func:`capture` records what is not held anywhere else —
+window geometry and visibility, the chat's scroll position, the composer's unsent draft, the quick
+chat, the wall's search, filter, sort, selection and scroll — and the ``restore_*`` functions put it
+back on the new views. The open chat session itself lives in the controller.
+"""
+
+from __future__ import annotations
+
+import asyncio
+from dataclasses import dataclass, field
+from typing import Any
+
+from PySide6.QtCore import QByteArray, QPoint
+
+from .deferred import alive, later
+
+
+@dataclass
+class ViewState:
+    geometry: QByteArray = field(default_factory=QByteArray)
+    splitter: QByteArray = field(default_factory=QByteArray)
+    window_visible: bool = True
+    window_minimized: bool = False
+    chat_scroll: int = 0
+    chat_at_bottom: bool = True
+    draft: str = ""
+    editing_turn: str = ""
+    quick_visible: bool = False
+    quick_pos: QPoint = field(default_factory=QPoint)
+    quick_draft: str = ""
+    wall_search: str = ""
+    wall_filter: str = "all"
+    wall_sort: str = "recent"
+    wall_theme: str = ""  # the theme at the top of the wall's viewport
+    wall_offset: int = 0  # how far below that theme's header the wall was scrolled
+    wall_selected: list[str] = field(default_factory=list)
+
+
+def capture(window: Any, wall: Any, quick_chat: Any) -> ViewState:
+    state = ViewState()
+    if alive(window):
+        state.geometry = window.saveGeometry()
+        state.splitter = window.splitter.saveState()
+        state.window_visible = window.isVisible()
+        state.window_minimized = window.isMinimized()
+        panel = window.chat_panel
+        bar = panel.view.verticalScrollBar()
+        state.chat_scroll = bar.value()
+        state.chat_at_bottom = bar.value() >= bar.maximum() - 24
+        state.draft = panel.composer.text()
+        state.editing_turn = panel.composer.editing_turn
+    if alive(quick_chat):
+        state.quick_visible = quick_chat.isVisible()
+        state.quick_pos = quick_chat.pos()
+        state.quick_draft = quick_chat.composer.text()
+    if alive(wall) and hasattr(wall, "search_edit"):
+        state.wall_search = wall.search_edit.text()
+        state.wall_filter = wall.filter_name()
+        state.wall_sort = wall.sort_mode()
+        state.wall_theme = wall.current_theme()
+        section = wall.section(state.wall_theme) if state.wall_theme else None
+        top = wall.scroll.verticalScrollBar().value()
+        state.wall_offset = top - section.y() if section is not None else top
+        state.wall_selected = wall.selected_ids()
+    return state
+
+
+def restore_window(state: ViewState, window: Any, quick_chat: Any) -> None:
+    """Geometry, splitter, drafts and visibility: right after the new views are built."""
+    if not state.splitter.isEmpty():
+        window.splitter.restoreState(state.splitter)
+    composer = window.chat_panel.composer
+    if state.draft:
+        composer.set_text(state.draft)
+    if state.editing_turn:
+        composer.set_editing(state.editing_turn)
+    if state.quick_draft:
+        quick_chat.composer.set_text(state.quick_draft)
+    if state.window_visible:
+        window.showMinimized() if state.window_minimized else window.show()
+    if not state.geometry.isEmpty():
+        window.restoreGeometry(state.geometry)  # once shown: the frame is known, the window stays put
+    if state.quick_visible:
+        quick_chat.move(state.quick_pos)
+        quick_chat.show()
+
+
+def restore_chat_scroll(state: ViewState, view: Any) -> None:
+    """After the transcript is shown again: where the person was reading (the end if at the end)."""
+    if state.chat_at_bottom:
+        return  # the view follows the end by itself
+
+    def scroll() -> None:
+        view.verticalScrollBar().setValue(state.chat_scroll)
+
+    later(view, scroll)  # after the view's own scroll to the end
+
+
+async def restore_wall(state: ViewState, wall: Any, loaded: Any) -> None:
+    """After the new wall has read the store: search, filter, sort, scroll and selection."""
+    if loaded is not None and not loaded.done():
+        await asyncio.wait([loaded])  # a failed read is the wall's to show
+    if not alive(wall):
+        return
+    if state.wall_sort != wall.sort_mode():
+        wall.set_sort_mode(state.wall_sort)
+    if state.wall_filter != wall.filter_name():
+        wall.set_filter(state.wall_filter)
+    if state.wall_search:
+        wall.search_edit.setText(state.wall_search)
+        wall.set_search(state.wall_search)
+    for memory_id in state.wall_selected:
+        card = wall.model.card(memory_id)
+        section = wall.section(card.theme) if card is not None else None
+        if section is not None:
+            index = section.proxy.index_of(memory_id)
+            if index.isValid():
+                section.view.selectionModel().select(index, section.view.selectionModel().SelectionFlag.Select)
+
+    def scroll() -> None:
+        wall.container.layout().activate()
+        section = wall.section(state.wall_theme) if state.wall_theme else None
+        base = section.y() if section is not None and not section.isHidden() else 0
+        wall.scroll.verticalScrollBar().setValue(base + state.wall_offset)
+
+    later(wall.scroll, scroll)  # once the sections are laid out

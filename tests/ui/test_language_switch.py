@@ -1,0 +1,148 @@
+"""Changing the UI language in the settings takes effect at once, with no restart: every view says
+its text in the new language (from resources/translations/sonetto_en.yaml), and what the person was
+doing — the open chat, an unsent draft, a reply being streamed, the wall's search — carries over."""
+
+from __future__ import annotations
+
+import dataclasses
+from pathlib import Path
+
+import pytest
+import shiboken6
+import yaml
+from PySide6.QtCore import QCoreApplication, QEvent
+
+from llm_server import TextResponse
+from shell_fixtures import OFFSCREEN_RAISE, OFFSCREEN_SIZE_HINTS, app_settings, running_app
+
+EN = yaml.safe_load((Path(__file__).resolve().parents[2] / "resources" / "translations" / "sonetto_en.yaml")
+                    .read_text(encoding="utf-8"))
+pytestmark = pytest.mark.qt_log_ignore(OFFSCREEN_RAISE, OFFSCREEN_SIZE_HINTS)
+
+
+def _flush_deletes() -> None:
+    for _ in range(2):
+        QCoreApplication.sendPostedEvents(None, QEvent.Type.DeferredDelete)
+        QCoreApplication.processEvents()
+
+
+def _texts(app) -> dict[str, str]:
+    """The texts that must follow the language, one per part of the UI."""
+    window = app.window
+    return {
+        "title": window.windowTitle(),
+        "file_menu": window.menuBar().actions()[0].text(),
+        "settings_action": window.menus.settings_action.text(),
+        "placeholder": window.chat_panel.composer.input.placeholderText(),
+        "sessions_title": window.chat_panel.findChild(type(window.chat_panel.no_hits), "PaneTitle").text(),
+        "wall_search": app.wall.search_edit.placeholderText(),
+        "wall_sort": app.wall.sort_combo.itemText(0),
+        "tray_open": app.tray.menu.actions()[0].text(),
+        "tray_pause": app.writer_control.pause_action.text(),
+        "quick_title": app.quick_chat.windowTitle(),
+        "settings_tip": window.settings_button.toolTip(),
+    }
+
+
+CHINESE = {
+    "title": "Sonetto · 记忆伙伴",
+    "file_menu": "文件(&F)",
+    "settings_action": "设置…",
+    "placeholder": "和 Sonetto 说点什么…（Enter 发送，Shift+Enter 换行）",
+    "sessions_title": "对话",
+    "wall_search": "搜索记忆…（Ctrl+F；可用拼音，如 kf）",
+    "wall_sort": "最近更新",
+    "tray_open": "打开主窗口",
+    "tray_pause": "暂停记忆写入",
+    "quick_title": "快速对话",
+    "settings_tip": "设置",
+}
+ENGLISH = {
+    "title": EN["MainWindow"]["Sonetto · 记忆伙伴"],
+    "file_menu": EN["MainWindow"]["文件(&F)"],
+    "settings_action": EN["MainWindow"]["设置…"],
+    "placeholder": EN["Composer"]["和 Sonetto 说点什么…（Enter 发送，Shift+Enter 换行）"],
+    "sessions_title": EN["ChatPanel"]["对话"],
+    "wall_search": EN["WallToolbar"]["搜索记忆…（Ctrl+F；可用拼音，如 kf）"],
+    "wall_sort": EN["WallToolbar"]["最近更新"],
+    "tray_open": EN["Tray"]["打开主窗口"],
+    "tray_pause": EN["WriterControl"]["暂停记忆写入"],
+    "quick_title": EN["QuickChat"]["快速对话"],
+    "settings_tip": EN["MainWindow"]["设置"],
+}
+
+
+async def _switch(app, language: str) -> None:
+    """The way the settings dialog's 保存 applies a language (shell.SonettoApp.apply_settings)."""
+    await app.apply_settings(dataclasses.replace(app.settings, language=language))
+
+
+async def test_switching_the_language_retranslates_every_view_and_keeps_what_was_open(qapp, tmp_path, llm_server, wait):
+    async with running_app(qapp, app_settings(tmp_path / "data", llm_server)) as app:
+        await app.wall_loaded
+        llm_server.default = TextResponse("好的")  # the memory writer's calls
+        llm_server.add_text("你好，我记得你喜欢猫。")
+        app.controller.send("我喜欢猫")
+        await wait(lambda: not app.controller.busy, message="first reply")
+        session = app.controller.current_session_id
+        await app.service.add("用户喜欢爬山", "爱好")
+        await wait(lambda: app.wall.model.rowCount() >= 1, message="card shown")
+        app.wall.search_edit.setText("爬山")
+        app.wall.set_search("爬山")
+        app.window.chat_panel.composer.set_text("还没发出去的话")
+        app.window.resize(700, 520)
+        assert _texts(app) == CHINESE
+        old_window, old_wall, old_menu = app.window, app.wall, app.tray.menu
+
+        await _switch(app, "en")
+        assert _texts(app) == ENGLISH
+        # As big as it was (English may need a wider minimum than 700 px: the height tells).
+        assert app.window.isVisible() and app.window.height() == 520
+        assert app.window.chat_panel.composer.text() == "还没发出去的话"
+        await wait(lambda: app.controller.current_session_id == session
+                   and [b.text for b in app.window.chat_panel.view.bubbles] == ["我喜欢猫", "你好，我记得你喜欢猫。"],
+                   message="the open chat shown again")
+        await wait(lambda: app.wall.search_edit.text() == "爬山" and app.wall.model.rowCount() >= 1,
+                   message="the wall's search kept")
+        _flush_deletes()
+        assert not shiboken6.isValid(old_window) and not shiboken6.isValid(old_wall)
+        assert not shiboken6.isValid(old_menu)
+
+        # The long-lived parts reach only the new views (a signal to a deleted one would raise).
+        llm_server.add_text("Still here.")
+        app.window.chat_panel.composer.set_text("hello")
+        app.window.chat_panel.composer.submit()
+        await wait(lambda: not app.controller.busy and app.window.chat_panel.view.bubbles[-1].text == "Still here.",
+                   message="reply in the new view")
+        await app.service.add("用户在学日语", "学习")
+        await wait(lambda: any(c.description == "用户在学日语" for c in app.wall.model.cards()), message="new card")
+
+        await _switch(app, "zh_CN")
+        assert _texts(app) == CHINESE
+        await wait(lambda: app.controller.current_session_id == session
+                   and app.window.chat_panel.view.bubbles[-1].text == "Still here.", message="chat kept")
+
+
+async def test_a_streaming_reply_is_not_cut_by_a_language_switch(qapp, tmp_path, llm_server, wait):
+    async with running_app(qapp, app_settings(tmp_path / "data", llm_server)) as app:
+        await app.wall_loaded
+        llm_server.default = TextResponse("好的")
+        reply = "这是一个很长的回答，" * 12
+        llm_server.chunk_size, llm_server.chunk_delay = 4, 0.03
+        llm_server.add_text(reply)
+        app.controller.send("讲个长故事")
+        panel = app.window.chat_panel
+        await wait(lambda: len(panel.view.bubbles) == 2 and panel.view.bubbles[-1].text, message="streaming")
+        old_window = app.window
+
+        await _switch(app, "en")
+        assert app.controller.busy  # the reply goes on
+        waiting = EN["SonettoApp"]["这条回复结束后，界面会切换语言。"]
+        assert any(t.text == waiting for t in app.toasts.toasts()), [t.text for t in app.toasts.toasts()]
+        await wait(lambda: app.window is not old_window, timeout=15, message="views rebuilt after the reply")
+        assert not app.controller.busy
+        assert _texts(app) == ENGLISH
+        await wait(lambda: [b.text for b in app.window.chat_panel.view.bubbles] == ["讲个长故事", reply],
+                   message="the whole reply in the new view")
+        _flush_deletes()
+        assert not shiboken6.isValid(old_window)
