@@ -17,7 +17,7 @@ from shell_fixtures import OFFSCREEN_RAISE, OFFSCREEN_SIZE_HINTS, app_settings, 
 
 EN = yaml.safe_load((Path(__file__).resolve().parents[2] / "resources" / "translations" / "sonetto_en.yaml")
                     .read_text(encoding="utf-8"))
-pytestmark = pytest.mark.qt_log_ignore(OFFSCREEN_RAISE, OFFSCREEN_SIZE_HINTS)
+OFFSCREEN = pytest.mark.qt_log_ignore(OFFSCREEN_RAISE, OFFSCREEN_SIZE_HINTS)  # on each test: the conftest's would win
 
 
 def _flush_deletes() -> None:
@@ -77,6 +77,7 @@ async def _switch(app, language: str) -> None:
     await app.apply_settings(dataclasses.replace(app.settings, language=language))
 
 
+@OFFSCREEN
 async def test_switching_the_language_retranslates_every_view_and_keeps_what_was_open(qapp, tmp_path, llm_server, wait):
     async with running_app(qapp, app_settings(tmp_path / "data", llm_server)) as app:
         await app.wall_loaded
@@ -123,6 +124,7 @@ async def test_switching_the_language_retranslates_every_view_and_keeps_what_was
                    and app.window.chat_panel.view.bubbles[-1].text == "Still here.", message="chat kept")
 
 
+@OFFSCREEN
 async def test_a_streaming_reply_is_not_cut_by_a_language_switch(qapp, tmp_path, llm_server, wait):
     async with running_app(qapp, app_settings(tmp_path / "data", llm_server)) as app:
         await app.wall_loaded
@@ -146,3 +148,47 @@ async def test_a_streaming_reply_is_not_cut_by_a_language_switch(qapp, tmp_path,
                    message="the whole reply in the new view")
         _flush_deletes()
         assert not shiboken6.isValid(old_window)
+
+
+@OFFSCREEN
+async def test_the_wall_quick_chat_and_open_dialogs_after_a_switch(qapp, tmp_path, wait):
+    import asyncio
+
+    async with running_app(qapp, app_settings(tmp_path / "data")) as app:
+        await app.wall_loaded
+
+        def fill() -> None:
+            for t in range(8):
+                for n in range(10):
+                    app.service.memory.add(f"主题{t}的第{n}条记忆：写一句中等长度的话", f"主题{t}", reason="test")
+
+        await asyncio.to_thread(fill)
+        await wait(lambda: app.wall.model.rowCount() == 80, message="cards shown")
+        wall = app.wall
+        wall.set_filter("user")
+        wall.set_sort_mode("hits")
+        await wait(lambda: wall.section("主题5") is not None and not wall.section("主题5").isHidden())
+        assert wall.jump_to("主题5")
+        section = wall.section("主题5")
+        first = section.proxy.ids()[0]
+        section.view.selectionModel().select(section.proxy.index_of(first),
+                                             section.view.selectionModel().SelectionFlag.Select)
+        assert wall.selected_ids() == [first] and wall.current_theme() == "主题5"
+        app.show_quick_chat()
+        app.quick_chat.composer.set_text("快速对话里的草稿")
+        shortcuts = app.window.menus.shortcuts_action
+        shortcuts.trigger()
+        dialog = app.window.shortcuts_dialog
+        assert dialog.isVisible()
+
+        await _switch(app, "en")
+        assert app.quick_chat.isVisible() and app.quick_chat.windowTitle() == ENGLISH["quick_title"]
+        assert app.quick_chat.composer.text() == "快速对话里的草稿"
+        new_wall = app.wall
+        assert new_wall is not wall
+        await wait(lambda: new_wall.model.rowCount() == 80 and new_wall.selected_ids() == [first]
+                   and new_wall.current_theme() == "主题5", message="the wall as it was")
+        assert new_wall.filter_name() == "user" and new_wall.sort_mode() == "hits"
+        assert new_wall.sort_combo.currentText() == EN["WallToolbar"]["用到最多"]
+        _flush_deletes()
+        assert not shiboken6.isValid(dialog) and not shiboken6.isValid(wall)
