@@ -13,6 +13,7 @@ import yaml
 from PySide6.QtCore import QCoreApplication, QEvent
 
 from llm_server import TextResponse
+from sonetto_desktop.ui.memory_model import CardRole
 from shell_fixtures import OFFSCREEN_RAISE, OFFSCREEN_SIZE_HINTS, app_settings, running_app
 
 EN = yaml.safe_load((Path(__file__).resolve().parents[2] / "resources" / "translations" / "sonetto_en.yaml")
@@ -139,7 +140,8 @@ async def test_a_streaming_reply_is_not_cut_by_a_language_switch(qapp, tmp_path,
 
         await _switch(app, "en")
         assert app.controller.busy  # the reply goes on
-        waiting = EN["SonettoApp"]["这条回复结束后，界面会切换语言。"]
+        # (in the new language; test_translations checks that every string has its English)
+        waiting = QCoreApplication.translate("SonettoApp", "这条回复结束后，界面会切换语言。")
         assert any(t.text == waiting for t in app.toasts.toasts()), [t.text for t in app.toasts.toasts()]
         await wait(lambda: app.window is not old_window, timeout=15, message="views rebuilt after the reply")
         assert not app.controller.busy
@@ -174,6 +176,7 @@ async def test_the_wall_quick_chat_and_open_dialogs_after_a_switch(qapp, tmp_pat
         section.view.selectionModel().select(section.proxy.index_of(first),
                                              section.view.selectionModel().SelectionFlag.Select)
         assert wall.selected_ids() == [first] and wall.current_theme() == "主题5"
+        assert wall.model.index(0, 0).data(CardRole.RelativeTime) == "刚刚"
         app.show_quick_chat()
         app.quick_chat.composer.set_text("快速对话里的草稿")
         shortcuts = app.window.menus.shortcuts_action
@@ -190,5 +193,6 @@ async def test_the_wall_quick_chat_and_open_dialogs_after_a_switch(qapp, tmp_pat
                    and new_wall.current_theme() == "主题5", message="the wall as it was")
         assert new_wall.filter_name() == "user" and new_wall.sort_mode() == "hits"
         assert new_wall.sort_combo.currentText() == EN["WallToolbar"]["用到最多"]
+        assert new_wall.model.index(0, 0).data(CardRole.RelativeTime) == "just now"  # ui_language() follows
         _flush_deletes()
         assert not shiboken6.isValid(dialog) and not shiboken6.isValid(wall)
