@@ -10,7 +10,7 @@ from pathlib import Path
 import pytest
 import shiboken6
 import yaml
-from PySide6.QtCore import QCoreApplication, QEvent
+from PySide6.QtCore import QCoreApplication
 
 from llm_server import TextResponse
 from sonetto_desktop.ui.memory_model import CardRole
@@ -21,10 +21,10 @@ EN = yaml.safe_load((Path(__file__).resolve().parents[2] / "resources" / "transl
 OFFSCREEN = pytest.mark.qt_log_ignore(OFFSCREEN_RAISE, OFFSCREEN_SIZE_HINTS)  # on each test: the conftest's would win
 
 
-def _flush_deletes() -> None:
-    for _ in range(2):
-        QCoreApplication.sendPostedEvents(None, QEvent.Type.DeferredDelete)
-        QCoreApplication.processEvents()
+def _deleted(*objects) -> bool:
+    """Whether Qt has deleted every one of ``objects`` (their ``deleteLater`` has run). Waited for
+    with ``wait``: calling processEvents inside a coroutine would re-enter the asyncio loop."""
+    return not any(shiboken6.isValid(obj) for obj in objects)
 
 
 def _texts(app) -> dict[str, str]:
@@ -106,9 +106,7 @@ async def test_switching_the_language_retranslates_every_view_and_keeps_what_was
                    message="the open chat shown again")
         await wait(lambda: app.wall.search_edit.text() == "爬山" and app.wall.model.rowCount() >= 1,
                    message="the wall's search kept")
-        _flush_deletes()
-        assert not shiboken6.isValid(old_window) and not shiboken6.isValid(old_wall)
-        assert not shiboken6.isValid(old_menu)
+        await wait(lambda: _deleted(old_window, old_wall, old_menu), message="the old views deleted")
 
         # The long-lived parts reach only the new views (a signal to a deleted one would raise).
         llm_server.add_text("Still here.")
@@ -148,8 +146,7 @@ async def test_a_streaming_reply_is_not_cut_by_a_language_switch(qapp, tmp_path,
         assert _texts(app) == ENGLISH
         await wait(lambda: [b.text for b in app.window.chat_panel.view.bubbles] == ["讲个长故事", reply],
                    message="the whole reply in the new view")
-        _flush_deletes()
-        assert not shiboken6.isValid(old_window)
+        await wait(lambda: _deleted(old_window), message="the old window deleted")
 
 
 @OFFSCREEN
@@ -194,5 +191,22 @@ async def test_the_wall_quick_chat_and_open_dialogs_after_a_switch(qapp, tmp_pat
         assert new_wall.filter_name() == "user" and new_wall.sort_mode() == "hits"
         assert new_wall.sort_combo.currentText() == EN["WallToolbar"]["用到最多"]
         assert new_wall.model.index(0, 0).data(CardRole.RelativeTime) == "just now"  # ui_language() follows
-        _flush_deletes()
-        assert not shiboken6.isValid(dialog) and not shiboken6.isValid(wall)
+        await wait(lambda: _deleted(dialog, wall), message="the old wall and its dialog deleted")
+
+
+@OFFSCREEN
+async def test_the_settings_dialog_switches_the_language_without_a_restart_box(qapp, tmp_path, wait):
+    from PySide6.QtWidgets import QApplication, QMessageBox
+
+    async with running_app(qapp, app_settings(tmp_path / "data"), interactive=True) as app:
+        old_window = app.window
+        dialog = app.open_settings()
+        dialog.language.setCurrentIndex(dialog.language.findData("en"))
+        assert await dialog.save()
+        await wait(lambda: app.window is not old_window and app.window.windowTitle() == ENGLISH["title"],
+                   message="the window in English")
+        assert app.window.welcome.isVisible() and app.window.isVisible()
+        assert not [w for w in QApplication.topLevelWidgets() if isinstance(w, QMessageBox) and w.isVisible()]
+        done = QCoreApplication.translate("SonettoApp", "界面语言已切换。")
+        assert [t.text for t in app.toasts.toasts() if t.key == "language"] == [done]
+        await wait(lambda: _deleted(old_window, dialog), message="the old window and the settings deleted")
