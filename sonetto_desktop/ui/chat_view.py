@@ -42,6 +42,7 @@ class ChatView(QScrollArea):
         self._rows: list[QWidget] = []
         self.verticalScrollBar().rangeChanged.connect(self._on_range_changed)
         self._follow = True
+        self._target: int | None = None  # a position to come back to once laid out (keep_position)
         self.verticalScrollBar().valueChanged.connect(self._on_scrolled)
 
     def _build_empty_state(self) -> QLabel:
@@ -71,6 +72,7 @@ class ChatView(QScrollArea):
         self._rows.clear()
         self._bubbles.clear()
         self._follow = True
+        self._target = None
         self._update_empty_state()
 
     def add_message(self, role: str, text: str = "", turn_id: str = "") -> MessageBubble:
@@ -95,6 +97,7 @@ class ChatView(QScrollArea):
         self._rows.append(row)
         self._bubbles.append(bubble)
         self._follow = True
+        self._target = None
         self._update_empty_state()
         return bubble
 
@@ -145,7 +148,19 @@ class ChatView(QScrollArea):
                 message = error.get("en") if self.property("language") == "en" else error.get("zh")
                 # only the last reply can be retried: anything later already moved the chat on
                 bubble.set_error(message or error.get("code", ""), retry=index == len(entries) - 1)
-        later(self, self.scroll_to_bottom)
+        later(self, self._scroll_after_load)
+
+    def _scroll_after_load(self) -> None:
+        if self._target is None:
+            self.scroll_to_bottom()
+
+    def keep_position(self, value: int) -> None:
+        """Scroll to ``value`` and stay there while the transcript is still being laid out (a view
+        rebuilt for a language switch: where the person was reading)."""
+        self._follow = False
+        bar = self.verticalScrollBar()
+        self._target = value if bar.maximum() < value else None  # not laid out that far yet
+        bar.setValue(value)
 
     def scroll_to_turn(self, turn_id: str) -> bool:
         """Bring turn ``turn_id``'s user message into view and give it focus; False if not shown."""
@@ -177,9 +192,15 @@ class ChatView(QScrollArea):
         return super().viewportEvent(event)
 
     def _on_scrolled(self, value: int) -> None:
+        if self._target is not None:
+            return  # still laying out towards keep_position's place
         bar = self.verticalScrollBar()
         self._follow = value >= bar.maximum() - 24
 
     def _on_range_changed(self, _low: int, high: int) -> None:
-        if self._follow:
+        if self._target is not None:
+            self.verticalScrollBar().setValue(min(self._target, high))
+            if high >= self._target:
+                self._target = None  # there: from now on the person scrolls
+        elif self._follow:
             self.verticalScrollBar().setValue(high)

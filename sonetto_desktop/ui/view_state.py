@@ -89,14 +89,9 @@ def restore_window(state: ViewState, window: Any, quick_chat: Any) -> None:
 
 
 def restore_chat_scroll(state: ViewState, view: Any) -> None:
-    """After the transcript is shown again: where the person was reading (the end if at the end)."""
-    if state.chat_at_bottom:
-        return  # the view follows the end by itself
-
-    def scroll() -> None:
-        view.verticalScrollBar().setValue(state.chat_scroll)
-
-    later(view, scroll)  # after the view's own scroll to the end
+    """Right after the transcript is shown again: where the person was reading (the end if at the end)."""
+    if not state.chat_at_bottom:
+        view.keep_position(state.chat_scroll)
 
 
 async def restore_wall(state: ViewState, wall: Any, loaded: Any) -> None:

@@ -210,3 +210,24 @@ async def test_the_settings_dialog_switches_the_language_without_a_restart_box(q
         done = QCoreApplication.translate("SonettoApp", "界面语言已切换。")
         assert [t.text for t in app.toasts.toasts() if t.key == "language"] == [done]
         await wait(lambda: _deleted(old_window, dialog), message="the old window and the settings deleted")
+
+
+@OFFSCREEN
+async def test_the_chat_stays_where_the_person_was_reading(qapp, tmp_path, llm_server, wait):
+    async with running_app(qapp, app_settings(tmp_path / "data", llm_server)) as app:
+        llm_server.default = TextResponse("好的")
+        llm_server.add_text("\n\n".join(f"第{n}段：一段足够长的回答，让对话需要滚动才能读完。" for n in range(40)))
+        app.controller.send("讲长一点")
+        await wait(lambda: not app.controller.busy, message="reply")
+        bar = app.window.chat_panel.view.verticalScrollBar()
+        await wait(lambda: bar.maximum() > 600, message="a long chat")
+        bar.setValue(bar.maximum() // 2)
+        reading = bar.value()
+
+        old_view = app.window.chat_panel.view
+        await _switch(app, "en")
+        assert app.window.chat_panel.view is not old_view  # a new view, in English
+        assert app.window.chat_panel.composer.input.placeholderText() == ENGLISH["placeholder"]
+        new_bar = app.window.chat_panel.view.verticalScrollBar()
+        await wait(lambda: new_bar.maximum() > 600 and abs(new_bar.value() - reading) <= 8,
+                   message=f"scrolled back to {reading}")
