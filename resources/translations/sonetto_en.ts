@@ -198,7 +198,7 @@
 <context>
     <name>ChatView</name>
     <message>
-        <location filename="../../sonetto_desktop/ui/chat_view.py" line="52" />
+        <location filename="../../sonetto_desktop/ui/chat_view.py" line="53" />
         <source>嗨，我是 Sonetto。
 想聊什么都可以——我会记住对你重要的事。</source>
         <translation>Hi, I'm Sonetto.
@@ -1643,31 +1643,26 @@ Talk about anything — I'll remember what matters to you.</translation>
     </message>
     <message>
         <location filename="../../sonetto_desktop/ui/settings_dialog.py" line="178" />
-        <source>界面语言在重新启动后生效。</source>
-        <translation>The language changes after a restart.</translation>
-    </message>
-    <message>
-        <location filename="../../sonetto_desktop/ui/settings_dialog.py" line="180" />
         <source>主题</source>
         <translation>Theme</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/settings_dialog.py" line="181" />
+        <location filename="../../sonetto_desktop/ui/settings_dialog.py" line="179" />
         <source>语言</source>
         <translation>Language</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/settings_dialog.py" line="256" />
+        <location filename="../../sonetto_desktop/ui/settings_dialog.py" line="253" />
         <source>无法保存设置：</source>
         <translation>Cannot save the settings: </translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/settings_dialog.py" line="272" />
+        <location filename="../../sonetto_desktop/ui/settings_dialog.py" line="269" />
         <source>正在连接…</source>
         <translation>Connecting…</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/settings_dialog.py" line="298" />
+        <location filename="../../sonetto_desktop/ui/settings_dialog.py" line="295" />
         <source>选择数据文件夹</source>
         <translation>Choose the data folder</translation>
     </message>

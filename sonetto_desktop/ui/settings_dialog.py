@@ -175,11 +175,8 @@ class SettingsDialog(QDialog):
         self.language = QComboBox(page)
         self.language.addItem("中文", "zh_CN")
         self.language.addItem("English", "en")
-        hint = QLabel(self.tr("界面语言在重新启动后生效。"), page)
-        hint.setObjectName("HintLabel")
         form.addRow(self.tr("主题"), self.theme)
-        form.addRow(self.tr("语言"), self.language)
-        form.addRow("", hint)
+        form.addRow(self.tr("语言"), self.language)  # applied at once when saved: no restart
         return page
 
     # ── values ─────────────────────────────────────────────────────────

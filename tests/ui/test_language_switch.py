@@ -196,11 +196,12 @@ async def test_the_wall_quick_chat_and_open_dialogs_after_a_switch(qapp, tmp_pat
 
 @OFFSCREEN
 async def test_the_settings_dialog_switches_the_language_without_a_restart_box(qapp, tmp_path, wait):
-    from PySide6.QtWidgets import QApplication, QMessageBox
+    from PySide6.QtWidgets import QApplication, QLabel, QMessageBox
 
     async with running_app(qapp, app_settings(tmp_path / "data"), interactive=True) as app:
         old_window = app.window
         dialog = app.open_settings()
+        assert not [label for label in dialog.findChildren(QLabel) if "重新启动" in label.text()]  # no restart
         dialog.language.setCurrentIndex(dialog.language.findData("en"))
         assert await dialog.save()
         await wait(lambda: app.window is not old_window and app.window.windowTitle() == ENGLISH["title"],
