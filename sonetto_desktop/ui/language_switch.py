@@ -83,10 +83,14 @@ async def rebuild_views(app: "SonettoApp") -> None:
     app._build_views()
     app.writer_control.retranslate()
     restore_window(state, app.window, app.quick_chat)
-    old_window.deleteLater()
-    for obj in (old_quick, old_tray):
+    # Deleted by Qt on this thread; the Python wrappers are kept until then, so dropping the last
+    # reference never destroys a window synchronously (or in a garbage collection elsewhere).
+    retired = [obj for obj in app._retired_views if alive(obj)]
+    for obj in (old_window, old_quick, old_tray):
         if obj is not None:
             obj.deleteLater()
+            retired.append(obj)
+    app._retired_views = retired
     app.toasts.show_toast(QApplication.translate("SonettoApp", "界面语言已切换。"), key="language", kind="success")
     await _restore_content(app, state)
 

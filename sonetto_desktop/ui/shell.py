@@ -70,6 +70,7 @@ class SonettoApp:
         self.toasts: Any = None
         self._ui_state: QSettings | None = None
         self._language_task: Any = None
+        self._retired_views: list = []  # views replaced by a language switch, until Qt deletes them
         self.controller: ChatController | None = None
         self.writer_control: WriterControl | None = None
         self.theme: ThemeController | None = None
