@@ -130,3 +130,16 @@ def test_a_busy_port_or_a_bad_one_is_a_clear_error():
     done = subprocess.run(server_command("--port", "9000"), env=server_env(), cwd=str(ROOT),
                           capture_output=True, text=True, timeout=60)
     assert done.returncode == 2 and "--port needs --http" in done.stderr
+
+
+def test_the_socket_accepts_connections_before_the_listening_line_is_printed():
+    """CI saw a client told "listening on …" refused: the socket was bound but not yet listening until
+    uvicorn started. It now listens before the line is printed; a connection waits in the backlog."""
+    from sonetto_desktop.mcp_server.entry import listening_socket
+
+    sock = listening_socket("127.0.0.1", 0)
+    try:
+        with socket.create_connection(sock.getsockname(), timeout=3) as client:  # nobody has accepted yet
+            assert client.getpeername() == sock.getsockname()
+    finally:
+        sock.close()

@@ -183,6 +183,21 @@ def _remember(services: AppServices) -> Any:
     return remember
 
 
+def listening_socket(host: str, port: int) -> socket.socket:
+    """A socket bound to ``host:port`` (0: any free port) and already listening, so a client that reads
+    the "listening on" line can connect at once: connections wait in the backlog until the server
+    accepts them (a bound socket that is not yet listening would refuse them)."""
+    sock = socket.socket(socket.AF_INET, socket.SOCK_STREAM)
+    try:
+        sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+        sock.bind((host, port))
+        sock.listen(128)
+    except OSError:
+        sock.close()
+        raise
+    return sock
+
+
 async def _serve_http(server: Any, port: int) -> None:
     import uvicorn
 
@@ -190,12 +205,9 @@ async def _serve_http(server: Any, port: int) -> None:
 
     await run_blocking(mcp_token)  # made now if the settings page has not made it yet
     app = BearerGate(server.streamable_http_app(host=LOOPBACK_HOST), lambda: mcp_token())
-    sock = socket.socket(socket.AF_INET, socket.SOCK_STREAM)
-    sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
     try:
-        sock.bind((LOOPBACK_HOST, port))
+        sock = listening_socket(LOOPBACK_HOST, port)
     except OSError as exc:
-        sock.close()
         raise SystemExit(_fail(f"cannot listen on {LOOPBACK_HOST}:{port}: {exc.strerror or exc}")) from None
     bound = sock.getsockname()[1]
     # Named protocol modules (no "auto" probing): the packaged bundle lists exactly these (sonetto.spec).
