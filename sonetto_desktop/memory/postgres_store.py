@@ -164,6 +164,14 @@ class PostgresMemoryManager(PgChangeFeed, BaseMemoryManager):
             self._status_feed.publish(self.status)
 
     def _go_offline(self, exc: BaseException) -> None:
+        from psycopg_pool import PoolTimeout
+
+        if isinstance(exc, PoolTimeout) and self._listener.connected:
+            # The server answers the listener: the pool is only slow to reconnect (its backoff after an
+            # outage). Going offline here would stay offline, as the connected listener never calls
+            # back; this one read or write fails (the writer retries) and the store stays online.
+            log.info("memory server %s: no pooled connection yet (%s)", self.location.display(), self._describe(exc))
+            return
         with self._state_lock:
             if self._closed:
                 return
