@@ -177,6 +177,40 @@ def test_network_loss_goes_read_only_and_comes_back_with_what_was_missed(device,
         proxy.close()
 
 
+def test_after_an_outage_reads_reach_the_server_at_once_though_the_pool_was_in_its_backoff(
+        device, pg_server, tmp_path):
+    """The pool reconnects with a growing backoff (1, 2, 4, 8 s); when the server is back before its
+    next attempt, the store must not keep serving the stale local copy (nor go offline) until then."""
+    proxy = TcpProxy(pg_server.port)
+    try:
+        via_proxy = pg_server.url.replace(f":{pg_server.port}/", f":{proxy.port}/")
+        laptop = device("laptop", url=via_proxy, cache_path=tmp_path / "copy.db", write_wait=0.3)
+        laptop._listener.backoff = (0.25,)  # the listener retries at once: only the pool is slow
+        desk = device("desk")
+        statuses = []
+        laptop.subscribe_status(statuses.append)
+        a = laptop.add("网络断开前写的", "瞬间")
+        laptop.poll_external()
+        assert laptop.wait_listening(10)
+        proxy.cut()
+        cut_at = time.monotonic()
+        laptop._pool.check()  # the pool finds its connections broken and starts reconnecting
+        wait_for(lambda: statuses and not statuses[-1].online, 10, "the offline status")
+        # Attempts at 0, ~1, ~3, ~7 s (±10 %): after 8.5 s the next one is at least 5 s away.
+        time.sleep(max(0.0, cut_at + 8.5 - time.monotonic()))
+        assert laptop._pool.get_stats().get("connections_errors", 0) >= 4
+        during = desk.add("台式机在断网时写的", "瞬间")
+        proxy.restore()
+        wait_for(lambda: statuses[-1].online, 10, "the online status")
+        assert set(laptop.all_items()) == {a, during}  # from the server, not the copy of before the outage
+        assert laptop.get(during).description == "台式机在断网时写的"
+        b = laptop.add("恢复后写", "瞬间")
+        assert set(desk.all_items()) == {a, during, b}
+        assert statuses[-1].online and [s.online for s in statuses].count(False) == 1
+    finally:
+        proxy.close()
+
+
 def test_the_password_stays_out_of_the_url_and_texts():
     location = PgLocation("postgresql://me:s3cret-pw@db.example:5432/mem", "sonetto")
     assert location.url == "postgresql://me@db.example:5432/mem" and location.password == "s3cret-pw"

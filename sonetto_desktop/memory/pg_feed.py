@@ -13,7 +13,7 @@ from .pg_schema import ensure_schema
 
 class PgChangeFeed:
     """Needs the store's ``_watch_lock``, ``_seen_seq``, ``_origin``, ``_t``, ``_pool``, ``_listener``,
-    ``_publish``, ``_go_online`` / ``_go_offline``, ``_schedule_copy`` and the state flags."""
+    ``_publish``, ``_go_online`` / ``_go_offline``, ``_renew_pool``, ``_schedule_copy`` and the state flags."""
 
     def _on_connect(self, conn: Any) -> None:
         """The listener (re)connected: make sure the tables exist, catch up, tell the views."""
@@ -21,6 +21,8 @@ class PgChangeFeed:
             ensure_schema(conn, self.location.schema)
         came_back = self._served_offline
         self._served_offline = False
+        if came_back:
+            self._renew_pool()
         self._go_online()
         published = self._catch_up(conn)
         if came_back and not any(c.kind == "reload" for c in published):

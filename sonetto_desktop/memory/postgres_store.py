@@ -85,8 +85,6 @@ class PostgresMemoryManager(PgChangeFeed, BaseMemoryManager):
                  prune_every: int = PRUNE_EVERY) -> None:
         super().__init__()
         psycopg = _psycopg()
-        from psycopg_pool import ConnectionPool
-
         if not isinstance(location, PgLocation):
             location = PgLocation(location, schema or DEFAULT_SCHEMA)
         overrides = {k: v for k, v in (("schema", schema), ("password", password), ("sslmode", sslmode)) if v}
@@ -111,13 +109,12 @@ class PostgresMemoryManager(PgChangeFeed, BaseMemoryManager):
         self._served_offline = False
         self._listen = listen
         self._status_feed: EventFeed[StoreStatus] = EventFeed()
+        self._retiring: list[tuple[threading.Timer, Any]] = []  # pools replaced after an outage
         self._cache = PgCache(cache_path) if cache_path else None
         #: The memory writer's turn journal stays on this device, beside the local copy.
         self.journal_path = Path(cache_path).with_name("memory.journal") if cache_path else None
-        self._pool = ConnectionPool(self.location.url, kwargs={"autocommit": True, **self.location.connect_kwargs()},
-                                    min_size=1, max_size=max(1, pool_size), open=False,
-                                    check=ConnectionPool.check_connection, name=f"sonetto-{self.location.schema}",
-                                    timeout=POOL_WAIT)
+        self._pool_size = max(1, pool_size)
+        self._pool = self._make_pool()
         self._listener = PgListener(self.location, on_connect=self._on_connect, on_wake=self._catch_up,
                                     on_lost=self._go_offline, heartbeat=heartbeat)
         try:
@@ -163,13 +160,35 @@ class PostgresMemoryManager(PgChangeFeed, BaseMemoryManager):
         if changed:
             self._status_feed.publish(self.status)
 
+    def _make_pool(self) -> Any:
+        from psycopg_pool import ConnectionPool
+
+        return ConnectionPool(self.location.url, kwargs={"autocommit": True, **self.location.connect_kwargs()},
+                              min_size=1, max_size=self._pool_size, open=False,
+                              check=ConnectionPool.check_connection, name=f"sonetto-{self.location.schema}",
+                              timeout=POOL_WAIT)
+
+    def _renew_pool(self) -> None:
+        """A fresh pool, connecting now. After an outage the old pool can sit in its reconnect backoff
+        (1, 2, 4, 8… seconds between attempts) for a while after the server is back, and every read
+        would be served from the local copy meanwhile. The old pool is closed once whoever still waits
+        on it has given up (``POOL_WAIT``): closing it at once would fail them as if the server were away."""
+        with self._state_lock:
+            if self._closed:
+                return
+            old, self._pool = self._pool, self._make_pool()
+        timer = threading.Timer(POOL_WAIT + 1.0, old.close, kwargs={"timeout": 2.0})
+        timer.daemon = True
+        timer.start()
+        self._retiring.append((timer, old))
+
     def _go_offline(self, exc: BaseException) -> None:
         from psycopg_pool import PoolTimeout
 
         if isinstance(exc, PoolTimeout) and self._listener.connected:
-            # The server answers the listener: the pool is only slow to reconnect (its backoff after an
-            # outage). Going offline here would stay offline, as the connected listener never calls
-            # back; this one read or write fails (the writer retries) and the store stays online.
+            # The server answers the listener: the pool is only busy or slow to reconnect. Going offline
+            # here would stay offline, as a connected listener never calls back; this one read is served
+            # from the local copy or this one write fails (the writer retries), and the store stays online.
             log.info("memory server %s: no pooled connection yet (%s)", self.location.display(), self._describe(exc))
             return
         with self._state_lock:
@@ -394,6 +413,9 @@ class PostgresMemoryManager(PgChangeFeed, BaseMemoryManager):
                 self._cache.flush(self._snapshot)
             self._cache.close()
         self._pool.close(timeout=2.0)
+        for timer, pool in self._retiring:
+            timer.cancel()
+            pool.close(timeout=2.0)
 
 
 __all__ = ["PostgresMemoryManager", "StoreStatus"]
