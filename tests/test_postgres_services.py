@@ -9,7 +9,7 @@ from sonetto_desktop.config.settings import Settings
 from sonetto_desktop.memory.changes import MemoryChange
 from sonetto_desktop.memory.postgres_store import PostgresMemoryManager
 from sonetto_desktop.services import AppServices
-from tcp_proxy import TcpProxy
+from tcp_proxy import TcpProxy, proxied_url
 
 
 def pg_settings(tmp_path, name: str, url: str, schema: str, llm_url: str, **changes) -> Settings:
@@ -56,7 +56,7 @@ async def test_a_conversation_started_on_one_device_continues_on_another(llm_ser
 async def test_an_offline_device_keeps_its_turns_and_writes_them_when_the_server_is_back(
         llm_server, pg_server, pg_schema, tmp_path):
     proxy = TcpProxy(pg_server.port)
-    url = pg_server.url.replace(f":{pg_server.port}/", f":{proxy.port}/")
+    url = proxied_url(pg_server, proxy)
     services = await AppServices.open(settings=pg_settings(tmp_path, "laptop", url, pg_schema, llm_server.base_url),
                                       start_agents=True)
     statuses = []
