@@ -10,9 +10,9 @@ from __future__ import annotations
 
 import asyncio
 import json
-from collections.abc import Iterator
 from dataclasses import dataclass
 
+from sonetto_desktop.memory.errors import causes
 from sonetto_desktop.redaction import scrub
 
 CODES = ("unconfigured", "unreachable", "auth", "rate_limit", "server", "timeout", "bad_response", "unknown_model")
@@ -33,15 +33,6 @@ class LLMErrorInfo:
     zh: str
     en: str
     detail: str = ""  # scrubbed technical detail (exception type and text), for logs and "details" UIs
-
-
-def _chain(exc: BaseException) -> Iterator[BaseException]:
-    seen: set[int] = set()
-    current: BaseException | None = exc
-    while current is not None and id(current) not in seen:
-        seen.add(id(current))
-        yield current
-        current = current.__cause__ or current.__context__
 
 
 def _status_message(exc: BaseException) -> str:
@@ -166,7 +157,7 @@ def describe_llm_error(exc: BaseException | None, *, api_key: str = "", model: s
     if exc is None:
         return error_info("unconfigured")
     code, status = "bad_response", None
-    for link in _chain(exc):
+    for link in causes(exc):
         found = _classify(link)
         if found is not None:
             code, status = found

@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import errno
 import sqlite3
-from collections.abc import Iterator
+from ..memory.errors import causes
 
 REASONS = ("full", "readonly", "damaged", "busy", "other")
 
@@ -38,18 +38,9 @@ _TEXT_REASONS = (  # for errors that carry no code (older SQLite builds, wrapped
 )
 
 
-def _chain(exc: BaseException) -> Iterator[BaseException]:
-    seen: set[int] = set()
-    current: BaseException | None = exc
-    while current is not None and id(current) not in seen:
-        seen.add(id(current))
-        yield current
-        current = current.__cause__ or current.__context__
-
-
 def storage_problem(exc: BaseException) -> str | None:
     """One of ``REASONS`` when ``exc`` (or what caused it) is a database or file-system error."""
-    for link in _chain(exc):
+    for link in causes(exc):
         if isinstance(link, sqlite3.Error):
             code = getattr(link, "sqlite_errorcode", None)
             if isinstance(code, int) and (code & 0xFF) in _SQLITE_REASONS:

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from typing import Any
+from typing import Any, Iterator
 
 from ..redaction import redact, scrub  # noqa: F401 - re-exported for the domain
 
@@ -118,3 +118,13 @@ class DontRememberRefused(MemoryError_):
     def __init__(self, entry: str) -> None:
         self.entry = entry
         super().__init__(f"the user asked not to remember this ({entry!r})")
+
+
+def causes(exc: BaseException) -> Iterator[BaseException]:
+    """``exc`` and the exceptions it was raised from or while handling, each once."""
+    seen: set[int] = set()
+    current: BaseException | None = exc
+    while current is not None and id(current) not in seen:
+        seen.add(id(current))
+        yield current
+        current = current.__cause__ or current.__context__

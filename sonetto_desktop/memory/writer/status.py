@@ -8,7 +8,7 @@ import logging
 from dataclasses import dataclass
 from typing import Callable
 
-from ..errors import StoreOffline, StoreReadOnly, StoreWriteFailed, describe_os_error, scrub
+from ..errors import StoreOffline, StoreReadOnly, StoreWriteFailed, causes, describe_os_error, scrub
 
 log = logging.getLogger(__name__)
 
@@ -76,30 +76,19 @@ _STORAGE_WORDS = ("disk is full", "database or disk is full", "no space left", "
 def storage_failure(exc: BaseException) -> bool:
     """Whether a failure is the disk's (full, read-only, I/O error) or the memory server's (away),
     not the model's: such a turn is kept and retried until the store works again, never given up on."""
-    seen: set[int] = set()
-    current: BaseException | None = exc
-    while current is not None and id(current) not in seen:
-        seen.add(id(current))
+    for current in causes(exc):
         if isinstance(current, (StoreWriteFailed, StoreReadOnly, StoreOffline)):
             return True
         if isinstance(current, OSError) and getattr(current, "errno", None) in _STORAGE_ERRNOS:
             return True
         if any(word in str(current).lower() for word in _STORAGE_WORDS):
             return True
-        current = current.__cause__ or current.__context__
     return False
 
 
 def server_away(exc: BaseException) -> bool:
     """Whether a failure is the memory server being unreachable (it comes back by itself)."""
-    seen: set[int] = set()
-    current: BaseException | None = exc
-    while current is not None and id(current) not in seen:
-        seen.add(id(current))
-        if isinstance(current, StoreOffline):
-            return True
-        current = current.__cause__ or current.__context__
-    return False
+    return any(isinstance(current, StoreOffline) for current in causes(exc))
 
 
 ErrorDescriber = Callable[[BaseException, str], str]
@@ -116,10 +105,7 @@ _STORE_ZH = {
 def describe_store_failure(exc: BaseException) -> str | None:
     """The true reason of a failure of the memory store or the disk, in Chinese with the English
     detail (never "the model returned something unintelligible"); ``None`` for other failures."""
-    seen: set[int] = set()
-    current: BaseException | None = exc
-    while current is not None and id(current) not in seen:
-        seen.add(id(current))
+    for current in causes(exc):
         if isinstance(current, StoreOffline):
             return current.zh
         if isinstance(current, StoreReadOnly):
@@ -129,7 +115,6 @@ def describe_store_failure(exc: BaseException) -> str | None:
         if isinstance(current, OSError) and storage_failure(current):
             detail = describe_os_error(current)
             return f"无法写入磁盘：{_STORE_ZH.get(detail, detail)}（{detail}）"
-        current = current.__cause__ or current.__context__
     return None
 
 
