@@ -2,21 +2,12 @@
 
 from __future__ import annotations
 
-import asyncio
 from typing import Any
+
+from waiting import until  # noqa: F401 - the writer tests import it from here
 
 TURN = [{"role": "user", "content": "我喜欢猫"}, {"role": "assistant", "content": "猫猫可爱！"}]
 FAST = (0.01, 0.02)
-
-
-async def until(predicate, timeout: float = 15.0) -> None:
-    """Wait (generously) for something that must happen; fails the test if it never does."""
-    loop = asyncio.get_running_loop()
-    deadline = loop.time() + timeout
-    while not predicate():
-        if loop.time() > deadline:
-            raise AssertionError("condition never became true")
-        await asyncio.sleep(0.01)
 
 
 def recorder(writer) -> list[Any]:

@@ -3,29 +3,19 @@ offline device keeps chatting, journals its turns and writes them once the serve
 
 from __future__ import annotations
 
-import asyncio
 
 from sonetto_desktop.config.settings import Settings
 from sonetto_desktop.memory.changes import MemoryChange
 from sonetto_desktop.memory.postgres_store import PostgresMemoryManager
 from sonetto_desktop.services import AppServices
 from tcp_proxy import TcpProxy, proxied_url
+from waiting import until
 
 
 def pg_settings(tmp_path, name: str, url: str, schema: str, llm_url: str, **changes) -> Settings:
     return Settings(data_dir=str(tmp_path / name), retrieval_mode="mechanical", store_backend="postgres",
                     postgres_url=url, postgres_schema=schema, device_name=name, base_url=llm_url,
                     model="test-model", api_key="sk-test", **changes)
-
-
-async def until(predicate, timeout: float = 10.0, what: str = "condition"):
-    loop = asyncio.get_running_loop()
-    deadline = loop.time() + timeout
-    while loop.time() < deadline:
-        if predicate():
-            return
-        await asyncio.sleep(0.02)
-    raise AssertionError(f"timed out waiting for {what}")
 
 
 async def test_a_conversation_started_on_one_device_continues_on_another(llm_server, pg_url, pg_schema, tmp_path):

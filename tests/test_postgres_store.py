@@ -15,16 +15,7 @@ from sonetto_desktop.memory.errors import StoreOffline, StoreWriteFailed
 from sonetto_desktop.memory.pg_location import PgLocation
 from sonetto_desktop.memory.postgres_store import PostgresMemoryManager
 from tcp_proxy import TcpProxy, proxied_url
-
-
-def wait_for(predicate, timeout: float = 10.0, what: str = "condition"):
-    deadline = time.monotonic() + timeout
-    while time.monotonic() < deadline:
-        value = predicate()
-        if value:
-            return value
-        time.sleep(0.02)
-    raise AssertionError(f"timed out after {timeout} s waiting for {what}")
+from waiting import wait_for
 
 
 @pytest.fixture

@@ -22,17 +22,9 @@ from langchain_openai import ChatOpenAI
 
 from sonetto_desktop.memory import YamlMemoryManager
 from sonetto_desktop.memory.writer import MemoryWriter
+from waiting import until  # this script's folder is first on sys.path
 
 LIMIT = 24 * 1024
-
-
-async def until(predicate, timeout: float = 30.0) -> None:
-    loop = asyncio.get_running_loop()
-    deadline = loop.time() + timeout
-    while not predicate():
-        if loop.time() > deadline:
-            raise AssertionError("condition never became true")
-        await asyncio.sleep(0.01)
 
 
 async def main(data_dir: str, base_url: str) -> None:
@@ -48,14 +40,14 @@ async def main(data_dir: str, base_url: str) -> None:
     writer.events.subscribe(lambda e: events.append(e.kind))
     writer.start()
     await writer.send_history([{"role": "user", "content": "我喜欢猫"}])
-    await until(lambda: events.count("failed") >= 4 and writer.status().retry_at is not None)
+    await until(lambda: events.count("failed") >= 4 and writer.status().retry_at is not None, 30)
     writer.backoff = (600.0,)  # from now on only retry_failed() can make it happen soon
     seen = events.count("failed")
-    await until(lambda: events.count("failed") > seen and writer.status().retry_at is not None)
+    await until(lambda: events.count("failed") > seen and writer.status().retry_at is not None, 30)
     failing = writer.status()
     resource.setrlimit(resource.RLIMIT_FSIZE, (hard, hard))  # room again
     await writer.retry_failed()
-    await until(lambda: writer.pending == 0 and store.count() == 301)
+    await until(lambda: writer.pending == 0 and store.count() == 301, 30)
     await writer.stop()
     print(json.dumps({
         "failing": {"zh": failing.zh, "en": failing.en, "retry_at": failing.retry_at,
