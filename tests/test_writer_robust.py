@@ -17,7 +17,7 @@ from pathlib import Path
 import pytest
 
 from llm_server import HangResponse, error, tool_calls
-from ltm_helpers import FAST, TURN, recorder, script_create, until
+from ltm_helpers import FAST, TURN, kinds, recorder, script_create, until
 from sonetto_desktop.memory import MemoryWriter, YamlMemoryManager
 from sonetto_desktop.memory.writer.journal import TurnJournal, default_journal_path
 
@@ -284,19 +284,35 @@ def test_a_store_or_disk_failure_is_said_as_such_not_as_a_model_error():
     assert "模型" in describe_failure(ValueError("garbage from the model"), "", app_describer)
 
 
-def test_a_memory_server_away_is_waited_for_never_given_up_and_looked_at_again_soon():
+async def test_a_memory_server_away_is_waited_for_never_given_up_and_looked_at_again_soon(
+        llm_server, make_llm, pg_server, pg_schema, tmp_path):
     # CI found the writer backing off 15 s and more after the server came back (and giving up after five
     # tries): a server outage is like a full disk (kept and retried), and reconnecting is cheap.
-    from sonetto_desktop.memory.errors import StoreOffline
-    from sonetto_desktop.memory.writer.status import server_away, storage_failure
+    from sonetto_desktop.memory.postgres_store import PostgresMemoryManager
     from sonetto_desktop.memory.writer.worker import SERVER_RETRY
+    from tcp_proxy import TcpProxy, proxied_url
 
+    proxy = TcpProxy(pg_server.port)
+    store = PostgresMemoryManager(proxied_url(pg_server, proxy), schema=pg_schema, write_wait=0.2,
+                                  cache_path=tmp_path / "copy.db")
+    ltm = MemoryWriter(store, make_llm(), max_attempts=1, backoff=(600.0,),  # the model's backoff: ten minutes
+                       journal_path=store.journal_path)
+    seen = recorder(ltm)
     try:
-        try:
-            raise StoreOffline("postgresql://db/sonetto", "connection refused")
-        except StoreOffline as inner:
-            raise RuntimeError("the tool failed") from inner
-    except RuntimeError as wrapped:
-        exc = wrapped
-    assert storage_failure(exc) and server_away(exc)
-    assert not server_away(RuntimeError("the model said no")) and SERVER_RETRY <= 2.0
+        store.poll_external()
+        assert await asyncio.to_thread(store.wait_listening, 10)
+        proxy.cut()  # the listener notices at once
+        await until(lambda: not store.online, 10, "the store offline")
+        llm_server.default = tool_calls([("create_memory", {"content": "用户喜欢猫", "section": "品味"})])
+        ltm.start()
+        await ltm.send_history(TURN)
+        # Within 20 s, not after the model's ten-minute backoff, and past max_attempts without giving up.
+        await until(lambda: kinds(seen).count("failed") >= 3, 20 + 2 * SERVER_RETRY, "more attempts, each soon after the last")
+        assert "gave_up" not in kinds(seen) and ltm.pending == 1 and ltm.failed_turns() == []
+        proxy.restore()
+        await until(lambda: ltm.pending == 0, 30, "the turn written once the server is back")
+        assert [i.description for i in store.all_items().values()] == ["用户喜欢猫"]
+    finally:
+        await ltm.stop()
+        store.close()
+        proxy.close()
