@@ -186,14 +186,8 @@ class PostgresMemoryManager(PgChangeFeed, BaseMemoryManager):
             self._retiring = [(t, p) for t, p in self._retiring if t.is_alive()] + [(timer, old)]
 
     def _go_offline(self, exc: BaseException) -> None:
-        from psycopg_pool import PoolTimeout
-
-        if isinstance(exc, PoolTimeout) and self._listener.connected:
-            # The server answers the listener: the pool is only busy or slow to reconnect. Going offline
-            # here would stay offline, as a connected listener never calls back; this one read is served
-            # from the local copy or this one write fails (the writer retries), and the store stays online.
-            log.info("memory server %s: no pooled connection yet (%s)", self.location.display(), self._describe(exc))
-            return
+        """The server (or the way to it) failed a read or a write: serve the local copy until the listener
+        says it is back (reconnecting, or at its next heartbeat when its own connection never broke)."""
         with self._state_lock:
             if self._closed:
                 return
