@@ -10,34 +10,38 @@ from __future__ import annotations
 import asyncio
 import logging
 import re
+import sys
 from datetime import datetime
 from typing import Any, Callable, Iterable, Mapping
 
-from langchain_core.language_models import BaseChatModel
-from langchain_core.messages import BaseMessage, HumanMessage, SystemMessage
-from langchain_core.runnables import RunnableConfig
+from typing import TYPE_CHECKING
 
 from ..base import BaseMemoryManager
 from ..errors import MemoryNotFound, api_key_of, redact
+from ..lazy_model import resolve
 from .llm_parse import UnparseableAnswer, parse_indices
 from .llm_prompt import FIND_RELATED_MEMORY, build_user_prompt
 
-try:  # the OpenAI SDK comes with langchain-openai; other chat models raise their own errors
-    import openai
-except ImportError:  # pragma: no cover - dependency of the project
-    openai = None  # type: ignore[assignment]
-try:
-    from langchain_openai.chat_models.base import BaseChatOpenAI
-except ImportError:  # pragma: no cover - dependency of the project
-    BaseChatOpenAI = None  # type: ignore[assignment,misc]
+if TYPE_CHECKING:  # the LLM stack is imported at the first LLM recall, off the event loop
+    from langchain_core.language_models import BaseChatModel
+    from langchain_core.messages import BaseMessage
 
 __all__ = ["LLMRetriever", "RecallFailed", "memory_records"]
 
 log = logging.getLogger(__name__)
 
-# The recall call must not show up as chat output: no inherited callbacks (LangGraph's message
-# stream listens through them), and the "nostream" tag for good measure.
-_RECALL_CONFIG = RunnableConfig(callbacks=[], tags=["nostream", "sonetto:recall"], run_name="memory_recall")
+
+def _recall_config() -> Any:
+    """The recall call must not show up as chat output: no inherited callbacks (LangGraph's message
+    stream listens through them), and the "nostream" tag for good measure."""
+    from langchain_core.runnables import RunnableConfig
+
+    return RunnableConfig(callbacks=[], tags=["nostream", "sonetto:recall"], run_name="memory_recall")
+
+
+def _openai() -> Any:
+    """The OpenAI SDK if it is already imported (a model that raised its errors imported it)."""
+    return sys.modules.get("openai")
 
 
 class RecallFailed(Exception):
@@ -64,6 +68,7 @@ def classify_error(exc: BaseException, timeout: float, secret: str = "") -> Reca
     """Map whatever the chat model raised to a :class:`RecallFailed` (``secret`` never appears in it)."""
     if isinstance(exc, RecallFailed):
         return exc
+    openai = _openai()
     if isinstance(exc, (TimeoutError, asyncio.TimeoutError)) or (
         openai is not None and isinstance(exc, openai.APITimeoutError)
     ):
@@ -134,14 +139,17 @@ class LLMRetriever:
         return completed
 
     def build_messages(self, prompt: str, records: list[Mapping[str, Any]]) -> list[BaseMessage]:
+        from langchain_core.messages import HumanMessage, SystemMessage
+
         return [
             SystemMessage(content=FIND_RELATED_MEMORY.strip()),
             HumanMessage(content=build_user_prompt(prompt, records, self._clock())),
         ]
 
-    def _call_kwargs(self) -> dict[str, Any]:
+    def _call_kwargs(self, model: Any) -> dict[str, Any]:
         # An OpenAI-compatible client also gets the deadline, so an abandoned call ends too.
-        if BaseChatOpenAI is not None and isinstance(self.llm, BaseChatOpenAI):
+        base = sys.modules.get("langchain_openai.chat_models.base")
+        if base is not None and isinstance(model, base.BaseChatOpenAI):
             return {"timeout": self.timeout}
         return {}
 
@@ -154,11 +162,11 @@ class LLMRetriever:
         Raises :class:`RecallFailed` on any failure; ``[]`` only when the model says nothing fits
         (or there is nothing to choose from, in which case no request is made).
         """
-        records, messages = self._prepare(prompt, items)
+        records, messages, model = self._prepare(prompt, items)
         if not records:
             return []
         try:
-            answer = self.llm.invoke(messages, config=_RECALL_CONFIG, **self._call_kwargs())
+            answer = model.invoke(messages, config=_recall_config(), **self._call_kwargs(model))
         except Exception as exc:
             raise classify_error(exc, self.timeout, api_key_of(self.llm)) from exc
         return self._pick(answer, records)
@@ -167,12 +175,12 @@ class LLMRetriever:
         self, prompt: str, items: Iterable[Mapping[str, Any]] | None = None
     ) -> list[dict[str, str]]:
         """Async :meth:`retrieve`: the store read runs in a thread, the request never blocks the loop."""
-        records, messages = await asyncio.to_thread(self._prepare, prompt, items)
+        records, messages, model = await asyncio.to_thread(self._prepare, prompt, items)
         if not records:
             return []
         try:
             answer = await asyncio.wait_for(
-                self.llm.ainvoke(messages, config=_RECALL_CONFIG, **self._call_kwargs()), self.timeout
+                model.ainvoke(messages, config=_recall_config(), **self._call_kwargs(model)), self.timeout
             )
         except asyncio.CancelledError:
             raise
@@ -182,15 +190,23 @@ class LLMRetriever:
 
     def _prepare(
         self, prompt: str, items: Iterable[Mapping[str, Any]] | None
-    ) -> tuple[list[dict[str, Any]], list[BaseMessage]]:
+    ) -> tuple[list[dict[str, Any]], list[BaseMessage], Any]:
+        """The records to number, the request and the model (a lazy one is built here, in the
+        caller's thread: ``aretrieve`` runs this off the loop)."""
         if self.llm is None:
             raise RecallFailed("no chat model is configured", kind="no_llm")
         if not isinstance(prompt, str) or not prompt.strip():
-            return [], []
+            return [], [], None
         records = self.records(items)
         if not records:
-            return [], []
-        return records, self.build_messages(prompt, records)
+            return [], [], None
+        try:
+            model = resolve(self.llm)
+        except Exception as exc:
+            raise classify_error(exc, self.timeout, api_key_of(self.llm)) from exc
+        if model is None:
+            raise RecallFailed("no chat model is configured", kind="no_llm")
+        return records, self.build_messages(prompt, records), model
 
     def _pick(self, answer: Any, records: list[Mapping[str, Any]]) -> list[dict[str, str]]:
         text = answer.text if hasattr(answer, "text") else answer

@@ -30,7 +30,8 @@ from typing import Any, Callable
 from ..errors import api_key_of, redact
 from ..yaml_store import atomic_write
 from .events import WriterEvent
-from .hygiene_pass import Conflict, HygieneReport, run_pass
+from ..lazy_model import resolve
+from .hygiene_report import Conflict, HygieneReport
 from .index import WriterIndex
 from .listing import RetrieverProvider
 from .names import resolve_name
@@ -229,7 +230,9 @@ class MemoryHygiene:
         index = self._index
         source = self._retriever() if self._retriever is not None else None
         subject = resolve_name(self._user_name(), *index.name_hints())[0]
-        return run_pass(self._writer.ops, self._writer.llm, index, source, now=self._now(),
+        from .hygiene_pass import run_pass  # the LLM stack: imported at the first pass, on this thread
+
+        return run_pass(self._writer.ops, resolve(self._writer.llm), index, source, now=self._now(),
                         since=self._state.last_run, subject=subject)
 
     async def run_once(self, *, force: bool = False) -> HygieneReport | None:

@@ -5,9 +5,8 @@ The journal keeps the whole turn; only the text sent to the model is clipped.
 
 from __future__ import annotations
 
+import sys
 from typing import Any, Sequence
-
-from langchain_core.messages import BaseMessage
 
 from ..unicode_text import storable
 
@@ -26,8 +25,9 @@ def normalize_turn(turn_messages: Any) -> list[dict[str, str]]:
     if isinstance(turn_messages, (str, bytes)) or not hasattr(turn_messages, "__iter__"):
         raise ValueError("turn_messages must be a list of {role, content} messages")
     out: list[dict[str, str]] = []
+    messages = sys.modules.get("langchain_core.messages")  # not imported yet: no message can be one
     for msg in turn_messages:
-        if isinstance(msg, BaseMessage):
+        if messages is not None and isinstance(msg, messages.BaseMessage):
             role, content = msg.type, msg.content
         elif isinstance(msg, dict):
             role, content = msg.get("role", ""), msg.get("content", "")

@@ -1,0 +1,41 @@
+"""LazyModel: a chat model built on first use, so the LLM stack (LangChain, the OpenAI client:
+about 100 MB of modules) is imported only when a model is really called. No Qt.
+
+The app's services hand the recall and the writer a ``LazyModel`` instead of a model; they call
+:func:`resolve` where they need the real one (always off the event loop: building it imports the
+stack). ``openai_api_key`` is there so error texts can scrub the key before the model exists.
+"""
+
+from __future__ import annotations
+
+import threading
+from typing import Any, Callable
+
+__all__ = ["LazyModel", "resolve"]
+
+
+class LazyModel:
+    """``build()`` returns the chat model (or ``None``); it runs once, on the first :meth:`get`."""
+
+    def __init__(self, build: Callable[[], Any], *, api_key: str = "") -> None:
+        self._build = build
+        self._model: Any = None
+        self._built = False
+        self._lock = threading.Lock()
+        self.openai_api_key = api_key
+
+    @property
+    def built(self) -> bool:
+        return self._built
+
+    def get(self) -> Any:
+        with self._lock:
+            if not self._built:
+                self._model = self._build()
+                self._built = True
+            return self._model
+
+
+def resolve(llm: Any) -> Any:
+    """The model itself: ``llm`` unless it is a :class:`LazyModel` (then built now, if not yet)."""
+    return llm.get() if isinstance(llm, LazyModel) else llm
