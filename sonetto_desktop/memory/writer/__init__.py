@@ -16,7 +16,8 @@ _WHERE = {
     "WriterStatus": "status", "make_memory_tools": "tools",
 }
 
-__all__ = sorted(_WHERE)
+__all__ = ["COLD_START_SYSTEM", "ConsumeResult", "JournalEntry", "MemoryConsumer", "MemoryWriter", "TurnJournal",
+           "UPDATE_SYSTEM", "WriterEvent", "WriterStatus", "default_journal_path", "make_memory_tools"]
 
 
 def __getattr__(name: str) -> Any:
