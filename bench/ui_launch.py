@@ -98,6 +98,8 @@ async def _child_main(qapp, t0: float, measure_writer: bool) -> dict:
         result["launch_to_engine_ready_ms"] = (time.time() - t0) * 1000
         await asyncio.sleep(2.0)
         result["idle_rss_mb"] = _rss_mb()
+        result["llm_stack_loaded"] = sorted(name for name in ("langchain_core", "langchain", "langgraph", "openai",
+                                                              "langchain_openai") if name in sys.modules)
         if measure_writer:
             stalls: list[float] = []
             running = True
@@ -240,7 +242,8 @@ def main() -> int:
     wall = [r["launch_to_wall_ms"] for r in launches]
     print(f"launch -> wall loaded:   median {statistics.median(wall):.0f} ms")
     print(f"launch -> engine ready:  median {statistics.median(ready):.0f} ms")
-    print(f"idle RSS after start:    {statistics.median(r['idle_rss_mb'] for r in launches):.0f} MB")
+    print(f"idle RSS after start:    {statistics.median(r['idle_rss_mb'] for r in launches):.0f} MB "
+          f"(LLM stack imported: {', '.join(launches[0].get('llm_stack_loaded', [])) or 'none'})")
     if writers:
         writer = max(writers, key=lambda r: r["max_stall_ms"])
         print(f"writer: {writer['writer_turns']} turns in {writer['writer_seconds']:.1f} s, "
