@@ -5,6 +5,7 @@ since this test run has imported it long ago."""
 from __future__ import annotations
 
 import json
+import types
 import subprocess
 import sys
 from pathlib import Path
@@ -28,3 +29,15 @@ def test_an_idle_app_with_an_endpoint_never_imports_the_llm_stack_until_the_firs
     assert out["reply"] == "汤圆真聪明！"
     assert {"langchain_core", "langgraph", "openai", "langchain_openai"} <= set(out["after_send_loaded"])
     assert out["memories"] == 2 and out["writer_error"] is None  # the writer imported its agent and wrote
+
+
+def test_a_module_half_imported_on_another_thread_is_not_used_before_it_is_ready(monkeypatch):
+    """The first turn imports the stack on a worker thread; meanwhile the loop thread sees its modules
+    in sys.modules, still without their classes (a bench run failed on exactly that)."""
+    from sonetto_desktop.memory.retrieval.llm_retriever import classify_error
+    from sonetto_desktop.memory.writer.turns import normalize_turn
+
+    for name in ("langchain_core.messages", "langchain_core.messages.base", "openai"):
+        monkeypatch.setitem(sys.modules, name, types.ModuleType(name))  # as while it is being imported
+    assert normalize_turn([{"role": "user", "content": "你好"}]) == [{"role": "user", "content": "你好"}]
+    assert classify_error(RuntimeError("boom"), 8.0).kind == "error"

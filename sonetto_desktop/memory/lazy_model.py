@@ -8,10 +8,11 @@ stack). ``openai_api_key`` is there so error texts can scrub the key before the 
 
 from __future__ import annotations
 
+import sys
 import threading
 from typing import Any, Callable
 
-__all__ = ["LazyModel", "resolve"]
+__all__ = ["LazyModel", "loaded_class", "resolve"]
 
 
 class LazyModel:
@@ -39,3 +40,11 @@ class LazyModel:
 def resolve(llm: Any) -> Any:
     """The model itself: ``llm`` unless it is a :class:`LazyModel` (then built now, if not yet)."""
     return llm.get() if isinstance(llm, LazyModel) else llm
+
+
+def loaded_class(module: str, name: str) -> type | None:
+    """``module.name`` if that module is imported and defines it by now, else ``None``: nothing can
+    be an instance of a class not yet defined, so an ``isinstance`` check against it needs no import
+    (the module may be half-imported on another thread: then the name may be missing yet)."""
+    found = getattr(sys.modules.get(module), name, None)
+    return found if isinstance(found, type) else None

@@ -10,7 +10,6 @@ from __future__ import annotations
 import asyncio
 import logging
 import re
-import sys
 from datetime import datetime
 from typing import Any, Callable, Iterable, Mapping
 
@@ -18,7 +17,7 @@ from typing import TYPE_CHECKING
 
 from ..base import BaseMemoryManager
 from ..errors import MemoryNotFound, api_key_of, redact
-from ..lazy_model import resolve
+from ..lazy_model import loaded_class, resolve
 from .llm_parse import UnparseableAnswer, parse_indices
 from .llm_prompt import FIND_RELATED_MEMORY, build_user_prompt
 
@@ -39,9 +38,11 @@ def _recall_config() -> Any:
     return RunnableConfig(callbacks=[], tags=["nostream", "sonetto:recall"], run_name="memory_recall")
 
 
-def _openai() -> Any:
-    """The OpenAI SDK if it is already imported (a model that raised its errors imported it)."""
-    return sys.modules.get("openai")
+def _is_openai_error(exc: BaseException, name: str) -> bool:
+    """``exc`` is the OpenAI SDK's ``name`` error (the SDK is not imported for this: a model that
+    raised one imported it)."""
+    cls = loaded_class("openai", name)
+    return cls is not None and isinstance(exc, cls)
 
 
 class RecallFailed(Exception):
@@ -68,15 +69,12 @@ def classify_error(exc: BaseException, timeout: float, secret: str = "") -> Reca
     """Map whatever the chat model raised to a :class:`RecallFailed` (``secret`` never appears in it)."""
     if isinstance(exc, RecallFailed):
         return exc
-    openai = _openai()
-    if isinstance(exc, (TimeoutError, asyncio.TimeoutError)) or (
-        openai is not None and isinstance(exc, openai.APITimeoutError)
-    ):
+    if isinstance(exc, (TimeoutError, asyncio.TimeoutError)) or _is_openai_error(exc, "APITimeoutError"):
         return RecallFailed(f"no answer within {timeout:g} s", kind="timeout")
-    if openai is not None and isinstance(exc, openai.APIStatusError):
+    if _is_openai_error(exc, "APIStatusError"):
         message = re.sub(r"^Error code: \d+ - ", "", str(exc.message))
         return RecallFailed(f"HTTP {exc.status_code}: {_short(message, secret)}", kind="http_error")
-    if openai is not None and isinstance(exc, openai.APIConnectionError):
+    if _is_openai_error(exc, "APIConnectionError"):
         return RecallFailed(f"cannot reach the model endpoint ({_short(str(exc), secret)})", kind="connection_error")
     if isinstance(exc, (ValueError, TypeError, KeyError, AttributeError)):
         # e.g. an HTML error page with status 200, or a body that is not a chat completion
@@ -148,8 +146,8 @@ class LLMRetriever:
 
     def _call_kwargs(self, model: Any) -> dict[str, Any]:
         # An OpenAI-compatible client also gets the deadline, so an abandoned call ends too.
-        base = sys.modules.get("langchain_openai.chat_models.base")
-        if base is not None and isinstance(model, base.BaseChatOpenAI):
+        client = loaded_class("langchain_openai.chat_models.base", "BaseChatOpenAI")
+        if client is not None and isinstance(model, client):
             return {"timeout": self.timeout}
         return {}
 
