@@ -1,6 +1,6 @@
 """Child process for test_lazy_llm: starts AppServices with an endpoint configured (the scripted
 server given on the command line), does what an idle app does — list, create and read sessions,
-an offline recall, a memory added by the user — and reports whether the LLM stack got imported;
+an offline recall, a memory added by the user, a tidy-up pass with nothing to tidy — and reports whether the LLM stack got imported;
 then sends one chat message and lets the writer write it, and reports again (JSON on stdout)."""
 
 from __future__ import annotations
@@ -36,6 +36,8 @@ async def main(base_url: str, data_dir: str) -> None:
     await services.warm_up()
     out["recalled"] = [m["description"] for m in await services.recall.aretrieve("我的猫叫什么", "mechanical")]
     await services.apply_settings(services.settings)  # e.g. the settings dialog saved: still lazy
+    report = await services.hygiene.run_once(force=True)  # the daily tidy-up: nothing for the model here
+    out["hygiene"] = report.skipped if report is not None else None
     await asyncio.sleep(0.2)  # the writer and the tidy-up scheduler run their first steps
     out["idle_loaded"] = loaded()
     events = [event async for event in services.chat.send(first.id, "汤圆今天学会了开门")]

@@ -30,7 +30,6 @@ from typing import Any, Callable
 from ..errors import api_key_of, redact
 from ..yaml_store import atomic_write
 from .events import WriterEvent
-from ..lazy_model import resolve
 from .hygiene_report import Conflict, HygieneReport
 from .index import WriterIndex
 from .listing import RetrieverProvider
@@ -230,9 +229,9 @@ class MemoryHygiene:
         index = self._index
         source = self._retriever() if self._retriever is not None else None
         subject = resolve_name(self._user_name(), *index.name_hints())[0]
-        from .hygiene_pass import run_pass  # the LLM stack: imported at the first pass, on this thread
+        from .hygiene_pass import run_pass  # on this worker thread; LangChain only if the model has work
 
-        return run_pass(self._writer.ops, resolve(self._writer.llm), index, source, now=self._now(),
+        return run_pass(self._writer.ops, self._writer.llm, index, source, now=self._now(),
                         since=self._state.last_run, subject=subject)
 
     async def run_once(self, *, force: bool = False) -> HygieneReport | None:

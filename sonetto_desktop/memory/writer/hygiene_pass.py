@@ -18,23 +18,21 @@ import logging
 import uuid
 from dataclasses import dataclass
 from datetime import datetime
-from typing import Any, Callable
-
-from langchain.agents import create_agent
-from langchain_core.messages import AIMessage, HumanMessage, ToolMessage
-from langchain_core.tools import BaseTool, ToolException, tool
+from typing import TYPE_CHECKING, Any, Callable
 
 from ..changes import AGENT, Turn
 from ..errors import MemoryNotFound
 from ..operations import MemoryOperations
-from .budget import EndAfterWrites
 from .dupes import CandidateSource, similar_pairs
 from .hygiene_report import Conflict, HygieneReport
 from .index import MOMENT_THEME, WriterIndex, read_items
 from .listing import memory_line
 from .prompts import HYGIENE_SYSTEM, subject_block
 from .timefmt import time_block
-from .tools import ToolContext, _content, _not_found, _text, make_memory_tools
+from ..lazy_model import resolve
+
+if TYPE_CHECKING:  # LangChain: imported only when a pass has work for the model
+    from langchain_core.tools import BaseTool
 
 log = logging.getLogger(__name__)
 
@@ -118,6 +116,10 @@ def work_message(work: _Work, now: datetime, subject: str) -> str:
 def hygiene_tools(ops: MemoryOperations, turn: Turn, index: WriterIndex, conflicts: list[Conflict],
                   now: Callable[[], datetime]) -> list[BaseTool]:
     """delete / merge / update from the writer's tools, plus ``record_moment`` and ``flag_conflict``."""
+    from langchain_core.tools import ToolException, tool
+
+    from .tools import ToolContext, _content, _not_found, _text, make_memory_tools
+
     context = ToolContext(turn_id=turn.turn_id, excerpt=turn.excerpt)
     base = {t.name: t for t in make_memory_tools(ops, context, index=index)}
     writer = ops.as_actor(AGENT, turn)
@@ -173,7 +175,8 @@ def hygiene_tools(ops: MemoryOperations, turn: Turn, index: WriterIndex, conflic
 
 def run_pass(ops: MemoryOperations, llm: Any, index: WriterIndex, source: CandidateSource | None, *,
              now: datetime, since: str = "", subject: str = "", recursion_limit: int = 30) -> HygieneReport:
-    """One pass (blocking; see the module docstring). ``llm`` ``None``: only exact duplicates are merged."""
+    """One pass (blocking; see the module docstring). ``llm`` ``None``: only exact duplicates are merged.
+    A ``LazyModel`` is built (and LangChain imported) only when there is work for the model."""
     turn = new_turn(now)
     report = HygieneReport(turn.turn_id, now)
     writer = ops.as_actor(AGENT, turn)
@@ -188,6 +191,15 @@ def run_pass(ops: MemoryOperations, llm: Any, index: WriterIndex, source: Candid
         if not work.expired and not work.pairs:
             report.skipped = "没有过期待办或相近的条目"
             return report
+        llm = resolve(llm)
+        if llm is None:
+            report.skipped = "未配置模型，只合并了完全相同的条目"
+            return report
+        from langchain.agents import create_agent
+        from langchain_core.messages import AIMessage, HumanMessage, ToolMessage
+
+        from .budget import EndAfterWrites
+
         agent = create_agent(model=llm, tools=hygiene_tools(ops, turn, index, report.conflicts, lambda: now),
                              system_prompt=HYGIENE_SYSTEM, middleware=[EndAfterWrites()])
         state = agent.invoke({"messages": [HumanMessage(content=work_message(work, now, subject))]},
