@@ -274,9 +274,9 @@ class AppServices:
         return self._ltm
 
     async def start_agents(self, *, chat: bool = True) -> None:
-        """Import the agents' modules off the loop (not the LLM stack: see the module docstring), then start the writer (paused when the store failed its
-        self-check: a store we cannot read is never written; turns wait in the journal) and the chat
-        engine. ``chat=False`` (the MCP server): recall's model and the writer only, no chat engine and
+        """Import the agents' modules off the loop (not the LLM stack: see the module docstring), then
+        start the writer (paused when the store failed its self-check: a store we cannot read is
+        never written; turns wait in the journal) and the chat engine. ``chat=False`` (the MCP server): recall's model and the writer only, no chat engine and
         no daily tidy-up pass (the app runs that one). Idempotent."""
         if self._agents_started:
             return
