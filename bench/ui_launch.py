@@ -15,6 +15,7 @@ wall shows live. A 5 ms asyncio ticker on the Qt loop records how late it wakes 
 from __future__ import annotations
 
 import argparse
+import gc
 import importlib
 import json
 import os
@@ -122,6 +123,16 @@ async def _child_main(qapp, t0: float, measure_writer: bool) -> dict:
 
                 profiler = cProfile.Profile()
                 profiler.enable()
+            pauses: dict[int, list[float]] = {0: [], 1: [], 2: []}
+            gc_started = [0.0]
+
+            def on_gc(phase: str, info: dict) -> None:
+                if phase == "start":
+                    gc_started[0] = time.perf_counter()
+                else:
+                    pauses[info["generation"]].append((time.perf_counter() - gc_started[0]) * 1000)
+
+            gc.callbacks.append(on_gc)
             tick_task = asyncio.ensure_future(ticker())
             started = time.perf_counter()
             for i in range(TURNS):
@@ -134,6 +145,8 @@ async def _child_main(qapp, t0: float, measure_writer: bool) -> dict:
             result["writer_seconds"] = time.perf_counter() - started
             running = False
             await tick_task
+            gc.callbacks.remove(on_gc)
+            result["gc"] = {f"gen{g}": [len(p), round(max(p, default=0.0), 1)] for g, p in pauses.items()}
             if os.environ.get("BENCH_PROFILE"):
                 profiler.disable()
                 profiler.dump_stats(os.environ["BENCH_PROFILE"])
@@ -262,6 +275,8 @@ def main() -> int:
         print(f"event-loop stall while writing ({len(writers)} runs"
               f"{', LLM stack preloaded' if args.preload_llm else ', the first turn imports the LLM stack'}): max " + ", ".join(f"{r['max_stall_ms']:.1f}" for r in writers)
               + " ms; p99 " + ", ".join(f"{r['p99_stall_ms']:.1f}" for r in writers) + " ms")
+        print("garbage collections while writing (count, longest ms per generation): "
+              + "; ".join(json.dumps(r["gc"]) for r in writers))
     return 0
 
 

@@ -81,3 +81,8 @@ class TcpProxy:
                     sock.shutdown(socket.SHUT_RDWR)
                 except OSError:
                     pass
+
+
+def proxied_url(server, proxy: TcpProxy) -> str:
+    """``server.url`` reached through ``proxy`` (a test server object with ``url`` and ``port``)."""
+    return server.url.replace(f":{server.port}/", f":{proxy.port}/")

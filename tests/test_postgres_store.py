@@ -11,10 +11,10 @@ import time
 import pytest
 
 from sonetto_desktop.memory.changes import MemoryChange, Turn
-from sonetto_desktop.memory.errors import StoreOffline
+from sonetto_desktop.memory.errors import StoreOffline, StoreWriteFailed
 from sonetto_desktop.memory.pg_location import PgLocation
 from sonetto_desktop.memory.postgres_store import PostgresMemoryManager
-from tcp_proxy import TcpProxy
+from tcp_proxy import TcpProxy, proxied_url
 
 
 def wait_for(predicate, timeout: float = 10.0, what: str = "condition"):
@@ -150,8 +150,7 @@ def test_offline_open_reads_the_local_copy_and_refuses_writes(device, tmp_path, 
 def test_network_loss_goes_read_only_and_comes_back_with_what_was_missed(device, pg_server, tmp_path):
     proxy = TcpProxy(pg_server.port)
     try:
-        via_proxy = pg_server.url.replace(f":{pg_server.port}/", f":{proxy.port}/")
-        laptop = device("laptop", url=via_proxy, cache_path=tmp_path / "copy.db", write_wait=0.3)
+        laptop = device("laptop", url=proxied_url(pg_server, proxy), cache_path=tmp_path / "copy.db", write_wait=0.3)
         desk = device("desk")
         seen: list[MemoryChange] = []
         statuses = []
@@ -175,6 +174,67 @@ def test_network_loss_goes_read_only_and_comes_back_with_what_was_missed(device,
         laptop.add("恢复后写", "瞬间")
     finally:
         proxy.close()
+
+
+def test_after_an_outage_reads_reach_the_server_at_once_though_the_pool_was_in_its_backoff(
+        device, pg_server, tmp_path, monkeypatch):
+    """The pool reconnects with a growing backoff (1, 2, 4, 8… s); when the server is back before its
+    next attempt, the store must not keep serving the stale local copy (nor go offline) until then."""
+    from psycopg_pool import base as pool_base
+
+    monkeypatch.setattr(pool_base.AttemptWithBackoff, "INITIAL_DELAY", 60.0)  # no attempt before the test ends
+    proxy = TcpProxy(pg_server.port)
+    try:
+        laptop = device("laptop", url=proxied_url(pg_server, proxy), cache_path=tmp_path / "copy.db", write_wait=0.3)
+        desk = device("desk")
+        statuses = []
+        laptop.subscribe_status(statuses.append)
+        a = laptop.add("网络断开前写的", "瞬间")
+        laptop.poll_external()
+        assert laptop.wait_listening(10)
+        proxy.cut()
+        laptop._pool.check()  # the pool finds its connections broken and starts reconnecting
+        wait_for(lambda: statuses and not statuses[-1].online, 10, "the offline status")
+        wait_for(lambda: laptop._pool.get_stats().get("connections_errors", 0) >= 1, 10, "a failed reconnection")
+        during = desk.add("台式机在断网时写的", "瞬间")
+        proxy.restore()
+        wait_for(lambda: statuses[-1].online, 10, "the online status")
+        assert set(laptop.all_items()) == {a, during}  # from the server, not the copy of before the outage
+        assert laptop.get(during).description == "台式机在断网时写的"
+        b = laptop.add("恢复后写", "瞬间")
+        assert set(desk.all_items()) == {a, during, b}
+        assert statuses[-1].online and [s.online for s in statuses].count(False) == 1
+    finally:
+        proxy.close()
+
+
+def test_a_statement_that_fails_on_a_sound_connection_is_not_an_outage(device):
+    store = device("laptop", write_wait=0.3)
+    statuses = []
+    store.subscribe_status(statuses.append)
+    with pytest.raises(StoreWriteFailed):
+        with store._locked() as conn:  # a write whose statement the server cancels
+            conn.execute("SET LOCAL statement_timeout = 50")
+            conn.execute("SELECT pg_sleep(2)")
+    assert store.online and statuses == []
+    assert store.get(store.add("之后照常写", "瞬间")).description == "之后照常写"
+
+
+def test_a_write_whose_connection_dies_goes_offline_and_the_listener_brings_the_store_back(device, pg_url):
+    import psycopg
+
+    store = device("laptop", write_wait=0.3, heartbeat=0.3)
+    statuses = []
+    store.subscribe_status(statuses.append)
+    store.poll_external()
+    assert store.wait_listening(10)
+    with psycopg.connect(pg_url, autocommit=True) as admin, pytest.raises(StoreOffline):
+        with store._locked() as conn:  # the server ends this backend only; the listener's stays
+            admin.execute("SELECT pg_terminate_backend(%s)", (conn.info.backend_pid,))
+            conn.execute("SELECT 1")
+    assert statuses and not statuses[-1].online
+    wait_for(lambda: statuses[-1].online, 10, "the store back online at the listener's next heartbeat")
+    assert store.get(store.add("恢复后写", "瞬间")).description == "恢复后写"
 
 
 def test_the_password_stays_out_of_the_url_and_texts():

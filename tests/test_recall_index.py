@@ -11,7 +11,7 @@ import pytest
 
 from sonetto_desktop.memory import MemoryItem, SqliteMemoryManager, YamlMemoryManager
 from sonetto_desktop.memory.events import MemoryChange
-from sonetto_desktop.memory.retrieval import index_file, mechanical, postings
+from sonetto_desktop.memory.retrieval import index_file, index_lifecycle, postings
 from sonetto_desktop.memory.retrieval import tokenize as tok
 from sonetto_desktop.memory.retrieval.mechanical import MechanicalRetriever
 from sonetto_desktop.memory.retrieval.postings import Postings, term_counts
@@ -204,8 +204,8 @@ def test_many_changes_between_queries_do_not_reload_the_store(tmp_path, monkeypa
 
 
 def test_a_big_bank_builds_in_the_background_and_loses_no_write(tmp_path, monkeypatch):
-    monkeypatch.setattr(mechanical, "SYNC_BUILD_MAX", 10)
-    monkeypatch.setattr(mechanical, "BATCH", 16)
+    monkeypatch.setattr(index_lifecycle, "SYNC_BUILD_MAX", 10)
+    monkeypatch.setattr(index_lifecycle, "BATCH", 16)
     mm = SqliteMemoryManager(tmp_path / "big.sqlite3")
     bank = {f"m{i}": (f"小夏的第{i}条记忆：去过第{i}家咖啡馆。", "品味") for i in range(300)}
     fill(mm, {**BANK, **bank})
@@ -284,8 +284,8 @@ def test_unknown_change_kinds_and_empty_reload_are_safe(tmp_path):
 
 
 def test_closing_during_a_background_build_leaves_an_index_the_next_start_verifies(tmp_path, monkeypatch):
-    monkeypatch.setattr(mechanical, "SYNC_BUILD_MAX", 10)
-    monkeypatch.setattr(mechanical, "BATCH", 8)
+    monkeypatch.setattr(index_lifecycle, "SYNC_BUILD_MAX", 10)
+    monkeypatch.setattr(index_lifecycle, "BATCH", 8)
     mm = TokenStore(tmp_path / "stop.sqlite3")
     bank = {f"m{i}": (f"小夏的第{i}条记忆：去过第{i}家书店。", "品味") for i in range(200)}
     fill(mm, {**BANK, **bank})

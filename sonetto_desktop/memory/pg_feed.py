@@ -13,14 +13,28 @@ from .pg_schema import ensure_schema
 
 class PgChangeFeed:
     """Needs the store's ``_watch_lock``, ``_seen_seq``, ``_origin``, ``_t``, ``_pool``, ``_listener``,
-    ``_publish``, ``_go_online`` / ``_go_offline``, ``_schedule_copy`` and the state flags."""
+    ``_publish``, ``_go_online`` / ``_go_offline``, ``_renew_pool``, ``online``, ``_schedule_copy`` and the state flags."""
 
     def _on_connect(self, conn: Any) -> None:
         """The listener (re)connected: make sure the tables exist, catch up, tell the views."""
         if self._seen_seq is None:  # opened offline: the tables may not exist yet
             ensure_schema(conn, self.location.schema)
+        self._back_online(conn)
+
+    def _on_wake(self, conn: Any) -> None:
+        """A notification or the heartbeat: catch up. The listener's connection works, so a store that
+        went offline meanwhile (a write's connection died, the listener's did not) is back as well."""
+        if self.online:
+            self._catch_up(conn)
+        else:
+            conn.execute("SELECT 1")  # the listener's connection itself may be the next to go: ask it first
+            self._back_online(conn)
+
+    def _back_online(self, conn: Any) -> None:
         came_back = self._served_offline
         self._served_offline = False
+        if came_back:
+            self._renew_pool()
         self._go_online()
         published = self._catch_up(conn)
         if came_back and not any(c.kind == "reload" for c in published):
@@ -65,12 +79,11 @@ class PgChangeFeed:
             return changes
         if not self._listener.connected and self.online and not self._init_error:
             from psycopg import OperationalError
-            from psycopg_pool import PoolTimeout
 
             try:
                 with self._pool.connection(timeout=self.read_timeout) as conn:
                     changes = self._catch_up(conn)
-            except (OperationalError, PoolTimeout) as exc:
+            except OperationalError as exc:  # PoolTimeout is one too
                 self._go_offline(exc)
         if self._listen and not self._init_error:
             self._listener.start()

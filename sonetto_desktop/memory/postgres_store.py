@@ -32,7 +32,7 @@ from typing import Any, Callable, Iterator
 from .base import BaseMemoryManager, SelfCheckReport
 from .changes import MemoryChange
 from ..redaction import redact
-from .errors import MemoryNotFound, StoreOffline
+from .errors import MemoryNotFound, StoreOffline, StoreWriteFailed
 from .events import EventFeed
 from .item import MemoryItem
 from .pg_cache import PgCache
@@ -85,8 +85,6 @@ class PostgresMemoryManager(PgChangeFeed, BaseMemoryManager):
                  prune_every: int = PRUNE_EVERY) -> None:
         super().__init__()
         psycopg = _psycopg()
-        from psycopg_pool import ConnectionPool
-
         if not isinstance(location, PgLocation):
             location = PgLocation(location, schema or DEFAULT_SCHEMA)
         overrides = {k: v for k, v in (("schema", schema), ("password", password), ("sslmode", sslmode)) if v}
@@ -111,14 +109,13 @@ class PostgresMemoryManager(PgChangeFeed, BaseMemoryManager):
         self._served_offline = False
         self._listen = listen
         self._status_feed: EventFeed[StoreStatus] = EventFeed()
+        self._retiring: list[tuple[threading.Timer, Any]] = []  # pools replaced after an outage
         self._cache = PgCache(cache_path) if cache_path else None
         #: The memory writer's turn journal stays on this device, beside the local copy.
         self.journal_path = Path(cache_path).with_name("memory.journal") if cache_path else None
-        self._pool = ConnectionPool(self.location.url, kwargs={"autocommit": True, **self.location.connect_kwargs()},
-                                    min_size=1, max_size=max(1, pool_size), open=False,
-                                    check=ConnectionPool.check_connection, name=f"sonetto-{self.location.schema}",
-                                    timeout=POOL_WAIT)
-        self._listener = PgListener(self.location, on_connect=self._on_connect, on_wake=self._catch_up,
+        self._pool_size = max(1, pool_size)
+        self._pool = self._make_pool()
+        self._listener = PgListener(self.location, on_connect=self._on_connect, on_wake=self._on_wake,
                                     on_lost=self._go_offline, heartbeat=heartbeat)
         try:
             with psycopg.connect(self.location.url, autocommit=True, **self.location.connect_kwargs()) as conn:
@@ -163,13 +160,38 @@ class PostgresMemoryManager(PgChangeFeed, BaseMemoryManager):
         if changed:
             self._status_feed.publish(self.status)
 
+    def _make_pool(self) -> Any:
+        from psycopg_pool import ConnectionPool
+
+        return ConnectionPool(self.location.url, kwargs={"autocommit": True, **self.location.connect_kwargs()},
+                              min_size=1, max_size=self._pool_size, open=False,
+                              check=ConnectionPool.check_connection, name=f"sonetto-{self.location.schema}",
+                              timeout=POOL_WAIT)
+
+    def _renew_pool(self) -> None:
+        """A fresh pool, connecting now. After an outage the old pool can sit in its reconnect backoff
+        (1, 2, 4, 8… seconds between attempts) for a while after the server is back, and every read
+        would be served from the local copy meanwhile. The old pool is closed once whoever still waits
+        on it has given up (``POOL_WAIT``): closing it at once would fail them as if the server were away."""
+        fresh = self._make_pool()
+        fresh.open(wait=False)
+        with self._state_lock:
+            if self._closed:
+                fresh.close(timeout=0)
+                return
+            old, self._pool = self._pool, fresh
+            timer = threading.Timer(POOL_WAIT + 1.0, old.close, kwargs={"timeout": 2.0})
+            timer.daemon = True
+            timer.start()
+            self._retiring = [(t, p) for t, p in self._retiring if t.is_alive()] + [(timer, old)]
+
     def _go_offline(self, exc: BaseException) -> None:
         from psycopg_pool import PoolTimeout
 
         if isinstance(exc, PoolTimeout) and self._listener.connected:
-            # The server answers the listener: the pool is only slow to reconnect (its backoff after an
-            # outage). Going offline here would stay offline, as the connected listener never calls
-            # back; this one read or write fails (the writer retries) and the store stays online.
+            # The server answers the listener: the pool is only busy or slow to reconnect. Going offline
+            # here would stay offline, as a connected listener never calls back; this one read is served
+            # from the local copy or this one write fails (the writer retries), and the store stays online.
             log.info("memory server %s: no pooled connection yet (%s)", self.location.display(), self._describe(exc))
             return
         with self._state_lock:
@@ -206,15 +228,18 @@ class PostgresMemoryManager(PgChangeFeed, BaseMemoryManager):
             raise self._unavailable()
         if getattr(self._local, "conn", None) is not None or self.online:
             from psycopg import OperationalError
-            from psycopg_pool import PoolTimeout
 
+            conn = None
             try:
                 with self._connection(READ_TIMEOUT) as conn:
                     return online(PgTransaction(conn, self._t))
-            except (OperationalError, PoolTimeout) as exc:
+            except OperationalError as exc:  # PoolTimeout is one too
                 if getattr(self._local, "conn", None) is not None:
                     raise self._unavailable(self._describe(exc)) from exc
-                self._go_offline(exc)
+                if conn is None or conn.broken:  # no connection, or it died: an outage
+                    self._go_offline(exc)
+                else:  # the statement failed on a sound connection: this one read comes from the copy
+                    log.info("memory server %s: a read failed (%s)", self.location.display(), self._describe(exc))
         self._served_offline = True
         return offline()
 
@@ -223,7 +248,6 @@ class PostgresMemoryManager(PgChangeFeed, BaseMemoryManager):
         """A connection in a transaction holding the store's lock; StoreOffline when the server
         is away (after waiting ``write_wait`` seconds for it to come back)."""
         from psycopg import OperationalError
-        from psycopg_pool import PoolTimeout
 
         if self._closed:
             raise RuntimeError("memory store is closed")
@@ -233,6 +257,7 @@ class PostgresMemoryManager(PgChangeFeed, BaseMemoryManager):
             raise RuntimeError("nested write transaction")
         if not self._online.wait(self.write_wait):
             raise self._unavailable()
+        conn = None
         try:
             with self._pool.connection(timeout=POOL_WAIT) as conn:
                 self._local.conn = conn
@@ -242,7 +267,9 @@ class PostgresMemoryManager(PgChangeFeed, BaseMemoryManager):
                         yield conn
                 finally:
                     self._local.conn = None
-        except (OperationalError, PoolTimeout) as exc:
+        except OperationalError as exc:  # PoolTimeout is one too
+            if conn is not None and not conn.broken:  # a statement failed (cancelled, deadlock): the server is there
+                raise StoreWriteFailed(self.location.display(), self._describe(exc)) from exc
             self._go_offline(exc)
             raise self._unavailable(self._describe(exc)) from exc
 
@@ -394,6 +421,11 @@ class PostgresMemoryManager(PgChangeFeed, BaseMemoryManager):
                 self._cache.flush(self._snapshot)
             self._cache.close()
         self._pool.close(timeout=2.0)
+        with self._state_lock:
+            retiring, self._retiring = self._retiring, []
+        for timer, pool in retiring:
+            timer.cancel()
+            pool.close(timeout=2.0)
 
 
 __all__ = ["PostgresMemoryManager", "StoreStatus"]

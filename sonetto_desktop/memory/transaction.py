@@ -95,3 +95,32 @@ class SnapshotTransaction(Transaction):
 
     def trash_ids(self) -> Iterable[str]:
         return list(self.trash)
+
+
+class TrackingTransaction(SnapshotTransaction):
+    """A snapshot transaction that remembers what it touched (the log records only that)."""
+
+    def __init__(self, items: dict[str, MemoryItem], trash: dict[str, dict[str, Any]]) -> None:
+        super().__init__(items, trash)
+        self.touched: set[str] = set()
+        self.trash_touched: set[str] = set()
+        self.changes: list[MemoryChange] = []
+
+    def put(self, memory_id: str, item: MemoryItem) -> None:
+        super().put(memory_id, item)
+        self.touched.add(memory_id)
+
+    def remove(self, memory_id: str) -> None:
+        super().remove(memory_id)
+        self.touched.add(memory_id)
+
+    def trash_put(self, memory_id: str, entry: dict[str, Any]) -> None:
+        super().trash_put(memory_id, entry)
+        self.trash_touched.add(memory_id)
+
+    def trash_remove(self, memory_id: str) -> None:
+        super().trash_remove(memory_id)
+        self.trash_touched.add(memory_id)
+
+    def record(self, change: MemoryChange) -> None:
+        self.changes.append(change)

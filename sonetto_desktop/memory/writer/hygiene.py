@@ -28,7 +28,7 @@ from pathlib import Path
 from typing import Any, Callable
 
 from ..errors import api_key_of, redact
-from ..yaml_store import atomic_write
+from ..files import atomic_write
 from .events import WriterEvent
 from .hygiene_report import Conflict, HygieneReport
 from .index import WriterIndex
