@@ -16,6 +16,7 @@ from __future__ import annotations
 
 import argparse
 import gc
+import importlib
 import json
 import os
 import statistics
@@ -99,7 +100,15 @@ async def _child_main(qapp, t0: float, measure_writer: bool) -> dict:
         result["launch_to_engine_ready_ms"] = (time.time() - t0) * 1000
         await asyncio.sleep(2.0)
         result["idle_rss_mb"] = _rss_mb()
+        result["llm_stack_loaded"] = sorted(name for name in ("langchain_core", "langchain", "langgraph", "openai",
+                                                              "langchain_openai") if name in sys.modules)
         if measure_writer:
+            if os.environ.get("BENCH_PRELOAD_LLM"):  # the stack imported before the ticker: steady state
+                from sonetto_desktop.memory.lazy_model import resolve
+
+                await asyncio.to_thread(lambda: [importlib.import_module(m) for m in ("langchain.agents",
+                                                                                         "langchain_openai")])
+                await asyncio.to_thread(resolve, app.writer.llm)
             stalls: list[float] = []
             running = True
 
@@ -237,11 +246,15 @@ def main() -> int:
     parser.add_argument("--memories", type=int, default=0, help="launch on a store of this many memories")
     parser.add_argument("--backend", choices=("yaml", "sqlite"), default="yaml")
     parser.add_argument("--writer-runs", type=int, default=3)
+    parser.add_argument("--preload-llm", action="store_true",
+                        help="writer runs: import the LLM stack before measuring (else the first turn imports it)")
     args = parser.parse_args()
     if args.child:
         child(args.writer)
         return 0
     size = (args.memories, args.backend)
+    if args.preload_llm:
+        os.environ["BENCH_PRELOAD_LLM"] = "1"
     _launch(args.platform, False, *size)  # warm the OS file cache once; not counted
     launches = [_launch(args.platform, False, *size) for _ in range(args.runs)]
     writers = [_launch(args.platform, True, *size) for _ in range(args.writer_runs)]
@@ -253,12 +266,14 @@ def main() -> int:
     wall = [r["launch_to_wall_ms"] for r in launches]
     print(f"launch -> wall loaded:   median {statistics.median(wall):.0f} ms")
     print(f"launch -> engine ready:  median {statistics.median(ready):.0f} ms")
-    print(f"idle RSS after start:    {statistics.median(r['idle_rss_mb'] for r in launches):.0f} MB")
+    print(f"idle RSS after start:    {statistics.median(r['idle_rss_mb'] for r in launches):.0f} MB "
+          f"(LLM stack imported: {', '.join(launches[0].get('llm_stack_loaded', [])) or 'none'})")
     if writers:
         writer = max(writers, key=lambda r: r["max_stall_ms"])
         print(f"writer: {writer['writer_turns']} turns in {writer['writer_seconds']:.1f} s, "
               f"{writer['memories_written']} memories written")
-        print("event-loop stall while writing (3 runs): max " + ", ".join(f"{r['max_stall_ms']:.1f}" for r in writers)
+        print(f"event-loop stall while writing ({len(writers)} runs"
+              f"{', LLM stack preloaded' if args.preload_llm else ', the first turn imports the LLM stack'}): max " + ", ".join(f"{r['max_stall_ms']:.1f}" for r in writers)
               + " ms; p99 " + ", ".join(f"{r['p99_stall_ms']:.1f}" for r in writers) + " ms")
         print("garbage collections while writing (count, longest ms per generation): "
               + "; ".join(json.dumps(r["gc"]) for r in writers))

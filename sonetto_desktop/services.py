@@ -1,15 +1,17 @@
 """AppServices: the Qt-free composition root every front end uses (window, command line, MCP server).
 
     services = await AppServices.open(data_dir, settings=settings)   # store, memory ops, watcher
-    await services.start_agents()        # recall's model, background writer, chat engine (LLM stack)
+    await services.start_agents()        # recall's model, background writer, chat engine
     services.memory.add("小林喜欢猫", "品味")          # every write: user, agent, cli, mcp:<client>
     unsubscribe = services.subscribe(on_change)        # the one change channel (MemoryChange)
     await services.close()               # ordered: chat -> writer (drained, bounded) -> watcher -> store
 
 What lives here is wiring only: which store the data dir holds (migrating after a backend switch),
 which actor a front end writes as, which model each part uses, and the order things start and stop.
-``open`` is fast and imports no LLM code, so a window can show before ``start_agents`` (which
-imports LangChain in a worker thread) and the command line never pays for it.
+``open`` is fast and imports no LLM code, so a window can show before ``start_agents``. Neither
+imports the LLM stack (LangChain, LangGraph, the OpenAI client: ~100 MB resident): the models are
+``LazyModel`` s, built — and the stack imported, on a worker thread — when a model is first used
+(the first chat turn, the first turn the writer writes, the first LLM recall, the daily tidy-up).
 """
 
 from __future__ import annotations
@@ -23,6 +25,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from .aio import run_blocking
+from .redaction import register_secret
 from .config.settings import Settings, load_settings
 from .memory.base import BaseMemoryManager, SelfCheckReport
 from .memory.changes import USER, MemoryChange
@@ -32,12 +35,13 @@ from .memory.migrate import MigrationProblem, MigrationReport, open_store, open_
 from .memory.dont_remember import FILE_NAME as DONT_REMEMBER_FILE
 from .memory.dont_remember import DontRememberList
 from .memory.forget import ForgetResult, forget_turn
+from .memory.lazy_model import LazyModel
 from .memory.review import FILE_NAME as REVIEW_FILE
 from .memory.review import ReviewInbox
 from .memory.operations import MemoryOperations
 from .memory.watch import StoreWatcher
 
-if TYPE_CHECKING:  # the LLM stack: imported by start_agents(), never by open()
+if TYPE_CHECKING:  # imported by start_agents(), never by open()
     from .agent.engine import ChatEngine
     from .memory.ltm import LongTermMemory
     from .memory.retrieval.recall import MemoryRecall
@@ -48,9 +52,11 @@ if TYPE_CHECKING:  # the LLM stack: imported by start_agents(), never by open()
 log = logging.getLogger(__name__)
 
 WRITER_DRAIN_TIMEOUT = 5.0
-#: Imported off the event loop by ``start_agents`` (together they take about a second).
+#: Imported off the event loop by ``start_agents``; none of them imports the LLM stack (see
+#: tests/test_lazy_llm.py), which comes with the first use of a model.
 AGENT_MODULES = ("sonetto_desktop.memory.retrieval.recall", "sonetto_desktop.memory.writer.pipeline",
-                 "sonetto_desktop.agent.engine", "sonetto_desktop.agent.llm")
+                 "sonetto_desktop.memory.writer.hygiene", "sonetto_desktop.agent.engine",
+                 "sonetto_desktop.agent.llm")
 
 
 _POSTGRES_FIELDS = ("postgres_url", "postgres_password", "postgres_tls", "postgres_schema", "postgres_sessions",
@@ -268,9 +274,9 @@ class AppServices:
         return self._ltm
 
     async def start_agents(self, *, chat: bool = True) -> None:
-        """Import the LLM stack off the loop, then start the writer (paused when the store failed its
-        self-check: a store we cannot read is never written; turns wait in the journal) and the chat
-        engine. ``chat=False`` (the MCP server): recall's model and the writer only, no chat engine and
+        """Import the agents' modules off the loop (not the LLM stack: see the module docstring), then
+        start the writer (paused when the store failed its self-check: a store we cannot read is
+        never written; turns wait in the journal) and the chat engine. ``chat=False`` (the MCP server): recall's model and the writer only, no chat engine and
         no daily tidy-up pass (the app runs that one). Idempotent."""
         if self._agents_started:
             return
@@ -290,8 +296,13 @@ class AppServices:
         # One HTTP connection pool for every model, owned here and closed at shutdown.
         self._http = httpx.AsyncClient(limits=httpx.Limits(max_connections=20, max_keepalive_connections=5))
 
-        def model(settings: Settings, **options: Any) -> Any:
-            return build_llm(settings, http_async_client=self._http, **options)
+        def model(settings: Settings, **options: Any) -> LazyModel | None:
+            """The model for ``settings``, built (importing the LLM stack) where it is first used."""
+            if not settings.is_llm_configured:
+                return None
+            key = settings.api_key.strip()
+            register_secret(key)  # hidden from the log before the model exists
+            return LazyModel(lambda: build_llm(settings, http_async_client=self._http, **options), api_key=key)
 
         self._model = model
         recall = await run_blocking(lambda: self.recall)
@@ -324,9 +335,12 @@ class AppServices:
             return
         from .postgres_setup import chat_session_db
 
+        def chat_model() -> Any:  # called by the engine at the first turn, on a worker thread
+            return build_llm(self.settings, http_async_client=self._http, streaming=True)
+
         remote = chat_session_db(self.settings, self.store, secrets=lambda: (self.settings.api_key,))
         self.chat = ChatEngine(self.ltm, data_dir=self.data_dir, settings_provider=lambda: self.settings,
-                               llm_factory=lambda: model(self.settings, streaming=True), session_db=remote)
+                               llm_factory=chat_model, session_db=remote)
         self._agents_started = True
         try:
             await self.chat.start()
@@ -335,7 +349,7 @@ class AppServices:
                 raise
             log.warning("chat sessions on the memory server are unavailable; using this device's", exc_info=True)
             self.chat = ChatEngine(self.ltm, data_dir=self.data_dir, settings_provider=lambda: self.settings,
-                                   llm_factory=lambda: model(self.settings, streaming=True))
+                                   llm_factory=chat_model)
             await self.chat.start()
 
     async def warm_up(self) -> None:

@@ -62,7 +62,9 @@ async def test_a_temporary_chat_recalls_nothing_journals_nothing_and_saves_nothi
     db = tmp_path / "data" / "sessions.db"
     assert rows(db, "SELECT count(*) FROM chat_sessions WHERE id = ?", info.id) == [(0,)]
     assert rows(db, "SELECT count(*) FROM chat_entries WHERE session_id = ?", info.id) == [(0,)]
-    assert rows(db, "SELECT count(*) FROM checkpoints WHERE thread_id = ?", info.id) == [(0,)]
+    tables = {name for (name,) in rows(db, "SELECT name FROM sqlite_master WHERE type = 'table'")}
+    if "checkpoints" in tables:  # made at the first saved turn (LangGraph is imported then)
+        assert rows(db, "SELECT count(*) FROM checkpoints WHERE thread_id = ?", info.id) == [(0,)]
 
 
 async def test_a_temporary_chat_keeps_its_context_and_is_gone_when_closed(llm_server, engine, tmp_path, ltm, make_llm):

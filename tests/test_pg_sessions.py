@@ -74,8 +74,9 @@ async def test_the_models_history_continues_on_the_other_device(devices):
         return builder.compile(checkpointer=saver)
 
     config = {"configurable": {"thread_id": "s1"}}
-    await graph(desk.saver).ainvoke({"messages": [HumanMessage(content="你好")]}, config)
-    result = await graph(laptop.saver).ainvoke({"messages": [HumanMessage(content="还记得我吗")]}, config)
+    assert desk.saver is None  # set up at the first turn, not when the sessions are opened
+    await graph(await desk.checkpointer()).ainvoke({"messages": [HumanMessage(content="你好")]}, config)
+    result = await graph(await laptop.checkpointer()).ainvoke({"messages": [HumanMessage(content="还记得我吗")]}, config)
     assert [m.content for m in result["messages"]] == ["你好", "第1句收到", "还记得我吗", "第3句收到"]
     assert isinstance(result["messages"][0], HumanMessage)
     from sonetto_desktop.agent.checkpoint_serde import CheckpointSerializer

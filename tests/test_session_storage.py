@@ -84,7 +84,7 @@ async def test_a_damaged_page_is_moved_aside_and_the_next_message_works(llm_serv
 
 async def test_a_full_disk_while_checkpointing_is_reported_as_a_full_disk(llm_server, make_engine):
     engine = await make_engine()
-    await limit_growth(engine._saver.conn)  # the checkpointer's connection (a private handle, real SQLite)
+    await limit_growth((await engine._db.checkpointer()).conn)  # the checkpointer's connection (opened at first use; a private handle, real SQLite)
     llm_server.add_text("你好呀，今天过得怎么样？")
     events = await collect(engine, "s1", "你好" * 300)
     error = events[-1]

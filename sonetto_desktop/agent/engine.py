@@ -28,6 +28,9 @@ Decisions (documented contract):
   within ``idle_timeout``, ends with ``error`` code ``timeout`` (whatever streamed is kept, as on
   cancel); a slow reply that keeps streaming is never cut off.
 - The engine does not own ``ltm``: the app starts it before and stops it after the engine.
+- The LLM stack (LangChain, LangGraph, the OpenAI client: ~100 MB) is imported when the first
+  turn starts, on a worker thread, and the model and the graph are built then (``start`` opens only
+  the session list): listing sessions and reading transcripts never import it.
 - Memory switches per session (``set_session_memory``): with recall off nothing is recalled (and
   the search tool declines); with writing off the turn is not handed to the writer (not journaled).
   A temporary chat (``new_session(temporary=True)``) has both off and is kept in memory only: no
@@ -38,16 +41,12 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import importlib
 import logging
 import uuid
 from dataclasses import replace
 from pathlib import Path
-from typing import Any, AsyncIterator, Callable
-
-from langchain_core.language_models import BaseChatModel
-from langchain_core.messages import HumanMessage
-from langgraph.checkpoint.memory import InMemorySaver
-from langgraph.checkpoint.sqlite.aio import AsyncSqliteSaver
+from typing import TYPE_CHECKING, Any, AsyncIterator, Callable
 
 from ..redaction import register_secret
 from ..memory.errors import api_key_of
@@ -56,16 +55,24 @@ from ..memory.unicode_text import storable
 from .chat_export import export_chat
 from .chat_events import ChatEvent, SessionInfo, input_error, storage_error
 from .chat_search import ChatHit, search_chats
-from .graph import build_graph, history_after_interruption
+from .deadlines import DEFAULT_FIRST_TOKEN_TIMEOUT, DEFAULT_IDLE_TIMEOUT
 from .session_db import SessionDatabase
 from .sessions import SessionNotFound
 from .temporary_sessions import TemporarySessionStore
-from .stall_guard import DEFAULT_FIRST_TOKEN_TIMEOUT, DEFAULT_IDLE_TIMEOUT, ReplyStalled, StallGuard
 from .storage_errors import storage_problem
 from .turn_rewind import rewind
-from .turn_events import TurnRecorder, describe_turn_error, error_dict
+
+if TYPE_CHECKING:  # the LLM stack: imported by the first turn, on a worker thread (TURN_MODULES)
+    from langchain_core.language_models import BaseChatModel
+
+    from .stall_guard import StallGuard
+    from .turn_events import TurnRecorder
 
 log = logging.getLogger(__name__)
+
+#: What a turn needs of the LLM stack, imported off the event loop when the first turn starts.
+TURN_MODULES = ("langchain_core.messages", "langgraph.checkpoint.memory", "sonetto_desktop.agent.graph",
+                "sonetto_desktop.agent.stall_guard", "sonetto_desktop.agent.turn_events")
 
 MAX_INPUT_CHARS = 20_000
 DB_NAME = "sessions.db"
@@ -113,6 +120,8 @@ class ChatEngine:
         self.recursion_limit = recursion_limit
         self._graph_options = graph_options
         self._llm: BaseChatModel | None = None
+        self._llm_pending = 0  # > 0: the settings changed, the model is built at the next turn
+        self._started = False
         self._secret = ""
         self._model_name = ""
         self._graph: Any = None
@@ -120,22 +129,24 @@ class ChatEngine:
         self._db = session_db or SessionDatabase(self.data_dir / DB_NAME, secrets=lambda: (self._secret,))
         self._store = self._db.store
         self._temporary = TemporarySessionStore()
-        self._temporary_saver = InMemorySaver()
+        self._temporary_saver: Any = None  # LangGraph's InMemorySaver, made at the first temporary turn
         self._temporary_graph: Any = None
         self._running: dict[str, asyncio.Task[None]] = {}
 
     # ── life cycle ──────────────────────────────────────────────────────────────────────────
 
     async def start(self) -> None:
-        """Open ``<data_dir>/sessions.db`` (sessions + checkpoints) and build the graph.
+        """Open ``<data_dir>/sessions.db``'s session list (the checkpointer, the model and the graph
+        come with the first turn).
 
         A database file that is not readable as SQLite is moved aside (``sessions.db.broken-<time>``,
         kept for the user, path in ``recovered_from``) and a fresh one is started. An operational
         error (locked by another program, read-only, disk full) is raised as is: the file is fine.
         """
-        if self._saver is not None:
+        if self._started:
             return
         await self._db.open()
+        self._started = True
         self.reload_settings()
 
     @property
@@ -144,7 +155,8 @@ class ChatEngine:
         return self._db.recovered_from
 
     @property
-    def _saver(self) -> AsyncSqliteSaver | None:
+    def _saver(self) -> Any:
+        """LangGraph's checkpointer, ``None`` until the first turn (or ``delete_session``) opened it."""
         return self._db.saver
 
     async def close(self) -> None:
@@ -153,61 +165,109 @@ class ChatEngine:
             task.cancel()
         if self._running:
             await asyncio.gather(*self._running.values(), return_exceptions=True)
-        self._graph = self._temporary_graph = None
+        self._drop_graphs()
         for session_id in self._temporary.clear():  # temporary chats end with the engine
-            self._temporary_saver.delete_thread(session_id)
+            if self._temporary_saver is not None:
+                self._temporary_saver.delete_thread(session_id)
+        self._started = False
         await self._db.close()
 
     @property
     def started(self) -> bool:
-        return self._saver is not None
+        return self._started
 
     @property
     def configured(self) -> bool:
+        """A model is configured. Before the first turn after a settings change this is what the
+        settings say (the model itself is built at the turn); with a factory and no settings the
+        model is built now."""
+        if self._llm_pending:
+            settings = self._settings()
+            if settings is not None and hasattr(settings, "is_llm_configured"):
+                return bool(settings.is_llm_configured)
+            self.set_llm(self._build_model())
         return self._llm is not None
 
-    def reload_settings(self) -> None:
-        """Rebuild the model (and retrieval mode, timeouts) from the factory / settings; never raises.
-
-        A model that cannot be built is logged and treated as "not configured".
-        """
-        llm: BaseChatModel | None = None
+    def _settings(self) -> Any:
         try:
-            settings = self._settings_provider() if self._settings_provider is not None else None
+            return self._settings_provider() if self._settings_provider is not None else None
+        except Exception as exc:  # noqa: BLE001 - treated as "no settings"
+            log.warning("could not read the settings: %s", type(exc).__name__)
+            return None
+
+    def reload_settings(self) -> None:
+        """Take the retrieval mode and timeouts from the settings now, and build the model from the
+        factory / settings at the next turn (off the event loop); never raises."""
+        settings = self._settings()
+        try:
             mode = getattr(settings, "retrieval_mode", None)
             if self._mode_override is None and mode:
                 self.retrieval_mode = RetrievalMode.coerce(mode)
             if settings is not None:
                 self.first_token_timeout = float(getattr(settings, "first_token_timeout", self.first_token_timeout))
                 self.idle_timeout = float(getattr(settings, "stream_idle_timeout", self.idle_timeout))
+        except Exception as exc:  # noqa: BLE001 - keep the previous mode and timeouts
+            log.warning("could not apply the settings: %s", type(exc).__name__)
+        if settings is not None and getattr(settings, "is_llm_configured", False):
+            register_secret(str(getattr(settings, "api_key", "") or "").strip())  # before the model exists
+        self._llm_pending += 1
+        self._drop_graphs()
+
+    def _build_model(self) -> BaseChatModel | None:
+        """The model from the factory / settings (blocking: imports langchain-openai the first time).
+        A model that cannot be built is logged and treated as "not configured"."""
+        try:
             if self._llm_factory is not None:
-                llm = self._llm_factory()
-            elif settings is not None:
+                return self._llm_factory()
+            settings = self._settings()
+            if settings is not None:
                 from .llm import build_llm
 
-                llm = build_llm(settings, streaming=True)
+                return build_llm(settings, streaming=True)
         except Exception as exc:  # noqa: BLE001 - reported on the next send as "configure a model"
             log.warning("could not build the chat model: %s", type(exc).__name__)
-            llm = None
-        self.set_llm(llm)
+        return None
 
     def set_llm(self, llm: BaseChatModel | None) -> None:
         """Use ``llm`` from the next turn on (None: not configured). Running turns keep their model."""
         self._llm = llm
+        self._llm_pending = 0
         self._secret, self._model_name = _identity(llm)
         register_secret(self._secret)  # a model from a factory: its key is hidden from the log too
-        if self._saver is not None:
-            self._graph = build_graph(
-                llm, self.ltm, retrieval_mode=self.retrieval_mode, checkpointer=self._saver, **self._graph_options
-            )
-            self._temporary_graph = build_graph(
-                llm, self.ltm, retrieval_mode=self.retrieval_mode, checkpointer=self._temporary_saver,
-                **self._graph_options,
-            )
+        self._drop_graphs()
 
     def set_retrieval_mode(self, mode: RetrievalMode | str) -> None:
         self._mode_override = self.retrieval_mode = RetrievalMode.coerce(mode)
-        self.set_llm(self._llm)
+        self._drop_graphs()
+
+    def _drop_graphs(self) -> None:
+        """The graphs are built again (model, mode, checkpointer) at the next turn."""
+        self._graph = self._temporary_graph = None
+
+    async def _graph_for(self, session_id: str) -> Any:
+        """The graph for a turn of ``session_id``: the model, the checkpointer and the graph are
+        built here when missing (blocking parts on a worker thread)."""
+        while self._llm_pending:
+            pending = self._llm_pending
+            llm = await asyncio.to_thread(self._build_model)
+            if self._llm_pending == pending:  # the settings did not change meanwhile
+                self.set_llm(llm)
+        from .graph import build_graph
+
+        if session_id in self._temporary:
+            if self._temporary_graph is None:
+                if self._temporary_saver is None:
+                    from langgraph.checkpoint.memory import InMemorySaver
+
+                    self._temporary_saver = InMemorySaver()
+                self._temporary_graph = build_graph(self._llm, self.ltm, retrieval_mode=self.retrieval_mode,
+                                                    checkpointer=self._temporary_saver, **self._graph_options)
+            return self._temporary_graph
+        if self._graph is None:
+            saver = await self._db.checkpointer()
+            self._graph = build_graph(self._llm, self.ltm, retrieval_mode=self.retrieval_mode,
+                                      checkpointer=saver, **self._graph_options)
+        return self._graph
 
     # ── sessions ────────────────────────────────────────────────────────────────────────────
 
@@ -255,10 +315,11 @@ class ChatEngine:
             task.cancel()
             await asyncio.gather(task, return_exceptions=True)
         if session_id in self._temporary:
-            self._temporary_saver.delete_thread(session_id)
+            if self._temporary_saver is not None:
+                self._temporary_saver.delete_thread(session_id)
             return await self._temporary.delete(session_id)
         existed = await self._store.delete(session_id)
-        await self._require_saver().adelete_thread(session_id)
+        await (await self._db.checkpointer()).adelete_thread(session_id)  # the checkpoints (LangGraph)
         return existed
 
     async def transcript(self, session_id: str) -> list[dict[str, Any]]:
@@ -305,9 +366,8 @@ class ChatEngine:
         text = storable(text)  # a lone surrogate (pasted bytes) cannot be stored: U+FFFD
         turn_id = uuid.uuid4().hex
         queue: asyncio.Queue[ChatEvent | None] = asyncio.Queue()
-        graph = self._temporary_graph if session_id in self._temporary else self._graph
         task = asyncio.create_task(
-            self._run_turn(session_id, text, turn_id, graph, queue.put_nowait, replace_turn=replace_turn))
+            self._run_turn(session_id, text, turn_id, queue.put_nowait, replace_turn=replace_turn))
         self._running[session_id] = task
         try:
             while (event := await queue.get()) is not None:
@@ -320,7 +380,7 @@ class ChatEngine:
                 del self._running[session_id]
 
     def _check_input(self, session_id: str, text: Any) -> ChatEvent | None:
-        if self._saver is None or self._graph is None:
+        if not self._started:
             raise RuntimeError("ChatEngine.start() has not been awaited (or the engine is closed)")
         if not isinstance(session_id, str) or not session_id.strip():
             return input_error("没有指定会话。", "No session was given.")
@@ -336,22 +396,33 @@ class ChatEngine:
         return None
 
     async def _run_turn(
-        self, session_id: str, text: str, turn_id: str, graph: Any, emit: Callable[[ChatEvent | None], None],
+        self, session_id: str, text: str, turn_id: str, emit: Callable[[ChatEvent | None], None],
         *, replace_turn: str = "",
     ) -> None:
+        try:
+            await asyncio.to_thread(_import_turn_modules)  # the first turn: ~100 MB of modules, off the loop
+        except asyncio.CancelledError:
+            emit(_cancelled(turn_id))
+            emit(None)
+            return
+        from langchain_core.messages import HumanMessage
+
+        from .stall_guard import ReplyStalled
+        from .turn_events import TurnRecorder, describe_turn_error
+
         config: dict[str, Any] = {"configurable": {"thread_id": session_id}, "recursion_limit": self.recursion_limit}
+        graph: Any = None
         if replace_turn:
             try:
-                saver = self._temporary_saver if session_id in self._temporary else self._require_saver()
+                graph = await self._graph_for(session_id)
+                saver = self._temporary_saver if session_id in self._temporary else await self._db.checkpointer()
                 config["configurable"] = await rewind(graph, saver, self._store_for(session_id), session_id, replace_turn)
             except Exception as exc:  # noqa: BLE001 - nothing was changed that matters: say so, run nothing
                 log.warning("could not go back before turn %s: %s", replace_turn, exc)
                 emit(input_error("这条消息已经不能重新回答了。", "This message can no longer be answered again."))
                 emit(None)
                 return
-        guard = self._stall_guard()
-        if guard is not None:
-            config["callbacks"] = [guard]
+        guard: StallGuard | None = None
         turn = TurnRecorder()
         generation = self._db.generation
         store = self._store_for(session_id)
@@ -372,6 +443,11 @@ class ChatEngine:
                     emit(event)
                 return
             try:
+                if graph is None:
+                    graph = await self._graph_for(session_id)
+                guard = self._stall_guard()
+                if guard is not None:
+                    config["callbacks"] = [guard]
                 inputs = {"messages": [HumanMessage(content=text)], "session_id": session_id, "turn_id": turn_id}
                 async with guard.watch() if guard is not None else contextlib.nullcontext():
                     async for mode, chunk in graph.astream(inputs, config, stream_mode=["messages", "updates"]):
@@ -404,6 +480,8 @@ class ChatEngine:
 
     async def _finish(self, session_id: str, turn: TurnRecorder, event: ChatEvent, emit) -> None:
         """Store the assistant entry for ``event`` (done or error), then emit exactly one final event."""
+        from .turn_events import error_dict
+
         failed = event.kind == "error"
         try:
             await self._store_for(session_id).append(
@@ -425,7 +503,7 @@ class ChatEngine:
         """Replace a damaged sessions.db by a new one and rebuild the graph on its checkpointer."""
         aside = await self._db.recover(exc, generation)
         if aside is not None:
-            self.set_llm(self._llm)
+            self._drop_graphs()
         return aside
 
     async def _storage_failure(
@@ -451,10 +529,16 @@ class ChatEngine:
         """Deadlines for a streamed reply (a model that does not stream is bound by its request timeout)."""
         if not getattr(self._llm, "streaming", False):
             return None
+        from .stall_guard import StallGuard
+
         return StallGuard(self.first_token_timeout, self.idle_timeout)
 
     async def _close_interrupted(self, graph: Any, config: dict, partial: str = "") -> None:
         """Leave the model's history valid (no dangling tool call) and keep what she already said."""
+        if graph is None:  # the turn ended before its graph was built: no history to fix
+            return
+        from .graph import history_after_interruption
+
         try:
             fix = await history_after_interruption(graph, config, partial)
             if fix:
@@ -462,10 +546,17 @@ class ChatEngine:
         except Exception:
             log.warning("could not keep the partial reply in the history", exc_info=True)
 
-    def _require_saver(self) -> AsyncSqliteSaver:
-        if self._saver is None:
-            raise RuntimeError("ChatEngine.start() has not been awaited (or the engine is closed)")
-        return self._saver
+
+
+def _import_turn_modules() -> None:
+    for name in TURN_MODULES:
+        importlib.import_module(name)
+
+
+def _cancelled(turn_id: str) -> ChatEvent:
+    from .turn_events import describe_turn_error
+
+    return describe_turn_error(asyncio.CancelledError(), turn_id)
 
 
 def _with_switches(info: SessionInfo, switches: dict[str, tuple[bool, bool]]) -> SessionInfo:

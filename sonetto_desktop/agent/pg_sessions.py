@@ -17,7 +17,6 @@ from typing import Any, Callable, Iterable
 
 from ..memory.pg_location import PgLocation
 from .chat_events import SessionInfo
-from .checkpoint_serde import CheckpointSerializer
 from .sessions import DEFAULT_TITLE, SessionNotFound, _now, title_from
 
 
@@ -210,30 +209,47 @@ class PgSessionDatabase:
         self._pool = AsyncConnectionPool(location.url, kwargs=kwargs, min_size=1, max_size=4, open=False,
                                          name=f"sonetto-chat-{location.schema}")
         self.store = PgSessionStore(self._pool, location.schema)
-        self.saver: Any = None
+        self.saver: Any = None  # set up by checkpointer()
+        self._saver_lock = asyncio.Lock()
 
     async def open(self) -> None:
-        from langgraph.checkpoint.postgres.aio import AsyncPostgresSaver
-
+        """Connect and set up the session tables. LangGraph's checkpointer is set up later, at the
+        first turn (:meth:`checkpointer`), so listing sessions never imports LangGraph."""
         await self._pool.open(wait=True, timeout=self._timeout)
-        key = f"sonetto-chat-setup:{self.location.schema}"
+        self._saver_lock = asyncio.Lock()
         try:
-            async with self._pool.connection() as conn:  # two devices setting up at once: one at a time
-                # Polled, not waited for in a statement: LangGraph's CREATE INDEX CONCURRENTLY waits for
-                # every running statement, a waiting lock call included (that would be a deadlock).
-                while not (await (await conn.execute("SELECT pg_try_advisory_lock(hashtext(%s)) AS got",
-                                                     (key,))).fetchone())["got"]:
-                    await asyncio.sleep(0.05)
-                try:
-                    await self.store.open()
-                    saver = AsyncPostgresSaver(self._pool, serde=CheckpointSerializer(secrets=self._secrets))
-                    await saver.setup()
-                finally:
-                    await conn.execute("SELECT pg_advisory_unlock(hashtext(%s))", (key,))
-            self.saver = saver
+            await self._one_device_at_a_time(self.store.open)
         except BaseException:
             await self.close()
             raise
+
+    async def checkpointer(self) -> Any:
+        """LangGraph's ``AsyncPostgresSaver`` in this schema, set up on first use (LangGraph is
+        imported on a worker thread)."""
+        async with self._saver_lock:
+            if self.saver is None:
+                await asyncio.to_thread(_import_checkpointing)
+                from langgraph.checkpoint.postgres.aio import AsyncPostgresSaver
+
+                from .checkpoint_serde import CheckpointSerializer
+
+                saver = AsyncPostgresSaver(self._pool, serde=CheckpointSerializer(secrets=self._secrets))
+                await self._one_device_at_a_time(saver.setup)
+                self.saver = saver
+            return self.saver
+
+    async def _one_device_at_a_time(self, step: Callable[[], Any]) -> None:
+        key = f"sonetto-chat-setup:{self.location.schema}"
+        async with self._pool.connection() as conn:  # two devices setting up at once: one at a time
+            # Polled, not waited for in a statement: LangGraph's CREATE INDEX CONCURRENTLY waits for
+            # every running statement, a waiting lock call included (that would be a deadlock).
+            while not (await (await conn.execute("SELECT pg_try_advisory_lock(hashtext(%s)) AS got",
+                                                 (key,))).fetchone())["got"]:
+                await asyncio.sleep(0.05)
+            try:
+                await step()
+            finally:
+                await conn.execute("SELECT pg_advisory_unlock(hashtext(%s))", (key,))
 
     async def close(self) -> None:
         self.saver = None
@@ -241,3 +257,10 @@ class PgSessionDatabase:
 
     async def recover(self, exc: BaseException, generation: int) -> None:
         return None  # a server error is not a damaged file: nothing to move aside
+
+
+def _import_checkpointing() -> None:
+    import importlib
+
+    for name in ("langgraph.checkpoint.postgres.aio", "sonetto_desktop.agent.checkpoint_serde"):
+        importlib.import_module(name)

@@ -1,6 +1,9 @@
 """``sessions.db``: the chat session store and LangGraph's checkpointer, two connections to one
 SQLite file, and what happens when that file is damaged. No Qt.
 
+``open()`` opens only the session store (listing sessions, transcripts): LangGraph is imported,
+off the event loop, and the checkpointer opened when a turn first needs it (:meth:`checkpointer`).
+
 A file that cannot be used as a database (at start, or a damaged page found while chatting) is
 moved aside as ``sessions.db.broken-<time>`` — kept for the person, never deleted — and a new
 database is started, so one damaged page does not fail every later message. An operational error
@@ -17,18 +20,24 @@ import time
 from collections.abc import Callable, Iterable
 from pathlib import Path
 
-import aiosqlite
-from langgraph.checkpoint.sqlite.aio import AsyncSqliteSaver
+from typing import TYPE_CHECKING
 
-from .checkpoint_serde import CheckpointSerializer
+import aiosqlite
+
 from .sessions import SessionStore
+
+if TYPE_CHECKING:  # LangGraph: imported by checkpointer(), on a worker thread
+    from langgraph.checkpoint.sqlite.aio import AsyncSqliteSaver
+
+CHECKPOINT_MODULES = ("langgraph.checkpoint.sqlite.aio", "sonetto_desktop.agent.checkpoint_serde")
 
 log = logging.getLogger(__name__)
 
 
 class SessionDatabase:
     """``await open()`` before use, ``await close()`` after. ``store`` is the same object for the
-    whole life of this instance (reopened in place); ``saver`` is replaced when the file is."""
+    whole life of this instance (reopened in place); ``saver`` (``None`` until :meth:`checkpointer`
+    first opens it) is replaced when the file is."""
 
     def __init__(self, path: str | Path, *, secrets: Callable[[], Iterable[str]] = tuple) -> None:
         self.path = Path(path)
@@ -39,6 +48,8 @@ class SessionDatabase:
         self._secrets = secrets
         self._conn: aiosqlite.Connection | None = None
         self._lock = asyncio.Lock()
+        self._saver_lock = asyncio.Lock()
+        self._opened = False
 
     async def open(self) -> None:
         try:
@@ -51,14 +62,45 @@ class SessionDatabase:
 
     async def _open(self) -> None:
         await self.store.open()
+        self._opened = True
+
+    async def checkpointer(self) -> AsyncSqliteSaver:
+        """LangGraph's checkpointer on this file, opened on first use (importing LangGraph on a
+        worker thread). A file found damaged here is moved aside and a new one started, as in
+        :meth:`open`; an operational error is raised as is."""
+        async with self._saver_lock:
+            if self.saver is not None:
+                return self.saver
+            if not self._opened:
+                raise RuntimeError("SessionDatabase.open() has not been awaited (or it is closed)")
+            await asyncio.to_thread(_import_checkpointing)
+            try:
+                await self._open_saver()
+            except sqlite3.OperationalError:
+                raise
+            except sqlite3.DatabaseError as exc:
+                await self.start_afresh(exc)
+                await self._open_saver()
+            assert self.saver is not None
+            return self.saver
+
+    async def _open_saver(self) -> None:
+        from langgraph.checkpoint.sqlite.aio import AsyncSqliteSaver
+
+        from .checkpoint_serde import CheckpointSerializer
+
         conn = await aiosqlite.connect(self.path)
-        self._conn = conn
-        saver = AsyncSqliteSaver(conn, serde=CheckpointSerializer(secrets=self._secrets))
-        await saver.setup()
-        self.saver = saver
+        try:
+            saver = AsyncSqliteSaver(conn, serde=CheckpointSerializer(secrets=self._secrets))
+            await saver.setup()
+        except BaseException:
+            await conn.close()
+            raise
+        self._conn, self.saver = conn, saver
 
     async def close(self) -> None:
         conn, self._conn, self.saver = self._conn, None, None
+        self._opened = False
         if conn is not None:
             await conn.close()
         await self.store.close()
@@ -84,6 +126,13 @@ class SessionDatabase:
             except Exception:
                 log.exception("could not move the damaged %s aside", self.path.name)
                 return None
+
+
+def _import_checkpointing() -> None:
+    import importlib
+
+    for name in CHECKPOINT_MODULES:
+        importlib.import_module(name)
 
 
 def move_aside(path: Path) -> Path:

@@ -23,8 +23,9 @@ from uuid import UUID
 
 from langchain_core.callbacks import AsyncCallbackHandler
 
-DEFAULT_FIRST_TOKEN_TIMEOUT = 30.0
-DEFAULT_IDLE_TIMEOUT = 30.0
+from .deadlines import DEFAULT_FIRST_TOKEN_TIMEOUT, DEFAULT_IDLE_TIMEOUT
+
+__all__ = ["DEFAULT_FIRST_TOKEN_TIMEOUT", "DEFAULT_IDLE_TIMEOUT", "ReplyStalled", "StallGuard"]
 
 
 class ReplyStalled(TimeoutError):

@@ -2,8 +2,9 @@
 
 Start-up (``await start()``): translators and theme -> ``AppServices.open`` (the memory store, opened
 and self-checked in a worker, migrating after a backend switch) -> window, wall, tray and quick chat
-(shown at once) -> then, in the background, ``services.start_agents()`` (LLM stack imported off the
-Qt thread; writer and chat engine) and the offline recall's warm-up. A store whose self-check FAILs
+(shown at once) -> then, in the background, ``services.start_agents()`` (writer and chat engine,
+imported off the Qt thread; the LLM stack itself comes with the first message or writer turn, on a
+worker thread) and the offline recall's warm-up. A store whose self-check FAILs
 is never written: the writer stays paused (turns wait in its journal) and a dialog explains where
 the last good copy is.
 

@@ -94,6 +94,6 @@ async def test_chat_sessions_on_the_server_work_on_the_qt_event_loop(pg_url, pg_
         info = await db.store.create("在 Qt 里")
         await db.store.append(info.id, "user", "你好")
         assert [e["content"] for e in await db.store.transcript(info.id)] == ["你好"]
-        assert db.saver is not None
+        assert await db.checkpointer() is db.saver is not None
     finally:
         await db.close()

@@ -13,31 +13,36 @@ import re
 from datetime import datetime
 from typing import Any, Callable, Iterable, Mapping
 
-from langchain_core.language_models import BaseChatModel
-from langchain_core.messages import BaseMessage, HumanMessage, SystemMessage
-from langchain_core.runnables import RunnableConfig
+from typing import TYPE_CHECKING
 
 from ..base import BaseMemoryManager
 from ..errors import MemoryNotFound, api_key_of, redact
+from ..lazy_model import loaded_class, resolve
 from .llm_parse import UnparseableAnswer, parse_indices
 from .llm_prompt import FIND_RELATED_MEMORY, build_user_prompt
 
-try:  # the OpenAI SDK comes with langchain-openai; other chat models raise their own errors
-    import openai
-except ImportError:  # pragma: no cover - dependency of the project
-    openai = None  # type: ignore[assignment]
-try:
-    from langchain_openai.chat_models.base import BaseChatOpenAI
-except ImportError:  # pragma: no cover - dependency of the project
-    BaseChatOpenAI = None  # type: ignore[assignment,misc]
+if TYPE_CHECKING:  # the LLM stack is imported at the first LLM recall, off the event loop
+    from langchain_core.language_models import BaseChatModel
+    from langchain_core.messages import BaseMessage
 
 __all__ = ["LLMRetriever", "RecallFailed", "memory_records"]
 
 log = logging.getLogger(__name__)
 
-# The recall call must not show up as chat output: no inherited callbacks (LangGraph's message
-# stream listens through them), and the "nostream" tag for good measure.
-_RECALL_CONFIG = RunnableConfig(callbacks=[], tags=["nostream", "sonetto:recall"], run_name="memory_recall")
+
+def _recall_config() -> Any:
+    """The recall call must not show up as chat output: no inherited callbacks (LangGraph's message
+    stream listens through them), and the "nostream" tag for good measure."""
+    from langchain_core.runnables import RunnableConfig
+
+    return RunnableConfig(callbacks=[], tags=["nostream", "sonetto:recall"], run_name="memory_recall")
+
+
+def _is_openai_error(exc: BaseException, name: str) -> bool:
+    """``exc`` is the OpenAI SDK's ``name`` error (the SDK is not imported for this: a model that
+    raised one imported it)."""
+    cls = loaded_class("openai", name)
+    return cls is not None and isinstance(exc, cls)
 
 
 class RecallFailed(Exception):
@@ -64,14 +69,12 @@ def classify_error(exc: BaseException, timeout: float, secret: str = "") -> Reca
     """Map whatever the chat model raised to a :class:`RecallFailed` (``secret`` never appears in it)."""
     if isinstance(exc, RecallFailed):
         return exc
-    if isinstance(exc, (TimeoutError, asyncio.TimeoutError)) or (
-        openai is not None and isinstance(exc, openai.APITimeoutError)
-    ):
+    if isinstance(exc, (TimeoutError, asyncio.TimeoutError)) or _is_openai_error(exc, "APITimeoutError"):
         return RecallFailed(f"no answer within {timeout:g} s", kind="timeout")
-    if openai is not None and isinstance(exc, openai.APIStatusError):
+    if _is_openai_error(exc, "APIStatusError"):
         message = re.sub(r"^Error code: \d+ - ", "", str(exc.message))
         return RecallFailed(f"HTTP {exc.status_code}: {_short(message, secret)}", kind="http_error")
-    if openai is not None and isinstance(exc, openai.APIConnectionError):
+    if _is_openai_error(exc, "APIConnectionError"):
         return RecallFailed(f"cannot reach the model endpoint ({_short(str(exc), secret)})", kind="connection_error")
     if isinstance(exc, (ValueError, TypeError, KeyError, AttributeError)):
         # e.g. an HTML error page with status 200, or a body that is not a chat completion
@@ -134,14 +137,17 @@ class LLMRetriever:
         return completed
 
     def build_messages(self, prompt: str, records: list[Mapping[str, Any]]) -> list[BaseMessage]:
+        from langchain_core.messages import HumanMessage, SystemMessage
+
         return [
             SystemMessage(content=FIND_RELATED_MEMORY.strip()),
             HumanMessage(content=build_user_prompt(prompt, records, self._clock())),
         ]
 
-    def _call_kwargs(self) -> dict[str, Any]:
+    def _call_kwargs(self, model: Any) -> dict[str, Any]:
         # An OpenAI-compatible client also gets the deadline, so an abandoned call ends too.
-        if BaseChatOpenAI is not None and isinstance(self.llm, BaseChatOpenAI):
+        client = loaded_class("langchain_openai.chat_models.base", "BaseChatOpenAI")
+        if client is not None and isinstance(model, client):
             return {"timeout": self.timeout}
         return {}
 
@@ -154,11 +160,11 @@ class LLMRetriever:
         Raises :class:`RecallFailed` on any failure; ``[]`` only when the model says nothing fits
         (or there is nothing to choose from, in which case no request is made).
         """
-        records, messages = self._prepare(prompt, items)
+        records, messages, model = self._prepare(prompt, items)
         if not records:
             return []
         try:
-            answer = self.llm.invoke(messages, config=_RECALL_CONFIG, **self._call_kwargs())
+            answer = model.invoke(messages, config=_recall_config(), **self._call_kwargs(model))
         except Exception as exc:
             raise classify_error(exc, self.timeout, api_key_of(self.llm)) from exc
         return self._pick(answer, records)
@@ -167,12 +173,12 @@ class LLMRetriever:
         self, prompt: str, items: Iterable[Mapping[str, Any]] | None = None
     ) -> list[dict[str, str]]:
         """Async :meth:`retrieve`: the store read runs in a thread, the request never blocks the loop."""
-        records, messages = await asyncio.to_thread(self._prepare, prompt, items)
+        records, messages, model = await asyncio.to_thread(self._prepare, prompt, items)
         if not records:
             return []
         try:
             answer = await asyncio.wait_for(
-                self.llm.ainvoke(messages, config=_RECALL_CONFIG, **self._call_kwargs()), self.timeout
+                model.ainvoke(messages, config=_recall_config(), **self._call_kwargs(model)), self.timeout
             )
         except asyncio.CancelledError:
             raise
@@ -182,15 +188,23 @@ class LLMRetriever:
 
     def _prepare(
         self, prompt: str, items: Iterable[Mapping[str, Any]] | None
-    ) -> tuple[list[dict[str, Any]], list[BaseMessage]]:
+    ) -> tuple[list[dict[str, Any]], list[BaseMessage], Any]:
+        """The records to number, the request and the model (a lazy one is built here, in the
+        caller's thread: ``aretrieve`` runs this off the loop)."""
         if self.llm is None:
             raise RecallFailed("no chat model is configured", kind="no_llm")
         if not isinstance(prompt, str) or not prompt.strip():
-            return [], []
+            return [], [], None
         records = self.records(items)
         if not records:
-            return [], []
-        return records, self.build_messages(prompt, records)
+            return [], [], None
+        try:
+            model = resolve(self.llm)
+        except Exception as exc:
+            raise classify_error(exc, self.timeout, api_key_of(self.llm)) from exc
+        if model is None:
+            raise RecallFailed("no chat model is configured", kind="no_llm")
+        return records, self.build_messages(prompt, records), model
 
     def _pick(self, answer: Any, records: list[Mapping[str, Any]]) -> list[dict[str, str]]:
         text = answer.text if hasattr(answer, "text") else answer

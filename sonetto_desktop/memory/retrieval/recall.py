@@ -16,14 +16,14 @@ from dataclasses import dataclass, field
 from datetime import datetime
 from typing import TYPE_CHECKING, Any, Callable
 
-from langchain_core.language_models import BaseChatModel
-
 from ..base import BaseMemoryManager
 from .llm_prompt import MAX_QUERY_CHARS
 from .llm_retriever import LLMRetriever, RecallFailed
 from .modes import RetrievalMode
 
 if TYPE_CHECKING:  # built by another module; imported lazily at first use
+    from langchain_core.language_models import BaseChatModel
+
     from .mechanical import MechanicalRetriever
 
 __all__ = ["MemoryRecall"]

@@ -22,22 +22,14 @@ from langchain_core.messages import ToolMessage
 
 from ..changes import MemoryChange
 
-DEFAULT_MAX_TOOL_CALLS = 30
-DEFAULT_MAX_CHANGED = 15
+from .limits import DEFAULT_MAX_CHANGED, DEFAULT_MAX_TOOL_CALLS, TurnHeld
+
+__all__ = ["DEFAULT_MAX_CHANGED", "DEFAULT_MAX_TOOL_CALLS", "TurnHeld", "RunGuard", "GuardedRun"]
 #: Kinds that do not change a memory the person already has: a reference count, a new memory
 #: (additions lose nothing, and the tool-call limit bounds them).
 NOT_A_CHANGE = frozenset({"hit", "add"})
 
 TOOL_CALLS, MASS_CHANGE = "tool_calls", "mass_change"
-
-
-class TurnHeld(Exception):
-    """A run crossed a limit; what it wrote was undone. ``reason``: ``tool_calls`` or ``mass_change``."""
-
-    def __init__(self, reason: str, detail: str) -> None:
-        self.reason = reason
-        self.detail = detail
-        super().__init__(detail)
 
 
 @dataclass

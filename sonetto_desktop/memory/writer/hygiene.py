@@ -30,7 +30,7 @@ from typing import Any, Callable
 from ..errors import api_key_of, redact
 from ..files import atomic_write
 from .events import WriterEvent
-from .hygiene_pass import Conflict, HygieneReport, run_pass
+from .hygiene_report import Conflict, HygieneReport
 from .index import WriterIndex
 from .listing import RetrieverProvider
 from .names import resolve_name
@@ -229,6 +229,8 @@ class MemoryHygiene:
         index = self._index
         source = self._retriever() if self._retriever is not None else None
         subject = resolve_name(self._user_name(), *index.name_hints())[0]
+        from .hygiene_pass import run_pass  # on this worker thread; LangChain only if the model has work
+
         return run_pass(self._writer.ops, self._writer.llm, index, source, now=self._now(),
                         since=self._state.last_run, subject=subject)
 

@@ -16,25 +16,23 @@ from __future__ import annotations
 
 import logging
 import uuid
-from collections import Counter
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from datetime import datetime
-from typing import Any, Callable
+from typing import TYPE_CHECKING, Any, Callable
 
-from langchain.agents import create_agent
-from langchain_core.messages import AIMessage, HumanMessage, ToolMessage
-from langchain_core.tools import BaseTool, ToolException, tool
-
-from ..changes import AGENT, MemoryChange, Turn
+from ..changes import AGENT, Turn
 from ..errors import MemoryNotFound
 from ..operations import MemoryOperations
-from .budget import EndAfterWrites
 from .dupes import CandidateSource, similar_pairs
+from .hygiene_report import Conflict, HygieneReport
 from .index import MOMENT_THEME, WriterIndex, read_items
 from .listing import memory_line
 from .prompts import HYGIENE_SYSTEM, subject_block
 from .timefmt import time_block
-from .tools import ToolContext, _content, _not_found, _text, make_memory_tools
+from ..lazy_model import resolve
+
+if TYPE_CHECKING:  # LangChain: imported only when a pass has work for the model
+    from langchain_core.tools import BaseTool
 
 log = logging.getLogger(__name__)
 
@@ -44,75 +42,6 @@ PAIRS_MAX = 10  # pairs handed to the model per pass
 PAIR_AT, PAIR_ANY_THEME_AT = 0.25, 0.4  # similarity for a pair: same section / any section
 TURN_PREFIX = "tidy-"
 EXCERPT = "记忆整理"
-
-
-@dataclass(frozen=True)
-class Conflict:
-    """Two memories that contradict each other, for the user to settle."""
-
-    ids: tuple[str, str]
-    note: str
-    found_at: str
-    turn_id: str
-
-    def to_dict(self) -> dict[str, Any]:
-        return {"ids": list(self.ids), "note": self.note, "found_at": self.found_at, "turn_id": self.turn_id}
-
-    @classmethod
-    def from_dict(cls, data: dict[str, Any]) -> "Conflict":
-        ids = [str(i) for i in data.get("ids") or ()][:2]
-        return cls((ids[0], ids[1]) if len(ids) == 2 else ("", ""), str(data.get("note") or ""),
-                   str(data.get("found_at") or ""), str(data.get("turn_id") or ""))
-
-
-@dataclass
-class HygieneReport:
-    """What one pass did. ``changes``: every change with its turn id; ``conflicts``: flagged pairs;
-    ``expired``/``pairs``: what was handed to the model; ``skipped``: why the model was not asked."""
-
-    turn_id: str
-    started_at: datetime
-    changes: list[MemoryChange] = field(default_factory=list)
-    conflicts: list[Conflict] = field(default_factory=list)
-    expired: int = 0
-    pairs: int = 0
-    llm_calls: int = 0
-    prompt_tokens: int = 0
-    skipped: str = ""
-
-    @property
-    def touched(self) -> int:
-        return len({mid for change in self.changes if change.kind != "hit" for mid in change.ids})
-
-    def counts(self) -> Counter[str]:
-        counted: Counter[str] = Counter()
-        for change in self.changes:
-            if change.kind == "update" and (change.state(change.ids[0]) or {}).get("theme") == MOMENT_THEME:
-                counted["moment"] += 1
-            elif change.kind != "hit":
-                counted[change.kind] += 1
-        return counted
-
-    def summary(self) -> tuple[str, str]:
-        """(zh, en) one line, e.g. "整理了 3 条记忆：合并 1 组重复，删除 1 条……"."""
-        c = self.counts()
-        zh_parts, en_parts = [], []
-        for kind, zh, en in (("merge", "合并 {n} 组重复", "merged {n} duplicate(s)"),
-                             ("moment", "{n} 条过期待办改为瞬间", "turned {n} past to-do(s) into moments"),
-                             ("delete", "删除 {n} 条过期待办", "deleted {n} past to-do(s)"),
-                             ("update", "改写 {n} 条", "rewrote {n}")):
-            if c[kind]:
-                zh_parts.append(zh.format(n=c[kind]))
-                en_parts.append(en.format(n=c[kind]))
-        if self.conflicts:
-            zh_parts.append(f"发现 {len(self.conflicts)} 处矛盾待你确认")
-            en_parts.append(f"found {len(self.conflicts)} contradiction(s) for you to check")
-        if not self.touched:
-            zh = "记忆很整齐，无需整理" + (f"；{'，'.join(zh_parts)}" if zh_parts else "")
-            en = "Memories are tidy" + (f"; {', '.join(en_parts)}" if en_parts else "")
-            return zh, en
-        return (f"整理了 {self.touched} 条记忆：{'，'.join(zh_parts)}",
-                f"Tidied {self.touched} memories: {', '.join(en_parts)}")
 
 
 @dataclass
@@ -187,6 +116,10 @@ def work_message(work: _Work, now: datetime, subject: str) -> str:
 def hygiene_tools(ops: MemoryOperations, turn: Turn, index: WriterIndex, conflicts: list[Conflict],
                   now: Callable[[], datetime]) -> list[BaseTool]:
     """delete / merge / update from the writer's tools, plus ``record_moment`` and ``flag_conflict``."""
+    from langchain_core.tools import ToolException, tool
+
+    from .tools import ToolContext, _content, _not_found, _text, make_memory_tools
+
     context = ToolContext(turn_id=turn.turn_id, excerpt=turn.excerpt)
     base = {t.name: t for t in make_memory_tools(ops, context, index=index)}
     writer = ops.as_actor(AGENT, turn)
@@ -242,7 +175,8 @@ def hygiene_tools(ops: MemoryOperations, turn: Turn, index: WriterIndex, conflic
 
 def run_pass(ops: MemoryOperations, llm: Any, index: WriterIndex, source: CandidateSource | None, *,
              now: datetime, since: str = "", subject: str = "", recursion_limit: int = 30) -> HygieneReport:
-    """One pass (blocking; see the module docstring). ``llm`` ``None``: only exact duplicates are merged."""
+    """One pass (blocking; see the module docstring). ``llm`` ``None``: only exact duplicates are merged.
+    A ``LazyModel`` is built (and LangChain imported) only when there is work for the model."""
     turn = new_turn(now)
     report = HygieneReport(turn.turn_id, now)
     writer = ops.as_actor(AGENT, turn)
@@ -257,6 +191,15 @@ def run_pass(ops: MemoryOperations, llm: Any, index: WriterIndex, source: Candid
         if not work.expired and not work.pairs:
             report.skipped = "没有过期待办或相近的条目"
             return report
+        llm = resolve(llm)
+        if llm is None:
+            report.skipped = "未配置模型，只合并了完全相同的条目"
+            return report
+        from langchain.agents import create_agent
+        from langchain_core.messages import AIMessage, HumanMessage, ToolMessage
+
+        from .budget import EndAfterWrites
+
         agent = create_agent(model=llm, tools=hygiene_tools(ops, turn, index, report.conflicts, lambda: now),
                              system_prompt=HYGIENE_SYSTEM, middleware=[EndAfterWrites()])
         state = agent.invoke({"messages": [HumanMessage(content=work_message(work, now, subject))]},

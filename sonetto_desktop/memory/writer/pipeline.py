@@ -26,20 +26,22 @@ import asyncio
 import logging
 import uuid
 from datetime import datetime
-from typing import Any, Callable, Sequence
+from typing import TYPE_CHECKING, Any, Callable, Sequence
 
 from ...aio import run_blocking
 from ..base import BaseMemoryManager
 from ..events import EventFeed
 from ..operations import MemoryOperations
-from .consumer import MemoryConsumer
 from .events import WriterEvent
-from .guard import DEFAULT_MAX_CHANGED, DEFAULT_MAX_TOOL_CALLS
+from .limits import DEFAULT_MAX_CHANGED, DEFAULT_MAX_TOOL_CALLS
 from .journal import JournalEntry, TurnJournal, default_journal_path, retried_progress
 from .listing import RetrieverProvider
 from .status import ErrorDescriber, WriterStatus, make_status
 from .turns import last_exchange, normalize_turn
 from .worker import TurnWorker
+
+if TYPE_CHECKING:  # LangChain's agent: imported when the first turn is written, off the loop
+    from .consumer import MemoryConsumer
 
 log = logging.getLogger(__name__)
 
@@ -96,6 +98,7 @@ class MemoryWriter(TurnWorker):
         self._recheck: asyncio.TimerHandle | None = None
         self._activity: tuple[str, str] | None = None
         self._consumer: MemoryConsumer | None = None
+        self._consumer_llm: Any = None  # the (maybe lazy) model ``_consumer`` was built for
         self._queue: asyncio.Queue[str | None] | None = None
         self._task: asyncio.Task[None] | None = None
         self._wake: asyncio.Event | None = None

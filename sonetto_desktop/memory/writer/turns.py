@@ -7,8 +7,7 @@ from __future__ import annotations
 
 from typing import Any, Sequence
 
-from langchain_core.messages import BaseMessage
-
+from ..lazy_model import loaded_class
 from ..unicode_text import storable
 
 MAX_MESSAGE_CHARS = 4000
@@ -26,8 +25,9 @@ def normalize_turn(turn_messages: Any) -> list[dict[str, str]]:
     if isinstance(turn_messages, (str, bytes)) or not hasattr(turn_messages, "__iter__"):
         raise ValueError("turn_messages must be a list of {role, content} messages")
     out: list[dict[str, str]] = []
+    message_class = loaded_class("langchain_core.messages.base", "BaseMessage")  # None: no message is one
     for msg in turn_messages:
-        if isinstance(msg, BaseMessage):
+        if message_class is not None and isinstance(msg, message_class):
             role, content = msg.type, msg.content
         elif isinstance(msg, dict):
             role, content = msg.get("role", ""), msg.get("content", "")

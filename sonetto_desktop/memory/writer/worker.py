@@ -21,15 +21,17 @@ from __future__ import annotations
 import asyncio
 import logging
 from datetime import datetime, timedelta
-from typing import Any, Callable
+from typing import TYPE_CHECKING, Any, Callable
 
 from ...aio import run_blocking
 from ..errors import api_key_of, scrub
-from .consumer import MemoryConsumer
-from .guard import TurnHeld
+from ..lazy_model import resolve
 from .journal import JournalEntry
-from .resume import TurnRecorder, empty_progress
+from .limits import TurnHeld
 from .status import describe_failure, server_away, storage_failure
+
+if TYPE_CHECKING:  # LangChain's agent: imported by ``_get_consumer``, on a worker thread
+    from .consumer import MemoryConsumer
 
 log = logging.getLogger(__name__)
 
@@ -56,6 +58,7 @@ class TurnWorker:
     _describe: Any
     _user_name: Any
     _consumer: MemoryConsumer | None
+    _consumer_llm: Any
     _queue: asyncio.Queue[str | None] | None
     _wake: asyncio.Event | None
     _stopping: bool
@@ -72,16 +75,24 @@ class TurnWorker:
     _status_changed: Callable[[], None]
 
     def _get_consumer(self) -> MemoryConsumer:
-        if self._consumer is None or self._consumer.llm is not self._llm:
-            self._consumer = MemoryConsumer(self._llm, self._ops, now=self._now, retriever=self._retriever,
+        """Blocking (run on a worker thread): the first call imports LangChain's agent and builds
+        the model (a ``LazyModel`` is built here)."""
+        if self._consumer is None or self._consumer_llm is not self._llm:
+            from .consumer import MemoryConsumer
+
+            llm = self._llm
+            self._consumer = MemoryConsumer(resolve(llm), self._ops, now=self._now, retriever=self._retriever,
                                             user_name=self._user_name, max_tool_calls=self.max_tool_calls,
                                             max_changed=self.max_changed)
+            self._consumer_llm = llm
         return self._consumer
 
     async def _consume(self, entry: JournalEntry) -> Any:
         consumer = self._consumer
-        if consumer is None or consumer.llm is not self._llm:
+        if consumer is None or self._consumer_llm is not self._llm:
             consumer = await run_blocking(self._get_consumer)  # building the tools takes ~20 ms
+        from .resume import TurnRecorder, empty_progress  # imported with the consumer
+
         if entry.progress is None:
             entry.progress = empty_progress()
         recorder = TurnRecorder(entry.progress, lambda: self.journal.save_progress(entry), entry.turn_id)

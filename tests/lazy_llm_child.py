@@ -1,0 +1,58 @@
+"""Child process for test_lazy_llm: starts AppServices with an endpoint configured (the scripted
+server given on the command line), does what an idle app does — list, create and read sessions,
+an offline recall, a memory added by the user, a tidy-up pass with nothing to tidy — and reports whether the LLM stack got imported;
+then sends one chat message and lets the writer write it, and reports again (JSON on stdout)."""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import sys
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parent.parent
+sys.path.insert(0, str(ROOT))
+
+STACK = ("langchain_core", "langchain", "langgraph", "openai", "langchain_openai")
+
+
+def loaded() -> list[str]:
+    return sorted(name for name in STACK if name in sys.modules)
+
+
+async def main(base_url: str, data_dir: str) -> None:
+    from sonetto_desktop.config.settings import Settings
+    from sonetto_desktop.services import AppServices
+
+    settings = Settings(base_url=base_url, model="test-model", api_key="sk-test", data_dir=data_dir,
+                        retrieval_mode="mechanical")
+    services = await AppServices.open(settings=settings, start_agents=True)
+    out: dict = {"configured": services.chat.configured, "writer_configured": services.writer.status().configured}
+    services.memory.add("用户养了一只叫汤圆的猫", "身份")
+    first = await services.chat.new_session()
+    await services.chat.rename_session(first.id, "第一次")
+    out["sessions"] = [s.title for s in await services.chat.list_sessions()]
+    out["transcript"] = await services.chat.transcript(first.id)
+    await services.warm_up()
+    out["recalled"] = [m["description"] for m in await services.recall.aretrieve("我的猫叫什么", "mechanical")]
+    await services.apply_settings(services.settings)  # e.g. the settings dialog saved: still lazy
+    report = await services.hygiene.run_once(force=True)  # the daily tidy-up: nothing for the model here
+    out["hygiene"] = report.skipped if report is not None else None
+    await asyncio.sleep(0.2)  # the writer and the tidy-up scheduler run their first steps
+    out["idle_loaded"] = loaded()
+    events = [event async for event in services.chat.send(first.id, "汤圆今天学会了开门")]
+    out["events"] = [event.kind for event in events]
+    out["reply"] = events[-1].text
+    out["after_send_loaded"] = loaded()
+    for _ in range(200):
+        if services.writer.pending == 0 and not services.writer.busy and services.store.count() > 1:
+            break
+        await asyncio.sleep(0.05)
+    out["memories"] = services.store.count()
+    out["writer_error"] = services.writer.last_error
+    await services.close()
+    print(json.dumps(out, ensure_ascii=False))
+
+
+if __name__ == "__main__":
+    asyncio.run(main(sys.argv[1], sys.argv[2]))

@@ -1,0 +1,44 @@
+"""The LLM stack (LangChain, LangGraph, the OpenAI client: ~100 MB resident) is imported when a
+model is first used, not when the app starts (issue 14, idle memory). Checked in a fresh process,
+since this test run has imported it long ago."""
+
+from __future__ import annotations
+
+import json
+import types
+import subprocess
+import sys
+from pathlib import Path
+
+HERE = Path(__file__).resolve().parent
+
+
+def test_an_idle_app_with_an_endpoint_never_imports_the_llm_stack_until_the_first_message(llm_server, tmp_path):
+    llm_server.add_text("汤圆真聪明！")  # the chat reply
+    llm_server.add_tool_calls([("create_memory", {"content": "汤圆学会了开门", "section": "瞬间"})])
+    llm_server.add_text("已记录。")  # the writer
+    done = subprocess.run([sys.executable, str(HERE / "lazy_llm_child.py"), llm_server.base_url,
+                           str(tmp_path / "data")], capture_output=True, text=True, timeout=180)
+    assert done.returncode == 0, done.stderr
+    out = json.loads(done.stdout.strip().splitlines()[-1])
+    assert out["configured"] and out["writer_configured"]  # known from the settings, no model built
+    assert out["sessions"] == ["第一次"] and out["transcript"] == []
+    assert out["recalled"] == ["用户养了一只叫汤圆的猫"]
+    assert out["hygiene"] == "没有过期待办或相近的条目"
+    assert out["idle_loaded"] == []
+    assert out["events"][0] == "memories" and out["events"][-1] == "done"
+    assert out["reply"] == "汤圆真聪明！"
+    assert {"langchain_core", "langgraph", "openai", "langchain_openai"} <= set(out["after_send_loaded"])
+    assert out["memories"] == 2 and out["writer_error"] is None  # the writer imported its agent and wrote
+
+
+def test_a_module_half_imported_on_another_thread_is_not_used_before_it_is_ready(monkeypatch):
+    """The first turn imports the stack on a worker thread; meanwhile the loop thread sees its modules
+    in sys.modules, still without their classes (a bench run failed on exactly that)."""
+    from sonetto_desktop.memory.retrieval.llm_retriever import classify_error
+    from sonetto_desktop.memory.writer.turns import normalize_turn
+
+    for name in ("langchain_core.messages", "langchain_core.messages.base", "openai"):
+        monkeypatch.setitem(sys.modules, name, types.ModuleType(name))  # as while it is being imported
+    assert normalize_turn([{"role": "user", "content": "你好"}]) == [{"role": "user", "content": "你好"}]
+    assert classify_error(RuntimeError("boom"), 8.0).kind == "error"
