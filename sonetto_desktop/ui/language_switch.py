@@ -4,7 +4,9 @@ The views are thin over the services and the long-lived Qt parts (chat controlle
 memory service), so instead of retranslating every widget the shell rebuilds its window, wall, tray
 menu and quick chat (``SonettoApp._build_views``) and puts back what the person saw
 (:mod:`view_state`): geometry, the open chat and where it was scrolled, the unsent draft, the wall's
-search, filter, scroll and selection. The toast overlay moves over to the new window.
+search, filter, scroll and selection. The toast overlay moves over to the new window; the writer's
+toasts (``WriterToasts``) live as long as it, so a toast kept across the switch still undoes and
+reveals its card in the new wall.
 
 A reply being streamed is never cut: the rebuild waits until it ends (a toast says so). Dialogs open
 on the old window are closed (rejected, so their own clean-up runs); the old widgets are deleted on
@@ -29,6 +31,9 @@ if TYPE_CHECKING:
 
 log = logging.getLogger(__name__)
 
+WAITING_KEY = "language-waiting"  # the toast while a reply streams
+DONE_KEY = "language"
+
 
 def install_language(app: "SonettoApp", language: str) -> None:
     """Swap the app's translators for ``language``'s (the old ones are deleted)."""
@@ -49,7 +54,7 @@ async def change_language(app: "SonettoApp", language: str) -> None:
     controller = app.controller
     if controller is not None and controller.busy:
         app.toasts.show_toast(QApplication.translate("SonettoApp", "这条回复结束后，界面会切换语言。"),
-                              key="language", kind="info")
+                              key=WAITING_KEY, kind="info")
         app._language_task = app._tasks.spawn(_after_reply(app), name="switch-language")
         return
     await rebuild_views(app)
@@ -72,8 +77,6 @@ async def rebuild_views(app: "SonettoApp") -> None:
     for dialog in old_window.findChildren(QDialog):
         if dialog.isVisible():
             dialog.reject()  # its own clean-up (tasks cancelled on ``finished``) runs now
-    if app.writer_toasts is not None:
-        app.writer_toasts.close()
     if old_tray is not None:
         old_tray.close()
     if old_quick is not None:
@@ -91,7 +94,10 @@ async def rebuild_views(app: "SonettoApp") -> None:
             obj.deleteLater()
             retired.append(obj)
     app._retired_views = retired
-    app.toasts.show_toast(QApplication.translate("SonettoApp", "界面语言已切换。"), key="language", kind="success")
+    for toast in app.toasts.toasts():
+        if toast.key == WAITING_KEY:
+            toast.dismiss()  # no longer true; the done toast is its own (success) toast, not a refresh
+    app.toasts.show_toast(QApplication.translate("SonettoApp", "界面语言已切换。"), key=DONE_KEY, kind="success")
     await _restore_content(app, state)
 
 

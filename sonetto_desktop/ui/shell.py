@@ -172,7 +172,8 @@ class SonettoApp:
 
     def _build_views(self) -> None:
         """The window, wall, tray and quick chat over the long-lived parts: built at start and again
-        when the UI language changes (``switch_language``). The toast overlay is kept across rebuilds."""
+        when the UI language changes (``switch_language``). The toast overlay and the writer toasts are
+        kept across rebuilds."""
         from .toasts import ToastOverlay
         from .writer_toasts import WriterToasts
 
@@ -182,6 +183,11 @@ class SonettoApp:
                                  configured=self.settings.is_llm_configured, language=self.settings.language)
         if self.toasts is None:
             self.toasts = ToastOverlay(self.window)
+            # As long-lived as the overlay: a toast kept across a language switch still undoes, and
+            # reveals in whatever window is current.
+            self.writer_toasts = WriterToasts(self.toasts, self.services,
+                                              reveal=lambda memory_id: self.window.reveal_memory(memory_id),
+                                              tray_notify=self._notify_in_tray, parent=self.toasts)
         else:
             self.toasts.move_to(self.window)  # toasts still showing (an undo, an error) stay
         self.wall = self._build_wall(self.service, self.toasts, self._ui_state)
@@ -201,8 +207,6 @@ class SonettoApp:
         self.window.hide_to_tray = self.use_tray and self.tray.available
         if self.use_tray:
             self.tray.show()
-        self.writer_toasts = WriterToasts(self.toasts, self.services, reveal=self.window.reveal_memory,
-                                          tray_notify=self._notify_in_tray, parent=self.window)
         self.quick_chat = QuickChat(self.controller)
         self.quick_chat.memory_activated.connect(self.open_memory)
         for source in (self.window.chat_panel, self.quick_chat.view):  # memory actions from chat messages

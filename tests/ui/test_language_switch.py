@@ -144,6 +144,10 @@ async def test_a_streaming_reply_is_not_cut_by_a_language_switch(qapp, tmp_path,
         await wait(lambda: app.window is not old_window, timeout=15, message="views rebuilt after the reply")
         assert not app.controller.busy
         assert _texts(app) == ENGLISH
+        # The done toast is a success toast of its own (not the waiting one's text refreshed), and the
+        # waiting one, no longer true, is gone.
+        done = QCoreApplication.translate("SonettoApp", "界面语言已切换。")
+        assert [(t.text, t.kind) for t in app.toasts.toasts() if t.text in (waiting, done)] == [(done, "success")]
         await wait(lambda: [b.text for b in app.window.chat_panel.view.bubbles] == ["讲个长故事", reply],
                    message="the whole reply in the new view")
         await wait(lambda: _deleted(old_window), message="the old window deleted")
@@ -232,3 +236,33 @@ async def test_the_chat_stays_where_the_person_was_reading(qapp, tmp_path, llm_s
         new_bar = app.window.chat_panel.view.verticalScrollBar()
         await wait(lambda: new_bar.maximum() > 600 and abs(new_bar.value() - reading) <= 8,
                    message=f"scrolled back to {reading}")
+
+
+@OFFSCREEN
+async def test_a_writer_toast_kept_across_a_switch_still_undoes_and_reveals(qapp, tmp_path, llm_server, wait):
+    async with running_app(qapp, app_settings(tmp_path / "data", llm_server)) as app:
+        await app.wall_loaded
+        llm_server.add_text("好呀")
+        llm_server.add_tool_calls([("create_memory", {"content": "用户喜欢山竹", "section": "品味"})])
+        llm_server.add_text("已记录。")
+        app.controller.send("我喜欢山竹")
+        await wait(lambda: any(t.text == "记住了：用户喜欢山竹" for t in app.toasts.toasts()), message="the turn toast")
+        [mid] = app.services.memory.all_items()
+        [toast] = [t for t in app.toasts.toasts() if t.action_button is not None]
+        old_window = app.window
+
+        await _switch(app, "en")
+        await wait(lambda: _deleted(old_window), message="the old window deleted")
+        assert toast in app.toasts.toasts()  # kept, by design
+        wall = app.wall
+        await wait(lambda: wall.model.card(mid) is not None, message="the card in the new wall")
+        revealed: list[str] = []
+        wall.card_revealed.connect(revealed.append)
+        toast._on_click()  # what a click on the toast calls
+        assert revealed == [mid]
+
+        toast.action_button.click()
+        await wait(lambda: mid not in app.services.memory.all_items(), message="the turn undone in the store")
+        done = QCoreApplication.translate("WriterToasts", "已撤销这轮的 {0} 处记忆变化").format(1)
+        await wait(lambda: any(t.text == done and t.kind == "success" for t in app.toasts.toasts()),
+                   message="the undo says what it did")
