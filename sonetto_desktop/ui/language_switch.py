@@ -9,16 +9,17 @@ toasts (``WriterToasts``) live as long as it, so a toast kept across the switch 
 reveals its card in the new wall.
 
 A reply being streamed is never cut: the rebuild waits until it ends (a toast says so). Dialogs open
-on the old window are closed (rejected, so their own clean-up runs); the old widgets are deleted on
-the GUI thread with ``deleteLater`` after every signal from the long-lived parts to them is gone
-(those connections are bound methods, which Qt drops with their receiver).
+on the old window are closed (rejected, so their own clean-up runs); the warnings about the store
+(self-check failed, backend switch not finished) are shown again on the new window. The old widgets
+are deleted on the GUI thread with ``deleteLater`` after every signal from the long-lived parts to
+them is gone (those connections are bound methods, which Qt drops with their receiver).
 """
 
 from __future__ import annotations
 
 import asyncio
 import logging
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Callable
 
 from PySide6.QtWidgets import QApplication, QDialog
 
@@ -74,6 +75,7 @@ async def rebuild_views(app: "SonettoApp") -> None:
         return
     old_window, old_tray, old_quick = app.window, app.tray, app.quick_chat
     state = capture(old_window, app.wall, old_quick)
+    warnings = _open_warnings(app)
     for dialog in old_window.findChildren(QDialog):
         if dialog.isVisible():
             dialog.reject()  # its own clean-up (tasks cancelled on ``finished``) runs now
@@ -86,6 +88,8 @@ async def rebuild_views(app: "SonettoApp") -> None:
     app._build_views()
     app.writer_control.retranslate()
     restore_window(state, app.window, app.quick_chat)
+    for show_again in warnings:
+        show_again()  # on the new window, in the new language
     # Deleted by Qt on this thread; the Python wrappers are kept until then, so dropping the last
     # reference never destroys a window synchronously (or in a garbage collection elsewhere).
     retired = [obj for obj in app._retired_views if alive(obj)]
@@ -99,6 +103,12 @@ async def rebuild_views(app: "SonettoApp") -> None:
             toast.dismiss()  # no longer true; the done toast is its own (success) toast, not a refresh
     app.toasts.show_toast(QApplication.translate("SonettoApp", "界面语言已切换。"), key=DONE_KEY, kind="success")
     await _restore_content(app, state)
+
+
+def _open_warnings(app: "SonettoApp") -> list[Callable[[], None]]:
+    """The store and migration warnings not yet closed: closed with the old window, shown again."""
+    boxes = ((app._store_dialog, app._show_store_problem), (app._migration_dialog, app._show_migration_problem))
+    return [show for box, show in boxes if alive(box) and not box.isHidden()]
 
 
 async def _restore_content(app: "SonettoApp", state: ViewState) -> None:

@@ -87,6 +87,7 @@ class SonettoApp:
         self._started_at = time.perf_counter()
         self._closed = False
         self._store_dialog: QMessageBox | None = None
+        self._migration_dialog: QMessageBox | None = None
 
     # ── what the services hold ─────────────────────────────────────────
 
@@ -147,7 +148,7 @@ class SonettoApp:
         self._build_windows()
         self._mark("window_shown")
         if self.services.migration_problem is not None and self.interactive:
-            self._migration_dialog = migration_problem_box(self.services.migration_problem, self.data_dir, self.window)
+            self._show_migration_problem()
         self._launch_agents()
         return True
 
@@ -445,6 +446,9 @@ class SonettoApp:
         from .store_problem import store_problem_box
 
         self._store_dialog = store_problem_box(self.store_report, self.data_dir, self.window)
+
+    def _show_migration_problem(self) -> None:
+        self._migration_dialog = migration_problem_box(self.services.migration_problem, self.data_dir, self.window)
 
     # ── shutdown ───────────────────────────────────────────────────────
 

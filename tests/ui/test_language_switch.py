@@ -266,3 +266,48 @@ async def test_a_writer_toast_kept_across_a_switch_still_undoes_and_reveals(qapp
         done = QCoreApplication.translate("WriterToasts", "已撤销这轮的 {0} 处记忆变化").format(1)
         await wait(lambda: any(t.text == done and t.kind == "success" for t in app.toasts.toasts()),
                    message="the undo says what it did")
+
+
+def _open_boxes(parent):
+    from PySide6.QtWidgets import QMessageBox
+
+    return [box for box in parent.findChildren(QMessageBox) if box.isVisible()]
+
+
+@OFFSCREEN
+async def test_the_store_problem_box_is_shown_again_after_a_switch(qapp, tmp_path, wait):
+    data = tmp_path / "data"
+    data.mkdir(parents=True)
+    (data / "memory.yaml").write_text("a: [unclosed\n  - this is not yaml: {\n", encoding="utf-8")
+    async with running_app(qapp, app_settings(data), interactive=True) as app:
+        await wait(lambda: _open_boxes(app.window), message="the store problem box")
+        old_window = app.window
+
+        await _switch(app, "en")
+        [box] = _open_boxes(app.window)  # not silently dropped with the old window
+        assert box.windowTitle() == EN["SonettoApp"]["记忆库有问题"]  # in the new language
+        assert "memory.yaml" in box.detailedText()
+        await wait(lambda: _deleted(old_window), message="the old window deleted")
+        box.close()
+
+
+@OFFSCREEN
+async def test_the_migration_problem_box_is_shown_again_after_a_switch(qapp, tmp_path, wait):
+    from sonetto_desktop.memory.migrate import make_store
+
+    data = tmp_path / "data"
+    data.mkdir(parents=True)
+    for backend, file, text in (("yaml", "memory.yaml", "用户喜欢猫"), ("sqlite", "memory.db", "用户喜欢狗")):
+        store = make_store(backend, data / file)  # both hold memories: the switch to SQLite cannot finish
+        store.add(text, "爱好")
+        store.close()
+    async with running_app(qapp, app_settings(data, store_backend="sqlite"), interactive=True) as app:
+        assert app.services.migration_problem is not None
+        [box] = _open_boxes(app.window)
+
+        await _switch(app, "en")
+        assert not shiboken6.isValid(box) or not box.isVisible()
+        [again] = _open_boxes(app.window)
+        assert again.windowTitle() == EN["StartProblems"]["切换存储方式没有完成"]
+        assert again.informativeText() == app.services.migration_problem.en
+        again.close()
