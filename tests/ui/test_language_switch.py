@@ -311,3 +311,25 @@ async def test_the_migration_problem_box_is_shown_again_after_a_switch(qapp, tmp
         assert again.windowTitle() == EN["StartProblems"]["切换存储方式没有完成"]
         assert again.informativeText() == app.services.migration_problem.en
         again.close()
+
+
+@OFFSCREEN
+async def test_a_chat_that_cannot_be_read_again_after_a_switch_is_said(qapp, tmp_path, llm_server, wait):
+    import sqlite3
+
+    async with running_app(qapp, app_settings(tmp_path / "data", llm_server)) as app:
+        await app.wall_loaded
+        llm_server.default = TextResponse("好的")
+        llm_server.add_text("你好呀。")
+        app.controller.send("你好")
+        await wait(lambda: not app.controller.busy, message="reply")
+        session = app.controller.current_session_id
+        # The transcript on disk goes bad (another program, a disk error): its memories are no JSON.
+        with sqlite3.connect(tmp_path / "data" / "sessions.db") as db:
+            db.execute("UPDATE chat_entries SET memories = '[broken' WHERE session_id = ?", (session,))
+
+        await _switch(app, "en")
+        # (in the new language; test_translations checks that every string has its English)
+        said = QCoreApplication.translate("SonettoApp", "切换语言后没能重新显示这段对话：{0}").split("{0}")[0]
+        await wait(lambda: any(t.kind == "error" and t.text.startswith(said) for t in app.toasts.toasts()),
+                   message="an error toast, not only a log line")
