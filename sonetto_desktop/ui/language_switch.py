@@ -120,7 +120,7 @@ async def _restore_content(app: "SonettoApp", state: ViewState) -> None:
             await controller.refresh_sessions()
             if current:
                 await controller.select_session(current)
-        except Exception as exc:  # noqa: BLE001 - said, not only logged; the wall is restored anyway
+        except Exception as exc:  # said, not only logged; the wall is restored anyway
             log.warning("could not show the chat again after the language switch", exc_info=True)
             text = QApplication.translate("SonettoApp", "切换语言后没能重新显示这段对话：{0}")
             app.toasts.show_toast(text.format(str(exc) or type(exc).__name__), key="language-chat", kind="error")
