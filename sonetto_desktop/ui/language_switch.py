@@ -106,9 +106,12 @@ async def rebuild_views(app: "SonettoApp") -> None:
 
 
 def _open_warnings(app: "SonettoApp") -> list[Callable[[], None]]:
-    """The store and migration warnings not yet closed: closed with the old window, shown again."""
-    boxes = ((app._store_dialog, app._show_store_problem), (app._migration_dialog, app._show_migration_problem))
-    return [show for box, show in boxes if alive(box) and not box.isHidden()]
+    """The store and migration warnings not yet closed (and still true: another store may have been
+    opened since): closed with the old window, shown again."""
+    migration_problem = app.services.migration_problem if app.services is not None else None
+    boxes = ((app._store_dialog, app._show_store_problem, not app.store_ok),
+             (app._migration_dialog, app._show_migration_problem, migration_problem is not None))
+    return [show for box, show, still_true in boxes if still_true and alive(box) and not box.isHidden()]
 
 
 async def _restore_content(app: "SonettoApp", state: ViewState) -> None:
