@@ -1762,52 +1762,52 @@ Talk about anything — I'll remember what matters to you.</translation>
 <context>
     <name>SonettoApp</name>
     <message>
-        <location filename="../../sonetto_desktop/ui/shell.py" line="245" />
+        <location filename="../../sonetto_desktop/ui/shell.py" line="251" />
         <source>对话功能启动失败：%1。记忆墙仍可使用；请检查数据目录后重启。</source>
         <translation>Chat could not start: %1. The memory wall still works; check the data folder, then restart.</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/shell.py" line="298" />
+        <location filename="../../sonetto_desktop/ui/shell.py" line="304" />
         <source>那段对话已经不在了（删除了，或是临时对话）。</source>
         <translation>That chat is gone (deleted, or a temporary chat).</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/shell.py" line="315" />
+        <location filename="../../sonetto_desktop/ui/shell.py" line="321" />
         <source>没能完成“别记住这个”：{0}</source>
         <translation>Could not finish “Don't remember this”: {0}</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/shell.py" line="319" />
+        <location filename="../../sonetto_desktop/ui/shell.py" line="325" />
         <source>以后不会再记住这件事；但这轮写下的记忆后来又被改过，没有撤销（{0}）。可以在记忆墙上处理。</source>
         <translation>This will not be remembered from now on; but the memories this turn wrote were changed since and were not undone ({0}). You can handle them on the memory wall.</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/shell.py" line="324" />
+        <location filename="../../sonetto_desktop/ui/shell.py" line="330" />
         <source>已撤销这轮的 {0} 处记忆变化，以后也不会记住这件事。</source>
         <translation>Undid this turn's {0} memory changes; this will not be remembered from now on.</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/shell.py" line="328" />
+        <location filename="../../sonetto_desktop/ui/shell.py" line="334" />
         <source>好的，这件事不会被记住。</source>
         <translation>OK, this will not be remembered.</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/shell.py" line="338" />
+        <location filename="../../sonetto_desktop/ui/shell.py" line="344" />
         <source>在对话里选了“忘掉这条”</source>
         <translation>Chose “Forget this” in the chat</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/shell.py" line="343" />
+        <location filename="../../sonetto_desktop/ui/shell.py" line="349" />
         <source>已忘掉：{0}</source>
         <translation>Forgotten: {0}</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/shell.py" line="345" />
+        <location filename="../../sonetto_desktop/ui/shell.py" line="351" />
         <source>撤销</source>
         <translation>Undo</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/shell.py" line="412" />
+        <location filename="../../sonetto_desktop/ui/shell.py" line="418" />
         <source>无法使用新的数据文件夹 {0}：{1}。仍在使用原来的记忆库。</source>
         <translation>Cannot use the new data folder {0}: {1}. Still using the previous memory store.</translation>
     </message>
@@ -1832,14 +1832,19 @@ Talk about anything — I'll remember what matters to you.</translation>
         <translation>Open data folder</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/language_switch.py" line="51" />
+        <location filename="../../sonetto_desktop/ui/language_switch.py" line="57" />
         <source>这条回复结束后，界面会切换语言。</source>
         <translation>The interface switches language when this reply ends.</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/language_switch.py" line="90" />
+        <location filename="../../sonetto_desktop/ui/language_switch.py" line="104" />
         <source>界面语言已切换。</source>
         <translation>Interface language changed.</translation>
+    </message>
+    <message>
+        <location filename="../../sonetto_desktop/ui/language_switch.py" line="125" />
+        <source>切换语言后没能重新显示这段对话：{0}</source>
+        <translation>After the language switch, this chat could not be shown again: {0}</translation>
     </message>
 </context>
 <context>

@@ -4,19 +4,22 @@ The views are thin over the services and the long-lived Qt parts (chat controlle
 memory service), so instead of retranslating every widget the shell rebuilds its window, wall, tray
 menu and quick chat (``SonettoApp._build_views``) and puts back what the person saw
 (:mod:`view_state`): geometry, the open chat and where it was scrolled, the unsent draft, the wall's
-search, filter, scroll and selection. The toast overlay moves over to the new window.
+search, filter, scroll and selection. The toast overlay moves over to the new window; the writer's
+toasts (``WriterToasts``) live as long as it, so a toast kept across the switch still undoes and
+reveals its card in the new wall.
 
 A reply being streamed is never cut: the rebuild waits until it ends (a toast says so). Dialogs open
-on the old window are closed (rejected, so their own clean-up runs); the old widgets are deleted on
-the GUI thread with ``deleteLater`` after every signal from the long-lived parts to them is gone
-(those connections are bound methods, which Qt drops with their receiver).
+on the old window are closed (rejected, so their own clean-up runs); the warnings about the store
+(self-check failed, backend switch not finished) are shown again on the new window. The old widgets
+are deleted on the GUI thread with ``deleteLater`` after every signal from the long-lived parts to
+them is gone (those connections are bound methods, which Qt drops with their receiver).
 """
 
 from __future__ import annotations
 
 import asyncio
 import logging
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Callable
 
 from PySide6.QtWidgets import QApplication, QDialog
 
@@ -28,6 +31,9 @@ if TYPE_CHECKING:
     from .shell import SonettoApp
 
 log = logging.getLogger(__name__)
+
+WAITING_KEY = "language-waiting"  # the toast while a reply streams
+DONE_KEY = "language"
 
 
 def install_language(app: "SonettoApp", language: str) -> None:
@@ -49,7 +55,7 @@ async def change_language(app: "SonettoApp", language: str) -> None:
     controller = app.controller
     if controller is not None and controller.busy:
         app.toasts.show_toast(QApplication.translate("SonettoApp", "这条回复结束后，界面会切换语言。"),
-                              key="language", kind="info")
+                              key=WAITING_KEY, kind="info")
         app._language_task = app._tasks.spawn(_after_reply(app), name="switch-language")
         return
     await rebuild_views(app)
@@ -69,11 +75,10 @@ async def rebuild_views(app: "SonettoApp") -> None:
         return
     old_window, old_tray, old_quick = app.window, app.tray, app.quick_chat
     state = capture(old_window, app.wall, old_quick)
+    warnings = _open_warnings(app)
     for dialog in old_window.findChildren(QDialog):
         if dialog.isVisible():
             dialog.reject()  # its own clean-up (tasks cancelled on ``finished``) runs now
-    if app.writer_toasts is not None:
-        app.writer_toasts.close()
     if old_tray is not None:
         old_tray.close()
     if old_quick is not None:
@@ -83,6 +88,8 @@ async def rebuild_views(app: "SonettoApp") -> None:
     app._build_views()
     app.writer_control.retranslate()
     restore_window(state, app.window, app.quick_chat)
+    for show_again in warnings:
+        show_again()  # on the new window, in the new language
     # Deleted by Qt on this thread; the Python wrappers are kept until then, so dropping the last
     # reference never destroys a window synchronously (or in a garbage collection elsewhere).
     retired = [obj for obj in app._retired_views if alive(obj)]
@@ -91,8 +98,20 @@ async def rebuild_views(app: "SonettoApp") -> None:
             obj.deleteLater()
             retired.append(obj)
     app._retired_views = retired
-    app.toasts.show_toast(QApplication.translate("SonettoApp", "界面语言已切换。"), key="language", kind="success")
+    for toast in app.toasts.toasts():
+        if toast.key == WAITING_KEY:
+            toast.dismiss()  # no longer true; the done toast is its own (success) toast, not a refresh
+    app.toasts.show_toast(QApplication.translate("SonettoApp", "界面语言已切换。"), key=DONE_KEY, kind="success")
     await _restore_content(app, state)
+
+
+def _open_warnings(app: "SonettoApp") -> list[Callable[[], None]]:
+    """The store and migration warnings not yet closed (and still true: another store may have been
+    opened since): closed with the old window, shown again."""
+    migration_problem = app.services.migration_problem if app.services is not None else None
+    boxes = ((app._store_dialog, app._show_store_problem, not app.store_ok),
+             (app._migration_dialog, app._show_migration_problem, migration_problem is not None))
+    return [show for box, show, still_true in boxes if still_true and alive(box) and not box.isHidden()]
 
 
 async def _restore_content(app: "SonettoApp", state: ViewState) -> None:
@@ -104,8 +123,10 @@ async def _restore_content(app: "SonettoApp", state: ViewState) -> None:
             await controller.refresh_sessions()
             if current:
                 await controller.select_session(current)
-        except Exception:  # the chat shows what it can; the wall is restored anyway
+        except Exception as exc:  # said, not only logged; the wall is restored anyway
             log.warning("could not show the chat again after the language switch", exc_info=True)
+            text = QApplication.translate("SonettoApp", "切换语言后没能重新显示这段对话：{0}")
+            app.toasts.show_toast(text.format(str(exc) or type(exc).__name__), key="language-chat", kind="error")
         if alive(window):
             restore_chat_scroll(state, window.chat_panel.view)
     await restore_wall(state, wall, app.wall_loaded)

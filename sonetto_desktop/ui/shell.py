@@ -88,6 +88,7 @@ class SonettoApp:
         self._started_at = time.perf_counter()
         self._closed = False
         self._store_dialog: QMessageBox | None = None
+        self._migration_dialog: QMessageBox | None = None
 
     # ── what the services hold ─────────────────────────────────────────
 
@@ -148,7 +149,7 @@ class SonettoApp:
         self._build_windows()
         self._mark("window_shown")
         if self.services.migration_problem is not None and self.interactive:
-            self._migration_dialog = migration_problem_box(self.services.migration_problem, self.data_dir, self.window)
+            self._show_migration_problem()
         self._launch_agents()
         return True
 
@@ -173,7 +174,8 @@ class SonettoApp:
 
     def _build_views(self) -> None:
         """The window, wall, tray and quick chat over the long-lived parts: built at start and again
-        when the UI language changes (``switch_language``). The toast overlay is kept across rebuilds."""
+        when the UI language changes (``switch_language``). The toast overlay and the writer toasts are
+        kept across rebuilds."""
         from .toasts import ToastOverlay
         from .writer_toasts import WriterToasts
 
@@ -183,6 +185,11 @@ class SonettoApp:
                                  configured=self.settings.is_llm_configured, language=self.settings.language)
         if self.toasts is None:
             self.toasts = ToastOverlay(self.window)
+            # As long-lived as the overlay: a toast kept across a language switch still undoes, and
+            # reveals in whatever window is current.
+            self.writer_toasts = WriterToasts(self.toasts, self.services,
+                                              reveal=lambda memory_id: self.window.reveal_memory(memory_id),
+                                              tray_notify=self._notify_in_tray, parent=self.toasts)
         else:
             self.toasts.move_to(self.window)  # toasts still showing (an undo, an error) stay
         self.wall = self._build_wall(self.service, self.toasts, self._ui_state)
@@ -202,8 +209,6 @@ class SonettoApp:
         self.window.hide_to_tray = self.use_tray and self.tray.available
         if self.use_tray:
             self.tray.show()
-        self.writer_toasts = WriterToasts(self.toasts, self.services, reveal=self.window.reveal_memory,
-                                          tray_notify=self._notify_in_tray, parent=self.window)
         self.quick_chat = QuickChat(self.controller)
         self.quick_chat.memory_activated.connect(self.open_memory)
         for source in (self.window.chat_panel, self.quick_chat.view):  # memory actions from chat messages
@@ -442,6 +447,9 @@ class SonettoApp:
         from .store_problem import store_problem_box
 
         self._store_dialog = store_problem_box(self.store_report, self.data_dir, self.window)
+
+    def _show_migration_problem(self) -> None:
+        self._migration_dialog = migration_problem_box(self.services.migration_problem, self.data_dir, self.window)
 
     # ── shutdown ───────────────────────────────────────────────────────
 

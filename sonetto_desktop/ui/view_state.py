@@ -105,8 +105,7 @@ async def restore_wall(state: ViewState, wall: Any, loaded: Any) -> None:
     if state.wall_filter != wall.filter_name():
         wall.set_filter(state.wall_filter)
     if state.wall_search:
-        wall.search_edit.setText(state.wall_search)
-        wall.set_search(state.wall_search)
+        wall.set_search(state.wall_search)  # fills the box too (without starting its debounce)
     for memory_id in state.wall_selected:
         card = wall.model.card(memory_id)
         section = wall.section(card.theme) if card is not None else None

@@ -144,6 +144,10 @@ async def test_a_streaming_reply_is_not_cut_by_a_language_switch(qapp, tmp_path,
         await wait(lambda: app.window is not old_window, timeout=15, message="views rebuilt after the reply")
         assert not app.controller.busy
         assert _texts(app) == ENGLISH
+        # The done toast is a success toast of its own (not the waiting one's text refreshed), and the
+        # waiting one, no longer true, is gone.
+        done = QCoreApplication.translate("SonettoApp", "界面语言已切换。")
+        assert [(t.text, t.kind) for t in app.toasts.toasts() if t.text in (waiting, done)] == [(done, "success")]
         await wait(lambda: [b.text for b in app.window.chat_panel.view.bubbles] == ["讲个长故事", reply],
                    message="the whole reply in the new view")
         await wait(lambda: _deleted(old_window), message="the old window deleted")
@@ -213,8 +217,20 @@ async def test_the_settings_dialog_switches_the_language_without_a_restart_box(q
         await wait(lambda: _deleted(old_window, dialog), message="the old window and the settings deleted")
 
 
+async def _settled(view, wait) -> None:
+    """Until the view stopped stepping towards its restore target, and one more turn of the Qt loop
+    (a scroll queued with ``later`` before this one has run)."""
+    from sonetto_desktop.ui.deferred import later
+
+    await wait(lambda: view._target is None, message="the view at its target")
+    turned: list[bool] = []
+    later(view, lambda: turned.append(True))
+    await wait(lambda: turned, message="one more loop turn")
+
+
 @OFFSCREEN
-async def test_the_chat_stays_where_the_person_was_reading(qapp, tmp_path, llm_server, wait):
+@pytest.mark.parametrize("where", ["middle", "top"])
+async def test_the_chat_stays_where_the_person_was_reading(qapp, tmp_path, llm_server, wait, where):
     async with running_app(qapp, app_settings(tmp_path / "data", llm_server)) as app:
         llm_server.default = TextResponse("好的")
         llm_server.add_text("\n\n".join(f"第{n}段：一段足够长的回答，让对话需要滚动才能读完。" for n in range(40)))
@@ -222,13 +238,113 @@ async def test_the_chat_stays_where_the_person_was_reading(qapp, tmp_path, llm_s
         await wait(lambda: not app.controller.busy, message="reply")
         bar = app.window.chat_panel.view.verticalScrollBar()
         await wait(lambda: bar.maximum() > 600, message="a long chat")
-        bar.setValue(bar.maximum() // 2)
+        bar.setValue(bar.maximum() // 2 if where == "middle" else 0)
         reading = bar.value()
 
         old_view = app.window.chat_panel.view
         await _switch(app, "en")
-        assert app.window.chat_panel.view is not old_view  # a new view, in English
+        view = app.window.chat_panel.view
+        assert view is not old_view  # a new view, in English
         assert app.window.chat_panel.composer.input.placeholderText() == ENGLISH["placeholder"]
-        new_bar = app.window.chat_panel.view.verticalScrollBar()
+        new_bar = view.verticalScrollBar()
         await wait(lambda: new_bar.maximum() > 600 and abs(new_bar.value() - reading) <= 8,
                    message=f"scrolled back to {reading}")
+        await _settled(view, wait)
+        assert new_bar.maximum() > 600 and abs(new_bar.value() - reading) <= 8, (new_bar.value(), reading)
+
+
+@OFFSCREEN
+async def test_a_writer_toast_kept_across_a_switch_still_undoes_and_reveals(qapp, tmp_path, llm_server, wait):
+    async with running_app(qapp, app_settings(tmp_path / "data", llm_server)) as app:
+        await app.wall_loaded
+        llm_server.add_text("好呀")
+        llm_server.add_tool_calls([("create_memory", {"content": "用户喜欢山竹", "section": "品味"})])
+        llm_server.add_text("已记录。")
+        app.controller.send("我喜欢山竹")
+        await wait(lambda: any(t.text == "记住了：用户喜欢山竹" for t in app.toasts.toasts()), message="the turn toast")
+        [mid] = app.services.memory.all_items()
+        [toast] = [t for t in app.toasts.toasts() if t.action_button is not None]
+        old_window = app.window
+
+        await _switch(app, "en")
+        await wait(lambda: _deleted(old_window), message="the old window deleted")
+        assert toast in app.toasts.toasts()  # kept, by design
+        wall = app.wall
+        await wait(lambda: wall.model.card(mid) is not None, message="the card in the new wall")
+        revealed: list[str] = []
+        wall.card_revealed.connect(revealed.append)
+        toast._on_click()  # what a click on the toast calls
+        assert revealed == [mid]
+
+        toast.action_button.click()
+        await wait(lambda: mid not in app.services.memory.all_items(), message="the turn undone in the store")
+        done = QCoreApplication.translate("WriterToasts", "已撤销这轮的 {0} 处记忆变化").format(1)
+        await wait(lambda: any(t.text == done and t.kind == "success" for t in app.toasts.toasts()),
+                   message="the undo says what it did")
+
+
+def _open_boxes(parent):
+    from PySide6.QtWidgets import QMessageBox
+
+    return [box for box in parent.findChildren(QMessageBox) if box.isVisible()]
+
+
+@OFFSCREEN
+async def test_the_store_problem_box_is_shown_again_after_a_switch(qapp, tmp_path, wait):
+    data = tmp_path / "data"
+    data.mkdir(parents=True)
+    (data / "memory.yaml").write_text("a: [unclosed\n  - this is not yaml: {\n", encoding="utf-8")
+    async with running_app(qapp, app_settings(data), interactive=True) as app:
+        await wait(lambda: _open_boxes(app.window), message="the store problem box")
+        old_window = app.window
+
+        await _switch(app, "en")
+        [box] = _open_boxes(app.window)  # not silently dropped with the old window
+        assert box.windowTitle() == EN["SonettoApp"]["记忆库有问题"]  # in the new language
+        assert "memory.yaml" in box.detailedText()
+        await wait(lambda: _deleted(old_window), message="the old window deleted")
+        box.close()
+
+
+@OFFSCREEN
+async def test_the_migration_problem_box_is_shown_again_after_a_switch(qapp, tmp_path, wait):
+    from sonetto_desktop.memory.migrate import make_store
+
+    data = tmp_path / "data"
+    data.mkdir(parents=True)
+    for backend, file, text in (("yaml", "memory.yaml", "用户喜欢猫"), ("sqlite", "memory.db", "用户喜欢狗")):
+        store = make_store(backend, data / file)  # both hold memories: the switch to SQLite cannot finish
+        store.add(text, "爱好")
+        store.close()
+    async with running_app(qapp, app_settings(data, store_backend="sqlite"), interactive=True) as app:
+        assert app.services.migration_problem is not None
+        [box] = _open_boxes(app.window)
+
+        await _switch(app, "en")
+        assert not shiboken6.isValid(box) or not box.isVisible()
+        [again] = _open_boxes(app.window)
+        assert again.windowTitle() == EN["StartProblems"]["切换存储方式没有完成"]
+        assert again.informativeText() == app.services.migration_problem.en
+        again.close()
+
+
+@OFFSCREEN
+async def test_a_chat_that_cannot_be_read_again_after_a_switch_is_said(qapp, tmp_path, llm_server, wait):
+    import sqlite3
+
+    async with running_app(qapp, app_settings(tmp_path / "data", llm_server)) as app:
+        await app.wall_loaded
+        llm_server.default = TextResponse("好的")
+        llm_server.add_text("你好呀。")
+        app.controller.send("你好")
+        await wait(lambda: not app.controller.busy, message="reply")
+        session = app.controller.current_session_id
+        # The transcript on disk goes bad (another program, a disk error): its memories are no JSON.
+        with sqlite3.connect(tmp_path / "data" / "sessions.db") as db:
+            db.execute("UPDATE chat_entries SET memories = '[broken' WHERE session_id = ?", (session,))
+
+        await _switch(app, "en")
+        # (in the new language; test_translations checks that every string has its English)
+        said = QCoreApplication.translate("SonettoApp", "切换语言后没能重新显示这段对话：{0}").split("{0}")[0]
+        await wait(lambda: any(t.kind == "error" and t.text.startswith(said) for t in app.toasts.toasts()),
+                   message="an error toast, not only a log line")
