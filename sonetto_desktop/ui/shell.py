@@ -21,7 +21,7 @@ import time
 from pathlib import Path
 from typing import Any
 
-from PySide6.QtCore import QSettings, Qt
+from PySide6.QtCore import QSettings
 from PySide6.QtWidgets import QApplication, QMessageBox, QWidget
 
 from sonetto_desktop.aio import TaskKeeper, run_blocking
@@ -30,6 +30,8 @@ from sonetto_desktop.config.settings import Settings, load_settings
 from sonetto_desktop.memory.errors import StoreUnavailable
 from sonetto_desktop.services import WRITER_DRAIN_TIMEOUT, AppServices
 
+from .app_dialogs import AppDialogs
+from .chat_actions import ChatActions
 from .chat_controller import ChatController
 from .gc_guard import freeze_startup_objects
 from .i18n import install_translators, remove_translators
@@ -48,7 +50,7 @@ log = logging.getLogger(__name__)
 _STRAY_OWNERS = ("ChatPanel.", "SettingsDialog.", "QuickChat.", "WallActions.")
 
 
-class SonettoApp:
+class SonettoApp(AppDialogs, ChatActions):
     """The composed app. ``quit_requested`` (an asyncio.Event) is set by 退出 / closing without a tray."""
 
     def __init__(self, qapp: QApplication, settings: Settings | None = None, *, interactive: bool = True,
@@ -296,107 +298,6 @@ class SonettoApp:
             return
         self.window.bring_to_front()
         self.window.reveal_memory(memory_id)
-
-    async def open_chat_turn(self, session_id: str, turn_id: str) -> bool:
-        """The history's 打开这段对话: bring the window up on that chat, at the message that caused
-        the change. False (and a toast) when the chat is gone (deleted, or a temporary one)."""
-        assert self.controller is not None and self.window is not None and self.toasts is not None
-        if self.engine is None or await self.engine.session(session_id) is None:
-            self.toasts.show_toast(QApplication.translate("SonettoApp", "那段对话已经不在了（删除了，或是临时对话）。"),
-                                   key="chat-gone", kind="info")
-            return False
-        self.window.bring_to_front()
-        await self.controller.select_session(session_id)
-        from .deferred import later
-
-        view = self.window.chat_panel.view
-        later(view, lambda: view.scroll_to_turn(turn_id))  # after the transcript is laid out
-        return True
-
-    async def forget_turn(self, turn_id: str, text: str) -> None:
-        """"别记住这个" on a chat message: services.forget_turn, then a toast saying what happened."""
-        assert self.services is not None and self.toasts is not None
-        try:
-            result = await self.services.forget_turn(turn_id, text)
-        except Exception as exc:  # noqa: BLE001 - said, never raised into Qt
-            self.toasts.show_toast(QApplication.translate("SonettoApp", "没能完成“别记住这个”：{0}").format(
-                str(exc) or type(exc).__name__), key=f"forget:{turn_id}", kind="error")
-            return
-        if result.conflicts:
-            text = QApplication.translate(
-                "SonettoApp", "以后不会再记住这件事；但这轮写下的记忆后来又被改过，没有撤销（{0}）。可以在记忆墙上处理。"
-            ).format("、".join(sorted(result.conflicts)[:3]))
-            kind = "error"
-        elif result.undo is not None:
-            text = QApplication.translate("SonettoApp", "已撤销这轮的 {0} 处记忆变化，以后也不会记住这件事。").format(
-                len(result.undo.changes))
-            kind = "success"
-        else:
-            text = QApplication.translate("SonettoApp", "好的，这件事不会被记住。")
-            kind = "success"
-        self.toasts.show_toast(text, key=f"forget:{turn_id}", kind=kind)
-
-    async def forget_memory(self, memory_id: str) -> None:
-        """"忘掉这条" on a recalled-memory chip: to the trash, with 撤销 on the toast."""
-        assert self.service is not None and self.toasts is not None
-        item = await self.service.item(memory_id)
-        if item is None:
-            return  # gone already (the service said why)
-        why = QApplication.translate("SonettoApp", "在对话里选了“忘掉这条”")
-        if await self.service.delete(memory_id, why) is None:
-            return
-        service = self.service
-        preview = item.description if len(item.description) <= 30 else item.description[:29] + "…"
-        self.toasts.show_toast(QApplication.translate("SonettoApp", "已忘掉：{0}").format(preview),
-                               key=f"forgot:{memory_id}", kind="success",
-                               action_text=QApplication.translate("SonettoApp", "撤销"),
-                               on_action=lambda: service.restore(memory_id))
-
-    def open_conflicts(self):
-        """Contradictions the daily tidy-up flagged (ui/conflicts_dialog.py): merge, or keep both."""
-        from .conflicts_dialog import ConflictsDialog
-
-        wall = self.wall
-        dialog = ConflictsDialog(self.services, lambda a, b: wall.actions.merge_cards(a, b),
-                                 self.window.reveal_memory, self.window)
-        dialog.setAttribute(Qt.WidgetAttribute.WA_DeleteOnClose)
-        dialog.finished.connect(lambda _code: self.writer_control.refresh())
-        dialog.open()
-        self.conflicts_dialog = dialog
-        return dialog
-
-    def open_review(self):
-        """Review mode's inbox (ui/review_dialog.py); the badge follows what is done there."""
-        from .review_dialog import ReviewDialog
-
-        dialog = ReviewDialog(self.services, self.window)
-        dialog.setAttribute(Qt.WidgetAttribute.WA_DeleteOnClose)
-        dialog.acted.connect(lambda _text: self.writer_control.refresh())
-        dialog.loaded.connect(self.writer_control.refresh)
-        dialog.open()
-        self.review_dialog = dialog
-        return dialog
-
-    def open_settings(self):
-        from .settings_dialog import SettingsDialog
-
-        dialog = SettingsDialog(self.settings, self.window)
-        dialog.setAttribute(Qt.WidgetAttribute.WA_DeleteOnClose)
-        dialog.settings_saved.connect(lambda s: self._tasks.spawn(self.apply_settings(s), name="apply-settings"))
-        dialog.dont_remember_requested.connect(lambda: self.open_dont_remember(dialog))
-        dialog.open()
-        self.settings_dialog = dialog
-        return dialog
-
-    def open_dont_remember(self, parent: QWidget | None = None):
-        """The don't-remember list (ui/dont_remember_dialog.py), from the settings' 记忆 tab."""
-        from .dont_remember_dialog import DontRememberDialog
-
-        dialog = DontRememberDialog(self.services, parent or self.window)
-        dialog.setAttribute(Qt.WidgetAttribute.WA_DeleteOnClose)
-        dialog.open()
-        self.dont_remember_dialog = dialog
-        return dialog
 
     async def apply_settings(self, new: Settings) -> None:
         """Apply saved settings: theme and model now; a new data dir or backend re-opens the store

@@ -1,0 +1,52 @@
+"""The app's dialogs (a ``SonettoApp`` part): opened window-modal over the current window, deleted
+when closed, kept on the app while open (tests and the language switch find them there)."""
+
+from __future__ import annotations
+
+from PySide6.QtCore import Qt
+from PySide6.QtWidgets import QDialog, QWidget
+
+
+class AppDialogs:
+    """Needs the app's ``services``, ``settings``, ``window``, ``wall``, ``writer_control``, ``_tasks``
+    and ``apply_settings``."""
+
+    def _open(self, dialog: QDialog, attr: str) -> QDialog:
+        """Show ``dialog`` (window-modal, deleted when closed) and keep it as ``self.<attr>``."""
+        dialog.setAttribute(Qt.WidgetAttribute.WA_DeleteOnClose)
+        dialog.open()
+        setattr(self, attr, dialog)
+        return dialog
+
+    def open_conflicts(self):
+        """Contradictions the daily tidy-up flagged (ui/conflicts_dialog.py): merge, or keep both."""
+        from .conflicts_dialog import ConflictsDialog
+
+        wall = self.wall
+        dialog = ConflictsDialog(self.services, lambda a, b: wall.actions.merge_cards(a, b),
+                                 self.window.reveal_memory, self.window)
+        dialog.finished.connect(lambda _code: self.writer_control.refresh())
+        return self._open(dialog, "conflicts_dialog")
+
+    def open_review(self):
+        """Review mode's inbox (ui/review_dialog.py); the badge follows what is done there."""
+        from .review_dialog import ReviewDialog
+
+        dialog = ReviewDialog(self.services, self.window)
+        dialog.acted.connect(lambda _text: self.writer_control.refresh())
+        dialog.loaded.connect(self.writer_control.refresh)
+        return self._open(dialog, "review_dialog")
+
+    def open_settings(self):
+        from .settings_dialog import SettingsDialog
+
+        dialog = SettingsDialog(self.settings, self.window)
+        dialog.settings_saved.connect(lambda s: self._tasks.spawn(self.apply_settings(s), name="apply-settings"))
+        dialog.dont_remember_requested.connect(lambda: self.open_dont_remember(dialog))
+        return self._open(dialog, "settings_dialog")
+
+    def open_dont_remember(self, parent: QWidget | None = None):
+        """The don't-remember list (ui/dont_remember_dialog.py), from the settings' 记忆 tab."""
+        from .dont_remember_dialog import DontRememberDialog
+
+        return self._open(DontRememberDialog(self.services, parent or self.window), "dont_remember_dialog")
