@@ -109,11 +109,13 @@ async def test_switching_the_language_retranslates_every_view_and_keeps_what_was
         await wait(lambda: _deleted(old_window, old_wall, old_menu), message="the old views deleted")
 
         # The long-lived parts reach only the new views (a signal to a deleted one would raise).
+        # The writer's call for the first turn must not take the scripted reply: it answers from the default.
+        await wait(lambda: app.writer.pending == 0 and not app.writer.busy, timeout=15, message="the writer idle")
         llm_server.add_text("Still here.")
         app.window.chat_panel.composer.set_text("hello")
         app.window.chat_panel.composer.submit()
         await wait(lambda: not app.controller.busy and app.window.chat_panel.view.bubbles[-1].text == "Still here.",
-                   message="reply in the new view")
+                   timeout=15, message="reply in the new view")
         await app.service.add("用户在学日语", "学习")
         await wait(lambda: any(c.description == "用户在学日语" for c in app.wall.model.cards()), message="new card")
 
