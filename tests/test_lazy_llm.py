@@ -26,6 +26,7 @@ def test_an_idle_app_with_an_endpoint_never_imports_the_llm_stack_until_the_firs
     assert out["recalled"] == ["用户养了一只叫汤圆的猫"]
     assert out["hygiene"] == "没有过期待办或相近的条目"
     assert out["idle_loaded"] == []
+    assert {"langchain_core", "langgraph", "openai", "langchain_openai"} <= set(out["prepared_loaded"])
     assert out["events"][0] == "memories" and out["events"][-1] == "done"
     assert out["reply"] == "汤圆真聪明！"
     assert {"langchain_core", "langgraph", "openai", "langchain_openai"} <= set(out["after_send_loaded"])

@@ -73,6 +73,8 @@ log = logging.getLogger(__name__)
 #: What a turn needs of the LLM stack, imported off the event loop when the first turn starts.
 TURN_MODULES = ("langchain_core.messages", "langgraph.checkpoint.memory", "sonetto_desktop.agent.graph",
                 "sonetto_desktop.agent.stall_guard", "sonetto_desktop.agent.turn_events")
+#: What prepare() imports ahead of the first turn: the above and the OpenAI model the turn builds.
+PREPARE_MODULES = (*TURN_MODULES, "langchain_openai")
 
 MAX_INPUT_CHARS = 20_000
 DB_NAME = "sessions.db"
@@ -125,6 +127,7 @@ class ChatEngine:
         self._secret = ""
         self._model_name = ""
         self._graph: Any = None
+        self._preparing: asyncio.Future[None] | None = None  # prepare(): the turn modules being imported
         # sessions + checkpoints: sessions.db here, or ``session_db`` elsewhere (the memory server: pg_sessions)
         self._db = session_db or SessionDatabase(self.data_dir / DB_NAME, secrets=lambda: (self._secret,))
         self._store = self._db.store
@@ -175,6 +178,23 @@ class ChatEngine:
     @property
     def started(self) -> bool:
         return self._started
+
+    @property
+    def prepared(self) -> bool:
+        """What a turn needs is imported (or being imported)."""
+        return self._preparing is not None
+
+    async def prepare(self) -> None:
+        """The person started typing: import what a turn needs now, off the loop, so the first reply
+        does not wait the ~2 s the import takes. Nothing is imported while nobody types (idle memory
+        stays low). Once; a failure is logged and left to the turn, which imports again."""
+        if self._preparing is not None or not self.configured:
+            return
+        self._preparing = asyncio.ensure_future(asyncio.to_thread(_import_modules, PREPARE_MODULES))
+        try:
+            await asyncio.shield(self._preparing)  # closing the controller stops waiting, not the import
+        except Exception:  # the turn imports them again and says what failed
+            log.warning("could not import the chat modules ahead of the first turn", exc_info=True)
 
     @property
     def configured(self) -> bool:
@@ -400,7 +420,7 @@ class ChatEngine:
         *, replace_turn: str = "",
     ) -> None:
         try:
-            await asyncio.to_thread(_import_turn_modules)  # the first turn: ~100 MB of modules, off the loop
+            await asyncio.to_thread(_import_modules)  # the first turn: ~100 MB of modules, off the loop
         except asyncio.CancelledError:
             emit(_cancelled(turn_id))
             emit(None)
@@ -548,8 +568,8 @@ class ChatEngine:
 
 
 
-def _import_turn_modules() -> None:
-    for name in TURN_MODULES:
+def _import_modules(names: tuple[str, ...] = TURN_MODULES) -> None:
+    for name in names:
         importlib.import_module(name)
 
 

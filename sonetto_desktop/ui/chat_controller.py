@@ -199,6 +199,11 @@ class ChatController(QObject):
         self.busy_changed.emit(True)
         return self._turn
 
+    def prepare(self) -> None:
+        """The person is typing (any composer): the engine gets ready for the turn (see ChatEngine.prepare)."""
+        if self._engine is not None and self._accepting and not self._engine.prepared:
+            self._background.spawn(self._engine.prepare(), name="prepare-turn")
+
     def stop(self) -> bool:
         """Stop the reply being streamed (its partial text is kept by the engine)."""
         if not self.busy or self._engine is None:

@@ -12,6 +12,7 @@ from .icons import icon
 class Composer(QWidget):
     send_requested = Signal(str)
     stop_requested = Signal()
+    typing = Signal()  # the text changed and is not empty (the chat gets ready for a turn)
 
     def __init__(self, parent: QWidget | None = None, *, max_lines: int = 6) -> None:
         super().__init__(parent)
@@ -31,7 +32,7 @@ class Composer(QWidget):
         self.input.installEventFilter(self)
         line = self.input.fontMetrics().lineSpacing()
         self.input.setFixedHeight(int(line * min(max_lines, 3) + 18))
-        self.input.textChanged.connect(self._update_buttons)
+        self.input.textChanged.connect(self._on_text_changed)
         layout.addWidget(self.input, 1)
 
         self.send_button = QToolButton(self)
@@ -110,6 +111,11 @@ class Composer(QWidget):
         """Clear the input after a send, unless the person already typed something else."""
         if self.text() == text:
             self.input.clear()
+
+    def _on_text_changed(self) -> None:
+        self._update_buttons()
+        if self.text().strip():
+            self.typing.emit()
 
     def _update_buttons(self) -> None:
         self.send_button.setEnabled(self._enabled and not self._busy and bool(self.text().strip()))

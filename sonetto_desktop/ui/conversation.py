@@ -36,6 +36,7 @@ class Conversation(QObject):
         view.edit_requested.connect(self._on_edit_requested)
         view.link_activated.connect(lambda url: confirm_open_link(view.window(), url))
         composer.stop_requested.connect(controller.stop)
+        composer.typing.connect(controller.prepare)
         c = controller
         c.transcript_loaded.connect(self._on_transcript_loaded)
         c.turn_replacing.connect(self._on_turn_replacing)

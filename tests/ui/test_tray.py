@@ -148,3 +148,17 @@ async def test_a_memory_chip_in_the_quick_chat_opens_its_card(qapp, tmp_path, ll
         chips[0].click()
         assert app.window.isVisible()
         await wait(lambda: app.wall.section("生活").view.currentIndex().data(CardRole.Id) == cat, message="card revealed")
+
+
+@pytest.mark.qt_log_ignore(OFFSCREEN_RAISE, OFFSCREEN_SIZE_HINTS)
+async def test_typing_in_either_composer_gets_the_chat_ready_and_an_idle_app_does_not(qapp, tmp_path, llm_server,
+                                                                                     wait):
+    """The first turn imports the LLM stack (~2 s); it starts when the person types, not at start-up."""
+    async with running_app(qapp, app_settings(tmp_path / "data", llm_server)) as app:
+        await app.wait_until_ready()
+        assert app.engine.configured and not app.engine.prepared  # idle: nothing imported for a turn
+        app.window.chat_panel.composer.set_text("   ")
+        assert not app.engine.prepared  # blank is not typing
+        _actions(app)["快速对话"].trigger()
+        app.quick_chat.composer.set_text("在")
+        await wait(lambda: app.engine.prepared, message="the chat getting ready")
