@@ -3,7 +3,7 @@
     python bench/lazy_import.py
 
 In a fresh process (services' modules imported, as in the running app), imports what the chat
-engine's first turn imports (``engine.TURN_MODULES`` and langchain-openai) on a worker thread, as
+engine's first turn imports (``turn_runner.TURN_MODULES`` and langchain-openai) on a worker thread, as
 the engine does, while a 5 ms asyncio ticker records how late the event loop wakes up: the import
 takes the GIL in bursts, so the loop is slowed, not stopped. Prints the import's wall time, the
 loop's worst and p99 lateness, and the RSS before and after.
@@ -31,7 +31,7 @@ def _rss_mb() -> float:
 
 
 def _import_stack() -> None:
-    from sonetto_desktop.agent.engine import TURN_MODULES
+    from sonetto_desktop.agent.turn_runner import TURN_MODULES
     from sonetto_desktop.agent.session_db import CHECKPOINT_MODULES
 
     for name in (*TURN_MODULES, *CHECKPOINT_MODULES, "langchain_openai", "langchain.agents"):

@@ -1,0 +1,244 @@
+"""TurnRunner: a ChatEngine's turns (see ``engine.py`` for the event contract): input checks, the
+graph run streamed as ChatEvents, cancel, timeouts, and what is kept of a failed or interrupted turn.
+The LLM stack is imported when the first turn starts, on a worker thread (``TURN_MODULES``)."""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import importlib
+import logging
+import uuid
+from pathlib import Path
+from typing import TYPE_CHECKING, Any, AsyncIterator, Callable
+
+from ..memory.unicode_text import storable
+from .chat_events import ChatEvent, input_error, storage_error
+from .storage_errors import storage_problem
+from .turn_rewind import rewind
+
+if TYPE_CHECKING:
+    from .stall_guard import StallGuard
+    from .turn_events import TurnRecorder
+
+log = logging.getLogger(__name__)
+
+#: What a turn needs of the LLM stack, imported off the event loop when the first turn starts.
+TURN_MODULES = ("langchain_core.messages", "langgraph.checkpoint.memory", "sonetto_desktop.agent.graph",
+                "sonetto_desktop.agent.stall_guard", "sonetto_desktop.agent.turn_events")
+#: What ChatEngine.prepare() imports ahead of the first turn: the above and the OpenAI model the turn builds.
+PREPARE_MODULES = (*TURN_MODULES, "langchain_openai")
+
+
+class TurnRunner:
+    """Needs the engine's ``_started``, ``_running``, ``max_input_chars``, settings, model, graphs and
+    stores (``ChatEngine``)."""
+
+    def cancel(self, session_id: str) -> bool:
+        """Stop the reply running in ``session_id``; False if none was running."""
+        task = self._running.get(session_id)
+        if task is None or task.done():
+            return False
+        task.cancel()
+        return True
+
+    async def send(self, session_id: str, text: str, *, replace_turn: str = "") -> AsyncIterator[ChatEvent]:
+        """Run one turn; see the module docstring for the event contract. ``replace_turn``: first
+        drop that turn and everything after it (regenerate, edit and resend; see turn_rewind)."""
+        problem = self._check_input(session_id, text)
+        if problem is not None:
+            yield problem
+            return
+        text = storable(text)  # a lone surrogate (pasted bytes) cannot be stored: U+FFFD
+        turn_id = uuid.uuid4().hex
+        queue: asyncio.Queue[ChatEvent | None] = asyncio.Queue()
+        task = asyncio.create_task(
+            self._run_turn(session_id, text, turn_id, queue.put_nowait, replace_turn=replace_turn))
+        self._running[session_id] = task
+        try:
+            while (event := await queue.get()) is not None:
+                yield event
+        finally:
+            if not task.done():  # the caller stopped listening: stop the turn too
+                task.cancel()
+            await asyncio.gather(task, return_exceptions=True)
+            if self._running.get(session_id) is task:
+                del self._running[session_id]
+
+    def _check_input(self, session_id: str, text: Any) -> ChatEvent | None:
+        if not self._started:
+            raise RuntimeError("ChatEngine.start() has not been awaited (or the engine is closed)")
+        if not isinstance(session_id, str) or not session_id.strip():
+            return input_error("没有指定会话。", "No session was given.")
+        if not isinstance(text, str) or not text.strip():
+            return input_error("消息是空的，写点什么再发送吧。", "The message is empty.")
+        if len(text) > self.max_input_chars:
+            return input_error(
+                f"消息太长了（{len(text)} 字，上限 {self.max_input_chars} 字），请分几次发送。",
+                f"The message is too long ({len(text)} characters, limit {self.max_input_chars}); send it in parts.",
+            )
+        if session_id in self._running:
+            return input_error("上一条消息还在回复中，请稍等或先停止。", "Still replying to the previous message.")
+        return None
+
+    async def _run_turn(
+        self, session_id: str, text: str, turn_id: str, emit: Callable[[ChatEvent | None], None],
+        *, replace_turn: str = "",
+    ) -> None:
+        try:
+            await asyncio.to_thread(import_modules)  # the first turn: ~100 MB of modules, off the loop
+        except asyncio.CancelledError:
+            emit(_cancelled(turn_id))
+            emit(None)
+            return
+        from langchain_core.messages import HumanMessage
+
+        from .stall_guard import ReplyStalled
+        from .turn_events import TurnRecorder, describe_turn_error
+
+        config: dict[str, Any] = {"configurable": {"thread_id": session_id}, "recursion_limit": self.recursion_limit}
+        graph: Any = None
+        if replace_turn:
+            try:
+                graph = await self._graph_for(session_id)
+                saver = self._temporary_saver if session_id in self._temporary else await self._db.checkpointer()
+                config["configurable"] = await rewind(graph, saver, self._store_for(session_id), session_id, replace_turn)
+            except Exception as exc:  # noqa: BLE001 - nothing was changed that matters: say so, run nothing
+                log.warning("could not go back before turn %s: %s", replace_turn, exc)
+                emit(input_error("这条消息已经不能重新回答了。", "This message can no longer be answered again."))
+                emit(None)
+                return
+        guard: StallGuard | None = None
+        turn = TurnRecorder()
+        generation = self._db.generation
+        store = self._store_for(session_id)
+        try:
+            try:
+                await store.ensure(session_id)
+                await store.append(session_id, "user", text, turn_id=turn_id)
+                info = await self.session(session_id)
+                config["configurable"].update(
+                    sonetto_recall=info.recall if info else True, sonetto_write=info.write if info else True
+                )
+            except Exception as exc:  # noqa: BLE001 - cannot even keep the message: say so, call nothing
+                log.error("could not store the user's message: %s", exc)
+                event, recovered = await self._storage_failure(exc, generation, session_id, text, turn_id)
+                if recovered:
+                    await self._finish(session_id, turn, event, emit)
+                else:
+                    emit(event)
+                return
+            try:
+                if graph is None:
+                    graph = await self._graph_for(session_id)
+                guard = self._stall_guard()
+                if guard is not None:
+                    config["callbacks"] = [guard]
+                inputs = {"messages": [HumanMessage(content=text)], "session_id": session_id, "turn_id": turn_id}
+                async with guard.watch() if guard is not None else contextlib.nullcontext():
+                    async for mode, chunk in graph.astream(inputs, config, stream_mode=["messages", "updates"]):
+                        for event in turn.handle(mode, chunk):
+                            emit(event)
+            except asyncio.CancelledError:
+                current = asyncio.current_task()
+                if current is not None:
+                    current.uncancel()
+                await self._close_interrupted(graph, config, turn.uncommitted_text())
+                await self._finish(session_id, turn, describe_turn_error(asyncio.CancelledError(), turn_id), emit)
+                return
+            except Exception as exc:  # noqa: BLE001 - every failure becomes one error event
+                if storage_problem(exc) is not None:  # the checkpointer could not read or write
+                    log.error("turn %s: the session database failed: %s", turn_id, exc)
+                    event, _ = await self._storage_failure(exc, generation, session_id, text, turn_id)
+                    await self._finish(session_id, turn, event, emit)
+                    return
+                event = describe_turn_error(exc, turn_id, api_key=self._secret, model=self._model_name)
+                log.info("turn %s failed: %s (%s)", turn_id, event.error_code, type(exc).__name__)
+                await self._close_interrupted(graph, config, turn.uncommitted_text() if isinstance(exc, ReplyStalled) else "")
+                await self._finish(session_id, turn, event, emit)
+                return
+            done = ChatEvent("done", text=turn.reply_text(), turn_id=turn_id, memories=turn.memories)
+            await self._finish(session_id, turn, done, emit)
+        except asyncio.CancelledError:  # cancelled again while finishing: the stream still ends cleanly
+            emit(describe_turn_error(asyncio.CancelledError(), turn_id))
+        finally:
+            emit(None)
+
+    async def _finish(self, session_id: str, turn: TurnRecorder, event: ChatEvent, emit) -> None:
+        """Store the assistant entry for ``event`` (done or error), then emit exactly one final event."""
+        from .turn_events import error_dict
+
+        failed = event.kind == "error"
+        try:
+            await self._store_for(session_id).append(
+                session_id, "assistant", turn.streamed_text() if failed else event.text,
+                memories=turn.memories, turn_id=event.turn_id, error=error_dict(event) if failed else None,
+            )
+        except Exception as exc:  # noqa: BLE001 - the reply was shown but could not be saved
+            log.error("could not store the reply: %s", exc)
+            reason = storage_problem(exc) or "other"
+            moved = ""
+            if reason == "damaged":
+                aside = await self._recover_damaged(exc, self._db.generation)
+                moved = aside.name if aside is not None else ""
+            if not failed:
+                event = storage_error(event.turn_id, text=event.text, reason=reason, moved_to=moved)
+        emit(event)
+
+    async def _recover_damaged(self, exc: BaseException, generation: int) -> Path | None:
+        """Replace a damaged sessions.db by a new one and rebuild the graph on its checkpointer."""
+        aside = await self._db.recover(exc, generation)
+        if aside is not None:
+            self._drop_graphs()
+        return aside
+
+    async def _storage_failure(
+        self, exc: BaseException, generation: int, session_id: str, text: str, turn_id: str
+    ) -> tuple[ChatEvent, bool]:
+        """The ``storage`` error for ``exc``, and whether a damaged database was replaced by a new
+        one (the user's message is then stored in the new one, so the turn can be recorded)."""
+        reason = storage_problem(exc) or "other"
+        if reason != "damaged":
+            return storage_error(turn_id, reason=reason), False
+        aside = await self._recover_damaged(exc, generation)
+        if aside is None:
+            return storage_error(turn_id, reason=reason), False
+        try:
+            await self._store.ensure(session_id)
+            await self._store.append(session_id, "user", text, turn_id=turn_id)
+        except Exception:  # the message is still shown; the error says what happened
+            log.exception("could not store the message in the new session database")
+            return storage_error(turn_id, reason=reason, moved_to=aside.name), False
+        return storage_error(turn_id, reason=reason, moved_to=aside.name), True
+
+    def _stall_guard(self) -> StallGuard | None:
+        """Deadlines for a streamed reply (a model that does not stream is bound by its request timeout)."""
+        if not getattr(self._llm, "streaming", False):
+            return None
+        from .stall_guard import StallGuard
+
+        return StallGuard(self.first_token_timeout, self.idle_timeout)
+
+    async def _close_interrupted(self, graph: Any, config: dict, partial: str = "") -> None:
+        """Leave the model's history valid (no dangling tool call) and keep what she already said."""
+        if graph is None:  # the turn ended before its graph was built: no history to fix
+            return
+        from .graph import history_after_interruption
+
+        try:
+            fix = await history_after_interruption(graph, config, partial)
+            if fix:
+                await graph.aupdate_state(config, {"messages": fix}, as_node="ltm_write")
+        except Exception:
+            log.warning("could not keep the partial reply in the history", exc_info=True)
+
+
+def import_modules(names: tuple[str, ...] = TURN_MODULES) -> None:
+    for name in names:
+        importlib.import_module(name)
+
+
+def _cancelled(turn_id: str) -> ChatEvent:
+    from .turn_events import describe_turn_error
+
+    return describe_turn_error(asyncio.CancelledError(), turn_id)
