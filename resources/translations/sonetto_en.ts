@@ -887,72 +887,72 @@ Talk about anything — I'll remember what matters to you.</translation>
         <translation>The operation failed: {0}</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/memory_service.py" line="137" />
+        <location filename="../../sonetto_desktop/ui/memory_service.py" line="138" />
         <source>手动添加</source>
         <translation>Added by hand</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/memory_service.py" line="144" />
+        <location filename="../../sonetto_desktop/ui/memory_service.py" line="145" />
         <source>手动编辑</source>
         <translation>Edited by hand</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/memory_service.py" line="150" />
+        <location filename="../../sonetto_desktop/ui/memory_service.py" line="151" />
         <source>拖动到「{0}」</source>
         <translation>Dragged to “{0}”</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/memory_service.py" line="157" />
+        <location filename="../../sonetto_desktop/ui/memory_service.py" line="158" />
         <source>手动合并</source>
         <translation>Merged by hand</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/memory_service.py" line="161" />
+        <location filename="../../sonetto_desktop/ui/memory_service.py" line="162" />
         <source>手动删除</source>
         <translation>Deleted by hand</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/memory_service.py" line="169" />
+        <location filename="../../sonetto_desktop/ui/memory_service.py" line="170" />
         <source>恢复旧版本</source>
         <translation>Restored an old version</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/memory_service.py" line="177" />
+        <location filename="../../sonetto_desktop/ui/memory_service.py" line="178" />
         <source>手动锁定</source>
         <translation>Locked by hand</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/memory_service.py" line="178" />
+        <location filename="../../sonetto_desktop/ui/memory_service.py" line="179" />
         <source>手动解锁</source>
         <translation>Unlocked by hand</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/memory_service.py" line="194" />
+        <location filename="../../sonetto_desktop/ui/memory_service.py" line="195" />
         <source>批量删除</source>
         <translation>Deleted together</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/memory_service.py" line="199" />
+        <location filename="../../sonetto_desktop/ui/memory_service.py" line="200" />
         <source>批量锁定</source>
         <translation>Locked together</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/memory_service.py" line="200" />
+        <location filename="../../sonetto_desktop/ui/memory_service.py" line="201" />
         <source>批量解锁</source>
         <translation>Unlocked together</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/memory_service.py" line="205" />
+        <location filename="../../sonetto_desktop/ui/memory_service.py" line="206" />
         <source>主题「{0}」改为「{1}」</source>
         <translation>Theme “{0}” renamed to “{1}”</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/memory_service.py" line="210" />
+        <location filename="../../sonetto_desktop/ui/memory_service.py" line="211" />
         <source>删除 Sonetto 今天写的记忆</source>
         <translation>Delete what Sonetto wrote today</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/memory_service.py" line="215" />
+        <location filename="../../sonetto_desktop/ui/memory_service.py" line="216" />
         <source>从提示里撤销</source>
         <translation>Undone from a notification</translation>
     </message>
@@ -960,37 +960,47 @@ Talk about anything — I'll remember what matters to you.</translation>
 <context>
     <name>MemoryWall</name>
     <message>
-        <location filename="../../sonetto_desktop/ui/memory_wall.py" line="234" />
+        <location filename="../../sonetto_desktop/ui/memory_wall.py" line="257" />
+        <source>正在载入记忆…</source>
+        <translation>Loading memories…</translation>
+    </message>
+    <message>
+        <location filename="../../sonetto_desktop/ui/memory_wall.py" line="259" />
         <source>记忆库暂时无法读取，卡片墙是空的；没有任何内容被改动。</source>
         <translation>The memory store cannot be read right now, so the wall is empty; nothing was changed.</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/memory_wall.py" line="236" />
+        <location filename="../../sonetto_desktop/ui/memory_wall.py" line="261" />
         <source>还没有记忆。和 Sonetto 聊聊，或点「新建」写下一条。</source>
         <translation>No memories yet. Chat with Sonetto, or click “New” to write one.</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/memory_wall.py" line="238" />
+        <location filename="../../sonetto_desktop/ui/memory_wall.py" line="263" />
         <source>没有「{0}」的记忆。</source>
         <translation>No memories for “{0}”.</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/memory_wall.py" line="240" />
+        <location filename="../../sonetto_desktop/ui/memory_wall.py" line="265" />
         <source>没有和「{0}」匹配的记忆。</source>
         <translation>No memory matches “{0}”.</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/memory_wall.py" line="250" />
+        <location filename="../../sonetto_desktop/ui/memory_wall.py" line="275" />
+        <source>正在载入记忆… {0} / {1}</source>
+        <translation>Loading memories… {0} / {1}</translation>
+    </message>
+    <message>
+        <location filename="../../sonetto_desktop/ui/memory_wall.py" line="278" />
         <source>{0} / {1} 条</source>
         <translation>{0} / {1}</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/memory_wall.py" line="252" />
+        <location filename="../../sonetto_desktop/ui/memory_wall.py" line="280" />
         <source>{0} · {1}</source>
         <translation>{0} · {1}</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/memory_wall.py" line="255" />
+        <location filename="../../sonetto_desktop/ui/memory_wall.py" line="283" />
         <source>{0} 条</source>
         <translation>{0}</translation>
     </message>
@@ -1762,52 +1772,52 @@ Talk about anything — I'll remember what matters to you.</translation>
 <context>
     <name>SonettoApp</name>
     <message>
-        <location filename="../../sonetto_desktop/ui/shell.py" line="245" />
+        <location filename="../../sonetto_desktop/ui/shell.py" line="246" />
         <source>对话功能启动失败：%1。记忆墙仍可使用；请检查数据目录后重启。</source>
         <translation>Chat could not start: %1. The memory wall still works; check the data folder, then restart.</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/shell.py" line="298" />
+        <location filename="../../sonetto_desktop/ui/shell.py" line="299" />
         <source>那段对话已经不在了（删除了，或是临时对话）。</source>
         <translation>That chat is gone (deleted, or a temporary chat).</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/shell.py" line="315" />
+        <location filename="../../sonetto_desktop/ui/shell.py" line="316" />
         <source>没能完成“别记住这个”：{0}</source>
         <translation>Could not finish “Don't remember this”: {0}</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/shell.py" line="319" />
+        <location filename="../../sonetto_desktop/ui/shell.py" line="320" />
         <source>以后不会再记住这件事；但这轮写下的记忆后来又被改过，没有撤销（{0}）。可以在记忆墙上处理。</source>
         <translation>This will not be remembered from now on; but the memories this turn wrote were changed since and were not undone ({0}). You can handle them on the memory wall.</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/shell.py" line="324" />
+        <location filename="../../sonetto_desktop/ui/shell.py" line="325" />
         <source>已撤销这轮的 {0} 处记忆变化，以后也不会记住这件事。</source>
         <translation>Undid this turn's {0} memory changes; this will not be remembered from now on.</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/shell.py" line="328" />
+        <location filename="../../sonetto_desktop/ui/shell.py" line="329" />
         <source>好的，这件事不会被记住。</source>
         <translation>OK, this will not be remembered.</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/shell.py" line="338" />
+        <location filename="../../sonetto_desktop/ui/shell.py" line="339" />
         <source>在对话里选了“忘掉这条”</source>
         <translation>Chose “Forget this” in the chat</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/shell.py" line="343" />
+        <location filename="../../sonetto_desktop/ui/shell.py" line="344" />
         <source>已忘掉：{0}</source>
         <translation>Forgotten: {0}</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/shell.py" line="345" />
+        <location filename="../../sonetto_desktop/ui/shell.py" line="346" />
         <source>撤销</source>
         <translation>Undo</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/shell.py" line="412" />
+        <location filename="../../sonetto_desktop/ui/shell.py" line="413" />
         <source>无法使用新的数据文件夹 {0}：{1}。仍在使用原来的记忆库。</source>
         <translation>Cannot use the new data folder {0}: {1}. Still using the previous memory store.</translation>
     </message>
@@ -1837,7 +1847,7 @@ Talk about anything — I'll remember what matters to you.</translation>
         <translation>The interface switches language when this reply ends.</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/language_switch.py" line="90" />
+        <location filename="../../sonetto_desktop/ui/language_switch.py" line="94" />
         <source>界面语言已切换。</source>
         <translation>Interface language changed.</translation>
     </message>

@@ -350,7 +350,8 @@ class MemoryWall(WallNavigation, QWidget):
         section = self._sections.get(card.theme)
         if section is None:
             return False
-        self.loader.finish_section(section)  # not shown yet while loading: show its theme now
+        if self.loader.finish_section(section):  # not shown yet while loading: show its theme now
+            self._update_visibility()
         index = section.proxy.index_of(memory_id)
         if not index.isValid():
             self.set_search("")

@@ -111,13 +111,16 @@ class WallLoader(QObject):
         self.progress.emit(*self.progress_counts())
         later(self, lambda: self._step(generation))
 
-    def finish_section(self, section: "ThemeSection") -> None:
-        """Show all of ``section`` now (a card in it is being revealed)."""
+    def finish_section(self, section: "ThemeSection") -> bool:
+        """Show all of ``section`` now (a card in it is being revealed); whether it had to."""
         proxy = section.proxy
         if proxy.stale:
             proxy.load(None)
         elif not proxy.complete():
             proxy.show_more(len(proxy.all_ids()))
+        else:
+            return False
+        return True
 
     def _finish(self) -> None:
         self._loading = False
