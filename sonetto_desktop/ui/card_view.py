@@ -107,6 +107,7 @@ class ThemeCardView(QListView):
         self.setDragDropMode(QAbstractItemView.DragDropMode.DragDrop)
         self.setDefaultDropAction(Qt.DropAction.CopyAction)
         self.setContextMenuPolicy(Qt.ContextMenuPolicy.DefaultContextMenu)
+        self._layout_sizes: list[QSize] | None = None
         self._delegate = CardDelegate(self)
         self.setItemDelegate(self._delegate)
         self.setModel(proxy)
@@ -197,7 +198,7 @@ class ThemeCardView(QListView):
     def layout_size(self, row: int) -> QSize | None:
         """The size the flow gives card ``row`` (computed for all cards at the first ask after a
         change: QListView asks for every card in each layout pass)."""
-        sizes = getattr(self, "_layout_sizes", None)
+        sizes = self._layout_sizes
         if sizes is None:
             self._compute_layout()
             sizes = self._layout_sizes
