@@ -17,11 +17,12 @@ a new reset starts a new generation and the old steps end.
 
 from __future__ import annotations
 
+import asyncio
 from typing import TYPE_CHECKING
 
 from PySide6.QtCore import QObject, Signal
 
-from .deferred import later
+from .deferred import alive, later
 
 if TYPE_CHECKING:
     from .memory_wall import MemoryWall
@@ -110,6 +111,11 @@ class WallLoader(QObject):
             return
         self.progress.emit(*self.progress_counts())
         later(self, lambda: self._step(generation))
+
+    async def wait(self) -> None:
+        """Until the wall shows every card (at once when no load runs; also when the wall goes)."""
+        while alive(self) and self._loading:
+            await asyncio.sleep(0.02)
 
     def finish_section(self, section: "ThemeSection") -> bool:
         """Show all of ``section`` now (a card in it is being revealed); whether it had to."""

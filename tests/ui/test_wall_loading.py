@@ -261,3 +261,21 @@ async def test_a_wall_deleted_during_the_load_leaves_no_step_behind(big_service,
     for _ in range(20):  # loop turns where the next slices would have run
         await asyncio.sleep(0.005)
     assert loader.steps == steps  # no step ran against the deleted wall (pytest-qt fails on errors in slots)
+
+
+async def test_a_rebuilt_wall_gets_its_selection_back_after_the_load(big_service, qtbot):
+    """The language switch rebuilds the wall and restores its state once the store is read: with
+    the wall filling in slices, a card selected far down (not shown yet when the read ends) is
+    selected again."""
+    from sonetto_desktop.ui.view_state import ViewState, restore_wall
+
+    wall = _wall(big_service, qtbot, slice_cards=100)
+    loaded_task = wall.reload()
+    await loaded_task
+    assert wall.loading()
+    last = wall.sections_in_order()[-1]
+    target = wall.model.cards_in_theme(last.theme)[-1].id
+    assert target not in last.proxy.ids()
+    await restore_wall(ViewState(wall_selected=[target], wall_theme=last.theme), wall, loaded_task)
+    assert not wall.loading()
+    assert wall.selected_ids() == [target]
