@@ -279,3 +279,21 @@ async def test_a_rebuilt_wall_gets_its_selection_back_after_the_load(big_service
     await restore_wall(ViewState(wall_selected=[target], wall_theme=last.theme), wall, loaded_task)
     assert not wall.loading()
     assert wall.selected_ids() == [target]
+
+
+async def test_a_drop_during_the_load_moves_the_card_once(big_service, qtbot, wait):
+    from sonetto_desktop.ui.memory_model import encode_ids
+
+    wall = _wall(big_service, qtbot, slice_cards=100)
+    await wall.reload()
+    assert wall.loading()
+    top, last = wall.sections_in_order()[0], wall.sections_in_order()[-1]
+    moved = top.proxy.ids()[0]  # a card on screen, dropped on a theme not shown yet
+    tasks = wall.handle_drop(encode_ids([moved]), last.theme)
+    assert tasks
+    await asyncio.gather(*tasks)
+    await wait(lambda: wall.model.card(moved).theme == last.theme)
+    await loaded(wall, wait)
+    assert moved in last.proxy.ids() and moved not in top.proxy.ids()
+    assert shown_ids(wall).count(moved) == 1
+    assert len(shown_ids(wall)) == CARDS
