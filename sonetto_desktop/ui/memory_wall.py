@@ -32,7 +32,7 @@ from .wall_navigation import OUTLINE_WIDTH, WallNavigation
 from .wall_outline import WallOutline
 from .wall_scroll import AutoScroller, StickyHeader
 from .wall_filters import card_filter, filter_label
-from .wall_loader import WallLoader
+from .wall_loader import SECTIONS_PER_STEP, WallLoader
 from .wall_search import WallSearch
 from .wall_selection import WallBulk
 from .wall_state import WallState
@@ -177,7 +177,7 @@ class MemoryWall(WallNavigation, QWidget):
         self.loader.begin()
         for section in self._sections.values():
             section.proxy.mark_stale()  # emptied now, filled again by the loader, top first
-        self._sync_sections()
+        self._sync_sections(limit=SECTIONS_PER_STEP)
         self.loader.start()
 
     # ── sections ──────────────────────────────────────────────────────
@@ -197,7 +197,9 @@ class MemoryWall(WallNavigation, QWidget):
         shown = [s for s in self._sections.values() if not s.isHidden()]
         return sorted(shown, key=lambda s: self._column.indexOf(s))
 
-    def _sync_sections(self) -> None:
+    def _sync_sections(self, *_: object, limit: int | None = None) -> None:
+        """Sections for the model's themes, in order. While the wall loads, sections are made only
+        when asked (``limit``: the loader makes them a few per step, the top ones first)."""
         counts = self.model.theme_counts()
         for theme in [t for t in self._sections if t not in counts]:
             section = self._sections.pop(theme)
@@ -207,9 +209,11 @@ class MemoryWall(WallNavigation, QWidget):
         if self.theme_colors.assign(counts):
             self.state.set_color_slots(self.theme_colors.slots)
         collapsed = self.state.collapsed()
-        for theme in counts:
-            if theme not in self._sections:
-                self._sections[theme] = self._new_section(theme, theme in collapsed)
+        missing = self._missing_themes(counts)
+        if limit is None and self.loader.loading:
+            limit = 0
+        for theme in missing[:limit]:
+            self._sections[theme] = self._new_section(theme, theme in collapsed)
         order = sorted(self._sections, key=lambda t: (-counts.get(t, 0), t))
         for position, theme in enumerate(order):
             section = self._sections[theme]
@@ -217,6 +221,17 @@ class MemoryWall(WallNavigation, QWidget):
                 self._column.removeWidget(section)
                 self._column.insertWidget(position, section)
         self._update_visibility()
+
+    def _missing_themes(self, counts: dict[str, int] | None = None) -> list[str]:
+        """Themes of the model without a section yet (made while the wall loads), in display order."""
+        counts = self.model.theme_counts() if counts is None else counts
+        return sorted((t for t in counts if t not in self._sections), key=lambda t: (-counts[t], t))
+
+    def add_sections(self, count: int | None = None) -> int:
+        """Make up to ``count`` (None: all) of the sections still missing; returns how many."""
+        before = len(self._sections)
+        self._sync_sections(limit=count)
+        return len(self._sections) - before
 
     def _new_section(self, theme: str, collapsed: bool) -> ThemeSection:
         section = ThemeSection(self.model, theme, self.container, theme_colors=self.theme_colors,
@@ -348,6 +363,9 @@ class MemoryWall(WallNavigation, QWidget):
             return False
         self._pending_reveal = None
         section = self._sections.get(card.theme)
+        if section is None and self.loader.loading:
+            self.add_sections()  # its theme's section was not made yet
+            section = self._sections.get(card.theme)
         if section is None:
             return False
         if self.loader.finish_section(section):  # not shown yet while loading: show its theme now

@@ -35,6 +35,8 @@ SLICE_CARDS = 400  # cards newly laid out per loop step
 # spent, so a big theme's growth is never combined with other work in one step.
 REBUILD_WEIGHT = 8
 RELAYOUT_WEIGHT = 4
+SECTIONS_PER_STEP = 4  # sections (widgets) made per step while loading
+SECTION_COST = 25  # making one costs about as much as laying 25 cards out
 
 
 class WallLoader(QObject):
@@ -96,6 +98,9 @@ class WallLoader(QObject):
         self._steps += 1
         budget = self.slice_cards
         pending = self._pending()
+        if not pending and self._wall.add_sections(SECTIONS_PER_STEP):  # the next few themes' sections
+            budget -= SECTION_COST * SECTIONS_PER_STEP
+            pending = self._pending()
         while pending and budget > 0:
             proxy = pending[0].proxy
             if proxy.stale:
@@ -106,7 +111,7 @@ class WallLoader(QObject):
                 budget -= max(1, added + proxy.rowCount() // RELAYOUT_WEIGHT)
             if proxy.complete():
                 pending.pop(0)
-        if not pending:
+        if not pending and not self._wall._missing_themes():
             self._finish()
             return
         self.progress.emit(*self.progress_counts())
