@@ -230,7 +230,7 @@ class MemoryWall(WallNavigation, QWidget):
     def add_sections(self, count: int | None = None) -> int:
         """Make up to ``count`` (None: all) of the sections still missing; returns how many."""
         before = len(self._sections)
-        self._sync_sections(limit=count)
+        self._sync_sections(limit=len(self.model.theme_counts()) if count is None else count)
         return len(self._sections) - before
 
     def _new_section(self, theme: str, collapsed: bool) -> ThemeSection:

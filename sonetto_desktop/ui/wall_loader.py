@@ -6,8 +6,8 @@ theme's sorted list and the layout of its cards. After a model reset every secti
 *stale* (empty, see :class:`ThemeCardList`); the loader builds them in display order — the top of
 the wall first — and lets each list show its cards ``slice_cards`` at a time, yielding to the loop
 between steps (``deferred.later`` with the loader as context object: a step never runs after the
-wall is gone). The first step runs at once, so a small store is shown completely without waiting
-for the loop.
+wall is gone). The first step runs at once, and a wall of at most ``ALL_AT_ONCE`` cards is
+shown completely in it, without waiting for the loop.
 
 Everything else keeps working during a load because the model is complete: a search, filter or
 sort is applied by the lists (to the loaded part now, to the rest as it is shown); a change
@@ -36,6 +36,7 @@ SLICE_CARDS = 400  # cards newly laid out per loop step
 REBUILD_WEIGHT = 8
 RELAYOUT_WEIGHT = 4
 SECTIONS_PER_STEP = 4  # sections (widgets) made per step while loading
+ALL_AT_ONCE = 500  # a wall of at most this many cards is shown in one step (~30 ms)
 SECTION_COST = 25  # making one costs about as much as laying 25 cards out
 
 
@@ -96,10 +97,11 @@ class WallLoader(QObject):
         if generation != self._generation or not self._loading:
             return  # a newer load took over (or this one finished)
         self._steps += 1
-        budget = self.slice_cards
+        small = self._wall.model.rowCount() <= ALL_AT_ONCE  # shown whole in this step
+        budget = 10 ** 9 if small else self.slice_cards
         pending = self._pending()
-        if not pending and self._wall.add_sections(SECTIONS_PER_STEP):  # the next few themes' sections
-            budget -= SECTION_COST * SECTIONS_PER_STEP
+        if (small or not pending) and self._wall.add_sections(None if small else SECTIONS_PER_STEP):
+            budget -= SECTION_COST * SECTIONS_PER_STEP  # the next few themes' sections
             pending = self._pending()
         while pending and budget > 0:
             proxy = pending[0].proxy
