@@ -16,7 +16,7 @@
         <translation>{0}×</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/card_delegate.py" line="362" />
+        <location filename="../../sonetto_desktop/ui/card_delegate.py" line="367" />
         <source>合并</source>
         <translation>Merge</translation>
     </message>
@@ -39,17 +39,17 @@
         <translation>Rename failed: </translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/chat_controller.py" line="223" />
+        <location filename="../../sonetto_desktop/ui/chat_controller.py" line="228" />
         <source>已停止</source>
         <translation>Stopped</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/chat_controller.py" line="227" />
+        <location filename="../../sonetto_desktop/ui/chat_controller.py" line="232" />
         <source>出错了：</source>
         <translation>Something went wrong: </translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/chat_controller.py" line="230" />
+        <location filename="../../sonetto_desktop/ui/chat_controller.py" line="235" />
         <source>回复意外中断了。</source>
         <translation>The reply stopped unexpectedly.</translation>
     </message>
@@ -208,27 +208,27 @@ Talk about anything — I'll remember what matters to you.</translation>
 <context>
     <name>Composer</name>
     <message>
-        <location filename="../../sonetto_desktop/ui/composer.py" line="29" />
+        <location filename="../../sonetto_desktop/ui/composer.py" line="30" />
         <source>和 Sonetto 说点什么…（Enter 发送，Shift+Enter 换行）</source>
         <translation>Talk to Sonetto… (Enter to send, Shift+Enter: new line)</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/composer.py" line="41" />
+        <location filename="../../sonetto_desktop/ui/composer.py" line="42" />
         <source>发送 (Enter)</source>
         <translation>Send (Enter)</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/composer.py" line="47" />
+        <location filename="../../sonetto_desktop/ui/composer.py" line="48" />
         <source>停止回复</source>
         <translation>Stop the reply</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/composer.py" line="61" />
+        <location filename="../../sonetto_desktop/ui/composer.py" line="62" />
         <source>正在编辑一条消息：发送后会替换它和之后的对话</source>
         <translation>Editing a message: sending replaces it and everything after it</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/composer.py" line="65" />
+        <location filename="../../sonetto_desktop/ui/composer.py" line="66" />
         <source>取消编辑</source>
         <translation>Cancel editing</translation>
     </message>
@@ -279,12 +279,12 @@ Talk about anything — I'll remember what matters to you.</translation>
 <context>
     <name>Conversation</name>
     <message>
-        <location filename="../../sonetto_desktop/ui/conversation.py" line="70" />
+        <location filename="../../sonetto_desktop/ui/conversation.py" line="71" />
         <source>正在使用工具：%1…</source>
         <translation>Using a tool: %1…</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/conversation.py" line="73" />
+        <location filename="../../sonetto_desktop/ui/conversation.py" line="74" />
         <source>用过工具：%1</source>
         <translation>Used a tool: %1</translation>
     </message>
@@ -887,72 +887,72 @@ Talk about anything — I'll remember what matters to you.</translation>
         <translation>The operation failed: {0}</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/memory_service.py" line="137" />
+        <location filename="../../sonetto_desktop/ui/memory_service.py" line="138" />
         <source>手动添加</source>
         <translation>Added by hand</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/memory_service.py" line="144" />
+        <location filename="../../sonetto_desktop/ui/memory_service.py" line="145" />
         <source>手动编辑</source>
         <translation>Edited by hand</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/memory_service.py" line="150" />
+        <location filename="../../sonetto_desktop/ui/memory_service.py" line="151" />
         <source>拖动到「{0}」</source>
         <translation>Dragged to “{0}”</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/memory_service.py" line="157" />
+        <location filename="../../sonetto_desktop/ui/memory_service.py" line="158" />
         <source>手动合并</source>
         <translation>Merged by hand</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/memory_service.py" line="161" />
+        <location filename="../../sonetto_desktop/ui/memory_service.py" line="162" />
         <source>手动删除</source>
         <translation>Deleted by hand</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/memory_service.py" line="169" />
+        <location filename="../../sonetto_desktop/ui/memory_service.py" line="170" />
         <source>恢复旧版本</source>
         <translation>Restored an old version</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/memory_service.py" line="177" />
+        <location filename="../../sonetto_desktop/ui/memory_service.py" line="178" />
         <source>手动锁定</source>
         <translation>Locked by hand</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/memory_service.py" line="178" />
+        <location filename="../../sonetto_desktop/ui/memory_service.py" line="179" />
         <source>手动解锁</source>
         <translation>Unlocked by hand</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/memory_service.py" line="194" />
+        <location filename="../../sonetto_desktop/ui/memory_service.py" line="195" />
         <source>批量删除</source>
         <translation>Deleted together</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/memory_service.py" line="199" />
+        <location filename="../../sonetto_desktop/ui/memory_service.py" line="200" />
         <source>批量锁定</source>
         <translation>Locked together</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/memory_service.py" line="200" />
+        <location filename="../../sonetto_desktop/ui/memory_service.py" line="201" />
         <source>批量解锁</source>
         <translation>Unlocked together</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/memory_service.py" line="205" />
+        <location filename="../../sonetto_desktop/ui/memory_service.py" line="206" />
         <source>主题「{0}」改为「{1}」</source>
         <translation>Theme “{0}” renamed to “{1}”</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/memory_service.py" line="210" />
+        <location filename="../../sonetto_desktop/ui/memory_service.py" line="211" />
         <source>删除 Sonetto 今天写的记忆</source>
         <translation>Delete what Sonetto wrote today</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/memory_service.py" line="215" />
+        <location filename="../../sonetto_desktop/ui/memory_service.py" line="216" />
         <source>从提示里撤销</source>
         <translation>Undone from a notification</translation>
     </message>
@@ -960,37 +960,47 @@ Talk about anything — I'll remember what matters to you.</translation>
 <context>
     <name>MemoryWall</name>
     <message>
-        <location filename="../../sonetto_desktop/ui/memory_wall.py" line="234" />
+        <location filename="../../sonetto_desktop/ui/memory_wall.py" line="272" />
+        <source>正在载入记忆…</source>
+        <translation>Loading memories…</translation>
+    </message>
+    <message>
+        <location filename="../../sonetto_desktop/ui/memory_wall.py" line="274" />
         <source>记忆库暂时无法读取，卡片墙是空的；没有任何内容被改动。</source>
         <translation>The memory store cannot be read right now, so the wall is empty; nothing was changed.</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/memory_wall.py" line="236" />
+        <location filename="../../sonetto_desktop/ui/memory_wall.py" line="276" />
         <source>还没有记忆。和 Sonetto 聊聊，或点「新建」写下一条。</source>
         <translation>No memories yet. Chat with Sonetto, or click “New” to write one.</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/memory_wall.py" line="238" />
+        <location filename="../../sonetto_desktop/ui/memory_wall.py" line="278" />
         <source>没有「{0}」的记忆。</source>
         <translation>No memories for “{0}”.</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/memory_wall.py" line="240" />
+        <location filename="../../sonetto_desktop/ui/memory_wall.py" line="280" />
         <source>没有和「{0}」匹配的记忆。</source>
         <translation>No memory matches “{0}”.</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/memory_wall.py" line="250" />
+        <location filename="../../sonetto_desktop/ui/memory_wall.py" line="290" />
+        <source>正在载入记忆… {0} / {1}</source>
+        <translation>Loading memories… {0} / {1}</translation>
+    </message>
+    <message>
+        <location filename="../../sonetto_desktop/ui/memory_wall.py" line="293" />
         <source>{0} / {1} 条</source>
         <translation>{0} / {1}</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/memory_wall.py" line="252" />
+        <location filename="../../sonetto_desktop/ui/memory_wall.py" line="295" />
         <source>{0} · {1}</source>
         <translation>{0} · {1}</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/memory_wall.py" line="255" />
+        <location filename="../../sonetto_desktop/ui/memory_wall.py" line="298" />
         <source>{0} 条</source>
         <translation>{0}</translation>
     </message>

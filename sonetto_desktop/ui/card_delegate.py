@@ -126,6 +126,9 @@ class CardDelegate(QStyledItemDelegate):
 
     def __init__(self, parent=None) -> None:
         super().__init__(parent)
+        # the view's placed sizes, looked up without going through option.widget (QListView asks
+        # for every card's size in each layout: thousands of calls while a big wall loads)
+        self._placed = getattr(parent, "layout_size", None)
         self._lines: dict[tuple, list[tuple[int, str]]] = {}
         self._advances: dict[tuple[str, str], float] = {}
         self._chars: dict[str, dict[str, float]] = {}
@@ -245,10 +248,12 @@ class CardDelegate(QStyledItemDelegate):
         return self.card_layout([card], font, widget)[0][0]
 
     def sizeHint(self, option: QStyleOptionViewItem, index: QModelIndex | QPersistentModelIndex) -> QSize:
-        placed = getattr(option.widget, "layout_size", None)
+        placed = self._placed
+        if placed is None:
+            placed = getattr(option.widget, "layout_size", None)
         size = placed(index.row()) if callable(placed) else None
         if size is not None:
-            return QSize(size)
+            return size  # Qt copies it
         card: Card | None = index.data(CardRole.Card)
         if card is None:
             return QSize(DENSITIES["comfortable"].min_width, 40)

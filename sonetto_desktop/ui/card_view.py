@@ -107,11 +107,14 @@ class ThemeCardView(QListView):
         self.setDragDropMode(QAbstractItemView.DragDropMode.DragDrop)
         self.setDefaultDropAction(Qt.DropAction.CopyAction)
         self.setContextMenuPolicy(Qt.ContextMenuPolicy.DefaultContextMenu)
+        self._layout_sizes: list[QSize] | None = None
         self._delegate = CardDelegate(self)
         self.setItemDelegate(self._delegate)
         self.setModel(proxy)
         self._proxy = proxy
-        for signal in (proxy.rowsInserted, proxy.rowsRemoved, proxy.modelReset, proxy.layoutChanged):
+        self._laid: tuple | None = None  # what the last layout was computed for (see _compute_layout)
+        proxy.rowsInserted.connect(self._on_rows_inserted)
+        for signal in (proxy.rowsRemoved, proxy.modelReset, proxy.layoutChanged):
             signal.connect(self.update_height)
         proxy.dataChanged.connect(self._on_data_changed)
         self.update_height()
@@ -151,10 +154,18 @@ class ThemeCardView(QListView):
         QListView breaks the rows where this does (same widths, same rule)."""
         avail = max(1, self.viewport().width() - 2)  # QListView wraps at the viewport's last pixel
         source_card = self._proxy.source_card
-        cards = [source_card(mid) for mid in self._proxy.ids()]
+        ids = self._proxy.ids()
         font = self.font()
+        setting = (avail, self.density, font.key())
+        # Cards appended at the end (loading in slices) change only the last row and what follows:
+        # the rows before it are kept, so a growing section costs O(new cards), not O(section).
+        start, sizes = 0, []
+        laid = self._laid
+        if laid is not None and laid[0] == setting and len(ids) >= len(laid[1]) and ids[:len(laid[1])] == laid[1]:
+            start = laid[2]
+            sizes = laid[3][:start]
+        cards = [source_card(mid) for mid in ids[start:]]
         naturals, height_at = self._delegate.card_layout(cards, font, self)
-        sizes: list[QSize] = []
 
         def close(first: int, row: list[QSize], last: bool) -> None:
             total = sum(s.width() for s in row)
@@ -167,13 +178,13 @@ class ThemeCardView(QListView):
                 widths.append(size.width() + add)
             # a wider card may need fewer lines: the row is as tall as its tallest card needs now
             if extra:
-                height = max(height_at(first + i, w) for i, w in enumerate(widths))
+                height = max(height_at(first - start + i, w) for i, w in enumerate(widths))
             else:
                 height = max(s.height() for s in row)
             sizes.extend(QSize(w, height) for w in widths)
 
-        x, first, row = 0, 0, []
-        for n, size in enumerate(naturals):
+        x, first, row = 0, start, []
+        for n, size in enumerate(naturals, start):
             if row and x + size.width() > avail:
                 close(first, row, last=False)
                 first, row, x = n, [], 0
@@ -182,26 +193,35 @@ class ThemeCardView(QListView):
         if row:
             close(first, row, last=True)
         self._layout_sizes = sizes
+        self._laid = (setting, ids, first if row else start, sizes)
 
     def layout_size(self, row: int) -> QSize | None:
         """The size the flow gives card ``row`` (computed for all cards at the first ask after a
         change: QListView asks for every card in each layout pass)."""
-        sizes = getattr(self, "_layout_sizes", None)
+        sizes = self._layout_sizes
         if sizes is None:
             self._compute_layout()
             sizes = self._layout_sizes
         return sizes[row] if 0 <= row < len(sizes) else None
 
-    def _invalidate_layout(self) -> None:
+    def _invalidate_layout(self, *, keep_rows: bool = False) -> None:
+        """Sizes are computed again at the next ask; ``keep_rows``: only cards were appended, the
+        full rows before the last one stay as they are."""
         self._layout_sizes = None
+        if not keep_rows:
+            self._laid = None
 
     def content_height(self) -> int:
         if self._proxy.rowCount() == 0:
             return 2 * self.frameWidth() + 4
         return self.contentsSize().height() + 2 * self.frameWidth() + 4
 
-    def update_height(self, *_: object) -> None:
-        self._invalidate_layout()
+    def _on_rows_inserted(self, _parent, first: int, _last: int) -> None:
+        laid = self._laid
+        self.update_height(keep_rows=laid is not None and first == len(laid[1]))
+
+    def update_height(self, *_: object, keep_rows: bool = False) -> None:
+        self._invalidate_layout(keep_rows=keep_rows)
         if not self.isVisible():  # not sized yet (a new or hidden section): laid out once shown
             self.scheduleDelayedItemsLayout()
             return

@@ -3,7 +3,7 @@ cards can be built in a worker thread and handed to the GUI thread ready to use.
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from datetime import datetime
 from typing import Any
 
@@ -60,3 +60,30 @@ def read_cards(manager: BaseMemoryManager) -> list[Card]:
         for rows in manager.get_memories_grouped().values()
         for row in rows
     ]
+
+
+@dataclass
+class CardIndex:
+    """Cards with the lookups the card model keeps (row of each id, cards and count per theme),
+    built in a worker so that filling the model on the GUI thread costs no pass over the cards
+    (0.1 s at 50,000 otherwise)."""
+
+    cards: list[Card]
+    rows: dict[str, int] = field(default_factory=dict)
+    theme_counts: dict[str, int] = field(default_factory=dict)
+    by_theme: dict[str, dict[str, Card]] = field(default_factory=dict)
+
+    @classmethod
+    def build(cls, cards: list[Card]) -> "CardIndex":
+        cards = list(cards)
+        index = cls(cards, {card.id: row for row, card in enumerate(cards)})
+        counts, by_theme = index.theme_counts, index.by_theme
+        for card in cards:
+            counts[card.theme] = counts.get(card.theme, 0) + 1
+            by_theme.setdefault(card.theme, {})[card.id] = card
+        return index
+
+
+def read_card_index(manager: BaseMemoryManager) -> CardIndex:
+    """``read_cards`` with the model's lookups (blocking: call it in a worker)."""
+    return CardIndex.build(read_cards(manager))

@@ -29,7 +29,7 @@ from PySide6.QtCore import (
 from sonetto_desktop.memory.events import MemoryChange
 from sonetto_desktop.memory.item import MemoryItem
 
-from .cards import Card
+from .cards import Card, CardIndex
 from .deferred import alive
 from .memory_service import MemoryService
 from .relative_time import relative_time
@@ -192,17 +192,14 @@ class MemoryCardModel(QAbstractListModel):
         """Replace every row with ``items`` (id -> item)."""
         self.set_cards([Card.from_item(mid, item) for mid, item in items.items()])
 
-    def set_cards(self, cards: list[Card]) -> None:
-        """Replace every row with ``cards`` (built in a worker by ``read_cards``)."""
+    def set_cards(self, cards: list[Card] | CardIndex) -> None:
+        """Replace every row with ``cards`` (built in a worker by ``read_cards``; a ``CardIndex``,
+        also built there, is taken over as it is: it must not be used elsewhere)."""
+        index = cards if isinstance(cards, CardIndex) else CardIndex.build(cards)
         old_themes = set(self._theme_counts)
         self.beginResetModel()
-        self._cards = list(cards)
-        self._rows = {card.id: row for row, card in enumerate(self._cards)}
-        self._theme_counts = {}
-        self._by_theme = {}
-        for card in self._cards:
-            self._theme_counts[card.theme] = self._theme_counts.get(card.theme, 0) + 1
-            self._by_theme.setdefault(card.theme, {})[card.id] = card
+        self._cards, self._rows = index.cards, index.rows
+        self._theme_counts, self._by_theme = index.theme_counts, index.by_theme
         self._flash_until = {mid: t for mid, t in self._flash_until.items() if mid in self._rows}
         self.endResetModel()
         if set(self._theme_counts) != old_themes:

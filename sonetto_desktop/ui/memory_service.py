@@ -22,7 +22,7 @@ from sonetto_desktop.memory.item import MemoryItem
 from sonetto_desktop.memory.operations import MemoryOperations
 from sonetto_desktop.memory.undo import NothingToUndo, UndoConflict
 
-from .cards import Card, read_cards
+from .cards import CardIndex, read_card_index
 from .qt_bridge import QtEventBridge
 
 log = logging.getLogger(__name__)
@@ -116,9 +116,10 @@ class MemoryService(QObject):
         """Every memory, id -> item (read in a worker)."""
         return await self._call(lambda: self.memory.all_items())
 
-    async def snapshot_cards(self) -> "list[Card] | None":
-        """Every memory as a wall card, built in the worker (no history copies)."""
-        return await self._call(lambda: read_cards(self.memory.store))
+    async def snapshot_cards(self) -> "CardIndex | None":
+        """Every memory as a wall card, with the card model's lookups, built in the worker (no
+        history copies)."""
+        return await self._call(lambda: read_card_index(self.memory.store))
 
     async def fetch(self, ids: Iterable[str]) -> dict[str, MemoryItem | None] | None:
         """The current state of ``ids``; a missing id maps to ``None`` (read in a worker)."""

@@ -32,6 +32,7 @@ from .wall_navigation import OUTLINE_WIDTH, WallNavigation
 from .wall_outline import WallOutline
 from .wall_scroll import AutoScroller, StickyHeader
 from .wall_filters import card_filter, filter_label
+from .wall_loader import SECTIONS_PER_STEP, WallLoader
 from .wall_search import WallSearch
 from .wall_selection import WallBulk
 from .wall_state import WallState
@@ -115,6 +116,9 @@ class MemoryWall(WallNavigation, QWidget):
         layout.addLayout(body, 1)
 
         self.search = WallSearch(self)
+        self.loader = WallLoader(self)  # after a reload, the sections are filled in slices
+        self.loader.progress.connect(self._update_summary)
+        self.loader.finished.connect(self._update_visibility)
         self._visibility_timer = QTimer(self)
         self._visibility_timer.setSingleShot(True)
         self._visibility_timer.setInterval(0)
@@ -144,7 +148,7 @@ class MemoryWall(WallNavigation, QWidget):
                   context=Qt.ShortcutContext.WindowShortcut)
 
         self.model.themes_changed.connect(self._sync_sections)
-        self.model.modelReset.connect(self._sync_sections)
+        self.model.modelReset.connect(self._on_model_reset)
         self.model.rowsInserted.connect(self._update_summary)
         self.model.rowsRemoved.connect(self._update_summary)
         self.model.cards_applied.connect(self._on_cards_applied)
@@ -154,14 +158,27 @@ class MemoryWall(WallNavigation, QWidget):
         self.toolbar.set_density(self._density == "compact")
         self.toolbar.set_outline(self.state.outline_shown())
         self._outline_wanted = self.state.outline_shown()
-        self._sync_sections()
+        self._on_model_reset()
         self._fit_outline()
 
     # ── loading ───────────────────────────────────────────────────────
 
     def reload(self) -> Any:
-        """Read the store (in a worker) and show it; returns the awaitable task."""
+        """Read the store (in a worker) and show it; returns the awaitable task. The cards appear
+        in slices (``loader``): the task is done when the model has them all, ``loader.finished``
+        when the wall shows them all."""
         return self.model.reload()
+
+    def loading(self) -> bool:
+        """Whether cards are still being laid out after a reload."""
+        return self.loader.loading
+
+    def _on_model_reset(self) -> None:
+        self.loader.begin()
+        for section in self._sections.values():
+            section.proxy.mark_stale()  # emptied now, filled again by the loader, top first
+        self._sync_sections(limit=SECTIONS_PER_STEP)
+        self.loader.start()
 
     # ── sections ──────────────────────────────────────────────────────
 
@@ -171,12 +188,18 @@ class MemoryWall(WallNavigation, QWidget):
     def section(self, theme: str) -> ThemeSection | None:
         return self._sections.get(theme)
 
+    def sections_in_order(self) -> list[ThemeSection]:
+        """Every section (shown or not), in display order."""
+        return sorted(self._sections.values(), key=lambda s: self._column.indexOf(s))
+
     def visible_sections(self) -> list[ThemeSection]:
         """Sections shown right now, in display order."""
         shown = [s for s in self._sections.values() if not s.isHidden()]
         return sorted(shown, key=lambda s: self._column.indexOf(s))
 
-    def _sync_sections(self) -> None:
+    def _sync_sections(self, *_: object, limit: int | None = None) -> None:
+        """Sections for the model's themes, in order. While the wall loads, sections are made only
+        when asked (``limit``: the loader makes them a few per step, the top ones first)."""
         counts = self.model.theme_counts()
         for theme in [t for t in self._sections if t not in counts]:
             section = self._sections.pop(theme)
@@ -186,9 +209,11 @@ class MemoryWall(WallNavigation, QWidget):
         if self.theme_colors.assign(counts):
             self.state.set_color_slots(self.theme_colors.slots)
         collapsed = self.state.collapsed()
-        for theme in counts:
-            if theme not in self._sections:
-                self._sections[theme] = self._new_section(theme, theme in collapsed)
+        missing = self._missing_themes(counts)
+        if limit is None and self.loader.loading:
+            limit = 0
+        for theme in missing[:limit]:
+            self._sections[theme] = self._new_section(theme, theme in collapsed)
         order = sorted(self._sections, key=lambda t: (-counts.get(t, 0), t))
         for position, theme in enumerate(order):
             section = self._sections[theme]
@@ -197,9 +222,20 @@ class MemoryWall(WallNavigation, QWidget):
                 self._column.insertWidget(position, section)
         self._update_visibility()
 
+    def _missing_themes(self, counts: dict[str, int] | None = None) -> list[str]:
+        """Themes of the model without a section yet (made while the wall loads), in display order."""
+        counts = self.model.theme_counts() if counts is None else counts
+        return sorted((t for t in counts if t not in self._sections), key=lambda t: (-counts[t], t))
+
+    def add_sections(self, count: int | None = None) -> int:
+        """Make up to ``count`` (None: all) of the sections still missing; returns how many."""
+        before = len(self._sections)
+        self._sync_sections(limit=len(self.model.theme_counts()) if count is None else count)
+        return len(self._sections) - before
+
     def _new_section(self, theme: str, collapsed: bool) -> ThemeSection:
         section = ThemeSection(self.model, theme, self.container, theme_colors=self.theme_colors,
-                               density=self._density, collapsed=collapsed)
+                               density=self._density, collapsed=collapsed, deferred=True)
         section.proxy.set_search(self.search.query)
         section.proxy.set_filter(card_filter(self._filter))
         section.proxy.set_sort_mode(self._sort_mode)
@@ -219,6 +255,8 @@ class MemoryWall(WallNavigation, QWidget):
         view.wall_selection = self.selected_ids  # a drag carries the selection of every section
         for signal in (section.proxy.rowsInserted, section.proxy.rowsRemoved, section.proxy.modelReset):
             signal.connect(lambda *_: self._visibility_timer.start())  # coalesced: one pass per burst
+        if not self.loader.loading:  # a theme that appears with a live change: shown at once
+            section.proxy.load(None)
         return section
 
     def _update_visibility(self, *_: object) -> None:
@@ -230,7 +268,9 @@ class MemoryWall(WallNavigation, QWidget):
             section.refresh_count()
             shown += section.shown_count()
         total = self.model.rowCount()
-        if self._load_failed and total == 0:
+        if self.loader.loading and shown == 0:
+            self.empty_label.setText(self.tr("正在载入记忆…"))
+        elif self._load_failed and total == 0:
             self.empty_label.setText(self.tr("记忆库暂时无法读取，卡片墙是空的；没有任何内容被改动。"))
         elif total == 0:
             self.empty_label.setText(self.tr("还没有记忆。和 Sonetto 聊聊，或点「新建」写下一条。"))
@@ -245,7 +285,10 @@ class MemoryWall(WallNavigation, QWidget):
 
     def _update_summary(self, *_: object) -> None:
         total = self.model.rowCount()
-        if self.search.query or self._filter != "all":
+        if self.loader.loading:
+            done, total = self.loader.progress_counts()
+            self.count_label.setText(self.tr("正在载入记忆… {0} / {1}").format(f"{done:,}", f"{total:,}"))
+        elif self.search.query or self._filter != "all":
             shown = sum(section.shown_count() for section in self._sections.values())
             text = self.tr("{0} / {1} 条").format(shown, total)
             if self._filter != "all":  # which filter is on, where the count is
@@ -320,8 +363,13 @@ class MemoryWall(WallNavigation, QWidget):
             return False
         self._pending_reveal = None
         section = self._sections.get(card.theme)
+        if section is None and self.loader.loading:
+            self.add_sections()  # its theme's section was not made yet
+            section = self._sections.get(card.theme)
         if section is None:
             return False
+        if self.loader.finish_section(section):  # not shown yet while loading: show its theme now
+            self._update_visibility()
         index = section.proxy.index_of(memory_id)
         if not index.isValid():
             self.set_search("")

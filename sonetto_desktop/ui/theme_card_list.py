@@ -5,6 +5,11 @@ A ``QSortFilterProxyModel`` per theme would ask Python about every card of every
 keystroke; this list reads only its own theme's cards (the source keeps them grouped), filters and
 sorts them with plain Python, and follows single changes incrementally (insert / remove / move /
 dataChanged of one row), so selection and scroll position survive live updates.
+
+Loading in slices (issue 14): a list made with ``deferred=True`` does not follow the source's
+resets itself; after one it is *stale* (empty) until its owner calls ``load(limit)``, and it can
+show only the first ``limit`` of its sorted cards, growing with ``show_more``. Changes to cards
+past the limit are kept (in ``all_ids``) without telling the view.
 """
 
 from __future__ import annotations
@@ -30,7 +35,8 @@ class ThemeCardList(QAbstractListModel):
     """Cards of ``theme`` matching the search, most recent / most hit first; ``CardRole.Highlights``
     gives where each card matched."""
 
-    def __init__(self, source: MemoryCardModel, theme: str, parent: QObject | None = None) -> None:
+    def __init__(self, source: MemoryCardModel, theme: str, parent: QObject | None = None, *,
+                 deferred: bool = False) -> None:
         super().__init__(parent)
         self._source = source
         self._theme = theme
@@ -39,9 +45,13 @@ class ThemeCardList(QAbstractListModel):
         self._spans: dict[str, list[Span]] = {}
         self._sort_mode = "recent"
         self._key = _sort_key("recent")
-        self._ids: list[str] = []
+        self._ids: list[str] = []  # every card of the theme that matches, sorted
         self._rows: dict[str, int] = {}
-        source.modelReset.connect(self.rebuild)
+        self._shown = 0  # the first ``_shown`` of ``_ids`` are the rows the view sees
+        self._limit: int | None = None  # at most this many shown (None: all)
+        self._stale = deferred
+        if not deferred:
+            source.modelReset.connect(self.rebuild)
         source.card_updated.connect(self._on_card_updated)
         source.dataChanged.connect(self._on_source_data_changed)
         self.rebuild()
@@ -103,14 +113,66 @@ class ThemeCardList(QAbstractListModel):
         return list(self._spans.get(memory_id, ()))
 
     def rebuild(self) -> None:
-        """Recompute the whole list (search, sort or a source reset)."""
+        """Recompute the whole list (search, sort or a source reset); a stale list stays empty
+        until ``load``."""
+        if self._stale:
+            return
         self._spans = {}
         cards = [c for c in self._source.cards_in_theme(self._theme) if self.accepts(c)]
         cards.sort(key=self._key, reverse=True)
         self.beginResetModel()
         self._ids = [c.id for c in cards]
+        self._shown = len(self._ids) if self._limit is None else min(self._limit, len(self._ids))
         self._reindex()
         self.endResetModel()
+
+    # ── loading in slices ─────────────────────────────────────────────
+
+    @property
+    def stale(self) -> bool:
+        """Emptied by a source reset, waiting for ``load``."""
+        return self._stale
+
+    def mark_stale(self) -> None:
+        """Forget the rows (the source was reset); ``load`` builds them again."""
+        self.beginResetModel()
+        self._stale = True
+        self._ids, self._rows, self._spans, self._shown = [], {}, {}, 0
+        self.endResetModel()
+
+    def load(self, limit: int | None) -> int:
+        """Build the rows from the source, showing at most ``limit`` (None: all); returns how many
+        are shown."""
+        self._stale = False
+        self._limit = limit
+        self.rebuild()
+        if self._shown == len(self._ids):
+            self._limit = None
+        return self._shown
+
+    def show_more(self, count: int) -> int:
+        """Show up to ``count`` more rows (appended at the end); returns how many were added."""
+        if self._stale:
+            return 0
+        end = min(len(self._ids), self._shown + max(0, count))
+        added = end - self._shown
+        if added:
+            self.beginInsertRows(QModelIndex(), self._shown, end - 1)
+            self._shown = end
+            self.endInsertRows()
+        if self._shown == len(self._ids):
+            self._limit = None
+        else:
+            self._limit = self._shown
+        return added
+
+    def complete(self) -> bool:
+        """Built and showing every matching card."""
+        return not self._stale and self._shown == len(self._ids)
+
+    def all_ids(self) -> list[str]:
+        """Every matching card, shown or not yet."""
+        return list(self._ids)
 
     def _reindex(self, start: int = 0) -> None:
         if start == 0:
@@ -127,56 +189,77 @@ class ThemeCardList(QAbstractListModel):
                 return row
         return len(self._ids)
 
+    def _remove_at(self, row: int) -> None:
+        memory_id = self._ids[row]
+        self._spans.pop(memory_id, None)
+        shown = row < self._shown
+        if shown:
+            self.beginRemoveRows(QModelIndex(), row, row)
+        del self._ids[row]
+        del self._rows[memory_id]
+        self._reindex(row)
+        if shown:
+            self._shown -= 1
+            self.endRemoveRows()
+
+    def _insert_at(self, target: int, memory_id: str) -> None:
+        shown = target < self._shown or self._shown == len(self._ids)  # a complete list grows
+        if shown:
+            self.beginInsertRows(QModelIndex(), target, target)
+        self._ids.insert(target, memory_id)
+        self._reindex(target)
+        if shown:
+            self._shown += 1
+            self.endInsertRows()
+
     def _on_card_updated(self, old: Card | None, new: Card | None) -> None:
+        if self._stale:
+            return  # rebuilt from the source when loaded
         memory_id = (new or old).id
         row = self._rows.get(memory_id)
         wanted = self.accepts(new)
         if row is None and not wanted:
             return
         if row is not None and not wanted:
-            self._spans.pop(memory_id, None)
-            self.beginRemoveRows(QModelIndex(), row, row)
-            del self._ids[row]
-            del self._rows[memory_id]
-            self._reindex(row)
-            self.endRemoveRows()
+            self._remove_at(row)
             return
         if row is None:
-            target = self._position_for(new)
-            self.beginInsertRows(QModelIndex(), target, target)
-            self._ids.insert(target, memory_id)
-            self._reindex(target)
-            self.endInsertRows()
+            self._insert_at(self._position_for(new), memory_id)
             return
         # still here: same place, or move it (a move keeps selection and current index)
         del self._ids[row]
         target = self._position_for(new)
         self._ids.insert(row, memory_id)
         if target != row:
-            self.beginMoveRows(QModelIndex(), row, row, QModelIndex(), target + 1 if target > row else target)
-            del self._ids[row]
-            self._ids.insert(target, memory_id)
-            self._reindex(min(row, target))
-            self.endMoveRows()
+            if row < self._shown and target < self._shown:
+                self.beginMoveRows(QModelIndex(), row, row, QModelIndex(), target + 1 if target > row else target)
+                del self._ids[row]
+                self._ids.insert(target, memory_id)
+                self._reindex(min(row, target))
+                self.endMoveRows()
+            else:  # across the end of what is shown (loading in slices)
+                self._remove_at(row)
+                self._insert_at(target, memory_id)
             row = target
-        index = self.index(row, 0)
-        self.dataChanged.emit(index, index)
+        if row < self._shown:
+            index = self.index(row, 0)
+            self.dataChanged.emit(index, index)
 
     def _on_source_data_changed(self, top: QModelIndex, bottom: QModelIndex, roles: Iterable[int] = ()) -> None:
         for source_row in range(top.row(), bottom.row() + 1):
             data = self._source.data(self._source.index(source_row, 0), CardRole.Id)
             row = self._rows.get(data) if data else None
-            if row is not None:
+            if row is not None and row < self._shown:
                 index = self.index(row, 0)
                 self.dataChanged.emit(index, index, list(roles))
 
     # ── Qt model API (data comes from the source, by id) ──────────────
 
     def rowCount(self, parent: QModelIndex | QPersistentModelIndex = QModelIndex()) -> int:
-        return 0 if parent.isValid() else len(self._ids)
+        return 0 if parent.isValid() else self._shown
 
     def data(self, index: QModelIndex | QPersistentModelIndex, role: int = Qt.ItemDataRole.DisplayRole) -> Any:
-        if not index.isValid() or not 0 <= index.row() < len(self._ids):
+        if not index.isValid() or not 0 <= index.row() < self._shown:
             return None
         if role == CardRole.Highlights:
             return self._spans.get(self._ids[index.row()], [])
@@ -194,7 +277,7 @@ class ThemeCardList(QAbstractListModel):
     def mimeData(self, indexes: Iterable[QModelIndex]) -> QMimeData:
         ids: list[str] = []
         for index in indexes:
-            if index.isValid() and 0 <= index.row() < len(self._ids) and self._ids[index.row()] not in ids:
+            if index.isValid() and 0 <= index.row() < self._shown and self._ids[index.row()] not in ids:
                 ids.append(self._ids[index.row()])
         return encode_ids(ids)
 
@@ -211,8 +294,9 @@ class ThemeCardList(QAbstractListModel):
         return self._source.card(memory_id)
 
     def ids(self) -> list[str]:
-        return list(self._ids)
+        """The cards shown, in order."""
+        return self._ids[:self._shown]
 
     def index_of(self, memory_id: str) -> QModelIndex:
         row = self._rows.get(memory_id)
-        return QModelIndex() if row is None else self.index(row, 0)
+        return QModelIndex() if row is None or row >= self._shown else self.index(row, 0)

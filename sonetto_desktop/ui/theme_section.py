@@ -112,11 +112,11 @@ class ThemeSection(QFrame):
 
     def __init__(self, model: MemoryCardModel, theme: str, parent: QWidget | None = None, *,
                  theme_colors: ThemeColors | None = None, density: str = "comfortable",
-                 collapsed: bool = False) -> None:
+                 collapsed: bool = False, deferred: bool = False) -> None:
         super().__init__(parent)
         self.setObjectName("ThemeSection")
         self.theme = theme
-        self.proxy = ThemeCardList(model, theme, self)
+        self.proxy = ThemeCardList(model, theme, self, deferred=deferred)  # deferred: the wall loads it
         self.view = ThemeCardView(self.proxy, self, theme_colors=theme_colors, density=density)
         self._model = model
 

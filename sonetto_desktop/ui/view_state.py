@@ -98,6 +98,9 @@ async def restore_wall(state: ViewState, wall: Any, loaded: Any) -> None:
     """After the new wall has read the store: search, filter, sort, scroll and selection."""
     if loaded is not None and not loaded.done():
         await asyncio.wait([loaded])  # a failed read is the wall's to show
+    loader = getattr(wall, "loader", None) if alive(wall) else None
+    if loader is not None:
+        await loader.wait()  # every card shown (the wall fills in slices): selection and scroll fit
     if not alive(wall):
         return
     if state.wall_sort != wall.sort_mode():

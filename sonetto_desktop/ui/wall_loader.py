@@ -1,0 +1,142 @@
+"""WallLoader: the wall's cards shown in slices after the model is (re)loaded, so that no single
+step on the Qt loop lays out thousands of cards (issue 14: ≤ ~50 ms per step at 10k–50k cards).
+
+The model holds every card at once (it is the data, cheap to fill); what is expensive is each
+theme's sorted list and the layout of its cards. After a model reset every section's list is
+*stale* (empty, see :class:`ThemeCardList`); the loader builds them in display order — the top of
+the wall first — and lets each list show its cards ``slice_cards`` at a time, yielding to the loop
+between steps (``deferred.later`` with the loader as context object: a step never runs after the
+wall is gone). The first step runs at once, and a wall of at most ``ALL_AT_ONCE`` cards is
+shown completely in it, without waiting for the loop.
+
+Everything else keeps working during a load because the model is complete: a search, filter or
+sort is applied by the lists (to the loaded part now, to the rest as it is shown); a change
+arriving from the store goes into the lists (shown if it lands in the shown part, kept otherwise);
+a new reset starts a new generation and the old steps end.
+"""
+
+from __future__ import annotations
+
+import asyncio
+from typing import TYPE_CHECKING
+
+from PySide6.QtCore import QObject, Signal
+
+from .deferred import alive, later
+
+if TYPE_CHECKING:
+    from .memory_wall import MemoryWall
+    from .theme_section import ThemeSection
+
+SLICE_CARDS = 400  # cards newly laid out per loop step
+# What a step costs, in "cards newly laid out": sorting / filtering a theme's cards costs about
+# 1/8 of laying a new one out, and a view lays all its cards out again when some are appended
+# (QListView asks each one's size), about 1/4 of a new one each. A step ends when its budget is
+# spent, so a big theme's growth is never combined with other work in one step.
+REBUILD_WEIGHT = 8
+RELAYOUT_WEIGHT = 4
+SECTIONS_PER_STEP = 4  # sections (widgets) made per step while loading
+ALL_AT_ONCE = 500  # a wall of at most this many cards is shown in one step (~30 ms)
+SECTION_COST = 25  # making one costs about as much as laying 25 cards out
+
+
+class WallLoader(QObject):
+    """Builds the wall's sections a slice per loop step; ``progress(done, total)`` after each."""
+
+    progress = Signal(int, int)
+    finished = Signal()
+
+    def __init__(self, wall: "MemoryWall") -> None:
+        super().__init__(wall)
+        self._wall = wall
+        self._generation = 0
+        self._loading = False
+        self._steps = 0
+        self.slice_cards = SLICE_CARDS
+
+    @property
+    def loading(self) -> bool:
+        return self._loading
+
+    @property
+    def steps(self) -> int:
+        """Loop steps taken by the current (or last) load."""
+        return self._steps
+
+    def begin(self) -> None:
+        """A new load: sections made from now on are left for it; a load already running is
+        abandoned (its next step sees the new generation and ends)."""
+        self._generation += 1
+        self._loading = True
+        self._steps = 0
+
+    def start(self) -> None:
+        """Load every stale section, the first slice now and the rest on later loop turns."""
+        if not self._loading:
+            self.begin()
+        self._step(self._generation)
+
+    def _pending(self) -> list["ThemeSection"]:
+        return [s for s in self._wall.sections_in_order() if not s.proxy.complete()]
+
+    def progress_counts(self) -> tuple[int, int]:
+        """(cards shown or known not to match, cards in the wall)."""
+        total = self._wall.model.rowCount()
+        counts = self._wall.model.theme_counts()
+        waiting = 0
+        for section in self._wall.sections().values():
+            proxy = section.proxy
+            theme_total = counts.get(section.theme, 0)
+            if proxy.stale:
+                waiting += theme_total
+            else:
+                waiting += min(theme_total, len(proxy.all_ids()) - proxy.rowCount())
+        return max(0, total - waiting), total
+
+    def _step(self, generation: int) -> None:
+        if generation != self._generation or not self._loading:
+            return  # a newer load took over (or this one finished)
+        self._steps += 1
+        small = self._wall.model.rowCount() <= ALL_AT_ONCE  # shown whole in this step
+        budget = 10 ** 9 if small else self.slice_cards
+        pending = self._pending()
+        if (small or not pending) and self._wall.add_sections(None if small else SECTIONS_PER_STEP):
+            budget -= SECTION_COST * SECTIONS_PER_STEP  # the next few themes' sections
+            pending = self._pending()
+        while pending and budget > 0:
+            proxy = pending[0].proxy
+            if proxy.stale:
+                shown = proxy.load(budget)
+                budget -= max(1, shown + len(proxy.all_ids()) // REBUILD_WEIGHT)
+            else:
+                added = proxy.show_more(budget)
+                budget -= max(1, added + proxy.rowCount() // RELAYOUT_WEIGHT)
+            if proxy.complete():
+                pending.pop(0)
+        if not pending and not self._wall._missing_themes():
+            self._finish()
+            return
+        self.progress.emit(*self.progress_counts())
+        later(self, lambda: self._step(generation))
+
+    async def wait(self) -> None:
+        """Until the wall shows every card (at once when no load runs; also when the wall goes)."""
+        while alive(self) and self._loading:
+            await asyncio.sleep(0.02)
+
+    def finish_section(self, section: "ThemeSection") -> bool:
+        """Show all of ``section`` now (a card in it is being revealed); whether it had to."""
+        proxy = section.proxy
+        if proxy.stale:
+            proxy.load(None)
+        elif not proxy.complete():
+            proxy.show_more(len(proxy.all_ids()))
+        else:
+            return False
+        return True
+
+    def _finish(self) -> None:
+        self._loading = False
+        total = self._wall.model.rowCount()
+        self.progress.emit(total, total)
+        self.finished.emit()
