@@ -960,47 +960,47 @@ Talk about anything — I'll remember what matters to you.</translation>
 <context>
     <name>MemoryWall</name>
     <message>
-        <location filename="../../sonetto_desktop/ui/memory_wall.py" line="272" />
+        <location filename="../../sonetto_desktop/ui/memory_wall.py" line="196" />
         <source>正在载入记忆…</source>
         <translation>Loading memories…</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/memory_wall.py" line="274" />
+        <location filename="../../sonetto_desktop/ui/memory_wall.py" line="198" />
         <source>记忆库暂时无法读取，卡片墙是空的；没有任何内容被改动。</source>
         <translation>The memory store cannot be read right now, so the wall is empty; nothing was changed.</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/memory_wall.py" line="276" />
+        <location filename="../../sonetto_desktop/ui/memory_wall.py" line="200" />
         <source>还没有记忆。和 Sonetto 聊聊，或点「新建」写下一条。</source>
         <translation>No memories yet. Chat with Sonetto, or click “New” to write one.</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/memory_wall.py" line="278" />
+        <location filename="../../sonetto_desktop/ui/memory_wall.py" line="202" />
         <source>没有「{0}」的记忆。</source>
         <translation>No memories for “{0}”.</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/memory_wall.py" line="280" />
+        <location filename="../../sonetto_desktop/ui/memory_wall.py" line="204" />
         <source>没有和「{0}」匹配的记忆。</source>
         <translation>No memory matches “{0}”.</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/memory_wall.py" line="290" />
+        <location filename="../../sonetto_desktop/ui/memory_wall.py" line="214" />
         <source>正在载入记忆… {0} / {1}</source>
         <translation>Loading memories… {0} / {1}</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/memory_wall.py" line="293" />
+        <location filename="../../sonetto_desktop/ui/memory_wall.py" line="217" />
         <source>{0} / {1} 条</source>
         <translation>{0} / {1}</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/memory_wall.py" line="295" />
+        <location filename="../../sonetto_desktop/ui/memory_wall.py" line="219" />
         <source>{0} · {1}</source>
         <translation>{0} · {1}</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/memory_wall.py" line="298" />
+        <location filename="../../sonetto_desktop/ui/memory_wall.py" line="222" />
         <source>{0} 条</source>
         <translation>{0}</translation>
     </message>
