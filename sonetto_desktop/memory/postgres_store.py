@@ -25,17 +25,17 @@ import logging
 import threading
 import uuid
 from contextlib import contextmanager
-from dataclasses import dataclass, replace
+from dataclasses import replace
 from pathlib import Path
 from typing import Any, Callable, Iterator
 
 from .base import BaseMemoryManager, SelfCheckReport
 from .changes import MemoryChange
-from ..redaction import redact
 from .errors import MemoryNotFound, StoreOffline, StoreWriteFailed
 from .events import EventFeed
 from .item import MemoryItem
 from .pg_cache import PgCache
+from .pg_connection import POOL_WAIT, PgConnectionState, StoreStatus
 from .pg_feed import PgChangeFeed
 from .pg_listener import HEARTBEAT, PgListener
 from .pg_location import DEFAULT_SCHEMA, PgLocation, default_device_name
@@ -50,21 +50,6 @@ CHANGES_KEPT = 20_000
 PRUNE_EVERY = 500
 WRITE_WAIT = 5.0  # seconds a write waits for the server to come back (a restart) before failing
 READ_TIMEOUT = 3.0  # seconds a read waits for a connection before it is served from the local copy
-POOL_WAIT = 10.0  # seconds a write waits for a free connection of the pool
-
-
-@dataclass(frozen=True)
-class StoreStatus:
-    """Whether the server answers. ``detail``: why not; ``copy_time``: when the local copy shown
-    while offline was saved (None: there is none)."""
-
-    online: bool
-    detail: str = ""
-    copy_time: str | None = None
-
-    @property
-    def read_only(self) -> bool:
-        return not self.online
 
 
 def _psycopg() -> Any:
@@ -75,7 +60,7 @@ def _psycopg() -> Any:
     return psycopg
 
 
-class PostgresMemoryManager(PgChangeFeed, BaseMemoryManager):
+class PostgresMemoryManager(PgConnectionState, PgChangeFeed, BaseMemoryManager):
     """Memories in a schema of a PostgreSQL database. See the module docstring."""
 
     def __init__(self, location: PgLocation | str, *, schema: str | None = None, password: str | None = None,
@@ -127,79 +112,6 @@ class PostgresMemoryManager(PgChangeFeed, BaseMemoryManager):
             self._go_offline(exc)
         except psycopg.Error as exc:  # reachable but unusable (permissions, a foreign table layout)
             self._init_error = self._describe(exc)
-
-    # ── state ─────────────────────────────────────────────────────────
-
-    @property
-    def online(self) -> bool:
-        return self._online.is_set()
-
-    @property
-    def status(self) -> StoreStatus:
-        if self.online:
-            return StoreStatus(True)
-        return StoreStatus(False, self._offline_detail or self._init_error,
-                           self._cache.saved_at() if self._cache is not None else None)
-
-    def subscribe_status(self, callback: Callable[[StoreStatus], None]) -> Callable[[], None]:
-        """``callback(status)`` whenever the server goes away or comes back (on a worker thread)."""
-        return self._status_feed.subscribe(callback)
-
-    def _describe(self, exc: BaseException) -> str:
-        text = " ".join(str(exc).split()) or type(exc).__name__
-        return redact(text, self.location.password)[:300]
-
-    def _go_online(self) -> None:
-        with self._state_lock:
-            if self._closed:
-                return
-            self._pool.open(wait=False)
-            changed = not self._online.is_set()
-            self._online.set()
-            self._offline_detail = ""
-        if changed:
-            self._status_feed.publish(self.status)
-
-    def _make_pool(self) -> Any:
-        from psycopg_pool import ConnectionPool
-
-        return ConnectionPool(self.location.url, kwargs={"autocommit": True, **self.location.connect_kwargs()},
-                              min_size=1, max_size=self._pool_size, open=False,
-                              check=ConnectionPool.check_connection, name=f"sonetto-{self.location.schema}",
-                              timeout=POOL_WAIT)
-
-    def _renew_pool(self) -> None:
-        """A fresh pool, connecting now. After an outage the old pool can sit in its reconnect backoff
-        (1, 2, 4, 8… seconds between attempts) for a while after the server is back, and every read
-        would be served from the local copy meanwhile. The old pool is closed once whoever still waits
-        on it has given up (``POOL_WAIT``): closing it at once would fail them as if the server were away."""
-        fresh = self._make_pool()
-        fresh.open(wait=False)
-        with self._state_lock:
-            if self._closed:
-                fresh.close(timeout=0)
-                return
-            old, self._pool = self._pool, fresh
-            timer = threading.Timer(POOL_WAIT + 1.0, old.close, kwargs={"timeout": 2.0})
-            timer.daemon = True
-            timer.start()
-            self._retiring = [(t, p) for t, p in self._retiring if t.is_alive()] + [(timer, old)]
-
-    def _go_offline(self, exc: BaseException) -> None:
-        """The server (or the way to it) failed a read or a write: serve the local copy until the listener
-        says it is back (reconnecting, or at its next heartbeat when its own connection never broke)."""
-        with self._state_lock:
-            if self._closed:
-                return
-            changed = self._online.is_set() or not self._offline_detail
-            self._online.clear()
-            self._offline_detail = self._describe(exc)
-            self._served_offline = True
-            self._listener.start()  # keeps trying to reconnect, whoever noticed the outage
-        if changed:
-            log.warning("memory server %s unreachable (%s); read-only until it is back",
-                        self.location.display(), self._offline_detail)
-            self._status_feed.publish(self.status)
 
     # ── connections ───────────────────────────────────────────────────
 
