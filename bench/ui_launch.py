@@ -32,6 +32,51 @@ TICK = 0.005
 TURNS = 20
 
 
+class LoopTicker:
+    """How late a ``TICK``-second sleep on the running loop wakes up (the loop's stalls, in ms)."""
+
+    def __init__(self) -> None:
+        import asyncio
+
+        self.stalls: list[float] = []
+        self._running = True
+        self._task = asyncio.ensure_future(self._run())
+
+    async def _run(self) -> None:
+        import asyncio
+
+        while self._running:
+            start = time.perf_counter()
+            await asyncio.sleep(TICK)
+            self.stalls.append((time.perf_counter() - start - TICK) * 1000)
+
+    async def stop(self) -> list[float]:
+        self._running = False
+        await self._task
+        return self.stalls
+
+
+class GcPauses:
+    """Garbage collections on the Qt (main) thread while installed, in ms per generation."""
+
+    def __init__(self) -> None:
+        self.pauses: dict[int, list[float]] = {0: [], 1: [], 2: []}
+        self._started = 0.0
+        gc.callbacks.append(self._on_gc)
+
+    def _on_gc(self, phase: str, info: dict) -> None:
+        if phase == "start":
+            self._started = time.perf_counter()
+        elif threading.current_thread() is threading.main_thread():
+            self.pauses[info["generation"]].append((time.perf_counter() - self._started) * 1000)
+
+    def stop(self) -> None:
+        gc.callbacks.remove(self._on_gc)
+
+    def longest(self) -> float:
+        return max((ms for pauses in self.pauses.values() for ms in pauses), default=0.0)
+
+
 def _rss_mb() -> float:
     try:
         with open("/proc/self/status", encoding="ascii") as fh:
@@ -96,18 +141,9 @@ async def _child_main(qapp, t0: float, measure_writer: bool) -> dict:
         await asyncio.wait_for(painted, 10)
         result["launch_to_window_ms"] = (painted.result() - t0) * 1000
         # how late a 5 ms ticker wakes up while the wall is read and filled in slices (issue 14)
-        fill_stalls: list[float] = []
-        filling = True
-
-        async def fill_ticker():
-            while filling:
-                start = time.perf_counter()
-                await asyncio.sleep(TICK)
-                fill_stalls.append((time.perf_counter() - start - TICK) * 1000)
-
-        fill_task = asyncio.ensure_future(fill_ticker())
+        fill_ticker = LoopTicker()
         # where the time of the Qt thread goes meanwhile: the wall's own steps, the collector
-        spans: dict[str, list[float]] = {"wall": [], "wall_cpu": [], "gc": []}
+        spans: dict[str, list[float]] = {"wall": [], "wall_cpu": []}
 
         def timed_method(obj, name):
             method = getattr(obj, name)
@@ -124,15 +160,7 @@ async def _child_main(qapp, t0: float, measure_writer: bool) -> dict:
 
         timed_method(app.wall.model, "set_cards")
         timed_method(app.wall.loader, "_step")
-        gc_started = [0.0]
-
-        def gc_callback(phase, info):
-            if phase == "start":
-                gc_started[0] = time.perf_counter()
-            elif threading.current_thread() is threading.main_thread():
-                spans["gc"].append((time.perf_counter() - gc_started[0]) * 1000)
-
-        gc.callbacks.append(gc_callback)
+        fill_gc = GcPauses()
         if os.environ.get("BENCH_FILL_PROFILE"):  # what runs on the Qt thread while the wall fills
             import cProfile
 
@@ -142,16 +170,15 @@ async def _child_main(qapp, t0: float, measure_writer: bool) -> dict:
         result["launch_to_wall_ms"] = (time.time() - t0) * 1000
         await app.wall.loader.wait()
         result["launch_to_wall_shown_ms"] = (time.time() - t0) * 1000
-        filling = False
-        await fill_task
+        fill_stalls = await fill_ticker.stop()
         if os.environ.get("BENCH_FILL_PROFILE"):
             fill_profiler.disable()
             fill_profiler.dump_stats(os.environ["BENCH_FILL_PROFILE"])
         result["max_fill_stall_ms"] = max(fill_stalls, default=0.0)
-        gc.callbacks.remove(gc_callback)
+        fill_gc.stop()
         result["max_wall_step_ms"] = max(spans["wall"], default=0.0)
         result["max_wall_step_cpu_ms"] = max(spans["wall_cpu"], default=0.0)
-        result["max_gc_ms"] = max(spans["gc"], default=0.0)
+        result["max_gc_ms"] = fill_gc.longest()
         await app.wait_until_ready()
         result["launch_to_engine_ready_ms"] = (time.time() - t0) * 1000
         await asyncio.sleep(2.0)
@@ -165,31 +192,13 @@ async def _child_main(qapp, t0: float, measure_writer: bool) -> dict:
                 await asyncio.to_thread(lambda: [importlib.import_module(m) for m in ("langchain.agents",
                                                                                          "langchain_openai")])
                 await asyncio.to_thread(resolve, app.writer.llm)
-            stalls: list[float] = []
-            running = True
-
-            async def ticker():
-                while running:
-                    start = time.perf_counter()
-                    await asyncio.sleep(TICK)
-                    stalls.append((time.perf_counter() - start - TICK) * 1000)
-
             if os.environ.get("BENCH_PROFILE"):
                 import cProfile
 
                 profiler = cProfile.Profile()
                 profiler.enable()
-            pauses: dict[int, list[float]] = {0: [], 1: [], 2: []}
-            gc_started = [0.0]
-
-            def on_gc(phase: str, info: dict) -> None:
-                if phase == "start":
-                    gc_started[0] = time.perf_counter()
-                else:
-                    pauses[info["generation"]].append((time.perf_counter() - gc_started[0]) * 1000)
-
-            gc.callbacks.append(on_gc)
-            tick_task = asyncio.ensure_future(ticker())
+            writer_gc = GcPauses()
+            ticker = LoopTicker()
             started = time.perf_counter()
             for i in range(TURNS):
                 await app.writer.send_history([{"role": "user", "content": f"第 {i} 轮：今天发生了一件事"},
@@ -199,10 +208,9 @@ async def _child_main(qapp, t0: float, measure_writer: bool) -> dict:
                 await asyncio.sleep(0.05)
             result["writer_turns"] = TURNS - app.writer.pending
             result["writer_seconds"] = time.perf_counter() - started
-            running = False
-            await tick_task
-            gc.callbacks.remove(on_gc)
-            result["gc"] = {f"gen{g}": [len(p), round(max(p, default=0.0), 1)] for g, p in pauses.items()}
+            stalls = await ticker.stop()
+            writer_gc.stop()
+            result["gc"] = {f"gen{g}": [len(p), round(max(p, default=0.0), 1)] for g, p in writer_gc.pauses.items()}
             if os.environ.get("BENCH_PROFILE"):
                 profiler.disable()
                 profiler.dump_stats(os.environ["BENCH_PROFILE"])

@@ -15,6 +15,7 @@ from PySide6.QtCore import QCoreApplication, QEvent
 from PySide6.QtWidgets import QApplication
 
 from memory_stores import backend_store_fixture, yaml_store_fixture
+from service_fixtures import memory_service_over
 
 SAMPLE = [
     ("喜欢手冲咖啡，不加糖", "品味"),
@@ -96,12 +97,7 @@ def populated_store(yaml_store):
 
 @pytest.fixture
 def service(populated_store, qapp):
-    from sonetto_desktop.ui.memory_service import MemoryService
-
-    svc = MemoryService(populated_store)
-    yield svc
-    svc.close()
-    svc.deleteLater()
+    yield from memory_service_over(populated_store)
 
 
 @pytest.fixture

@@ -7,6 +7,7 @@ import threading
 import pytest
 from PySide6.QtCore import QObject, Qt
 
+from service_fixtures import memory_service_over
 from sonetto_desktop.memory import EventFeed, MemoryChange, MemoryItem, YamlMemoryManager
 from sonetto_desktop.ui.memory_model import CardRole, MemoryCardModel
 from sonetto_desktop.ui.theme_card_list import ThemeCardList
@@ -16,10 +17,7 @@ from sonetto_desktop.ui.qt_bridge import QtEventBridge
 
 @pytest.fixture
 def svc(store, qapp):
-    service = MemoryService(store)
-    yield service
-    service.close()
-    service.deleteLater()
+    yield from memory_service_over(store)
 
 
 async def test_bridge_delivers_worker_events_on_the_gui_thread(qapp, wait):

@@ -12,10 +12,10 @@ import pytest
 import shiboken6
 from PySide6.QtWidgets import QWidget
 
+from service_fixtures import memory_service_over
 from sonetto_desktop.memory import MemoryItem
 from sonetto_desktop.ui.card_view import ThemeCardView
 from sonetto_desktop.ui.memory_model import MemoryCardModel
-from sonetto_desktop.ui.memory_service import MemoryService
 from sonetto_desktop.ui.memory_wall import MemoryWall
 from sonetto_desktop.ui.theme_card_list import ThemeCardList
 
@@ -44,10 +44,7 @@ def big_store(yaml_store):
 
 @pytest.fixture
 def big_service(big_store, qapp):
-    svc = MemoryService(big_store)
-    yield svc
-    svc.close()
-    svc.deleteLater()
+    yield from memory_service_over(big_store)
 
 
 def _wall(service, qtbot, *, slice_cards: int | None = None) -> MemoryWall:
