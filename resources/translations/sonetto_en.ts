@@ -1772,7 +1772,7 @@ Talk about anything — I'll remember what matters to you.</translation>
 <context>
     <name>SonettoApp</name>
     <message>
-        <location filename="../../sonetto_desktop/ui/shell.py" line="254" />
+        <location filename="../../sonetto_desktop/ui/shell.py" line="252" />
         <source>对话功能启动失败：%1。记忆墙仍可使用；请检查数据目录后重启。</source>
         <translation>Chat could not start: %1. The memory wall still works; check the data folder, then restart.</translation>
     </message>
@@ -1817,7 +1817,7 @@ Talk about anything — I'll remember what matters to you.</translation>
         <translation>Undo</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/shell.py" line="320" />
+        <location filename="../../sonetto_desktop/ui/shell.py" line="318" />
         <source>无法使用新的数据文件夹 {0}：{1}。仍在使用原来的记忆库。</source>
         <translation>Cannot use the new data folder {0}: {1}. Still using the previous memory store.</translation>
     </message>
