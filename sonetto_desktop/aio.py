@@ -3,6 +3,8 @@
 - :func:`run_blocking` runs a blocking call (file or database I/O, jieba, a store write) in a
   worker thread and awaits it. Everything blocking goes through it, so there is one place that
   decides where such work runs.
+- :func:`import_off_loop` imports modules the same way (a large package's first import would stall the
+  loop for a second or more).
 - :class:`TaskKeeper` owns fire-and-forget tasks: it keeps them referenced until they finish (the
   event loop holds only weak references), logs their failures, and cancels and awaits whatever is
   left when its owner closes.
@@ -21,6 +23,18 @@ T = TypeVar("T")
 async def run_blocking(fn: Callable[..., T], /, *args: Any, **kwargs: Any) -> T:
     """``fn(*args, **kwargs)`` in a worker thread (context variables carried over)."""
     return await asyncio.to_thread(fn, *args, **kwargs)
+
+
+async def import_off_loop(names: tuple[str, ...]) -> None:
+    """Import ``names`` in a worker thread (a no-op for modules already imported)."""
+    await run_blocking(_import_all, names)
+
+
+def _import_all(names: tuple[str, ...]) -> None:
+    import importlib
+
+    for name in names:
+        importlib.import_module(name)
 
 
 class TaskKeeper:

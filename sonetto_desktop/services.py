@@ -18,13 +18,12 @@ from __future__ import annotations
 
 import asyncio
 import dataclasses
-import importlib
 import logging
 from collections.abc import Awaitable, Callable
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from .aio import run_blocking
+from .aio import import_off_loop, run_blocking
 from .store_lifecycle import StoreLifecycle
 from .redaction import register_secret
 from .config.settings import Settings, load_settings
@@ -213,8 +212,7 @@ class AppServices(StoreLifecycle):
             return
         await self.checked()  # the writer starts paused when the store failed its check
         self._agents_chat = chat
-        for name in AGENT_MODULES:
-            await run_blocking(importlib.import_module, name)
+        await import_off_loop(AGENT_MODULES)
         from .agent.engine import ChatEngine
         from .agent.llm import build_llm
         from .agent.llm_errors import describe_llm_error

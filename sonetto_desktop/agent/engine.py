@@ -45,6 +45,7 @@ from dataclasses import replace
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Callable
 
+from ..aio import import_off_loop
 from ..redaction import register_secret
 from ..memory.errors import api_key_of
 from ..memory.retrieval.modes import RetrievalMode
@@ -55,7 +56,7 @@ from .deadlines import DEFAULT_FIRST_TOKEN_TIMEOUT, DEFAULT_IDLE_TIMEOUT
 from .session_db import SessionDatabase
 from .sessions import SessionNotFound
 from .temporary_sessions import TemporarySessionStore
-from .turn_runner import PREPARE_MODULES, TurnRunner, import_modules
+from .turn_runner import PREPARE_MODULES, TurnRunner
 
 if TYPE_CHECKING:  # the LLM stack: imported by the first turn, on a worker thread (TURN_MODULES)
     from langchain_core.language_models import BaseChatModel
@@ -177,7 +178,7 @@ class ChatEngine(TurnRunner):
         stays low). Once; a failure is logged and left to the turn, which imports again."""
         if self._preparing is not None or not self.configured:
             return
-        self._preparing = asyncio.ensure_future(asyncio.to_thread(import_modules, PREPARE_MODULES))
+        self._preparing = asyncio.ensure_future(import_off_loop(PREPARE_MODULES))
         try:
             await asyncio.shield(self._preparing)  # closing the controller stops waiting, not the import
         except Exception:  # the turn imports them again and says what failed

@@ -15,11 +15,14 @@ import re
 import uuid
 from typing import Any, Callable, Iterable
 
+from ..aio import import_off_loop
 from ..memory.pg_location import PgLocation
 from .chat_events import SessionInfo
 from .sessions import DEFAULT_TITLE, SessionNotFound, _now, title_from
 
 
+#: Imported off the loop when the checkpointer is first used (LangGraph comes with them).
+CHECKPOINT_MODULES = ("langgraph.checkpoint.postgres.aio", "sonetto_desktop.agent.checkpoint_serde")
 _UNSTORABLE = re.compile("[\ud800-\udfff\x00]")
 
 
@@ -228,7 +231,7 @@ class PgSessionDatabase:
         imported on a worker thread)."""
         async with self._saver_lock:
             if self.saver is None:
-                await asyncio.to_thread(_import_checkpointing)
+                await import_off_loop(CHECKPOINT_MODULES)
                 from langgraph.checkpoint.postgres.aio import AsyncPostgresSaver
 
                 from .checkpoint_serde import CheckpointSerializer
@@ -259,8 +262,3 @@ class PgSessionDatabase:
         return None  # a server error is not a damaged file: nothing to move aside
 
 
-def _import_checkpointing() -> None:
-    import importlib
-
-    for name in ("langgraph.checkpoint.postgres.aio", "sonetto_desktop.agent.checkpoint_serde"):
-        importlib.import_module(name)

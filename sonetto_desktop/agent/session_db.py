@@ -24,6 +24,7 @@ from typing import TYPE_CHECKING
 
 import aiosqlite
 
+from ..aio import import_off_loop
 from .sessions import SessionStore
 
 if TYPE_CHECKING:  # LangGraph: imported by checkpointer(), on a worker thread
@@ -73,10 +74,10 @@ class SessionDatabase:
                 return self.saver
             if not self._opened:
                 raise RuntimeError("SessionDatabase.open() has not been awaited (or it is closed)")
-            await asyncio.to_thread(_import_checkpointing)
+            await import_off_loop(CHECKPOINT_MODULES)
             try:
                 await self._open_saver()
-            except sqlite3.OperationalError:
+            except sqlite3.OperationalError:  # locked or unreadable: not a damaged file
                 raise
             except sqlite3.DatabaseError as exc:
                 await self.start_afresh(exc)
@@ -128,11 +129,6 @@ class SessionDatabase:
                 return None
 
 
-def _import_checkpointing() -> None:
-    import importlib
-
-    for name in CHECKPOINT_MODULES:
-        importlib.import_module(name)
 
 
 def move_aside(path: Path) -> Path:

@@ -6,12 +6,12 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
-import importlib
 import logging
 import uuid
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, AsyncIterator, Callable
 
+from ..aio import import_off_loop
 from ..memory.unicode_text import storable
 from .chat_events import ChatEvent, input_error, storage_error
 from .storage_errors import storage_problem
@@ -86,7 +86,7 @@ class TurnRunner:
         *, replace_turn: str = "",
     ) -> None:
         try:
-            await asyncio.to_thread(import_modules)  # the first turn: ~100 MB of modules, off the loop
+            await import_off_loop(TURN_MODULES)  # the first turn: ~100 MB of modules, off the loop
         except asyncio.CancelledError:
             emit(_cancelled(turn_id))
             emit(None)
@@ -233,9 +233,6 @@ class TurnRunner:
             log.warning("could not keep the partial reply in the history", exc_info=True)
 
 
-def import_modules(names: tuple[str, ...] = TURN_MODULES) -> None:
-    for name in names:
-        importlib.import_module(name)
 
 
 def _cancelled(turn_id: str) -> ChatEvent:
