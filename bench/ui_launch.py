@@ -30,6 +30,7 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parent.parent
 TICK = 0.005
 TURNS = 20
+_start_profiler = None
 
 
 class LoopTicker:
@@ -122,6 +123,7 @@ async def _child_main(qapp, t0: float, measure_writer: bool) -> dict:
                         data_dir=os.environ["SONETTO_DATA_DIR"], theme="light",
                         store_backend=os.environ.get("BENCH_BACKEND", "yaml"))
     app = SonettoApp(qapp, settings, interactive=False, use_tray=True)
+    app_created = time.time()
     try:
         painted = asyncio.get_running_loop().create_future()
         watcher = _FirstPaint(painted)
@@ -140,6 +142,11 @@ async def _child_main(qapp, t0: float, measure_writer: bool) -> dict:
             QMainWindow.show = original_show
         await asyncio.wait_for(painted, 10)
         result["launch_to_window_ms"] = (painted.result() - t0) * 1000
+        result["start_steps_ms"] = {"app_created": (app_created - t0) * 1000, **{
+            name: (app_created - t0) * 1000 + ms for name, ms in app.timings.items()}}
+        if _start_profiler is not None:
+            _start_profiler.disable()
+            _start_profiler.dump_stats(os.environ["BENCH_START_PROFILE"])
         # how late a 5 ms ticker wakes up while the wall is read and filled in slices (issue 14)
         fill_ticker = LoopTicker()
         # where the time of the Qt thread goes meanwhile: the wall's own steps, the collector
@@ -245,6 +252,12 @@ def _first_paint_filter():
 
 def child(measure_writer: bool) -> None:
     t0 = float(os.environ["BENCH_T0"])
+    if os.environ.get("BENCH_START_PROFILE"):  # where the time to the first paint goes
+        import cProfile
+
+        global _start_profiler
+        _start_profiler = cProfile.Profile()
+        _start_profiler.enable()
     os.environ.setdefault("QT_API", "pyside6")
     import asyncio
 
@@ -278,6 +291,7 @@ def _fill(data_dir: Path, memories: int, backend: str) -> None:
 
 
 _FILLED: dict[tuple[int, str], Path] = {}
+_PYCACHE = tempfile.mkdtemp(prefix="sonetto-bench-pycache-")  # filled by the uncounted first launch
 
 
 def _launch(platform: str, measure_writer: bool, memories: int = 0, backend: str = "yaml") -> dict:
@@ -293,6 +307,10 @@ def _launch(platform: str, measure_writer: bool, memories: int = 0, backend: str
                PYTHON_KEYRING_BACKEND="keyring.backends.fail.Keyring", QT_QPA_PLATFORM=platform,
                PYTHONPATH=str(ROOT), BENCH_BACKEND=backend)
     args = [sys.executable, __file__, "--child"] + (["--writer"] if measure_writer else [])
+    # compiled bytecode as an installed app has it (pip compiles at install): a shell that sets
+    # PYTHONDONTWRITEBYTECODE would otherwise have every launch compile the app's modules again
+    env.pop("PYTHONDONTWRITEBYTECODE", None)
+    env["PYTHONPYCACHEPREFIX"] = _PYCACHE
     env["BENCH_T0"] = repr(time.time())
     out = subprocess.run(args, env=env, capture_output=True, text=True, timeout=300)
     for line in out.stdout.splitlines():
@@ -328,6 +346,9 @@ def main() -> int:
           f"{args.memories} memories ({args.backend})")
     print(f"launch -> window shown:  median {statistics.median(shown):.0f} ms (min {min(shown):.0f}, max {max(shown):.0f})")
     wall = [r["launch_to_wall_ms"] for r in launches]
+    steps = {name: statistics.median(r["start_steps_ms"][name] for r in launches)
+             for name in launches[0]["start_steps_ms"]}
+    print("  on the way (median ms from the launch): " + ", ".join(f"{n} {v:.0f}" for n, v in steps.items()))
     print(f"launch -> wall loaded:   median {statistics.median(wall):.0f} ms (the cards read, the first slice shown)")
     wall_shown = [r["launch_to_wall_shown_ms"] for r in launches]
     print(f"launch -> every card shown: median {statistics.median(wall_shown):.0f} ms")

@@ -1,5 +1,5 @@
 """Child process for test_lazy_llm: starts AppServices with an endpoint configured (the scripted
-server given on the command line), does what an idle app does — list, create and read sessions,
+server given on the command line), does what an idle app does — list, create, delete and read sessions,
 an offline recall, a memory added by the user, a tidy-up pass with nothing to tidy — and reports whether the LLM stack got imported;
 then sends one chat message and lets the writer write it, and reports again (JSON on stdout)."""
 
@@ -31,6 +31,8 @@ async def main(base_url: str, data_dir: str) -> None:
     services.memory.add("用户养了一只叫汤圆的猫", "身份")
     first = await services.chat.new_session()
     await services.chat.rename_session(first.id, "第一次")
+    old = await services.chat.new_session()
+    out["deleted"] = await services.chat.delete_session(old.id)  # deleting a chat: no LangGraph either
     out["sessions"] = [s.title for s in await services.chat.list_sessions()]
     out["transcript"] = await services.chat.transcript(first.id)
     await services.warm_up()

@@ -298,6 +298,26 @@ async def test_session_management(llm_server, engine):
     assert [m["role"] for m in llm_server.last_messages()] == ["system", "user"]
 
 
+async def test_deleting_a_chat_before_any_turn_since_start_clears_its_checkpoints_without_langgraph(
+        llm_server, make_engine):
+    """Deleting an old chat right after start (no turn yet) must not open LangGraph's checkpointer
+    (importing LangGraph, ~100 MB, issue 14), and the chat's checkpoints must still be gone."""
+    llm_server.responder = lambda body: "嗯"
+    first = await make_engine()
+    kept, dropped = await first.create_session(), await first.create_session()
+    await collect(first, kept.id, "留下的对话")
+    await collect(first, dropped.id, "要删掉的对话")
+    await first.close()
+
+    second = await make_engine()  # as after a restart: the checkpointer is not opened yet
+    assert await second.delete_session(dropped.id) is True
+    assert second._db.saver is None  # LangGraph's saver was never opened for the delete
+    await collect(second, dropped.id, "重新开始")  # the same id starts over: no checkpointed history
+    assert [m["role"] for m in llm_server.last_messages()] == ["system", "user"]
+    await collect(second, kept.id, "接着聊")  # the other chat's history is untouched
+    assert [m["content"] for m in llm_server.last_messages() if m["role"] == "user"] == ["留下的对话", "接着聊"]
+
+
 async def test_a_session_survives_a_restart_in_a_new_process(llm_server, make_engine, tmp_path):
     llm_server.add_text("我记下了：你喜欢蓝色。")
     data_dir = tmp_path / "data"

@@ -22,7 +22,7 @@ def test_an_idle_app_with_an_endpoint_never_imports_the_llm_stack_until_the_firs
     assert done.returncode == 0, done.stderr
     out = json.loads(done.stdout.strip().splitlines()[-1])
     assert out["configured"] and out["writer_configured"]  # known from the settings, no model built
-    assert out["sessions"] == ["第一次"] and out["transcript"] == []
+    assert out["deleted"] is True and out["sessions"] == ["第一次"] and out["transcript"] == []
     assert out["recalled"] == ["用户养了一只叫汤圆的猫"]
     assert out["hygiene"] == "没有过期待办或相近的条目"
     assert out["idle_loaded"] == []

@@ -327,7 +327,7 @@ class ChatEngine(TurnRunner):
                 self._temporary_saver.delete_thread(session_id)
             return await self._temporary.delete(session_id)
         existed = await self._store.delete(session_id)
-        await (await self._db.checkpointer()).adelete_thread(session_id)  # the checkpoints (LangGraph)
+        await self._db.delete_checkpoints(session_id)  # LangGraph's, without importing it if unused yet
         return existed
 
     async def transcript(self, session_id: str) -> list[dict[str, Any]]:
