@@ -67,9 +67,18 @@ class GcPauses:
 
     def _on_gc(self, phase: str, info: dict) -> None:
         if phase == "start":
+            if os.environ.get("BENCH_GC_TYPES") and info["generation"] >= int(os.environ["BENCH_GC_TYPES"]):  # what the collection walks
+                from collections import Counter
+
+                kinds = Counter(type(o).__qualname__ for g in range(info["generation"] + 1)
+                                for o in gc.get_objects(generation=g))
+                self._walked = (f"GC gen{info['generation']} on {threading.current_thread().name}: "
+                                f"{sum(kinds.values())} objects, {kinds.most_common(8)}")
             self._started = time.perf_counter()
         elif threading.current_thread() is threading.main_thread():
             self.pauses[info["generation"]].append((time.perf_counter() - self._started) * 1000)
+            if os.environ.get("BENCH_GC_TYPES") and info["generation"] >= int(os.environ["BENCH_GC_TYPES"]):
+                print(f"{self.pauses[info['generation']][-1]:.1f} ms {self._walked}", file=sys.stderr)
 
     def stop(self) -> None:
         gc.callbacks.remove(self._on_gc)
@@ -205,6 +214,8 @@ async def _child_main(qapp, t0: float, measure_writer: bool) -> dict:
                 profiler = cProfile.Profile()
                 profiler.enable()
             writer_gc = GcPauses()
+            if os.environ.get("BENCH_GC_TYPES"):
+                print("-- the writer's turns start", file=sys.stderr)
             ticker = LoopTicker()
             started = time.perf_counter()
             for i in range(TURNS):

@@ -20,14 +20,40 @@ def loaded() -> list[str]:
     return sorted(name for name in STACK if name in sys.modules)
 
 
+class LoopThreadWork:
+    """While on: the modules imported on the loop (main) thread, and TLS contexts made there (each
+    reads the CA bundle): the app's start must do both in worker threads."""
+
+    def __init__(self) -> None:
+        import ssl
+        import threading
+
+        self.on, self.seen = False, []
+        main = threading.main_thread()
+        sys.addaudithook(lambda event, args: self.on and event == "import" and threading.current_thread() is main
+                         and self.seen.append(args[0]))
+        original = ssl.create_default_context
+
+        def create_default_context(*args, **kwargs):
+            if self.on and threading.current_thread() is main:
+                self.seen.append("ssl.create_default_context()")
+            return original(*args, **kwargs)
+
+        ssl.create_default_context = create_default_context
+
+
 async def main(base_url: str, data_dir: str) -> None:
     from sonetto_desktop.config.settings import Settings
     from sonetto_desktop.services import AppServices
 
     settings = Settings(base_url=base_url, model="test-model", api_key="sk-test", data_dir=data_dir,
                         retrieval_mode="mechanical")
+    on_loop = LoopThreadWork()
+    on_loop.on = True
     services = await AppServices.open(settings=settings, start_agents=True)
-    out: dict = {"configured": services.chat.configured, "writer_configured": services.writer.status().configured}
+    on_loop.on = False
+    out: dict = {"configured": services.chat.configured, "writer_configured": services.writer.status().configured,
+                 "loop_thread_work": on_loop.seen}
     services.memory.add("用户养了一只叫汤圆的猫", "身份")
     first = await services.chat.new_session()
     await services.chat.rename_session(first.id, "第一次")
