@@ -182,6 +182,18 @@ async def test_settings_provider_builds_the_model_and_hides_the_key(llm_server, 
     assert llm_server.requests[-1]["stream"] is True
 
 
+async def test_a_model_built_from_the_settings_has_its_connections_closed_with_the_engine(llm_server, make_engine):
+    """The OpenAI client made its own HTTP pool, never closed: an open socket at exit."""
+    settings = Settings(base_url=llm_server.base_url, model="test-model", api_key="sk-test", retrieval_mode="mechanical")
+    engine = await make_engine(llm_factory=None, settings_provider=lambda: settings)
+    llm_server.add_text("你好呀")
+    assert (await collect(engine, "s1", "你好"))[-1].text == "你好呀"
+    client = engine._llm.http_async_client  # the pool the model's requests went through
+    assert client is not None and not client.is_closed
+    await engine.close()
+    assert client.is_closed
+
+
 async def test_reload_settings_switches_from_unconfigured_to_a_model(llm_server, make_engine):
     current = {"settings": Settings(retrieval_mode="mechanical")}
     engine = await make_engine(llm_factory=None, settings_provider=lambda: current["settings"])
