@@ -215,7 +215,7 @@ LITERAL_BIGRAM = 0.45  # the bigram form of a two-character query word
 LITERAL_CHAR = 0.7  # a one-character query word found inside a longer word of a memory
 SPLIT_CHAR_SCALE = 0.75  # characters of a query word found nowhere in the bank (jieba glued 猫叫)
 WEAK_WORD_SCALE = 0.35  # common verbs and stance words (tok.WEAK_WORDS)
-QUERY_BIGRAM = 0.3  # bigrams of the query text (names, rare words jieba cuts badly)
+QUERY_BIGRAM = 0.5  # bigrams of the query text (names, rare words jieba cuts badly, phrases of function words: 帮忙做)
 MAX_PROMPT_CHARS = 4000  # longer prompts keep their last part (the newest text of a chat)
 
 _BROAD_CUES = re.compile(
