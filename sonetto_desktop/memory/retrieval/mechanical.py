@@ -4,8 +4,9 @@ A memory's score is the sum of signals on a scale where one rare word matched on
 (``scoring.py``): BM25 over jieba words, character bigrams and characters (lexicon and category
 expansions count less than the query's own words); a date the memory mentions inside a range the
 query names; the themes the query points at; a small prior for much-used memories.
-``retrieve`` keeps what clears ``min_score`` (so "128 除以 16" recalls nothing); a broad question
-("最近过得怎么样") is answered by recency and hit count instead.
+``retrieve`` keeps what clears ``min_score`` (so "128 除以 16" recalls nothing); a general-knowledge
+question ("香菜的学名是什么") keeps only memories that account for most of it (``general_questions.py``);
+a broad question ("最近过得怎么样") is answered by recency and hit count instead.
 
 The index (``postings.py`` + ``doc_table.py``, ~1 KB per memory) follows the store through its
 change feed: only changed memories are re-read and re-tokenized; a ``reload`` change (another
