@@ -44,6 +44,7 @@ def ids(results) -> list[str]:
         ("橘猫的学名是什么", "cat"),
         ("护照的有效期一般是几年", "visa"),
         ("小提琴的发明者是谁", "violin"),
+        ("橘猫怎么训练才会用猫砂", "cat"),  # a how-to question
     ],
 )
 def test_a_general_question_sharing_one_word_recalls_nothing(retriever, prompt, shared):
@@ -57,6 +58,7 @@ def test_a_general_question_sharing_one_word_recalls_nothing(retriever, prompt, 
         ("我家洗衣机是什么牌子", "washer"),  # about the user
         ("你记得我的护照什么时候到期吗", "visa"),
         ("美式咖啡和拿铁有什么区别", "coffee"),  # general, but the memory covers most of it
+        ("海尔洗衣机怎么用", "washer"),
     ],
 )
 def test_personal_or_covered_questions_still_recall(retriever, prompt, expected):
@@ -77,6 +79,9 @@ def test_the_hybrid_shortlist_still_offers_the_memory(retriever):
         ("What is the difference between a cat and a dog", False, False),
         ("下周一般几点开会", True, False),
         ("橘猫叫什么名字", False, False),  # no knowledge cue
+        ("吉他怎么调音", False, True),
+        ("护照丢了怎么办", False, False),  # advice, not how-to
+        ("网站首页的插画画得怎么样了", False, False),  # status
     ],
 )
 def test_is_general(text, has_dates, general):

@@ -2,7 +2,7 @@
 
 Such a question often shares one word with a memory ("小周不吃香菜"), and that word alone is
 enough for BM25 to recall it. :func:`is_general` spots the question: it is Chinese, carries a
-knowledge cue (学名, 区别, 有效期, 一般…; a fixed list below) and refers neither to the user nor
+knowledge or how-to cue (学名, 区别, 有效期, 一般, 怎么 + a verb…; a fixed list below) and refers neither to the user nor
 to the conversation (我, 你, 记得, 上次…). For such a question a memory is recalled only when its
 matched words account for most of the question (:func:`coverage`): "美式咖啡和拿铁有什么不同"
 still finds "小周早餐喝美式咖啡", "咖啡因的半衰期是多久" no longer does.
@@ -28,6 +28,7 @@ if TYPE_CHECKING:
 # purpose: "有几个" or "是什么" also ask about the user's own people and plans.
 _KNOWLEDGE_CUES = re.compile(
     r"为什么会|学名|鼻祖|发明|海拔|有效期|半衰期|区别|不同|一回事|怎么拼|怎么读|英文|定义|原理|一般|通常"
+    r"|怎么(?![样办了回])"  # how-to ("吉他怎么调音"); not status or advice (怎么样, 怎么办)
 )
 # A reference to the user, to Sonetto or to something said before: the question is personal.
 _PERSONAL_CUES = re.compile(r"我|咱|俺|自己|本人|你|记得|上次|之前|以前|那次|那天|那个|最近")
