@@ -80,6 +80,7 @@ def test_the_hybrid_shortlist_still_offers_the_memory(retriever):
         ("下周一般几点开会", True, False),
         ("橘猫叫什么名字", False, False),  # no knowledge cue
         ("吉他怎么调音", False, True),
+        ("长城一共有多长", False, True),
         ("护照丢了怎么办", False, False),  # advice, not how-to
         ("网站首页的插画画得怎么样了", False, False),  # status
     ],

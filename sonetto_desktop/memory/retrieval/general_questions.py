@@ -28,6 +28,7 @@ if TYPE_CHECKING:
 # purpose: "有几个" or "是什么" also ask about the user's own people and plans.
 _KNOWLEDGE_CUES = re.compile(
     r"为什么会|学名|鼻祖|发明|海拔|有效期|半衰期|区别|不同|一回事|怎么拼|怎么读|英文|定义|原理|一般|通常"
+    r"|一共|总共|有哪些|有多[远高长宽深重]|多远|多高"  # facts and quantities ("西湖十景有哪些")
     r"|怎么(?![样办了回])"  # how-to ("吉他怎么调音"); not status or advice (怎么样, 怎么办)
 )
 # A reference to the user, to Sonetto or to something said before: the question is personal.
