@@ -20,6 +20,7 @@ import yaml
 
 from . import segment
 from . import tokenize as tok
+from .general_questions import is_general
 from .time_expressions import DateRange, resolve_time_ranges
 
 _PACKAGE = "sonetto_desktop.memory.retrieval"
@@ -214,7 +215,7 @@ LITERAL_BIGRAM = 0.45  # the bigram form of a two-character query word
 LITERAL_CHAR = 0.7  # a one-character query word found inside a longer word of a memory
 SPLIT_CHAR_SCALE = 0.75  # characters of a query word found nowhere in the bank (jieba glued 猫叫)
 WEAK_WORD_SCALE = 0.35  # common verbs and stance words (tok.WEAK_WORDS)
-QUERY_BIGRAM = 0.3  # bigrams of the query text (names, rare words jieba cuts badly)
+QUERY_BIGRAM = 0.5  # bigrams of the query text (names, rare words jieba cuts badly, phrases of function words: 帮忙做)
 MAX_PROMPT_CHARS = 4000  # longer prompts keep their last part (the newest text of a chat)
 
 _BROAD_CUES = re.compile(
@@ -227,7 +228,7 @@ _TASK_CUES = re.compile(
     r"^(?:translate|calculate|define|explain)\b",
     re.IGNORECASE,
 )
-_BROAD_FILLER = frozenset(
+BROAD_FILLER = frozenset(
     "最近 近来 近况 近期 阵子 这阵子 这段 时间 这段时间 过得 忙 在忙 新鲜 新鲜事 发生 聊聊 说说 聊 说 "
     "如何 还好 好不好 一切 生活 日子 这几天 这些天 情况 状态 怎样".split()
 )
@@ -244,6 +245,8 @@ class Query:
     ranges: list[DateRange] = field(default_factory=list)
     broad: bool = False
     task: bool = False  # reads like a self-contained task (translate, calculate, define)
+    general: bool = False  # a question about the world, not the user (general_questions.py)
+    unknown: list[str] = field(default_factory=list)  # stretches no known word covers
     named_themes: set[str] = field(default_factory=set)  # themes the query names outright
 
 
@@ -336,7 +339,7 @@ def analyze(
     query.ranges = resolve_time_ranges(text, now)
 
     def topical_of(items: list[str]) -> list[str]:
-        return [w for w in items if w not in _BROAD_FILLER and not resolve_time_ranges(w, now)]
+        return [w for w in items if w not in BROAD_FILLER and not resolve_time_ranges(w, now)]
 
     topical, topical_unknown = topical_of(words), topical_of(unknown)
     # Broad: a vague cue, at most one topical word, and no date beyond "recently" (大后天有啥事 is not broad).
@@ -344,6 +347,8 @@ def analyze(
     query.broad = (bool(_BROAD_CUES.search(text)) and vague_dates and len(topical) + len(topical_unknown) <= 1
                    and len(text) <= 30)
     query.task = bool(_TASK_CUES.search(text))
+    query.general = not query.broad and is_general(text, bool(query.ranges))
+    query.unknown = list(unknown)
     literal = topical if query.broad else list(words)
     pieces = topical_unknown if query.broad else unknown
     split = [ch for piece in pieces for ch in _glued_chars(piece, bank_has)]

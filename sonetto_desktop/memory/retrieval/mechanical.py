@@ -4,8 +4,9 @@ A memory's score is the sum of signals on a scale where one rare word matched on
 (``scoring.py``): BM25 over jieba words, character bigrams and characters (lexicon and category
 expansions count less than the query's own words); a date the memory mentions inside a range the
 query names; the themes the query points at; a small prior for much-used memories.
-``retrieve`` keeps what clears ``min_score`` (so "128 除以 16" recalls nothing); a broad question
-("最近过得怎么样") is answered by recency and hit count instead.
+``retrieve`` keeps what clears ``min_score`` (so "128 除以 16" recalls nothing); a general-knowledge
+question ("香菜的学名是什么") keeps only memories that account for most of it (``general_questions.py``);
+a broad question ("最近过得怎么样") is answered by recency and hit count instead.
 
 The index (``postings.py`` + ``doc_table.py``, ~1 KB per memory) follows the store through its
 change feed: only changed memories are re-read and re-tokenized; a ``reload`` change (another
@@ -34,10 +35,11 @@ from ..events import MemoryChange
 from ..item import MemoryItem, parse_time
 from . import index_file
 from . import index_lifecycle as lc
+from . import general_questions as gq
 from . import scoring as sc
 from . import tokenize as tok
 from .doc_table import DocTable, fingerprint
-from .lexicon import Lexicon, Query, analyze, default_lexicon
+from .lexicon import BROAD_FILLER, Lexicon, Query, analyze, default_lexicon
 from .postings import Postings, term_counts, term_key
 from .time_expressions import date_spans_in_text
 
@@ -330,7 +332,18 @@ class MechanicalRetriever(lc.IndexLifecycle):
         if query.broad:
             return [doc for doc, _ in ranked[:BROAD_TOP]]
         floor = self.min_score * (TASK_FLOOR_FACTOR if query.task else 1.0)
-        return [doc for doc, score in ranked if score >= floor][:k]
+        kept = [doc for doc, score in ranked if score >= floor][:k]
+        return self._covering(query, kept) if query.general and kept else kept
+
+    def _covering(self, query: Query, docs: list[dict]) -> list[dict]:
+        """A general-knowledge question keeps only the memories that account for most of it."""
+        with self._lock:
+            slots = [self._docs.slot_of.get(d["id"]) for d in docs]
+            live = [(d, s) for d, s in zip(docs, slots, strict=True) if s is not None]
+            shares = gq.coverage(self._postings, self._lexicon, query, [s for _, s in live], BROAD_FILLER)
+        if shares is None:
+            return docs
+        return [d for d, s in live if shares[s] >= gq.MIN_COVERAGE]
 
     def candidates(self, prompt: str, k: int = 60, *, now: datetime | None = None) -> list[dict]:
         """The top ``k`` by score without the floor, filled up with recent and much-used memories

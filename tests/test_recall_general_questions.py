@@ -1,0 +1,89 @@
+"""General-knowledge questions sharing one word with a memory recall nothing (issue 13)."""
+
+from __future__ import annotations
+
+from datetime import datetime, timedelta
+
+import pytest
+
+from sonetto_desktop.memory import MemoryItem, SqliteMemoryManager
+from sonetto_desktop.memory.retrieval.general_questions import is_general
+from sonetto_desktop.memory.retrieval.mechanical import MechanicalRetriever
+
+NOW = datetime(2026, 12, 2, 12, 0)
+
+# Our own small bank (not a benchmark set).
+BANK = {
+    "washer": ("阿宁家的洗衣机是海尔的，用了五年。", "生活"),
+    "coffee": ("阿宁早上喝美式咖啡，下午喝拿铁。", "品味"),
+    "cat": ("阿宁养了一只橘猫，叫年糕。", "身份"),
+    "visa": ("阿宁的护照明年三月到期。", "生活"),
+    "violin": ("阿宁小时候学过小提琴。", "爱好"),
+}
+
+
+@pytest.fixture
+def retriever(tmp_path):
+    mm = SqliteMemoryManager(tmp_path / "g.sqlite3")
+    stamp = (NOW - timedelta(days=10)).isoformat()
+    mm.import_items({mid: MemoryItem(d, t, latest_update_time=stamp) for mid, (d, t) in BANK.items()})
+    r = MechanicalRetriever(mm, now=lambda: NOW, index_path=False)
+    yield r
+    r.close()
+    mm.close()
+
+
+def ids(results) -> list[str]:
+    return [r["id"] for r in results]
+
+
+@pytest.mark.parametrize(
+    "prompt, shared",
+    [
+        ("滚筒洗衣机和波轮洗衣机有什么区别", "washer"),
+        ("橘猫的学名是什么", "cat"),
+        ("护照的有效期一般是几年", "visa"),
+        ("小提琴的发明者是谁", "violin"),
+        ("橘猫怎么训练才会用猫砂", "cat"),  # a how-to question
+    ],
+)
+def test_a_general_question_sharing_one_word_recalls_nothing(retriever, prompt, shared):
+    assert shared in [d["id"] for d, _ in retriever.scored(prompt)]  # the word is shared: BM25 alone would recall it
+    assert retriever.retrieve(prompt, 5) == []
+
+
+@pytest.mark.parametrize(
+    "prompt, expected",
+    [
+        ("我家洗衣机是什么牌子", "washer"),  # about the user
+        ("你记得我的护照什么时候到期吗", "visa"),
+        ("美式咖啡和拿铁有什么区别", "coffee"),  # general, but the memory covers most of it
+        ("海尔洗衣机怎么用", "washer"),
+    ],
+)
+def test_personal_or_covered_questions_still_recall(retriever, prompt, expected):
+    assert expected in ids(retriever.retrieve(prompt, 5))
+
+
+def test_the_hybrid_shortlist_still_offers_the_memory(retriever):
+    assert "cat" in ids(retriever.candidates("橘猫的学名是什么", 5))
+
+
+@pytest.mark.parametrize(
+    "text, has_dates, general",
+    [
+        ("橘猫的学名是什么", False, True),
+        ("我家橘猫的学名是什么", False, False),
+        ("你知道两种猫有什么区别吗", False, False),
+        ("上次说的那家店和这家有什么不同", False, False),
+        ("What is the difference between a cat and a dog", False, False),
+        ("下周一般几点开会", True, False),
+        ("橘猫叫什么名字", False, False),  # no knowledge cue
+        ("吉他怎么调音", False, True),
+        ("长城一共有多长", False, True),
+        ("护照丢了怎么办", False, False),  # advice, not how-to
+        ("网站首页的插画画得怎么样了", False, False),  # status
+    ],
+)
+def test_is_general(text, has_dates, general):
+    assert is_general(text, has_dates) is general
