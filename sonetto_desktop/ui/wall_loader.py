@@ -17,7 +17,9 @@ A search, filter or sort over a big wall goes the same way (``refilter``): every
 stale with the new setting and filled again top first — a stale theme's cards are first tested
 against the search a slice at a time (``ThemeCardList.scan``), then sorted and shown in slices. The
 selection is given back to each section once it is complete, and the scroll position is kept as the
-wall grows back under it. A new search during one starts over.
+wall grows back under it (the scroll bar stays while the wall is refilled: its going and coming
+back would change every section's width and lay each out again). A new search during one starts
+over.
 """
 
 from __future__ import annotations
@@ -25,7 +27,7 @@ from __future__ import annotations
 import asyncio
 from typing import TYPE_CHECKING, Callable
 
-from PySide6.QtCore import QItemSelectionModel, QObject, Signal
+from PySide6.QtCore import QItemSelectionModel, QObject, Qt, Signal
 
 from .deferred import alive, later
 from .memory_model import CardRole
@@ -89,6 +91,9 @@ class WallLoader(QObject):
         self._loading = True
         self._steps = 0
         self._kind = kind
+        scroll = self._wall.scroll
+        if scroll.verticalScrollBar().isVisible():  # the wall empties and grows back: the bar stays,
+            scroll.setVerticalScrollBarPolicy(Qt.ScrollBarPolicy.ScrollBarAlwaysOn)  # so the width does
         if kind == "load":
             self._selected, self._scroll_to = {}, None
 
@@ -210,6 +215,7 @@ class WallLoader(QObject):
 
     def _finish(self) -> None:
         self._loading = False
+        self._wall.scroll.setVerticalScrollBarPolicy(Qt.ScrollBarPolicy.ScrollBarAsNeeded)
         for section in self._wall.sections().values():
             if section.theme in self._selected:
                 self._restore_selection(section)
