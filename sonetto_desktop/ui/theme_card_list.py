@@ -299,6 +299,8 @@ class ThemeCardList(QAbstractListModel):
             self.dataChanged.emit(index, index)
 
     def _on_source_data_changed(self, top: QModelIndex, bottom: QModelIndex, roles: Iterable[int] = ()) -> None:
+        if not roles:
+            return  # a card's content: ``card_updated`` follows and places it (one change, one signal)
         for source_row in range(top.row(), bottom.row() + 1):
             data = self._source.data(self._source.index(source_row, 0), CardRole.Id)
             row = self._rows.get(data) if data else None
