@@ -158,9 +158,9 @@ class WallLoader(QObject):
                 if not proxy.scanned():
                     continue
             if proxy.stale:
-                scanned = proxy.scanned()
+                tested = 0 if proxy.scanned() else len(self._wall.model.cards_in_theme(proxy.theme))
                 shown = proxy.load(budget)  # sorts what matched (tests them first if not yet done)
-                budget -= max(1, shown + (0 if scanned else len(proxy.all_ids()) // REBUILD_WEIGHT))
+                budget -= max(1, shown + (tested + len(proxy.all_ids())) // REBUILD_WEIGHT)
             else:
                 added = proxy.show_more(budget)
                 budget -= max(1, added + proxy.rowCount() // RELAYOUT_WEIGHT)
