@@ -65,8 +65,8 @@ def test_a_change_keeps_the_rows_before_it_and_meets_the_old_rows_after_it():
     widths["c1000"] += 90
     changed = lay_out(ids, lambda m: m, measure, 700, (700,), flow, {"c1000"})
     assert len(measured) < 200  # the rows around the change, not 2,000 cards
-    assert all(a is b for a, b in zip(changed.sizes[:900], flow.sizes[:900]))
-    assert all(a is b for a, b in zip(changed.sizes[-800:], flow.sizes[-800:]))
+    assert all(a is b for a, b in zip(changed.sizes[:900], flow.sizes[:900], strict=True))
+    assert all(a is b for a, b in zip(changed.sizes[-800:], flow.sizes[-800:], strict=True))
     measured.clear()
     other = lay_out(ids, lambda m: m, measure, 640, (640,), changed)  # another width: everything
     assert len(measured) == len(ids)

@@ -9,8 +9,22 @@ from __future__ import annotations
 import asyncio
 from dataclasses import replace
 
-from test_wall_loading import CARDS, _wall, big_service, big_store, picture, shown_ids  # noqa: F401
+import pytest
+
+from service_fixtures import memory_service_over
+from test_wall_loading import CARDS, _items, _wall, picture, shown_ids
 from test_wall_loading import loaded as _loaded
+
+
+@pytest.fixture
+def big_store(yaml_store):
+    yaml_store.import_items(_items())
+    return yaml_store
+
+
+@pytest.fixture
+def big_service(big_store, qapp):
+    yield from memory_service_over(big_store)
 
 
 async def loaded(wall, wait) -> None:
@@ -175,13 +189,13 @@ async def test_a_live_change_lays_out_only_the_rows_it_touches(big_service, big_
     assert after is not before and after.ids == before.ids
     # the rows before the change and (once the flow meets the old rows again) after it are the
     # old ones, not measured again
-    assert all(a is b for a, b in zip(after.sizes[:quarter], before.sizes[:quarter]))
-    assert all(a is b for a, b in zip(after.sizes[-quarter:], before.sizes[-quarter:]))
+    assert all(a is b for a, b in zip(after.sizes[:quarter], before.sizes[:quarter], strict=True))
+    assert all(a is b for a, b in zip(after.sizes[-quarter:], before.sizes[-quarter:], strict=True))
     # an edit moves the card to the top (most recent first): the rows after its old place are kept
     big_store.update(middle, "改", new_description=card.description + "，又多说了几句话")
     wall.model.apply_items({middle: big_store.get(middle)})
     view.layout_size(0)
     moved = view._laid
     assert moved.ids[0] == middle
-    assert all(a is b for a, b in zip(moved.sizes[-quarter:], after.sizes[-quarter:]))
+    assert all(a is b for a, b in zip(moved.sizes[-quarter:], after.sizes[-quarter:], strict=True))
     assert picture(wall) == picture(await _one_step(big_service, qtbot, wait))
