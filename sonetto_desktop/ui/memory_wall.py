@@ -316,6 +316,7 @@ class MemoryWall(WallSections, WallNavigation, QWidget):
         view.setCurrentIndex(index)
         view.setFocus(Qt.FocusReason.OtherFocusReason)
         self.model.flash(memory_id)
+        self.loader.forget_scroll()
         self._scroll_to(section, memory_id)
         later(section.view, lambda: self._scroll_to(section, memory_id))  # after pending layouts
         self.card_revealed.emit(memory_id)

@@ -213,6 +213,10 @@ class WallLoader(QObject):
     def _scrolled_by_hand(self, *_: object) -> None:
         self._scroll_to = None
 
+    def forget_scroll(self) -> None:
+        """The wall scrolls elsewhere (a jump, a revealed card): the old position is not restored."""
+        self._scroll_to = None
+
     def _finish(self) -> None:
         self._loading = False
         self._wall.scroll.setVerticalScrollBarPolicy(Qt.ScrollBarPolicy.ScrollBarAsNeeded)
