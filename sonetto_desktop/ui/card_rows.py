@@ -51,43 +51,74 @@ def _prefix(a: Sequence[str], b: Sequence[str]) -> int:
     return low
 
 
-def _suffix(a: Sequence[str], b: Sequence[str], limit: int) -> int:
-    """Length of the common end of ``a`` and ``b``, at most ``limit``."""
-    n = 0
-    while n < limit and a[-1 - n] == b[-1 - n]:
-        n += 1
-    return n
+def _run(a: Sequence[str], i: int, b: Sequence[str], j: int, limit: int) -> int:
+    """How many items ``a[i:]`` and ``b[j:]`` have in common from their start, at most ``limit``
+    (compared in growing slices: O(run), at C speed)."""
+    limit = min(limit, len(a) - i, len(b) - j)
+    done, step = 0, 8
+    while done < limit:
+        end = min(limit, done + step)
+        if a[i + done:i + end] == b[j + done:j + end]:
+            done, step = end, step * 2
+            continue
+        low, high = done, end  # a mismatch in [low, high)
+        while high - low > 1:
+            mid = (low + high) // 2
+            if a[i + low:i + mid] == b[j + low:j + mid]:
+                low = mid
+            else:
+                high = mid
+        return low
+    return done
 
 
 def lay_out(ids: list[str], card_of: Callable[[str], Card | None], measure: Measure, avail: int,
             setting: tuple, old: Flow | None = None, dirty: set[str] | frozenset = frozenset()) -> Flow:
     """The sizes of ``ids``' cards in rows ``avail`` px wide (see the module's docstring)."""
     start, starts, sizes = 0, [], []
-    converge_from, shift, old_starts_set = len(ids) + 1, 0, frozenset()
-    if old is not None and old.setting == setting and old.ids:
-        changed = [ids.index(mid) for mid in dirty if mid in ids]
+    usable = old is not None and old.setting == setting and bool(old.ids)
+    changed: list[int] = []
+    old_at: dict[str, int] = {}
+    if usable:
+        changed = sorted(ids.index(mid) for mid in dirty if mid in ids)
         first = min([_prefix(ids, old.ids), *changed])
         # the row before the first change is flowed again (a narrower card may now fit at its end)
         r = bisect_right(old.starts, max(0, first - 1)) - 1
         if r >= 0:
             start, starts, sizes = old.starts[r], old.starts[:r], old.sizes[:old.starts[r]]
-        limit = min(len(ids), len(old.ids)) - first
-        if changed:
-            limit = min(limit, len(ids) - 1 - max(changed))
-        same_end = _suffix(ids, old.ids, max(0, limit))
-        converge_from, shift = len(ids) - same_end, len(ids) - len(old.ids)
-        old_starts_set = frozenset(old.starts)
 
-    naturals: list[QSize] = []
-    heights: list[tuple[Callable[[int, int], int], int]] = []
+    def reuse(n: int) -> int:
+        """At a row starting at card ``n``: the old rows that begin here and whose cards (with the
+        card that broke each) are the same, copied; where the flow goes on (``n`` if none)."""
+        if not old_at:
+            old_at.update((mid, i) for i, mid in enumerate(old.ids))
+        q = old_at.get(ids[n])
+        k0 = bisect_right(old.starts, q) - 1 if q is not None else -1
+        if k0 < 0 or old.starts[k0] != q:
+            return n
+        d = bisect_right(changed, n - 1)
+        run = _run(ids, n, old.ids, q, (changed[d] if d < len(changed) else len(ids)) - n)
+        k = k0
+        while k + 1 < len(old.starts) and old.starts[k + 1] < q + run:
+            k += 1
+        if k == len(old.starts) - 1 and q + run == len(old.ids) and n + run == len(ids):
+            end, k = len(old.ids), k + 1  # through the last row
+        else:
+            end = old.starts[k]
+        starts.extend(n + s - q for s in old.starts[k0:k])
+        sizes.extend(old.sizes[q:end])
+        return n + end - q
 
-    def measured(upto: int) -> None:  # naturals[i - start] for i < upto
-        while start + len(naturals) < min(upto, len(ids)):
-            at = start + len(naturals)
-            cards = [card_of(mid) for mid in ids[at:at + CHUNK]]
-            got, height_at = measure(cards)
-            naturals.extend(got)
-            heights.extend((height_at, i) for i in range(len(got)))
+    naturals: dict[int, tuple[QSize, Callable[[int, int], int], int]] = {}
+
+    def natural(n: int) -> tuple[QSize, Callable[[int, int], int], int]:
+        found = naturals.get(n)
+        if found is None:
+            got, height_at = measure([card_of(mid) for mid in ids[n:n + CHUNK]])
+            for i, size in enumerate(got):
+                naturals.setdefault(n + i, (size, height_at, i))
+            found = naturals[n]
+        return found
 
     def close(first: int, row: list[QSize], last: bool) -> None:
         total = sum(s.width() for s in row)
@@ -100,7 +131,7 @@ def lay_out(ids: list[str], card_of: Callable[[str], Card | None], measure: Meas
             widths.append(size.width() + add)
         # a wider card may need fewer lines: the row is as tall as its tallest card needs now
         if extra:
-            height = max(heights[first - start + i][0](heights[first - start + i][1], w) for i, w in enumerate(widths))
+            height = max(naturals[first + i][1](naturals[first + i][2], w) for i, w in enumerate(widths))
         else:
             height = max(s.height() for s in row)
         sizes.extend(QSize(w, height) for w in widths)
@@ -108,17 +139,16 @@ def lay_out(ids: list[str], card_of: Callable[[str], Card | None], measure: Meas
     x, first, row = 0, start, []
     n = start
     while n < len(ids):
-        measured(n + 1)
-        size = naturals[n - start]
+        if not row and usable:  # a row starts here: the old rows, where they are the same
+            n = first = reuse(n)
+            if n >= len(ids):
+                break
+        size = natural(n)[0]
         if row and x + size.width() > avail:
             close(first, row, last=False)
             starts.append(first)
             first, row, x = n, [], 0
-            if n >= converge_from and n - shift in old_starts_set:  # the old rows from here on
-                k = bisect_right(old.starts, n - shift) - 1
-                starts.extend(s + shift for s in old.starts[k:])
-                sizes.extend(old.sizes[n - shift:])
-                return Flow(setting, list(ids), starts, sizes)
+            continue  # (the row starting here may be an old one)
         row.append(size)
         x += size.width()
         n += 1

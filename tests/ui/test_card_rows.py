@@ -68,6 +68,13 @@ def test_a_change_keeps_the_rows_before_it_and_meets_the_old_rows_after_it():
     assert all(a is b for a, b in zip(changed.sizes[:900], flow.sizes[:900], strict=True))
     assert all(a is b for a, b in zip(changed.sizes[-800:], flow.sizes[-800:], strict=True))
     measured.clear()
+    moved = ["c1500", *[mid for mid in ids if mid != "c1500"]]  # an edit: the card to the top
+    on_top = lay_out(moved, lambda m: m, measure, 700, (700,), changed, {"c1500"})
+    assert len(measured) < 300  # the rows at both ends of the move, not the 1,500 cards between
+    assert on_top.sizes == lay_out(moved, lambda m: m, _measure(widths), 700, (700,)).sizes
+    reused = {id(size) for size in changed.sizes}
+    assert sum(id(size) in reused for size in on_top.sizes) > 1800
+    measured.clear()
     other = lay_out(ids, lambda m: m, measure, 640, (640,), changed)  # another width: everything
     assert len(measured) == len(ids)
     assert other.sizes == lay_out(ids, lambda m: m, _measure(widths), 640, (640,)).sizes
