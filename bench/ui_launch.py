@@ -30,6 +30,7 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parent.parent
 TICK = 0.005
 TURNS = 20
+_start_profiler = None
 
 
 class LoopTicker:
@@ -66,9 +67,18 @@ class GcPauses:
 
     def _on_gc(self, phase: str, info: dict) -> None:
         if phase == "start":
+            if os.environ.get("BENCH_GC_TYPES") and info["generation"] >= int(os.environ["BENCH_GC_TYPES"]):  # what the collection walks
+                from collections import Counter
+
+                kinds = Counter(type(o).__qualname__ for g in range(info["generation"] + 1)
+                                for o in gc.get_objects(generation=g))
+                self._walked = (f"GC gen{info['generation']} on {threading.current_thread().name}: "
+                                f"{sum(kinds.values())} objects, {kinds.most_common(8)}")
             self._started = time.perf_counter()
         elif threading.current_thread() is threading.main_thread():
             self.pauses[info["generation"]].append((time.perf_counter() - self._started) * 1000)
+            if os.environ.get("BENCH_GC_TYPES") and info["generation"] >= int(os.environ["BENCH_GC_TYPES"]):
+                print(f"{self.pauses[info['generation']][-1]:.1f} ms {self._walked}", file=sys.stderr)
 
     def stop(self) -> None:
         gc.callbacks.remove(self._on_gc)
@@ -122,6 +132,7 @@ async def _child_main(qapp, t0: float, measure_writer: bool) -> dict:
                         data_dir=os.environ["SONETTO_DATA_DIR"], theme="light",
                         store_backend=os.environ.get("BENCH_BACKEND", "yaml"))
     app = SonettoApp(qapp, settings, interactive=False, use_tray=True)
+    app_created = time.time()
     try:
         painted = asyncio.get_running_loop().create_future()
         watcher = _FirstPaint(painted)
@@ -140,6 +151,11 @@ async def _child_main(qapp, t0: float, measure_writer: bool) -> dict:
             QMainWindow.show = original_show
         await asyncio.wait_for(painted, 10)
         result["launch_to_window_ms"] = (painted.result() - t0) * 1000
+        result["start_steps_ms"] = {"app_created": (app_created - t0) * 1000, **{
+            name: (app_created - t0) * 1000 + ms for name, ms in app.timings.items()}}
+        if _start_profiler is not None:
+            _start_profiler.disable()
+            _start_profiler.dump_stats(os.environ["BENCH_START_PROFILE"])
         # how late a 5 ms ticker wakes up while the wall is read and filled in slices (issue 14)
         fill_ticker = LoopTicker()
         # where the time of the Qt thread goes meanwhile: the wall's own steps, the collector
@@ -198,6 +214,8 @@ async def _child_main(qapp, t0: float, measure_writer: bool) -> dict:
                 profiler = cProfile.Profile()
                 profiler.enable()
             writer_gc = GcPauses()
+            if os.environ.get("BENCH_GC_TYPES"):
+                print("-- the writer's turns start", file=sys.stderr)
             ticker = LoopTicker()
             started = time.perf_counter()
             for i in range(TURNS):
@@ -245,6 +263,12 @@ def _first_paint_filter():
 
 def child(measure_writer: bool) -> None:
     t0 = float(os.environ["BENCH_T0"])
+    if os.environ.get("BENCH_START_PROFILE"):  # where the time to the first paint goes
+        import cProfile
+
+        global _start_profiler
+        _start_profiler = cProfile.Profile()
+        _start_profiler.enable()
     os.environ.setdefault("QT_API", "pyside6")
     import asyncio
 
@@ -278,6 +302,7 @@ def _fill(data_dir: Path, memories: int, backend: str) -> None:
 
 
 _FILLED: dict[tuple[int, str], Path] = {}
+_PYCACHE = tempfile.mkdtemp(prefix="sonetto-bench-pycache-")  # filled by the uncounted first launch
 
 
 def _launch(platform: str, measure_writer: bool, memories: int = 0, backend: str = "yaml") -> dict:
@@ -293,6 +318,10 @@ def _launch(platform: str, measure_writer: bool, memories: int = 0, backend: str
                PYTHON_KEYRING_BACKEND="keyring.backends.fail.Keyring", QT_QPA_PLATFORM=platform,
                PYTHONPATH=str(ROOT), BENCH_BACKEND=backend)
     args = [sys.executable, __file__, "--child"] + (["--writer"] if measure_writer else [])
+    # compiled bytecode as an installed app has it (pip compiles at install): a shell that sets
+    # PYTHONDONTWRITEBYTECODE would otherwise have every launch compile the app's modules again
+    env.pop("PYTHONDONTWRITEBYTECODE", None)
+    env["PYTHONPYCACHEPREFIX"] = _PYCACHE
     env["BENCH_T0"] = repr(time.time())
     out = subprocess.run(args, env=env, capture_output=True, text=True, timeout=300)
     for line in out.stdout.splitlines():
@@ -328,6 +357,9 @@ def main() -> int:
           f"{args.memories} memories ({args.backend})")
     print(f"launch -> window shown:  median {statistics.median(shown):.0f} ms (min {min(shown):.0f}, max {max(shown):.0f})")
     wall = [r["launch_to_wall_ms"] for r in launches]
+    steps = {name: statistics.median(r["start_steps_ms"][name] for r in launches)
+             for name in launches[0]["start_steps_ms"]}
+    print("  on the way (median ms from the launch): " + ", ".join(f"{n} {v:.0f}" for n, v in steps.items()))
     print(f"launch -> wall loaded:   median {statistics.median(wall):.0f} ms (the cards read, the first slice shown)")
     wall_shown = [r["launch_to_wall_shown_ms"] for r in launches]
     print(f"launch -> every card shown: median {statistics.median(wall_shown):.0f} ms")

@@ -52,7 +52,8 @@ WRITER_DRAIN_TIMEOUT = 5.0
 #: tests/test_lazy_llm.py), which comes with the first use of a model.
 AGENT_MODULES = ("sonetto_desktop.memory.retrieval.recall", "sonetto_desktop.memory.writer.pipeline",
                  "sonetto_desktop.memory.writer.hygiene", "sonetto_desktop.agent.engine",
-                 "sonetto_desktop.agent.llm")
+                 "sonetto_desktop.agent.llm", "sonetto_desktop.memory.ltm", "sonetto_desktop.postgres_setup",
+                 "httpx")  # httpx brings httpcore, h11, click, rich…: ~0.1-0.2 s of imports
 
 
 _POSTGRES_FIELDS = ("postgres_url", "postgres_password", "postgres_tls", "postgres_schema", "postgres_sessions",
@@ -222,8 +223,10 @@ class AppServices(StoreLifecycle):
         assert self.memory is not None, "AppServices is not open"
         import httpx
 
-        # One HTTP connection pool for every model, owned here and closed at shutdown.
-        self._http = httpx.AsyncClient(limits=httpx.Limits(max_connections=20, max_keepalive_connections=5))
+        # One HTTP connection pool for every model, owned here and closed at shutdown; built in a worker:
+        # its TLS context reads the CA bundle (~0.1 s that the loop would stall for).
+        self._http = await run_blocking(httpx.AsyncClient,
+                                        limits=httpx.Limits(max_connections=20, max_keepalive_connections=5))
 
         def model(settings: Settings, **options: Any) -> LazyModel | None:
             """The model for ``settings``, built (importing the LLM stack) where it is first used."""

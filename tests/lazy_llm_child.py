@@ -1,5 +1,5 @@
 """Child process for test_lazy_llm: starts AppServices with an endpoint configured (the scripted
-server given on the command line), does what an idle app does — list, create and read sessions,
+server given on the command line), does what an idle app does — list, create, delete and read sessions,
 an offline recall, a memory added by the user, a tidy-up pass with nothing to tidy — and reports whether the LLM stack got imported;
 then sends one chat message and lets the writer write it, and reports again (JSON on stdout)."""
 
@@ -20,17 +20,45 @@ def loaded() -> list[str]:
     return sorted(name for name in STACK if name in sys.modules)
 
 
+class LoopThreadWork:
+    """While on: the modules imported on the loop (main) thread, and TLS contexts made there (each
+    reads the CA bundle): the app's start must do both in worker threads."""
+
+    def __init__(self) -> None:
+        import ssl
+        import threading
+
+        self.on, self.seen = False, []
+        main = threading.main_thread()
+        sys.addaudithook(lambda event, args: self.on and event == "import" and threading.current_thread() is main
+                         and self.seen.append(args[0]))
+        original = ssl.create_default_context
+
+        def create_default_context(*args, **kwargs):
+            if self.on and threading.current_thread() is main:
+                self.seen.append("ssl.create_default_context()")
+            return original(*args, **kwargs)
+
+        ssl.create_default_context = create_default_context
+
+
 async def main(base_url: str, data_dir: str) -> None:
     from sonetto_desktop.config.settings import Settings
     from sonetto_desktop.services import AppServices
 
     settings = Settings(base_url=base_url, model="test-model", api_key="sk-test", data_dir=data_dir,
                         retrieval_mode="mechanical")
+    on_loop = LoopThreadWork()
+    on_loop.on = True
     services = await AppServices.open(settings=settings, start_agents=True)
-    out: dict = {"configured": services.chat.configured, "writer_configured": services.writer.status().configured}
+    on_loop.on = False
+    out: dict = {"configured": services.chat.configured, "writer_configured": services.writer.status().configured,
+                 "loop_thread_work": on_loop.seen}
     services.memory.add("用户养了一只叫汤圆的猫", "身份")
     first = await services.chat.new_session()
     await services.chat.rename_session(first.id, "第一次")
+    old = await services.chat.new_session()
+    out["deleted"] = await services.chat.delete_session(old.id)  # deleting a chat: no LangGraph either
     out["sessions"] = [s.title for s in await services.chat.list_sessions()]
     out["transcript"] = await services.chat.transcript(first.id)
     await services.warm_up()

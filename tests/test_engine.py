@@ -182,6 +182,18 @@ async def test_settings_provider_builds_the_model_and_hides_the_key(llm_server, 
     assert llm_server.requests[-1]["stream"] is True
 
 
+async def test_a_model_built_from_the_settings_has_its_connections_closed_with_the_engine(llm_server, make_engine):
+    """The OpenAI client made its own HTTP pool, never closed: an open socket at exit."""
+    settings = Settings(base_url=llm_server.base_url, model="test-model", api_key="sk-test", retrieval_mode="mechanical")
+    engine = await make_engine(llm_factory=None, settings_provider=lambda: settings)
+    llm_server.add_text("你好呀")
+    assert (await collect(engine, "s1", "你好"))[-1].text == "你好呀"
+    client = engine._llm.http_async_client  # the pool the model's requests went through
+    assert client is not None and not client.is_closed
+    await engine.close()
+    assert client.is_closed
+
+
 async def test_reload_settings_switches_from_unconfigured_to_a_model(llm_server, make_engine):
     current = {"settings": Settings(retrieval_mode="mechanical")}
     engine = await make_engine(llm_factory=None, settings_provider=lambda: current["settings"])
@@ -296,6 +308,26 @@ async def test_session_management(llm_server, engine):
     assert await engine.transcript(a.id) == []
     await collect(engine, a.id, "重新开始")  # the same id starts over: no checkpointed history left
     assert [m["role"] for m in llm_server.last_messages()] == ["system", "user"]
+
+
+async def test_deleting_a_chat_before_any_turn_since_start_clears_its_checkpoints_without_langgraph(
+        llm_server, make_engine):
+    """Deleting an old chat right after start (no turn yet) must not open LangGraph's checkpointer
+    (importing LangGraph, ~100 MB, issue 14), and the chat's checkpoints must still be gone."""
+    llm_server.responder = lambda body: "嗯"
+    first = await make_engine()
+    kept, dropped = await first.create_session(), await first.create_session()
+    await collect(first, kept.id, "留下的对话")
+    await collect(first, dropped.id, "要删掉的对话")
+    await first.close()
+
+    second = await make_engine()  # as after a restart: the checkpointer is not opened yet
+    assert await second.delete_session(dropped.id) is True
+    assert second._db.saver is None  # LangGraph's saver was never opened for the delete
+    await collect(second, dropped.id, "重新开始")  # the same id starts over: no checkpointed history
+    assert [m["role"] for m in llm_server.last_messages()] == ["system", "user"]
+    await collect(second, kept.id, "接着聊")  # the other chat's history is untouched
+    assert [m["content"] for m in llm_server.last_messages() if m["role"] == "user"] == ["留下的对话", "接着聊"]
 
 
 async def test_a_session_survives_a_restart_in_a_new_process(llm_server, make_engine, tmp_path):

@@ -107,3 +107,38 @@ async def test_replacing_a_turn_drops_it_and_what_followed_on_every_device(devic
     assert await laptop.store.truncate_from_turn(info.id, "t2") == 4
     assert [e["turn_id"] for e in await desk.store.transcript(info.id)] == ["t1", "t1"]
     assert await laptop.store.truncate_from_turn(info.id, "nope") == 0
+
+
+async def test_a_chats_checkpoints_are_deleted_before_the_checkpointer_is_set_up(devices):
+    """Deleting a chat on a device that has had no turn since start: the checkpoints go with plain SQL,
+    LangGraph's saver is not set up for it, and the other chats' history stays."""
+    desk, laptop = devices
+
+    def reply(state: MessagesState) -> dict:
+        return {"messages": [AIMessage(content=f"第{len(state['messages'])}句收到")]}
+
+    def graph(saver):
+        builder = StateGraph(MessagesState)
+        builder.add_node("reply", reply)
+        builder.add_edge(START, "reply")
+        return builder.compile(checkpointer=saver)
+
+    saver = await desk.checkpointer()
+    for thread in ("gone", "kept"):
+        await graph(saver).ainvoke({"messages": [HumanMessage(content="你好")]},
+                                   {"configurable": {"thread_id": thread}})
+    assert laptop.saver is None
+    await laptop.delete_checkpoints("gone")
+    assert laptop.saver is None  # deleted without setting LangGraph up
+    gone = await graph(saver).ainvoke({"messages": [HumanMessage(content="重新开始")]},
+                                      {"configurable": {"thread_id": "gone"}})
+    kept = await graph(saver).ainvoke({"messages": [HumanMessage(content="接着聊")]},
+                                      {"configurable": {"thread_id": "kept"}})
+    assert [m.content for m in gone["messages"]] == ["重新开始", "第1句收到"]
+    assert [m.content for m in kept["messages"]] == ["你好", "第1句收到", "接着聊", "第3句收到"]
+
+
+async def test_deleting_a_chats_checkpoints_where_langgraph_never_ran_is_a_no_op(devices):
+    desk, _ = devices
+    await desk.delete_checkpoints("never-chatted")  # LangGraph's tables do not exist yet
+    assert desk.saver is None

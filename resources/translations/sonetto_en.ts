@@ -992,7 +992,7 @@ Talk about anything — I'll remember what matters to you.</translation>
     <message>
         <location filename="../../sonetto_desktop/ui/memory_wall.py" line="217" />
         <source>{0} / {1} 条</source>
-        <translation>{0} / {1}</translation>
+        <translation>Shown: {0} / {1}</translation>
     </message>
     <message>
         <location filename="../../sonetto_desktop/ui/memory_wall.py" line="219" />
@@ -1002,7 +1002,7 @@ Talk about anything — I'll remember what matters to you.</translation>
     <message>
         <location filename="../../sonetto_desktop/ui/memory_wall.py" line="222" />
         <source>{0} 条</source>
-        <translation>{0}</translation>
+        <translation>Memories: {0}</translation>
     </message>
     <message>
         <location filename="../../sonetto_desktop/ui/wall_actions.py" line="131" />
@@ -2486,77 +2486,77 @@ The memory wall on the right works already.</translation>
 <context>
     <name>WriterToasts</name>
     <message>
-        <location filename="../../sonetto_desktop/ui/writer_toasts.py" line="73" />
+        <location filename="../../sonetto_desktop/ui/writer_toasts.py" line="75" />
         <source>{0}（其他应用）· {1}</source>
         <translation>{0} (another app) · {1}</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/writer_toasts.py" line="85" />
+        <location filename="../../sonetto_desktop/ui/writer_toasts.py" line="87" />
         <source>记住了：{0}</source>
         <translation>Remembered: {0}</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/writer_toasts.py" line="86" />
+        <location filename="../../sonetto_desktop/ui/writer_toasts.py" line="88" />
         <source>记住了一件新事</source>
         <translation>Remembered something new</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/writer_toasts.py" line="89" />
+        <location filename="../../sonetto_desktop/ui/writer_toasts.py" line="91" />
         <source>更新了记忆：{0}</source>
         <translation>Updated a memory: {0}</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/writer_toasts.py" line="90" />
+        <location filename="../../sonetto_desktop/ui/writer_toasts.py" line="92" />
         <source>更新了记忆</source>
         <translation>Updated a memory</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/writer_toasts.py" line="93" />
+        <location filename="../../sonetto_desktop/ui/writer_toasts.py" line="95" />
         <source>合并了两条记忆</source>
         <translation>Merged two memories</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/writer_toasts.py" line="95" />
+        <location filename="../../sonetto_desktop/ui/writer_toasts.py" line="97" />
         <source>删除了过时的记忆：{0}</source>
         <translation>Deleted an outdated memory: {0}</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/writer_toasts.py" line="96" />
+        <location filename="../../sonetto_desktop/ui/writer_toasts.py" line="98" />
         <source>删除了过时的记忆</source>
         <translation>Deleted an outdated memory</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/writer_toasts.py" line="99" />
+        <location filename="../../sonetto_desktop/ui/writer_toasts.py" line="101" />
         <source>导入了 {0} 条记忆</source>
         <translation>Imported {0} memories</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/writer_toasts.py" line="167" />
+        <location filename="../../sonetto_desktop/ui/writer_toasts.py" line="169" />
         <source>撤销</source>
         <translation>Undo</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/writer_toasts.py" line="177" />
+        <location filename="../../sonetto_desktop/ui/writer_toasts.py" line="179" />
         <source>从提示里撤销</source>
         <translation>Undone from the notification</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/writer_toasts.py" line="179" />
+        <location filename="../../sonetto_desktop/ui/writer_toasts.py" line="181" />
         <source>这轮已经没有可撤销的记忆变化了</source>
         <translation>Nothing of this turn is left to undo</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/writer_toasts.py" line="182" />
+        <location filename="../../sonetto_desktop/ui/writer_toasts.py" line="184" />
         <source>没有撤销：之后又有改动碰到了其中 {0} 条记忆（{1}）。可以在历史里逐条还原。</source>
         <translation>Not undone: later changes touched {0} of its memories ({1}). You can revert them one by one in the history.</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/writer_toasts.py" line="187" />
+        <location filename="../../sonetto_desktop/ui/writer_toasts.py" line="189" />
         <source>撤销失败：{0}</source>
         <translation>Could not undo: {0}</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/writer_toasts.py" line="190" />
+        <location filename="../../sonetto_desktop/ui/writer_toasts.py" line="192" />
         <source>已撤销这轮的 {0} 处记忆变化</source>
         <translation>Undid this turn's {0} memory changes</translation>
     </message>
@@ -2572,11 +2572,16 @@ The memory wall on the right works already.</translation>
     </message>
     <message>
         <location filename="../../sonetto_desktop/ui/writer_toasts.py" line="62" />
+        <source>整理记忆第 {0} 次失败：{1}</source>
+        <translation>Couldn't organise memories (attempt {0}): {1}</translation>
+    </message>
+    <message>
+        <location filename="../../sonetto_desktop/ui/writer_toasts.py" line="64" />
         <source>整理记忆失败：{0}</source>
         <translation>Couldn't organise memories: {0}</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/writer_toasts.py" line="64" />
+        <location filename="../../sonetto_desktop/ui/writer_toasts.py" line="66" />
         <source>整理记忆失败</source>
         <translation>Couldn't organise memories</translation>
     </message>

@@ -123,6 +123,7 @@ class ChatEngine(TurnRunner):
         self._temporary_saver: Any = None  # LangGraph's InMemorySaver, made at the first temporary turn
         self._temporary_graph: Any = None
         self._running: dict[str, asyncio.Task[None]] = {}
+        self._http: Any = None  # the HTTP client of a model built from the settings: ours, closed by close()
 
     # ── life cycle ──────────────────────────────────────────────────────────────────────────
 
@@ -162,6 +163,9 @@ class ChatEngine(TurnRunner):
                 self._temporary_saver.delete_thread(session_id)
         self._started = False
         await self._db.close()
+        http, self._http = self._http, None
+        if http is not None:
+            await http.aclose()
 
     @property
     def started(self) -> bool:
@@ -229,9 +233,13 @@ class ChatEngine(TurnRunner):
                 return self._llm_factory()
             settings = self._settings()
             if settings is not None:
+                import httpx
+
                 from .llm import build_llm
 
-                return build_llm(settings, streaming=True)
+                if self._http is None:  # else the OpenAI client makes one nobody closes (an open socket at exit)
+                    self._http = httpx.AsyncClient()
+                return build_llm(settings, streaming=True, http_async_client=self._http)
         except Exception as exc:  # noqa: BLE001 - reported on the next send as "configure a model"
             log.warning("could not build the chat model: %s", type(exc).__name__)
         return None
@@ -327,7 +335,7 @@ class ChatEngine(TurnRunner):
                 self._temporary_saver.delete_thread(session_id)
             return await self._temporary.delete(session_id)
         existed = await self._store.delete(session_id)
-        await (await self._db.checkpointer()).adelete_thread(session_id)  # the checkpoints (LangGraph)
+        await self._db.delete_checkpoints(session_id)  # LangGraph's, without importing it if unused yet
         return existed
 
     async def transcript(self, session_id: str) -> list[dict[str, Any]]:

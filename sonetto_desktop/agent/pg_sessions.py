@@ -23,6 +23,8 @@ from .sessions import DEFAULT_TITLE, SessionNotFound, _now, title_from
 
 #: Imported off the loop when the checkpointer is first used (LangGraph comes with them).
 CHECKPOINT_MODULES = ("langgraph.checkpoint.postgres.aio", "sonetto_desktop.agent.checkpoint_serde")
+#: LangGraph's PostgreSQL checkpoint tables (its ``AsyncPostgresSaver.setup``), keyed by ``thread_id``.
+CHECKPOINT_TABLES = ("checkpoints", "checkpoint_blobs", "checkpoint_writes")
 _UNSTORABLE = re.compile("[\ud800-\udfff\x00]")
 
 
@@ -240,6 +242,21 @@ class PgSessionDatabase:
                 await self._one_device_at_a_time(saver.setup)
                 self.saver = saver
             return self.saver
+
+    async def delete_checkpoints(self, session_id: str) -> None:
+        """A session's checkpoints; before the checkpointer is set up (no turn yet since start), with
+        plain SQL on LangGraph's tables in this schema, so deleting a chat does not import LangGraph."""
+        async with self._saver_lock:
+            if self.saver is not None:
+                await self.saver.adelete_thread(session_id)
+                return
+            schema = f'"{self.location.schema}"'
+            async with self._pool.connection() as conn, conn.transaction():
+                for table in CHECKPOINT_TABLES:
+                    row = await (await conn.execute("SELECT to_regclass(%s) IS NOT NULL AS found",
+                                                    (f'{schema}."{table}"',))).fetchone()
+                    if row["found"]:  # a name from the constant above, checked against the schema
+                        await conn.execute(f'DELETE FROM {schema}."{table}" WHERE thread_id = %s', (session_id,))
 
     async def _one_device_at_a_time(self, step: Callable[[], Any]) -> None:
         key = f"sonetto-chat-setup:{self.location.schema}"

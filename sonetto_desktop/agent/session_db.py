@@ -31,6 +31,8 @@ if TYPE_CHECKING:  # LangGraph: imported by checkpointer(), on a worker thread
     from langgraph.checkpoint.sqlite.aio import AsyncSqliteSaver
 
 CHECKPOINT_MODULES = ("langgraph.checkpoint.sqlite.aio", "sonetto_desktop.agent.checkpoint_serde")
+#: LangGraph's SQLite checkpoint tables (its ``AsyncSqliteSaver.setup``), keyed by ``thread_id``.
+CHECKPOINT_TABLES = ("checkpoints", "writes")
 
 log = logging.getLogger(__name__)
 
@@ -84,6 +86,15 @@ class SessionDatabase:
                 await self._open_saver()
             assert self.saver is not None
             return self.saver
+
+    async def delete_checkpoints(self, session_id: str) -> None:
+        """A session's checkpoints. When no turn has opened the checkpointer yet (deleting an old
+        chat right after start), its tables are cleared with plain SQL: LangGraph is not imported."""
+        async with self._saver_lock:
+            if self.saver is not None:
+                await self.saver.adelete_thread(session_id)
+            else:
+                await self.store.delete_rows_of(session_id, CHECKPOINT_TABLES)
 
     async def _open_saver(self) -> None:
         from langgraph.checkpoint.sqlite.aio import AsyncSqliteSaver

@@ -165,6 +165,17 @@ class SessionStore:
             cur = await db.execute("DELETE FROM chat_sessions WHERE id = ?", (session_id,))
         return cur.rowcount > 0
 
+    async def delete_rows_of(self, session_id: str, tables: tuple[str, ...]) -> None:
+        """Delete the session's rows (``thread_id = session_id``) from other tables of this file that
+        exist (LangGraph's checkpoint tables, without importing LangGraph); missing tables are skipped."""
+        async with self._write() as db:
+            cur = await db.execute(f"SELECT name FROM sqlite_master WHERE type = 'table' AND name IN "
+                                   f"({', '.join('?' for _ in tables)})", tables)
+            present = {row[0] for row in await cur.fetchall()}
+            for table in tables:
+                if table in present:  # a name from the caller's constant, checked against the schema
+                    await db.execute(f'DELETE FROM "{table}" WHERE thread_id = ?', (session_id,))
+
     # ── memory switches ─────────────────────────────────────────────────────────────────────
 
     async def memory_switches(self) -> dict[str, tuple[bool, bool]]:

@@ -101,7 +101,8 @@ async def rebuild_views(app: "SonettoApp") -> None:
     for toast in app.toasts.toasts():
         if toast.key == WAITING_KEY:
             toast.dismiss()  # no longer true; the done toast is its own (success) toast, not a refresh
-    app.toasts.show_toast(QApplication.translate("SonettoApp", "界面语言已切换。"), key=DONE_KEY, kind="success")
+    app.toasts.show_toast(QApplication.translate("SonettoApp", "界面语言已切换。"), key=DONE_KEY, kind="success",
+                         repeat=False)  # a second switch is news of its own, not "×2"
     await _restore_content(app, state)
 
 

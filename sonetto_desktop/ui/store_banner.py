@@ -5,6 +5,7 @@ from __future__ import annotations
 
 from typing import Any
 
+from PySide6.QtCore import Qt
 from PySide6.QtWidgets import QLabel, QWidget
 
 
@@ -13,7 +14,7 @@ class StoreBanner(QLabel):
         super().__init__(parent)
         self.setObjectName("StoreBanner")
         self.setWordWrap(True)
-        self.setStyleSheet("#StoreBanner { background: #fff3cd; color: #664d03; padding: 6px 12px; }")
+        self.setAttribute(Qt.WidgetAttribute.WA_StyledBackground)  # its colours come from the theme (#StoreBanner)
         unsubscribe = services.subscribe_store_status(self.show_status)
         self.destroyed.connect(lambda *_: unsubscribe())
         self.show_status(services.store_status)

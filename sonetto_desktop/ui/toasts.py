@@ -216,15 +216,17 @@ class ToastOverlay(QWidget):
         on_action: Callable[[], object] | None = None,
         on_click: Callable[[], object] | None = None,
         timeout_ms: int | None = None,
+        repeat: bool = True,
     ) -> Toast:
-        """Show ``text``; same ``key`` as a visible toast refreshes that one instead. ``timeout_ms=0``
+        """Show ``text``; same ``key`` as a visible toast refreshes that one instead (counted as ×N
+        when ``repeat``: the same news again; else the new text replaces the old). ``timeout_ms=0``
         keeps it until closed."""
         if kind not in KINDS:
             raise ValueError(f"kind must be one of {KINDS}, not {kind!r}")
         if key is not None:
             for toast in self.toasts():
                 if toast.key == key:
-                    toast.refresh(text)
+                    toast.refresh(text, count=repeat)
                     self._relayout()
                     return toast
         timeout = DEFAULT_TIMEOUT_MS[kind] if timeout_ms is None else timeout_ms

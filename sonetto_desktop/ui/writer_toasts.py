@@ -58,6 +58,8 @@ def toast_for(event: Any) -> ToastSpec | None:
         if kind == "gave_up":
             text = (QCoreApplication.translate("WriterToasts", "这轮对话的记忆整理已放弃：{0}").format(detail) if detail
                     else QCoreApplication.translate("WriterToasts", "这轮对话的记忆整理已放弃"))
+        elif detail and getattr(event, "attempt", 0):
+            text = QCoreApplication.translate("WriterToasts", "整理记忆第 {0} 次失败：{1}").format(event.attempt, detail)
         elif detail:
             text = QCoreApplication.translate("WriterToasts", "整理记忆失败：{0}").format(detail)
         else:

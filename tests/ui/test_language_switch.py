@@ -217,6 +217,14 @@ async def test_the_settings_dialog_switches_the_language_without_a_restart_box(q
         done = QCoreApplication.translate("SonettoApp", "界面语言已切换。")
         assert [t.text for t in app.toasts.toasts() if t.key == "language"] == [done]
         await wait(lambda: _deleted(old_window, dialog), message="the old window and the settings deleted")
+        english_window = app.window
+        dialog = app.open_settings()  # and back, while the first "done" toast still shows
+        dialog.language.setCurrentIndex(dialog.language.findData("zh_CN"))
+        assert await dialog.save()
+        await wait(lambda: app.window is not english_window and app.window.windowTitle() != ENGLISH["title"],
+                   message="the window in Chinese")
+        [toast] = [t for t in app.toasts.toasts() if t.key == "language"]
+        assert toast.repeats == 1 and toast.text == "界面语言已切换。"  # news of its own, not "×2"
 
 
 async def _settled(view, wait) -> None:

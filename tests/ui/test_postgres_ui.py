@@ -4,6 +4,8 @@ from __future__ import annotations
 
 import json
 
+import pytest
+
 from sonetto_desktop.config.settings import Settings, config_dir
 from sonetto_desktop.memory.events import EventFeed
 from sonetto_desktop.memory.postgres_store import StoreStatus
@@ -81,6 +83,27 @@ def test_the_banner_shows_while_the_server_is_away(qtbot):
     assert banner.toolTip() == "connection refused"
     services.feed.publish(StoreStatus(True))
     assert banner.isHidden()
+
+
+@pytest.mark.parametrize("mode", ["light", "dark"])
+def test_the_banner_takes_its_colours_from_the_theme(qtbot, qapp, mode):
+    """It had fixed light-yellow colours, glaring in the dark theme."""
+    from PySide6.QtGui import QColor
+    from PySide6.QtWidgets import QVBoxLayout, QWidget
+
+    from sonetto_desktop.ui.theme import stylesheet, tokens
+
+    window = QWidget()
+    qtbot.addWidget(window)
+    window.setStyleSheet(stylesheet(mode))
+    banner = StoreBanner(_Services(StoreStatus(False, "connection refused", None)), window)
+    QVBoxLayout(window).addWidget(banner)
+    window.resize(500, 120)
+    window.show()
+    image = banner.grab().toImage()
+    assert image.pixelColor(3, 3) == QColor(tokens(mode)["warning_bg"])  # the corner: background
+    if mode == "dark":
+        assert image.pixelColor(3, 3).lightness() < 100  # a dark banner in the dark theme
 
 
 async def test_chat_sessions_on_the_server_work_on_the_qt_event_loop(pg_url, pg_schema):

@@ -145,3 +145,16 @@ async def test_the_wall_speaks_english(english, service, populated_store, qtbot,
     assert toast.text == "Deleted: 喜欢手冲咖啡，不加糖"
     assert toast.action_button.text() == "Undo"
     assert [row["reason"] for row in populated_store.list_trash()] == ["Deleted by hand"]
+
+
+def test_the_walls_count_and_a_writers_retry_read_as_english(english):
+    """The wall's total said a bare "8" and a failed attempt said "第 1 次失败" in the English UI."""
+    assert QCoreApplication.translate("MemoryWall", "{0} 条").format(8) == "Memories: 8"
+    assert QCoreApplication.translate("MemoryWall", "{0} / {1} 条").format(2, 8) == "Shown: 2 / 8"
+    toast = toast_for(WriterEvent("failed", detail="timed out", attempt=2))
+    assert toast.text == "Couldn't organise memories (attempt 2): timed out"
+
+
+def test_a_writers_retry_says_which_attempt_in_chinese(qapp):
+    assert toast_for(WriterEvent("failed", detail="连接超时", attempt=1)).text == "整理记忆第 1 次失败：连接超时"
+    assert toast_for(WriterEvent("failed", detail="连接超时")).text == "整理记忆失败：连接超时"

@@ -18,3 +18,4 @@ class WriterEvent:
     turn_id: str | None = None
     session_id: str | None = None
     detail: str = ""
+    attempt: int = 0  # failed: which attempt of the turn failed (1, 2, …); the text is the UI's

@@ -160,9 +160,9 @@ class MemoryWriter(TurnWorker):
         self._activity = activity
         self._status_changed()
 
-    def _emit(self, kind: str, entry: JournalEntry | None = None, detail: str = "") -> None:
+    def _emit(self, kind: str, entry: JournalEntry | None = None, detail: str = "", *, attempt: int = 0) -> None:
         self.events.publish(WriterEvent(kind, entry.turn_id if entry else None,
-                                        entry.session_id if entry else None, detail))
+                                        entry.session_id if entry else None, detail, attempt))
 
     def _status_changed(self) -> None:
         st = self.status()

@@ -247,7 +247,7 @@ class TurnWorker:
                 if not await self._journal(self.journal.record_failure, entry, message):
                     entry.attempts = max(entry.attempts, 1)
                 self._last_error = message
-                self._emit("failed", entry, f"第 {entry.attempts} 次失败：{message}")
+                self._emit("failed", entry, message, attempt=entry.attempts)
                 disk = storage_failure(exc)
                 if isinstance(exc, TurnHeld) or (entry.attempts >= self.max_attempts and not disk):
                     entry.held = exc.reason if isinstance(exc, TurnHeld) else None
