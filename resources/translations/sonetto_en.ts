@@ -960,7 +960,7 @@ Talk about anything — I'll remember what matters to you.</translation>
 <context>
     <name>MemoryWall</name>
     <message>
-        <location filename="../../sonetto_desktop/ui/memory_wall.py" line="196" />
+        <location filename="../../sonetto_desktop/ui/memory_wall.py" line="232" />
         <source>正在载入记忆…</source>
         <translation>Loading memories…</translation>
     </message>
@@ -985,7 +985,27 @@ Talk about anything — I'll remember what matters to you.</translation>
         <translation>No memory matches “{0}”.</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/memory_wall.py" line="214" />
+        <location filename="../../sonetto_desktop/ui/memory_wall.py" line="228" />
+        <source>正在排序… {0} / {1}</source>
+        <translation>Sorting… {0} / {1}</translation>
+    </message>
+    <message>
+        <location filename="../../sonetto_desktop/ui/memory_wall.py" line="228" />
+        <source>正在排序…</source>
+        <translation>Sorting…</translation>
+    </message>
+    <message>
+        <location filename="../../sonetto_desktop/ui/memory_wall.py" line="230" />
+        <source>正在筛选… {0} / {1}</source>
+        <translation>Filtering… {0} / {1}</translation>
+    </message>
+    <message>
+        <location filename="../../sonetto_desktop/ui/memory_wall.py" line="230" />
+        <source>正在筛选…</source>
+        <translation>Filtering…</translation>
+    </message>
+    <message>
+        <location filename="../../sonetto_desktop/ui/memory_wall.py" line="232" />
         <source>正在载入记忆… {0} / {1}</source>
         <translation>Loading memories… {0} / {1}</translation>
     </message>
@@ -1852,7 +1872,7 @@ Talk about anything — I'll remember what matters to you.</translation>
         <translation>Interface language changed.</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/language_switch.py" line="128" />
+        <location filename="../../sonetto_desktop/ui/language_switch.py" line="129" />
         <source>切换语言后没能重新显示这段对话：{0}</source>
         <translation>After the language switch, this chat could not be shown again: {0}</translation>
     </message>
@@ -1959,12 +1979,12 @@ Talk about anything — I'll remember what matters to you.</translation>
 <context>
     <name>StoreBanner</name>
     <message>
-        <location filename="../../sonetto_desktop/ui/store_banner.py" line="35" />
+        <location filename="../../sonetto_desktop/ui/store_banner.py" line="36" />
         <source>记忆服务器暂时连不上：现在显示的是本机副本（{0}），只能查看、不能修改。聊天照常，新的记忆会在服务器恢复后自动写入。</source>
         <translation>The memory server can't be reached: showing this computer's copy ({0}), read-only. Chatting goes on; new memories are written once the server is back.</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/store_banner.py" line="38" />
+        <location filename="../../sonetto_desktop/ui/store_banner.py" line="39" />
         <source>记忆服务器暂时连不上，本机还没有副本：记忆暂时为空、只能查看。聊天照常，新的记忆会在服务器恢复后自动写入。</source>
         <translation>The memory server can't be reached and this computer has no copy yet: no memories to show for now. Chatting goes on; new memories are written once the server is back.</translation>
     </message>
@@ -2353,7 +2373,7 @@ Talk about anything — I'll remember what matters to you.</translation>
 <context>
     <name>WallOutline</name>
     <message>
-        <location filename="../../sonetto_desktop/ui/wall_outline.py" line="46" />
+        <location filename="../../sonetto_desktop/ui/wall_outline.py" line="47" />
         <source>主题目录</source>
         <translation>Themes</translation>
     </message>

@@ -30,13 +30,13 @@ from PySide6.QtGui import (
 from PySide6.QtWidgets import QAbstractItemView, QFrame, QListView, QSizePolicy, QWidget
 
 from .card_delegate import DENSITIES, CardDelegate, card_colors, merge_zone
+from .card_rows import Flow, lay_out
 from .memory_model import MIME_IDS, CardRole, decode_ids, encode_ids
 from .theme_card_list import ThemeCardList
 from .theme_colors import wall_tokens
 from .theme_palette import ThemeColors
 
 DRAG_WIDTH = 200  # px: the drag picture is at most this wide
-FILL_LAST_ROW = 0.75  # a last row at least this full is stretched too; a shorter one stays natural
 
 
 def _color_property(name: str, token: str) -> Property:
@@ -112,9 +112,11 @@ class ThemeCardView(QListView):
         self.setItemDelegate(self._delegate)
         self.setModel(proxy)
         self._proxy = proxy
-        self._laid: tuple | None = None  # what the last layout was computed for (see _compute_layout)
-        proxy.rowsInserted.connect(self._on_rows_inserted)
-        for signal in (proxy.rowsRemoved, proxy.modelReset, proxy.layoutChanged):
+        self._laid: Flow | None = None  # the last layout (see _compute_layout)
+        self._dirty: set[str] = set()  # cards changed since
+        for signal in (proxy.rowsInserted, proxy.rowsRemoved, proxy.rowsMoved):
+            signal.connect(self._on_rows_changed)
+        for signal in (proxy.modelReset, proxy.layoutChanged):
             signal.connect(self.update_height)
         proxy.dataChanged.connect(self._on_data_changed)
         self.update_height()
@@ -149,51 +151,15 @@ class ThemeCardView(QListView):
     # ── sizing: rows filled edge to edge, as tall as its content ──────
 
     def _compute_layout(self) -> None:
-        """Each card's size in the flow: its natural size (from its text), then every full row
-        stretched in proportion to fill the width, and every card as tall as its row's tallest.
-        QListView breaks the rows where this does (same widths, same rule)."""
+        """Each card's size in the flow (see :mod:`card_rows`); only what changed since the last
+        layout is laid out again."""
         avail = max(1, self.viewport().width() - 2)  # QListView wraps at the viewport's last pixel
-        source_card = self._proxy.source_card
-        ids = self._proxy.ids()
         font = self.font()
-        setting = (avail, self.density, font.key())
-        # Cards appended at the end (loading in slices) change only the last row and what follows:
-        # the rows before it are kept, so a growing section costs O(new cards), not O(section).
-        start, sizes = 0, []
-        laid = self._laid
-        if laid is not None and laid[0] == setting and len(ids) >= len(laid[1]) and ids[:len(laid[1])] == laid[1]:
-            start = laid[2]
-            sizes = laid[3][:start]
-        cards = [source_card(mid) for mid in ids[start:]]
-        naturals, height_at = self._delegate.card_layout(cards, font, self)
-
-        def close(first: int, row: list[QSize], last: bool) -> None:
-            total = sum(s.width() for s in row)
-            stretch = not last or total >= FILL_LAST_ROW * avail
-            extra = max(0, avail - total) if stretch else 0
-            widths, given = [], 0
-            for i, size in enumerate(row):
-                add = extra - given if i == len(row) - 1 else extra * size.width() // total
-                given += add
-                widths.append(size.width() + add)
-            # a wider card may need fewer lines: the row is as tall as its tallest card needs now
-            if extra:
-                height = max(height_at(first - start + i, w) for i, w in enumerate(widths))
-            else:
-                height = max(s.height() for s in row)
-            sizes.extend(QSize(w, height) for w in widths)
-
-        x, first, row = 0, start, []
-        for n, size in enumerate(naturals, start):
-            if row and x + size.width() > avail:
-                close(first, row, last=False)
-                first, row, x = n, [], 0
-            row.append(size)
-            x += size.width()
-        if row:
-            close(first, row, last=True)
-        self._layout_sizes = sizes
-        self._laid = (setting, ids, first if row else start, sizes)
+        dirty, self._dirty = self._dirty, set()
+        self._laid = lay_out(self._proxy.ids(), self._proxy.source_card,
+                             lambda cards: self._delegate.card_layout(cards, font, self),
+                             avail, (avail, self.density, font.key()), self._laid, dirty)
+        self._layout_sizes = self._laid.sizes
 
     def layout_size(self, row: int) -> QSize | None:
         """The size the flow gives card ``row`` (computed for all cards at the first ask after a
@@ -205,8 +171,8 @@ class ThemeCardView(QListView):
         return sizes[row] if 0 <= row < len(sizes) else None
 
     def _invalidate_layout(self, *, keep_rows: bool = False) -> None:
-        """Sizes are computed again at the next ask; ``keep_rows``: only cards were appended, the
-        full rows before the last one stay as they are."""
+        """Sizes are computed again at the next ask; ``keep_rows``: rows were inserted, removed or
+        moved (or cards changed, ``_dirty``): the rows they do not touch are kept."""
         self._layout_sizes = None
         if not keep_rows:
             self._laid = None
@@ -216,9 +182,8 @@ class ThemeCardView(QListView):
             return 2 * self.frameWidth() + 4
         return self.contentsSize().height() + 2 * self.frameWidth() + 4
 
-    def _on_rows_inserted(self, _parent, first: int, _last: int) -> None:
-        laid = self._laid
-        self.update_height(keep_rows=laid is not None and first == len(laid[1]))
+    def _on_rows_changed(self, *_: object) -> None:
+        self.update_height(keep_rows=True)
 
     def update_height(self, *_: object, keep_rows: bool = False) -> None:
         self._invalidate_layout(keep_rows=keep_rows)
@@ -245,8 +210,13 @@ class ThemeCardView(QListView):
 
     def _on_data_changed(self, top, bottom, roles=()) -> None:
         if not roles or CardRole.Description in roles or CardRole.Hit in roles:
-            self._invalidate_layout()  # text or footer changed: the card's size may too
-            self.scheduleDelayedItemsLayout()
+            # text or footer changed: the card's size may too (its rows are laid out again; the
+            # view only when a size did change: QListView asks every card's size, ~5 µs each)
+            before = self._laid.sizes if self._laid is not None else None
+            self._dirty.update(self._proxy.ids()[top.row():bottom.row() + 1])
+            self._invalidate_layout(keep_rows=True)
+            if before is None or self.layout_size(0) is None or self._laid.sizes != before:
+                self.scheduleDelayedItemsLayout()
 
     def sizeHint(self) -> QSize:
         return QSize(DENSITIES[self.density].max_width * 2, self.content_height())

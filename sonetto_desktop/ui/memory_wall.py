@@ -193,7 +193,7 @@ class MemoryWall(WallSections, WallNavigation, QWidget):
             shown += section.shown_count()
         total = self.model.rowCount()
         if self.loader.loading and shown == 0:
-            self.empty_label.setText(self.tr("正在载入记忆…"))
+            self.empty_label.setText(self._busy_text())
         elif self._load_failed and total == 0:
             self.empty_label.setText(self.tr("记忆库暂时无法读取，卡片墙是空的；没有任何内容被改动。"))
         elif total == 0:
@@ -211,7 +211,7 @@ class MemoryWall(WallSections, WallNavigation, QWidget):
         total = self.model.rowCount()
         if self.loader.loading:
             done, total = self.loader.progress_counts()
-            self.count_label.setText(self.tr("正在载入记忆… {0} / {1}").format(f"{done:,}", f"{total:,}"))
+            self.count_label.setText(self._busy_text(f"{done:,}", f"{total:,}"))
         elif self.search.query or self._filter != "all":
             shown = sum(section.shown_count() for section in self._sections.values())
             text = self.tr("{0} / {1} 条").format(shown, total)
@@ -220,6 +220,17 @@ class MemoryWall(WallSections, WallNavigation, QWidget):
             self.count_label.setText(text)
         else:
             self.count_label.setText(self.tr("{0} 条").format(total))
+
+    def _busy_text(self, done: str = "", total: str = "") -> str:
+        """What the wall is busy with (a load, a search or filter, a sort), with the progress."""
+        kind = self.loader.kind
+        if kind == "sort":
+            text = self.tr("正在排序… {0} / {1}") if done else self.tr("正在排序…")
+        elif kind in ("search", "filter"):
+            text = self.tr("正在筛选… {0} / {1}") if done else self.tr("正在筛选…")
+        else:
+            text = self.tr("正在载入记忆… {0} / {1}") if done else self.tr("正在载入记忆…")
+        return text.format(done, total)
 
     def _repaint_cards(self) -> None:
         for section in self._sections.values():
@@ -244,10 +255,11 @@ class MemoryWall(WallSections, WallNavigation, QWidget):
     def set_sort_mode(self, mode: str) -> None:
         if mode not in ("recent", "hits"):
             raise ValueError(f"sort mode must be 'recent' or 'hits', not {mode!r}")
+        changed = mode != self._sort_mode
         self._sort_mode = mode
         self.toolbar.set_sort(mode)
-        for section in self._sections.values():
-            section.proxy.set_sort_mode(mode)
+        if changed:  # every section sorted again, in slices
+            self.loader.refilter("sort", lambda proxy: proxy.set_sort_mode(mode))
 
     def filter_name(self) -> str:
         return self._filter
@@ -255,13 +267,11 @@ class MemoryWall(WallSections, WallNavigation, QWidget):
     def set_filter(self, name: str) -> None:
         """Show only the cards of filter ``name`` (全部 / 已锁定 / Sonetto 写的 / 我写的 / 其他应用写的)."""
         predicate = card_filter(name)  # ValueError for an unknown name
+        changed = name != self._filter
         self._filter = name
         self.toolbar.set_filter(name)
-        self.container.setUpdatesEnabled(False)
-        for section in self._sections.values():
-            section.proxy.set_filter(predicate)
-        self._update_visibility()
-        self.container.setUpdatesEnabled(True)
+        if changed:  # every section filtered again, in slices
+            self.loader.refilter("filter", lambda proxy: proxy.set_filter(predicate))
 
     # ── cards ─────────────────────────────────────────────────────────
 
@@ -296,7 +306,8 @@ class MemoryWall(WallSections, WallNavigation, QWidget):
             self._update_visibility()
         index = section.proxy.index_of(memory_id)
         if not index.isValid():
-            self.set_search("")
+            self.set_search("")  # (in slices on a big wall: its section is shown whole now)
+            self.loader.finish_section(section)
             index = section.proxy.index_of(memory_id)
         if not index.isValid():
             return False
@@ -305,6 +316,7 @@ class MemoryWall(WallSections, WallNavigation, QWidget):
         view.setCurrentIndex(index)
         view.setFocus(Qt.FocusReason.OtherFocusReason)
         self.model.flash(memory_id)
+        self.loader.forget_scroll()
         self._scroll_to(section, memory_id)
         later(section.view, lambda: self._scroll_to(section, memory_id))  # after pending layouts
         self.card_revealed.emit(memory_id)

@@ -9,7 +9,10 @@ dataChanged of one row), so selection and scroll position survive live updates.
 Loading in slices (issue 14): a list made with ``deferred=True`` does not follow the source's
 resets itself; after one it is *stale* (empty) until its owner calls ``load(limit)``, and it can
 show only the first ``limit`` of its sorted cards, growing with ``show_more``. Changes to cards
-past the limit are kept (in ``all_ids``) without telling the view.
+past the limit are kept (in ``all_ids``) without telling the view. A stale list can also be
+*scanned* in slices (``scan(count)``: its cards tested against the search and filter a few at a
+time, for a search over a big theme) before ``load`` sorts what matched; a card that changes during
+the scan is tested again at the end, so it is counted exactly once.
 """
 
 from __future__ import annotations
@@ -50,6 +53,10 @@ class ThemeCardList(QAbstractListModel):
         self._shown = 0  # the first ``_shown`` of ``_ids`` are the rows the view sees
         self._limit: int | None = None  # at most this many shown (None: all)
         self._stale = deferred
+        self._scan: list[str] | None = None  # a sliced rebuild: the theme's ids, tested up to _scan_at
+        self._scan_at = 0
+        self._matched: dict[str, Card] = {}
+        self._recheck: set[str] = set()  # changed during the scan: tested again at its end
         if not deferred:
             source.modelReset.connect(self.rebuild)
         source.card_updated.connect(self._on_card_updated)
@@ -116,9 +123,14 @@ class ThemeCardList(QAbstractListModel):
         """Recompute the whole list (search, sort or a source reset); a stale list stays empty
         until ``load``."""
         if self._stale:
+            self._scan = None  # the search or filter changed: a scan so far is of no use
             return
-        self._spans = {}
-        cards = [c for c in self._source.cards_in_theme(self._theme) if self.accepts(c)]
+        if self.scanned():
+            cards = self._scan_result()
+        else:
+            self._spans = {}
+            cards = [c for c in self._source.cards_in_theme(self._theme) if self.accepts(c)]
+        self._scan = None
         cards.sort(key=self._key, reverse=True)
         self.beginResetModel()
         self._ids = [c.id for c in cards]
@@ -138,7 +150,46 @@ class ThemeCardList(QAbstractListModel):
         self.beginResetModel()
         self._stale = True
         self._ids, self._rows, self._spans, self._shown = [], {}, {}, 0
+        self._scan = None
         self.endResetModel()
+
+    def scan(self, count: int) -> int:
+        """Test up to ``count`` more of the theme's cards against the search and filter (a stale
+        list, before ``load``); returns how many were tested."""
+        if not self._stale:
+            return 0
+        if self._scan is None:
+            self._scan = [c.id for c in self._source.cards_in_theme(self._theme)]
+            self._scan_at, self._matched, self._recheck, self._spans = 0, {}, set(), {}
+        start = self._scan_at
+        end = min(len(self._scan), start + max(0, count))
+        card_of, matched = self._source.card, self._matched
+        for memory_id in self._scan[start:end]:
+            card = card_of(memory_id)
+            if self.accepts(card):
+                matched[memory_id] = card
+        self._scan_at = end
+        return end - start
+
+    def scanned(self) -> bool:
+        """Every card of the theme tested (``load`` then only sorts)."""
+        return self._scan is not None and self._scan_at >= len(self._scan)
+
+    def scanned_count(self) -> int:
+        """Cards tested so far by the scan (0 when none runs)."""
+        return 0 if self._scan is None else self._scan_at
+
+    def _scan_result(self) -> list[Card]:
+        matched = self._matched
+        for memory_id in self._recheck:  # changed (added, edited, moved away, gone) during the scan
+            matched.pop(memory_id, None)
+            self._spans.pop(memory_id, None)
+            card = self._source.card(memory_id)
+            if self.accepts(card):
+                matched[memory_id] = card
+        cards = list(matched.values())
+        self._matched, self._recheck = {}, set()
+        return cards
 
     def load(self, limit: int | None) -> int:
         """Build the rows from the source, showing at most ``limit`` (None: all); returns how many
@@ -214,6 +265,8 @@ class ThemeCardList(QAbstractListModel):
 
     def _on_card_updated(self, old: Card | None, new: Card | None) -> None:
         if self._stale:
+            if self._scan is not None:
+                self._recheck.add((new or old).id)
             return  # rebuilt from the source when loaded
         memory_id = (new or old).id
         row = self._rows.get(memory_id)
@@ -246,6 +299,8 @@ class ThemeCardList(QAbstractListModel):
             self.dataChanged.emit(index, index)
 
     def _on_source_data_changed(self, top: QModelIndex, bottom: QModelIndex, roles: Iterable[int] = ()) -> None:
+        if not roles:
+            return  # a card's content: ``card_updated`` follows and places it (one change, one signal)
         for source_row in range(top.row(), bottom.row() + 1):
             data = self._source.data(self._source.index(source_row, 0), CardRole.Id)
             row = self._rows.get(data) if data else None

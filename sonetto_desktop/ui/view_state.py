@@ -109,6 +109,10 @@ async def restore_wall(state: ViewState, wall: Any, loaded: Any) -> None:
         wall.set_filter(state.wall_filter)
     if state.wall_search:
         wall.set_search(state.wall_search)  # fills the box too (without starting its debounce)
+    if loader is not None:
+        await loader.wait()  # a search or sort over a big wall is applied in slices too
+    if not alive(wall):
+        return
     for memory_id in state.wall_selected:
         card = wall.model.card(memory_id)
         section = wall.section(card.theme) if card is not None else None

@@ -9,23 +9,32 @@ between steps (``deferred.later`` with the loader as context object: a step neve
 wall is gone). The first step runs at once, and a wall of at most ``ALL_AT_ONCE`` cards is
 shown completely in it, without waiting for the loop.
 
-Everything else keeps working during a load because the model is complete: a search, filter or
-sort is applied by the lists (to the loaded part now, to the rest as it is shown); a change
-arriving from the store goes into the lists (shown if it lands in the shown part, kept otherwise);
-a new reset starts a new generation and the old steps end.
+Everything else keeps working during a load because the model is complete: a change arriving
+from the store goes into the lists (shown if it lands in the shown part, kept otherwise); a new
+reset starts a new generation and the old steps end.
+
+A search, filter or sort over a big wall goes the same way (``refilter``): every section is made
+stale with the new setting and filled again top first — a stale theme's cards are first tested
+against the search a slice at a time (``ThemeCardList.scan``), then sorted and shown in slices. The
+selection is given back to each section once it is complete, and the scroll position is kept as the
+wall grows back under it (the scroll bar stays while the wall is refilled: its going and coming
+back would change every section's width and lay each out again). A new search during one starts
+over.
 """
 
 from __future__ import annotations
 
 import asyncio
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Callable
 
-from PySide6.QtCore import QObject, Signal
+from PySide6.QtCore import QItemSelectionModel, QObject, Qt, Signal
 
 from .deferred import alive, later
+from .memory_model import CardRole
 
 if TYPE_CHECKING:
     from .memory_wall import MemoryWall
+    from .theme_card_list import ThemeCardList
     from .theme_section import ThemeSection
 
 SLICE_CARDS = 400  # cards newly laid out per loop step
@@ -34,6 +43,7 @@ SLICE_CARDS = 400  # cards newly laid out per loop step
 # (QListView asks each one's size), about 1/4 of a new one each. A step ends when its budget is
 # spent, so a big theme's growth is never combined with other work in one step.
 REBUILD_WEIGHT = 8
+SEARCH_WEIGHT = 2  # testing a card against a search costs about half a new card's layout
 RELAYOUT_WEIGHT = 4
 SECTIONS_PER_STEP = 4  # sections (widgets) made per step while loading
 ALL_AT_ONCE = 500  # a wall of at most this many cards is shown in one step (~30 ms)
@@ -52,23 +62,61 @@ class WallLoader(QObject):
         self._generation = 0
         self._loading = False
         self._steps = 0
+        self._kind = "load"
+        self._selected: dict[str, tuple[list[str], str | None]] = {}  # theme -> (selected, current)
+        self._scroll_to: int | None = None  # the scroll position to keep while the wall grows back
         self.slice_cards = SLICE_CARDS
+        bar = wall.scroll.verticalScrollBar()
+        bar.rangeChanged.connect(self._keep_scroll)
+        bar.actionTriggered.connect(self._scrolled_by_hand)
 
     @property
     def loading(self) -> bool:
         return self._loading
 
     @property
+    def kind(self) -> str:
+        """What the current (or last) pass does: "load", "search", "filter" or "sort"."""
+        return self._kind
+
+    @property
     def steps(self) -> int:
         """Loop steps taken by the current (or last) load."""
         return self._steps
 
-    def begin(self) -> None:
+    def begin(self, kind: str = "load") -> None:
         """A new load: sections made from now on are left for it; a load already running is
         abandoned (its next step sees the new generation and ends)."""
         self._generation += 1
         self._loading = True
         self._steps = 0
+        self._kind = kind
+        scroll = self._wall.scroll
+        if scroll.verticalScrollBar().isVisible():  # the wall empties and grows back: the bar stays,
+            scroll.setVerticalScrollBarPolicy(Qt.ScrollBarPolicy.ScrollBarAlwaysOn)  # so the width does
+        if kind == "load":
+            self._selected, self._scroll_to = {}, None
+
+    def refilter(self, kind: str, apply: Callable[["ThemeCardList"], None]) -> None:
+        """Apply a new search, filter or sort (``apply`` to each section's list) in slices: every
+        section is emptied and filled again, the top of the wall first."""
+        for section in self._wall.sections().values():  # (merged with a pass still running)
+            ids, current = self._selected.get(section.theme, ([], None))
+            ids = list(dict.fromkeys(ids + section.view.selected_ids()))
+            current = section.view.currentIndex().data(CardRole.Id) or current
+            if ids or current:
+                self._selected[section.theme] = (ids, current)
+        if self._scroll_to is None:
+            self._scroll_to = self._wall.scroll.verticalScrollBar().value() or None
+        self.begin(kind)
+        wall = self._wall
+        wall.container.setUpdatesEnabled(False)
+        for section in wall.sections().values():
+            section.proxy.mark_stale()
+            apply(section.proxy)
+        wall._update_visibility()
+        wall.container.setUpdatesEnabled(True)
+        self._step(self._generation)
 
     def start(self) -> None:
         """Load every stale section, the first slice now and the rest on later loop turns."""
@@ -88,7 +136,7 @@ class WallLoader(QObject):
             proxy = section.proxy
             theme_total = counts.get(section.theme, 0)
             if proxy.stale:
-                waiting += theme_total
+                waiting += theme_total - proxy.scanned_count()
             else:
                 waiting += min(theme_total, len(proxy.all_ids()) - proxy.rowCount())
         return max(0, total - waiting), total
@@ -105,14 +153,19 @@ class WallLoader(QObject):
             pending = self._pending()
         while pending and budget > 0:
             proxy = pending[0].proxy
+            if proxy.stale and proxy.query and not proxy.scanned():  # a search: a slice of tests
+                budget -= max(1, proxy.scan(budget * SEARCH_WEIGHT) // SEARCH_WEIGHT)
+                if not proxy.scanned():
+                    continue
             if proxy.stale:
-                shown = proxy.load(budget)
-                budget -= max(1, shown + len(proxy.all_ids()) // REBUILD_WEIGHT)
+                tested = 0 if proxy.scanned() else len(self._wall.model.cards_in_theme(proxy.theme))
+                shown = proxy.load(budget)  # sorts what matched (tests them first if not yet done)
+                budget -= max(1, shown + (tested + len(proxy.all_ids())) // REBUILD_WEIGHT)
             else:
                 added = proxy.show_more(budget)
                 budget -= max(1, added + proxy.rowCount() // RELAYOUT_WEIGHT)
             if proxy.complete():
-                pending.pop(0)
+                self._restore_selection(pending.pop(0))
         if not pending and not self._wall._missing_themes():
             self._finish()
             return
@@ -135,8 +188,48 @@ class WallLoader(QObject):
             return False
         return True
 
+    def _restore_selection(self, section: "ThemeSection") -> None:
+        ids, current = self._selected.pop(section.theme, ([], None))
+        model = section.view.selectionModel()
+        flag = QItemSelectionModel.SelectionFlag
+        for memory_id in ids:
+            index = section.proxy.index_of(memory_id)
+            if index.isValid():
+                model.select(index, flag.Select)
+        index = section.proxy.index_of(current) if current else None
+        if index is not None and index.isValid():
+            model.setCurrentIndex(index, flag.NoUpdate)
+
+    def _keep_scroll(self, _low: int, high: int) -> None:
+        """While a search or sort fills the wall again: back where the person was, once the wall
+        is tall enough."""
+        if self._scroll_to is None:
+            return
+        bar = self._wall.scroll.verticalScrollBar()
+        bar.setValue(min(self._scroll_to, high))
+        if bar.value() == self._scroll_to:
+            self._scroll_to = None
+
+    def _scrolled_by_hand(self, *_: object) -> None:
+        self._scroll_to = None
+
+    def forget_scroll(self) -> None:
+        """The wall scrolls elsewhere (a jump, a revealed card): the old position is not restored."""
+        self._scroll_to = None
+
     def _finish(self) -> None:
         self._loading = False
+        self._wall.scroll.setVerticalScrollBarPolicy(Qt.ScrollBarPolicy.ScrollBarAsNeeded)
+        for section in self._wall.sections().values():
+            if section.theme in self._selected:
+                self._restore_selection(section)
+        self._selected = {}
+        generation = self._generation
+        later(self, lambda: self._forget_scroll(generation))  # after the last layouts
         total = self._wall.model.rowCount()
         self.progress.emit(total, total)
         self.finished.emit()
+
+    def _forget_scroll(self, generation: int) -> None:
+        if generation == self._generation and not self._loading:
+            self._scroll_to = None

@@ -45,6 +45,7 @@ class WallNavigation:
         if section is None or section.isHidden():
             return False
         self.container.layout().activate()
+        self.loader.forget_scroll()
         self.scroll.verticalScrollBar().setValue(section.y())
         self.outline.mark_current(theme)
         self._update_sticky()

@@ -11,6 +11,7 @@ from PySide6.QtWidgets import QAbstractItemView, QFrame, QListWidget, QListWidge
 from .memory_model import MIME_IDS, decode_ids
 
 THEME_ROLE = Qt.ItemDataRole.UserRole + 1
+COLOR_ROLE = Qt.ItemDataRole.UserRole + 2  # the colour its dot was drawn in
 
 
 def _dot(color: str) -> QIcon:
@@ -55,9 +56,12 @@ class WallOutline(QListWidget):
                 item.setData(THEME_ROLE, theme)
         for i, (theme, count, color) in enumerate(rows):
             item = self.item(i)
-            item.setText(f"{theme}  {count}")
-            item.setToolTip(f"{theme}（{count}）")
-            item.setIcon(_dot(color))
+            if item.text() != f"{theme}  {count}":  # (called at every step of a load: only changes)
+                item.setText(f"{theme}  {count}")
+                item.setToolTip(f"{theme}（{count}）")
+            if item.data(COLOR_ROLE) != color:
+                item.setData(COLOR_ROLE, color)
+                item.setIcon(_dot(color))
             if theme == current:
                 self.setCurrentItem(item)
 

@@ -43,7 +43,8 @@ class WallSearch(QObject):
         return super().eventFilter(watched, event)
 
     def apply(self, text: str, *, force: bool = False) -> None:
-        """Filter every section by ``text`` now."""
+        """Filter every section by ``text``: at once on a small wall, in slices on a big one
+        (``WallLoader.refilter``)."""
         wall = self._wall
         self._timer.stop()
         edit = wall.search_edit
@@ -52,12 +53,13 @@ class WallSearch(QObject):
             edit.setText(text)
             edit.blockSignals(False)
         self.text = text.strip()
-        self.query = SearchQuery(self.text)
-        wall.container.setUpdatesEnabled(False)
-        for section in wall.sections().values():
-            section.proxy.set_search(self.query, force=force)
-        wall._update_visibility()
-        wall.container.setUpdatesEnabled(True)
+        query = SearchQuery(self.text)
+        changed = force or (query.words, query.text) != (self.query.words, self.query.text)
+        self.query = query
+        if changed:  # every section filtered again, in slices, the top of the wall first
+            wall.loader.refilter("search", lambda proxy: proxy.set_search(query, force=force))
+        else:
+            wall._update_visibility()
         if self.query.wants_pinyin:
             self._warm()
 

@@ -231,7 +231,8 @@ async def test_search_selection_and_reveal_during_the_load(big_service, qtbot, w
     searched = set(shown_ids(wall))
     expected = {c.id for c in wall.model.cards() if "咖啡" in c.description}
     assert searched == expected and searched
-    wall.set_search("")
+    wall.set_search("")  # cleared in slices too (a big wall)
+    await loaded(wall, wait)
     assert len(shown_ids(wall)) == CARDS
     # a card of a theme not shown yet is revealed at once during a new load
     await wall.reload()

@@ -1,0 +1,203 @@
+"""A search, clearing it, a filter and a sort over a big wall in slices (issue 14: no single loop step
+of them lays a whole wall out): the sections are filled again top first with the progress shown;
+the finished wall is the one a single step would build; a change arriving meanwhile is shown exactly
+once; a new search starts over; selection and scroll position are kept. Nothing here is timed: the
+slices are observed as partial states."""
+
+from __future__ import annotations
+
+import asyncio
+from dataclasses import replace
+
+import pytest
+
+from service_fixtures import memory_service_over
+from test_wall_loading import CARDS, _items, _wall, picture, shown_ids
+from test_wall_loading import loaded as _loaded
+
+
+@pytest.fixture
+def big_store(yaml_store):
+    yaml_store.import_items(_items())
+    return yaml_store
+
+
+@pytest.fixture
+def big_service(big_store, qapp):
+    yield from memory_service_over(big_store)
+
+
+async def loaded(wall, wait) -> None:
+    """Every card shown, and the scroll bar settled (kept while the wall refills, then as needed:
+    the sections' width follows it)."""
+    await _loaded(wall, wait)
+    bar, previous = wall.scroll.verticalScrollBar(), None
+    for _ in range(100):  # until the wall's layout stops changing (the bar, and the widths with it)
+        await asyncio.sleep(0.01)
+        now = (bar.isVisible(), bar.maximum(), wall.container.height())
+        if now == previous:
+            return
+        previous = now
+
+
+def matching(wall, *words: str) -> set[str]:
+    return {c.id for c in wall.model.cards() if all(w in c.description for w in words)}
+
+
+async def _ready(service, qtbot, wait, *, slice_cards: int | None = 100):
+    wall = _wall(service, qtbot, slice_cards=slice_cards)
+    await wall.reload()
+    await loaded(wall, wait)
+    return wall
+
+
+async def _one_step(service, qtbot, wait, *, search: str = "", sort: str = "recent", filter_name: str = "all"):
+    """The wall a single step builds (every slice unlimited), with these settings."""
+    whole = await _ready(service, qtbot, wait, slice_cards=10 ** 9)
+    whole.set_sort_mode(sort)
+    whole.set_filter(filter_name)
+    whole.set_search(search)
+    await loaded(whole, wait)
+    assert whole.loader.steps <= 2
+    return whole
+
+
+async def test_a_search_is_applied_in_slices_top_first_with_the_progress(big_service, qtbot, wait):
+    wall = await _ready(big_service, qtbot, wait)
+    order = [s.theme for s in wall.sections_in_order()]
+    wall.set_search("咖啡")
+    assert wall.loading(), "a search over 3,000 cards is not one step"
+    assert wall.count_label.text().startswith("正在筛选…")
+    assert wall.count_label.text().endswith(f"/ {CARDS:,}")
+    expected = matching(wall, "咖啡")
+    seen = []
+    while wall.loading():
+        shown = shown_ids(wall)
+        assert set(shown) <= expected  # never a card the search does not match
+        filled = [s.theme for s in wall.sections_in_order() if s.proxy.ids()]
+        assert filled == order[:len(filled)]  # the top of the wall first
+        seen.append(len(shown))
+        await asyncio.sleep(0)
+    assert len(set(seen)) > 2, f"more than one slice: {seen}"
+    assert seen == sorted(seen)
+    assert set(shown_ids(wall)) == expected
+    assert wall.count_label.text() == f"{len(expected)} / {CARDS} 条"
+    assert picture(wall) == picture(await _one_step(big_service, qtbot, wait, search="咖啡"))
+
+
+async def test_clearing_a_search_and_sorting_end_as_the_one_step_wall(big_service, big_store, qtbot, wait):
+    for memory_id in sorted(big_store.all_items())[::100]:
+        big_store.set_locked(memory_id, True)
+    wall = await _ready(big_service, qtbot, wait)
+    wall.set_search("咖啡 猫")
+    await loaded(wall, wait)
+    wall.set_search("")
+    assert wall.loading()
+    assert 0 < len(shown_ids(wall)) < CARDS
+    await loaded(wall, wait)
+    assert len(shown_ids(wall)) == CARDS
+    assert picture(wall) == picture(await _one_step(big_service, qtbot, wait))
+    wall.set_sort_mode("hits")
+    assert wall.loading()
+    assert wall.count_label.text().startswith("正在排序…")
+    await loaded(wall, wait)
+    assert picture(wall) == picture(await _one_step(big_service, qtbot, wait, sort="hits"))
+    wall.set_filter("locked")
+    assert wall.loading()
+    await loaded(wall, wait)
+    assert len(shown_ids(wall)) == 30
+    assert picture(wall) == picture(await _one_step(big_service, qtbot, wait, sort="hits", filter_name="locked"))
+
+
+async def test_a_new_search_during_a_sliced_search_starts_over(big_service, qtbot, wait):
+    wall = await _ready(big_service, qtbot, wait)
+    wall.set_search("咖啡")
+    for _ in range(3):
+        await asyncio.sleep(0)
+    assert wall.loading()
+    wall.set_search("猫")
+    assert wall.loading()
+    cats = matching(wall, "猫")
+    while wall.loading():
+        assert set(shown_ids(wall)) <= cats  # nothing left over from the first search
+        await asyncio.sleep(0)
+    assert set(shown_ids(wall)) == cats
+    assert picture(wall) == picture(await _one_step(big_service, qtbot, wait, search="猫"))
+
+
+async def test_changes_during_a_sliced_search_are_shown_exactly_once(big_service, big_store, qtbot, wait):
+    wall = await _ready(big_service, qtbot, wait)
+    sections = wall.sections_in_order()
+    top, last = sections[0].theme, sections[-1].theme
+    wall.set_search("火锅")
+    assert wall.loading() and wall.section(last).proxy.stale  # the last theme is not tested yet
+    top_cards = wall.model.cards_in_theme(top)
+    last_cards = wall.model.cards_in_theme(last)
+    was_hotpot = next(c.id for c in top_cards if "火锅" in c.description)
+    now_hotpot = next(c.id for c in last_cards if "火锅" not in c.description)
+    added = big_store.add("搜索时新写的：周末吃火锅", top)
+    big_store.update(was_hotpot, "改", new_description="不再提那道菜了")
+    big_store.update(now_hotpot, "改", new_description="搜索时改成了火锅")
+    ids = [added, was_hotpot, now_hotpot]
+    wall.model.apply_items({mid: big_store.get(mid) for mid in ids})
+    assert wall.loading()
+    await loaded(wall, wait)
+    everything = shown_ids(wall)
+    assert len(everything) == len(set(everything))
+    assert everything.count(added) == 1 and everything.count(now_hotpot) == 1
+    assert was_hotpot not in everything
+    assert set(everything) == matching(wall, "火锅")
+    fresh = await _one_step(big_service, qtbot, wait, search="火锅")
+    assert sorted(picture(wall)) == sorted(picture(fresh))
+
+
+async def test_selection_and_scroll_are_kept_through_a_sliced_sort(big_service, qtbot, wait):
+    wall = await _ready(big_service, qtbot, wait)
+    bar = wall.scroll.verticalScrollBar()
+    await wait(lambda: bar.maximum() > 2000, message="a tall wall")
+    top = wall.sections_in_order()[0]
+    picked = top.proxy.ids()[5]
+    top.view.setCurrentIndex(top.proxy.index_of(picked))
+    bar.setValue(1500)
+    wall.set_sort_mode("hits")
+    assert wall.loading()
+    await loaded(wall, wait)
+    await wait(lambda: bar.value() == 1500, message="the scroll position back")
+    assert wall.selected_ids() == [picked]
+    assert top.view.currentIndex() == top.proxy.index_of(picked)
+    wall.set_search("咖啡")  # a selected card the search hides is not selected again
+    await loaded(wall, wait)
+    wall.set_search("")
+    await loaded(wall, wait)
+    hidden_by_search = "咖啡" not in wall.model.card(picked).description
+    assert wall.selected_ids() == ([] if hidden_by_search else [picked])
+
+
+async def test_a_live_change_lays_out_only_the_rows_it_touches(big_service, big_store, qtbot, wait):
+    wall = await _ready(big_service, qtbot, wait)
+    section = wall.sections_in_order()[0]
+    view = section.view
+    view.layout_size(0)
+    before = view._laid
+    ids = section.proxy.ids()
+    quarter = len(ids) // 4
+    middle = ids[len(ids) // 2]
+    card = wall.model.card(middle)
+    wall.model.apply_cards({middle: replace(card, hit=card.hit + 1000)})  # a wider footer, same place
+    view.layout_size(0)
+    after = view._laid
+    assert after is not before and after.ids == before.ids
+    # the rows before the change and (once the flow meets the old rows again) after it are the
+    # old ones, not measured again
+    assert all(a is b for a, b in zip(after.sizes[:quarter], before.sizes[:quarter], strict=True))
+    assert all(a is b for a, b in zip(after.sizes[-quarter:], before.sizes[-quarter:], strict=True))
+    # an edit moves the card to the top (most recent first): the rows after its old place are kept
+    big_store.update(middle, "改", new_description=card.description + "，又多说了几句话")
+    wall.model.apply_items({middle: big_store.get(middle)})
+    view.layout_size(0)
+    moved = view._laid
+    assert moved.ids[0] == middle
+    assert all(a is b for a, b in zip(moved.sizes[-quarter:], after.sizes[-quarter:], strict=True))
+    reused = {id(size) for size in after.sizes}  # and the rows between its new and old place
+    assert sum(id(size) in reused for size in moved.sizes) > 0.8 * len(ids)
+    assert picture(wall) == picture(await _one_step(big_service, qtbot, wait))
