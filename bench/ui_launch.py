@@ -16,7 +16,6 @@ from __future__ import annotations
 
 import argparse
 import gc
-import importlib
 import json
 import os
 import statistics
@@ -203,10 +202,11 @@ async def _child_main(qapp, t0: float, measure_writer: bool) -> dict:
                                                               "langchain_openai") if name in sys.modules)
         if measure_writer:
             if os.environ.get("BENCH_PRELOAD_LLM"):  # the stack imported before the ticker: steady state
+                from sonetto_desktop.aio import import_off_loop
                 from sonetto_desktop.memory.lazy_model import resolve
 
-                await asyncio.to_thread(lambda: [importlib.import_module(m) for m in ("langchain.agents",
-                                                                                         "langchain_openai")])
+                # as the app imports them (a first message's prepare(), the writer's first turn)
+                await import_off_loop(("sonetto_desktop.memory.writer.consumer", "langchain_openai"))
                 await asyncio.to_thread(resolve, app.writer.llm)
             if os.environ.get("BENCH_PROFILE"):
                 import cProfile

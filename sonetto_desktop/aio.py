@@ -5,6 +5,8 @@
   decides where such work runs.
 - :func:`import_off_loop` imports modules the same way (a large package's first import would stall the
   loop for a second or more).
+- :func:`imports_settled` wraps code that may import a large package (LangChain: several hundred
+  thousand objects) so the collector stops walking what the import made.
 - :class:`TaskKeeper` owns fire-and-forget tasks: it keeps them referenced until they finish (the
   event loop holds only weak references), logs their failures, and cancels and awaits whatever is
   left when its owner closes.
@@ -13,8 +15,11 @@
 from __future__ import annotations
 
 import asyncio
+import contextlib
+import gc
 import logging
-from typing import Any, Callable, Coroutine, TypeVar
+import sys
+from typing import Any, Callable, Coroutine, Iterator, TypeVar
 
 log = logging.getLogger(__name__)
 T = TypeVar("T")
@@ -33,8 +38,26 @@ async def import_off_loop(names: tuple[str, ...]) -> None:
 def _import_all(names: tuple[str, ...]) -> None:
     import importlib
 
-    for name in names:
-        importlib.import_module(name)
+    with imports_settled():
+        for name in names:
+            importlib.import_module(name)
+
+
+@contextlib.contextmanager
+def imports_settled() -> Iterator[None]:
+    """Around code that may import modules (any thread): when it did, every object that exists then is
+    moved to the collector's permanent generation (``gc.freeze``). A module's objects live as long as
+    the process, and LangChain's first import makes ~150,000 of them: left young, the next collections
+    on the Qt thread walk them all (a 60-120 ms stall while the first reply streams), and every full
+    collection after. Nothing is collected here, so it is safe on a worker thread; what is frozen is
+    still freed by reference counting, only cyclic garbage that exists at that moment is kept (once
+    per burst of imports, a few times per run at most)."""
+    before = len(sys.modules)
+    try:
+        yield
+    finally:
+        if len(sys.modules) > before:
+            gc.freeze()
 
 
 class TaskKeeper:

@@ -79,6 +79,10 @@ async def main(base_url: str, data_dir: str) -> None:
             break
         await asyncio.sleep(0.05)
     out["memories"] = services.store.count()
+    import gc
+
+    out["frozen"] = gc.get_freeze_count()  # what the imports made, out of the collector's walks
+    out["tracked"] = sum(len(gc.get_objects(generation)) for generation in range(3))
     out["writer_error"] = services.writer.last_error
     await services.close()
     print(json.dumps(out, ensure_ascii=False))

@@ -12,6 +12,8 @@ import sys
 import threading
 from typing import Any, Callable
 
+from ..aio import imports_settled
+
 __all__ = ["LazyModel", "loaded_class", "resolve"]
 
 
@@ -32,7 +34,8 @@ class LazyModel:
     def get(self) -> Any:
         with self._lock:
             if not self._built:
-                self._model = self._build()
+                with imports_settled():  # the first build imports the LLM stack
+                    self._model = self._build()
                 self._built = True
             return self._model
 

@@ -20,6 +20,7 @@ from dataclasses import dataclass
 from datetime import datetime
 from typing import TYPE_CHECKING, Any, Callable
 
+from ...aio import imports_settled
 from ..changes import AGENT, Turn
 from ..errors import MemoryNotFound
 from ..operations import MemoryOperations
@@ -195,8 +196,9 @@ def run_pass(ops: MemoryOperations, llm: Any, index: WriterIndex, source: Candid
         if llm is None:
             report.skipped = "未配置模型，只合并了完全相同的条目"
             return report
-        from langchain.agents import create_agent
-        from langchain_core.messages import AIMessage, HumanMessage, ToolMessage
+        with imports_settled():  # LangChain's agent, if no turn imported it yet
+            from langchain.agents import create_agent
+            from langchain_core.messages import AIMessage, HumanMessage, ToolMessage
 
         from .budget import EndAfterWrites
 

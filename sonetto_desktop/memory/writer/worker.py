@@ -23,7 +23,7 @@ import logging
 from datetime import datetime, timedelta
 from typing import TYPE_CHECKING, Any, Callable
 
-from ...aio import run_blocking
+from ...aio import imports_settled, run_blocking
 from ..errors import api_key_of, scrub
 from ..lazy_model import resolve
 from .journal import JournalEntry
@@ -78,7 +78,8 @@ class TurnWorker:
         """Blocking (run on a worker thread): the first call imports LangChain's agent and builds
         the model (a ``LazyModel`` is built here)."""
         if self._consumer is None or self._consumer_llm is not self._llm:
-            from .consumer import MemoryConsumer
+            with imports_settled():  # LangChain's agent, the first time
+                from .consumer import MemoryConsumer
 
             llm = self._llm
             self._consumer = MemoryConsumer(resolve(llm), self._ops, now=self._now, retriever=self._retriever,
