@@ -40,7 +40,10 @@ class LoopTicker:
 
         self.stalls: list[float] = []
         self._running = True
+        self._ticked = time.perf_counter()
         self._task = asyncio.ensure_future(self._run())
+        if os.environ.get("BENCH_STALL_STACKS"):  # what the Qt thread runs while the loop is late
+            threading.Thread(target=self._watch, args=(threading.main_thread().ident,), daemon=True).start()
 
     async def _run(self) -> None:
         import asyncio
@@ -48,7 +51,36 @@ class LoopTicker:
         while self._running:
             start = time.perf_counter()
             await asyncio.sleep(TICK)
-            self.stalls.append((time.perf_counter() - start - TICK) * 1000)
+            self._ticked = time.perf_counter()
+            self.stalls.append((self._ticked - start - TICK) * 1000)
+
+    def _watch(self, main: int) -> None:
+        """Every 5 ms: while the loop is over 20 ms late, print the Qt thread's Python stack; when it
+        ticks again, how much of the late stretch the Qt thread spent on the CPU (the rest it waited,
+        for the GIL or the OS)."""
+        import traceback
+
+        clock = time.pthread_getcpuclockid(main)
+        stalled_at, cpu_at, seen = None, 0.0, self._ticked
+        while self._running:
+            time.sleep(0.005)
+            now = time.perf_counter()
+            if stalled_at is not None and self._ticked != seen:
+                cpu = (time.clock_gettime(clock) - cpu_at) * 1000
+                print(f"STALL ENDED: {(self._ticked - stalled_at) * 1000:.0f} ms from detection, Qt thread CPU "
+                      f"{cpu:.0f} ms", file=sys.stderr)
+                stalled_at = None
+            seen = self._ticked
+            if now - self._ticked > 0.02 + TICK:
+                if stalled_at is None:
+                    stalled_at, cpu_at = now, time.clock_gettime(clock)
+                frames = sys._current_frames()
+                stack = "".join(traceback.format_stack(frames[main], limit=40)) if main in frames else "?"
+                names = {t.ident: t.name for t in threading.enumerate()}
+                others = "".join(f"  [{names.get(ident, ident)}] " + "".join(traceback.format_stack(f, limit=3))
+                                 for ident, f in frames.items() if ident not in (main, threading.get_ident()))
+                print(f"STALL {(now - self._ticked) * 1000:.0f} ms so far; the Qt thread is in:\n{stack}"
+                      f"the other threads are in:\n{others}", file=sys.stderr)
 
     async def stop(self) -> list[float]:
         self._running = False
@@ -214,7 +246,7 @@ async def _child_main(qapp, t0: float, measure_writer: bool) -> dict:
                 profiler = cProfile.Profile()
                 profiler.enable()
             writer_gc = GcPauses()
-            if os.environ.get("BENCH_GC_TYPES"):
+            if os.environ.get("BENCH_GC_TYPES") or os.environ.get("BENCH_STALL_STACKS"):
                 print("-- the writer's turns start", file=sys.stderr)
             ticker = LoopTicker()
             started = time.perf_counter()

@@ -285,8 +285,13 @@ class AppServices(StoreLifecycle):
             await self.chat.start()
 
     async def warm_up(self) -> None:
-        """Load the tokenizer and build the offline recall index now rather than at the first message."""
+        """Load the tokenizer and build the offline recall index now rather than at the first message;
+        with a model configured, the writer's index too (a full read), rather than in its first turn,
+        which follows the first reply."""
         await run_blocking(lambda: self.recall.mechanical.warm_up())
+        writer = self.writer
+        if writer is not None and self.store_ok and writer.status().configured:
+            await run_blocking(writer.warm_up)
 
     async def forget_turn(self, turn_id: str, text: str = "") -> ForgetResult:
         """"别记住这个" on the chat message of turn ``turn_id``: what the turn wrote is undone (one undoable

@@ -73,6 +73,34 @@ async def test_every_change_names_its_actor_and_a_turns_changes_share_its_id(llm
         await services.close()
 
 
+async def test_the_writer_index_is_built_at_warm_up_and_shared_by_turns_and_the_tidy_up(llm_server, tmp_path):
+    """One full read of the store for the writer, at start: not in the first turn (it follows the
+    first reply, the Qt thread waited behind it), and not again for the daily tidy-up pass."""
+    services = await AppServices.open(settings=settings_for(tmp_path, llm_server.base_url), watch=False)
+    try:
+        for n in range(30):
+            services.memory.add(f"用户第 {n} 次提到的小事", "瞬间")
+        await services.start_agents()
+        await services.warm_up()
+        index = services.writer.index
+        assert index.full_reads == 1 and index.count() == 30
+        llm_server.add_tool_calls([("create_memory", {"content": "用户开始学游泳", "section": "爱好"})])
+        llm_server.add_text("已记录。")
+        await services.writer.send_history([{"role": "user", "content": "我开始学游泳了"},
+                                            {"role": "assistant", "content": "加油！"}], session_id="s1")
+        for _ in range(200):
+            if services.writer.pending == 0 and not services.writer.busy and services.store.count() == 31:
+                break
+            await asyncio.sleep(0.05)
+        assert services.store.count() == 31
+        llm_server.add_text("这些都是不同的事，不用合并。")  # the tidy-up pass looks at the alike ones
+        report = await services.hygiene.run_once(force=True)
+        assert report is not None and report.pairs > 0 and report.changes == []
+        assert services.writer.index is index and index.full_reads == 1 and index.count() == 31
+    finally:
+        await services.close()
+
+
 async def test_slow_model_recall_falls_back_to_offline_memories(llm_server, tmp_path):
     """Regression: the graph wrapped recall in a second deadline equal to the recall's own, so a slow
     model gave the turn no memories instead of the offline result."""

@@ -105,6 +105,7 @@ class MemoryConsumer:
         user_name: Callable[[], str] | None = None,
         max_tool_calls: int = DEFAULT_MAX_TOOL_CALLS,
         max_changed: int = DEFAULT_MAX_CHANGED,
+        index: WriterIndex | None = None,
     ) -> None:
         if llm is None:
             raise ValueError("MemoryConsumer needs a chat model (llm is None: no model configured)")
@@ -117,7 +118,8 @@ class MemoryConsumer:
         self._user_name = user_name or (lambda: "")
         self.max_tool_calls = max_tool_calls
         self.max_changed = max_changed
-        self._index = WriterIndex(ops.store)  # count, recency, due dates, same text: never a full read per turn
+        # count, recency, due dates, same text: never a full read per turn (the writer's, shared)
+        self._index = index if index is not None else WriterIndex(ops.store)
         self._tools = make_memory_tools(ops, retriever=retriever, index=self._index)
         self._agents: dict[str, Any] = {}
         self._checkpointer = MemorySaver()

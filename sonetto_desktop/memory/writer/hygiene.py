@@ -31,7 +31,6 @@ from ..errors import api_key_of, redact
 from ..files import atomic_write
 from .events import WriterEvent
 from .hygiene_report import Conflict, HygieneReport
-from .index import WriterIndex
 from .listing import RetrieverProvider
 from .names import resolve_name
 
@@ -112,7 +111,6 @@ class MemoryHygiene:
         self.interval = interval
         self.idle_seconds = idle_seconds
         self.poll_seconds = poll_seconds
-        self._index: WriterIndex | None = None
         self._running = False
         self._task: asyncio.Task[None] | None = None
         self._wake: asyncio.Event | None = None
@@ -224,9 +222,7 @@ class MemoryHygiene:
     # ── one pass ──────────────────────────────────────────────────────
 
     def _pass(self) -> HygieneReport:
-        if self._index is None:
-            self._index = WriterIndex(self._writer.ops.store)
-        index = self._index
+        index = self._writer.index  # the writer's, shared with its turns
         source = self._retriever() if self._retriever is not None else None
         subject = resolve_name(self._user_name(), *index.name_hints())[0]
         from .hygiene_pass import run_pass  # on this worker thread; LangChain only if the model has work
@@ -305,8 +301,6 @@ class MemoryHygiene:
 
     def close(self) -> None:
         self._unsubscribe()
-        if self._index is not None:
-            self._index.close()
 
 
 def _in_thread(fn: Callable[[], Any]) -> "asyncio.Future[Any]":

@@ -24,6 +24,7 @@ from __future__ import annotations
 
 import asyncio
 import logging
+import threading
 import uuid
 from datetime import datetime
 from typing import TYPE_CHECKING, Any, Callable, Sequence
@@ -33,6 +34,7 @@ from ..base import BaseMemoryManager
 from ..events import EventFeed
 from ..operations import MemoryOperations
 from .events import WriterEvent
+from .index import WriterIndex
 from .limits import DEFAULT_MAX_CHANGED, DEFAULT_MAX_TOOL_CALLS
 from .journal import JournalEntry, TurnJournal, default_journal_path, retried_progress
 from .listing import RetrieverProvider
@@ -98,6 +100,8 @@ class MemoryWriter(TurnWorker):
         self._recheck: asyncio.TimerHandle | None = None
         self._activity: tuple[str, str] | None = None
         self._consumer: MemoryConsumer | None = None
+        self._index: WriterIndex | None = None
+        self._index_lock = threading.Lock()
         self._consumer_llm: Any = None  # the (maybe lazy) model ``_consumer`` was built for
         self._queue: asyncio.Queue[str | None] | None = None
         self._task: asyncio.Task[None] | None = None
@@ -122,6 +126,20 @@ class MemoryWriter(TurnWorker):
     @property
     def llm(self) -> Any:
         return self._llm
+
+    @property
+    def index(self) -> WriterIndex:
+        """What the turns and the tidy-up pass know about the whole store (recency, due dates, same
+        text, names): one for both, following the store. Built by its first query, one full read:
+        :meth:`warm_up` does that at start rather than in the first turn."""
+        with self._index_lock:
+            if self._index is None:
+                self._index = WriterIndex(self._ops.store)
+            return self._index
+
+    def warm_up(self) -> None:
+        """Blocking (a worker thread): build :attr:`index` now (~0.1 s at 10,000 memories)."""
+        self.index.warm_up()
 
     @property
     def pending(self) -> int:

@@ -84,7 +84,7 @@ class TurnWorker:
             llm = self._llm
             self._consumer = MemoryConsumer(resolve(llm), self._ops, now=self._now, retriever=self._retriever,
                                             user_name=self._user_name, max_tool_calls=self.max_tool_calls,
-                                            max_changed=self.max_changed)
+                                            max_changed=self.max_changed, index=self.index)
             self._consumer_llm = llm
         return self._consumer
 
