@@ -285,10 +285,12 @@ class AppServices(StoreLifecycle):
             await self.chat.start()
 
     async def warm_up(self) -> None:
-        """Load the tokenizer and build the offline recall index now rather than at the first message;
-        with a model configured, the writer's index too (a full read), rather than in its first turn,
-        which follows the first reply."""
+        """Load the tokenizer and build the offline recall index now rather than at the first message."""
         await run_blocking(lambda: self.recall.mechanical.warm_up())
+
+    async def warm_up_writer(self) -> None:
+        """With a model configured: build the writer's index now (a full read, ~1 s of Python at
+        50,000 memories) rather than in its first turn, which follows the first reply."""
         writer = self.writer
         if writer is not None and self.store_ok and writer.status().configured:
             await run_blocking(writer.warm_up)

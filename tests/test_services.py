@@ -82,6 +82,7 @@ async def test_the_writer_index_is_built_at_warm_up_and_shared_by_turns_and_the_
             services.memory.add(f"用户第 {n} 次提到的小事", "瞬间")
         await services.start_agents()
         await services.warm_up()
+        await services.warm_up_writer()
         index = services.writer.index
         assert index.full_reads == 1 and index.count() == 30
         llm_server.add_tool_calls([("create_memory", {"content": "用户开始学游泳", "section": "爱好"})])

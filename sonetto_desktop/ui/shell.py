@@ -267,8 +267,25 @@ class SonettoApp(AppDialogs, ChatActions, AppShutdown):
             await self.services.warm_up()
         except Exception:
             log.warning("recall warm-up failed", exc_info=True)
+        # Python-heavy work in a worker waits until every card is shown: QListView asks each card's
+        # size from Python, and each of those calls waits for the GIL behind a busy worker (at 50,000
+        # memories the writer's index build made the wall stall 0.8 s).
+        await self._wall_filled()
+        try:
+            await self.services.warm_up_writer()
+        except Exception:
+            log.warning("writer warm-up failed", exc_info=True)
         if not self._closed:
             freeze_startup_objects()  # start-up is over: later full collections stay short
+
+    async def _wall_filled(self) -> None:
+        """Until the wall's first load has shown every card (also when it failed or the wall went)."""
+        import asyncio
+
+        if self.wall_loaded is not None:
+            await asyncio.wait([self.wall_loaded])  # done, failed or cancelled alike: never raises
+        if self.wall is not None and not self._closed:
+            await self.wall.loader.wait()
 
     async def wait_until_ready(self) -> None:
         """For tests and the self-test: the engine and writer are up (re-raises a start-up failure)."""

@@ -1,0 +1,68 @@
+"""What the app does while its wall fills at start: Python-heavy work in a worker thread (the
+writer's index: a full read and ~1 s of Python at 50,000 memories) waits until every card is shown.
+QListView asks each card's size from Python while it lays a section out, and every such call waited
+for the GIL behind that worker: the wall stalled 0.8 s at 50,000 memories (issue 14)."""
+
+from __future__ import annotations
+
+import asyncio
+
+import pytest
+
+from shell_fixtures import OFFSCREEN_RAISE, OFFSCREEN_SIZE_HINTS, app_settings, running_app
+
+OFFSCREEN = pytest.mark.qt_log_ignore(OFFSCREEN_RAISE, OFFSCREEN_SIZE_HINTS)
+CARDS = 3000  # shown in slices over several loop steps (a store of 500 or fewer is shown at once)
+
+
+@OFFSCREEN
+async def test_the_writers_index_is_built_only_once_every_card_is_shown(qapp, tmp_path, llm_server):
+    from sonetto_desktop.memory import MemoryItem, SqliteMemoryManager
+    from sonetto_desktop.ui.shell import SonettoApp
+
+    data = tmp_path / "data"
+    data.mkdir()
+    store = SqliteMemoryManager(data / "memory.db")
+    store.import_items({f"{n:06x}": MemoryItem(f"用户第 {n} 次说起周末的安排", f"主题{n % 6}") for n in range(CARDS)})
+    store.close()
+    settings = app_settings(data, llm_server, store_backend="sqlite")
+    async with running_app(qapp, settings):
+        pass  # the first start builds the recall index and saves it beside the store
+
+    app = SonettoApp(qapp, settings, writer_drain_timeout=2.0, interactive=False)
+    try:
+        await app.start()  # a second start: the recall index is loaded at once, the wall fills meanwhile
+        seen: list[tuple[bool, int]] = []  # (the wall still filling, the writer index's full reads)
+        ready = asyncio.ensure_future(app.wait_until_ready())
+        while not ready.done():
+            writer = app.writer
+            if writer is not None and writer._index is not None:  # never made here: only looked at
+                seen.append((app.wall.loading(), writer._index.full_reads))
+            else:
+                seen.append((app.wall.loading(), 0))
+            await asyncio.sleep(0.005)
+        await ready
+        assert any(loading for loading, _ in seen)  # the wall was seen filling
+        assert not [reads for loading, reads in seen if loading and reads], "built while the wall filled"
+        assert app.writer.index.full_reads == 1 and app.wall.model.rowCount() == CARDS
+    finally:
+        await app.shutdown()
+
+
+@OFFSCREEN
+async def test_start_up_work_waits_for_a_wall_that_is_still_filling(qapp, tmp_path):
+    """The wait itself, with a load forced to be running: it ends only once the wall shows every card."""
+    from sonetto_desktop.memory import MemoryItem, SqliteMemoryManager
+
+    data = tmp_path / "data"
+    data.mkdir()
+    store = SqliteMemoryManager(data / "memory.db")
+    store.import_items({f"{n:06x}": MemoryItem(f"用户说过的第 {n} 件事", f"主题{n % 6}") for n in range(CARDS)})
+    store.close()
+    async with running_app(qapp, app_settings(data, store_backend="sqlite")) as app:
+        app.wall_loaded = app.wall.reload()  # as at start: the read, then the cards in slices
+        waiting = asyncio.ensure_future(app._wall_filled())
+        await app.wall_loaded
+        assert app.wall.loading() and not waiting.done()  # the read is done, the slices are not
+        await asyncio.wait_for(waiting, 30)
+        assert not app.wall.loading() and app.wall.model.rowCount() == CARDS
