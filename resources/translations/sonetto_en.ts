@@ -985,6 +985,11 @@ Talk about anything — I'll remember what matters to you.</translation>
         <translation>No memory matches “{0}”.</translation>
     </message>
     <message>
+        <location filename="../../sonetto_desktop/ui/memory_wall.py" line="222" />
+        <source>1 条</source>
+        <translation>1 memory</translation>
+    </message>
+    <message>
         <location filename="../../sonetto_desktop/ui/memory_wall.py" line="228" />
         <source>正在排序… {0} / {1}</source>
         <translation>Sorting… {0} / {1}</translation>
@@ -1012,7 +1017,7 @@ Talk about anything — I'll remember what matters to you.</translation>
     <message>
         <location filename="../../sonetto_desktop/ui/memory_wall.py" line="217" />
         <source>{0} / {1} 条</source>
-        <translation>Shown: {0} / {1}</translation>
+        <translation>{0} of {1}</translation>
     </message>
     <message>
         <location filename="../../sonetto_desktop/ui/memory_wall.py" line="219" />
@@ -1022,7 +1027,7 @@ Talk about anything — I'll remember what matters to you.</translation>
     <message>
         <location filename="../../sonetto_desktop/ui/memory_wall.py" line="222" />
         <source>{0} 条</source>
-        <translation>Memories: {0}</translation>
+        <translation>{0} memories</translation>
     </message>
     <message>
         <location filename="../../sonetto_desktop/ui/wall_actions.py" line="131" />
@@ -1837,7 +1842,7 @@ Talk about anything — I'll remember what matters to you.</translation>
         <translation>Undo</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/shell.py" line="318" />
+        <location filename="../../sonetto_desktop/ui/shell.py" line="335" />
         <source>无法使用新的数据文件夹 {0}：{1}。仍在使用原来的记忆库。</source>
         <translation>Cannot use the new data folder {0}: {1}. Still using the previous memory store.</translation>
     </message>
@@ -2381,69 +2386,69 @@ Talk about anything — I'll remember what matters to you.</translation>
 <context>
     <name>WallToolbar</name>
     <message>
-        <location filename="../../sonetto_desktop/ui/wall_toolbar.py" line="30" />
+        <location filename="../../sonetto_desktop/ui/wall_toolbar.py" line="31" />
         <source>搜索记忆…（Ctrl+F；可用拼音，如 kf）</source>
         <translation>Search memories… (Ctrl+F)</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/wall_toolbar.py" line="31" />
+        <location filename="../../sonetto_desktop/ui/wall_toolbar.py" line="32" />
         <source>搜索记忆：空格和标点不影响结果，中文可以用拼音或拼音首字母；Esc 清空</source>
         <translation>Search memories: spaces and punctuation do not matter, Chinese can be typed as pinyin or its initials; Esc clears</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/wall_toolbar.py" line="37" />
+        <location filename="../../sonetto_desktop/ui/wall_toolbar.py" line="38" />
         <source>最近更新</source>
-        <translation>Recently changed</translation>
+        <translation>Latest</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/wall_toolbar.py" line="38" />
+        <location filename="../../sonetto_desktop/ui/wall_toolbar.py" line="39" />
         <source>用到最多</source>
         <translation>Most used</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/wall_toolbar.py" line="46" />
         <location filename="../../sonetto_desktop/ui/wall_toolbar.py" line="47" />
+        <location filename="../../sonetto_desktop/ui/wall_toolbar.py" line="48" />
         <source>显示方式</source>
         <translation>View options</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/wall_toolbar.py" line="51" />
+        <location filename="../../sonetto_desktop/ui/wall_toolbar.py" line="52" />
         <source>主题目录（点击跳转）</source>
         <translation>List of themes (click to jump)</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/wall_toolbar.py" line="53" />
+        <location filename="../../sonetto_desktop/ui/wall_toolbar.py" line="54" />
         <source>紧凑显示（卡片更小，最多两行）</source>
         <translation>Compact (smaller cards, at most two lines)</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/wall_toolbar.py" line="56" />
+        <location filename="../../sonetto_desktop/ui/wall_toolbar.py" line="57" />
         <source>跳到主题</source>
         <translation>Go to theme</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/wall_toolbar.py" line="59" />
+        <location filename="../../sonetto_desktop/ui/wall_toolbar.py" line="60" />
         <source>筛选</source>
         <translation>Filter</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/wall_toolbar.py" line="71" />
+        <location filename="../../sonetto_desktop/ui/wall_toolbar.py" line="72" />
         <source>删除 Sonetto 今天写的…</source>
         <translation>Delete what Sonetto wrote today…</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/wall_toolbar.py" line="78" />
+        <location filename="../../sonetto_desktop/ui/wall_toolbar.py" line="79" />
         <source>新建</source>
         <translation>New</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/wall_toolbar.py" line="79" />
+        <location filename="../../sonetto_desktop/ui/wall_toolbar.py" line="80" />
         <source>新建一条记忆</source>
         <translation>Add a memory</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/wall_toolbar.py" line="84" />
         <location filename="../../sonetto_desktop/ui/wall_toolbar.py" line="85" />
+        <location filename="../../sonetto_desktop/ui/wall_toolbar.py" line="86" />
         <source>回收站</source>
         <translation>Trash</translation>
     </message>

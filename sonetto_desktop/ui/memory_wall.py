@@ -219,7 +219,7 @@ class MemoryWall(WallSections, WallNavigation, QWidget):
                 text = self.tr("{0} · {1}").format(filter_label(self._filter), text)
             self.count_label.setText(text)
         else:
-            self.count_label.setText(self.tr("{0} 条").format(total))
+            self.count_label.setText(self.tr("1 条") if total == 1 else self.tr("{0} 条").format(total))
 
     def _busy_text(self, done: str = "", total: str = "") -> str:
         """What the wall is busy with (a load, a search or filter, a sort), with the progress."""

@@ -6,8 +6,9 @@ from __future__ import annotations
 
 from PySide6.QtCore import QObject, Qt, Signal
 from PySide6.QtGui import QAction, QActionGroup
-from PySide6.QtWidgets import QComboBox, QHBoxLayout, QLabel, QLineEdit, QMenu, QToolButton, QWidget
+from PySide6.QtWidgets import QComboBox, QHBoxLayout, QLineEdit, QMenu, QToolButton, QWidget
 
+from .elided_label import ElidedLabel
 from .icons import icon
 from .memory_model import uses_tooltip
 from .wall_filters import FILTERS, filter_label
@@ -38,7 +39,7 @@ class WallToolbar(QWidget):
         self.sort_combo.addItem(self.tr("用到最多"), "hits")
         self.sort_combo.setItemData(1, uses_tooltip(0).split("：", 1)[-1], Qt.ItemDataRole.ToolTipRole)
         self.sort_combo.currentIndexChanged.connect(lambda _: self.sort_changed.emit(self.sort_combo.currentData()))
-        self.count_label = QLabel(self)
+        self.count_label = ElidedLabel(self)  # its text grows while loading: it must not widen the wall
         self.count_label.setObjectName("WallCount")
         self.view_button = QToolButton(self)  # one button for the view options: the wall stays narrow
         self.view_button.setObjectName("WallView")

@@ -149,8 +149,9 @@ async def test_the_wall_speaks_english(english, service, populated_store, qtbot,
 
 def test_the_walls_count_and_a_writers_retry_read_as_english(english):
     """The wall's total said a bare "8" and a failed attempt said "第 1 次失败" in the English UI."""
-    assert QCoreApplication.translate("MemoryWall", "{0} 条").format(8) == "Memories: 8"
-    assert QCoreApplication.translate("MemoryWall", "{0} / {1} 条").format(2, 8) == "Shown: 2 / 8"
+    assert QCoreApplication.translate("MemoryWall", "{0} 条").format(8) == "8 memories"
+    assert QCoreApplication.translate("MemoryWall", "1 条") == "1 memory"
+    assert QCoreApplication.translate("MemoryWall", "{0} / {1} 条").format(2, 8) == "2 of 8"
     toast = toast_for(WriterEvent("failed", detail="timed out", attempt=2))
     assert toast.text == "Couldn't organise memories (attempt 2): timed out"
 

@@ -1,0 +1,52 @@
+"""A one-line label that gives way: it asks for its whole text's width but accepts less, showing the
+text cut with "…" (the whole of it in the tooltip). For counts and progress in toolbars, whose text
+grows ("正在载入记忆… 3,000 / 10,000", "Memories: 8") and must never push a panel's minimum width up
+(a wider wall toolbar squeezed the chat beside it until its bubbles were clipped)."""
+
+from __future__ import annotations
+
+from PySide6.QtCore import QSize, Qt
+from PySide6.QtGui import QPainter
+from PySide6.QtWidgets import QLabel, QSizePolicy, QStyleOption, QWidget
+
+
+class ElidedLabel(QLabel):
+    def __init__(self, parent: QWidget | None = None, *, min_text: str = "0,000") -> None:
+        super().__init__(parent)
+        self._min_text = min_text  # the narrowest it may become: this much text, then "…"
+        self.setSizePolicy(QSizePolicy.Policy.Preferred, QSizePolicy.Policy.Preferred)
+
+    def minimumSizeHint(self) -> QSize:
+        hint = super().minimumSizeHint()
+        narrow = self.fontMetrics().horizontalAdvance(self._min_text + "…") + self.contentsMargins().left() \
+            + self.contentsMargins().right() + 2 * self.margin()
+        return QSize(min(hint.width(), narrow), hint.height())
+
+    def elided(self) -> str:
+        """The text as shown at the current width."""
+        rect = self.contentsRect().adjusted(self.margin(), 0, -self.margin(), 0)
+        return self.fontMetrics().elidedText(self.text(), Qt.TextElideMode.ElideRight, max(0, rect.width()))
+
+    def setText(self, text: str) -> None:
+        super().setText(text)
+        self._sync_tooltip()
+
+    def resizeEvent(self, event) -> None:
+        super().resizeEvent(event)
+        self._sync_tooltip()
+
+    def _sync_tooltip(self) -> None:
+        self.setToolTip(self.text() if self.elided() != self.text() else "")
+
+    def paintEvent(self, event) -> None:
+        shown = self.elided()
+        if shown == self.text():
+            super().paintEvent(event)
+            return
+        painter = QPainter(self)
+        option = QStyleOption()
+        option.initFrom(self)
+        self.style().drawItemText(painter, self.contentsRect().adjusted(self.margin(), 0, -self.margin(), 0),
+                                  int(self.alignment()), option.palette, self.isEnabled(), shown,
+                                  self.foregroundRole())
+        painter.end()
