@@ -49,9 +49,12 @@ def imports_settled() -> Iterator[None]:
     moved to the collector's permanent generation (``gc.freeze``). A module's objects live as long as
     the process, and LangChain's first import makes ~150,000 of them: left young, the next collections
     on the Qt thread walk them all (a 60-120 ms stall while the first reply streams), and every full
-    collection after. Nothing is collected here, so it is safe on a worker thread; what is frozen is
-    still freed by reference counting, only cyclic garbage that exists at that moment is kept (once
-    per burst of imports, a few times per run at most)."""
+    collection after. Nothing is collected here, so it is safe on a worker thread. The cost: what is
+    frozen is still freed by reference counting, but an object alive at that moment that is, or later
+    becomes, part of a reference cycle is never collected (e.g. a chat model built in the same step,
+    dropped after a settings change). That is bounded: a few freezes per run, each at a burst of
+    imports; the app's start-up collection (``ui/gc_guard.freeze_startup_objects``) unfreezes and
+    collects everything once."""
     before = len(sys.modules)
     try:
         yield

@@ -87,3 +87,26 @@ def test_the_hybrid_shortlist_still_offers_the_memory(retriever):
 )
 def test_is_general(text, has_dates, general):
     assert is_general(text, has_dates) is general
+
+
+@pytest.mark.parametrize(
+    "prompt, expected",
+    [
+        ("阿宁一共养了几只猫", "cat"),  # names the memory's subject: about the user's friend, not the world
+        ("她一般几点起床", "wake"),  # someone in the user's life
+        ("妈妈通常几点睡觉", "sleep"),
+    ],
+)
+def test_a_question_about_the_users_people_is_never_taken_for_a_general_one(tmp_path, prompt, expected):
+    """"一共", "一般", "通常" also ask about the user's own people: the review found these recalling nothing."""
+    mm = SqliteMemoryManager(tmp_path / "p.sqlite3")
+    stamp = (NOW - timedelta(days=3)).isoformat()
+    bank = {"cat": ("阿宁养了两只猫，一只橘猫一只狸花。", "身份"), "wake": ("小周每天早上七点起床。", "生活"),
+            "sleep": ("用户的妈妈晚上十点就睡觉。", "家人"), "washer": ("阿宁家的洗衣机是海尔的。", "生活")}
+    mm.import_items({mid: MemoryItem(d, t, latest_update_time=stamp) for mid, (d, t) in bank.items()})
+    retriever = MechanicalRetriever(mm, now=lambda: NOW, index_path=False)
+    try:
+        assert expected in ids(retriever.retrieve(prompt, 5))
+    finally:
+        retriever.close()
+        mm.close()

@@ -162,10 +162,12 @@ class ChatEngine(TurnRunner):
             if self._temporary_saver is not None:
                 self._temporary_saver.delete_thread(session_id)
         self._started = False
-        await self._db.close()
-        http, self._http = self._http, None
-        if http is not None:
-            await http.aclose()
+        try:
+            await self._db.close()
+        finally:
+            http, self._http = self._http, None
+            if http is not None:
+                await http.aclose()
 
     @property
     def started(self) -> bool:

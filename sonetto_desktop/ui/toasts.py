@@ -118,8 +118,7 @@ class Toast(QFrame):
     def refresh(self, text: str, *, count: bool = True) -> None:
         """The same key again: show the newest text, restart the countdown; ``count``: it is the same
         news again (shown as ×N), else the text simply replaces the old one (a growing summary)."""
-        if count:
-            self.repeats += 1
+        self.repeats = self.repeats + 1 if count else 1  # news of its own starts the count again
         self._base_text = text
         self._label.setText(f"{_shown(text)}  ×{self.repeats}" if self.repeats > 1 else _shown(text))
         self._label.setToolTip(text if len(text) > MAX_CHARS else "")

@@ -38,6 +38,7 @@ class ToastSpec:
     kind: str
     key: str
     reveal_id: str | None  # the card a click opens (None: nothing to open)
+    repeat: bool = True  # the same news again is counted (×N); False: the text says what is new
 
 
 def _described(change: MemoryChange) -> str | None:
@@ -64,8 +65,9 @@ def toast_for(event: Any) -> ToastSpec | None:
             text = QCoreApplication.translate("WriterToasts", "整理记忆失败：{0}").format(detail)
         else:
             text = QCoreApplication.translate("WriterToasts", "整理记忆失败")
-        # One error toast at a time: repeated failures refresh it instead of piling up.
-        return ToastSpec(text, "error", "writer-error", None)
+        # One error toast at a time: repeated failures refresh it instead of piling up (an attempt's
+        # number is in its text: no "×2" after "第 2 次").
+        return ToastSpec(text, "error", "writer-error", None, repeat=not getattr(event, "attempt", 0))
     return None
 
 
@@ -146,7 +148,7 @@ class WriterToasts(QObject):
         if spec.reveal_id and self._reveal is not None:
             reveal, memory_id = self._reveal, spec.reveal_id
             on_click = lambda: reveal(memory_id)  # noqa: E731
-        self._overlay.show_toast(spec.text, key=spec.key, kind=spec.kind, on_click=on_click)
+        self._overlay.show_toast(spec.text, key=spec.key, kind=spec.kind, on_click=on_click, repeat=spec.repeat)
 
     # ── one toast per turn ────────────────────────────────────────────
 

@@ -151,6 +151,10 @@ async def test_writer_change_from_a_worker_thread_becomes_a_toast_that_reveals(w
     created, error = wall.toasts.toasts()
     assert created.text == "记住了：喜欢爵士乐" and created.kind == "success"
     assert error.kind == "error" and error.text.endswith("×2")  # repeated failures de-duplicated
+    feed.publish(WriterEvent("failed", detail="模型没有回应", attempt=2))
+    feed.publish(WriterEvent("failed", detail="模型没有回应", attempt=3))
+    await wait(lambda: error.text.startswith("整理记忆第 3 次失败"), message="the attempt's own words")
+    assert error.text == "整理记忆第 3 次失败：模型没有回应"  # the number says it: no "×N" beside it
     # the change carried the card: it is on the wall when the toast shows, no store read needed
     assert any(c.description == "喜欢爵士乐" for c in wall.model.cards())
     QTest.mouseClick(created, Qt.MouseButton.LeftButton)  # click -> the card

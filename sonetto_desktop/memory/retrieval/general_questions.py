@@ -31,8 +31,20 @@ _KNOWLEDGE_CUES = re.compile(
     r"|一共|总共|有哪些|有多[远高长宽深重]|多远|多高"  # facts and quantities ("西湖十景有哪些")
     r"|怎么(?![样办了回])"  # how-to ("吉他怎么调音"); not status or advice (怎么样, 怎么办)
 )
-# A reference to the user, to Sonetto or to something said before: the question is personal.
-_PERSONAL_CUES = re.compile(r"我|咱|俺|自己|本人|你|记得|上次|之前|以前|那次|那天|那个|最近")
+# A reference to the user, to Sonetto, to someone in the user's life or to something said before:
+# the question is personal ("她一般几点起床", "妈妈通常几点睡" ask about the user's people).
+_PERSONAL_CUES = re.compile(
+    r"我|咱|俺|自己|本人|你|记得|上次|之前|以前|那次|那天|那个|最近"
+    r"|(?<![吉其])他|她|家里|家人|爸|妈|爷爷|奶奶|姥姥|姥爷|外公|外婆|哥哥|姐姐|弟弟|妹妹|老婆|老公|媳妇"
+    r"|丈夫|妻子|孩子|儿子|女儿|宝宝|朋友|同事|同学|室友|老师|老板|领导|男友|女友")  # not 吉他, 牛奶, 哥伦比亚
+SUBJECT_LENGTHS = (2, 3, 4)  # a memory's subject: its first characters ("阿宁养了两只猫" is about 阿宁)
+
+
+def names_subject(text: str, description: str) -> bool:
+    """Whether the question names the memory's subject (its opening 2-4 characters, not "用户"):
+    "阿宁一共养了几只猫" asks about 阿宁, whom "阿宁养了两只猫…" is about: that is personal."""
+    return any(len(head := description[:n]) == n and head != "用户" and all(tok.is_cjk(ch) for ch in head)
+               and head in text for n in SUBJECT_LENGTHS)
 _CJK = re.compile(f"[{tok.CJK_CHARS}]")
 
 MIN_COVERAGE = 0.6  # share of the question's characters a recalled memory must account for

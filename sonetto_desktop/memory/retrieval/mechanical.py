@@ -343,7 +343,8 @@ class MechanicalRetriever(lc.IndexLifecycle):
             shares = gq.coverage(self._postings, self._lexicon, query, [s for _, s in live], BROAD_FILLER)
         if shares is None:
             return docs
-        return [d for d, s in live if shares[s] >= gq.MIN_COVERAGE]
+        return [d for d, s in live
+                if shares[s] >= gq.MIN_COVERAGE or gq.names_subject(query.text, d.get("description") or "")]
 
     def candidates(self, prompt: str, k: int = 60, *, now: datetime | None = None) -> list[dict]:
         """The top ``k`` by score without the floor, filled up with recent and much-used memories
