@@ -316,7 +316,8 @@ class MemoryWall(WallSections, WallNavigation, QWidget):
         view.setCurrentIndex(index)
         view.setFocus(Qt.FocusReason.OtherFocusReason)
         self.model.flash(memory_id)
-        self.loader.forget_scroll()
+        # during a pass: not the selection from before it, and back to this card as the wall grows
+        self.loader.take_over(lambda: self._scroll_to(section, memory_id))
         self._scroll_to(section, memory_id)
         later(section.view, lambda: self._scroll_to(section, memory_id))  # after pending layouts
         self.card_revealed.emit(memory_id)

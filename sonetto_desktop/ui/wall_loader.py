@@ -65,6 +65,7 @@ class WallLoader(QObject):
         self._kind = "load"
         self._selected: dict[str, tuple[list[str], str | None]] = {}  # theme -> (selected, current)
         self._scroll_to: int | None = None  # the scroll position to keep while the wall grows back
+        self._follow: Callable[[], object] | None = None  # a reveal or jump to keep in view while it grows
         self.slice_cards = SLICE_CARDS
         bar = wall.scroll.verticalScrollBar()
         bar.rangeChanged.connect(self._keep_scroll)
@@ -95,7 +96,7 @@ class WallLoader(QObject):
         if scroll.verticalScrollBar().isVisible():  # the wall empties and grows back: the bar stays,
             scroll.setVerticalScrollBarPolicy(Qt.ScrollBarPolicy.ScrollBarAlwaysOn)  # so the width does
         if kind == "load":
-            self._selected, self._scroll_to = {}, None
+            self._selected, self._scroll_to, self._follow = {}, None, None
 
     def refilter(self, kind: str, apply: Callable[["ThemeCardList"], None]) -> None:
         """Apply a new search, filter or sort (``apply`` to each section's list) in slices: every
@@ -108,6 +109,7 @@ class WallLoader(QObject):
                 self._selected[section.theme] = (ids, current)
         if self._scroll_to is None:
             self._scroll_to = self._wall.scroll.verticalScrollBar().value() or None
+        self._follow = None  # a new search or sort: back where the wall was, not to an old reveal
         self.begin(kind)
         wall = self._wall
         wall.container.setUpdatesEnabled(False)
@@ -169,6 +171,8 @@ class WallLoader(QObject):
         if not pending and not self._wall._missing_themes():
             self._finish()
             return
+        if self._follow is not None:  # the sections above it grew: scroll back to it
+            self._follow()
         self.progress.emit(*self.progress_counts())
         later(self, lambda: self._step(generation))
 
@@ -203,6 +207,9 @@ class WallLoader(QObject):
     def _keep_scroll(self, _low: int, high: int) -> None:
         """While a search or sort fills the wall again: back where the person was, once the wall
         is tall enough."""
+        if self._follow is not None:  # the wall grew above what the person chose: back to it
+            self._follow()
+            return
         if self._scroll_to is None:
             return
         bar = self._wall.scroll.verticalScrollBar()
@@ -211,7 +218,18 @@ class WallLoader(QObject):
             self._scroll_to = None
 
     def _scrolled_by_hand(self, *_: object) -> None:
+        self._scroll_to = self._follow = None
+
+    def take_over(self, follow: Callable[[], object] | None = None) -> None:
+        """The person chose something during a pass (a revealed card, a theme from the outline): the
+        selection saved before the pass is not restored over it, and ``follow`` (scrolling back to
+        what they chose) runs after each step and whenever the wall's height changes, as the sections
+        above it fill, until they scroll by hand."""
+        self._selected = {}
         self._scroll_to = None
+        # kept until the person scrolls or a new pass starts: the sections keep settling (their
+        # widths, with the scroll bar, and so their heights) for a while after the last step
+        self._follow = follow if self._loading else None
 
     def forget_scroll(self) -> None:
         """The wall scrolls elsewhere (a jump, a revealed card): the old position is not restored."""
@@ -233,3 +251,5 @@ class WallLoader(QObject):
     def _forget_scroll(self, generation: int) -> None:
         if generation == self._generation and not self._loading:
             self._scroll_to = None
+            if self._follow is not None:
+                self._follow()  # once more, after the last layouts

@@ -9,7 +9,7 @@ from typing import TYPE_CHECKING
 
 from PySide6.QtCore import QEvent, QObject, Qt
 
-from .deferred import later
+from .deferred import alive, later
 
 if TYPE_CHECKING:
     from .theme_section import ThemeSection
@@ -42,14 +42,22 @@ class WallNavigation:
     def jump_to(self, theme: str) -> bool:
         """Scroll so ``theme``'s header is at the top (expanding nothing); False if not shown."""
         section = self._sections.get(theme)
+        if section is not None and section.isHidden() and self.loading() and self.loader.finish_section(section):
+            self._update_visibility()  # emptied by a search or sort still filling the wall: shown now
         if section is None or section.isHidden():
             return False
         self.container.layout().activate()
-        self.loader.forget_scroll()
+        # during a pass: kept at the top while the sections above it fill again
+        self.loader.take_over(lambda: self._keep_at_top(section))
         self.scroll.verticalScrollBar().setValue(section.y())
         self.outline.mark_current(theme)
         self._update_sticky()
         return True
+
+    def _keep_at_top(self, section: "ThemeSection") -> None:
+        if alive(section) and not section.isHidden():
+            self.container.layout().activate()
+            self.scroll.verticalScrollBar().setValue(section.y())
 
     def current_theme(self) -> str:
         """The theme at the top of the viewport."""

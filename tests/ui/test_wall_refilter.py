@@ -201,3 +201,40 @@ async def test_a_live_change_lays_out_only_the_rows_it_touches(big_service, big_
     reused = {id(size) for size in after.sizes}  # and the rows between its new and old place
     assert sum(id(size) in reused for size in moved.sizes) > 0.8 * len(ids)
     assert picture(wall) == picture(await _one_step(big_service, qtbot, wait))
+
+
+def _in_view(wall, section, memory_id) -> bool:
+    """Whether the card is inside the wall's visible area."""
+    rect = section.view.visualRect(section.proxy.index_of(memory_id))
+    top = section.view.viewport().mapTo(wall.scroll.widget(), rect.topLeft()).y()
+    bar = wall.scroll.verticalScrollBar()
+    return bar.value() <= top and top + rect.height() <= bar.value() + wall.scroll.viewport().height()
+
+
+async def test_a_card_revealed_during_a_sliced_sort_stays_the_selection_and_in_view(big_service, qtbot, wait):
+    """The selection from before the sort came back over the revealed card, and the sections above
+    it, filling afterwards, pushed it out of view (found by a review)."""
+    wall = await _ready(big_service, qtbot, wait)
+    bottom = wall.sections_in_order()[-1]
+    old = bottom.proxy.ids()[2]
+    bottom.view.setCurrentIndex(bottom.proxy.index_of(old))
+    wall.set_sort_mode("hits")
+    assert wall.loading()
+    target = next(mid for mid in bottom.proxy.all_ids() if mid != old) if bottom.proxy.all_ids() else \
+        next(c.id for c in wall.model.cards() if c.theme == bottom.theme and c.id != old)
+    assert wall.reveal(target)
+    await loaded(wall, wait)
+    await wait(lambda: _in_view(wall, bottom, target), message="the revealed card in view")
+    assert wall.selected_ids() == [target]
+
+
+async def test_jumping_to_a_theme_during_a_sliced_sort_goes_there_and_stays(big_service, qtbot, wait):
+    wall = await _ready(big_service, qtbot, wait)
+    last = wall.sections_in_order()[-1]
+    wall.set_sort_mode("hits")
+    assert wall.loading()
+    assert wall.jump_to(last.theme)  # its section was emptied by the sort: it is shown at once
+    await loaded(wall, wait)
+    bar = wall.scroll.verticalScrollBar()
+    await wait(lambda: bar.value() == min(last.y(), bar.maximum()), message="the theme at the top")
+    assert bar.value() > 0
