@@ -225,6 +225,10 @@ class ThemeCardList(QAbstractListModel):
         """Every matching card, shown or not yet."""
         return list(self._ids)
 
+    def matched_count(self) -> int:
+        """How many cards match, shown or not yet (``len(all_ids())`` without the copy)."""
+        return len(self._ids)
+
     def _reindex(self, start: int = 0) -> None:
         if start == 0:
             self._rows = {}

@@ -140,7 +140,7 @@ class WallLoader(QObject):
             if proxy.stale:
                 waiting += theme_total - proxy.scanned_count()
             else:
-                waiting += min(theme_total, len(proxy.all_ids()) - proxy.rowCount())
+                waiting += min(theme_total, proxy.matched_count() - proxy.rowCount())
         return max(0, total - waiting), total
 
     def _step(self, generation: int) -> None:
@@ -162,7 +162,7 @@ class WallLoader(QObject):
             if proxy.stale:
                 tested = 0 if proxy.scanned() else len(self._wall.model.cards_in_theme(proxy.theme))
                 shown = proxy.load(budget)  # sorts what matched (tests them first if not yet done)
-                budget -= max(1, shown + (tested + len(proxy.all_ids())) // REBUILD_WEIGHT)
+                budget -= max(1, shown + (tested + proxy.matched_count()) // REBUILD_WEIGHT)
             else:
                 added = proxy.show_more(budget)
                 budget -= max(1, added + proxy.rowCount() // RELAYOUT_WEIGHT)
@@ -187,7 +187,7 @@ class WallLoader(QObject):
         if proxy.stale:
             proxy.load(None)
         elif not proxy.complete():
-            proxy.show_more(len(proxy.all_ids()))
+            proxy.show_more(proxy.matched_count())
         else:
             return False
         return True
