@@ -162,6 +162,20 @@ async def test_the_forging_memory_reaches_the_model_as_data(llm_server, make_llm
     assert mm.count() == 1
 
 
+def test_the_same_text_three_times_then_deleted_one_by_one(mm):
+    """The index keeps a lone id per text and a set only for repeated texts (memory at 50k)."""
+    index = WriterIndex(mm)
+    ids = [mm.add(text, "品味") for text in ("用户喜欢狗", "用户 喜欢狗。", "用户喜欢狗。")]
+    other = mm.add("用户喜欢鸟", "品味")
+    assert index.exact_duplicate_groups(5) == [sorted(ids)] and index.same_text("用户喜欢狗") == sorted(ids)
+    mm.delete(ids[0], "重复")
+    assert index.exact_duplicate_groups(5) == [sorted(ids[1:])]
+    mm.delete(ids[1], "重复")
+    assert index.exact_duplicate_groups(5) == [] and index.same_text("用户喜欢狗") == [ids[2]]
+    mm.update(ids[2], "改写", "用户喜欢鸟")  # now the same text as another
+    assert index.exact_duplicate_groups(5) == [sorted([ids[2], other])] and index.same_text("用户喜欢狗") == []
+
+
 def test_the_index_follows_every_kind_of_change(mm):
     index = WriterIndex(mm)
     a = mm.add("用户11月20日（周五）要交报告", "时效待办")

@@ -56,7 +56,7 @@ def due_date(description: str, theme: str, updated: str | None) -> date | None:
     return max((span.end for span in spans), default=None)
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, slots=True)  # slots: ~300 bytes less per memory (50,000 of them at 50k)
 class _Entry:
     updated: str
     theme: str
@@ -81,7 +81,7 @@ class WriterIndex:
         self._recent: list[tuple[str, str]] = []  # (updated, id), ascending
         self._due: list[tuple[int, str]] = []  # (due ordinal, id), ascending
         self._used: list[tuple[int, str, str]] = []  # (hit, updated, id), ascending
-        self._keys: dict[int, set[str]] = {}
+        self._keys: dict[int, str | set[str]] = {}  # text hash -> the id, or the ids when several
         self._leading: Counter[str] = Counter()
         self._stated: dict[str, tuple[str, str]] = {}
         self.full_reads = 0  # how many times the whole store was read (tests, benchmarks)
@@ -170,7 +170,13 @@ class WriterIndex:
         bisect.insort(self._used, (entry.hit, stamp, mid))
         if entry.due is not None:
             bisect.insort(self._due, (entry.due, mid))
-        self._keys.setdefault(entry.key, set()).add(mid)
+        same = self._keys.get(entry.key)
+        if same is None:
+            self._keys[entry.key] = mid  # almost every text is unique: no set for it
+        elif isinstance(same, set):
+            same.add(mid)
+        elif same != mid:
+            self._keys[entry.key] = {same, mid}
         if entry.leading:
             self._leading[entry.leading] += 1
         if entry.stated:
@@ -185,10 +191,12 @@ class WriterIndex:
         if entry.due is not None:
             _remove_sorted(self._due, (entry.due, mid))
         same = self._keys.get(entry.key)
-        if same is not None:
+        if same == mid:
+            del self._keys[entry.key]
+        elif isinstance(same, set):
             same.discard(mid)
-            if not same:
-                del self._keys[entry.key]
+            if len(same) == 1:
+                self._keys[entry.key] = next(iter(same))
         if entry.leading:
             self._leading[entry.leading] -= 1
             if self._leading[entry.leading] <= 0:
@@ -259,7 +267,7 @@ class WriterIndex:
         key = text_key(text)
         with self._lock:
             self._refresh()
-            candidates = sorted(self._keys.get(hash(key), ()))
+            candidates = sorted(_members(self._keys.get(hash(key))))
         found = []
         for mid in candidates:
             try:
@@ -273,7 +281,7 @@ class WriterIndex:
         """Groups of memories with the same text (candidates: confirm with :meth:`same_text`)."""
         with self._lock:
             self._refresh()
-            groups = [sorted(ids) for ids in self._keys.values() if len(ids) > 1]
+            groups = [sorted(ids) for ids in self._keys.values() if isinstance(ids, set) and len(ids) > 1]
         return sorted(groups)[:limit]
 
     def name_hints(self) -> tuple[list[tuple[str, str]], dict[str, int]]:
@@ -305,3 +313,10 @@ def read_items(store: BaseMemoryManager, ids: Iterable[str]) -> Mapping[str, Any
         except MemoryNotFound:
             continue
     return out
+
+
+def _members(same: str | set[str] | None) -> tuple[str, ...] | set[str]:
+    """The ids under one text hash (see ``WriterIndex._keys``)."""
+    if same is None:
+        return ()
+    return (same,) if isinstance(same, str) else same
