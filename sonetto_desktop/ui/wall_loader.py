@@ -66,6 +66,7 @@ class WallLoader(QObject):
         self._selected: dict[str, tuple[list[str], str | None]] = {}  # theme -> (selected, current)
         self._scroll_to: int | None = None  # the scroll position to keep while the wall grows back
         self._follow: Callable[[], object] | None = None  # a reveal or jump to keep in view while it grows
+        self._given: dict[str, set[str]] = {}  # theme -> the selection this pass gave back to it
         self.slice_cards = SLICE_CARDS
         bar = wall.scroll.verticalScrollBar()
         bar.rangeChanged.connect(self._keep_scroll)
@@ -91,6 +92,7 @@ class WallLoader(QObject):
         self._generation += 1
         self._loading = True
         self._steps = 0
+        self._given = {}
         self._kind = kind
         scroll = self._wall.scroll
         if scroll.verticalScrollBar().isVisible():  # the wall empties and grows back: the bar stays,
@@ -192,7 +194,15 @@ class WallLoader(QObject):
             return False
         return True
 
+    def _chosen_during_pass(self) -> bool:
+        """Whether the person selected a card since the pass began: every section was emptied when it
+        began, so a selection other than the one this pass gave back is theirs."""
+        return any(set(s.view.selected_ids()) != self._given.get(theme, set())
+                   for theme, s in self._wall.sections().items())
+
     def _restore_selection(self, section: "ThemeSection") -> None:
+        if self._selected and self._chosen_during_pass():
+            self._selected = {}  # their new choice stands; the old one is not merged into it
         ids, current = self._selected.pop(section.theme, ([], None))
         model = section.view.selectionModel()
         flag = QItemSelectionModel.SelectionFlag
@@ -203,6 +213,8 @@ class WallLoader(QObject):
         index = section.proxy.index_of(current) if current else None
         if index is not None and index.isValid():
             model.setCurrentIndex(index, flag.NoUpdate)
+        if ids:
+            self._given[section.theme] = set(section.view.selected_ids())
 
     def _keep_scroll(self, _low: int, high: int) -> None:
         """While a search or sort fills the wall again: back where the person was, once the wall

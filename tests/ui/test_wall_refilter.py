@@ -238,3 +238,20 @@ async def test_jumping_to_a_theme_during_a_sliced_sort_goes_there_and_stays(big_
     bar = wall.scroll.verticalScrollBar()
     await wait(lambda: bar.value() == min(last.y(), bar.maximum()), message="the theme at the top")
     assert bar.value() > 0
+
+
+async def test_a_card_picked_during_a_sliced_sort_is_not_joined_by_the_old_selection(big_service, qtbot, wait):
+    """The selection from before the pass was merged into one the person made during it (found by a
+    review): deleting "the selection" would have taken the old card too."""
+    wall = await _ready(big_service, qtbot, wait)
+    top, bottom = wall.sections_in_order()[0], wall.sections_in_order()[-1]
+    old = bottom.proxy.ids()[2]
+    bottom.view.setCurrentIndex(bottom.proxy.index_of(old))
+    assert wall.selected_ids() == [old]
+    wall.set_sort_mode("hits")
+    await wait(lambda: top.proxy.complete() and top.proxy.ids(), message="the top section refilled")
+    assert wall.loading() and not bottom.proxy.complete()
+    picked = top.proxy.ids()[1]
+    top.view.setCurrentIndex(top.proxy.index_of(picked))  # the person picks a card meanwhile
+    await loaded(wall, wait)
+    assert wall.selected_ids() == [picked]
