@@ -14,6 +14,18 @@ from sonetto_desktop.agent.sessions import SessionNotFound
 from sonetto_desktop.memory.pg_location import PgLocation
 
 
+def _reply(state: MessagesState) -> dict:
+    return {"messages": [AIMessage(content=f"第{len(state['messages'])}句收到")]}
+
+
+def graph(saver):
+    """A one-node graph that answers "第N句收到" (N: the messages so far), checkpointed by ``saver``."""
+    builder = StateGraph(MessagesState)
+    builder.add_node("reply", _reply)
+    builder.add_edge(START, "reply")
+    return builder.compile(checkpointer=saver)
+
+
 @pytest.fixture
 async def devices(pg_url, pg_schema):
     location = PgLocation(pg_url, pg_schema)
@@ -64,15 +76,6 @@ async def test_text_postgres_cannot_store_is_kept_readable(devices):
 async def test_the_models_history_continues_on_the_other_device(devices):
     desk, laptop = devices
 
-    def reply(state: MessagesState) -> dict:
-        return {"messages": [AIMessage(content=f"第{len(state['messages'])}句收到")]}
-
-    def graph(saver):
-        builder = StateGraph(MessagesState)
-        builder.add_node("reply", reply)
-        builder.add_edge(START, "reply")
-        return builder.compile(checkpointer=saver)
-
     config = {"configurable": {"thread_id": "s1"}}
     assert desk.saver is None  # set up at the first turn, not when the sessions are opened
     await graph(await desk.checkpointer()).ainvoke({"messages": [HumanMessage(content="你好")]}, config)
@@ -113,15 +116,6 @@ async def test_a_chats_checkpoints_are_deleted_before_the_checkpointer_is_set_up
     """Deleting a chat on a device that has had no turn since start: the checkpoints go with plain SQL,
     LangGraph's saver is not set up for it, and the other chats' history stays."""
     desk, laptop = devices
-
-    def reply(state: MessagesState) -> dict:
-        return {"messages": [AIMessage(content=f"第{len(state['messages'])}句收到")]}
-
-    def graph(saver):
-        builder = StateGraph(MessagesState)
-        builder.add_node("reply", reply)
-        builder.add_edge(START, "reply")
-        return builder.compile(checkpointer=saver)
 
     saver = await desk.checkpointer()
     for thread in ("gone", "kept"):

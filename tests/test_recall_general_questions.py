@@ -6,9 +6,8 @@ from datetime import datetime, timedelta
 
 import pytest
 
-from sonetto_desktop.memory import MemoryItem, SqliteMemoryManager
 from sonetto_desktop.memory.retrieval.general_questions import is_general
-from sonetto_desktop.memory.retrieval.mechanical import MechanicalRetriever
+from recall_banks import bank_retriever
 
 NOW = datetime(2026, 12, 2, 12, 0)
 
@@ -24,13 +23,8 @@ BANK = {
 
 @pytest.fixture
 def retriever(tmp_path):
-    mm = SqliteMemoryManager(tmp_path / "g.sqlite3")
-    stamp = (NOW - timedelta(days=10)).isoformat()
-    mm.import_items({mid: MemoryItem(d, t, latest_update_time=stamp) for mid, (d, t) in BANK.items()})
-    r = MechanicalRetriever(mm, now=lambda: NOW, index_path=False)
-    yield r
-    r.close()
-    mm.close()
+    with bank_retriever(tmp_path / "g.sqlite3", BANK, NOW) as r:
+        yield r
 
 
 def ids(results) -> list[str]:
@@ -99,14 +93,7 @@ def test_is_general(text, has_dates, general):
 )
 def test_a_question_about_the_users_people_is_never_taken_for_a_general_one(tmp_path, prompt, expected):
     """"一共", "一般", "通常" also ask about the user's own people: the review found these recalling nothing."""
-    mm = SqliteMemoryManager(tmp_path / "p.sqlite3")
-    stamp = (NOW - timedelta(days=3)).isoformat()
     bank = {"cat": ("阿宁养了两只猫，一只橘猫一只狸花。", "身份"), "wake": ("小周每天早上七点起床。", "生活"),
             "sleep": ("用户的妈妈晚上十点就睡觉。", "家人"), "washer": ("阿宁家的洗衣机是海尔的。", "生活")}
-    mm.import_items({mid: MemoryItem(d, t, latest_update_time=stamp) for mid, (d, t) in bank.items()})
-    retriever = MechanicalRetriever(mm, now=lambda: NOW, index_path=False)
-    try:
+    with bank_retriever(tmp_path / "p.sqlite3", bank, NOW, age=timedelta(days=3)) as retriever:
         assert expected in ids(retriever.retrieve(prompt, 5))
-    finally:
-        retriever.close()
-        mm.close()

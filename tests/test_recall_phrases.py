@@ -2,12 +2,11 @@
 
 from __future__ import annotations
 
-from datetime import datetime, timedelta
+from datetime import datetime
 
 import pytest
 
-from sonetto_desktop.memory import MemoryItem, SqliteMemoryManager
-from sonetto_desktop.memory.retrieval.mechanical import MechanicalRetriever
+from recall_banks import bank_retriever
 
 NOW = datetime(2026, 12, 2, 12, 0)
 
@@ -24,13 +23,8 @@ BANK = {
 
 @pytest.fixture
 def retriever(tmp_path):
-    mm = SqliteMemoryManager(tmp_path / "p.sqlite3")
-    stamp = (NOW - timedelta(days=10)).isoformat()
-    mm.import_items({mid: MemoryItem(d, t, latest_update_time=stamp) for mid, (d, t) in BANK.items()})
-    r = MechanicalRetriever(mm, now=lambda: NOW, index_path=False)
-    yield r
-    r.close()
-    mm.close()
+    with bank_retriever(tmp_path / "p.sqlite3", BANK, NOW) as r:
+        yield r
 
 
 def test_a_memory_sharing_the_querys_phrase_outranks_a_related_word_match(retriever):

@@ -243,10 +243,6 @@ class WallLoader(QObject):
         # widths, with the scroll bar, and so their heights) for a while after the last step
         self._follow = follow if self._loading else None
 
-    def forget_scroll(self) -> None:
-        """The wall scrolls elsewhere (a jump, a revealed card): the old position is not restored."""
-        self._scroll_to = None
-
     def _finish(self) -> None:
         self._loading = False
         self._wall.scroll.setVerticalScrollBarPolicy(Qt.ScrollBarPolicy.ScrollBarAsNeeded)
