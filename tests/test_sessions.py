@@ -3,6 +3,8 @@
 from __future__ import annotations
 
 import asyncio
+import contextlib
+import sqlite3
 import subprocess
 import sys
 from pathlib import Path
@@ -125,6 +127,33 @@ async def test_two_processes_append_to_one_session_without_losing_an_entry(tmp_p
     assert sorted(contents) == sorted(f"{name}-{i}" for name in "ab" for i in range(count))
     for name in "ab":  # each process's entries keep their order
         assert [c for c in contents if c.startswith(f"{name}-")] == [f"{name}-{i}" for i in range(count)]
+
+
+@pytest.mark.parametrize("read", ["transcript", "list", "get", "memory_switches"])
+async def test_a_read_beside_a_write_leaves_the_write_able_to_wait_for_another_process(store, tmp_path, read):
+    # A turn's write begun while another coroutine reads on the same connection, just after
+    # another process (here: another connection) committed. If the read's statement were still
+    # open, it would hold an old snapshot and SQLite would refuse the write transaction at once
+    # ("database is locked", no busy timeout): seen as a flake with two app instances in one chat.
+    info = await store.create()
+    for i in range(3):
+        await store.append(info.id, "user", f"m{i}")
+    for session in (info, await store.create("另一个")):  # rows for memory_switches to read
+        await store.set_memory_switches(session.id, True, False)
+    other = tmp_path / "sessions.db"
+
+    def commit_elsewhere_before_begin(sql: str) -> None:  # runs on the store's connection thread
+        if sql.startswith("BEGIN IMMEDIATE"):
+            with contextlib.closing(sqlite3.connect(other, timeout=5)) as conn, conn:
+                conn.execute("UPDATE chat_sessions SET title = title || ' ' WHERE id = ?", (info.id,))
+
+    await store.db.set_trace_callback(commit_elsewhere_before_begin)
+    reader = getattr(store, read)
+    args = (info.id,) if read in ("transcript", "get") else ()
+    results = await asyncio.gather(reader(*args), store.append(info.id, "assistant", "reply"), return_exceptions=True)
+    await store.db.set_trace_callback(None)
+    assert not [r for r in results if isinstance(r, BaseException)], results
+    assert [e["content"] for e in await store.transcript(info.id)] == ["m0", "m1", "m2", "reply"]
 
 
 async def test_truncating_from_a_turn_drops_it_and_what_followed(store):

@@ -129,18 +129,13 @@ class SessionStore:
             )
 
     async def get(self, session_id: str) -> SessionInfo | None:
-        async with self.db.execute(
-            "SELECT id, title, created_at, updated_at FROM chat_sessions WHERE id = ?", (session_id,)
-        ) as cur:
-            row = await cur.fetchone()
-        return SessionInfo(*row) if row else None
+        rows = await self._read("SELECT id, title, created_at, updated_at FROM chat_sessions WHERE id = ?", (session_id,))
+        return SessionInfo(*rows[0]) if rows else None
 
     async def list(self) -> list[SessionInfo]:
         """Newest activity first."""
-        async with self.db.execute(
-            "SELECT id, title, created_at, updated_at FROM chat_sessions ORDER BY updated_at DESC, rowid DESC"
-        ) as cur:
-            rows = await cur.fetchall()
+        rows = await self._read(
+            "SELECT id, title, created_at, updated_at FROM chat_sessions ORDER BY updated_at DESC, rowid DESC")
         return [SessionInfo(*row) for row in rows]
 
     async def rename(self, session_id: str, title: str) -> SessionInfo:
@@ -169,9 +164,9 @@ class SessionStore:
         """Delete the session's rows (``thread_id = session_id``) from other tables of this file that
         exist (LangGraph's checkpoint tables, without importing LangGraph); missing tables are skipped."""
         async with self._write() as db:
-            cur = await db.execute(f"SELECT name FROM sqlite_master WHERE type = 'table' AND name IN "
-                                   f"({', '.join('?' for _ in tables)})", tables)
-            present = {row[0] for row in await cur.fetchall()}
+            present = {row[0] for row in await db.execute_fetchall(
+                f"SELECT name FROM sqlite_master WHERE type = 'table' AND name IN ({', '.join('?' for _ in tables)})",
+                tables)}
             for table in tables:
                 if table in present:  # a name from the caller's constant, checked against the schema
                     await db.execute(f'DELETE FROM "{table}" WHERE thread_id = ?', (session_id,))
@@ -180,14 +175,12 @@ class SessionStore:
 
     async def memory_switches(self) -> dict[str, tuple[bool, bool]]:
         """``{session_id: (recall, write)}`` for sessions whose switches were set (others: both on)."""
-        async with self.db.execute("SELECT session_id, recall_on, write_on FROM chat_session_memory") as cur:
-            rows = await cur.fetchall()
+        rows = await self._read("SELECT session_id, recall_on, write_on FROM chat_session_memory")
         return {sid: (bool(recall), bool(write)) for sid, recall, write in rows}
 
     async def set_memory_switches(self, session_id: str, recall: bool, write: bool) -> None:
         async with self._write() as db:
-            cur = await db.execute("SELECT 1 FROM chat_sessions WHERE id = ?", (session_id,))
-            if await cur.fetchone() is None:
+            if not await db.execute_fetchall("SELECT 1 FROM chat_sessions WHERE id = ?", (session_id,)):
                 raise SessionNotFound(session_id)
             await db.execute(
                 "INSERT INTO chat_session_memory (session_id, recall_on, write_on) VALUES (?, ?, ?)"
@@ -250,6 +243,17 @@ class SessionStore:
             )
         return cur.rowcount
 
+    async def _read(self, sql: str, params: tuple = ()) -> list[Any]:
+        """The rows of one query, read whole in one call on the connection's thread, between
+        write transactions (never inside another coroutine's, whose rows are not committed yet).
+
+        A statement left open across an ``await`` holds a read snapshot on the shared connection;
+        a write transaction begun meanwhile by another coroutine could then not wait for another
+        process's write lock: SQLite answers "database is locked" at once, without the busy timeout.
+        """
+        async with self._lock:
+            return list(await self.db.execute_fetchall(sql, params))
+
     @contextlib.asynccontextmanager
     async def _write(self) -> AsyncIterator[aiosqlite.Connection]:
         """One write transaction that holds SQLite's write lock from its first statement on
@@ -272,12 +276,11 @@ class SessionStore:
 
         ``error`` (only on failed or cancelled replies) is ``{code, zh, en}``.
         """
-        async with self.db.execute(
+        rows = await self._read(
             "SELECT role, content, memories, turn_id, error, created_at FROM chat_entries"
             " WHERE session_id = ? ORDER BY seq",
             (session_id,),
-        ) as cur:
-            rows = await cur.fetchall()
+        )
         entries = []
         for role, content, memories, turn_id, error, created_at in rows:
             entry: dict[str, Any] = {
