@@ -145,7 +145,7 @@ def tree_size(path: Path) -> int:
 GROUPS = (
     ("Qt (PySide6, ICU, Qt libraries and plugins)", ("PySide6", "libQt6", "libpyside6", "libshiboken6", "shiboken6", "libicu")),
     ("sonetto executable (bootloader + all Python bytecode) and app resources", ("sonetto",)),
-    ("numpy + OpenBLAS", ("numpy",)),
+    ("numpy (its OpenBLAS too with --stock-numpy)", ("numpy",)),
     ("Python runtime", ("libpython", "python3", "base_library.zip", "lib-dynload")),
     ("cryptography (keyring's Secret Service)", ("cryptography", "_cffi_backend")),
     ("OpenSSL (HTTPS)", ("libssl", "libcrypto")),

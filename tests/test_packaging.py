@@ -9,11 +9,14 @@ from __future__ import annotations
 import ast
 import configparser
 import os
+import re
 import stat
 import subprocess
 import sys
 import textwrap
 from pathlib import Path
+
+import pytest
 
 ROOT = Path(__file__).resolve().parent.parent
 PACKAGING = ROOT / "packaging"
@@ -55,6 +58,16 @@ def test_spec_excludes_unused_packages():
     for needed in ("PySide6", "qasync", "langchain", "langgraph", "openai", "jieba", "yaml", "sqlite3", "keyring",
                    "tiktoken", "websockets", "httpx"):
         assert needed not in excludes, needed
+    # numpy's parts left out are ones the app's own code never imports
+    numpy_parts = {name for name in excludes if name.startswith("numpy.")}
+    assert {"numpy.random", "numpy.fft"} <= numpy_parts
+    imported = set(trim.imported_modules(ROOT / "sonetto_desktop"))
+    assert not {name for name in imported for part in numpy_parts if name == part or name.startswith(part + ".")}
+    # ... nor reaches as an attribute (np.random.default_rng would import it lazily, and fail frozen)
+    attribute = re.compile(r"\b(?:np|numpy)\.(" + "|".join(p.split(".")[1] for p in numpy_parts) + r")\b")
+    used = {(path.name, m.group(0)) for path in (ROOT / "sonetto_desktop").rglob("*.py")
+            for m in attribute.finditer(path.read_text(encoding="utf-8"))}
+    assert not used, used
 
 
 def test_spec_builds_onedir_named_sonetto():
@@ -277,5 +290,71 @@ def test_build_script_help_lists_its_options():
     done = subprocess.run([sys.executable, str(PACKAGING / "build.py"), "--help"], capture_output=True, text=True,
                           timeout=60)
     assert done.returncode == 0
-    for flag in ("--onefile", "--clean", "--smoke", "--runs"):
+    for flag in ("--onefile", "--clean", "--smoke", "--runs", "--stock-numpy", "--max-mb"):
         assert flag in done.stdout
+
+
+# ------------------------------------------------------------------ numpy without BLAS --
+
+FAKE_PIP = textwrap.dedent("""\
+    import sys, zipfile
+    from pathlib import Path
+    args = sys.argv[1:]
+    assert args[:3] == ["-m", "pip", "wheel"], args
+    assert "-Csetup-args=-Dblas=none" in args and "--no-binary" in args
+    out = Path(args[args.index("-w") + 1])
+    mode = Path(__file__).with_name("mode").read_text()
+    if mode == "fail":
+        print("ERROR: meson setup failed: no C compiler"); sys.exit(1)
+    with zipfile.ZipFile(out / "numpy-9.9.9-cp311-cp311-linux_x86_64.whl", "w") as wheel:
+        wheel.writestr("numpy/__init__.py", "__version__ = '9.9.9'\\n")
+        wheel.writestr("numpy-9.9.9.dist-info/METADATA", "Name: numpy\\nVersion: 9.9.9\\n")
+        if mode == "blas":
+            wheel.writestr("numpy.libs/libscipy_openblas64_-abc.so", "elf")
+    """)
+
+
+def _fake_pip(tmp_path: Path, mode: str) -> str:
+    """A stand-in for ``python -m pip wheel`` (building numpy takes minutes): writes a tiny wheel."""
+    script = tmp_path / "fake_python.py"
+    script.write_text(FAKE_PIP, encoding="utf-8")
+    (tmp_path / "mode").write_text(mode)
+    launcher = tmp_path / "fake_python"
+    launcher.write_text(f"#!/bin/sh\nexec {sys.executable} {script} \"$@\"\n")
+    launcher.chmod(0o755)
+    return str(launcher)
+
+
+def test_blas_free_numpy_is_built_once_unpacked_and_reused(tmp_path):
+    import blas_free_numpy
+
+    root = tmp_path / "cache"
+    folder = blas_free_numpy.prepare("9.9.9", root=root, python=_fake_pip(tmp_path, "ok"))
+    assert folder == blas_free_numpy.folder_for("9.9.9", root)
+    assert (folder / "numpy" / "__init__.py").read_text() == "__version__ = '9.9.9'\n"
+    assert blas_free_numpy.is_ready(folder) and blas_free_numpy.links_blas(folder) == []
+    # a second build asks nothing of pip: a pip that would fail is not run
+    assert blas_free_numpy.prepare("9.9.9", root=root, python=_fake_pip(tmp_path, "fail")) == folder
+    assert [p.name for p in root.iterdir()] == [folder.name]  # no scratch folders left
+
+
+def test_a_failed_or_blas_carrying_numpy_build_says_why_and_caches_nothing(tmp_path):
+    import blas_free_numpy
+
+    root = tmp_path / "cache"
+    with pytest.raises(RuntimeError, match="no C compiler"):
+        blas_free_numpy.prepare("9.9.9", root=root, python=_fake_pip(tmp_path, "fail"))
+    with pytest.raises(RuntimeError, match="still carries a BLAS library"):
+        blas_free_numpy.prepare("9.9.9", root=root, python=_fake_pip(tmp_path, "blas"))
+    assert list(root.iterdir()) == []
+
+
+def test_links_blas_names_blas_and_fortran_runtimes_only(tmp_path):
+    import blas_free_numpy
+
+    for name in ("numpy.libs/libscipy_openblas64_-32a4.so", "numpy.libs/libgfortran-0400.so.5",
+                 "numpy/_core/_multiarray_umath.cpython-311-x86_64-linux-gnu.so", "libQt6Core.so.6"):
+        (tmp_path / name).parent.mkdir(parents=True, exist_ok=True)
+        (tmp_path / name).write_bytes(b"x")
+    assert blas_free_numpy.links_blas(tmp_path) == ["numpy.libs/libgfortran-0400.so.5",
+                                                    "numpy.libs/libscipy_openblas64_-32a4.so"]
