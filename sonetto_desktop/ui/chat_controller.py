@@ -15,6 +15,8 @@ from PySide6.QtCore import QCoreApplication, QObject, Signal
 
 from sonetto_desktop.aio import TaskKeeper
 
+from .i18n import ui_language
+
 if TYPE_CHECKING:  # the agent package pulls in LangChain: imported lazily, after the window shows
     from sonetto_desktop.agent.chat_events import ChatEvent, SessionInfo
 
@@ -41,10 +43,9 @@ class ChatController(QObject):
     busy_changed = Signal(bool)
     operation_failed = Signal(str)
 
-    def __init__(self, engine: Any = None, *, language: str = "zh_CN", parent: QObject | None = None) -> None:
+    def __init__(self, engine: Any = None, *, parent: QObject | None = None) -> None:
         super().__init__(parent)
         self._engine = engine
-        self.language = language
         self._sessions: list[SessionInfo] = []
         self._current = ""
         self._turn: asyncio.Task[None] | None = None
@@ -185,7 +186,7 @@ class ChatController(QObject):
         """Write the session as Markdown to ``path`` (atomically, off this thread)."""
         if self._engine is None:
             raise RuntimeError("the chat is not ready")
-        return await self._engine.export_chat(session_id, path, language=self.language)
+        return await self._engine.export_chat(session_id, path, language=ui_language())
 
     # ── turns ──────────────────────────────────────────────────────────
 
@@ -211,7 +212,7 @@ class ChatController(QObject):
         return bool(self._engine.cancel(self._turn_session))
 
     def _message(self, event: ChatEvent) -> str:
-        if self.language == "en":
+        if ui_language() == "en":  # the installed translators are the one source of the UI language
             return event.error_en or event.error_zh
         return event.error_zh or event.error_en
 

@@ -8,6 +8,7 @@ from PySide6.QtCore import QEvent, Qt, Signal
 from PySide6.QtWidgets import QHBoxLayout, QLabel, QScrollArea, QVBoxLayout, QWidget
 
 from .deferred import later
+from .i18n import ui_language
 from .message_bubble import MessageBubble
 
 BUBBLE_WIDTH_RATIO = 0.78
@@ -145,7 +146,7 @@ class ChatView(QScrollArea):
             if error and error.get("code") == "cancelled":
                 bubble.set_stopped()
             elif error:
-                message = error.get("en") if self.property("language") == "en" else error.get("zh")
+                message = error.get("en") if ui_language() == "en" else error.get("zh")
                 # only the last reply can be retried: anything later already moved the chat on
                 bubble.set_error(message or error.get("code", ""), retry=index == len(entries) - 1)
         later(self, self._scroll_after_load)

@@ -76,7 +76,6 @@ class Conversation(QObject):
     def _on_transcript_loaded(self, session_id: str, entries: list) -> None:
         if self._mine(session_id):
             self._reply = None
-            self.view.setProperty("language", self.controller.language)
             self.view.load_transcript(entries if self._recent is None else entries[-self._recent:])
             self.transcript_shown.emit()
 

@@ -42,9 +42,7 @@ def install_language(app: "SonettoApp", language: str) -> None:
     remove_translators(app.qapp, old)
     for translator in old:
         translator.deleteLater()
-    app._translators = install_translators(app.qapp, language)
-    if app.controller is not None:
-        app.controller.language = language  # errors of later replies, Markdown export
+    app._translators = install_translators(app.qapp, language)  # what every view asks (i18n.ui_language)
 
 
 async def change_language(app: "SonettoApp", language: str) -> None:

@@ -38,7 +38,6 @@ class MainWindow(QMainWindow):
         *,
         ui_state: QSettings | None = None,
         configured: bool = True,
-        language: str = "zh_CN",
     ) -> None:
         super().__init__()
         self.setObjectName("MainWindow")
@@ -52,7 +51,7 @@ class MainWindow(QMainWindow):
         column = QVBoxLayout(root)
         column.setContentsMargins(0, 0, 0, 0)
         column.setSpacing(0)
-        column.addWidget(self._build_header(writer_control, language))
+        column.addWidget(self._build_header(writer_control))
 
         self.chat_panel = ChatPanel(controller, root)
         self.welcome = WelcomePanel(root)
@@ -84,7 +83,7 @@ class MainWindow(QMainWindow):
         self.set_configured(configured)
         self._restore_state()
 
-    def _build_header(self, writer_control: WriterControl, language: str) -> QWidget:
+    def _build_header(self, writer_control: WriterControl) -> QWidget:
         header = QWidget(self)
         header.setObjectName("HeaderBar")
         header.setAttribute(Qt.WidgetAttribute.WA_StyledBackground, True)
@@ -97,7 +96,7 @@ class MainWindow(QMainWindow):
         row.addWidget(logo)
         row.addWidget(name)
         row.addStretch(1)
-        self.status_indicator = StatusIndicator(writer_control, language=language, parent=header)
+        self.status_indicator = StatusIndicator(writer_control, parent=header)
         row.addWidget(self.status_indicator)
         self.settings_button = QToolButton(header)
         self.settings_button.setIcon(icon("settings"))

@@ -161,7 +161,7 @@ class SonettoApp(AppDialogs, ChatActions, AppShutdown):
     def _build_windows(self) -> None:
         """What lives as long as the app (controller, writer control, memory service), then the views."""
         assert self.services is not None
-        self.controller = ChatController(language=self.settings.language)
+        self.controller = ChatController()
         self.writer_control = WriterControl(self.services)
         self.service = MemoryService(self.services)
         self._ui_state = QSettings(str(config_dir() / "ui-state.ini"), QSettings.Format.IniFormat)
@@ -182,7 +182,7 @@ class SonettoApp(AppDialogs, ChatActions, AppShutdown):
         assert self.services is not None and self.controller is not None and self.writer_control is not None
         placeholder = QWidget()  # replaced by the wall once the window (its toasts' parent) exists
         self.window = MainWindow(self.controller, self.writer_control, placeholder, ui_state=self._ui_state,
-                                 configured=self.settings.is_llm_configured, language=self.settings.language)
+                                 configured=self.settings.is_llm_configured)
         if self.toasts is None:
             self.toasts = ToastOverlay(self.window)
             # As long-lived as the overlay: a toast kept across a language switch still undoes, and

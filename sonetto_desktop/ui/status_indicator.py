@@ -18,6 +18,7 @@ from PySide6.QtGui import QAction
 from PySide6.QtWidgets import QHBoxLayout, QLabel, QToolButton, QWidget
 
 from ..aio import TaskKeeper
+from .i18n import ui_language
 from .icons import icon
 from .qt_bridge import QtEventBridge
 
@@ -110,11 +111,10 @@ class WriterControl(QObject):
 class StatusIndicator(QWidget):
     """``state`` property: idle | busy | paused | error | off (styled from the QSS)."""
 
-    def __init__(self, control: WriterControl, *, language: str = "zh_CN", parent: QWidget | None = None) -> None:
+    def __init__(self, control: WriterControl, *, parent: QWidget | None = None) -> None:
         super().__init__(parent)
         self.setObjectName("StatusIndicator")
         self._control = control
-        self._language = language
         layout = QHBoxLayout(self)
         layout.setContentsMargins(0, 0, 0, 0)
         layout.setSpacing(4)
@@ -154,7 +154,8 @@ class StatusIndicator(QWidget):
             state, text, tip = "off", self.tr("记忆写入未启动"), ""
         else:
             status = ltm.status()
-            tip = status.en if self._language == "en" else status.zh
+            english = ui_language() == "en"
+            tip = status.en if english else status.zh
             if ltm.paused:
                 state, text = "paused", self.tr("记忆写入已暂停 (%1)").replace("%1", str(ltm.pending))
             elif ltm.pending:
@@ -162,7 +163,7 @@ class StatusIndicator(QWidget):
                 if ltm.last_error:
                     state = "error"
             elif ltm.last_error or status.failed:
-                short = ltm.last_error or (status.en if self._language == "en" else status.zh)
+                short = ltm.last_error or (status.en if english else status.zh)
                 short = short if len(short) <= ERROR_CHARS else short[: ERROR_CHARS - 1] + "…"
                 state, text = "error", self.tr("记忆写入出错：%1").replace("%1", short)
             else:

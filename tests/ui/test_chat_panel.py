@@ -9,6 +9,7 @@ from PySide6.QtWidgets import QMessageBox
 from shell_fixtures import running_engine
 from sonetto_desktop.ui.chat_controller import ChatController
 from sonetto_desktop.ui.chat_panel import ChatPanel
+from sonetto_desktop.ui.i18n import install_translators, remove_translators
 from sonetto_desktop.ui.message_bubble import render_markdown
 
 
@@ -88,6 +89,32 @@ async def test_error_is_inline_with_a_retry_that_works(tmp_path, llm_server, mak
         assert panel.view.bubbles[2].text == "你好"
         assert panel.view.bubbles[3].text == "这次好了"
         assert panel.view.bubbles[3].error_text == ""
+
+
+async def test_in_an_english_ui_a_failed_reply_reads_in_english_live_and_reloaded(
+        qapp, tmp_path, llm_server, make_llm, panel_factory, wait):
+    # The controller was told a language when built and kept its own copy (Chinese unless told), so
+    # a controller or chat view that was not told read Chinese in an English UI. Every view now asks
+    # the installed translators.
+    translators = install_translators(qapp, "en")
+    try:
+        async with running_engine(tmp_path / "data", make_llm(streaming=True)) as parts:
+            controller, panel = await _attached(panel_factory, parts)
+            llm_server.add_error(500, "upstream exploded")
+            panel.composer.set_text("hello")
+            panel.composer.submit()
+            await wait(lambda: panel.view.bubbles and panel.view.bubbles[-1].error_text, timeout=10,
+                       message="error shown")
+            await wait(lambda: not controller.busy)
+            [saved] = [e["error"] for e in await parts[2].transcript(controller.current_session_id) if e.get("error")]
+            assert saved["en"] != saved["zh"]
+            assert panel.view.bubbles[-1].error_text == saved["en"]
+
+            await controller.select_session(controller.current_session_id)  # the transcript shown again
+            await wait(lambda: len(panel.view.bubbles) == 2 and panel.view.bubbles[-1].error_text)
+            assert panel.view.bubbles[-1].error_text == saved["en"]
+    finally:
+        remove_translators(qapp, translators)
 
 
 async def test_enter_sends_and_shift_enter_makes_a_new_line(tmp_path, llm_server, make_llm, panel_factory, qtbot, wait):
