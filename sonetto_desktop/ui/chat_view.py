@@ -155,6 +155,11 @@ class ChatView(QScrollArea):
         if self._target is None:
             self.scroll_to_bottom()
 
+    def reading_position(self) -> int | None:
+        """Where the person is reading (the scroll bar's value), or None while the view follows the
+        end of the chat: the argument :meth:`keep_position` takes back."""
+        return None if self._follow and self._target is None else self.verticalScrollBar().value()
+
     def keep_position(self, value: int) -> None:
         """Scroll to ``value`` and stay there while the transcript is still being laid out (a view
         rebuilt for a language switch: where the person was reading)."""

@@ -16,7 +16,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from PySide6.QtCore import QMimeData, QPoint, QSettings, Qt, QTimer, Signal
+from PySide6.QtCore import QItemSelectionModel, QMimeData, QPoint, QSettings, Qt, QTimer, Signal
 from PySide6.QtGui import QGuiApplication, QKeySequence, QShortcut
 from PySide6.QtWidgets import QFrame, QHBoxLayout, QLabel, QScrollArea, QVBoxLayout, QWidget
 
@@ -364,6 +364,15 @@ class MemoryWall(WallSections, WallNavigation, QWidget):
     def selected_ids(self) -> list[str]:
         """The selected cards of every section (Ctrl/Shift-click and rubber band select)."""
         return [mid for section in self.visible_sections() for mid in section.view.selected_ids()]
+
+    def select_ids(self, ids: list[str]) -> None:
+        """Add the cards ``ids`` that are shown to the selection (others are skipped)."""
+        for memory_id in ids:
+            card = self.model.card(memory_id)
+            section = self._sections.get(card.theme) if card is not None else None
+            index = section.proxy.index_of(memory_id) if section is not None else None
+            if index is not None and index.isValid():
+                section.view.selectionModel().select(index, QItemSelectionModel.SelectionFlag.Select)
 
     def _on_card_pressed(self, view) -> None:
         """A plain left click selects in one section only: the others' selections are cleared (a

@@ -24,8 +24,7 @@ class ViewState:
     splitter: QByteArray = field(default_factory=QByteArray)
     window_visible: bool = True
     window_minimized: bool = False
-    chat_scroll: int = 0
-    chat_at_bottom: bool = True
+    chat_position: int | None = None  # None: at the end of the chat
     draft: str = ""
     editing_turn: str = ""
     quick_visible: bool = False
@@ -47,23 +46,18 @@ def capture(window: Any, wall: Any, quick_chat: Any) -> ViewState:
         state.window_visible = window.isVisible()
         state.window_minimized = window.isMinimized()
         panel = window.chat_panel
-        bar = panel.view.verticalScrollBar()
-        state.chat_scroll = bar.value()
-        state.chat_at_bottom = bar.value() >= bar.maximum() - 24
+        state.chat_position = panel.view.reading_position()
         state.draft = panel.composer.text()
         state.editing_turn = panel.composer.editing_turn
     if alive(quick_chat):
         state.quick_visible = quick_chat.isVisible()
         state.quick_pos = quick_chat.pos()
         state.quick_draft = quick_chat.composer.text()
-    if alive(wall) and hasattr(wall, "search_edit"):
-        state.wall_search = wall.search_edit.text()
+    if alive(wall) and hasattr(wall, "scroll_anchor"):  # (not the placeholder of a window being built)
+        state.wall_search = wall.search_text()
         state.wall_filter = wall.filter_name()
         state.wall_sort = wall.sort_mode()
-        state.wall_theme = wall.current_theme()
-        section = wall.section(state.wall_theme) if state.wall_theme else None
-        top = wall.scroll.verticalScrollBar().value()
-        state.wall_offset = top - section.y() if section is not None else top
+        state.wall_theme, state.wall_offset = wall.scroll_anchor()
         state.wall_selected = wall.selected_ids()
     return state
 
@@ -90,8 +84,8 @@ def restore_window(state: ViewState, window: Any, quick_chat: Any) -> None:
 
 def restore_chat_scroll(state: ViewState, view: Any) -> None:
     """Right after the transcript is shown again: where the person was reading (the end if at the end)."""
-    if not state.chat_at_bottom:
-        view.keep_position(state.chat_scroll)
+    if state.chat_position is not None:
+        view.keep_position(state.chat_position)
 
 
 async def restore_wall(state: ViewState, wall: Any, loaded: Any) -> None:
@@ -113,18 +107,5 @@ async def restore_wall(state: ViewState, wall: Any, loaded: Any) -> None:
         await loader.wait()  # a search or sort over a big wall is applied in slices too
     if not alive(wall):
         return
-    for memory_id in state.wall_selected:
-        card = wall.model.card(memory_id)
-        section = wall.section(card.theme) if card is not None else None
-        if section is not None:
-            index = section.proxy.index_of(memory_id)
-            if index.isValid():
-                section.view.selectionModel().select(index, section.view.selectionModel().SelectionFlag.Select)
-
-    def scroll() -> None:
-        wall.container.layout().activate()
-        section = wall.section(state.wall_theme) if state.wall_theme else None
-        base = section.y() if section is not None and not section.isHidden() else 0
-        wall.scroll.verticalScrollBar().setValue(base + state.wall_offset)
-
-    later(wall.scroll, scroll)  # once the sections are laid out
+    wall.select_ids(state.wall_selected)
+    later(wall, lambda: wall.scroll_to_anchor(state.wall_theme, state.wall_offset))  # once laid out

@@ -68,6 +68,21 @@ class WallNavigation:
                 current = section.theme
         return current
 
+    def scroll_anchor(self) -> tuple[str, int]:
+        """Where the wall is scrolled, as (the theme at the top, how far below its header): still
+        meaningful on a wall rebuilt with other card heights (another language, density)."""
+        theme = self.current_theme()
+        section = self._sections.get(theme) if theme else None
+        top = self.scroll.verticalScrollBar().value()
+        return theme, top - section.y() if section is not None else top
+
+    def scroll_to_anchor(self, theme: str, offset: int) -> None:
+        """Back to a :meth:`scroll_anchor` (the top of the wall plus ``offset`` if the theme is gone)."""
+        self.container.layout().activate()
+        section = self._sections.get(theme) if theme else None
+        base = section.y() if section is not None and not section.isHidden() else 0
+        self.scroll.verticalScrollBar().setValue(base + offset)
+
     def _update_sticky(self, *_: object) -> None:
         top = self.scroll.verticalScrollBar().value()
         section = self._sections.get(self.current_theme())

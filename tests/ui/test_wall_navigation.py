@@ -106,3 +106,31 @@ async def test_a_narrow_wall_jumps_to_a_theme_from_the_view_menu(wall, populated
     targets["主题04"].trigger()
     assert wall.scroll.verticalScrollBar().value() == min(wall.section("主题04").y(),
                                                           wall.scroll.verticalScrollBar().maximum()) > 0
+
+
+async def test_a_scroll_anchor_and_a_selection_carry_over_to_a_new_wall(wall, service, populated_store, qtbot, wait):
+    # What a language switch does: the wall is built again, its cards laid out anew.
+    _fill(populated_store)
+    await wall.reload()
+    wall.resize(900, 500)
+    bar = wall.scroll.verticalScrollBar()
+    await wait(lambda: bar.maximum() > 0)
+    wall.jump_to("主题04")
+    bar.setValue(bar.value() + 37)
+    anchor = wall.scroll_anchor()
+    assert anchor == ("主题04", 37)
+    picked = [wall.visible_ids("主题02")[3], wall.visible_ids("主题07")[1]]
+
+    again = MemoryWall(service)
+    qtbot.addWidget(again)
+    again.resize(900, 500)
+    again.show()
+    await again.reload()
+    await again.loader.wait()
+    again.select_ids([*picked, "no-such-id"])  # an id not on the wall is skipped
+    assert sorted(again.selected_ids()) == sorted(picked)
+    again.scroll_to_anchor(*anchor)
+    assert again.scroll.verticalScrollBar().value() == again.section("主题04").y() + 37
+    assert again.scroll_anchor() == anchor
+    again.scroll_to_anchor("a theme that is gone", 12)  # back to the top, plus the offset
+    assert again.scroll.verticalScrollBar().value() == 12
