@@ -356,6 +356,8 @@ def _launch(platform: str, measure_writer: bool, memories: int = 0, backend: str
     env["PYTHONPYCACHEPREFIX"] = _PYCACHE
     env["BENCH_T0"] = repr(time.time())
     out = subprocess.run(args, env=env, capture_output=True, text=True, timeout=300)
+    if os.environ.get("BENCH_STALL_STACKS") and out.stderr:  # the watcher's report (on the child's stderr)
+        print(out.stderr, file=sys.stderr)
     for line in out.stdout.splitlines():
         if line.startswith("BENCH "):
             return json.loads(line[6:])
