@@ -10,6 +10,11 @@ Binds 127.0.0.1 on a free port and answers ``POST /v1/chat/completions`` (stream
 
 When the queue is empty, ``server.responder(request_json)`` decides (if set), else ``server.default``
 (if set), else the server answers 500 "script exhausted" so a missing script fails loudly.
+
+The memory writer and the chat share the endpoint, and a writer turn may still run when the next
+chat turn starts. A response can be addressed to one of them (``add_text("好的", to="chat")``):
+it is taken only by that caller's requests (``caller(request)``: "writer" when the request offers
+the writer's memory tools, else "chat"), before anything in the shared queue.
 """
 
 from __future__ import annotations
@@ -41,6 +46,16 @@ from llm_payloads import (  # noqa: F401 - re-exported: tests import these from 
 # --------------------------------------------------------------------------------------------------
 # The server
 
+WRITER_TOOLS = frozenset({"create_memory", "read_memories", "update_memory", "delete_memory", "merge_memories",
+                          "hit_memory"})
+CALLERS = ("chat", "writer")
+
+
+def caller(body: dict[str, Any]) -> str:
+    """Who sent a chat request: "writer" (it offers the memory writer's tools) or "chat"."""
+    names = {(tool.get("function") or {}).get("name") for tool in body.get("tools") or []}
+    return "writer" if names & WRITER_TOOLS else "chat"
+
 
 class ScriptedLLMServer:
     """OpenAI-compatible chat endpoint on 127.0.0.1 whose answers are scripted by the test."""
@@ -57,6 +72,7 @@ class ScriptedLLMServer:
         self.headers: list[dict[str, str]] = []  # request headers, parallel to ``requests``
         self.models_requests = 0
         self._queue: deque[Response] = deque()
+        self._addressed: dict[str, deque[Response]] = {name: deque() for name in CALLERS}
         self._lock = threading.Lock()
         self._cond = threading.Condition(self._lock)
         self._stopping = threading.Event()
@@ -106,18 +122,23 @@ class ScriptedLLMServer:
         return f"http://127.0.0.1:{self.port}/v1"
 
     # -- scripting -------------------------------------------------------------------------------
-    def add(self, response: Response) -> None:
+    def add(self, response: Response, *, to: str | None = None) -> None:
+        """Queue ``response`` for the next request, or for the next one of caller ``to``."""
+        if to is not None and to not in CALLERS:
+            raise ValueError(f"to must be one of {CALLERS}, not {to!r}")
         with self._lock:
-            self._queue.append(response)
+            (self._queue if to is None else self._addressed[to]).append(response)
 
-    def add_text(self, reply: str) -> None:
-        self.add(TextResponse(reply))
+    def add_text(self, reply: str, *, to: str | None = None) -> None:
+        self.add(TextResponse(reply), to=to)
 
-    def add_tool_calls(self, calls: Iterable[tuple[str, dict[str, Any]]], text: str = "") -> None:
-        self.add(tool_calls(calls, text))
+    def add_tool_calls(self, calls: Iterable[tuple[str, dict[str, Any]]], text: str = "", *,
+                       to: str | None = None) -> None:
+        self.add(tool_calls(calls, text), to=to)
 
-    def add_error(self, status: int, message: str, *, type: str | None = None, code: str | None = None) -> None:
-        self.add(error(status, message, type=type, code=code))
+    def add_error(self, status: int, message: str, *, type: str | None = None, code: str | None = None,
+                  to: str | None = None) -> None:
+        self.add(error(status, message, type=type, code=code), to=to)
 
     def add_hang(self, seconds: float) -> None:
         self.add(HangResponse(seconds))
@@ -134,11 +155,13 @@ class ScriptedLLMServer:
     def pending(self) -> int:
         """Scripted responses not consumed yet."""
         with self._lock:
-            return len(self._queue)
+            return len(self._queue) + sum(len(queue) for queue in self._addressed.values())
 
     def clear(self) -> None:
         with self._lock:
             self._queue.clear()
+            for queue in self._addressed.values():
+                queue.clear()
 
     # -- inspection ------------------------------------------------------------------------------
     def last_request(self) -> dict[str, Any]:
@@ -175,6 +198,9 @@ class ScriptedLLMServer:
 
     def _next_response(self, body: dict[str, Any]) -> Response:
         with self._lock:
+            mine = self._addressed[caller(body)]
+            if mine:
+                return mine.popleft()
             if self._queue:
                 return self._queue.popleft()
         if self.responder is not None:

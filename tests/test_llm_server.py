@@ -307,3 +307,46 @@ def test_estimate_tokens_grows_with_text():
     assert estimate_tokens("") == 0
     assert estimate_tokens("你好") == 2
     assert estimate_tokens("hello world") < estimate_tokens("hello world, hello world")
+
+
+def test_addressed_responses_go_to_their_caller_whatever_the_order(llm_server, make_llm):
+    @tool
+    def create_memory(content: str, section: str) -> str:
+        """Save a memory (named as the writer's tool)."""
+        return "ok"
+
+    @tool
+    def get_current_time() -> str:
+        """The time (named as a chat tool)."""
+        return "now"
+
+    writer = make_llm().bind_tools([create_memory])
+    chat = make_llm().bind_tools([get_current_time])
+    llm_server.add_text("for the writer", to="writer")
+    llm_server.add_text("for the chat", to="chat")
+    llm_server.add_text("shared")
+    assert llm_server.pending() == 3
+    assert chat.invoke("hi").content == "for the chat"  # not the writer's, though it was queued first
+    assert writer.invoke("turn").content == "for the writer"
+    assert writer.invoke("turn").content == "shared"  # nothing addressed left: the shared queue
+    assert llm_server.pending() == 0
+    with pytest.raises(ValueError):
+        llm_server.add_text("x", to="retriever")
+
+
+def test_the_app_s_own_tool_sets_are_told_apart(tmp_path):
+    from llm_server import caller
+    from sonetto_desktop.agent.companion_tools import build_companion_tools
+    from sonetto_desktop.memory import YamlMemoryManager
+    from sonetto_desktop.memory.writer.tools import make_memory_tools
+    from langchain_core.utils.function_calling import convert_to_openai_tool
+
+    store = YamlMemoryManager(tmp_path / "memory.yaml")
+    try:
+        writer = [convert_to_openai_tool(t) for t in make_memory_tools(store)]
+        chat = [convert_to_openai_tool(t) for t in build_companion_tools(None)]
+    finally:
+        store.close()
+    assert caller({"tools": writer}) == "writer"
+    assert caller({"tools": chat}) == "chat"
+    assert caller({"messages": []}) == "chat"  # no tools (a title, the LLM retriever)
