@@ -100,7 +100,6 @@ class AppServices(StoreLifecycle):
         self._unsubscribe_status: Callable[[], None] | None = None
         self._paused_offline = False
         self._http: Any = None  # httpx.AsyncClient of the models, while the agents run
-        self._model: Callable[..., Any] | None = None
         self.shutdown_steps: list[str] = []
 
     # ── opening ────────────────────────────────────────────────────────
@@ -207,50 +206,62 @@ class AppServices(StoreLifecycle):
     async def start_agents(self, *, chat: bool = True) -> None:
         """Import the agents' modules off the loop (not the LLM stack: see the module docstring), then
         start the writer (paused when the store failed its self-check: a store we cannot read is
-        never written; turns wait in the journal) and the chat engine. ``chat=False`` (the MCP server): recall's model and the writer only, no chat engine and
-        no daily tidy-up pass (the app runs that one). Idempotent."""
+        never written; turns wait in the journal) and the chat engine. ``chat=False`` (the MCP
+        server): recall's model and the writer only, no chat engine and no daily tidy-up pass (the
+        app runs that one). Idempotent."""
         if self._agents_started:
             return
         await self.checked()  # the writer starts paused when the store failed its check
         self._agents_chat = chat
         await import_off_loop(AGENT_MODULES)
-        from .agent.engine import ChatEngine
+        assert self.memory is not None, "AppServices is not open"
+        await self._open_http()
+        recall = await run_blocking(lambda: self.recall)
+        recall.llm = self._model(self.settings)
+        self._start_writer(recall, tidy_up=chat)
+        self._agents_started = True  # the writer runs: a failed chat start must not make a second one
+        if chat:
+            await self._start_chat()
+
+    async def _open_http(self) -> None:
+        """One HTTP connection pool for every model, owned here and closed at shutdown; built in a
+        worker (its TLS context reads the CA bundle: ~0.1 s that the loop would stall for)."""
+        import httpx
+
+        self._http = await run_blocking(httpx.AsyncClient,
+                                        limits=httpx.Limits(max_connections=20, max_keepalive_connections=5))
+
+    def _model(self, settings: Settings, **options: Any) -> LazyModel | None:
+        """The model for ``settings`` over the shared pool, built (importing the LLM stack) where it
+        is first used; None without a configured endpoint."""
         from .agent.llm import build_llm
+
+        if not settings.is_llm_configured:
+            return None
+        key = settings.api_key.strip()
+        register_secret(key)  # hidden from the log before the model exists
+        return LazyModel(lambda: build_llm(settings, http_async_client=self._http, **options), api_key=key)
+
+    def _start_writer(self, recall: Any, *, tidy_up: bool) -> None:
+        """The memory writer (and, for the app, its daily tidy-up pass): running when the store
+        passed its check, else paused; offline (a memory server away), its turns wait in the journal."""
         from .agent.llm_errors import describe_llm_error
         from .memory.writer.hygiene import STATE_FILE, MemoryHygiene
         from .memory.writer.pipeline import MemoryWriter
 
-        assert self.memory is not None, "AppServices is not open"
-        import httpx
-
-        # One HTTP connection pool for every model, owned here and closed at shutdown; built in a worker:
-        # its TLS context reads the CA bundle (~0.1 s that the loop would stall for).
-        self._http = await run_blocking(httpx.AsyncClient,
-                                        limits=httpx.Limits(max_connections=20, max_keepalive_connections=5))
-
-        def model(settings: Settings, **options: Any) -> LazyModel | None:
-            """The model for ``settings``, built (importing the LLM stack) where it is first used."""
-            if not settings.is_llm_configured:
-                return None
-            key = settings.api_key.strip()
-            register_secret(key)  # hidden from the log before the model exists
-            return LazyModel(lambda: build_llm(settings, http_async_client=self._http, **options), api_key=key)
-
-        self._model = model
-        recall = await run_blocking(lambda: self.recall)
-        recall.llm = model(self.settings)
+        assert self.memory is not None
 
         def describe(exc: BaseException, api_key: str) -> str:
             info = describe_llm_error(exc, api_key=api_key)
             return f"{info.zh}（{info.code}）"
 
-        self.writer = MemoryWriter(self.memory.as_actor("agent"), model(self.settings),
+        self.writer = MemoryWriter(self.memory.as_actor("agent"), self._model(self.settings),
                                    journal_path=getattr(self.store, "journal_path", None),  # a server: kept here
                                    events=self._writer_events, retriever=lambda: recall.mechanical,
                                    describe_error=describe, user_name=lambda: self.settings.user_name,
                                    max_tool_calls=self.settings.writer_max_tool_calls,
                                    max_changed=self.settings.writer_max_changed_memories)
-        if chat:
+        if tidy_up:
             self.hygiene = MemoryHygiene(self.writer, self.data_dir / STATE_FILE,
                                          retriever=lambda: recall.mechanical, user_name=lambda: self.settings.user_name)
         if self.store_ok:
@@ -262,9 +273,12 @@ class AppServices(StoreLifecycle):
         status = self.store_status
         if status is not None and not status.online:  # offline: turns wait in the journal
             self._on_store_status(status)
-        if not chat:
-            self._agents_started = True
-            return
+
+    async def _start_chat(self) -> None:
+        """The chat engine, its sessions on the memory server when there is one (falling back to this
+        device's ``sessions.db`` when the server's are unavailable)."""
+        from .agent.engine import ChatEngine
+        from .agent.llm import build_llm
         from .postgres_setup import chat_session_db
 
         def chat_model() -> Any:  # called by the engine at the first turn, on a worker thread
@@ -273,7 +287,6 @@ class AppServices(StoreLifecycle):
         remote = chat_session_db(self.settings, self.store, secrets=lambda: (self.settings.api_key,))
         self.chat = ChatEngine(self.ltm, data_dir=self.data_dir, settings_provider=lambda: self.settings,
                                llm_factory=chat_model, session_db=remote)
-        self._agents_started = True
         try:
             await self.chat.start()
         except Exception:
@@ -333,7 +346,7 @@ class AppServices(StoreLifecycle):
             return
         if self.review is not None:
             self.review.enabled = bool(new.review_mode)
-        if self.chat is not None and self._model is not None:
+        if self.chat is not None:  # the agents run: the models follow the new settings
             self.chat.reload_settings()
             if self.writer is not None:
                 self.writer.set_llm(self._model(new))
