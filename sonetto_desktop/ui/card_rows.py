@@ -87,9 +87,15 @@ def lay_out(ids: list[str], card_of: Callable[[str], Card | None], measure: Meas
         if r >= 0:
             start, starts, sizes = old.starts[r], old.starts[:r], old.sizes[:old.starts[r]]
 
+    # cards only added after the old ones (the wall filling in slices): no old row past the one
+    # flowed again can come back, so the old cards are not even looked up
+    appended = usable and first >= len(old.ids)
+
     def reuse(n: int) -> int:
         """At a row starting at card ``n``: the old rows that begin here and whose cards (with the
         card that broke each) are the same, copied; where the flow goes on (``n`` if none)."""
+        if appended:
+            return n
         if not old_at:
             old_at.update((mid, i) for i, mid in enumerate(old.ids))
         q = old_at.get(ids[n])
