@@ -16,7 +16,9 @@ REPO = Path(__file__).resolve().parent.parent
 REQUIRED_MODULES = ("tiktoken_ext", "tiktoken_ext.openai_public", "sonetto_desktop.resources",
                     # `sonetto mcp`: the MCP SDK, and what uvicorn loads by name for --http
                     "mcp.server.mcpserver", "mcp.server.stdio", "uvicorn.protocols.http.h11_impl",
-                    "uvicorn.lifespan.on")
+                    "uvicorn.lifespan.on",
+                    # the PostgreSQL store and its chat sessions (imported where first used)
+                    "psycopg", "psycopg_pool", "langgraph.checkpoint.postgres.aio")
 
 
 def pyz_modules(executable: str | Path) -> set[str]:

@@ -358,3 +358,17 @@ def test_links_blas_names_blas_and_fortran_runtimes_only(tmp_path):
         (tmp_path / name).write_bytes(b"x")
     assert blas_free_numpy.links_blas(tmp_path) == ["numpy.libs/libgfortran-0400.so.5",
                                                     "numpy.libs/libscipy_openblas64_-32a4.so"]
+
+
+def test_the_bundle_carries_the_postgresql_store():
+    # A bundle's user cannot pip install the PostgreSQL store afterwards: the packaging extra pulls
+    # it in, and the contents check fails a bundle built without it.
+    import tomllib
+
+    import bundle_check
+
+    extras = tomllib.loads((ROOT / "pyproject.toml").read_text(encoding="utf-8"))["project"]["optional-dependencies"]
+    assert "sonetto-desktop[postgres]" in extras["package"]
+    assert {"psycopg", "psycopg_pool", "langgraph.checkpoint.postgres.aio"} <= set(bundle_check.REQUIRED_MODULES)
+    lazily_imported = set(trim.imported_modules(ROOT / "sonetto_desktop"))
+    assert {"psycopg", "psycopg_pool", "langgraph.checkpoint.postgres.aio"} <= lazily_imported
