@@ -3,8 +3,9 @@
 Uses the configured data dir (``SONETTO_DATA_DIR`` wins). Starts the window, tray, wall, writer and
 engine exactly as a normal start does, renders the wall, then runs one health check that needs no
 LLM: the store's self-check, the writer's state, a round trip through the engine's session
-database and one offline recall (which loads the Chinese tokenizer's dictionary). Exit code 0 when everything passed within the time limit, 1 with the reason otherwise
-(2 on a timeout). Used by CI and to smoke-test the packaged executable.
+database and one offline recall (which loads the Chinese tokenizer's dictionary); frozen (the
+bundle), the PostgreSQL driver is loaded too. Exit code 0 when everything passed within the time
+limit, 1 with the reason otherwise (2 on a timeout). Used by CI and to smoke-test the packaged executable.
 """
 
 from __future__ import annotations
@@ -29,6 +30,14 @@ class SelfTestFailure(Exception):
 def _require(condition: bool, reason: str) -> None:
     if not condition:
         raise SelfTestFailure(reason)
+
+
+def postgres_driver() -> int:
+    """The libpq version psycopg loads (raises when the driver or its pool is missing)."""
+    import psycopg
+    import psycopg_pool  # noqa: F401 - the memory server's chat sessions use it
+
+    return psycopg.pq.version()
 
 
 async def _checks(app: SonettoApp, out: TextIO) -> None:
@@ -65,6 +74,8 @@ async def _checks(app: SonettoApp, out: TextIO) -> None:
     probe = await app.services.recall.aretrieve("自检：今天过得怎么样", "mechanical")
     _require(isinstance(probe, list), "offline recall did not answer")
     app.timings["recall_ready"] = (time.perf_counter() - started) * 1000
+    if getattr(sys, "frozen", False):  # the bundle carries the PostgreSQL store: its driver must load
+        print(f"  PostgreSQL driver    libpq {await asyncio.to_thread(postgres_driver)}", file=out)
     print(f"  memories             {stored}", file=out)
     print(f"  writer               {writer.status().en}", file=out)
     print(f"  model configured     {'yes' if app.settings.is_llm_configured else 'no'}", file=out)

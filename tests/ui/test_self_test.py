@@ -65,3 +65,10 @@ def test_sigterm_runs_the_ordered_shutdown_and_exits_cleanly(tmp_path):
     assert proc.returncode == 0, output
     assert "Traceback" not in output, output
     assert (data / "memory.yaml").exists()
+
+
+def test_the_postgresql_driver_check_reports_libpq():
+    # run by the frozen bundle's self-test (CI's smoke check): its PostgreSQL store must load there
+    from sonetto_desktop.ui.self_test import postgres_driver
+
+    assert postgres_driver() >= 100000  # libpq's version number, e.g. 170006 for 17.6
