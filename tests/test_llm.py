@@ -234,13 +234,41 @@ def test_scrub():
 async def test_connection_ok(llm_server):
     llm_server.models = ["test-model", "other"]
     llm_server.add_text("p")
+    llm_server.add_tool_calls([("save_note", {"note": "ok"})])
     result = await test_connection(settings_for(llm_server))
-    assert result.ok and result.code == "ok"
+    assert result.ok and result.code == "ok" and result.tools == "calls" and not result.warning
     assert result.models == ["test-model", "other"]
     assert result.latency_ms is not None and result.latency_ms > 0
-    assert tiny_limit(llm_server.last_request()) == 1
-    assert llm_server.last_messages() == [{"role": "user", "content": "ping"}]
-    assert "test-model" in result.zh
+    ping, probe = llm_server.requests
+    assert tiny_limit(ping) == 1 and ping["messages"] == [{"role": "user", "content": "ping"}]
+    assert [t["function"]["name"] for t in probe["tools"]] == ["save_note"]
+    assert "test-model" in result.zh and "工具" in result.zh
+
+
+async def test_connection_warns_when_the_model_answers_in_words_instead_of_calling_the_tool(llm_server):
+    # A model or server that ignores tools (llama.cpp without --jinja, a model without a tool
+    # template): the chat works, but the memory writer would never write anything.
+    llm_server.add_text("p")
+    llm_server.add_text('<tool_call>{"name": "save_note", "arguments": {"note": "ok"}}</tool_call>')
+    result = await test_connection(settings_for(llm_server))
+    assert result.ok and result.tools == "text" and result.warning
+    assert "不会被写入" in result.zh and "nothing would be remembered" in result.en
+
+
+async def test_connection_warns_when_the_server_refuses_tools(llm_server):
+    llm_server.add_text("p")
+    llm_server.add_error(400, "registry.ollama.ai/library/gemma:2b does not support tools")
+    result = await test_connection(settings_for(llm_server))
+    assert result.ok and result.tools == "refused" and result.warning
+    assert "不支持工具调用" in result.zh and "does not support tool calling" in result.en
+
+
+async def test_connection_that_cannot_check_tools_says_so_without_a_warning(llm_server):
+    llm_server.add_text("p")
+    llm_server.add_error(503, "overloaded")
+    result = await test_connection(settings_for(llm_server))
+    assert result.ok and result.tools == "unknown" and not result.warning
+    assert "未能确认" in result.zh
 
 
 async def test_connection_auth(llm_server):

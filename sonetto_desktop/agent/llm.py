@@ -63,6 +63,12 @@ class ConnectionResult:
     en: str
     models: list[str] = field(default_factory=list)
     latency_ms: float | None = None
+    tools: str = ""  # after a good answer: "calls", "text", "refused" or "unknown" (see _probe_tools)
+
+    @property
+    def warning(self) -> bool:
+        """Connected, but the model cannot call tools: the chat works, memory writing does not."""
+        return self.ok and self.tools in ("text", "refused")
 
 
 def _failure(info: LLMErrorInfo, models: list[str] | None = None) -> ConnectionResult:
@@ -115,8 +121,52 @@ async def _ping(settings: Settings, timeout: float) -> float:
     return (time.perf_counter() - start) * 1000.0
 
 
+# A harmless tool the check asks the model to call: the memory writer works only through tool calls.
+PROBE_TOOL = {
+    "type": "function",
+    "function": {
+        "name": "save_note",
+        "description": "Save a short note.",
+        "parameters": {"type": "object", "properties": {"note": {"type": "string"}}, "required": ["note"]},
+    },
+}
+PROBE_PROMPT = "Call the save_note tool with note \"ok\". Do not answer in words. / 请调用 save_note 工具，note 为 \"ok\"。"
+
+TOOLS_NOTE = {
+    "calls": ("它也会调用工具（记忆写入靠工具调用）。", " It calls tools too (memory writing works through tool calls)."),
+    "text": ("但它没有调用工具，而是用文字回答：Sonetto 写记忆要靠工具调用（function calling），用这个模型时记忆不会被写入。"
+             "请换一个支持工具调用的模型（llama.cpp 的服务需要加 --jinja 启动）。",
+             " But it answered in words instead of calling a tool: Sonetto writes memories through tool calls"
+             " (function calling), so with this model nothing would be remembered. Choose a model that supports"
+             " tool calling (start a llama.cpp server with --jinja)."),
+    "refused": ("但服务拒绝了带工具的请求：这个模型或服务不支持工具调用（function calling），用它时记忆不会被写入。",
+                " But the server refused a request with tools: this model or server does not support tool calling"
+                " (function calling), so with it nothing would be remembered."),
+    "unknown": ("（未能确认它是否支持工具调用。）", " (Whether it supports tool calling could not be checked.)"),
+}
+
+
+async def _probe_tools(settings: Settings, timeout: float) -> str:
+    """How the model takes a tool: "calls" (it called it), "text" (it answered in words: the model
+    or the server ignores tools), "refused" (the server rejects a request with tools: the same
+    request without them was just answered) or "unknown" (another failure)."""
+    import openai
+
+    llm = build_llm(settings, timeout=timeout, max_retries=0)
+    assert llm is not None  # checked by the caller
+    try:
+        reply = await llm.bind_tools([PROBE_TOOL]).ainvoke([("user", PROBE_PROMPT)])
+    except (openai.BadRequestError, openai.UnprocessableEntityError):
+        return "refused"
+    except Exception as exc:  # noqa: BLE001 - the connection itself was fine: say "could not check"
+        log.info("tool-calling check failed: %s", type(exc).__name__)
+        return "unknown"
+    return "calls" if getattr(reply, "tool_calls", None) else "text"
+
+
 async def test_connection(settings: Settings, *, timeout: float | None = None) -> ConnectionResult:
-    """Check that the endpoint answers, the key is accepted and the model exists. Never raises."""
+    """Check that the endpoint answers, the key is accepted, the model exists, and whether it calls
+    tools (which the memory writer needs: a model that does not is a warning). Never raises."""
     if timeout is None:
         timeout = min(settings.request_timeout, TEST_CONNECTION_MAX_TIMEOUT)
     url_problems = [p for p in settings.validate() if p.field == "base_url"]
@@ -150,7 +200,9 @@ async def test_connection(settings: Settings, *, timeout: float | None = None) -
     if missing:
         zh += "（它没有出现在服务的模型列表里，但能正常回答。）"
         en += " (It is not in the server's model list, but it answers.)"
-    return ConnectionResult(True, "ok", zh, en, listed, latency)
+    tools = await _probe_tools(settings, timeout)
+    zh, en = zh + TOOLS_NOTE[tools][0], en + TOOLS_NOTE[tools][1]
+    return ConnectionResult(True, "ok", zh, en, listed, latency, tools)
 
 
 def _unknown_model_result(info: LLMErrorInfo, models: list[str]) -> ConnectionResult:

@@ -276,7 +276,8 @@ class SettingsDialog(QDialog):
             return
         self.last_result = result
         message = result.en if settings.language == "en" else result.zh  # says the latency once
-        self.test_result.setText(("✓ " if result.ok else "✗ ") + message)
+        mark = "⚠ " if result.warning else "✓ " if result.ok else "✗ "  # ⚠: connected, but no tool calls
+        self.test_result.setText(mark + message)
         if result.models:
             current = self.model.currentText()
             self.model.clear()

@@ -84,6 +84,15 @@ async def test_test_connection_reports_success_and_models(dialog, llm_server, wa
     assert d.test_button.isEnabled()
 
 
+async def test_test_connection_warns_that_a_model_without_tool_calls_cannot_write_memories(dialog, llm_server):
+    d = dialog(Settings(base_url=llm_server.base_url, model="test-model", api_key="sk-test"))
+    llm_server.add_text("pong")
+    llm_server.add_text("好的，我记下了：ok")  # words, not a tool call
+    await d.test_connection()
+    assert d.last_result.ok and d.last_result.warning
+    assert d.test_result.text().startswith("⚠") and "记忆不会被写入" in d.test_result.text()
+
+
 async def test_test_connection_explains_a_bad_key(dialog, llm_server):
     d = dialog(Settings(base_url=llm_server.base_url, model="test-model", api_key="sk-wrong"))
     llm_server.add_error(401, "invalid api key")
