@@ -192,6 +192,42 @@ async def test_a_looping_model_is_capped_and_its_turn_held_with_nothing_applied(
     assert "超过 6 次" in writer.status().last_error
 
 
+async def test_tool_calls_written_as_text_keep_the_turn_with_the_reason_until_retried(llm_server, make_llm, store):
+    # A server without a tool parser for its model passes the calls on as words: the turn used to
+    # end as "nothing to remember", and what the person said was lost without a word.
+    llm_server.add_text('<tool_call>\n{"name": "create_memory", "arguments": {"content": "用户喜欢猫", '
+                        '"section": "品味"}}\n</tool_call>')
+    writer = MemoryWriter(store, make_llm(), backoff=FAST)
+    seen = recorder(writer)
+    writer.start()
+    await writer.send_history(TURN)
+    await until(lambda: writer.failed_turns())
+    assert store.count() == 0 and len(llm_server.requests) == 1  # kept at once, not asked 5 times
+    assert [e.kind for e in seen if e.kind in ("failed", "gave_up", "done")] == ["failed", "gave_up"]
+    status = writer.status()
+    assert status.can_retry and "写成了文字" in status.zh and "--jinja" in status.zh
+    script_create(llm_server)  # the person switched to a model that calls tools
+    assert await writer.retry_failed() == 1
+    await until(lambda: writer.pending == 0 and store.count() == 1)
+    assert await writer.stop() is True and writer.failed_turns() == []
+
+
+@pytest.mark.parametrize("text, written", [
+    ('<tool_call>{"name": "create_memory", "arguments": {}}</tool_call>', True),
+    ("<|tool_call|>hit_memory", True),
+    ('create_memory(content="用户喜欢猫", section="品味")', True),
+    ('{"name": "update_memory", "arguments": {"id": "a1"}}', True),
+    ("这一轮没有需要记住的新信息。", False),
+    ("已记录：用户喜欢猫。", False),
+    ("不需要调用 create_memory，用户只是在打招呼。", False),
+    ("", False),
+])
+def test_calls_written_as_text_are_told_from_an_answer(text, written):
+    from sonetto_desktop.memory.writer.text_calls import calls_written_as_text
+
+    assert calls_written_as_text(text) is written
+
+
 # ── item 13: a mass change is held until the person says yes ──────────
 
 
@@ -282,6 +318,12 @@ def test_a_store_or_disk_failure_is_said_as_such_not_as_a_model_error():
     away = StoreOffline("postgresql://host/db", "timeout")
     assert describe_failure(away, "", app_describer) == away.zh
     assert "模型" in describe_failure(ValueError("garbage from the model"), "", app_describer)
+    # the writer's own reasons are said as they are (a held turn once read "check the base URL")
+    from sonetto_desktop.memory.writer.limits import CallsWrittenAsText, TurnHeld
+
+    held = TurnHeld("tool_calls", "模型在一轮里调用工具超过 30 次（可能陷入了循环），本轮没有做任何改动")
+    assert describe_failure(held, "", app_describer) == held.detail
+    assert "写成了文字" in describe_failure(CallsWrittenAsText(), "", app_describer)
 
 
 async def test_a_memory_server_away_is_waited_for_never_given_up_and_looked_at_again_soon(

@@ -36,7 +36,9 @@ from .guard import DEFAULT_MAX_CHANGED, DEFAULT_MAX_TOOL_CALLS, GuardedRun, RunG
 from .resume import CURRENT as CURRENT_RECORDER
 from .resume import REPLAYED, ResumeRun, TurnRecorder, already_applied
 from .status import describe_store_failure
+from .text_calls import calls_written_as_text
 from .index import WriterIndex
+from .limits import CallsWrittenAsText
 from .listing import RetrieverProvider, read_listing
 from .names import resolve_name
 from .prompts import choose_system_prompt, turn_message
@@ -262,4 +264,6 @@ class MemoryConsumer:
                 result.completion_tokens += int(usage.get("output_tokens", 0) or 0)
                 if isinstance(msg.content, str) and msg.content.strip():
                     result.final_text = msg.content.strip()
+        if not result.tool_calls and calls_written_as_text(result.final_text):
+            raise CallsWrittenAsText()  # not "nothing to remember": the turn is kept, retried by hand
         return result

@@ -1,5 +1,6 @@
-"""The writer's limits per turn and the exception of a turn held for crossing one (see ``guard.py``,
-which enforces them). Apart from ``guard`` so the pipeline uses them without importing LangChain."""
+"""The writer's limits per turn and the exceptions of a turn the writer stops for a reason of its own
+(held for crossing a limit, see ``guard.py``; tool calls written as text, see ``text_calls.py``).
+Apart from ``guard`` so the pipeline uses them without importing LangChain."""
 
 from __future__ import annotations
 
@@ -7,10 +8,27 @@ DEFAULT_MAX_TOOL_CALLS = 30
 DEFAULT_MAX_CHANGED = 15
 
 
-class TurnHeld(Exception):
+class TurnProblem(Exception):
+    """The writer stopped a turn for a reason of its own, not the model server's or the disk's:
+    ``detail`` says it to the person (a turn kept in the failed list, retried by hand)."""
+
+    def __init__(self, detail: str) -> None:
+        self.detail = detail
+        super().__init__(detail)
+
+
+class TurnHeld(TurnProblem):
     """A run crossed a limit; what it wrote was undone. ``reason``: ``tool_calls`` or ``mass_change``."""
 
     def __init__(self, reason: str, detail: str) -> None:
         self.reason = reason
-        self.detail = detail
         super().__init__(detail)
+
+
+class CallsWrittenAsText(TurnProblem):
+    """The model wrote its tool calls as text instead of calling the tools (the server does not turn
+    them into tool calls): nothing was written, and the same model would do the same again."""
+
+    def __init__(self) -> None:
+        super().__init__("模型把工具调用写成了文字，没有真正调用工具，所以什么也没记下：请换一个支持工具调用"
+                         "（function calling）的模型（llama.cpp 的服务需要加 --jinja 启动），再重试")

@@ -9,6 +9,7 @@ from dataclasses import dataclass
 from typing import Callable
 
 from ..errors import StoreOffline, StoreReadOnly, StoreWriteFailed, causes, describe_os_error, scrub
+from .limits import TurnProblem
 
 log = logging.getLogger(__name__)
 
@@ -127,6 +128,8 @@ def describe_failure(exc: BaseException, api_key: str = "", describe: ErrorDescr
     store = describe_store_failure(exc)
     if store is not None:
         return scrub(store, [api_key])
+    if isinstance(exc, TurnProblem):  # the writer's own reason (a held turn, calls written as text)
+        return scrub(exc.detail, [api_key])
     if describe is not None:
         try:
             return scrub(describe(exc, api_key), [api_key])

@@ -7,8 +7,9 @@ instance may die). Each attempt resumes from the entry's recorded progress (``re
 failed attempt was taken back by the consumer, which keeps only the model's first reply for the
 next one (``TurnRecorder.after_rollback``). Then:
 
-- a held turn (``guard.TurnHeld``: too many tool calls or memories changed) goes to the failed list
-  at once, nothing of it applied, until the person retries it;
+- a held turn (``guard.TurnHeld``: too many tool calls or memories changed) or one whose tool calls
+  the model wrote as text (``text_calls.py``) goes to the failed list at once, nothing of it
+  applied, until the person retries it;
 - a failure of the disk (full, read-only: ``status.storage_failure``) is retried with backoff for
   as long as it takes, never given up (the status says why and when the next try is: ``retry_at``);
 - any other failure is retried with backoff, up to ``max_attempts``, then kept in the failed list.
@@ -27,7 +28,7 @@ from ...aio import imports_settled, run_blocking
 from ..errors import api_key_of, scrub
 from ..lazy_model import resolve
 from .journal import JournalEntry
-from .limits import TurnHeld
+from .limits import TurnHeld, TurnProblem
 from .status import describe_failure, server_away, storage_failure
 
 if TYPE_CHECKING:  # LangChain's agent: imported by ``_get_consumer``, on a worker thread
@@ -250,7 +251,9 @@ class TurnWorker:
                 self._last_error = message
                 self._emit("failed", entry, message, attempt=entry.attempts)
                 disk = storage_failure(exc)
-                if isinstance(exc, TurnHeld) or (entry.attempts >= self.max_attempts and not disk):
+                # held, or calls written as text (trying the same model again would do the same): kept
+                # in the failed list at once, for the person to retry
+                if isinstance(exc, TurnProblem) or (entry.attempts >= self.max_attempts and not disk):
                     entry.held = exc.reason if isinstance(exc, TurnHeld) else None
                     await self._journal(self.journal.move_to_failed, entry)
                     self._entries.pop(key, None)
