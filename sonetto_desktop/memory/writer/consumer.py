@@ -36,12 +36,12 @@ from .guard import DEFAULT_MAX_CHANGED, DEFAULT_MAX_TOOL_CALLS, GuardedRun, RunG
 from .resume import CURRENT as CURRENT_RECORDER
 from .resume import REPLAYED, ResumeRun, TurnRecorder, already_applied
 from .status import describe_store_failure
-from .text_calls import calls_written_as_text
 from .index import WriterIndex
 from .limits import CallsWrittenAsText
 from .listing import RetrieverProvider, read_listing
 from .names import resolve_name
 from .prompts import choose_system_prompt, turn_message
+from .text_calls import calls_written_as_text
 from .tools import CONTEXT_KEY, ToolContext, make_memory_tools
 from .turns import format_turn, normalize_turn, turn_query_text
 
