@@ -343,3 +343,22 @@ async def test_connection_retries_without_max_tokens_on_400(llm_server):
     assert result.ok
     assert tiny_limit(llm_server.requests[0]) == 1
     assert tiny_limit(llm_server.requests[1]) is None
+
+
+def test_a_connection_check_imports_and_makes_tls_contexts_off_the_loop(llm_server):
+    # The settings dialog runs it on the UI's loop: the first check imported the OpenAI client and
+    # LangChain there (a 0.7 s freeze in a fresh process) and made two TLS contexts.
+    import json
+    import subprocess
+    import sys
+    from pathlib import Path
+
+    llm_server.add_text("pong")
+    llm_server.add_tool_calls([("save_note", {"note": "ok"})])
+    child = Path(__file__).with_name("connection_check_child.py")
+    done = subprocess.run([sys.executable, str(child), llm_server.base_url], capture_output=True, text=True,
+                          timeout=60)
+    assert done.returncode == 0, done.stderr
+    out = json.loads(done.stdout.strip().splitlines()[-1])
+    assert out["ok"] is True and out["tools"] == "calls"
+    assert set(out["loop_thread_work"]) <= {"concurrent.futures.thread", "queue", "_queue"}, out["loop_thread_work"]

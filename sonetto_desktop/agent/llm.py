@@ -12,6 +12,7 @@ from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
 from sonetto_desktop.agent.llm_errors import LLMErrorInfo, describe_llm_error, error_info
+from sonetto_desktop.aio import import_off_loop, run_blocking
 from sonetto_desktop.redaction import register_secret
 from sonetto_desktop.config.settings import Settings, load_settings
 
@@ -23,6 +24,13 @@ log = logging.getLogger(__name__)
 # Local servers (Ollama, LM Studio, llama.cpp) ignore the key, but the OpenAI client insists on one.
 LOCAL_DUMMY_KEY = "not-needed"
 TEST_CONNECTION_MAX_TIMEOUT = 20.0
+# What a connection test needs, imported off the loop: the clients, and what they import lazily on
+# their first request (the model listing, anyio's streams for httpx, LangChain's tracing).
+CONNECTION_MODULES = ("httpx", "openai", "langchain_openai", "openai.resources.models", "openai.pagination",
+                      "anyio.abc", "anyio.streams.memory", "anyio.streams.stapled", "anyio.streams.tls",
+                      "anyio._core._sockets", "anyio._core._streams", "langchain_core.tracers.context",
+                      "langchain_core.tracers.langchain", "langchain_core.tracers.stdout",
+                      "langchain_core.tracers.run_collector", "langchain_core.messages.block_translators.langchain_v0")
 
 
 def build_llm(
@@ -80,10 +88,11 @@ def _model_listed(model: str, models: list[str]) -> bool:
     return model in models or f"{model}:latest" in models
 
 
-async def _list_models(settings: Settings, timeout: float) -> list[str] | None:
+async def _list_models(settings: Settings, timeout: float, http: Any) -> list[str] | None:
     """Model ids from GET /models, or ``None`` when the server does not offer the list.
 
     Connection, timeout and authentication errors propagate: they answer the test already.
+    ``http``: the caller's ``httpx.AsyncClient`` (the caller closes it).
     """
     import openai
 
@@ -92,6 +101,7 @@ async def _list_models(settings: Settings, timeout: float) -> list[str] | None:
         api_key=settings.api_key.strip() or LOCAL_DUMMY_KEY,
         timeout=timeout,
         max_retries=0,
+        http_client=http,
     )
     try:
         page = await client.models.list()
@@ -101,16 +111,21 @@ async def _list_models(settings: Settings, timeout: float) -> list[str] | None:
     except (openai.APIError, ValueError, TypeError) as exc:
         log.info("Model listing not available: %s", type(exc).__name__)
         return None
-    finally:
-        await client.close()
 
 
-async def _ping(settings: Settings, timeout: float) -> float:
+async def _built(settings: Settings, timeout: float, http: Any) -> ChatOpenAI:
+    """A model for one check, made in a worker (ChatOpenAI also makes a sync client, whose TLS
+    context reads the CA bundle)."""
+    llm = await run_blocking(build_llm, settings, timeout=timeout, max_retries=0, http_async_client=http)
+    assert llm is not None  # checked by the caller
+    return llm
+
+
+async def _ping(settings: Settings, timeout: float, http: Any = None) -> float:
     """One tiny chat completion; returns its round trip in milliseconds."""
     import openai
 
-    llm = build_llm(settings, timeout=timeout, max_retries=0)
-    assert llm is not None  # checked by the caller
+    llm = await _built(settings, timeout, http)
     start = time.perf_counter()
     try:
         await llm.ainvoke("ping", max_tokens=1)
@@ -146,16 +161,15 @@ TOOLS_NOTE = {
 }
 
 
-async def _probe_tools(settings: Settings, timeout: float) -> str:
+async def _probe_tools(settings: Settings, timeout: float, http: Any = None) -> str:
     """How the model takes a tool: "calls" (it called it), "text" (it answered in words: the model
     or the server ignores tools), "refused" (the server rejects a request with tools: the same
     request without them was just answered) or "unknown" (another failure)."""
     import openai
 
-    llm = build_llm(settings, timeout=timeout, max_retries=0)
-    assert llm is not None  # checked by the caller
+    llm = (await _built(settings, timeout, http)).bind_tools([PROBE_TOOL])
     try:
-        reply = await llm.bind_tools([PROBE_TOOL]).ainvoke([("user", PROBE_PROMPT)])
+        reply = await llm.ainvoke([("user", PROBE_PROMPT)])
     except (openai.BadRequestError, openai.UnprocessableEntityError):
         return "refused"
     except Exception as exc:  # noqa: BLE001 - the connection itself was fine: say "could not check"
@@ -166,7 +180,10 @@ async def _probe_tools(settings: Settings, timeout: float) -> str:
 
 async def test_connection(settings: Settings, *, timeout: float | None = None) -> ConnectionResult:
     """Check that the endpoint answers, the key is accepted, the model exists, and whether it calls
-    tools (which the memory writer needs: a model that does not is a warning). Never raises."""
+    tools (which the memory writer needs: a model that does not is a warning). Never raises.
+
+    Called on the UI's loop: the OpenAI client and LangChain are imported, and the HTTP client (whose
+    TLS context reads the CA bundle) is made, in a worker thread; that client is closed at the end."""
     if timeout is None:
         timeout = min(settings.request_timeout, TEST_CONNECTION_MAX_TIMEOUT)
     url_problems = [p for p in settings.validate() if p.field == "base_url"]
@@ -175,17 +192,28 @@ async def test_connection(settings: Settings, *, timeout: float | None = None) -
     if not settings.is_llm_configured:
         return _failure(describe_llm_error(None))
 
-    model = settings.model.strip()
     register_secret(settings.api_key)  # a key being tried is hidden from the log as well
+    await import_off_loop(CONNECTION_MODULES)  # ~0.7 s the first time: the dialog would freeze
+    import httpx
+
+    http = await run_blocking(httpx.AsyncClient)
     try:
-        models = await _list_models(settings, timeout)
+        return await _check(settings, timeout, http)
+    finally:
+        await http.aclose()
+
+
+async def _check(settings: Settings, timeout: float, http: Any) -> ConnectionResult:
+    model = settings.model.strip()
+    try:
+        models = await _list_models(settings, timeout, http)
     except Exception as exc:  # noqa: BLE001 - every failure becomes a result
         return _failure(describe_llm_error(exc, api_key=settings.api_key, model=model))
 
     listed = models or []
     missing = models is not None and len(models) > 0 and not _model_listed(model, models)
     try:
-        latency = await _ping(settings, timeout)
+        latency = await _ping(settings, timeout, http)
     except Exception as exc:  # noqa: BLE001
         info = describe_llm_error(exc, api_key=settings.api_key, model=model)
         if missing and info.code in ("unknown_model", "bad_response", "server"):
@@ -200,7 +228,7 @@ async def test_connection(settings: Settings, *, timeout: float | None = None) -
     if missing:
         zh += "（它没有出现在服务的模型列表里，但能正常回答。）"
         en += " (It is not in the server's model list, but it answers.)"
-    tools = await _probe_tools(settings, timeout)
+    tools = await _probe_tools(settings, timeout, http)
     zh, en = zh + TOOLS_NOTE[tools][0], en + TOOLS_NOTE[tools][1]
     return ConnectionResult(True, "ok", zh, en, listed, latency, tools)
 
