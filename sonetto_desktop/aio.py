@@ -30,17 +30,23 @@ async def run_blocking(fn: Callable[..., T], /, *args: Any, **kwargs: Any) -> T:
     return await asyncio.to_thread(fn, *args, **kwargs)
 
 
-async def import_off_loop(names: tuple[str, ...]) -> None:
-    """Import ``names`` in a worker thread (a no-op for modules already imported)."""
-    await run_blocking(_import_all, names)
+async def import_off_loop(names: tuple[str, ...], optional: tuple[str, ...] = ()) -> None:
+    """Import ``names`` in a worker thread (a no-op for modules already imported), then ``optional``
+    ones, skipping any that do not exist (a library's private modules, which a later release may move)."""
+    await run_blocking(_import_all, names, optional)
 
 
-def _import_all(names: tuple[str, ...]) -> None:
+def _import_all(names: tuple[str, ...], optional: tuple[str, ...] = ()) -> None:
     import importlib
 
     with imports_settled():
         for name in names:
             importlib.import_module(name)
+        for name in optional:
+            try:
+                importlib.import_module(name)
+            except ImportError:
+                pass
 
 
 @contextlib.contextmanager

@@ -68,9 +68,12 @@ async def main(base_url: str, data_dir: str) -> None:
     out["hygiene"] = report.skipped if report is not None else None
     await asyncio.sleep(0.2)  # the writer and the tidy-up scheduler run their first steps
     out["idle_loaded"] = loaded()
+    on_loop.seen, on_loop.on = [], True  # the first turn: nothing of the LLM stack imported on the loop
     await services.chat.prepare()  # the person starts typing: the turn's modules are imported now
     out["prepared_loaded"] = loaded()
     events = [event async for event in services.chat.send(first.id, "汤圆今天学会了开门")]
+    on_loop.on = False
+    out["turn_loop_imports"] = on_loop.seen
     out["events"] = [event.kind for event in events]
     out["reply"] = events[-1].text
     out["after_send_loaded"] = loaded()

@@ -31,6 +31,10 @@ def test_an_idle_app_with_an_endpoint_never_imports_the_llm_stack_until_the_firs
     assert out["idle_loaded"] == []
     assert {"langchain_core", "langgraph", "openai", "langchain_openai"} <= set(out["prepared_loaded"])
     assert out["events"][0] == "memories" and out["events"][-1] == "done"
+    # what the clients import lazily on a first request (LangChain's tracing, anyio's streams) too
+    third_party = [n for n in out["turn_loop_imports"] if n.split(".")[0] in ("langchain_core", "langchain",
+                   "langgraph", "openai", "langchain_openai", "httpx", "httpcore", "anyio")]
+    assert third_party == [], third_party
     assert out["reply"] == "汤圆真聪明！"
     assert {"langchain_core", "langgraph", "openai", "langchain_openai"} <= set(out["after_send_loaded"])
     assert out["memories"] == 2 and out["writer_error"] is None  # the writer imported its agent and wrote

@@ -56,6 +56,7 @@ from .deadlines import DEFAULT_FIRST_TOKEN_TIMEOUT, DEFAULT_IDLE_TIMEOUT
 from .session_db import SessionDatabase
 from .sessions import SessionNotFound
 from .temporary_sessions import TemporarySessionStore
+from .llm import FIRST_REQUEST_MODULES
 from .turn_runner import PREPARE_MODULES, TurnRunner
 
 if TYPE_CHECKING:  # the LLM stack: imported by the first turn, on a worker thread (TURN_MODULES)
@@ -184,7 +185,7 @@ class ChatEngine(TurnRunner):
         stays low). Once; a failure is logged and left to the turn, which imports again."""
         if self._preparing is not None or not self.configured:
             return
-        self._preparing = asyncio.ensure_future(import_off_loop(PREPARE_MODULES))
+        self._preparing = asyncio.ensure_future(import_off_loop(PREPARE_MODULES, optional=FIRST_REQUEST_MODULES))
         try:
             await asyncio.shield(self._preparing)  # closing the controller stops waiting, not the import
         except Exception:  # the turn imports them again and says what failed

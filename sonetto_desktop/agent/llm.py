@@ -12,7 +12,7 @@ from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
 from sonetto_desktop.agent.llm_errors import LLMErrorInfo, describe_llm_error, error_info
-from sonetto_desktop.aio import imports_settled, run_blocking
+from sonetto_desktop.aio import import_off_loop, run_blocking
 from sonetto_desktop.redaction import register_secret
 from sonetto_desktop.config.settings import Settings, load_settings
 
@@ -25,28 +25,15 @@ log = logging.getLogger(__name__)
 LOCAL_DUMMY_KEY = "not-needed"
 TEST_CONNECTION_MAX_TIMEOUT = 20.0
 # What a connection test needs, imported off the loop (the settings dialog would freeze ~0.7 s), and
-# what those clients import lazily on a first request (the model listing, anyio's streams for httpx,
-# LangChain's tracing): private names that may move in a later release, so imported if they exist.
+# what the clients import lazily on a first request, a connection test's or a chat turn's (the model
+# listing, anyio's streams for httpx, LangChain's tracing): private names that may move in a later
+# release, so imported only if they exist.
 CONNECTION_MODULES = ("httpx", "openai", "langchain_openai")
 FIRST_REQUEST_MODULES = ("openai.resources.models", "openai.pagination", "anyio.abc", "anyio.streams.memory",
                          "anyio.streams.stapled", "anyio.streams.tls", "anyio._core._sockets", "anyio._core._streams",
                          "langchain_core.tracers.context", "langchain_core.tracers.langchain",
                          "langchain_core.tracers.stdout", "langchain_core.tracers.run_collector",
                          "langchain_core.messages.block_translators.langchain_v0")
-
-
-def _import_for_check() -> None:
-    """In a worker: the modules a connection check needs, then the ones it would import lazily."""
-    import importlib
-
-    with imports_settled():
-        for name in CONNECTION_MODULES:
-            importlib.import_module(name)
-        for name in FIRST_REQUEST_MODULES:
-            try:
-                importlib.import_module(name)
-            except ImportError:
-                log.debug("no module %s to import ahead of a connection check", name)
 
 
 def build_llm(
@@ -209,7 +196,7 @@ async def test_connection(settings: Settings, *, timeout: float | None = None) -
         return _failure(describe_llm_error(None))
 
     register_secret(settings.api_key)  # a key being tried is hidden from the log as well
-    await run_blocking(_import_for_check)
+    await import_off_loop(CONNECTION_MODULES, optional=FIRST_REQUEST_MODULES)
     import httpx
 
     http = await run_blocking(httpx.AsyncClient)

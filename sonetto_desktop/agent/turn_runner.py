@@ -14,6 +14,7 @@ from typing import TYPE_CHECKING, Any, AsyncIterator, Callable
 from ..aio import import_off_loop
 from ..memory.unicode_text import storable
 from .chat_events import ChatEvent, input_error, storage_error
+from .llm import FIRST_REQUEST_MODULES
 from .storage_errors import storage_problem
 from .turn_rewind import rewind
 
@@ -86,7 +87,8 @@ class TurnRunner:
         *, replace_turn: str = "",
     ) -> None:
         try:
-            await import_off_loop(TURN_MODULES)  # the first turn: ~100 MB of modules, off the loop
+            # the first turn: ~100 MB of modules, off the loop, with what the clients import lazily
+            await import_off_loop(TURN_MODULES, optional=FIRST_REQUEST_MODULES)
         except asyncio.CancelledError:
             emit(_cancelled(turn_id))
             emit(None)
