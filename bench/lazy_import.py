@@ -40,7 +40,7 @@ def _import_stack() -> None:
 
 async def main() -> None:
     import sonetto_desktop.services  # noqa: F401 - what the app has imported before the first message
-    from sonetto_desktop.services import AGENT_MODULES
+    from sonetto_desktop.agent_lifecycle import AGENT_MODULES
 
     for name in AGENT_MODULES:
         importlib.import_module(name)
