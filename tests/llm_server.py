@@ -27,6 +27,8 @@ from collections.abc import Callable, Iterable, Sequence
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from typing import Any
 
+from sonetto_desktop.memory.writer.text_calls import WRITER_TOOLS
+
 from llm_payloads import (  # noqa: F401 - re-exported: tests import these from llm_server
     ErrorResponse,
     GarbageResponse,
@@ -46,15 +48,13 @@ from llm_payloads import (  # noqa: F401 - re-exported: tests import these from 
 # --------------------------------------------------------------------------------------------------
 # The server
 
-WRITER_TOOLS = frozenset({"create_memory", "read_memories", "update_memory", "delete_memory", "merge_memories",
-                          "hit_memory"})
 CALLERS = ("chat", "writer")
 
 
 def caller(body: dict[str, Any]) -> str:
     """Who sent a chat request: "writer" (it offers the memory writer's tools) or "chat"."""
     names = {(tool.get("function") or {}).get("name") for tool in body.get("tools") or []}
-    return "writer" if names & WRITER_TOOLS else "chat"
+    return "writer" if names & set(WRITER_TOOLS) else "chat"
 
 
 class ScriptedLLMServer:
