@@ -230,7 +230,9 @@ async def test_restart_after_a_timed_out_stop_writes_the_leftover_turn(llm_serve
     ltm = MemoryWriter(store, make_llm(timeout=60), backoff=FAST)
     ltm.start()
     turn_id = await ltm.send_history(TURN)
-    await until(lambda: ltm.busy)
+    # stopped while the model call hangs: the request has reached the server (busy alone is not
+    # enough: the turn's prompt may still be in the making, and the restart would take the hang)
+    await until(lambda: ltm.busy and llm_server.requests)
     assert await ltm.stop(timeout=0.2) is False
     seen = recorder(ltm)
     script_create(llm_server)
