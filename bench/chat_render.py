@@ -19,8 +19,8 @@ os.environ.setdefault("QT_QPA_PLATFORM", "offscreen")
 
 from PySide6.QtWidgets import QApplication
 
-from sonetto_desktop.ui import markdown_render
-from sonetto_desktop.ui.message_bubble import MessageBubble
+from sonetto_desktop.ui.chat import markdown_render
+from sonetto_desktop.ui.chat.message_bubble import MessageBubble
 
 NORMAL = "这是一段**正常**的回复，带有[链接](https://example.com)和`代码`。\n\n- 一项\n- 两项\n\n"
 CASES = {

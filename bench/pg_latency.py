@@ -20,7 +20,7 @@ import time
 from pathlib import Path
 
 from sonetto_desktop.memory import MemoryItem, SqliteMemoryManager
-from sonetto_desktop.memory.postgres_store import PostgresMemoryManager
+from sonetto_desktop.memory.stores.postgres.store import PostgresMemoryManager
 from sonetto_desktop.memory.retrieval.mechanical import MechanicalRetriever
 
 ROOT = Path(__file__).resolve().parent.parent

@@ -30,7 +30,7 @@ import yaml
 
 from bench.recall_baselines import BigramBaseline, JiebaBaseline
 from sonetto_desktop.memory import MemoryItem, SqliteMemoryManager, YamlMemoryManager
-from sonetto_desktop.memory.base import BaseMemoryManager
+from sonetto_desktop.memory.stores.base import BaseMemoryManager
 from sonetto_desktop.memory.retrieval.mechanical import MechanicalRetriever
 from sonetto_desktop.memory.retrieval.tokenize import warm_up
 

@@ -35,7 +35,7 @@ for extra in (ROOT, ROOT / "tests"):  # the scripted server lives with the tests
 from bench.recall import QueryCase, fill_store, load_dataset, p95, summarize  # noqa: E402
 from sonetto_desktop.memory.item import MemoryItem  # noqa: E402
 from sonetto_desktop.memory.retrieval import MechanicalRetriever, MemoryRecall, RetrievalMode  # noqa: E402
-from sonetto_desktop.memory.sqlite_store import SqliteMemoryManager  # noqa: E402
+from sonetto_desktop.memory.stores.sqlite import SqliteMemoryManager  # noqa: E402
 
 DEFAULT_DATASET = ROOT.parent / "shared" / "benchmarks" / "retrieval-zh-dev.yaml"
 QUERIES = [

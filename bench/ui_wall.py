@@ -29,9 +29,9 @@ from PySide6 import __version__ as pyside_version
 from PySide6.QtWidgets import QApplication
 
 from sonetto_desktop.memory import MemoryItem, YamlMemoryManager
-from sonetto_desktop.ui.cards import Card, CardIndex, read_cards
+from sonetto_desktop.ui.wall.cards import Card, CardIndex, read_cards
 from sonetto_desktop.ui.memory_service import MemoryService
-from sonetto_desktop.ui.memory_wall import MemoryWall
+from sonetto_desktop.ui.wall.memory_wall import MemoryWall
 
 WORDS = "喜欢 讨厌 咖啡 绿茶 周末 爬山 猫 狗 工作 项目 Rust Python 电影 音乐 乐队 妈妈 朋友 北京 上海 跑步 早起 熬夜 火锅 旅行".split()
 

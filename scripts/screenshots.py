@@ -64,7 +64,7 @@ async def _shoot(qapp) -> None:
     from llm_server import ScriptedLLMServer, TextResponse
 
     from sonetto_desktop.config.settings import Settings
-    from sonetto_desktop.ui.history_dialog import HistoryDialog
+    from sonetto_desktop.ui.dialogs.history import HistoryDialog
     from sonetto_desktop.ui.shell import SonettoApp
 
     OUT.mkdir(parents=True, exist_ok=True)

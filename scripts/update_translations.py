@@ -33,7 +33,7 @@ def _tool(name: str) -> str:
 
 
 def main() -> int:
-    sources = sorted(str(p.relative_to(ROOT)) for p in (ROOT / "sonetto_desktop" / "ui").glob("*.py"))
+    sources = sorted(str(p.relative_to(ROOT)) for p in (ROOT / "sonetto_desktop" / "ui").rglob("*.py"))
     subprocess.run([_tool("lupdate"), *sources, "-no-obsolete", "-source-language", "zh_CN",
                     "-target-language", "en", "-ts", str(TS.relative_to(ROOT))], cwd=ROOT, check=True)
     english: dict[str, dict[str, str]] = yaml.safe_load(STRINGS.read_text(encoding="utf-8")) or {}

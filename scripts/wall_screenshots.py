@@ -56,7 +56,7 @@ async def _shoot(qapp) -> None:
     from PySide6.QtCore import QPoint
 
     from sonetto_desktop.ui.memory_service import MemoryService
-    from sonetto_desktop.ui.memory_wall import MemoryWall
+    from sonetto_desktop.ui.wall.memory_wall import MemoryWall
     from sonetto_desktop.ui.theme import stylesheet
 
     OUT.mkdir(parents=True, exist_ok=True)

@@ -14,7 +14,7 @@ from typing import Any
 
 from .config.secrets import POSTGRES_PASSWORD, load_secret
 from .config.settings import Settings
-from .memory.pg_location import PgLocation, PgLocationError, default_device_name
+from .memory.stores.postgres.location import PgLocation, PgLocationError, default_device_name
 
 
 def location_of(settings: Settings, *, password: str | None = None) -> PgLocation:
@@ -31,7 +31,7 @@ def device_of(settings: Settings) -> str:
 
 def open_settings_store(data_dir: str | Path, settings: Settings) -> tuple[Any, Any]:
     """(store, migration report or None): see ``memory.pg_migrate.open_postgres_store``."""
-    from .memory.pg_migrate import open_postgres_store
+    from .memory.stores.postgres.migrate import open_postgres_store
 
     return open_postgres_store(data_dir, location_of(settings), device=device_of(settings))
 

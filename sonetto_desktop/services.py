@@ -28,14 +28,14 @@ from .aio import run_blocking
 from .agent_lifecycle import AgentLifecycle
 from .store_lifecycle import StoreLifecycle
 from .config.settings import Settings, load_settings
-from .memory.base import BaseMemoryManager, SelfCheckReport
+from .memory.stores.base import BaseMemoryManager, SelfCheckReport
 from .memory.changes import USER, MemoryChange
 from .memory.events import EventFeed
-from .memory.migrate import MigrationProblem, MigrationReport
+from .memory.stores.migrate import MigrationProblem, MigrationReport
 from .memory.forget import ForgetResult, forget_turn
 from .memory.review import ReviewInbox
 from .memory.operations import MemoryOperations
-from .memory.watch import StoreWatcher
+from .memory.stores.watch import StoreWatcher
 
 if TYPE_CHECKING:  # imported by start_agents(), never by open()
     from .agent.engine import ChatEngine
@@ -226,7 +226,7 @@ class AppServices(StoreLifecycle, AgentLifecycle):
         agents = self._agents_started
         await self._stop_agents()
         if fallback.store_backend == "postgres" and self.settings.store_backend != "postgres":
-            from .memory.pg_migrate import copy_back
+            from .memory.stores.postgres.migrate import copy_back
 
             try:  # a device leaving the server takes the memories with it (the server keeps them)
                 await run_blocking(copy_back, self.store, self.data_dir, self.settings.store_backend)

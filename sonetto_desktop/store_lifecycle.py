@@ -12,15 +12,15 @@ import asyncio
 import logging
 
 from .aio import run_blocking
-from .memory.base import BaseMemoryManager
+from .memory.stores.base import BaseMemoryManager
 from .memory.dont_remember import FILE_NAME as DONT_REMEMBER_FILE
 from .memory.dont_remember import DontRememberList
 from .memory.errors import MemoryError_
-from .memory.migrate import open_store, open_store_file
+from .memory.stores.migrate import open_store, open_store_file
 from .memory.operations import MemoryOperations
 from .memory.review import FILE_NAME as REVIEW_FILE
 from .memory.review import ReviewInbox
-from .memory.watch import StoreWatcher
+from .memory.stores.watch import StoreWatcher
 
 log = logging.getLogger(__name__)
 

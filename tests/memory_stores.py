@@ -24,7 +24,7 @@ def store_path(kind: str, folder: Path) -> Path:
 def open_store(kind: str, folder: Path) -> BaseMemoryManager:
     if kind == "postgres":
         from pg_fixtures import URL_ENV, schema_for
-        from sonetto_desktop.memory.postgres_store import PostgresMemoryManager
+        from sonetto_desktop.memory.stores.postgres.store import PostgresMemoryManager
 
         return PostgresMemoryManager(os.environ[URL_ENV], schema=schema_for(folder), device=f"dev-{os.getpid()}")
     path = store_path(kind, folder)

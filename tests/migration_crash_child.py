@@ -14,7 +14,7 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
-from sonetto_desktop.memory.migrate import open_store
+from sonetto_desktop.memory.stores.migrate import open_store
 
 
 def main() -> None:

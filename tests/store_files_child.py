@@ -27,8 +27,8 @@ def main() -> int:
         import asyncio
         import importlib
 
-        for name in ("platformdirs", "sonetto_desktop.memory.sqlite_store", "sonetto_desktop.memory.yaml_store",
-                     "sonetto_desktop.memory.migrate", "sonetto_desktop.config.secrets", "encodings.idna", "concurrent.futures.thread"):
+        for name in ("platformdirs", "sonetto_desktop.memory.stores.sqlite", "sonetto_desktop.memory.stores.yaml.store",
+                     "sonetto_desktop.memory.stores.migrate", "sonetto_desktop.config.secrets", "encodings.idna", "concurrent.futures.thread"):
             importlib.import_module(name)
         asyncio.run(asyncio.sleep(0))
         os.setgid(int(uid))

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from sonetto_desktop.memory.import_preview import NEW, NEW_ID, SKIPPED, preview_import
 from sonetto_desktop.memory.item import MemoryItem
-from sonetto_desktop.memory.yaml_store import YamlMemoryManager
+from sonetto_desktop.memory.stores.yaml.store import YamlMemoryManager
 
 
 def test_preview_matches_what_the_import_does(tmp_path):

@@ -12,8 +12,8 @@ import pytest
 from sonetto_desktop.memory.item import MemoryItem
 from sonetto_desktop.memory.retrieval import LLMRetriever, RecallFailed
 from sonetto_desktop.memory.retrieval.llm_prompt import FIND_RELATED_MEMORY, MAX_QUERY_CHARS
-from sonetto_desktop.memory.sqlite_store import SqliteMemoryManager
-from sonetto_desktop.memory.yaml_store import YamlMemoryManager
+from sonetto_desktop.memory.stores.sqlite import SqliteMemoryManager
+from sonetto_desktop.memory.stores.yaml.store import YamlMemoryManager
 
 NOW = datetime(2026, 12, 2, 9, 30)  # a Wednesday
 NUMBERED = re.compile(r"^\[(\d+)\] \((.+?)\) (.*) ｜日期 (\S+) ｜引用 (\d+) 次$")

@@ -5,7 +5,7 @@ from __future__ import annotations
 import pytest
 
 from sonetto_desktop.memory import SqliteMemoryManager, YamlMemoryManager
-from sonetto_desktop.memory.migrate import MigrationError, migrate_store
+from sonetto_desktop.memory.stores.migrate import MigrationError, migrate_store
 
 
 def _fill(mm):
@@ -77,7 +77,7 @@ def test_migration_publishes_one_change(tmp_path):
 
 
 def test_open_store_migrates_on_a_backend_switch_and_back(tmp_path):
-    from sonetto_desktop.memory.migrate import open_store
+    from sonetto_desktop.memory.stores.migrate import open_store
 
     yaml_mm, report = open_store(tmp_path, "yaml")
     assert report is None
@@ -105,7 +105,7 @@ def test_open_store_migrates_on_a_backend_switch_and_back(tmp_path):
 def test_open_store_leaves_a_corrupt_old_store_alone_and_says_so(tmp_path):
     """Regression (issue 11 item 1): a failed switch opened the new, empty store (0 memories) with
     only a log line. The old store stays authoritative: it is what opens, and the report says why."""
-    from sonetto_desktop.memory.migrate import open_store
+    from sonetto_desktop.memory.stores.migrate import open_store
 
     (tmp_path / "memory.yaml").write_text("{ this is: [not yaml", encoding="utf-8")
     store, report = open_store(tmp_path, "sqlite")

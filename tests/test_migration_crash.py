@@ -12,7 +12,7 @@ from pathlib import Path
 import pytest
 
 from memory_stores import open_store as open_backend
-from sonetto_desktop.memory.migrate import open_store
+from sonetto_desktop.memory.stores.migrate import open_store
 
 CHILD = Path(__file__).parent / "migration_crash_child.py"
 STEPS = ("copy", "trash_copied", "items_copied", "verify", "install", "installed", "retire")

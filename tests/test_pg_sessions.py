@@ -11,7 +11,7 @@ from langgraph.graph import START, MessagesState, StateGraph
 
 from sonetto_desktop.agent.pg_sessions import PgSessionDatabase
 from sonetto_desktop.agent.sessions import SessionNotFound
-from sonetto_desktop.memory.pg_location import PgLocation
+from sonetto_desktop.memory.stores.postgres.location import PgLocation
 
 
 def _reply(state: MessagesState) -> dict:

@@ -6,7 +6,7 @@ from __future__ import annotations
 
 from sonetto_desktop.config.settings import Settings
 from sonetto_desktop.memory.changes import MemoryChange
-from sonetto_desktop.memory.postgres_store import PostgresMemoryManager
+from sonetto_desktop.memory.stores.postgres.store import PostgresMemoryManager
 from sonetto_desktop.services import AppServices
 from tcp_proxy import TcpProxy, proxied_url
 from waiting import until

@@ -13,8 +13,8 @@ import pytest
 from sonetto_desktop.config.paths import config_dir
 from sonetto_desktop.config.settings import Settings
 from sonetto_desktop.memory import SqliteMemoryManager, YamlMemoryManager
-from sonetto_desktop.memory.pg_location import PgLocation
-from sonetto_desktop.memory.pg_migrate import CACHE_FILE, copy_back, open_postgres_store
+from sonetto_desktop.memory.stores.postgres.location import PgLocation
+from sonetto_desktop.memory.stores.postgres.migrate import CACHE_FILE, copy_back, open_postgres_store
 from sonetto_desktop.postgres_setup import check_connection
 from sonetto_desktop.services import AppServices
 

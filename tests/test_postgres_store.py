@@ -12,8 +12,8 @@ import pytest
 
 from sonetto_desktop.memory.changes import MemoryChange, Turn
 from sonetto_desktop.memory.errors import StoreOffline, StoreWriteFailed
-from sonetto_desktop.memory.pg_location import PgLocation
-from sonetto_desktop.memory.postgres_store import PostgresMemoryManager
+from sonetto_desktop.memory.stores.postgres.location import PgLocation
+from sonetto_desktop.memory.stores.postgres.store import PostgresMemoryManager
 from tcp_proxy import TcpProxy, proxied_url
 from waiting import wait_for
 

@@ -13,7 +13,7 @@ import pytest
 from sonetto_desktop.memory.item import MemoryItem
 from sonetto_desktop.memory.retrieval import MechanicalRetriever, MemoryRecall, RetrievalMode
 from sonetto_desktop.memory.retrieval.recall import public
-from sonetto_desktop.memory.sqlite_store import SqliteMemoryManager
+from sonetto_desktop.memory.stores.sqlite import SqliteMemoryManager
 
 NOW = datetime(2026, 12, 2, 9, 30)
 NUMBERED = re.compile(r"^\[(\d+)\] \(.+?\) (.*) ｜日期 \S+ ｜引用 \d+ 次$", re.MULTILINE)

@@ -115,7 +115,7 @@ def test_yaml_store_with_absurd_hit_opens_and_migrates(tmp_path, value):
     assert 0 <= mm.get("ab12cd34").hit <= MAX_HIT
     mm.hit("ab12cd34")
     mm.close()
-    from sonetto_desktop.memory.migrate import open_store as open_data_dir
+    from sonetto_desktop.memory.stores.migrate import open_store as open_data_dir
 
     db, migrated = open_data_dir(tmp_path, "sqlite")  # a hit > 2**63 made this fail before
     assert migrated is not None and migrated.ok and db.count() == 1

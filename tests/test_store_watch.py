@@ -13,7 +13,7 @@ import pytest
 
 from memory_stores import BACKENDS, open_store, store_path, use_backend
 from sonetto_desktop.memory.changes import MemoryChange, Turn
-from sonetto_desktop.memory.watch import StoreWatcher
+from sonetto_desktop.memory.stores.watch import StoreWatcher
 
 ROOT = Path(__file__).resolve().parent.parent
 

@@ -330,7 +330,7 @@ async def test_a_memory_server_away_is_waited_for_never_given_up_and_looked_at_a
         llm_server, make_llm, pg_server, pg_schema, tmp_path):
     # CI found the writer backing off 15 s and more after the server came back (and giving up after five
     # tries): a server outage is like a full disk (kept and retried), and reconnecting is cheap.
-    from sonetto_desktop.memory.postgres_store import PostgresMemoryManager
+    from sonetto_desktop.memory.stores.postgres.store import PostgresMemoryManager
     from sonetto_desktop.memory.writer.worker import SERVER_RETRY
     from tcp_proxy import TcpProxy, proxied_url
 

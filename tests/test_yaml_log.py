@@ -160,7 +160,7 @@ def test_a_damaged_committed_record_fails_and_is_never_written_over(store):
 
 
 def test_the_log_is_compacted_when_it_grows(tmp_path, monkeypatch):
-    import sonetto_desktop.memory.yaml_store as ys
+    import sonetto_desktop.memory.stores.yaml.store as ys
 
     monkeypatch.setattr(ys, "COMPACT_MIN_BYTES", 4096)
     monkeypatch.setattr(ys, "CARRY_BYTES", 1024)

@@ -3,7 +3,7 @@
 <context>
     <name>AccessibleNames</name>
     <message>
-        <location filename="../../sonetto_desktop/ui/accessible_names.py" line="25" />
+        <location filename="../../sonetto_desktop/ui/widgets/accessible_names.py" line="25" />
         <source>清除</source>
         <translation>Clear</translation>
     </message>
@@ -11,22 +11,22 @@
 <context>
     <name>CardDelegate</name>
     <message>
-        <location filename="../../sonetto_desktop/ui/card_delegate.py" line="57" />
+        <location filename="../../sonetto_desktop/ui/wall/card_delegate.py" line="57" />
         <source>{0} 次</source>
         <translation>{0}×</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/card_delegate.py" line="367" />
+        <location filename="../../sonetto_desktop/ui/wall/card_delegate.py" line="367" />
         <source>合并</source>
         <translation>Merge</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/memory_model.py" line="58" />
+        <location filename="../../sonetto_desktop/ui/wall/memory_model.py" line="58" />
         <source>用到 {0} 次</source>
         <translation>Used {0}×</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/memory_model.py" line="62" />
+        <location filename="../../sonetto_desktop/ui/wall/memory_model.py" line="62" />
         <source>用到 {0} 次：Sonetto 在对话中想起并用上这条记忆的次数（“用到最多”按它排序）。</source>
         <translation>Used {0}×: how many times Sonetto recalled this memory and used it in a conversation (“Most used” sorts by it).</translation>
     </message>
@@ -34,22 +34,22 @@
 <context>
     <name>ChatController</name>
     <message>
-        <location filename="../../sonetto_desktop/ui/chat_controller.py" line="161" />
+        <location filename="../../sonetto_desktop/ui/chat/controller.py" line="162" />
         <source>重命名失败：</source>
         <translation>Rename failed: </translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/chat_controller.py" line="228" />
+        <location filename="../../sonetto_desktop/ui/chat/controller.py" line="229" />
         <source>已停止</source>
         <translation>Stopped</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/chat_controller.py" line="232" />
+        <location filename="../../sonetto_desktop/ui/chat/controller.py" line="233" />
         <source>出错了：</source>
         <translation>Something went wrong: </translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/chat_controller.py" line="235" />
+        <location filename="../../sonetto_desktop/ui/chat/controller.py" line="236" />
         <source>回复意外中断了。</source>
         <translation>The reply stopped unexpectedly.</translation>
     </message>
@@ -57,47 +57,47 @@
 <context>
     <name>ChatMemoryBar</name>
     <message>
-        <location filename="../../sonetto_desktop/ui/chat_memory_bar.py" line="32" />
+        <location filename="../../sonetto_desktop/ui/chat/memory_bar.py" line="32" />
         <source>记忆</source>
         <translation>Memory</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/chat_memory_bar.py" line="33" />
+        <location filename="../../sonetto_desktop/ui/chat/memory_bar.py" line="33" />
         <source>这个对话如何使用记忆</source>
         <translation>How this chat uses memory</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/chat_memory_bar.py" line="36" />
+        <location filename="../../sonetto_desktop/ui/chat/memory_bar.py" line="36" />
         <source>回复前回忆相关的记忆</source>
         <translation>Recall related memories before replying</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/chat_memory_bar.py" line="38" />
+        <location filename="../../sonetto_desktop/ui/chat/memory_bar.py" line="38" />
         <source>把这次对话写进记忆</source>
         <translation>Write this chat into memory</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/chat_memory_bar.py" line="64" />
+        <location filename="../../sonetto_desktop/ui/chat/memory_bar.py" line="64" />
         <source>临时对话：不回忆、不记住，关闭后不保存</source>
         <translation>Temporary chat: nothing recalled, nothing remembered, not saved when closed</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/chat_memory_bar.py" line="66" />
+        <location filename="../../sonetto_desktop/ui/chat/memory_bar.py" line="66" />
         <source>这个对话不使用记忆：不回忆，也不写入</source>
         <translation>This chat does not use memory: nothing recalled, nothing written</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/chat_memory_bar.py" line="68" />
+        <location filename="../../sonetto_desktop/ui/chat/memory_bar.py" line="68" />
         <source>这个对话不回忆记忆（仍会记住新内容）</source>
         <translation>This chat recalls no memories (new things are still remembered)</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/chat_memory_bar.py" line="70" />
+        <location filename="../../sonetto_desktop/ui/chat/memory_bar.py" line="70" />
         <source>这个对话不写入记忆（仍会回忆）</source>
         <translation>This chat is not written to memory (memories are still recalled)</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/chat_memory_bar.py" line="72" />
+        <location filename="../../sonetto_desktop/ui/chat/memory_bar.py" line="72" />
         <source>记忆已开启</source>
         <translation>Memory is on</translation>
     </message>
@@ -105,74 +105,74 @@
 <context>
     <name>ChatPanel</name>
     <message>
-        <location filename="../../sonetto_desktop/ui/chat_panel.py" line="96" />
+        <location filename="../../sonetto_desktop/ui/chat/panel.py" line="96" />
         <source>对话</source>
         <translation>Chats</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/chat_panel.py" line="99" />
-        <location filename="../../sonetto_desktop/ui/chat_panel.py" line="101" />
-        <location filename="../../sonetto_desktop/ui/chat_panel.py" line="172" />
-        <location filename="../../sonetto_desktop/ui/chat_panel.py" line="259" />
+        <location filename="../../sonetto_desktop/ui/chat/panel.py" line="99" />
+        <location filename="../../sonetto_desktop/ui/chat/panel.py" line="101" />
+        <location filename="../../sonetto_desktop/ui/chat/panel.py" line="172" />
+        <location filename="../../sonetto_desktop/ui/chat/panel.py" line="259" />
         <source>新对话</source>
         <translation>New chat</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/chat_panel.py" line="102" />
-        <location filename="../../sonetto_desktop/ui/chat_panel.py" line="260" />
+        <location filename="../../sonetto_desktop/ui/chat/panel.py" line="102" />
+        <location filename="../../sonetto_desktop/ui/chat/panel.py" line="260" />
         <source>新建临时对话（不回忆、不记住、不保存）</source>
         <translation>New temporary chat (no recall, not remembered, not saved)</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/chat_panel.py" line="106" />
-        <location filename="../../sonetto_desktop/ui/chat_panel.py" line="264" />
+        <location filename="../../sonetto_desktop/ui/chat/panel.py" line="106" />
+        <location filename="../../sonetto_desktop/ui/chat/panel.py" line="264" />
         <source>重命名</source>
         <translation>Rename</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/chat_panel.py" line="107" />
-        <location filename="../../sonetto_desktop/ui/chat_panel.py" line="243" />
+        <location filename="../../sonetto_desktop/ui/chat/panel.py" line="107" />
+        <location filename="../../sonetto_desktop/ui/chat/panel.py" line="243" />
         <source>删除对话</source>
         <translation>Delete chat</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/chat_panel.py" line="108" />
-        <location filename="../../sonetto_desktop/ui/chat_panel.py" line="265" />
+        <location filename="../../sonetto_desktop/ui/chat/panel.py" line="108" />
+        <location filename="../../sonetto_desktop/ui/chat/panel.py" line="265" />
         <source>导出为 Markdown…</source>
         <translation>Export as Markdown…</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/chat_panel.py" line="115" />
+        <location filename="../../sonetto_desktop/ui/chat/panel.py" line="115" />
         <source>没有找到</source>
         <translation>No matches</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/chat_panel.py" line="173" />
+        <location filename="../../sonetto_desktop/ui/chat/panel.py" line="173" />
         <source>（临时）%1</source>
         <translation>(temporary) %1</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/chat_panel.py" line="213" />
+        <location filename="../../sonetto_desktop/ui/chat/panel.py" line="213" />
         <source>对话操作失败：{0}</source>
         <translation>Chat operation failed: {0}</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/chat_panel.py" line="244" />
+        <location filename="../../sonetto_desktop/ui/chat/panel.py" line="244" />
         <source>删除对话“%1”？聊天记录会被删除，已经记住的记忆不受影响。</source>
         <translation>Delete the chat “%1”? Its messages are deleted; memories already kept stay.</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/chat_panel.py" line="266" />
+        <location filename="../../sonetto_desktop/ui/chat/panel.py" line="266" />
         <source>删除</source>
         <translation>Delete</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/chat_panel.py" line="277" />
+        <location filename="../../sonetto_desktop/ui/chat/panel.py" line="277" />
         <source>导出对话</source>
         <translation>Export chat</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/chat_panel.py" line="277" />
+        <location filename="../../sonetto_desktop/ui/chat/panel.py" line="277" />
         <source>Markdown 文件 (*.md)</source>
         <translation>Markdown files (*.md)</translation>
     </message>
@@ -180,17 +180,17 @@
 <context>
     <name>ChatSearchBox</name>
     <message>
-        <location filename="../../sonetto_desktop/ui/chat_search_box.py" line="28" />
+        <location filename="../../sonetto_desktop/ui/chat/search_box.py" line="28" />
         <source>搜索所有对话…</source>
         <translation>Search all chats…</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/chat_search_box.py" line="29" />
+        <location filename="../../sonetto_desktop/ui/chat/search_box.py" line="29" />
         <source>搜索所有对话</source>
         <translation>Search all chats</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/chat_search_box.py" line="58" />
+        <location filename="../../sonetto_desktop/ui/chat/search_box.py" line="58" />
         <source>搜索失败：{0}</source>
         <translation>Search failed: {0}</translation>
     </message>
@@ -198,7 +198,7 @@
 <context>
     <name>ChatView</name>
     <message>
-        <location filename="../../sonetto_desktop/ui/chat_view.py" line="53" />
+        <location filename="../../sonetto_desktop/ui/chat/view.py" line="54" />
         <source>嗨，我是 Sonetto。
 想聊什么都可以——我会记住对你重要的事。</source>
         <translation>Hi, I'm Sonetto.
@@ -208,27 +208,27 @@ Talk about anything — I'll remember what matters to you.</translation>
 <context>
     <name>Composer</name>
     <message>
-        <location filename="../../sonetto_desktop/ui/composer.py" line="30" />
+        <location filename="../../sonetto_desktop/ui/chat/composer.py" line="30" />
         <source>和 Sonetto 说点什么…（Enter 发送，Shift+Enter 换行）</source>
         <translation>Talk to Sonetto… (Enter to send, Shift+Enter: new line)</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/composer.py" line="42" />
+        <location filename="../../sonetto_desktop/ui/chat/composer.py" line="42" />
         <source>发送 (Enter)</source>
         <translation>Send (Enter)</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/composer.py" line="48" />
+        <location filename="../../sonetto_desktop/ui/chat/composer.py" line="48" />
         <source>停止回复</source>
         <translation>Stop the reply</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/composer.py" line="62" />
+        <location filename="../../sonetto_desktop/ui/chat/composer.py" line="62" />
         <source>正在编辑一条消息：发送后会替换它和之后的对话</source>
         <translation>Editing a message: sending replaces it and everything after it</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/composer.py" line="66" />
+        <location filename="../../sonetto_desktop/ui/chat/composer.py" line="66" />
         <source>取消编辑</source>
         <translation>Cancel editing</translation>
     </message>
@@ -236,42 +236,42 @@ Talk about anything — I'll remember what matters to you.</translation>
 <context>
     <name>ConflictsDialog</name>
     <message>
-        <location filename="../../sonetto_desktop/ui/conflicts_dialog.py" line="40" />
+        <location filename="../../sonetto_desktop/ui/dialogs/conflicts.py" line="40" />
         <source>可能矛盾的记忆</source>
         <translation>Memories that may contradict each other</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/conflicts_dialog.py" line="46" />
+        <location filename="../../sonetto_desktop/ui/dialogs/conflicts.py" line="46" />
         <source>加载中…</source>
         <translation>Loading…</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/conflicts_dialog.py" line="53" />
+        <location filename="../../sonetto_desktop/ui/dialogs/conflicts.py" line="53" />
         <source>合并这两条…</source>
         <translation>Merge these two…</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/conflicts_dialog.py" line="54" />
+        <location filename="../../sonetto_desktop/ui/dialogs/conflicts.py" line="54" />
         <source>两条都对</source>
         <translation>Both are right</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/conflicts_dialog.py" line="55" />
+        <location filename="../../sonetto_desktop/ui/dialogs/conflicts.py" line="55" />
         <source>不再提示这一对</source>
         <translation>Don't flag this pair again</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/conflicts_dialog.py" line="56" />
+        <location filename="../../sonetto_desktop/ui/dialogs/conflicts.py" line="56" />
         <source>在墙上查看</source>
         <translation>Show on the wall</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/conflicts_dialog.py" line="108" />
+        <location filename="../../sonetto_desktop/ui/dialogs/conflicts.py" line="108" />
         <source>整理记忆时发现 %1 对说法不一致的记忆，请确认哪条是对的。</source>
         <translation>Tidying found %1 pair(s) of memories that say different things; please check which is right.</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/conflicts_dialog.py" line="109" />
+        <location filename="../../sonetto_desktop/ui/dialogs/conflicts.py" line="109" />
         <source>没有待确认的矛盾。</source>
         <translation>No contradictions to check.</translation>
     </message>
@@ -279,12 +279,12 @@ Talk about anything — I'll remember what matters to you.</translation>
 <context>
     <name>Conversation</name>
     <message>
-        <location filename="../../sonetto_desktop/ui/conversation.py" line="71" />
+        <location filename="../../sonetto_desktop/ui/chat/conversation.py" line="71" />
         <source>正在使用工具：%1…</source>
         <translation>Using a tool: %1…</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/conversation.py" line="74" />
+        <location filename="../../sonetto_desktop/ui/chat/conversation.py" line="74" />
         <source>用过工具：%1</source>
         <translation>Used a tool: %1</translation>
     </message>
@@ -292,7 +292,7 @@ Talk about anything — I'll remember what matters to you.</translation>
 <context>
     <name>Dialogs</name>
     <message>
-        <location filename="../../sonetto_desktop/ui/dialogs.py" line="51" />
+        <location filename="../../sonetto_desktop/ui/widgets/dialogs.py" line="51" />
         <source>取消</source>
         <translation>Cancel</translation>
     </message>
@@ -300,22 +300,22 @@ Talk about anything — I'll remember what matters to you.</translation>
 <context>
     <name>DiscardGuard</name>
     <message>
-        <location filename="../../sonetto_desktop/ui/discard_guard.py" line="25" />
+        <location filename="../../sonetto_desktop/ui/widgets/discard_guard.py" line="25" />
         <source>放弃修改？</source>
         <translation>Discard changes?</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/discard_guard.py" line="25" />
+        <location filename="../../sonetto_desktop/ui/widgets/discard_guard.py" line="25" />
         <source>你做的修改还没有保存，关闭后会丢失。</source>
         <translation>Your changes are not saved yet and will be lost if you close.</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/discard_guard.py" line="28" />
+        <location filename="../../sonetto_desktop/ui/widgets/discard_guard.py" line="28" />
         <source>放弃修改</source>
         <translation>Discard changes</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/discard_guard.py" line="30" />
+        <location filename="../../sonetto_desktop/ui/widgets/discard_guard.py" line="30" />
         <source>继续编辑</source>
         <translation>Keep editing</translation>
     </message>
@@ -323,48 +323,48 @@ Talk about anything — I'll remember what matters to you.</translation>
 <context>
     <name>DontRememberDialog</name>
     <message>
-        <location filename="../../sonetto_desktop/ui/dont_remember_dialog.py" line="39" />
-        <location filename="../../sonetto_desktop/ui/dont_remember_dialog.py" line="48" />
+        <location filename="../../sonetto_desktop/ui/dialogs/dont_remember.py" line="39" />
+        <location filename="../../sonetto_desktop/ui/dialogs/dont_remember.py" line="48" />
         <source>不要记住的内容</source>
         <translation>Things not to remember</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/dont_remember_dialog.py" line="43" />
+        <location filename="../../sonetto_desktop/ui/dialogs/dont_remember.py" line="43" />
         <source>Sonetto 不会记住和这些内容有关的事。在对话里对一条消息选“别记住这个”，它也会加到这里。你自己添加或编辑记忆不受限制。</source>
         <translation>Sonetto will not remember anything about these. Choosing “Don't remember this” on a chat message adds it here too. Your own memory edits are not limited by this list.</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/dont_remember_dialog.py" line="49" />
+        <location filename="../../sonetto_desktop/ui/dialogs/dont_remember.py" line="49" />
         <source>添加…</source>
         <translation>Add…</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/dont_remember_dialog.py" line="50" />
+        <location filename="../../sonetto_desktop/ui/dialogs/dont_remember.py" line="50" />
         <source>编辑…</source>
         <translation>Edit…</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/dont_remember_dialog.py" line="51" />
+        <location filename="../../sonetto_desktop/ui/dialogs/dont_remember.py" line="51" />
         <source>移除</source>
         <translation>Remove</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/dont_remember_dialog.py" line="112" />
+        <location filename="../../sonetto_desktop/ui/dialogs/dont_remember.py" line="112" />
         <source>不要记住（最多 %1 字）：</source>
         <translation>Don't remember (at most %1 characters):</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/dont_remember_dialog.py" line="124" />
+        <location filename="../../sonetto_desktop/ui/dialogs/dont_remember.py" line="124" />
         <source>没有保存：%1</source>
         <translation>Not saved: %1</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/dont_remember_dialog.py" line="130" />
+        <location filename="../../sonetto_desktop/ui/dialogs/dont_remember.py" line="130" />
         <source>添加</source>
         <translation>Add</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/dont_remember_dialog.py" line="139" />
+        <location filename="../../sonetto_desktop/ui/dialogs/dont_remember.py" line="139" />
         <source>编辑</source>
         <translation>Edit</translation>
     </message>
@@ -372,62 +372,62 @@ Talk about anything — I'll remember what matters to you.</translation>
 <context>
     <name>EditDialog</name>
     <message>
-        <location filename="../../sonetto_desktop/ui/edit_dialog.py" line="66" />
+        <location filename="../../sonetto_desktop/ui/dialogs/edit.py" line="66" />
         <source>新建记忆</source>
         <translation>New memory</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/edit_dialog.py" line="66" />
+        <location filename="../../sonetto_desktop/ui/dialogs/edit.py" line="66" />
         <source>编辑记忆</source>
         <translation>Edit memory</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/edit_dialog.py" line="74" />
+        <location filename="../../sonetto_desktop/ui/dialogs/edit.py" line="74" />
         <source>关于你的一件事，例如：喜欢手冲咖啡，不加糖</source>
         <translation>Something about you, e.g.: likes pour-over coffee, no sugar</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/edit_dialog.py" line="79" />
+        <location filename="../../sonetto_desktop/ui/dialogs/edit.py" line="79" />
         <source>主题，例如：品味、工作、家人</source>
         <translation>Theme, e.g.: taste, work, family</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/edit_dialog.py" line="86" />
+        <location filename="../../sonetto_desktop/ui/dialogs/edit.py" line="86" />
         <source>为什么这样改（可选，会记入历史）</source>
         <translation>Why this change (optional, kept in the history)</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/edit_dialog.py" line="92" />
+        <location filename="../../sonetto_desktop/ui/dialogs/edit.py" line="92" />
         <source>内容</source>
         <translation>Text</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/edit_dialog.py" line="94" />
+        <location filename="../../sonetto_desktop/ui/dialogs/edit.py" line="94" />
         <source>主题</source>
         <translation>Theme</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/edit_dialog.py" line="95" />
+        <location filename="../../sonetto_desktop/ui/dialogs/edit.py" line="95" />
         <source>原因</source>
         <translation>Reason</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/edit_dialog.py" line="117" />
+        <location filename="../../sonetto_desktop/ui/dialogs/edit.py" line="117" />
         <source>内容不能为空。</source>
         <translation>The text cannot be empty.</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/edit_dialog.py" line="119" />
+        <location filename="../../sonetto_desktop/ui/dialogs/edit.py" line="119" />
         <source>内容太长了：最多 {0} 个字，现在 {1} 个。</source>
         <translation>The text is too long: at most {0} characters, now {1}.</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/edit_dialog.py" line="122" />
+        <location filename="../../sonetto_desktop/ui/dialogs/edit.py" line="122" />
         <source>主题不能为空。</source>
         <translation>The theme cannot be empty.</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/edit_dialog.py" line="124" />
+        <location filename="../../sonetto_desktop/ui/dialogs/edit.py" line="124" />
         <source>还没有改动。</source>
         <translation>Nothing has changed yet.</translation>
     </message>
@@ -435,160 +435,160 @@ Talk about anything — I'll remember what matters to you.</translation>
 <context>
     <name>HistoryDialog</name>
     <message>
-        <location filename="../../sonetto_desktop/ui/history_dialog.py" line="80" />
+        <location filename="../../sonetto_desktop/ui/dialogs/history.py" line="80" />
         <source>{0}（{1}）</source>
         <translation>{0} ({1})</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/history_dialog.py" line="103" />
+        <location filename="../../sonetto_desktop/ui/dialogs/history.py" line="103" />
         <source>记忆的历史</source>
         <translation>Memory history</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/history_dialog.py" line="110" />
+        <location filename="../../sonetto_desktop/ui/dialogs/history.py" line="110" />
         <source>加载中…</source>
         <translation>Loading…</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/history_dialog.py" line="127" />
+        <location filename="../../sonetto_desktop/ui/dialogs/history.py" line="127" />
         <source>恢复的原因</source>
         <translation>Reason for restoring</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/history_dialog.py" line="128" />
+        <location filename="../../sonetto_desktop/ui/dialogs/history.py" line="128" />
         <source>恢复为此版本</source>
         <translation>Restore this version</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/history_dialog.py" line="132" />
+        <location filename="../../sonetto_desktop/ui/dialogs/history.py" line="132" />
         <source>打开这段对话</source>
         <translation>Open that chat</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/history_dialog.py" line="134" />
+        <location filename="../../sonetto_desktop/ui/dialogs/history.py" line="134" />
         <source>在对话里找到引起这次改动的那句话</source>
         <translation>Find the message in the chat that caused this change</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/history_dialog.py" line="166" />
+        <location filename="../../sonetto_desktop/ui/dialogs/history.py" line="166" />
         <source>这条记忆已不存在（可能被删除或合并）。</source>
         <translation>This memory no longer exists (it may have been deleted or merged).</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/history_dialog.py" line="174" />
+        <location filename="../../sonetto_desktop/ui/dialogs/history.py" line="174" />
         <source>当前：{0}（{1}）</source>
         <translation>Now: {0} ({1})</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/history_diff.py" line="67" />
+        <location filename="../../sonetto_desktop/ui/dialogs/history_diff.py" line="67" />
         <source>%1（其他应用）</source>
         <translation>%1 (another app)</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/history_diff.py" line="62" />
+        <location filename="../../sonetto_desktop/ui/dialogs/history_diff.py" line="62" />
         <source>智能体</source>
         <translation>Sonetto</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/history_diff.py" line="60" />
+        <location filename="../../sonetto_desktop/ui/dialogs/history_diff.py" line="60" />
         <source>你</source>
         <translation>You</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/history_diff.py" line="64" />
+        <location filename="../../sonetto_desktop/ui/dialogs/history_diff.py" line="64" />
         <source>命令行</source>
         <translation>Command line</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/history_diff.py" line="69" />
+        <location filename="../../sonetto_desktop/ui/dialogs/history_diff.py" line="69" />
         <source>其他程序</source>
         <translation>Another program</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/history_diff.py" line="71" />
+        <location filename="../../sonetto_desktop/ui/dialogs/history_diff.py" line="71" />
         <source>导入</source>
         <translation>Imported</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/history_diff.py" line="72" />
+        <location filename="../../sonetto_desktop/ui/dialogs/history_diff.py" line="72" />
         <source>其他程序（{0}）</source>
         <translation>Another program ({0})</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/history_dialog.py" line="207" />
+        <location filename="../../sonetto_desktop/ui/dialogs/history.py" line="207" />
         <source>创建</source>
         <translation>Added</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/history_dialog.py" line="208" />
+        <location filename="../../sonetto_desktop/ui/dialogs/history.py" line="208" />
         <source>修改</source>
         <translation>Edited</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/history_dialog.py" line="209" />
+        <location filename="../../sonetto_desktop/ui/dialogs/history.py" line="209" />
         <source>合并</source>
         <translation>Merged</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/history_dialog.py" line="210" />
+        <location filename="../../sonetto_desktop/ui/dialogs/history.py" line="210" />
         <source>恢复旧版本</source>
         <translation>Reverted</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/history_dialog.py" line="211" />
+        <location filename="../../sonetto_desktop/ui/dialogs/history.py" line="211" />
         <source>从回收站恢复</source>
         <translation>Restored</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/history_dialog.py" line="212" />
+        <location filename="../../sonetto_desktop/ui/dialogs/history.py" line="212" />
         <source>锁定</source>
         <translation>Locked</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/history_dialog.py" line="213" />
+        <location filename="../../sonetto_desktop/ui/dialogs/history.py" line="213" />
         <source>解锁</source>
         <translation>Unlocked</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/history_dialog.py" line="220" />
+        <location filename="../../sonetto_desktop/ui/dialogs/history.py" line="220" />
         <source>最初的版本</source>
         <translation>The first version</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/history_dialog.py" line="225" />
+        <location filename="../../sonetto_desktop/ui/dialogs/history.py" line="225" />
         <source> · 来自被合并的记忆</source>
         <translation> · from a merged memory</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/history_dialog.py" line="231" />
-        <location filename="../../sonetto_desktop/ui/history_dialog.py" line="281" />
+        <location filename="../../sonetto_desktop/ui/dialogs/history.py" line="231" />
+        <location filename="../../sonetto_desktop/ui/dialogs/history.py" line="281" />
         <source>起因：“{0}”</source>
         <translation>Prompted by: “{0}”</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/history_dialog.py" line="263" />
-        <location filename="../../sonetto_desktop/ui/history_dialog.py" line="272" />
-        <location filename="../../sonetto_desktop/ui/history_dialog.py" line="274" />
+        <location filename="../../sonetto_desktop/ui/dialogs/history.py" line="263" />
+        <location filename="../../sonetto_desktop/ui/dialogs/history.py" line="272" />
+        <location filename="../../sonetto_desktop/ui/dialogs/history.py" line="274" />
         <source>主题：{0}</source>
         <translation>Theme: {0}</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/history_dialog.py" line="268" />
+        <location filename="../../sonetto_desktop/ui/dialogs/history.py" line="268" />
         <source>修改前 → 修改后</source>
         <translation>Before → after</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/history_dialog.py" line="276" />
+        <location filename="../../sonetto_desktop/ui/dialogs/history.py" line="276" />
         <source>并入的记忆：{0}</source>
         <translation>Merged-in memory: {0}</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/history_dialog.py" line="279" />
+        <location filename="../../sonetto_desktop/ui/dialogs/history.py" line="279" />
         <source>原因：{0}</source>
         <translation>Reason: {0}</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/history_dialog.py" line="296" />
+        <location filename="../../sonetto_desktop/ui/dialogs/history.py" line="296" />
         <source>恢复的原因（必填）</source>
         <translation>Reason for restoring (required)</translation>
     </message>
@@ -596,62 +596,62 @@ Talk about anything — I'll remember what matters to you.</translation>
 <context>
     <name>ImportPreviewDialog</name>
     <message>
-        <location filename="../../sonetto_desktop/ui/import_dialog.py" line="28" />
+        <location filename="../../sonetto_desktop/ui/dialogs/import_preview.py" line="28" />
         <source>导入记忆</source>
         <translation>Import memories</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/import_dialog.py" line="31" />
+        <location filename="../../sonetto_desktop/ui/dialogs/import_preview.py" line="31" />
         <source>新增</source>
         <translation>New</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/import_dialog.py" line="31" />
+        <location filename="../../sonetto_desktop/ui/dialogs/import_preview.py" line="31" />
         <source>新增（编号已被占用，换新编号）</source>
         <translation>New (its id is taken; gets a new id)</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/import_dialog.py" line="31" />
+        <location filename="../../sonetto_desktop/ui/dialogs/import_preview.py" line="31" />
         <source>跳过（已有相同记忆）</source>
         <translation>Skipped (already there)</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/import_dialog.py" line="37" />
+        <location filename="../../sonetto_desktop/ui/dialogs/import_preview.py" line="37" />
         <source>从 {0} 导入：新增 {1} 条，其中 {2} 条换了新编号；跳过 {3} 条重复的。已有的记忆不会被覆盖。</source>
         <translation>Import from {0}: {1} new, {2} of them with a new id; {3} duplicates skipped. Existing memories are never overwritten.</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/import_dialog.py" line="42" />
+        <location filename="../../sonetto_desktop/ui/dialogs/import_preview.py" line="42" />
         <source>结果</source>
         <translation>Result</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/import_dialog.py" line="42" />
+        <location filename="../../sonetto_desktop/ui/dialogs/import_preview.py" line="42" />
         <source>内容</source>
         <translation>Text</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/import_dialog.py" line="42" />
+        <location filename="../../sonetto_desktop/ui/dialogs/import_preview.py" line="42" />
         <source>主题</source>
         <translation>Theme</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/import_dialog.py" line="43" />
+        <location filename="../../sonetto_desktop/ui/dialogs/import_preview.py" line="43" />
         <source>将要导入的记忆</source>
         <translation>Memories to import</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/import_dialog.py" line="52" />
+        <location filename="../../sonetto_desktop/ui/dialogs/import_preview.py" line="52" />
         <source>（只列出前 {0} 条）</source>
         <translation>(only the first {0} are listed)</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/import_dialog.py" line="57" />
+        <location filename="../../sonetto_desktop/ui/dialogs/import_preview.py" line="57" />
         <source>导入</source>
         <translation>Import</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/import_dialog.py" line="62" />
+        <location filename="../../sonetto_desktop/ui/dialogs/import_preview.py" line="62" />
         <source>取消</source>
         <translation>Cancel</translation>
     </message>
@@ -667,12 +667,12 @@ Talk about anything — I'll remember what matters to you.</translation>
 <context>
     <name>LinkConfirm</name>
     <message>
-        <location filename="../../sonetto_desktop/ui/link_confirm.py" line="22" />
+        <location filename="../../sonetto_desktop/ui/chat/link_confirm.py" line="22" />
         <source>打开链接</source>
         <translation>Open link</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/link_confirm.py" line="23" />
+        <location filename="../../sonetto_desktop/ui/chat/link_confirm.py" line="23" />
         <source>在浏览器中打开这个链接？</source>
         <translation>Open this link in your browser?</translation>
     </message>
@@ -680,18 +680,18 @@ Talk about anything — I'll remember what matters to you.</translation>
 <context>
     <name>MainWindow</name>
     <message>
-        <location filename="../../sonetto_desktop/ui/main_window.py" line="45" />
+        <location filename="../../sonetto_desktop/ui/main_window.py" line="44" />
         <source>Sonetto · 记忆伙伴</source>
         <translation>Sonetto · a companion who remembers</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/main_window.py" line="81" />
+        <location filename="../../sonetto_desktop/ui/main_window.py" line="80" />
         <source>新对话</source>
         <translation>New chat</translation>
     </message>
     <message>
+        <location filename="../../sonetto_desktop/ui/main_window.py" line="103" />
         <location filename="../../sonetto_desktop/ui/main_window.py" line="104" />
-        <location filename="../../sonetto_desktop/ui/main_window.py" line="105" />
         <source>设置</source>
         <translation>Settings</translation>
     </message>
@@ -739,112 +739,112 @@ Talk about anything — I'll remember what matters to you.</translation>
 <context>
     <name>McpPage</name>
     <message>
-        <location filename="../../sonetto_desktop/ui/mcp_page.py" line="48" />
+        <location filename="../../sonetto_desktop/ui/settings/mcp_page.py" line="48" />
         <source>让其他 AI 应用（Claude Desktop、Cursor、Cherry Studio 等）通过 MCP 使用你的记忆。服务只在这台电脑上运行；它们做的每个修改都记在历史里（修改者显示为 mcp:应用名），可以撤销。锁定的记忆和“不要记住”列表同样有效。</source>
         <translation>Let other AI apps (Claude Desktop, Cursor, Cherry Studio…) use your memories through MCP. The server runs on this computer only; every change they make is in the history (made by mcp:app name) and can be undone. Locked memories and the “don't remember” list apply to them too.</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/mcp_page.py" line="52" />
+        <location filename="../../sonetto_desktop/ui/settings/mcp_page.py" line="52" />
         <source>允许其他应用使用我的记忆</source>
         <translation>Let other apps use my memories</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/mcp_page.py" line="53" />
+        <location filename="../../sonetto_desktop/ui/settings/mcp_page.py" line="53" />
         <source>只读：其他应用只能查找和查看，不能修改</source>
         <translation>Read-only: other apps can search and read, not change</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/mcp_page.py" line="55" />
+        <location filename="../../sonetto_desktop/ui/settings/mcp_page.py" line="55" />
         <source>留空表示所有应用；多个用逗号分隔，如 Cursor, Cherry Studio</source>
         <translation>Empty: any app; several separated by commas, e.g. Cursor, Cherry Studio</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/mcp_page.py" line="56" />
+        <location filename="../../sonetto_desktop/ui/settings/mcp_page.py" line="56" />
         <source>应用名称是它连接时报上的名字，不区分大小写。</source>
         <translation>An app's name is the one it gives when it connects (case does not matter).</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/mcp_page.py" line="65" />
+        <location filename="../../sonetto_desktop/ui/settings/mcp_page.py" line="65" />
         <source>正在读取…</source>
         <translation>Reading…</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/mcp_page.py" line="66" />
+        <location filename="../../sonetto_desktop/ui/settings/mcp_page.py" line="66" />
         <source>复制令牌</source>
         <translation>Copy token</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/mcp_page.py" line="68" />
+        <location filename="../../sonetto_desktop/ui/settings/mcp_page.py" line="68" />
         <source>重新生成</source>
         <translation>Make a new one</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/mcp_page.py" line="69" />
+        <location filename="../../sonetto_desktop/ui/settings/mcp_page.py" line="69" />
         <source>旧令牌立即失效，使用 HTTP 的应用需要换上新令牌。</source>
         <translation>The old token stops working at once; apps using HTTP need the new one.</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/mcp_page.py" line="79" />
+        <location filename="../../sonetto_desktop/ui/settings/mcp_page.py" line="79" />
         <source>由应用启动（推荐）</source>
         <translation>Started by the app (recommended)</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/mcp_page.py" line="80" />
+        <location filename="../../sonetto_desktop/ui/settings/mcp_page.py" line="80" />
         <source>HTTP（先运行 sonetto mcp --http）</source>
         <translation>HTTP (run sonetto mcp --http first)</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/mcp_page.py" line="92" />
+        <location filename="../../sonetto_desktop/ui/settings/mcp_page.py" line="92" />
         <source>复制配置</source>
         <translation>Copy configuration</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/mcp_page.py" line="101" />
+        <location filename="../../sonetto_desktop/ui/settings/mcp_page.py" line="101" />
         <source>允许的应用</source>
         <translation>Allowed apps</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/mcp_page.py" line="103" />
+        <location filename="../../sonetto_desktop/ui/settings/mcp_page.py" line="103" />
         <source>HTTP 端口</source>
         <translation>HTTP port</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/mcp_page.py" line="104" />
+        <location filename="../../sonetto_desktop/ui/settings/mcp_page.py" line="104" />
         <source>HTTP 令牌</source>
         <translation>HTTP token</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/mcp_page.py" line="105" />
+        <location filename="../../sonetto_desktop/ui/settings/mcp_page.py" line="105" />
         <source>配置</source>
         <translation>Configuration</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/mcp_page.py" line="112" />
+        <location filename="../../sonetto_desktop/ui/settings/mcp_page.py" line="112" />
         <source>其他应用</source>
         <translation>Other apps</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/mcp_page.py" line="144" />
+        <location filename="../../sonetto_desktop/ui/settings/mcp_page.py" line="144" />
         <source>连接过的应用：%1</source>
         <translation>Apps that have connected: %1</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/mcp_page.py" line="145" />
+        <location filename="../../sonetto_desktop/ui/settings/mcp_page.py" line="145" />
         <source>还没有应用连接过。</source>
         <translation>No app has connected yet.</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/mcp_page.py" line="170" />
+        <location filename="../../sonetto_desktop/ui/settings/mcp_page.py" line="170" />
         <source>Claude Desktop：设置 → 开发者 → 编辑配置，把这段合并进 claude_desktop_config.json，然后重启 Claude。</source>
         <translation>Claude Desktop: Settings → Developer → Edit Config, merge this into claude_desktop_config.json, then restart Claude.</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/mcp_page.py" line="171" />
+        <location filename="../../sonetto_desktop/ui/settings/mcp_page.py" line="171" />
         <source>Cursor：把这段合并进 ~/.cursor/mcp.json（或项目里的 .cursor/mcp.json）。</source>
         <translation>Cursor: merge this into ~/.cursor/mcp.json (or a project's .cursor/mcp.json).</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/mcp_page.py" line="172" />
+        <location filename="../../sonetto_desktop/ui/settings/mcp_page.py" line="172" />
         <source>Cherry Studio：设置 → MCP 服务器 → 添加 → 从 JSON 导入，粘贴这段。</source>
         <translation>Cherry Studio: Settings → MCP Servers → Add → Import from JSON, and paste this.</translation>
     </message>
@@ -960,207 +960,207 @@ Talk about anything — I'll remember what matters to you.</translation>
 <context>
     <name>MemoryWall</name>
     <message>
-        <location filename="../../sonetto_desktop/ui/memory_wall.py" line="232" />
+        <location filename="../../sonetto_desktop/ui/wall/memory_wall.py" line="232" />
         <source>正在载入记忆…</source>
         <translation>Loading memories…</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/memory_wall.py" line="198" />
+        <location filename="../../sonetto_desktop/ui/wall/memory_wall.py" line="198" />
         <source>记忆库暂时无法读取，卡片墙是空的；没有任何内容被改动。</source>
         <translation>The memory store cannot be read right now, so the wall is empty; nothing was changed.</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/memory_wall.py" line="200" />
+        <location filename="../../sonetto_desktop/ui/wall/memory_wall.py" line="200" />
         <source>还没有记忆。和 Sonetto 聊聊，或点「新建」写下一条。</source>
         <translation>No memories yet. Chat with Sonetto, or click “New” to write one.</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/memory_wall.py" line="202" />
+        <location filename="../../sonetto_desktop/ui/wall/memory_wall.py" line="202" />
         <source>没有「{0}」的记忆。</source>
         <translation>No memories for “{0}”.</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/memory_wall.py" line="204" />
+        <location filename="../../sonetto_desktop/ui/wall/memory_wall.py" line="204" />
         <source>没有和「{0}」匹配的记忆。</source>
         <translation>No memory matches “{0}”.</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/memory_wall.py" line="222" />
+        <location filename="../../sonetto_desktop/ui/wall/memory_wall.py" line="222" />
         <source>1 条</source>
         <translation>1 memory</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/memory_wall.py" line="228" />
+        <location filename="../../sonetto_desktop/ui/wall/memory_wall.py" line="228" />
         <source>正在排序… {0} / {1}</source>
         <translation>Sorting… {0} / {1}</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/memory_wall.py" line="228" />
+        <location filename="../../sonetto_desktop/ui/wall/memory_wall.py" line="228" />
         <source>正在排序…</source>
         <translation>Sorting…</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/memory_wall.py" line="230" />
+        <location filename="../../sonetto_desktop/ui/wall/memory_wall.py" line="230" />
         <source>正在筛选… {0} / {1}</source>
         <translation>Filtering… {0} / {1}</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/memory_wall.py" line="230" />
+        <location filename="../../sonetto_desktop/ui/wall/memory_wall.py" line="230" />
         <source>正在筛选…</source>
         <translation>Filtering…</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/memory_wall.py" line="232" />
+        <location filename="../../sonetto_desktop/ui/wall/memory_wall.py" line="232" />
         <source>正在载入记忆… {0} / {1}</source>
         <translation>Loading memories… {0} / {1}</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/memory_wall.py" line="217" />
+        <location filename="../../sonetto_desktop/ui/wall/memory_wall.py" line="217" />
         <source>{0} / {1} 条</source>
         <translation>{0} of {1}</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/memory_wall.py" line="219" />
+        <location filename="../../sonetto_desktop/ui/wall/memory_wall.py" line="219" />
         <source>{0} · {1}</source>
         <translation>{0} · {1}</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/memory_wall.py" line="222" />
+        <location filename="../../sonetto_desktop/ui/wall/memory_wall.py" line="222" />
         <source>{0} 条</source>
         <translation>{0} memories</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/wall_actions.py" line="131" />
+        <location filename="../../sonetto_desktop/ui/wall/actions.py" line="131" />
         <source>这条记忆已经不在了（可能刚被删除或合并）。可以把你写的内容另存为一条新记忆。</source>
         <translation>This memory is gone (it may have just been deleted or merged). You can save what you wrote as a new memory.</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/wall_actions.py" line="188" />
+        <location filename="../../sonetto_desktop/ui/wall/actions.py" line="188" />
         <source>已删除：{0}</source>
         <translation>Deleted: {0}</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/wall_actions.py" line="190" />
+        <location filename="../../sonetto_desktop/ui/wall/actions.py" line="190" />
         <source>已删除 {0} 条记忆</source>
         <translation>Deleted {0} memories</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/wall_actions.py" line="194" />
+        <location filename="../../sonetto_desktop/ui/wall/actions.py" line="194" />
         <source>撤销</source>
         <translation>Undo</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/wall_actions.py" line="233" />
+        <location filename="../../sonetto_desktop/ui/wall/actions.py" line="233" />
         <source>拖动到「{0}」</source>
         <translation>Dragged to “{0}”</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/wall_actions.py" line="240" />
+        <location filename="../../sonetto_desktop/ui/wall/actions.py" line="240" />
         <source>移动到「{0}」</source>
         <translation>Moved to “{0}”</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/wall_actions.py" line="255" />
+        <location filename="../../sonetto_desktop/ui/wall/actions.py" line="255" />
         <source>移动到新主题</source>
         <translation>Move to a new theme</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/wall_actions.py" line="256" />
+        <location filename="../../sonetto_desktop/ui/wall/actions.py" line="256" />
         <source>新主题的名字：</source>
         <translation>Name of the new theme:</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/wall_actions.py" line="262" />
+        <location filename="../../sonetto_desktop/ui/wall/actions.py" line="262" />
         <source>移动到…</source>
         <translation>Move to…</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/wall_actions.py" line="273" />
+        <location filename="../../sonetto_desktop/ui/wall/actions.py" line="273" />
         <source>新主题…</source>
         <translation>New theme…</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/wall_actions.py" line="285" />
+        <location filename="../../sonetto_desktop/ui/wall/actions.py" line="285" />
         <source>展开</source>
         <translation>Expand</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/wall_actions.py" line="286" />
+        <location filename="../../sonetto_desktop/ui/wall/actions.py" line="286" />
         <source>折叠</source>
         <translation>Collapse</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/wall_actions.py" line="289" />
+        <location filename="../../sonetto_desktop/ui/wall/actions.py" line="289" />
         <source>重命名主题…</source>
         <translation>Rename theme…</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/wall_actions.py" line="292" />
+        <location filename="../../sonetto_desktop/ui/wall/actions.py" line="292" />
         <source>更改颜色…</source>
         <translation>Change colour…</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/wall_actions.py" line="295" />
+        <location filename="../../sonetto_desktop/ui/wall/actions.py" line="295" />
         <source>恢复默认颜色</source>
         <translation>Default colour</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/wall_actions.py" line="304" />
+        <location filename="../../sonetto_desktop/ui/wall/actions.py" line="304" />
         <source>「{0}」的颜色</source>
         <translation>Colour of “{0}”</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/wall_actions.py" line="320" />
+        <location filename="../../sonetto_desktop/ui/wall/actions.py" line="320" />
         <source>删除</source>
         <translation>Delete</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/wall_actions.py" line="322" />
+        <location filename="../../sonetto_desktop/ui/wall/actions.py" line="322" />
         <source>删除 {0} 条</source>
         <translation>Delete {0} memories</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/wall_actions.py" line="326" />
+        <location filename="../../sonetto_desktop/ui/wall/actions.py" line="326" />
         <source>锁定</source>
         <translation>Lock</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/wall_actions.py" line="327" />
+        <location filename="../../sonetto_desktop/ui/wall/actions.py" line="327" />
         <source>锁定 {0} 条</source>
         <translation>Lock {0}</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/wall_actions.py" line="329" />
+        <location filename="../../sonetto_desktop/ui/wall/actions.py" line="329" />
         <source>解锁</source>
         <translation>Unlock</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/wall_actions.py" line="330" />
+        <location filename="../../sonetto_desktop/ui/wall/actions.py" line="330" />
         <source>解锁 {0} 条</source>
         <translation>Unlock {0}</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/wall_actions.py" line="332" />
+        <location filename="../../sonetto_desktop/ui/wall/actions.py" line="332" />
         <source>合并这 2 条</source>
         <translation>Merge these 2</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/wall_actions.py" line="338" />
+        <location filename="../../sonetto_desktop/ui/wall/actions.py" line="338" />
         <source>编辑</source>
         <translation>Edit</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/wall_actions.py" line="339" />
+        <location filename="../../sonetto_desktop/ui/wall/actions.py" line="339" />
         <source>历史</source>
         <translation>History</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/wall_actions.py" line="335" />
+        <location filename="../../sonetto_desktop/ui/wall/actions.py" line="335" />
         <source>与…合并</source>
         <translation>Merge with…</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/wall_actions.py" line="346" />
+        <location filename="../../sonetto_desktop/ui/wall/actions.py" line="346" />
         <source>复制</source>
         <translation>Copy</translation>
     </message>
@@ -1168,42 +1168,42 @@ Talk about anything — I'll remember what matters to you.</translation>
 <context>
     <name>MergeDialog</name>
     <message>
-        <location filename="../../sonetto_desktop/ui/merge_dialog.py" line="44" />
+        <location filename="../../sonetto_desktop/ui/dialogs/merge.py" line="44" />
         <source>{0}（{1}）</source>
         <translation>{0} ({1})</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/merge_dialog.py" line="61" />
+        <location filename="../../sonetto_desktop/ui/dialogs/merge.py" line="61" />
         <source>合并记忆</source>
         <translation>Merge memories</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/merge_dialog.py" line="87" />
+        <location filename="../../sonetto_desktop/ui/dialogs/merge.py" line="87" />
         <source>合并重复的记忆</source>
         <translation>Merge duplicate memories</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/merge_dialog.py" line="92" />
+        <location filename="../../sonetto_desktop/ui/dialogs/merge.py" line="92" />
         <source>保留</source>
         <translation>Keep</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/merge_dialog.py" line="93" />
+        <location filename="../../sonetto_desktop/ui/dialogs/merge.py" line="93" />
         <source>并入</source>
         <translation>Merge in</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/merge_dialog.py" line="94" />
+        <location filename="../../sonetto_desktop/ui/dialogs/merge.py" line="94" />
         <source>合并后</source>
         <translation>Merged</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/merge_dialog.py" line="96" />
+        <location filename="../../sonetto_desktop/ui/dialogs/merge.py" line="96" />
         <source>主题</source>
         <translation>Theme</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/merge_dialog.py" line="97" />
+        <location filename="../../sonetto_desktop/ui/dialogs/merge.py" line="97" />
         <source>原因</source>
         <translation>Reason</translation>
     </message>
@@ -1211,62 +1211,62 @@ Talk about anything — I'll remember what matters to you.</translation>
 <context>
     <name>MessageBubble</name>
     <message>
-        <location filename="../../sonetto_desktop/ui/message_bubble.py" line="106" />
+        <location filename="../../sonetto_desktop/ui/chat/message_bubble.py" line="106" />
         <source>重试</source>
         <translation>Retry</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/message_bubble.py" line="133" />
+        <location filename="../../sonetto_desktop/ui/chat/message_bubble.py" line="133" />
         <source>复制</source>
         <translation>Copy</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/message_bubble.py" line="136" />
+        <location filename="../../sonetto_desktop/ui/chat/message_bubble.py" line="136" />
         <source>编辑后重新发送</source>
         <translation>Edit and send again</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/message_bubble.py" line="138" />
+        <location filename="../../sonetto_desktop/ui/chat/message_bubble.py" line="138" />
         <source>这轮的记忆</source>
         <translation>This turn's memories</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/message_bubble.py" line="141" />
+        <location filename="../../sonetto_desktop/ui/chat/message_bubble.py" line="141" />
         <source>撤销这轮的记忆变化</source>
         <translation>Undo this turn's memory changes</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/message_bubble.py" line="143" />
+        <location filename="../../sonetto_desktop/ui/chat/message_bubble.py" line="143" />
         <source>别记住这个</source>
         <translation>Don't remember this</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/message_bubble.py" line="149" />
+        <location filename="../../sonetto_desktop/ui/chat/message_bubble.py" line="149" />
         <source>重新生成</source>
         <translation>Regenerate</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/message_bubble.py" line="233" />
+        <location filename="../../sonetto_desktop/ui/chat/message_bubble.py" line="233" />
         <source>思考中…</source>
         <translation>Thinking…</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/message_bubble.py" line="271" />
+        <location filename="../../sonetto_desktop/ui/chat/message_bubble.py" line="271" />
         <source>在记忆墙上查看</source>
         <translation>Show on the memory wall</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/message_bubble.py" line="272" />
+        <location filename="../../sonetto_desktop/ui/chat/message_bubble.py" line="272" />
         <source>忘掉这条</source>
         <translation>Forget this</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/message_bubble.py" line="297" />
+        <location filename="../../sonetto_desktop/ui/chat/message_bubble.py" line="297" />
         <source>已停止</source>
         <translation>Stopped</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/message_bubble.py" line="257" />
+        <location filename="../../sonetto_desktop/ui/chat/message_bubble.py" line="257" />
         <source>{0}：{1}</source>
         <translation>{0}: {1}</translation>
     </message>
@@ -1274,97 +1274,97 @@ Talk about anything — I'll remember what matters to you.</translation>
 <context>
     <name>PostgresPage</name>
     <message>
-        <location filename="../../sonetto_desktop/ui/postgres_page.py" line="42" />
+        <location filename="../../sonetto_desktop/ui/settings/postgres_page.py" line="42" />
         <source>在几台电脑上使用同一份记忆：记忆保存在你指定的 PostgreSQL 服务器上（家里 NAS 上的 Docker、或托管的云数据库），每台电脑上的改动会立刻出现在其他电脑上。注意：记忆将存放在该服务器上，请只使用你信任的服务器。</source>
         <translation>One memory on several computers: the memories live on a PostgreSQL server you choose (Docker on a home NAS, or a hosted database), and a change on one computer appears on the others at once. Note: your memories are then stored on that server; use only a server you trust.</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/postgres_page.py" line="52" />
+        <location filename="../../sonetto_desktop/ui/settings/postgres_page.py" line="52" />
         <source>保存在系统钥匙串中，不写进设置文件</source>
         <translation>Kept in the system keyring, never in the settings file</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/postgres_page.py" line="54" />
+        <location filename="../../sonetto_desktop/ui/settings/postgres_page.py" line="54" />
         <source>自动（服务器支持就加密）</source>
         <translation>Automatic (encrypt when the server can)</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/postgres_page.py" line="54" />
+        <location filename="../../sonetto_desktop/ui/settings/postgres_page.py" line="54" />
         <source>必须加密</source>
         <translation>Always encrypt</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/postgres_page.py" line="55" />
+        <location filename="../../sonetto_desktop/ui/settings/postgres_page.py" line="55" />
         <source>加密并校验服务器证书</source>
         <translation>Encrypt and verify the server certificate</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/postgres_page.py" line="55" />
+        <location filename="../../sonetto_desktop/ui/settings/postgres_page.py" line="55" />
         <source>不加密（仅限本机/内网）</source>
         <translation>No encryption (this computer / home network only)</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/postgres_page.py" line="59" />
+        <location filename="../../sonetto_desktop/ui/settings/postgres_page.py" line="59" />
         <source>同一个数据库里可以放几个人的记忆，各用一个名字（小写字母、数字、下划线）。</source>
         <translation>One database can hold several people's memories, each under its own name (lower-case letters, digits, underscores).</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/postgres_page.py" line="62" />
+        <location filename="../../sonetto_desktop/ui/settings/postgres_page.py" line="62" />
         <source>聊天记录也保存在服务器上（换一台电脑可以接着聊）</source>
         <translation>Keep the chats on the server too (continue a conversation on another computer)</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/postgres_page.py" line="63" />
+        <location filename="../../sonetto_desktop/ui/settings/postgres_page.py" line="63" />
         <source>测试服务器连接</source>
         <translation>Test the server connection</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/postgres_page.py" line="72" />
+        <location filename="../../sonetto_desktop/ui/settings/postgres_page.py" line="72" />
         <source>在“记忆”页把存储方式选为 PostgreSQL 后保存即可。服务器上还没有记忆时，本机的记忆（含历史和回收站）会完整迁移过去；以后切换回本地存储时，服务器上的记忆会复制回本机（服务器上的仍然保留）。服务器连不上时，应用用本机副本只读打开，聊天照常，新记忆等服务器恢复后自动写入。</source>
         <translation>Choose PostgreSQL as the storage on the Memory page and save. If the server holds no memories yet, this computer's memories (with their history and the trash) move there in full; switching back to local storage later copies the server's memories back to this computer (the server keeps its copy). When the server cannot be reached, the app opens read-only from this computer's copy; chatting goes on, and new memories are written once the server is back.</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/postgres_page.py" line="79" />
+        <location filename="../../sonetto_desktop/ui/settings/postgres_page.py" line="79" />
         <source>服务器地址</source>
         <translation>Server URL</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/postgres_page.py" line="80" />
+        <location filename="../../sonetto_desktop/ui/settings/postgres_page.py" line="80" />
         <source>密码</source>
         <translation>Password</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/postgres_page.py" line="81" />
+        <location filename="../../sonetto_desktop/ui/settings/postgres_page.py" line="81" />
         <source>加密（TLS）</source>
         <translation>Encryption (TLS)</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/postgres_page.py" line="82" />
+        <location filename="../../sonetto_desktop/ui/settings/postgres_page.py" line="82" />
         <source>记忆库名称</source>
         <translation>Memory library name</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/postgres_page.py" line="83" />
+        <location filename="../../sonetto_desktop/ui/settings/postgres_page.py" line="83" />
         <source>本机名称</source>
         <translation>This computer's name</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/postgres_page.py" line="89" />
+        <location filename="../../sonetto_desktop/ui/settings/postgres_page.py" line="89" />
         <source>多设备</source>
         <translation>Several computers</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/postgres_page.py" line="93" />
+        <location filename="../../sonetto_desktop/ui/settings/postgres_page.py" line="93" />
         <source>PostgreSQL（多设备）</source>
         <translation>PostgreSQL (several computers)</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/postgres_page.py" line="104" />
+        <location filename="../../sonetto_desktop/ui/settings/postgres_page.py" line="104" />
         <source>由环境变量 SONETTO_POSTGRES_URL 设置</source>
         <translation>Set by the environment variable SONETTO_POSTGRES_URL</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/postgres_page.py" line="129" />
+        <location filename="../../sonetto_desktop/ui/settings/postgres_page.py" line="129" />
         <source>正在连接…</source>
         <translation>Connecting…</translation>
     </message>
@@ -1372,18 +1372,18 @@ Talk about anything — I'll remember what matters to you.</translation>
 <context>
     <name>QuickChat</name>
     <message>
-        <location filename="../../sonetto_desktop/ui/quick_chat.py" line="44" />
-        <location filename="../../sonetto_desktop/ui/quick_chat.py" line="56" />
+        <location filename="../../sonetto_desktop/ui/tray/quick_chat.py" line="44" />
+        <location filename="../../sonetto_desktop/ui/tray/quick_chat.py" line="56" />
         <source>快速对话</source>
         <translation>Quick chat</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/quick_chat.py" line="62" />
+        <location filename="../../sonetto_desktop/ui/tray/quick_chat.py" line="62" />
         <source>关闭 (Esc)</source>
         <translation>Close (Esc)</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/quick_chat.py" line="99" />
+        <location filename="../../sonetto_desktop/ui/tray/quick_chat.py" line="99" />
         <source>新对话</source>
         <translation>New chat</translation>
     </message>
@@ -1391,113 +1391,113 @@ Talk about anything — I'll remember what matters to you.</translation>
 <context>
     <name>ReviewDialog</name>
     <message>
-        <location filename="../../sonetto_desktop/ui/review_dialog.py" line="40" />
+        <location filename="../../sonetto_desktop/ui/dialogs/review.py" line="40" />
         <source>原来：</source>
         <translation>Before: </translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/review_dialog.py" line="42" />
+        <location filename="../../sonetto_desktop/ui/dialogs/review.py" line="42" />
         <source>理由：</source>
         <translation>Why: </translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/review_dialog.py" line="44" />
+        <location filename="../../sonetto_desktop/ui/dialogs/review.py" line="44" />
         <source>来自你说的：</source>
         <translation>From what you said: </translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/review_dialog.py" line="55" />
+        <location filename="../../sonetto_desktop/ui/dialogs/review.py" line="55" />
         <source>待审核的记忆变化</source>
         <translation>Memory changes to review</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/review_dialog.py" line="61" />
+        <location filename="../../sonetto_desktop/ui/dialogs/review.py" line="61" />
         <source>加载中…</source>
         <translation>Loading…</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/review_dialog.py" line="67" />
+        <location filename="../../sonetto_desktop/ui/dialogs/review.py" line="67" />
         <source>待审核的提议</source>
         <translation>Proposals to review</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/review_dialog.py" line="70" />
+        <location filename="../../sonetto_desktop/ui/dialogs/review.py" line="70" />
         <source>批准</source>
         <translation>Approve</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/review_dialog.py" line="71" />
+        <location filename="../../sonetto_desktop/ui/dialogs/review.py" line="71" />
         <source>改写后批准…</source>
         <translation>Rewrite and approve…</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/review_dialog.py" line="72" />
+        <location filename="../../sonetto_desktop/ui/dialogs/review.py" line="72" />
         <source>拒绝</source>
         <translation>Reject</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/review_dialog.py" line="73" />
+        <location filename="../../sonetto_desktop/ui/dialogs/review.py" line="73" />
         <source>全部批准</source>
         <translation>Approve all</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/review_dialog.py" line="74" />
-        <location filename="../../sonetto_desktop/ui/review_dialog.py" line="211" />
+        <location filename="../../sonetto_desktop/ui/dialogs/review.py" line="74" />
+        <location filename="../../sonetto_desktop/ui/dialogs/review.py" line="211" />
         <source>全部拒绝</source>
         <translation>Reject all</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/review_dialog.py" line="130" />
+        <location filename="../../sonetto_desktop/ui/dialogs/review.py" line="130" />
         <source>Sonetto 想做 %1 处记忆变化，等你确认。</source>
         <translation>Sonetto would like to make %1 memory change(s); they wait for you.</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/review_dialog.py" line="131" />
+        <location filename="../../sonetto_desktop/ui/dialogs/review.py" line="131" />
         <source>没有待审核的变化。</source>
         <translation>Nothing to review.</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/review_dialog.py" line="160" />
+        <location filename="../../sonetto_desktop/ui/dialogs/review.py" line="160" />
         <source>没有完成：%1</source>
         <translation>Not done: %1</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/review_dialog.py" line="172" />
+        <location filename="../../sonetto_desktop/ui/dialogs/review.py" line="172" />
         <source>已批准：%1</source>
         <translation>Approved: %1</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/review_dialog.py" line="179" />
+        <location filename="../../sonetto_desktop/ui/dialogs/review.py" line="179" />
         <source>改写后批准</source>
         <translation>Rewrite and approve</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/review_dialog.py" line="180" />
+        <location filename="../../sonetto_desktop/ui/dialogs/review.py" line="180" />
         <source>用你的话写这条记忆：</source>
         <translation>Write this memory in your own words:</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/review_dialog.py" line="194" />
+        <location filename="../../sonetto_desktop/ui/dialogs/review.py" line="194" />
         <source>已拒绝：%1</source>
         <translation>Rejected: %1</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/review_dialog.py" line="205" />
+        <location filename="../../sonetto_desktop/ui/dialogs/review.py" line="205" />
         <source>已批准 %1 处变化。</source>
         <translation>Approved %1 change(s).</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/review_dialog.py" line="207" />
+        <location filename="../../sonetto_desktop/ui/dialogs/review.py" line="207" />
         <source>%1 处没能完成，仍在列表里。</source>
         <translation> %1 could not be done and are still listed.</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/review_dialog.py" line="212" />
+        <location filename="../../sonetto_desktop/ui/dialogs/review.py" line="212" />
         <source>拒绝全部 %1 处待审核的变化？它们不会被写入记忆。</source>
         <translation>Reject all %1 changes waiting for review? They will not be written to memory.</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/review_dialog.py" line="218" />
+        <location filename="../../sonetto_desktop/ui/dialogs/review.py" line="218" />
         <source>已全部拒绝。</source>
         <translation>All rejected.</translation>
     </message>
@@ -1505,242 +1505,242 @@ Talk about anything — I'll remember what matters to you.</translation>
 <context>
     <name>SettingsDialog</name>
     <message>
-        <location filename="../../sonetto_desktop/ui/settings_dialog.py" line="53" />
+        <location filename="../../sonetto_desktop/ui/settings/dialog.py" line="53" />
         <source>设置</source>
         <translation>Settings</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/settings_dialog.py" line="64" />
-        <location filename="../../sonetto_desktop/ui/settings_dialog.py" line="121" />
+        <location filename="../../sonetto_desktop/ui/settings/dialog.py" line="64" />
+        <location filename="../../sonetto_desktop/ui/settings/dialog.py" line="121" />
         <source>模型</source>
         <translation>Model</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/settings_dialog.py" line="65" />
+        <location filename="../../sonetto_desktop/ui/settings/dialog.py" line="65" />
         <source>记忆</source>
         <translation>Memory</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/settings_dialog.py" line="70" />
+        <location filename="../../sonetto_desktop/ui/settings/dialog.py" line="70" />
         <source>外观</source>
         <translation>Appearance</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/settings_dialog.py" line="75" />
+        <location filename="../../sonetto_desktop/ui/settings/dialog.py" line="75" />
         <source>保存</source>
         <translation>Save</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/settings_dialog.py" line="76" />
+        <location filename="../../sonetto_desktop/ui/settings/dialog.py" line="76" />
         <source>取消</source>
         <translation>Cancel</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/settings_dialog.py" line="94" />
+        <location filename="../../sonetto_desktop/ui/settings/dialog.py" line="94" />
         <source>留空时 Sonetto 会从记忆里知道</source>
         <translation>Leave empty and Sonetto learns it from the memories</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/settings_dialog.py" line="99" />
+        <location filename="../../sonetto_desktop/ui/settings/dialog.py" line="99" />
         <source>本地模型可以留空</source>
         <translation>Leave empty for local models</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/settings_dialog.py" line="109" />
-        <location filename="../../sonetto_desktop/ui/settings_dialog.py" line="136" />
+        <location filename="../../sonetto_desktop/ui/settings/dialog.py" line="109" />
+        <location filename="../../sonetto_desktop/ui/settings/dialog.py" line="136" />
         <source> 秒</source>
         <translation> s</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/settings_dialog.py" line="110" />
+        <location filename="../../sonetto_desktop/ui/settings/dialog.py" line="110" />
         <source>测试连接</source>
         <translation>Test connection</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/settings_dialog.py" line="118" />
+        <location filename="../../sonetto_desktop/ui/settings/dialog.py" line="118" />
         <source>你希望 Sonetto 怎么称呼你</source>
         <translation>What should Sonetto call you</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/settings_dialog.py" line="119" />
+        <location filename="../../sonetto_desktop/ui/settings/dialog.py" line="119" />
         <source>服务地址</source>
         <translation>Endpoint URL</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/settings_dialog.py" line="120" />
+        <location filename="../../sonetto_desktop/ui/settings/dialog.py" line="120" />
         <source>API 密钥</source>
         <translation>API key</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/settings_dialog.py" line="122" />
+        <location filename="../../sonetto_desktop/ui/settings/dialog.py" line="122" />
         <source>温度</source>
         <translation>Temperature</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/settings_dialog.py" line="123" />
+        <location filename="../../sonetto_desktop/ui/settings/dialog.py" line="123" />
         <source>请求超时</source>
         <translation>Request timeout</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/settings_dialog.py" line="131" />
+        <location filename="../../sonetto_desktop/ui/settings/dialog.py" line="131" />
         <source>混合（推荐）</source>
         <translation>Hybrid (recommended)</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/settings_dialog.py" line="131" />
+        <location filename="../../sonetto_desktop/ui/settings/dialog.py" line="131" />
         <source>本地检索（快，不用模型）</source>
         <translation>Local search (fast, no model)</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/settings_dialog.py" line="132" />
+        <location filename="../../sonetto_desktop/ui/settings/dialog.py" line="132" />
         <source>模型检索</source>
         <translation>Model search</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/settings_dialog.py" line="138" />
+        <location filename="../../sonetto_desktop/ui/settings/dialog.py" line="138" />
         <source>YAML 文件（可直接阅读）</source>
         <translation>YAML file (human-readable)</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/settings_dialog.py" line="139" />
+        <location filename="../../sonetto_desktop/ui/settings/dialog.py" line="139" />
         <source>SQLite 数据库（记忆很多时更快）</source>
         <translation>SQLite database (faster with many memories)</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/settings_dialog.py" line="141" />
+        <location filename="../../sonetto_desktop/ui/settings/dialog.py" line="141" />
         <source>切换后会把现有记忆（含历史和回收站）完整迁移过去，旧文件保留。</source>
         <translation>Switching moves every memory (with history and trash) to the new store; the old file is kept.</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/settings_dialog.py" line="145" />
+        <location filename="../../sonetto_desktop/ui/settings/dialog.py" line="145" />
         <source>Sonetto 的记忆变化先交给我审核（审核模式）</source>
         <translation>Let me review Sonetto's memory changes first (review mode)</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/settings_dialog.py" line="147" />
+        <location filename="../../sonetto_desktop/ui/settings/dialog.py" line="147" />
         <source>不要记住的内容…</source>
         <translation>Things not to remember…</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/settings_dialog.py" line="151" />
+        <location filename="../../sonetto_desktop/ui/settings/dialog.py" line="151" />
         <source>选择…</source>
         <translation>Choose…</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/settings_dialog.py" line="153" />
+        <location filename="../../sonetto_desktop/ui/settings/dialog.py" line="153" />
         <source>打开数据文件夹</source>
         <translation>Open data folder</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/settings_dialog.py" line="158" />
+        <location filename="../../sonetto_desktop/ui/settings/dialog.py" line="158" />
         <source>回忆方式</source>
         <translation>Recall</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/settings_dialog.py" line="159" />
+        <location filename="../../sonetto_desktop/ui/settings/dialog.py" line="159" />
         <source>回忆超时</source>
         <translation>Recall timeout</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/settings_dialog.py" line="160" />
+        <location filename="../../sonetto_desktop/ui/settings/dialog.py" line="160" />
         <source>存储方式</source>
         <translation>Storage</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/settings_dialog.py" line="162" />
+        <location filename="../../sonetto_desktop/ui/settings/dialog.py" line="162" />
         <source>回收站保留</source>
         <translation>Keep deleted memories</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/settings_dialog.py" line="163" />
+        <location filename="../../sonetto_desktop/ui/settings/dialog.py" line="163" />
         <source>记忆写入</source>
         <translation>Memory writing</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/settings_dialog.py" line="165" />
+        <location filename="../../sonetto_desktop/ui/settings/dialog.py" line="165" />
         <source>数据文件夹</source>
         <translation>Data folder</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/settings_dialog.py" line="173" />
+        <location filename="../../sonetto_desktop/ui/settings/dialog.py" line="173" />
         <source>跟随系统</source>
         <translation>Follow the system</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/settings_dialog.py" line="173" />
+        <location filename="../../sonetto_desktop/ui/settings/dialog.py" line="173" />
         <source>浅色</source>
         <translation>Light</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/settings_dialog.py" line="173" />
+        <location filename="../../sonetto_desktop/ui/settings/dialog.py" line="173" />
         <source>深色</source>
         <translation>Dark</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/settings_dialog.py" line="178" />
+        <location filename="../../sonetto_desktop/ui/settings/dialog.py" line="178" />
         <source>主题</source>
         <translation>Theme</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/settings_dialog.py" line="179" />
+        <location filename="../../sonetto_desktop/ui/settings/dialog.py" line="179" />
         <source>语言</source>
         <translation>Language</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/settings_dialog.py" line="253" />
+        <location filename="../../sonetto_desktop/ui/settings/dialog.py" line="253" />
         <source>无法保存设置：</source>
         <translation>Cannot save the settings: </translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/settings_dialog.py" line="269" />
+        <location filename="../../sonetto_desktop/ui/settings/dialog.py" line="269" />
         <source>正在连接…</source>
         <translation>Connecting…</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/settings_dialog.py" line="295" />
+        <location filename="../../sonetto_desktop/ui/settings/dialog.py" line="296" />
         <source>选择数据文件夹</source>
         <translation>Choose the data folder</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/settings_fields.py" line="41" />
+        <location filename="../../sonetto_desktop/ui/settings/fields.py" line="41" />
         <source>由环境变量 %1 设置，在这里不能修改。</source>
         <extracomment>The environment variables that can set a field (the first one set wins, as in ``Settings.with_env``).</extracomment>
         <translation>Set by the environment variable %1; it cannot be changed here.</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/settings_fields.py" line="67" />
-        <location filename="../../sonetto_desktop/ui/settings_fields.py" line="77" />
+        <location filename="../../sonetto_desktop/ui/settings/fields.py" line="67" />
+        <location filename="../../sonetto_desktop/ui/settings/fields.py" line="77" />
         <source>显示</source>
         <translation>Show</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/settings_fields.py" line="68" />
-        <location filename="../../sonetto_desktop/ui/settings_fields.py" line="78" />
+        <location filename="../../sonetto_desktop/ui/settings/fields.py" line="68" />
+        <location filename="../../sonetto_desktop/ui/settings/fields.py" line="78" />
         <source>显示密钥</source>
         <translation>Show the key</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/settings_fields.py" line="69" />
+        <location filename="../../sonetto_desktop/ui/settings/fields.py" line="69" />
         <source>显示或隐藏密钥</source>
         <translation>Show or hide the key</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/settings_fields.py" line="74" />
+        <location filename="../../sonetto_desktop/ui/settings/fields.py" line="74" />
         <source>隐藏</source>
         <translation>Hide</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/settings_fields.py" line="75" />
+        <location filename="../../sonetto_desktop/ui/settings/fields.py" line="75" />
         <source>隐藏密钥</source>
         <translation>Hide the key</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/settings_fields.py" line="93" />
+        <location filename="../../sonetto_desktop/ui/settings/fields.py" line="93" />
         <source> 天</source>
         <translation> days</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/settings_fields.py" line="94" />
+        <location filename="../../sonetto_desktop/ui/settings/fields.py" line="94" />
         <source>一直保留</source>
         <translation>For ever</translation>
     </message>
@@ -1748,48 +1748,48 @@ Talk about anything — I'll remember what matters to you.</translation>
 <context>
     <name>ShortcutsDialog</name>
     <message>
-        <location filename="../../sonetto_desktop/ui/shortcuts_dialog.py" line="27" />
+        <location filename="../../sonetto_desktop/ui/dialogs/shortcuts.py" line="27" />
         <source>发送消息</source>
         <translation>Send the message</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/shortcuts_dialog.py" line="28" />
+        <location filename="../../sonetto_desktop/ui/dialogs/shortcuts.py" line="28" />
         <source>在消息里换行</source>
         <translation>New line in the message</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/shortcuts_dialog.py" line="29" />
+        <location filename="../../sonetto_desktop/ui/dialogs/shortcuts.py" line="29" />
         <source>在输入框、对话列表、记忆墙和按钮之间移动</source>
         <translation>Move between the input, the chat list, the memory wall and buttons</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/shortcuts_dialog.py" line="30" />
+        <location filename="../../sonetto_desktop/ui/dialogs/shortcuts.py" line="30" />
         <source>关闭对话框（有未保存的修改时会先询问）</source>
         <translation>Close a dialog (asks first when there are unsaved changes)</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/shortcuts_dialog.py" line="31" />
+        <location filename="../../sonetto_desktop/ui/dialogs/shortcuts.py" line="31" />
         <source>删除选中的记忆卡片（可撤销）</source>
         <translation>Delete the selected memory cards (can be undone)</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/shortcuts_dialog.py" line="59" />
-        <location filename="../../sonetto_desktop/ui/shortcuts_dialog.py" line="66" />
+        <location filename="../../sonetto_desktop/ui/dialogs/shortcuts.py" line="59" />
+        <location filename="../../sonetto_desktop/ui/dialogs/shortcuts.py" line="66" />
         <source>键盘快捷键</source>
         <translation>Keyboard shortcuts</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/shortcuts_dialog.py" line="67" />
+        <location filename="../../sonetto_desktop/ui/dialogs/shortcuts.py" line="67" />
         <source>按键</source>
         <translation>Keys</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/shortcuts_dialog.py" line="67" />
+        <location filename="../../sonetto_desktop/ui/dialogs/shortcuts.py" line="67" />
         <source>作用</source>
         <translation>Action</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/shortcuts_dialog.py" line="77" />
+        <location filename="../../sonetto_desktop/ui/dialogs/shortcuts.py" line="77" />
         <source>关闭</source>
         <translation>Close</translation>
     </message>
@@ -1802,42 +1802,42 @@ Talk about anything — I'll remember what matters to you.</translation>
         <translation>Chat could not start: %1. The memory wall still works; check the data folder, then restart.</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/chat_actions.py" line="17" />
+        <location filename="../../sonetto_desktop/ui/chat/actions.py" line="17" />
         <source>那段对话已经不在了（删除了，或是临时对话）。</source>
         <translation>That chat is gone (deleted, or a temporary chat).</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/chat_actions.py" line="34" />
+        <location filename="../../sonetto_desktop/ui/chat/actions.py" line="34" />
         <source>没能完成“别记住这个”：{0}</source>
         <translation>Could not finish “Don't remember this”: {0}</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/chat_actions.py" line="38" />
+        <location filename="../../sonetto_desktop/ui/chat/actions.py" line="38" />
         <source>以后不会再记住这件事；但这轮写下的记忆后来又被改过，没有撤销（{0}）。可以在记忆墙上处理。</source>
         <translation>This will not be remembered from now on; but the memories this turn wrote were changed since and were not undone ({0}). You can handle them on the memory wall.</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/chat_actions.py" line="43" />
+        <location filename="../../sonetto_desktop/ui/chat/actions.py" line="43" />
         <source>已撤销这轮的 {0} 处记忆变化，以后也不会记住这件事。</source>
         <translation>Undid this turn's {0} memory changes; this will not be remembered from now on.</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/chat_actions.py" line="47" />
+        <location filename="../../sonetto_desktop/ui/chat/actions.py" line="47" />
         <source>好的，这件事不会被记住。</source>
         <translation>OK, this will not be remembered.</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/chat_actions.py" line="57" />
+        <location filename="../../sonetto_desktop/ui/chat/actions.py" line="57" />
         <source>在对话里选了“忘掉这条”</source>
         <translation>Chose “Forget this” in the chat</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/chat_actions.py" line="62" />
+        <location filename="../../sonetto_desktop/ui/chat/actions.py" line="62" />
         <source>已忘掉：{0}</source>
         <translation>Forgotten: {0}</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/chat_actions.py" line="64" />
+        <location filename="../../sonetto_desktop/ui/chat/actions.py" line="64" />
         <source>撤销</source>
         <translation>Undo</translation>
     </message>
@@ -1847,37 +1847,37 @@ Talk about anything — I'll remember what matters to you.</translation>
         <translation>Cannot use the new data folder {0}: {1}. Still using the previous memory store.</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/store_problem.py" line="17" />
+        <location filename="../../sonetto_desktop/ui/dialogs/store_problem.py" line="17" />
         <source>记忆库文件无法读取，为了不丢失任何内容，Sonetto 不会写入它。</source>
         <translation>The memory store cannot be read. So that nothing is lost, Sonetto will not write to it.</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/store_problem.py" line="18" />
+        <location filename="../../sonetto_desktop/ui/dialogs/store_problem.py" line="18" />
         <source>记忆库有问题</source>
         <translation>Problem with the memory store</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/store_problem.py" line="20" />
+        <location filename="../../sonetto_desktop/ui/dialogs/store_problem.py" line="20" />
         <source>可以在数据文件夹里用备份（.bak）恢复，然后重新启动。</source>
         <translation>You can restore it from the backup (.bak) in the data folder, then restart.</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/store_problem.py" line="22" />
+        <location filename="../../sonetto_desktop/ui/dialogs/store_problem.py" line="22" />
         <source>打开数据文件夹</source>
         <translation>Open data folder</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/language_switch.py" line="57" />
+        <location filename="../../sonetto_desktop/ui/language_switch.py" line="55" />
         <source>这条回复结束后，界面会切换语言。</source>
         <translation>The interface switches language when this reply ends.</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/language_switch.py" line="104" />
+        <location filename="../../sonetto_desktop/ui/language_switch.py" line="102" />
         <source>界面语言已切换。</source>
         <translation>Interface language changed.</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/language_switch.py" line="129" />
+        <location filename="../../sonetto_desktop/ui/language_switch.py" line="127" />
         <source>切换语言后没能重新显示这段对话：{0}</source>
         <translation>After the language switch, this chat could not be shown again: {0}</translation>
     </message>
@@ -1885,17 +1885,17 @@ Talk about anything — I'll remember what matters to you.</translation>
 <context>
     <name>SqliteOffer</name>
     <message>
-        <location filename="../../sonetto_desktop/ui/sqlite_offer.py" line="52" />
+        <location filename="../../sonetto_desktop/ui/dialogs/sqlite_offer.py" line="52" />
         <source>记忆已有 {0} 条。换成 SQLite 记忆库会启动更快、占用更少内存；所有记忆和历史都会原样迁移，随时可以在设置里换回。</source>
         <translation>You have {0} memories. A SQLite memory store starts faster and uses less memory; every memory and its history move over as they are, and you can switch back in Settings at any time.</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/sqlite_offer.py" line="55" />
+        <location filename="../../sonetto_desktop/ui/dialogs/sqlite_offer.py" line="55" />
         <source>换成 SQLite</source>
         <translation>Switch to SQLite</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/sqlite_offer.py" line="73" />
+        <location filename="../../sonetto_desktop/ui/dialogs/sqlite_offer.py" line="73" />
         <source>无法保存设置：{0}</source>
         <translation>Could not save the settings: {0}</translation>
     </message>
@@ -1903,42 +1903,42 @@ Talk about anything — I'll remember what matters to you.</translation>
 <context>
     <name>StartProblems</name>
     <message>
-        <location filename="../../sonetto_desktop/ui/start_problems.py" line="25" />
+        <location filename="../../sonetto_desktop/ui/notices/start_problems.py" line="25" />
         <source>无法打开记忆库</source>
         <translation>Can't open the memories</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/start_problems.py" line="25" />
+        <location filename="../../sonetto_desktop/ui/notices/start_problems.py" line="25" />
         <source>Sonetto 无法使用这个数据文件夹，没有读写任何内容。</source>
         <translation>Sonetto can't use this data folder; nothing was read or written.</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/start_problems.py" line="29" />
+        <location filename="../../sonetto_desktop/ui/notices/start_problems.py" line="29" />
         <source>选择其他文件夹…</source>
         <translation>Choose another folder…</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/start_problems.py" line="30" />
+        <location filename="../../sonetto_desktop/ui/notices/start_problems.py" line="30" />
         <source>退出</source>
         <translation>Quit</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/start_problems.py" line="37" />
+        <location filename="../../sonetto_desktop/ui/notices/start_problems.py" line="37" />
         <source>选择数据文件夹</source>
         <translation>Choose the data folder</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/start_problems.py" line="49" />
+        <location filename="../../sonetto_desktop/ui/notices/start_problems.py" line="49" />
         <source>切换存储方式没有完成</source>
         <translation>Switching the storage did not finish</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/start_problems.py" line="50" />
+        <location filename="../../sonetto_desktop/ui/notices/start_problems.py" line="50" />
         <source>你的记忆都还在：Sonetto 打开的是仍然完整的那个记忆库。</source>
         <translation>Your memories are all there: Sonetto opened the store that is still complete.</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/start_problems.py" line="52" />
+        <location filename="../../sonetto_desktop/ui/notices/start_problems.py" line="52" />
         <source>打开数据文件夹</source>
         <translation>Open data folder</translation>
     </message>
@@ -1946,37 +1946,37 @@ Talk about anything — I'll remember what matters to you.</translation>
 <context>
     <name>StatusIndicator</name>
     <message>
-        <location filename="../../sonetto_desktop/ui/status_indicator.py" line="154" />
+        <location filename="../../sonetto_desktop/ui/notices/status_indicator.py" line="154" />
         <source>记忆写入未启动</source>
         <translation>Memory writer not started</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/status_indicator.py" line="159" />
+        <location filename="../../sonetto_desktop/ui/notices/status_indicator.py" line="160" />
         <source>记忆写入已暂停 (%1)</source>
         <translation>Memory writing paused (%1)</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/status_indicator.py" line="161" />
+        <location filename="../../sonetto_desktop/ui/notices/status_indicator.py" line="162" />
         <source>整理记忆中 (%1)</source>
         <translation>Organising memories (%1)</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/status_indicator.py" line="167" />
+        <location filename="../../sonetto_desktop/ui/notices/status_indicator.py" line="168" />
         <source>记忆写入出错：%1</source>
         <translation>Memory writing failed: %1</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/status_indicator.py" line="169" />
+        <location filename="../../sonetto_desktop/ui/notices/status_indicator.py" line="170" />
         <source>记忆已是最新</source>
         <translation>Memories are up to date</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/status_indicator.py" line="172" />
+        <location filename="../../sonetto_desktop/ui/notices/status_indicator.py" line="173" />
         <source>继续记忆写入</source>
         <translation>Resume memory writing</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/status_indicator.py" line="172" />
+        <location filename="../../sonetto_desktop/ui/notices/status_indicator.py" line="173" />
         <source>暂停记忆写入</source>
         <translation>Pause memory writing</translation>
     </message>
@@ -1984,12 +1984,12 @@ Talk about anything — I'll remember what matters to you.</translation>
 <context>
     <name>StoreBanner</name>
     <message>
-        <location filename="../../sonetto_desktop/ui/store_banner.py" line="36" />
+        <location filename="../../sonetto_desktop/ui/notices/store_banner.py" line="36" />
         <source>记忆服务器暂时连不上：现在显示的是本机副本（{0}），只能查看、不能修改。聊天照常，新的记忆会在服务器恢复后自动写入。</source>
         <translation>The memory server can't be reached: showing this computer's copy ({0}), read-only. Chatting goes on; new memories are written once the server is back.</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/store_banner.py" line="39" />
+        <location filename="../../sonetto_desktop/ui/notices/store_banner.py" line="39" />
         <source>记忆服务器暂时连不上，本机还没有副本：记忆暂时为空、只能查看。聊天照常，新的记忆会在服务器恢复后自动写入。</source>
         <translation>The memory server can't be reached and this computer has no copy yet: no memories to show for now. Chatting goes on; new memories are written once the server is back.</translation>
     </message>
@@ -1997,22 +1997,22 @@ Talk about anything — I'll remember what matters to you.</translation>
 <context>
     <name>ThemeSection</name>
     <message>
-        <location filename="../../sonetto_desktop/ui/theme_section.py" line="173" />
+        <location filename="../../sonetto_desktop/ui/wall/theme_section.py" line="173" />
         <source>展开</source>
         <translation>Expand</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/theme_section.py" line="173" />
+        <location filename="../../sonetto_desktop/ui/wall/theme_section.py" line="173" />
         <source>折叠</source>
         <translation>Collapse</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/theme_section.py" line="174" />
+        <location filename="../../sonetto_desktop/ui/wall/theme_section.py" line="174" />
         <source>展开「{0}」</source>
         <translation>Expand “{0}”</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/theme_section.py" line="175" />
+        <location filename="../../sonetto_desktop/ui/wall/theme_section.py" line="175" />
         <source>折叠「{0}」</source>
         <translation>Collapse “{0}”</translation>
     </message>
@@ -2020,8 +2020,8 @@ Talk about anything — I'll remember what matters to you.</translation>
 <context>
     <name>Toast</name>
     <message>
-        <location filename="../../sonetto_desktop/ui/toasts.py" line="94" />
-        <location filename="../../sonetto_desktop/ui/toasts.py" line="153" />
+        <location filename="../../sonetto_desktop/ui/notices/toasts.py" line="94" />
+        <location filename="../../sonetto_desktop/ui/notices/toasts.py" line="152" />
         <source>关闭</source>
         <translation>Close</translation>
     </message>
@@ -2029,37 +2029,37 @@ Talk about anything — I'll remember what matters to you.</translation>
 <context>
     <name>TransferActions</name>
     <message>
-        <location filename="../../sonetto_desktop/ui/transfer_actions.py" line="55" />
+        <location filename="../../sonetto_desktop/ui/dialogs/transfer_actions.py" line="55" />
         <source>导出记忆</source>
         <translation>Export memories</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/transfer_actions.py" line="75" />
+        <location filename="../../sonetto_desktop/ui/dialogs/transfer_actions.py" line="75" />
         <source>无法导出：{0}</source>
         <translation>Cannot export: {0}</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/transfer_actions.py" line="79" />
+        <location filename="../../sonetto_desktop/ui/dialogs/transfer_actions.py" line="79" />
         <source>已导出 {0} 条记忆到 {1}</source>
         <translation>Exported {0} memories to {1}</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/transfer_actions.py" line="88" />
+        <location filename="../../sonetto_desktop/ui/dialogs/transfer_actions.py" line="88" />
         <source>导入记忆</source>
         <translation>Import memories</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/transfer_actions.py" line="90" />
+        <location filename="../../sonetto_desktop/ui/dialogs/transfer_actions.py" line="90" />
         <source>记忆导出文件 (*.yaml *.yml *.json *.md)</source>
         <translation>Memory exports (*.yaml *.yml *.json *.md)</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/transfer_actions.py" line="104" />
+        <location filename="../../sonetto_desktop/ui/dialogs/transfer_actions.py" line="104" />
         <source>无法导入 {0}：{1}</source>
         <translation>Cannot import {0}: {1}</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/transfer_actions.py" line="118" />
+        <location filename="../../sonetto_desktop/ui/dialogs/transfer_actions.py" line="118" />
         <source>已导入 {0} 条记忆，跳过 {1} 条重复的</source>
         <translation>Imported {0} memories, skipped {1} duplicates</translation>
     </message>
@@ -2067,71 +2067,71 @@ Talk about anything — I'll remember what matters to you.</translation>
 <context>
     <name>TrashDialog</name>
     <message>
-        <location filename="../../sonetto_desktop/ui/trash_dialog.py" line="45" />
+        <location filename="../../sonetto_desktop/ui/dialogs/trash.py" line="45" />
         <source>回收站</source>
         <translation>Trash</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/trash_dialog.py" line="50" />
+        <location filename="../../sonetto_desktop/ui/dialogs/trash.py" line="50" />
         <source>加载中…</source>
         <translation>Loading…</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/trash_dialog.py" line="59" />
+        <location filename="../../sonetto_desktop/ui/dialogs/trash.py" line="59" />
         <source>恢复</source>
         <translation>Restore</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/trash_dialog.py" line="61" />
-        <location filename="../../sonetto_desktop/ui/trash_dialog.py" line="154" />
-        <location filename="../../sonetto_desktop/ui/trash_dialog.py" line="156" />
+        <location filename="../../sonetto_desktop/ui/dialogs/trash.py" line="61" />
+        <location filename="../../sonetto_desktop/ui/dialogs/trash.py" line="154" />
+        <location filename="../../sonetto_desktop/ui/dialogs/trash.py" line="156" />
         <source>永久删除</source>
         <translation>Delete for good</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/trash_dialog.py" line="63" />
-        <location filename="../../sonetto_desktop/ui/trash_dialog.py" line="147" />
-        <location filename="../../sonetto_desktop/ui/trash_dialog.py" line="148" />
+        <location filename="../../sonetto_desktop/ui/dialogs/trash.py" line="63" />
+        <location filename="../../sonetto_desktop/ui/dialogs/trash.py" line="147" />
+        <location filename="../../sonetto_desktop/ui/dialogs/trash.py" line="148" />
         <source>清空回收站</source>
         <translation>Empty the trash</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/trash_dialog.py" line="115" />
+        <location filename="../../sonetto_desktop/ui/dialogs/trash.py" line="115" />
         <source>回收站是空的。</source>
         <translation>The trash is empty.</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/trash_dialog.py" line="115" />
+        <location filename="../../sonetto_desktop/ui/dialogs/trash.py" line="115" />
         <source>{0} 条已删除的记忆</source>
         <translation>Deleted memories: {0}</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/trash_dialog.py" line="147" />
+        <location filename="../../sonetto_desktop/ui/dialogs/trash.py" line="147" />
         <source>永久删除回收站里的全部记忆？此操作无法撤销。</source>
         <translation>Delete every memory in the trash for good? This cannot be undone.</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/trash_dialog.py" line="155" />
+        <location filename="../../sonetto_desktop/ui/dialogs/trash.py" line="155" />
         <source>永久删除选中的 {0} 条记忆？此操作无法撤销。</source>
         <translation>Delete the {0} selected memories for good? This cannot be undone.</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/trash_dialog.py" line="170" />
+        <location filename="../../sonetto_desktop/ui/dialogs/trash.py" line="170" />
         <source>并入「{0}」</source>
         <translation>merged into “{0}”</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/trash_dialog.py" line="172" />
+        <location filename="../../sonetto_desktop/ui/dialogs/trash.py" line="172" />
         <source>并入另一条记忆（已不在）</source>
         <translation>merged into another memory (no longer there)</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/trash_dialog.py" line="181" />
+        <location filename="../../sonetto_desktop/ui/dialogs/trash.py" line="181" />
         <source>回收站里的记忆会一直保留，直到你永久删除。</source>
         <translation>Deleted memories stay here until you delete them for good.</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/trash_dialog.py" line="182" />
+        <location filename="../../sonetto_desktop/ui/dialogs/trash.py" line="182" />
         <source>删除超过 {0} 天的记忆会在启动时被永久清除。</source>
         <translation>Memories deleted more than {0} days ago are removed for good at start-up.</translation>
     </message>
@@ -2139,17 +2139,17 @@ Talk about anything — I'll remember what matters to you.</translation>
 <context>
     <name>Tray</name>
     <message>
-        <location filename="../../sonetto_desktop/ui/tray.py" line="29" />
+        <location filename="../../sonetto_desktop/ui/tray/tray.py" line="29" />
         <source>打开主窗口</source>
         <translation>Open main window</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/tray.py" line="31" />
+        <location filename="../../sonetto_desktop/ui/tray/tray.py" line="31" />
         <source>快速对话</source>
         <translation>Quick chat</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/tray.py" line="36" />
+        <location filename="../../sonetto_desktop/ui/tray/tray.py" line="36" />
         <source>退出</source>
         <translation>Quit</translation>
     </message>
@@ -2157,32 +2157,32 @@ Talk about anything — I'll remember what matters to you.</translation>
 <context>
     <name>TurnSummary</name>
     <message>
-        <location filename="../../sonetto_desktop/ui/turn_summary.py" line="62" />
+        <location filename="../../sonetto_desktop/ui/notices/turn_summary.py" line="62" />
         <source>整理了 {0} 条记忆</source>
         <translation>Tidied {0} memories</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/turn_summary.py" line="67" />
+        <location filename="../../sonetto_desktop/ui/notices/turn_summary.py" line="67" />
         <source>记住了 {0} 条</source>
         <translation>remembered {0}</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/turn_summary.py" line="69" />
+        <location filename="../../sonetto_desktop/ui/notices/turn_summary.py" line="69" />
         <source>更新了 {0} 条</source>
         <translation>updated {0}</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/turn_summary.py" line="71" />
+        <location filename="../../sonetto_desktop/ui/notices/turn_summary.py" line="71" />
         <source>合并了 {0} 处</source>
         <translation>merged {0}</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/turn_summary.py" line="73" />
+        <location filename="../../sonetto_desktop/ui/notices/turn_summary.py" line="73" />
         <source>删除了 {0} 条</source>
         <translation>deleted {0}</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/turn_summary.py" line="74" />
+        <location filename="../../sonetto_desktop/ui/notices/turn_summary.py" line="74" />
         <source>，</source>
         <translation>, </translation>
     </message>
@@ -2190,118 +2190,118 @@ Talk about anything — I'll remember what matters to you.</translation>
 <context>
     <name>WallBulk</name>
     <message>
-        <location filename="../../sonetto_desktop/ui/wall_selection.py" line="36" />
+        <location filename="../../sonetto_desktop/ui/wall/selection.py" line="36" />
         <source>已锁定 {0} 条</source>
         <translation>{0} locked</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/wall_selection.py" line="38" />
+        <location filename="../../sonetto_desktop/ui/wall/selection.py" line="38" />
         <source>已不在 {0} 条</source>
         <translation>{0} gone</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/wall_selection.py" line="39" />
+        <location filename="../../sonetto_desktop/ui/wall/selection.py" line="39" />
         <source>（跳过 {0} 条：{1}）</source>
         <translation> ({0} skipped: {1})</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/wall_selection.py" line="40" />
+        <location filename="../../sonetto_desktop/ui/wall/selection.py" line="40" />
         <source>，</source>
         <translation>, </translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/wall_selection.py" line="69" />
+        <location filename="../../sonetto_desktop/ui/wall/selection.py" line="69" />
         <source>已把 {0} 条移到「{1}」</source>
         <translation>Moved {0} to “{1}”</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/wall_selection.py" line="75" />
+        <location filename="../../sonetto_desktop/ui/wall/selection.py" line="75" />
         <source>已删除 {0} 条记忆</source>
         <translation>Deleted {0} memories</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/wall_selection.py" line="81" />
+        <location filename="../../sonetto_desktop/ui/wall/selection.py" line="81" />
         <source>已锁定 {0} 条：Sonetto 和其他应用不能再改动它们</source>
         <translation>Locked {0}: Sonetto and other apps can no longer change them</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/wall_selection.py" line="82" />
+        <location filename="../../sonetto_desktop/ui/wall/selection.py" line="82" />
         <source>已解锁 {0} 条</source>
         <translation>Unlocked {0}</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/wall_selection.py" line="89" />
+        <location filename="../../sonetto_desktop/ui/wall/selection.py" line="89" />
         <source>删除 Sonetto 今天写的记忆</source>
         <translation>Delete what Sonetto wrote today</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/wall_selection.py" line="90" />
+        <location filename="../../sonetto_desktop/ui/wall/selection.py" line="90" />
         <source>把 Sonetto 今天新写下的记忆都移到回收站？之后可以在提示里撤销，或从回收站恢复。</source>
         <translation>Move every memory Sonetto wrote today to the trash? You can undo it from the notification, or restore them from the trash.</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/wall_selection.py" line="93" />
+        <location filename="../../sonetto_desktop/ui/wall/selection.py" line="93" />
         <source>删除</source>
         <translation>Delete</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/wall_selection.py" line="95" />
-        <location filename="../../sonetto_desktop/ui/wall_selection.py" line="145" />
+        <location filename="../../sonetto_desktop/ui/wall/selection.py" line="95" />
+        <location filename="../../sonetto_desktop/ui/wall/selection.py" line="145" />
         <source>取消</source>
         <translation>Cancel</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/wall_selection.py" line="104" />
+        <location filename="../../sonetto_desktop/ui/wall/selection.py" line="104" />
         <source>已删除 Sonetto 今天写的 {0} 条记忆</source>
         <translation>Deleted {0} memories Sonetto wrote today</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/wall_selection.py" line="105" />
+        <location filename="../../sonetto_desktop/ui/wall/selection.py" line="105" />
         <source>Sonetto 今天还没有写下新的记忆。</source>
         <translation>Sonetto has not written any new memory today.</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/wall_selection.py" line="112" />
+        <location filename="../../sonetto_desktop/ui/wall/selection.py" line="112" />
         <source>重命名主题</source>
         <translation>Rename theme</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/wall_selection.py" line="113" />
+        <location filename="../../sonetto_desktop/ui/wall/selection.py" line="113" />
         <source>「{0}」的新名字：</source>
         <translation>New name for “{0}”:</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/wall_selection.py" line="133" />
+        <location filename="../../sonetto_desktop/ui/wall/selection.py" line="133" />
         <source>已把「{1}」并入「{2}」（{0} 条）</source>
         <translation>Merged “{1}” into “{2}” ({0})</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/wall_selection.py" line="134" />
+        <location filename="../../sonetto_desktop/ui/wall/selection.py" line="134" />
         <source>已把「{1}」改名为「{2}」（{0} 条）</source>
         <translation>Renamed “{1}” to “{2}” ({0})</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/wall_selection.py" line="138" />
+        <location filename="../../sonetto_desktop/ui/wall/selection.py" line="138" />
         <source>合并主题</source>
         <translation>Merge themes</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/wall_selection.py" line="139" />
+        <location filename="../../sonetto_desktop/ui/wall/selection.py" line="139" />
         <source>已经有主题「{0}」了。要把「{1}」的记忆都并入「{0}」吗？</source>
         <translation>There is already a theme “{0}”. Move the memories of “{1}” into “{0}”?</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/wall_selection.py" line="143" />
+        <location filename="../../sonetto_desktop/ui/wall/selection.py" line="143" />
         <source>合并</source>
         <translation>Merge</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/wall_selection.py" line="168" />
+        <location filename="../../sonetto_desktop/ui/wall/selection.py" line="168" />
         <source>撤销</source>
         <translation>Undo</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/wall_selection.py" line="179" />
+        <location filename="../../sonetto_desktop/ui/wall/selection.py" line="179" />
         <source>已撤销（{0} 条记忆）</source>
         <translation>Undone ({0} memories)</translation>
     </message>
@@ -2309,68 +2309,68 @@ Talk about anything — I'll remember what matters to you.</translation>
 <context>
     <name>WallFilters</name>
     <message>
-        <location filename="../../sonetto_desktop/ui/wall_filters.py" line="40" />
+        <location filename="../../sonetto_desktop/ui/wall/filters.py" line="40" />
         <source>你</source>
         <extracomment>Filter names, in menu order.</extracomment>
         <translation>You</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/wall_filters.py" line="44" />
+        <location filename="../../sonetto_desktop/ui/wall/filters.py" line="44" />
         <source>导入</source>
         <translation>Imported</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/wall_filters.py" line="47" />
+        <location filename="../../sonetto_desktop/ui/wall/filters.py" line="47" />
         <source>其他应用</source>
         <translation>Another app</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/wall_filters.py" line="53" />
+        <location filename="../../sonetto_desktop/ui/wall/filters.py" line="53" />
         <source>导入的记忆（没有修改记录）</source>
         <translation>Imported memory (no change history)</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/wall_filters.py" line="55" />
+        <location filename="../../sonetto_desktop/ui/wall/filters.py" line="55" />
         <source>最后由你修改</source>
         <translation>Last changed by you</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/wall_filters.py" line="57" />
+        <location filename="../../sonetto_desktop/ui/wall/filters.py" line="57" />
         <source>最后由 Sonetto 修改</source>
         <translation>Last changed by Sonetto</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/wall_filters.py" line="58" />
+        <location filename="../../sonetto_desktop/ui/wall/filters.py" line="58" />
         <source>最后由其他应用修改：{0}</source>
         <translation>Last changed by another app: {0}</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/wall_filters.py" line="62" />
+        <location filename="../../sonetto_desktop/ui/wall/filters.py" line="62" />
         <source>已锁定：Sonetto 和其他应用不能修改、合并或删除它，你仍然可以。</source>
         <translation>Locked: Sonetto and other apps cannot change, merge or delete it; you still can.</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/wall_filters.py" line="67" />
+        <location filename="../../sonetto_desktop/ui/wall/filters.py" line="67" />
         <source>全部</source>
         <translation>All</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/wall_filters.py" line="68" />
+        <location filename="../../sonetto_desktop/ui/wall/filters.py" line="68" />
         <source>已锁定</source>
         <translation>Locked</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/wall_filters.py" line="69" />
+        <location filename="../../sonetto_desktop/ui/wall/filters.py" line="69" />
         <source>Sonetto 写的</source>
         <translation>Written by Sonetto</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/wall_filters.py" line="70" />
+        <location filename="../../sonetto_desktop/ui/wall/filters.py" line="70" />
         <source>我写的</source>
         <translation>Written by me</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/wall_filters.py" line="71" />
+        <location filename="../../sonetto_desktop/ui/wall/filters.py" line="71" />
         <source>其他应用写的</source>
         <translation>Written by other apps</translation>
     </message>
@@ -2378,7 +2378,7 @@ Talk about anything — I'll remember what matters to you.</translation>
 <context>
     <name>WallOutline</name>
     <message>
-        <location filename="../../sonetto_desktop/ui/wall_outline.py" line="47" />
+        <location filename="../../sonetto_desktop/ui/wall/outline.py" line="47" />
         <source>主题目录</source>
         <translation>Themes</translation>
     </message>
@@ -2386,69 +2386,69 @@ Talk about anything — I'll remember what matters to you.</translation>
 <context>
     <name>WallToolbar</name>
     <message>
-        <location filename="../../sonetto_desktop/ui/wall_toolbar.py" line="31" />
+        <location filename="../../sonetto_desktop/ui/wall/toolbar.py" line="31" />
         <source>搜索记忆…（Ctrl+F；可用拼音，如 kf）</source>
         <translation>Search memories… (Ctrl+F)</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/wall_toolbar.py" line="32" />
+        <location filename="../../sonetto_desktop/ui/wall/toolbar.py" line="32" />
         <source>搜索记忆：空格和标点不影响结果，中文可以用拼音或拼音首字母；Esc 清空</source>
         <translation>Search memories: spaces and punctuation do not matter, Chinese can be typed as pinyin or its initials; Esc clears</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/wall_toolbar.py" line="38" />
+        <location filename="../../sonetto_desktop/ui/wall/toolbar.py" line="38" />
         <source>最近更新</source>
         <translation>Latest</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/wall_toolbar.py" line="39" />
+        <location filename="../../sonetto_desktop/ui/wall/toolbar.py" line="39" />
         <source>用到最多</source>
         <translation>Most used</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/wall_toolbar.py" line="47" />
-        <location filename="../../sonetto_desktop/ui/wall_toolbar.py" line="48" />
+        <location filename="../../sonetto_desktop/ui/wall/toolbar.py" line="47" />
+        <location filename="../../sonetto_desktop/ui/wall/toolbar.py" line="48" />
         <source>显示方式</source>
         <translation>View options</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/wall_toolbar.py" line="52" />
+        <location filename="../../sonetto_desktop/ui/wall/toolbar.py" line="52" />
         <source>主题目录（点击跳转）</source>
         <translation>List of themes (click to jump)</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/wall_toolbar.py" line="54" />
+        <location filename="../../sonetto_desktop/ui/wall/toolbar.py" line="54" />
         <source>紧凑显示（卡片更小，最多两行）</source>
         <translation>Compact (smaller cards, at most two lines)</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/wall_toolbar.py" line="57" />
+        <location filename="../../sonetto_desktop/ui/wall/toolbar.py" line="57" />
         <source>跳到主题</source>
         <translation>Go to theme</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/wall_toolbar.py" line="60" />
+        <location filename="../../sonetto_desktop/ui/wall/toolbar.py" line="60" />
         <source>筛选</source>
         <translation>Filter</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/wall_toolbar.py" line="72" />
+        <location filename="../../sonetto_desktop/ui/wall/toolbar.py" line="72" />
         <source>删除 Sonetto 今天写的…</source>
         <translation>Delete what Sonetto wrote today…</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/wall_toolbar.py" line="79" />
+        <location filename="../../sonetto_desktop/ui/wall/toolbar.py" line="79" />
         <source>新建</source>
         <translation>New</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/wall_toolbar.py" line="80" />
+        <location filename="../../sonetto_desktop/ui/wall/toolbar.py" line="80" />
         <source>新建一条记忆</source>
         <translation>Add a memory</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/wall_toolbar.py" line="85" />
-        <location filename="../../sonetto_desktop/ui/wall_toolbar.py" line="86" />
+        <location filename="../../sonetto_desktop/ui/wall/toolbar.py" line="85" />
+        <location filename="../../sonetto_desktop/ui/wall/toolbar.py" line="86" />
         <source>回收站</source>
         <translation>Trash</translation>
     </message>
@@ -2456,12 +2456,12 @@ Talk about anything — I'll remember what matters to you.</translation>
 <context>
     <name>WelcomePanel</name>
     <message>
-        <location filename="../../sonetto_desktop/ui/welcome.py" line="25" />
+        <location filename="../../sonetto_desktop/ui/chat/welcome.py" line="25" />
         <source>你好，我是 Sonetto</source>
         <translation>Hi, I'm Sonetto</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/welcome.py" line="30" />
+        <location filename="../../sonetto_desktop/ui/chat/welcome.py" line="30" />
         <source>我会记住我们聊过的事，下次见面时还记得你。
 开始聊天前，请先在设置里填写一个模型服务（OpenAI、DeepSeek、通义千问，或本机的 Ollama / LM Studio）。
 右边的记忆墙现在就可以用。</source>
@@ -2470,7 +2470,7 @@ Before we chat, add a model service in the settings (OpenAI, DeepSeek, Qwen, or 
 The memory wall on the right works already.</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/welcome.py" line="40" />
+        <location filename="../../sonetto_desktop/ui/chat/welcome.py" line="40" />
         <source>打开设置</source>
         <translation>Open settings</translation>
     </message>
@@ -2478,32 +2478,32 @@ The memory wall on the right works already.</translation>
 <context>
     <name>WriterControl</name>
     <message>
-        <location filename="../../sonetto_desktop/ui/status_indicator.py" line="62" />
+        <location filename="../../sonetto_desktop/ui/notices/status_indicator.py" line="63" />
         <source>暂停记忆写入</source>
         <translation>Pause memory writing</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/status_indicator.py" line="63" />
+        <location filename="../../sonetto_desktop/ui/notices/status_indicator.py" line="64" />
         <source>重试失败的轮次</source>
         <translation>Retry failed turns</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/status_indicator.py" line="64" />
+        <location filename="../../sonetto_desktop/ui/notices/status_indicator.py" line="65" />
         <source>Sonetto 想做的记忆变化，等你确认</source>
         <translation>Memory changes Sonetto would like to make, waiting for you</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/status_indicator.py" line="65" />
+        <location filename="../../sonetto_desktop/ui/notices/status_indicator.py" line="66" />
         <source>整理记忆时发现的、说法不一致的记忆，等你确认</source>
         <translation>Memories that say different things, found while tidying, waiting for you</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/status_indicator.py" line="81" />
+        <location filename="../../sonetto_desktop/ui/notices/status_indicator.py" line="82" />
         <source>待审核 %1</source>
         <translation>To review %1</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/status_indicator.py" line="85" />
+        <location filename="../../sonetto_desktop/ui/notices/status_indicator.py" line="86" />
         <source>矛盾 %1</source>
         <translation>Contradictions %1</translation>
     </message>
@@ -2511,102 +2511,102 @@ The memory wall on the right works already.</translation>
 <context>
     <name>WriterToasts</name>
     <message>
-        <location filename="../../sonetto_desktop/ui/writer_toasts.py" line="75" />
+        <location filename="../../sonetto_desktop/ui/notices/writer_toasts.py" line="77" />
         <source>{0}（其他应用）· {1}</source>
         <translation>{0} (another app) · {1}</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/writer_toasts.py" line="87" />
+        <location filename="../../sonetto_desktop/ui/notices/writer_toasts.py" line="89" />
         <source>记住了：{0}</source>
         <translation>Remembered: {0}</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/writer_toasts.py" line="88" />
+        <location filename="../../sonetto_desktop/ui/notices/writer_toasts.py" line="90" />
         <source>记住了一件新事</source>
         <translation>Remembered something new</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/writer_toasts.py" line="91" />
+        <location filename="../../sonetto_desktop/ui/notices/writer_toasts.py" line="93" />
         <source>更新了记忆：{0}</source>
         <translation>Updated a memory: {0}</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/writer_toasts.py" line="92" />
+        <location filename="../../sonetto_desktop/ui/notices/writer_toasts.py" line="94" />
         <source>更新了记忆</source>
         <translation>Updated a memory</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/writer_toasts.py" line="95" />
+        <location filename="../../sonetto_desktop/ui/notices/writer_toasts.py" line="97" />
         <source>合并了两条记忆</source>
         <translation>Merged two memories</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/writer_toasts.py" line="97" />
+        <location filename="../../sonetto_desktop/ui/notices/writer_toasts.py" line="99" />
         <source>删除了过时的记忆：{0}</source>
         <translation>Deleted an outdated memory: {0}</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/writer_toasts.py" line="98" />
+        <location filename="../../sonetto_desktop/ui/notices/writer_toasts.py" line="100" />
         <source>删除了过时的记忆</source>
         <translation>Deleted an outdated memory</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/writer_toasts.py" line="101" />
+        <location filename="../../sonetto_desktop/ui/notices/writer_toasts.py" line="103" />
         <source>导入了 {0} 条记忆</source>
         <translation>Imported {0} memories</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/writer_toasts.py" line="169" />
+        <location filename="../../sonetto_desktop/ui/notices/writer_toasts.py" line="171" />
         <source>撤销</source>
         <translation>Undo</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/writer_toasts.py" line="179" />
+        <location filename="../../sonetto_desktop/ui/notices/writer_toasts.py" line="181" />
         <source>从提示里撤销</source>
         <translation>Undone from the notification</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/writer_toasts.py" line="181" />
+        <location filename="../../sonetto_desktop/ui/notices/writer_toasts.py" line="183" />
         <source>这轮已经没有可撤销的记忆变化了</source>
         <translation>Nothing of this turn is left to undo</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/writer_toasts.py" line="184" />
+        <location filename="../../sonetto_desktop/ui/notices/writer_toasts.py" line="186" />
         <source>没有撤销：之后又有改动碰到了其中 {0} 条记忆（{1}）。可以在历史里逐条还原。</source>
         <translation>Not undone: later changes touched {0} of its memories ({1}). You can revert them one by one in the history.</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/writer_toasts.py" line="189" />
+        <location filename="../../sonetto_desktop/ui/notices/writer_toasts.py" line="191" />
         <source>撤销失败：{0}</source>
         <translation>Could not undo: {0}</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/writer_toasts.py" line="192" />
+        <location filename="../../sonetto_desktop/ui/notices/writer_toasts.py" line="194" />
         <source>已撤销这轮的 {0} 处记忆变化</source>
         <translation>Undid this turn's {0} memory changes</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/writer_toasts.py" line="59" />
+        <location filename="../../sonetto_desktop/ui/notices/writer_toasts.py" line="60" />
         <source>这轮对话的记忆整理已放弃：{0}</source>
         <translation>Gave up organising memories for this exchange: {0}</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/writer_toasts.py" line="60" />
+        <location filename="../../sonetto_desktop/ui/notices/writer_toasts.py" line="61" />
         <source>这轮对话的记忆整理已放弃</source>
         <translation>Gave up organising memories for this exchange</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/writer_toasts.py" line="62" />
+        <location filename="../../sonetto_desktop/ui/notices/writer_toasts.py" line="63" />
         <source>整理记忆第 {0} 次失败：{1}</source>
         <translation>Couldn't organise memories (attempt {0}): {1}</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/writer_toasts.py" line="64" />
+        <location filename="../../sonetto_desktop/ui/notices/writer_toasts.py" line="65" />
         <source>整理记忆失败：{0}</source>
         <translation>Couldn't organise memories: {0}</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/writer_toasts.py" line="66" />
+        <location filename="../../sonetto_desktop/ui/notices/writer_toasts.py" line="67" />
         <source>整理记忆失败</source>
         <translation>Couldn't organise memories</translation>
     </message>

@@ -16,7 +16,7 @@ import uuid
 from typing import Any, Callable, Iterable
 
 from ..aio import import_off_loop
-from ..memory.pg_location import PgLocation
+from ..memory.stores.postgres.location import PgLocation
 from .chat_events import SessionInfo
 from .sessions import DEFAULT_TITLE, SessionNotFound, _now, title_from
 

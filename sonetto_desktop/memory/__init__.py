@@ -1,13 +1,13 @@
 """The 湾流 (Gulf Stream) memory domain: items, stores, retrieval and the background writer. No Qt."""
 
-from .base import BaseMemoryManager, SelfCheckReport
+from .stores.base import BaseMemoryManager, SelfCheckReport
 from .changes import MemoryChange, Turn
 from .errors import MemoryNotFound, StoreCorrupt
 from .events import EventFeed
 from .item import MemoryItem
 from .operations import MemoryOperations
-from .sqlite_store import SqliteMemoryManager
-from .yaml_store import YamlMemoryManager
+from .stores.sqlite import SqliteMemoryManager
+from .stores.yaml.store import YamlMemoryManager
 
 __all__ = [
     "BaseMemoryManager",

@@ -11,7 +11,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 
-from .base import BaseMemoryManager
+from .stores.base import BaseMemoryManager
 from .item import MemoryItem
 
 NEW, NEW_ID, SKIPPED = "new", "new_id", "skipped"

@@ -13,7 +13,7 @@ from __future__ import annotations
 from datetime import datetime
 from typing import Any, Callable, Iterable
 
-from .base import BaseMemoryManager
+from .stores.base import BaseMemoryManager
 from .bulk import BulkResult, run_bulk, ids_in_theme, ids_written_by
 from .changes import AGENT, PERSON_ACTORS, USER, MemoryChange, Turn, check_actor
 from .dont_remember import DontRememberList

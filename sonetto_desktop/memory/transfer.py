@@ -13,11 +13,11 @@ from typing import Any
 
 import yaml
 
-from .base import BaseMemoryManager
+from .stores.base import BaseMemoryManager
 from .files import atomic_write, remove_stale_temps
 from .item import MAX_DOCUMENT_BYTES, MemoryItem, clamp_hit, now_iso
-from .validation import item_from_raw, oversize_fields, validate_item
-from .yaml_safe import YamlRefused, load_yaml
+from .stores.validation import item_from_raw, oversize_fields, validate_item
+from .stores.yaml.safe import YamlRefused, load_yaml
 
 FORMATS = ("yaml", "json", "md")
 _JSON_KIND = "sonetto-memories"

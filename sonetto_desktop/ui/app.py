@@ -49,7 +49,7 @@ def create_qapp(argv: list[str]) -> Any:
     from PySide6 import QtSvg  # noqa: F401 - keeps the SVG plugin in frozen builds
     from PySide6.QtWidgets import QApplication
 
-    from .icons import icon
+    from .widgets.icons import icon
 
     app = QApplication.instance() or QApplication([sys.argv[0] if sys.argv else "sonetto", *argv])
     app.setApplicationName(APP_NAME)

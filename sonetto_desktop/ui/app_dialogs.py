@@ -20,7 +20,7 @@ class AppDialogs:
 
     def open_conflicts(self):
         """Contradictions the daily tidy-up flagged (ui/conflicts_dialog.py): merge, or keep both."""
-        from .conflicts_dialog import ConflictsDialog
+        from .dialogs.conflicts import ConflictsDialog
 
         wall = self.wall
         dialog = ConflictsDialog(self.services, lambda a, b: wall.actions.merge_cards(a, b),
@@ -30,7 +30,7 @@ class AppDialogs:
 
     def open_review(self):
         """Review mode's inbox (ui/review_dialog.py); the badge follows what is done there."""
-        from .review_dialog import ReviewDialog
+        from .dialogs.review import ReviewDialog
 
         dialog = ReviewDialog(self.services, self.window)
         dialog.acted.connect(lambda _text: self.writer_control.refresh())
@@ -38,7 +38,7 @@ class AppDialogs:
         return self._open(dialog, "review_dialog")
 
     def open_settings(self):
-        from .settings_dialog import SettingsDialog
+        from .settings.dialog import SettingsDialog
 
         dialog = SettingsDialog(self.settings, self.window)
         dialog.settings_saved.connect(lambda s: self._tasks.spawn(self.apply_settings(s), name="apply-settings"))
@@ -47,6 +47,6 @@ class AppDialogs:
 
     def open_dont_remember(self, parent: QWidget | None = None):
         """The don't-remember list (ui/dont_remember_dialog.py), from the settings' 记忆 tab."""
-        from .dont_remember_dialog import DontRememberDialog
+        from .dialogs.dont_remember import DontRememberDialog
 
         return self._open(DontRememberDialog(self.services, parent or self.window), "dont_remember_dialog")

@@ -23,7 +23,7 @@ from typing import TYPE_CHECKING, Callable
 
 from PySide6.QtWidgets import QApplication, QDialog
 
-from .deferred import alive
+from .widgets.deferred import alive
 from .i18n import install_translators, remove_translators
 from .view_state import ViewState, capture, restore_chat_scroll, restore_wall, restore_window
 

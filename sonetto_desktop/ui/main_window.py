@@ -12,12 +12,12 @@ from PySide6.QtCore import QByteArray, QSettings, QSize, Qt, Signal
 from PySide6.QtGui import QCloseEvent, QKeySequence, QShortcut
 from PySide6.QtWidgets import QHBoxLayout, QLabel, QMainWindow, QSplitter, QStackedWidget, QToolButton, QVBoxLayout, QWidget
 
-from .chat_controller import ChatController
-from .chat_panel import ChatPanel
-from .icons import icon
-from .status_indicator import StatusIndicator, WriterControl
-from .accessible_names import name_icon_buttons
-from .welcome import WelcomePanel
+from .chat.controller import ChatController
+from .chat.panel import ChatPanel
+from .widgets.icons import icon
+from .notices.status_indicator import StatusIndicator, WriterControl
+from .widgets.accessible_names import name_icon_buttons
+from .chat.welcome import WelcomePanel
 from .window_menus import build_menus
 
 DEFAULT_SIZE = QSize(1280, 800)

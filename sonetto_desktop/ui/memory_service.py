@@ -16,13 +16,13 @@ from typing import Any, Awaitable, Callable, Iterable, TypeVar
 from PySide6.QtCore import QCoreApplication, QObject, Signal
 
 from sonetto_desktop.aio import TaskKeeper, run_blocking
-from sonetto_desktop.memory.base import BaseMemoryManager
+from sonetto_desktop.memory.stores.base import BaseMemoryManager
 from sonetto_desktop.memory.errors import MemoryError_, MemoryNotFound, StoreCorrupt
 from sonetto_desktop.memory.item import MemoryItem
 from sonetto_desktop.memory.operations import MemoryOperations
 from sonetto_desktop.memory.undo import NothingToUndo, UndoConflict
 
-from .cards import CardIndex, read_card_index
+from .wall.cards import CardIndex, read_card_index
 from .qt_bridge import QtEventBridge
 
 log = logging.getLogger(__name__)

@@ -32,18 +32,18 @@ from sonetto_desktop.services import WRITER_DRAIN_TIMEOUT, AppServices
 
 from .app_dialogs import AppDialogs
 from .app_shutdown import AppShutdown
-from .chat_actions import ChatActions
-from .chat_controller import ChatController
+from .chat.actions import ChatActions
+from .chat.controller import ChatController
 from .gc_guard import freeze_startup_objects
 from .i18n import install_translators
 from .main_window import MainWindow
 from .memory_service import MemoryService
-from .quick_chat import QuickChat
-from .start_problems import choose_data_dir_after, migration_problem_box
-from .status_indicator import WriterControl
-from .store_banner import StoreBanner
+from .tray.quick_chat import QuickChat
+from .notices.start_problems import choose_data_dir_after, migration_problem_box
+from .notices.status_indicator import WriterControl
+from .notices.store_banner import StoreBanner
 from .theme import ThemeController
-from .tray import Tray
+from .tray.tray import Tray
 
 log = logging.getLogger(__name__)
 
@@ -154,7 +154,7 @@ class SonettoApp(AppDialogs, ChatActions, AppShutdown):
         return True
 
     def _build_wall(self, service: MemoryService, window_toasts: Any, ui_state: QSettings | None = None) -> QWidget:
-        from .memory_wall import MemoryWall
+        from .wall.memory_wall import MemoryWall
 
         return MemoryWall(service, toasts=window_toasts, ui_state=ui_state)
 
@@ -176,8 +176,8 @@ class SonettoApp(AppDialogs, ChatActions, AppShutdown):
         """The window, wall, tray and quick chat over the long-lived parts: built at start and again
         when the UI language changes (``switch_language``). The toast overlay and the writer toasts are
         kept across rebuilds."""
-        from .toasts import ToastOverlay
-        from .writer_toasts import WriterToasts
+        from .notices.toasts import ToastOverlay
+        from .notices.writer_toasts import WriterToasts
 
         assert self.services is not None and self.controller is not None and self.writer_control is not None
         placeholder = QWidget()  # replaced by the wall once the window (its toasts' parent) exists
@@ -224,7 +224,7 @@ class SonettoApp(AppDialogs, ChatActions, AppShutdown):
 
     async def _offer_sqlite(self, ui_state: QSettings) -> None:
         """A large YAML store: once the wall is up, offer the faster SQLite store (ui/sqlite_offer.py)."""
-        from .sqlite_offer import SqliteOffer
+        from .dialogs.sqlite_offer import SqliteOffer
 
         await self.wall_loaded
         self.sqlite_offer = SqliteOffer(self.toasts, self.services, self.apply_settings, ui_state,
@@ -233,7 +233,7 @@ class SonettoApp(AppDialogs, ChatActions, AppShutdown):
 
     def _connect_transfer(self) -> None:
         """File ▸ 导入记忆… / 导出记忆…: the CLI's formats, with a preview before an import."""
-        from .transfer_actions import TransferActions
+        from .dialogs.transfer_actions import TransferActions
 
         self.transfer = TransferActions(self.service, self.window)
         self.transfer.message.connect(lambda text, kind: self.toasts.show_toast(text, key="transfer", kind=kind))
@@ -360,7 +360,7 @@ class SonettoApp(AppDialogs, ChatActions, AppShutdown):
         return True
 
     def _show_store_problem(self) -> None:
-        from .store_problem import store_problem_box
+        from .dialogs.store_problem import store_problem_box
 
         self._store_dialog = store_problem_box(self.store_report, self.data_dir, self.window)
 

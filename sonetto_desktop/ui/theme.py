@@ -16,7 +16,7 @@ from PySide6.QtWidgets import QApplication
 
 from sonetto_desktop.resources import resource
 
-from .theme_colors import fill_template, wall_tokens
+from .wall.theme_colors import fill_template, wall_tokens
 
 MODES = ("light", "dark", "system")
 

@@ -15,7 +15,7 @@ from typing import Any
 
 from PySide6.QtCore import QByteArray, QPoint
 
-from .deferred import alive, later
+from .widgets.deferred import alive, later
 
 
 @dataclass

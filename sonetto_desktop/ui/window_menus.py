@@ -11,7 +11,7 @@ from typing import TYPE_CHECKING
 from PySide6.QtCore import QCoreApplication, Qt
 from PySide6.QtGui import QAction, QKeySequence
 
-from .shortcuts_dialog import ShortcutsDialog
+from .dialogs.shortcuts import ShortcutsDialog
 
 if TYPE_CHECKING:
     from .main_window import MainWindow

@@ -103,7 +103,7 @@ def service(populated_store, qapp):
 @pytest.fixture
 def wall(service, qtbot):
     """A shown MemoryWall over ``populated_store`` (call ``await wall.reload()`` to fill it)."""
-    from sonetto_desktop.ui.memory_wall import MemoryWall
+    from sonetto_desktop.ui.wall.memory_wall import MemoryWall
 
     widget = MemoryWall(service)
     qtbot.addWidget(widget)

@@ -4,7 +4,7 @@ smaller."""
 
 from __future__ import annotations
 
-from sonetto_desktop.ui.card_delegate import DENSITIES
+from sonetto_desktop.ui.wall.card_delegate import DENSITIES
 
 
 def _rects(view):
@@ -45,7 +45,7 @@ async def test_a_long_memory_wraps_within_the_maximum_width(wall, populated_stor
 async def test_compact_density_makes_cards_smaller_and_is_remembered(service, populated_store, qtbot, tmp_path, wait):
     from PySide6.QtCore import QSettings
 
-    from sonetto_desktop.ui.memory_wall import MemoryWall
+    from sonetto_desktop.ui.wall.memory_wall import MemoryWall
 
     settings = QSettings(str(tmp_path / "ui-state.ini"), QSettings.Format.IniFormat)
     wall = MemoryWall(service, ui_state=settings)
@@ -64,7 +64,7 @@ async def test_compact_density_makes_cards_smaller_and_is_remembered(service, po
 
 
 async def test_a_narrow_wall_keeps_the_search_box_usable(wall, populated_store, wait):
-    from sonetto_desktop.ui.memory_wall import SEARCH_MIN_WIDTH
+    from sonetto_desktop.ui.wall.memory_wall import SEARCH_MIN_WIDTH
 
     await wall.reload()
     wall.resize(wall.minimumSizeHint().width(), 500)  # as narrow as the window lets it get
@@ -95,7 +95,7 @@ async def test_full_rows_fill_the_width_and_share_a_height(wall, populated_store
 
 
 async def test_compact_cards_have_no_footer_line_and_show_the_count_beside_the_text(wall, populated_store):
-    from sonetto_desktop.ui.card_delegate import count_text
+    from sonetto_desktop.ui.wall.card_delegate import count_text
 
     await wall.reload()
     view = wall.section("品味").view

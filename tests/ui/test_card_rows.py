@@ -8,7 +8,7 @@ import random
 
 from PySide6.QtCore import QSize
 
-from sonetto_desktop.ui.card_rows import lay_out
+from sonetto_desktop.ui.wall.card_rows import lay_out
 
 
 def _measure(widths: dict[str, int]):

@@ -8,8 +8,8 @@ from PySide6.QtCore import Qt
 from PySide6.QtGui import QGuiApplication
 
 from shell_fixtures import running_engine
-from sonetto_desktop.ui.chat_controller import ChatController
-from sonetto_desktop.ui.chat_panel import ChatPanel
+from sonetto_desktop.ui.chat.controller import ChatController
+from sonetto_desktop.ui.chat.panel import ChatPanel
 
 
 @pytest.fixture

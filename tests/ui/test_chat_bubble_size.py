@@ -11,9 +11,9 @@ from PySide6.QtCore import QCoreApplication
 from PySide6.QtWidgets import QLabel
 
 from shell_fixtures import OFFSCREEN_RAISE, OFFSCREEN_SIZE_HINTS, running_engine
-from sonetto_desktop.ui.chat_controller import ChatController
-from sonetto_desktop.ui.chat_panel import ChatPanel
-from sonetto_desktop.ui.quick_chat import QuickChat
+from sonetto_desktop.ui.chat.controller import ChatController
+from sonetto_desktop.ui.chat.panel import ChatPanel
+from sonetto_desktop.ui.tray.quick_chat import QuickChat
 from sonetto_desktop.ui.theme import stylesheet
 
 SIZES = [(900, 600), (1280, 800), (1920, 1080)]

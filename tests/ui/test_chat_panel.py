@@ -7,10 +7,10 @@ from PySide6.QtCore import Qt
 from PySide6.QtWidgets import QMessageBox
 
 from shell_fixtures import running_engine
-from sonetto_desktop.ui.chat_controller import ChatController
-from sonetto_desktop.ui.chat_panel import ChatPanel
+from sonetto_desktop.ui.chat.controller import ChatController
+from sonetto_desktop.ui.chat.panel import ChatPanel
 from sonetto_desktop.ui.i18n import install_translators, remove_translators
-from sonetto_desktop.ui.message_bubble import render_markdown
+from sonetto_desktop.ui.chat.message_bubble import render_markdown
 
 
 @pytest.fixture

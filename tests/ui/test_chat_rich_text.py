@@ -9,9 +9,9 @@ from PySide6.QtCore import QObject, QUrl, Slot
 from PySide6.QtGui import QDesktopServices
 from PySide6.QtWidgets import QApplication, QMessageBox
 
-from sonetto_desktop.ui.chat_view import ChatView
-from sonetto_desktop.ui.link_confirm import confirm_open_link
-from sonetto_desktop.ui.markdown_render import MAX_BLOCK_CHARS, chunks, render_markdown
+from sonetto_desktop.ui.chat.view import ChatView
+from sonetto_desktop.ui.chat.link_confirm import confirm_open_link
+from sonetto_desktop.ui.chat.markdown_render import MAX_BLOCK_CHARS, chunks, render_markdown
 
 
 @pytest.mark.parametrize("text", [

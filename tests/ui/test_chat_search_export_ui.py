@@ -7,8 +7,8 @@ from PySide6.QtCore import Qt
 from PySide6.QtWidgets import QFileDialog
 
 from shell_fixtures import running_engine
-from sonetto_desktop.ui.chat_controller import ChatController
-from sonetto_desktop.ui.chat_panel import ID_ROLE, ChatPanel
+from sonetto_desktop.ui.chat.controller import ChatController
+from sonetto_desktop.ui.chat.panel import ID_ROLE, ChatPanel
 
 
 @pytest.fixture

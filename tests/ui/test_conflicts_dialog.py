@@ -10,7 +10,7 @@ import pytest
 from shell_fixtures import OFFSCREEN_SIZE_HINTS, app_settings, running_app
 from sonetto_desktop.memory import YamlMemoryManager
 from sonetto_desktop.memory.writer.hygiene import STATE_FILE
-from sonetto_desktop.ui.merge_dialog import MergeDialog
+from sonetto_desktop.ui.dialogs.merge import MergeDialog
 
 
 def seed(data_dir) -> tuple[str, str, str]:

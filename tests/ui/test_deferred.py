@@ -8,7 +8,7 @@ from pathlib import Path
 from PySide6.QtCore import QCoreApplication, QEvent
 from PySide6.QtWidgets import QWidget
 
-from sonetto_desktop.ui.deferred import alive, later
+from sonetto_desktop.ui.widgets.deferred import alive, later
 
 UI = Path(__file__).resolve().parents[2] / "sonetto_desktop" / "ui"
 
@@ -44,9 +44,9 @@ def test_a_child_owner_is_dropped_when_its_parent_is_deleted(qapp):
 
 def test_no_bare_single_shot_left_in_ui():
     bare = [
-        f"{path.name}:{number}"
-        for path in sorted(UI.glob("*.py")) if path.name != "deferred.py"
+        f"{path.relative_to(UI)}:{number}"
+        for path in sorted(UI.rglob("*.py")) if path.name != "deferred.py"
         for number, line in enumerate(path.read_text(encoding="utf-8").splitlines(), 1)
         if re.search(r"QTimer\.singleShot\(", line)
     ]
-    assert bare == [], f"use ui.deferred.later(owner, fn) instead: {bare}"
+    assert bare == [], f"use ui.widgets.deferred.later(owner, fn) instead: {bare}"

@@ -10,11 +10,11 @@ from PySide6.QtWidgets import QMessageBox, QPushButton
 
 from sonetto_desktop.memory.changes import Turn
 from sonetto_desktop.memory.item import MAX_DESCRIPTION_CHARS
-from sonetto_desktop.ui.cards import Card
-from sonetto_desktop.ui.edit_dialog import EditDialog
-from sonetto_desktop.ui.history_dialog import HistoryDialog
-from sonetto_desktop.ui.merge_dialog import MergeDialog
-from sonetto_desktop.ui.trash_dialog import TrashDialog
+from sonetto_desktop.ui.wall.cards import Card
+from sonetto_desktop.ui.dialogs.edit import EditDialog
+from sonetto_desktop.ui.dialogs.history import HistoryDialog
+from sonetto_desktop.ui.dialogs.merge import MergeDialog
+from sonetto_desktop.ui.dialogs.trash import TrashDialog
 
 
 def _shown(qtbot, dialog):

@@ -7,7 +7,7 @@ from PySide6.QtWidgets import QApplication, QInputDialog
 
 from sonetto_desktop.memory.dont_remember import DontRememberList
 from sonetto_desktop.services import AppServices
-from sonetto_desktop.ui.dont_remember_dialog import DontRememberDialog
+from sonetto_desktop.ui.dialogs.dont_remember import DontRememberDialog
 from test_services import settings_for
 
 

@@ -10,7 +10,7 @@ import pytest
 from PySide6.QtWidgets import QScrollArea
 
 from shell_fixtures import OFFSCREEN_RAISE, OFFSCREEN_SIZE_HINTS, app_settings, running_app
-from sonetto_desktop.ui.elided_label import ElidedLabel
+from sonetto_desktop.ui.widgets.elided_label import ElidedLabel
 
 
 @pytest.mark.qt_log_ignore(OFFSCREEN_RAISE, OFFSCREEN_SIZE_HINTS)

@@ -2,9 +2,9 @@
 
 from __future__ import annotations
 
-from sonetto_desktop.ui.history_diff import diff_html
-from sonetto_desktop.ui.history_dialog import HistoryDialog, history_rows
-from sonetto_desktop.ui.trash_dialog import TrashDialog
+from sonetto_desktop.ui.dialogs.history_diff import diff_html
+from sonetto_desktop.ui.dialogs.history import HistoryDialog, history_rows
+from sonetto_desktop.ui.dialogs.trash import TrashDialog
 
 
 def test_diff_html_marks_removed_and_added_text():

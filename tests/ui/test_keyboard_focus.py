@@ -20,10 +20,10 @@ from PySide6.QtWidgets import (
 )
 
 from sonetto_desktop.config.settings import Settings
-from sonetto_desktop.ui.edit_dialog import EditDialog
-from sonetto_desktop.ui.settings_dialog import SettingsDialog
+from sonetto_desktop.ui.dialogs.edit import EditDialog
+from sonetto_desktop.ui.settings.dialog import SettingsDialog
 from sonetto_desktop.ui.theme import stylesheet, tokens
-from sonetto_desktop.ui.trash_dialog import TrashDialog
+from sonetto_desktop.ui.dialogs.trash import TrashDialog
 
 
 @pytest.fixture

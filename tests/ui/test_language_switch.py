@@ -13,7 +13,7 @@ import yaml
 from PySide6.QtCore import QCoreApplication
 
 from llm_server import TextResponse
-from sonetto_desktop.ui.memory_model import CardRole
+from sonetto_desktop.ui.wall.memory_model import CardRole
 from shell_fixtures import OFFSCREEN_RAISE, OFFSCREEN_SIZE_HINTS, app_settings, running_app
 
 EN = yaml.safe_load((Path(__file__).resolve().parents[2] / "resources" / "translations" / "sonetto_en.yaml")
@@ -230,7 +230,7 @@ async def test_the_settings_dialog_switches_the_language_without_a_restart_box(q
 async def _settled(view, wait) -> None:
     """Until the view stopped stepping towards its restore target, and one more turn of the Qt loop
     (a scroll queued with ``later`` before this one has run)."""
-    from sonetto_desktop.ui.deferred import later
+    from sonetto_desktop.ui.widgets.deferred import later
 
     await wait(lambda: view._target is None, message="the view at its target")
     turned: list[bool] = []
@@ -318,7 +318,7 @@ async def test_the_store_problem_box_is_shown_again_after_a_switch(qapp, tmp_pat
 
 @OFFSCREEN
 async def test_the_migration_problem_box_is_shown_again_after_a_switch(qapp, tmp_path, wait):
-    from sonetto_desktop.memory.migrate import make_store
+    from sonetto_desktop.memory.stores.migrate import make_store
 
     data = tmp_path / "data"
     data.mkdir(parents=True)

@@ -194,7 +194,7 @@ async def test_a_failed_chat_operation_shows_an_error_toast(qapp, tmp_path, wait
 
 
 def test_the_welcome_button_icon_is_light_on_the_accent(qtbot):
-    from sonetto_desktop.ui.welcome import WelcomePanel
+    from sonetto_desktop.ui.chat.welcome import WelcomePanel
 
     panel = WelcomePanel()
     qtbot.addWidget(panel)

@@ -11,7 +11,7 @@ from PySide6.QtWidgets import QTabWidget
 from sonetto_desktop.config.secrets import mcp_token
 from sonetto_desktop.mcp_server.clients_seen import ClientsSeen
 from sonetto_desktop.config.settings import Settings, config_dir
-from sonetto_desktop.ui.settings_dialog import SettingsDialog
+from sonetto_desktop.ui.settings.dialog import SettingsDialog
 
 
 def _pick(combo, value):

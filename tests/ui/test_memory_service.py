@@ -9,8 +9,8 @@ from PySide6.QtCore import QObject, Qt
 
 from service_fixtures import memory_service_over
 from sonetto_desktop.memory import EventFeed, MemoryChange, MemoryItem, YamlMemoryManager
-from sonetto_desktop.ui.memory_model import CardRole, MemoryCardModel
-from sonetto_desktop.ui.theme_card_list import ThemeCardList
+from sonetto_desktop.ui.wall.memory_model import CardRole, MemoryCardModel
+from sonetto_desktop.ui.wall.theme_card_list import ThemeCardList
 from sonetto_desktop.ui.memory_service import MemoryService
 from sonetto_desktop.ui.qt_bridge import QtEventBridge
 

@@ -12,11 +12,11 @@ from PySide6.QtGui import QDragEnterEvent, QDragMoveEvent, QDropEvent, QGuiAppli
 from PySide6.QtWidgets import QApplication
 
 from sonetto_desktop.memory import MemoryItem
-from sonetto_desktop.ui.edit_dialog import EditDialog
-from sonetto_desktop.ui.history_dialog import HistoryDialog
-from sonetto_desktop.ui.memory_model import MIME_IDS, CardRole, decode_ids, encode_ids
-from sonetto_desktop.ui.merge_dialog import MergeDialog, merged_text
-from sonetto_desktop.ui.relative_time import relative_time
+from sonetto_desktop.ui.dialogs.edit import EditDialog
+from sonetto_desktop.ui.dialogs.history import HistoryDialog
+from sonetto_desktop.ui.wall.memory_model import MIME_IDS, CardRole, decode_ids, encode_ids
+from sonetto_desktop.ui.dialogs.merge import MergeDialog, merged_text
+from sonetto_desktop.ui.wall.relative_time import relative_time
 
 
 def card_texts(wall, theme):
@@ -33,7 +33,7 @@ def card_center(wall, memory_id):
 
 def merge_point(wall, memory_id):
     """The centre of the card's merge zone (where a drop merges instead of moving)."""
-    from sonetto_desktop.ui.card_delegate import merge_zone
+    from sonetto_desktop.ui.wall.card_delegate import merge_zone
 
     card = wall.model.card(memory_id)
     view = wall.section(card.theme).view
@@ -71,7 +71,7 @@ async def test_wall_renders_sections_counts_and_cards(wall, populated_store):
 
 
 async def test_empty_store_shows_hint(service, qtbot, populated_store):
-    from sonetto_desktop.ui.memory_wall import MemoryWall
+    from sonetto_desktop.ui.wall.memory_wall import MemoryWall
 
     for memory_id in list(populated_store.all_items()):
         populated_store.delete(memory_id)
@@ -346,7 +346,7 @@ def test_relative_time_words():
 
 
 def test_theme_colors_are_stable_and_from_the_palette():
-    from sonetto_desktop.ui.theme_colors import THEME_PALETTE, fill_template, theme_color
+    from sonetto_desktop.ui.wall.theme_colors import THEME_PALETTE, fill_template, theme_color
 
     assert theme_color("品味") == theme_color(" 品味 ")
     assert theme_color("品味") in THEME_PALETTE["light"]
@@ -404,7 +404,7 @@ async def test_live_change_keeps_the_selected_card_selected(wall, populated_stor
 async def test_unreadable_store_leaves_an_honest_empty_wall(tmp_path, qtbot):
     from sonetto_desktop.memory import YamlMemoryManager
     from sonetto_desktop.ui.memory_service import MemoryService
-    from sonetto_desktop.ui.memory_wall import MemoryWall
+    from sonetto_desktop.ui.wall.memory_wall import MemoryWall
 
     path = tmp_path / "memory.yaml"
     path.write_text("x: [broken\n", encoding="utf-8")
@@ -430,7 +430,7 @@ async def test_card_colours_come_from_the_wall_stylesheet(wall, mode):
 
     from sonetto_desktop.resources import read_text
     from sonetto_desktop.ui.theme import tokens
-    from sonetto_desktop.ui.theme_colors import fill_template, wall_tokens
+    from sonetto_desktop.ui.wall.theme_colors import fill_template, wall_tokens
 
     await wall.reload()
     merged = {**tokens(mode), **wall_tokens(mode)}

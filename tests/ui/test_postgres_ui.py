@@ -8,9 +8,9 @@ import pytest
 
 from sonetto_desktop.config.settings import Settings, config_dir
 from sonetto_desktop.memory.events import EventFeed
-from sonetto_desktop.memory.postgres_store import StoreStatus
-from sonetto_desktop.ui.settings_dialog import SettingsDialog
-from sonetto_desktop.ui.store_banner import StoreBanner
+from sonetto_desktop.memory.stores.postgres.store import StoreStatus
+from sonetto_desktop.ui.settings.dialog import SettingsDialog
+from sonetto_desktop.ui.notices.store_banner import StoreBanner
 
 
 def _pick(combo, value):
@@ -109,7 +109,7 @@ def test_the_banner_takes_its_colours_from_the_theme(qtbot, qapp, mode):
 async def test_chat_sessions_on_the_server_work_on_the_qt_event_loop(pg_url, pg_schema):
     """psycopg's async connections need the loop's socket readiness callbacks: qasync's loop gives them."""
     from sonetto_desktop.agent.pg_sessions import PgSessionDatabase
-    from sonetto_desktop.memory.pg_location import PgLocation
+    from sonetto_desktop.memory.stores.postgres.location import PgLocation
 
     db = PgSessionDatabase(PgLocation(pg_url, pg_schema))
     await db.open()

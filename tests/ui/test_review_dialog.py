@@ -8,7 +8,7 @@ from PySide6.QtWidgets import QApplication, QInputDialog, QMessageBox
 
 from sonetto_desktop.memory.changes import Turn
 from sonetto_desktop.services import AppServices
-from sonetto_desktop.ui.review_dialog import ReviewDialog
+from sonetto_desktop.ui.dialogs.review import ReviewDialog
 from test_services import settings_for
 
 
@@ -116,7 +116,7 @@ async def test_the_status_bar_badge_counts_and_opens_the_inbox(qapp, tmp_path, w
 
 async def test_review_mode_and_the_dont_remember_list_from_the_settings(qapp, tmp_path, wait):
     from shell_fixtures import app_settings, running_app
-    from sonetto_desktop.ui.dont_remember_dialog import DontRememberDialog
+    from sonetto_desktop.ui.dialogs.dont_remember import DontRememberDialog
 
     async with running_app(qapp, app_settings(tmp_path / "data")) as app:
         assert not app.services.review.enabled

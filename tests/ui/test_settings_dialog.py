@@ -12,7 +12,7 @@ from PySide6.QtGui import QDesktopServices
 from shell_fixtures import app_settings, running_app
 from sonetto_desktop.config.settings import Settings, config_dir
 from sonetto_desktop.memory import SqliteMemoryManager
-from sonetto_desktop.ui.settings_dialog import SettingsDialog
+from sonetto_desktop.ui.settings.dialog import SettingsDialog
 
 
 @pytest.fixture

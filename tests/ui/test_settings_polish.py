@@ -13,7 +13,7 @@ from PySide6.QtGui import QColor
 from PySide6.QtWidgets import QLineEdit, QMessageBox, QPushButton
 
 from sonetto_desktop.config.settings import Settings
-from sonetto_desktop.ui.settings_dialog import SettingsDialog
+from sonetto_desktop.ui.settings.dialog import SettingsDialog
 from sonetto_desktop.ui.theme import stylesheet
 
 

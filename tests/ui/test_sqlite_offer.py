@@ -8,9 +8,9 @@ from PySide6.QtCore import QSettings
 from shell_fixtures import app_settings, running_app
 from sonetto_desktop.config.settings import Settings
 from sonetto_desktop.memory import MemoryItem, SqliteMemoryManager, YamlMemoryManager
-from sonetto_desktop.ui import sqlite_offer
-from sonetto_desktop.ui.sqlite_offer import SqliteOffer
-from sonetto_desktop.ui.toasts import ToastOverlay
+from sonetto_desktop.ui.dialogs import sqlite_offer
+from sonetto_desktop.ui.dialogs.sqlite_offer import SqliteOffer
+from sonetto_desktop.ui.notices.toasts import ToastOverlay
 
 
 def fill_yaml(data_dir, count: int) -> None:

@@ -13,9 +13,9 @@ from PySide6.QtWidgets import QApplication, QWidget
 
 from sonetto_desktop.memory import EventFeed, MemoryChange
 from sonetto_desktop.memory.writer.events import WriterEvent
-from sonetto_desktop.ui.memory_model import CardRole
-from sonetto_desktop.ui.toasts import ToastOverlay
-from sonetto_desktop.ui.writer_toasts import WriterToasts, toast_for
+from sonetto_desktop.ui.wall.memory_model import CardRole
+from sonetto_desktop.ui.notices.toasts import ToastOverlay
+from sonetto_desktop.ui.notices.writer_toasts import WriterToasts, toast_for
 
 
 @pytest.fixture

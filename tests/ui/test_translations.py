@@ -15,9 +15,9 @@ from sonetto_desktop.memory import MemoryChange
 from sonetto_desktop.memory.writer.events import WriterEvent
 from sonetto_desktop.memory.errors import MemoryNotFound
 from sonetto_desktop.ui.i18n import install_translators, remove_translators, ui_language
-from sonetto_desktop.ui.memory_model import CardRole
+from sonetto_desktop.ui.wall.memory_model import CardRole
 from sonetto_desktop.ui.memory_service import describe_error
-from sonetto_desktop.ui.writer_toasts import toast_for
+from sonetto_desktop.ui.notices.writer_toasts import toast_for
 
 ROOT = Path(__file__).resolve().parents[2]
 TS = ROOT / "resources" / "translations" / "sonetto_en.ts"
@@ -38,7 +38,7 @@ def _messages() -> dict[tuple[str, str], ET.Element]:
 def _calls_in_ui() -> list[tuple[str, int, ast.Call, str | None]]:
     """Every ``tr(...)`` / ``translate(...)`` call in the UI sources, with its enclosing class."""
     found = []
-    for path in sorted(UI.glob("*.py")):
+    for path in sorted(UI.rglob("*.py")):
         tree = ast.parse(path.read_text(encoding="utf-8"))
 
         def visit(node: ast.AST, cls: str | None, path: Path = path) -> None:
@@ -46,7 +46,7 @@ def _calls_in_ui() -> list[tuple[str, int, ast.Call, str | None]]:
                 inner = child.name if isinstance(child, ast.ClassDef) else cls
                 if isinstance(child, ast.Call) and isinstance(child.func, ast.Attribute):
                     if child.func.attr in ("tr", "translate"):
-                        found.append((path.name, child.lineno, child, cls))
+                        found.append((str(path.relative_to(UI)), child.lineno, child, cls))
                 visit(child, inner, path)
 
         visit(tree, None)
@@ -120,7 +120,7 @@ def test_wall_toast_and_error_strings_come_out_in_english(english):
 
 
 async def test_the_wall_speaks_english(english, service, populated_store, qtbot, wait):
-    from sonetto_desktop.ui.memory_wall import MemoryWall
+    from sonetto_desktop.ui.wall.memory_wall import MemoryWall
 
     wall = MemoryWall(service)  # built after the translator, as the app builds it
     qtbot.addWidget(wall)

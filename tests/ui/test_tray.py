@@ -8,8 +8,8 @@ from PySide6.QtCore import QRect, QSize
 
 from llm_server import TextResponse
 from shell_fixtures import OFFSCREEN_RAISE, OFFSCREEN_SIZE_HINTS, app_settings, running_app
-from sonetto_desktop.ui.memory_model import CardRole
-from sonetto_desktop.ui.quick_chat import MARGIN, popup_position
+from sonetto_desktop.ui.wall.memory_model import CardRole
+from sonetto_desktop.ui.tray.quick_chat import MARGIN, popup_position
 
 SCREEN = QRect(0, 0, 1920, 1080)
 SIZE = QSize(380, 460)

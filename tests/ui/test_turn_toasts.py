@@ -10,9 +10,9 @@ from PySide6.QtWidgets import QWidget
 
 from sonetto_desktop.memory.changes import MemoryChange
 from sonetto_desktop.services import AppServices
-from sonetto_desktop.ui.toasts import ToastOverlay
-from sonetto_desktop.ui.turn_summary import TurnTallies, summarised
-from sonetto_desktop.ui.writer_toasts import WriterToasts, toast_for
+from sonetto_desktop.ui.notices.toasts import ToastOverlay
+from sonetto_desktop.ui.notices.turn_summary import TurnTallies, summarised
+from sonetto_desktop.ui.notices.writer_toasts import WriterToasts, toast_for
 from test_services import settings_for
 
 

@@ -10,8 +10,8 @@ from PySide6.QtCore import QSettings
 from PySide6.QtGui import QColor
 from PySide6.QtWidgets import QColorDialog
 
-from sonetto_desktop.ui.theme_colors import THEME_PALETTE, WALL_TOKENS
-from sonetto_desktop.ui.theme_palette import ThemeColors, contrast, readable
+from sonetto_desktop.ui.wall.theme_colors import THEME_PALETTE, WALL_TOKENS
+from sonetto_desktop.ui.wall.theme_palette import ThemeColors, contrast, readable
 
 # the 湾流 seed's default themes, then themes people commonly add (品味/瞬间/项目 and 音乐/爱好/工作
 # collided before)
@@ -74,7 +74,7 @@ async def test_the_wall_gives_each_theme_its_own_colour(wall, populated_store):
 
 
 async def test_changing_a_theme_colour_from_its_header_menu_is_remembered(service, populated_store, qtbot, tmp_path):
-    from sonetto_desktop.ui.memory_wall import MemoryWall
+    from sonetto_desktop.ui.wall.memory_wall import MemoryWall
 
     settings = QSettings(str(tmp_path / "ui-state.ini"), QSettings.Format.IniFormat)
     wall = MemoryWall(service, ui_state=settings)

@@ -10,8 +10,8 @@ from PySide6.QtTest import QTest
 from PySide6.QtWidgets import QMessageBox
 
 from sonetto_desktop.memory.operations import MemoryOperations
-from sonetto_desktop.ui.merge_dialog import MergeDialog
-from sonetto_desktop.ui.wall_filters import author_label
+from sonetto_desktop.ui.dialogs.merge import MergeDialog
+from sonetto_desktop.ui.wall.filters import author_label
 
 
 def _menu_actions(menu):
@@ -78,7 +78,7 @@ async def test_lock_from_the_card_menu_shows_a_lock_and_the_locked_filter(wall, 
 async def test_cards_say_who_changed_them_last_and_filter_by_author(tmp_path, qtbot, wait):
     from sonetto_desktop.memory import YamlMemoryManager
     from sonetto_desktop.ui.memory_service import MemoryService
-    from sonetto_desktop.ui.memory_wall import MemoryWall
+    from sonetto_desktop.ui.wall.memory_wall import MemoryWall
 
     (tmp_path / "memory.yaml").write_text(
         "seed0001:\n  description: 从旧文件导入的记忆\n  theme: 旧事\n  hit: 0\n  history: []\n"

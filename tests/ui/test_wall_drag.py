@@ -8,9 +8,9 @@ from PySide6.QtCore import QPoint, QPointF, Qt
 from PySide6.QtGui import QDragEnterEvent, QDragLeaveEvent, QDragMoveEvent, QDropEvent
 from PySide6.QtWidgets import QApplication, QInputDialog
 
-from sonetto_desktop.ui.card_delegate import merge_zone
-from sonetto_desktop.ui.memory_model import encode_ids
-from sonetto_desktop.ui.merge_dialog import MergeDialog
+from sonetto_desktop.ui.wall.card_delegate import merge_zone
+from sonetto_desktop.ui.wall.memory_model import encode_ids
+from sonetto_desktop.ui.dialogs.merge import MergeDialog
 
 ACTIONS = Qt.DropAction.CopyAction | Qt.DropAction.MoveAction
 

@@ -3,8 +3,8 @@ deleted it, merged it away) and the dialog comes back with their text instead of
 
 from __future__ import annotations
 
-from sonetto_desktop.ui.edit_dialog import EditDialog
-from sonetto_desktop.ui.merge_dialog import MergeDialog
+from sonetto_desktop.ui.dialogs.edit import EditDialog
+from sonetto_desktop.ui.dialogs.merge import MergeDialog
 
 
 async def test_editing_a_card_the_agent_just_deleted_keeps_the_text(wall, populated_store, wait):
@@ -93,7 +93,7 @@ async def test_a_reveal_scheduled_before_the_wall_is_deleted_never_fires_on_it(s
     import shiboken6
     from PySide6.QtCore import QCoreApplication, QEvent
 
-    from sonetto_desktop.ui.memory_wall import MemoryWall
+    from sonetto_desktop.ui.wall.memory_wall import MemoryWall
 
     wall = MemoryWall(service)
     wall.resize(600, 400)
@@ -114,7 +114,7 @@ async def test_a_delete_finishing_after_the_wall_is_gone_touches_nothing(service
     # issue 18: the delete's follow-up (an undo toast) ran after the await against a deleted wall
     from PySide6.QtCore import QCoreApplication, QEvent
 
-    from sonetto_desktop.ui.memory_wall import MemoryWall
+    from sonetto_desktop.ui.wall.memory_wall import MemoryWall
 
     wall = MemoryWall(service)  # never shown: deleting the last window would quit the loop
     await wall.reload()

@@ -14,10 +14,10 @@ from PySide6.QtWidgets import QWidget
 
 from service_fixtures import memory_service_over
 from sonetto_desktop.memory import MemoryItem
-from sonetto_desktop.ui.card_view import ThemeCardView
-from sonetto_desktop.ui.memory_model import MemoryCardModel
-from sonetto_desktop.ui.memory_wall import MemoryWall
-from sonetto_desktop.ui.theme_card_list import ThemeCardList
+from sonetto_desktop.ui.wall.card_view import ThemeCardView
+from sonetto_desktop.ui.wall.memory_model import MemoryCardModel
+from sonetto_desktop.ui.wall.memory_wall import MemoryWall
+from sonetto_desktop.ui.wall.theme_card_list import ThemeCardList
 
 WORDS = "喜欢 讨厌 咖啡 绿茶 周末 爬山 猫 狗 工作 项目 电影 音乐 妈妈 朋友 北京 火锅 旅行".split()
 CARDS = 3000
@@ -121,7 +121,7 @@ def test_a_growing_card_view_lays_out_as_a_fresh_one(big_store, qtbot):
     """Cards appended to a view keep the rows before the last one; the sizes are those of a layout
     computed from scratch."""
     model = MemoryCardModel()
-    from sonetto_desktop.ui.cards import read_cards
+    from sonetto_desktop.ui.wall.cards import read_cards
 
     model.set_cards(read_cards(big_store))
     theme = max(model.theme_counts(), key=model.theme_counts().get)
@@ -285,7 +285,7 @@ async def test_a_rebuilt_wall_gets_its_selection_back_after_the_load(big_service
 
 
 async def test_a_drop_during_the_load_moves_the_card_once(big_service, qtbot, wait):
-    from sonetto_desktop.ui.memory_model import encode_ids
+    from sonetto_desktop.ui.wall.memory_model import encode_ids
 
     wall = _wall(big_service, qtbot, slice_cards=100)
     await wall.reload()

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from PySide6.QtCore import QSettings, Qt
 
-from sonetto_desktop.ui.memory_wall import MemoryWall
+from sonetto_desktop.ui.wall.memory_wall import MemoryWall
 
 
 def _fill(store, themes=12, per=12):
@@ -61,7 +61,7 @@ async def test_collapsing_a_theme_hides_its_cards_and_is_remembered(service, pop
     assert again.section("品味").is_collapsed() and not again.section("工作").is_collapsed()
     again.section("品味").arrow.click()
     assert not again.section("品味").is_collapsed()
-    from sonetto_desktop.ui.wall_state import WallState
+    from sonetto_desktop.ui.wall.state import WallState
 
     stored = WallState(QSettings(str(tmp_path / "ui-state.ini"), QSettings.Format.IniFormat))
     assert "品味" not in stored.collapsed()

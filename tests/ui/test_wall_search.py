@@ -7,8 +7,8 @@ from PySide6.QtCore import Qt
 from PySide6.QtGui import QKeySequence
 from PySide6.QtWidgets import QWidget
 
-from sonetto_desktop.ui.memory_model import CardRole
-from sonetto_desktop.ui.search_text import SearchQuery, collapse, pinyin_key
+from sonetto_desktop.ui.wall.memory_model import CardRole
+from sonetto_desktop.ui.wall.search_text import SearchQuery, collapse, pinyin_key
 
 
 def shown(wall):
@@ -26,7 +26,7 @@ async def test_spaces_and_punctuation_do_not_matter(wall, populated_store):
 
 
 async def test_pinyin_and_initials_find_chinese_computed_off_the_qt_thread(wall, populated_store, wait):
-    from sonetto_desktop.ui import search_text
+    from sonetto_desktop.ui.wall import search_text
 
     await wall.reload()
     search_text._cache.clear()  # as after a start: no pinyin made yet
@@ -84,7 +84,7 @@ def test_query_rules():
 
 
 async def test_the_footer_says_how_often_a_memory_was_used(wall, populated_store):
-    from sonetto_desktop.ui.memory_model import uses_text
+    from sonetto_desktop.ui.wall.memory_model import uses_text
 
     coffee = populated_store.ids["喜欢手冲咖啡，不加糖"]
     for _ in range(9):

@@ -16,9 +16,9 @@ from PySide6.QtWidgets import QAbstractButton, QApplication
 from shell_fixtures import app_settings, running_app
 from sonetto_desktop.memory import transfer
 from sonetto_desktop.memory.import_preview import NEW, NEW_ID, SKIPPED
-from sonetto_desktop.ui.import_dialog import ImportPreviewDialog
-from sonetto_desktop.ui.shortcuts_dialog import ShortcutsDialog
-from sonetto_desktop.ui.transfer_actions import TransferActions
+from sonetto_desktop.ui.dialogs.import_preview import ImportPreviewDialog
+from sonetto_desktop.ui.dialogs.shortcuts import ShortcutsDialog
+from sonetto_desktop.ui.dialogs.transfer_actions import TransferActions
 
 
 @pytest.fixture

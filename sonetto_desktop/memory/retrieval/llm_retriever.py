@@ -15,7 +15,7 @@ from typing import Any, Callable, Iterable, Mapping
 
 from typing import TYPE_CHECKING
 
-from ..base import BaseMemoryManager
+from ..stores.base import BaseMemoryManager
 from ..errors import MemoryNotFound, api_key_of, redact
 from ..lazy_model import loaded_class, resolve
 from .llm_parse import UnparseableAnswer, parse_indices

@@ -29,7 +29,7 @@ from typing import Any, Callable
 
 import numpy as np
 
-from ..base import BaseMemoryManager
+from ..stores.base import BaseMemoryManager
 from ..errors import MemoryNotFound
 from ..events import MemoryChange
 from ..item import MemoryItem, parse_time

@@ -16,7 +16,7 @@ from dataclasses import dataclass, field
 from datetime import datetime
 from typing import TYPE_CHECKING, Any, Callable
 
-from ..base import BaseMemoryManager
+from ..stores.base import BaseMemoryManager
 from .llm_prompt import MAX_QUERY_CHARS
 from .llm_retriever import LLMRetriever, RecallFailed
 from .modes import RetrievalMode

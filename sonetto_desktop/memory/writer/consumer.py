@@ -26,7 +26,7 @@ from langchain.agents.middleware import AgentMiddleware
 from langchain_core.messages import AIMessage, HumanMessage, ToolMessage
 from langgraph.checkpoint.memory import MemorySaver
 
-from ..base import BaseMemoryManager
+from ..stores.base import BaseMemoryManager
 from ..changes import MemoryChange, Turn
 from ..operations import MemoryOperations
 from ..undo import NothingToUndo, UndoConflict

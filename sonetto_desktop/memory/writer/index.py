@@ -24,7 +24,7 @@ from dataclasses import dataclass
 from datetime import date, datetime
 from typing import Any, Iterable, Mapping
 
-from ..base import BaseMemoryManager
+from ..stores.base import BaseMemoryManager
 from ..changes import MemoryChange
 from ..errors import MemoryNotFound
 from ..item import parse_time

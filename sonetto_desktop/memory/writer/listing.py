@@ -27,7 +27,7 @@ from datetime import datetime
 from itertools import combinations
 from typing import Any, Callable, Mapping
 
-from ..base import BaseMemoryManager
+from ..stores.base import BaseMemoryManager
 from .dupes import DUPLICATE_AT, CandidateSource, similar_pairs, similarity
 from .index import WriterIndex, read_items
 

@@ -30,7 +30,7 @@ from datetime import datetime
 from typing import TYPE_CHECKING, Any, Callable, Sequence
 
 from ...aio import run_blocking
-from ..base import BaseMemoryManager
+from ..stores.base import BaseMemoryManager
 from ..events import EventFeed
 from ..operations import MemoryOperations
 from .events import WriterEvent

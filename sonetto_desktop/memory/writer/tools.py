@@ -18,7 +18,7 @@ from typing import Any
 from langchain_core.runnables import RunnableConfig
 from langchain_core.tools import BaseTool, ToolException, tool
 
-from ..base import BaseMemoryManager
+from ..stores.base import BaseMemoryManager
 from ..changes import AGENT, Turn, excerpt_of
 from ..errors import DontRememberRefused, MemoryLocked, MemoryNotFound
 from ..review import InboxFull

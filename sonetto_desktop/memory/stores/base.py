@@ -1,0 +1,231 @@
+"""BaseMemoryManager: the store-agnostic memory API of the 湾流 design.
+
+A backend implements three primitives — ``_load_all()``, ``_save_all(items)`` and
+``_write_lock()`` — plus ``self_check()`` and the two trash primitives, and gets the whole API:
+queries, CRUD (``crud.py``), undoing a whole turn (``undo.py``), trash / restore / revert and the
+change channel. Every write is
+lock -> load -> modify -> save, expressed once against a :class:`Transaction`; a backend with
+point operations overrides ``_transaction()`` so a write touches only its rows.
+
+The change channel: after a write commits (and only then) subscribers receive one
+:class:`~.changes.MemoryChange` naming the actor, the reason and the turn. A backend that can see
+other processes' writes reports them through ``poll_external()`` (called by ``watch.StoreWatcher``)
+on the same channel, so every view follows one feed.
+"""
+
+from __future__ import annotations
+
+import secrets
+import threading
+from abc import ABC, abstractmethod
+from contextlib import AbstractContextManager, contextmanager
+from dataclasses import dataclass, field
+from typing import Any, Callable, Iterator
+
+from ..changes import MemoryChange
+from .crud import CrudMixin
+from ..errors import MemoryNotFound
+from ..events import EventFeed
+from ..item import MemoryItem
+from .transaction import SnapshotTransaction, Transaction
+from ..undo import UndoMixin
+from .validation import validate_items
+
+
+@dataclass
+class SelfCheckReport:
+    """Result of ``self_check()``: ``status`` is "OK", "WARN" or "FAIL"."""
+
+    status: str
+    issues: list[str] = field(default_factory=list)
+    repaired: list[str] = field(default_factory=list)
+    item_count: int = 0
+
+    @property
+    def ok(self) -> bool:
+        return self.status != "FAIL"
+
+
+class BaseMemoryManager(CrudMixin, UndoMixin, ABC):
+    """Memory manager over some store. See the module docstring for the contract."""
+
+    def __init__(self) -> None:
+        self._changes: EventFeed[MemoryChange] = EventFeed()
+        self._captured = threading.local()
+
+    # ── primitives a backend provides ─────────────────────────────────
+
+    @abstractmethod
+    def _load_all(self) -> dict[str, MemoryItem]:
+        """All items, id -> item. The caller holds the write lock when it will save."""
+
+    @abstractmethod
+    def _save_all(self, items: dict[str, MemoryItem]) -> None:
+        """Persist all items, replacing what was stored. The caller holds the write lock."""
+
+    @abstractmethod
+    def _write_lock(self) -> AbstractContextManager[None]:
+        """Exclusive write lock across threads and processes."""
+
+    @abstractmethod
+    def self_check(self) -> SelfCheckReport:
+        """Check the store, repair what is repairable, report the rest."""
+
+    @abstractmethod
+    def _load_trash(self) -> dict[str, dict[str, Any]]:
+        """Trash entries, id -> {"item": item dict, "deleted_at", "reason", "actor"}."""
+
+    @abstractmethod
+    def _save_trash(self, trash: dict[str, dict[str, Any]]) -> None:
+        """Persist the trash. The caller holds the write lock."""
+
+    def close(self) -> None:
+        """Release resources (connections, handles). Safe to call twice."""
+
+    # ── the unit of work ──────────────────────────────────────────────
+
+    @contextmanager
+    def _transaction(self) -> Iterator[Transaction]:
+        """Default: lock, load everything, let the caller modify, save what changed."""
+        with self._write_lock():
+            txn = SnapshotTransaction(self._load_all(), self._load_trash())
+            yield txn
+            # Whatever gains an entry is saved first: a crash in between leaves a duplicate, never a loss.
+            if txn.trash_added:
+                self._save_trash(txn.trash)
+            if txn.items_changed:
+                self._save_all(txn.items)
+            if txn.trash_changed and not txn.trash_added:
+                self._save_trash(txn.trash)
+
+    def _publish(self, change: MemoryChange) -> MemoryChange:
+        """Hand a committed change to the channel (and to an active ``capture()`` on this thread)."""
+        captured = getattr(self._captured, "changes", None)
+        if captured is not None:
+            captured.append(change)
+        self._changes.publish(change)
+        return change
+
+    def subscribe(self, callback: Callable[[MemoryChange], None]) -> Callable[[], None]:
+        """Call ``callback(change)`` after every committed write — this process's and, through
+        ``poll_external``, other processes'; returns an unsubscribe function. Callbacks run on the
+        writing thread and must be quick (note what changed, hop threads, return)."""
+        return self._changes.subscribe(callback)
+
+    @contextmanager
+    def capture(self) -> Iterator[list[MemoryChange]]:
+        """Collect the changes this thread's writes publish inside the block (nested blocks each see
+        their own). The operations layer uses it to return the change record of each write."""
+        outer = getattr(self._captured, "changes", None)
+        mine: list[MemoryChange] = []
+        self._captured.changes = mine
+        try:
+            yield mine
+        finally:
+            self._captured.changes = outer
+            if outer is not None:
+                outer.extend(mine)
+
+    # ── other processes ───────────────────────────────────────────────
+
+    def version_token(self) -> str | None:
+        """An opaque string that changes whenever the stored content changes (for caches kept beside
+        the store, such as a persisted recall index); ``None`` when the backend cannot tell."""
+        return None
+
+    def poll_external(self) -> list[MemoryChange]:
+        """Look for writes made by other processes since the last look; publish them (``local``
+        False) and return them. Blocking and cheap when nothing changed: call it from a worker."""
+        return []
+
+    # ── queries ───────────────────────────────────────────────────────
+
+    def all_items(self) -> dict[str, MemoryItem]:
+        """A snapshot of every item, id -> item (copies the caller may keep)."""
+        return {mid: item.copy() for mid, item in self._load_all().items()}
+
+    def get(self, memory_id: str) -> MemoryItem:
+        item = self._load_all().get(memory_id)
+        if item is None:
+            raise MemoryNotFound(memory_id)
+        return item.copy()
+
+    def count(self) -> int:
+        return len(self._load_all())
+
+    def show(self) -> list[dict[str, Any]]:
+        """Every memory as ``{id, description, theme}`` (the LLM-facing shape)."""
+        return [
+            {"id": mid, "description": item.description, "theme": item.theme}
+            for mid, item in self._load_all().items()
+        ]
+
+    def show_description_history(self, memory_id: str) -> list[dict[str, Any]]:
+        """The memory's changes, newest first."""
+        return self.get(memory_id).show_description_history()
+
+    def versions(self, memory_id: str) -> list[dict[str, str]]:
+        """Every state the memory had, version 0 (as first written) first. See ``revert``."""
+        return self.get(memory_id).versions()
+
+    def get_memories_grouped(self) -> dict[str, list[dict[str, Any]]]:
+        """theme -> its memories (for the card wall), most recently updated first."""
+        groups: dict[str, list[dict[str, Any]]] = {}
+        for mid, item in self._load_all().items():
+            groups.setdefault(item.theme, []).append(
+                {
+                    "id": mid,
+                    "description": item.description,
+                    "theme": item.theme,
+                    "hit": item.hit,
+                    "latest_update_time": item.latest_update_time,
+                    "locked": item.locked,
+                    "last_actor": item.last_actor,
+                }
+            )
+        for cards in groups.values():
+            cards.sort(key=lambda card: str(card["latest_update_time"] or ""), reverse=True)
+        return groups
+
+    def list_trash(self) -> list[dict[str, Any]]:
+        """Deleted memories, newest deletion first: ``{id, description, theme, deleted_at, reason, actor,
+        turn_id, merged_into}`` (the last two ``None`` when unknown)."""
+        rows = []
+        for mid, entry in self._load_trash().items():
+            item = entry.get("item", {})
+            rows.append(
+                {
+                    "id": mid,
+                    "description": item.get("description"),
+                    "theme": item.get("theme"),
+                    "deleted_at": entry.get("deleted_at"),
+                    "reason": entry.get("reason", ""),
+                    "actor": entry.get("actor", "user"),
+                    "turn_id": entry.get("turn_id"),
+                    "merged_into": entry.get("merged_into"),
+                }
+            )
+        rows.sort(key=lambda row: str(row["deleted_at"] or ""), reverse=True)
+        return rows
+
+    # ── helpers ───────────────────────────────────────────────────────
+
+    def _generate_id(self) -> str:
+        return secrets.token_hex(4)
+
+    def _validate_all_items(self, items: dict[str, Any]) -> tuple[list[str], list[str]]:
+        """Check (and repair in place) every item's fields. Returns (issues, repaired)."""
+        return validate_items(items)
+
+    @staticmethod
+    def _require_item(txn: Transaction, memory_id: str) -> MemoryItem:
+        item = txn.get(memory_id)
+        if item is None:
+            raise MemoryNotFound(memory_id)
+        return item
+
+    def _new_id(self, txn: Transaction) -> str:
+        while True:
+            memory_id = self._generate_id()
+            if not txn.exists(memory_id) and txn.trash_get(memory_id) is None:
+                return memory_id

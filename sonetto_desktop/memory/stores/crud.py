@@ -1,0 +1,272 @@
+"""The writes every memory store gets for free (mixed into ``BaseMemoryManager``): the seed's
+add / delete / update / merge / hit, plus revert, restore, purge and import.
+
+Each write runs in one transaction, records who made it, why and for which turn (in the item's
+history or the trash entry), writes its :class:`~.changes.MemoryChange` inside the same transaction
+(``txn.record``: a backend with a change log keeps it atomically with the write) and publishes it
+once the transaction has committed. Return values are the seed's (an id, a description, a count);
+``capture()`` gives a caller the change records too (see ``operations.MemoryOperations``).
+"""
+
+from __future__ import annotations
+
+from datetime import datetime, timedelta
+from typing import TYPE_CHECKING, Any
+
+from ..changes import PERSON_ACTORS, MemoryChange, Turn, check_actor
+from ..errors import MemoryLocked, MemoryNotFound
+from ..item import MAX_HIT, MemoryItem, check_length, check_reason, now_iso, parse_time
+
+if TYPE_CHECKING:
+    from .transaction import Transaction
+
+#: A change of more memories than this carries no per-memory states (views re-read instead).
+STATES_MAX = 64
+
+
+def require_text(name: str, value: Any) -> str:
+    if not isinstance(value, str) or not value.strip():
+        raise ValueError(f"{name} must be a non-empty string")
+    return check_length(name, value.strip())
+
+
+def card_state(item: MemoryItem) -> dict[str, Any]:
+    """What a view shows of a memory (carried in change records)."""
+    return {"description": item.description, "theme": item.theme, "hit": item.hit,
+            "latest_update_time": item.latest_update_time, "locked": item.locked, "last_actor": item.last_actor}
+
+
+def _changeable(item: MemoryItem, memory_id: str, actor: str) -> MemoryItem:
+    """``item``, unless it is locked and ``actor`` is not the person (then ``MemoryLocked``)."""
+    if item.locked and actor not in PERSON_ACTORS:
+        raise MemoryLocked(memory_id, actor)
+    return item
+
+
+def _provenance(turn: Turn | None) -> dict[str, str]:
+    return turn.history_fields() if turn is not None else {}
+
+
+def _deleted_by(trash_entry: dict[str, Any]) -> dict[str, str]:
+    """For a restore's history entry: the turn whose deletion it takes back (``undo`` checks it)."""
+    turn_id = trash_entry.get("turn_id")
+    return {"deleted_turn": str(turn_id)} if turn_id else {}
+
+
+class CrudMixin:
+    """Writes over ``_transaction()``; see the module docstring. Needs the base class's
+    ``_transaction``, ``_publish``, ``_new_id`` and ``_require_item``."""
+
+    def _change(self, txn: Transaction, kind: str, ids: tuple[str, ...], actor: str, reason: str,
+                turn: Turn | None, states: dict[str, Any] | None = None, **extra: Any) -> MemoryChange:
+        change = MemoryChange(kind, ids, actor, reason or "", turn.turn_id if turn else None,
+                              turn.session_id if turn else None, states or {}, extra)
+        txn.record(change)
+        return change
+
+    def add(self, description: str, theme: str, *, actor: str = "user", reason: str = "",
+            turn: Turn | None = None) -> str:
+        """Add a memory; returns its new id. Its history starts with a ``create`` entry."""
+        actor = check_actor(actor)
+        item = MemoryItem(require_text("description", description), require_text("theme", theme))
+        item.record_creation(actor, reason, _provenance(turn))
+        with self._transaction() as txn:
+            memory_id = self._new_id(txn)
+            txn.put(memory_id, item)
+            change = self._change(txn, "add", (memory_id,), actor, reason, turn, {memory_id: card_state(item)})
+        self._publish(change)
+        return memory_id
+
+    def delete(self, memory_id: str, reason: str = "", *, actor: str = "user", turn: Turn | None = None) -> str:
+        """Move a memory to the trash (history kept); returns its description."""
+        actor = check_actor(actor)
+        reason = check_reason(reason)
+        with self._transaction() as txn:
+            item = _changeable(self._require_item(txn, memory_id), memory_id, actor)
+            txn.trash_put(memory_id, {"item": item.to_dict(), "deleted_at": now_iso(), "reason": reason or "",
+                                      "actor": actor, **_provenance(turn)})
+            txn.remove(memory_id)
+            change = self._change(txn, "delete", (memory_id,), actor, reason, turn, {memory_id: None},
+                                  description=item.description, theme=item.theme)
+        self._publish(change)
+        return item.description
+
+    def update(
+        self,
+        memory_id: str,
+        reason: str,
+        new_description: str | None = None,
+        new_theme: str | None = None,
+        *,
+        actor: str = "user",
+        turn: Turn | None = None,
+    ) -> None:
+        """Change a memory's description and/or theme, recording why."""
+        if new_description is None and new_theme is None:
+            raise ValueError("update needs a new description or a new theme")
+        with self._transaction() as txn:
+            item = _changeable(self._require_item(txn, memory_id), memory_id, actor)
+            item.update(reason, new_description, new_theme, actor=actor, provenance=_provenance(turn))
+            txn.put(memory_id, item)
+            change = self._change(txn, "update", (memory_id,), actor, reason, turn, {memory_id: card_state(item)})
+        self._publish(change)
+
+    def merge(
+        self,
+        id1: str,
+        id2: str,
+        merged_description: str,
+        merged_theme: str,
+        reason: str,
+        *,
+        actor: str = "user",
+        turn: Turn | None = None,
+    ) -> None:
+        """Merge two memories: ``id1`` is kept with both histories, ``id2`` goes to the trash."""
+        if id1 == id2:
+            raise ValueError("cannot merge a memory with itself")
+        with self._transaction() as txn:
+            keep = _changeable(self._require_item(txn, id1), id1, actor)
+            gone = _changeable(self._require_item(txn, id2), id2, actor)
+            absorbed = gone.to_dict()
+            keep.merge(gone, reason, merged_description, merged_theme, actor=actor, another_id=id2,
+                       provenance=_provenance(turn))
+            txn.trash_put(id2, {"item": absorbed, "deleted_at": now_iso(), "reason": f"合并到 {id1}：{reason}",
+                                "actor": actor, "merged_into": id1, **_provenance(turn)})
+            txn.put(id1, keep)
+            txn.remove(id2)
+            change = self._change(txn, "merge", (id1, id2), actor, reason, turn,
+                                  {id1: card_state(keep), id2: None})
+        self._publish(change)
+
+    def set_locked(self, memory_id: str, locked: bool, *, actor: str = "user", reason: str = "",
+                   turn: Turn | None = None) -> bool:
+        """Lock (or unlock) a memory: locked, only the person (``user``, ``cli``) may change or delete
+        it. Recorded in its history; returns False (and publishes nothing) when it already was so."""
+        actor = check_actor(actor)
+        if actor not in PERSON_ACTORS:  # an app may neither lock nor unlock what the person decides
+            raise MemoryLocked(memory_id, actor)
+        reason = check_reason(reason)
+        with self._transaction() as txn:
+            item = self._require_item(txn, memory_id)
+            if not item.set_locked(locked, actor=actor, reason=reason, provenance=_provenance(turn)):
+                return False
+            txn.put(memory_id, item)
+            change = self._change(txn, "lock", (memory_id,), actor, reason, turn, {memory_id: card_state(item)},
+                                  locked=bool(locked))
+        self._publish(change)
+        return True
+
+    def hit(self, memory_id: str, *, actor: str = "agent", turn: Turn | None = None) -> int:
+        """Count one more reference to the memory; returns the new count."""
+        actor = check_actor(actor)
+        with self._transaction() as txn:
+            item = self._require_item(txn, memory_id)
+            item.hit = min(int(item.hit or 0) + 1, MAX_HIT)
+            txn.put(memory_id, item)
+            change = self._change(txn, "hit", (memory_id,), actor, "", turn, {memory_id: card_state(item)},
+                                  hit=item.hit)
+        self._publish(change)
+        return item.hit
+
+    def revert(self, memory_id: str, version: int, reason: str, *, actor: str = "user",
+               turn: Turn | None = None) -> None:
+        """Bring back version ``version`` (see ``versions``) as a new change in the history."""
+        with self._transaction() as txn:
+            item = _changeable(self._require_item(txn, memory_id), memory_id, actor)
+            states = item.versions()
+            if not isinstance(version, int) or not 0 <= version < len(states):
+                raise ValueError(f"memory {memory_id!r} has versions 0..{len(states) - 1}, not {version!r}")
+            target = states[version]
+            item.update(reason, target["description"], target["theme"], actor=actor, action="revert",
+                        provenance=_provenance(turn))
+            txn.put(memory_id, item)
+            change = self._change(txn, "revert", (memory_id,), actor, reason, turn, {memory_id: card_state(item)},
+                                  version=version)
+        self._publish(change)
+
+    def restore(self, memory_id: str, *, actor: str = "user", reason: str = "从回收站恢复",
+                turn: Turn | None = None) -> str:
+        """Bring a memory back from the trash under its old id; returns the id."""
+        with self._transaction() as txn:
+            entry = txn.trash_get(memory_id)
+            if entry is None:
+                raise MemoryNotFound(memory_id, "trash")
+            if txn.exists(memory_id):
+                raise ValueError(f"a memory with id {memory_id!r} already exists")
+            item = MemoryItem.from_dict(entry["item"])
+            item.update(reason or "从回收站恢复", actor=actor, action="restore",
+                        provenance={**_provenance(turn), **_deleted_by(entry)})
+            txn.put(memory_id, item)
+            txn.trash_remove(memory_id)
+            change = self._change(txn, "restore", (memory_id,), actor, reason, turn, {memory_id: card_state(item)})
+        self._publish(change)
+        return memory_id
+
+    def purge(self, memory_id: str | None = None, *, actor: str = "user") -> int:
+        """Delete for good: one trash entry, or the whole trash with ``None``. Returns how many."""
+        actor = check_actor(actor)
+        with self._transaction() as txn:
+            if memory_id is None:
+                ids = list(txn.trash_ids())
+            elif txn.trash_get(memory_id) is None:
+                raise MemoryNotFound(memory_id, "trash")
+            else:
+                ids = [memory_id]
+            for mid in ids:
+                txn.trash_remove(mid)
+            change = self._change(txn, "purge", tuple(ids), actor, "", None) if ids else None
+        if change is not None:
+            self._publish(change)
+        return len(ids)
+
+    def purge_expired(self, max_age_days: float, *, actor: str = "user", now: datetime | None = None) -> int:
+        """Delete for good the trash entries deleted more than ``max_age_days`` ago (the trash's
+        retention; ``0`` or less keeps everything). One ``purge`` change; returns how many."""
+        if not max_age_days or max_age_days <= 0:
+            return 0
+        actor = check_actor(actor)
+        cutoff = (now or datetime.now()) - timedelta(days=max_age_days)
+        with self._transaction() as txn:
+            ids = []
+            for mid in txn.trash_ids():
+                deleted = parse_time((txn.trash_get(mid) or {}).get("deleted_at"))
+                if deleted is not None and deleted.replace(tzinfo=None) < cutoff:
+                    ids.append(mid)
+            for mid in ids:
+                txn.trash_remove(mid)
+            change = (self._change(txn, "purge", tuple(ids), actor, f"回收站超过 {max_age_days:g} 天的记忆已清除",
+                                   None) if ids else None)
+        if change is not None:
+            self._publish(change)
+        return len(ids)
+
+    def import_items(self, items: dict[str, MemoryItem], *, actor: str = "user", reason: str = "",
+                     turn: Turn | None = None) -> tuple[list[str], list[str]]:
+        """Merge ``items`` in by id in one write. Exact duplicates (same description and theme as a
+        stored memory) are skipped; an id collision with different content gets a fresh id.
+        Returns (added ids, skipped ids)."""
+        actor = check_actor(actor)
+        reason = check_reason(reason)
+        added: list[str] = []
+        skipped: list[str] = []
+        change = None
+        with self._transaction() as txn:
+            existing = {(it.description, it.theme) for it in (txn.get(i) for i in txn.ids()) if it}
+            states: dict[str, Any] = {}
+            for mid, item in items.items():
+                key = (item.description, item.theme)
+                if key in existing:
+                    skipped.append(mid)
+                    continue
+                new_id = mid if (mid and not txn.exists(mid) and txn.trash_get(mid) is None) else self._new_id(txn)
+                txn.put(new_id, item.copy())
+                existing.add(key)
+                added.append(new_id)
+                states[new_id] = card_state(item)
+            if added:
+                change = self._change(txn, "import", tuple(added), actor, reason, turn,
+                                      states if len(states) <= STATES_MAX else None)
+        if change is not None:
+            self._publish(change)
+        return added, skipped

@@ -1,0 +1,138 @@
+"""Point reads and writes of one PostgreSQL store transaction, and the change log row + NOTIFY
+every committed write carries (see ``postgres_store``)."""
+
+from __future__ import annotations
+
+import json
+from dataclasses import dataclass
+from functools import partial
+from typing import Any, Iterable
+
+from ...changes import MemoryChange
+from ...item import MemoryItem
+from ..transaction import Transaction
+
+_dumps = partial(json.dumps, ensure_ascii=False, default=str)
+COLUMNS = "id, description, theme, history, latest_update_time, hit"
+#: PostgreSQL refuses NOTIFY payloads of 8000 bytes or more; the ids list is cut to fit.
+NOTIFY_MAX_BYTES = 7000
+
+
+@dataclass(frozen=True)
+class Tables:
+    """The qualified table names of one schema."""
+
+    memories: str
+    trash: str
+    meta: str
+    changes: str
+
+    @classmethod
+    def of(cls, schema: str) -> "Tables":
+        return cls(*(f'"{schema}".{name}' for name in ("memories", "trash", "meta", "changes")))
+
+
+def row_to_item(row: tuple) -> MemoryItem:
+    _, description, theme, history, latest, hit = row
+    try:
+        parsed = json.loads(history) if history else []
+    except json.JSONDecodeError:
+        parsed = [{"raw": history}]
+    return MemoryItem(description, theme, parsed, latest, hit)
+
+
+def item_row(memory_id: str, item: MemoryItem) -> tuple:
+    return (memory_id, item.description, item.theme, _dumps(item.history), item.latest_update_time,
+            int(item.hit or 0))
+
+
+def notify_payload(change: MemoryChange, origin: str, device: str) -> str:
+    """The NOTIFY text of a change (``seq`` is added by the server): kind, ids, actor, device, turn id,
+    reason. The full record (with the cards' states) is in the change log under the same ``seq``."""
+    summary: dict[str, Any] = {"origin": origin, "device": device, "kind": change.kind, "ids": list(change.ids),
+                               "actor": change.actor, "turn_id": change.turn_id, "reason": change.reason[:200]}
+    text = _dumps(summary)
+    while len(text.encode()) > NOTIFY_MAX_BYTES and summary["ids"]:
+        summary["ids"] = summary["ids"][: len(summary["ids"]) // 2]
+        summary["ids_cut"] = True
+        text = _dumps(summary)
+    return text
+
+
+class PgTransaction(Transaction):
+    """Reads and writes on ``conn``, inside a transaction that holds the store's advisory lock."""
+
+    def __init__(self, conn: Any, tables: Tables, origin: str = "", device: str = "", channel: str = "") -> None:
+        self.conn = conn
+        self.t = tables
+        self.origin = origin
+        self.device = device
+        self.channel = channel
+
+    def record(self, change: MemoryChange) -> None:
+        """The change log row and its NOTIFY, in one round trip; both take effect at commit."""
+        record = change.to_dict()
+        record["extra"] = {**record["extra"], "device": self.device}
+        self.conn.execute(
+            f"WITH row AS (INSERT INTO {self.t.changes} (origin, device, kind, turn_id, record)"
+            " VALUES (%s, %s, %s, %s, %s) RETURNING seq)"
+            " SELECT pg_notify(%s, jsonb_set(%s::jsonb, '{seq}', to_jsonb(row.seq))::text) FROM row",
+            (self.origin, self.device, change.kind, change.turn_id, _dumps(record), self.channel,
+             notify_payload(change, self.origin, self.device)),
+        )
+
+    def get(self, memory_id: str) -> MemoryItem | None:
+        row = self.conn.execute(f"SELECT {COLUMNS} FROM {self.t.memories} WHERE id = %s", (memory_id,)).fetchone()
+        return row_to_item(row) if row else None
+
+    def exists(self, memory_id: str) -> bool:
+        return self.conn.execute(f"SELECT 1 FROM {self.t.memories} WHERE id = %s", (memory_id,)).fetchone() is not None
+
+    def put(self, memory_id: str, item: MemoryItem) -> None:
+        self.conn.execute(
+            f"INSERT INTO {self.t.memories} ({COLUMNS}) VALUES (%s, %s, %s, %s, %s, %s)"
+            " ON CONFLICT (id) DO UPDATE SET description = EXCLUDED.description, theme = EXCLUDED.theme,"
+            " history = EXCLUDED.history, latest_update_time = EXCLUDED.latest_update_time, hit = EXCLUDED.hit",
+            item_row(memory_id, item))
+
+    def remove(self, memory_id: str) -> None:
+        self.conn.execute(f"DELETE FROM {self.t.memories} WHERE id = %s", (memory_id,))
+
+    def ids(self) -> Iterable[str]:
+        return [r[0] for r in self.conn.execute(f"SELECT id FROM {self.t.memories}")]
+
+    def trash_get(self, memory_id: str) -> dict[str, Any] | None:
+        row = self.conn.execute(f"SELECT entry FROM {self.t.trash} WHERE id = %s", (memory_id,)).fetchone()
+        return json.loads(row[0]) if row else None
+
+    def trash_put(self, memory_id: str, entry: dict[str, Any]) -> None:
+        self.conn.execute(
+            f"INSERT INTO {self.t.trash} (id, entry, deleted_at) VALUES (%s, %s, %s)"
+            " ON CONFLICT (id) DO UPDATE SET entry = EXCLUDED.entry, deleted_at = EXCLUDED.deleted_at",
+            (memory_id, _dumps(entry), entry.get("deleted_at")))
+
+    def trash_remove(self, memory_id: str) -> None:
+        self.conn.execute(f"DELETE FROM {self.t.trash} WHERE id = %s", (memory_id,))
+
+    def trash_ids(self) -> Iterable[str]:
+        return [r[0] for r in self.conn.execute(f"SELECT id FROM {self.t.trash}")]
+
+    # ── bulk (the seed's primitives, for migration and self-check) ──────
+
+    def load_all(self) -> dict[str, MemoryItem]:
+        return {row[0]: row_to_item(row) for row in self.conn.execute(f"SELECT {COLUMNS} FROM {self.t.memories}")}
+
+    def load_trash(self) -> dict[str, dict[str, Any]]:
+        return {mid: json.loads(entry) for mid, entry in self.conn.execute(f"SELECT id, entry FROM {self.t.trash}")}
+
+    def save_all(self, items: dict[str, MemoryItem]) -> None:
+        self.conn.execute(f"DELETE FROM {self.t.memories}")
+        with self.conn.cursor() as cur:
+            cur.executemany(f"INSERT INTO {self.t.memories} ({COLUMNS}) VALUES (%s, %s, %s, %s, %s, %s)",
+                            [item_row(mid, item) for mid, item in items.items()])
+
+    def save_trash(self, trash: dict[str, dict[str, Any]]) -> None:
+        self.conn.execute(f"DELETE FROM {self.t.trash}")
+        with self.conn.cursor() as cur:
+            cur.executemany(f"INSERT INTO {self.t.trash} (id, entry, deleted_at) VALUES (%s, %s, %s)",
+                            [(mid, _dumps(entry), entry.get("deleted_at")) for mid, entry in trash.items()])

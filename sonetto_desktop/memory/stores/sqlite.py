@@ -1,0 +1,383 @@
+"""SqliteMemoryManager: point reads and writes in WAL transactions.
+
+Every CRUD operation runs in one ``BEGIN IMMEDIATE`` transaction that touches only its own rows
+(see :class:`_SqlTransaction`), so a write costs the same at 10 items or 100,000. The three seed
+primitives still exist (``_load_all`` / ``_save_all`` / ``_write_lock``) for bulk work.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import sqlite3
+import threading
+import uuid
+from contextlib import contextmanager
+from pathlib import Path
+from typing import Any, Iterable, Iterator
+
+from .base import BaseMemoryManager, SelfCheckReport
+from ..changes import EXTERNAL, MemoryChange
+from ..errors import (MemoryNotFound, StoreCorrupt, StoreReadOnly, StoreWriteFailed, describe_os_error)
+from ..files import private_files
+from ..item import MemoryItem, clamp_hit, now_iso
+from .transaction import Transaction
+from .validation import as_text, item_from_raw, oversize_fields, validate_item
+
+_SCHEMA = """
+CREATE TABLE IF NOT EXISTS memories (
+    id TEXT PRIMARY KEY,
+    description TEXT NOT NULL,
+    theme TEXT NOT NULL,
+    history TEXT NOT NULL DEFAULT '[]',
+    latest_update_time TEXT NOT NULL,
+    hit INTEGER NOT NULL DEFAULT 0
+);
+CREATE TABLE IF NOT EXISTS trash (
+    id TEXT PRIMARY KEY,
+    entry TEXT NOT NULL,
+    deleted_at TEXT
+);
+CREATE TABLE IF NOT EXISTS meta (key TEXT PRIMARY KEY, value TEXT);
+INSERT OR IGNORE INTO meta VALUES ('schema_version', '1');
+CREATE TABLE IF NOT EXISTS changes (
+    seq INTEGER PRIMARY KEY AUTOINCREMENT,
+    time TEXT NOT NULL,
+    origin TEXT NOT NULL,
+    kind TEXT NOT NULL,
+    turn_id TEXT,
+    record TEXT NOT NULL
+);
+CREATE INDEX IF NOT EXISTS changes_by_turn ON changes (turn_id);
+"""
+
+#: The change log keeps this many recent records (for other processes' watchers to catch up).
+CHANGES_KEPT = 20_000
+_PRUNE_EVERY = 500
+
+_COLUMNS = "id, description, theme, history, latest_update_time, hit"
+
+
+def _row_to_item(row: tuple) -> MemoryItem:
+    _, description, theme, history, latest, hit = row
+    try:
+        parsed = json.loads(history) if history else []
+    except json.JSONDecodeError:
+        parsed = [{"raw": history}]
+    return MemoryItem(description, theme, parsed, latest, hit)
+
+
+def _item_row(memory_id: str, item: MemoryItem) -> tuple:
+    return (
+        memory_id,
+        item.description if isinstance(item.description, str) else as_text(item.description),
+        item.theme if isinstance(item.theme, str) else as_text(item.theme),
+        json.dumps(item.history, ensure_ascii=False, default=str),
+        item.latest_update_time,
+        clamp_hit(item.hit),  # SQLite integers stop at 2**63 - 1
+    )
+
+
+class _SqlTransaction(Transaction):
+    def __init__(self, conn: sqlite3.Connection, origin: str = "") -> None:
+        self.conn = conn
+        self.origin = origin
+
+    def record(self, change: MemoryChange) -> None:
+        """The change log row, committed with the write (other processes' watchers read it)."""
+        self.conn.execute(
+            "INSERT INTO changes (time, origin, kind, turn_id, record) VALUES (?,?,?,?,?)",
+            (now_iso(), self.origin, change.kind, change.turn_id,
+             json.dumps(change.to_dict(), ensure_ascii=False, default=str)),
+        )
+
+    def get(self, memory_id: str) -> MemoryItem | None:
+        row = self.conn.execute(f"SELECT {_COLUMNS} FROM memories WHERE id = ?", (memory_id,)).fetchone()
+        return _row_to_item(row) if row else None
+
+    def exists(self, memory_id: str) -> bool:
+        return self.conn.execute("SELECT 1 FROM memories WHERE id = ?", (memory_id,)).fetchone() is not None
+
+    def put(self, memory_id: str, item: MemoryItem) -> None:
+        self.conn.execute(f"INSERT OR REPLACE INTO memories ({_COLUMNS}) VALUES (?,?,?,?,?,?)", _item_row(memory_id, item))
+
+    def remove(self, memory_id: str) -> None:
+        self.conn.execute("DELETE FROM memories WHERE id = ?", (memory_id,))
+
+    def ids(self) -> Iterable[str]:
+        return [r[0] for r in self.conn.execute("SELECT id FROM memories")]
+
+    def trash_get(self, memory_id: str) -> dict[str, Any] | None:
+        row = self.conn.execute("SELECT entry FROM trash WHERE id = ?", (memory_id,)).fetchone()
+        return json.loads(row[0]) if row else None
+
+    def trash_put(self, memory_id: str, entry: dict[str, Any]) -> None:
+        self.conn.execute(
+            "INSERT OR REPLACE INTO trash (id, entry, deleted_at) VALUES (?,?,?)",
+            (memory_id, json.dumps(entry, ensure_ascii=False, default=str), entry.get("deleted_at")),
+        )
+
+    def trash_remove(self, memory_id: str) -> None:
+        self.conn.execute("DELETE FROM trash WHERE id = ?", (memory_id,))
+
+    def trash_ids(self) -> Iterable[str]:
+        return [r[0] for r in self.conn.execute("SELECT id FROM trash")]
+
+
+class SqliteMemoryManager(BaseMemoryManager):
+    """Memories in an SQLite database (WAL, one connection per thread)."""
+
+    def __init__(self, path: str | os.PathLike[str]) -> None:
+        super().__init__()
+        self.path = Path(path)
+        self.path.parent.mkdir(parents=True, exist_ok=True)
+        folder_writable = os.access(self.path.parent, os.W_OK)
+        #: Opened read-only (a read-only file, folder or mount): reads work, writes raise StoreReadOnly.
+        self.read_only = self.path.exists() and not (folder_writable and os.access(self.path, os.W_OK))
+        self._immutable = self.read_only and not folder_writable  # nobody can write it: no -shm needed
+        self._local = threading.local()
+        self._connections: list[sqlite3.Connection] = []
+        self._conn_lock = threading.Lock()
+        self._closed = False
+        self._init_error: str | None = None
+        self._origin = uuid.uuid4().hex  # marks this instance's rows in the change log
+        self._writes = 0
+        self._watch_lock = threading.Lock()
+        self._watch_conn: sqlite3.Connection | None = None
+        self._watch_version: int | None = None
+        self._watch_seq = 0
+        try:
+            conn = self._conn()
+            if not self._has_schema(conn):
+                conn.executescript(_SCHEMA)
+            self._start_watching()
+        except sqlite3.DatabaseError as exc:
+            self._init_error = describe_os_error(exc) if "disk is full" in str(exc) else str(exc)
+        if not self.read_only:
+            private_files(self.path, self.path.with_name(self.path.name + "-wal"),
+                          self.path.with_name(self.path.name + "-shm"))
+
+    @staticmethod
+    def _has_schema(conn: sqlite3.Connection) -> bool:
+        names = {r[0] for r in conn.execute("SELECT name FROM sqlite_master WHERE type = 'table'")}
+        return {"memories", "trash", "meta", "changes"} <= names
+
+    # ── connections ───────────────────────────────────────────────────
+
+    def _conn(self) -> sqlite3.Connection:
+        conn = getattr(self._local, "conn", None)
+        if conn is None:
+            if self._closed:
+                raise RuntimeError("memory store is closed")
+            conn = self._connect()
+            if not self.read_only:
+                conn.execute("PRAGMA journal_mode = WAL")
+                conn.execute("PRAGMA synchronous = FULL")
+            self._local.conn = conn
+            with self._conn_lock:
+                self._connections.append(conn)
+        return conn
+
+    def _connect(self) -> sqlite3.Connection:
+        if self.read_only:
+            target = f"{self.path.resolve().as_uri()}?mode=ro{'&immutable=1' if self._immutable else ''}"
+            conn = sqlite3.connect(target, uri=True, timeout=60, isolation_level=None, check_same_thread=False)
+        else:
+            conn = sqlite3.connect(self.path, timeout=60, isolation_level=None, check_same_thread=False)
+        conn.execute("PRAGMA busy_timeout = 60000")
+        return conn
+
+    def _write_error(self, exc: sqlite3.Error) -> Exception:
+        text = str(exc)
+        if "readonly" in text or "read-only" in text:
+            return StoreReadOnly(str(self.path), text)
+        return StoreWriteFailed(str(self.path), describe_os_error(exc))
+
+    def _checked_conn(self) -> sqlite3.Connection:
+        if self._init_error:
+            raise StoreCorrupt(str(self.path), self._init_error)
+        return self._conn()
+
+    def close(self) -> None:
+        with self._watch_lock:
+            self._watch_conn = None
+        with self._conn_lock:
+            for conn in self._connections:
+                try:
+                    conn.close()
+                except sqlite3.Error:
+                    pass
+            self._connections.clear()
+            self._closed = True
+        self._local = threading.local()
+
+    # ── primitives ────────────────────────────────────────────────────
+
+    @contextmanager
+    def _write_lock(self) -> Iterator[None]:
+        """One ``BEGIN IMMEDIATE`` transaction. SQLite's write failures (disk full, read-only, I/O)
+        become :class:`StoreWriteFailed` / :class:`StoreReadOnly`; the transaction is rolled back."""
+        if self.read_only:
+            raise StoreReadOnly(str(self.path))
+        conn = self._checked_conn()
+        try:
+            conn.execute("BEGIN IMMEDIATE")
+        except sqlite3.OperationalError as exc:
+            raise self._write_error(exc) from exc
+        try:
+            yield
+        except BaseException as exc:
+            try:
+                conn.execute("ROLLBACK")
+            except sqlite3.Error:
+                pass
+            if isinstance(exc, sqlite3.OperationalError):
+                raise self._write_error(exc) from exc
+            raise
+        try:
+            conn.execute("COMMIT")
+        except sqlite3.Error as exc:
+            try:
+                conn.execute("ROLLBACK")
+            except sqlite3.Error:
+                pass
+            raise self._write_error(exc) from exc
+
+    @contextmanager
+    def _transaction(self) -> Iterator[Transaction]:
+        with self._write_lock():
+            conn = self._conn()
+            yield _SqlTransaction(conn, self._origin)
+            self._writes += 1
+            if self._writes % _PRUNE_EVERY == 0:
+                conn.execute("DELETE FROM changes WHERE seq <= (SELECT MAX(seq) FROM changes) - ?", (CHANGES_KEPT,))
+
+    # ── other processes ───────────────────────────────────────────────
+
+    def _start_watching(self) -> None:
+        """A connection of its own (``PRAGMA data_version`` is per connection) and the baseline."""
+        conn = self._connect()
+        with self._conn_lock:
+            self._connections.append(conn)
+        self._watch_conn = conn
+        self._watch_version = conn.execute("PRAGMA data_version").fetchone()[0]
+        self._watch_seq = conn.execute("SELECT COALESCE(MAX(seq), 0) FROM changes").fetchone()[0]
+
+    def version_token(self) -> str | None:
+        conn = self._checked_conn()
+        row = conn.execute("SELECT seq FROM sqlite_sequence WHERE name = 'changes'").fetchone()
+        count = conn.execute("SELECT COUNT(*) FROM memories").fetchone()[0]
+        return f"sqlite:{self.path.name}:{row[0] if row else 0}:{count}"
+
+    def poll_external(self) -> list[MemoryChange]:
+        """Other processes' committed writes since the last poll, from the change log (their actors,
+        reasons and turns as they wrote them). A commit that left no change-log row (a program that
+        is not Sonetto) is reported as one ``reload`` — unless this instance also committed in the
+        same interval, which hides it until the next such commit (rows tell whose writes they were;
+        ``data_version`` only that something changed)."""
+        with self._watch_lock:
+            conn = self._watch_conn
+            if conn is None:
+                return []
+            version = conn.execute("PRAGMA data_version").fetchone()[0]
+            if version == self._watch_version:
+                return []
+            self._watch_version = version
+            rows = conn.execute("SELECT seq, origin, record FROM changes WHERE seq > ? ORDER BY seq",
+                                (self._watch_seq,)).fetchall()
+            if rows:
+                self._watch_seq = rows[-1][0]
+                changes = []
+                for _, origin, record in rows:
+                    if origin == self._origin:
+                        continue
+                    try:
+                        changes.append(MemoryChange.from_dict(json.loads(record), local=False))
+                    except (ValueError, TypeError):
+                        changes.append(MemoryChange("reload", (), EXTERNAL, local=False))
+            else:
+                changes = [MemoryChange("reload", (), EXTERNAL, local=False)]
+        for change in changes:
+            self._publish(change)
+        return changes
+
+    def _load_all(self) -> dict[str, MemoryItem]:
+        rows = self._checked_conn().execute(f"SELECT {_COLUMNS} FROM memories").fetchall()
+        return {row[0]: _row_to_item(row) for row in rows}
+
+    def _save_all(self, items: dict[str, MemoryItem]) -> None:
+        conn = self._conn()
+        conn.execute("DELETE FROM memories")
+        conn.executemany(
+            f"INSERT INTO memories ({_COLUMNS}) VALUES (?,?,?,?,?,?)",
+            [_item_row(mid, item) for mid, item in items.items()],
+        )
+
+    def _load_trash(self) -> dict[str, dict[str, Any]]:
+        rows = self._checked_conn().execute("SELECT id, entry FROM trash").fetchall()
+        return {mid: json.loads(entry) for mid, entry in rows}
+
+    def _save_trash(self, trash: dict[str, dict[str, Any]]) -> None:
+        conn = self._conn()
+        conn.execute("DELETE FROM trash")
+        txn = _SqlTransaction(conn, self._origin)
+        for mid, entry in trash.items():
+            txn.trash_put(mid, entry)
+
+    # ── point queries (no full load) ──────────────────────────────────
+
+    def all_items(self) -> dict[str, MemoryItem]:
+        return self._load_all()
+
+    def get(self, memory_id: str) -> MemoryItem:
+        item = _SqlTransaction(self._checked_conn()).get(memory_id)
+        if item is None:
+            raise MemoryNotFound(memory_id)
+        return item
+
+    def count(self) -> int:
+        return self._checked_conn().execute("SELECT COUNT(*) FROM memories").fetchone()[0]
+
+    def show(self) -> list[dict[str, Any]]:
+        rows = self._checked_conn().execute("SELECT id, description, theme FROM memories").fetchall()
+        return [{"id": r[0], "description": r[1], "theme": r[2]} for r in rows]
+
+    # ── self check ────────────────────────────────────────────────────
+
+    def self_check(self) -> SelfCheckReport:
+        if self._init_error:
+            return SelfCheckReport("FAIL", [f"{self.path} cannot be opened as a database: {self._init_error}"], [], 0)
+        issues: list[str] = []
+        repaired: list[str] = []
+        try:
+            conn = self._conn()
+            result = conn.execute("PRAGMA quick_check").fetchone()[0]
+            if result != "ok":
+                return SelfCheckReport("FAIL", [f"{self.path} failed the integrity check: {result}"], [], 0)
+            rows = conn.execute(f"SELECT {_COLUMNS} FROM memories").fetchall()
+            fixes: dict[str, MemoryItem] = {}
+            for row in rows:
+                raw = dict(zip(("description", "theme", "history", "latest_update_time", "hit"), row[1:], strict=True))
+                raw["history"] = _row_to_item(row).history
+                item, _ = item_from_raw(row[0], raw)
+                i, r = validate_item(row[0], item)
+                issues += i + oversize_fields(row[0], item)
+                repaired += r
+                if r:
+                    fixes[row[0]] = item
+            if self.read_only:
+                issues.append(f"{self.path} is read-only: memories can be read, not changed")
+                repaired = []
+            elif fixes:
+                with self._write_lock():  # re-read under the lock: another process may have written since
+                    txn = _SqlTransaction(conn)
+                    for memory_id in fixes:
+                        current = txn.get(memory_id)
+                        if current is not None and validate_item(memory_id, current)[1]:
+                            txn.put(memory_id, current)
+        except (StoreWriteFailed, StoreReadOnly) as exc:
+            issues.append(f"repairs could not be saved: {exc}")
+            repaired = []
+        except sqlite3.DatabaseError as exc:
+            return SelfCheckReport("FAIL", [f"{self.path} cannot be read: {exc}"], [], 0)
+        return SelfCheckReport("WARN" if issues else "OK", issues, repaired, len(rows))

@@ -1,0 +1,126 @@
+"""The unit of work every manager write runs in.
+
+``BaseMemoryManager`` writes each operation once, against this small interface. The default
+implementation (:class:`SnapshotTransaction`) is the seed's lock -> load all -> modify -> save all;
+a backend with point operations (SQLite) supplies its own transaction that reads and writes only
+the rows an operation touches.
+"""
+
+from __future__ import annotations
+
+from abc import ABC, abstractmethod
+from typing import Any, Iterable
+
+from ..changes import MemoryChange
+from ..item import MemoryItem
+
+
+class Transaction(ABC):
+    """Reads and writes inside one locked write. Items handed out may be modified and ``put`` back."""
+
+    @abstractmethod
+    def get(self, memory_id: str) -> MemoryItem | None: ...
+
+    @abstractmethod
+    def put(self, memory_id: str, item: MemoryItem) -> None: ...
+
+    @abstractmethod
+    def remove(self, memory_id: str) -> None: ...
+
+    @abstractmethod
+    def ids(self) -> Iterable[str]: ...
+
+    @abstractmethod
+    def trash_get(self, memory_id: str) -> dict[str, Any] | None: ...
+
+    @abstractmethod
+    def trash_put(self, memory_id: str, entry: dict[str, Any]) -> None: ...
+
+    @abstractmethod
+    def trash_remove(self, memory_id: str) -> None: ...
+
+    @abstractmethod
+    def trash_ids(self) -> Iterable[str]: ...
+
+    def exists(self, memory_id: str) -> bool:
+        return self.get(memory_id) is not None
+
+    def record(self, change: MemoryChange) -> None:  # noqa: B027 - optional for a backend
+        """Keep ``change`` with the write (a backend with a change log writes it in this transaction).
+        The default keeps nothing: the change is still published once the write commits."""
+
+
+class SnapshotTransaction(Transaction):
+    """In-memory view of a full snapshot; the manager saves what changed when the block ends.
+
+    The snapshot handed in is never modified: the transaction works on a shallow copy and hands out
+    copies of items, so a reader iterating a published snapshot on another thread is never disturbed.
+    """
+
+    def __init__(self, items: dict[str, MemoryItem], trash: dict[str, dict[str, Any]]) -> None:
+        self.items = dict(items)
+        self.trash = dict(trash)
+        self.items_changed = False
+        self.trash_added = False
+        self.trash_changed = False
+
+    def get(self, memory_id: str) -> MemoryItem | None:
+        item = self.items.get(memory_id)
+        return item.copy() if item is not None else None
+
+    def put(self, memory_id: str, item: MemoryItem) -> None:
+        self.items[memory_id] = item
+        self.items_changed = True
+
+    def remove(self, memory_id: str) -> None:
+        self.items.pop(memory_id, None)
+        self.items_changed = True
+
+    def ids(self) -> Iterable[str]:
+        return list(self.items)
+
+    def exists(self, memory_id: str) -> bool:
+        return memory_id in self.items
+
+    def trash_get(self, memory_id: str) -> dict[str, Any] | None:
+        return self.trash.get(memory_id)
+
+    def trash_put(self, memory_id: str, entry: dict[str, Any]) -> None:
+        self.trash[memory_id] = entry
+        self.trash_changed = self.trash_added = True
+
+    def trash_remove(self, memory_id: str) -> None:
+        self.trash.pop(memory_id, None)
+        self.trash_changed = True
+
+    def trash_ids(self) -> Iterable[str]:
+        return list(self.trash)
+
+
+class TrackingTransaction(SnapshotTransaction):
+    """A snapshot transaction that remembers what it touched (the log records only that)."""
+
+    def __init__(self, items: dict[str, MemoryItem], trash: dict[str, dict[str, Any]]) -> None:
+        super().__init__(items, trash)
+        self.touched: set[str] = set()
+        self.trash_touched: set[str] = set()
+        self.changes: list[MemoryChange] = []
+
+    def put(self, memory_id: str, item: MemoryItem) -> None:
+        super().put(memory_id, item)
+        self.touched.add(memory_id)
+
+    def remove(self, memory_id: str) -> None:
+        super().remove(memory_id)
+        self.touched.add(memory_id)
+
+    def trash_put(self, memory_id: str, entry: dict[str, Any]) -> None:
+        super().trash_put(memory_id, entry)
+        self.trash_touched.add(memory_id)
+
+    def trash_remove(self, memory_id: str) -> None:
+        super().trash_remove(memory_id)
+        self.trash_touched.add(memory_id)
+
+    def record(self, change: MemoryChange) -> None:
+        self.changes.append(change)

@@ -1,0 +1,65 @@
+"""What a chat message or a recalled-memory chip asks of the app (a ``SonettoApp`` part): open the chat a
+change came from, "别记住这个" on a turn, "忘掉这条" on a memory; each says what happened in a toast."""
+
+from __future__ import annotations
+
+from PySide6.QtWidgets import QApplication
+
+
+class ChatActions:
+    """Needs the app's ``services``, ``service``, ``controller``, ``engine``, ``window`` and ``toasts``."""
+
+    async def open_chat_turn(self, session_id: str, turn_id: str) -> bool:
+        """The history's 打开这段对话: bring the window up on that chat, at the message that caused
+        the change. False (and a toast) when the chat is gone (deleted, or a temporary one)."""
+        assert self.controller is not None and self.window is not None and self.toasts is not None
+        if self.engine is None or await self.engine.session(session_id) is None:
+            self.toasts.show_toast(QApplication.translate("SonettoApp", "那段对话已经不在了（删除了，或是临时对话）。"),
+                                   key="chat-gone", kind="info")
+            return False
+        self.window.bring_to_front()
+        await self.controller.select_session(session_id)
+        from ..widgets.deferred import later
+
+        view = self.window.chat_panel.view
+        later(view, lambda: view.scroll_to_turn(turn_id))  # after the transcript is laid out
+        return True
+
+    async def forget_turn(self, turn_id: str, text: str) -> None:
+        """"别记住这个" on a chat message: services.forget_turn, then a toast saying what happened."""
+        assert self.services is not None and self.toasts is not None
+        try:
+            result = await self.services.forget_turn(turn_id, text)
+        except Exception as exc:  # noqa: BLE001 - said, never raised into Qt
+            self.toasts.show_toast(QApplication.translate("SonettoApp", "没能完成“别记住这个”：{0}").format(
+                str(exc) or type(exc).__name__), key=f"forget:{turn_id}", kind="error")
+            return
+        if result.conflicts:
+            text = QApplication.translate(
+                "SonettoApp", "以后不会再记住这件事；但这轮写下的记忆后来又被改过，没有撤销（{0}）。可以在记忆墙上处理。"
+            ).format("、".join(sorted(result.conflicts)[:3]))
+            kind = "error"
+        elif result.undo is not None:
+            text = QApplication.translate("SonettoApp", "已撤销这轮的 {0} 处记忆变化，以后也不会记住这件事。").format(
+                len(result.undo.changes))
+            kind = "success"
+        else:
+            text = QApplication.translate("SonettoApp", "好的，这件事不会被记住。")
+            kind = "success"
+        self.toasts.show_toast(text, key=f"forget:{turn_id}", kind=kind)
+
+    async def forget_memory(self, memory_id: str) -> None:
+        """"忘掉这条" on a recalled-memory chip: to the trash, with 撤销 on the toast."""
+        assert self.service is not None and self.toasts is not None
+        item = await self.service.item(memory_id)
+        if item is None:
+            return  # gone already (the service said why)
+        why = QApplication.translate("SonettoApp", "在对话里选了“忘掉这条”")
+        if await self.service.delete(memory_id, why) is None:
+            return
+        service = self.service
+        preview = item.description if len(item.description) <= 30 else item.description[:29] + "…"
+        self.toasts.show_toast(QApplication.translate("SonettoApp", "已忘掉：{0}").format(preview),
+                               key=f"forgot:{memory_id}", kind="success",
+                               action_text=QApplication.translate("SonettoApp", "撤销"),
+                               on_action=lambda: service.restore(memory_id))

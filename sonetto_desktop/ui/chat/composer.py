@@ -1,0 +1,137 @@
+"""Composer: the message input (Enter sends, Shift+Enter is a new line) with a send / stop button."""
+
+from __future__ import annotations
+
+from PySide6.QtCore import QEvent, QObject, QSize, Qt, Signal
+from PySide6.QtGui import QKeyEvent
+from PySide6.QtWidgets import QHBoxLayout, QLabel, QPlainTextEdit, QToolButton, QVBoxLayout, QWidget
+
+from ..widgets.icons import icon
+
+
+class Composer(QWidget):
+    send_requested = Signal(str)
+    stop_requested = Signal()
+    typing = Signal()  # the text changed and is not empty (the chat gets ready for a turn)
+
+    def __init__(self, parent: QWidget | None = None, *, max_lines: int = 6) -> None:
+        super().__init__(parent)
+        self.setObjectName("Composer")
+        self.setAttribute(Qt.WidgetAttribute.WA_StyledBackground, True)
+        column = QVBoxLayout(self)
+        column.setContentsMargins(12, 10, 12, 10)
+        column.setSpacing(6)
+        column.addWidget(self._build_editing_bar())
+        layout = QHBoxLayout()
+        layout.setSpacing(8)
+        column.addLayout(layout)
+        self.input = QPlainTextEdit(self)
+        self.input.setObjectName("ComposerInput")
+        self.input.setPlaceholderText(self.tr("和 Sonetto 说点什么…（Enter 发送，Shift+Enter 换行）"))
+        self.input.setTabChangesFocus(True)
+        self.input.installEventFilter(self)
+        line = self.input.fontMetrics().lineSpacing()
+        self.input.setFixedHeight(int(line * min(max_lines, 3) + 18))
+        self.input.textChanged.connect(self._on_text_changed)
+        layout.addWidget(self.input, 1)
+
+        self.send_button = QToolButton(self)
+        self.send_button.setObjectName("SendButton")
+        self.send_button.setIcon(icon("send"))
+        self.send_button.setIconSize(QSize(18, 18))
+        self.send_button.setToolTip(self.tr("发送 (Enter)"))
+        self.send_button.clicked.connect(self.submit)
+        self.stop_button = QToolButton(self)
+        self.stop_button.setObjectName("StopButton")
+        self.stop_button.setIcon(icon("stop"))
+        self.stop_button.setIconSize(QSize(16, 16))
+        self.stop_button.setToolTip(self.tr("停止回复"))
+        self.stop_button.clicked.connect(self.stop_requested)
+        self.stop_button.hide()
+        layout.addWidget(self.send_button, 0, Qt.AlignmentFlag.AlignBottom)
+        layout.addWidget(self.stop_button, 0, Qt.AlignmentFlag.AlignBottom)
+        self._busy = False
+        self._enabled = True
+        self._update_buttons()
+
+    def _build_editing_bar(self) -> QWidget:
+        self.editing_bar = QWidget(self)
+        self.editing_bar.setObjectName("EditingBar")
+        row = QHBoxLayout(self.editing_bar)
+        row.setContentsMargins(0, 0, 0, 0)
+        hint = QLabel(self.tr("正在编辑一条消息：发送后会替换它和之后的对话"), self.editing_bar)
+        hint.setObjectName("HintLabel")
+        hint.setWordWrap(True)
+        cancel = QToolButton(self.editing_bar)
+        cancel.setText(self.tr("取消编辑"))
+        cancel.clicked.connect(self.cancel_editing)
+        row.addWidget(hint, 1)
+        row.addWidget(cancel)
+        self.editing_bar.hide()
+        self._editing = ""
+        return self.editing_bar
+
+    @property
+    def editing_turn(self) -> str:
+        """The turn a send will replace ("" for a new message)."""
+        return self._editing
+
+    def set_editing(self, turn_id: str) -> None:
+        self._editing = turn_id
+        self.editing_bar.setVisible(bool(turn_id))
+
+    def cancel_editing(self) -> None:
+        if self._editing:
+            self.set_editing("")
+            self.input.clear()
+
+    def text(self) -> str:
+        return self.input.toPlainText()
+
+    def set_text(self, text: str) -> None:
+        self.input.setPlainText(text)
+
+    def set_busy(self, busy: bool) -> None:
+        self._busy = busy
+        self.send_button.setVisible(not busy)
+        self.stop_button.setVisible(busy)
+        self._update_buttons()
+
+    def set_ready(self, ready: bool) -> None:
+        self._enabled = ready
+        self._update_buttons()
+
+    def submit(self) -> None:
+        text = self.text()
+        if self._busy or not self._enabled or not text.strip():
+            return
+        self.send_requested.emit(text)
+
+    def clear_if(self, text: str) -> None:
+        """Clear the input after a send, unless the person already typed something else."""
+        if self.text() == text:
+            self.input.clear()
+
+    def _on_text_changed(self) -> None:
+        self._update_buttons()
+        if self.text().strip():
+            self.typing.emit()
+
+    def _update_buttons(self) -> None:
+        self.send_button.setEnabled(self._enabled and not self._busy and bool(self.text().strip()))
+
+    def eventFilter(self, watched: QObject, event: QEvent) -> bool:
+        if watched is self.input and event.type() == QEvent.Type.KeyPress:
+            key_event: QKeyEvent = event  # type: ignore[assignment]
+            if key_event.key() == Qt.Key.Key_Escape and self._editing:
+                self.cancel_editing()
+                return True
+            if key_event.key() in (Qt.Key.Key_Return, Qt.Key.Key_Enter):
+                mods = key_event.modifiers()
+                if mods & Qt.KeyboardModifier.ShiftModifier:
+                    return False  # Shift+Enter: the editor inserts a new line
+                if self.input.textCursor().block().layout().preeditAreaText():
+                    return False  # an input method is composing: Enter confirms the candidate
+                self.submit()
+                return True
+        return super().eventFilter(watched, event)

@@ -1,0 +1,268 @@
+"""ChatController: drives the ChatEngine for every chat view (main window and quick chat).
+
+One controller per app. It owns the *current session*, runs each turn's event stream as an asyncio
+task on the Qt loop and re-emits the engine's events as Qt signals, so the main chat panel and the
+tray's quick chat show the same conversation. No widget here; views hold no chat state of their own.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+from typing import TYPE_CHECKING, Any
+
+from PySide6.QtCore import QCoreApplication, QObject, Signal
+
+from sonetto_desktop.aio import TaskKeeper
+
+from ..i18n import ui_language
+
+if TYPE_CHECKING:  # the agent package pulls in LangChain: imported lazily, after the window shows
+    from sonetto_desktop.agent.chat_events import ChatEvent, SessionInfo
+
+log = logging.getLogger(__name__)
+
+
+
+class ChatController(QObject):
+    """Signals carry the session id first, so a view can ignore other sessions' traffic."""
+
+    ready_changed = Signal(bool)  # the engine is started and usable
+    sessions_changed = Signal(list)  # [SessionInfo], newest first
+    current_session_changed = Signal(str)
+    transcript_loaded = Signal(str, list)  # session id, [{role, content, memories, error?}]
+    turn_replacing = Signal(str, str)  # session id, the turn being replaced (it and all after it go)
+    turn_started = Signal(str, str)  # session id, the user's text
+    turn_identified = Signal(str, str)  # session id, the running turn's id (with its done / error)
+    memories_recalled = Signal(str, list)  # session id, [{id, description, theme}]
+    token_received = Signal(str, str)
+    tool_started = Signal(str, str, str)  # session id, tool, input
+    tool_finished = Signal(str, str, str)  # session id, tool, output
+    reply_finished = Signal(str, str)  # session id, full reply
+    reply_failed = Signal(str, str, str, str)  # session id, code, message for a person, user text
+    busy_changed = Signal(bool)
+    operation_failed = Signal(str)
+
+    def __init__(self, engine: Any = None, *, parent: QObject | None = None) -> None:
+        super().__init__(parent)
+        self._engine = engine
+        self._sessions: list[SessionInfo] = []
+        self._current = ""
+        self._turn: asyncio.Task[None] | None = None
+        self._turn_session = ""
+        self._accepting = True
+        self._background = TaskKeeper("chat-controller")  # session-list refreshes, transcript reloads
+
+    # ── state ──────────────────────────────────────────────────────────
+
+    @property
+    def engine(self) -> Any:
+        return self._engine
+
+    @property
+    def ready(self) -> bool:
+        return self._engine is not None and self._accepting
+
+    @property
+    def busy(self) -> bool:
+        return self._turn is not None and not self._turn.done()
+
+    @property
+    def current_session_id(self) -> str:
+        return self._current
+
+    @property
+    def sessions(self) -> list[SessionInfo]:
+        return list(self._sessions)
+
+    @property
+    def turn_task(self) -> asyncio.Task[None] | None:
+        return self._turn
+
+    # ── life cycle ─────────────────────────────────────────────────────
+
+    async def attach(self, engine: Any) -> None:
+        """Use a started engine: load the sessions and open the newest (or a new one)."""
+        self._engine = engine
+        self._accepting = True
+        await self.refresh_sessions()
+        if self._sessions:
+            await self.select_session(self._sessions[0].id)
+        else:
+            await self.new_session()
+        self.ready_changed.emit(True)
+
+    def stop_accepting(self) -> None:
+        """Shutdown step 1: no new turns from here on."""
+        self._accepting = False
+        self.ready_changed.emit(False)
+
+    async def close(self) -> None:
+        """Stop accepting, cancel the running turn and wait for it to wind down."""
+        self.stop_accepting()
+        if self._turn is not None and not self._turn.done():
+            if self._engine is not None:
+                self._engine.cancel(self._turn_session)
+            self._turn.cancel()
+            await asyncio.gather(self._turn, return_exceptions=True)
+        await self._background.close()  # a session-list refresh must not outlive the engine
+        self._background = TaskKeeper("chat-controller")  # the controller may be attached again
+        self._engine = None
+
+    # ── sessions ───────────────────────────────────────────────────────
+
+    async def refresh_sessions(self) -> list[SessionInfo]:
+        if self._engine is None:
+            return []
+        self._sessions = list(await self._engine.list_sessions())
+        self.sessions_changed.emit(self.sessions)
+        return self.sessions
+
+    async def select_session(self, session_id: str) -> None:
+        if self._engine is None or not session_id:
+            return
+        entries = await self._engine.transcript(session_id)
+        self._current = session_id
+        self.current_session_changed.emit(session_id)
+        self.transcript_loaded.emit(session_id, entries)
+
+    def reload_current(self) -> None:
+        """Show the current session's stored transcript again (in the background)."""
+        if self._engine is not None and self._current:
+            self._background.spawn(self.select_session(self._current), name="reload-transcript")
+
+    @property
+    def current_session(self) -> SessionInfo | None:
+        """The current session as last listed (its title, memory switches, temporary or not)."""
+        return next((info for info in self._sessions if info.id == self._current), None)
+
+    async def new_session(self, title: str | None = None, *, temporary: bool = False) -> str:
+        """A new chat, made current; ``temporary``: recalls nothing, writes nothing, never saved."""
+        if self._engine is None:
+            return ""
+        info = await self._engine.create_session(title, temporary=temporary)
+        await self.refresh_sessions()
+        await self.select_session(info.id)
+        return info.id
+
+    async def set_memory(self, session_id: str, *, recall: bool | None = None, write: bool | None = None) -> None:
+        """Switch recall / writing for one chat (the engine keeps it); the session list follows."""
+        if self._engine is None or not session_id:
+            return
+        await self._engine.set_session_memory(session_id, recall=recall, write=write)
+        await self.refresh_sessions()
+
+    async def rename_session(self, session_id: str, title: str) -> None:
+        if self._engine is None or not title.strip():
+            return
+        try:
+            await self._engine.rename_session(session_id, title.strip())
+        except Exception as exc:  # noqa: BLE001 - reported, never raised into a slot
+            log.warning("rename failed: %s", exc)
+            self.operation_failed.emit(QCoreApplication.translate("ChatController", "重命名失败：") + str(exc))
+        await self.refresh_sessions()
+
+    async def delete_session(self, session_id: str) -> None:
+        if self._engine is None:
+            return
+        if session_id == self._turn_session and self.busy:
+            self.stop()
+            await asyncio.gather(self._turn, return_exceptions=True)
+        await self._engine.delete_session(session_id)
+        sessions = await self.refresh_sessions()
+        if session_id == self._current:
+            if sessions:
+                await self.select_session(sessions[0].id)
+            else:
+                await self.new_session()
+
+    async def search_chats(self, query: str) -> list[Any]:
+        """[ChatHit] for ``query`` across every session (the engine searches off this thread)."""
+        if self._engine is None or not query.strip():
+            return []
+        return list(await self._engine.search_chats(query))
+
+    async def export_chat(self, session_id: str, path: str) -> Any:
+        """Write the session as Markdown to ``path`` (atomically, off this thread)."""
+        if self._engine is None:
+            raise RuntimeError("the chat is not ready")
+        return await self._engine.export_chat(session_id, path, language=ui_language())
+
+    # ── turns ──────────────────────────────────────────────────────────
+
+    def send(self, text: str, *, replace_turn: str = "") -> asyncio.Task[None] | None:
+        """Start a turn in the current session; None when not ready, busy or the text is blank.
+        ``replace_turn``: that turn and everything after it are replaced (regenerate, edit)."""
+        if not self.ready or self.busy or not text.strip() or not self._current:
+            return None
+        session_id = self._turn_session = self._current
+        self._turn = asyncio.ensure_future(self._run(session_id, text, replace_turn))
+        self.busy_changed.emit(True)
+        return self._turn
+
+    def prepare(self) -> None:
+        """The person is typing (any composer): the engine gets ready for the turn (see ChatEngine.prepare)."""
+        if self._engine is not None and self._accepting and not self._engine.prepared:
+            self._background.spawn(self._engine.prepare(), name="prepare-turn")
+
+    def stop(self) -> bool:
+        """Stop the reply being streamed (its partial text is kept by the engine)."""
+        if not self.busy or self._engine is None:
+            return False
+        return bool(self._engine.cancel(self._turn_session))
+
+    def _message(self, event: ChatEvent) -> str:
+        if ui_language() == "en":  # the installed translators are the one source of the UI language
+            return event.error_en or event.error_zh
+        return event.error_zh or event.error_en
+
+    async def _run(self, session_id: str, text: str, replace_turn: str = "") -> None:
+        if replace_turn:
+            self.turn_replacing.emit(session_id, replace_turn)
+        self.turn_started.emit(session_id, text)
+        finished = False
+        options = {"replace_turn": replace_turn} if replace_turn else {}
+        try:
+            async for event in self._engine.send(session_id, text, **options):
+                finished = self._dispatch(session_id, text, event) or finished
+        except asyncio.CancelledError:
+            self.reply_failed.emit(session_id, "cancelled", QCoreApplication.translate("ChatController", "已停止"), text)
+            raise
+        except Exception as exc:
+            log.exception("chat turn failed")
+            self.reply_failed.emit(session_id, "internal", QCoreApplication.translate("ChatController", "出错了：") + type(exc).__name__, text)
+        else:
+            if not finished:
+                self.reply_failed.emit(session_id, "internal", QCoreApplication.translate("ChatController", "回复意外中断了。"), text)
+        finally:
+            self.busy_changed.emit(False)
+            if self._engine is not None and self._accepting:
+                self._background.spawn(self._refresh_quietly(), name="refresh-sessions")
+
+    def _dispatch(self, session_id: str, text: str, event: ChatEvent) -> bool:
+        kind = event.kind
+        if kind == "memories":
+            self.memories_recalled.emit(session_id, list(event.memories))
+        elif kind == "token":
+            self.token_received.emit(session_id, event.text)
+        elif kind == "tool_start":
+            self.tool_started.emit(session_id, event.tool, event.text)
+        elif kind == "tool_end":
+            self.tool_finished.emit(session_id, event.tool, event.text)
+        elif kind == "done":
+            if event.turn_id:
+                self.turn_identified.emit(session_id, event.turn_id)
+            self.reply_finished.emit(session_id, event.text)
+            return True
+        elif kind == "error":
+            if event.turn_id:
+                self.turn_identified.emit(session_id, event.turn_id)
+            self.reply_failed.emit(session_id, event.error_code or "error", self._message(event), text)
+            return True
+        return False
+
+    async def _refresh_quietly(self) -> None:
+        try:
+            await self.refresh_sessions()  # titles come from the first message
+        except Exception:
+            log.debug("session refresh failed", exc_info=True)

@@ -1,0 +1,137 @@
+"""Conversation: shows the controller's current session in a ChatView, fed from a Composer.
+
+The user's message, the streaming reply with its recalled memories and tool activity, then the
+finished text or an inline error. Shared by the main chat panel and the tray's quick chat, so
+both behave the same; it holds no chat data of its own beyond the bubble being streamed into.
+"""
+
+from __future__ import annotations
+
+from PySide6.QtCore import QObject, Signal
+
+from .controller import ChatController
+from .view import ChatView
+from .composer import Composer
+from .link_confirm import confirm_open_link
+from .message_bubble import MessageBubble
+
+
+class Conversation(QObject):
+    transcript_shown = Signal()
+
+    def __init__(self, controller: ChatController, view: ChatView, composer: Composer, *,
+                 recent: int | None = None, retry: bool = True, parent: QObject | None = None) -> None:
+        super().__init__(parent or view)
+        self.controller = controller
+        self.view = view
+        self.composer = composer
+        self._recent = recent
+        self._retry = retry
+        self._reply: MessageBubble | None = None
+        self._asked: MessageBubble | None = None  # the user's message of the running turn
+        self._replacing = ""
+
+        composer.send_requested.connect(self._on_send_requested)
+        view.regenerate_requested.connect(self._on_regenerate_requested)
+        view.edit_requested.connect(self._on_edit_requested)
+        view.link_activated.connect(lambda url: confirm_open_link(view.window(), url))
+        composer.stop_requested.connect(controller.stop)
+        composer.typing.connect(controller.prepare)
+        c = controller
+        c.transcript_loaded.connect(self._on_transcript_loaded)
+        c.turn_replacing.connect(self._on_turn_replacing)
+        c.turn_started.connect(self._on_turn_started)
+        c.turn_identified.connect(self._on_turn_identified)
+        # Bound methods, never lambdas: Qt drops them when this view is deleted (the controller
+        # outlives its views, e.g. when the language changes and the windows are rebuilt).
+        c.memories_recalled.connect(self._on_memories_recalled)
+        c.token_received.connect(self._on_token_received)
+        c.tool_started.connect(self._on_tool_started)
+        c.tool_finished.connect(self._on_tool_finished)
+        c.reply_finished.connect(self._on_reply_finished)
+        c.reply_failed.connect(self._on_reply_failed)
+        c.busy_changed.connect(composer.set_busy)
+        c.ready_changed.connect(composer.set_ready)
+        composer.set_ready(c.ready)
+
+    def _mine(self, session_id: str) -> bool:
+        return session_id == self.controller.current_session_id
+
+    def _in_reply(self, session_id: str, action) -> None:
+        if self._mine(session_id) and self._reply is not None:
+            action(self._reply)
+
+    def _on_memories_recalled(self, session_id: str, memories: list) -> None:
+        self._in_reply(session_id, lambda r: r.set_memories(memories))
+
+    def _on_token_received(self, session_id: str, token: str) -> None:
+        self._in_reply(session_id, lambda r: r.append_token(token))
+
+    def _on_tool_started(self, session_id: str, tool: str, _input: str) -> None:
+        self._in_reply(session_id, lambda r: r.set_tool_activity(self.tr("正在使用工具：%1…").replace("%1", tool)))
+
+    def _on_tool_finished(self, session_id: str, tool: str, _output: str) -> None:
+        self._in_reply(session_id, lambda r: r.set_tool_activity(self.tr("用过工具：%1").replace("%1", tool)))
+
+    def _on_transcript_loaded(self, session_id: str, entries: list) -> None:
+        if self._mine(session_id):
+            self._reply = None
+            self.view.load_transcript(entries if self._recent is None else entries[-self._recent:])
+            self.transcript_shown.emit()
+
+    def _on_send_requested(self, text: str) -> None:
+        if self.controller.send(text, replace_turn=self.composer.editing_turn) is not None:
+            self.composer.clear_if(text)
+            self.composer.set_editing("")
+
+    def _on_regenerate_requested(self, user_text: str, turn_id: str) -> None:
+        """Answer again: the reply (and anything after it) is replaced by a new one."""
+        if user_text.strip():
+            self.controller.send(user_text, replace_turn=turn_id)
+
+    def _on_edit_requested(self, text: str, turn_id: str) -> None:
+        """Put an earlier message into the input; sending it replaces that message and what followed."""
+        self.composer.set_editing(turn_id)
+        self.composer.set_text(text)
+        self.composer.input.setFocus()
+        cursor = self.composer.input.textCursor()
+        cursor.movePosition(cursor.MoveOperation.End)
+        self.composer.input.setTextCursor(cursor)
+
+    def _on_turn_replacing(self, session_id: str, turn_id: str) -> None:
+        if self._mine(session_id):
+            self._replacing = turn_id
+            self.view.remove_from_turn(turn_id)
+
+    def _on_turn_started(self, session_id: str, text: str) -> None:
+        if self._mine(session_id):
+            self._asked = self.view.add_message("user", text)
+            self._reply = self.view.add_reply(text)
+
+    def _on_turn_identified(self, session_id: str, turn_id: str) -> None:
+        if self._mine(session_id):
+            for bubble in (self._asked, self._reply):
+                if bubble is not None:
+                    bubble.turn_id = turn_id
+
+    def _on_reply_finished(self, session_id: str, text: str) -> None:
+        self._replacing = ""
+        if self._mine(session_id) and self._reply is not None:
+            self._reply.set_text(text)
+            self._reply.flush()
+            self._reply = None
+
+    def _on_reply_failed(self, session_id: str, code: str, message: str, text: str) -> None:
+        if not self._mine(session_id):
+            return
+        if self._replacing and code == "input":  # the turn could not be replaced: show what is stored
+            self._replacing = ""
+            self.controller.reload_current()
+        if self._reply is not None:
+            if code == "cancelled":
+                self._reply.set_stopped()  # the person asked for it: not an error
+            else:
+                self._reply.set_error(message, retry=self._retry and code != "input")
+            self._reply = None
+        if code == "input" and not self.composer.text().strip():
+            self.composer.set_text(text)  # nothing was stored: give the text back

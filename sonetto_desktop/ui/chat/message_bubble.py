@@ -1,0 +1,317 @@
+"""One chat message: Markdown text, tool activity, recalled-memory chips, an inline error or a calm
+"stopped" marker, and the message's actions (copy; regenerate a reply; edit and resend a message).
+
+Every text part is a :class:`BubbleText`, sized to its content within the width the chat view
+gives (``set_max_width``), so nothing is cut off at any width, while streaming or after a resize.
+"""
+
+from __future__ import annotations
+
+import html
+from typing import Any
+
+from PySide6.QtCore import Qt, QTimer, Signal
+from PySide6.QtGui import QGuiApplication
+from PySide6.QtWidgets import (
+    QFrame,
+    QGraphicsOpacityEffect,
+    QHBoxLayout,
+    QMenu,
+    QPushButton,
+    QSizePolicy,
+    QToolButton,
+    QVBoxLayout,
+    QWidget,
+)
+
+from .bubble_text import BubbleText
+from ..widgets.flow_layout import FlowLayout
+from ..widgets.icons import icon
+from .markdown_render import chunks, render_chunk, render_markdown, uses_markdown
+from .reply_text import ReplyText
+
+CHIP_CHARS = 16
+RENDER_DELAY_MS = 40  # streaming re-renders at most ~25 times a second
+MARGIN_X, MARGIN_Y = 12, 8
+ERROR_MARGINS = (10, 6, 6, 6)
+QUIET_OPACITY = 0.45
+
+__all__ = ["MessageBubble", "chip_text", "render_markdown"]
+
+
+def chip_text(description: str, limit: int = CHIP_CHARS) -> str:
+    text = " ".join((description or "").split())
+    return text if len(text) <= limit else text[: limit - 1] + "…"
+
+
+USER_ACTION_COLOR = "#f4f6ff"
+
+
+class MessageBubble(QFrame):
+    """``role`` is "user" or "assistant". Assistant bubbles stream (``append_token``)."""
+
+    memory_clicked = Signal(str)
+    retry_requested = Signal()
+    regenerate_requested = Signal()
+    edit_requested = Signal(str, str)  # the user's text and its turn, to edit and send again
+    link_activated = Signal(str)
+    undo_memory_requested = Signal(str)  # "撤销这轮的记忆变化": the turn id
+    forget_turn_requested = Signal(str, str)  # "别记住这个": the user's text and its turn id
+    forget_memory_requested = Signal(str)  # "忘掉这条" on a recalled-memory chip: the memory id
+
+    def __init__(self, role: str, text: str = "", parent: QWidget | None = None, *, max_width: int = 480) -> None:
+        super().__init__(parent)
+        self.role = role
+        self.turn_id = ""  # the engine's turn this message belongs to ("" until known)
+        self._text = text
+        self._stopped = False
+        self._memories: list[dict[str, Any]] = []
+        self.setObjectName("UserBubble" if role == "user" else "AssistantBubble")
+        self.setSizePolicy(QSizePolicy.Policy.Maximum, QSizePolicy.Policy.Fixed)
+        layout = QVBoxLayout(self)
+        layout.setContentsMargins(MARGIN_X, MARGIN_Y, MARGIN_X, MARGIN_Y)
+        layout.setSpacing(6)
+        layout.setSizeConstraint(QVBoxLayout.SizeConstraint.SetMinimumSize)
+
+        if role == "user":
+            self.label: BubbleText | ReplyText = BubbleText(self)
+            self.label.setObjectName("BubbleText")
+            self.label.setTextInteractionFlags(Qt.TextInteractionFlag.TextSelectableByMouse)
+        else:  # Markdown in pieces; links go through a confirmation (link_activated)
+            self.label = ReplyText(self)
+            self.label.link_activated.connect(self.link_activated)
+        layout.addWidget(self.label)
+
+        self.tool_label = BubbleText(self)
+        self.tool_label.setObjectName("ToolLine")
+        self.tool_label.hide()
+        layout.addWidget(self.tool_label)
+
+        self.chips = QWidget(self)
+        self.chip_layout = FlowLayout(self.chips)
+        self.chips.hide()
+        layout.addWidget(self.chips)
+
+        self.stopped_label = BubbleText(self)
+        self.stopped_label.setObjectName("StoppedMarker")
+        self.stopped_label.hide()
+        layout.addWidget(self.stopped_label)
+
+        self.error_box = QFrame(self)
+        self.error_box.setObjectName("ErrorBox")
+        error_layout = QVBoxLayout(self.error_box)  # the message over its retry button: the message
+        error_layout.setContentsMargins(*ERROR_MARGINS)  # keeps the bubble's width even when narrow
+        error_layout.setSpacing(4)
+        self.error_label = BubbleText(self.error_box)
+        self.retry_button = QPushButton(icon("retry"), self.tr("重试"), self.error_box)
+        self.retry_button.clicked.connect(self._on_retry_clicked)
+        error_layout.addWidget(self.error_label)
+        error_layout.addWidget(self.retry_button, 0, Qt.AlignmentFlag.AlignRight)
+        self.error_box.hide()
+        layout.addWidget(self.error_box)
+
+        layout.addWidget(self._build_actions())
+
+        self._render_timer = QTimer(self)
+        self._render_timer.setSingleShot(True)
+        self._render_timer.setInterval(RENDER_DELAY_MS)
+        self._render_timer.timeout.connect(self._render)
+        self._max_width = 0
+        self.set_max_width(max_width)
+        self._render()
+
+    def _build_actions(self) -> QWidget:
+        self.actions = QWidget(self)
+        self.actions.setObjectName("BubbleActions")
+        row = QHBoxLayout(self.actions)
+        row.setContentsMargins(0, 0, 0, 0)
+        row.setSpacing(2)
+        row.addStretch(1)
+        self._actions_fade = QGraphicsOpacityEffect(self.actions)
+        self._actions_fade.setOpacity(QUIET_OPACITY)  # quiet until the pointer or focus is on the bubble
+        self.actions.setGraphicsEffect(self._actions_fade)
+        self.copy_button = self._action("copy", self.tr("复制"), self.copy_text)
+        row.addWidget(self.copy_button)
+        if self.role == "user":
+            self.edit_button = self._action("edit", self.tr("编辑后重新发送"), lambda: self.edit_requested.emit(self._text, self.turn_id))
+            row.addWidget(self.edit_button)
+            self.memory_button = self._action("memory", self.tr("这轮的记忆"), lambda: None)
+            memory_menu = QMenu(self.memory_button)
+            self.undo_memory_action = memory_menu.addAction(
+                self.tr("撤销这轮的记忆变化"), lambda: self.undo_memory_requested.emit(self.turn_id))
+            self.forget_turn_action = memory_menu.addAction(
+                self.tr("别记住这个"), lambda: self.forget_turn_requested.emit(self._text, self.turn_id))
+            memory_menu.aboutToShow.connect(self._update_memory_menu)
+            self.memory_button.setMenu(memory_menu)
+            self.memory_button.setPopupMode(QToolButton.ToolButtonPopupMode.InstantPopup)
+            row.addWidget(self.memory_button)
+        else:
+            self.regenerate_button = self._action("retry", self.tr("重新生成"), self.regenerate_requested.emit)
+            row.addWidget(self.regenerate_button)
+        return self.actions
+
+    def enterEvent(self, event) -> None:
+        self._actions_fade.setOpacity(1.0)
+        super().enterEvent(event)
+
+    def leaveEvent(self, event) -> None:
+        self._actions_fade.setOpacity(QUIET_OPACITY)
+        super().leaveEvent(event)
+
+    def _action(self, name: str, tip: str, slot: Any) -> QToolButton:
+        button = QToolButton(self.actions)
+        button.setObjectName("BubbleAction")
+        # On the user's accent-coloured bubble the icons are drawn light (both themes' user bubble
+        # text is near white), so they stay visible; on replies they keep their own colour.
+        button.setIcon(icon(name, USER_ACTION_COLOR) if self.role == "user" else icon(name))
+        button.setToolTip(tip)
+        button.setAccessibleName(tip)
+        button.setAutoRaise(True)
+        button.clicked.connect(lambda _=False: slot())
+        return button
+
+    # ── size ───────────────────────────────────────────────────────────
+
+    def set_max_width(self, width: int) -> None:
+        """The widest this bubble may be (the chat view's share of its width)."""
+        width = max(120, int(width))
+        if width == self._max_width:
+            return
+        self._max_width = width
+        self.setMaximumWidth(width)
+        inner = width - 2 * MARGIN_X - 2  # 2: the assistant bubble's border
+        for part in (self.label, self.tool_label, self.stopped_label):
+            part.set_width_limit(inner)
+        left, _top, right, _bottom = ERROR_MARGINS
+        self.error_label.set_width_limit(max(40, inner - left - right - 2))
+        self._fit_chips()
+
+    def _fit_chips(self) -> None:
+        inner = self._max_width - 2 * MARGIN_X - 2
+        chips = [self.chip_layout.itemAt(i).sizeHint().width() for i in range(self.chip_layout.count())]
+        natural = sum(chips) + 6 * max(0, len(chips) - 1)
+        width = max(1, min(natural, inner))
+        self.chips.setFixedSize(width, self.chip_layout.heightForWidth(width) if chips else 0)
+
+    # ── content ────────────────────────────────────────────────────────
+
+    @property
+    def text(self) -> str:
+        return self._text
+
+    @property
+    def memories(self) -> list[dict[str, Any]]:
+        return list(self._memories)
+
+    @property
+    def stopped(self) -> bool:
+        return self._stopped
+
+    def set_text(self, text: str) -> None:
+        self._text = text
+        self._render()
+
+    def append_token(self, token: str) -> None:
+        self._text += token
+        if not self._render_timer.isActive():
+            self._render_timer.start()
+
+    def flush(self) -> None:
+        """Render now (end of a stream)."""
+        self._render_timer.stop()
+        self._render()
+
+    def _render(self) -> None:
+        if isinstance(self.label, BubbleText):
+            self.label.setText(self._text)
+        elif self._text:
+            markdown = uses_markdown(self._text)
+            self.label.set_sources(chunks(self._text), lambda chunk: render_chunk(chunk, markdown=markdown))
+        elif self._stopped or self.error_box.isVisibleTo(self):
+            self.label.set_pieces([])
+        else:
+            thinking = self.tr("思考中…")
+            self.label.set_pieces(["<span>" + html.escape(thinking) + "</span>"])
+        self.label.setVisible(bool(self.label.text()))
+        self.copy_button.setVisible(bool(self._text))
+        if self.role != "user":  # a failed reply has its retry; a stopped or finished one can be redone
+            self.regenerate_button.setVisible(not self.error_box.isVisibleTo(self))
+
+    def copy_text(self) -> None:
+        QGuiApplication.clipboard().setText(self._text)
+
+    def set_tool_activity(self, text: str) -> None:
+        self.tool_label.setText(text)
+        self.tool_label.setVisible(bool(text))
+
+    def set_memories(self, memories: list[dict[str, Any]]) -> None:
+        while self.chip_layout.count():
+            item = self.chip_layout.takeAt(0)
+            if item is not None and item.widget() is not None:
+                item.widget().deleteLater()
+        self._memories = [m for m in memories if m.get("id")]
+        for memory in self._memories:
+            chip = QPushButton(icon("memory"), chip_text(str(memory.get("description", ""))), self.chips)
+            chip.setObjectName("MemoryChip")
+            chip.setCursor(Qt.CursorShape.PointingHandCursor)
+            chip.setToolTip(self.tr("{0}：{1}").format(memory.get("theme", ""), memory.get("description", "")))
+            chip.setProperty("memory_id", memory["id"])
+            chip.clicked.connect(lambda _=False, mid=memory["id"]: self.memory_clicked.emit(mid))
+            chip.setContextMenuPolicy(Qt.ContextMenuPolicy.CustomContextMenu)
+            chip.customContextMenuRequested.connect(
+                lambda pos, c=chip, mid=memory["id"]: self.chip_menu(c, mid).popup(c.mapToGlobal(pos)))
+            self.chip_layout.addWidget(chip)
+            chip.ensurePolished()  # measured with the style sheet's padding, as it will be drawn
+        self._fit_chips()
+        self.chips.setVisible(bool(self._memories))
+
+    def chip_menu(self, chip: QPushButton, memory_id: str) -> QMenu:
+        """A recalled memory's menu (right-click on its chip): find its card, or forget it."""
+        menu = QMenu(chip)
+        menu.addAction(self.tr("在记忆墙上查看"), lambda: self.memory_clicked.emit(memory_id))
+        menu.addAction(self.tr("忘掉这条"), lambda: self.forget_memory_requested.emit(memory_id))
+        menu.setAttribute(Qt.WidgetAttribute.WA_DeleteOnClose)
+        return menu
+
+    def _update_memory_menu(self) -> None:
+        known = bool(self.turn_id)  # a message not yet answered has no turn to undo
+        self.undo_memory_action.setEnabled(known)
+        self.forget_turn_action.setEnabled(known)
+
+    def chip_buttons(self) -> list[QPushButton]:
+        return [self.chip_layout.itemAt(i).widget() for i in range(self.chip_layout.count())]
+
+    def set_error(self, message: str, *, retry: bool = True) -> None:
+        self.flush()
+        self.error_label.setText(message)
+        self.retry_button.setVisible(retry)
+        self.retry_button.setEnabled(retry)
+        self.error_box.setVisible(bool(message))
+        self._render()
+
+    def set_stopped(self) -> None:
+        """The person stopped this reply: a calm marker, not an error (whatever streamed stays)."""
+        self.flush()
+        self._stopped = True
+        self.error_box.hide()
+        self.stopped_label.setText(self.tr("已停止"))
+        self.stopped_label.show()
+        self._render()
+
+    def retire_retry(self) -> None:
+        """This failed reply was answered by a later turn: its retry can never send again."""
+        self.retry_button.setEnabled(False)
+        self.retry_button.hide()
+
+    @property
+    def can_retry(self) -> bool:
+        return self.error_box.isVisibleTo(self) and self.retry_button.isEnabled() and not self.retry_button.isHidden()
+
+    def _on_retry_clicked(self) -> None:
+        if self.can_retry:
+            self.retire_retry()  # one click, one send
+            self.retry_requested.emit()
+
+    @property
+    def error_text(self) -> str:
+        return self.error_label.text() if self.error_box.isVisibleTo(self) else ""

@@ -1,0 +1,291 @@
+"""ChatPanel: the session list (new / rename / delete) beside the conversation and the composer.
+
+Holds no chat data: sessions and turns come from the :class:`ChatController`'s signals.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+from typing import Any, Awaitable
+
+from PySide6.QtCore import QPoint, Qt, Signal
+from PySide6.QtWidgets import (
+    QFileDialog,
+    QHBoxLayout,
+    QLabel,
+    QListWidget,
+    QListWidgetItem,
+    QMenu,
+    QMessageBox,
+    QToolButton,
+    QVBoxLayout,
+    QWidget,
+)
+
+from sonetto_desktop.agent.sessions import DEFAULT_TITLE
+from sonetto_desktop.aio import TaskKeeper
+
+from .controller import ChatController
+from .memory_bar import ChatMemoryBar
+from .search_box import ChatSearchBox
+from .view import ChatView
+from .composer import Composer
+from .conversation import Conversation
+from ..widgets.icons import icon
+
+log = logging.getLogger(__name__)
+
+SESSION_PANE_WIDTH = 210
+ID_ROLE = Qt.ItemDataRole.UserRole
+
+
+class ChatPanel(QWidget):
+    memory_activated = Signal(str)
+    undo_memory_requested = Signal(str)  # a turn id (from a user message's 这轮的记忆 menu)
+    forget_turn_requested = Signal(str, str)  # the user's text, its turn id ("别记住这个")
+    forget_memory_requested = Signal(str)  # a recalled memory's id ("忘掉这条" on its chip)
+
+    def __init__(self, controller: ChatController, parent: QWidget | None = None) -> None:
+        super().__init__(parent)
+        self.controller = controller
+        self._delete_box: QMessageBox | None = None
+        self._export_dialog: QFileDialog | None = None
+        self._filling = False
+        self._sessions: list = []
+        self._tasks = TaskKeeper("chat-panel")  # session operations started from clicks
+        keeper = self._tasks
+        self.destroyed.connect(lambda *_: keeper.cancel_all())
+
+        layout = QHBoxLayout(self)
+        layout.setContentsMargins(0, 0, 0, 0)
+        layout.setSpacing(0)
+        layout.addWidget(self._build_session_pane())
+
+        conversation = QWidget(self)
+        column = QVBoxLayout(conversation)
+        column.setContentsMargins(0, 0, 0, 0)
+        column.setSpacing(0)
+        self.memory_bar = ChatMemoryBar(controller, self._spawn, conversation)
+        column.addWidget(self.memory_bar)
+        self.view = ChatView(conversation)
+        self.view.memory_clicked.connect(self.memory_activated)
+        self.view.undo_memory_requested.connect(self.undo_memory_requested)
+        self.view.forget_turn_requested.connect(self.forget_turn_requested)
+        self.view.forget_memory_requested.connect(self.forget_memory_requested)
+        self.view.retry_requested.connect(self._on_retry_requested)
+        self.composer = Composer(conversation)
+        self.conversation = Conversation(controller, self.view, self.composer, parent=self)
+        column.addWidget(self.view, 1)
+        column.addWidget(self.composer)
+        layout.addWidget(conversation, 1)
+
+        c = controller
+        c.sessions_changed.connect(self._on_sessions_changed)
+        c.current_session_changed.connect(self._on_current_session_changed)
+
+    def _build_session_pane(self) -> QWidget:
+        pane = QWidget(self)
+        pane.setObjectName("SessionPane")
+        pane.setAttribute(Qt.WidgetAttribute.WA_StyledBackground, True)
+        pane.setFixedWidth(SESSION_PANE_WIDTH)
+        column = QVBoxLayout(pane)
+        column.setContentsMargins(8, 10, 8, 8)
+        column.setSpacing(6)
+        header = QHBoxLayout()
+        title = QLabel(self.tr("对话"), pane)
+        title.setObjectName("PaneTitle")
+        header.addWidget(title, 1)
+        self.new_button = self._tool_button(pane, "new_session", self.tr("新对话"), self.new_session)
+        new_menu = QMenu(self.new_button)
+        new_menu.addAction(icon("new_session"), self.tr("新对话"), lambda: self._spawn(self.new_session()))
+        self.temporary_action = new_menu.addAction(self.tr("新建临时对话（不回忆、不记住、不保存）"),
+                                                   lambda: self._spawn(self.new_session(temporary=True)))
+        self.new_button.setMenu(new_menu)
+        self.new_button.setPopupMode(QToolButton.ToolButtonPopupMode.MenuButtonPopup)
+        self.rename_button = self._tool_button(pane, "rename", self.tr("重命名"), self.start_rename)
+        self.delete_button = self._tool_button(pane, "delete", self.tr("删除对话"), self.confirm_delete)
+        self.export_button = self._tool_button(pane, "folder", self.tr("导出为 Markdown…"), self.choose_export_file)
+        for button in (self.new_button, self.rename_button, self.export_button, self.delete_button):
+            header.addWidget(button)
+        column.addLayout(header)
+        self.search_box = ChatSearchBox(self.controller, pane)
+        self.search_box.results_changed.connect(lambda _hits: self._fill_sessions())
+        column.addWidget(self.search_box)
+        self.no_hits = QLabel(self.tr("没有找到"), pane)
+        self.no_hits.setObjectName("HintLabel")
+        self.no_hits.setAlignment(Qt.AlignmentFlag.AlignCenter)
+        self.no_hits.hide()
+        column.addWidget(self.no_hits)
+        self.session_list = QListWidget(pane)
+        self.session_list.setObjectName("SessionList")
+        self.session_list.setHorizontalScrollBarPolicy(Qt.ScrollBarPolicy.ScrollBarAlwaysOff)
+        self.session_list.setTextElideMode(Qt.TextElideMode.ElideRight)
+        self.session_list.setContextMenuPolicy(Qt.ContextMenuPolicy.CustomContextMenu)
+        self.session_list.customContextMenuRequested.connect(self._on_session_menu)
+        self.session_list.currentItemChanged.connect(self._on_current_item_changed)
+        self.session_list.itemChanged.connect(self._on_item_changed)
+        column.addWidget(self.session_list, 1)
+        return pane
+
+    def _tool_button(self, parent: QWidget, name: str, tip: str, slot: Any) -> QToolButton:
+        button = QToolButton(parent)
+        button.setIcon(icon(name))
+        button.setToolTip(tip)
+        button.setAccessibleName(tip)
+        button.clicked.connect(lambda _=False: self._run(slot))
+        return button
+
+    def _spawn(self, coro: Any) -> Any:
+        return self._tasks.spawn(coro, name="chat-panel")
+
+    def _run(self, slot: Any, *args: Any) -> Any:
+        """Call ``slot``; a coroutine it returns runs as a kept task (session operations are async)."""
+        result = slot(*args)
+        return self._spawn(result) if asyncio.iscoroutine(result) else result
+
+    # ── sessions ───────────────────────────────────────────────────────
+
+    def session_ids(self) -> list[str]:
+        return [self.session_list.item(i).data(ID_ROLE) for i in range(self.session_list.count())]
+
+    def _item_for(self, session_id: str) -> QListWidgetItem | None:
+        for i in range(self.session_list.count()):
+            if self.session_list.item(i).data(ID_ROLE) == session_id:
+                return self.session_list.item(i)
+        return None
+
+    def _on_sessions_changed(self, sessions: list) -> None:
+        self._sessions = list(sessions)
+        self._fill_sessions()
+
+    def _fill_sessions(self) -> None:
+        """The sessions, or while searching only those that match (the match as the tooltip)."""
+        hits = self.search_box.hits
+        snippets = {hit.session_id: hit.snippet for hit in hits} if hits is not None else {}
+        shown = [info for info in self._sessions if hits is None or info.id in snippets]
+        self.no_hits.setVisible(hits is not None and not shown)
+        self._filling = True
+        try:
+            self.session_list.clear()
+            for info in shown:
+                title = self.tr("新对话") if info.title == DEFAULT_TITLE else info.title
+                item = QListWidgetItem(self.tr("（临时）%1").replace("%1", title) if info.temporary else title)
+                if info.temporary:
+                    font = item.font()
+                    font.setItalic(True)
+                    item.setFont(font)
+                item.setData(ID_ROLE, info.id)
+                item.setToolTip(f"{title}\n{snippets[info.id]}" if snippets.get(info.id) else title)
+                if not info.temporary:  # a temporary chat keeps its marker; it is gone when closed anyway
+                    item.setFlags(item.flags() | Qt.ItemFlag.ItemIsEditable)
+                self.session_list.addItem(item)
+            current = self._item_for(self.controller.current_session_id)
+            if current is not None:
+                self.session_list.setCurrentItem(current)
+        finally:
+            self._filling = False
+
+    def _on_current_session_changed(self, session_id: str) -> None:
+        item = self._item_for(session_id)
+        if item is not None and self.session_list.currentItem() is not item:
+            self._filling = True
+            self.session_list.setCurrentItem(item)
+            self._filling = False
+
+    def _on_current_item_changed(self, item: QListWidgetItem | None, _previous: Any) -> None:
+        if self._filling or item is None:
+            return
+        session_id = item.data(ID_ROLE)
+        if session_id != self.controller.current_session_id:
+            self._spawn(self.select_session(session_id))
+
+    async def _reported(self, operation: Awaitable[Any]) -> None:
+        """Run a session operation; a failure (e.g. the session database is locked) is told to the
+        person through the controller's ``operation_failed``, never only logged."""
+        try:
+            await operation
+        except asyncio.CancelledError:
+            raise
+        except Exception as exc:
+            log.warning("session operation failed", exc_info=True)
+            self.controller.operation_failed.emit(
+                self.tr("对话操作失败：{0}").format(str(exc) or type(exc).__name__))
+
+    async def select_session(self, session_id: str) -> None:
+        await self._reported(self.controller.select_session(session_id))
+
+    def request_new_session(self, *, temporary: bool = False) -> Any:
+        """A new chat from a shortcut or menu (runs in the background; returns its task)."""
+        return self._spawn(self.new_session(temporary=temporary))
+
+    async def new_session(self, *, temporary: bool = False) -> None:
+        await self._reported(self.controller.new_session(temporary=temporary))
+
+    def start_rename(self) -> None:
+        item = self._item_for(self.controller.current_session_id)
+        if item is not None:
+            self.session_list.editItem(item)
+
+    def _on_item_changed(self, item: QListWidgetItem) -> None:
+        if self._filling:
+            return
+        self._spawn(self.rename_session(item.data(ID_ROLE), item.text()))
+
+    async def rename_session(self, session_id: str, title: str) -> None:
+        await self._reported(self.controller.rename_session(session_id, title))
+
+    def confirm_delete(self, session_id: str | None = None) -> QMessageBox:
+        """Ask before deleting (non-blocking); Yes deletes the session and its transcript."""
+        session_id = session_id or self.controller.current_session_id
+        item = self._item_for(session_id)
+        title = item.text() if item is not None else ""
+        box = QMessageBox(QMessageBox.Icon.Question, self.tr("删除对话"),
+                          self.tr("删除对话“%1”？聊天记录会被删除，已经记住的记忆不受影响。").replace("%1", title),
+                          QMessageBox.StandardButton.Yes | QMessageBox.StandardButton.Cancel, self)
+        box.setDefaultButton(QMessageBox.StandardButton.Cancel)
+        box.setAttribute(Qt.WidgetAttribute.WA_DeleteOnClose)
+        box.accepted.connect(lambda: self._spawn(self.delete_session(session_id)))
+        self._delete_box = box
+        box.open()
+        return box
+
+    async def delete_session(self, session_id: str) -> None:
+        await self._reported(self.controller.delete_session(session_id))
+
+    def _on_session_menu(self, pos: QPoint) -> None:
+        item = self.session_list.itemAt(pos)
+        menu = QMenu(self)
+        menu.addAction(icon("new_session"), self.tr("新对话"), lambda: self._spawn(self.new_session()))
+        menu.addAction(self.tr("新建临时对话（不回忆、不记住、不保存）"),
+                       lambda: self._spawn(self.new_session(temporary=True)))
+        if item is not None:
+            sid = item.data(ID_ROLE)
+            menu.addAction(icon("rename"), self.tr("重命名"), lambda: self.session_list.editItem(item))
+            menu.addAction(icon("folder"), self.tr("导出为 Markdown…"), lambda: self.choose_export_file(sid))
+            menu.addAction(icon("delete"), self.tr("删除"), lambda: self.confirm_delete(sid))
+        menu.setAttribute(Qt.WidgetAttribute.WA_DeleteOnClose)
+        menu.popup(self.session_list.viewport().mapToGlobal(pos))
+
+    # ── export ─────────────────────────────────────────────────────────
+
+    def choose_export_file(self, session_id: str | None = None) -> QFileDialog:
+        """Ask (non-blocking) where to save the chat as Markdown; the file is written off this thread."""
+        session_id = session_id or self.controller.current_session_id
+        item = self._item_for(session_id)
+        name = "".join(c for c in (item.text() if item is not None else "") if c not in '\\/:*?"<>|').strip()
+        dialog = QFileDialog(self, self.tr("导出对话"), (name or "chat") + ".md", self.tr("Markdown 文件 (*.md)"))
+        dialog.setAcceptMode(QFileDialog.AcceptMode.AcceptSave)
+        dialog.setDefaultSuffix("md")
+        dialog.setAttribute(Qt.WidgetAttribute.WA_DeleteOnClose)
+        dialog.fileSelected.connect(lambda path: self._spawn(self.export_chat(session_id, path)))
+        self._export_dialog = dialog
+        dialog.open()
+        return dialog
+
+    async def export_chat(self, session_id: str, path: str) -> None:
+        await self._reported(self.controller.export_chat(session_id, path))
+
+    def _on_retry_requested(self, text: str) -> None:
+        if text.strip():
+            self.controller.send(text)

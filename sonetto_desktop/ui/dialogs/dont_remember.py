@@ -1,0 +1,147 @@
+"""DontRememberDialog: the person's "don't remember" list (issue 12, capability 3) — see, add, edit
+and remove what Sonetto must not store. Sonetto's writer is told the list and refused any write
+that matches an entry; the person's own edits are not limited by it. File I/O runs in a worker.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import shiboken6
+from PySide6.QtCore import Qt, Signal
+from PySide6.QtWidgets import (
+    QDialog,
+    QDialogButtonBox,
+    QHBoxLayout,
+    QInputDialog,
+    QLabel,
+    QListWidget,
+    QListWidgetItem,
+    QPushButton,
+    QVBoxLayout,
+    QWidget,
+)
+
+from sonetto_desktop.aio import TaskKeeper, run_blocking
+from sonetto_desktop.memory.dont_remember import MAX_ENTRY_CHARS
+
+from ..widgets.dialogs import execute_dialog
+
+_ROLE = Qt.ItemDataRole.UserRole
+
+
+class DontRememberDialog(QDialog):
+    loaded = Signal()
+
+    def __init__(self, services: Any, parent: QWidget | None = None) -> None:
+        super().__init__(parent)
+        self.setObjectName("DontRememberDialog")
+        self.setWindowTitle(self.tr("不要记住的内容"))
+        self.resize(520, 380)
+        self._services = services
+        self._tasks = TaskKeeper("dont-remember-dialog")
+        intro = QLabel(self.tr("Sonetto 不会记住和这些内容有关的事。在对话里对一条消息选“别记住这个”，"
+                               "它也会加到这里。你自己添加或编辑记忆不受限制。"), self)
+        intro.setWordWrap(True)
+        self.list = QListWidget(self)
+        self.list.setObjectName("DontRememberList")
+        self.list.setAccessibleName(self.tr("不要记住的内容"))
+        self.add_button = QPushButton(self.tr("添加…"), self)
+        self.edit_button = QPushButton(self.tr("编辑…"), self)
+        self.remove_button = QPushButton(self.tr("移除"), self)
+        for button in (self.add_button, self.edit_button, self.remove_button):
+            button.setAutoDefault(False)
+        self.status = QLabel("", self)
+        self.status.setWordWrap(True)
+        row = QHBoxLayout()
+        row.addWidget(self.add_button)
+        row.addWidget(self.edit_button)
+        row.addWidget(self.remove_button)
+        row.addStretch(1)
+        close = QDialogButtonBox(QDialogButtonBox.StandardButton.Close, self)
+        close.rejected.connect(self.reject)
+        layout = QVBoxLayout(self)
+        layout.addWidget(intro)
+        layout.addWidget(self.list, 1)
+        layout.addLayout(row)
+        layout.addWidget(self.status)
+        layout.addWidget(close)
+        self.add_button.clicked.connect(lambda: self._spawn(self.add_entry()))
+        self.edit_button.clicked.connect(lambda: self._spawn(self.edit_entry()))
+        self.remove_button.clicked.connect(lambda: self._spawn(self.remove_entry()))
+        self.list.currentRowChanged.connect(lambda _row: self._update_buttons())
+        self.finished.connect(lambda _code: self._tasks.cancel_all())
+        self.loading = self._spawn(self.load())
+        self._update_buttons()
+
+    def _spawn(self, coro: Any) -> Any:
+        return self._tasks.spawn(coro, name="dont-remember-dialog")
+
+    @property
+    def _list(self) -> Any:
+        return self._services.dont_remember
+
+    async def load(self) -> None:
+        try:
+            entries = await run_blocking(self._list.entries)
+        except ValueError as exc:  # a damaged file is left as it is and said
+            entries = []
+            self._say(str(exc))
+        if not shiboken6.isValid(self):
+            return
+        self.list.clear()
+        for entry in entries:
+            item = QListWidgetItem(entry.text)
+            item.setData(_ROLE, entry.id)
+            self.list.addItem(item)
+        self._update_buttons()
+        self.loaded.emit()
+
+    def _update_buttons(self) -> None:
+        selected = self.list.currentItem() is not None
+        self.edit_button.setEnabled(selected)
+        self.remove_button.setEnabled(selected)
+
+    def _say(self, text: str) -> None:
+        if shiboken6.isValid(self):
+            self.status.setText(text)
+
+    async def _ask(self, title: str, text: str = "") -> str:
+        box = QInputDialog(self)
+        box.setWindowTitle(title)
+        box.setLabelText(self.tr("不要记住（最多 %1 字）：").replace("%1", str(MAX_ENTRY_CHARS)))
+        box.setTextValue(text)
+        accepted = await execute_dialog(box) == QDialog.DialogCode.Accepted
+        value = box.textValue().strip() if shiboken6.isValid(box) else ""
+        if shiboken6.isValid(box):
+            box.deleteLater()
+        return value if accepted and shiboken6.isValid(self) else ""
+
+    async def _change(self, action: Any) -> None:
+        try:
+            await run_blocking(action)
+        except (ValueError, KeyError, OSError) as exc:
+            self._say(self.tr("没有保存：%1").replace("%1", str(exc)))
+            return
+        self._say("")
+        await self.load()
+
+    async def add_entry(self) -> None:
+        text = await self._ask(self.tr("添加"))
+        if text:
+            await self._change(lambda: self._list.add(text))
+
+    async def edit_entry(self) -> None:
+        item = self.list.currentItem()
+        if item is None:
+            return
+        entry_id = item.data(_ROLE)
+        text = await self._ask(self.tr("编辑"), item.text())
+        if text:
+            await self._change(lambda: self._list.update(entry_id, text))
+
+    async def remove_entry(self) -> None:
+        item = self.list.currentItem()
+        if item is not None:
+            entry_id = item.data(_ROLE)
+            await self._change(lambda: self._list.remove(entry_id))

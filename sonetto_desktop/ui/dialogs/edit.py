@@ -1,0 +1,144 @@
+"""EditDialog: write or change one memory — description, theme (completed from existing themes),
+and why. The dialog only collects values; the caller hands them to :class:`MemoryService`.
+
+The description shows a counter against the domain's limit (OK waits until it fits); closing with
+unsaved changes (Esc, the close button, 取消) asks first (``discard_guard``)."""
+
+from __future__ import annotations
+
+from typing import Iterable
+
+from PySide6.QtCore import Qt
+from PySide6.QtGui import QTextCursor
+from PySide6.QtWidgets import (
+    QCompleter,
+    QDialog,
+    QDialogButtonBox,
+    QFormLayout,
+    QLabel,
+    QLineEdit,
+    QPlainTextEdit,
+    QVBoxLayout,
+    QWidget,
+)
+
+from sonetto_desktop.memory.item import MAX_DESCRIPTION_CHARS, MAX_REASON_CHARS, MAX_THEME_CHARS
+
+from ..widgets.char_counter import CharCounter
+from ..widgets.discard_guard import guard_reject
+
+
+def finish_form(dialog: QDialog, form: QFormLayout, *extra: QWidget) -> QDialogButtonBox:
+    """Lay out a memory dialog: the form, any extra widgets, then OK / Cancel wired to accept / reject."""
+    buttons = QDialogButtonBox(QDialogButtonBox.StandardButton.Ok | QDialogButtonBox.StandardButton.Cancel, dialog)
+    buttons.accepted.connect(dialog.accept)
+    buttons.rejected.connect(dialog.reject)
+    layout = QVBoxLayout(dialog)
+    layout.addLayout(form)
+    for widget in extra:
+        layout.addWidget(widget)
+    layout.addWidget(buttons)
+    return buttons
+
+
+def theme_completer(themes: Iterable[str], parent: QWidget) -> QCompleter:
+    completer = QCompleter(sorted(set(themes)), parent)
+    completer.setCaseSensitivity(Qt.CaseSensitivity.CaseInsensitive)
+    completer.setFilterMode(Qt.MatchFlag.MatchContains)
+    return completer
+
+
+class EditDialog(QDialog):
+    """``values()`` -> (description, theme, reason); OK is enabled only with a description and a theme."""
+
+    def __init__(
+        self,
+        *,
+        description: str = "",
+        theme: str = "",
+        themes: Iterable[str] = (),
+        reason: str = "",
+        creating: bool = False,
+        parent: QWidget | None = None,
+    ) -> None:
+        super().__init__(parent)
+        self.setObjectName("EditDialog")
+        self.setWindowTitle(self.tr("新建记忆") if creating else self.tr("编辑记忆"))
+        self.setMinimumWidth(420)
+        self._original = (description.strip(), theme.strip())
+        self._initial = (description, theme, reason)
+        self._creating = creating
+
+        self.description_edit = QPlainTextEdit(description, self)
+        self.description_edit.setObjectName("EditDescription")
+        self.description_edit.setPlaceholderText(self.tr("关于你的一件事，例如：喜欢手冲咖啡，不加糖"))
+        self.description_edit.setTabChangesFocus(True)  # Tab goes on to the theme, never a tab character
+        self.description_edit.moveCursor(QTextCursor.MoveOperation.End)  # typing continues the text
+        self.theme_edit = QLineEdit(theme, self)
+        self.theme_edit.setObjectName("EditTheme")
+        self.theme_edit.setPlaceholderText(self.tr("主题，例如：品味、工作、家人"))
+        self.theme_edit.setCompleter(theme_completer(themes, self.theme_edit))
+        self.theme_edit.setMaxLength(MAX_THEME_CHARS)
+        self.counter = CharCounter(self.description_edit, MAX_DESCRIPTION_CHARS, self)
+        self.reason_edit = QLineEdit(reason, self)
+        self.reason_edit.setMaxLength(MAX_REASON_CHARS)
+        self.reason_edit.setObjectName("EditReason")
+        self.reason_edit.setPlaceholderText(self.tr("为什么这样改（可选，会记入历史）"))
+        self.hint = QLabel(self)
+        self.hint.setObjectName("DialogHint")
+        self.hint.setWordWrap(True)
+
+        form = QFormLayout()
+        form.addRow(self.tr("内容"), self.description_edit)
+        form.addRow("", self.counter)
+        form.addRow(self.tr("主题"), self.theme_edit)
+        form.addRow(self.tr("原因"), self.reason_edit)
+        self.buttons = finish_form(self, form, self.hint)
+
+        self.description_edit.textChanged.connect(self._validate)
+        self.theme_edit.textChanged.connect(self._validate)
+        self._validate()
+
+    def values(self) -> tuple[str, str, str]:
+        return (
+            self.description_edit.toPlainText().strip(),
+            self.theme_edit.text().strip(),
+            self.reason_edit.text().strip(),
+        )
+
+    def changed(self) -> bool:
+        description, theme, _ = self.values()
+        return (description, theme) != self._original
+
+    def _validate(self) -> None:
+        description, theme, _ = self.values()
+        ok_button = self.buttons.button(QDialogButtonBox.StandardButton.Ok)
+        if not description:
+            self.hint.setText(self.tr("内容不能为空。"))
+        elif self.counter.over():
+            self.hint.setText(self.tr("内容太长了：最多 {0} 个字，现在 {1} 个。").format(
+                f"{self.counter.limit:,}", f"{self.counter.count():,}"))
+        elif not theme:
+            self.hint.setText(self.tr("主题不能为空。"))
+        elif not self._creating and not self.changed():
+            self.hint.setText(self.tr("还没有改动。"))
+        else:
+            self.hint.setText("")
+        ok_button.setEnabled(self._acceptable())
+
+    def _acceptable(self) -> bool:
+        description, theme, _ = self.values()
+        return bool(description and theme) and not self.counter.over() and (self._creating or self.changed())
+
+    def accept(self) -> None:
+        if not self._acceptable():
+            return  # the hint says why; nothing typed is lost
+        super().accept()
+
+    def dirty(self) -> bool:
+        """Anything typed that closing would lose."""
+        now = (self.description_edit.toPlainText(), self.theme_edit.text(), self.reason_edit.text())
+        return now != self._initial
+
+    def reject(self) -> None:
+        guard_reject(self, self.dirty, super().reject)

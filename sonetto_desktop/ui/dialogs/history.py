@@ -1,0 +1,314 @@
+"""HistoryDialog: every change of one memory, newest first — when, who (你 / Sonetto / 命令行 /
+another app), why, the words that caused it (the turn's excerpt), and a before/after diff — with
+"恢复为此版本" to bring back any version (recorded as a new change).
+
+Memory text is data: labels show it as plain text, and the diff pane (our own escaped markup)
+loads no resources and follows no links.
+
+The dialog reads the memory through :class:`MemoryService` (in a worker) and reloads itself when
+the store reports a change to this memory.
+"""
+
+from __future__ import annotations
+
+import asyncio
+from dataclasses import dataclass
+from html import escape
+from typing import Any
+
+import shiboken6
+from PySide6.QtCore import QCoreApplication, QSize, Qt, Signal
+from PySide6.QtWidgets import (
+    QApplication,
+    QDialog,
+    QDialogButtonBox,
+    QHBoxLayout,
+    QLabel,
+    QLineEdit,
+    QListWidget,
+    QListWidgetItem,
+    QPushButton,
+    QSplitter,
+    QVBoxLayout,
+    QWidget,
+)
+
+from sonetto_desktop.memory.events import MemoryChange
+from sonetto_desktop.memory.item import MemoryItem, parse_time
+
+from .history_diff import SafeTextBrowser, actor_label, diff_html, diff_stylesheet
+from ..i18n import ui_language
+from ..memory_service import MemoryService
+from ..qt_bridge import disconnect_quietly
+from ..wall.relative_time import relative_time
+
+
+@dataclass(frozen=True)
+class HistoryRow:
+    """One line of the dialog: a change (``entry``), or the first version (``entry`` is None)."""
+
+    entry: dict[str, Any] | None
+    version: int | None  # the state after this change; None for absorbed (merged-in) entries
+
+
+def history_rows(item: MemoryItem) -> list[HistoryRow]:
+    """Rows newest first; the last row is the memory as first written (version 0): its ``create``
+    entry, or (for memories of older files, which have none) a row without an entry."""
+    rows: list[HistoryRow] = []
+    own = [entry for entry in item.history if "from" not in entry]
+    created = bool(own) and own[0].get("action") == "create"
+    version = -1 if created else 0
+    for entry in item.history:
+        if "from" in entry:
+            rows.append(HistoryRow(dict(entry), None))
+        else:
+            version += 1
+            rows.append(HistoryRow(dict(entry), version))
+    rows.reverse()
+    if not created:
+        rows.append(HistoryRow(None, 0))
+    return rows
+
+
+CURRENT_CHARS = 160
+
+
+def _format_time(value: Any) -> str:
+    when = parse_time(value)
+    if when is None:
+        return str(value or "")
+    return QCoreApplication.translate("HistoryDialog", "{0}（{1}）").format(
+        f"{when:%Y-%m-%d %H:%M}", relative_time(when, lang=ui_language())
+    )
+
+
+def _mode(widget: QWidget) -> str:
+    """"dark" or "light": the shell's theme (the ``sonetto_theme`` app property), else the palette."""
+    app = QApplication.instance()
+    mode = app.property("sonetto_theme") if app is not None else None
+    if mode in ("light", "dark"):
+        return mode
+    return "dark" if widget.palette().window().color().lightness() < 128 else "light"
+
+
+class HistoryDialog(QDialog):
+    """Open with ``HistoryDialog(service, memory_id)``; ``load()`` (started automatically) fills it."""
+
+    loaded = Signal()
+    chat_requested = Signal(str, str)  # session id, turn id: "打开这段对话" on a change a chat turn made
+
+    def __init__(self, service: MemoryService, memory_id: str, parent: QWidget | None = None) -> None:
+        super().__init__(parent)
+        self.setObjectName("HistoryDialog")
+        self.setWindowTitle(self.tr("记忆的历史"))
+        self.resize(760, 480)
+        self._service = service
+        self.memory_id = memory_id
+        self._item: MemoryItem | None = None
+        self._rows: list[HistoryRow] = []
+
+        self.current_label = QLabel(self.tr("加载中…"), self)
+        self.current_label.setObjectName("HistoryCurrent")
+        self.current_label.setTextFormat(Qt.TextFormat.PlainText)  # memory text is data, never markup
+        self.current_label.setWordWrap(True)
+        self.list = QListWidget(self)
+        self.list.setObjectName("HistoryList")
+        self.list.setSpacing(2)
+        self.diff = SafeTextBrowser(self)
+        self.diff.setObjectName("HistoryDiff")
+        self.diff.document().setDefaultStyleSheet(diff_stylesheet(_mode(self)))
+        splitter = QSplitter(Qt.Orientation.Horizontal, self)
+        splitter.addWidget(self.list)
+        splitter.addWidget(self.diff)
+        splitter.setSizes([340, 420])
+
+        self.reason_edit = QLineEdit(self)
+        self.reason_edit.setObjectName("HistoryReason")
+        self.reason_edit.setPlaceholderText(self.tr("恢复的原因"))
+        self.revert_button = QPushButton(self.tr("恢复为此版本"), self)
+        self.revert_button.setObjectName("HistoryRevert")
+        self.revert_button.setEnabled(False)
+        self.revert_button.clicked.connect(self.revert_selected)
+        self.open_chat_button = QPushButton(self.tr("打开这段对话"), self)
+        self.open_chat_button.setObjectName("HistoryOpenChat")
+        self.open_chat_button.setToolTip(self.tr("在对话里找到引起这次改动的那句话"))
+        self.open_chat_button.setEnabled(False)
+        self.open_chat_button.clicked.connect(self._open_chat)
+        revert_row = QHBoxLayout()
+        revert_row.addWidget(self.open_chat_button)
+        revert_row.addWidget(self.reason_edit, 1)
+        revert_row.addWidget(self.revert_button)
+        buttons = QDialogButtonBox(QDialogButtonBox.StandardButton.Close, self)
+        buttons.rejected.connect(self.reject)
+
+        layout = QVBoxLayout(self)
+        layout.addWidget(self.current_label)
+        layout.addWidget(splitter, 1)
+        layout.addLayout(revert_row)
+        layout.addWidget(buttons)
+
+        self.list.currentRowChanged.connect(self._on_row_changed)
+        self.reason_edit.textChanged.connect(self._update_revert_button)
+        service.memory_changed.connect(self._on_memory_changed)
+        self._load_task: asyncio.Task[None] | None = asyncio.ensure_future(self.load())
+
+    # ── loading ───────────────────────────────────────────────────────
+
+    async def load(self) -> None:
+        item = await self._service.item(self.memory_id)
+        if not shiboken6.isValid(self):
+            return
+        self._item = item
+        selected = self.list.currentRow()
+        self.list.clear()
+        if item is None:
+            self._rows = []
+            self.current_label.setText(self.tr("这条记忆已不存在（可能被删除或合并）。"))
+            self.diff.clear()
+            self._update_revert_button()
+            self.loaded.emit()
+            return
+        description = " ".join(item.description.split())
+        if len(description) > CURRENT_CHARS:  # a very long memory must not stretch the dialog off screen
+            description = description[: CURRENT_CHARS - 1] + "…"
+        self.current_label.setText(self.tr("当前：{0}（{1}）").format(description, item.theme))
+        self.current_label.setToolTip(item.description)
+        self._rows = history_rows(item)
+        for row in self._rows:
+            self.list.addItem(self._list_item(row))
+        self.list.setCurrentRow(min(max(selected, 0), len(self._rows) - 1))
+        self.loaded.emit()
+
+    async def wait_loaded(self) -> None:
+        while self._load_task is not None and not self._load_task.done():
+            await asyncio.shield(self._load_task)
+
+    def _on_memory_changed(self, change: MemoryChange) -> None:
+        if self.memory_id in change.ids and shiboken6.isValid(self):
+            self._load_task = asyncio.ensure_future(self.load())
+
+    def done(self, result: int) -> None:
+        disconnect_quietly(self._service.memory_changed, self._on_memory_changed)
+        super().done(result)
+
+    # ── rows ──────────────────────────────────────────────────────────
+
+    def rows(self) -> list[HistoryRow]:
+        return list(self._rows)
+
+    def current_version(self) -> int:
+        return max((row.version for row in self._rows if row.version is not None), default=0)
+
+    def _actor(self, entry: dict[str, Any]) -> str:
+        return actor_label(entry.get("actor"))
+
+    def _action(self, entry: dict[str, Any]) -> str:
+        labels = {
+            "create": self.tr("创建"),
+            "update": self.tr("修改"),
+            "merge": self.tr("合并"),
+            "revert": self.tr("恢复旧版本"),
+            "restore": self.tr("从回收站恢复"),
+            "lock": self.tr("锁定"),
+            "unlock": self.tr("解锁"),
+        }
+        action = str(entry.get("action", "update"))
+        return labels.get(action, action)
+
+    def _list_item(self, row: HistoryRow) -> QListWidgetItem:
+        if row.entry is None:
+            text = self.tr("最初的版本")
+        else:
+            entry = row.entry
+            head = f"{_format_time(entry.get('time'))} · {self._actor(entry)} · {self._action(entry)}"
+            if row.version is None:
+                head += self.tr(" · 来自被合并的记忆")
+            reason = " ".join(str(entry.get("reason") or "").split())
+            reason = reason if len(reason) <= 40 else reason[:39] + "…"  # in full in the diff pane
+            text = f"{head}\n{reason}" if reason else head
+        item = QListWidgetItem(text)
+        if row.entry is not None and row.entry.get("excerpt"):
+            item.setToolTip(self.tr("起因：“{0}”").format(str(row.entry["excerpt"])))
+        lines = text.count("\n") + 1
+        item.setSizeHint(QSize(0, lines * self.list.fontMetrics().lineSpacing() + 12))
+        item.setData(Qt.ItemDataRole.UserRole, row.version)
+        return item
+
+    def _on_row_changed(self, index: int) -> None:
+        if not 0 <= index < len(self._rows):
+            self.diff.clear()
+        else:
+            self.diff.setHtml(self._row_html(self._rows[index]))
+        self._update_revert_button()
+        self.open_chat_button.setEnabled(self._chat_of_selected() is not None)
+
+    def _chat_of_selected(self) -> tuple[str, str] | None:
+        """(session id, turn id) of the chat turn behind the selected change, if it came from one."""
+        index = self.list.currentRow()
+        entry = self._rows[index].entry if 0 <= index < len(self._rows) else None
+        if not entry or not entry.get("session_id") or not entry.get("turn_id"):
+            return None
+        return str(entry["session_id"]), str(entry["turn_id"])
+
+    def _open_chat(self) -> None:
+        chat = self._chat_of_selected()
+        if chat is not None:
+            self.chat_requested.emit(*chat)
+
+    def _row_html(self, row: HistoryRow) -> str:
+        item = self._item
+        if row.entry is None:
+            states = item.versions() if item else []
+            first = states[0] if states else {"description": "", "theme": ""}
+            theme = self.tr("主题：{0}").format(escape(first["theme"]))
+            return f"<p>{escape(first['description'])}</p><p class='muted'>{theme}</p>"
+        entry = row.entry
+        old_d = str(entry.get("old_description") or "")
+        new_d = str(entry.get("new_description") or old_d)
+        before_after = escape(self.tr("修改前 → 修改后"))
+        parts = [f"<p class='muted'>{before_after}</p>", f"<p>{diff_html(old_d, new_d)}</p>"]
+        old_t, new_t = entry.get("old_theme"), entry.get("new_theme")
+        if old_t and new_t and old_t != new_t:
+            parts.append("<p>" + self.tr("主题：{0}").format(diff_html(str(old_t), str(new_t))) + "</p>")
+        elif new_t or old_t:
+            parts.append("<p class='muted'>" + self.tr("主题：{0}").format(escape(str(new_t or old_t))) + "</p>")
+        if entry.get("merged_description"):
+            merged = self.tr("并入的记忆：{0}").format(escape(str(entry["merged_description"])))
+            parts.append(f"<p class='muted'>{merged}</p>")
+        if entry.get("reason"):
+            parts.append("<p class='muted'>" + self.tr("原因：{0}").format(escape(str(entry["reason"]))) + "</p>")
+        if entry.get("excerpt"):
+            said = self.tr("起因：“{0}”").format(escape(" ".join(str(entry["excerpt"]).split())))
+            parts.append(f"<p class='muted'>{said}</p>")
+        return "".join(parts)
+
+    # ── revert ────────────────────────────────────────────────────────
+
+    def selected_version(self) -> int | None:
+        index = self.list.currentRow()
+        return self._rows[index].version if 0 <= index < len(self._rows) else None
+
+    def _update_revert_button(self) -> None:
+        version = self.selected_version()
+        can = version is not None and self._item is not None and version != self.current_version()
+        self.revert_button.setEnabled(bool(can and self.reason_edit.text().strip()))
+        if can and not self.reason_edit.text().strip():
+            self.reason_edit.setPlaceholderText(self.tr("恢复的原因（必填）"))
+
+    def revert_selected(self) -> "asyncio.Task[None] | None":
+        """Revert to the selected version with the typed reason; returns the service task."""
+        version = self.selected_version()
+        reason = self.reason_edit.text().strip()
+        if version is None or not reason or self._item is None or version == self.current_version():
+            return None
+        self.reason_edit.clear()
+        task = self._service.revert(self.memory_id, version, reason)
+        task.add_done_callback(lambda t: self._give_back_reason(t, reason))
+        return task
+
+    def _give_back_reason(self, task: "asyncio.Task[bool | None]", reason: str) -> None:
+        """A failed revert (the toast says why) hands the typed reason back."""
+        if task.cancelled() or task.result() is not None or not shiboken6.isValid(self):
+            return
+        if not self.reason_edit.text().strip():
+            self.reason_edit.setText(reason)

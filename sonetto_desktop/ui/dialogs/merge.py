@@ -1,0 +1,153 @@
+"""MergeDialog: merge two memories into one. Prefilled with both texts; the first card is kept
+(with both histories), the second goes to the trash. Memory text is shown as plain text only
+(never parsed as HTML), and the merged text has the domain's length limit with a counter."""
+
+from __future__ import annotations
+
+from typing import Iterable, Sequence
+
+from PySide6.QtCore import QCoreApplication, Qt
+from PySide6.QtWidgets import (
+    QComboBox,
+    QDialog,
+    QDialogButtonBox,
+    QFormLayout,
+    QLabel,
+    QLineEdit,
+    QPlainTextEdit,
+    QWidget,
+)
+
+from sonetto_desktop.memory.item import MAX_DESCRIPTION_CHARS, MAX_REASON_CHARS, MAX_THEME_CHARS
+
+from ..wall.cards import Card
+from ..widgets.char_counter import CharCounter
+from ..widgets.discard_guard import guard_reject
+from .edit import finish_form, theme_completer
+
+_END_PUNCT = "。；;.!！?？…"
+
+
+def merged_text(first: str, second: str) -> str:
+    """The prefilled merged description: both texts, joined with "；" unless the first already ends a sentence."""
+    first, second = first.strip(), second.strip()
+    if not second:
+        return first
+    if not first:
+        return second
+    return first + second if first[-1] in _END_PUNCT else f"{first}；{second}"
+
+
+def _label(card: Card) -> str:
+    text = " ".join(card.description.split())
+    text = text if len(text) <= 48 else text[:47] + "…"
+    return QCoreApplication.translate("MergeDialog", "{0}（{1}）").format(text, card.theme)
+
+
+class MergeDialog(QDialog):
+    """``values()`` -> (keep_id, gone_id, description, theme, reason)."""
+
+    def __init__(
+        self,
+        first: Card,
+        candidates: Sequence[Card],
+        *,
+        second: Card | None = None,
+        themes: Iterable[str] = (),
+        parent: QWidget | None = None,
+    ) -> None:
+        super().__init__(parent)
+        self.setObjectName("MergeDialog")
+        self.setWindowTitle(self.tr("合并记忆"))
+        self.setMinimumWidth(460)
+        self._first = first
+        self._cards = {card.id: card for card in candidates if card.id != first.id}
+        if second is not None:
+            self._cards.setdefault(second.id, second)
+        self._prefilled = ""
+
+        self.first_label = QLabel(_label(first), self)
+        self.first_label.setObjectName("MergeFirst")
+        self.first_label.setTextFormat(Qt.TextFormat.PlainText)  # memory text is data, never markup
+        self.first_label.setWordWrap(True)
+        self.second_combo = QComboBox(self)
+        self.second_combo.setObjectName("MergeSecond")
+        self.second_combo.setEditable(True)
+        self.second_combo.setInsertPolicy(QComboBox.InsertPolicy.NoInsert)
+        for card in self._cards.values():
+            self.second_combo.addItem(_label(card), card.id)
+        self.description_edit = QPlainTextEdit(self)
+        self.description_edit.setObjectName("MergeDescription")
+        self.description_edit.setTabChangesFocus(True)
+        self.counter = CharCounter(self.description_edit, MAX_DESCRIPTION_CHARS, self)
+        self.theme_edit = QLineEdit(first.theme, self)
+        self.theme_edit.setObjectName("MergeTheme")
+        self.theme_edit.setCompleter(theme_completer(themes, self.theme_edit))
+        self.theme_edit.setMaxLength(MAX_THEME_CHARS)
+        self.reason_edit = QLineEdit(self.tr("合并重复的记忆"), self)
+        self.reason_edit.setMaxLength(MAX_REASON_CHARS)
+        self.reason_edit.setObjectName("MergeReason")
+
+        form = QFormLayout()
+        form.addRow(self.tr("保留"), self.first_label)
+        form.addRow(self.tr("并入"), self.second_combo)
+        form.addRow(self.tr("合并后"), self.description_edit)
+        form.addRow("", self.counter)
+        form.addRow(self.tr("主题"), self.theme_edit)
+        form.addRow(self.tr("原因"), self.reason_edit)
+        self.buttons = finish_form(self, form)
+
+        self.second_combo.currentIndexChanged.connect(self._on_second_changed)
+        self.description_edit.textChanged.connect(self._validate)
+        self.theme_edit.textChanged.connect(self._validate)
+        self.reason_edit.textChanged.connect(self._validate)
+        if second is not None:
+            self.second_combo.setCurrentIndex(self.second_combo.findData(second.id))
+        self._on_second_changed()
+        self._initial = self._form_state()
+
+    def second_id(self) -> str | None:
+        memory_id = self.second_combo.currentData()
+        return memory_id if memory_id in self._cards else None
+
+    def values(self) -> tuple[str, str, str, str, str]:
+        return (
+            self._first.id,
+            self.second_id() or "",
+            self.description_edit.toPlainText().strip(),
+            self.theme_edit.text().strip(),
+            self.reason_edit.text().strip(),
+        )
+
+    def _on_second_changed(self, *_: object) -> None:
+        second = self._cards.get(self.second_id() or "")
+        text = merged_text(self._first.description, second.description if second else "")
+        # Re-prefill only while the person has not written their own text.
+        if self.description_edit.toPlainText().strip() in ("", self._prefilled):
+            self.description_edit.setPlainText(text)
+        self._prefilled = text
+        self._validate()
+
+    def _validate(self) -> None:
+        self.buttons.button(QDialogButtonBox.StandardButton.Ok).setEnabled(self._acceptable())
+
+    def _acceptable(self) -> bool:
+        _, gone, description, theme, reason = self.values()
+        return bool(gone and description and theme and reason) and not self.counter.over()
+
+    def accept(self) -> None:
+        if self._acceptable():
+            super().accept()
+
+    def _form_state(self) -> tuple[str, str, str]:
+        return self.description_edit.toPlainText(), self.theme_edit.text(), self.reason_edit.text()
+
+    def dirty(self) -> bool:
+        """The person typed something: the merged text is no longer a prefill, or the theme or reason
+        changed (picking another memory alone is not typing)."""
+        description, theme, reason = self._form_state()
+        typed = description not in (self._prefilled, self._initial[0])
+        return typed or (theme, reason) != self._initial[1:]
+
+    def reject(self) -> None:
+        guard_reject(self, self.dirty, super().reject)

@@ -1,0 +1,218 @@
+"""ReviewDialog: review mode's inbox (issue 12, capability 7) — Sonetto's proposed changes, each with
+why and the words that prompted it; approve as proposed, rewrite then approve, or reject; or all.
+
+Every inbox call runs in a worker (the inbox is a file; approving writes the store). Rejecting all
+asks first, with 取消 as the default answer.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import shiboken6
+from PySide6.QtCore import QCoreApplication, Qt, Signal
+from PySide6.QtWidgets import (
+    QDialog,
+    QDialogButtonBox,
+    QHBoxLayout,
+    QInputDialog,
+    QLabel,
+    QListWidget,
+    QListWidgetItem,
+    QMessageBox,
+    QPushButton,
+    QVBoxLayout,
+    QWidget,
+)
+
+from sonetto_desktop.aio import TaskKeeper, run_blocking
+from sonetto_desktop.memory.review import Proposal
+
+from ..widgets.dialogs import execute_dialog
+
+_ROLE = Qt.ItemDataRole.UserRole
+
+
+def proposal_text(proposal: Proposal) -> str:
+    """The row: what would change, why, and the user's words that prompted it."""
+    lines = [proposal.summary()]
+    if proposal.kind in ("update", "merge") and proposal.before:
+        lines.append(QCoreApplication.translate("ReviewDialog", "原来：") + " / ".join(proposal.before))
+    if proposal.reason:
+        lines.append(QCoreApplication.translate("ReviewDialog", "理由：") + proposal.reason)
+    if proposal.excerpt:
+        lines.append(QCoreApplication.translate("ReviewDialog", "来自你说的：") + proposal.excerpt)
+    return "\n".join(lines)
+
+
+class ReviewDialog(QDialog):
+    loaded = Signal()
+    acted = Signal(str)  # what the last action did, for people (also shown in the dialog)
+
+    def __init__(self, services: Any, parent: QWidget | None = None) -> None:
+        super().__init__(parent)
+        self.setObjectName("ReviewDialog")
+        self.setWindowTitle(self.tr("待审核的记忆变化"))
+        self.resize(620, 460)
+        self._services = services
+        self._tasks = TaskKeeper("review-dialog")
+        self._proposals: list[Proposal] = []
+
+        self.summary = QLabel(self.tr("加载中…"), self)
+        self.summary.setWordWrap(True)
+        self.list = QListWidget(self)
+        self.list.setObjectName("ReviewList")
+        self.list.setWordWrap(True)
+        self.list.setTextElideMode(Qt.TextElideMode.ElideNone)
+        self.list.setAccessibleName(self.tr("待审核的提议"))
+        self.list.setSpacing(4)  # one proposal is several lines: keep them apart
+        self.list.setAlternatingRowColors(True)
+        self.approve_button = QPushButton(self.tr("批准"), self)
+        self.edit_button = QPushButton(self.tr("改写后批准…"), self)
+        self.reject_button = QPushButton(self.tr("拒绝"), self)
+        self.approve_all_button = QPushButton(self.tr("全部批准"), self)
+        self.reject_all_button = QPushButton(self.tr("全部拒绝"), self)
+        for button in (self.approve_button, self.edit_button, self.reject_button, self.approve_all_button,
+                       self.reject_all_button):
+            button.setAutoDefault(False)
+        self.status = QLabel("", self)
+        self.status.setObjectName("ReviewStatus")
+        self.status.setWordWrap(True)
+        self.status.setTextFormat(Qt.TextFormat.PlainText)
+
+        row = QHBoxLayout()
+        for button in (self.approve_button, self.edit_button, self.reject_button):
+            row.addWidget(button)
+        row.addStretch(1)
+        row.addWidget(self.approve_all_button)
+        row.addWidget(self.reject_all_button)
+        close = QDialogButtonBox(QDialogButtonBox.StandardButton.Close, self)
+        close.rejected.connect(self.reject)
+        layout = QVBoxLayout(self)
+        layout.addWidget(self.summary)
+        layout.addWidget(self.list, 1)
+        layout.addLayout(row)
+        layout.addWidget(self.status)
+        layout.addWidget(close)
+
+        self.approve_button.clicked.connect(lambda: self._spawn(self.approve_current()))
+        self.edit_button.clicked.connect(lambda: self._spawn(self.edit_current()))
+        self.reject_button.clicked.connect(lambda: self._spawn(self.reject_current()))
+        self.approve_all_button.clicked.connect(lambda: self._spawn(self.approve_all()))
+        self.reject_all_button.clicked.connect(lambda: self._spawn(self.reject_all()))
+        self.list.currentRowChanged.connect(lambda _row: self._update_buttons())
+        self.finished.connect(lambda _code: self._tasks.cancel_all())
+        self.loading = self._spawn(self.load())
+        self._update_buttons()
+
+    def _spawn(self, coro: Any) -> Any:
+        return self._tasks.spawn(coro, name="review-dialog")
+
+    @property
+    def _inbox(self) -> Any:
+        return self._services.review
+
+    # ── loading ───────────────────────────────────────────────────────
+
+    async def load(self) -> None:
+        proposals = await run_blocking(self._inbox.pending) if self._inbox is not None else []
+        if not shiboken6.isValid(self):
+            return
+        current = self.list.currentRow()
+        self._proposals = proposals
+        self.list.clear()
+        for proposal in proposals:
+            item = QListWidgetItem(proposal_text(proposal))
+            item.setData(_ROLE, proposal.id)
+            self.list.addItem(item)
+        if proposals:
+            self.list.setCurrentRow(min(max(current, 0), len(proposals) - 1))
+        self.summary.setText(self.tr("Sonetto 想做 %1 处记忆变化，等你确认。").replace("%1", str(len(proposals))) if proposals
+                             else self.tr("没有待审核的变化。"))
+        self._update_buttons()
+        self.loaded.emit()
+
+    def _update_buttons(self) -> None:
+        has_current = self.list.currentItem() is not None
+        for button in (self.approve_button, self.edit_button, self.reject_button):
+            button.setEnabled(has_current)
+        self.edit_button.setEnabled(has_current and self._current() is not None
+                                    and self._current().kind in ("create", "update", "merge"))
+        for button in (self.approve_all_button, self.reject_all_button):
+            button.setEnabled(bool(self._proposals))
+
+    def _current(self) -> Proposal | None:
+        item = self.list.currentItem()
+        wanted = item.data(_ROLE) if item is not None else None
+        return next((p for p in self._proposals if p.id == wanted), None)
+
+    # ── actions ───────────────────────────────────────────────────────
+
+    def _say(self, text: str) -> None:
+        if shiboken6.isValid(self):
+            self.status.setText(text)
+            self.acted.emit(text)
+
+    async def _run(self, action: Any, done: str) -> None:
+        try:
+            await run_blocking(action)
+        except Exception as exc:  # noqa: BLE001 - shown in the dialog; the proposal stays
+            self._say(self.tr("没有完成：%1").replace("%1", str(exc) or type(exc).__name__))
+        else:
+            self._say(done)
+        if shiboken6.isValid(self):
+            await self.load()
+
+    async def approve_current(self, description: str | None = None) -> None:
+        proposal = self._current()
+        if proposal is None:
+            return
+        memory = self._services.memory
+        await self._run(lambda: self._inbox.approve(proposal.id, memory, description=description),
+                        self.tr("已批准：%1").replace("%1", proposal.summary()))
+
+    async def edit_current(self) -> None:
+        proposal = self._current()
+        if proposal is None:
+            return
+        box = QInputDialog(self)
+        box.setWindowTitle(self.tr("改写后批准"))
+        box.setLabelText(self.tr("用你的话写这条记忆："))
+        box.setOption(QInputDialog.InputDialogOption.UsePlainTextEditForTextInput, True)
+        box.setTextValue(proposal.description or "")
+        accepted = await execute_dialog(box) == QDialog.DialogCode.Accepted
+        text = box.textValue().strip() if shiboken6.isValid(box) else ""
+        if shiboken6.isValid(box):
+            box.deleteLater()
+        if accepted and text and shiboken6.isValid(self):
+            await self.approve_current(description=text)
+
+    async def reject_current(self) -> None:
+        proposal = self._current()
+        if proposal is None:
+            return
+        await self._run(lambda: self._inbox.reject(proposal.id), self.tr("已拒绝：%1").replace("%1", proposal.summary()))
+
+    async def approve_all(self) -> None:
+        memory = self._services.memory
+        outcome: dict[str, Any] = {}
+
+        def apply_all() -> None:
+            outcome["changes"], outcome["failed"] = self._inbox.approve_all(memory)
+
+        await self._run(apply_all, "")
+        if "changes" in outcome:
+            text = self.tr("已批准 %1 处变化。").replace("%1", str(len(outcome["changes"])))
+            if outcome["failed"]:
+                text += self.tr("%1 处没能完成，仍在列表里。").replace("%1", str(len(outcome["failed"])))
+            self._say(text)
+
+    async def reject_all(self) -> None:
+        box = QMessageBox(QMessageBox.Icon.Question, self.tr("全部拒绝"),
+                          self.tr("拒绝全部 %1 处待审核的变化？它们不会被写入记忆。").replace("%1", str(len(self._proposals))),
+                          QMessageBox.StandardButton.Yes | QMessageBox.StandardButton.Cancel, self)
+        box.setDefaultButton(QMessageBox.StandardButton.Cancel)
+        box.setAttribute(Qt.WidgetAttribute.WA_DeleteOnClose)
+        if await execute_dialog(box) != QMessageBox.StandardButton.Yes or not shiboken6.isValid(self):
+            return
+        await self._run(self._inbox.reject_all, self.tr("已全部拒绝。"))

@@ -1,0 +1,122 @@
+"""TransferActions: memory import and export from the window (File menu), in the CLI's formats
+(``memory/transfer.py``: .yaml, .json, .md).
+
+Export: a save dialog, then the file is written atomically (temp file, fsync, replace) in a worker,
+never on the Qt thread. Import: an open dialog, the file is read and checked in a worker, then
+:class:`ImportPreviewDialog` shows what will change; only 导入 writes, through the services' memory
+operations as the user (one ``import`` change). Every outcome is said once through ``message``.
+"""
+
+from __future__ import annotations
+
+import asyncio
+from pathlib import Path
+from typing import Any
+
+import shiboken6
+from PySide6.QtCore import QObject, Qt, Signal
+from PySide6.QtWidgets import QFileDialog, QWidget
+
+from sonetto_desktop.aio import TaskKeeper, run_blocking
+from sonetto_desktop.memory.transfer import ImportFormatError, format_for, read_import
+
+from ..widgets.dialogs import execute_dialog
+from .import_preview import ImportPreviewDialog
+from ..memory_service import MemoryService
+
+_FILTERS = ("YAML (*.yaml *.yml)", "JSON (*.json)", "Markdown (*.md)")
+_SUFFIX = {"YAML": ".yaml", "JSON": ".json", "Markdown": ".md"}
+
+
+def _match_suffix(dialog: QFileDialog, name_filter: str) -> None:
+    """Picking another file type changes the typed name's extension (the format follows the name)."""
+    suffix = _SUFFIX.get(name_filter.split()[0] if name_filter else "", "")
+    files = dialog.selectedFiles()
+    if suffix and files:
+        dialog.selectFile(str(Path(files[0]).with_suffix(suffix)))
+
+
+class TransferActions(QObject):
+    message = Signal(str, str)  # text, kind ("info" | "error")
+
+    def __init__(self, service: MemoryService, parent: QWidget) -> None:
+        super().__init__(parent)
+        self._service = service
+        self._parent = parent
+        self._tasks = TaskKeeper("TransferActions")
+        self.active_dialog: Any = None
+
+    # ── export ────────────────────────────────────────────────────────
+
+    def export_memories(self) -> "asyncio.Task[Any]":
+        return self._tasks.spawn(self._export_flow())
+
+    async def _export_flow(self) -> int | None:
+        dialog = QFileDialog(self._parent, self.tr("导出记忆"), str(Path.home() / "sonetto-memories.yaml"))
+        dialog.setAcceptMode(QFileDialog.AcceptMode.AcceptSave)
+        dialog.setNameFilters(list(_FILTERS))
+        dialog.setAttribute(Qt.WidgetAttribute.WA_DeleteOnClose)
+        self.active_dialog = dialog
+        dialog.filterSelected.connect(lambda name_filter: _match_suffix(dialog, name_filter))
+        chosen: list[str] = []
+        dialog.fileSelected.connect(chosen.append)
+        if await execute_dialog(dialog) != QFileDialog.DialogCode.Accepted or not chosen:
+            return None
+        path = Path(chosen[0])
+        if not path.suffix:
+            path = path.with_suffix(_SUFFIX.get(dialog.selectedNameFilter().split()[0], ".yaml"))
+        return await self.export_to(path)
+
+    async def export_to(self, path: Path) -> int | None:
+        """Export every memory to ``path`` (format from its extension) off the Qt thread."""
+        try:
+            fmt = format_for(path)
+        except ImportFormatError as exc:
+            self.message.emit(self.tr("无法导出：{0}").format(str(exc)), "error")
+            return None
+        count = await self._service.export_to(path, fmt)  # a failure is reported by the service
+        if count is not None:
+            self.message.emit(self.tr("已导出 {0} 条记忆到 {1}").format(count, path.name), "info")
+        return count
+
+    # ── import ────────────────────────────────────────────────────────
+
+    def import_memories(self) -> "asyncio.Task[Any]":
+        return self._tasks.spawn(self._import_flow())
+
+    async def _import_flow(self) -> Any:
+        dialog = QFileDialog(self._parent, self.tr("导入记忆"), str(Path.home()))
+        dialog.setFileMode(QFileDialog.FileMode.ExistingFile)
+        dialog.setNameFilters([self.tr("记忆导出文件 (*.yaml *.yml *.json *.md)"), *_FILTERS])
+        dialog.setAttribute(Qt.WidgetAttribute.WA_DeleteOnClose)
+        self.active_dialog = dialog
+        chosen: list[str] = []
+        dialog.fileSelected.connect(chosen.append)
+        if await execute_dialog(dialog) != QFileDialog.DialogCode.Accepted or not chosen:
+            return None
+        return await self.import_from(Path(chosen[0]))
+
+    async def import_from(self, path: Path) -> tuple[list[str], list[str]] | None:
+        """Read ``path`` (in a worker), preview what it changes, and import only if the person says so."""
+        try:
+            items = await run_blocking(read_import, path)
+        except (ImportFormatError, OSError) as exc:
+            self.message.emit(self.tr("无法导入 {0}：{1}").format(path.name, str(exc)), "error")
+            return None
+        preview = await self._service.preview_import(items)
+        if preview is None or not shiboken6.isValid(self._parent):
+            return None
+        dialog = ImportPreviewDialog(preview, path.name, self._parent)
+        dialog.setAttribute(Qt.WidgetAttribute.WA_DeleteOnClose)
+        dialog.setWindowModality(Qt.WindowModality.WindowModal)
+        self.active_dialog = dialog
+        if await execute_dialog(dialog) != ImportPreviewDialog.DialogCode.Accepted:
+            return None
+        result = await self._service.import_items(items, reason=f"从 {path.name} 导入")
+        if result is not None:
+            added, skipped = result
+            self.message.emit(self.tr("已导入 {0} 条记忆，跳过 {1} 条重复的").format(len(added), len(skipped)), "info")
+        return result
+
+    async def close(self) -> None:
+        await self._tasks.close()

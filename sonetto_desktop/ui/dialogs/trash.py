@@ -1,0 +1,196 @@
+"""TrashDialog: deleted (and merged-away) memories — restore them, or delete them for good.
+
+The first row is selected once the list loads, so 恢复 works at once. Deleting for good (one entry
+or the whole trash) is never a default button and always asks, with 取消 as the default answer.
+A merged-away memory names the memory it went into by its text, never by its id. The retention
+policy (``trash_retention_days``) is said under the list when the app knows it.
+"""
+
+from __future__ import annotations
+
+import asyncio
+from typing import Any
+
+import shiboken6
+from PySide6.QtCore import QCoreApplication, QSize, Qt, Signal
+from PySide6.QtWidgets import (
+    QDialog,
+    QDialogButtonBox,
+    QHBoxLayout,
+    QLabel,
+    QListWidget,
+    QListWidgetItem,
+    QPushButton,
+    QVBoxLayout,
+    QWidget,
+)
+
+from sonetto_desktop.memory.events import MemoryChange
+
+from ..widgets.dialogs import destructive_question
+from ..i18n import ui_language
+from ..memory_service import MemoryService
+from ..qt_bridge import disconnect_quietly
+from ..wall.relative_time import relative_time
+
+_TRASH_KINDS = frozenset({"delete", "merge", "restore", "purge"})
+
+
+class TrashDialog(QDialog):
+    loaded = Signal()
+
+    def __init__(self, service: MemoryService, parent: QWidget | None = None) -> None:
+        super().__init__(parent)
+        self.setObjectName("TrashDialog")
+        self.setWindowTitle(self.tr("回收站"))
+        self.resize(560, 420)
+        self._service = service
+        self._rows: list[dict[str, Any]] = []
+
+        self.summary = QLabel(self.tr("加载中…"), self)
+        self.summary.setObjectName("TrashSummary")
+        self.retention = QLabel(self._retention_text(service.trash_retention_days), self)
+        self.retention.setObjectName("HintLabel")
+        self.retention.setWordWrap(True)
+        self.retention.setVisible(bool(self.retention.text()))
+        self.list = QListWidget(self)
+        self.list.setObjectName("TrashList")
+        self.list.setSelectionMode(QListWidget.SelectionMode.ExtendedSelection)
+        self.restore_button = QPushButton(self.tr("恢复"), self)
+        self.restore_button.setObjectName("TrashRestore")
+        self.purge_button = QPushButton(self.tr("永久删除"), self)
+        self.purge_button.setObjectName("TrashPurge")
+        self.empty_button = QPushButton(self.tr("清空回收站"), self)
+        self.empty_button.setObjectName("TrashEmpty")
+        for button in (self.purge_button, self.empty_button):  # Enter must never delete for good
+            button.setAutoDefault(False)
+            button.setDefault(False)
+        self.restore_button.setDefault(True)
+        self.restore_button.clicked.connect(self.restore_selected)
+        self.purge_button.clicked.connect(self._on_purge_clicked)
+        self.empty_button.clicked.connect(self._on_empty_clicked)
+        buttons = QHBoxLayout()
+        buttons.addWidget(self.restore_button)
+        buttons.addWidget(self.purge_button)
+        buttons.addStretch(1)
+        buttons.addWidget(self.empty_button)
+        close = QDialogButtonBox(QDialogButtonBox.StandardButton.Close, self)
+        close.rejected.connect(self.reject)
+        layout = QVBoxLayout(self)
+        layout.addWidget(self.summary)
+        layout.addWidget(self.list, 1)
+        layout.addWidget(self.retention)
+        layout.addLayout(buttons)
+        layout.addWidget(close)
+
+        self.list.itemSelectionChanged.connect(self._update_buttons)
+        service.memory_changed.connect(self._on_memory_changed)
+        self._load_task: asyncio.Task[None] | None = asyncio.ensure_future(self.load())
+        self._update_buttons()
+
+    async def load(self) -> None:
+        rows = await self._service.list_trash()
+        if not shiboken6.isValid(self):
+            return
+        rows = rows or []
+        kept_ids = {row["merged_into"] for row in rows if row.get("merged_into")}
+        kept = (await self._service.fetch(kept_ids) or {}) if kept_ids else {}
+        if not shiboken6.isValid(self):
+            return
+        self._rows = rows
+        self.list.clear()
+        for row in self._rows:
+            when = relative_time(row.get("deleted_at"), lang=ui_language())
+            reason = self._reason_text(row, kept)
+            description = " ".join(str(row.get("description") or "").split())  # one line: the row is two high
+            text = f"{description}\n{row.get('theme') or ''} · {when}"
+            if reason:
+                text += f" · {reason}"
+            item = QListWidgetItem(text)
+            item.setToolTip(str(row.get("description") or ""))
+            item.setSizeHint(QSize(0, 2 * self.list.fontMetrics().lineSpacing() + 12))
+            item.setData(Qt.ItemDataRole.UserRole, row["id"])
+            self.list.addItem(item)
+        self.summary.setText(
+            self.tr("回收站是空的。") if not self._rows else self.tr("{0} 条已删除的记忆").format(len(self._rows))
+        )
+        if self.list.count() and not self.list.selectedItems():
+            self.list.setCurrentRow(0)  # 恢复 works without a click on a row first
+        self._update_buttons()
+        self.loaded.emit()
+
+    async def wait_loaded(self) -> None:
+        while self._load_task is not None and not self._load_task.done():
+            await asyncio.shield(self._load_task)
+
+    def ids(self) -> list[str]:
+        return [row["id"] for row in self._rows]
+
+    def selected_ids(self) -> list[str]:
+        return [item.data(Qt.ItemDataRole.UserRole) for item in self.list.selectedItems()]
+
+    def select_ids(self, ids: list[str]) -> None:
+        for index in range(self.list.count()):
+            item = self.list.item(index)
+            item.setSelected(item.data(Qt.ItemDataRole.UserRole) in ids)
+
+    def restore_selected(self) -> list["asyncio.Task[Any]"]:
+        return [self._service.restore(memory_id) for memory_id in self.selected_ids()]
+
+    def purge_selected(self) -> list["asyncio.Task[Any]"]:
+        return [self._service.purge(memory_id) for memory_id in self.selected_ids()]
+
+    def empty_trash(self) -> "asyncio.Task[Any]":
+        return self._service.purge(None)
+
+    def _on_empty_clicked(self) -> None:
+        destructive_question(self, self.tr("清空回收站"), self.tr("永久删除回收站里的全部记忆？此操作无法撤销。"),
+                             self.tr("清空回收站"), self.empty_trash)
+
+    def _on_purge_clicked(self) -> None:
+        ids = self.selected_ids()
+        if not ids:
+            return
+        destructive_question(self, self.tr("永久删除"),
+                             self.tr("永久删除选中的 {0} 条记忆？此操作无法撤销。").format(len(ids)),
+                             self.tr("永久删除"), lambda: [self._service.purge(mid) for mid in ids])
+
+    def _reason_text(self, row: dict[str, Any], kept: dict[str, Any]) -> str:
+        """The row's reason; for a merged-away memory, the text of the memory it went into (never its id)."""
+        reason = str(row.get("reason") or "")
+        target = row.get("merged_into")
+        if not target:
+            return " ".join(reason.split())
+        prefix = f"合并到 {target}："  # how the domain words a merge's trash reason
+        why = reason[len(prefix):] if reason.startswith(prefix) else reason.replace(str(target), "").strip(" ：:")
+        item = kept.get(target)
+        if item is not None:
+            text = " ".join(str(item.description).split())
+            text = text if len(text) <= 24 else text[:23] + "…"
+            into = self.tr("并入「{0}」").format(text)
+        else:
+            into = self.tr("并入另一条记忆（已不在）")
+        why = " ".join(why.split())
+        return f"{into}：{why}" if why else into
+
+    @staticmethod
+    def _retention_text(days: float | None) -> str:
+        if days is None:
+            return ""
+        if days <= 0:
+            return QCoreApplication.translate("TrashDialog", "回收站里的记忆会一直保留，直到你永久删除。")
+        return QCoreApplication.translate("TrashDialog", "删除超过 {0} 天的记忆会在启动时被永久清除。").format(f"{days:g}")
+
+    def _update_buttons(self) -> None:
+        selected = bool(self.list.selectedItems())
+        self.restore_button.setEnabled(selected)
+        self.purge_button.setEnabled(selected)
+        self.empty_button.setEnabled(bool(self._rows))
+
+    def _on_memory_changed(self, change: MemoryChange) -> None:
+        if change.kind in _TRASH_KINDS and shiboken6.isValid(self):
+            self._load_task = asyncio.ensure_future(self.load())
+
+    def done(self, result: int) -> None:
+        disconnect_quietly(self._service.memory_changed, self._on_memory_changed)
+        super().done(result)

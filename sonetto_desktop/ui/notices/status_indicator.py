@@ -1,0 +1,182 @@
+"""The memory writer's state for people: "整理记忆中 (n)", the last error, pause / resume, and
+"重试失败的轮次" when turns failed, were held, or wait for their next automatic try.
+
+:class:`WriterControl` adapts the services' background writer (no Qt) for the UI: one checkable
+"暂停记忆写入" action shared by the tray menu and the status indicator, a "重试失败的轮次" action
+(``MemoryWriter.retry_failed()``, run as a task on the loop: never blocking Qt), and a ``state_changed``
+signal raised on every writer event (bridged to the GUI thread). It follows whichever writer the
+services run (none before the agents start; a new one after the store is re-opened).
+:class:`StatusIndicator` shows it.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from PySide6.QtCore import QObject, QSize, Qt, Signal
+from PySide6.QtGui import QAction
+from PySide6.QtWidgets import QHBoxLayout, QLabel, QToolButton, QWidget
+
+from ...aio import TaskKeeper
+from ..i18n import ui_language
+from ..widgets.icons import icon
+from ..qt_bridge import QtEventBridge
+
+ERROR_CHARS = 40
+
+
+class WriterControl(QObject):
+    """``services``: anything with ``writer`` (a ``MemoryWriter`` or None) and
+    ``subscribe_writer(callback)`` — the app's ``AppServices``."""
+
+    state_changed = Signal()
+    review_requested = Signal()  # the review inbox's badge was clicked
+    conflicts_requested = Signal()  # the tidy-up's "矛盾 N" badge was clicked
+
+    def __init__(self, services: Any = None, parent: QObject | None = None) -> None:
+        super().__init__(parent)
+        self._services = services
+        self.pause_action = QAction(icon("pause"), "", self)
+        self.pause_action.setCheckable(True)
+        self.pause_action.toggled.connect(self._on_pause_toggled)
+        self.retry_action = QAction(icon("retry"), "", self)
+        self.retry_action.triggered.connect(self._on_retry)
+        self.review_action = QAction(self)
+        self.review_action.triggered.connect(self.review_requested)
+        self.conflicts_action = QAction(self)
+        self.conflicts_action.triggered.connect(self.conflicts_requested)
+        self._set_texts()
+        self._tasks = TaskKeeper("writer-control")
+        self._bridge = QtEventBridge(services.subscribe_writer if services is not None else None, self)
+        self._bridge.event.connect(lambda _event: self.refresh())
+        self.refresh()
+
+    @property
+    def writer(self) -> Any:
+        """The writer in use now (``None``: not started)."""
+        return getattr(self._services, "writer", None)
+
+    def close(self) -> None:
+        self._bridge.close()
+
+    def _set_texts(self) -> None:
+        self.pause_action.setText(self.tr("暂停记忆写入"))
+        self.retry_action.setText(self.tr("重试失败的轮次"))
+        self.review_action.setToolTip(self.tr("Sonetto 想做的记忆变化，等你确认"))
+        self.conflicts_action.setToolTip(self.tr("整理记忆时发现的、说法不一致的记忆，等你确认"))
+
+    def retranslate(self) -> None:
+        """The UI language changed: the shared actions (tray menu, status bar) say it anew."""
+        self._set_texts()
+        self.refresh()
+
+    def refresh(self) -> None:
+        writer = self.writer
+        paused = bool(writer is not None and writer.paused)
+        self.pause_action.setEnabled(writer is not None)
+        can_retry = bool(writer is not None and writer.status().can_retry)
+        self.retry_action.setEnabled(can_retry)
+        self.retry_action.setVisible(can_retry)
+        review = getattr(self._services, "review", None)
+        waiting = review.cached_count if review is not None else 0
+        self.review_action.setText(self.tr("待审核 %1").replace("%1", str(waiting)))
+        self.review_action.setVisible(bool(waiting) or bool(review is not None and review.enabled))
+        hygiene = getattr(self._services, "hygiene", None)
+        flagged = len(hygiene.conflicts()) if hygiene is not None else 0  # held in memory: no file read
+        self.conflicts_action.setText(self.tr("矛盾 %1").replace("%1", str(flagged)))
+        self.conflicts_action.setVisible(bool(flagged))
+        if self.pause_action.isChecked() != paused:
+            self.pause_action.blockSignals(True)
+            self.pause_action.setChecked(paused)
+            self.pause_action.blockSignals(False)
+        self.state_changed.emit()
+
+    def _on_retry(self) -> None:
+        writer = self.writer
+        if writer is not None:
+            self.retry_action.setEnabled(False)  # until the writer reports again
+            self._tasks.spawn(writer.retry_failed(), name="retry-failed-turns")
+
+    def _on_pause_toggled(self, checked: bool) -> None:
+        writer = self.writer
+        if writer is None:
+            return
+        if checked:
+            writer.pause()
+        else:
+            writer.resume()
+        self.refresh()
+
+
+class StatusIndicator(QWidget):
+    """``state`` property: idle | busy | paused | error | off (styled from the QSS)."""
+
+    def __init__(self, control: WriterControl, *, parent: QWidget | None = None) -> None:
+        super().__init__(parent)
+        self.setObjectName("StatusIndicator")
+        self._control = control
+        layout = QHBoxLayout(self)
+        layout.setContentsMargins(0, 0, 0, 0)
+        layout.setSpacing(4)
+        self.label = QLabel(self)
+        self.label.setObjectName("StatusIndicator")
+        self.pause_button = QToolButton(self)
+        self.pause_button.setDefaultAction(control.pause_action)
+        self.pause_button.setIconSize(QSize(14, 14))
+        self.pause_button.setToolButtonStyle(Qt.ToolButtonStyle.ToolButtonIconOnly)
+        self.retry_button = QToolButton(self)
+        self.retry_button.setDefaultAction(control.retry_action)
+        self.retry_button.setIconSize(QSize(14, 14))
+        self.retry_button.setToolButtonStyle(Qt.ToolButtonStyle.ToolButtonIconOnly)
+        self.review_button = QToolButton(self)
+        self.review_button.setObjectName("ReviewBadge")
+        self.review_button.setDefaultAction(control.review_action)
+        self.review_button.setToolButtonStyle(Qt.ToolButtonStyle.ToolButtonTextOnly)
+        layout.addWidget(self.label)
+        layout.addWidget(self.review_button)
+        self.conflicts_button = QToolButton(self)
+        self.conflicts_button.setObjectName("ConflictsBadge")
+        self.conflicts_button.setDefaultAction(control.conflicts_action)
+        self.conflicts_button.setToolButtonStyle(Qt.ToolButtonStyle.ToolButtonTextOnly)
+        layout.addWidget(self.conflicts_button)
+        layout.addWidget(self.retry_button)
+        layout.addWidget(self.pause_button)
+        control.state_changed.connect(self.refresh)
+        self.refresh()
+
+    @property
+    def state(self) -> str:
+        return str(self.label.property("state") or "")
+
+    def refresh(self) -> None:
+        ltm = self._control.writer
+        if ltm is None:
+            state, text, tip = "off", self.tr("记忆写入未启动"), ""
+        else:
+            status = ltm.status()
+            english = ui_language() == "en"
+            tip = status.en if english else status.zh
+            if ltm.paused:
+                state, text = "paused", self.tr("记忆写入已暂停 (%1)").replace("%1", str(ltm.pending))
+            elif ltm.pending:
+                state, text = "busy", self.tr("整理记忆中 (%1)").replace("%1", str(ltm.pending))
+                if ltm.last_error:
+                    state = "error"
+            elif ltm.last_error or status.failed:
+                short = ltm.last_error or (status.en if english else status.zh)
+                short = short if len(short) <= ERROR_CHARS else short[: ERROR_CHARS - 1] + "…"
+                state, text = "error", self.tr("记忆写入出错：%1").replace("%1", short)
+            else:
+                state, text = "idle", self.tr("记忆已是最新")
+        self.label.setText(text)
+        self.label.setToolTip(tip)
+        self.pause_button.setToolTip(self.tr("继续记忆写入") if state == "paused" else self.tr("暂停记忆写入"))
+        self.retry_button.setVisible(self._control.retry_action.isVisible())
+        self.review_button.setVisible(self._control.review_action.isVisible())
+        self.conflicts_button.setVisible(self._control.conflicts_action.isVisible())
+        control = self._control.pause_action
+        control.setIcon(icon("resume") if control.isChecked() else icon("pause"))
+        if self.label.property("state") != state:
+            self.label.setProperty("state", state)
+            self.label.style().unpolish(self.label)
+            self.label.style().polish(self.label)

@@ -1,0 +1,1 @@
+"""The settings dialog and its pages (model, memory, other apps over MCP, several devices)."""

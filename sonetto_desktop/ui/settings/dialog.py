@@ -1,0 +1,308 @@
+"""SettingsDialog: every field of :class:`Settings`, a test-connection button and the data folder.
+
+The dialog edits a copy; "保存" validates, writes it (``Settings.save``) and emits ``settings_saved``
+with the new object — the app applies it (theme now, model now, store backend / data dir by
+re-opening the services, which migrates the store without loss). Fields set by environment
+variables are shown read-only with the variable's name under them. Test connection runs on the
+event loop. Closing with unsaved changes asks first (``discard_guard``).
+"""
+
+from __future__ import annotations
+
+import asyncio
+import dataclasses
+from pathlib import Path
+
+from PySide6.QtCore import Qt, QUrl, Signal
+from PySide6.QtGui import QDesktopServices
+from PySide6.QtWidgets import (
+    QCheckBox,
+    QComboBox,
+    QDialog,
+    QDialogButtonBox,
+    QDoubleSpinBox,
+    QFileDialog,
+    QFormLayout,
+    QHBoxLayout,
+    QLabel,
+    QLineEdit,
+    QPushButton,
+    QTabWidget,
+    QVBoxLayout,
+    QWidget,
+)
+
+from sonetto_desktop.aio import TaskKeeper
+from sonetto_desktop.config.settings import USER_NAME_MAX, Settings
+
+from ..widgets.discard_guard import guard_reject
+from ..widgets.deferred import alive
+from ..widgets.icons import icon
+from .mcp_page import McpPage
+from .postgres_page import PostgresPage
+from .fields import env_variable, lock_to_env, retention_spin, with_secret_toggle
+
+
+class SettingsDialog(QDialog):
+    settings_saved = Signal(object)  # Settings
+    connection_tested = Signal(object)  # ConnectionResult
+    dont_remember_requested = Signal()  # "不要记住的内容…": the shell opens the list (it holds the services)
+
+    def __init__(self, settings: Settings, parent: QWidget | None = None, *, save_path: Path | None = None) -> None:
+        super().__init__(parent)
+        self.setWindowTitle(self.tr("设置"))
+        self.setWindowIcon(icon("settings"))
+        self.setMinimumWidth(520)
+        self._original = settings
+        self._tasks = TaskKeeper("settings-dialog")  # save / test: cancelled when the dialog goes
+        keeper = self._tasks
+        self.destroyed.connect(lambda *_: keeper.cancel_all())
+        self._save_path = save_path
+        self.last_result = None
+
+        tabs = QTabWidget(self)
+        tabs.addTab(self._model_tab(), self.tr("模型"))
+        tabs.addTab(self._memory_tab(), self.tr("记忆"))
+        self.postgres_page = PostgresPage(self)  # the multi-device backend's fields (its own module)
+        tabs.addTab(self.postgres_page, self.postgres_page.title())
+        self.mcp_page = McpPage(self)  # other AI apps through the MCP server (its own module)
+        tabs.addTab(self.mcp_page, self.mcp_page.title())
+        tabs.addTab(self._look_tab(), self.tr("外观"))
+        self.error_label = QLabel(self)
+        self.error_label.setObjectName("HintLabel")
+        self.error_label.setWordWrap(True)
+        self.buttons = QDialogButtonBox(QDialogButtonBox.StandardButton.Save | QDialogButtonBox.StandardButton.Cancel, self)
+        self.buttons.button(QDialogButtonBox.StandardButton.Save).setText(self.tr("保存"))
+        self.buttons.button(QDialogButtonBox.StandardButton.Cancel).setText(self.tr("取消"))
+        self.buttons.accepted.connect(lambda: self._tasks.spawn(self.save(), name="save-settings"))
+        self.buttons.rejected.connect(self.reject)
+        column = QVBoxLayout(self)
+        column.addWidget(tabs)
+        column.addWidget(self.error_label)
+        column.addWidget(self.buttons)
+        self._load(settings)
+        self._loaded = self.current_settings()  # what "unchanged" means for the discard question
+
+    # ── tabs ───────────────────────────────────────────────────────────
+
+    def _model_tab(self) -> QWidget:
+        page = QWidget(self)
+        form = self._model_form = QFormLayout(page)
+        self.user_name = QLineEdit(page)
+        self.user_name.setObjectName("UserName")
+        self.user_name.setMaxLength(USER_NAME_MAX)
+        self.user_name.setPlaceholderText(self.tr("留空时 Sonetto 会从记忆里知道"))
+        self.base_url = QLineEdit(page)
+        self.base_url.setPlaceholderText("https://api.deepseek.com/v1 · http://127.0.0.1:11434/v1")
+        self.api_key = QLineEdit(page)
+        self.api_key.setEchoMode(QLineEdit.EchoMode.Password)
+        self.api_key.setPlaceholderText(self.tr("本地模型可以留空"))
+        self._api_key_row, self.show_key_button = with_secret_toggle(self.api_key, page)
+        self.model = QComboBox(page)
+        self.model.setEditable(True)
+        self.model.lineEdit().setPlaceholderText("gpt-4o-mini · deepseek-chat · qwen-plus")
+        self.temperature = QDoubleSpinBox(page)
+        self.temperature.setRange(0.0, 2.0)
+        self.temperature.setSingleStep(0.1)
+        self.request_timeout = QDoubleSpinBox(page)
+        self.request_timeout.setRange(1.0, 3600.0)
+        self.request_timeout.setSuffix(self.tr(" 秒"))
+        self.test_button = QPushButton(self.tr("测试连接"), page)
+        self.test_button.clicked.connect(lambda: self._tasks.spawn(self.test_connection(), name="test-connection"))
+        self.test_result = QLabel(page)
+        self.test_result.setWordWrap(True)
+        self.test_result.setTextInteractionFlags(Qt.TextInteractionFlag.TextSelectableByMouse)
+        test_row = QHBoxLayout()
+        test_row.addWidget(self.test_button)
+        test_row.addWidget(self.test_result, 1)
+        form.addRow(self.tr("你希望 Sonetto 怎么称呼你"), self.user_name)
+        form.addRow(self.tr("服务地址"), self.base_url)
+        form.addRow(self.tr("API 密钥"), self._api_key_row)
+        form.addRow(self.tr("模型"), self.model)
+        form.addRow(self.tr("温度"), self.temperature)
+        form.addRow(self.tr("请求超时"), self.request_timeout)
+        form.addRow(test_row)
+        return page
+
+    def _memory_tab(self) -> QWidget:
+        page = QWidget(self)
+        form = self._memory_form = QFormLayout(page)
+        self.retrieval_mode = QComboBox(page)
+        for value, label in (("hybrid", self.tr("混合（推荐）")), ("mechanical", self.tr("本地检索（快，不用模型）")),
+                             ("llm", self.tr("模型检索"))):
+            self.retrieval_mode.addItem(label, value)
+        self.recall_timeout = QDoubleSpinBox(page)
+        self.recall_timeout.setRange(0.5, 600.0)
+        self.recall_timeout.setSuffix(self.tr(" 秒"))
+        self.store_backend = QComboBox(page)
+        self.store_backend.addItem(self.tr("YAML 文件（可直接阅读）"), "yaml")
+        self.store_backend.addItem(self.tr("SQLite 数据库（记忆很多时更快）"), "sqlite")
+        PostgresPage.add_backend_choice(self.store_backend)
+        self.backend_hint = QLabel(self.tr("切换后会把现有记忆（含历史和回收站）完整迁移过去，旧文件保留。"), page)
+        self.backend_hint.setObjectName("HintLabel")
+        self.backend_hint.setWordWrap(True)
+        self.trash_retention = retention_spin(page)
+        self.review_mode = QCheckBox(self.tr("Sonetto 的记忆变化先交给我审核（审核模式）"), page)
+        self.review_mode.setObjectName("ReviewMode")
+        self.dont_remember_button = QPushButton(self.tr("不要记住的内容…"), page)
+        self.dont_remember_button.setObjectName("DontRememberButton")
+        self.dont_remember_button.clicked.connect(self.dont_remember_requested)
+        self.data_dir = QLineEdit(page)
+        browse = QPushButton(icon("folder"), self.tr("选择…"), page)
+        browse.clicked.connect(self._browse)
+        self.open_folder_button = QPushButton(icon("folder"), self.tr("打开数据文件夹"), page)
+        self.open_folder_button.clicked.connect(self.open_data_folder)
+        self._dir_row = dir_row = QHBoxLayout()
+        dir_row.addWidget(self.data_dir, 1)
+        dir_row.addWidget(browse)
+        form.addRow(self.tr("回忆方式"), self.retrieval_mode)
+        form.addRow(self.tr("回忆超时"), self.recall_timeout)
+        form.addRow(self.tr("存储方式"), self.store_backend)
+        form.addRow("", self.backend_hint)
+        form.addRow(self.tr("回收站保留"), self.trash_retention)
+        form.addRow(self.tr("记忆写入"), self.review_mode)
+        form.addRow("", self.dont_remember_button)
+        form.addRow(self.tr("数据文件夹"), dir_row)
+        form.addRow("", self.open_folder_button)
+        return page
+
+    def _look_tab(self) -> QWidget:
+        page = QWidget(self)
+        form = QFormLayout(page)
+        self.theme = QComboBox(page)
+        for value, label in (("system", self.tr("跟随系统")), ("light", self.tr("浅色")), ("dark", self.tr("深色"))):
+            self.theme.addItem(label, value)
+        self.language = QComboBox(page)
+        self.language.addItem("中文", "zh_CN")
+        self.language.addItem("English", "en")
+        form.addRow(self.tr("主题"), self.theme)
+        form.addRow(self.tr("语言"), self.language)  # applied at once when saved: no restart
+        return page
+
+    # ── values ─────────────────────────────────────────────────────────
+
+    @staticmethod
+    def _select(combo: QComboBox, value: str) -> None:
+        index = combo.findData(value)
+        combo.setCurrentIndex(max(index, 0))
+
+    def _load(self, s: Settings) -> None:
+        self.user_name.setText(s.user_name)
+        self.trash_retention.setValue(round(s.trash_retention_days))
+        self.review_mode.setChecked(bool(s.review_mode))
+        self.base_url.setText(s.base_url)
+        self.api_key.setText(s.api_key)
+        self.model.setEditText(s.model)
+        self.temperature.setValue(s.temperature)
+        self.request_timeout.setValue(s.request_timeout)
+        self._select(self.retrieval_mode, s.retrieval_mode)
+        self.recall_timeout.setValue(s.recall_timeout)
+        self._select(self.store_backend, s.store_backend)
+        self.data_dir.setText(s.data_dir)
+        self.data_dir.setPlaceholderText(str(s.resolved_data_dir()))
+        self._select(self.theme, s.theme)
+        self._select(self.language, s.language)
+        self.postgres_page.load(s)
+        self.mcp_page.load(s)
+        self.env_notes = {}
+        for name in sorted(s.env_overridden):
+            where = {"base_url": (self._model_form, self.base_url, self.base_url),
+                     "api_key": (self._model_form, self._api_key_row, self.api_key),
+                     "model": (self._model_form, self.model, self.model),
+                     "data_dir": (self._memory_form, self._dir_row, self.data_dir)}.get(name)
+            if where is not None:
+                self.env_notes[name] = lock_to_env(*where, env_variable(name))
+
+    def current_settings(self) -> Settings:
+        """The settings as edited (environment-set fields unchanged)."""
+        s = self._original
+        values = {
+            "temperature": round(self.temperature.value(), 2),
+            "request_timeout": self.request_timeout.value(),
+            "retrieval_mode": self.retrieval_mode.currentData(),
+            "recall_timeout": self.recall_timeout.value(),
+            "store_backend": self.store_backend.currentData(),
+            "theme": self.theme.currentData(),
+            "language": self.language.currentData(),
+            "user_name": self.user_name.text().strip(),
+            "trash_retention_days": float(self.trash_retention.value()),
+            "review_mode": self.review_mode.isChecked(),
+        }
+        editable = {"base_url": self.base_url.text().strip(), "api_key": self.api_key.text().strip(),
+                    "model": self.model.currentText().strip(), "data_dir": self.data_dir.text().strip()}
+        values.update({k: v for k, v in editable.items() if k not in s.env_overridden})
+        values.update(self.postgres_page.values())
+        values.update(self.mcp_page.values())
+        return dataclasses.replace(s, **values)
+
+    # ── actions ────────────────────────────────────────────────────────
+
+    async def save(self) -> bool:
+        """Validate, write (in a worker: file + keyring), emit ``settings_saved`` and close."""
+        settings = self.current_settings()
+        problems = settings.validate()
+        if problems:
+            use_en = settings.language == "en"
+            self.error_label.setText("\n".join(p.en if use_en else p.zh for p in problems))
+            return False
+        self.buttons.setEnabled(False)
+        try:
+            await asyncio.to_thread(settings.save, self._save_path)
+        except OSError as exc:
+            if alive(self):
+                self.error_label.setText(self.tr("无法保存设置：") + str(exc))
+            return False
+        finally:
+            if alive(self):  # the dialog may have been closed and deleted meanwhile
+                self.buttons.setEnabled(True)
+        if not alive(self):
+            return True
+        self.settings_saved.emit(settings)
+        self.accept()
+        return True
+
+    async def test_connection(self) -> None:
+        from sonetto_desktop.agent.llm import test_connection
+
+        settings = self.current_settings()
+        self.test_button.setEnabled(False)
+        self.test_result.setText(self.tr("正在连接…"))
+        try:
+            result = await test_connection(settings)
+        finally:
+            if alive(self):  # the dialog may have been closed and deleted meanwhile
+                self.test_button.setEnabled(True)
+        if not alive(self):
+            return
+        self.last_result = result
+        message = result.en if settings.language == "en" else result.zh  # says the latency once
+        mark = "⚠ " if result.warning else "✓ " if result.ok else "✗ "  # ⚠: connected, but no tool calls
+        self.test_result.setText(mark + message)
+        if result.models:
+            current = self.model.currentText()
+            self.model.clear()
+            self.model.addItems(result.models)
+            self.model.setEditText(current)
+        self.connection_tested.emit(result)
+
+    def dirty(self) -> bool:
+        """Anything changed that closing would lose."""
+        return self.current_settings() != self._loaded
+
+    def reject(self) -> None:
+        guard_reject(self, self.dirty, super().reject)
+
+    def _browse(self) -> None:
+        dialog = QFileDialog(self, self.tr("选择数据文件夹"), self.data_dir.text() or self.data_dir.placeholderText())
+        dialog.setFileMode(QFileDialog.FileMode.Directory)
+        dialog.setOption(QFileDialog.Option.ShowDirsOnly, True)
+        dialog.fileSelected.connect(self.data_dir.setText)
+        dialog.open()
+
+    def data_folder(self) -> Path:
+        return self.current_settings().resolved_data_dir()
+
+    def open_data_folder(self) -> bool:
+        folder = self.data_folder()
+        folder.mkdir(parents=True, exist_ok=True)
+        return QDesktopServices.openUrl(QUrl.fromLocalFile(str(folder)))

@@ -1,0 +1,1 @@
+"""The tray icon and the quick chat popup it opens."""

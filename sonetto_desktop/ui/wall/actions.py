@@ -1,0 +1,359 @@
+"""WallActions: what the person can do to cards — edit, add, merge, move, delete (with undo),
+history, trash, copy, a theme's colour, and what a drop means. Every change goes through :class:`MemoryService`.
+
+Dialogs open window-modal with ``open()`` (never a nested ``exec()`` loop under qasync) and
+delete themselves on close; the last one opened is ``active_dialog``.
+"""
+
+from __future__ import annotations
+
+import asyncio
+from typing import Any, Callable
+
+import shiboken6
+
+from PySide6.QtCore import QCoreApplication, QObject, Qt, Signal
+from PySide6.QtGui import QColor, QGuiApplication
+from PySide6.QtWidgets import QColorDialog, QDialog, QInputDialog, QMenu, QWidget
+
+from sonetto_desktop.aio import TaskKeeper
+from ..widgets.deferred import alive
+from ..dialogs.edit import EditDialog
+from ..dialogs.history import HistoryDialog
+from ..widgets.icons import icon
+from .memory_model import MemoryCardModel
+from ..memory_service import MemoryService
+from ..dialogs.merge import MergeDialog
+from ..notices.toasts import ToastOverlay
+from ..dialogs.trash import TrashDialog
+
+
+def _preview(text: str, limit: int = 24) -> str:
+    text = " ".join(text.split())
+    return text if len(text) <= limit else text[: limit - 1] + "…"
+
+
+class WallActions(QObject):
+    chat_requested = Signal(str, str)  # session id, turn id (the history's 打开这段对话)
+
+    def __init__(
+        self,
+        host: QWidget,
+        service: MemoryService,
+        model: MemoryCardModel,
+        toasts: ToastOverlay,
+        reveal: Callable[[str], Any],
+    ) -> None:
+        super().__init__(host)
+        self._host = host
+        self._service = service
+        self._model = model
+        self._toasts = toasts
+        self._reveal = reveal
+        # Edits, moves and deletes with their follow-ups. Not cancelled with the wall: a delete the
+        # person asked for still finishes (its follow-ups check the wall is alive after each await).
+        self._tasks = TaskKeeper("wall-actions")
+        self.active_dialog: QDialog | None = None
+        self.bulk: Any = None  # the wall's WallBulk (several cards, whole themes)
+
+    def _keep(self, coro: Any) -> "asyncio.Task[Any]":
+        """Run ``coro`` as a task held until it is done (the loop keeps only weak references)."""
+        return self._tasks.spawn(coro, name="wall-action")
+
+    def _open(self, dialog: QDialog) -> QDialog:
+        dialog.setAttribute(Qt.WidgetAttribute.WA_DeleteOnClose)
+        dialog.setWindowModality(Qt.WindowModality.WindowModal)
+        self.active_dialog = dialog
+        dialog.destroyed.connect(self._forget_dialog)
+        dialog.open()
+        return dialog
+
+    def _forget_dialog(self, *_: object) -> None:
+        self.active_dialog = None
+
+    def _parent(self) -> QWidget:
+        return self._host.window()
+
+    # ── add / edit ────────────────────────────────────────────────────
+
+    def add_card(self, theme: str = "") -> EditDialog:
+        dialog = EditDialog(theme=theme, themes=self._model.themes(), creating=True, parent=self._parent())
+        dialog.accepted.connect(lambda: self._after_add(*dialog.values()))
+        return self._open(dialog)
+
+    def _after_add(self, description: str, theme: str, reason: str) -> "asyncio.Task[Any]":
+        # the write starts now (shutdown drains it); the follow-up waits for it
+        return self._keep(self._add(self._service.add(description, theme, reason), description, theme, reason))
+
+    async def _add(self, write: "asyncio.Task[str | None]", description: str, theme: str, reason: str) -> str | None:
+        memory_id = await write
+        if not shiboken6.isValid(self):  # the wall went away meanwhile (store switch, quit)
+            return memory_id
+        if memory_id:
+            await self._model.settle()
+            if alive(self):
+                self._reveal(memory_id)
+        else:  # failed (the toast says why): the person gets their text back
+            self._reopen_add(description, theme, reason)
+        return memory_id
+
+    def _reopen_add(self, description: str, theme: str, reason: str, hint: str = "") -> EditDialog:
+        dialog = self.add_card(theme)
+        dialog.description_edit.setPlainText(description)
+        dialog.reason_edit.setText(reason)
+        if hint:
+            dialog.hint.setText(hint)
+        return dialog
+
+    def edit_card(self, memory_id: str) -> EditDialog | None:
+        card = self._model.card(memory_id)
+        if card is None:
+            return None
+        dialog = EditDialog(
+            description=card.description, theme=card.theme, themes=self._model.themes(), parent=self._parent()
+        )
+        dialog.accepted.connect(lambda: self._after_edit(memory_id, *dialog.values()))
+        return self._open(dialog)
+
+    def _after_edit(self, memory_id: str, description: str, theme: str, reason: str) -> "asyncio.Task[Any]":
+        write = self._service.edit(memory_id, description, theme, reason)
+        return self._keep(self._edit(write, memory_id, description, theme, reason))
+
+    async def _edit(self, write: "asyncio.Task[bool | None]", memory_id: str, description: str, theme: str,
+                    reason: str) -> bool | None:
+        result = await write
+        if result is None and shiboken6.isValid(self):  # failed (the toast says why): keep what was written
+            await self._model.settle()
+            if not alive(self):
+                return result
+            dialog = self.edit_card(memory_id)
+            if dialog is None:  # the card is gone (e.g. Sonetto just deleted or merged it)
+                self._reopen_add(description, theme, reason, QCoreApplication.translate(
+                    "MemoryWall", "这条记忆已经不在了（可能刚被删除或合并）。可以把你写的内容另存为一条新记忆。"))
+            else:
+                dialog.description_edit.setPlainText(description)
+                dialog.theme_edit.setText(theme)
+                dialog.reason_edit.setText(reason)
+        return result
+
+    # ── merge ─────────────────────────────────────────────────────────
+
+    def merge_cards(self, keep_id: str, gone_id: str | None = None) -> MergeDialog | None:
+        """Merge dialog for ``keep_id``; ``gone_id`` preselects the other card (else the person picks)."""
+        first = self._model.card(keep_id)
+        if first is None:
+            return None
+        second = self._model.card(gone_id) if gone_id and gone_id != keep_id else None
+        candidates = sorted(self._model.cards(), key=lambda c: (c.theme != first.theme, c.theme, c.description))
+        dialog = MergeDialog(first, candidates, second=second, themes=self._model.themes(), parent=self._parent())
+        dialog.accepted.connect(lambda: self._after_merge(*dialog.values()))
+        return self._open(dialog)
+
+    def _after_merge(self, keep_id: str, gone_id: str, description: str, theme: str,
+                     reason: str) -> "asyncio.Task[Any]":
+        write = self._service.merge(keep_id, gone_id, description, theme, reason)
+        return self._keep(self._merge(write, keep_id, gone_id, description, theme, reason))
+
+    async def _merge(self, write: "asyncio.Task[bool | None]", keep_id: str, gone_id: str, description: str,
+                     theme: str, reason: str) -> bool:
+        merged = await write is not None
+        if not merged and shiboken6.isValid(self):  # failed (the toast says why): give the merged text back
+            await self._model.settle()
+            if not alive(self):
+                return merged
+            dialog = self.merge_cards(keep_id, gone_id)
+            if dialog is None:
+                self._reopen_add(description, theme, reason)
+            else:
+                dialog.description_edit.setPlainText(description)
+                dialog.theme_edit.setText(theme)
+                dialog.reason_edit.setText(reason)
+        return merged
+
+    # ── delete with undo ──────────────────────────────────────────────
+
+    def delete_cards(self, ids: list[str]) -> "asyncio.Task[Any] | None":
+        """One card: to the trash with an undo; several: one bulk action (``WallBulk``)."""
+        ids = list(dict.fromkeys(ids))
+        if len(ids) > 1 and self.bulk is not None:
+            return self.bulk.delete(ids)
+        return self._keep(self._delete(ids))
+
+    async def _delete(self, ids: list[str]) -> list[str]:
+        previews = {mid: (self._model.card(mid).description if self._model.card(mid) else "") for mid in ids}
+        results = await asyncio.gather(*(self._service.delete(mid) for mid in ids))
+        deleted = [mid for mid, result in zip(ids, results, strict=True) if result is not None]
+        if deleted and alive(self) and alive(self._toasts):  # (the wall may have gone meanwhile)
+            if len(deleted) == 1:
+                text = QCoreApplication.translate("MemoryWall", "已删除：{0}").format(_preview(previews[deleted[0]]))
+            else:
+                text = QCoreApplication.translate("MemoryWall", "已删除 {0} 条记忆").format(len(deleted))
+            self._toasts.show_toast(
+                text,
+                key="deleted:" + ",".join(deleted),
+                action_text=QCoreApplication.translate("MemoryWall", "撤销"),
+                on_action=lambda: self.undo_delete(deleted),
+                timeout_ms=6000,
+            )
+        return deleted
+
+    def undo_delete(self, ids: list[str]) -> list["asyncio.Task[Any]"]:
+        return [self._service.restore(mid) for mid in ids]
+
+    def lock_cards(self, ids: list[str], locked: bool) -> "asyncio.Task[Any] | None":
+        """Lock (or unlock) ``ids`` against Sonetto and other apps, as one undoable action."""
+        return self.bulk.lock(list(dict.fromkeys(ids)), locked) if self.bulk is not None else None
+
+    # ── other views ───────────────────────────────────────────────────
+
+    def show_history(self, memory_id: str) -> HistoryDialog:
+        dialog = HistoryDialog(self._service, memory_id, self._parent())
+        dialog.chat_requested.connect(self.chat_requested)
+        return self._open(dialog)
+
+    def show_trash(self) -> TrashDialog:
+        return self._open(TrashDialog(self._service, self._parent()))
+
+    def copy_card(self, memory_id: str) -> None:
+        card = self._model.card(memory_id)
+        if card is not None:
+            QGuiApplication.clipboard().setText(card.description)
+
+    # ── drops ─────────────────────────────────────────────────────────
+
+    def handle_drop(self, ids: list[str], theme: str, target_id: str = "") -> Any:
+        """A drop of ``ids`` on ``theme``'s section, or in card ``target_id``'s merge zone: one card in
+        another card's merge zone opens the merge dialog (the target is kept); otherwise the cards
+        move to ``theme``."""
+        ids = [mid for mid in dict.fromkeys(ids) if self._model.card(mid) is not None]
+        if not ids:
+            return None
+        if target_id and target_id not in ids and len(ids) == 1:
+            return self.merge_cards(target_id, ids[0])
+        return self.move_cards(ids, theme, QCoreApplication.translate("MemoryWall", "拖动到「{0}」").format(theme))
+
+    def move_cards(self, ids: list[str], theme: str, reason: str = "") -> list["asyncio.Task[Any]"]:
+        """Move ``ids`` to ``theme`` (as the user, with ``reason``); cards already there stay."""
+        theme = (theme or "").strip()
+        if not theme:
+            return []
+        reason = reason or QCoreApplication.translate("MemoryWall", "移动到「{0}」").format(theme)
+        ids = list(dict.fromkeys(ids))
+        if len(ids) > 1 and self.bulk is not None:  # one action, one toast, one undo
+            return [task] if (task := self.bulk.move(ids, theme, reason)) is not None else []
+        tasks = []
+        for memory_id in dict.fromkeys(ids):
+            card = self._model.card(memory_id)
+            if card is not None and card.theme != theme:
+                tasks.append(self._service.move_theme(memory_id, theme, reason))
+        return tasks
+
+    def ask_new_theme(self, ids: list[str]) -> QInputDialog:
+        """"移动到… → 新主题…": ask for the name, then move ``ids`` there."""
+        dialog = QInputDialog(self._parent())
+        dialog.setObjectName("NewThemeDialog")
+        dialog.setWindowTitle(QCoreApplication.translate("MemoryWall", "移动到新主题"))
+        dialog.setLabelText(QCoreApplication.translate("MemoryWall", "新主题的名字："))
+        dialog.setInputMode(QInputDialog.InputMode.TextInput)
+        dialog.textValueSelected.connect(lambda name: self.move_cards(ids, name))
+        return self._open(dialog)
+
+    def _move_menu(self, parent: QMenu, ids: list[str]) -> QMenu:
+        menu = parent.addMenu(icon("folder"), QCoreApplication.translate("MemoryWall", "移动到…"))
+        menu.setObjectName("MoveMenu")
+        current = {self._model.card(mid).theme for mid in ids if self._model.card(mid) is not None}
+        counts = self._model.theme_counts()
+        for theme in sorted(counts, key=lambda t: (-counts[t], t)):
+            if current == {theme}:
+                continue
+            action = menu.addAction(f"{theme}（{counts[theme]}）")
+            action.setData(theme)
+            action.triggered.connect(lambda _=False, t=theme: self.move_cards(ids, t))
+        menu.addSeparator()
+        new = menu.addAction(QCoreApplication.translate("MemoryWall", "新主题…"))
+        new.setObjectName("new-theme")
+        new.triggered.connect(lambda: self.ask_new_theme(ids))
+        return menu
+
+    # ── a theme's header menu ─────────────────────────────────────────
+
+    def theme_menu(self, theme: str, collapsed: bool, wall: Any) -> QMenu:
+        """折叠/展开 · 更改颜色… · 恢复默认颜色 for ``theme`` (``wall``: the MemoryWall)."""
+        menu = QMenu(self._host)
+        menu.setObjectName("ThemeMenu")
+        menu.setAttribute(Qt.WidgetAttribute.WA_DeleteOnClose)
+        toggle = menu.addAction(QCoreApplication.translate("MemoryWall", "展开") if collapsed
+                                else QCoreApplication.translate("MemoryWall", "折叠"))
+        toggle.setObjectName("toggle")
+        toggle.triggered.connect(lambda: wall.set_collapsed(theme, not collapsed))
+        rename = menu.addAction(icon("rename"), QCoreApplication.translate("MemoryWall", "重命名主题…"))
+        rename.setObjectName("rename")
+        rename.triggered.connect(lambda: wall.bulk.ask_rename_theme(theme))
+        color = menu.addAction(QCoreApplication.translate("MemoryWall", "更改颜色…"))
+        color.setObjectName("color")
+        color.triggered.connect(lambda: self.pick_color(theme, wall))
+        reset = menu.addAction(QCoreApplication.translate("MemoryWall", "恢复默认颜色"))
+        reset.setObjectName("reset-color")
+        reset.setEnabled(theme in wall.theme_colors.custom)
+        reset.triggered.connect(lambda: wall.set_theme_color(theme, None))
+        return menu
+
+    def pick_color(self, theme: str, wall: Any) -> QColorDialog:
+        dialog = QColorDialog(QColor(wall.theme_colors.color(theme, "light")), self._parent())
+        dialog.setObjectName("ThemeColorDialog")
+        dialog.setWindowTitle(QCoreApplication.translate("MemoryWall", "「{0}」的颜色").format(theme))
+        dialog.colorSelected.connect(lambda c: wall.set_theme_color(theme, c.name()))
+        return self._open(dialog)
+
+    # ── context menu ──────────────────────────────────────────────────
+
+    def context_menu(self, memory_id: str, selected: list[str] | None = None) -> QMenu:
+        """The card's menu: 编辑 / 历史 / 与…合并 / 移动到… / 删除 / 复制 (move and delete act on the
+        whole selection)."""
+        selected = [mid for mid in (selected or []) if mid] or [memory_id]
+        if memory_id not in selected:
+            selected = [memory_id]
+        menu = QMenu(self._host)
+        menu.setObjectName("CardMenu")
+        menu.setAttribute(Qt.WidgetAttribute.WA_DeleteOnClose)
+        if len(selected) == 1:
+            delete_text = QCoreApplication.translate("MemoryWall", "删除")
+        else:
+            delete_text = QCoreApplication.translate("MemoryWall", "删除 {0} 条").format(len(selected))
+        cards = [card for card in map(self._model.card, selected) if card is not None]
+        lock = bool(cards) and not all(card.locked for card in cards)  # 锁定 unless all are locked
+        if lock:
+            lock_text = (QCoreApplication.translate("MemoryWall", "锁定") if len(selected) == 1
+                         else QCoreApplication.translate("MemoryWall", "锁定 {0} 条").format(len(selected)))
+        else:
+            lock_text = (QCoreApplication.translate("MemoryWall", "解锁") if len(selected) == 1
+                         else QCoreApplication.translate("MemoryWall", "解锁 {0} 条").format(len(selected)))
+        if len(selected) == 2:  # the two selected cards, in the merge dialog
+            merge = ("merge", "merge", QCoreApplication.translate("MemoryWall", "合并这 2 条"),
+                     lambda: self.merge_cards(selected[0], selected[1]))
+        else:
+            merge = ("merge", "merge", QCoreApplication.translate("MemoryWall", "与…合并"),
+                     lambda: self.merge_cards(memory_id))
+        entries = [
+            ("edit", "edit", QCoreApplication.translate("MemoryWall", "编辑"), lambda: self.edit_card(memory_id)),
+            ("history", "history", QCoreApplication.translate("MemoryWall", "历史"),
+             lambda: self.show_history(memory_id)),
+            merge,
+            "move",
+            ("lock" if lock else "unlock", "lock" if lock else "unlock", lock_text, lambda: self.lock_cards(selected, lock)),
+            None,
+            ("delete", "trash", delete_text, lambda: self.delete_cards(selected)),
+            ("copy", "copy", QCoreApplication.translate("MemoryWall", "复制"), lambda: self.copy_card(memory_id)),
+        ]
+        for entry in entries:
+            if entry is None:
+                menu.addSeparator()
+                continue
+            if entry == "move":
+                self._move_menu(menu, selected)
+                continue
+            name, icon_name, text, slot = entry
+            action = menu.addAction(icon(icon_name), text) if icon_name else menu.addAction(text)
+            action.setObjectName(name)
+            action.triggered.connect(slot)
+        return menu

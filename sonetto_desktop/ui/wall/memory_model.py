@@ -1,0 +1,369 @@
+"""Qt models of the card wall.
+
+``MemoryCardModel`` adapts the memory store to Qt: it holds the rows the views paint (a cache of
+the domain, never edited by widgets) and refreshes only the ids a ``MemoryChange`` names, reading
+them in a worker through :class:`MemoryService`. ``ThemeCardList`` (theme_card_list.py) shows
+one theme's cards, filtered and sorted.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import time
+from enum import IntEnum
+from typing import Any, Iterable
+
+from PySide6.QtCore import (
+    QAbstractListModel,
+    QCoreApplication,
+    QMimeData,
+    QModelIndex,
+    QObject,
+    QPersistentModelIndex,
+    Qt,
+    QTimer,
+    Signal,
+)
+
+from sonetto_desktop.memory.events import MemoryChange
+from sonetto_desktop.memory.item import MemoryItem
+
+from .cards import Card, CardIndex
+from ..widgets.deferred import alive
+from ..memory_service import MemoryService
+from .relative_time import relative_time
+from .filters import author_tooltip, lock_tooltip
+
+MIME_IDS = "application/x-sonetto-memory-ids"
+FLASH_SECONDS = 1.6
+_FLASH_KINDS = frozenset({"add", "update", "merge", "revert", "restore", "import"})
+_ID_KINDS = frozenset({"add", "update", "delete", "merge", "hit", "revert", "restore", "import", "lock"})
+
+
+class CardRole(IntEnum):
+    Id = Qt.ItemDataRole.UserRole + 1
+    Description = Qt.ItemDataRole.UserRole + 2
+    Theme = Qt.ItemDataRole.UserRole + 3
+    Hit = Qt.ItemDataRole.UserRole + 4
+    Time = Qt.ItemDataRole.UserRole + 5
+    RelativeTime = Qt.ItemDataRole.UserRole + 6
+    Flash = Qt.ItemDataRole.UserRole + 7
+    Card = Qt.ItemDataRole.UserRole + 8
+    Highlights = Qt.ItemDataRole.UserRole + 9  # [(start, length)] of the search in the card's text
+
+
+def uses_text(hits: int) -> str:
+    """A card's "用到 N 次": how many times Sonetto brought the memory into a conversation."""
+    return QCoreApplication.translate("CardDelegate", "用到 {0} 次").format(hits)
+
+
+def uses_tooltip(hits: int) -> str:
+    return QCoreApplication.translate(
+        "CardDelegate", "用到 {0} 次：Sonetto 在对话中想起并用上这条记忆的次数（“用到最多”按它排序）。"
+    ).format(hits)
+
+
+def encode_ids(ids: Iterable[str]) -> QMimeData:
+    """Memory ids as drag-and-drop data (``application/x-sonetto-memory-ids``, a JSON list)."""
+    mime = QMimeData()
+    ids = [str(i) for i in ids]
+    mime.setData(MIME_IDS, json.dumps(ids).encode("utf-8"))
+    mime.setText("\n".join(ids))
+    return mime
+
+
+def decode_ids(mime: QMimeData | None) -> list[str]:
+    """The memory ids carried by ``mime``; ``[]`` for anything else (never raises on bad data)."""
+    if mime is None or not mime.hasFormat(MIME_IDS):
+        return []
+    try:
+        ids = json.loads(bytes(mime.data(MIME_IDS)).decode("utf-8"))
+    except (UnicodeDecodeError, ValueError):
+        return []
+    if not isinstance(ids, list):
+        return []
+    return [i for i in ids if isinstance(i, str) and i]
+
+
+class MemoryCardModel(QAbstractListModel):
+    """Every memory as a card row. Call ``reload()`` once; then changes keep it current."""
+
+    themes_changed = Signal()  # a theme appeared or disappeared
+    cards_applied = Signal(list)  # ids just inserted or changed (GUI thread, after the rows changed)
+    load_failed = Signal()  # the store could not be read (the service has said why)
+    card_updated = Signal(object, object)  # (old Card | None, new Card | None), after each row change
+
+    def __init__(self, service: MemoryService | None = None, parent: QObject | None = None, *, lang: str = "zh"):
+        super().__init__(parent)
+        self._service = service
+        self.lang = lang
+        self._cards: list[Card] = []
+        self._rows: dict[str, int] = {}
+        self._theme_counts: dict[str, int] = {}
+        self._by_theme: dict[str, dict[str, Card]] = {}
+        self._flash_until: dict[str, float] = {}
+        self._dirty: dict[str, bool] = {}
+        self._reload_needed = False
+        self._drain_task: asyncio.Task[None] | None = None
+        self._flash_timer = QTimer(self)
+        self._flash_timer.setInterval(40)
+        self._flash_timer.timeout.connect(self._on_flash_tick)
+        if service is not None:
+            service.memory_changed.connect(self._on_memory_changed)
+
+    # ── Qt model API ──────────────────────────────────────────────────
+
+    def rowCount(self, parent: QModelIndex | QPersistentModelIndex = QModelIndex()) -> int:
+        return 0 if parent.isValid() else len(self._cards)
+
+    def data(self, index: QModelIndex | QPersistentModelIndex, role: int = Qt.ItemDataRole.DisplayRole) -> Any:
+        if not index.isValid() or not 0 <= index.row() < len(self._cards):
+            return None
+        card = self._cards[index.row()]
+        if role == CardRole.Card:
+            return card
+        if role in (Qt.ItemDataRole.DisplayRole, CardRole.Description):
+            return card.description
+        if role == Qt.ItemDataRole.ToolTipRole:
+            lines = [uses_tooltip(card.hit), author_tooltip(card.actor)] + ([lock_tooltip()] if card.locked else [])
+            return card.description + "\n\n" + "\n".join(lines)
+        if role == CardRole.Id:
+            return card.id
+        if role == CardRole.Theme:
+            return card.theme
+        if role == CardRole.Hit:
+            return card.hit
+        if role == CardRole.Time:
+            return card.time
+        if role == CardRole.RelativeTime:
+            return relative_time(card.when, lang=self.lang)
+        if role == CardRole.Flash:
+            return self.flash_level(card.id)
+        return None
+
+    def flags(self, index: QModelIndex | QPersistentModelIndex) -> Qt.ItemFlag:
+        base = Qt.ItemFlag.ItemIsDropEnabled
+        if not index.isValid():
+            return base
+        return base | Qt.ItemFlag.ItemIsEnabled | Qt.ItemFlag.ItemIsSelectable | Qt.ItemFlag.ItemIsDragEnabled
+
+    def mimeTypes(self) -> list[str]:
+        return [MIME_IDS]
+
+    def mimeData(self, indexes: Iterable[QModelIndex]) -> QMimeData:
+        ids: list[str] = []
+        for index in indexes:
+            memory_id = self.data(index, CardRole.Id)
+            if memory_id and memory_id not in ids:
+                ids.append(memory_id)
+        return encode_ids(ids)
+
+    def supportedDragActions(self) -> Qt.DropAction:
+        return Qt.DropAction.CopyAction | Qt.DropAction.MoveAction
+
+    def supportedDropActions(self) -> Qt.DropAction:
+        return Qt.DropAction.CopyAction | Qt.DropAction.MoveAction
+
+    # ── queries ───────────────────────────────────────────────────────
+
+    def card(self, memory_id: str) -> Card | None:
+        row = self._rows.get(memory_id)
+        return None if row is None else self._cards[row]
+
+    def cards(self) -> list[Card]:
+        return list(self._cards)
+
+    def row_of(self, memory_id: str) -> int:
+        return self._rows.get(memory_id, -1)
+
+    def cards_in_theme(self, theme: str) -> list[Card]:
+        return list(self._by_theme.get(theme, {}).values())
+
+    def theme_counts(self) -> dict[str, int]:
+        return dict(self._theme_counts)
+
+    def themes(self) -> list[str]:
+        return sorted(self._theme_counts)
+
+    # ── applying domain state (GUI thread) ────────────────────────────
+
+    def set_snapshot(self, items: dict[str, MemoryItem]) -> None:
+        """Replace every row with ``items`` (id -> item)."""
+        self.set_cards([Card.from_item(mid, item) for mid, item in items.items()])
+
+    def set_cards(self, cards: list[Card] | CardIndex) -> None:
+        """Replace every row with ``cards`` (built in a worker by ``read_cards``; a ``CardIndex``,
+        also built there, is taken over as it is: it must not be used elsewhere)."""
+        index = cards if isinstance(cards, CardIndex) else CardIndex.build(cards)
+        old_themes = set(self._theme_counts)
+        self.beginResetModel()
+        self._cards, self._rows = index.cards, index.rows
+        self._theme_counts, self._by_theme = index.theme_counts, index.by_theme
+        self._flash_until = {mid: t for mid, t in self._flash_until.items() if mid in self._rows}
+        self.endResetModel()
+        if set(self._theme_counts) != old_themes:
+            self.themes_changed.emit()
+
+    def apply_items(self, items: dict[str, MemoryItem | None], flash: Iterable[str] = ()) -> None:
+        """Insert, change or remove only the rows of ``items`` (``None`` = gone); flash ``flash`` ids."""
+        self.apply_cards({mid: Card.from_item(mid, item) if item is not None else None
+                          for mid, item in items.items()}, flash)
+
+    def apply_cards(self, cards: dict[str, Card | None], flash: Iterable[str] = ()) -> None:
+        """Insert, change or remove only the rows of ``cards`` (``None`` = gone); flash ``flash`` ids."""
+        old_themes = set(self._theme_counts)
+        flash = set(flash)
+        touched: list[str] = []
+        for memory_id, card in cards.items():
+            row = self._rows.get(memory_id)
+            if card is None:
+                if row is not None:
+                    self._remove_row(row)
+                continue
+            if row is None:
+                self._insert_card(card)
+            elif self._cards[row] != card:
+                old = self._cards[row]
+                self._forget(old)
+                self._remember(card)
+                self._cards[row] = card
+                index = self.index(row, 0)
+                self.dataChanged.emit(index, index)
+                self.card_updated.emit(old, card)
+            else:
+                continue
+            touched.append(memory_id)
+        now = time.monotonic()
+        for memory_id in touched:
+            if memory_id in flash:
+                self._flash_until[memory_id] = now + FLASH_SECONDS
+        if self._flash_until and not self._flash_timer.isActive():
+            self._flash_timer.start()
+        if set(self._theme_counts) != old_themes:
+            self.themes_changed.emit()
+        if touched:
+            self.cards_applied.emit(touched)
+
+    def _insert_card(self, card: Card) -> None:
+        row = len(self._cards)
+        self.beginInsertRows(QModelIndex(), row, row)
+        self._cards.append(card)
+        self._rows[card.id] = row
+        self._remember(card)
+        self.endInsertRows()
+        self.card_updated.emit(None, card)
+
+    def _remove_row(self, row: int) -> None:
+        card = self._cards[row]
+        self.beginRemoveRows(QModelIndex(), row, row)
+        del self._cards[row]
+        del self._rows[card.id]
+        for later in self._cards[row:]:
+            self._rows[later.id] -= 1
+        self._forget(card)
+        self._flash_until.pop(card.id, None)
+        self.endRemoveRows()
+        self.card_updated.emit(card, None)
+
+    def _remember(self, card: Card) -> None:
+        self._theme_counts[card.theme] = self._theme_counts.get(card.theme, 0) + 1
+        self._by_theme.setdefault(card.theme, {})[card.id] = card
+
+    def _forget(self, card: Card) -> None:
+        count = self._theme_counts.get(card.theme, 0) - 1
+        members = self._by_theme.get(card.theme, {})
+        members.pop(card.id, None)
+        if count > 0:
+            self._theme_counts[card.theme] = count
+        else:
+            self._theme_counts.pop(card.theme, None)
+            self._by_theme.pop(card.theme, None)
+
+    # ── highlight of new / changed cards ─────────────────────────────
+
+    def flash(self, memory_id: str) -> None:
+        """Highlight a card for a moment (e.g. when it is revealed)."""
+        row = self._rows.get(memory_id)
+        if row is None:
+            return
+        self._flash_until[memory_id] = time.monotonic() + FLASH_SECONDS
+        if not self._flash_timer.isActive():
+            self._flash_timer.start()
+        index = self.index(row, 0)
+        self.dataChanged.emit(index, index, [CardRole.Flash])
+
+    def flash_level(self, memory_id: str) -> float:
+        """1.0 right after a change, fading to 0.0."""
+        until = self._flash_until.get(memory_id)
+        if until is None:
+            return 0.0
+        return max(0.0, min(1.0, (until - time.monotonic()) / FLASH_SECONDS))
+
+    def _on_flash_tick(self) -> None:
+        now = time.monotonic()
+        for memory_id in list(self._flash_until):
+            row = self._rows.get(memory_id)
+            if self._flash_until[memory_id] <= now:
+                del self._flash_until[memory_id]
+            if row is not None:
+                index = self.index(row, 0)
+                self.dataChanged.emit(index, index, [CardRole.Flash])
+        if not self._flash_until:
+            self._flash_timer.stop()
+
+    # ── the production path: reads in a worker, applied here ──────────
+
+    def reload(self) -> "asyncio.Task[None]":
+        """Re-read the whole store (in a worker) and reset the rows."""
+        self._reload_needed = True
+        return self._schedule()
+
+    def _on_memory_changed(self, change: MemoryChange) -> None:
+        if change.kind == "purge":
+            return  # the trash only
+        idle = self._drain_task is None or self._drain_task.done()
+        if idle and change.ids and all(mid in change.states for mid in change.ids):
+            # The change carries the cards' new state: applied now, in order, without a store read
+            # (so a toast about it can reveal its card at once).
+            cards = {mid: (Card.from_state(mid, st) if (st := change.states[mid]) is not None else None)
+                     for mid in change.ids}
+            self.apply_cards(cards, flash=change.ids if change.kind in _FLASH_KINDS else ())
+            return
+        if change.kind not in _ID_KINDS or not change.ids:
+            self._reload_needed = True
+        for memory_id in change.ids:
+            self._dirty[memory_id] = self._dirty.get(memory_id, False) or change.kind in _FLASH_KINDS
+        self._schedule()
+
+    def _schedule(self) -> "asyncio.Task[None]":
+        if self._drain_task is None or self._drain_task.done():
+            self._drain_task = asyncio.ensure_future(self._drain())
+        return self._drain_task
+
+    async def _drain(self) -> None:
+        # One reader at a time, so results are applied in the order the changes happened.
+        assert self._service is not None, "MemoryCardModel needs a MemoryService to refresh itself"
+        while self._reload_needed or self._dirty:
+            if self._reload_needed:
+                self._reload_needed = False
+                self._dirty.clear()
+                cards = await self._service.snapshot_cards()
+                if not alive(self):  # the wall went away during the read
+                    return
+                if cards is None:
+                    self.load_failed.emit()
+                else:
+                    self.set_cards(cards)
+                continue
+            batch, self._dirty = self._dirty, {}
+            fetched = await self._service.fetch(batch)
+            if not alive(self):
+                return
+            if fetched is not None:
+                self.apply_items(fetched, flash=[mid for mid, flash in batch.items() if flash])
+
+    async def settle(self) -> None:
+        """Wait until every change seen so far is applied."""
+        while self._drain_task is not None and not self._drain_task.done():
+            await asyncio.shield(self._drain_task)

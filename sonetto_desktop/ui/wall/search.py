@@ -1,0 +1,97 @@
+"""WallSearch: the wall's search box behaviour — filter after a pause in typing, Esc clears, and
+pinyin made ready in a worker (see :mod:`search_text`) so that typing ``kf`` over 10,000 cards never
+stalls the window: the search applies at once to what is ready and again when the rest is."""
+
+from __future__ import annotations
+
+import asyncio
+from typing import TYPE_CHECKING, Iterable
+
+from PySide6.QtCore import QEvent, QObject, Qt, QTimer
+from PySide6.QtGui import QKeyEvent
+
+from sonetto_desktop.aio import run_blocking
+
+from ..widgets.deferred import alive
+from .search_text import SearchQuery, collapse, missing_pinyin, warm_pinyin
+
+if TYPE_CHECKING:
+    from .memory_wall import MemoryWall
+
+SEARCH_DEBOUNCE_MS = 200
+
+
+class WallSearch(QObject):
+    def __init__(self, wall: "MemoryWall") -> None:
+        super().__init__(wall)
+        self._wall = wall
+        self.text = ""
+        self.query = SearchQuery("")
+        self._warming: asyncio.Task[None] | None = None
+        self._timer = QTimer(self)
+        self._timer.setSingleShot(True)
+        self._timer.setInterval(SEARCH_DEBOUNCE_MS)
+        self._timer.timeout.connect(lambda: self.apply(wall.search_edit.text()))
+        wall.search_edit.textChanged.connect(lambda _: self._timer.start())  # debounce
+        wall.search_edit.installEventFilter(self)
+
+    def eventFilter(self, watched: QObject, event: QEvent) -> bool:
+        if (event.type() == QEvent.Type.KeyPress and isinstance(event, QKeyEvent)
+                and event.key() == Qt.Key.Key_Escape and self._wall.search_edit.text()):
+            self.apply("")  # Esc clears the search (a second Esc goes on to the window)
+            return True
+        return super().eventFilter(watched, event)
+
+    def apply(self, text: str, *, force: bool = False) -> None:
+        """Filter every section by ``text``: at once on a small wall, in slices on a big one
+        (``WallLoader.refilter``)."""
+        wall = self._wall
+        self._timer.stop()
+        edit = wall.search_edit
+        if edit.text() != text:
+            edit.blockSignals(True)
+            edit.setText(text)
+            edit.blockSignals(False)
+        self.text = text.strip()
+        query = SearchQuery(self.text)
+        changed = force or (query.words, query.text) != (self.query.words, self.query.text)
+        self.query = query
+        if changed:  # every section filtered again, in slices, the top of the wall first
+            wall.loader.refilter("search", lambda proxy: proxy.set_search(query, force=force))
+        else:
+            wall._update_visibility()
+        if self.query.wants_pinyin:
+            self._warm()
+
+    # ── pinyin, in a worker ───────────────────────────────────────────
+
+    def _texts(self, ids: Iterable[str] | None = None) -> list[str]:
+        model = self._wall.model
+        cards = model.cards() if ids is None else [c for c in map(model.card, ids) if c is not None]
+        return missing_pinyin([collapse(c.description) for c in cards] + [collapse(c.theme) for c in cards])
+
+    def _warm(self) -> None:
+        if self._warming is not None and not self._warming.done():
+            return  # the running one looks again before it ends
+        if self._texts():
+            self._warming = asyncio.ensure_future(self._warm_all())
+
+    async def _warm_all(self) -> None:
+        while True:
+            texts = self._texts()
+            if not texts:
+                break
+            await run_blocking(warm_pinyin, texts)
+            if not alive(self):
+                return
+        if self.query.wants_pinyin:
+            self.apply(self._wall.search_edit.text(), force=True)
+
+    def cards_changed(self, ids: list[str]) -> None:
+        """New or edited cards: make their pinyin ready if the search needs it."""
+        if self.query.wants_pinyin and self._texts(ids):
+            self._warm()
+
+    @property
+    def warming(self) -> "asyncio.Task[None] | None":
+        return self._warming

@@ -1,0 +1,124 @@
+"""WallToolbar: the wall's row of controls — view options (outline, density), search, sort, count,
+add, trash.
+It only reports what the person chose; the wall acts on it."""
+
+from __future__ import annotations
+
+from PySide6.QtCore import QObject, Qt, Signal
+from PySide6.QtGui import QAction, QActionGroup
+from PySide6.QtWidgets import QComboBox, QHBoxLayout, QLineEdit, QMenu, QToolButton, QWidget
+
+from ..widgets.elided_label import ElidedLabel
+from ..widgets.icons import icon
+from .memory_model import uses_tooltip
+from .filters import FILTERS, filter_label
+
+SEARCH_MIN_WIDTH = 120
+
+
+class WallToolbar(QWidget):
+    sort_changed = Signal(str)
+    density_toggled = Signal(bool)  # compact
+    outline_toggled = Signal(bool)  # shown
+    filter_changed = Signal(str)  # a name of wall_filters.FILTERS
+    forget_today_requested = Signal()
+
+    def __init__(self, parent: QWidget) -> None:
+        super().__init__(parent)
+        self.setObjectName("WallToolbar")
+        self.search_edit = QLineEdit(self)
+        self.search_edit.setObjectName("WallSearch")
+        self.search_edit.setPlaceholderText(self.tr("搜索记忆…（Ctrl+F；可用拼音，如 kf）"))
+        self.search_edit.setToolTip(self.tr("搜索记忆：空格和标点不影响结果，中文可以用拼音或拼音首字母；Esc 清空"))
+        self.search_edit.setClearButtonEnabled(True)
+        self.search_edit.setMinimumWidth(SEARCH_MIN_WIDTH)  # a narrow window must not squeeze it to "搜…"
+        self.search_edit.addAction(icon("search"), QLineEdit.ActionPosition.LeadingPosition)
+        self.sort_combo = QComboBox(self)
+        self.sort_combo.setObjectName("WallSort")
+        self.sort_combo.addItem(self.tr("最近更新"), "recent")
+        self.sort_combo.addItem(self.tr("用到最多"), "hits")
+        self.sort_combo.setItemData(1, uses_tooltip(0).split("：", 1)[-1], Qt.ItemDataRole.ToolTipRole)
+        self.sort_combo.currentIndexChanged.connect(lambda _: self.sort_changed.emit(self.sort_combo.currentData()))
+        self.count_label = ElidedLabel(self)  # its text grows while loading: it must not widen the wall
+        self.count_label.setObjectName("WallCount")
+        self.view_button = QToolButton(self)  # one button for the view options: the wall stays narrow
+        self.view_button.setObjectName("WallView")
+        self.view_button.setIcon(icon("outline"))
+        self.view_button.setToolTip(self.tr("显示方式"))
+        self.view_button.setAccessibleName(self.tr("显示方式"))
+        self.view_button.setPopupMode(QToolButton.ToolButtonPopupMode.InstantPopup)
+        menu = QMenu(self.view_button)
+        menu.setObjectName("WallViewMenu")
+        self.outline_action = self._toggle(menu, "outline", self.tr("主题目录（点击跳转）"))
+        self.outline_action.toggled.connect(self.outline_toggled)
+        self.density_action = self._toggle(menu, "compact", self.tr("紧凑显示（卡片更小，最多两行）"))
+        self.density_action.toggled.connect(self.density_toggled)
+        menu.addSeparator()
+        self.jump_menu = menu.addMenu(self.tr("跳到主题"))  # filled by the wall when it opens
+        self.jump_menu.setObjectName("WallJumpMenu")
+        menu.addSeparator()
+        self.filter_menu = menu.addMenu(self.tr("筛选"))
+        self.filter_menu.setObjectName("WallFilterMenu")
+        self.filter_actions: dict[str, QAction] = {}
+        group = QActionGroup(self.filter_menu)
+        for name in FILTERS:
+            action = self.filter_menu.addAction(filter_label(name))
+            action.setObjectName(f"filter-{name}")
+            action.setCheckable(True)
+            action.setChecked(name == "all")
+            group.addAction(action)
+            action.triggered.connect(lambda _=False, n=name: self.filter_changed.emit(n))
+            self.filter_actions[name] = action
+        self.forget_today_action = menu.addAction(icon("trash"), self.tr("删除 Sonetto 今天写的…"))
+        self.forget_today_action.setObjectName("forget-today")
+        self.forget_today_action.triggered.connect(self.forget_today_requested)
+        self.view_button.setMenu(menu)
+        self.add_button = QToolButton(self)
+        self.add_button.setObjectName("WallAdd")
+        self.add_button.setIcon(icon("add"))
+        self.add_button.setText(self.tr("新建"))
+        self.add_button.setToolTip(self.tr("新建一条记忆"))
+        self.add_button.setToolButtonStyle(Qt.ToolButtonStyle.ToolButtonTextBesideIcon)
+        self.trash_button = QToolButton(self)
+        self.trash_button.setObjectName("WallTrash")
+        self.trash_button.setIcon(icon("trash"))
+        self.trash_button.setToolTip(self.tr("回收站"))
+        self.trash_button.setAccessibleName(self.tr("回收站"))
+        row = QHBoxLayout(self)
+        row.setContentsMargins(6, 8, 6, 4)
+        row.setSpacing(4)
+        row.addWidget(self.view_button)
+        row.addWidget(self.search_edit, 1)
+        row.addWidget(self.sort_combo)
+        row.addWidget(self.count_label)
+        row.addWidget(self.add_button)
+        row.addWidget(self.trash_button)
+
+    @staticmethod
+    def _toggle(menu: QMenu, icon_name: str, text: str) -> QAction:
+        action = menu.addAction(icon(icon_name), text)
+        action.setObjectName(icon_name)
+        action.setCheckable(True)
+        return action
+
+    @staticmethod
+    def _quietly(widget: QObject, fn) -> None:
+        widget.blockSignals(True)
+        try:
+            fn()
+        finally:
+            widget.blockSignals(False)
+
+    def set_sort(self, mode: str) -> None:
+        index = self.sort_combo.findData(mode)
+        if index != self.sort_combo.currentIndex():
+            self._quietly(self.sort_combo, lambda: self.sort_combo.setCurrentIndex(index))
+
+    def set_density(self, compact: bool) -> None:
+        self._quietly(self.density_action, lambda: self.density_action.setChecked(compact))
+
+    def set_filter(self, name: str) -> None:
+        self._quietly(self.filter_actions[name], lambda: self.filter_actions[name].setChecked(True))
+
+    def set_outline(self, shown: bool) -> None:
+        self._quietly(self.outline_action, lambda: self.outline_action.setChecked(shown))

@@ -1,0 +1,1 @@
+"""Small generic Qt helpers: icons, awaitable dialogs, deferred calls, labels and layouts."""
