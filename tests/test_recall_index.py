@@ -2,12 +2,15 @@
 
 from __future__ import annotations
 
+import io
 import threading
 import time
+import zipfile
 from datetime import datetime, timedelta
 
 import numpy as np
 import pytest
+from numpy.lib import format as npy_format
 
 from sonetto_desktop.memory import MemoryItem, SqliteMemoryManager, YamlMemoryManager
 from sonetto_desktop.memory.events import MemoryChange
@@ -136,7 +139,24 @@ def test_a_matching_version_token_skips_verification(tmp_path, monkeypatch):
     mm.close()
 
 
-@pytest.mark.parametrize("damage", ["truncate", "garbage", "other_format", "other_tokenizer"])
+def _with_declared_shape(data: bytes, member: str, shape: tuple[int, ...]) -> bytes:
+    """The index file ``data`` with one array's header claiming ``shape`` (its bytes unchanged)."""
+    source, out = zipfile.ZipFile(io.BytesIO(data)), io.BytesIO()
+    with zipfile.ZipFile(out, "w") as target:
+        for info in source.infolist():
+            raw = source.read(info)
+            if info.filename == member:
+                array = np.load(io.BytesIO(raw), allow_pickle=False)
+                head = io.BytesIO()
+                fields = npy_format.header_data_from_array_1_0(array)
+                npy_format.write_array_header_1_0(head, {**fields, "shape": shape})
+                raw = head.getvalue() + array.tobytes()
+            target.writestr(info.filename, raw)
+    return out.getvalue()
+
+
+@pytest.mark.parametrize("damage", ["truncate", "garbage", "other_format", "other_tokenizer", "huge_shape",
+                                    "huge_header_shape"])
 def test_a_damaged_or_foreign_index_is_rebuilt(tmp_path, damage, monkeypatch):
     mm = SqliteMemoryManager(tmp_path / "d.sqlite3")
     fill(mm)
@@ -147,6 +167,10 @@ def test_a_damaged_or_foreign_index_is_rebuilt(tmp_path, damage, monkeypatch):
         path.write_bytes(data[: len(data) // 2])
     elif damage == "garbage":
         path.write_bytes(b"not an index at all")
+    elif damage == "huge_shape":  # 4 TiB of postings claimed: refused before anything is allocated
+        path.write_bytes(_with_declared_shape(data, "p_slots.npy", (2**40,)))
+    elif damage == "huge_header_shape":
+        path.write_bytes(_with_declared_shape(data, "header.npy", (2**20, 2**20)))
     elif damage == "other_format":
         monkeypatch.setattr(index_file, "FORMAT", index_file.FORMAT + 1)
     else:

@@ -7,12 +7,15 @@ the store. It holds what the store holds (ids, texts, themes, times, hit counts)
 
 It is written atomically (temporary file, fsync, rename) and never trusted blindly: a damaged
 file, another format or tokenizer version raise :class:`IndexFileError` (the caller rebuilds);
-a different or unknown version token means "verify against the store" (the caller diffs).
+a different or unknown version token means "verify against the store" (the caller diffs). Every
+array's declared shape is checked against the bytes the file really holds before anything is
+allocated, so a header claiming a huge shape is damage like any other, not a MemoryError.
 """
 
 from __future__ import annotations
 
 import json
+import math
 import os
 import threading
 import zipfile
@@ -20,6 +23,7 @@ from pathlib import Path
 from typing import Any
 
 import numpy as np
+from numpy.lib import format as npy_format
 
 from ..files import private_opener
 from .doc_table import DocTable
@@ -59,23 +63,47 @@ def save(path: Path, postings: Postings, docs: DocTable, *, token: str | None, t
         tmp.unlink(missing_ok=True)
 
 
+def _check_shapes(fh: Any) -> None:
+    """Raise ValueError unless every member is a plain ``.npy`` array whose header's shape and
+    type account exactly for the bytes stored after it (nothing is allocated here)."""
+    with zipfile.ZipFile(fh) as archive:
+        for info in archive.infolist():
+            if not info.filename.endswith(".npy"):
+                raise ValueError(f"unexpected member {info.filename!r}")
+            with archive.open(info) as member:
+                version = npy_format.read_magic(member)
+                read_header = (npy_format.read_array_header_1_0 if version == (1, 0)
+                               else npy_format.read_array_header_2_0)
+                shape, _, dtype = read_header(member)
+                stored = info.file_size - member.tell()
+            if dtype.hasobject:
+                raise ValueError(f"{info.filename}: object arrays are not allowed")
+            declared = math.prod(int(n) for n in shape) * dtype.itemsize
+            if declared != stored:
+                raise ValueError(f"{info.filename}: header declares {declared} bytes, the file holds {stored}")
+    fh.seek(0)
+
+
 def load(path: Path, *, tokenizer: str) -> tuple[Postings, DocTable, str | None]:
     """(postings, documents, saved version token). Raises IndexFileError if it cannot be used."""
     try:
         # Opened here, so the file is closed even when numpy gives up on a damaged archive.
-        with open(path, "rb") as fh, np.load(fh, allow_pickle=False) as data:
-            header = json.loads(bytes(data["header"]).decode("utf-8"))
-            if not isinstance(header, dict) or header.get("format") != FORMAT:
-                raise IndexFileError(f"{path.name}: another index format")
-            if header.get("tokenizer") != tokenizer:
-                raise IndexFileError(f"{path.name}: made by another tokenizer version")
-            postings = Postings.from_arrays({k[2:]: data[k] for k in data.files if k.startswith("p_")})
-            docs = DocTable.from_arrays({k[2:]: data[k] for k in data.files if k.startswith("d_")}, header)
+        with open(path, "rb") as fh:
+            _check_shapes(fh)
+            with np.load(fh, allow_pickle=False) as data:
+                header = json.loads(bytes(data["header"]).decode("utf-8"))
+                if not isinstance(header, dict) or header.get("format") != FORMAT:
+                    raise IndexFileError(f"{path.name}: another index format")
+                if header.get("tokenizer") != tokenizer:
+                    raise IndexFileError(f"{path.name}: made by another tokenizer version")
+                postings = Postings.from_arrays({k[2:]: data[k] for k in data.files if k.startswith("p_")})
+                docs = DocTable.from_arrays({k[2:]: data[k] for k in data.files if k.startswith("d_")}, header)
     except IndexFileError:
         raise
     except FileNotFoundError as exc:
         raise IndexFileError(f"{path.name}: no saved index") from exc
-    except (OSError, ValueError, KeyError, TypeError, zipfile.BadZipFile, json.JSONDecodeError, EOFError) as exc:
+    except (OSError, ValueError, KeyError, TypeError, zipfile.BadZipFile, json.JSONDecodeError, EOFError,
+            MemoryError) as exc:
         raise IndexFileError(f"{path.name}: damaged ({exc})") from exc
     if postings.n_slots != docs.n_slots:
         raise IndexFileError(f"{path.name}: postings and documents disagree")
