@@ -7,6 +7,7 @@ it does not import psycopg.
 
 from __future__ import annotations
 
+import logging
 import time
 from dataclasses import dataclass
 from pathlib import Path
@@ -14,15 +15,41 @@ from typing import Any
 
 from .config.secrets import POSTGRES_PASSWORD, load_secret
 from .config.settings import Settings
-from .memory.stores.postgres.location import PgLocation, PgLocationError, default_device_name
+from .memory.stores.postgres.location import PgLocation, PgLocationError, default_device_name, split_password
+from .redaction import scrub
+
+log = logging.getLogger(__name__)
 
 
 def location_of(settings: Settings, *, password: str | None = None) -> PgLocation:
-    """The store the settings name (the password: given, else the settings', else the keyring's)."""
+    """The store the settings name. The password: given, else one in an address the environment set
+    (``SONETTO_POSTGRES_URL``), else the settings', else the keyring's."""
+    if password is None and "postgres_url" in settings.env_overridden:
+        password = split_password(settings.postgres_url)[1] or None
     if password is None:
         password = settings.postgres_password or load_secret(POSTGRES_PASSWORD)
     return PgLocation(settings.postgres_url, (settings.postgres_schema or "sonetto").strip(),
                       settings.postgres_tls, password or "")
+
+
+def keep_password_out_of_settings(path: Path | str | None = None) -> bool:
+    """Move a password written into the saved server address (``?password=…``, ``me:pw@host``,
+    ``password=…``; an older version kept some forms there) into the keyring, and save the address
+    without it. True when the settings file was rewritten. The app calls it at start, before it
+    loads its settings; the keyring's password, when one is already set, stays the one used."""
+    saved = Settings.load(path)
+    bare, password = split_password(saved.postgres_url)
+    if not password:
+        return False
+    saved.postgres_url = bare
+    saved.postgres_password = saved.postgres_password or password
+    try:
+        saved.save(path)
+    except OSError as exc:  # the app still runs: the location keeps the password out of every text
+        log.warning("could not move the memory server's password out of the settings file (%s)",
+                    type(exc).__name__)
+        return False
+    return True
 
 
 def device_of(settings: Settings) -> str:
@@ -71,9 +98,7 @@ def check_connection(settings: Settings, *, password: str | None = None) -> Conn
                 memories = conn.execute(f'SELECT COUNT(*) FROM "{location.schema}".memories').fetchone()[0]
             tls = conn.pgconn.ssl_in_use
     except psycopg.Error as exc:
-        detail = " ".join(str(exc).split())[:300]
-        if location.password:
-            detail = detail.replace(location.password, "***")
+        detail = scrub(" ".join(str(exc).split()), [location.password])[:300]
         return ConnectionCheck(False, f"连接失败：{detail}", f"Could not connect: {detail}")
     millis = (time.perf_counter() - started) * 1000
     lock = "（TLS 加密）" if tls else "（未加密）"

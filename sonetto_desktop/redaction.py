@@ -1,7 +1,8 @@
 """Keeping secrets out of text that leaves the process: error messages, stored errors, log lines.
 
 ``scrub(text, secrets)`` replaces every given secret (the configured API key, which a server may
-echo in an error body), every bearer token and everything shaped like an API key by ``***``.
+echo in an error body), every bearer token, everything shaped like an API key and the password of
+a connection string (``scheme://user:PASSWORD@host``, ``?password=…``, ``password=…``) by ``***``.
 
 :class:`SecretRedactingFilter` does that to every log record. ``install_log_redaction()`` attaches
 one to each handler of the root logger (the app calls it right after configuring logging), and
@@ -21,6 +22,10 @@ from collections.abc import Iterable
 
 _KEYISH = re.compile(r"\b(?:sk|pk|ak|key)-[A-Za-z0-9_*.\-]{4,}", re.IGNORECASE)
 _BEARER = re.compile(r"(Bearer\s+)[^\s'\"\\)>,]+", re.IGNORECASE)
+#: A URL's password (``postgresql://me:PASSWORD@host``; greedy to the token's last @: a password may hold one).
+_URL_PASSWORD = re.compile(r"(://[^\s:/@?#]*:)\S+@")
+#: A ``password=`` pair: a URL parameter or libpq's ``key=value`` form (quoted or not).
+_PASSWORD_PAIR = re.compile(r"(\bpassword\s*=\s*)('(?:[^'\\]|\\.)*'|[^\s&'\"]+)", re.IGNORECASE)
 _MIN_SECRET = 4  # shorter "secrets" (placeholders, typos) would mangle ordinary text
 
 
@@ -30,10 +35,13 @@ def redact(text: str, secret: str) -> str:
 
 
 def scrub(text: str, secrets: Iterable[str] = ()) -> str:
-    """``text`` with every secret, key-like token and bearer token replaced by ``***``."""
+    """``text`` with every secret, key-like token, bearer token and connection-string password
+    replaced by ``***``."""
     for secret in secrets:
         text = redact(text, secret)
     text = _BEARER.sub(r"\1***", text)
+    text = _URL_PASSWORD.sub(r"\1***@", text)
+    text = _PASSWORD_PAIR.sub(r"\1***", text)
     return _KEYISH.sub("***", text)
 
 

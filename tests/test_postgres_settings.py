@@ -125,3 +125,88 @@ async def test_switching_the_backend_in_the_settings_moves_the_memories(pg_url, 
     finally:
         await services.close()
     assert os.path.exists(Path(settings.data_dir) / "memory.db")
+
+
+# ── a password written into the server address, in any form libpq reads (issue 26, item 14) ──
+
+SECRET = "pw-Query-7c6b5a"
+
+
+def _address(form: str, host: str = "db.example", port: int = 5432, db: str = "mem", user: str = "me") -> str:
+    return {"userinfo": f"postgresql://{user}:{SECRET}@{host}:{port}/{db}?sslmode=disable",
+            "query": f"postgresql://{user}@{host}:{port}/{db}?password={SECRET}&sslmode=disable",
+            "keyword": f"host={host} port={port} user={user} password='{SECRET}' dbname={db} sslmode=disable"}[form]
+
+
+FORMS = ("userinfo", "query", "keyword")
+
+
+@pytest.mark.parametrize("form", FORMS)
+def test_every_form_of_a_password_is_taken_out_of_the_address(form):
+    from sonetto_desktop.memory.stores.postgres.location import split_password
+    from sonetto_desktop.redaction import scrub
+
+    address = _address(form)
+    bare, password = split_password(address)
+    assert password == SECRET and SECRET not in bare
+    assert "sslmode=disable" in bare and "db.example" in bare  # the rest is kept as written
+    location = PgLocation(address, "sonetto")
+    assert location.password == SECRET and location.connect_kwargs()["password"] == SECRET
+    assert SECRET not in location.url + location.display() + str(location) + repr(location)
+    assert SECRET not in scrub(f"could not open {address}: refused")
+    assert Settings(store_backend="postgres", postgres_url=address).validate() == []
+
+
+def test_a_password_saved_in_the_address_moves_to_the_keyring_at_start():
+    from sonetto_desktop.postgres_setup import keep_password_out_of_settings
+
+    Settings(store_backend="postgres", postgres_url=_address("query")).save(with_secret=False)  # as an older version did
+    assert keep_password_out_of_settings()
+    raw = (config_dir() / "settings.json").read_text(encoding="utf-8")
+    assert SECRET not in raw and json.loads(raw)["postgres_url"] == "postgresql://me@db.example:5432/mem?sslmode=disable"
+    assert Settings.load().postgres_password == SECRET
+    assert not keep_password_out_of_settings()  # nothing left to move
+
+
+@pytest.mark.parametrize("form", FORMS)
+def test_a_password_in_the_address_reaches_the_server_and_no_text(form, pg_server, pg_schema, tmp_path, caplog):
+    from sonetto_desktop.memory.errors import StoreOffline
+    from sonetto_desktop.memory.stores.postgres.store import PostgresMemoryManager
+
+    import psycopg
+
+    address = _address(form, "127.0.0.1", pg_server.port, "sonetto_test", "sonetto")
+    online = PostgresMemoryManager(address, schema=pg_schema, device="desk", cache_path=tmp_path / "copy.db")
+    try:
+        assert online.online and online.location.password == SECRET
+        online.add("用户喜欢猫", "品味")
+        with psycopg.connect(online.location.url, **online.location.connect_kwargs()) as conn:
+            assert conn.info.password == SECRET  # what the server is sent (this test server trusts anyone)
+    finally:
+        online.close()
+    with socket.socket() as sock:
+        sock.bind(("127.0.0.1", 0))
+        dead = sock.getsockname()[1]
+    offline = PostgresMemoryManager(_address(form, "127.0.0.1", dead, "sonetto_test", "sonetto"), schema=pg_schema,
+                                    device="desk", cache_path=tmp_path / "copy.db", write_wait=0.1)
+    try:
+        assert not offline.online and len(offline.all_items()) == 1  # the local copy
+        with pytest.raises(StoreOffline) as refused:
+            offline.add("离线写不进去", "瞬间")
+        shown = [str(refused.value), refused.value.zh, offline.status.detail, *offline.self_check().issues,
+                 caplog.text]
+        assert "127.0.0.1" in str(refused.value) and not [text for text in shown if SECRET in text]
+    finally:
+        offline.close()
+
+
+async def test_an_mcp_tool_error_does_not_show_the_password(_isolated_user_dirs):
+    from mcp_helpers import error_text, save_settings, stdio_session
+
+    with socket.socket() as sock:
+        sock.bind(("127.0.0.1", 0))
+        dead = sock.getsockname()[1]
+    save_settings(store_backend="postgres", postgres_url=_address("query", "127.0.0.1", dead, "x"))
+    async with stdio_session() as mcp:
+        text = error_text(await mcp.call_tool("add_memory", {"description": "小林养了一只猫", "theme": "身份"}))
+    assert "127.0.0.1" in text and SECRET not in text

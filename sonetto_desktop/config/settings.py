@@ -55,6 +55,7 @@ _RANGES: dict[str, tuple[float, float]] = {
     "writer_max_changed_memories": (1, 10000),
     "mcp_http_port": (1024, 65535),
 }
+_CONNINFO_HOST = re.compile(r"(?:^|\s)(?:host|hostaddr)\s*=\s*[^\s']")
 _SCHEMA_NAME = re.compile(r"^[a-z_][a-z0-9_]{0,40}$")
 _SECRET_FIELDS = frozenset({"api_key", "postgres_password"})
 USER_NAME_MAX = 20
@@ -309,7 +310,9 @@ def _postgres_problems(settings: Settings) -> list[Problem]:
         return [Problem("postgres_url", "请填写 PostgreSQL 服务器地址（postgresql://用户@主机:5432/数据库）。",
                         "Please enter the PostgreSQL URL (postgresql://user@host:5432/database).")]
     parts = urlsplit(url)
-    if parts.scheme not in ("postgresql", "postgres") or not (parts.hostname or "host=" in parts.query):
+    conninfo = "://" not in url and _CONNINFO_HOST.search(url)  # libpq's key=value form: host=… dbname=…
+    if not conninfo and (parts.scheme not in ("postgresql", "postgres")
+                         or not (parts.netloc.rpartition("@")[2] or "host=" in parts.query)):
         return [Problem("postgres_url", "PostgreSQL 地址应形如 postgresql://用户@主机:5432/数据库。",
                         "A PostgreSQL URL looks like postgresql://user@host:5432/database.")]
     if not _SCHEMA_NAME.match(settings.postgres_schema or ""):

@@ -80,13 +80,19 @@ def loop_exception_handler(loop: asyncio.AbstractEventLoop, context: dict[str, A
     log.error("event loop error: %s", context.get("message", ""), exc_info=exc)
 
 
-async def _run(qapp: Any, args: argparse.Namespace) -> int:
+def _load_settings() -> Any:
     from sonetto_desktop.config.settings import load_settings
+    from sonetto_desktop.postgres_setup import keep_password_out_of_settings
 
+    keep_password_out_of_settings()  # a server password written into the saved address goes to the keyring
+    return load_settings()
+
+
+async def _run(qapp: Any, args: argparse.Namespace) -> int:
     from .shell import SonettoApp
 
     asyncio.get_running_loop().set_exception_handler(loop_exception_handler)
-    settings = await asyncio.to_thread(load_settings)  # file + keyring: never on the Qt thread
+    settings = await asyncio.to_thread(_load_settings)  # file + keyring: never on the Qt thread
     app = SonettoApp(qapp, settings, use_tray=not args.no_tray)
     restore = _quit_on_signals(app)
     try:

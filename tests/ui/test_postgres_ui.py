@@ -39,6 +39,22 @@ async def test_the_postgres_page_saves_its_fields_and_keeps_the_password_out_of_
     assert "pa55-word" not in raw and json.loads(raw)["postgres_url"].endswith("/sonetto")
 
 
+@pytest.mark.parametrize("address", ["postgresql://xiaolin@nas.local:5432/sonetto?password=pa55-word&sslmode=require",
+                                     "host=nas.local port=5432 user=xiaolin password=pa55-word dbname=sonetto"])
+async def test_a_password_in_any_form_of_the_address_goes_to_the_keyring(qtbot, address):
+    Settings(store_backend="postgres", postgres_url=address).save(with_secret=False)  # as an older version saved it
+    d = SettingsDialog(Settings.load())
+    qtbot.addWidget(d)
+    page = d.postgres_page
+    assert "pa55-word" not in page.url.text() and page.password.text() == "pa55-word"
+    assert await d.save()
+    raw = (config_dir() / "settings.json").read_text(encoding="utf-8")
+    assert "pa55-word" not in raw and "nas.local" in raw and Settings.load().postgres_password == "pa55-word"
+    page.url.setText(address.replace("pa55-word", "n3w-word"))
+    page.url.editingFinished.emit()  # pasted again with another password: that one is taken
+    assert "n3w-word" not in page.url.text() and page.password.text() == "n3w-word"
+
+
 async def test_postgres_without_a_url_is_refused(qtbot):
     d = SettingsDialog(Settings.load())
     qtbot.addWidget(d)

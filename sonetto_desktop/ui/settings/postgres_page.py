@@ -93,8 +93,10 @@ class PostgresPage(QWidget):
         combo.addItem(QCoreApplication.translate("PostgresPage", "PostgreSQL（多设备）"), "postgres")
 
     def load(self, settings: Settings) -> None:
-        self.url.setText(settings.postgres_url)
-        self.password.setText(settings.postgres_password)
+        bare, in_url = split_password(settings.postgres_url)  # never show a password written into the address
+        self.url.setText(bare)
+        from_file = "postgres_url" not in settings.env_overridden  # an environment's stays the environment's
+        self.password.setText(settings.postgres_password or (in_url if from_file else ""))
         self.tls.setCurrentIndex(max(self.tls.findData(settings.postgres_tls), 0))
         self.schema.setText("" if settings.postgres_schema == "sonetto" else settings.postgres_schema)
         self.device.setText(settings.device_name)

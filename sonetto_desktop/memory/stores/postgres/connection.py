@@ -11,7 +11,7 @@ import threading
 from dataclasses import dataclass
 from typing import Any, Callable
 
-from ....redaction import redact
+from ....redaction import scrub
 
 log = logging.getLogger(__name__)
 
@@ -54,7 +54,7 @@ class PgConnectionState:
 
     def _describe(self, exc: BaseException) -> str:
         text = " ".join(str(exc).split()) or type(exc).__name__
-        return redact(text, self.location.password)[:300]
+        return scrub(text, [self.location.password])[:300]
 
     def _go_online(self) -> None:
         with self._state_lock:
