@@ -206,6 +206,31 @@ Talk about anything — I'll remember what matters to you.</translation>
     </message>
 </context>
 <context>
+    <name>CodeBlock</name>
+    <message>
+        <location filename="../../sonetto_desktop/ui/chat/code_block.py" line="139" />
+        <location filename="../../sonetto_desktop/ui/chat/code_block.py" line="140" />
+        <source>已复制</source>
+        <translation>Copied</translation>
+    </message>
+    <message>
+        <location filename="../../sonetto_desktop/ui/chat/code_block.py" line="202" />
+        <source>复制</source>
+        <translation>Copy</translation>
+    </message>
+    <message>
+        <location filename="../../sonetto_desktop/ui/chat/code_block.py" line="203" />
+        <location filename="../../sonetto_desktop/ui/chat/code_block.py" line="204" />
+        <source>复制代码</source>
+        <translation>Copy code</translation>
+    </message>
+    <message>
+        <location filename="../../sonetto_desktop/ui/chat/code_block.py" line="205" />
+        <source>代码</source>
+        <translation>Code</translation>
+    </message>
+</context>
+<context>
     <name>Composer</name>
     <message>
         <location filename="../../sonetto_desktop/ui/chat/composer.py" line="30" />
@@ -1246,27 +1271,27 @@ Talk about anything — I'll remember what matters to you.</translation>
         <translation>Regenerate</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/chat/message_bubble.py" line="233" />
+        <location filename="../../sonetto_desktop/ui/chat/message_bubble.py" line="232" />
         <source>思考中…</source>
         <translation>Thinking…</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/chat/message_bubble.py" line="271" />
+        <location filename="../../sonetto_desktop/ui/chat/message_bubble.py" line="270" />
         <source>在记忆墙上查看</source>
         <translation>Show on the memory wall</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/chat/message_bubble.py" line="272" />
+        <location filename="../../sonetto_desktop/ui/chat/message_bubble.py" line="271" />
         <source>忘掉这条</source>
         <translation>Forget this</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/chat/message_bubble.py" line="297" />
+        <location filename="../../sonetto_desktop/ui/chat/message_bubble.py" line="296" />
         <source>已停止</source>
         <translation>Stopped</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/chat/message_bubble.py" line="257" />
+        <location filename="../../sonetto_desktop/ui/chat/message_bubble.py" line="256" />
         <source>{0}：{1}</source>
         <translation>{0}: {1}</translation>
     </message>

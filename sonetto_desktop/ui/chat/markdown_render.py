@@ -3,11 +3,18 @@
 Safe: raw HTML in the text is shown as text; no image is ever rendered (no local file, no remote
 fetch); a link keeps its target only when it is http(s), every other link is plain text.
 
-Bounded: Python-Markdown is slow (quadratic) on some inputs (thousands of ``[``) and recursive on
-deep nesting. The text is cut at blank lines (outside code fences) into small chunks, each rendered
-on its own and cached, so a streamed reply re-renders only its last chunk; a chunk that is too big,
-too deeply nested or too full of brackets is shown as plain text; a reply beyond
-``MAX_MARKDOWN_CHARS`` is shown as plain text. The cost is linear in the text.
+CommonMark, as models write it (markdown-it-py): lists nest by their content column (2, 3 or 4
+spaces alike), an ordered list keeps its first number, ordered and bulleted lists may follow each
+other; GFM tables (drawn with borders and cell padding, since Qt's rich text takes those only as
+attributes) and strikethrough. A fenced code block is not HTML at all: the reply shows it as its own
+widget (``ui/chat/code_block.py``), scrollable and with its own copy button; :func:`fence_parts`
+gives its language and code.
+
+Bounded: the text is cut at blank lines (outside code fences, and keeping a list item's indented
+continuation with its item) into small chunks, each rendered on its own and cached, so a streamed
+reply re-renders only its last chunk; a chunk that is too big, too deeply nested or too full of
+brackets is shown as plain text; a reply beyond ``MAX_MARKDOWN_CHARS`` is shown as plain text. The
+cost is linear in the text.
 """
 
 from __future__ import annotations
@@ -16,7 +23,7 @@ import html
 import re
 from collections import OrderedDict
 
-import markdown
+from markdown_it import MarkdownIt
 
 MAX_MARKDOWN_CHARS = 60_000
 CHUNK_CHARS = 1_500  # blocks are grouped into chunks of about this size
@@ -31,19 +38,38 @@ _QUOTES = re.compile(r"^[ \t]*((?:>[ \t]*)+)")
 _LINK = re.compile(r'<a href="([^"]*)"([^>]*)>')
 _IMG = re.compile(r"<img\b[^>]*>", re.IGNORECASE)
 _FENCE = re.compile(r"^[ \t]{0,3}(```|~~~)")
+_ITEM = re.compile(r"^( *)([-*+]|\d{1,9}[.)])( +|$)")
+_INDENTED_FENCE = re.compile(r"^ *(```|~~~)")
 _cache: OrderedDict[str, str] = OrderedDict()
 
 
-def _converter() -> markdown.Markdown:
-    md = markdown.Markdown(extensions=["fenced_code", "tables", "sane_lists", "nl2br"])
-    md.preprocessors.deregister("html_block")
-    for name in ("html", "image_link", "image_reference", "short_image_ref"):
-        if name in md.inlinePatterns:
-            md.inlinePatterns.deregister(name)
+_TABLE = re.compile(r"<table>")
+_CELL = re.compile(r'<(th|td)( style="text-align:(left|center|right)")?>')
+
+
+def _converter() -> MarkdownIt:
+    # html off: raw HTML in the text is shown as text; images off: "![a](b)" is at most a link,
+    # which _only_safe then keeps only when it is http(s). Nesting is bounded before parsing
+    # (MAX_DEPTH), well inside markdown-it's own limit, which would drop the rest of the text.
+    md = MarkdownIt("commonmark", {"html": False, "breaks": True, "maxNesting": 8 * MAX_DEPTH})
+    md.enable(["table", "strikethrough"])
+    md.disable("image")
     return md
 
 
 _md = _converter()
+
+
+def _qt_html(rendered: str) -> str:
+    """Qt's rich text reads table borders, padding and alignment only as attributes (no CSS)."""
+    rendered = _TABLE.sub('<table border="1" cellspacing="0" cellpadding="6" style="border-collapse: collapse;">',
+                          rendered)
+
+    def cell(match: re.Match[str]) -> str:
+        align = f' align="{match.group(3)}"' if match.group(3) else ""
+        return f'<{match.group(1)}{align} valign="middle">'
+
+    return _CELL.sub(cell, rendered)
 
 
 def safe_link(url: str) -> bool:
@@ -76,22 +102,30 @@ def _too_hard(block: str) -> bool:
 
 
 def blocks(text: str) -> list[str]:
-    """Split at blank lines that are outside code fences (each block keeps its lines)."""
+    """Split at blank lines that are outside code fences (each block keeps its lines). An indented
+    line after a blank one continues the block before it (a list item's next paragraph or nested
+    list), unless that block is a code fence: on its own it would read as indented code."""
     out: list[str] = []
     current: list[str] = []
     fence = ""
+    gap = 0  # blank lines seen since the last block ended
     for line in text.split("\n"):
         marker = _FENCE.match(line)
+        if not fence and not line.strip():
+            if current:
+                out.append("\n".join(current))
+                current = []
+            gap += 1
+            continue
+        if (not current and not fence and out and line[:1] in (" ", "\t") and not _is_fence(out[-1])
+                and len(out[-1]) + len(line) < MAX_BLOCK_CHARS):
+            current = out.pop().split("\n") + [""] * gap
+        gap = 0
         if marker:
             if not fence:
                 fence = marker.group(1)
             elif marker.group(1) == fence:
                 fence = ""
-        if not fence and not line.strip():
-            if current:
-                out.append("\n".join(current))
-                current = []
-            continue
         current.append(line)
     if current:
         out.append("\n".join(current))
@@ -100,14 +134,16 @@ def blocks(text: str) -> list[str]:
 
 def _sliced(block: str) -> list[str]:
     """A block too long to parse is shown as plain text anyway: in slices of at most
-    MAX_BLOCK_CHARS (cut after a line break when there is one), so no single piece is huge."""
+    MAX_BLOCK_CHARS (cut after a line break when there is one), so no single piece is huge. A code
+    fence is never parsed (its widget appends what streams in): it stays whole, one copy button."""
+    if _is_fence(block):
+        return [block]
     pieces = []
-    fence = _is_fence(block)
     while len(block) > MAX_BLOCK_CHARS:
         cut = block.rfind("\n", MAX_BLOCK_CHARS // 2, MAX_BLOCK_CHARS)
         cut = cut + 1 if cut > 0 else MAX_BLOCK_CHARS
         pieces.append(block[:cut])
-        block = ("```\n" if fence else "") + block[cut:]  # long code stays code in every slice
+        block = block[cut:]
     pieces.append(block)
     return pieces
 
@@ -138,11 +174,65 @@ def _is_fence(block: str) -> bool:
     return bool(_FENCE.match(block))
 
 
-def code_html(block: str) -> str:
-    """A fenced code block, drawn by us (no parsing: any size or content is linear)."""
+def is_code(chunk: str) -> bool:
+    """The chunk is one fenced code block (shown as a code widget, see :func:`fence_parts`)."""
+    return _is_fence(chunk)
+
+
+def fence_parts(block: str) -> tuple[str, str]:
+    """A fenced block's (language, code): the info string's first word, and the lines between the
+    fences (an unclosed fence, still streaming, runs to the end)."""
     lines = block.split("\n")
-    body = lines[1:-1] if len(lines) > 1 and _FENCE.match(lines[-1]) else lines[1:]
-    return "<pre><code>" + html.escape("\n".join(body)) + "</code></pre>"
+    opening = lines[0].strip()
+    language = opening.lstrip("`~").strip().split(" ")[0] if opening else ""
+    closed = len(lines) > 1 and _FENCE.match(lines[-1]) and lines[-1].strip().startswith(opening[:3])
+    body = lines[1:-1] if closed else lines[1:]
+    return language, "\n".join(body)
+
+
+def code_html(block: str) -> str:
+    """A fenced code block as HTML (where no code widget can be used: plain HTML consumers)."""
+    return "<pre><code>" + html.escape(fence_parts(block)[1]) + "</code></pre>"
+
+
+def _nest_lists(chunk: str) -> str:
+    """CommonMark nests a list item only when it starts at its parent's content column ("1. " is 3
+    wide); models often indent by 2 anyway and mean a nested list. An item indented past its
+    parent's marker but short of its content is moved to the content column (its indented lines
+    with it); every other line is left as written. Code fences inside the chunk are not touched."""
+    if not any(_ITEM.match(line) for line in chunk.split("\n")[1:]):
+        return chunk
+    out = []
+    stack: list[tuple[int, int, int]] = []  # open items: (indent as written, shift applied, content column)
+    fence = ""
+    for line in chunk.split("\n"):
+        marker = _INDENTED_FENCE.match(line)
+        if fence or marker:
+            if marker:
+                fence = "" if fence == marker.group(1) else (fence or marker.group(1))
+            shift = stack[-1][1] if stack else 0
+            out.append(" " * shift + line if line.startswith(" ") or fence else line)
+            continue
+        item = _ITEM.match(line.expandtabs(4))
+        if item is None:
+            shift = stack[-1][1] if stack and line.startswith(" ") else 0
+            out.append(" " * shift + line)
+            continue
+        line = line.expandtabs(4)
+        indent = len(item.group(1))
+        while stack and indent < stack[-1][0]:
+            stack.pop()
+        if stack and stack[-1][0] == indent:
+            shift = stack.pop()[1]  # a sibling: the same shift
+        elif stack:
+            _parent_indent, parent_shift, parent_content = stack[-1]
+            shift = max(parent_shift, parent_content - indent)
+        else:
+            shift = 0
+        width = len(item.group(2)) + max(1, len(item.group(3)))
+        stack.append((indent, shift, indent + shift + width))
+        out.append(" " * shift + line)
+    return "\n".join(out)
 
 
 def _render_chunk(chunk: str) -> str:
@@ -156,7 +246,7 @@ def _render_chunk(chunk: str) -> str:
         rendered = "".join(plain_html(block) for block in blocks(chunk))
     else:
         try:
-            rendered = _only_safe(_md.reset().convert(chunk))
+            rendered = _qt_html(_only_safe(_md.render(_nest_lists(chunk))))
         except (RecursionError, ValueError, IndexError):
             rendered = plain_html(chunk)
     _cache[chunk] = rendered

@@ -27,7 +27,7 @@ from PySide6.QtWidgets import (
 from .bubble_text import BubbleText
 from ..widgets.flow_layout import FlowLayout
 from ..widgets.icons import icon
-from .markdown_render import chunks, render_chunk, render_markdown, uses_markdown
+from .markdown_render import render_markdown
 from .reply_text import ReplyText
 
 CHIP_CHARS = 16
@@ -225,8 +225,7 @@ class MessageBubble(QFrame):
         if isinstance(self.label, BubbleText):
             self.label.setText(self._text)
         elif self._text:
-            markdown = uses_markdown(self._text)
-            self.label.set_sources(chunks(self._text), lambda chunk: render_chunk(chunk, markdown=markdown))
+            self.label.set_markdown(self._text)
         elif self._stopped or self.error_box.isVisibleTo(self):
             self.label.set_pieces([])
         else:
