@@ -1,5 +1,6 @@
-"""``sonetto``: the desktop app; ``sonetto memory ...``: the memory command line; ``sonetto mcp``: the
-memories for other AI apps (``mcp_server``)."""
+"""``sonetto``: the desktop app; ``sonetto memory ...``: the memory command line; ``sonetto history ...``:
+chats from other apps into the memories (``cli_history``); ``sonetto mcp``: the memories for other AI
+apps (``mcp_server``)."""
 
 from __future__ import annotations
 
@@ -12,6 +13,10 @@ def main(argv: list[str] | None = None) -> int:
         from .cli import main as memory_main
 
         return memory_main(args[1:])
+    if args and args[0] == "history":
+        from .cli_history import main as history_main
+
+        return history_main(args[1:])
     if args and args[0] == "mcp":
         from .mcp_server.entry import main as mcp_main
 

@@ -2,10 +2,18 @@
 
 The file is written atomically (temp file, fsync, replace), in a worker thread: a crash or a full
 disk leaves the previous file whole.
+
+For the app to read it back (``history_import/sonetto_md.py``: bringing chats to another store),
+each message's text is framed by HTML comments, hidden by Markdown viewers: ``<!-- sonetto:KEY
+role="user" time="…" -->`` before it and ``<!-- sonetto:KEY end -->`` after it, ``KEY`` a random word
+named once at the top (``<!-- sonetto:chat key="KEY" … -->``). A message whose text holds ``---`` or
+a line that looks like a speaker's header is so still read whole, and a pasted export inside a
+message (another key) is just text.
 """
 
 from __future__ import annotations
 
+import uuid
 from datetime import datetime
 from pathlib import Path
 from typing import Any
@@ -28,19 +36,32 @@ def _when(stamp: str) -> str:
         return ""
 
 
+def _iso(stamp: str) -> str:
+    try:
+        return datetime.fromisoformat(stamp).astimezone().isoformat(timespec="seconds")
+    except (TypeError, ValueError):
+        return ""
+
+
 def transcript_markdown(title: str, entries: list[dict[str, Any]], *, language: str = "zh_CN",
-                        now: datetime | None = None) -> str:
+                        now: datetime | None = None, session_id: str = "") -> str:
     words = LABELS.get(language, LABELS["zh_CN"])
+    key = uuid.uuid4().hex[:8]
+    session = f' session="{session_id}"' if session_id and session_id.isprintable() and '"' not in session_id else ""
     lines = [f"# {' '.join(str(title).split()) or 'Sonetto'}", "",
-             f"_{words['exported'].format((now or datetime.now()).strftime('%Y-%m-%d %H:%M'))}_", ""]
+             f"_{words['exported'].format((now or datetime.now()).strftime('%Y-%m-%d %H:%M'))}_", "",
+             f'<!-- sonetto:chat key="{key}"{session} -->', ""]
     for entry in entries:
         role = "user" if entry.get("role") == "user" else "assistant"
         when = _when(entry.get("created_at", ""))
+        stamp = _iso(entry.get("created_at", ""))
+        lines.append(f'<!-- sonetto:{key} role="{role}"' + (f' time="{stamp}"' if stamp else "") + " -->")
         lines.append(f"**{words[role]}**" + (f" · {when}" if when else ""))
         lines.append("")
         content = str(entry.get("content", "")).rstrip()
         if content:
             lines += [content, ""]
+        lines += [f"<!-- sonetto:{key} end -->", ""]
         error = entry.get("error") or {}
         if error.get("code") == "cancelled":
             lines += [f"_{words['stopped']}_", ""]
@@ -58,7 +79,8 @@ async def export_chat(store: Any, session_id: str, path: str | Path, *, language
     """Write session ``session_id`` as Markdown to ``path``; returns the path written."""
     info = await store.get(session_id)
     entries = await store.transcript(session_id)
-    text = transcript_markdown(info.title if info is not None else "", entries, language=language)
+    text = transcript_markdown(info.title if info is not None else "", entries, language=language,
+                               session_id=session_id)
     target = Path(path)
     await run_blocking(atomic_write, target, text.encode("utf-8"))
     return target

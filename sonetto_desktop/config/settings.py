@@ -54,6 +54,8 @@ _RANGES: dict[str, tuple[float, float]] = {
     "writer_max_tool_calls": (1, 500),
     "writer_max_changed_memories": (1, 10000),
     "mcp_http_port": (1024, 65535),
+    "price_input_per_mtok": (0.0, 100000.0),
+    "price_output_per_mtok": (0.0, 100000.0),
 }
 _CONNINFO_HOST = re.compile(r"(?:^|\s)(?:host|hostaddr)\s*=\s*[^\s']")
 _SCHEMA_NAME = re.compile(r"^[a-z_][a-z0-9_]{0,40}$")
@@ -108,6 +110,11 @@ class Settings:
     #: held mass change applies it, undoable as one action).
     writer_max_tool_calls: int = 30
     writer_max_changed_memories: int = 15
+    #: The model's price per million input / output tokens, in ``price_currency`` (0: not set), for
+    #: the cost estimate of a history import (no built-in price list: prices change).
+    price_input_per_mtok: float = 0.0
+    price_output_per_mtok: float = 0.0
+    price_currency: str = "¥"
     # One memory on several computers (store_backend "postgres"): the server's URL without its
     # password (that one lives in the keyring), TLS, the schema holding this person's memories,
     # this computer's name as other devices see it, and whether chat sessions live there too.

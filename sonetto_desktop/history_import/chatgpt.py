@@ -1,0 +1,180 @@
+"""ChatGPT's data export (Settings → Data controls → Export data): ``conversations.json`` in the zip,
+or, in newer exports, ``conversations-000.json``, ``conversations-001.json`` … (each a list of the
+same conversations), read in their numeric order.
+
+A conversation is a tree of message nodes (``mapping``): editing a message or regenerating a reply
+starts a branch. The branch the person kept ends at ``current_node``; it is followed up to the
+root, and the other branches are left out. Without a usable ``current_node`` the branch is guessed
+(at each step the latest child), and the preview says so.
+
+Only what the person and ChatGPT said to each other is kept: user and assistant messages addressed
+to everyone (not tool calls, tool output, hidden context or system prompts), text parts joined, an
+image shown as ``[图片]``, a spoken message by its transcript. ChatGPT's own saved-memory snapshot
+(``model_editable_context``), when the export has one, is offered as saved memories.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import re
+from collections import Counter
+from datetime import datetime
+from typing import Any
+
+from . import saved_memories
+from .model import Conversation, History, HistoryFormatError, Message, from_epoch
+from .source_files import Source, load_json
+
+PART = re.compile(r"^conversations-(\d+)\.json$")
+IMAGE = "[图片]"
+_TEXT_TYPES = ("text", "multimodal_text")
+_HIDDEN_CHANNELS = ("commentary", "analysis")
+
+
+def files(source: Source) -> list[str]:
+    """The conversation files: ``conversations.json``, else every ``conversations-NNN.json`` in order."""
+    if len(source.names) == 1 and source.names[0] == source.path.name:
+        return list(source.names)
+    whole = source.find("conversations.json")
+    if whole is not None:
+        return [whole]
+    parts = source.matching(PART)
+    return sorted(parts, key=lambda n: int(PART.search(n.rsplit("/", 1)[-1]).group(1)))
+
+
+def read(source: Source) -> History:
+    history = History("chatgpt")
+    names = files(source)
+    if not names:
+        raise HistoryFormatError("找不到 ChatGPT 的 conversations.json（或 conversations-000.json）",
+                                 "no ChatGPT conversations.json (or conversations-000.json) found")
+    memory_text = ""
+    for name in names:
+        data = load_json(source, name)
+        if not isinstance(data, list):
+            raise HistoryFormatError(f"{name} 应是对话的列表，这里是 {type(data).__name__}",
+                                     f"{name} should be a list of conversations, not a {type(data).__name__}")
+        for index, raw in enumerate(data, 1):
+            if not isinstance(raw, dict) or not isinstance(raw.get("mapping"), dict):
+                raise HistoryFormatError(f"{name} 的第 {index} 个对话没有 mapping，不是 ChatGPT 的导出格式",
+                                         f"conversation {index} of {name} has no mapping: not a ChatGPT export")
+            conversation, snapshot = _conversation(raw, history.skipped)
+            if snapshot:
+                memory_text = snapshot  # the later conversation's snapshot is the newer one
+            if conversation.messages:
+                history.conversations.append(conversation)
+    if memory_text:
+        history.saved_memories = saved_memories.parse(memory_text)
+    guessed = sum(1 for c in history.conversations if c.guessed_branch)
+    if guessed:
+        history.notes.append((f"{guessed} 个对话没有记录保留的分支，按每步最新的回复推断",
+                              f"{guessed} conversations do not say which branch was kept; the latest reply at "
+                              "each step was taken"))
+    return history
+
+
+def _conversation(raw: dict[str, Any], skipped: Counter) -> tuple[Conversation, str]:
+    mapping: dict[str, Any] = raw["mapping"]
+    path, guessed = _kept_branch(mapping, raw.get("current_node"))
+    skipped["other_branch"] += sum(1 for nid, node in mapping.items()
+                                   if nid not in set(path) and isinstance(node, dict) and node.get("message"))
+    title = " ".join(str(raw.get("title") or "").split())
+    start = raw.get("create_time")
+    last: datetime | None = from_epoch(start) if isinstance(start, (int, float)) else None
+    messages: list[Message] = []
+    snapshot = ""
+    for nid in path:
+        msg = (mapping.get(nid) or {}).get("message")
+        if not isinstance(msg, dict):
+            continue
+        content = msg.get("content") if isinstance(msg.get("content"), dict) else {}
+        kind = content.get("content_type")
+        if kind == "model_editable_context":
+            snapshot = str(content.get("model_set_context") or "").strip() or snapshot
+        role = (msg.get("author") or {}).get("role") if isinstance(msg.get("author"), dict) else None
+        stamp = msg.get("create_time")
+        if isinstance(stamp, (int, float)) and stamp > 0:
+            last = from_epoch(stamp)
+        reason = _left_out(msg, role, kind)
+        if reason:
+            skipped[reason] += 1
+            continue
+        text = _text(content)
+        if not text or (text == IMAGE and role == "assistant"):
+            skipped["empty"] += 1
+            continue
+        if last is None:
+            skipped["no_time"] += 1
+            continue
+        messages.append(Message(role, text, last, str(msg.get("id") or nid)))
+    cid = str(raw.get("id") or raw.get("conversation_id") or "")
+    if not cid:
+        first = messages[0].time.isoformat() if messages else ""
+        cid = "chatgpt-" + hashlib.sha256(f"{title}\0{first}".encode()).hexdigest()[:16]
+    return Conversation(cid, title or (messages[0].text[:30] if messages else ""), messages, guessed), snapshot
+
+
+def _left_out(msg: dict[str, Any], role: Any, kind: Any) -> str:
+    """Why a message on the kept branch is not a turn ("" when it is one)."""
+    if role == "system":
+        return "system"
+    if role == "tool":
+        return "tool"
+    if role not in ("user", "assistant"):
+        return "other_role"
+    if (msg.get("metadata") or {}).get("is_visually_hidden_from_conversation") is True:
+        return "hidden"
+    if msg.get("recipient") not in (None, "all"):
+        return "tool"
+    if msg.get("channel") in _HIDDEN_CHANNELS:
+        return "hidden"
+    if kind not in _TEXT_TYPES:
+        return "non_text"
+    return ""
+
+
+def _text(content: dict[str, Any]) -> str:
+    pieces: list[str] = []
+    for part in content.get("parts") or []:
+        if isinstance(part, str):
+            if part.strip():
+                pieces.append(part.strip())
+        elif isinstance(part, dict):
+            kind = part.get("content_type")
+            if kind == "audio_transcription" and str(part.get("text") or "").strip():
+                pieces.append(str(part["text"]).strip())
+            elif kind == "image_asset_pointer":
+                pieces.append(IMAGE)
+    return "\n".join(pieces).strip()
+
+
+def _kept_branch(mapping: dict[str, Any], current: Any) -> tuple[list[str], bool]:
+    """The node ids from the root to ``current`` (the kept branch), or a guessed branch (True)."""
+    if isinstance(current, str) and current in mapping:
+        path: list[str] = []
+        seen: set[str] = set()
+        node: Any = current
+        while isinstance(node, str) and node in mapping and node not in seen:
+            seen.add(node)
+            path.append(node)
+            parent = mapping[node].get("parent") if isinstance(mapping[node], dict) else None
+            node = parent
+        return path[::-1], False
+    roots = [nid for nid, node in mapping.items()
+             if isinstance(node, dict) and (node.get("parent") is None or node.get("parent") not in mapping)]
+    path = []
+    seen = set()
+    node = roots[0] if roots else None
+    while isinstance(node, str) and node in mapping and node not in seen:
+        seen.add(node)
+        path.append(node)
+        children = [c for c in (mapping[node].get("children") or []) if c in mapping]
+        node = max(children, key=lambda c: _created(mapping[c]), default=None)
+    has_branches = any(len((n or {}).get("children") or []) > 1 for n in mapping.values() if isinstance(n, dict))
+    return path, has_branches
+
+
+def _created(node: Any) -> float:
+    msg = node.get("message") if isinstance(node, dict) else None
+    stamp = msg.get("create_time") if isinstance(msg, dict) else None
+    return float(stamp) if isinstance(stamp, (int, float)) else 0.0

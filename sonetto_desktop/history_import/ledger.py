@@ -1,0 +1,217 @@
+"""What was imported, kept beside the memory store (``<store>.imports/``, owner-only)::
+
+    ledger.jsonl            one line per written batch: {"import", "batch", "keys"} (fsync'd appends)
+    <import id>/state.json  the import: where from, options, counts, status
+    <import id>/batches.jsonl   the batches still to write (gone when the import is finished)
+    <import id>/journal/    the import writer's turn journal (``memory/writer/journal.py``)
+
+A batch's keys are appended once its memories are written and before its journal entry is removed,
+so after a kill a batch is either in the ledger or still journaled (a replay of a written batch is
+answered from its recorded progress, and the ledger is read as a set). A later plan skips every key
+of an import that is not undone: undoing an import (``note_undo``) lets the same chats be imported
+again, and undoing that undo makes them imported again. A torn last line (a kill mid-append) is ignored.
+"""
+
+from __future__ import annotations
+
+import json
+import logging
+import os
+import shutil
+import uuid
+from dataclasses import asdict, dataclass, field
+from pathlib import Path
+from typing import Any, Iterable
+
+from ..memory.files import atomic_write, fsync_dir, private_dir, private_opener
+from ..memory.item import now_iso
+from ..memory.writer.journal import default_journal_path
+
+log = logging.getLogger(__name__)
+
+LEDGER = "ledger.jsonl"
+STATE = "state.json"
+BATCHES = "batches.jsonl"
+#: Turn ids of an import: ``imp-<8 hex>`` for the whole import (its undo id), ``imp-<8 hex>-<seq>``
+#: for each batch (the undo takes every batch back as one: ``memory/undo.py``).
+PREFIX = "imp-"
+RUNNING, PAUSED, DONE, UNDONE = "running", "paused", "done", "undone"
+
+
+def imports_dir(store: Any) -> Path:
+    """``<store dir>/<store stem>.imports`` (for a store on a server: beside its local journal)."""
+    journal = getattr(store, "journal_path", None) or default_journal_path(store.path)
+    return Path(journal).with_name(Path(journal).stem + ".imports")
+
+
+def new_import_id() -> str:
+    return f"{PREFIX}{uuid.uuid4().hex[:8]}"
+
+
+def batch_turn_id(import_id: str, seq: int) -> str:
+    return f"{import_id}-{seq:06d}"
+
+
+def batch_seq(turn_id: str) -> int | None:
+    head, _, tail = turn_id.rpartition("-")
+    return int(tail) if head.startswith(PREFIX) and tail.isdigit() else None
+
+
+@dataclass
+class ImportState:
+    """One import. ``status``: running | paused (by the person) | done | undone."""
+
+    id: str
+    source: str
+    label: str
+    file_name: str
+    digest: str
+    status: str = RUNNING
+    created_at: str = field(default_factory=now_iso)
+    finished_at: str | None = None
+    since: str | None = None
+    until: str | None = None
+    selected: list[str] | None = None
+    review: bool = False
+    batches: int = 0
+    turns: int = 0
+    batches_done: int = 0
+    turns_written: int = 0
+    memories_created: int = 0
+    memories_updated: int = 0
+    memories_deleted: int = 0
+    proposals: int = 0
+    failed_batches: int = 0
+    undone_by: str | None = None
+
+    @property
+    def unfinished(self) -> bool:
+        return self.status in (RUNNING, PAUSED)
+
+    @classmethod
+    def from_dict(cls, data: dict[str, Any]) -> "ImportState":
+        known = {k: data[k] for k in cls.__dataclass_fields__ if k in data}
+        return cls(**known)
+
+
+class ImportLedger:
+    """The imports of one store (see the module docstring). Blocking file I/O: call it off the loop."""
+
+    def __init__(self, folder: str | os.PathLike[str]) -> None:
+        self.folder = Path(folder)
+
+    # ── keys ──────────────────────────────────────────────────────────
+
+    def _lines(self) -> list[dict[str, Any]]:
+        try:
+            raw = (self.folder / LEDGER).read_text(encoding="utf-8")
+        except FileNotFoundError:
+            return []
+        out = []
+        for line in raw.splitlines():
+            try:
+                entry = json.loads(line)
+            except ValueError:
+                continue  # a torn line of an append a kill cut short
+            if isinstance(entry, dict) and isinstance(entry.get("keys"), list):
+                out.append(entry)
+        return out
+
+    def imported_keys(self) -> set[str]:
+        """Every key written by an import that is not undone."""
+        undone = {s.id for s in self.imports() if s.status == UNDONE}
+        return {k for e in self._lines() if e.get("import") not in undone for k in e["keys"]}
+
+    def written_batches(self, import_id: str) -> set[int]:
+        return {int(e["batch"]) for e in self._lines() if e.get("import") == import_id and isinstance(e.get("batch"), int)}
+
+    def record(self, import_id: str, seq: int, keys: Iterable[str]) -> None:
+        """Durably note that batch ``seq`` of ``import_id`` is written (idempotent in effect)."""
+        line = json.dumps({"import": import_id, "batch": seq, "keys": list(keys)}, ensure_ascii=False) + "\n"
+        private_dir(self.folder)
+        path = self.folder / LEDGER
+        with open(path, "ab", opener=private_opener) as fh:
+            fh.seek(0, os.SEEK_END)
+            if fh.tell():  # a torn last line (no newline) must not swallow this one
+                with open(path, "rb") as check:
+                    check.seek(-1, os.SEEK_END)
+                    if check.read(1) != b"\n":
+                        fh.write(b"\n")
+            fh.write(line.encode("utf-8"))
+            fh.flush()
+            os.fsync(fh.fileno())
+
+    # ── imports ───────────────────────────────────────────────────────
+
+    def folder_of(self, import_id: str) -> Path:
+        return self.folder / import_id
+
+    def journal_path(self, import_id: str) -> Path:
+        return self.folder_of(import_id) / "journal"
+
+    def imports(self) -> list[ImportState]:
+        """Every import, oldest first (unreadable state files are skipped, and logged)."""
+        if not self.folder.is_dir():
+            return []
+        found = []
+        for child in self.folder.iterdir():
+            if not child.name.startswith(PREFIX) or not (child / STATE).is_file():
+                continue
+            try:
+                found.append(ImportState.from_dict(json.loads((child / STATE).read_text(encoding="utf-8"))))
+            except (OSError, ValueError, TypeError) as exc:
+                log.error("import state %s cannot be read: %s", child / STATE, exc)
+        return sorted(found, key=lambda s: s.created_at)
+
+    def get(self, import_id: str) -> ImportState | None:
+        return next((s for s in self.imports() if s.id == import_id), None)
+
+    def save(self, state: ImportState) -> None:
+        private_dir(self.folder_of(state.id))
+        atomic_write(self.folder_of(state.id) / STATE, json.dumps(asdict(state), ensure_ascii=False,
+                                                                  indent=1).encode("utf-8"))
+
+    def unfinished(self, digest: str | None = None) -> list[ImportState]:
+        return [s for s in self.imports() if s.unfinished and (digest is None or s.digest == digest)]
+
+    # ── batches still to write ────────────────────────────────────────
+
+    def save_batches(self, import_id: str, batches: Iterable[dict[str, Any]]) -> None:
+        """The import's batches, written once before it starts (fsync'd): a resume needs no source file."""
+        payload = "".join(json.dumps(b, ensure_ascii=False) + "\n" for b in batches).encode("utf-8")
+        private_dir(self.folder_of(import_id))
+        atomic_write(self.folder_of(import_id) / BATCHES, payload)
+
+    def load_batches(self, import_id: str) -> list[dict[str, Any]]:
+        try:
+            text = (self.folder_of(import_id) / BATCHES).read_text(encoding="utf-8")
+        except FileNotFoundError:
+            return []
+        return [json.loads(line) for line in text.splitlines() if line.strip()]
+
+    def finish(self, import_id: str) -> None:
+        """The import is over: its parsed chats leave the disk (the journal's failed turns stay)."""
+        folder = self.folder_of(import_id)
+        (folder / BATCHES).unlink(missing_ok=True)
+        pending = self.journal_path(import_id) / "pending"
+        if pending.is_dir() and not any(p.suffix == ".json" for p in pending.iterdir()):
+            shutil.rmtree(pending, ignore_errors=True)
+        if folder.is_dir():
+            fsync_dir(folder)
+
+    # ── undo ──────────────────────────────────────────────────────────
+
+    def note_undo(self, undone: str, undo_turn_id: str) -> ImportState | None:
+        """After ``undo_turn(undone)`` succeeded with its own turn ``undo_turn_id``: an undone import
+        is marked so (its chats can be imported again); an undone undo of an import marks it done again.
+        Returns the import concerned, or None."""
+        for state in self.imports():
+            if state.id == undone and state.status != UNDONE:
+                state.status, state.undone_by = UNDONE, undo_turn_id
+            elif state.status == UNDONE and state.undone_by == undone:
+                state.status, state.undone_by = DONE, None
+            else:
+                continue
+            self.save(state)
+            return state
+        return None

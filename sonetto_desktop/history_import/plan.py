@@ -1,0 +1,290 @@
+"""What an import will do, before it does anything: conversations -> exchanges -> the ones to import
+-> batches for the memory writer, with the counts and the cost estimate the dry run prints and the
+window's preview shows.
+
+An **exchange** is one user message and the replies after it (a chat turn); messages before the
+first user message are left out. Each exchange has a stable **key** (source, conversation, the user
+message's id or time, its text): an import records the keys it wrote (``ledger``), and a later plan
+of the same file skips them.
+
+What is imported: the exchanges whose user message falls within ``since``..``until`` (local days,
+inclusive), of the selected conversations (all by default), not already imported, of conversations
+whose title is not on the "don't import" list (``dont_import``).
+
+A **batch** is what the writer reads in one run: consecutive exchanges of one conversation on one
+day, at most ``MAX_BATCH_EXCHANGES`` of them and about ``MAX_BATCH_CHARS`` characters as the writer
+reads them (replies clipped to ``REPLY_CHARS``), so each prompt stays within the writer's budget.
+The writer's "now" for a batch is the time of its last user message: relative dates in it ("下周三")
+are read from the day it was said.
+"""
+
+from __future__ import annotations
+
+import hashlib
+from collections import Counter
+from dataclasses import dataclass, field
+from datetime import date, datetime
+from typing import Iterable, Protocol
+
+from .model import Conversation, History, Message
+from .tokens import estimate_tokens
+
+MAX_BATCH_EXCHANGES = 6
+MAX_BATCH_CHARS = 5000
+#: A reply is clipped to this many characters in the writer's text (facts come from the person).
+REPLY_CHARS = 600
+#: The writer's prompt around a batch: its system prompt and tool schemas (measured: Qwen2.5
+#: tokenizer over the tools' JSON; tests/test_history_plan.py checks the estimate still agrees),
+#: the name, time and header blocks, and what the model writes back per batch.
+TOOL_SCHEMA_TOKENS = 760
+FRAME_TOKENS = 260
+OUTPUT_TOKENS = 180
+#: The memory listing in each prompt: every memory up to 40, then about this many rows.
+LISTING_ALL_UP_TO = 40
+LISTING_ROWS_ABOVE = 28
+LISTING_ROW_TOKENS = 35
+#: Memories an exchange adds on average (for the listing's growth in the estimate).
+MEMORIES_PER_EXCHANGE = 0.5
+
+
+class TitleFilter(Protocol):
+    def match_title(self, title: str) -> object | None: ...
+
+
+@dataclass(frozen=True)
+class Exchange:
+    conversation_id: str
+    messages: tuple[Message, ...]  # the user message, then the replies to it
+    key: str
+
+    @property
+    def time(self) -> datetime:
+        return self.messages[0].time
+
+    @property
+    def day(self) -> date:
+        return self.messages[0].time.date()
+
+
+@dataclass(frozen=True)
+class Batch:
+    """One writer run. ``seq``: its place in the import (0-based); ``now``: the writer's clock."""
+
+    seq: int
+    conversation_id: str
+    title: str
+    exchanges: tuple[Exchange, ...]
+
+    @property
+    def now(self) -> datetime:
+        return self.exchanges[-1].time
+
+    @property
+    def keys(self) -> list[str]:
+        return [e.key for e in self.exchanges]
+
+    def messages(self) -> list[dict[str, str]]:
+        """The batch as the writer's turn: each message stamped with its time of day."""
+        out = []
+        for exchange in self.exchanges:
+            for msg in exchange.messages:
+                text = clip(msg.text, REPLY_CHARS) if msg.role == "assistant" else msg.text
+                out.append({"role": msg.role, "content": f"（{msg.time:%H:%M}）{text}"})
+        return out
+
+
+@dataclass
+class ConversationRow:
+    """One line of the preview's list. ``state``: ``new``, ``partly`` (some exchanges imported
+    before), ``imported`` (all of them), ``dont_import`` (its title is on the list: ``blocked_by``),
+    ``out_of_range`` (none within the dates), ``unselected``."""
+
+    id: str
+    title: str
+    first_day: date | None
+    last_day: date | None
+    exchanges: int  # within the dates
+    to_import: int
+    characters: int  # of the exchanges to import
+    already: int
+    state: str
+    blocked_by: str = ""
+    guessed_branch: bool = False
+
+
+@dataclass
+class Price:
+    """Per million tokens, in ``currency``."""
+
+    input: float
+    output: float
+    currency: str = "¥"
+
+
+@dataclass
+class Plan:
+    source: str
+    label: str
+    rows: list[ConversationRow] = field(default_factory=list)
+    batches: list[Batch] = field(default_factory=list)
+    characters: int = 0
+    input_tokens: int = 0
+    output_tokens: int = 0
+    skipped_already_imported: int = 0  # exchanges
+    skipped_dont_import: int = 0  # conversations
+    skipped_out_of_range: int = 0  # exchanges
+    skipped_messages: Counter = field(default_factory=Counter)
+    first_day: date | None = None  # of everything in the file (the preview's date range)
+    last_day: date | None = None
+    price: Price | None = None
+
+    @property
+    def conversations(self) -> int:
+        return sum(1 for row in self.rows if row.to_import)
+
+    @property
+    def turns(self) -> int:
+        return sum(len(b.exchanges) for b in self.batches)
+
+    @property
+    def estimated_tokens(self) -> int:
+        return self.input_tokens + self.output_tokens
+
+    @property
+    def estimated_cost(self) -> float | None:
+        if self.price is None:
+            return None
+        return (self.input_tokens * self.price.input + self.output_tokens * self.price.output) / 1_000_000
+
+    def to_json(self, model: str = "") -> dict[str, object]:
+        cost = self.estimated_cost
+        return {
+            "format": self.source, "conversations": self.conversations, "turns": self.turns,
+            "characters": self.characters, "batches": len(self.batches),
+            "estimated_tokens": self.estimated_tokens, "estimated_input_tokens": self.input_tokens,
+            "estimated_output_tokens": self.output_tokens,
+            "estimated_cost": None if cost is None else {"amount": round(cost, 4), "currency": self.price.currency},
+            "model": model or None,
+            "skipped_already_imported": self.skipped_already_imported,
+            "skipped_dont_import": self.skipped_dont_import, "skipped_out_of_range": self.skipped_out_of_range,
+            "first_day": self.first_day.isoformat() if self.first_day else None,
+            "last_day": self.last_day.isoformat() if self.last_day else None,
+        }
+
+
+def exchange_key(source: str, conversation_id: str, message: Message) -> str:
+    text = hashlib.sha256(message.text.encode("utf-8")).hexdigest()
+    mark = message.id or message.time.isoformat()
+    return hashlib.sha256("\0".join((source, conversation_id, mark, text)).encode("utf-8")).hexdigest()[:20]
+
+
+def exchanges_of(source: str, conversation: Conversation, skipped: Counter | None = None) -> list[Exchange]:
+    """The conversation's exchanges in order (replies before the first user message left out)."""
+    out: list[Exchange] = []
+    current: list[Message] = []
+    for msg in conversation.messages:
+        if msg.role == "user":
+            if current:
+                out.append(Exchange(conversation.id, tuple(current), exchange_key(source, conversation.id, current[0])))
+            current = [msg]
+        elif current:
+            current.append(msg)
+        elif skipped is not None:
+            skipped["no_user"] += 1
+    if current:
+        out.append(Exchange(conversation.id, tuple(current), exchange_key(source, conversation.id, current[0])))
+    return out
+
+
+def clip(text: str, limit: int) -> str:
+    """Head and tail of an over-long reply, saying how much was left out."""
+    if len(text) <= limit:
+        return text
+    tail = limit // 4
+    return f"{text[:limit - tail]}……（省略 {len(text) - limit} 字）……{text[-tail:]}"
+
+
+def exchange_chars(exchange: Exchange) -> int:
+    return sum(len(clip(m.text, REPLY_CHARS)) if m.role == "assistant" else len(m.text) for m in exchange.messages)
+
+
+def make_plan(history: History, *, since: date | None = None, until: date | None = None,
+              selected: Iterable[str] | None = None, imported: set[str] | frozenset[str] = frozenset(),
+              dont_import: TitleFilter | None = None, memories: int = 0, price: Price | None = None) -> Plan:
+    """See the module docstring. ``selected``: conversation ids to import (None: all); ``imported``:
+    keys earlier imports wrote; ``memories``: how many the store holds now (for the estimate)."""
+    chosen = None if selected is None else set(selected)
+    plan = Plan(history.source, history.label, skipped_messages=Counter(history.skipped), price=price)
+    days = [d for c in history.conversations for d in (c.first_day, c.last_day) if d is not None]
+    plan.first_day, plan.last_day = (min(days), max(days)) if days else (None, None)
+    pending: list[tuple[Conversation, list[Exchange]]] = []
+    for conversation in history.conversations:
+        exchanges = exchanges_of(history.source, conversation, plan.skipped_messages)
+        in_range = [e for e in exchanges if (since is None or e.day >= since) and (until is None or e.day <= until)]
+        plan.skipped_out_of_range += len(exchanges) - len(in_range)
+        fresh = [e for e in in_range if e.key not in imported]
+        blocked = dont_import.match_title(conversation.title) if dont_import is not None else None
+        row = ConversationRow(conversation.id, conversation.title, conversation.first_day, conversation.last_day,
+                              len(in_range), 0, 0, len(in_range) - len(fresh), "new",
+                              guessed_branch=conversation.guessed_branch)
+        if not in_range:
+            row.state = "out_of_range"
+        elif not fresh:
+            row.state = "imported"
+        elif blocked is not None:
+            row.state, row.blocked_by = "dont_import", str(getattr(blocked, "text", blocked))
+            plan.skipped_dont_import += 1
+        elif chosen is not None and conversation.id not in chosen:
+            row.state = "unselected"
+        else:
+            row.state = "partly" if row.already else "new"
+            row.to_import = len(fresh)
+            row.characters = sum(exchange_chars(e) for e in fresh)
+            pending.append((conversation, fresh))
+        plan.skipped_already_imported += row.already
+        plan.rows.append(row)
+    # The writer reads history as it happened: batches in the order their exchanges were said.
+    batches = [b for conversation, fresh in pending for b in _batches(conversation, fresh)]
+    batches.sort(key=lambda b: (b.exchanges[0].time, b.conversation_id))
+    plan.batches = [Batch(seq, b.conversation_id, b.title, b.exchanges) for seq, b in enumerate(batches)]
+    plan.characters = sum(row.characters for row in plan.rows)
+    _estimate(plan, memories)
+    return plan
+
+
+def _batches(conversation: Conversation, exchanges: list[Exchange]) -> list[Batch]:
+    out: list[Batch] = []
+    group: list[Exchange] = []
+    size = 0
+    for exchange in exchanges:
+        chars = exchange_chars(exchange)
+        if group and (exchange.day != group[0].day or len(group) >= MAX_BATCH_EXCHANGES
+                      or size + chars > MAX_BATCH_CHARS):
+            out.append(Batch(0, conversation.id, conversation.title, tuple(group)))
+            group, size = [], 0
+        group.append(exchange)
+        size += chars
+    if group:
+        out.append(Batch(0, conversation.id, conversation.title, tuple(group)))
+    return out
+
+
+def _system_tokens() -> int:
+    from ..memory.writer.prompts import UPDATE_SYSTEM
+
+    return estimate_tokens(UPDATE_SYSTEM) + TOOL_SCHEMA_TOKENS
+
+
+def _estimate(plan: Plan, memories: int) -> None:
+    """Input: per batch the system prompt and tools, the frame, the listing as it grows, the batch's
+    text; output: what the model writes back (one call per batch: ``budget.EndAfterWrites``)."""
+    fixed = _system_tokens() + FRAME_TOKENS
+    known = float(memories)
+    total = 0
+    for batch in plan.batches:
+        rows = known if known <= LISTING_ALL_UP_TO else LISTING_ROWS_ABOVE
+        text = "\n\n".join(m["content"] for m in batch.messages())
+        total += fixed + round(rows * LISTING_ROW_TOKENS) + estimate_tokens(text)
+        known += MEMORIES_PER_EXCHANGE * len(batch.exchanges)
+    plan.input_tokens = total
+    plan.output_tokens = OUTPUT_TOKENS * len(plan.batches)

@@ -1,0 +1,68 @@
+"""ChatGPT's saved memories (Settings → Personalization → Manage memories), pasted as text: one
+memory per line. ChatGPT offers no download of this list, so the person copies it; what they paste
+may carry bullets, numbering, blank lines and the page's headers, which are dropped. An entry
+written as ``1. [2024-09-29]. …`` (as the memory snapshot in ChatGPT's data export has them) keeps
+its date. Each entry becomes one memory as it is (``runner.import_saved_memories``): no model reads it.
+"""
+
+from __future__ import annotations
+
+import re
+from datetime import date
+
+from .model import History, HistoryFormatError, SavedMemory
+from .source_files import Source, text_of
+
+#: As long as a memory the writer may write (its tools' limit): longer lines are shown, not cut.
+MAX_CHARS = 500
+_BULLET = re.compile(r"^\s*(?:[-–•*·●○◦▪]\s*|\d{1,4}\s*[.)、．]\s*)+")
+_DATED = re.compile(r"^\[(\d{4})-(\d{1,2})-(\d{1,2})\]\s*[.。:：]?\s*")
+_HEADERS = {
+    "saved memories", "manage memories", "memory", "memories", "memory full", "memory is full", "delete all",
+    "已保存的记忆", "保存的记忆", "管理记忆", "记忆", "记忆已满", "全部删除", "删除所有记忆",
+}
+
+
+def parse(text: str) -> list[SavedMemory]:
+    """The entries of a pasted list, in order, without repeats."""
+    found: list[SavedMemory] = []
+    seen: set[str] = set()
+    for number, raw in enumerate(text.splitlines(), 1):
+        line = _BULLET.sub("", raw.strip())
+        day = None
+        dated = _DATED.match(line)
+        if dated:
+            try:
+                day = date(int(dated.group(1)), int(dated.group(2)), int(dated.group(3)))
+            except ValueError:
+                day = None
+            line = line[dated.end():]
+        line = " ".join(line.split())
+        if not line or line.casefold().rstrip(":：") in _HEADERS:
+            continue
+        key = line.casefold()
+        if key in seen:
+            continue
+        seen.add(key)
+        found.append(SavedMemory(line, day, number))
+    return found
+
+
+def too_long(entry: SavedMemory) -> bool:
+    return len(entry.text) > MAX_CHARS
+
+
+def read(source: Source) -> History:
+    name = source.names[0]
+    entries = parse(text_of(source, name))
+    if not entries:
+        raise HistoryFormatError(f"{name} 里没有记忆条目（每行一条）", f"{name} holds no memories (one per line)")
+    return History("chatgpt-memories", saved_memories=entries)
+
+
+def from_text(text: str) -> History:
+    """A pasted list (the window's text box, or standard input)."""
+    entries = parse(text)
+    if not entries:
+        raise HistoryFormatError("没有读到记忆条目：每行粘贴一条", "no memories found: paste one per line")
+    return History("chatgpt-memories", saved_memories=entries)

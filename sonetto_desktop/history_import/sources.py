@@ -1,0 +1,89 @@
+"""Telling which history format a picked path holds, and reading it with that format's reader."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any, Callable
+
+from . import chatgpt, cherry, deepseek, jsonl, saved_memories, sonetto_md
+from .model import FORMATS, History, HistoryFormatError
+from .source_files import Source, load_json, open_source
+
+_CHATGPT_PART = chatgpt.PART
+
+
+def _json_kind(data: Any) -> str | None:
+    """Which app wrote this JSON: ``chatgpt`` / ``deepseek`` (a list of conversations with a
+    ``mapping``), ``cherry`` (a backup's ``data.json``), else None."""
+    if isinstance(data, dict) and "indexedDB" in data and "localStorage" in data:
+        return "cherry"
+    if not isinstance(data, list):
+        return None
+    for conv in data:
+        if not isinstance(conv, dict) or not isinstance(conv.get("mapping"), dict):
+            continue
+        if "inserted_at" in conv or "root" in conv["mapping"] and "create_time" not in conv:
+            return "deepseek"
+        return "chatgpt"
+    return None
+
+
+def detect(source: Source) -> str:
+    """The format of ``source`` (see ``model.FORMATS``), or ``HistoryFormatError`` saying what was found."""
+    name = source.path.name
+    if len(source.names) == 1 and source.names[0] == source.path.name:  # one plain file
+        suffix = source.path.suffix.lower()
+        if suffix in (".jsonl", ".ndjson"):
+            return "jsonl"
+        if suffix in (".md", ".markdown"):
+            return "sonetto"
+        if suffix == ".txt":
+            return "chatgpt-memories"
+        if suffix == ".json":
+            kind = _json_kind(load_json(source, name))
+            if kind is not None:
+                return kind
+            raise HistoryFormatError(
+                f"{name} 不是能识别的聊天记录（ChatGPT 或 DeepSeek 的 conversations.json、Cherry Studio 的 data.json）",
+                f"{name} is not a chat history this app knows (ChatGPT's or DeepSeek's conversations.json, "
+                "Cherry Studio's data.json)")
+        raise HistoryFormatError(f"不认识 {name} 的文件类型：请选 .zip、.json、.jsonl、.md 或 .txt",
+                                 f"unknown file type of {name}: pick a .zip, .json, .jsonl, .md or .txt")
+    if source.find("data.json") is not None:
+        return "cherry"
+    conversations = source.find("conversations.json")
+    if conversations is not None:
+        kind = _json_kind(load_json(source, conversations))
+        if kind in ("chatgpt", "deepseek"):
+            return kind
+        if kind is None and not load_json(source, conversations):
+            return "chatgpt"  # an export without conversations: read as ChatGPT (nothing to import)
+    if source.matching(_CHATGPT_PART):
+        return "chatgpt"
+    if any("IndexedDB" in n or "Local Storage" in n for n in source.names):
+        raise HistoryFormatError(
+            "这是 Cherry Studio 新版的目录式备份，无法读取其中的对话：请在旧版的“备份”里导出 data.json，或改用 JSON Lines",
+            "this is a newer Cherry Studio folder backup, whose chats cannot be read: export a data.json "
+            "backup, or use JSON Lines")
+    raise HistoryFormatError(
+        f"{name} 里没有聊天记录（找不到 conversations.json、conversations-000.json 或 data.json）",
+        f"{name} holds no chat history (no conversations.json, conversations-000.json or data.json)")
+
+
+def read_history(path: str | Path, fmt: str | None = None) -> History:
+    """Read ``path`` as ``fmt`` (default: detected). Blocking; raises ``HistoryFormatError`` (the
+    file is not a readable history: nothing was done) or ``OSError``."""
+    if fmt is not None and fmt not in FORMATS:
+        raise HistoryFormatError(f"不认识的格式 {fmt}", f"unknown format {fmt}")
+    source = open_source(path)
+    fmt = fmt or detect(source)
+    history = _READERS[fmt](source)
+    history.source = fmt
+    history.digest = source.digest
+    return history
+
+
+_READERS: dict[str, Callable[[Source], History]] = {
+    "chatgpt": chatgpt.read, "deepseek": deepseek.read, "cherry": cherry.read, "jsonl": jsonl.read,
+    "sonetto": sonetto_md.read, "chatgpt-memories": saved_memories.read,
+}

@@ -1,0 +1,160 @@
+"""Planning an import (no model): which exchanges are imported, how they are batched for the writer,
+what a dry run prints, and the token estimate."""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+from datetime import date, datetime, timedelta
+
+import pytest
+
+from history_helpers import env_shanghai, fixture, shanghai  # noqa: F401 - a fixture
+from sonetto_desktop.history_import.dont_import import DontImportList
+from sonetto_desktop.history_import.model import Conversation, History, Message
+from sonetto_desktop.history_import.plan import (MAX_BATCH_CHARS, MAX_BATCH_EXCHANGES, REPLY_CHARS,
+                                                 TOOL_SCHEMA_TOKENS, Price, exchanges_of, make_plan)
+from sonetto_desktop.history_import.sources import read_history
+from sonetto_desktop.history_import.tokens import estimate_tokens
+
+pytestmark = pytest.mark.usefixtures("shanghai")
+
+
+def _chat(cid: str, start: datetime, pairs: list[tuple[str, str]], *, minutes: int = 1, title: str = "") -> Conversation:
+    messages = []
+    for i, (asked, answered) in enumerate(pairs):
+        at = start + timedelta(minutes=i * minutes)
+        messages.append(Message("user", asked, at, f"{cid}-u{i}"))
+        messages.append(Message("assistant", answered, at + timedelta(seconds=5), f"{cid}-a{i}"))
+    return Conversation(cid, title or cid, messages)
+
+
+def test_exchanges_start_at_each_user_message():
+    conv = Conversation("c", "t", [
+        Message("assistant", "你好，我是助手", datetime(2024, 1, 1, 9)),  # before any user message: left out
+        Message("user", "一", datetime(2024, 1, 1, 9, 1)), Message("assistant", "甲", datetime(2024, 1, 1, 9, 2)),
+        Message("assistant", "乙", datetime(2024, 1, 1, 9, 3)), Message("user", "二", datetime(2024, 1, 1, 9, 4))])
+    from collections import Counter
+
+    skipped = Counter()
+    exchanges = exchanges_of("jsonl", conv, skipped)
+    assert [[m.text for m in e.messages] for e in exchanges] == [["一", "甲", "乙"], ["二"]]
+    assert skipped == {"no_user": 1}
+    again = exchanges_of("jsonl", conv)
+    assert [e.key for e in again] == [e.key for e in exchanges] and exchanges[0].key != exchanges[1].key
+    assert exchanges_of("chatgpt", conv)[0].key != exchanges[0].key  # the source is part of the key
+
+
+def test_batches_are_one_conversation_one_day_and_bounded_in_chronological_order():
+    day1 = datetime(2024, 3, 1, 20, 0)
+    long_chat = _chat("long", day1, [(f"第{i}件事", "好") for i in range(MAX_BATCH_EXCHANGES + 2)])
+    two_days = Conversation("two", "two", _chat("x", day1 + timedelta(hours=3), [("晚上", "嗯")]).messages
+                            + _chat("y", day1 + timedelta(days=1), [("第二天", "嗯")]).messages)
+    big = _chat("big", day1 + timedelta(minutes=30), [("长" * 3000, "答" * 2000), ("短" * 2500, "好")])
+    history = History("jsonl", [two_days, long_chat, big])
+    plan = make_plan(history)
+    shapes = [(b.conversation_id, len(b.exchanges)) for b in plan.batches]
+    assert shapes == [("long", MAX_BATCH_EXCHANGES), ("long", 2), ("big", 1), ("big", 1), ("two", 1), ("two", 1)]
+    assert [b.seq for b in plan.batches] == list(range(6))
+    assert plan.turns == MAX_BATCH_EXCHANGES + 2 + 2 + 2
+    assert plan.batches[0].now == day1 + timedelta(minutes=MAX_BATCH_EXCHANGES - 1)  # its last user message
+    text = plan.batches[2].messages()
+    assert text[0]["content"].startswith("（20:30）长") and len(text[1]["content"]) < REPLY_CHARS + 40
+    for batch in plan.batches:
+        size = sum(len(m["content"]) for m in batch.messages())
+        assert len(batch.exchanges) == 1 or size <= MAX_BATCH_CHARS + 20 * len(batch.exchanges)
+
+
+def test_dates_selection_dont_import_and_already_imported(tmp_path):
+    a = _chat("a", datetime(2023, 1, 10, 9), [("一月", "好")])
+    b = _chat("b", datetime(2023, 6, 10, 9), [("六月", "好"), ("六月二", "好")], minutes=60 * 24)
+    c = _chat("c", datetime(2023, 7, 1, 9), [("七月", "好")], title="临时：密码找回")
+    d = _chat("d", datetime(2023, 8, 1, 9), [("八月", "好")])
+    history = History("chatgpt", [a, b, c, d])
+    dont = DontImportList(tmp_path / "dont_import.json")
+    dont.add("密码找回")
+    first = make_plan(history, dont_import=dont)
+    assert first.conversations == 3 and first.turns == 4 and first.skipped_dont_import == 1
+    assert {r.id: r.state for r in first.rows}["c"] == "dont_import"
+    assert {r.id: r.blocked_by for r in first.rows}["c"] == "密码找回"
+    ranged = make_plan(history, since=date(2023, 6, 11), until=date(2023, 7, 31), dont_import=dont)
+    assert ranged.turns == 1 and ranged.skipped_out_of_range == 3
+    assert {r.id: r.state for r in ranged.rows} == {"a": "out_of_range", "b": "new", "c": "dont_import",
+                                                    "d": "out_of_range"}
+    chosen = make_plan(history, selected={"d"})
+    assert chosen.turns == 1 and {r.id: r.state for r in chosen.rows}["a"] == "unselected"
+    imported = {e.key for e in first.batches[0].exchanges} | {first.batches[1].exchanges[0].key}
+    again = make_plan(history, imported=imported, dont_import=dont)
+    assert again.skipped_already_imported == 2 and again.turns == 2
+    assert {r.id: r.state for r in again.rows} == {"a": "imported", "b": "partly", "c": "dont_import", "d": "new"}
+    assert (first.first_day, first.last_day) == (date(2023, 1, 10), date(2023, 8, 1))
+
+
+def test_estimate_grows_with_the_text_and_the_store_and_prices_it():
+    history = read_history(fixture("history.jsonl"))
+    empty = make_plan(history)
+    full = make_plan(history, memories=500, price=Price(2.0, 8.0, "¥"))
+    assert full.input_tokens > empty.input_tokens + 2 * 20 * 30  # the listing of a large store
+    assert full.output_tokens == empty.output_tokens > 0
+    assert full.estimated_cost == pytest.approx((full.input_tokens * 2 + full.output_tokens * 8) / 1e6)
+    assert empty.estimated_cost is None and empty.to_json()["estimated_cost"] is None
+    assert full.to_json("deepseek-chat")["estimated_cost"]["currency"] == "¥"
+
+
+def test_token_heuristic_tracks_the_kind_of_text():
+    assert estimate_tokens("我下周三要去杭州出差") == round(10 * 0.65)
+    assert estimate_tokens("internationalization") == 1 + 20 // 8
+    assert estimate_tokens("a, b") == 2 + 1  # two words and a comma (spaces are free)
+
+
+def test_tool_schema_constant_matches_the_tools_the_writer_sends(tmp_path):
+    from langchain_core.utils.function_calling import convert_to_openai_tool
+
+    from sonetto_desktop.memory.stores.yaml.store import YamlMemoryManager
+    from sonetto_desktop.memory.writer.tools import make_memory_tools
+
+    store = YamlMemoryManager(tmp_path / "m.yaml")
+    schemas = json.dumps([convert_to_openai_tool(t) for t in make_memory_tools(store)], ensure_ascii=False)
+    # The heuristic reads JSON a little high (~15%); a tool set grown or shrunk by a quarter shows here.
+    assert 0.8 < estimate_tokens(schemas) / TOOL_SCHEMA_TOKENS < 1.4
+    store.close()
+
+
+def _history_cli(*args: str) -> subprocess.CompletedProcess:
+    return subprocess.run([sys.executable, "-m", "sonetto_desktop", "history", *args], capture_output=True,
+                          text=True, timeout=120, env=env_shanghai())
+
+
+def test_dry_run_json_counts_and_writes_nothing(tmp_path):
+    store = tmp_path / "data" / "memory.yaml"
+    store.parent.mkdir()
+    store.write_text("{}\n", encoding="utf-8")
+    before = sorted(p.name for p in store.parent.iterdir())
+    result = _history_cli("--store", str(store), "import", str(fixture("chatgpt_conversations.json")),
+                          "--dry-run", "--json")
+    assert result.returncode == 0, result.stderr
+    out = json.loads(result.stdout)
+    assert (out["conversations"], out["turns"], out["batches"]) == (2, 3, 2)
+    chars = len("我下个月搬去杭州，在西溪附近租了房子。恭喜！西溪湿地附近很安静。[图片]\n我养了一只叫年糕的柯基，这是它的照片。年糕好可爱！"
+                "I run every morning; plot my weekly distances: 21, 25, 30 km.Here is your chart: the distance grows every week.")
+    assert out["characters"] == chars
+    # two writer calls: each a system prompt with tools (~1.7k) plus the chats, and a reply
+    assert 2 * 1500 < out["estimated_tokens"] < 2 * 3000
+    assert out["estimated_cost"] is None and out["skipped_messages"]["other_branch"] == 2
+    after = sorted(p.name for p in store.parent.iterdir() if not p.name.endswith(".lock"))  # the store's own lock
+    assert after == before  # no imports folder, no journal
+    assert store.read_text(encoding="utf-8") == "{}\n"
+
+
+def test_dry_run_for_people_and_bad_files(tmp_path):
+    store = tmp_path / "memory.yaml"
+    result = _history_cli("--store", str(store), "--create", "import", str(fixture("history.jsonl")), "--dry-run",
+                          "--since", "2023-09-01", "--price-in", "2", "--price-out", "8")
+    assert result.returncode == 0, result.stderr
+    assert "1 个对话 · 1 轮" in result.stdout and "约 ¥0.0" in result.stdout and "日期范围外 2 轮" in result.stdout
+    bad = tmp_path / "conversations.json"
+    bad.write_text("[{\"mapping\": {}, ", encoding="utf-8")
+    result = _history_cli("--store", str(store), "import", str(bad), "--dry-run")
+    assert result.returncode == 2 and result.stderr.startswith("error: ") and "不是完整的 JSON" in result.stderr
+    assert result.stderr.count("\n") == 1 and not (tmp_path / "memory.imports").exists()
