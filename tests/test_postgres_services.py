@@ -54,7 +54,7 @@ async def test_an_offline_device_keeps_its_turns_and_writes_them_when_the_server
     services.subscribe_store_status(statuses.append)
     services.subscribe(seen.append)
     try:
-        await until(lambda: services.store._listener.connected, 10, "the listener")
+        await until(lambda: services.store.feed.listener.connected, 10, "the listener")
         proxy.cut()
         await until(lambda: statuses and not statuses[-1].online, 15, "the offline status")
         assert services.writer.paused and services.store_status.read_only

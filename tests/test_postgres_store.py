@@ -100,7 +100,7 @@ def test_server_restart_mid_stream_loses_no_write(device, restartable_pg_server)
              "every acknowledged write on the other device")
     adds = [c.ids[0] for c in seen if c.kind == "add"]
     assert len(adds) == len(set(adds)), "a change was published twice"
-    assert laptop._listener.reconnects >= 1
+    assert laptop.feed.listener.reconnects >= 1
 
 
 def test_a_gap_longer_than_the_log_is_one_reload(device):
@@ -150,7 +150,7 @@ def test_network_loss_goes_read_only_and_comes_back_with_what_was_missed(device,
         a = laptop.add("网络断开前写的", "瞬间")
         laptop.poll_external()
         assert laptop.wait_listening(10)
-        wait_for(lambda: a in laptop._cache.load()[0], 10, "the local copy")
+        wait_for(lambda: a in laptop.copy.load()[0], 10, "the local copy")
         proxy.cut()
         wait_for(lambda: statuses and not statuses[-1].online, 10, "the offline status")
         assert set(laptop.all_items()) == {a}  # read from the local copy
@@ -184,9 +184,9 @@ def test_after_an_outage_reads_reach_the_server_at_once_though_the_pool_was_in_i
         laptop.poll_external()
         assert laptop.wait_listening(10)
         proxy.cut()
-        laptop._pool.check()  # the pool finds its connections broken and starts reconnecting
+        laptop.connection.pool.check()  # the pool finds its connections broken and starts reconnecting
         wait_for(lambda: statuses and not statuses[-1].online, 10, "the offline status")
-        wait_for(lambda: laptop._pool.get_stats().get("connections_errors", 0) >= 1, 10, "a failed reconnection")
+        wait_for(lambda: laptop.connection.pool.get_stats().get("connections_errors", 0) >= 1, 10, "a failed reconnection")
         during = desk.add("台式机在断网时写的", "瞬间")
         proxy.restore()
         wait_for(lambda: statuses[-1].online, 10, "the online status")
@@ -204,7 +204,7 @@ def test_a_statement_that_fails_on_a_sound_connection_is_not_an_outage(device):
     statuses = []
     store.subscribe_status(statuses.append)
     with pytest.raises(StoreWriteFailed):
-        with store._locked() as conn:  # a write whose statement the server cancels
+        with store.connection.locked() as conn:  # a write whose statement the server cancels
             conn.execute("SET LOCAL statement_timeout = 50")
             conn.execute("SELECT pg_sleep(2)")
     assert store.online and statuses == []
@@ -220,7 +220,7 @@ def test_a_write_whose_connection_dies_goes_offline_and_the_listener_brings_the_
     store.poll_external()
     assert store.wait_listening(10)
     with psycopg.connect(pg_url, autocommit=True) as admin, pytest.raises(StoreOffline):
-        with store._locked() as conn:  # the server ends this backend only; the listener's stays
+        with store.connection.locked() as conn:  # the server ends this backend only; the listener's stays
             admin.execute("SELECT pg_terminate_backend(%s)", (conn.info.backend_pid,))
             conn.execute("SELECT 1")
     assert statuses and not statuses[-1].online
@@ -248,3 +248,20 @@ def test_a_missing_server_fails_under_ci_and_skips_elsewhere(monkeypatch):
     monkeypatch.delenv("CI")
     with pytest.raises(pytest.skip.Exception):
         _unavailable("no server")
+
+
+def test_the_store_owns_its_parts_as_objects(device, tmp_path):
+    """Composed, not mixed (issue 28, item 1): no PostgreSQL mixin in the store's classes; the
+    connection, the change log, the feed and the local copy are parts it holds, each with its state."""
+    from sonetto_desktop.memory.stores.postgres.cache import PgCache
+    from sonetto_desktop.memory.stores.postgres.connection import PgConnection
+    from sonetto_desktop.memory.stores.postgres.feed import PgFeed
+    from sonetto_desktop.memory.stores.postgres.log import PgChangeLog
+
+    store = device("desk", cache_path=tmp_path / "copy.db")
+    mixed = [c.__name__ for c in type(store).__mro__[1:] if ".stores.postgres." in c.__module__]
+    assert mixed == []
+    assert (type(store.connection), type(store.log), type(store.feed), type(store.copy)) == (
+        PgConnection, PgChangeLog, PgFeed, PgCache)
+    assert store.feed.connection is store.connection and store.feed.log is store.log
+    assert store.online and store.status == store.connection.status

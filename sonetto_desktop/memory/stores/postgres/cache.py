@@ -1,9 +1,11 @@
-"""The local copy of a PostgreSQL store, so the app opens (read-only) when the server is away.
+"""PgCache: the local copy of a PostgreSQL store (a part the store owns), so the app opens
+(read-only) when the server is away.
 
 It is an ordinary SQLite memory store file in the data dir (``memory.pgcache.db``), rewritten as a
-whole from the server a moment after changes settle (``schedule``), at connection and at close.
-It is never written by anything else and never becomes the source of truth: once the server
-answers again, the server's content wins.
+whole from the server's ``snapshot()`` a moment after changes settle (``schedule``), at connection
+(``refresh``) and at close. It is never written by anything else and never becomes the source of
+truth: once the server answers again, the server's content wins. A store without a copy (no path)
+has an empty one that is never saved.
 """
 
 from __future__ import annotations
@@ -21,10 +23,19 @@ log = logging.getLogger(__name__)
 DEBOUNCE = 2.0
 
 
+Snapshot = Callable[[], tuple[dict[str, MemoryItem], dict[str, dict[str, Any]]]]
+
+
 class PgCache:
-    def __init__(self, path: str | Path, debounce: float = DEBOUNCE) -> None:
-        self.path = Path(path)
+    """``snapshot()``: the server's memories and trash as of one moment; ``online()``: whether the
+    server answers (a copy is saved only then)."""
+
+    def __init__(self, path: str | Path | None, snapshot: Snapshot, *, online: Callable[[], bool] = lambda: True,
+                 debounce: float = DEBOUNCE) -> None:
+        self.path = Path(path) if path else None
         self.debounce = debounce
+        self._snapshot = snapshot
+        self._online = online
         self._store: SqliteMemoryManager | None = None
         self._lock = threading.Lock()
         self._timer: threading.Timer | None = None
@@ -37,7 +48,7 @@ class PgCache:
 
     @property
     def exists(self) -> bool:
-        return self.path.exists()
+        return self.path is not None and self.path.exists()
 
     def saved_at(self) -> str | None:
         """When the copy was last written from the server (ISO time), or None if never."""
@@ -58,7 +69,7 @@ class PgCache:
     def save(self, items: dict[str, MemoryItem], trash: dict[str, dict[str, Any]]) -> None:
         """Replace the copy with ``items`` and ``trash`` in one SQLite transaction."""
         with self._lock:
-            if self._closed:
+            if self._closed or self.path is None:
                 return
             store = self._sqlite()
             with store._write_lock():
@@ -66,38 +77,41 @@ class PgCache:
                 store._save_trash(trash)
                 store._conn().execute("INSERT OR REPLACE INTO meta VALUES ('pg_saved_at', ?)", (now_iso(),))
 
-    def schedule(self, snapshot: Callable[[], tuple[dict, dict]]) -> None:
-        """Save ``snapshot()`` after ``debounce`` seconds without another call (on a timer thread)."""
+    def schedule(self) -> None:
+        """Save a snapshot after ``debounce`` seconds without another call (on a timer thread)."""
+        if self.path is None or not self._online():
+            return
         with self._lock:
             if self._closed:
                 return
             if self._timer is not None:
                 self._timer.cancel()
-            self._timer = threading.Timer(self.debounce, self._save_from, args=(snapshot,))
+            self._timer = threading.Timer(self.debounce, self._save_snapshot)
             self._timer.daemon = True
             self._timer.start()
 
-    def _save_from(self, snapshot: Callable[[], tuple[dict, dict]]) -> None:
+    def refresh(self) -> None:
+        """Save a snapshot now, on a thread of its own (the store was just opened)."""
+        if self.path is not None:
+            threading.Thread(target=self._save_snapshot, daemon=True, name="sonetto-pg-copy").start()
+
+    def _save_snapshot(self) -> None:
         try:
-            items, trash = snapshot()
+            items, trash = self._snapshot()
             self.save(items, trash)
         except Exception as exc:  # noqa: BLE001 - the copy is best effort; the server holds the truth
             log.info("could not refresh the local copy of the memories: %s", type(exc).__name__)
 
-    def flush(self, snapshot: Callable[[], tuple[dict, dict]]) -> None:
-        """Save now if a save is pending (at close)."""
+    def close(self) -> None:
+        """Save a pending snapshot while the server answers, then close the copy."""
         with self._lock:
             timer, self._timer = self._timer, None
         if timer is not None:
             timer.cancel()
-            self._save_from(snapshot)
-
-    def close(self) -> None:
+            if self._online():
+                self._save_snapshot()
         with self._lock:
             self._closed = True
-            timer, self._timer = self._timer, None
             store, self._store = self._store, None
-        if timer is not None:
-            timer.cancel()
         if store is not None:
             store.close()

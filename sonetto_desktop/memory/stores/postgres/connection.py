@@ -1,21 +1,35 @@
-"""PgConnectionState: whether a PostgreSQL memory store is online, and its connection pool (a
-``PostgresMemoryManager`` part). A failed read or write takes the store offline (the local copy is
-served); the listener brings it back when it reconnects, or at its next heartbeat when its own
-connection never broke, and the pool is renewed then (an old one may sit in its reconnect backoff).
+"""PgConnection: a PostgreSQL store's way to its server (a part the store owns).
+
+It holds the connection pool and whether the server answers (``online``, ``status``,
+``subscribe_status``), and runs the two kinds of work a store does there: a read, served from the
+local copy when the server is away (``read``), and a write, in a transaction holding the store's
+advisory lock (``locked``; it waits ``write_wait`` seconds for a server that is restarting, then
+fails with :class:`~...errors.StoreOffline`).
+
+A failed read or write takes the store offline and calls ``on_outage`` (the store starts its
+listener there, which keeps trying to reconnect); the listener brings the store back
+(``go_online``) when it reconnects, or at its next heartbeat when its own connection never broke,
+and the pool is renewed then (``renew_pool``: an old one may sit in its reconnect backoff).
 """
 
 from __future__ import annotations
 
 import logging
 import threading
+from contextlib import contextmanager
 from dataclasses import dataclass
-from typing import Any, Callable
+from typing import Any, Callable, Iterator
 
 from ....redaction import scrub
+from ...errors import StoreOffline, StoreWriteFailed
+from ...events import EventFeed
+from .location import PgLocation
 
 log = logging.getLogger(__name__)
 
 POOL_WAIT = 10.0  # seconds a write waits for a free connection of the pool
+WRITE_WAIT = 5.0  # seconds a write waits for the server to come back (a restart) before failing
+READ_TIMEOUT = 3.0  # seconds a read waits for a connection before it is served from the local copy
 
 
 @dataclass(frozen=True)
@@ -32,39 +46,106 @@ class StoreStatus:
         return not self.online
 
 
-class PgConnectionState:
-    """Needs the store's ``location``, ``_state_lock``, ``_online``, ``_closed``, ``_offline_detail``,
-    ``_init_error``, ``_served_offline``, ``_cache``, ``_listener``, ``_pool``, ``_pool_size``,
-    ``_retiring`` and ``_status_feed``."""
+class PgConnection:
+    """See the module docstring. ``lock_key``: the advisory lock that serialises the store's writes;
+    ``copy_time()``: when the local copy was saved (for ``status``); ``on_outage()``: called whenever
+    a read or a write finds the server gone."""
+
+    def __init__(self, location: PgLocation, *, lock_key: int, copy_time: Callable[[], str | None],
+                 on_outage: Callable[[], None], pool_size: int = 4, write_wait: float = WRITE_WAIT,
+                 read_timeout: float = READ_TIMEOUT) -> None:
+        self.location = location
+        self.lock_key = lock_key
+        self.write_wait = write_wait
+        self.read_timeout = read_timeout
+        self._copy_time = copy_time
+        self._on_outage = on_outage
+        self._state_lock = threading.Lock()
+        self._online = threading.Event()
+        self._closed = False
+        self._offline_detail = ""
+        #: Why the server, though reachable, cannot hold this store (permissions, a foreign table layout).
+        self.init_error = ""
+        #: Something was served from the local copy since the store was last online (views re-read then).
+        self.served_offline = False
+        self._status_feed: EventFeed[StoreStatus] = EventFeed()
+        self._retiring: list[tuple[threading.Timer, Any]] = []  # pools replaced after an outage
+        self._local = threading.local()  # the connection of the write this thread is inside
+        self._pool_size = max(1, pool_size)
+        self.pool = self._make_pool()
+
+    def open(self, setup: Callable[[Any], None]) -> None:
+        """Connect once and run ``setup(conn)`` (tables, the change log's position): online after it,
+        offline (the local copy) when the server is away, unusable when it refuses the store."""
+        import psycopg
+
+        try:
+            with psycopg.connect(self.location.url, autocommit=True, **self.location.connect_kwargs()) as conn:
+                setup(conn)
+            self.go_online()
+        except psycopg.OperationalError as exc:
+            self.go_offline(exc)
+        except psycopg.Error as exc:  # reachable but unusable (permissions, a foreign table layout)
+            self.init_error = self.describe(exc)
+
+    # ── state ─────────────────────────────────────────────────────────
 
     @property
     def online(self) -> bool:
         return self._online.is_set()
 
     @property
+    def closed(self) -> bool:
+        return self._closed
+
+    @property
     def status(self) -> StoreStatus:
         if self.online:
             return StoreStatus(True)
-        return StoreStatus(False, self._offline_detail or self._init_error,
-                           self._cache.saved_at() if self._cache is not None else None)
+        return StoreStatus(False, self._offline_detail or self.init_error, self._copy_time())
+
+    @property
+    def offline_detail(self) -> str:
+        return self._offline_detail
 
     def subscribe_status(self, callback: Callable[[StoreStatus], None]) -> Callable[[], None]:
         """``callback(status)`` whenever the server goes away or comes back (on a worker thread)."""
         return self._status_feed.subscribe(callback)
 
-    def _describe(self, exc: BaseException) -> str:
+    def describe(self, exc: BaseException) -> str:
+        """An error's text as shown and logged: one line, no password."""
         text = " ".join(str(exc).split()) or type(exc).__name__
         return scrub(text, [self.location.password])[:300]
 
-    def _go_online(self) -> None:
+    def unavailable(self, detail: str = "") -> StoreOffline:
+        return StoreOffline(self.location.display(), detail or self._offline_detail or self.init_error)
+
+    def go_online(self) -> None:
         with self._state_lock:
             if self._closed:
                 return
-            self._pool.open(wait=False)
+            self.pool.open(wait=False)
             changed = not self._online.is_set()
             self._online.set()
             self._offline_detail = ""
         if changed:
+            self._status_feed.publish(self.status)
+
+    def go_offline(self, exc: BaseException) -> None:
+        """The server (or the way to it) failed a read or a write: serve the local copy until the
+        listener says it is back (reconnecting, or at its next heartbeat when its own connection
+        never broke)."""
+        with self._state_lock:
+            if self._closed:
+                return
+            changed = self._online.is_set() or not self._offline_detail
+            self._online.clear()
+            self._offline_detail = self.describe(exc)
+            self.served_offline = True
+            self._on_outage()  # keeps trying to reconnect, whoever noticed the outage
+        if changed:
+            log.warning("memory server %s unreachable (%s); read-only until it is back",
+                        self.location.display(), self._offline_detail)
             self._status_feed.publish(self.status)
 
     def _make_pool(self) -> Any:
@@ -75,7 +156,7 @@ class PgConnectionState:
                               check=ConnectionPool.check_connection, name=f"sonetto-{self.location.schema}",
                               timeout=POOL_WAIT)
 
-    def _renew_pool(self) -> None:
+    def renew_pool(self) -> None:
         """A fresh pool, connecting now. After an outage the old pool can sit in its reconnect backoff
         (1, 2, 4, 8… seconds between attempts) for a while after the server is back, and every read
         would be served from the local copy meanwhile. The old pool is closed once whoever still waits
@@ -86,24 +167,110 @@ class PgConnectionState:
             if self._closed:
                 fresh.close(timeout=0)
                 return
-            old, self._pool = self._pool, fresh
+            old, self.pool = self.pool, fresh
             timer = threading.Timer(POOL_WAIT + 1.0, old.close, kwargs={"timeout": 2.0})
             timer.daemon = True
             timer.start()
             self._retiring = [(t, p) for t, p in self._retiring if t.is_alive()] + [(timer, old)]
 
-    def _go_offline(self, exc: BaseException) -> None:
-        """The server (or the way to it) failed a read or a write: serve the local copy until the listener
-        says it is back (reconnecting, or at its next heartbeat when its own connection never broke)."""
+    # ── work on the server ────────────────────────────────────────────
+
+    @property
+    def write_conn(self) -> Any:
+        """The connection of the write this thread is inside (RuntimeError outside one)."""
+        conn = getattr(self._local, "conn", None)
+        if conn is None:
+            raise RuntimeError("the caller must hold the write lock")
+        return conn
+
+    @contextmanager
+    def connection(self, timeout: float) -> Iterator[Any]:
+        """The connection of the write this thread is inside, else one from the pool."""
+        conn = getattr(self._local, "conn", None)
+        if conn is not None:
+            yield conn
+            return
+        with self.pool.connection(timeout=timeout) as conn:
+            yield conn
+
+    def read(self, online: Callable[[Any], Any], offline: Callable[[], Any]) -> Any:
+        """``online(conn)`` against the server, or ``offline()`` from the local copy when it is away."""
+        if self.init_error:
+            raise self.unavailable()
+        inside_write = getattr(self._local, "conn", None) is not None
+        if inside_write or self.online:
+            from psycopg import OperationalError
+
+            conn = None
+            try:
+                with self.connection(self.read_timeout) as conn:
+                    return online(conn)
+            except OperationalError as exc:  # PoolTimeout is one too
+                if inside_write:
+                    raise self.unavailable(self.describe(exc)) from exc
+                if conn is None or conn.broken:  # no connection, or it died: an outage
+                    self.go_offline(exc)
+                else:  # the statement failed on a sound connection: this one read comes from the copy
+                    log.info("memory server %s: a read failed (%s)", self.location.display(), self.describe(exc))
+        self.served_offline = True
+        return offline()
+
+    @contextmanager
+    def locked(self) -> Iterator[Any]:
+        """A connection in a transaction holding the store's lock; StoreOffline when the server
+        is away (after waiting ``write_wait`` seconds for it to come back)."""
+        from psycopg import OperationalError
+
+        if self._closed:
+            raise RuntimeError("memory store is closed")
+        if self.init_error:
+            raise self.unavailable()
+        if getattr(self._local, "conn", None) is not None:
+            raise RuntimeError("nested write transaction")
+        if not self._online.wait(self.write_wait):
+            raise self.unavailable()
+        conn = None
+        try:
+            with self.pool.connection(timeout=POOL_WAIT) as conn:
+                self._local.conn = conn
+                try:
+                    with conn.transaction():
+                        conn.execute("SELECT pg_advisory_xact_lock(%s)", (self.lock_key,))
+                        yield conn
+                finally:
+                    self._local.conn = None
+        except OperationalError as exc:  # PoolTimeout is one too
+            if conn is not None and not conn.broken:  # a statement failed (cancelled, deadlock): the server is there
+                raise StoreWriteFailed(self.location.display(), self.describe(exc)) from exc
+            self.go_offline(exc)
+            raise self.unavailable(self.describe(exc)) from exc
+
+    @contextmanager
+    def session_lock(self, key: int) -> Iterator[None]:
+        """Hold advisory lock ``key`` on a connection of its own for the block (writes go on)."""
+        with self.pool.connection(timeout=POOL_WAIT) as conn:
+            conn.execute("SELECT pg_advisory_lock(%s)", (key,))
+            try:
+                yield
+            finally:
+                conn.execute("SELECT pg_advisory_unlock(%s)", (key,))
+
+    # ── closing ───────────────────────────────────────────────────────
+
+    def shut(self) -> bool:
+        """No more state changes or writes from now on; False when it was shut already."""
         with self._state_lock:
             if self._closed:
-                return
-            changed = self._online.is_set() or not self._offline_detail
-            self._online.clear()
-            self._offline_detail = self._describe(exc)
-            self._served_offline = True
-            self._listener.start()  # keeps trying to reconnect, whoever noticed the outage
-        if changed:
-            log.warning("memory server %s unreachable (%s); read-only until it is back",
-                        self.location.display(), self._offline_detail)
-            self._status_feed.publish(self.status)
+                return False
+            self._closed = True
+            return True
+
+    def close(self) -> None:
+        """Close the pools (after ``shut``; the store saves its local copy in between)."""
+        self.shut()
+        self.pool.close(timeout=2.0)
+        with self._state_lock:
+            retiring, self._retiring = self._retiring, []
+        for timer, pool in retiring:
+            timer.cancel()
+            pool.close(timeout=2.0)

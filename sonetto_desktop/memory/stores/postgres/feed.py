@@ -1,98 +1,130 @@
-"""How a PostgreSQL store follows the other devices (mixed into ``PostgresMemoryManager``): the
-listener's (re)connection, catching up from the change log by ``seq``, and ``poll_external``.
-See ``postgres_store`` for the whole picture."""
+"""PgFeed: how a PostgreSQL store follows the other devices' writes (a part the store owns).
+
+A listener thread (:class:`PgListener`) ``LISTEN``s on the store's channel; on every notification,
+every heartbeat and every (re)connection the feed reads the change log from the last ``seq`` it saw
+and publishes the other devices' changes (``local`` False, the writing device in
+``extra["device"]``) — typically milliseconds after the other device committed. A gap of any
+length misses nothing (older than the log keeps -> one ``reload``). Until the listener is
+connected, ``poll()`` reads the log itself; from then on it reports nothing (the listener did).
+
+The listener also brings the store back after an outage: its reconnection (or, when only a write's
+connection died, its next heartbeat) puts the connection online again, renews the pool when the
+local copy was served meanwhile, and publishes one ``reload`` so every view re-reads.
+"""
 
 from __future__ import annotations
 
 import json
-from typing import Any
+import threading
+from typing import Any, Callable
 
 from ...changes import EXTERNAL, MemoryChange
+from .connection import PgConnection
+from .listener import HEARTBEAT, PgListener
+from .log import PgChangeLog
 from .schema import ensure_schema
 
 
-class PgChangeFeed:
-    """Needs the store's ``_watch_lock``, ``_seen_seq``, ``_origin``, ``_t``, ``_pool``, ``_listener``,
-    ``_publish``, ``_go_online`` / ``_go_offline``, ``_renew_pool``, ``online``, ``_schedule_copy`` and the state flags."""
+class PgFeed:
+    """``publish(change)`` hands a change to the store's channel; ``on_changes()`` is called after
+    changes were published (the store refreshes its local copy). ``listen``: whether ``poll()``
+    starts the listener (an outage starts it in any case, to notice the server's return)."""
+
+    def __init__(self, connection: PgConnection, log: PgChangeLog, *, publish: Callable[[MemoryChange], Any],
+                 on_changes: Callable[[], None], listen: bool = True, heartbeat: float = HEARTBEAT) -> None:
+        self.connection = connection
+        self.log = log
+        self._publish = publish
+        self._on_changes = on_changes
+        self._listen = listen
+        self._lock = threading.RLock()
+        self._seen_seq: int | None = None  # None: not read yet (opened offline)
+        self.listener = PgListener(connection.location, on_connect=self._on_connect, on_wake=self._on_wake,
+                                   on_lost=connection.go_offline, heartbeat=heartbeat)
+
+    def start_at(self, conn: Any) -> None:
+        """Follow the log from its current end (the store was just opened on ``conn``)."""
+        self._seen_seq = self.log.last_seq(conn)
+
+    def poll(self) -> list[MemoryChange]:
+        """Other devices' writes since the last look: read from the log here until the listener is
+        connected, by the listener from then on (this call starts it)."""
+        changes: list[MemoryChange] = []
+        connection = self.connection
+        if connection.closed:
+            return changes
+        if not self.listener.connected and connection.online and not connection.init_error:
+            from psycopg import OperationalError
+
+            try:
+                with connection.pool.connection(timeout=connection.read_timeout) as conn:
+                    changes = self.catch_up(conn)
+            except OperationalError as exc:  # PoolTimeout is one too
+                connection.go_offline(exc)
+        if self._listen and not connection.init_error:
+            self.listener.start()
+        return changes
+
+    def wait_listening(self, timeout: float = 10.0) -> bool:
+        """Start the listener (if not yet) and wait until it is connected."""
+        self.listener.start()
+        return self.listener.wait_connected(timeout)
+
+    def stop(self) -> None:
+        self.listener.stop()
+
+    # ── the listener's callbacks (on its thread, with its connection) ──
 
     def _on_connect(self, conn: Any) -> None:
         """The listener (re)connected: make sure the tables exist, catch up, tell the views."""
         if self._seen_seq is None:  # opened offline: the tables may not exist yet
-            ensure_schema(conn, self.location.schema)
+            ensure_schema(conn, self.connection.location.schema)
         self._back_online(conn)
 
     def _on_wake(self, conn: Any) -> None:
         """A notification or the heartbeat: catch up. The listener's connection works, so a store that
         went offline meanwhile (a write's connection died, the listener's did not) is back as well."""
-        if self.online:
-            self._catch_up(conn)
+        if self.connection.online:
+            self.catch_up(conn)
         else:
             conn.execute("SELECT 1")  # the listener's connection itself may be the next to go: ask it first
             self._back_online(conn)
 
     def _back_online(self, conn: Any) -> None:
-        came_back = self._served_offline
-        self._served_offline = False
+        connection = self.connection
+        came_back = connection.served_offline
+        connection.served_offline = False
         if came_back:
-            self._renew_pool()
-        self._go_online()
-        published = self._catch_up(conn)
+            connection.renew_pool()
+        connection.go_online()
+        published = self.catch_up(conn)
         if came_back and not any(c.kind == "reload" for c in published):
-            with self._watch_lock:
+            with self._lock:
                 self._publish(MemoryChange("reload", (), EXTERNAL, "reconnected", local=False))
-            self._schedule_copy()
+            self._on_changes()
 
-    def _max_seq(self, conn: Any) -> int:
-        return conn.execute(f"SELECT COALESCE(MAX(seq), 0) FROM {self._t.changes}").fetchone()[0]
-
-    def _catch_up(self, conn: Any) -> list[MemoryChange]:
+    def catch_up(self, conn: Any) -> list[MemoryChange]:
         """Publish the log's records after the last ``seq`` seen (other devices' only)."""
-        with self._watch_lock:
+        with self._lock:
             if self._seen_seq is None:  # opened offline: what is shown came from the local copy
-                self._seen_seq = self._max_seq(conn)
+                self._seen_seq = self.log.last_seq(conn)
                 changes = [MemoryChange("reload", (), EXTERNAL, "reconnected", local=False)]
             else:
-                rows = conn.execute(
-                    f"SELECT seq, origin, device, record, (SELECT value FROM {self._t.meta}"
-                    f" WHERE key = 'pruned_through') FROM {self._t.changes} WHERE seq > %s ORDER BY seq",
-                    (self._seen_seq,)).fetchall()
+                rows, pruned_through = self.log.since(conn, self._seen_seq)
                 changes = []
-                if rows and self._seen_seq < int(rows[0][4]):  # the log no longer reaches back that far
+                if rows and self._seen_seq < pruned_through:  # the log no longer reaches back that far
                     changes = [MemoryChange("reload", (), EXTERNAL, "change log gap", local=False)]
                 else:
-                    for _, origin, device, record in (row[:4] for row in rows):
-                        if origin != self._origin:
+                    for _, origin, device, record in rows:
+                        if origin != self.log.origin:
                             changes.append(_foreign_change(record, device))
                 if rows:
                     self._seen_seq = rows[-1][0]
             for change in changes:
                 self._publish(change)
         if changes:
-            self._schedule_copy()
+            self._on_changes()
         return changes
-
-    def poll_external(self) -> list[MemoryChange]:
-        """Other devices' writes since the last look (see the module docstring): read from the log
-        here until the listener is connected, by the listener from then on (this call starts it)."""
-        changes: list[MemoryChange] = []
-        if self._closed:
-            return changes
-        if not self._listener.connected and self.online and not self._init_error:
-            from psycopg import OperationalError
-
-            try:
-                with self._pool.connection(timeout=self.read_timeout) as conn:
-                    changes = self._catch_up(conn)
-            except OperationalError as exc:  # PoolTimeout is one too
-                self._go_offline(exc)
-        if self._listen and not self._init_error:
-            self._listener.start()
-        return changes
-
-    def wait_listening(self, timeout: float = 10.0) -> bool:
-        """Start the listener (if not yet) and wait until it is connected."""
-        self._listener.start()
-        return self._listener.wait_connected(timeout)
 
 
 def _foreign_change(record: str, device: str) -> MemoryChange:

@@ -1,5 +1,5 @@
-"""Point reads and writes of one PostgreSQL store transaction, and the change log row + NOTIFY
-every committed write carries (see ``postgres_store``)."""
+"""Point reads and writes of one PostgreSQL store transaction; a write's change record goes to the
+store's change log (``log.PgChangeLog``) in the same transaction."""
 
 from __future__ import annotations
 
@@ -11,11 +11,10 @@ from typing import Any, Iterable
 from ...changes import MemoryChange
 from ...item import MemoryItem
 from ..transaction import Transaction
+from .log import PgChangeLog
 
 _dumps = partial(json.dumps, ensure_ascii=False, default=str)
 COLUMNS = "id, description, theme, history, latest_update_time, hit"
-#: PostgreSQL refuses NOTIFY payloads of 8000 bytes or more; the ids list is cut to fit.
-NOTIFY_MAX_BYTES = 7000
 
 
 @dataclass(frozen=True)
@@ -46,40 +45,19 @@ def item_row(memory_id: str, item: MemoryItem) -> tuple:
             int(item.hit or 0))
 
 
-def notify_payload(change: MemoryChange, origin: str, device: str) -> str:
-    """The NOTIFY text of a change (``seq`` is added by the server): kind, ids, actor, device, turn id,
-    reason. The full record (with the cards' states) is in the change log under the same ``seq``."""
-    summary: dict[str, Any] = {"origin": origin, "device": device, "kind": change.kind, "ids": list(change.ids),
-                               "actor": change.actor, "turn_id": change.turn_id, "reason": change.reason[:200]}
-    text = _dumps(summary)
-    while len(text.encode()) > NOTIFY_MAX_BYTES and summary["ids"]:
-        summary["ids"] = summary["ids"][: len(summary["ids"]) // 2]
-        summary["ids_cut"] = True
-        text = _dumps(summary)
-    return text
-
-
 class PgTransaction(Transaction):
     """Reads and writes on ``conn``, inside a transaction that holds the store's advisory lock."""
 
-    def __init__(self, conn: Any, tables: Tables, origin: str = "", device: str = "", channel: str = "") -> None:
+    def __init__(self, conn: Any, tables: Tables, log: PgChangeLog | None = None) -> None:
         self.conn = conn
         self.t = tables
-        self.origin = origin
-        self.device = device
-        self.channel = channel
+        self.log = log
 
     def record(self, change: MemoryChange) -> None:
-        """The change log row and its NOTIFY, in one round trip; both take effect at commit."""
-        record = change.to_dict()
-        record["extra"] = {**record["extra"], "device": self.device}
-        self.conn.execute(
-            f"WITH row AS (INSERT INTO {self.t.changes} (origin, device, kind, turn_id, record)"
-            " VALUES (%s, %s, %s, %s, %s) RETURNING seq)"
-            " SELECT pg_notify(%s, jsonb_set(%s::jsonb, '{seq}', to_jsonb(row.seq))::text) FROM row",
-            (self.origin, self.device, change.kind, change.turn_id, _dumps(record), self.channel,
-             notify_payload(change, self.origin, self.device)),
-        )
+        """The change log row and its NOTIFY; both take effect at commit."""
+        if self.log is None:
+            raise RuntimeError("a read-only transaction records no change")
+        self.log.append(self.conn, change)
 
     def get(self, memory_id: str) -> MemoryItem | None:
         row = self.conn.execute(f"SELECT {COLUMNS} FROM {self.t.memories} WHERE id = %s", (memory_id,)).fetchone()
