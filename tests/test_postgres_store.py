@@ -7,6 +7,7 @@ import json
 import socket
 import threading
 import time
+from datetime import datetime, timedelta
 
 import pytest
 
@@ -265,3 +266,75 @@ def test_the_store_owns_its_parts_as_objects(device, tmp_path):
         PgConnection, PgChangeLog, PgFeed, PgCache)
     assert store.feed.connection is store.connection and store.feed.log is store.log
     assert store.online and store.status == store.connection.status
+
+
+# ── ages by the server's clock (issue 26, item 12) ────────────────────────────────────────────
+
+
+def test_a_device_with_a_fast_clock_does_not_empty_everyones_trash(device, pg_url, pg_schema):
+    import psycopg
+
+    laptop, desk = device("laptop"), device("desk")
+    ids = [laptop.add(f"记忆{n}", "测试") for n in range(3)]
+    for memory_id in ids:
+        laptop.delete(memory_id, "不要了")
+    fast = datetime.now() + timedelta(days=40)  # the desktop's clock runs 40 days ahead
+    assert desk.purge_expired(30, now=fast) == 0
+    assert {t["id"] for t in laptop.list_trash()} == set(ids)
+    with psycopg.connect(pg_url, autocommit=True) as admin:  # the server's clock says one is 31 days old
+        admin.execute(f"UPDATE \"{pg_schema}\".trash SET deleted_server = now() - interval '31 days' WHERE id = %s",
+                      (ids[0],))
+    seen: list[MemoryChange] = []
+    desk.subscribe(seen.append)
+    assert desk.purge_expired(30) == 1
+    assert {t["id"] for t in laptop.list_trash()} == set(ids[1:])
+    assert [(c.kind, c.ids) for c in seen] == [("purge", (ids[0],))]
+
+
+def _skew_clock(monkeypatch, days: float) -> None:
+    """This process's clock, as the store code reads it, ``days`` off (the server's is not)."""
+    from sonetto_desktop.memory.stores import crud
+    from sonetto_desktop.memory.stores.postgres import transaction
+
+    class Skewed(datetime):
+        @classmethod
+        def now(cls, tz=None):
+            return datetime.now(tz) + timedelta(days=days)
+
+    monkeypatch.setattr(transaction, "datetime", Skewed, raising=False)
+    monkeypatch.setattr(crud, "now_iso", lambda: Skewed.now().replace(microsecond=0).isoformat())
+
+
+def test_a_deletion_by_a_device_whose_clock_runs_fast_or_slow_is_as_old_as_the_server_says(
+        device, monkeypatch):
+    laptop, desk = device("laptop"), device("desk")
+    behind, ahead = laptop.add("慢钟删的", "测试"), laptop.add("快钟删的", "测试")
+    _skew_clock(monkeypatch, -40)
+    laptop.delete(behind, "不要了")
+    _skew_clock(monkeypatch, 40)
+    laptop.delete(ahead, "不要了")
+    monkeypatch.undo()
+    assert desk.purge_expired(30) == 0  # neither is old by the server's clock
+    assert desk.purge_expired(30, now=datetime.now() + timedelta(days=80)) == 0
+    assert {t["id"] for t in desk.list_trash()} == {behind, ahead}
+    assert {t["deleted_at"][:10] for t in desk.list_trash()} == {  # what each computer's clock said, for people
+        (datetime.now() + timedelta(days=d)).date().isoformat() for d in (-40, 40)}
+
+
+def test_a_store_of_the_first_version_gains_server_times_without_losing_its_trash(device, pg_url, pg_schema):
+    import psycopg
+
+    laptop = device("laptop")
+    gone = laptop.add("很久以前删的", "测试")
+    laptop.delete(gone, "旧的")
+    laptop.close()
+    with psycopg.connect(pg_url, autocommit=True) as admin:  # as version 1 left it, with a deletion long ago
+        admin.execute(f'ALTER TABLE "{pg_schema}".trash DROP COLUMN deleted_server')
+        admin.execute(f"UPDATE \"{pg_schema}\".meta SET value = '1' WHERE key = 'schema_version'")
+        admin.execute(f"UPDATE \"{pg_schema}\".trash SET deleted_at = '2020-01-01T00:00:00'")
+    desk = device("desk")
+    assert desk.purge_expired(30) == 0  # counted from the upgrade: nothing purged on a computer's word
+    assert [t["id"] for t in desk.list_trash()] == [gone]
+    with psycopg.connect(pg_url, autocommit=True) as admin:
+        version = admin.execute(f"SELECT value FROM \"{pg_schema}\".meta WHERE key = 'schema_version'").fetchone()
+        assert version == ("2",)

@@ -10,12 +10,12 @@ once the transaction has committed. Return values are the seed's (an id, a descr
 
 from __future__ import annotations
 
-from datetime import datetime, timedelta
+from datetime import datetime
 from typing import TYPE_CHECKING, Any
 
 from ..changes import PERSON_ACTORS, MemoryChange, Turn, check_actor
 from ..errors import MemoryLocked, MemoryNotFound
-from ..item import MAX_HIT, MemoryItem, check_length, check_reason, now_iso, parse_time
+from ..item import MAX_HIT, MemoryItem, check_length, check_reason, now_iso
 
 if TYPE_CHECKING:
     from .transaction import Transaction
@@ -222,19 +222,14 @@ class CrudMixin:
 
     def purge_expired(self, max_age_days: float, *, actor: str = "user", now: datetime | None = None) -> int:
         """Delete for good the trash entries deleted more than ``max_age_days`` ago (the trash's
-        retention; ``0`` or less keeps everything). One ``purge`` change; returns how many."""
+        retention; ``0`` or less keeps everything). One ``purge`` change; returns how many. Ages are
+        the store's (``Transaction.expire_trash``): ``now`` stands for this computer's clock, which a
+        store on a server shared by several computers does not use."""
         if not max_age_days or max_age_days <= 0:
             return 0
         actor = check_actor(actor)
-        cutoff = (now or datetime.now()) - timedelta(days=max_age_days)
         with self._transaction() as txn:
-            ids = []
-            for mid in txn.trash_ids():
-                deleted = parse_time((txn.trash_get(mid) or {}).get("deleted_at"))
-                if deleted is not None and deleted.replace(tzinfo=None) < cutoff:
-                    ids.append(mid)
-            for mid in ids:
-                txn.trash_remove(mid)
+            ids = txn.expire_trash(max_age_days, now)
             change = (self._change(txn, "purge", tuple(ids), actor, f"回收站超过 {max_age_days:g} 天的记忆已清除",
                                    None) if ids else None)
         if change is not None:

@@ -9,10 +9,11 @@ the rows an operation touches.
 from __future__ import annotations
 
 from abc import ABC, abstractmethod
+from datetime import datetime, timedelta
 from typing import Any, Iterable
 
 from ..changes import MemoryChange
-from ..item import MemoryItem
+from ..item import MemoryItem, parse_time
 
 
 class Transaction(ABC):
@@ -48,6 +49,20 @@ class Transaction(ABC):
     def record(self, change: MemoryChange) -> None:  # noqa: B027 - optional for a backend
         """Keep ``change`` with the write (a backend with a change log writes it in this transaction).
         The default keeps nothing: the change is still published once the write commits."""
+
+    def expire_trash(self, max_age_days: float, now: datetime | None = None) -> list[str]:
+        """Remove the trash entries deleted more than ``max_age_days`` ago; returns their ids. Ages
+        by this store's clock: for a store in a file, this computer's (``now``, default the current
+        time); a store shared by several computers judges them by its server's instead."""
+        cutoff = (now or datetime.now()) - timedelta(days=max_age_days)
+        expired = []
+        for memory_id in list(self.trash_ids()):
+            deleted = parse_time((self.trash_get(memory_id) or {}).get("deleted_at"))
+            if deleted is not None and deleted.replace(tzinfo=None) < cutoff:
+                expired.append(memory_id)
+        for memory_id in expired:
+            self.trash_remove(memory_id)
+        return expired
 
 
 class SnapshotTransaction(Transaction):

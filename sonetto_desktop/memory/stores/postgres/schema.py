@@ -5,13 +5,18 @@ reads after a gap (``seq`` grows in commit order: writes hold the store's adviso
 allocate it); ``meta`` keeps the schema version and ``pruned_through``, the newest ``seq`` deleted
 by pruning (a device whose last seen ``seq`` is older cannot catch up from the log and re-reads
 everything instead). JSON is kept as text, byte for byte (key order and all), as in the SQLite store.
+
+Times that decide something are the server's: ``trash.deleted_server`` is when the entry went to the
+trash by the server's clock (the entry's own ``deleted_at`` is the deleting computer's, for people
+to read), so a computer whose clock is off never ages anyone's trash (version 2; a store of version
+1 gains the column at its next opening, its entries counted from then).
 """
 
 from __future__ import annotations
 
 import zlib
 
-SCHEMA_VERSION = "1"
+SCHEMA_VERSION = "2"
 
 
 def lock_key(schema: str) -> int:
@@ -34,7 +39,8 @@ def create_statements(schema: str) -> list[str]:
         f"""CREATE TABLE IF NOT EXISTS {s}.trash (
             id TEXT PRIMARY KEY,
             entry TEXT NOT NULL,
-            deleted_at TEXT)""",
+            deleted_at TEXT,
+            deleted_server TIMESTAMPTZ NOT NULL DEFAULT now())""",
         f"CREATE TABLE IF NOT EXISTS {s}.meta (key TEXT PRIMARY KEY, value TEXT NOT NULL)",
         f"INSERT INTO {s}.meta VALUES ('schema_version', '{SCHEMA_VERSION}') ON CONFLICT DO NOTHING",
         f"INSERT INTO {s}.meta VALUES ('pruned_through', '0') ON CONFLICT DO NOTHING",
@@ -50,15 +56,32 @@ def create_statements(schema: str) -> list[str]:
     ]
 
 
+def upgrade_statements(schema: str) -> dict[str, list[str]]:
+    """For each older version: the statements that bring a store of it to the next version."""
+    s = f'"{schema}"'
+    return {
+        "1": [f"ALTER TABLE {s}.trash ADD COLUMN IF NOT EXISTS deleted_server TIMESTAMPTZ NOT NULL DEFAULT now()"],
+    }
+
+
 def ensure_schema(conn, schema: str) -> None:
-    """Create the tables if missing (one transaction, under the store's lock: two devices opening
-    a new store at once do not trip over each other)."""
+    """Create the tables if missing, or bring an older version's up to this one (one transaction,
+    under the store's lock: two devices opening a store at once do not trip over each other). A
+    newer version's tables, written by a later release on another device, are left as they are."""
     with conn.transaction():
         conn.execute("SELECT pg_advisory_xact_lock(%s)", (lock_key(schema),))
         exists = conn.execute(
             "SELECT 1 FROM information_schema.tables WHERE table_schema = %s AND table_name = 'changes'",
             (schema,)).fetchone()
-        if exists:
+        if not exists:
+            for statement in create_statements(schema):
+                conn.execute(statement)
             return
-        for statement in create_statements(schema):
-            conn.execute(statement)
+        version = conn.execute(f'SELECT value FROM "{schema}".meta WHERE key = \'schema_version\'').fetchone()
+        version = version[0] if version else "1"
+        upgrades = upgrade_statements(schema)
+        while version in upgrades:
+            for statement in upgrades[version]:
+                conn.execute(statement)
+            version = str(int(version) + 1)
+            conn.execute(f'UPDATE "{schema}".meta SET value = %s WHERE key = \'schema_version\'', (version,))

@@ -5,11 +5,12 @@ from __future__ import annotations
 
 import json
 from dataclasses import dataclass
+from datetime import datetime
 from functools import partial
 from typing import Any, Iterable
 
 from ...changes import MemoryChange
-from ...item import MemoryItem
+from ...item import MemoryItem, parse_time
 from ..transaction import Transaction
 from .log import PgChangeLog
 
@@ -38,6 +39,16 @@ def row_to_item(row: tuple) -> MemoryItem:
     except json.JSONDecodeError:
         parsed = [{"raw": history}]
     return MemoryItem(description, theme, parsed, latest, hit)
+
+
+def trash_row(memory_id: str, entry: dict[str, Any]) -> tuple:
+    """``(id, entry, deleted_at, age in seconds)``. The server's deletion time is its own clock less
+    the entry's age as the writing computer measured it on its own clock (zero for a deletion made
+    now; an entry copied from a local store keeps the age it had there): the writer's clock may be
+    off by any amount without making an entry older for anyone."""
+    deleted = parse_time(entry.get("deleted_at"))
+    age = (datetime.now(deleted.tzinfo) - deleted).total_seconds() if deleted is not None else 0.0
+    return memory_id, _dumps(entry), entry.get("deleted_at"), max(age, 0.0)
 
 
 def item_row(memory_id: str, item: MemoryItem) -> tuple:
@@ -85,9 +96,19 @@ class PgTransaction(Transaction):
 
     def trash_put(self, memory_id: str, entry: dict[str, Any]) -> None:
         self.conn.execute(
-            f"INSERT INTO {self.t.trash} (id, entry, deleted_at) VALUES (%s, %s, %s)"
-            " ON CONFLICT (id) DO UPDATE SET entry = EXCLUDED.entry, deleted_at = EXCLUDED.deleted_at",
-            (memory_id, _dumps(entry), entry.get("deleted_at")))
+            f"INSERT INTO {self.t.trash} (id, entry, deleted_at, deleted_server)"
+            " VALUES (%s, %s, %s, now() - make_interval(secs => %s))"
+            " ON CONFLICT (id) DO UPDATE SET entry = EXCLUDED.entry, deleted_at = EXCLUDED.deleted_at,"
+            " deleted_server = EXCLUDED.deleted_server",
+            trash_row(memory_id, entry))
+
+    def expire_trash(self, max_age_days: float, now: datetime | None = None) -> list[str]:
+        """By the server's clock (``now``, a computer's, is not used: one whose clock runs fast must
+        not empty everyone's trash)."""
+        rows = self.conn.execute(
+            f"DELETE FROM {self.t.trash} WHERE deleted_server < now() - make_interval(secs => %s) RETURNING id",
+            (float(max_age_days) * 86400,)).fetchall()
+        return [row[0] for row in rows]
 
     def trash_remove(self, memory_id: str) -> None:
         self.conn.execute(f"DELETE FROM {self.t.trash} WHERE id = %s", (memory_id,))
@@ -112,5 +133,6 @@ class PgTransaction(Transaction):
     def save_trash(self, trash: dict[str, dict[str, Any]]) -> None:
         self.conn.execute(f"DELETE FROM {self.t.trash}")
         with self.conn.cursor() as cur:
-            cur.executemany(f"INSERT INTO {self.t.trash} (id, entry, deleted_at) VALUES (%s, %s, %s)",
-                            [(mid, _dumps(entry), entry.get("deleted_at")) for mid, entry in trash.items()])
+            cur.executemany(f"INSERT INTO {self.t.trash} (id, entry, deleted_at, deleted_server)"
+                            " VALUES (%s, %s, %s, now() - make_interval(secs => %s))",
+                            [trash_row(mid, entry) for mid, entry in trash.items()])
