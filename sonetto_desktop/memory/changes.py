@@ -51,11 +51,14 @@ class Turn:
     ``turn_id`` groups changes: every change the writer makes for one chat turn carries that turn's id;
     an action of several changes (undoing a turn, a bulk edit, a clean-up pass) carries its own id, so
     it can be undone as one. ``excerpt``: the user's words that caused it (shown as provenance).
+    ``origin``: where the conversation came from when it was not a chat in this app (one line, e.g.
+    another app's name or an imported conversation's title and date), kept with each change.
     """
 
     turn_id: str
     session_id: str | None = None
     excerpt: str = ""
+    origin: str = ""
 
     def history_fields(self) -> dict[str, str]:
         fields = {"turn_id": self.turn_id}
@@ -63,6 +66,8 @@ class Turn:
             fields["session_id"] = self.session_id
         if self.excerpt:
             fields["excerpt"] = self.excerpt
+        if self.origin:
+            fields["origin"] = self.origin
         return fields
 
 

@@ -27,7 +27,7 @@ from langchain_core.messages import AIMessage, HumanMessage, ToolMessage
 from langgraph.checkpoint.memory import MemorySaver
 
 from ..stores.base import BaseMemoryManager
-from ..changes import MemoryChange, Turn
+from ..changes import AGENT, MemoryChange, Turn, check_actor
 from ..operations import MemoryOperations
 from ..undo import NothingToUndo, UndoConflict
 from .budget import EndAfterWrites
@@ -146,17 +146,18 @@ class MemoryConsumer:
     def _already_applied(self, turn_id: str, name: str, args: dict) -> bool:
         return already_applied(self._ops, self._index, turn_id, name, args)
 
-    def rollback(self, turn_id: str, changes: list[MemoryChange], *, whole_turn: bool = False) -> str | None:
-        """Take back what a failed run of ``turn_id`` wrote, its hits included (blocking).
-        ``whole_turn``: every change of the turn (a resumed run: what ran before the interruption
-        too), else the memories ``changes`` touched. Returns why something could not be taken back,
-        or ``None``."""
+    def rollback(self, turn_id: str, changes: list[MemoryChange], *, whole_turn: bool = False,
+                 actor: str | None = None) -> str | None:
+        """Take back what a failed run of ``turn_id`` wrote, its hits included (blocking), as
+        ``actor`` (the run's; default: the operations'). ``whole_turn``: every change of the turn (a
+        resumed run: what ran before the interruption too), else the memories ``changes`` touched.
+        Returns why something could not be taken back, or ``None``."""
         ids = None if whole_turn else [mid for c in changes if c.kind != "hit" for mid in c.ids]
         hits = Counter(c.ids[0] for c in changes if c.kind == "hit" and c.ids)
         if ids is not None and not ids and not hits:
             return None
         try:
-            undoing = self._ops.as_actor(self._ops.actor, Turn(f"{ROLLBACK_PREFIX}{uuid.uuid4().hex[:12]}",
+            undoing = self._ops.as_actor(actor or self._ops.actor, Turn(f"{ROLLBACK_PREFIX}{uuid.uuid4().hex[:12]}",
                                                                excerpt=f"撤销 {turn_id} 失败的写入尝试"))
             undoing.undo_turn(turn_id, ids=ids, reason=ROLLBACK_REASON, unhit=dict(hits))
         except NothingToUndo:
@@ -192,18 +193,23 @@ class MemoryConsumer:
         return cold_start, message, name
 
     async def consume(self, session_id: str | None, turn_id: str | None, turn_messages: Any, *,
-                      recorder: TurnRecorder | None = None, allow_mass: bool = False) -> ConsumeResult:
+                      recorder: TurnRecorder | None = None, allow_mass: bool = False, now: datetime | None = None,
+                      actor: str = AGENT, origin: str = "") -> ConsumeResult:
         """Let the agent write what this turn taught about the user. Raises if the LLM fails (what
         the run wrote is taken back first) and ``TurnHeld`` when it crossed a limit (``guard.py``).
         ``recorder``: keep and resume the run's progress (``resume.py``). ``allow_mass``: no limit on
-        how many memories this run may change (the person retried a held turn)."""
+        how many memories this run may change (the person retried a held turn). ``now``: the turn's
+        time (default: the writer's clock; an imported turn passes its own date), what the prompt's
+        dates and the listing are relative to. ``actor``: who the changes are written as;
+        ``origin``: where the conversation came from, kept with each change (see ``ToolContext``)."""
         turn_id = turn_id or uuid.uuid4().hex[:12]
         messages = normalize_turn(turn_messages)
-        now = self._now()
+        now = now or self._now()
         cold_start, user_prompt, name = await asyncio.to_thread(self.build_prompt, messages, None, now)
         system_prompt = choose_system_prompt(cold_start)
         user_words = "\n".join(m["content"] for m in messages if m["role"] == "user")
-        tool_context = ToolContext(session_id, turn_id, turn_query_text(messages), now, user_words, name)
+        tool_context = ToolContext(session_id, turn_id, turn_query_text(messages), now, user_words, name,
+                                   check_actor(actor), origin)
         agent = self._agents.get(system_prompt) or await asyncio.to_thread(self._agent, system_prompt)
         thread_id = f"ltm-{turn_id}-{uuid.uuid4().hex[:6]}"
         changes: list[MemoryChange] = []
@@ -231,7 +237,8 @@ class MemoryConsumer:
             )
         except Exception as exc:
             unsubscribe()
-            problem = await asyncio.to_thread(self.rollback, turn_id, list(changes), whole_turn=resumed)
+            problem = await asyncio.to_thread(self.rollback, turn_id, list(changes), whole_turn=resumed,
+                                              actor=tool_context.actor)
             if recorder is not None:
                 # The model's first reply is worth replaying when it was not the problem: the store or
                 # the disk failed, or its calls all ran and a later model call failed.
@@ -243,7 +250,8 @@ class MemoryConsumer:
             self._checkpointer.delete_thread(thread_id)
         held = guard.held()
         if held is not None:
-            problem = await asyncio.to_thread(self.rollback, turn_id, list(changes), whole_turn=resumed)
+            problem = await asyncio.to_thread(self.rollback, turn_id, list(changes), whole_turn=resumed,
+                                              actor=tool_context.actor)
             if recorder is not None:
                 await asyncio.to_thread(recorder.after_rollback, problem is None)
             raise held

@@ -17,6 +17,7 @@ from __future__ import annotations
 import logging
 import uuid
 from dataclasses import dataclass
+from functools import partial
 from datetime import datetime
 from typing import TYPE_CHECKING, Any, Callable
 
@@ -28,6 +29,9 @@ from .dupes import CandidateSource, similar_pairs
 from .hygiene_report import Conflict, HygieneReport
 from .index import MOMENT_THEME, WriterIndex, read_items
 from .listing import memory_line
+from .memory_tools import MEMORY_TOOLS
+from .registry import Outcome, Plan, Registry, ToolContext, ToolEnv, ToolRefused, content_arg, text_arg, tool_of
+from .runner import ToolRunner
 from .prompts import HYGIENE_SYSTEM, subject_block
 from .timefmt import time_block
 from ..lazy_model import resolve
@@ -116,62 +120,54 @@ def work_message(work: _Work, now: datetime, subject: str) -> str:
 
 def hygiene_tools(ops: MemoryOperations, turn: Turn, index: WriterIndex, conflicts: list[Conflict],
                   now: Callable[[], datetime]) -> list[BaseTool]:
-    """delete / merge / update from the writer's tools, plus ``record_moment`` and ``flag_conflict``."""
-    from langchain_core.tools import ToolException, tool
+    """delete / merge / update from the writer's tools, plus ``record_moment`` and ``flag_conflict``,
+    run by the writer's rules (``runner.ToolRunner``) as the ``agent`` for the pass's turn."""
+    from .tools import langchain_tools
 
-    from .tools import ToolContext, _content, _not_found, _text, make_memory_tools
-
+    tools = MEMORY_TOOLS.only("delete_memory", "merge_memories", "update_memory") + Registry([
+        tool_of(record_moment), tool_of(partial(flag_conflict, conflicts, now), "flag_conflict")])
     context = ToolContext(turn_id=turn.turn_id, excerpt=turn.excerpt)
-    base = {t.name: t for t in make_memory_tools(ops, context, index=index)}
-    writer = ops.as_actor(AGENT, turn)
+    return langchain_tools(ToolRunner(ops, index=index), tools, context)
 
-    @tool(response_format="content_and_artifact")
-    def record_moment(id: str, content: str, reason: str) -> tuple[str, dict]:
-        """把一条日期已过、值得留念的待办改写成“瞬间”（以日期开头，过去时），替换原条目。
 
-        Args:
-            id: 待办的记忆 ID。
-            content: 改写后的瞬间，例如“11月28日，小林参加了高数期中考试”。
-            reason: 改写原因。
-        """
-        memory_id, text, why = _text("id", id), _content(content), _text("reason", reason)
-        try:
-            if writer.reviewing is not None:  # review mode: proposed, like every change of Sonetto's
-                before = ops.store.get(memory_id).description
-                writer.reviewing.propose("update", memory_ids=(memory_id,), description=text, theme=MOMENT_THEME,
-                                         reason=why, turn=turn, before=(before,))
-                return f"已提交给用户审核：把 {memory_id} 改写为瞬间。", {"kind": "propose", "ids": (memory_id,)}
-            writer.update(memory_id, description=text, theme=MOMENT_THEME, reason=why)
-        except MemoryNotFound:
-            raise _not_found(memory_id) from None
-        return f"已把 {memory_id} 改写为瞬间。", {"kind": "update", "ids": (memory_id,)}
+def record_moment(env: ToolEnv, id: str, content: str, reason: str) -> Plan:
+    """把一条日期已过、值得留念的待办改写成“瞬间”（以日期开头，过去时），替换原条目。
 
-    @tool(response_format="content_and_artifact")
-    def flag_conflict(id1: str, id2: str, note: str) -> tuple[str, dict]:
-        """标记两条互相矛盾、需要用户确认的记忆（不修改它们）。
+    Args:
+        id: 待办的记忆 ID。
+        content: 改写后的瞬间，例如“11月28日，小林参加了高数期中考试”。
+        reason: 改写原因。
+    """
+    memory_id, text, why = text_arg("id", id), content_arg(content), text_arg("reason", reason)
 
-        Args:
-            id1: 一条记忆 ID。
-            id2: 与之矛盾的另一条记忆 ID。
-            note: 给用户看的一句话，说明矛盾在哪里。
-        """
-        a, b, why = _text("id1", id1), _text("id2", id2), _text("note", note, 200)
-        if a == b:
-            raise ToolException("错误：id1 和 id2 相同。")
-        for mid in (a, b):
-            try:
-                ops.store.get(mid)
-            except MemoryNotFound:
-                raise _not_found(mid) from None
-        conflicts.append(Conflict((a, b), why, now().replace(microsecond=0).isoformat(), turn.turn_id))
-        return f"已标记 {a} 与 {b} 的矛盾，等待用户确认。", {"kind": "flag", "ids": (a, b)}
+    def write(ops: MemoryOperations) -> Outcome:
+        ops.update(memory_id, description=text, theme=MOMENT_THEME, reason=why)
+        return Outcome(f"已把 {memory_id} 改写为瞬间。", "update", (memory_id,))
 
-    tools: list[BaseTool] = [base["delete_memory"], base["merge_memories"], base["update_memory"], record_moment,
-                             flag_conflict]
-    for t in (record_moment, flag_conflict):
-        t.handle_tool_error = True
-        t.handle_validation_error = base["delete_memory"].handle_validation_error
-    return tools
+    return Plan("update", write, (memory_id,), description=text, theme=MOMENT_THEME, reason=why)
+
+
+def flag_conflict(conflicts: list[Conflict], now: Callable[[], datetime], env: ToolEnv, id1: str, id2: str,
+                  note: str) -> Plan:
+    """标记两条互相矛盾、需要用户确认的记忆（不修改它们）。
+
+    Args:
+        id1: 一条记忆 ID。
+        id2: 与之矛盾的另一条记忆 ID。
+        note: 给用户看的一句话，说明矛盾在哪里。
+    """
+    a, b, why = text_arg("id1", id1), text_arg("id2", id2), text_arg("note", note, 200)
+    if a == b:
+        raise ToolRefused("错误：id1 和 id2 相同。")
+    for mid in (a, b):
+        env.store.get(mid)  # MemoryNotFound: the model is told to look again
+
+    def write(ops: MemoryOperations) -> Outcome:
+        turn_id = env.context.turn_id or ""
+        conflicts.append(Conflict((a, b), why, now().replace(microsecond=0).isoformat(), turn_id))
+        return Outcome(f"已标记 {a} 与 {b} 的矛盾，等待用户确认。", "flag", (a, b))
+
+    return Plan("flag", write, (a, b))
 
 
 def run_pass(ops: MemoryOperations, llm: Any, index: WriterIndex, source: CandidateSource | None, *,

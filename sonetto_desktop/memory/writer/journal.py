@@ -30,11 +30,13 @@ import threading
 import time
 import uuid
 from dataclasses import asdict, dataclass, field
+from datetime import datetime
 from pathlib import Path
 from typing import Any
 
 import portalocker
 
+from ..changes import AGENT, check_actor, excerpt_of
 from ..files import private_dir, private_opener
 from ..item import now_iso
 
@@ -56,6 +58,16 @@ class JournalEntry:
     progress: dict[str, Any] | None = None  # the current attempt's replies and tool calls (resume.py)
     held: str | None = None  # why the turn was held instead of retried (guard.py), None: not held
     allow_mass: bool = False  # the person retried a held mass change: apply it this time
+    actor: str | None = None  # who its changes are written as (``writer_actor``); None: Sonetto (agent)
+    as_of: str | None = None  # the turn's own time (ISO), e.g. an imported chat's; None: when it is written
+    origin: str = ""  # where the conversation came from (one line, kept with each change)
+
+    def when(self) -> datetime | None:
+        """``as_of`` as a time (None when unset or unreadable: the writer's clock then)."""
+        try:
+            return datetime.fromisoformat(self.as_of) if self.as_of else None
+        except ValueError:
+            return None
 
     @property
     def filename(self) -> str:
@@ -75,7 +87,26 @@ class JournalEntry:
             progress=data["progress"] if isinstance(data.get("progress"), dict) else None,
             held=data.get("held") if isinstance(data.get("held"), str) else None,
             allow_mass=data.get("allow_mass") is True,
+            actor=writer_actor(data.get("actor")),
+            as_of=data.get("as_of") if isinstance(data.get("as_of"), str) else None,
+            origin=excerpt_of(data.get("origin")) if isinstance(data.get("origin"), str) else "",
         )
+
+
+#: Who a journaled turn may be written as: Sonetto, another app (``mcp:<app>``) or imported history
+#: (``import:<source>``) — never the person (``user``, ``cli``), whom no lock or list would stop.
+WRITER_ACTOR_PREFIXES = ("mcp:", "import:")
+
+
+def writer_actor(value: Any) -> str | None:
+    """``value`` if a journaled turn may be written as it, else None (Sonetto's own)."""
+    if not isinstance(value, str):
+        return None
+    try:
+        actor = check_actor(value)
+    except ValueError:
+        return None
+    return actor if actor == AGENT or actor.startswith(WRITER_ACTOR_PREFIXES) else None
 
 
 def retried_progress(entry: JournalEntry) -> dict[str, Any] | None:
@@ -233,11 +264,16 @@ class TurnJournal:
             finally:
                 handle.close()
 
-    def append(self, turn_id: str, session_id: str | None, messages: list[dict[str, Any]]) -> JournalEntry:
-        """Durably add a turn (fsync'd file and directory) and return its entry."""
+    def append(self, turn_id: str, session_id: str | None, messages: list[dict[str, Any]], *,
+               actor: str | None = None, as_of: str | None = None, origin: str = "") -> JournalEntry:
+        """Durably add a turn (fsync'd file and directory) and return its entry (``actor``, ``as_of``,
+        ``origin``: see ``JournalEntry``; an actor a turn may not be written as is ``ValueError``)."""
+        if actor is not None and writer_actor(actor) is None:
+            raise ValueError(f"a journaled turn cannot be written as {actor!r}")
         with self._lock:
             self._ensure_dirs()
-            entry = JournalEntry(uuid.uuid4().hex[:16], self._next_seq(), turn_id, session_id, list(messages))
+            entry = JournalEntry(uuid.uuid4().hex[:16], self._next_seq(), turn_id, session_id, list(messages),
+                                 actor=actor, as_of=as_of, origin=excerpt_of(origin))
             self._write(self.pending_dir, entry)
             return entry
 

@@ -17,7 +17,8 @@ The writer reports its state as :class:`~.events.WriterEvent` s on ``events`` (q
 done, failed, gave_up, status); what it changes in the memories travels on the store's change
 channel, tagged with the turn id. The agent runs on the caller's event loop (its sync tools and
 store I/O in worker threads); the loop-stall benchmark (docs/benchmarks.md) keeps that honest.
-All state lives on the event-loop thread.
+All state lives on the event-loop thread. The queue and its turns are the :class:`~.worker.TurnWorker`'s,
+a part the writer owns; the writer holds the model, the pause switch and the consumer it builds.
 """
 
 from __future__ import annotations
@@ -29,7 +30,10 @@ import uuid
 from datetime import datetime
 from typing import TYPE_CHECKING, Any, Callable, Sequence
 
-from ...aio import run_blocking
+from ...aio import imports_settled, run_blocking
+from ..changes import AGENT
+from ..errors import api_key_of, scrub
+from ..lazy_model import resolve
 from ..stores.base import BaseMemoryManager
 from ..events import EventFeed
 from ..operations import MemoryOperations
@@ -38,9 +42,9 @@ from .index import WriterIndex
 from .limits import DEFAULT_MAX_CHANGED, DEFAULT_MAX_TOOL_CALLS
 from .journal import JournalEntry, TurnJournal, default_journal_path, retried_progress
 from .listing import RetrieverProvider
-from .status import ErrorDescriber, WriterStatus, make_status
+from .status import ErrorDescriber, WriterStatus, describe_failure, make_status
 from .turns import last_exchange, normalize_turn
-from .worker import TurnWorker
+from .worker import TurnWorker, WorkerPolicy
 
 if TYPE_CHECKING:  # LangChain's agent: imported when the first turn is written, off the loop
     from .consumer import MemoryConsumer
@@ -48,7 +52,7 @@ if TYPE_CHECKING:  # LangChain's agent: imported when the first turn is written,
 log = logging.getLogger(__name__)
 
 
-class MemoryWriter(TurnWorker):
+class MemoryWriter:
     """See the module docstring. ``memory``: the memory operations (or a store, wrapped). ``llm``:
     the writer's chat model; ``None`` means none is configured (turns wait in the journal until
     ``set_llm``). ``retriever``: a provider of the offline retriever for the bounded listing.
@@ -85,8 +89,6 @@ class MemoryWriter(TurnWorker):
         self._llm = llm
         self.journal = TurnJournal(journal_path)
         self.events: EventFeed[WriterEvent] = events if events is not None else EventFeed()
-        self.max_attempts = max_attempts
-        self.backoff = tuple(float(b) for b in backoff) or (1.0,)
         self.stop_timeout = stop_timeout
         self._now = now
         self._retriever = retriever
@@ -94,28 +96,44 @@ class MemoryWriter(TurnWorker):
         self._user_name = user_name
         self.max_tool_calls = max_tool_calls
         self.max_changed = max_changed
-        self._retry_at: datetime | None = None
-        #: How often a journal holder looks again at turns another instance was writing (it may have died).
-        self.elsewhere_recheck = 30.0
-        self._recheck: asyncio.TimerHandle | None = None
         self._activity: tuple[str, str] | None = None
         self._consumer: MemoryConsumer | None = None
+        self._consumer_llm: Any = None  # the (maybe lazy) model ``_consumer`` was built for
         self._index: WriterIndex | None = None
         self._index_lock = threading.Lock()
-        self._consumer_llm: Any = None  # the (maybe lazy) model ``_consumer`` was built for
-        self._queue: asyncio.Queue[str | None] | None = None
-        self._task: asyncio.Task[None] | None = None
-        self._wake: asyncio.Event | None = None
-        self._stopping = False
-        self._entries: dict[str, JournalEntry] = {}
-        self._failed: list[JournalEntry] = []
-        self._forgotten: set[str] = set()  # turns the person asked not to remember (see forget_turn)
-        self._current: str | None = None  # the key of the turn being written now
-        self._busy = False
         self._paused = False
-        self._last_error: str | None = None
         self._last_status: tuple | None = None
-        self.last_result: Any = None
+        self._worker = TurnWorker(
+            self.journal, WorkerPolicy(max_attempts, tuple(float(b) for b in backoff) or (1.0,)),
+            runnable=lambda: not self._paused and self._llm is not None, consumer=self._ready_consumer,
+            emit=self._emit, changed=self._status_changed, describe=self._failure_text, redact=self._redact)
+
+    # ── limits (live: the worker reads them at each attempt) ──────────
+
+    @property
+    def max_attempts(self) -> int:
+        return self._worker.policy.max_attempts
+
+    @max_attempts.setter
+    def max_attempts(self, value: int) -> None:
+        self._worker.policy.max_attempts = value
+
+    @property
+    def backoff(self) -> tuple[float, ...]:
+        return self._worker.policy.backoff
+
+    @backoff.setter
+    def backoff(self, value: Sequence[float]) -> None:
+        self._worker.policy.backoff = tuple(float(b) for b in value) or (1.0,)
+
+    @property
+    def elsewhere_recheck(self) -> float:
+        """How often a journal holder looks again at turns another instance was writing (it may have died)."""
+        return self._worker.policy.elsewhere_recheck
+
+    @elsewhere_recheck.setter
+    def elsewhere_recheck(self, value: float) -> None:
+        self._worker.policy.elsewhere_recheck = value
 
     # ── observable state ──────────────────────────────────────────────
 
@@ -143,11 +161,11 @@ class MemoryWriter(TurnWorker):
 
     @property
     def pending(self) -> int:
-        return len(self._entries)
+        return len(self._worker.entries)
 
     @property
     def busy(self) -> bool:
-        return self._busy
+        return self._worker.busy
 
     @property
     def paused(self) -> bool:
@@ -155,22 +173,28 @@ class MemoryWriter(TurnWorker):
 
     @property
     def last_error(self) -> str | None:
-        return self._last_error
+        return self._worker.last_error
+
+    @property
+    def last_result(self) -> Any:
+        """The last written turn's ``ConsumeResult``."""
+        return self._worker.last_result
 
     @property
     def running(self) -> bool:
-        return self._task is not None and not self._task.done()
+        return self._worker.running
 
     def failed_turns(self) -> list[JournalEntry]:
         """Turns given up on (kept on disk in the journal's ``failed/``), oldest first."""
-        return list(self._failed)
+        return list(self._worker.failed)
 
     def status(self) -> WriterStatus:
+        worker = self._worker
         configured = self._llm is not None
-        retry_at = self._retry_at.replace(microsecond=0).isoformat() if self._retry_at else None
-        return make_status(pending=self.pending, busy=self._busy, paused=self._paused, configured=configured,
-                           failed=len(self._failed), last_error=self._last_error, activity=self._activity,
-                           retry_at=retry_at, held=sum(1 for e in self._failed if e.held))
+        retry_at = worker.retry_at.replace(microsecond=0).isoformat() if worker.retry_at else None
+        return make_status(pending=self.pending, busy=worker.busy, paused=self._paused, configured=configured,
+                           failed=len(worker.failed), last_error=worker.last_error, activity=self._activity,
+                           retry_at=retry_at, held=sum(1 for e in worker.failed if e.held))
 
     def set_activity(self, activity: tuple[str, str] | None) -> None:
         """Background work besides turns to show in the status ((zh, en); ``None`` when it ends),
@@ -189,6 +213,34 @@ class MemoryWriter(TurnWorker):
             self._last_status = key
             self.events.publish(WriterEvent("status", detail=st.zh))
 
+    def _failure_text(self, exc: BaseException) -> str:
+        return describe_failure(exc, api_key_of(self._llm), self._describe)
+
+    def _redact(self, text: str) -> str:
+        return scrub(text, [api_key_of(self._llm)])
+
+    # ── the consumer (built for the current model) ────────────────────
+
+    def _get_consumer(self) -> MemoryConsumer:
+        """Blocking (run on a worker thread): the first call imports LangChain's agent and builds
+        the model (a ``LazyModel`` is built here)."""
+        if self._consumer is None or self._consumer_llm is not self._llm:
+            with imports_settled():  # LangChain's agent, the first time
+                from .consumer import MemoryConsumer
+
+            llm = self._llm
+            self._consumer = MemoryConsumer(resolve(llm), self._ops, now=self._now, retriever=self._retriever,
+                                            user_name=self._user_name, max_tool_calls=self.max_tool_calls,
+                                            max_changed=self.max_changed, index=self.index)
+            self._consumer_llm = llm
+        return self._consumer
+
+    async def _ready_consumer(self) -> MemoryConsumer:
+        consumer = self._consumer
+        if consumer is None or self._consumer_llm is not self._llm:
+            consumer = await run_blocking(self._get_consumer)  # building the tools takes ~20 ms
+        return consumer
+
     # ── controls ──────────────────────────────────────────────────────
 
     def pause(self) -> None:
@@ -198,16 +250,14 @@ class MemoryWriter(TurnWorker):
 
     def resume(self) -> None:
         self._paused = False
-        if self._wake is not None:
-            self._wake.set()
+        self._worker.wake()
         self._status_changed()
 
     def set_llm(self, llm: Any) -> None:
         """Use another model from now on (``None``: none configured, turns wait in the journal)."""
         self._llm = llm
         self._consumer = None
-        if self._wake is not None:
-            self._wake.set()
+        self._worker.wake()
         self._status_changed()
 
     # ── lifecycle ─────────────────────────────────────────────────────
@@ -215,74 +265,46 @@ class MemoryWriter(TurnWorker):
     def start(self) -> None:
         """Start the consumer task; must be called inside a running event loop. Journaled turns
         from earlier runs are written first, in the order they were sent."""
-        loop = asyncio.get_running_loop()
+        asyncio.get_running_loop()
         if self.running:
             return
-        self._queue = asyncio.Queue()
-        self._wake = asyncio.Event()
-        self._stopping = False
-        # The journal is the source of truth: what an earlier run left is replayed from disk. Only
-        # turns that could not be journaled (disk error) are carried over from memory.
-        self._entries = {k: e for k, e in self._entries.items() if e.seq == 0}
-        for key in self._entries:
-            self._queue.put_nowait(key)
-        self._task = loop.create_task(self._run(), name="sonetto-memory-writer")
+        self._worker.start()
 
     async def stop(self, timeout: float | None = None) -> bool:
         """Stop after the queued turns, waiting at most ``timeout`` (default ``stop_timeout``)
         seconds. Returns ``True`` when everything queued was written; unwritten turns stay journaled."""
-        task = self._task
-        if task is None:
-            return True
-        self._stopping = True
-        if self._queue is not None:
-            self._queue.put_nowait(None)
-        if self._wake is not None:
-            self._wake.set()
-        limit = self.stop_timeout if timeout is None else timeout
-        try:
-            await asyncio.wait_for(asyncio.shield(task), limit)
-        except asyncio.TimeoutError:
-            log.warning("memory writer did not finish within %.1fs; unwritten turns stay journaled", limit)
-            task.cancel()
-            try:
-                await task
-            except asyncio.CancelledError:
-                pass
-        except Exception:
-            log.exception("memory writer task failed")
-        drained = not self._entries
-        if self._recheck is not None:
-            self._recheck.cancel()
-            self._recheck = None
-        await run_blocking(self.journal.release)
-        self._task = None
-        self._queue = None
-        self._busy = False
+        drained = await self._worker.stop(self.stop_timeout if timeout is None else timeout)
         self._status_changed()
         return drained
 
     # ── producer ──────────────────────────────────────────────────────
 
-    async def send_history(self, turn_messages: Any, session_id: str | None = None,
-                           turn_id: str | None = None) -> str:
+    async def send_history(self, turn_messages: Any, session_id: str | None = None, turn_id: str | None = None, *,
+                           actor: str | None = None, as_of: datetime | None = None, origin: str = "") -> str:
         """Journal the turn durably and queue it; returns the turn id at once.
 
-        ``ValueError`` if the turn has no user/assistant text. Before ``start()`` or after ``stop()``
-        the turn is only journaled: the next start writes it."""
+        ``actor``: who its changes are written as (default Sonetto, ``agent``; ``mcp:<app>`` for a
+        conversation another app handed over, ``import:<source>`` for imported history); ``as_of``:
+        the turn's own time (what its dates are relative to; default: when it is written);
+        ``origin``: where the conversation came from, kept with each change. ``ValueError`` if the
+        turn has no user/assistant text or the actor is not one a turn may be written as. Before
+        ``start()`` or after ``stop()`` the turn is only journaled: the next start writes it."""
         messages = normalize_turn(turn_messages)
         turn_id = turn_id or uuid.uuid4().hex[:12]
+        if actor == AGENT:
+            actor = None
+        when = as_of.isoformat() if as_of is not None else None
         try:
-            entry = await run_blocking(self.journal.append, turn_id, session_id, messages)
+            entry = await run_blocking(self.journal.append, turn_id, session_id, messages, actor=actor, as_of=when,
+                                       origin=origin)
         except OSError as exc:
             # Keep the chat going and the turn in memory; say that it is not durable.
             log.error("could not journal turn %s: %s", turn_id, exc)
-            self._last_error = f"无法写入日志文件（{exc.strerror or exc}），本轮仅保存在内存中"
-            entry = JournalEntry(uuid.uuid4().hex[:16], 0, turn_id, session_id, messages)
+            self._worker.last_error = f"无法写入日志文件（{exc.strerror or exc}），本轮仅保存在内存中"
+            entry = JournalEntry(uuid.uuid4().hex[:16], 0, turn_id, session_id, messages, actor=actor, as_of=when,
+                                 origin=origin)
         self._emit("queued", entry)
-        if self._queue is not None and not self._stopping:
-            self._entries[entry.key] = entry
-            self._queue.put_nowait(entry.key)
+        self._worker.enqueue(entry)
         self._status_changed()
         return turn_id
 
@@ -294,20 +316,19 @@ class MemoryWriter(TurnWorker):
         """Retry now: every given-up or held turn goes back in the queue (attempts reset; a held mass
         change is then applied, undoable as one turn), and a turn waiting for its next automatic try
         is tried at once. Returns how many given-up turns were requeued."""
+        worker = self._worker
         entries = await run_blocking(self.journal.requeue_failed)
         journaled = {e.key for e in entries}
-        for entry in self._failed:  # failed turns that could not reach the journal's failed list
+        for entry in worker.failed:  # failed turns that could not reach the journal's failed list
             if entry.key not in journaled:
                 entry.allow_mass = entry.allow_mass or entry.held == "mass_change"  # the person said yes
                 entry.attempts, entry.progress, entry.held = 0, retried_progress(entry), None
                 entries.append(entry)
-        self._failed = []
-        if self._retry_at is not None and self._wake is not None:
-            self._wake.set()  # cuts the backoff short
+        worker.failed = []
+        if worker.retry_at is not None:
+            worker.wake()  # cuts the backoff short
         for entry in entries:
-            if self._queue is not None and not self._stopping:
-                self._entries[entry.key] = entry
-                self._queue.put_nowait(entry.key)
+            worker.enqueue(entry)
         self._status_changed()
         return len(entries)
 
@@ -322,31 +343,32 @@ class MemoryWriter(TurnWorker):
         - ``"elsewhere"``: another app instance is writing it (its changes can be undone after);
         - ``"unknown"``: not here (already written earlier, never journaled, or another store).
         """
-        self._forgotten.add(turn_id)
+        worker = self._worker
+        worker.forgotten.add(turn_id)
         state = "unknown"
-        for entry in [e for e in self._failed if e.turn_id == turn_id]:
-            self._failed.remove(entry)
-            await self._journal(self.journal.discard_failed, entry)
+        for entry in [e for e in worker.failed if e.turn_id == turn_id]:
+            worker.failed.remove(entry)
+            await worker.journal_step(self.journal.discard_failed, entry)
             state = "dropped"
         for entry in await run_blocking(self.journal.failed):
             if entry.turn_id == turn_id:
-                await self._journal(self.journal.discard_failed, entry)
+                await worker.journal_step(self.journal.discard_failed, entry)
                 state = "dropped"
-        for key, entry in list(self._entries.items()):
+        for key, entry in list(worker.entries.items()):
             if entry.turn_id != turn_id:
                 continue
-            if key == self._current:
+            if key == worker.current:
                 deadline = asyncio.get_running_loop().time() + wait
-                while self._current == key and asyncio.get_running_loop().time() < deadline:
+                while worker.current == key and asyncio.get_running_loop().time() < deadline:
                     await asyncio.sleep(0.05)
-                return "written" if self._current != key else "writing"
+                return "written" if worker.current != key else "writing"
             if not await run_blocking(self.journal.lock_entry, entry):
                 return "elsewhere"
             try:
-                await self._journal(self.journal.remove, entry)
+                await worker.journal_step(self.journal.remove, entry)
             finally:
                 await run_blocking(self.journal.unlock_entry, entry)
-            self._entries.pop(key, None)
+            worker.entries.pop(key, None)
             state = "dropped"
         self._status_changed()
         return state

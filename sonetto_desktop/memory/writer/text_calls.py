@@ -7,7 +7,10 @@ from __future__ import annotations
 
 import re
 
-WRITER_TOOLS = ("create_memory", "read_memories", "update_memory", "delete_memory", "merge_memories", "hit_memory")
+from .memory_tools import MEMORY_TOOLS
+
+#: The turn writer's tool names (from its registry).
+WRITER_TOOLS = MEMORY_TOOLS.names
 _NAMES = "|".join(WRITER_TOOLS)
 _CALL_AS_TEXT = re.compile(
     r"<\|?tool_calls?\|?>"  # <tool_call>, <|tool_call|>, <tool_calls>

@@ -1,5 +1,5 @@
-"""The consumer side of :class:`~.pipeline.MemoryWriter` (mixed into it): take each queued turn,
-run its attempts, and decide what a failure means.
+"""TurnWorker: the consumer side of :class:`~.pipeline.MemoryWriter`, a part it owns. It takes each
+queued turn, runs its attempts and decides what a failure means.
 
 A turn is taken only with its journal entry locked (``TurnJournal.lock_entry``): one in flight in
 another app instance is left to it, and looked at again later by the journal's holder (that
@@ -15,23 +15,30 @@ next one (``TurnRecorder.after_rollback``). Then:
 - any other failure is retried with backoff, up to ``max_attempts``, then kept in the failed list.
 
 A journal step that fails with the disk keeps the turn in memory; it is never dropped.
+
+The worker owns the queue and what it knows of each turn (waiting, being written, failed); the
+writer asks it (``entries``, ``failed``, ``busy``, …) and tells it (``enqueue``, ``wake``). What it
+needs of the writer is given to its constructor: the journal, the limits (``WorkerPolicy``, which
+the writer may change live), whether turns may run now (``runnable``: not paused, a model set),
+the consumer (``consumer``), and where to report (``emit``, ``changed``, ``describe``). All its
+state lives on the event-loop thread.
 """
 
 from __future__ import annotations
 
 import asyncio
 import logging
+from dataclasses import dataclass
 from datetime import datetime, timedelta
-from typing import TYPE_CHECKING, Any, Callable
+from typing import TYPE_CHECKING, Any, Awaitable, Callable
 
-from ...aio import imports_settled, run_blocking
-from ..errors import api_key_of, scrub
-from ..lazy_model import resolve
-from .journal import JournalEntry
+from ...aio import run_blocking
+from ..changes import AGENT
+from .journal import JournalEntry, TurnJournal
 from .limits import TurnHeld, TurnProblem
-from .status import describe_failure, server_away, storage_failure
+from .status import server_away, storage_failure
 
-if TYPE_CHECKING:  # LangChain's agent: imported by ``_get_consumer``, on a worker thread
+if TYPE_CHECKING:  # LangChain's agent: imported by the writer's consumer factory, on a worker thread
     from .consumer import MemoryConsumer
 
 log = logging.getLogger(__name__)
@@ -40,94 +47,154 @@ SERVER_RETRY = 2.0  # seconds between tries while the memory server is away (not
 RESCAN = "\0rescan"  # a queue item: look at the journal again (not a turn key)
 
 
+@dataclass
+class WorkerPolicy:
+    """How hard the worker tries: ``max_attempts`` per turn (a disk failure is never given up),
+    ``backoff`` seconds between attempts (the last repeats), and how often a journal holder looks
+    again at turns another instance was writing (``elsewhere_recheck``: that instance may die)."""
+
+    max_attempts: int = 5
+    backoff: tuple[float, ...] = (1.0, 2.0, 5.0, 15.0, 60.0)
+    elsewhere_recheck: float = 30.0
+
+
 class TurnWorker:
-    """See the module docstring; the state it uses is ``MemoryWriter``'s."""
+    """See the module docstring. ``consumer()``: the consumer for the current model (awaitable; it
+    may build it on a worker thread). ``emit(kind, entry, detail, attempt=)``: a writer event;
+    ``changed()``: the state may have changed (the writer publishes its status); ``describe(exc)``:
+    a failure worded for people; ``redact(text)``: text with the model's key taken out."""
 
-    # Provided by MemoryWriter.
-    journal: Any
-    events: Any
-    backoff: tuple[float, ...]
-    max_attempts: int
-    max_tool_calls: int
-    max_changed: int
-    elsewhere_recheck: float
-    last_result: Any
-    _ops: Any
-    _llm: Any
-    _now: Any
-    _retriever: Any
-    _describe: Any
-    _user_name: Any
-    _consumer: MemoryConsumer | None
-    _consumer_llm: Any
-    _queue: asyncio.Queue[str | None] | None
-    _wake: asyncio.Event | None
-    _stopping: bool
-    _entries: dict[str, JournalEntry]
-    _forgotten: set[str]
-    _current: str | None
-    _failed: list[JournalEntry]
-    _busy: bool
-    _paused: bool
-    _last_error: str | None
-    _retry_at: datetime | None
-    _recheck: asyncio.TimerHandle | None
-    _emit: Callable[..., None]
-    _status_changed: Callable[[], None]
+    def __init__(self, journal: TurnJournal, policy: WorkerPolicy, *, runnable: Callable[[], bool],
+                 consumer: Callable[[], Awaitable[MemoryConsumer]], emit: Callable[..., None],
+                 changed: Callable[[], None], describe: Callable[[BaseException], str],
+                 redact: Callable[[str], str]) -> None:
+        self.journal = journal
+        self.policy = policy
+        self._runnable = runnable
+        self._consumer = consumer
+        self._emit = emit
+        self._changed = changed
+        self._describe = describe
+        self._redact = redact
+        self.entries: dict[str, JournalEntry] = {}  # waiting or being written, in order
+        self.failed: list[JournalEntry] = []  # given up or held (kept on disk in ``failed/``)
+        self.forgotten: set[str] = set()  # turns the person asked not to remember (``MemoryWriter.forget_turn``)
+        self.current: str | None = None  # the key of the turn being written now
+        self.busy = False
+        self.last_error: str | None = None
+        self.retry_at: datetime | None = None
+        self.last_result: Any = None
+        self.stopping = False
+        self._queue: asyncio.Queue[str | None] | None = None
+        self._wake: asyncio.Event | None = None
+        self._task: asyncio.Task[None] | None = None
+        self._recheck: asyncio.TimerHandle | None = None
 
-    def _get_consumer(self) -> MemoryConsumer:
-        """Blocking (run on a worker thread): the first call imports LangChain's agent and builds
-        the model (a ``LazyModel`` is built here)."""
-        if self._consumer is None or self._consumer_llm is not self._llm:
-            with imports_settled():  # LangChain's agent, the first time
-                from .consumer import MemoryConsumer
+    # ── what the writer tells it ──────────────────────────────────────
 
-            llm = self._llm
-            self._consumer = MemoryConsumer(resolve(llm), self._ops, now=self._now, retriever=self._retriever,
-                                            user_name=self._user_name, max_tool_calls=self.max_tool_calls,
-                                            max_changed=self.max_changed, index=self.index)
-            self._consumer_llm = llm
-        return self._consumer
+    @property
+    def running(self) -> bool:
+        return self._task is not None and not self._task.done()
+
+    @property
+    def accepting(self) -> bool:
+        """Whether a queued turn is taken in this run (started and not stopping)."""
+        return self._queue is not None and not self.stopping
+
+    def start(self) -> None:
+        """Start the consumer task in the running loop. The journal is the source of truth: what an
+        earlier run left is replayed from disk; only turns that could not be journaled (disk error)
+        are carried over from memory."""
+        loop = asyncio.get_running_loop()
+        self._queue = asyncio.Queue()
+        self._wake = asyncio.Event()
+        self.stopping = False
+        self.entries = {k: e for k, e in self.entries.items() if e.seq == 0}
+        for key in self.entries:
+            self._queue.put_nowait(key)
+        self._task = loop.create_task(self._run(), name="sonetto-memory-writer")
+
+    async def stop(self, timeout: float) -> bool:
+        """Stop after the queued turns, waiting at most ``timeout`` seconds; True when nothing is left."""
+        task = self._task
+        if task is None:
+            return True
+        self.stopping = True
+        if self._queue is not None:
+            self._queue.put_nowait(None)
+        self.wake()
+        try:
+            await asyncio.wait_for(asyncio.shield(task), timeout)
+        except asyncio.TimeoutError:
+            log.warning("memory writer did not finish within %.1fs; unwritten turns stay journaled", timeout)
+            task.cancel()
+            try:
+                await task
+            except asyncio.CancelledError:
+                pass
+        except Exception:
+            log.exception("memory writer task failed")
+        drained = not self.entries
+        if self._recheck is not None:
+            self._recheck.cancel()
+            self._recheck = None
+        await run_blocking(self.journal.release)
+        self._task = None
+        self._queue = None
+        self.busy = False
+        return drained
+
+    def enqueue(self, entry: JournalEntry) -> bool:
+        """Queue a turn in this run; False (not queued) before start or while stopping."""
+        if not self.accepting:
+            return False
+        assert self._queue is not None
+        self.entries[entry.key] = entry
+        self._queue.put_nowait(entry.key)
+        return True
+
+    def wake(self) -> None:
+        """Look again now: paused/unpaused, a new model, or a backoff to cut short."""
+        if self._wake is not None:
+            self._wake.set()
+
+    # ── the loop ──────────────────────────────────────────────────────
 
     async def _consume(self, entry: JournalEntry) -> Any:
-        consumer = self._consumer
-        if consumer is None or self._consumer_llm is not self._llm:
-            consumer = await run_blocking(self._get_consumer)  # building the tools takes ~20 ms
+        consumer = await self._consumer()
         from .resume import TurnRecorder, empty_progress  # imported with the consumer
 
         if entry.progress is None:
             entry.progress = empty_progress()
         recorder = TurnRecorder(entry.progress, lambda: self.journal.save_progress(entry), entry.turn_id)
         return await consumer.consume(entry.session_id, entry.turn_id, entry.messages, recorder=recorder,
-                                      allow_mass=entry.allow_mass)
-
-    def _failure_text(self, exc: BaseException) -> str:
-        return describe_failure(exc, api_key_of(self._llm), self._describe)
+                                      allow_mass=entry.allow_mass, now=entry.when(), actor=entry.actor or AGENT,
+                                      origin=entry.origin)
 
     async def _run(self) -> None:
         assert self._queue is not None
-        self._status_changed()
+        self._changed()
         try:
             if await run_blocking(self.journal.claim):
                 replay = await run_blocking(self.journal.pending)
-                self._failed = await run_blocking(self.journal.failed)
+                self.failed = await run_blocking(self.journal.failed)
             else:  # another instance replays the journal; this one writes only what it is sent
                 log.warning("another writer holds %s: not replaying its journal", self.journal.path)
-                self._last_error = "另一个 Sonetto 正在使用这个记忆库，未处理的旧对话由它写入"
+                self.last_error = "另一个 Sonetto 正在使用这个记忆库，未处理的旧对话由它写入"
                 replay = []
         except OSError as exc:
             log.error("cannot read the turn journal %s: %s", self.journal.path, exc)
-            self._last_error = f"无法读取日志目录：{exc}"
+            self.last_error = f"无法读取日志目录：{exc}"
             replay = []
         keys = []
         for entry in replay:
-            if entry.key not in self._entries:
-                self._entries[entry.key] = entry
+            if entry.key not in self.entries:
+                self.entries[entry.key] = entry
                 keys.append(entry.key)
         # Replayed turns were sent before anything queued now: they go first, in order.
-        self._entries = {**{k: self._entries[k] for k in keys},
-                         **{k: v for k, v in self._entries.items() if k not in keys}}
-        self._status_changed()
+        self.entries = {**{k: self.entries[k] for k in keys},
+                        **{k: v for k, v in self.entries.items() if k not in keys}}
+        self._changed()
         for key in keys:
             await self._guarded(key)
         while True:
@@ -143,28 +210,31 @@ class TurnWorker:
         try:
             await self._process(key)
         except asyncio.CancelledError:
-            self._busy = False
+            self.busy = False
             raise
         except Exception as exc:
             log.exception("memory writer: unexpected failure on %s", key)
-            self._busy = False
-            self._retry_at = None
-            self._last_error = scrub(f"{type(exc).__name__}: {exc}", [api_key_of(self._llm)])  # a bug: say what
-            entry = self._entries.pop(key, None)
+            self.busy = False
+            self.retry_at = None
+            self.last_error = self._describe_bug(exc)  # a bug: say what
+            entry = self.entries.pop(key, None)
             if entry is not None:  # not "retrying" for ever: failed, kept (journaled), retry_failed() offered
-                self._failed.append(entry)
-                self._emit("gave_up", entry, self._last_error)
-            self._status_changed()
+                self.failed.append(entry)
+                self._emit("gave_up", entry, self.last_error)
+            self._changed()
+
+    def _describe_bug(self, exc: BaseException) -> str:
+        return self._redact(f"{type(exc).__name__}: {exc}")
 
     async def _wait_until_runnable(self) -> bool:
         assert self._wake is not None
         while True:
             self._wake.clear()
-            if not self._paused and self._llm is not None:
+            if self._runnable():
                 return True
-            if self._stopping:
+            if self.stopping:
                 return False
-            self._status_changed()
+            self._changed()
             await self._wake.wait()
 
     async def _sleep(self, seconds: float) -> None:
@@ -176,34 +246,35 @@ class TurnWorker:
             pass
 
     async def _process(self, key: str) -> None:
-        entry = self._entries.get(key)
+        entry = self.entries.get(key)
         if entry is None:
             return
-        if not await self._wait_until_runnable() or key not in self._entries:  # stopped, or forgotten meanwhile
+        if not await self._wait_until_runnable() or key not in self.entries:  # stopped, or forgotten meanwhile
             return
         if not await run_blocking(self.journal.lock_entry, entry):
             # Another app instance is writing this turn (or has written it): it is not ours.
             log.info("memory writer: turn %s is in flight elsewhere; leaving it", entry.turn_id)
-            self._entries.pop(key, None)
-            self._status_changed()
+            self.entries.pop(key, None)
+            self._changed()
             if self.journal.claimed and self._recheck is None:  # if that instance dies, the turn is ours
-                self._recheck = asyncio.get_running_loop().call_later(self.elsewhere_recheck, self._look_again)
+                self._recheck = asyncio.get_running_loop().call_later(self.policy.elsewhere_recheck,
+                                                                      self._look_again)
             return
-        self._current = key
+        self.current = key
         try:
-            if entry.turn_id in self._forgotten:  # "别记住这个" before its turn came: never written
-                await self._journal(self.journal.remove, entry)
-                self._entries.pop(key, None)
-                self._status_changed()
+            if entry.turn_id in self.forgotten:  # "别记住这个" before its turn came: never written
+                await self.journal_step(self.journal.remove, entry)
+                self.entries.pop(key, None)
+                self._changed()
                 return
             await self._attempts(key, entry)
         finally:
-            self._current = None
+            self.current = None
             await run_blocking(self.journal.unlock_entry, entry)
 
     def _look_again(self) -> None:
         self._recheck = None
-        if self._queue is not None and not self._stopping:
+        if self._queue is not None and not self.stopping:
             self._queue.put_nowait(RESCAN)
 
     async def _rescan(self) -> None:
@@ -214,12 +285,12 @@ class TurnWorker:
             log.error("cannot read the turn journal %s: %s", self.journal.path, exc)
             return
         for entry in found:
-            if entry.key not in self._entries and self._queue is not None:
-                self._entries[entry.key] = entry
+            if entry.key not in self.entries and self._queue is not None:
+                self.entries[entry.key] = entry
                 self._queue.put_nowait(entry.key)
-        self._status_changed()
+        self._changed()
 
-    async def _journal(self, step: Callable[..., Any], *args: Any) -> bool:
+    async def journal_step(self, step: Callable[..., Any], *args: Any) -> bool:
         """A journal step that may fail with the disk (full, read-only): the turn is kept in memory."""
         try:
             await run_blocking(step, *args)
@@ -232,56 +303,61 @@ class TurnWorker:
         while True:
             if not await self._wait_until_runnable():
                 return
-            self._busy = True
-            self._retry_at = None
+            self.busy = True
+            self.retry_at = None
             self._emit("started", entry, f"attempt {entry.attempts + 1}")
-            self._status_changed()
+            self._changed()
             try:
                 self.last_result = await self._consume(entry)
             except asyncio.CancelledError:
-                self._busy = False
+                self.busy = False
                 raise
             except Exception as exc:  # noqa: BLE001 - every failure is counted and retried
-                self._busy = False
-                message = self._failure_text(exc)
-                log.warning("memory writer: turn %s failed (attempt %d): %s", entry.turn_id, entry.attempts + 1,
-                            message)
-                if not await self._journal(self.journal.record_failure, entry, message):
-                    entry.attempts = max(entry.attempts, 1)
-                self._last_error = message
-                self._emit("failed", entry, message, attempt=entry.attempts)
-                disk = storage_failure(exc)
-                # held, or calls written as text (trying the same model again would do the same): kept
-                # in the failed list at once, for the person to retry
-                if isinstance(exc, TurnProblem) or (entry.attempts >= self.max_attempts and not disk):
-                    entry.held = exc.reason if isinstance(exc, TurnHeld) else None
-                    await self._journal(self.journal.move_to_failed, entry)
-                    self._entries.pop(key, None)
-                    self._failed.append(entry)
-                    what = "已暂缓" if entry.held else f"已失败 {entry.attempts} 次"
-                    self._emit("gave_up", entry, f"{what}，保留在失败列表中：{message}")
-                    self._status_changed()
-                    return
-                if self._stopping:
-                    self._status_changed()
-                    return  # stays journaled; the next start retries it
-                delay = self.backoff[min(entry.attempts - 1, len(self.backoff) - 1)]
-                if server_away(exc):  # the memory server reconnects on its own: look again soon
-                    delay = min(delay, SERVER_RETRY)
-                self._retry_at = datetime.now() + timedelta(seconds=delay)
-                self._status_changed()
-                await self._sleep(delay)
-                self._retry_at = None
-                if self._stopping:
+                self.busy = False
+                if await self._failed_attempt(key, entry, exc):
                     return
                 continue
-            self._busy = False
-            await self._journal(self.journal.remove, entry)
-            self._entries.pop(key, None)
-            self._last_error = None
+            self.busy = False
+            await self.journal_step(self.journal.remove, entry)
+            self.entries.pop(key, None)
+            self.last_error = None
             result = self.last_result
             self._emit("done", entry,
                        f"llm_calls={result.llm_calls} tool_calls={result.tool_calls} "
                        f"prompt_tokens={result.prompt_tokens}")
-            self._status_changed()
+            self._changed()
             return
+
+    async def _failed_attempt(self, key: str, entry: JournalEntry, exc: Exception) -> bool:
+        """Count a failed attempt; True when the turn is done with (failed list, or stopping), False
+        to try again (after the backoff)."""
+        message = self._describe(exc)
+        log.warning("memory writer: turn %s failed (attempt %d): %s", entry.turn_id, entry.attempts + 1, message)
+        if not await self.journal_step(self.journal.record_failure, entry, message):
+            entry.attempts = max(entry.attempts, 1)
+        self.last_error = message
+        self._emit("failed", entry, message, attempt=entry.attempts)
+        disk = storage_failure(exc)
+        # held, or calls written as text (trying the same model again would do the same): kept
+        # in the failed list at once, for the person to retry
+        if isinstance(exc, TurnProblem) or (entry.attempts >= self.policy.max_attempts and not disk):
+            entry.held = exc.reason if isinstance(exc, TurnHeld) else None
+            await self.journal_step(self.journal.move_to_failed, entry)
+            self.entries.pop(key, None)
+            self.failed.append(entry)
+            what = "已暂缓" if entry.held else f"已失败 {entry.attempts} 次"
+            self._emit("gave_up", entry, f"{what}，保留在失败列表中：{message}")
+            self._changed()
+            return True
+        if self.stopping:
+            self._changed()
+            return True  # stays journaled; the next start retries it
+        backoff = self.policy.backoff
+        delay = backoff[min(entry.attempts - 1, len(backoff) - 1)]
+        if server_away(exc):  # the memory server reconnects on its own: look again soon
+            delay = min(delay, SERVER_RETRY)
+        self.retry_at = datetime.now() + timedelta(seconds=delay)
+        self._changed()
+        await self._sleep(delay)
+        self.retry_at = None
+        return self.stopping

@@ -1,0 +1,142 @@
+"""The memory writer's six CRUD tools, as plans (see ``registry``): what each call would do, decided
+from the model's arguments and the store as it is. ``runner.ToolRunner`` carries them out.
+
+The docstrings are what the model reads about each tool (Chinese, as its prompt).
+"""
+
+from __future__ import annotations
+
+from .listing import read_listing
+from .registry import Outcome, Plan, Registry, ToolEnv, ToolRefused, content_arg, section_arg, text_arg
+
+#: The turn writer's tools, in the order the model is offered them.
+MEMORY_TOOLS = Registry()
+#: Why a memory the writer creates exists (its history says so; not the model's words).
+CREATED = "记忆写入助手根据对话新增"
+
+
+def _counted(memory_id: str, text: str) -> Plan:
+    """Count one use of ``memory_id`` (``text`` formats the new count as ``{count}``)."""
+
+    def write(ops) -> Outcome:
+        count = ops.hit(memory_id).extra.get("hit")
+        return Outcome(text.format(id=memory_id, count=count), "hit", (memory_id,))
+
+    return Plan("hit", write, (memory_id,))
+
+
+@MEMORY_TOOLS.tool
+def create_memory(env: ToolEnv, content: str, section: str) -> Plan:
+    """添加一条新的记忆条目到指定分区，返回它的 ID。
+
+    Args:
+        content: 记忆内容：第三人称中文，主语用用户的称呼，一个事实，绝对日期。
+        section: 记忆分区。优先用已有分区；若不适合任何已有分区或用户明确要求新建，可创建新分区（1-4字中文）：
+            "身份"（教育、职业、家乡等）、"音乐"（歌手、声库、歌曲、专辑）、"品味"（电影、美食、游戏、UP主、品牌等偏好）、
+            "地点与路径"（地点和文件路径）、"瞬间"（即时观察和感受：天气、正在做的事、念头）、"时效待办"（有日期的事项）
+    """
+    text = content_arg(content)
+    theme = section_arg(section)
+    existing = next(iter(env.index.same_text(text)), None)
+    if existing is not None:  # e.g. a turn retried after a failure half-way: never store it twice
+        return _counted(existing, "记忆库中已有相同内容的条目 {id}，未重复创建，已记为一次引用（hit {count}）。")
+
+    def write(ops) -> Outcome:
+        memory_id = ops.add(text, theme, reason=CREATED).ids[0]
+        return Outcome(f"已创建记忆 {memory_id}（分区：{theme}）。", "create", (memory_id,))
+
+    return Plan("create", write, description=text, theme=theme, note=CREATED)
+
+
+@MEMORY_TOOLS.tool
+def read_memories(env: ToolEnv) -> Plan:
+    """重新查看记忆列表（消息里已附，一般不必调用）。"""
+
+    def write(ops) -> Outcome:
+        ctx = env.context
+        listing = read_listing(env.store, ctx.turn_text, env.retriever, now=ctx.now, index=env.index,
+                               subject=ctx.subject, read_all_max=env.read_all_max, related_k=env.related_k,
+                               recent_n=env.recent_n)
+        return Outcome(listing.text, "read", (), {"shown": listing.shown, "total": listing.total})
+
+    return Plan("read", write)
+
+
+@MEMORY_TOOLS.tool
+def update_memory(env: ToolEnv, id: str, content: str, reason: str) -> Plan:
+    """更新一条记忆（旧内容留在历史里，自动记一次 hit）。
+
+    Args:
+        id: 记忆 ID。
+        content: 更新后的完整内容。
+        reason: 依据哪句话、什么变了。
+    """
+    memory_id = text_arg("id", id)
+    text = content_arg(content)
+    why = text_arg("reason", reason)
+    same = "记忆 {id} 已是这个内容，无需修改，已记为一次引用。"
+    if env.store.get(memory_id).description == text:  # nothing to change (or review): a use
+        return _counted(memory_id, same)
+
+    def write(ops) -> Outcome:
+        changed = ops.update(memory_id, description=text, reason=why)
+        ops.hit(memory_id)
+        if changed is None:
+            return Outcome(same.format(id=memory_id), "hit", (memory_id,))
+        return Outcome(f"已更新记忆 {memory_id}。", "update", (memory_id,))
+
+    return Plan("update", write, (memory_id,), description=text, reason=why)
+
+
+@MEMORY_TOOLS.tool
+def delete_memory(env: ToolEnv, id: str, reason: str) -> Plan:
+    """删除一条记忆（进回收站，可恢复）。
+
+    Args:
+        id: 记忆 ID。
+        reason: 删除原因。
+    """
+    memory_id = text_arg("id", id)
+    why = text_arg("reason", reason)
+
+    def write(ops) -> Outcome:
+        ops.delete(memory_id, reason=why)
+        return Outcome(f"已删除记忆 {memory_id}。", "delete", (memory_id,))
+
+    return Plan("delete", write, (memory_id,), reason=why)
+
+
+@MEMORY_TOOLS.tool
+def merge_memories(env: ToolEnv, id1: str, id2: str, content: str, section: str, reason: str) -> Plan:
+    """把描述同一事物的两条记忆合并：id1 保留，id2 删除，历史都保留。
+
+    Args:
+        id1: 保留的 ID。
+        id2: 并入的 ID。
+        content: 合并后的完整内容。
+        section: 合并后的分区。
+        reason: 合并原因。
+    """
+    keep = text_arg("id1", id1)
+    gone = text_arg("id2", id2)
+    if keep == gone:
+        raise ToolRefused("错误：id1 和 id2 相同，不能把一条记忆和它自己合并。")
+    text = content_arg(content)
+    theme = section_arg(section)
+    why = text_arg("reason", reason)
+
+    def write(ops) -> Outcome:
+        ops.merge(keep, gone, text, theme, reason=why)
+        return Outcome(f"已将记忆 {gone} 合并到 {keep}。", "merge", (keep, gone))
+
+    return Plan("merge", write, (keep, gone), description=text, theme=theme, reason=why)
+
+
+@MEMORY_TOOLS.tool
+def hit_memory(env: ToolEnv, id: str) -> Plan:
+    """标记一条无需修改的记忆被本轮提到或用到（hit 加一）。
+
+    Args:
+        id: 记忆 ID。
+    """
+    return _counted(text_arg("id", id), "已标记记忆 {id}（hit {count}）。")

@@ -1,0 +1,262 @@
+"""The writer's tool registry: each tool is a name, an argument schema and a *plan*.
+
+A plan reads what it needs (the store, the writer's index, the run's :class:`ToolContext`), checks
+the model's arguments and says what the call would do: a :class:`Plan` naming the kind of change,
+the memories it touches, the texts it would store and the write itself. It never writes. One runner
+(``runner.ToolRunner``) carries a plan out for every tool alike: the person's "don't remember" list,
+locked memories, review mode (a change goes to the inbox instead) and the wording of every refusal
+for the model. So a new tool is a plan and a docstring; the rules cannot be forgotten for it.
+
+No LangChain here: the names (``text_calls``, the test server) and the plans are plain Python;
+``tools.py`` turns a registry into LangChain tools when the writer's agent is built.
+"""
+
+from __future__ import annotations
+
+import inspect
+from dataclasses import dataclass, field
+from functools import partial
+from datetime import datetime
+from typing import TYPE_CHECKING, Any, Callable, Iterable, Iterator
+
+from pydantic import BaseModel, create_model
+
+from ..changes import AGENT, Turn, excerpt_of
+from .secret_filter import find_secret
+
+if TYPE_CHECKING:
+    from ..operations import MemoryOperations
+    from ..stores.base import BaseMemoryManager
+    from .index import WriterIndex
+    from .listing import RetrieverProvider
+
+MAX_CONTENT_CHARS = 500
+MAX_SECTION_CHARS = 8
+
+#: Kinds of plan that change what the person has: checked against the don't-remember list and held
+#: for review in review mode (the review inbox's kinds).
+CHANGE_KINDS = ("create", "update", "delete", "merge")
+
+
+class ToolRefused(Exception):
+    """The call cannot be carried out; the message tells the model why and what to do instead."""
+
+
+@dataclass(frozen=True)
+class ToolContext:
+    """What a run of the writer's tools works for.
+
+    ``turn_id`` / ``session_id`` / ``excerpt`` (the user's words, shortened) are kept with every
+    change as its provenance; ``turn_text`` and ``now`` are what ``read_memories`` selects related
+    memories by once the store is large; ``subject``: what the memories call the user (``names``).
+    ``actor``: who the changes are written as (``agent`` for Sonetto's own chats, ``mcp:<app>`` for a
+    conversation another app handed over, ``import:<source>`` for imported history); ``origin``:
+    where the conversation came from, one line kept with each change (``Turn.origin``); ``now``:
+    the turn's time (an imported turn's own date). A context given in a run's
+    ``config["configurable"][CONTEXT_KEY]`` wins over the one the tools were made with.
+    """
+
+    session_id: str | None = None
+    turn_id: str | None = None
+    turn_text: str | None = None
+    now: datetime | None = None
+    excerpt: str = ""
+    subject: str = ""
+    actor: str = AGENT
+    origin: str = ""
+
+    def turn(self) -> Turn | None:
+        if not self.turn_id:
+            return None
+        return Turn(self.turn_id, self.session_id, excerpt_of(self.excerpt), excerpt_of(self.origin))
+
+
+@dataclass(frozen=True)
+class Outcome:
+    """What a call did: ``text`` for the model, ``kind`` and ``ids`` for counting (the tool message's
+    artifact, with ``extra``)."""
+
+    text: str
+    kind: str
+    ids: tuple[str, ...] = ()
+    extra: dict[str, Any] = field(default_factory=dict)
+
+    @property
+    def artifact(self) -> dict[str, Any]:
+        return {"kind": self.kind, "ids": self.ids, **self.extra}
+
+
+@dataclass(frozen=True)
+class Plan:
+    """What a call would do. ``kind``: a change (``CHANGE_KINDS``) or something else (``hit``,
+    ``read``, …: never held, nothing to refuse). ``ids``: the existing memories a change touches;
+    ``description`` / ``theme`` / ``reason``: the model's words it would store; ``note``: the
+    writer's own reason when the model gives none (a fixed wording). ``write(ops)`` makes it, as
+    the run's actor, and says what it did."""
+
+    kind: str
+    write: Callable[[MemoryOperations], Outcome]
+    ids: tuple[str, ...] = ()
+    description: str | None = None
+    theme: str | None = None
+    reason: str = ""
+    note: str = ""
+
+    @property
+    def changes(self) -> bool:
+        return self.kind in CHANGE_KINDS
+
+    def texts(self) -> tuple[str, ...]:
+        """The model's words this change would keep (in the memory, its history or the trash)."""
+        return tuple(t for t in (self.description, self.theme, self.reason) if t)
+
+
+@dataclass
+class ToolEnv:
+    """What a plan may read: the store, the writer's index over it, the run's context and the
+    listing's bounds (``listing.read_listing``)."""
+
+    store: BaseMemoryManager
+    index: WriterIndex
+    context: ToolContext
+    retriever: RetrieverProvider | None = None
+    read_all_max: int = 0
+    related_k: int = 0
+    recent_n: int = 0
+
+
+@dataclass(frozen=True)
+class WriterTool:
+    """``description``: what the model reads (the plan's docstring); ``schema``: its arguments;
+    ``plan(env, **arguments)``: see :class:`Plan`."""
+
+    name: str
+    description: str
+    schema: type[BaseModel]
+    plan: Callable[..., Plan]
+
+
+class Registry:
+    """An ordered set of writer tools, by name."""
+
+    def __init__(self, tools: Iterable[WriterTool] = ()) -> None:
+        self._tools: dict[str, WriterTool] = {}
+        for spec in tools:
+            self.add(spec)
+
+    def add(self, spec: WriterTool) -> WriterTool:
+        if spec.name in self._tools:
+            raise ValueError(f"a writer tool named {spec.name!r} is registered already")
+        self._tools[spec.name] = spec
+        return spec
+
+    def tool(self, plan: Callable[..., Plan]) -> Callable[..., Plan]:
+        """Register ``plan(env, arg: str, ...)`` as the tool named after it (a decorator). Its
+        docstring is the tool's description; its arguments after ``env`` are the schema."""
+        self.add(tool_of(plan))
+        return plan
+
+    @property
+    def names(self) -> tuple[str, ...]:
+        return tuple(self._tools)
+
+    def __getitem__(self, name: str) -> WriterTool:
+        return self._tools[name]
+
+    def __contains__(self, name: object) -> bool:
+        return name in self._tools
+
+    def __iter__(self) -> Iterator[WriterTool]:
+        return iter(self._tools.values())
+
+    def __len__(self) -> int:
+        return len(self._tools)
+
+    def only(self, *names: str) -> "Registry":
+        """The tools named, in that order (``KeyError`` for a name not registered)."""
+        return Registry(self._tools[name] for name in names)
+
+    def __add__(self, other: "Registry") -> "Registry":
+        return Registry([*self, *other])
+
+
+_ARG_TYPES: dict[Any, type] = {"str": str, str: str, "int": int, int: int}
+
+
+def tool_of(plan: Callable[..., Plan], name: str | None = None) -> WriterTool:
+    """A :class:`WriterTool` from a plan function (see ``Registry.tool``): the arguments after
+    ``env`` are the schema (``str`` or ``int``, required unless they have a default), the
+    docstring is the description."""
+    fields: dict[str, Any] = {}
+    for param in list(inspect.signature(plan).parameters.values())[1:]:
+        kind = _ARG_TYPES.get(param.annotation)
+        if kind is None:
+            raise TypeError(f"{name or plan}: argument {param.name} must be str or int, not {param.annotation!r}")
+        fields[param.name] = (kind, ... if param.default is inspect.Parameter.empty else param.default)
+    named = plan.func if isinstance(plan, partial) else plan  # a plan with per-run state bound first
+    tool_name = name or named.__name__
+    return WriterTool(tool_name, inspect.cleandoc(named.__doc__ or ""), create_model(tool_name, **fields), plan)
+
+
+# ── the model's arguments ───────────────────────────────────────────
+
+
+def text_arg(name: str, value: Any, limit: int | None = None) -> str:
+    """A text argument on one line (runs of spaces and line breaks made one space); refused when
+    empty or longer than ``limit``."""
+    if not isinstance(value, str) or not value.strip():
+        raise ToolRefused(f"错误：参数 {name} 不能为空。请提供非空的文本后重试。")
+    value = " ".join(value.split())
+    if limit is not None and len(value) > limit:
+        raise ToolRefused(f"错误：参数 {name} 太长（{len(value)} 字，上限 {limit} 字）。请精简后重试。")
+    return value
+
+
+def content_arg(value: Any) -> str:
+    """A memory's text: one line, bounded, and no secret in it (``secret_filter``)."""
+    content = text_arg("content", value, MAX_CONTENT_CHARS)
+    secret = find_secret(content)
+    if secret:
+        raise ToolRefused(
+            f"拒绝写入：内容疑似包含{secret}。秘密信息绝不能写进记忆。"
+            "请去掉具体的值（最多保留“用户有某个账号”这类不含秘密的事实），或放弃这一条。"
+        )
+    return content
+
+
+def section_arg(value: Any) -> str:
+    return text_arg("section", value, MAX_SECTION_CHARS)
+
+
+# ── refusals, worded for the model ──────────────────────────────────
+
+
+def dont_remember_refusal(entry: str) -> ToolRefused:
+    return ToolRefused(f"拒绝写入：用户要求不要记住这件事（{entry}）。不要记录它，也不要换一种说法记录。")
+
+
+def locked_refusal(memory_id: str) -> ToolRefused:
+    return ToolRefused(
+        f"拒绝修改：记忆 {memory_id} 已被用户锁定，你不能修改、合并或删除它（可以用 hit_memory 标记引用）。"
+        "如果新信息与它矛盾，就保持原样，不要为此另建重复条目。"
+    )
+
+
+def not_found_refusal(memory_id: str) -> ToolRefused:
+    return ToolRefused(
+        f"错误：找不到 ID 为 {memory_id!r} 的记忆（可能已被删除或合并）。请调用 read_memories 查看现有条目和正确的 ID。"
+    )
+
+
+INBOX_FULL = "审核箱已满：用户还没处理之前的提议。本轮不要再提交修改。"
+PROPOSED = "已提交给用户审核（提议 {id}），用户批准后才会生效；不要重复提交，也不要再为它调用别的工具。"
+
+
+def validation_message(exc: Exception) -> str:
+    """Missing or mistyped arguments, said so the model can fix the call."""
+    problems = []
+    for err in getattr(exc, "errors", list)():
+        where = ".".join(str(part) for part in err.get("loc", ())) or "?"
+        problems.append(f"{where}（{err.get('msg', '')}）")
+    listed = "；".join(problems) or str(exc)[:200]
+    return f"参数错误：{listed}。请按工具说明提供全部参数（字符串）后重试。"

@@ -1,0 +1,106 @@
+"""ToolRunner: carries out the writer's tool calls, every tool by the same rules.
+
+A call is planned by its tool (``registry``) and then, if it changes what the person has:
+
+1. checked against the person's "don't remember" list;
+2. in review mode, held as a proposal in the review inbox instead (a locked or missing memory is
+   refused as a write would be; a full inbox asks the model to stop for now);
+3. otherwise written through ``MemoryOperations`` as the run's actor, for the run's turn.
+
+What the memories refuse (a don't-remember entry, a locked memory, an unknown id) comes back to the
+model as a :class:`~.registry.ToolRefused` saying why and what to do; anything else (the disk, the
+memory server) propagates and fails the run, which the pipeline retries. ``on_locked(memory_id,
+context)`` hears of each call a lock refused (the window says so once). Blocking (store I/O): the
+agent runs the tools on worker threads.
+"""
+
+from __future__ import annotations
+
+import logging
+from typing import Any, Callable, Mapping
+
+from ..errors import DontRememberRefused, MemoryLocked, MemoryNotFound
+from ..operations import MemoryOperations
+from ..review import InboxFull
+from .index import WriterIndex
+from .listing import READ_ALL_MAX, RECENT_N, RELATED_K, RetrieverProvider
+from .registry import (
+    INBOX_FULL,
+    PROPOSED,
+    Outcome,
+    Plan,
+    ToolContext,
+    ToolEnv,
+    ToolRefused,
+    WriterTool,
+    dont_remember_refusal,
+    locked_refusal,
+    not_found_refusal,
+)
+
+log = logging.getLogger(__name__)
+
+LockListener = Callable[[str, ToolContext], None]
+
+
+class ToolRunner:
+    """Runs tool calls over ``ops`` (the memory operations; each call writes as its context's actor).
+    ``index``: the writer's index over the store; ``retriever`` and the ``read_*`` bounds: what
+    ``read_memories`` lists (``listing.read_listing``)."""
+
+    def __init__(self, ops: MemoryOperations, *, index: WriterIndex | None = None,
+                 retriever: RetrieverProvider | None = None, read_all_max: int = READ_ALL_MAX,
+                 related_k: int = RELATED_K, recent_n: int = RECENT_N, on_locked: LockListener | None = None) -> None:
+        self.ops = ops
+        self.index = index if index is not None else WriterIndex(ops.store)
+        self.retriever = retriever
+        self.read_all_max = read_all_max
+        self.related_k = related_k
+        self.recent_n = recent_n
+        self.on_locked = on_locked
+
+    def env(self, context: ToolContext) -> ToolEnv:
+        return ToolEnv(self.ops.store, self.index, context, self.retriever, self.read_all_max, self.related_k,
+                       self.recent_n)
+
+    def run(self, tool: WriterTool, arguments: Mapping[str, Any], context: ToolContext) -> Outcome:
+        """Plan and carry out one call (see the module docstring); ``ToolRefused`` tells the model why not."""
+        writer = self.ops.as_actor(context.actor, context.turn())
+        try:
+            plan = tool.plan(self.env(context), **arguments)
+            if not plan.changes:
+                return plan.write(writer)
+            writer.allowed(plan.description)
+            inbox = writer.reviewing
+            if inbox is not None:
+                return self._propose(plan, writer, inbox)
+            return plan.write(writer)
+        except DontRememberRefused as exc:
+            raise dont_remember_refusal(exc.entry) from None
+        except MemoryLocked as exc:
+            self._locked(exc.memory_id, context)
+            raise locked_refusal(exc.memory_id) from None
+        except MemoryNotFound as exc:
+            raise not_found_refusal(exc.memory_id) from None
+
+    def _propose(self, plan: Plan, writer: MemoryOperations, inbox: Any) -> Outcome:
+        """Review mode: the change waits in the person's inbox, checked as a write would be."""
+        items = [writer.store.get(mid) for mid in plan.ids]  # MemoryNotFound, as a write would raise
+        for mid, item in zip(plan.ids, items, strict=True):
+            if item.locked:
+                raise MemoryLocked(mid, writer.actor)
+        try:
+            proposal = inbox.propose(plan.kind, memory_ids=plan.ids, description=plan.description, theme=plan.theme,
+                                     reason=plan.reason or plan.note, turn=writer.turn,
+                                     before=tuple(item.description for item in items))
+        except InboxFull:
+            raise ToolRefused(INBOX_FULL) from None
+        return Outcome(PROPOSED.format(id=proposal.id), "propose", plan.ids)
+
+    def _locked(self, memory_id: str, context: ToolContext) -> None:
+        if self.on_locked is None:
+            return
+        try:
+            self.on_locked(memory_id, context)
+        except Exception:  # a listener's bug must not turn a refusal into a failed run
+            log.exception("writer: the lock listener failed")
