@@ -338,3 +338,70 @@ def test_a_store_of_the_first_version_gains_server_times_without_losing_its_tras
     with psycopg.connect(pg_url, autocommit=True) as admin:
         version = admin.execute(f"SELECT value FROM \"{pg_schema}\".meta WHERE key = 'schema_version'").fetchone()
         assert version == ("2",)
+
+
+# ── rows another program (or a hand) left on the server (issue 26, item 13) ───────────────────
+
+
+def _insert(pg_url: str, statement: str, *rows: tuple) -> None:
+    import psycopg
+
+    with psycopg.connect(pg_url, autocommit=True) as admin:
+        for row in rows:
+            admin.execute(statement, row)
+
+
+@pytest.mark.parametrize("bad", ["[]", '{"kind": 5}', "not json", '{"kind": "add", "ids": 7}',
+                                 '{"kind": "add", "ids": ["x"], "states": [1]}'])
+def test_an_unreadable_change_record_does_not_stop_live_sync(device, pg_url, pg_schema, bad):
+    desk, laptop = device("desk"), device("laptop")
+    seen: list[MemoryChange] = []
+    desk.subscribe(seen.append)
+    desk.poll_external()
+    assert desk.wait_listening(10)
+    _insert(pg_url, f'INSERT INTO "{pg_schema}".changes (origin, device, kind, record) VALUES (%s, %s, %s, %s)',
+            ("another-program", "evil", "add", bad))
+    first = laptop.add("坏记录之后写的", "测试")
+    wait_for(lambda: any(c.ids == (first,) for c in seen), 10, "the laptop's write after the bad record")
+    second = laptop.add("又一条", "测试")
+    wait_for(lambda: any(c.ids == (second,) for c in seen), 10, "the next write as well")
+    assert [c.kind for c in seen] == ["reload", "add", "add"]  # the bad record: views re-read instead
+    assert seen[0].extra["device"] == "evil"
+    report = desk.self_check()
+    assert report.status == "WARN" and any("change record" in i and "evil" in i for i in report.issues)
+    assert desk.poll_external() == []  # nothing is read twice
+
+
+def test_bad_memory_and_trash_rows_do_not_break_reads_undo_or_the_local_copy(device, pg_url, pg_schema, tmp_path):
+    desk = device("desk", cache_path=tmp_path / "copy.db")
+    good = desk.add("用户喜欢猫", "品味")
+    kept = desk.add("会被删掉", "测试")
+    desk.delete(kept, "测试")
+    _insert(pg_url, f'INSERT INTO "{pg_schema}".memories VALUES (%s, %s, %s, %s, %s, %s)',
+            ("bad1", "历史是数字", "测试", "5", "2026-01-01T00:00:00", 0),
+            ("bad2", "历史是对象", "测试", '{"a": 1}', "2026-01-01T00:00:00", -3),
+            ("bad3", "历史不是 JSON", "测试", "not json", "2026-01-01T00:00:00", 0))
+    _insert(pg_url, f'INSERT INTO "{pg_schema}".trash (id, entry) VALUES (%s, %s)',
+            ("junk1", "not json"), ("junk2", "[]"), ("junk3", '{"item": 5}'),
+            ("junk4", '{"item": {"description": "x", "theme": "t", "history": 5}}'))
+    items = desk.all_items()
+    assert set(items) == {good, "bad1", "bad2", "bad3"}
+    assert items["bad1"].history[0]["raw"] == 5 and items["bad2"].history[0]["raw"] == {"a": 1}  # kept as notes
+    assert items["bad2"].hit == 0 and desk.get("bad3").history[0]["raw"] == "not json"
+    assert sum(len(cards) for cards in desk.get_memories_grouped().values()) == 4  # the wall's read
+    assert [t["id"] for t in desk.list_trash()] == [kept]  # the unusable entries are skipped
+    turn = Turn("turn-after-the-damage")
+    added = desk.add("之后写的", "测试", actor="agent", turn=turn)
+    assert desk.undo_turn(turn.turn_id).ids == [added]  # undo reads the whole store and trash
+    wait_for(lambda: added in desk.copy.load()[1], 10, "the local copy refreshed after the write")
+    report = desk.self_check()
+    assert report.status == "WARN"
+    assert {mid for mid in ("bad1", "bad2", "bad3") if any(r.startswith(mid) for r in report.repaired)} == {
+        "bad1", "bad2", "bad3"}
+    assert {f"trash entry junk{n}" for n in range(1, 5)} <= {i.split(" cannot")[0] for i in report.issues}
+    import psycopg
+
+    with psycopg.connect(pg_url, autocommit=True) as admin:  # the repairs were written back, the trash left alone
+        history = admin.execute(f'SELECT history FROM "{pg_schema}".memories WHERE id = %s', ("bad1",)).fetchone()[0]
+        assert json.loads(history)[0]["raw"] == 5
+        assert admin.execute(f'SELECT COUNT(*) FROM "{pg_schema}".trash WHERE id LIKE %s', ("junk%",)).fetchone()[0] == 4

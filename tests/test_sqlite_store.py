@@ -67,3 +67,20 @@ def test_close_twice_is_safe(tmp_path):
     mm.close()
     with pytest.raises(RuntimeError):
         mm.add("c", "d")
+
+
+@pytest.mark.parametrize("bad", ["[]", '{"kind": 5}', "not json"])
+def test_an_unreadable_change_record_is_one_reload_and_watching_goes_on(tmp_path, bad):
+    path = tmp_path / "memory.db"
+    writer, watcher = SqliteMemoryManager(path), SqliteMemoryManager(path)
+    try:
+        with sqlite3.connect(path) as other:  # another program's row in the shared change log
+            other.execute("INSERT INTO changes (time, origin, kind, record) VALUES (?, ?, ?, ?)",
+                          ("2026-12-02T10:00:00", "another-program", "add", bad))
+        memory_id = writer.add("坏记录之后写的", "测试")
+        assert [(c.kind, c.ids) for c in watcher.poll_external()] == [("reload", ()), ("add", (memory_id,))]
+        again = writer.add("又一条", "测试")
+        assert [(c.kind, c.ids) for c in watcher.poll_external()] == [("add", (again,))]
+    finally:
+        writer.close()
+        watcher.close()

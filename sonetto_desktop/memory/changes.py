@@ -107,12 +107,28 @@ class MemoryChange:
         }
 
     @classmethod
-    def from_dict(cls, data: Mapping[str, Any], *, local: bool = True) -> "MemoryChange":
+    def from_dict(cls, data: Any, *, local: bool = True) -> "MemoryChange":
+        """The change a record of ``to_dict`` describes. A record that is not one (another program's,
+        a damaged row: not a mapping, an unknown kind, ids that are not a list of text…) raises
+        ``ValueError`` saying what is wrong; a reader of a shared log re-reads everything instead."""
+        if not isinstance(data, Mapping):
+            raise ValueError(f"a change record is a mapping, not {type(data).__name__}")
+        kind = data.get("kind", "reload")
+        if kind not in CHANGE_KINDS:
+            raise ValueError(f"unknown change kind {kind!r}"[:120])
+        ids = data.get("ids") or ()
+        if not isinstance(ids, (list, tuple)) or not all(isinstance(i, str) for i in ids):
+            raise ValueError("the ids of a change record are not a list of text")
         states = data.get("states") or {}
+        extra = data.get("extra") or {}
+        if not isinstance(states, Mapping) or not isinstance(extra, Mapping):
+            raise ValueError("the states or extra of a change record are not mappings")
+        texts = {name: data.get(name) for name in ("actor", "reason", "turn_id", "session_id")}
+        if any(value is not None and not isinstance(value, str) for value in texts.values()):
+            raise ValueError("the actor, reason or turn of a change record is not text")
         return cls(
-            kind=str(data.get("kind", "reload")), ids=tuple(str(i) for i in data.get("ids") or ()),
-            actor=str(data.get("actor") or EXTERNAL), reason=str(data.get("reason") or ""),
-            turn_id=data.get("turn_id"), session_id=data.get("session_id"),
+            kind=kind, ids=tuple(ids), actor=texts["actor"] or EXTERNAL, reason=texts["reason"] or "",
+            turn_id=texts["turn_id"], session_id=texts["session_id"],
             states={str(k): (dict(v) if isinstance(v, Mapping) else None) for k, v in states.items()},
-            extra=dict(data.get("extra") or {}), local=local,
+            extra=dict(extra), local=local,
         )

@@ -136,3 +136,40 @@ def item_from_raw(memory_id: str, raw: Any) -> tuple[MemoryItem, str | None]:
         note = None if "hit" in raw and raw.get("hit") is not None else f"{memory_id}: missing hit set to 0"
         return item, note
     return MemoryItem(str(raw), "未分类"), f"{memory_id}: entry was not a mapping; kept its text as the description"
+
+
+def item_from_fields(memory_id: str, description: Any, theme: Any, history: Any, latest_update_time: Any,
+                     hit: Any) -> tuple[MemoryItem, list[str], list[str]]:
+    """An item from the fields a store read (``history`` as stored: JSON text, or already parsed),
+    with (issues, repaired) as ``validate_item`` gives them. A row written by another program or
+    damaged by hand never breaks a read: a field of the wrong kind is repaired in the item returned
+    (history that is not a list is kept as a note entry, a hit out of range clamped…) and said; the
+    store decides whether to write the repair back. Sound rows take a fast path."""
+    if isinstance(history, (str, bytes)):
+        try:
+            history = json.loads(history) if history else []
+        except ValueError:
+            pass  # kept as text: validate_item keeps it as a note
+    if (type(history) is list and all(type(entry) is dict for entry in history) and type(hit) is int
+            and 0 <= hit <= MAX_HIT and type(description) is str and type(theme) is str and theme.strip()
+            and type(latest_update_time) is str and latest_update_time):
+        return MemoryItem(description, theme, history, latest_update_time, hit), [], []
+    item, _ = item_from_raw(memory_id, {"description": description, "theme": theme, "history": history,
+                                        "latest_update_time": latest_update_time, "hit": hit})
+    issues, repaired = validate_item(memory_id, item)
+    return item, issues, repaired
+
+
+def trash_entry_problem(entry: Any) -> str | None:
+    """What makes a stored trash entry unusable (None: it is usable). An entry is a mapping whose
+    ``item`` is a mapping with a text description and theme and, if any, a list of history entries."""
+    if not isinstance(entry, dict):
+        return f"not a mapping but {_kind(entry)}"
+    item = entry.get("item")
+    if not isinstance(item, dict):
+        return "it holds no memory"
+    if not isinstance(item.get("description"), str) or not isinstance(item.get("theme"), str):
+        return "its memory has no text description or theme"
+    if item.get("history") is not None and not isinstance(item["history"], list):
+        return "its memory's history is not a list"
+    return None

@@ -22,18 +22,23 @@ from ...changes import EXTERNAL, MemoryChange
 from .connection import PgConnection
 from .listener import HEARTBEAT, PgListener
 from .log import PgChangeLog
+from .problems import BadRecords
 from .schema import ensure_schema
 
 
 class PgFeed:
     """``publish(change)`` hands a change to the store's channel; ``on_changes()`` is called after
-    changes were published (the store refreshes its local copy). ``listen``: whether ``poll()``
-    starts the listener (an outage starts it in any case, to notice the server's return)."""
+    changes were published (the store refreshes its local copy); ``problems``: where unreadable
+    change records are noted. ``listen``: whether ``poll()`` starts the listener (an outage starts
+    it in any case, to notice the server's return)."""
 
     def __init__(self, connection: PgConnection, log: PgChangeLog, *, publish: Callable[[MemoryChange], Any],
-                 on_changes: Callable[[], None], listen: bool = True, heartbeat: float = HEARTBEAT) -> None:
+                 on_changes: Callable[[], None], problems: BadRecords, listen: bool = True,
+                 heartbeat: float = HEARTBEAT) -> None:
         self.connection = connection
         self.log = log
+        self.problems = problems
+        self._reload_due = False
         self._publish = publish
         self._on_changes = on_changes
         self._listen = listen
@@ -103,9 +108,29 @@ class PgFeed:
                 self._publish(MemoryChange("reload", (), EXTERNAL, "reconnected", local=False))
             self._on_changes()
 
+    def _foreign_change(self, seq: int, record: Any, device: str) -> MemoryChange | None:
+        """Another device's change from its log record. A record that is not one (another
+        program's, a damaged row) is noted in ``problems`` and becomes one ``reload`` (None: one is
+        already due in this catch-up), so views re-read instead of missing it."""
+        try:
+            change = MemoryChange.from_dict(json.loads(record), local=False)
+        except Exception as exc:  # noqa: BLE001 - whatever the row holds, the feed goes on
+            who = device or "an unknown device"
+            self.problems.note("change", str(seq), f"change record {seq} from {who} could not be read"
+                                                   f" ({type(exc).__name__}: {exc}); views re-read the memories")
+            if self._reload_due:
+                return None
+            self._reload_due = True
+            return MemoryChange("reload", (), EXTERNAL, "unreadable change record", local=False,
+                                extra={"device": device} if device else {})
+        if device and not change.extra.get("device"):
+            change.extra["device"] = device
+        return change
+
     def catch_up(self, conn: Any) -> list[MemoryChange]:
         """Publish the log's records after the last ``seq`` seen (other devices' only)."""
         with self._lock:
+            self._reload_due = False
             if self._seen_seq is None:  # opened offline: what is shown came from the local copy
                 self._seen_seq = self.log.last_seq(conn)
                 changes = [MemoryChange("reload", (), EXTERNAL, "reconnected", local=False)]
@@ -114,24 +139,15 @@ class PgFeed:
                 changes = []
                 if rows and self._seen_seq < pruned_through:  # the log no longer reaches back that far
                     changes = [MemoryChange("reload", (), EXTERNAL, "change log gap", local=False)]
-                else:
-                    for _, origin, device, record in rows:
-                        if origin != self.log.origin:
-                            changes.append(_foreign_change(record, device))
-                if rows:
                     self._seen_seq = rows[-1][0]
+                for seq, origin, device, record in rows if not changes else ():
+                    self._seen_seq = seq  # whatever it holds: a record is read once
+                    if origin != self.log.origin:
+                        change = self._foreign_change(seq, record, device)
+                        if change is not None:
+                            changes.append(change)
             for change in changes:
                 self._publish(change)
         if changes:
             self._on_changes()
         return changes
-
-
-def _foreign_change(record: str, device: str) -> MemoryChange:
-    try:
-        change = MemoryChange.from_dict(json.loads(record), local=False)
-    except (ValueError, TypeError):
-        return MemoryChange("reload", (), EXTERNAL, local=False, extra={"device": device})
-    if device and not change.extra.get("device"):
-        change.extra["device"] = device
-    return change

@@ -82,5 +82,8 @@ class PgChangeLog:
         rows = conn.execute(
             f"SELECT seq, origin, device, record, (SELECT value FROM {self.meta} WHERE key = 'pruned_through')"
             f" FROM {self.changes} WHERE seq > %s ORDER BY seq", (seq,)).fetchall()
-        pruned = int(rows[0][4]) if rows else 0
+        try:
+            pruned = int(rows[0][4]) if rows else 0
+        except (TypeError, ValueError):  # a damaged meta row: take the log as reaching back to its start
+            pruned = 0
         return [row[:4] for row in rows], pruned

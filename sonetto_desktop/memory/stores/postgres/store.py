@@ -38,9 +38,10 @@ from .feed import PgFeed
 from .listener import HEARTBEAT
 from .location import DEFAULT_SCHEMA, PgLocation, default_device_name
 from .log import CHANGES_KEPT, PRUNE_EVERY, PgChangeLog
+from .problems import BadRecords
 from .schema import ensure_schema, lock_key
 from .transaction import PgTransaction, Tables
-from ..validation import item_from_raw, validate_item
+from ..validation import validate_item
 
 log = logging.getLogger(__name__)
 
@@ -69,6 +70,8 @@ class PostgresMemoryManager(BaseMemoryManager):
         self.location = self.path = replace(location, **overrides) if overrides else location
         self.device = (device or default_device_name()).strip()[:64] or "device"
         self._t = Tables.of(self.location.schema)
+        #: Rows read from the server that had to be skipped or repaired (``self_check`` lists them).
+        self.problems = BadRecords(self.location.display())
         #: The memory writer's turn journal stays on this device, beside the local copy.
         self.journal_path = Path(cache_path).with_name("memory.journal") if cache_path else None
         self.copy = PgCache(cache_path, self._snapshot, online=lambda: self.connection.online)
@@ -78,7 +81,7 @@ class PostgresMemoryManager(BaseMemoryManager):
         self.log = PgChangeLog(self._t.changes, self._t.meta, origin=uuid.uuid4().hex, device=self.device,
                                channel=self.location.channel, kept=changes_kept, prune_every=prune_every)
         self.feed = PgFeed(self.connection, self.log, publish=self._publish, on_changes=self.copy.schedule,
-                           listen=listen, heartbeat=heartbeat)
+                           problems=self.problems, listen=listen, heartbeat=heartbeat)
         self.connection.open(self._setup)
         if self.connection.online:
             self.copy.refresh()
@@ -119,7 +122,10 @@ class PostgresMemoryManager(BaseMemoryManager):
 
     def _read(self, online: Callable[[PgTransaction], Any], offline: Callable[[], Any]) -> Any:
         """``online(txn)`` against the server, or ``offline()`` from the local copy when it is away."""
-        return self.connection.read(lambda conn: online(PgTransaction(conn, self._t)), offline)
+        return self.connection.read(lambda conn: online(self._txn(conn)), offline)
+
+    def _txn(self, conn: Any, log: PgChangeLog | None = None) -> PgTransaction:
+        return PgTransaction(conn, self._t, log, self.problems)
 
     @contextmanager
     def _write_lock(self) -> Iterator[None]:
@@ -129,7 +135,7 @@ class PostgresMemoryManager(BaseMemoryManager):
     @contextmanager
     def _transaction(self) -> Iterator[PgTransaction]:
         with self.connection.locked() as conn:
-            yield PgTransaction(conn, self._t, self.log)
+            yield self._txn(conn, self.log)
             self.log.written(conn)
         self.copy.schedule()
 
@@ -137,13 +143,13 @@ class PostgresMemoryManager(BaseMemoryManager):
         return self._read(lambda txn: txn.load_all(), lambda: self.copy.load()[0])
 
     def _save_all(self, items: dict[str, MemoryItem]) -> None:
-        PgTransaction(self.connection.write_conn, self._t).save_all(items)
+        self._txn(self.connection.write_conn).save_all(items)
 
     def _load_trash(self) -> dict[str, dict[str, Any]]:
         return self._read(lambda txn: txn.load_trash(), lambda: self.copy.load()[1])
 
     def _save_trash(self, trash: dict[str, dict[str, Any]]) -> None:
-        PgTransaction(self.connection.write_conn, self._t).save_trash(trash)
+        self._txn(self.connection.write_conn).save_trash(trash)
 
     # ── point queries ─────────────────────────────────────────────────
 
@@ -183,7 +189,7 @@ class PostgresMemoryManager(BaseMemoryManager):
         with self.connection.pool.connection(timeout=READ_TIMEOUT) as conn:
             with conn.transaction():
                 conn.execute("SET TRANSACTION ISOLATION LEVEL REPEATABLE READ")
-                txn = PgTransaction(conn, self._t)
+                txn = self._txn(conn)
                 return txn.load_all(), txn.load_trash()
 
     # ── self check / close ────────────────────────────────────────────
@@ -202,21 +208,21 @@ class PostgresMemoryManager(BaseMemoryManager):
         repaired: list[str] = []
         try:
             with self._transaction() as txn:
-                items = txn.load_all()
-                for memory_id, item in items.items():
-                    raw = {"description": item.description, "theme": item.theme, "history": item.history,
-                           "latest_update_time": item.latest_update_time, "hit": item.hit}
-                    fixed, _ = item_from_raw(memory_id, raw)
-                    i, r = validate_item(memory_id, fixed)
-                    issues += i
-                    repaired += r
-                    if r:
-                        txn.put(memory_id, fixed)
+                rows = txn.load_checked()
+                for memory_id, item, read_issues, read_repairs in rows:
+                    more_issues, more_repairs = validate_item(memory_id, item)  # what a read lets pass
+                    issues += read_issues + more_issues
+                    repaired += read_repairs + more_repairs
+                    if read_repairs or more_repairs:
+                        txn.put(memory_id, item)
+                issues += [f"trash entry {mid} cannot be used ({why}); it is left as it is on the server"
+                           for mid, why in txn.bad_trash().items()]
                 if repaired:  # other devices re-read what was repaired
                     txn.record(MemoryChange("reload", (), "user", "self-check repair"))
         except StoreOffline as exc:
             return SelfCheckReport("WARN", [str(exc)], [], len(self.copy.load()[0]))
-        return SelfCheckReport("WARN" if issues else "OK", issues, repaired, len(items))
+        issues += self.problems.messages("change")
+        return SelfCheckReport("WARN" if issues else "OK", issues, repaired, len(rows))
 
     def close(self) -> None:
         """Stop listening, save the local copy if a save is pending, close the connections."""

@@ -12,7 +12,9 @@ from typing import Any, Iterable
 from ...changes import MemoryChange
 from ...item import MemoryItem, parse_time
 from ..transaction import Transaction
+from ..validation import item_from_fields, trash_entry_problem
 from .log import PgChangeLog
+from .problems import BadRecords
 
 _dumps = partial(json.dumps, ensure_ascii=False, default=str)
 COLUMNS = "id, description, theme, history, latest_update_time, hit"
@@ -32,13 +34,10 @@ class Tables:
         return cls(*(f'"{schema}".{name}' for name in ("memories", "trash", "meta", "changes")))
 
 
-def row_to_item(row: tuple) -> MemoryItem:
-    _, description, theme, history, latest, hit = row
-    try:
-        parsed = json.loads(history) if history else []
-    except json.JSONDecodeError:
-        parsed = [{"raw": history}]
-    return MemoryItem(description, theme, parsed, latest, hit)
+def read_row(row: tuple) -> tuple[MemoryItem, list[str], list[str]]:
+    """A ``memories`` row (``COLUMNS``) as an item, with what had to be repaired in it (see
+    ``validation.item_from_fields``)."""
+    return item_from_fields(*row)
 
 
 def trash_row(memory_id: str, entry: dict[str, Any]) -> tuple:
@@ -51,6 +50,16 @@ def trash_row(memory_id: str, entry: dict[str, Any]) -> tuple:
     return memory_id, _dumps(entry), entry.get("deleted_at"), max(age, 0.0)
 
 
+def _parse_entry(text: Any) -> tuple[dict[str, Any] | None, str | None]:
+    """A trash row's entry and None, or None and what makes it unusable."""
+    try:
+        entry = json.loads(text)
+    except (TypeError, ValueError):
+        return None, "not JSON"
+    problem = trash_entry_problem(entry)
+    return (entry, None) if problem is None else (None, problem)
+
+
 def item_row(memory_id: str, item: MemoryItem) -> tuple:
     return (memory_id, item.description, item.theme, _dumps(item.history), item.latest_update_time,
             int(item.hit or 0))
@@ -59,10 +68,26 @@ def item_row(memory_id: str, item: MemoryItem) -> tuple:
 class PgTransaction(Transaction):
     """Reads and writes on ``conn``, inside a transaction that holds the store's advisory lock."""
 
-    def __init__(self, conn: Any, tables: Tables, log: PgChangeLog | None = None) -> None:
+    def __init__(self, conn: Any, tables: Tables, log: PgChangeLog | None = None,
+                 problems: BadRecords | None = None) -> None:
         self.conn = conn
         self.t = tables
         self.log = log
+        self.problems = problems
+
+    def _item(self, row: tuple) -> MemoryItem:
+        item, issues, repaired = read_row(row)
+        if (issues or repaired) and self.problems is not None:
+            self.problems.note("memory", row[0], f"memory {row[0]} read with repairs: "
+                                                 + "; ".join(m.split(": ", 1)[-1] for m in issues + repaired))
+        return item
+
+    def _entry(self, memory_id: str, text: Any) -> dict[str, Any] | None:
+        """A trash row's entry, or None (noted) when it cannot be used."""
+        entry, problem = _parse_entry(text)
+        if problem is not None and self.problems is not None:
+            self.problems.note("trash", memory_id, f"trash entry {memory_id} skipped: {problem}")
+        return entry
 
     def record(self, change: MemoryChange) -> None:
         """The change log row and its NOTIFY; both take effect at commit."""
@@ -72,7 +97,7 @@ class PgTransaction(Transaction):
 
     def get(self, memory_id: str) -> MemoryItem | None:
         row = self.conn.execute(f"SELECT {COLUMNS} FROM {self.t.memories} WHERE id = %s", (memory_id,)).fetchone()
-        return row_to_item(row) if row else None
+        return self._item(row) if row else None
 
     def exists(self, memory_id: str) -> bool:
         return self.conn.execute(f"SELECT 1 FROM {self.t.memories} WHERE id = %s", (memory_id,)).fetchone() is not None
@@ -92,7 +117,7 @@ class PgTransaction(Transaction):
 
     def trash_get(self, memory_id: str) -> dict[str, Any] | None:
         row = self.conn.execute(f"SELECT entry FROM {self.t.trash} WHERE id = %s", (memory_id,)).fetchone()
-        return json.loads(row[0]) if row else None
+        return self._entry(memory_id, row[0]) if row else None
 
     def trash_put(self, memory_id: str, entry: dict[str, Any]) -> None:
         self.conn.execute(
@@ -119,10 +144,20 @@ class PgTransaction(Transaction):
     # ── bulk (the seed's primitives, for migration and self-check) ──────
 
     def load_all(self) -> dict[str, MemoryItem]:
-        return {row[0]: row_to_item(row) for row in self.conn.execute(f"SELECT {COLUMNS} FROM {self.t.memories}")}
+        return {row[0]: self._item(row) for row in self.conn.execute(f"SELECT {COLUMNS} FROM {self.t.memories}")}
+
+    def load_checked(self) -> list[tuple[str, MemoryItem, list[str], list[str]]]:
+        """Every memory with what had to be repaired in it: ``(id, item, issues, repaired)``."""
+        return [(row[0], *read_row(row)) for row in self.conn.execute(f"SELECT {COLUMNS} FROM {self.t.memories}")]
+
+    def bad_trash(self) -> dict[str, str]:
+        """The trash rows that cannot be used: id -> why."""
+        found = {mid: _parse_entry(text)[1] for mid, text in self.conn.execute(f"SELECT id, entry FROM {self.t.trash}")}
+        return {mid: why for mid, why in found.items() if why is not None}
 
     def load_trash(self) -> dict[str, dict[str, Any]]:
-        return {mid: json.loads(entry) for mid, entry in self.conn.execute(f"SELECT id, entry FROM {self.t.trash}")}
+        rows = self.conn.execute(f"SELECT id, entry FROM {self.t.trash}")
+        return {mid: entry for mid, entry in ((mid, self._entry(mid, text)) for mid, text in rows) if entry is not None}
 
     def save_all(self, items: dict[str, MemoryItem]) -> None:
         self.conn.execute(f"DELETE FROM {self.t.memories}")

@@ -213,7 +213,11 @@ class YamlSync:
             self._seq = max(self._seq, int(record["seq"]))
             if publish and record.get("origin") != self._origin:
                 recorded = record.get("changes") or []
-                changes += [MemoryChange.from_dict(c, local=False) for c in recorded if isinstance(c, dict)]
+                for data in recorded:
+                    try:
+                        changes.append(MemoryChange.from_dict(data, local=False))
+                    except ValueError:  # not a change record (another program's): views re-read
+                        changes.append(MemoryChange("reload", (), EXTERNAL, local=False))
                 if not recorded:
                     changes.append(MemoryChange("reload", (), EXTERNAL, local=False))
         self._items, self._trash = items, trash
