@@ -57,47 +57,47 @@
 <context>
     <name>ChatMemoryBar</name>
     <message>
-        <location filename="../../sonetto_desktop/ui/chat/memory_bar.py" line="32" />
+        <location filename="../../sonetto_desktop/ui/chat/memory_bar.py" line="48" />
         <source>记忆</source>
         <translation>Memory</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/chat/memory_bar.py" line="33" />
+        <location filename="../../sonetto_desktop/ui/chat/memory_bar.py" line="49" />
         <source>这个对话如何使用记忆</source>
         <translation>How this chat uses memory</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/chat/memory_bar.py" line="36" />
+        <location filename="../../sonetto_desktop/ui/chat/memory_bar.py" line="52" />
         <source>回复前回忆相关的记忆</source>
         <translation>Recall related memories before replying</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/chat/memory_bar.py" line="38" />
+        <location filename="../../sonetto_desktop/ui/chat/memory_bar.py" line="54" />
         <source>把这次对话写进记忆</source>
         <translation>Write this chat into memory</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/chat/memory_bar.py" line="64" />
+        <location filename="../../sonetto_desktop/ui/chat/memory_bar.py" line="80" />
         <source>临时对话：不回忆、不记住，关闭后不保存</source>
         <translation>Temporary chat: nothing recalled, nothing remembered, not saved when closed</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/chat/memory_bar.py" line="66" />
+        <location filename="../../sonetto_desktop/ui/chat/memory_bar.py" line="81" />
         <source>这个对话不使用记忆：不回忆，也不写入</source>
         <translation>This chat does not use memory: nothing recalled, nothing written</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/chat/memory_bar.py" line="68" />
+        <location filename="../../sonetto_desktop/ui/chat/memory_bar.py" line="82" />
         <source>这个对话不回忆记忆（仍会记住新内容）</source>
         <translation>This chat recalls no memories (new things are still remembered)</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/chat/memory_bar.py" line="70" />
+        <location filename="../../sonetto_desktop/ui/chat/memory_bar.py" line="83" />
         <source>这个对话不写入记忆（仍会回忆）</source>
         <translation>This chat is not written to memory (memories are still recalled)</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/chat/memory_bar.py" line="72" />
+        <location filename="../../sonetto_desktop/ui/chat/memory_bar.py" line="84" />
         <source>记忆已开启</source>
         <translation>Memory is on</translation>
     </message>
@@ -105,74 +105,74 @@
 <context>
     <name>ChatPanel</name>
     <message>
-        <location filename="../../sonetto_desktop/ui/chat/panel.py" line="96" />
+        <location filename="../../sonetto_desktop/ui/chat/panel.py" line="97" />
         <source>对话</source>
         <translation>Chats</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/chat/panel.py" line="99" />
-        <location filename="../../sonetto_desktop/ui/chat/panel.py" line="101" />
-        <location filename="../../sonetto_desktop/ui/chat/panel.py" line="172" />
-        <location filename="../../sonetto_desktop/ui/chat/panel.py" line="259" />
+        <location filename="../../sonetto_desktop/ui/chat/panel.py" line="100" />
+        <location filename="../../sonetto_desktop/ui/chat/panel.py" line="102" />
+        <location filename="../../sonetto_desktop/ui/chat/panel.py" line="173" />
+        <location filename="../../sonetto_desktop/ui/chat/panel.py" line="260" />
         <source>新对话</source>
         <translation>New chat</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/chat/panel.py" line="102" />
-        <location filename="../../sonetto_desktop/ui/chat/panel.py" line="260" />
+        <location filename="../../sonetto_desktop/ui/chat/panel.py" line="103" />
+        <location filename="../../sonetto_desktop/ui/chat/panel.py" line="261" />
         <source>新建临时对话（不回忆、不记住、不保存）</source>
         <translation>New temporary chat (no recall, not remembered, not saved)</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/chat/panel.py" line="106" />
-        <location filename="../../sonetto_desktop/ui/chat/panel.py" line="264" />
+        <location filename="../../sonetto_desktop/ui/chat/panel.py" line="107" />
+        <location filename="../../sonetto_desktop/ui/chat/panel.py" line="265" />
         <source>重命名</source>
         <translation>Rename</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/chat/panel.py" line="107" />
-        <location filename="../../sonetto_desktop/ui/chat/panel.py" line="243" />
+        <location filename="../../sonetto_desktop/ui/chat/panel.py" line="108" />
+        <location filename="../../sonetto_desktop/ui/chat/panel.py" line="244" />
         <source>删除对话</source>
         <translation>Delete chat</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/chat/panel.py" line="108" />
-        <location filename="../../sonetto_desktop/ui/chat/panel.py" line="265" />
+        <location filename="../../sonetto_desktop/ui/chat/panel.py" line="109" />
+        <location filename="../../sonetto_desktop/ui/chat/panel.py" line="266" />
         <source>导出为 Markdown…</source>
         <translation>Export as Markdown…</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/chat/panel.py" line="115" />
+        <location filename="../../sonetto_desktop/ui/chat/panel.py" line="116" />
         <source>没有找到</source>
         <translation>No matches</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/chat/panel.py" line="173" />
+        <location filename="../../sonetto_desktop/ui/chat/panel.py" line="174" />
         <source>（临时）%1</source>
         <translation>(temporary) %1</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/chat/panel.py" line="213" />
+        <location filename="../../sonetto_desktop/ui/chat/panel.py" line="214" />
         <source>对话操作失败：{0}</source>
         <translation>Chat operation failed: {0}</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/chat/panel.py" line="244" />
+        <location filename="../../sonetto_desktop/ui/chat/panel.py" line="245" />
         <source>删除对话“%1”？聊天记录会被删除，已经记住的记忆不受影响。</source>
         <translation>Delete the chat “%1”? Its messages are deleted; memories already kept stay.</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/chat/panel.py" line="266" />
+        <location filename="../../sonetto_desktop/ui/chat/panel.py" line="267" />
         <source>删除</source>
         <translation>Delete</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/chat/panel.py" line="277" />
+        <location filename="../../sonetto_desktop/ui/chat/panel.py" line="278" />
         <source>导出对话</source>
         <translation>Export chat</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/chat/panel.py" line="277" />
+        <location filename="../../sonetto_desktop/ui/chat/panel.py" line="278" />
         <source>Markdown 文件 (*.md)</source>
         <translation>Markdown files (*.md)</translation>
     </message>
@@ -198,7 +198,35 @@
 <context>
     <name>ChatView</name>
     <message>
-        <location filename="../../sonetto_desktop/ui/chat/view.py" line="54" />
+        <location filename="../../sonetto_desktop/ui/chat/view.py" line="76" />
+        <source>这是临时对话。
+我不会回忆以前的事，也不会记住这里说的话；关闭后对话不保存。</source>
+        <translation>This is a temporary chat.
+I won't recall anything from before or remember what is said here, and the chat is not saved when closed.</translation>
+    </message>
+    <message>
+        <location filename="../../sonetto_desktop/ui/chat/view.py" line="78" />
+        <source>这个对话不使用记忆。
+我不会回忆以前的事，也不会记住这里说的话。</source>
+        <translation>This chat doesn't use memory.
+I won't recall anything from before or remember what is said here.</translation>
+    </message>
+    <message>
+        <location filename="../../sonetto_desktop/ui/chat/view.py" line="80" />
+        <source>嗨，我是 Sonetto。
+这个对话不会写进记忆，但我会回忆以前聊过的事。</source>
+        <translation>Hi, I'm Sonetto.
+Nothing here is written to memory, but I'll recall what we talked about before.</translation>
+    </message>
+    <message>
+        <location filename="../../sonetto_desktop/ui/chat/view.py" line="82" />
+        <source>嗨，我是 Sonetto。
+这个对话里我不回忆以前的事，但会记住对你重要的事。</source>
+        <translation>Hi, I'm Sonetto.
+In this chat I won't recall anything from before, but I'll remember what matters to you.</translation>
+    </message>
+    <message>
+        <location filename="../../sonetto_desktop/ui/chat/view.py" line="85" />
         <source>嗨，我是 Sonetto。
 想聊什么都可以——我会记住对你重要的事。</source>
         <translation>Hi, I'm Sonetto.
@@ -304,12 +332,12 @@ Talk about anything — I'll remember what matters to you.</translation>
 <context>
     <name>Conversation</name>
     <message>
-        <location filename="../../sonetto_desktop/ui/chat/conversation.py" line="71" />
+        <location filename="../../sonetto_desktop/ui/chat/conversation.py" line="72" />
         <source>正在使用工具：%1…</source>
         <translation>Using a tool: %1…</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/chat/conversation.py" line="74" />
+        <location filename="../../sonetto_desktop/ui/chat/conversation.py" line="75" />
         <source>用过工具：%1</source>
         <translation>Used a tool: %1</translation>
     </message>
@@ -586,34 +614,34 @@ Talk about anything — I'll remember what matters to you.</translation>
     </message>
     <message>
         <location filename="../../sonetto_desktop/ui/dialogs/history.py" line="231" />
-        <location filename="../../sonetto_desktop/ui/dialogs/history.py" line="281" />
+        <location filename="../../sonetto_desktop/ui/dialogs/history.py" line="283" />
         <source>起因：“{0}”</source>
         <translation>Prompted by: “{0}”</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/dialogs/history.py" line="263" />
-        <location filename="../../sonetto_desktop/ui/dialogs/history.py" line="272" />
+        <location filename="../../sonetto_desktop/ui/dialogs/history.py" line="265" />
         <location filename="../../sonetto_desktop/ui/dialogs/history.py" line="274" />
+        <location filename="../../sonetto_desktop/ui/dialogs/history.py" line="276" />
         <source>主题：{0}</source>
         <translation>Theme: {0}</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/dialogs/history.py" line="268" />
+        <location filename="../../sonetto_desktop/ui/dialogs/history.py" line="270" />
         <source>修改前 → 修改后</source>
         <translation>Before → after</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/dialogs/history.py" line="276" />
+        <location filename="../../sonetto_desktop/ui/dialogs/history.py" line="278" />
         <source>并入的记忆：{0}</source>
         <translation>Merged-in memory: {0}</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/dialogs/history.py" line="279" />
+        <location filename="../../sonetto_desktop/ui/dialogs/history.py" line="281" />
         <source>原因：{0}</source>
         <translation>Reason: {0}</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/dialogs/history.py" line="296" />
+        <location filename="../../sonetto_desktop/ui/dialogs/history.py" line="298" />
         <source>恢复的原因（必填）</source>
         <translation>Reason for restoring (required)</translation>
     </message>
@@ -1384,12 +1412,12 @@ Talk about anything — I'll remember what matters to you.</translation>
         <translation>PostgreSQL (several computers)</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/settings/postgres_page.py" line="104" />
+        <location filename="../../sonetto_desktop/ui/settings/postgres_page.py" line="106" />
         <source>由环境变量 SONETTO_POSTGRES_URL 设置</source>
         <translation>Set by the environment variable SONETTO_POSTGRES_URL</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/settings/postgres_page.py" line="129" />
+        <location filename="../../sonetto_desktop/ui/settings/postgres_page.py" line="131" />
         <source>正在连接…</source>
         <translation>Connecting…</translation>
     </message>
@@ -1397,18 +1425,18 @@ Talk about anything — I'll remember what matters to you.</translation>
 <context>
     <name>QuickChat</name>
     <message>
-        <location filename="../../sonetto_desktop/ui/tray/quick_chat.py" line="44" />
-        <location filename="../../sonetto_desktop/ui/tray/quick_chat.py" line="56" />
+        <location filename="../../sonetto_desktop/ui/tray/quick_chat.py" line="45" />
+        <location filename="../../sonetto_desktop/ui/tray/quick_chat.py" line="57" />
         <source>快速对话</source>
         <translation>Quick chat</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/tray/quick_chat.py" line="62" />
+        <location filename="../../sonetto_desktop/ui/tray/quick_chat.py" line="63" />
         <source>关闭 (Esc)</source>
         <translation>Close (Esc)</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/tray/quick_chat.py" line="99" />
+        <location filename="../../sonetto_desktop/ui/tray/quick_chat.py" line="102" />
         <source>新对话</source>
         <translation>New chat</translation>
     </message>
@@ -1827,42 +1855,52 @@ Talk about anything — I'll remember what matters to you.</translation>
         <translation>Chat could not start: %1. The memory wall still works; check the data folder, then restart.</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/chat/actions.py" line="17" />
+        <location filename="../../sonetto_desktop/ui/chat/actions.py" line="18" />
         <source>那段对话已经不在了（删除了，或是临时对话）。</source>
         <translation>That chat is gone (deleted, or a temporary chat).</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/chat/actions.py" line="34" />
+        <location filename="../../sonetto_desktop/ui/chat/actions.py" line="29" />
+        <source>那条消息后来被编辑替换了，已不在这段对话里。原话：“{0}”</source>
+        <translation>That message was later replaced by an edit and is no longer in this chat. It said: “{0}”</translation>
+    </message>
+    <message>
+        <location filename="../../sonetto_desktop/ui/chat/actions.py" line="30" />
+        <source>那条消息后来被编辑替换了，已不在这段对话里。</source>
+        <translation>That message was later replaced by an edit and is no longer in this chat.</translation>
+    </message>
+    <message>
+        <location filename="../../sonetto_desktop/ui/chat/actions.py" line="40" />
         <source>没能完成“别记住这个”：{0}</source>
         <translation>Could not finish “Don't remember this”: {0}</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/chat/actions.py" line="38" />
+        <location filename="../../sonetto_desktop/ui/chat/actions.py" line="44" />
         <source>以后不会再记住这件事；但这轮写下的记忆后来又被改过，没有撤销（{0}）。可以在记忆墙上处理。</source>
         <translation>This will not be remembered from now on; but the memories this turn wrote were changed since and were not undone ({0}). You can handle them on the memory wall.</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/chat/actions.py" line="43" />
+        <location filename="../../sonetto_desktop/ui/chat/actions.py" line="49" />
         <source>已撤销这轮的 {0} 处记忆变化，以后也不会记住这件事。</source>
         <translation>Undid this turn's {0} memory changes; this will not be remembered from now on.</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/chat/actions.py" line="47" />
+        <location filename="../../sonetto_desktop/ui/chat/actions.py" line="53" />
         <source>好的，这件事不会被记住。</source>
         <translation>OK, this will not be remembered.</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/chat/actions.py" line="57" />
+        <location filename="../../sonetto_desktop/ui/chat/actions.py" line="63" />
         <source>在对话里选了“忘掉这条”</source>
         <translation>Chose “Forget this” in the chat</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/chat/actions.py" line="62" />
+        <location filename="../../sonetto_desktop/ui/chat/actions.py" line="68" />
         <source>已忘掉：{0}</source>
         <translation>Forgotten: {0}</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/chat/actions.py" line="64" />
+        <location filename="../../sonetto_desktop/ui/chat/actions.py" line="70" />
         <source>撤销</source>
         <translation>Undo</translation>
     </message>

@@ -194,8 +194,8 @@ class SonettoApp(AppDialogs, ChatActions, AppShutdown):
             self.toasts.move_to(self.window)  # toasts still showing (an undo, an error) stay
         self.wall = self._build_wall(self.service, self.toasts, self._ui_state)
         self.window.set_wall(self.wall)
-        self.wall.chat_requested.connect(
-            lambda session_id, turn_id: self._tasks.spawn(self.open_chat_turn(session_id, turn_id), name="open-chat"))
+        self.wall.chat_requested.connect(lambda session_id, turn_id, excerpt: self._tasks.spawn(
+            self.open_chat_turn(session_id, turn_id, excerpt), name="open-chat"))
         StoreBanner.attach(self.window, self.services)  # shown while the memory server is away
         self.wall_loaded = self.wall.reload()
         self.window.settings_requested.connect(self.open_settings)

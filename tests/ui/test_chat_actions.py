@@ -1,5 +1,6 @@
 """What a person does with messages: retry a failed reply (once, never again after it worked or
-after a restart), stop calmly, start from a friendly empty chat, copy / regenerate / edit-and-resend."""
+after a restart; the retry replaces the failed turn instead of repeating the message), stop calmly,
+start from a friendly empty chat, copy / regenerate / edit-and-resend."""
 
 from __future__ import annotations
 
@@ -51,12 +52,44 @@ async def test_retry_is_gone_after_a_successful_retry_and_never_sends_again(tmp_
 
         llm_server.add_text("这次好了")
         failed.retry_button.click()
-        await wait(lambda: len(panel.view.bubbles) == 4 and not controller.busy, timeout=10, message="retried")
-        assert not failed.can_retry and not failed.retry_button.isVisibleTo(failed)
-        failed.retry_button.click()  # even if something still reached it
+        await wait(lambda: not controller.busy and panel.view.bubbles[-1].text == "这次好了", timeout=10,
+                   message="retried")
+        assert failed not in panel.view.bubbles  # replaced, with its retry button
+        assert not any(b.can_retry for b in panel.view.bubbles)
         await wait(lambda: not controller.busy)
         assert sent == ["你好", "你好"]
-        assert len(panel.view.bubbles) == 4
+        assert len(panel.view.bubbles) == 2
+
+
+async def test_a_retry_replaces_the_failed_turn_in_the_view_the_transcript_and_the_export(
+        tmp_path, llm_server, make_llm, panel_factory, wait):
+    async with running_engine(tmp_path / "data", make_llm(streaming=True)) as parts:
+        controller, panel = panel_factory()
+        await controller.attach(parts[2])
+        llm_server.add_text("前情")
+        await _send(panel, controller, "先说一句", wait)
+        llm_server.add_error(500, "upstream exploded")
+        await _send(panel, controller, "失败测试", wait)
+        assert panel.view.bubbles[-1].can_retry
+        llm_server.add_text("这次好了")
+        panel.view.bubbles[-1].retry_button.click()
+        await wait(lambda: not controller.busy and panel.view.bubbles[-1].text == "这次好了", timeout=10,
+                   message="retried")
+        view = panel.view
+        assert [(b.role, b.text) for b in view.bubbles] == [
+            ("user", "先说一句"), ("assistant", "前情"), ("user", "失败测试"), ("assistant", "这次好了")]
+        assert not any(b.error_text for b in view.bubbles)
+        session = controller.current_session_id
+        stored = await parts[2].transcript(session)
+        assert [(e["role"], e["content"]) for e in stored] == [
+            ("user", "先说一句"), ("assistant", "前情"), ("user", "失败测试"), ("assistant", "这次好了")]
+        assert not any(e.get("error") for e in stored)
+        path = tmp_path / "chat.md"
+        await controller.export_chat(session, str(path))
+        exported = path.read_text(encoding="utf-8")
+        assert exported.count("失败测试") == 1 and "upstream" not in exported
+        said = [m.get("content") for m in llm_server.requests[-1]["messages"]]
+        assert said.count("失败测试") == 1  # the model's history has the message once too
 
 
 async def test_after_a_restart_only_a_last_failed_reply_can_be_retried(tmp_path, llm_server, make_llm,
@@ -66,17 +99,18 @@ async def test_after_a_restart_only_a_last_failed_reply_can_be_retried(tmp_path,
         await controller.attach(parts[2])
         llm_server.add_error(500, "upstream exploded")
         await _send(panel, controller, "你好", wait)
+        llm_server.add_error(500, "not this one either")
+        await _send(panel, controller, "第二句", wait)
         llm_server.add_text("好了")
-        panel.view.bubbles[-1].retry_button.click()
-        await wait(lambda: len(panel.view.bubbles) == 4 and not controller.busy, timeout=10)
+        await _send(panel, controller, "第三句", wait)
         llm_server.add_error(500, "again")
         await _send(panel, controller, "最后一句", wait)
 
         await controller.select_session(controller.current_session_id)  # what a restart shows
         bubbles = panel.view.bubbles
-        assert [b.error_text != "" for b in bubbles] == [False, True, False, False, False, True]
-        assert not bubbles[1].can_retry  # answered by the retry after it
-        assert bubbles[5].can_retry  # the last one still can
+        assert [b.error_text != "" for b in bubbles] == [False, True, False, True, False, False, False, True]
+        assert not bubbles[1].can_retry and not bubbles[3].can_retry  # answered by the turns after them
+        assert bubbles[7].can_retry  # the last one still can
 
 
 async def test_stopping_shows_a_calm_marker_also_after_reloading(tmp_path, llm_server, make_llm, panel_factory, wait):

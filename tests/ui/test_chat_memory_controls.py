@@ -7,6 +7,7 @@ from __future__ import annotations
 import asyncio
 
 import pytest
+import shiboken6
 
 from shell_fixtures import OFFSCREEN_RAISE, OFFSCREEN_SIZE_HINTS, app_settings, running_app
 
@@ -118,4 +119,26 @@ async def test_the_history_opens_the_chat_message_behind_a_change(qapp, tmp_path
         dialog.open_chat_button.click()
         await wait(lambda: app.controller.current_session_id == first_session, message="that chat is open")
         await wait(lambda: any(b.text == "我喜欢山竹" for b in panel.view.bubbles), message="its messages shown")
-        dialog.close()
+        assert not shiboken6.isValid(dialog) or not dialog.isVisible()  # closed: the chat is in front
+
+
+async def test_the_empty_state_matches_the_chat_s_memory_mode(qapp, tmp_path, llm_server, wait):
+    async with running_app(qapp, app_settings(tmp_path / "data", llm_server)) as app:
+        panel = app.window.chat_panel
+        empty = panel.view.empty_state
+        await panel.new_session(temporary=True)
+        assert empty.isVisibleTo(panel)
+        assert "我会记住" not in empty.text() and "临时对话" in empty.text() and "不会记住" in empty.text()
+        quick = app.quick_chat.view.empty_state  # the tray's quick chat says the same
+        assert "临时对话" in quick.text()
+
+        await panel.new_session()
+        assert "我会记住" in empty.text()
+        panel.memory_bar.write_action.setChecked(False)
+        await wait(lambda: "不会写进记忆" in empty.text(), message="writing off for this chat")
+        panel.memory_bar.recall_action.setChecked(False)
+        await wait(lambda: "不使用记忆" in empty.text(), message="memory off for this chat")
+        panel.memory_bar.recall_action.setChecked(True)
+        await wait(lambda: panel.memory_bar.mode == "no_write", message="recall back on")
+        panel.memory_bar.write_action.setChecked(True)
+        await wait(lambda: "我会记住" in empty.text(), message="back on")

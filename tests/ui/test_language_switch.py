@@ -245,7 +245,7 @@ async def test_the_chat_stays_where_the_person_was_reading(qapp, tmp_path, llm_s
         llm_server.default = TextResponse("好的")
         llm_server.add_text("\n\n".join(f"第{n}段：一段足够长的回答，让对话需要滚动才能读完。" for n in range(40)))
         app.controller.send("讲长一点")
-        await wait(lambda: not app.controller.busy, message="reply")
+        await wait(lambda: not app.controller.busy, timeout=30, message="reply")  # the first turn imports LangChain
         bar = app.window.chat_panel.view.verticalScrollBar()
         await wait(lambda: bar.maximum() > 600, message="a long chat")
         bar.setValue(bar.maximum() // 2 if where == "middle" else 0)

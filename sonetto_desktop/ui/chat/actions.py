@@ -9,21 +9,27 @@ from PySide6.QtWidgets import QApplication
 class ChatActions:
     """Needs the app's ``services``, ``service``, ``controller``, ``engine``, ``window`` and ``toasts``."""
 
-    async def open_chat_turn(self, session_id: str, turn_id: str) -> bool:
-        """The history's 打开这段对话: bring the window up on that chat, at the message that caused
-        the change. False (and a toast) when the chat is gone (deleted, or a temporary one)."""
+    async def open_chat_turn(self, session_id: str, turn_id: str, excerpt: str = "") -> bool:
+        """The history's 打开这段对话 (or a chat search hit): bring the window up on that chat,
+        scrolled to the message and highlighted. False (and a toast) when the chat is gone (deleted,
+        or a temporary one) or the message is (replaced by an edit; ``excerpt`` says what it was)."""
         assert self.controller is not None and self.window is not None and self.toasts is not None
         if self.engine is None or await self.engine.session(session_id) is None:
             self.toasts.show_toast(QApplication.translate("SonettoApp", "那段对话已经不在了（删除了，或是临时对话）。"),
                                    key="chat-gone", kind="info")
             return False
         self.window.bring_to_front()
-        await self.controller.select_session(session_id)
-        from ..widgets.deferred import later
-
+        if session_id != self.controller.current_session_id or not self.window.chat_panel.view.bubble_of_turn(turn_id):
+            await self.controller.select_session(session_id)
         view = self.window.chat_panel.view
-        later(view, lambda: view.scroll_to_turn(turn_id))  # after the transcript is laid out
-        return True
+        if view.scroll_to_turn(turn_id):  # kept in view while the transcript is laid out
+            view.setFocus()
+            return True
+        said = " ".join(excerpt.split())
+        text = (QApplication.translate("SonettoApp", "那条消息后来被编辑替换了，已不在这段对话里。原话：“{0}”").format(said)
+                if said else QApplication.translate("SonettoApp", "那条消息后来被编辑替换了，已不在这段对话里。"))
+        self.toasts.show_toast(text, key="chat-turn-gone", kind="info", timeout_ms=10000)
+        return False
 
     async def forget_turn(self, turn_id: str, text: str) -> None:
         """"别记住这个" on a chat message: services.forget_turn, then a toast saying what happened."""

@@ -33,6 +33,7 @@ class Conversation(QObject):
 
         composer.send_requested.connect(self._on_send_requested)
         view.regenerate_requested.connect(self._on_regenerate_requested)
+        view.retry_requested.connect(self._on_retry_requested)
         view.edit_requested.connect(self._on_edit_requested)
         view.link_activated.connect(lambda url: confirm_open_link(view.window(), url))
         composer.stop_requested.connect(controller.stop)
@@ -87,6 +88,12 @@ class Conversation(QObject):
     def _on_regenerate_requested(self, user_text: str, turn_id: str) -> None:
         """Answer again: the reply (and anything after it) is replaced by a new one."""
         if user_text.strip():
+            self.controller.send(user_text, replace_turn=turn_id)
+
+    def _on_retry_requested(self, user_text: str, turn_id: str) -> None:
+        """Try a failed reply again: the failed turn (its message and error) is replaced by the new
+        one, in the view and in the stored transcript (so the export has it once)."""
+        if self._retry and user_text.strip():
             self.controller.send(user_text, replace_turn=turn_id)
 
     def _on_edit_requested(self, text: str, turn_id: str) -> None:

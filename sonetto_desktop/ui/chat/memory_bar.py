@@ -10,13 +10,29 @@ from __future__ import annotations
 from collections.abc import Callable, Coroutine
 from typing import Any
 
+from PySide6.QtCore import Signal
 from PySide6.QtGui import QAction
 from PySide6.QtWidgets import QHBoxLayout, QLabel, QMenu, QToolButton, QWidget
 
 from .controller import ChatController
 
 
+def memory_mode(info: Any) -> str:
+    """temporary | off | no_recall | no_write | on for a session (``SessionInfo``); none: no chat."""
+    if info is None:
+        return "none"
+    if info.temporary:
+        return "temporary"
+    if not info.recall and not info.write:
+        return "off"
+    if not info.recall:
+        return "no_recall"
+    return "no_write" if not info.write else "on"
+
+
 class ChatMemoryBar(QWidget):
+    mode_changed = Signal(str)  # the current chat's memory mode (see memory_mode)
+
     def __init__(self, controller: ChatController, spawn: Callable[[Coroutine[Any, Any, Any]], Any],
                  parent: QWidget | None = None) -> None:
         super().__init__(parent)
@@ -58,18 +74,16 @@ class ChatMemoryBar(QWidget):
 
     def refresh(self) -> None:
         info = self._controller.current_session
-        if info is None:
-            mode, text = "none", ""
-        elif info.temporary:
-            mode, text = "temporary", self.tr("临时对话：不回忆、不记住，关闭后不保存")
-        elif not info.recall and not info.write:
-            mode, text = "off", self.tr("这个对话不使用记忆：不回忆，也不写入")
-        elif not info.recall:
-            mode, text = "no_recall", self.tr("这个对话不回忆记忆（仍会记住新内容）")
-        elif not info.write:
-            mode, text = "no_write", self.tr("这个对话不写入记忆（仍会回忆）")
-        else:
-            mode, text = "on", self.tr("记忆已开启")
+        mode = memory_mode(info)
+        text = {
+            "none": "",
+            "temporary": self.tr("临时对话：不回忆、不记住，关闭后不保存"),
+            "off": self.tr("这个对话不使用记忆：不回忆，也不写入"),
+            "no_recall": self.tr("这个对话不回忆记忆（仍会记住新内容）"),
+            "no_write": self.tr("这个对话不写入记忆（仍会回忆）"),
+            "on": self.tr("记忆已开启"),
+        }[mode]
+        changed = mode != self.mode
         self.setProperty("mode", mode)
         self.label.setText(text)
         for action, on in ((self.recall_action, info.recall if info else True),
@@ -80,6 +94,8 @@ class ChatMemoryBar(QWidget):
             action.blockSignals(False)
         self.menu_button.setEnabled(info is not None and not info.temporary)
         self.setVisible(info is not None)
+        if changed:
+            self.mode_changed.emit(mode)
 
     def _switch(self, *, recall: bool | None = None, write: bool | None = None) -> None:
         session_id = self._controller.current_session_id

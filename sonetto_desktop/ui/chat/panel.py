@@ -69,11 +69,12 @@ class ChatPanel(QWidget):
         self.memory_bar = ChatMemoryBar(controller, self._spawn, conversation)
         column.addWidget(self.memory_bar)
         self.view = ChatView(conversation)
+        self.view.set_empty_mode(self.memory_bar.mode)
+        self.memory_bar.mode_changed.connect(self.view.set_empty_mode)
         self.view.memory_clicked.connect(self.memory_activated)
         self.view.undo_memory_requested.connect(self.undo_memory_requested)
         self.view.forget_turn_requested.connect(self.forget_turn_requested)
         self.view.forget_memory_requested.connect(self.forget_memory_requested)
-        self.view.retry_requested.connect(self._on_retry_requested)
         self.composer = Composer(conversation)
         self.conversation = Conversation(controller, self.view, self.composer, parent=self)
         column.addWidget(self.view, 1)
@@ -285,7 +286,3 @@ class ChatPanel(QWidget):
 
     async def export_chat(self, session_id: str, path: str) -> None:
         await self._reported(self.controller.export_chat(session_id, path))
-
-    def _on_retry_requested(self, text: str) -> None:
-        if text.strip():
-            self.controller.send(text)

@@ -1,23 +1,30 @@
-"""ChatView: a scrolling column of message bubbles (user right, Sonetto left), following the stream."""
+"""ChatView: a scrolling column of message bubbles (user right, Sonetto left), following the stream.
+
+The empty state says what this chat does with memory (``set_empty_mode``; nothing while no chat is
+open yet, so a start-up never flashes a greeting). ``scroll_to_turn`` brings a message into view
+and keeps it there while the transcript is still being laid out, and highlights it for a moment.
+"""
 
 from __future__ import annotations
 
 from typing import Any
 
-from PySide6.QtCore import QEvent, Qt, Signal
+from PySide6.QtCore import QEvent, QPoint, Qt, QTimer, Signal
 from PySide6.QtWidgets import QHBoxLayout, QLabel, QScrollArea, QVBoxLayout, QWidget
 
-from ..widgets.deferred import later
+from ..widgets.deferred import alive, later
 from ..i18n import ui_language
 from .message_bubble import MessageBubble
 
 BUBBLE_WIDTH_RATIO = 0.78
 NARROW, NARROW_RATIO = 520, 0.94
+HIGHLIGHT_MS = 3000  # a message found for the person (打开这段对话, a search hit) stays marked this long
+ANCHOR_MARGIN = 48  # a found message sits this far below the top of the view
 
 
 class ChatView(QScrollArea):
     memory_clicked = Signal(str)
-    retry_requested = Signal(str)  # the user text to send again
+    retry_requested = Signal(str, str)  # the user text to send again, the failed turn it replaces
     regenerate_requested = Signal(str, str)  # the user text and the turn to answer again
     edit_requested = Signal(str, str)  # a user message and its turn, to edit and send again
     undo_memory_requested = Signal(str)  # a turn id: take back what the writer did for it
@@ -29,6 +36,7 @@ class ChatView(QScrollArea):
         super().__init__(parent)
         self.setObjectName("ChatScroll")
         self.setWidgetResizable(True)
+        self.setFocusPolicy(Qt.FocusPolicy.StrongFocus)  # a Tab stop: arrows and PgUp/PgDn read the chat
         self._compact = compact
         self._area = QWidget()
         self._area.setObjectName("ChatArea")
@@ -44,15 +52,52 @@ class ChatView(QScrollArea):
         self.verticalScrollBar().rangeChanged.connect(self._on_range_changed)
         self._follow = True
         self._target: int | None = None  # a position to come back to once laid out (keep_position)
+        self._anchor: MessageBubble | None = None  # a message to keep in view while laid out (scroll_to_turn)
+        self._scrolling = False  # the view itself is moving the scroll bar
         self.verticalScrollBar().valueChanged.connect(self._on_scrolled)
+        self.verticalScrollBar().sliderPressed.connect(self._drop_anchor)
+        self._highlighted: list[MessageBubble] = []
+        self._unhighlight = QTimer(self)
+        self._unhighlight.setSingleShot(True)
+        self._unhighlight.setInterval(HIGHLIGHT_MS)
+        self._unhighlight.timeout.connect(self._clear_highlight)
 
     def _build_empty_state(self) -> QLabel:
         label = QLabel(self._area)
         label.setObjectName("ChatEmptyState")
         label.setAlignment(Qt.AlignmentFlag.AlignCenter)
         label.setWordWrap(True)
-        label.setText(self.tr("嗨，我是 Sonetto。\n想聊什么都可以——我会记住对你重要的事。"))
+        self._empty_mode = "on"
+        label.setText(self._empty_text("on"))
         return label
+
+    def _empty_text(self, mode: str) -> str:
+        if mode == "temporary":
+            return self.tr("这是临时对话。\n我不会回忆以前的事，也不会记住这里说的话；关闭后对话不保存。")
+        if mode == "off":
+            return self.tr("这个对话不使用记忆。\n我不会回忆以前的事，也不会记住这里说的话。")
+        if mode == "no_write":
+            return self.tr("嗨，我是 Sonetto。\n这个对话不会写进记忆，但我会回忆以前聊过的事。")
+        if mode == "no_recall":
+            return self.tr("嗨，我是 Sonetto。\n这个对话里我不回忆以前的事，但会记住对你重要的事。")
+        if mode == "none":
+            return ""  # no chat open yet (starting): nothing to promise
+        return self.tr("嗨，我是 Sonetto。\n想聊什么都可以——我会记住对你重要的事。")
+
+    @property
+    def empty_mode(self) -> str:
+        return self._empty_mode
+
+    def set_empty_mode(self, mode: str) -> None:
+        """What the empty chat says: the chat's memory mode (temporary | off | no_recall | no_write |
+        on), or "none" while no chat is open (a neutral, empty view)."""
+        self._empty_mode = mode
+        self.empty_state.setText(self._empty_text(mode))
+
+    def changeEvent(self, event: QEvent) -> None:
+        if event.type() == QEvent.Type.LanguageChange:
+            self.empty_state.setText(self._empty_text(self._empty_mode))
+        super().changeEvent(event)
 
     def _update_empty_state(self) -> None:
         self.empty_state.setVisible(not self._bubbles)
@@ -74,6 +119,8 @@ class ChatView(QScrollArea):
         self._bubbles.clear()
         self._follow = True
         self._target = None
+        self._anchor = None
+        self._highlighted.clear()
         self._update_empty_state()
 
     def add_message(self, role: str, text: str = "", turn_id: str = "") -> MessageBubble:
@@ -99,6 +146,7 @@ class ChatView(QScrollArea):
         self._bubbles.append(bubble)
         self._follow = True
         self._target = None
+        self._anchor = None
         self._update_empty_state()
         return bubble
 
@@ -111,8 +159,12 @@ class ChatView(QScrollArea):
             self._column.removeWidget(row)
             row.hide()
             row.deleteLater()
+        gone = self._bubbles[index:]
         del self._rows[index:]
         del self._bubbles[index:]
+        if self._anchor in gone:
+            self._anchor = None
+        self._highlighted = [b for b in self._highlighted if b not in gone]
         self._update_empty_state()
 
     def add_reply(self, user_text: str, turn_id: str = "") -> MessageBubble:
@@ -120,7 +172,7 @@ class ChatView(QScrollArea):
         everything before it: no earlier failed reply can be retried any more."""
         self.retire_retries()
         bubble = self.add_message("assistant", turn_id=turn_id)
-        bubble.retry_requested.connect(lambda text=user_text: self.retry_requested.emit(text))
+        bubble.retry_requested.connect(lambda text=user_text, b=bubble: self.retry_requested.emit(text, b.turn_id))
         bubble.regenerate_requested.connect(
             lambda text=user_text, b=bubble: self.regenerate_requested.emit(text, b.turn_id))
         return bubble
@@ -152,7 +204,7 @@ class ChatView(QScrollArea):
         later(self, self._scroll_after_load)
 
     def _scroll_after_load(self) -> None:
-        if self._target is None:
+        if self._target is None and self._anchor is None:
             self.scroll_to_bottom()
 
     def reading_position(self) -> int | None:
@@ -168,15 +220,65 @@ class ChatView(QScrollArea):
         self._target = value if bar.maximum() < value else None  # not laid out that far yet
         bar.setValue(value)
 
+    def bubble_of_turn(self, turn_id: str, role: str = "user") -> MessageBubble | None:
+        return next((b for b in self._bubbles if turn_id and b.turn_id == turn_id and b.role == role), None)
+
     def scroll_to_turn(self, turn_id: str) -> bool:
-        """Bring turn ``turn_id``'s user message into view and give it focus; False if not shown."""
-        bubble = next((b for b in self._bubbles if turn_id and b.turn_id == turn_id and b.role == "user"), None)
+        """Bring turn ``turn_id``'s user message near the top of the view, keep it there while the
+        transcript is still being laid out (long replies render a few pieces per loop turn) until
+        the person scrolls, and highlight it and its reply for a moment. False if not shown."""
+        bubble = self.bubble_of_turn(turn_id)
         if bubble is None:
             return False
         self._follow = False
-        self.ensureWidgetVisible(bubble, 0, 40)
-        bubble.setFocus()
+        self._target = None
+        self._anchor = bubble
+        self._apply_anchor()
+        self.highlight([b for b in (bubble, self.bubble_of_turn(turn_id, "assistant")) if b is not None])
         return True
+
+    @property
+    def anchored(self) -> bool:
+        """A message is being kept in view (scroll_to_turn) until the person scrolls."""
+        return self._anchor is not None
+
+    def highlight(self, bubbles: list[MessageBubble]) -> None:
+        self._clear_highlight()
+        self._highlighted = list(bubbles)
+        for bubble in bubbles:
+            _set_highlighted(bubble, True)
+        self._unhighlight.start()
+
+    def _clear_highlight(self) -> None:
+        for bubble in self._highlighted:
+            if alive(bubble):
+                _set_highlighted(bubble, False)
+        self._highlighted = []
+
+    def _apply_anchor(self) -> None:
+        bubble = self._anchor
+        if bubble is None or not alive(bubble):
+            self._anchor = None
+            return
+        self._column.activate()
+        top = bubble.mapTo(self._area, QPoint(0, 0)).y()
+        bar = self.verticalScrollBar()
+        self._scrolling = True
+        try:
+            bar.setValue(max(0, min(top - ANCHOR_MARGIN, bar.maximum())))
+        finally:
+            self._scrolling = False
+
+    def _drop_anchor(self) -> None:
+        self._anchor = None
+
+    def wheelEvent(self, event) -> None:
+        self._drop_anchor()  # the person scrolls: from here on the view is theirs
+        super().wheelEvent(event)
+
+    def keyPressEvent(self, event) -> None:
+        self._drop_anchor()
+        super().keyPressEvent(event)
 
     def scroll_to_bottom(self) -> None:
         bar = self.verticalScrollBar()
@@ -198,15 +300,25 @@ class ChatView(QScrollArea):
         return super().viewportEvent(event)
 
     def _on_scrolled(self, value: int) -> None:
-        if self._target is not None:
-            return  # still laying out towards keep_position's place
+        if self._target is not None or self._anchor is not None:
+            return  # still laying out towards keep_position's place, or keeping a message in view
         bar = self.verticalScrollBar()
         self._follow = value >= bar.maximum() - 24
 
     def _on_range_changed(self, _low: int, high: int) -> None:
-        if self._target is not None:
+        if self._anchor is not None:
+            self._apply_anchor()
+            if self._highlighted:
+                self._unhighlight.start()  # the highlight lasts from when the message settled in view
+        elif self._target is not None:
             self.verticalScrollBar().setValue(min(self._target, high))
             if high >= self._target:
                 self._target = None  # there: from now on the person scrolls
         elif self._follow:
             self.verticalScrollBar().setValue(high)
+
+
+def _set_highlighted(bubble: MessageBubble, on: bool) -> None:
+    bubble.setProperty("highlighted", on)
+    bubble.style().unpolish(bubble)
+    bubble.style().polish(bubble)

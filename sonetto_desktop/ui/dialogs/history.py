@@ -95,7 +95,7 @@ class HistoryDialog(QDialog):
     """Open with ``HistoryDialog(service, memory_id)``; ``load()`` (started automatically) fills it."""
 
     loaded = Signal()
-    chat_requested = Signal(str, str)  # session id, turn id: "打开这段对话" on a change a chat turn made
+    chat_requested = Signal(str, str, str)  # session id, turn id, the words: "打开这段对话" on a change a chat turn made
 
     def __init__(self, service: MemoryService, memory_id: str, parent: QWidget | None = None) -> None:
         super().__init__(parent)
@@ -242,18 +242,20 @@ class HistoryDialog(QDialog):
         self._update_revert_button()
         self.open_chat_button.setEnabled(self._chat_of_selected() is not None)
 
-    def _chat_of_selected(self) -> tuple[str, str] | None:
-        """(session id, turn id) of the chat turn behind the selected change, if it came from one."""
+    def _chat_of_selected(self) -> tuple[str, str, str] | None:
+        """(session id, turn id, excerpt) of the chat turn behind the selected change, if it came from one."""
         index = self.list.currentRow()
         entry = self._rows[index].entry if 0 <= index < len(self._rows) else None
         if not entry or not entry.get("session_id") or not entry.get("turn_id"):
             return None
-        return str(entry["session_id"]), str(entry["turn_id"])
+        return str(entry["session_id"]), str(entry["turn_id"]), str(entry.get("excerpt") or "")
 
     def _open_chat(self) -> None:
+        """Show the chat: this (window-modal) dialog closes so the chat behind it can be read."""
         chat = self._chat_of_selected()
         if chat is not None:
             self.chat_requested.emit(*chat)
+            self.accept()
 
     def _row_html(self, row: HistoryRow) -> str:
         item = self._item

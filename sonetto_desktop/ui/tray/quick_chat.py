@@ -12,6 +12,7 @@ from ..chat.controller import ChatController
 from ..chat.view import ChatView
 from ..chat.composer import Composer
 from ..chat.conversation import Conversation
+from ..chat.memory_bar import memory_mode
 from ..widgets.icons import icon
 
 POPUP_SIZE = QSize(380, 460)
@@ -79,6 +80,7 @@ class QuickChat(QWidget):
 
         controller.sessions_changed.connect(self._on_controller_changed)  # bound: dropped with this popup
         controller.current_session_changed.connect(self._on_controller_changed)
+        self._on_controller_changed()
 
     def show_near(self, anchor: QRect | None = None) -> None:
         """Show beside the tray icon (``anchor``), else in the corner of the screen under the cursor."""
@@ -92,6 +94,7 @@ class QuickChat(QWidget):
 
     def _on_controller_changed(self, *_: object) -> None:
         self._update_title()
+        self.view.set_empty_mode(memory_mode(self.controller.current_session))
 
     def _update_title(self) -> None:
         current = self.controller.current_session_id

@@ -34,7 +34,7 @@ def _preview(text: str, limit: int = 24) -> str:
 
 
 class WallActions(QObject):
-    chat_requested = Signal(str, str)  # session id, turn id (the history's 打开这段对话)
+    chat_requested = Signal(str, str, str)  # session id, turn id, excerpt (the history's 打开这段对话)
 
     def __init__(
         self,

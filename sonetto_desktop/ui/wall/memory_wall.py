@@ -45,7 +45,7 @@ __all__ = ["MemoryWall", "SEARCH_MIN_WIDTH"]
 class MemoryWall(WallSections, WallNavigation, QWidget):
     card_activated = Signal(str)  # a card activated (double-click, or Enter; platform style decides)
     card_revealed = Signal(str)
-    chat_requested = Signal(str, str)  # session id, turn id: open the chat turn behind a change
+    chat_requested = Signal(str, str, str)  # session id, turn id, excerpt: open the chat turn behind a change
 
     def __init__(
         self,
