@@ -1,6 +1,6 @@
 """Regenerate the English UI translation.
 
-1. ``pyside6-lupdate`` collects every ``tr()`` / ``translate()`` string of ``sonetto_desktop/ui``
+1. ``pyside6-lupdate`` collects every ``tr()`` / ``translate()`` string of ``sonetto_desktop/ui`` and ``presentation``
    into ``resources/translations/sonetto_en.ts`` (Chinese is the source language);
 2. the English texts from ``resources/translations/sonetto_en.yaml`` are filled in;
 3. ``pyside6-lrelease`` compiles ``sonetto_en.qm``, which the app loads (``ui/i18n.py``).
@@ -33,7 +33,8 @@ def _tool(name: str) -> str:
 
 
 def main() -> int:
-    sources = sorted(str(p.relative_to(ROOT)) for p in (ROOT / "sonetto_desktop" / "ui").rglob("*.py"))
+    sources = sorted(str(p.relative_to(ROOT)) for folder in ("ui", "presentation")
+                     for p in (ROOT / "sonetto_desktop" / folder).rglob("*.py"))
     subprocess.run([_tool("lupdate"), *sources, "-no-obsolete", "-source-language", "zh_CN",
                     "-target-language", "en", "-ts", str(TS.relative_to(ROOT))], cwd=ROOT, check=True)
     english: dict[str, dict[str, str]] = yaml.safe_load(STRINGS.read_text(encoding="utf-8")) or {}

@@ -1,25 +1,32 @@
-"""AgentLifecycle: starting and stopping the agents of ``AppServices`` (a part of it). Qt-free.
+"""Agents: the running agents of ``AppServices`` over one open store, and the HTTP pool they share. Qt-free.
 
 Starting: the agents' modules imported off the loop (not the LLM stack), one HTTP pool for every
 model, lazy models (``LazyModel``: built, and the stack imported, where first used), recall's model,
 the memory writer with its daily tidy-up pass (paused when the store failed its self-check: a store
 we cannot read is never written), and the chat engine. Stopping: chat, then the writer (drained,
-bounded), then the pool.
+bounded), then the pool. ``AppServices`` makes a new ``Agents`` whenever the store is opened again.
 """
 
 from __future__ import annotations
 
 import logging
-from typing import Any
+from dataclasses import dataclass
+from typing import TYPE_CHECKING, Any, Callable
 
 from .aio import import_off_loop, run_blocking
 from .config.settings import Settings
 from .memory.lazy_model import LazyModel
 from .redaction import register_secret
+from .store_lifecycle import StoreHandle
+
+if TYPE_CHECKING:  # imported by start(), never at import time
+    from .agent.engine import ChatEngine
+    from .memory.writer.hygiene import MemoryHygiene
+    from .memory.writer.pipeline import MemoryWriter
 
 log = logging.getLogger(__name__)
 
-#: Imported off the event loop by ``start_agents``; none of them imports the LLM stack (see
+#: Imported off the event loop by ``start``; none of them imports the LLM stack (see
 #: tests/test_lazy_llm.py), which comes with the first use of a model.
 AGENT_MODULES = ("sonetto_desktop.memory.retrieval.recall", "sonetto_desktop.memory.writer.pipeline",
                  "sonetto_desktop.memory.writer.hygiene", "sonetto_desktop.agent.engine",
@@ -27,39 +34,65 @@ AGENT_MODULES = ("sonetto_desktop.memory.retrieval.recall", "sonetto_desktop.mem
                  "httpx")  # httpx brings httpcore, h11, click, rich…: ~0.1-0.2 s of imports
 
 
-class AgentLifecycle:
-    """Needs the services' ``settings``, ``data_dir``, ``store``, ``memory``, ``recall``, ``ltm``, feeds and
-    agent fields (``AppServices``)."""
+@dataclass(frozen=True)
+class AgentsStarted:
+    """New agents run (at start, or after the store was opened again): views drop the old chat engine
+    and writer and follow these (``chat`` is None for a front end without chat, or when it failed)."""
 
-    async def start_agents(self, *, chat: bool = True) -> None:
+    chat: Any
+    writer: Any
+
+
+class Agents:
+    """See the module docstring. ``settings``: the services' current settings (they change in place);
+    ``publish_writer``: the services' event feed for the writer's pipeline events."""
+
+    def __init__(self, handle: StoreHandle, settings: Callable[[], Settings], *,
+                 publish_writer: Callable[[object], None], drain_timeout: float) -> None:
+        self._handle = handle
+        self._settings = settings
+        self._publish_writer = publish_writer
+        self._drain_timeout = drain_timeout
+        self.writer: MemoryWriter | None = None
+        self.hygiene: MemoryHygiene | None = None
+        self.chat: ChatEngine | None = None
+        self.ltm: Any = None  # LongTermMemory: recall + writer, as the graph sees them
+        self.started = False
+        self.with_chat = True
+        self.shutdown_steps: list[str] = []
+        self._http: Any = None  # httpx.AsyncClient of the models, while the agents run
+        self._events: Any = None  # the writer's own feed, relayed onto the services' one
+        self._paused_offline = False  # the writer was paused because the memory server went away
+
+    async def start(self, *, chat: bool = True) -> None:
         """Import the agents' modules off the loop (not the LLM stack: see the module docstring), then
         start the writer (paused when the store failed its self-check: a store we cannot read is
         never written; turns wait in the journal) and the chat engine. ``chat=False`` (the MCP
         server): recall's model and the writer only, no chat engine and no daily tidy-up pass (the
         app runs that one). Idempotent."""
-        if self._agents_started:
+        if self.started:
             return
-        await self.checked()  # the writer starts paused when the store failed its check
-        self._agents_chat = chat
+        self.with_chat = chat
         await import_off_loop(AGENT_MODULES)
-        assert self.memory is not None, "AppServices is not open"
+        handle = self._handle
+        assert handle.memory is not None, "the store is not open"
         await self._open_http()
-        recall = await run_blocking(lambda: self.recall)
-        recall.llm = self._model(self.settings)
+        recall = await run_blocking(lambda: handle.recall)
+        recall.llm = self.model(self._settings())
         self._start_writer(recall, tidy_up=chat)
-        self._agents_started = True  # the writer runs: a failed chat start must not make a second one
+        self.started = True  # the writer runs: a failed chat start must not make a second one
         if chat:
             await self._start_chat()
 
     async def _open_http(self) -> None:
-        """One HTTP connection pool for every model, owned here and closed at shutdown; built in a
-        worker (its TLS context reads the CA bundle: ~0.1 s that the loop would stall for)."""
+        """One HTTP connection pool for every model, owned here and closed at stop; built in a worker
+        (its TLS context reads the CA bundle: ~0.1 s that the loop would stall for)."""
         import httpx
 
         self._http = await run_blocking(httpx.AsyncClient,
                                         limits=httpx.Limits(max_connections=20, max_keepalive_connections=5))
 
-    def _model(self, settings: Settings, **options: Any) -> LazyModel | None:
+    def model(self, settings: Settings, **options: Any) -> LazyModel | None:
         """The model for ``settings`` over the shared pool, built (importing the LLM stack) where it
         is first used; None without a configured endpoint."""
         from .agent.llm import build_llm
@@ -68,39 +101,60 @@ class AgentLifecycle:
             return None
         key = settings.api_key.strip()
         register_secret(key)  # hidden from the log before the model exists
-        return LazyModel(lambda: build_llm(settings, http_async_client=self._http, **options), api_key=key)
+        http = self._http
+        return LazyModel(lambda: build_llm(settings, http_async_client=http, **options), api_key=key)
 
     def _start_writer(self, recall: Any, *, tidy_up: bool) -> None:
         """The memory writer (and, for the app, its daily tidy-up pass): running when the store
         passed its check, else paused; offline (a memory server away), its turns wait in the journal."""
         from .agent.llm_errors import describe_llm_error
+        from .memory.events import EventFeed
+        from .memory.ltm import LongTermMemory
         from .memory.writer.hygiene import STATE_FILE, MemoryHygiene
         from .memory.writer.pipeline import MemoryWriter
 
-        assert self.memory is not None
+        handle = self._handle
+        assert handle.memory is not None
+        settings = self._settings
 
         def describe(exc: BaseException, api_key: str) -> str:
             info = describe_llm_error(exc, api_key=api_key)
             return f"{info.zh}（{info.code}）"
 
-        self.writer = MemoryWriter(self.memory.as_actor("agent"), self._model(self.settings),
-                                   journal_path=getattr(self.store, "journal_path", None),  # a server: kept here
-                                   events=self._writer_events, retriever=lambda: recall.mechanical,
-                                   describe_error=describe, user_name=lambda: self.settings.user_name,
-                                   max_tool_calls=self.settings.writer_max_tool_calls,
-                                   max_changed=self.settings.writer_max_changed_memories)
+        self._events = EventFeed()
+        self._events.subscribe(self._publish_writer)
+        self.writer = MemoryWriter(handle.memory.as_actor("agent"), self.model(settings()),
+                                   journal_path=getattr(handle.store, "journal_path", None),  # a server: kept here
+                                   events=self._events, retriever=lambda: recall.mechanical,
+                                   describe_error=describe, user_name=lambda: settings().user_name,
+                                   max_tool_calls=settings().writer_max_tool_calls,
+                                   max_changed=settings().writer_max_changed_memories)
+        self.ltm = LongTermMemory(recall, self.writer)
         if tidy_up:
-            self.hygiene = MemoryHygiene(self.writer, self.data_dir / STATE_FILE,
-                                         retriever=lambda: recall.mechanical, user_name=lambda: self.settings.user_name)
-        if self.store_ok:
+            self.hygiene = MemoryHygiene(self.writer, handle.data_dir / STATE_FILE,
+                                         retriever=lambda: recall.mechanical, user_name=lambda: settings().user_name)
+        if handle.ok:
             self.writer.start()
             if self.hygiene is not None:
                 self.hygiene.start()
         else:
             self.writer.pause()
-        status = self.store_status
+        status = handle.status
         if status is not None and not status.online:  # offline: turns wait in the journal
-            self._on_store_status(status)
+            self.follow_store_status(status)
+
+    def follow_store_status(self, status: Any) -> None:
+        """The memory server went away (the writer pauses, turns wait in the journal) or came back
+        (it resumes, unless the person paused it)."""
+        writer = self.writer
+        if writer is None:
+            return
+        if not status.online and not writer.paused:
+            writer.pause()
+            self._paused_offline = True
+        elif status.online and self._paused_offline:
+            self._paused_offline = False
+            writer.resume()
 
     async def _start_chat(self) -> None:
         """The chat engine, its sessions on the memory server when there is one (falling back to this
@@ -109,11 +163,13 @@ class AgentLifecycle:
         from .agent.llm import build_llm
         from .postgres_setup import chat_session_db
 
-        def chat_model() -> Any:  # called by the engine at the first turn, on a worker thread
-            return build_llm(self.settings, http_async_client=self._http, streaming=True)
+        handle, settings, http = self._handle, self._settings, self._http
 
-        remote = chat_session_db(self.settings, self.store, secrets=lambda: (self.settings.api_key,))
-        self.chat = ChatEngine(self.ltm, data_dir=self.data_dir, settings_provider=lambda: self.settings,
+        def chat_model() -> Any:  # called by the engine at the first turn, on a worker thread
+            return build_llm(settings(), http_async_client=http, streaming=True)
+
+        remote = chat_session_db(settings(), handle.store, secrets=lambda: (settings().api_key,))
+        self.chat = ChatEngine(self.ltm, data_dir=handle.data_dir, settings_provider=settings,
                                llm_factory=chat_model, session_db=remote)
         try:
             await self.chat.start()
@@ -121,36 +177,46 @@ class AgentLifecycle:
             if remote is None:
                 raise
             log.warning("chat sessions on the memory server are unavailable; using this device's", exc_info=True)
-            self.chat = ChatEngine(self.ltm, data_dir=self.data_dir, settings_provider=lambda: self.settings,
+            self.chat = ChatEngine(self.ltm, data_dir=handle.data_dir, settings_provider=settings,
                                    llm_factory=chat_model)
             await self.chat.start()
 
+    def apply_settings(self, new: Settings) -> None:
+        """The models, recall mode and timeouts follow ``new`` (same store)."""
+        if not self.started:
+            return
+        if self.chat is not None:
+            self.chat.reload_settings()
+        if self.writer is not None:
+            self.writer.set_llm(self.model(new))
+        self._handle.recall.llm = self.model(new)
+
     async def warm_up(self) -> None:
         """Load the tokenizer and build the offline recall index now rather than at the first message."""
-        await run_blocking(lambda: self.recall.mechanical.warm_up())
+        handle = self._handle
+        await run_blocking(lambda: handle.recall.mechanical.warm_up())
 
     async def warm_up_writer(self) -> None:
         """With a model configured: build the writer's index now (a full read, ~1 s of Python at
         50,000 memories) rather than in its first turn, which follows the first reply."""
         writer = self.writer
-        if writer is not None and self.store_ok and writer.status().configured:
+        if writer is not None and self._handle.ok and writer.status().configured:
             await run_blocking(writer.warm_up)
 
-    async def _stop_agents(self) -> None:
-        """Chat, then writer (the objects stay readable, stopped, until new ones are started)."""
-        if not self._agents_started:
+    async def stop(self) -> None:
+        """Chat, then writer (the objects stay readable, stopped). Safe to call twice."""
+        if not self.started:
             return
+        self.started = False
         if self.chat is not None:
             await self.chat.close()
         if self.hygiene is not None:
             await self.hygiene.stop()
             self.hygiene.close()
         if self.writer is not None:
-            drained = await self.writer.stop(self.writer_drain_timeout)
+            drained = await self.writer.stop(self._drain_timeout)
             self.shutdown_steps.append("writer_drained" if drained else "writer_journaled")
             self.writer.close()
         if self._http is not None:
             await self._http.aclose()
             self._http = None
-        self._ltm = None
-        self._agents_started = False

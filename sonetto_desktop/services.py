@@ -8,7 +8,16 @@
 
 What lives here is wiring only: which store the data dir holds (migrating after a backend switch),
 which actor a front end writes as, which model each part uses, and the order things start and stop.
-Its two parts: ``store_lifecycle.py`` (the store) and ``agent_lifecycle.py`` (the agents).
+It owns two parts, each with its own state: a :class:`StoreHandle` (``store_lifecycle.py``: the open store,
+its operations, inbox, don't-remember list, recall and watcher) and :class:`Agents` (``agent_lifecycle.py``:
+writer, tidy-up, chat engine and their HTTP pool), closed in order through one exit stack. A new store (another
+data dir, backend or server) means a new handle and new agents; ``restarts_agents(new)`` is the one place that
+decides it.
+
+Everything the front ends follow comes out of **one event feed** (``subscribe_events``): memory changes
+(``MemoryChange``), the writer's state (``WriterEvent``), the store's connection (``StoreStatusChanged``),
+new agents (``AgentsStarted``), the review inbox (``InboxChanged``) and applied settings (``SettingsApplied``).
+``subscribe`` / ``subscribe_writer`` / ``subscribe_store_status`` are views of it by kind.
 ``open`` is fast and imports no LLM code, so a window can show before ``start_agents``. Neither
 imports the LLM stack (LangChain, LangGraph, the OpenAI client: ~100 MB resident): the models are
 ``LazyModel`` s, built — and the stack imported, on a worker thread — when a model is first used
@@ -17,50 +26,50 @@ imports the LLM stack (LangChain, LangGraph, the OpenAI client: ~100 MB resident
 
 from __future__ import annotations
 
-import asyncio
+import contextlib
 import dataclasses
 import logging
-from collections.abc import Awaitable, Callable
+from collections.abc import Callable
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
+from .agent_lifecycle import AgentsStarted, Agents
 from .aio import run_blocking
-from .agent_lifecycle import AgentLifecycle
-from .store_lifecycle import StoreLifecycle
 from .config.settings import Settings, load_settings
-from .memory.stores.base import BaseMemoryManager, SelfCheckReport
 from .memory.changes import USER, MemoryChange
 from .memory.events import EventFeed
-from .memory.stores.migrate import MigrationProblem, MigrationReport
 from .memory.forget import ForgetResult, forget_turn
-from .memory.review import ReviewInbox
-from .memory.operations import MemoryOperations
-from .memory.stores.watch import StoreWatcher
+from .memory.stores.base import BaseMemoryManager, SelfCheckReport
+from .memory.stores.migrate import MigrationProblem, MigrationReport
+from .memory.writer.events import WriterEvent
+from .store_lifecycle import POSTGRES_FIELDS, InboxChanged, StoreHandle, StoreStatusChanged, store_key
 
 if TYPE_CHECKING:  # imported by start_agents(), never by open()
     from .agent.engine import ChatEngine
+    from .memory.dont_remember import DontRememberList
     from .memory.ltm import LongTermMemory
+    from .memory.operations import MemoryOperations
     from .memory.retrieval.recall import MemoryRecall
-    from .memory.writer.events import WriterEvent
+    from .memory.review import ReviewInbox
     from .memory.writer.hygiene import MemoryHygiene
     from .memory.writer.pipeline import MemoryWriter
+
+__all__ = ["AppServices", "AgentsStarted", "InboxChanged", "SettingsApplied", "StoreStatusChanged",
+           "WRITER_DRAIN_TIMEOUT"]
 
 log = logging.getLogger(__name__)
 
 WRITER_DRAIN_TIMEOUT = 5.0
-_POSTGRES_FIELDS = ("postgres_url", "postgres_password", "postgres_tls", "postgres_schema", "postgres_sessions",
-                    "device_name")
 
 
-def _store_key(settings: Settings) -> tuple:
-    """What decides which store is open: a change re-opens it (migrating)."""
-    key: tuple = (settings.resolved_data_dir(), settings.store_backend)
-    if settings.store_backend == "postgres":
-        key += tuple(getattr(settings, name) for name in _POSTGRES_FIELDS)
-    return key
+@dataclasses.dataclass(frozen=True)
+class SettingsApplied:
+    """The services use ``settings`` from now on (models, review mode, …)."""
+
+    settings: Settings
 
 
-class AppServices(StoreLifecycle, AgentLifecycle):
+class AppServices:
     """See the module docstring. Build it with :meth:`open`."""
 
     def __init__(self, settings: Settings, *, actor: str = USER, watch: bool = True,
@@ -69,29 +78,12 @@ class AppServices(StoreLifecycle, AgentLifecycle):
         self.actor = actor
         self.writer_drain_timeout = writer_drain_timeout
         self._watch = watch
-        self._changes: EventFeed[MemoryChange] = EventFeed()
-        self._writer_events: EventFeed[WriterEvent] = EventFeed()
-        self.store: BaseMemoryManager | None = None
-        self.store_report: SelfCheckReport | None = None
-        self.migration: MigrationReport | None = None
-        self.memory: MemoryOperations | None = None
-        self.writer: MemoryWriter | None = None
-        self.hygiene: MemoryHygiene | None = None  # the daily self-cleaning pass (memory/writer/hygiene.py)
-        self.review: ReviewInbox | None = None  # review mode's inbox of Sonetto's proposed changes
-        self.chat: ChatEngine | None = None
-        self._recall: MemoryRecall | None = None
-        self._ltm: LongTermMemory | None = None
-        self._watcher: StoreWatcher | None = None
-        self._unsubscribe_store: Callable[[], None] | None = None
-        self._agents_started = False
-        self._agents_chat = True
-        self._closed = False
+        self._events: EventFeed[object] = EventFeed()
         self._store_file: Path | None = None
-        self._check_task: asyncio.Task[None] | None = None  # open(check_later=True)'s self-check
-        self._store_status: EventFeed[Any] = EventFeed()
-        self._unsubscribe_status: Callable[[], None] | None = None
-        self._paused_offline = False
-        self._http: Any = None  # httpx.AsyncClient of the models, while the agents run
+        self._handle: StoreHandle | None = None
+        self._agents: Agents | None = None
+        self._stack = contextlib.AsyncExitStack()  # closes the agents, then the handle
+        self._closed = False
         self.shutdown_steps: list[str] = []
 
     # ── opening ────────────────────────────────────────────────────────
@@ -120,6 +112,15 @@ class AppServices(StoreLifecycle, AgentLifecycle):
             await services.start_agents()
         return services
 
+    async def _open_store(self, *, check: bool = True) -> None:
+        """A new handle on the store the settings name, closed by the exit stack (after the agents)."""
+        handle = StoreHandle(self.settings, self.data_dir, actor=self.actor, store_file=self._store_file,
+                             watch=self._watch, publish=self._events.publish, on_status=self._on_store_status,
+                             recall_timeout=self.settings.recall_timeout)
+        self._handle = handle
+        self._stack.push_async_callback(handle.close)
+        await handle.open(check=check)
+
     @property
     def data_dir(self) -> Path:
         """Where the store, the turn journal and the chat sessions live."""
@@ -127,73 +128,146 @@ class AppServices(StoreLifecycle, AgentLifecycle):
             return self._store_file.parent
         return self.settings.resolved_data_dir()
 
+    # ── the parts (views of the handle and the agents; ``None`` when not open / not started) ──
+
+    @property
+    def store(self) -> BaseMemoryManager | None:
+        return self._handle.store if self._handle is not None else None
+
+    @property
+    def memory(self) -> MemoryOperations | None:
+        """Every write of this front end (as ``actor``) goes through these operations."""
+        return self._handle.memory if self._handle is not None else None
+
+    @property
+    def review(self) -> ReviewInbox | None:
+        """Review mode's inbox of Sonetto's proposed changes."""
+        return self._handle.review if self._handle is not None else None
+
+    @property
+    def dont_remember(self) -> DontRememberList | None:
+        """The person's don't-remember list (``dont_remember.json`` in the data dir)."""
+        return self._handle.dont_remember if self._handle is not None else None
+
+    @property
+    def store_report(self) -> SelfCheckReport | None:
+        return self._handle.report if self._handle is not None else None
+
+    @property
+    def migration(self) -> MigrationReport | None:
+        return self._handle.migration if self._handle is not None else None
+
     @property
     def store_ok(self) -> bool:
-        return self.store_report is not None and self.store_report.ok
+        return self._handle is not None and self._handle.ok
 
     @property
     def migration_problem(self) -> MigrationProblem | None:
         """Why the last backend switch did not (fully) happen, to show the user (``.zh`` / ``.en``;
         ``.opened``: the backend whose store is open instead); ``None`` when all is well."""
-        return self.migration.problem if self.migration is not None else None
-
-    async def checked(self) -> None:
-        """Wait for the store's self-check started by ``open(check_later=True)`` (no-op otherwise)."""
-        if self._check_task is not None:
-            await asyncio.shield(self._check_task)
-
-    # ── the change channel ─────────────────────────────────────────────
-
-    def subscribe(self, callback: Callable[[MemoryChange], None]) -> Callable[[], None]:
-        """Every committed memory change — this app's (any actor) and other processes' — as one
-        :class:`MemoryChange`; stays subscribed across a store re-open (which sends ``reload``)."""
-        return self._changes.subscribe(callback)
+        return self._handle.migration_problem if self._handle is not None else None
 
     @property
     def store_status(self) -> Any:
-        """The store's connection state (``postgres_store.StoreStatus``), None for a local file."""
-        return getattr(self.store, "status", None)
-
-    def subscribe_store_status(self, callback: Callable[[Any], None]) -> Callable[[], None]:
-        """Called on the event loop whenever the memory server goes away or comes back (offline:
-        the memories are read-only, the writer waits with the turns journaled)."""
-        return self._store_status.subscribe(callback)
-
-    def _on_store_status(self, status: Any) -> None:
-        if self.writer is not None:
-            if not status.online and not self.writer.paused:
-                self.writer.pause()
-                self._paused_offline = True
-            elif status.online and self._paused_offline:
-                self._paused_offline = False
-                self.writer.resume()
-        self._store_status.publish(status)
-
-    def subscribe_writer(self, callback: Callable[[WriterEvent], None]) -> Callable[[], None]:
-        """The background writer's pipeline state (queued / started / done / failed / gave_up /
-        status), across writer restarts."""
-        return self._writer_events.subscribe(callback)
-
-    # ── recall, writer, chat ───────────────────────────────────────────
+        """The store's connection state (``postgres.store.StoreStatus``), None for a local file."""
+        return self._handle.status if self._handle is not None else None
 
     @property
     def recall(self) -> MemoryRecall:
         """Which memories matter for a message (built on first use; offline until a model is set)."""
-        if self._recall is None:
-            from .memory.retrieval.recall import MemoryRecall
+        assert self._handle is not None, "AppServices is not open"
+        return self._handle.recall
 
-            assert self.store is not None, "AppServices is not open"
-            self._recall = MemoryRecall(self.store, None, timeout=self.settings.recall_timeout)
-        return self._recall
+    @property
+    def writer(self) -> MemoryWriter | None:
+        return self._agents.writer if self._agents is not None else None
+
+    @property
+    def hygiene(self) -> MemoryHygiene | None:
+        """The daily self-cleaning pass (memory/writer/hygiene.py)."""
+        return self._agents.hygiene if self._agents is not None else None
+
+    @property
+    def chat(self) -> ChatEngine | None:
+        return self._agents.chat if self._agents is not None else None
 
     @property
     def ltm(self) -> LongTermMemory:
         """The graph's read/write interface (recall + writer)."""
-        if self._ltm is None or self._ltm.recall is not self.recall or self._ltm.writer is not self.writer:
-            from .memory.ltm import LongTermMemory
+        if self._agents is not None and self._agents.ltm is not None:
+            return self._agents.ltm
+        from .memory.ltm import LongTermMemory
 
-            self._ltm = LongTermMemory(self.recall, self.writer)
-        return self._ltm
+        return LongTermMemory(self.recall, None)
+
+    async def checked(self) -> None:
+        """Wait for the store's self-check started by ``open(check_later=True)`` (no-op otherwise)."""
+        if self._handle is not None:
+            await self._handle.checked()
+
+    # ── the one event feed ─────────────────────────────────────────────
+
+    def subscribe_events(self, callback: Callable[[object], None]) -> Callable[[], None]:
+        """Everything a front end follows, in the order it happened, across store re-opens and agent
+        restarts: ``MemoryChange``, ``WriterEvent``, ``StoreStatusChanged``, ``AgentsStarted``,
+        ``InboxChanged``, ``SettingsApplied``. Called on the publishing thread (a store write's worker,
+        the writer's thread, the loop): a Qt front end re-emits on its own thread (``ui/qt_bridge.py``)."""
+        return self._events.subscribe(callback)
+
+    def _subscribe_kind(self, kind: type, callback: Callable[[Any], None]) -> Callable[[], None]:
+        return self._events.subscribe(lambda event: callback(event) if isinstance(event, kind) else None)
+
+    def subscribe(self, callback: Callable[[MemoryChange], None]) -> Callable[[], None]:
+        """Every committed memory change — this app's (any actor) and other processes' — as one
+        :class:`MemoryChange`; stays subscribed across a store re-open (which sends ``reload``)."""
+        return self._subscribe_kind(MemoryChange, callback)
+
+    def subscribe_writer(self, callback: Callable[[WriterEvent], None]) -> Callable[[], None]:
+        """The background writer's pipeline state (queued / started / done / failed / gave_up /
+        status), across writer restarts."""
+        return self._subscribe_kind(WriterEvent, callback)
+
+    def subscribe_store_status(self, callback: Callable[[Any], None]) -> Callable[[], None]:
+        """Called whenever the memory server goes away or comes back (offline: the memories are
+        read-only, the writer waits with the turns journaled) and when a store is opened."""
+        return self._subscribe_kind(StoreStatusChanged, lambda event: callback(event.status))
+
+    def _on_store_status(self, status: Any) -> None:
+        if self._agents is not None:
+            self._agents.follow_store_status(status)
+
+    # ── recall, writer, chat ───────────────────────────────────────────
+
+    async def start_agents(self, *, chat: bool = True) -> None:
+        """Start recall's model, the writer (paused when the store failed its self-check: a store we
+        cannot read is never written; turns wait in the journal) and, with ``chat``, the chat engine
+        and the daily tidy-up (the MCP server runs without). Waits for the store's self-check.
+        Idempotent. Publishes ``AgentsStarted``."""
+        if self._agents is not None and self._agents.started:
+            return
+        await self.checked()  # the writer starts paused when the store failed its check
+        assert self._handle is not None and self._handle.memory is not None, "AppServices is not open"
+        agents = Agents(self._handle, lambda: self.settings, publish_writer=self._events.publish,
+                        drain_timeout=self.writer_drain_timeout)
+        self._agents = agents
+        self._stack.push_async_callback(self._stop_agents, agents)
+        await agents.start(chat=chat)
+        self._events.publish(AgentsStarted(agents.chat, agents.writer))
+
+    async def _stop_agents(self, agents: Agents) -> None:
+        await agents.stop()
+        self.shutdown_steps.extend(agents.shutdown_steps)
+
+    async def warm_up(self) -> None:
+        """Load the tokenizer and build the offline recall index now rather than at the first message."""
+        assert self._handle is not None
+        await run_blocking(lambda: self._handle.recall.mechanical.warm_up())
+
+    async def warm_up_writer(self) -> None:
+        """With a model configured: build the writer's index now (a full read, ~1 s of Python at
+        50,000 memories) rather than in its first turn, which follows the first reply."""
+        if self._agents is not None:
+            await self._agents.warm_up_writer()
 
     async def forget_turn(self, turn_id: str, text: str = "") -> ForgetResult:
         """"别记住这个" on the chat message of turn ``turn_id``: what the turn wrote is undone (one undoable
@@ -204,48 +278,58 @@ class AppServices(StoreLifecycle, AgentLifecycle):
 
     # ── settings ───────────────────────────────────────────────────────
 
+    def restarts_agents(self, new: Settings) -> bool:
+        """Whether applying ``new`` opens the store again, and so stops the agents and starts new ones
+        (a chat engine in use is closed): another data dir, backend, or memory server setting."""
+        return store_key(self.settings) != store_key(new)
+
     async def apply_settings(self, new: Settings) -> None:
         """Use ``new`` from now on: a new data dir or backend re-opens the store (migrating), with the
         agents restarted; otherwise the models, recall mode and timeouts are rebuilt in place. If the
-        new store cannot be opened, the previous one is opened again and the error re-raised."""
-        old, self.settings = self.settings, new
-        if _store_key(old) != _store_key(new):
-            await self._reopen(old)
-            return
-        if self.review is not None:
-            self.review.enabled = bool(new.review_mode)
-        if self.chat is not None:  # the agents run: the models follow the new settings
-            self.chat.reload_settings()
-            if self.writer is not None:
-                self.writer.set_llm(self._model(new))
-            self.recall.llm = self._model(new)
-        if self._recall is not None:
-            self._recall.timeout = new.recall_timeout
+        new store cannot be opened, the previous one is opened again and the error re-raised.
+        Publishes ``SettingsApplied`` (and ``AgentsStarted`` when the agents were restarted)."""
+        old, reopen = self.settings, self.restarts_agents(new)
+        self.settings = new
+        try:
+            if reopen:
+                await self._reopen(old)
+                return
+            if self._handle is not None:
+                self._handle.apply_settings(new)
+            if self._agents is not None:
+                self._agents.apply_settings(new)
+        finally:
+            self._events.publish(SettingsApplied(self.settings))
 
     async def _reopen(self, fallback: Settings) -> None:
-        agents = self._agents_started
-        await self._stop_agents()
+        agents, self._agents = self._agents, None
+        chat = agents.with_chat if agents is not None else True
+        had_agents = agents is not None and agents.started
+        old_store = self.store
+        await self._stack.aclose()  # the agents, then the handle
         if fallback.store_backend == "postgres" and self.settings.store_backend != "postgres":
             from .memory.stores.postgres.migrate import copy_back
 
             try:  # a device leaving the server takes the memories with it (the server keeps them)
-                await run_blocking(copy_back, self.store, self.data_dir, self.settings.store_backend)
+                await run_blocking(copy_back, old_store, self.data_dir, self.settings.store_backend)
             except Exception:
                 log.error("could not copy the memories back from the server", exc_info=True)
-        await self._close_store()
+        self._stack = contextlib.AsyncExitStack()
         try:
             await self._open_store()
         except Exception:
             log.error("could not open the memory store in %s", self.data_dir, exc_info=True)
             self.settings = dataclasses.replace(
                 self.settings, data_dir=fallback.data_dir, store_backend=fallback.store_backend,
-                **{name: getattr(fallback, name) for name in _POSTGRES_FIELDS})
+                **{name: getattr(fallback, name) for name in POSTGRES_FIELDS})
+            await self._stack.aclose()
+            self._stack = contextlib.AsyncExitStack()
             await self._open_store()
             raise
         finally:
-            self._changes.publish(MemoryChange("reload", (), self.actor, "store re-opened"))
-            if agents:
-                await self.start_agents(chat=self._agents_chat)
+            self._events.publish(MemoryChange("reload", (), self.actor, "store re-opened"))
+            if had_agents:
+                await self.start_agents(chat=chat)
 
     # ── closing ────────────────────────────────────────────────────────
 
@@ -256,14 +340,11 @@ class AppServices(StoreLifecycle, AgentLifecycle):
         if self._closed:
             return
         self._closed = True
-        steps: list[tuple[str, Callable[[], Awaitable[None]]]] = [
-            ("agents_stopped", self._stop_agents), ("store_closed", self._close_store)]
-        for name, step in steps:
-            try:
-                await step()
-            except Exception:
-                log.exception("shutdown step %s failed", name)
-            self.shutdown_steps.append(name)
+        try:
+            await self._stack.aclose()
+        except Exception:
+            log.exception("closing the services failed")
+        self.shutdown_steps.extend(("agents_stopped", "store_closed"))
 
     async def __aenter__(self) -> "AppServices":
         return self

@@ -1,34 +1,138 @@
-"""StoreLifecycle: opening and closing the memory store of ``AppServices`` (a part of it). Qt-free.
+"""StoreHandle: one open memory store and everything that lives exactly as long as it. Qt-free.
 
 Opening: the store the settings name (a file, SQLite, YAML or a PostgreSQL server; an old store is
-migrated), its status feed (a server can go away), the operations every front end uses, the watcher
-of other processes' writes; then its self-check (now, or while the window shows) and the trash's
-purge. Closing undoes that in reverse order.
+migrated), its status feed (a server can go away), the don't-remember list, review mode's inbox, the
+operations every front end uses, offline recall over it and the watcher of other processes' writes;
+then its self-check (now, or while the window shows) and the trash's purge. ``close()`` undoes that in
+reverse order. ``AppServices`` owns one handle at a time and makes a new one when the store changes.
+
+What the handle learns it publishes on the services' one event feed (``publish``): every committed
+memory change (``MemoryChange``), the store's connection state (``StoreStatusChanged``) and the review
+inbox's size (``InboxChanged``).
 """
 
 from __future__ import annotations
 
 import asyncio
 import logging
+from dataclasses import dataclass
+from pathlib import Path
+from typing import TYPE_CHECKING, Any, Callable
 
 from .aio import run_blocking
-from .memory.stores.base import BaseMemoryManager
+from .config.settings import Settings
 from .memory.dont_remember import FILE_NAME as DONT_REMEMBER_FILE
 from .memory.dont_remember import DontRememberList
 from .memory.errors import MemoryError_
-from .memory.stores.migrate import open_store, open_store_file
 from .memory.operations import MemoryOperations
 from .memory.review import FILE_NAME as REVIEW_FILE
 from .memory.review import ReviewInbox
+from .memory.stores.base import BaseMemoryManager, SelfCheckReport
+from .memory.stores.migrate import MigrationProblem, MigrationReport, open_store, open_store_file
 from .memory.stores.watch import StoreWatcher
+
+if TYPE_CHECKING:
+    from .memory.retrieval.recall import MemoryRecall
 
 log = logging.getLogger(__name__)
 
+#: Settings of the PostgreSQL store: a change to any of them opens the store again.
+POSTGRES_FIELDS = ("postgres_url", "postgres_password", "postgres_tls", "postgres_schema", "postgres_sessions",
+                   "device_name")
 
-class StoreLifecycle:
-    """Needs the services' ``settings``, ``data_dir``, ``actor``, store fields and feeds (``AppServices``)."""
 
-    async def _open_store(self, *, check: bool = True) -> None:
+def store_key(settings: Settings) -> tuple:
+    """What decides which store is open: settings with another key need the store opened again (and the
+    agents restarted on it). The one place this is decided (the window asks the services)."""
+    key: tuple = (settings.resolved_data_dir(), settings.store_backend)
+    if settings.store_backend == "postgres":
+        key += tuple(getattr(settings, name) for name in POSTGRES_FIELDS)
+    return key
+
+
+@dataclass(frozen=True)
+class StoreStatusChanged:
+    """The memory server went away or came back (``status``: ``postgres.store.StoreStatus``; ``None``
+    for a local file, published when a store is opened so views drop a stale banner)."""
+
+    status: Any
+
+
+@dataclass(frozen=True)
+class InboxChanged:
+    """Review mode's inbox holds ``count`` proposals now."""
+
+    count: int
+
+
+class StoreHandle:
+    """See the module docstring. ``store_file``: open that file instead of the data dir's store (no
+    migration). ``on_status``: called on the event loop when the server goes away or comes back."""
+
+    def __init__(self, settings: Settings, data_dir: Path, *, actor: str, store_file: Path | None,
+                 watch: bool, publish: Callable[[object], None],
+                 on_status: Callable[[Any], None] | None = None, recall_timeout: float = 0.0) -> None:
+        self.settings = settings
+        self.data_dir = data_dir
+        self.actor = actor
+        self._store_file = store_file
+        self._watch = watch
+        self._publish = publish
+        self._on_status = on_status
+        self._recall_timeout = recall_timeout
+        self.store: BaseMemoryManager | None = None
+        self.migration: MigrationReport | None = None
+        self.report: SelfCheckReport | None = None
+        self.memory: MemoryOperations | None = None
+        self.dont_remember: DontRememberList | None = None
+        self.review: ReviewInbox | None = None
+        self._recall: MemoryRecall | None = None
+        self._watcher: StoreWatcher | None = None
+        self._check_task: asyncio.Task[None] | None = None
+        self._unsubscribers: list[Callable[[], None]] = []
+        self._closed = False
+
+    # ── state ──────────────────────────────────────────────────────────
+
+    @property
+    def ok(self) -> bool:
+        """The store passed its self-check (False until the check is done)."""
+        return self.report is not None and self.report.ok
+
+    @property
+    def migration_problem(self) -> MigrationProblem | None:
+        return self.migration.problem if self.migration is not None else None
+
+    @property
+    def status(self) -> Any:
+        """The store's connection state (``StoreStatus``), None for a local file."""
+        return getattr(self.store, "status", None)
+
+    @property
+    def recall(self) -> MemoryRecall:
+        """Which memories matter for a message, over this store (built on first use; offline until the
+        agents give it a model)."""
+        if self._recall is None:
+            from .memory.retrieval.recall import MemoryRecall
+
+            assert self.store is not None, "the store is not open"
+            self._recall = MemoryRecall(self.store, None, timeout=self._recall_timeout)
+        return self._recall
+
+    def apply_settings(self, new: Settings) -> None:
+        """Settings that do not change the store: review mode, recall's timeout."""
+        self.settings = new
+        if self.review is not None:
+            self.review.enabled = bool(new.review_mode)
+        self._recall_timeout = new.recall_timeout
+        if self._recall is not None:
+            self._recall.timeout = new.recall_timeout
+
+    # ── open / close ───────────────────────────────────────────────────
+
+    async def open(self, *, check: bool = True) -> None:
+        """Open the store (a worker does the blocking part) and what lives with it. ``check=False``:
+        return at once and run the self-check in the background (``checked()`` waits for it)."""
         if self._store_file is not None:
             store, migration = await run_blocking(open_store_file, self._store_file), None
         elif self.settings.store_backend == "postgres":
@@ -40,54 +144,65 @@ class StoreLifecycle:
         self.store, self.migration = store, migration
         if hasattr(store, "subscribe_status"):  # a store on a server: it can go away and come back
             loop = asyncio.get_running_loop()
-            self._unsubscribe_status = store.subscribe_status(
-                lambda status: loop.call_soon_threadsafe(self._on_store_status, status))
-        self._store_status.publish(getattr(store, "status", None))  # a re-opened store: views follow
-        self.store_report = None
+            self._unsubscribers.append(store.subscribe_status(
+                lambda status: loop.call_soon_threadsafe(self._status_changed, status)))
+        self._publish(StoreStatusChanged(self.status))  # a re-opened store: views follow
         if self.migration_problem is not None:
             log.error("memory store switch: %s", self.migration_problem.en)
         if check:
-            await self._check_store(store)
+            await self._check(store)
         else:
-            self._check_task = asyncio.ensure_future(self._check_store(store))
+            self._check_task = asyncio.ensure_future(self._check(store))
         self.dont_remember = DontRememberList(self.data_dir / DONT_REMEMBER_FILE)
         self.review = ReviewInbox(self.data_dir / REVIEW_FILE, enabled=bool(self.settings.review_mode))
+        self._unsubscribers.append(self.review.subscribe(lambda count: self._publish(InboxChanged(count))))
         self.memory = MemoryOperations(store, actor=self.actor, dont_remember=self.dont_remember, review=self.review)
-        self._unsubscribe_store = store.subscribe(self._changes.publish)
+        self._unsubscribers.append(store.subscribe(self._publish))
         if self._watch:
             self._watcher = StoreWatcher(store)
             self._watcher.start()
 
-    async def _check_store(self, store: BaseMemoryManager) -> None:
+    def _status_changed(self, status: Any) -> None:
+        if self._on_status is not None:
+            self._on_status(status)
+        self._publish(StoreStatusChanged(status))
+
+    async def checked(self) -> None:
+        """Wait for the self-check started by ``open(check=False)`` (no-op otherwise)."""
+        if self._check_task is not None:
+            await asyncio.shield(self._check_task)
+
+    async def _check(self, store: BaseMemoryManager) -> None:
         """The self-check (a store we cannot read is never written by the agents), then the trash's purge."""
-        self.store_report = await run_blocking(store.self_check)
-        if not self.store_report.ok:
-            log.error("memory store failed its self-check: %s", "; ".join(self.store_report.issues))
+        self.report = await run_blocking(store.self_check)
+        if not self.report.ok:
+            log.error("memory store failed its self-check: %s", "; ".join(self.report.issues))
         await self._purge_expired_trash(store)
 
     async def _purge_expired_trash(self, store: BaseMemoryManager) -> None:
         """The trash keeps deleted memories ``settings.trash_retention_days`` days (0: for ever)."""
         days = getattr(self.settings, "trash_retention_days", 0)
-        if not self.store_ok or not days or getattr(store, "read_only", False):
+        if not self.ok or not days or getattr(store, "read_only", False):
             return
         try:
             await run_blocking(store.purge_expired, days, actor=self.actor)
         except MemoryError_ as exc:  # a full disk: the trash is emptied another time
             log.warning("could not purge the trash: %s", exc)
 
-    async def _close_store(self) -> None:
+    async def close(self) -> None:
+        """Undo ``open`` in reverse order (the closed store stays readable as ``store``). Safe to call twice."""
+        if self._closed:
+            return
+        self._closed = True
         check, self._check_task = self._check_task, None
         if check is not None:  # a self-check still reading: let it finish (it holds no lock a close needs)
             await asyncio.gather(check, return_exceptions=True)
-        if self._unsubscribe_status is not None:
-            self._unsubscribe_status()
-            self._unsubscribe_status = None
         if self._watcher is not None:
             await self._watcher.stop()
             self._watcher = None
-        if self._unsubscribe_store is not None:
-            self._unsubscribe_store()
-            self._unsubscribe_store = None
+        unsubscribers, self._unsubscribers = self._unsubscribers, []
+        for unsubscribe in reversed(unsubscribers):
+            unsubscribe()
         if self._recall is not None:
             self._recall.close()
             self._recall = None

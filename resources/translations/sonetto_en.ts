@@ -289,42 +289,42 @@ Talk about anything — I'll remember what matters to you.</translation>
 <context>
     <name>ConflictsDialog</name>
     <message>
-        <location filename="../../sonetto_desktop/ui/dialogs/conflicts.py" line="40" />
+        <location filename="../../sonetto_desktop/ui/dialogs/conflicts.py" line="41" />
         <source>可能矛盾的记忆</source>
         <translation>Memories that may contradict each other</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/dialogs/conflicts.py" line="46" />
+        <location filename="../../sonetto_desktop/ui/dialogs/conflicts.py" line="48" />
         <source>加载中…</source>
         <translation>Loading…</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/dialogs/conflicts.py" line="53" />
+        <location filename="../../sonetto_desktop/ui/dialogs/conflicts.py" line="55" />
         <source>合并这两条…</source>
         <translation>Merge these two…</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/dialogs/conflicts.py" line="54" />
+        <location filename="../../sonetto_desktop/ui/dialogs/conflicts.py" line="56" />
         <source>两条都对</source>
         <translation>Both are right</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/dialogs/conflicts.py" line="55" />
+        <location filename="../../sonetto_desktop/ui/dialogs/conflicts.py" line="57" />
         <source>不再提示这一对</source>
         <translation>Don't flag this pair again</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/dialogs/conflicts.py" line="56" />
+        <location filename="../../sonetto_desktop/ui/dialogs/conflicts.py" line="58" />
         <source>在墙上查看</source>
         <translation>Show on the wall</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/dialogs/conflicts.py" line="108" />
+        <location filename="../../sonetto_desktop/ui/dialogs/conflicts.py" line="110" />
         <source>整理记忆时发现 %1 对说法不一致的记忆，请确认哪条是对的。</source>
         <translation>Tidying found %1 pair(s) of memories that say different things; please check which is right.</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/dialogs/conflicts.py" line="109" />
+        <location filename="../../sonetto_desktop/ui/dialogs/conflicts.py" line="111" />
         <source>没有待确认的矛盾。</source>
         <translation>No contradictions to check.</translation>
     </message>
@@ -376,48 +376,43 @@ Talk about anything — I'll remember what matters to you.</translation>
 <context>
     <name>DontRememberDialog</name>
     <message>
-        <location filename="../../sonetto_desktop/ui/dialogs/dont_remember.py" line="39" />
-        <location filename="../../sonetto_desktop/ui/dialogs/dont_remember.py" line="48" />
+        <location filename="../../sonetto_desktop/ui/dialogs/dont_remember.py" line="40" />
+        <location filename="../../sonetto_desktop/ui/dialogs/dont_remember.py" line="50" />
         <source>不要记住的内容</source>
         <translation>Things not to remember</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/dialogs/dont_remember.py" line="43" />
+        <location filename="../../sonetto_desktop/ui/dialogs/dont_remember.py" line="45" />
         <source>Sonetto 不会记住和这些内容有关的事。在对话里对一条消息选“别记住这个”，它也会加到这里。你自己添加或编辑记忆不受限制。</source>
         <translation>Sonetto will not remember anything about these. Choosing “Don't remember this” on a chat message adds it here too. Your own memory edits are not limited by this list.</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/dialogs/dont_remember.py" line="49" />
+        <location filename="../../sonetto_desktop/ui/dialogs/dont_remember.py" line="51" />
         <source>添加…</source>
         <translation>Add…</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/dialogs/dont_remember.py" line="50" />
+        <location filename="../../sonetto_desktop/ui/dialogs/dont_remember.py" line="52" />
         <source>编辑…</source>
         <translation>Edit…</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/dialogs/dont_remember.py" line="51" />
+        <location filename="../../sonetto_desktop/ui/dialogs/dont_remember.py" line="53" />
         <source>移除</source>
         <translation>Remove</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/dialogs/dont_remember.py" line="112" />
+        <location filename="../../sonetto_desktop/ui/dialogs/dont_remember.py" line="114" />
         <source>不要记住（最多 %1 字）：</source>
         <translation>Don't remember (at most %1 characters):</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/dialogs/dont_remember.py" line="124" />
-        <source>没有保存：%1</source>
-        <translation>Not saved: %1</translation>
-    </message>
-    <message>
-        <location filename="../../sonetto_desktop/ui/dialogs/dont_remember.py" line="130" />
+        <location filename="../../sonetto_desktop/ui/dialogs/dont_remember.py" line="132" />
         <source>添加</source>
         <translation>Add</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/dialogs/dont_remember.py" line="139" />
+        <location filename="../../sonetto_desktop/ui/dialogs/dont_remember.py" line="141" />
         <source>编辑</source>
         <translation>Edit</translation>
     </message>
@@ -712,7 +707,7 @@ Talk about anything — I'll remember what matters to you.</translation>
 <context>
     <name>Language</name>
     <message>
-        <location filename="../../sonetto_desktop/ui/i18n.py" line="57" />
+        <location filename="../../sonetto_desktop/ui/i18n.py" line="62" />
         <source>zh</source>
         <translation>en</translation>
     </message>
@@ -905,107 +900,72 @@ Talk about anything — I'll remember what matters to you.</translation>
 <context>
     <name>MemoryService</name>
     <message>
-        <location filename="../../sonetto_desktop/ui/memory_service.py" line="35" />
-        <source>没有撤销：之后又有改动碰到了其中 {0} 条记忆。可以在历史里逐条还原。</source>
-        <translation>Not undone: later changes touched {0} of these memories. You can revert them one by one in their history.</translation>
-    </message>
-    <message>
-        <location filename="../../sonetto_desktop/ui/memory_service.py" line="38" />
-        <source>已经没有可撤销的变化了。</source>
-        <translation>Nothing is left to undo.</translation>
-    </message>
-    <message>
-        <location filename="../../sonetto_desktop/ui/memory_service.py" line="40" />
-        <source>找不到这条记忆，它可能已被删除或移动。</source>
-        <translation>This memory can't be found; it may have been deleted or moved.</translation>
-    </message>
-    <message>
-        <location filename="../../sonetto_desktop/ui/memory_service.py" line="42" />
-        <source>记忆库文件无法读取，没有做任何修改：{0}</source>
-        <translation>The memory store file can't be read, so nothing was changed: {0}</translation>
-    </message>
-    <message>
-        <location filename="../../sonetto_desktop/ui/memory_service.py" line="45" />
-        <source>输入无效：{0}</source>
-        <translation>Invalid input: {0}</translation>
-    </message>
-    <message>
-        <location filename="../../sonetto_desktop/ui/memory_service.py" line="47" />
-        <source>记忆库出错：{0}</source>
-        <translation>Memory store error: {0}</translation>
-    </message>
-    <message>
-        <location filename="../../sonetto_desktop/ui/memory_service.py" line="48" />
-        <source>操作失败：{0}</source>
-        <translation>The operation failed: {0}</translation>
-    </message>
-    <message>
-        <location filename="../../sonetto_desktop/ui/memory_service.py" line="138" />
+        <location filename="../../sonetto_desktop/ui/memory_service.py" line="164" />
         <source>手动添加</source>
         <translation>Added by hand</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/memory_service.py" line="145" />
+        <location filename="../../sonetto_desktop/ui/memory_service.py" line="171" />
         <source>手动编辑</source>
         <translation>Edited by hand</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/memory_service.py" line="151" />
+        <location filename="../../sonetto_desktop/ui/memory_service.py" line="177" />
         <source>拖动到「{0}」</source>
         <translation>Dragged to “{0}”</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/memory_service.py" line="158" />
+        <location filename="../../sonetto_desktop/ui/memory_service.py" line="184" />
         <source>手动合并</source>
         <translation>Merged by hand</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/memory_service.py" line="162" />
+        <location filename="../../sonetto_desktop/ui/memory_service.py" line="188" />
         <source>手动删除</source>
         <translation>Deleted by hand</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/memory_service.py" line="170" />
+        <location filename="../../sonetto_desktop/ui/memory_service.py" line="196" />
         <source>恢复旧版本</source>
         <translation>Restored an old version</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/memory_service.py" line="178" />
+        <location filename="../../sonetto_desktop/ui/memory_service.py" line="204" />
         <source>手动锁定</source>
         <translation>Locked by hand</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/memory_service.py" line="179" />
+        <location filename="../../sonetto_desktop/ui/memory_service.py" line="205" />
         <source>手动解锁</source>
         <translation>Unlocked by hand</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/memory_service.py" line="195" />
+        <location filename="../../sonetto_desktop/ui/memory_service.py" line="221" />
         <source>批量删除</source>
         <translation>Deleted together</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/memory_service.py" line="200" />
+        <location filename="../../sonetto_desktop/ui/memory_service.py" line="226" />
         <source>批量锁定</source>
         <translation>Locked together</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/memory_service.py" line="201" />
+        <location filename="../../sonetto_desktop/ui/memory_service.py" line="227" />
         <source>批量解锁</source>
         <translation>Unlocked together</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/memory_service.py" line="206" />
+        <location filename="../../sonetto_desktop/ui/memory_service.py" line="232" />
         <source>主题「{0}」改为「{1}」</source>
         <translation>Theme “{0}” renamed to “{1}”</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/memory_service.py" line="211" />
+        <location filename="../../sonetto_desktop/ui/memory_service.py" line="237" />
         <source>删除 Sonetto 今天写的记忆</source>
         <translation>Delete what Sonetto wrote today</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/memory_service.py" line="216" />
+        <location filename="../../sonetto_desktop/ui/memory_service.py" line="242" />
         <source>从提示里撤销</source>
         <translation>Undone from a notification</translation>
     </message>
@@ -1325,6 +1285,49 @@ Talk about anything — I'll remember what matters to you.</translation>
     </message>
 </context>
 <context>
+    <name>OperationErrors</name>
+    <message>
+        <location filename="../../sonetto_desktop/presentation/errors.py" line="18" />
+        <source>没有撤销：之后又有改动碰到了其中 {0} 条记忆（{1}）。可以在历史里逐条还原。</source>
+        <translation>Not undone: later changes touched {0} of these memories ({1}). You can revert them one by one in their history.</translation>
+    </message>
+    <message>
+        <location filename="../../sonetto_desktop/presentation/errors.py" line="21" />
+        <source>已经没有可撤销的变化了。</source>
+        <translation>Nothing is left to undo.</translation>
+    </message>
+    <message>
+        <location filename="../../sonetto_desktop/presentation/errors.py" line="23" />
+        <source>找不到这条记忆，它可能已被删除或移动。</source>
+        <translation>This memory can't be found; it may have been deleted or moved.</translation>
+    </message>
+    <message>
+        <location filename="../../sonetto_desktop/presentation/errors.py" line="25" />
+        <source>记忆库文件无法读取，没有做任何修改：{0}</source>
+        <translation>The memory store file can't be read, so nothing was changed: {0}</translation>
+    </message>
+    <message>
+        <location filename="../../sonetto_desktop/presentation/errors.py" line="27" />
+        <source>这一项已经被处理过了（可能在另一个窗口里）。</source>
+        <translation>This has already been taken care of (perhaps in another window).</translation>
+    </message>
+    <message>
+        <location filename="../../sonetto_desktop/presentation/errors.py" line="29" />
+        <source>输入无效：{0}</source>
+        <translation>Invalid input: {0}</translation>
+    </message>
+    <message>
+        <location filename="../../sonetto_desktop/presentation/errors.py" line="31" />
+        <source>记忆库出错：{0}</source>
+        <translation>Memory store error: {0}</translation>
+    </message>
+    <message>
+        <location filename="../../sonetto_desktop/presentation/errors.py" line="32" />
+        <source>操作失败：{0}</source>
+        <translation>The operation failed: {0}</translation>
+    </message>
+</context>
+<context>
     <name>PostgresPage</name>
     <message>
         <location filename="../../sonetto_desktop/ui/settings/postgres_page.py" line="42" />
@@ -1459,60 +1462,55 @@ Talk about anything — I'll remember what matters to you.</translation>
         <translation>From what you said: </translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/dialogs/review.py" line="55" />
+        <location filename="../../sonetto_desktop/ui/dialogs/review.py" line="56" />
         <source>待审核的记忆变化</source>
         <translation>Memory changes to review</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/dialogs/review.py" line="61" />
+        <location filename="../../sonetto_desktop/ui/dialogs/review.py" line="63" />
         <source>加载中…</source>
         <translation>Loading…</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/dialogs/review.py" line="67" />
+        <location filename="../../sonetto_desktop/ui/dialogs/review.py" line="69" />
         <source>待审核的提议</source>
         <translation>Proposals to review</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/dialogs/review.py" line="70" />
+        <location filename="../../sonetto_desktop/ui/dialogs/review.py" line="72" />
         <source>批准</source>
         <translation>Approve</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/dialogs/review.py" line="71" />
+        <location filename="../../sonetto_desktop/ui/dialogs/review.py" line="73" />
         <source>改写后批准…</source>
         <translation>Rewrite and approve…</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/dialogs/review.py" line="72" />
+        <location filename="../../sonetto_desktop/ui/dialogs/review.py" line="74" />
         <source>拒绝</source>
         <translation>Reject</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/dialogs/review.py" line="73" />
+        <location filename="../../sonetto_desktop/ui/dialogs/review.py" line="75" />
         <source>全部批准</source>
         <translation>Approve all</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/dialogs/review.py" line="74" />
+        <location filename="../../sonetto_desktop/ui/dialogs/review.py" line="76" />
         <location filename="../../sonetto_desktop/ui/dialogs/review.py" line="211" />
         <source>全部拒绝</source>
         <translation>Reject all</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/dialogs/review.py" line="130" />
+        <location filename="../../sonetto_desktop/ui/dialogs/review.py" line="133" />
         <source>Sonetto 想做 %1 处记忆变化，等你确认。</source>
         <translation>Sonetto would like to make %1 memory change(s); they wait for you.</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/dialogs/review.py" line="131" />
+        <location filename="../../sonetto_desktop/ui/dialogs/review.py" line="134" />
         <source>没有待审核的变化。</source>
         <translation>Nothing to review.</translation>
-    </message>
-    <message>
-        <location filename="../../sonetto_desktop/ui/dialogs/review.py" line="160" />
-        <source>没有完成：%1</source>
-        <translation>Not done: %1</translation>
     </message>
     <message>
         <location filename="../../sonetto_desktop/ui/dialogs/review.py" line="172" />
@@ -1850,7 +1848,7 @@ Talk about anything — I'll remember what matters to you.</translation>
 <context>
     <name>SonettoApp</name>
     <message>
-        <location filename="../../sonetto_desktop/ui/shell.py" line="252" />
+        <location filename="../../sonetto_desktop/ui/shell.py" line="255" />
         <source>对话功能启动失败：%1。记忆墙仍可使用；请检查数据目录后重启。</source>
         <translation>Chat could not start: %1. The memory wall still works; check the data folder, then restart.</translation>
     </message>
@@ -1868,11 +1866,6 @@ Talk about anything — I'll remember what matters to you.</translation>
         <location filename="../../sonetto_desktop/ui/chat/actions.py" line="30" />
         <source>那条消息后来被编辑替换了，已不在这段对话里。</source>
         <translation>That message was later replaced by an edit and is no longer in this chat.</translation>
-    </message>
-    <message>
-        <location filename="../../sonetto_desktop/ui/chat/actions.py" line="40" />
-        <source>没能完成“别记住这个”：{0}</source>
-        <translation>Could not finish “Don't remember this”: {0}</translation>
     </message>
     <message>
         <location filename="../../sonetto_desktop/ui/chat/actions.py" line="44" />
@@ -1905,7 +1898,7 @@ Talk about anything — I'll remember what matters to you.</translation>
         <translation>Undo</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/shell.py" line="335" />
+        <location filename="../../sonetto_desktop/ui/shell.py" line="337" />
         <source>无法使用新的数据文件夹 {0}：{1}。仍在使用原来的记忆库。</source>
         <translation>Cannot use the new data folder {0}: {1}. Still using the previous memory store.</translation>
     </message>
@@ -2009,37 +2002,37 @@ Talk about anything — I'll remember what matters to you.</translation>
 <context>
     <name>StatusIndicator</name>
     <message>
-        <location filename="../../sonetto_desktop/ui/notices/status_indicator.py" line="154" />
+        <location filename="../../sonetto_desktop/ui/notices/status_indicator.py" line="177" />
         <source>记忆写入未启动</source>
         <translation>Memory writer not started</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/notices/status_indicator.py" line="160" />
+        <location filename="../../sonetto_desktop/ui/notices/status_indicator.py" line="183" />
         <source>记忆写入已暂停 (%1)</source>
         <translation>Memory writing paused (%1)</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/notices/status_indicator.py" line="162" />
+        <location filename="../../sonetto_desktop/ui/notices/status_indicator.py" line="185" />
         <source>整理记忆中 (%1)</source>
         <translation>Organising memories (%1)</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/notices/status_indicator.py" line="168" />
+        <location filename="../../sonetto_desktop/ui/notices/status_indicator.py" line="191" />
         <source>记忆写入出错：%1</source>
         <translation>Memory writing failed: %1</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/notices/status_indicator.py" line="170" />
+        <location filename="../../sonetto_desktop/ui/notices/status_indicator.py" line="193" />
         <source>记忆已是最新</source>
         <translation>Memories are up to date</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/notices/status_indicator.py" line="173" />
+        <location filename="../../sonetto_desktop/ui/notices/status_indicator.py" line="196" />
         <source>继续记忆写入</source>
         <translation>Resume memory writing</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/notices/status_indicator.py" line="173" />
+        <location filename="../../sonetto_desktop/ui/notices/status_indicator.py" line="196" />
         <source>暂停记忆写入</source>
         <translation>Pause memory writing</translation>
     </message>
@@ -2047,12 +2040,12 @@ Talk about anything — I'll remember what matters to you.</translation>
 <context>
     <name>StoreBanner</name>
     <message>
-        <location filename="../../sonetto_desktop/ui/notices/store_banner.py" line="36" />
+        <location filename="../../sonetto_desktop/ui/notices/store_banner.py" line="37" />
         <source>记忆服务器暂时连不上：现在显示的是本机副本（{0}），只能查看、不能修改。聊天照常，新的记忆会在服务器恢复后自动写入。</source>
         <translation>The memory server can't be reached: showing this computer's copy ({0}), read-only. Chatting goes on; new memories are written once the server is back.</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/notices/store_banner.py" line="39" />
+        <location filename="../../sonetto_desktop/ui/notices/store_banner.py" line="40" />
         <source>记忆服务器暂时连不上，本机还没有副本：记忆暂时为空、只能查看。聊天照常，新的记忆会在服务器恢复后自动写入。</source>
         <translation>The memory server can't be reached and this computer has no copy yet: no memories to show for now. Chatting goes on; new memories are written once the server is back.</translation>
     </message>
@@ -2220,32 +2213,32 @@ Talk about anything — I'll remember what matters to you.</translation>
 <context>
     <name>TurnSummary</name>
     <message>
-        <location filename="../../sonetto_desktop/ui/notices/turn_summary.py" line="62" />
+        <location filename="../../sonetto_desktop/presentation/turn_summary.py" line="61" />
         <source>整理了 {0} 条记忆</source>
         <translation>Tidied {0} memories</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/notices/turn_summary.py" line="67" />
+        <location filename="../../sonetto_desktop/presentation/turn_summary.py" line="66" />
         <source>记住了 {0} 条</source>
         <translation>remembered {0}</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/notices/turn_summary.py" line="69" />
+        <location filename="../../sonetto_desktop/presentation/turn_summary.py" line="68" />
         <source>更新了 {0} 条</source>
         <translation>updated {0}</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/notices/turn_summary.py" line="71" />
+        <location filename="../../sonetto_desktop/presentation/turn_summary.py" line="70" />
         <source>合并了 {0} 处</source>
         <translation>merged {0}</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/notices/turn_summary.py" line="73" />
+        <location filename="../../sonetto_desktop/presentation/turn_summary.py" line="72" />
         <source>删除了 {0} 条</source>
         <translation>deleted {0}</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/notices/turn_summary.py" line="74" />
+        <location filename="../../sonetto_desktop/presentation/turn_summary.py" line="73" />
         <source>，</source>
         <translation>, </translation>
     </message>
@@ -2541,32 +2534,32 @@ The memory wall on the right works already.</translation>
 <context>
     <name>WriterControl</name>
     <message>
-        <location filename="../../sonetto_desktop/ui/notices/status_indicator.py" line="63" />
+        <location filename="../../sonetto_desktop/ui/notices/status_indicator.py" line="86" />
         <source>暂停记忆写入</source>
         <translation>Pause memory writing</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/notices/status_indicator.py" line="64" />
+        <location filename="../../sonetto_desktop/ui/notices/status_indicator.py" line="87" />
         <source>重试失败的轮次</source>
         <translation>Retry failed turns</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/notices/status_indicator.py" line="65" />
+        <location filename="../../sonetto_desktop/ui/notices/status_indicator.py" line="88" />
         <source>Sonetto 想做的记忆变化，等你确认</source>
         <translation>Memory changes Sonetto would like to make, waiting for you</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/notices/status_indicator.py" line="66" />
+        <location filename="../../sonetto_desktop/ui/notices/status_indicator.py" line="89" />
         <source>整理记忆时发现的、说法不一致的记忆，等你确认</source>
         <translation>Memories that say different things, found while tidying, waiting for you</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/notices/status_indicator.py" line="82" />
+        <location filename="../../sonetto_desktop/ui/notices/status_indicator.py" line="105" />
         <source>待审核 %1</source>
         <translation>To review %1</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/notices/status_indicator.py" line="86" />
+        <location filename="../../sonetto_desktop/ui/notices/status_indicator.py" line="109" />
         <source>矛盾 %1</source>
         <translation>Contradictions %1</translation>
     </message>
@@ -2574,102 +2567,87 @@ The memory wall on the right works already.</translation>
 <context>
     <name>WriterToasts</name>
     <message>
-        <location filename="../../sonetto_desktop/ui/notices/writer_toasts.py" line="77" />
+        <location filename="../../sonetto_desktop/presentation/toasts.py" line="64" />
         <source>{0}（其他应用）· {1}</source>
         <translation>{0} (another app) · {1}</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/notices/writer_toasts.py" line="89" />
+        <location filename="../../sonetto_desktop/presentation/toasts.py" line="76" />
         <source>记住了：{0}</source>
         <translation>Remembered: {0}</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/notices/writer_toasts.py" line="90" />
+        <location filename="../../sonetto_desktop/presentation/toasts.py" line="77" />
         <source>记住了一件新事</source>
         <translation>Remembered something new</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/notices/writer_toasts.py" line="93" />
+        <location filename="../../sonetto_desktop/presentation/toasts.py" line="80" />
         <source>更新了记忆：{0}</source>
         <translation>Updated a memory: {0}</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/notices/writer_toasts.py" line="94" />
+        <location filename="../../sonetto_desktop/presentation/toasts.py" line="81" />
         <source>更新了记忆</source>
         <translation>Updated a memory</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/notices/writer_toasts.py" line="97" />
+        <location filename="../../sonetto_desktop/presentation/toasts.py" line="84" />
         <source>合并了两条记忆</source>
         <translation>Merged two memories</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/notices/writer_toasts.py" line="99" />
+        <location filename="../../sonetto_desktop/presentation/toasts.py" line="86" />
         <source>删除了过时的记忆：{0}</source>
         <translation>Deleted an outdated memory: {0}</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/notices/writer_toasts.py" line="100" />
+        <location filename="../../sonetto_desktop/presentation/toasts.py" line="87" />
         <source>删除了过时的记忆</source>
         <translation>Deleted an outdated memory</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/notices/writer_toasts.py" line="103" />
+        <location filename="../../sonetto_desktop/presentation/toasts.py" line="90" />
         <source>导入了 {0} 条记忆</source>
         <translation>Imported {0} memories</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/notices/writer_toasts.py" line="171" />
+        <location filename="../../sonetto_desktop/ui/notices/writer_toasts.py" line="94" />
         <source>撤销</source>
         <translation>Undo</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/notices/writer_toasts.py" line="181" />
+        <location filename="../../sonetto_desktop/ui/notices/writer_toasts.py" line="105" />
         <source>从提示里撤销</source>
         <translation>Undone from the notification</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/notices/writer_toasts.py" line="183" />
-        <source>这轮已经没有可撤销的记忆变化了</source>
-        <translation>Nothing of this turn is left to undo</translation>
-    </message>
-    <message>
-        <location filename="../../sonetto_desktop/ui/notices/writer_toasts.py" line="186" />
-        <source>没有撤销：之后又有改动碰到了其中 {0} 条记忆（{1}）。可以在历史里逐条还原。</source>
-        <translation>Not undone: later changes touched {0} of its memories ({1}). You can revert them one by one in the history.</translation>
-    </message>
-    <message>
-        <location filename="../../sonetto_desktop/ui/notices/writer_toasts.py" line="191" />
-        <source>撤销失败：{0}</source>
-        <translation>Could not undo: {0}</translation>
-    </message>
-    <message>
-        <location filename="../../sonetto_desktop/ui/notices/writer_toasts.py" line="194" />
+        <location filename="../../sonetto_desktop/ui/notices/writer_toasts.py" line="109" />
         <source>已撤销这轮的 {0} 处记忆变化</source>
         <translation>Undid this turn's {0} memory changes</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/notices/writer_toasts.py" line="60" />
+        <location filename="../../sonetto_desktop/presentation/toasts.py" line="47" />
         <source>这轮对话的记忆整理已放弃：{0}</source>
         <translation>Gave up organising memories for this exchange: {0}</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/notices/writer_toasts.py" line="61" />
+        <location filename="../../sonetto_desktop/presentation/toasts.py" line="48" />
         <source>这轮对话的记忆整理已放弃</source>
         <translation>Gave up organising memories for this exchange</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/notices/writer_toasts.py" line="63" />
+        <location filename="../../sonetto_desktop/presentation/toasts.py" line="50" />
         <source>整理记忆第 {0} 次失败：{1}</source>
         <translation>Couldn't organise memories (attempt {0}): {1}</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/notices/writer_toasts.py" line="65" />
+        <location filename="../../sonetto_desktop/presentation/toasts.py" line="52" />
         <source>整理记忆失败：{0}</source>
         <translation>Couldn't organise memories: {0}</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/notices/writer_toasts.py" line="67" />
+        <location filename="../../sonetto_desktop/presentation/toasts.py" line="54" />
         <source>整理记忆失败</source>
         <translation>Couldn't organise memories</translation>
     </message>

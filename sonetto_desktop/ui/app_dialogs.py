@@ -8,8 +8,7 @@ from PySide6.QtWidgets import QDialog, QWidget
 
 
 class AppDialogs:
-    """Needs the app's ``services``, ``settings``, ``window``, ``wall``, ``writer_control``, ``_tasks``
-    and ``apply_settings``."""
+    """Needs the app's ``service``, ``settings``, ``window``, ``wall``, ``_tasks`` and ``apply_settings``."""
 
     def _open(self, dialog: QDialog, attr: str) -> QDialog:
         """Show ``dialog`` (window-modal, deleted when closed) and keep it as ``self.<attr>``."""
@@ -23,18 +22,15 @@ class AppDialogs:
         from .dialogs.conflicts import ConflictsDialog
 
         wall = self.wall
-        dialog = ConflictsDialog(self.services, lambda a, b: wall.actions.merge_cards(a, b),
+        dialog = ConflictsDialog(self.service, lambda a, b: wall.actions.merge_cards(a, b),
                                  self.window.reveal_memory, self.window)
-        dialog.finished.connect(lambda _code: self.writer_control.refresh())
         return self._open(dialog, "conflicts_dialog")
 
     def open_review(self):
         """Review mode's inbox (ui/review_dialog.py); the badge follows what is done there."""
         from .dialogs.review import ReviewDialog
 
-        dialog = ReviewDialog(self.services, self.window)
-        dialog.acted.connect(lambda _text: self.writer_control.refresh())
-        dialog.loaded.connect(self.writer_control.refresh)
+        dialog = ReviewDialog(self.service, self.window)  # the badge follows the inbox on its own
         return self._open(dialog, "review_dialog")
 
     def open_settings(self):
@@ -49,4 +45,4 @@ class AppDialogs:
         """The don't-remember list (ui/dont_remember_dialog.py), from the settings' 记忆 tab."""
         from .dialogs.dont_remember import DontRememberDialog
 
-        return self._open(DontRememberDialog(self.services, parent or self.window), "dont_remember_dialog")
+        return self._open(DontRememberDialog(self.service, parent or self.window), "dont_remember_dialog")

@@ -3,6 +3,9 @@ English comes from ``resources/translations/sonetto_en.qm``, compiled from ``son
 ``pyside6-lrelease`` (shipped with PySide6-Essentials). Both files are committed; regenerate with
 ``python scripts/update_translations.py`` after changing UI strings.
 
+The texts of ``sonetto_desktop/presentation`` (Qt-free) go through the same translators: installing
+them installs ``QCoreApplication.translate`` as the presentation's translator.
+
 Qt's own strings (standard buttons, file dialogs) come from the ``qtbase_<lang>.qm`` files in Qt's
 translations folder when present. The language is chosen at start-up; a change in the settings
 applies at once (``language_switch.py`` installs the new translators and rebuilds the views).
@@ -14,6 +17,7 @@ import logging
 
 from PySide6.QtCore import QCoreApplication, QLibraryInfo, QLocale, QTranslator
 
+from sonetto_desktop.presentation.i18n import set_translator
 from sonetto_desktop.resources import resource
 
 log = logging.getLogger(__name__)
@@ -33,6 +37,7 @@ def install_translators(app: QCoreApplication, language: str) -> list[QTranslato
     """Install the app's and Qt's translators for ``language``; returns them (keep references)."""
     if language not in LANGUAGES:
         raise ValueError(f"language must be one of {LANGUAGES}, not {language!r}")
+    set_translator(QCoreApplication.translate)  # presentation/ texts are translated as the UI's are
     installed: list[QTranslator] = []
     qt_dir = QLibraryInfo.path(QLibraryInfo.LibraryPath.TranslationsPath)
     qt_translator = QTranslator(app)

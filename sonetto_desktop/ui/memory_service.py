@@ -1,10 +1,16 @@
-"""MemoryService: the one place the UI's memory operations go through.
+"""MemoryService: the one way the UI runs an operation, and the one place its failures are worded.
 
-Every operation is done as the user through the services' memory operations (``actor="user"``)
-with a reason, runs the blocking store call in a worker thread (``aio.run_blocking`` on the qasync
-loop) and returns an ``asyncio.Task`` the caller may await or forget. A failure never raises into a
-slot: it is logged and reported once through ``operation_failed`` with a message for a person, and
-the task's result is ``None``. The change channel comes out as ``memory_changed`` on the GUI thread.
+Every user operation — an edit, a move, a merge, an undo from a toast or the history, approving or
+rejecting a proposal, "别记住这个", forgetting a recalled memory — goes through :meth:`MemoryService.run`
+(a blocking call, run in a worker through ``aio.run_blocking``) or :meth:`MemoryService.run_async` (a
+coroutine of the services). Memory writes are done as the user through the services' memory operations
+(``actor="user"``) with a reason. A failure never raises into a slot: it is logged, worded once
+(``presentation.errors.describe_error``) and said through the caller's ``on_error`` (a dialog showing it
+in place) or else ``operation_failed`` (the window shows a toast); the result is then ``None``. The
+operations run as tasks the service owns (``drain()`` awaits them at shutdown).
+
+What changed comes back on the services' one event feed (``AppFeed``, given by the app or made here
+over ``source``); ``memory_changed`` relays its memory changes.
 """
 
 from __future__ import annotations
@@ -16,54 +22,46 @@ from typing import Any, Awaitable, Callable, Iterable, TypeVar
 from PySide6.QtCore import QCoreApplication, QObject, Signal
 
 from sonetto_desktop.aio import TaskKeeper, run_blocking
-from sonetto_desktop.memory.stores.base import BaseMemoryManager
-from sonetto_desktop.memory.errors import MemoryError_, MemoryNotFound, StoreCorrupt
+from sonetto_desktop.memory.errors import MemoryNotFound
 from sonetto_desktop.memory.item import MemoryItem
 from sonetto_desktop.memory.operations import MemoryOperations
-from sonetto_desktop.memory.undo import NothingToUndo, UndoConflict
+from sonetto_desktop.memory.stores.base import BaseMemoryManager
+from sonetto_desktop.presentation.errors import describe_error
 
+from .app_feed import AppFeed
 from .wall.cards import CardIndex, read_card_index
-from .qt_bridge import QtEventBridge
 
 log = logging.getLogger(__name__)
 R = TypeVar("R")
+ErrorSink = Callable[[str], Any]
 
-
-def describe_error(exc: BaseException) -> str:
-    """A message for a person about a failed memory operation (nothing was changed)."""
-    if isinstance(exc, UndoConflict):
-        return QCoreApplication.translate(
-            "MemoryService", "没有撤销：之后又有改动碰到了其中 {0} 条记忆。可以在历史里逐条还原。").format(len(exc.conflicts))
-    if isinstance(exc, NothingToUndo):
-        return QCoreApplication.translate("MemoryService", "已经没有可撤销的变化了。")
-    if isinstance(exc, MemoryNotFound):
-        return QCoreApplication.translate("MemoryService", "找不到这条记忆，它可能已被删除或移动。")
-    if isinstance(exc, StoreCorrupt):
-        text = QCoreApplication.translate("MemoryService", "记忆库文件无法读取，没有做任何修改：{0}")
-        return text.format(exc.detail)
-    if isinstance(exc, ValueError):
-        return QCoreApplication.translate("MemoryService", "输入无效：{0}").format(str(exc))
-    if isinstance(exc, MemoryError_):
-        return QCoreApplication.translate("MemoryService", "记忆库出错：{0}").format(str(exc))
-    return QCoreApplication.translate("MemoryService", "操作失败：{0}").format(str(exc) or type(exc).__name__)
+__all__ = ["MemoryService", "describe_error"]
 
 
 class MemoryService(QObject):
     """UI operations on the memories. ``source``: the app's ``AppServices`` (its memory operations,
-    followed across a store re-open, and its change channel), or memory operations / a store
-    (tests, tools). Signals are delivered on the GUI thread."""
+    followed across a store re-open), or memory operations / a store (tests, tools). ``feed``: the
+    app's one ``AppFeed`` (made here over ``source`` when not given). Signals are delivered on the GUI
+    thread."""
 
     memory_changed = Signal(object)  # MemoryChange
     operation_failed = Signal(str)
 
-    def __init__(self, source: Any, parent: QObject | None = None) -> None:
+    def __init__(self, source: Any, parent: QObject | None = None, *, feed: AppFeed | None = None) -> None:
         super().__init__(parent)
         if isinstance(source, BaseMemoryManager):
             source = MemoryOperations(source)
         self._source = source
         self._tasks = TaskKeeper("MemoryService")
-        self._bridge = QtEventBridge(source.subscribe, self)
-        self._bridge.event.connect(self.memory_changed)
+        self._own_feed = feed is None
+        self.feed = feed if feed is not None else AppFeed(source, self)
+        self.feed.memory_changed.connect(self.memory_changed)
+
+    @property
+    def services(self) -> Any:
+        """The app's services (``None`` over a bare store)."""
+        source = self._source
+        return None if isinstance(source, MemoryOperations) else source
 
     @property
     def memory(self) -> MemoryOperations:
@@ -73,7 +71,13 @@ class MemoryService(QObject):
 
     def close(self) -> None:
         """Stop relaying store changes (pending operations still finish; ``drain()`` awaits them)."""
-        self._bridge.close()
+        if self._own_feed:
+            self.feed.close()
+        else:
+            try:
+                self.feed.memory_changed.disconnect(self.memory_changed)
+            except (RuntimeError, TypeError):
+                pass
 
     async def drain(self, timeout: float | None = None) -> None:
         """Wait for every operation started so far (at most ``timeout`` s; the rest are cancelled)."""
@@ -92,23 +96,45 @@ class MemoryService(QObject):
         days = getattr(getattr(self._source, "settings", None), "trash_retention_days", None)
         return float(days) if isinstance(days, (int, float)) else None
 
-    # ── plumbing ──────────────────────────────────────────────────────
+    # ── the runner ────────────────────────────────────────────────────
 
-    async def _call(self, fn: Callable[..., R], *args: Any, **kwargs: Any) -> R | None:
+    def _failed(self, what: Any, exc: BaseException, on_error: ErrorSink | None) -> None:
+        log.warning("operation %s failed: %s", getattr(what, "__name__", what), exc)
+        text = describe_error(exc)
+        if on_error is not None:
+            on_error(text)
+        else:
+            self.operation_failed.emit(text)
+
+    async def run(self, fn: Callable[..., R], *args: Any, on_error: ErrorSink | None = None, **kwargs: Any) -> R | None:
+        """``fn(*args, **kwargs)`` in a worker; its result, or ``None`` once a failure was said."""
         try:
             return await run_blocking(fn, *args, **kwargs)
         except asyncio.CancelledError:
             raise
         except Exception as exc:  # noqa: BLE001 - reported to the person, never raised into Qt
-            log.warning("memory operation %s failed: %s", getattr(fn, "__name__", fn), exc)
-            self.operation_failed.emit(describe_error(exc))
+            self._failed(fn, exc, on_error)
             return None
 
-    def _start(self, coro: Awaitable[R]) -> "asyncio.Task[R]":
-        return self._tasks.spawn(coro)
+    async def run_async(self, coro: Awaitable[R], *, on_error: ErrorSink | None = None) -> R | None:
+        """A coroutine of the services (e.g. ``forget_turn``), with the same failure handling as ``run``."""
+        try:
+            return await coro
+        except asyncio.CancelledError:
+            raise
+        except Exception as exc:  # noqa: BLE001 - reported to the person, never raised into Qt
+            self._failed(coro, exc, on_error)
+            return None
+
+    def start(self, coro: Awaitable[R], *, name: str | None = None) -> "asyncio.Task[R]":
+        """Run ``coro`` (usually ``run(...)`` followed by what to say) as a task the service owns."""
+        return self._tasks.spawn(coro, name=name)
+
+    def _call(self, fn: Callable[..., R], *args: Any, **kwargs: Any) -> Awaitable[R | None]:
+        return self.run(fn, *args, **kwargs)
 
     def _write(self, fn: Callable[..., R], *args: Any, **kwargs: Any) -> "asyncio.Task[R | None]":
-        return self._start(self._call(fn, *args, **kwargs))
+        return self.start(self.run(fn, *args, **kwargs))
 
     # ── reads (awaitables; ``None`` / empty on failure, reported once) ─
 
@@ -211,9 +237,9 @@ class MemoryService(QObject):
         reason = QCoreApplication.translate("MemoryService", "删除 Sonetto 今天写的记忆")
         return self._write(lambda: self.memory.forget_written_by(actor, since, reason=reason))
 
-    def undo_turn(self, turn_id: str) -> "asyncio.Task[Any]":
+    def undo_turn(self, turn_id: str, reason: str = "") -> "asyncio.Task[Any]":
         """Take back every change of ``turn_id`` (a chat turn or a bulk action) as one action."""
-        reason = QCoreApplication.translate("MemoryService", "从提示里撤销")
+        reason = reason or QCoreApplication.translate("MemoryService", "从提示里撤销")
         return self._write(lambda: self.memory.undo_turn(turn_id, reason=reason))
 
     # ── import / export (the CLI's formats; see ``memory/transfer.py``) ─

@@ -31,6 +31,7 @@ from sonetto_desktop.memory.errors import StoreUnavailable
 from sonetto_desktop.services import WRITER_DRAIN_TIMEOUT, AppServices
 
 from .app_dialogs import AppDialogs
+from .app_feed import AppFeed
 from .app_shutdown import AppShutdown
 from .chat.actions import ChatActions
 from .chat.controller import ChatController
@@ -74,6 +75,7 @@ class SonettoApp(AppDialogs, ChatActions, AppShutdown):
         self._retired_views: list = []  # views replaced by a language switch, until Qt deletes them
         self.controller: ChatController | None = None
         self.writer_control: WriterControl | None = None
+        self.feed: AppFeed | None = None
         self.theme: ThemeController | None = None
         self.writer_toasts: Any = None
         self.wall_loaded: Any = None
@@ -161,9 +163,10 @@ class SonettoApp(AppDialogs, ChatActions, AppShutdown):
     def _build_windows(self) -> None:
         """What lives as long as the app (controller, writer control, memory service), then the views."""
         assert self.services is not None
+        self.feed = AppFeed(self.services)  # the services' one event feed, on the GUI thread
         self.controller = ChatController()
-        self.writer_control = WriterControl(self.services)
-        self.service = MemoryService(self.services)
+        self.writer_control = WriterControl(self.services, feed=self.feed)
+        self.service = MemoryService(self.services, feed=self.feed)  # the one way operations run
         self._ui_state = QSettings(str(config_dir() / "ui-state.ini"), QSettings.Format.IniFormat)
         self.controller.operation_failed.connect(self._on_operation_failed)
         self.writer_control.review_requested.connect(self.open_review)
@@ -187,7 +190,7 @@ class SonettoApp(AppDialogs, ChatActions, AppShutdown):
             self.toasts = ToastOverlay(self.window)
             # As long-lived as the overlay: a toast kept across a language switch still undoes, and
             # reveals in whatever window is current.
-            self.writer_toasts = WriterToasts(self.toasts, self.services,
+            self.writer_toasts = WriterToasts(self.toasts, self.service,
                                               reveal=lambda memory_id: self.window.reveal_memory(memory_id),
                                               tray_notify=self._notify_in_tray, parent=self.toasts)
         else:
@@ -196,7 +199,7 @@ class SonettoApp(AppDialogs, ChatActions, AppShutdown):
         self.window.set_wall(self.wall)
         self.wall.chat_requested.connect(lambda session_id, turn_id, excerpt: self._tasks.spawn(
             self.open_chat_turn(session_id, turn_id, excerpt), name="open-chat"))
-        StoreBanner.attach(self.window, self.services)  # shown while the memory server is away
+        StoreBanner.attach(self.window, self.feed, self.services.store_status)  # while the memory server is away
         self.wall_loaded = self.wall.reload()
         self.window.settings_requested.connect(self.open_settings)
         self.window.quit_requested.connect(self.request_quit)
@@ -261,7 +264,6 @@ class SonettoApp(AppDialogs, ChatActions, AppShutdown):
             self._show_store_problem()
         await self.services.start_agents()
         self._mark("engine_ready")
-        self.writer_control.refresh()
         await self.controller.attach(self.services.chat)
         try:  # load jieba and build the offline recall index now, not on the first message
             await self.services.warm_up()
@@ -323,7 +325,7 @@ class SonettoApp(AppDialogs, ChatActions, AppShutdown):
             self.theme.set_setting(new.theme)
         if self.window is not None:
             self.window.set_configured(new.is_llm_configured)
-        store_changes = (old.resolved_data_dir(), old.store_backend) != (new.resolved_data_dir(), new.store_backend)
+        store_changes = self.services.restarts_agents(new)  # decided by the services, never here
         if store_changes:
             await self.wait_until_ready()
             self.controller.stop_accepting()
@@ -338,11 +340,8 @@ class SonettoApp(AppDialogs, ChatActions, AppShutdown):
         if store_changes:
             if self.services.chat is not None:
                 await self.controller.attach(self.services.chat)
-            self.writer_control.refresh()
             if not self.store_ok and self.interactive:
                 self._show_store_problem()
-        if self.writer_control is not None:
-            self.writer_control.refresh()  # e.g. review mode: its badge comes and goes with the setting
         if old.language != new.language and self.window is not None:
             await self._change_language(new.language)
 

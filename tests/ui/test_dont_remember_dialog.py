@@ -18,6 +18,13 @@ async def services(tmp_path):
     await opened.close()
 
 
+def runner(services):
+    """The UI's operation runner over the services, as the app gives it to the dialog."""
+    from sonetto_desktop.ui.memory_service import MemoryService
+
+    return MemoryService(services)
+
+
 async def answer(wait, dialog, task, text: str | None) -> None:
     await wait(lambda: isinstance(QApplication.activeModalWidget(), QInputDialog), message="the input box")
     box = QApplication.activeModalWidget()
@@ -31,7 +38,7 @@ async def answer(wait, dialog, task, text: str | None) -> None:
 
 async def test_add_edit_remove_and_it_is_kept(qtbot, services, wait):
     services.dont_remember.add("我前任的名字", turn_id="t1")
-    dialog = DontRememberDialog(services)
+    dialog = DontRememberDialog(runner(services))
     qtbot.addWidget(dialog)
     dialog.show()
     await dialog.loading
@@ -52,7 +59,7 @@ async def test_add_edit_remove_and_it_is_kept(qtbot, services, wait):
 
 async def test_a_damaged_file_is_said_and_left_alone(qtbot, services):
     services.dont_remember.path.write_text("{not json", encoding="utf-8")
-    dialog = DontRememberDialog(services)
+    dialog = DontRememberDialog(runner(services))
     qtbot.addWidget(dialog)
     await dialog.loading
     assert "dont_remember.json" in dialog.status.text() and dialog.list.count() == 0

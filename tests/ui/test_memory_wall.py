@@ -16,7 +16,7 @@ from sonetto_desktop.ui.dialogs.edit import EditDialog
 from sonetto_desktop.ui.dialogs.history import HistoryDialog
 from sonetto_desktop.ui.wall.memory_model import MIME_IDS, CardRole, decode_ids, encode_ids
 from sonetto_desktop.ui.dialogs.merge import MergeDialog, merged_text
-from sonetto_desktop.ui.wall.relative_time import relative_time
+from sonetto_desktop.presentation.relative_time import relative_time
 
 
 def card_texts(wall, theme):

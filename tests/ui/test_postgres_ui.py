@@ -76,29 +76,34 @@ async def test_the_test_button_reaches_the_server(qtbot, pg_url, pg_schema):
 
 
 class _Services:
-    def __init__(self, status):
-        self.store_status = status
+    """What the app's feed follows: the services' one event feed (here only the store's status)."""
+
+    def __init__(self):
         self.feed = EventFeed()
 
-    def subscribe_store_status(self, callback):
+    def subscribe_events(self, callback):
         return self.feed.subscribe(callback)
 
 
-def test_the_banner_shows_while_the_server_is_away(qtbot):
+async def test_the_banner_shows_while_the_server_is_away(qtbot, wait):
     from PySide6.QtWidgets import QVBoxLayout, QWidget
 
-    services = _Services(StoreStatus(True))
+    from sonetto_desktop.store_lifecycle import StoreStatusChanged
+    from sonetto_desktop.ui.app_feed import AppFeed
+
+    services = _Services()
     window = QWidget()
     qtbot.addWidget(window)
-    banner = StoreBanner(services, window)
+    banner = StoreBanner(AppFeed(services, window), StoreStatus(True), window)
     QVBoxLayout(window).addWidget(banner)
     window.show()
     assert banner.isHidden()
-    services.feed.publish(StoreStatus(False, "connection refused", "2026-12-02T19:30:00"))
-    assert banner.isVisible() and "2026-12-02 19:30" in banner.text() and "只能查看" in banner.text()
+    services.feed.publish(StoreStatusChanged(StoreStatus(False, "connection refused", "2026-12-02T19:30:00")))
+    await wait(lambda: banner.isVisible(), message="the banner shows")
+    assert "2026-12-02 19:30" in banner.text() and "只能查看" in banner.text()
     assert banner.toolTip() == "connection refused"
-    services.feed.publish(StoreStatus(True))
-    assert banner.isHidden()
+    services.feed.publish(StoreStatusChanged(StoreStatus(True)))
+    await wait(lambda: banner.isHidden(), message="the banner goes")
 
 
 @pytest.mark.parametrize("mode", ["light", "dark"])
@@ -112,7 +117,9 @@ def test_the_banner_takes_its_colours_from_the_theme(qtbot, qapp, mode):
     window = QWidget()
     qtbot.addWidget(window)
     window.setStyleSheet(stylesheet(mode))
-    banner = StoreBanner(_Services(StoreStatus(False, "connection refused", None)), window)
+    from sonetto_desktop.ui.app_feed import AppFeed
+
+    banner = StoreBanner(AppFeed(_Services(), window), StoreStatus(False, "connection refused", None), window)
     QVBoxLayout(window).addWidget(banner)
     window.resize(500, 120)
     window.show()
@@ -136,3 +143,27 @@ async def test_chat_sessions_on_the_server_work_on_the_qt_event_loop(pg_url, pg_
         assert await db.checkpointer() is db.saver is not None
     finally:
         await db.close()
+
+
+async def test_changing_only_the_device_name_keeps_the_chat_working(qapp, tmp_path, llm_server, pg_url, pg_schema,
+                                                                    wait):
+    """Issue 28: the window and the services decided "the store changed" apart. In PostgreSQL mode a new
+    device name re-opens the store and restarts the chat engine; the window kept the closed engine and
+    the next message failed with a RuntimeError."""
+    import dataclasses
+
+    from shell_fixtures import app_settings, running_app
+
+    settings = app_settings(tmp_path / "data", llm_server, store_backend="postgres", postgres_url=pg_url,
+                            postgres_schema=pg_schema, device_name="书房")
+    async with running_app(qapp, settings) as app:
+        first = app.engine
+        await app.apply_settings(dataclasses.replace(app.settings, device_name="卧室"))
+        await app.wait_until_ready()
+        assert app.engine is not first and app.controller.engine is app.engine
+        llm_server.add_text("还在这里")
+        panel = app.window.chat_panel
+        panel.composer.set_text("你还在吗")
+        panel.composer.submit()
+        await wait(lambda: len(panel.view.bubbles) == 2 and not app.controller.busy, timeout=10)
+        assert panel.view.bubbles[-1].text == "还在这里" and not panel.view.bubbles[-1].error_box.isVisibleTo(panel.view)

@@ -19,6 +19,13 @@ async def services(tmp_path):
     await opened.close()
 
 
+def runner(services):
+    """The UI's operation runner over the services, as the app gives it to the dialog."""
+    from sonetto_desktop.ui.memory_service import MemoryService
+
+    return MemoryService(services)
+
+
 def propose(services: AppServices) -> tuple:
     city = services.memory.add("用户住在成都", "身份").ids[0]
     turn = Turn("t-7", "s1", "我搬到上海了，还养了只猫")
@@ -30,7 +37,7 @@ def propose(services: AppServices) -> tuple:
 
 
 async def open_dialog(qtbot, services) -> ReviewDialog:
-    dialog = ReviewDialog(services)
+    dialog = ReviewDialog(runner(services))
     qtbot.addWidget(dialog)
     dialog.show()
     await dialog.loading

@@ -15,6 +15,8 @@ from sonetto_desktop.memory import EventFeed, MemoryChange
 from sonetto_desktop.memory.writer.events import WriterEvent
 from sonetto_desktop.ui.wall.memory_model import CardRole
 from sonetto_desktop.ui.notices.toasts import ToastOverlay
+from sonetto_desktop.memory.operations import MemoryOperations
+from sonetto_desktop.ui.memory_service import MemoryService
 from sonetto_desktop.ui.notices.writer_toasts import WriterToasts, toast_for
 
 
@@ -124,17 +126,22 @@ def test_writer_event_texts():
 
 
 class _Services:
-    """What WriterToasts follows: the change channel and the writer's events."""
+    """What WriterToasts follows through the app's feed: the change channel and the writer's events."""
 
     def __init__(self, store, feed):
-        self.subscribe = store.subscribe
-        self.subscribe_writer = feed.subscribe
+        self._store, self._feed = store, feed
+        self.memory = MemoryOperations(store)
+
+    def subscribe_events(self, callback):
+        unsubscribers = [self._store.subscribe(callback), self._feed.subscribe(callback)]
+        return lambda: [unsubscribe() for unsubscribe in unsubscribers]
 
 
 async def test_writer_change_from_a_worker_thread_becomes_a_toast_that_reveals(wall, populated_store, wait):
     await wall.reload()
     feed: EventFeed[WriterEvent] = EventFeed()
-    writer_toasts = WriterToasts(wall.toasts, _Services(populated_store, feed), reveal=wall.reveal, parent=wall)
+    service = MemoryService(_Services(populated_store, feed), wall)
+    writer_toasts = WriterToasts(wall.toasts, service, reveal=wall.reveal, parent=wall)
     revealed: list[str] = []
     wall.card_revealed.connect(revealed.append)
 
@@ -161,8 +168,12 @@ async def test_writer_change_from_a_worker_thread_becomes_a_toast_that_reveals(w
     memory_id = next(c.id for c in wall.model.cards() if c.description == "喜欢爵士乐")
     assert revealed == [memory_id]
     assert wall.section("品味").view.currentIndex().data(CardRole.Id) == memory_id
-    writer_toasts.close()
+    writer_toasts.close()  # no more toasts from the feed…
     feed.publish(WriterEvent("failed", detail="关闭之后"))
+    await service.drain()
+    QApplication.processEvents()
+    assert not any("关闭之后" in t.text for t in wall.toasts.toasts())
+    service.close()  # …and the service's own feed lets go of the sources
     assert len(feed) == 0
 
 

@@ -22,6 +22,7 @@ from sonetto_desktop.ui.notices.writer_toasts import toast_for
 ROOT = Path(__file__).resolve().parents[2]
 TS = ROOT / "resources" / "translations" / "sonetto_en.ts"
 UI = ROOT / "sonetto_desktop" / "ui"
+PRESENTATION = ROOT / "sonetto_desktop" / "presentation"  # Qt-free texts, translated through the same files
 PLACEHOLDER = re.compile(r"\{\w*\}|%\d+|%n")
 CJK = re.compile(r"[\u3000-\u303f\u3400-\u9fff\uff00-\uffef]")
 
@@ -36,9 +37,9 @@ def _messages() -> dict[tuple[str, str], ET.Element]:
 
 
 def _calls_in_ui() -> list[tuple[str, int, ast.Call, str | None]]:
-    """Every ``tr(...)`` / ``translate(...)`` call in the UI sources, with its enclosing class."""
+    """Every ``tr(...)`` / ``translate(...)`` call in the UI and presentation sources, with its enclosing class."""
     found = []
-    for path in sorted(UI.rglob("*.py")):
+    for path in sorted([*UI.rglob("*.py"), *PRESENTATION.rglob("*.py")]):
         tree = ast.parse(path.read_text(encoding="utf-8"))
 
         def visit(node: ast.AST, cls: str | None, path: Path = path) -> None:
@@ -46,7 +47,10 @@ def _calls_in_ui() -> list[tuple[str, int, ast.Call, str | None]]:
                 inner = child.name if isinstance(child, ast.ClassDef) else cls
                 if isinstance(child, ast.Call) and isinstance(child.func, ast.Attribute):
                     if child.func.attr in ("tr", "translate"):
-                        found.append((str(path.relative_to(UI)), child.lineno, child, cls))
+                        found.append((str(path.relative_to(UI.parent)), child.lineno, child, cls))
+                elif isinstance(child, ast.Call) and isinstance(child.func, ast.Name) and child.func.id == "translate":
+                    if child.args and isinstance(child.args[0], ast.Constant):  # presentation's translate(ctx, text)
+                        found.append((str(path.relative_to(UI.parent)), child.lineno, child, cls))
                 visit(child, inner, path)
 
         visit(tree, None)
@@ -85,7 +89,7 @@ def test_every_ui_string_is_literal_and_in_the_ts_file():
     assert len(calls) > 150
     problems = []
     for filename, line, call, cls in calls:
-        if call.func.attr == "tr":
+        if getattr(call.func, "attr", "translate") == "tr":
             context, text = cls, call.args[0] if call.args else None
         else:
             context_node = call.args[0] if call.args else None

@@ -11,7 +11,8 @@ from PySide6.QtWidgets import QWidget
 from sonetto_desktop.memory.changes import MemoryChange
 from sonetto_desktop.services import AppServices
 from sonetto_desktop.ui.notices.toasts import ToastOverlay
-from sonetto_desktop.ui.notices.turn_summary import TurnTallies, summarised
+from sonetto_desktop.presentation.turn_summary import TurnTallies, summarised
+from sonetto_desktop.ui.memory_service import MemoryService
 from sonetto_desktop.ui.notices.writer_toasts import WriterToasts, toast_for
 from test_services import settings_for
 
@@ -24,7 +25,8 @@ async def app(qtbot, llm_server, tmp_path):
     host.resize(800, 600)
     overlay = ToastOverlay(host)
     revealed: list[str] = []
-    toasts = WriterToasts(overlay, services, reveal=revealed.append, parent=host)
+    service = MemoryService(services, host)
+    toasts = WriterToasts(overlay, service, reveal=revealed.append, parent=host)
     yield services, overlay, toasts, revealed
     toasts.close()
     await services.close()

@@ -162,6 +162,7 @@ class MemoryHygiene:
         if changed:
             self._state.conflicts = kept
             self._save()
+            self._publish("status", self.status().zh)  # views showing the count follow
         return changed
 
     def next_run(self) -> datetime | None:

@@ -32,13 +32,13 @@ class ChatActions:
         return False
 
     async def forget_turn(self, turn_id: str, text: str) -> None:
-        """"别记住这个" on a chat message: services.forget_turn, then a toast saying what happened."""
-        assert self.services is not None and self.toasts is not None
-        try:
-            result = await self.services.forget_turn(turn_id, text)
-        except Exception as exc:  # noqa: BLE001 - said, never raised into Qt
-            self.toasts.show_toast(QApplication.translate("SonettoApp", "没能完成“别记住这个”：{0}").format(
-                str(exc) or type(exc).__name__), key=f"forget:{turn_id}", kind="error")
+        """"别记住这个" on a chat message: services.forget_turn through the UI's runner, then a toast
+        saying what happened (a failure is worded by the runner, in the same toast)."""
+        assert self.services is not None and self.service is not None and self.toasts is not None
+        key, toasts = f"forget:{turn_id}", self.toasts
+        result = await self.service.run_async(self.services.forget_turn(turn_id, text),
+                                              on_error=lambda why: toasts.show_toast(why, key=key, kind="error"))
+        if result is None:
             return
         if result.conflicts:
             text = QApplication.translate(
@@ -52,7 +52,7 @@ class ChatActions:
         else:
             text = QApplication.translate("SonettoApp", "好的，这件事不会被记住。")
             kind = "success"
-        self.toasts.show_toast(text, key=f"forget:{turn_id}", kind=kind)
+        toasts.show_toast(text, key=key, kind=kind)
 
     async def forget_memory(self, memory_id: str) -> None:
         """"忘掉这条" on a recalled-memory chip: to the trash, with 撤销 on the toast."""

@@ -33,13 +33,15 @@ _ROLE = Qt.ItemDataRole.UserRole
 class ConflictsDialog(QDialog):
     loaded = Signal()
 
-    def __init__(self, services: Any, merge: Callable[[str, str], Any], reveal: Callable[[str], Any],
+    def __init__(self, service: Any, merge: Callable[[str, str], Any], reveal: Callable[[str], Any],
                  parent: QWidget | None = None) -> None:
+        """``service``: the UI's operation runner (``MemoryService`` over the app's services)."""
         super().__init__(parent)
         self.setObjectName("ConflictsDialog")
         self.setWindowTitle(self.tr("可能矛盾的记忆"))
         self.resize(600, 420)
-        self._services = services
+        self._service = service
+        self._services = service.services
         self._merge = merge
         self._reveal = reveal
         self._tasks = TaskKeeper("conflicts-dialog")
@@ -127,7 +129,7 @@ class ConflictsDialog(QDialog):
         pair = self._current()
         hygiene = self._services.hygiene
         if pair is not None and hygiene is not None:
-            await run_blocking(hygiene.dismiss_conflict, pair)
+            await self._service.run(hygiene.dismiss_conflict, pair)
             await self.load()
 
     def show_current(self) -> None:

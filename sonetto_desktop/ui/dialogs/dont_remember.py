@@ -33,12 +33,14 @@ _ROLE = Qt.ItemDataRole.UserRole
 class DontRememberDialog(QDialog):
     loaded = Signal()
 
-    def __init__(self, services: Any, parent: QWidget | None = None) -> None:
+    def __init__(self, service: Any, parent: QWidget | None = None) -> None:
+        """``service``: the UI's operation runner (``MemoryService`` over the app's services)."""
         super().__init__(parent)
         self.setObjectName("DontRememberDialog")
         self.setWindowTitle(self.tr("不要记住的内容"))
         self.resize(520, 380)
-        self._services = services
+        self._service = service
+        self._services = service.services
         self._tasks = TaskKeeper("dont-remember-dialog")
         intro = QLabel(self.tr("Sonetto 不会记住和这些内容有关的事。在对话里对一条消息选“别记住这个”，"
                                "它也会加到这里。你自己添加或编辑记忆不受限制。"), self)
@@ -118,10 +120,10 @@ class DontRememberDialog(QDialog):
         return value if accepted and shiboken6.isValid(self) else ""
 
     async def _change(self, action: Any) -> None:
-        try:
-            await run_blocking(action)
-        except (ValueError, KeyError, OSError) as exc:
-            self._say(self.tr("没有保存：%1").replace("%1", str(exc)))
+        failed: list[str] = []  # said in the dialog, worded by the runner; nothing was saved
+        await self._service.run(action, on_error=failed.append)
+        if failed:
+            self._say(failed[0])
             return
         self._say("")
         await self.load()

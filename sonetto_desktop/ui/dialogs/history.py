@@ -40,7 +40,7 @@ from .history_diff import SafeTextBrowser, actor_label, diff_html, diff_styleshe
 from ..i18n import ui_language
 from ..memory_service import MemoryService
 from ..qt_bridge import disconnect_quietly
-from ..wall.relative_time import relative_time
+from sonetto_desktop.presentation.relative_time import relative_time
 
 
 @dataclass(frozen=True)

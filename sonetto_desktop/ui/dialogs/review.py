@@ -25,7 +25,7 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
-from sonetto_desktop.aio import TaskKeeper, run_blocking
+from sonetto_desktop.aio import TaskKeeper
 from sonetto_desktop.memory.review import Proposal
 
 from ..widgets.dialogs import execute_dialog
@@ -49,12 +49,14 @@ class ReviewDialog(QDialog):
     loaded = Signal()
     acted = Signal(str)  # what the last action did, for people (also shown in the dialog)
 
-    def __init__(self, services: Any, parent: QWidget | None = None) -> None:
+    def __init__(self, service: Any, parent: QWidget | None = None) -> None:
+        """``service``: the UI's operation runner (``MemoryService`` over the app's services)."""
         super().__init__(parent)
         self.setObjectName("ReviewDialog")
         self.setWindowTitle(self.tr("待审核的记忆变化"))
         self.resize(620, 460)
-        self._services = services
+        self._service = service
+        self._services = service.services
         self._tasks = TaskKeeper("review-dialog")
         self._proposals: list[Proposal] = []
 
@@ -115,7 +117,8 @@ class ReviewDialog(QDialog):
     # ── loading ───────────────────────────────────────────────────────
 
     async def load(self) -> None:
-        proposals = await run_blocking(self._inbox.pending) if self._inbox is not None else []
+        inbox = self._inbox
+        proposals = (await self._service.run(inbox.pending, on_error=self._say) if inbox is not None else []) or []
         if not shiboken6.isValid(self):
             return
         current = self.list.currentRow()
@@ -154,12 +157,9 @@ class ReviewDialog(QDialog):
             self.acted.emit(text)
 
     async def _run(self, action: Any, done: str) -> None:
-        try:
-            await run_blocking(action)
-        except Exception as exc:  # noqa: BLE001 - shown in the dialog; the proposal stays
-            self._say(self.tr("没有完成：%1").replace("%1", str(exc) or type(exc).__name__))
-        else:
-            self._say(done)
+        failed: list[str] = []  # said in the dialog, worded by the runner; the proposal stays
+        await self._service.run(action, on_error=failed.append)
+        self._say(failed[0] if failed else done)
         if shiboken6.isValid(self):
             await self.load()
 

@@ -31,7 +31,7 @@ from ..widgets.dialogs import destructive_question
 from ..i18n import ui_language
 from ..memory_service import MemoryService
 from ..qt_bridge import disconnect_quietly
-from ..wall.relative_time import relative_time
+from sonetto_desktop.presentation.relative_time import relative_time
 
 _TRASH_KINDS = frozenset({"delete", "merge", "restore", "purge"})
 

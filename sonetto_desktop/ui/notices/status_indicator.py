@@ -20,7 +20,6 @@ from PySide6.QtWidgets import QHBoxLayout, QLabel, QToolButton, QWidget
 from ...aio import TaskKeeper
 from ..i18n import ui_language
 from ..widgets.icons import icon
-from ..qt_bridge import QtEventBridge
 
 ERROR_CHARS = 40
 
@@ -33,7 +32,11 @@ class WriterControl(QObject):
     review_requested = Signal()  # the review inbox's badge was clicked
     conflicts_requested = Signal()  # the tidy-up's "矛盾 N" badge was clicked
 
-    def __init__(self, services: Any = None, parent: QObject | None = None) -> None:
+    def __init__(self, services: Any = None, parent: QObject | None = None, *, feed: Any = None) -> None:
+        """``feed``: the app's one ``AppFeed`` (made here over ``services`` when not given): the
+        control follows the writer's events, new agents, the review inbox, applied settings and
+        memory changes (a merge can settle a flagged contradiction) without anyone calling
+        ``refresh`` by hand."""
         super().__init__(parent)
         self._services = services
         self.pause_action = QAction(icon("pause"), "", self)
@@ -47,8 +50,22 @@ class WriterControl(QObject):
         self.conflicts_action.triggered.connect(self.conflicts_requested)
         self._set_texts()
         self._tasks = TaskKeeper("writer-control")
-        self._bridge = QtEventBridge(services.subscribe_writer if services is not None else None, self)
-        self._bridge.event.connect(lambda _event: self.refresh())
+        if feed is None and services is not None:
+            from ..app_feed import AppFeed
+
+            feed = AppFeed(services, self)
+        self._feed = feed
+        if feed is not None:
+            for signal in self._signals():
+                signal.connect(self._on_event)
+        self.refresh()
+
+    def _signals(self) -> list:
+        feed = self._feed
+        return [feed.writer_changed, feed.agents_started, feed.inbox_changed, feed.settings_applied,
+                feed.memory_changed]
+
+    def _on_event(self, *_event: Any) -> None:
         self.refresh()
 
     @property
@@ -57,7 +74,13 @@ class WriterControl(QObject):
         return getattr(self._services, "writer", None)
 
     def close(self) -> None:
-        self._bridge.close()
+        if self._feed is None:
+            return
+        for signal in self._signals():
+            try:
+                signal.disconnect(self._on_event)
+            except (RuntimeError, TypeError):
+                pass
 
     def _set_texts(self) -> None:
         self.pause_action.setText(self.tr("暂停记忆写入"))

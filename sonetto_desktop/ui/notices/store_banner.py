@@ -10,20 +10,21 @@ from PySide6.QtWidgets import QLabel, QWidget
 
 
 class StoreBanner(QLabel):
-    def __init__(self, services: Any, parent: QWidget | None = None) -> None:
+    """Follows ``feed.store_status_changed`` (the app's ``AppFeed``), starting from ``status``."""
+
+    def __init__(self, feed: Any, status: Any = None, parent: QWidget | None = None) -> None:
         super().__init__(parent)
         self.setObjectName("StoreBanner")
         self.setWordWrap(True)
         self.setAttribute(Qt.WidgetAttribute.WA_StyledBackground)  # its colours come from the theme (#StoreBanner)
-        unsubscribe = services.subscribe_store_status(self.show_status)
-        self.destroyed.connect(lambda *_: unsubscribe())
-        self.show_status(services.store_status)
+        feed.store_status_changed.connect(self.show_status)  # Qt drops the connection with the banner
+        self.show_status(status)
 
     @classmethod
-    def attach(cls, window: Any, services: Any) -> "StoreBanner":
+    def attach(cls, window: Any, feed: Any, status: Any = None) -> "StoreBanner":
         """Put a banner under the header of ``window`` (a ``MainWindow``)."""
         central = window.centralWidget()
-        banner = cls(services, central)
+        banner = cls(feed, status, central)
         central.layout().insertWidget(1, banner)
         return banner
 

@@ -32,7 +32,7 @@ from sonetto_desktop.memory.item import MemoryItem
 from .cards import Card, CardIndex
 from ..widgets.deferred import alive
 from ..memory_service import MemoryService
-from .relative_time import relative_time
+from sonetto_desktop.presentation.relative_time import relative_time
 from .filters import author_tooltip, lock_tooltip
 
 MIME_IDS = "application/x-sonetto-memory-ids"

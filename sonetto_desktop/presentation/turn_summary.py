@@ -11,9 +11,8 @@ from __future__ import annotations
 from collections import Counter, OrderedDict
 from dataclasses import dataclass, field
 
-from PySide6.QtCore import QCoreApplication
-
-from sonetto_desktop.memory.changes import AGENT, MemoryChange
+from ..memory.changes import AGENT, MemoryChange
+from .i18n import translate
 
 QUIET_PREFIXES = ("rollback-",)
 TIDY_PREFIX = "tidy-"
@@ -59,19 +58,19 @@ class TurnTally:
     def text(self, single: str | None = None) -> str:
         """``single``: the text for a turn of one change (the change's own toast text)."""
         if self.turn_id.startswith(TIDY_PREFIX):
-            return QCoreApplication.translate("TurnSummary", "整理了 {0} 条记忆").format(self.total)
+            return translate("TurnSummary", "整理了 {0} 条记忆").format(self.total)
         if self.total == 1 and single:
             return single
         parts = []
         if self.counts["add"]:
-            parts.append(QCoreApplication.translate("TurnSummary", "记住了 {0} 条").format(self.counts["add"]))
+            parts.append(translate("TurnSummary", "记住了 {0} 条").format(self.counts["add"]))
         if self.counts["update"]:
-            parts.append(QCoreApplication.translate("TurnSummary", "更新了 {0} 条").format(self.counts["update"]))
+            parts.append(translate("TurnSummary", "更新了 {0} 条").format(self.counts["update"]))
         if self.counts["merge"]:
-            parts.append(QCoreApplication.translate("TurnSummary", "合并了 {0} 处").format(self.counts["merge"]))
+            parts.append(translate("TurnSummary", "合并了 {0} 处").format(self.counts["merge"]))
         if self.counts["delete"]:
-            parts.append(QCoreApplication.translate("TurnSummary", "删除了 {0} 条").format(self.counts["delete"]))
-        return QCoreApplication.translate("TurnSummary", "，").join(parts)
+            parts.append(translate("TurnSummary", "删除了 {0} 条").format(self.counts["delete"]))
+        return translate("TurnSummary", "，").join(parts)
 
 
 class TurnTallies:

@@ -1,0 +1,32 @@
+"""The one wording of a failed operation, for a person: whatever the front end ran (an edit, a move, an
+undo, approving a proposal, "别记住这个"), the same failure reads the same. Nothing was changed when
+one of these is shown: the memory operations are all-or-nothing."""
+
+from __future__ import annotations
+
+from ..memory.errors import MemoryError_, MemoryNotFound, StoreCorrupt
+from ..memory.undo import NothingToUndo, UndoConflict
+from .i18n import translate
+
+NAMES_SHOWN = 3  # an undo refused because of later changes names this many memories
+
+
+def describe_error(exc: BaseException) -> str:
+    """A message for a person about ``exc``, raised by an operation that changed nothing."""
+    if isinstance(exc, UndoConflict):
+        names = "、".join(sorted(exc.conflicts)[:NAMES_SHOWN])
+        return translate("OperationErrors", "没有撤销：之后又有改动碰到了其中 {0} 条记忆（{1}）。可以在历史里逐条还原。").format(
+            len(exc.conflicts), names)
+    if isinstance(exc, NothingToUndo):
+        return translate("OperationErrors", "已经没有可撤销的变化了。")
+    if isinstance(exc, MemoryNotFound):
+        return translate("OperationErrors", "找不到这条记忆，它可能已被删除或移动。")
+    if isinstance(exc, StoreCorrupt):
+        return translate("OperationErrors", "记忆库文件无法读取，没有做任何修改：{0}").format(exc.detail)
+    if isinstance(exc, KeyError):  # a proposal or an entry another window already took care of
+        return translate("OperationErrors", "这一项已经被处理过了（可能在另一个窗口里）。")
+    if isinstance(exc, ValueError):
+        return translate("OperationErrors", "输入无效：{0}").format(str(exc))
+    if isinstance(exc, MemoryError_):
+        return translate("OperationErrors", "记忆库出错：{0}").format(str(exc))
+    return translate("OperationErrors", "操作失败：{0}").format(str(exc) or type(exc).__name__)
