@@ -44,13 +44,13 @@ class Tokenizations:
 
     def __init__(self, monkeypatch) -> None:
         self.texts: list[str] = []
-        real = tok.document_terms
+        real = tok.document_keys
 
-        def counting(text: str) -> list[str]:
+        def counting(text: str) -> list[int]:
             self.texts.append(text)
             return real(text)
 
-        monkeypatch.setattr(tok, "document_terms", counting)
+        monkeypatch.setattr(tok, "document_keys", counting)
 
 
 class TokenStore(SqliteMemoryManager):
@@ -313,18 +313,18 @@ def test_closing_during_a_background_build_leaves_an_index_the_next_start_verifi
     mm = TokenStore(tmp_path / "stop.sqlite3")
     bank = {f"m{i}": (f"小夏的第{i}条记忆：去过第{i}家书店。", "品味") for i in range(200)}
     fill(mm, {**BANK, **bank})
-    real = tok.document_terms
+    real = tok.document_keys
 
     def slow(text: str) -> list[str]:
         time.sleep(0.005)  # a slow machine: the build is still running when the app closes
         return real(text)
 
-    monkeypatch.setattr(tok, "document_terms", slow)
+    monkeypatch.setattr(tok, "document_keys", slow)
     r = MechanicalRetriever(mm, now=lambda: NOW)
     r.retrieve("书店")
     time.sleep(0.3)  # a few batches are in
     r.close()  # stops the build half-way
-    monkeypatch.setattr(tok, "document_terms", real)
+    monkeypatch.setattr(tok, "document_keys", real)
     mm.reads = 0
     r = MechanicalRetriever(mm, now=lambda: NOW)
     r.warm_up()

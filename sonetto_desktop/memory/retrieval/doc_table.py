@@ -73,7 +73,7 @@ class DocTable:
         return number
 
     def add(self, slot: int, mid: str, text: str, theme: str, updated: datetime | None, hit: int,
-            spans: Iterable[tuple[date, date]], stamp: str = "") -> None:
+            spans: Iterable[tuple[date, date]], stamp: str = "", fp: int | None = None) -> None:
         assert slot == len(self.ids), "slots are added in order"
         if slot >= len(self.alive):
             size = max(2 * len(self.alive), 64, slot + 1)
@@ -86,7 +86,7 @@ class DocTable:
         self.theme[slot] = self.theme_number(theme)
         self.updated[slot] = seconds(updated)
         self.hit[slot] = hit
-        self.fp[slot] = fingerprint(text, theme)
+        self.fp[slot] = fingerprint(text, theme) if fp is None else fp
         self.alive[slot] = True
         for start, end in spans:
             if self.n_spans >= len(self.span_slot):

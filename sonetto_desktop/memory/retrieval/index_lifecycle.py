@@ -86,18 +86,18 @@ class IndexLifecycle:
                         self._docs.touch(slot, int(p.item.hit or 0), p.updated, str(p.item.latest_update_time or ""))
                     else:
                         todo.append(p)
-            cache: dict[str, int] = {}
             for start in range(0, len(todo), BATCH):
                 if self._stop.is_set():
                     return
                 batch = todo[start : start + BATCH]
                 for p in batch:
-                    self._tokenize(p, cache)  # outside the lock: queries go on meanwhile
+                    self._tokenize(p)  # outside the lock: queries go on meanwhile
                 with self._lock:
                     changed = self._changed_since(since)
                     for p in batch:
                         if p.id not in changed:
                             self._install(p, bulk=True)  # searchable at the next flush
+            tok.release_memos()
             with self._lock:
                 self._compact()
                 self._verified = True

@@ -27,7 +27,6 @@ from datetime import date, datetime
 from pathlib import Path
 from typing import Any, Callable
 
-import numpy as np
 
 from ..stores.base import BaseMemoryManager
 from ..errors import MemoryNotFound
@@ -40,7 +39,7 @@ from . import scoring as sc
 from . import tokenize as tok
 from .doc_table import DocTable, fingerprint
 from .lexicon import BROAD_FILLER, Lexicon, Query, analyze, default_lexicon
-from .postings import Postings, term_counts, term_key
+from .postings import Postings, key_counts, term_key
 from .time_expressions import date_spans_in_text
 
 __all__ = ["MechanicalRetriever", "analyze", "warm_up"]
@@ -63,8 +62,7 @@ class _Prepared:
     item: MemoryItem
     updated: datetime | None
     fp: int
-    keys: np.ndarray | None = None
-    tfs: np.ndarray | None = None
+    keys: list[int] | None = None  # term keys with repeats (tok.document_keys)
     spans: list[tuple[date, date]] | None = None
 
 
@@ -196,8 +194,8 @@ class MechanicalRetriever(lc.IndexLifecycle):
             self._tokenize(p)
         return p
 
-    def _tokenize(self, p: _Prepared, cache: dict[str, int] | None = None) -> None:
-        p.keys, p.tfs = term_counts(tok.document_terms(p.item.description), cache)
+    def _tokenize(self, p: _Prepared) -> None:
+        p.keys = tok.document_keys(p.item.description)
         ref = p.updated or self._now()
         p.spans = [(s.start, s.end) for s in date_spans_in_text(p.item.description, ref)]
 
@@ -214,9 +212,9 @@ class MechanicalRetriever(lc.IndexLifecycle):
         if slot is not None:
             self._postings.remove(slot)
             docs.kill(slot)
-        new = self._postings.add(p.keys, p.tfs, staged=bulk)
-        docs.add(new, p.id, p.item.description, p.item.theme, p.updated, hit, p.spans or [], stamp)
-        p.keys = p.tfs = None
+        new = self._postings.stage(p.keys) if bulk else self._postings.add(*key_counts(p.keys))
+        docs.add(new, p.id, p.item.description, p.item.theme, p.updated, hit, p.spans or [], stamp, p.fp)
+        p.keys = None
         self._dirty = True
         if bulk and self._postings.needs_flush():
             self._postings.flush()
@@ -242,13 +240,13 @@ class MechanicalRetriever(lc.IndexLifecycle):
         prepared, gone = self._diff_plan(items)
         for mid in gone:
             self._drop(mid)
-        cache: dict[str, int] = {}
         for p in prepared:
             slot = self._docs.slot_of.get(p.id)
             if slot is None or int(self._docs.fp[slot]) != p.fp:
-                self._tokenize(p, cache)
+                self._tokenize(p)
             self._install(p, bulk=True)
         self._postings.flush()
+        tok.release_memos()
 
     # ── lifecycle ─────────────────────────────────────────────────────────
 

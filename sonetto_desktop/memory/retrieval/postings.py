@@ -16,6 +16,7 @@ from __future__ import annotations
 import functools
 import hashlib
 import math
+from array import array
 from collections import Counter
 from typing import Iterable, Mapping
 
@@ -26,10 +27,28 @@ COMPACT_AFTER = 512  # delta documents (or dead slots) tolerated before compacti
 FLUSH_AFTER = 200_000  # staged postings merged into the base at once, at least
 
 
-@functools.lru_cache(maxsize=4096)  # lexicon terms recur in every query
-def term_key(term: str) -> int:
-    """A stable 64-bit key for an index term (the same in every process and version)."""
+_KINDS = {"w:": 1, "b:": 2, "c:": 3}  # tokenize.WORD, BIGRAM, CHAR
+
+
+def hash_term(term: str) -> int:
+    """A stable 64-bit key for an index term (the same in every process and version): exact for a
+    term of up to three characters below U+100000 (its kind in the top two bits, then its length
+    and code points), else a blake2b digest."""
+    kind = _KINDS.get(term[:2])
+    n = len(term) - 2
+    if kind is not None and 0 < n <= 3:
+        key = n
+        for ch in term[2:]:
+            code = ord(ch)
+            if code >> 20:
+                break
+            key = (key << 20) | code
+        else:
+            return (kind << 62) | key
     return int.from_bytes(hashlib.blake2b(term.encode("utf-8"), digest_size=8).digest(), "little")
+
+
+term_key = functools.lru_cache(maxsize=4096)(hash_term)  # lexicon terms recur in every query
 
 
 def term_counts(terms: Iterable[str], cache: dict[str, int] | None = None) -> tuple[np.ndarray, np.ndarray]:
@@ -47,6 +66,17 @@ def term_counts(terms: Iterable[str], cache: dict[str, int] | None = None) -> tu
         keys[i] = key
         tfs[i] = min(tf, TF_MAX)
     return keys, tfs
+
+
+def _numpy(values: array, dtype: type) -> np.ndarray:
+    """A flat ``array.array`` as numpy (shared memory when it holds anything)."""
+    return np.frombuffer(values, dtype=dtype) if len(values) else np.empty(0, dtype=dtype)
+
+
+def key_counts(keys: list[int]) -> tuple[np.ndarray, np.ndarray]:
+    """(distinct keys uint64 sorted, term frequencies uint8) of one document's term keys."""
+    distinct, counts = np.unique(np.array(keys, dtype=np.uint64), return_counts=True)
+    return distinct, np.minimum(counts, TF_MAX).astype(np.uint8)
 
 
 def smoothed_idf(n_docs: int, df: int) -> float:
@@ -75,7 +105,10 @@ class Postings:
         self.n_live = 0
         self.total_length = 0  # of live documents
         self.base_slots = 0  # slots below this may have base postings
-        self.staged: list[tuple[int, np.ndarray, np.ndarray]] = []  # added in bulk, not yet searchable
+        # added in bulk, not yet searchable: every term key occurrence, the slots and their counts
+        self._staged_keys = array("Q")
+        self._staged_docs = array("q")
+        self._staged_sizes = array("q")
         self.staged_postings = 0
         self._norm: np.ndarray | None = None
 
@@ -91,29 +124,41 @@ class Postings:
         alive[: self.n_slots] = self.alive[: self.n_slots]
         self.alive = alive
 
-    def add(self, keys: np.ndarray, tfs: np.ndarray, *, staged: bool = False) -> int:
-        """Index one document (its distinct term keys and frequencies); returns its new slot.
-
-        ``staged``: for bulk loads: the document is only searchable after :meth:`flush`, which
-        merges all staged documents into the base at once (no per-posting Python objects)."""
-        slot = self.n_slots
-        self._grow(slot + 1)
-        self.n_slots += 1
+    def add(self, keys: np.ndarray, tfs: np.ndarray) -> int:
+        """Index one document now (its distinct term keys and frequencies); returns its new slot."""
+        slot = self._new_slot()
         length = int(tfs.sum(dtype=np.int64))
         self.lengths[slot] = length
-        self.alive[slot] = True
-        self.n_live += 1
         self.total_length += length
-        self._norm = None
-        if staged:
-            self.staged.append((slot, keys, tfs))
-            self.staged_postings += len(keys)
-            return slot
         for key, tf in zip(keys.tolist(), tfs.tolist(), strict=True):
             self.delta.setdefault(key, {})[slot] = tf
         self.delta_docs[slot] = keys
+        return slot
+
+    def stage(self, occurrences: list[int]) -> int:
+        """Index one document in bulk, given its term keys with repeats; returns its new slot.
+
+        The document is only searchable after :meth:`flush`, which merges everything staged into
+        the base at once: staging costs one append to a flat array, no per-posting objects."""
+        slot = self._new_slot()
+        self._staged_keys.extend(occurrences)
+        self._staged_docs.append(slot)
+        self._staged_sizes.append(len(occurrences))
+        self.staged_postings += len(occurrences)
+        return slot
+
+    def _new_slot(self) -> int:
+        slot = self.n_slots
+        self._grow(slot + 1)
+        self.n_slots += 1
+        self.alive[slot] = True
+        self.n_live += 1
         self._norm = None
         return slot
+
+    @property
+    def staged(self) -> bool:
+        return bool(self._staged_docs)
 
     def remove(self, slot: int) -> None:
         """Take a document out: delta postings are dropped now, base ones at the next compaction."""
@@ -142,16 +187,39 @@ class Postings:
 
     def flush(self) -> None:
         """Merge the staged documents into the base (slots unchanged)."""
-        if not self.staged:
+        if not self._staged_docs:
             return
-        sk = np.concatenate([k for _, k, _ in self.staged])
-        ss = np.concatenate([np.full(len(k), slot, dtype=np.int64) for slot, k, _ in self.staged])
-        st = np.concatenate([t for _, _, t in self.staged])
-        self.staged, self.staged_postings = [], 0
-        counts = np.diff(self.starts)
-        post_keys = np.repeat(self.keys, counts)
-        self._merge(post_keys, self.slots.astype(np.int64), self.tfs, sk, ss, st)
+        keys = _numpy(self._staged_keys, np.uint64)
+        staged = _numpy(self._staged_docs, np.int64)
+        slots = np.repeat(staged, _numpy(self._staged_sizes, np.int64))
+        # one sort by (key, slot) gives each document's distinct terms and counts, in base order
+        order = np.lexsort((slots, keys))
+        keys, slots = keys[order], slots[order]
+        del order
+        if len(keys):
+            new = np.concatenate(([True], (keys[1:] != keys[:-1]) | (slots[1:] != slots[:-1])))
+            firsts = np.flatnonzero(new)
+            del new
+            counts = np.diff(np.append(firsts, len(keys)))
+            keys, slots = keys[firsts], slots[firsts]
+            tfs = np.minimum(counts, TF_MAX).astype(np.uint8)
+            del firsts, counts
+        else:
+            tfs = np.empty(0, dtype=np.uint8)
+        lengths = np.bincount(slots, weights=tfs, minlength=self.n_slots)[: self.n_slots].astype(np.uint32)
+        live = staged[self.alive[staged]]
+        self.lengths[staged] = lengths[staged]
+        self.total_length += int(lengths[live].sum(dtype=np.int64))
+        del lengths, staged, live
+        self._staged_keys, self._staged_docs, self._staged_sizes = array("Q"), array("q"), array("q")
+        self.staged_postings = 0
+        if len(self.slots):
+            counts = np.diff(self.starts)
+            self._merge(np.repeat(self.keys, counts), self.slots, self.tfs, keys, slots, tfs, sorted_extra=True)
+        else:  # a first build: the staged postings are the base
+            self._set_base(keys, slots.astype(np.uint32), tfs)
         self.base_slots = self.n_slots
+        self._norm = None
 
     def compact(self) -> np.ndarray:
         """Fold the delta (and anything staged) into the base, drop dead documents and renumber
@@ -181,16 +249,18 @@ class Postings:
         return mapping
 
     def _merge(self, post_keys: np.ndarray, post_slots: np.ndarray, post_tfs: np.ndarray,
-               dk: np.ndarray, ds: np.ndarray, dt: np.ndarray) -> None:
-        """New base = base postings (sorted by key) + extra postings (any order)."""
+               dk: np.ndarray, ds: np.ndarray, dt: np.ndarray, sorted_extra: bool = False) -> None:
+        """New base = base postings (sorted by key) + extra postings (any order, or sorted by
+        (key, slot) with ``sorted_extra``)."""
         if len(dk):
-            order = np.lexsort((ds, dk))
-            dk, ds, dt = dk[order], ds[order], dt[order]
+            if not sorted_extra:
+                order = np.lexsort((ds, dk))
+                dk, ds, dt = dk[order], ds[order], dt[order]
             at = np.searchsorted(post_keys, dk, side="right")
             post_keys = np.insert(post_keys, at, dk)
-            post_slots = np.insert(post_slots, at, ds)
+            post_slots = np.insert(post_slots.astype(np.uint32), at, ds.astype(np.uint32))
             post_tfs = np.insert(post_tfs, at, dt)
-        self._set_base(post_keys, post_slots.astype(np.uint32), post_tfs)
+        self._set_base(post_keys, post_slots.astype(np.uint32, copy=False), post_tfs)
 
     def _set_base(self, post_keys: np.ndarray, slots: np.ndarray, tfs: np.ndarray) -> None:
         if len(post_keys):

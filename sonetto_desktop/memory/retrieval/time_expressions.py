@@ -351,8 +351,8 @@ def date_spans_in_text(text: str, ref: datetime | date) -> list[DateRange]:
     """Dates and months a memory mentions, as ranges (a month is its whole span).
 
     A date without a year is the occurrence nearest to ``ref`` (the memory's own time)."""
-    if not text:
-        return []
+    if not text or ("月" not in text and not _DOC_ISO.search(text)):
+        return []  # every form but ISO names a month
     ref_day = _as_date(ref)
     spans: list[DateRange] = []
     taken: list[tuple[int, int]] = []

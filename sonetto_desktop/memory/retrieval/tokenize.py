@@ -21,9 +21,11 @@ import re
 import threading
 from typing import Any
 
+from .postings import hash_term
+
 WORD, BIGRAM, CHAR = "w:", "b:", "c:"
 # Bump when document_terms() changes what it produces: saved indexes made before are rebuilt.
-TOKENIZER_VERSION = "jieba-search-nohmm/2-en-stem"
+TOKENIZER_VERSION = "jieba-search-nohmm/3-en-stem-exact-keys"
 
 # Function words and chat filler: never evidence of relevance.
 STOP_WORDS = frozenset(
@@ -110,23 +112,51 @@ def is_cjk(text: str) -> bool:
     return bool(_IS_CJK.match(text))
 
 
+def _cutter() -> Any:
+    """jieba's no-HMM search-mode cut with one lookup per fragment (``cut.py``), on the same table."""
+    global _search_cut  # a cache over the lazily loaded tokenizer, not wiring
+    if _search_cut is None:
+        from .cut import SearchCut
+
+        _search_cut = SearchCut(_get_jieba().FREQ)
+    return _search_cut
+
+
+_search_cut: Any = None
+# Per-build memos (cleared by release_memos): a raw jieba token -> the keys of its content words;
+# a character or a character pair -> its key (0: not a term).
+_raw_words: dict[str, tuple[int, ...]] = {}
+_key_of: dict[str, int] = {}
+MEMO_MAX = 200_000
+
+
+def _clean(raw: str) -> tuple[str, ...]:
+    token = raw.strip().lower()
+    if not token or token in STOP_WORDS or not _MEANINGFUL.search(token):
+        return ()
+    if is_cjk(token):
+        if len(token) == 2 and token[0] == token[1] and token[0] not in STOP_WORDS:
+            return (token, token[0])  # 听听 -> also 听
+        return (token,)
+    return tuple(ascii_words(token))
+
+
 def words(text: str) -> list[str]:
     """Content words of ``text``: jieba search-mode cut, lower-cased, stop words and punctuation dropped."""
     if not text:
         return []
-    jieba = _get_jieba()
     out: list[str] = []
-    for raw in jieba.lcut_for_search(text, HMM=False):
-        token = raw.strip().lower()
-        if not token or token in STOP_WORDS or not _MEANINGFUL.search(token):
-            continue
-        if is_cjk(token):
-            out.append(token)
-            if len(token) == 2 and token[0] == token[1] and token[0] not in STOP_WORDS:
-                out.append(token[0])  # 听听 -> also 听
-        else:
-            out.extend(ascii_words(token))
+    for raw in _cutter().cut_for_search(text):
+        out += _clean(raw)
     return out
+
+
+def release_memos() -> None:
+    """Drop what a bulk build remembered to go faster (the results do not depend on it)."""
+    _raw_words.clear()
+    _key_of.clear()
+    if _search_cut is not None:
+        _search_cut.clear()
 
 
 def stem(word: str) -> str:
@@ -182,6 +212,38 @@ def document_terms(text: str) -> list[str]:
         + [BIGRAM + b for b in bigrams(text)]
         + [CHAR + c for c in chars(text)]
     )
+
+
+def document_keys(text: str) -> list[int]:
+    """The index keys (``postings.term_key``) of :func:`document_terms`, with repeats (in another
+    order). What a build has seen before costs one dictionary lookup: a raw jieba token's keys,
+    a bigram's, a character's (``release_memos`` forgets them)."""
+    if not text:
+        return []
+    if len(_key_of) >= MEMO_MAX:
+        release_memos()
+    words_memo, key_of = _raw_words, _key_of
+    out: list[int] = []
+    for raw in _cutter().cut_for_search(text):
+        keys = words_memo.get(raw)
+        if keys is None:
+            keys = words_memo[raw] = tuple(hash_term(WORD + w) for w in _clean(raw))
+        out += keys
+    for run in _CJK_RUN.findall(text):
+        for ch in run:
+            key = key_of.get(ch)
+            if key is None:
+                key = key_of[ch] = 0 if ch in _STOP_CHARS or ch in _WEAK_CHARS else hash_term(CHAR + ch)
+            if key:
+                out.append(key)
+        for i in range(len(run) - 1):
+            pair = run[i : i + 2]
+            key = key_of.get(pair)
+            if key is None:
+                key = key_of[pair] = 0 if pair[0] in _STOP_CHARS or pair[1] in _STOP_CHARS else hash_term(BIGRAM + pair)
+            if key:
+                out.append(key)
+    return out
 
 
 def term_forms(word: str) -> list[str]:

@@ -1,0 +1,128 @@
+"""Building the recall index fast (issue 29 item 2) without changing what it holds: the one-lookup cut
+is jieba's cut, document keys are the keys of document terms, bulk staging scores like one-by-one
+adds, and the compact table's exact keys never collide."""
+
+from __future__ import annotations
+
+import random
+from collections import Counter
+from datetime import datetime
+from pathlib import Path
+
+import jieba
+import numpy as np
+import pytest
+import yaml
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from sonetto_desktop.memory import MemoryItem, SqliteMemoryManager
+from sonetto_desktop.memory.retrieval import tokenize as tok
+from sonetto_desktop.memory.retrieval.compact_dict import stable_hash
+from sonetto_desktop.memory.retrieval.mechanical import MechanicalRetriever
+from sonetto_desktop.memory.retrieval.postings import Postings, hash_term, key_counts, term_key
+
+FIXTURES = Path(__file__).with_name("fixtures")
+POOL = ("的一是在不了有和人这中大为上个国我以要他时来用们生到作地于出就分对成会可主发年动同工也能下过子说产种面而方后"
+        "多定行学法所民得经十三之进着等部度家电力里如水化高自二理起小物现实加量都两体制机当使点从业本去把性好应开南京市"
+        "长江大桥研究生命起源结婚尚未猫咪吉他钢琴咖啡瑞幸哔哩上海杭州，。！？、 \n\tabcXYZ09.-+#_%&😀")
+
+
+@pytest.fixture(scope="module")
+def jieba_compact():
+    tok.warm_up()
+    return tok._get_jieba()
+
+
+def sample_texts() -> list[str]:
+    seed = yaml.safe_load((FIXTURES / "seed_memory.yaml").read_text(encoding="utf-8"))
+    texts = [str(item["description"]) for item in (seed.values() if isinstance(seed, dict) else seed)]
+    rng = random.Random(29)
+    texts += ["".join(rng.choice(POOL) for _ in range(rng.randint(0, 60))) for _ in range(500)]
+    return texts + ["南京市长江大桥", "研究生命起源", "Python 3.11 和 PySide6 很好用", "他说的确实在理\r\n  x", "", "！！"]
+
+
+def test_the_one_lookup_cut_is_jiebas_search_cut(jieba_compact):
+    cutter = tok._cutter()
+    for text in sample_texts():
+        assert cutter.cut_for_search(text) == jieba_compact.lcut_for_search(text, HMM=False), text
+        assert list(cutter.cut(text)) == jieba_compact.lcut(text, HMM=False), text
+
+
+@settings(max_examples=300, deadline=None)
+@given(st.text(alphabet=st.sampled_from(POOL), max_size=50))
+def test_the_one_lookup_cut_is_jiebas_on_any_text(text):
+    tok.warm_up()
+    assert tok._cutter().cut_for_search(text) == tok._get_jieba().lcut_for_search(text, HMM=False)
+
+
+def test_the_cut_is_jiebas_with_jiebas_own_table():
+    full = jieba.Tokenizer()
+    jieba.setLogLevel(60)
+    full.initialize()
+    cutter = tok._cutter()
+    for text in sample_texts()[:200]:
+        assert cutter.cut_for_search(text) == full.lcut_for_search(text, HMM=False), text
+
+
+def test_document_keys_are_the_keys_of_document_terms():
+    tok.warm_up()
+    for text in sample_texts():
+        assert Counter(tok.document_keys(text)) == Counter(term_key(t) for t in tok.document_terms(text)), text
+    tok.release_memos()
+    text = "小林周末在画室兼职教小朋友画画，听听歌。"
+    assert Counter(tok.document_keys(text)) == Counter(term_key(t) for t in tok.document_terms(text))
+
+
+def test_short_terms_get_exact_keys_that_never_collide():
+    terms = {f"{kind}{a}{b}" for kind in ("w:", "b:") for a in "猫狗吉他钢琴" for b in "猫狗吉他钢琴"}
+    terms |= {f"{kind}{a}" for kind in ("w:", "c:") for a in "猫狗吉他钢琴的"} | {"w:吉他手", "w:abc", "w:ab"}
+    keys = {hash_term(t) for t in terms}
+    assert len(keys) == len(terms)
+    assert hash_term("w:吉他") != hash_term("b:吉他") != hash_term("c:吉")
+    assert hash_term("w:中华人民共和国") == hash_term("w:中华人民共和国") != hash_term("w:中华人民")  # hashed
+    words = ["猫", "吉他", "吉他手", "a", "ab", "abc", "abcd", "中华人民共和国", "𠀀𠀁"]
+    assert len({stable_hash(w) for w in words}) == len(words) and all(stable_hash(w) for w in words)
+
+
+def test_staged_documents_score_like_documents_added_one_by_one():
+    rng = random.Random(5)
+    vocab = [f"w:{a}{b}" for a in "春夏秋冬东西南北" for b in "风花雪月山水"]
+    docs = [[rng.choice(vocab) for _ in range(rng.randint(0, 30))] for _ in range(300)]
+    one, bulk = Postings(), Postings()
+    for i, terms in enumerate(docs):
+        keys = [term_key(t) for t in terms]
+        one.add(*key_counts(keys))
+        bulk.stage(keys)
+        if i == 120:
+            bulk.flush()  # a flush into a base that already holds documents
+    one.remove(7)
+    bulk.remove(7)  # removed while still staged
+    bulk.flush()
+    assert one.total_length == bulk.total_length and one.n_live == bulk.n_live
+    query = {term_key(t): 1.0 for t in vocab[:20]}
+    one.compact()
+    bulk.compact()  # a dead base document counts in document frequencies until then
+    assert np.allclose(one.score(query), bulk.score(query)) and bulk.score(query).any()
+    assert np.array_equal(one.lengths, bulk.lengths)
+
+
+def test_a_bank_built_in_bulk_answers_like_one_built_memory_by_memory(tmp_path):
+    now = datetime(2026, 12, 2, 12, 0)
+    mm = SqliteMemoryManager(tmp_path / "m.sqlite3")
+    texts = sample_texts()[:120]
+    mm.import_items({f"m{i}": MemoryItem(t or "空", "身份", latest_update_time="2026-11-01T10:00:00")
+                     for i, t in enumerate(texts)})
+    bulk = MechanicalRetriever(mm, now=lambda: now, index_path=False)
+    bulk.warm_up()
+    empty = SqliteMemoryManager(tmp_path / "n.sqlite3")
+    single = MechanicalRetriever(empty, now=lambda: now, index_path=False)
+    single.warm_up()
+    for i, t in enumerate(texts):
+        empty.import_items({f"m{i}": MemoryItem(t or "空", "身份", latest_update_time="2026-11-01T10:00:00")})
+    for query in ("画室", "吉他钢琴", "南京长江大桥", "Python", "咖啡瑞幸"):
+        assert [(d["id"], s) for d, s in bulk.scored(query)] == [(d["id"], s) for d, s in single.scored(query)]
+    bulk.close()
+    single.close()
+    mm.close()
+    empty.close()
