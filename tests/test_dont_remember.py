@@ -89,3 +89,92 @@ async def test_no_list_no_block(llm_server, make_llm, mm):
     llm_server.add_text("本轮无需记录")
     await MemoryConsumer(make_llm(), mm).consume("s", "t", [{"role": "user", "content": "你好"}])
     assert "不要记住" not in llm_server.requests[-1]["messages"][-1]["content"]
+
+
+def _state(mm):
+    """Everything a refused write must leave as it was: memories with their history, and the trash."""
+    return ({mid: (item.description, item.theme, len(item.history)) for mid, item in mm.all_items().items()},
+            [t["id"] for t in mm.list_trash()])
+
+
+def test_a_listed_phrase_is_refused_in_a_theme_and_a_reason_too(mm, tmp_path):
+    forget = DontRememberList(tmp_path / "dr.json")
+    forget.add("小美")
+    person = MemoryOperations(mm, dont_remember=forget)
+    app = person.as_actor("mcp:cursor")
+    mid = person.add("用户喜欢猫", "品味").ids[0]
+    other = person.add("用户养了一只橘猫", "品味").ids[0]
+    gone = person.add("用户喜欢狗", "品味").ids[0]
+    person.delete(gone, reason="不对")
+    before = _state(mm)
+    refused = [
+        lambda: app.add("喜欢猫", "小美"),
+        lambda: app.update(mid, theme="小美的事", reason="整理"),
+        lambda: app.update(mid, description="用户喜欢橘猫", reason="小美说的"),
+        lambda: app.move(mid, "小美"),
+        lambda: app.merge(mid, other, "用户喜欢并养了橘猫", "品味", reason="小美提到的"),
+        lambda: app.delete(mid, reason="小美说的"),
+        lambda: app.restore(gone, reason="小美想要回来"),
+        lambda: app.revert(mid, 1, reason="小美说的"),
+        lambda: app.rename_theme("品味", "小美"),
+    ]
+    for write in refused:
+        with pytest.raises(DontRememberRefused, match="小美"):
+            write()
+        assert _state(mm) == before
+    from sonetto_desktop.memory.item import MemoryItem
+
+    with pytest.raises(DontRememberRefused):
+        app.import_items({"x1": MemoryItem("用户喜欢猫", "小美")})
+    assert _state(mm) == before
+    # The person's own writes are theirs to decide.
+    assert person.update(mid, theme="小美的事", reason="小美说的").kind == "update"
+    assert person.delete(other, reason="小美说的").kind == "delete"
+
+
+def test_the_writer_may_not_name_a_section_or_a_reason_after_a_listed_phrase(mm, tmp_path):
+    from sonetto_desktop.memory.review import ReviewInbox
+
+    forget = DontRememberList(tmp_path / "dr.json")
+    forget.add("小美")
+    inbox = ReviewInbox(tmp_path / "review_inbox.json")
+    tools = {t.name: t for t in make_memory_tools(MemoryOperations(mm, dont_remember=forget, review=inbox))}
+    mid = mm.add("用户喜欢猫", "品味")
+    before = _state(mm)
+
+    def call(name, **args):
+        return tools[name].invoke({"type": "tool_call", "id": f"c{next(_ids)}", "name": name, "args": args})
+
+    for review in (False, True):
+        inbox.enabled = review
+        for name, args in (("create_memory", {"content": "用户周末去看了展", "section": "小美"}),
+                           ("delete_memory", {"id": mid, "reason": "小美说不喜欢了"}),
+                           ("update_memory", {"id": mid, "content": "用户喜欢橘猫", "reason": "小美说的"})):
+            message = call(name, **args)
+            assert message.status == "error" and "不要记住" in message.content, (review, name)
+        assert _state(mm) == before and inbox.pending() == []
+
+
+@pytest.mark.parametrize("content", [
+    '{"entries": {"a": {"text": "小美"}}}',
+    '{"entries": "小美"}',
+    '{"entries": null}',
+    '{"entries": [{"text": "小美"}, 5]}',
+    '{"entries": [{"text": 5}]}',
+    '{"entries": [{"id": "a"}]}',
+    '[{"text": "小美"}]',
+])
+def test_entries_of_the_wrong_type_are_damage_not_an_empty_list(mm, tmp_path, content):
+    path = tmp_path / "dont_remember.json"
+    path.write_text(content, encoding="utf-8")
+    forget = DontRememberList(path)
+    with pytest.raises(ValueError, match="cannot be read"):
+        forget.entries()
+    with pytest.raises(ValueError):
+        forget.add("我的体重")
+    assert path.read_text(encoding="utf-8") == content
+    app = MemoryOperations(mm, dont_remember=forget).as_actor("mcp:cursor")
+    with pytest.raises(ValueError):  # an app is refused while the list cannot be read (fails closed)
+        app.add("用户和小美去看展", "瞬间")
+    assert mm.count() == 0
+    assert MemoryOperations(mm, dont_remember=forget).add("用户喜欢猫", "品味").kind == "add"  # the person is not

@@ -70,6 +70,7 @@ async def test_a_locked_memory_and_the_dont_remember_list_refuse(_isolated_user_
     try:
         mid = services.memory.add("小林的生日是三月三日", "身份").ids[0]
         services.memory.set_locked(mid, True, reason="别让别的应用改")
+        other = services.memory.add("小林喜欢游泳", "爱好").ids[0]
     finally:
         await services.close()
     async with stdio_session() as mcp:
@@ -82,10 +83,15 @@ async def test_a_locked_memory_and_the_dont_remember_list_refuse(_isolated_user_
         refused = error_text(await mcp.call_tool("add_memory", {"description": "小林上周的体检报告有点问题",
                                                                 "theme": "健康"}))
         assert "asked not to remember" in refused
+        # ... in a theme or a reason too (they stay in the memory, its history or the trash).
+        assert "asked not to remember" in error_text(await mcp.call_tool(
+            "add_memory", {"description": "小林上周去医院复查", "theme": "体检报告"}))
+        assert "asked not to remember" in error_text(await mcp.call_tool(
+            "delete_memory", {"id": other, "reason": "体检报告里写的"}))
     services = await AppServices.open(watch=False)
     try:
         assert services.memory.get(mid).description == "小林的生日是三月三日"
-        assert services.memory.count() == 1
+        assert services.memory.count() == 2 and services.memory.trash() == []
     finally:
         await services.close()
 

@@ -40,6 +40,24 @@ def _pairs(text: str) -> set[str]:
     return {flat[i:i + 2] for i in range(len(flat) - 1)} or ({flat} if flat else set())
 
 
+def _parse(raw: object) -> list[DontRemember]:
+    """The entries of the file's JSON; anything else than a list of entries with a text is damage
+    (``ValueError``): read as empty, the next change would save over what the person wrote."""
+    if not isinstance(raw, dict):
+        raise ValueError("not a JSON object")
+    entries = raw.get("entries", [])
+    if not isinstance(entries, list):
+        raise ValueError(f"'entries' is {type(entries).__name__}, not a list")
+    out = []
+    for n, entry in enumerate(entries):
+        if not isinstance(entry, dict) or not isinstance(entry.get("text"), str) or not entry["text"].strip():
+            raise ValueError(f"entry {n + 1} is not an object with a text")
+        turn_id = entry.get("turn_id")
+        out.append(DontRemember(str(entry.get("id") or uuid.uuid4().hex[:8]), entry["text"],
+                                str(entry.get("created_at") or ""), turn_id if isinstance(turn_id, str) else None))
+    return out
+
+
 class DontRememberList:
     def __init__(self, path: str | Path) -> None:
         self.path = Path(path)
@@ -62,12 +80,11 @@ class DontRememberList:
         if self._entries is None:
             self._loaded_stamp = stamp
             try:
-                raw = json.loads(self.path.read_text(encoding="utf-8"))
-                self._entries = [DontRemember(**{k: e.get(k) for k in ("id", "text", "created_at", "turn_id")})
-                                 for e in raw.get("entries", []) if isinstance(e, dict) and e.get("text")]
+                self._entries = _parse(json.loads(self.path.read_text(encoding="utf-8")))
             except FileNotFoundError:
                 self._entries = []
             except (OSError, ValueError, TypeError, AttributeError) as exc:
+                self._entries, self._loaded_stamp = None, None  # read again next time, never taken as empty
                 raise ValueError(f"{self.path.name} cannot be read ({exc}); it was left as it is") from exc
         return self._entries
 

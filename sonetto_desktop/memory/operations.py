@@ -25,7 +25,10 @@ from .undo import UndoResult
 
 class MemoryOperations:
     """``dont_remember``: the person's "don't remember" list; text an app (not the person) writes
-    that matches an entry is refused with ``DontRememberRefused``. ``review``: the review inbox;
+    that matches an entry is refused with ``DontRememberRefused`` — a memory's description and
+    theme, and the reason every change keeps in the history or the trash (an addition's and an
+    undo's reasons are the callers' own fixed wording, not checked). A list that cannot be read
+    refuses every such write (``ValueError``), never reads as empty. ``review``: the review inbox;
     while it is enabled, Sonetto's changes are proposed there instead (see ``reviewing``)."""
 
     def __init__(self, store: BaseMemoryManager, *, actor: str = USER, turn: Turn | None = None,
@@ -48,16 +51,17 @@ class MemoryOperations:
         review = self.review
         return review if review is not None and review.enabled and self.actor == AGENT else None
 
-    def allowed(self, text: str | None) -> None:
-        """Raise ``DontRememberRefused`` if this actor may not write ``text`` (see the class doc)."""
-        self._allowed(text)
+    def allowed(self, *texts: str | None) -> None:
+        """Raise ``DontRememberRefused`` if this actor may not write any of ``texts`` (see the class doc)."""
+        self._allowed(*texts)
 
-    def _allowed(self, text: str | None) -> None:
-        if text is None or self.dont_remember is None or self.actor in PERSON_ACTORS:
+    def _allowed(self, *texts: str | None) -> None:
+        if self.dont_remember is None or self.actor in PERSON_ACTORS:
             return
-        entry = self.dont_remember.match(text)
-        if entry is not None:
-            raise DontRememberRefused(entry.text)
+        for text in texts:
+            entry = self.dont_remember.match(text) if text else None
+            if entry is not None:
+                raise DontRememberRefused(entry.text)
 
     @property
     def store(self) -> BaseMemoryManager:
@@ -83,7 +87,7 @@ class MemoryOperations:
 
     def add(self, description: str, theme: str, *, reason: str = "") -> MemoryChange:
         """A new memory; the change's ``ids[0]`` is its id."""
-        self._allowed(description)
+        self._allowed(description, theme)
         return self._ids(self._one(lambda: self._store.add(description, theme, actor=self.actor, reason=reason,
                                                            turn=self.turn)))
 
@@ -91,7 +95,7 @@ class MemoryOperations:
                reason: str = "手动编辑") -> MemoryChange | None:
         """Change the text and/or theme; fields equal to the current ones are left alone and
         ``None`` is returned when nothing would change."""
-        self._allowed(description)
+        self._allowed(description, theme, reason)
         current = self._store.get(memory_id)
         new_description = None if description is None or description.strip() == current.description else description
         new_theme = None if theme is None or theme.strip() == current.theme else theme
@@ -107,25 +111,29 @@ class MemoryOperations:
 
     def merge(self, keep_id: str, gone_id: str, description: str, theme: str, *,
               reason: str = "手动合并") -> MemoryChange:
-        self._allowed(description)
+        self._allowed(description, theme, reason)
         return self._ids(self._one(lambda: self._store.merge(keep_id, gone_id, description, theme, reason,
                                                              actor=self.actor, turn=self.turn)))
 
     def delete(self, memory_id: str, *, reason: str = "") -> MemoryChange:
         """To the trash (restorable)."""
+        self._allowed(reason)
         return self._ids(self._one(lambda: self._store.delete(memory_id, reason, actor=self.actor, turn=self.turn)))
 
     def restore(self, memory_id: str, *, reason: str = "从回收站恢复") -> MemoryChange:
+        self._allowed(reason)
         return self._ids(self._one(lambda: self._store.restore(memory_id, actor=self.actor, reason=reason,
                                                                turn=self.turn)))
 
     def revert(self, memory_id: str, version: int, *, reason: str = "恢复旧版本") -> MemoryChange:
+        self._allowed(reason)
         return self._ids(self._one(lambda: self._store.revert(memory_id, version, reason, actor=self.actor,
                                                               turn=self.turn)))
 
     def set_locked(self, memory_id: str, locked: bool = True, *, reason: str = "") -> MemoryChange | None:
         """Lock (or unlock) a memory against the agent and other apps; ``None`` when it already was so.
         Only the person's actors (``user``, ``cli``) may; others get ``MemoryLocked``."""
+        self._allowed(reason)
         return self._one(lambda: self._store.set_locked(memory_id, locked, actor=self.actor, reason=reason,
                                                         turn=self.turn))
 
@@ -138,7 +146,9 @@ class MemoryOperations:
 
     def import_items(self, items: dict[str, MemoryItem], *, reason: str = "导入") -> tuple[
             MemoryChange | None, list[str], list[str]]:
-        """Merge ``items`` in (see ``BaseMemoryManager.import_items``): (change, added, skipped)."""
+        """Merge ``items`` in (see ``BaseMemoryManager.import_items``): (change, added, skipped).
+        By an app, an item the don't-remember list refuses refuses the whole import."""
+        self._allowed(reason, *(text for item in items.values() for text in (item.description, item.theme)))
         added: list[str] = []
         skipped: list[str] = []
 

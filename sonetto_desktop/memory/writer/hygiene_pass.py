@@ -23,7 +23,7 @@ from typing import TYPE_CHECKING, Any, Callable
 
 from ...aio import imports_settled
 from ..changes import AGENT, Turn
-from ..errors import MemoryNotFound
+from ..errors import DontRememberRefused, MemoryNotFound
 from ..operations import MemoryOperations
 from .dupes import CandidateSource, similar_pairs
 from .hygiene_report import Conflict, HygieneReport
@@ -80,7 +80,7 @@ def merge_exact_duplicates(ops: MemoryOperations, index: WriterIndex, limit: int
                 continue
             try:
                 ops.merge(keep, gone, items[keep].description, items[keep].theme, reason=why)
-            except MemoryNotFound:
+            except (MemoryNotFound, DontRememberRefused):  # gone meanwhile, or the person asked to forget it
                 continue
 
 

@@ -2,7 +2,7 @@
 
 A call is planned by its tool (``registry``) and then, if it changes what the person has:
 
-1. checked against the person's "don't remember" list;
+1. checked against the person's "don't remember" list (the model's description, theme and reason);
 2. in review mode, held as a proposal in the review inbox instead (a locked or missing memory is
    refused as a write would be; a full inbox asks the model to stop for now);
 3. otherwise written through ``MemoryOperations`` as the run's actor, for the run's turn.
@@ -70,7 +70,7 @@ class ToolRunner:
             plan = tool.plan(self.env(context), **arguments)
             if not plan.changes:
                 return plan.write(writer)
-            writer.allowed(plan.description)
+            writer.allowed(*plan.texts())
             inbox = writer.reviewing
             if inbox is not None:
                 return self._propose(plan, writer, inbox)
