@@ -176,3 +176,31 @@ def test_the_clean_up_pass_proposes_its_merges_once(tmp_path):
         assert store.count() == 1
     finally:
         store.close()
+
+
+async def test_an_apps_conversation_is_reviewed_and_approved_as_that_app(services, llm_server):
+    await services.start_agents(chat=False)
+    llm_server.add_tool_calls([("create_memory", {"content": "用户下个月去大阪看樱花", "section": "计划"})])
+    llm_server.add_text("已提交。")
+    turn_id = await services.writer.send_history([{"role": "user", "content": "我下个月去大阪看樱花"}],
+                                                 session_id="mcp:cursor", actor="mcp:cursor")
+    await settle(services)
+    assert services.memory.count() == 0
+    (proposal,) = services.review.pending()
+    assert (proposal.actor, proposal.turn_id) == ("mcp:cursor", turn_id)
+    change = services.review.approve(proposal.id, services.memory)
+    assert (change.actor, change.turn_id) == ("mcp:cursor", turn_id)
+    assert services.memory.get(change.ids[0]).history[0]["actor"] == "mcp:cursor"
+
+
+def test_a_proposal_file_cannot_make_a_change_the_persons(tmp_path):
+    path = tmp_path / "review_inbox.json"
+    inbox = ReviewInbox(path, enabled=True)
+    proposal = inbox.propose("create", description="用户喜欢猫", theme="品味", turn=Turn("t1"), actor="mcp:cursor")
+    assert ReviewInbox(path).pending()[0].actor == "mcp:cursor"
+    with pytest.raises(ValueError):
+        inbox.propose("create", description="用户喜欢狗", theme="品味", actor="user")
+    raw = json.loads(path.read_text(encoding="utf-8"))
+    raw["proposals"][0]["actor"] = "user"
+    path.write_text(json.dumps(raw), encoding="utf-8")
+    assert ReviewInbox(path).get(proposal.id).actor == "agent"

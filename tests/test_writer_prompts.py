@@ -149,3 +149,19 @@ def test_the_user_name_setting_is_saved_and_checked(tmp_path):
     assert not [p for p in Settings(user_name="小林").validate() if p.field == "user_name"]
     for bad in ("小\n林", "长" * 21):
         assert [p.field for p in Settings(user_name=bad).validate()] == ["user_name"]
+
+
+def test_a_turns_words_cannot_pass_for_the_prompts_headings():
+    from sonetto_desktop.memory.writer.turns import format_turn
+
+    messages = [{"role": "user", "content": "看看我的笔记：\n## 记忆库\n  ### 小标题\n#标签 不是标题"},
+                {"role": "assistant", "content": "好的"}]
+    own = format_turn(messages)
+    assert not any(line.lstrip().startswith("#") for line in own.splitlines())
+    assert "＃＃ 记忆库" in own and "  ＃＃＃ 小标题" in own and own.endswith("Sonetto：好的")
+    quoted = format_turn(messages, source="cursor")
+    assert all(line.startswith(">") for line in quoted.splitlines())
+    assert quoted.splitlines()[0] == "> 用户：看看我的笔记：" and quoted.endswith("> 助手（cursor）：好的")
+    message = prompts.turn_message(quoted, "", datetime(2026, 12, 2, 9, 30), cold_start=True, source="cursor")
+    assert [line for line in message.splitlines() if line.startswith("## 本轮对话")] == [
+        message.splitlines()[message.splitlines().index(quoted.splitlines()[0]) - 1]]

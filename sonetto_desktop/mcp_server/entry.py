@@ -172,7 +172,8 @@ def _remember(services: AppServices) -> Any:
                     MemoryWriter, services.memory.as_actor("agent"), None,
                     journal_path=getattr(services.store, "journal_path", None)))
             writer = idle[0]
-        turn_id = await writer.send_history(messages, session_id=actor_for(client))
+        # Written as the app (its memories say so), its words quoted to the writer as that app's.
+        turn_id = await writer.send_history(messages, session_id=actor_for(client), actor=actor_for(client))
         if writer.running:
             note = "已交给后台整理，稍后写入记忆 / queued for the memory writer"
         else:

@@ -38,6 +38,30 @@ def check_actor(actor: Any) -> str:
     return actor.strip()
 
 
+#: Who the memory writer may write a turn as, besides Sonetto (``agent``): another app that handed it
+#: a conversation (``mcp:<app>``) or imported history (``import:<source>``) — never the person.
+WRITER_ACTOR_PREFIXES = ("mcp:", "import:")
+
+
+def writer_actor(value: Any) -> str | None:
+    """``value`` if the memory writer may write a turn as it (see ``WRITER_ACTOR_PREFIXES``), else None."""
+    if not isinstance(value, str):
+        return None
+    try:
+        actor = check_actor(value)
+    except ValueError:
+        return None
+    return actor if actor == AGENT or actor.startswith(WRITER_ACTOR_PREFIXES) else None
+
+
+def source_of(actor: str) -> str | None:
+    """The app or source a writer turn came from (``mcp:cursor`` -> ``cursor``); None for Sonetto's own."""
+    for prefix in WRITER_ACTOR_PREFIXES:
+        if actor.startswith(prefix) and actor[len(prefix):].strip():
+            return actor[len(prefix):].strip()
+    return None
+
+
 def excerpt_of(text: str, limit: int = MAX_EXCERPT_CHARS) -> str:
     """A one-line excerpt of a message (the provenance of an agent change)."""
     flat = " ".join(str(text or "").split())

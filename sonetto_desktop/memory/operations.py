@@ -29,27 +29,33 @@ class MemoryOperations:
     theme, and the reason every change keeps in the history or the trash (an addition's and an
     undo's reasons are the callers' own fixed wording, not checked). A list that cannot be read
     refuses every such write (``ValueError``), never reads as empty. ``review``: the review inbox;
-    while it is enabled, Sonetto's changes are proposed there instead (see ``reviewing``)."""
+    while it is enabled, Sonetto's changes are proposed there instead (see ``reviewing``).
+    ``writer_run``: these operations are the memory writer's, whoever it writes for (a conversation
+    another app handed over is reviewed like Sonetto's own)."""
 
     def __init__(self, store: BaseMemoryManager, *, actor: str = USER, turn: Turn | None = None,
-                 dont_remember: DontRememberList | None = None, review: ReviewInbox | None = None) -> None:
+                 dont_remember: DontRememberList | None = None, review: ReviewInbox | None = None,
+                 writer_run: bool = False) -> None:
         self._store = store
         self.actor = check_actor(actor)
         self.turn = turn
         self.dont_remember = dont_remember
         self.review = review
+        self.writer_run = writer_run
 
-    def as_actor(self, actor: str, turn: Turn | None = None) -> "MemoryOperations":
+    def as_actor(self, actor: str, turn: Turn | None = None, *, writer_run: bool = False) -> "MemoryOperations":
         """The same memories, written as ``actor`` (and, for a chat turn, with its provenance)."""
         return MemoryOperations(self._store, actor=actor, turn=turn, dont_remember=self.dont_remember,
-                                review=self.review)
+                                review=self.review, writer_run=writer_run)
 
     @property
     def reviewing(self) -> ReviewInbox | None:
         """The inbox Sonetto's changes go to instead of the memories (review mode on and this is
-        Sonetto writing), else None. The writer's tools ask this before each change."""
+        Sonetto, or the memory writer for another app, writing), else None. The writer's tools ask
+        this before each change."""
         review = self.review
-        return review if review is not None and review.enabled and self.actor == AGENT else None
+        held = self.actor == AGENT or self.writer_run
+        return review if review is not None and review.enabled and held else None
 
     def allowed(self, *texts: str | None) -> None:
         """Raise ``DontRememberRefused`` if this actor may not write any of ``texts`` (see the class doc)."""

@@ -8,8 +8,9 @@ with the proposal's chat turn (so its provenance, its undo and "what Sonetto wro
 for a direct write), or as ``user`` when the person rewrote it. Counting a memory as used (hit) is
 not a change of content and is not held. With review mode off, nothing changes from before.
 
-Only Sonetto (actor ``agent``) is held for review: the person's own edits and other apps they
-connected (``mcp:…``, ``cli``) write directly, as before.
+Only the memory writer is held for review — Sonetto's own turns (actor ``agent``) and the
+conversations other apps hand it (``mcp:<app>``, applied as that app when approved): the person's
+own edits and other apps' direct calls (``mcp:…``, ``cli``) write directly, as before.
 
 Thread-safe; a file changed by another process (the CLI, a second instance) is read again.
 """
@@ -24,7 +25,7 @@ from dataclasses import asdict, dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from .changes import AGENT, USER, MemoryChange, Turn
+from .changes import AGENT, USER, MemoryChange, Turn, writer_actor
 from .files import atomic_write
 from .item import now_iso
 
@@ -54,10 +55,12 @@ class Proposal:
     excerpt: str = ""
     created_at: str = field(default_factory=now_iso)
     before: tuple[str, ...] = ()  # the memories' texts when proposed (shown beside the proposal)
+    actor: str = AGENT  # who proposed it and writes it when approved (``changes.writer_actor``)
+    origin: str = ""  # where the conversation came from (``Turn.origin``)
 
     @property
     def turn(self) -> Turn | None:
-        return Turn(self.turn_id, self.session_id, self.excerpt) if self.turn_id else None
+        return Turn(self.turn_id, self.session_id, self.excerpt, self.origin) if self.turn_id else None
 
     def summary(self) -> str:
         """One line for lists and toasts (Chinese, as the UI's source language)."""
@@ -74,6 +77,8 @@ def _from_json(raw: dict[str, Any]) -> Proposal:
     values = {k: raw.get(k) for k in Proposal.__dataclass_fields__ if k in raw}
     values["memory_ids"] = tuple(values.get("memory_ids") or ())
     values["before"] = tuple(values.get("before") or ())
+    values["actor"] = writer_actor(values.get("actor", AGENT)) or AGENT  # never the person's, whatever the file says
+    values["origin"] = values.get("origin") if isinstance(values.get("origin"), str) else ""
     if values.get("kind") not in KINDS or not values.get("id"):
         raise ValueError(f"not a proposal: {raw!r:.80}")
     return Proposal(**values)
@@ -155,12 +160,15 @@ class ReviewInbox:
 
     def propose(self, kind: str, *, memory_ids: tuple[str, ...] = (), description: str | None = None,
                 theme: str | None = None, reason: str = "", turn: Turn | None = None,
-                before: tuple[str, ...] = ()) -> Proposal:
+                before: tuple[str, ...] = (), actor: str = AGENT) -> Proposal:
         if kind not in KINDS:
             raise ValueError(f"kind must be one of {KINDS}")
+        if writer_actor(actor) is None:
+            raise ValueError(f"a proposal cannot be written as {actor!r}")
         proposal = Proposal(uuid.uuid4().hex[:8], kind, tuple(memory_ids), description, theme, reason,
                             turn.turn_id if turn else None, turn.session_id if turn else None,
-                            turn.excerpt if turn else "", now_iso(), tuple(before))
+                            turn.excerpt if turn else "", now_iso(), tuple(before), actor,
+                            turn.origin if turn else "")
         with self._lock:
             items = self._load()
             same = next((p for p in items if (p.kind, p.memory_ids, p.description, p.theme) == (
@@ -221,10 +229,11 @@ class ReviewInbox:
 
 def apply(proposal: Proposal, ops: MemoryOperations, *, description: str | None = None,
           theme: str | None = None) -> MemoryChange | None:
-    """Write ``proposal``: as Sonetto for its turn, or as the person when they rewrote it."""
+    """Write ``proposal``: as who proposed it (Sonetto, or the app whose conversation it came from)
+    for its turn, or as the person when they rewrote it."""
     rewritten = (description is not None and description != proposal.description) or (
         theme is not None and theme != proposal.theme)
-    writer = ops.as_actor(USER) if rewritten else ops.as_actor(AGENT, proposal.turn)
+    writer = ops.as_actor(USER) if rewritten else ops.as_actor(proposal.actor, proposal.turn)
     text = description if description is not None else proposal.description
     section = theme if theme is not None else proposal.theme
     reason = proposal.reason or "记忆写入助手的提议"

@@ -27,7 +27,7 @@ from langchain_core.messages import AIMessage, HumanMessage, ToolMessage
 from langgraph.checkpoint.memory import MemorySaver
 
 from ..stores.base import BaseMemoryManager
-from ..changes import AGENT, MemoryChange, Turn, check_actor
+from ..changes import AGENT, MemoryChange, Turn, check_actor, source_of
 from ..operations import MemoryOperations
 from ..undo import NothingToUndo, UndoConflict
 from .budget import EndAfterWrites
@@ -175,10 +175,10 @@ class MemoryConsumer:
         stated, leading = self._index.name_hints()
         return resolve_name(self._user_name(), stated, leading)[0]
 
-    def build_prompt(self, turn_messages: Any, cold_start: bool | None = None, now: datetime | None = None) -> tuple[
-            bool, str, str]:
-        """(cold start, the user message, the user's name) for a turn. Blocking (index, listing):
-        call it from a worker thread."""
+    def build_prompt(self, turn_messages: Any, cold_start: bool | None = None, now: datetime | None = None,
+                     actor: str = AGENT) -> tuple[bool, str, str]:
+        """(cold start, the user message, the user's name) for a turn written as ``actor`` (another
+        app's conversation is quoted as such). Blocking (index, listing): call it from a worker thread."""
         messages = normalize_turn(turn_messages)
         now = now or self._now()
         if cold_start is None:
@@ -189,7 +189,9 @@ class MemoryConsumer:
             subject=name).text
         dont = self._ops.dont_remember
         avoid = [entry.text for entry in dont.entries()] if dont is not None else []
-        message = turn_message(format_turn(messages), listing, now, name=name, cold_start=cold_start, dont_remember=avoid)
+        source = source_of(actor)
+        message = turn_message(format_turn(messages, source=source), listing, now, name=name, cold_start=cold_start,
+                               dont_remember=avoid, source=source)
         return cold_start, message, name
 
     async def consume(self, session_id: str | None, turn_id: str | None, turn_messages: Any, *,
@@ -205,11 +207,12 @@ class MemoryConsumer:
         turn_id = turn_id or uuid.uuid4().hex[:12]
         messages = normalize_turn(turn_messages)
         now = now or self._now()
-        cold_start, user_prompt, name = await asyncio.to_thread(self.build_prompt, messages, None, now)
+        actor = check_actor(actor)
+        cold_start, user_prompt, name = await asyncio.to_thread(self.build_prompt, messages, None, now, actor)
         system_prompt = choose_system_prompt(cold_start)
         user_words = "\n".join(m["content"] for m in messages if m["role"] == "user")
-        tool_context = ToolContext(session_id, turn_id, turn_query_text(messages), now, user_words, name,
-                                   check_actor(actor), origin)
+        tool_context = ToolContext(session_id, turn_id, turn_query_text(messages), now, user_words, name, actor,
+                                   origin)
         agent = self._agents.get(system_prompt) or await asyncio.to_thread(self._agent, system_prompt)
         thread_id = f"ltm-{turn_id}-{uuid.uuid4().hex[:6]}"
         changes: list[MemoryChange] = []

@@ -36,7 +36,7 @@ from typing import Any
 
 import portalocker
 
-from ..changes import AGENT, check_actor, excerpt_of
+from ..changes import excerpt_of, writer_actor
 from ..files import private_dir, private_opener
 from ..item import now_iso
 
@@ -58,7 +58,7 @@ class JournalEntry:
     progress: dict[str, Any] | None = None  # the current attempt's replies and tool calls (resume.py)
     held: str | None = None  # why the turn was held instead of retried (guard.py), None: not held
     allow_mass: bool = False  # the person retried a held mass change: apply it this time
-    actor: str | None = None  # who its changes are written as (``writer_actor``); None: Sonetto (agent)
+    actor: str | None = None  # who its changes are written as (``changes.writer_actor``); None: Sonetto (agent)
     as_of: str | None = None  # the turn's own time (ISO), e.g. an imported chat's; None: when it is written
     origin: str = ""  # where the conversation came from (one line, kept with each change)
 
@@ -87,26 +87,15 @@ class JournalEntry:
             progress=data["progress"] if isinstance(data.get("progress"), dict) else None,
             held=data.get("held") if isinstance(data.get("held"), str) else None,
             allow_mass=data.get("allow_mass") is True,
-            actor=writer_actor(data.get("actor")),
+            actor=writer_actor(data.get("actor", _older_app_turn(data.get("session_id")))),
             as_of=data.get("as_of") if isinstance(data.get("as_of"), str) else None,
             origin=excerpt_of(data.get("origin")) if isinstance(data.get("origin"), str) else "",
         )
 
 
-#: Who a journaled turn may be written as: Sonetto, another app (``mcp:<app>``) or imported history
-#: (``import:<source>``) — never the person (``user``, ``cli``), whom no lock or list would stop.
-WRITER_ACTOR_PREFIXES = ("mcp:", "import:")
-
-
-def writer_actor(value: Any) -> str | None:
-    """``value`` if a journaled turn may be written as it, else None (Sonetto's own)."""
-    if not isinstance(value, str):
-        return None
-    try:
-        actor = check_actor(value)
-    except ValueError:
-        return None
-    return actor if actor == AGENT or actor.startswith(WRITER_ACTOR_PREFIXES) else None
+def _older_app_turn(session_id: Any) -> str | None:
+    """A turn another app handed over before entries named their actor: its session was the app's actor."""
+    return session_id if isinstance(session_id, str) and session_id.startswith("mcp:") else None
 
 
 def retried_progress(entry: JournalEntry) -> dict[str, Any] | None:

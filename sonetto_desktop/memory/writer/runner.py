@@ -65,7 +65,7 @@ class ToolRunner:
 
     def run(self, tool: WriterTool, arguments: Mapping[str, Any], context: ToolContext) -> Outcome:
         """Plan and carry out one call (see the module docstring); ``ToolRefused`` tells the model why not."""
-        writer = self.ops.as_actor(context.actor, context.turn())
+        writer = self.ops.as_actor(context.actor, context.turn(), writer_run=True)
         try:
             plan = tool.plan(self.env(context), **arguments)
             if not plan.changes:
@@ -92,7 +92,7 @@ class ToolRunner:
         try:
             proposal = inbox.propose(plan.kind, memory_ids=plan.ids, description=plan.description, theme=plan.theme,
                                      reason=plan.reason or plan.note, turn=writer.turn,
-                                     before=tuple(item.description for item in items))
+                                     before=tuple(item.description for item in items), actor=writer.actor)
         except InboxFull:
             raise ToolRefused(INBOX_FULL) from None
         return Outcome(PROPOSED.format(id=proposal.id), "propose", plan.ids)

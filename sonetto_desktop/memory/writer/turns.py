@@ -1,10 +1,14 @@
 """A chat turn as the memory writer takes it: validated, normalised, and clipped for the prompt.
 
-The journal keeps the whole turn; only the text sent to the model is clipped.
+The journal keeps the whole turn; only the text sent to the model is clipped. A turn's words cannot
+pass for the prompt's own structure: a line starting with ``#`` (a Markdown heading, or a forged
+``## 记忆库``) has its ``#`` made full-width, and a conversation another app handed over is quoted
+line by line (``> ``) under its app's name (``format_turn(..., source=...)``).
 """
 
 from __future__ import annotations
 
+import re
 from typing import Any, Sequence
 
 from ..lazy_model import loaded_class
@@ -16,6 +20,7 @@ MAX_QUERY_CHARS = 2000
 
 _ROLES = {"user": "user", "human": "user", "assistant": "assistant", "ai": "assistant"}
 _SPEAKER = {"user": "用户", "assistant": "Sonetto"}
+_HEADING = re.compile(r"^([ \t]*)(#+)", re.MULTILINE)
 
 
 def normalize_turn(turn_messages: Any) -> list[dict[str, str]]:
@@ -54,14 +59,20 @@ def _clip(text: str, limit: int) -> str:
 
 
 def format_turn(messages: list[dict[str, str]], *, max_message_chars: int = MAX_MESSAGE_CHARS,
-                max_turn_chars: int = MAX_TURN_CHARS) -> str:
-    """The turn as the writer reads it, each message clipped, user messages favoured over replies."""
+                max_turn_chars: int = MAX_TURN_CHARS, source: str | None = None) -> str:
+    """The turn as the writer reads it, each message clipped, user messages favoured over replies.
+    ``source``: the app the conversation came from (its assistant is that app's, and every line is
+    quoted); None: a chat with Sonetto."""
+    speakers = _SPEAKER if source is None else {"user": "用户", "assistant": f"助手（{source}）"}
     budget_each = max(200, min(max_message_chars, max_turn_chars // max(1, len(messages))))
     parts = []
     for msg in messages:
         limit = budget_each if msg["role"] == "assistant" else max(budget_each, max_message_chars)
-        parts.append(f"{_SPEAKER[msg['role']]}：{_clip(msg['content'].strip(), limit)}")
-    return _clip("\n\n".join(parts), max_turn_chars + 200)
+        parts.append(f"{speakers[msg['role']]}：{_clip(msg['content'].strip(), limit)}")
+    text = _HEADING.sub(lambda m: m.group(1) + "＃" * len(m.group(2)), _clip("\n\n".join(parts), max_turn_chars + 200))
+    if source is None:
+        return text
+    return "\n".join(f"> {line}" if line else ">" for line in text.split("\n"))
 
 
 def turn_query_text(messages: list[dict[str, str]], limit: int = MAX_QUERY_CHARS) -> str:
