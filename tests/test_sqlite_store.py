@@ -30,7 +30,8 @@ def test_self_check_repairs_rows(tmp_path):
     mm.add("placeholder", "x")
     conn = sqlite3.connect(path)
     conn.execute(
-        "INSERT INTO memories VALUES ('bad00001', '  空格  ', '身份', 'null', '2026-07-10 21:14:03', -2)"
+        "INSERT INTO memories (id, description, theme, history, latest_update_time, hit)"
+        " VALUES ('bad00001', '  空格  ', '身份', 'null', '2026-07-10 21:14:03', -2)"
     )
     conn.commit()
     conn.close()

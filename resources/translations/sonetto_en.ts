@@ -11,12 +11,12 @@
 <context>
     <name>CardDelegate</name>
     <message>
-        <location filename="../../sonetto_desktop/ui/wall/card_delegate.py" line="57" />
+        <location filename="../../sonetto_desktop/ui/wall/card_delegate.py" line="59" />
         <source>{0} 次</source>
         <translation>{0}×</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/wall/card_delegate.py" line="367" />
+        <location filename="../../sonetto_desktop/ui/wall/card_delegate.py" line="371" />
         <source>合并</source>
         <translation>Merge</translation>
     </message>
@@ -940,32 +940,32 @@ Talk about anything — I'll remember what matters to you.</translation>
         <translation>Unlocked by hand</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/memory_service.py" line="221" />
+        <location filename="../../sonetto_desktop/ui/memory_service.py" line="231" />
         <source>批量删除</source>
         <translation>Deleted together</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/memory_service.py" line="226" />
+        <location filename="../../sonetto_desktop/ui/memory_service.py" line="236" />
         <source>批量锁定</source>
         <translation>Locked together</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/memory_service.py" line="227" />
+        <location filename="../../sonetto_desktop/ui/memory_service.py" line="237" />
         <source>批量解锁</source>
         <translation>Unlocked together</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/memory_service.py" line="232" />
+        <location filename="../../sonetto_desktop/ui/memory_service.py" line="242" />
         <source>主题「{0}」改为「{1}」</source>
         <translation>Theme “{0}” renamed to “{1}”</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/memory_service.py" line="237" />
+        <location filename="../../sonetto_desktop/ui/memory_service.py" line="247" />
         <source>删除 Sonetto 今天写的记忆</source>
         <translation>Delete what Sonetto wrote today</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/memory_service.py" line="242" />
+        <location filename="../../sonetto_desktop/ui/memory_service.py" line="252" />
         <source>从提示里撤销</source>
         <translation>Undone from a notification</translation>
     </message>
@@ -1063,117 +1063,137 @@ Talk about anything — I'll remember what matters to you.</translation>
         <translation>Undo</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/wall/actions.py" line="233" />
+        <location filename="../../sonetto_desktop/ui/wall/actions.py" line="237" />
         <source>拖动到「{0}」</source>
         <translation>Dragged to “{0}”</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/wall/actions.py" line="240" />
+        <location filename="../../sonetto_desktop/ui/wall/actions.py" line="244" />
         <source>移动到「{0}」</source>
         <translation>Moved to “{0}”</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/wall/actions.py" line="255" />
+        <location filename="../../sonetto_desktop/ui/wall/actions.py" line="259" />
         <source>移动到新主题</source>
         <translation>Move to a new theme</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/wall/actions.py" line="256" />
+        <location filename="../../sonetto_desktop/ui/wall/actions.py" line="260" />
         <source>新主题的名字：</source>
         <translation>Name of the new theme:</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/wall/actions.py" line="262" />
+        <location filename="../../sonetto_desktop/ui/wall/actions.py" line="266" />
         <source>移动到…</source>
         <translation>Move to…</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/wall/actions.py" line="273" />
+        <location filename="../../sonetto_desktop/ui/wall/actions.py" line="277" />
         <source>新主题…</source>
         <translation>New theme…</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/wall/actions.py" line="285" />
+        <location filename="../../sonetto_desktop/ui/wall/actions.py" line="289" />
         <source>展开</source>
         <translation>Expand</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/wall/actions.py" line="286" />
+        <location filename="../../sonetto_desktop/ui/wall/actions.py" line="290" />
         <source>折叠</source>
         <translation>Collapse</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/wall/actions.py" line="289" />
+        <location filename="../../sonetto_desktop/ui/wall/actions.py" line="293" />
         <source>重命名主题…</source>
         <translation>Rename theme…</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/wall/actions.py" line="292" />
+        <location filename="../../sonetto_desktop/ui/wall/actions.py" line="296" />
         <source>更改颜色…</source>
         <translation>Change colour…</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/wall/actions.py" line="295" />
+        <location filename="../../sonetto_desktop/ui/wall/actions.py" line="299" />
         <source>恢复默认颜色</source>
         <translation>Default colour</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/wall/actions.py" line="304" />
+        <location filename="../../sonetto_desktop/ui/wall/actions.py" line="308" />
         <source>「{0}」的颜色</source>
         <translation>Colour of “{0}”</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/wall/actions.py" line="320" />
+        <location filename="../../sonetto_desktop/ui/wall/actions.py" line="324" />
         <source>删除</source>
         <translation>Delete</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/wall/actions.py" line="322" />
+        <location filename="../../sonetto_desktop/ui/wall/actions.py" line="326" />
         <source>删除 {0} 条</source>
         <translation>Delete {0} memories</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/wall/actions.py" line="326" />
+        <location filename="../../sonetto_desktop/ui/wall/actions.py" line="330" />
         <source>锁定</source>
         <translation>Lock</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/wall/actions.py" line="327" />
+        <location filename="../../sonetto_desktop/ui/wall/actions.py" line="331" />
         <source>锁定 {0} 条</source>
         <translation>Lock {0}</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/wall/actions.py" line="329" />
+        <location filename="../../sonetto_desktop/ui/wall/actions.py" line="333" />
         <source>解锁</source>
         <translation>Unlock</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/wall/actions.py" line="330" />
+        <location filename="../../sonetto_desktop/ui/wall/actions.py" line="334" />
         <source>解锁 {0} 条</source>
         <translation>Unlock {0}</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/wall/actions.py" line="332" />
+        <location filename="../../sonetto_desktop/ui/wall/actions.py" line="337" />
+        <source>置顶</source>
+        <translation>Pin to the top</translation>
+    </message>
+    <message>
+        <location filename="../../sonetto_desktop/ui/wall/actions.py" line="338" />
+        <source>置顶 {0} 条</source>
+        <translation>Pin {0} to the top</translation>
+    </message>
+    <message>
+        <location filename="../../sonetto_desktop/ui/wall/actions.py" line="340" />
+        <source>取消置顶</source>
+        <translation>Unpin</translation>
+    </message>
+    <message>
+        <location filename="../../sonetto_desktop/ui/wall/actions.py" line="341" />
+        <source>取消置顶 {0} 条</source>
+        <translation>Unpin {0}</translation>
+    </message>
+    <message>
+        <location filename="../../sonetto_desktop/ui/wall/actions.py" line="343" />
         <source>合并这 2 条</source>
         <translation>Merge these 2</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/wall/actions.py" line="338" />
+        <location filename="../../sonetto_desktop/ui/wall/actions.py" line="349" />
         <source>编辑</source>
         <translation>Edit</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/wall/actions.py" line="339" />
+        <location filename="../../sonetto_desktop/ui/wall/actions.py" line="350" />
         <source>历史</source>
         <translation>History</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/wall/actions.py" line="335" />
+        <location filename="../../sonetto_desktop/ui/wall/actions.py" line="346" />
         <source>与…合并</source>
         <translation>Merge with…</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/wall/actions.py" line="346" />
+        <location filename="../../sonetto_desktop/ui/wall/actions.py" line="358" />
         <source>复制</source>
         <translation>Copy</translation>
     </message>

@@ -18,8 +18,9 @@ from typing import Any, Mapping
 
 #: Every kind a change record can have.
 #: ``reload``: the store changed in ways not itemised (another process rewrote it): re-read it.
+#: ``set``: a field other than the text was set (``extra``: ``field`` and ``value``; see ``record.Field.set_by``).
 CHANGE_KINDS = (
-    "add", "update", "delete", "merge", "hit", "revert", "restore", "purge", "import", "reload", "lock",
+    "add", "update", "delete", "merge", "hit", "revert", "restore", "purge", "import", "reload", "lock", "set",
 )
 #: Actors that are the person themself: only they may change a locked memory.
 PERSON_ACTORS = frozenset({"user", "cli"})

@@ -100,6 +100,16 @@ class MemoryLocked(MemoryError_):
         super().__init__(f"memory {memory_id!r} is locked by the user; {actor!r} may not change or delete it")
 
 
+class FieldNotSettable(MemoryError_, PermissionError):
+    """``actor`` may not change this field of a memory (its schema says who may: ``Field.set_by``)."""
+
+    def __init__(self, memory_id: str, name: str, actor: str) -> None:
+        self.memory_id = memory_id
+        self.field = name
+        self.actor = actor
+        super().__init__(f"{actor!r} may not change {name!r} of memory {memory_id!r}; only the user may")
+
+
 class StoreOffline(MemoryError_):
     """The memory server cannot be reached: the store is read-only (its local copy) until it is back.
     Nothing was written; the change can be made again once the server answers."""

@@ -32,11 +32,13 @@ version ``k`` is its state after the ``k``-th history entry.
 
 from __future__ import annotations
 
-import copy
+from copy import deepcopy
 from datetime import date, datetime
 from typing import Any
 
 from .changes import check_actor
+from .record import ADDED, FIELDS, NAMES, clamp_hit, now_iso, parse_time, split_extra
+from .record import MAX_HIT, normalize_time  # noqa: F401 - the item's value helpers, imported from here too
 
 #: History actions that change a flag of the memory, not its text or theme.
 FLAG_ACTIONS = ("lock", "unlock")
@@ -51,38 +53,6 @@ def weekday_zh(day: date) -> str:
     return WEEKDAYS_ZH[day.weekday()]
 
 
-def now_iso() -> str:
-    """Current local time as ISO 8601 with seconds (the format we write)."""
-    return datetime.now().replace(microsecond=0).isoformat()
-
-
-def parse_time(value: Any) -> datetime | None:
-    """Parse a stored time: ISO 8601 with ``T`` or a space, or a datetime. ``None`` if unparseable."""
-    if isinstance(value, datetime):
-        return value
-    if not isinstance(value, str) or not value.strip():
-        return None
-    text = value.strip().replace("/", "-")
-    try:
-        return datetime.fromisoformat(text)
-    except ValueError:
-        pass
-    for fmt in ("%Y-%m-%d %H:%M:%S.%f", "%Y-%m-%d %H:%M", "%Y-%m-%d"):
-        try:
-            return datetime.strptime(text, fmt)
-        except ValueError:
-            continue
-    return None
-
-
-def normalize_time(value: Any) -> str | None:
-    """Normalise a stored time to our ISO format; unparseable text is returned unchanged."""
-    parsed = parse_time(value)
-    if parsed is None:
-        return value if isinstance(value, str) and value.strip() else None
-    return parsed.replace(microsecond=0).isoformat()
-
-
 # ── limits (one place: the store, the writer's tools, the UI, the CLI and imports use these) ──
 
 #: Longest memory text accepted by any write (a memory is a fact, not a document).
@@ -91,8 +61,6 @@ MAX_DESCRIPTION_CHARS = 5_000
 MAX_THEME_CHARS = 64
 #: Longest reason of a change (kept in the history and the trash for ever).
 MAX_REASON_CHARS = 1_000
-#: Largest hit count stored (a counter; larger or non-finite values are repaired to this / to 0).
-MAX_HIT = 2**53
 #: Largest YAML / JSON document a store or an import reads.
 MAX_DOCUMENT_BYTES = 256 * 1024 * 1024
 
@@ -125,22 +93,6 @@ def check_reason(reason: Any) -> str:
     return check_length("reason", reason)
 
 
-def clamp_hit(value: Any) -> int:
-    """A usable hit count: an int in 0..MAX_HIT (non-numbers, NaN and negatives become 0)."""
-    if isinstance(value, bool):
-        return int(value)
-    if isinstance(value, float):
-        if value != value:  # NaN
-            return 0
-        if value in (float("inf"), float("-inf")):
-            return MAX_HIT if value > 0 else 0
-    try:
-        number = int(value)
-    except (TypeError, ValueError, OverflowError):
-        return 0
-    return min(max(number, 0), MAX_HIT)
-
-
 def _require_text(name: str, value: Any) -> str:
     if not isinstance(value, str) or not value.strip():
         raise ValueError(f"{name} must be a non-empty string")
@@ -153,10 +105,13 @@ class MemoryItem:
     """One memory: a fact about the user (``description``) filed under a ``theme``.
 
     ``update`` and ``merge`` record every change in ``history`` (schema in the module doc);
-    ``hit`` counts how often the memory was referred to.
+    ``hit`` counts how often the memory was referred to. Its fields are those of
+    :data:`~.record.FIELDS` (fields after the seed's five are keyword arguments, e.g. ``pinned``);
+    ``extra`` keeps the keys of a stored entry that are not fields (a person's ``note:``), so every
+    store writes them back.
     """
 
-    __slots__ = ("description", "theme", "history", "latest_update_time", "hit")
+    __slots__ = (*NAMES, "extra")
 
     def __init__(
         self,
@@ -165,12 +120,20 @@ class MemoryItem:
         history: list[dict[str, Any]] | None = None,
         latest_update_time: str | None = None,
         hit: int = 0,
+        *,
+        extra: dict[str, Any] | None = None,
+        **fields: Any,
     ) -> None:
         self.description = description
         self.theme = theme
         self.history: list[dict[str, Any]] = list(history) if history else []
         self.latest_update_time = latest_update_time or now_iso()
         self.hit = hit
+        for f in ADDED:
+            setattr(self, f.name, fields.pop(f.name) if f.name in fields else f.default())
+        if fields:
+            raise TypeError(f"MemoryItem has no field {', '.join(map(repr, fields))} (fields: {', '.join(NAMES)})")
+        self.extra: dict[str, Any] = dict(extra) if extra else {}
 
     # ── changes ────────────────────────────────────────────────────────
 
@@ -242,6 +205,11 @@ class MemoryItem:
         self._change("merge", actor, reason, desc, theme, merged_id=another_id,
                      merged_description=another.description, merged_theme=another.theme, **(provenance or {}))
         self.hit = clamp_hit(clamp_hit(self.hit) + clamp_hit(another.hit))
+        for f in FIELDS:
+            if f.merge is not None:
+                setattr(self, f.name, f.merge(getattr(self, f.name), getattr(another, f.name)))
+        for key, value in another.extra.items():  # the absorbed memory's other keys, unless the kept one has them
+            self.extra.setdefault(key, value)
 
     def show_description_history(self) -> list[dict[str, Any]]:
         """The changes, newest first by time (copies: editing them changes nothing).
@@ -326,31 +294,42 @@ class MemoryItem:
 
     # ── (de)serialisation ─────────────────────────────────────────────
 
-    def to_dict(self) -> dict[str, Any]:
-        """The seed's on-disk shape: ``{description, theme, history, latest_update_time, hit}``."""
-        return {
-            "description": self.description,
-            "theme": self.theme,
-            "history": copy.deepcopy(self.history),
-            "latest_update_time": self.latest_update_time,
-            "hit": self.hit,
-        }
+    def to_dict(self, *, copy: bool = True) -> dict[str, Any]:
+        """The stored shape: the seed's ``{description, theme, history, latest_update_time, hit}``,
+        the other fields that are set, then the entry's other keys (``extra``). ``copy=False`` shares
+        the history and extra values (for a serialiser that only reads them)."""
+        data: dict[str, Any] = {}
+        for f in FIELDS:
+            value = getattr(self, f.name)
+            if f.stored(value):
+                data[f.name] = f.copy(value) if copy else value
+        if self.extra:
+            data.update(deepcopy(self.extra) if copy else self.extra)
+        return data
 
     @classmethod
-    def from_dict(cls, data: dict[str, Any]) -> "MemoryItem":
-        return cls(
-            description=data.get("description"),
-            theme=data.get("theme"),
-            history=copy.deepcopy(data.get("history")) or [],
-            latest_update_time=normalize_time(data.get("latest_update_time")),
-            hit=data.get("hit", 0),
-        )
+    def from_dict(cls, data: dict[str, Any], *, copy: bool = True) -> "MemoryItem":
+        """An item from its stored shape (each field read by its schema; other keys kept as ``extra``).
+        ``copy=False`` takes ownership of the history (a freshly parsed entry)."""
+        item = cls.__new__(cls)
+        for f in FIELDS:
+            value = data.get(f.name)
+            if value is None:
+                value = f.default()
+            elif copy:
+                value = f.copy(value)
+            setattr(item, f.name, f.read(value))
+        item.history = item.history or []
+        extra = split_extra(data)
+        item.extra = deepcopy(extra) if copy else extra
+        return item
 
     def copy(self) -> "MemoryItem":
         return MemoryItem.from_dict(self.to_dict())
 
     def __eq__(self, other: object) -> bool:
-        return isinstance(other, MemoryItem) and self.to_dict() == other.to_dict()
+        return isinstance(other, MemoryItem) and self.to_dict(copy=False) == other.to_dict(copy=False)
 
     def __repr__(self) -> str:
         return f"MemoryItem(theme={self.theme!r}, description={self.description!r}, hit={self.hit})"
+

@@ -143,6 +143,12 @@ class MemoryOperations:
         return self._one(lambda: self._store.set_locked(memory_id, locked, actor=self.actor, reason=reason,
                                                         turn=self.turn))
 
+    def set_field(self, memory_id: str, name: str, value: Any, *, reason: str = "") -> MemoryChange | None:
+        """Set a field its schema lets this actor set (``record.Field.set_by``: ``pinned`` by the
+        person); ``None`` when it already had that value. Others get ``FieldNotSettable``."""
+        return self._one(lambda: self._store.set_field(memory_id, name, value, actor=self.actor, reason=reason,
+                                                       turn=self.turn))
+
     def hit(self, memory_id: str) -> MemoryChange:
         return self._ids(self._one(lambda: self._store.hit(memory_id, actor=self.actor, turn=self.turn)))
 

@@ -27,7 +27,7 @@ from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any, Iterable, Mapping
 
 from .changes import PERSON_ACTORS, MemoryChange, Turn, check_actor
-from .stores.crud import card_state
+from .record import card_state
 from .errors import MemoryError_
 from .item import FLAG_ACTIONS, MemoryItem, check_reason, clamp_hit, now_iso
 

@@ -210,6 +210,16 @@ class MemoryService(QObject):
 
         return self._write(write)
 
+    def set_field(self, memory_id: str, name: str, value: Any) -> "asyncio.Task[bool | None]":
+        """Set a field the person may set (``record.Field.set_by``, e.g. ``pinned``); True once done
+        (also when it already had that value)."""
+
+        def write() -> bool:
+            self.memory.set_field(memory_id, name, value)
+            return True
+
+        return self._write(write)
+
     # ── many at once: one action each (``BulkResult``: turn id, changes, skipped ids) ──
 
     def move_many(self, ids: Iterable[str], theme: str, reason: str = "") -> "asyncio.Task[Any]":

@@ -300,7 +300,7 @@ async def test_context_menu_actions(wall, populated_store, wait):
     coffee = populated_store.ids["喜欢手冲咖啡，不加糖"]
     menu = wall.actions.context_menu(coffee)
     try:
-        assert [a.text() for a in menu.actions() if not a.isSeparator()] == ["编辑", "历史", "与…合并", "移动到…", "锁定", "删除", "复制"]
+        assert [a.text() for a in menu.actions() if not a.isSeparator()] == ["编辑", "历史", "与…合并", "移动到…", "锁定", "置顶", "删除", "复制"]
         actions = {a.objectName(): a for a in menu.actions()}
         actions["copy"].trigger()
         assert QGuiApplication.clipboard().text() == "喜欢手冲咖啡，不加糖"

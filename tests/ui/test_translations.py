@@ -136,7 +136,8 @@ async def test_the_wall_speaks_english(english, service, populated_store, qtbot,
     menu = wall.actions.context_menu(coffee, [coffee, cat])
     try:
         texts = [a.text() for a in menu.actions() if not a.isSeparator()]
-        assert texts == ["Edit", "History", "Merge these 2", "Move to…", "Lock 2", "Delete 2 memories", "Copy"]
+        assert texts == ["Edit", "History", "Merge these 2", "Move to…", "Lock 2", "Pin 2 to the top", "Delete 2 memories",
+                         "Copy"]
     finally:
         menu.close()
         menu.deleteLater()

@@ -72,6 +72,44 @@ async def test_lock_from_the_card_menu_shows_a_lock_and_the_locked_filter(wall, 
     assert "已锁定" in wall.empty_label.text()
 
 
+# ── pin ───────────────────────────────────────────────────────────────
+
+
+async def test_a_pinned_card_comes_first_in_its_theme_with_a_folded_corner(wall, populated_store, wait):
+    await wall.reload()
+    section = wall.section("品味")
+    coffee = section.proxy.ids()[-1]  # the last of its theme
+    other = next(mid for mid in section.proxy.ids() if mid != coffee)
+    section.view.doItemsLayout()
+    before = section.view.grab().toImage()
+
+    menu = wall.actions.context_menu(coffee, [coffee])
+    actions = _menu_actions(menu)
+    assert actions["pin"].text() == "置顶" and "unpin" not in actions
+    actions["pin"].trigger()
+    menu.close()
+    await wait(lambda: populated_store.get(coffee).pinned, message="pinned in the store")
+    await wait(lambda: section.proxy.ids()[0] == coffee, message="first in its theme")
+    section.view.doItemsLayout()
+    assert section.view.grab().toImage() != before  # the corner is painted
+    populated_store.hit(other)
+    wall.set_sort_mode("hits")
+    await wait(lambda: wall.section("品味").proxy.sort_mode == "hits", message="sorted by use")
+    section = wall.section("品味")
+    await wait(lambda: section.proxy.ids()[:2] == [coffee, other], message="pinned first, then the most used")
+    wall.set_sort_mode("recent")
+    await wait(lambda: wall.section("品味").proxy.sort_mode == "recent", message="sorted by time")
+    section = wall.section("品味")
+
+    menu = wall.actions.context_menu(coffee, [coffee])
+    actions = _menu_actions(menu)
+    assert actions["unpin"].text() == "取消置顶" and "pin" not in actions
+    actions["unpin"].trigger()
+    menu.close()
+    await wait(lambda: not populated_store.get(coffee).pinned, message="unpinned")
+    await wait(lambda: section.proxy.ids()[0] != coffee, message="no longer first")
+
+
 # ── provenance and the author filters ────────────────────────────────
 
 

@@ -27,6 +27,7 @@ from .crud import CrudMixin
 from ..errors import MemoryNotFound
 from ..events import EventFeed
 from ..item import MemoryItem
+from ..record import card_state
 from .transaction import SnapshotTransaction, Transaction
 from ..undo import UndoMixin
 from .validation import validate_items
@@ -169,20 +170,10 @@ class BaseMemoryManager(CrudMixin, UndoMixin, ABC):
         return self.get(memory_id).versions()
 
     def get_memories_grouped(self) -> dict[str, list[dict[str, Any]]]:
-        """theme -> its memories (for the card wall), most recently updated first."""
+        """theme -> its memories as ``{id, **card_state}`` (for the card wall), most recently updated first."""
         groups: dict[str, list[dict[str, Any]]] = {}
         for mid, item in self._load_all().items():
-            groups.setdefault(item.theme, []).append(
-                {
-                    "id": mid,
-                    "description": item.description,
-                    "theme": item.theme,
-                    "hit": item.hit,
-                    "latest_update_time": item.latest_update_time,
-                    "locked": item.locked,
-                    "last_actor": item.last_actor,
-                }
-            )
+            groups.setdefault(item.theme, []).append({"id": mid, **card_state(item)})
         for cards in groups.values():
             cards.sort(key=lambda card: str(card["latest_update_time"] or ""), reverse=True)
         return groups

@@ -14,8 +14,9 @@ from datetime import datetime
 from typing import TYPE_CHECKING, Any
 
 from ..changes import PERSON_ACTORS, MemoryChange, Turn, check_actor
-from ..errors import MemoryLocked, MemoryNotFound
+from ..errors import FieldNotSettable, MemoryLocked, MemoryNotFound
 from ..item import MAX_HIT, MemoryItem, check_length, check_reason, now_iso
+from ..record import card_state, field
 
 if TYPE_CHECKING:
     from .transaction import Transaction
@@ -28,12 +29,6 @@ def require_text(name: str, value: Any) -> str:
     if not isinstance(value, str) or not value.strip():
         raise ValueError(f"{name} must be a non-empty string")
     return check_length(name, value.strip())
-
-
-def card_state(item: MemoryItem) -> dict[str, Any]:
-    """What a view shows of a memory (carried in change records)."""
-    return {"description": item.description, "theme": item.theme, "hit": item.hit,
-            "latest_update_time": item.latest_update_time, "locked": item.locked, "last_actor": item.last_actor}
 
 
 def _changeable(item: MemoryItem, memory_id: str, actor: str) -> MemoryItem:
@@ -154,6 +149,28 @@ class CrudMixin:
             txn.put(memory_id, item)
             change = self._change(txn, "lock", (memory_id,), actor, reason, turn, {memory_id: card_state(item)},
                                   locked=bool(locked))
+        self._publish(change)
+        return True
+
+    def set_field(self, memory_id: str, name: str, value: Any, *, actor: str = "user", reason: str = "",
+                  turn: Turn | None = None) -> bool:
+        """Set a field that its schema lets ``actor`` set (``Field.set_by``, e.g. ``pinned`` by the
+        person); others get ``FieldNotSettable``. The text, history and update time stay as they are.
+        Returns False (and publishes nothing) when it already had that value."""
+        actor = check_actor(actor)
+        spec = field(name)
+        if actor not in spec.set_by:
+            raise FieldNotSettable(memory_id, name, actor)
+        value = spec.read(value)
+        reason = check_reason(reason)
+        with self._transaction() as txn:
+            item = self._require_item(txn, memory_id)
+            if getattr(item, name) == value:
+                return False
+            setattr(item, name, value)
+            txn.put(memory_id, item)
+            change = self._change(txn, "set", (memory_id,), actor, reason, turn, {memory_id: card_state(item)},
+                                  field=name, value=value)
         self._publish(change)
         return True
 

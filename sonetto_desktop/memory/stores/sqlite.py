@@ -20,18 +20,14 @@ from .base import BaseMemoryManager, SelfCheckReport
 from ..changes import EXTERNAL, MemoryChange
 from ..errors import (MemoryNotFound, StoreCorrupt, StoreReadOnly, StoreWriteFailed, describe_os_error)
 from ..files import private_files
-from ..item import MemoryItem, clamp_hit, now_iso
+from ..item import MemoryItem, now_iso
+from ..record import COLUMNS, column_definitions, item_row, missing_columns, row_values
 from .transaction import Transaction
-from .validation import as_text, item_from_raw, oversize_fields, validate_item
+from .validation import item_from_fields, item_from_raw, oversize_fields, validate_item
 
-_SCHEMA = """
+_SCHEMA = f"""
 CREATE TABLE IF NOT EXISTS memories (
-    id TEXT PRIMARY KEY,
-    description TEXT NOT NULL,
-    theme TEXT NOT NULL,
-    history TEXT NOT NULL DEFAULT '[]',
-    latest_update_time TEXT NOT NULL,
-    hit INTEGER NOT NULL DEFAULT 0
+    {", ".join(column_definitions())}
 );
 CREATE TABLE IF NOT EXISTS trash (
     id TEXT PRIMARY KEY,
@@ -55,33 +51,20 @@ CREATE INDEX IF NOT EXISTS changes_by_turn ON changes (turn_id);
 CHANGES_KEPT = 20_000
 _PRUNE_EVERY = 500
 
-_COLUMNS = "id, description, theme, history, latest_update_time, hit"
+_COLUMNS = ", ".join(COLUMNS)
+_PLACES = ", ".join("?" * len(COLUMNS))
 
 
-def _row_to_item(row: tuple) -> MemoryItem:
-    _, description, theme, history, latest, hit = row
-    try:
-        parsed = json.loads(history) if history else []
-    except json.JSONDecodeError:
-        parsed = [{"raw": history}]
-    return MemoryItem(description, theme, parsed, latest, hit)
-
-
-def _item_row(memory_id: str, item: MemoryItem) -> tuple:
-    return (
-        memory_id,
-        item.description if isinstance(item.description, str) else as_text(item.description),
-        item.theme if isinstance(item.theme, str) else as_text(item.theme),
-        json.dumps(item.history, ensure_ascii=False, default=str),
-        item.latest_update_time,
-        clamp_hit(item.hit),  # SQLite integers stop at 2**63 - 1
-    )
+def _row_to_item(row: tuple, columns: tuple[str, ...] = COLUMNS) -> MemoryItem:
+    """A row as an item; a damaged row is repaired in the item read (``self_check`` writes repairs)."""
+    return item_from_fields(*row_values(row, columns))[0]
 
 
 class _SqlTransaction(Transaction):
-    def __init__(self, conn: sqlite3.Connection, origin: str = "") -> None:
+    def __init__(self, conn: sqlite3.Connection, origin: str = "", columns: tuple[str, ...] = COLUMNS) -> None:
         self.conn = conn
         self.origin = origin
+        self.columns = columns
 
     def record(self, change: MemoryChange) -> None:
         """The change log row, committed with the write (other processes' watchers read it)."""
@@ -92,14 +75,15 @@ class _SqlTransaction(Transaction):
         )
 
     def get(self, memory_id: str) -> MemoryItem | None:
-        row = self.conn.execute(f"SELECT {_COLUMNS} FROM memories WHERE id = ?", (memory_id,)).fetchone()
-        return _row_to_item(row) if row else None
+        row = self.conn.execute(f"SELECT {', '.join(self.columns)} FROM memories WHERE id = ?",
+                                (memory_id,)).fetchone()
+        return _row_to_item(row, self.columns) if row else None
 
     def exists(self, memory_id: str) -> bool:
         return self.conn.execute("SELECT 1 FROM memories WHERE id = ?", (memory_id,)).fetchone() is not None
 
     def put(self, memory_id: str, item: MemoryItem) -> None:
-        self.conn.execute(f"INSERT OR REPLACE INTO memories ({_COLUMNS}) VALUES (?,?,?,?,?,?)", _item_row(memory_id, item))
+        self.conn.execute(f"INSERT OR REPLACE INTO memories ({_COLUMNS}) VALUES ({_PLACES})", item_row(memory_id, item))
 
     def remove(self, memory_id: str) -> None:
         self.conn.execute("DELETE FROM memories WHERE id = ?", (memory_id,))
@@ -146,16 +130,37 @@ class SqliteMemoryManager(BaseMemoryManager):
         self._watch_conn: sqlite3.Connection | None = None
         self._watch_version: int | None = None
         self._watch_seq = 0
+        self._columns: tuple[str, ...] = COLUMNS  # the memories table's columns (fewer: an older read-only file)
         try:
             conn = self._conn()
             if not self._has_schema(conn):
                 conn.executescript(_SCHEMA)
+            self._columns = self._columns_of(conn)
             self._start_watching()
         except sqlite3.DatabaseError as exc:
             self._init_error = describe_os_error(exc) if "disk is full" in str(exc) else str(exc)
         if not self.read_only:
             private_files(self.path, self.path.with_name(self.path.name + "-wal"),
                           self.path.with_name(self.path.name + "-shm"))
+
+    def _columns_of(self, conn: sqlite3.Connection) -> tuple[str, ...]:
+        """Add the columns of fields newer than the file (``record.FIELDS``); a read-only file is read
+        with the columns it has (the others read as their defaults)."""
+        present = [r[1] for r in conn.execute("PRAGMA table_info(memories)")]
+        if not missing_columns(present):
+            return COLUMNS
+        if self.read_only:
+            return tuple(name for name in COLUMNS if name in present)
+        conn.execute("BEGIN IMMEDIATE")
+        try:
+            present = [r[1] for r in conn.execute("PRAGMA table_info(memories)")]  # another process may have added them
+            for clause in missing_columns(present):
+                conn.execute(f"ALTER TABLE memories ADD COLUMN {clause}")
+            conn.execute("COMMIT")
+        except BaseException:
+            conn.execute("ROLLBACK")
+            raise
+        return COLUMNS
 
     @staticmethod
     def _has_schema(conn: sqlite3.Connection) -> bool:
@@ -302,16 +307,14 @@ class SqliteMemoryManager(BaseMemoryManager):
         return changes
 
     def _load_all(self) -> dict[str, MemoryItem]:
-        rows = self._checked_conn().execute(f"SELECT {_COLUMNS} FROM memories").fetchall()
-        return {row[0]: _row_to_item(row) for row in rows}
+        rows = self._checked_conn().execute(f"SELECT {', '.join(self._columns)} FROM memories").fetchall()
+        return {row[0]: _row_to_item(row, self._columns) for row in rows}
 
     def _save_all(self, items: dict[str, MemoryItem]) -> None:
         conn = self._conn()
         conn.execute("DELETE FROM memories")
-        conn.executemany(
-            f"INSERT INTO memories ({_COLUMNS}) VALUES (?,?,?,?,?,?)",
-            [_item_row(mid, item) for mid, item in items.items()],
-        )
+        conn.executemany(f"INSERT INTO memories ({_COLUMNS}) VALUES ({_PLACES})",
+                         [item_row(mid, item) for mid, item in items.items()])
 
     def _load_trash(self) -> dict[str, dict[str, Any]]:
         rows = self._checked_conn().execute("SELECT id, entry FROM trash").fetchall()
@@ -330,7 +333,7 @@ class SqliteMemoryManager(BaseMemoryManager):
         return self._load_all()
 
     def get(self, memory_id: str) -> MemoryItem:
-        item = _SqlTransaction(self._checked_conn()).get(memory_id)
+        item = _SqlTransaction(self._checked_conn(), columns=self._columns).get(memory_id)
         if item is None:
             raise MemoryNotFound(memory_id)
         return item
@@ -354,17 +357,16 @@ class SqliteMemoryManager(BaseMemoryManager):
             result = conn.execute("PRAGMA quick_check").fetchone()[0]
             if result != "ok":
                 return SelfCheckReport("FAIL", [f"{self.path} failed the integrity check: {result}"], [], 0)
-            rows = conn.execute(f"SELECT {_COLUMNS} FROM memories").fetchall()
-            fixes: dict[str, MemoryItem] = {}
+            select = f"SELECT {', '.join(self._columns)} FROM memories"
+            rows = conn.execute(select).fetchall()
+            fixes: list[str] = []
             for row in rows:
-                raw = dict(zip(("description", "theme", "history", "latest_update_time", "hit"), row[1:], strict=True))
-                raw["history"] = _row_to_item(row).history
-                item, _ = item_from_raw(row[0], raw)
+                item, _ = item_from_raw(*row_values(row, self._columns))  # as stored: repairs are seen
                 i, r = validate_item(row[0], item)
                 issues += i + oversize_fields(row[0], item)
                 repaired += r
                 if r:
-                    fixes[row[0]] = item
+                    fixes.append(row[0])
             if self.read_only:
                 issues.append(f"{self.path} is read-only: memories can be read, not changed")
                 repaired = []
@@ -372,8 +374,11 @@ class SqliteMemoryManager(BaseMemoryManager):
                 with self._write_lock():  # re-read under the lock: another process may have written since
                     txn = _SqlTransaction(conn)
                     for memory_id in fixes:
-                        current = txn.get(memory_id)
-                        if current is not None and validate_item(memory_id, current)[1]:
+                        row = conn.execute(f"{select} WHERE id = ?", (memory_id,)).fetchone()
+                        if row is None:
+                            continue
+                        current, _ = item_from_raw(*row_values(row, self._columns))
+                        if validate_item(memory_id, current)[1]:
                             txn.put(memory_id, current)
         except (StoreWriteFailed, StoreReadOnly) as exc:
             issues.append(f"repairs could not be saved: {exc}")

@@ -4,21 +4,13 @@ from __future__ import annotations
 
 import json
 from datetime import date, datetime, time
-from typing import Any
+from typing import Any, Mapping
 
-from ..item import (MAX_DESCRIPTION_CHARS, MAX_HIT, MAX_REASON_CHARS, MAX_THEME_CHARS, MemoryItem, clamp_hit,
-                   normalize_time, now_iso)
+from ..item import MAX_DESCRIPTION_CHARS, MAX_REASON_CHARS, MAX_THEME_CHARS, MemoryItem, normalize_time, now_iso
+from ..record import ADDED, MAX_HIT, Field, as_text, clamp_hit, plain as _plain, split_extra
 
-
-def _plain(value: Any) -> Any:
-    """Dates inside history entries (YAML parses unquoted timestamps) become ISO strings."""
-    if isinstance(value, (datetime, date)):
-        return value.isoformat()
-    if isinstance(value, dict):
-        return {k: _plain(v) for k, v in value.items()}
-    if isinstance(value, list):
-        return [_plain(v) for v in value]
-    return value
+__all__ = ["as_text", "item_from_fields", "item_from_raw", "oversize_fields", "trash_entry_problem", "validate_item",
+           "validate_items"]
 
 
 def validate_item(memory_id: str, item: MemoryItem) -> tuple[list[str], list[str]]:
@@ -58,6 +50,12 @@ def validate_item(memory_id: str, item: MemoryItem) -> tuple[list[str], list[str
     if not isinstance(item.hit, int) or isinstance(item.hit, bool) or not 0 <= item.hit <= MAX_HIT:
         item.hit = clamp_hit(item.hit)
         repaired.append(f"{memory_id}: hit repaired to {item.hit}")
+    for f in ADDED:
+        value = getattr(item, f.name)
+        read = f.read(value)
+        if read != value or type(read) is not type(value):
+            setattr(item, f.name, read)
+            repaired.append(f"{memory_id}: {f.name} was {value!r}, read as {read!r}")
     fixed_time = normalize_time(item.latest_update_time)
     if fixed_time is None:
         item.latest_update_time = now_iso()
@@ -79,21 +77,6 @@ def _kind(value: Any) -> str:
     if isinstance(value, dict):
         return "a mapping"
     return type(value).__name__
-
-
-def as_text(value: Any) -> str:
-    """A stored value that should have been text, as text (nothing of it dropped)."""
-    if isinstance(value, str):
-        return value
-    if isinstance(value, bool):
-        return "true" if value else "false"
-    if isinstance(value, (datetime, date, time)):
-        return value.isoformat()
-    if isinstance(value, (list, tuple)) and all(isinstance(v, (str, int, float)) for v in value):
-        return "；".join(as_text(v) for v in value)
-    if isinstance(value, (list, tuple, dict)):
-        return json.dumps(_plain(value), ensure_ascii=False, default=str)
-    return str(value)
 
 
 def oversize_fields(memory_id: str, item: MemoryItem) -> list[str]:
@@ -122,29 +105,34 @@ def validate_items(items: dict[str, Any]) -> tuple[list[str], list[str]]:
 
 
 def item_from_raw(memory_id: str, raw: Any) -> tuple[MemoryItem, str | None]:
-    """Build an item from a raw stored value. Non-mapping values are kept as a description."""
+    """Build an item from a raw stored value, its fields as stored (``validate_item`` repairs them)
+    and its other keys kept as ``extra``. Non-mapping values are kept as a description."""
     if isinstance(raw, dict):
-        data = dict(raw)
-        if "hit" not in data or data.get("hit") is None:
-            data["hit"] = 0
         item = MemoryItem.__new__(MemoryItem)
-        item.description = data.get("description")
-        item.theme = data.get("theme")
-        item.history = data.get("history")
-        item.latest_update_time = data.get("latest_update_time")
-        item.hit = data.get("hit", 0)
-        note = None if "hit" in raw and raw.get("hit") is not None else f"{memory_id}: missing hit set to 0"
+        item.description = raw.get("description")
+        item.theme = raw.get("theme")
+        item.history = raw.get("history")
+        item.latest_update_time = raw.get("latest_update_time")
+        hit = raw.get("hit")
+        item.hit = 0 if hit is None else hit
+        for f in ADDED:
+            value = raw.get(f.name)
+            setattr(item, f.name, f.default() if value is None else value)
+        item.extra = split_extra(raw)
+        note = None if hit is not None else f"{memory_id}: missing hit set to 0"
         return item, note
     return MemoryItem(str(raw), "未分类"), f"{memory_id}: entry was not a mapping; kept its text as the description"
 
 
-def item_from_fields(memory_id: str, description: Any, theme: Any, history: Any, latest_update_time: Any,
-                     hit: Any) -> tuple[MemoryItem, list[str], list[str]]:
-    """An item from the fields a store read (``history`` as stored: JSON text, or already parsed),
-    with (issues, repaired) as ``validate_item`` gives them. A row written by another program or
-    damaged by hand never breaks a read: a field of the wrong kind is repaired in the item returned
-    (history that is not a list is kept as a note entry, a hit out of range clamped…) and said; the
-    store decides whether to write the repair back. Sound rows take a fast path."""
+def item_from_fields(memory_id: str, fields: Mapping[str, Any]) -> tuple[MemoryItem, list[str], list[str]]:
+    """An item from what a store read (``{name: value}`` of ``record.FIELDS`` as stored, ``history``
+    as JSON text or already parsed, other keys kept as ``extra``: see ``record.row_values``), with
+    (issues, repaired) as ``validate_item`` gives them. A row written by another program or damaged
+    by hand never breaks a read: a field of the wrong kind is repaired in the item returned (history
+    that is not a list is kept as a note entry, a hit out of range clamped…) and said; the store
+    decides whether to write the repair back. Sound rows take a fast path."""
+    history, hit = fields.get("history"), fields.get("hit")
+    description, theme, stamp = fields.get("description"), fields.get("theme"), fields.get("latest_update_time")
     if isinstance(history, (str, bytes)):
         try:
             history = json.loads(history) if history else []
@@ -152,12 +140,17 @@ def item_from_fields(memory_id: str, description: Any, theme: Any, history: Any,
             pass  # kept as text: validate_item keeps it as a note
     if (type(history) is list and all(type(entry) is dict for entry in history) and type(hit) is int
             and 0 <= hit <= MAX_HIT and type(description) is str and type(theme) is str and theme.strip()
-            and type(latest_update_time) is str and latest_update_time):
-        return MemoryItem(description, theme, history, latest_update_time, hit), [], []
-    item, _ = item_from_raw(memory_id, {"description": description, "theme": theme, "history": history,
-                                        "latest_update_time": latest_update_time, "hit": hit})
+            and type(stamp) is str and stamp
+            and all(_sound(f, fields.get(f.name)) for f in ADDED)):
+        added = {f.name: fields[f.name] for f in ADDED if f.name in fields}
+        return MemoryItem(description, theme, history, stamp, hit, extra=split_extra(fields), **added), [], []
+    item, _ = item_from_raw(memory_id, {**fields, "history": history})
     issues, repaired = validate_item(memory_id, item)
     return item, issues, repaired
+
+
+def _sound(spec: Field, value: Any) -> bool:
+    return value is None or (type(value) is type(spec.read(value)) and spec.read(value) == value)
 
 
 def trash_entry_problem(entry: Any) -> str | None:

@@ -200,6 +200,10 @@ class WallActions(QObject):
     def undo_delete(self, ids: list[str]) -> list["asyncio.Task[Any]"]:
         return [self._service.restore(mid) for mid in ids]
 
+    def pin_cards(self, ids: list[str], pinned: bool) -> list["asyncio.Task[Any]"]:
+        """Pin ``ids`` (first in their theme) or unpin them."""
+        return [self._service.set_field(mid, "pinned", pinned) for mid in dict.fromkeys(ids)]
+
     def lock_cards(self, ids: list[str], locked: bool) -> "asyncio.Task[Any] | None":
         """Lock (or unlock) ``ids`` against Sonetto and other apps, as one undoable action."""
         return self.bulk.lock(list(dict.fromkeys(ids)), locked) if self.bulk is not None else None
@@ -308,8 +312,8 @@ class WallActions(QObject):
     # ── context menu ──────────────────────────────────────────────────
 
     def context_menu(self, memory_id: str, selected: list[str] | None = None) -> QMenu:
-        """The card's menu: 编辑 / 历史 / 与…合并 / 移动到… / 删除 / 复制 (move and delete act on the
-        whole selection)."""
+        """The card's menu: 编辑 / 历史 / 与…合并 / 移动到… / 锁定 / 置顶 / 删除 / 复制 (move, lock, pin and
+        delete act on the whole selection)."""
         selected = [mid for mid in (selected or []) if mid] or [memory_id]
         if memory_id not in selected:
             selected = [memory_id]
@@ -328,6 +332,13 @@ class WallActions(QObject):
         else:
             lock_text = (QCoreApplication.translate("MemoryWall", "解锁") if len(selected) == 1
                          else QCoreApplication.translate("MemoryWall", "解锁 {0} 条").format(len(selected)))
+        pin = bool(cards) and not all(card.pinned for card in cards)  # 置顶 unless all are pinned
+        if pin:
+            pin_text = (QCoreApplication.translate("MemoryWall", "置顶") if len(selected) == 1
+                        else QCoreApplication.translate("MemoryWall", "置顶 {0} 条").format(len(selected)))
+        else:
+            pin_text = (QCoreApplication.translate("MemoryWall", "取消置顶") if len(selected) == 1
+                        else QCoreApplication.translate("MemoryWall", "取消置顶 {0} 条").format(len(selected)))
         if len(selected) == 2:  # the two selected cards, in the merge dialog
             merge = ("merge", "merge", QCoreApplication.translate("MemoryWall", "合并这 2 条"),
                      lambda: self.merge_cards(selected[0], selected[1]))
@@ -341,6 +352,7 @@ class WallActions(QObject):
             merge,
             "move",
             ("lock" if lock else "unlock", "lock" if lock else "unlock", lock_text, lambda: self.lock_cards(selected, lock)),
+            ("pin" if pin else "unpin", None, pin_text, lambda: self.pin_cards(selected, pin)),
             None,
             ("delete", "trash", delete_text, lambda: self.delete_cards(selected)),
             ("copy", "copy", QCoreApplication.translate("MemoryWall", "复制"), lambda: self.copy_card(memory_id)),

@@ -6,7 +6,8 @@ maximum width), wrapped to at most a few lines beyond that; the view then stretc
 a full row to fill it (``ThemeCardView.layout_size``). It has a rounded surface with the
 theme's colour stripe on the left, the text (search matches highlighted), and a footer saying how
 often Sonetto used the memory, who changed it last (:mod:`wall_filters`) and when, with a lock
-sign when it is locked (:mod:`card_lock`; compact cards show the sign beside their count). A new or changed card glows for a moment
+sign when it is locked (:mod:`card_lock`; compact cards show the sign beside their count), and a
+folded corner when it is pinned (:mod:`card_pin`). A new or changed card glows for a moment
 (``CardRole.Flash`` fades from 1 to 0). While a single card is dragged over another, the target
 shows its merge zone (``merge_zone``) and, with the cursor in it, a preview of the merge. Colours
 come from the view's ``card*`` properties (set by the shared QSS through ``qproperty-…``) and its
@@ -27,6 +28,7 @@ from .memory_model import CardRole, uses_text
 from .search_text import Span, collapse
 from .theme_colors import theme_color, wall_tokens
 from .card_lock import lock_width, paint_lock
+from .card_pin import paint_pin
 from .filters import author_label
 
 STRIPE = 4
@@ -297,6 +299,8 @@ class CardDelegate(QStyledItemDelegate):
 
         painter.setClipPath(path)
         painter.fillRect(QRectF(rect.left(), rect.top(), STRIPE, rect.height()), stripe_color)
+        if card.pinned:
+            paint_pin(painter, rect, d.padding + STRIPE + 2, stripe_color)
         painter.setClipping(False)
 
         font = option.font

@@ -9,6 +9,7 @@ from typing import Any
 
 from sonetto_desktop.memory.stores.base import BaseMemoryManager
 from sonetto_desktop.memory.item import IMPORTED, MemoryItem, parse_time
+from sonetto_desktop.memory.record import card_state
 
 
 @dataclass(frozen=True, slots=True)
@@ -24,10 +25,11 @@ class Card:
     haystack: str  # what the search looks in, case-folded
     locked: bool = False  # the person locked it: Sonetto and other apps may not change it
     actor: str = IMPORTED  # who changed it last (``MemoryItem.last_actor``)
+    pinned: bool = False  # the person pinned it: first in its theme
 
     @classmethod
     def build(cls, memory_id: str, description: Any, theme: Any, hit: Any, stamp: Any, *,
-              locked: Any = False, actor: Any = IMPORTED) -> "Card":
+              locked: Any = False, actor: Any = IMPORTED, pinned: Any = False) -> "Card":
         description = str(description or "")
         theme = str(theme or "")
         stamp = str(stamp or "")
@@ -36,20 +38,18 @@ class Card:
         except (TypeError, ValueError):
             hits = 0
         return cls(memory_id, description, theme, hits, stamp, parse_time(stamp), f"{description}\n{theme}".casefold(),
-                   bool(locked), str(actor or IMPORTED))
+                   bool(locked), str(actor or IMPORTED), bool(pinned))
 
     @classmethod
     def from_state(cls, memory_id: str, state: dict[str, Any]) -> "Card":
-        """From a store row or a change record's state (``card_state``: description, theme, hit,
-        latest_update_time, locked, last_actor)."""
+        """From a store row or a change record's state (``record.card_state``)."""
         return cls.build(memory_id, state.get("description"), state.get("theme"), state.get("hit"),
                          state.get("latest_update_time"), locked=state.get("locked", False),
-                         actor=state.get("last_actor") or IMPORTED)
+                         actor=state.get("last_actor") or IMPORTED, pinned=state.get("pinned", False))
 
     @classmethod
     def from_item(cls, memory_id: str, item: MemoryItem) -> "Card":
-        return cls.build(memory_id, item.description, item.theme, item.hit, item.latest_update_time,
-                         locked=item.locked, actor=item.last_actor)
+        return cls.from_state(memory_id, card_state(item))
 
 
 def read_cards(manager: BaseMemoryManager) -> list[Card]:

@@ -29,13 +29,14 @@ SORT_MODES = ("recent", "hits")
 
 
 def _sort_key(mode: str):
+    """Pinned cards first, then by the mode (the list sorts in reverse)."""
     if mode == "hits":
-        return lambda card: (card.hit, card.time, card.id)
-    return lambda card: (card.time, card.hit, card.id)
+        return lambda card: (card.pinned, card.hit, card.time, card.id)
+    return lambda card: (card.pinned, card.time, card.hit, card.id)
 
 
 class ThemeCardList(QAbstractListModel):
-    """Cards of ``theme`` matching the search, most recent / most hit first; ``CardRole.Highlights``
+    """Cards of ``theme`` matching the search, pinned ones first, then most recent / most hit first; ``CardRole.Highlights``
     gives where each card matched."""
 
     def __init__(self, source: MemoryCardModel, theme: str, parent: QObject | None = None, *,

@@ -10,11 +10,16 @@ Times that decide something are the server's: ``trash.deleted_server`` is when t
 trash by the server's clock (the entry's own ``deleted_at`` is the deleting computer's, for people
 to read), so a computer whose clock is off never ages anyone's trash (version 2; a store of version
 1 gains the column at its next opening, its entries counted from then).
+
+The ``memories`` columns are those of ``record.FIELDS``; a store made by an older release gains the
+columns of newer fields at its next opening (they have defaults, so that release keeps working).
 """
 
 from __future__ import annotations
 
 import zlib
+
+from ...record import column_definitions, missing_columns
 
 SCHEMA_VERSION = "2"
 
@@ -29,13 +34,7 @@ def create_statements(schema: str) -> list[str]:
     s = f'"{schema}"'
     return [
         f"CREATE SCHEMA IF NOT EXISTS {s}",
-        f"""CREATE TABLE IF NOT EXISTS {s}.memories (
-            id TEXT PRIMARY KEY,
-            description TEXT NOT NULL,
-            theme TEXT NOT NULL,
-            history TEXT NOT NULL DEFAULT '[]',
-            latest_update_time TEXT NOT NULL,
-            hit INTEGER NOT NULL DEFAULT 0)""",
+        f"CREATE TABLE IF NOT EXISTS {s}.memories ({', '.join(column_definitions())})",
         f"""CREATE TABLE IF NOT EXISTS {s}.trash (
             id TEXT PRIMARY KEY,
             entry TEXT NOT NULL,
@@ -85,3 +84,14 @@ def ensure_schema(conn, schema: str) -> None:
                 conn.execute(statement)
             version = str(int(version) + 1)
             conn.execute(f'UPDATE "{schema}".meta SET value = %s WHERE key = \'schema_version\'', (version,))
+        add_columns(conn, schema)
+
+
+def add_columns(conn, schema: str) -> None:
+    """Add the columns of fields newer than the store's ``memories`` table (``record.FIELDS``; each
+    has a default, so devices running an older release keep writing the columns they know). Lock held."""
+    present = [r[0] for r in conn.execute(
+        "SELECT column_name FROM information_schema.columns WHERE table_schema = %s AND table_name = 'memories'",
+        (schema,))]
+    for clause in missing_columns(present):
+        conn.execute(f'ALTER TABLE "{schema}".memories ADD COLUMN IF NOT EXISTS {clause}')

@@ -9,6 +9,7 @@ from datetime import datetime
 from functools import partial
 from typing import Any, Iterable
 
+from ... import record
 from ...changes import MemoryChange
 from ...item import MemoryItem, parse_time
 from ..transaction import Transaction
@@ -17,7 +18,9 @@ from .log import PgChangeLog
 from .problems import BadRecords
 
 _dumps = partial(json.dumps, ensure_ascii=False, default=str)
-COLUMNS = "id, description, theme, history, latest_update_time, hit"
+COLUMNS = ", ".join(record.COLUMNS)
+_PLACES = ", ".join(["%s"] * len(record.COLUMNS))
+_UPDATE = ", ".join(f"{name} = EXCLUDED.{name}" for name in record.COLUMNS[1:])
 
 
 @dataclass(frozen=True)
@@ -37,7 +40,7 @@ class Tables:
 def read_row(row: tuple) -> tuple[MemoryItem, list[str], list[str]]:
     """A ``memories`` row (``COLUMNS``) as an item, with what had to be repaired in it (see
     ``validation.item_from_fields``)."""
-    return item_from_fields(*row)
+    return item_from_fields(*record.row_values(row))
 
 
 def trash_row(memory_id: str, entry: dict[str, Any]) -> tuple:
@@ -61,8 +64,7 @@ def _parse_entry(text: Any) -> tuple[dict[str, Any] | None, str | None]:
 
 
 def item_row(memory_id: str, item: MemoryItem) -> tuple:
-    return (memory_id, item.description, item.theme, _dumps(item.history), item.latest_update_time,
-            int(item.hit or 0))
+    return record.item_row(memory_id, item)
 
 
 class PgTransaction(Transaction):
@@ -104,9 +106,7 @@ class PgTransaction(Transaction):
 
     def put(self, memory_id: str, item: MemoryItem) -> None:
         self.conn.execute(
-            f"INSERT INTO {self.t.memories} ({COLUMNS}) VALUES (%s, %s, %s, %s, %s, %s)"
-            " ON CONFLICT (id) DO UPDATE SET description = EXCLUDED.description, theme = EXCLUDED.theme,"
-            " history = EXCLUDED.history, latest_update_time = EXCLUDED.latest_update_time, hit = EXCLUDED.hit",
+            f"INSERT INTO {self.t.memories} ({COLUMNS}) VALUES ({_PLACES}) ON CONFLICT (id) DO UPDATE SET {_UPDATE}",
             item_row(memory_id, item))
 
     def remove(self, memory_id: str) -> None:
@@ -162,7 +162,7 @@ class PgTransaction(Transaction):
     def save_all(self, items: dict[str, MemoryItem]) -> None:
         self.conn.execute(f"DELETE FROM {self.t.memories}")
         with self.conn.cursor() as cur:
-            cur.executemany(f"INSERT INTO {self.t.memories} ({COLUMNS}) VALUES (%s, %s, %s, %s, %s, %s)",
+            cur.executemany(f"INSERT INTO {self.t.memories} ({COLUMNS}) VALUES ({_PLACES})",
                             [item_row(mid, item) for mid, item in items.items()])
 
     def save_trash(self, trash: dict[str, dict[str, Any]]) -> None:

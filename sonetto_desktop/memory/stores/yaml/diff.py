@@ -12,12 +12,9 @@ from __future__ import annotations
 from typing import Any, Callable, Mapping
 
 from ...changes import EXTERNAL, MemoryChange
-from ..crud import STATES_MAX, card_state
+from ..crud import STATES_MAX
+from ...record import card_state
 from ...item import MemoryItem
-
-
-def _fingerprint(item: MemoryItem) -> tuple:
-    return (item.description, item.theme, item.latest_update_time, item.hit, len(item.history or ()))
 
 
 def _newest_entry(item: MemoryItem, since: int) -> dict[str, Any]:
@@ -37,7 +34,7 @@ def foreign_changes(before: Mapping[str, MemoryItem], after: Mapping[str, Memory
                     load_trash: Callable[[], Mapping[str, Any]], limit: int = STATES_MAX) -> list[MemoryChange]:
     added = [mid for mid in after if mid not in before]
     removed = [mid for mid in before if mid not in after]
-    changed = [mid for mid in after if mid in before and _fingerprint(after[mid]) != _fingerprint(before[mid])]
+    changed = [mid for mid in after if mid in before and after[mid] is not before[mid] and after[mid] != before[mid]]
     if len(added) + len(removed) + len(changed) > limit:
         return [MemoryChange("reload", (), EXTERNAL, local=False)]
     out: list[MemoryChange] = []
@@ -50,7 +47,10 @@ def foreign_changes(before: Mapping[str, MemoryItem], after: Mapping[str, Memory
         old, item = before[mid], after[mid]
         grown = len(item.history or ()) > len(old.history or ())
         if not grown and (old.description, old.theme) == (item.description, item.theme):
-            out.append(_change("hit", mid, card_state(item), {}, hit=item.hit))
+            if old.hit != item.hit:
+                out.append(_change("hit", mid, card_state(item), {}, hit=item.hit))
+            else:  # another field or key
+                out.append(_change("set", mid, card_state(item), {}))
             continue
         entry = _newest_entry(item, len(old.history or ()))
         kind = entry.get("action") if entry.get("action") in ("merge", "revert") else "update"

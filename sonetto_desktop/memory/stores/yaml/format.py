@@ -29,7 +29,7 @@ from .safe import load_pairs
 _Dumper = getattr(yaml, "CSafeDumper", yaml.SafeDumper)
 _TOP_LEVEL = re.compile(r"^(?=[^\s#])", re.MULTILINE)
 
-Fragment = tuple[tuple, str]
+Fragment = tuple[MemoryItem, str]
 
 
 def dump(data: Any) -> bytes:
@@ -37,21 +37,17 @@ def dump(data: Any) -> bytes:
                      sort_keys=False).encode("utf-8")
 
 
-def fingerprint(item: MemoryItem) -> tuple:
-    last = item.history[-1].get("time") if item.history and isinstance(item.history[-1], dict) else None
-    return (item.description, item.theme, item.latest_update_time, item.hit, len(item.history), last)
-
-
 def serialise(items: dict[str, MemoryItem], fragments: dict[str, Fragment]) -> tuple[bytes, dict[str, Fragment]]:
     """The whole file from per-entry fragments (one-entry mappings concatenate into one mapping);
-    returns it and the fragments of this version."""
+    returns it and the fragments of this version. A fragment is reused while its entry is the very
+    item object it was written from (committed items are never changed in place: a write stores a
+    new object), so every field and every other key of an entry is covered."""
     parts = []
     fresh: dict[str, Fragment] = {}
     for mid, item in items.items():
-        mark = fingerprint(item)
         cached = fragments.get(mid)
-        text = cached[1] if cached and cached[0] == mark else dump({mid: item.to_dict()}).decode("utf-8")
-        fresh[mid] = (mark, text)
+        text = cached[1] if cached and cached[0] is item else dump({mid: item.to_dict(copy=False)}).decode("utf-8")
+        fresh[mid] = (item, text)
         parts.append(text)
     return ("".join(parts) or "{}\n").encode("utf-8"), fresh
 
@@ -69,7 +65,7 @@ def split_fragments(text: str, items: dict[str, MemoryItem]) -> dict[str, Fragme
         chunk = text[begin:end]
         if not chunk.startswith((f"{mid}:", f"'{mid}':", f'"{mid}":')):
             return {}
-        fragments[mid] = (fingerprint(item), chunk)
+        fragments[mid] = (item, chunk)
     return fragments
 
 
@@ -130,7 +126,7 @@ CACHE_FORMAT = "sonetto-memory-cache"
 def write_cache(path: Path, base_sha1: str, items: dict[str, MemoryItem]) -> None:
     """Keep ``items`` — what memory.yaml with this SHA-1 parses to — as JSON beside it."""
     head = json.dumps({"format": CACHE_FORMAT, "version": 1, "base_sha1": base_sha1})
-    body = json.dumps({mid: item.to_dict() for mid, item in items.items()}, ensure_ascii=False,
+    body = json.dumps({mid: item.to_dict(copy=False) for mid, item in items.items()}, ensure_ascii=False,
                       separators=(",", ":"), default=str)
     atomic_write(path, (head + "\n" + body + "\n").encode("utf-8"))
 

@@ -1,0 +1,281 @@
+"""A memory's fields, described once.
+
+Everything that stores, copies or shows a memory derives from :data:`FIELDS`:
+
+- :class:`~.item.MemoryItem`: its attributes, ``to_dict`` / ``from_dict``, equality;
+- the SQLite and PostgreSQL tables: their columns (created, and added to an older table when
+  missing), the row of an item and the item of a row (:func:`item_row`, :func:`row_item`);
+- the card state every change record carries (:func:`card_state`), which the wall's cards read;
+- merges (:attr:`Field.merge`), ``set_field`` (who may change a field: :attr:`Field.set_by`);
+- the store contract tests (each field round-trips its :attr:`Field.sample` through every backend).
+
+Keys of a stored memory that are not fields here (a person's ``note:``, another tool's keys) are
+kept as the item's ``extra`` mapping through every backend's round trip (YAML, SQLite, PostgreSQL,
+export and import): the file formats keep them as keys of the entry, the tables in one ``extra``
+column holding JSON.
+
+Adding a field is one :class:`Field` appended to :data:`FIELDS` (an ``optional`` one is left out of
+an entry while it has its default, so files stay in the seed's five-key format); tables gain the
+column when a store opens. What it means — how the wall shows it, which writer rule applies — is
+the field's UI and its rule, nothing else.
+
+The value readers used by the fields (times, hit counts, text) live here too.
+"""
+
+from __future__ import annotations
+
+import copy
+import json
+from dataclasses import dataclass
+from datetime import date, datetime, time
+from typing import Any, Callable, Iterable, Mapping, Sequence
+
+from .changes import PERSON_ACTORS
+
+# ── values ────────────────────────────────────────────────────────────
+
+#: Largest hit count stored: a counter that every store, the recall index (int32) and PostgreSQL's
+#: ``INTEGER`` column hold. Larger or non-finite values are read as this, negative ones as 0.
+MAX_HIT = 2**31 - 1
+
+
+def now_iso() -> str:
+    """Current local time as ISO 8601 with seconds (the format we write)."""
+    return datetime.now().replace(microsecond=0).isoformat()
+
+
+def parse_time(value: Any) -> datetime | None:
+    """Parse a stored time: ISO 8601 with ``T`` or a space, or a datetime. ``None`` if unparseable."""
+    if isinstance(value, datetime):
+        return value
+    if not isinstance(value, str) or not value.strip():
+        return None
+    text = value.strip().replace("/", "-")
+    try:
+        return datetime.fromisoformat(text)
+    except ValueError:
+        pass
+    for fmt in ("%Y-%m-%d %H:%M:%S.%f", "%Y-%m-%d %H:%M", "%Y-%m-%d"):
+        try:
+            return datetime.strptime(text, fmt)
+        except ValueError:
+            continue
+    return None
+
+
+def normalize_time(value: Any) -> str | None:
+    """Normalise a stored time to our ISO format; unparseable text is returned unchanged."""
+    parsed = parse_time(value)
+    if parsed is None:
+        return value if isinstance(value, str) and value.strip() else None
+    return parsed.replace(microsecond=0).isoformat()
+
+
+def clamp_hit(value: Any) -> int:
+    """A usable hit count: an int in 0..MAX_HIT (non-numbers, NaN and negatives become 0)."""
+    if isinstance(value, bool):
+        return int(value)
+    if isinstance(value, float):
+        if value != value:  # NaN
+            return 0
+        if value in (float("inf"), float("-inf")):
+            return MAX_HIT if value > 0 else 0
+    try:
+        number = int(value)
+    except (TypeError, ValueError, OverflowError):
+        return 0
+    return min(max(number, 0), MAX_HIT)
+
+
+def plain(value: Any) -> Any:
+    """A stored value as JSON can hold it: dates (YAML parses unquoted timestamps) become ISO
+    strings, keys become strings, tuples and sets lists."""
+    if isinstance(value, (datetime, date, time)):
+        return value.isoformat()
+    if isinstance(value, dict):
+        return {str(k): plain(v) for k, v in value.items()}
+    if isinstance(value, (list, tuple, set, frozenset)):
+        return [plain(v) for v in value]
+    return value
+
+
+def as_text(value: Any) -> str:
+    """A stored value that should have been text, as text (nothing of it dropped)."""
+    if isinstance(value, str):
+        return value
+    if isinstance(value, bool):
+        return "true" if value else "false"
+    if isinstance(value, (datetime, date, time)):
+        return value.isoformat()
+    if isinstance(value, (list, tuple)) and all(isinstance(v, (str, int, float)) for v in value):
+        return "；".join(as_text(v) for v in value)
+    if isinstance(value, (list, tuple, dict)):
+        return json.dumps(plain(value), ensure_ascii=False, default=str)
+    return str(value)
+
+
+_TRUE = frozenset({"true", "yes", "on", "1", "y"})
+
+
+def as_flag(value: Any) -> bool:
+    """A stored yes/no value (``true``, ``yes``, ``1`` … or a bool) as a bool; anything else False."""
+    if isinstance(value, bool):
+        return value
+    if isinstance(value, (int, float)):
+        return value == 1
+    if isinstance(value, str):
+        return value.strip().lower() in _TRUE
+    return False
+
+
+def _dumps(value: Any) -> str:
+    return json.dumps(value, ensure_ascii=False, default=str)
+
+
+def _json_column(text: Any) -> Any:
+    """A JSON text column's value (text that is not JSON as it is: the reader's validation says so)."""
+    if not isinstance(text, (str, bytes)):
+        return text
+    try:
+        return json.loads(text) if text else None
+    except ValueError:
+        return text
+
+
+def _text_column(value: Any) -> str:
+    return value if isinstance(value, str) else as_text(value)
+
+
+def _same(value: Any) -> Any:
+    return value
+
+
+# ── the schema ────────────────────────────────────────────────────────
+
+
+@dataclass(frozen=True)
+class Field:
+    """One field of a memory.
+
+    ``column``: its SQL type and constraints (the same text for SQLite and PostgreSQL).
+    ``default``: its value when an entry has none. ``read``: a stored value (a file's, an import's)
+    as an item holds it. ``to_column`` / ``from_column``: the value in a table row.
+    ``card``: carried in the card state of change records (views show it). ``optional``: left out
+    of an entry while it has its default. ``set_by``: the actors that may change it with
+    ``set_field`` (empty: only the store's own operations change it). ``merge``: its value when two
+    memories merge (``merge(kept, absorbed)``; ``None``: the kept memory's). ``sample``: a value
+    other than the default, for the contract tests. ``seed``: one of the seed's five keys.
+    """
+
+    name: str
+    column: str
+    default: Callable[[], Any] = lambda: None
+    read: Callable[[Any], Any] = _same
+    to_column: Callable[[Any], Any] = _same
+    from_column: Callable[[Any], Any] = _same
+    copy: Callable[[Any], Any] = _same
+    card: bool = False
+    optional: bool = False
+    set_by: frozenset[str] = frozenset()
+    merge: Callable[[Any, Any], Any] | None = None
+    sample: Any = None
+    seed: bool = False
+
+    def stored(self, value: Any) -> bool:
+        """Whether an entry carries this value (an optional field at its default is left out)."""
+        return not (self.optional and value == self.default())
+
+
+FIELDS: tuple[Field, ...] = (
+    Field("description", "TEXT NOT NULL", to_column=_text_column, card=True, seed=True, sample="样例描述"),
+    Field("theme", "TEXT NOT NULL", to_column=_text_column, card=True, seed=True, sample="样例主题"),
+    Field("history", "TEXT NOT NULL DEFAULT '[]'", default=list, to_column=_dumps,
+          from_column=_json_column, copy=copy.deepcopy, seed=True,
+          sample=[{"time": "2026-01-02T03:04:05", "action": "create", "actor": "user", "reason": "样例"}]),
+    Field("latest_update_time", "TEXT NOT NULL", default=now_iso, read=normalize_time, card=True, seed=True,
+          sample="2026-01-02T03:04:05"),
+    Field("hit", "INTEGER NOT NULL DEFAULT 0", default=int, read=clamp_hit, to_column=clamp_hit, card=True,
+          seed=True, sample=7),
+    # The person pins a memory: pinned cards come first in their theme. Only the person pins and
+    # unpins; a merge keeps a pin of either memory.
+    Field("pinned", "BOOLEAN NOT NULL DEFAULT FALSE", default=bool, read=as_flag, to_column=bool,
+          from_column=as_flag, card=True, optional=True, set_by=PERSON_ACTORS,
+          merge=lambda kept, absorbed: bool(kept or absorbed), sample=True),
+)
+
+BY_NAME: dict[str, Field] = {f.name: f for f in FIELDS}
+NAMES: tuple[str, ...] = tuple(BY_NAME)
+#: The fields after the seed's five (``MemoryItem`` takes them as keyword arguments).
+ADDED: tuple[Field, ...] = tuple(f for f in FIELDS if not f.seed)
+#: What a view shows of a memory besides its fields: derived from its history.
+DERIVED_CARD = ("locked", "last_actor")
+
+#: The table column holding a memory's other keys (JSON text).
+EXTRA_COLUMN = "extra"
+COLUMNS: tuple[str, ...] = ("id", *NAMES, EXTRA_COLUMN)
+
+
+def field(name: str) -> Field:
+    """The field called ``name`` (``KeyError`` naming the known fields otherwise)."""
+    try:
+        return BY_NAME[name]
+    except KeyError:
+        raise KeyError(f"a memory has no field {name!r} (fields: {', '.join(NAMES)})") from None
+
+
+def card_state(item: Any) -> dict[str, Any]:
+    """What a view shows of a memory (carried in change records and the grouped listing)."""
+    state = {f.name: getattr(item, f.name) for f in FIELDS if f.card}
+    for name in DERIVED_CARD:
+        state[name] = getattr(item, name)
+    return state
+
+
+def split_extra(data: Mapping[str, Any]) -> dict[str, Any]:
+    """The keys of a stored entry that are not fields, as JSON holds them (order kept)."""
+    return {str(k): plain(v) for k, v in data.items() if k not in BY_NAME}
+
+
+# ── tables ────────────────────────────────────────────────────────────
+
+
+def column_definitions() -> list[str]:
+    """``name TYPE …`` of every column of the ``memories`` table, ``id`` first."""
+    return ["id TEXT PRIMARY KEY", *(f"{f.name} {f.column}" for f in FIELDS),
+            f"{EXTRA_COLUMN} TEXT NOT NULL DEFAULT '{{}}'"]
+
+
+def missing_columns(present: Iterable[str]) -> list[str]:
+    """``ADD COLUMN`` clauses for the columns an older table lacks (each has a default)."""
+    have = {name.lower() for name in present}
+    added = [f"{f.name} {f.column}" for f in FIELDS if f.name not in have]
+    if EXTRA_COLUMN not in have:
+        added.append(f"{EXTRA_COLUMN} TEXT NOT NULL DEFAULT '{{}}'")
+    return added
+
+
+def item_row(memory_id: str, item: Any) -> tuple:
+    """The row of ``item`` in :data:`COLUMNS` order."""
+    return (memory_id, *(f.to_column(getattr(item, f.name)) for f in FIELDS), _dumps(item.extra))
+
+
+def row_values(row: Sequence[Any], columns: Sequence[str] = COLUMNS) -> tuple[str, dict[str, Any]]:
+    """``(id, {key: value})`` of a table row whose columns are ``columns``, as an entry holds them."""
+    values = dict(zip(columns, row, strict=True))
+    data = {f.name: f.from_column(values[f.name]) for f in FIELDS if f.name in values}
+    raw_extra = values.get(EXTRA_COLUMN)
+    if raw_extra:
+        try:
+            extra = json.loads(raw_extra)
+        except (TypeError, ValueError):
+            extra = {"extra": raw_extra}
+        if isinstance(extra, dict):
+            data.update((k, v) for k, v in extra.items() if k not in BY_NAME)
+    return str(values["id"]), data
+
+
+__all__ = [
+    "ADDED", "BY_NAME", "COLUMNS", "DERIVED_CARD", "EXTRA_COLUMN", "FIELDS", "Field", "MAX_HIT", "NAMES",
+    "as_flag", "as_text", "card_state", "clamp_hit", "column_definitions", "field", "item_row",
+    "missing_columns", "normalize_time", "now_iso", "parse_time", "plain", "row_values", "split_extra",
+]
