@@ -31,6 +31,9 @@ Decisions (documented contract):
 - The LLM stack (LangChain, LangGraph, the OpenAI client: ~100 MB) is imported when the first
   turn starts, on a worker thread, and the model and the graph are built then (``start`` opens only
   the session list): listing sessions and reading transcripts never import it.
+- Parts the engine owns: the session database (``SessionDatabase``, or the memory server's), the
+  temporary chats (``TemporarySessionStore``), the model and its graphs (``ChatModel``) and the running
+  turns (``TurnRunner``).
 - Memory switches per session (``set_session_memory``): with recall off nothing is recalled (and
   the search tool declines); with writing off the turn is not handed to the writer (not journaled).
   A temporary chat (``new_session(temporary=True)``) has both off and is kept in memory only: no
@@ -39,27 +42,24 @@ Decisions (documented contract):
 
 from __future__ import annotations
 
-import asyncio
 import logging
 from dataclasses import replace
 from pathlib import Path
-from typing import TYPE_CHECKING, Any, Callable
+from typing import TYPE_CHECKING, Any
 
-from ..aio import import_off_loop
-from ..redaction import register_secret
-from ..memory.errors import api_key_of
 from ..memory.retrieval.modes import RetrievalMode
+from .chat_events import ChatEvent, SessionInfo
 from .chat_export import export_chat
-from .chat_events import SessionInfo
+from .chat_model import ChatModel, LLMFactory
 from .chat_search import ChatHit, search_chats
-from .deadlines import DEFAULT_FIRST_TOKEN_TIMEOUT, DEFAULT_IDLE_TIMEOUT
 from .session_db import SessionDatabase
 from .sessions import SessionNotFound
 from .temporary_sessions import TemporarySessionStore
-from .llm import FIRST_REQUEST_MODULES
-from .turn_runner import PREPARE_MODULES, TurnRunner
+from .turn_runner import TurnLimits, TurnRunner
 
 if TYPE_CHECKING:  # the LLM stack: imported by the first turn, on a worker thread (TURN_MODULES)
+    from collections.abc import AsyncIterator, Callable
+
     from langchain_core.language_models import BaseChatModel
 
 
@@ -68,10 +68,8 @@ log = logging.getLogger(__name__)
 MAX_INPUT_CHARS = 20_000
 DB_NAME = "sessions.db"
 
-LLMFactory = Callable[[], "BaseChatModel | None"]
 
-
-class ChatEngine(TurnRunner):
+class ChatEngine:
     """Sonetto's chat engine over a LongTermMemory ``ltm``.
 
     The model comes from ``llm_factory()`` (returns a chat model or None) or, if not given, from
@@ -84,9 +82,6 @@ class ChatEngine(TurnRunner):
     ``first_token_timeout`` seconds, or no next chunk within ``idle_timeout`` (settings
     ``first_token_timeout`` / ``stream_idle_timeout``; see ``stall_guard``).
     """
-
-    first_token_timeout: float = DEFAULT_FIRST_TOKEN_TIMEOUT
-    idle_timeout: float = DEFAULT_IDLE_TIMEOUT
 
     def __init__(
         self,
@@ -104,27 +99,53 @@ class ChatEngine(TurnRunner):
         self.ltm = ltm
         self.data_dir = Path(data_dir)
         self._settings_provider = settings_provider
-        self._llm_factory = llm_factory
-        self._mode_override = RetrievalMode.coerce(retrieval_mode) if retrieval_mode is not None else None
-        self.retrieval_mode = self._mode_override or RetrievalMode.MECHANICAL
-        self.max_input_chars = max_input_chars
-        self.recursion_limit = recursion_limit
-        self._graph_options = graph_options
-        self._llm: BaseChatModel | None = None
-        self._llm_pending = 0  # > 0: the settings changed, the model is built at the next turn
         self._started = False
-        self._secret = ""
-        self._model_name = ""
-        self._graph: Any = None
-        self._preparing: asyncio.Future[None] | None = None  # prepare(): the turn modules being imported
+        self.model = ChatModel(ltm, settings=self._settings, llm_factory=llm_factory, retrieval_mode=retrieval_mode,
+                               graph_options=graph_options)
         # sessions + checkpoints: sessions.db here, or ``session_db`` elsewhere (the memory server: pg_sessions)
-        self._db = session_db or SessionDatabase(self.data_dir / DB_NAME, secrets=lambda: (self._secret,))
-        self._store = self._db.store
+        self._db = session_db or SessionDatabase(self.data_dir / DB_NAME, secrets=lambda: (self.model.secret,))
         self._temporary = TemporarySessionStore()
-        self._temporary_saver: Any = None  # LangGraph's InMemorySaver, made at the first temporary turn
-        self._temporary_graph: Any = None
-        self._running: dict[str, asyncio.Task[None]] = {}
-        self._http: Any = None  # the HTTP client of a model built from the settings: ours, closed by close()
+        self.turns = TurnRunner(self._db, self._temporary, self.model, self.session,
+                                TurnLimits(max_input_chars, recursion_limit))
+
+    # ── limits (the runner's; kept as attributes for callers and tests) ──
+
+    @property
+    def max_input_chars(self) -> int:
+        return self.turns.limits.max_input_chars
+
+    @property
+    def recursion_limit(self) -> int:
+        return self.turns.limits.recursion_limit
+
+    @property
+    def first_token_timeout(self) -> float:
+        return self.turns.limits.first_token_timeout
+
+    @first_token_timeout.setter
+    def first_token_timeout(self, seconds: float) -> None:
+        self.turns.limits.first_token_timeout = float(seconds)
+
+    @property
+    def idle_timeout(self) -> float:
+        return self.turns.limits.idle_timeout
+
+    @idle_timeout.setter
+    def idle_timeout(self, seconds: float) -> None:
+        self.turns.limits.idle_timeout = float(seconds)
+
+    @property
+    def retrieval_mode(self) -> RetrievalMode:
+        return self.model.retrieval_mode
+
+    @property
+    def _store(self) -> Any:
+        """The saved sessions' store (the session database's)."""
+        return self._db.store
+
+    @property
+    def _llm(self) -> BaseChatModel | None:
+        return self.model.llm
 
     # ── life cycle ──────────────────────────────────────────────────────────────────────────
 
@@ -139,7 +160,7 @@ class ChatEngine(TurnRunner):
         if self._started:
             return
         await self._db.open()
-        self._started = True
+        self._started = self.turns.accepting = True
         self.reload_settings()
 
     @property
@@ -154,21 +175,15 @@ class ChatEngine(TurnRunner):
 
     async def close(self) -> None:
         """Cancel running turns (their partial replies are kept), then close the databases."""
-        for task in list(self._running.values()):
-            task.cancel()
-        if self._running:
-            await asyncio.gather(*self._running.values(), return_exceptions=True)
-        self._drop_graphs()
+        self.turns.accepting = False
+        await self.turns.stop_all()
         for session_id in self._temporary.clear():  # temporary chats end with the engine
-            if self._temporary_saver is not None:
-                self._temporary_saver.delete_thread(session_id)
+            self.model.forget_temporary(session_id)
         self._started = False
         try:
             await self._db.close()
         finally:
-            http, self._http = self._http, None
-            if http is not None:
-                await http.aclose()
+            await self.model.close()
 
     @property
     def started(self) -> bool:
@@ -177,31 +192,16 @@ class ChatEngine(TurnRunner):
     @property
     def prepared(self) -> bool:
         """What a turn needs is imported (or being imported)."""
-        return self._preparing is not None
+        return self.model.prepared
 
     async def prepare(self) -> None:
-        """The person started typing: import what a turn needs now, off the loop, so the first reply
-        does not wait the ~2 s the import takes. Nothing is imported while nobody types (idle memory
-        stays low). Once; a failure is logged and left to the turn, which imports again."""
-        if self._preparing is not None or not self.configured:
-            return
-        self._preparing = asyncio.ensure_future(import_off_loop(PREPARE_MODULES, optional=FIRST_REQUEST_MODULES))
-        try:
-            await asyncio.shield(self._preparing)  # closing the controller stops waiting, not the import
-        except Exception:  # the turn imports them again and says what failed
-            log.warning("could not import the chat modules ahead of the first turn", exc_info=True)
+        """The person started typing: import what a turn needs now (see ``ChatModel.prepare``)."""
+        await self.model.prepare()
 
     @property
     def configured(self) -> bool:
-        """A model is configured. Before the first turn after a settings change this is what the
-        settings say (the model itself is built at the turn); with a factory and no settings the
-        model is built now."""
-        if self._llm_pending:
-            settings = self._settings()
-            if settings is not None and hasattr(settings, "is_llm_configured"):
-                return bool(settings.is_llm_configured)
-            self.set_llm(self._build_model())
-        return self._llm is not None
+        """A model is configured (see ``ChatModel.configured``)."""
+        return self.model.configured
 
     def _settings(self) -> Any:
         try:
@@ -214,79 +214,34 @@ class ChatEngine(TurnRunner):
         """Take the retrieval mode and timeouts from the settings now, and build the model from the
         factory / settings at the next turn (off the event loop); never raises."""
         settings = self._settings()
-        try:
-            mode = getattr(settings, "retrieval_mode", None)
-            if self._mode_override is None and mode:
-                self.retrieval_mode = RetrievalMode.coerce(mode)
-            if settings is not None:
+        if settings is not None:
+            try:
                 self.first_token_timeout = float(getattr(settings, "first_token_timeout", self.first_token_timeout))
                 self.idle_timeout = float(getattr(settings, "stream_idle_timeout", self.idle_timeout))
-        except Exception as exc:  # noqa: BLE001 - keep the previous mode and timeouts
-            log.warning("could not apply the settings: %s", type(exc).__name__)
-        if settings is not None and getattr(settings, "is_llm_configured", False):
-            register_secret(str(getattr(settings, "api_key", "") or "").strip())  # before the model exists
-        self._llm_pending += 1
-        self._drop_graphs()
-
-    def _build_model(self) -> BaseChatModel | None:
-        """The model from the factory / settings (blocking: imports langchain-openai the first time).
-        A model that cannot be built is logged and treated as "not configured"."""
-        try:
-            if self._llm_factory is not None:
-                return self._llm_factory()
-            settings = self._settings()
-            if settings is not None:
-                import httpx
-
-                from .llm import build_llm
-
-                if self._http is None:  # else the OpenAI client makes one nobody closes (an open socket at exit)
-                    self._http = httpx.AsyncClient()
-                return build_llm(settings, streaming=True, http_async_client=self._http)
-        except Exception as exc:  # noqa: BLE001 - reported on the next send as "configure a model"
-            log.warning("could not build the chat model: %s", type(exc).__name__)
-        return None
+            except (TypeError, ValueError) as exc:  # keep the previous timeouts
+                log.warning("could not apply the settings: %s", type(exc).__name__)
+        self.model.reload(settings)
 
     def set_llm(self, llm: BaseChatModel | None) -> None:
         """Use ``llm`` from the next turn on (None: not configured). Running turns keep their model."""
-        self._llm = llm
-        self._llm_pending = 0
-        self._secret, self._model_name = _identity(llm)
-        register_secret(self._secret)  # a model from a factory: its key is hidden from the log too
-        self._drop_graphs()
+        self.model.set_llm(llm)
 
     def set_retrieval_mode(self, mode: RetrievalMode | str) -> None:
-        self._mode_override = self.retrieval_mode = RetrievalMode.coerce(mode)
-        self._drop_graphs()
+        self.model.set_retrieval_mode(mode)
 
-    def _drop_graphs(self) -> None:
-        """The graphs are built again (model, mode, checkpointer) at the next turn."""
-        self._graph = self._temporary_graph = None
+    # ── turns (the runner's) ───────────────────────────────────────────────────────────────
 
-    async def _graph_for(self, session_id: str) -> Any:
-        """The graph for a turn of ``session_id``: the model, the checkpointer and the graph are
-        built here when missing (blocking parts on a worker thread)."""
-        while self._llm_pending:
-            pending = self._llm_pending
-            llm = await asyncio.to_thread(self._build_model)
-            if self._llm_pending == pending:  # the settings did not change meanwhile
-                self.set_llm(llm)
-        from .graph import build_graph
+    def send(self, session_id: str, text: str, *, replace_turn: str = "") -> AsyncIterator[ChatEvent]:
+        """Run one turn; see the module docstring for the event contract. ``replace_turn``: first
+        drop that turn and everything after it (regenerate, edit and resend; see turn_rewind)."""
+        return self.turns.send(session_id, text, replace_turn=replace_turn)
 
-        if session_id in self._temporary:
-            if self._temporary_graph is None:
-                if self._temporary_saver is None:
-                    from langgraph.checkpoint.memory import InMemorySaver
+    def cancel(self, session_id: str) -> bool:
+        """Stop the reply running in ``session_id``; False if none was running."""
+        return self.turns.cancel(session_id)
 
-                    self._temporary_saver = InMemorySaver()
-                self._temporary_graph = build_graph(self._llm, self.ltm, retrieval_mode=self.retrieval_mode,
-                                                    checkpointer=self._temporary_saver, **self._graph_options)
-            return self._temporary_graph
-        if self._graph is None:
-            saver = await self._db.checkpointer()
-            self._graph = build_graph(self._llm, self.ltm, retrieval_mode=self.retrieval_mode,
-                                      checkpointer=saver, **self._graph_options)
-        return self._graph
+    def is_busy(self, session_id: str) -> bool:
+        return self.turns.is_busy(session_id)
 
     # ── sessions ────────────────────────────────────────────────────────────────────────────
 
@@ -329,13 +284,9 @@ class ChatEngine(TurnRunner):
 
     async def delete_session(self, session_id: str) -> bool:
         """Delete the session, its transcript and its checkpoints (a running reply is cancelled)."""
-        task = self._running.get(session_id)
-        if task is not None:
-            task.cancel()
-            await asyncio.gather(task, return_exceptions=True)
+        await self.turns.stop(session_id)
         if session_id in self._temporary:
-            if self._temporary_saver is not None:
-                self._temporary_saver.delete_thread(session_id)
+            self.model.forget_temporary(session_id)
             return await self._temporary.delete(session_id)
         existed = await self._store.delete(session_id)
         await self._db.delete_checkpoints(session_id)  # LangGraph's, without importing it if unused yet
@@ -352,7 +303,7 @@ class ChatEngine(TurnRunner):
         return _with_switches(info, await self._store.memory_switches()) if info is not None else None
 
     def _store_for(self, session_id: str) -> Any:
-        return self._temporary if session_id in self._temporary else self._store
+        return self.turns.store_for(session_id)
 
     async def search_chats(self, query: str, *, limit: int = 100) -> list[ChatHit]:
         """Sessions whose title or messages contain every word of ``query`` (see chat_search)."""
@@ -362,20 +313,10 @@ class ChatEngine(TurnRunner):
         """Write a session as Markdown, atomically, off the loop thread (see chat_export)."""
         return await export_chat(self._store_for(session_id), session_id, path, language=language)
 
-    def is_busy(self, session_id: str) -> bool:
-        return session_id in self._running
-
 
 def _with_switches(info: SessionInfo, switches: dict[str, tuple[bool, bool]]) -> SessionInfo:
     recall, write = switches.get(info.id, (True, True))
     return info if (recall and write) else replace(info, recall=recall, write=write)
-
-
-def _identity(llm: Any) -> tuple[str, str]:
-    """(API key, model name) of a chat model, so error texts can name the model and never the key."""
-    if llm is None:
-        return "", ""
-    return api_key_of(llm), str(getattr(llm, "model_name", "") or "")
 
 
 __all__ = ["ChatEngine", "MAX_INPUT_CHARS", "SessionNotFound"]

@@ -1,6 +1,8 @@
 """TurnRunner: a ChatEngine's turns (see ``engine.py`` for the event contract): input checks, the
 graph run streamed as ChatEvents, cancel, timeouts, and what is kept of a failed or interrupted turn.
-The LLM stack is imported when the first turn starts, on a worker thread (``TURN_MODULES``)."""
+A part the engine owns: it is given the session database, the temporary chats, the model and its
+graphs (``ChatModel``), a way to read a session's memory switches, and the limits; it owns the running
+turns. The LLM stack is imported when the first turn starts, on a worker thread (``TURN_MODULES``)."""
 
 from __future__ import annotations
 
@@ -8,32 +10,78 @@ import asyncio
 import contextlib
 import logging
 import uuid
+from dataclasses import dataclass
 from pathlib import Path
-from typing import TYPE_CHECKING, Any, AsyncIterator, Callable
+from typing import TYPE_CHECKING, Any, AsyncIterator, Awaitable, Callable
 
 from ..aio import import_off_loop
 from ..memory.unicode_text import storable
-from .chat_events import ChatEvent, input_error, storage_error
+from .chat_events import ChatEvent, SessionInfo, input_error, storage_error
+from .chat_model import PREPARE_MODULES, TURN_MODULES, ChatModel
+from .deadlines import DEFAULT_FIRST_TOKEN_TIMEOUT, DEFAULT_IDLE_TIMEOUT
 from .llm import FIRST_REQUEST_MODULES
 from .storage_errors import storage_problem
 from .turn_rewind import rewind
 
 if TYPE_CHECKING:
+    from .session_db import SessionDatabase
     from .stall_guard import StallGuard
+    from .temporary_sessions import TemporarySessionStore
     from .turn_events import TurnRecorder
+
+__all__ = ["PREPARE_MODULES", "TURN_MODULES", "TurnLimits", "TurnRunner"]
 
 log = logging.getLogger(__name__)
 
-#: What a turn needs of the LLM stack, imported off the event loop when the first turn starts.
-TURN_MODULES = ("langchain_core.messages", "langgraph.checkpoint.memory", "sonetto_desktop.agent.graph",
-                "sonetto_desktop.agent.stall_guard", "sonetto_desktop.agent.turn_events")
-#: What ChatEngine.prepare() imports ahead of the first turn: the above and the OpenAI model the turn builds.
-PREPARE_MODULES = (*TURN_MODULES, "langchain_openai")
+
+@dataclass
+class TurnLimits:
+    """How long a message may be, how many graph steps a turn may take, and the stream's deadlines
+    (settings ``first_token_timeout`` / ``stream_idle_timeout``; see ``stall_guard``)."""
+
+    max_input_chars: int
+    recursion_limit: int
+    first_token_timeout: float = DEFAULT_FIRST_TOKEN_TIMEOUT
+    idle_timeout: float = DEFAULT_IDLE_TIMEOUT
 
 
 class TurnRunner:
-    """Needs the engine's ``_started``, ``_running``, ``max_input_chars``, settings, model, graphs and
-    stores (``ChatEngine``)."""
+    """See the module docstring. ``session_info(id)``: the session with its memory switches (None if unknown)."""
+
+    def __init__(self, db: SessionDatabase, temporary: TemporarySessionStore, model: ChatModel,
+                 session_info: Callable[[str], Awaitable[SessionInfo | None]], limits: TurnLimits) -> None:
+        self._db = db
+        self._temporary = temporary
+        self._model = model
+        self._session_info = session_info
+        self.limits = limits
+        self.accepting = False  # the engine is started and not closed
+        self._running: dict[str, asyncio.Task[None]] = {}
+
+    def store_for(self, session_id: str) -> Any:
+        """Where ``session_id``'s transcript lives: in memory for a temporary chat, else the database."""
+        return self._temporary if session_id in self._temporary else self._db.store
+
+    def is_busy(self, session_id: str) -> bool:
+        return session_id in self._running
+
+    async def stop(self, session_id: str) -> None:
+        """Cancel ``session_id``'s running reply and wait until it has ended."""
+        task = self._running.get(session_id)
+        if task is not None:
+            task.cancel()
+            await asyncio.gather(task, return_exceptions=True)
+
+    async def stop_all(self) -> None:
+        """Cancel every running reply (their partial replies are kept) and wait until they have ended."""
+        tasks = list(self._running.values())
+        for task in tasks:
+            task.cancel()
+        if tasks:
+            await asyncio.gather(*tasks, return_exceptions=True)
+
+    async def _graph_for(self, session_id: str) -> Any:
+        return await self._model.graph_for(session_id in self._temporary, self._db.checkpointer)
 
     def cancel(self, session_id: str) -> bool:
         """Stop the reply running in ``session_id``; False if none was running."""
@@ -67,16 +115,16 @@ class TurnRunner:
                 del self._running[session_id]
 
     def _check_input(self, session_id: str, text: Any) -> ChatEvent | None:
-        if not self._started:
+        if not self.accepting:
             raise RuntimeError("ChatEngine.start() has not been awaited (or the engine is closed)")
         if not isinstance(session_id, str) or not session_id.strip():
             return input_error("没有指定会话。", "No session was given.")
         if not isinstance(text, str) or not text.strip():
             return input_error("消息是空的，写点什么再发送吧。", "The message is empty.")
-        if len(text) > self.max_input_chars:
+        if len(text) > self.limits.max_input_chars:
             return input_error(
-                f"消息太长了（{len(text)} 字，上限 {self.max_input_chars} 字），请分几次发送。",
-                f"The message is too long ({len(text)} characters, limit {self.max_input_chars}); send it in parts.",
+                f"消息太长了（{len(text)} 字，上限 {self.limits.max_input_chars} 字），请分几次发送。",
+                f"The message is too long ({len(text)} characters, limit {self.limits.max_input_chars}); send it in parts.",
             )
         if session_id in self._running:
             return input_error("上一条消息还在回复中，请稍等或先停止。", "Still replying to the previous message.")
@@ -98,13 +146,13 @@ class TurnRunner:
         from .stall_guard import ReplyStalled
         from .turn_events import TurnRecorder, describe_turn_error
 
-        config: dict[str, Any] = {"configurable": {"thread_id": session_id}, "recursion_limit": self.recursion_limit}
+        config: dict[str, Any] = {"configurable": {"thread_id": session_id}, "recursion_limit": self.limits.recursion_limit}
         graph: Any = None
         if replace_turn:
             try:
                 graph = await self._graph_for(session_id)
-                saver = self._temporary_saver if session_id in self._temporary else await self._db.checkpointer()
-                config["configurable"] = await rewind(graph, saver, self._store_for(session_id), session_id, replace_turn)
+                saver = self._model.temporary_saver if session_id in self._temporary else await self._db.checkpointer()
+                config["configurable"] = await rewind(graph, saver, self.store_for(session_id), session_id, replace_turn)
             except Exception as exc:  # noqa: BLE001 - nothing was changed that matters: say so, run nothing
                 log.warning("could not go back before turn %s: %s", replace_turn, exc)
                 emit(input_error("这条消息已经不能重新回答了。", "This message can no longer be answered again."))
@@ -113,12 +161,12 @@ class TurnRunner:
         guard: StallGuard | None = None
         turn = TurnRecorder()
         generation = self._db.generation
-        store = self._store_for(session_id)
+        store = self.store_for(session_id)
         try:
             try:
                 await store.ensure(session_id)
                 await store.append(session_id, "user", text, turn_id=turn_id)
-                info = await self.session(session_id)
+                info = await self._session_info(session_id)
                 config["configurable"].update(
                     sonetto_recall=info.recall if info else True, sonetto_write=info.write if info else True
                 )
@@ -154,7 +202,7 @@ class TurnRunner:
                     event, _ = await self._storage_failure(exc, generation, session_id, text, turn_id)
                     await self._finish(session_id, turn, event, emit)
                     return
-                event = describe_turn_error(exc, turn_id, api_key=self._secret, model=self._model_name)
+                event = describe_turn_error(exc, turn_id, api_key=self._model.secret, model=self._model.name)
                 log.info("turn %s failed: %s (%s)", turn_id, event.error_code, type(exc).__name__)
                 await self._close_interrupted(graph, config, turn.uncommitted_text() if isinstance(exc, ReplyStalled) else "")
                 await self._finish(session_id, turn, event, emit)
@@ -172,7 +220,7 @@ class TurnRunner:
 
         failed = event.kind == "error"
         try:
-            await self._store_for(session_id).append(
+            await self.store_for(session_id).append(
                 session_id, "assistant", turn.streamed_text() if failed else event.text,
                 memories=turn.memories, turn_id=event.turn_id, error=error_dict(event) if failed else None,
             )
@@ -191,7 +239,7 @@ class TurnRunner:
         """Replace a damaged sessions.db by a new one and rebuild the graph on its checkpointer."""
         aside = await self._db.recover(exc, generation)
         if aside is not None:
-            self._drop_graphs()
+            self._model.drop_graphs()
         return aside
 
     async def _storage_failure(
@@ -206,8 +254,8 @@ class TurnRunner:
         if aside is None:
             return storage_error(turn_id, reason=reason), False
         try:
-            await self._store.ensure(session_id)
-            await self._store.append(session_id, "user", text, turn_id=turn_id)
+            await self._db.store.ensure(session_id)
+            await self._db.store.append(session_id, "user", text, turn_id=turn_id)
         except Exception:  # the message is still shown; the error says what happened
             log.exception("could not store the message in the new session database")
             return storage_error(turn_id, reason=reason, moved_to=aside.name), False
@@ -215,11 +263,11 @@ class TurnRunner:
 
     def _stall_guard(self) -> StallGuard | None:
         """Deadlines for a streamed reply (a model that does not stream is bound by its request timeout)."""
-        if not getattr(self._llm, "streaming", False):
+        if not self._model.streaming:
             return None
         from .stall_guard import StallGuard
 
-        return StallGuard(self.first_token_timeout, self.idle_timeout)
+        return StallGuard(self.limits.first_token_timeout, self.limits.idle_timeout)
 
     async def _close_interrupted(self, graph: Any, config: dict, partial: str = "") -> None:
         """Leave the model's history valid (no dangling tool call) and keep what she already said."""
