@@ -210,7 +210,7 @@ class AppServices:
     def subscribe_events(self, callback: Callable[[object], None]) -> Callable[[], None]:
         """Everything a front end follows, in the order it happened, across store re-opens and agent
         restarts: ``MemoryChange``, ``WriterEvent``, ``StoreStatusChanged``, ``AgentsStarted``,
-        ``InboxChanged``, ``SettingsApplied``. Called on the publishing thread (a store write's worker,
+        ``InboxChanged``, ``SettingsApplied``, ``IndexProgress`` (the recall index's first build). Called on the publishing thread (a store write's worker,
         the writer's thread, the loop): a Qt front end re-emits on its own thread (``ui/qt_bridge.py``)."""
         return self._events.subscribe(callback)
 
@@ -259,9 +259,11 @@ class AppServices:
         self.shutdown_steps.extend(agents.shutdown_steps)
 
     async def warm_up(self) -> None:
-        """Load the tokenizer and build the offline recall index now rather than at the first message."""
+        """Load the tokenizer and build the offline recall index now rather than at the first message.
+        A first build of a large bank reports its progress on the feed (``IndexProgress``)."""
         assert self._handle is not None
-        await run_blocking(lambda: self._handle.recall.mechanical.warm_up())
+        mechanical = self._handle.recall.mechanical
+        await run_blocking(lambda: mechanical.warm_up(progress=self._events.publish))
 
     async def warm_up_writer(self) -> None:
         """With a model configured: build the writer's index now (a full read, ~1 s of Python at

@@ -331,3 +331,30 @@ def test_closing_during_a_background_build_leaves_an_index_the_next_start_verifi
     assert len(r.scored("书店")) == len(bank)  # nothing missing: a half-built index was not trusted
     r.close()
     mm.close()
+
+
+@pytest.mark.parametrize("background", [False, True])
+def test_a_first_build_reports_its_progress_and_its_end(tmp_path, monkeypatch, background):
+    from sonetto_desktop.memory.retrieval import mechanical
+    from sonetto_desktop.memory.retrieval.progress import IndexProgress
+
+    monkeypatch.setattr(mechanical, "REPORT_FROM", 100)
+    monkeypatch.setattr(index_lifecycle, "BATCH", 64)
+    if background:
+        monkeypatch.setattr(index_lifecycle, "SYNC_BUILD_MAX", 50)
+    mm = SqliteMemoryManager(tmp_path / "p.sqlite3")
+    fill(mm, {f"m{i}": (f"小夏第{i}次去书店买了一本旧书。", "品味") for i in range(300)})
+    heard: list[IndexProgress] = []
+    r = MechanicalRetriever(mm, now=lambda: NOW)
+    r.warm_up(progress=heard.append)
+    assert heard[0] == IndexProgress(0, 300) and heard[-1] == IndexProgress(300, 300, finished=True)
+    done = [p.done for p in heard]
+    assert done == sorted(done) and len(heard) >= 5 and all(p.total == 300 for p in heard)
+    assert len(r.scored("书店")) == 300
+    r.close()
+    heard.clear()  # the next start loads the saved index: nothing to report
+    r = MechanicalRetriever(mm, now=lambda: NOW)
+    r.warm_up(progress=heard.append)
+    assert heard == []
+    r.close()
+    mm.close()

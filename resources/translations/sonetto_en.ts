@@ -2022,37 +2022,47 @@ Talk about anything — I'll remember what matters to you.</translation>
 <context>
     <name>StatusIndicator</name>
     <message>
-        <location filename="../../sonetto_desktop/ui/notices/status_indicator.py" line="177" />
+        <location filename="../../sonetto_desktop/ui/notices/status_indicator.py" line="185" />
+        <source>第一次打开导入的记忆时要建立回忆索引；建好前回忆只用已建好的部分</source>
+        <translation>Imported memories are indexed for recall the first time they are opened; until it is done, recall uses the part already indexed</translation>
+    </message>
+    <message>
+        <location filename="../../sonetto_desktop/ui/notices/status_indicator.py" line="186" />
+        <source>正在建立回忆索引… %1 / %2</source>
+        <translation>Building the recall index… %1 / %2</translation>
+    </message>
+    <message>
+        <location filename="../../sonetto_desktop/ui/notices/status_indicator.py" line="189" />
         <source>记忆写入未启动</source>
         <translation>Memory writer not started</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/notices/status_indicator.py" line="183" />
+        <location filename="../../sonetto_desktop/ui/notices/status_indicator.py" line="195" />
         <source>记忆写入已暂停 (%1)</source>
         <translation>Memory writing paused (%1)</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/notices/status_indicator.py" line="185" />
+        <location filename="../../sonetto_desktop/ui/notices/status_indicator.py" line="197" />
         <source>整理记忆中 (%1)</source>
         <translation>Organising memories (%1)</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/notices/status_indicator.py" line="191" />
+        <location filename="../../sonetto_desktop/ui/notices/status_indicator.py" line="203" />
         <source>记忆写入出错：%1</source>
         <translation>Memory writing failed: %1</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/notices/status_indicator.py" line="193" />
+        <location filename="../../sonetto_desktop/ui/notices/status_indicator.py" line="205" />
         <source>记忆已是最新</source>
         <translation>Memories are up to date</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/notices/status_indicator.py" line="196" />
+        <location filename="../../sonetto_desktop/ui/notices/status_indicator.py" line="208" />
         <source>继续记忆写入</source>
         <translation>Resume memory writing</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/notices/status_indicator.py" line="196" />
+        <location filename="../../sonetto_desktop/ui/notices/status_indicator.py" line="208" />
         <source>暂停记忆写入</source>
         <translation>Pause memory writing</translation>
     </message>
@@ -2554,32 +2564,32 @@ The memory wall on the right works already.</translation>
 <context>
     <name>WriterControl</name>
     <message>
-        <location filename="../../sonetto_desktop/ui/notices/status_indicator.py" line="86" />
+        <location filename="../../sonetto_desktop/ui/notices/status_indicator.py" line="93" />
         <source>暂停记忆写入</source>
         <translation>Pause memory writing</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/notices/status_indicator.py" line="87" />
+        <location filename="../../sonetto_desktop/ui/notices/status_indicator.py" line="94" />
         <source>重试失败的轮次</source>
         <translation>Retry failed turns</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/notices/status_indicator.py" line="88" />
+        <location filename="../../sonetto_desktop/ui/notices/status_indicator.py" line="95" />
         <source>Sonetto 想做的记忆变化，等你确认</source>
         <translation>Memory changes Sonetto would like to make, waiting for you</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/notices/status_indicator.py" line="89" />
+        <location filename="../../sonetto_desktop/ui/notices/status_indicator.py" line="96" />
         <source>整理记忆时发现的、说法不一致的记忆，等你确认</source>
         <translation>Memories that say different things, found while tidying, waiting for you</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/notices/status_indicator.py" line="105" />
+        <location filename="../../sonetto_desktop/ui/notices/status_indicator.py" line="112" />
         <source>待审核 %1</source>
         <translation>To review %1</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/notices/status_indicator.py" line="109" />
+        <location filename="../../sonetto_desktop/ui/notices/status_indicator.py" line="116" />
         <source>矛盾 %1</source>
         <translation>Contradictions %1</translation>
     </message>

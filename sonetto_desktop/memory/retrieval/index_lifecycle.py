@@ -86,6 +86,7 @@ class IndexLifecycle:
                         self._docs.touch(slot, int(p.item.hit or 0), p.updated, str(p.item.latest_update_time or ""))
                     else:
                         todo.append(p)
+            self._report(0, len(todo))
             for start in range(0, len(todo), BATCH):
                 if self._stop.is_set():
                     return
@@ -97,6 +98,7 @@ class IndexLifecycle:
                     for p in batch:
                         if p.id not in changed:
                             self._install(p, bulk=True)  # searchable at the next flush
+                self._report(start + len(batch), len(todo))
             tok.release_memos()
             with self._lock:
                 self._compact()

@@ -49,6 +49,7 @@ class WriterControl(QObject):
         self.conflicts_action = QAction(self)
         self.conflicts_action.triggered.connect(self.conflicts_requested)
         self._set_texts()
+        self.index_progress: Any = None  # the recall index's first build while it runs (IndexProgress)
         self._tasks = TaskKeeper("writer-control")
         if feed is None and services is not None:
             from ..app_feed import AppFeed
@@ -58,6 +59,7 @@ class WriterControl(QObject):
         if feed is not None:
             for signal in self._signals():
                 signal.connect(self._on_event)
+            feed.index_progress.connect(self._on_index_progress)
         self.refresh()
 
     def _signals(self) -> list:
@@ -68,6 +70,10 @@ class WriterControl(QObject):
     def _on_event(self, *_event: Any) -> None:
         self.refresh()
 
+    def _on_index_progress(self, progress: Any) -> None:
+        self.index_progress = None if progress.finished else progress
+        self.state_changed.emit()
+
     @property
     def writer(self) -> Any:
         """The writer in use now (``None``: not started)."""
@@ -76,9 +82,10 @@ class WriterControl(QObject):
     def close(self) -> None:
         if self._feed is None:
             return
-        for signal in self._signals():
+        for signal, slot in [(signal, self._on_event) for signal in self._signals()] + [
+                (self._feed.index_progress, self._on_index_progress)]:
             try:
-                signal.disconnect(self._on_event)
+                signal.disconnect(slot)
             except (RuntimeError, TypeError):
                 pass
 
@@ -173,7 +180,12 @@ class StatusIndicator(QWidget):
 
     def refresh(self) -> None:
         ltm = self._control.writer
-        if ltm is None:
+        building = self._control.index_progress
+        if building is not None and (ltm is None or not (ltm.paused or ltm.last_error)):
+            state, tip = "busy", self.tr("第一次打开导入的记忆时要建立回忆索引；建好前回忆只用已建好的部分")
+            text = self.tr("正在建立回忆索引… %1 / %2").replace("%1", f"{building.done:,}").replace(
+                "%2", f"{building.total:,}")
+        elif ltm is None:
             state, text, tip = "off", self.tr("记忆写入未启动"), ""
         else:
             status = ltm.status()
