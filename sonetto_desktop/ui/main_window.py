@@ -18,6 +18,7 @@ from .widgets.icons import icon
 from .notices.status_indicator import StatusIndicator, WriterControl
 from .widgets.accessible_names import name_icon_buttons
 from .chat.welcome import WelcomePanel
+from .widgets.focus import chain_tab_order, tab_buttons
 from .window_menus import build_menus
 
 DEFAULT_SIZE = QSize(1280, 800)
@@ -46,6 +47,7 @@ class MainWindow(QMainWindow):
         self._ui_state = ui_state
         self.hide_to_tray = False
         self.controller = controller
+        self._shown_once = False
 
         root = QWidget(self)
         column = QVBoxLayout(root)
@@ -81,6 +83,7 @@ class MainWindow(QMainWindow):
         self.shortcuts_dialog = None
         self.menus = build_menus(self)
         self.set_configured(configured)
+        self._order_tabs()
         self._restore_state()
 
     def _build_header(self, writer_control: WriterControl) -> QWidget:
@@ -103,6 +106,7 @@ class MainWindow(QMainWindow):
         self.settings_button.setToolTip(self.tr("设置"))
         self.settings_button.setAccessibleName(self.tr("设置"))
         self.settings_button.clicked.connect(self.settings_requested)
+        tab_buttons(self.settings_button)  # a click must not take the focus from the chat's input
         row.addWidget(self.settings_button)
         return header
 
@@ -126,6 +130,18 @@ class MainWindow(QMainWindow):
             self._wall_layout.removeWidget(old)
             old.hide()
             old.deleteLater()
+        if hasattr(self, "chat_stack"):
+            self._order_tabs()
+
+    def _order_tabs(self) -> None:
+        """Tab follows the layout: the header (left to right), the sessions (top to bottom), the chat
+        (mode bar, transcript, input, send), then the wall in its own order."""
+        chain_tab_order([*self.status_indicator.tab_stops(), self.settings_button, *self.chat_panel.tab_stops(),
+                         self.welcome.settings_button, self.wall])  # the wall moves with all of its controls
+
+    def focus_home(self) -> QWidget:
+        """Where typing should go: the chat's input (the settings button while there is no model)."""
+        return self.welcome.settings_button if self.showing_welcome else self.chat_panel.composer.input
 
     def reveal_memory(self, memory_id: str) -> None:
         reveal = getattr(self.wall, "reveal", None)
@@ -169,8 +185,12 @@ class MainWindow(QMainWindow):
     def showEvent(self, event) -> None:
         super().showEvent(event)
         name_icon_buttons(self)  # icon-only buttons (chat, wall, header) get their tooltip as a name
+        if not self._shown_once:  # typing at once goes to the chat, not to the first header button
+            self._shown_once = True
+            self.focus_home().setFocus(Qt.FocusReason.ActiveWindowFocusReason)
         self.visibility_changed.emit(True)
 
     def hideEvent(self, event) -> None:
         super().hideEvent(event)
         self.visibility_changed.emit(False)
+

@@ -67,7 +67,7 @@ class CodeBlock(QFrame):
         self.copy_button.setObjectName("CodeCopy")
         self.copy_button.setIcon(icon("copy"))
         self.copy_button.setToolButtonStyle(Qt.ToolButtonStyle.ToolButtonTextBesideIcon)
-        self.copy_button.setFocusPolicy(Qt.FocusPolicy.TabFocus)
+        self.copy_button.setFocusPolicy(Qt.FocusPolicy.NoFocus)  # like the bubble's own actions
         self.copy_button.clicked.connect(self.copy_code)
         row.addWidget(self.language_label, 1)
         row.addWidget(self.copy_button)
@@ -226,7 +226,8 @@ class WideText(QScrollArea):
         self.label = BubbleText(self, limit=self._limit)
         self.label.setObjectName("BubbleText")
         self.label.setTextFormat(Qt.TextFormat.RichText)
-        self.label.setTextInteractionFlags(Qt.TextInteractionFlag.TextBrowserInteraction)
+        self.label.setTextInteractionFlags(Qt.TextInteractionFlag.TextSelectableByMouse
+                                           | Qt.TextInteractionFlag.LinksAccessibleByMouse)
         self.label.setOpenExternalLinks(False)
         self.label.linkActivated.connect(self.link_activated)
         self.setWidget(self.label)

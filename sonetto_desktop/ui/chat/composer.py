@@ -48,6 +48,8 @@ class Composer(QWidget):
         self.stop_button.setToolTip(self.tr("停止回复"))
         self.stop_button.clicked.connect(self.stop_requested)
         self.stop_button.hide()
+        for button in (self.send_button, self.stop_button):  # a click leaves the focus in the input
+            button.setFocusPolicy(Qt.FocusPolicy.TabFocus)
         layout.addWidget(self.send_button, 0, Qt.AlignmentFlag.AlignBottom)
         layout.addWidget(self.stop_button, 0, Qt.AlignmentFlag.AlignBottom)
         self._busy = False

@@ -31,6 +31,7 @@ class Conversation(QObject):
         self._asked: MessageBubble | None = None  # the user's message of the running turn
         self._replacing = ""
 
+        view.focus_fallback = lambda: composer.input
         composer.send_requested.connect(self._on_send_requested)
         view.regenerate_requested.connect(self._on_regenerate_requested)
         view.retry_requested.connect(self._on_retry_requested)

@@ -10,7 +10,7 @@ from __future__ import annotations
 from collections.abc import Callable, Coroutine
 from typing import Any
 
-from PySide6.QtCore import Signal
+from PySide6.QtCore import Qt, Signal
 from PySide6.QtGui import QAction
 from PySide6.QtWidgets import QHBoxLayout, QLabel, QMenu, QToolButton, QWidget
 
@@ -48,6 +48,7 @@ class ChatMemoryBar(QWidget):
         self.menu_button.setText(self.tr("记忆"))
         self.menu_button.setAccessibleName(self.tr("这个对话如何使用记忆"))
         self.menu_button.setPopupMode(QToolButton.ToolButtonPopupMode.InstantPopup)
+        self.menu_button.setFocusPolicy(Qt.FocusPolicy.TabFocus)
         menu = QMenu(self.menu_button)
         self.recall_action = QAction(self.tr("回复前回忆相关的记忆"), menu)
         self.recall_action.setCheckable(True)

@@ -58,6 +58,7 @@ class MessageBubble(QFrame):
     undo_memory_requested = Signal(str)  # "撤销这轮的记忆变化": the turn id
     forget_turn_requested = Signal(str, str)  # "别记住这个": the user's text and its turn id
     forget_memory_requested = Signal(str)  # "忘掉这条" on a recalled-memory chip: the memory id
+    focus_leaving = Signal()  # the focused control of this bubble is going away (the view re-homes the focus)
 
     def __init__(self, role: str, text: str = "", parent: QWidget | None = None, *, max_width: int = 480) -> None:
         super().__init__(parent)
@@ -104,6 +105,7 @@ class MessageBubble(QFrame):
         error_layout.setSpacing(4)
         self.error_label = BubbleText(self.error_box)
         self.retry_button = QPushButton(icon("retry"), self.tr("重试"), self.error_box)
+        self.retry_button.setFocusPolicy(Qt.FocusPolicy.TabFocus)  # a click leaves the focus where it was
         self.retry_button.clicked.connect(self._on_retry_clicked)
         error_layout.addWidget(self.error_label)
         error_layout.addWidget(self.retry_button, 0, Qt.AlignmentFlag.AlignRight)
@@ -167,6 +169,9 @@ class MessageBubble(QFrame):
         button.setToolTip(tip)
         button.setAccessibleName(tip)
         button.setAutoRaise(True)
+        # Not a Tab stop (a long chat would be dozens of them between the transcript and the input)
+        # and never taking the focus from the input on a click.
+        button.setFocusPolicy(Qt.FocusPolicy.NoFocus)
         button.clicked.connect(lambda _=False: slot())
         return button
 
@@ -252,6 +257,7 @@ class MessageBubble(QFrame):
         for memory in self._memories:
             chip = QPushButton(icon("memory"), chip_text(str(memory.get("description", ""))), self.chips)
             chip.setObjectName("MemoryChip")
+            chip.setFocusPolicy(Qt.FocusPolicy.NoFocus)
             chip.setCursor(Qt.CursorShape.PointingHandCursor)
             chip.setToolTip(self.tr("{0}：{1}").format(memory.get("theme", ""), memory.get("description", "")))
             chip.setProperty("memory_id", memory["id"])
@@ -299,6 +305,8 @@ class MessageBubble(QFrame):
 
     def retire_retry(self) -> None:
         """This failed reply was answered by a later turn: its retry can never send again."""
+        if self.retry_button.hasFocus():
+            self.focus_leaving.emit()
         self.retry_button.setEnabled(False)
         self.retry_button.hide()
 

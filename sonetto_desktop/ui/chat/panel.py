@@ -129,8 +129,16 @@ class ChatPanel(QWidget):
         column.addWidget(self.session_list, 1)
         return pane
 
+    def tab_stops(self) -> list[QWidget]:
+        """The panel's controls in the order they are laid out (the window chains them)."""
+        composer = self.composer
+        return [self.new_button, self.rename_button, self.export_button, self.delete_button, self.search_box,
+                self.session_list, self.memory_bar.menu_button, self.view, composer.input,
+                composer.send_button, composer.stop_button]
+
     def _tool_button(self, parent: QWidget, name: str, tip: str, slot: Any) -> QToolButton:
         button = QToolButton(parent)
+        button.setFocusPolicy(Qt.FocusPolicy.TabFocus)  # a click leaves the focus where it was
         button.setIcon(icon(name))
         button.setToolTip(tip)
         button.setAccessibleName(tip)
@@ -222,6 +230,8 @@ class ChatPanel(QWidget):
 
     async def new_session(self, *, temporary: bool = False) -> None:
         await self._reported(self.controller.new_session(temporary=temporary))
+        if self.isVisible():
+            self.composer.input.setFocus(Qt.FocusReason.OtherFocusReason)  # a new chat: type at once
 
     def start_rename(self) -> None:
         item = self._item_for(self.controller.current_session_id)

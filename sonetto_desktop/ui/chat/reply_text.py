@@ -22,6 +22,9 @@ from .code_block import CodeBlock, WideText
 from .markdown_render import chunks, fence_parts, is_code, render_chunk, uses_markdown
 
 Piece = BubbleText | CodeBlock | WideText
+# Select and follow links with the mouse; the transcript itself is the keyboard's stop (no Tab
+# through every link of a long chat).
+MOUSE_TEXT = Qt.TextInteractionFlag.TextSelectableByMouse | Qt.TextInteractionFlag.LinksAccessibleByMouse
 
 BUDGET_S = 0.025
 PIECE_SPACING = 10
@@ -138,7 +141,7 @@ class ReplyText(QWidget):
         piece = BubbleText(self, limit=self._limit)
         piece.setObjectName("BubbleText")
         piece.setTextFormat(Qt.TextFormat.RichText)
-        piece.setTextInteractionFlags(Qt.TextInteractionFlag.TextBrowserInteraction)
+        piece.setTextInteractionFlags(MOUSE_TEXT)
         piece.setOpenExternalLinks(False)  # every link goes through a confirmation
         piece.linkActivated.connect(self.link_activated)
         return piece

@@ -7,12 +7,13 @@ and keeps it there while the transcript is still being laid out, and highlights 
 
 from __future__ import annotations
 
-from typing import Any
+from typing import Any, Callable
 
 from PySide6.QtCore import QEvent, QPoint, Qt, QTimer, Signal
 from PySide6.QtWidgets import QHBoxLayout, QLabel, QScrollArea, QVBoxLayout, QWidget
 
 from ..widgets.deferred import alive, later
+from ..widgets.focus import focus_within, give_focus
 from ..i18n import ui_language
 from .message_bubble import MessageBubble
 
@@ -36,7 +37,9 @@ class ChatView(QScrollArea):
         super().__init__(parent)
         self.setObjectName("ChatScroll")
         self.setWidgetResizable(True)
-        self.setFocusPolicy(Qt.FocusPolicy.StrongFocus)  # a Tab stop: arrows and PgUp/PgDn read the chat
+        # A Tab stop (arrows and PgUp/PgDn read the chat) that a click inside does not take: clicking a
+        # message's copy or 重试 leaves the focus in the input.
+        self.setFocusPolicy(Qt.FocusPolicy.TabFocus)
         self._compact = compact
         self._area = QWidget()
         self._area.setObjectName("ChatArea")
@@ -61,6 +64,7 @@ class ChatView(QScrollArea):
         self._unhighlight.setSingleShot(True)
         self._unhighlight.setInterval(HIGHLIGHT_MS)
         self._unhighlight.timeout.connect(self._clear_highlight)
+        self.focus_fallback: Callable[[], QWidget | None] | None = None  # where focus goes when a focused control goes
 
     def _build_empty_state(self) -> QLabel:
         label = QLabel(self._area)
@@ -109,6 +113,8 @@ class ChatView(QScrollArea):
         return list(self._bubbles)
 
     def clear(self) -> None:
+        if any(focus_within(row) for row in self._rows):
+            self._rehome_focus()
         for row in self._rows:
             # Keep the parent: the row is deleted on this (GUI) thread by deleteLater, never by
             # Python's garbage collector on whatever thread happens to run it.
@@ -132,6 +138,7 @@ class ChatView(QScrollArea):
         bubble.undo_memory_requested.connect(self.undo_memory_requested)
         bubble.forget_turn_requested.connect(self.forget_turn_requested)
         bubble.forget_memory_requested.connect(self.forget_memory_requested)
+        bubble.focus_leaving.connect(self._rehome_focus)
         row = QWidget(self._area)
         layout = QHBoxLayout(row)
         layout.setContentsMargins(0, 0, 0, 0)
@@ -155,6 +162,8 @@ class ChatView(QScrollArea):
         index = next((i for i, b in enumerate(self._bubbles) if turn_id and b.turn_id == turn_id), None)
         if index is None:
             return
+        if any(focus_within(row) for row in self._rows[index:]):
+            self._rehome_focus()
         for row in self._rows[index:]:
             self._column.removeWidget(row)
             row.hide()
@@ -172,10 +181,16 @@ class ChatView(QScrollArea):
         everything before it: no earlier failed reply can be retried any more."""
         self.retire_retries()
         bubble = self.add_message("assistant", turn_id=turn_id)
+        QWidget.setTabOrder(self, bubble.retry_button)  # a failed reply's 重试: the stop after the transcript
         bubble.retry_requested.connect(lambda text=user_text, b=bubble: self.retry_requested.emit(text, b.turn_id))
         bubble.regenerate_requested.connect(
             lambda text=user_text, b=bubble: self.regenerate_requested.emit(text, b.turn_id))
         return bubble
+
+    def _rehome_focus(self) -> None:
+        """A focused control of the transcript is going away: the focus goes to the fallback (the
+        input), else to the transcript, never on to whatever comes next in the window."""
+        give_focus(self.focus_fallback() if self.focus_fallback is not None else None, lambda: self)
 
     def retire_retries(self) -> None:
         for bubble in self._bubbles:

@@ -1,6 +1,8 @@
 """TrashDialog: deleted (and merged-away) memories — restore them, or delete them for good.
 
-The first row is selected once the list loads, so 恢复 works at once. Deleting for good (one entry
+The first row is selected once the list loads, so 恢复 works at once; after a restore the row that
+took the restored one's place is selected, and the keyboard focus stays where it was (the list or
+恢复), never landing on 清空回收站 while the list refills. Deleting for good (one entry
 or the whole trash) is never a default button and always asks, with 取消 as the default answer.
 A merged-away memory names the memory it went into by its text, never by its id. The retention
 policy (``trash_retention_days``) is said under the list when the app knows it.
@@ -14,6 +16,7 @@ from typing import Any
 import shiboken6
 from PySide6.QtCore import QCoreApplication, QSize, Qt, Signal
 from PySide6.QtWidgets import (
+    QApplication,
     QDialog,
     QDialogButtonBox,
     QHBoxLayout,
@@ -28,6 +31,7 @@ from PySide6.QtWidgets import (
 from sonetto_desktop.memory.events import MemoryChange
 
 from ..widgets.dialogs import destructive_question
+from ..widgets.focus import focus_within, give_focus
 from ..i18n import ui_language
 from ..memory_service import MemoryService
 from ..qt_bridge import disconnect_quietly
@@ -46,6 +50,7 @@ class TrashDialog(QDialog):
         self.resize(560, 420)
         self._service = service
         self._rows: list[dict[str, Any]] = []
+        self._filling = False
 
         self.summary = QLabel(self.tr("加载中…"), self)
         self.summary.setObjectName("TrashSummary")
@@ -97,6 +102,9 @@ class TrashDialog(QDialog):
         kept = (await self._service.fetch(kept_ids) or {}) if kept_ids else {}
         if not shiboken6.isValid(self):
             return
+        had_focus = QApplication.focusWidget() if focus_within(self) else None
+        was_at = self.list.currentRow()
+        self._filling = True  # no button is disabled (and no focus moved on) while the list refills
         self._rows = rows
         self.list.clear()
         for row in self._rows:
@@ -115,8 +123,12 @@ class TrashDialog(QDialog):
             self.tr("回收站是空的。") if not self._rows else self.tr("{0} 条已删除的记忆").format(len(self._rows))
         )
         if self.list.count() and not self.list.selectedItems():
-            self.list.setCurrentRow(0)  # 恢复 works without a click on a row first
+            # 恢复 works without a click on a row first; after a restore, on the row that took its place
+            self.list.setCurrentRow(min(max(was_at, 0), self.list.count() - 1))
+        self._filling = False
         self._update_buttons()
+        if had_focus is not None:
+            give_focus(had_focus, lambda: self.list)
         self.loaded.emit()
 
     async def wait_loaded(self) -> None:
@@ -182,6 +194,8 @@ class TrashDialog(QDialog):
         return QCoreApplication.translate("TrashDialog", "删除超过 {0} 天的记忆会在启动时被永久清除。").format(f"{days:g}")
 
     def _update_buttons(self) -> None:
+        if self._filling:
+            return
         selected = bool(self.list.selectedItems())
         self.restore_button.setEnabled(selected)
         self.purge_button.setEnabled(selected)

@@ -171,8 +171,14 @@ class StatusIndicator(QWidget):
         layout.addWidget(self.conflicts_button)
         layout.addWidget(self.retry_button)
         layout.addWidget(self.pause_button)
+        for button in self.tab_stops():  # a click must not take the focus (one Space would then pause)
+            button.setFocusPolicy(Qt.FocusPolicy.TabFocus)
         control.state_changed.connect(self.refresh)
         self.refresh()
+
+    def tab_stops(self) -> list[QWidget]:
+        """The buttons, in the order they are laid out."""
+        return [self.review_button, self.conflicts_button, self.retry_button, self.pause_button]
 
     @property
     def state(self) -> str:

@@ -1,10 +1,15 @@
 """ToastOverlay: short messages stacked in a corner of a window.
 
-Each toast dismisses itself after a while (a ``QTimer``), waits while the pointer is over it,
+Each toast dismisses itself after a while (a ``QTimer``), waits while the pointer is over it (also
+when it appears under a pointer that does not move),
 can carry one action button (e.g. "撤销") and a click callback (e.g. reveal a card). A toast
 shown again with the same ``key`` while still visible is refreshed instead of stacked twice.
 Styled by the shared QSS through object names (``ToastOverlay``, ``Toast``, ``ToastText``,
 ``ToastAction``, ``ToastClose``) and the ``kind`` property (info / success / error).
+
+A toast's buttons never take the focus on a click (the person keeps typing where they were); one
+reached with Tab gives the focus back, when the toast goes, to where it was before (or to the
+window's ``focus_home()``, the chat's input).
 """
 
 from __future__ import annotations
@@ -13,8 +18,10 @@ import logging
 from typing import Callable
 
 from PySide6.QtCore import QEvent, QObject, QRect, Qt, QTimer, Signal
-from PySide6.QtGui import QEnterEvent, QMouseEvent
+from PySide6.QtGui import QCursor, QEnterEvent, QMouseEvent
 from PySide6.QtWidgets import QFrame, QHBoxLayout, QLabel, QPushButton, QToolButton, QVBoxLayout, QWidget
+
+from ..widgets.focus import FocusMemory, focus_within, give_focus, tab_buttons
 
 log = logging.getLogger(__name__)
 
@@ -68,6 +75,7 @@ class Toast(QFrame):
         self._timeout_ms = timeout_ms
         self._remaining_ms = timeout_ms
         self._done = False
+        self.had_focus = False  # the keyboard focus was inside when it went (the overlay gives it back)
         self.setAttribute(Qt.WidgetAttribute.WA_StyledBackground, True)
         if on_click is not None:
             self.setCursor(Qt.CursorShape.PointingHandCursor)
@@ -94,6 +102,7 @@ class Toast(QFrame):
         self.close_button.setToolTip(self.tr("关闭"))
         self.close_button.clicked.connect(self.dismiss)
         row.addWidget(self.close_button)
+        tab_buttons(*(b for b in (self.action_button, self.close_button) if b is not None))
 
         self._timer = QTimer(self)
         self._timer.setSingleShot(True)
@@ -141,6 +150,7 @@ class Toast(QFrame):
             return
         self._done = True
         self._timer.stop()
+        self.had_focus = focus_within(self)
         self.hide()
         self.dismissed.emit(self)
         self.deleteLater()
@@ -190,6 +200,7 @@ class ToastOverlay(QWidget):
         self._column.setContentsMargins(0, 0, 0, 0)
         self._column.setSpacing(8)
         parent.installEventFilter(self)
+        self._focus = FocusMemory(self)
         self.hide()
 
     def move_to(self, parent: QWidget) -> None:
@@ -245,6 +256,8 @@ class ToastOverlay(QWidget):
         while len(self.toasts()) > self._max:
             self.toasts()[0].dismiss()
         self._relayout()
+        if toast.underMouse() or toast.rect().contains(toast.mapFromGlobal(QCursor.pos())):
+            toast.pause()  # shown under a pointer that does not move: no enter event will come
         self.toast_shown.emit(toast)
         return toast
 
@@ -257,6 +270,9 @@ class ToastOverlay(QWidget):
             self._toasts.remove(toast)
             self._column.removeWidget(toast)
         self._relayout()
+        if toast.had_focus:
+            home = getattr(self.parentWidget(), "focus_home", None)
+            give_focus(self._focus.outside, home if callable(home) else None)
 
     def _relayout(self) -> None:
         toasts = self.toasts()
