@@ -259,11 +259,12 @@ class AppServices:
         self.shutdown_steps.extend(agents.shutdown_steps)
 
     async def warm_up(self) -> None:
-        """Load the tokenizer and build the offline recall index now rather than at the first message.
-        A first build of a large bank reports its progress on the feed (``IndexProgress``)."""
+        """Load the tokenizer, build the offline recall index (and, with a model, read the recall
+        listing) now rather than at the first message. A first build of a large bank reports its
+        progress on the feed (``IndexProgress``)."""
         assert self._handle is not None
-        mechanical = self._handle.recall.mechanical
-        await run_blocking(lambda: mechanical.warm_up(progress=self._events.publish))
+        recall = self._handle.recall
+        await run_blocking(lambda: recall.warm_up(progress=self._events.publish))
 
     async def warm_up_writer(self) -> None:
         """With a model configured: build the writer's index now (a full read, ~1 s of Python at

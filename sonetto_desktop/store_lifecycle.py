@@ -113,20 +113,25 @@ class StoreHandle:
         """Which memories matter for a message, over this store (built on first use; offline until the
         agents give it a model)."""
         if self._recall is None:
+            from .agent.recall_setup import recall_budget
             from .memory.retrieval.recall import MemoryRecall
 
             assert self.store is not None, "the store is not open"
-            self._recall = MemoryRecall(self.store, None, timeout=self._recall_timeout)
+            self._recall = MemoryRecall(self.store, None, timeout=self._recall_timeout,
+                                        budget=recall_budget(self.settings))
         return self._recall
 
     def apply_settings(self, new: Settings) -> None:
-        """Settings that do not change the store: review mode, recall's timeout."""
+        """Settings that do not change the store: review mode, recall's timeout and token budget."""
         self.settings = new
         if self.review is not None:
             self.review.enabled = bool(new.review_mode)
         self._recall_timeout = new.recall_timeout
         if self._recall is not None:
+            from .agent.recall_setup import recall_budget
+
             self._recall.timeout = new.recall_timeout
+            self._recall.budget = recall_budget(new)
 
     # ── open / close ───────────────────────────────────────────────────
 

@@ -1,7 +1,15 @@
 """A scripted OpenAI-compatible chat server for tests (stdlib only).
 
 Binds 127.0.0.1 on a free port and answers ``POST /v1/chat/completions`` (streaming and not) and
-``GET /v1/models``. Each chat request consumes the next scripted response from a FIFO queue::
+``GET /v1/models``; ``context_api`` makes it tell its model's context length (``context_length``) the
+way one kind of server does: ``"models"`` (a ``context_length`` field in ``/v1/models``, as gateways
+and vLLM do), ``"llama.cpp"`` (``GET /props``), ``"lm-studio"`` (``GET /api/v0/models``) or
+``"ollama"`` (``POST /api/show``, ``GET /api/ps``). ``POST /v1/embeddings`` answers deterministic
+vectors (``embed_text``: hashed characters and character pairs, plus a few shared "concept" features
+so that e.g. 小老虎一样的宠物 lands near 猫 without sharing a character), honouring ``dimensions``,
+``encoding_format`` and a batch limit (``embedding_max_batch``); ``add_embedding_error`` scripts
+failures (429 with Retry-After, 500, 401...). Each chat request consumes the next scripted
+response from a FIFO queue::
 
     with ScriptedLLMServer() as server:
         server.add_text("你好呀")
@@ -19,7 +27,11 @@ the writer's memory tools, else "chat"), before anything in the shared queue.
 
 from __future__ import annotations
 
+import base64
+import hashlib
 import json
+import math
+import struct
 import threading
 import time
 from collections import deque
@@ -29,7 +41,7 @@ from typing import Any
 
 from sonetto_desktop.memory.writer.text_calls import WRITER_TOOLS
 
-from llm_payloads import (  # noqa: F401 - re-exported: tests import these from llm_server
+from llm_payloads import (  # some only re-exported: tests import these from llm_server
     ErrorResponse,
     GarbageResponse,
     HangResponse,
@@ -49,6 +61,31 @@ from llm_payloads import (  # noqa: F401 - re-exported: tests import these from 
 # The server
 
 CALLERS = ("chat", "writer")
+
+#: Words that share a concept feature in the scripted embeddings (a stand-in for what a real model knows).
+CONCEPTS = {
+    "猫": "cat", "小老虎": "cat", "喵": "cat", "猫咪": "cat", "布偶": "cat",
+    "狗": "dog", "汪": "dog", "柯基": "dog",
+    "火锅": "food", "吃": "food", "饭": "food", "美食": "food", "餐": "food",
+    "咖啡": "drink", "美式": "drink", "拿铁": "drink", "饮料": "drink", "茶": "drink",
+    "吉他": "music", "钢琴": "music", "乐器": "music", "唱歌": "music", "歌": "music",
+    "跑步": "sport", "羽毛球": "sport", "运动": "sport", "健身": "sport", "游泳": "sport",
+}
+EMBEDDING_DIMS = 64
+
+
+def embed_text(text: str, dims: int = EMBEDDING_DIMS) -> list[float]:
+    """The scripted server's vector of ``text``: L2-normalised, deterministic, stdlib only."""
+    vector = [0.0] * dims
+    chars = [c for c in text if not c.isspace()]
+    features = [(c, 1.0) for c in chars] + [(a + b, 1.5) for a, b in zip(chars, chars[1:], strict=False)]
+    features += [(f"concept:{concept}", 4.0) for word, concept in CONCEPTS.items() if word in text]
+    for feature, weight in features:
+        digest = hashlib.blake2b(feature.encode("utf-8"), digest_size=8).digest()
+        slot = int.from_bytes(digest[:4], "little") % dims
+        vector[slot] += weight if digest[4] & 1 else -weight
+    norm = math.sqrt(sum(x * x for x in vector)) or 1.0
+    return [x / norm for x in vector]
 
 
 def caller(body: dict[str, Any]) -> str:
@@ -71,6 +108,16 @@ class ScriptedLLMServer:
         self.requests: list[dict[str, Any]] = []
         self.headers: list[dict[str, str]] = []  # request headers, parallel to ``requests``
         self.models_requests = 0
+        self.context_api: str | None = None  # how the server tells its context length (see above)
+        self.context_length = 8192
+        self.context_requests: list[str] = []  # paths asked about the context
+        self.embedding_models: list[str] | None = None  # None: any model name embeds
+        self.embedding_dims = EMBEDDING_DIMS
+        self.embedding_max_batch = 2048
+        self.embedding_delay = 0.0
+        self.embedding_requests: list[dict[str, Any]] = []
+        self.embedding_headers: list[dict[str, str]] = []
+        self._embedding_errors: deque[ErrorResponse] = deque()
         self._queue: deque[Response] = deque()
         self._addressed: dict[str, deque[Response]] = {name: deque() for name in CALLERS}
         self._lock = threading.Lock()
@@ -151,6 +198,20 @@ class ScriptedLLMServer:
 
     def add_malformed_stream(self, text: str = "好的") -> None:
         self.add(MalformedStreamResponse(text))
+
+    def add_embedding_error(self, status: int, message: str, *, retry_after: float | None = None) -> None:
+        """The next embeddings request fails so (429 / 5xx carry ``retry-after`` seconds when given)."""
+        response = error(status, message)
+        if retry_after is not None:
+            response = ErrorResponse(response.status, response.message, response.type, response.code,
+                                     int(retry_after * 1000))
+        with self._lock:
+            self._embedding_errors.append(response)
+
+    def embedded_inputs(self) -> list[str]:
+        """Every text the embeddings endpoint was asked for, in order."""
+        with self._lock:
+            return [text for body in self.embedding_requests for text in body.get("input_list", [])]
 
     def pending(self) -> int:
         """Scripted responses not consumed yet."""
@@ -234,15 +295,48 @@ class _Handler(BaseHTTPRequestHandler):
             if self.owner.models is None:  # this server does not list models (some local servers)
                 self._send_error(error(404, "model listing is not supported", code="not_found"))
                 return
-            data = [{"id": m, "object": "model", "created": 0, "owned_by": "scripted"} for m in self.owner.models]
+            extra = {"context_length": self.owner.context_length} if self.owner.context_api == "models" else {}
+            data = [{"id": m, "object": "model", "created": 0, "owned_by": "scripted", **extra}
+                    for m in self.owner.models]
             self._send_json(200, {"object": "list", "data": data})
-        else:
+        elif not self._answer_context(path, None):
             self._send_error(error(404, f"unknown path {path}", code="not_found"))
+
+    def _answer_context(self, path: str, body: dict[str, Any] | None) -> bool:
+        """The context-length endpoints of local servers (only the one ``context_api`` names)."""
+        owner, n = self.owner, self.owner.context_length
+        api = {"/props": "llama.cpp", "/api/v0/models": "lm-studio", "/api/show": "ollama",
+               "/api/ps": "ollama"}.get(path)
+        if api is None:
+            return False
+        with owner._lock:
+            owner.context_requests.append(path)
+        if api != owner.context_api:
+            self._send_error(error(404, f"unknown path {path}", code="not_found"))
+            return True
+        models = owner.models or []
+        if path == "/props":
+            payload: dict[str, Any] = {"default_generation_settings": {"n_ctx": n}, "total_slots": 1}
+        elif path == "/api/v0/models":
+            payload = {"data": [{"id": m, "state": "loaded", "max_context_length": 4 * n, "loaded_context_length": n}
+                                for m in models]}
+        elif path == "/api/ps":
+            payload = {"models": [{"name": m, "model": m, "context_length": n} for m in models]}
+        else:
+            payload = {"parameters": "temperature 0.7", "model_info": {"qwen2.context_length": 32768}}
+        self._send_json(200, payload)
+        return True
 
     def do_POST(self) -> None:
         path = self.path.split("?", 1)[0].rstrip("/")
         length = int(self.headers.get("Content-Length") or 0)
         raw = self.rfile.read(length) if length else b""
+        if path == "/api/show":
+            self._answer_context(path, None)
+            return
+        if path in ("/v1/embeddings", "/embeddings"):
+            self._answer_embeddings(raw)
+            return
         if path not in ("/v1/chat/completions", "/chat/completions"):
             self._send_error(error(404, f"unknown path {path}", code="not_found"))
             return
@@ -265,6 +359,48 @@ class _Handler(BaseHTTPRequestHandler):
         except Exception as exc:  # noqa: BLE001 - a broken responder shows up as a readable 500
             response = error(500, f"responder failed: {type(exc).__name__}: {exc}")
         self._answer(body, response)
+
+    def _answer_embeddings(self, raw: bytes) -> None:
+        owner = self.owner
+        try:
+            body = json.loads(raw.decode("utf-8"))
+            inputs = body["input"]
+            inputs = [inputs] if isinstance(inputs, str) else list(inputs)
+            if not inputs or not all(isinstance(t, str) for t in inputs):
+                raise ValueError("input must be a string or a list of strings")
+        except (ValueError, KeyError, TypeError) as exc:
+            self._send_error(error(400, f"bad embeddings request: {exc}"))
+            return
+        with owner._cond:
+            owner.embedding_requests.append({**body, "input_list": inputs, "_at": time.monotonic()})
+            owner.embedding_headers.append({k.lower(): v for k, v in self.headers.items()})
+            failure = owner._embedding_errors.popleft() if owner._embedding_errors else None
+            owner._cond.notify_all()
+        if owner.embedding_delay > 0:
+            owner._stopping.wait(owner.embedding_delay)
+        if failure is not None:
+            self._send_error(failure)
+            return
+        model = str(body.get("model", ""))
+        if owner.embedding_models is not None and model not in owner.embedding_models:
+            self._send_error(error(404, f"The model `{model}` does not exist", code="model_not_found"))
+            return
+        if len(inputs) > owner.embedding_max_batch:
+            self._send_error(error(400, f"batch size {len(inputs)} is larger than {owner.embedding_max_batch}"))
+            return
+        dims = int(body.get("dimensions") or owner.embedding_dims)
+        rows = []
+        for index, text in enumerate(inputs):
+            vector = embed_text(text, dims)
+            if body.get("encoding_format") == "base64":
+                encoded: Any = base64.b64encode(struct.pack(f"<{dims}f", *vector)).decode("ascii")
+            else:
+                encoded = vector
+            rows.append({"object": "embedding", "index": index, "embedding": encoded})
+        rows.reverse()  # a server may answer in any order: clients must go by "index"
+        tokens = sum(estimate_tokens(text) for text in inputs)
+        self._send_json(200, {"object": "list", "data": rows, "model": model,
+                              "usage": {"prompt_tokens": tokens, "total_tokens": tokens}})
 
     # -- responses -------------------------------------------------------------------------------
     def _wait_delay(self) -> None:

@@ -14,6 +14,7 @@ from langchain_core.messages import AIMessage, HumanMessage, SystemMessage, Tool
 from langgraph.checkpoint.memory import InMemorySaver
 
 from ltm_helpers import idle_ltm_fixture, make_ltm
+from recall_banks import parse_listing
 from memory_stores import yaml_store_fixture
 from sonetto_desktop.agent.graph import (
     NODE_NAMES,
@@ -268,7 +269,13 @@ async def test_llm_recall_mode_is_passed_through(llm_server, make_llm, mm):
     mm.add("Miso 在学 Rust 编程。", "项目")
     chosen = mm.add("Miso 喜欢夏天和猫。", "品味")
     ltm = make_ltm(mm, make_llm())  # recall's own model; the writer is not started
-    llm_server.responder = lambda body: "你好" if body.get("stream") else "[1]"
+    def respond(body):
+        if body.get("stream"):
+            return "你好"
+        listing = parse_listing(body["messages"][1]["content"])
+        return str([n for n, (_, text, _) in listing.items() if "猫" in text])
+
+    llm_server.responder = respond
     graph = build_graph(make_llm(streaming=True), ltm, retrieval_mode=RetrievalMode.LLM)
     result = await graph.ainvoke(turn_input("最近天气好热"), config())
 

@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import asyncio
-import re
 import socket
 from datetime import datetime
 
@@ -15,8 +14,9 @@ from sonetto_desktop.memory.retrieval.llm_prompt import FIND_RELATED_MEMORY, MAX
 from sonetto_desktop.memory.stores.sqlite import SqliteMemoryManager
 from sonetto_desktop.memory.stores.yaml.store import YamlMemoryManager
 
+from recall_banks import parse_hits, parse_listing
+
 NOW = datetime(2026, 12, 2, 9, 30)  # a Wednesday
-NUMBERED = re.compile(r"^\[(\d+)\] \((.+?)\) (.*) ｜日期 (\S+) ｜引用 (\d+) 次$")
 
 BANK = {
     "hotpot": MemoryItem("小林爱吃火锅，一定要点毛肚和鸭肠。", "品味", latest_update_time="2026-08-14T20:00:00", hit=5),
@@ -39,12 +39,8 @@ def mm(request, tmp_path):
 
 def numbered_lines(text: str) -> dict[int, tuple[str, str, str, int]]:
     """index -> (theme, description, date, hits) for each memory line of a user prompt."""
-    found = {}
-    for line in text.splitlines():
-        match = NUMBERED.match(line)
-        if match:
-            found[int(match[1])] = (match[2], match[3], match[4], int(match[5]))
-    return found
+    hits = parse_hits(text)
+    return {n: (theme, description, day, hits.get(n, 0)) for n, (theme, description, day) in parse_listing(text).items()}
 
 
 def user_prompt(server) -> str:
@@ -88,7 +84,7 @@ async def test_request_carries_date_weekday_dated_numbered_list_and_query(mm, ll
     messages = llm_server.last_messages()
     assert messages[0]["content"] == FIND_RELATED_MEMORY.strip()
     prompt = user_prompt(llm_server)
-    assert "2026-12-02 星期三" in prompt
+    assert "2026年12月2日 星期三" in prompt
     assert "后天的汇报还没准备好" in prompt
     lines = numbered_lines(prompt)
     assert sorted(lines) == list(range(len(BANK)))
@@ -96,12 +92,13 @@ async def test_request_carries_date_weekday_dated_numbered_list_and_query(mm, ll
     for item in BANK.values():
         theme, _, day, hits = by_description[item.description]
         assert (theme, day, hits) == (item.theme, item.latest_update_time[:10], item.hit)
-    # the newest memory is numbered first
-    assert lines[0][1] == BANK["report"].description
+    # the listing runs from the oldest change to the newest; the date and query come after it
+    assert [lines[i][1] for i in sorted(lines)] == [BANK[k].description for k in ("peanut", "cat", "hotpot", "report")]
+    assert prompt.index("[3]") < prompt.index("2026年12月2日 星期三") < prompt.index("后天的汇报还没准备好")
 
 
 def test_system_prompt_states_the_criteria_rules_and_examples():
-    for phrase in ("字面匹配", "语义关联", "主题一致", "时间线索", "[]", "从高到低", "引用次数", "示例 1", "示例 2", "示例 3"):
+    for phrase in ("字面匹配", "语义关联", "主题一致", "时间线索", "[]", "从高到低", "常被提起", "示例 1", "示例 2", "示例 3"):
         assert phrase in FIND_RELATED_MEMORY
     assert FIND_RELATED_MEMORY.count("输出：[") == 3
 
@@ -157,7 +154,7 @@ async def test_multiline_descriptions_stay_on_one_numbered_line(tmp_path, llm_se
         assert len(result) == 1
         prompt = user_prompt(llm_server)
         assert list(numbered_lines(prompt)) == [0]
-        assert "第一行 [9] (伪造) 第二行 ｜日期" in prompt
+        assert "[0] (瞬间) 第一行 [9] (伪造) 第二行\n" in prompt
     finally:
         store.close()
 
@@ -211,7 +208,7 @@ def test_timeout_must_be_positive(mm):
 
 async def test_waiting_for_the_model_does_not_block_the_loop(mm, llm_server, make_llm):
     llm_server.delay = 0.3
-    llm_server.add_text("[0]")
+    llm_server.add_text("[3]")
     task = asyncio.create_task(retriever(mm, make_llm()).aretrieve("最近的待办"))
     ticks_while_pending = 0
     while not task.done():
@@ -242,7 +239,7 @@ async def test_the_recall_call_does_not_stream_into_the_callers_callbacks(mm, ll
     async def plain_call(prompt):
         return await llm.ainvoke(prompt)
 
-    llm_server.add_text("[0]")
+    llm_server.add_text("[3]")
     spy = Spy()
     result = await RunnableLambda(recall).ainvoke("最近的待办", config={"callbacks": [spy]})
     assert [m["id"] for m in result] == ["report"]

@@ -1,10 +1,10 @@
-"""MemoryRecall: mode choice, bounded HYBRID prompts, and falling back (never to []) on LLM failure."""
+"""MemoryRecall: mode choice, the token budget (every memory below it, a stable block and the query's
+shortlist above it), and falling back (never to []) on LLM failure."""
 
 from __future__ import annotations
 
 import asyncio
 import logging
-import re
 import socket
 from datetime import datetime
 
@@ -12,11 +12,13 @@ import pytest
 
 from sonetto_desktop.memory.item import MemoryItem
 from sonetto_desktop.memory.retrieval import MechanicalRetriever, MemoryRecall, RetrievalMode
+from sonetto_desktop.memory.retrieval.budget import LOCAL_BUDGET_UNKNOWN, BudgetPolicy, ContextInfo
 from sonetto_desktop.memory.retrieval.recall import public
 from sonetto_desktop.memory.stores.sqlite import SqliteMemoryManager
 
+from recall_banks import parse_listing
+
 NOW = datetime(2026, 12, 2, 9, 30)
-NUMBERED = re.compile(r"^\[(\d+)\] \(.+?\) (.*) ｜日期 \S+ ｜引用 \d+ 次$", re.MULTILINE)
 QUERY = "今晚想去吃火锅"
 
 BANK = {
@@ -78,9 +80,13 @@ async def run(recall: MemoryRecall, how: str, prompt: str, mode=RetrievalMode.LL
 
 def numbered(server) -> list[str]:
     """Descriptions of the numbered memories in the last request, by number."""
-    found = NUMBERED.findall(server.last_messages()[1]["content"])
-    assert [int(i) for i, _ in found] == list(range(len(found)))
-    return [description for _, description in found]
+    found = parse_listing(server.last_messages()[1]["content"])
+    assert sorted(found) == list(range(len(found)))
+    return [found[i][1] for i in range(len(found))]
+
+
+def numbers_of(body, needle: str) -> list[int]:
+    return [i for i, (_, description, _) in parse_listing(body["messages"][1]["content"]).items() if needle in description]
 
 
 def _closed_port_url() -> str:
@@ -156,8 +162,7 @@ async def test_a_success_after_a_failure_clears_the_reason(mm, llm_server, make_
 @pytest.mark.parametrize("how", ["sync", "async"])
 async def test_llm_answer_is_used_when_it_works(mm, llm_server, make_llm, make_recall, how):
     def responder(body):
-        lines = NUMBERED.findall(body["messages"][1]["content"])
-        return str([int(i) for i, d in lines if "花生" in d] + [int(i) for i, d in lines if "火锅" in d])
+        return str(numbers_of(body, "花生") + numbers_of(body, "火锅"))
 
     llm_server.responder = responder
     recall = make_recall(mm, make_llm())
@@ -170,55 +175,93 @@ async def test_llm_answer_is_used_when_it_works(mm, llm_server, make_llm, make_r
 # ── modes and bounded prompts ────────────────────────────────────────
 
 async def test_llm_mode_on_a_small_bank_numbers_every_memory(mm, llm_server, make_llm, make_recall):
-    llm_server.add_text("[0]")
+    llm_server.add_text("[3]")
     recall = make_recall(mm, make_llm())
     result = await recall.aretrieve("最近在忙什么")
-    assert sorted(numbered(llm_server)) == sorted(item.description for item in BANK.values())
-    assert [m["id"] for m in result] == ["godot"]  # newest memory is numbered 0
+    # every memory, from the oldest change to the newest
+    assert numbered(llm_server) == [BANK[k].description for k in ("peanut", "cat", "hotpot", "godot")]
+    assert [m["id"] for m in result] == ["godot"]
     assert recall.last_mode is RetrievalMode.LLM
+    stats = recall.last_listing
+    assert (stats.memories, stats.shown, stats.stable) == (4, 4, 4) and stats.tokens <= stats.budget
 
 
-async def test_llm_mode_switches_to_hybrid_over_the_threshold(tmp_path, llm_server, make_llm, make_recall):
-    store = make_store(tmp_path / "big.db", bulk_bank(30))
+async def test_llm_mode_runs_as_hybrid_over_the_budget(tmp_path, llm_server, make_llm, make_recall):
+    store = make_store(tmp_path / "big.db", bulk_bank(300))
     try:
         llm_server.responder = lambda body: "[0]"
-        recall = make_recall(store, make_llm(), hybrid_k=10, auto_hybrid_over=20)
-        await recall.aretrieve("工具3号放在哪")
-        assert len(numbered(llm_server)) == 10
-        assert recall.last_mode is RetrievalMode.HYBRID
-
-        roomy = make_recall(store, make_llm(), hybrid_k=10, auto_hybrid_over=30)
+        roomy = make_recall(store, make_llm(), budget=100_000)
         await roomy.aretrieve("工具3号放在哪")
-        assert len(numbered(llm_server)) == 30
+        assert len(numbered(llm_server)) == 300  # below the budget: every memory
         assert roomy.last_mode is RetrievalMode.LLM
+
+        tight = make_recall(store, make_llm(), budget=2_000)
+        await tight.aretrieve("工具3号放在哪")
+        lines = numbered(llm_server)
+        stats = tight.last_listing
+        assert tight.last_mode is RetrievalMode.HYBRID
+        assert 20 < len(lines) == stats.shown < 300 and stats.tokens <= 2_000
+        assert 0 < stats.stable < stats.shown  # the newest memories, then the query's shortlist
+        content = llm_server.last_messages()[1]["content"]
+        assert content.index("## 其他可能相关的记忆") > content.index(lines[stats.stable - 1])
     finally:
         store.close()
 
 
-async def test_hybrid_prompt_stays_bounded_for_a_5000_item_bank(tmp_path, llm_server, make_llm, make_recall):
-    store = make_store(tmp_path / "huge.db", bulk_bank(5000))
+async def test_above_the_budget_the_shortlist_brings_the_matching_memories(tmp_path, llm_server, make_llm,
+                                                                          make_recall):
+    bank = bulk_bank(5000)
+    bank["needle"] = MemoryItem("小林把备用钥匙藏在门口的绿萝花盆底下。", "地点与路径",
+                                latest_update_time="2025-01-03T10:00:00")  # older than every other memory
+    store = make_store(tmp_path / "huge.db", bank)
     try:
-        assert store.count() == 5000
-        llm_server.responder = lambda body: "[1, 0]"
-        recall = make_recall(store, make_llm(), hybrid_k=60)
+        llm_server.responder = lambda body: str(numbers_of(body, "备用钥匙"))
+        recall = make_recall(store, make_llm(), budget=6_000)
         # the first offline index build over 5,000 memories runs off the loop
-        task = asyncio.create_task(recall.aretrieve("工具3号放在哪", RetrievalMode.MECHANICAL))
+        task = asyncio.create_task(recall.aretrieve("备用钥匙放哪了", RetrievalMode.MECHANICAL))
         ticks_while_pending = 0
         while not task.done():
             await asyncio.sleep(0.005)
             ticks_while_pending += not task.done()
         assert ticks_while_pending > 1 and llm_server.requests == []
-        candidates = await asyncio.to_thread(recall.mechanical.candidates, "工具3号放在哪", 60)
         for mode in (RetrievalMode.HYBRID, RetrievalMode.LLM):
-            result = await recall.aretrieve("工具3号放在哪", mode)
-            lines = numbered(llm_server)
-            assert len(lines) <= 60
-            assert lines == [c["description"] for c in candidates]  # the offline shortlist, in its order
-            assert len(llm_server.last_messages()[1]["content"]) < 60 * 200 + 500
-            assert [m["id"] for m in result] == [candidates[1]["id"], candidates[0]["id"]]
+            result = await recall.aretrieve("备用钥匙放哪了", mode)
+            assert [m["id"] for m in result] == ["needle"]
             assert recall.last_mode is RetrievalMode.HYBRID
+            assert recall.last_listing.tokens <= 6_000 < 5001 * 20
+            assert len(llm_server.last_messages()[1]["content"]) < 6_000 * 2
     finally:
         store.close()
+
+
+async def test_the_listing_is_a_stable_prefix_across_messages(tmp_path, llm_server, make_llm, make_recall):
+    """Above the budget the block of newest memories keeps its first line while memories are added,
+    so consecutive requests share their beginning (a provider's prompt cache serves it)."""
+    store = make_store(tmp_path / "big.db", bulk_bank(400))
+    try:
+        llm_server.responder = lambda body: "[]"
+        recall = make_recall(store, make_llm(), budget=6_000)
+        contents = []
+        for i in range(6):
+            await recall.aretrieve(["工具3号放在哪", "今晚吃什么", "咖啡店", "最近怎么样", "项目进展", "第7条"][i])
+            contents.append(llm_server.last_messages()[1]["content"])
+            store.add(f"第{i}次新加的记忆：小林今天学了一首新歌。", "瞬间")
+        stable = recall.last_listing.stable_tokens
+        for before, after in zip(contents, contents[1:], strict=False):
+            shared = len(_common_prefix(before, after))
+            assert shared > 0.8 * len(before.split("## 其他可能相关的记忆")[0])
+        assert recall.listing.steps == 1 and stable <= 3_000
+    finally:
+        store.close()
+
+
+def _common_prefix(a: str, b: str) -> str:
+    n = 0
+    for x, y in zip(a, b, strict=False):
+        if x != y:
+            break
+        n += 1
+    return a[:n]
 
 
 async def test_huge_prompt_is_cut_for_the_llm(mm, llm_server, make_llm, make_recall):
@@ -263,7 +306,7 @@ async def test_a_memory_added_after_construction_is_recalled(mm, llm_server, mak
     recall = make_recall(mm, make_llm())
     assert await recall.aretrieve("我的猫咪汤圆", RetrievalMode.MECHANICAL) != []
     new_id = mm.add("小林下周三要带汤圆去打疫苗。", "时效待办")
-    llm_server.responder = lambda body: "[0]"  # the newest memory is numbered first
+    llm_server.responder = lambda body: "[4]"  # the newest memory is numbered last
     result = await recall.aretrieve("汤圆打疫苗")
     assert [m["id"] for m in result] == [new_id]
 
@@ -278,10 +321,12 @@ def test_mode_may_be_given_as_text_and_bad_modes_are_refused(mm, llm_server, mak
 
 
 def test_bad_settings_are_refused(mm):
-    with pytest.raises(ValueError, match="hybrid_k"):
-        MemoryRecall(mm, hybrid_k=0)
-    with pytest.raises(ValueError, match="auto_hybrid_over"):
-        MemoryRecall(mm, auto_hybrid_over=-1)
+    with pytest.raises(ValueError, match="budget"):
+        MemoryRecall(mm, budget=0)
+    with pytest.raises(ValueError, match="budget"):
+        MemoryRecall(mm, budget=-500)
+    with pytest.raises(ValueError, match="stable_share"):
+        MemoryRecall(mm, stable_share=1.5)
     with pytest.raises(ValueError, match="timeout"):
         MemoryRecall(mm, timeout=-2)
 
@@ -303,3 +348,27 @@ def test_default_mechanical_is_built_on_first_use_and_closed(mm):
         assert isinstance(recall.mechanical, MechanicalRetriever)
     finally:
         recall.close()
+
+
+async def test_a_request_refused_as_too_long_halves_the_automatic_budget(tmp_path, llm_server, make_llm, make_recall):
+    store = make_store(tmp_path / "big.db", bulk_bank(400))
+    try:
+        policy = BudgetPolicy(llm_server.base_url, "test-model", probe=lambda *args: ContextInfo(None))
+        recall = make_recall(store, make_llm(), budget=policy)
+        before = policy.tokens()
+        llm_server.add_error(400, "This model's maximum context length is 4096 tokens, your request has 9100.")
+        await recall.aretrieve(QUERY)
+        assert recall.last_fallback_reason.startswith("http_error: HTTP 400")
+        refused = recall.last_listing.tokens
+        assert before == LOCAL_BUDGET_UNKNOWN and policy.tokens() == refused // 2 < before
+        llm_server.add_text("[]")
+        await recall.aretrieve(QUERY)
+        assert recall.last_listing.tokens <= refused // 2  # the next request fits the halved budget
+
+        chosen = BudgetPolicy(llm_server.base_url, "test-model", setting=3_000)
+        recall.budget = chosen
+        llm_server.add_error(400, "maximum context length exceeded")
+        await recall.aretrieve(QUERY)
+        assert chosen.tokens() == 3_000  # a budget the person set stays
+    finally:
+        store.close()

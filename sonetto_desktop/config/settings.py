@@ -48,6 +48,7 @@ _RANGES: dict[str, tuple[float, float]] = {
     "temperature": (0.0, 2.0),
     "request_timeout": (0.1, 3600.0),
     "recall_timeout": (0.1, 600.0),
+    "recall_budget_tokens": (0, 2_000_000),
     "trash_retention_days": (0.0, 36500.0),
     "first_token_timeout": (1.0, 3600.0),
     "stream_idle_timeout": (1.0, 3600.0),
@@ -92,6 +93,9 @@ class Settings:
     language: str = "zh_CN"
     request_timeout: float = 60.0
     recall_timeout: float = 8.0
+    #: How many tokens of memories the recall model may read per message (0: automatic, by provider:
+    #: large for a cloud model, what the context holds for a local server; memory/retrieval/budget.py).
+    recall_budget_tokens: int = 0
     #: Deleted memories stay in the trash this many days, then are purged at start-up (0: for ever).
     trash_retention_days: float = 30.0
     # A streamed chat reply gives up when the model sends nothing for this long: before its first

@@ -17,6 +17,7 @@ from typing import TYPE_CHECKING
 
 from ..stores.base import BaseMemoryManager
 from ..errors import MemoryNotFound, api_key_of, redact
+from ..item import parse_time
 from ..lazy_model import loaded_class, resolve
 from .llm_parse import UnparseableAnswer, parse_indices
 from .llm_prompt import FIND_RELATED_MEMORY, build_user_prompt
@@ -52,17 +53,24 @@ class RecallFailed(Exception):
     is not a chat completion), ``unparseable`` (no index array in the answer), ``error`` (other).
     """
 
-    def __init__(self, reason: str, *, kind: str = "error") -> None:
+    def __init__(self, reason: str, *, kind: str = "error", status: int | None = None) -> None:
         super().__init__(f"{kind}: {reason}")
         self.kind = kind
         self.reason = f"{kind}: {reason}"
+        self.status = status  # the HTTP status of an ``http_error``
 
 
 def memory_records(mm: BaseMemoryManager) -> list[dict[str, Any]]:
-    """Every memory as ``{id, description, theme, hit, latest_update_time}``, newest first."""
+    """Every memory as ``{id, description, theme, hit, latest_update_time}``, in the listing's order:
+    by when its content last changed, oldest first (see ``listing.py``)."""
     records = [card for cards in mm.get_memories_grouped().values() for card in cards]
-    records.sort(key=lambda card: str(card.get("latest_update_time") or ""), reverse=True)
+    records.sort(key=lambda card: (_sort_time(card.get("latest_update_time")), card["id"]))
     return records
+
+
+def _sort_time(stamp: Any) -> str:
+    moment = parse_time(stamp)
+    return moment.replace(microsecond=0).isoformat() if moment else ""
 
 
 def classify_error(exc: BaseException, timeout: float, secret: str = "") -> RecallFailed:
@@ -73,7 +81,8 @@ def classify_error(exc: BaseException, timeout: float, secret: str = "") -> Reca
         return RecallFailed(f"no answer within {timeout:g} s", kind="timeout")
     if _is_openai_error(exc, "APIStatusError"):
         message = re.sub(r"^Error code: \d+ - ", "", str(exc.message))
-        return RecallFailed(f"HTTP {exc.status_code}: {_short(message, secret)}", kind="http_error")
+        return RecallFailed(f"HTTP {exc.status_code}: {_short(message, secret)}", kind="http_error",
+                            status=exc.status_code)
     if _is_openai_error(exc, "APIConnectionError"):
         return RecallFailed(f"cannot reach the model endpoint ({_short(str(exc), secret)})", kind="connection_error")
     if isinstance(exc, (ValueError, TypeError, KeyError, AttributeError)):
@@ -91,9 +100,10 @@ def _short(text: str, secret: str = "", limit: int = 200) -> str:
 class LLMRetriever:
     """Ask ``llm`` which of the numbered memories matter for a prompt.
 
-    ``items`` (optional) is the candidate list to number, e.g. the offline retriever's
-    shortlist; by default every memory is numbered. Items without ``hit`` /
-    ``latest_update_time`` are completed from the store (ids no longer in it are skipped).
+    ``items`` (optional) is the list to number, e.g. the budgeted listing of ``MemoryRecall``; by
+    default every memory is numbered. Items without ``hit`` / ``latest_update_time`` are completed
+    from the store (ids no longer in it are skipped). ``extra``: a second list numbered on after
+    them, under its own heading (the query's shortlist beyond the stable listing).
     ``clock`` gives "now" for the date line (tests fix it).
     """
 
@@ -119,8 +129,7 @@ class LLMRetriever:
         if items is None:
             return memory_records(self._mm)
         completed = []
-        for item in items:
-            record = dict(item)
+        for record in items:
             if "hit" not in record or "latest_update_time" not in record:
                 try:
                     stored = self._mm.get(record.get("id"))
@@ -133,15 +142,16 @@ class LLMRetriever:
                     "hit": stored.hit,
                     "latest_update_time": stored.latest_update_time,
                 }
-            completed.append(record)
+            completed.append(dict(record) if not isinstance(record, dict) else record)
         return completed
 
-    def build_messages(self, prompt: str, records: list[Mapping[str, Any]]) -> list[BaseMessage]:
+    def build_messages(self, prompt: str, records: list[Mapping[str, Any]],
+                       extra: list[Mapping[str, Any]] | None = None) -> list[BaseMessage]:
         from langchain_core.messages import HumanMessage, SystemMessage
 
         return [
             SystemMessage(content=FIND_RELATED_MEMORY.strip()),
-            HumanMessage(content=build_user_prompt(prompt, records, self._clock())),
+            HumanMessage(content=build_user_prompt(prompt, records, self._clock(), extra or ())),
         ]
 
     def _call_kwargs(self, model: Any) -> dict[str, Any]:
@@ -153,14 +163,15 @@ class LLMRetriever:
 
     # ── retrieval ─────────────────────────────────────────────────────
 
-    def retrieve(self, prompt: str, items: Iterable[Mapping[str, Any]] | None = None) -> list[dict[str, str]]:
+    def retrieve(self, prompt: str, items: Iterable[Mapping[str, Any]] | None = None,
+                 extra: Iterable[Mapping[str, Any]] | None = None) -> list[dict[str, str]]:
         """Relevant memories, most relevant first. Blocks up to ``timeout`` seconds (the request's own
         deadline: an OpenAI-compatible client is given it; another chat model must honour its own).
 
         Raises :class:`RecallFailed` on any failure; ``[]`` only when the model says nothing fits
         (or there is nothing to choose from, in which case no request is made).
         """
-        records, messages, model = self._prepare(prompt, items)
+        records, messages, model = self._prepare(prompt, items, extra)
         if not records:
             return []
         try:
@@ -170,10 +181,11 @@ class LLMRetriever:
         return self._pick(answer, records)
 
     async def aretrieve(
-        self, prompt: str, items: Iterable[Mapping[str, Any]] | None = None
+        self, prompt: str, items: Iterable[Mapping[str, Any]] | None = None,
+        extra: Iterable[Mapping[str, Any]] | None = None,
     ) -> list[dict[str, str]]:
         """Async :meth:`retrieve`: the store read runs in a thread, the request never blocks the loop."""
-        records, messages, model = await asyncio.to_thread(self._prepare, prompt, items)
+        records, messages, model = await asyncio.to_thread(self._prepare, prompt, items, extra)
         if not records:
             return []
         try:
@@ -187,16 +199,18 @@ class LLMRetriever:
         return self._pick(answer, records)
 
     def _prepare(
-        self, prompt: str, items: Iterable[Mapping[str, Any]] | None
+        self, prompt: str, items: Iterable[Mapping[str, Any]] | None,
+        extra: Iterable[Mapping[str, Any]] | None = None,
     ) -> tuple[list[dict[str, Any]], list[BaseMessage], Any]:
-        """The records to number, the request and the model (a lazy one is built here, in the
-        caller's thread: ``aretrieve`` runs this off the loop)."""
+        """The records to number (the listing, then ``extra``), the request and the model (a lazy one
+        is built here, in the caller's thread: ``aretrieve`` runs this off the loop)."""
         if self.llm is None:
             raise RecallFailed("no chat model is configured", kind="no_llm")
         if not isinstance(prompt, str) or not prompt.strip():
             return [], [], None
         records = self.records(items)
-        if not records:
+        more = self.records(extra) if extra is not None else []
+        if not records and not more:
             return [], [], None
         try:
             model = resolve(self.llm)
@@ -204,7 +218,7 @@ class LLMRetriever:
             raise classify_error(exc, self.timeout, api_key_of(self.llm)) from exc
         if model is None:
             raise RecallFailed("no chat model is configured", kind="no_llm")
-        return records, self.build_messages(prompt, records), model
+        return records + more, self.build_messages(prompt, records, more), model
 
     def _pick(self, answer: Any, records: list[Mapping[str, Any]]) -> list[dict[str, str]]:
         text = answer.text if hasattr(answer, "text") else answer

@@ -1,10 +1,21 @@
 """MemoryRecall: the one entry point for "which memories matter for this message?".
 
-It picks the strategy (LLM, MECHANICAL or HYBRID), keeps the LLM prompt bounded as the bank
-grows (LLM mode becomes HYBRID past ``auto_hybrid_over`` memories) and never lets an LLM failure
-turn into "no memories": it owns the one recall timeout (the LLM call's deadline) and, when the
-model is slow, fails or is missing, answers with the offline retriever's result instead, logging
-why (``last_fallback_reason``). Results carry each memory's date: ``[{id, description, theme, date}]``.
+It picks the strategy (LLM, MECHANICAL or HYBRID) and decides what the model reads: LLM and HYBRID
+recall fill a token budget (``budget.py``: a setting, by default by provider) with as many memories
+as fit, in compact form (``llm_prompt.py``). Below the budget every memory is shown, in the order
+of ``listing.py``, which keeps the request's beginning the same from one message to the next so a
+provider's prompt cache serves it. Above it, the budget is shared: ``stable_share`` of it for the
+newest memories (the stable block, whose first line moves only in steps), the rest for the query's
+shortlist of the other memories, ranked by the offline retriever fused with the embeddings model's
+ranking when one is configured (``shortlist.py``). LLM mode over a bank larger than the budget runs
+as HYBRID (``last_mode`` says so). The two modes differ only there: HYBRID is the name of "the
+budget holds a shortlist".
+
+It never lets an LLM failure turn into "no memories": it owns the one recall timeout (the LLM call's
+deadline) and, when the model is slow, fails or is missing, answers with the offline retriever's
+result instead, logging why (``last_fallback_reason``). A server that refuses the request as too
+long for its context halves the automatic budget. Results carry each memory's date:
+``[{id, description, theme, date}]``.
 """
 
 from __future__ import annotations
@@ -17,18 +28,38 @@ from datetime import datetime
 from typing import TYPE_CHECKING, Any, Callable
 
 from ..stores.base import BaseMemoryManager
+from .budget import BudgetPolicy, says_too_long
+from .listing import RecallListing
 from .llm_prompt import MAX_QUERY_CHARS
 from .llm_retriever import LLMRetriever, RecallFailed
 from .modes import RetrievalMode
+from .shortlist import DenseRanker, Shortlist
 
 if TYPE_CHECKING:  # built by another module; imported lazily at first use
     from langchain_core.language_models import BaseChatModel
 
     from .mechanical import MechanicalRetriever
 
-__all__ = ["MemoryRecall"]
+__all__ = ["ListingStats", "MemoryRecall", "STABLE_SHARE"]
 
 log = logging.getLogger(__name__)
+
+#: Above the budget, the stable block of the newest memories gets this share of it; the query's
+#: shortlist gets the rest (and whatever the block leaves unused). bench/recall_reach.py measured it.
+STABLE_SHARE = 0.5
+
+
+@dataclass(frozen=True)
+class ListingStats:
+    """What the last LLM / HYBRID recall showed the model (for the status, benchmarks and tests)."""
+
+    memories: int  # in the bank
+    shown: int  # numbered in the request
+    stable: int  # of those, in the stable listing (the cacheable prefix)
+    budget: int  # listing tokens allowed
+    tokens: int  # listing tokens used (estimated)
+    stable_tokens: int
+    dense: bool = False  # the shortlist used the embeddings model's ranking
 
 
 @dataclass
@@ -37,8 +68,10 @@ class _Plan:
 
     mode: RetrievalMode
     result: list[dict[str, str]] | None = None  # final answer already known
-    records: list[dict[str, Any]] = field(default_factory=list)  # what the LLM will number
+    records: list[dict[str, Any]] = field(default_factory=list)  # the listing the LLM will number
+    extra: list[dict[str, Any]] = field(default_factory=list)  # the query's shortlist after it
     failure: RecallFailed | None = None  # fall back without asking the LLM
+    tokens: int = 0
 
 
 class MemoryRecall:
@@ -47,6 +80,9 @@ class MemoryRecall:
     ``llm`` may be ``None`` (or set later through the ``llm`` attribute): LLM and HYBRID then
     fall back to the offline result. ``mechanical`` defaults to a ``MechanicalRetriever`` over
     ``mm`` built on first use (and closed by :meth:`close`); pass your own to share or tune it.
+    ``budget``: the listing's token budget, a :class:`~.budget.BudgetPolicy` or a number of tokens
+    (default: a policy without an endpoint, i.e. the cloud default). ``dense``: the embeddings
+    model's ranking (:class:`~.shortlist.DenseRanker`), or None; both may be set later.
     """
 
     def __init__(
@@ -55,26 +91,29 @@ class MemoryRecall:
         llm: BaseChatModel | None = None,
         *,
         timeout: float = 8.0,
-        hybrid_k: int = 60,
-        auto_hybrid_over: int = 200,
+        budget: BudgetPolicy | int | None = None,
+        stable_share: float = STABLE_SHARE,
         mechanical: "MechanicalRetriever | None" = None,
+        dense: DenseRanker | None = None,
         clock: Callable[[], datetime] | None = None,
     ) -> None:
-        if int(hybrid_k) < 1:
-            raise ValueError(f"hybrid_k must be >= 1, got {hybrid_k!r}")
-        if int(auto_hybrid_over) < 0:
-            raise ValueError(f"auto_hybrid_over must be >= 0, got {auto_hybrid_over!r}")
+        if not 0.0 <= float(stable_share) <= 1.0:
+            raise ValueError(f"stable_share must be between 0 and 1, got {stable_share!r}")
         self._mm = mm
         self._llm_retriever = LLMRetriever(mm, llm, timeout=timeout, clock=clock)
-        self.hybrid_k = int(hybrid_k)
-        self.auto_hybrid_over = int(auto_hybrid_over)
+        self.budget = budget  # type: ignore[assignment]  (the setter takes a number too)
+        self.stable_share = float(stable_share)
+        self.dense = dense
         self._mechanical = mechanical
         self._owns_mechanical = mechanical is None
         self._mechanical_lock = threading.Lock()
+        self._listing: RecallListing | None = None
         self.last_fallback_reason: str | None = None
         """Why the last LLM / HYBRID recall fell back (``"timeout: ..."``), ``None`` if it did not."""
         self.last_mode: RetrievalMode | None = None
         """The strategy the last call actually used (LLM may have become HYBRID)."""
+        self.last_listing: ListingStats | None = None
+        """What the last LLM / HYBRID call showed the model."""
         self.fallback_count = 0
         """How many calls fell back to the offline result so far."""
 
@@ -87,6 +126,21 @@ class MemoryRecall:
     @llm.setter
     def llm(self, value: BaseChatModel | None) -> None:
         self._llm_retriever.llm = value
+
+    @property
+    def budget(self) -> BudgetPolicy:
+        """The listing's token budget (``budget.tokens()`` is the number now)."""
+        return self._budget
+
+    @budget.setter
+    def budget(self, value: BudgetPolicy | int | None) -> None:
+        if value is None:
+            value = BudgetPolicy()
+        elif not isinstance(value, BudgetPolicy):
+            if isinstance(value, bool) or not isinstance(value, int) or value <= 0:
+                raise ValueError(f"budget must be a positive number of tokens, got {value!r}")
+            value = BudgetPolicy(setting=value)
+        self._budget = value
 
     @property
     def timeout(self) -> float:
@@ -109,10 +163,29 @@ class MemoryRecall:
                 self._mechanical = MechanicalRetriever(self._mm)
             return self._mechanical
 
+    @property
+    def listing(self) -> RecallListing:
+        """Every memory in the recall prompt's order (built on first use)."""
+        with self._mechanical_lock:
+            if self._listing is None:
+                self._listing = RecallListing(self._mm)
+            return self._listing
+
+    def warm_up(self, progress: Callable[[Any], None] | None = None) -> None:
+        """Build the offline index (``progress``: its first build's progress, see
+        ``MechanicalRetriever.warm_up``) and, with a model, read the listing, now rather than at the
+        first message (blocking)."""
+        self.mechanical.warm_up(progress=progress)
+        if self.llm is not None:
+            self.listing.warm_up()
+
     def close(self) -> None:
-        """Close the offline retriever if this object built it."""
+        """Stop following the store; close the offline retriever if this object built it."""
         with self._mechanical_lock:
             mechanical, self._mechanical = self._mechanical, None
+            listing, self._listing = self._listing, None
+        if listing is not None:
+            listing.close()
         if mechanical is not None and self._owns_mechanical:
             mechanical.close()
 
@@ -130,11 +203,11 @@ class MemoryRecall:
         failure = plan.failure
         if failure is None:
             try:
-                return self._llm_retriever.retrieve(prompt, plan.records)
+                return self._llm_retriever.retrieve(prompt, plan.records, plan.extra)
             except RecallFailed as exc:
                 failure = exc
         result = self._mechanical_result(prompt)
-        self._report_fallback(failure, plan.mode, result)
+        self._report_fallback(failure, plan, result)
         return result
 
     async def aretrieve(
@@ -147,11 +220,11 @@ class MemoryRecall:
         failure = plan.failure
         if failure is None:
             try:
-                return await self._llm_retriever.aretrieve(prompt, plan.records)
+                return await self._llm_retriever.aretrieve(prompt, plan.records, plan.extra)
             except RecallFailed as exc:
                 failure = exc
         result = await asyncio.to_thread(self._mechanical_result, prompt)
-        self._report_fallback(failure, plan.mode, result)
+        self._report_fallback(failure, plan, result)
         return result
 
     # ── steps ─────────────────────────────────────────────────────────
@@ -165,33 +238,49 @@ class MemoryRecall:
         if mode is RetrievalMode.MECHANICAL:
             self.last_mode, self.last_fallback_reason = mode, None
             return _Plan(mode, result=self._mechanical_result(prompt))
-        count = self._mm.count()  # cheap: the whole bank is read only when it is all numbered
-        if count == 0:
-            return _Plan(mode, result=[])
-        if mode is RetrievalMode.LLM and count > self.auto_hybrid_over:
-            log.debug("%d memories > %d: LLM recall runs as HYBRID", count, self.auto_hybrid_over)
-            mode = RetrievalMode.HYBRID
-        self.last_mode, self.last_fallback_reason = mode, None
         if self.llm is None:
+            self.last_mode, self.last_fallback_reason = mode, None
+            if self._mm.count() == 0:
+                return _Plan(mode, result=[])
             return _Plan(mode, failure=RecallFailed("no chat model is configured", kind="no_llm"))
-        if mode is RetrievalMode.HYBRID:
-            shortlist = self.mechanical.candidates(_bounded(prompt), self.hybrid_k)[: self.hybrid_k]
-            records = self._llm_retriever.records({"id": c["id"]} for c in shortlist)
-        else:
-            records = self._llm_retriever.records()
-        if not records:
+        budget = self.budget.tokens()
+        listing = self.listing
+        snapshot = listing.snapshot()
+        order, total = snapshot.order, snapshot.tokens
+        if not order:
+            self.last_mode, self.last_fallback_reason = mode, None
             return _Plan(mode, result=[])
-        return _Plan(mode, records=records)
+        if total <= budget:
+            stable, extra, used, dense = order, [], total, False
+        else:
+            if mode is RetrievalMode.LLM:
+                log.debug("%d memories (%d tokens) > the budget of %d: LLM recall runs as HYBRID",
+                          len(order), total, budget)
+                mode = RetrievalMode.HYBRID
+            stable, _, used = listing.window(int(budget * self.stable_share))
+            shortlist = Shortlist(self.mechanical, self.dense)
+            extra = shortlist.fill(_bounded(prompt), snapshot, {e.id for e in stable}, budget - used)
+            dense = shortlist.used_dense
+        self.last_mode, self.last_fallback_reason = mode, None
+        extra_tokens = sum(e.tokens for e in extra)
+        self.last_listing = ListingStats(len(order), len(stable) + len(extra), len(stable), budget,
+                                         used + extra_tokens, used, dense)
+        hits = listing.hits([e.id for e in stable] + [e.id for e in extra])
+        records = [e.record(h) for e, h in zip(stable, hits, strict=False)]
+        more = [e.record(h) for e, h in zip(extra, hits[len(stable):], strict=False)]
+        return _Plan(mode, records=records, extra=more, tokens=used + extra_tokens)
 
     def _mechanical_result(self, prompt: str) -> list[dict[str, str]]:
         return [public(r) for r in self.mechanical.retrieve(_bounded(prompt))]
 
-    def _report_fallback(self, failure: RecallFailed, mode: RetrievalMode, result: list[dict[str, str]]) -> None:
+    def _report_fallback(self, failure: RecallFailed, plan: _Plan, result: list[dict[str, str]]) -> None:
         self.last_fallback_reason = failure.reason
         self.fallback_count += 1
+        if failure.kind == "http_error" and plan.tokens and says_too_long(failure.status, failure.reason):
+            self.budget.too_long(plan.tokens)
         log.warning(
             "memory recall (%s) fell back to the offline retriever (%d memories): %s",
-            mode.value,
+            plan.mode.value,
             len(result),
             failure.reason,
         )

@@ -1,0 +1,323 @@
+"""How much of the memory bank the recall model reads: a token budget for the memory listing.
+
+LLM and HYBRID recall show the model as many memories as the budget holds (``listing.py``); below
+the budget that is every memory, above it the stable block and a query shortlist share it
+(``recall.py``). The budget is a setting; 0 means automatic, by provider:
+
+- a cloud endpoint (any host that is not this computer or the local network): ``CLOUD_BUDGET``
+  estimated tokens. Cloud chat models read 64k-1M tokens, and the ones people use with this app
+  (DeepSeek, Qwen, GLM, Kimi, OpenAI) cache a repeated prompt prefix, which the stable listing
+  makes likely (see ``listing.py``);
+- a local server (localhost, a private address): what its loaded context holds after the prompt,
+  the query and the answer, at most ``LOCAL_BUDGET_MAX`` (a local model reads a long prompt slowly).
+  The context is asked of the server (:func:`probe_context`: llama.cpp ``/props``, Ollama
+  ``/api/show`` and ``/api/ps``, LM Studio ``/api/v0/models``, vLLM and gateways through
+  ``/v1/models``). That matters: Ollama's OpenAI-compatible endpoint silently cuts a prompt longer
+  than its context (2,048 or 4,096 tokens unless configured) instead of refusing it. A server that
+  tells nothing gets ``LOCAL_BUDGET_MAX``; when it refuses a request as too long for its context,
+  the automatic budget halves (:meth:`BudgetPolicy.too_long`) and the offline result answers meanwhile.
+
+Tokens are estimated (:func:`estimate_tokens`: one per CJK character and per digit, one per four
+other characters). Measured with the Qwen2.5 tokenizer on memory texts, real tokens are about 0.73
+of the estimate for Chinese and 0.78 for English (digits are one token each there, hence counted
+so), so an estimated budget does not overfill a context measured in real tokens. No LLM library is
+imported.
+"""
+
+from __future__ import annotations
+
+import ipaddress
+import logging
+import re
+import threading
+from dataclasses import dataclass
+from typing import Any, Callable
+from urllib.parse import urlsplit
+
+log = logging.getLogger(__name__)
+
+__all__ = [
+    "CLOUD_BUDGET",
+    "LOCAL_BUDGET_MAX",
+    "LOCAL_BUDGET_UNKNOWN",
+    "BudgetPolicy",
+    "ContextInfo",
+    "budget_for",
+    "estimate_tokens",
+    "is_local_endpoint",
+    "probe_context",
+    "says_too_long",
+]
+
+#: Listing tokens (estimated) for a cloud model: about 1,300 memories of ~35 tokens. Measured in
+#: bench/recall_reach.py: every memory of a 1,000-memory bank fits; at 10,000 the shortlist reaches
+#: the gold memories of the dev and public sets (docs/benchmarks.md).
+CLOUD_BUDGET = 48_000
+#: A local server never gets more than this, whatever its context: a laptop model reads a prompt at
+#: 0.5-5k tokens per second, and the recall must answer within its timeout.
+LOCAL_BUDGET_MAX = 6_000
+#: A local server whose context could not be learned (halved each time it refuses a request as too long).
+LOCAL_BUDGET_UNKNOWN = LOCAL_BUDGET_MAX
+#: What the rest of a recall request takes besides the listing: the system prompt (~1.4k), the
+#: query (at most ~2k), the date and hints, and the answer.
+REQUEST_RESERVE = 4_000
+#: The smallest budget that is still worth a model call (a dozen memories).
+MIN_BUDGET = 400
+MAX_BUDGET = 2_000_000
+
+_ONE_EACH = re.compile(r"[0-9\u2e80-\u9fff\uac00-\ud7af\uf900-\ufaff\uff00-\uffef\U00020000-\U0003134f]")
+
+
+def estimate_tokens(text: str) -> int:
+    """One token per CJK (and full-width) character and per digit, one per four other characters."""
+    single = len(_ONE_EACH.findall(text))
+    return single + (len(text) - single + 3) // 4
+
+
+def is_local_endpoint(base_url: str) -> bool:
+    """The endpoint runs on this computer or the local network (localhost, loopback, private and
+    link-local addresses, ``*.local``, Docker's host name)."""
+    host = (urlsplit(base_url.strip()).hostname or "").lower().rstrip(".")
+    if not host:
+        return False
+    if host in ("localhost", "host.docker.internal") or host.endswith((".local", ".localhost", ".lan")):
+        return True
+    try:
+        address = ipaddress.ip_address(host)
+    except ValueError:
+        return False
+    return address.is_loopback or address.is_private or address.is_link_local or address.is_unspecified
+
+
+@dataclass(frozen=True)
+class ContextInfo:
+    """What a server said about the model's context: ``tokens`` (None: nothing) and where from."""
+
+    tokens: int | None
+    source: str = ""
+
+
+def budget_for(base_url: str, context: int | None, *, setting: int = 0) -> int:
+    """The listing budget in estimated tokens: ``setting`` when it is set (> 0), else by provider
+    (see the module docstring). ``context``: the model's context length, when known."""
+    if setting and setting > 0:
+        return max(MIN_BUDGET, min(int(setting), MAX_BUDGET))
+    from_context = None if not context else max(MIN_BUDGET, int(context) - REQUEST_RESERVE)
+    if is_local_endpoint(base_url):
+        return min(from_context, LOCAL_BUDGET_MAX) if from_context else LOCAL_BUDGET_UNKNOWN
+    return min(from_context, CLOUD_BUDGET) if from_context else CLOUD_BUDGET
+
+
+_TOO_LONG = re.compile(r"context|too long|too many tokens|maximum.{0,20}(length|tokens)|exceed", re.IGNORECASE)
+
+
+def says_too_long(status: int | None, message: str) -> bool:
+    """An error answer that refuses the request as longer than the model's context."""
+    return status in (400, 413, 422, 500) and bool(_TOO_LONG.search(message or ""))
+
+
+# ── asking a server for its context length ──────────────────────────────────────────────────
+
+_MODEL_KEYS = ("loaded_context_length", "context_length", "max_model_len", "context_window", "max_context_length",
+               "n_ctx")
+
+
+def _positive(value: Any) -> int | None:
+    try:
+        number = int(value)
+    except (TypeError, ValueError):
+        return None
+    return number if number > 0 else None
+
+
+def _from_model_list(payload: Any, model: str) -> int | None:
+    """vLLM (``max_model_len``), LM Studio (``loaded_context_length``), OpenRouter and gateways
+    (``context_length``) list the context with the model."""
+    rows = payload.get("data") if isinstance(payload, dict) else None
+    for row in rows if isinstance(rows, list) else []:
+        if isinstance(row, dict) and str(row.get("id", "")) == model:
+            for key in _MODEL_KEYS:
+                found = _positive(row.get(key))
+                if found:
+                    return found
+            meta = row.get("meta") if isinstance(row.get("meta"), dict) else {}
+            found = _positive(meta.get("n_ctx") or meta.get("n_ctx_train"))  # llama.cpp's /v1/models
+            if found:
+                return found
+    return None
+
+
+def _from_llama_props(payload: Any) -> int | None:
+    if not isinstance(payload, dict):
+        return None
+    settings = payload.get("default_generation_settings")
+    if isinstance(settings, dict):
+        found = _positive(settings.get("n_ctx"))
+        if found:
+            return found
+    return _positive(payload.get("n_ctx"))
+
+
+def _from_ollama_show(payload: Any) -> int | None:
+    """``num_ctx`` of the Modelfile when set (what the runner loads), else None: the runner's own
+    default is not in /api/show."""
+    if not isinstance(payload, dict):
+        return None
+    for line in str(payload.get("parameters") or "").splitlines():
+        parts = line.split()
+        if len(parts) >= 2 and parts[0] == "num_ctx":
+            return _positive(parts[1])
+    return None
+
+
+def _ollama_model_max(payload: Any) -> int | None:
+    info = payload.get("model_info") if isinstance(payload, dict) else None
+    if isinstance(info, dict):
+        for key, value in info.items():
+            if key.endswith(".context_length"):
+                return _positive(value)
+    return None
+
+
+def _from_ollama_ps(payload: Any, model: str) -> int | None:
+    rows = payload.get("models") if isinstance(payload, dict) else None
+    for row in rows if isinstance(rows, list) else []:
+        if isinstance(row, dict) and model in (row.get("name"), row.get("model")):
+            return _positive(row.get("context_length"))
+    return None
+
+
+#: Ollama's runner context when neither the Modelfile nor a loaded runner says (0.6 and later).
+OLLAMA_DEFAULT_CONTEXT = 4096
+
+
+def probe_context(base_url: str, model: str, api_key: str = "", *, timeout: float = 2.0,
+                  client: Any = None) -> ContextInfo:
+    """Ask the server how long the model's context is. Blocking (a few quick GETs): call it from a
+    worker. Never raises: a server that tells nothing gives ``ContextInfo(None)``."""
+    import httpx
+
+    base = base_url.strip().rstrip("/")
+    root = base[: -len("/v1")] if base.endswith("/v1") else base
+    headers = {"Authorization": f"Bearer {api_key}"} if api_key else {}
+    own = client is None
+    http = client or httpx.Client(timeout=timeout, headers=headers)
+
+    def get(url: str) -> Any:
+        try:
+            reply = http.get(url, headers=headers, timeout=timeout)
+        except httpx.HTTPError:
+            return None
+        if reply.status_code != 200:
+            return None
+        try:
+            return reply.json()
+        except ValueError:
+            return None
+
+    def post(url: str, body: dict) -> Any:
+        try:
+            reply = http.post(url, json=body, headers=headers, timeout=timeout)
+        except httpx.HTTPError:
+            return None
+        try:
+            return reply.json() if reply.status_code == 200 else None
+        except ValueError:
+            return None
+
+    try:
+        found = _from_model_list(get(f"{base}/models"), model)
+        if found:
+            return ContextInfo(found, "models")
+        if not is_local_endpoint(base):
+            return ContextInfo(None)
+        found = _from_llama_props(get(f"{root}/props"))
+        if found:
+            return ContextInfo(found, "llama.cpp")
+        found = _from_model_list(get(f"{root}/api/v0/models"), model)
+        if found:
+            return ContextInfo(found, "lm-studio")
+        show = post(f"{root}/api/show", {"model": model})
+        if show is not None:
+            loaded = _from_ollama_ps(get(f"{root}/api/ps"), model)
+            configured = _from_ollama_show(show)
+            ceiling = _ollama_model_max(show)
+            tokens = loaded or configured or OLLAMA_DEFAULT_CONTEXT
+            return ContextInfo(min(tokens, ceiling) if ceiling else tokens, "ollama")
+        return ContextInfo(None)
+    except Exception:  # a strange server must never break recall
+        log.debug("context probe of %s failed", base, exc_info=True)
+        return ContextInfo(None)
+    finally:
+        if own:
+            http.close()
+
+
+class BudgetPolicy:
+    """The listing budget for one endpoint: the setting, or the provider default, learning a local
+    server's context in a background thread on first use (meanwhile the conservative default).
+
+    ``probe`` (tests, benchmarks) replaces :func:`probe_context`."""
+
+    def __init__(self, base_url: str = "", model: str = "", api_key: str = "", *, setting: int = 0,
+                 probe: Callable[[str, str, str], ContextInfo] | None = None) -> None:
+        self.base_url, self.model, self._api_key = base_url, model, api_key
+        self.setting = int(setting or 0)
+        self._probe = probe or (lambda url, name, key: probe_context(url, name, key))
+        self._lock = threading.Lock()
+        self._context: ContextInfo | None = None
+        self._probing: threading.Thread | None = None
+        self._cap: int | None = None  # halved by each "too long for the context" refusal
+
+    @property
+    def context(self) -> ContextInfo | None:
+        """What the server said (None: not asked yet or still asking)."""
+        return self._context
+
+    @property
+    def local(self) -> bool:
+        return is_local_endpoint(self.base_url)
+
+    def tokens(self) -> int:
+        """The budget now (never blocks: the first call for a local server starts the probe)."""
+        if self.setting > 0 or not self.base_url:
+            return budget_for(self.base_url, None, setting=self.setting)
+        with self._lock:
+            context, cap = self._context, self._cap
+            if context is None and self._probing is None and self.local:
+                self._probing = threading.Thread(target=self._learn, name="recall-context-probe", daemon=True)
+                self._probing.start()
+        tokens = budget_for(self.base_url, context.tokens if context else None)
+        return tokens if cap is None else max(MIN_BUDGET, min(tokens, cap))
+
+    def too_long(self, used: int) -> int:
+        """The server refused a listing of ``used`` tokens as too long: the automatic budget halves
+        (a set budget stays: the person chose it). Returns the budget from now on."""
+        if self.setting <= 0:
+            with self._lock:
+                self._cap = max(MIN_BUDGET, min(self._cap or used, used) // 2)
+            log.warning("recall budget: the model refused %d listing tokens as too long; using %d", used, self._cap)
+        return self.tokens()
+
+    def learn(self) -> ContextInfo:
+        """Ask the server now (blocking) and remember the answer."""
+        info = self._probe(self.base_url, self.model, self._api_key)
+        with self._lock:
+            self._context = info
+        if info.tokens:
+            log.info("recall budget: %s reports a context of %d tokens (%s)", self.base_url, info.tokens, info.source)
+        return info
+
+    def wait(self, timeout: float | None = None) -> None:
+        """Wait for a running probe (tests, benchmarks)."""
+        thread = self._probing
+        if thread is not None:
+            thread.join(timeout)
+
+    def _learn(self) -> None:
+        try:
+            self.learn()
+        except Exception:
+            log.debug("context probe failed", exc_info=True)
+            with self._lock:
+                self._context = ContextInfo(None)

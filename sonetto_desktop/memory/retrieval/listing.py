@@ -1,0 +1,282 @@
+"""RecallListing: every memory in the order the recall prompt lists them, kept as a stable prefix.
+
+A provider that caches prompt prefixes (OpenAI, DeepSeek, Qwen/DashScope, a llama.cpp or Ollama
+server's KV cache: see docs/benchmarks.md) makes the second request with the same beginning
+cheaper and faster. So the listing changes only at its end as memories come and go:
+
+- memories are ordered by when their content last changed, oldest first, then by id: a new memory
+  is appended, an edited one moves to the end, a deleted one vanishes. Hit counts change on almost
+  every reply, so they are not part of a memory's line (``llm_prompt`` puts the most-used ones in a
+  short hint after the listing);
+- when the bank is larger than the stable part of the budget, :meth:`window` shows the newest
+  memories from a cutoff that only moves forward, and in steps: past the budget it jumps so the
+  window is ``WINDOW_TARGET`` of it, and then stays put while new memories are appended. So the
+  first line stays the same from one message to the next, except when a step is taken.
+
+The listing follows the store's change feed like the offline index: the callbacks only note what
+changed; the next read applies it (a single change re-reads nothing, a bulk one re-reads the
+store). Entries carry their estimated tokens (``budget.estimate_tokens``) so a budget is filled
+without rendering. Thread-safe.
+"""
+
+from __future__ import annotations
+
+import bisect
+import logging
+import threading
+from dataclasses import dataclass
+from typing import Any, Callable, Mapping
+
+from ..changes import MemoryChange
+from ..errors import MemoryNotFound
+from ..item import MemoryItem, parse_time
+from ..stores.base import BaseMemoryManager
+from .budget import estimate_tokens
+from .llm_prompt import memory_body
+
+__all__ = ["ListingEntry", "ListingSnapshot", "RecallListing", "WINDOW_LOW", "WINDOW_TARGET"]
+
+log = logging.getLogger(__name__)
+
+#: After a step, the window holds this share of its budget (room for new memories before the next step).
+WINDOW_TARGET = 0.75
+#: A window that shrank below this share of its budget (memories deleted or edited away) is re-placed.
+WINDOW_LOW = 0.4
+#: A numbered line costs its body plus the number, the brackets and the line break.
+LINE_OVERHEAD = 3
+#: More pending changes than this: one re-read of the whole store instead.
+INLINE_CHANGES_MAX = 500
+_READ = object()  # a pending change without the memory's card: read it from the store
+
+
+@dataclass(frozen=True)
+class ListingEntry:
+    """One memory as the listing shows it. ``body`` is its line without the number."""
+
+    id: str
+    key: tuple[str, str]  # (normalised latest_update_time, id): the listing order
+    description: str
+    theme: str
+    latest_update_time: str
+    body: str
+    tokens: int
+    day: str
+
+    def record(self, hit: int = 0) -> dict[str, Any]:
+        """What the LLM retriever numbers and hands on."""
+        return {"id": self.id, "description": self.description, "theme": self.theme, "hit": hit,
+                "latest_update_time": self.latest_update_time, "day": self.day, "body": self.body}
+
+
+@dataclass(frozen=True)
+class ListingSnapshot:
+    """Every memory in listing order at one moment, with what filling a budget needs (shared by
+    the recalls until the next change: do not modify)."""
+
+    order: list[ListingEntry]
+    tokens: int  # all of them
+    by_id: dict[str, ListingEntry]
+    smallest: int  # the fewest tokens of one entry
+
+    @property
+    def mean(self) -> float:
+        return self.tokens / len(self.order) if self.order else 1.0
+
+
+def _entry(mid: str, description: str, theme: str, stamp: Any) -> ListingEntry:
+    moment = parse_time(stamp)
+    key = (moment.replace(microsecond=0).isoformat() if moment else "", mid)
+    body = memory_body(theme, description)
+    return ListingEntry(mid, key, description, theme, str(stamp or ""), body, estimate_tokens(body) + LINE_OVERHEAD,
+                        key[0][:10])
+
+
+class RecallListing:
+    """See the module docstring. ``close()`` stops following the store."""
+
+    def __init__(self, mm: BaseMemoryManager) -> None:
+        self._mm = mm
+        self._lock = threading.RLock()
+        self._entries: dict[str, ListingEntry] = {}
+        self._hits: dict[str, int] = {}
+        self._order: list[ListingEntry] = []
+        self._keys: list[tuple[str, str]] = []
+        self._cumulative: list[int] = []  # tokens of order[:i + 1]
+        self._sorted = True
+        self._snapshot: ListingSnapshot | None = None
+        self._started = False
+        self._cutoff: tuple[str, str] | None = None  # key of the window's first memory
+        self._pending_lock = threading.Lock()
+        self._pending: dict[str, Any] = {}
+        self._pending_hits: dict[str, int] = {}
+        self._reload = False
+        self.steps = 0  # how often the window's cutoff moved (benchmarks, tests)
+        self._unsubscribe: Callable[[], None] | None = mm.subscribe(self._on_change)
+
+    # ── following the store ─────────────────────────────────────────────
+
+    def _on_change(self, change: MemoryChange) -> None:
+        if change.kind == "purge":
+            return
+        states = getattr(change, "states", None) or {}
+        with self._pending_lock:
+            if change.kind == "hit" and "hit" in change.extra and len(change.ids) == 1:
+                self._pending_hits[change.ids[0]] = int(change.extra["hit"])
+                return
+            if change.kind == "reload":
+                self._reload = True
+            for mid in change.ids:
+                self._pending[mid] = states[mid] if mid in states else _READ
+            if len(self._pending) > INLINE_CHANGES_MAX:
+                self._reload = True
+
+    def invalidate(self) -> None:
+        """Re-read the whole store at the next use."""
+        with self._pending_lock:
+            self._reload = True
+
+    def close(self) -> None:
+        if self._unsubscribe is not None:
+            self._unsubscribe()
+            self._unsubscribe = None
+
+    def _refresh(self) -> None:
+        """Apply what changed (lock held)."""
+        with self._pending_lock:
+            reload, pending, hits = self._reload or not self._started, self._pending, self._pending_hits
+            self._reload, self._pending, self._pending_hits = False, {}, {}
+        try:
+            if reload:
+                self._load(self._mm.all_items())
+            else:
+                for mid, state in pending.items():
+                    self._apply(mid, self._item(mid, state))
+        except BaseException:
+            self.invalidate()  # the store could not be read: try again at the next use
+            raise
+        for mid, hit in hits.items():
+            if mid in self._entries:
+                self._hits[mid] = hit
+        if not self._sorted:
+            self._sort()
+
+    def _item(self, mid: str, state: Any) -> MemoryItem | None:
+        if state is not _READ:
+            if state is None:
+                return None
+            try:
+                return MemoryItem(str(state["description"]), str(state["theme"]),
+                                  latest_update_time=state.get("latest_update_time"), hit=int(state.get("hit") or 0))
+            except (KeyError, TypeError, ValueError):
+                pass
+        try:
+            return self._mm.get(mid)
+        except MemoryNotFound:
+            return None
+
+    def _load(self, items: Mapping[str, MemoryItem]) -> None:
+        self._entries = {mid: _entry(mid, item.description, item.theme, item.latest_update_time)
+                         for mid, item in items.items()}
+        self._hits = {mid: int(item.hit or 0) for mid, item in items.items()}
+        self._started = True
+        self._snapshot = None
+        self._sort()
+
+    def _apply(self, mid: str, item: MemoryItem | None) -> None:
+        old = self._entries.get(mid)
+        if item is None:
+            if old is not None:
+                self._snapshot = None
+                del self._entries[mid]
+                self._hits.pop(mid, None)
+                self._remove(old)
+            return
+        self._hits[mid] = int(item.hit or 0)
+        new = _entry(mid, item.description, item.theme, item.latest_update_time)
+        if old == new:
+            return
+        self._snapshot = None
+        self._entries[mid] = new
+        if old is not None:
+            self._remove(old)
+        if self._sorted and (not self._keys or new.key > self._keys[-1]):
+            self._order.append(new)  # the usual case: the newest change goes last
+            self._keys.append(new.key)
+            self._cumulative.append((self._cumulative[-1] if self._cumulative else 0) + new.tokens)
+        else:
+            self._sorted = False
+
+    def _remove(self, entry: ListingEntry) -> None:
+        if not self._sorted:
+            return
+        at = bisect.bisect_left(self._keys, entry.key)
+        if at < len(self._keys) and self._keys[at] == entry.key:
+            del self._order[at]
+            del self._keys[at]
+            self._recount(at)
+        else:
+            self._sorted = False
+
+    def _recount(self, start: int) -> None:
+        del self._cumulative[start:]
+        total = self._cumulative[-1] if self._cumulative else 0
+        for entry in self._order[start:]:
+            total += entry.tokens
+            self._cumulative.append(total)
+
+    def _sort(self) -> None:
+        self._order = sorted(self._entries.values(), key=lambda e: e.key)
+        self._keys = [e.key for e in self._order]
+        self._recount(0)
+        self._sorted = True
+
+    # ── reading ──────────────────────────────────────────────────────────
+
+    def warm_up(self) -> None:
+        """Read the store now (a full read: ~0.1 s per 10,000 memories) rather than at the first recall."""
+        with self._lock:
+            self._refresh()
+
+    def snapshot(self) -> ListingSnapshot:
+        """Every memory in listing order, now (kept until the next change)."""
+        with self._lock:
+            self._refresh()
+            if self._snapshot is None:
+                order = list(self._order)
+                self._snapshot = ListingSnapshot(order, self._cumulative[-1] if self._cumulative else 0,
+                                                 {e.id: e for e in order}, min((e.tokens for e in order), default=0))
+            return self._snapshot
+
+    def hits(self, ids: list[str]) -> list[int]:
+        with self._lock:
+            return [self._hits.get(mid, 0) for mid in ids]
+
+    def __len__(self) -> int:
+        with self._lock:
+            self._refresh()
+            return len(self._order)
+
+    def window(self, budget: int) -> tuple[list[ListingEntry], list[ListingEntry], int]:
+        """(the stable block, every memory before it, the block's tokens) for a stable budget of
+        ``budget`` tokens: all memories when they fit, else the newest ones from the cutoff (moved
+        forward, in a step, only when the block outgrows ``budget`` or shrinks below ``WINDOW_LOW``)."""
+        with self._lock:
+            self._refresh()
+            order, cumulative = self._order, self._cumulative
+            total = cumulative[-1] if cumulative else 0
+            if total <= budget:
+                self._cutoff = None
+                return list(order), [], total
+            start = bisect.bisect_left(self._keys, self._cutoff) if self._cutoff is not None else 0
+            inside = total - (cumulative[start - 1] if start else 0)
+            if self._cutoff is None or inside > budget or inside < WINDOW_LOW * budget:
+                start = self._place(total, WINDOW_TARGET * budget)
+                self._cutoff = self._keys[start] if start < len(self._keys) else None
+                self.steps += 1
+                inside = total - (cumulative[start - 1] if start else 0)
+            return order[start:], order[:start], inside
+
+    def _place(self, total: int, target: float) -> int:
+        """The first position whose suffix holds at most ``target`` tokens."""
+        floor = total - target  # tokens that must stay before the window
+        return min(bisect.bisect_left(self._cumulative, floor) + 1, len(self._order)) if floor > 0 else 0

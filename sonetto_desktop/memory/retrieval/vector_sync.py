@@ -1,0 +1,364 @@
+"""VectorSync: the embeddings model's vectors for every memory, computed in the background.
+
+One worker thread per store and model:
+
+- at start it compares the store with the vectors already saved (``vectors.py``: each row keeps
+  the fingerprint of the text it was computed from), drops the vectors of memories that are gone
+  and queues the memories without a current vector, the most recently changed first. Progress is
+  the saved rows themselves, so a stop (closing the app, a crash, an error) loses at most the
+  batch in flight and the next start resumes;
+- then it follows the store's change feed: a new or edited memory is queued, a deleted one (also
+  one the person asked Sonetto to forget) loses its vector at once, a bulk change is diffed;
+- it sends batches of the model's size, at most ``rpm`` requests a minute; a 429 or a server error
+  waits as long as the server asks (``Retry-After``) or backs off (2 s doubling to 5 minutes);
+  a refusal that will not go away (a wrong key or model) stops it with the reason in its status
+  until :meth:`retry` or new settings.
+
+:meth:`rank` is the shortlist's dense ranking (``shortlist.DenseRanker``): the query's vector (one
+request, at most ``QUERY_TIMEOUT``) against the saved vectors. It answers None, and the shortlist
+uses words only, while there are no vectors or the endpoint fails. :attr:`status` and the feed of
+:meth:`subscribe` tell the app how far it is ("向量 8,200/10,000").
+"""
+
+from __future__ import annotations
+
+import logging
+import threading
+import time
+from dataclasses import dataclass, replace
+from typing import Any, Callable
+
+from ..changes import MemoryChange
+from ..errors import MemoryNotFound
+from ..events import EventFeed
+from ..stores.base import BaseMemoryManager
+from .embeddings import EmbeddingsClient, EmbeddingsConfig, EmbeddingsError
+from .vectors import VectorTable, open_vectors, text_fingerprint
+
+__all__ = ["QUERY_TIMEOUT", "VectorStatus", "VectorSync"]
+
+log = logging.getLogger(__name__)
+
+#: The query's vector must come back within this, or the shortlist goes on with words only.
+QUERY_TIMEOUT = 2.0
+#: After a query's vector failed, the shortlist uses words only for this long (no 2 s wait per message).
+QUERY_PAUSE = 60.0
+BACKOFF_FIRST = 2.0
+BACKOFF_MAX = 300.0
+INLINE_CHANGES_MAX = 2000
+STATES = ("starting", "running", "waiting", "idle", "error", "stopped")
+
+
+@dataclass(frozen=True)
+class VectorStatus:
+    """How far the vectors are. ``state``: starting | running | waiting (rate-limited or the server
+    is away: ``retry_in`` seconds) | idle (all done) | error (``error`` says why; it waits for
+    new settings or a retry) | stopped."""
+
+    state: str
+    done: int = 0
+    total: int = 0
+    error: str = ""
+    retry_in: float | None = None
+    model: str = ""
+
+    @property
+    def complete(self) -> bool:
+        return self.total > 0 and self.done >= self.total
+
+    @property
+    def zh(self) -> str:
+        count = f"向量 {self.done:,}/{self.total:,}"
+        if self.state == "error":
+            return f"{count}：出错了（{self.error}）"
+        if self.state == "waiting":
+            wait = f"{self.retry_in:.0f} 秒后重试" if self.retry_in else "稍后重试"
+            return f"{count}：{wait}" + (f"（{self.error}）" if self.error else "")
+        return count
+
+    @property
+    def en(self) -> str:
+        count = f"Vectors {self.done:,}/{self.total:,}"
+        if self.state == "error":
+            return f"{count}: failed ({self.error})"
+        if self.state == "waiting":
+            wait = f"retrying in {self.retry_in:.0f} s" if self.retry_in else "retrying later"
+            return f"{count}: {wait}" + (f" ({self.error})" if self.error else "")
+        return count
+
+
+def _text(item: Any) -> str:
+    return str(getattr(item, "description", "") or "").strip()
+
+
+class VectorSync:
+    """See the module docstring. ``table`` / ``client`` (tests, benchmarks) replace the store's
+    vector table and the HTTP client."""
+
+    def __init__(self, mm: BaseMemoryManager, config: EmbeddingsConfig, *, table: VectorTable | None = None,
+                 client: EmbeddingsClient | None = None,
+                 table_factory: Callable[[BaseMemoryManager, str], VectorTable] = open_vectors) -> None:
+        self._mm = mm
+        self.config = config
+        self._table = table
+        self._table_factory = table_factory
+        self._client = client or EmbeddingsClient(config)
+        self._own_client = client is None
+        self._feed: EventFeed[VectorStatus] = EventFeed()
+        self._status = VectorStatus("starting", model=config.model)
+        self._wake = threading.Condition()
+        self._stop = threading.Event()
+        self._retry_now = threading.Event()
+        self._pending: dict[str, bool] = {}
+        self._reload = True  # the first pass diffs everything
+        self._current: dict[str, int] = {}  # the store: id -> fingerprint of its text
+        self._stored: dict[str, int] = {}  # the vectors: id -> fingerprint they were computed from
+        self._queue: list[str] = []
+        self._queued: set[str] = set()
+        self._idle = threading.Event()
+        self._last_request = 0.0
+        self._query_failures = 0
+        self._query_paused_until = 0.0  # after a failed query vector: words only for a while
+        self._dropped_others = False
+        self._thread: threading.Thread | None = None
+        self._unsubscribe: Callable[[], None] | None = None
+
+    # ── lifecycle ──────────────────────────────────────────────────────
+
+    def start(self) -> "VectorSync":
+        if self._thread is None:
+            self._unsubscribe = self._mm.subscribe(self._on_change)
+            self._thread = threading.Thread(target=self._run, name="vector-sync", daemon=True)
+            self._thread.start()
+        return self
+
+    def stop(self, timeout: float = 5.0) -> None:
+        """Stop the worker (the batch in flight may finish or be dropped) and release the connections."""
+        if self._unsubscribe is not None:
+            self._unsubscribe()
+            self._unsubscribe = None
+        self._stop.set()
+        with self._wake:
+            self._wake.notify_all()
+        if self._thread is not None:
+            self._thread.join(timeout)
+        if self._thread is None or not self._thread.is_alive():
+            if self._own_client:
+                self._client.close()
+            if self._table is not None:
+                self._table.close()
+        self._publish(replace(self._status, state="stopped", retry_in=None))
+
+    def retry(self) -> None:
+        """After an error: try again now."""
+        self._retry_now.set()
+        with self._wake:
+            self._wake.notify_all()
+
+    def wait_idle(self, timeout: float | None = None) -> bool:
+        """Block until every memory has a current vector (or an error stops the worker)."""
+        return self._idle.wait(timeout)
+
+    # ── status ─────────────────────────────────────────────────────────
+
+    @property
+    def status(self) -> VectorStatus:
+        return self._status
+
+    def subscribe(self, callback: Callable[[VectorStatus], None]) -> Callable[[], None]:
+        """``callback(status)`` on the worker thread after each batch and each change of state."""
+        return self._feed.subscribe(callback)
+
+    def _publish(self, status: VectorStatus) -> None:
+        self._status = status
+        self._feed.publish(status)
+
+    def _counts(self, state: str, error: str = "", retry_in: float | None = None) -> VectorStatus:
+        done = sum(1 for mid, fp in self._current.items() if self._stored.get(mid) == fp)
+        return VectorStatus(state, done, len(self._current), error, retry_in, self.config.model)
+
+    # ── the store's changes ────────────────────────────────────────────
+
+    def _on_change(self, change: MemoryChange) -> None:
+        if change.kind == "hit":
+            return
+        with self._wake:
+            if change.kind == "reload" or len(self._pending) > INLINE_CHANGES_MAX:
+                self._reload = True
+            for mid in change.ids:
+                self._pending[mid] = True
+            self._idle.clear()
+            self._wake.notify_all()
+
+    def _take_changes(self) -> tuple[bool, list[str]]:
+        with self._wake:
+            reload, pending = self._reload, list(self._pending)
+            self._reload, self._pending = False, {}
+        return reload, pending
+
+    def _apply_changes(self, table: VectorTable) -> None:
+        reload, pending = self._take_changes()
+        if reload:
+            items = self._mm.all_items()
+            self._current = {mid: text_fingerprint(_text(item)) for mid, item in items.items()}
+            self._stored = table.fingerprints()
+            gone = [mid for mid in self._stored if mid not in self._current]
+            table.drop(gone)
+            for mid in gone:
+                self._stored.pop(mid, None)
+            order = sorted(items, key=lambda mid: str(items[mid].latest_update_time or ""), reverse=True)
+            self._queue = [mid for mid in order if self._stored.get(mid) != self._current[mid]]
+            self._queued = set(self._queue)
+            return
+        dropped = []
+        for mid in pending:
+            try:
+                item = self._mm.get(mid)
+            except MemoryNotFound:
+                self._current.pop(mid, None)
+                if self._stored.pop(mid, None) is not None:
+                    dropped.append(mid)
+                continue
+            fp = text_fingerprint(_text(item))
+            self._current[mid] = fp
+            if self._stored.get(mid) != fp and mid not in self._queued:
+                self._queue.insert(0, mid)  # what just changed comes first
+                self._queued.add(mid)
+        table.drop(dropped)
+
+    # ── the worker ─────────────────────────────────────────────────────
+
+    def _run(self) -> None:
+        backoff = BACKOFF_FIRST
+        table = None
+        while not self._stop.is_set():
+            batch: list[tuple[str, str, int]] = []
+            try:
+                if table is None:
+                    table = self._table = self._table or self._table_factory(self._mm, self.config.key)
+                self._apply_changes(table)
+                batch = self._next_batch()
+                if not batch:
+                    self._finish(table)
+                    continue
+                self._publish(self._counts("running"))
+                self._pace()
+                texts = [t for _, t, _ in batch]
+                vectors = self._client.embed(texts)
+                if self._stop.is_set():
+                    break
+                self._store(table, batch, vectors)
+                backoff = BACKOFF_FIRST
+            except EmbeddingsError as exc:
+                self._requeue(batch)
+                if not exc.retryable:
+                    self._halt(str(exc))
+                    continue
+                wait = exc.retry_after if exc.retry_after is not None else backoff
+                backoff = min(BACKOFF_MAX, backoff * 2)
+                self._publish(self._counts("waiting", str(exc), wait))
+                self._sleep(wait)
+            except Exception as exc:  # the store or the table is away (a server offline): wait and retry
+                log.warning("vectors: %s", exc, exc_info=log.isEnabledFor(logging.DEBUG))
+                self._publish(self._counts("waiting", f"{type(exc).__name__}: {exc}"[:200], backoff)
+                              if self._current else VectorStatus("waiting", error=str(exc)[:200], retry_in=backoff,
+                                                                 model=self.config.model))
+                with self._wake:
+                    self._reload = True
+                self._sleep(backoff)
+                backoff = min(BACKOFF_MAX, backoff * 2)
+
+    def _requeue(self, batch: list[tuple[str, str, int]]) -> None:
+        ids = [mid for mid, _, _ in batch if mid not in self._queued]
+        self._queue[:0] = ids
+        self._queued.update(ids)
+
+    def _next_batch(self) -> list[tuple[str, str, int]]:
+        """Up to a batch of (id, text, fingerprint) from the queue, skipping what is current already."""
+        batch = []
+        while self._queue and len(batch) < max(1, self.config.batch):
+            mid = self._queue.pop(0)
+            self._queued.discard(mid)
+            fp = self._current.get(mid)
+            if fp is None or self._stored.get(mid) == fp:
+                continue
+            try:
+                text = _text(self._mm.get(mid))
+            except MemoryNotFound:
+                continue
+            if text_fingerprint(text) != fp:  # changed since: the change feed queues it again
+                continue
+            batch.append((mid, text, fp))
+        return batch
+
+    def _store(self, table: VectorTable, batch: list[tuple[str, str, int]], vectors: Any) -> None:
+        _, pending = self._peek_changes()
+        keep = [i for i, (mid, _, _) in enumerate(batch) if mid not in pending]  # changed meanwhile: later
+        ids = [batch[i][0] for i in keep]
+        fps = [batch[i][2] for i in keep]
+        table.put(ids, fps, vectors[keep])
+        for mid, fp in zip(ids, fps, strict=True):
+            self._stored[mid] = fp
+        self._publish(self._counts("running"))
+
+    def _peek_changes(self) -> tuple[bool, set[str]]:
+        with self._wake:
+            return self._reload, set(self._pending)
+
+    def _finish(self, table: VectorTable) -> None:
+        """All current: say so, forget other models' vectors once, and wait for changes."""
+        status = self._counts("idle")
+        if status.state != self._status.state or status != self._status:
+            self._publish(status)
+        if self._current and status.complete and not self._dropped_others:
+            dropped = table.drop_other_models()
+            self._dropped_others = True
+            if dropped:
+                log.info("vectors: %d vectors of an earlier embeddings model deleted", dropped)
+        self._idle.set()
+        with self._wake:
+            while not self._stop.is_set() and not self._pending and not self._reload:
+                self._wake.wait(5.0)
+
+    def _halt(self, reason: str) -> None:
+        log.warning("vectors stopped: %s", reason)
+        self._publish(self._counts("error", reason))
+        self._idle.set()
+        self._retry_now.clear()
+        while not self._stop.is_set() and not self._retry_now.is_set():
+            with self._wake:
+                self._wake.wait(5.0)
+        self._idle.clear()
+        with self._wake:
+            self._reload = True
+
+    def _pace(self) -> None:
+        """At most ``rpm`` requests a minute."""
+        if self.config.rpm > 0:
+            gap = 60.0 / self.config.rpm - (time.monotonic() - self._last_request)
+            if gap > 0:
+                self._sleep(gap)
+        self._last_request = time.monotonic()
+
+    def _sleep(self, seconds: float) -> None:
+        with self._wake:
+            self._wake.wait_for(lambda: self._stop.is_set() or self._retry_now.is_set(), timeout=seconds)
+        self._retry_now.clear()
+
+    # ── ranking ────────────────────────────────────────────────────────
+
+    def rank(self, prompt: str, k: int) -> list[str] | None:
+        """The memories nearest to ``prompt`` (see the module docstring); None when it cannot rank now."""
+        table = self._table
+        if (table is None or not self._stored or not prompt.strip() or self._status.state == "error"
+                or time.monotonic() < self._query_paused_until):
+            return None
+        try:
+            query = self._client.embed([prompt], query=True, timeout=QUERY_TIMEOUT)
+        except EmbeddingsError as exc:
+            self._query_failures += 1
+            self._query_paused_until = time.monotonic() + QUERY_PAUSE
+            if self._query_failures in (1, 10, 100):
+                log.warning("the query's vector failed (%s); words only for %.0f s", exc, QUERY_PAUSE)
+            return None
+        return table.search(query[0], k) or None
