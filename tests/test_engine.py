@@ -122,6 +122,9 @@ FAILURES = {
     "hang": ("timeout", lambda s: s.add_hang(3)),
     "malformed_stream": ("bad_response", lambda s: s.add_malformed_stream("好的")),
     "garbage": ("bad_response", lambda s: s.add_garbage()),
+    "400_wrong_key": ("auth", lambda s: s.add_error(400, "Invalid API key provided", code="invalid_api_key")),
+    "400_unknown_model": ("unknown_model", lambda s: s.add_error(400, "The model `qwen-max-x` does not exist")),
+    "empty_reply": ("empty_reply", lambda s: s.add_text("")),
 }
 
 
@@ -285,8 +288,21 @@ async def test_huge_input_is_refused_with_its_size(llm_server, engine):
 
 
 def test_error_codes_cover_the_contract():
+    from sonetto_desktop.agent.llm_errors import CODES
+
     assert {"unconfigured", "unreachable", "auth", "rate_limit", "server", "timeout", "bad_response",
             "cancelled", "input"} <= set(ERROR_CODES)
+    assert set(CODES) <= set(ERROR_CODES)
+
+
+async def test_an_empty_reply_is_said_and_not_handed_to_the_writer(llm_server, engine, ltm):
+    llm_server.add_text("")
+    events = await collect(engine, "s1", "你好")
+    assert kinds(events) == ["memories", "error"] and events[-1].error_code == "empty_reply"
+    assert "空回复" in events[-1].error_zh and "empty reply" in events[-1].error_en
+    assert ltm.writer.journal.pending() == []  # nothing of it reaches the memory writer
+    transcript = await engine.transcript("s1")
+    assert [e["role"] for e in transcript] == ["user", "assistant"] and transcript[1]["error"]["code"] == "empty_reply"
 
 
 # ── sessions ───────────────────────────────────────────────────────────────────────────────────
@@ -396,7 +412,8 @@ async def test_endless_tool_calls_stop_with_one_error_and_leave_a_valid_history(
     for _ in range(3):  # more tool rounds than 6 graph steps allow
         llm_server.add_tool_calls([("get_current_time", {})])
     events = await collect(engine, "s1", "一直查时间吧")
-    assert [e.kind for e in events].count("error") == 1 and events[-1].error_code == "bad_response"
+    assert [e.kind for e in events].count("error") == 1 and events[-1].error_code == "tool_loop"
+    assert "/v1" not in events[-1].error_zh and "反复调用工具" in events[-1].error_zh
     llm_server.add_text("好了，不查了。")
     assert (await collect(engine, "s1", "停下"))[-1].text == "好了，不查了。"
     assert_tool_calls_answered(llm_server.last_messages())

@@ -135,6 +135,14 @@ async def failure_of(make_llm, **kw) -> BaseException:
         (lambda s: s.add_error(404, "The model `nope` does not exist"), "unknown_model", 404),
         (lambda s: s.add_error(404, "Not Found", code="not_found"), "bad_response", 404),
         (lambda s: s.add_error(400, "bad param"), "bad_response", 400),
+        # Servers refuse a wrong key or an unknown model with a 400 / 404 / 422 too: said by their words.
+        (lambda s: s.add_error(400, "Invalid API key provided"), "auth", 400),
+        (lambda s: s.add_error(400, "Authentication Fails (no such user)", code="invalid_request_error"), "auth", 400),
+        (lambda s: s.add_error(422, "Unauthorized: token is invalid"), "auth", 422),
+        (lambda s: s.add_error(400, "The model `nope` does not exist"), "unknown_model", 400),
+        (lambda s: s.add_error(400, "Model Not Exist"), "unknown_model", 400),
+        (lambda s: s.add_error(404, "model 'nope' not found, try pulling it first"), "unknown_model", 404),
+        (lambda s: s.add_error(422, "invalid model name: nope"), "unknown_model", 422),
     ],
 )
 async def test_status_errors(llm_server, make_llm, script, code, status):
@@ -205,6 +213,21 @@ def test_wrapped_exception_is_found_in_the_chain():
     except RuntimeError as outer:
         info = describe_llm_error(outer, api_key=KEY)
     assert info.code == "unreachable"
+
+
+def test_a_tool_loop_has_its_own_words():
+    from langgraph.errors import GraphRecursionError
+
+    info = describe_llm_error(RuntimeError("graph failed").with_traceback(None))
+    assert info.code == "bad_response"
+    try:
+        try:
+            raise GraphRecursionError("Recursion limit of 40 reached")
+        except GraphRecursionError as inner:
+            raise RuntimeError("run failed") from inner
+    except RuntimeError as outer:
+        info = describe_llm_error(outer)
+    assert info.code == "tool_loop" and "/v1" not in info.zh and "反复调用工具" in info.zh
 
 
 def test_unrecognised_exception_never_leaks_key():

@@ -192,6 +192,48 @@ async def test_a_looping_model_is_capped_and_its_turn_held_with_nothing_applied(
     assert "超过 6 次" in writer.status().last_error
 
 
+async def test_a_model_calling_a_tool_that_does_not_exist_is_held_with_the_tools_name(llm_server, make_llm, store):
+    llm_server.default = tool_calls([("no_such_tool", {"x": 1})])
+    writer = MemoryWriter(store, make_llm(), backoff=FAST)  # the default limit of 30 tool calls
+    seen = recorder(writer)
+    writer.start()
+    await writer.send_history(TURN)
+    await until(lambda: writer.failed_turns())
+    assert await writer.stop() is True
+    # stopped after 3 unknown calls, answered with the tool list each time: 4 model requests, one attempt
+    assert len(llm_server.requests) == 4 and [e.kind for e in seen].count("failed") == 1
+    [held] = writer.failed_turns()
+    assert held.held == "tool_calls"
+    said = writer.status().zh
+    assert "no_such_tool" in said and "不存在的工具" in said and "/v1" not in said
+
+
+async def test_a_model_that_loops_one_call_a_round_meets_the_tool_limit_not_the_step_limit(llm_server, make_llm,
+                                                                                            store):
+    mid = store.add("用户喜欢猫", "品味")
+    # one failing call per round, for ever (each answered with an error, so the model is asked again)
+    llm_server.default = tool_calls([("update_memory", {"id": "nope1234", "content": "用户喜欢狗", "reason": "r"})])
+    writer = MemoryWriter(store, make_llm(), backoff=FAST)
+    writer.start()
+    await writer.send_history(TURN)
+    await until(lambda: writer.failed_turns(), timeout=60)
+    assert await writer.stop() is True
+    # Held by the 30-call guard in one attempt (the step limit used to stop it at ~10 rounds, worded as a
+    # bad base URL, and retried 5 times).
+    assert len(llm_server.requests) == 31 and writer.failed_turns()[0].held == "tool_calls"
+    assert "超过 30 次" in writer.status().zh and "/v1" not in writer.status().zh
+    assert store.get(mid).description == "用户喜欢猫"
+
+
+async def test_the_step_limit_is_held_as_a_loop_not_retried_as_a_model_failure(llm_server, make_llm, store):
+    from sonetto_desktop.memory.writer.consumer import MemoryConsumer
+    from sonetto_desktop.memory.writer.limits import TurnHeld
+
+    llm_server.default = tool_calls([("hit_memory", {"id": "nope1234"})])
+    with pytest.raises(TurnHeld, match="步"):
+        await MemoryConsumer(make_llm(), store, recursion_limit=12).consume(None, "t1", TURN)
+
+
 async def test_tool_calls_written_as_text_keep_the_turn_with_the_reason_until_retried(llm_server, make_llm, store):
     # A server without a tool parser for its model passes the calls on as words: the turn used to
     # end as "nothing to remember", and what the person said was lost without a word.

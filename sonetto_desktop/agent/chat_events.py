@@ -10,7 +10,7 @@ from .storage_errors import storage_message
 
 ERROR_CODES = (
     "unconfigured", "unreachable", "auth", "rate_limit", "server", "timeout", "bad_response",
-    "unknown_model", "cancelled", "input", "storage",
+    "unknown_model", "tool_loop", "empty_reply", "cancelled", "input", "storage",
 )
 
 
@@ -26,7 +26,8 @@ class ChatEvent:
     - ``done``: ``text`` is the full reply; ``turn_id`` identifies the turn.
     - ``error``: ``error_zh`` / ``error_en`` say what went wrong, for a person; ``error_code`` is one
       of ``ERROR_CODES``: unconfigured, unreachable, auth, rate_limit, server, timeout, bad_response,
-      unknown_model, cancelled, input, storage (the session database could not be written;
+      unknown_model, tool_loop (tools called again and again, no answer), empty_reply (the model
+      answered nothing), cancelled, input, storage (the session database could not be written;
       ``text`` then holds the reply that was shown but not saved; the message names the reason:
       disk full, read-only, busy, or damaged — a damaged database has been moved aside, kept
       under the name given, and a fresh one started, so the next message works). ``timeout``

@@ -36,7 +36,7 @@ from langgraph.prebuilt import ToolNode, tools_condition
 from typing_extensions import TypedDict
 
 from ..memory.retrieval.modes import RetrievalMode
-from .llm_errors import LLMNotConfigured
+from .llm_errors import EmptyReply, LLMNotConfigured
 from .companion_tools import Clock, build_companion_tools, local_now
 from .memory_context import format_memory_block
 from .persona import build_system_prompt
@@ -223,6 +223,8 @@ def build_graph(
         system = SystemMessage(content=build_system_prompt(clock(), state.get("memory_block", "")))
         history = pair_tool_calls(trim_history(state.get("messages", []), history_tokens, history_turns))
         response = await model.ainvoke([system, *history], config)
+        if not response.tool_calls and not response.text.strip():
+            raise EmptyReply()  # said as such, neither kept as Sonetto's answer nor handed to the writer
         return {"messages": [response]}
 
     async def ltm_write(state: CompanionState, config: RunnableConfig) -> dict[str, Any]:

@@ -1,7 +1,9 @@
 """Turn whatever an LLM call raised into one clear message for a person, in Chinese and English.
 
-Codes: unconfigured, unreachable, auth, rate_limit, server, timeout, bad_response, unknown_model.
-Messages never contain the API key: any occurrence of it (and anything that looks like a key or a
+Codes: unconfigured, unreachable, auth, rate_limit, server, timeout, bad_response, unknown_model,
+tool_loop (the model kept calling tools without answering), empty_reply (it answered nothing).
+A 400/404/422 is read by the server's words too: servers refuse a wrong key or an unknown model
+with any of them. Messages never contain the API key: any occurrence of it (and anything that looks like a key or a
 bearer token) is scrubbed from exception text before it is shown (``redaction.scrub``,
 re-exported here as ``scrub``).
 """
@@ -10,12 +12,14 @@ from __future__ import annotations
 
 import asyncio
 import json
+import re
 from dataclasses import dataclass
 
 from sonetto_desktop.memory.errors import causes
 from sonetto_desktop.redaction import scrub
 
-CODES = ("unconfigured", "unreachable", "auth", "rate_limit", "server", "timeout", "bad_response", "unknown_model")
+CODES = ("unconfigured", "unreachable", "auth", "rate_limit", "server", "timeout", "bad_response", "unknown_model",
+         "tool_loop", "empty_reply")
 
 _DETAIL_MAX = 200
 
@@ -24,6 +28,13 @@ class LLMNotConfigured(RuntimeError):
     """Raised by callers that need a model when none is configured."""
 
     def __init__(self, message: str = "no LLM endpoint is configured") -> None:
+        super().__init__(message)
+
+
+class EmptyReply(RuntimeError):
+    """The model answered with nothing: no text and no tool call."""
+
+    def __init__(self, message: str = "the model's reply was empty") -> None:
         super().__init__(message)
 
 
@@ -52,12 +63,36 @@ def _is_model_not_found(exc: BaseException) -> bool:
     return "model" in code or "model" in text
 
 
+#: A refused key, in the words servers use (OpenAI, DeepSeek, Moonshot, vLLM, LiteLLM, one-api …).
+_AUTH_WORDS = re.compile(r"api[ _-]?key|unauthori[sz]ed|authenticat|invalid[ _-]?token|token[ _-]?(?:is )?invalid|"
+                         r"\bbearer\b|令牌|密钥", re.IGNORECASE)
+#: An unknown model, in the words servers use.
+_MODEL_WORDS = re.compile(r"model.{0,80}?(?:not[ _-]?found|does ?n[o']t exist|not exist|unknown|invalid|"
+                          r"not supported|unsupported|no such|not available|not allowed)|"
+                          r"(?:unknown|invalid|unsupported|no such)[ _-]model|模型不存在|模型.{0,20}(?:不存在|不支持)",
+                          re.IGNORECASE | re.DOTALL)
+
+
+def _by_words(exc: BaseException) -> str | None:
+    """``auth`` or ``unknown_model`` when the server's message (or error code) says so."""
+    said = f"{getattr(exc, 'code', '') or ''} {_status_message(exc)}"
+    if _AUTH_WORDS.search(said):
+        return "auth"
+    if _MODEL_WORDS.search(said):
+        return "unknown_model"
+    return None
+
+
 def _classify(exc: BaseException) -> tuple[str, int | None] | None:
     """(code, http status) for a recognised exception, else None."""
     name = type(exc).__name__
     module = type(exc).__module__ or ""
     if isinstance(exc, LLMNotConfigured):
         return "unconfigured", None
+    if isinstance(exc, EmptyReply):
+        return "empty_reply", None
+    if name == "GraphRecursionError" and module.startswith("langgraph"):
+        return "tool_loop", None
     try:
         import openai
     except ImportError:  # pragma: no cover - openai is a dependency of langchain-openai
@@ -74,12 +109,12 @@ def _classify(exc: BaseException) -> tuple[str, int | None] | None:
             if status in (402, 429):
                 return "rate_limit", status
             if status == 404:
-                return ("unknown_model" if _is_model_not_found(exc) else "bad_response"), status
+                return (_by_words(exc) or ("unknown_model" if _is_model_not_found(exc) else "bad_response")), status
             if status == 408 or status == 504:
                 return "timeout", status
             if status >= 500:
                 return "server", status
-            return "bad_response", status
+            return (_by_words(exc) or "bad_response"), status
         if isinstance(exc, openai.APIResponseValidationError):
             return "bad_response", None
     if isinstance(exc, (asyncio.TimeoutError, TimeoutError)) or (module.startswith("httpx") and "Timeout" in name):
@@ -127,6 +162,17 @@ _MESSAGES: dict[str, tuple[str, str]] = {
     "unknown_model": (
         "模型服务上找不到这个模型。请检查模型名称的拼写，或先在服务上下载/启用它。",
         "The model server does not know this model. Check the model name, or pull/enable it on the server.",
+    ),
+    "tool_loop": (
+        "模型反复调用工具，一直没有给出回答，已中止。换个说法再试一次；如果经常这样，可以换一个模型。",
+        "The model kept calling tools without answering and was stopped. Try rephrasing; if it keeps "
+        "happening, try another model.",
+    ),
+    "empty_reply": (
+        "模型返回了空回复（没有任何文字）。可以重试；如果经常这样，可能是模型的输出被服务端过滤或截断了，"
+        "或者这个模型不适合对话。",
+        "The model sent back an empty reply (no text at all). Try again; if it keeps happening, the server "
+        "may be filtering or cutting off its output, or the model is not made for chat.",
     ),
 }
 

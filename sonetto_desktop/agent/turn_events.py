@@ -7,7 +7,6 @@ import json
 from typing import Any
 
 from langchain_core.messages import AIMessage, ToolMessage
-from langgraph.errors import GraphRecursionError
 
 from ..memory.unicode_text import storable
 from .chat_events import ChatEvent
@@ -23,11 +22,7 @@ def describe_turn_error(exc: BaseException, turn_id: str = "", *, api_key: str =
         zh, en, code = "已停止回复。", "The reply was stopped.", "cancelled"
     elif isinstance(exc, ReplyStalled):
         zh, en, code = *_stall_message(exc), "timeout"
-    elif isinstance(exc, GraphRecursionError):
-        zh = "这次回复调用工具的次数太多，已中止。换个说法再试一次吧。"
-        en = "The reply used too many tool steps and was stopped. Try rephrasing."
-        code = "bad_response"
-    else:
+    else:  # a tool loop (GraphRecursionError) and an empty reply are worded there too
         info = describe_llm_error(exc, api_key=api_key, model=model)
         zh, en, code = info.zh, info.en, info.code
     return ChatEvent("error", turn_id=turn_id, error_code=code, error_zh=zh, error_en=en)

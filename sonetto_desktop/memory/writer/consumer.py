@@ -25,6 +25,7 @@ from langchain.agents import create_agent
 from langchain.agents.middleware import AgentMiddleware
 from langchain_core.messages import AIMessage, HumanMessage, ToolMessage
 from langgraph.checkpoint.memory import MemorySaver
+from langgraph.errors import GraphRecursionError
 
 from ..stores.base import BaseMemoryManager
 from ..changes import AGENT, MemoryChange, Turn, check_actor, source_of
@@ -32,7 +33,7 @@ from ..operations import MemoryOperations
 from ..undo import NothingToUndo, UndoConflict
 from .budget import EndAfterWrites
 from .guard import CURRENT as CURRENT_GUARD
-from .guard import DEFAULT_MAX_CHANGED, DEFAULT_MAX_TOOL_CALLS, GuardedRun, RunGuard
+from .guard import DEFAULT_MAX_CHANGED, DEFAULT_MAX_TOOL_CALLS, TOOL_CALLS, GuardedRun, RunGuard, TurnHeld
 from .resume import CURRENT as CURRENT_RECORDER
 from .resume import REPLAYED, ResumeRun, TurnRecorder, already_applied
 from .status import describe_store_failure
@@ -45,12 +46,19 @@ from .text_calls import calls_written_as_text
 from .tools import CONTEXT_KEY, ToolContext, make_memory_tools
 from .turns import format_turn, normalize_turn, turn_query_text
 
-DEFAULT_RECURSION_LIMIT = 40  # about 19 model/tool rounds
+DEFAULT_RECURSION_LIMIT = 40  # the least: about 10 model/tool rounds
+#: LangGraph steps per model/tool round (the model, the tools and the middleware hooks; measured).
+STEPS_PER_ROUND = 4
 ROLLBACK_REASON = "撤销失败的写入尝试"
 #: Turn ids of the undo that takes back a failed attempt (views may keep quiet about them).
 ROLLBACK_PREFIX = "rollback-"
 
 log = logging.getLogger(__name__)
+
+
+def recursion_limit_for(max_tool_calls: int) -> int:
+    """LangGraph's step limit for a run: the tool-call guard must always stop a loop first."""
+    return max(DEFAULT_RECURSION_LIMIT, STEPS_PER_ROUND * (max_tool_calls + 2) + 8)
 
 
 @dataclass
@@ -102,7 +110,7 @@ class MemoryConsumer:
         memory: MemoryOperations | BaseMemoryManager,
         *,
         now: Callable[[], datetime] | None = None,
-        recursion_limit: int = DEFAULT_RECURSION_LIMIT,
+        recursion_limit: int | None = None,
         retriever: RetrieverProvider | None = None,
         user_name: Callable[[], str] | None = None,
         max_tool_calls: int = DEFAULT_MAX_TOOL_CALLS,
@@ -115,7 +123,7 @@ class MemoryConsumer:
         self._llm = llm
         self._ops = ops
         self._now = now or datetime.now
-        self._recursion_limit = recursion_limit
+        self._recursion_limit = recursion_limit or recursion_limit_for(max_tool_calls)
         self._retriever = retriever
         self._user_name = user_name or (lambda: "")
         self.max_tool_calls = max_tool_calls
@@ -242,6 +250,11 @@ class MemoryConsumer:
             unsubscribe()
             problem = await asyncio.to_thread(self.rollback, turn_id, list(changes), whole_turn=resumed,
                                               actor=tool_context.actor)
+            if isinstance(exc, GraphRecursionError):  # a loop the guard did not catch: held, not retried
+                if recorder is not None:
+                    await asyncio.to_thread(recorder.after_rollback, problem is None, False)
+                raise TurnHeld(TOOL_CALLS, f"模型在一轮里来回调用工具超过 {self._recursion_limit} 步（可能陷入了循环），"
+                                           "本轮写入已全部撤销并暂缓") from exc
             if recorder is not None:
                 # The model's first reply is worth replaying when it was not the problem: the store or
                 # the disk failed, or its calls all ran and a later model call failed.

@@ -7,7 +7,10 @@ call that crossed the line is answered with an error and no further call runs
 taking back everything the run wrote. The pipeline keeps such a turn in the failed list ("held")
 instead of retrying it: a careful user would not want a mass change applied behind their back,
 nor a looping model to be paid for five times. Retrying a held mass change on purpose
-(``retry_failed``) lifts the memory limit for that turn; the tool-call limit always holds.
+(``retry_failed``) lifts the memory limit for that turn; the tool-call limit always holds. A model
+that keeps calling a tool that does not exist is stopped after ``max_unknown`` such calls, the
+reason naming the tool; a run that would outlast LangGraph's step limit first is held as a loop too
+(``consumer``), never retried as a model failure.
 """
 
 from __future__ import annotations
@@ -30,6 +33,8 @@ __all__ = ["DEFAULT_MAX_CHANGED", "DEFAULT_MAX_TOOL_CALLS", "TurnHeld", "RunGuar
 NOT_A_CHANGE = frozenset({"hit", "add"})
 
 TOOL_CALLS, MASS_CHANGE = "tool_calls", "mass_change"
+#: Calls of tools that do not exist a run may make (each answered with the tool list) before it stops.
+DEFAULT_MAX_UNKNOWN = 3
 
 
 @dataclass
@@ -38,7 +43,9 @@ class RunGuard:
 
     max_tool_calls: int = DEFAULT_MAX_TOOL_CALLS
     max_changed: int | None = DEFAULT_MAX_CHANGED  # None: no limit (a held mass change the user retried)
+    max_unknown: int = DEFAULT_MAX_UNKNOWN
     calls: int = 0
+    unknown: int = 0
     changed: set[str] = field(default_factory=set)
     stopped: str | None = None
     detail: str = ""
@@ -52,15 +59,23 @@ class RunGuard:
             self.changed.update(change.ids)
             if self.max_changed is not None and len(self.changed) > self.max_changed and not self.stopped:
                 self.stopped = MASS_CHANGE
-                self.detail = (f"本轮要改动 {len(self.changed)} 条以上已有的记忆（上限 {self.max_changed} 条），"
+                self.detail = (f"本轮要改动的已有记忆太多（{len(self.changed)} 条以上，上限 {self.max_changed} 条），"
                                "已全部撤销并暂缓；确认无误可在失败列表里重试")
 
-    def take_call(self) -> bool:
-        """Count one tool call; False when the run must stop instead of making it."""
+    def take_call(self, name: str = "", *, known: bool = True) -> bool:
+        """Count one tool call (of a tool that does not exist when not ``known``); False when the
+        run must stop instead of making it."""
         with self._lock:
             if self.stopped:
                 return False
             self.calls += 1
+            if not known:
+                self.unknown += 1
+                if self.unknown > self.max_unknown:
+                    self.stopped = TOOL_CALLS
+                    self.detail = (f"模型反复调用不存在的工具「{name[:40]}」（{self.unknown} 次），本轮已停止，"
+                                   "写入已全部撤销并暂缓；请换一个能正确调用工具的模型后重试")
+                    return False
             if self.calls > self.max_tool_calls:
                 self.stopped = TOOL_CALLS
                 self.detail = (f"模型在一轮里调用工具超过 {self.max_tool_calls} 次（可能陷入了循环），"
@@ -83,7 +98,7 @@ class GuardedRun(AgentMiddleware):
         if guard is None:
             return await handler(request)
         call = request.tool_call
-        if not guard.take_call():
+        if not guard.take_call(str(call.get("name") or ""), known=request.tool is not None):
             return ToolMessage(content=f"已停止：{guard.detail}", tool_call_id=call["id"], name=call["name"],
                                status="error")
         return await handler(request)

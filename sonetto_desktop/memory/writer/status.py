@@ -56,6 +56,9 @@ def make_status(*, pending: int, busy: bool, paused: bool, configured: bool, fai
         zh, en = f"记忆写入出错：{last_error}（{n} 轮待写入）", f"Memory writing failed: {last_error} ({n} turns waiting)"
     elif busy or n:
         zh, en = f"正在写入记忆…（{n} 轮待写入）", f"Writing memories… ({n} turns waiting)"
+    elif held and held == failed and last_error:  # the reason: too many memories, or a model in a loop
+        zh = f"有 {held} 轮对话已暂缓、未做任何改动：{last_error}"
+        en = f"{held} turns were held, nothing changed: {last_error}"
     elif held and held == failed:
         zh = f"有 {held} 轮对话要改动的记忆太多，已暂缓、未做任何改动；确认后可重试"
         en = f"{held} turns would change too many memories: held, nothing changed; retry to apply them"
