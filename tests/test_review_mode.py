@@ -204,3 +204,75 @@ def test_a_proposal_file_cannot_make_a_change_the_persons(tmp_path):
     raw["proposals"][0]["actor"] = "user"
     path.write_text(json.dumps(raw), encoding="utf-8")
     assert ReviewInbox(path).get(proposal.id).actor == "agent"
+
+
+def test_a_proposal_approved_twice_at_once_is_applied_once(tmp_path):
+    """Two windows or processes approve one proposal together: one applies it, the other is told it is gone."""
+    import threading
+
+    from sonetto_desktop.memory import MemoryOperations, YamlMemoryManager
+    from sonetto_desktop.memory.review import ProposalGone
+
+    store = YamlMemoryManager(tmp_path / "memory.yaml")
+    ops = MemoryOperations(store)
+    path = tmp_path / "review_inbox.json"
+    proposal = ReviewInbox(path, enabled=True).propose("create", description="用户养了一只叫汤圆的猫", theme="身份",
+                                                       turn=Turn("t1"))
+    first, second = ReviewInbox(path), ReviewInbox(path)  # each with its own locks, as two processes
+    outcomes: dict[str, object] = {}
+    b_done = threading.Event()
+
+    def approve(name: str, inbox: ReviewInbox) -> None:
+        try:
+            outcomes[name] = inbox.approve(proposal.id, ops)
+        except Exception as exc:  # noqa: BLE001 - what the loser gets is the point
+            outcomes[name] = exc
+        if name == "b":
+            b_done.set()
+
+    b = threading.Thread(target=approve, args=("b", second))
+
+    def during_a_commit(change) -> None:  # A has written the memory: B approves now, before A is done
+        if change.kind == "add" and not b.is_alive() and "b" not in outcomes:
+            b.start()
+            b_done.wait(2)
+
+    store.subscribe(during_a_commit)
+    approve("a", first)
+    b.join(10)
+    assert [item.description for item in store.all_items().values()] == ["用户养了一只叫汤圆的猫"]
+    assert outcomes["a"].kind == "add" and isinstance(outcomes["b"], ProposalGone)
+    assert "already approved or rejected" in str(outcomes["b"])
+    assert first.pending() == [] and second.pending() == []
+    store.close()
+
+
+def test_a_proposal_made_while_another_process_approves_is_kept(tmp_path):
+    """An approval rewrites the inbox: a proposal added meanwhile by another process must survive it."""
+    from sonetto_desktop.memory import MemoryOperations, YamlMemoryManager
+
+    store = YamlMemoryManager(tmp_path / "memory.yaml")
+    path = tmp_path / "review_inbox.json"
+    app, writer_process = ReviewInbox(path, enabled=True), ReviewInbox(path, enabled=True)
+    waiting = app.propose("create", description="用户喜欢猫", theme="品味", turn=Turn("t1"))
+    added: list[str] = []
+
+    def meanwhile(change) -> None:  # while the approval applies, the other process's writer proposes
+        if not added:
+            import threading
+
+            t = threading.Thread(target=lambda: added.append(
+                writer_process.propose("create", description="用户喜欢狗", theme="品味", turn=Turn("t2")).id))
+            t.start()
+            t.join(0.5)
+
+    store.subscribe(meanwhile)
+    app.approve(waiting.id, MemoryOperations(store))
+    for _ in range(100):
+        if added:
+            break
+        import time
+
+        time.sleep(0.02)
+    assert [p.description for p in ReviewInbox(path).pending()] == ["用户喜欢狗"]
+    store.close()

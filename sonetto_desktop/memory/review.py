@@ -12,21 +12,28 @@ Only the memory writer is held for review — Sonetto's own turns (actor ``agent
 conversations other apps hand it (``mcp:<app>``, applied as that app when approved): the person's
 own edits and other apps' direct calls (``mcp:…``, ``cli``) write directly, as before.
 
-Thread-safe; a file changed by another process (the CLI, a second instance) is read again.
+Thread-safe and safe between processes (the app, ``sonetto mcp``, a second instance): every change of
+the inbox holds ``review_inbox.json.lock`` from reading the file to writing it, and an approval holds it
+while the proposal is applied, so one proposal is applied once: whoever comes second is told it is
+gone (:class:`ProposalGone`), never applies it again. A file changed by another process is read again.
+The lock is taken before the store's (a proposal is never made while holding the store's lock).
 """
 
 from __future__ import annotations
 
+import contextlib
 import json
 import threading
 import uuid
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
+import portalocker
+
 from .changes import AGENT, USER, MemoryChange, Turn, writer_actor
-from .files import atomic_write
+from .files import atomic_write, private_opener
 from .item import now_iso
 
 if TYPE_CHECKING:
@@ -38,8 +45,23 @@ KINDS = ("create", "update", "delete", "merge")
 MAX_PENDING = 500
 
 
+#: Seconds to wait for another process's change of the inbox (an approval applying a proposal).
+LOCK_TIMEOUT = 30.0
+
+
 class InboxFull(Exception):
     """Too many proposals are waiting for review."""
+
+
+class ProposalGone(KeyError):
+    """The proposal is no longer waiting: approved or rejected already (maybe in another window or process)."""
+
+    def __init__(self, proposal_id: str) -> None:
+        self.proposal_id = proposal_id
+        super().__init__(f"proposal {proposal_id} was already approved or rejected")
+
+    def __str__(self) -> str:  # KeyError would repr() the message
+        return self.args[0]
 
 
 @dataclass(frozen=True)
@@ -90,7 +112,7 @@ class ReviewInbox:
     def __init__(self, path: str | Path, *, enabled: bool = False) -> None:
         self.path = Path(path)
         self.enabled = enabled
-        self._lock = threading.Lock()
+        self._lock = threading.RLock()
         self._items: list[Proposal] = []
         self._stamp: tuple[int, int] | None = None
         self._listeners: list[Callable[[int], None]] = []
@@ -118,6 +140,18 @@ class ReviewInbox:
             self._stamp = stamp
         return self._items
 
+    @contextlib.contextmanager
+    def _changing(self) -> Iterator[list[Proposal]]:
+        """The proposals, held against every other change of the inbox in this process and in others."""
+        with self._lock:
+            lock_path = self.path.with_name(self.path.name + ".lock")
+            try:
+                with portalocker.Lock(str(lock_path), mode="a", timeout=LOCK_TIMEOUT, check_interval=0.02,
+                                      opener=private_opener):
+                    yield self._load()
+            except portalocker.exceptions.LockException as exc:
+                raise OSError(f"{self.path.name} is being changed by another program; try again") from exc
+
     def _save(self, items: list[Proposal]) -> None:
         payload = {"proposals": [asdict(p) for p in items]}
         atomic_write(self.path, json.dumps(payload, ensure_ascii=False, indent=1).encode("utf-8"))
@@ -141,9 +175,10 @@ class ReviewInbox:
         return len(self._items)
 
     def get(self, proposal_id: str) -> Proposal:
+        """``ProposalGone`` (a ``KeyError``) when it is not waiting (any more)."""
         found = next((p for p in self.pending() if p.id == proposal_id), None)
         if found is None:
-            raise KeyError(proposal_id)
+            raise ProposalGone(proposal_id)
         return found
 
     def subscribe(self, listener: Callable[[int], None]) -> Callable[[], None]:
@@ -169,8 +204,7 @@ class ReviewInbox:
                             turn.turn_id if turn else None, turn.session_id if turn else None,
                             turn.excerpt if turn else "", now_iso(), tuple(before), actor,
                             turn.origin if turn else "")
-        with self._lock:
-            items = self._load()
+        with self._changing() as items:
             same = next((p for p in items if (p.kind, p.memory_ids, p.description, p.theme) == (
                 proposal.kind, proposal.memory_ids, proposal.description, proposal.theme)), None)
             if same is not None:  # proposed again (a retried turn, the next clean-up pass): one entry
@@ -184,18 +218,18 @@ class ReviewInbox:
     # ── the person's side ─────────────────────────────────────────────
 
     def reject(self, proposal_id: str) -> Proposal:
-        with self._lock:
-            items = self._load()
+        """Take it out of the inbox unapplied; ``ProposalGone`` when it was handled already."""
+        with self._changing() as items:
             found = next((p for p in items if p.id == proposal_id), None)
             if found is None:
-                raise KeyError(proposal_id)
+                raise ProposalGone(proposal_id)
             self._save([p for p in items if p.id != proposal_id])
         self._changed()
         return found
 
     def reject_all(self) -> int:
-        with self._lock:
-            count = len(self._load())
+        with self._changing() as items:
+            count = len(items)
             if count:
                 self._save([])
         if count:
@@ -205,10 +239,16 @@ class ReviewInbox:
     def approve(self, proposal_id: str, ops: MemoryOperations, *, description: str | None = None,
                 theme: str | None = None) -> MemoryChange | None:
         """Apply the proposal (the person's ``description`` / ``theme`` instead, if given) and take it
-        out of the inbox. A failure (the memory is gone, locked, …) raises and leaves it waiting."""
-        proposal = self.get(proposal_id)
-        change = apply(proposal, ops, description=description, theme=theme)
-        self.reject(proposal_id)  # done with it
+        out of the inbox, as one step against every other process: ``ProposalGone`` when another
+        approval or a rejection came first (nothing is applied). A failure (the memory is gone,
+        locked, …) raises and leaves it waiting."""
+        with self._changing() as items:
+            proposal = next((p for p in items if p.id == proposal_id), None)
+            if proposal is None:
+                raise ProposalGone(proposal_id)
+            change = apply(proposal, ops, description=description, theme=theme)
+            self._save([p for p in items if p.id != proposal_id])  # done with it
+        self._changed()
         return change
 
     def approve_all(self, ops: MemoryOperations) -> tuple[list[MemoryChange], dict[str, str]]:
@@ -219,6 +259,8 @@ class ReviewInbox:
         for proposal in self.pending():
             try:
                 change = self.approve(proposal.id, ops)
+            except ProposalGone:  # handled meanwhile elsewhere: not a failure
+                continue
             except Exception as exc:  # noqa: BLE001 - each failure is reported, the rest go on
                 failed[proposal.id] = str(exc) or type(exc).__name__
                 continue
