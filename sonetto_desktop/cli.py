@@ -18,6 +18,7 @@ import sqlite3
 import sys
 from pathlib import Path
 
+from .history_import.ledger import note_undo
 from .memory.changes import CLI
 from .memory.errors import MemoryError_, describe_os_error
 from .memory.transfer import FORMATS, ImportFormatError, export_text, format_for, read_import, write_export
@@ -150,6 +151,7 @@ def _run(args: argparse.Namespace, services: AppServices) -> int:
         return 0
     if args.command == "undo":
         result = memory.undo_turn(args.turn_id)
+        note_undo(services.store, args.turn_id, result.turn_id)  # an imported history can come again
         print(f"undid {len(result.changes)} changes of {printable(args.turn_id)}; "
               f"to redo them: sonetto memory undo {result.turn_id}")
         return 0

@@ -14,8 +14,10 @@ from __future__ import annotations
 
 import argparse
 import asyncio
+import contextlib
 import json
 import logging
+import signal
 import sys
 from datetime import date
 from pathlib import Path
@@ -23,13 +25,11 @@ from typing import Any
 
 from .aio import run_blocking
 from .cli import _describe, _fail, printable
-from .history_import.dont_import import FILE_NAME as DONT_IMPORT_FILE
-from .history_import.dont_import import DontImportList
-from .history_import.ledger import ImportLedger, imports_dir
+from .history_import.ledger import DONE, ImportLedger, imports_dir
 from .history_import.model import FORMATS, History, HistoryFormatError
-from .history_import.plan import Plan, Price, make_plan
-from .history_import.saved_memories import from_text
-from .history_import.sources import read_history
+from .history_import.plan import Plan, Price
+from .history_import.runner import ImportElsewhere, ImportProgress, ImportResult
+from .history_import.service import HistoryImports
 from .memory.changes import CLI
 from .memory.errors import MemoryError_
 from .services import AppServices
@@ -92,7 +92,11 @@ async def _main(args: argparse.Namespace) -> int:
     try:
         if args.command == "status":
             return await _status(args, services, say)
-        return await _import(args, services, say)
+        imports = HistoryImports(services)
+        try:
+            return await _import(args, imports, say)
+        finally:
+            await imports.close()
     except HistoryFormatError as exc:
         return _fail(exc.say(services.settings.language))
     except (MemoryError_, ValueError, OSError) as exc:
@@ -110,26 +114,135 @@ def _price(args: argparse.Namespace, services: AppServices) -> Price | None:
     return Price(float(p_in or 0.0), float(p_out or 0.0), args.currency or settings.price_currency or "¥")
 
 
-async def _read(args: argparse.Namespace) -> History:
+async def _read(args: argparse.Namespace, imports: HistoryImports) -> History:
     if args.path == "-":
-        text = await run_blocking(sys.stdin.read)
-        return from_text(text)
-    return await run_blocking(read_history, Path(args.path), args.format)
+        return await imports.read_pasted(await run_blocking(sys.stdin.read))
+    return await imports.read(Path(args.path), args.format)
 
 
-async def _import(args: argparse.Namespace, services: AppServices, say: Words) -> int:
-    history = await _read(args)
-    assert services.store is not None
-    ledger = ImportLedger(imports_dir(services.store))
-    dont_import = DontImportList(services.data_dir / DONT_IMPORT_FILE)
-    imported = await run_blocking(ledger.imported_keys)
-    memories = await run_blocking(services.store.count)
-    plan = make_plan(history, since=args.since, until=args.until, selected=args.conversation, imported=imported,
-                     dont_import=dont_import, memories=memories, price=_price(args, services))
+async def _import(args: argparse.Namespace, imports: HistoryImports, say: Words) -> int:
+    services = imports.services
+    history = await _read(args, imports)
+    if history.source == "chatgpt-memories":
+        return await _import_saved(args, history, imports, say)
+    plan = await imports.plan(history, since=args.since, until=args.until, selected=args.conversation)
+    if args.price_in is not None or args.price_out is not None:
+        plan.price = _price(args, services)
     if args.dry_run:
         _print_plan(plan, history, args, services, say)
         return 0
-    return _fail(say("导入尚未实现", "import is not implemented yet"))
+    unfinished = await imports.unfinished(history.digest) if history.digest else []
+    if not unfinished and not plan.batches:
+        _print_result(args, ImportResult("", 0, 0, 0, 0, 0, 0), say)
+        return 0
+    if not imports.configured:
+        return _fail(say("没有配置模型：导入要由模型来读（在应用的设置里填写，或设置 SONETTO_BASE_URL 和 SONETTO_MODEL）",
+                         "no model is configured: a model reads the import (set it in the app's settings, or "
+                         "SONETTO_BASE_URL and SONETTO_MODEL)"))
+    return await _run(args, imports, plan, history, unfinished, say)
+
+
+async def _run(args: argparse.Namespace, imports: HistoryImports, plan: Plan, history: History,
+               unfinished: list[Any], say: Words) -> int:
+    runner = imports.runner
+    show = not args.json and sys.stderr.isatty()
+    if show:
+        runner.progress.subscribe(lambda p: _progress(p, say))
+    try:
+        if unfinished:
+            state = await imports.resume(unfinished[-1].id)
+            print(say(f"继续未完成的导入 {state.id}", f"continuing the unfinished import {state.id}"), file=sys.stderr)
+        else:
+            state = await imports.start(plan, history, file_name=Path(args.path).name, since=args.since,
+                                        until=args.until, selected=args.conversation)
+    except ImportElsewhere:
+        return _fail(say("这个导入正在另一个 Sonetto 里进行", "this import is running in another Sonetto"))
+    stop = asyncio.Event()
+    loop = asyncio.get_running_loop()
+    with contextlib.suppress(NotImplementedError, RuntimeError):  # Windows: Ctrl+C raises instead
+        loop.add_signal_handler(signal.SIGINT, stop.set)
+        loop.add_signal_handler(signal.SIGTERM, stop.set)
+    waiting = asyncio.ensure_future(imports.wait())
+    stopping = asyncio.ensure_future(stop.wait())
+    try:
+        await asyncio.wait([waiting, stopping], return_when=asyncio.FIRST_COMPLETED)
+    finally:
+        for sig in (signal.SIGINT, signal.SIGTERM):
+            with contextlib.suppress(NotImplementedError, RuntimeError):
+                loop.remove_signal_handler(sig)
+    if not waiting.done():
+        waiting.cancel()
+        await asyncio.gather(waiting, return_exceptions=True)
+        print(say("\n正在写完当前这一批…", "\nfinishing the batch being written…"), file=sys.stderr)
+        stopped = await runner.stop(pause=True)
+        done = stopped is not None and stopped.status == DONE
+        if not done:
+            print(say(f"导入已暂停（{state.id}）：再运行同一条命令会接着导入",
+                      f"import paused ({state.id}): run the same command again to go on"), file=sys.stderr)
+            return 130
+        result = ImportResult(stopped.id, stopped.turns_written, stopped.memories_created, stopped.memories_updated,
+                              stopped.memories_deleted, stopped.proposals, 0)
+    else:
+        stopping.cancel()
+        result = waiting.result()
+    if show:
+        print(file=sys.stderr)
+    _print_result(args, result, say)
+    return 0
+
+
+def _progress(p: ImportProgress, say: Words) -> None:
+    if p.proposals:
+        made = say(f"提议 {p.proposals}", f"{p.proposals} proposals")
+    else:
+        made = say(f"新记忆 {p.created} · 更新 {p.updated}", f"{p.created} new · {p.updated} updated")
+    left = p.seconds_left
+    eta = ("" if left is None else say(f" · 剩余约 {max(1, round(left / 60))} 分钟", f" · about {max(1, round(left / 60))} min left"))
+    held = say(" · 已暂停", " · paused") if p.held else ""
+    line = say(f"已写入 {p.turns_done}/{p.turns} 轮 · {made}{eta}{held}",
+               f"{p.turns_done}/{p.turns} turns written · {made}{eta}{held}")
+    print(f"\r{line}\x1b[K", end="", file=sys.stderr, flush=True)
+
+
+def _print_result(args: argparse.Namespace, result: ImportResult, say: Words) -> None:
+    if args.json:
+        print(json.dumps(result.to_json(), ensure_ascii=False))
+        return
+    if not result.undo_id:
+        print(say("没有要导入的内容（都导入过了，或不在所选范围内）", "nothing to import (all imported before, or outside the choice)"))
+        return
+    print(say(f"写入 {result.turns_written} 轮：新记忆 {result.memories_created} 条，更新 {result.memories_updated} 条，"
+              f"删除 {result.memories_deleted} 条，提议 {result.proposals} 条",
+              f"{result.turns_written} turns read: {result.memories_created} new memories, {result.memories_updated} "
+              f"updated, {result.memories_deleted} deleted, {result.proposals} proposals"))
+    if result.failed_turns:
+        print(say(f"{result.failed_turns} 轮没能写入：sonetto history status 查看", f"{result.failed_turns} turns "
+                  "could not be written: see sonetto history status"))
+    print(say(f"整体撤销：sonetto memory undo {result.undo_id}", f"to undo it all: sonetto memory undo {result.undo_id}"))
+
+
+async def _import_saved(args: argparse.Namespace, history: History, imports: HistoryImports, say: Words) -> int:
+    entries = history.saved_memories
+    if args.dry_run:
+        from .history_import.saved_memories import too_long
+
+        out = {"memories": len(entries), "too_long": sum(1 for e in entries if too_long(e)), "conversations": 0,
+               "turns": 0, "estimated_tokens": 0}
+        print(json.dumps(out, ensure_ascii=False) if args.json else
+              say(f"{out['memories']} 条已保存的记忆（{out['too_long']} 条太长）",
+                  f"{out['memories']} saved memories ({out['too_long']} too long)"))
+        return 0
+    result = await imports.import_saved(entries, {})
+    if args.json:
+        print(json.dumps({"turns_written": 0, "memories_updated": 0, **result.to_json()}, ensure_ascii=False))
+    else:
+        print(say(f"新记忆 {len(result.created)} 条，提议 {result.proposals} 条，跳过 {len(result.skipped)} 条",
+                  f"{len(result.created)} new memories, {result.proposals} proposals, {len(result.skipped)} skipped"))
+        for text, why in result.skipped.items():
+            print(f"  - {printable(text)}：{why}")
+        if result.undo_id:
+            print(say(f"整体撤销：sonetto memory undo {result.undo_id}", f"to undo it all: sonetto memory undo {result.undo_id}"))
+    return 0
 
 
 def _print_plan(plan: Plan, history: History, args: argparse.Namespace, services: AppServices, say: Words) -> None:
@@ -156,6 +269,9 @@ def _print_plan(plan: Plan, history: History, args: argparse.Namespace, services
               f"日期范围外 {plan.skipped_out_of_range} 轮",
               f"skipped: {plan.skipped_already_imported} turns imported before, {plan.skipped_dont_import} "
               f"conversations on the don't-import list, {plan.skipped_out_of_range} turns outside the dates"))
+    if plan.secrets_hidden:
+        print(say(f"{plan.secrets_hidden} 处疑似密码、密钥或证件号会在发送给模型前隐去",
+                  f"{plan.secrets_hidden} likely passwords, keys or ID numbers are hidden before the model sees them"))
     if history.saved_memories:
         print(say(f"另有 {len(history.saved_memories)} 条已保存的记忆", f"and {len(history.saved_memories)} saved memories"))
     for row in plan.rows:

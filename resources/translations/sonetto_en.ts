@@ -67,37 +67,37 @@
         <translation>How this chat uses memory</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/chat/memory_bar.py" line="52" />
+        <location filename="../../sonetto_desktop/ui/chat/memory_bar.py" line="53" />
         <source>回复前回忆相关的记忆</source>
         <translation>Recall related memories before replying</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/chat/memory_bar.py" line="54" />
+        <location filename="../../sonetto_desktop/ui/chat/memory_bar.py" line="55" />
         <source>把这次对话写进记忆</source>
         <translation>Write this chat into memory</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/chat/memory_bar.py" line="80" />
+        <location filename="../../sonetto_desktop/ui/chat/memory_bar.py" line="81" />
         <source>临时对话：不回忆、不记住，关闭后不保存</source>
         <translation>Temporary chat: nothing recalled, nothing remembered, not saved when closed</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/chat/memory_bar.py" line="81" />
+        <location filename="../../sonetto_desktop/ui/chat/memory_bar.py" line="82" />
         <source>这个对话不使用记忆：不回忆，也不写入</source>
         <translation>This chat does not use memory: nothing recalled, nothing written</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/chat/memory_bar.py" line="82" />
+        <location filename="../../sonetto_desktop/ui/chat/memory_bar.py" line="83" />
         <source>这个对话不回忆记忆（仍会记住新内容）</source>
         <translation>This chat recalls no memories (new things are still remembered)</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/chat/memory_bar.py" line="83" />
+        <location filename="../../sonetto_desktop/ui/chat/memory_bar.py" line="84" />
         <source>这个对话不写入记忆（仍会回忆）</source>
         <translation>This chat is not written to memory (memories are still recalled)</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/chat/memory_bar.py" line="84" />
+        <location filename="../../sonetto_desktop/ui/chat/memory_bar.py" line="85" />
         <source>记忆已开启</source>
         <translation>Memory is on</translation>
     </message>
@@ -112,32 +112,32 @@
     <message>
         <location filename="../../sonetto_desktop/ui/chat/panel.py" line="100" />
         <location filename="../../sonetto_desktop/ui/chat/panel.py" line="102" />
-        <location filename="../../sonetto_desktop/ui/chat/panel.py" line="173" />
-        <location filename="../../sonetto_desktop/ui/chat/panel.py" line="260" />
+        <location filename="../../sonetto_desktop/ui/chat/panel.py" line="181" />
+        <location filename="../../sonetto_desktop/ui/chat/panel.py" line="270" />
         <source>新对话</source>
         <translation>New chat</translation>
     </message>
     <message>
         <location filename="../../sonetto_desktop/ui/chat/panel.py" line="103" />
-        <location filename="../../sonetto_desktop/ui/chat/panel.py" line="261" />
+        <location filename="../../sonetto_desktop/ui/chat/panel.py" line="271" />
         <source>新建临时对话（不回忆、不记住、不保存）</source>
         <translation>New temporary chat (no recall, not remembered, not saved)</translation>
     </message>
     <message>
         <location filename="../../sonetto_desktop/ui/chat/panel.py" line="107" />
-        <location filename="../../sonetto_desktop/ui/chat/panel.py" line="265" />
+        <location filename="../../sonetto_desktop/ui/chat/panel.py" line="275" />
         <source>重命名</source>
         <translation>Rename</translation>
     </message>
     <message>
         <location filename="../../sonetto_desktop/ui/chat/panel.py" line="108" />
-        <location filename="../../sonetto_desktop/ui/chat/panel.py" line="244" />
+        <location filename="../../sonetto_desktop/ui/chat/panel.py" line="254" />
         <source>删除对话</source>
         <translation>Delete chat</translation>
     </message>
     <message>
         <location filename="../../sonetto_desktop/ui/chat/panel.py" line="109" />
-        <location filename="../../sonetto_desktop/ui/chat/panel.py" line="266" />
+        <location filename="../../sonetto_desktop/ui/chat/panel.py" line="276" />
         <source>导出为 Markdown…</source>
         <translation>Export as Markdown…</translation>
     </message>
@@ -147,32 +147,32 @@
         <translation>No matches</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/chat/panel.py" line="174" />
+        <location filename="../../sonetto_desktop/ui/chat/panel.py" line="182" />
         <source>（临时）%1</source>
         <translation>(temporary) %1</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/chat/panel.py" line="214" />
+        <location filename="../../sonetto_desktop/ui/chat/panel.py" line="222" />
         <source>对话操作失败：{0}</source>
         <translation>Chat operation failed: {0}</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/chat/panel.py" line="245" />
+        <location filename="../../sonetto_desktop/ui/chat/panel.py" line="255" />
         <source>删除对话“%1”？聊天记录会被删除，已经记住的记忆不受影响。</source>
         <translation>Delete the chat “%1”? Its messages are deleted; memories already kept stay.</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/chat/panel.py" line="267" />
+        <location filename="../../sonetto_desktop/ui/chat/panel.py" line="277" />
         <source>删除</source>
         <translation>Delete</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/chat/panel.py" line="278" />
+        <location filename="../../sonetto_desktop/ui/chat/panel.py" line="288" />
         <source>导出对话</source>
         <translation>Export chat</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/chat/panel.py" line="278" />
+        <location filename="../../sonetto_desktop/ui/chat/panel.py" line="288" />
         <source>Markdown 文件 (*.md)</source>
         <translation>Markdown files (*.md)</translation>
     </message>
@@ -198,35 +198,35 @@
 <context>
     <name>ChatView</name>
     <message>
-        <location filename="../../sonetto_desktop/ui/chat/view.py" line="76" />
+        <location filename="../../sonetto_desktop/ui/chat/view.py" line="80" />
         <source>这是临时对话。
 我不会回忆以前的事，也不会记住这里说的话；关闭后对话不保存。</source>
         <translation>This is a temporary chat.
 I won't recall anything from before or remember what is said here, and the chat is not saved when closed.</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/chat/view.py" line="78" />
+        <location filename="../../sonetto_desktop/ui/chat/view.py" line="82" />
         <source>这个对话不使用记忆。
 我不会回忆以前的事，也不会记住这里说的话。</source>
         <translation>This chat doesn't use memory.
 I won't recall anything from before or remember what is said here.</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/chat/view.py" line="80" />
+        <location filename="../../sonetto_desktop/ui/chat/view.py" line="84" />
         <source>嗨，我是 Sonetto。
 这个对话不会写进记忆，但我会回忆以前聊过的事。</source>
         <translation>Hi, I'm Sonetto.
 Nothing here is written to memory, but I'll recall what we talked about before.</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/chat/view.py" line="82" />
+        <location filename="../../sonetto_desktop/ui/chat/view.py" line="86" />
         <source>嗨，我是 Sonetto。
 这个对话里我不回忆以前的事，但会记住对你重要的事。</source>
         <translation>Hi, I'm Sonetto.
 In this chat I won't recall anything from before, but I'll remember what matters to you.</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/chat/view.py" line="85" />
+        <location filename="../../sonetto_desktop/ui/chat/view.py" line="89" />
         <source>嗨，我是 Sonetto。
 想聊什么都可以——我会记住对你重要的事。</source>
         <translation>Hi, I'm Sonetto.
@@ -276,12 +276,12 @@ Talk about anything — I'll remember what matters to you.</translation>
         <translation>Stop the reply</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/chat/composer.py" line="62" />
+        <location filename="../../sonetto_desktop/ui/chat/composer.py" line="64" />
         <source>正在编辑一条消息：发送后会替换它和之后的对话</source>
         <translation>Editing a message: sending replaces it and everything after it</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/chat/composer.py" line="66" />
+        <location filename="../../sonetto_desktop/ui/chat/composer.py" line="68" />
         <source>取消编辑</source>
         <translation>Cancel editing</translation>
     </message>
@@ -332,12 +332,12 @@ Talk about anything — I'll remember what matters to you.</translation>
 <context>
     <name>Conversation</name>
     <message>
-        <location filename="../../sonetto_desktop/ui/chat/conversation.py" line="72" />
+        <location filename="../../sonetto_desktop/ui/chat/conversation.py" line="73" />
         <source>正在使用工具：%1…</source>
         <translation>Using a tool: %1…</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/chat/conversation.py" line="75" />
+        <location filename="../../sonetto_desktop/ui/chat/conversation.py" line="76" />
         <source>用过工具：%1</source>
         <translation>Used a tool: %1</translation>
     </message>
@@ -642,6 +642,633 @@ Talk about anything — I'll remember what matters to you.</translation>
     </message>
 </context>
 <context>
+    <name>HistoryImportActions</name>
+    <message>
+        <location filename="../../sonetto_desktop/ui/dialogs/history_actions.py" line="84" />
+        <location filename="../../sonetto_desktop/ui/dialogs/history_actions.py" line="97" />
+        <source>这个导入正在另一个 Sonetto 里进行</source>
+        <translation>This import is running in another Sonetto</translation>
+    </message>
+    <message>
+        <location filename="../../sonetto_desktop/ui/dialogs/history_actions.py" line="87" />
+        <source>无法开始导入：{0}</source>
+        <translation>Cannot start the import: {0}</translation>
+    </message>
+    <message>
+        <location filename="../../sonetto_desktop/ui/dialogs/history_actions.py" line="100" />
+        <source>无法继续导入：{0}</source>
+        <translation>Cannot continue the import: {0}</translation>
+    </message>
+    <message>
+        <location filename="../../sonetto_desktop/ui/dialogs/history_actions.py" line="115" />
+        <source>继续未完成的聊天记录导入（{0}）</source>
+        <translation>Continuing the unfinished chat import ({0})</translation>
+    </message>
+    <message>
+        <location filename="../../sonetto_desktop/ui/dialogs/history_actions.py" line="122" />
+        <source>导入出错：{0}</source>
+        <translation>The import failed: {0}</translation>
+    </message>
+    <message>
+        <location filename="../../sonetto_desktop/ui/dialogs/history_actions.py" line="126" />
+        <source>聊天记录导入完成：写入 {0} 轮，新记忆 {1} 条，更新 {2} 条</source>
+        <translation>Chat import finished: {0} turns read, {1} new memories, {2} updated</translation>
+    </message>
+    <message>
+        <location filename="../../sonetto_desktop/ui/dialogs/history_actions.py" line="129" />
+        <source>聊天记录导入完成：{0} 条提议已进入审核箱</source>
+        <translation>Chat import finished: {0} proposals are in the review inbox</translation>
+    </message>
+</context>
+<context>
+    <name>HistoryImportDialog</name>
+    <message>
+        <location filename="../../sonetto_desktop/ui/dialogs/history_import.py" line="78" />
+        <source>导入聊天记录</source>
+        <translation>Import chat history</translation>
+    </message>
+    <message>
+        <location filename="../../sonetto_desktop/ui/dialogs/history_import.py" line="119" />
+        <source>把你在其他应用里的聊天记录交给 Sonetto：它按当时的日期一段段读完，记下关于你的事。导入前可以预览和挑选，导入后可以整体撤销。</source>
+        <translation>Give Sonetto your chats from other apps: it reads them piece by piece as of the day they happened and remembers what they say about you. You can preview and choose before importing, and undo the whole import afterwards.</translation>
+    </message>
+    <message>
+        <location filename="../../sonetto_desktop/ui/dialogs/history_import.py" line="122" />
+        <source>选择文件…</source>
+        <translation>Choose a file…</translation>
+    </message>
+    <message>
+        <location filename="../../sonetto_desktop/ui/dialogs/history_import.py" line="123" />
+        <source>选择文件夹…</source>
+        <translation>Choose a folder…</translation>
+    </message>
+    <message>
+        <location filename="../../sonetto_desktop/ui/dialogs/history_import.py" line="125" />
+        <source>格式</source>
+        <translation>Format</translation>
+    </message>
+    <message>
+        <location filename="../../sonetto_desktop/ui/dialogs/history_import.py" line="126" />
+        <source>自动识别格式</source>
+        <translation>Detect the format</translation>
+    </message>
+    <message>
+        <location filename="../../sonetto_desktop/ui/dialogs/history_import.py" line="127" />
+        <source>DeepSeek（尽力而为）</source>
+        <translation>DeepSeek (best effort)</translation>
+    </message>
+    <message>
+        <location filename="../../sonetto_desktop/ui/dialogs/history_import.py" line="128" />
+        <source>Sonetto 导出的对话</source>
+        <translation>Chat exported from Sonetto</translation>
+    </message>
+    <message>
+        <location filename="../../sonetto_desktop/ui/dialogs/history_import.py" line="129" />
+        <source>ChatGPT 已保存的记忆（文本）</source>
+        <translation>ChatGPT saved memories (text)</translation>
+    </message>
+    <message>
+        <location filename="../../sonetto_desktop/ui/dialogs/history_import.py" line="137" />
+        <source>&lt;b&gt;ChatGPT&lt;/b&gt;：设置 → 数据控制 → 导出数据，邮件里的链接下载 zip，选它即可。&lt;br&gt;&lt;b&gt;DeepSeek&lt;/b&gt;：设置 → 数据管理 → 导出所有历史对话（格式没有公开说明，按公开的解析器读取，尽力而为）。&lt;br&gt;&lt;b&gt;Cherry Studio&lt;/b&gt;：设置 → 数据设置 → 备份，选备份的 zip（含 data.json 的备份）。&lt;br&gt;&lt;b&gt;Kimi 等其他应用&lt;/b&gt;：没有可读的导出，请整理成 JSON Lines（每行一条消息，见下面的“JSON Lines 格式”）。&lt;br&gt;&lt;b&gt;Sonetto&lt;/b&gt;：另一台电脑上对话列表里的“导出为 Markdown…”。</source>
+        <translation>&lt;b&gt;ChatGPT&lt;/b&gt;: Settings → Data controls → Export data; download the zip from the emailed link and pick it.&lt;br&gt;&lt;b&gt;DeepSeek&lt;/b&gt;: Settings → Data management → Export all chats (the format is not documented; read as public parsers do, best effort).&lt;br&gt;&lt;b&gt;Cherry Studio&lt;/b&gt;: Settings → Data settings → Backup; pick the backup zip (one with a data.json).&lt;br&gt;&lt;b&gt;Kimi and other apps&lt;/b&gt;: no readable export; put the chats into JSON Lines (one message per line, see “JSON Lines format” below).&lt;br&gt;&lt;b&gt;Sonetto&lt;/b&gt;: “Export as Markdown…” in the chat list on the other computer.</translation>
+    </message>
+    <message>
+        <location filename="../../sonetto_desktop/ui/dialogs/history_import.py" line="145" />
+        <source>JSON Lines 格式…</source>
+        <translation>JSON Lines format…</translation>
+    </message>
+    <message>
+        <location filename="../../sonetto_desktop/ui/dialogs/history_import.py" line="147" />
+        <source>或者粘贴 ChatGPT 的“已保存的记忆”（设置 → 个性化 → 管理记忆，全选复制），每行一条：</source>
+        <translation>Or paste ChatGPT’s saved memories (Settings → Personalization → Manage memories, select all and copy), one per line:</translation>
+    </message>
+    <message>
+        <location filename="../../sonetto_desktop/ui/dialogs/history_import.py" line="151" />
+        <location filename="../../sonetto_desktop/ui/dialogs/history_import.py" line="275" />
+        <source>粘贴的记忆</source>
+        <translation>Pasted memories</translation>
+    </message>
+    <message>
+        <location filename="../../sonetto_desktop/ui/dialogs/history_import.py" line="153" />
+        <source>读取粘贴的记忆</source>
+        <translation>Read the pasted memories</translation>
+    </message>
+    <message>
+        <location filename="../../sonetto_desktop/ui/dialogs/history_import.py" line="158" />
+        <source>正在读取</source>
+        <translation>Reading</translation>
+    </message>
+    <message>
+        <location filename="../../sonetto_desktop/ui/dialogs/history_import.py" line="159" />
+        <source>取消读取</source>
+        <translation>Stop reading</translation>
+    </message>
+    <message>
+        <location filename="../../sonetto_desktop/ui/dialogs/history_import.py" line="170" />
+        <source>继续这次导入</source>
+        <translation>Continue this import</translation>
+    </message>
+    <message>
+        <location filename="../../sonetto_desktop/ui/dialogs/history_import.py" line="171" />
+        <location filename="../../sonetto_desktop/ui/dialogs/history_import.py" line="621" />
+        <source>撤销已导入的部分</source>
+        <translation>Undo what was imported</translation>
+    </message>
+    <message>
+        <location filename="../../sonetto_desktop/ui/dialogs/history_import.py" line="176" />
+        <source>关闭</source>
+        <translation>Close</translation>
+    </message>
+    <message>
+        <location filename="../../sonetto_desktop/ui/dialogs/history_import.py" line="215" />
+        <source>JSON Lines 格式</source>
+        <translation>JSON Lines format</translation>
+    </message>
+    <message>
+        <location filename="../../sonetto_desktop/ui/dialogs/history_import.py" line="216" />
+        <source>每行一个 JSON 对象，即一条消息：
+
+{0}
+
+conversation：属于哪个对话；role：user 或 assistant（system、tool 会被跳过）；content：消息文字；time：ISO-8601 时间，带时区（不带则按本机时区）。
+可选：title（对话标题）、id（消息编号，用来认出重复导入）。行的顺序不限，空行可以有。</source>
+        <translation>One JSON object per line, each a message:
+
+{0}
+
+conversation: which chat it belongs to; role: user or assistant (system and tool lines are skipped); content: the text; time: an ISO-8601 time with its offset (without one, this computer’s time zone).
+Optional: title (the chat’s title), id (the message’s id, which recognises it on a second import). Lines may come in any order; blank lines are fine.</translation>
+    </message>
+    <message>
+        <location filename="../../sonetto_desktop/ui/dialogs/history_import.py" line="241" />
+        <source>有一次没有完成的导入：{0} · {1}，已写入 {2}/{3} 轮</source>
+        <translation>An import was not finished: {0} · {1}, {2}/{3} turns written</translation>
+    </message>
+    <message>
+        <location filename="../../sonetto_desktop/ui/dialogs/history_import.py" line="251" />
+        <source>选择聊天记录</source>
+        <translation>Choose a chat export</translation>
+    </message>
+    <message>
+        <location filename="../../sonetto_desktop/ui/dialogs/history_import.py" line="257" />
+        <source>聊天记录 (*.zip *.json *.jsonl *.md *.txt)</source>
+        <translation>Chat exports (*.zip *.json *.jsonl *.md *.txt)</translation>
+    </message>
+    <message>
+        <location filename="../../sonetto_desktop/ui/dialogs/history_import.py" line="257" />
+        <source>所有文件 (*)</source>
+        <translation>All files (*)</translation>
+    </message>
+    <message>
+        <location filename="../../sonetto_desktop/ui/dialogs/history_import.py" line="295" />
+        <source>读不了 {0}：{1}</source>
+        <translation>Cannot read {0}: {1}</translation>
+    </message>
+    <message>
+        <location filename="../../sonetto_desktop/ui/dialogs/history_import.py" line="316" />
+        <source>返回</source>
+        <translation>Back</translation>
+    </message>
+    <message>
+        <location filename="../../sonetto_desktop/ui/dialogs/history_import.py" line="317" />
+        <source>取消</source>
+        <translation>Cancel</translation>
+    </message>
+    <message>
+        <location filename="../../sonetto_desktop/ui/dialogs/history_import.py" line="343" />
+        <source>从</source>
+        <translation>From</translation>
+    </message>
+    <message>
+        <location filename="../../sonetto_desktop/ui/dialogs/history_import.py" line="343" />
+        <location filename="../../sonetto_desktop/ui/dialogs/history_import.py" line="357" />
+        <source>到</source>
+        <translation>to</translation>
+    </message>
+    <message>
+        <location filename="../../sonetto_desktop/ui/dialogs/history_import.py" line="349" />
+        <location filename="../../sonetto_desktop/ui/dialogs/history_import.py" line="351" />
+        <source>按标题筛选</source>
+        <translation>Filter by title</translation>
+    </message>
+    <message>
+        <location filename="../../sonetto_desktop/ui/dialogs/history_import.py" line="352" />
+        <source>全选</source>
+        <translation>Select all</translation>
+    </message>
+    <message>
+        <location filename="../../sonetto_desktop/ui/dialogs/history_import.py" line="353" />
+        <source>全不选</source>
+        <translation>Select none</translation>
+    </message>
+    <message>
+        <location filename="../../sonetto_desktop/ui/dialogs/history_import.py" line="355" />
+        <source>日期从</source>
+        <translation>Dates from</translation>
+    </message>
+    <message>
+        <location filename="../../sonetto_desktop/ui/dialogs/history_import.py" line="376" />
+        <source>开始导入</source>
+        <translation>Start importing</translation>
+    </message>
+    <message>
+        <location filename="../../sonetto_desktop/ui/dialogs/history_import.py" line="405" />
+        <source>正在计算…</source>
+        <translation>Counting…</translation>
+    </message>
+    <message>
+        <location filename="../../sonetto_desktop/ui/dialogs/history_import.py" line="424" />
+        <source>还没有配置模型：请先在设置里填写模型，导入要由模型来读。</source>
+        <translation>No model is configured: set one in Settings first; a model reads the import.</translation>
+    </message>
+    <message>
+        <location filename="../../sonetto_desktop/ui/dialogs/history_import.py" line="427" />
+        <source>审核模式已开启：导入的结果会进入审核箱，由你确认后才写入。</source>
+        <translation>Review mode is on: what the import finds goes to the review inbox and is written only once you approve it.</translation>
+    </message>
+    <message>
+        <location filename="../../sonetto_desktop/ui/dialogs/history_import.py" line="467" />
+        <source>已导入过的 {0} 轮</source>
+        <translation>{0} turns imported before</translation>
+    </message>
+    <message>
+        <location filename="../../sonetto_desktop/ui/dialogs/history_import.py" line="469" />
+        <source>不导入列表里的 {0} 个对话</source>
+        <translation>{0} conversations on the don’t-import list</translation>
+    </message>
+    <message>
+        <location filename="../../sonetto_desktop/ui/dialogs/history_import.py" line="471" />
+        <source>日期范围外的 {0} 轮</source>
+        <translation>{0} turns outside the dates</translation>
+    </message>
+    <message>
+        <location filename="../../sonetto_desktop/ui/dialogs/history_import.py" line="474" />
+        <source>系统提示、工具调用、空白等 {0} 条消息</source>
+        <translation>{0} messages such as system prompts, tool calls and blanks</translation>
+    </message>
+    <message>
+        <location filename="../../sonetto_desktop/ui/dialogs/history_import.py" line="475" />
+        <source>不导入：{0}</source>
+        <translation>Not imported: {0}</translation>
+    </message>
+    <message>
+        <location filename="../../sonetto_desktop/ui/dialogs/history_import.py" line="477" />
+        <source>{0} 处疑似密码、密钥或证件号会在发送给模型前隐去</source>
+        <translation>{0} likely passwords, keys or ID numbers are hidden before the model sees them</translation>
+    </message>
+    <message>
+        <location filename="../../sonetto_desktop/ui/dialogs/history_import.py" line="489" />
+        <source>没有保存：{0}</source>
+        <translation>Not saved: {0}</translation>
+    </message>
+    <message>
+        <location filename="../../sonetto_desktop/ui/dialogs/history_import.py" line="510" />
+        <source>ChatGPT 已保存的记忆</source>
+        <translation>ChatGPT saved memories</translation>
+    </message>
+    <message>
+        <location filename="../../sonetto_desktop/ui/dialogs/history_import.py" line="511" />
+        <source>每条直接成为一条记忆（不经模型），可以改主题或取消勾选。</source>
+        <translation>Each becomes one memory as it is (no model reads it); you can change its theme or untick it.</translation>
+    </message>
+    <message>
+        <location filename="../../sonetto_desktop/ui/dialogs/history_import.py" line="518" />
+        <source>导入</source>
+        <translation>Import</translation>
+    </message>
+    <message>
+        <location filename="../../sonetto_desktop/ui/dialogs/history_import.py" line="533" />
+        <source>审核模式已开启：它们会进入审核箱，由你确认后才写入。</source>
+        <translation>Review mode is on: they go to the review inbox and are written only once you approve them.</translation>
+    </message>
+    <message>
+        <location filename="../../sonetto_desktop/ui/dialogs/history_import.py" line="540" />
+        <source>导入 {0} 条记忆</source>
+        <translation>Import {0} memories</translation>
+    </message>
+    <message>
+        <location filename="../../sonetto_desktop/ui/dialogs/history_import.py" line="548" />
+        <source>没有导入：{0}</source>
+        <translation>Not imported: {0}</translation>
+    </message>
+    <message>
+        <location filename="../../sonetto_desktop/ui/dialogs/history_import.py" line="617" />
+        <source>导入已停止</source>
+        <translation>Import stopped</translation>
+    </message>
+    <message>
+        <location filename="../../sonetto_desktop/ui/dialogs/history_import.py" line="618" />
+        <source>已导入的部分要保留吗？保留的话，以后再导入同一个文件会接着导入剩下的。</source>
+        <translation>Keep what was imported? If you keep it, importing the same file again goes on with the rest.</translation>
+    </message>
+    <message>
+        <location filename="../../sonetto_desktop/ui/dialogs/history_import.py" line="620" />
+        <source>保留已导入的部分</source>
+        <translation>Keep what was imported</translation>
+    </message>
+    <message>
+        <location filename="../../sonetto_desktop/ui/dialogs/history_import.py" line="645" />
+        <source>无法撤销：导入之后有 {0} 条记忆又被改过，撤销会丢掉那些修改。</source>
+        <translation>Cannot undo: {0} of its memories were changed after the import, and undoing would lose those changes.</translation>
+    </message>
+    <message>
+        <location filename="../../sonetto_desktop/ui/dialogs/history_import.py" line="650" />
+        <source>无法撤销：{0}</source>
+        <translation>Cannot undo: {0}</translation>
+    </message>
+</context>
+<context>
+    <name>HistoryPreview</name>
+    <message>
+        <location filename="../../sonetto_desktop/ui/dialogs/history_preview.py" line="45" />
+        <source>约 {0}{1}</source>
+        <translation>about {0}{1}</translation>
+    </message>
+    <message>
+        <location filename="../../sonetto_desktop/ui/dialogs/history_preview.py" line="47" />
+        <source>费用：未设置单价</source>
+        <translation>cost: no price set</translation>
+    </message>
+    <message>
+        <location filename="../../sonetto_desktop/ui/dialogs/history_preview.py" line="48" />
+        <source>{0} 个对话 · {1} 轮 · {2} 字 · 约 {3} tokens · {4}</source>
+        <translation>{0} conversations · {1} turns · {2} characters · about {3} tokens · {4}</translation>
+    </message>
+    <message>
+        <location filename="../../sonetto_desktop/ui/dialogs/history_preview.py" line="55" />
+        <source>已导入</source>
+        <translation>Imported</translation>
+    </message>
+    <message>
+        <location filename="../../sonetto_desktop/ui/dialogs/history_preview.py" line="57" />
+        <source>已导入 {0} 轮，其余待导入</source>
+        <translation>{0} turns imported, the rest to import</translation>
+    </message>
+    <message>
+        <location filename="../../sonetto_desktop/ui/dialogs/history_preview.py" line="59" />
+        <source>不导入（列表里的“{0}”）</source>
+        <translation>Not imported (“{0}” on the list)</translation>
+    </message>
+    <message>
+        <location filename="../../sonetto_desktop/ui/dialogs/history_preview.py" line="61" />
+        <source>不在日期范围内</source>
+        <translation>Outside the dates</translation>
+    </message>
+    <message>
+        <location filename="../../sonetto_desktop/ui/dialogs/history_preview.py" line="63" />
+        <source>不导入</source>
+        <translation>Not imported</translation>
+    </message>
+    <message>
+        <location filename="../../sonetto_desktop/ui/dialogs/history_preview.py" line="64" />
+        <source>推断的分支</source>
+        <translation>Branch guessed</translation>
+    </message>
+    <message>
+        <location filename="../../sonetto_desktop/ui/dialogs/history_preview.py" line="64" />
+        <source>待导入</source>
+        <translation>To import</translation>
+    </message>
+    <message>
+        <location filename="../../sonetto_desktop/ui/dialogs/history_preview.py" line="91" />
+        <source>对话</source>
+        <translation>Conversation</translation>
+    </message>
+    <message>
+        <location filename="../../sonetto_desktop/ui/dialogs/history_preview.py" line="91" />
+        <location filename="../../sonetto_desktop/ui/dialogs/history_preview.py" line="183" />
+        <source>日期</source>
+        <translation>Date</translation>
+    </message>
+    <message>
+        <location filename="../../sonetto_desktop/ui/dialogs/history_preview.py" line="91" />
+        <source>轮数</source>
+        <translation>Turns</translation>
+    </message>
+    <message>
+        <location filename="../../sonetto_desktop/ui/dialogs/history_preview.py" line="91" />
+        <source>字数</source>
+        <translation>Characters</translation>
+    </message>
+    <message>
+        <location filename="../../sonetto_desktop/ui/dialogs/history_preview.py" line="91" />
+        <source>状态</source>
+        <translation>State</translation>
+    </message>
+    <message>
+        <location filename="../../sonetto_desktop/ui/dialogs/history_preview.py" line="92" />
+        <source>要导入的对话</source>
+        <translation>Conversations to import</translation>
+    </message>
+    <message>
+        <location filename="../../sonetto_desktop/ui/dialogs/history_preview.py" line="164" />
+        <source>从不导入列表里移除“{0}”</source>
+        <translation>Remove “{0}” from the don’t-import list</translation>
+    </message>
+    <message>
+        <location filename="../../sonetto_desktop/ui/dialogs/history_preview.py" line="168" />
+        <source>以后都不导入这个标题</source>
+        <translation>Never import this title</translation>
+    </message>
+    <message>
+        <location filename="../../sonetto_desktop/ui/dialogs/history_preview.py" line="183" />
+        <source>记忆</source>
+        <translation>Memory</translation>
+    </message>
+    <message>
+        <location filename="../../sonetto_desktop/ui/dialogs/history_preview.py" line="183" />
+        <location filename="../../sonetto_desktop/ui/dialogs/history_preview.py" line="209" />
+        <source>主题</source>
+        <translation>Theme</translation>
+    </message>
+    <message>
+        <location filename="../../sonetto_desktop/ui/dialogs/history_preview.py" line="184" />
+        <source>要导入的已保存记忆</source>
+        <translation>Saved memories to import</translation>
+    </message>
+    <message>
+        <location filename="../../sonetto_desktop/ui/dialogs/history_preview.py" line="203" />
+        <source>太长了（{0} 字），一条记忆最多 500 字</source>
+        <translation>Too long ({0} characters); a memory holds at most 500</translation>
+    </message>
+</context>
+<context>
+    <name>HistoryProgress</name>
+    <message>
+        <location filename="../../sonetto_desktop/ui/dialogs/history_progress.py" line="22" />
+        <source>剩余时间估算中</source>
+        <translation>working out the time left</translation>
+    </message>
+    <message>
+        <location filename="../../sonetto_desktop/ui/dialogs/history_progress.py" line="24" />
+        <source>剩余不到 2 分钟</source>
+        <translation>less than 2 minutes left</translation>
+    </message>
+    <message>
+        <location filename="../../sonetto_desktop/ui/dialogs/history_progress.py" line="26" />
+        <source>剩余约 {0} 分钟</source>
+        <translation>about {0} minutes left</translation>
+    </message>
+    <message>
+        <location filename="../../sonetto_desktop/ui/dialogs/history_progress.py" line="27" />
+        <source>剩余约 {0} 小时</source>
+        <translation>about {0} hours left</translation>
+    </message>
+    <message>
+        <location filename="../../sonetto_desktop/ui/dialogs/history_progress.py" line="33" />
+        <source>提议 {0} 条</source>
+        <translation>{0} proposals</translation>
+    </message>
+    <message>
+        <location filename="../../sonetto_desktop/ui/dialogs/history_progress.py" line="35" />
+        <source>新记忆 {0} · 更新 {1}</source>
+        <translation>{0} new memories · {1} updated</translation>
+    </message>
+    <message>
+        <location filename="../../sonetto_desktop/ui/dialogs/history_progress.py" line="36" />
+        <source>已写入 {0}/{1} 轮 · {2} · {3}</source>
+        <translation>{0}/{1} turns written · {2} · {3}</translation>
+    </message>
+    <message>
+        <location filename="../../sonetto_desktop/ui/dialogs/history_progress.py" line="41" />
+        <source>已暂停：点“继续”接着导入</source>
+        <translation>Paused: click “Continue” to go on</translation>
+    </message>
+    <message>
+        <location filename="../../sonetto_desktop/ui/dialogs/history_progress.py" line="43" />
+        <source>审核箱快满了，导入已暂停：处理一些提议后会自动继续</source>
+        <translation>The review inbox is nearly full, so the import waits: it goes on by itself once you have dealt with some proposals</translation>
+    </message>
+    <message>
+        <location filename="../../sonetto_desktop/ui/dialogs/history_progress.py" line="45" />
+        <source>先写刚才聊天的记忆，导入稍后继续…</source>
+        <translation>Remembering your latest chat first; the import goes on right after…</translation>
+    </message>
+    <message>
+        <location filename="../../sonetto_desktop/ui/dialogs/history_progress.py" line="60" />
+        <source>正在导入…</source>
+        <translation>Importing…</translation>
+    </message>
+    <message>
+        <location filename="../../sonetto_desktop/ui/dialogs/history_progress.py" line="64" />
+        <source>导入进度</source>
+        <translation>Import progress</translation>
+    </message>
+    <message>
+        <location filename="../../sonetto_desktop/ui/dialogs/history_progress.py" line="78" />
+        <source>重试</source>
+        <translation>Retry</translation>
+    </message>
+    <message>
+        <location filename="../../sonetto_desktop/ui/dialogs/history_progress.py" line="83" />
+        <location filename="../../sonetto_desktop/ui/dialogs/history_progress.py" line="138" />
+        <source>暂停</source>
+        <translation>Pause</translation>
+    </message>
+    <message>
+        <location filename="../../sonetto_desktop/ui/dialogs/history_progress.py" line="84" />
+        <source>后台运行</source>
+        <translation>Run in background</translation>
+    </message>
+    <message>
+        <location filename="../../sonetto_desktop/ui/dialogs/history_progress.py" line="85" />
+        <source>停止</source>
+        <translation>Stop</translation>
+    </message>
+    <message>
+        <location filename="../../sonetto_desktop/ui/dialogs/history_progress.py" line="86" />
+        <source>撤销这次导入</source>
+        <translation>Undo this import</translation>
+    </message>
+    <message>
+        <location filename="../../sonetto_desktop/ui/dialogs/history_progress.py" line="87" />
+        <source>关闭</source>
+        <translation>Close</translation>
+    </message>
+    <message>
+        <location filename="../../sonetto_desktop/ui/dialogs/history_progress.py" line="135" />
+        <source>正在读：「{0}」· {1}</source>
+        <translation>Reading: “{0}” · {1}</translation>
+    </message>
+    <message>
+        <location filename="../../sonetto_desktop/ui/dialogs/history_progress.py" line="138" />
+        <source>继续</source>
+        <translation>Continue</translation>
+    </message>
+    <message>
+        <location filename="../../sonetto_desktop/ui/dialogs/history_progress.py" line="139" />
+        <source>{0} 批没能写入</source>
+        <translation>{0} batches could not be written</translation>
+    </message>
+    <message>
+        <location filename="../../sonetto_desktop/ui/dialogs/history_progress.py" line="143" />
+        <location filename="../../sonetto_desktop/ui/dialogs/history_progress.py" line="169" />
+        <source>导入完成</source>
+        <translation>Import finished</translation>
+    </message>
+    <message>
+        <location filename="../../sonetto_desktop/ui/dialogs/history_progress.py" line="147" />
+        <source>写入 {0} 轮，{1} 条提议已进入审核箱</source>
+        <translation>{0} turns read; {1} proposals are in the review inbox</translation>
+    </message>
+    <message>
+        <location filename="../../sonetto_desktop/ui/dialogs/history_progress.py" line="149" />
+        <source>写入 {0} 轮：新记忆 {1} 条，更新 {2} 条，删除 {3} 条</source>
+        <translation>{0} turns read: {1} new memories, {2} updated, {3} deleted</translation>
+    </message>
+    <message>
+        <location filename="../../sonetto_desktop/ui/dialogs/history_progress.py" line="152" />
+        <source>；{0} 轮没能写入</source>
+        <translation>; {0} turns could not be written</translation>
+    </message>
+    <message>
+        <location filename="../../sonetto_desktop/ui/dialogs/history_progress.py" line="158" />
+        <location filename="../../sonetto_desktop/ui/dialogs/history_progress.py" line="177" />
+        <source>撤销编号：{0}（命令行：sonetto memory undo {0}）</source>
+        <translation>Undo id: {0} (command line: sonetto memory undo {0})</translation>
+    </message>
+    <message>
+        <location filename="../../sonetto_desktop/ui/dialogs/history_progress.py" line="162" />
+        <source>已撤销这次导入</source>
+        <translation>Import undone</translation>
+    </message>
+    <message>
+        <location filename="../../sonetto_desktop/ui/dialogs/history_progress.py" line="163" />
+        <source>导入的记忆已放回原样；同一个文件以后可以重新导入</source>
+        <translation>The memories are as they were before; the same file can be imported again later</translation>
+    </message>
+    <message>
+        <location filename="../../sonetto_desktop/ui/dialogs/history_progress.py" line="164" />
+        <source>改变主意了？命令行：sonetto memory undo {0}</source>
+        <translation>Changed your mind? Command line: sonetto memory undo {0}</translation>
+    </message>
+    <message>
+        <location filename="../../sonetto_desktop/ui/dialogs/history_progress.py" line="172" />
+        <source>{0} 条提议已进入审核箱</source>
+        <translation>{0} proposals are in the review inbox</translation>
+    </message>
+    <message>
+        <location filename="../../sonetto_desktop/ui/dialogs/history_progress.py" line="173" />
+        <source>新记忆 {0} 条</source>
+        <translation>{0} new memories</translation>
+    </message>
+    <message>
+        <location filename="../../sonetto_desktop/ui/dialogs/history_progress.py" line="175" />
+        <source>；跳过 {0} 条</source>
+        <translation>; {0} skipped</translation>
+    </message>
+    <message>
+        <location filename="../../sonetto_desktop/ui/dialogs/history_progress.py" line="181" />
+        <source>导入已停止</source>
+        <translation>Import stopped</translation>
+    </message>
+    <message>
+        <location filename="../../sonetto_desktop/ui/dialogs/history_progress.py" line="182" />
+        <source>已导入的部分保留着；再次导入同一个文件会接着导入剩下的</source>
+        <translation>What was imported stays; importing the same file again goes on with the rest</translation>
+    </message>
+</context>
+<context>
     <name>ImportPreviewDialog</name>
     <message>
         <location filename="../../sonetto_desktop/ui/dialogs/import_preview.py" line="28" />
@@ -728,58 +1355,63 @@ Talk about anything — I'll remember what matters to you.</translation>
 <context>
     <name>MainWindow</name>
     <message>
-        <location filename="../../sonetto_desktop/ui/main_window.py" line="44" />
+        <location filename="../../sonetto_desktop/ui/main_window.py" line="46" />
         <source>Sonetto · 记忆伙伴</source>
         <translation>Sonetto · a companion who remembers</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/main_window.py" line="80" />
+        <location filename="../../sonetto_desktop/ui/main_window.py" line="83" />
         <source>新对话</source>
         <translation>New chat</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/main_window.py" line="103" />
-        <location filename="../../sonetto_desktop/ui/main_window.py" line="104" />
+        <location filename="../../sonetto_desktop/ui/main_window.py" line="107" />
+        <location filename="../../sonetto_desktop/ui/main_window.py" line="108" />
         <source>设置</source>
         <translation>Settings</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/window_menus.py" line="49" />
+        <location filename="../../sonetto_desktop/ui/window_menus.py" line="50" />
         <source>文件(&amp;F)</source>
         <translation>&amp;File</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/window_menus.py" line="50" />
+        <location filename="../../sonetto_desktop/ui/window_menus.py" line="51" />
         <source>导入记忆…</source>
         <translation>Import memories…</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/window_menus.py" line="51" />
+        <location filename="../../sonetto_desktop/ui/window_menus.py" line="52" />
         <source>导出记忆…</source>
         <translation>Export memories…</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/window_menus.py" line="52" />
+        <location filename="../../sonetto_desktop/ui/window_menus.py" line="53" />
+        <source>导入聊天记录…</source>
+        <translation>Import chat history…</translation>
+    </message>
+    <message>
+        <location filename="../../sonetto_desktop/ui/window_menus.py" line="55" />
         <source>回收站…</source>
         <translation>Trash…</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/window_menus.py" line="54" />
+        <location filename="../../sonetto_desktop/ui/window_menus.py" line="57" />
         <source>设置…</source>
         <translation>Settings…</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/window_menus.py" line="57" />
+        <location filename="../../sonetto_desktop/ui/window_menus.py" line="60" />
         <source>退出</source>
         <translation>Quit</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/window_menus.py" line="59" />
+        <location filename="../../sonetto_desktop/ui/window_menus.py" line="62" />
         <source>帮助(&amp;H)</source>
         <translation>&amp;Help</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/window_menus.py" line="60" />
+        <location filename="../../sonetto_desktop/ui/window_menus.py" line="63" />
         <source>键盘快捷键</source>
         <translation>Keyboard shortcuts</translation>
     </message>
@@ -1244,62 +1876,62 @@ Talk about anything — I'll remember what matters to you.</translation>
 <context>
     <name>MessageBubble</name>
     <message>
-        <location filename="../../sonetto_desktop/ui/chat/message_bubble.py" line="106" />
+        <location filename="../../sonetto_desktop/ui/chat/message_bubble.py" line="107" />
         <source>重试</source>
         <translation>Retry</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/chat/message_bubble.py" line="133" />
+        <location filename="../../sonetto_desktop/ui/chat/message_bubble.py" line="135" />
         <source>复制</source>
         <translation>Copy</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/chat/message_bubble.py" line="136" />
+        <location filename="../../sonetto_desktop/ui/chat/message_bubble.py" line="138" />
         <source>编辑后重新发送</source>
         <translation>Edit and send again</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/chat/message_bubble.py" line="138" />
+        <location filename="../../sonetto_desktop/ui/chat/message_bubble.py" line="140" />
         <source>这轮的记忆</source>
         <translation>This turn's memories</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/chat/message_bubble.py" line="141" />
+        <location filename="../../sonetto_desktop/ui/chat/message_bubble.py" line="143" />
         <source>撤销这轮的记忆变化</source>
         <translation>Undo this turn's memory changes</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/chat/message_bubble.py" line="143" />
+        <location filename="../../sonetto_desktop/ui/chat/message_bubble.py" line="145" />
         <source>别记住这个</source>
         <translation>Don't remember this</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/chat/message_bubble.py" line="149" />
+        <location filename="../../sonetto_desktop/ui/chat/message_bubble.py" line="151" />
         <source>重新生成</source>
         <translation>Regenerate</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/chat/message_bubble.py" line="232" />
+        <location filename="../../sonetto_desktop/ui/chat/message_bubble.py" line="237" />
         <source>思考中…</source>
         <translation>Thinking…</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/chat/message_bubble.py" line="270" />
+        <location filename="../../sonetto_desktop/ui/chat/message_bubble.py" line="276" />
         <source>在记忆墙上查看</source>
         <translation>Show on the memory wall</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/chat/message_bubble.py" line="271" />
+        <location filename="../../sonetto_desktop/ui/chat/message_bubble.py" line="277" />
         <source>忘掉这条</source>
         <translation>Forget this</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/chat/message_bubble.py" line="296" />
+        <location filename="../../sonetto_desktop/ui/chat/message_bubble.py" line="302" />
         <source>已停止</source>
         <translation>Stopped</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/chat/message_bubble.py" line="256" />
+        <location filename="../../sonetto_desktop/ui/chat/message_bubble.py" line="262" />
         <source>{0}：{1}</source>
         <translation>{0}: {1}</translation>
     </message>
@@ -1868,7 +2500,7 @@ Talk about anything — I'll remember what matters to you.</translation>
 <context>
     <name>SonettoApp</name>
     <message>
-        <location filename="../../sonetto_desktop/ui/shell.py" line="255" />
+        <location filename="../../sonetto_desktop/ui/shell.py" line="262" />
         <source>对话功能启动失败：%1。记忆墙仍可使用；请检查数据目录后重启。</source>
         <translation>Chat could not start: %1. The memory wall still works; check the data folder, then restart.</translation>
     </message>
@@ -1918,7 +2550,7 @@ Talk about anything — I'll remember what matters to you.</translation>
         <translation>Undo</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/shell.py" line="337" />
+        <location filename="../../sonetto_desktop/ui/shell.py" line="346" />
         <source>无法使用新的数据文件夹 {0}：{1}。仍在使用原来的记忆库。</source>
         <translation>Cannot use the new data folder {0}: {1}. Still using the previous memory store.</translation>
     </message>
@@ -2022,47 +2654,47 @@ Talk about anything — I'll remember what matters to you.</translation>
 <context>
     <name>StatusIndicator</name>
     <message>
-        <location filename="../../sonetto_desktop/ui/notices/status_indicator.py" line="185" />
+        <location filename="../../sonetto_desktop/ui/notices/status_indicator.py" line="191" />
         <source>第一次打开导入的记忆时要建立回忆索引；建好前回忆只用已建好的部分</source>
         <translation>Imported memories are indexed for recall the first time they are opened; until it is done, recall uses the part already indexed</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/notices/status_indicator.py" line="186" />
+        <location filename="../../sonetto_desktop/ui/notices/status_indicator.py" line="192" />
         <source>正在建立回忆索引… %1 / %2</source>
         <translation>Building the recall index… %1 / %2</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/notices/status_indicator.py" line="189" />
+        <location filename="../../sonetto_desktop/ui/notices/status_indicator.py" line="195" />
         <source>记忆写入未启动</source>
         <translation>Memory writer not started</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/notices/status_indicator.py" line="195" />
+        <location filename="../../sonetto_desktop/ui/notices/status_indicator.py" line="201" />
         <source>记忆写入已暂停 (%1)</source>
         <translation>Memory writing paused (%1)</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/notices/status_indicator.py" line="197" />
+        <location filename="../../sonetto_desktop/ui/notices/status_indicator.py" line="203" />
         <source>整理记忆中 (%1)</source>
         <translation>Organising memories (%1)</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/notices/status_indicator.py" line="203" />
+        <location filename="../../sonetto_desktop/ui/notices/status_indicator.py" line="209" />
         <source>记忆写入出错：%1</source>
         <translation>Memory writing failed: %1</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/notices/status_indicator.py" line="205" />
+        <location filename="../../sonetto_desktop/ui/notices/status_indicator.py" line="211" />
         <source>记忆已是最新</source>
         <translation>Memories are up to date</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/notices/status_indicator.py" line="208" />
+        <location filename="../../sonetto_desktop/ui/notices/status_indicator.py" line="214" />
         <source>继续记忆写入</source>
         <translation>Resume memory writing</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/notices/status_indicator.py" line="208" />
+        <location filename="../../sonetto_desktop/ui/notices/status_indicator.py" line="214" />
         <source>暂停记忆写入</source>
         <translation>Pause memory writing</translation>
     </message>
@@ -2106,8 +2738,8 @@ Talk about anything — I'll remember what matters to you.</translation>
 <context>
     <name>Toast</name>
     <message>
-        <location filename="../../sonetto_desktop/ui/notices/toasts.py" line="94" />
-        <location filename="../../sonetto_desktop/ui/notices/toasts.py" line="152" />
+        <location filename="../../sonetto_desktop/ui/notices/toasts.py" line="102" />
+        <location filename="../../sonetto_desktop/ui/notices/toasts.py" line="162" />
         <source>关闭</source>
         <translation>Close</translation>
     </message>
@@ -2153,71 +2785,71 @@ Talk about anything — I'll remember what matters to you.</translation>
 <context>
     <name>TrashDialog</name>
     <message>
-        <location filename="../../sonetto_desktop/ui/dialogs/trash.py" line="45" />
+        <location filename="../../sonetto_desktop/ui/dialogs/trash.py" line="49" />
         <source>回收站</source>
         <translation>Trash</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/dialogs/trash.py" line="50" />
+        <location filename="../../sonetto_desktop/ui/dialogs/trash.py" line="55" />
         <source>加载中…</source>
         <translation>Loading…</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/dialogs/trash.py" line="59" />
+        <location filename="../../sonetto_desktop/ui/dialogs/trash.py" line="64" />
         <source>恢复</source>
         <translation>Restore</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/dialogs/trash.py" line="61" />
-        <location filename="../../sonetto_desktop/ui/dialogs/trash.py" line="154" />
-        <location filename="../../sonetto_desktop/ui/dialogs/trash.py" line="156" />
+        <location filename="../../sonetto_desktop/ui/dialogs/trash.py" line="66" />
+        <location filename="../../sonetto_desktop/ui/dialogs/trash.py" line="166" />
+        <location filename="../../sonetto_desktop/ui/dialogs/trash.py" line="168" />
         <source>永久删除</source>
         <translation>Delete for good</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/dialogs/trash.py" line="63" />
-        <location filename="../../sonetto_desktop/ui/dialogs/trash.py" line="147" />
-        <location filename="../../sonetto_desktop/ui/dialogs/trash.py" line="148" />
+        <location filename="../../sonetto_desktop/ui/dialogs/trash.py" line="68" />
+        <location filename="../../sonetto_desktop/ui/dialogs/trash.py" line="159" />
+        <location filename="../../sonetto_desktop/ui/dialogs/trash.py" line="160" />
         <source>清空回收站</source>
         <translation>Empty the trash</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/dialogs/trash.py" line="115" />
+        <location filename="../../sonetto_desktop/ui/dialogs/trash.py" line="123" />
         <source>回收站是空的。</source>
         <translation>The trash is empty.</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/dialogs/trash.py" line="115" />
+        <location filename="../../sonetto_desktop/ui/dialogs/trash.py" line="123" />
         <source>{0} 条已删除的记忆</source>
         <translation>Deleted memories: {0}</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/dialogs/trash.py" line="147" />
+        <location filename="../../sonetto_desktop/ui/dialogs/trash.py" line="159" />
         <source>永久删除回收站里的全部记忆？此操作无法撤销。</source>
         <translation>Delete every memory in the trash for good? This cannot be undone.</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/dialogs/trash.py" line="155" />
+        <location filename="../../sonetto_desktop/ui/dialogs/trash.py" line="167" />
         <source>永久删除选中的 {0} 条记忆？此操作无法撤销。</source>
         <translation>Delete the {0} selected memories for good? This cannot be undone.</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/dialogs/trash.py" line="170" />
+        <location filename="../../sonetto_desktop/ui/dialogs/trash.py" line="182" />
         <source>并入「{0}」</source>
         <translation>merged into “{0}”</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/dialogs/trash.py" line="172" />
+        <location filename="../../sonetto_desktop/ui/dialogs/trash.py" line="184" />
         <source>并入另一条记忆（已不在）</source>
         <translation>merged into another memory (no longer there)</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/dialogs/trash.py" line="181" />
+        <location filename="../../sonetto_desktop/ui/dialogs/trash.py" line="193" />
         <source>回收站里的记忆会一直保留，直到你永久删除。</source>
         <translation>Deleted memories stay here until you delete them for good.</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/dialogs/trash.py" line="182" />
+        <location filename="../../sonetto_desktop/ui/dialogs/trash.py" line="194" />
         <source>删除超过 {0} 天的记忆会在启动时被永久清除。</source>
         <translation>Memories deleted more than {0} days ago are removed for good at start-up.</translation>
     </message>

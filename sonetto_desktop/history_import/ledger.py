@@ -44,6 +44,16 @@ def imports_dir(store: Any) -> Path:
     return Path(journal).with_name(Path(journal).stem + ".imports")
 
 
+def note_undo(store: Any, undone: str, undo_turn_id: str) -> ImportState | None:
+    """After any undo in ``store`` (``sonetto memory undo``, the window): if it took back an import,
+    or an undo of one, the ledger follows (see ``ImportLedger.note_undo``). Nothing when the store
+    has no imports. Blocking."""
+    folder = imports_dir(store)
+    if not folder.is_dir() or not undone.startswith((PREFIX, "undo-")):
+        return None
+    return ImportLedger(folder).note_undo(undone, undo_turn_id)
+
+
 def new_import_id() -> str:
     return f"{PREFIX}{uuid.uuid4().hex[:8]}"
 
@@ -122,8 +132,10 @@ class ImportLedger:
         undone = {s.id for s in self.imports() if s.status == UNDONE}
         return {k for e in self._lines() if e.get("import") not in undone for k in e["keys"]}
 
-    def written_batches(self, import_id: str) -> set[int]:
-        return {int(e["batch"]) for e in self._lines() if e.get("import") == import_id and isinstance(e.get("batch"), int)}
+    def written_batches(self, import_id: str) -> dict[int, int]:
+        """The batches of ``import_id`` written so far: batch -> how many exchanges (turns) it held."""
+        return {int(e["batch"]): len(e["keys"]) for e in self._lines()
+                if e.get("import") == import_id and isinstance(e.get("batch"), int)}
 
     def record(self, import_id: str, seq: int, keys: Iterable[str]) -> None:
         """Durably note that batch ``seq`` of ``import_id`` is written (idempotent in effect)."""
@@ -193,9 +205,11 @@ class ImportLedger:
         """The import is over: its parsed chats leave the disk (the journal's failed turns stay)."""
         folder = self.folder_of(import_id)
         (folder / BATCHES).unlink(missing_ok=True)
-        pending = self.journal_path(import_id) / "pending"
-        if pending.is_dir() and not any(p.suffix == ".json" for p in pending.iterdir()):
-            shutil.rmtree(pending, ignore_errors=True)
+        journal = self.journal_path(import_id)
+        left = [p for sub in ("pending", "failed") if (journal / sub).is_dir()
+                for p in (journal / sub).iterdir() if p.suffix == ".json"]
+        if not left:
+            shutil.rmtree(journal, ignore_errors=True)
         if folder.is_dir():
             fsync_dir(folder)
 

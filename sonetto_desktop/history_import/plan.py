@@ -26,6 +26,7 @@ from dataclasses import dataclass, field
 from datetime import date, datetime
 from typing import Iterable, Protocol
 
+from ..memory.writer.secret_filter import redact_secrets
 from .model import Conversation, History, Message
 from .tokens import estimate_tokens
 
@@ -83,14 +84,22 @@ class Batch:
     def keys(self) -> list[str]:
         return [e.key for e in self.exchanges]
 
-    def messages(self) -> list[dict[str, str]]:
-        """The batch as the writer's turn: each message stamped with its time of day."""
+    def render(self) -> tuple[list[dict[str, str]], int]:
+        """The batch as the writer's turn — each message stamped with its time of day, replies
+        clipped, secret values hidden (``redact_secrets``: the model never sees a pasted key or
+        password) — and how many secrets were hidden."""
         out = []
+        hidden = 0
         for exchange in self.exchanges:
             for msg in exchange.messages:
                 text = clip(msg.text, REPLY_CHARS) if msg.role == "assistant" else msg.text
+                text, found = redact_secrets(text)
+                hidden += found
                 out.append({"role": msg.role, "content": f"（{msg.time:%H:%M}）{text}"})
-        return out
+        return out, hidden
+
+    def messages(self) -> list[dict[str, str]]:
+        return self.render()[0]
 
 
 @dataclass
@@ -133,6 +142,7 @@ class Plan:
     skipped_already_imported: int = 0  # exchanges
     skipped_dont_import: int = 0  # conversations
     skipped_out_of_range: int = 0  # exchanges
+    secrets_hidden: int = 0  # secret values hidden from the model (``Batch.render``)
     skipped_messages: Counter = field(default_factory=Counter)
     first_day: date | None = None  # of everything in the file (the preview's date range)
     last_day: date | None = None
@@ -167,6 +177,7 @@ class Plan:
             "model": model or None,
             "skipped_already_imported": self.skipped_already_imported,
             "skipped_dont_import": self.skipped_dont_import, "skipped_out_of_range": self.skipped_out_of_range,
+            "secrets_hidden": self.secrets_hidden,
             "first_day": self.first_day.isoformat() if self.first_day else None,
             "last_day": self.last_day.isoformat() if self.last_day else None,
         }
@@ -283,7 +294,9 @@ def _estimate(plan: Plan, memories: int) -> None:
     total = 0
     for batch in plan.batches:
         rows = known if known <= LISTING_ALL_UP_TO else LISTING_ROWS_ABOVE
-        text = "\n\n".join(m["content"] for m in batch.messages())
+        messages, hidden = batch.render()
+        plan.secrets_hidden += hidden
+        text = "\n\n".join(m["content"] for m in messages)
         total += fixed + round(rows * LISTING_ROW_TOKENS) + estimate_tokens(text)
         known += MEMORIES_PER_EXCHANGE * len(batch.exchanges)
     plan.input_tokens = total

@@ -28,6 +28,8 @@ PERSON_ACTORS = frozenset({"user", "cli"})
 CONTENT_KINDS = frozenset({"add", "update", "merge", "revert", "restore", "import"})
 
 USER, AGENT, CLI, EXTERNAL = "user", "agent", "cli", "external"
+#: Actors of imported history: ``import:<source>`` (``history_import``), written by the memory writer.
+IMPORT_PREFIX = "import:"
 MAX_ACTOR_CHARS = 64
 MAX_EXCERPT_CHARS = 120
 

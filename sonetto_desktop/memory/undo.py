@@ -18,6 +18,11 @@ nothing changed, :class:`UndoConflict` naming each memory and why — when a lat
 memory of the turn (edited after it, deleted after it, restored after the turn deleted it, locked
 against the actor), because taking the turn back would silently throw that later change away. (A
 restore records which turn's deletion it took back: ``deleted_turn`` in its history entry.)
+
+Some actions are written as several turns that are undone together: an imported history's batches
+(``imp-<id>-<seq>``, ``history_import``) are all taken back by undoing ``imp-<id>`` (``in_turn``).
+Within the group, one batch changing what an earlier one wrote is the group's own doing, not a
+conflict; a single batch id still means that batch alone.
 """
 
 from __future__ import annotations
@@ -35,6 +40,8 @@ if TYPE_CHECKING:
     from .stores.transaction import Transaction
 
 UNDO_PREFIX = "undo-"
+#: Turn ids that name a group: ``<id>`` undoes every turn ``<id>-…`` as well.
+GROUP_PREFIXES = ("imp-",)
 
 
 class UndoConflict(MemoryError_):
@@ -83,13 +90,21 @@ class _Step:
     locked: bool = False
 
 
+def in_turn(found: Any, turn_id: str) -> bool:
+    """Whether a change recorded with turn id ``found`` belongs to ``turn_id`` (itself, or a turn of
+    its group: see the module docstring)."""
+    if not isinstance(found, str):
+        return False
+    return found == turn_id or (turn_id.startswith(GROUP_PREFIXES) and found.startswith(turn_id + "-"))
+
+
 def _of(entry: Any, turn_id: str) -> bool:
-    return isinstance(entry, dict) and entry.get("turn_id") == turn_id
+    return isinstance(entry, dict) and in_turn(entry.get("turn_id"), turn_id)
 
 
 def _live_steps(mid: str, item: MemoryItem, turn_id: str, actor: str, conflicts: dict[str, str]) -> list[_Step]:
     own = item.own_history()
-    revived = [e for e in own if e.get("action") == "restore" and e.get("deleted_turn") == turn_id]
+    revived = [e for e in own if e.get("action") == "restore" and in_turn(e.get("deleted_turn"), turn_id)]
     if revived:  # the turn deleted it, and a later change brought it back
         conflicts[mid] = f"restored later by {revived[-1].get('actor', '?')} at {revived[-1].get('time', '?')}"
         return []
@@ -131,7 +146,7 @@ def _trash_steps(mid: str, entry: dict[str, Any], turn_id: str, live: bool, conf
     item = MemoryItem.from_dict(entry.get("item") or {})
     own = item.own_history()
     touched = any(_of(e, turn_id) for e in own)
-    if entry.get("turn_id") != turn_id:
+    if not in_turn(entry.get("turn_id"), turn_id):
         if touched:
             conflicts[mid] = f"deleted later by {entry.get('actor', '?')} at {entry.get('deleted_at', '?')}"
         return []

@@ -34,6 +34,8 @@ class AppShutdown:
         if self.service is not None:
             await self.service.drain(self.writer_drain_timeout)
         await self._cancel_stray_tasks()
+        if self.history_imports is not None:  # its writer stops before the store closes
+            await self.history_imports.close()
         steps.append("tasks_done")
         if self.services is not None:
             await self.services.close()

@@ -29,6 +29,7 @@ class MainWindow(QMainWindow):
     quit_requested = Signal()
     import_requested = Signal()
     export_requested = Signal()
+    history_import_requested = Signal()
     visibility_changed = Signal(bool)
 
     def __init__(

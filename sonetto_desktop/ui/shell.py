@@ -83,6 +83,7 @@ class SonettoApp(AppDialogs, ChatActions, AppShutdown):
         self.review_dialog: Any = None
         self.dont_remember_dialog: Any = None
         self.conflicts_dialog: Any = None
+        self.history_imports: Any = None  # File ▸ 导入聊天记录…: the import outlives its dialog
         self.shutdown_steps: list[str] = []
         self._translators: list = []
         self._agents_task: Any = None
@@ -171,6 +172,11 @@ class SonettoApp(AppDialogs, ChatActions, AppShutdown):
         self.controller.operation_failed.connect(self._on_operation_failed)
         self.writer_control.review_requested.connect(self.open_review)
         self.writer_control.conflicts_requested.connect(self.open_conflicts)
+        from .dialogs.history_actions import HistoryImportActions
+
+        self.history_imports = HistoryImportActions(self.services)
+        self.history_imports.message.connect(
+            lambda text, kind: self.toasts.show_toast(text, key="history-import", kind=kind))
         self._build_views()
         self._tasks.spawn(self._offer_sqlite(self._ui_state), name="sqlite-offer")
         self.window.show()
@@ -242,6 +248,7 @@ class SonettoApp(AppDialogs, ChatActions, AppShutdown):
         self.transfer.message.connect(lambda text, kind: self.toasts.show_toast(text, key="transfer", kind=kind))
         self.window.import_requested.connect(self.transfer.import_memories)
         self.window.export_requested.connect(self.transfer.export_memories)
+        self.window.history_import_requested.connect(lambda: self.history_imports.open_dialog(self.window))
 
     def _launch_agents(self) -> None:
         self._agents_task = self._tasks.spawn(self._start_agents(), name="start-agents")
@@ -277,6 +284,8 @@ class SonettoApp(AppDialogs, ChatActions, AppShutdown):
             await self.services.warm_up_writer()
         except Exception:
             log.warning("writer warm-up failed", exc_info=True)
+        if self.history_imports is not None and self.store_ok and not self._closed:
+            await self.history_imports.resume_interrupted()  # an import running when the app last stopped
         if not self._closed:
             freeze_startup_objects()  # start-up is over: later full collections stay short
 

@@ -1,4 +1,4 @@
-"""The main window's menu bar: 文件 (导入记忆…, 导出记忆…, 回收站…, 设置… Ctrl+,, 退出 Ctrl+Q) and
+"""The main window's menu bar: 文件 (导入记忆…, 导出记忆…, 导入聊天记录…, 回收站…, 设置… Ctrl+,, 退出 Ctrl+Q) and
 帮助 (键盘快捷键 F1 / Ctrl+/). Actions only emit the window's request signals, ask the wall (its
 ``actions.show_trash``) or open the shortcut list; the app decides what they do. Every dialog is so
 reachable from the keyboard (Alt+F / Alt+H)."""
@@ -22,6 +22,7 @@ if TYPE_CHECKING:
 class WindowMenus:
     import_action: QAction
     export_action: QAction
+    history_action: QAction
     settings_action: QAction
     trash_action: QAction
     quit_action: QAction
@@ -49,6 +50,8 @@ def build_menus(window: "MainWindow") -> WindowMenus:
     file_menu = bar.addMenu(QCoreApplication.translate("MainWindow", "文件(&F)"))
     import_action = file_menu.addAction(QCoreApplication.translate("MainWindow", "导入记忆…"), window.import_requested.emit)
     export_action = file_menu.addAction(QCoreApplication.translate("MainWindow", "导出记忆…"), window.export_requested.emit)
+    history_action = file_menu.addAction(QCoreApplication.translate("MainWindow", "导入聊天记录…"),
+                                         window.history_import_requested.emit)
     trash_action = file_menu.addAction(QCoreApplication.translate("MainWindow", "回收站…"), lambda: open_trash(window))
     file_menu.addSeparator()
     settings_action = file_menu.addAction(QCoreApplication.translate("MainWindow", "设置…"), window.settings_requested.emit)
@@ -61,4 +64,4 @@ def build_menus(window: "MainWindow") -> WindowMenus:
     shortcuts_action.setShortcuts([QKeySequence("F1"), QKeySequence("Ctrl+/")])
     for action in (settings_action, quit_action, shortcuts_action):
         action.setShortcutContext(Qt.ShortcutContext.WindowShortcut)
-    return WindowMenus(import_action, export_action, settings_action, trash_action, quit_action, shortcuts_action)
+    return WindowMenus(import_action, export_action, history_action, settings_action, trash_action, quit_action, shortcuts_action)

@@ -28,7 +28,7 @@ from langgraph.checkpoint.memory import MemorySaver
 from langgraph.errors import GraphRecursionError
 
 from ..stores.base import BaseMemoryManager
-from ..changes import AGENT, MemoryChange, Turn, check_actor, source_of
+from ..changes import AGENT, IMPORT_PREFIX, MemoryChange, Turn, check_actor, source_of
 from ..operations import MemoryOperations
 from ..undo import NothingToUndo, UndoConflict
 from .budget import EndAfterWrites
@@ -184,9 +184,11 @@ class MemoryConsumer:
         return resolve_name(self._user_name(), stated, leading)[0]
 
     def build_prompt(self, turn_messages: Any, cold_start: bool | None = None, now: datetime | None = None,
-                     actor: str = AGENT) -> tuple[bool, str, str]:
+                     actor: str = AGENT, origin: str = "") -> tuple[bool, str, str]:
         """(cold start, the user message, the user's name) for a turn written as ``actor`` (another
-        app's conversation is quoted as such). Blocking (index, listing): call it from a worker thread."""
+        app's conversation is quoted as such; imported history, ``import:<source>``, is read as the
+        past it is, ``origin`` naming where and when). Blocking (index, listing): call it from a
+        worker thread."""
         messages = normalize_turn(turn_messages)
         now = now or self._now()
         if cold_start is None:
@@ -198,8 +200,9 @@ class MemoryConsumer:
         dont = self._ops.dont_remember
         avoid = [entry.text for entry in dont.entries()] if dont is not None else []
         source = source_of(actor)
+        past = (origin or actor) if actor.startswith(IMPORT_PREFIX) else ""
         message = turn_message(format_turn(messages, source=source), listing, now, name=name, cold_start=cold_start,
-                               dont_remember=avoid, source=source)
+                               dont_remember=avoid, source=source, past=past)
         return cold_start, message, name
 
     async def consume(self, session_id: str | None, turn_id: str | None, turn_messages: Any, *,
@@ -216,7 +219,7 @@ class MemoryConsumer:
         messages = normalize_turn(turn_messages)
         now = now or self._now()
         actor = check_actor(actor)
-        cold_start, user_prompt, name = await asyncio.to_thread(self.build_prompt, messages, None, now, actor)
+        cold_start, user_prompt, name = await asyncio.to_thread(self.build_prompt, messages, None, now, actor, origin)
         system_prompt = choose_system_prompt(cold_start)
         user_words = "\n".join(m["content"] for m in messages if m["role"] == "user")
         tool_context = ToolContext(session_id, turn_id, turn_query_text(messages), now, user_words, name, actor,

@@ -15,10 +15,14 @@ MEMORY_TOOLS = Registry()
 CREATED = "记忆写入助手根据对话新增"
 
 
-def _counted(memory_id: str, text: str) -> Plan:
-    """Count one use of ``memory_id`` (``text`` formats the new count as ``{count}``)."""
+def _counted(env: ToolEnv, memory_id: str, text: str) -> Plan:
+    """Count one use of ``memory_id`` (``text`` formats the new count as ``{count}``); a run that
+    counts no uses (imported history: ``ToolContext.counts_uses``) only says it was noted."""
 
     def write(ops) -> Outcome:
+        if not env.context.counts_uses:
+            env.store.get(memory_id)  # an unknown id is still refused
+            return Outcome(text.format(id=memory_id, count="不计"), "hit", (memory_id,))
         count = ops.hit(memory_id).extra.get("hit")
         return Outcome(text.format(id=memory_id, count=count), "hit", (memory_id,))
 
@@ -39,7 +43,7 @@ def create_memory(env: ToolEnv, content: str, section: str) -> Plan:
     theme = section_arg(section)
     existing = next(iter(env.index.same_text(text)), None)
     if existing is not None:  # e.g. a turn retried after a failure half-way: never store it twice
-        return _counted(existing, "记忆库中已有相同内容的条目 {id}，未重复创建，已记为一次引用（hit {count}）。")
+        return _counted(env, existing, "记忆库中已有相同内容的条目 {id}，未重复创建，已记为一次引用（hit {count}）。")
 
     def write(ops) -> Outcome:
         memory_id = ops.add(text, theme, reason=CREATED).ids[0]
@@ -76,11 +80,12 @@ def update_memory(env: ToolEnv, id: str, content: str, reason: str) -> Plan:
     why = text_arg("reason", reason)
     same = "记忆 {id} 已是这个内容，无需修改，已记为一次引用。"
     if env.store.get(memory_id).description == text:  # nothing to change (or review): a use
-        return _counted(memory_id, same)
+        return _counted(env, memory_id, same)
 
     def write(ops) -> Outcome:
         changed = ops.update(memory_id, description=text, reason=why)
-        ops.hit(memory_id)
+        if env.context.counts_uses:
+            ops.hit(memory_id)
         if changed is None:
             return Outcome(same.format(id=memory_id), "hit", (memory_id,))
         return Outcome(f"已更新记忆 {memory_id}。", "update", (memory_id,))
@@ -139,4 +144,4 @@ def hit_memory(env: ToolEnv, id: str) -> Plan:
     Args:
         id: 记忆 ID。
     """
-    return _counted(text_arg("id", id), "已标记记忆 {id}（hit {count}）。")
+    return _counted(env, text_arg("id", id), "已标记记忆 {id}（hit {count}）。")

@@ -58,7 +58,9 @@ class MemoryWriter:
     ``set_llm``). ``retriever``: a provider of the offline retriever for the bounded listing.
     ``describe_error(exc, api_key)`` words a failure for people (default: type and message).
     ``events``: the feed to report on (default: a new one; a front end may keep one across writers).
-    ``user_name()``: what the user wants to be called (the settings' field), for the memories' wording."""
+    ``user_name()``: what the user wants to be called (the settings' field), for the memories' wording.
+    ``on_written(entry)``: blocking, after a turn is written and before it leaves the journal (see
+    ``TurnWorker``: an import's ledger)."""
 
     def __init__(
         self,
@@ -76,6 +78,7 @@ class MemoryWriter:
         user_name: Callable[[], str] | None = None,
         max_tool_calls: int = DEFAULT_MAX_TOOL_CALLS,
         max_changed: int = DEFAULT_MAX_CHANGED,
+        on_written: Callable[[JournalEntry], None] | None = None,
     ) -> None:
         ops = memory if isinstance(memory, MemoryOperations) else MemoryOperations(memory)
         if journal_path is None:
@@ -106,7 +109,8 @@ class MemoryWriter:
         self._worker = TurnWorker(
             self.journal, WorkerPolicy(max_attempts, tuple(float(b) for b in backoff) or (1.0,)),
             runnable=lambda: not self._paused and self._llm is not None, consumer=self._ready_consumer,
-            emit=self._emit, changed=self._status_changed, describe=self._failure_text, redact=self._redact)
+            emit=self._emit, changed=self._status_changed, describe=self._failure_text, redact=self._redact,
+            written=on_written)
 
     # ── limits (live: the worker reads them at each attempt) ──────────
 

@@ -21,7 +21,7 @@ from typing import TYPE_CHECKING, Any, Callable, Iterable, Iterator
 
 from pydantic import BaseModel, create_model
 
-from ..changes import AGENT, Turn, excerpt_of
+from ..changes import AGENT, IMPORT_PREFIX, Turn, excerpt_of
 from .secret_filter import find_secret
 
 if TYPE_CHECKING:
@@ -69,6 +69,12 @@ class ToolContext:
         if not self.turn_id:
             return None
         return Turn(self.turn_id, self.session_id, excerpt_of(self.excerpt), excerpt_of(self.origin))
+
+    @property
+    def counts_uses(self) -> bool:
+        """Whether a memory this run mentions counts as used (``hit``). Imported history does not:
+        the counts measure what Sonetto's own chats use, and an import must undo without a trace."""
+        return not self.actor.startswith(IMPORT_PREFIX)
 
 
 @dataclass(frozen=True)

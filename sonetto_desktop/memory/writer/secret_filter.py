@@ -93,3 +93,26 @@ def find_secret(text: str) -> str | None:
         if pattern.search(text):
             return label
     return None
+
+
+_PRIVATE_KEY_BLOCK = re.compile(r"-----BEGIN [A-Z ]*PRIVATE KEY-----[\s\S]*?(?:-----END [A-Z ]*PRIVATE KEY-----|\Z)")
+_HIDDEN = {"身份证号": "［已隐去的身份证号］", "银行卡号": "［已隐去的银行卡号］", "私钥": "［已隐去的私钥］"}
+
+
+def redact_secrets(text: str) -> tuple[str, int]:
+    """``text`` with every secret value ``find_secret`` would refuse replaced by a note of what it
+    was (``［已隐去的密码 / 验证码］``), and how many were hidden: for text sent to a model that must
+    not see them (imported chats, where people pasted keys and passwords)."""
+    count = 0
+
+    def hide(kind: str) -> str:
+        nonlocal count
+        count += 1
+        return _HIDDEN.get(kind, f"［已隐去的{kind}］")
+
+    text = _PRIVATE_KEY_BLOCK.sub(lambda m: hide("私钥"), text)
+    text = _ID_RUN.sub(lambda m: hide("身份证号") if _is_id_number(m.string, m) else m.group(0), text)
+    text = _CARD_RUN.sub(lambda m: hide("银行卡号") if _is_card_number(m.string, m) else m.group(0), text)
+    for label, pattern in _SECRET_PATTERNS:
+        text = pattern.sub(lambda m, label=label: hide(label), text)
+    return text, count

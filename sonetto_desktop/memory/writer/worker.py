@@ -62,12 +62,15 @@ class TurnWorker:
     """See the module docstring. ``consumer()``: the consumer for the current model (awaitable; it
     may build it on a worker thread). ``emit(kind, entry, detail, attempt=)``: a writer event;
     ``changed()``: the state may have changed (the writer publishes its status); ``describe(exc)``:
-    a failure worded for people; ``redact(text)``: text with the model's key taken out."""
+    a failure worded for people; ``redact(text)``: text with the model's key taken out;
+    ``written(entry)``: blocking, called once a turn is written and before it leaves the journal (a
+    record of what was written, e.g. an import's ledger: after a kill the turn is replayed from its
+    progress and this is called again; if it fails, the turn stays and is tried again)."""
 
     def __init__(self, journal: TurnJournal, policy: WorkerPolicy, *, runnable: Callable[[], bool],
                  consumer: Callable[[], Awaitable[MemoryConsumer]], emit: Callable[..., None],
                  changed: Callable[[], None], describe: Callable[[BaseException], str],
-                 redact: Callable[[str], str]) -> None:
+                 redact: Callable[[str], str], written: Callable[[JournalEntry], None] | None = None) -> None:
         self.journal = journal
         self.policy = policy
         self._runnable = runnable
@@ -76,6 +79,7 @@ class TurnWorker:
         self._changed = changed
         self._describe = describe
         self._redact = redact
+        self._written = written
         self.entries: dict[str, JournalEntry] = {}  # waiting or being written, in order
         self.failed: list[JournalEntry] = []  # given up or held (kept on disk in ``failed/``)
         self.forgotten: set[str] = set()  # turns the person asked not to remember (``MemoryWriter.forget_turn``)
@@ -309,6 +313,8 @@ class TurnWorker:
             self._changed()
             try:
                 self.last_result = await self._consume(entry)
+                if self._written is not None:
+                    await run_blocking(self._written, entry)
             except asyncio.CancelledError:
                 self.busy = False
                 raise

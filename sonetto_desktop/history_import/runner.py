@@ -1,0 +1,541 @@
+"""ImportRunner: an import, written by a memory writer of its own (issue 31).
+
+The planned batches (``plan.py``) are saved once in the import's folder (``ledger.py``); then a
+:class:`~..memory.writer.pipeline.MemoryWriter` over the import's own journal writes them in order,
+each as a turn ``imp-<id>-<seq>`` written as ``import:<source>``, with the batch's time as the
+writer's "now" and the conversation's title and date as the provenance of every change. The writer's
+guarantees hold for each batch (journaled before it runs, resumed mid-way after a kill, never written
+twice); the runner adds:
+
+- **Feeding.** Only a couple of batches wait in the journal at a time; a batch's keys go to the
+  ledger once it is written and before it leaves the journal (the writer's ``on_written``), so after
+  a kill every batch is either in the ledger, or journaled (replayed), or still to be fed.
+- **One unit.** Every batch's turn id starts with the import's id, which undoes them all at once
+  (``memory/undo.py`` groups ``imp-`` ids); the import's hits are not counted (``count_hits``), so
+  an undo gives back the store exactly as it was.
+- **Pause.** The person's pause, a chat of this app being written (a live chat never waits behind
+  an import: the runner waits whenever the app's own writer has turns), and a nearly full review
+  inbox each hold the import after the batch being written; it goes on when none holds.
+- **Progress.** Batches and turns done, memories so far (live, from the change channel), the
+  conversation being written, and the time left (a moving average of seconds per batch).
+
+Two processes cannot run one import: the import journal's claim decides (``ImportElsewhere``).
+"""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+import time
+from collections.abc import Callable
+from dataclasses import dataclass, field, replace
+from datetime import date, datetime
+from typing import Any
+
+from ..aio import run_blocking
+from ..memory.changes import MemoryChange
+from ..memory.events import EventFeed
+from ..memory.operations import MemoryOperations
+from ..memory import review as inbox_limits
+from ..memory.review import ReviewInbox
+from ..memory.undo import NothingToUndo
+from .ledger import DONE, PAUSED, RUNNING, UNDONE, ImportLedger, ImportState, batch_seq, batch_turn_id, new_import_id
+from .model import SOURCE_LABELS
+from .plan import Batch, Plan
+
+log = logging.getLogger(__name__)
+
+#: Batches waiting in the import journal ahead of the one being written.
+WINDOW = 2
+#: The review inbox: hold the import at this share of its limit, go on below the second.
+INBOX_HOLD, INBOX_GO = 0.9, 0.8
+INBOX_RECHECK = 30.0  # seconds: the person may empty the inbox in another process
+EWMA = 0.3
+
+
+class ImportElsewhere(Exception):
+    """Another process is running this import."""
+
+
+@dataclass(frozen=True)
+class ImportProgress:
+    """A snapshot for the window and the command line. ``held``: why it waits (``person``, ``chat``,
+    ``inbox``), empty when it runs; ``status``: running | paused | done | undone."""
+
+    import_id: str
+    status: str
+    batches: int
+    batches_done: int
+    turns: int
+    turns_done: int
+    failed_batches: int = 0
+    created: int = 0
+    updated: int = 0
+    deleted: int = 0
+    proposals: int = 0
+    title: str = ""
+    day: date | None = None
+    seconds_left: float | None = None
+    held: tuple[str, ...] = ()
+
+    @property
+    def finished(self) -> bool:
+        return self.batches_done + self.failed_batches >= self.batches
+
+
+@dataclass(frozen=True)
+class ImportResult:
+    """What an import did (the command line's ``--json``)."""
+
+    undo_id: str
+    turns_written: int
+    memories_created: int
+    memories_updated: int
+    memories_deleted: int
+    proposals: int
+    failed_turns: int
+
+    def to_json(self) -> dict[str, Any]:
+        return {"turns_written": self.turns_written, "memories_created": self.memories_created,
+                "memories_updated": self.memories_updated, "memories_deleted": self.memories_deleted,
+                "proposals": self.proposals, "failed_turns": self.failed_turns, "undo_id": self.undo_id or None}
+
+
+def origin_of(label: str, title: str, when: datetime) -> str:
+    """The provenance line of an imported batch: ``ChatGPT「搬家去杭州」· 2024-05-01``."""
+    return f"{label}「{' '.join(title.split())[:40]}」· {when:%Y-%m-%d}"
+
+
+def batch_record(batch: Batch) -> dict[str, Any]:
+    return {"seq": batch.seq, "conversation": batch.conversation_id, "title": batch.title,
+            "now": batch.now.isoformat(), "keys": batch.keys, "turns": len(batch.exchanges),
+            "messages": batch.messages()}
+
+
+@dataclass
+class _Run:
+    """The running import's moving parts."""
+
+    state: ImportState
+    batches: dict[int, dict[str, Any]]
+    writer: Any
+    written: dict[int, int] = field(default_factory=dict)  # batch -> its turns
+    failed: set[int] = field(default_factory=set)
+    lost: int = 0  # batches neither written, journaled nor in batches.jsonl (a damaged import folder)
+    started_at: dict[int, float] = field(default_factory=dict)
+    per_batch: float | None = None
+    current: int | None = None
+    live: dict[str, int] = field(default_factory=lambda: {"created": 0, "updated": 0, "deleted": 0})
+    room: asyncio.Event = field(default_factory=asyncio.Event)
+    finished: asyncio.Event = field(default_factory=asyncio.Event)
+    unsubscribe: list[Callable[[], None]] = field(default_factory=list)
+
+
+class ImportRunner:
+    """Runs one import at a time over ``ops`` (the store's memory operations) with ``llm`` (the
+    writer's model). ``writer_options``: passed to the import's ``MemoryWriter`` (retriever,
+    user_name, describe_error, limits). ``chat_busy()`` / ``subscribe_chat(callback)``: the app's
+    own writer has turns / tell me when its state changes (the import then waits). ``progress``:
+    an :class:`ImportProgress` after every step."""
+
+    def __init__(self, ops: MemoryOperations, llm: Any, ledger: ImportLedger, *,
+                 review: ReviewInbox | None = None, chat_busy: Callable[[], bool] | None = None,
+                 subscribe_chat: Callable[[Callable[[Any], None]], Callable[[], None]] | None = None,
+                 writer_options: dict[str, Any] | None = None, stop_timeout: float = 60.0) -> None:
+        self.ops = ops
+        self.llm = llm
+        self.ledger = ledger
+        self.review = review
+        self._chat_busy = chat_busy or (lambda: False)
+        self._subscribe_chat = subscribe_chat
+        self.writer_options = dict(writer_options or {})
+        self.stop_timeout = stop_timeout
+        self.progress: EventFeed[ImportProgress] = EventFeed()
+        self.last: ImportProgress | None = None
+        self._run: _Run | None = None
+        self._held: set[str] = set()
+        self._inbox_timer: asyncio.TimerHandle | None = None
+        self._saving: asyncio.Task[None] | None = None
+        self._loop: asyncio.AbstractEventLoop | None = None
+
+    @property
+    def running(self) -> ImportState | None:
+        return self._run.state if self._run is not None else None
+
+    # ── starting ──────────────────────────────────────────────────────
+
+    async def begin(self, plan: Plan, *, file_name: str, digest: str, since: date | None = None,
+                    until: date | None = None, selected: list[str] | None = None) -> ImportState:
+        """Save the plan's batches as a new import and start writing them. Returns its state."""
+        if self._run is not None:
+            raise RuntimeError(f"an import is already running ({self._run.state.id})")
+        if not plan.batches:
+            raise ValueError("nothing to import")
+        state = ImportState(new_import_id(), plan.source, SOURCE_LABELS.get(plan.source, plan.label), file_name,
+                            digest, since=since.isoformat() if since else None,
+                            until=until.isoformat() if until else None, selected=selected,
+                            review=bool(self.review is not None and self.review.enabled),
+                            batches=len(plan.batches), turns=plan.turns)
+        records = [batch_record(b) for b in plan.batches]
+        await run_blocking(self.ledger.save_batches, state.id, records)
+        await run_blocking(self.ledger.save, state)
+        await self._start(state, records)
+        return state
+
+    async def resume(self, import_id: str) -> ImportState:
+        """Go on with an unfinished import (after a pause, a stop or a kill)."""
+        if self._run is not None:
+            if self._run.state.id == import_id:
+                self.set_paused(False)
+                return self._run.state
+            raise RuntimeError(f"an import is already running ({self._run.state.id})")
+        state = await run_blocking(self.ledger.get, import_id)
+        if state is None or not state.unfinished:
+            raise ValueError(f"{import_id} is not an unfinished import")
+        records = await run_blocking(self.ledger.load_batches, import_id)
+        state.status = RUNNING
+        await run_blocking(self.ledger.save, state)
+        await self._start(state, records)
+        return state
+
+    def _writer(self, state: ImportState, records: dict[int, dict[str, Any]]) -> Any:
+        from ..memory.writer.pipeline import MemoryWriter
+
+        def on_written(entry: Any) -> None:  # blocking, before the entry leaves the journal
+            seq = batch_seq(entry.turn_id)
+            if seq is not None and seq in records:
+                self.ledger.record(state.id, seq, records[seq]["keys"])
+
+        return MemoryWriter(self.ops.as_actor(f"import:{state.source}"), self.llm,
+                            journal_path=self.ledger.journal_path(state.id),
+                            on_written=on_written, stop_timeout=self.stop_timeout, **self.writer_options)
+
+    async def _start(self, state: ImportState, records: list[dict[str, Any]]) -> None:
+        self._loop = asyncio.get_running_loop()
+        batches = {int(r["seq"]): r for r in records}
+        writer = self._writer(state, batches)
+        if not await run_blocking(writer.journal.claim):
+            raise ImportElsewhere(state.id)
+        run = _Run(state, batches, writer)
+        run.written = await run_blocking(self.ledger.written_batches, state.id)
+        run.failed = {s for e in await run_blocking(writer.journal.failed) if (s := batch_seq(e.turn_id)) is not None}
+        journaled = {s for e in await run_blocking(writer.journal.pending) if (s := batch_seq(e.turn_id)) is not None}
+        self._run = run
+        run.unsubscribe.append(writer.events.subscribe(self._on_writer_event))
+        run.unsubscribe.append(self.ops.subscribe(self._on_change))
+        if self._subscribe_chat is not None:
+            run.unsubscribe.append(self._subscribe_chat(lambda _event: self._call_soon(self._update_holds)))
+        if self.review is not None:
+            run.unsubscribe.append(self.review.subscribe(lambda _count: self._call_soon(self._update_holds)))
+        self._update_holds()
+        writer.start()  # replays the batches a kill left in the journal, in order
+        todo = [seq for seq in sorted(batches) if seq not in run.written and seq not in run.failed | journaled]
+        run.lost = max(0, state.batches - len(run.written) - len(run.failed) - len(journaled) - len(todo))
+        if run.lost:
+            log.warning("history import %s: %d batches can no longer be found", state.id, run.lost)
+        run.room.set()
+        self._publish()
+        asyncio.get_running_loop().create_task(self._feed(run, todo), name=f"sonetto-import-feed-{state.id}")
+        if not todo and not journaled:
+            self._check_finished()
+
+    def _call_soon(self, fn: Callable[[], None]) -> None:
+        """From any thread (the change channel publishes on the writer's worker threads)."""
+        if self._loop is not None and not self._loop.is_closed():
+            self._loop.call_soon_threadsafe(fn)
+
+    async def _feed(self, run: _Run, todo: list[int]) -> None:
+        try:
+            for seq in todo:
+                while run.writer.pending >= WINDOW:
+                    run.room.clear()
+                    await run.room.wait()
+                if self._run is not run:
+                    return
+                record = run.batches[seq]
+                when = datetime.fromisoformat(record["now"])
+                await run.writer.send_history(record["messages"], None, batch_turn_id(run.state.id, seq),
+                                              actor=f"import:{run.state.source}", as_of=when,
+                                              origin=origin_of(run.state.label, record["title"], when))
+        except Exception:
+            log.exception("history import %s: feeding the writer failed", run.state.id)
+
+    # ── following the writer ──────────────────────────────────────────
+
+    def _on_writer_event(self, event: Any) -> None:
+        run = self._run
+        seq = batch_seq(event.turn_id or "") if run is not None else None
+        if run is None or seq is None:
+            return
+        if event.kind == "started":
+            run.current = seq
+            run.started_at.setdefault(seq, time.monotonic())
+        elif event.kind == "done":
+            run.written[seq] = int(run.batches.get(seq, {}).get("turns", 0))
+            run.failed.discard(seq)
+            began = run.started_at.pop(seq, None)
+            if began is not None:
+                took = time.monotonic() - began
+                run.per_batch = took if run.per_batch is None else EWMA * took + (1 - EWMA) * run.per_batch
+            run.room.set()
+            self._call_soon(self._after_batch)
+        elif event.kind == "gave_up":
+            run.failed.add(seq)
+            run.started_at.pop(seq, None)
+            run.room.set()
+            self._call_soon(self._after_batch)
+        else:
+            return
+        self._publish()
+
+    def _on_change(self, change: MemoryChange) -> None:
+        run = self._run
+        if run is None or not (change.turn_id or "").startswith(run.state.id + "-"):
+            return
+        kind = {"add": "created", "update": "updated", "merge": "updated", "delete": "deleted"}.get(change.kind)
+        if kind is not None:
+            run.live[kind] += 1
+            self._call_soon(self._publish)
+
+    def _after_batch(self) -> None:
+        run = self._run
+        if run is None:
+            return
+        _tally(run)
+        self._save_soon(run.state)
+        self._update_holds()
+        self._check_finished()
+
+    def _save_soon(self, state: ImportState) -> None:
+        """Save a copy of ``state`` after the saves before it (never an older state over a newer one)."""
+        before, snapshot = self._saving, replace(state)
+
+        async def save() -> None:
+            if before is not None:
+                await asyncio.gather(before, return_exceptions=True)
+            try:
+                await run_blocking(self.ledger.save, snapshot)
+            except OSError:
+                log.exception("history import %s: its state could not be saved", state.id)
+
+        self._saving = asyncio.get_running_loop().create_task(save())
+
+    async def _saved(self) -> None:
+        """Until the saves started so far are done (before a final state is written)."""
+        if self._saving is not None:
+            await asyncio.gather(self._saving, return_exceptions=True)
+
+    def _check_finished(self) -> None:
+        run = self._run
+        if run is not None and _over(run) and not run.writer.pending:
+            run.finished.set()
+
+    # ── holding ───────────────────────────────────────────────────────
+
+    def set_paused(self, paused: bool) -> None:
+        """The person's pause (after the batch being written) or resume."""
+        if paused:
+            self._held.add("person")
+        else:
+            self._held.discard("person")
+        self._update_holds()
+
+    def _inbox_full(self) -> bool:
+        review = self.review
+        if review is None or not review.enabled:
+            return False
+        count = review.cached_count
+        limit = INBOX_GO if "inbox" in self._held else INBOX_HOLD
+        return count >= inbox_limits.MAX_PENDING * limit
+
+    def _update_holds(self) -> None:
+        for reason, on in (("chat", self._chat_busy()), ("inbox", self._inbox_full())):
+            if on:
+                self._held.add(reason)
+            else:
+                self._held.discard(reason)
+        run = self._run
+        if run is not None:
+            if self._held and not run.writer.paused:
+                run.writer.pause()
+            elif not self._held and run.writer.paused:
+                run.writer.resume()
+            status = PAUSED if "person" in self._held else RUNNING
+            if run.state.status != status:
+                run.state.status = status
+                self._save_soon(run.state)
+        if "inbox" in self._held and self._inbox_timer is None and self._loop is not None:
+            self._inbox_timer = self._loop.call_later(INBOX_RECHECK, self._recheck_inbox)
+        self._publish()
+
+    def _recheck_inbox(self) -> None:
+        self._inbox_timer = None
+        review = self.review
+        if review is None:
+            return
+
+        async def reread() -> None:
+            await run_blocking(review.count)  # another process's changes show in the cached count
+            self._update_holds()
+
+        asyncio.get_running_loop().create_task(reread())
+
+    # ── reporting ─────────────────────────────────────────────────────
+
+    def snapshot(self) -> ImportProgress | None:
+        run = self._run
+        if run is None:
+            return self.last
+        state = run.state
+        turns_done = sum(run.written.values())
+        left = state.batches - len(run.written) - len(run.failed)
+        current = run.batches.get(run.current) if run.current is not None else None
+        proposals = 0
+        if state.review and self.review is not None:
+            proposals = sum(1 for p in self.review._items if (p.turn_id or "").startswith(state.id + "-"))
+        return ImportProgress(
+            state.id, state.status, state.batches, len(run.written), state.turns, turns_done, len(run.failed),
+            run.live["created"], run.live["updated"], run.live["deleted"], proposals,
+            current["title"] if current else "",
+            datetime.fromisoformat(current["now"]).date() if current else None,
+            run.per_batch * left if run.per_batch is not None and left else (0.0 if not left else None),
+            tuple(sorted(self._held)))
+
+    def _publish(self) -> None:
+        snap = self.snapshot()
+        if snap is not None:
+            self.last = snap
+            self.progress.publish(snap)
+
+    # ── ending ────────────────────────────────────────────────────────
+
+    async def wait(self) -> ImportResult:
+        """Until every batch is written (or given up on); then the import is marked done, its
+        parsed chats leave the disk, and what it did is counted from the store."""
+        run = self._run
+        if run is None:
+            raise RuntimeError("no import is running")
+        await run.finished.wait()
+        return await self._finish(run)
+
+    async def _finish(self, run: _Run) -> ImportResult:
+        await run.writer.stop(self.stop_timeout)
+        self._detach(run)
+        state = run.state
+        await self._done(run)
+        self._publish_final(state)
+        failed_turns = sum(int(run.batches[s]["turns"]) for s in run.failed if s in run.batches)
+        return ImportResult(state.id, state.turns_written, state.memories_created, state.memories_updated,
+                            state.memories_deleted, state.proposals, failed_turns)
+
+    def _detach(self, run: _Run) -> None:
+        for unsubscribe in run.unsubscribe:
+            unsubscribe()
+        run.unsubscribe.clear()
+        self._run = None
+        if self._inbox_timer is not None:
+            self._inbox_timer.cancel()
+            self._inbox_timer = None
+
+    async def _done(self, run: _Run) -> None:
+        """Mark the import done, counted from the store; its parsed chats leave the disk (unless a
+        batch failed: those wait in the journal for a retry)."""
+        state = run.state
+        _tally(run)
+        state.memories_created, state.memories_updated, state.memories_deleted = await run_blocking(
+            count_changes, self.ops, state.id)
+        if self.review is not None:
+            state.proposals = sum(1 for p in await run_blocking(self.review.pending)
+                                  if (p.turn_id or "").startswith(state.id + "-"))
+        state.status = DONE
+        state.finished_at = datetime.now().replace(microsecond=0).isoformat()
+        await self._saved()
+        await run_blocking(self.ledger.save, state)
+        if not run.failed:
+            await run_blocking(self.ledger.finish, state.id)
+
+    def _publish_final(self, state: ImportState) -> None:
+        last = self.last
+        snap = ImportProgress(state.id, state.status, state.batches, state.batches_done, state.turns,
+                              state.turns_written, state.failed_batches, state.memories_created,
+                              state.memories_updated, state.memories_deleted, state.proposals,
+                              seconds_left=0.0, day=last.day if last else None, title=last.title if last else "")
+        self.last = snap
+        self.progress.publish(snap)
+
+    async def stop(self, *, pause: bool = True) -> ImportState | None:
+        """Stop after the batch being written; what is left stays for ``resume``. ``pause``: the import
+        is marked paused (the person stopped it); else it stays running, so the next start of the app
+        goes on with it (the app is quitting)."""
+        run = self._run
+        if run is None:
+            return None
+        run.writer.pause()
+        await run.writer.stop(self.stop_timeout)
+        self._detach(run)
+        self._held.clear()
+        state = run.state
+        if _over(run):
+            await self._done(run)
+        else:
+            _tally(run)
+            state.status = PAUSED if pause else RUNNING
+            await self._saved()
+            await run_blocking(self.ledger.save, state)
+        self._publish_final(state)
+        return state
+
+    async def retry_failed(self) -> int:
+        """Write the batches given up on again (the import must be running)."""
+        run = self._run
+        if run is None:
+            return 0
+        count = await run.writer.retry_failed()
+        run.failed.clear()
+        run.finished.clear()
+        self._publish()
+        return count
+
+
+def _over(run: _Run) -> bool:
+    """Every batch of the import is written or given up on."""
+    return len(run.written) + len(run.failed) + run.lost >= run.state.batches
+
+
+def _tally(run: _Run) -> None:
+    run.state.batches_done = len(run.written)
+    run.state.failed_batches = len(run.failed)
+    run.state.turns_written = sum(run.written.values())
+
+
+def count_changes(ops: MemoryOperations, import_id: str) -> tuple[int, int, int]:
+    """What an import left in the store (blocking, one read): memories it created that exist now,
+    existing memories it changed, and memories it took away (in the trash because of it)."""
+    group = import_id + "-"
+    created = updated = 0
+    for item in ops.all_items().values():
+        own = [e for e in item.own_history() if str(e.get("turn_id") or "").startswith(group)]
+        if not own:
+            continue
+        if any(e.get("action") == "create" for e in own):
+            created += 1
+        elif any(e.get("action") in ("update", "merge", "revert") for e in own):
+            updated += 1
+    deleted = sum(1 for row in ops.trash() if str(row.get("turn_id") or "").startswith(group))
+    return created, updated, deleted
+
+
+def undo_import(ops: MemoryOperations, ledger: ImportLedger, import_id: str, *, reason: str = "") -> Any:
+    """Take the whole import back as one action (``UndoConflict``: a later change stands in the way,
+    nothing changed). Blocking. The ledger then lets its chats be imported again."""
+    try:
+        result = ops.undo_turn(import_id, reason=reason or f"撤销导入 {import_id}")
+    except NothingToUndo:
+        ledger.note_undo(import_id, "")  # it left nothing behind: its chats may be imported again
+        raise
+    ledger.note_undo(import_id, result.turn_id)
+    return result
+
+
+__all__ = ["DONE", "PAUSED", "RUNNING", "UNDONE", "ImportElsewhere", "ImportProgress", "ImportResult",
+           "ImportRunner", "count_changes", "origin_of", "undo_import"]

@@ -1,0 +1,119 @@
+"""ChatGPT's saved memories, imported as memories directly (no model reads them): one memory per
+entry, written as ``import:chatgpt`` under one turn id (the import's id: undone as one), each with
+its provenance ("ChatGPT 已保存的记忆", and the entry's date when it had one). With review mode on
+they are proposed to the person instead.
+
+Left out, and said why: entries imported before (the ledger), a memory with the same text already
+in the store, entries longer than a memory may be, entries that look like secrets (the writer's
+secret filter) and entries the person's don't-remember list covers.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import re
+from dataclasses import dataclass, field
+from typing import Any
+
+from ..memory.changes import Turn, excerpt_of
+from ..memory.errors import DontRememberRefused
+from ..memory.operations import MemoryOperations
+from ..memory.review import InboxFull
+from ..memory.writer.secret_filter import find_secret
+from .ledger import DONE, ImportLedger, ImportState, new_import_id
+from .model import SavedMemory
+from .saved_memories import MAX_CHARS
+
+SOURCE = "chatgpt-memories"
+ACTOR = "import:chatgpt"
+ORIGIN = "ChatGPT 已保存的记忆"
+DEFAULT_THEME = "身份"
+_THEMES = (
+    ("音乐", re.compile(r"music|song|band|singer|album|歌|音乐|乐队|专辑", re.IGNORECASE)),
+    ("品味", re.compile(r"\blikes?\b|\bloves?\b|prefer|favou?rite|enjoys?|dislikes?|hates?|喜欢|爱吃|偏好|最爱|讨厌",
+                      re.IGNORECASE)),
+    ("地点与路径", re.compile(r"\blives?\b|living in|moved to|based in|located|住在|搬到|搬去|家在", re.IGNORECASE)),
+)
+
+
+def guess_theme(text: str) -> str:
+    """A theme for an entry from its words (the person can change it in the preview)."""
+    return next((theme for theme, words in _THEMES if words.search(text)), DEFAULT_THEME)
+
+
+def saved_key(text: str) -> str:
+    return hashlib.sha256(f"{SOURCE}\0saved\0{' '.join(text.split()).casefold()}".encode()).hexdigest()[:20]
+
+
+@dataclass
+class SavedImportResult:
+    undo_id: str | None
+    created: list[str] = field(default_factory=list)
+    proposals: int = 0
+    skipped: dict[str, str] = field(default_factory=dict)  # entry text -> why (zh)
+
+    def to_json(self) -> dict[str, Any]:
+        return {"memories_created": len(self.created), "proposals": self.proposals, "skipped": len(self.skipped),
+                "undo_id": self.undo_id}
+
+
+def import_saved_memories(ops: MemoryOperations, ledger: ImportLedger, entries: list[SavedMemory],
+                          themes: dict[str, str] | None = None) -> SavedImportResult:
+    """Blocking. ``themes``: entry text -> the theme to file it under (default: ``guess_theme``)."""
+    import_id = new_import_id()
+    result = SavedImportResult(import_id)
+    imported = ledger.imported_keys()
+    existing = {" ".join(item.description.split()) for item in ops.all_items().values()}
+    review = ops.review if ops.review is not None and ops.review.enabled else None
+    keys: list[str] = []
+    for entry in entries:
+        text = " ".join(entry.text.split())
+        key = saved_key(text)
+        why = _refused(ops, text, key, imported, existing)
+        if why:
+            result.skipped[text] = why
+            continue
+        theme = (themes or {}).get(entry.text) or guess_theme(text)
+        origin = f"{ORIGIN} · {entry.day:%Y-%m-%d}" if entry.day else ORIGIN
+        turn = Turn(import_id, excerpt=excerpt_of(text), origin=origin)
+        writer = ops.as_actor(ACTOR, turn)
+        try:
+            if review is not None:
+                review.propose("create", description=text, theme=theme, reason="从 ChatGPT 已保存的记忆导入", turn=turn)
+                result.proposals += 1
+            else:
+                result.created.append(writer.add(text, theme, reason="从 ChatGPT 已保存的记忆导入").ids[0])
+        except DontRememberRefused as exc:
+            result.skipped[text] = f"在“不要记住”列表里（{exc.entry}）"
+            continue
+        except InboxFull:
+            result.skipped[text] = "审核箱已满"
+            continue
+        keys.append(key)
+        existing.add(text)
+    if keys:
+        ledger.record(import_id, 0, keys)
+        state = ImportState(import_id, SOURCE, "ChatGPT", ORIGIN, "", status=DONE, batches=1, turns=len(keys),
+                            batches_done=1, turns_written=len(keys), memories_created=len(result.created),
+                            proposals=result.proposals, review=review is not None)
+        ledger.save(state)
+    else:
+        result.undo_id = None
+    return result
+
+
+def _refused(ops: MemoryOperations, text: str, key: str, imported: set[str], existing: set[str]) -> str:
+    if key in imported:
+        return "以前导入过"
+    if text in existing:
+        return "已有相同的记忆"
+    if len(text) > MAX_CHARS:
+        return f"太长（{len(text)} 字，最多 {MAX_CHARS} 字）"
+    secret = find_secret(text)
+    if secret:
+        return f"疑似包含{secret}"
+    try:
+        ops.as_actor(ACTOR).allowed(text)
+    except DontRememberRefused as exc:
+        return f"在“不要记住”列表里（{exc.entry}）"
+    return ""

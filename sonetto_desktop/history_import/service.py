@@ -1,0 +1,198 @@
+"""HistoryImports: the imports of one open store, for a front end (the window, the command line).
+
+It wires the parts to what the app's services hold: the store's memory operations, the model of
+the settings (over the services' HTTP pool when the agents run), the offline retriever for the
+writer's listing, the review inbox, and the app's own writer (an import waits while it has turns).
+Every blocking step runs off the event loop (``run_blocking``). No Qt.
+"""
+
+from __future__ import annotations
+
+import hashlib
+from datetime import date
+from pathlib import Path
+from typing import Any
+
+from ..aio import run_blocking
+from .dont_import import FILE_NAME as DONT_IMPORT_FILE
+from .dont_import import DontImportList
+from .ledger import RUNNING, ImportLedger, ImportState, imports_dir
+from .model import History, SavedMemory
+from .plan import Plan, Price, make_plan
+from .runner import ImportResult, ImportRunner, undo_import
+from .saved_memories import from_text
+from .sources import read_history
+
+
+class HistoryImports:
+    """``services``: an open ``AppServices`` (its store, memory operations, settings, review inbox,
+    data dir; its writer and model factory when the agents run)."""
+
+    def __init__(self, services: Any) -> None:
+        self.services = services
+        self._runner: ImportRunner | None = None
+        self._made_for: tuple[Any, Any] = (None, None)
+        self._http: Any = None  # the HTTP client of a model made here (no agents running)  # the store and settings the runner was made for
+
+    # ── what belongs to the open store ────────────────────────────────
+
+    @property
+    def ledger(self) -> ImportLedger:
+        return ImportLedger(imports_dir(self.services.store))
+
+    @property
+    def dont_import(self) -> DontImportList:
+        return DontImportList(self.services.data_dir / DONT_IMPORT_FILE)
+
+    @property
+    def configured(self) -> bool:
+        return bool(self.services.settings.is_llm_configured)
+
+    @property
+    def model_name(self) -> str:
+        return self.services.settings.model.strip()
+
+    def price(self) -> Price | None:
+        settings = self.services.settings
+        if not settings.price_input_per_mtok and not settings.price_output_per_mtok:
+            return None
+        return Price(settings.price_input_per_mtok, settings.price_output_per_mtok, settings.price_currency or "¥")
+
+    @property
+    def built_runner(self) -> ImportRunner | None:
+        """The runner if one was made (no model is built by asking)."""
+        return self._runner
+
+    @property
+    def runner(self) -> ImportRunner:
+        """The runner for the open store and the settings' model (a new one, between imports, after the
+        store was re-opened or the settings changed)."""
+        services = self.services
+        made_for = (services.store, services.settings)
+        stale = self._runner is not None and self._runner.running is None and (
+            made_for[0] is not self._made_for[0] or made_for[1] is not self._made_for[1])
+        if self._runner is None or stale:
+            settings = services.settings
+            writer = services.writer  # the app's own: an import waits while it has turns
+
+            def chat_busy() -> bool:
+                current = services.writer
+                return current is not None and bool(current.pending or current.busy)
+
+            self._runner = ImportRunner(
+                services.memory, self._model(settings), self.ledger, review=services.review,
+                chat_busy=chat_busy, subscribe_chat=services.subscribe_writer if writer is not None else None,
+                writer_options={"retriever": lambda: services.recall.mechanical,
+                                "user_name": lambda: services.settings.user_name,
+                                "describe_error": _describe_error,
+                                "max_tool_calls": settings.writer_max_tool_calls,
+                                "max_changed": settings.writer_max_changed_memories})
+            self._made_for = made_for
+        return self._runner
+
+    def _model(self, settings: Any) -> Any:
+        """The import writer's model: the running agents' (over their shared HTTP pool), else (the
+        command line, which starts no agents) a lazy model over an HTTP client of its own, closed by
+        :meth:`close`."""
+        agents = getattr(self.services, "_agents", None)
+        if agents is not None and agents.started:
+            return agents.model(settings)
+        if not settings.is_llm_configured:
+            return None
+        from ..memory.lazy_model import LazyModel
+        from ..redaction import register_secret
+
+        key = settings.api_key.strip()
+        register_secret(key)
+
+        def build() -> Any:  # on a worker thread, at the first batch
+            import httpx
+
+            from ..agent.llm import build_llm
+
+            self._http = httpx.AsyncClient()
+            return build_llm(settings, http_async_client=self._http)
+
+        return LazyModel(build, api_key=key)
+
+    async def close(self) -> None:
+        """Close the HTTP client of a model made here (see ``_model``). Safe to call twice."""
+        http, self._http = self._http, None
+        if http is not None:
+            await http.aclose()
+
+    # ── reading and planning ──────────────────────────────────────────
+
+    async def read(self, path: str | Path, fmt: str | None = None) -> History:
+        """Parse ``path`` in a worker (``HistoryFormatError``: nothing was done)."""
+        return await run_blocking(read_history, Path(path), fmt)
+
+    async def read_pasted(self, text: str) -> History:
+        history = await run_blocking(from_text, text)
+        history.digest = hashlib.sha256(text.encode("utf-8")).hexdigest()
+        return history
+
+    async def plan(self, history: History, *, since: date | None = None, until: date | None = None,
+                   selected: list[str] | None = None) -> Plan:
+        """The plan for these choices, made in a worker (the ledger and the lists are files)."""
+        services = self.services
+        ledger, dont_import, price = self.ledger, self.dont_import, self.price()
+
+        def make() -> Plan:
+            return make_plan(history, since=since, until=until, selected=selected, imported=ledger.imported_keys(),
+                             dont_import=dont_import, memories=services.store.count(), price=price)
+
+        return await run_blocking(make)
+
+    # ── running ───────────────────────────────────────────────────────
+
+    async def start(self, plan: Plan, history: History, *, file_name: str, since: date | None = None,
+                    until: date | None = None, selected: list[str] | None = None) -> ImportState:
+        return await self.runner.begin(plan, file_name=file_name, digest=history.digest, since=since, until=until,
+                                       selected=selected)
+
+    async def resume(self, import_id: str) -> ImportState:
+        return await self.runner.resume(import_id)
+
+    async def wait(self) -> ImportResult:
+        return await self.runner.wait()
+
+    async def unfinished(self, digest: str | None = None) -> list[ImportState]:
+        return await run_blocking(self.ledger.unfinished, digest)
+
+    async def resume_interrupted(self) -> ImportState | None:
+        """At start: go on with an import that was running when the app last stopped (one the person
+        paused stays paused). Needs a model; returns the import resumed, or None."""
+        if not self.configured or (self._runner is not None and self._runner.running is not None):
+            return None
+        running = [s for s in await self.unfinished() if s.status == RUNNING]
+        if not running:
+            return None
+        return await self.resume(running[-1].id)
+
+    async def undo(self, import_id: str) -> Any:
+        """Take the whole import back as one action (``UndoConflict`` when later edits stand in the way)."""
+        memory, ledger = self.services.memory, self.ledger
+        return await run_blocking(undo_import, memory, ledger, import_id)
+
+    async def note_undo(self, undone: str, undo_turn_id: str) -> ImportState | None:
+        """An undo made elsewhere (the command line's ``memory undo``) that concerns an import."""
+        return await run_blocking(self.ledger.note_undo, undone, undo_turn_id)
+
+    async def import_saved(self, entries: list[SavedMemory], themes: dict[str, str]) -> Any:
+        """ChatGPT's saved memories, written directly (see ``saved_import``)."""
+        from .saved_import import import_saved_memories
+
+        memory, ledger = self.services.memory, self.ledger
+        return await run_blocking(import_saved_memories, memory, ledger, entries, themes)
+
+    def subscribe_changes(self, callback: Any) -> Any:
+        return self.services.subscribe(callback)
+
+
+def _describe_error(exc: BaseException, api_key: str) -> str:
+    from ..agent.llm_errors import describe_llm_error
+
+    info = describe_llm_error(exc, api_key=api_key)
+    return f"{info.zh}（{info.code}）"
+

@@ -1,0 +1,157 @@
+"""HistoryImportActions: File → 导入聊天记录… and the import it starts, for as long as the app runs.
+
+An import outlives its dialog (后台运行, or the window closed): this object, made once by the app,
+owns the import (``history_import.service.HistoryImports``), follows it to its end and says so in
+a toast, resumes at start an import the app was running when it last stopped, and stops the import's
+writer at shutdown before the store closes (an import running then goes on at the next start).
+The dialog (``history_import.HistoryImportDialog``) shows and asks; the work is done here, every
+blocking step off the Qt thread.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+from typing import Any
+
+import shiboken6
+from PySide6.QtCore import QObject, Qt, Signal
+from PySide6.QtWidgets import QWidget
+
+from sonetto_desktop.aio import TaskKeeper
+from sonetto_desktop.history_import.runner import ImportElsewhere, ImportResult
+from sonetto_desktop.history_import.service import HistoryImports
+
+from ..qt_bridge import QtEventBridge
+
+log = logging.getLogger(__name__)
+
+
+class HistoryImportActions(QObject):
+    progress = Signal(object)  # ImportProgress
+    finished = Signal(object)  # ImportResult
+    message = Signal(str, str)  # text, kind ("info" | "error")
+
+    def __init__(self, services: Any, parent: QObject | None = None) -> None:
+        super().__init__(parent)
+        self.imports = HistoryImports(services)
+        self._tasks = TaskKeeper("HistoryImportActions")
+        self._bridge: QtEventBridge | None = None
+        self._follow: asyncio.Task[Any] | None = None
+        self.dialog: Any = None
+        self.last_result: ImportResult | None = None
+
+    @property
+    def running(self) -> Any:
+        runner = self.imports.built_runner
+        return runner.running if runner is not None else None
+
+    @property
+    def last_progress(self) -> Any:
+        runner = self.imports.built_runner
+        return runner.last if runner is not None else None
+
+    # ── the dialog ────────────────────────────────────────────────────
+
+    def open_dialog(self, parent: QWidget) -> Any:
+        """Show the dialog (the one already open, if any), on the running import when there is one."""
+        from .history_import import HistoryImportDialog
+
+        if self.dialog is not None and shiboken6.isValid(self.dialog):
+            self.dialog.raise_()
+            self.dialog.activateWindow()
+            return self.dialog
+        dialog = HistoryImportDialog(self, parent)
+        dialog.setAttribute(Qt.WidgetAttribute.WA_DeleteOnClose)
+        dialog.setWindowModality(Qt.WindowModality.NonModal)
+        self.dialog = dialog
+        dialog.show()
+        return dialog
+
+    # ── running ───────────────────────────────────────────────────────
+
+    def _watch(self) -> None:
+        if self._bridge is None:
+            self._bridge = QtEventBridge(self.imports.runner.progress.subscribe, self)
+            self._bridge.event.connect(self.progress)
+
+    async def start(self, plan: Any, history: Any, **options: Any) -> Any:
+        """Begin the import of ``plan`` (a failure is said through ``message`` and returned as None)."""
+        self._watch()
+        try:
+            state = await self.imports.start(plan, history, **options)
+        except ImportElsewhere:
+            self.message.emit(self.tr("这个导入正在另一个 Sonetto 里进行"), "error")
+            return None
+        except (OSError, ValueError, RuntimeError) as exc:
+            self.message.emit(self.tr("无法开始导入：{0}").format(str(exc) or type(exc).__name__), "error")
+            return None
+        self._follow = self._tasks.spawn(self._until_done(), name="history-import")
+        return state
+
+    async def resume(self, import_id: str) -> Any:
+        self._watch()
+        try:
+            state = await self.imports.resume(import_id)
+        except ImportElsewhere:
+            self.message.emit(self.tr("这个导入正在另一个 Sonetto 里进行"), "error")
+            return None
+        except (OSError, ValueError, RuntimeError) as exc:
+            self.message.emit(self.tr("无法继续导入：{0}").format(str(exc) or type(exc).__name__), "error")
+            return None
+        if self._follow is None or self._follow.done():
+            self._follow = self._tasks.spawn(self._until_done(), name="history-import")
+        return state
+
+    async def resume_interrupted(self) -> None:
+        """At start (agents running): an import the app was running when it stopped goes on."""
+        self._watch()
+        try:
+            state = await self.imports.resume_interrupted()
+        except (ImportElsewhere, OSError, ValueError, RuntimeError) as exc:
+            log.warning("could not resume the history import: %s", exc)
+            return
+        if state is not None:
+            self.message.emit(self.tr("继续未完成的聊天记录导入（{0}）").format(state.label), "info")
+            self._follow = self._tasks.spawn(self._until_done(), name="history-import")
+
+    async def _until_done(self) -> ImportResult | None:
+        try:
+            result = await self.imports.wait()
+        except (OSError, RuntimeError) as exc:
+            self.message.emit(self.tr("导入出错：{0}").format(str(exc) or type(exc).__name__), "error")
+            return None
+        self.last_result = result
+        self.finished.emit(result)
+        text = self.tr("聊天记录导入完成：写入 {0} 轮，新记忆 {1} 条，更新 {2} 条").format(
+            result.turns_written, result.memories_created, result.memories_updated)
+        if result.proposals:
+            text = self.tr("聊天记录导入完成：{0} 条提议已进入审核箱").format(result.proposals)
+        self.message.emit(text, "info")
+        return result
+
+    def set_paused(self, paused: bool) -> None:
+        if self.running is not None:
+            self.imports.runner.set_paused(paused)
+
+    async def stop(self, *, pause: bool = True) -> Any:
+        """Stop after the batch being written (``pause``: the person's stop; else the app quits and
+        the import goes on at the next start)."""
+        follow, self._follow = self._follow, None
+        if follow is not None:
+            follow.cancel()
+            await asyncio.gather(follow, return_exceptions=True)
+        if self.imports.built_runner is None:
+            return None
+        return await self.imports.runner.stop(pause=pause)
+
+    async def retry_failed(self) -> int:
+        return await self.imports.runner.retry_failed() if self.running is not None else 0
+
+    async def close(self) -> None:
+        """At shutdown, before the store closes."""
+        await self.stop(pause=False)
+        await self._tasks.close()
+        await self.imports.close()
+        if self._bridge is not None:
+            self._bridge.close()

@@ -1,0 +1,657 @@
+"""HistoryImportDialog: File → 导入聊天记录… — bring chats from other apps into the memories (issue 31).
+
+Three steps on one stack:
+
+1. **Source**: pick an export (a zip, its folder, or a file), or paste ChatGPT's saved memories;
+   how to get each app's export is said here. The file is read in a worker (取消 leaves it); a file
+   that cannot be read says why in place, and nothing is written. An unfinished import of this
+   store is offered (继续 / 撤销).
+2. **Preview**: the date range (preset to the file's first and last day), the conversations with a
+   check box each (``history_preview.ConversationList``), a filter, 全选 / 全不选, and the summary
+   line — conversations, turns, characters, estimated tokens and cost — recomputed in a worker a
+   moment after each change. Saved memories get their own list (theme and date per entry).
+3. **Progress**, then the result with 撤销这次导入 (``history_progress.ImportProgressPanel``).
+
+The dialog shows and asks; ``HistoryImportActions`` does the work and keeps the import going when
+the dialog closes (后台运行).
+"""
+
+from __future__ import annotations
+
+import logging
+from datetime import date
+from pathlib import Path
+from typing import Any
+
+import shiboken6
+from PySide6.QtCore import QDate, Qt, QTimer
+from PySide6.QtWidgets import (
+    QComboBox,
+    QDateEdit,
+    QDialog,
+    QFileDialog,
+    QHBoxLayout,
+    QLabel,
+    QLineEdit,
+    QMessageBox,
+    QPlainTextEdit,
+    QProgressBar,
+    QPushButton,
+    QStackedWidget,
+    QVBoxLayout,
+    QWidget,
+)
+
+from sonetto_desktop.aio import TaskKeeper
+from sonetto_desktop.history_import.model import History, HistoryFormatError
+from sonetto_desktop.history_import.plan import Plan
+from sonetto_desktop.memory.undo import UndoConflict
+
+from ..i18n import ui_language
+from ..widgets.dialogs import execute_dialog
+from .history_preview import ConversationList, SavedMemoryList, summary_text
+from .history_progress import ImportProgressPanel
+
+log = logging.getLogger(__name__)
+
+SUMMARY_DELAY_MS = 250  # the summary is recomputed this long after the last change
+JSONL_EXAMPLE = ('{"conversation": "trip-2023", "title": "京都旅行", "role": "user", '
+                 '"content": "下周三我要考日语 N3。", "time": "2023-03-14T21:07:00+08:00"}')
+
+
+def _say(pair: tuple[str, str]) -> str:
+    return pair[1] if ui_language() == "en" else pair[0]
+
+
+def _qdate(day: date | None) -> QDate:
+    return QDate(day.year, day.month, day.day) if day is not None else QDate.currentDate()
+
+
+def _pydate(value: QDate) -> date:
+    return date(value.year(), value.month(), value.day())
+
+
+class HistoryImportDialog(QDialog):
+    def __init__(self, actions: Any, parent: QWidget | None = None) -> None:
+        super().__init__(parent)
+        self.setObjectName("HistoryImportDialog")
+        self.setWindowTitle(self.tr("导入聊天记录"))
+        self.resize(760, 560)
+        self.actions = actions
+        self._tasks = TaskKeeper("history-import-dialog")
+        self.history: History | None = None
+        self.plan: Plan | None = None
+        self.file_name = ""
+        self.import_id: str | None = None
+        self._reading: Any = None
+        self._planning: Any = None
+        self._unticked: set[str] = set()
+        self.stack = QStackedWidget(self)
+        self.source_page = self._build_source()
+        self.preview_page = self._build_preview()
+        self.saved_page = self._build_saved()
+        self.progress = ImportProgressPanel(self)
+        for page in (self.source_page, self.preview_page, self.saved_page, self.progress):
+            self.stack.addWidget(page)
+        layout = QVBoxLayout(self)
+        layout.addWidget(self.stack)
+        self._summary_timer = QTimer(self)
+        self._summary_timer.setSingleShot(True)
+        self._summary_timer.setInterval(SUMMARY_DELAY_MS)
+        self._summary_timer.timeout.connect(lambda: self._spawn(self.refresh_plan()))
+        self._connect_progress()
+        self.finished.connect(lambda _code: self._tasks.cancel_all())
+        if actions.running is not None:
+            self.import_id = actions.running.id
+            self.stack.setCurrentWidget(self.progress)
+            if actions.last_progress is not None:
+                self.progress.show_progress(actions.last_progress)
+        else:
+            self.loading = self._spawn(self.load_unfinished())
+
+    def _spawn(self, coro: Any) -> Any:
+        return self._tasks.spawn(coro, name="history-import-dialog")
+
+    # ── 1. source ─────────────────────────────────────────────────────
+
+    def _build_source(self) -> QWidget:
+        page = QWidget(self)
+        intro = QLabel(self.tr("把你在其他应用里的聊天记录交给 Sonetto：它按当时的日期一段段读完，记下关于你的事。"
+                               "导入前可以预览和挑选，导入后可以整体撤销。"), page)
+        intro.setWordWrap(True)
+        self.pick_file = QPushButton(self.tr("选择文件…"), page)
+        self.pick_folder = QPushButton(self.tr("选择文件夹…"), page)
+        self.format_box = QComboBox(page)
+        self.format_box.setAccessibleName(self.tr("格式"))
+        for label, fmt in ((self.tr("自动识别格式"), None), ("ChatGPT", "chatgpt"),
+                           (self.tr("DeepSeek（尽力而为）"), "deepseek"), ("Cherry Studio", "cherry"),
+                           ("JSON Lines", "jsonl"), (self.tr("Sonetto 导出的对话"), "sonetto"),
+                           (self.tr("ChatGPT 已保存的记忆（文本）"), "chatgpt-memories")):
+            self.format_box.addItem(label, fmt)
+        row = QHBoxLayout()
+        row.addWidget(self.pick_file)
+        row.addWidget(self.pick_folder)
+        row.addWidget(self.format_box)
+        row.addStretch(1)
+        howto = QLabel(self.tr(
+            "<b>ChatGPT</b>：设置 → 数据控制 → 导出数据，邮件里的链接下载 zip，选它即可。<br>"
+            "<b>DeepSeek</b>：设置 → 数据管理 → 导出所有历史对话（格式没有公开说明，按公开的解析器读取，尽力而为）。<br>"
+            "<b>Cherry Studio</b>：设置 → 数据设置 → 备份，选备份的 zip（含 data.json 的备份）。<br>"
+            "<b>Kimi 等其他应用</b>：没有可读的导出，请整理成 JSON Lines（每行一条消息，见下面的“JSON Lines 格式”）。<br>"
+            "<b>Sonetto</b>：另一台电脑上对话列表里的“导出为 Markdown…”。"), page)
+        howto.setObjectName("HintLabel")
+        howto.setWordWrap(True)
+        howto.setTextFormat(Qt.TextFormat.RichText)
+        self.jsonl_help = QPushButton(self.tr("JSON Lines 格式…"), page)
+        self.jsonl_help.clicked.connect(self._explain_jsonl)
+        paste_label = QLabel(self.tr("或者粘贴 ChatGPT 的“已保存的记忆”（设置 → 个性化 → 管理记忆，全选复制），每行一条："), page)
+        paste_label.setWordWrap(True)
+        self.paste_box = QPlainTextEdit(page)
+        self.paste_box.setObjectName("HistoryPasteBox")
+        self.paste_box.setAccessibleName(self.tr("粘贴的记忆"))
+        self.paste_box.setMaximumHeight(110)
+        self.read_paste = QPushButton(self.tr("读取粘贴的记忆"), page)
+        self.read_paste.setEnabled(False)
+        self.paste_box.textChanged.connect(lambda: self.read_paste.setEnabled(bool(self.paste_box.toPlainText().strip())))
+        self.busy = QProgressBar(page)
+        self.busy.setRange(0, 0)
+        self.busy.setAccessibleName(self.tr("正在读取"))
+        self.cancel_read = QPushButton(self.tr("取消读取"), page)
+        busy_row = QHBoxLayout()
+        busy_row.addWidget(self.busy, 1)
+        busy_row.addWidget(self.cancel_read)
+        self.source_error = QLabel("", page)
+        self.source_error.setObjectName("ImportError")
+        self.source_error.setWordWrap(True)
+        self.source_error.setTextFormat(Qt.TextFormat.PlainText)
+        self.unfinished = QLabel("", page)
+        self.unfinished.setWordWrap(True)
+        self.unfinished.setTextFormat(Qt.TextFormat.PlainText)
+        self.resume_button = QPushButton(self.tr("继续这次导入"), page)
+        self.undo_unfinished = QPushButton(self.tr("撤销已导入的部分"), page)
+        unfinished_row = QHBoxLayout()
+        unfinished_row.addWidget(self.unfinished, 1)
+        unfinished_row.addWidget(self.resume_button)
+        unfinished_row.addWidget(self.undo_unfinished)
+        close = QPushButton(self.tr("关闭"), page)
+        bottom = QHBoxLayout()
+        bottom.addStretch(1)
+        bottom.addWidget(close)
+        layout = QVBoxLayout(page)
+        layout.addWidget(intro)
+        layout.addLayout(row)
+        layout.addWidget(howto)
+        help_row = QHBoxLayout()
+        help_row.addStretch(1)
+        help_row.addWidget(self.jsonl_help)
+        layout.addLayout(help_row)
+        layout.addSpacing(8)
+        layout.addWidget(paste_label)
+        layout.addWidget(self.paste_box)
+        paste_row = QHBoxLayout()
+        paste_row.addStretch(1)
+        paste_row.addWidget(self.read_paste)
+        layout.addLayout(paste_row)
+        layout.addLayout(busy_row)
+        layout.addWidget(self.source_error)
+        layout.addLayout(unfinished_row)
+        layout.addStretch(1)
+        layout.addLayout(bottom)
+        for button in (self.pick_file, self.pick_folder, self.jsonl_help, self.read_paste, self.cancel_read, self.resume_button,
+                       self.undo_unfinished, close):
+            button.setAutoDefault(False)
+        self.pick_file.clicked.connect(lambda: self._spawn(self._choose(folder=False)))
+        self.pick_folder.clicked.connect(lambda: self._spawn(self._choose(folder=True)))
+        self.read_paste.clicked.connect(lambda: self._spawn(self.open_pasted(self.paste_box.toPlainText())))
+        self.cancel_read.clicked.connect(self._cancel_reading)
+        self.resume_button.clicked.connect(lambda: self._spawn(self.resume_unfinished()))
+        self.undo_unfinished.clicked.connect(lambda: self._spawn(self.undo_import()))
+        close.clicked.connect(self.reject)
+        self._set_busy(False)
+        self._show_unfinished(None)
+        return page
+
+    def _explain_jsonl(self) -> QMessageBox:
+        box = QMessageBox(QMessageBox.Icon.Information, self.tr("JSON Lines 格式"), self.tr(
+            "每行一个 JSON 对象，即一条消息：\n\n{0}\n\n"
+            "conversation：属于哪个对话；role：user 或 assistant（system、tool 会被跳过）；"
+            "content：消息文字；time：ISO-8601 时间，带时区（不带则按本机时区）。\n"
+            "可选：title（对话标题）、id（消息编号，用来认出重复导入）。行的顺序不限，空行可以有。").format(JSONL_EXAMPLE),
+            QMessageBox.StandardButton.Ok, self)
+        box.setTextInteractionFlags(Qt.TextInteractionFlag.TextSelectableByMouse)
+        box.setAttribute(Qt.WidgetAttribute.WA_DeleteOnClose)
+        box.open()
+        self.jsonl_box = box
+        return box
+
+    def _set_busy(self, busy: bool) -> None:
+        self.busy.setVisible(busy)
+        self.cancel_read.setVisible(busy)
+        for button in (self.pick_file, self.pick_folder):
+            button.setEnabled(not busy)
+        self.read_paste.setEnabled(not busy and bool(self.paste_box.toPlainText().strip()))
+
+    def _show_unfinished(self, state: Any) -> None:
+        self._unfinished_state = state
+        visible = state is not None
+        for widget in (self.unfinished, self.resume_button, self.undo_unfinished):
+            widget.setVisible(visible)
+        if visible:
+            self.import_id = state.id
+            self.unfinished.setText(self.tr("有一次没有完成的导入：{0} · {1}，已写入 {2}/{3} 轮").format(
+                state.label, state.file_name, state.turns_written, state.turns))
+            self.resume_button.setEnabled(self.actions.imports.configured)
+
+    async def load_unfinished(self) -> None:
+        states = await self.actions.imports.unfinished()
+        if shiboken6.isValid(self):
+            self._show_unfinished(states[-1] if states else None)
+
+    async def _choose(self, *, folder: bool) -> None:
+        dialog = QFileDialog(self, self.tr("选择聊天记录"), str(Path.home()))
+        if folder:
+            dialog.setFileMode(QFileDialog.FileMode.Directory)
+            dialog.setOption(QFileDialog.Option.ShowDirsOnly, True)
+        else:
+            dialog.setFileMode(QFileDialog.FileMode.ExistingFile)
+            dialog.setNameFilters([self.tr("聊天记录 (*.zip *.json *.jsonl *.md *.txt)"), self.tr("所有文件 (*)")])
+        dialog.setAttribute(Qt.WidgetAttribute.WA_DeleteOnClose)
+        chosen: list[str] = []
+        dialog.fileSelected.connect(chosen.append)
+        if await execute_dialog(dialog) != QFileDialog.DialogCode.Accepted or not chosen or not shiboken6.isValid(self):
+            return
+        await self.open_path(Path(chosen[0]))
+
+    def _cancel_reading(self) -> None:
+        if self._reading is not None:
+            self._reading.cancel()
+
+    async def open_path(self, path: Path, fmt: str | None = None) -> bool:
+        """Read ``path`` (in a worker) and show the preview; False (the reason shown) when it cannot be read."""
+        fmt = fmt if fmt is not None else self.format_box.currentData()
+        return await self._read(lambda: self.actions.imports.read(path, fmt), path.name)
+
+    async def open_pasted(self, text: str) -> bool:
+        return await self._read(lambda: self.actions.imports.read_pasted(text), self.tr("粘贴的记忆"))
+
+    async def _read(self, reader: Any, name: str) -> bool:
+        import asyncio
+
+        self.source_error.setText("")
+        self._set_busy(True)
+        self._reading = asyncio.ensure_future(reader())
+        try:
+            history = await self._reading
+        except asyncio.CancelledError:
+            if shiboken6.isValid(self):
+                self._set_busy(False)
+            if asyncio.current_task() is not None and asyncio.current_task().cancelling():
+                raise
+            return False
+        except HistoryFormatError as exc:
+            self._read_failed(exc.say(ui_language()))
+            return False
+        except OSError as exc:
+            self._read_failed(self.tr("读不了 {0}：{1}").format(name, exc.strerror or str(exc)))
+            return False
+        finally:
+            self._reading = None
+        if not shiboken6.isValid(self):
+            return False
+        self._set_busy(False)
+        self.history, self.file_name = history, name
+        if history.source == "chatgpt-memories" or (not history.conversations and history.saved_memories):
+            self._show_saved(history)
+        else:
+            await self._show_preview(history)
+        return True
+
+    def _read_failed(self, text: str) -> None:
+        if shiboken6.isValid(self):
+            self._set_busy(False)
+            self.source_error.setText(text)
+
+    def _page_buttons(self, page: QWidget, primary: QPushButton) -> QHBoxLayout:
+        """返回 (to the source) on the left, ``primary`` and 取消 on the right."""
+        back = QPushButton(self.tr("返回"), page)
+        cancel = QPushButton(self.tr("取消"), page)
+        primary.setObjectName("PrimaryButton")
+        row = QHBoxLayout()
+        row.addWidget(back)
+        row.addStretch(1)
+        row.addWidget(primary)
+        row.addWidget(cancel)
+        for button in (back, primary, cancel):
+            button.setAutoDefault(False)
+        back.clicked.connect(lambda: self.stack.setCurrentWidget(self.source_page))
+        cancel.clicked.connect(self.reject)
+        return row
+
+    # ── 2. preview ────────────────────────────────────────────────────
+
+    def _build_preview(self) -> QWidget:
+        page = QWidget(self)
+        self.preview_title = QLabel("", page)
+        self.preview_title.setObjectName("HistoryPreviewTitle")
+        self.preview_title.setTextFormat(Qt.TextFormat.PlainText)
+        self.notes = QLabel("", page)
+        self.notes.setObjectName("ImportNote")
+        self.notes.setWordWrap(True)
+        self.notes.setTextFormat(Qt.TextFormat.PlainText)
+        self.since = QDateEdit(page)
+        self.until = QDateEdit(page)
+        for edit, name in ((self.since, self.tr("从")), (self.until, self.tr("到"))):
+            edit.setCalendarPopup(True)
+            edit.setDisplayFormat("yyyy-MM-dd")
+            edit.setAccessibleName(name)
+            edit.dateChanged.connect(lambda _d: self._plan_later())
+        self.filter_box = QLineEdit(page)
+        self.filter_box.setPlaceholderText(self.tr("按标题筛选"))
+        self.filter_box.setClearButtonEnabled(True)
+        self.filter_box.setAccessibleName(self.tr("按标题筛选"))
+        self.all_button = QPushButton(self.tr("全选"), page)
+        self.none_button = QPushButton(self.tr("全不选"), page)
+        dates = QHBoxLayout()
+        dates.addWidget(QLabel(self.tr("日期从"), page))
+        dates.addWidget(self.since)
+        dates.addWidget(QLabel(self.tr("到"), page))
+        dates.addWidget(self.until)
+        dates.addSpacing(16)
+        dates.addWidget(self.filter_box, 1)
+        dates.addWidget(self.all_button)
+        dates.addWidget(self.none_button)
+        self.conversations = ConversationList(page)
+        self.summary = QLabel("", page)
+        self.summary.setObjectName("ImportSummary")
+        self.summary.setTextFormat(Qt.TextFormat.PlainText)
+        self.summary.setWordWrap(True)
+        self.skipped = QLabel("", page)
+        self.skipped.setObjectName("HintLabel")
+        self.skipped.setWordWrap(True)
+        self.skipped.setTextFormat(Qt.TextFormat.PlainText)
+        self.mode_note = QLabel("", page)
+        self.mode_note.setObjectName("ImportNote")
+        self.mode_note.setWordWrap(True)
+        self.mode_note.setTextFormat(Qt.TextFormat.PlainText)
+        self.start_button = QPushButton(self.tr("开始导入"), page)
+        buttons = self._page_buttons(page, self.start_button)
+        layout = QVBoxLayout(page)
+        layout.addWidget(self.preview_title)
+        layout.addWidget(self.notes)
+        layout.addLayout(dates)
+        layout.addWidget(self.conversations, 1)
+        layout.addWidget(self.summary)
+        layout.addWidget(self.skipped)
+        layout.addWidget(self.mode_note)
+        layout.addLayout(buttons)
+        for button in (self.all_button, self.none_button):
+            button.setAutoDefault(False)
+        self.start_button.clicked.connect(lambda: self._spawn(self.start()))
+        self.filter_box.textChanged.connect(self.conversations.filter)
+        self.all_button.clicked.connect(lambda: self.conversations.set_all(True))
+        self.none_button.clicked.connect(lambda: self.conversations.set_all(False))
+        self.conversations.selection_changed.connect(self._plan_later)
+        self.conversations.dont_import_requested.connect(lambda title: self._spawn(self._dont_import(title)))
+        self.conversations.allow_requested.connect(lambda text: self._spawn(self._allow(text)))
+        return page
+
+    async def _show_preview(self, history: History) -> None:
+        self.preview_title.setText(f"{history.label} · {self.file_name}")
+        self.notes.setText("\n".join(_say(note) for note in history.notes))
+        self.notes.setVisible(bool(history.notes))
+        self._unticked = set()
+        self.plan = None
+        self.conversations.clear()
+        self.summary.setText(self.tr("正在计算…"))
+        self._set_mode_note()
+        self.stack.setCurrentWidget(self.preview_page)
+        first = await self.actions.imports.plan(history)
+        if not shiboken6.isValid(self):
+            return
+        for edit in (self.since, self.until):
+            edit.blockSignals(True)
+            edit.setDateRange(_qdate(first.first_day), _qdate(first.last_day))
+        self.since.setDate(_qdate(first.first_day))
+        self.until.setDate(_qdate(first.last_day))
+        for edit in (self.since, self.until):
+            edit.blockSignals(False)
+        self._show_plan(first)
+
+    def _set_mode_note(self) -> None:
+        imports = self.actions.imports
+        notes = []
+        if not imports.configured:
+            notes.append(self.tr("还没有配置模型：请先在设置里填写模型，导入要由模型来读。"))
+        services = imports.services
+        if services.review is not None and services.review.enabled:
+            notes.append(self.tr("审核模式已开启：导入的结果会进入审核箱，由你确认后才写入。"))
+        self.mode_note.setText("\n".join(notes))
+        self.mode_note.setVisible(bool(notes))
+
+    def _choices(self) -> dict[str, Any]:
+        since, until = _pydate(self.since.date()), _pydate(self.until.date())
+        selected = None
+        if self._unticked and self.plan is not None:
+            selected = [row.id for row in self.plan.rows if row.id not in self._unticked]
+        return {"since": since, "until": until, "selected": selected}
+
+    def _plan_later(self) -> None:
+        if self.plan is not None:
+            self._unticked = self.conversations.unticked() | {
+                r.id for r in self.plan.rows if r.state == "unselected" and r.id not in self._visible_ids()}
+            self._summary_timer.start()
+
+    def _visible_ids(self) -> set[str]:
+        return {item.data(0, Qt.ItemDataRole.UserRole) for item in self.conversations.rows()}
+
+    async def refresh_plan(self) -> Plan | None:
+        """A new plan for the current dates and ticks (in a worker), shown when it is still current."""
+        if self.history is None:
+            return None
+        choices = self._choices()
+        plan = await self.actions.imports.plan(self.history, **choices)
+        if not shiboken6.isValid(self) or choices != self._choices():
+            return None  # the person changed something meanwhile: the next plan shows
+        self._show_plan(plan)
+        return plan
+
+    def _show_plan(self, plan: Plan) -> None:
+        self.plan = plan
+        scroll = self.conversations.verticalScrollBar().value()
+        self.conversations.show_plan(plan, self._unticked)
+        self.conversations.filter(self.filter_box.text())
+        self.conversations.verticalScrollBar().setValue(scroll)
+        self.summary.setText(summary_text(plan, self.actions.imports.model_name))
+        skipped = []
+        if plan.skipped_already_imported:
+            skipped.append(self.tr("已导入过的 {0} 轮").format(plan.skipped_already_imported))
+        if plan.skipped_dont_import:
+            skipped.append(self.tr("不导入列表里的 {0} 个对话").format(plan.skipped_dont_import))
+        if plan.skipped_out_of_range:
+            skipped.append(self.tr("日期范围外的 {0} 轮").format(plan.skipped_out_of_range))
+        left_out = sum(plan.skipped_messages.values())
+        if left_out:
+            skipped.append(self.tr("系统提示、工具调用、空白等 {0} 条消息").format(left_out))
+        text = self.tr("不导入：{0}").format("；".join(skipped)) if skipped else ""
+        if plan.secrets_hidden:
+            text += ("\n" if text else "") + self.tr("{0} 处疑似密码、密钥或证件号会在发送给模型前隐去").format(
+                plan.secrets_hidden)
+        self.skipped.setText(text)
+        self.start_button.setEnabled(bool(plan.batches) and self.actions.imports.configured
+                                     and self.actions.running is None)
+
+    async def _dont_import(self, title: str) -> None:
+        from sonetto_desktop.aio import run_blocking
+
+        try:
+            await run_blocking(self.actions.imports.dont_import.add, title)
+        except (ValueError, OSError) as exc:
+            self.summary.setText(self.tr("没有保存：{0}").format(str(exc)))
+            return
+        await self.refresh_plan()
+
+    async def _allow(self, text: str) -> None:
+        from sonetto_desktop.aio import run_blocking
+
+        dont = self.actions.imports.dont_import
+
+        def remove() -> None:
+            for entry in dont.entries():
+                if entry.text == text:
+                    dont.remove(entry.id)
+
+        await run_blocking(remove)
+        await self.refresh_plan()
+
+    # ── saved memories ────────────────────────────────────────────────
+
+    def _build_saved(self) -> QWidget:
+        page = QWidget(self)
+        self.saved_title = QLabel(self.tr("ChatGPT 已保存的记忆"), page)
+        self.saved_hint = QLabel(self.tr("每条直接成为一条记忆（不经模型），可以改主题或取消勾选。"), page)
+        self.saved_hint.setObjectName("HintLabel")
+        self.saved_hint.setWordWrap(True)
+        self.saved_list = SavedMemoryList(page)
+        self.saved_note = QLabel("", page)
+        self.saved_note.setObjectName("ImportNote")
+        self.saved_note.setWordWrap(True)
+        self.saved_button = QPushButton(self.tr("导入"), page)
+        buttons = self._page_buttons(page, self.saved_button)
+        layout = QVBoxLayout(page)
+        layout.addWidget(self.saved_title)
+        layout.addWidget(self.saved_hint)
+        layout.addWidget(self.saved_list, 1)
+        layout.addWidget(self.saved_note)
+        layout.addLayout(buttons)
+        self.saved_button.clicked.connect(lambda: self._spawn(self.import_saved()))
+        self.saved_list.changed.connect(self._saved_count)
+        return page
+
+    def _show_saved(self, history: History) -> None:
+        self.saved_list.show_entries(history.saved_memories)
+        review = self.actions.imports.services.review
+        self.saved_note.setText(self.tr("审核模式已开启：它们会进入审核箱，由你确认后才写入。")
+                                if review is not None and review.enabled else "")
+        self._saved_count()
+        self.stack.setCurrentWidget(self.saved_page)
+
+    def _saved_count(self) -> None:
+        picked, _themes = self.saved_list.chosen()
+        self.saved_button.setText(self.tr("导入 {0} 条记忆").format(len(picked)))
+        self.saved_button.setEnabled(bool(picked))
+
+    async def import_saved(self) -> Any:
+        picked, themes = self.saved_list.chosen()
+        try:
+            result = await self.actions.imports.import_saved(picked, themes)
+        except (OSError, ValueError) as exc:
+            self.saved_note.setText(self.tr("没有导入：{0}").format(str(exc)))
+            return None
+        if not shiboken6.isValid(self):
+            return result
+        self.import_id = result.undo_id
+        self.stack.setCurrentWidget(self.progress)
+        self.progress.show_saved(len(result.created), result.proposals, len(result.skipped), result.undo_id)
+        return result
+
+    # ── 3. progress ───────────────────────────────────────────────────
+
+    def _connect_progress(self) -> None:
+        panel = self.progress
+        self.actions.progress.connect(self._on_progress)
+        self.actions.finished.connect(self._on_finished)
+        panel.pause_toggled.connect(self.actions.set_paused)
+        panel.background_requested.connect(self.accept)
+        panel.stop_requested.connect(lambda: self._spawn(self.stop()))
+        panel.retry_requested.connect(lambda: self._spawn(self.actions.retry_failed()))
+        panel.undo_requested.connect(lambda: self._spawn(self.undo_import()))
+        panel.close_requested.connect(self.accept)
+
+    def _on_progress(self, progress: Any) -> None:
+        if shiboken6.isValid(self) and progress.import_id == self.import_id and progress.status != "done":
+            self.progress.show_progress(progress)
+
+    def _on_finished(self, result: Any) -> None:
+        if shiboken6.isValid(self) and result.undo_id == self.import_id:
+            review = self.actions.imports.services.review
+            self.progress.show_done(result, review=bool(review is not None and review.enabled and result.proposals))
+
+    async def start(self) -> Any:
+        if self.plan is None or self.history is None:
+            return None
+        choices = self._choices()
+        plan = await self.actions.imports.plan(self.history, **choices)  # the plan as it is now
+        if not plan.batches or not shiboken6.isValid(self):
+            return None
+        self.start_button.setEnabled(False)
+        state = await self.actions.start(plan, self.history, file_name=self.file_name, **choices)
+        if state is None or not shiboken6.isValid(self):
+            if shiboken6.isValid(self):
+                self.start_button.setEnabled(True)
+            return state
+        self.import_id = state.id
+        self.progress.show_running()
+        self.stack.setCurrentWidget(self.progress)
+        if self.actions.last_progress is not None:
+            self.progress.show_progress(self.actions.last_progress)
+        return state
+
+    async def resume_unfinished(self) -> Any:
+        state = self._unfinished_state
+        if state is None:
+            return None
+        resumed = await self.actions.resume(state.id)
+        if resumed is None or not shiboken6.isValid(self):
+            return resumed
+        self.import_id = resumed.id
+        self.progress.show_running()
+        self.stack.setCurrentWidget(self.progress)
+        return resumed
+
+    async def stop(self) -> None:
+        """Stop after the batch being written, then ask: keep what was imported, or undo it."""
+        self.progress.stop_button.setEnabled(False)
+        await self.actions.stop()
+        if not shiboken6.isValid(self):
+            return
+        box = QMessageBox(QMessageBox.Icon.Question, self.tr("导入已停止"),
+                          self.tr("已导入的部分要保留吗？保留的话，以后再导入同一个文件会接着导入剩下的。"),
+                          QMessageBox.StandardButton.NoButton, self)
+        keep = box.addButton(self.tr("保留已导入的部分"), QMessageBox.ButtonRole.AcceptRole)
+        undo = box.addButton(self.tr("撤销已导入的部分"), QMessageBox.ButtonRole.DestructiveRole)
+        box.setDefaultButton(keep)
+        box.setAttribute(Qt.WidgetAttribute.WA_DeleteOnClose)
+        self.stop_question = box
+        await execute_dialog(box)
+        chose_undo = shiboken6.isValid(box) and box.clickedButton() is undo
+        if not shiboken6.isValid(self):
+            return
+        if chose_undo:
+            await self.undo_import()
+        else:
+            self.progress.show_stopped()
+
+    async def undo_import(self) -> Any:
+        """Take the whole import back (later edits to its memories stop it, and are named)."""
+        import_id = self.import_id
+        if import_id is None:
+            return None
+        if self.actions.running is not None and self.actions.running.id == import_id:
+            await self.actions.stop()
+        try:
+            result = await self.actions.imports.undo(import_id)
+        except UndoConflict as exc:
+            if shiboken6.isValid(self):
+                self.progress.note.setText(self.tr("无法撤销：导入之后有 {0} 条记忆又被改过，撤销会丢掉那些修改。").format(
+                    len(exc.conflicts)))
+            return None
+        except Exception as exc:  # noqa: BLE001 - said in the dialog; nothing was undone
+            if shiboken6.isValid(self):
+                self.progress.note.setText(self.tr("无法撤销：{0}").format(str(exc) or type(exc).__name__))
+            return None
+        if shiboken6.isValid(self):
+            self.stack.setCurrentWidget(self.progress)
+            self.progress.show_undone(result.turn_id)
+            if self.stack.currentWidget() is self.source_page:
+                self._show_unfinished(None)
+        return result

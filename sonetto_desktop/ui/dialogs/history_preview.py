@@ -1,0 +1,224 @@
+"""The preview of a history import (File → 导入聊天记录…): what the file holds and what will be imported.
+
+- :class:`ConversationList`: one row per conversation — its title, days, turns within the dates,
+  characters and state — with a check box to import it or not. Conversations imported before are
+  shown 已导入 and cannot be ticked; one on the "don't import" list is unticked and says which entry
+  keeps it out; its context menu adds the title to that list, or takes the entry off it.
+- :class:`SavedMemoryList`: ChatGPT's saved memories, each with a check box, its theme (a guess
+  the person can change) and its date; an entry too long to be a memory cannot be ticked.
+- :func:`summary_text`: the line under the list ("38 个对话 · 640 轮 · 21.3 万字 · 约 14 万 tokens · …").
+
+Both lists hold only what the plan says (ids and titles); the dialog asks for a new plan when the
+person changes something.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from PySide6.QtCore import QCoreApplication, Qt, Signal
+from PySide6.QtWidgets import QComboBox, QMenu, QTreeWidget, QTreeWidgetItem, QWidget
+
+from sonetto_desktop.history_import.model import SavedMemory
+from sonetto_desktop.history_import.plan import ConversationRow, Plan
+from sonetto_desktop.history_import.saved_import import guess_theme
+from sonetto_desktop.history_import.saved_memories import too_long
+
+from ..i18n import ui_language
+
+_ID = Qt.ItemDataRole.UserRole
+THEMES = ("身份", "品味", "地点与路径", "音乐", "瞬间", "时效待办")
+
+
+
+def amount(n: int) -> str:
+    """A count as people read it: 21.3万 / 21.3k once it is large."""
+    if n < 10_000:
+        return f"{n:,}" if ui_language() == "en" else str(n)
+    return f"{n / 1000:.1f}k" if ui_language() == "en" else f"{n / 10_000:.1f}万"
+
+
+def summary_text(plan: Plan, model: str) -> str:
+    """The line under the list: what will be imported and about what it costs."""
+    cost = plan.estimated_cost
+    if cost is not None and plan.price is not None:
+        priced = QCoreApplication.translate("HistoryPreview", "约 {0}{1}").format(plan.price.currency, f"{cost:.2f}")
+    else:
+        priced = QCoreApplication.translate("HistoryPreview", "费用：未设置单价")
+    text = QCoreApplication.translate("HistoryPreview", "{0} 个对话 · {1} 轮 · {2} 字 · 约 {3} tokens · {4}").format(
+        plan.conversations, plan.turns, amount(plan.characters), amount(plan.estimated_tokens), priced)
+    return f"{text}（{model}）" if model and ui_language() != "en" else f"{text} ({model})" if model else text
+
+
+def _state_text(row: ConversationRow) -> str:
+    if row.state == "imported":
+        return QCoreApplication.translate("HistoryPreview", "已导入")
+    if row.state == "partly":
+        return QCoreApplication.translate("HistoryPreview", "已导入 {0} 轮，其余待导入").format(row.already)
+    if row.state == "dont_import":
+        return QCoreApplication.translate("HistoryPreview", "不导入（列表里的“{0}”）").format(row.blocked_by)
+    if row.state == "out_of_range":
+        return QCoreApplication.translate("HistoryPreview", "不在日期范围内")
+    if row.state == "unselected":
+        return QCoreApplication.translate("HistoryPreview", "不导入")
+    return QCoreApplication.translate("HistoryPreview", "推断的分支") if row.guessed_branch else QCoreApplication.translate("HistoryPreview", "待导入")
+
+
+def _days(row: ConversationRow) -> str:
+    if row.first_day is None:
+        return ""
+    if row.last_day is None or row.last_day == row.first_day:
+        return row.first_day.isoformat()
+    return f"{row.first_day.isoformat()} – {row.last_day.isoformat()}"
+
+
+class ConversationList(QTreeWidget):
+    """See the module docstring. ``selection_changed``: the person ticked or unticked something;
+    ``dont_import_requested(title)`` / ``allow_requested(entry text)``: the context menu's choices."""
+
+    selection_changed = Signal()
+    dont_import_requested = Signal(str)
+    allow_requested = Signal(str)
+
+    COLUMNS = 5
+
+    def __init__(self, parent: QWidget | None = None) -> None:
+        super().__init__(parent)
+        self.setObjectName("HistoryConversations")
+        self.setRootIsDecorated(False)
+        self.setUniformRowHeights(True)
+        self.setAlternatingRowColors(True)
+        self.setHeaderLabels([QCoreApplication.translate("HistoryPreview", "对话"), QCoreApplication.translate("HistoryPreview", "日期"), QCoreApplication.translate("HistoryPreview", "轮数"), QCoreApplication.translate("HistoryPreview", "字数"), QCoreApplication.translate("HistoryPreview", "状态")])
+        self.setAccessibleName(QCoreApplication.translate("HistoryPreview", "要导入的对话"))
+        self.setContextMenuPolicy(Qt.ContextMenuPolicy.CustomContextMenu)
+        self.customContextMenuRequested.connect(self._menu)
+        self.itemChanged.connect(self._on_item_changed)
+        self.setColumnWidth(0, 260)
+        self.setColumnWidth(1, 170)
+        self.setColumnWidth(2, 60)
+        self.setColumnWidth(3, 70)
+        self._filling = False
+        self.menu: QMenu | None = None
+
+    def show_plan(self, plan: Plan, unticked: set[str]) -> None:
+        """Rows for ``plan``; ``unticked``: conversations the person left out."""
+        self._filling = True
+        try:
+            self.clear()
+            for row in plan.rows:
+                item = QTreeWidgetItem([row.title, _days(row), str(row.exchanges), amount(row.characters),
+                                        _state_text(row)])
+                item.setData(0, _ID, row.id)
+                item.setToolTip(0, row.title)
+                item.setData(4, _ID, row.blocked_by)
+                blocked = row.state in ("imported", "dont_import", "out_of_range")
+                flags = Qt.ItemFlag.ItemIsEnabled | Qt.ItemFlag.ItemIsSelectable
+                if not blocked:
+                    flags |= Qt.ItemFlag.ItemIsUserCheckable
+                item.setFlags(flags)
+                checked = not blocked and row.id not in unticked
+                item.setCheckState(0, Qt.CheckState.Checked if checked else Qt.CheckState.Unchecked)
+                if blocked:
+                    item.setDisabled(row.state == "imported")
+                for column in (2, 3):
+                    item.setTextAlignment(column, Qt.AlignmentFlag.AlignRight | Qt.AlignmentFlag.AlignVCenter)
+                self.addTopLevelItem(item)
+        finally:
+            self._filling = False
+
+    def rows(self) -> list[QTreeWidgetItem]:
+        return [self.topLevelItem(i) for i in range(self.topLevelItemCount())]
+
+    def unticked(self) -> set[str]:
+        """Conversations the person can tick but did not."""
+        return {item.data(0, _ID) for item in self.rows()
+                if item.flags() & Qt.ItemFlag.ItemIsUserCheckable and item.checkState(0) != Qt.CheckState.Checked}
+
+    def set_all(self, checked: bool) -> None:
+        self._filling = True
+        try:
+            for item in self.rows():
+                if item.flags() & Qt.ItemFlag.ItemIsUserCheckable and not item.isHidden():
+                    item.setCheckState(0, Qt.CheckState.Checked if checked else Qt.CheckState.Unchecked)
+        finally:
+            self._filling = False
+        self.selection_changed.emit()
+
+    def filter(self, text: str) -> None:
+        wanted = text.strip().casefold()
+        for item in self.rows():
+            item.setHidden(bool(wanted) and wanted not in item.text(0).casefold())
+
+    def _on_item_changed(self, _item: QTreeWidgetItem, column: int) -> None:
+        if column == 0 and not self._filling:
+            self.selection_changed.emit()
+
+    def _menu(self, pos: Any) -> None:
+        item = self.itemAt(pos)
+        if item is None:
+            return
+        menu = QMenu(self)
+        menu.setAttribute(Qt.WidgetAttribute.WA_DeleteOnClose)
+        blocked_by = item.data(4, _ID)
+        if blocked_by:
+            menu.addAction(QCoreApplication.translate("HistoryPreview", "从不导入列表里移除“{0}”").format(blocked_by),
+                           lambda: self.allow_requested.emit(blocked_by))
+        else:
+            title = item.text(0)
+            menu.addAction(QCoreApplication.translate("HistoryPreview", "以后都不导入这个标题"), lambda: self.dont_import_requested.emit(title))
+        self.menu = menu
+        menu.popup(self.viewport().mapToGlobal(pos))
+
+
+class SavedMemoryList(QTreeWidget):
+    """ChatGPT's saved memories to import: tick, theme, date (see the module docstring)."""
+
+    changed = Signal()
+
+    def __init__(self, parent: QWidget | None = None) -> None:
+        super().__init__(parent)
+        self.setObjectName("HistorySavedMemories")
+        self.setRootIsDecorated(False)
+        self.setAlternatingRowColors(True)
+        self.setHeaderLabels([QCoreApplication.translate("HistoryPreview", "记忆"), QCoreApplication.translate("HistoryPreview", "主题"), QCoreApplication.translate("HistoryPreview", "日期")])
+        self.setAccessibleName(QCoreApplication.translate("HistoryPreview", "要导入的已保存记忆"))
+        self.setColumnWidth(0, 420)
+        self.setColumnWidth(1, 130)
+        self.itemChanged.connect(lambda _item, column: self.changed.emit() if column == 0 else None)
+        self._entries: list[SavedMemory] = []
+
+    def show_entries(self, entries: list[SavedMemory]) -> None:
+        self.clear()
+        self._entries = list(entries)
+        for entry in entries:
+            item = QTreeWidgetItem([entry.text, "", entry.day.isoformat() if entry.day else ""])
+            item.setToolTip(0, entry.text)
+            long = too_long(entry)
+            flags = Qt.ItemFlag.ItemIsEnabled | Qt.ItemFlag.ItemIsSelectable
+            if not long:
+                flags |= Qt.ItemFlag.ItemIsUserCheckable
+            item.setFlags(flags)
+            item.setCheckState(0, Qt.CheckState.Unchecked if long else Qt.CheckState.Checked)
+            if long:
+                item.setToolTip(0, QCoreApplication.translate("HistoryPreview", "太长了（{0} 字），一条记忆最多 500 字").format(len(entry.text)))
+            self.addTopLevelItem(item)
+            combo = QComboBox(self)
+            combo.setEditable(True)
+            combo.addItems(THEMES)
+            combo.setCurrentText(guess_theme(entry.text))
+            combo.setAccessibleName(QCoreApplication.translate("HistoryPreview", "主题"))
+            self.setItemWidget(item, 1, combo)
+
+    def chosen(self) -> tuple[list[SavedMemory], dict[str, str]]:
+        """The ticked entries and the theme chosen for each."""
+        picked: list[SavedMemory] = []
+        themes: dict[str, str] = {}
+        for i, entry in enumerate(self._entries):
+            item = self.topLevelItem(i)
+            if item is None or item.checkState(0) != Qt.CheckState.Checked:
+                continue
+            picked.append(entry)
+            combo = self.itemWidget(item, 1)
+            if isinstance(combo, QComboBox) and combo.currentText().strip():
+                themes[entry.text] = combo.currentText().strip()
+        return picked, themes

@@ -1,0 +1,220 @@
+"""``sonetto history import`` in real subprocesses against the scripted model: kill -9 in the middle
+of a batch and run the same command again (each batch written once, none asked twice), Ctrl+C
+pauses, the JSON result, ``sonetto memory undo <undo_id>``, a malformed file, and ChatGPT's saved
+memories from standard input."""
+
+from __future__ import annotations
+
+import json
+import os
+import signal
+import subprocess
+import sys
+import threading
+from pathlib import Path
+
+import pytest
+
+from history_helpers import env_shanghai, fixture, is_writer, said, shanghai, writer_prompt  # noqa: F401
+from llm_server import HangResponse, tool_calls
+from sonetto_desktop.history_import.ledger import ImportLedger
+from sonetto_desktop.memory.stores.yaml.store import YamlMemoryManager
+
+pytestmark = pytest.mark.usefixtures("shanghai")
+
+
+def _env(server) -> dict[str, str]:
+    return {**env_shanghai(), "SONETTO_BASE_URL": server.base_url, "SONETTO_MODEL": "test-model",
+            "OPENAI_API_KEY": "sk-test"}
+
+
+def _cli(server, *args: str, stdin: str | None = None, timeout: float = 120) -> subprocess.CompletedProcess:
+    return subprocess.run([sys.executable, "-m", "sonetto_desktop", *args], capture_output=True, text=True,
+                          timeout=timeout, env=_env(server), input=stdin)
+
+
+def _spawn(server, *args: str) -> subprocess.Popen:
+    return subprocess.Popen([sys.executable, "-m", "sonetto_desktop", *args], stdout=subprocess.PIPE,
+                            stderr=subprocess.PIPE, text=True, env=_env(server))
+
+
+def _days_file(folder: Path, days: int, marker_day: int | None = None) -> Path:
+    """One conversation per day (so one batch each), two user messages a day."""
+    lines = []
+    for d in range(days):
+        for n in range(2):
+            text = f"第{d}天的第{n}件事" + ("，HANG" if d == marker_day and n == 0 else "")
+            lines.append({"conversation": f"day-{d}", "role": "user", "content": text,
+                          "time": f"2024-03-{d + 1:02d}T2{n}:00:00+08:00"})
+            lines.append({"conversation": f"day-{d}", "role": "assistant", "content": "好",
+                          "time": f"2024-03-{d + 1:02d}T2{n}:00:05+08:00"})
+    path = folder / "days.jsonl"
+    path.write_text("\n".join(json.dumps(line, ensure_ascii=False) for line in lines), encoding="utf-8")
+    return path
+
+
+def _texts(store: Path) -> list[str]:
+    manager = YamlMemoryManager(store)
+    try:
+        return sorted(i.description for i in manager.all_items().values())
+    finally:
+        manager.close()
+
+
+def test_kill_9_in_the_middle_of_a_batch_then_the_same_command_finishes_it_once(llm_server, tmp_path):
+    store = tmp_path / "data" / "memory.yaml"
+    source = _days_file(tmp_path, 6, marker_day=3)
+    hung = threading.Event()
+    asked: list[str] = []  # per writer request: the batch's first words, and whether tool results were in it
+
+    def write(body):
+        if not is_writer(body):
+            return "好"
+        first = said(body)[0][1]
+        followup = any(m["role"] == "tool" for m in body["messages"])
+        asked.append(f"{first}{' +tools' if followup else ''}")
+        if "HANG" in first:
+            if not followup:  # one call that writes, one that fails: the model is asked again
+                return tool_calls([("create_memory", {"content": "用户第3天说了一件要紧的事", "section": "身份"}),
+                                   ("update_memory", {"id": "no-such-id", "content": "x", "reason": "y"})])
+            if not hung.is_set():
+                hung.set()
+                return HangResponse(60)  # killed here: the create above is journaled done
+            return "好的"
+        if followup:
+            return "好的"
+        return tool_calls([("create_memory", {"content": f"用户说：{text}", "section": "身份"})
+                           for _, text in said(body)])
+
+    llm_server.responder = write
+    args = ("history", "--store", str(store), "--create", "import", str(source), "--json")
+    child = _spawn(llm_server, *args)
+    try:
+        assert hung.wait(60), "the import never reached the batch that hangs"
+    finally:
+        child.send_signal(signal.SIGKILL)
+        child.communicate(timeout=30)
+    assert child.returncode == -signal.SIGKILL
+    ledger = ImportLedger(store.with_name("memory.imports"))
+    (state,) = ledger.imports()
+    assert state.status == "running" and sorted(ledger.written_batches(state.id)) == [0, 1, 2]
+    assert "用户第3天说了一件要紧的事" in _texts(store)  # written before the kill, not yet in the ledger
+    before = list(asked)
+
+    result = _cli(llm_server, *args)
+    assert result.returncode == 0, result.stderr
+    assert "继续未完成的导入" in result.stderr
+    out = json.loads(result.stdout)
+    assert out["turns_written"] == 12 and out["undo_id"] == state.id and out["failed_turns"] == 0
+    texts = _texts(store)
+    assert len(texts) == len(set(texts)) == 1 + 2 * 5  # every batch's memories exactly once
+    assert texts.count("用户第3天说了一件要紧的事") == 1
+    again = asked[len(before):]
+    # The killed batch resumed from its journal: its first model reply was not asked for again, and
+    # the batches written before the kill were not sent again.
+    assert again[0] == "第3天的第0件事，HANG +tools"
+    assert [a for a in again if not a.endswith("+tools")] == ["第4天的第0件事", "第5天的第0件事"]
+    assert sorted(ledger.written_batches(state.id)) == list(range(6))
+    keys = [k for line in (ledger.folder / "ledger.jsonl").read_text().splitlines() for k in json.loads(line)["keys"]]
+    assert len(keys) == len(set(keys)) == 12
+    assert not ledger.journal_path(state.id).exists() and not (ledger.folder_of(state.id) / "batches.jsonl").exists()
+
+    rerun = _cli(llm_server, *args)  # a third time: nothing to do, nothing asked
+    assert json.loads(rerun.stdout)["turns_written"] == 0 and len(asked) == len(before) + len(again)
+
+
+def test_ctrl_c_pauses_after_the_batch_and_the_same_command_goes_on(llm_server, tmp_path):
+    store = tmp_path / "memory.yaml"
+    source = _days_file(tmp_path, 4)
+    first = threading.Event()
+
+    def write(body):
+        if any(m["role"] == "tool" for m in body["messages"]):
+            return "好的"
+        first.set()
+        return tool_calls([("create_memory", {"content": f"用户说：{said(body)[0][1]}", "section": "身份"})])
+
+    llm_server.responder = write
+    llm_server.delay = 1.0
+    args = ("history", "--store", str(store), "--create", "import", str(source), "--json")
+    child = _spawn(llm_server, *args)
+    assert first.wait(60)
+    child.send_signal(signal.SIGINT)
+    out, err = child.communicate(timeout=60)
+    assert child.returncode == 130, err
+    assert "导入已暂停" in err and out == ""
+    (state,) = ImportLedger(store.with_name("memory.imports")).imports()
+    assert state.status == "paused" and 1 <= state.batches_done < 4
+    llm_server.delay = 0
+    result = _cli(llm_server, *args)
+    assert result.returncode == 0, result.stderr
+    assert json.loads(result.stdout)["turns_written"] == 8  # the whole import's, before and after the pause
+    assert len(_texts(store)) == 4
+    asked_twice = [b for b in llm_server.requests if not any(m["role"] == "tool" for m in b["messages"])]
+    assert len(asked_twice) == 4  # no batch was sent twice
+
+
+def test_undo_from_the_command_line_and_a_second_import(llm_server, tmp_path):
+    store = tmp_path / "memory.yaml"
+    llm_server.responder = lambda body: "好的" if any(m["role"] == "tool" for m in body["messages"]) else tool_calls(
+        [("create_memory", {"content": f"用户说：{text}", "section": "身份"}) for _, text in said(body)])
+    args = ("history", "--store", str(store), "--create", "import", str(fixture("history.jsonl")), "--json")
+    out = json.loads(_cli(llm_server, *args).stdout)
+    assert set(out) == {"turns_written", "memories_created", "memories_updated", "memories_deleted", "proposals",
+                        "failed_turns", "undo_id"}
+    assert (out["turns_written"], out["memories_created"]) == (3, 3)
+    undo = _cli(llm_server, "memory", "--store", str(store), "undo", out["undo_id"])
+    assert undo.returncode == 0 and "undid 3 changes" in undo.stdout, undo.stderr
+    assert _texts(store) == []
+    status = json.loads(_cli(llm_server, "history", "--store", str(store), "status", "--json").stdout)
+    assert status["imports"][0]["status"] == "undone"
+    again = json.loads(_cli(llm_server, *args).stdout)  # undone: the same chats come in again
+    assert again["turns_written"] == 3 and again["undo_id"] != out["undo_id"]
+
+
+def test_a_malformed_file_is_one_clear_line_and_changes_nothing(llm_server, tmp_path):
+    store = tmp_path / "data" / "memory.yaml"
+    store.parent.mkdir()
+    store.write_text("{}\n", encoding="utf-8")
+    llm_server.responder = lambda body: pytest.fail("no model may be asked")
+    bad_json = tmp_path / "conversations.json"
+    bad_json.write_text('[{"id": "x", "mapping": {"root": ', encoding="utf-8")
+    bad_lines = tmp_path / "chats.jsonl"
+    bad_lines.write_text('{"conversation": "c", "role": "user", "content": "hi", "time": "2024-01-01T00:00:00Z"}\n'
+                         '{"conversation": "c", "role": "user", "content": "hi", "time": "soon"}\n', encoding="utf-8")
+    empty_zip = tmp_path / "export.zip"
+    import zipfile
+
+    with zipfile.ZipFile(empty_zip, "w") as zf:
+        zf.writestr("user.json", "{}")
+    for path, words in ((bad_json, "不是完整的 JSON"), (bad_lines, "第 2 行：time"), (empty_zip, "没有聊天记录")):
+        result = _cli(llm_server, "history", "--store", str(store), "import", str(path))
+        assert result.returncode == 2 and result.stdout == ""
+        assert result.stderr.startswith("error: ") and words in result.stderr and result.stderr.count("\n") == 1
+    assert not llm_server.requests
+    assert sorted(p.name for p in store.parent.iterdir() if not p.name.endswith(".lock")) == ["memory.yaml"]
+    assert store.read_text(encoding="utf-8") == "{}\n"
+
+
+def test_chatgpt_saved_memories_from_standard_input(llm_server, tmp_path):
+    store = tmp_path / "memory.yaml"
+    pasted = fixture("chatgpt_saved_memories.txt").read_text(encoding="utf-8") + "我的密码是 hunter2024x\n"
+    args = ("history", "--store", str(store), "--create", "import", "-", "--format", "chatgpt-memories", "--json")
+    result = _cli(llm_server, *args, stdin=pasted)
+    assert result.returncode == 0, result.stderr
+    out = json.loads(result.stdout)
+    assert (out["memories_created"], out["skipped"]) == (4, 1)  # the password is never stored
+    manager = YamlMemoryManager(store)
+    try:
+        items = {i.description: i for i in manager.all_items().values()}
+        assert items["Prefers concise answers with bullet points."].theme == "品味"
+        entry = items["User is learning Japanese and plans to visit Kyoto in spring."].own_history()[-1]
+        assert entry["actor"] == "import:chatgpt" and entry["turn_id"] == out["undo_id"]
+        assert entry["origin"] == "ChatGPT 已保存的记忆 · 2024-09-29"
+    finally:
+        manager.close()
+    again = json.loads(_cli(llm_server, *args, stdin=pasted).stdout)
+    assert again["memories_created"] == 0 and again["undo_id"] is None
+    assert _cli(llm_server, "memory", "--store", str(store), "undo", out["undo_id"]).returncode == 0
+    assert _texts(store) == [] and not llm_server.requests
+    assert os.environ.get("TZ") == "Asia/Shanghai"

@@ -1,0 +1,254 @@
+"""Importing history through the memory writer (issue 31), with the scripted model over real HTTP
+and real stores: the dates the writer reads, provenance, one undoable unit, re-imports, review
+mode, privacy, pause and priority to the app's own chats. (The kill -9 and command-line tests are in
+test_history_cli.py.)"""
+
+from __future__ import annotations
+
+import asyncio
+import json
+from datetime import datetime
+
+import pytest
+
+from history_helpers import (NOW_LINE, fixture, is_writer, listed, remember_each_line, said, shanghai,  # noqa: F401
+                             writer_prompt)
+from llm_server import tool_calls
+from sonetto_desktop.config.settings import Settings
+from sonetto_desktop.history_import.ledger import UNDONE, note_undo
+from sonetto_desktop.history_import.model import Conversation, History, Message
+from sonetto_desktop.history_import.service import HistoryImports
+from sonetto_desktop.memory.undo import UndoConflict
+from sonetto_desktop.services import AppServices
+from waiting import until
+
+pytestmark = pytest.mark.usefixtures("shanghai")
+
+
+@pytest.fixture(params=["yaml", "sqlite"])
+async def services(request, tmp_path, llm_server):
+    settings = Settings(data_dir=str(tmp_path / "data"), store_backend=request.param, retrieval_mode="mechanical",
+                        base_url=llm_server.base_url, model="test-model", api_key="sk-test")
+    opened = await AppServices.open(settings=settings, watch=False)
+    yield opened
+    await opened.close()
+
+
+@pytest.fixture
+async def imports(services):
+    made = HistoryImports(services)
+    yield made
+    await made.close()  # the HTTP client of its model
+
+
+async def _import(imports: HistoryImports, name: str, **choices):
+    history = await imports.read(fixture(name))
+    plan = await imports.plan(history, **choices)
+    await imports.start(plan, history, file_name=name, **choices)
+    return plan, await imports.wait()
+
+
+def _writer_requests(server) -> list[dict]:
+    return [body for body in server.requests if is_writer(body)]
+
+
+async def test_the_writer_reads_each_batch_as_of_its_own_date(services, imports, llm_server):
+    llm_server.responder = remember_each_line
+    plan, result = await _import(imports, "history.jsonl")
+    assert (result.turns_written, result.memories_created) == (3, 3)
+    requests = _writer_requests(llm_server)
+    assert len(requests) == len(plan.batches) == 2  # one model call per batch
+    trip, work = requests
+    # The batch's "now" is its last user message: 2023-03-14 21:07 (+08:00), a Tuesday.
+    assert NOW_LINE.search(writer_prompt(trip)).group(1) == "2023年3月14日 星期二 21:07"
+    assert "下周：周一=3月20日、周二=3月21日、周三=3月22日" in writer_prompt(trip)  # so 下周三 is 3月22日
+    assert said(trip) == [("21:05", "我打算明年春天去京都看樱花，已经在学日语了。"), ("21:07", "下周三我要考日语 N3。")]
+    assert "## 过去的一段对话（JSON Lines「京都旅行」· 2023-03-14）" in writer_prompt(trip)
+    assert "> 助手（jsonl）：（21:05）好计划！" in writer_prompt(trip)  # quoted, and the replies are not "Sonetto"
+    # 08:30Z is 16:30 in Shanghai, on 2023-09-01, a Friday
+    assert NOW_LINE.search(writer_prompt(work)).group(1) == "2023年9月1日 星期五 16:30"
+
+
+async def test_each_memory_names_its_conversation_and_date_and_counts_no_uses(services, imports, llm_server):
+    existing = services.memory.add("用户说过：年糕好可爱", "身份").ids[0]
+
+    def write(body):
+        if any(m["role"] == "tool" for m in body["messages"]):
+            return "好的"
+        calls = [("create_memory", {"content": f"用户说过：{text[:40]}", "section": "身份"}) for _, text in said(body)]
+        return tool_calls([*calls, ("hit_memory", {"id": existing})])
+
+    llm_server.responder = write
+    _plan, result = await _import(imports, "chatgpt_conversations.json")
+    items = services.memory.all_items()
+    moved = next(i for i in items.values() if "搬去杭州" in i.description)
+    entry = moved.own_history()[-1]
+    assert entry["actor"] == "import:chatgpt"
+    assert entry["turn_id"] == f"{result.undo_id}-000000"
+    assert entry["origin"] == "ChatGPT「搬家去杭州」· 2024-05-01"
+    chart = next(i for i in items.values() if "every morning" in i.description)
+    assert chart.own_history()[-1]["origin"] == "ChatGPT「Plot a chart」· 2024-06-01"
+    assert chart.own_history()[-1]["turn_id"] == f"{result.undo_id}-000001"
+    assert items[existing].hit == 0  # the model "used" it in both batches; an import counts no uses
+
+
+async def test_a_second_import_of_the_same_file_writes_nothing(services, imports, llm_server):
+    llm_server.responder = remember_each_line
+    await _import(imports, "chatgpt_conversations.json")
+    requests, before = len(llm_server.requests), services.memory.all_items()
+    changes = []
+    unsubscribe = services.subscribe(changes.append)
+    history = await imports.read(fixture("chatgpt_conversations.json"))
+    again = await imports.plan(history)
+    unsubscribe()
+    assert (again.turns, again.skipped_already_imported, again.batches) == (0, 3, [])
+    assert {r.state for r in again.rows} == {"imported"}
+    with pytest.raises(ValueError):
+        await imports.start(again, history, file_name="again.json")
+    assert len(llm_server.requests) == requests and not changes
+    assert services.memory.all_items().keys() == before.keys()
+
+
+def _snapshot(services) -> dict:
+    return {mid: (i.description, i.theme, i.hit, i.locked) for mid, i in services.memory.all_items().items()}
+
+
+async def test_undo_takes_the_whole_import_back_and_the_chats_can_come_again(services, imports, llm_server):
+    ops = services.memory
+    home = ops.add("用户住在成都", "地点与路径").ids[0]
+    ops.hit(home)
+    ops.set_locked(ops.add("用户对花生过敏", "身份").ids[0])
+    before = _snapshot(services)
+
+    def write(body):  # batch 1 updates an old memory and creates one; batch 2 updates batch 1's memory
+        if any(m["role"] == "tool" for m in body["messages"]):
+            return "好的"
+        memories = listed(body)
+        if "搬去杭州" in writer_prompt(body):
+            return tool_calls([("update_memory", {"id": home, "content": "用户在2024年5月搬到杭州西溪", "reason": "搬家"}),
+                               ("create_memory", {"content": "用户养了一只叫年糕的柯基", "section": "品味"})])
+        dog = next(mid for mid, text in memories.items() if "年糕" in text)
+        return tool_calls([("update_memory", {"id": dog, "content": "用户养了一只叫年糕的柯基，每天早上一起跑步",
+                                              "reason": "补充"})])
+
+    llm_server.responder = write
+    _plan, result = await _import(imports, "chatgpt_conversations.json")
+    assert (result.memories_created, result.memories_updated) == (1, 1)
+    assert ops.get(home).description == "用户在2024年5月搬到杭州西溪"
+    assert ops.get(home).hit == 1  # the update counted no use
+    undo = await imports.undo(result.undo_id)
+    assert _snapshot(services) == before
+    assert [row["description"] for row in ops.trash()] == ["用户养了一只叫年糕的柯基，每天早上一起跑步"]
+    assert imports.ledger.get(result.undo_id).status == UNDONE
+    history = await imports.read(fixture("chatgpt_conversations.json"))
+    assert (await imports.plan(history)).turns == 3  # undone: the same file can be imported again
+    # undoing the undo brings the import back, and the ledger says it is imported again
+    redo = ops.undo_turn(undo.turn_id)
+    assert note_undo(services.store, undo.turn_id, redo.turn_id).status == "done"
+    assert ops.get(home).description == "用户在2024年5月搬到杭州西溪"
+    assert (await imports.plan(history)).turns == 0
+
+
+async def test_a_later_edit_stops_the_undo_and_nothing_changes(services, imports, llm_server):
+    llm_server.responder = remember_each_line
+    _plan, result = await _import(imports, "history.jsonl")
+    mid = next(mid for mid, i in services.memory.all_items().items() if "N3" in i.description)
+    services.memory.update(mid, description="用户2023年3月22日考了日语 N3", reason="手动编辑")
+    after = _snapshot(services)
+    with pytest.raises(UndoConflict) as caught:
+        await imports.undo(result.undo_id)
+    assert list(caught.value.conflicts) == [mid]
+    assert _snapshot(services) == after and imports.ledger.get(result.undo_id).status == "done"
+
+
+async def test_review_mode_lands_every_change_in_the_inbox_and_approving_keeps_it_in_the_import(services, imports, llm_server):
+    services.review.enabled = True
+    llm_server.responder = remember_each_line
+    _plan, result = await _import(imports, "chatgpt_conversations.json")
+    assert services.memory.count() == 0
+    proposals = services.review.pending()
+    assert len(proposals) == result.proposals == 3
+    assert {p.actor for p in proposals} == {"import:chatgpt"}
+    assert {p.turn_id for p in proposals} == {f"{result.undo_id}-000000", f"{result.undo_id}-000001"}
+    assert proposals[0].origin == "ChatGPT「搬家去杭州」· 2024-05-01"
+    change = services.review.approve(proposals[0].id, services.memory)
+    item = services.memory.get(change.ids[0])
+    assert item.own_history()[-1]["actor"] == "import:chatgpt"
+    assert item.own_history()[-1]["turn_id"] == f"{result.undo_id}-000000"
+    await imports.undo(result.undo_id)  # the approved proposal goes with its import
+    assert services.memory.count() == 0
+
+
+async def test_a_nearly_full_inbox_holds_the_import_until_there_is_room(services, imports, llm_server, monkeypatch):
+    from sonetto_desktop.memory import review
+
+    monkeypatch.setattr(review, "MAX_PENDING", 2)  # held at 90% of 2: after the first proposal
+    services.review.enabled = True
+    llm_server.responder = remember_each_line
+    history = await imports.read(fixture("history.jsonl"))
+    await imports.start(await imports.plan(history), history, file_name="history.jsonl")
+    runner = imports.runner
+    await until(lambda: runner.last is not None and "inbox" in runner.last.held, what="the inbox hold")
+    held_at = len(_writer_requests(llm_server))
+    await asyncio.sleep(0.5)
+    assert len(_writer_requests(llm_server)) == held_at == 1  # nothing more was sent while held
+    services.review.reject_all()  # the person deals with the inbox: the import goes on by itself
+    result = await asyncio.wait_for(imports.wait(), 30)
+    assert result.turns_written == 3 and len(_writer_requests(llm_server)) == 2
+
+
+async def test_secrets_never_reach_the_model_and_titles_on_the_list_are_left_out(services, imports, llm_server):
+    key = "sk-" + "a1b2c3d4" * 4
+    chats = [Conversation("c1", "临时：重置密码", [Message("user", "帮我重置密码", datetime(2024, 1, 2, 9))]),
+             Conversation("c2", "部署", [Message("user", f"我的 key 是 {key}，密码是 hunter2024，我在做一个猫咪网站",
+                                               datetime(2024, 1, 3, 9)),
+                                       Message("assistant", "收到", datetime(2024, 1, 3, 9, 1))])]
+    history = History("jsonl", chats, digest="x" * 64)
+    services.dont_remember.add("猫咪网站")
+    imports.dont_import.add("临时")
+
+    def write(body):
+        if any(m["role"] == "tool" for m in body["messages"]):
+            return "好的"
+        return tool_calls([("create_memory", {"content": "用户在做一个猫咪网站", "section": "身份"})])
+
+    llm_server.responder = write
+    plan = await imports.plan(history)
+    assert (plan.turns, plan.skipped_dont_import, plan.secrets_hidden) == (1, 1, 2)
+    await imports.start(plan, history, file_name="chats.jsonl")
+    result = await imports.wait()
+    bodies = json.dumps(llm_server.requests, ensure_ascii=False)
+    assert key not in bodies and "hunter2024" not in bodies and "［已隐去的API Key / 令牌］" in bodies
+    assert "重置密码" not in bodies  # the conversation on the don't-import list never went out
+    tool_answers = [m["content"] for body in llm_server.requests for m in body["messages"] if m["role"] == "tool"]
+    assert any("不要记住" in text for text in tool_answers)  # the don't-remember list refused the write
+    assert services.memory.count() == 0 and result.memories_created == 0
+
+
+async def test_pause_resume_and_the_apps_own_chat_goes_first(services, imports, llm_server):
+    order: list[str] = []
+
+    def write(body):
+        if any(m["role"] == "tool" for m in body["messages"]):
+            return "好的"
+        prompt = writer_prompt(body)
+        order.append("chat" if "## 过去的一段对话" not in prompt else said(body)[0][1][:6])
+        return "本轮无需记录"
+
+    llm_server.responder = write
+    llm_server.delay = 0.3
+    await services.start_agents(chat=False)
+    history = await imports.read(fixture("history.jsonl"))
+    await imports.start(await imports.plan(history), history, file_name="history.jsonl")
+    runner = imports.runner
+    await until(lambda: len(_writer_requests(llm_server)) == 1, what="the first batch sent")
+    runner.set_paused(True)  # while the first batch is being written (the model answers after 0.3 s)
+    await until(lambda: runner.last.held == ("person",) and not runner._run.writer.busy, what="paused")
+    await asyncio.sleep(0.5)
+    assert len(order) == 1  # paused: nothing more
+    await services.writer.send_history([{"role": "user", "content": "今天好累"}, {"role": "assistant", "content": "抱抱"}])
+    runner.set_paused(False)  # the person goes on, but the app's own chat is written first
+    result = await asyncio.wait_for(imports.wait(), 30)
+    assert result.turns_written == 3
+    assert order == ["我打算明年春", "chat", "I just"]
+    assert imports.ledger.get(result.undo_id).status == "done"

@@ -1,0 +1,115 @@
+"""File → 导入聊天记录… in the real app (issue 31): the preview counts what the dry run counts, the
+date range and the ticks change them, the import shows its progress from the writer's events and
+pauses and goes on, the result undoes the whole import; a file that cannot be read says why in
+place. Reading and planning run off the Qt thread."""
+
+from __future__ import annotations
+
+import threading
+
+import pytest
+from PySide6.QtCore import QDate, Qt
+
+from history_helpers import fixture, remember_each_line, shanghai  # noqa: F401 - a fixture
+from shell_fixtures import app_settings, running_app
+from sonetto_desktop.history_import import service as service_module
+from sonetto_desktop.history_import.plan import make_plan
+from sonetto_desktop.history_import.sources import read_history
+
+pytestmark = pytest.mark.usefixtures("shanghai")
+
+
+def _spy(monkeypatch, module, name, threads):
+    real = getattr(module, name)
+    monkeypatch.setattr(module, name, lambda *a, **k: (threads.append(threading.current_thread()), real(*a, **k))[1])
+
+
+async def test_preview_progress_pause_and_undo_from_the_window(qapp, tmp_path, llm_server, wait, monkeypatch):
+    threads: list = []
+    _spy(monkeypatch, service_module, "read_history", threads)
+    _spy(monkeypatch, service_module, "make_plan", threads)
+    llm_server.responder = remember_each_line
+    async with running_app(qapp, app_settings(tmp_path / "data", llm_server)) as app:
+        ops = app.services.memory
+        ops.add("用户住在成都", "地点与路径")
+        before = {mid: (i.description, i.hit) for mid, i in ops.all_items().items()}
+        assert app.window.menus.history_action.text() == "导入聊天记录…"
+        app.window.menus.history_action.trigger()
+        dialog = app.history_imports.dialog
+        await wait(lambda: dialog is not None and dialog.isVisible())
+        assert dialog.stack.currentWidget() is dialog.source_page
+
+        assert await dialog.open_path(fixture("chatgpt_conversations.json"))
+        assert dialog.stack.currentWidget() is dialog.preview_page
+        dry = make_plan(read_history(fixture("chatgpt_conversations.json")), memories=1)
+        assert dialog.plan.turns == dry.turns == 3 and dialog.plan.estimated_tokens == dry.estimated_tokens
+        assert dialog.summary.text().startswith("2 个对话 · 3 轮 · 173 字 · 约 ")
+        assert "（test-model）" in dialog.summary.text()
+        assert dialog.since.date() == QDate(2024, 5, 1) and dialog.until.date() == QDate(2024, 6, 1)
+        rows = dialog.conversations.rows()
+        assert [r.text(0) for r in rows] == ["搬家去杭州", "Plot a chart"]
+        assert all(r.checkState(0) == Qt.CheckState.Checked for r in rows)
+        assert threads and all(t is not threading.main_thread() for t in threads)
+
+        dialog.until.setDate(QDate(2024, 5, 31))  # the June conversation falls outside
+        await wait(lambda: dialog.summary.text().startswith("1 个对话 · 2 轮"), message="the date range")
+        assert dialog.conversations.rows()[1].text(4) == "不在日期范围内"
+        dialog.until.setDate(QDate(2024, 6, 1))
+        await wait(lambda: dialog.summary.text().startswith("2 个对话 · 3 轮"), message="the full range")
+        dialog.conversations.rows()[0].setCheckState(0, Qt.CheckState.Unchecked)
+        await wait(lambda: dialog.summary.text().startswith("1 个对话 · 1 轮"), message="one unticked")
+        dialog.conversations.rows()[0].setCheckState(0, Qt.CheckState.Checked)
+        await wait(lambda: dialog.summary.text().startswith("2 个对话 · 3 轮"), message="ticked again")
+
+        llm_server.delay = 0.4
+        dialog.start_button.click()
+        await wait(lambda: dialog.stack.currentWidget() is dialog.progress, message="the progress page")
+        panel = dialog.progress
+        await wait(lambda: panel.bar.value() >= 2, timeout=20, message="the first batch")
+        assert "已写入 2/3 轮" in panel.line.text()
+        panel.pause_button.click()
+        await wait(lambda: panel.pause_button.text() == "继续", message="paused")
+        assert "已暂停" in panel.note.text()
+        panel.pause_button.click()
+        await wait(lambda: panel.title.text() == "导入完成", timeout=20, message="done")
+        assert panel.line.text() == "写入 3 轮：新记忆 3 条，更新 0 条，删除 0 条"
+        assert "sonetto memory undo imp-" in panel.undo_id.text()
+        assert len(ops.all_items()) == 4
+
+        panel.undo_button.click()
+        await wait(lambda: panel.title.text() == "已撤销这次导入", message="undone")
+        assert {mid: (i.description, i.hit) for mid, i in ops.all_items().items()} == before
+        panel.close_button.click()
+        await wait(lambda: not dialog.isVisible(), message="closed")
+
+
+async def test_a_file_that_cannot_be_read_says_why_in_place(qapp, tmp_path, llm_server, wait):
+    bad = tmp_path / "conversations.json"
+    bad.write_text('[{"mapping": ', encoding="utf-8")
+    async with running_app(qapp, app_settings(tmp_path / "data", llm_server)) as app:
+        dialog = app.history_imports.open_dialog(app.window)
+        assert not await dialog.open_path(bad)
+        assert dialog.stack.currentWidget() is dialog.source_page
+        assert "不是完整的 JSON" in dialog.source_error.text()
+        assert not (tmp_path / "data" / "memory.imports").exists() and not llm_server.requests
+        dialog.reject()
+
+
+async def test_saved_memories_pasted_in_the_window(qapp, tmp_path, llm_server, wait):
+    async with running_app(qapp, app_settings(tmp_path / "data", llm_server)) as app:
+        dialog = app.history_imports.open_dialog(app.window)
+        dialog.paste_box.setPlainText("已保存的记忆\n• Likes green tea.\n• Lives in Hangzhou.\n")
+        dialog.read_paste.click()
+        await wait(lambda: dialog.stack.currentWidget() is dialog.saved_page, message="the saved list")
+        assert dialog.saved_button.text() == "导入 2 条记忆"
+        themes = [dialog.saved_list.itemWidget(dialog.saved_list.topLevelItem(i), 1).currentText() for i in range(2)]
+        assert themes == ["品味", "地点与路径"]
+        dialog.saved_list.topLevelItem(1).setCheckState(0, Qt.CheckState.Unchecked)
+        assert dialog.saved_button.text() == "导入 1 条记忆"
+        dialog.saved_button.click()
+        await wait(lambda: dialog.progress.title.text() == "导入完成", message="imported")
+        assert [i.description for i in app.services.memory.all_items().values()] == ["Likes green tea."]
+        dialog.progress.undo_button.click()
+        await wait(lambda: app.services.memory.count() == 0, message="undone")
+        dialog.reject()
+
