@@ -20,7 +20,7 @@ from sonetto_desktop.memory.retrieval.budget import (
     is_local_endpoint,
     probe_context,
 )
-from sonetto_desktop.memory.retrieval.listing import WINDOW_TARGET, RecallListing
+from sonetto_desktop.memory.retrieval.listing import HEADING_TOKENS, WINDOW_TARGET, RecallListing
 from sonetto_desktop.memory.retrieval.llm_prompt import build_user_prompt, listing_block
 from sonetto_desktop.memory.retrieval.mechanical import MechanicalRetriever
 from sonetto_desktop.memory.retrieval.shortlist import Shortlist, fuse, rrf
@@ -245,7 +245,8 @@ def test_the_shortlist_fills_the_tokens_left_with_the_best_ranked_and_keeps_list
         chosen = shortlist.fill("备用钥匙在哪", snapshot, stable, 600)
         assert chosen[0].id == "key" and not shortlist.used_dense  # the oldest, and the one that matches
         assert not stable & {e.id for e in chosen}
-        assert 600 - snapshot.smallest < sum(e.tokens for e in chosen) <= 600
+        cost = snapshot.smallest + HEADING_TOKENS  # a line of the shortlist may need its day heading
+        assert 600 - cost < sum(e.tokens + HEADING_TOKENS for e in chosen) <= 600
         assert [e.key for e in chosen] == sorted(e.key for e in chosen)
 
         dense = Ranker(["m0007", "m0011"])

@@ -42,8 +42,11 @@ log = logging.getLogger(__name__)
 WINDOW_TARGET = 0.75
 #: A window that shrank below this share of its budget (memories deleted or edited away) is re-placed.
 WINDOW_LOW = 0.4
-#: A numbered line costs its body plus the number, the brackets and the line break.
-LINE_OVERHEAD = 3
+#: A numbered line costs its body plus the number, the brackets and the line break (about 4 with
+#: digits counted one each), and its share of the day headings above the lines (about one per ten).
+LINE_OVERHEAD = 5
+#: A day heading (``# 11月3日``): the query's shortlist spans months, so nearly each of its lines has one.
+HEADING_TOKENS = 7
 #: More pending changes than this: one re-read of the whole store instead.
 INLINE_CHANGES_MAX = 500
 _READ = object()  # a pending change without the memory's card: read it from the store

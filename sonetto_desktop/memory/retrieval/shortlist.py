@@ -18,6 +18,8 @@ from __future__ import annotations
 import logging
 from typing import TYPE_CHECKING, Iterable, Protocol, Sequence
 
+from .listing import HEADING_TOKENS
+
 if TYPE_CHECKING:
     from .listing import ListingEntry, ListingSnapshot
     from .mechanical import MechanicalRetriever
@@ -92,7 +94,7 @@ class Shortlist:
         if tokens <= 0 or len(exclude) >= total:
             return []
         # enough even when the ranking's top is all in the stable block (recency, for a broad question)
-        want = min(total, int(tokens / listing.mean * 1.2) + len(exclude) + SLACK)
+        want = min(total, int(tokens / (listing.mean + HEADING_TOKENS) * 1.2) + len(exclude) + SLACK)
         while True:
             chosen, used, complete = self._take(self.ranking(prompt, want), listing, exclude, tokens)
             if complete or want >= total:
@@ -106,14 +108,16 @@ class Shortlist:
               tokens: int) -> tuple[list["ListingEntry"], int, bool]:
         chosen: list[ListingEntry] = []
         used = 0
+        smallest = listing.smallest + HEADING_TOKENS
         for mid in ranked:
             entry = listing.by_id.get(mid)
             if entry is None or mid in exclude:
                 continue
-            if used + entry.tokens > tokens:
-                if tokens - used < listing.smallest:
+            cost = entry.tokens + HEADING_TOKENS
+            if used + cost > tokens:
+                if tokens - used < smallest:
                     return chosen, used, True
                 continue  # a long one does not fit; a shorter one further down may
             chosen.append(entry)
-            used += entry.tokens
-        return chosen, used, tokens - used < listing.smallest
+            used += cost
+        return chosen, used, tokens - used < smallest
