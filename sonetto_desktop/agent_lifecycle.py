@@ -31,6 +31,7 @@ log = logging.getLogger(__name__)
 AGENT_MODULES = ("sonetto_desktop.memory.retrieval.recall", "sonetto_desktop.memory.writer.pipeline",
                  "sonetto_desktop.memory.writer.hygiene", "sonetto_desktop.agent.engine",
                  "sonetto_desktop.agent.llm", "sonetto_desktop.memory.ltm", "sonetto_desktop.postgres_setup",
+                 "sonetto_desktop.agent.recall_setup", "sonetto_desktop.memory.retrieval.vector_sync",
                  "httpx")  # httpx brings httpcore, h11, click, rich…: ~0.1-0.2 s of imports
 
 
@@ -63,6 +64,7 @@ class Agents:
         self._http: Any = None  # httpx.AsyncClient of the models, while the agents run
         self._events: Any = None  # the writer's own feed, relayed onto the services' one
         self._paused_offline = False  # the writer was paused because the memory server went away
+        self.vectors: Any = None  # RecallVectors: the embeddings model's sync (app only), made by start()
 
     async def start(self, *, chat: bool = True) -> None:
         """Import the agents' modules off the loop (not the LLM stack: see the module docstring), then
@@ -79,6 +81,11 @@ class Agents:
         await self._open_http()
         recall = await run_blocking(lambda: handle.recall)
         recall.llm = self.model(self._settings())
+        if chat:
+            from .agent.recall_setup import RecallVectors  # imported off the loop above
+
+            self.vectors = RecallVectors(self._publish_writer)  # on the services' feed
+            self.vectors.apply(self._settings(), handle.store, recall)
         self._start_writer(recall, tidy_up=chat)
         self.started = True  # the writer runs: a failed chat start must not make a second one
         if chat:
@@ -190,6 +197,8 @@ class Agents:
         if self.writer is not None:
             self.writer.set_llm(self.model(new))
         self._handle.recall.llm = self.model(new)
+        if self.vectors is not None:
+            self.vectors.apply(new, self._handle.store, self._handle.recall)
 
     async def warm_up(self) -> None:
         """Load the tokenizer and build the offline recall index now rather than at the first message."""
@@ -217,6 +226,8 @@ class Agents:
             drained = await self.writer.stop(self._drain_timeout)
             self.shutdown_steps.append("writer_drained" if drained else "writer_journaled")
             self.writer.close()
+        if self.vectors is not None:
+            await run_blocking(self.vectors.stop)
         if self._http is not None:
             await self._http.aclose()
             self._http = None

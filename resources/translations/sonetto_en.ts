@@ -2097,6 +2097,119 @@ Optional: title (the chat’s title), id (the message’s id, which recognises i
     </message>
 </context>
 <context>
+    <name>RecallPage</name>
+    <message>
+        <location filename="../../sonetto_desktop/ui/settings/recall_page.py" line="61" />
+        <source>回复之前，Sonetto 先请模型把记忆读一遍，挑出和这句话有关的。记忆不多时模型读全部记忆；多到超出下面的额度时，读最近的一部分，再加上和这句话最可能相关的那些。</source>
+        <translation>Before replying, Sonetto has the model read the memories and pick those that matter for the message. With few memories the model reads all of them; beyond the allowance below, it reads the most recent ones plus those most likely to matter for the message.</translation>
+    </message>
+    <message>
+        <location filename="../../sonetto_desktop/ui/settings/recall_page.py" line="65" />
+        <source>自动（云端模型 %1；本机模型按它的上下文长度）</source>
+        <translation>Automatic (%1 for a cloud model; a local model by its context length)</translation>
+    </message>
+    <message>
+        <location filename="../../sonetto_desktop/ui/settings/recall_page.py" line="73" />
+        <source>每条消息回忆时最多读多少 token 的记忆。额度越大，越少漏掉记忆，但每条消息更贵、更慢（支持前缀缓存的服务会便宜很多）。</source>
+        <translation>How many tokens of memories recall may read per message. A larger allowance misses fewer memories but makes each message cost more and take longer (much less with a service that caches prompt prefixes).</translation>
+    </message>
+    <message>
+        <location filename="../../sonetto_desktop/ui/settings/recall_page.py" line="78" />
+        <source>向量模型（可选）</source>
+        <translation>Embeddings model (optional)</translation>
+    </message>
+    <message>
+        <location filename="../../sonetto_desktop/ui/settings/recall_page.py" line="82" />
+        <source>自定义</source>
+        <translation>Custom</translation>
+    </message>
+    <message>
+        <location filename="../../sonetto_desktop/ui/settings/recall_page.py" line="87" />
+        <source>留空：与对话模型相同</source>
+        <translation>Empty: the same as the chat model</translation>
+    </message>
+    <message>
+        <location filename="../../sonetto_desktop/ui/settings/recall_page.py" line="90" />
+        <source>留空：与对话模型相同（仅当服务地址也相同）</source>
+        <translation>Empty: the chat model's (only when the base URL is the same too)</translation>
+    </message>
+    <message>
+        <location filename="../../sonetto_desktop/ui/settings/recall_page.py" line="96" />
+        <source>模型默认</source>
+        <translation>Model default</translation>
+    </message>
+    <message>
+        <location filename="../../sonetto_desktop/ui/settings/recall_page.py" line="99" />
+        <source>自动</source>
+        <translation>Automatic</translation>
+    </message>
+    <message>
+        <location filename="../../sonetto_desktop/ui/settings/recall_page.py" line="100" />
+        <source> 次/分钟</source>
+        <translation> per minute</translation>
+    </message>
+    <message>
+        <location filename="../../sonetto_desktop/ui/settings/recall_page.py" line="101" />
+        <source>测试向量模型</source>
+        <translation>Test embeddings model</translation>
+    </message>
+    <message>
+        <location filename="../../sonetto_desktop/ui/settings/recall_page.py" line="110" />
+        <source>向量模型让回忆按意思找记忆，而不只是按字面。它会收到每条记忆的文字（在后台计算向量，新的和改过的记忆随时补上，删除的记忆连同向量一起删除）和你说的话；如果它和对话模型不是同一家服务，记忆也会发给这家服务。</source>
+        <translation>An embeddings model lets recall find memories by meaning, not only by their words. It receives the text of every memory (vectors are computed in the background, new and edited memories follow, a deleted memory's vector is deleted with it) and what you say; if it is not the chat model's service, your memories go to that service too.</translation>
+    </message>
+    <message>
+        <location filename="../../sonetto_desktop/ui/settings/recall_page.py" line="115" />
+        <source>预设</source>
+        <translation>Preset</translation>
+    </message>
+    <message>
+        <location filename="../../sonetto_desktop/ui/settings/recall_page.py" line="116" />
+        <source>服务地址</source>
+        <translation>Base URL</translation>
+    </message>
+    <message>
+        <location filename="../../sonetto_desktop/ui/settings/recall_page.py" line="117" />
+        <source>API 密钥</source>
+        <translation>API key</translation>
+    </message>
+    <message>
+        <location filename="../../sonetto_desktop/ui/settings/recall_page.py" line="118" />
+        <source>模型</source>
+        <translation>Model</translation>
+    </message>
+    <message>
+        <location filename="../../sonetto_desktop/ui/settings/recall_page.py" line="119" />
+        <source>向量维度</source>
+        <translation>Dimensions</translation>
+    </message>
+    <message>
+        <location filename="../../sonetto_desktop/ui/settings/recall_page.py" line="120" />
+        <source>请求频率上限</source>
+        <translation>Request limit</translation>
+    </message>
+    <message>
+        <location filename="../../sonetto_desktop/ui/settings/recall_page.py" line="126" />
+        <source>回忆额度</source>
+        <translation>Recall allowance</translation>
+    </message>
+    <message>
+        <location filename="../../sonetto_desktop/ui/settings/recall_page.py" line="132" />
+        <source>回忆</source>
+        <translation>Recall</translation>
+    </message>
+    <message>
+        <location filename="../../sonetto_desktop/ui/settings/recall_page.py" line="171" />
+        <source>请先填写向量模型的名称和服务地址。</source>
+        <translation>Enter the embeddings model's name and base URL first.</translation>
+    </message>
+    <message>
+        <location filename="../../sonetto_desktop/ui/settings/recall_page.py" line="174" />
+        <source>正在连接…</source>
+        <translation>Connecting…</translation>
+    </message>
+</context>
+<context>
     <name>ReviewDialog</name>
     <message>
         <location filename="../../sonetto_desktop/ui/dialogs/review.py" line="40" />
@@ -2208,199 +2321,199 @@ Optional: title (the chat’s title), id (the message’s id, which recognises i
 <context>
     <name>SettingsDialog</name>
     <message>
-        <location filename="../../sonetto_desktop/ui/settings/dialog.py" line="53" />
+        <location filename="../../sonetto_desktop/ui/settings/dialog.py" line="54" />
         <source>设置</source>
         <translation>Settings</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/settings/dialog.py" line="64" />
-        <location filename="../../sonetto_desktop/ui/settings/dialog.py" line="121" />
+        <location filename="../../sonetto_desktop/ui/settings/dialog.py" line="65" />
+        <location filename="../../sonetto_desktop/ui/settings/dialog.py" line="124" />
         <source>模型</source>
         <translation>Model</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/settings/dialog.py" line="65" />
+        <location filename="../../sonetto_desktop/ui/settings/dialog.py" line="66" />
         <source>记忆</source>
         <translation>Memory</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/settings/dialog.py" line="70" />
+        <location filename="../../sonetto_desktop/ui/settings/dialog.py" line="73" />
         <source>外观</source>
         <translation>Appearance</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/settings/dialog.py" line="75" />
+        <location filename="../../sonetto_desktop/ui/settings/dialog.py" line="78" />
         <source>保存</source>
         <translation>Save</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/settings/dialog.py" line="76" />
+        <location filename="../../sonetto_desktop/ui/settings/dialog.py" line="79" />
         <source>取消</source>
         <translation>Cancel</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/settings/dialog.py" line="94" />
+        <location filename="../../sonetto_desktop/ui/settings/dialog.py" line="97" />
         <source>留空时 Sonetto 会从记忆里知道</source>
         <translation>Leave empty and Sonetto learns it from the memories</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/settings/dialog.py" line="99" />
+        <location filename="../../sonetto_desktop/ui/settings/dialog.py" line="102" />
         <source>本地模型可以留空</source>
         <translation>Leave empty for local models</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/settings/dialog.py" line="109" />
-        <location filename="../../sonetto_desktop/ui/settings/dialog.py" line="136" />
+        <location filename="../../sonetto_desktop/ui/settings/dialog.py" line="112" />
+        <location filename="../../sonetto_desktop/ui/settings/dialog.py" line="139" />
         <source> 秒</source>
         <translation> s</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/settings/dialog.py" line="110" />
+        <location filename="../../sonetto_desktop/ui/settings/dialog.py" line="113" />
         <source>测试连接</source>
         <translation>Test connection</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/settings/dialog.py" line="118" />
+        <location filename="../../sonetto_desktop/ui/settings/dialog.py" line="121" />
         <source>你希望 Sonetto 怎么称呼你</source>
         <translation>What should Sonetto call you</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/settings/dialog.py" line="119" />
+        <location filename="../../sonetto_desktop/ui/settings/dialog.py" line="122" />
         <source>服务地址</source>
         <translation>Endpoint URL</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/settings/dialog.py" line="120" />
+        <location filename="../../sonetto_desktop/ui/settings/dialog.py" line="123" />
         <source>API 密钥</source>
         <translation>API key</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/settings/dialog.py" line="122" />
+        <location filename="../../sonetto_desktop/ui/settings/dialog.py" line="125" />
         <source>温度</source>
         <translation>Temperature</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/settings/dialog.py" line="123" />
+        <location filename="../../sonetto_desktop/ui/settings/dialog.py" line="126" />
         <source>请求超时</source>
         <translation>Request timeout</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/settings/dialog.py" line="131" />
+        <location filename="../../sonetto_desktop/ui/settings/dialog.py" line="134" />
         <source>混合（推荐）</source>
         <translation>Hybrid (recommended)</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/settings/dialog.py" line="131" />
+        <location filename="../../sonetto_desktop/ui/settings/dialog.py" line="134" />
         <source>本地检索（快，不用模型）</source>
         <translation>Local search (fast, no model)</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/settings/dialog.py" line="132" />
+        <location filename="../../sonetto_desktop/ui/settings/dialog.py" line="135" />
         <source>模型检索</source>
         <translation>Model search</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/settings/dialog.py" line="138" />
+        <location filename="../../sonetto_desktop/ui/settings/dialog.py" line="141" />
         <source>YAML 文件（可直接阅读）</source>
         <translation>YAML file (human-readable)</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/settings/dialog.py" line="139" />
+        <location filename="../../sonetto_desktop/ui/settings/dialog.py" line="142" />
         <source>SQLite 数据库（记忆很多时更快）</source>
         <translation>SQLite database (faster with many memories)</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/settings/dialog.py" line="141" />
+        <location filename="../../sonetto_desktop/ui/settings/dialog.py" line="144" />
         <source>切换后会把现有记忆（含历史和回收站）完整迁移过去，旧文件保留。</source>
         <translation>Switching moves every memory (with history and trash) to the new store; the old file is kept.</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/settings/dialog.py" line="145" />
+        <location filename="../../sonetto_desktop/ui/settings/dialog.py" line="148" />
         <source>Sonetto 的记忆变化先交给我审核（审核模式）</source>
         <translation>Let me review Sonetto's memory changes first (review mode)</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/settings/dialog.py" line="147" />
+        <location filename="../../sonetto_desktop/ui/settings/dialog.py" line="150" />
         <source>不要记住的内容…</source>
         <translation>Things not to remember…</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/settings/dialog.py" line="151" />
+        <location filename="../../sonetto_desktop/ui/settings/dialog.py" line="154" />
         <source>选择…</source>
         <translation>Choose…</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/settings/dialog.py" line="153" />
+        <location filename="../../sonetto_desktop/ui/settings/dialog.py" line="156" />
         <source>打开数据文件夹</source>
         <translation>Open data folder</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/settings/dialog.py" line="158" />
+        <location filename="../../sonetto_desktop/ui/settings/dialog.py" line="161" />
         <source>回忆方式</source>
         <translation>Recall</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/settings/dialog.py" line="159" />
+        <location filename="../../sonetto_desktop/ui/settings/dialog.py" line="162" />
         <source>回忆超时</source>
         <translation>Recall timeout</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/settings/dialog.py" line="160" />
+        <location filename="../../sonetto_desktop/ui/settings/dialog.py" line="163" />
         <source>存储方式</source>
         <translation>Storage</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/settings/dialog.py" line="162" />
+        <location filename="../../sonetto_desktop/ui/settings/dialog.py" line="165" />
         <source>回收站保留</source>
         <translation>Keep deleted memories</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/settings/dialog.py" line="163" />
+        <location filename="../../sonetto_desktop/ui/settings/dialog.py" line="166" />
         <source>记忆写入</source>
         <translation>Memory writing</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/settings/dialog.py" line="165" />
+        <location filename="../../sonetto_desktop/ui/settings/dialog.py" line="168" />
         <source>数据文件夹</source>
         <translation>Data folder</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/settings/dialog.py" line="173" />
+        <location filename="../../sonetto_desktop/ui/settings/dialog.py" line="176" />
         <source>跟随系统</source>
         <translation>Follow the system</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/settings/dialog.py" line="173" />
+        <location filename="../../sonetto_desktop/ui/settings/dialog.py" line="176" />
         <source>浅色</source>
         <translation>Light</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/settings/dialog.py" line="173" />
+        <location filename="../../sonetto_desktop/ui/settings/dialog.py" line="176" />
         <source>深色</source>
         <translation>Dark</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/settings/dialog.py" line="178" />
+        <location filename="../../sonetto_desktop/ui/settings/dialog.py" line="181" />
         <source>主题</source>
         <translation>Theme</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/settings/dialog.py" line="179" />
+        <location filename="../../sonetto_desktop/ui/settings/dialog.py" line="182" />
         <source>语言</source>
         <translation>Language</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/settings/dialog.py" line="253" />
+        <location filename="../../sonetto_desktop/ui/settings/dialog.py" line="258" />
         <source>无法保存设置：</source>
         <translation>Cannot save the settings: </translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/settings/dialog.py" line="269" />
+        <location filename="../../sonetto_desktop/ui/settings/dialog.py" line="274" />
         <source>正在连接…</source>
         <translation>Connecting…</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/settings/dialog.py" line="296" />
+        <location filename="../../sonetto_desktop/ui/settings/dialog.py" line="301" />
         <source>选择数据文件夹</source>
         <translation>Choose the data folder</translation>
     </message>
@@ -2654,47 +2767,67 @@ Optional: title (the chat’s title), id (the message’s id, which recognises i
 <context>
     <name>StatusIndicator</name>
     <message>
-        <location filename="../../sonetto_desktop/ui/notices/status_indicator.py" line="191" />
+        <location filename="../../sonetto_desktop/ui/notices/status_indicator.py" line="193" />
+        <source>向量 %1/%2</source>
+        <translation>Vectors %1/%2</translation>
+    </message>
+    <message>
+        <location filename="../../sonetto_desktop/ui/notices/status_indicator.py" line="195" />
+        <source>%1 出错</source>
+        <translation>%1 failed</translation>
+    </message>
+    <message>
+        <location filename="../../sonetto_desktop/ui/notices/status_indicator.py" line="197" />
+        <source>%1（稍后继续）</source>
+        <translation>%1 (continuing later)</translation>
+    </message>
+    <message>
+        <location filename="../../sonetto_desktop/ui/notices/status_indicator.py" line="199" />
+        <source>向量模型 %1 在后台为每条记忆计算向量，算好的记忆回忆时也能按意思找到。</source>
+        <translation>The embeddings model %1 computes a vector for every memory in the background; memories with one are also found by meaning when Sonetto recalls.</translation>
+    </message>
+    <message>
+        <location filename="../../sonetto_desktop/ui/notices/status_indicator.py" line="217" />
         <source>第一次打开导入的记忆时要建立回忆索引；建好前回忆只用已建好的部分</source>
         <translation>Imported memories are indexed for recall the first time they are opened; until it is done, recall uses the part already indexed</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/notices/status_indicator.py" line="192" />
+        <location filename="../../sonetto_desktop/ui/notices/status_indicator.py" line="218" />
         <source>正在建立回忆索引… %1 / %2</source>
         <translation>Building the recall index… %1 / %2</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/notices/status_indicator.py" line="195" />
+        <location filename="../../sonetto_desktop/ui/notices/status_indicator.py" line="221" />
         <source>记忆写入未启动</source>
         <translation>Memory writer not started</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/notices/status_indicator.py" line="201" />
+        <location filename="../../sonetto_desktop/ui/notices/status_indicator.py" line="227" />
         <source>记忆写入已暂停 (%1)</source>
         <translation>Memory writing paused (%1)</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/notices/status_indicator.py" line="203" />
+        <location filename="../../sonetto_desktop/ui/notices/status_indicator.py" line="229" />
         <source>整理记忆中 (%1)</source>
         <translation>Organising memories (%1)</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/notices/status_indicator.py" line="209" />
+        <location filename="../../sonetto_desktop/ui/notices/status_indicator.py" line="235" />
         <source>记忆写入出错：%1</source>
         <translation>Memory writing failed: %1</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/notices/status_indicator.py" line="211" />
+        <location filename="../../sonetto_desktop/ui/notices/status_indicator.py" line="237" />
         <source>记忆已是最新</source>
         <translation>Memories are up to date</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/notices/status_indicator.py" line="214" />
+        <location filename="../../sonetto_desktop/ui/notices/status_indicator.py" line="241" />
         <source>继续记忆写入</source>
         <translation>Resume memory writing</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/notices/status_indicator.py" line="214" />
+        <location filename="../../sonetto_desktop/ui/notices/status_indicator.py" line="241" />
         <source>暂停记忆写入</source>
         <translation>Pause memory writing</translation>
     </message>
@@ -3196,32 +3329,32 @@ The memory wall on the right works already.</translation>
 <context>
     <name>WriterControl</name>
     <message>
-        <location filename="../../sonetto_desktop/ui/notices/status_indicator.py" line="93" />
+        <location filename="../../sonetto_desktop/ui/notices/status_indicator.py" line="99" />
         <source>暂停记忆写入</source>
         <translation>Pause memory writing</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/notices/status_indicator.py" line="94" />
+        <location filename="../../sonetto_desktop/ui/notices/status_indicator.py" line="100" />
         <source>重试失败的轮次</source>
         <translation>Retry failed turns</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/notices/status_indicator.py" line="95" />
+        <location filename="../../sonetto_desktop/ui/notices/status_indicator.py" line="101" />
         <source>Sonetto 想做的记忆变化，等你确认</source>
         <translation>Memory changes Sonetto would like to make, waiting for you</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/notices/status_indicator.py" line="96" />
+        <location filename="../../sonetto_desktop/ui/notices/status_indicator.py" line="102" />
         <source>整理记忆时发现的、说法不一致的记忆，等你确认</source>
         <translation>Memories that say different things, found while tidying, waiting for you</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/notices/status_indicator.py" line="112" />
+        <location filename="../../sonetto_desktop/ui/notices/status_indicator.py" line="118" />
         <source>待审核 %1</source>
         <translation>To review %1</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/notices/status_indicator.py" line="116" />
+        <location filename="../../sonetto_desktop/ui/notices/status_indicator.py" line="122" />
         <source>矛盾 %1</source>
         <translation>Contradictions %1</translation>
     </message>

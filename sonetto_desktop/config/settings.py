@@ -49,6 +49,8 @@ _RANGES: dict[str, tuple[float, float]] = {
     "request_timeout": (0.1, 3600.0),
     "recall_timeout": (0.1, 600.0),
     "recall_budget_tokens": (0, 2_000_000),
+    "embeddings_dimensions": (0, 16384),
+    "embeddings_rpm": (0, 100_000),
     "trash_retention_days": (0.0, 36500.0),
     "first_token_timeout": (1.0, 3600.0),
     "stream_idle_timeout": (1.0, 3600.0),
@@ -60,7 +62,9 @@ _RANGES: dict[str, tuple[float, float]] = {
 }
 _CONNINFO_HOST = re.compile(r"(?:^|\s)(?:host|hostaddr)\s*=\s*[^\s']")
 _SCHEMA_NAME = re.compile(r"^[a-z_][a-z0-9_]{0,40}$")
-_SECRET_FIELDS = frozenset({"api_key", "postgres_password"})
+_SECRET_FIELDS = frozenset({"api_key", "postgres_password", "embeddings_api_key"})
+#: The embeddings model's own API key (keyring name), when its endpoint is not the chat's.
+EMBEDDINGS_API_KEY = "embeddings_api_key"
 USER_NAME_MAX = 20
 
 
@@ -96,6 +100,17 @@ class Settings:
     #: How many tokens of memories the recall model may read per message (0: automatic, by provider:
     #: large for a cloud model, what the context holds for a local server; memory/retrieval/budget.py).
     recall_budget_tokens: int = 0
+    # An embeddings model for recall's shortlist beyond the budget (optional; memory/retrieval/
+    # embeddings.py): on or off, which preset ("" or "custom": the fields below), where (empty: the
+    # chat's base URL, and then its key), the model, its vector size (0: the model's own) and its pace
+    # (requests per minute; 0: the preset's, none for a local server). The key is a secret.
+    embeddings_enabled: bool = False
+    embeddings_preset: str = ""
+    embeddings_base_url: str = ""
+    embeddings_model: str = ""
+    embeddings_api_key: str = field(default="", repr=False)
+    embeddings_dimensions: int = 0
+    embeddings_rpm: int = 0
     #: Deleted memories stay in the trash this many days, then are purged at start-up (0: for ever).
     trash_retention_days: float = 30.0
     # A streamed chat reply gives up when the model sends nothing for this long: before its first
@@ -165,6 +180,25 @@ class Settings:
         return bool(self.model.strip() and (self.base_url.strip() or self.api_key.strip()))
 
     @property
+    def effective_embeddings_base_url(self) -> str:
+        """Where the embeddings model is: its own base URL, else the chat's."""
+        return self.embeddings_base_url.strip().rstrip("/") or self.effective_base_url
+
+    @property
+    def effective_embeddings_api_key(self) -> str:
+        """The embeddings model's key: its own, else the chat's — only when it is the chat's endpoint
+        (the chat key is never sent to another provider)."""
+        own = self.embeddings_api_key.strip()
+        if own:
+            return own
+        same = self.effective_embeddings_base_url == self.effective_base_url
+        return self.api_key.strip() if same else ""
+
+    @property
+    def is_embeddings_configured(self) -> bool:
+        return bool(self.embeddings_enabled and self.embeddings_model.strip() and self.effective_embeddings_base_url)
+
+    @property
     def env_overridden(self) -> frozenset[str]:
         """Names of fields whose value currently comes from an environment variable."""
         return frozenset(self._env_originals)
@@ -196,6 +230,8 @@ class Settings:
                                     f"The name must be one line of at most {USER_NAME_MAX} characters."))
         if self.store_backend == "postgres":
             problems += _postgres_problems(self)
+        if self.embeddings_enabled:
+            problems += _embeddings_problems(self)
         for name, (low, high) in _RANGES.items():
             value = getattr(self, name)
             if isinstance(value, bool) or not isinstance(value, (int, float)) or not low <= value <= high:
@@ -258,6 +294,7 @@ class Settings:
         if with_secret:
             settings.api_key = load_api_key(path.parent)
             settings.postgres_password = load_secret(POSTGRES_PASSWORD, path.parent)
+            settings.embeddings_api_key = load_secret(EMBEDDINGS_API_KEY, path.parent)
         return settings
 
     @classmethod
@@ -302,6 +339,7 @@ class Settings:
         if with_secret:
             store_api_key(self._env_originals.get("api_key", self.api_key), path.parent)
             store_secret(POSTGRES_PASSWORD, self.postgres_password, path.parent)
+            store_secret(EMBEDDINGS_API_KEY, self.embeddings_api_key, path.parent)
 
 
 _BAD = object()
@@ -312,6 +350,20 @@ def load_settings(*, with_secret: bool = True) -> Settings:
 
     Reads the settings file and (``with_secret``) the keyring: call it off the Qt thread."""
     return Settings.load(with_secret=with_secret).with_env()
+
+
+def _embeddings_problems(settings: Settings) -> list[Problem]:
+    url = settings.embeddings_base_url.strip()
+    if url and not url.lower().startswith(("http://", "https://")):
+        return [Problem("embeddings_base_url", "向量模型的服务地址应以 http:// 或 https:// 开头。",
+                        "The embeddings base URL must start with http:// or https://.")]
+    if not settings.embeddings_model.strip():
+        return [Problem("embeddings_model", "请填写向量模型的名称，或关闭向量模型。",
+                        "Please enter the embeddings model's name, or turn the embeddings model off.")]
+    if not settings.effective_embeddings_base_url:
+        return [Problem("embeddings_base_url", "请填写向量模型的服务地址（或在“模型”页填写对话模型的）。",
+                        "Please enter the embeddings base URL (or the chat model's on the Model page).")]
+    return []
 
 
 def _postgres_problems(settings: Settings) -> list[Problem]:

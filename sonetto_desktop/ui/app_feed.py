@@ -10,7 +10,8 @@ the services connects to its signals instead of subscribing on its own:
 - ``agents_started(AgentsStarted)``: new writer and chat engine (at start, after the store was re-opened);
 - ``inbox_changed(int)``: review mode's inbox holds this many proposals;
 - ``settings_applied(Settings)``: the services use new settings;
-- ``index_progress(IndexProgress)``: how far the recall index's first build has come.
+- ``index_progress(IndexProgress)``: how far the recall index's first build has come;
+- ``vectors_changed(VectorStatus)``: how far the embeddings model's vectors are (with one configured).
 
 A source without the services' feed (a bare store or ``MemoryOperations``, as in tests and tools) is
 followed for its memory changes only.
@@ -25,6 +26,7 @@ from PySide6.QtCore import QObject, Signal
 from sonetto_desktop.agent_lifecycle import AgentsStarted
 from sonetto_desktop.memory.changes import MemoryChange
 from sonetto_desktop.memory.retrieval.progress import IndexProgress
+from sonetto_desktop.memory.retrieval.vector_status import VectorStatus
 from sonetto_desktop.memory.writer.events import WriterEvent
 from sonetto_desktop.services import SettingsApplied
 from sonetto_desktop.store_lifecycle import InboxChanged, StoreStatusChanged
@@ -42,6 +44,7 @@ class AppFeed(QObject):
     inbox_changed = Signal(int)
     settings_applied = Signal(object)
     index_progress = Signal(object)
+    vectors_changed = Signal(object)
 
     def __init__(self, source: Any, parent: QObject | None = None) -> None:
         super().__init__(parent)
@@ -64,6 +67,8 @@ class AppFeed(QObject):
             self.settings_applied.emit(event.settings)
         elif isinstance(event, IndexProgress):
             self.index_progress.emit(event)
+        elif isinstance(event, VectorStatus):
+            self.vectors_changed.emit(event)
 
     @property
     def closed(self) -> bool:

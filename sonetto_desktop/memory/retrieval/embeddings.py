@@ -8,8 +8,8 @@ at most the preset's size (DashScope takes 10 rows per request). Errors say what
 words and never carry the API key (``EmbeddingsError``): ``retryable`` ones (429, 5xx, a dropped
 connection, a timeout) come with the wait the server asked for (``Retry-After``).
 
-The HTTP client is httpx, imported on first use (it is not the LLM stack). Blocking: call it from a
-worker thread.
+The HTTP client is httpx and the vectors numpy arrays, both imported on first use (the presets are
+read by the settings page). Blocking: call it from a worker thread.
 """
 
 from __future__ import annotations
@@ -18,11 +18,12 @@ import hashlib
 import logging
 import time
 from dataclasses import dataclass
-from typing import Any, Sequence
-
-import numpy as np
+from typing import TYPE_CHECKING, Any, Sequence
 
 from ..errors import redact
+
+if TYPE_CHECKING:
+    import numpy as np
 
 __all__ = ["EmbeddingsClient", "EmbeddingsConfig", "EmbeddingsError", "PRESETS", "Preset", "TestResult"]
 
@@ -148,6 +149,8 @@ class EmbeddingsClient:
 
     def embed(self, texts: Sequence[str], *, query: bool = False, timeout: float | None = None) -> np.ndarray:
         """One float32 row per text (in order), L2-normalised. Raises :class:`EmbeddingsError`."""
+        import numpy as np
+
         prefix = self.config.query_prefix if query else self.config.document_prefix
         rows: list[np.ndarray] = []
         for start in range(0, len(texts), max(1, self.config.batch)):
@@ -161,6 +164,7 @@ class EmbeddingsClient:
 
     def _request(self, batch: list[str], timeout: float | None) -> np.ndarray:
         import httpx
+        import numpy as np
 
         body: dict[str, Any] = {"model": self.config.model, "input": batch, "encoding_format": "float"}
         if self.config.send_dimensions and self.config.dimensions:

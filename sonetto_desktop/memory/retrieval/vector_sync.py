@@ -25,7 +25,7 @@ from __future__ import annotations
 import logging
 import threading
 import time
-from dataclasses import dataclass, replace
+from dataclasses import replace
 from typing import Any, Callable
 
 from ..changes import MemoryChange
@@ -33,6 +33,7 @@ from ..errors import MemoryNotFound
 from ..events import EventFeed
 from ..stores.base import BaseMemoryManager
 from .embeddings import EmbeddingsClient, EmbeddingsConfig, EmbeddingsError
+from .vector_status import VectorStatus
 from .vectors import VectorTable, open_vectors, text_fingerprint
 
 __all__ = ["QUERY_TIMEOUT", "VectorStatus", "VectorSync"]
@@ -47,44 +48,6 @@ BACKOFF_FIRST = 2.0
 BACKOFF_MAX = 300.0
 INLINE_CHANGES_MAX = 2000
 STATES = ("starting", "running", "waiting", "idle", "error", "stopped")
-
-
-@dataclass(frozen=True)
-class VectorStatus:
-    """How far the vectors are. ``state``: starting | running | waiting (rate-limited or the server
-    is away: ``retry_in`` seconds) | idle (all done) | error (``error`` says why; it waits for
-    new settings or a retry) | stopped."""
-
-    state: str
-    done: int = 0
-    total: int = 0
-    error: str = ""
-    retry_in: float | None = None
-    model: str = ""
-
-    @property
-    def complete(self) -> bool:
-        return self.total > 0 and self.done >= self.total
-
-    @property
-    def zh(self) -> str:
-        count = f"向量 {self.done:,}/{self.total:,}"
-        if self.state == "error":
-            return f"{count}：出错了（{self.error}）"
-        if self.state == "waiting":
-            wait = f"{self.retry_in:.0f} 秒后重试" if self.retry_in else "稍后重试"
-            return f"{count}：{wait}" + (f"（{self.error}）" if self.error else "")
-        return count
-
-    @property
-    def en(self) -> str:
-        count = f"Vectors {self.done:,}/{self.total:,}"
-        if self.state == "error":
-            return f"{count}: failed ({self.error})"
-        if self.state == "waiting":
-            wait = f"retrying in {self.retry_in:.0f} s" if self.retry_in else "retrying later"
-            return f"{count}: {wait}" + (f" ({self.error})" if self.error else "")
-        return count
 
 
 def _text(item: Any) -> str:
@@ -102,7 +65,7 @@ class VectorSync:
         self.config = config
         self._table = table
         self._table_factory = table_factory
-        self._client = client or EmbeddingsClient(config)
+        self._client = client  # made by the worker when not given (its TLS setup reads files)
         self._own_client = client is None
         self._feed: EventFeed[VectorStatus] = EventFeed()
         self._status = VectorStatus("starting", model=config.model)
@@ -133,21 +96,25 @@ class VectorSync:
         return self
 
     def stop(self, timeout: float = 5.0) -> None:
-        """Stop the worker (the batch in flight may finish or be dropped) and release the connections."""
+        """Stop the worker (the batch in flight is dropped) and release its connections; waits up to
+        ``timeout`` seconds for it (0: not at all, it closes them itself as it ends)."""
         if self._unsubscribe is not None:
             self._unsubscribe()
             self._unsubscribe = None
         self._stop.set()
         with self._wake:
             self._wake.notify_all()
-        if self._thread is not None:
+        if self._thread is None:
+            self._release()
+        elif timeout:
             self._thread.join(timeout)
-        if self._thread is None or not self._thread.is_alive():
-            if self._own_client:
-                self._client.close()
-            if self._table is not None:
-                self._table.close()
         self._publish(replace(self._status, state="stopped", retry_in=None))
+
+    def _release(self) -> None:
+        if self._own_client and self._client is not None:
+            self._client.close()
+        if self._table is not None:
+            self._table.close()
 
     def retry(self) -> None:
         """After an error: try again now."""
@@ -229,6 +196,14 @@ class VectorSync:
     # ── the worker ─────────────────────────────────────────────────────
 
     def _run(self) -> None:
+        try:
+            if self._client is None:
+                self._client = EmbeddingsClient(self.config)
+            self._loop()
+        finally:
+            self._release()
+
+    def _loop(self) -> None:
         backoff = BACKOFF_FIRST
         table = None
         while not self._stop.is_set():
@@ -236,6 +211,8 @@ class VectorSync:
             try:
                 if table is None:
                     table = self._table = self._table or self._table_factory(self._mm, self.config.key)
+                    if self._stop.is_set():
+                        break
                 self._apply_changes(table)
                 batch = self._next_batch()
                 if not batch:
@@ -349,12 +326,12 @@ class VectorSync:
 
     def rank(self, prompt: str, k: int) -> list[str] | None:
         """The memories nearest to ``prompt`` (see the module docstring); None when it cannot rank now."""
-        table = self._table
-        if (table is None or not self._stored or not prompt.strip() or self._status.state == "error"
-                or time.monotonic() < self._query_paused_until):
+        table, client = self._table, self._client
+        if (table is None or client is None or not self._stored or not prompt.strip() or self._stop.is_set()
+                or self._status.state == "error" or time.monotonic() < self._query_paused_until):
             return None
         try:
-            query = self._client.embed([prompt], query=True, timeout=QUERY_TIMEOUT)
+            query = client.embed([prompt], query=True, timeout=QUERY_TIMEOUT)
         except EmbeddingsError as exc:
             self._query_failures += 1
             self._query_paused_until = time.monotonic() + QUERY_PAUSE

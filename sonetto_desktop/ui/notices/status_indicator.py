@@ -50,6 +50,7 @@ class WriterControl(QObject):
         self.conflicts_action.triggered.connect(self.conflicts_requested)
         self._set_texts()
         self.index_progress: Any = None  # the recall index's first build while it runs (IndexProgress)
+        self.vectors: Any = None  # the embeddings model's vectors (VectorStatus; None: no such model)
         self._tasks = TaskKeeper("writer-control")
         if feed is None and services is not None:
             from ..app_feed import AppFeed
@@ -60,6 +61,7 @@ class WriterControl(QObject):
             for signal in self._signals():
                 signal.connect(self._on_event)
             feed.index_progress.connect(self._on_index_progress)
+            feed.vectors_changed.connect(self._on_vectors)
         self.refresh()
 
     def _signals(self) -> list:
@@ -74,6 +76,10 @@ class WriterControl(QObject):
         self.index_progress = None if progress.finished else progress
         self.state_changed.emit()
 
+    def _on_vectors(self, status: Any) -> None:
+        self.vectors = None if status.state == "stopped" else status
+        self.state_changed.emit()
+
     @property
     def writer(self) -> Any:
         """The writer in use now (``None``: not started)."""
@@ -83,7 +89,7 @@ class WriterControl(QObject):
         if self._feed is None:
             return
         for signal, slot in [(signal, self._on_event) for signal in self._signals()] + [
-                (self._feed.index_progress, self._on_index_progress)]:
+                (self._feed.index_progress, self._on_index_progress), (self._feed.vectors_changed, self._on_vectors)]:
             try:
                 signal.disconnect(slot)
             except (RuntimeError, TypeError):
@@ -150,6 +156,8 @@ class StatusIndicator(QWidget):
         layout.setSpacing(4)
         self.label = QLabel(self)
         self.label.setObjectName("StatusIndicator")
+        self.vectors_label = QLabel(self)  # "向量 8,200/10,000" while the embeddings model's vectors are made
+        self.vectors_label.setObjectName("VectorStatus")
         self.pause_button = QToolButton(self)
         self.pause_button.setDefaultAction(control.pause_action)
         self.pause_button.setIconSize(QSize(14, 14))
@@ -163,6 +171,7 @@ class StatusIndicator(QWidget):
         self.review_button.setDefaultAction(control.review_action)
         self.review_button.setToolButtonStyle(Qt.ToolButtonStyle.ToolButtonTextOnly)
         layout.addWidget(self.label)
+        layout.addWidget(self.vectors_label)
         layout.addWidget(self.review_button)
         self.conflicts_button = QToolButton(self)
         self.conflicts_button.setObjectName("ConflictsBadge")
@@ -175,6 +184,23 @@ class StatusIndicator(QWidget):
             button.setFocusPolicy(Qt.FocusPolicy.TabFocus)
         control.state_changed.connect(self.refresh)
         self.refresh()
+
+    def _show_vectors(self, status: Any) -> None:
+        """The vectors' count while they are made, wait or failed; nothing once all are done."""
+        if status is None or (status.state == "idle" and status.complete) or not status.total:
+            self.vectors_label.setVisible(False)
+            return
+        count = self.tr("向量 %1/%2").replace("%1", f"{status.done:,}").replace("%2", f"{status.total:,}")
+        if status.state == "error":
+            count = self.tr("%1 出错").replace("%1", count)
+        elif status.state == "waiting":
+            count = self.tr("%1（稍后继续）").replace("%1", count)
+        self.vectors_label.setText(count)
+        tip = self.tr("向量模型 %1 在后台为每条记忆计算向量，算好的记忆回忆时也能按意思找到。").replace("%1", status.model)
+        if status.error:
+            tip += "\n" + status.error
+        self.vectors_label.setToolTip(tip)
+        self.vectors_label.setVisible(True)
 
     def tab_stops(self) -> list[QWidget]:
         """The buttons, in the order they are laid out."""
@@ -211,6 +237,7 @@ class StatusIndicator(QWidget):
                 state, text = "idle", self.tr("记忆已是最新")
         self.label.setText(text)
         self.label.setToolTip(tip)
+        self._show_vectors(self._control.vectors)
         self.pause_button.setToolTip(self.tr("继续记忆写入") if state == "paused" else self.tr("暂停记忆写入"))
         self.retry_button.setVisible(self._control.retry_action.isVisible())
         self.review_button.setVisible(self._control.review_action.isVisible())

@@ -40,6 +40,7 @@ from ..widgets.deferred import alive
 from ..widgets.icons import icon
 from .mcp_page import McpPage
 from .postgres_page import PostgresPage
+from .recall_page import RecallPage
 from .fields import env_variable, lock_to_env, retention_spin, with_secret_toggle
 
 
@@ -63,6 +64,8 @@ class SettingsDialog(QDialog):
         tabs = QTabWidget(self)
         tabs.addTab(self._model_tab(), self.tr("模型"))
         tabs.addTab(self._memory_tab(), self.tr("记忆"))
+        self.recall_page = RecallPage(self)  # the recall budget and the embeddings model (its own module)
+        tabs.addTab(self.recall_page, self.recall_page.title())
         self.postgres_page = PostgresPage(self)  # the multi-device backend's fields (its own module)
         tabs.addTab(self.postgres_page, self.postgres_page.title())
         self.mcp_page = McpPage(self)  # other AI apps through the MCP server (its own module)
@@ -204,6 +207,7 @@ class SettingsDialog(QDialog):
         self._select(self.language, s.language)
         self.postgres_page.load(s)
         self.mcp_page.load(s)
+        self.recall_page.load(s)
         self.env_notes = {}
         for name in sorted(s.env_overridden):
             where = {"base_url": (self._model_form, self.base_url, self.base_url),
@@ -233,6 +237,7 @@ class SettingsDialog(QDialog):
         values.update({k: v for k, v in editable.items() if k not in s.env_overridden})
         values.update(self.postgres_page.values())
         values.update(self.mcp_page.values())
+        values.update(self.recall_page.values())
         return dataclasses.replace(s, **values)
 
     # ── actions ────────────────────────────────────────────────────────

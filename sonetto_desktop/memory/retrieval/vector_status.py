@@ -1,0 +1,46 @@
+"""VectorStatus: how far the embeddings model's vectors are (published by ``vector_sync.VectorSync``
+on the services' feed). Its own module so the UI can follow it without importing numpy."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+__all__ = ["VectorStatus"]
+
+
+@dataclass(frozen=True)
+class VectorStatus:
+    """How far the vectors are. ``state``: starting | running | waiting (rate-limited or the server
+    is away: ``retry_in`` seconds) | idle (all done) | error (``error`` says why; it waits for
+    new settings or a retry) | stopped."""
+
+    state: str
+    done: int = 0
+    total: int = 0
+    error: str = ""
+    retry_in: float | None = None
+    model: str = ""
+
+    @property
+    def complete(self) -> bool:
+        return self.total > 0 and self.done >= self.total
+
+    @property
+    def zh(self) -> str:
+        count = f"向量 {self.done:,}/{self.total:,}"
+        if self.state == "error":
+            return f"{count}：出错了（{self.error}）"
+        if self.state == "waiting":
+            wait = f"{self.retry_in:.0f} 秒后重试" if self.retry_in else "稍后重试"
+            return f"{count}：{wait}" + (f"（{self.error}）" if self.error else "")
+        return count
+
+    @property
+    def en(self) -> str:
+        count = f"Vectors {self.done:,}/{self.total:,}"
+        if self.state == "error":
+            return f"{count}: failed ({self.error})"
+        if self.state == "waiting":
+            wait = f"retrying in {self.retry_in:.0f} s" if self.retry_in else "retrying later"
+            return f"{count}: {wait}" + (f" ({self.error})" if self.error else "")
+        return count

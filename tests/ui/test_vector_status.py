@@ -1,0 +1,54 @@
+"""With an embeddings model set up, the status indicator counts the vectors while they are made
+("向量 120/400"), through the services' feed, and hides the count once every memory has its vector;
+a refused request shows the count with 出错 and why in the tooltip."""
+
+from __future__ import annotations
+
+from datetime import datetime
+
+from shell_fixtures import app_settings, running_app
+from sonetto_desktop.memory import MemoryItem, YamlMemoryManager
+
+
+def bank(data, n: int) -> None:
+    mm = YamlMemoryManager(data / "memory.yaml")
+    stamp = datetime(2026, 11, 1, 10, 0).isoformat()
+    mm.import_items({f"m{i}": MemoryItem(f"第{i}条：周末去了一家新开的书店。", "瞬间", latest_update_time=stamp)
+                     for i in range(n)})
+    mm.close()
+
+
+async def test_the_vectors_are_counted_while_they_are_made(qapp, tmp_path, wait, llm_server, monkeypatch):
+    data = tmp_path / "data"
+    data.mkdir()
+    bank(data, 120)
+    llm_server.embedding_delay = 0.1  # 8 batches of 16: about a second
+    shown: list[str] = []
+    settings = app_settings(data, llm_server, embeddings_enabled=True, embeddings_model="scripted-embed")
+    async with running_app(qapp, settings) as app:
+        indicator = app.window.status_indicator
+        label = indicator.vectors_label
+
+        def seen() -> bool:
+            if label.isVisible() or label.isVisibleTo(indicator):
+                shown.append(label.text())
+            return bool(shown) and not label.isVisibleTo(indicator) and app.writer_control.vectors is not None \
+                and app.writer_control.vectors.complete
+
+        await wait(seen, timeout=30, message="the count was shown, then hidden when complete")
+        assert shown[0].startswith("向量 ") and shown[0].endswith("/120")
+        assert any(text != "向量 120/120" for text in shown)
+        assert "scripted-embed" in label.toolTip()
+        assert (data / "memory.vectors.sqlite3").exists()
+
+
+async def test_a_refused_embeddings_request_shows_why(qapp, tmp_path, wait, llm_server):
+    data = tmp_path / "data"
+    data.mkdir()
+    bank(data, 5)
+    llm_server.embedding_models = ["the-real-one"]
+    settings = app_settings(data, llm_server, embeddings_enabled=True, embeddings_model="scripted-embed")
+    async with running_app(qapp, settings) as app:
+        label = app.window.status_indicator.vectors_label
+        await wait(lambda: label.text() == "向量 0/5 出错", timeout=20, message="the error was shown")
+        assert label.isVisibleTo(app.window.status_indicator) and "HTTP 404" in label.toolTip()
