@@ -252,3 +252,13 @@ async def test_pause_resume_and_the_apps_own_chat_goes_first(services, imports, 
     assert result.turns_written == 3
     assert order == ["我打算明年春", "chat", "I just"]
     assert imports.ledger.get(result.undo_id).status == "done"
+
+
+async def test_the_import_benchmark_runs_and_its_estimate_holds():
+    """bench/history_import.py end to end on a small export: every turn written, the estimate near the count."""
+    from bench.history_import import run
+
+    out = await run(40, "sqlite", 3)
+    assert out["turns"] == out["turns_written"] == 40 and out["requests"] == out["batches"]
+    if out["tokenizer"].startswith("Qwen"):  # the estimate is calibrated on that tokenizer (bench extra)
+        assert 0.75 < out["estimate_vs_counted"] < 1.25
