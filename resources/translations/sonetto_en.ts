@@ -528,37 +528,42 @@ Talk about anything — I'll remember what matters to you.</translation>
         <translation>Now: {0} ({1})</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/dialogs/history_diff.py" line="67" />
+        <location filename="../../sonetto_desktop/ui/dialogs/history_diff.py" line="69" />
         <source>%1（其他应用）</source>
         <translation>%1 (another app)</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/dialogs/history_diff.py" line="62" />
+        <location filename="../../sonetto_desktop/ui/dialogs/history_diff.py" line="64" />
         <source>智能体</source>
         <translation>Sonetto</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/dialogs/history_diff.py" line="60" />
+        <location filename="../../sonetto_desktop/ui/dialogs/history_diff.py" line="62" />
         <source>你</source>
         <translation>You</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/dialogs/history_diff.py" line="64" />
+        <location filename="../../sonetto_desktop/ui/dialogs/history_diff.py" line="66" />
         <source>命令行</source>
         <translation>Command line</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/dialogs/history_diff.py" line="69" />
+        <location filename="../../sonetto_desktop/ui/dialogs/history_diff.py" line="71" />
         <source>其他程序</source>
         <translation>Another program</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/dialogs/history_diff.py" line="71" />
+        <location filename="../../sonetto_desktop/ui/dialogs/history_diff.py" line="73" />
         <source>导入</source>
         <translation>Imported</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/dialogs/history_diff.py" line="72" />
+        <location filename="../../sonetto_desktop/ui/dialogs/history_diff.py" line="76" />
+        <source>从 {0} 的聊天记录导入</source>
+        <translation>Imported from {0} chats</translation>
+    </message>
+    <message>
+        <location filename="../../sonetto_desktop/ui/dialogs/history_diff.py" line="77" />
         <source>其他程序（{0}）</source>
         <translation>Another program ({0})</translation>
     </message>
@@ -636,7 +641,12 @@ Talk about anything — I'll remember what matters to you.</translation>
         <translation>Reason: {0}</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/dialogs/history.py" line="298" />
+        <location filename="../../sonetto_desktop/ui/dialogs/history.py" line="286" />
+        <source>来自：{0}</source>
+        <translation>From: {0}</translation>
+    </message>
+    <message>
+        <location filename="../../sonetto_desktop/ui/dialogs/history.py" line="301" />
         <source>恢复的原因（必填）</source>
         <translation>Reason for restoring (required)</translation>
     </message>
@@ -3160,68 +3170,73 @@ Optional: title (the chat’s title), id (the message’s id, which recognises i
 <context>
     <name>WallFilters</name>
     <message>
-        <location filename="../../sonetto_desktop/ui/wall/filters.py" line="40" />
+        <location filename="../../sonetto_desktop/ui/wall/filters.py" line="42" />
         <source>你</source>
         <extracomment>Filter names, in menu order.</extracomment>
         <translation>You</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/wall/filters.py" line="44" />
+        <location filename="../../sonetto_desktop/ui/wall/filters.py" line="46" />
         <source>导入</source>
         <translation>Imported</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/wall/filters.py" line="47" />
+        <location filename="../../sonetto_desktop/ui/wall/filters.py" line="49" />
         <source>其他应用</source>
         <translation>Another app</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/wall/filters.py" line="53" />
+        <location filename="../../sonetto_desktop/ui/wall/filters.py" line="55" />
+        <source>从 {0} 的聊天记录导入</source>
+        <translation>Imported from {0} chats</translation>
+    </message>
+    <message>
+        <location filename="../../sonetto_desktop/ui/wall/filters.py" line="57" />
         <source>导入的记忆（没有修改记录）</source>
         <translation>Imported memory (no change history)</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/wall/filters.py" line="55" />
+        <location filename="../../sonetto_desktop/ui/wall/filters.py" line="59" />
         <source>最后由你修改</source>
         <translation>Last changed by you</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/wall/filters.py" line="57" />
+        <location filename="../../sonetto_desktop/ui/wall/filters.py" line="61" />
         <source>最后由 Sonetto 修改</source>
         <translation>Last changed by Sonetto</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/wall/filters.py" line="58" />
+        <location filename="../../sonetto_desktop/ui/wall/filters.py" line="62" />
         <source>最后由其他应用修改：{0}</source>
         <translation>Last changed by another app: {0}</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/wall/filters.py" line="62" />
+        <location filename="../../sonetto_desktop/ui/wall/filters.py" line="66" />
         <source>已锁定：Sonetto 和其他应用不能修改、合并或删除它，你仍然可以。</source>
         <translation>Locked: Sonetto and other apps cannot change, merge or delete it; you still can.</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/wall/filters.py" line="67" />
+        <location filename="../../sonetto_desktop/ui/wall/filters.py" line="71" />
         <source>全部</source>
         <translation>All</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/wall/filters.py" line="68" />
+        <location filename="../../sonetto_desktop/ui/wall/filters.py" line="72" />
         <source>已锁定</source>
         <translation>Locked</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/wall/filters.py" line="69" />
+        <location filename="../../sonetto_desktop/ui/wall/filters.py" line="73" />
         <source>Sonetto 写的</source>
         <translation>Written by Sonetto</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/wall/filters.py" line="70" />
+        <location filename="../../sonetto_desktop/ui/wall/filters.py" line="74" />
         <source>我写的</source>
         <translation>Written by me</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/wall/filters.py" line="71" />
+        <location filename="../../sonetto_desktop/ui/wall/filters.py" line="75" />
         <source>其他应用写的</source>
         <translation>Written by other apps</translation>
     </message>

@@ -96,6 +96,15 @@ class History:
         return sum(len(c.messages) for c in self.conversations)
 
 
+def import_source(actor: str) -> str | None:
+    """The app an ``import:<source>`` actor's memories came from, as people name it (``ChatGPT``);
+    None for any other actor."""
+    if not isinstance(actor, str) or not actor.startswith("import:"):
+        return None
+    source = actor[len("import:"):].strip()
+    return SOURCE_LABELS.get(source, source) or None
+
+
 def local_naive(moment: datetime) -> datetime:
     """An aware time as this computer's local wall time without a zone; a naive one is taken as local."""
     if moment.tzinfo is None:

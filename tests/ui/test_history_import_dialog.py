@@ -113,3 +113,21 @@ async def test_saved_memories_pasted_in_the_window(qapp, tmp_path, llm_server, w
         await wait(lambda: app.services.memory.count() == 0, message="undone")
         dialog.reject()
 
+
+
+async def test_an_imported_memory_says_where_it_came_from(service, populated_store, qtbot):
+    from sonetto_desktop.memory import MemoryOperations, Turn
+    from sonetto_desktop.ui.dialogs.history import HistoryDialog
+    from sonetto_desktop.ui.wall.filters import author_label, author_tooltip
+
+    ops = MemoryOperations(populated_store).as_actor(
+        "import:chatgpt", Turn("imp-0badc0de-000000", excerpt="我下个月搬去杭州", origin="ChatGPT「搬家去杭州」· 2024-05-01"))
+    memory_id = ops.add("用户在2024年6月搬到杭州", "地点与路径").ids[0]
+    dialog = HistoryDialog(service, memory_id)
+    qtbot.addWidget(dialog)
+    await dialog.wait_loaded()
+    assert "· 从 ChatGPT 的聊天记录导入 · 创建" in dialog.list.item(0).text()
+    dialog.list.setCurrentRow(0)
+    assert "来自：ChatGPT「搬家去杭州」· 2024-05-01" in dialog.diff.toPlainText()
+    assert author_label("import:chatgpt") == "ChatGPT" and author_label("import:deepseek") == "DeepSeek"
+    assert author_tooltip("import:cherry") == "从 Cherry Studio 的聊天记录导入"

@@ -282,6 +282,9 @@ class HistoryDialog(QDialog):
         if entry.get("excerpt"):
             said = self.tr("起因：“{0}”").format(escape(" ".join(str(entry["excerpt"]).split())))
             parts.append(f"<p class='muted'>{said}</p>")
+        if entry.get("origin"):
+            where = self.tr("来自：{0}").format(escape(" ".join(str(entry["origin"]).split())))
+            parts.append(f"<p class='muted'>{where}</p>")
         return "".join(parts)
 
     # ── revert ────────────────────────────────────────────────────────

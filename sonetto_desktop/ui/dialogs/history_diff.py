@@ -8,6 +8,8 @@ from html import escape
 from typing import Any
 
 from PySide6.QtCore import QCoreApplication, QUrl
+
+from sonetto_desktop.history_import.model import import_source
 from PySide6.QtWidgets import QTextBrowser, QWidget
 
 from ..wall.theme_colors import wall_tokens
@@ -69,4 +71,7 @@ def actor_label(actor: Any) -> str:
         return QCoreApplication.translate("HistoryDialog", "其他程序")
     if name == "imported":
         return QCoreApplication.translate("HistoryDialog", "导入")
+    source = import_source(name)
+    if source is not None:
+        return QCoreApplication.translate("HistoryDialog", "从 {0} 的聊天记录导入").format(source)
     return QCoreApplication.translate("HistoryDialog", "其他程序（{0}）").format(name)

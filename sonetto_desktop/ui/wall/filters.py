@@ -4,7 +4,8 @@
 A card's author is the actor of its last change (``MemoryItem.last_actor``): ``user`` and ``cli``
 are the person (你), ``agent`` is Sonetto, ``mcp:<client>`` is that app by name, ``external`` and
 any other front end are another app, and a memory without any history (an older file, imported
-seed memories) reads as 导入.
+seed memories) reads as 导入; one written from imported chat history (``import:<source>``) by its
+source's name (ChatGPT).
 """
 
 from __future__ import annotations
@@ -13,6 +14,7 @@ from typing import Callable
 
 from PySide6.QtCore import QCoreApplication
 
+from sonetto_desktop.history_import.model import import_source
 from sonetto_desktop.memory.changes import AGENT, PERSON_ACTORS
 from sonetto_desktop.memory.item import IMPORTED
 
@@ -28,7 +30,7 @@ def author_kind(actor: str) -> str:
         return "user"
     if actor == AGENT:
         return "agent"
-    if actor == IMPORTED or not actor:
+    if actor == IMPORTED or not actor or import_source(actor) is not None:
         return "imported"
     return "apps"
 
@@ -41,7 +43,7 @@ def author_label(actor: str) -> str:
     if kind == "agent":
         return "Sonetto"
     if kind == "imported":
-        return QCoreApplication.translate("WallFilters", "导入")
+        return import_source(actor) or QCoreApplication.translate("WallFilters", "导入")
     if actor.startswith("mcp:") and actor[4:].strip():
         return actor[4:].strip()
     return QCoreApplication.translate("WallFilters", "其他应用")
@@ -49,6 +51,8 @@ def author_label(actor: str) -> str:
 
 def author_tooltip(actor: str) -> str:
     kind = author_kind(actor)
+    if kind == "imported" and import_source(actor) is not None:
+        return QCoreApplication.translate("WallFilters", "从 {0} 的聊天记录导入").format(import_source(actor))
     if kind == "imported":
         return QCoreApplication.translate("WallFilters", "导入的记忆（没有修改记录）")
     if kind == "user":
