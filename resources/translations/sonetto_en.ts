@@ -698,104 +698,109 @@ Talk about anything — I'll remember what matters to you.</translation>
         <translation>Import chat history</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/dialogs/history_import.py" line="119" />
+        <location filename="../../sonetto_desktop/ui/dialogs/history_import.py" line="118" />
+        <source>{0} · {1} · {2} 轮</source>
+        <translation>{0} · {1} · {2} turns</translation>
+    </message>
+    <message>
+        <location filename="../../sonetto_desktop/ui/dialogs/history_import.py" line="124" />
         <source>把你在其他应用里的聊天记录交给 Sonetto：它按当时的日期一段段读完，记下关于你的事。导入前可以预览和挑选，导入后可以整体撤销。</source>
         <translation>Give Sonetto your chats from other apps: it reads them piece by piece as of the day they happened and remembers what they say about you. You can preview and choose before importing, and undo the whole import afterwards.</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/dialogs/history_import.py" line="122" />
+        <location filename="../../sonetto_desktop/ui/dialogs/history_import.py" line="127" />
         <source>选择文件…</source>
         <translation>Choose a file…</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/dialogs/history_import.py" line="123" />
+        <location filename="../../sonetto_desktop/ui/dialogs/history_import.py" line="128" />
         <source>选择文件夹…</source>
         <translation>Choose a folder…</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/dialogs/history_import.py" line="125" />
+        <location filename="../../sonetto_desktop/ui/dialogs/history_import.py" line="130" />
         <source>格式</source>
         <translation>Format</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/dialogs/history_import.py" line="126" />
+        <location filename="../../sonetto_desktop/ui/dialogs/history_import.py" line="131" />
         <source>自动识别格式</source>
         <translation>Detect the format</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/dialogs/history_import.py" line="127" />
+        <location filename="../../sonetto_desktop/ui/dialogs/history_import.py" line="132" />
         <source>DeepSeek（尽力而为）</source>
         <translation>DeepSeek (best effort)</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/dialogs/history_import.py" line="128" />
+        <location filename="../../sonetto_desktop/ui/dialogs/history_import.py" line="133" />
         <source>Sonetto 导出的对话</source>
         <translation>Chat exported from Sonetto</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/dialogs/history_import.py" line="129" />
+        <location filename="../../sonetto_desktop/ui/dialogs/history_import.py" line="134" />
         <source>ChatGPT 已保存的记忆（文本）</source>
         <translation>ChatGPT saved memories (text)</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/dialogs/history_import.py" line="137" />
+        <location filename="../../sonetto_desktop/ui/dialogs/history_import.py" line="142" />
         <source>&lt;b&gt;ChatGPT&lt;/b&gt;：设置 → 数据控制 → 导出数据，邮件里的链接下载 zip，选它即可。&lt;br&gt;&lt;b&gt;DeepSeek&lt;/b&gt;：设置 → 数据管理 → 导出所有历史对话（格式没有公开说明，按公开的解析器读取，尽力而为）。&lt;br&gt;&lt;b&gt;Cherry Studio&lt;/b&gt;：设置 → 数据设置 → 备份，选备份的 zip（含 data.json 的备份）。&lt;br&gt;&lt;b&gt;Kimi 等其他应用&lt;/b&gt;：没有可读的导出，请整理成 JSON Lines（每行一条消息，见下面的“JSON Lines 格式”）。&lt;br&gt;&lt;b&gt;Sonetto&lt;/b&gt;：另一台电脑上对话列表里的“导出为 Markdown…”。</source>
         <translation>&lt;b&gt;ChatGPT&lt;/b&gt;: Settings → Data controls → Export data; download the zip from the emailed link and pick it.&lt;br&gt;&lt;b&gt;DeepSeek&lt;/b&gt;: Settings → Data management → Export all chats (the format is not documented; read as public parsers do, best effort).&lt;br&gt;&lt;b&gt;Cherry Studio&lt;/b&gt;: Settings → Data settings → Backup; pick the backup zip (one with a data.json).&lt;br&gt;&lt;b&gt;Kimi and other apps&lt;/b&gt;: no readable export; put the chats into JSON Lines (one message per line, see “JSON Lines format” below).&lt;br&gt;&lt;b&gt;Sonetto&lt;/b&gt;: “Export as Markdown…” in the chat list on the other computer.</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/dialogs/history_import.py" line="145" />
+        <location filename="../../sonetto_desktop/ui/dialogs/history_import.py" line="150" />
         <source>JSON Lines 格式…</source>
         <translation>JSON Lines format…</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/dialogs/history_import.py" line="147" />
+        <location filename="../../sonetto_desktop/ui/dialogs/history_import.py" line="152" />
         <source>或者粘贴 ChatGPT 的“已保存的记忆”（设置 → 个性化 → 管理记忆，全选复制），每行一条：</source>
         <translation>Or paste ChatGPT’s saved memories (Settings → Personalization → Manage memories, select all and copy), one per line:</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/dialogs/history_import.py" line="151" />
-        <location filename="../../sonetto_desktop/ui/dialogs/history_import.py" line="275" />
+        <location filename="../../sonetto_desktop/ui/dialogs/history_import.py" line="156" />
+        <location filename="../../sonetto_desktop/ui/dialogs/history_import.py" line="280" />
         <source>粘贴的记忆</source>
         <translation>Pasted memories</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/dialogs/history_import.py" line="153" />
+        <location filename="../../sonetto_desktop/ui/dialogs/history_import.py" line="158" />
         <source>读取粘贴的记忆</source>
         <translation>Read the pasted memories</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/dialogs/history_import.py" line="158" />
+        <location filename="../../sonetto_desktop/ui/dialogs/history_import.py" line="163" />
         <source>正在读取</source>
         <translation>Reading</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/dialogs/history_import.py" line="159" />
+        <location filename="../../sonetto_desktop/ui/dialogs/history_import.py" line="164" />
         <source>取消读取</source>
         <translation>Stop reading</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/dialogs/history_import.py" line="170" />
+        <location filename="../../sonetto_desktop/ui/dialogs/history_import.py" line="175" />
         <source>继续这次导入</source>
         <translation>Continue this import</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/dialogs/history_import.py" line="171" />
-        <location filename="../../sonetto_desktop/ui/dialogs/history_import.py" line="621" />
+        <location filename="../../sonetto_desktop/ui/dialogs/history_import.py" line="176" />
+        <location filename="../../sonetto_desktop/ui/dialogs/history_import.py" line="628" />
         <source>撤销已导入的部分</source>
         <translation>Undo what was imported</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/dialogs/history_import.py" line="176" />
+        <location filename="../../sonetto_desktop/ui/dialogs/history_import.py" line="181" />
         <source>关闭</source>
         <translation>Close</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/dialogs/history_import.py" line="215" />
+        <location filename="../../sonetto_desktop/ui/dialogs/history_import.py" line="220" />
         <source>JSON Lines 格式</source>
         <translation>JSON Lines format</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/dialogs/history_import.py" line="216" />
+        <location filename="../../sonetto_desktop/ui/dialogs/history_import.py" line="221" />
         <source>每行一个 JSON 对象，即一条消息：
 
 {0}
@@ -810,179 +815,179 @@ conversation: which chat it belongs to; role: user or assistant (system and tool
 Optional: title (the chat’s title), id (the message’s id, which recognises it on a second import). Lines may come in any order; blank lines are fine.</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/dialogs/history_import.py" line="241" />
+        <location filename="../../sonetto_desktop/ui/dialogs/history_import.py" line="246" />
         <source>有一次没有完成的导入：{0} · {1}，已写入 {2}/{3} 轮</source>
         <translation>An import was not finished: {0} · {1}, {2}/{3} turns written</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/dialogs/history_import.py" line="251" />
+        <location filename="../../sonetto_desktop/ui/dialogs/history_import.py" line="256" />
         <source>选择聊天记录</source>
         <translation>Choose a chat export</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/dialogs/history_import.py" line="257" />
+        <location filename="../../sonetto_desktop/ui/dialogs/history_import.py" line="262" />
         <source>聊天记录 (*.zip *.json *.jsonl *.md *.txt)</source>
         <translation>Chat exports (*.zip *.json *.jsonl *.md *.txt)</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/dialogs/history_import.py" line="257" />
+        <location filename="../../sonetto_desktop/ui/dialogs/history_import.py" line="262" />
         <source>所有文件 (*)</source>
         <translation>All files (*)</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/dialogs/history_import.py" line="295" />
+        <location filename="../../sonetto_desktop/ui/dialogs/history_import.py" line="300" />
         <source>读不了 {0}：{1}</source>
         <translation>Cannot read {0}: {1}</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/dialogs/history_import.py" line="316" />
+        <location filename="../../sonetto_desktop/ui/dialogs/history_import.py" line="321" />
         <source>返回</source>
         <translation>Back</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/dialogs/history_import.py" line="317" />
+        <location filename="../../sonetto_desktop/ui/dialogs/history_import.py" line="322" />
         <source>取消</source>
         <translation>Cancel</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/dialogs/history_import.py" line="343" />
+        <location filename="../../sonetto_desktop/ui/dialogs/history_import.py" line="348" />
         <source>从</source>
         <translation>From</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/dialogs/history_import.py" line="343" />
-        <location filename="../../sonetto_desktop/ui/dialogs/history_import.py" line="357" />
+        <location filename="../../sonetto_desktop/ui/dialogs/history_import.py" line="348" />
+        <location filename="../../sonetto_desktop/ui/dialogs/history_import.py" line="362" />
         <source>到</source>
         <translation>to</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/dialogs/history_import.py" line="349" />
-        <location filename="../../sonetto_desktop/ui/dialogs/history_import.py" line="351" />
+        <location filename="../../sonetto_desktop/ui/dialogs/history_import.py" line="354" />
+        <location filename="../../sonetto_desktop/ui/dialogs/history_import.py" line="356" />
         <source>按标题筛选</source>
         <translation>Filter by title</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/dialogs/history_import.py" line="352" />
+        <location filename="../../sonetto_desktop/ui/dialogs/history_import.py" line="357" />
         <source>全选</source>
         <translation>Select all</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/dialogs/history_import.py" line="353" />
+        <location filename="../../sonetto_desktop/ui/dialogs/history_import.py" line="358" />
         <source>全不选</source>
         <translation>Select none</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/dialogs/history_import.py" line="355" />
+        <location filename="../../sonetto_desktop/ui/dialogs/history_import.py" line="360" />
         <source>日期从</source>
         <translation>Dates from</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/dialogs/history_import.py" line="376" />
+        <location filename="../../sonetto_desktop/ui/dialogs/history_import.py" line="381" />
         <source>开始导入</source>
         <translation>Start importing</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/dialogs/history_import.py" line="405" />
+        <location filename="../../sonetto_desktop/ui/dialogs/history_import.py" line="410" />
         <source>正在计算…</source>
         <translation>Counting…</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/dialogs/history_import.py" line="424" />
+        <location filename="../../sonetto_desktop/ui/dialogs/history_import.py" line="429" />
         <source>还没有配置模型：请先在设置里填写模型，导入要由模型来读。</source>
         <translation>No model is configured: set one in Settings first; a model reads the import.</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/dialogs/history_import.py" line="427" />
+        <location filename="../../sonetto_desktop/ui/dialogs/history_import.py" line="432" />
         <source>审核模式已开启：导入的结果会进入审核箱，由你确认后才写入。</source>
         <translation>Review mode is on: what the import finds goes to the review inbox and is written only once you approve it.</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/dialogs/history_import.py" line="467" />
+        <location filename="../../sonetto_desktop/ui/dialogs/history_import.py" line="472" />
         <source>已导入过的 {0} 轮</source>
         <translation>{0} turns imported before</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/dialogs/history_import.py" line="469" />
+        <location filename="../../sonetto_desktop/ui/dialogs/history_import.py" line="474" />
         <source>不导入列表里的 {0} 个对话</source>
         <translation>{0} conversations on the don’t-import list</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/dialogs/history_import.py" line="471" />
+        <location filename="../../sonetto_desktop/ui/dialogs/history_import.py" line="476" />
         <source>日期范围外的 {0} 轮</source>
         <translation>{0} turns outside the dates</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/dialogs/history_import.py" line="474" />
-        <source>系统提示、工具调用、空白等 {0} 条消息</source>
-        <translation>{0} messages such as system prompts, tool calls and blanks</translation>
+        <location filename="../../sonetto_desktop/ui/dialogs/history_import.py" line="479" />
+        <source>系统提示、工具调用、改写前的分支、空白等 {0} 条消息</source>
+        <translation>{0} messages such as system prompts, tool calls, branches edited away and blanks</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/dialogs/history_import.py" line="475" />
+        <location filename="../../sonetto_desktop/ui/dialogs/history_import.py" line="480" />
         <source>不导入：{0}</source>
         <translation>Not imported: {0}</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/dialogs/history_import.py" line="477" />
+        <location filename="../../sonetto_desktop/ui/dialogs/history_import.py" line="482" />
         <source>{0} 处疑似密码、密钥或证件号会在发送给模型前隐去</source>
         <translation>{0} likely passwords, keys or ID numbers are hidden before the model sees them</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/dialogs/history_import.py" line="489" />
+        <location filename="../../sonetto_desktop/ui/dialogs/history_import.py" line="494" />
         <source>没有保存：{0}</source>
         <translation>Not saved: {0}</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/dialogs/history_import.py" line="510" />
+        <location filename="../../sonetto_desktop/ui/dialogs/history_import.py" line="515" />
         <source>ChatGPT 已保存的记忆</source>
         <translation>ChatGPT saved memories</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/dialogs/history_import.py" line="511" />
+        <location filename="../../sonetto_desktop/ui/dialogs/history_import.py" line="516" />
         <source>每条直接成为一条记忆（不经模型），可以改主题或取消勾选。</source>
         <translation>Each becomes one memory as it is (no model reads it); you can change its theme or untick it.</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/dialogs/history_import.py" line="518" />
+        <location filename="../../sonetto_desktop/ui/dialogs/history_import.py" line="523" />
         <source>导入</source>
         <translation>Import</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/dialogs/history_import.py" line="533" />
+        <location filename="../../sonetto_desktop/ui/dialogs/history_import.py" line="538" />
         <source>审核模式已开启：它们会进入审核箱，由你确认后才写入。</source>
         <translation>Review mode is on: they go to the review inbox and are written only once you approve them.</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/dialogs/history_import.py" line="540" />
+        <location filename="../../sonetto_desktop/ui/dialogs/history_import.py" line="545" />
         <source>导入 {0} 条记忆</source>
         <translation>Import {0} memories</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/dialogs/history_import.py" line="548" />
+        <location filename="../../sonetto_desktop/ui/dialogs/history_import.py" line="553" />
         <source>没有导入：{0}</source>
         <translation>Not imported: {0}</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/dialogs/history_import.py" line="617" />
+        <location filename="../../sonetto_desktop/ui/dialogs/history_import.py" line="624" />
         <source>导入已停止</source>
         <translation>Import stopped</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/dialogs/history_import.py" line="618" />
+        <location filename="../../sonetto_desktop/ui/dialogs/history_import.py" line="625" />
         <source>已导入的部分要保留吗？保留的话，以后再导入同一个文件会接着导入剩下的。</source>
         <translation>Keep what was imported? If you keep it, importing the same file again goes on with the rest.</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/dialogs/history_import.py" line="620" />
+        <location filename="../../sonetto_desktop/ui/dialogs/history_import.py" line="627" />
         <source>保留已导入的部分</source>
         <translation>Keep what was imported</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/dialogs/history_import.py" line="645" />
+        <location filename="../../sonetto_desktop/ui/dialogs/history_import.py" line="652" />
         <source>无法撤销：导入之后有 {0} 条记忆又被改过，撤销会丢掉那些修改。</source>
         <translation>Cannot undo: {0} of its memories were changed after the import, and undoing would lose those changes.</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/dialogs/history_import.py" line="650" />
+        <location filename="../../sonetto_desktop/ui/dialogs/history_import.py" line="657" />
         <source>无法撤销：{0}</source>
         <translation>Cannot undo: {0}</translation>
     </message>
@@ -1160,120 +1165,120 @@ Optional: title (the chat’s title), id (the message’s id, which recognises i
         <translation>Importing…</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/dialogs/history_progress.py" line="64" />
+        <location filename="../../sonetto_desktop/ui/dialogs/history_progress.py" line="67" />
         <source>导入进度</source>
         <translation>Import progress</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/dialogs/history_progress.py" line="78" />
+        <location filename="../../sonetto_desktop/ui/dialogs/history_progress.py" line="81" />
         <source>重试</source>
         <translation>Retry</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/dialogs/history_progress.py" line="83" />
-        <location filename="../../sonetto_desktop/ui/dialogs/history_progress.py" line="138" />
+        <location filename="../../sonetto_desktop/ui/dialogs/history_progress.py" line="86" />
+        <location filename="../../sonetto_desktop/ui/dialogs/history_progress.py" line="155" />
         <source>暂停</source>
         <translation>Pause</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/dialogs/history_progress.py" line="84" />
+        <location filename="../../sonetto_desktop/ui/dialogs/history_progress.py" line="87" />
         <source>后台运行</source>
         <translation>Run in background</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/dialogs/history_progress.py" line="85" />
+        <location filename="../../sonetto_desktop/ui/dialogs/history_progress.py" line="88" />
         <source>停止</source>
         <translation>Stop</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/dialogs/history_progress.py" line="86" />
+        <location filename="../../sonetto_desktop/ui/dialogs/history_progress.py" line="89" />
         <source>撤销这次导入</source>
         <translation>Undo this import</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/dialogs/history_progress.py" line="87" />
+        <location filename="../../sonetto_desktop/ui/dialogs/history_progress.py" line="90" />
         <source>关闭</source>
         <translation>Close</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/dialogs/history_progress.py" line="135" />
+        <location filename="../../sonetto_desktop/ui/dialogs/history_progress.py" line="151" />
         <source>正在读：「{0}」· {1}</source>
         <translation>Reading: “{0}” · {1}</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/dialogs/history_progress.py" line="138" />
+        <location filename="../../sonetto_desktop/ui/dialogs/history_progress.py" line="155" />
         <source>继续</source>
         <translation>Continue</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/dialogs/history_progress.py" line="139" />
+        <location filename="../../sonetto_desktop/ui/dialogs/history_progress.py" line="156" />
         <source>{0} 批没能写入</source>
         <translation>{0} batches could not be written</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/dialogs/history_progress.py" line="143" />
-        <location filename="../../sonetto_desktop/ui/dialogs/history_progress.py" line="169" />
+        <location filename="../../sonetto_desktop/ui/dialogs/history_progress.py" line="161" />
+        <location filename="../../sonetto_desktop/ui/dialogs/history_progress.py" line="188" />
         <source>导入完成</source>
         <translation>Import finished</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/dialogs/history_progress.py" line="147" />
+        <location filename="../../sonetto_desktop/ui/dialogs/history_progress.py" line="165" />
         <source>写入 {0} 轮，{1} 条提议已进入审核箱</source>
         <translation>{0} turns read; {1} proposals are in the review inbox</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/dialogs/history_progress.py" line="149" />
+        <location filename="../../sonetto_desktop/ui/dialogs/history_progress.py" line="167" />
         <source>写入 {0} 轮：新记忆 {1} 条，更新 {2} 条，删除 {3} 条</source>
         <translation>{0} turns read: {1} new memories, {2} updated, {3} deleted</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/dialogs/history_progress.py" line="152" />
+        <location filename="../../sonetto_desktop/ui/dialogs/history_progress.py" line="170" />
         <source>；{0} 轮没能写入</source>
         <translation>; {0} turns could not be written</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/dialogs/history_progress.py" line="158" />
-        <location filename="../../sonetto_desktop/ui/dialogs/history_progress.py" line="177" />
+        <location filename="../../sonetto_desktop/ui/dialogs/history_progress.py" line="176" />
+        <location filename="../../sonetto_desktop/ui/dialogs/history_progress.py" line="196" />
         <source>撤销编号：{0}（命令行：sonetto memory undo {0}）</source>
         <translation>Undo id: {0} (command line: sonetto memory undo {0})</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/dialogs/history_progress.py" line="162" />
+        <location filename="../../sonetto_desktop/ui/dialogs/history_progress.py" line="180" />
         <source>已撤销这次导入</source>
         <translation>Import undone</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/dialogs/history_progress.py" line="163" />
+        <location filename="../../sonetto_desktop/ui/dialogs/history_progress.py" line="182" />
         <source>导入的记忆已放回原样；同一个文件以后可以重新导入</source>
         <translation>The memories are as they were before; the same file can be imported again later</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/dialogs/history_progress.py" line="164" />
+        <location filename="../../sonetto_desktop/ui/dialogs/history_progress.py" line="183" />
         <source>改变主意了？命令行：sonetto memory undo {0}</source>
         <translation>Changed your mind? Command line: sonetto memory undo {0}</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/dialogs/history_progress.py" line="172" />
+        <location filename="../../sonetto_desktop/ui/dialogs/history_progress.py" line="191" />
         <source>{0} 条提议已进入审核箱</source>
         <translation>{0} proposals are in the review inbox</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/dialogs/history_progress.py" line="173" />
+        <location filename="../../sonetto_desktop/ui/dialogs/history_progress.py" line="192" />
         <source>新记忆 {0} 条</source>
         <translation>{0} new memories</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/dialogs/history_progress.py" line="175" />
+        <location filename="../../sonetto_desktop/ui/dialogs/history_progress.py" line="194" />
         <source>；跳过 {0} 条</source>
         <translation>; {0} skipped</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/dialogs/history_progress.py" line="181" />
+        <location filename="../../sonetto_desktop/ui/dialogs/history_progress.py" line="200" />
         <source>导入已停止</source>
         <translation>Import stopped</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/dialogs/history_progress.py" line="182" />
+        <location filename="../../sonetto_desktop/ui/dialogs/history_progress.py" line="201" />
         <source>已导入的部分保留着；再次导入同一个文件会接着导入剩下的</source>
         <translation>What was imported stays; importing the same file again goes on with the rest</translation>
     </message>
@@ -3377,47 +3382,47 @@ The memory wall on the right works already.</translation>
 <context>
     <name>WriterToasts</name>
     <message>
-        <location filename="../../sonetto_desktop/presentation/toasts.py" line="64" />
+        <location filename="../../sonetto_desktop/presentation/toasts.py" line="66" />
         <source>{0}（其他应用）· {1}</source>
         <translation>{0} (another app) · {1}</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/presentation/toasts.py" line="76" />
+        <location filename="../../sonetto_desktop/presentation/toasts.py" line="78" />
         <source>记住了：{0}</source>
         <translation>Remembered: {0}</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/presentation/toasts.py" line="77" />
+        <location filename="../../sonetto_desktop/presentation/toasts.py" line="79" />
         <source>记住了一件新事</source>
         <translation>Remembered something new</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/presentation/toasts.py" line="80" />
+        <location filename="../../sonetto_desktop/presentation/toasts.py" line="82" />
         <source>更新了记忆：{0}</source>
         <translation>Updated a memory: {0}</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/presentation/toasts.py" line="81" />
+        <location filename="../../sonetto_desktop/presentation/toasts.py" line="83" />
         <source>更新了记忆</source>
         <translation>Updated a memory</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/presentation/toasts.py" line="84" />
+        <location filename="../../sonetto_desktop/presentation/toasts.py" line="86" />
         <source>合并了两条记忆</source>
         <translation>Merged two memories</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/presentation/toasts.py" line="86" />
+        <location filename="../../sonetto_desktop/presentation/toasts.py" line="88" />
         <source>删除了过时的记忆：{0}</source>
         <translation>Deleted an outdated memory: {0}</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/presentation/toasts.py" line="87" />
+        <location filename="../../sonetto_desktop/presentation/toasts.py" line="89" />
         <source>删除了过时的记忆</source>
         <translation>Deleted an outdated memory</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/presentation/toasts.py" line="90" />
+        <location filename="../../sonetto_desktop/presentation/toasts.py" line="92" />
         <source>导入了 {0} 条记忆</source>
         <translation>Imported {0} memories</translation>
     </message>

@@ -115,7 +115,7 @@ class ConversationRow:
     last_day: date | None
     exchanges: int  # within the dates
     to_import: int
-    characters: int  # of the exchanges to import
+    characters: int  # of the exchanges within the dates not imported before (as the writer reads them)
     already: int
     state: str
     blocked_by: str = ""
@@ -237,8 +237,8 @@ def make_plan(history: History, *, since: date | None = None, until: date | None
         fresh = [e for e in in_range if e.key not in imported]
         blocked = dont_import.match_title(conversation.title) if dont_import is not None else None
         row = ConversationRow(conversation.id, conversation.title, conversation.first_day, conversation.last_day,
-                              len(in_range), 0, 0, len(in_range) - len(fresh), "new",
-                              guessed_branch=conversation.guessed_branch)
+                              len(in_range), 0, sum(exchange_chars(e) for e in fresh), len(in_range) - len(fresh),
+                              "new", guessed_branch=conversation.guessed_branch)
         if not in_range:
             row.state = "out_of_range"
         elif not fresh:
@@ -251,7 +251,6 @@ def make_plan(history: History, *, since: date | None = None, until: date | None
         else:
             row.state = "partly" if row.already else "new"
             row.to_import = len(fresh)
-            row.characters = sum(exchange_chars(e) for e in fresh)
             pending.append((conversation, fresh))
         plan.skipped_already_imported += row.already
         plan.rows.append(row)
@@ -259,7 +258,7 @@ def make_plan(history: History, *, since: date | None = None, until: date | None
     batches = [b for conversation, fresh in pending for b in _batches(conversation, fresh)]
     batches.sort(key=lambda b: (b.exchanges[0].time, b.conversation_id))
     plan.batches = [Batch(seq, b.conversation_id, b.title, b.exchanges) for seq, b in enumerate(batches)]
-    plan.characters = sum(row.characters for row in plan.rows)
+    plan.characters = sum(row.characters for row in plan.rows if row.to_import)
     _estimate(plan, memories)
     return plan
 

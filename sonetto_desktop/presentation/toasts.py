@@ -7,7 +7,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any
 
-from ..memory.changes import USER, MemoryChange
+from ..memory.changes import IMPORT_PREFIX, USER, MemoryChange
 from .i18n import translate
 from .turn_summary import quiet
 
@@ -59,6 +59,8 @@ def toast_for(event: Any) -> ToastSpec | None:
 
 
 def _change_toast(change: MemoryChange) -> ToastSpec | None:
+    if change.actor.startswith(IMPORT_PREFIX):  # an import shows its progress, and one toast at its end
+        return None
     spec = _what_changed(change)
     if spec is not None and change.actor.startswith("mcp:"):  # another AI app: say which
         text = translate("WriterToasts", "{0}（其他应用）· {1}").format(change.actor[4:], spec.text)

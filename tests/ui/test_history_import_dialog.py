@@ -131,3 +131,13 @@ async def test_an_imported_memory_says_where_it_came_from(service, populated_sto
     assert "来自：ChatGPT「搬家去杭州」· 2024-05-01" in dialog.diff.toPlainText()
     assert author_label("import:chatgpt") == "ChatGPT" and author_label("import:deepseek") == "DeepSeek"
     assert author_tooltip("import:cherry") == "从 Cherry Studio 的聊天记录导入"
+
+
+def test_an_imports_changes_make_no_toast_of_their_own():
+    from sonetto_desktop.memory import MemoryChange
+    from sonetto_desktop.presentation.toasts import toast_for
+
+    card = {"description": "用户养了一只柯基", "theme": "品味", "hit": 0, "latest_update_time": ""}
+    assert toast_for(MemoryChange("add", ("m1",), "agent", turn_id="t1", states={"m1": card})) is not None
+    # a thousand-turn import would be a thousand toasts: it says its progress in its own window
+    assert toast_for(MemoryChange("add", ("m1",), "import:chatgpt", turn_id="imp-1-000000", states={"m1": card})) is None

@@ -103,6 +103,7 @@ class HistoryImportDialog(QDialog):
         self.finished.connect(lambda _code: self._tasks.cancel_all())
         if actions.running is not None:
             self.import_id = actions.running.id
+            self.progress.set_source(self._source_text(actions.running))
             self.stack.setCurrentWidget(self.progress)
             if actions.last_progress is not None:
                 self.progress.show_progress(actions.last_progress)
@@ -111,6 +112,10 @@ class HistoryImportDialog(QDialog):
 
     def _spawn(self, coro: Any) -> Any:
         return self._tasks.spawn(coro, name="history-import-dialog")
+
+    def _source_text(self, state: Any) -> str:
+        """``ChatGPT · export.zip · 640 轮``: what an import reads."""
+        return self.tr("{0} · {1} · {2} 轮").format(state.label, state.file_name, state.turns)
 
     # ── 1. source ─────────────────────────────────────────────────────
 
@@ -471,7 +476,7 @@ class HistoryImportDialog(QDialog):
             skipped.append(self.tr("日期范围外的 {0} 轮").format(plan.skipped_out_of_range))
         left_out = sum(plan.skipped_messages.values())
         if left_out:
-            skipped.append(self.tr("系统提示、工具调用、空白等 {0} 条消息").format(left_out))
+            skipped.append(self.tr("系统提示、工具调用、改写前的分支、空白等 {0} 条消息").format(left_out))
         text = self.tr("不导入：{0}").format("；".join(skipped)) if skipped else ""
         if plan.secrets_hidden:
             text += ("\n" if text else "") + self.tr("{0} 处疑似密码、密钥或证件号会在发送给模型前隐去").format(
@@ -591,6 +596,7 @@ class HistoryImportDialog(QDialog):
             return state
         self.import_id = state.id
         self.progress.show_running()
+        self.progress.set_source(self._source_text(state))
         self.stack.setCurrentWidget(self.progress)
         if self.actions.last_progress is not None:
             self.progress.show_progress(self.actions.last_progress)
@@ -605,6 +611,7 @@ class HistoryImportDialog(QDialog):
             return resumed
         self.import_id = resumed.id
         self.progress.show_running()
+        self.progress.set_source(self._source_text(resumed))
         self.stack.setCurrentWidget(self.progress)
         return resumed
 

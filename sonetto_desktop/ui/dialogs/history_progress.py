@@ -59,6 +59,9 @@ class ImportProgressPanel(QWidget):
         self.setObjectName("HistoryProgress")
         self.title = QLabel(QCoreApplication.translate("HistoryProgress", "正在导入…"), self)
         self.title.setObjectName("HistoryProgressTitle")
+        self.source = QLabel("", self)
+        self.source.setObjectName("HintLabel")
+        self.source.setTextFormat(Qt.TextFormat.PlainText)
         self.bar = QProgressBar(self)
         self.bar.setObjectName("HistoryProgressBar")
         self.bar.setAccessibleName(QCoreApplication.translate("HistoryProgress", "导入进度"))
@@ -101,6 +104,7 @@ class ImportProgressPanel(QWidget):
         buttons.addWidget(self.close_button)
         layout = QVBoxLayout(self)
         layout.addWidget(self.title)
+        layout.addWidget(self.source)
         layout.addWidget(self.bar)
         layout.addWidget(self.line)
         layout.addWidget(self.current)
@@ -118,13 +122,25 @@ class ImportProgressPanel(QWidget):
         self.close_button.clicked.connect(self.close_requested)
         self.show_running()
 
+    @staticmethod
+    def _say(label: QLabel, text: str) -> None:
+        """A line that takes no room while it has nothing to say."""
+        label.setText(text)
+        label.setVisible(bool(text))
+
+    def set_source(self, text: str) -> None:
+        """What is being imported (the app and the file, the turns)."""
+        self._say(self.source, text)
+
     def show_running(self) -> None:
         for button in (self.pause_button, self.background_button, self.stop_button):
             button.setVisible(True)
             button.setEnabled(True)
         self.undo_button.setVisible(False)
         self.close_button.setVisible(False)
-        self.undo_id.setText("")
+        self.bar.setVisible(True)
+        for label in (self.current, self.note, self.failed, self.undo_id):
+            self._say(label, "")
         self.retry_button.setVisible(False)
 
     def show_progress(self, p: ImportProgress) -> None:
@@ -132,11 +148,13 @@ class ImportProgressPanel(QWidget):
         self.bar.setValue(p.turns_done)
         self.line.setText(progress_line(p))
         if p.title and p.day is not None and p.status in ("running", "paused"):
-            self.current.setText(QCoreApplication.translate("HistoryProgress", "正在读：「{0}」· {1}").format(p.title, p.day.isoformat()))
-        self.note.setText(held_text(p.held))
+            self._say(self.current, QCoreApplication.translate("HistoryProgress", "正在读：「{0}」· {1}").format(
+                p.title, p.day.isoformat()))
+        self._say(self.note, held_text(p.held))
         self._paused = "person" in p.held
         self.pause_button.setText(QCoreApplication.translate("HistoryProgress", "继续") if self._paused else QCoreApplication.translate("HistoryProgress", "暂停"))
-        self.failed.setText(QCoreApplication.translate("HistoryProgress", "{0} 批没能写入").format(p.failed_batches) if p.failed_batches else "")
+        self._say(self.failed, QCoreApplication.translate("HistoryProgress", "{0} 批没能写入").format(p.failed_batches)
+                  if p.failed_batches else "")
         self.retry_button.setVisible(bool(p.failed_batches) and p.status != "done")
 
     def show_done(self, result: ImportResult, *, review: bool) -> None:
@@ -151,17 +169,18 @@ class ImportProgressPanel(QWidget):
         if result.failed_turns:
             text += QCoreApplication.translate("HistoryProgress", "；{0} 轮没能写入").format(result.failed_turns)
         self.line.setText(text)
-        self.current.setText("")
-        self.note.setText("")
-        self.failed.setText("")
+        self._say(self.current, "")
+        self._say(self.note, "")
+        self._say(self.failed, "")
         self.retry_button.setVisible(False)
-        self.undo_id.setText(QCoreApplication.translate("HistoryProgress", "撤销编号：{0}（命令行：sonetto memory undo {0}）").format(result.undo_id))
+        self._say(self.undo_id, QCoreApplication.translate("HistoryProgress", "撤销编号：{0}（命令行：sonetto memory undo {0}）").format(result.undo_id))
         self._ended(undo=True)
 
     def show_undone(self, redo_id: str) -> None:
         self.title.setText(QCoreApplication.translate("HistoryProgress", "已撤销这次导入"))
+        self.bar.setVisible(False)
         self.line.setText(QCoreApplication.translate("HistoryProgress", "导入的记忆已放回原样；同一个文件以后可以重新导入"))
-        self.undo_id.setText(QCoreApplication.translate("HistoryProgress", "改变主意了？命令行：sonetto memory undo {0}").format(redo_id))
+        self._say(self.undo_id, QCoreApplication.translate("HistoryProgress", "改变主意了？命令行：sonetto memory undo {0}").format(redo_id))
         self._ended(undo=False)
 
     def show_saved(self, created: int, proposals: int, skipped: int, undo_id: str | None) -> None:
@@ -174,12 +193,12 @@ class ImportProgressPanel(QWidget):
         if skipped:
             text += QCoreApplication.translate("HistoryProgress", "；跳过 {0} 条").format(skipped)
         self.line.setText(text)
-        self.undo_id.setText(QCoreApplication.translate("HistoryProgress", "撤销编号：{0}（命令行：sonetto memory undo {0}）").format(undo_id) if undo_id else "")
+        self._say(self.undo_id, QCoreApplication.translate("HistoryProgress", "撤销编号：{0}（命令行：sonetto memory undo {0}）").format(undo_id) if undo_id else "")
         self._ended(undo=bool(undo_id) and not proposals)
 
     def show_stopped(self) -> None:
         self.title.setText(QCoreApplication.translate("HistoryProgress", "导入已停止"))
-        self.note.setText(QCoreApplication.translate("HistoryProgress", "已导入的部分保留着；再次导入同一个文件会接着导入剩下的"))
+        self._say(self.note, QCoreApplication.translate("HistoryProgress", "已导入的部分保留着；再次导入同一个文件会接着导入剩下的"))
         self._ended(undo=True)
 
     def _ended(self, *, undo: bool) -> None:
