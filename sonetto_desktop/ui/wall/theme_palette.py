@@ -1,8 +1,11 @@
 """ThemeColors: the wall's colour for each theme — distinct, stable and readable in both modes.
 
-Each theme gets a palette slot once: its preferred slot (crc32 of the name) unless a theme on the
-wall already has it, then the next free slot ``PROBE_STEP`` further on. Slots are remembered (the
-wall saves them in its UI state), so a theme keeps its colour when others come and go. A person
+Each theme gets a palette slot once: its preferred slot (crc32 of the name) unless another theme
+holds it, then the next free slot ``PROBE_STEP`` further on. Slots are remembered (the wall saves
+them in its UI state), so a theme keeps its colour when others come and go — and a slot stays
+reserved for a theme while it is away (deleted, filtered out, not loaded yet), so it cannot come
+back to find its colour given to another. Only when every main slot is held is one of an absent
+theme reused. The first 12 themes present always hold main slots, which are pairwise distinct. A person
 may pick their own colour for a theme; it is shown as picked where it is readable and lightened or
 darkened just enough (3:1 against the card surface) where it is not. Pure Python.
 """
@@ -12,7 +15,7 @@ from __future__ import annotations
 import re
 from typing import Iterable
 
-from .theme_colors import PROBE_STEP, THEME_PALETTE, WALL_TOKENS, preferred_slot
+from .theme_colors import MAIN_SLOTS, PROBE_STEP, THEME_PALETTE, WALL_TOKENS, preferred_slot
 
 MIN_CONTRAST = 3.0
 _HEX = re.compile(r"^#[0-9a-fA-F]{6}$")
@@ -65,29 +68,65 @@ class ThemeColors:
 
     def __init__(self, slots: dict[str, int] | None = None, custom: dict[str, str] | None = None) -> None:
         size = len(THEME_PALETTE["light"])
-        self.slots: dict[str, int] = {t: int(s) % size for t, s in (slots or {}).items() if isinstance(s, int)}
+        self.slots: dict[str, int] = {t: s % size for t, s in (slots or {}).items()
+                                      if isinstance(s, int) and not isinstance(s, bool)}
         self.custom: dict[str, str] = {t: c.lower() for t, c in (custom or {}).items() if valid_color(c)}
 
     def assign(self, themes: Iterable[str]) -> bool:
-        """Give each theme without a slot a free one (free among ``themes``); True if any was given."""
+        """Give the themes on the wall (``themes``) slots of their own (module docstring); True if
+        any slot was given or changed. Deterministic: the same themes get the same slots anywhere."""
         themes = sorted(set(themes))
+        present = set(themes)
         size = len(THEME_PALETTE["light"])
-        taken = {self.slots[t] for t in themes if t in self.slots}
         changed = False
-        for theme in themes:
-            if theme in self.slots:
+        holder: dict[int, str] = {}
+        for theme in themes:  # two themes on the wall with one slot (saved by an older version): one moves
+            slot = self.slots.get(theme)
+            if slot is None:
                 continue
-            slot = preferred_slot(theme)
-            for _ in range(size):
-                if slot not in taken:
-                    break
-                slot = (slot + PROBE_STEP) % size
+            if slot in holder:
+                del self.slots[theme]
+                changed = True
             else:
-                slot = preferred_slot(theme)  # more themes than colours: share the preferred one
-            self.slots[theme] = slot
-            taken.add(slot)
+                holder[slot] = theme
+        newcomers = [t for t in themes if t not in self.slots]
+        # a theme of the wall on a spare slot takes a main one that nobody holds
+        spare = [t for t in themes if t in self.slots and self.slots[t] >= MAIN_SLOTS]
+        for theme in spare:
+            slot = self._free(theme, range(MAIN_SLOTS), present, reuse=False)
+            if slot is not None:
+                self.slots[theme] = slot
+                changed = True
+        for theme in newcomers:
+            slot = self._free(theme, range(MAIN_SLOTS), present, reuse=False)
+            if slot is None:  # every main slot is remembered: one held only by an absent theme
+                slot = self._free(theme, range(MAIN_SLOTS), present, reuse=True)
+            if slot is None:  # more than 12 themes on the wall
+                slot = self._free(theme, range(MAIN_SLOTS, size), present, reuse=False)
+            if slot is None:
+                slot = self._free(theme, range(MAIN_SLOTS, size), present, reuse=True)
+            self.slots[theme] = slot if slot is not None else preferred_slot(theme)  # share, last resort
             changed = True
         return changed
+
+    def _free(self, theme: str, slots: range, present: set[str], *, reuse: bool) -> int | None:
+        """The first slot of ``slots`` (from the theme's preferred one, ``PROBE_STEP`` apart) that no
+        theme holds; ``reuse``: that no theme on the wall holds (an absent theme gives it up)."""
+        holders: dict[int, list[str]] = {}
+        for other, slot in self.slots.items():
+            if other != theme:
+                holders.setdefault(slot, []).append(other)
+        start = preferred_slot(theme) % len(slots) if len(slots) else 0
+        for step in range(len(slots)):
+            slot = slots[(start + step * PROBE_STEP) % len(slots)]
+            owners = holders.get(slot, [])
+            if not owners:
+                return slot
+            if reuse and not any(o in present for o in owners):
+                for owner in owners:
+                    del self.slots[owner]  # it was away; it gets a new colour if it comes back
+                return slot
+        return None
 
     def slot(self, theme: str) -> int:
         return self.slots.get(theme, preferred_slot(theme))
