@@ -11,7 +11,7 @@ from __future__ import annotations
 from pathlib import Path
 
 from PySide6.QtCore import QObject, Qt, Signal
-from PySide6.QtGui import QGuiApplication
+from PySide6.QtGui import QColor, QGuiApplication, QPalette
 from PySide6.QtWidgets import QApplication
 
 from sonetto_desktop.resources import resource
@@ -96,6 +96,28 @@ def stylesheet(mode: str) -> str:
     return "\n".join(parts)
 
 
+def palette(mode: str) -> QPalette:
+    """The application palette for ``mode``: what Qt draws without a style sheet rule (its own file,
+    colour and input dialogs, a file dialog's sidebar, popups) follows the theme too."""
+    t = tokens(mode)
+    roles = QPalette.ColorRole
+    colors = {
+        roles.Window: t["window_bg"], roles.WindowText: t["text"], roles.Base: t["panel_bg"],
+        roles.AlternateBase: t["sidebar_bg"], roles.Text: t["text"], roles.Button: t["button_bg"],
+        roles.ButtonText: t["text"], roles.BrightText: "#ffffff", roles.Highlight: t["accent"],
+        roles.HighlightedText: "#ffffff", roles.ToolTipBase: t["panel_bg"], roles.ToolTipText: t["text"],
+        roles.PlaceholderText: t["muted"], roles.Link: t["link"], roles.LinkVisited: t["link"],
+        roles.Mid: t["border"], roles.Midlight: t["hover_bg"], roles.Dark: t["scroll_handle"],
+        roles.Light: t["panel_bg"], roles.Shadow: t["border"],
+    }
+    result = QPalette()
+    for role, value in colors.items():
+        result.setColor(role, QColor(value))
+    for role in (roles.WindowText, roles.Text, roles.ButtonText):
+        result.setColor(QPalette.ColorGroup.Disabled, role, QColor(t["muted"]))
+    return result
+
+
 class ThemeController(QObject):
     """Applies the chosen theme and, for "system", re-applies it when the platform scheme changes."""
 
@@ -126,6 +148,7 @@ class ThemeController(QObject):
         if mode == self._mode:
             return
         self._mode = mode
+        self._app.setPalette(palette(mode))
         self._app.setStyleSheet(stylesheet(mode))
         self._app.setProperty("sonetto_theme", mode)
         self.mode_changed.emit(mode)

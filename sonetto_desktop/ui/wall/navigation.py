@@ -138,6 +138,15 @@ class WallNavigation:
             later(self, self._update_sticky)
         return super().eventFilter(watched, event)
 
+    def changeEvent(self, event: QEvent) -> None:
+        super().changeEvent(event)  # type: ignore[misc]
+        if event.type() == QEvent.Type.StyleChange:  # light <-> dark: the outline's and sticky header's dots
+            later(self, self._follow_style)
+
+    def _follow_style(self) -> None:
+        self._update_outline()
+        self._update_sticky()
+
     def set_theme_color(self, theme: str, color: str | None) -> None:
         """The person's colour for ``theme`` (``#rrggbb``), or None for its own again; remembered."""
         self.theme_colors.set_custom(theme, color)

@@ -1,0 +1,93 @@
+"""Dark theme without gaps (issue 30 item 10): after a live switch the wall's outline dots and the
+pinned header's dot take the dark colours; Qt's own dialogs (a file dialog's sidebar) are dark; a
+combo box's popup shows every item (the theme and language lists were cut at their last row)."""
+
+from __future__ import annotations
+
+import pytest
+from PySide6.QtCore import QCoreApplication
+from PySide6.QtGui import QPalette
+from PySide6.QtWidgets import QAbstractItemView, QFileDialog
+
+from sonetto_desktop.config.settings import Settings
+from sonetto_desktop.ui.settings.dialog import SettingsDialog
+from sonetto_desktop.ui.theme import ThemeController
+from sonetto_desktop.ui.wall.outline import COLOR_ROLE, THEME_ROLE
+
+
+@pytest.fixture
+def theme(qapp):
+    controller = ThemeController(qapp, "light")
+    yield controller
+    qapp.setStyleSheet("")
+    qapp.setPalette(QPalette())
+    controller.deleteLater()
+
+
+def _outline_colours(wall) -> dict[str, str]:
+    outline = wall.outline
+    return {outline.item(i).data(THEME_ROLE): outline.item(i).data(COLOR_ROLE) for i in range(outline.count())}
+
+
+async def test_the_outline_and_pinned_header_follow_a_live_switch(theme, wall, populated_store, wait):
+    for n in range(30):  # enough cards to scroll past a header
+        populated_store.add(f"第 {n} 件关于工作的事，写得长一点好占地方", "工作")
+    await wall.reload()
+    await wall.loader.wait()
+    wall.set_outline_shown(True)
+    await wait(lambda: _outline_colours(wall), message="the outline filled")
+    light = {t: wall.theme_colors.color(t, "light") for t in _outline_colours(wall)}
+    assert _outline_colours(wall) == light
+    wall.jump_to("工作")
+    bar = wall.scroll.verticalScrollBar()
+    bar.setValue(bar.value() + 60)  # into the section: its header is pinned
+    await wait(lambda: wall.sticky.isVisible(), message="the pinned header")
+
+    theme.set_setting("dark")
+    dark = {t: wall.theme_colors.color(t, "dark") for t in light}
+    assert dark != light
+    await wait(lambda: _outline_colours(wall) == dark, message="the outline's dots in the dark colours")
+    pinned = wall.section(wall.sticky.theme).swatch.color().name()
+    await wait(lambda: wall.sticky.swatch.color.name() == pinned == dark[wall.sticky.theme],
+               message="the pinned header's dot in the dark colour")
+
+
+def test_qt_s_own_file_dialog_is_dark_in_the_dark_theme(theme, qtbot):
+    theme.set_setting("dark")
+    dialog = QFileDialog(None, "导出对话")
+    dialog.setOption(QFileDialog.Option.DontUseNativeDialog, True)
+    qtbot.addWidget(dialog)
+    dialog.show()
+    QCoreApplication.processEvents()
+    sidebar = dialog.findChild(QAbstractItemView, "sidebar")
+    assert sidebar is not None
+    image = sidebar.viewport().grab().toImage()
+    assert image.pixelColor(image.width() - 3, image.height() - 3).lightness() < 100
+    assert dialog.palette().color(QPalette.ColorRole.Base).lightness() < 100
+    theme.set_setting("light")
+    assert dialog.palette().color(QPalette.ColorRole.Base).lightness() > 200
+
+
+@pytest.mark.qt_log_ignore(r"^This plugin does not support (raise\(\)|grabbing the keyboard|propagateSizeHints\(\))$")
+@pytest.mark.parametrize("mode", ["light", "dark"])
+@pytest.mark.parametrize("combo", ["theme", "language"])
+def test_a_combo_box_popup_shows_every_item(theme, qtbot, mode, combo):
+    theme.set_setting(mode)
+    dialog = SettingsDialog(Settings())
+    qtbot.addWidget(dialog)
+    dialog.show()
+    box = getattr(dialog, combo)
+    box.setFocus()
+    box.showPopup()
+    view = box.view()
+    view.setFocus()  # as in a real window, where the open popup has the keyboard
+    QCoreApplication.processEvents()
+    try:
+        assert view.verticalScrollBar().maximum() == 0
+        viewport = view.viewport().rect()
+        for row in range(box.count()):
+            rect = view.visualRect(box.model().index(row, 0))
+            assert rect.top() >= viewport.top() and rect.bottom() <= viewport.bottom(), (
+                row, box.itemText(row), rect, viewport)
+    finally:
+        box.hidePopup()
