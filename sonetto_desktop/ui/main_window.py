@@ -13,6 +13,7 @@ from PySide6.QtGui import QCloseEvent, QKeySequence, QShortcut
 from PySide6.QtWidgets import QHBoxLayout, QLabel, QMainWindow, QSplitter, QStackedWidget, QToolButton, QVBoxLayout, QWidget
 
 from .chat.controller import ChatController
+from .chat.drafts import Drafts
 from .chat.panel import ChatPanel
 from .widgets.icons import icon
 from .notices.status_indicator import StatusIndicator, WriterControl
@@ -57,6 +58,7 @@ class MainWindow(QMainWindow):
         column.addWidget(self._build_header(writer_control))
 
         self.chat_panel = ChatPanel(controller, root)
+        self.drafts = Drafts(controller, self.chat_panel.composer, ui_state) if ui_state is not None else None
         self.welcome = WelcomePanel(root)
         self.welcome.settings_requested.connect(self.settings_requested)
         self.chat_stack = QStackedWidget(root)
@@ -169,6 +171,8 @@ class MainWindow(QMainWindow):
     def save_state(self) -> None:
         if self._ui_state is None:
             return
+        if self.drafts is not None:
+            self.drafts.save()
         self._ui_state.setValue("main/geometry", self.saveGeometry())
         self._ui_state.setValue("main/splitter", self.splitter.saveState())
         self._ui_state.sync()

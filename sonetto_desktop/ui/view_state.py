@@ -27,6 +27,7 @@ class ViewState:
     chat_position: int | None = None  # None: at the end of the chat
     draft: str = ""
     editing_turn: str = ""
+    before_edit: str = ""  # while editing an earlier message: what was typed before
     quick_visible: bool = False
     quick_pos: QPoint = field(default_factory=QPoint)
     quick_draft: str = ""
@@ -49,6 +50,7 @@ def capture(window: Any, wall: Any, quick_chat: Any) -> ViewState:
         state.chat_position = panel.view.reading_position()
         state.draft = panel.composer.text()
         state.editing_turn = panel.composer.editing_turn
+        state.before_edit = panel.composer.draft_text() if state.editing_turn else ""
     if alive(quick_chat):
         state.quick_visible = quick_chat.isVisible()
         state.quick_pos = quick_chat.pos()
@@ -67,10 +69,11 @@ def restore_window(state: ViewState, window: Any, quick_chat: Any) -> None:
     if not state.splitter.isEmpty():
         window.splitter.restoreState(state.splitter)
     composer = window.chat_panel.composer
+    if state.editing_turn:
+        composer.set_text(state.before_edit)
+        composer.set_editing(state.editing_turn)
     if state.draft:
         composer.set_text(state.draft)
-    if state.editing_turn:
-        composer.set_editing(state.editing_turn)
     if state.quick_draft:
         quick_chat.composer.set_text(state.quick_draft)
     if state.window_visible:

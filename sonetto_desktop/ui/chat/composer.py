@@ -71,6 +71,7 @@ class Composer(QWidget):
         row.addWidget(cancel)
         self.editing_bar.hide()
         self._editing = ""
+        self._before_edit = ""  # what was typed before an earlier message was put here to edit
         return self.editing_bar
 
     @property
@@ -79,13 +80,29 @@ class Composer(QWidget):
         return self._editing
 
     def set_editing(self, turn_id: str) -> None:
+        if turn_id and not self._editing:
+            self._before_edit = self.text()
         self._editing = turn_id
         self.editing_bar.setVisible(bool(turn_id))
 
     def cancel_editing(self) -> None:
+        """Stop editing: what was typed before the edit comes back."""
         if self._editing:
             self.set_editing("")
-            self.input.clear()
+            self.input.setPlainText(self._before_edit)
+            self._before_edit = ""
+
+    def finish_editing(self) -> None:
+        """The edited message was sent: an empty input gets back what was typed before the edit."""
+        if self._editing:
+            self.set_editing("")
+            if not self.text():
+                self.input.setPlainText(self._before_edit)
+            self._before_edit = ""
+
+    def draft_text(self) -> str:
+        """The unsent text of this chat (while editing an earlier message: what was there before)."""
+        return self._before_edit if self._editing else self.text()
 
     def text(self) -> str:
         return self.input.toPlainText()

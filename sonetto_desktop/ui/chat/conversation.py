@@ -84,7 +84,7 @@ class Conversation(QObject):
     def _on_send_requested(self, text: str) -> None:
         if self.controller.send(text, replace_turn=self.composer.editing_turn) is not None:
             self.composer.clear_if(text)
-            self.composer.set_editing("")
+            self.composer.finish_editing()
 
     def _on_regenerate_requested(self, user_text: str, turn_id: str) -> None:
         """Answer again: the reply (and anything after it) is replaced by a new one."""

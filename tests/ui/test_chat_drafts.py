@@ -1,0 +1,82 @@
+"""Drafts (issue 30 item 11): what was typed and not sent is kept per chat — across switching chats
+and across a restart — and is gone once sent or when its chat is deleted; a temporary chat keeps
+none; editing an earlier message puts the draft aside and gives it back."""
+
+from __future__ import annotations
+
+import asyncio
+
+from shell_fixtures import app_settings, running_app
+
+
+async def _send(app, wait, text: str) -> None:
+    composer = app.window.chat_panel.composer
+    composer.set_text(text)
+    composer.submit()
+    await wait(lambda: app.controller.busy, message="turn started")
+    await wait(lambda: not app.controller.busy, timeout=30, message="turn finished")
+
+
+async def test_a_draft_survives_switching_chats_and_a_restart(qapp, tmp_path, llm_server, wait):
+    settings = app_settings(tmp_path / "data", llm_server)
+    async with running_app(qapp, settings) as app:
+        panel = app.window.chat_panel
+        first = app.controller.current_session_id
+        panel.composer.set_text("draft 草稿没发")
+        await panel.new_session()
+        second = app.controller.current_session_id
+        assert second != first and panel.composer.text() == ""  # the draft did not follow into another chat
+        panel.composer.set_text("第二个对话的草稿")
+        await panel.select_session(first)
+        assert panel.composer.text() == "draft 草稿没发"
+        await panel.select_session(second)
+        assert panel.composer.text() == "第二个对话的草稿"
+        panel.composer.set_text("第二个对话的草稿，改过")  # quit right after typing: no wait for the timer
+    async with running_app(qapp, settings) as app:  # a restart
+        panel = app.window.chat_panel
+        await wait(lambda: app.controller.current_session_id == second, message="the newest chat open")
+        assert panel.composer.text() == "第二个对话的草稿，改过"
+        await panel.select_session(first)
+        assert panel.composer.text() == "draft 草稿没发"
+
+
+async def test_a_sent_message_is_no_draft_and_a_deleted_chat_takes_its_draft(qapp, tmp_path, llm_server, wait):
+    settings = app_settings(tmp_path / "data", llm_server)
+    async with running_app(qapp, settings) as app:
+        panel = app.window.chat_panel
+        chat = app.controller.current_session_id
+        llm_server.add_text("好的", to="chat")
+        await _send(app, wait, "这句发出去了")
+        assert panel.composer.text() == ""
+        await panel.new_session()
+        other = app.controller.current_session_id
+        panel.composer.set_text("要被删掉的草稿")
+        await panel.select_session(chat)
+        assert panel.composer.text() == ""  # the sent message did not come back as a draft
+        await panel.delete_session(other)
+        await asyncio.sleep(0.1)
+        assert app.window.drafts.draft(other) == ""
+        await panel.new_session(temporary=True)
+        panel.composer.set_text("临时对话里的话")
+        app.window.drafts.save()
+        assert app.window.drafts.draft(app.controller.current_session_id) == ""  # a temporary chat keeps none
+
+
+async def test_editing_an_earlier_message_puts_the_draft_aside(qapp, tmp_path, llm_server, wait):
+    async with running_app(qapp, app_settings(tmp_path / "data", llm_server)) as app:
+        panel = app.window.chat_panel
+        llm_server.add_text("好的", to="chat")
+        await _send(app, wait, "原来的话")
+        panel.composer.set_text("还没写完的草稿")
+        panel.view.bubbles[0].edit_button.click()
+        assert panel.composer.text() == "原来的话"
+        app.window.drafts.save()
+        assert app.window.drafts.draft(app.controller.current_session_id) == "还没写完的草稿"
+        panel.composer.cancel_editing()
+        assert panel.composer.text() == "还没写完的草稿"
+        panel.view.bubbles[0].edit_button.click()
+        panel.composer.set_text("改过的话")
+        llm_server.add_text("收到", to="chat")
+        panel.composer.submit()
+        await wait(lambda: not app.controller.busy and panel.view.bubbles[-1].text == "收到", timeout=30)
+        assert panel.composer.text() == "还没写完的草稿"  # back after the edit was sent
