@@ -1,5 +1,7 @@
 """A TCP forwarder on the loopback that a test can cut and restore: the network between a device
-and its database server going away (every connection dropped, new ones refused) and coming back."""
+and its database server going away (every connection dropped, new ones refused) and coming back.
+``replies`` counts the server's answers it forwarded (each burst of bytes back to the client): a
+client's round trips."""
 
 from __future__ import annotations
 
@@ -15,6 +17,7 @@ class TcpProxy:
         self._conns: list[socket.socket] = []
         self._lock = threading.Lock()
         self.port = 0
+        self.replies = 0
         self.restore()
 
     def restore(self) -> None:
@@ -65,13 +68,15 @@ class TcpProxy:
                     upstream.close()
                     return
                 self._conns += [client, upstream]
-            for a, b in ((client, upstream), (upstream, client)):
-                threading.Thread(target=self._pump, args=(a, b), daemon=True).start()
+            for a, b, replies in ((client, upstream, False), (upstream, client, True)):
+                threading.Thread(target=self._pump, args=(a, b, replies), daemon=True).start()
 
-    @staticmethod
-    def _pump(src: socket.socket, dst: socket.socket) -> None:
+    def _pump(self, src: socket.socket, dst: socket.socket, replies: bool) -> None:
         try:
             while data := src.recv(65536):
+                if replies:
+                    with self._lock:
+                        self.replies += 1
                 dst.sendall(data)
         except OSError:
             pass

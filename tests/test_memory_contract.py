@@ -255,6 +255,22 @@ def test_import_merges_by_id_and_skips_duplicates(mm):
     assert len(added2) == 1 and added2[0] != a and mm.get(a).description == "小林喜欢猫"
 
 
+def test_import_gives_fresh_ids_no_memory_trash_entry_or_other_incoming_memory_has(mm):
+    from sonetto_desktop.memory import MemoryItem
+
+    here = mm.add("在库里", "测试")
+    binned = mm.add("在回收站", "测试")
+    mm.delete(binned, "测试")
+    proposals = iter(["later001", here, binned, "fresh001", "fresh002"])  # what the id generator offers
+    mm._generate_id = lambda: next(proposals)
+    incoming = {here: MemoryItem("与库里的同 id", "测试"), binned: MemoryItem("与回收站的同 id", "测试"),
+                "later001": MemoryItem("排在后面的", "测试")}
+    added, skipped = mm.import_items(incoming)
+    assert added == ["later001", "fresh001", "fresh002"] and skipped == []
+    assert [mm.get(i).description for i in added] == ["与库里的同 id", "与回收站的同 id", "排在后面的"]
+    assert mm.get(here).description == "在库里" and [t["id"] for t in mm.list_trash()] == [binned]
+
+
 def test_threads_in_one_process_do_not_lose_writes(mm):
     def worker(n):
         for i in range(10):

@@ -405,3 +405,49 @@ def test_bad_memory_and_trash_rows_do_not_break_reads_undo_or_the_local_copy(dev
         history = admin.execute(f'SELECT history FROM "{pg_schema}".memories WHERE id = %s', ("bad1",)).fetchone()[0]
         assert json.loads(history)[0]["raw"] == 5
         assert admin.execute(f'SELECT COUNT(*) FROM "{pg_schema}".trash WHERE id LIKE %s', ("junk%",)).fetchone()[0] == 4
+
+
+# ── bulk work in a few round trips (issue 29, item 4) ─────────────────────────────────────────
+
+
+def test_an_import_and_a_migration_take_a_few_round_trips_whatever_their_size(device, pg_server, pg_schema,
+                                                                              tmp_path):
+    import psycopg
+
+    from sonetto_desktop.memory import MemoryItem, SqliteMemoryManager
+    from sonetto_desktop.memory.stores.migrate import migrate_store
+
+    proxy = TcpProxy(pg_server.port)
+    local = SqliteMemoryManager(tmp_path / "memory.db")
+    empty = PostgresMemoryManager(proxied_url(pg_server, proxy), schema=f"{pg_schema}_m", listen=False)
+    try:
+        store = device("desk", url=proxied_url(pg_server, proxy), listen=False)
+        kept = store.add("用户喜欢猫", "品味")
+        gone = store.add("删掉的", "测试")
+        store.delete(gone, "测试")
+        items = {f"imp{n:05d}": MemoryItem(f"导入的第{n}条", f"主题{n % 7}") for n in range(2000)}
+        items.update({"dup00001": MemoryItem("用户喜欢猫", "品味"), kept: MemoryItem("与库里的同 id", "测试"),
+                      gone: MemoryItem("与回收站的同 id", "测试")})
+        before = proxy.replies
+        added, skipped = store.import_items(items, reason="导入")
+        trips = proxy.replies - before
+        assert trips <= 20, f"{trips} round trips to import 2,003 memories"
+        assert skipped == ["dup00001"] and len(added) == 2002 and len(set(added)) == 2002
+        assert kept not in added and gone not in added  # ids taken by a memory and a trash entry: fresh ones
+        stored = store.all_items()
+        assert len(stored) == 2003 and stored["imp01999"].description == "导入的第1999条"
+        assert stored[kept].description == "用户喜欢猫"
+        assert {stored[i].description for i in added[-2:]} == {"与库里的同 id", "与回收站的同 id"}
+        local.import_items(items)  # and a local store migrated onto an empty one on the server
+        for memory_id in list(local.all_items())[:5]:
+            local.delete(memory_id, "测试")
+        before = proxy.replies
+        report = migrate_store(local, empty)
+        assert (report.items, report.trash) == (1998, 5)
+        assert proxy.replies - before <= 40, f"{proxy.replies - before} round trips to migrate 2,003 memories"
+    finally:
+        local.close()
+        empty.close()
+        proxy.close()
+        with psycopg.connect(pg_server.url, autocommit=True) as admin:
+            admin.execute(f'DROP SCHEMA IF EXISTS "{pg_schema}_m" CASCADE')

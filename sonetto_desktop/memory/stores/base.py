@@ -20,7 +20,7 @@ import threading
 from abc import ABC, abstractmethod
 from contextlib import AbstractContextManager, contextmanager
 from dataclasses import dataclass, field
-from typing import Any, Callable, Iterator
+from typing import Any, Callable, Container, Iterator
 
 from ..changes import MemoryChange
 from .crud import CrudMixin
@@ -215,8 +215,9 @@ class BaseMemoryManager(CrudMixin, UndoMixin, ABC):
             raise MemoryNotFound(memory_id)
         return item
 
-    def _new_id(self, txn: Transaction) -> str:
+    def _new_id(self, txn: Transaction, planned: Container[str] = ()) -> str:
+        """An id no memory, trash entry or ``planned`` id (of a bulk write not stored yet) has."""
         while True:
             memory_id = self._generate_id()
-            if not txn.exists(memory_id) and txn.trash_get(memory_id) is None:
+            if memory_id not in planned and not txn.exists(memory_id) and txn.trash_get(memory_id) is None:
                 return memory_id

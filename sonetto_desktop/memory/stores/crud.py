@@ -263,19 +263,23 @@ class CrudMixin:
         added: list[str] = []
         skipped: list[str] = []
         change = None
-        with self._transaction() as txn:
-            existing = {(it.description, it.theme) for it in (txn.get(i) for i in txn.ids()) if it}
+        with self._transaction() as txn:  # a few round trips whatever the size (see Transaction's bulk part)
+            existing = txn.content_keys()
+            taken = txn.taken_ids([mid for mid in items if mid])
+            planned: dict[str, MemoryItem] = {}
             states: dict[str, Any] = {}
             for mid, item in items.items():
                 key = (item.description, item.theme)
                 if key in existing:
                     skipped.append(mid)
                     continue
-                new_id = mid if (mid and not txn.exists(mid) and txn.trash_get(mid) is None) else self._new_id(txn)
-                txn.put(new_id, item.copy())
+                new_id = mid if (mid and mid not in taken and mid not in planned) else self._new_id(txn, planned)
+                planned[new_id] = item.copy()
                 existing.add(key)
                 added.append(new_id)
-                states[new_id] = card_state(item)
+                if len(states) <= STATES_MAX:
+                    states[new_id] = card_state(item)
+            txn.put_new(planned)
             if added:
                 change = self._change(txn, "import", tuple(added), actor, reason, turn,
                                       states if len(states) <= STATES_MAX else None)

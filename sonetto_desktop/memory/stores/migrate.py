@@ -80,12 +80,10 @@ def _noop(step: str) -> None:
 
 def _copy(items: dict, trash: dict, dst_mm: BaseMemoryManager, progress: Progress) -> None:
     with dst_mm._transaction() as txn:  # the trash first, as the red-team's crash case had it
-        for memory_id, entry in trash.items():
-            txn.trash_put(memory_id, copy.deepcopy(entry))
+        txn.trash_put_many({memory_id: copy.deepcopy(entry) for memory_id, entry in trash.items()})
     progress("trash_copied")
-    with dst_mm._transaction() as txn:
-        for memory_id, item in items.items():
-            txn.put(memory_id, item.copy())
+    with dst_mm._transaction() as txn:  # into an empty store: every id is free; ``items`` are the caller's copies
+        txn.put_new(items)
     progress("items_copied")
 
 
@@ -112,7 +110,7 @@ def _verify(items: dict, trash: dict, dst_mm: BaseMemoryManager) -> None:
         missing = sorted(set(items) - set(copied))
         raise MigrationError(f"{len(copied)} of {len(items)} memories arrived; missing: {missing[:5]}")
     for memory_id, item in items.items():
-        if copied[memory_id].to_dict() != item.to_dict():
+        if copied[memory_id] != item:  # field by field, nothing copied
             raise MigrationError(f"memory {memory_id} differs after the copy")
     copied_trash = dst_mm._load_trash()
     if set(copied_trash) != set(trash):

@@ -10,7 +10,7 @@ from __future__ import annotations
 
 from abc import ABC, abstractmethod
 from datetime import datetime, timedelta
-from typing import Any, Iterable
+from typing import Any, Iterable, Mapping
 
 from ..changes import MemoryChange
 from ..item import MemoryItem, parse_time
@@ -49,6 +49,26 @@ class Transaction(ABC):
     def record(self, change: MemoryChange) -> None:  # noqa: B027 - optional for a backend
         """Keep ``change`` with the write (a backend with a change log writes it in this transaction).
         The default keeps nothing: the change is still published once the write commits."""
+
+    # ── bulk work (an import, a migration): per item here, in one round trip where a backend can ──
+
+    def content_keys(self) -> set[tuple[Any, Any]]:
+        """``(description, theme)`` of every stored memory."""
+        return {(item.description, item.theme) for item in (self.get(i) for i in self.ids()) if item is not None}
+
+    def taken_ids(self, ids: Iterable[str]) -> set[str]:
+        """Those of ``ids`` that a stored memory or a trash entry has."""
+        return {i for i in ids if self.exists(i) or self.trash_get(i) is not None}
+
+    def put_new(self, items: Mapping[str, MemoryItem]) -> None:
+        """Store ``items`` under ids no memory or trash entry has (the caller checked them in this
+        transaction: ``taken_ids``)."""
+        for memory_id, item in items.items():
+            self.put(memory_id, item)
+
+    def trash_put_many(self, entries: Mapping[str, dict[str, Any]]) -> None:
+        for memory_id, entry in entries.items():
+            self.trash_put(memory_id, entry)
 
     def expire_trash(self, max_age_days: float, now: datetime | None = None) -> list[str]:
         """Remove the trash entries deleted more than ``max_age_days`` ago; returns their ids. Ages

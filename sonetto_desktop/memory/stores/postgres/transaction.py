@@ -7,7 +7,7 @@ import json
 from dataclasses import dataclass
 from datetime import datetime
 from functools import partial
-from typing import Any, Iterable
+from typing import Any, Iterable, Mapping
 
 from ... import record
 from ...changes import MemoryChange
@@ -119,13 +119,14 @@ class PgTransaction(Transaction):
         row = self.conn.execute(f"SELECT entry FROM {self.t.trash} WHERE id = %s", (memory_id,)).fetchone()
         return self._entry(memory_id, row[0]) if row else None
 
+    def _trash_upsert(self) -> str:
+        return (f"INSERT INTO {self.t.trash} (id, entry, deleted_at, deleted_server)"
+                " VALUES (%s, %s, %s, now() - make_interval(secs => %s))"
+                " ON CONFLICT (id) DO UPDATE SET entry = EXCLUDED.entry, deleted_at = EXCLUDED.deleted_at,"
+                " deleted_server = EXCLUDED.deleted_server")
+
     def trash_put(self, memory_id: str, entry: dict[str, Any]) -> None:
-        self.conn.execute(
-            f"INSERT INTO {self.t.trash} (id, entry, deleted_at, deleted_server)"
-            " VALUES (%s, %s, %s, now() - make_interval(secs => %s))"
-            " ON CONFLICT (id) DO UPDATE SET entry = EXCLUDED.entry, deleted_at = EXCLUDED.deleted_at,"
-            " deleted_server = EXCLUDED.deleted_server",
-            trash_row(memory_id, entry))
+        self.conn.execute(self._trash_upsert(), trash_row(memory_id, entry))
 
     def expire_trash(self, max_age_days: float, now: datetime | None = None) -> list[str]:
         """By the server's clock (``now``, a computer's, is not used: one whose clock runs fast must
@@ -140,6 +141,34 @@ class PgTransaction(Transaction):
 
     def trash_ids(self) -> Iterable[str]:
         return [r[0] for r in self.conn.execute(f"SELECT id FROM {self.t.trash}")]
+
+    # ── bulk work: one round trip each, whatever the size ─────────────
+
+    def content_keys(self) -> set[tuple[Any, Any]]:
+        return set(self.conn.execute(f"SELECT description, theme FROM {self.t.memories}"))
+
+    def taken_ids(self, ids: Iterable[str]) -> set[str]:
+        wanted = list(ids)
+        if not wanted:
+            return set()
+        rows = self.conn.execute(f"SELECT id FROM {self.t.memories} WHERE id = ANY(%s)"
+                                 f" UNION SELECT id FROM {self.t.trash} WHERE id = ANY(%s)", (wanted, wanted))
+        return {row[0] for row in rows}
+
+    def put_new(self, items: Mapping[str, MemoryItem]) -> None:
+        """``COPY`` straight into the table (ids checked free by the caller: a taken one fails the
+        whole write, nothing half done)."""
+        if not items:
+            return
+        with self.conn.cursor() as cur, cur.copy(f"COPY {self.t.memories} ({COLUMNS}) FROM STDIN") as copy:
+            for memory_id, item in items.items():
+                copy.write_row(item_row(memory_id, item))
+
+    def trash_put_many(self, entries: Mapping[str, dict[str, Any]]) -> None:
+        if not entries:
+            return
+        with self.conn.cursor() as cur:  # pipelined: one round trip for all
+            cur.executemany(self._trash_upsert(), [trash_row(mid, entry) for mid, entry in entries.items()])
 
     # ── bulk (the seed's primitives, for migration and self-check) ──────
 
@@ -161,13 +190,8 @@ class PgTransaction(Transaction):
 
     def save_all(self, items: dict[str, MemoryItem]) -> None:
         self.conn.execute(f"DELETE FROM {self.t.memories}")
-        with self.conn.cursor() as cur:
-            cur.executemany(f"INSERT INTO {self.t.memories} ({COLUMNS}) VALUES ({_PLACES})",
-                            [item_row(mid, item) for mid, item in items.items()])
+        self.put_new(items)
 
     def save_trash(self, trash: dict[str, dict[str, Any]]) -> None:
         self.conn.execute(f"DELETE FROM {self.t.trash}")
-        with self.conn.cursor() as cur:
-            cur.executemany(f"INSERT INTO {self.t.trash} (id, entry, deleted_at, deleted_server)"
-                            " VALUES (%s, %s, %s, now() - make_interval(secs => %s))",
-                            [trash_row(mid, entry) for mid, entry in trash.items()])
+        self.trash_put_many(trash)
