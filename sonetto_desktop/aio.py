@@ -7,9 +7,9 @@
   loop for a second or more).
 - :func:`imports_settled` wraps code that may import a large package (LangChain: several hundred
   thousand objects) so the collector stops walking what the import made.
-- :class:`TaskKeeper` owns fire-and-forget tasks: it keeps them referenced until they finish (the
+- :class:`TaskScope` owns fire-and-forget tasks: it keeps them referenced until they finish (the
   event loop holds only weak references), logs their failures, and cancels and awaits whatever is
-  left when its owner closes.
+  left when its owner closes. Scopes form one tree per app (windows and dialogs get children).
 """
 
 from __future__ import annotations
@@ -69,13 +69,35 @@ def imports_settled() -> Iterator[None]:
             gc.freeze()
 
 
-class TaskKeeper:
-    """Keeps tasks alive until done; ``await close()`` cancels and awaits the rest."""
+class TaskScope:
+    """Owns fire-and-forget tasks: keeps them until they finish, logs their failures, and on ``close()``
+    cancels and awaits whatever is left — its children's first. Scopes form a tree: the app owns the
+    root, and each window, dialog or view takes a ``child``, so closing the app (or a dialog) ends every
+    task started below it and nothing is found and cancelled by name."""
 
-    def __init__(self, name: str = "tasks") -> None:
+    def __init__(self, name: str = "tasks", parent: TaskScope | None = None) -> None:
         self._name = name
+        self._parent = parent
         self._tasks: set[asyncio.Task[Any]] = set()
+        self._children: list[TaskScope] = []
         self._closed = False
+
+    @property
+    def name(self) -> str:
+        return self._name
+
+    @property
+    def closed(self) -> bool:
+        return self._closed
+
+    def child(self, name: str) -> TaskScope:
+        """A scope closed with this one (or on its own, earlier). A child of a closed scope is closed."""
+        scope = TaskScope(name, self)
+        if self._closed:
+            scope._closed = True
+        else:
+            self._children.append(scope)
+        return scope
 
     def spawn(self, coro: Coroutine[Any, Any, T], *, name: str | None = None) -> asyncio.Task[T]:
         """Start ``coro`` on the running loop and keep it until it finishes. After ``close()`` the
@@ -97,29 +119,36 @@ class TaskKeeper:
 
     @property
     def pending(self) -> int:
-        return len(self._tasks)
+        """Tasks still running here and below."""
+        return len(self._tasks) + sum(child.pending for child in self._children)
+
+    def _all_tasks(self) -> list[asyncio.Task[Any]]:
+        return [*self._tasks, *(task for child in self._children for task in child._all_tasks())]
 
     async def drain(self, timeout: float | None = None) -> bool:
-        """Wait (at most ``timeout`` s) for the running tasks; True when none is left."""
-        if not self._tasks:
+        """Wait (at most ``timeout`` s) for the running tasks here and below; True when none is left."""
+        tasks = self._all_tasks()
+        if not tasks:
             return True
-        done, pending = await asyncio.wait(list(self._tasks), timeout=timeout)
+        done, pending = await asyncio.wait(tasks, timeout=timeout)
         return not pending
 
     def cancel_all(self) -> list[asyncio.Task[Any]]:
-        """No new tasks; cancel the running ones without waiting (for a synchronous ``close()``);
-        returns them, for whoever can await them."""
+        """No new tasks here or below; cancel the running ones without waiting (for a synchronous
+        close, e.g. a widget being destroyed); returns them, for whoever can await them."""
         self._closed = True
-        tasks = list(self._tasks)
-        for task in tasks:
+        tasks = []
+        for child in list(self._children):
+            tasks.extend(child.cancel_all())
+        own = list(self._tasks)
+        for task in own:
             task.cancel()
-        return tasks
+        if self._parent is not None and self in self._parent._children:
+            self._parent._children.remove(self)
+        return [*tasks, *own]
 
     async def close(self) -> None:
-        """No new tasks; cancel and await the running ones. Safe to call twice."""
-        self._closed = True
-        tasks = list(self._tasks)
-        for task in tasks:
-            task.cancel()
+        """No new tasks here or below; cancel and await the running ones, children first. Safe to call twice."""
+        tasks = self.cancel_all()
         if tasks:
             await asyncio.gather(*tasks, return_exceptions=True)

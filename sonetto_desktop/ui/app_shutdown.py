@@ -6,9 +6,6 @@ from __future__ import annotations
 
 from .i18n import remove_translators
 
-#: Coroutines of UI slots that may still run at quit (cancelled by the shutdown).
-_STRAY_OWNERS = ("ChatPanel.", "SettingsDialog.", "QuickChat.", "WallActions.")
-
 
 class AppShutdown:
     """Needs the app's parts (services, views, controller, tray, translators) and ``_tasks`` / ``_closed``."""
@@ -24,7 +21,7 @@ class AppShutdown:
         if self.quick_chat is not None:
             self.quick_chat.hide()
         steps.append("input_stopped")
-        await self._tasks.close()  # e.g. applying settings: not half-way through a quit
+        await self._tasks.close()  # the UI's scope tree: every window's, dialog's and view's tasks (and applying settings)
         if self.controller is not None:
             await self.controller.close()
         steps.append("reply_cancelled")
@@ -33,7 +30,6 @@ class AppShutdown:
                 part.close()
         if self.service is not None:
             await self.service.drain(self.writer_drain_timeout)
-        await self._cancel_stray_tasks()
         if self.history_imports is not None:  # its writer stops before the store closes
             await self.history_imports.close()
         steps.append("tasks_done")
@@ -58,15 +54,3 @@ class AppShutdown:
         remove_translators(self.qapp, self._translators)
         self._translators = []
         steps.append("windows_closed")
-
-    async def _cancel_stray_tasks(self) -> None:
-        """Coroutines of UI slots (qasync's ``asyncSlot``) that may still run at quit are cancelled."""
-        import asyncio
-
-        current = asyncio.current_task()
-        stray = [t for t in asyncio.all_tasks() if t is not current and not t.done()
-                 and getattr(t.get_coro(), "__qualname__", "").startswith(_STRAY_OWNERS)]
-        for task in stray:
-            task.cancel()
-        if stray:
-            await asyncio.gather(*stray, return_exceptions=True)

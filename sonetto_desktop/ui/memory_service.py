@@ -21,7 +21,7 @@ from typing import Any, Awaitable, Callable, Iterable, TypeVar
 
 from PySide6.QtCore import QCoreApplication, QObject, Signal
 
-from sonetto_desktop.aio import TaskKeeper, run_blocking
+from sonetto_desktop.aio import TaskScope, run_blocking
 from sonetto_desktop.memory.errors import MemoryNotFound
 from sonetto_desktop.memory.item import MemoryItem
 from sonetto_desktop.memory.operations import MemoryOperations
@@ -52,7 +52,7 @@ class MemoryService(QObject):
         if isinstance(source, BaseMemoryManager):
             source = MemoryOperations(source)
         self._source = source
-        self._tasks = TaskKeeper("MemoryService")
+        self._tasks = TaskScope("MemoryService")  # its own: drained at shutdown, never cancelled first
         self._own_feed = feed is None
         self.feed = feed if feed is not None else AppFeed(source, self)
         self.feed.memory_changed.connect(self.memory_changed)
@@ -133,8 +133,10 @@ class MemoryService(QObject):
     def _call(self, fn: Callable[..., R], *args: Any, **kwargs: Any) -> Awaitable[R | None]:
         return self.run(fn, *args, **kwargs)
 
-    def _write(self, fn: Callable[..., R], *args: Any, **kwargs: Any) -> "asyncio.Task[R | None]":
-        return self.start(self.run(fn, *args, **kwargs))
+    def _write(self, fn: Callable[..., R], *args: Any, **kwargs: Any) -> "asyncio.Future[R | None]":
+        """A write as a task the service owns; awaiting it from a view's task that gets cancelled (the
+        view was closed) does not cancel the write (``asyncio.shield``)."""
+        return asyncio.shield(self.start(self.run(fn, *args, **kwargs)))
 
     # ── reads (awaitables; ``None`` / empty on failure, reported once) ─
 

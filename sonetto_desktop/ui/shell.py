@@ -24,7 +24,7 @@ from typing import Any
 from PySide6.QtCore import QSettings
 from PySide6.QtWidgets import QApplication, QMessageBox, QWidget
 
-from sonetto_desktop.aio import TaskKeeper, run_blocking
+from sonetto_desktop.aio import TaskScope, run_blocking
 from sonetto_desktop.config.paths import config_dir
 from sonetto_desktop.config.settings import Settings, load_settings
 from sonetto_desktop.memory.errors import StoreUnavailable
@@ -44,6 +44,7 @@ from .notices.start_problems import choose_data_dir_after, migration_problem_box
 from .notices.status_indicator import WriterControl
 from .notices.store_banner import StoreBanner
 from .theme import ThemeController
+from .widgets.tasks import set_app_scope
 from .tray.tray import Tray
 
 log = logging.getLogger(__name__)
@@ -87,7 +88,8 @@ class SonettoApp(AppDialogs, ChatActions, AppShutdown):
         self.shutdown_steps: list[str] = []
         self._translators: list = []
         self._agents_task: Any = None
-        self._tasks = TaskKeeper("SonettoApp")
+        self._tasks = TaskScope("SonettoApp")  # the root of the UI's task scopes (ui/widgets/tasks.py)
+        set_app_scope(self._tasks)
         self._started_at = time.perf_counter()
         self._closed = False
         self._store_dialog: QMessageBox | None = None

@@ -13,9 +13,9 @@ from typing import TYPE_CHECKING, Any
 
 from PySide6.QtCore import QCoreApplication, QObject, Signal
 
-from sonetto_desktop.aio import TaskKeeper
 
 from ..i18n import ui_language
+from ..widgets.tasks import task_scope
 
 if TYPE_CHECKING:  # the agent package pulls in LangChain: imported lazily, after the window shows
     from sonetto_desktop.agent.chat_events import ChatEvent, SessionInfo
@@ -51,7 +51,7 @@ class ChatController(QObject):
         self._turn: asyncio.Task[None] | None = None
         self._turn_session = ""
         self._accepting = True
-        self._background = TaskKeeper("chat-controller")  # session-list refreshes, transcript reloads
+        self._background = task_scope(self, "chat-controller")  # session-list refreshes, transcript reloads
 
     # ── state ──────────────────────────────────────────────────────────
 
@@ -106,7 +106,7 @@ class ChatController(QObject):
             self._turn.cancel()
             await asyncio.gather(self._turn, return_exceptions=True)
         await self._background.close()  # a session-list refresh must not outlive the engine
-        self._background = TaskKeeper("chat-controller")  # the controller may be attached again
+        self._background = task_scope(self, "chat-controller")  # the controller may be attached again
         self._engine = None
 
     # ── sessions ───────────────────────────────────────────────────────

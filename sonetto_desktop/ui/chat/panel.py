@@ -24,7 +24,6 @@ from PySide6.QtWidgets import (
 )
 
 from sonetto_desktop.agent.sessions import DEFAULT_TITLE
-from sonetto_desktop.aio import TaskKeeper
 
 from .controller import ChatController
 from .memory_bar import ChatMemoryBar
@@ -33,6 +32,7 @@ from .view import ChatView
 from .composer import Composer
 from .conversation import Conversation
 from ..widgets.icons import icon
+from ..widgets.tasks import task_scope
 
 log = logging.getLogger(__name__)
 
@@ -53,7 +53,7 @@ class ChatPanel(QWidget):
         self._export_dialog: QFileDialog | None = None
         self._filling = False
         self._sessions: list = []
-        self._tasks = TaskKeeper("chat-panel")  # session operations started from clicks
+        self._tasks = task_scope(self, "chat-panel")  # session operations started from clicks
         keeper = self._tasks
         self.destroyed.connect(lambda *_: keeper.cancel_all())
 

@@ -10,8 +10,8 @@ import logging
 from PySide6.QtCore import Qt, QTimer, Signal
 from PySide6.QtGui import QKeyEvent
 from PySide6.QtWidgets import QLineEdit, QWidget
-from qasync import asyncSlot
 
+from ..widgets.tasks import task_scope
 from .controller import ChatController
 
 log = logging.getLogger(__name__)
@@ -31,7 +31,8 @@ class ChatSearchBox(QLineEdit):
         self._timer = QTimer(self)
         self._timer.setSingleShot(True)
         self._timer.setInterval(DEBOUNCE_MS)
-        self._timer.timeout.connect(lambda: self.search(self.text()))
+        self._timer.timeout.connect(self._on_pause)
+        self._tasks = task_scope(self, "chat-search")
         self.textChanged.connect(self._on_text_changed)
         self._generation = 0
         self.hits: list | None = None
@@ -45,7 +46,10 @@ class ChatSearchBox(QLineEdit):
             self.hits = None
             self.results_changed.emit(None)
 
-    @asyncSlot()
+    def _on_pause(self) -> None:
+        """The person stopped typing: search what the box holds now."""
+        self._tasks.spawn(self.search(self.text()), name="chat-search")
+
     async def search(self, query: str) -> None:
         self._generation += 1
         generation = self._generation

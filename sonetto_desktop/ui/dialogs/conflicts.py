@@ -24,8 +24,9 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
-from sonetto_desktop.aio import TaskKeeper, run_blocking
+from sonetto_desktop.aio import run_blocking
 from sonetto_desktop.memory.errors import MemoryNotFound
+from ..widgets.tasks import task_scope
 
 _ROLE = Qt.ItemDataRole.UserRole
 
@@ -44,7 +45,7 @@ class ConflictsDialog(QDialog):
         self._services = service.services
         self._merge = merge
         self._reveal = reveal
-        self._tasks = TaskKeeper("conflicts-dialog")
+        self._tasks = task_scope(self, "conflicts-dialog")
         self.summary = QLabel(self.tr("加载中…"), self)
         self.summary.setWordWrap(True)
         self.list = QListWidget(self)

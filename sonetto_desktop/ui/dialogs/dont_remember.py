@@ -22,10 +22,11 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
-from sonetto_desktop.aio import TaskKeeper, run_blocking
+from sonetto_desktop.aio import run_blocking
 from sonetto_desktop.memory.dont_remember import MAX_ENTRY_CHARS
 
 from ..widgets.dialogs import execute_dialog
+from ..widgets.tasks import task_scope
 
 _ROLE = Qt.ItemDataRole.UserRole
 
@@ -41,7 +42,7 @@ class DontRememberDialog(QDialog):
         self.resize(520, 380)
         self._service = service
         self._services = service.services
-        self._tasks = TaskKeeper("dont-remember-dialog")
+        self._tasks = task_scope(self, "dont-remember-dialog")
         intro = QLabel(self.tr("Sonetto 不会记住和这些内容有关的事。在对话里对一条消息选“别记住这个”，"
                                "它也会加到这里。你自己添加或编辑记忆不受限制。"), self)
         intro.setWordWrap(True)

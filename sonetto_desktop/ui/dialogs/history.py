@@ -41,6 +41,7 @@ from ..i18n import ui_language
 from ..memory_service import MemoryService
 from ..qt_bridge import disconnect_quietly
 from sonetto_desktop.presentation.relative_time import relative_time
+from ..widgets.tasks import task_scope
 
 
 @dataclass(frozen=True)
@@ -150,7 +151,8 @@ class HistoryDialog(QDialog):
         self.list.currentRowChanged.connect(self._on_row_changed)
         self.reason_edit.textChanged.connect(self._update_revert_button)
         service.memory_changed.connect(self._on_memory_changed)
-        self._load_task: asyncio.Task[None] | None = asyncio.ensure_future(self.load())
+        self._tasks = task_scope(self, "history-dialog")
+        self._load_task: asyncio.Task[None] | None = self._tasks.spawn(self.load())
 
     # ── loading ───────────────────────────────────────────────────────
 
@@ -185,7 +187,7 @@ class HistoryDialog(QDialog):
 
     def _on_memory_changed(self, change: MemoryChange) -> None:
         if self.memory_id in change.ids and shiboken6.isValid(self):
-            self._load_task = asyncio.ensure_future(self.load())
+            self._load_task = self._tasks.spawn(self.load())
 
     def done(self, result: int) -> None:
         disconnect_quietly(self._service.memory_changed, self._on_memory_changed)

@@ -18,7 +18,7 @@ import shiboken6
 from PySide6.QtCore import QObject, Qt, Signal
 from PySide6.QtWidgets import QWidget
 
-from sonetto_desktop.aio import TaskKeeper
+from ..widgets.tasks import task_scope
 from sonetto_desktop.history_import.runner import ImportElsewhere, ImportResult
 from sonetto_desktop.history_import.service import HistoryImports
 
@@ -35,7 +35,7 @@ class HistoryImportActions(QObject):
     def __init__(self, services: Any, parent: QObject | None = None) -> None:
         super().__init__(parent)
         self.imports = HistoryImports(services)
-        self._tasks = TaskKeeper("HistoryImportActions")
+        self._tasks = task_scope(self, "HistoryImportActions")
         self._bridge: QtEventBridge | None = None
         self._follow: asyncio.Task[Any] | None = None
         self.dialog: Any = None

@@ -42,7 +42,7 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
-from sonetto_desktop.aio import TaskKeeper
+from ..widgets.tasks import task_scope
 from sonetto_desktop.history_import.model import History, HistoryFormatError
 from sonetto_desktop.history_import.plan import Plan
 from sonetto_desktop.memory.undo import UndoConflict
@@ -78,7 +78,7 @@ class HistoryImportDialog(QDialog):
         self.setWindowTitle(self.tr("导入聊天记录"))
         self.resize(760, 560)
         self.actions = actions
-        self._tasks = TaskKeeper("history-import-dialog")
+        self._tasks = task_scope(self, "history-import-dialog")
         self.history: History | None = None
         self.plan: Plan | None = None
         self.file_name = ""

@@ -25,10 +25,10 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
-from sonetto_desktop.aio import TaskKeeper
 from sonetto_desktop.memory.review import Proposal
 
 from ..widgets.dialogs import execute_dialog
+from ..widgets.tasks import task_scope
 
 _ROLE = Qt.ItemDataRole.UserRole
 
@@ -57,7 +57,7 @@ class ReviewDialog(QDialog):
         self.resize(620, 460)
         self._service = service
         self._services = service.services
-        self._tasks = TaskKeeper("review-dialog")
+        self._tasks = task_scope(self, "review-dialog")
         self._proposals: list[Proposal] = []
 
         self.summary = QLabel(self.tr("加载中…"), self)

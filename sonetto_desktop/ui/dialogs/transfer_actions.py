@@ -17,12 +17,13 @@ import shiboken6
 from PySide6.QtCore import QObject, Qt, Signal
 from PySide6.QtWidgets import QFileDialog, QWidget
 
-from sonetto_desktop.aio import TaskKeeper, run_blocking
+from sonetto_desktop.aio import run_blocking
 from sonetto_desktop.memory.transfer import ImportFormatError, format_for, read_import
 
 from ..widgets.dialogs import execute_dialog
 from .import_preview import ImportPreviewDialog
 from ..memory_service import MemoryService
+from ..widgets.tasks import task_scope
 
 _FILTERS = ("YAML (*.yaml *.yml)", "JSON (*.json)", "Markdown (*.md)")
 _SUFFIX = {"YAML": ".yaml", "JSON": ".json", "Markdown": ".md"}
@@ -43,7 +44,7 @@ class TransferActions(QObject):
         super().__init__(parent)
         self._service = service
         self._parent = parent
-        self._tasks = TaskKeeper("TransferActions")
+        self._tasks = task_scope(self, "TransferActions")
         self.active_dialog: Any = None
 
     # ── export ────────────────────────────────────────────────────────

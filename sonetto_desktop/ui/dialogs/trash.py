@@ -36,6 +36,7 @@ from ..i18n import ui_language
 from ..memory_service import MemoryService
 from ..qt_bridge import disconnect_quietly
 from sonetto_desktop.presentation.relative_time import relative_time
+from ..widgets.tasks import task_scope
 
 _TRASH_KINDS = frozenset({"delete", "merge", "restore", "purge"})
 
@@ -90,7 +91,8 @@ class TrashDialog(QDialog):
 
         self.list.itemSelectionChanged.connect(self._update_buttons)
         service.memory_changed.connect(self._on_memory_changed)
-        self._load_task: asyncio.Task[None] | None = asyncio.ensure_future(self.load())
+        self._tasks = task_scope(self, "trash-dialog")
+        self._load_task: asyncio.Task[None] | None = self._tasks.spawn(self.load())
         self._update_buttons()
 
     async def load(self) -> None:
@@ -203,7 +205,7 @@ class TrashDialog(QDialog):
 
     def _on_memory_changed(self, change: MemoryChange) -> None:
         if change.kind in _TRASH_KINDS and shiboken6.isValid(self):
-            self._load_task = asyncio.ensure_future(self.load())
+            self._load_task = self._tasks.spawn(self.load())
 
     def done(self, result: int) -> None:
         disconnect_quietly(self._service.memory_changed, self._on_memory_changed)

@@ -17,9 +17,9 @@ from PySide6.QtCore import QObject, QSize, Qt, Signal
 from PySide6.QtGui import QAction
 from PySide6.QtWidgets import QHBoxLayout, QLabel, QToolButton, QWidget
 
-from ...aio import TaskKeeper
 from ..i18n import ui_language
 from ..widgets.icons import icon
+from ..widgets.tasks import task_scope
 
 ERROR_CHARS = 40
 
@@ -51,7 +51,7 @@ class WriterControl(QObject):
         self._set_texts()
         self.index_progress: Any = None  # the recall index's first build while it runs (IndexProgress)
         self.vectors: Any = None  # the embeddings model's vectors (VectorStatus; None: no such model)
-        self._tasks = TaskKeeper("writer-control")
+        self._tasks = task_scope(self, "writer-control")
         if feed is None and services is not None:
             from ..app_feed import AppFeed
 

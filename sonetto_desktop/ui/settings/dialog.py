@@ -32,7 +32,6 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
-from sonetto_desktop.aio import TaskKeeper
 from sonetto_desktop.config.settings import USER_NAME_MAX, Settings
 
 from ..widgets.discard_guard import guard_reject
@@ -42,6 +41,7 @@ from .mcp_page import McpPage
 from .postgres_page import PostgresPage
 from .recall_page import RecallPage
 from .fields import env_variable, lock_to_env, retention_spin, with_secret_toggle
+from ..widgets.tasks import task_scope
 
 
 class SettingsDialog(QDialog):
@@ -55,7 +55,7 @@ class SettingsDialog(QDialog):
         self.setWindowIcon(icon("settings"))
         self.setMinimumWidth(520)
         self._original = settings
-        self._tasks = TaskKeeper("settings-dialog")  # save / test: cancelled when the dialog goes
+        self._tasks = task_scope(self, "settings-dialog")  # save / test: cancelled when the dialog goes
         keeper = self._tasks
         self.destroyed.connect(lambda *_: keeper.cancel_all())
         self._save_path = save_path

@@ -24,12 +24,12 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
-from sonetto_desktop.aio import TaskKeeper
 from sonetto_desktop.config.secrets import mcp_token, new_mcp_token
 from sonetto_desktop.config.settings import Settings
 from sonetto_desktop.mcp_server import clients_seen
 from sonetto_desktop.mcp_server.access import allowed_clients
 from sonetto_desktop.mcp_server.snippets import http_snippet, launch_command, stdio_snippet
+from ..widgets.tasks import task_scope
 
 
 def _token_command_clients() -> tuple[str, tuple[str, list[str]], list[str]]:
@@ -41,7 +41,7 @@ class McpPage(QWidget):
     def __init__(self, dialog: Any) -> None:
         super().__init__(dialog)
         self._command: tuple[str, list[str]] = ("sonetto", ["mcp"])
-        self._tasks = TaskKeeper("mcp-page")  # cancelled when the page goes
+        self._tasks = task_scope(self, "mcp-page")  # cancelled when the page goes
         keeper = self._tasks
         self.destroyed.connect(lambda *_: keeper.cancel_all())
         intro = QLabel(self.tr(

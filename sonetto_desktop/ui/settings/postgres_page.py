@@ -21,11 +21,11 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
-from sonetto_desktop.aio import TaskKeeper
 from sonetto_desktop.config.settings import Settings
 from sonetto_desktop.memory.stores.postgres.location import default_device_name, split_password
 
 from ..widgets.deferred import alive
+from ..widgets.tasks import task_scope
 
 
 class PostgresPage(QWidget):
@@ -34,7 +34,7 @@ class PostgresPage(QWidget):
     def __init__(self, dialog: Any) -> None:
         super().__init__(dialog)
         self._dialog = dialog
-        self._tasks = TaskKeeper("postgres-page")  # cancelled when the page goes
+        self._tasks = task_scope(self, "postgres-page")  # cancelled when the page goes
         keeper = self._tasks
         self.destroyed.connect(lambda *_: keeper.cancel_all())
         self.last_check = None

@@ -22,7 +22,7 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
-from sonetto_desktop.aio import TaskKeeper
+from ..widgets.tasks import task_scope
 from sonetto_desktop.config.settings import Settings
 from sonetto_desktop.memory.retrieval.budget import CLOUD_BUDGET
 from sonetto_desktop.memory.retrieval.embeddings import PRESETS
@@ -53,7 +53,7 @@ class RecallPage(QWidget):
     def __init__(self, dialog: Any) -> None:
         super().__init__(dialog)
         self._dialog = dialog
-        self._tasks = TaskKeeper("recall-page")  # cancelled when the page goes
+        self._tasks = task_scope(self, "recall-page")  # cancelled when the page goes
         keeper = self._tasks
         self.destroyed.connect(lambda *_: keeper.cancel_all())
         self.last_test = None

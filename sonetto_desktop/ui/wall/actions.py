@@ -16,7 +16,6 @@ from PySide6.QtCore import QCoreApplication, QObject, Qt, Signal
 from PySide6.QtGui import QColor, QGuiApplication
 from PySide6.QtWidgets import QColorDialog, QDialog, QInputDialog, QMenu, QWidget
 
-from sonetto_desktop.aio import TaskKeeper
 from ..widgets.deferred import alive
 from ..dialogs.edit import EditDialog
 from ..dialogs.history import HistoryDialog
@@ -26,6 +25,7 @@ from ..memory_service import MemoryService
 from ..dialogs.merge import MergeDialog
 from ..notices.toasts import ToastOverlay
 from ..dialogs.trash import TrashDialog
+from ..widgets.tasks import task_scope
 
 
 def _preview(text: str, limit: int = 24) -> str:
@@ -52,7 +52,7 @@ class WallActions(QObject):
         self._reveal = reveal
         # Edits, moves and deletes with their follow-ups. Not cancelled with the wall: a delete the
         # person asked for still finishes (its follow-ups check the wall is alive after each await).
-        self._tasks = TaskKeeper("wall-actions")
+        self._tasks = task_scope(self, "wall-actions")
         self.active_dialog: QDialog | None = None
         self.bulk: Any = None  # the wall's WallBulk (several cards, whole themes)
 
@@ -177,11 +177,12 @@ class WallActions(QObject):
         ids = list(dict.fromkeys(ids))
         if len(ids) > 1 and self.bulk is not None:
             return self.bulk.delete(ids)
-        return self._keep(self._delete(ids))
-
-    async def _delete(self, ids: list[str]) -> list[str]:
         previews = {mid: (self._model.card(mid).description if self._model.card(mid) else "") for mid in ids}
-        results = await asyncio.gather(*(self._service.delete(mid) for mid in ids))
+        writes = [self._service.delete(mid) for mid in ids]  # started now: done even if the wall goes first
+        return self._keep(self._delete(ids, writes, previews))
+
+    async def _delete(self, ids: list[str], writes: list[Any], previews: dict[str, str]) -> list[str]:
+        results = await asyncio.gather(*writes)
         deleted = [mid for mid, result in zip(ids, results, strict=True) if result is not None]
         if deleted and alive(self) and alive(self._toasts):  # (the wall may have gone meanwhile)
             if len(deleted) == 1:
