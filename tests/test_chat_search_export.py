@@ -41,6 +41,29 @@ async def test_search_finds_every_word_across_chats_ignoring_case_and_spacing(st
     assert await search_chats(store, "   ") == []
 
 
+@pytest.mark.parametrize("separator", ["，", "、", "；", "。", "\u3000"])
+async def test_chinese_punctuation_in_a_query_separates_words(store, separator):
+    coffee = await _chat(store, "早上", ("我最喜欢手冲咖啡", "那拿铁呢？"), ("拿铁也行", "好"))
+    await _chat(store, "下午", ("喝了咖啡", "嗯"))
+    assert [h.session_id for h in await search_chats(store, f"咖啡{separator}拿铁")] == [coffee]
+
+
+async def test_a_hit_names_the_messages_that_matched(store):
+    sid = await _chat(store, "早餐", ("我喜欢咖啡", "咖啡不错"), ("咖啡要热的", "好的咖啡"), ("今天天气不错", "是啊"),
+                      ("拿铁加燕麦奶的咖啡", "记下了"))
+    [hit] = await search_chats(store, "咖啡，拿铁")
+    assert hit.session_id == sid
+    indexes = [m.index for m in hit.messages]
+    assert len(indexes) == 3 and 6 in indexes  # the one message with both words, though it came last
+    assert indexes == sorted(indexes)  # shown in the order they were said
+    assert not {4, 5, 7} & set(indexes)
+    entries = await store.transcript(sid)
+    for message in hit.messages:
+        assert message.role == entries[message.index]["role"]
+        assert message.turn_id == (entries[message.index].get("turn_id") or "")
+        assert "咖啡" in message.snippet
+
+
 async def test_search_matches_off_the_calling_thread(store, monkeypatch):
     await _chat(store, "a", ("hello there", "hi"))
     threads = []

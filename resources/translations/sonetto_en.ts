@@ -105,74 +105,84 @@
 <context>
     <name>ChatPanel</name>
     <message>
-        <location filename="../../sonetto_desktop/ui/chat/panel.py" line="97" />
+        <location filename="../../sonetto_desktop/ui/chat/panel.py" line="98" />
         <source>对话</source>
         <translation>Chats</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/chat/panel.py" line="100" />
-        <location filename="../../sonetto_desktop/ui/chat/panel.py" line="102" />
-        <location filename="../../sonetto_desktop/ui/chat/panel.py" line="181" />
-        <location filename="../../sonetto_desktop/ui/chat/panel.py" line="270" />
+        <location filename="../../sonetto_desktop/ui/chat/panel.py" line="101" />
+        <location filename="../../sonetto_desktop/ui/chat/panel.py" line="103" />
+        <location filename="../../sonetto_desktop/ui/chat/panel.py" line="192" />
+        <location filename="../../sonetto_desktop/ui/chat/panel.py" line="320" />
         <source>新对话</source>
         <translation>New chat</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/chat/panel.py" line="103" />
-        <location filename="../../sonetto_desktop/ui/chat/panel.py" line="271" />
+        <location filename="../../sonetto_desktop/ui/chat/panel.py" line="104" />
+        <location filename="../../sonetto_desktop/ui/chat/panel.py" line="321" />
         <source>新建临时对话（不回忆、不记住、不保存）</source>
         <translation>New temporary chat (no recall, not remembered, not saved)</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/chat/panel.py" line="107" />
-        <location filename="../../sonetto_desktop/ui/chat/panel.py" line="275" />
+        <location filename="../../sonetto_desktop/ui/chat/panel.py" line="108" />
+        <location filename="../../sonetto_desktop/ui/chat/panel.py" line="325" />
         <source>重命名</source>
         <translation>Rename</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/chat/panel.py" line="108" />
-        <location filename="../../sonetto_desktop/ui/chat/panel.py" line="254" />
+        <location filename="../../sonetto_desktop/ui/chat/panel.py" line="109" />
+        <location filename="../../sonetto_desktop/ui/chat/panel.py" line="302" />
         <source>删除对话</source>
         <translation>Delete chat</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/chat/panel.py" line="109" />
-        <location filename="../../sonetto_desktop/ui/chat/panel.py" line="276" />
+        <location filename="../../sonetto_desktop/ui/chat/panel.py" line="110" />
+        <location filename="../../sonetto_desktop/ui/chat/panel.py" line="326" />
         <source>导出为 Markdown…</source>
         <translation>Export as Markdown…</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/chat/panel.py" line="116" />
+        <location filename="../../sonetto_desktop/ui/chat/panel.py" line="118" />
         <source>没有找到</source>
         <translation>No matches</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/chat/panel.py" line="182" />
+        <location filename="../../sonetto_desktop/ui/chat/panel.py" line="193" />
         <source>（临时）%1</source>
         <translation>(temporary) %1</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/chat/panel.py" line="222" />
+        <location filename="../../sonetto_desktop/ui/chat/panel.py" line="212" />
+        <source>你</source>
+        <translation>You</translation>
+    </message>
+    <message>
+        <location filename="../../sonetto_desktop/ui/chat/panel.py" line="213" />
+        <source>%1：%2</source>
+        <translation>%1: %2</translation>
+    </message>
+    <message>
+        <location filename="../../sonetto_desktop/ui/chat/panel.py" line="270" />
         <source>对话操作失败：{0}</source>
         <translation>Chat operation failed: {0}</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/chat/panel.py" line="255" />
+        <location filename="../../sonetto_desktop/ui/chat/panel.py" line="303" />
         <source>删除对话“%1”？聊天记录会被删除，已经记住的记忆不受影响。</source>
         <translation>Delete the chat “%1”? Its messages are deleted; memories already kept stay.</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/chat/panel.py" line="277" />
+        <location filename="../../sonetto_desktop/ui/chat/panel.py" line="327" />
         <source>删除</source>
         <translation>Delete</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/chat/panel.py" line="288" />
+        <location filename="../../sonetto_desktop/ui/chat/panel.py" line="338" />
         <source>导出对话</source>
         <translation>Export chat</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/chat/panel.py" line="288" />
+        <location filename="../../sonetto_desktop/ui/chat/panel.py" line="338" />
         <source>Markdown 文件 (*.md)</source>
         <translation>Markdown files (*.md)</translation>
     </message>
@@ -1370,18 +1380,18 @@ Optional: title (the chat’s title), id (the message’s id, which recognises i
 <context>
     <name>MainWindow</name>
     <message>
-        <location filename="../../sonetto_desktop/ui/main_window.py" line="46" />
+        <location filename="../../sonetto_desktop/ui/main_window.py" line="47" />
         <source>Sonetto · 记忆伙伴</source>
         <translation>Sonetto · a companion who remembers</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/main_window.py" line="83" />
+        <location filename="../../sonetto_desktop/ui/main_window.py" line="85" />
         <source>新对话</source>
         <translation>New chat</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/main_window.py" line="107" />
-        <location filename="../../sonetto_desktop/ui/main_window.py" line="108" />
+        <location filename="../../sonetto_desktop/ui/main_window.py" line="109" />
+        <location filename="../../sonetto_desktop/ui/main_window.py" line="110" />
         <source>设置</source>
         <translation>Settings</translation>
     </message>

@@ -94,3 +94,33 @@ async def test_a_failed_export_is_reported(tmp_path, llm_server, make_llm, panel
         controller.operation_failed.connect(failures.append)
         await panel.export_chat(controller.current_session_id, str(tmp_path / "missing" / "x.md"))
         assert failures
+
+
+async def test_a_message_hit_jumps_to_the_message(tmp_path, llm_server, make_llm, panel_factory, qtbot, wait):
+    async with running_engine(tmp_path / "data", make_llm(streaming=True)) as parts:
+        controller, panel = panel_factory()
+        await controller.attach(parts[2])
+        long = "\n\n".join("一段很长的回答，让这段对话需要滚动才能读完。" * 3 for _ in range(8))
+        for i in range(8):
+            text = "我的猫叫年糕，它很调皮" if i == 3 else f"随便聊聊 {i}"
+            await _talk(panel, controller, llm_server, text, long, wait)
+        cat_chat = controller.current_session_id
+        await panel.new_session()
+        await _talk(panel, controller, llm_server, "周末去爬山", "记得带水", wait)
+
+        panel.search_box.setText("猫，年糕")  # Chinese punctuation between the words
+        await wait(lambda: panel.message_hits(), message="a message found")
+        assert panel.session_ids() == [cat_chat]
+        [row] = panel.message_hits()
+        assert "年糕" in row.text() and row.text().strip().startswith("你")
+        panel.search_box.setFocus()
+        qtbot.keyClick(panel.search_box, Qt.Key.Key_Return)  # Enter: to the first message found
+        await wait(lambda: controller.current_session_id == cat_chat, message="that chat is open")
+        view = panel.view
+        await wait(lambda: not any(b.label.pending for b in view.bubbles if b.role == "assistant"), timeout=10)
+        bubble = next(b for b in view.bubbles if b.text == "我的猫叫年糕，它很调皮")
+        top = bubble.mapTo(view.viewport(), bubble.rect().topLeft()).y()
+        await wait(lambda: 0 <= bubble.mapTo(view.viewport(), bubble.rect().topLeft()).y() < view.viewport().height(),
+                   message=f"the message in view ({top})")
+        assert bubble.property("highlighted")
+        assert view.verticalScrollBar().value() < view.verticalScrollBar().maximum()  # not just the end

@@ -3,6 +3,7 @@ or initials) finds Chinese, matches are highlighted, Esc clears, Ctrl+F focuses;
 
 from __future__ import annotations
 
+import pytest
 from PySide6.QtCore import Qt
 from PySide6.QtGui import QKeySequence
 from PySide6.QtWidgets import QWidget
@@ -95,3 +96,17 @@ async def test_the_footer_says_how_often_a_memory_was_used(wall, populated_store
     tip = index.data(Qt.ItemDataRole.ToolTipRole)
     assert "用到 9 次" in tip and "对话" in tip and "命中" not in tip
     assert wall.sort_combo.itemText(1) == "用到最多"
+
+
+@pytest.mark.parametrize("separator", ["，", "、", "；", "。", "\u3000", "「"])
+def test_chinese_punctuation_separates_words(separator):
+    card = "用户喜欢手冲咖啡，常喝拿铁"
+    assert SearchQuery(f"咖啡{separator}拿铁").spans(card, "品味")
+    assert SearchQuery(f"拿铁{separator}咖啡").spans(card, "品味")  # in any order, like 「咖啡 拿铁」
+    assert SearchQuery(f"咖啡{separator}乌龙").spans(card, "品味") is None
+
+
+async def test_a_query_with_chinese_punctuation_filters_the_wall(wall, populated_store):
+    await wall.reload()
+    wall.set_search("不加糖，手冲")  # two words, in another order than the card's
+    assert shown(wall) == ["喜欢手冲咖啡，不加糖"]

@@ -37,7 +37,8 @@ from ..widgets.tasks import task_scope
 log = logging.getLogger(__name__)
 
 SESSION_PANE_WIDTH = 210
-ID_ROLE = Qt.ItemDataRole.UserRole
+ID_ROLE = Qt.ItemDataRole.UserRole  # a chat's row: its session id
+MESSAGE_ROLE = Qt.ItemDataRole.UserRole + 1  # a search hit's row: (session id, turn id, index)
 
 
 class ChatPanel(QWidget):
@@ -112,6 +113,7 @@ class ChatPanel(QWidget):
         column.addLayout(header)
         self.search_box = ChatSearchBox(self.controller, pane)
         self.search_box.results_changed.connect(lambda _hits: self._fill_sessions())
+        self.search_box.returnPressed.connect(self.open_first_hit)
         column.addWidget(self.search_box)
         self.no_hits = QLabel(self.tr("没有找到"), pane)
         self.no_hits.setObjectName("HintLabel")
@@ -125,6 +127,7 @@ class ChatPanel(QWidget):
         self.session_list.setContextMenuPolicy(Qt.ContextMenuPolicy.CustomContextMenu)
         self.session_list.customContextMenuRequested.connect(self._on_session_menu)
         self.session_list.currentItemChanged.connect(self._on_current_item_changed)
+        self.session_list.itemClicked.connect(self._on_item_clicked)
         self.session_list.itemChanged.connect(self._on_item_changed)
         column.addWidget(self.session_list, 1)
         return pane
@@ -156,7 +159,13 @@ class ChatPanel(QWidget):
     # ── sessions ───────────────────────────────────────────────────────
 
     def session_ids(self) -> list[str]:
-        return [self.session_list.item(i).data(ID_ROLE) for i in range(self.session_list.count())]
+        items = (self.session_list.item(i) for i in range(self.session_list.count()))
+        return [item.data(ID_ROLE) for item in items if item.data(ID_ROLE) is not None]
+
+    def message_hits(self) -> list[QListWidgetItem]:
+        """The search's message rows (under their chats), in the list's order."""
+        items = (self.session_list.item(i) for i in range(self.session_list.count()))
+        return [item for item in items if item.data(MESSAGE_ROLE) is not None]
 
     def _item_for(self, session_id: str) -> QListWidgetItem | None:
         for i in range(self.session_list.count()):
@@ -169,9 +178,11 @@ class ChatPanel(QWidget):
         self._fill_sessions()
 
     def _fill_sessions(self) -> None:
-        """The sessions, or while searching only those that match (the match as the tooltip)."""
+        """The sessions, or while searching only those that match, each with the messages that
+        matched under it (a click jumps to the message)."""
         hits = self.search_box.hits
         snippets = {hit.session_id: hit.snippet for hit in hits} if hits is not None else {}
+        messages = {hit.session_id: hit.messages for hit in hits} if hits is not None else {}
         shown = [info for info in self._sessions if hits is None or info.id in snippets]
         self.no_hits.setVisible(hits is not None and not shown)
         self._filling = True
@@ -189,11 +200,38 @@ class ChatPanel(QWidget):
                 if not info.temporary:  # a temporary chat keeps its marker; it is gone when closed anyway
                     item.setFlags(item.flags() | Qt.ItemFlag.ItemIsEditable)
                 self.session_list.addItem(item)
+                for hit in messages.get(info.id, ()):
+                    self.session_list.addItem(self._message_item(info.id, hit))
             current = self._item_for(self.controller.current_session_id)
             if current is not None:
                 self.session_list.setCurrentItem(current)
         finally:
             self._filling = False
+
+    def _message_item(self, session_id: str, hit: Any) -> QListWidgetItem:
+        who = self.tr("你") if hit.role == "user" else "Sonetto"
+        item = QListWidgetItem("    " + self.tr("%1：%2").replace("%1", who).replace("%2", hit.snippet))
+        font = item.font()
+        font.setItalic(True)
+        font.setPointSizeF(max(7.0, font.pointSizeF() - 1) if font.pointSizeF() > 0 else 9.0)
+        item.setFont(font)
+        item.setToolTip(hit.snippet)
+        item.setData(MESSAGE_ROLE, (session_id, hit.turn_id, hit.index))
+        return item
+
+    def open_first_hit(self) -> None:
+        """Enter in the search box: to the first message found."""
+        hits = self.message_hits()
+        if hits:
+            self.session_list.setCurrentItem(hits[0])
+
+    async def open_message(self, session_id: str, turn_id: str, index: int) -> bool:
+        """Show a search hit: its chat, scrolled to the message and highlighted."""
+        if session_id != self.controller.current_session_id:
+            await self.select_session(session_id)
+        if session_id != self.controller.current_session_id:
+            return False
+        return bool(turn_id and self.view.scroll_to_turn(turn_id)) or self.view.scroll_to_entry(index)
 
     def _on_current_session_changed(self, session_id: str) -> None:
         item = self._item_for(session_id)
@@ -205,9 +243,19 @@ class ChatPanel(QWidget):
     def _on_current_item_changed(self, item: QListWidgetItem | None, _previous: Any) -> None:
         if self._filling or item is None:
             return
+        message = item.data(MESSAGE_ROLE)
+        if message is not None:
+            self._spawn(self.open_message(*message))
+            return
         session_id = item.data(ID_ROLE)
         if session_id != self.controller.current_session_id:
             self._spawn(self.select_session(session_id))
+
+    def _on_item_clicked(self, item: QListWidgetItem) -> None:
+        """A click on the search hit already current shows it again (scrolled back to it)."""
+        message = item.data(MESSAGE_ROLE)
+        if message is not None and item is self.session_list.currentItem():
+            self._spawn(self.open_message(*message))
 
     async def _reported(self, operation: Awaitable[Any]) -> None:
         """Run a session operation; a failure (e.g. the session database is locked) is told to the
@@ -266,6 +314,8 @@ class ChatPanel(QWidget):
 
     def _on_session_menu(self, pos: QPoint) -> None:
         item = self.session_list.itemAt(pos)
+        if item is not None and item.data(ID_ROLE) is None:  # a search hit's message row
+            item = None
         menu = QMenu(self)
         menu.addAction(icon("new_session"), self.tr("新对话"), lambda: self._spawn(self.new_session()))
         menu.addAction(self.tr("新建临时对话（不回忆、不记住、不保存）"),

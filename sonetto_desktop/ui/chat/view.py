@@ -245,12 +245,22 @@ class ChatView(QScrollArea):
         bubble = self.bubble_of_turn(turn_id)
         if bubble is None:
             return False
+        self._anchor_on(bubble, [b for b in (bubble, self.bubble_of_turn(turn_id, "assistant")) if b is not None])
+        return True
+
+    def scroll_to_entry(self, index: int) -> bool:
+        """The same for the transcript's ``index``-th message (an entry stored without a turn id)."""
+        if not 0 <= index < len(self._bubbles):
+            return False
+        self._anchor_on(self._bubbles[index], [self._bubbles[index]])
+        return True
+
+    def _anchor_on(self, bubble: MessageBubble, highlighted: list[MessageBubble]) -> None:
         self._follow = False
         self._target = None
         self._anchor = bubble
         self._apply_anchor()
-        self.highlight([b for b in (bubble, self.bubble_of_turn(turn_id, "assistant")) if b is not None])
-        return True
+        self.highlight(highlighted)
 
     @property
     def anchored(self) -> bool:

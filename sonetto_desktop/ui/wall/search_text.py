@@ -2,8 +2,9 @@
 pinyin — full (``kafei`` finds 咖啡) or initials (``kf``). Pure Python, no Qt.
 
 Text is compared after *folding*: whitespace and punctuation dropped, case folded. A query matches
-a card when each of its words matches the card's text or theme, or when the whole query with the
-spaces taken out does (``手冲 咖啡`` finds 手冲咖啡). ``SearchQuery.spans`` says where in the
+a card when each of its words (split at spaces and at punctuation like 「，、」) matches the card's
+text or theme, or when the whole query with the spaces taken out does (``手冲 咖啡`` finds 手冲咖啡,
+``咖啡，拿铁`` finds 咖啡 and 拿铁 anywhere in the card). ``SearchQuery.spans`` says where in the
 card's text (its whitespace-collapsed form, as the card shows it) the words matched, for
 highlighting.
 
@@ -18,6 +19,8 @@ import re
 import threading
 from dataclasses import dataclass
 from typing import Iterable
+
+from sonetto_desktop.memory.unicode_text import query_words
 
 _ASCII_WORD = re.compile(r"^[a-z]+$")
 _CACHE_LIMIT = 200_000
@@ -133,7 +136,7 @@ class SearchQuery:
 
     def __init__(self, text: str) -> None:
         self.text = (text or "").strip()
-        words = [fold(w)[0] for w in self.text.split()]
+        words = [fold(w)[0] for w in query_words(self.text)]
         self.words: tuple[str, ...] = tuple(w for w in words if w)
         self.joined = "".join(self.words)
 
