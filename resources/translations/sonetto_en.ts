@@ -200,7 +200,7 @@
         <translation>Search all chats</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/chat/search_box.py" line="58" />
+        <location filename="../../sonetto_desktop/ui/chat/search_box.py" line="62" />
         <source>搜索失败：{0}</source>
         <translation>Search failed: {0}</translation>
     </message>
@@ -299,42 +299,42 @@ Talk about anything — I'll remember what matters to you.</translation>
 <context>
     <name>ConflictsDialog</name>
     <message>
-        <location filename="../../sonetto_desktop/ui/dialogs/conflicts.py" line="41" />
+        <location filename="../../sonetto_desktop/ui/dialogs/conflicts.py" line="42" />
         <source>可能矛盾的记忆</source>
         <translation>Memories that may contradict each other</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/dialogs/conflicts.py" line="48" />
+        <location filename="../../sonetto_desktop/ui/dialogs/conflicts.py" line="49" />
         <source>加载中…</source>
         <translation>Loading…</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/dialogs/conflicts.py" line="55" />
+        <location filename="../../sonetto_desktop/ui/dialogs/conflicts.py" line="56" />
         <source>合并这两条…</source>
         <translation>Merge these two…</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/dialogs/conflicts.py" line="56" />
+        <location filename="../../sonetto_desktop/ui/dialogs/conflicts.py" line="57" />
         <source>两条都对</source>
         <translation>Both are right</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/dialogs/conflicts.py" line="57" />
+        <location filename="../../sonetto_desktop/ui/dialogs/conflicts.py" line="58" />
         <source>不再提示这一对</source>
         <translation>Don't flag this pair again</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/dialogs/conflicts.py" line="58" />
+        <location filename="../../sonetto_desktop/ui/dialogs/conflicts.py" line="59" />
         <source>在墙上查看</source>
         <translation>Show on the wall</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/dialogs/conflicts.py" line="110" />
+        <location filename="../../sonetto_desktop/ui/dialogs/conflicts.py" line="111" />
         <source>整理记忆时发现 %1 对说法不一致的记忆，请确认哪条是对的。</source>
         <translation>Tidying found %1 pair(s) of memories that say different things; please check which is right.</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/dialogs/conflicts.py" line="111" />
+        <location filename="../../sonetto_desktop/ui/dialogs/conflicts.py" line="112" />
         <source>没有待确认的矛盾。</source>
         <translation>No contradictions to check.</translation>
     </message>
@@ -386,43 +386,43 @@ Talk about anything — I'll remember what matters to you.</translation>
 <context>
     <name>DontRememberDialog</name>
     <message>
-        <location filename="../../sonetto_desktop/ui/dialogs/dont_remember.py" line="40" />
-        <location filename="../../sonetto_desktop/ui/dialogs/dont_remember.py" line="50" />
+        <location filename="../../sonetto_desktop/ui/dialogs/dont_remember.py" line="41" />
+        <location filename="../../sonetto_desktop/ui/dialogs/dont_remember.py" line="51" />
         <source>不要记住的内容</source>
         <translation>Things not to remember</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/dialogs/dont_remember.py" line="45" />
+        <location filename="../../sonetto_desktop/ui/dialogs/dont_remember.py" line="46" />
         <source>Sonetto 不会记住和这些内容有关的事。在对话里对一条消息选“别记住这个”，它也会加到这里。你自己添加或编辑记忆不受限制。</source>
         <translation>Sonetto will not remember anything about these. Choosing “Don't remember this” on a chat message adds it here too. Your own memory edits are not limited by this list.</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/dialogs/dont_remember.py" line="51" />
+        <location filename="../../sonetto_desktop/ui/dialogs/dont_remember.py" line="52" />
         <source>添加…</source>
         <translation>Add…</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/dialogs/dont_remember.py" line="52" />
+        <location filename="../../sonetto_desktop/ui/dialogs/dont_remember.py" line="53" />
         <source>编辑…</source>
         <translation>Edit…</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/dialogs/dont_remember.py" line="53" />
+        <location filename="../../sonetto_desktop/ui/dialogs/dont_remember.py" line="54" />
         <source>移除</source>
         <translation>Remove</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/dialogs/dont_remember.py" line="114" />
+        <location filename="../../sonetto_desktop/ui/dialogs/dont_remember.py" line="115" />
         <source>不要记住（最多 %1 字）：</source>
         <translation>Don't remember (at most %1 characters):</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/dialogs/dont_remember.py" line="132" />
+        <location filename="../../sonetto_desktop/ui/dialogs/dont_remember.py" line="133" />
         <source>添加</source>
         <translation>Add</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/dialogs/dont_remember.py" line="141" />
+        <location filename="../../sonetto_desktop/ui/dialogs/dont_remember.py" line="142" />
         <source>编辑</source>
         <translation>Edit</translation>
     </message>
@@ -493,47 +493,47 @@ Talk about anything — I'll remember what matters to you.</translation>
 <context>
     <name>HistoryDialog</name>
     <message>
-        <location filename="../../sonetto_desktop/ui/dialogs/history.py" line="80" />
+        <location filename="../../sonetto_desktop/ui/dialogs/history.py" line="81" />
         <source>{0}（{1}）</source>
         <translation>{0} ({1})</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/dialogs/history.py" line="103" />
+        <location filename="../../sonetto_desktop/ui/dialogs/history.py" line="104" />
         <source>记忆的历史</source>
         <translation>Memory history</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/dialogs/history.py" line="110" />
+        <location filename="../../sonetto_desktop/ui/dialogs/history.py" line="111" />
         <source>加载中…</source>
         <translation>Loading…</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/dialogs/history.py" line="127" />
+        <location filename="../../sonetto_desktop/ui/dialogs/history.py" line="128" />
         <source>恢复的原因</source>
         <translation>Reason for restoring</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/dialogs/history.py" line="128" />
+        <location filename="../../sonetto_desktop/ui/dialogs/history.py" line="129" />
         <source>恢复为此版本</source>
         <translation>Restore this version</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/dialogs/history.py" line="132" />
+        <location filename="../../sonetto_desktop/ui/dialogs/history.py" line="133" />
         <source>打开这段对话</source>
         <translation>Open that chat</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/dialogs/history.py" line="134" />
+        <location filename="../../sonetto_desktop/ui/dialogs/history.py" line="135" />
         <source>在对话里找到引起这次改动的那句话</source>
         <translation>Find the message in the chat that caused this change</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/dialogs/history.py" line="166" />
+        <location filename="../../sonetto_desktop/ui/dialogs/history.py" line="168" />
         <source>这条记忆已不存在（可能被删除或合并）。</source>
         <translation>This memory no longer exists (it may have been deleted or merged).</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/dialogs/history.py" line="174" />
+        <location filename="../../sonetto_desktop/ui/dialogs/history.py" line="176" />
         <source>当前：{0}（{1}）</source>
         <translation>Now: {0} ({1})</translation>
     </message>
@@ -578,85 +578,85 @@ Talk about anything — I'll remember what matters to you.</translation>
         <translation>Another program ({0})</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/dialogs/history.py" line="207" />
+        <location filename="../../sonetto_desktop/ui/dialogs/history.py" line="209" />
         <source>创建</source>
         <translation>Added</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/dialogs/history.py" line="208" />
+        <location filename="../../sonetto_desktop/ui/dialogs/history.py" line="210" />
         <source>修改</source>
         <translation>Edited</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/dialogs/history.py" line="209" />
+        <location filename="../../sonetto_desktop/ui/dialogs/history.py" line="211" />
         <source>合并</source>
         <translation>Merged</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/dialogs/history.py" line="210" />
+        <location filename="../../sonetto_desktop/ui/dialogs/history.py" line="212" />
         <source>恢复旧版本</source>
         <translation>Reverted</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/dialogs/history.py" line="211" />
+        <location filename="../../sonetto_desktop/ui/dialogs/history.py" line="213" />
         <source>从回收站恢复</source>
         <translation>Restored</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/dialogs/history.py" line="212" />
+        <location filename="../../sonetto_desktop/ui/dialogs/history.py" line="214" />
         <source>锁定</source>
         <translation>Locked</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/dialogs/history.py" line="213" />
+        <location filename="../../sonetto_desktop/ui/dialogs/history.py" line="215" />
         <source>解锁</source>
         <translation>Unlocked</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/dialogs/history.py" line="220" />
+        <location filename="../../sonetto_desktop/ui/dialogs/history.py" line="222" />
         <source>最初的版本</source>
         <translation>The first version</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/dialogs/history.py" line="225" />
+        <location filename="../../sonetto_desktop/ui/dialogs/history.py" line="227" />
         <source> · 来自被合并的记忆</source>
         <translation> · from a merged memory</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/dialogs/history.py" line="231" />
-        <location filename="../../sonetto_desktop/ui/dialogs/history.py" line="283" />
+        <location filename="../../sonetto_desktop/ui/dialogs/history.py" line="233" />
+        <location filename="../../sonetto_desktop/ui/dialogs/history.py" line="285" />
         <source>起因：“{0}”</source>
         <translation>Prompted by: “{0}”</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/dialogs/history.py" line="265" />
-        <location filename="../../sonetto_desktop/ui/dialogs/history.py" line="274" />
+        <location filename="../../sonetto_desktop/ui/dialogs/history.py" line="267" />
         <location filename="../../sonetto_desktop/ui/dialogs/history.py" line="276" />
+        <location filename="../../sonetto_desktop/ui/dialogs/history.py" line="278" />
         <source>主题：{0}</source>
         <translation>Theme: {0}</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/dialogs/history.py" line="270" />
+        <location filename="../../sonetto_desktop/ui/dialogs/history.py" line="272" />
         <source>修改前 → 修改后</source>
         <translation>Before → after</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/dialogs/history.py" line="278" />
+        <location filename="../../sonetto_desktop/ui/dialogs/history.py" line="280" />
         <source>并入的记忆：{0}</source>
         <translation>Merged-in memory: {0}</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/dialogs/history.py" line="281" />
+        <location filename="../../sonetto_desktop/ui/dialogs/history.py" line="283" />
         <source>原因：{0}</source>
         <translation>Reason: {0}</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/dialogs/history.py" line="286" />
+        <location filename="../../sonetto_desktop/ui/dialogs/history.py" line="288" />
         <source>来自：{0}</source>
         <translation>From: {0}</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/dialogs/history.py" line="301" />
+        <location filename="../../sonetto_desktop/ui/dialogs/history.py" line="303" />
         <source>恢复的原因（必填）</source>
         <translation>Reason for restoring (required)</translation>
     </message>
@@ -769,7 +769,7 @@ Talk about anything — I'll remember what matters to you.</translation>
     </message>
     <message>
         <location filename="../../sonetto_desktop/ui/dialogs/history_import.py" line="156" />
-        <location filename="../../sonetto_desktop/ui/dialogs/history_import.py" line="280" />
+        <location filename="../../sonetto_desktop/ui/dialogs/history_import.py" line="289" />
         <source>粘贴的记忆</source>
         <translation>Pasted memories</translation>
     </message>
@@ -795,7 +795,8 @@ Talk about anything — I'll remember what matters to you.</translation>
     </message>
     <message>
         <location filename="../../sonetto_desktop/ui/dialogs/history_import.py" line="176" />
-        <location filename="../../sonetto_desktop/ui/dialogs/history_import.py" line="628" />
+        <location filename="../../sonetto_desktop/ui/dialogs/history_import.py" line="252" />
+        <location filename="../../sonetto_desktop/ui/dialogs/history_import.py" line="637" />
         <source>撤销已导入的部分</source>
         <translation>Undo what was imported</translation>
     </message>
@@ -825,179 +826,189 @@ conversation: which chat it belongs to; role: user or assistant (system and tool
 Optional: title (the chat’s title), id (the message’s id, which recognises it on a second import). Lines may come in any order; blank lines are fine.</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/dialogs/history_import.py" line="246" />
+        <location filename="../../sonetto_desktop/ui/dialogs/history_import.py" line="249" />
         <source>有一次没有完成的导入：{0} · {1}，已写入 {2}/{3} 轮</source>
         <translation>An import was not finished: {0} · {1}, {2}/{3} turns written</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/dialogs/history_import.py" line="256" />
+        <location filename="../../sonetto_desktop/ui/dialogs/history_import.py" line="254" />
+        <source>上次导入：{0} · {1}，写入 {2} 轮，新记忆 {3} 条，更新 {4} 条</source>
+        <translation>Last import: {0} · {1}, {2} turns read, {3} new memories, {4} updated</translation>
+    </message>
+    <message>
+        <location filename="../../sonetto_desktop/ui/dialogs/history_import.py" line="257" />
+        <source>撤销这次导入</source>
+        <translation>Undo this import</translation>
+    </message>
+    <message>
+        <location filename="../../sonetto_desktop/ui/dialogs/history_import.py" line="265" />
         <source>选择聊天记录</source>
         <translation>Choose a chat export</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/dialogs/history_import.py" line="262" />
+        <location filename="../../sonetto_desktop/ui/dialogs/history_import.py" line="271" />
         <source>聊天记录 (*.zip *.json *.jsonl *.md *.txt)</source>
         <translation>Chat exports (*.zip *.json *.jsonl *.md *.txt)</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/dialogs/history_import.py" line="262" />
+        <location filename="../../sonetto_desktop/ui/dialogs/history_import.py" line="271" />
         <source>所有文件 (*)</source>
         <translation>All files (*)</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/dialogs/history_import.py" line="300" />
+        <location filename="../../sonetto_desktop/ui/dialogs/history_import.py" line="309" />
         <source>读不了 {0}：{1}</source>
         <translation>Cannot read {0}: {1}</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/dialogs/history_import.py" line="321" />
+        <location filename="../../sonetto_desktop/ui/dialogs/history_import.py" line="330" />
         <source>返回</source>
         <translation>Back</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/dialogs/history_import.py" line="322" />
+        <location filename="../../sonetto_desktop/ui/dialogs/history_import.py" line="331" />
         <source>取消</source>
         <translation>Cancel</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/dialogs/history_import.py" line="348" />
+        <location filename="../../sonetto_desktop/ui/dialogs/history_import.py" line="357" />
         <source>从</source>
         <translation>From</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/dialogs/history_import.py" line="348" />
-        <location filename="../../sonetto_desktop/ui/dialogs/history_import.py" line="362" />
+        <location filename="../../sonetto_desktop/ui/dialogs/history_import.py" line="357" />
+        <location filename="../../sonetto_desktop/ui/dialogs/history_import.py" line="371" />
         <source>到</source>
         <translation>to</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/dialogs/history_import.py" line="354" />
-        <location filename="../../sonetto_desktop/ui/dialogs/history_import.py" line="356" />
+        <location filename="../../sonetto_desktop/ui/dialogs/history_import.py" line="363" />
+        <location filename="../../sonetto_desktop/ui/dialogs/history_import.py" line="365" />
         <source>按标题筛选</source>
         <translation>Filter by title</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/dialogs/history_import.py" line="357" />
+        <location filename="../../sonetto_desktop/ui/dialogs/history_import.py" line="366" />
         <source>全选</source>
         <translation>Select all</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/dialogs/history_import.py" line="358" />
+        <location filename="../../sonetto_desktop/ui/dialogs/history_import.py" line="367" />
         <source>全不选</source>
         <translation>Select none</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/dialogs/history_import.py" line="360" />
+        <location filename="../../sonetto_desktop/ui/dialogs/history_import.py" line="369" />
         <source>日期从</source>
         <translation>Dates from</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/dialogs/history_import.py" line="381" />
+        <location filename="../../sonetto_desktop/ui/dialogs/history_import.py" line="390" />
         <source>开始导入</source>
         <translation>Start importing</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/dialogs/history_import.py" line="410" />
+        <location filename="../../sonetto_desktop/ui/dialogs/history_import.py" line="419" />
         <source>正在计算…</source>
         <translation>Counting…</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/dialogs/history_import.py" line="429" />
+        <location filename="../../sonetto_desktop/ui/dialogs/history_import.py" line="438" />
         <source>还没有配置模型：请先在设置里填写模型，导入要由模型来读。</source>
         <translation>No model is configured: set one in Settings first; a model reads the import.</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/dialogs/history_import.py" line="432" />
+        <location filename="../../sonetto_desktop/ui/dialogs/history_import.py" line="441" />
         <source>审核模式已开启：导入的结果会进入审核箱，由你确认后才写入。</source>
         <translation>Review mode is on: what the import finds goes to the review inbox and is written only once you approve it.</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/dialogs/history_import.py" line="472" />
+        <location filename="../../sonetto_desktop/ui/dialogs/history_import.py" line="481" />
         <source>已导入过的 {0} 轮</source>
         <translation>{0} turns imported before</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/dialogs/history_import.py" line="474" />
+        <location filename="../../sonetto_desktop/ui/dialogs/history_import.py" line="483" />
         <source>不导入列表里的 {0} 个对话</source>
         <translation>{0} conversations on the don’t-import list</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/dialogs/history_import.py" line="476" />
+        <location filename="../../sonetto_desktop/ui/dialogs/history_import.py" line="485" />
         <source>日期范围外的 {0} 轮</source>
         <translation>{0} turns outside the dates</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/dialogs/history_import.py" line="479" />
+        <location filename="../../sonetto_desktop/ui/dialogs/history_import.py" line="488" />
         <source>系统提示、工具调用、改写前的分支、空白等 {0} 条消息</source>
         <translation>{0} messages such as system prompts, tool calls, branches edited away and blanks</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/dialogs/history_import.py" line="480" />
+        <location filename="../../sonetto_desktop/ui/dialogs/history_import.py" line="489" />
         <source>不导入：{0}</source>
         <translation>Not imported: {0}</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/dialogs/history_import.py" line="482" />
+        <location filename="../../sonetto_desktop/ui/dialogs/history_import.py" line="491" />
         <source>{0} 处疑似密码、密钥或证件号会在发送给模型前隐去</source>
         <translation>{0} likely passwords, keys or ID numbers are hidden before the model sees them</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/dialogs/history_import.py" line="494" />
+        <location filename="../../sonetto_desktop/ui/dialogs/history_import.py" line="503" />
         <source>没有保存：{0}</source>
         <translation>Not saved: {0}</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/dialogs/history_import.py" line="515" />
+        <location filename="../../sonetto_desktop/ui/dialogs/history_import.py" line="524" />
         <source>ChatGPT 已保存的记忆</source>
         <translation>ChatGPT saved memories</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/dialogs/history_import.py" line="516" />
+        <location filename="../../sonetto_desktop/ui/dialogs/history_import.py" line="525" />
         <source>每条直接成为一条记忆（不经模型），可以改主题或取消勾选。</source>
         <translation>Each becomes one memory as it is (no model reads it); you can change its theme or untick it.</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/dialogs/history_import.py" line="523" />
+        <location filename="../../sonetto_desktop/ui/dialogs/history_import.py" line="532" />
         <source>导入</source>
         <translation>Import</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/dialogs/history_import.py" line="538" />
+        <location filename="../../sonetto_desktop/ui/dialogs/history_import.py" line="547" />
         <source>审核模式已开启：它们会进入审核箱，由你确认后才写入。</source>
         <translation>Review mode is on: they go to the review inbox and are written only once you approve them.</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/dialogs/history_import.py" line="545" />
+        <location filename="../../sonetto_desktop/ui/dialogs/history_import.py" line="554" />
         <source>导入 {0} 条记忆</source>
         <translation>Import {0} memories</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/dialogs/history_import.py" line="553" />
+        <location filename="../../sonetto_desktop/ui/dialogs/history_import.py" line="562" />
         <source>没有导入：{0}</source>
         <translation>Not imported: {0}</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/dialogs/history_import.py" line="624" />
+        <location filename="../../sonetto_desktop/ui/dialogs/history_import.py" line="633" />
         <source>导入已停止</source>
         <translation>Import stopped</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/dialogs/history_import.py" line="625" />
+        <location filename="../../sonetto_desktop/ui/dialogs/history_import.py" line="634" />
         <source>已导入的部分要保留吗？保留的话，以后再导入同一个文件会接着导入剩下的。</source>
         <translation>Keep what was imported? If you keep it, importing the same file again goes on with the rest.</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/dialogs/history_import.py" line="627" />
+        <location filename="../../sonetto_desktop/ui/dialogs/history_import.py" line="636" />
         <source>保留已导入的部分</source>
         <translation>Keep what was imported</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/dialogs/history_import.py" line="652" />
+        <location filename="../../sonetto_desktop/ui/dialogs/history_import.py" line="667" />
         <source>无法撤销：导入之后有 {0} 条记忆又被改过，撤销会丢掉那些修改。</source>
         <translation>Cannot undo: {0} of its memories were changed after the import, and undoing would lose those changes.</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/dialogs/history_import.py" line="657" />
+        <location filename="../../sonetto_desktop/ui/dialogs/history_import.py" line="671" />
         <source>无法撤销：{0}</source>
         <translation>Cannot undo: {0}</translation>
     </message>
@@ -1557,72 +1568,72 @@ Optional: title (the chat’s title), id (the message’s id, which recognises i
 <context>
     <name>MemoryService</name>
     <message>
-        <location filename="../../sonetto_desktop/ui/memory_service.py" line="164" />
+        <location filename="../../sonetto_desktop/ui/memory_service.py" line="166" />
         <source>手动添加</source>
         <translation>Added by hand</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/memory_service.py" line="171" />
+        <location filename="../../sonetto_desktop/ui/memory_service.py" line="173" />
         <source>手动编辑</source>
         <translation>Edited by hand</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/memory_service.py" line="177" />
+        <location filename="../../sonetto_desktop/ui/memory_service.py" line="179" />
         <source>拖动到「{0}」</source>
         <translation>Dragged to “{0}”</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/memory_service.py" line="184" />
+        <location filename="../../sonetto_desktop/ui/memory_service.py" line="186" />
         <source>手动合并</source>
         <translation>Merged by hand</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/memory_service.py" line="188" />
+        <location filename="../../sonetto_desktop/ui/memory_service.py" line="190" />
         <source>手动删除</source>
         <translation>Deleted by hand</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/memory_service.py" line="196" />
+        <location filename="../../sonetto_desktop/ui/memory_service.py" line="198" />
         <source>恢复旧版本</source>
         <translation>Restored an old version</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/memory_service.py" line="204" />
+        <location filename="../../sonetto_desktop/ui/memory_service.py" line="206" />
         <source>手动锁定</source>
         <translation>Locked by hand</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/memory_service.py" line="205" />
+        <location filename="../../sonetto_desktop/ui/memory_service.py" line="207" />
         <source>手动解锁</source>
         <translation>Unlocked by hand</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/memory_service.py" line="231" />
+        <location filename="../../sonetto_desktop/ui/memory_service.py" line="233" />
         <source>批量删除</source>
         <translation>Deleted together</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/memory_service.py" line="236" />
+        <location filename="../../sonetto_desktop/ui/memory_service.py" line="238" />
         <source>批量锁定</source>
         <translation>Locked together</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/memory_service.py" line="237" />
+        <location filename="../../sonetto_desktop/ui/memory_service.py" line="239" />
         <source>批量解锁</source>
         <translation>Unlocked together</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/memory_service.py" line="242" />
+        <location filename="../../sonetto_desktop/ui/memory_service.py" line="244" />
         <source>主题「{0}」改为「{1}」</source>
         <translation>Theme “{0}” renamed to “{1}”</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/memory_service.py" line="247" />
+        <location filename="../../sonetto_desktop/ui/memory_service.py" line="249" />
         <source>删除 Sonetto 今天写的记忆</source>
         <translation>Delete what Sonetto wrote today</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/memory_service.py" line="252" />
+        <location filename="../../sonetto_desktop/ui/memory_service.py" line="254" />
         <source>从提示里撤销</source>
         <translation>Undone from a notification</translation>
     </message>
@@ -1705,152 +1716,152 @@ Optional: title (the chat’s title), id (the message’s id, which recognises i
         <translation>This memory is gone (it may have just been deleted or merged). You can save what you wrote as a new memory.</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/wall/actions.py" line="188" />
+        <location filename="../../sonetto_desktop/ui/wall/actions.py" line="189" />
         <source>已删除：{0}</source>
         <translation>Deleted: {0}</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/wall/actions.py" line="190" />
+        <location filename="../../sonetto_desktop/ui/wall/actions.py" line="191" />
         <source>已删除 {0} 条记忆</source>
         <translation>Deleted {0} memories</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/wall/actions.py" line="194" />
+        <location filename="../../sonetto_desktop/ui/wall/actions.py" line="195" />
         <source>撤销</source>
         <translation>Undo</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/wall/actions.py" line="237" />
+        <location filename="../../sonetto_desktop/ui/wall/actions.py" line="238" />
         <source>拖动到「{0}」</source>
         <translation>Dragged to “{0}”</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/wall/actions.py" line="244" />
+        <location filename="../../sonetto_desktop/ui/wall/actions.py" line="245" />
         <source>移动到「{0}」</source>
         <translation>Moved to “{0}”</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/wall/actions.py" line="259" />
+        <location filename="../../sonetto_desktop/ui/wall/actions.py" line="260" />
         <source>移动到新主题</source>
         <translation>Move to a new theme</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/wall/actions.py" line="260" />
+        <location filename="../../sonetto_desktop/ui/wall/actions.py" line="261" />
         <source>新主题的名字：</source>
         <translation>Name of the new theme:</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/wall/actions.py" line="266" />
+        <location filename="../../sonetto_desktop/ui/wall/actions.py" line="267" />
         <source>移动到…</source>
         <translation>Move to…</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/wall/actions.py" line="277" />
+        <location filename="../../sonetto_desktop/ui/wall/actions.py" line="278" />
         <source>新主题…</source>
         <translation>New theme…</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/wall/actions.py" line="289" />
+        <location filename="../../sonetto_desktop/ui/wall/actions.py" line="290" />
         <source>展开</source>
         <translation>Expand</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/wall/actions.py" line="290" />
+        <location filename="../../sonetto_desktop/ui/wall/actions.py" line="291" />
         <source>折叠</source>
         <translation>Collapse</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/wall/actions.py" line="293" />
+        <location filename="../../sonetto_desktop/ui/wall/actions.py" line="294" />
         <source>重命名主题…</source>
         <translation>Rename theme…</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/wall/actions.py" line="296" />
+        <location filename="../../sonetto_desktop/ui/wall/actions.py" line="297" />
         <source>更改颜色…</source>
         <translation>Change colour…</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/wall/actions.py" line="299" />
+        <location filename="../../sonetto_desktop/ui/wall/actions.py" line="300" />
         <source>恢复默认颜色</source>
         <translation>Default colour</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/wall/actions.py" line="308" />
+        <location filename="../../sonetto_desktop/ui/wall/actions.py" line="309" />
         <source>「{0}」的颜色</source>
         <translation>Colour of “{0}”</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/wall/actions.py" line="324" />
+        <location filename="../../sonetto_desktop/ui/wall/actions.py" line="325" />
         <source>删除</source>
         <translation>Delete</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/wall/actions.py" line="326" />
+        <location filename="../../sonetto_desktop/ui/wall/actions.py" line="327" />
         <source>删除 {0} 条</source>
         <translation>Delete {0} memories</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/wall/actions.py" line="330" />
+        <location filename="../../sonetto_desktop/ui/wall/actions.py" line="331" />
         <source>锁定</source>
         <translation>Lock</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/wall/actions.py" line="331" />
+        <location filename="../../sonetto_desktop/ui/wall/actions.py" line="332" />
         <source>锁定 {0} 条</source>
         <translation>Lock {0}</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/wall/actions.py" line="333" />
+        <location filename="../../sonetto_desktop/ui/wall/actions.py" line="334" />
         <source>解锁</source>
         <translation>Unlock</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/wall/actions.py" line="334" />
+        <location filename="../../sonetto_desktop/ui/wall/actions.py" line="335" />
         <source>解锁 {0} 条</source>
         <translation>Unlock {0}</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/wall/actions.py" line="337" />
+        <location filename="../../sonetto_desktop/ui/wall/actions.py" line="338" />
         <source>置顶</source>
         <translation>Pin to the top</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/wall/actions.py" line="338" />
+        <location filename="../../sonetto_desktop/ui/wall/actions.py" line="339" />
         <source>置顶 {0} 条</source>
         <translation>Pin {0} to the top</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/wall/actions.py" line="340" />
+        <location filename="../../sonetto_desktop/ui/wall/actions.py" line="341" />
         <source>取消置顶</source>
         <translation>Unpin</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/wall/actions.py" line="341" />
+        <location filename="../../sonetto_desktop/ui/wall/actions.py" line="342" />
         <source>取消置顶 {0} 条</source>
         <translation>Unpin {0}</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/wall/actions.py" line="343" />
+        <location filename="../../sonetto_desktop/ui/wall/actions.py" line="344" />
         <source>合并这 2 条</source>
         <translation>Merge these 2</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/wall/actions.py" line="349" />
+        <location filename="../../sonetto_desktop/ui/wall/actions.py" line="350" />
         <source>编辑</source>
         <translation>Edit</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/wall/actions.py" line="350" />
+        <location filename="../../sonetto_desktop/ui/wall/actions.py" line="351" />
         <source>历史</source>
         <translation>History</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/wall/actions.py" line="346" />
+        <location filename="../../sonetto_desktop/ui/wall/actions.py" line="347" />
         <source>与…合并</source>
         <translation>Merge with…</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/wall/actions.py" line="358" />
+        <location filename="../../sonetto_desktop/ui/wall/actions.py" line="359" />
         <source>复制</source>
         <translation>Copy</translation>
     </message>
@@ -2638,7 +2649,7 @@ Optional: title (the chat’s title), id (the message’s id, which recognises i
 <context>
     <name>SonettoApp</name>
     <message>
-        <location filename="../../sonetto_desktop/ui/shell.py" line="262" />
+        <location filename="../../sonetto_desktop/ui/shell.py" line="264" />
         <source>对话功能启动失败：%1。记忆墙仍可使用；请检查数据目录后重启。</source>
         <translation>Chat could not start: %1. The memory wall still works; check the data folder, then restart.</translation>
     </message>
@@ -2688,7 +2699,7 @@ Optional: title (the chat’s title), id (the message’s id, which recognises i
         <translation>Undo</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/shell.py" line="346" />
+        <location filename="../../sonetto_desktop/ui/shell.py" line="348" />
         <source>无法使用新的数据文件夹 {0}：{1}。仍在使用原来的记忆库。</source>
         <translation>Cannot use the new data folder {0}: {1}. Still using the previous memory store.</translation>
     </message>
@@ -2905,37 +2916,37 @@ Optional: title (the chat’s title), id (the message’s id, which recognises i
 <context>
     <name>TransferActions</name>
     <message>
-        <location filename="../../sonetto_desktop/ui/dialogs/transfer_actions.py" line="55" />
+        <location filename="../../sonetto_desktop/ui/dialogs/transfer_actions.py" line="56" />
         <source>导出记忆</source>
         <translation>Export memories</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/dialogs/transfer_actions.py" line="75" />
+        <location filename="../../sonetto_desktop/ui/dialogs/transfer_actions.py" line="76" />
         <source>无法导出：{0}</source>
         <translation>Cannot export: {0}</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/dialogs/transfer_actions.py" line="79" />
+        <location filename="../../sonetto_desktop/ui/dialogs/transfer_actions.py" line="80" />
         <source>已导出 {0} 条记忆到 {1}</source>
         <translation>Exported {0} memories to {1}</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/dialogs/transfer_actions.py" line="88" />
+        <location filename="../../sonetto_desktop/ui/dialogs/transfer_actions.py" line="89" />
         <source>导入记忆</source>
         <translation>Import memories</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/dialogs/transfer_actions.py" line="90" />
+        <location filename="../../sonetto_desktop/ui/dialogs/transfer_actions.py" line="91" />
         <source>记忆导出文件 (*.yaml *.yml *.json *.md)</source>
         <translation>Memory exports (*.yaml *.yml *.json *.md)</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/dialogs/transfer_actions.py" line="104" />
+        <location filename="../../sonetto_desktop/ui/dialogs/transfer_actions.py" line="105" />
         <source>无法导入 {0}：{1}</source>
         <translation>Cannot import {0}: {1}</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/dialogs/transfer_actions.py" line="118" />
+        <location filename="../../sonetto_desktop/ui/dialogs/transfer_actions.py" line="119" />
         <source>已导入 {0} 条记忆，跳过 {1} 条重复的</source>
         <translation>Imported {0} memories, skipped {1} duplicates</translation>
     </message>
@@ -2943,71 +2954,71 @@ Optional: title (the chat’s title), id (the message’s id, which recognises i
 <context>
     <name>TrashDialog</name>
     <message>
-        <location filename="../../sonetto_desktop/ui/dialogs/trash.py" line="49" />
+        <location filename="../../sonetto_desktop/ui/dialogs/trash.py" line="50" />
         <source>回收站</source>
         <translation>Trash</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/dialogs/trash.py" line="55" />
+        <location filename="../../sonetto_desktop/ui/dialogs/trash.py" line="56" />
         <source>加载中…</source>
         <translation>Loading…</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/dialogs/trash.py" line="64" />
+        <location filename="../../sonetto_desktop/ui/dialogs/trash.py" line="65" />
         <source>恢复</source>
         <translation>Restore</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/dialogs/trash.py" line="66" />
-        <location filename="../../sonetto_desktop/ui/dialogs/trash.py" line="166" />
+        <location filename="../../sonetto_desktop/ui/dialogs/trash.py" line="67" />
         <location filename="../../sonetto_desktop/ui/dialogs/trash.py" line="168" />
+        <location filename="../../sonetto_desktop/ui/dialogs/trash.py" line="170" />
         <source>永久删除</source>
         <translation>Delete for good</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/dialogs/trash.py" line="68" />
-        <location filename="../../sonetto_desktop/ui/dialogs/trash.py" line="159" />
-        <location filename="../../sonetto_desktop/ui/dialogs/trash.py" line="160" />
+        <location filename="../../sonetto_desktop/ui/dialogs/trash.py" line="69" />
+        <location filename="../../sonetto_desktop/ui/dialogs/trash.py" line="161" />
+        <location filename="../../sonetto_desktop/ui/dialogs/trash.py" line="162" />
         <source>清空回收站</source>
         <translation>Empty the trash</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/dialogs/trash.py" line="123" />
+        <location filename="../../sonetto_desktop/ui/dialogs/trash.py" line="125" />
         <source>回收站是空的。</source>
         <translation>The trash is empty.</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/dialogs/trash.py" line="123" />
+        <location filename="../../sonetto_desktop/ui/dialogs/trash.py" line="125" />
         <source>{0} 条已删除的记忆</source>
         <translation>Deleted memories: {0}</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/dialogs/trash.py" line="159" />
+        <location filename="../../sonetto_desktop/ui/dialogs/trash.py" line="161" />
         <source>永久删除回收站里的全部记忆？此操作无法撤销。</source>
         <translation>Delete every memory in the trash for good? This cannot be undone.</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/dialogs/trash.py" line="167" />
+        <location filename="../../sonetto_desktop/ui/dialogs/trash.py" line="169" />
         <source>永久删除选中的 {0} 条记忆？此操作无法撤销。</source>
         <translation>Delete the {0} selected memories for good? This cannot be undone.</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/dialogs/trash.py" line="182" />
+        <location filename="../../sonetto_desktop/ui/dialogs/trash.py" line="184" />
         <source>并入「{0}」</source>
         <translation>merged into “{0}”</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/dialogs/trash.py" line="184" />
+        <location filename="../../sonetto_desktop/ui/dialogs/trash.py" line="186" />
         <source>并入另一条记忆（已不在）</source>
         <translation>merged into another memory (no longer there)</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/dialogs/trash.py" line="193" />
+        <location filename="../../sonetto_desktop/ui/dialogs/trash.py" line="195" />
         <source>回收站里的记忆会一直保留，直到你永久删除。</source>
         <translation>Deleted memories stay here until you delete them for good.</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/dialogs/trash.py" line="194" />
+        <location filename="../../sonetto_desktop/ui/dialogs/trash.py" line="196" />
         <source>删除超过 {0} 天的记忆会在启动时被永久清除。</source>
         <translation>Memories deleted more than {0} days ago are removed for good at start-up.</translation>
     </message>

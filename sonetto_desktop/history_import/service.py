@@ -16,7 +16,7 @@ from typing import Any
 from ..aio import run_blocking
 from .dont_import import FILE_NAME as DONT_IMPORT_FILE
 from .dont_import import DontImportList
-from .ledger import RUNNING, ImportLedger, ImportState, imports_dir
+from .ledger import DONE, RUNNING, ImportLedger, ImportState, imports_dir
 from .model import History, SavedMemory
 from .plan import Plan, Price, make_plan
 from .runner import ImportResult, ImportRunner, undo_import
@@ -159,6 +159,14 @@ class HistoryImports:
 
     async def unfinished(self, digest: str | None = None) -> list[ImportState]:
         return await run_blocking(self.ledger.unfinished, digest)
+
+    async def latest(self) -> ImportState | None:
+        """The import to offer in the window: the newest unfinished one, else the newest done (not
+        undone) one, so it can still be taken back."""
+        states = await run_blocking(self.ledger.imports)
+        unfinished = [s for s in states if s.unfinished]
+        done = [s for s in states if s.status == DONE]
+        return (unfinished or done or [None])[-1]
 
     async def resume_interrupted(self) -> ImportState | None:
         """At start: go on with an import that was running when the app last stopped (one the person

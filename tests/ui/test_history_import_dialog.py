@@ -141,3 +141,37 @@ def test_an_imports_changes_make_no_toast_of_their_own():
     assert toast_for(MemoryChange("add", ("m1",), "agent", turn_id="t1", states={"m1": card})) is not None
     # a thousand-turn import would be a thousand toasts: it says its progress in its own window
     assert toast_for(MemoryChange("add", ("m1",), "import:chatgpt", turn_id="imp-1-000000", states={"m1": card})) is None
+
+
+async def test_the_window_offers_the_unfinished_import_and_then_the_last_one(qapp, tmp_path, llm_server, wait):
+    llm_server.responder = remember_each_line
+    async with running_app(qapp, app_settings(tmp_path / "data", llm_server)) as app:
+        imports = app.history_imports.imports
+        history = await imports.read(fixture("history.jsonl"))
+        llm_server.delay = 0.5
+        await app.history_imports.start(await imports.plan(history), history, file_name="history.jsonl")
+        await wait(lambda: llm_server.requests, timeout=20, message="the first batch sent")
+        app.history_imports.set_paused(True)  # after the batch being written
+        await wait(lambda: imports.runner.last.batches_done == 1 and not imports.runner._run.writer.busy, timeout=20,
+                   message="the first batch written")
+        await app.history_imports.stop()  # the person stops it: paused, what was written stays
+        llm_server.delay = 0
+        dialog = app.history_imports.open_dialog(app.window)
+        await dialog.loading
+        assert dialog.unfinished.text() == "有一次没有完成的导入：JSON Lines · history.jsonl，已写入 2/3 轮"
+        assert dialog.resume_button.isVisible() and dialog.undo_unfinished.text() == "撤销已导入的部分"
+        dialog.resume_button.click()
+        await wait(lambda: dialog.progress.title.text() == "导入完成", timeout=20, message="resumed to the end")
+        assert app.services.memory.count() == 3
+        dialog.progress.close_button.click()
+        await wait(lambda: not dialog.isVisible(), message="closed")
+
+        again = app.history_imports.open_dialog(app.window)
+        assert again is not dialog  # a closed dialog is never shown again with its old state
+        await again.loading
+        assert again.unfinished.text().startswith("上次导入：JSON Lines · history.jsonl，写入 3 轮，新记忆 3 条")
+        assert not again.resume_button.isVisible() and again.undo_unfinished.text() == "撤销这次导入"
+        again.undo_unfinished.click()
+        await wait(lambda: again.progress.title.text() == "已撤销这次导入", message="undone from the source page")
+        assert app.services.memory.count() == 0
+        again.reject()

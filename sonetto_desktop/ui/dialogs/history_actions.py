@@ -57,7 +57,7 @@ class HistoryImportActions(QObject):
         """Show the dialog (the one already open, if any), on the running import when there is one."""
         from .history_import import HistoryImportDialog
 
-        if self.dialog is not None and shiboken6.isValid(self.dialog):
+        if self.dialog is not None and shiboken6.isValid(self.dialog) and self.dialog.isVisible():
             self.dialog.raise_()
             self.dialog.activateWindow()
             return self.dialog

@@ -108,7 +108,7 @@ class HistoryImportDialog(QDialog):
             if actions.last_progress is not None:
                 self.progress.show_progress(actions.last_progress)
         else:
-            self.loading = self._spawn(self.load_unfinished())
+            self.loading = self._spawn(self.load_last())
 
     def _spawn(self, coro: Any) -> Any:
         return self._tasks.spawn(coro, name="history-import-dialog")
@@ -213,7 +213,7 @@ class HistoryImportDialog(QDialog):
         self.undo_unfinished.clicked.connect(lambda: self._spawn(self.undo_import()))
         close.clicked.connect(self.reject)
         self._set_busy(False)
-        self._show_unfinished(None)
+        self._show_last(None)
         return page
 
     def _explain_jsonl(self) -> QMessageBox:
@@ -236,21 +236,30 @@ class HistoryImportDialog(QDialog):
             button.setEnabled(not busy)
         self.read_paste.setEnabled(not busy and bool(self.paste_box.toPlainText().strip()))
 
-    def _show_unfinished(self, state: Any) -> None:
-        self._unfinished_state = state
+    def _show_last(self, state: Any) -> None:
+        """The import still to finish (继续 / 撤销已导入的部分), or the last one done (撤销这次导入)."""
+        self._last_state = state
         visible = state is not None
         for widget in (self.unfinished, self.resume_button, self.undo_unfinished):
             widget.setVisible(visible)
-        if visible:
-            self.import_id = state.id
+        if not visible:
+            return
+        self.import_id = state.id
+        if state.unfinished:
             self.unfinished.setText(self.tr("有一次没有完成的导入：{0} · {1}，已写入 {2}/{3} 轮").format(
                 state.label, state.file_name, state.turns_written, state.turns))
             self.resume_button.setEnabled(self.actions.imports.configured)
+            self.undo_unfinished.setText(self.tr("撤销已导入的部分"))
+        else:
+            self.unfinished.setText(self.tr("上次导入：{0} · {1}，写入 {2} 轮，新记忆 {3} 条，更新 {4} 条").format(
+                state.label, state.file_name, state.turns_written, state.memories_created, state.memories_updated))
+            self.resume_button.setVisible(False)
+            self.undo_unfinished.setText(self.tr("撤销这次导入"))
 
-    async def load_unfinished(self) -> None:
-        states = await self.actions.imports.unfinished()
+    async def load_last(self) -> None:
+        state = await self.actions.imports.latest()
         if shiboken6.isValid(self):
-            self._show_unfinished(states[-1] if states else None)
+            self._show_last(state)
 
     async def _choose(self, *, folder: bool) -> None:
         dialog = QFileDialog(self, self.tr("选择聊天记录"), str(Path.home()))
@@ -603,8 +612,8 @@ class HistoryImportDialog(QDialog):
         return state
 
     async def resume_unfinished(self) -> Any:
-        state = self._unfinished_state
-        if state is None:
+        state = self._last_state
+        if state is None or not state.unfinished:
             return None
         resumed = await self.actions.resume(state.id)
         if resumed is None or not shiboken6.isValid(self):
@@ -638,6 +647,13 @@ class HistoryImportDialog(QDialog):
         else:
             self.progress.show_stopped()
 
+    def _undo_failed(self, text: str) -> None:
+        if not shiboken6.isValid(self):
+            return
+        label = self.source_error if self.stack.currentWidget() is self.source_page else self.progress.note
+        label.setText(text)
+        label.setVisible(True)
+
     async def undo_import(self) -> Any:
         """Take the whole import back (later edits to its memories stop it, and are named)."""
         import_id = self.import_id
@@ -648,17 +664,14 @@ class HistoryImportDialog(QDialog):
         try:
             result = await self.actions.imports.undo(import_id)
         except UndoConflict as exc:
-            if shiboken6.isValid(self):
-                self.progress.note.setText(self.tr("无法撤销：导入之后有 {0} 条记忆又被改过，撤销会丢掉那些修改。").format(
-                    len(exc.conflicts)))
+            self._undo_failed(self.tr("无法撤销：导入之后有 {0} 条记忆又被改过，撤销会丢掉那些修改。").format(
+                len(exc.conflicts)))
             return None
         except Exception as exc:  # noqa: BLE001 - said in the dialog; nothing was undone
-            if shiboken6.isValid(self):
-                self.progress.note.setText(self.tr("无法撤销：{0}").format(str(exc) or type(exc).__name__))
+            self._undo_failed(self.tr("无法撤销：{0}").format(str(exc) or type(exc).__name__))
             return None
         if shiboken6.isValid(self):
+            self._show_last(None)
             self.stack.setCurrentWidget(self.progress)
             self.progress.show_undone(result.turn_id)
-            if self.stack.currentWidget() is self.source_page:
-                self._show_unfinished(None)
         return result
