@@ -144,6 +144,7 @@ def main(argv: list[str] | None = None) -> int:
     else:
         bundle = dist / "sonetto"
         executable = bundle / EXE_NAME
+        shutil.copy2(REPO / "NOTICE.md", bundle / "NOTICE.md")  # the shipped data's licences, in sight
         if sys.platform.startswith("linux"):
             add_linux_integration(bundle)
         print(f"\nbuild: {executable} (built in {built:.0f} s)\n")
@@ -157,7 +158,8 @@ def main(argv: list[str] | None = None) -> int:
         if problems:
             print("\nbuild: the bundle check FAILED:\n  " + "\n  ".join(problems), file=sys.stderr)
             return 1
-        print("\nbuild: contents check passed (resources, jieba dictionary, Qt plugins, app modules)")
+        print("\nbuild: contents check passed (resources, lexicon data, NOTICE.md, jieba dictionary, Qt plugins, "
+              "app modules)")
 
     if args.smoke:
         print(f"\nsmoke: {executable} --self-test (offscreen, fresh data dir) x {args.runs}")

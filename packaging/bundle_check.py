@@ -49,6 +49,14 @@ def expected_resources(resources_dir: str | Path) -> list[str]:
                   if p.is_file() and "__pycache__" not in p.parts and p.suffix not in (".py", ".pyc"))
 
 
+def expected_package_data(package_dir: str | Path) -> list[str]:
+    """Data files (not Python) inside the ``sonetto_desktop`` package, relative, with ``/`` (the recall
+    lexicon's tables: English and category words from CC-CEDICT and WordNet, hand lists)."""
+    root = Path(package_dir)
+    return sorted(p.relative_to(root).as_posix() for p in root.rglob("*")
+                  if p.is_file() and "__pycache__" not in p.parts and p.suffix in (".yaml", ".tsv"))
+
+
 def check_bundle(bundle: str | Path, *, modules: set[str] | None = None, repo: str | Path = REPO,
                  platform: str = sys.platform) -> list[str]:
     """Problems found in a one-folder bundle (empty when it is complete).
@@ -63,6 +71,12 @@ def check_bundle(bundle: str | Path, *, modules: set[str] | None = None, repo: s
     for relative in expected_resources(repo / "resources"):
         if not (inner / "sonetto_desktop" / "resources" / relative).is_file():
             problems.append(f"resource missing: sonetto_desktop/resources/{relative}")
+    for relative in expected_package_data(repo / "sonetto_desktop"):
+        if not (inner / "sonetto_desktop" / relative).is_file():
+            problems.append(f"package data missing: sonetto_desktop/{relative}")
+    for notice in (inner / "NOTICE.md", bundle / "NOTICE.md"):
+        if not notice.is_file():
+            problems.append(f"the third-party data licences are missing: {notice.relative_to(bundle).as_posix()}")
     if not (inner / "jieba" / "dict.txt").is_file():
         problems.append("jieba's dictionary (jieba/dict.txt) is missing")
     plugins = inner / "PySide6" / "Qt" / "plugins"

@@ -10,6 +10,7 @@ import ast
 import configparser
 import os
 import re
+import shutil
 import stat
 import subprocess
 import sys
@@ -220,6 +221,50 @@ def test_resources_are_reachable_through_importlib_resources(tmp_path):
                           timeout=60)
     assert done.returncode == 0, done.stderr
     assert done.stdout.startswith("ok ")
+
+
+def test_spec_ships_notice_md_with_the_data():
+    """The bundle carries NOTICE.md (the licences of CC-CEDICT and WordNet data it ships)."""
+    source = (PACKAGING / "sonetto.spec").read_text(encoding="utf-8")
+    assert '(str(REPO / "NOTICE.md"), ".")' in source
+    assert 'shutil.copy2(REPO / "NOTICE.md", bundle / "NOTICE.md")' in (PACKAGING / "build.py").read_text(encoding="utf-8")
+
+
+def test_wheel_and_sdist_carry_notice_and_the_lexicon_data(tmp_path):
+    """The wheel and the sdist hold NOTICE.md and every data table the offline recall reads."""
+    import tarfile
+    import zipfile
+
+    src = tmp_path / "src"
+    for name in ("pyproject.toml", "README.md", "NOTICE.md"):
+        (src / name).parent.mkdir(parents=True, exist_ok=True)
+        (src / name).write_bytes((ROOT / name).read_bytes())
+    ignore = shutil.ignore_patterns("__pycache__", "*.pyc")
+    shutil.copytree(ROOT / "sonetto_desktop", src / "sonetto_desktop", ignore=ignore)
+    shutil.copytree(ROOT / "resources", src / "resources", ignore=ignore)
+    out = tmp_path / "out"
+    out.mkdir()
+    code = ("import sys; from setuptools import build_meta as b; out = sys.argv[1]; "  # build_meta rewrites argv
+            "print(b.build_wheel(out)); print(b.build_sdist(out))")
+    done = subprocess.run([sys.executable, "-c", code, str(out)], cwd=src, capture_output=True, text=True, timeout=300)
+    assert done.returncode == 0, done.stderr[-3000:]
+    data = [f"sonetto_desktop/memory/retrieval/{p.name}"
+            for p in sorted((ROOT / "sonetto_desktop" / "memory" / "retrieval").glob("*")) if p.suffix in (".tsv", ".yaml")]
+    assert "sonetto_desktop/memory/retrieval/english_zh.tsv" in data
+    [wheel] = out.glob("*.whl")
+    with zipfile.ZipFile(wheel) as zf:
+        names = set(zf.namelist())
+        notices = [n for n in names if n.endswith("NOTICE.md") and ".dist-info/" in n]
+        assert notices, sorted(names)[:20]
+        assert "CC-CEDICT" in zf.read(notices[0]).decode("utf-8")
+    assert set(data) <= names, sorted(set(data) - names)
+    sdists = sorted(out.glob("*.tar.gz"))
+    assert len(sdists) == 1, (sorted(p.name for p in out.iterdir()), done.stdout[-800:])
+    sdist = sdists[0]
+    with tarfile.open(sdist) as tf:
+        members = {m.name.split("/", 1)[1] for m in tf.getmembers() if "/" in m.name}
+    assert "NOTICE.md" in members
+    assert set(data) <= members, sorted(set(data) - members)
 
 
 # ------------------------------------------------------------------- desktop integration --

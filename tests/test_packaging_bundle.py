@@ -236,6 +236,12 @@ def _fake_onedir(root: Path, with_resources: bool) -> Path:
             target = inner / "sonetto_desktop" / "resources" / relative
             target.parent.mkdir(parents=True, exist_ok=True)
             target.write_bytes(b"x")
+        for relative in bundle_check.expected_package_data(ROOT / "sonetto_desktop"):
+            target = inner / "sonetto_desktop" / relative
+            target.parent.mkdir(parents=True, exist_ok=True)
+            target.write_bytes(b"x")
+        (inner / "NOTICE.md").write_text("notice", encoding="utf-8")
+        (bundle / "NOTICE.md").write_text("notice", encoding="utf-8")
     for plugin in ("platforms/libqoffscreen.so", "platforms/libqxcb.so", "platforms/libqwayland.so",
                    "imageformats/libqsvg.so", "iconengines/libqsvgicon.so"):
         target = inner / "PySide6" / "Qt" / "plugins" / plugin
@@ -262,6 +268,10 @@ def test_bundle_check_names_what_is_missing(tmp_path):
     modules = bundle_check.source_modules(ROOT / "sonetto_desktop") - {"sonetto_desktop.ui.app"}
     problems = bundle_check.check_bundle(bundle, modules=modules, platform="linux")
     assert "resource missing: sonetto_desktop/resources/icons/app.svg" in problems
+    assert "package data missing: sonetto_desktop/memory/retrieval/english_zh.tsv" in problems
+    assert "package data missing: sonetto_desktop/memory/retrieval/categories.yaml" in problems
+    assert "the third-party data licences are missing: _internal/NOTICE.md" in problems
+    assert "the third-party data licences are missing: NOTICE.md" in problems
     assert "jieba's dictionary (jieba/dict.txt) is missing" in problems
     assert "dangling link: _internal/libQt6Network.so.6" in problems
     assert "module missing: tiktoken_ext.openai_public" in problems
