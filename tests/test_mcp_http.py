@@ -143,3 +143,58 @@ def test_the_socket_accepts_connections_before_the_listening_line_is_printed():
             assert client.getpeername() == sock.getsockname()
     finally:
         sock.close()
+
+
+async def _session_call(url: str, token: str, name: str, tool: str, args: dict):
+    async with create_mcp_http_client(headers={"Authorization": f"Bearer {token}"}) as client:
+        async with streamable_http_client(url, http_client=client) as (read, write):
+            async with ClientSession(read, write, client_info=Implementation(name=name, version="1")) as mcp:
+                await mcp.initialize()
+                return await mcp.call_tool(tool, args)
+
+
+async def test_an_apps_own_token_names_the_app_whatever_it_declares(_isolated_user_dirs):
+    from mcp_helpers import error_text, save_settings
+    from sonetto_desktop.mcp_server.app_tokens import new_app_token
+
+    cursor = new_app_token("cursor")
+    other = new_app_token("notes-helper")
+    save_settings(mcp_allowed_clients="cursor")
+    async with http_server() as url:
+        shared = mcp_token(create=False)
+        # With its own token, an app is the token's app: history and allow list say cursor.
+        added = payload(await _session_call(url, cursor, "Claude Desktop", "add_memory",
+                                            {"description": "小林在用 Cursor 写代码", "theme": "工作"}))
+        # Another app's token is refused by the allow list even when it declares the allowed name ...
+        refused = error_text(await _session_call(url, other, "cursor", "add_memory",
+                                                 {"description": "冒充的条目", "theme": "工作"}))
+        assert "notes-helper" in refused and "not on" in refused
+        # ... while the shared token still goes by the declared name (what the settings page says).
+        declared = payload(await _session_call(url, shared, "cursor", "add_memory",
+                                               {"description": "小林周末写博客", "theme": "爱好"}))
+    services = await AppServices.open(watch=False)
+    try:
+        assert services.memory.history(added["id"])[0]["actor"] == "mcp:cursor"
+        assert services.memory.history(declared["id"])[0]["actor"] == "mcp:cursor"
+        assert services.memory.count() == 2
+    finally:
+        await services.close()
+
+
+async def test_the_gate_names_the_app_of_an_app_token_and_nothing_else_can():
+    from sonetto_desktop.mcp_server.access import APP_SCOPE_KEY
+
+    reached: list[dict] = []
+
+    async def app(scope, receive, send):
+        reached.append(scope)
+
+    async def send(message):
+        raise AssertionError(f"refused: {message}")
+
+    gate = BearerGate(app, lambda: "shared-token", lambda: {"Cursor": "cursor-token"})
+    local = ("127.0.0.1", 50000)
+    await gate({"type": "http", "client": local, "headers": [(b"authorization", b"Bearer cursor-token")]}, None, send)
+    await gate({"type": "http", "client": local, "headers": [(b"authorization", b"Bearer shared-token")],
+                APP_SCOPE_KEY: "Cursor"}, None, send)
+    assert reached[0][APP_SCOPE_KEY] == "Cursor" and APP_SCOPE_KEY not in reached[1]

@@ -177,3 +177,45 @@ async def test_a_running_app_sees_the_apps_changes_live(_isolated_user_dirs):
         assert app.memory.get(mid).description == "小林明天去北京出差"
     finally:
         await app.close()
+
+
+async def test_damaged_settings_refuse_the_apps_and_the_server_leaves_the_file(_isolated_user_dirs):
+    from sonetto_desktop.config.settings import SETTINGS_FILE, config_dir
+
+    save_settings(mcp_read_only=True, mcp_allowed_clients="someone-else")
+    path = config_dir() / SETTINGS_FILE
+    damaged = path.read_bytes()[:-7]  # truncated, e.g. by a full disk
+    path.write_bytes(damaged)
+    async with stdio_session() as mcp:
+        refused = error_text(await mcp.call_tool("add_memory", {"description": "小林喜欢猫", "theme": "品味"}))
+        assert "cannot be read" in refused
+        assert "cannot be read" in error_text(await mcp.call_tool("list_memories", {}))
+    assert path.read_bytes() == damaged and [p.name for p in config_dir().glob("settings.json*")] == ["settings.json"]
+    services = await AppServices.open(watch=False)
+    try:
+        assert services.memory.count() == 0
+    finally:
+        await services.close()
+
+
+def test_the_server_says_which_memories_it_serves_before_any_request(_isolated_user_dirs, tmp_path):
+    data = tmp_path / "elsewhere"
+    proc = subprocess.Popen(server_command(), env=server_env(SONETTO_DATA_DIR=str(data)), stdin=subprocess.PIPE,
+                            stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    import threading
+
+    deadline = threading.Timer(60, proc.kill)  # a server that never says it: the reads end at EOF
+    deadline.start()
+    try:
+        line = ""
+        for _ in range(50):
+            line = proc.stderr.readline()
+            if not line or "serving memories" in line:
+                break
+        assert f"serving memories from {data} (memory.yaml, 0 memories)" in line
+    finally:
+        deadline.cancel()
+        proc.stdin.close()
+        proc.wait(60)
+        proc.stdout.close()
+        proc.stderr.close()

@@ -83,3 +83,96 @@ def test_snippets_are_json_the_apps_take(client):
     assert "http://127.0.0.1:8765/mcp" in text and "Bearer tok-123" in text
     if client == "cherry":
         assert entry["type"] == "stdio" and http["type"] == "streamableHttp"
+
+
+GUARDED = {"mcp_enabled": True, "mcp_read_only": True, "mcp_allowed_clients": "claude"}
+DAMAGED = {
+    "truncated": json.dumps(GUARDED)[:-5],
+    "stray byte": json.dumps(GUARDED) + "\x00",
+    "empty": "",
+    "directory": None,
+    "symlink loop": None,
+    "read-only as a string": json.dumps({**GUARDED, "mcp_read_only": "true"}),
+    "allow list as a number": json.dumps({**GUARDED, "mcp_allowed_clients": 5}),
+}
+
+
+def _damage(path, variant: str) -> None:
+    import os
+
+    path.parent.mkdir(parents=True, exist_ok=True)
+    if variant == "directory":
+        path.mkdir()
+    elif variant == "symlink loop":
+        os.symlink(path, path)
+    else:
+        path.write_text(DAMAGED[variant], encoding="utf-8")
+
+
+def _state(path):
+    return (path.is_symlink(), path.is_dir(), path.read_bytes() if path.is_file() and not path.is_symlink() else None,
+            sorted(p.name for p in path.parent.iterdir()))
+
+
+@pytest.mark.parametrize("variant", list(DAMAGED))
+def test_damaged_settings_refuse_every_app_and_are_left_for_the_app(_isolated_user_dirs, variant):
+    if variant == "symlink loop" and sys.platform == "win32":
+        pytest.skip("no symlinks without privileges on Windows")
+    from sonetto_desktop.config.settings import SETTINGS_FILE, config_dir
+    from sonetto_desktop.mcp_server.access import load_access_settings
+
+    path = config_dir() / SETTINGS_FILE
+    Settings(**GUARDED).save(path, with_secret=False)
+    Access().check("claude", write=False)  # the person's rules, read well: reads allowed, writes not
+    with pytest.raises(AccessDenied, match="read-only"):
+        Access().check("claude", write=True)
+    path.unlink()
+    _damage(path, variant)
+    before = _state(path)
+    for write in (True, False):  # fails closed: the defaults would let any app write
+        with pytest.raises(AccessDenied, match="cannot be read"):
+            Access().check("claude", write=write)
+        with pytest.raises(AccessDenied, match="cannot be read"):
+            Access().check("anything", write=write)
+    with pytest.raises(ValueError):
+        load_access_settings()
+    Settings.load(repair=False, with_secret=False)  # what `sonetto mcp` reads at start
+    assert _state(path) == before and not any(".corrupt-" in name for name in before[3])
+
+
+def test_a_missing_settings_file_is_the_defaults():
+    from sonetto_desktop.mcp_server.access import load_access_settings
+
+    assert load_access_settings().mcp_enabled is True
+    Access().check("anything", write=True)
+
+
+def test_per_app_tokens_are_made_kept_secret_and_revoked(_isolated_user_dirs):
+    from sonetto_desktop.mcp_server.app_tokens import SECRET, app_of, app_tokens, new_app_token, revoke_app_token
+
+    assert app_tokens() == {}
+    cursor = new_app_token("Cursor")
+    cherry = new_app_token("Cherry Studio\n")
+    assert app_tokens() == {"Cursor": cursor, "Cherry Studio": cherry} and len(cursor) >= 40
+    assert cursor != cherry != mcp_token()
+    if sys.platform != "win32":
+        assert stat.S_IMODE((_isolated_user_dirs / "config" / SECRET).stat().st_mode) == 0o600
+    assert app_of(cherry, app_tokens()) == "Cherry Studio" and app_of("nope", app_tokens()) is None
+    again = new_app_token("Cursor")
+    assert again != cursor and app_of(cursor, app_tokens()) is None
+    assert revoke_app_token("Cursor") and not revoke_app_token("Cursor")
+    assert app_tokens() == {"Cherry Studio": cherry}
+
+
+def test_a_launched_server_is_told_which_data_folder_to_serve(tmp_path, monkeypatch):
+    from sonetto_desktop.mcp_server.snippets import launch_env
+
+    monkeypatch.delenv("SONETTO_CONFIG_DIR")
+    assert launch_env(tmp_path / "data") == {"SONETTO_DATA_DIR": str(tmp_path / "data")}
+    monkeypatch.setenv("SONETTO_CONFIG_DIR", str(tmp_path / "cfg"))
+    env = launch_env(tmp_path / "data")
+    assert env == {"SONETTO_DATA_DIR": str(tmp_path / "data"), "SONETTO_CONFIG_DIR": str(tmp_path / "cfg")}
+    command, args = launch_command()
+    for client in CLIENTS:
+        entry = json.loads(stdio_snippet(client, command, args, env))["mcpServers"]["sonetto"]
+        assert entry["env"] == env and entry["command"] == command

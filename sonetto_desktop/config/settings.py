@@ -68,6 +68,10 @@ EMBEDDINGS_API_KEY = "embeddings_api_key"
 USER_NAME_MAX = 20
 
 
+class SettingsUnreadable(ValueError):
+    """settings.json exists but cannot be read as it was written (the message says why)."""
+
+
 def mask_secret(value: str) -> str:
     """A display form of a secret that reveals nothing but whether it is set."""
     return "********" if value else ""
@@ -265,16 +269,22 @@ class Settings:
 
     # -- persistence -----------------------------------------------------------------------------
     @classmethod
-    def load(cls, path: Path | str | None = None, *, with_secret: bool = True) -> Settings:
-        """Read settings; never raises for a missing, corrupt or partly wrong file."""
+    def load(cls, path: Path | str | None = None, *, with_secret: bool = True, repair: bool = True) -> Settings:
+        """Read settings; never raises for a missing, corrupt or partly wrong file. ``repair``: a
+        damaged file is moved aside (``settings.json.corrupt-…``) for the defaults to be saved in its
+        place — only the app does that; another program (``sonetto mcp``) leaves it as it is."""
         path = Path(path) if path is not None else config_dir() / SETTINGS_FILE
         data: dict[str, Any] = {}
+
+        def set_aside() -> Path | str | None:
+            return _move_aside(path) if repair else "nowhere (left as it is)"
+
         try:
             raw = path.read_bytes().decode("utf-8")
         except FileNotFoundError:
             raw = None
         except UnicodeDecodeError as exc:  # not UTF-8: set aside like any other damaged file
-            aside = _move_aside(path)
+            aside = set_aside()
             log.warning("Settings file %s is not UTF-8 text (%s); using defaults, the old file was kept as %s",
                         path, exc.reason, aside)
             raw = None
@@ -288,7 +298,7 @@ class Settings:
                     raise ValueError("top level is not an object")
                 data = parsed
             except ValueError as exc:
-                aside = _move_aside(path)
+                aside = set_aside()
                 log.warning("Settings file %s is corrupt (%s); using defaults, the old file was kept as %s", path, exc, aside)
         settings = cls._from_dict(data)
         if with_secret:
@@ -296,6 +306,28 @@ class Settings:
             settings.postgres_password = load_secret(POSTGRES_PASSWORD, path.parent)
             settings.embeddings_api_key = load_secret(EMBEDDINGS_API_KEY, path.parent)
         return settings
+
+    @classmethod
+    def read_exactly(cls, path: Path | str | None = None, *, checked: tuple[str, ...] = ()) -> Settings:
+        """The settings as the file says them, or ``SettingsUnreadable``: the file cannot be read
+        (a directory, a symlink loop, no permission), is not UTF-8 JSON holding an object, or a field
+        of ``checked`` has a value of the wrong type or range. A missing file is the defaults (the
+        person chose nothing else). Never moves or changes the file; reads no secret. For rules that
+        must fail closed (which other apps may do what) rather than fall back to the defaults."""
+        path = Path(path) if path is not None else config_dir() / SETTINGS_FILE
+        try:
+            data = json.loads(path.read_bytes().decode("utf-8"))
+        except FileNotFoundError:
+            return cls()
+        except (OSError, ValueError) as exc:  # UnicodeDecodeError and JSONDecodeError are ValueErrors
+            raise SettingsUnreadable(f"{path.name} cannot be read ({type(exc).__name__}: {exc})") from exc
+        if not isinstance(data, dict):
+            raise SettingsUnreadable(f"{path.name} does not hold a JSON object")
+        defaults = cls()
+        for name in checked:
+            if name in data and _coerce(name, data[name], getattr(defaults, name)) is _BAD:
+                raise SettingsUnreadable(f"{path.name} has a bad value for {name}: {data[name]!r:.40}")
+        return cls._from_dict(data)
 
     @classmethod
     def _from_dict(cls, data: dict[str, Any]) -> Settings:

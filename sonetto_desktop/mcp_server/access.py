@@ -2,7 +2,13 @@
 
 The settings are read again on every call (a small file): switching the server off, making it
 read-only or removing a client from the allow list in the app takes effect at once, also for a
-server that is already running.
+server that is already running. They are read exactly (``load_access_settings``): a settings file
+that cannot be read, or whose MCP rules have a bad value, refuses every call until the app has
+repaired it — the rules fail closed, never fall back to the defaults (which allow any app to write),
+and the server never moves or rewrites the person's file.
+
+A client is who it says it is in the MCP handshake (``client_of``): a name, not a proof. Over HTTP a
+per-app token (``app_tokens``) names the app instead, whatever the handshake says.
 """
 
 from __future__ import annotations
@@ -11,12 +17,24 @@ import re
 from collections.abc import Callable
 from typing import Any
 
-from ..config.settings import Settings
+from ..config.settings import Settings, SettingsUnreadable
 
 #: A client name as the history shows it: ``mcp:`` plus at most this many characters.
 MAX_CLIENT_CHARS = 40
 UNKNOWN_CLIENT = "unknown"
 _UNPRINTABLE = re.compile(r"[\x00-\x1f\x7f-\x9f\u2028\u2029]")
+#: The settings that decide what other apps may do: a bad value in any refuses every call.
+MCP_FIELDS = ("mcp_enabled", "mcp_read_only", "mcp_allowed_clients", "mcp_http_port")
+#: The ASGI scope key under which the HTTP gate names the app a per-app token belongs to.
+APP_SCOPE_KEY = "sonetto.app"
+UNREADABLE = ("Sonetto 的设置文件无法读取，修复前拒绝其他应用的一切访问；请打开 Sonetto（它会修复设置） / Sonetto's "
+              "settings cannot be read: other apps are refused until Sonetto repairs them (open Sonetto)")
+
+
+def load_access_settings() -> Settings:
+    """The saved settings, read exactly (``Settings.read_exactly``) with the environment's overrides:
+    ``SettingsUnreadable`` instead of defaults for a damaged file. Blocking."""
+    return Settings.read_exactly(checked=MCP_FIELDS).with_env()
 
 
 class AccessDenied(Exception):
@@ -41,7 +59,15 @@ def allowed_clients(text: str) -> list[str]:
 
 
 def client_of(context: Any) -> str:
-    """The client's name from the MCP initialize handshake of the connection ``context`` belongs to."""
+    """The app a call comes from: the app of the per-app HTTP token it was sent with, else the
+    name the client gave in the MCP initialize handshake of its connection (what it declares)."""
+    try:
+        request = context.request_context.request
+        app = request.scope.get(APP_SCOPE_KEY) if request is not None else None
+    except (AttributeError, LookupError, ValueError):
+        app = None
+    if isinstance(app, str) and app:
+        return client_label(app)
     try:
         params = context.session.client_params
         name = params.client_info.name if params is not None else None
@@ -51,10 +77,12 @@ def client_of(context: Any) -> str:
 
 
 class Access:
-    """``settings()``: the current settings (blocking; called in a worker thread by the caller).
-    ``on_client(name)``: told about every client that asks, allowed or not (``clients_seen``)."""
+    """``settings()``: the current settings (blocking; called in a worker thread by the caller;
+    default ``load_access_settings``). ``on_client(name)``: told about every client that asks,
+    allowed or not (``clients_seen``)."""
 
-    def __init__(self, settings: Callable[[], Settings], on_client: Callable[[str], None] | None = None) -> None:
+    def __init__(self, settings: Callable[[], Settings] = load_access_settings,
+                 on_client: Callable[[str], None] | None = None) -> None:
         self._settings = settings
         self._on_client = on_client
 
@@ -62,7 +90,10 @@ class Access:
         """The settings, if ``client`` may make this call; else ``AccessDenied`` saying why."""
         if self._on_client is not None:
             self._on_client(client)
-        settings = self._settings()
+        try:
+            settings = self._settings()
+        except (SettingsUnreadable, OSError) as exc:  # fail closed: never the defaults' "anyone may write"
+            raise AccessDenied(UNREADABLE) from exc
         if not settings.mcp_enabled:
             raise AccessDenied("其他应用访问记忆已在 Sonetto 设置中关闭 / access by other apps is switched off "
                                "in Sonetto's settings (其他应用)")

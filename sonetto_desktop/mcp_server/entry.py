@@ -23,7 +23,7 @@ from typing import Any
 
 from ..aio import run_blocking
 from ..config.secrets import mcp_token
-from ..config.settings import load_settings
+from ..config.settings import Settings
 from ..memory.errors import MemoryError_
 from ..services import AppServices
 from .access import Access, actor_for
@@ -80,7 +80,8 @@ def _fail(message: str) -> int:
 
 
 async def _main(args: argparse.Namespace) -> int:
-    settings = await run_blocking(load_settings)
+    # Never repaired here (a damaged file is left for the app, and the access rules refuse meanwhile).
+    settings = await run_blocking(lambda: Settings.load(repair=False).with_env())
     if not settings.mcp_enabled:
         return _fail("access by other apps is switched off in Sonetto's settings (设置 → 其他应用)")
     try:
@@ -89,12 +90,13 @@ async def _main(args: argparse.Namespace) -> int:
     except (MemoryError_, OSError, ValueError) as exc:
         return _fail(str(exc))
     try:
+        await _say_where(services)
         if settings.is_llm_configured:  # the writer (and hybrid search) need a model
             try:
                 await services.start_agents(chat=False)
             except Exception:  # the memories still serve; conversations wait in the journal
                 log.warning("the memory writer could not start; conversations are journaled", exc_info=True)
-        access = Access(lambda: load_settings(with_secret=False), on_client=ClientsSeen().record)
+        access = Access(on_client=ClientsSeen().record)
         server = build_server(services, access)
         warming = _WarmUp(services)
         main_task = asyncio.current_task()
@@ -110,6 +112,20 @@ async def _main(args: argparse.Namespace) -> int:
         return 0
     finally:
         await services.close()
+
+
+async def _say_where(services: AppServices) -> None:
+    """One line on stderr, always: which memories this server serves (an app that does not pass its
+    environment on starts it on the default data folder, which may be another, empty store)."""
+    settings = services.settings
+    try:
+        count = await run_blocking(lambda: services.memory.count() if services.memory else 0)
+        held = f"{count} memories"
+    except (MemoryError_, OSError) as exc:
+        held = f"not counted: {type(exc).__name__}"
+    kind = {"yaml": "memory.yaml", "sqlite": "SQLite", "postgres": "PostgreSQL"}.get(settings.store_backend,
+                                                                                   settings.store_backend)
+    print(f"sonetto mcp: serving memories from {services.data_dir} ({kind}, {held})", file=sys.stderr, flush=True)
 
 
 class _WarmUp:
@@ -208,7 +224,9 @@ async def _serve_http(server: Any, port: int) -> None:
     from .http_auth import LOOPBACK_HOST, BearerGate
 
     await run_blocking(mcp_token)  # made now if the settings page has not made it yet
-    app = BearerGate(server.streamable_http_app(host=LOOPBACK_HOST), lambda: mcp_token())
+    from .app_tokens import app_tokens
+
+    app = BearerGate(server.streamable_http_app(host=LOOPBACK_HOST), lambda: mcp_token(), app_tokens)
     try:
         sock = listening_socket(LOOPBACK_HOST, port)
     except OSError as exc:

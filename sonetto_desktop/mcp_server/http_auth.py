@@ -1,8 +1,10 @@
-"""The HTTP transport's gate: loopback peers only, and the bearer token from Sonetto's settings.
+"""The HTTP transport's gate: loopback peers only, and a bearer token from Sonetto's settings.
 
-An ASGI wrapper around the SDK's streamable-HTTP app. The token is read for every request (a small
+An ASGI wrapper around the SDK's streamable-HTTP app. The tokens are read for every request (a small
 file or the keyring; the person may make a new one in the settings while the server runs: the
-new one works at once and the old one stops working at once) and compared in constant time.
+new one works at once and the old one stops working at once) and compared in constant time. The
+shared token lets a request through as it is (the app is who its handshake says); an app's own
+token (``app_tokens``) names that app in the request's scope (``access.APP_SCOPE_KEY``).
 """
 
 from __future__ import annotations
@@ -14,6 +16,8 @@ from collections.abc import Awaitable, Callable
 from typing import Any
 
 from ..aio import run_blocking
+from .access import APP_SCOPE_KEY
+from .app_tokens import app_of
 
 LOOPBACK_HOST = "127.0.0.1"
 
@@ -37,17 +41,24 @@ def _bearer(scope: Scope) -> str:
 
 
 class BearerGate:
-    """``token()``: the current token (blocking: keyring or file; called in a worker thread)."""
+    """``token()``: the current shared token; ``app_tokens()``: ``{app: token}`` (both blocking:
+    keyring or file; called in a worker thread)."""
 
-    def __init__(self, app: ASGIApp, token: Callable[[], str]) -> None:
+    def __init__(self, app: ASGIApp, token: Callable[[], str],
+                 app_tokens: Callable[[], dict[str, str]] = dict) -> None:
         self._app = app
         self._load = token
+        self._apps = app_tokens
 
-    async def _matches(self, given: str) -> bool:
+    async def _matches(self, given: str) -> tuple[bool, str | None]:
+        """(accepted, the app an app token names)."""
         if not given:
-            return False
+            return False, None
         current = await run_blocking(self._load)  # read each time: a new token replaces the old one at once
-        return bool(current) and hmac.compare_digest(given.encode(), current.encode())
+        if current and hmac.compare_digest(given.encode(), current.encode()):
+            return True, None
+        app = app_of(given, await run_blocking(self._apps))
+        return app is not None, app
 
     async def __call__(self, scope: Scope, receive: Any, send: Any) -> None:
         if scope["type"] == "lifespan":  # starts and stops the SDK's session manager
@@ -59,10 +70,14 @@ class BearerGate:
         if not is_loopback(client[0] if client else None):
             await _refuse(send, 403, "only apps on this computer may connect / 只接受本机连接")
             return
-        if not await self._matches(_bearer(scope)):
+        accepted, app = await self._matches(_bearer(scope))
+        if not accepted:
             await _refuse(send, 401, "missing or wrong token: copy it from Sonetto → 设置 → 其他应用 "
                                      "/ 缺少令牌或令牌不对，请从 Sonetto 设置 → 其他应用 复制")
             return
+        scope = {key: value for key, value in scope.items() if key != APP_SCOPE_KEY}  # never the request's say
+        if app is not None:
+            scope[APP_SCOPE_KEY] = app
         await self._app(scope, receive, send)
 
 

@@ -2,12 +2,15 @@
 
 Claude Desktop (``claude_desktop_config.json``) and Cursor (``~/.cursor/mcp.json``) take an
 ``mcpServers`` entry with a command; Cherry Studio imports the same shape (设置 → MCP 服务器 → 从 JSON
-导入) with its ``type`` field. The HTTP variants carry the bearer token in a header.
+导入) with its ``type`` field. The HTTP variants carry the bearer token in a header. A launched
+server gets the data folder (and a config folder set by environment) in ``env``: an app that does not
+pass its environment on would otherwise open another, empty store.
 """
 
 from __future__ import annotations
 
 import json
+import os
 import shutil
 import sys
 from pathlib import Path
@@ -34,8 +37,22 @@ def http_url(port: int) -> str:
     return f"http://127.0.0.1:{int(port)}/mcp"
 
 
-def stdio_snippet(client: str, command: str, args: list[str]) -> str:
+def launch_env(data_dir: str | os.PathLike[str] | None) -> dict[str, str]:
+    """The environment a launched server needs to serve this app's memories: the data folder, and
+    the config folder when this app runs with one set by ``SONETTO_CONFIG_DIR``."""
+    env: dict[str, str] = {}
+    if data_dir is not None and str(data_dir).strip():
+        env["SONETTO_DATA_DIR"] = str(Path(data_dir).expanduser().absolute())
+    config = os.environ.get("SONETTO_CONFIG_DIR", "").strip()
+    if config:
+        env["SONETTO_CONFIG_DIR"] = str(Path(config).expanduser().absolute())
+    return env
+
+
+def stdio_snippet(client: str, command: str, args: list[str], env: dict[str, str] | None = None) -> str:
     entry: dict = {"command": command, "args": list(args)}
+    if env:
+        entry["env"] = dict(env)
     if client == "cherry":
         entry = {"name": "Sonetto", "type": "stdio", **entry}
     return json.dumps({"mcpServers": {SERVER_KEY: entry}}, ensure_ascii=False, indent=2)

@@ -6,7 +6,7 @@ from __future__ import annotations
 import json
 
 from PySide6.QtGui import QGuiApplication
-from PySide6.QtWidgets import QTabWidget
+from PySide6.QtWidgets import QLabel, QTabWidget
 
 from sonetto_desktop.config.secrets import mcp_token
 from sonetto_desktop.mcp_server.clients_seen import ClientsSeen
@@ -77,3 +77,38 @@ async def test_the_token_appears_when_the_page_is_opened(qtbot, wait):
     await wait(lambda: d.mcp_page.token.text() != "")
     assert d.mcp_page.token.text() == mcp_token(create=False)
     d.close()
+
+
+async def test_each_app_can_have_its_own_token_and_lose_it(qtbot):
+    from sonetto_desktop.mcp_server.app_tokens import app_tokens
+
+    d = SettingsDialog(Settings.load())
+    qtbot.addWidget(d)
+    page = d.mcp_page
+    await page.refresh_token()
+    assert any("不能证明" in label.text() for label in page.findChildren(QLabel))  # a name is what it declares
+    await page.add_app_token("Cursor")
+    token = app_tokens()["Cursor"]
+    assert page.token_owner.currentData() == "Cursor" and page.token.text() == token
+    assert token != mcp_token(create=False) and page.revoke_button.isEnabled()
+    _pick(page.transport, "http")
+    _pick(page.client, "cursor")
+    assert json.loads(page.snippet.toPlainText())["mcpServers"]["sonetto"]["headers"]["Authorization"] == \
+        f"Bearer {token}"
+    await page.regenerate_token()  # the selected app's, not the shared one
+    fresh = app_tokens()["Cursor"]
+    assert fresh != token and page.token.text() == fresh
+    await page.revoke_app_token()
+    assert app_tokens() == {} and page.token_owner.currentData() is None
+    assert page.token.text() == mcp_token(create=False) and not page.revoke_button.isEnabled()
+
+
+async def test_the_launch_snippets_name_the_data_folder(qtbot, tmp_path):
+    d = SettingsDialog(Settings(data_dir=str(tmp_path / "my data")))
+    qtbot.addWidget(d)
+    page = d.mcp_page
+    _pick(page.transport, "stdio")
+    for client in ("claude", "cursor", "cherry"):
+        _pick(page.client, client)
+        entry = json.loads(page.snippet.toPlainText())["mcpServers"]["sonetto"]
+        assert entry["env"]["SONETTO_DATA_DIR"] == str(tmp_path / "my data")

@@ -1,7 +1,8 @@
 """The settings page "其他应用": other AI apps (Claude Desktop, Cursor, Cherry Studio…) using the
 memories through the local MCP server (``sonetto mcp``): on/off, read-only, the allowed apps, the
-HTTP port and token, and the configuration to paste into each app. The settings dialog adds it as
-a tab and takes its ``values()``; the token lives in secret storage, read and made off the Qt thread.
+HTTP port and tokens (the shared one, and one per app: ``mcp_server.app_tokens``), and the
+configuration to paste into each app. The settings dialog adds it as a tab and takes its
+``values()``; the tokens live in secret storage, read and made off the Qt thread.
 """
 
 from __future__ import annotations
@@ -27,39 +28,50 @@ from PySide6.QtWidgets import (
 from sonetto_desktop.config.secrets import mcp_token, new_mcp_token
 from sonetto_desktop.config.settings import Settings
 from sonetto_desktop.mcp_server import clients_seen
-from sonetto_desktop.mcp_server.access import allowed_clients
-from sonetto_desktop.mcp_server.snippets import http_snippet, launch_command, stdio_snippet
+from sonetto_desktop.mcp_server.access import allowed_clients, client_label
+from sonetto_desktop.mcp_server.app_tokens import app_tokens, new_app_token, revoke_app_token
+from sonetto_desktop.mcp_server.snippets import http_snippet, launch_command, launch_env, stdio_snippet
 from ..widgets.tasks import task_scope
 
 
-def _token_command_clients() -> tuple[str, tuple[str, list[str]], list[str]]:
-    """Keyring / files and a PATH search: a worker thread's job."""
-    return mcp_token(), launch_command(), [name for name, _when in clients_seen.load()]
+def _token_command_clients() -> tuple[dict[str | None, str], tuple[str, list[str]], list[str]]:
+    """The tokens (None: the shared one), the launch command and the apps seen. Keyring / files and
+    a PATH search: a worker thread's job."""
+    tokens: dict[str | None, str] = {None: mcp_token(), **app_tokens()}
+    return tokens, launch_command(), [name for name, _when in clients_seen.load()]
 
 
 class McpPage(QWidget):
     def __init__(self, dialog: Any) -> None:
         super().__init__(dialog)
         self._command: tuple[str, list[str]] = ("sonetto", ["mcp"])
+        self._env: dict[str, str] = {}
         self._tasks = task_scope(self, "mcp-page")  # cancelled when the page goes
         keeper = self._tasks
         self.destroyed.connect(lambda *_: keeper.cancel_all())
         intro = QLabel(self.tr(
             "让其他 AI 应用（Claude Desktop、Cursor、Cherry Studio 等）通过 MCP 使用你的记忆。服务只在这台电脑上运行；"
-            "它们做的每个修改都记在历史里（修改者显示为 mcp:应用名），可以撤销。锁定的记忆和“不要记住”列表同样有效。"), self)
+            "它们做的每个修改都记在历史里（修改者显示为 mcp:应用名），可以撤销。锁定的记忆和“不要记住”列表同样有效。"
+            "注意：应用名称是应用连接时自己报上的名字，并不能证明它是谁；要让“允许的应用”和修改记录确实按应用区分，"
+            "请用 HTTP 方式并给每个应用一个自己的令牌。"), self)
         intro.setWordWrap(True)
         intro.setObjectName("HintLabel")
         self.enabled = QCheckBox(self.tr("允许其他应用使用我的记忆"), self)
         self.read_only = QCheckBox(self.tr("只读：其他应用只能查找和查看，不能修改"), self)
         self.allowed = QLineEdit(self)
         self.allowed.setPlaceholderText(self.tr("留空表示所有应用；多个用逗号分隔，如 Cursor, Cherry Studio"))
-        self.allowed.setToolTip(self.tr("应用名称是它连接时报上的名字，不区分大小写。"))
+        self.allowed.setToolTip(self.tr("应用名称是它连接时自己报上的名字（用应用令牌时是令牌所属的应用），不区分大小写。"))
         self.seen = QLabel(self)
         self.seen.setWordWrap(True)
         self.seen.setObjectName("HintLabel")
         self.seen.setTextInteractionFlags(Qt.TextInteractionFlag.TextSelectableByMouse)
         self.port = QSpinBox(self)
         self.port.setRange(1024, 65535)
+        self._tokens: dict[str | None, str] = {}
+        self.token_owner = QComboBox(self)
+        self.token_owner.setToolTip(self.tr("共用令牌：应用以它自己报上的名字记录和判断。应用令牌：用这个令牌连接的就是这个应用。"))
+        self.token_owner.addItem(self.tr("共用令牌"), None)
+        self.token_owner.currentIndexChanged.connect(self._show_token)
         self.token = QLineEdit(self)
         self.token.setReadOnly(True)
         self.token.setPlaceholderText(self.tr("正在读取…"))
@@ -69,9 +81,22 @@ class McpPage(QWidget):
         self.new_token_button.setToolTip(self.tr("旧令牌立即失效，使用 HTTP 的应用需要换上新令牌。"))
         self.new_token_button.clicked.connect(lambda: self._tasks.spawn(self.regenerate_token(), name="mcp-new-token"))
         token_row = QHBoxLayout()
+        token_row.addWidget(self.token_owner)
         token_row.addWidget(self.token, 1)
         token_row.addWidget(self.copy_token_button)
         token_row.addWidget(self.new_token_button)
+        self.app_name = QLineEdit(self)
+        self.app_name.setPlaceholderText(self.tr("应用名称，如 Cursor"))
+        self.add_app_token_button = QPushButton(self.tr("生成应用令牌"), self)
+        self.add_app_token_button.clicked.connect(
+            lambda: self._tasks.spawn(self.add_app_token(self.app_name.text()), name="mcp-app-token"))
+        self.revoke_button = QPushButton(self.tr("撤销应用令牌"), self)
+        self.revoke_button.setToolTip(self.tr("所选应用的令牌立即失效。"))
+        self.revoke_button.clicked.connect(lambda: self._tasks.spawn(self.revoke_app_token(), name="mcp-revoke"))
+        app_row = QHBoxLayout()
+        app_row.addWidget(self.app_name, 1)
+        app_row.addWidget(self.add_app_token_button)
+        app_row.addWidget(self.revoke_button)
         self.client = QComboBox(self)
         for value, label in (("claude", "Claude Desktop"), ("cursor", "Cursor"), ("cherry", "Cherry Studio")):
             self.client.addItem(label, value)
@@ -102,6 +127,7 @@ class McpPage(QWidget):
         form.addRow("", self.seen)
         form.addRow(self.tr("HTTP 端口"), self.port)
         form.addRow(self.tr("HTTP 令牌"), token_row)
+        form.addRow(self.tr("应用令牌"), app_row)
         form.addRow(self.tr("配置"), picker)
         form.addRow(self.snippet)
         form.addRow(self.where)
@@ -116,6 +142,7 @@ class McpPage(QWidget):
         self.read_only.setChecked(settings.mcp_read_only)
         self.allowed.setText(", ".join(allowed_clients(settings.mcp_allowed_clients)))
         self.port.setValue(settings.mcp_http_port)
+        self._env = launch_env(settings.resolved_data_dir())
         self._update_enabled()
         self._update_snippet()
 
@@ -138,33 +165,73 @@ class McpPage(QWidget):
             self._tasks.spawn(self.refresh_token(), name="mcp-token")
 
     async def refresh_token(self) -> None:
-        """Read the token (made on first use), where ``sonetto`` is and which apps have connected."""
-        token, self._command, seen = await asyncio.to_thread(_token_command_clients)
-        self.token.setText(token)
+        """Read the tokens (the shared one made on first use), where ``sonetto`` is and which apps
+        have connected."""
+        tokens, self._command, seen = await asyncio.to_thread(_token_command_clients)
+        self._set_tokens(tokens, self.token_owner.currentData())
         self.seen.setText(self.tr("连接过的应用：%1").replace("%1", ", ".join(seen)) if seen else
                           self.tr("还没有应用连接过。"))
+
+    def _set_tokens(self, tokens: dict[str | None, str], owner: str | None) -> None:
+        """Offer ``tokens`` (None: the shared one) and show ``owner``'s."""
+        self._tokens = tokens
+        self.token_owner.blockSignals(True)
+        while self.token_owner.count() > 1:
+            self.token_owner.removeItem(1)
+        for app in tokens:
+            if app is not None:
+                self.token_owner.addItem(app, app)
+        index = self.token_owner.findData(owner) if owner is not None else 0
+        self.token_owner.setCurrentIndex(max(index, 0))
+        self.token_owner.blockSignals(False)
+        self._show_token()
+
+    def _show_token(self) -> None:
+        owner = self.token_owner.currentData()
+        self.token.setText(self._tokens.get(owner, ""))
+        self.revoke_button.setEnabled(self.enabled.isChecked() and owner is not None)
         self._update_snippet()
 
     async def regenerate_token(self) -> None:
+        """A new token for the one shown (the shared one, or the selected app's)."""
+        owner = self.token_owner.currentData()
         self.new_token_button.setEnabled(False)
         try:
-            self.token.setText(await asyncio.to_thread(new_mcp_token))
+            token = await asyncio.to_thread(new_mcp_token if owner is None else lambda: new_app_token(owner))
         finally:
             self.new_token_button.setEnabled(True)
-        self._update_snippet()
+        self._set_tokens({**self._tokens, owner: token}, owner)
+
+    async def add_app_token(self, name: str) -> None:
+        """A token of ``name``'s own (a new one if it had one), shown and put in the snippet."""
+        if not name.strip():
+            return
+        app = client_label(name)
+        token = await asyncio.to_thread(new_app_token, app)
+        self.app_name.clear()
+        self._set_tokens({**self._tokens, app: token}, app)
+
+    async def revoke_app_token(self) -> None:
+        owner = self.token_owner.currentData()
+        if owner is None:
+            return
+        await asyncio.to_thread(revoke_app_token, owner)
+        self._set_tokens({k: v for k, v in self._tokens.items() if k != owner}, None)
 
     def _update_enabled(self) -> None:
         on = self.enabled.isChecked()
         for widget in (self.read_only, self.allowed, self.port, self.token, self.new_token_button,
-                       self.copy_token_button, self.client, self.transport, self.snippet, self.copy_snippet_button):
+                       self.copy_token_button, self.client, self.transport, self.snippet, self.copy_snippet_button,
+                       self.token_owner, self.app_name, self.add_app_token_button):
             widget.setEnabled(on)
+        self.revoke_button.setEnabled(on and self.token_owner.currentData() is not None)
 
     def _update_snippet(self) -> None:
         client = self.client.currentData()
         if self.transport.currentData() == "http":
             text = http_snippet(client, self.port.value(), self.token.text() or "…")
         else:
-            text = stdio_snippet(client, *self._command)
+            text = stdio_snippet(client, *self._command, self._env)
         self.snippet.setPlainText(text)
         self.where.setText({
             "claude": self.tr("Claude Desktop：设置 → 开发者 → 编辑配置，把这段合并进 claude_desktop_config.json，然后重启 Claude。"),

@@ -1,0 +1,78 @@
+"""Per-app tokens for ``sonetto mcp --http``: one bearer token per app, so the token says which app
+calls, not the name the app declares in its handshake (any app can declare any name).
+
+A call made with an app's token is that app's (``mcp:<app>`` in the history, and the allow list
+and the settings' rules judge that name); the shared token (``config.secrets.mcp_token``) keeps
+working for apps configured with it, judged by the name they declare. Kept as one secret
+(``mcp_app_tokens``: JSON ``{app: token}``) in the OS keyring or an owner-only file, like the shared
+token. Blocking (keyring or file): call these off the UI thread. A secret that cannot be read as
+written counts as no app tokens (nothing more is allowed) and is said in the log.
+"""
+
+from __future__ import annotations
+
+import base64
+import hmac
+import json
+import logging
+import os
+import threading
+from pathlib import Path
+
+from ..config.secrets import load_secret, store_secret
+from .access import client_label
+
+log = logging.getLogger(__name__)
+
+SECRET = "mcp_app_tokens"
+_LOCK = threading.Lock()  # one change at a time (the settings page's buttons)
+
+
+def make_token() -> str:
+    """A random token (256 bits), URL-safe."""
+    return base64.urlsafe_b64encode(os.urandom(32)).decode("ascii").rstrip("=")
+
+
+def app_tokens(config_dir: Path | str | None = None) -> dict[str, str]:
+    """``{app: token}``, apps in the order their tokens were made."""
+    raw = load_secret(SECRET, config_dir)
+    if not raw:
+        return {}
+    try:
+        data = json.loads(raw)
+    except ValueError:
+        log.warning("the per-app MCP tokens cannot be read; none is accepted until they are made again")
+        return {}
+    if not isinstance(data, dict):
+        return {}
+    return {client_label(app): token for app, token in data.items() if isinstance(token, str) and token}
+
+
+def new_app_token(app: str, config_dir: Path | str | None = None) -> str:
+    """A new token for ``app`` (replacing its old one, which stops working at once)."""
+    label = client_label(app)
+    with _LOCK:
+        tokens = app_tokens(config_dir)
+        tokens[label] = make_token()
+        store_secret(SECRET, json.dumps(tokens, ensure_ascii=False), config_dir)
+        return tokens[label]
+
+
+def revoke_app_token(app: str, config_dir: Path | str | None = None) -> bool:
+    """``app``'s token stops working; False when it had none."""
+    label = client_label(app)
+    with _LOCK:
+        tokens = app_tokens(config_dir)
+        if tokens.pop(label, None) is None:
+            return False
+        store_secret(SECRET, json.dumps(tokens, ensure_ascii=False), config_dir)
+        return True
+
+
+def app_of(token: str, tokens: dict[str, str]) -> str | None:
+    """The app ``token`` belongs to (compared in constant time with each), else None."""
+    found = None
+    for app, known in tokens.items():
+        if hmac.compare_digest(token.encode(), known.encode()):
+            found = app
+    return found
