@@ -11,12 +11,12 @@
 <context>
     <name>CardDelegate</name>
     <message>
-        <location filename="../../sonetto_desktop/ui/wall/card_delegate.py" line="59" />
+        <location filename="../../sonetto_desktop/ui/wall/card_delegate.py" line="61" />
         <source>{0} 次</source>
         <translation>{0}×</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/wall/card_delegate.py" line="371" />
+        <location filename="../../sonetto_desktop/ui/wall/card_delegate.py" line="399" />
         <source>合并</source>
         <translation>Merge</translation>
     </message>
@@ -1766,137 +1766,142 @@ Optional: title (the chat’s title), id (the message’s id, which recognises i
         <translation>Undo</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/wall/actions.py" line="238" />
+        <location filename="../../sonetto_desktop/ui/wall/actions.py" line="240" />
+        <source>已经在「{0}」里了。要合并，就把它拖到另一张卡片上。</source>
+        <translation>Already in “{0}”. To merge, drop it on another card.</translation>
+    </message>
+    <message>
+        <location filename="../../sonetto_desktop/ui/wall/actions.py" line="244" />
         <source>拖动到「{0}」</source>
         <translation>Dragged to “{0}”</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/wall/actions.py" line="245" />
+        <location filename="../../sonetto_desktop/ui/wall/actions.py" line="251" />
         <source>移动到「{0}」</source>
         <translation>Moved to “{0}”</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/wall/actions.py" line="260" />
+        <location filename="../../sonetto_desktop/ui/wall/actions.py" line="266" />
         <source>移动到新主题</source>
         <translation>Move to a new theme</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/wall/actions.py" line="261" />
+        <location filename="../../sonetto_desktop/ui/wall/actions.py" line="267" />
         <source>新主题的名字：</source>
         <translation>Name of the new theme:</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/wall/actions.py" line="267" />
+        <location filename="../../sonetto_desktop/ui/wall/actions.py" line="273" />
         <source>移动到…</source>
         <translation>Move to…</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/wall/actions.py" line="278" />
+        <location filename="../../sonetto_desktop/ui/wall/actions.py" line="284" />
         <source>新主题…</source>
         <translation>New theme…</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/wall/actions.py" line="290" />
+        <location filename="../../sonetto_desktop/ui/wall/actions.py" line="296" />
         <source>展开</source>
         <translation>Expand</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/wall/actions.py" line="291" />
+        <location filename="../../sonetto_desktop/ui/wall/actions.py" line="297" />
         <source>折叠</source>
         <translation>Collapse</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/wall/actions.py" line="294" />
+        <location filename="../../sonetto_desktop/ui/wall/actions.py" line="300" />
         <source>重命名主题…</source>
         <translation>Rename theme…</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/wall/actions.py" line="297" />
+        <location filename="../../sonetto_desktop/ui/wall/actions.py" line="303" />
         <source>更改颜色…</source>
         <translation>Change colour…</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/wall/actions.py" line="300" />
+        <location filename="../../sonetto_desktop/ui/wall/actions.py" line="306" />
         <source>恢复默认颜色</source>
         <translation>Default colour</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/wall/actions.py" line="309" />
+        <location filename="../../sonetto_desktop/ui/wall/actions.py" line="315" />
         <source>「{0}」的颜色</source>
         <translation>Colour of “{0}”</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/wall/actions.py" line="325" />
+        <location filename="../../sonetto_desktop/ui/wall/actions.py" line="331" />
         <source>删除</source>
         <translation>Delete</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/wall/actions.py" line="327" />
+        <location filename="../../sonetto_desktop/ui/wall/actions.py" line="333" />
         <source>删除 {0} 条</source>
         <translation>Delete {0} memories</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/wall/actions.py" line="331" />
+        <location filename="../../sonetto_desktop/ui/wall/actions.py" line="337" />
         <source>锁定</source>
         <translation>Lock</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/wall/actions.py" line="332" />
+        <location filename="../../sonetto_desktop/ui/wall/actions.py" line="338" />
         <source>锁定 {0} 条</source>
         <translation>Lock {0}</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/wall/actions.py" line="334" />
+        <location filename="../../sonetto_desktop/ui/wall/actions.py" line="340" />
         <source>解锁</source>
         <translation>Unlock</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/wall/actions.py" line="335" />
+        <location filename="../../sonetto_desktop/ui/wall/actions.py" line="341" />
         <source>解锁 {0} 条</source>
         <translation>Unlock {0}</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/wall/actions.py" line="338" />
+        <location filename="../../sonetto_desktop/ui/wall/actions.py" line="344" />
         <source>置顶</source>
         <translation>Pin to the top</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/wall/actions.py" line="339" />
+        <location filename="../../sonetto_desktop/ui/wall/actions.py" line="345" />
         <source>置顶 {0} 条</source>
         <translation>Pin {0} to the top</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/wall/actions.py" line="341" />
+        <location filename="../../sonetto_desktop/ui/wall/actions.py" line="347" />
         <source>取消置顶</source>
         <translation>Unpin</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/wall/actions.py" line="342" />
+        <location filename="../../sonetto_desktop/ui/wall/actions.py" line="348" />
         <source>取消置顶 {0} 条</source>
         <translation>Unpin {0}</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/wall/actions.py" line="344" />
+        <location filename="../../sonetto_desktop/ui/wall/actions.py" line="350" />
         <source>合并这 2 条</source>
         <translation>Merge these 2</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/wall/actions.py" line="350" />
+        <location filename="../../sonetto_desktop/ui/wall/actions.py" line="356" />
         <source>编辑</source>
         <translation>Edit</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/wall/actions.py" line="351" />
+        <location filename="../../sonetto_desktop/ui/wall/actions.py" line="357" />
         <source>历史</source>
         <translation>History</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/wall/actions.py" line="347" />
+        <location filename="../../sonetto_desktop/ui/wall/actions.py" line="353" />
         <source>与…合并</source>
         <translation>Merge with…</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/wall/actions.py" line="359" />
+        <location filename="../../sonetto_desktop/ui/wall/actions.py" line="365" />
         <source>复制</source>
         <translation>Copy</translation>
     </message>

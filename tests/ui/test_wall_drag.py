@@ -144,3 +144,44 @@ async def test_the_drag_picture_is_small_and_counts_several_cards(wall, populate
     one, many = view.drag_pixmap(indexes[:1]), view.drag_pixmap(indexes)
     assert 0 < one.width() <= 200 and not one.isNull()
     assert many.size() == one.size()
+
+
+async def test_a_card_of_the_same_theme_merges_wherever_it_is_dropped(wall, populated_store, wait):
+    """Issue 30 item 14: a move within its own theme means nothing, so the whole card is the zone."""
+    await wall.reload()
+    coffee, herb = populated_store.ids["喜欢手冲咖啡，不加糖"], populated_store.ids["讨厌香菜"]
+    view, rect = _card_rect(wall, herb)
+    left = QPoint(rect.left() + rect.width() // 6, rect.center().y())  # far from the right-hand strip
+    assert not merge_zone(rect, view.density).contains(QPointF(left))
+    hint = view.drop_target(left, [coffee])
+    assert hint is not None and hint.merge and hint.whole and hint.target == herb
+    _drag(view.viewport(), left, encode_ids([coffee]), drop=False)
+    assert view.dragging == (coffee, True)  # every card of the section shows where it would merge
+    view.grab()
+    assert _drag(view.viewport(), left, encode_ids([coffee]))
+    assert view.dragging is None
+    dialog = wall.actions.active_dialog
+    assert isinstance(dialog, MergeDialog) and dialog.values()[:2] == (herb, coffee)
+    dialog.reject()
+
+
+async def test_a_drop_that_changes_nothing_says_so(service, populated_store, qtbot, wait):
+    from PySide6.QtWidgets import QWidget
+
+    from sonetto_desktop.ui.notices.toasts import ToastOverlay
+    from sonetto_desktop.ui.wall.memory_wall import MemoryWall
+
+    host = QWidget()
+    qtbot.addWidget(host)
+    host.resize(900, 700)
+    toasts = ToastOverlay(host)
+    wall = MemoryWall(service, toasts=toasts)
+    wall.setParent(host)
+    wall.resize(900, 700)
+    host.show()
+    await wall.reload()
+    coffee = populated_store.ids["喜欢手冲咖啡，不加糖"]
+    wall.actions.handle_drop([coffee], "品味")  # dropped on its own section, off any card
+    [toast] = toasts.toasts()
+    assert "品味" in toast.text and "合并" in toast.text
+    assert populated_store.get(coffee).history[-1]["action"] == "create"  # nothing was written

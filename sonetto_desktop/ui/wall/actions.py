@@ -235,6 +235,12 @@ class WallActions(QObject):
             return None
         if target_id and target_id not in ids and len(ids) == 1:
             return self.merge_cards(target_id, ids[0])
+        if all((card := self._model.card(mid)) is not None and card.theme == theme for mid in ids):
+            if alive(self._toasts):  # a drop that changes nothing says so, and what would
+                self._toasts.show_toast(QCoreApplication.translate(
+                    "MemoryWall", "已经在「{0}」里了。要合并，就把它拖到另一张卡片上。").format(theme),
+                    key="drop-nothing", kind="info")
+            return []
         return self.move_cards(ids, theme, QCoreApplication.translate("MemoryWall", "拖动到「{0}」").format(theme))
 
     def move_cards(self, ids: list[str], theme: str, reason: str = "") -> list["asyncio.Task[Any]"]:

@@ -9,7 +9,9 @@ often Sonetto used the memory, who changed it last (:mod:`wall_filters`) and whe
 sign when it is locked (:mod:`card_lock`; compact cards show the sign beside their count), and a
 folded corner when it is pinned (:mod:`card_pin`). A new or changed card glows for a moment
 (``CardRole.Flash`` fades from 1 to 0). While a single card is dragged over another, the target
-shows its merge zone (``merge_zone``) and, with the cursor in it, a preview of the merge. Colours
+shows its merge zone (``merge_zone``; the whole card for a card of the dragged card's own theme) and,
+with the cursor in it, a preview of the merge; while a card is dragged, every other card shows its
+zone faintly. Colours
 come from the view's ``card*`` properties (set by the shared QSS through ``qproperty-…``) and its
 ``theme_colors``, never from literals here.
 """
@@ -109,6 +111,12 @@ def merge_zone(card_rect: QRect | QRectF, density: str = "comfortable") -> QRect
     rect = QRectF(card_rect).adjusted(d.margin, d.margin, -d.margin, -d.margin)
     width = max(44.0, min(rect.width() / 3, 96.0))
     return QRectF(rect.right() - width, rect.top(), width, rect.height())
+
+
+def merge_whole(card_rect: QRect | QRectF, density: str = "comfortable") -> QRectF:
+    """The whole card as a merge zone (a card of the dragged card's own theme)."""
+    d = DENSITIES.get(density, DENSITIES["comfortable"])
+    return QRectF(card_rect).adjusted(d.margin, d.margin, -d.margin, -d.margin)
 
 
 def _small(font: QFont) -> QFont:
@@ -352,14 +360,34 @@ class CardDelegate(QStyledItemDelegate):
         hint = getattr(widget, "drop_hint", None)
         if hint is not None and hint.target == card.id:
             self._paint_merge_zone(painter, option.rect, density_name, colors, hint, small)
+        else:
+            dragging = getattr(widget, "dragging", None)
+            if dragging is not None and dragging[0] != card.id:  # every card a drop could merge into
+                self._paint_merge_zone(painter, option.rect, density_name, colors, None, small, whole=dragging[1])
         painter.restore()
 
     def _paint_merge_zone(self, painter: QPainter, item_rect: QRect, density: str, colors: dict[str, QColor],
-                          hint, small: QFont) -> None:
-        zone = merge_zone(item_rect, density)
+                          hint, small: QFont, *, whole: bool = False) -> None:
+        """The zone a drop merges in: strong under the cursor (``hint.merge``), faint on the card
+        under the cursor outside it, fainter on every other card while a card is dragged (``hint``
+        None). ``whole``: the whole card (the dragged card's own theme)."""
+        whole = whole or (hint is not None and hint.whole)
+        zone = merge_whole(item_rect, density) if whole else merge_zone(item_rect, density)
         accent = QColor(colors["cardSelected"])
         fill = QColor(accent)
-        fill.setAlphaF(0.28 if hint.merge else 0.08)
+        merging = hint is not None and hint.merge
+        fill.setAlphaF(0.28 if merging else 0.08 if hint is not None else 0.05)
+        if hint is None:  # only a dashed outline on the other cards, no label: the text stays readable
+            path = QPainterPath()
+            path.addRoundedRect(zone.adjusted(2, 2, -2, -2), RADIUS - 2, RADIUS - 2)
+            painter.fillPath(path, fill)
+            painter.setPen(QPen(accent, 1.0, Qt.PenStyle.DashLine))
+            painter.drawPath(path)
+            return
+        if whole:  # the card itself is the zone: its label sits at its right end
+            label = QRectF(zone.right() - 60, zone.top(), 56, zone.height())
+        else:
+            label = zone
         path = QPainterPath()
         path.addRoundedRect(zone.adjusted(2, 2, -2, -2), RADIUS - 2, RADIUS - 2)
         painter.fillPath(path, fill)
@@ -368,10 +396,10 @@ class CardDelegate(QStyledItemDelegate):
         painter.drawPath(path)
         painter.setFont(small)
         painter.setPen(colors["cardText"] if hint.merge else accent)
-        painter.drawText(zone, Qt.AlignmentFlag.AlignCenter, QCoreApplication.translate("CardDelegate", "合并"))
+        painter.drawText(label, Qt.AlignmentFlag.AlignCenter, QCoreApplication.translate("CardDelegate", "合并"))
         if hint.merge and hint.preview:  # what the merge adds, under the card
             card_rect = QRectF(item_rect).adjusted(2, 2, -2, -2)
-            band = QRectF(card_rect.left() + STRIPE + 4, card_rect.bottom() - 20, zone.left() - card_rect.left() - 10, 18)
+            band = QRectF(card_rect.left() + STRIPE + 4, card_rect.bottom() - 20, label.left() - card_rect.left() - 10, 18)
             veil = QColor(colors["cardBackground"])
             painter.fillRect(band, veil)
             text = "＋ " + collapse(hint.preview)

@@ -55,11 +55,14 @@ def _color_property(name: str, token: str) -> Property:
 
 @dataclass(frozen=True)
 class DropHint:
-    """A card dragged over card ``target``: ``merge`` when the cursor is in its merge zone."""
+    """A card dragged over card ``target``: ``merge`` when the cursor is in its merge zone;
+    ``whole``: the whole card is that zone (a card of the dragged card's own theme, where a move
+    would change nothing)."""
 
     target: str
     merge: bool
     preview: str = ""
+    whole: bool = False
 
 
 class ThemeCardView(QListView):
@@ -85,6 +88,7 @@ class ThemeCardView(QListView):
         self.theme_colors = theme_colors if theme_colors is not None else ThemeColors()
         self.density = density if density in DENSITIES else "comfortable"
         self.drop_hint: DropHint | None = None
+        self.dragging: tuple[str, bool] | None = None  # (the one card dragged over this view, same theme)
         self.wall_selection: Callable[[], list[str]] | None = None  # the wall's whole selection (drags)
         self.setViewMode(QListView.ViewMode.IconMode)
         self.setFlow(QListView.Flow.LeftToRight)
@@ -232,9 +236,20 @@ class ThemeCardView(QListView):
         target = index.data(CardRole.Id)
         if not target or target in ids or len(ids) != 1:
             return None
-        in_zone = merge_zone(self.visualRect(index), self.density).contains(pos.toPointF())
         dragged = self._proxy.source_card(ids[0])
-        return DropHint(target, in_zone, dragged.description if dragged is not None else "")
+        same_theme = dragged is not None and dragged.theme == self.theme
+        in_zone = same_theme or merge_zone(self.visualRect(index), self.density).contains(pos.toPointF())
+        return DropHint(target, in_zone, dragged.description if dragged is not None else "", whole=same_theme)
+
+    def _set_dragging(self, ids: list[str] | None) -> None:
+        """Which card is being dragged over this view: every card shows where it would merge."""
+        dragging = None
+        if ids and len(ids) == 1:
+            dragged = self._proxy.source_card(ids[0])
+            dragging = (ids[0], dragged is not None and dragged.theme == self.theme)
+        if dragging != self.dragging:
+            self.dragging = dragging
+            self.viewport().update()
 
     def _set_hint(self, hint: DropHint | None) -> None:
         if hint != self.drop_hint:
@@ -300,18 +315,22 @@ class ThemeCardView(QListView):
             event.ignore()
             return
         pos = event.position().toPoint()
-        self._set_hint(self.drop_target(pos, decode_ids(event.mimeData())))
+        ids = decode_ids(event.mimeData())
+        self._set_dragging(ids)
+        self._set_hint(self.drop_target(pos, ids))
         event.setDropAction(Qt.DropAction.CopyAction)
         event.accept()
         self.drag_moved.emit(self.viewport().mapToGlobal(pos))
 
     def dragLeaveEvent(self, event: QDragLeaveEvent) -> None:
         self._set_hint(None)
+        self._set_dragging(None)
         self.drag_hovered.emit(False)
         super().dragLeaveEvent(event)
 
     def dropEvent(self, event: QDropEvent) -> None:
         self._set_hint(None)
+        self._set_dragging(None)
         self.drag_hovered.emit(False)
         ids = decode_ids(event.mimeData())
         if not ids:
