@@ -1,14 +1,35 @@
-"""The app's dialogs (a ``SonettoApp`` part): opened window-modal over the current window, deleted
-when closed, kept on the app while open (tests and the language switch find them there)."""
+"""AppDialogs: the app's dialogs over the memories and the settings (a part ``SonettoApp`` owns): each opened
+window-modal over the current window, deleted when closed, and kept here while open (tests and the
+language switch find them here)."""
 
 from __future__ import annotations
+
+from typing import Any, Awaitable, Callable
 
 from PySide6.QtCore import Qt
 from PySide6.QtWidgets import QDialog, QWidget
 
+from sonetto_desktop.aio import TaskScope
+
 
 class AppDialogs:
-    """Needs the app's ``service``, ``settings``, ``window``, ``wall``, ``_tasks`` and ``apply_settings``."""
+    """``service``: the UI's operation runner; ``window()`` / ``wall()``: the current window and wall (a
+    language switch builds new ones); ``settings()``: the app's settings; ``apply_settings(new)``: what a
+    saved settings dialog runs, in ``scope``."""
+
+    def __init__(self, service: Any, *, window: Callable[[], Any], wall: Callable[[], Any],
+                 settings: Callable[[], Any], apply_settings: Callable[[Any], Awaitable[None]],
+                 scope: TaskScope) -> None:
+        self._service = service
+        self._window = window
+        self._wall = wall
+        self._settings = settings
+        self._apply_settings = apply_settings
+        self._scope = scope
+        self.conflicts_dialog: QDialog | None = None
+        self.review_dialog: QDialog | None = None
+        self.settings_dialog: QDialog | None = None
+        self.dont_remember_dialog: QDialog | None = None
 
     def _open(self, dialog: QDialog, attr: str) -> QDialog:
         """Show ``dialog`` (window-modal, deleted when closed) and keep it as ``self.<attr>``."""
@@ -17,32 +38,32 @@ class AppDialogs:
         setattr(self, attr, dialog)
         return dialog
 
-    def open_conflicts(self):
-        """Contradictions the daily tidy-up flagged (ui/conflicts_dialog.py): merge, or keep both."""
+    def open_conflicts(self) -> QDialog:
+        """Contradictions the daily tidy-up flagged (dialogs/conflicts.py): merge, or keep both."""
         from .dialogs.conflicts import ConflictsDialog
 
-        wall = self.wall
-        dialog = ConflictsDialog(self.service, lambda a, b: wall.actions.merge_cards(a, b),
-                                 self.window.reveal_memory, self.window)
+        wall, window = self._wall(), self._window()
+        dialog = ConflictsDialog(self._service, lambda a, b: wall.actions.merge_cards(a, b),
+                                 window.reveal_memory, window)
         return self._open(dialog, "conflicts_dialog")
 
-    def open_review(self):
-        """Review mode's inbox (ui/review_dialog.py); the badge follows what is done there."""
+    def open_review(self) -> QDialog:
+        """Review mode's inbox (dialogs/review.py); the badge follows the inbox on its own."""
         from .dialogs.review import ReviewDialog
 
-        dialog = ReviewDialog(self.service, self.window)  # the badge follows the inbox on its own
-        return self._open(dialog, "review_dialog")
+        return self._open(ReviewDialog(self._service, self._window()), "review_dialog")
 
-    def open_settings(self):
+    def open_settings(self) -> QDialog:
         from .settings.dialog import SettingsDialog
 
-        dialog = SettingsDialog(self.settings, self.window)
-        dialog.settings_saved.connect(lambda s: self._tasks.spawn(self.apply_settings(s), name="apply-settings"))
+        dialog = SettingsDialog(self._settings(), self._window())
+        apply, scope = self._apply_settings, self._scope
+        dialog.settings_saved.connect(lambda new: scope.spawn(apply(new), name="apply-settings"))
         dialog.dont_remember_requested.connect(lambda: self.open_dont_remember(dialog))
         return self._open(dialog, "settings_dialog")
 
-    def open_dont_remember(self, parent: QWidget | None = None):
-        """The don't-remember list (ui/dont_remember_dialog.py), from the settings' 记忆 tab."""
+    def open_dont_remember(self, parent: QWidget | None = None) -> QDialog:
+        """The don't-remember list (dialogs/dont_remember.py), from the settings' 记忆 tab."""
         from .dialogs.dont_remember import DontRememberDialog
 
-        return self._open(DontRememberDialog(self.service, parent or self.window), "dont_remember_dialog")
+        return self._open(DontRememberDialog(self._service, parent or self._window()), "dont_remember_dialog")

@@ -32,11 +32,10 @@ from sonetto_desktop.services import WRITER_DRAIN_TIMEOUT, AppServices
 
 from .app_dialogs import AppDialogs
 from .app_feed import AppFeed
-from .app_shutdown import AppShutdown
 from .chat.actions import ChatActions
 from .chat.controller import ChatController
 from .gc_guard import freeze_startup_objects
-from .i18n import install_translators
+from .i18n import install_translators, remove_translators
 from .main_window import MainWindow
 from .memory_service import MemoryService
 from .tray.quick_chat import QuickChat
@@ -50,7 +49,7 @@ from .tray.tray import Tray
 log = logging.getLogger(__name__)
 
 
-class SonettoApp(AppDialogs, ChatActions, AppShutdown):
+class SonettoApp:
     """The composed app. ``quit_requested`` (an asyncio.Event) is set by 退出 / closing without a tray."""
 
     def __init__(self, qapp: QApplication, settings: Settings | None = None, *, interactive: bool = True,
@@ -81,9 +80,8 @@ class SonettoApp(AppDialogs, ChatActions, AppShutdown):
         self.writer_toasts: Any = None
         self.wall_loaded: Any = None
         self.sqlite_offer: Any = None
-        self.review_dialog: Any = None
-        self.dont_remember_dialog: Any = None
-        self.conflicts_dialog: Any = None
+        self.dialogs: AppDialogs | None = None  # settings, review inbox, contradictions, don't-remember list
+        self.chat_actions: ChatActions | None = None  # what chat messages and memory chips ask of the app
         self.history_imports: Any = None  # File ▸ 导入聊天记录…: the import outlives its dialog
         self.shutdown_steps: list[str] = []
         self._translators: list = []
@@ -171,6 +169,10 @@ class SonettoApp(AppDialogs, ChatActions, AppShutdown):
         self.writer_control = WriterControl(self.services, feed=self.feed)
         self.service = MemoryService(self.services, feed=self.feed)  # the one way operations run
         self._ui_state = QSettings(str(config_dir() / "ui-state.ini"), QSettings.Format.IniFormat)
+        self.dialogs = AppDialogs(self.service, window=lambda: self.window, wall=lambda: self.wall,
+                                  settings=lambda: self.settings, apply_settings=self.apply_settings, scope=self._tasks)
+        self.chat_actions = ChatActions(self.services, self.service, self.controller, window=lambda: self.window,
+                                        toasts=lambda: self.toasts)
         self.controller.operation_failed.connect(self._on_operation_failed)
         self.writer_control.review_requested.connect(self.open_review)
         self.writer_control.conflicts_requested.connect(self.open_conflicts)
@@ -225,9 +227,9 @@ class SonettoApp(AppDialogs, ChatActions, AppShutdown):
         for source in (self.window.chat_panel, self.quick_chat.view):  # memory actions from chat messages
             source.undo_memory_requested.connect(self.writer_toasts.undo_turn)
             source.forget_turn_requested.connect(
-                lambda text, turn_id: self._tasks.spawn(self.forget_turn(turn_id, text), name="forget-turn"))
+                lambda text, turn_id: self._tasks.spawn(self.chat_actions.forget_turn(turn_id, text), name="forget-turn"))
             source.forget_memory_requested.connect(
-                lambda mid: self._tasks.spawn(self.forget_memory(mid), name="forget-memory"))
+                lambda mid: self._tasks.spawn(self.chat_actions.forget_memory(mid), name="forget-memory"))
 
     def _on_operation_failed(self, message: str) -> None:
         if self.toasts is not None:
@@ -307,7 +309,88 @@ class SonettoApp(AppDialogs, ChatActions, AppShutdown):
         if self._agents_task is not None:
             await asyncio.shield(self._agents_task)
 
+    # ── shutdown ───────────────────────────────────────────────────────
+
+    async def shutdown(self) -> None:
+        """The ordered shutdown (see the module docstring): stop input, end the UI's tasks and the reply,
+        drain the operations, close the services and stores, then hide and delete the windows on the GUI
+        thread. Each step is recorded in ``shutdown_steps``. Safe to call twice."""
+        if self._closed:
+            return
+        self._closed = True
+        steps = self.shutdown_steps
+        if self.controller is not None:
+            self.controller.stop_accepting()
+        if self.quick_chat is not None:
+            self.quick_chat.hide()
+        steps.append("input_stopped")
+        await self._tasks.close()  # the UI's scope tree: every window's, dialog's and view's tasks (and applying settings)
+        if self.controller is not None:
+            await self.controller.close()
+        steps.append("reply_cancelled")
+        for part in (self.writer_toasts, self.writer_control, self.service):
+            if part is not None:
+                part.close()
+        if self.service is not None:
+            await self.service.drain(self.writer_drain_timeout)
+        if self.history_imports is not None:  # its writer stops before the store closes
+            await self.history_imports.close()
+        steps.append("tasks_done")
+        if self.services is not None:
+            await self.services.close()
+            steps.extend(s for s in self.services.shutdown_steps if s.startswith("writer_"))
+        steps.append("stores_closed")
+        if self.tray is not None:
+            self.tray.close()
+        steps.append("tray_hidden")
+        if self.window is not None:
+            self.window.save_state()
+            self.window.hide_to_tray = False
+            self.window.hide()
+            self.window.deleteLater()
+        if self.quick_chat is not None:
+            self.quick_chat.deleteLater()
+        # Qt objects without a parent are deleted here, on the GUI thread.
+        for obj in (self.theme, self.tray, self.controller, self.writer_control, self.service):
+            if obj is not None:
+                obj.deleteLater()
+        remove_translators(self.qapp, self._translators)
+        self._translators = []
+        steps.append("windows_closed")
+
     # ── user requests ──────────────────────────────────────────────────
+
+    def open_settings(self) -> Any:
+        return self.dialogs.open_settings()
+
+    def open_review(self) -> Any:
+        return self.dialogs.open_review()
+
+    def open_conflicts(self) -> Any:
+        return self.dialogs.open_conflicts()
+
+    def open_dont_remember(self, parent: QWidget | None = None) -> Any:
+        return self.dialogs.open_dont_remember(parent)
+
+    @property
+    def settings_dialog(self) -> Any:
+        return self.dialogs.settings_dialog if self.dialogs is not None else None
+
+    @property
+    def review_dialog(self) -> Any:
+        return self.dialogs.review_dialog if self.dialogs is not None else None
+
+    @property
+    def conflicts_dialog(self) -> Any:
+        return self.dialogs.conflicts_dialog if self.dialogs is not None else None
+
+    @property
+    def dont_remember_dialog(self) -> Any:
+        return self.dialogs.dont_remember_dialog if self.dialogs is not None else None
+
+    async def open_chat_turn(self, session_id: str, turn_id: str, excerpt: str = "") -> bool:
+        """The history's 打开这段对话 (see ``ChatActions.open_chat_turn``)."""
+        return await self.chat_actions.open_chat_turn(session_id, turn_id, excerpt)
 
     def request_quit(self) -> None:
         self.quit_requested.set()

@@ -1,13 +1,37 @@
-"""What a chat message or a recalled-memory chip asks of the app (a ``SonettoApp`` part): open the chat a
-change came from, "别记住这个" on a turn, "忘掉这条" on a memory; each says what happened in a toast."""
+"""What a chat message or a recalled-memory chip asks of the app (a part ``SonettoApp`` owns): open the chat
+a change came from, "别记住这个" on a turn, "忘掉这条" on a memory; each says what happened in a toast."""
 
 from __future__ import annotations
+
+from typing import Any, Callable
 
 from PySide6.QtWidgets import QApplication
 
 
 class ChatActions:
-    """Needs the app's ``services``, ``service``, ``controller``, ``engine``, ``window`` and ``toasts``."""
+    """``services``: the app's services (its chat engine, ``forget_turn``); ``service``: the UI's operation
+    runner; ``controller``: the chat controller; ``window()`` / ``toasts()``: the current window and the
+    toast overlay (a language switch builds a new window)."""
+
+    def __init__(self, services: Any, service: Any, controller: Any, *, window: Callable[[], Any],
+                 toasts: Callable[[], Any]) -> None:
+        self.services = services
+        self.service = service
+        self.controller = controller
+        self._window = window
+        self._toasts = toasts
+
+    @property
+    def window(self) -> Any:
+        return self._window()
+
+    @property
+    def toasts(self) -> Any:
+        return self._toasts()
+
+    @property
+    def engine(self) -> Any:
+        return self.services.chat if self.services is not None else None
 
     async def open_chat_turn(self, session_id: str, turn_id: str, excerpt: str = "") -> bool:
         """The history's 打开这段对话 (or a chat search hit): bring the window up on that chat,
