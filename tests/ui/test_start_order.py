@@ -12,7 +12,17 @@ import pytest
 from shell_fixtures import OFFSCREEN_RAISE, OFFSCREEN_SIZE_HINTS, app_settings, running_app
 
 OFFSCREEN = pytest.mark.qt_log_ignore(OFFSCREEN_RAISE, OFFSCREEN_SIZE_HINTS)
-CARDS = 3000  # shown in slices over several loop steps (a store of 500 or fewer is shown at once)
+CARDS = 3000  # shown in slices over several loop steps (with the slices below)
+
+
+@pytest.fixture(autouse=True)
+def small_slices(monkeypatch):
+    """Slices of 300 cards (2,000 in the app, where a wall of 2,000 or fewer shows in one step): the
+    wall of these tests fills over several loop steps, as a big store's does in the app."""
+    from sonetto_desktop.ui.wall import loader
+
+    monkeypatch.setattr(loader, "SLICE_CARDS", 300)
+    monkeypatch.setattr(loader, "ALL_AT_ONCE", 500)
 
 
 @OFFSCREEN

@@ -78,7 +78,7 @@ async def loaded(wall, wait) -> None:
 
 
 async def test_a_big_store_is_shown_in_slices_with_the_progress(big_service, qtbot, wait):
-    wall = _wall(big_service, qtbot)
+    wall = _wall(big_service, qtbot, slice_cards=300)  # (the default slice is 2,000 cards)
     await wall.reload()  # the model has every card; the wall shows the first slice only
     assert wall.model.rowCount() == CARDS
     assert wall.loading()
@@ -131,13 +131,18 @@ def test_a_growing_card_view_lays_out_as_a_fresh_one(big_store, qtbot):
     view.resize(700, 400)
     view.show()
     growing.load(37)
+    measured = view.flow().measured
     while not growing.complete():
-        view.layout_size(0)  # the layout of what is shown now
         growing.show_more(53)
+        flow = view.flow()  # the layout of what is shown now
+        assert flow.measured == min(53, len(flow) - measured)  # only the new cards are measured
+        assert flow.flowed < 53 + 10  # and flowed, with the last row before them
+        measured = len(flow)
     grown = [view.layout_size(r) for r in range(growing.rowCount())]
-    assert view._laid is not None and len(grown) == len(growing.all_ids()) > 300
-    view._invalidate_layout()
+    assert len(grown) == len(growing.all_ids()) > 300
+    view._on_reset()  # forget the flow: made again from scratch
     fresh = [view.layout_size(r) for r in range(growing.rowCount())]
+    assert view.flow().measured == len(fresh)
     assert grown == fresh
 
 
@@ -300,3 +305,33 @@ async def test_a_drop_during_the_load_moves_the_card_once(big_service, qtbot, wa
     assert moved in last.proxy.ids() and moved not in top.proxy.ids()
     assert shown_ids(wall).count(moved) == 1
     assert len(shown_ids(wall)) == CARDS
+
+
+async def test_a_big_theme_is_tested_and_sorted_in_slices(big_service, big_store, qtbot, wait):
+    """A theme too big to sort in one step (100,000 cards) is tested and sorted a slice at a time
+    (each slice sorted, then merged in order); the wall is the one a single step builds, in either
+    sort, and a card changed meanwhile is shown once, where it now belongs."""
+    wall = _wall(big_service, qtbot, slice_cards=100)
+    wall.loader.scan_above = 50  # (every theme of this wall is "big")
+    await wall.reload()
+    assert wall.loading()
+    last = wall.sections_in_order()[-1]
+    for _ in range(3):
+        await asyncio.sleep(0)
+    top = wall.sections_in_order()[0]
+    assert top.proxy.scanned_count() > 0 or top.proxy.ids()  # tested in slices first
+    moved = next(c.id for c in wall.model.cards_in_theme(last.theme))
+    big_store.update(moved, "改", new_description="加载时改过的一条", new_theme=top.theme)
+    wall.model.apply_items({moved: big_store.get(moved)}, flash=[moved])
+    await loaded(wall, wait)
+    await wall.model.settle()
+    assert shown_ids(wall).count(moved) == 1 and moved in top.proxy.ids()
+    whole = _wall(big_service, qtbot, slice_cards=10 ** 9)
+    await whole.reload()
+    await loaded(whole, wait)
+    assert picture(wall) == picture(whole)
+    wall.set_sort_mode("hits")
+    whole.set_sort_mode("hits")
+    await loaded(wall, wait)
+    await loaded(whole, wait)
+    assert picture(wall) == picture(whole)

@@ -20,18 +20,32 @@ from __future__ import annotations
 
 import math
 from dataclasses import dataclass
+from typing import Sequence
 
 from PySide6.QtCore import QCoreApplication, QModelIndex, QPersistentModelIndex, QPointF, QRect, QRectF, QSize, Qt
-from PySide6.QtGui import QColor, QFont, QFontMetricsF, QPainter, QPainterPath, QPen, QTextLayout, QTextOption
+from PySide6.QtGui import (
+    QColor,
+    QFont,
+    QFontMetricsF,
+    QPainter,
+    QPainterPath,
+    QPen,
+    QStaticText,
+    QTextLayout,
+    QTextOption,
+)
 from PySide6.QtWidgets import QStyle, QStyledItemDelegate, QStyleOptionViewItem, QWidget
 
 from .cards import Card
-from .memory_model import CardRole, uses_text
+from .memory_model import CardRole, uses_template, uses_text
 from .search_text import Span, collapse
 from .theme_colors import theme_color, wall_tokens
 from .card_lock import lock_width, paint_lock
 from .card_pin import paint_pin
 from .filters import author_label
+from sonetto_desktop.memory.changes import PERSON_ACTORS
+
+PERSON = sorted(PERSON_ACTORS)[0]  # any of the person's actors: their label says "你" in the UI's language
 
 STRIPE = 4
 RADIUS = 8
@@ -56,9 +70,13 @@ BADGE_GAP = 6
 AUTHOR_SEP = " · "
 
 
+def count_template() -> str:
+    return QCoreApplication.translate("CardDelegate", "{0} 次")
+
+
 def count_text(hits: int) -> str:
     """Compact cards' short form of "用到 N 次" (the tooltip says it in full)."""
-    return QCoreApplication.translate("CardDelegate", "{0} 次").format(hits)
+    return count_template().format(hits)
 
 _DEFAULTS = {
     "cardBackground": "card_bg",
@@ -125,32 +143,140 @@ def _small(font: QFont) -> QFont:
     return small
 
 
-class CardDelegate(QStyledItemDelegate):
-    """Paints cards of a :class:`MemoryCardModel` (or a per-theme list of it).
+class _Widths(dict):
+    """Widths by key, each computed by ``width_of`` the first time it is asked for."""
 
-    Sizes and wrapped lines are cached by (text, width, font, density): text layout is the costly
-    part of both a layout pass and a paint.
+    def __init__(self, width_of) -> None:
+        super().__init__()
+        self._width_of = width_of
+
+    def __missing__(self, key) -> float:
+        width = self[key] = self._width_of(key)
+        return width
+
+
+class CardMetrics:
+    """Card sizes in one density and font (see :mod:`card_rows`): a card is measured once — its text's
+    width on one line, summed from per-character advances (each measured once per font: close to
+    the shaped width, no kerning, and no text layout, so measuring thousands of cards stays cheap),
+    and what the footer or badge needs — and its height at any width follows from that. Painting
+    wraps for real, and elides what a card has no room for."""
+
+    def __init__(self, density: str, font: QFont) -> None:
+        d = DENSITIES[density]
+        self.density = d
+        self.setting = (density, font.key())
+        metrics, small = QFontMetricsF(font), QFontMetricsF(_small(font))
+        self.min_width, self.max_width, self.max_lines = d.min_width, d.max_width, d.max_lines
+        self.chrome = 2 * d.margin + STRIPE + 2 * d.padding
+        self.line_spacing = metrics.lineSpacing()
+        self.small_height = small.height()
+        self.base = 2 * d.margin + 2 * d.padding + (FOOTER_GAP + self.small_height if d.footer else 0)
+        self._text = _Widths(metrics.horizontalAdvance)  # each character's advance, measured once
+        self._small = _Widths(small.horizontalAdvance)
+        self._small_texts: dict[str, float] = {}
+        self._labels_of: tuple[str, str] | None = None
+        self._label_widths: tuple[dict[int, float], dict[str, float]] = ({}, {})
+        self._when = self.small_width("00分钟前")
+        self._lock = lock_width(self.small_height)
+
+    def text_width(self, text: str) -> float:
+        return sum(map(self._text.__getitem__, text))
+
+    def small_width(self, text: str) -> float:
+        width = self._small_texts.get(text)
+        if width is None:
+            if len(self._small_texts) > 4096:
+                self._small_texts.clear()
+            width = self._small_texts[text] = sum(map(self._small.__getitem__, text))
+        return width
+
+    def measure(self, cards: Sequence[Card | None]) -> tuple[list[int], list[float], list[float], list[int]]:
+        """Per card: its natural width (its text on one line, or its footer, whichever is wider; not
+        yet kept within the density's minimum and maximum), its text's width, the badge beside its
+        text (compact), and 1 when its text has spaces (words wrap whole)."""
+        nat: list[int] = []
+        texts: list[float] = []
+        badges: list[float] = []
+        spaced: list[int] = []
+        footer = self.density.footer
+        counts, authors = self._labels((uses_template() if footer else count_template(), author_label(PERSON)))
+        advance = self._text.__getitem__
+        chrome = self.chrome + 2
+        lock_w, when = self._lock, self._when + 16
+        for card in cards:
+            if card is None:
+                nat.append(self.min_width)
+                texts.append(0.0)
+                badges.append(0.0)
+                spaced.append(0)
+                continue
+            text = collapse(card.description)
+            width = sum(map(advance, text))
+            lock = lock_w if card.locked else 0.0
+            if footer:
+                badge = 0.0
+                needs = max(width, counts[card.hit] + when + authors[card.actor] + lock)
+            else:
+                badge = counts[card.hit] + BADGE_GAP + lock
+                needs = width + badge
+            nat.append(int(needs + chrome))
+            texts.append(width)
+            badges.append(badge)
+            spaced.append(1 if " " in text else 0)
+        return nat, texts, badges, spaced
+
+    def _labels(self, language: tuple[str, str]) -> tuple[dict[int, float], dict[str, float]]:
+        """The widths of the count ("用到 N 次" or "N 次") per hit count and of the author label per
+        actor, in the UI's language (``language``: the count's template and the person's label, as
+        translated now; the widths are kept while they stay the same)."""
+        if self._labels_of != language:
+            small, template = self.small_width, language[0]
+            self._labels_of = language
+            self._label_widths = (_Widths(lambda hits: small(template.format(hits))),
+                                  _Widths(lambda actor: small(author_label(actor) + AUTHOR_SEP)))
+        return self._label_widths
+
+    def height(self, text_width: float, badge: float, spaced: bool, width: int) -> int:
+        """How tall a card with these measurements is at ``width``."""
+        if text_width + badge + self.chrome + 2 <= width:
+            lines = 1
+        else:  # an estimate: words that do not fit move whole to the next line
+            room = max(1.0, width - self.chrome - badge)
+            lines = min(self.max_lines, math.ceil(text_width * (1.1 if spaced else 1.0) / room))
+        return int(self.base + lines * self.line_spacing + 0.999)
+
+    def natural_size(self, card: Card, max_width: int | None = None) -> QSize:
+        """``card``'s size on its own: its natural width within the density's minimum and maximum
+        (or ``max_width``), as tall as that width needs."""
+        nat, texts, badges, spaced = self.measure([card])
+        width = max(self.min_width, min(self.max_width if max_width is None else max_width, nat[0]))
+        return QSize(width, self.height(texts[0], badges[0], bool(spaced[0]), width))
+
+
+class CardDelegate(QStyledItemDelegate):
+    """Paints cards of a :class:`MemoryCardModel` (or a per-theme list of it); sizes come from the
+    view's flow (``ThemeCardView``, measured with :class:`CardMetrics`).
+
+    Wrapped lines are cached by (text, width, font, lines): text layout is the costly part of a paint.
     """
 
-    CACHE_LIMIT = 20000
+    CACHE_LIMIT = 4000  # wrapped texts kept (a few screens of cards)
 
     def __init__(self, parent=None) -> None:
         super().__init__(parent)
-        # the view's placed sizes, looked up without going through option.widget (QListView asks
-        # for every card's size in each layout: thousands of calls while a big wall loads)
+        # the view's placed sizes, looked up without going through option.widget
         self._placed = getattr(parent, "layout_size", None)
         self._lines: dict[tuple, list[tuple[int, str]]] = {}
-        self._advances: dict[tuple[str, str], float] = {}
-        self._chars: dict[str, dict[str, float]] = {}
-        self._fonts: dict[int, tuple] = {}
-        self._setting: tuple | None = None
-        self._natural: dict[tuple[str, int, bool, str], tuple[float, float, float, bool]] = {}
+        self._statics: dict[tuple[str, str], QStaticText] = {}
+        self._paint_fonts: tuple | None = None
+        self._named: dict[str, QColor] = {}
+        self._metrics: CardMetrics | None = None
 
     def clear_cache(self) -> None:
         self._lines.clear()
-        self._advances.clear()
-        self._natural = {}
-        self._setting = None
+        self._statics.clear()
+        self._metrics = None
 
     @staticmethod
     def _density(widget: QWidget | None) -> tuple[str, Density]:
@@ -164,8 +290,18 @@ class CardDelegate(QStyledItemDelegate):
         width = viewport().width() - 1 if callable(viewport) else d.max_width
         return max(d.min_width, min(d.max_width, width))
 
-    def _wrapped(self, text: str, font: QFont, width: float, max_lines: int) -> list[tuple[int, str]]:
-        key = (text, round(width, 1), font.key(), max_lines)
+    def metrics(self, widget: QWidget | None, font: QFont | None = None) -> CardMetrics:
+        """The card metrics for ``widget``'s density and ``font`` (its font by default), kept while
+        they stay the same."""
+        name, _ = self._density(widget)
+        font = font if font is not None else (widget.font() if widget is not None else QFont())
+        metrics = self._metrics
+        if metrics is None or metrics.setting != (name, font.key()):
+            metrics = self._metrics = CardMetrics(name, font)
+        return metrics
+
+    def _wrapped(self, text: str, font: QFont, font_key: str, width: float, max_lines: int) -> list[tuple[int, str]]:
+        key = (text, round(width, 1), font_key, max_lines)
         lines = self._lines.get(key)
         if lines is None:
             if len(self._lines) >= self.CACHE_LIMIT:
@@ -173,89 +309,10 @@ class CardDelegate(QStyledItemDelegate):
             lines = self._lines[key] = wrap_lines(text, font, width, max_lines)
         return lines
 
-    def _font_facts(self, font: QFont) -> tuple[str, QFontMetricsF, float, float, QFontMetricsF]:
-        """(key, metrics, line spacing, small line height, small metrics) of ``font``, cached."""
-        facts = self._fonts.get(id(font))
-        if facts is None or facts[5] is not font:
-            metrics, small = QFontMetricsF(font), QFontMetricsF(_small(font))
-            facts = (font.key(), metrics, metrics.lineSpacing(), small.height(), small, font)
-            self._fonts = {id(font): facts}  # one font at a time (the view's)
-        return facts[:5]
-
-    def _advance(self, text: str, key: str, metrics: QFontMetricsF) -> float:
-        """The width of ``text`` as the sum of its characters' advances (each measured once per
-        font): close to the shaped width (no kerning), and ~10x cheaper to get for a new text."""
-        found = self._advances.get((text, key))
-        if found is None:
-            widths = self._chars.setdefault(key, {})
-            found = 0.0
-            for ch in text:
-                w = widths.get(ch)
-                if w is None:
-                    w = widths[ch] = metrics.horizontalAdvance(ch)
-                found += w
-            if len(self._advances) >= self.CACHE_LIMIT:
-                self._advances.clear()
-            self._advances[(text, key)] = found
-        return found
-
-    def card_layout(self, cards: list[Card | None], font: QFont, widget: QWidget | None):
-        """The cards' natural sizes, and ``height_at(i, width)``: how tall card ``i`` must be at
-        another width. Natural: the text on one line if that fits the density's maximum width,
-        else as many lines (at most ``max_lines``) as its width needs. Advances are measured once
-        per text and count and lines estimated from them, so a layout of thousands of cards does
-        no text layout (painting wraps for real, and elides what a card has no room for)."""
-        name, d = self._density(widget)
-        max_width = self._available(widget, d)
-        key, metrics, line_spacing, small_height, small = self._font_facts(font)
-        setting = (name, key)  # measurements do not depend on the width
-        if self._setting != setting:
-            self._setting, self._natural = setting, {}
-        natural = self._natural
-        chrome = 2 * d.margin + STRIPE + 2 * d.padding
-        base = 2 * d.margin + 2 * d.padding + (FOOTER_GAP + small_height if d.footer else 0)
-        when = self._advance("00分钟前", "small" + key, small)
-        empty = (float(d.min_width), 0.0, 0.0, False)
-        facts_of: list[tuple[float, float, float, bool]] = []
-        for card in cards:
-            if card is None:
-                facts_of.append(empty)
-                continue
-            facts = natural.get((card.description, card.hit, card.locked, card.actor))
-            if facts is None:  # measured once per text, count, lock and author
-                text = collapse(card.description)
-                text_width = self._advance(text, key, metrics)
-                lock = lock_width(small_height) if card.locked else 0.0
-                if d.footer:
-                    author = self._advance(author_label(card.actor) + AUTHOR_SEP, "small" + key, small)
-                    footer = self._advance(uses_text(card.hit), "small" + key, small) + when + author + lock + 16
-                    badge = 0.0
-                else:
-                    footer, badge = 0.0, self._advance(count_text(card.hit), "small" + key, small) + BADGE_GAP + lock
-                facts = natural[(card.description, card.hit, card.locked, card.actor)] = (
-                    max(text_width + badge, footer) + chrome + 2, text_width, badge, " " in text)
-            facts_of.append(facts)
-        if len(natural) > self.CACHE_LIMIT:
-            self._natural = {}
-
-        def height_at(i: int, width: int) -> int:
-            _, text_width, badge, spaced = facts_of[i]
-            if text_width + badge + chrome + 2 <= width:
-                lines = 1
-            else:  # an estimate: words that do not fit move whole to the next line
-                room = max(1.0, width - chrome - badge)
-                lines = min(d.max_lines, math.ceil(text_width * (1.1 if spaced else 1.0) / room))
-            return int(base + lines * line_spacing + 0.999)
-
-        sizes = []
-        for i, facts in enumerate(facts_of):
-            width = int(max(d.min_width, min(max_width, facts[0])))
-            sizes.append(QSize(width, height_at(i, width)))
-        return sizes, height_at
-
     def card_size(self, card: Card, font: QFont, widget: QWidget | None) -> QSize:
-        """One card's natural size (see ``card_layout``)."""
-        return self.card_layout([card], font, widget)[0][0]
+        """One card's natural size (see :class:`CardMetrics`)."""
+        _, d = self._density(widget)
+        return self.metrics(widget, font).natural_size(card, self._available(widget, d))
 
     def sizeHint(self, option: QStyleOptionViewItem, index: QModelIndex | QPersistentModelIndex) -> QSize:
         placed = self._placed
@@ -271,6 +328,34 @@ class CardDelegate(QStyledItemDelegate):
 
     # ── painting ──────────────────────────────────────────────────────
 
+    def _fonts(self, font: QFont) -> tuple[str, QFontMetricsF, QFont, QFontMetricsF]:
+        """(key, metrics, small font, small metrics) of ``font``, kept while the font stays the same
+        (``QFont.key()`` builds a string: not once per card)."""
+        fonts = self._paint_fonts
+        if fonts is None or fonts[0] != font:
+            small = _small(font)
+            fonts = self._paint_fonts = (QFont(font), font.key(), QFontMetricsF(font), small, QFontMetricsF(small),
+                                         small.key())
+        return fonts[1:5]
+
+    def _static(self, text: str, font: QFont, key: str) -> QStaticText:
+        """``text`` laid out once in ``font`` (whose key is ``key``): a footer's words repeat on many cards."""
+        key = (text, key)
+        static = self._statics.get(key)
+        if static is None:
+            if len(self._statics) >= self.CACHE_LIMIT:
+                self._statics.clear()
+            static = self._statics[key] = QStaticText(text)
+            static.setTextFormat(Qt.TextFormat.PlainText)
+            static.prepare(font=font)
+        return static
+
+    def _color(self, name: str) -> QColor:
+        color = self._named.get(name)
+        if color is None:
+            color = self._named[name] = QColor(name)
+        return color
+
     def paint(self, painter: QPainter, option: QStyleOptionViewItem, index: QModelIndex | QPersistentModelIndex):
         card: Card | None = index.data(CardRole.Card)
         if card is None:
@@ -285,7 +370,7 @@ class CardDelegate(QStyledItemDelegate):
         hovered = bool(option.state & QStyle.StateFlag.State_MouseOver)
         palette = getattr(widget, "theme_colors", None)
         mode = "dark" if dark else "light"
-        stripe_color = QColor(palette.color(card.theme, mode) if palette is not None else theme_color(card.theme, mode))
+        stripe_color = self._color(palette.color(card.theme, mode) if palette is not None else theme_color(card.theme, mode))
 
         painter.save()
         painter.setRenderHint(QPainter.RenderHint.Antialiasing, True)
@@ -305,48 +390,53 @@ class CardDelegate(QStyledItemDelegate):
         painter.setPen(QPen(border, 2.0 if selected else 1.0))
         painter.drawPath(path)
 
-        painter.setClipPath(path)
-        painter.fillRect(QRectF(rect.left(), rect.top(), STRIPE, rect.height()), stripe_color)
-        if card.pinned:
+        # the stripe: the card's rounded left edge (a rectangular clip is far cheaper than the path's)
+        painter.setClipRect(QRectF(rect.left(), rect.top(), STRIPE, rect.height()))
+        painter.fillPath(path, stripe_color)
+        if card.pinned:  # the folded corner, within the card's rounded shape
+            painter.setClipPath(path)
             paint_pin(painter, rect, d.padding + STRIPE + 2, stripe_color)
         painter.setClipping(False)
 
         font = option.font
-        metrics = QFontMetricsF(font)
-        small = _small(font)
-        small_metrics = QFontMetricsF(small)
+        font_key, metrics, small, small_metrics = self._fonts(font)
+        small_key = self._paint_fonts[5]
         badge = "" if d.footer else count_text(card.hit)
         lock = lock_width(small_metrics.height()) if card.locked else 0.0
         badge_width = small_metrics.horizontalAdvance(badge) + BADGE_GAP + lock if badge else 0.0
         text_left = rect.left() + STRIPE + d.padding
         text_width = rect.right() - d.padding - text_left - badge_width
         spans: list[Span] = index.data(CardRole.Highlights) or []
-        mark = QColor(colors["cardFlash"])
-        mark.setAlphaF(0.55)
         painter.setFont(font)
+        painter.setPen(colors["cardText"])
         y = rect.top() + d.padding
+        spacing = metrics.lineSpacing()
         room = rect.height() - 2 * d.padding - (FOOTER_GAP + small_metrics.height() if d.footer else 0)
-        fit = max(1, min(d.max_lines, int((room + 1) // metrics.lineSpacing())))
-        for start, line in self._wrapped(collapse(card.description), font, text_width, fit):
-            for span_start, length in spans:
-                a, b = max(span_start, start) - start, min(span_start + length, start + len(line)) - start
-                if a < b:
-                    x0 = text_left + metrics.horizontalAdvance(line[:a])
-                    x1 = text_left + min(metrics.horizontalAdvance(line[:b]), text_width)
-                    painter.fillRect(QRectF(x0, y, x1 - x0, metrics.lineSpacing()), mark)
-            painter.setPen(colors["cardText"])
+        fit = max(1, min(d.max_lines, int((room + 1) // spacing)))
+        for start, line in self._wrapped(collapse(card.description), font, font_key, text_width, fit):
+            if spans:
+                mark = QColor(colors["cardFlash"])
+                mark.setAlphaF(0.55)
+                for span_start, length in spans:
+                    a, b = max(span_start, start) - start, min(span_start + length, start + len(line)) - start
+                    if a < b:
+                        x0 = text_left + metrics.horizontalAdvance(line[:a])
+                        x1 = text_left + min(metrics.horizontalAdvance(line[:b]), text_width)
+                        painter.fillRect(QRectF(x0, y, x1 - x0, spacing), mark)
             painter.drawText(QPointF(text_left, y + metrics.ascent()), line)
-            y += metrics.lineSpacing()
+            y += spacing
 
         painter.setFont(small)
         painter.setPen(colors["cardMuted"])
         if d.footer:
             baseline = rect.bottom() - d.padding - small_metrics.descent() + 1
-            painter.drawText(QPointF(text_left, baseline), uses_text(card.hit))
+            top = baseline - small_metrics.ascent()
+            painter.drawStaticText(QPointF(text_left, top), self._static(uses_text(card.hit), small, small_key))
             when = str(index.data(CardRole.RelativeTime) or "")  # the model's words, through any proxy
-            right = author_label(card.actor) + AUTHOR_SEP + when  # who changed it last, and when
-            x = rect.right() - d.padding - small_metrics.horizontalAdvance(right)
-            painter.drawText(QPointF(x, baseline), right)
+            # who changed it last, and when
+            right = self._static(author_label(card.actor) + AUTHOR_SEP + when, small, small_key)
+            x = rect.right() - d.padding - right.size().width()
+            painter.drawStaticText(QPointF(x, top), right)
             if card.locked:
                 paint_lock(painter, x - lock, baseline - small_metrics.descent(), small_metrics.height(),
                            colors["cardMuted"])

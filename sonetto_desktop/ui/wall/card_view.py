@@ -15,7 +15,18 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Callable
 
-from PySide6.QtCore import Property, QPoint, QRect, QSize, Qt, Signal
+from PySide6.QtCore import (
+    Property,
+    QEvent,
+    QItemSelection,
+    QModelIndex,
+    QPersistentModelIndex,
+    QPoint,
+    QRect,
+    QSize,
+    Qt,
+    Signal,
+)
 from PySide6.QtGui import (
     QColor,
     QDrag,
@@ -26,11 +37,23 @@ from PySide6.QtGui import (
     QKeyEvent,
     QPainter,
     QPixmap,
+    QRegion,
 )
-from PySide6.QtWidgets import QAbstractItemView, QFrame, QListView, QSizePolicy, QWidget
+from PySide6.QtWidgets import (
+    QAbstractItemView,
+    QFrame,
+    QListView,
+    QRubberBand,
+    QScrollArea,
+    QSizePolicy,
+    QStyle,
+    QStyleOptionRubberBand,
+    QStyleOptionViewItem,
+    QWidget,
+)
 
 from .card_delegate import DENSITIES, CardDelegate, card_colors, merge_zone
-from .card_rows import Flow, lay_out
+from .card_rows import Flow, append, lay_out
 from .memory_model import MIME_IDS, CardRole, decode_ids, encode_ids
 from .theme_card_list import ThemeCardList
 from .theme_colors import wall_tokens
@@ -95,7 +118,8 @@ class ThemeCardView(QListView):
         self.setWrapping(True)
         self.setResizeMode(QListView.ResizeMode.Adjust)
         self.setMovement(QListView.Movement.Static)
-        self.setUniformItemSizes(False)  # each card sized to its text
+        self.setAutoScroll(False)  # the wall scrolls, not the view (keys bring the current card into view)
+        self.viewport().setAttribute(Qt.WidgetAttribute.WA_StaticContents)  # growing taller repaints nothing old
         self.setSpacing(0)
         self.setFrameShape(QFrame.Shape.NoFrame)
         self.setMouseTracking(True)
@@ -111,17 +135,22 @@ class ThemeCardView(QListView):
         self.setDragDropMode(QAbstractItemView.DragDropMode.DragDrop)
         self.setDefaultDropAction(Qt.DropAction.CopyAction)
         self.setContextMenuPolicy(Qt.ContextMenuPolicy.DefaultContextMenu)
-        self._layout_sizes: list[QSize] | None = None
         self._delegate = CardDelegate(self)
         self.setItemDelegate(self._delegate)
         self.setModel(proxy)
         self._proxy = proxy
-        self._laid: Flow | None = None  # the last layout (see _compute_layout)
+        self._laid: Flow | None = None  # the last flow (see ``flow``)
+        self._laid_revision = -1  # the list's revision it was made for
         self._dirty: set[str] = set()  # cards changed since
-        for signal in (proxy.rowsInserted, proxy.rowsRemoved, proxy.rowsMoved):
+        self._appended_only = False  # since then, cards were only added after the last one
+        self._hover: QPersistentModelIndex | None = None  # the card under the cursor
+        self._press: QPoint | None = None  # where the mouse was pressed (the rubber band's corner)
+        self._band: QRect | None = None  # the rubber band, while one is dragged
+        proxy.rowsInserted.connect(self._on_rows_inserted)
+        for signal in (proxy.rowsRemoved, proxy.rowsMoved):
             signal.connect(self._on_rows_changed)
         for signal in (proxy.modelReset, proxy.layoutChanged):
-            signal.connect(self.update_height)
+            signal.connect(self._on_reset)
         proxy.dataChanged.connect(self._on_data_changed)
         self.update_height()
 
@@ -148,82 +177,322 @@ class ThemeCardView(QListView):
         if density != self.density:
             self.density = density
             self._delegate.clear_cache()
-            self._layout_sizes = None
             self.update_height()
-            self.viewport().update()
 
-    # ── sizing: rows filled edge to edge, as tall as its content ──────
+    # ── the flow: rows filled edge to edge, as tall as its content ───────
+    # The view lays its cards out itself (``card_rows``: each card measured once, rows flowed again
+    # only where they changed) and paints, hit-tests and selects from that flow. QListView's own
+    # item layout is never run: it asks every card's size through Python and starts over from the
+    # first card whenever rows are inserted (quadratic while a section fills, issue 29).
 
-    def _compute_layout(self) -> None:
-        """Each card's size in the flow (see :mod:`card_rows`); only what changed since the last
-        layout is laid out again."""
-        avail = max(1, self.viewport().width() - 2)  # QListView wraps at the viewport's last pixel
-        font = self.font()
-        dirty, self._dirty = self._dirty, set()
-        self._laid = lay_out(self._proxy.ids(), self._proxy.source_card,
-                             lambda cards: self._delegate.card_layout(cards, font, self),
-                             avail, (avail, self.density, font.key()), self._laid, dirty)
-        self._layout_sizes = self._laid.sizes
+    def flow(self) -> Flow:
+        """The flow of the cards shown now (laid out again first if anything changed)."""
+        return self._relayout(max(1, self.viewport().width() - 2))  # (wrapped at the viewport's last pixel)
+
+    def _relayout(self, avail: int | None) -> Flow:
+        """The flow, made again where the cards changed; ``avail`` None: only the cards are measured
+        (a view not shown yet: it is flowed at its width once shown)."""
+        proxy = self._proxy
+        metrics = self._delegate.metrics(self)
+        laid = self._laid
+        same_width = avail is None or (laid is not None and laid.setting is not None and laid.setting[0] == avail)
+        if laid is not None and self._laid_revision == proxy.revision and not self._dirty \
+                and laid.metrics == metrics.setting and same_width:
+            return laid
+        if laid is not None and self._appended_only and not self._dirty and laid.metrics == metrics.setting \
+                and same_width:  # cards only added at the end (a section filling): in place, O(new)
+            flow = append(laid, proxy.ids(len(laid)), proxy.source_card, metrics)
+        else:
+            dirty, self._dirty = self._dirty, set()
+            flow = self._laid = lay_out(proxy.ids(), proxy.source_card, metrics, avail, laid, dirty)
+        self._laid_revision = proxy.revision
+        self._appended_only = True
+        if avail is not None:
+            # repainted: from the first row that is not the old one down (Qt paints only what of it
+            # is visible: cards appended below the visible part cost no paint)
+            top = flow.tops[flow.kept_rows] if flow.kept_rows else 0
+            bottom = max(flow.height(), laid.height() if laid is not None and laid.setting is not None else 0)
+            if bottom > top:
+                self.viewport().update(QRect(0, top, self.viewport().width(), bottom - top))
+        return flow
 
     def layout_size(self, row: int) -> QSize | None:
-        """The size the flow gives card ``row`` (computed for all cards at the first ask after a
-        change: QListView asks for every card in each layout pass)."""
-        sizes = self._layout_sizes
-        if sizes is None:
-            self._compute_layout()
-            sizes = self._layout_sizes
-        return sizes[row] if 0 <= row < len(sizes) else None
-
-    def _invalidate_layout(self, *, keep_rows: bool = False) -> None:
-        """Sizes are computed again at the next ask; ``keep_rows``: rows were inserted, removed or
-        moved (or cards changed, ``_dirty``): the rows they do not touch are kept."""
-        self._layout_sizes = None
-        if not keep_rows:
-            self._laid = None
+        """The size the flow gives card ``row``."""
+        flow = self.flow()
+        if not 0 <= row < len(flow):
+            return None
+        return QSize(flow.widths[row], flow.heights[flow.row_of(row)])
 
     def content_height(self) -> int:
         if self._proxy.rowCount() == 0:
             return 2 * self.frameWidth() + 4
-        return self.contentsSize().height() + 2 * self.frameWidth() + 4
+        return self.flow().height() + 2 * self.frameWidth() + 4
+
+    def _on_rows_inserted(self, _parent, first: int, last: int) -> None:
+        if first != self._proxy.rowCount() - (last - first + 1):  # not after the last card
+            self._appended_only = False
+        self.update_height()
 
     def _on_rows_changed(self, *_: object) -> None:
-        self.update_height(keep_rows=True)
+        self._appended_only = False
+        self.update_height()
 
-    def update_height(self, *_: object, keep_rows: bool = False) -> None:
-        self._invalidate_layout(keep_rows=keep_rows)
-        if not self.isVisible():  # not sized yet (a new or hidden section): laid out once shown
+    def _on_reset(self) -> None:
+        # every card may be another or have changed (a list emptied while the wall refills is not
+        # told about its cards' changes): nothing of the old flow is kept
+        self._laid, self._dirty, self._hover = None, set(), None
+        self.update_height()
+
+    def update_height(self, *_: object) -> None:
+        """Flow the cards again (what changed) and fit the view's height to them; a view not shown
+        yet (a new or collapsed section) flows when it is shown, at its width then."""
+        if not self.isVisible():
+            self._relayout(None)  # measured now, in the step that shows them (not all at once later)
             self.scheduleDelayedItemsLayout()
             return
-        if self._proxy.rowCount():
-            self.doItemsLayout()  # the heights of the rows depend on the cards in them
         self._fit_height()
 
+    def doItemsLayout(self) -> None:  # QListView's layout is replaced by the flow
+        QAbstractItemView.doItemsLayout(self)  # (geometries: our height)
+
     def resizeEvent(self, event) -> None:
+        # (also called for the viewport's resizes, from inside the scroll area's layout of it: the
+        # view's height must not change in there, or the viewport keeps the old one)
         if event.size().width() != event.oldSize().width():
-            self._invalidate_layout()  # before QListView lays the items out for the new width
-        super().resizeEvent(event)
+            self.scheduleDelayedItemsLayout()  # flowed again at the new width right after (as QListView)
+            return
+        QAbstractItemView.resizeEvent(self, event)  # not QListView's: it would lay items out
 
     def _fit_height(self) -> None:
         height = self.content_height()
         if height != self.height():
             self.setFixedHeight(height)
 
-    def updateGeometries(self) -> None:  # after every item layout (e.g. a new width)
+    def updateGeometries(self) -> None:  # after every (delayed) layout, e.g. when shown
         super().updateGeometries()
         self._fit_height()
 
     def _on_data_changed(self, top, bottom, roles=()) -> None:
         if not roles or CardRole.Description in roles or CardRole.Hit in roles:
-            # text or footer changed: the card's size may too (its rows are laid out again; the
-            # view only when a size did change: QListView asks every card's size, ~5 µs each)
-            before = self._laid.sizes if self._laid is not None else None
+            # text or footer changed: the card is measured again, and its rows flowed again
             self._dirty.update(self._proxy.ids()[top.row():bottom.row() + 1])
-            self._invalidate_layout(keep_rows=True)
-            if before is None or self.layout_size(0) is None or self._laid.sizes != before:
-                self.scheduleDelayedItemsLayout()
+            self.update_height()
 
     def sizeHint(self) -> QSize:
-        return QSize(DENSITIES[self.density].max_width * 2, self.content_height())
+        return QSize(DENSITIES[self.density].max_width * 2, self.content_height() if self.isVisible() else 0)
+
+    # ── geometry, painting and selection from the flow ──────────────────
+
+    def visualRect(self, index) -> QRect:
+        if not index.isValid() or index.model() is not self._proxy:
+            return QRect()
+        flow = self.flow()
+        row = index.row()
+        if not 0 <= row < len(flow):
+            return QRect()
+        return QRect(*flow.rect(row))
+
+    def _index_at(self, point: QPoint):
+        row = self.flow().card_at(point.x(), point.y())
+        return self._proxy.index(row, 0) if row >= 0 else QModelIndex()
+
+    def indexAt(self, point: QPoint):
+        """The card under ``point``; the gap around a painted card (its margin) belongs to no card,
+        so a press there starts a rubber band instead of a drag."""
+        index = self._index_at(point)
+        if index.isValid():
+            margin = DENSITIES[self.density].margin
+            if not self.visualRect(index).adjusted(margin, margin, -margin, -margin).contains(point):
+                return QModelIndex()
+        return index
+
+    def scrollTo(self, index, hint=QAbstractItemView.ScrollHint.EnsureVisible) -> None:
+        """Bring the card into the wall's visible area (the view itself never scrolls: the scroll
+        area around the sections does)."""
+        rect = self.visualRect(index)
+        if not rect.isValid():
+            return
+        area = self._scroll_area()
+        if area is None:
+            self.viewport().update(rect)
+            return
+        center = self.viewport().mapTo(area.widget(), rect.center())
+        area.ensureVisible(center.x(), center.y(), rect.width() // 2 + 8, rect.height() // 2 + 8)
+
+    def _scroll_area(self) -> QScrollArea | None:
+        """The scroll area the view sits in (the wall's), if any."""
+        parent = self.parentWidget()
+        while parent is not None and not isinstance(parent, QScrollArea):
+            parent = parent.parentWidget()
+        return parent
+
+    def moveCursor(self, action, modifiers):
+        """Keyboard moves in reading order (left / right go on to the next row), up and down to the
+        card nearest above or below, page up / down by the height of the wall's visible area."""
+        count = self._proxy.rowCount()
+        if count == 0:
+            return QModelIndex()
+        current = self.currentIndex()
+        if not current.isValid():
+            return self._proxy.index(0, 0)
+        Action = QAbstractItemView.CursorAction
+        row = current.row()
+        if action in (Action.MoveLeft, Action.MovePrevious):
+            return self._proxy.index(max(0, row - 1), 0)
+        if action in (Action.MoveRight, Action.MoveNext):
+            return self._proxy.index(min(count - 1, row + 1), 0)
+        if action == Action.MoveHome:
+            return self._proxy.index(0, 0)
+        if action == Action.MoveEnd:
+            return self._proxy.index(count - 1, 0)
+        x, y, w, h = self.flow().rect(row)
+        if action in (Action.MoveUp, Action.MoveDown):
+            target = y - 1 if action == Action.MoveUp else y + h
+        else:
+            area = self._scroll_area()
+            page = max(h, (area.viewport().height() if area is not None else self.height()) - h)
+            target = y - page if action == Action.MovePageUp else y + page
+        return self._proxy.index(self._nearest(x + w // 2, target), 0)
+
+    def _nearest(self, x: int, y: int) -> int:
+        """The card of the row at ``y`` (clamped to the first and last row) nearest to ``x``."""
+        flow = self.flow()
+        left, best, distance = 0, -1, None
+        for card in flow.row_cards(flow.row_at(y)):
+            width = flow.widths[card]
+            gap = 0 if left <= x < left + width else min(abs(x - left), abs(x - left - width))
+            if distance is None or gap < distance:
+                best, distance = card, gap
+            left += width
+        return best
+
+    def setSelection(self, rect: QRect, command) -> None:
+        """Select what a click, a shift-click / shift-key range or a rubber band covers."""
+        flow = self.flow()
+        selection = QItemSelection()
+        if self.state() == QAbstractItemView.State.DragSelectingState:  # a rubber band: what it touches
+            area = rect.normalized()
+            for row in range(flow.row_at(area.top()), flow.row_at(area.bottom()) + 1):
+                if row < 0:
+                    break
+                tops = flow.tops
+                if tops[row] > area.bottom() or tops[row + 1] <= area.top():
+                    continue
+                left, first, last = 0, -1, -1
+                for card in flow.row_cards(row):
+                    right = left + flow.widths[card]
+                    if left <= area.right() and right > area.left():
+                        first = card if first < 0 else first
+                        last = card
+                    left = right
+                if first >= 0:
+                    selection.select(self._proxy.index(first, 0), self._proxy.index(last, 0))
+        else:  # from the card at one corner to the card at the other, in reading order
+            a = flow.card_at(rect.left(), rect.top())
+            b = flow.card_at(rect.right(), rect.bottom())
+            if a >= 0 and b >= 0:
+                selection.select(self._proxy.index(min(a, b), 0), self._proxy.index(max(a, b), 0))
+        self.selectionModel().select(selection, command)
+
+    def visualRegionForSelection(self, selection: QItemSelection) -> QRegion:
+        """The selected cards' rectangles where the view can be seen (thousands may be selected)."""
+        flow = self.flow()
+        shown = self.viewport().visibleRegion().boundingRect()
+        if shown.isEmpty() or not len(flow):
+            return QRegion()
+        first = flow.starts[flow.row_at(shown.top())]
+        last_row = flow.row_at(shown.bottom())
+        last = flow.starts[last_row] + flow.counts[last_row] - 1
+        region = QRegion()
+        for part in selection:
+            if part.parent().isValid() or part.model() is not self._proxy:
+                continue
+            for row in range(max(first, part.top()), min(last, part.bottom()) + 1):
+                region += QRect(*flow.rect(row))
+        return region
+
+    def paintEvent(self, event) -> None:
+        flow = self.flow()
+        if not len(flow) and self._band is None:
+            return
+        painter = QPainter(self.viewport())
+        option = QStyleOptionViewItem()
+        self.initViewItemOption(option)
+        state = option.state & ~(QStyle.StateFlag.State_Selected | QStyle.StateFlag.State_MouseOver
+                                 | QStyle.StateFlag.State_HasFocus)
+        proxy, selection, delegate = self._proxy, self.selectionModel(), self._delegate
+        current = self.currentIndex() if self.hasFocus() else QModelIndex()
+        hover = self._hover
+        area = event.rect()
+        if len(flow):
+            tops, widths = flow.tops, flow.widths
+            for row in range(flow.row_at(area.top()), flow.row_at(area.bottom()) + 1):
+                y, height = tops[row], tops[row + 1] - tops[row]
+                left = 0
+                for card in flow.row_cards(row):
+                    width = widths[card]
+                    if left <= area.right() and left + width > area.left():
+                        index = proxy.index(card, 0)
+                        option.rect = QRect(left, y, width, height)
+                        flags = state
+                        if selection.isSelected(index):
+                            flags |= QStyle.StateFlag.State_Selected
+                        if index == current:
+                            flags |= QStyle.StateFlag.State_HasFocus
+                        if hover is not None and card == hover.row() and hover.isValid():
+                            flags |= QStyle.StateFlag.State_MouseOver
+                        option.state = flags
+                        delegate.paint(painter, option, index)
+                    left += width
+        if self._band is not None:  # the rubber band (drawn by QListView's own paint, which is not used)
+            band = QStyleOptionRubberBand()
+            band.initFrom(self)
+            band.shape = QRubberBand.Shape.Rectangle
+            band.opaque = False
+            band.rect = self._band.intersected(self.viewport().rect().adjusted(-16, -16, 16, 16))
+            painter.save()
+            self.style().drawControl(QStyle.ControlElement.CE_RubberBand, band, painter)
+            painter.restore()
+        painter.end()
+
+    # ── mouse: the card under the cursor, the rubber band ─────────────────
+
+    def _set_hover(self, index) -> None:
+        hover = QPersistentModelIndex(index) if index is not None and index.isValid() else None
+        if hover != self._hover:
+            for old in (self._hover, hover):
+                if old is not None and old.isValid():
+                    self.viewport().update(self.visualRect(self._proxy.index(old.row(), 0)))
+            self._hover = hover
+
+    def viewportEvent(self, event) -> bool:
+        kind = event.type()
+        if kind in (QEvent.Type.HoverEnter, QEvent.Type.HoverMove):
+            self._set_hover(self.indexAt(event.position().toPoint()))
+        elif kind in (QEvent.Type.HoverLeave, QEvent.Type.Leave):
+            self._set_hover(None)
+        return super().viewportEvent(event)
+
+    def mousePressEvent(self, event) -> None:
+        self._press = event.position().toPoint()
+        super().mousePressEvent(event)
+
+    def mouseMoveEvent(self, event) -> None:
+        super().mouseMoveEvent(event)
+        pos = event.position().toPoint()
+        self._set_hover(self.indexAt(pos))
+        if (self.state() == QAbstractItemView.State.DragSelectingState and self.isSelectionRectVisible()
+                and self._press is not None):
+            band = QRect(self._press, pos).normalized()
+            margin = 2 * self.style().pixelMetric(QStyle.PixelMetric.PM_DefaultFrameWidth)
+            self.viewport().update(band.united(self._band or band).adjusted(-margin, -margin, margin, margin))
+            self._band = band
+
+    def mouseReleaseEvent(self, event) -> None:
+        super().mouseReleaseEvent(event)
+        if self._band is not None:
+            self.viewport().update(self._band.adjusted(-16, -16, 16, 16))
+        self._band, self._press = None, None
 
     # ── drag and drop: move anywhere, merge in a card's merge zone ────
 
@@ -342,16 +611,6 @@ class ThemeCardView(QListView):
         event.accept()
         self.ids_dropped.emit(ids, self.theme, hint.target if hint is not None and hint.merge else "")
 
-    def indexAt(self, point: QPoint):
-        """The card under ``point``; the gap around a painted card (its margin) belongs to no card,
-        so a press there starts a rubber band instead of a drag."""
-        index = super().indexAt(point)
-        if index.isValid():
-            margin = DENSITIES[self.density].margin
-            if not self.visualRect(index).adjusted(margin, margin, -margin, -margin).contains(point):
-                return type(index)()
-        return index
-
     # ── keys and menu ─────────────────────────────────────────────────
 
     def keyPressEvent(self, event: QKeyEvent) -> None:
@@ -359,7 +618,10 @@ class ThemeCardView(QListView):
             self.delete_requested.emit(self.selected_ids())
             event.accept()
             return
+        before = self.currentIndex()
         super().keyPressEvent(event)
+        if self.currentIndex() != before:  # moved by the keys: the card is brought into view
+            self.scrollTo(self.currentIndex())
 
     def contextMenuEvent(self, event) -> None:
         index = self.indexAt(event.pos())

@@ -1,5 +1,6 @@
 """WallLoader: the wall's cards shown in slices after the model is (re)loaded, so that no single
-step on the Qt loop lays out thousands of cards (issue 14: ≤ ~50 ms per step at 10k–50k cards).
+step on the Qt loop lays out thousands of cards (issue 14: ≤ ~50 ms per step at 10k–50k cards;
+issue 29: the whole fill linear in the cards, each measured once, at 100,000 too).
 
 The model holds every card at once (it is the data, cheap to fill); what is expensive is each
 theme's sorted list and the layout of its cards. After a model reset every section's list is
@@ -15,7 +16,8 @@ reset starts a new generation and the old steps end.
 
 A search, filter or sort over a big wall goes the same way (``refilter``): every section is made
 stale with the new setting and filled again top first — a stale theme's cards are first tested
-against the search a slice at a time (``ThemeCardList.scan``), then sorted and shown in slices. The
+against the search a slice at a time (``ThemeCardList.scan``, which also sorts them as it goes; a
+theme of more than ``scan_above`` cards is scanned so on any load), then shown in slices. The
 selection is given back to each section once it is complete, and the scroll position is kept as the
 wall grows back under it (the scroll bar stays while the wall is refilled: its going and coming
 back would change every section's width and lay each out again). A new search during one starts
@@ -37,17 +39,19 @@ if TYPE_CHECKING:
     from .theme_card_list import ThemeCardList
     from .theme_section import ThemeSection
 
-SLICE_CARDS = 400  # cards newly laid out per loop step
-# What a step costs, in "cards newly laid out": sorting / filtering a theme's cards costs about
-# 1/8 of laying a new one out, and a view lays all its cards out again when some are appended
-# (QListView asks each one's size), about 1/4 of a new one each. A step ends when its budget is
-# spent, so a big theme's growth is never combined with other work in one step.
+SLICE_CARDS = 2000  # cards newly laid out per loop step (~5 µs each: measured once, flowed into rows)
+# What a step costs, in "cards newly laid out": testing a theme's cards against the filter (with
+# no search) and sorting them cost about 1/8 of laying a new one out each. Showing more of a
+# section costs only its new cards (the view lays out what was appended, issue 29). A step ends
+# when its budget is spent; a theme's cards are tested a slice at a time, so a theme of 100,000
+# cards is not sorted in the same step as it is tested.
 REBUILD_WEIGHT = 8
 SEARCH_WEIGHT = 2  # testing a card against a search costs about half a new card's layout
-RELAYOUT_WEIGHT = 4
+SCAN_WEIGHT = 4  # without a search: testing the filter and sorting it in (merged in order) a quarter
+SCAN_ABOVE = 20_000  # a theme bigger than this is tested (and sorted) a slice at a time even with no search
 SECTIONS_PER_STEP = 4  # sections (widgets) made per step while loading
-ALL_AT_ONCE = 500  # a wall of at most this many cards is shown in one step (~30 ms)
-SECTION_COST = 25  # making one costs about as much as laying 25 cards out
+ALL_AT_ONCE = 2000  # a wall of at most this many cards is shown in one step (~10-20 ms)
+SECTION_COST = 200  # making one costs about as much as laying 200 cards out
 
 
 class WallLoader(QObject):
@@ -68,6 +72,7 @@ class WallLoader(QObject):
         self._follow: Callable[[], object] | None = None  # a reveal or jump to keep in view while it grows
         self._given: dict[str, set[str]] = {}  # theme -> the selection this pass gave back to it
         self.slice_cards = SLICE_CARDS
+        self.scan_above = SCAN_ABOVE
         bar = wall.scroll.verticalScrollBar()
         bar.rangeChanged.connect(self._keep_scroll)
         bar.actionTriggered.connect(self._scrolled_by_hand)
@@ -155,19 +160,24 @@ class WallLoader(QObject):
         if (small or not pending) and self._wall.add_sections(None if small else SECTIONS_PER_STEP):
             budget -= SECTION_COST * SECTIONS_PER_STEP  # the next few themes' sections
             pending = self._pending()
+        full = budget
         while pending and budget > 0:
             proxy = pending[0].proxy
-            if proxy.stale and proxy.query and not proxy.scanned():  # a search: a slice of tests
-                budget -= max(1, proxy.scan(budget * SEARCH_WEIGHT) // SEARCH_WEIGHT)
+            size = self._wall.model.theme_counts().get(proxy.theme, 0) if proxy.stale else 0
+            if proxy.stale and not proxy.scanned() and (proxy.query or size > self.scan_above):
+                weight = SEARCH_WEIGHT if proxy.query else SCAN_WEIGHT  # tested a slice at a time
+                budget -= max(1, proxy.scan(budget * weight) // weight)
                 if not proxy.scanned():
                     continue
-            if proxy.stale:
-                tested = 0 if proxy.scanned() else len(self._wall.model.cards_in_theme(proxy.theme))
-                shown = proxy.load(budget)  # sorts what matched (tests them first if not yet done)
-                budget -= max(1, shown + (tested + proxy.matched_count()) // REBUILD_WEIGHT)
+            if proxy.stale:  # sorted (what matched), and the first of it shown
+                cost = (proxy.scan_matched() if proxy.scanned() else 2 * size) // REBUILD_WEIGHT
+                if cost > budget and budget < full:
+                    break  # at the start of the next step, not on top of this one's work
+                # (a theme tested in slices was sorted as it was: its first slice is smaller)
+                limit = max(1, budget - cost) if proxy.scanned() else budget
+                budget -= max(1, proxy.load(limit) + cost)
             else:
-                added = proxy.show_more(budget)
-                budget -= max(1, added + proxy.rowCount() // RELAYOUT_WEIGHT)
+                budget -= max(1, proxy.show_more(budget))
             if proxy.complete():
                 self._restore_selection(pending.pop(0))
         if not pending and not self._wall._missing_themes():

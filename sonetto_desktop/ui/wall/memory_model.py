@@ -53,9 +53,13 @@ class CardRole(IntEnum):
     Highlights = Qt.ItemDataRole.UserRole + 9  # [(start, length)] of the search in the card's text
 
 
+def uses_template() -> str:
+    return QCoreApplication.translate("CardDelegate", "用到 {0} 次")
+
+
 def uses_text(hits: int) -> str:
     """A card's "用到 N 次": how many times Sonetto brought the memory into a conversation."""
-    return QCoreApplication.translate("CardDelegate", "用到 {0} 次").format(hits)
+    return uses_template().format(hits)
 
 
 def uses_tooltip(hits: int) -> str:

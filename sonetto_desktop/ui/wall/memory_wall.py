@@ -327,13 +327,9 @@ class MemoryWall(WallSections, WallNavigation, QWidget):
         if not alive(section) or self.model.card(memory_id) is None or self._sections.get(section.theme) is not section:
             return
         index = section.proxy.index_of(memory_id)
-        if not index.isValid():
-            return
-        view = section.view
-        view.doItemsLayout()
-        rect = view.visualRect(index)
-        center = view.viewport().mapTo(self.container, rect.center())
-        self.scroll.ensureVisible(center.x(), center.y(), rect.width() // 2 + 8, rect.height() // 2 + 8)
+        if index.isValid():
+            self.container.layout().activate()  # the sections' places, after what the last pass changed
+            section.view.scrollTo(index)
 
     def card_rect(self, memory_id: str):
         """The card's rectangle in wall coordinates (for tests and tooltips), or None."""

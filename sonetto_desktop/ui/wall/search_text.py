@@ -35,21 +35,24 @@ def collapse(text: str) -> str:
     return " ".join((text or "").split())
 
 
-_folded: dict[str, tuple[str, list[int]]] = {}
+_folded: dict[str, str] = {}
+_NOT_ALNUM = re.compile(r"[\W_]+")  # (``[^\W_]`` is exactly ``str.isalnum``)
 
 
-def fold(text: str) -> tuple[str, list[int]]:
-    """``text`` without whitespace or punctuation, case-folded; and for each kept character the
-    index of the character of ``text`` it came from. Cached: a search folds every card's text."""
+def fold(text: str) -> str:
+    """``text`` without whitespace or punctuation, case-folded. Cached: a search folds every card's
+    text (most of them only to find that it does not match)."""
     found = _folded.get(text)
     if found is None:
         if len(_folded) >= _CACHE_LIMIT:
             _folded.clear()
-        found = _folded[text] = _fold(text)
+        found = _folded[text] = _NOT_ALNUM.sub("", text).casefold()
     return found
 
 
-def _fold(text: str) -> tuple[str, list[int]]:
+def fold_where(text: str) -> tuple[str, list[int]]:
+    """``fold(text)``, and for each of its characters the index of the character of ``text`` it
+    came from (for the matches' highlights: made only for the cards that match)."""
     out: list[str] = []
     where: list[int] = []
     for i, ch in enumerate(text):
@@ -136,9 +139,10 @@ class SearchQuery:
 
     def __init__(self, text: str) -> None:
         self.text = (text or "").strip()
-        words = [fold(w)[0] for w in query_words(self.text)]
+        words = [fold(w) for w in query_words(self.text)]
         self.words: tuple[str, ...] = tuple(w for w in words if w)
         self.joined = "".join(self.words)
+        self._pinyin = any(_ASCII_WORD.match(w) for w in (*self.words, self.joined))
 
     def __bool__(self) -> bool:
         return bool(self.words)
@@ -146,13 +150,15 @@ class SearchQuery:
     @property
     def wants_pinyin(self) -> bool:
         """Whether a word could be pinyin (letters only), so warming pinyin can find more."""
-        return any(_ASCII_WORD.match(w) for w in (*self.words, self.joined))
+        return self._pinyin
 
-    def _word_spans(self, word: str, text: str, folded: tuple[str, list[int]], key: PinyinKey | None) -> list[Span]:
-        plain, where = folded
-        spans = _spans(where, _occurrences(plain, word), len(word))
-        if spans or key is None or not _ASCII_WORD.match(word):
-            return spans
+    @staticmethod
+    def _word_spans(word: str, text: str, folded: str, key: PinyinKey | None) -> list[Span]:
+        if word in folded:
+            plain, where = fold_where(text)
+            return _spans(where, _occurrences(plain, word), len(word))
+        if key is None or not _ASCII_WORD.match(word):
+            return []
         for line, line_where in ((key.full, key.full_where), (key.initials, key.initials_where)):
             first = line.find(word)
             if first >= 0:
@@ -161,34 +167,29 @@ class SearchQuery:
 
     def spans(self, description: str, theme: str = "") -> list[Span] | None:
         """Where the query matched in ``collapse(description)``; ``[]`` when it matched only the
-        theme; None when the card does not match (an empty query matches everything)."""
+        theme; None when the card does not match (an empty query matches everything). Whether it
+        matches is found on the folded texts alone; where, only for a card that does."""
         if not self.words:
             return []
         text = collapse(description)
         folded = fold(text)
-        key = pinyin_key(text) if self.wants_pinyin else None
-        theme_text = collapse(theme)
-        theme_folded = fold(theme_text)
-        theme_key = pinyin_key(theme_text) if self.wants_pinyin else None
+        theme_folded = fold(collapse(theme))
+        keys: tuple[PinyinKey | None, PinyinKey | None] | None = None
+        if self._pinyin:
+            keys = (pinyin_key(text), pinyin_key(collapse(theme)))
 
-        def match(word: str) -> list[Span] | None:
-            found = self._word_spans(word, text, folded, key)
-            if found:
-                return found
-            return [] if self._word_spans(word, theme_text, theme_folded, theme_key) else None
+        def found(word: str) -> bool:
+            if word in folded or word in theme_folded:
+                return True
+            if keys is None or not _ASCII_WORD.match(word):
+                return False
+            return any(key is not None and (word in key.full or word in key.initials) for key in keys)
 
-        found_all: list[Span] = []
-        every = True
-        for word in self.words:
-            found = match(word)
-            if found is None:
-                every = False
-                break
-            found_all.extend(found)
-        if every:
-            return sorted(set(found_all))
-        if len(self.words) > 1:
-            found = match(self.joined)
-            if found is not None:
-                return found
-        return None
+        if all(found(word) for word in self.words):
+            matched = self.words
+        elif len(self.words) > 1 and found(self.joined):
+            matched = (self.joined,)
+        else:
+            return None
+        key = keys[0] if keys is not None else None
+        return sorted({span for word in matched for span in self._word_spans(word, text, folded, key)})
