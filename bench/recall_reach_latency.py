@@ -12,6 +12,7 @@ time of MECHANICAL recall, the only recall in front of the first token when no m
 
 from __future__ import annotations
 
+import os
 import statistics
 import tempfile
 import time
@@ -34,15 +35,6 @@ def _tokenizer() -> tuple[str, Any]:
         return "", None
     tok = get_tokenizer("qwen2.5-7b-instruct")
     return "Qwen2.5", lambda text: len(tok.encode(text))
-
-
-def _common(a: str, b: str) -> int:
-    n = 0
-    for x, y in zip(a, b, strict=False):
-        if x != y:
-            break
-        n += 1
-    return n
 
 
 async def _one(size: int, budget: int, delay: float, messages: int, root: Path | None, count: Any) -> dict:
@@ -76,7 +68,7 @@ async def _one(size: int, budget: int, delay: float, messages: int, root: Path |
                 if count is not None:
                     rows["real"].append(count(sent))
                 if previous:
-                    rows["prefix"].append(_common(previous, sent) / len(sent))
+                    rows["prefix"].append(len(os.path.commonprefix([previous, sent])) / len(sent))
                 previous = sent
                 rows["shown"].append(recall.last_listing.shown)
                 start = time.perf_counter()

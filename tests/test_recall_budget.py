@@ -3,6 +3,7 @@
 
 from __future__ import annotations
 
+import contextlib
 from datetime import datetime, timedelta
 
 import pytest
@@ -13,6 +14,7 @@ from sonetto_desktop.memory.retrieval.budget import (
     LOCAL_BUDGET_MAX,
     LOCAL_BUDGET_UNKNOWN,
     REQUEST_RESERVE,
+    STEP,
     BudgetPolicy,
     ContextInfo,
     budget_for,
@@ -28,6 +30,18 @@ from sonetto_desktop.memory.stores.sqlite import SqliteMemoryManager
 from sonetto_desktop.memory.stores.yaml.store import YamlMemoryManager
 
 NOW = datetime(2026, 12, 2, 9, 30)
+
+
+@contextlib.contextmanager
+def listing_of(mm, *, close_store: bool = False):
+    """A listing following ``mm``, closed afterwards (with the store when ``close_store``)."""
+    listing = RecallListing(mm)
+    try:
+        yield listing
+    finally:
+        listing.close()
+        if close_store:
+            mm.close()
 
 
 def stamp(days_ago: float) -> str:
@@ -106,6 +120,35 @@ def test_the_policy_learns_a_local_servers_context_in_the_background(llm_server)
     assert policy.tokens() == 2_000 and llm_server.context_requests == ["/props"]
 
 
+def test_an_automatic_budget_follows_the_models_speed():
+    local = BudgetPolicy("http://192.168.1.5:8000/v1", "qwen", probe=lambda *a: ContextInfo(40_000, "models"))
+    local.learn()
+    start = local.tokens()
+    assert start == LOCAL_BUDGET_MAX
+    local.observe(0.5, 8.0, start, start)  # quick, and the listing was full: a fast server reads more
+    assert local.tokens() == int(LOCAL_BUDGET_MAX * STEP)
+    local.observe(0.5, 8.0, 100, local.tokens())  # quick but the listing was small: no reason to grow
+    assert local.tokens() == int(LOCAL_BUDGET_MAX * STEP)
+    for _ in range(10):
+        local.observe(0.5, 8.0, local.tokens(), local.tokens())
+    assert local.tokens() == 40_000 - REQUEST_RESERVE  # at most what its context holds
+    local.observe(6.0, 8.0, local.tokens(), local.tokens())  # slow
+    assert local.tokens() < 40_000 - REQUEST_RESERVE
+    before = local.tokens()
+    local.timed_out()
+    assert local.tokens() == before // 2
+
+    cloud = BudgetPolicy("https://api.deepseek.com/v1", "deepseek-chat")
+    cloud.observe(0.5, 8.0, CLOUD_BUDGET, CLOUD_BUDGET)
+    assert cloud.tokens() == CLOUD_BUDGET  # never past the cloud default
+    cloud.timed_out()
+    assert cloud.tokens() == CLOUD_BUDGET // 2
+    chosen = BudgetPolicy("https://api.deepseek.com/v1", "deepseek-chat", setting=20_000)
+    chosen.timed_out()
+    chosen.observe(7.9, 8.0, 20_000, 20_000)
+    assert chosen.tokens() == 20_000  # a budget the person set stays
+
+
 def test_a_cloud_endpoint_is_not_probed_and_a_setting_wins(llm_server):
     asked = []
     cloud = BudgetPolicy("https://api.deepseek.com/v1", "deepseek-chat", probe=lambda *a: asked.append(a))
@@ -121,8 +164,7 @@ def test_the_listing_runs_from_the_oldest_change_to_the_newest_and_follows_the_s
         "a": MemoryItem("小林养了一只叫汤圆的布偶猫。", "身份", latest_update_time=stamp(100)),
         "c": MemoryItem("小林在做像素风游戏。", "项目", latest_update_time=stamp(10), hit=9),
     })
-    listing = RecallListing(store)
-    try:
+    with listing_of(store) as listing:
         assert [e.id for e in listing.snapshot().order] == ["b", "a", "c"]
         new = store.add("小林下周三要带汤圆去打疫苗。", "时效待办")
         store.update("b", "补充", "小林对花生和芒果过敏。")
@@ -135,27 +177,21 @@ def test_the_listing_runs_from_the_oldest_change_to_the_newest_and_follows_the_s
         assert snapshot.by_id["b"].description == "小林对花生和芒果过敏。"
         assert listing.hits(["a", new, "b"]) == [1, 0, 2]  # hits change nothing in the order
         assert snapshot.tokens == sum(e.tokens for e in snapshot.order)
-    finally:
-        listing.close()
 
 
 def test_a_hit_changes_nothing_in_the_listing_text(store):
     filled(store, 20)
-    listing = RecallListing(store)
-    try:
+    with listing_of(store) as listing:
         before = listing_block([e.record(0) for e in listing.snapshot().order])
         store.hit("m0003")
         store.hit("m0003")
         after = listing_block([e.record(0) for e in listing.snapshot().order])
         assert before == after
-    finally:
-        listing.close()
 
 
 def test_the_window_keeps_its_first_line_while_memories_are_added_and_steps_past_its_budget(tmp_path):
     mm = filled(SqliteMemoryManager(tmp_path / "m.db"), 300)
-    listing = RecallListing(mm)
-    try:
+    with listing_of(mm, close_store=True) as listing:
         budget = 2_000
         block, before, used = listing.window(budget)
         assert before and used <= WINDOW_TARGET * budget and listing.steps == 1
@@ -175,34 +211,25 @@ def test_the_window_keeps_its_first_line_while_memories_are_added_and_steps_past
             mm.delete(mid, "整理")
         block, _, used = listing.window(budget)  # too few left in the window: re-placed, filled again
         assert listing.steps == 3 and used > 0.5 * budget
-    finally:
-        listing.close()
-        mm.close()
 
 
 def test_the_listing_text_is_a_prefix_of_the_next_one_after_an_addition(store):
     filled(store, 30)
-    listing = RecallListing(store)
-    try:
+    with listing_of(store) as listing:
         first = build_user_prompt("今晚吃什么", [e.record(1) for e in listing.snapshot().order], NOW)
         store.add("小林今天学会了做红烧肉。", "瞬间")
         second = build_user_prompt("最近怎么样", [e.record(1) for e in listing.snapshot().order], NOW)
         stable = listing_block([e.record(1) for e in listing.snapshot().order][:30])
         assert first.startswith(stable) and second.startswith(stable)
         assert "(瞬间) 小林今天学会了做红烧肉。" in second[len(stable):]
-    finally:
-        listing.close()
 
 
 def test_a_bulk_change_is_read_again(tmp_path):
     mm = filled(SqliteMemoryManager(tmp_path / "m.db"), 10)
-    listing = RecallListing(mm)
-    try:
+    with listing_of(mm) as listing:
         assert len(listing) == 10
         mm.import_items({f"n{i}": MemoryItem(f"导入的记忆{i}", "瞬间", latest_update_time=stamp(1)) for i in range(700)})
         assert len(listing) == 710
-    finally:
-        listing.close()
 
 
 # ── the shortlist ─────────────────────────────────────────────────────
@@ -237,8 +264,7 @@ def test_the_shortlist_fills_the_tokens_left_with_the_best_ranked_and_keeps_list
     mm = filled(SqliteMemoryManager(tmp_path / "m.db"), 200)
     mm.import_items({"key": MemoryItem("小林把备用钥匙藏在门口的绿萝花盆底下。", "地点与路径", latest_update_time=stamp(999))})
     mechanical = MechanicalRetriever(mm, now=lambda: NOW, index_path=False)
-    listing = RecallListing(mm)
-    try:
+    with listing_of(mm, close_store=True) as listing, contextlib.closing(mechanical):
         snapshot = listing.snapshot()
         stable = {e.id for e in snapshot.order[-50:]}
         shortlist = Shortlist(mechanical)
@@ -258,7 +284,3 @@ def test_the_shortlist_fills_the_tokens_left_with_the_best_ranked_and_keeps_list
             alone = Shortlist(mechanical, broken)
             assert [e.id for e in alone.fill("备用钥匙在哪", snapshot, stable, 600)] == [e.id for e in chosen]
             assert not alone.used_dense
-    finally:
-        listing.close()
-        mechanical.close()
-        mm.close()

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import asyncio
 import logging
+import os
 import socket
 from datetime import datetime
 
@@ -12,7 +13,7 @@ import pytest
 
 from sonetto_desktop.memory.item import MemoryItem
 from sonetto_desktop.memory.retrieval import MechanicalRetriever, MemoryRecall, RetrievalMode
-from sonetto_desktop.memory.retrieval.budget import LOCAL_BUDGET_UNKNOWN, BudgetPolicy, ContextInfo
+from sonetto_desktop.memory.retrieval.budget import CLOUD_BUDGET, LOCAL_BUDGET_UNKNOWN, BudgetPolicy, ContextInfo
 from sonetto_desktop.memory.retrieval.recall import public
 from sonetto_desktop.memory.stores.sqlite import SqliteMemoryManager
 
@@ -248,20 +249,11 @@ async def test_the_listing_is_a_stable_prefix_across_messages(tmp_path, llm_serv
             store.add(f"第{i}次新加的记忆：小林今天学了一首新歌。", "瞬间")
         stable = recall.last_listing.stable_tokens
         for before, after in zip(contents, contents[1:], strict=False):
-            shared = len(_common_prefix(before, after))
+            shared = len(os.path.commonprefix([before, after]))
             assert shared > 0.8 * len(before.split("## 其他可能相关的记忆")[0])
         assert recall.listing.steps == 1 and stable <= 3_000
     finally:
         store.close()
-
-
-def _common_prefix(a: str, b: str) -> str:
-    n = 0
-    for x, y in zip(a, b, strict=False):
-        if x != y:
-            break
-        n += 1
-    return a[:n]
 
 
 async def test_huge_prompt_is_cut_for_the_llm(mm, llm_server, make_llm, make_recall):
@@ -350,7 +342,7 @@ def test_default_mechanical_is_built_on_first_use_and_closed(mm):
         recall.close()
 
 
-async def test_a_request_refused_as_too_long_halves_the_automatic_budget(tmp_path, llm_server, make_llm, make_recall):
+async def test_a_refusal_as_too_long_or_a_timeout_halves_the_automatic_budget(tmp_path, llm_server, make_llm, make_recall):
     store = make_store(tmp_path / "big.db", bulk_bank(400))
     try:
         policy = BudgetPolicy(llm_server.base_url, "test-model", probe=lambda *args: ContextInfo(None))
@@ -364,6 +356,14 @@ async def test_a_request_refused_as_too_long_halves_the_automatic_budget(tmp_pat
         llm_server.add_text("[]")
         await recall.aretrieve(QUERY)
         assert recall.last_listing.tokens <= refused // 2  # the next request fits the halved budget
+
+        cloud = BudgetPolicy("https://api.example.com/v1", "test-model")
+        recall.budget = cloud
+        recall.timeout = 0.5
+        llm_server.add_hang(3)
+        await recall.aretrieve(QUERY)
+        assert recall.last_fallback_reason.startswith("timeout") and cloud.tokens() == CLOUD_BUDGET // 2
+        recall.timeout = 8.0
 
         chosen = BudgetPolicy(llm_server.base_url, "test-model", setting=3_000)
         recall.budget = chosen

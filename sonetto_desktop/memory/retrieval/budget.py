@@ -17,6 +17,12 @@ the budget that is every memory, above it the stable block and a query shortlist
   tells nothing gets ``LOCAL_BUDGET_MAX``; when it refuses a request as too long for its context,
   the automatic budget halves (:meth:`BudgetPolicy.too_long`) and the offline result answers meanwhile.
 
+An automatic budget then follows how fast the model answers (:meth:`BudgetPolicy.observe`): a recall
+answered within ``FAST`` of the recall timeout while the listing filled the budget grows it by
+``STEP`` (a local server up to what its context holds, at most ``CLOUD_BUDGET``: a fast GPU server
+reads more), one slower than ``SLOW`` of the timeout shrinks it, a timeout halves it; a cloud
+endpoint never grows past ``CLOUD_BUDGET``.
+
 Tokens are estimated (:func:`estimate_tokens`: one per CJK character and per digit, one per four
 other characters). Measured with the Qwen2.5 tokenizer on memory texts, real tokens are about 0.73
 of the estimate for Chinese and 0.78 for English (digits are one token each there, hence counted
@@ -58,6 +64,8 @@ CLOUD_BUDGET = 48_000
 LOCAL_BUDGET_MAX = 6_000
 #: A local server whose context could not be learned (halved each time it refuses a request as too long).
 LOCAL_BUDGET_UNKNOWN = LOCAL_BUDGET_MAX
+#: Adapting an automatic budget to the model's speed (shares of the recall timeout, and the factor).
+FAST, SLOW, STEP = 0.25, 0.6, 1.5
 #: What the rest of a recall request takes besides the listing: the system prompt (~1.4k), the
 #: query (at most ~2k), the date and hints, and the answer.
 REQUEST_RESERVE = 4_000
@@ -268,6 +276,7 @@ class BudgetPolicy:
         self._context: ContextInfo | None = None
         self._probing: threading.Thread | None = None
         self._cap: int | None = None  # halved by each "too long for the context" refusal
+        self._scale = 1.0  # follows the model's speed (observe, timed_out)
 
     @property
     def context(self) -> ContextInfo | None:
@@ -287,8 +296,37 @@ class BudgetPolicy:
             if context is None and self._probing is None and self.local:
                 self._probing = threading.Thread(target=self._learn, name="recall-context-probe", daemon=True)
                 self._probing.start()
-        tokens = budget_for(self.base_url, context.tokens if context else None)
+        start, ceiling = self._range(context.tokens if context else None)
+        tokens = max(MIN_BUDGET, min(ceiling, int(start * self._scale)))
         return tokens if cap is None else max(MIN_BUDGET, min(tokens, cap))
+
+    def _range(self, context: int | None) -> tuple[int, int]:
+        """(the starting budget, the most it may grow to) for an automatic budget."""
+        start = budget_for(self.base_url, context)
+        if not self.local or not context:
+            return start, start
+        return start, max(start, min(CLOUD_BUDGET, context - REQUEST_RESERVE))
+
+    def observe(self, seconds: float, timeout: float, used: int, budget: int) -> None:
+        """A recall of ``used`` listing tokens (of ``budget``) answered in ``seconds``: an automatic
+        budget grows when that was quick and the listing was full, shrinks when it was slow."""
+        if self.setting > 0 or not self.base_url or timeout <= 0:
+            return
+        with self._lock:
+            context = self._context.tokens if self._context else None
+            start, ceiling = self._range(context)
+            if seconds <= FAST * timeout and used >= 0.9 * budget:
+                self._scale = min(ceiling / start, self._scale * STEP)
+            elif seconds >= SLOW * timeout:
+                self._scale = max(MIN_BUDGET / start, self._scale / STEP)
+
+    def timed_out(self) -> None:
+        """The recall model did not answer in time: an automatic budget halves."""
+        if self.setting > 0 or not self.base_url:
+            return
+        with self._lock:
+            start, _ = self._range(self._context.tokens if self._context else None)
+            self._scale = max(MIN_BUDGET / start, self._scale / 2)
 
     def too_long(self, used: int) -> int:
         """The server refused a listing of ``used`` tokens as too long: the automatic budget halves

@@ -153,7 +153,7 @@ class RecallListing:
                 self._load(self._mm.all_items())
             else:
                 for mid, state in pending.items():
-                    self._apply(mid, self._item(mid, state))
+                    self._apply(mid, self._card(mid, state))
         except BaseException:
             self.invalidate()  # the store could not be read: try again at the next use
             raise
@@ -163,19 +163,19 @@ class RecallListing:
         if not self._sorted:
             self._sort()
 
-    def _item(self, mid: str, state: Any) -> MemoryItem | None:
-        if state is not _READ:
-            if state is None:
-                return None
-            try:
-                return MemoryItem(str(state["description"]), str(state["theme"]),
-                                  latest_update_time=state.get("latest_update_time"), hit=int(state.get("hit") or 0))
-            except (KeyError, TypeError, ValueError):
-                pass
+    def _card(self, mid: str, state: Any) -> tuple[str, str, Any, int] | None:
+        """(description, theme, latest_update_time, hit) as the change carried them, else as the
+        store has them now; None: the memory is gone."""
+        if state is None:
+            return None
+        if state is not _READ and "description" in state and "theme" in state:
+            return str(state["description"]), str(state["theme"]), state.get("latest_update_time"), int(
+                state.get("hit") or 0)
         try:
-            return self._mm.get(mid)
+            item = self._mm.get(mid)
         except MemoryNotFound:
             return None
+        return item.description, item.theme, item.latest_update_time, int(item.hit or 0)
 
     def _load(self, items: Mapping[str, MemoryItem]) -> None:
         self._entries = {mid: _entry(mid, item.description, item.theme, item.latest_update_time)
@@ -185,17 +185,18 @@ class RecallListing:
         self._snapshot = None
         self._sort()
 
-    def _apply(self, mid: str, item: MemoryItem | None) -> None:
+    def _apply(self, mid: str, card: tuple[str, str, Any, int] | None) -> None:
         old = self._entries.get(mid)
-        if item is None:
+        if card is None:
             if old is not None:
                 self._snapshot = None
                 del self._entries[mid]
                 self._hits.pop(mid, None)
                 self._remove(old)
             return
-        self._hits[mid] = int(item.hit or 0)
-        new = _entry(mid, item.description, item.theme, item.latest_update_time)
+        description, theme, stamp, hit = card
+        self._hits[mid] = hit
+        new = _entry(mid, description, theme, stamp)
         if old == new:
             return
         self._snapshot = None

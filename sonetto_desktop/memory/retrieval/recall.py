@@ -13,8 +13,9 @@ budget holds a shortlist".
 
 It never lets an LLM failure turn into "no memories": it owns the one recall timeout (the LLM call's
 deadline) and, when the model is slow, fails or is missing, answers with the offline retriever's
-result instead, logging why (``last_fallback_reason``). A server that refuses the request as too
-long for its context halves the automatic budget. Results carry each memory's date:
+result instead, logging why (``last_fallback_reason``). An automatic budget follows the model: a
+request refused as too long for the context or a timeout halves it, quick answers to a full listing
+grow it (``BudgetPolicy.observe``). Results carry each memory's date:
 ``[{id, description, theme, date}]``.
 """
 
@@ -23,6 +24,7 @@ from __future__ import annotations
 import asyncio
 import logging
 import threading
+import time
 from dataclasses import dataclass, field
 from datetime import datetime
 from typing import TYPE_CHECKING, Any, Callable
@@ -74,6 +76,7 @@ class _Plan:
     extra: list[dict[str, Any]] = field(default_factory=list)  # the query's shortlist after it
     failure: RecallFailed | None = None  # fall back without asking the LLM
     tokens: int = 0
+    budget: int = 0
 
 
 class MemoryRecall:
@@ -204,10 +207,14 @@ class MemoryRecall:
             return plan.result
         failure = plan.failure
         if failure is None:
+            started = time.monotonic()
             try:
-                return self._llm_retriever.retrieve(prompt, plan.records, plan.extra)
+                answer = self._llm_retriever.retrieve(prompt, plan.records, plan.extra)
             except RecallFailed as exc:
                 failure = exc
+            else:
+                self.budget.observe(time.monotonic() - started, self.timeout, plan.tokens, plan.budget)
+                return answer
         result = self._mechanical_result(prompt)
         self._report_fallback(failure, plan, result)
         return result
@@ -221,10 +228,14 @@ class MemoryRecall:
             return plan.result
         failure = plan.failure
         if failure is None:
+            started = time.monotonic()
             try:
-                return await self._llm_retriever.aretrieve(prompt, plan.records, plan.extra)
+                answer = await self._llm_retriever.aretrieve(prompt, plan.records, plan.extra)
             except RecallFailed as exc:
                 failure = exc
+            else:
+                self.budget.observe(time.monotonic() - started, self.timeout, plan.tokens, plan.budget)
+                return answer
         result = await asyncio.to_thread(self._mechanical_result, prompt)
         self._report_fallback(failure, plan, result)
         return result
@@ -270,7 +281,7 @@ class MemoryRecall:
         hits = listing.hits([e.id for e in stable] + [e.id for e in extra])
         records = [e.record(h) for e, h in zip(stable, hits, strict=False)]
         more = [e.record(h) for e, h in zip(extra, hits[len(stable):], strict=False)]
-        return _Plan(mode, records=records, extra=more, tokens=used + extra_tokens)
+        return _Plan(mode, records=records, extra=more, tokens=used + extra_tokens, budget=budget)
 
     def _mechanical_result(self, prompt: str) -> list[dict[str, str]]:
         return [public(r) for r in self.mechanical.retrieve(_bounded(prompt))]
@@ -280,6 +291,8 @@ class MemoryRecall:
         self.fallback_count += 1
         if failure.kind == "http_error" and plan.tokens and says_too_long(failure.status, failure.reason):
             self.budget.too_long(plan.tokens)
+        elif failure.kind == "timeout" and plan.tokens:
+            self.budget.timed_out()
         log.warning(
             "memory recall (%s) fell back to the offline retriever (%d memories): %s",
             plan.mode.value,
