@@ -353,3 +353,23 @@ def test_stopping_while_a_batch_is_in_flight_is_prompt(store, llm_server):
     assert not stopper.is_alive() and time.monotonic() - start < 3
     assert sync.status.state == "stopped"
     llm_server.embedding_delay = 0.0
+
+
+def test_a_large_table_is_narrowed_by_sign_bits_before_the_exact_scores(monkeypatch):
+    from sonetto_desktop.memory.retrieval import vectors
+
+    rng = np.random.default_rng(9)
+    centres = rng.normal(size=(60, 64)).astype(np.float32)  # memories about 60 topics, as texts are
+    matrix = centres[np.arange(3000) % 60] + 0.35 * rng.normal(size=(3000, 64)).astype(np.float32)
+    matrix /= np.linalg.norm(matrix, axis=1, keepdims=True)
+    ids = [f"m{i}" for i in range(3000)]
+    table = vectors._Matrix()
+    table.put(ids, *quantize(matrix))
+    query = matrix[42] + 0.02 * rng.normal(size=64).astype(np.float32)
+    exact = table.search(query, 20)
+    monkeypatch.setattr(vectors, "PREFILTER_FROM", 1000)
+    monkeypatch.setattr(vectors, "PREFILTER_MIN", 200)
+    narrowed = table.search(query, 20)
+    assert narrowed[0] == exact[0] == "m42" and len(set(narrowed) & set(exact)) >= 16
+    table.drop(["m42"])
+    assert "m42" not in table.search(query, 20) and len(table.search(query, 20)) == 20
