@@ -262,3 +262,20 @@ async def test_the_import_benchmark_runs_and_its_estimate_holds():
     assert out["turns"] == out["turns_written"] == 40 and out["requests"] == out["batches"]
     if out["tokenizer"].startswith("Qwen"):  # the estimate is calibrated on that tokenizer (bench extra)
         assert 0.75 < out["estimate_vs_counted"] < 1.25
+
+
+async def test_one_import_runs_in_one_place(services, imports, llm_server):
+    from sonetto_desktop.history_import.runner import ImportElsewhere
+
+    llm_server.responder = remember_each_line
+    llm_server.delay = 0.5
+    history = await imports.read(fixture("history.jsonl"))
+    state = await imports.start(await imports.plan(history), history, file_name="history.jsonl")
+    other = HistoryImports(services)  # another window or process on the same store
+    try:
+        with pytest.raises(ImportElsewhere):
+            await other.resume(state.id)
+    finally:
+        await other.close()
+    result = await asyncio.wait_for(imports.wait(), 30)
+    assert result.turns_written == 3 and services.memory.count() == 3  # written once

@@ -77,6 +77,7 @@ class ImportProgress:
     day: date | None = None
     seconds_left: float | None = None
     held: tuple[str, ...] = ()
+    writing: bool = False  # a batch (``title``, ``day``) is being written now
 
     @property
     def finished(self) -> bool:
@@ -193,8 +194,6 @@ class ImportRunner:
         if state is None or not state.unfinished:
             raise ValueError(f"{import_id} is not an unfinished import")
         records = await run_blocking(self.ledger.load_batches, import_id)
-        state.status = RUNNING
-        await run_blocking(self.ledger.save, state)
         await self._start(state, records)
         return state
 
@@ -215,7 +214,10 @@ class ImportRunner:
         batches = {int(r["seq"]): r for r in records}
         writer = self._writer(state, batches)
         if not await run_blocking(writer.journal.claim):
-            raise ImportElsewhere(state.id)
+            raise ImportElsewhere(state.id)  # nothing of its state touched: it is another process's now
+        if state.status != RUNNING:
+            state.status = RUNNING
+            await run_blocking(self.ledger.save, state)
         run = _Run(state, batches, writer)
         run.written = await run_blocking(self.ledger.written_batches, state.id)
         run.failed = {s for e in await run_blocking(writer.journal.failed) if (s := batch_seq(e.turn_id)) is not None}
@@ -399,7 +401,7 @@ class ImportRunner:
             current["title"] if current else "",
             datetime.fromisoformat(current["now"]).date() if current else None,
             run.per_batch * left if run.per_batch is not None and left else (0.0 if not left else None),
-            tuple(sorted(self._held)))
+            tuple(sorted(self._held)), bool(run.writer.busy))
 
     def _publish(self) -> None:
         snap = self.snapshot()

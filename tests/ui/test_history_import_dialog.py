@@ -129,6 +129,7 @@ async def test_an_imported_memory_says_where_it_came_from(service, populated_sto
     assert "· 从 ChatGPT 的聊天记录导入 · 创建" in dialog.list.item(0).text()
     dialog.list.setCurrentRow(0)
     assert "来自：ChatGPT「搬家去杭州」· 2024-05-01" in dialog.diff.toPlainText()
+    assert not dialog.open_chat_button.isEnabled()  # there is no Sonetto chat to open for an imported change
     assert author_label("import:chatgpt") == "ChatGPT" and author_label("import:deepseek") == "DeepSeek"
     assert author_tooltip("import:cherry") == "从 Cherry Studio 的聊天记录导入"
 

@@ -147,9 +147,11 @@ class ImportProgressPanel(QWidget):
         self.bar.setRange(0, max(p.turns, 1))
         self.bar.setValue(p.turns_done)
         self.line.setText(progress_line(p))
-        if p.title and p.day is not None and p.status in ("running", "paused"):
+        if p.writing and p.title and p.day is not None:
             self._say(self.current, QCoreApplication.translate("HistoryProgress", "正在读：「{0}」· {1}").format(
                 p.title, p.day.isoformat()))
+        elif p.held:
+            self._say(self.current, "")
         self._say(self.note, held_text(p.held))
         self._paused = "person" in p.held
         self.pause_button.setText(QCoreApplication.translate("HistoryProgress", "继续") if self._paused else QCoreApplication.translate("HistoryProgress", "暂停"))
