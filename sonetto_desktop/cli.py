@@ -82,10 +82,36 @@ def main(argv: list[str] | None = None) -> int:
         return _fail(f"{type(exc).__name__}: {exc}")
 
 
+#: Commands that only read: on a data dir without a store they say so instead of creating one.
+READ_ONLY = frozenset({"list", "trash", "export", "check"})
+
+
+async def _no_store_yet(args: argparse.Namespace) -> Path | None:
+    """The app's data dir when it has no memory store yet (and the command only reads): nothing
+    is opened, so nothing is created there. None when there is a store (or it is on a server)."""
+    if args.store or args.command not in READ_ONLY:
+        return None
+    from .aio import run_blocking
+    from .config.settings import load_settings
+    from .memory.stores.migration_files import MARKER, STAGING, STORE_FILES
+
+    settings = await run_blocking(load_settings)
+    if settings.store_backend not in STORE_FILES:  # PostgreSQL: the server has the store
+        return None
+    folder = settings.resolved_data_dir()
+    present = [folder / name for name in (*STORE_FILES.values(), MARKER, STAGING)]
+    return None if any(path.exists() for path in present) else folder
+
+
 async def _main(args: argparse.Namespace) -> int:
     store = Path(args.store).expanduser() if args.store else None
     if store is not None and not store.exists() and not args.create:
         return _fail(f"{store} does not exist (add --create to start a new store there)")
+    empty = await _no_store_yet(args)
+    if empty is not None:
+        message = f"no memories yet: {empty} has no memory store (the app or `sonetto memory add` makes one)"
+        print(message, file=sys.stderr if args.command == "export" else sys.stdout)
+        return 0
     try:
         services = await AppServices.open(store_path=store, actor=CLI, watch=False)
     except (MemoryError_, OSError, ValueError) as exc:

@@ -159,3 +159,43 @@ def test_a_closed_pipe_ends_quietly(tmp_path):
         capture_output=True, text=True, timeout=120)
     assert pipeline.stdout.startswith("## ") and "Broken pipe" not in pipeline.stderr
     assert "Traceback" not in pipeline.stderr
+
+
+def test_the_top_level_help_lists_every_command(capsys):
+    from sonetto_desktop.__main__ import main as sonetto_main
+
+    with pytest.raises(SystemExit) as exit_info:
+        sonetto_main(["--help"])
+    assert exit_info.value.code == 0
+    out = capsys.readouterr().out
+    for command in ("sonetto memory", "sonetto mcp", "sonetto history", "sonetto mcp token"):
+        assert command in out
+
+
+@pytest.mark.parametrize("command", [["list"], ["trash"], ["check"], ["export"], ["list", "--theme", "品味"]])
+def test_reading_a_new_data_dir_creates_nothing(tmp_path, monkeypatch, capsys, command):
+    data = tmp_path / "new-data"
+    data.mkdir()
+    monkeypatch.setenv("SONETTO_DATA_DIR", str(data))
+    assert cli_main(command) == 0
+    said = capsys.readouterr()
+    assert "no memories yet" in said.out + said.err and str(data) in said.out + said.err
+    assert list(data.iterdir()) == []  # no store, lock or log file was made
+    assert cli_main(["add", "用户喜欢猫", "--theme", "品味"]) == 0  # a write does make the store
+    capsys.readouterr()
+    assert cli_main(["list"]) == 0 and "用户喜欢猫" in capsys.readouterr().out
+
+
+def test_mcp_token_prints_the_token_the_settings_show(tmp_path, capsys):
+    from sonetto_desktop.config.secrets import mcp_token
+    from sonetto_desktop.mcp_server.entry import main as mcp_main
+
+    assert mcp_main(["token"]) == 0
+    said = capsys.readouterr()
+    token = said.out.strip()
+    assert len(token) >= 40 and token == mcp_token(create=False)  # made on first use, the same one
+    assert "mcp_token" in said.err  # where it is kept (a file here: the tests have no keyring)
+    assert mcp_main(["token"]) == 0 and capsys.readouterr().out.strip() == token  # stable
+    assert mcp_main(["token", "--new"]) == 0
+    new = capsys.readouterr().out.strip()
+    assert new != token and new == mcp_token(create=False)

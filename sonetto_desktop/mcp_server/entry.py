@@ -1,4 +1,5 @@
 """``sonetto mcp [--http [--port N]]``: run the MCP server on the data dir the app uses.
+``sonetto mcp token [--new]``: print the HTTP bearer token (``--new``: replace it first).
 
 stdio (what desktop clients launch): MCP messages on stdin/stdout, logs on stderr only. ``--http``:
 streamable HTTP on 127.0.0.1 (never another interface) behind the bearer token of the settings,
@@ -47,7 +48,9 @@ def _parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(
         prog="sonetto mcp",
         description="Serve Sonetto's memories to other AI apps over the Model Context Protocol "
-                    "(stdio by default; see 设置 → 其他应用 for the apps' configuration).")
+                    "(stdio by default; the app's settings, page 'Other apps', show each app's configuration).",
+        epilog="sonetto mcp token [--new]: print the bearer token HTTP clients send (--new: replace it; "
+               "apps holding the old one are refused from then on).")
     parser.add_argument("--http", action="store_true",
                         help="streamable HTTP on 127.0.0.1 with the bearer token from the settings, instead of stdio")
     parser.add_argument("--port", type=int, default=None,
@@ -56,7 +59,29 @@ def _parser() -> argparse.ArgumentParser:
     return parser
 
 
+def token_main(argv: list[str]) -> int:
+    """``sonetto mcp token [--new]``: the token on stdout (alone, for scripts), where it is kept on stderr."""
+    parser = argparse.ArgumentParser(prog="sonetto mcp token",
+                                     description="Print the bearer token of `sonetto mcp --http` (made on first use).")
+    parser.add_argument("--new", action="store_true", help="replace it with a new one first")
+    args = parser.parse_args(argv)
+    from ..config.secrets import MCP_TOKEN, ApiKeyStore, new_mcp_token
+
+    try:
+        token = new_mcp_token() if args.new else mcp_token()
+    except OSError as exc:
+        return _fail(f"cannot keep the token: {exc}")
+    print(token)
+    kept = ApiKeyStore(name=MCP_TOKEN)
+    where = "the system keyring" if kept.backend == "keyring" else str(kept.key_file)
+    print(f"sonetto mcp: kept in {where}", file=sys.stderr)
+    return 0
+
+
 def main(argv: list[str] | None = None) -> int:
+    argv = list(sys.argv[1:] if argv is None else argv)
+    if argv and argv[0] == "token":
+        return token_main(argv[1:])
     args = _parser().parse_args(argv)
     if args.port is not None and not args.http:
         return _fail("--port needs --http")
@@ -236,7 +261,7 @@ async def _serve_http(server: Any, port: int) -> None:
     config = uvicorn.Config(app, host=LOOPBACK_HOST, port=bound, log_level="warning", lifespan="on", http="h11",
                             ws="none")
     uv = uvicorn.Server(config)
-    print(f"sonetto mcp: listening on http://{LOOPBACK_HOST}:{bound}/mcp (the token: Sonetto → 设置 → 其他应用)",
+    print(f"sonetto mcp: listening on http://{LOOPBACK_HOST}:{bound}/mcp (its token: `sonetto mcp token`)",
           file=sys.stderr, flush=True)
     try:
         await uv.serve(sockets=[sock])

@@ -22,8 +22,17 @@ APP_NAME = "SonettoHere"
 ORG_NAME = "SonettoHere"
 
 
+COMMANDS = """commands (each has its own --help):
+  sonetto memory ...   the memories from a terminal: list, add, update, delete, restore, trash, undo,
+                       export, import, check
+  sonetto history ...  bring in chats from other apps (ChatGPT, Claude, DeepSeek...) as memories
+  sonetto mcp          serve the memories to other AI apps over MCP (stdio, or --http);
+                       sonetto mcp token prints the HTTP bearer token"""
+
+
 def _parse(argv: list[str]) -> argparse.Namespace:
-    parser = argparse.ArgumentParser(prog="sonetto", description="SonettoHere Desktop")
+    parser = argparse.ArgumentParser(prog="sonetto", description="SonettoHere Desktop: start the app.",
+                                     epilog=COMMANDS, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--self-test", action="store_true",
                         help="start the real app on the configured data dir, check it, print timings and exit")
     parser.add_argument("--hidden", action="store_true", help="start in the tray without showing the window")

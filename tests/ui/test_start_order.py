@@ -76,3 +76,37 @@ async def test_start_up_work_waits_for_a_wall_that_is_still_filling(qapp, tmp_pa
         assert app.wall.loading() and not waiting.done()  # the read is done, the slices are not
         await asyncio.wait_for(waiting, 30)
         assert not app.wall.loading() and app.wall.model.rowCount() == CARDS
+
+
+@OFFSCREEN
+async def test_no_false_empty_states_before_the_last_chat_and_the_cards_are_shown(qapp, tmp_path, llm_server):
+    """Issue 30 item 15: the chat said "嗨，我是 Sonetto…" and the wall "还没有记忆 / 0 条" for a second or
+    more before the last chat and the cards appeared. Until then both are neutral."""
+    from sonetto_desktop.ui.shell import SonettoApp
+
+    settings = app_settings(tmp_path / "data", llm_server)
+    async with running_app(qapp, settings) as app:
+        app.services.memory.add("用户喜欢猫", "品味")
+        llm_server.add_text("好呀", to="chat")
+        app.controller.send("你好")
+        while app.controller.busy:
+            await asyncio.sleep(0.02)
+
+    app = SonettoApp(qapp, settings, writer_drain_timeout=2.0, interactive=False)
+    seen: list[tuple[str, bool, str, str]] = []  # (chat empty-state text, shown, wall empty text, count)
+    try:
+        await app.start()
+        view, wall = app.window.chat_panel.view, app.wall
+        ready = asyncio.ensure_future(app.wait_until_ready())
+        while not ready.done() or not view.bubbles or wall.model.rowCount() == 0:
+            seen.append((view.empty_state.text(), view.empty_state.isVisibleTo(view),
+                         wall.empty_label.text() if wall.empty_label.isVisibleTo(wall) else "",
+                         wall.count_label.text()))
+            await asyncio.sleep(0.005)
+        await ready
+        assert seen  # looked at while starting
+        assert not [s for s in seen if s[1] and "Sonetto" in s[0]], "the greeting flashed"
+        assert not [s for s in seen if "还没有记忆" in s[2] or s[3] == "0 条"], "the wall said it was empty"
+        assert [b.text for b in view.bubbles] == ["你好", "好呀"]
+    finally:
+        await app.shutdown()

@@ -109,6 +109,7 @@ class MemoryCardModel(QAbstractListModel):
         self._flash_until: dict[str, float] = {}
         self._dirty: dict[str, bool] = {}
         self._reload_needed = False
+        self.read_once = False  # the store was read (or could not be) at least once: an empty model means empty
         self._drain_task: asyncio.Task[None] | None = None
         self._flash_timer = QTimer(self)
         self._flash_timer.setInterval(40)
@@ -318,6 +319,11 @@ class MemoryCardModel(QAbstractListModel):
 
     # ── the production path: reads in a worker, applied here ──────────
 
+    @property
+    def first_read_pending(self) -> bool:
+        """No card yet because the store has not been read yet (not because it is empty)."""
+        return not self.read_once and self._service is not None and not self.rowCount()
+
     def reload(self) -> "asyncio.Task[None]":
         """Re-read the whole store (in a worker) and reset the rows."""
         self._reload_needed = True
@@ -355,6 +361,7 @@ class MemoryCardModel(QAbstractListModel):
                 cards = await self._service.snapshot_cards()
                 if not alive(self):  # the wall went away during the read
                     return
+                self.read_once = True
                 if cards is None:
                     self.load_failed.emit()
                 else:

@@ -192,8 +192,8 @@ class MemoryWall(WallSections, WallNavigation, QWidget):
             section.refresh_count()
             shown += section.shown_count()
         total = self.model.rowCount()
-        if self.loader.loading and shown == 0:
-            self.empty_label.setText(self._busy_text())
+        if (self.loader.loading or self.model.first_read_pending) and shown == 0:
+            self.empty_label.setText(self._busy_text())  # never a false "no memories yet" at start
         elif self._load_failed and total == 0:
             self.empty_label.setText(self.tr("记忆库暂时无法读取，卡片墙是空的；没有任何内容被改动。"))
         elif total == 0:
@@ -209,7 +209,9 @@ class MemoryWall(WallSections, WallNavigation, QWidget):
 
     def _update_summary(self, *_: object) -> None:
         total = self.model.rowCount()
-        if self.loader.loading:
+        if self.model.first_read_pending:
+            self.count_label.setText(self._busy_text())
+        elif self.loader.loading:
             done, total = self.loader.progress_counts()
             self.count_label.setText(self._busy_text(f"{done:,}", f"{total:,}"))
         elif self.search.query or self._filter != "all":
