@@ -11,22 +11,22 @@
 <context>
     <name>CardDelegate</name>
     <message>
-        <location filename="../../sonetto_desktop/ui/wall/card_delegate.py" line="61" />
+        <location filename="../../sonetto_desktop/ui/wall/card_delegate.py" line="74" />
         <source>{0} 次</source>
         <translation>{0}×</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/wall/card_delegate.py" line="399" />
+        <location filename="../../sonetto_desktop/ui/wall/card_delegate.py" line="489" />
         <source>合并</source>
         <translation>Merge</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/wall/memory_model.py" line="58" />
+        <location filename="../../sonetto_desktop/ui/wall/memory_model.py" line="57" />
         <source>用到 {0} 次</source>
         <translation>Used {0}×</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/wall/memory_model.py" line="62" />
+        <location filename="../../sonetto_desktop/ui/wall/memory_model.py" line="66" />
         <source>用到 {0} 次：Sonetto 在对话中想起并用上这条记忆的次数（“用到最多”按它排序）。</source>
         <translation>Used {0}×: how many times Sonetto recalled this memory and used it in a conversation (“Most used” sorts by it).</translation>
     </message>
@@ -105,84 +105,84 @@
 <context>
     <name>ChatPanel</name>
     <message>
-        <location filename="../../sonetto_desktop/ui/chat/panel.py" line="98" />
+        <location filename="../../sonetto_desktop/ui/chat/panel.py" line="99" />
         <source>对话</source>
         <translation>Chats</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/chat/panel.py" line="101" />
-        <location filename="../../sonetto_desktop/ui/chat/panel.py" line="103" />
-        <location filename="../../sonetto_desktop/ui/chat/panel.py" line="192" />
-        <location filename="../../sonetto_desktop/ui/chat/panel.py" line="320" />
+        <location filename="../../sonetto_desktop/ui/chat/panel.py" line="102" />
+        <location filename="../../sonetto_desktop/ui/chat/panel.py" line="104" />
+        <location filename="../../sonetto_desktop/ui/chat/panel.py" line="193" />
+        <location filename="../../sonetto_desktop/ui/chat/panel.py" line="321" />
         <source>新对话</source>
         <translation>New chat</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/chat/panel.py" line="104" />
-        <location filename="../../sonetto_desktop/ui/chat/panel.py" line="321" />
+        <location filename="../../sonetto_desktop/ui/chat/panel.py" line="105" />
+        <location filename="../../sonetto_desktop/ui/chat/panel.py" line="322" />
         <source>新建临时对话（不回忆、不记住、不保存）</source>
         <translation>New temporary chat (no recall, not remembered, not saved)</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/chat/panel.py" line="108" />
-        <location filename="../../sonetto_desktop/ui/chat/panel.py" line="325" />
+        <location filename="../../sonetto_desktop/ui/chat/panel.py" line="109" />
+        <location filename="../../sonetto_desktop/ui/chat/panel.py" line="326" />
         <source>重命名</source>
         <translation>Rename</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/chat/panel.py" line="109" />
-        <location filename="../../sonetto_desktop/ui/chat/panel.py" line="302" />
+        <location filename="../../sonetto_desktop/ui/chat/panel.py" line="110" />
+        <location filename="../../sonetto_desktop/ui/chat/panel.py" line="303" />
         <source>删除对话</source>
         <translation>Delete chat</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/chat/panel.py" line="110" />
-        <location filename="../../sonetto_desktop/ui/chat/panel.py" line="326" />
+        <location filename="../../sonetto_desktop/ui/chat/panel.py" line="111" />
+        <location filename="../../sonetto_desktop/ui/chat/panel.py" line="327" />
         <source>导出为 Markdown…</source>
         <translation>Export as Markdown…</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/chat/panel.py" line="118" />
+        <location filename="../../sonetto_desktop/ui/chat/panel.py" line="119" />
         <source>没有找到</source>
         <translation>No matches</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/chat/panel.py" line="193" />
+        <location filename="../../sonetto_desktop/ui/chat/panel.py" line="194" />
         <source>（临时）%1</source>
         <translation>(temporary) %1</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/chat/panel.py" line="212" />
+        <location filename="../../sonetto_desktop/ui/chat/panel.py" line="213" />
         <source>你</source>
         <translation>You</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/chat/panel.py" line="213" />
+        <location filename="../../sonetto_desktop/ui/chat/panel.py" line="214" />
         <source>%1：%2</source>
         <translation>%1: %2</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/chat/panel.py" line="270" />
+        <location filename="../../sonetto_desktop/ui/chat/panel.py" line="271" />
         <source>对话操作失败：{0}</source>
         <translation>Chat operation failed: {0}</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/chat/panel.py" line="303" />
+        <location filename="../../sonetto_desktop/ui/chat/panel.py" line="304" />
         <source>删除对话“%1”？聊天记录会被删除，已经记住的记忆不受影响。</source>
         <translation>Delete the chat “%1”? Its messages are deleted; memories already kept stay.</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/chat/panel.py" line="327" />
+        <location filename="../../sonetto_desktop/ui/chat/panel.py" line="328" />
         <source>删除</source>
         <translation>Delete</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/chat/panel.py" line="338" />
+        <location filename="../../sonetto_desktop/ui/chat/panel.py" line="339" />
         <source>导出对话</source>
         <translation>Export chat</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/chat/panel.py" line="338" />
+        <location filename="../../sonetto_desktop/ui/chat/panel.py" line="339" />
         <source>Markdown 文件 (*.md)</source>
         <translation>Markdown files (*.md)</translation>
     </message>
@@ -508,11 +508,6 @@ Talk about anything — I'll remember what matters to you.</translation>
         <translation>Loading…</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/dialogs/history.py" line="128" />
-        <source>恢复的原因</source>
-        <translation>Reason for restoring</translation>
-    </message>
-    <message>
         <location filename="../../sonetto_desktop/ui/dialogs/history.py" line="129" />
         <source>恢复为此版本</source>
         <translation>Restore this version</translation>
@@ -543,11 +538,6 @@ Talk about anything — I'll remember what matters to you.</translation>
         <translation>%1 (another app)</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/dialogs/history_diff.py" line="64" />
-        <source>智能体</source>
-        <translation>Sonetto</translation>
-    </message>
-    <message>
         <location filename="../../sonetto_desktop/ui/dialogs/history_diff.py" line="62" />
         <source>你</source>
         <translation>You</translation>
@@ -576,6 +566,11 @@ Talk about anything — I'll remember what matters to you.</translation>
         <location filename="../../sonetto_desktop/ui/dialogs/history_diff.py" line="77" />
         <source>其他程序（{0}）</source>
         <translation>Another program ({0})</translation>
+    </message>
+    <message>
+        <location filename="../../sonetto_desktop/ui/dialogs/history.py" line="128" />
+        <source>恢复的原因（可选）</source>
+        <translation>Reason for restoring (optional)</translation>
     </message>
     <message>
         <location filename="../../sonetto_desktop/ui/dialogs/history.py" line="209" />
@@ -654,11 +649,6 @@ Talk about anything — I'll remember what matters to you.</translation>
         <location filename="../../sonetto_desktop/ui/dialogs/history.py" line="288" />
         <source>来自：{0}</source>
         <translation>From: {0}</translation>
-    </message>
-    <message>
-        <location filename="../../sonetto_desktop/ui/dialogs/history.py" line="303" />
-        <source>恢复的原因（必填）</source>
-        <translation>Reason for restoring (required)</translation>
     </message>
 </context>
 <context>
@@ -1197,7 +1187,7 @@ Optional: title (the chat’s title), id (the message’s id, which recognises i
     </message>
     <message>
         <location filename="../../sonetto_desktop/ui/dialogs/history_progress.py" line="86" />
-        <location filename="../../sonetto_desktop/ui/dialogs/history_progress.py" line="155" />
+        <location filename="../../sonetto_desktop/ui/dialogs/history_progress.py" line="157" />
         <source>暂停</source>
         <translation>Pause</translation>
     </message>
@@ -1227,79 +1217,79 @@ Optional: title (the chat’s title), id (the message’s id, which recognises i
         <translation>Reading: “{0}” · {1}</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/dialogs/history_progress.py" line="155" />
+        <location filename="../../sonetto_desktop/ui/dialogs/history_progress.py" line="157" />
         <source>继续</source>
         <translation>Continue</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/dialogs/history_progress.py" line="156" />
+        <location filename="../../sonetto_desktop/ui/dialogs/history_progress.py" line="158" />
         <source>{0} 批没能写入</source>
         <translation>{0} batches could not be written</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/dialogs/history_progress.py" line="161" />
-        <location filename="../../sonetto_desktop/ui/dialogs/history_progress.py" line="188" />
+        <location filename="../../sonetto_desktop/ui/dialogs/history_progress.py" line="163" />
+        <location filename="../../sonetto_desktop/ui/dialogs/history_progress.py" line="190" />
         <source>导入完成</source>
         <translation>Import finished</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/dialogs/history_progress.py" line="165" />
+        <location filename="../../sonetto_desktop/ui/dialogs/history_progress.py" line="167" />
         <source>写入 {0} 轮，{1} 条提议已进入审核箱</source>
         <translation>{0} turns read; {1} proposals are in the review inbox</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/dialogs/history_progress.py" line="167" />
+        <location filename="../../sonetto_desktop/ui/dialogs/history_progress.py" line="169" />
         <source>写入 {0} 轮：新记忆 {1} 条，更新 {2} 条，删除 {3} 条</source>
         <translation>{0} turns read: {1} new memories, {2} updated, {3} deleted</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/dialogs/history_progress.py" line="170" />
+        <location filename="../../sonetto_desktop/ui/dialogs/history_progress.py" line="172" />
         <source>；{0} 轮没能写入</source>
         <translation>; {0} turns could not be written</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/dialogs/history_progress.py" line="176" />
-        <location filename="../../sonetto_desktop/ui/dialogs/history_progress.py" line="196" />
+        <location filename="../../sonetto_desktop/ui/dialogs/history_progress.py" line="178" />
+        <location filename="../../sonetto_desktop/ui/dialogs/history_progress.py" line="198" />
         <source>撤销编号：{0}（命令行：sonetto memory undo {0}）</source>
         <translation>Undo id: {0} (command line: sonetto memory undo {0})</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/dialogs/history_progress.py" line="180" />
+        <location filename="../../sonetto_desktop/ui/dialogs/history_progress.py" line="182" />
         <source>已撤销这次导入</source>
         <translation>Import undone</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/dialogs/history_progress.py" line="182" />
+        <location filename="../../sonetto_desktop/ui/dialogs/history_progress.py" line="184" />
         <source>导入的记忆已放回原样；同一个文件以后可以重新导入</source>
         <translation>The memories are as they were before; the same file can be imported again later</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/dialogs/history_progress.py" line="183" />
+        <location filename="../../sonetto_desktop/ui/dialogs/history_progress.py" line="185" />
         <source>改变主意了？命令行：sonetto memory undo {0}</source>
         <translation>Changed your mind? Command line: sonetto memory undo {0}</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/dialogs/history_progress.py" line="191" />
+        <location filename="../../sonetto_desktop/ui/dialogs/history_progress.py" line="193" />
         <source>{0} 条提议已进入审核箱</source>
         <translation>{0} proposals are in the review inbox</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/dialogs/history_progress.py" line="192" />
+        <location filename="../../sonetto_desktop/ui/dialogs/history_progress.py" line="194" />
         <source>新记忆 {0} 条</source>
         <translation>{0} new memories</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/dialogs/history_progress.py" line="194" />
+        <location filename="../../sonetto_desktop/ui/dialogs/history_progress.py" line="196" />
         <source>；跳过 {0} 条</source>
         <translation>; {0} skipped</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/dialogs/history_progress.py" line="200" />
+        <location filename="../../sonetto_desktop/ui/dialogs/history_progress.py" line="202" />
         <source>导入已停止</source>
         <translation>Import stopped</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/dialogs/history_progress.py" line="201" />
+        <location filename="../../sonetto_desktop/ui/dialogs/history_progress.py" line="203" />
         <source>已导入的部分保留着；再次导入同一个文件会接着导入剩下的</source>
         <translation>What was imported stays; importing the same file again goes on with the rest</translation>
     </message>
@@ -1391,18 +1381,18 @@ Optional: title (the chat’s title), id (the message’s id, which recognises i
 <context>
     <name>MainWindow</name>
     <message>
-        <location filename="../../sonetto_desktop/ui/main_window.py" line="47" />
+        <location filename="../../sonetto_desktop/ui/main_window.py" line="48" />
         <source>Sonetto · 记忆伙伴</source>
         <translation>Sonetto · a companion who remembers</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/main_window.py" line="85" />
+        <location filename="../../sonetto_desktop/ui/main_window.py" line="86" />
         <source>新对话</source>
         <translation>New chat</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/main_window.py" line="109" />
         <location filename="../../sonetto_desktop/ui/main_window.py" line="110" />
+        <location filename="../../sonetto_desktop/ui/main_window.py" line="111" />
         <source>设置</source>
         <translation>Settings</translation>
     </message>
@@ -1676,7 +1666,7 @@ Optional: title (the chat’s title), id (the message’s id, which recognises i
 <context>
     <name>MemoryWall</name>
     <message>
-        <location filename="../../sonetto_desktop/ui/wall/memory_wall.py" line="232" />
+        <location filename="../../sonetto_desktop/ui/wall/memory_wall.py" line="234" />
         <source>正在载入记忆…</source>
         <translation>Loading memories…</translation>
     </message>
@@ -1701,207 +1691,207 @@ Optional: title (the chat’s title), id (the message’s id, which recognises i
         <translation>No memory matches “{0}”.</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/wall/memory_wall.py" line="222" />
+        <location filename="../../sonetto_desktop/ui/wall/memory_wall.py" line="224" />
         <source>1 条</source>
         <translation>1 memory</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/wall/memory_wall.py" line="228" />
+        <location filename="../../sonetto_desktop/ui/wall/memory_wall.py" line="230" />
         <source>正在排序… {0} / {1}</source>
         <translation>Sorting… {0} / {1}</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/wall/memory_wall.py" line="228" />
+        <location filename="../../sonetto_desktop/ui/wall/memory_wall.py" line="230" />
         <source>正在排序…</source>
         <translation>Sorting…</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/wall/memory_wall.py" line="230" />
+        <location filename="../../sonetto_desktop/ui/wall/memory_wall.py" line="232" />
         <source>正在筛选… {0} / {1}</source>
         <translation>Filtering… {0} / {1}</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/wall/memory_wall.py" line="230" />
+        <location filename="../../sonetto_desktop/ui/wall/memory_wall.py" line="232" />
         <source>正在筛选…</source>
         <translation>Filtering…</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/wall/memory_wall.py" line="232" />
+        <location filename="../../sonetto_desktop/ui/wall/memory_wall.py" line="234" />
         <source>正在载入记忆… {0} / {1}</source>
         <translation>Loading memories… {0} / {1}</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/wall/memory_wall.py" line="217" />
+        <location filename="../../sonetto_desktop/ui/wall/memory_wall.py" line="219" />
         <source>{0} / {1} 条</source>
         <translation>{0} of {1}</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/wall/memory_wall.py" line="219" />
+        <location filename="../../sonetto_desktop/ui/wall/memory_wall.py" line="221" />
         <source>{0} · {1}</source>
         <translation>{0} · {1}</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/wall/memory_wall.py" line="222" />
+        <location filename="../../sonetto_desktop/ui/wall/memory_wall.py" line="224" />
         <source>{0} 条</source>
         <translation>{0} memories</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/wall/actions.py" line="131" />
+        <location filename="../../sonetto_desktop/ui/wall/actions.py" line="136" />
         <source>这条记忆已经不在了（可能刚被删除或合并）。可以把你写的内容另存为一条新记忆。</source>
         <translation>This memory is gone (it may have just been deleted or merged). You can save what you wrote as a new memory.</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/wall/actions.py" line="189" />
+        <location filename="../../sonetto_desktop/ui/wall/actions.py" line="194" />
         <source>已删除：{0}</source>
         <translation>Deleted: {0}</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/wall/actions.py" line="191" />
+        <location filename="../../sonetto_desktop/ui/wall/actions.py" line="196" />
         <source>已删除 {0} 条记忆</source>
         <translation>Deleted {0} memories</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/wall/actions.py" line="195" />
+        <location filename="../../sonetto_desktop/ui/wall/actions.py" line="200" />
         <source>撤销</source>
         <translation>Undo</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/wall/actions.py" line="240" />
+        <location filename="../../sonetto_desktop/ui/wall/actions.py" line="245" />
         <source>已经在「{0}」里了。要合并，就把它拖到另一张卡片上。</source>
         <translation>Already in “{0}”. To merge, drop it on another card.</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/wall/actions.py" line="244" />
+        <location filename="../../sonetto_desktop/ui/wall/actions.py" line="249" />
         <source>拖动到「{0}」</source>
         <translation>Dragged to “{0}”</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/wall/actions.py" line="251" />
+        <location filename="../../sonetto_desktop/ui/wall/actions.py" line="256" />
         <source>移动到「{0}」</source>
         <translation>Moved to “{0}”</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/wall/actions.py" line="266" />
+        <location filename="../../sonetto_desktop/ui/wall/actions.py" line="271" />
         <source>移动到新主题</source>
         <translation>Move to a new theme</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/wall/actions.py" line="267" />
+        <location filename="../../sonetto_desktop/ui/wall/actions.py" line="272" />
         <source>新主题的名字：</source>
         <translation>Name of the new theme:</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/wall/actions.py" line="273" />
+        <location filename="../../sonetto_desktop/ui/wall/actions.py" line="278" />
         <source>移动到…</source>
         <translation>Move to…</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/wall/actions.py" line="284" />
+        <location filename="../../sonetto_desktop/ui/wall/actions.py" line="289" />
         <source>新主题…</source>
         <translation>New theme…</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/wall/actions.py" line="296" />
+        <location filename="../../sonetto_desktop/ui/wall/actions.py" line="301" />
         <source>展开</source>
         <translation>Expand</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/wall/actions.py" line="297" />
+        <location filename="../../sonetto_desktop/ui/wall/actions.py" line="302" />
         <source>折叠</source>
         <translation>Collapse</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/wall/actions.py" line="300" />
+        <location filename="../../sonetto_desktop/ui/wall/actions.py" line="305" />
         <source>重命名主题…</source>
         <translation>Rename theme…</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/wall/actions.py" line="303" />
+        <location filename="../../sonetto_desktop/ui/wall/actions.py" line="308" />
         <source>更改颜色…</source>
         <translation>Change colour…</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/wall/actions.py" line="306" />
+        <location filename="../../sonetto_desktop/ui/wall/actions.py" line="311" />
         <source>恢复默认颜色</source>
         <translation>Default colour</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/wall/actions.py" line="315" />
+        <location filename="../../sonetto_desktop/ui/wall/actions.py" line="320" />
         <source>「{0}」的颜色</source>
         <translation>Colour of “{0}”</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/wall/actions.py" line="331" />
+        <location filename="../../sonetto_desktop/ui/wall/actions.py" line="336" />
         <source>删除</source>
         <translation>Delete</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/wall/actions.py" line="333" />
+        <location filename="../../sonetto_desktop/ui/wall/actions.py" line="338" />
         <source>删除 {0} 条</source>
         <translation>Delete {0} memories</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/wall/actions.py" line="337" />
+        <location filename="../../sonetto_desktop/ui/wall/actions.py" line="342" />
         <source>锁定</source>
         <translation>Lock</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/wall/actions.py" line="338" />
+        <location filename="../../sonetto_desktop/ui/wall/actions.py" line="343" />
         <source>锁定 {0} 条</source>
         <translation>Lock {0}</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/wall/actions.py" line="340" />
+        <location filename="../../sonetto_desktop/ui/wall/actions.py" line="345" />
         <source>解锁</source>
         <translation>Unlock</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/wall/actions.py" line="341" />
+        <location filename="../../sonetto_desktop/ui/wall/actions.py" line="346" />
         <source>解锁 {0} 条</source>
         <translation>Unlock {0}</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/wall/actions.py" line="344" />
+        <location filename="../../sonetto_desktop/ui/wall/actions.py" line="349" />
         <source>置顶</source>
         <translation>Pin to the top</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/wall/actions.py" line="345" />
+        <location filename="../../sonetto_desktop/ui/wall/actions.py" line="350" />
         <source>置顶 {0} 条</source>
         <translation>Pin {0} to the top</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/wall/actions.py" line="347" />
+        <location filename="../../sonetto_desktop/ui/wall/actions.py" line="352" />
         <source>取消置顶</source>
         <translation>Unpin</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/wall/actions.py" line="348" />
+        <location filename="../../sonetto_desktop/ui/wall/actions.py" line="353" />
         <source>取消置顶 {0} 条</source>
         <translation>Unpin {0}</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/wall/actions.py" line="350" />
+        <location filename="../../sonetto_desktop/ui/wall/actions.py" line="355" />
         <source>合并这 2 条</source>
         <translation>Merge these 2</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/wall/actions.py" line="356" />
+        <location filename="../../sonetto_desktop/ui/wall/actions.py" line="361" />
         <source>编辑</source>
         <translation>Edit</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/wall/actions.py" line="357" />
+        <location filename="../../sonetto_desktop/ui/wall/actions.py" line="362" />
         <source>历史</source>
         <translation>History</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/wall/actions.py" line="353" />
+        <location filename="../../sonetto_desktop/ui/wall/actions.py" line="358" />
         <source>与…合并</source>
         <translation>Merge with…</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/wall/actions.py" line="365" />
+        <location filename="../../sonetto_desktop/ui/wall/actions.py" line="370" />
         <source>复制</source>
         <translation>Copy</translation>
     </message>
@@ -1952,62 +1942,76 @@ Optional: title (the chat’s title), id (the message’s id, which recognises i
 <context>
     <name>MessageBubble</name>
     <message>
-        <location filename="../../sonetto_desktop/ui/chat/message_bubble.py" line="107" />
+        <location filename="../../sonetto_desktop/ui/chat/message_bubble.py" line="109" />
         <source>重试</source>
         <translation>Retry</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/chat/message_bubble.py" line="135" />
+        <location filename="../../sonetto_desktop/ui/chat/message_bubble.py" line="137" />
+        <location filename="../../sonetto_desktop/ui/chat/message_bubble.py" line="258" />
+        <location filename="../../sonetto_desktop/ui/chat/message_bubble.py" line="259" />
         <source>复制</source>
         <translation>Copy</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/chat/message_bubble.py" line="138" />
+        <location filename="../../sonetto_desktop/ui/chat/message_bubble.py" line="140" />
         <source>编辑后重新发送</source>
         <translation>Edit and send again</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/chat/message_bubble.py" line="140" />
+        <location filename="../../sonetto_desktop/ui/chat/message_bubble.py" line="142" />
         <source>这轮的记忆</source>
         <translation>This turn's memories</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/chat/message_bubble.py" line="143" />
+        <location filename="../../sonetto_desktop/ui/chat/message_bubble.py" line="145" />
         <source>撤销这轮的记忆变化</source>
         <translation>Undo this turn's memory changes</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/chat/message_bubble.py" line="145" />
+        <location filename="../../sonetto_desktop/ui/chat/message_bubble.py" line="147" />
         <source>别记住这个</source>
         <translation>Don't remember this</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/chat/message_bubble.py" line="151" />
+        <location filename="../../sonetto_desktop/ui/chat/message_bubble.py" line="153" />
         <source>重新生成</source>
         <translation>Regenerate</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/chat/message_bubble.py" line="237" />
+        <location filename="../../sonetto_desktop/ui/chat/message_bubble.py" line="239" />
         <source>思考中…</source>
         <translation>Thinking…</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/chat/message_bubble.py" line="276" />
+        <location filename="../../sonetto_desktop/ui/chat/message_bubble.py" line="251" />
+        <location filename="../../sonetto_desktop/ui/chat/message_bubble.py" line="252" />
+        <location filename="../../sonetto_desktop/ui/chat/message_bubble.py" line="264" />
+        <source>已复制</source>
+        <translation>Copied</translation>
+    </message>
+    <message>
+        <location filename="../../sonetto_desktop/ui/chat/message_bubble.py" line="296" />
+        <source>这条记忆已不在了（已忘掉或合并）</source>
+        <translation>This memory is gone (forgotten or merged)</translation>
+    </message>
+    <message>
+        <location filename="../../sonetto_desktop/ui/chat/message_bubble.py" line="303" />
         <source>在记忆墙上查看</source>
         <translation>Show on the memory wall</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/chat/message_bubble.py" line="277" />
+        <location filename="../../sonetto_desktop/ui/chat/message_bubble.py" line="304" />
         <source>忘掉这条</source>
         <translation>Forget this</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/chat/message_bubble.py" line="302" />
+        <location filename="../../sonetto_desktop/ui/chat/message_bubble.py" line="329" />
         <source>已停止</source>
         <translation>Stopped</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/chat/message_bubble.py" line="262" />
+        <location filename="../../sonetto_desktop/ui/chat/message_bubble.py" line="281" />
         <source>{0}：{1}</source>
         <translation>{0}: {1}</translation>
     </message>
@@ -2689,57 +2693,82 @@ Optional: title (the chat’s title), id (the message’s id, which recognises i
 <context>
     <name>SonettoApp</name>
     <message>
-        <location filename="../../sonetto_desktop/ui/shell.py" line="264" />
+        <location filename="../../sonetto_desktop/ui/shell.py" line="268" />
         <source>对话功能启动失败：%1。记忆墙仍可使用；请检查数据目录后重启。</source>
         <translation>Chat could not start: %1. The memory wall still works; check the data folder, then restart.</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/chat/actions.py" line="18" />
+        <location filename="../../sonetto_desktop/ui/chat/actions.py" line="38" />
+        <source>已导出到 {0}</source>
+        <translation>Exported to {0}</translation>
+    </message>
+    <message>
+        <location filename="../../sonetto_desktop/ui/chat/actions.py" line="39" />
+        <source>打开文件夹</source>
+        <translation>Open folder</translation>
+    </message>
+    <message>
+        <location filename="../../sonetto_desktop/ui/chat/actions.py" line="51" />
+        <source>这条记忆已经不在了（合并进了别的记忆，或已永久删除）。</source>
+        <translation>This memory is gone (merged into another one, or deleted for good).</translation>
+    </message>
+    <message>
+        <location filename="../../sonetto_desktop/ui/chat/actions.py" line="56" />
+        <source>这条记忆已被忘掉，在回收站里：{0}</source>
+        <translation>This memory was forgotten and is in the trash: {0}</translation>
+    </message>
+    <message>
+        <location filename="../../sonetto_desktop/ui/chat/actions.py" line="58" />
+        <source>恢复</source>
+        <translation>Restore</translation>
+    </message>
+    <message>
+        <location filename="../../sonetto_desktop/ui/chat/actions.py" line="78" />
         <source>那段对话已经不在了（删除了，或是临时对话）。</source>
         <translation>That chat is gone (deleted, or a temporary chat).</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/chat/actions.py" line="29" />
+        <location filename="../../sonetto_desktop/ui/chat/actions.py" line="89" />
         <source>那条消息后来被编辑替换了，已不在这段对话里。原话：“{0}”</source>
         <translation>That message was later replaced by an edit and is no longer in this chat. It said: “{0}”</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/chat/actions.py" line="30" />
+        <location filename="../../sonetto_desktop/ui/chat/actions.py" line="90" />
         <source>那条消息后来被编辑替换了，已不在这段对话里。</source>
         <translation>That message was later replaced by an edit and is no longer in this chat.</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/chat/actions.py" line="44" />
+        <location filename="../../sonetto_desktop/ui/chat/actions.py" line="104" />
         <source>以后不会再记住这件事；但这轮写下的记忆后来又被改过，没有撤销（{0}）。可以在记忆墙上处理。</source>
         <translation>This will not be remembered from now on; but the memories this turn wrote were changed since and were not undone ({0}). You can handle them on the memory wall.</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/chat/actions.py" line="49" />
+        <location filename="../../sonetto_desktop/ui/chat/actions.py" line="109" />
         <source>已撤销这轮的 {0} 处记忆变化，以后也不会记住这件事。</source>
         <translation>Undid this turn's {0} memory changes; this will not be remembered from now on.</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/chat/actions.py" line="53" />
+        <location filename="../../sonetto_desktop/ui/chat/actions.py" line="113" />
         <source>好的，这件事不会被记住。</source>
         <translation>OK, this will not be remembered.</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/chat/actions.py" line="63" />
+        <location filename="../../sonetto_desktop/ui/chat/actions.py" line="123" />
         <source>在对话里选了“忘掉这条”</source>
         <translation>Chose “Forget this” in the chat</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/chat/actions.py" line="68" />
+        <location filename="../../sonetto_desktop/ui/chat/actions.py" line="128" />
         <source>已忘掉：{0}</source>
         <translation>Forgotten: {0}</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/chat/actions.py" line="70" />
+        <location filename="../../sonetto_desktop/ui/chat/actions.py" line="130" />
         <source>撤销</source>
         <translation>Undo</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/shell.py" line="348" />
+        <location filename="../../sonetto_desktop/ui/shell.py" line="433" />
         <source>无法使用新的数据文件夹 {0}：{1}。仍在使用原来的记忆库。</source>
         <translation>Cannot use the new data folder {0}: {1}. Still using the previous memory store.</translation>
     </message>
@@ -2843,67 +2872,72 @@ Optional: title (the chat’s title), id (the message’s id, which recognises i
 <context>
     <name>StatusIndicator</name>
     <message>
-        <location filename="../../sonetto_desktop/ui/notices/status_indicator.py" line="193" />
+        <location filename="../../sonetto_desktop/ui/notices/status_indicator.py" line="202" />
         <source>向量 %1/%2</source>
         <translation>Vectors %1/%2</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/notices/status_indicator.py" line="195" />
+        <location filename="../../sonetto_desktop/ui/notices/status_indicator.py" line="204" />
         <source>%1 出错</source>
         <translation>%1 failed</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/notices/status_indicator.py" line="197" />
+        <location filename="../../sonetto_desktop/ui/notices/status_indicator.py" line="206" />
         <source>%1（稍后继续）</source>
         <translation>%1 (continuing later)</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/notices/status_indicator.py" line="199" />
+        <location filename="../../sonetto_desktop/ui/notices/status_indicator.py" line="208" />
         <source>向量模型 %1 在后台为每条记忆计算向量，算好的记忆回忆时也能按意思找到。</source>
         <translation>The embeddings model %1 computes a vector for every memory in the background; memories with one are also found by meaning when Sonetto recalls.</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/notices/status_indicator.py" line="217" />
+        <location filename="../../sonetto_desktop/ui/notices/status_indicator.py" line="226" />
         <source>第一次打开导入的记忆时要建立回忆索引；建好前回忆只用已建好的部分</source>
         <translation>Imported memories are indexed for recall the first time they are opened; until it is done, recall uses the part already indexed</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/notices/status_indicator.py" line="218" />
+        <location filename="../../sonetto_desktop/ui/notices/status_indicator.py" line="227" />
         <source>正在建立回忆索引… %1 / %2</source>
         <translation>Building the recall index… %1 / %2</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/notices/status_indicator.py" line="221" />
+        <location filename="../../sonetto_desktop/ui/notices/status_indicator.py" line="230" />
         <source>记忆写入未启动</source>
         <translation>Memory writer not started</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/notices/status_indicator.py" line="227" />
+        <location filename="../../sonetto_desktop/ui/notices/status_indicator.py" line="236" />
         <source>记忆写入已暂停 (%1)</source>
         <translation>Memory writing paused (%1)</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/notices/status_indicator.py" line="229" />
+        <location filename="../../sonetto_desktop/ui/notices/status_indicator.py" line="238" />
         <source>整理记忆中 (%1)</source>
         <translation>Organising memories (%1)</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/notices/status_indicator.py" line="235" />
+        <location filename="../../sonetto_desktop/ui/notices/status_indicator.py" line="244" />
         <source>记忆写入出错：%1</source>
         <translation>Memory writing failed: %1</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/notices/status_indicator.py" line="237" />
+        <location filename="../../sonetto_desktop/ui/notices/status_indicator.py" line="246" />
         <source>记忆已是最新</source>
         <translation>Memories are up to date</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/notices/status_indicator.py" line="241" />
+        <location filename="../../sonetto_desktop/ui/notices/status_indicator.py" line="248" />
+        <source>审核模式：Sonetto 想做的记忆变化会先等你确认</source>
+        <translation>Review mode: changes Sonetto wants to make wait for you</translation>
+    </message>
+    <message>
+        <location filename="../../sonetto_desktop/ui/notices/status_indicator.py" line="252" />
         <source>继续记忆写入</source>
         <translation>Resume memory writing</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/notices/status_indicator.py" line="241" />
+        <location filename="../../sonetto_desktop/ui/notices/status_indicator.py" line="252" />
         <source>暂停记忆写入</source>
         <translation>Pause memory writing</translation>
     </message>
@@ -3319,13 +3353,13 @@ Optional: title (the chat’s title), id (the message’s id, which recognises i
     <name>WallToolbar</name>
     <message>
         <location filename="../../sonetto_desktop/ui/wall/toolbar.py" line="31" />
-        <source>搜索记忆…（Ctrl+F；可用拼音，如 kf）</source>
-        <translation>Search memories… (Ctrl+F)</translation>
+        <source>搜索记忆</source>
+        <translation>Search</translation>
     </message>
     <message>
         <location filename="../../sonetto_desktop/ui/wall/toolbar.py" line="32" />
-        <source>搜索记忆：空格和标点不影响结果，中文可以用拼音或拼音首字母；Esc 清空</source>
-        <translation>Search memories: spaces and punctuation do not matter, Chinese can be typed as pinyin or its initials; Esc clears</translation>
+        <source>搜索记忆（Ctrl+F）：空格和标点不影响结果，中文可以用拼音或拼音首字母（如 kf）；Esc 清空</source>
+        <translation>Search memories (Ctrl+F): spaces and punctuation do not matter, Chinese can be typed as pinyin or its initials (such as kf); Esc clears</translation>
     </message>
     <message>
         <location filename="../../sonetto_desktop/ui/wall/toolbar.py" line="38" />
@@ -3411,6 +3445,7 @@ The memory wall on the right works already.</translation>
     <name>WriterControl</name>
     <message>
         <location filename="../../sonetto_desktop/ui/notices/status_indicator.py" line="99" />
+        <location filename="../../sonetto_desktop/ui/notices/status_indicator.py" line="130" />
         <source>暂停记忆写入</source>
         <translation>Pause memory writing</translation>
     </message>
@@ -3435,9 +3470,14 @@ The memory wall on the right works already.</translation>
         <translation>To review %1</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/notices/status_indicator.py" line="122" />
+        <location filename="../../sonetto_desktop/ui/notices/status_indicator.py" line="123" />
         <source>矛盾 %1</source>
         <translation>Contradictions %1</translation>
+    </message>
+    <message>
+        <location filename="../../sonetto_desktop/ui/notices/status_indicator.py" line="130" />
+        <source>继续记忆写入</source>
+        <translation>Resume memory writing</translation>
     </message>
 </context>
 <context>

@@ -32,6 +32,7 @@ class MainWindow(QMainWindow):
     export_requested = Signal()
     history_import_requested = Signal()
     visibility_changed = Signal(bool)
+    memory_missing = Signal(str)  # a memory asked for (a chip) is not on the wall: deleted or merged away
 
     def __init__(
         self,
@@ -147,9 +148,14 @@ class MainWindow(QMainWindow):
         return self.welcome.settings_button if self.showing_welcome else self.chat_panel.composer.input
 
     def reveal_memory(self, memory_id: str) -> None:
+        """Show the memory's card; one that is gone (a recalled memory since forgotten) is said to be."""
         reveal = getattr(self.wall, "reveal", None)
-        if callable(reveal):
-            reveal(memory_id)
+        if not callable(reveal) or reveal(memory_id):
+            return
+        model = getattr(self.wall, "model", None)
+        if model is not None and model.card(memory_id) is None and not model.first_read_pending \
+                and not self.wall.loading():
+            self.memory_missing.emit(memory_id)
 
     def bring_to_front(self) -> None:
         if self.isMinimized():

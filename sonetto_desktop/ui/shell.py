@@ -230,6 +230,8 @@ class SonettoApp:
                 lambda text, turn_id: self._tasks.spawn(self.chat_actions.forget_turn(turn_id, text), name="forget-turn"))
             source.forget_memory_requested.connect(
                 lambda mid: self._tasks.spawn(self.chat_actions.forget_memory(mid), name="forget-memory"))
+        self.chat_actions.connect_notices(self.window, self.quick_chat.view,
+                                          lambda coro: self._tasks.spawn(coro, name="chat-notice"))
 
     def _on_operation_failed(self, message: str) -> None:
         if self.toasts is not None:

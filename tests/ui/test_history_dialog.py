@@ -24,7 +24,7 @@ async def test_history_lists_changes_newest_first_with_actor_and_reason(service,
     texts = [dialog.list.item(i).text() for i in range(dialog.list.count())]
     assert len(texts) == 3
     assert "· 你 · 修改" in texts[0] and texts[0].endswith("整理主题")
-    assert "· 智能体 · 修改" in texts[1] and texts[1].endswith("用户说口味变了")
+    assert "· Sonetto · 修改" in texts[1] and texts[1].endswith("用户说口味变了")  # the card's name for it
     assert "· 你 · 创建" in texts[2]  # version 0: the memory as it was written
     assert dialog.current_label.text() == "当前：现在能吃一点香菜（饮食）"
     dialog.list.setCurrentRow(1)
@@ -45,7 +45,7 @@ async def test_revert_to_first_version_is_a_new_change(service, populated_store,
     assert not dialog.revert_button.isEnabled()
     dialog.list.setCurrentRow(dialog.list.count() - 1)  # 最初的版本
     dialog.reason_edit.clear()
-    assert not dialog.revert_button.isEnabled()  # a reason is required
+    assert dialog.revert_button.isEnabled()  # a reason is welcome, not required (issue 30 item 16)
     dialog.reason_edit.setText("智能体记错了名字")
     assert dialog.revert_button.isEnabled()
     dialog.revert_button.click()

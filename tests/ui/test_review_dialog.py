@@ -107,17 +107,18 @@ async def test_the_status_bar_badge_counts_and_opens_the_inbox(qapp, tmp_path, w
 
     async with running_app(qapp, app_settings(tmp_path / "data", review_mode=True)) as app:
         badge = app.window.status_indicator.review_button
-        assert badge.isVisibleTo(app.window) and badge.text() == "待审核 0"  # review mode on: shown
+        assert not badge.isVisibleTo(app.window)  # nothing waiting: no "待审核 0" (issue 30 item 16)
+        assert "审核模式" in app.window.status_indicator.label.toolTip()  # review mode is said there
         app.services.review.propose("create", description="用户喜欢山竹", theme="品味")
         app.writer_control.refresh()
-        assert badge.text() == "待审核 1"
+        assert badge.text() == "待审核 1" and badge.isVisibleTo(app.window)
         badge.click()
         dialog = app.review_dialog
         await dialog.loading
         assert dialog.list.count() == 1
         dialog.list.setCurrentRow(0)
         await dialog.approve_current()
-        await wait(lambda: badge.text() == "待审核 0", message="the badge follows the dialog")
+        await wait(lambda: not badge.isVisibleTo(app.window), message="the badge follows the dialog")
         dialog.close()
 
 
@@ -138,4 +139,4 @@ async def test_review_mode_and_the_dont_remember_list_from_the_settings(qapp, tm
         assert await dialog.save()
         await wait(lambda: app.services.review.enabled, message="review mode applies without a restart")
         assert app.settings.review_mode
-        assert app.window.status_indicator.review_button.isVisibleTo(app.window)  # the badge follows
+        await wait(lambda: "审核模式" in app.window.status_indicator.label.toolTip(), message="said in the status")

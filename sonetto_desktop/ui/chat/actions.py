@@ -3,9 +3,14 @@ a change came from, "别记住这个" on a turn, "忘掉这条" on a memory; eac
 
 from __future__ import annotations
 
+from pathlib import Path
 from typing import Any, Callable
 
+from PySide6.QtCore import QUrl
+from PySide6.QtGui import QDesktopServices
 from PySide6.QtWidgets import QApplication
+
+from ..widgets.deferred import alive
 
 
 class ChatActions:
@@ -20,6 +25,37 @@ class ChatActions:
         self.controller = controller
         self._window = window
         self._toasts = toasts
+
+    def connect_notices(self, window: Any, quick_view: Any, spawn: Callable[[Any], Any]) -> None:
+        """What a (new) window's chat says through the app: an export done, a memory that is gone."""
+        self._quick_view = quick_view
+        window.chat_panel.exported.connect(self.chat_exported)
+        window.memory_missing.connect(lambda memory_id: spawn(self.memory_gone(memory_id)))
+
+    def chat_exported(self, path: str) -> None:
+        """A chat written to Markdown: said, with the way to its folder."""
+        folder = str(Path(path).parent)
+        self.toasts.show_toast(QApplication.translate("SonettoApp", "已导出到 {0}").format(path), key="chat-exported",
+                               kind="success", action_text=QApplication.translate("SonettoApp", "打开文件夹"),
+                               on_action=lambda: QDesktopServices.openUrl(QUrl.fromLocalFile(folder)))
+
+    async def memory_gone(self, memory_id: str) -> None:
+        """A recalled memory's chip, for a memory no longer on the wall: say where it went (the trash,
+        with 恢复; the wall then shows it), and strike its chips through."""
+        for view in (self.window.chat_panel.view, getattr(self, "_quick_view", None)):
+            if view is not None and alive(view):
+                view.mark_memory_gone(memory_id)
+        trash = await self.service.list_trash() if self.service is not None else None
+        entry = next((row for row in trash or [] if row.get("id") == memory_id), None)
+        if entry is None:
+            self.toasts.show_toast(QApplication.translate(
+                "SonettoApp", "这条记忆已经不在了（合并进了别的记忆，或已永久删除）。"), key=f"gone:{memory_id}", kind="info")
+            return
+        service = self.service
+        said = " ".join(str(entry.get("description") or "").split())
+        self.toasts.show_toast(QApplication.translate("SonettoApp", "这条记忆已被忘掉，在回收站里：{0}").format(
+            said if len(said) <= 40 else said[:39] + "…"), key=f"gone:{memory_id}", kind="info",
+            action_text=QApplication.translate("SonettoApp", "恢复"), on_action=lambda: service.restore(memory_id))
 
     @property
     def window(self) -> Any:

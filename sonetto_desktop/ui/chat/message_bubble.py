@@ -29,12 +29,14 @@ from ..widgets.flow_layout import FlowLayout
 from ..widgets.icons import icon
 from .markdown_render import render_markdown
 from .reply_text import ReplyText
+from ..widgets.deferred import later
 
 CHIP_CHARS = 16
 RENDER_DELAY_MS = 40  # streaming re-renders at most ~25 times a second
 MARGIN_X, MARGIN_Y = 12, 8
 ERROR_MARGINS = (10, 6, 6, 6)
 QUIET_OPACITY = 0.45
+COPIED_MS = 1500
 
 __all__ = ["MessageBubble", "chip_text", "render_markdown"]
 
@@ -242,7 +244,24 @@ class MessageBubble(QFrame):
             self.regenerate_button.setVisible(not self.error_box.isVisibleTo(self))
 
     def copy_text(self) -> None:
+        """Copy the message as written; the button says so for a moment (a check, "已复制")."""
         QGuiApplication.clipboard().setText(self._text)
+        button = self.copy_button
+        button.setIcon(icon("check"))
+        button.setToolTip(self.tr("已复制"))
+        button.setAccessibleName(self.tr("已复制"))
+        later(button, self._copied_done, COPIED_MS)
+
+    def _copied_done(self) -> None:
+        button = self.copy_button
+        button.setIcon(icon("copy", USER_ACTION_COLOR) if self.role == "user" else icon("copy"))
+        button.setToolTip(self.tr("复制"))
+        button.setAccessibleName(self.tr("复制"))
+
+    @property
+    def copied(self) -> bool:
+        """The copy button is saying "已复制"."""
+        return self.copy_button.toolTip() == self.tr("已复制")
 
     def set_tool_activity(self, text: str) -> None:
         self.tool_label.setText(text)
@@ -269,6 +288,14 @@ class MessageBubble(QFrame):
             chip.ensurePolished()  # measured with the style sheet's padding, as it will be drawn
         self._fit_chips()
         self.chips.setVisible(bool(self._memories))
+
+    def mark_memory_gone(self, memory_id: str) -> None:
+        for chip in self.chip_buttons():
+            if chip.property("memory_id") == memory_id and not chip.property("gone"):
+                chip.setProperty("gone", True)
+                chip.setToolTip(self.tr("这条记忆已不在了（已忘掉或合并）"))
+                chip.style().unpolish(chip)
+                chip.style().polish(chip)
 
     def chip_menu(self, chip: QPushButton, memory_id: str) -> QMenu:
         """A recalled memory's menu (right-click on its chip): find its card, or forget it."""

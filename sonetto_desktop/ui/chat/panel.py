@@ -46,6 +46,7 @@ class ChatPanel(QWidget):
     undo_memory_requested = Signal(str)  # a turn id (from a user message's 这轮的记忆 menu)
     forget_turn_requested = Signal(str, str)  # the user's text, its turn id ("别记住这个")
     forget_memory_requested = Signal(str)  # a recalled memory's id ("忘掉这条" on its chip)
+    exported = Signal(str)  # a chat was written to this Markdown file
 
     def __init__(self, controller: ChatController, parent: QWidget | None = None) -> None:
         super().__init__(parent)
@@ -345,4 +346,11 @@ class ChatPanel(QWidget):
         return dialog
 
     async def export_chat(self, session_id: str, path: str) -> None:
-        await self._reported(self.controller.export_chat(session_id, path))
+        written: list[Any] = []
+
+        async def export() -> None:
+            written.append(await self.controller.export_chat(session_id, path))
+
+        await self._reported(export())
+        if written:
+            self.exported.emit(str(written[0] or path))  # said, with a way to the file

@@ -192,6 +192,11 @@ class ChatView(QScrollArea):
         input), else to the transcript, never on to whatever comes next in the window."""
         give_focus(self.focus_fallback() if self.focus_fallback is not None else None, lambda: self)
 
+    def mark_memory_gone(self, memory_id: str) -> None:
+        """A recalled memory was forgotten since: its chips say so (struck through, a tooltip)."""
+        for bubble in self._bubbles:
+            bubble.mark_memory_gone(memory_id)
+
     def retire_retries(self) -> None:
         for bubble in self._bubbles:
             bubble.retire_retry()

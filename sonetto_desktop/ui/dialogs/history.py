@@ -125,7 +125,7 @@ class HistoryDialog(QDialog):
 
         self.reason_edit = QLineEdit(self)
         self.reason_edit.setObjectName("HistoryReason")
-        self.reason_edit.setPlaceholderText(self.tr("恢复的原因"))
+        self.reason_edit.setPlaceholderText(self.tr("恢复的原因（可选）"))
         self.revert_button = QPushButton(self.tr("恢复为此版本"), self)
         self.revert_button.setObjectName("HistoryRevert")
         self.revert_button.setEnabled(False)
@@ -298,15 +298,14 @@ class HistoryDialog(QDialog):
     def _update_revert_button(self) -> None:
         version = self.selected_version()
         can = version is not None and self._item is not None and version != self.current_version()
-        self.revert_button.setEnabled(bool(can and self.reason_edit.text().strip()))
-        if can and not self.reason_edit.text().strip():
-            self.reason_edit.setPlaceholderText(self.tr("恢复的原因（必填）"))
+        self.revert_button.setEnabled(bool(can))
 
     def revert_selected(self) -> "asyncio.Task[None] | None":
-        """Revert to the selected version with the typed reason; returns the service task."""
+        """Revert to the selected version with the typed reason (optional: the service words one
+        when none is given); returns the service task."""
         version = self.selected_version()
         reason = self.reason_edit.text().strip()
-        if version is None or not reason or self._item is None or version == self.current_version():
+        if version is None or self._item is None or version == self.current_version():
             return None
         self.reason_edit.clear()
         task = self._service.revert(self.memory_id, version, reason)

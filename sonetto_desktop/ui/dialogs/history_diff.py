@@ -61,7 +61,7 @@ def actor_label(actor: Any) -> str:
     if name in ("", "user"):
         return QCoreApplication.translate("HistoryDialog", "你")
     if name == "agent":
-        return QCoreApplication.translate("HistoryDialog", "智能体")
+        return "Sonetto"  # the name the card, the toasts and the chat use
     if name == "cli":
         return QCoreApplication.translate("HistoryDialog", "命令行")
     if name.startswith("mcp:"):

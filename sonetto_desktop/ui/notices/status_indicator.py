@@ -116,7 +116,8 @@ class WriterControl(QObject):
         review = getattr(self._services, "review", None)
         waiting = review.cached_count if review is not None else 0
         self.review_action.setText(self.tr("待审核 %1").replace("%1", str(waiting)))
-        self.review_action.setVisible(bool(waiting) or bool(review is not None and review.enabled))
+        self.review_action.setVisible(bool(waiting))  # "待审核 0" said nothing (review mode shows in the tip)
+        self.review_action.setEnabled(bool(waiting))
         hygiene = getattr(self._services, "hygiene", None)
         flagged = len(hygiene.conflicts()) if hygiene is not None else 0  # held in memory: no file read
         self.conflicts_action.setText(self.tr("矛盾 %1").replace("%1", str(flagged)))
@@ -125,7 +126,15 @@ class WriterControl(QObject):
             self.pause_action.blockSignals(True)
             self.pause_action.setChecked(paused)
             self.pause_action.blockSignals(False)
+        # the tray menu shows the action's own text and icon: they say what a click will do
+        self.pause_action.setText(self.tr("继续记忆写入") if paused else self.tr("暂停记忆写入"))
+        self.pause_action.setIcon(icon("resume") if paused else icon("pause"))
         self.state_changed.emit()
+
+    @property
+    def review_mode(self) -> bool:
+        review = getattr(self._services, "review", None)
+        return bool(review is not None and review.enabled)
 
     def _on_retry(self) -> None:
         writer = self.writer
@@ -235,6 +244,8 @@ class StatusIndicator(QWidget):
                 state, text = "error", self.tr("记忆写入出错：%1").replace("%1", short)
             else:
                 state, text = "idle", self.tr("记忆已是最新")
+        if self._control.review_mode:  # said here, not by a "待审核 0" badge
+            tip = "\n".join(t for t in (tip, self.tr("审核模式：Sonetto 想做的记忆变化会先等你确认")) if t)
         self.label.setText(text)
         self.label.setToolTip(tip)
         self._show_vectors(self._control.vectors)

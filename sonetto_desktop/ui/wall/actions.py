@@ -14,7 +14,7 @@ import shiboken6
 
 from PySide6.QtCore import QCoreApplication, QObject, Qt, Signal
 from PySide6.QtGui import QColor, QGuiApplication
-from PySide6.QtWidgets import QColorDialog, QDialog, QInputDialog, QMenu, QWidget
+from PySide6.QtWidgets import QColorDialog, QDialog, QInputDialog, QLineEdit, QMenu, QWidget
 
 from ..widgets.deferred import alive
 from ..dialogs.edit import EditDialog
@@ -66,6 +66,14 @@ class WallActions(QObject):
         self.active_dialog = dialog
         dialog.destroyed.connect(self._forget_dialog)
         dialog.open()
+        if isinstance(dialog, QInputDialog):  # wide enough for its title and label (a Chinese title was cut)
+            metrics = dialog.fontMetrics()
+            wanted = max(metrics.horizontalAdvance(dialog.windowTitle()) + 160,
+                         metrics.horizontalAdvance(dialog.labelText()) + 40, 360)
+            field = dialog.findChild(QLineEdit)
+            if field is not None:  # the dialog's size follows its fields (a fixed-size layout)
+                field.setMinimumWidth(wanted - 2 * dialog.layout().contentsMargins().left())
+            dialog.adjustSize()
         return dialog
 
     def _forget_dialog(self, *_: object) -> None:

@@ -4,9 +4,18 @@ appears with a live change; each section's signals wired to the wall."""
 
 from __future__ import annotations
 
+import re
+
 from .memory_model import CardRole
 from .theme_section import ThemeSection
 from .filters import card_filter
+
+_DIGITS = re.compile(r"(\d+)")
+
+
+def natural_key(theme: str) -> tuple:
+    """Themes of equal size in reading order: 主题2 before 主题10 (runs of digits compare as numbers)."""
+    return tuple((0, int(part), "") if part.isdigit() else (1, 0, part) for part in _DIGITS.split(theme) if part)
 
 
 class WallSections:
@@ -45,7 +54,7 @@ class WallSections:
             limit = 0
         for theme in missing[:limit]:
             self._sections[theme] = self._new_section(theme, theme in collapsed)
-        order = sorted(self._sections, key=lambda t: (-counts.get(t, 0), t))
+        order = sorted(self._sections, key=lambda t: (-counts.get(t, 0), natural_key(t)))
         for position, theme in enumerate(order):
             section = self._sections[theme]
             if self._column.indexOf(section) != position:
@@ -56,7 +65,7 @@ class WallSections:
     def _missing_themes(self, counts: dict[str, int] | None = None) -> list[str]:
         """Themes of the model without a section yet (made while the wall loads), in display order."""
         counts = self.model.theme_counts() if counts is None else counts
-        return sorted((t for t in counts if t not in self._sections), key=lambda t: (-counts[t], t))
+        return sorted((t for t in counts if t not in self._sections), key=lambda t: (-counts[t], natural_key(t)))
 
     def add_sections(self, count: int | None = None) -> int:
         """Make up to ``count`` (None: all) of the sections still missing; returns how many."""

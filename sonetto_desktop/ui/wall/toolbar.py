@@ -28,8 +28,8 @@ class WallToolbar(QWidget):
         self.setObjectName("WallToolbar")
         self.search_edit = QLineEdit(self)
         self.search_edit.setObjectName("WallSearch")
-        self.search_edit.setPlaceholderText(self.tr("搜索记忆…（Ctrl+F；可用拼音，如 kf）"))
-        self.search_edit.setToolTip(self.tr("搜索记忆：空格和标点不影响结果，中文可以用拼音或拼音首字母；Esc 清空"))
+        self.search_edit.setPlaceholderText(self.tr("搜索记忆"))  # short: the wall can be narrow (Ctrl+F: the tooltip)
+        self.search_edit.setToolTip(self.tr("搜索记忆（Ctrl+F）：空格和标点不影响结果，中文可以用拼音或拼音首字母（如 kf）；Esc 清空"))
         self.search_edit.setClearButtonEnabled(True)
         self.search_edit.setMinimumWidth(SEARCH_MIN_WIDTH)  # a narrow window must not squeeze it to "搜…"
         self.search_edit.addAction(icon("search"), QLineEdit.ActionPosition.LeadingPosition)
