@@ -183,7 +183,7 @@ def run_dataset(ds: Dataset, store: str = "sqlite", k: int = K) -> dict[str, dic
             id_map = fill_store(mm, ds.memories)
             cases = [QueryCase(c.q, sorted({id_map[g] for g in c.gold}), c.kind) for c in ds.queries]
             retriever = MechanicalRetriever(mm, now=lambda: ds.now)
-            retriever.retrieve("warm up")  # jieba load and first index build are not per-query costs
+            retriever.warm_up()  # jieba load and first index build are not per-query costs
             ours, ours_ms = timed(lambda q: [d["id"] for d in retriever.retrieve(q, k)], [c.q for c in cases])
             retriever.close()
             docs = {mid: item.description for mid, item in mm.all_items().items()}
@@ -235,7 +235,7 @@ def run_scale(ds: Dataset, n: int, store: str = "sqlite", rounds: int = 5) -> di
             fill_store(mm, ds.memories + synthetic_bank(max(n - len(ds.memories), 0)))
             retriever = MechanicalRetriever(mm, now=lambda: ds.now)
             start = time.perf_counter()
-            retriever.retrieve("warm up")
+            retriever.warm_up()
             build_ms = (time.perf_counter() - start) * 1000
             queries = [c.q for c in ds.queries] * rounds
             _, times = timed(lambda q: [d["id"] for d in retriever.retrieve(q)], queries)

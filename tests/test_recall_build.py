@@ -126,3 +126,40 @@ def test_a_bank_built_in_bulk_answers_like_one_built_memory_by_memory(tmp_path):
     single.close()
     mm.close()
     empty.close()
+
+
+def test_a_batch_is_keyed_as_each_of_its_texts_alone():
+    tok.warm_up()
+    texts = sample_texts()[:300] + ["𠀀𠀁猫咪𠀂", "a\nb", "猫\n狗", "", "咖啡" * 40]
+    for start in range(0, len(texts), 64):
+        batch = texts[start : start + 64]
+        for text, keys in zip(batch, tok.batch_keys(batch), strict=True):
+            assert keys.dtype == np.uint64
+            assert Counter(keys.tolist()) == Counter(term_key(t) for t in tok.document_terms(text)), text
+    assert tok.batch_keys([]) == []
+
+
+@pytest.mark.parametrize("chunk", [1, 3, 1 << 15])
+def test_a_flush_merged_a_few_terms_at_a_time_scores_like_one_by_one(monkeypatch, chunk):
+    from sonetto_desktop.memory.retrieval import postings
+
+    monkeypatch.setattr(postings, "MERGE_CHUNK", chunk)
+    rng = random.Random(chunk)
+    vocab = [f"w:{a}{b}" for a in "春夏秋冬东西南北" for b in "风花雪月山水"]
+    one, bulk = Postings(), Postings()
+    for i in range(400):
+        keys = [term_key(rng.choice(vocab)) for _ in range(rng.randint(0, 25))]
+        one.add(*key_counts(keys))
+        bulk.stage(np.array(keys, dtype=np.uint64))
+        if i % 37 == 0:
+            bulk.flush()  # many merges into a base that grows
+    bulk.flush()
+    assert np.all(bulk.keys[1:] > bulk.keys[:-1]) and bulk.starts[-1] == len(bulk.slots)
+    for k in range(len(bulk.keys)):  # each term's postings in slot order
+        run = bulk.slots[bulk.starts[k] : bulk.starts[k + 1]]
+        assert np.all(run[1:] > run[:-1])
+    query = {term_key(t): 1.0 for t in vocab[:25]}
+    one.compact()
+    assert np.allclose(one.score(query), bulk.score(query)) and bulk.score(query).any()
+    mapping = bulk.compact()  # nothing to fold or drop after a bulk build: slots unchanged
+    assert np.array_equal(mapping, np.arange(400)) and np.allclose(one.score(query), bulk.score(query))

@@ -44,13 +44,13 @@ class Tokenizations:
 
     def __init__(self, monkeypatch) -> None:
         self.texts: list[str] = []
-        real = tok.document_keys
+        real = tok.batch_keys
 
-        def counting(text: str) -> list[int]:
-            self.texts.append(text)
-            return real(text)
+        def counting(texts: list[str]) -> list:
+            self.texts.extend(texts)
+            return real(texts)
 
-        monkeypatch.setattr(tok, "document_keys", counting)
+        monkeypatch.setattr(tok, "batch_keys", counting)
 
 
 class TokenStore(SqliteMemoryManager):
@@ -313,22 +313,57 @@ def test_closing_during_a_background_build_leaves_an_index_the_next_start_verifi
     mm = TokenStore(tmp_path / "stop.sqlite3")
     bank = {f"m{i}": (f"小夏的第{i}条记忆：去过第{i}家书店。", "品味") for i in range(200)}
     fill(mm, {**BANK, **bank})
-    real = tok.document_keys
+    real = tok.batch_keys
 
-    def slow(text: str) -> list[str]:
-        time.sleep(0.005)  # a slow machine: the build is still running when the app closes
-        return real(text)
+    def slow(texts: list[str]) -> list:
+        time.sleep(0.005 * len(texts))  # a slow machine: the build is still running when the app closes
+        return real(texts)
 
-    monkeypatch.setattr(tok, "document_keys", slow)
+    monkeypatch.setattr(tok, "batch_keys", slow)
     r = MechanicalRetriever(mm, now=lambda: NOW)
     r.retrieve("书店")
     time.sleep(0.3)  # a few batches are in
     r.close()  # stops the build half-way
-    monkeypatch.setattr(tok, "document_keys", real)
+    monkeypatch.setattr(tok, "batch_keys", real)
     mm.reads = 0
     r = MechanicalRetriever(mm, now=lambda: NOW)
     r.warm_up()
     assert len(r.scored("书店")) == len(bank)  # nothing missing: a half-built index was not trusted
+    r.close()
+    mm.close()
+
+
+def test_a_recall_during_a_first_build_of_thousands_does_not_wait_for_it(tmp_path, monkeypatch):
+    """Above SYNC_BUILD_MAX (2,000) the first build runs in the background: a chat turn's recall answers
+    from what is indexed so far instead of waiting behind the lock for the whole build."""
+    mm = SqliteMemoryManager(tmp_path / "big.sqlite3")
+    n = 2_100  # a few thousand memories: an import, a year of chats
+    fill(mm, {f"m{i}": (f"小夏第{i}次去书店买了一本旧书。", "品味") for i in range(n)})
+    real = tok.batch_keys
+    release = threading.Event()
+    started = threading.Event()
+
+    def held(texts: list[str]) -> list:
+        started.set()
+        release.wait(30)  # a slow machine: the build is stuck tokenizing
+        return real(texts)
+
+    monkeypatch.setattr(tok, "batch_keys", held)
+    r = MechanicalRetriever(mm, now=lambda: NOW, index_path=False)
+    builder = threading.Thread(target=r.warm_up)
+    builder.start()
+    assert started.wait(10)
+    answers: list = []
+    asker = threading.Thread(target=lambda: answers.append(r.retrieve("书店")))
+    asker.start()
+    asker.join(10)
+    stuck = asker.is_alive()
+    release.set()
+    builder.join(30)
+    asker.join(30)
+    assert not stuck, "the recall waited for the whole build"
+    assert answers == [[]]  # nothing was indexed yet
+    assert len(r.scored("书店")) == n  # and all of it once the build is done
     r.close()
     mm.close()
 

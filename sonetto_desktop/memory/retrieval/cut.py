@@ -29,7 +29,7 @@ _HAN = re.compile("([\u4E00-\u9FD5a-zA-Z0-9+#&\\._%\\-]+)", re.U)
 _SKIP = re.compile("(\r\n|\\s)", re.U)
 _ENG = re.compile("[a-zA-Z0-9]", re.U)
 
-MEMO_MAX = 200_000
+MEMO_MAX = 10_000
 ABSENT = 1.0  # a memoised weight above every real one (those are logs of probabilities: < 0)
 RUN_MEMO_CHARS = 12  # runs up to this long are remembered whole
 

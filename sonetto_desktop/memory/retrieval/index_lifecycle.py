@@ -17,7 +17,9 @@ from . import tokenize as tok
 
 log = logging.getLogger(__name__)
 
-SYNC_BUILD_MAX = 20_000  # without a saved index, a bank this small is built on first use (~0.2 s per 1,000)
+# Without a saved index, a bank this small is built on first use (~0.1 s per 1,000 memories); a larger
+# one in the background, so a chat turn's recall never waits for a whole build behind the lock.
+SYNC_BUILD_MAX = 2_000
 SYNC_VERIFY_MAX = 3000  # a saved index of a bank this small is verified on first use, larger ones in the background
 BATCH = 256  # background work takes the lock for this many memories at a time
 
@@ -42,14 +44,14 @@ class IndexLifecycle:
                 if len(self._docs) > SYNC_VERIFY_MAX:
                     self._begin_background(token_now)  # answer from the loaded index meanwhile
                     return
-                self._diff_inline(self._mm.all_items())
+                self._diff_inline()
                 self._save(token_now)
                 return
         if self._mm.count() > SYNC_BUILD_MAX:
             self._started = True
             self._begin_background(token_now)  # answers come from a growing index meanwhile
             return
-        self._diff_inline(self._mm.all_items())
+        self._diff_inline()
         self._started = True
         self._compact()
         self._save(token_now)
@@ -73,6 +75,7 @@ class IndexLifecycle:
             items = self._mm.all_items()
             with self._lock:
                 prepared, gone = self._diff_plan(items)
+                del items  # the index keeps what it needs of each memory
                 changed = self._changed_since(since)  # newer versions are queued for the next refresh
                 for mid in gone:
                     if mid not in changed:
@@ -83,21 +86,22 @@ class IndexLifecycle:
                     if p.id in changed:
                         continue
                     if slot is not None and int(self._docs.fp[slot]) == p.fp:
-                        self._docs.touch(slot, int(p.item.hit or 0), p.updated, str(p.item.latest_update_time or ""))
+                        self._docs.touch(slot, p.hit, p.updated, p.stamp)
                     else:
                         todo.append(p)
+                del prepared
             self._report(0, len(todo))
             for start in range(0, len(todo), BATCH):
                 if self._stop.is_set():
                     return
                 batch = todo[start : start + BATCH]
-                for p in batch:
-                    self._tokenize(p)  # outside the lock: queries go on meanwhile
+                self._tokenize(batch)  # outside the lock: queries go on meanwhile
                 with self._lock:
                     changed = self._changed_since(since)
                     for p in batch:
                         if p.id not in changed:
                             self._install(p, bulk=True)  # searchable at the next flush
+                todo[start : start + BATCH] = [None] * len(batch)  # its fields live in the index now
                 self._report(start + len(batch), len(todo))
             tok.release_memos()
             with self._lock:

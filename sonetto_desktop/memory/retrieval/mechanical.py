@@ -25,8 +25,9 @@ import threading
 from dataclasses import dataclass
 from datetime import date, datetime
 from pathlib import Path
-from typing import Any, Callable
+from typing import Any, Callable, Iterable
 
+import numpy as np
 
 from ..stores.base import BaseMemoryManager
 from ..errors import MemoryNotFound
@@ -55,15 +56,19 @@ INLINE_CHANGES_MAX = 2000  # more pending changes than this: one diff of the who
 _READ = object()  # a pending change without the memory's card: read it from the store
 
 
-@dataclass
+@dataclass(slots=True)
 class _Prepared:
-    """A memory tokenized outside the lock, ready to install."""
+    """A memory's fields the index keeps (not the store's item with its history), tokenized outside
+    the lock when it is new or changed, ready to install."""
 
     id: str
-    item: MemoryItem
+    text: str
+    theme: str
+    stamp: str  # latest_update_time as the store wrote it
+    hit: int
     updated: datetime | None
     fp: int
-    keys: list[int] | None = None  # term keys with repeats (tok.document_keys)
+    keys: np.ndarray | None = None  # term keys with repeats (tok.batch_keys)
     spans: list[tuple[date, date]] | None = None
 
 
@@ -159,7 +164,7 @@ class MechanicalRetriever(lc.IndexLifecycle):
                 if self._worker is None or not self._worker.is_alive():
                     self._begin_background(self._version_token())
             elif diff_all:
-                self._diff_inline(self._mm.all_items())
+                self._diff_inline()
             else:
                 for mid, state in pending.items():
                     item = self._item(mid, state)
@@ -191,32 +196,32 @@ class MechanicalRetriever(lc.IndexLifecycle):
             return None
 
     def _prepare(self, mid: str, item: MemoryItem, tokenize: bool = True) -> _Prepared:
-        updated = parse_time(item.latest_update_time)
-        p = _Prepared(mid, item, updated, fingerprint(item.description, item.theme))
+        p = _Prepared(mid, item.description, item.theme, str(item.latest_update_time or ""), int(item.hit or 0),
+                      parse_time(item.latest_update_time), fingerprint(item.description, item.theme))
         if tokenize:
-            self._tokenize(p)
+            self._tokenize([p])
         return p
 
-    def _tokenize(self, p: _Prepared) -> None:
-        p.keys = tok.document_keys(p.item.description)
-        ref = p.updated or self._now()
-        p.spans = [(s.start, s.end) for s in date_spans_in_text(p.item.description, ref)]
+    def _tokenize(self, batch: Iterable[_Prepared]) -> None:
+        """Term keys and mentioned dates of memories (a batch is keyed at once: ``tok.batch_keys``)."""
+        batch = list(batch)
+        for p, keys in zip(batch, tok.batch_keys([p.text for p in batch]), strict=True):
+            p.keys = keys
+            p.spans = [(s.start, s.end) for s in date_spans_in_text(p.text, p.updated or self._now())]
 
     def _install(self, p: _Prepared, bulk: bool = False) -> None:
         docs = self._docs
         slot = docs.slot_of.get(p.id)
-        hit = int(p.item.hit or 0)
-        stamp = str(p.item.latest_update_time or "")
         if slot is not None and int(docs.fp[slot]) == p.fp:
-            docs.touch(slot, hit, p.updated, stamp)
+            docs.touch(slot, p.hit, p.updated, p.stamp)
             return
         if p.keys is None:
-            self._tokenize(p)
+            self._tokenize([p])
         if slot is not None:
             self._postings.remove(slot)
             docs.kill(slot)
         new = self._postings.stage(p.keys) if bulk else self._postings.add(*key_counts(p.keys))
-        docs.add(new, p.id, p.item.description, p.item.theme, p.updated, hit, p.spans or [], stamp, p.fp)
+        docs.add(new, p.id, p.text, p.theme, p.updated, p.hit, p.spans or [], p.stamp, p.fp)
         p.keys = None
         self._dirty = True
         if bulk and self._postings.needs_flush():
@@ -234,27 +239,35 @@ class MechanicalRetriever(lc.IndexLifecycle):
         self._docs.compact(mapping)
 
     def _diff_plan(self, items: dict[str, MemoryItem]) -> tuple[list[_Prepared], list[str]]:
-        """(memories to install or touch, ids to drop); nothing tokenized yet."""
+        """(memories to install or touch, ids to drop); nothing tokenized yet. Only the fields the
+        index keeps are taken from the store's snapshot, which the caller should not hold on to."""
         prepared = [self._prepare(mid, item, tokenize=False) for mid, item in items.items()]
         gone = [mid for mid in self._docs.slot_of if mid not in items]
         return prepared, gone
 
-    def _diff_inline(self, items: dict[str, MemoryItem]) -> None:
-        prepared, gone = self._diff_plan(items)
+    def _is_new(self, p: _Prepared) -> bool:
+        slot = self._docs.slot_of.get(p.id)
+        return slot is None or int(self._docs.fp[slot]) != p.fp
+
+    def _diff_inline(self) -> None:
+        """Re-read the store and bring the index in line with it, tokenizing new or changed memories
+        a batch at a time (lock held)."""
+        prepared, gone = self._diff_plan(self._mm.all_items())
         for mid in gone:
             self._drop(mid)
-        todo = sum(1 for p in prepared if (slot := self._docs.slot_of.get(p.id)) is None
-                   or int(self._docs.fp[slot]) != p.fp)
-        done = 0
-        self._report(0, todo)
+        todo = [p for p in prepared if self._is_new(p)]
         for p in prepared:
-            slot = self._docs.slot_of.get(p.id)
-            if slot is None or int(self._docs.fp[slot]) != p.fp:
-                self._tokenize(p)
-                done += 1
-                if done % lc.BATCH == 0:
-                    self._report(done, todo)
-            self._install(p, bulk=True)
+            if not self._is_new(p):
+                self._install(p)  # a touch: hits and times
+        del prepared  # what is installed lives in the index; the rest goes as it is installed
+        self._report(0, len(todo))
+        for start in range(0, len(todo), lc.BATCH):
+            batch = todo[start : start + lc.BATCH]
+            self._tokenize(batch)
+            for p in batch:
+                self._install(p, bulk=True)
+            todo[start : start + lc.BATCH] = [None] * len(batch)  # installed: its fields live in the index
+            self._report(start + len(batch), len(todo))
         self._postings.flush()
         tok.release_memos()
 

@@ -24,7 +24,8 @@ import numpy as np
 
 TF_MAX = 255
 COMPACT_AFTER = 512  # delta documents (or dead slots) tolerated before compaction, at least
-FLUSH_AFTER = 200_000  # staged postings merged into the base at once, at least
+FLUSH_AFTER = 100_000  # staged postings merged into the base at once, at least (and a quarter of the base)
+MERGE_CHUNK = 1 << 15  # base terms merged with new postings per step (bounds a flush's temporary arrays)
 
 
 _KINDS = {"w:": 1, "b:": 2, "c:": 3}  # tokenize.WORD, BIGRAM, CHAR
@@ -105,8 +106,8 @@ class Postings:
         self.n_live = 0
         self.total_length = 0  # of live documents
         self.base_slots = 0  # slots below this may have base postings
-        # added in bulk, not yet searchable: every term key occurrence, the slots and their counts
-        self._staged_keys = array("Q")
+        # added in bulk, not yet searchable: each document's term key occurrences, its slot, their count
+        self._staged_keys: list[np.ndarray] = []
         self._staged_docs = array("q")
         self._staged_sizes = array("q")
         self.staged_postings = 0
@@ -135,13 +136,13 @@ class Postings:
         self.delta_docs[slot] = keys
         return slot
 
-    def stage(self, occurrences: list[int]) -> int:
+    def stage(self, occurrences: np.ndarray | list[int]) -> int:
         """Index one document in bulk, given its term keys with repeats; returns its new slot.
 
         The document is only searchable after :meth:`flush`, which merges everything staged into
-        the base at once: staging costs one append to a flat array, no per-posting objects."""
+        the base at once: staging keeps the document's key array, no per-posting objects."""
         slot = self._new_slot()
-        self._staged_keys.extend(occurrences)
+        self._staged_keys.append(np.asarray(occurrences, dtype=np.uint64))
         self._staged_docs.append(slot)
         self._staged_sizes.append(len(occurrences))
         self.staged_postings += len(occurrences)
@@ -183,17 +184,19 @@ class Postings:
                 or dead > max(COMPACT_AFTER, self.n_slots // 8))
 
     def needs_flush(self) -> bool:
-        return self.staged_postings > max(FLUSH_AFTER, len(self.slots) // 2)
+        return self.staged_postings > max(FLUSH_AFTER, len(self.slots) // 4)
 
     def flush(self) -> None:
         """Merge the staged documents into the base (slots unchanged)."""
         if not self._staged_docs:
             return
-        keys = _numpy(self._staged_keys, np.uint64)
+        keys = np.concatenate(self._staged_keys)
+        self._staged_keys = []
         staged = _numpy(self._staged_docs, np.int64)
-        slots = np.repeat(staged, _numpy(self._staged_sizes, np.int64))
-        # one sort by (key, slot) gives each document's distinct terms and counts, in base order
-        order = np.lexsort((slots, keys))
+        slots = np.repeat(staged.astype(np.uint32), _numpy(self._staged_sizes, np.int64))
+        # one stable sort by key gives each document's distinct terms and counts in (key, slot) order
+        # (the slots were staged in increasing order)
+        order = np.argsort(keys, kind="stable")
         keys, slots = keys[order], slots[order]
         del order
         if len(keys):
@@ -211,11 +214,10 @@ class Postings:
         self.lengths[staged] = lengths[staged]
         self.total_length += int(lengths[live].sum(dtype=np.int64))
         del lengths, staged, live
-        self._staged_keys, self._staged_docs, self._staged_sizes = array("Q"), array("q"), array("q")
+        self._staged_docs, self._staged_sizes = array("q"), array("q")
         self.staged_postings = 0
         if len(self.slots):
-            counts = np.diff(self.starts)
-            self._merge(np.repeat(self.keys, counts), self.slots, self.tfs, keys, slots, tfs, sorted_extra=True)
+            self._merge_newer(keys, slots, tfs)
         else:  # a first build: the staged postings are the base
             self._set_base(keys, slots.astype(np.uint32), tfs)
         self.base_slots = self.n_slots
@@ -225,6 +227,12 @@ class Postings:
         """Fold the delta (and anything staged) into the base, drop dead documents and renumber
         the live ones 0..n-1. Returns ``old slot -> new slot`` (-1 for dropped slots)."""
         self.flush()
+        if not self.delta and self.n_live == self.n_slots:  # nothing to fold or drop (a fresh build)
+            self.delta_docs, self._norm = {}, None
+            self.lengths = self.lengths[: self.n_slots].copy()
+            self.alive = np.ones(self.n_slots, dtype=bool)
+            self.base_slots = self.n_slots
+            return np.arange(self.n_slots, dtype=np.int64)
         alive = self.alive[: self.n_slots]
         mapping = np.full(self.n_slots, -1, dtype=np.int64)
         mapping[alive] = np.arange(int(alive.sum()))
@@ -248,14 +256,45 @@ class Postings:
         self.delta, self.delta_docs, self._norm = {}, {}, None
         return mapping
 
+    def _merge_newer(self, new_keys: np.ndarray, new_slots: np.ndarray, new_tfs: np.ndarray) -> None:
+        """New base = base + postings sorted by (key, slot) whose slots are all above the base's,
+        merged ``MERGE_CHUNK`` base terms at a time into the new arrays (no full-size temporaries)."""
+        keys, starts, slots, tfs = self.keys, self.starts, self.slots, self.tfs
+        total = len(slots) + len(new_keys)
+        out_slots = np.empty(total, dtype=np.uint32)
+        out_tfs = np.empty(total, dtype=np.uint8)
+        key_parts: list[np.ndarray] = []
+        start_parts: list[np.ndarray] = []
+        at = lo = 0
+        for j0 in range(0, len(keys), MERGE_CHUNK):
+            j1 = min(j0 + MERGE_CHUNK, len(keys))
+            # the new postings of keys below the next step's first key (all the rest at the last step)
+            hi = len(new_keys) if j1 == len(keys) else int(np.searchsorted(new_keys, keys[j1], side="left"))
+            part_keys = np.repeat(keys[j0:j1], np.diff(starts[j0 : j1 + 1]))
+            part_slots, part_tfs = slots[starts[j0] : starts[j1]], tfs[starts[j0] : starts[j1]]
+            if hi > lo:  # a key's new postings go after its base ones (newer slots)
+                where = np.searchsorted(part_keys, new_keys[lo:hi], side="right")
+                part_keys = np.insert(part_keys, where, new_keys[lo:hi])
+                part_slots = np.insert(part_slots, where, new_slots[lo:hi])
+                part_tfs = np.insert(part_tfs, where, new_tfs[lo:hi])
+            n = len(part_keys)
+            out_slots[at : at + n] = part_slots
+            out_tfs[at : at + n] = part_tfs
+            firsts = np.concatenate(([0], np.flatnonzero(part_keys[1:] != part_keys[:-1]) + 1))
+            key_parts.append(part_keys[firsts])
+            start_parts.append(firsts + at)
+            at += n
+            lo = hi
+        self.keys = np.concatenate(key_parts)
+        self.starts = np.concatenate((*start_parts, [total])).astype(np.int64)
+        self.slots, self.tfs = out_slots, out_tfs
+
     def _merge(self, post_keys: np.ndarray, post_slots: np.ndarray, post_tfs: np.ndarray,
-               dk: np.ndarray, ds: np.ndarray, dt: np.ndarray, sorted_extra: bool = False) -> None:
-        """New base = base postings (sorted by key) + extra postings (any order, or sorted by
-        (key, slot) with ``sorted_extra``)."""
+               dk: np.ndarray, ds: np.ndarray, dt: np.ndarray) -> None:
+        """New base = base postings (sorted by key) + extra postings (any order)."""
         if len(dk):
-            if not sorted_extra:
-                order = np.lexsort((ds, dk))
-                dk, ds, dt = dk[order], ds[order], dt[order]
+            order = np.lexsort((ds, dk))
+            dk, ds, dt = dk[order], ds[order], dt[order]
             at = np.searchsorted(post_keys, dk, side="right")
             post_keys = np.insert(post_keys, at, dk)
             post_slots = np.insert(post_slots.astype(np.uint32), at, ds.astype(np.uint32))

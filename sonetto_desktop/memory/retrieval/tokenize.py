@@ -19,7 +19,9 @@ from __future__ import annotations
 import logging
 import re
 import threading
-from typing import Any
+from typing import Any, Iterable
+
+import numpy as np
 
 from .postings import hash_term
 
@@ -123,11 +125,9 @@ def _cutter() -> Any:
 
 
 _search_cut: Any = None
-# Per-build memos (cleared by release_memos): a raw jieba token -> the keys of its content words;
-# a character or a character pair -> its key (0: not a term).
+# Per-build memo (cleared by release_memos): a raw jieba token -> the keys of its content words.
 _raw_words: dict[str, tuple[int, ...]] = {}
-_key_of: dict[str, int] = {}
-MEMO_MAX = 200_000
+MEMO_MAX = 10_000
 
 
 def _clean(raw: str) -> tuple[str, ...]:
@@ -154,7 +154,6 @@ def words(text: str) -> list[str]:
 def release_memos() -> None:
     """Drop what a bulk build remembered to go faster (the results do not depend on it)."""
     _raw_words.clear()
-    _key_of.clear()
     if _search_cut is not None:
         _search_cut.clear()
 
@@ -214,36 +213,76 @@ def document_terms(text: str) -> list[str]:
     )
 
 
-def document_keys(text: str) -> list[int]:
-    """The index keys (``postings.term_key``) of :func:`document_terms`, with repeats (in another
-    order). What a build has seen before costs one dictionary lookup: a raw jieba token's keys,
-    a bigram's, a character's (``release_memos`` forgets them)."""
-    if not text:
+def _code_table(ranges: list[tuple[int, int]], minus: Iterable[str] = ()) -> np.ndarray:
+    """A boolean table over the Basic Multilingual Plane: code points in ``ranges`` and not in ``minus``."""
+    table = np.zeros(0x10000, dtype=bool)
+    for lo, hi in ranges:
+        table[lo : hi + 1] = True
+    table[[ord(ch) for ch in minus]] = False
+    return table
+
+
+_CJK_RANGES = [(0x3400, 0x4DBF), (0x4E00, 0x9FFF), (0xF900, 0xFAFF)]  # CJK_CHARS
+_CHAR_TERM = _code_table(_CJK_RANGES, _STOP_CHARS | _WEAK_CHARS)  # a character that is an index term
+_PAIR_PART = _code_table(_CJK_RANGES, _STOP_CHARS)  # a character a bigram term may hold
+# postings.hash_term's exact keys, as numbers: the kind in the top two bits, the length, the code points
+_CHAR_KEY = np.uint64((3 << 62) | (1 << 20))
+_PAIR_KEY = np.uint64((2 << 62) | (2 << 40))
+_U20 = np.uint64(20)
+
+
+def _short_keys(texts: list[str]) -> tuple[np.ndarray, np.ndarray]:
+    """(keys, text numbers) of every character and bigram term of ``texts`` (``c:`` / ``b:`` terms of
+    :func:`document_terms`), computed for the whole batch at once."""
+    joined = "\n".join(texts)  # no term spans a line break (it is no Chinese character)
+    codes = np.frombuffer(joined.encode("utf-32-le", "surrogatepass"), dtype="<u4")
+    lengths = np.fromiter((len(t) + 1 for t in texts), dtype=np.int64, count=len(texts))
+    owner = np.repeat(np.arange(len(texts), dtype=np.int64), lengths)[: len(codes)]
+    bmp = np.where(codes < 0x10000, codes, 0).astype(np.uint64)  # 0 is no Chinese character
+    single = _CHAR_TERM[bmp]
+    part = _PAIR_PART[bmp]
+    pair = part[:-1] & part[1:]
+    at = np.flatnonzero(pair)
+    keys = np.concatenate((bmp[single] | _CHAR_KEY,
+                           (bmp[at] << _U20) | bmp[at + 1] | _PAIR_KEY))
+    return keys, np.concatenate((owner[single], owner[at]))
+
+
+def batch_keys(texts: list[str]) -> list[np.ndarray]:
+    """For each text, the index keys (``postings.term_key``) of :func:`document_terms`, with repeats
+    (in another order), as uint64 arrays. Characters and bigrams are keyed for the whole batch at
+    once with numpy; a raw jieba token seen before in this build costs one dictionary lookup
+    (``release_memos`` forgets them)."""
+    if not texts:
         return []
-    if len(_key_of) >= MEMO_MAX:
+    if len(_raw_words) >= MEMO_MAX:
         release_memos()
-    words_memo, key_of = _raw_words, _key_of
-    out: list[int] = []
-    for raw in _cutter().cut_for_search(text):
-        keys = words_memo.get(raw)
-        if keys is None:
-            keys = words_memo[raw] = tuple(hash_term(WORD + w) for w in _clean(raw))
-        out += keys
-    for run in _CJK_RUN.findall(text):
-        for ch in run:
-            key = key_of.get(ch)
-            if key is None:
-                key = key_of[ch] = 0 if ch in _STOP_CHARS or ch in _WEAK_CHARS else hash_term(CHAR + ch)
-            if key:
-                out.append(key)
-        for i in range(len(run) - 1):
-            pair = run[i : i + 2]
-            key = key_of.get(pair)
-            if key is None:
-                key = key_of[pair] = 0 if pair[0] in _STOP_CHARS or pair[1] in _STOP_CHARS else hash_term(BIGRAM + pair)
-            if key:
-                out.append(key)
-    return out
+    words_memo = _raw_words
+    cut = _cutter().cut_for_search
+    word_keys: list[int] = []
+    word_counts: list[int] = []
+    for text in texts:
+        start = len(word_keys)
+        for raw in cut(text) if text else ():
+            keys = words_memo.get(raw)
+            if keys is None:
+                keys = words_memo[raw] = tuple(hash_term(WORD + w) for w in _clean(raw))
+            word_keys += keys
+        word_counts.append(len(word_keys) - start)
+    short, short_owner = _short_keys(texts)
+    n = len(texts)
+    keys = np.concatenate((np.array(word_keys, dtype=np.uint64), short))
+    owner = np.concatenate((np.repeat(np.arange(n, dtype=np.int64), word_counts), short_owner))
+    order = np.argsort(owner, kind="stable")
+    keys = keys[order]
+    edges = np.zeros(n + 1, dtype=np.int64)
+    np.cumsum(np.bincount(owner, minlength=n), out=edges[1:])
+    return [keys[edges[i] : edges[i + 1]] for i in range(n)]
+
+
+def document_keys(text: str) -> np.ndarray:
+    """:func:`batch_keys` of one text."""
+    return batch_keys([text])[0]
 
 
 def term_forms(word: str) -> list[str]:
