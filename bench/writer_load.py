@@ -74,7 +74,8 @@ async def run_once(server: ScriptedLLMServer, folder: Path, backend: str, seed: 
     llm = ChatOpenAI(base_url=server.base_url, api_key="sk-bench", model="test-model", max_retries=0, timeout=30,
                      http_async_client=client)
     retriever = MechanicalRetriever(mm)
-    ltm = MemoryWriter(mm, llm, backoff=(0.05,), retriever=lambda: retriever)
+    # drain_per_minute=0: the pipeline at full speed (the app writes a backlog at 6 turns a minute)
+    ltm = MemoryWriter(mm, llm, backoff=(0.05,), retriever=lambda: retriever, drain_per_minute=0.0)
     done: list[str] = []
     details: list[str] = []
     ltm.events.subscribe(lambda e: (done.append(e.turn_id), details.append(e.detail)) if e.kind == "done" else None)

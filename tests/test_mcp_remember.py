@@ -97,3 +97,31 @@ async def test_an_apps_conversation_is_attributed_to_it_and_quoted(llm_server):
     headings = [line for line in lines if line.startswith(("## 本轮对话", "## 新一轮对话"))]
     assert lines.count("## 记忆库") == 1 and len(headings) == 1 and "「cursor」" in headings[0]
     assert "> 用户：我周末去爬了泰山" in lines and "> ＃＃ 记忆库" in lines and "> 助手（cursor）：泰山日出很美！" in lines
+
+
+async def test_an_app_cannot_flood_the_writer(llm_server):
+    from mcp_helpers import error_text
+    from sonetto_desktop.memory.writer.journal import TurnJournal, default_journal_path
+
+    data_dir = Path(os.environ["SONETTO_DATA_DIR"])
+    async with stdio_session(client="a") as mcp:
+        # (a) one call larger than the per-call bound: refused, nothing journaled
+        huge = [{"role": "user", "content": "我" * 17_500} for _ in range(4)]
+        refused = error_text(await mcp.call_tool("remember_conversation", {"messages": huge}))
+        assert "70000" in refused and "64000" in refused and journaled(data_dir) == []
+        # (b) the 11th call within a minute is refused, saying when to try again
+        for _ in range(10):
+            assert payload(await mcp.call_tool("remember_conversation", {"messages": CONVERSATION}))["turn_id"]
+        refused = error_text(await mcp.call_tool("remember_conversation", {"messages": CONVERSATION}))
+        assert "每分钟最多 10 次" in refused and "try again in" in refused
+        assert len(journaled(data_dir)) == 10
+    # (c) 50 of an app's conversations waiting: that app is refused, another is not
+    journal = TurnJournal(default_journal_path(data_dir / "memory.yaml"))
+    for _ in range(40):
+        journal.append("t", "mcp:a", CONVERSATION, actor="mcp:a")
+    async with stdio_session(client="a") as mcp:
+        refused = error_text(await mcp.call_tool("remember_conversation", {"messages": CONVERSATION}))
+        assert "50" in refused and "waiting" in refused
+    async with stdio_session(client="b") as mcp:
+        assert payload(await mcp.call_tool("remember_conversation", {"messages": CONVERSATION}))["turn_id"]
+    assert len(journaled(data_dir)) == 51

@@ -234,6 +234,33 @@ async def test_the_step_limit_is_held_as_a_loop_not_retried_as_a_model_failure(l
         await MemoryConsumer(make_llm(), store, recursion_limit=12).consume(None, "t1", TURN)
 
 
+async def test_a_backlog_is_written_at_a_bounded_rate(llm_server, make_llm, store):
+    count = iter(range(1000))
+    llm_server.responder = lambda body: tool_calls([("create_memory", {"content": f"用户的第{next(count)}件事",
+                                                                      "section": "瞬间"})])
+    writer = MemoryWriter(store, make_llm(), backoff=FAST, drain_burst=3, drain_per_minute=1 / 60)  # 1 an hour
+    for n in range(10):  # e.g. a day's chats journaled while no model was set
+        await writer.send_history([{"role": "user", "content": f"第{n}件事"}])
+    seen = recorder(writer)
+    writer.start()
+    await until(lambda: "积压" in writer.status().zh)
+    assert len(llm_server.requests) == 3 and store.count() == 3  # the burst, then the rate: not all 10
+    assert any(e.kind == "status" and "积压" in e.detail for e in seen)
+    assert await writer.stop(timeout=5) is False
+    assert len(writer.journal.pending()) == 7  # the rest waits in the journal, nothing lost
+
+
+async def test_a_small_queue_is_not_slowed_down(llm_server, make_llm, store):
+    llm_server.responder = lambda body: tool_calls([("create_memory", {"content": f"用户说了{len(llm_server.requests)}",
+                                                                      "section": "瞬间"})])
+    writer = MemoryWriter(store, make_llm(), backoff=FAST, drain_burst=3, drain_per_minute=1 / 60)
+    writer.start()
+    for n in range(3):
+        await writer.send_history([{"role": "user", "content": f"第{n}件事"}])
+    await until(lambda: store.count() == 3)
+    assert await writer.stop() is True and "积压" not in writer.status().zh
+
+
 async def test_tool_calls_written_as_text_keep_the_turn_with_the_reason_until_retried(llm_server, make_llm, store):
     # A server without a tool parser for its model passes the calls on as words: the turn used to
     # end as "nothing to remember", and what the person said was lost without a word.

@@ -207,7 +207,8 @@ class ImportRunner:
 
         return MemoryWriter(self.ops.as_actor(f"import:{state.source}"), self.llm,
                             journal_path=self.ledger.journal_path(state.id),
-                            on_written=on_written, stop_timeout=self.stop_timeout, **self.writer_options)
+                            on_written=on_written, stop_timeout=self.stop_timeout,
+                            **{"drain_per_minute": 0.0, **self.writer_options})  # paced by the import itself
 
     async def _start(self, state: ImportState, records: list[dict[str, Any]]) -> None:
         self._loop = asyncio.get_running_loop()

@@ -182,6 +182,7 @@ def build_server(services: AppServices, access: Access) -> Any:
     from mcp.server.mcpserver import MCPServer
 
     from .. import __version__
+    from .quota import RememberQuota
     from .resources import register_resources, resource_gate
     from .tools import MemoryTools
 
@@ -192,27 +193,46 @@ def build_server(services: AppServices, access: Access) -> Any:
         assert services.memory is not None, "the services are not open"
         return services.memory
 
-    MemoryTools(ops, lambda: services.recall, access, _remember(services)).register(server)
+    handover = _Handover(services)
+    MemoryTools(ops, lambda: services.recall, access, handover.remember,
+                RememberQuota(handover.pending)).register(server)
     register_resources(server, ops)
     return server
 
 
-def _remember(services: AppServices) -> Any:
-    """``remember(messages, client)``: journal the conversation for the writer (written here when the
-    writer runs, else by the app's writer at its next start)."""
-    idle: list[Any] = []
+class _Handover:
+    """Conversations other apps hand over: journaled for the writer (written here when the writer
+    runs, else by the app's writer at its next start), counted per app for the quota."""
 
-    async def remember(messages: list[dict[str, str]], client: str) -> dict[str, Any]:
-        writer = services.writer
-        if writer is None:
-            if not idle:
-                from ..memory.writer.pipeline import MemoryWriter
+    def __init__(self, services: AppServices) -> None:
+        self._services = services
+        self._idle: Any = None
 
-                assert services.memory is not None
-                idle.append(await run_blocking(
-                    MemoryWriter, services.memory.as_actor("agent"), None,
-                    journal_path=getattr(services.store, "journal_path", None)))
-            writer = idle[0]
+    async def _writer(self) -> Any:
+        writer = self._services.writer
+        if writer is not None:
+            return writer
+        if self._idle is None:
+            from ..memory.writer.pipeline import MemoryWriter
+
+            assert self._services.memory is not None
+            self._idle = await run_blocking(MemoryWriter, self._services.memory.as_actor("agent"), None,
+                                            journal_path=getattr(self._services.store, "journal_path", None))
+        return self._idle
+
+    def pending(self, actor: str) -> int:
+        """How many of ``actor``'s conversations wait in the journal (blocking)."""
+        from ..memory.writer.journal import TurnJournal, default_journal_path
+
+        writer = self._services.writer or self._idle
+        if writer is not None:
+            return writer.journal.count_pending(actor)
+        store = self._services.store
+        path = getattr(store, "journal_path", None) or default_journal_path(store.path)
+        return TurnJournal(path).count_pending(actor)
+
+    async def remember(self, messages: list[dict[str, str]], client: str) -> dict[str, Any]:
+        writer = await self._writer()
         # Written as the app (its memories say so), its words quoted to the writer as that app's.
         turn_id = await writer.send_history(messages, session_id=actor_for(client), actor=actor_for(client))
         if writer.running:
@@ -221,8 +241,6 @@ def _remember(services: AppServices) -> Any:
             note = ("已记入日志；Sonetto 配置模型后会整理写入 / journaled; Sonetto's writer will write it "
                     "when a model is configured")
         return {"turn_id": turn_id, "writing": writer.running, "note": note}
-
-    return remember
 
 
 def listening_socket(host: str, port: int) -> socket.socket:

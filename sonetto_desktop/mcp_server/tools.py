@@ -23,6 +23,7 @@ from ..memory.errors import MemoryError_
 from ..memory.item import MAX_DESCRIPTION_CHARS, MAX_REASON_CHARS, MAX_THEME_CHARS
 from ..memory.operations import MemoryOperations
 from .access import Access, AccessDenied, actor_for, client_of
+from .quota import QuotaExceeded, RememberQuota
 
 log = logging.getLogger(__name__)
 
@@ -63,14 +64,16 @@ def _card(item: dict[str, Any]) -> dict[str, Any]:
 
 class MemoryTools:
     """``ops()``: the memory operations (the ones open now: a backend switch in the app re-opens them);
-    ``recall()``: the services' recall; ``remember``: see :data:`Remember`."""
+    ``recall()``: the services' recall; ``remember``: see :data:`Remember`; ``quota``: how much an
+    app may hand over (``quota.RememberQuota``; None: no bound)."""
 
     def __init__(self, ops: Callable[[], MemoryOperations], recall: Callable[[], Any], access: Access,
-                 remember: Remember) -> None:
+                 remember: Remember, quota: RememberQuota | None = None) -> None:
         self._ops = ops
         self._recall = recall
         self._access = access
         self._remember = remember
+        self._quota = quota
 
     def register(self, server: MCPServer) -> None:
         read = ToolAnnotations(read_only_hint=True, open_world_hint=False)
@@ -202,7 +205,13 @@ class MemoryTools:
         ctx: Context,
     ) -> dict[str, Any]:
         client = await self._allowed(ctx, write=True)
+        turn = [m.model_dump() for m in messages]
         try:
-            return await self._remember([m.model_dump() for m in messages], client)
+            if self._quota is not None:
+                await run_blocking(self._quota.check, client, actor_for(client), sum(len(m["content"]) for m in turn))
+            return await self._remember(turn, client)
+        except QuotaExceeded as exc:
+            log.info("remember_conversation from %s refused: %s", client, exc)
+            raise ToolError(str(exc)) from None
         except (MemoryError_, ValueError, OSError) as exc:
             raise ToolError(str(exc)) from None

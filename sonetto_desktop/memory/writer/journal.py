@@ -271,6 +271,10 @@ class TurnJournal:
         with self._lock:
             return self._read_dir(self.pending_dir)
 
+    def count_pending(self, actor: str) -> int:
+        """How many pending turns are to be written as ``actor`` (e.g. one app's conversations)."""
+        return sum(1 for entry in self.pending() if entry.actor == actor)
+
     def failed(self) -> list[JournalEntry]:
         """Turns the writer gave up on, oldest first."""
         with self._lock:

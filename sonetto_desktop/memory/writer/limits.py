@@ -6,6 +6,11 @@ from __future__ import annotations
 
 DEFAULT_MAX_TOOL_CALLS = 30
 DEFAULT_MAX_CHANGED = 15
+#: A backlog (more turns waiting than ``DRAIN_BURST``, e.g. after a day without a model, or what other
+#: apps handed over) is written at most ``DRAIN_PER_MINUTE`` turns a minute once ``DRAIN_BURST`` went
+#: at full speed: the model is not sent hundreds of requests in a few seconds.
+DRAIN_BURST = 5
+DRAIN_PER_MINUTE = 6.0
 
 
 class TurnProblem(Exception):

@@ -39,7 +39,7 @@ from ..events import EventFeed
 from ..operations import MemoryOperations
 from .events import WriterEvent
 from .index import WriterIndex
-from .limits import DEFAULT_MAX_CHANGED, DEFAULT_MAX_TOOL_CALLS
+from .limits import DEFAULT_MAX_CHANGED, DEFAULT_MAX_TOOL_CALLS, DRAIN_BURST, DRAIN_PER_MINUTE
 from .journal import JournalEntry, TurnJournal, default_journal_path, retried_progress
 from .listing import RetrieverProvider
 from .status import ErrorDescriber, WriterStatus, describe_failure, make_status
@@ -60,7 +60,8 @@ class MemoryWriter:
     ``events``: the feed to report on (default: a new one; a front end may keep one across writers).
     ``user_name()``: what the user wants to be called (the settings' field), for the memories' wording.
     ``on_written(entry)``: blocking, after a turn is written and before it leaves the journal (see
-    ``TurnWorker``: an import's ledger)."""
+    ``TurnWorker``: an import's ledger). ``drain_burst`` / ``drain_per_minute``: how fast a backlog
+    is written (``worker.DrainRate``)."""
 
     def __init__(
         self,
@@ -79,6 +80,8 @@ class MemoryWriter:
         max_tool_calls: int = DEFAULT_MAX_TOOL_CALLS,
         max_changed: int = DEFAULT_MAX_CHANGED,
         on_written: Callable[[JournalEntry], None] | None = None,
+        drain_burst: int = DRAIN_BURST,
+        drain_per_minute: float = DRAIN_PER_MINUTE,
     ) -> None:
         ops = memory if isinstance(memory, MemoryOperations) else MemoryOperations(memory)
         if journal_path is None:
@@ -107,7 +110,8 @@ class MemoryWriter:
         self._paused = False
         self._last_status: tuple | None = None
         self._worker = TurnWorker(
-            self.journal, WorkerPolicy(max_attempts, tuple(float(b) for b in backoff) or (1.0,)),
+            self.journal, WorkerPolicy(max_attempts, tuple(float(b) for b in backoff) or (1.0,),
+                                       burst=drain_burst, per_minute=drain_per_minute),
             runnable=lambda: not self._paused and self._llm is not None, consumer=self._ready_consumer,
             emit=self._emit, changed=self._status_changed, describe=self._failure_text, redact=self._redact,
             written=on_written)
@@ -196,9 +200,10 @@ class MemoryWriter:
         worker = self._worker
         configured = self._llm is not None
         retry_at = worker.retry_at.replace(microsecond=0).isoformat() if worker.retry_at else None
+        throttled = worker.throttled_until.replace(microsecond=0).isoformat() if worker.throttled_until else None
         return make_status(pending=self.pending, busy=worker.busy, paused=self._paused, configured=configured,
                            failed=len(worker.failed), last_error=worker.last_error, activity=self._activity,
-                           retry_at=retry_at, held=sum(1 for e in worker.failed if e.held))
+                           retry_at=retry_at, held=sum(1 for e in worker.failed if e.held), catching_up=throttled)
 
     def set_activity(self, activity: tuple[str, str] | None) -> None:
         """Background work besides turns to show in the status ((zh, en); ``None`` when it ends),

@@ -36,10 +36,11 @@ class WriterStatus:
 
 def make_status(*, pending: int, busy: bool, paused: bool, configured: bool, failed: int,
                 last_error: str | None, activity: tuple[str, str] | None = None, retry_at: str | None = None,
-                held: int = 0) -> WriterStatus:
+                held: int = 0, catching_up: str | None = None) -> WriterStatus:
     """Pick the one sentence that matters most right now. ``activity``: (zh, en) of background work
     besides turns (the memory hygiene pass), shown when nothing more pressing is. ``retry_at``:
-    when a failing turn is tried again (said in the sentence, so "retrying" never hides the reason)."""
+    when a failing turn is tried again (said in the sentence, so "retrying" never hides the reason).
+    ``catching_up``: the time (ISO) the next turn of a backlog starts (written at a bounded rate)."""
     n = pending
     can_retry = bool(failed or retry_at)
     at = (retry_at or "")[11:19]
@@ -54,6 +55,10 @@ def make_status(*, pending: int, busy: bool, paused: bool, configured: bool, fai
         en = f"Memory writing failed: {last_error}. Retrying at {at} ({n} turns waiting)"
     elif last_error and n and not busy:
         zh, en = f"记忆写入出错：{last_error}（{n} 轮待写入）", f"Memory writing failed: {last_error} ({n} turns waiting)"
+    elif catching_up and n and not busy:
+        next_at = catching_up[11:19]
+        zh = f"正在补写积压的对话：{n} 轮待写入，为免短时间内大量调用模型而放慢了速度，下一轮于 {next_at} 开始"
+        en = f"Catching up on a backlog: {n} turns waiting, written slowly so the model is not flooded; next at {next_at}"
     elif busy or n:
         zh, en = f"正在写入记忆…（{n} 轮待写入）", f"Writing memories… ({n} turns waiting)"
     elif held and held == failed and last_error:  # the reason: too many memories, or a model in a loop

@@ -14,7 +14,10 @@ next one (``TurnRecorder.after_rollback``). Then:
   as long as it takes, never given up (the status says why and when the next try is: ``retry_at``);
 - any other failure is retried with backoff, up to ``max_attempts``, then kept in the failed list.
 
-A journal step that fails with the disk keeps the turn in memory; it is never dropped.
+A journal step that fails with the disk keeps the turn in memory; it is never dropped. While more
+than ``burst`` turns wait, they are taken at most ``per_minute`` a minute after a first ``burst``
+(:class:`DrainRate`, a token bucket): a large backlog never becomes hundreds of model requests in a
+few seconds; the status says the writer is catching up (``throttled_until``).
 
 The worker owns the queue and what it knows of each turn (waiting, being written, failed); the
 writer asks it (``entries``, ``failed``, ``busy``, …) and tells it (``enqueue``, ``wake``). What it
@@ -28,6 +31,7 @@ from __future__ import annotations
 
 import asyncio
 import logging
+import time
 from dataclasses import dataclass
 from datetime import datetime, timedelta
 from typing import TYPE_CHECKING, Any, Awaitable, Callable
@@ -35,7 +39,7 @@ from typing import TYPE_CHECKING, Any, Awaitable, Callable
 from ...aio import run_blocking
 from ..changes import AGENT
 from .journal import JournalEntry, TurnJournal
-from .limits import TurnHeld, TurnProblem
+from .limits import DRAIN_BURST, DRAIN_PER_MINUTE, TurnHeld, TurnProblem
 from .status import server_away, storage_failure
 
 if TYPE_CHECKING:  # LangChain's agent: imported by the writer's consumer factory, on a worker thread
@@ -56,6 +60,33 @@ class WorkerPolicy:
     max_attempts: int = 5
     backoff: tuple[float, ...] = (1.0, 2.0, 5.0, 15.0, 60.0)
     elsewhere_recheck: float = 30.0
+    burst: int = DRAIN_BURST
+    per_minute: float = DRAIN_PER_MINUTE
+
+
+class DrainRate:
+    """A token bucket of ``burst`` turns, refilled at ``per_minute``; only a backlog (more than
+    ``burst`` turns waiting) takes from it. ``per_minute`` 0 or less: no limit (a writer whose
+    turns are paced otherwise, e.g. a history import the person started and watches)."""
+
+    def __init__(self, clock: Callable[[], float] = time.monotonic) -> None:
+        self._clock = clock
+        self._tokens: float | None = None
+        self._at = 0.0
+
+    def wait(self, policy: WorkerPolicy, backlog: int) -> float:
+        """Seconds until a turn may start (0: start now, its token taken)."""
+        now = self._clock()
+        rate = max(policy.per_minute, 0.0) / 60.0
+        tokens = float(policy.burst) if self._tokens is None else self._tokens
+        self._tokens = min(float(policy.burst), tokens + (now - self._at) * rate)
+        self._at = now
+        if backlog <= policy.burst or rate <= 0:
+            return 0.0
+        if self._tokens >= 1.0:
+            self._tokens -= 1.0
+            return 0.0
+        return (1.0 - self._tokens) / rate
 
 
 class TurnWorker:
@@ -87,7 +118,9 @@ class TurnWorker:
         self.busy = False
         self.last_error: str | None = None
         self.retry_at: datetime | None = None
+        self.throttled_until: datetime | None = None  # catching up on a backlog: the next turn's time
         self.last_result: Any = None
+        self._drain = DrainRate()
         self.stopping = False
         self._queue: asyncio.Queue[str | None] | None = None
         self._wake: asyncio.Event | None = None
@@ -255,6 +288,8 @@ class TurnWorker:
             return
         if not await self._wait_until_runnable() or key not in self.entries:  # stopped, or forgotten meanwhile
             return
+        if not await self._wait_for_rate() or key not in self.entries:
+            return
         if not await run_blocking(self.journal.lock_entry, entry):
             # Another app instance is writing this turn (or has written it): it is not ours.
             log.info("memory writer: turn %s is in flight elsewhere; leaving it", entry.turn_id)
@@ -275,6 +310,22 @@ class TurnWorker:
         finally:
             self.current = None
             await run_blocking(self.journal.unlock_entry, entry)
+
+    async def _wait_for_rate(self) -> bool:
+        """Take a backlog at the drain rate; False when stopping meanwhile (the turn stays journaled)."""
+        while (delay := self._drain.wait(self.policy, len(self.entries))) > 0:
+            if self.stopping:
+                return False
+            self.throttled_until = datetime.now() + timedelta(seconds=delay)
+            self._changed()
+            await self._sleep(delay)
+            if not await self._wait_until_runnable():
+                self.throttled_until = None
+                return False
+        if self.throttled_until is not None:
+            self.throttled_until = None
+            self._changed()
+        return True
 
     def _look_again(self) -> None:
         self._recheck = None
