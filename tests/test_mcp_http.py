@@ -27,15 +27,19 @@ HEADERS = {"Accept": "application/json, text/event-stream", "Content-Type": "app
 
 
 @contextlib.asynccontextmanager
-async def http_server() -> AsyncIterator[str]:
-    proc = await asyncio.create_subprocess_exec(*server_command("--http", "--port", "0"), env=server_env(),
+async def http_server(log: list[bytes] | None = None, **env: str) -> AsyncIterator[str]:
+    """``sonetto mcp --http`` on a free port; ``log`` gets everything it wrote to stderr."""
+    proc = await asyncio.create_subprocess_exec(*server_command("--http", "--port", "0"), env=server_env(**env),
                                                 cwd=str(ROOT), stdin=asyncio.subprocess.DEVNULL,
                                                 stdout=asyncio.subprocess.DEVNULL, stderr=asyncio.subprocess.PIPE)
+    lines: list[bytes] = []
+    drain = None
     try:
         url = ""
         while not url:
             line = await asyncio.wait_for(proc.stderr.readline(), 60)
             assert line, "the server exited before listening"
+            lines.append(line)
             found = re.search(rb"listening on (http://\S+)", line)
             url = found.group(1).decode() if found else ""
         drain = asyncio.ensure_future(proc.stderr.read())
@@ -45,7 +49,9 @@ async def http_server() -> AsyncIterator[str]:
             proc.terminate()
         await asyncio.wait_for(proc.wait(), 30)
         with contextlib.suppress(Exception):
-            await drain
+            lines.append(await drain if drain is not None else b"")
+        if log is not None:
+            log.extend(lines)
     assert proc.returncode == 0  # SIGTERM: a clean shutdown
 
 
@@ -198,3 +204,31 @@ async def test_the_gate_names_the_app_of_an_app_token_and_nothing_else_can():
     await gate({"type": "http", "client": local, "headers": [(b"authorization", b"Bearer shared-token")],
                 APP_SCOPE_KEY: "Cursor"}, None, send)
     assert reached[0][APP_SCOPE_KEY] == "Cursor" and APP_SCOPE_KEY not in reached[1]
+
+
+async def test_half_sent_requests_are_closed_and_never_lock_an_app_out(_isolated_user_dirs):
+    log: list[bytes] = []
+    async with http_server(log, SONETTO_MCP_HEADER_TIMEOUT="1", SONETTO_MCP_MAX_CONNECTIONS="16") as url:
+        port = int(url.rsplit(":", 1)[1].split("/")[0])
+        token = mcp_token(create=False)
+
+        def half_sent() -> socket.socket:
+            sock = socket.create_connection(("127.0.0.1", port), timeout=10)
+            sock.sendall(b"POST /mcp HTTP/1.1\r\nHost: 127.0.0.1\r\n")  # the headers never end
+            return sock
+
+        slow = await asyncio.to_thread(half_sent)
+        try:
+            assert await asyncio.to_thread(slow.recv, 100) == b""  # closed by the header timeout, not held
+        finally:
+            slow.close()
+        crowd = [await asyncio.to_thread(half_sent) for _ in range(16 + 20)]  # more than the cap
+        try:
+            async with httpx.AsyncClient(timeout=10) as http:
+                answered = await http.post(url, json=INIT, headers=HEADERS | {"Authorization": f"Bearer {token}"})
+            assert answered.status_code == 200  # room was made: the app gets in
+        finally:
+            for sock in crowd:
+                sock.close()
+    said = b"".join(log)
+    assert len(said) < 10_000 and b"Traceback" not in said  # SIGTERM included: a quiet, clean exit

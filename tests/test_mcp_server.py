@@ -219,3 +219,28 @@ def test_the_server_says_which_memories_it_serves_before_any_request(_isolated_u
         proc.wait(60)
         proc.stdout.close()
         proc.stderr.close()
+
+
+def test_a_write_is_kept_when_the_client_closes_its_input_right_after_the_call(_isolated_user_dirs):
+    """A stdio client that sends its call and closes stdin at once (a script, a client quitting)."""
+    messages = [
+        {"jsonrpc": "2.0", "id": 1, "method": "initialize", "params": {
+            "protocolVersion": "2025-06-18", "capabilities": {}, "clientInfo": {"name": "quick-script", "version": "1"}}},
+        {"jsonrpc": "2.0", "method": "notifications/initialized"},
+        {"jsonrpc": "2.0", "id": 2, "method": "tools/call", "params": {
+            "name": "add_memory", "arguments": {"description": "小林下周去青岛出差", "theme": "计划"}}},
+    ]
+    sent = "".join(json.dumps(m, ensure_ascii=False) + "\n" for m in messages)
+    done = subprocess.run(server_command(), input=sent, capture_output=True, text=True, env=server_env(),
+                          timeout=120)
+    assert done.returncode == 0 and "Traceback" not in done.stderr
+    assert "finished 1 write(s) after the client went away" in done.stderr
+
+    async def stored() -> list[tuple[str, str]]:
+        services = await AppServices.open(watch=False)
+        try:
+            return [(item.description, item.last_actor) for item in services.memory.all_items().values()]
+        finally:
+            await services.close()
+
+    assert asyncio.run(stored()) == [("小林下周去青岛出差", "mcp:quick-script")]

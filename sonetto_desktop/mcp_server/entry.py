@@ -34,6 +34,8 @@ log = logging.getLogger(__name__)
 
 #: Seconds after start before the offline search index is loaded in the background (see ``_WarmUp``).
 WARM_UP_DELAY = 10.0
+#: Seconds the server waits, when its client is gone, for writes still under way before it closes.
+DRAIN_TIMEOUT = 30.0
 
 INSTRUCTIONS = (
     "Sonetto 保存着用户的长期记忆（按主题整理，每次修改都有历史、可撤销）。回答前可以用 search_memories 查找相关记忆；"
@@ -122,17 +124,21 @@ async def _main(args: argparse.Namespace) -> int:
             except Exception:  # the memories still serve; conversations wait in the journal
                 log.warning("the memory writer could not start; conversations are journaled", exc_info=True)
         access = Access(on_client=ClientsSeen().record)
-        server = build_server(services, access)
+        server, tools = build_server(services, access)
         warming = _WarmUp(services)
         main_task = asyncio.current_task()
+        stop = _Stop(main_task.cancel)  # stdio: cancel the run; HTTP: uvicorn's graceful exit (_serve_http)
         with contextlib.suppress(NotImplementedError, RuntimeError):  # no signal handlers on Windows loops
-            asyncio.get_running_loop().add_signal_handler(signal.SIGTERM, main_task.cancel)
+            asyncio.get_running_loop().add_signal_handler(signal.SIGTERM, stop)
         with contextlib.suppress(asyncio.CancelledError):
             if args.http:
                 port = settings.mcp_http_port if args.port is None else args.port
-                await _serve_http(server, port)
+                await _serve_http(server, port, stop)
             else:
                 await server.run_stdio_async()
+        finished = await tools.drain(DRAIN_TIMEOUT)  # a client gone right after a call: its write is kept
+        if finished:
+            log.warning("finished %d write(s) after the client went away", finished)
         await warming.stop()
         return 0
     finally:
@@ -177,8 +183,8 @@ class _WarmUp:
             await asyncio.wait_for(asyncio.shield(self._task), 60)
 
 
-def build_server(services: AppServices, access: Access) -> Any:
-    """The MCP server over ``services`` (tools, resources and the access gate)."""
+def build_server(services: AppServices, access: Access) -> tuple[Any, Any]:
+    """The MCP server over ``services`` (tools, resources and the access gate), and its tools."""
     from mcp.server.mcpserver import MCPServer
 
     from .. import __version__
@@ -194,10 +200,10 @@ def build_server(services: AppServices, access: Access) -> Any:
         return services.memory
 
     handover = _Handover(services)
-    MemoryTools(ops, lambda: services.recall, access, handover.remember,
-                RememberQuota(handover.pending)).register(server)
+    tools = MemoryTools(ops, lambda: services.recall, access, handover.remember, RememberQuota(handover.pending))
+    tools.register(server)
     register_resources(server, ops)
-    return server
+    return server, tools
 
 
 class _Handover:
@@ -243,6 +249,16 @@ class _Handover:
         return {"turn_id": turn_id, "writing": writer.running, "note": note}
 
 
+class _Stop:
+    """What SIGTERM does: ``how()``, replaced while the HTTP server runs by its graceful exit."""
+
+    def __init__(self, how: Any) -> None:
+        self.how = how
+
+    def __call__(self) -> None:
+        self.how()
+
+
 def listening_socket(host: str, port: int) -> socket.socket:
     """A socket bound to ``host:port`` (0: any free port) and already listening, so a client that reads
     the "listening on" line can connect at once: connections wait in the backlog until the server
@@ -261,10 +277,11 @@ def listening_socket(host: str, port: int) -> socket.socket:
     return sock
 
 
-async def _serve_http(server: Any, port: int) -> None:
+async def _serve_http(server: Any, port: int, stop: _Stop) -> None:
     import uvicorn
 
     from .http_auth import LOOPBACK_HOST, BearerGate
+    from .http_limits import KEEP_ALIVE, protocol_class, quiet_accept_errors, raise_open_files
 
     await run_blocking(mcp_token)  # made now if the settings page has not made it yet
     from .app_tokens import app_tokens
@@ -275,10 +292,19 @@ async def _serve_http(server: Any, port: int) -> None:
     except OSError as exc:
         raise SystemExit(_fail(f"cannot listen on {LOOPBACK_HOST}:{port}: {exc.strerror or exc}")) from None
     bound = sock.getsockname()[1]
-    # Named protocol modules (no "auto" probing): the packaged bundle lists exactly these (sonetto.spec).
-    config = uvicorn.Config(app, host=LOOPBACK_HOST, port=bound, log_level="warning", lifespan="on", http="h11",
-                            ws="none")
+    open_files = raise_open_files()
+    quiet_accept_errors(asyncio.get_running_loop())
+    # Named protocol classes (no "auto" probing): the packaged bundle lists exactly these (sonetto.spec).
+    # The h11 protocol with a header timeout and a connection cap (http_limits). No limit_concurrency:
+    # uvicorn counts half-open connections in it and would answer a legitimate request 503.
+    config = uvicorn.Config(app, host=LOOPBACK_HOST, port=bound, log_level="warning", lifespan="on",
+                            http=protocol_class(open_files), ws="none", timeout_keep_alive=KEEP_ALIVE)
     uv = uvicorn.Server(config)
+
+    def graceful() -> None:
+        uv.should_exit = True
+
+    stop.how = graceful
     print(f"sonetto mcp: listening on http://{LOOPBACK_HOST}:{bound}/mcp (its token: `sonetto mcp token`)",
           file=sys.stderr, flush=True)
     try:

@@ -4,11 +4,15 @@ Each tool checks the person's settings (``access``), then works through ``Memory
 to ``mcp:<client>`` in a worker thread. Arguments are JSON-schema'd and bounded (the SDK refuses
 what does not fit, as a tool error); what the memories refuse (unknown id, locked memory, the
 don't-remember list, a read-only or offline store, empty text) comes back as a tool error with
-the reason, never as a crash of the server.
+the reason, never as a crash of the server. A write, once asked for, is finished even if the
+client goes away meanwhile (a stdio client closing its input right after the call cancels the
+call's task): it runs as a task of its own, shielded, and the server waits for such writes
+(``drain``) before it closes the store.
 """
 
 # No ``from __future__ import annotations``: the SDK reads these signatures at run time.
 
+import asyncio
 import logging
 from collections.abc import Awaitable, Callable
 from typing import Annotated, Any, Literal
@@ -74,6 +78,7 @@ class MemoryTools:
         self._access = access
         self._remember = remember
         self._quota = quota
+        self._writes: set[asyncio.Task] = set()
 
     def register(self, server: MCPServer) -> None:
         read = ToolAnnotations(read_only_hint=True, open_world_hint=False)
@@ -110,7 +115,27 @@ class MemoryTools:
             raise ToolError(str(exc)) from None
         return client
 
+    async def _finished(self, call: Awaitable[Any]) -> Any:
+        """A write to the end, whatever becomes of the caller (see the module docstring)."""
+        task = asyncio.ensure_future(call)
+        self._writes.add(task)
+        task.add_done_callback(self._writes.discard)
+        task.add_done_callback(lambda t: t.cancelled() or t.exception())  # a lost caller's error is not unretrieved
+        return await asyncio.shield(task)
+
+    async def drain(self, timeout: float) -> int:
+        """Wait (at most ``timeout`` seconds) for the writes still under way; returns how many there were."""
+        under_way = [task for task in self._writes if not task.done()]
+        if under_way:
+            await asyncio.wait(under_way, timeout=timeout)
+        return len(under_way)
+
     async def _run(self, ctx: Context, write: bool, work: Callable[[MemoryOperations], Any]) -> Any:
+        if write:
+            return await self._finished(self._run_now(ctx, write, work))
+        return await self._run_now(ctx, write, work)
+
+    async def _run_now(self, ctx: Context, write: bool, work: Callable[[MemoryOperations], Any]) -> Any:
         client = await self._allowed(ctx, write=write)
         ops = self._ops().as_actor(actor_for(client))
         try:
@@ -204,8 +229,10 @@ class MemoryTools:
                                                      description="对话，按顺序 / the conversation, in order")],
         ctx: Context,
     ) -> dict[str, Any]:
+        return await self._finished(self._hand_over(ctx, [m.model_dump() for m in messages]))
+
+    async def _hand_over(self, ctx: Context, turn: list[dict[str, str]]) -> dict[str, Any]:
         client = await self._allowed(ctx, write=True)
-        turn = [m.model_dump() for m in messages]
         try:
             if self._quota is not None:
                 await run_blocking(self._quota.check, client, actor_for(client), sum(len(m["content"]) for m in turn))
