@@ -85,7 +85,7 @@ async def test_switching_the_language_retranslates_every_view_and_keeps_what_was
         llm_server.default = TextResponse("好的")  # the memory writer's calls
         llm_server.add_text("你好，我记得你喜欢猫。")
         app.controller.send("我喜欢猫")
-        await wait(lambda: not app.controller.busy, message="first reply")
+        await wait(lambda: not app.controller.busy, timeout=30, message="first reply")  # the first turn imports LangChain
         session = app.controller.current_session_id
         await app.service.add("用户喜欢爬山", "爱好")
         await wait(lambda: app.wall.model.rowCount() >= 1, message="card shown")
@@ -347,7 +347,7 @@ async def test_a_chat_that_cannot_be_read_again_after_a_switch_is_said(qapp, tmp
         llm_server.default = TextResponse("好的")
         llm_server.add_text("你好呀。")
         app.controller.send("你好")
-        await wait(lambda: not app.controller.busy, message="reply")
+        await wait(lambda: not app.controller.busy, timeout=30, message="reply")
         session = app.controller.current_session_id
         # The transcript on disk goes bad (another program, a disk error): its memories are no JSON.
         with sqlite3.connect(tmp_path / "data" / "sessions.db") as db:
