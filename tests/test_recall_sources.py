@@ -49,6 +49,34 @@ def test_the_tables_load_and_say_where_they_come_from():
         assert "CC-CEDICT" in head and "CC BY-SA 4.0" in head, name
 
 
+def test_the_english_table_answers_like_the_file_it_was_read_from():
+    text = (ROOT / "sonetto_desktop" / "memory" / "retrieval" / "english_zh.tsv").read_text(encoding="utf-8")
+    pairs = dict(line.split("\t", 1) for line in text.splitlines() if line and not line.startswith("#"))
+    table = lexicon.english_table()
+    assert len(table) == len(pairs)
+    for key in list(pairs)[::97] + ["milk tea", "guitar"]:
+        assert table[key] == pairs[key] and key in table
+    for missing in ("", "guitars!", "zzzz", "milk  tea", "吉他"):
+        assert table.get(missing) is None and missing not in table
+    with pytest.raises(KeyError):
+        table["zzzz"]
+
+
+def test_warming_the_index_up_loads_the_english_table_off_the_reply_path(tmp_path):
+    lexicon.english_table.cache_clear()
+    mm = SqliteMemoryManager(tmp_path / "w.sqlite3")
+    mm.add("阿宁会弹吉他。", "品味")
+    r = MechanicalRetriever(mm, now=lambda: NOW, index_path=False)
+    assert lexicon.english_table.cache_info().currsize == 0
+    r.warm_up()  # what the app runs in a worker at start-up
+    assert lexicon.english_table.cache_info().currsize == 1
+    hits = lexicon.english_table.cache_info().hits
+    assert [d["description"] for d in r.retrieve("what instrument do I play? the guitar")] == ["阿宁会弹吉他。"]
+    assert lexicon.english_table.cache_info().currsize == 1 and lexicon.english_table.cache_info().hits > hits
+    r.close()
+    mm.close()
+
+
 @pytest.fixture()
 def retriever(tmp_path):
     mm = SqliteMemoryManager(tmp_path / "m.sqlite3")
