@@ -1736,162 +1736,162 @@ Optional: title (the chat’s title), id (the message’s id, which recognises i
         <translation>{0} memories</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/wall/actions.py" line="136" />
+        <location filename="../../sonetto_desktop/ui/wall/actions.py" line="139" />
         <source>这条记忆已经不在了（可能刚被删除或合并）。可以把你写的内容另存为一条新记忆。</source>
         <translation>This memory is gone (it may have just been deleted or merged). You can save what you wrote as a new memory.</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/wall/actions.py" line="194" />
+        <location filename="../../sonetto_desktop/ui/wall/actions.py" line="197" />
         <source>已删除：{0}</source>
         <translation>Deleted: {0}</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/wall/actions.py" line="196" />
+        <location filename="../../sonetto_desktop/ui/wall/actions.py" line="199" />
         <source>已删除 {0} 条记忆</source>
         <translation>Deleted {0} memories</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/wall/actions.py" line="200" />
+        <location filename="../../sonetto_desktop/ui/wall/actions.py" line="203" />
         <source>撤销</source>
         <translation>Undo</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/wall/actions.py" line="245" />
+        <location filename="../../sonetto_desktop/ui/wall/actions.py" line="248" />
         <source>已经在「{0}」里了。要合并，就把它拖到另一张卡片上。</source>
         <translation>Already in “{0}”. To merge, drop it on another card.</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/wall/actions.py" line="249" />
+        <location filename="../../sonetto_desktop/ui/wall/actions.py" line="252" />
         <source>拖动到「{0}」</source>
         <translation>Dragged to “{0}”</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/wall/actions.py" line="256" />
+        <location filename="../../sonetto_desktop/ui/wall/actions.py" line="259" />
         <source>移动到「{0}」</source>
         <translation>Moved to “{0}”</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/wall/actions.py" line="271" />
+        <location filename="../../sonetto_desktop/ui/wall/actions.py" line="274" />
         <source>移动到新主题</source>
         <translation>Move to a new theme</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/wall/actions.py" line="272" />
+        <location filename="../../sonetto_desktop/ui/wall/actions.py" line="275" />
         <source>新主题的名字：</source>
         <translation>Name of the new theme:</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/wall/actions.py" line="278" />
+        <location filename="../../sonetto_desktop/ui/wall/actions.py" line="281" />
         <source>移动到…</source>
         <translation>Move to…</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/wall/actions.py" line="289" />
+        <location filename="../../sonetto_desktop/ui/wall/actions.py" line="292" />
         <source>新主题…</source>
         <translation>New theme…</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/wall/actions.py" line="301" />
+        <location filename="../../sonetto_desktop/ui/wall/actions.py" line="304" />
         <source>展开</source>
         <translation>Expand</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/wall/actions.py" line="302" />
+        <location filename="../../sonetto_desktop/ui/wall/actions.py" line="305" />
         <source>折叠</source>
         <translation>Collapse</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/wall/actions.py" line="305" />
+        <location filename="../../sonetto_desktop/ui/wall/actions.py" line="308" />
         <source>重命名主题…</source>
         <translation>Rename theme…</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/wall/actions.py" line="308" />
+        <location filename="../../sonetto_desktop/ui/wall/actions.py" line="311" />
         <source>更改颜色…</source>
         <translation>Change colour…</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/wall/actions.py" line="311" />
+        <location filename="../../sonetto_desktop/ui/wall/actions.py" line="314" />
         <source>恢复默认颜色</source>
         <translation>Default colour</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/wall/actions.py" line="320" />
+        <location filename="../../sonetto_desktop/ui/wall/actions.py" line="323" />
         <source>「{0}」的颜色</source>
         <translation>Colour of “{0}”</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/wall/actions.py" line="336" />
+        <location filename="../../sonetto_desktop/ui/wall/actions.py" line="339" />
         <source>删除</source>
         <translation>Delete</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/wall/actions.py" line="338" />
+        <location filename="../../sonetto_desktop/ui/wall/actions.py" line="341" />
         <source>删除 {0} 条</source>
         <translation>Delete {0} memories</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/wall/actions.py" line="342" />
+        <location filename="../../sonetto_desktop/ui/wall/actions.py" line="345" />
         <source>锁定</source>
         <translation>Lock</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/wall/actions.py" line="343" />
+        <location filename="../../sonetto_desktop/ui/wall/actions.py" line="346" />
         <source>锁定 {0} 条</source>
         <translation>Lock {0}</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/wall/actions.py" line="345" />
+        <location filename="../../sonetto_desktop/ui/wall/actions.py" line="348" />
         <source>解锁</source>
         <translation>Unlock</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/wall/actions.py" line="346" />
+        <location filename="../../sonetto_desktop/ui/wall/actions.py" line="349" />
         <source>解锁 {0} 条</source>
         <translation>Unlock {0}</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/wall/actions.py" line="349" />
+        <location filename="../../sonetto_desktop/ui/wall/actions.py" line="352" />
         <source>置顶</source>
         <translation>Pin to the top</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/wall/actions.py" line="350" />
+        <location filename="../../sonetto_desktop/ui/wall/actions.py" line="353" />
         <source>置顶 {0} 条</source>
         <translation>Pin {0} to the top</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/wall/actions.py" line="352" />
+        <location filename="../../sonetto_desktop/ui/wall/actions.py" line="355" />
         <source>取消置顶</source>
         <translation>Unpin</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/wall/actions.py" line="353" />
+        <location filename="../../sonetto_desktop/ui/wall/actions.py" line="356" />
         <source>取消置顶 {0} 条</source>
         <translation>Unpin {0}</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/wall/actions.py" line="355" />
+        <location filename="../../sonetto_desktop/ui/wall/actions.py" line="358" />
         <source>合并这 2 条</source>
         <translation>Merge these 2</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/wall/actions.py" line="361" />
+        <location filename="../../sonetto_desktop/ui/wall/actions.py" line="364" />
         <source>编辑</source>
         <translation>Edit</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/wall/actions.py" line="362" />
+        <location filename="../../sonetto_desktop/ui/wall/actions.py" line="365" />
         <source>历史</source>
         <translation>History</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/wall/actions.py" line="358" />
+        <location filename="../../sonetto_desktop/ui/wall/actions.py" line="361" />
         <source>与…合并</source>
         <translation>Merge with…</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/wall/actions.py" line="370" />
+        <location filename="../../sonetto_desktop/ui/wall/actions.py" line="373" />
         <source>复制</source>
         <translation>Copy</translation>
     </message>
@@ -3483,87 +3483,107 @@ The memory wall on the right works already.</translation>
 <context>
     <name>WriterToasts</name>
     <message>
-        <location filename="../../sonetto_desktop/presentation/toasts.py" line="66" />
+        <location filename="../../sonetto_desktop/presentation/toasts.py" line="62" />
+        <source>想更新「{0}」，但它已锁定</source>
+        <translation>Wanted to update “{0}”, but it is locked</translation>
+    </message>
+    <message>
+        <location filename="../../sonetto_desktop/presentation/toasts.py" line="72" />
         <source>{0}（其他应用）· {1}</source>
         <translation>{0} (another app) · {1}</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/presentation/toasts.py" line="78" />
+        <location filename="../../sonetto_desktop/presentation/toasts.py" line="84" />
         <source>记住了：{0}</source>
         <translation>Remembered: {0}</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/presentation/toasts.py" line="79" />
+        <location filename="../../sonetto_desktop/presentation/toasts.py" line="85" />
         <source>记住了一件新事</source>
         <translation>Remembered something new</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/presentation/toasts.py" line="82" />
+        <location filename="../../sonetto_desktop/presentation/toasts.py" line="88" />
         <source>更新了记忆：{0}</source>
         <translation>Updated a memory: {0}</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/presentation/toasts.py" line="83" />
+        <location filename="../../sonetto_desktop/presentation/toasts.py" line="89" />
         <source>更新了记忆</source>
         <translation>Updated a memory</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/presentation/toasts.py" line="86" />
+        <location filename="../../sonetto_desktop/presentation/toasts.py" line="92" />
         <source>合并了两条记忆</source>
         <translation>Merged two memories</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/presentation/toasts.py" line="88" />
+        <location filename="../../sonetto_desktop/presentation/toasts.py" line="94" />
         <source>删除了过时的记忆：{0}</source>
         <translation>Deleted an outdated memory: {0}</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/presentation/toasts.py" line="89" />
+        <location filename="../../sonetto_desktop/presentation/toasts.py" line="95" />
         <source>删除了过时的记忆</source>
         <translation>Deleted an outdated memory</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/presentation/toasts.py" line="92" />
+        <location filename="../../sonetto_desktop/presentation/toasts.py" line="98" />
         <source>导入了 {0} 条记忆</source>
         <translation>Imported {0} memories</translation>
     </message>
     <message>
         <location filename="../../sonetto_desktop/ui/notices/writer_toasts.py" line="94" />
+        <source>解锁</source>
+        <translation>Unlock</translation>
+    </message>
+    <message>
+        <location filename="../../sonetto_desktop/ui/notices/writer_toasts.py" line="104" />
+        <source>从提示里解锁</source>
+        <translation>Unlocked from the notification</translation>
+    </message>
+    <message>
+        <location filename="../../sonetto_desktop/ui/notices/writer_toasts.py" line="113" />
+        <source>已解锁：Sonetto 之后可以更新这条记忆了</source>
+        <translation>Unlocked: Sonetto may update this memory from now on</translation>
+    </message>
+    <message>
+        <location filename="../../sonetto_desktop/ui/notices/writer_toasts.py" line="134" />
         <source>撤销</source>
         <translation>Undo</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/notices/writer_toasts.py" line="105" />
+        <location filename="../../sonetto_desktop/ui/notices/writer_toasts.py" line="145" />
         <source>从提示里撤销</source>
         <translation>Undone from the notification</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/notices/writer_toasts.py" line="109" />
+        <location filename="../../sonetto_desktop/ui/notices/writer_toasts.py" line="149" />
         <source>已撤销这轮的 {0} 处记忆变化</source>
         <translation>Undid this turn's {0} memory changes</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/presentation/toasts.py" line="47" />
+        <location filename="../../sonetto_desktop/presentation/toasts.py" line="48" />
         <source>这轮对话的记忆整理已放弃：{0}</source>
         <translation>Gave up organising memories for this exchange: {0}</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/presentation/toasts.py" line="48" />
+        <location filename="../../sonetto_desktop/presentation/toasts.py" line="49" />
         <source>这轮对话的记忆整理已放弃</source>
         <translation>Gave up organising memories for this exchange</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/presentation/toasts.py" line="50" />
+        <location filename="../../sonetto_desktop/presentation/toasts.py" line="51" />
         <source>整理记忆第 {0} 次失败：{1}</source>
         <translation>Couldn't organise memories (attempt {0}): {1}</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/presentation/toasts.py" line="52" />
+        <location filename="../../sonetto_desktop/presentation/toasts.py" line="53" />
         <source>整理记忆失败：{0}</source>
         <translation>Couldn't organise memories: {0}</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/presentation/toasts.py" line="54" />
+        <location filename="../../sonetto_desktop/presentation/toasts.py" line="55" />
         <source>整理记忆失败</source>
         <translation>Couldn't organise memories</translation>
     </message>

@@ -26,6 +26,7 @@ class ToastSpec:
     key: str
     reveal_id: str | None  # the card a click opens (None: nothing to open)
     repeat: bool = True  # the same news again is counted (×N); False: the text says what is new
+    unlock_id: str | None = None  # a locked memory the toast offers to unlock
 
 
 def _described(change: MemoryChange) -> str | None:
@@ -55,6 +56,11 @@ def toast_for(event: Any) -> ToastSpec | None:
         # One error toast at a time: repeated failures refresh it instead of piling up (an attempt's
         # number is in its text: no "×2" after "第 2 次").
         return ToastSpec(text, "error", "writer-error", None, repeat=not getattr(event, "attempt", 0))
+    if kind == "locked":  # Sonetto wanted to change a memory the person locked: said, with a way to unlock
+        memory_id = getattr(event, "memory_id", None) or ""
+        what = _preview(getattr(event, "detail", "")) or memory_id
+        return ToastSpec(translate("WriterToasts", "想更新「{0}」，但它已锁定").format(what), "info",
+                         f"locked:{memory_id}", memory_id or None, repeat=False, unlock_id=memory_id or None)
     return None
 
 

@@ -100,3 +100,40 @@ def test_summary_texts_for_the_clean_up_pass_and_quiet_rollbacks(qapp):
     mixed = tallies.add(_agent("add", "t9", "x1"))
     tallies.add(_agent("delete", "t9", "x2"))
     assert mixed.text() == "记住了 1 条，删除了 1 条" and mixed.ids == ["x1"]
+
+
+async def test_a_lock_that_refused_sonetto_is_said_once_with_a_way_to_unlock(app, llm_server, wait):
+    services, overlay, toasts, revealed = app
+    birthday = services.memory.add("用户的生日是3月5日", "身份").ids[0]
+    services.memory.set_locked(birthday, True)
+    await services.start_agents()
+    update = ("update_memory", {"id": birthday, "content": "用户的生日是3月6日", "reason": "用户说的"})
+    for turn in ("我生日其实是3月6日", "再说一次，我生日是3月6日"):  # two turns, the first trying twice
+        llm_server.add_text("记下啦", to="chat")
+        llm_server.add_tool_calls([update], to="writer")
+        if turn.startswith("我"):
+            llm_server.add_tool_calls([update], to="writer")
+        llm_server.add_text("保持原样。", to="writer")
+        _ = [e async for e in services.chat.send("s1", turn)]
+        await settle(services)
+    await wait(lambda: any("已锁定" in t.text for t in overlay.toasts()), message="the refusal is said")
+    told = [t for t in overlay.toasts() if "已锁定" in t.text]
+    assert [t.text for t in told] == ["想更新「用户的生日是3月5日」，但它已锁定"]  # once, for both turns
+    [toast] = told
+    assert toast.action_button.text() == "解锁" and "×" not in toast.text
+    toast._on_click()
+    assert revealed == [birthday]
+    toast.action_button.click()
+    await toasts.unlocking
+    assert services.memory.get(birthday).locked is False
+    assert services.memory.history(birthday)[-1]["actor"] == "user"
+    await wait(lambda: any(t.text.startswith("已解锁") for t in overlay.toasts()), message="the unlock is said")
+    assert services.memory.get(birthday).description == "用户的生日是3月5日"  # nothing changed behind the lock
+
+
+def test_the_lock_refusal_text():
+    from sonetto_desktop.memory.writer.events import WriterEvent
+
+    spec = toast_for(WriterEvent("locked", "t1", detail="用户的生日是3月5日", memory_id="m1"))
+    assert (spec.text, spec.unlock_id, spec.reveal_id, spec.repeat) == (
+        "想更新「用户的生日是3月5日」，但它已锁定", "m1", "m1", False)

@@ -43,6 +43,7 @@ from .listing import RetrieverProvider, read_listing
 from .names import resolve_name
 from .prompts import choose_system_prompt, turn_message
 from .text_calls import calls_written_as_text
+from .runner import LockListener
 from .tools import CONTEXT_KEY, ToolContext, make_memory_tools
 from .turns import format_turn, normalize_turn, turn_query_text
 
@@ -102,6 +103,7 @@ class MemoryConsumer:
     goes into the run's one user message (``prompts.turn_message``), so the model need not call
     ``read_memories``. ``user_name()``: the name set in the settings (``names.resolve_name``).
     Each run hands the tools its turn through a ``ToolContext`` in the run config.
+    ``on_locked(memory_id, context)``: told of each call a locked memory refused (a worker thread).
     """
 
     def __init__(
@@ -116,6 +118,7 @@ class MemoryConsumer:
         max_tool_calls: int = DEFAULT_MAX_TOOL_CALLS,
         max_changed: int = DEFAULT_MAX_CHANGED,
         index: WriterIndex | None = None,
+        on_locked: LockListener | None = None,
     ) -> None:
         if llm is None:
             raise ValueError("MemoryConsumer needs a chat model (llm is None: no model configured)")
@@ -130,7 +133,7 @@ class MemoryConsumer:
         self.max_changed = max_changed
         # count, recency, due dates, same text: never a full read per turn (the writer's, shared)
         self._index = index if index is not None else WriterIndex(ops.store)
-        self._tools = make_memory_tools(ops, retriever=retriever, index=self._index)
+        self._tools = make_memory_tools(ops, retriever=retriever, index=self._index, on_locked=on_locked)
         self._agents: dict[str, Any] = {}
         self._checkpointer = MemorySaver()
 

@@ -109,6 +109,8 @@ class MemoryWriter:
         self._index_lock = threading.Lock()
         self._paused = False
         self._last_status: tuple | None = None
+        self._loop: asyncio.AbstractEventLoop | None = None  # the loop the writer runs on (``start``)
+        self._locked_told: set[tuple[str | None, str]] = set()  # (turn, memory) a lock refusal was told of
         self._worker = TurnWorker(
             self.journal, WorkerPolicy(max_attempts, tuple(float(b) for b in backoff) or (1.0,),
                                        burst=drain_burst, per_minute=drain_per_minute),
@@ -240,9 +242,27 @@ class MemoryWriter:
             llm = self._llm
             self._consumer = MemoryConsumer(resolve(llm), self._ops, now=self._now, retriever=self._retriever,
                                             user_name=self._user_name, max_tool_calls=self.max_tool_calls,
-                                            max_changed=self.max_changed, index=self.index)
+                                            max_changed=self.max_changed, index=self.index,
+                                            on_locked=self._refused_by_lock)
             self._consumer_llm = llm
         return self._consumer
+
+    def _refused_by_lock(self, memory_id: str, context: Any) -> None:
+        """A tool call met a locked memory (on a worker thread): a ``locked`` event, once per turn and
+        memory, published on the writer's loop."""
+        key = (context.turn_id, memory_id)
+        loop = self._loop
+        if key in self._locked_told or loop is None:
+            return
+        if len(self._locked_told) > 1000:  # only recent turns matter
+            self._locked_told.clear()
+        self._locked_told.add(key)
+        try:
+            text = self._ops.store.get(memory_id).description
+        except Exception:  # noqa: BLE001 - gone meanwhile: the id still says which
+            text = ""
+        event = WriterEvent("locked", context.turn_id, context.session_id, text, memory_id=memory_id)
+        loop.call_soon_threadsafe(self.events.publish, event)
 
     async def _ready_consumer(self) -> MemoryConsumer:
         consumer = self._consumer
@@ -274,7 +294,7 @@ class MemoryWriter:
     def start(self) -> None:
         """Start the consumer task; must be called inside a running event loop. Journaled turns
         from earlier runs are written first, in the order they were sent."""
-        asyncio.get_running_loop()
+        self._loop = asyncio.get_running_loop()
         if self.running:
             return
         self._worker.start()

@@ -32,7 +32,7 @@ from .registry import (  # noqa: F401 - MAX_*, ToolContext and find_secret: the 
     find_secret,
     validation_message,
 )
-from .runner import ToolRunner
+from .runner import LockListener, ToolRunner
 
 TOOL_NAMES = MEMORY_TOOLS.names
 
@@ -70,6 +70,7 @@ def make_memory_tools(
     related_k: int = RELATED_K,
     recent_n: int = RECENT_N,
     index: WriterIndex | None = None,
+    on_locked: LockListener | None = None,
 ) -> list[BaseTool]:
     """The six CRUD tools (``memory_tools.MEMORY_TOOLS``) over ``memory`` (the memory operations, or
     a store they are made for), written as the context's actor (``agent`` by default).
@@ -80,8 +81,9 @@ def make_memory_tools(
     context's turn text, due to-dos, likely duplicates and the ``recent_n`` most recent ones.
     ``index``: the writer's index over the store (made here when not given); ``create_memory``
     finds an existing memory with the same text through it, without reading the store.
+    ``on_locked(memory_id, context)``: told of each call a locked memory refused (a worker thread).
     """
     ops = memory if isinstance(memory, MemoryOperations) else MemoryOperations(memory)
     runner = ToolRunner(ops, index=index, retriever=retriever, read_all_max=read_all_max, related_k=related_k,
-                        recent_n=recent_n)
+                        recent_n=recent_n, on_locked=on_locked)
     return langchain_tools(runner, MEMORY_TOOLS, context)

@@ -8,7 +8,8 @@ turn share one toast that grows into a summary ("记住了 2 条，更新了 1 �
 one operation runner, ``MemoryService.undo_turn``; itself undoable from the history). The writer's
 own events are used only for its failures. Clicking a toast about a memory that still exists reveals
 its card. While the window is hidden, ``tray_notify`` gets the text instead (when it returns True, no
-toast is shown).
+toast is shown). When the writer is refused by a memory the person locked, that is said once per memory
+("想更新「…」，但它已锁定") with 解锁, which unlocks it through the same runner.
 """
 
 from __future__ import annotations
@@ -46,7 +47,9 @@ class WriterToasts(QObject):
         self._reveal = reveal
         self._tray_notify = tray_notify
         self._tallies = TurnTallies()
+        self._told_locked: set[str] = set()  # memories whose lock refusal was said (once each)
         self.undoing: Any = None  # the last undo started from a toast (tests await it)
+        self.unlocking: Any = None  # the last unlock started from a toast (tests await it)
         self._feed = service.feed
         self._feed.memory_changed.connect(self._on_event)
         self._feed.writer_changed.connect(self._on_event)
@@ -65,6 +68,9 @@ class WriterToasts(QObject):
         if isinstance(event, MemoryChange) and summarised(event):
             self._show_turn(event, spec)
             return
+        if spec.unlock_id is not None:
+            self._show_locked(spec)
+            return
         if spec.kind != "error" and self._tray_notify is not None and self._tray_notify(spec.text):
             return
         on_click = None
@@ -72,6 +78,40 @@ class WriterToasts(QObject):
             reveal, memory_id = self._reveal, spec.reveal_id
             on_click = lambda: reveal(memory_id)  # noqa: E731
         self._overlay.show_toast(spec.text, key=spec.key, kind=spec.kind, on_click=on_click, repeat=spec.repeat)
+
+    # ── a lock that refused the writer ────────────────────────────────
+
+    def _show_locked(self, spec: Any) -> None:
+        memory_id = spec.unlock_id
+        if memory_id in self._told_locked:
+            return
+        self._told_locked.add(memory_id)
+        on_click = None
+        if self._reveal is not None:
+            reveal = self._reveal
+            on_click = lambda: reveal(memory_id)  # noqa: E731
+        self._overlay.show_toast(spec.text, key=spec.key, kind=spec.kind, on_click=on_click, repeat=False,
+                                 action_text=QCoreApplication.translate("WriterToasts", "解锁"),
+                                 on_action=lambda: self.unlock(memory_id, spec.key))
+
+    def unlock(self, memory_id: str, key: str) -> None:
+        """Unlock ``memory_id`` as the person (in a worker), then say so."""
+        self.unlocking = self._service.start(self._unlock(memory_id, key), name=f"unlock-{memory_id}")
+
+    async def _unlock(self, memory_id: str, key: str) -> None:
+        overlay = self._overlay
+        memory = self._service.memory
+        reason = QCoreApplication.translate("WriterToasts", "从提示里解锁")
+        failed: list[str] = []
+
+        def said(text: str) -> None:
+            failed.append(text)
+            overlay.show_toast(text, key=key, kind="error")
+
+        await self._service.run(lambda: memory.set_locked(memory_id, False, reason=reason), on_error=said)
+        if not failed:  # unlocked now (or already): the writer may change it from its next turn
+            overlay.show_toast(QCoreApplication.translate("WriterToasts", "已解锁：Sonetto 之后可以更新这条记忆了"),
+                               key=key, kind="success")
 
     # ── one toast per turn ────────────────────────────────────────────
 
