@@ -23,12 +23,10 @@ import time
 from pathlib import Path
 
 from bench.memory_ops import _items
+from bench.pg_latency import bench_server
 from sonetto_desktop.memory import SqliteMemoryManager
 from sonetto_desktop.memory.stores.migrate import migrate_store
 from sonetto_desktop.memory.stores.postgres.store import PostgresMemoryManager
-
-ROOT = Path(__file__).resolve().parent.parent
-
 
 def _drop(url: str, schema: str) -> None:
     import psycopg
@@ -70,24 +68,12 @@ def main() -> None:
     parser.add_argument("--url", default="")
     args = parser.parse_args()
     sizes = [int(s) for s in args.sizes.split(",") if s.strip()]
-    server = None
-    url = args.url
-    if not url:
-        sys.path.insert(0, str(ROOT / "tests"))
-        from pg_server import PgServer
-
-        server = PgServer.start(Path(tempfile.mkdtemp(prefix="sonetto-bench-pg-")), fsync=True)
-        url = server.url
     rows = {}
-    try:
-        with tempfile.TemporaryDirectory() as folder:
-            for size in sizes:
-                runs = [measure(url, size, Path(folder), rep) for rep in range(args.reps)]
-                rows[size] = {key: statistics.median(run[key] for run in runs) for key in runs[0]}
-                print(f"{size}: {rows[size]}", file=sys.stderr, flush=True)
-    finally:
-        if server is not None:
-            server.stop()
+    with bench_server(args.url) as url, tempfile.TemporaryDirectory() as folder:
+        for size in sizes:
+            runs = [measure(url, size, Path(folder), rep) for rep in range(args.reps)]
+            rows[size] = {key: statistics.median(run[key] for run in runs) for key in runs[0]}
+            print(f"{size}: {rows[size]}", file=sys.stderr, flush=True)
     print(f"\nmedian of {args.reps} runs, seconds\n")
     print("| memories | SQLite import | PostgreSQL import | PostgreSQL / SQLite | migration SQLite → PostgreSQL |")
     print("|---:|---:|---:|---:|---:|")

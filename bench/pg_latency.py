@@ -17,7 +17,9 @@ import sys
 import tempfile
 import threading
 import time
+from contextlib import contextmanager
 from pathlib import Path
+from typing import Iterator
 
 from sonetto_desktop.memory import MemoryItem, SqliteMemoryManager
 from sonetto_desktop.memory.stores.postgres.store import PostgresMemoryManager
@@ -97,21 +99,29 @@ def propagation(url: str, schema: str, reps: int) -> tuple[float, float]:
     return _stats(samples)
 
 
+@contextmanager
+def bench_server(url: str = "") -> Iterator[str]:
+    """``url``, or for the block a throwaway server on this machine (tests/pg_server.py, fsync on)."""
+    if url:
+        yield url
+        return
+    sys.path.insert(0, str(ROOT / "tests"))
+    from pg_server import PgServer
+
+    server = PgServer.start(Path(tempfile.mkdtemp(prefix="sonetto-bench-pg-")), fsync=True)
+    try:
+        yield server.url
+    finally:
+        server.stop()
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--size", type=int, default=1000)
     parser.add_argument("--reps", type=int, default=50)
     parser.add_argument("--url", default="")
     args = parser.parse_args()
-    server = None
-    url = args.url
-    if not url:
-        sys.path.insert(0, str(ROOT / "tests"))
-        from pg_server import PgServer
-
-        server = PgServer.start(Path(tempfile.mkdtemp(prefix="sonetto-bench-pg-")), fsync=True)
-        url = server.url
-    try:
+    with bench_server(args.url) as url:
         rows: dict[str, dict] = {}
         with tempfile.TemporaryDirectory() as folder:
             sqlite = SqliteMemoryManager(Path(folder) / "memory.db")
@@ -123,9 +133,6 @@ def main() -> None:
         finally:
             pg.close()
         spread = propagation(url, "bench_propagation", args.reps)
-    finally:
-        if server is not None:
-            server.stop()
     print(f"\n{args.size} memories, {args.reps} repetitions (median / p95 ms)\n")
     print("| op | SQLite | PostgreSQL |\n|---|---:|---:|")
     for op in rows["sqlite"]:
