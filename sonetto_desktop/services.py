@@ -38,7 +38,7 @@ from .aio import run_blocking
 from .config.settings import Settings, load_settings
 from .memory.changes import USER, MemoryChange
 from .memory.events import EventFeed
-from .memory.forget import ForgetResult, forget_turn
+from .memory.forget import ForgetResult, WithdrawResult, forget_turn, withdraw_turns
 from .memory.stores.base import BaseMemoryManager, SelfCheckReport
 from .memory.stores.migrate import MigrationProblem, MigrationReport
 from .memory.writer.events import WriterEvent
@@ -278,6 +278,12 @@ class AppServices:
         the don't-remember list. See ``memory/forget.py``."""
         assert self.memory is not None, "the store is not open"
         return await forget_turn(self.memory, self.writer, self.dont_remember, turn_id, text)
+
+    async def withdraw_turns(self, turn_ids: list[str]) -> WithdrawResult:
+        """Turns an edit-and-resend replaced: what they wrote is taken back as one undoable action
+        (nothing goes on the don't-remember list). See ``memory/forget.py``."""
+        assert self.memory is not None, "the store is not open"
+        return await withdraw_turns(self.memory, self.writer, turn_ids)
 
     # ── settings ───────────────────────────────────────────────────────
 

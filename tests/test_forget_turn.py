@@ -93,3 +93,26 @@ async def test_a_later_edit_keeps_the_turn_and_says_which_memory(services, llm_s
     assert list(result.conflicts) == [mid] and not result.complete and result.undo is None
     assert services.memory.get(mid).description == "用户很喜欢山竹，尤其是泰国的"  # the person's edit stays
     assert [e.turn_id for e in services.dont_remember.entries()] == [done.turn_id]
+
+
+async def test_withdrawn_turns_are_one_undoable_action_and_touch_no_list(tmp_path):
+    """Issue 30 item 6, below the UI: two replaced turns' changes taken back as one action."""
+    from sonetto_desktop.memory import YamlMemoryManager
+    from sonetto_desktop.memory.changes import AGENT, Turn
+    from sonetto_desktop.memory.dont_remember import DontRememberList
+    from sonetto_desktop.memory.forget import withdraw_turns
+    from sonetto_desktop.memory.operations import MemoryOperations
+
+    store = YamlMemoryManager(tmp_path / "memory.yaml")
+    listed = DontRememberList(tmp_path / "dont_remember.json")
+    ops = MemoryOperations(store, dont_remember=listed)
+    kept = ops.add("用户喜欢猫", "品味").ids[0]
+    first = ops.as_actor(AGENT, Turn("t1", "s")).add("用户下周五复查", "健康").ids[0]
+    ops.as_actor(AGENT, Turn("t2", "s")).update(kept, description="用户喜欢橘猫")
+    result = await withdraw_turns(ops, None, ["t1", "t2", "t3"])
+    assert result.changes == 2 and not result.conflicts and result.undo_turn
+    assert first not in store.all_items() and store.get(kept).description == "用户喜欢猫"
+    assert listed.entries() == []  # not a "don't remember": the words were only changed
+    ops.undo_turn(result.undo_turn)  # one undo brings both back
+    assert store.get(first).description == "用户下周五复查" and store.get(kept).description == "用户喜欢橘猫"
+    store.close()

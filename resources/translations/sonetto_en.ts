@@ -34,22 +34,22 @@
 <context>
     <name>ChatController</name>
     <message>
-        <location filename="../../sonetto_desktop/ui/chat/controller.py" line="162" />
+        <location filename="../../sonetto_desktop/ui/chat/controller.py" line="165" />
         <source>重命名失败：</source>
         <translation>Rename failed: </translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/chat/controller.py" line="229" />
+        <location filename="../../sonetto_desktop/ui/chat/controller.py" line="254" />
         <source>已停止</source>
         <translation>Stopped</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/chat/controller.py" line="233" />
+        <location filename="../../sonetto_desktop/ui/chat/controller.py" line="258" />
         <source>出错了：</source>
         <translation>Something went wrong: </translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/chat/controller.py" line="236" />
+        <location filename="../../sonetto_desktop/ui/chat/controller.py" line="261" />
         <source>回复意外中断了。</source>
         <translation>The reply stopped unexpectedly.</translation>
     </message>
@@ -287,11 +287,11 @@ Talk about anything — I'll remember what matters to you.</translation>
     </message>
     <message>
         <location filename="../../sonetto_desktop/ui/chat/composer.py" line="64" />
-        <source>正在编辑一条消息：发送后会替换它和之后的对话</source>
-        <translation>Editing a message: sending replaces it and everything after it</translation>
+        <source>正在编辑一条消息：发送后会替换它和之后的对话，那几轮让 Sonetto 记下的变化也会撤销（可以再恢复）</source>
+        <translation>Editing a message: sending replaces it and everything after it, and what Sonetto noted from those turns is taken back (it can be brought back)</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/chat/composer.py" line="68" />
+        <location filename="../../sonetto_desktop/ui/chat/composer.py" line="69" />
         <source>取消编辑</source>
         <translation>Cancel editing</translation>
     </message>
@@ -2698,72 +2698,83 @@ Optional: title (the chat’s title), id (the message’s id, which recognises i
         <translation>Chat could not start: %1. The memory wall still works; check the data folder, then restart.</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/chat/actions.py" line="38" />
+        <location filename="../../sonetto_desktop/ui/chat/actions.py" line="48" />
+        <source>被替换的那几轮写下的记忆后来又被改过，这些没有撤销（{0}）。可以在记忆墙上处理。</source>
+        <translation>Memories written by the replaced turns were changed since; those were not taken back ({0}). You can handle them on the wall.</translation>
+    </message>
+    <message>
+        <location filename="../../sonetto_desktop/ui/chat/actions.py" line="54" />
+        <source>消息改过了：已撤销被替换那几轮记下的 {0} 处记忆变化</source>
+        <translation>Message edited: took back {0} memory changes of the replaced turns</translation>
+    </message>
+    <message>
+        <location filename="../../sonetto_desktop/ui/chat/actions.py" line="63" />
         <source>已导出到 {0}</source>
         <translation>Exported to {0}</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/chat/actions.py" line="39" />
+        <location filename="../../sonetto_desktop/ui/chat/actions.py" line="64" />
         <source>打开文件夹</source>
         <translation>Open folder</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/chat/actions.py" line="51" />
+        <location filename="../../sonetto_desktop/ui/chat/actions.py" line="76" />
         <source>这条记忆已经不在了（合并进了别的记忆，或已永久删除）。</source>
         <translation>This memory is gone (merged into another one, or deleted for good).</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/chat/actions.py" line="56" />
+        <location filename="../../sonetto_desktop/ui/chat/actions.py" line="81" />
         <source>这条记忆已被忘掉，在回收站里：{0}</source>
         <translation>This memory was forgotten and is in the trash: {0}</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/chat/actions.py" line="58" />
+        <location filename="../../sonetto_desktop/ui/chat/actions.py" line="83" />
         <source>恢复</source>
         <translation>Restore</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/chat/actions.py" line="78" />
+        <location filename="../../sonetto_desktop/ui/chat/actions.py" line="103" />
         <source>那段对话已经不在了（删除了，或是临时对话）。</source>
         <translation>That chat is gone (deleted, or a temporary chat).</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/chat/actions.py" line="89" />
+        <location filename="../../sonetto_desktop/ui/chat/actions.py" line="114" />
         <source>那条消息后来被编辑替换了，已不在这段对话里。原话：“{0}”</source>
         <translation>That message was later replaced by an edit and is no longer in this chat. It said: “{0}”</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/chat/actions.py" line="90" />
+        <location filename="../../sonetto_desktop/ui/chat/actions.py" line="115" />
         <source>那条消息后来被编辑替换了，已不在这段对话里。</source>
         <translation>That message was later replaced by an edit and is no longer in this chat.</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/chat/actions.py" line="104" />
+        <location filename="../../sonetto_desktop/ui/chat/actions.py" line="129" />
         <source>以后不会再记住这件事；但这轮写下的记忆后来又被改过，没有撤销（{0}）。可以在记忆墙上处理。</source>
         <translation>This will not be remembered from now on; but the memories this turn wrote were changed since and were not undone ({0}). You can handle them on the memory wall.</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/chat/actions.py" line="109" />
+        <location filename="../../sonetto_desktop/ui/chat/actions.py" line="134" />
         <source>已撤销这轮的 {0} 处记忆变化，以后也不会记住这件事。</source>
         <translation>Undid this turn's {0} memory changes; this will not be remembered from now on.</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/chat/actions.py" line="113" />
+        <location filename="../../sonetto_desktop/ui/chat/actions.py" line="138" />
         <source>好的，这件事不会被记住。</source>
         <translation>OK, this will not be remembered.</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/chat/actions.py" line="123" />
+        <location filename="../../sonetto_desktop/ui/chat/actions.py" line="148" />
         <source>在对话里选了“忘掉这条”</source>
         <translation>Chose “Forget this” in the chat</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/chat/actions.py" line="128" />
+        <location filename="../../sonetto_desktop/ui/chat/actions.py" line="153" />
         <source>已忘掉：{0}</source>
         <translation>Forgotten: {0}</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/chat/actions.py" line="130" />
+        <location filename="../../sonetto_desktop/ui/chat/actions.py" line="57" />
+        <location filename="../../sonetto_desktop/ui/chat/actions.py" line="155" />
         <source>撤销</source>
         <translation>Undo</translation>
     </message>

@@ -1,6 +1,7 @@
 """"别记住这个" on a chat message (issue 12, capability 3): take back what its turn wrote, keep the
 writer from writing it (if it has not yet), and add the message to the don't-remember list so that
-neither this turn nor a later one stores it again. No Qt.
+neither this turn nor a later one stores it again. And the same without the list for turns an
+edit-and-resend replaced (``withdraw_turns``): what they wrote no longer stands. No Qt.
 """
 
 from __future__ import annotations
@@ -11,9 +12,11 @@ from typing import Any
 from ..aio import run_blocking
 from .dont_remember import DontRemember, DontRememberList
 from .operations import MemoryOperations
-from .undo import NothingToUndo, UndoConflict, UndoResult
+from .undo import NothingToUndo, UndoConflict, UndoResult, new_undo_turn
 
 REASON = "用户说：别记住这个"
+WITHDRAW_REASON = "这轮对话被编辑后重新发送，替换了"
+WITHDRAW_WAIT = 15.0  # seconds to let a turn the writer is writing finish before taking it back
 
 
 @dataclass
@@ -47,4 +50,44 @@ async def forget_turn(memory: MemoryOperations, writer: Any, dont_remember: Dont
         pass
     except UndoConflict as exc:
         result.conflicts = exc.conflicts
+    return result
+
+
+@dataclass
+class WithdrawResult:
+    """What became of the changes of turns an edit replaced. ``undo_turn``: the one action that took
+    them back (undo it to bring them back), None when there was nothing to take back; ``changes``:
+    how many memories it changed; ``conflicts``: memories a later change touched (id -> why), left
+    as they are; ``writing``: turns still being written after the wait (their changes come later)."""
+
+    undo_turn: str | None = None
+    changes: int = 0
+    conflicts: dict[str, str] = field(default_factory=dict)
+    writing: list[str] = field(default_factory=list)
+
+
+async def withdraw_turns(memory: MemoryOperations, writer: Any, turn_ids: list[str], *,
+                         reason: str = WITHDRAW_REASON, wait: float = WITHDRAW_WAIT) -> WithdrawResult:
+    """Take back what ``turn_ids`` wrote (an edit-and-resend replaced them), newest first, as one
+    undoable action; the writer drops those still waiting. The don't-remember list is not touched:
+    the person did not say the words should not be remembered, only that they changed them."""
+    result = WithdrawResult()
+    ids = [turn_id for turn_id in dict.fromkeys(turn_ids) if turn_id]
+    if not ids:
+        return result
+    undo = new_undo_turn(ids[0])
+    acting = memory.as_actor(memory.actor, undo)
+    for turn_id in reversed(ids):
+        state = await writer.forget_turn(turn_id, wait=wait) if writer is not None else "none"
+        if state in ("writing", "elsewhere"):
+            result.writing.append(turn_id)
+        try:
+            done = await run_blocking(lambda turn_id=turn_id: acting.undo_turn(turn_id, reason=reason))
+        except NothingToUndo:
+            continue
+        except UndoConflict as exc:
+            result.conflicts.update(exc.conflicts)
+            continue
+        result.undo_turn = undo.turn_id
+        result.changes += len([c for c in done.changes if c.kind != "hit"])
     return result

@@ -25,12 +25,37 @@ class ChatActions:
         self.controller = controller
         self._window = window
         self._toasts = toasts
+        if controller is not None:  # an edit-and-resend takes back what the replaced turns wrote
+            controller.withdraw = self.withdraw_replaced
 
     def connect_notices(self, window: Any, quick_view: Any, spawn: Callable[[Any], Any]) -> None:
         """What a (new) window's chat says through the app: an export done, a memory that is gone."""
         self._quick_view = quick_view
         window.chat_panel.exported.connect(self.chat_exported)
         window.memory_missing.connect(lambda memory_id: spawn(self.memory_gone(memory_id)))
+
+    async def withdraw_replaced(self, session_id: str, turn_ids: list[str]) -> Any:
+        """Edit and resend replaced ``turn_ids``: what they wrote is taken back (one undoable action,
+        before the new turn's recall), and a toast says so with 撤销 to bring it back."""
+        if self.services is None or self.service is None:
+            return None
+        key, toasts, service = f"withdraw:{turn_ids[0]}", self.toasts, self.service
+        result = await service.run_async(self.services.withdraw_turns(turn_ids),
+                                         on_error=lambda why: toasts.show_toast(why, key=key, kind="error"))
+        if result is None:
+            return None
+        if result.conflicts:
+            text = QApplication.translate(
+                "SonettoApp", "被替换的那几轮写下的记忆后来又被改过，这些没有撤销（{0}）。可以在记忆墙上处理。").format(
+                "、".join(sorted(result.conflicts)[:3]))
+            self.toasts.show_toast(text, key=key, kind="error")
+        if result.undo_turn:
+            undo = result.undo_turn
+            self.toasts.show_toast(QApplication.translate(
+                "SonettoApp", "消息改过了：已撤销被替换那几轮记下的 {0} 处记忆变化").format(result.changes),
+                key=key if not result.conflicts else f"{key}:done", kind="success", timeout_ms=8000,
+                action_text=QApplication.translate("SonettoApp", "撤销"), on_action=lambda: service.undo_turn(undo))
+        return result
 
     def chat_exported(self, path: str) -> None:
         """A chat written to Markdown: said, with the way to its folder."""

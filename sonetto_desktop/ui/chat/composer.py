@@ -61,7 +61,8 @@ class Composer(QWidget):
         self.editing_bar.setObjectName("EditingBar")
         row = QHBoxLayout(self.editing_bar)
         row.setContentsMargins(0, 0, 0, 0)
-        hint = QLabel(self.tr("正在编辑一条消息：发送后会替换它和之后的对话"), self.editing_bar)
+        hint = QLabel(self.tr("正在编辑一条消息：发送后会替换它和之后的对话，那几轮让 Sonetto 记下的变化也会撤销（可以再恢复）"),
+                      self.editing_bar)
         hint.setObjectName("HintLabel")
         hint.setWordWrap(True)
         cancel = QToolButton(self.editing_bar)

@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import asyncio
 import logging
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, Awaitable, Callable
 
 from PySide6.QtCore import QCoreApplication, QObject, Signal
 
@@ -52,6 +52,9 @@ class ChatController(QObject):
         self._turn_session = ""
         self._accepting = True
         self._background = task_scope(self, "chat-controller")  # session-list refreshes, transcript reloads
+        # The app's way to take back what replaced turns wrote (edit and resend), awaited before the
+        # new turn runs so its recall no longer finds them: (session id, [turn ids]) -> awaitable.
+        self.withdraw: Callable[[str, list[str]], Awaitable[Any]] | None = None
 
     # ── state ──────────────────────────────────────────────────────────
 
@@ -190,13 +193,15 @@ class ChatController(QObject):
 
     # ── turns ──────────────────────────────────────────────────────────
 
-    def send(self, text: str, *, replace_turn: str = "") -> asyncio.Task[None] | None:
+    def send(self, text: str, *, replace_turn: str = "", withdraw: bool = False) -> asyncio.Task[None] | None:
         """Start a turn in the current session; None when not ready, busy or the text is blank.
-        ``replace_turn``: that turn and everything after it are replaced (regenerate, edit)."""
+        ``replace_turn``: that turn and everything after it are replaced (regenerate, edit);
+        ``withdraw``: what the replaced turns wrote to memory is taken back first (an edit: the
+        person changed what they said)."""
         if not self.ready or self.busy or not text.strip() or not self._current:
             return None
         session_id = self._turn_session = self._current
-        self._turn = asyncio.ensure_future(self._run(session_id, text, replace_turn))
+        self._turn = asyncio.ensure_future(self._run(session_id, text, replace_turn, withdraw))
         self.busy_changed.emit(True)
         return self._turn
 
@@ -216,12 +221,32 @@ class ChatController(QObject):
             return event.error_en or event.error_zh
         return event.error_zh or event.error_en
 
-    async def _run(self, session_id: str, text: str, replace_turn: str = "") -> None:
+    async def _replaced_turns(self, session_id: str, replace_turn: str) -> list[str]:
+        """The turns a replace drops: ``replace_turn`` and every later one, as stored."""
+        entries = await self._engine.transcript(session_id)
+        start = next((i for i, e in enumerate(entries) if e.get("turn_id") == replace_turn), None)
+        if start is None:
+            return []
+        return list(dict.fromkeys(str(e.get("turn_id")) for e in entries[start:] if e.get("turn_id")))
+
+    async def _withdraw(self, session_id: str, replace_turn: str) -> None:
+        try:
+            turns = await self._replaced_turns(session_id, replace_turn)
+            if turns and self.withdraw is not None:
+                await self.withdraw(session_id, turns)
+        except asyncio.CancelledError:
+            raise
+        except Exception:  # the app says what failed; the new turn runs all the same
+            log.warning("could not take back the replaced turns' memories", exc_info=True)
+
+    async def _run(self, session_id: str, text: str, replace_turn: str = "", withdraw: bool = False) -> None:
         if replace_turn:
             self.turn_replacing.emit(session_id, replace_turn)
         self.turn_started.emit(session_id, text)
         finished = False
         options = {"replace_turn": replace_turn} if replace_turn else {}
+        if replace_turn and withdraw:
+            await self._withdraw(session_id, replace_turn)
         try:
             async for event in self._engine.send(session_id, text, **options):
                 finished = self._dispatch(session_id, text, event) or finished

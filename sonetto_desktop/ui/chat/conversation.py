@@ -82,7 +82,8 @@ class Conversation(QObject):
             self.transcript_shown.emit()
 
     def _on_send_requested(self, text: str) -> None:
-        if self.controller.send(text, replace_turn=self.composer.editing_turn) is not None:
+        editing = self.composer.editing_turn
+        if self.controller.send(text, replace_turn=editing, withdraw=bool(editing)) is not None:
             self.composer.clear_if(text)
             self.composer.finish_editing()
 
