@@ -1,18 +1,24 @@
 """Per-operation cost of the memory stores at growing sizes (the store half of the scaling table).
 
-    python -m bench.memory_ops [--sizes 100,1000,10000,50000,100000] [--reps 30] [--stores yaml,sqlite]
+    python -m bench.memory_ops [--sizes 10000,50000,100000] [--reps 30] [--stores yaml,yaml-quiet,sqlite]
 
 For each store and size it fills a store in a temp dir (one bulk import, then closed), and measures
 through the public API, everything a real write does included (locks, the transaction, fsync; for
-YAML the log append, and the compactions that fall inside the timed writes):
+YAML the log append and whatever the background rewrite of memory.yaml costs the writes it runs
+beside):
 
+- ``fsync``: the disk's floor in the same folder: appending 400 bytes to a file and fsyncing it
+  (every acknowledged write of both stores pays one; compare writes with it, not across runs);
 - ``open+check``: constructing the store and running ``self_check()`` (what the app does before
   the window shows), on the files as a previous session closed them;
-- ``add`` / ``update`` / ``hit``: one write each, median and p95;
+- ``add`` / ``update`` / ``hit`` / ``delete``: one write each, median and p95;
 - ``add|trash1k`` / ``delete|trash1k``: the same with 1,000 memories in the trash;
 - ``foreign+update``: an update right after another instance wrote (this instance catches up first);
+- ``file lag`` (YAML): from an acknowledged add until ``memory.yaml`` holds it (``>5000``: not
+  within 5 s, i.e. only at close);
+- ``flush`` (YAML): one rewrite of memory.yaml (the store's own timing, median / max);
 - ``show`` / ``get``: reads;
-- ``close``: closing (YAML: compacting the log into memory.yaml);
+- ``close``: closing (YAML: writing what memory.yaml does not hold yet);
 - ``size``: the store's files on disk after closing, in MB.
 
 Not a test: the numbers go to docs/benchmarks.md.
@@ -21,6 +27,7 @@ Not a test: the numbers go to docs/benchmarks.md.
 from __future__ import annotations
 
 import argparse
+import os
 import statistics
 import tempfile
 import time
@@ -29,7 +36,12 @@ from typing import Any, Callable
 
 from sonetto_desktop.memory import MemoryItem, SqliteMemoryManager, YamlMemoryManager
 
-STORES = {"yaml": ("memory.yaml", YamlMemoryManager), "sqlite": ("memory.db", SqliteMemoryManager)}
+STORES = {
+    "yaml": ("memory.yaml", YamlMemoryManager),
+    # the write path alone: memory.yaml rewritten only at close (what the background rewrite costs the writes)
+    "yaml-quiet": ("memory.yaml", lambda path: YamlMemoryManager(path, flush_delay=None)),
+    "sqlite": ("memory.db", SqliteMemoryManager),
+}
 
 
 def _items(size: int) -> dict[str, MemoryItem]:
@@ -59,6 +71,41 @@ def _once(fn: Callable[[], Any]) -> tuple[float, float]:
     return ms, ms
 
 
+def fsync_floor(folder: Path, reps: int) -> tuple[float, float]:
+    """Appending 400 bytes and fsyncing them, in ``folder`` (the floor under every acknowledged write)."""
+    path = folder / "fsync-probe"
+    fd = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_APPEND, 0o600)
+    try:
+        def once(_: int) -> None:
+            os.write(fd, b"x" * 399 + b"\n")
+            os.fsync(fd)
+
+        return _time(once, reps)
+    finally:
+        os.close(fd)
+        path.unlink()
+
+
+def file_lag(mm: Any, path: Path, reps: int, limit: float = 5.0) -> tuple[float, float]:
+    """From an acknowledged add until memory.yaml holds it (ms; ``limit`` s when it never does)."""
+    samples = []
+    for i in range(reps):
+        mid = mm.add(f"文件里何时出现{i}", "瞬间")
+        start = time.perf_counter()
+        needle = f"{mid}:".encode()
+        while time.perf_counter() - start < limit:
+            try:
+                if needle in path.read_bytes():
+                    break
+            except FileNotFoundError:
+                pass
+            time.sleep(0.01)
+        samples.append((time.perf_counter() - start) * 1000)
+        time.sleep(0.3)
+    samples.sort()
+    return statistics.median(samples), samples[-1]
+
+
 def _size_mb(folder: Path) -> float:
     return sum(p.stat().st_size for p in folder.iterdir() if p.is_file() and not p.name.endswith(".bak")) / 1e6
 
@@ -66,8 +113,9 @@ def _size_mb(folder: Path) -> float:
 def measure(name: str, size: int, reps: int) -> dict[str, tuple[float, float]]:
     filename, cls = STORES[name]
     results: dict[str, tuple[float, float]] = {}
-    with tempfile.TemporaryDirectory() as tmp:
+    with tempfile.TemporaryDirectory(dir=os.environ.get("BENCH_DIR")) as tmp:
         path = Path(tmp) / filename
+        results["fsync"] = fsync_floor(Path(tmp), reps)
         seed = cls(path)
         seed.import_items(_items(size))
         seed.close()
@@ -82,6 +130,7 @@ def measure(name: str, size: int, reps: int) -> dict[str, tuple[float, float]]:
         results["add"] = _time(lambda i: mm.add(f"新记忆{i}", "瞬间", reason="bench"), reps)
         results["update"] = _time(lambda i: mm.update(ids[i], "bench", new_description=f"改写{i}"), reps)
         results["hit"] = _time(lambda i: mm.hit(ids[i]), reps)
+        results["delete"] = _time(lambda i: mm.delete(ids[len(ids) // 2 + i], "bench"), reps)
         results["show"] = _time(lambda i: mm.show(), max(5, reps // 3))
         results["get"] = _time(lambda i: mm.get(ids[i]), reps)
         other = cls(path)  # another instance (as the command line or a second app would be)
@@ -107,18 +156,24 @@ def measure(name: str, size: int, reps: int) -> dict[str, tuple[float, float]]:
                     txn.remove(mid)
             results["add|trash1k"] = _time(lambda i: mm.add(f"回收站满时{i}", "瞬间"), reps)
             results["delete|trash1k"] = _time(lambda i: mm.delete(ids[2 * reps + i], "bench"), reps)
+        if name == "yaml":  # (not yaml-quiet: its file follows at close only)
+            results["file lag"] = file_lag(mm, path, 5)
+            flushes = list(getattr(mm, "flush_times", []))
+            if flushes:
+                results["flush"] = (statistics.median(flushes) * 1000, max(flushes) * 1000)
         results["close"] = _once(mm.close)
+        results["fsync after"] = fsync_floor(Path(tmp), reps)
         results["size MB"] = (_size_mb(Path(tmp)), 0.0)
-        if name == "yaml":
+        if name.startswith("yaml"):
             results["full reads"] = (float(mm.full_reads), 0.0)
     return results
 
 
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
-    parser.add_argument("--sizes", default="100,1000,10000,50000,100000")
+    parser.add_argument("--sizes", default="10000,50000,100000")
     parser.add_argument("--reps", type=int, default=30)
-    parser.add_argument("--stores", default="yaml,sqlite")
+    parser.add_argument("--stores", default="yaml,yaml-quiet,sqlite")
     args = parser.parse_args()
     rows = []
     for name in args.stores.split(","):

@@ -35,17 +35,30 @@ def test_existing_seed_file_loads_unchanged(seed_store):
 
 
 def test_written_file_stays_seed_format(seed_store):
+    before = seed_store.read_text(encoding="utf-8")
     mm = YamlMemoryManager(seed_store)
     new = mm.add("Miso养了一只猫", "身份")
+    mm.update("3f9a1c2e", "升学", new_description="Miso是计算机专业的大四学生。")
     mm.delete("c0ffee01", "重构完成")
-    mm.close()  # writes go to the log first; closing compacts them into the seed's file
-    data = yaml.safe_load(seed_store.read_text(encoding="utf-8"))
+    mm.close()  # writes go to the log first; memory.yaml follows (at the latest when closing)
+    text = seed_store.read_text(encoding="utf-8")
+    data = yaml.safe_load(text)
     assert set(data) == {"3f9a1c2e", "7b22d0aa", "d00dfeed", new}
-    for entry in data.values():
-        assert set(entry) == {"description", "theme", "history", "latest_update_time", "hit"}
-        assert "T" in entry["latest_update_time"]
+    for mid in (new, "3f9a1c2e"):  # what was written is in the seed's layout
+        assert list(data[mid]) == ["description", "theme", "history", "latest_update_time", "hit"]
+        assert "T" in data[mid]["latest_update_time"]
+    for mid in ("7b22d0aa", "d00dfeed"):  # untouched entries keep their text, layout and all
+        assert entry_text(text, mid) == entry_text(before, mid)
     trash = yaml.safe_load(mm.trash_path.read_text(encoding="utf-8"))
     assert trash["c0ffee01"]["reason"] == "重构完成"
+
+
+def entry_text(text: str, memory_id: str) -> str:
+    """An entry's lines, from its key to the next top-level key."""
+    lines = text.splitlines(keepends=True)
+    start = next(i for i, line in enumerate(lines) if line.startswith(f"{memory_id}:"))
+    end = next((i for i in range(start + 1, len(lines)) if lines[i][:1] not in (" ", "-", "\n")), len(lines))
+    return "".join(lines[start:end])
 
 
 def test_previous_version_kept_as_backup(seed_store):
@@ -111,8 +124,10 @@ def test_self_check_repairs_and_reports(tmp_path):
     report = YamlMemoryManager(path).self_check()
     assert report.status == "OK" and report.item_count == 2
     text = " ".join(report.repaired)
-    for fragment in ("missing hit", "history", "stripped", "未分类", "hit repaired"):
+    for fragment in ("stripped", "未分类", "1 memory had an impossible hit count"):
         assert fragment in text
+    for fragment in ("missing hit", "history"):  # another valid layout (issue 26 item 3): not a repair
+        assert fragment not in text
     data = yaml.safe_load(path.read_text(encoding="utf-8"))
     assert data["aaaa0001"] == {
         "description": "多了空格", "theme": "身份", "history": [],

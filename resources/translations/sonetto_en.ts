@@ -533,7 +533,7 @@ Talk about anything — I'll remember what matters to you.</translation>
         <translation>Now: {0} ({1})</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/dialogs/history_diff.py" line="69" />
+        <location filename="../../sonetto_desktop/ui/dialogs/history_diff.py" line="71" />
         <source>%1（其他应用）</source>
         <translation>%1 (another app)</translation>
     </message>
@@ -548,22 +548,27 @@ Talk about anything — I'll remember what matters to you.</translation>
         <translation>Command line</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/dialogs/history_diff.py" line="71" />
+        <location filename="../../sonetto_desktop/ui/dialogs/history_diff.py" line="68" />
+        <source>你（手动编辑 memory.yaml）</source>
+        <translation>You (edited memory.yaml by hand)</translation>
+    </message>
+    <message>
+        <location filename="../../sonetto_desktop/ui/dialogs/history_diff.py" line="73" />
         <source>其他程序</source>
         <translation>Another program</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/dialogs/history_diff.py" line="73" />
+        <location filename="../../sonetto_desktop/ui/dialogs/history_diff.py" line="75" />
         <source>导入</source>
         <translation>Imported</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/dialogs/history_diff.py" line="76" />
+        <location filename="../../sonetto_desktop/ui/dialogs/history_diff.py" line="78" />
         <source>从 {0} 的聊天记录导入</source>
         <translation>Imported from {0} chats</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/dialogs/history_diff.py" line="77" />
+        <location filename="../../sonetto_desktop/ui/dialogs/history_diff.py" line="79" />
         <source>其他程序（{0}）</source>
         <translation>Another program ({0})</translation>
     </message>

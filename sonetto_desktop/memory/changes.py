@@ -8,7 +8,8 @@ the writer's listing all follow that one channel (``BaseMemoryManager.subscribe`
 
 Actors are plain strings: ``user`` (a person in this app), ``agent`` (the memory writer), ``cli``
 (the ``sonetto memory`` command line), ``mcp:<client name>`` (another AI app), ``external`` (another
-process whose writer is unknown). Anything else names another front end.
+process whose writer is unknown), ``file`` (memory.yaml edited by hand while the store was open).
+Anything else names another front end.
 """
 
 from __future__ import annotations
@@ -22,12 +23,13 @@ from typing import Any, Mapping
 CHANGE_KINDS = (
     "add", "update", "delete", "merge", "hit", "revert", "restore", "purge", "import", "reload", "lock", "set",
 )
-#: Actors that are the person themself: only they may change a locked memory.
-PERSON_ACTORS = frozenset({"user", "cli"})
+#: Actors that are the person themself: only they may change a locked memory. ``file``: an edit of
+#: ``memory.yaml`` by hand (or with a tool the person runs) while the app runs.
+PERSON_ACTORS = frozenset({"user", "cli", "file"})
 #: Kinds after which the touched memories exist with new content (views highlight them).
 CONTENT_KINDS = frozenset({"add", "update", "merge", "revert", "restore", "import"})
 
-USER, AGENT, CLI, EXTERNAL = "user", "agent", "cli", "external"
+USER, AGENT, CLI, EXTERNAL, FILE = "user", "agent", "cli", "external", "file"
 #: Actors of imported history: ``import:<source>`` (``history_import``), written by the memory writer.
 IMPORT_PREFIX = "import:"
 MAX_ACTOR_CHARS = 64

@@ -19,11 +19,11 @@ from typing import Any, Iterable, Iterator
 from .base import BaseMemoryManager, SelfCheckReport
 from ..changes import EXTERNAL, MemoryChange
 from ..errors import (MemoryNotFound, StoreCorrupt, StoreReadOnly, StoreWriteFailed, describe_os_error)
-from ..files import private_files
+from ..files import private_dir, private_files
 from ..item import MemoryItem, now_iso
 from ..record import COLUMNS, column_definitions, item_row, missing_columns, row_values
 from .transaction import Transaction
-from .validation import item_from_fields, item_from_raw, oversize_fields, validate_item
+from .validation import item_from_fields, item_from_raw, oversize_fields, said_once, validate_item
 
 _SCHEMA = f"""
 CREATE TABLE IF NOT EXISTS memories (
@@ -114,7 +114,7 @@ class SqliteMemoryManager(BaseMemoryManager):
     def __init__(self, path: str | os.PathLike[str]) -> None:
         super().__init__()
         self.path = Path(path)
-        self.path.parent.mkdir(parents=True, exist_ok=True)
+        private_dir(self.path.parent)
         folder_writable = os.access(self.path.parent, os.W_OK)
         #: Opened read-only (a read-only file, folder or mount): reads work, writes raise StoreReadOnly.
         self.read_only = self.path.exists() and not (folder_writable and os.access(self.path, os.W_OK))
@@ -385,4 +385,4 @@ class SqliteMemoryManager(BaseMemoryManager):
             repaired = []
         except sqlite3.DatabaseError as exc:
             return SelfCheckReport("FAIL", [f"{self.path} cannot be read: {exc}"], [], 0)
-        return SelfCheckReport("WARN" if issues else "OK", issues, repaired, len(rows))
+        return SelfCheckReport("WARN" if issues else "OK", issues, said_once(repaired), len(rows))

@@ -3,7 +3,8 @@
 ``BaseMemoryManager`` writes each operation once, against this small interface. The default
 implementation (:class:`SnapshotTransaction`) is the seed's lock -> load all -> modify -> save all;
 a backend with point operations (SQLite) supplies its own transaction that reads and writes only
-the rows an operation touches.
+the rows an operation touches, and one that keeps its state in memory (YAML) records its writes
+beside the state (:class:`OverlayTransaction`).
 """
 
 from __future__ import annotations
@@ -132,30 +133,67 @@ class SnapshotTransaction(Transaction):
         return list(self.trash)
 
 
-class TrackingTransaction(SnapshotTransaction):
-    """A snapshot transaction that remembers what it touched (the log records only that)."""
+class OverlayTransaction(Transaction):
+    """Writes recorded beside a committed state that it never touches: ``items`` / ``trash`` map each
+    touched id to its new state (``None``: removed), so a write costs what it touches whatever the
+    store's size (no copy of the state). ``apply`` makes them the committed state in place (the
+    store holds the lock its readers take their snapshots under)."""
 
     def __init__(self, items: dict[str, MemoryItem], trash: dict[str, dict[str, Any]]) -> None:
-        super().__init__(items, trash)
-        self.touched: set[str] = set()
-        self.trash_touched: set[str] = set()
+        self._items = items
+        self._trash = trash
+        self.items: dict[str, MemoryItem | None] = {}
+        self.trash: dict[str, dict[str, Any] | None] = {}
         self.changes: list[MemoryChange] = []
 
+    @property
+    def touched(self) -> bool:
+        return bool(self.items or self.trash)
+
+    def get(self, memory_id: str) -> MemoryItem | None:
+        item = self.items[memory_id] if memory_id in self.items else self._items.get(memory_id)
+        return item.copy() if item is not None else None
+
     def put(self, memory_id: str, item: MemoryItem) -> None:
-        super().put(memory_id, item)
-        self.touched.add(memory_id)
+        self.items[memory_id] = item
 
     def remove(self, memory_id: str) -> None:
-        super().remove(memory_id)
-        self.touched.add(memory_id)
+        self.items[memory_id] = None
+
+    def exists(self, memory_id: str) -> bool:
+        if memory_id in self.items:
+            return self.items[memory_id] is not None
+        return memory_id in self._items
+
+    def ids(self) -> Iterable[str]:
+        kept = [mid for mid in self._items if self.items.get(mid, True) is not None]
+        return kept + [mid for mid, item in self.items.items() if item is not None and mid not in self._items]
+
+    def trash_get(self, memory_id: str) -> dict[str, Any] | None:
+        return self.trash[memory_id] if memory_id in self.trash else self._trash.get(memory_id)
 
     def trash_put(self, memory_id: str, entry: dict[str, Any]) -> None:
-        super().trash_put(memory_id, entry)
-        self.trash_touched.add(memory_id)
+        self.trash[memory_id] = entry
 
     def trash_remove(self, memory_id: str) -> None:
-        super().trash_remove(memory_id)
-        self.trash_touched.add(memory_id)
+        self.trash[memory_id] = None
+
+    def trash_ids(self) -> Iterable[str]:
+        kept = [mid for mid in self._trash if self.trash.get(mid, True) is not None]
+        return kept + [mid for mid, entry in self.trash.items() if entry is not None and mid not in self._trash]
 
     def record(self, change: MemoryChange) -> None:
         self.changes.append(change)
+
+    def apply(self) -> None:
+        """Make the writes the committed state (in place)."""
+        for memory_id, item in self.items.items():
+            if item is None:
+                self._items.pop(memory_id, None)
+            else:
+                self._items[memory_id] = item
+        for memory_id, entry in self.trash.items():
+            if entry is None:
+                self._trash.pop(memory_id, None)
+            else:
+                self._trash[memory_id] = entry

@@ -9,14 +9,22 @@ from typing import Any, Mapping
 from ..item import MAX_DESCRIPTION_CHARS, MAX_REASON_CHARS, MAX_THEME_CHARS, MemoryItem, normalize_time, now_iso
 from ..record import ADDED, MAX_HIT, Field, as_text, clamp_hit, plain as _plain, split_extra
 
-__all__ = ["as_text", "item_from_fields", "item_from_raw", "oversize_fields", "trash_entry_problem", "validate_item",
-           "validate_items"]
+__all__ = ["HIT_REPAIRED", "as_text", "item_from_fields", "item_from_raw", "oversize_fields", "said_once",
+           "trash_entry_problem", "validate_item", "validate_items"]
 
 
-def validate_item(memory_id: str, item: MemoryItem) -> tuple[list[str], list[str]]:
-    """Repair ``item`` in place where it is safe; return (issues, repaired) messages."""
+#: The words of a clamped hit count's note (``said_once`` gathers them into one line).
+HIT_REPAIRED = "hit repaired to"
+
+
+def validate_item(memory_id: str, item: MemoryItem, cosmetic: list[str] | None = None) -> tuple[list[str], list[str]]:
+    """Repair ``item`` in place where it is safe; return (issues, repaired) messages. With a
+    ``cosmetic`` list, what is only another valid way of writing the same memory (``history: null``,
+    a time with a space, dates in the history, ``pinned: yes``) is noted there instead of as a
+    repair: a file keeps such an entry's text (reading it again gives the same memory)."""
     issues: list[str] = []
     repaired: list[str] = []
+    layout = repaired if cosmetic is None else cosmetic
     for name in ("description", "theme"):
         value = getattr(item, name)
         if value is not None and not isinstance(value, str):
@@ -39,23 +47,25 @@ def validate_item(memory_id: str, item: MemoryItem) -> tuple[list[str], list[str
             issues.append(f"{memory_id}: history was {type(item.history).__name__}; kept as a note")
             item.history = [{"time": now_iso(), "action": "note", "actor": "user",
                              "reason": "自检：无法识别的历史", "raw": _plain(item.history)}]
+            repaired.append(f"{memory_id}: history reset to a list")
         else:
             item.history = []
-        repaired.append(f"{memory_id}: history reset to a list")
+            layout.append(f"{memory_id}: history reset to a list")
     else:
         plain = [_plain(e) if isinstance(e, dict) else {"raw": _plain(e)} for e in item.history]
         if plain != item.history:
+            (layout if all(isinstance(e, dict) for e in item.history) else repaired).append(
+                f"{memory_id}: history entries normalised")
             item.history = plain
-            repaired.append(f"{memory_id}: history entries normalised")
     if not isinstance(item.hit, int) or isinstance(item.hit, bool) or not 0 <= item.hit <= MAX_HIT:
         item.hit = clamp_hit(item.hit)
-        repaired.append(f"{memory_id}: hit repaired to {item.hit}")
+        repaired.append(f"{memory_id}: {HIT_REPAIRED} {item.hit}")
     for f in ADDED:
         value = getattr(item, f.name)
         read = f.read(value)
         if read != value or type(read) is not type(value):
             setattr(item, f.name, read)
-            repaired.append(f"{memory_id}: {f.name} was {value!r}, read as {read!r}")
+            layout.append(f"{memory_id}: {f.name} was {value!r}, read as {read!r}")
     fixed_time = normalize_time(item.latest_update_time)
     if fixed_time is None:
         item.latest_update_time = now_iso()
@@ -92,6 +102,18 @@ def oversize_fields(memory_id: str, item: MemoryItem) -> list[str]:
             found.append(f"{memory_id}: a history reason is {len(reason):,} characters long (limit {MAX_REASON_CHARS:,})")
             break
     return found
+
+
+def said_once(repaired: list[str]) -> list[str]:
+    """Repair notes as a person reads them: every clamped hit count is one line (a file where
+    thousands of memories say ``hit: .inf`` is one finding, not thousands)."""
+    hits = [note for note in repaired if HIT_REPAIRED in note]
+    if not hits:
+        return repaired
+    rest = [note for note in repaired if HIT_REPAIRED not in note]
+    count = "1 memory" if len(hits) == 1 else f"{len(hits):,} memories"
+    return [*rest, f"{count} had an impossible hit count (infinite, negative, not a number or above "
+                   f"{MAX_HIT:,}): read as a count from 0 to {MAX_HIT:,}"]
 
 
 def validate_items(items: dict[str, Any]) -> tuple[list[str], list[str]]:

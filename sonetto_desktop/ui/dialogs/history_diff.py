@@ -55,7 +55,7 @@ class SafeTextBrowser(QTextBrowser):
 
 
 def actor_label(actor: Any) -> str:
-    """Who made a change, for a person: 你, Sonetto, 命令行, <name>（其他应用） (MCP, by the name the
+    """Who made a change, for a person: 你, Sonetto, 命令行, 你（手动编辑 memory.yaml）, <name>（其他应用） (MCP, by the name the
     app gave), 其他程序, …"""
     name = str(actor or "").strip()
     if name in ("", "user"):
@@ -64,6 +64,8 @@ def actor_label(actor: Any) -> str:
         return "Sonetto"  # the name the card, the toasts and the chat use
     if name == "cli":
         return QCoreApplication.translate("HistoryDialog", "命令行")
+    if name == "file":
+        return QCoreApplication.translate("HistoryDialog", "你（手动编辑 memory.yaml）")
     if name.startswith("mcp:"):
         client = name[4:].strip() or "MCP"
         return QCoreApplication.translate("HistoryDialog", "%1（其他应用）").replace("%1", client)

@@ -1,5 +1,5 @@
-"""The seed's ``memory.yaml`` text: parsing it into items (keeping every entry) and writing it back
-from per-memory fragments (a compaction re-serialises only the memories that changed).
+"""The seed's ``memory.yaml`` text: parsing it into items (keeping every entry), its layout as
+per-entry chunks of text, and writing it back from them.
 
 Format (unchanged from SonettoHere, so an existing ``memory.yaml`` loads as is, and what we write
 loads with a plain ``yaml.safe_load``)::
@@ -10,26 +10,35 @@ loads with a plain ``yaml.safe_load``)::
       history: [...]
       latest_update_time: '2026-12-02T10:15:00'
       hit: 0
+
+A file is split into a *preamble* (comments, ``---``) and one *chunk* per entry: the text from its
+key at the start of a line to the next entry's key. A rewrite dumps only the entries that changed
+since the file was read or written and writes every other chunk back byte for byte, so a file in
+another valid layout (other key order, times with a space, ``history: null``, comments) keeps every
+untouched entry's text. A file that does not split (a flow-style
+mapping, a document marker between entries) is rewritten in the block layout at its first rewrite.
 """
 
 from __future__ import annotations
 
 import json
 import re
-from pathlib import Path
-from typing import Any
+from dataclasses import dataclass, field
+from operator import itemgetter
+from typing import Any, Mapping, NamedTuple
 
 import yaml
 
-from ...files import atomic_write
 from ...item import MemoryItem
 from ..validation import item_from_raw, validate_item
 from .safe import load_pairs
 
 _Dumper = getattr(yaml, "CSafeDumper", yaml.SafeDumper)
-_TOP_LEVEL = re.compile(r"^(?=[^\s#])", re.MULTILINE)
-
-Fragment = tuple[MemoryItem, str]
+_ENTRY_START = re.compile(rb"^(?=[^\s#])", re.MULTILINE)
+# The key of a chunk's first line: 'single quoted', "double quoted" or plain, then a colon.
+_KEY = re.compile(rb"""\A(?:'((?:[^'\n]|'')*)'|"((?:[^"\\\n]|\\.)*)"|([^\s'"?{}\[\]&*!|>%@`#,:][^\n:]*?))[ \t]*:(?:[ \t\r\n]|\Z)""")
+_MARKERS = (b"---", b"...", b"%")
+_TEXT = itemgetter(1)  # a Chunk's text
 
 
 def dump(data: Any) -> bytes:
@@ -37,36 +46,95 @@ def dump(data: Any) -> bytes:
                      sort_keys=False).encode("utf-8")
 
 
-def serialise(items: dict[str, MemoryItem], fragments: dict[str, Fragment]) -> tuple[bytes, dict[str, Fragment]]:
-    """The whole file from per-entry fragments (one-entry mappings concatenate into one mapping);
-    returns it and the fragments of this version. A fragment is reused while its entry is the very
-    item object it was written from (committed items are never changed in place: a write stores a
-    new object), so every field and every other key of an entry is covered."""
-    parts = []
-    fresh: dict[str, Fragment] = {}
-    for mid, item in items.items():
-        cached = fragments.get(mid)
-        text = cached[1] if cached and cached[0] is item else dump({mid: item.to_dict(copy=False)}).decode("utf-8")
-        fresh[mid] = (item, text)
-        parts.append(text)
-    return ("".join(parts) or "{}\n").encode("utf-8"), fresh
+def dump_entry(memory_id: str, item: MemoryItem) -> bytes:
+    """One entry's chunk in our layout."""
+    return dump({memory_id: item.to_dict(copy=False)})
 
 
-def split_fragments(text: str, items: dict[str, MemoryItem]) -> dict[str, Fragment]:
-    """The fragments of a file this app wrote (each entry starts at column 0 with its key), so the
-    first compaction after a start does not re-serialise every memory. Empty when the text does not
-    split into exactly the entries of ``items``, in order."""
-    starts = [m.start() for m in _TOP_LEVEL.finditer(text)]
-    if len(starts) != len(items):
-        return {}
-    starts.append(len(text))
-    fragments: dict[str, Fragment] = {}
-    for (mid, item), begin, end in zip(items.items(), starts, starts[1:], strict=False):
-        chunk = text[begin:end]
-        if not chunk.startswith((f"{mid}:", f"'{mid}':", f'"{mid}":')):
-            return {}
-        fragments[mid] = (item, chunk)
-    return fragments
+class Chunk(NamedTuple):
+    """An entry's text in the file, and the item it was read as or written from."""
+
+    item: MemoryItem | None
+    text: bytes
+
+
+@dataclass
+class Layout:
+    """A file's text as we last read or wrote it: what comes before the first entry, and each
+    entry's chunk by id (``split``: False when the file did not split into entries)."""
+
+    preamble: bytes = b""
+    chunks: dict[str, Chunk] = field(default_factory=dict)
+    split: bool = True
+
+
+def _key_of(chunk: bytes) -> str | None:
+    match = _KEY.match(chunk)
+    if match is None:
+        return None
+    single, double, plain = match.groups()
+    if single is not None:
+        return single.decode("utf-8").replace("''", "'")
+    if double is not None:
+        try:
+            return json.loads(b'"' + double + b'"')
+        except ValueError:
+            return None
+    return plain.decode("utf-8").strip()
+
+
+def split_chunks(raw: bytes) -> tuple[bytes, list[tuple[str | None, bytes]]] | None:
+    """``(preamble, [(key, chunk)])`` of a block-style file in file order (a key ``None`` when it
+    cannot be read without YAML, e.g. a number), or ``None`` when the file does not split (a
+    document marker or directive after the first entry, flow style). Every chunk ends with a newline."""
+    starts = [m.start() for m in _ENTRY_START.finditer(raw)]
+    first = 0
+    while first < len(starts) and raw.startswith(_MARKERS, starts[first]):
+        first += 1  # "---", "%YAML" before the first entry belong to the preamble
+    if first == len(starts):
+        return (raw, []) if not raw.strip(b" \t\r\n") or raw.lstrip().startswith((b"#", b"---", b"%")) else None
+    entries = starts[first:]
+    if any(raw.startswith(_MARKERS, at) or raw.startswith((b"{", b"[", b"-", b"?"), at) for at in entries):
+        return None
+    preamble = raw[:entries[0]]
+    bounds = [*entries, len(raw)]
+    chunks = []
+    for begin, end in zip(bounds, bounds[1:], strict=False):
+        text = raw[begin:end]
+        if not text.endswith(b"\n"):
+            text += b"\n"
+        chunks.append((_key_of(text), text))
+    return preamble, chunks
+
+
+def layout_of(raw: bytes, items: dict[str, MemoryItem]) -> Layout:
+    """The layout of ``raw``, whose entries parsed into ``items`` (in file order): each chunk tied to
+    its item. An entry whose key is not its id (a duplicate kept under a new id) has no chunk."""
+    found = split_chunks(raw)
+    if found is None:
+        return Layout(split=False)
+    preamble, chunks = found
+    if len(chunks) != len(items):
+        return Layout(split=False)
+    layout = Layout(preamble)
+    for (memory_id, item), (key, text) in zip(items.items(), chunks, strict=True):
+        if key is None or key == memory_id:
+            layout.chunks[memory_id] = Chunk(item, text)
+    return layout
+
+
+def serialise(changed: Mapping[str, MemoryItem | None], layout: Layout) -> tuple[bytes, Layout]:
+    """The whole file from ``layout`` with the entries in ``changed`` dumped anew (``None``: the
+    entry left; a new id goes last); returns it and its layout. Costs one dump per changed entry and
+    one join of the file's text, however many entries stay as they were."""
+    chunks = dict(layout.chunks)
+    for memory_id, item in changed.items():
+        if item is None:
+            chunks.pop(memory_id, None)
+        else:
+            chunks[memory_id] = Chunk(item, dump_entry(memory_id, item))
+    text = b"".join([layout.preamble, *map(_TEXT, chunks.values())]) if chunks else layout.preamble + b"{}\n"
+    return text, Layout(layout.preamble, chunks)
 
 
 def _fresh_id(memory_id: str, taken: set[str]) -> str:
@@ -76,30 +144,44 @@ def _fresh_id(memory_id: str, taken: set[str]) -> str:
     return f"{memory_id}-{n}"
 
 
-def parse_items(raw: bytes, source: str) -> tuple[dict[str, MemoryItem], list[str], list[str]]:
-    """Items of a store file, every entry kept. Returns (items, issues, repaired). A second entry with an id already seen (``1`` and ``'1'`` are the same id) is kept
-    under ``<id>-2`` (``-3`` …) and reported as an issue. Raises what ``load_pairs`` raises."""
+@dataclass
+class Parsed:
+    """A store file's entries (every one kept) and what reading them found. ``rewrite``: entries
+    whose text must be written anew (repaired, or re-id'd duplicates); cosmetic normalisations
+    (another valid way of writing the same memory) are not among them."""
+
+    items: dict[str, MemoryItem]
+    issues: list[str]
+    repaired: list[str]
+    rewrite: set[str]
+
+
+def parse_items(raw: bytes, source: str) -> Parsed:
+    """Items of a store file, every entry kept. A second entry with an id already seen (``1`` and
+    ``'1'`` are the same id) is kept under ``<id>-2`` (``-3`` …) and reported as an issue. Raises
+    what ``load_pairs`` raises."""
     pairs = load_pairs(raw, source)
     taken = {str(key) for key, _ in pairs}
-    items: dict[str, MemoryItem] = {}
-    issues: list[str] = []
-    repaired: list[str] = []
+    parsed = Parsed({}, [], [], set())
     for key, value in pairs:
         memory_id = str(key)
         item, note = item_from_raw(memory_id, value)
-        if note:
-            repaired.append(note)
-        found, fixed = validate_item(memory_id, item)
-        issues += found
-        repaired += fixed
-        if memory_id in items:
+        found, fixed = validate_item(memory_id, item, cosmetic=[])
+        if note and not isinstance(value, dict):
+            fixed.append(note)
+        if memory_id in parsed.items:
             new_id = _fresh_id(memory_id, taken)
             taken.add(new_id)
-            issues.append(f"duplicate id {memory_id!r} in {source}: both entries kept, the later one "
-                          f"now has the id {new_id!r}")
+            parsed.issues.append(f"duplicate id {memory_id!r} in {source}: both entries kept, the later one "
+                                 f"now has the id {new_id!r}")
             memory_id = new_id
-        items[memory_id] = item
-    return items, issues, repaired
+            parsed.rewrite.add(memory_id)
+        parsed.issues += found
+        parsed.repaired += fixed
+        if fixed:
+            parsed.rewrite.add(memory_id)
+        parsed.items[memory_id] = item
+    return parsed
 
 
 def parse_trash(raw: bytes, source: str) -> dict[str, dict[str, Any]]:
@@ -116,41 +198,3 @@ def parse_trash(raw: bytes, source: str) -> dict[str, dict[str, Any]]:
             taken.add(memory_id)
         trash[memory_id] = value
     return trash
-
-
-# ── the parse cache: memory.yaml read back as JSON (a YAML parse of 10,000 memories takes seconds) ──
-
-CACHE_FORMAT = "sonetto-memory-cache"
-
-
-def write_cache(path: Path, base_sha1: str, items: dict[str, MemoryItem]) -> None:
-    """Keep ``items`` — what memory.yaml with this SHA-1 parses to — as JSON beside it."""
-    head = json.dumps({"format": CACHE_FORMAT, "version": 1, "base_sha1": base_sha1})
-    body = json.dumps({mid: item.to_dict(copy=False) for mid, item in items.items()}, ensure_ascii=False,
-                      separators=(",", ":"), default=str)
-    atomic_write(path, (head + "\n" + body + "\n").encode("utf-8"))
-
-
-def read_cache(path: Path, base_sha1: str) -> tuple[dict[str, MemoryItem], list[str], list[str]] | None:
-    """The items of memory.yaml from its cache, when the cache was made from exactly this file
-    (same SHA-1); ``None`` otherwise (then the YAML is parsed)."""
-    try:
-        with open(path, "rb") as fh:
-            head = json.loads(fh.readline())
-            if head.get("format") != CACHE_FORMAT or head.get("base_sha1") != base_sha1:
-                return None
-            data = json.loads(fh.read())
-    except (OSError, ValueError, AttributeError):
-        return None
-    if not isinstance(data, dict):
-        return None
-    items: dict[str, MemoryItem] = {}
-    issues: list[str] = []
-    repaired: list[str] = []
-    for memory_id, raw in data.items():
-        item, note = item_from_raw(memory_id, raw)
-        found, fixed = validate_item(memory_id, item)
-        issues += found
-        repaired += fixed + ([note] if note else [])
-        items[memory_id] = item
-    return items, issues, repaired

@@ -1,24 +1,28 @@
-"""YamlMemoryManager: the seed's ``memory.yaml``, written through an append-only log.
+"""YamlMemoryManager: the seed's ``memory.yaml``, written through an append-only log and kept
+current in the background.
 
-Files (``memory.yaml`` keeps the seed's format, see ``yaml_format``)::
+Files (``memory.yaml`` keeps the seed's format, see ``format``)::
 
-    memory.yaml          every memory, as of the last compaction (plain ``yaml.safe_load`` reads it)
-    memory.trash.yaml    the trash, as of the last compaction
-    memory.yaml.log      the writes since then, one fsynced JSON line each (``yaml_journal``)
-    memory.yaml.bak      memory.yaml before the last compaction
+    memory.yaml          every memory (plain ``yaml.safe_load`` reads it; a person may edit it)
+    memory.trash.yaml    the trash
+    memory.yaml.log      the writes memory.yaml may not hold yet, one fsynced JSON line each (``change_log``)
+    memory.yaml.bak      memory.yaml before this session's first rewrite / before a hand edit was taken in
     memory.yaml.cache    memory.yaml as JSON, tied to its SHA-1 (opening parses JSON, not YAML)
     memory.yaml.lock     the cross-process write lock
 
-A write appends one record to the log (a few hundred bytes and one fsync, whatever the store's size)
-and is acknowledged once that is on disk. The log is compacted into ``memory.yaml`` and the trash
-file (temp file, fsync, ``os.replace``; previous version kept as ``.bak``) when it grows past a
-quarter of the store (at least 1 MiB) and when the store is closed, so at rest ``memory.yaml`` holds
-everything. Every reader — this process, the command line, a second app — reads the files plus the
-log, so it sees every committed write; another process's new records are read from where this
-instance stopped reading (no re-parse), and a compaction or a mere touch is recognised without
-re-parsing either (the log's header names the files it applies to; recent records are carried
-over a compaction). Only content changed by something else (an editor, a restored backup) makes an
-instance re-read the whole file.
+A write appends one record to the log (a few hundred bytes and one fsync, whatever the store's
+size) and is acknowledged once that is on disk; it records what it changed beside the state instead
+of copying it (``OverlayTransaction``), so it costs what it touches. memory.yaml follows within a
+second (``writer.FileWriter``: in the background, only changed entries dumped, every other entry's
+text kept byte for byte). Every reader — this process, the command line, a second app — reads the
+files plus the log, so it sees every committed write. A hand edit of memory.yaml while the store is
+open becomes the memories' state, recorded as the person's (actor ``file``), and no older change is
+replayed over it (``sync.YamlSync``).
+
+The store is made of parts that own their state: ``files`` (the paths), ``log`` (the change log as
+this instance follows it), ``state`` (the committed memories and trash, and snapshots for readers),
+``disk`` (what it knows memory.yaml holds), ``cache`` (the parse cache), ``sync`` (taking in what is
+on disk) and ``writer`` (rewriting the files).
 
 A file that cannot be parsed is never written over: every write raises :class:`StoreCorrupt`.
 A folder or file without write permission opens read-only (:class:`StoreReadOnly` on writes).
@@ -39,45 +43,48 @@ import portalocker
 from . import change_log as journal
 from ..base import BaseMemoryManager, SelfCheckReport
 from ...changes import MemoryChange
-from ...errors import StoreCorrupt, StoreReadOnly, StoreWriteFailed, describe_os_error
-from ...files import atomic_write, private_files, remove_stale_temps
+from ...errors import MemoryNotFound, StoreCorrupt, StoreReadOnly, StoreWriteFailed, describe_os_error
+from ...files import atomic_write, private_dir, private_files, remove_stale_temps
 from ...item import MemoryItem
-from ..transaction import TrackingTransaction
-from ..validation import oversize_fields
-from .format import dump, serialise, write_cache
-from .sync import CACHE_MIN_BYTES, YamlSync, sha1
+from ..transaction import OverlayTransaction
+from ..validation import oversize_fields, said_once
+from .cache import ParseCache
+from .state import DiskState, MemoryState
+from .sync import YamlFiles, YamlSync
+from .writer import FLUSH_DELAY, LAG_DELAY, FileWriter
 
 __all__ = ["YamlMemoryManager"]
 
 log = logging.getLogger(__name__)
 
-#: The log is compacted when it is larger than this, or than a quarter of memory.yaml.
-COMPACT_MIN_BYTES = 1 << 20
-COMPACT_RATIO = 4
-#: How much of the newest log a compaction carries over (other instances catch up from it).
-CARRY_BYTES = 256 * 1024
+#: How many changes from outside wait for ``poll_external`` (older ones were published all the same).
+_FOUND_KEPT = 1000
 
-class YamlMemoryManager(YamlSync, BaseMemoryManager):
-    """Memories in one YAML file, trash beside it, recent writes in a log (module docstring)."""
 
-    def __init__(self, path: str | os.PathLike[str]) -> None:
+class YamlMemoryManager(BaseMemoryManager):
+    """Memories in one YAML file, trash beside it, recent writes in a log (module docstring).
+    ``flush_delay``: seconds from a write until memory.yaml is rewritten in the background (``None``:
+    only by ``compact()`` and ``close()``)."""
+
+    def __init__(self, path: str | os.PathLike[str], *, flush_delay: float | None = FLUSH_DELAY) -> None:
         super().__init__()
-        self.path = Path(path)
-        self.path.parent.mkdir(parents=True, exist_ok=True)
-        self.lock_path = self.path.with_name(self.path.name + ".lock")
-        self.backup_path = self.path.with_name(self.path.name + ".bak")
-        self.trash_path = self.path.with_name(f"{self.path.stem}.trash.yaml")
-        self.log_path = self.path.with_name(self.path.name + ".log")
-        self.cache_path = self.path.with_name(self.path.name + ".cache")
+        self.files = YamlFiles(Path(path))
+        private_dir(self.files.path.parent)
         self._mutex = threading.RLock()
         self._lock_depth = 0
         self._origin = uuid.uuid4().hex
         self._closed = False
-        #: How many times the whole store was parsed (diagnostics: benchmarks and tests read it).
-        self.full_reads = 0
-        self._reset_state()
         self.read_only = not os.access(self.path.parent, os.W_OK) or (
             self.path.exists() and not os.access(self.path, os.W_OK))
+        self.state = MemoryState()
+        self.disk = DiskState()
+        self.log = journal.ChangeLog(self.files.log_path)
+        self.cache = ParseCache(self.files.cache_path)
+        self._found: list[MemoryChange] = []  # changes from outside, published since the last poll_external
+        self.sync = YamlSync(self.files, self.log, self.state, self.disk, self.cache, origin=self._origin,
+                             read_only=self.read_only, publish=self._publish_found, commit=self._commit_edit)
+        self.writer = FileWriter(self.files, self.log, self.state, self.disk, self.sync, self.cache, self._file_lock,
+                                 delay=None if self.read_only else flush_delay)
         if not self.read_only:
             with self._file_lock():
                 if not self.path.exists():
@@ -86,23 +93,41 @@ class YamlMemoryManager(YamlSync, BaseMemoryManager):
             private_files(self.path, self.trash_path, self.backup_path, self.log_path, self.lock_path,
                           self.cache_path)
 
-    def _reset_state(self) -> None:
-        self._items: dict[str, MemoryItem] | None = None
-        self._trash: dict[str, dict[str, Any]] | None = None
-        self._trash_error: StoreCorrupt | None = None
-        self._keys: tuple[Any, Any, Any] | None = None  # (memory.yaml, trash, log) as last taken in
-        self._base_sha1 = ""
-        self._trash_sha1: str | None = None
-        self._base_size = 0
-        self._log_end = 0
-        self._head = b""  # the header line of the log we follow
-        self._log_ok = False  # the log exists and its header describes the two files
-        self._lineage = ""
-        self._seq = 0
-        self._base_seq: int | None = None  # the seq the two files hold (None: not one of ours)
-        self._trash_dirty = False
-        self._needs_rewrite = False
-        self._fragments: dict[str, tuple[tuple, str]] = {}
+    # ── the files ─────────────────────────────────────────────────────
+
+    @property
+    def path(self) -> Path:
+        return self.files.path
+
+    @property
+    def trash_path(self) -> Path:
+        return self.files.trash_path
+
+    @property
+    def log_path(self) -> Path:
+        return self.files.log_path
+
+    @property
+    def backup_path(self) -> Path:
+        return self.files.backup_path
+
+    @property
+    def cache_path(self) -> Path:
+        return self.files.cache_path
+
+    @property
+    def lock_path(self) -> Path:
+        return self.files.lock_path
+
+    @property
+    def full_reads(self) -> int:
+        """How many times the whole store was parsed (diagnostics: benchmarks and tests read it)."""
+        return self.sync.full_reads
+
+    @property
+    def flush_times(self) -> list[float]:
+        """Seconds each rewrite of memory.yaml took (benchmarks read it)."""
+        return self.writer.flush_times
 
     # ── locks ─────────────────────────────────────────────────────────
 
@@ -134,205 +159,188 @@ class YamlMemoryManager(YamlSync, BaseMemoryManager):
     def _forget(self) -> None:
         """Drop everything cached: the next access reads the files from scratch."""
         with self._mutex:
-            self._reset_state()
+            self.state.__init__()  # type: ignore[misc]
+            self.disk.__init__()  # type: ignore[misc]
+            self.log.reset()
+            self.sync.keys = None
 
     # ── reading ───────────────────────────────────────────────────────
 
-    def _stat_keys(self) -> tuple[Any, Any, Any]:
-        return journal.stat_key(self.path), journal.stat_key(self.trash_path), journal.stat_key(self.log_path)
-
-    def _current(self) -> bool:
-        return self._items is not None and self._stat_keys() == self._keys
+    def _current(self) -> dict[str, MemoryItem]:
+        """The committed items, after taking in what changed on disk (mutex held)."""
+        if not self.sync.current():
+            with self._file_lock():
+                self.sync.sync(settle=True)
+            if self.writer.behind and not self.read_only:
+                self.writer.schedule(LAG_DELAY)  # e.g. a crashed writer's records: the file catches up
+        assert self.state.items is not None
+        return self.state.items
 
     def _load_all(self) -> dict[str, MemoryItem]:
         with self._mutex:
-            if not self._current():
-                with self._file_lock():
-                    self._sync()
-            assert self._items is not None
-            return self._items
+            self._current()
+            return self.state.view()
 
     def _load_trash(self) -> dict[str, dict[str, Any]]:
         with self._mutex:
-            self._load_all()
-            if self._trash_error is not None:
-                raise self._trash_error
-            assert self._trash is not None
-            return self._trash
+            self._current()
+            if self.state.trash_error is not None:
+                raise self.state.trash_error
+            return self.state.trash_view()
+
+    def get(self, memory_id: str) -> MemoryItem:
+        with self._mutex:
+            item = self._current().get(memory_id)
+        if item is None:
+            raise MemoryNotFound(memory_id)
+        return item.copy()
+
+    def count(self) -> int:
+        with self._mutex:
+            return len(self._current())
 
     # ── writing ───────────────────────────────────────────────────────
 
     @contextmanager
-    def _transaction(self) -> Iterator[TrackingTransaction]:
+    def _transaction(self) -> Iterator[OverlayTransaction]:
         with self._write_lock():
-            self._sync()
-            if self._trash_error is not None:
-                raise self._trash_error
-            assert self._items is not None and self._trash is not None
-            txn = TrackingTransaction(self._items, self._trash)
+            self.sync.sync(settle=False)  # a hand edit is taken in before the write (or the write fails)
+            if self.state.trash_error is not None:
+                raise self.state.trash_error
+            txn = self.state.transaction()
             yield txn
-            if txn.touched or txn.trash_touched:
+            if txn.touched:
                 self._commit(txn)
 
-    def _commit(self, txn: TrackingTransaction) -> None:
-        seq = self._seq + 1
+    def _commit(self, txn: OverlayTransaction, **extra: Any) -> None:
+        """Append ``txn``'s record to the log (the acknowledgement), then make it the state (lock held)."""
+        seq = self.state.seq + 1
         record = {
             "seq": seq, "origin": self._origin,
-            "items": {mid: (txn.items[mid].to_dict() if mid in txn.items else None) for mid in txn.touched},
-            "trash": {mid: txn.trash.get(mid) for mid in txn.trash_touched},
+            "items": {mid: (item.to_dict(copy=False) if item is not None else None) for mid, item in txn.items.items()},
+            "trash": dict(txn.trash),
             "changes": [c.to_dict() for c in txn.changes],
+            **extra,
         }
         payload = journal.encode(record)
         try:
-            if not self._log_ok:
-                if self._base_seq == self._seq:
+            if not self.log.ok:  # no log of ours yet (a new or foreign file, a cut-short rewrite)
+                if self.disk.base_seq == self.state.seq:
                     self._start_log()
                 else:
-                    self._compact()
-            self._log_end = journal.append(self.log_path, payload, self._log_end)
+                    self.writer.flush_locked()
+            self.log.append(payload)
         except OSError as exc:
             raise StoreWriteFailed(str(self.path), describe_os_error(exc)) from exc
-        self._items, self._trash, self._seq = txn.items, txn.trash, seq
-        if txn.trash_touched:
-            self._trash_dirty = True
-        self._keys = self._stat_keys()
-        if self._log_end > max(COMPACT_MIN_BYTES, self._base_size // COMPACT_RATIO) + CARRY_BYTES:
-            try:
-                self._compact()
-            except OSError as exc:  # the write itself is safe in the log; compaction is retried later
-                log.warning("compacting %s failed (the log keeps every write): %s", self.path, exc)
+        self.state.apply(txn, seq)
+        base, trash, _ = self.sync.keys or (None, None, None)
+        self.sync.keys = (base, trash, journal.stat_key(self.log_path))
+        self.writer.schedule()
 
-    def _header(self) -> journal.Header:
-        base, trash, _ = self._stat_keys()
-        return journal.Header(self._lineage, self._seq, self._base_sha1, base, self._trash_sha1, trash)
+    def _commit_edit(self, txn: OverlayTransaction, *, file_sha1: str) -> None:
+        """A hand edit of memory.yaml taken in (``sync.fold``): one write, naming the file it came from."""
+        self._commit(txn, file_sha1=file_sha1)
+        self.writer.keep_backup_next()
 
     def _start_log(self) -> None:
-        """A log for files that already hold the current state (nothing to compact)."""
-        self._head = self._header().line()
-        self._log_end = journal.start(self.log_path, self._head)
-        self._log_ok, self._base_seq = True, self._seq
+        """A log for files that already hold the current state."""
+        base, trash, _ = self.files.keys()
+        self.log.write(journal.Header(self.disk.lineage, self.state.seq, self.disk.sha1, base,
+                                      self.disk.trash_sha1, trash))
         private_files(self.log_path)
 
-    def _carried(self) -> bytes:
-        """The newest complete records of the current log (up to ``CARRY_BYTES``)."""
-        if not self._log_ok or self._log_end <= 0:
-            return b""
-        with open(self.log_path, "rb") as fh:
-            first = fh.readline()
-            begin = max(len(first), self._log_end - CARRY_BYTES)
-            fh.seek(begin)
-            data = fh.read(self._log_end - begin)
-        if begin > len(first):
-            cut = data.find(b"\n")
-            data = data[cut + 1:] if cut >= 0 else b""
-        return data
-
-    def _compact(self) -> None:
-        """Write the state into memory.yaml (and the trash file when it changed), then start a new
-        log carrying the newest records over. Lock held; state current."""
-        assert self._items is not None
-        carried = self._carried()
-        if self._trash_dirty and self._trash is not None:
-            trash_payload = dump(self._trash) if self._trash else b"{}\n"
-            atomic_write(self.trash_path, trash_payload)
-            self._trash_sha1 = sha1(trash_payload)
-        payload, self._fragments = serialise(self._items, self._fragments)
-        atomic_write(self.path, payload, backup=self.backup_path)
-        self._base_sha1, self._base_size = sha1(payload), len(payload)
-        if len(payload) > CACHE_MIN_BYTES:
-            self._write_cache(self._base_sha1, self._items)
-        self._head = self._header().line()
-        atomic_write(self.log_path, self._head + carried)
-        self._log_end = len(self._head) + len(carried)
-        self._log_ok, self._base_seq, self._trash_dirty, self._needs_rewrite = True, self._seq, False, False
-        self._keys = self._stat_keys()
-
-    def _write_cache(self, base_sha1: str, items: dict[str, MemoryItem]) -> None:
-        try:
-            write_cache(self.cache_path, base_sha1, items)
-        except OSError as exc:  # only an optimisation: memory.yaml is read instead
-            log.info("could not write %s: %s", self.cache_path, exc)
-
     def compact(self) -> None:
-        """Write every committed change into memory.yaml now (also done when the log grows and at
+        """Write memory.yaml (and the trash file) now (also done in the background after writes and at
         ``close``)."""
-        with self._write_lock():
-            self._sync()
-            try:
-                self._compact()
-            except OSError as exc:
-                raise StoreWriteFailed(str(self.path), describe_os_error(exc)) from exc
+        if self.read_only:
+            raise StoreReadOnly(str(self.path))
+        try:
+            self.writer.flush(force=True)
+        except OSError as exc:
+            raise StoreWriteFailed(str(self.path), describe_os_error(exc)) from exc
 
     def _save_all(self, items: dict[str, MemoryItem]) -> None:
-        self._sync()
-        self._items, self._seq = dict(items), self._seq + 1
-        self._compact()
+        with self._transaction() as txn:
+            for memory_id in list(txn.ids()):
+                if memory_id not in items:
+                    txn.remove(memory_id)
+            for memory_id, item in items.items():
+                txn.put(memory_id, item)
 
     def _save_trash(self, trash: dict[str, dict[str, Any]]) -> None:
-        self._sync()
-        self._trash, self._seq, self._trash_dirty = dict(trash), self._seq + 1, True
-        self._compact()
+        with self._transaction() as txn:
+            for memory_id in list(txn.trash_ids()):
+                if memory_id not in trash:
+                    txn.trash_remove(memory_id)
+            for memory_id, entry in trash.items():
+                txn.trash_put(memory_id, entry)
 
     def close(self) -> None:
-        """Compact what the log holds (so memory.yaml is complete at rest). Safe to call twice."""
+        """Write what memory.yaml lacks (so it is complete at rest). Safe to call twice."""
         with self._mutex:
             if self._closed:
                 return
             self._closed = True
-            if self.read_only or self._items is None:
+            if self.read_only or self.state.items is None:
                 return
-            try:
-                with self._file_lock():
-                    self._sync()
-                    if self._base_seq != self._seq:  # writes only in the log
-                        self._compact()
-            except (OSError, StoreCorrupt) as exc:
-                log.warning("could not compact %s at close (the log keeps every write): %s", self.path, exc)
+        try:
+            self.writer.close()
+        except (OSError, StoreCorrupt) as exc:
+            log.warning("could not write %s at close (the log keeps every write): %s", self.path, exc)
 
     # ── other processes ───────────────────────────────────────────────
 
     def version_token(self) -> str | None:
         """``yaml:<lineage>:<seq>``: changes with every committed write (any process), not with a
-        compaction or a touch."""
+        rewrite of the files or a touch."""
         with self._mutex:
             try:
-                self._load_all()
+                self._current()
             except StoreCorrupt:
                 return None
-            return f"yaml:{self._lineage}:{self._seq}"
+            return f"yaml:{self.disk.lineage}:{self.state.seq}"
+
+    def _publish_found(self, change: MemoryChange) -> None:
+        """A change from outside (another process, a hand edit), published by whichever thread took
+        it in (a reader, a write, the background rewrite) and returned by the next ``poll_external``."""
+        self._found.append(change)
+        del self._found[:-_FOUND_KEPT]
+        self._publish(change)
 
     def poll_external(self) -> list[MemoryChange]:
-        """Other processes' writes since the last look: new log records are published with the
-        actor, reason and turn their writer recorded; content changed by something else is compared
-        with what this instance held (``yaml_diff``)."""
-        with self.capture() as published, self._mutex:
-            if self._items is not None and not self._current():
-                with self._file_lock():
-                    self._sync()
-        return published
+        """Changes from outside since the last look (published when they were taken in, on whichever
+        thread did): other processes' log records with the actor, reason and turn their writer
+        recorded; a hand edit of memory.yaml (actor ``file``); other content changed by something
+        else, compared with what this instance held."""
+        with self._mutex:
+            if self.state.items is not None:
+                self._current()
+            found, self._found = self._found, []
+        return found
 
     # ── self check ────────────────────────────────────────────────────
 
     def self_check(self) -> SelfCheckReport:
         with self._file_lock():
             try:
-                issues, repaired = self._full_load(publish=True)
+                issues, repaired = self.sync.full_load(publish=True)
             except StoreCorrupt as exc:
                 msg = f"{exc.path} cannot be parsed: {exc.detail}"
                 if exc.backup:
                     msg += f" (last good version: {exc.backup})"
                 return SelfCheckReport("FAIL", [msg], [], 0)
-            assert self._items is not None
-            for mid, item in self._items.items():
+            items = self.state.items
+            assert items is not None
+            for mid, item in items.items():
                 issues += oversize_fields(mid, item)
-            if self._trash_error is not None:
-                issues.append(f"trash file {self.trash_path} cannot be parsed: {self._trash_error.detail}")
+            if self.state.trash_error is not None:
+                issues.append(f"trash file {self.trash_path} cannot be parsed: {self.state.trash_error.detail}")
             if self.read_only:
                 issues.append(f"{self.path} is read-only: memories can be read, not changed")
-            elif self._needs_rewrite:
+            elif self.disk.needs_rewrite:  # repairs are written (only the repaired entries' text changes)
                 try:
-                    self._compact()
+                    self.writer.flush_locked()
                 except OSError as exc:
                     issues.append(f"repairs could not be saved: {describe_os_error(exc)}")
-            count = len(self._items)
-        return SelfCheckReport("WARN" if issues else "OK", issues, repaired, count)
+            count = len(items)
+        return SelfCheckReport("WARN" if issues else "OK", issues, said_once(repaired), count)
