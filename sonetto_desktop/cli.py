@@ -105,6 +105,11 @@ async def _no_store_yet(args: argparse.Namespace) -> Path | None:
 
 async def _main(args: argparse.Namespace) -> int:
     store = Path(args.store).expanduser() if args.store else None
+    if args.command == "import":  # read (and refuse) the file before the store is even opened
+        try:
+            args.incoming = read_import(args.file)
+        except ImportFormatError as exc:
+            return _fail(_describe(exc))
     if store is not None and not store.exists() and not args.create:
         return _fail(f"{store} does not exist (add --create to start a new store there)")
     empty = await _no_store_yet(args)
@@ -198,7 +203,7 @@ def _run(args: argparse.Namespace, services: AppServices) -> int:
             sys.stdout.write(export_text(services.store, fmt))
         return 0
     if args.command == "import":
-        _, added, skipped = memory.import_items(read_import(args.file), reason=f"从 {Path(args.file).name} 导入")
+        _, added, skipped = memory.import_items(args.incoming, reason=f"从 {Path(args.file).name} 导入")
         print(f"imported {len(added)} memories, skipped {len(skipped)} duplicates")
         return 0
     if args.command == "check":

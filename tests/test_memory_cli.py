@@ -53,7 +53,8 @@ def test_cli_errors_are_clear(tmp_path, capsys):
     assert "cannot be parsed" in capsys.readouterr().err
     assert cli_main(["--store", str(store), "import", str(tmp_path / "x.txt")]) == 2
     assert "unknown file type" in capsys.readouterr().err
-    assert cli_main(["--store", str(store), "add", " ", "--theme", "t"]) == 2
+    assert not store.exists()  # a refused import creates nothing
+    assert cli_main(["--store", str(store), "--create", "add", " ", "--theme", "t"]) == 2
     assert "non-empty" in capsys.readouterr().err
     store.write_text("[corrupt", encoding="utf-8")
     assert cli_main(["--store", str(store), "check"]) == 1
@@ -95,7 +96,7 @@ def test_import_rejects_a_theme_that_is_not_text_and_stores_nothing(backend, tmp
     store = tmp_path / ("s.db" if backend == "sqlite" else "s.yaml")
     assert cli_main(["--store", str(store), "--create", "import", str(path)]) == 2
     assert "a1" in capsys.readouterr().err
-    assert cli_main(["--store", str(store), "list"]) == 0 and "小林" not in capsys.readouterr().out
+    assert not store.exists()  # refused before anything was opened or created
 
 
 def test_markdown_import_tolerates_a_bad_hit_comment():
@@ -199,3 +200,26 @@ def test_mcp_token_prints_the_token_the_settings_show(tmp_path, capsys):
     assert mcp_main(["token", "--new"]) == 0
     new = capsys.readouterr().out.strip()
     assert new != token and new == mcp_token(create=False)
+
+
+LAUGHS = "a: &a [\"lol\",\"lol\",\"lol\"]\n" + "".join(
+    f"{chr(98 + i)}: &{chr(98 + i)} [{','.join(['*' + chr(97 + i)] * 9)}]\n" for i in range(8))
+
+
+@pytest.mark.parametrize("bad", ["bomb.yaml", "long.json", "broken.yaml"])
+def test_a_refused_import_leaves_every_file_as_it_was(tmp_path, capsys, bad):
+    """Issue 26 item 5: the store (in a layout of its own: no history, keys in another order) and
+    its folder are byte-identical after a refused import, and no file appears."""
+    data = tmp_path / "data"
+    data.mkdir()
+    (data / "memory.yaml").write_text("ab12cd34:\n  theme: 品味\n  description: 喜欢夏天和猫\n"
+                                      "  latest_update_time: 2026-11-01 10:00:00\n", encoding="utf-8")
+    (tmp_path / "bomb.yaml").write_text(LAUGHS, encoding="utf-8")
+    (tmp_path / "long.json").write_text(json.dumps({"x": {"description": "长" * 6000, "theme": "t"}}),
+                                        encoding="utf-8")
+    (tmp_path / "broken.yaml").write_text("x: [unclosed\n", encoding="utf-8")
+    before = {p.name: p.read_bytes() for p in data.iterdir()}
+    assert cli_main(["--store", str(data / "memory.yaml"), "import", str(tmp_path / bad)]) == 2
+    err = capsys.readouterr().err
+    assert err.startswith("error: ") and ("anchors or aliases" in err or "limit" in err or "parsed" in err)
+    assert {p.name: p.read_bytes() for p in data.iterdir()} == before

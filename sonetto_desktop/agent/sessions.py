@@ -18,7 +18,7 @@ from typing import Any, AsyncIterator
 
 import aiosqlite
 
-from ..memory.files import private_sqlite_file
+from ..memory.files import private_dir, private_sqlite_file
 from ..memory.unicode_text import storable
 from .chat_events import SessionInfo
 
@@ -79,7 +79,7 @@ class SessionStore:
     async def open(self) -> None:
         if self._db is not None:
             return
-        self.path.parent.mkdir(parents=True, exist_ok=True)
+        private_dir(self.path.parent)
         private_sqlite_file(self.path)  # owner-only (0600), an older file tightened
         db = await aiosqlite.connect(self.path)
         try:

@@ -41,6 +41,14 @@ def private_opener(path: str, flags: int) -> int:
     return os.open(path, flags, FILE_MODE)
 
 
+def private_log_file(folder: Path, name: str) -> Path:
+    """``folder/name`` as a fresh owner-only (0600) regular file to write a report to, never through a
+    link: whatever is at that name (a symlink out of the folder, a folder) is replaced, not followed."""
+    path = private_dir(folder) / name
+    atomic_write(path, b"")  # a new file renamed over the name: a link there is replaced, its target untouched
+    return path
+
+
 def private_sqlite_file(path: str | os.PathLike[str]) -> None:
     """Before SQLite opens ``path``: create it owner-only if missing (SQLite gives its ``-wal`` and
     ``-shm`` files the database file's mode), and tighten an existing one and its companions."""
@@ -54,10 +62,22 @@ def private_sqlite_file(path: str | os.PathLike[str]) -> None:
 
 
 def private_dir(path: str | os.PathLike[str]) -> Path:
-    """Create the folder if needed and make it owner-only (0700) on POSIX. Returns it.
+    """Create the folder if needed — every folder it creates on the way owner-only (0700), whatever
+    the umask — and make it owner-only on POSIX (an existing one of ours is tightened). Returns it.
     Raises ``OSError`` when it cannot be created (a file in the way, no permission)."""
     folder = Path(path)
-    folder.mkdir(parents=True, exist_ok=True)
+    missing = []
+    probe = folder
+    while not probe.exists() and probe != probe.parent:
+        missing.append(probe)
+        probe = probe.parent
+    for component in reversed(missing):
+        try:
+            os.mkdir(component, DIR_MODE)
+        except FileExistsError:
+            pass  # made meanwhile (another thread or process)
+    if not folder.is_dir():
+        raise NotADirectoryError(f"{folder} is not a folder")
     if _POSIX:
         try:
             st = folder.stat()

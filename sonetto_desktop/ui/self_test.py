@@ -11,12 +11,15 @@ limit, 1 with the reason otherwise (2 on a timeout). Used by CI and to smoke-tes
 from __future__ import annotations
 
 import asyncio
+import os
 import sys
 import time
 import traceback
 from typing import Any, TextIO
 
+from sonetto_desktop.aio import run_blocking
 from sonetto_desktop.config.settings import load_settings
+from sonetto_desktop.memory.files import FILE_MODE, private_log_file
 
 from .shell import SonettoApp
 
@@ -25,6 +28,11 @@ SELF_TEST_TIMEOUT = 20.0
 
 class SelfTestFailure(Exception):
     """A check failed; the message says which and why."""
+
+
+def _no_follow(path: str, flags: int) -> int:
+    """Open the report file only as the regular file it is (never through a link put there since)."""
+    return os.open(path, flags | getattr(os, "O_NOFOLLOW", 0), FILE_MODE)
 
 
 def _require(condition: bool, reason: str) -> None:
@@ -87,9 +95,9 @@ async def run_self_test(qapp: Any, *, timeout: float = SELF_TEST_TIMEOUT, out: T
     log_file = None
     if out is None:
         out = sys.stdout or sys.__stderr__  # a windowed (no console) executable has neither
-        if out is None:
-            app.data_dir.mkdir(parents=True, exist_ok=True)
-            log_file = out = open(app.data_dir / "self-test.log", "w", encoding="utf-8")
+        if out is None:  # (a link at that name is replaced, never followed out of the data dir)
+            path = await run_blocking(private_log_file, app.data_dir, "self-test.log")
+            log_file = out = open(path, "w", encoding="utf-8", opener=_no_follow)
     print(f"sonetto self-test: data dir {app.data_dir} ({app.settings.store_backend})", file=out)
     code = 0
     try:

@@ -27,7 +27,7 @@ from PySide6.QtWidgets import QApplication, QMessageBox, QWidget
 from sonetto_desktop.aio import TaskScope, run_blocking
 from sonetto_desktop.config.paths import config_dir
 from sonetto_desktop.config.settings import Settings, load_settings
-from sonetto_desktop.memory.errors import StoreUnavailable
+from sonetto_desktop.memory.errors import MemoryError_, StoreUnavailable
 from sonetto_desktop.services import WRITER_DRAIN_TIMEOUT, AppServices
 
 from .app_dialogs import AppDialogs
@@ -242,6 +242,9 @@ class SonettoApp:
         from .dialogs.sqlite_offer import SqliteOffer
 
         await self.wall_loaded
+        await self.services.checked()
+        if not self.store_ok:  # a store that cannot be read is offered nothing (its dialog says why)
+            return
         self.sqlite_offer = SqliteOffer(self.toasts, self.services, self.apply_settings, ui_state,
                                         lambda coro: self._tasks.spawn(coro, name="switch-to-sqlite"))
         await self.sqlite_offer.check()
@@ -279,7 +282,10 @@ class SonettoApp:
         self._mark("engine_ready")
         await self.controller.attach(self.services.chat)
         try:  # load jieba and build the offline recall index now, not on the first message
-            await self.services.warm_up()
+            if self.store_ok:  # (a store that cannot be read has nothing to index; its dialog says why)
+                await self.services.warm_up()
+        except MemoryError_ as exc:  # the store went bad meanwhile: the store's problem, said once
+            log.warning("recall warm-up failed: %s", exc)
         except Exception:
             log.warning("recall warm-up failed", exc_info=True)
         # Python-heavy work in a worker waits until every card is shown: QListView asks each card's

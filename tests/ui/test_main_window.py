@@ -83,6 +83,32 @@ async def test_a_corrupt_store_is_reported_and_never_written(qapp, tmp_path):
     assert (data / "memory.yaml").read_text(encoding="utf-8") == broken
 
 
+async def test_an_alias_bomb_store_is_reported_without_tracebacks(qapp, tmp_path, caplog):
+    """Issue 26 item 5: the store problem is said (the dialog), nothing of the app logs a traceback
+    (the SQLite offer, the recall warm-up), and the file is never written."""
+    import asyncio
+    import logging
+
+    data = tmp_path / "data"
+    data.mkdir(parents=True)
+    bomb = "a: &a [\"lol\",\"lol\",\"lol\"]\n" + "".join(
+        f"{chr(98 + i)}: &{chr(98 + i)} [{','.join(['*' + chr(97 + i)] * 9)}]\n" for i in range(8))
+    (data / "memory.yaml").write_text(bomb, encoding="utf-8")
+    caplog.set_level(logging.INFO, logger="sonetto_desktop")
+    async with running_app(qapp, app_settings(data), interactive=True) as app:
+        assert not app.store_ok
+        dialog = app._store_dialog
+        assert dialog is not None and dialog.isVisible() and "anchors or aliases" in dialog.detailedText()
+        await app.wall_loaded
+        await asyncio.sleep(0.5)  # the start's background work (offer, warm-ups) has run
+        dialog.close()
+    traced = [r for r in caplog.records if r.name.startswith("sonetto_desktop") and r.exc_info]
+    assert traced == [], [f"{r.name}: {r.getMessage()}" for r in traced]
+    assert (data / "memory.yaml").read_text(encoding="utf-8") == bomb
+    assert sorted(p.name for p in data.iterdir() if p.name.startswith("memory")) == ["memory.yaml"] or \
+        "memory.yaml.bak" not in {p.name for p in data.iterdir()}
+
+
 async def test_theme_switches_between_light_and_dark(qapp, tmp_path):
     async with running_app(qapp, app_settings(tmp_path / "data")) as app:
         assert tokens("light")["window_bg"] in QApplication.instance().styleSheet()

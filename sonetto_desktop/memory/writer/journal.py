@@ -228,8 +228,8 @@ class TurnJournal:
         with self._lock:
             if self._claim is not None:
                 return True
-            self.path.mkdir(parents=True, exist_ok=True)
-            handle = open(self.path / "writer.lock", "a+b")
+            private_dir(self.path)
+            handle = open(self.path / "writer.lock", "a+b", opener=private_opener)  # owner-only (0600)
             try:
                 portalocker.lock(handle, portalocker.LockFlags.EXCLUSIVE | portalocker.LockFlags.NON_BLOCKING)
             except portalocker.exceptions.LockException:

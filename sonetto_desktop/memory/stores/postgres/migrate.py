@@ -17,6 +17,7 @@ import time
 from pathlib import Path
 from typing import Any
 
+from ...files import private_dir
 from ..base import BaseMemoryManager
 from ..migrate import MigrationReport, make_store, migrate_store, store_path
 from .location import PgLocation
@@ -45,8 +46,7 @@ def open_postgres_store(data_dir: str | Path, location: PgLocation, *, device: s
     migrated in first when the server's store is empty. ``options`` go to the store."""
     from .store import PostgresMemoryManager
 
-    data_dir = Path(data_dir)
-    data_dir.mkdir(parents=True, exist_ok=True)
+    data_dir = private_dir(data_dir)  # the local copy and the journal hold memories and chats
     store = PostgresMemoryManager(location, device=device or None, cache_path=data_dir / CACHE_FILE, **options)
     if not store.online:
         return store, None
