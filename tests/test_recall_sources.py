@@ -111,3 +111,35 @@ def test_a_self_description_question_answers_with_who_the_person_is(retriever):
 def test_an_english_question_about_the_world_stays_empty(retriever):
     assert retriever.retrieve("how do I install python on windows", 5) == []
     assert retriever.retrieve("what is the capital of France", 5) == []
+
+
+def test_the_category_table_names_its_sources_and_extends_the_hand_lists():
+    head = (ROOT / "sonetto_desktop" / "memory" / "retrieval" / "categories_zh.tsv").read_text(encoding="utf-8")[:1500]
+    assert "CC-CEDICT" in head and "CC BY-SA 4.0" in head and "WordNet 3.0" in head and "Princeton" in head
+    lex = lexicon.default_lexicon()
+    assert "京胡" in lex.expand(["乐器"]) and "冰球" in lex.expand(["运动"])  # the hand lists lack both
+    assert "京胡" in lex.known_only and "吉他" not in lex.known_only  # hand members are not "known only"
+    assert "乐器" in lex.expand(["京胡"])  # and the other way: a specific thing names its kind
+
+
+@pytest.mark.parametrize(("query", "memory"), [
+    ("我会什么乐器", "阿宁周末跟爷爷学拉京胡。"),
+    ("我平时做什么运动", "阿宁每周三晚上打冰球。"),
+    ("我有什么老毛病", "阿宁有慢性胃炎，吃辣就疼。"),  # 老毛病 (a built member) does not hide 毛病's members
+])
+def test_a_category_question_finds_a_member_only_the_built_table_names(tmp_path, query, memory):
+    mm = SqliteMemoryManager(tmp_path / "c.sqlite3")
+    mm.import_items({"x": MemoryItem(memory, "品味", latest_update_time=(NOW - timedelta(days=3)).isoformat()),
+                     "y": MemoryItem("阿宁在杭州做护士。", "身份", latest_update_time=(NOW - timedelta(days=9)).isoformat())})
+    r = MechanicalRetriever(mm, now=lambda: NOW, index_path=False)
+    assert [d["id"] for d in r.retrieve(query, 5)] == ["x"], query
+    r.close()
+    mm.close()
+
+
+def test_members_only_the_built_table_names_are_looked_for_only_when_the_bank_has_them():
+    lex = lexicon.default_lexicon()
+    known = {"w:京胡"}
+    query = lexicon.analyze("我会什么乐器", NOW, lex, frozenset(), lambda terms: [t in known for t in terms])
+    assert "w:京胡" in query.terms and "w:木琴" not in query.terms and "b:木琴" not in query.terms
+    assert "w:钢琴" in query.terms or "b:钢琴" in query.terms  # a hand member is still looked for as before

@@ -52,6 +52,9 @@ class Lexicon:
     cues: dict[str, set[str]] = field(default_factory=dict)
     categories: dict[str, set[str]] = field(default_factory=dict)  # word -> names of its categories
     theme_weight: float = 0.35
+    # members from categories_zh.tsv (CC-CEDICT + WordNet) no hand list names: looked for only when the
+    # bank holds them as words (a category of hundreds of members adds no guessed bigrams)
+    known_only: set[str] = field(default_factory=set)
 
     @classmethod
     def load(
@@ -62,7 +65,7 @@ class Lexicon:
     ) -> "Lexicon":
         """Read the data files (the packaged ones by default). Malformed entries raise ValueError."""
         lex = cls()
-        lex._load_categories(_read_yaml(categories, "categories.yaml"))
+        lex._load_categories(_read_yaml(categories, "categories.yaml"), None if categories else _category_table())
         syn = _read_yaml(synonyms, "synonyms.yaml")
         weights = {"equivalent": 0.8, "related": 0.5, "association": 0.4, **(syn.get("weights") or {})}
         for kind in ("equivalent", "related"):
@@ -101,8 +104,9 @@ class Lexicon:
                     lex.cues.setdefault(_norm(cue), set()).add(str(theme))
         return lex
 
-    def _load_categories(self, data: dict[str, Any]) -> None:
-        """Hypernym links from ``categories.yaml`` (its header documents the format and weights)."""
+    def _load_categories(self, data: dict[str, Any], more: dict[str, list[str]] | None = None) -> None:
+        """Hypernym links from ``categories.yaml`` (its header documents the format and weights) and
+        ``more`` (category key -> more members: ``categories_zh.tsv``)."""
         weights = {"member": 0.6, "parent": 0.45, "depth_decay": 0.8, **(data.get("weights") or {})}
         decay = float(weights["depth_decay"])
         table = data.get("categories") or {}
@@ -121,6 +125,11 @@ class Lexicon:
         for key, ups in parents.items():
             if unknown := [p for p in ups if p not in names]:
                 raise ValueError(f"categories.yaml: {key!r} names unknown parents {unknown}")
+        hand = {w for key in names for w in names[key] + members[key]}
+        for key, extra in (more or {}).items():
+            if key in members:
+                members[key] += [w for w in extra if w not in members[key]]
+                self.known_only.update(w for w in extra if w not in hand)
 
         def ancestors(key: str) -> list[tuple[str, int]]:
             out, frontier, seen = [], [(key, 0)], {key}
@@ -183,8 +192,10 @@ class Lexicon:
         words = list(dict.fromkeys(words))
         literal = set(words)
         out: dict[str, float] = {}
-        for key in words:
-            if key not in self.expansions or any(key != other and key in other for other in words):
+        known_only = self.known_only
+        for key in words:  # (a member only the built table names does not hide the words inside it: 老毛病)
+            if key not in self.expansions or any(key != other and key in other and other not in known_only
+                                                 for other in words):
                 continue
             for other, weight in self.expansions[key].items():
                 if other not in literal and weight > out.get(other, 0.0):
@@ -299,6 +310,19 @@ def english_words(text: str, lexicon: Lexicon) -> dict[str, float]:
             if weight > out.get(target, 0.0):
                 out[target] = weight
     return out
+
+
+def _category_table() -> dict[str, list[str]]:
+    """category key -> its members in ``categories_zh.tsv`` (built from CC-CEDICT and WordNet 3.0 by
+    ``scripts/build_lexicon.py``; CC BY-SA 4.0, see its header and NOTICE.md)."""
+    text = resources.files(_PACKAGE).joinpath("categories_zh.tsv").read_text(encoding="utf-8")
+    table: dict[str, list[str]] = {}
+    for line in text.splitlines():
+        if line and not line.startswith("#"):
+            word, _, keys = line.partition("\t")
+            for key in keys.split():
+                table.setdefault(key, []).append(word)
+    return table
 
 
 @functools.lru_cache(maxsize=1)
@@ -478,6 +502,8 @@ def analyze(
             expansions[word] = max(expansions.get(word, 0.0), weight * ENGLISH_WEIGHT)
     prefetch(tok.WORD + w for w in expansions)
     for word, weight in expansions.items():
+        if word in lexicon.known_only and not bank_has(tok.WORD + word):
+            continue
         _add_word(query.terms, word, weight, check)
     literal = literal + [w for w in translated if w not in literal]  # themes and categories below
     for ch in split:  # guessed words expand too, more weakly
