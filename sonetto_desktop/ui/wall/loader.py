@@ -123,7 +123,7 @@ class WallLoader(QObject):
         for section in wall.sections().values():
             section.proxy.mark_stale()
             apply(section.proxy)
-        wall._update_visibility()
+        wall.update_visibility()
         wall.container.setUpdatesEnabled(True)
         self._step(self._generation)
 
@@ -180,7 +180,7 @@ class WallLoader(QObject):
                 budget -= max(1, proxy.show_more(budget))
             if proxy.complete():
                 self._restore_selection(pending.pop(0))
-        if not pending and not self._wall._missing_themes():
+        if not pending and not self._wall.theme_sections.missing():
             self._finish()
             return
         if self._follow is not None:  # the sections above it grew: scroll back to it

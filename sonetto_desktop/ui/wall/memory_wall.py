@@ -16,13 +16,13 @@ from __future__ import annotations
 
 from typing import Any
 
-from PySide6.QtCore import QItemSelectionModel, QMimeData, QPoint, QSettings, Qt, QTimer, Signal
-from PySide6.QtGui import QGuiApplication, QKeySequence, QShortcut
+from PySide6.QtCore import QMimeData, QPoint, QSettings, Qt, QTimer, Signal
+from PySide6.QtGui import QKeySequence, QShortcut
 from PySide6.QtWidgets import QFrame, QHBoxLayout, QLabel, QScrollArea, QVBoxLayout, QWidget
 
 from ..widgets.deferred import alive, later
 from ..i18n import ui_language
-from .memory_model import CardRole, MemoryCardModel, decode_ids
+from .memory_model import MemoryCardModel, decode_ids
 from ..memory_service import MemoryService
 from .theme_palette import ThemeColors
 from .theme_section import ThemeSection
@@ -34,7 +34,7 @@ from .scroll import AutoScroller, StickyHeader
 from .filters import card_filter, filter_label
 from .loader import SECTIONS_PER_STEP, WallLoader
 from .search import WallSearch
-from .sections import WallSections
+from .sections import ViewSettings, WallSections
 from .selection import WallBulk
 from .state import WallState
 from .toolbar import SEARCH_MIN_WIDTH, WallToolbar
@@ -42,7 +42,11 @@ from .toolbar import SEARCH_MIN_WIDTH, WallToolbar
 __all__ = ["MemoryWall", "SEARCH_MIN_WIDTH"]
 
 
-class MemoryWall(WallSections, WallNavigation, QWidget):
+class MemoryWall(QWidget):
+    """The parts it owns: ``theme_sections`` (:class:`WallSections`), ``navigation``
+    (:class:`WallNavigation`), ``loader``, ``search``, ``actions``, ``bulk``; the widgets: ``toolbar``,
+    ``outline``, ``scroll`` (its ``container`` holds the sections), ``sticky``."""
+
     card_activated = Signal(str)  # a card activated (double-click, or Enter; platform style decides)
     card_revealed = Signal(str)
     chat_requested = Signal(str, str, str)  # session id, turn id, excerpt: open the chat turn behind a change
@@ -68,7 +72,6 @@ class MemoryWall(WallSections, WallNavigation, QWidget):
         self.bulk = WallBulk(self)
         self.actions.bulk = self.bulk
         self._filter = "all"
-        self._sections: dict[str, ThemeSection] = {}
         self._sort_mode = "recent"
         self._density = self.state.density()
         self._pending_reveal: str | None = None
@@ -116,39 +119,49 @@ class MemoryWall(WallSections, WallNavigation, QWidget):
         layout.addWidget(self.toolbar)
         layout.addLayout(body, 1)
 
+        self.theme_sections = WallSections(self.model, self.container, self._column, self.state, self.theme_colors,
+                                           settings=self._view_settings, loading=self.loading, parent=self)
         self.search = WallSearch(self)
         self.loader = WallLoader(self)  # after a reload, the sections are filled in slices
         self.loader.progress.connect(self._update_summary)
-        self.loader.finished.connect(self._update_visibility)
+        self.loader.finished.connect(self.update_visibility)
+        self.navigation = WallNavigation(self, self.theme_sections, scroll=self.scroll, outline=self.outline,
+                                         sticky=self.sticky, toolbar=self.toolbar, state=self.state,
+                                         theme_colors=self.theme_colors, loader=self.loader,
+                                         update_visibility=self.update_visibility)
         self._visibility_timer = QTimer(self)
         self._visibility_timer.setSingleShot(True)
         self._visibility_timer.setInterval(0)
-        self._visibility_timer.timeout.connect(self._update_visibility)
+        self._visibility_timer.timeout.connect(self.update_visibility)
         self._clock = QTimer(self)  # relative times ("3分钟前") move on
         self._clock.setInterval(60_000)
-        self._clock.timeout.connect(self._repaint_cards)
+        self._clock.timeout.connect(self.theme_sections.repaint_cards)
         self._clock.start()
 
         self.toolbar.sort_changed.connect(self.set_sort_mode)
         self.toolbar.density_toggled.connect(lambda compact: self.set_density("compact" if compact else "comfortable"))
-        self.toolbar.outline_toggled.connect(self.set_outline_shown)
         self.toolbar.filter_changed.connect(self.set_filter)
         self.toolbar.forget_today_requested.connect(lambda: self.bulk.ask_forget_today())
         self.add_button.clicked.connect(lambda: self.actions.add_card())
         self.trash_button.clicked.connect(lambda: self.actions.show_trash())
-        self.outline.theme_activated.connect(self.jump_to)
-        self.toolbar.jump_menu.aboutToShow.connect(self._fill_jump_menu)
         self.outline.ids_dropped.connect(self._on_ids_dropped)
-        self.sticky.toggled.connect(self._toggle_from_sticky)
         self.sticky.ids_dropped.connect(self._on_ids_dropped)
-        self.sticky.drag_moved.connect(self.autoscroll.drag_at)
-        self.sticky.drag_hovered.connect(self.autoscroll.drag_hovered)
-        self.scroll.verticalScrollBar().valueChanged.connect(self._update_sticky)
-        self.scroll.viewport().installEventFilter(self)
+        for source in (self.sticky, self.theme_sections):  # a drag near the edges scrolls the wall
+            source.drag_moved.connect(self.autoscroll.drag_at)
+            source.drag_hovered.connect(self.autoscroll.drag_hovered)
+        sections = self.theme_sections
+        sections.synced.connect(self.update_visibility)
+        sections.rows_changed.connect(self._visibility_timer.start)  # coalesced: one pass per burst
+        sections.ids_dropped.connect(self._on_ids_dropped)
+        sections.menu_requested.connect(self._show_theme_menu)
+        sections.card_activated.connect(self.card_activated)
+        sections.card_double_clicked.connect(self.actions.edit_card)
+        sections.delete_requested.connect(self.actions.delete_cards)
+        sections.context_requested.connect(self._show_menu)
         QShortcut(QKeySequence.StandardKey.Find, self, activated=self.focus_search,
                   context=Qt.ShortcutContext.WindowShortcut)
 
-        self.model.themes_changed.connect(self._sync_sections)
+        self.model.themes_changed.connect(self.theme_sections.sync)
         self.model.modelReset.connect(self._on_model_reset)
         self.model.rowsInserted.connect(self._update_summary)
         self.model.rowsRemoved.connect(self._update_summary)
@@ -157,10 +170,8 @@ class MemoryWall(WallSections, WallNavigation, QWidget):
         self.model.card_updated.connect(lambda *_: self._visibility_timer.start())  # counts of hidden cards
         service.operation_failed.connect(self._on_operation_failed)
         self.toolbar.set_density(self._density == "compact")
-        self.toolbar.set_outline(self.state.outline_shown())
-        self._outline_wanted = self.state.outline_shown()
         self._on_model_reset()
-        self._fit_outline()
+        self.navigation.fit_outline()
 
     # ── loading ───────────────────────────────────────────────────────
 
@@ -176,17 +187,82 @@ class MemoryWall(WallSections, WallNavigation, QWidget):
 
     def _on_model_reset(self) -> None:
         self.loader.begin()
-        for section in self._sections.values():
+        for section in self.theme_sections.all().values():
             section.proxy.mark_stale()  # emptied now, filled again by the loader, top first
-        self._sync_sections(limit=SECTIONS_PER_STEP)
+        self.theme_sections.sync(limit=SECTIONS_PER_STEP)
         self.loader.start()
+
+    # ── the sections (``theme_sections``) ─────────────────────────────
+
+    def sections(self) -> dict[str, ThemeSection]:
+        return self.theme_sections.all()
+
+    def section(self, theme: str) -> ThemeSection | None:
+        return self.theme_sections.get(theme)
+
+    def sections_in_order(self) -> list[ThemeSection]:
+        """Every section (shown or not), in display order."""
+        return self.theme_sections.in_order()
+
+    def visible_sections(self) -> list[ThemeSection]:
+        """Sections shown right now, in display order."""
+        return self.theme_sections.visible()
+
+    def add_sections(self, count: int | None = None) -> int:
+        """Make up to ``count`` (None: all) of the sections still missing; returns how many."""
+        return self.theme_sections.add(count)
+
+    def _view_settings(self) -> ViewSettings:
+        return self.search.query, card_filter(self._filter), self._sort_mode, self._density
+
+    # ── finding your way (``navigation``) ─────────────────────────────
+
+    def jump_to(self, theme: str) -> bool:
+        """Scroll so ``theme``'s header is at the top (expanding nothing); False if not shown."""
+        return self.navigation.jump_to(theme)
+
+    def current_theme(self) -> str:
+        """The theme at the top of the viewport."""
+        return self.navigation.current_theme()
+
+    def scroll_anchor(self) -> tuple[str, int]:
+        return self.navigation.scroll_anchor()
+
+    def scroll_to_anchor(self, theme: str, offset: int) -> None:
+        self.navigation.scroll_to_anchor(theme, offset)
+
+    def set_collapsed(self, theme: str, collapsed: bool) -> None:
+        self.navigation.set_collapsed(theme, collapsed)
+
+    def set_outline_shown(self, shown: bool) -> None:
+        self.navigation.set_outline_shown(shown)
+
+    # ── how the cards look ────────────────────────────────────────────
+
+    def density(self) -> str:
+        return self._density
+
+    def set_density(self, density: str) -> None:
+        """"comfortable" or "compact" (smaller cards, two lines); remembered."""
+        self.state.set_density(density)  # raises on a wrong name
+        self._density = density
+        self.toolbar.set_density(density == "compact")
+        self.theme_sections.set_density(density)
+
+    def set_theme_color(self, theme: str, color: str | None) -> None:
+        """The person's colour for ``theme`` (``#rrggbb``), or None for its own again; remembered."""
+        self.theme_colors.set_custom(theme, color)
+        self.state.set_custom_colors(self.theme_colors.custom)
+        self.theme_sections.repaint_cards()
+        self.navigation.update_outline()
 
     # ── what is shown ─────────────────────────────────────────────────
 
-    def _update_visibility(self, *_: object) -> None:
+    def update_visibility(self, *_: object) -> None:
+        """Which sections are shown, their counts, the empty wall's text, the summary, the outline."""
         self._visibility_timer.stop()
         shown = 0
-        for section in self._sections.values():
+        for section in self.theme_sections.all().values():
             visible = section.shown_count() > 0
             section.setVisible(visible)
             section.refresh_count()
@@ -204,8 +280,8 @@ class MemoryWall(WallSections, WallNavigation, QWidget):
             self.empty_label.setText(self.tr("没有和「{0}」匹配的记忆。").format(self.search.text))
         self.empty_label.setVisible(shown == 0)
         self._update_summary()
-        self._update_outline()
-        later(self, self._update_sticky)  # after the layout settles
+        self.navigation.update_outline()
+        later(self, self.navigation.update_sticky)  # after the layout settles
 
     def _update_summary(self, *_: object) -> None:
         total = self.model.rowCount()
@@ -215,7 +291,7 @@ class MemoryWall(WallSections, WallNavigation, QWidget):
             done, total = self.loader.progress_counts()
             self.count_label.setText(self._busy_text(f"{done:,}", f"{total:,}"))
         elif self.search.query or self._filter != "all":
-            shown = sum(section.shown_count() for section in self._sections.values())
+            shown = sum(section.shown_count() for section in self.theme_sections.all().values())
             text = self.tr("{0} / {1} 条").format(shown, total)
             if self._filter != "all":  # which filter is on, where the count is
                 text = self.tr("{0} · {1}").format(filter_label(self._filter), text)
@@ -234,9 +310,6 @@ class MemoryWall(WallSections, WallNavigation, QWidget):
             text = self.tr("正在载入记忆… {0} / {1}") if done else self.tr("正在载入记忆…")
         return text.format(done, total)
 
-    def _repaint_cards(self) -> None:
-        for section in self._sections.values():
-            section.view.viewport().update()
 
     # ── search and sort ───────────────────────────────────────────────
 
@@ -278,7 +351,7 @@ class MemoryWall(WallSections, WallNavigation, QWidget):
     # ── cards ─────────────────────────────────────────────────────────
 
     def visible_ids(self, theme: str) -> list[str]:
-        section = self._sections.get(theme)
+        section = self.theme_sections.get(theme)
         return section.proxy.ids() if section is not None and not section.isHidden() else []
 
     def handle_drop(self, mime: QMimeData, theme: str, target_id: str = "") -> Any:
@@ -298,14 +371,14 @@ class MemoryWall(WallSections, WallNavigation, QWidget):
             self._pending_reveal = memory_id
             return False
         self._pending_reveal = None
-        section = self._sections.get(card.theme)
+        section = self.theme_sections.get(card.theme)
         if section is None and self.loader.loading:
             self.add_sections()  # its theme's section was not made yet
-            section = self._sections.get(card.theme)
+            section = self.theme_sections.get(card.theme)
         if section is None:
             return False
         if self.loader.finish_section(section):  # not shown yet while loading: show its theme now
-            self._update_visibility()
+            self.update_visibility()
         index = section.proxy.index_of(memory_id)
         if not index.isValid():
             self.set_search("")  # (in slices on a big wall: its section is shown whole now)
@@ -326,7 +399,7 @@ class MemoryWall(WallSections, WallNavigation, QWidget):
         return True
 
     def _scroll_to(self, section: ThemeSection, memory_id: str) -> None:
-        if not alive(section) or self.model.card(memory_id) is None or self._sections.get(section.theme) is not section:
+        if not alive(section) or self.model.card(memory_id) is None or self.theme_sections.get(section.theme) is not section:
             return
         index = section.proxy.index_of(memory_id)
         if index.isValid():
@@ -336,7 +409,7 @@ class MemoryWall(WallSections, WallNavigation, QWidget):
     def card_rect(self, memory_id: str):
         """The card's rectangle in wall coordinates (for tests and tooltips), or None."""
         card = self.model.card(memory_id)
-        section = self._sections.get(card.theme) if card else None
+        section = self.theme_sections.get(card.theme) if card else None
         if section is None:
             return None
         index = section.proxy.index_of(memory_id)
@@ -347,45 +420,29 @@ class MemoryWall(WallSections, WallNavigation, QWidget):
 
     def _on_load_failed(self) -> None:
         self._load_failed = True
-        self._update_visibility()
+        self.update_visibility()
 
     def _on_cards_applied(self, ids: list[str]) -> None:
         self.search.cards_changed(ids)
         if self._pending_reveal in ids:
             self.reveal(self._pending_reveal)
 
-    def _on_card_double_clicked(self, index) -> None:
-        memory_id = index.data(CardRole.Id)
-        if memory_id:  # (card_activated comes from the view's ``activated``: double-click or Enter)
-            self.actions.edit_card(memory_id)
-
     def selected_ids(self) -> list[str]:
         """The selected cards of every section (Ctrl/Shift-click and rubber band select)."""
-        return [mid for section in self.visible_sections() for mid in section.view.selected_ids()]
+        return self.theme_sections.selected_ids()
 
     def select_ids(self, ids: list[str]) -> None:
         """Add the cards ``ids`` that are shown to the selection (others are skipped)."""
-        for memory_id in ids:
-            card = self.model.card(memory_id)
-            section = self._sections.get(card.theme) if card is not None else None
-            index = section.proxy.index_of(memory_id) if section is not None else None
-            if index is not None and index.isValid():
-                section.view.selectionModel().select(index, QItemSelectionModel.SelectionFlag.Select)
+        self.theme_sections.select_ids(ids)
 
-    def _on_card_pressed(self, view) -> None:
-        """A plain left click selects in one section only: the others' selections are cleared (a
-        right click keeps them: its menu acts on the whole selection)."""
-        if QGuiApplication.keyboardModifiers() & (Qt.KeyboardModifier.ControlModifier | Qt.KeyboardModifier.ShiftModifier):
-            return
-        if not QGuiApplication.mouseButtons() & Qt.MouseButton.LeftButton:
-            return
-        for section in self._sections.values():
-            if section.view is not view and section.view.selectionModel().hasSelection():
-                section.view.clearSelection()
-
-    def _show_menu(self, view, memory_id: str, global_pos) -> None:
+    def _show_menu(self, memory_id: str, global_pos) -> None:
         menu = self.actions.context_menu(memory_id, self.selected_ids())
         menu.popup(global_pos)
+
+    def _show_theme_menu(self, theme: str, global_pos) -> None:
+        section = self.theme_sections.get(theme)
+        if section is not None:
+            self.actions.theme_menu(theme, section.is_collapsed(), self).popup(global_pos)
 
     def _on_operation_failed(self, message: str) -> None:
         self.toasts.show_toast(message, key="operation-failed", kind="error")

@@ -59,7 +59,7 @@ class WallSearch(QObject):
         if changed:  # every section filtered again, in slices, the top of the wall first
             wall.loader.refilter("search", lambda proxy: proxy.set_search(query, force=force))
         else:
-            wall._update_visibility()
+            wall.update_visibility()
         if self.query.wants_pinyin:
             self._warm()
 

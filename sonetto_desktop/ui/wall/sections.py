@@ -1,14 +1,29 @@
-"""WallSections: a MemoryWall's theme sections (a ``MemoryWall`` part): one per theme of the card model,
-ordered by size, made a few per loader step while the wall loads and at once for a theme that
-appears with a live change; each section's signals wired to the wall."""
+"""WallSections: the wall's theme sections (a part :class:`MemoryWall` owns): one per theme of the
+card model, in the wall's column, the biggest theme first; made a few per loader step while the
+wall loads and at once for a theme that appears with a live change.
+
+What the person does in a section (drops, double-clicks, the delete key, menus, drags) comes out as
+this part's signals, which the wall connects once. The selection across sections is kept here too:
+a plain click selects in one section only, a drag carries the selection of every section."""
 
 from __future__ import annotations
 
 import re
+from typing import Callable
 
-from .memory_model import CardRole
+from PySide6.QtCore import QItemSelectionModel, QObject, Qt, Signal
+from PySide6.QtGui import QGuiApplication
+from PySide6.QtWidgets import QVBoxLayout, QWidget
+
+from .card_view import ThemeCardView
+from .memory_model import CardRole, MemoryCardModel
+from .search_text import SearchQuery
+from .state import WallState
+from .theme_palette import ThemeColors
 from .theme_section import ThemeSection
-from .filters import card_filter
+
+#: What a new section is shown with: (the search, the filter's predicate, the sort, the density).
+ViewSettings = tuple[SearchQuery, Callable | None, str, str]
 
 _DIGITS = re.compile(r"(\d+)")
 
@@ -18,39 +33,65 @@ def natural_key(theme: str) -> tuple:
     return tuple((0, int(part), "") if part.isdigit() else (1, 0, part) for part in _DIGITS.split(theme) if part)
 
 
-class WallSections:
-    """Needs the wall's ``model``, ``_sections``, ``_column``, ``container``, ``state``, ``theme_colors``,
-    ``loader``, ``search``, ``actions``, ``autoscroll``, its view settings and card handlers."""
+class WallSections(QObject):
+    """``settings()``: what a new section is shown with (the wall's current ones); ``loading()``: whether
+    the wall is filling in slices (sections are then made only when the loader asks)."""
 
-    def sections(self) -> dict[str, ThemeSection]:
+    synced = Signal()  # sections made, removed or put in order
+    rows_changed = Signal()  # a section's rows changed (counts and visibility follow)
+    ids_dropped = Signal(list, str, str)  # ids, theme, card to merge into ("" = a move)
+    collapse_toggled = Signal(str, bool)  # theme, collapsed now
+    menu_requested = Signal(str, object)  # theme, global QPoint: the theme's menu
+    card_activated = Signal(str)  # a card activated (double-click, or Enter; platform style decides)
+    card_double_clicked = Signal(str)
+    delete_requested = Signal(list)  # ids: the selection of every section, or the cards the keys were pressed on
+    context_requested = Signal(str, object)  # card id, global QPoint: the card's menu
+    drag_moved = Signal(object)  # global QPoint of a drag over a section (the wall scrolls)
+    drag_hovered = Signal(bool)
+
+    def __init__(self, model: MemoryCardModel, container: QWidget, column: QVBoxLayout, state: WallState,
+                 theme_colors: ThemeColors, *, settings: Callable[[], ViewSettings], loading: Callable[[], bool],
+                 parent: QObject | None = None) -> None:
+        super().__init__(parent)
+        self._model = model
+        self._container = container
+        self._column = column
+        self._state = state
+        self._colors = theme_colors
+        self._settings = settings
+        self._loading = loading
+        self._sections: dict[str, ThemeSection] = {}
+
+    # ── the sections ──────────────────────────────────────────────────
+
+    def all(self) -> dict[str, ThemeSection]:
         return dict(self._sections)
 
-    def section(self, theme: str) -> ThemeSection | None:
+    def get(self, theme: str) -> ThemeSection | None:
         return self._sections.get(theme)
 
-    def sections_in_order(self) -> list[ThemeSection]:
+    def in_order(self) -> list[ThemeSection]:
         """Every section (shown or not), in display order."""
-        return sorted(self._sections.values(), key=lambda s: self._column.indexOf(s))
+        return sorted(self._sections.values(), key=self._column.indexOf)
 
-    def visible_sections(self) -> list[ThemeSection]:
+    def visible(self) -> list[ThemeSection]:
         """Sections shown right now, in display order."""
-        shown = [s for s in self._sections.values() if not s.isHidden()]
-        return sorted(shown, key=lambda s: self._column.indexOf(s))
+        return sorted((s for s in self._sections.values() if not s.isHidden()), key=self._column.indexOf)
 
-    def _sync_sections(self, *_: object, limit: int | None = None) -> None:
+    def sync(self, *_: object, limit: int | None = None) -> None:
         """Sections for the model's themes, in order. While the wall loads, sections are made only
         when asked (``limit``: the loader makes them a few per step, the top ones first)."""
-        counts = self.model.theme_counts()
+        counts = self._model.theme_counts()
         for theme in [t for t in self._sections if t not in counts]:
             section = self._sections.pop(theme)
             self._column.removeWidget(section)
             section.hide()
             section.deleteLater()
-        if self.theme_colors.assign(counts):
-            self.state.set_color_slots(self.theme_colors.slots)
-        collapsed = self.state.collapsed()
-        missing = self._missing_themes(counts)
-        if limit is None and self.loader.loading:
+        if self._colors.assign(counts):
+            self._state.set_color_slots(self._colors.slots)
+        collapsed = self._state.collapsed()
+        missing = self.missing(counts)
+        if limit is None and self._loading():
             limit = 0
         for theme in missing[:limit]:
             self._sections[theme] = self._new_section(theme, theme in collapsed)
@@ -60,41 +101,96 @@ class WallSections:
             if self._column.indexOf(section) != position:
                 self._column.removeWidget(section)
                 self._column.insertWidget(position, section)
-        self._update_visibility()
+        self.synced.emit()
 
-    def _missing_themes(self, counts: dict[str, int] | None = None) -> list[str]:
+    def missing(self, counts: dict[str, int] | None = None) -> list[str]:
         """Themes of the model without a section yet (made while the wall loads), in display order."""
-        counts = self.model.theme_counts() if counts is None else counts
+        counts = self._model.theme_counts() if counts is None else counts
         return sorted((t for t in counts if t not in self._sections), key=lambda t: (-counts[t], natural_key(t)))
 
-    def add_sections(self, count: int | None = None) -> int:
+    def add(self, count: int | None = None) -> int:
         """Make up to ``count`` (None: all) of the sections still missing; returns how many."""
         before = len(self._sections)
-        self._sync_sections(limit=len(self.model.theme_counts()) if count is None else count)
+        self.sync(limit=len(self._model.theme_counts()) if count is None else count)
         return len(self._sections) - before
 
     def _new_section(self, theme: str, collapsed: bool) -> ThemeSection:
-        section = ThemeSection(self.model, theme, self.container, theme_colors=self.theme_colors,
-                               density=self._density, collapsed=collapsed, deferred=True)
-        section.proxy.set_search(self.search.query)
-        section.proxy.set_filter(card_filter(self._filter))
-        section.proxy.set_sort_mode(self._sort_mode)
-        section.ids_dropped.connect(self._on_ids_dropped)
-        section.collapse_toggled.connect(self._on_collapse_toggled)
-        section.menu_requested.connect(lambda name, pos: self.actions.theme_menu(
-            name, self._sections[name].is_collapsed(), self).popup(pos))
-        section.drag_moved.connect(self.autoscroll.drag_at)
-        section.view.drag_hovered.connect(self.autoscroll.drag_hovered)
-        section.header.drag_hovered.connect(self.autoscroll.drag_hovered)
+        query, predicate, sort_mode, density = self._settings()
+        section = ThemeSection(self._model, theme, self._container, theme_colors=self._colors,
+                               density=density, collapsed=collapsed, deferred=True)
+        section.proxy.set_search(query)
+        section.proxy.set_filter(predicate)
+        section.proxy.set_sort_mode(sort_mode)
+        section.ids_dropped.connect(self.ids_dropped)
+        section.collapse_toggled.connect(self.collapse_toggled)
+        section.menu_requested.connect(self.menu_requested)
+        section.drag_moved.connect(self.drag_moved)
+        section.view.drag_hovered.connect(self.drag_hovered)
+        section.header.drag_hovered.connect(self.drag_hovered)
         view = section.view
-        view.doubleClicked.connect(self._on_card_double_clicked)
-        view.activated.connect(lambda index: self.card_activated.emit(index.data(CardRole.Id)))
-        view.delete_requested.connect(lambda ids: self.actions.delete_cards(self.selected_ids() or ids))
-        view.context_requested.connect(lambda memory_id, pos, v=view: self._show_menu(v, memory_id, pos))
-        view.pressed.connect(lambda _index, v=view: self._on_card_pressed(v))
+        view.doubleClicked.connect(self._on_double_clicked)
+        view.activated.connect(self._on_activated)
+        view.delete_requested.connect(self._on_delete_requested)
+        view.context_requested.connect(self.context_requested)
+        view.pressed.connect(self._on_pressed)
         view.wall_selection = self.selected_ids  # a drag carries the selection of every section
         for signal in (section.proxy.rowsInserted, section.proxy.rowsRemoved, section.proxy.modelReset):
-            signal.connect(lambda *_: self._visibility_timer.start())  # coalesced: one pass per burst
-        if not self.loader.loading:  # a theme that appears with a live change: shown at once
+            signal.connect(self.rows_changed)
+        if not self._loading():  # a theme that appears with a live change: shown at once
             section.proxy.load(None)
         return section
+
+    # ── what the person does in a section ─────────────────────────────
+
+    def _on_double_clicked(self, index) -> None:
+        memory_id = index.data(CardRole.Id)
+        if memory_id:  # (card_activated comes from the view's ``activated``: double-click or Enter)
+            self.card_double_clicked.emit(memory_id)
+
+    def _on_activated(self, index) -> None:
+        self.card_activated.emit(index.data(CardRole.Id))
+
+    def _on_delete_requested(self, ids: list[str]) -> None:
+        self.delete_requested.emit(self.selected_ids() or ids)
+
+    def _on_pressed(self, index) -> None:
+        """A plain left click selects in one section only: the others' selections are cleared (a
+        right click keeps them: its menu acts on the whole selection)."""
+        if QGuiApplication.keyboardModifiers() & (Qt.KeyboardModifier.ControlModifier | Qt.KeyboardModifier.ShiftModifier):
+            return
+        if not QGuiApplication.mouseButtons() & Qt.MouseButton.LeftButton:
+            return
+        pressed = self._sections.get(getattr(index.model(), "theme", None))
+        for section in self._sections.values():
+            if section is not pressed and section.view.selectionModel().hasSelection():
+                section.view.clearSelection()
+
+    # ── the selection and the look of every section ───────────────────
+
+    def selected_ids(self) -> list[str]:
+        """The selected cards of every section (Ctrl/Shift-click and rubber band select)."""
+        return [mid for section in self.visible() for mid in section.view.selected_ids()]
+
+    def select_ids(self, ids: list[str]) -> None:
+        """Add the cards ``ids`` that are shown to the selection (others are skipped)."""
+        for memory_id in ids:
+            card = self._model.card(memory_id)
+            section = self._sections.get(card.theme) if card is not None else None
+            index = section.proxy.index_of(memory_id) if section is not None else None
+            if index is not None and index.isValid():
+                section.view.selectionModel().select(index, QItemSelectionModel.SelectionFlag.Select)
+
+    def set_density(self, density: str) -> None:
+        for section in self._sections.values():
+            section.view.set_density(density)
+
+    def repaint_cards(self) -> None:
+        """Paint every section's cards again (relative times moved on, a theme's colour changed)."""
+        for section in self._sections.values():
+            section.swatch.update()
+            section.view.viewport().update()
+
+    def mode(self) -> str:
+        """"dark" or "light": what the cards are painted in now (the QSS's card background)."""
+        view: ThemeCardView | None = next(iter(self._sections.values())).view if self._sections else None
+        return "dark" if view is not None and view.cardBackground.lightness() < 128 else "light"
