@@ -49,23 +49,32 @@ def _import_all(names: tuple[str, ...], optional: tuple[str, ...] = ()) -> None:
                 pass
 
 
+_freeze_after_imports = False
+
+
+def freeze_after_imports(enabled: bool) -> None:
+    """Whether ``imports_settled`` freezes what a burst of imports made: on while the desktop app's
+    garbage-collection policy runs (``ui/gc_guard.py``), off elsewhere (command line, MCP, tests)."""
+    global _freeze_after_imports
+    _freeze_after_imports = enabled
+
+
 @contextlib.contextmanager
 def imports_settled() -> Iterator[None]:
-    """Around code that may import modules (any thread): when it did, every object that exists then is
-    moved to the collector's permanent generation (``gc.freeze``). A module's objects live as long as
-    the process, and LangChain's first import makes ~150,000 of them: left young, the next collections
-    on the Qt thread walk them all (a 60-120 ms stall while the first reply streams), and every full
-    collection after. Nothing is collected here, so it is safe on a worker thread. The cost: what is
-    frozen is still freed by reference counting, but an object alive at that moment that is, or later
-    becomes, part of a reference cycle is never collected (e.g. a chat model built in the same step,
-    dropped after a settings change). That is bounded: a few freezes per run, each at a burst of
-    imports; the app's start-up collection (``ui/gc_guard.freeze_startup_objects``) unfreezes and
-    collects everything once."""
+    """Around code that may import modules (any thread): when it did, and the app's collection policy
+    runs (``freeze_after_imports``), every object that exists then is moved to the collector's permanent
+    generation (``gc.freeze``). A module's objects live as long as the process, and LangChain's first
+    import makes ~150,000 of them: left young, the next collections on the Qt thread walk them all (a
+    60-120 ms stall while the first reply streams), and every full collection after. Nothing is
+    collected here, so it is safe on a worker thread. The cost: what is frozen is still freed by
+    reference counting, but an object alive at that moment that is, or later becomes, part of a
+    reference cycle is not collected until the app's start-up collection (``gc_guard.settle``)
+    unfreezes and collects everything once."""
     before = len(sys.modules)
     try:
         yield
     finally:
-        if len(sys.modules) > before:
+        if _freeze_after_imports and len(sys.modules) > before:
             gc.freeze()
 
 

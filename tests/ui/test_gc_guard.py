@@ -9,7 +9,7 @@ import weakref
 
 from PySide6.QtCore import QObject, QTimer
 
-from sonetto_desktop.ui.gc_guard import MainThreadGarbageCollector
+from sonetto_desktop.ui.gc_guard import MainThreadGarbageCollector, settle_after_start_up
 
 
 class _Cyclic(QObject):
@@ -48,30 +48,32 @@ def test_worker_allocations_never_collect_qt_objects(qapp):
     assert gc.isenabled() == was_enabled
 
 
-def test_freezing_startup_objects_moves_them_out_of_collections(qapp):
-    from sonetto_desktop.ui.gc_guard import freeze_startup_objects
-
+def test_settling_start_up_moves_its_objects_out_of_collections(qapp):
     survivors = [[i] for i in range(1000)]  # lists are tracked by the collector
     garbage = _Cyclic()  # start-up garbage in a cycle: collected, not frozen
     ref = weakref.ref(garbage)
     del garbage
+    guard = MainThreadGarbageCollector(interval_ms=60_000)
     try:
-        frozen = freeze_startup_objects()
+        frozen = settle_after_start_up()  # what the app does once its start-up is over
         assert ref() is None
         assert frozen >= len(survivors) and gc.get_freeze_count() == frozen
         gc.collect()
         assert gc.get_freeze_count() == frozen  # a full collection leaves the frozen objects alone
     finally:
+        guard.stop()
+        guard.deleteLater()
         gc.unfreeze()
     assert gc.get_freeze_count() == 0
+    assert settle_after_start_up() == 0 and gc.get_freeze_count() == 0  # no collector runs: nothing frozen
 
 
 def test_start_up_garbage_frozen_by_an_earlier_import_is_still_collected(qapp):
     """A module imported off the loop during start-up froze what existed then (aio.imports_settled),
     start-up garbage in cycles included: the start-up collection must still find it."""
     from sonetto_desktop.aio import imports_settled
-    from sonetto_desktop.ui.gc_guard import freeze_startup_objects
 
+    guard = MainThreadGarbageCollector(interval_ms=60_000)
     garbage = _Cyclic()
     ref = weakref.ref(garbage)
     del garbage  # cyclic garbage, not yet collected
@@ -82,7 +84,20 @@ def test_start_up_garbage_frozen_by_an_earlier_import_is_still_collected(qapp):
         assert gc.get_freeze_count() > 0
         gc.collect()
         assert ref() is not None  # frozen: a plain collection does not see it
-        freeze_startup_objects()
+        guard.settle()
         assert ref() is None
     finally:
+        guard.stop()
+        guard.deleteLater()
         gc.unfreeze()
+
+
+def test_without_the_apps_collector_imports_freeze_nothing(qapp):
+    """Outside the desktop app's policy (command line, MCP server, tests) an import burst freezes nothing:
+    a frozen cycle would never be collected there."""
+    from sonetto_desktop.aio import imports_settled
+
+    sys.modules.pop("colorsys", None)
+    with imports_settled():
+        import colorsys  # noqa: F401
+    assert gc.get_freeze_count() == 0
