@@ -1,6 +1,6 @@
 """Recall on public data, side by side with the plain baselines in the same run.
 
-    python -m bench.recall_public [--datasets DIR] [--sets memdaily,madial,locomo]
+    python -m bench.recall_public [--datasets DIR] [--sets dev,blind,heldout,memdaily,madial,locomo]
                                   [--memdaily-per-file 40] [--pad 100]
 
 DIR is the folder of the evaluation datasets (its README documents them; default: the
@@ -14,6 +14,11 @@ DIR is the folder of the evaluation datasets (its README documents them; default
   the query (a new message, not the history), gold = all relevant ids, duplicates collapsed.
 - **locomo**: LoCoMo observation level (answerable categories 1-4, questions whose every
   evidence turn is covered by an observation).
+- **dev** (the shared ``retrieval-zh-dev.yaml`` in the benchmarks folder beside DIR), **blind**,
+  **heldout**, **example** (``bench/datasets``): the hand-written sets, read against 2026-12-02 12:00.
+
+``offline_recall(DIR, sets)`` returns the same figures (ours and the baselines' recall@5, same run) for
+other benches (``bench/recall_reach.py``).
 
 Every system answers with at most 5 memories: ours through ``retrieve`` (its relevance floor can
 answer nothing), the baselines always rank everything. Each bank is shuffled (seeded) before the
@@ -232,11 +237,60 @@ def run_groups(groups: Iterable[Group], store: str = "sqlite", k: int = K,
     return {name: summarize(cases_all, results[name], times[name], k) for name in results}
 
 
+# ── the hand-written sets (the shared dev set and the project's own) ───────────────────────
+
+OWN_SETS = Path(__file__).resolve().parent / "datasets"
+NOW = datetime(2026, 12, 2, 12, 0)  # the date the hand-written sets' relative dates are read against
+
+
+def yaml_group(path: Path, now: datetime = NOW) -> Group:
+    """A dataset in the format of ``retrieval-zh-dev.yaml`` as one group (negatives included)."""
+    from bench.recall import load_dataset
+
+    ds = load_dataset(path, now)
+    return Group(path.stem, ds.memories, ds.queries, now)
+
+
+def dev_path(root: Path | None) -> Path:
+    """The shared dev set: in the benchmarks folder beside the datasets folder."""
+    if root is None:
+        raise FileNotFoundError("the dev set is found beside the datasets folder: pass --datasets DIR")
+    return Path(root).resolve().parent / "benchmarks" / "retrieval-zh-dev.yaml"
+
+
 LOADERS = {
+    "dev": lambda root, a: [yaml_group(dev_path(root))],
+    "blind": lambda root, a: [yaml_group(OWN_SETS / "recall-blind.yaml")],
+    "heldout": lambda root, a: [yaml_group(OWN_SETS / "recall-heldout.yaml")],
+    "example": lambda root, a: [yaml_group(OWN_SETS / "recall-example.yaml")],
     "memdaily": lambda root, a: memdaily_groups(root, a.memdaily_per_file, a.pad),
     "madial": lambda root, a: madial_groups(root),
     "locomo": lambda root, a: locomo_groups(root),
 }
+PUBLIC = ("memdaily", "madial", "locomo")
+
+
+def offline_recall(datasets: Path | None, sets: Iterable[str] = ("dev", *PUBLIC), *, store: str = "sqlite",
+                   memdaily_per_file: int = 40, pad: int = 100) -> dict[str, dict[str, Any]]:
+    """Offline recall@5 of our retriever and of the character-bigram and jieba baselines, measured in the
+    same run, per set: ``{set: {"ours": R@5, "bigram": R@5, "jieba": R@5, "queries": n, "ours_empty":
+    share of answerable questions answered with nothing, "negatives_empty": share or None,
+    "systems": summarize() per system}}``. Sets: ``dev`` (beside ``datasets``), ``blind`` / ``heldout`` /
+    ``example`` (``bench/datasets``) and the public ``memdaily``, ``madial``, ``locomo`` (read in place
+    from ``datasets``). For ``bench/recall_reach.py`` and the command line (``--sets``)."""
+    options = argparse.Namespace(memdaily_per_file=memdaily_per_file, pad=pad)
+    out = {}
+    for name in sets:
+        if name not in LOADERS:
+            raise ValueError(f"unknown set {name!r} (known: {', '.join(LOADERS)})")
+        if name in PUBLIC and (datasets is None or not Path(datasets).is_dir()):
+            raise FileNotFoundError(f"{name}: no datasets folder (pass it, or set SONETTO_DATASETS)")
+        systems = run_groups(LOADERS[name](None if datasets is None else Path(datasets), options), store)
+        mech = systems["mechanical"]
+        out[name] = {"ours": mech["recall"], "bigram": systems["bigram"]["recall"],
+                     "jieba": systems["baseline"]["recall"], "queries": mech["queries"], "ours_empty": mech["empty"],
+                     "negatives_empty": mech["negatives_empty"], "systems": systems}
+    return out
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -249,14 +303,16 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--keep-order", action="store_true",
                         help="baselines see each bank in the dataset's order (query's own messages first)")
     args = parser.parse_args(argv)
-    if args.datasets is None or not Path(args.datasets).is_dir():
+    names = [s.strip() for s in args.sets.split(",") if s.strip()]
+    needs_folder = any(name in PUBLIC or name == "dev" for name in names)
+    if needs_folder and (args.datasets is None or not Path(args.datasets).is_dir()):
         print("no datasets folder: pass --datasets DIR or set SONETTO_DATASETS", file=sys.stderr)
         return 2
-    for name in [s.strip() for s in args.sets.split(",") if s.strip()]:
+    for name in names:
         if name not in LOADERS:
             print(f"unknown set {name!r} (known: {', '.join(LOADERS)})", file=sys.stderr)
             return 2
-        groups = LOADERS[name](Path(args.datasets), args)
+        groups = LOADERS[name](None if args.datasets is None else Path(args.datasets), args)
         order = "dataset order" if args.keep_order else "shuffled"
         print_report(f"{name} ({len(groups)} banks, {order})", run_groups(groups, args.store, shuffle=not args.keep_order))
         sys.stdout.flush()

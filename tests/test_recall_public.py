@@ -103,3 +103,26 @@ def test_scale_bench_runs_in_fresh_processes():
     row = recall_scale.run_size(40, "sqlite", Path(recall_scale.__file__).parent / "datasets" / "recall-example.yaml")
     assert row["memories"] == 40 and row["bytes_per_memory"] > 0
     assert row["p95_ms"] >= row["p50_ms"] > 0 and row["ready_s"] > 0 and row["build_s"] > 0
+
+
+def test_offline_recall_reports_ours_and_the_bigram_baseline_per_set(datasets, tmp_path):
+    bench_dir = datasets.parent / "benchmarks"
+    bench_dir.mkdir()
+    (bench_dir / "retrieval-zh-dev.yaml").write_text(
+        "memories:\n"
+        "  - {id: a, theme: 品味, days_ago: 3, description: 小周早餐喝美式咖啡。}\n"
+        "  - {id: b, theme: 身份, days_ago: 9, description: 小周在杭州做护士。}\n"
+        "queries:\n"
+        "  - {q: 早上喝什么, gold: [a], kind: paraphrase}\n"
+        "  - {q: 一公斤等于多少磅, gold: [], kind: negative}\n", encoding="utf-8")
+    got = recall_public.offline_recall(datasets, ("dev", "example", "memdaily", "madial", "locomo"))
+    assert set(got) == {"dev", "example", "memdaily", "madial", "locomo"}
+    for name, row in got.items():
+        assert 0.0 <= row["bigram"] <= 1.0 and 0.0 <= row["ours"] <= 1.0 and row["queries"] > 0, name
+    assert got["dev"]["ours"] == 1.0 and got["dev"]["negatives_empty"] == 1.0 and got["dev"]["queries"] == 2
+    assert got["example"]["ours"] >= got["example"]["bigram"]
+    assert got["locomo"]["queries"] == 1  # the adversarial and the uncovered questions are left out
+    with pytest.raises(ValueError):
+        recall_public.offline_recall(datasets, ("nope",))
+    with pytest.raises(FileNotFoundError):
+        recall_public.offline_recall(None, ("memdaily",))
