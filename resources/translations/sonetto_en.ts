@@ -1386,63 +1386,90 @@ Optional: title (the chat’s title), id (the message’s id, which recognises i
 <context>
     <name>MainWindow</name>
     <message>
-        <location filename="../../sonetto_desktop/ui/main_window.py" line="48" />
+        <location filename="../../sonetto_desktop/ui/main_window.py" line="51" />
         <source>Sonetto · 记忆伙伴</source>
         <translation>Sonetto · a companion who remembers</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/main_window.py" line="86" />
+        <location filename="../../sonetto_desktop/ui/main_window.py" line="89" />
         <source>新对话</source>
         <translation>New chat</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/main_window.py" line="110" />
-        <location filename="../../sonetto_desktop/ui/main_window.py" line="111" />
+        <location filename="../../sonetto_desktop/ui/main_window.py" line="113" />
+        <location filename="../../sonetto_desktop/ui/main_window.py" line="114" />
         <source>设置</source>
         <translation>Settings</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/window_menus.py" line="50" />
+        <location filename="../../sonetto_desktop/ui/main_window.py" line="158" />
+        <source>撤销：%1</source>
+        <translation>Undo: %1</translation>
+    </message>
+    <message>
+        <location filename="../../sonetto_desktop/ui/main_window.py" line="158" />
+        <location filename="../../sonetto_desktop/ui/window_menus.py" line="67" />
+        <source>撤销</source>
+        <translation>Undo</translation>
+    </message>
+    <message>
+        <location filename="../../sonetto_desktop/ui/main_window.py" line="160" />
+        <source>重做：%1</source>
+        <translation>Redo: %1</translation>
+    </message>
+    <message>
+        <location filename="../../sonetto_desktop/ui/main_window.py" line="160" />
+        <location filename="../../sonetto_desktop/ui/window_menus.py" line="69" />
+        <source>重做</source>
+        <translation>Redo</translation>
+    </message>
+    <message>
+        <location filename="../../sonetto_desktop/ui/window_menus.py" line="52" />
         <source>文件(&amp;F)</source>
         <translation>&amp;File</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/window_menus.py" line="51" />
+        <location filename="../../sonetto_desktop/ui/window_menus.py" line="53" />
         <source>导入记忆…</source>
         <translation>Import memories…</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/window_menus.py" line="52" />
+        <location filename="../../sonetto_desktop/ui/window_menus.py" line="54" />
         <source>导出记忆…</source>
         <translation>Export memories…</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/window_menus.py" line="53" />
+        <location filename="../../sonetto_desktop/ui/window_menus.py" line="55" />
         <source>导入聊天记录…</source>
         <translation>Import chat history…</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/window_menus.py" line="55" />
+        <location filename="../../sonetto_desktop/ui/window_menus.py" line="57" />
         <source>回收站…</source>
         <translation>Trash…</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/window_menus.py" line="57" />
+        <location filename="../../sonetto_desktop/ui/window_menus.py" line="59" />
         <source>设置…</source>
         <translation>Settings…</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/window_menus.py" line="60" />
+        <location filename="../../sonetto_desktop/ui/window_menus.py" line="62" />
         <source>退出</source>
         <translation>Quit</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/window_menus.py" line="62" />
+        <location filename="../../sonetto_desktop/ui/window_menus.py" line="64" />
+        <source>编辑(&amp;E)</source>
+        <translation>&amp;Edit</translation>
+    </message>
+    <message>
+        <location filename="../../sonetto_desktop/ui/window_menus.py" line="73" />
         <source>帮助(&amp;H)</source>
         <translation>&amp;Help</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/window_menus.py" line="63" />
+        <location filename="../../sonetto_desktop/ui/window_menus.py" line="74" />
         <source>键盘快捷键</source>
         <translation>Keyboard shortcuts</translation>
     </message>
@@ -1598,145 +1625,228 @@ Optional: title (the chat’s title), id (the message’s id, which recognises i
 <context>
     <name>MemoryService</name>
     <message>
-        <location filename="../../sonetto_desktop/ui/memory_service.py" line="166" />
+        <location filename="../../sonetto_desktop/ui/memory_service.py" line="175" />
         <source>手动添加</source>
         <translation>Added by hand</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/memory_service.py" line="173" />
+        <location filename="../../sonetto_desktop/ui/memory_service.py" line="182" />
         <source>手动编辑</source>
         <translation>Edited by hand</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/memory_service.py" line="179" />
+        <location filename="../../sonetto_desktop/ui/memory_service.py" line="188" />
         <source>拖动到「{0}」</source>
         <translation>Dragged to “{0}”</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/memory_service.py" line="186" />
+        <location filename="../../sonetto_desktop/ui/memory_service.py" line="195" />
         <source>手动合并</source>
         <translation>Merged by hand</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/memory_service.py" line="190" />
+        <location filename="../../sonetto_desktop/ui/memory_service.py" line="199" />
         <source>手动删除</source>
         <translation>Deleted by hand</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/memory_service.py" line="198" />
+        <location filename="../../sonetto_desktop/ui/memory_service.py" line="207" />
         <source>恢复旧版本</source>
         <translation>Restored an old version</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/memory_service.py" line="206" />
+        <location filename="../../sonetto_desktop/ui/memory_service.py" line="215" />
         <source>手动锁定</source>
         <translation>Locked by hand</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/memory_service.py" line="207" />
+        <location filename="../../sonetto_desktop/ui/memory_service.py" line="216" />
         <source>手动解锁</source>
         <translation>Unlocked by hand</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/memory_service.py" line="233" />
+        <location filename="../../sonetto_desktop/ui/memory_service.py" line="242" />
         <source>批量删除</source>
         <translation>Deleted together</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/memory_service.py" line="238" />
+        <location filename="../../sonetto_desktop/ui/memory_service.py" line="247" />
         <source>批量锁定</source>
         <translation>Locked together</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/memory_service.py" line="239" />
+        <location filename="../../sonetto_desktop/ui/memory_service.py" line="248" />
         <source>批量解锁</source>
         <translation>Unlocked together</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/memory_service.py" line="244" />
+        <location filename="../../sonetto_desktop/ui/memory_service.py" line="253" />
         <source>主题「{0}」改为「{1}」</source>
         <translation>Theme “{0}” renamed to “{1}”</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/memory_service.py" line="249" />
+        <location filename="../../sonetto_desktop/ui/memory_service.py" line="258" />
         <source>删除 Sonetto 今天写的记忆</source>
         <translation>Delete what Sonetto wrote today</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/memory_service.py" line="254" />
+        <location filename="../../sonetto_desktop/ui/memory_service.py" line="263" />
         <source>从提示里撤销</source>
         <translation>Undone from a notification</translation>
     </message>
 </context>
 <context>
+    <name>MemoryUndo</name>
+    <message>
+        <location filename="../../sonetto_desktop/ui/notices/memory_undo.py" line="30" />
+        <source>新建</source>
+        <translation>add</translation>
+    </message>
+    <message>
+        <location filename="../../sonetto_desktop/ui/notices/memory_undo.py" line="32" />
+        <source>修改</source>
+        <translation>edit</translation>
+    </message>
+    <message>
+        <location filename="../../sonetto_desktop/ui/notices/memory_undo.py" line="34" />
+        <source>删除</source>
+        <translation>delete</translation>
+    </message>
+    <message>
+        <location filename="../../sonetto_desktop/ui/notices/memory_undo.py" line="36" />
+        <source>合并</source>
+        <translation>merge</translation>
+    </message>
+    <message>
+        <location filename="../../sonetto_desktop/ui/notices/memory_undo.py" line="38" />
+        <source>恢复</source>
+        <translation>restore</translation>
+    </message>
+    <message>
+        <location filename="../../sonetto_desktop/ui/notices/memory_undo.py" line="40" />
+        <source>还原</source>
+        <translation>revert</translation>
+    </message>
+    <message>
+        <location filename="../../sonetto_desktop/ui/notices/memory_undo.py" line="42" />
+        <source>解锁</source>
+        <translation>unlock</translation>
+    </message>
+    <message>
+        <location filename="../../sonetto_desktop/ui/notices/memory_undo.py" line="44" />
+        <source>锁定</source>
+        <translation>lock</translation>
+    </message>
+    <message>
+        <location filename="../../sonetto_desktop/ui/notices/memory_undo.py" line="46" />
+        <source>导入</source>
+        <translation>import</translation>
+    </message>
+    <message>
+        <location filename="../../sonetto_desktop/ui/notices/memory_undo.py" line="66" />
+        <source>Sonetto 的 {0} 处记忆变化</source>
+        <translation>Sonetto's {0} memory changes</translation>
+    </message>
+    <message>
+        <location filename="../../sonetto_desktop/ui/notices/memory_undo.py" line="68" />
+        <source>{0} 处记忆变化</source>
+        <translation>{0} memory changes</translation>
+    </message>
+    <message>
+        <location filename="../../sonetto_desktop/ui/notices/memory_undo.py" line="71" />
+        <source>{0}「{1}」</source>
+        <translation>{0} “{1}”</translation>
+    </message>
+    <message>
+        <location filename="../../sonetto_desktop/ui/notices/memory_undo.py" line="139" />
+        <source>重做（编辑菜单）</source>
+        <translation>Redone (Edit menu)</translation>
+    </message>
+    <message>
+        <location filename="../../sonetto_desktop/ui/notices/memory_undo.py" line="140" />
+        <source>撤销（编辑菜单）</source>
+        <translation>Undone (Edit menu)</translation>
+    </message>
+    <message>
+        <location filename="../../sonetto_desktop/ui/notices/memory_undo.py" line="157" />
+        <source>已重做：{0}</source>
+        <translation>Redone: {0}</translation>
+    </message>
+    <message>
+        <location filename="../../sonetto_desktop/ui/notices/memory_undo.py" line="158" />
+        <source>已撤销：{0}</source>
+        <translation>Undone: {0}</translation>
+    </message>
+</context>
+<context>
     <name>MemoryWall</name>
     <message>
-        <location filename="../../sonetto_desktop/ui/wall/memory_wall.py" line="234" />
+        <location filename="../../sonetto_desktop/ui/wall/memory_wall.py" line="310" />
         <source>正在载入记忆…</source>
         <translation>Loading memories…</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/wall/memory_wall.py" line="198" />
+        <location filename="../../sonetto_desktop/ui/wall/memory_wall.py" line="274" />
         <source>记忆库暂时无法读取，卡片墙是空的；没有任何内容被改动。</source>
         <translation>The memory store cannot be read right now, so the wall is empty; nothing was changed.</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/wall/memory_wall.py" line="200" />
+        <location filename="../../sonetto_desktop/ui/wall/memory_wall.py" line="276" />
         <source>还没有记忆。和 Sonetto 聊聊，或点「新建」写下一条。</source>
         <translation>No memories yet. Chat with Sonetto, or click “New” to write one.</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/wall/memory_wall.py" line="202" />
+        <location filename="../../sonetto_desktop/ui/wall/memory_wall.py" line="278" />
         <source>没有「{0}」的记忆。</source>
         <translation>No memories for “{0}”.</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/wall/memory_wall.py" line="204" />
+        <location filename="../../sonetto_desktop/ui/wall/memory_wall.py" line="280" />
         <source>没有和「{0}」匹配的记忆。</source>
         <translation>No memory matches “{0}”.</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/wall/memory_wall.py" line="224" />
+        <location filename="../../sonetto_desktop/ui/wall/memory_wall.py" line="300" />
         <source>1 条</source>
         <translation>1 memory</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/wall/memory_wall.py" line="230" />
+        <location filename="../../sonetto_desktop/ui/wall/memory_wall.py" line="306" />
         <source>正在排序… {0} / {1}</source>
         <translation>Sorting… {0} / {1}</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/wall/memory_wall.py" line="230" />
+        <location filename="../../sonetto_desktop/ui/wall/memory_wall.py" line="306" />
         <source>正在排序…</source>
         <translation>Sorting…</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/wall/memory_wall.py" line="232" />
+        <location filename="../../sonetto_desktop/ui/wall/memory_wall.py" line="308" />
         <source>正在筛选… {0} / {1}</source>
         <translation>Filtering… {0} / {1}</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/wall/memory_wall.py" line="232" />
+        <location filename="../../sonetto_desktop/ui/wall/memory_wall.py" line="308" />
         <source>正在筛选…</source>
         <translation>Filtering…</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/wall/memory_wall.py" line="234" />
+        <location filename="../../sonetto_desktop/ui/wall/memory_wall.py" line="310" />
         <source>正在载入记忆… {0} / {1}</source>
         <translation>Loading memories… {0} / {1}</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/wall/memory_wall.py" line="219" />
+        <location filename="../../sonetto_desktop/ui/wall/memory_wall.py" line="295" />
         <source>{0} / {1} 条</source>
         <translation>{0} of {1}</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/wall/memory_wall.py" line="221" />
+        <location filename="../../sonetto_desktop/ui/wall/memory_wall.py" line="297" />
         <source>{0} · {1}</source>
         <translation>{0} · {1}</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/wall/memory_wall.py" line="224" />
+        <location filename="../../sonetto_desktop/ui/wall/memory_wall.py" line="300" />
         <source>{0} 条</source>
         <translation>{0} memories</translation>
     </message>
@@ -2062,6 +2172,59 @@ Optional: title (the chat’s title), id (the message’s id, which recognises i
         <location filename="../../sonetto_desktop/presentation/errors.py" line="32" />
         <source>操作失败：{0}</source>
         <translation>The operation failed: {0}</translation>
+    </message>
+</context>
+<context>
+    <name>OthersNotice</name>
+    <message>
+        <location filename="../../sonetto_desktop/presentation/others.py" line="25" />
+        <source>命令行</source>
+        <translation>Command line</translation>
+    </message>
+    <message>
+        <location filename="../../sonetto_desktop/presentation/others.py" line="27" />
+        <source>{0}（其他应用）</source>
+        <translation>{0} (another app)</translation>
+    </message>
+    <message>
+        <location filename="../../sonetto_desktop/presentation/others.py" line="29" />
+        <source>其他程序</source>
+        <translation>Another program</translation>
+    </message>
+    <message>
+        <location filename="../../sonetto_desktop/presentation/others.py" line="30" />
+        <source>其他程序（{0}）</source>
+        <translation>Another program ({0})</translation>
+    </message>
+    <message>
+        <location filename="../../sonetto_desktop/presentation/others.py" line="55" />
+        <source>新增 {0} 条记忆</source>
+        <translation>added {0} memories</translation>
+    </message>
+    <message>
+        <location filename="../../sonetto_desktop/presentation/others.py" line="57" />
+        <source>修改 {0} 条记忆</source>
+        <translation>changed {0} memories</translation>
+    </message>
+    <message>
+        <location filename="../../sonetto_desktop/presentation/others.py" line="59" />
+        <source>合并 {0} 处记忆</source>
+        <translation>merged {0} memories</translation>
+    </message>
+    <message>
+        <location filename="../../sonetto_desktop/presentation/others.py" line="61" />
+        <source>删除 {0} 条记忆</source>
+        <translation>deleted {0} memories</translation>
+    </message>
+    <message>
+        <location filename="../../sonetto_desktop/presentation/others.py" line="62" />
+        <source>{0}：{1}</source>
+        <translation>{0}: {1}</translation>
+    </message>
+    <message>
+        <location filename="../../sonetto_desktop/presentation/others.py" line="63" />
+        <source>，</source>
+        <translation>, </translation>
     </message>
 </context>
 <context>
@@ -2698,7 +2861,7 @@ Optional: title (the chat’s title), id (the message’s id, which recognises i
 <context>
     <name>SonettoApp</name>
     <message>
-        <location filename="../../sonetto_desktop/ui/shell.py" line="268" />
+        <location filename="../../sonetto_desktop/ui/shell.py" line="276" />
         <source>对话功能启动失败：%1。记忆墙仍可使用；请检查数据目录后重启。</source>
         <translation>Chat could not start: %1. The memory wall still works; check the data folder, then restart.</translation>
     </message>
@@ -2784,7 +2947,7 @@ Optional: title (the chat’s title), id (the message’s id, which recognises i
         <translation>Undo</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/shell.py" line="433" />
+        <location filename="../../sonetto_desktop/ui/shell.py" line="444" />
         <source>无法使用新的数据文件夹 {0}：{1}。仍在使用原来的记忆库。</source>
         <translation>Cannot use the new data folder {0}: {1}. Still using the previous memory store.</translation>
     </message>
@@ -3549,32 +3712,32 @@ The memory wall on the right works already.</translation>
         <translation>Imported {0} memories</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/notices/writer_toasts.py" line="94" />
+        <location filename="../../sonetto_desktop/ui/notices/writer_toasts.py" line="99" />
         <source>解锁</source>
         <translation>Unlock</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/notices/writer_toasts.py" line="104" />
+        <location filename="../../sonetto_desktop/ui/notices/writer_toasts.py" line="109" />
         <source>从提示里解锁</source>
         <translation>Unlocked from the notification</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/notices/writer_toasts.py" line="113" />
+        <location filename="../../sonetto_desktop/ui/notices/writer_toasts.py" line="118" />
         <source>已解锁：Sonetto 之后可以更新这条记忆了</source>
         <translation>Unlocked: Sonetto may update this memory from now on</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/notices/writer_toasts.py" line="134" />
+        <location filename="../../sonetto_desktop/ui/notices/writer_toasts.py" line="158" />
         <source>撤销</source>
         <translation>Undo</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/notices/writer_toasts.py" line="145" />
+        <location filename="../../sonetto_desktop/ui/notices/writer_toasts.py" line="169" />
         <source>从提示里撤销</source>
         <translation>Undone from the notification</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/notices/writer_toasts.py" line="149" />
+        <location filename="../../sonetto_desktop/ui/notices/writer_toasts.py" line="173" />
         <source>已撤销这轮的 {0} 处记忆变化</source>
         <translation>Undid this turn's {0} memory changes</translation>
     </message>

@@ -8,12 +8,15 @@ The menus (``window_menus.py``) hold import / export, settings, quit and the sho
 
 from __future__ import annotations
 
+from typing import Any
+
 from PySide6.QtCore import QByteArray, QSettings, QSize, Qt, Signal
 from PySide6.QtGui import QCloseEvent, QKeySequence, QShortcut
 from PySide6.QtWidgets import QHBoxLayout, QLabel, QMainWindow, QSplitter, QStackedWidget, QToolButton, QVBoxLayout, QWidget
 
 from .chat.controller import ChatController
 from .chat.drafts import Drafts
+from .qt_bridge import disconnect_quietly
 from .chat.panel import ChatPanel
 from .widgets.icons import icon
 from .notices.status_indicator import StatusIndicator, WriterControl
@@ -143,6 +146,23 @@ class MainWindow(QMainWindow):
         chain_tab_order([*self.status_indicator.tab_stops(), self.settings_button, *self.chat_panel.tab_stops(),
                          self.welcome.settings_button, self.wall])  # the wall moves with all of its controls
 
+    def attach_undo(self, undo: Any) -> None:
+        """编辑 ▸ 撤销 / 重做 act on ``undo`` (a ``MemoryUndo``) and name what they would do."""
+        menus = self.menus
+        menus.undo_action.triggered.connect(undo.undo)
+        menus.redo_action.triggered.connect(undo.redo)
+
+        def follow() -> None:
+            label, again = undo.undo_label, undo.redo_label
+            menus.undo_action.setEnabled(label is not None)
+            menus.undo_action.setText(self.tr("撤销：%1").replace("%1", label) if label else self.tr("撤销"))
+            menus.redo_action.setEnabled(again is not None)
+            menus.redo_action.setText(self.tr("重做：%1").replace("%1", again) if again else self.tr("重做"))
+
+        undo.changed.connect(follow)
+        self.destroyed.connect(lambda *_: disconnect_quietly(undo.changed, follow))
+        follow()
+
     def focus_home(self) -> QWidget:
         """Where typing should go: the chat's input (the settings button while there is no model)."""
         return self.welcome.settings_button if self.showing_welcome else self.chat_panel.composer.input
@@ -204,4 +224,5 @@ class MainWindow(QMainWindow):
     def hideEvent(self, event) -> None:
         super().hideEvent(event)
         self.visibility_changed.emit(False)
+
 

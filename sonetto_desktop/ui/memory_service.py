@@ -17,11 +17,13 @@ from __future__ import annotations
 
 import asyncio
 import logging
+import uuid
 from typing import Any, Awaitable, Callable, Iterable, TypeVar
 
 from PySide6.QtCore import QCoreApplication, QObject, Signal
 
 from sonetto_desktop.aio import TaskScope, run_blocking
+from sonetto_desktop.memory.changes import Turn
 from sonetto_desktop.memory.errors import MemoryNotFound
 from sonetto_desktop.memory.item import MemoryItem
 from sonetto_desktop.memory.operations import MemoryOperations
@@ -32,6 +34,7 @@ from .app_feed import AppFeed
 from .wall.cards import CardIndex, read_card_index
 
 log = logging.getLogger(__name__)
+UI_ACTION_PREFIX = "ui-"  # the turn id of one action of the person in the window
 R = TypeVar("R")
 ErrorSink = Callable[[str], Any]
 
@@ -133,6 +136,12 @@ class MemoryService(QObject):
     def _call(self, fn: Callable[..., R], *args: Any, **kwargs: Any) -> Awaitable[R | None]:
         return self.run(fn, *args, **kwargs)
 
+    def _action(self) -> MemoryOperations:
+        """The memory operations for one of the person's actions: its own ``ui-…`` turn, so the action
+        can be undone as one (Edit ▸ 撤销, Ctrl+Z; ``undo_turn``)."""
+        memory = self.memory
+        return memory.as_actor(memory.actor, Turn(f"{UI_ACTION_PREFIX}{uuid.uuid4().hex[:12]}"))
+
     def _write(self, fn: Callable[..., R], *args: Any, **kwargs: Any) -> "asyncio.Future[R | None]":
         """A write as a task the service owns; awaiting it from a view's task that gets cancelled (the
         view was closed) does not cancel the write (``asyncio.shield``)."""
@@ -164,39 +173,39 @@ class MemoryService(QObject):
 
     def add(self, description: str, theme: str, reason: str = "") -> "asyncio.Task[str | None]":
         reason = reason or QCoreApplication.translate("MemoryService", "手动添加")
-        return self._write(lambda: self.memory.add(description, theme, reason=reason).ids[0])
+        return self._write(lambda: self._action().add(description, theme, reason=reason).ids[0])
 
     def edit(
         self, memory_id: str, description: str | None, theme: str | None, reason: str = ""
     ) -> "asyncio.Task[bool | None]":
         """Change description and/or theme (``None`` or unchanged text leaves a field as it is)."""
         reason = reason or QCoreApplication.translate("MemoryService", "手动编辑")
-        return self._write(lambda: self.memory.update(memory_id, description=description, theme=theme,
+        return self._write(lambda: self._action().update(memory_id, description=description, theme=theme,
                                                       reason=reason) is not None)
 
     def move_theme(self, memory_id: str, theme: str, reason: str = "") -> "asyncio.Task[bool | None]":
         theme = (theme or "").strip()
         reason = reason or QCoreApplication.translate("MemoryService", "拖动到「{0}」").format(theme)
-        return self._write(lambda: self.memory.move(memory_id, theme, reason=reason) is not None)
+        return self._write(lambda: self._action().move(memory_id, theme, reason=reason) is not None)
 
     def merge(
         self, keep_id: str, gone_id: str, description: str, theme: str, reason: str = ""
     ) -> "asyncio.Task[bool | None]":
         """``keep_id`` stays with the merged text; ``gone_id`` goes to the trash. True once merged."""
         reason = reason or QCoreApplication.translate("MemoryService", "手动合并")
-        return self._write(lambda: self.memory.merge(keep_id, gone_id, description, theme, reason=reason) is not None)
+        return self._write(lambda: self._action().merge(keep_id, gone_id, description, theme, reason=reason) is not None)
 
     def delete(self, memory_id: str, reason: str = "") -> "asyncio.Task[str | None]":
         reason = reason or QCoreApplication.translate("MemoryService", "手动删除")
-        return self._write(lambda: self.memory.delete(memory_id, reason=reason).extra.get("description", ""))
+        return self._write(lambda: self._action().delete(memory_id, reason=reason).extra.get("description", ""))
 
     def restore(self, memory_id: str) -> "asyncio.Task[str | None]":
-        return self._write(lambda: self.memory.restore(memory_id).ids[0])
+        return self._write(lambda: self._action().restore(memory_id).ids[0])
 
     def revert(self, memory_id: str, version: int, reason: str = "") -> "asyncio.Task[bool | None]":
         """Bring back ``version`` as a new change; True once done."""
         reason = reason or QCoreApplication.translate("MemoryService", "恢复旧版本")
-        return self._write(lambda: self.memory.revert(memory_id, version, reason=reason) is not None)
+        return self._write(lambda: self._action().revert(memory_id, version, reason=reason) is not None)
 
     def purge(self, memory_id: str | None = None) -> "asyncio.Task[int | None]":
         return self._write(lambda: len(change.ids) if (change := self.memory.purge(memory_id)) else 0)
@@ -207,7 +216,7 @@ class MemoryService(QObject):
                   else QCoreApplication.translate("MemoryService", "手动解锁"))
 
         def write() -> bool:
-            self.memory.set_locked(memory_id, locked, reason=reason)  # None: it already was so
+            self._action().set_locked(memory_id, locked, reason=reason)  # None: it already was so
             return True
 
         return self._write(write)

@@ -82,6 +82,7 @@ class SonettoApp:
         self.sqlite_offer: Any = None
         self.dialogs: AppDialogs | None = None  # settings, review inbox, contradictions, don't-remember list
         self.chat_actions: ChatActions | None = None  # what chat messages and memory chips ask of the app
+        self.memory_undo: Any = None  # 编辑 ▸ 撤销 / 重做 of the memories (notices/memory_undo.py)
         self.history_imports: Any = None  # File ▸ 导入聊天记录…: the import outlives its dialog
         self.shutdown_steps: list[str] = []
         self._translators: list = []
@@ -173,6 +174,9 @@ class SonettoApp:
                                   settings=lambda: self.settings, apply_settings=self.apply_settings, scope=self._tasks)
         self.chat_actions = ChatActions(self.services, self.service, self.controller, window=lambda: self.window,
                                         toasts=lambda: self.toasts)
+        from .notices.memory_undo import MemoryUndo
+
+        self.memory_undo = MemoryUndo(self.service, lambda: self.toasts, parent=self.service)  # 编辑 ▸ 撤销
         self.controller.operation_failed.connect(self._on_operation_failed)
         self.writer_control.review_requested.connect(self.open_review)
         self.writer_control.conflicts_requested.connect(self.open_conflicts)
@@ -207,6 +211,7 @@ class SonettoApp:
             self.toasts.move_to(self.window)  # toasts still showing (an undo, an error) stay
         self.wall = self._build_wall(self.service, self.toasts, self._ui_state)
         self.window.set_wall(self.wall)
+        self.window.attach_undo(self.memory_undo)
         self.wall.chat_requested.connect(lambda session_id, turn_id, excerpt: self._tasks.spawn(
             self.open_chat_turn(session_id, turn_id, excerpt), name="open-chat"))
         StoreBanner.attach(self.window, self.feed, self.services.store_status)  # while the memory server is away

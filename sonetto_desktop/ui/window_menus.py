@@ -1,5 +1,5 @@
-"""The main window's menu bar: 文件 (导入记忆…, 导出记忆…, 导入聊天记录…, 回收站…, 设置… Ctrl+,, 退出 Ctrl+Q) and
-帮助 (键盘快捷键 F1 / Ctrl+/). Actions only emit the window's request signals, ask the wall (its
+"""The main window's menu bar: 文件 (导入记忆…, 导出记忆…, 导入聊天记录…, 回收站…, 设置… Ctrl+,, 退出 Ctrl+Q),
+编辑 (撤销 / 重做 the last memory action, Ctrl+Z / Ctrl+Shift+Z) and 帮助 (键盘快捷键 F1 / Ctrl+/). Actions only emit the window's request signals, ask the wall (its
 ``actions.show_trash``) or open the shortcut list; the app decides what they do. Every dialog is so
 reachable from the keyboard (Alt+F / Alt+H)."""
 
@@ -27,6 +27,8 @@ class WindowMenus:
     trash_action: QAction
     quit_action: QAction
     shortcuts_action: QAction
+    undo_action: QAction
+    redo_action: QAction
 
 
 def show_shortcuts(window: "MainWindow") -> ShortcutsDialog:
@@ -59,9 +61,19 @@ def build_menus(window: "MainWindow") -> WindowMenus:
     file_menu.addSeparator()
     quit_action = file_menu.addAction(QCoreApplication.translate("MainWindow", "退出"), window.quit_requested.emit)
     quit_action.setShortcut(QKeySequence("Ctrl+Q"))
+    edit_menu = bar.addMenu(QCoreApplication.translate("MainWindow", "编辑(&E)"))
+    # The memories' undo (a text field with the focus keeps Ctrl+Z for its own text: it takes the
+    # shortcut first). Texts and state follow MainWindow.attach_undo.
+    undo_action = edit_menu.addAction(QCoreApplication.translate("MainWindow", "撤销"))
+    undo_action.setShortcut(QKeySequence(QKeySequence.StandardKey.Undo))
+    redo_action = edit_menu.addAction(QCoreApplication.translate("MainWindow", "重做"))
+    redo_action.setShortcuts(QKeySequence.keyBindings(QKeySequence.StandardKey.Redo))
+    for action in (undo_action, redo_action):
+        action.setEnabled(False)
     help_menu = bar.addMenu(QCoreApplication.translate("MainWindow", "帮助(&H)"))
     shortcuts_action = help_menu.addAction(QCoreApplication.translate("MainWindow", "键盘快捷键"), lambda: show_shortcuts(window))
     shortcuts_action.setShortcuts([QKeySequence("F1"), QKeySequence("Ctrl+/")])
-    for action in (settings_action, quit_action, shortcuts_action):
+    for action in (settings_action, quit_action, shortcuts_action, undo_action, redo_action):
         action.setShortcutContext(Qt.ShortcutContext.WindowShortcut)
-    return WindowMenus(import_action, export_action, history_action, settings_action, trash_action, quit_action, shortcuts_action)
+    return WindowMenus(import_action, export_action, history_action, settings_action, trash_action, quit_action,
+                       shortcuts_action, undo_action, redo_action)

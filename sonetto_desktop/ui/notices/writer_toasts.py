@@ -19,8 +19,9 @@ from typing import Any, Callable
 from PySide6.QtCore import QCoreApplication, QObject
 
 from sonetto_desktop.memory.changes import MemoryChange
+from sonetto_desktop.presentation.others import SourceTally, from_elsewhere
 from sonetto_desktop.presentation.toasts import ToastSpec, toast_for
-from sonetto_desktop.presentation.turn_summary import TurnTallies, summarised
+from sonetto_desktop.presentation.turn_summary import TurnTallies, quiet, summarised
 
 from ..memory_service import MemoryService
 from .toasts import ToastOverlay
@@ -47,6 +48,7 @@ class WriterToasts(QObject):
         self._reveal = reveal
         self._tray_notify = tray_notify
         self._tallies = TurnTallies()
+        self._elsewhere: dict[str, SourceTally] = {}
         self._told_locked: set[str] = set()  # memories whose lock refusal was said (once each)
         self.undoing: Any = None  # the last undo started from a toast (tests await it)
         self.unlocking: Any = None  # the last unlock started from a toast (tests await it)
@@ -62,6 +64,9 @@ class WriterToasts(QObject):
                 pass
 
     def _on_event(self, event: Any) -> None:
+        if isinstance(event, MemoryChange) and from_elsewhere(event) and not quiet(event):
+            self._show_elsewhere(event)
+            return
         spec = toast_for(event)
         if spec is None:
             return
@@ -112,6 +117,25 @@ class WriterToasts(QObject):
         if not failed:  # unlocked now (or already): the writer may change it from its next turn
             overlay.show_toast(QCoreApplication.translate("WriterToasts", "已解锁：Sonetto 之后可以更新这条记忆了"),
                                key=key, kind="success")
+
+    # ── one quiet notice per other source ─────────────────────────────
+
+    def _show_elsewhere(self, change: MemoryChange) -> None:
+        """The command line's, another app's or another program's changes: theirs, grouped, quiet."""
+        key = f"elsewhere:{change.actor}"
+        toast = next((t for t in self._overlay.toasts() if t.key == key and not t.is_dismissed), None)
+        tally = self._elsewhere.get(key) if toast is not None else None
+        if tally is None:
+            tally = self._elsewhere[key] = SourceTally(change.actor)
+        tally.add(change)
+        if toast is not None:
+            toast.refresh(tally.text(), count=False)
+            return
+        on_click = None
+        if self._reveal is not None:
+            reveal = self._reveal
+            on_click = lambda: tally.ids and reveal(tally.ids[-1])  # noqa: E731 - the newest one
+        self._overlay.show_toast(tally.text(), key=key, kind="info", on_click=on_click, repeat=False)
 
     # ── one toast per turn ────────────────────────────────────────────
 

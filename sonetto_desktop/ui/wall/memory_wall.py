@@ -285,8 +285,8 @@ class MemoryWall(QWidget):
 
     def _update_summary(self, *_: object) -> None:
         total = self.model.rowCount()
-        if self.model.first_read_pending:
-            self.count_label.setText(self._busy_text())
+        if self.model.first_read_pending:  # not "0 条" (the middle of the wall says it is loading); no
+            self.count_label.setText("")  # longer text either: it would widen the window's minimum
         elif self.loader.loading:
             done, total = self.loader.progress_counts()
             self.count_label.setText(self._busy_text(f"{done:,}", f"{total:,}"))

@@ -1,0 +1,63 @@
+"""Changes made elsewhere — the command line, another AI app (MCP), another program on the same
+store — told as theirs, in one quiet notice per source that grows ("命令行：新增 5 条记忆") instead
+of a pile of "记住了：…" toasts worded as if Sonetto had remembered them. No Qt."""
+
+from __future__ import annotations
+
+from collections import Counter
+from dataclasses import dataclass, field
+
+from ..memory.changes import AGENT, CLI, EXTERNAL, USER, MemoryChange
+from .i18n import translate
+
+_GROUPS = {"add": "add", "restore": "add", "import": "add", "update": "update", "revert": "update",
+           "merge": "merge", "delete": "delete", "lock": "update"}
+
+
+def from_elsewhere(change: MemoryChange) -> bool:
+    """A content change by someone other than the person in this window or Sonetto's writer."""
+    return change.actor not in (USER, AGENT) and change.kind in _GROUPS
+
+
+def source_name(actor: str) -> str:
+    """Who, in words: 命令行, <app>（其他应用）, 其他程序."""
+    if actor == CLI:
+        return translate("OthersNotice", "命令行")
+    if actor.startswith("mcp:"):
+        return translate("OthersNotice", "{0}（其他应用）").format(actor[4:].strip() or "MCP")
+    if actor == EXTERNAL:
+        return translate("OthersNotice", "其他程序")
+    return translate("OthersNotice", "其他程序（{0}）").format(actor)
+
+
+@dataclass
+class SourceTally:
+    """What one source changed since its notice appeared."""
+
+    actor: str
+    counts: Counter = field(default_factory=Counter)
+    ids: list[str] = field(default_factory=list)  # the memories touched that still exist, newest last
+
+    def add(self, change: MemoryChange) -> None:
+        group = _GROUPS[change.kind]
+        self.counts[group] += len(change.ids) if change.kind == "import" else 1
+        if change.kind == "delete":
+            self.ids = [mid for mid in self.ids if mid not in change.ids]
+        else:
+            for mid in change.ids[:1]:
+                if mid in self.ids:
+                    self.ids.remove(mid)
+                self.ids.append(mid)
+
+    def text(self) -> str:
+        parts = []
+        if self.counts["add"]:
+            parts.append(translate("OthersNotice", "新增 {0} 条记忆").format(self.counts["add"]))
+        if self.counts["update"]:
+            parts.append(translate("OthersNotice", "修改 {0} 条记忆").format(self.counts["update"]))
+        if self.counts["merge"]:
+            parts.append(translate("OthersNotice", "合并 {0} 处记忆").format(self.counts["merge"]))
+        if self.counts["delete"]:
+            parts.append(translate("OthersNotice", "删除 {0} 条记忆").format(self.counts["delete"]))
+        return translate("OthersNotice", "{0}：{1}").format(source_name(self.actor),
+                                                           translate("OthersNotice", "，").join(parts))

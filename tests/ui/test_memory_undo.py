@@ -1,0 +1,106 @@
+"""Undo beyond the toasts (issue 30 item 9): 编辑 ▸ 撤销 and Ctrl+Z take back the last memory action
+(the person's own or Sonetto's turn) and 重做 brings it again; a text field keeps Ctrl+Z for its text;
+toasts stay while the pointer is over them, also when they appear under it; changes made by the
+command line or another app are one quiet notice worded as theirs."""
+
+from __future__ import annotations
+
+import asyncio
+
+from PySide6.QtCore import QPoint, Qt
+from PySide6.QtGui import QCursor
+from PySide6.QtWidgets import QWidget
+
+from shell_fixtures import app_settings, running_app
+from sonetto_desktop.memory.operations import MemoryOperations
+from sonetto_desktop.ui.notices.toasts import ToastOverlay
+
+
+async def _active(window, wait) -> None:
+    window.show()
+    window.activateWindow()
+    await wait(window.isActiveWindow, message="the window is active")
+
+
+async def test_ctrl_z_undoes_the_last_memory_action_and_the_menu_names_it(qapp, tmp_path, llm_server, wait, qtbot):
+    async with running_app(qapp, app_settings(tmp_path / "data", llm_server)) as app:
+        await _active(app.window, wait)
+        menus = app.window.menus
+        assert not menus.undo_action.isEnabled()
+        mid = await app.service.add("用户讨厌香菜", "品味")
+        await wait(lambda: menus.undo_action.isEnabled(), message="something to undo")
+        await app.service.delete(mid)
+        await wait(lambda: "删除" in menus.undo_action.text(), message="the menu names the last action")
+        assert "香菜" in menus.undo_action.text()
+        app.window.chat_panel.view.setFocus()  # not a text field
+        qtbot.keyClick(app.window.chat_panel.view, Qt.Key.Key_Z, Qt.KeyboardModifier.ControlModifier)
+        await wait(lambda: mid in app.services.memory.all_items(), message="the deletion taken back")
+        await wait(lambda: menus.redo_action.isEnabled() and "删除" in menus.redo_action.text(), message="redo")
+        assert "新建" in menus.undo_action.text()  # the next older action
+        assert any("已撤销" in t.text for t in app.toasts.toasts())
+        menus.redo_action.trigger()
+        await wait(lambda: mid not in app.services.memory.all_items(), message="deleted again")
+        menus.undo_action.trigger()
+        await wait(lambda: mid in app.services.memory.all_items(), message="and back")
+
+
+async def test_in_a_text_field_ctrl_z_is_the_field_s_own(qapp, tmp_path, llm_server, wait, qtbot):
+    async with running_app(qapp, app_settings(tmp_path / "data", llm_server)) as app:
+        await _active(app.window, wait)
+        mid = await app.service.add("用户喜欢猫", "品味")
+        await wait(lambda: app.window.menus.undo_action.isEnabled())
+        composer = app.window.chat_panel.composer.input
+        composer.setFocus()
+        qtbot.keyClicks(composer, "abc")
+        qtbot.keyClick(composer, Qt.Key.Key_Z, Qt.KeyboardModifier.ControlModifier)
+        await asyncio.sleep(0.2)
+        assert composer.toPlainText() != "abc"  # the typing was undone...
+        assert mid in app.services.memory.all_items()  # ...not the memory
+
+
+async def test_sonetto_s_turn_is_undone_from_the_menu(qapp, tmp_path, llm_server, wait):
+    async with running_app(qapp, app_settings(tmp_path / "data", llm_server)) as app:
+        llm_server.add_text("好的", to="chat")
+        llm_server.add_tool_calls([("create_memory", {"content": "用户喜欢山竹", "section": "品味"}),
+                                   ("create_memory", {"content": "用户住在成都", "section": "身份"})], to="writer")
+        app.controller.send("我喜欢山竹，住在成都")
+        await wait(lambda: app.services.memory.count() == 2, timeout=30, message="Sonetto remembered")
+        menus = app.window.menus
+        await wait(lambda: "Sonetto" in menus.undo_action.text() and "2" in menus.undo_action.text())
+        menus.undo_action.trigger()
+        await wait(lambda: app.services.memory.count() == 0, message="the whole turn taken back")
+
+
+async def test_the_command_line_s_changes_are_one_quiet_notice_worded_as_theirs(qapp, tmp_path, llm_server, wait):
+    async with running_app(qapp, app_settings(tmp_path / "data", llm_server)) as app:
+        cli = MemoryOperations(app.services.store, actor="cli")
+        for n in range(5):
+            cli.add(f"命令行加的第 {n} 条", "杂项")
+        other = MemoryOperations(app.services.store, actor="mcp:Cherry Studio")
+        other.add("别的应用写的", "杂项")
+        await wait(lambda: any("5" in t.text for t in app.toasts.toasts() if t.key == "elsewhere:cli"),
+                   message="one notice for the command line")
+        texts = [t.text for t in app.toasts.toasts()]
+        assert not [t for t in texts if t.startswith("记住了")]  # not worded as Sonetto's
+        [cli_notice] = [t for t in app.toasts.toasts() if t.key == "elsewhere:cli"]
+        assert "命令行" in cli_notice.text and cli_notice.kind == "info" and cli_notice.repeats == 1
+        assert any("Cherry Studio（其他应用）" in t for t in texts)
+        assert not app.window.menus.undo_action.isEnabled()  # not the person's last action here
+
+
+async def test_a_toast_that_appears_under_a_still_pointer_waits(qtbot, wait):
+    host = QWidget()
+    qtbot.addWidget(host)
+    host.resize(600, 400)
+    host.show()
+    overlay = ToastOverlay(host)
+    first = overlay.show_toast("第一条", timeout_ms=0)
+    QCursor.setPos(first.mapToGlobal(first.rect().center()))
+    first.dismiss()
+    second = overlay.show_toast("出现在指针下面", timeout_ms=300)  # where the first one was
+    assert second.rect().contains(second.mapFromGlobal(QCursor.pos()))
+    await asyncio.sleep(0.6)
+    assert not second.is_dismissed and second.paused  # waits while the pointer is there
+    QCursor.setPos(QPoint(0, 0))
+    second.resume()
+    await wait(lambda: second.is_dismissed, timeout=3, message="goes once the pointer left")
