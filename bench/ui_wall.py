@@ -183,7 +183,7 @@ def child_wall(cards: int, themes: int, pages: int, ops: bool) -> dict:
     from sonetto_desktop.memory import YamlMemoryManager
     from sonetto_desktop.ui.memory_service import MemoryService
     from sonetto_desktop.ui.wall import card_delegate
-    from sonetto_desktop.ui.wall.cards import Card, CardIndex
+    from sonetto_desktop.presentation.cards import Card, CardIndex
     from sonetto_desktop.ui.wall.memory_wall import MemoryWall
 
     counts = {"sizeHint": 0, "measured": 0}

@@ -5,6 +5,7 @@
 - nothing outside ``ui/`` imports PySide6, shiboken6 or qasync;
 - ``agent/`` and ``config/`` never import ``ui/`` or ``services``; ``config/`` imports no other package of ours;
 - ``mcp_server/`` (a front end like the command line) never imports ``ui/``;
+- ``presentation/`` (what the app says, shared by front ends) imports neither ``ui/``, ``services`` nor ``agent/``;
 - no import cycles among the product's modules.
 """
 
@@ -100,6 +101,8 @@ def violations(root: Path = PACKAGE) -> list[str]:
                 found.append(f"{name} imports {target} (only front ends use ui/ and services)")
             if _under(name, f"{pkg}.mcp_server") and _under(target, f"{pkg}.ui"):
                 found.append(f"{name} imports {target} (the MCP server is a front end of its own)")
+            if _under(name, f"{pkg}.presentation") and _under(target, f"{pkg}.ui", f"{pkg}.services", f"{pkg}.agent"):
+                found.append(f"{name} imports {target} (presentation/ is shared by front ends: no UI, no agents)")
             if _under(name, f"{pkg}.config") and _under(target, pkg) and not _under(target, f"{pkg}.config"):
                 found.append(f"{name} imports {target} (config/ stands alone)")
     return found
@@ -144,7 +147,7 @@ def cycles(edges: dict[str, set[str]]) -> list[list[str]]:
 
 
 def test_layers_keep_to_their_rules():
-    for sub in ("memory", "agent", "config", "ui", "mcp_server"):
+    for sub in ("memory", "agent", "config", "ui", "mcp_server", "presentation"):
         assert list((PACKAGE / sub).rglob("*.py")), f"no modules under {sub}/"
     assert violations() == []
 
@@ -173,10 +176,13 @@ def test_the_rules_see_every_kind_of_import(tmp_path):
     (root / "memory" / "b.py").write_text("from .a import f\n", encoding="utf-8")
     (root / "mcp_server").mkdir()
     (root / "mcp_server" / "tools.py").write_text("from ..ui import shell\n", encoding="utf-8")
+    (root / "presentation").mkdir()
+    (root / "presentation" / "toasts.py").write_text("from ..ui.wall import cards\n", encoding="utf-8")
     found = violations(root)
     assert any("PySide6" in v for v in found) and any("qasync" in v for v in found)
     assert any("imports pkg.config.settings" in v for v in found)
     assert any("pkg.config.settings imports pkg.memory" in v for v in found)
     assert not any("fine" in v for v in found)
     assert any("pkg.mcp_server.tools imports pkg.ui" in v for v in found)
+    assert any("pkg.presentation.toasts imports pkg.ui" in v for v in found)
     assert ["pkg.memory.a", "pkg.memory.b"] in cycles(graph(root))

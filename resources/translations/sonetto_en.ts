@@ -3449,73 +3449,72 @@ Optional: title (the chat’s title), id (the message’s id, which recognises i
 <context>
     <name>WallFilters</name>
     <message>
-        <location filename="../../sonetto_desktop/ui/wall/filters.py" line="42" />
+        <location filename="../../sonetto_desktop/presentation/authors.py" line="40" />
         <source>你</source>
-        <extracomment>Filter names, in menu order.</extracomment>
         <translation>You</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/wall/filters.py" line="46" />
+        <location filename="../../sonetto_desktop/presentation/authors.py" line="44" />
         <source>导入</source>
         <translation>Imported</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/wall/filters.py" line="49" />
+        <location filename="../../sonetto_desktop/presentation/authors.py" line="47" />
         <source>其他应用</source>
         <translation>Another app</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/wall/filters.py" line="55" />
+        <location filename="../../sonetto_desktop/presentation/authors.py" line="53" />
         <source>从 {0} 的聊天记录导入</source>
         <translation>Imported from {0} chats</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/wall/filters.py" line="57" />
+        <location filename="../../sonetto_desktop/presentation/authors.py" line="55" />
         <source>导入的记忆（没有修改记录）</source>
         <translation>Imported memory (no change history)</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/wall/filters.py" line="59" />
+        <location filename="../../sonetto_desktop/presentation/authors.py" line="57" />
         <source>最后由你修改</source>
         <translation>Last changed by you</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/wall/filters.py" line="61" />
+        <location filename="../../sonetto_desktop/presentation/authors.py" line="59" />
         <source>最后由 Sonetto 修改</source>
         <translation>Last changed by Sonetto</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/wall/filters.py" line="62" />
+        <location filename="../../sonetto_desktop/presentation/authors.py" line="60" />
         <source>最后由其他应用修改：{0}</source>
         <translation>Last changed by another app: {0}</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/wall/filters.py" line="66" />
+        <location filename="../../sonetto_desktop/presentation/authors.py" line="64" />
         <source>已锁定：Sonetto 和其他应用不能修改、合并或删除它，你仍然可以。</source>
         <translation>Locked: Sonetto and other apps cannot change, merge or delete it; you still can.</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/wall/filters.py" line="71" />
+        <location filename="../../sonetto_desktop/presentation/authors.py" line="69" />
         <source>全部</source>
         <translation>All</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/wall/filters.py" line="72" />
+        <location filename="../../sonetto_desktop/presentation/authors.py" line="70" />
         <source>已锁定</source>
         <translation>Locked</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/wall/filters.py" line="73" />
+        <location filename="../../sonetto_desktop/presentation/authors.py" line="71" />
         <source>Sonetto 写的</source>
         <translation>Written by Sonetto</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/wall/filters.py" line="74" />
+        <location filename="../../sonetto_desktop/presentation/authors.py" line="72" />
         <source>我写的</source>
         <translation>Written by me</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/wall/filters.py" line="75" />
+        <location filename="../../sonetto_desktop/presentation/authors.py" line="73" />
         <source>其他应用写的</source>
         <translation>Written by other apps</translation>
     </message>

@@ -31,7 +31,7 @@ from sonetto_desktop.memory.stores.base import BaseMemoryManager
 from sonetto_desktop.presentation.errors import describe_error
 
 from .app_feed import AppFeed
-from .wall.cards import CardIndex, read_card_index
+from sonetto_desktop.presentation.cards import CardIndex, read_card_index
 
 log = logging.getLogger(__name__)
 UI_ACTION_PREFIX = "ui-"  # the turn id of one action of the person in the window

@@ -10,7 +10,7 @@ from PySide6.QtWidgets import QMessageBox, QPushButton
 
 from sonetto_desktop.memory.changes import Turn
 from sonetto_desktop.memory.item import MAX_DESCRIPTION_CHARS
-from sonetto_desktop.ui.wall.cards import Card
+from sonetto_desktop.presentation.cards import Card
 from sonetto_desktop.ui.dialogs.edit import EditDialog
 from sonetto_desktop.ui.dialogs.history import HistoryDialog
 from sonetto_desktop.ui.dialogs.merge import MergeDialog

@@ -118,7 +118,7 @@ async def test_saved_memories_pasted_in_the_window(qapp, tmp_path, llm_server, w
 async def test_an_imported_memory_says_where_it_came_from(service, populated_store, qtbot):
     from sonetto_desktop.memory import MemoryOperations, Turn
     from sonetto_desktop.ui.dialogs.history import HistoryDialog
-    from sonetto_desktop.ui.wall.filters import author_label, author_tooltip
+    from sonetto_desktop.presentation.authors import author_label, author_tooltip
 
     ops = MemoryOperations(populated_store).as_actor(
         "import:chatgpt", Turn("imp-0badc0de-000000", excerpt="我下个月搬去杭州", origin="ChatGPT「搬家去杭州」· 2024-05-01"))

@@ -11,7 +11,7 @@ from PySide6.QtWidgets import QMessageBox
 
 from sonetto_desktop.memory.operations import MemoryOperations
 from sonetto_desktop.ui.dialogs.merge import MergeDialog
-from sonetto_desktop.ui.wall.filters import author_label
+from sonetto_desktop.presentation.authors import author_label
 
 
 def _menu_actions(menu):

@@ -121,7 +121,7 @@ def test_a_growing_card_view_lays_out_as_a_fresh_one(big_store, qtbot):
     """Cards appended to a view keep the rows before the last one; the sizes are those of a layout
     computed from scratch."""
     model = MemoryCardModel()
-    from sonetto_desktop.ui.wall.cards import read_cards
+    from sonetto_desktop.presentation.cards import read_cards
 
     model.set_cards(read_cards(big_store))
     theme = max(model.theme_counts(), key=model.theme_counts().get)

@@ -20,7 +20,7 @@ from PySide6.QtWidgets import (
 
 from sonetto_desktop.memory.item import MAX_DESCRIPTION_CHARS, MAX_REASON_CHARS, MAX_THEME_CHARS
 
-from ..wall.cards import Card
+from sonetto_desktop.presentation.cards import Card
 from ..widgets.char_counter import CharCounter
 from ..widgets.discard_guard import guard_reject
 from .edit import finish_form, theme_completer

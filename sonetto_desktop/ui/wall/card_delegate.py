@@ -36,13 +36,13 @@ from PySide6.QtGui import (
 )
 from PySide6.QtWidgets import QStyle, QStyledItemDelegate, QStyleOptionViewItem, QWidget
 
-from .cards import Card
+from sonetto_desktop.presentation.cards import Card
 from .memory_model import CardRole, uses_template, uses_text
 from .search_text import Span, collapse
 from .theme_colors import theme_color, wall_tokens
 from .card_lock import lock_width, paint_lock
 from .card_pin import paint_pin
-from .filters import author_label
+from sonetto_desktop.presentation.authors import author_label
 from sonetto_desktop.memory.changes import PERSON_ACTORS
 
 PERSON = sorted(PERSON_ACTORS)[0]  # any of the person's actors: their label says "你" in the UI's language

@@ -29,7 +29,7 @@ from bisect import bisect_right
 from itertools import accumulate
 from typing import Callable, Protocol, Sequence
 
-from .cards import Card
+from sonetto_desktop.presentation.cards import Card
 
 FILL_LAST_ROW = 0.75  # a last row at least this full is stretched too; a shorter one stays natural
 CHUNK = 64  # cards measured at a time (measuring stops where the old rows take over)

@@ -29,11 +29,11 @@ from PySide6.QtCore import (
 from sonetto_desktop.memory.events import MemoryChange
 from sonetto_desktop.memory.item import MemoryItem
 
-from .cards import Card, CardIndex
+from sonetto_desktop.presentation.cards import Card, CardIndex
 from ..widgets.deferred import alive
 from ..memory_service import MemoryService
 from sonetto_desktop.presentation.relative_time import relative_time
-from .filters import author_tooltip, lock_tooltip
+from sonetto_desktop.presentation.authors import author_tooltip, lock_tooltip
 
 MIME_IDS = "application/x-sonetto-memory-ids"
 FLASH_SECONDS = 1.6

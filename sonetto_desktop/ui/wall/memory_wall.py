@@ -31,7 +31,7 @@ from .actions import WallActions
 from .navigation import OUTLINE_WIDTH, WallNavigation
 from .outline import WallOutline
 from .scroll import AutoScroller, StickyHeader
-from .filters import card_filter, filter_label
+from sonetto_desktop.presentation.authors import card_filter, filter_label
 from .loader import SECTIONS_PER_STEP, WallLoader
 from .search import WallSearch
 from .sections import ViewSettings, WallSections

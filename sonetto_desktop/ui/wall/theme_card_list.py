@@ -22,7 +22,7 @@ from typing import Any, Callable, Iterable
 
 from PySide6.QtCore import QAbstractListModel, QMimeData, QModelIndex, QObject, QPersistentModelIndex, Qt
 
-from .cards import Card
+from sonetto_desktop.presentation.cards import Card
 from .memory_model import CardRole, MemoryCardModel, encode_ids
 from .search_text import SearchQuery, Span
 

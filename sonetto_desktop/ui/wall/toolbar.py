@@ -11,7 +11,7 @@ from PySide6.QtWidgets import QComboBox, QHBoxLayout, QLineEdit, QMenu, QToolBut
 from ..widgets.elided_label import ElidedLabel
 from ..widgets.icons import icon
 from .memory_model import uses_tooltip
-from .filters import FILTERS, filter_label
+from sonetto_desktop.presentation.authors import FILTERS, filter_label
 
 SEARCH_MIN_WIDTH = 120
 

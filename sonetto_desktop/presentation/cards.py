@@ -7,9 +7,9 @@ from dataclasses import dataclass, field
 from datetime import datetime
 from typing import Any
 
-from sonetto_desktop.memory.stores.base import BaseMemoryManager
-from sonetto_desktop.memory.item import IMPORTED, MemoryItem, parse_time
-from sonetto_desktop.memory.record import card_state
+from ..memory.item import IMPORTED, MemoryItem, parse_time
+from ..memory.record import card_state
+from ..memory.stores.base import BaseMemoryManager
 
 
 @dataclass(frozen=True, slots=True)

@@ -12,13 +12,11 @@ from __future__ import annotations
 
 from typing import Callable
 
-from PySide6.QtCore import QCoreApplication
-
-from sonetto_desktop.history_import.model import import_source
-from sonetto_desktop.memory.changes import AGENT, PERSON_ACTORS
-from sonetto_desktop.memory.item import IMPORTED
-
+from ..history_import.model import import_source
+from ..memory.changes import AGENT, PERSON_ACTORS
+from ..memory.item import IMPORTED
 from .cards import Card
+from .i18n import translate
 
 #: Filter names, in menu order.
 FILTERS = ("all", "locked", "agent", "user", "apps")
@@ -39,40 +37,40 @@ def author_label(actor: str) -> str:
     """Who changed a card last, short enough for its footer: 你 / Sonetto / the app's name / 导入."""
     kind = author_kind(actor)
     if kind == "user":
-        return QCoreApplication.translate("WallFilters", "你")
+        return translate("WallFilters", "你")
     if kind == "agent":
         return "Sonetto"
     if kind == "imported":
-        return import_source(actor) or QCoreApplication.translate("WallFilters", "导入")
+        return import_source(actor) or translate("WallFilters", "导入")
     if actor.startswith("mcp:") and actor[4:].strip():
         return actor[4:].strip()
-    return QCoreApplication.translate("WallFilters", "其他应用")
+    return translate("WallFilters", "其他应用")
 
 
 def author_tooltip(actor: str) -> str:
     kind = author_kind(actor)
     if kind == "imported" and import_source(actor) is not None:
-        return QCoreApplication.translate("WallFilters", "从 {0} 的聊天记录导入").format(import_source(actor))
+        return translate("WallFilters", "从 {0} 的聊天记录导入").format(import_source(actor))
     if kind == "imported":
-        return QCoreApplication.translate("WallFilters", "导入的记忆（没有修改记录）")
+        return translate("WallFilters", "导入的记忆（没有修改记录）")
     if kind == "user":
-        return QCoreApplication.translate("WallFilters", "最后由你修改")
+        return translate("WallFilters", "最后由你修改")
     if kind == "agent":
-        return QCoreApplication.translate("WallFilters", "最后由 Sonetto 修改")
-    return QCoreApplication.translate("WallFilters", "最后由其他应用修改：{0}").format(author_label(actor))
+        return translate("WallFilters", "最后由 Sonetto 修改")
+    return translate("WallFilters", "最后由其他应用修改：{0}").format(author_label(actor))
 
 
 def lock_tooltip() -> str:
-    return QCoreApplication.translate("WallFilters", "已锁定：Sonetto 和其他应用不能修改、合并或删除它，你仍然可以。")
+    return translate("WallFilters", "已锁定：Sonetto 和其他应用不能修改、合并或删除它，你仍然可以。")
 
 
 def filter_label(name: str) -> str:
     labels = {
-        "all": QCoreApplication.translate("WallFilters", "全部"),
-        "locked": QCoreApplication.translate("WallFilters", "已锁定"),
-        "agent": QCoreApplication.translate("WallFilters", "Sonetto 写的"),
-        "user": QCoreApplication.translate("WallFilters", "我写的"),
-        "apps": QCoreApplication.translate("WallFilters", "其他应用写的"),
+        "all": translate("WallFilters", "全部"),
+        "locked": translate("WallFilters", "已锁定"),
+        "agent": translate("WallFilters", "Sonetto 写的"),
+        "user": translate("WallFilters", "我写的"),
+        "apps": translate("WallFilters", "其他应用写的"),
     }
     return labels[name]
 
