@@ -57,9 +57,11 @@ def test_settling_start_up_moves_its_objects_out_of_collections(qapp):
     try:
         frozen = settle_after_start_up()  # what the app does once its start-up is over
         assert ref() is None
-        assert frozen >= len(survivors) and gc.get_freeze_count() == frozen
+        assert frozen >= len(survivors)
         gc.collect()
-        assert gc.get_freeze_count() == frozen  # a full collection leaves the frozen objects alone
+        # a full collection leaves the frozen objects alone (a worker still importing for an earlier test
+        # may freeze more meanwhile, never fewer)
+        assert gc.get_freeze_count() >= frozen
     finally:
         guard.stop()
         guard.deleteLater()
