@@ -21,6 +21,7 @@ from pathlib import Path
 from .history_import.ledger import note_undo
 from .memory.changes import CLI
 from .memory.errors import MemoryError_, describe_os_error
+from .memory.reasons import reason_text
 from .memory.transfer import FORMATS, ImportFormatError, export_text, format_for, read_import, write_export
 from .services import AppServices
 
@@ -46,10 +47,10 @@ def _parser() -> argparse.ArgumentParser:
     upd.add_argument("id")
     upd.add_argument("description", nargs="?")
     upd.add_argument("--theme")
-    upd.add_argument("--reason", default="命令行修改")
+    upd.add_argument("--reason", default=reason_text("cli.update"))
     dele = sub.add_parser("delete", help="move a memory to the trash")
     dele.add_argument("id")
-    dele.add_argument("--reason", default="命令行删除")
+    dele.add_argument("--reason", default=reason_text("cli.delete"))
     res = sub.add_parser("restore", help="bring a memory back from the trash")
     res.add_argument("id")
     sub.add_parser("trash", help="list the trash")
@@ -164,7 +165,7 @@ def _run(args: argparse.Namespace, services: AppServices) -> int:
                 print(f"  {card['id']}  {printable(card['description'])}  [hit {card['hit']}, {when}]")
         return 0
     if args.command == "add":
-        print(memory.add(args.description, args.theme, reason="命令行添加").ids[0])
+        print(memory.add(args.description, args.theme, reason=reason_text("cli.add")).ids[0])
         return 0
     if args.command == "update":
         if args.description is None and args.theme is None:
@@ -203,7 +204,7 @@ def _run(args: argparse.Namespace, services: AppServices) -> int:
             sys.stdout.write(export_text(services.store, fmt))
         return 0
     if args.command == "import":
-        _, added, skipped = memory.import_items(args.incoming, reason=f"从 {Path(args.file).name} 导入")
+        _, added, skipped = memory.import_items(args.incoming, reason=reason_text("import.file", Path(args.file).name))
         print(f"imported {len(added)} memories, skipped {len(skipped)} duplicates")
         return 0
     if args.command == "check":

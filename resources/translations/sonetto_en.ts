@@ -105,84 +105,84 @@
 <context>
     <name>ChatPanel</name>
     <message>
-        <location filename="../../sonetto_desktop/ui/chat/panel.py" line="99" />
+        <location filename="../../sonetto_desktop/ui/chat/panel.py" line="100" />
         <source>对话</source>
         <translation>Chats</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/chat/panel.py" line="102" />
-        <location filename="../../sonetto_desktop/ui/chat/panel.py" line="104" />
-        <location filename="../../sonetto_desktop/ui/chat/panel.py" line="193" />
-        <location filename="../../sonetto_desktop/ui/chat/panel.py" line="321" />
+        <location filename="../../sonetto_desktop/ui/chat/panel.py" line="103" />
+        <location filename="../../sonetto_desktop/ui/chat/panel.py" line="105" />
+        <location filename="../../sonetto_desktop/ui/chat/panel.py" line="194" />
+        <location filename="../../sonetto_desktop/ui/chat/panel.py" line="322" />
         <source>新对话</source>
         <translation>New chat</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/chat/panel.py" line="105" />
-        <location filename="../../sonetto_desktop/ui/chat/panel.py" line="322" />
+        <location filename="../../sonetto_desktop/ui/chat/panel.py" line="106" />
+        <location filename="../../sonetto_desktop/ui/chat/panel.py" line="323" />
         <source>新建临时对话（不回忆、不记住、不保存）</source>
         <translation>New temporary chat (no recall, not remembered, not saved)</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/chat/panel.py" line="109" />
-        <location filename="../../sonetto_desktop/ui/chat/panel.py" line="326" />
+        <location filename="../../sonetto_desktop/ui/chat/panel.py" line="110" />
+        <location filename="../../sonetto_desktop/ui/chat/panel.py" line="327" />
         <source>重命名</source>
         <translation>Rename</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/chat/panel.py" line="110" />
-        <location filename="../../sonetto_desktop/ui/chat/panel.py" line="303" />
+        <location filename="../../sonetto_desktop/ui/chat/panel.py" line="111" />
+        <location filename="../../sonetto_desktop/ui/chat/panel.py" line="304" />
         <source>删除对话</source>
         <translation>Delete chat</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/chat/panel.py" line="111" />
-        <location filename="../../sonetto_desktop/ui/chat/panel.py" line="327" />
+        <location filename="../../sonetto_desktop/ui/chat/panel.py" line="112" />
+        <location filename="../../sonetto_desktop/ui/chat/panel.py" line="328" />
         <source>导出为 Markdown…</source>
         <translation>Export as Markdown…</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/chat/panel.py" line="119" />
+        <location filename="../../sonetto_desktop/ui/chat/panel.py" line="120" />
         <source>没有找到</source>
         <translation>No matches</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/chat/panel.py" line="194" />
+        <location filename="../../sonetto_desktop/ui/chat/panel.py" line="195" />
         <source>（临时）%1</source>
         <translation>(temporary) %1</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/chat/panel.py" line="213" />
+        <location filename="../../sonetto_desktop/ui/chat/panel.py" line="214" />
         <source>你</source>
         <translation>You</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/chat/panel.py" line="214" />
+        <location filename="../../sonetto_desktop/ui/chat/panel.py" line="215" />
         <source>%1：%2</source>
         <translation>%1: %2</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/chat/panel.py" line="271" />
+        <location filename="../../sonetto_desktop/ui/chat/panel.py" line="272" />
         <source>对话操作失败：{0}</source>
         <translation>Chat operation failed: {0}</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/chat/panel.py" line="304" />
+        <location filename="../../sonetto_desktop/ui/chat/panel.py" line="305" />
         <source>删除对话“%1”？聊天记录会被删除，已经记住的记忆不受影响。</source>
         <translation>Delete the chat “%1”? Its messages are deleted; memories already kept stay.</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/chat/panel.py" line="328" />
+        <location filename="../../sonetto_desktop/ui/chat/panel.py" line="329" />
         <source>删除</source>
         <translation>Delete</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/chat/panel.py" line="339" />
+        <location filename="../../sonetto_desktop/ui/chat/panel.py" line="340" />
         <source>导出对话</source>
         <translation>Export chat</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/chat/panel.py" line="339" />
+        <location filename="../../sonetto_desktop/ui/chat/panel.py" line="340" />
         <source>Markdown 文件 (*.md)</source>
         <translation>Markdown files (*.md)</translation>
     </message>
@@ -493,42 +493,42 @@ Talk about anything — I'll remember what matters to you.</translation>
 <context>
     <name>HistoryDialog</name>
     <message>
-        <location filename="../../sonetto_desktop/ui/dialogs/history.py" line="81" />
+        <location filename="../../sonetto_desktop/ui/dialogs/history.py" line="82" />
         <source>{0}（{1}）</source>
         <translation>{0} ({1})</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/dialogs/history.py" line="104" />
+        <location filename="../../sonetto_desktop/ui/dialogs/history.py" line="105" />
         <source>记忆的历史</source>
         <translation>Memory history</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/dialogs/history.py" line="111" />
+        <location filename="../../sonetto_desktop/ui/dialogs/history.py" line="112" />
         <source>加载中…</source>
         <translation>Loading…</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/dialogs/history.py" line="129" />
+        <location filename="../../sonetto_desktop/ui/dialogs/history.py" line="130" />
         <source>恢复为此版本</source>
         <translation>Restore this version</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/dialogs/history.py" line="133" />
+        <location filename="../../sonetto_desktop/ui/dialogs/history.py" line="134" />
         <source>打开这段对话</source>
         <translation>Open that chat</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/dialogs/history.py" line="135" />
+        <location filename="../../sonetto_desktop/ui/dialogs/history.py" line="136" />
         <source>在对话里找到引起这次改动的那句话</source>
         <translation>Find the message in the chat that caused this change</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/dialogs/history.py" line="168" />
+        <location filename="../../sonetto_desktop/ui/dialogs/history.py" line="169" />
         <source>这条记忆已不存在（可能被删除或合并）。</source>
         <translation>This memory no longer exists (it may have been deleted or merged).</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/dialogs/history.py" line="176" />
+        <location filename="../../sonetto_desktop/ui/dialogs/history.py" line="177" />
         <source>当前：{0}（{1}）</source>
         <translation>Now: {0} ({1})</translation>
     </message>
@@ -573,85 +573,85 @@ Talk about anything — I'll remember what matters to you.</translation>
         <translation>Another program ({0})</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/dialogs/history.py" line="128" />
+        <location filename="../../sonetto_desktop/ui/dialogs/history.py" line="129" />
         <source>恢复的原因（可选）</source>
         <translation>Reason for restoring (optional)</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/dialogs/history.py" line="209" />
+        <location filename="../../sonetto_desktop/ui/dialogs/history.py" line="210" />
         <source>创建</source>
         <translation>Added</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/dialogs/history.py" line="210" />
+        <location filename="../../sonetto_desktop/ui/dialogs/history.py" line="211" />
         <source>修改</source>
         <translation>Edited</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/dialogs/history.py" line="211" />
+        <location filename="../../sonetto_desktop/ui/dialogs/history.py" line="212" />
         <source>合并</source>
         <translation>Merged</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/dialogs/history.py" line="212" />
+        <location filename="../../sonetto_desktop/ui/dialogs/history.py" line="213" />
         <source>恢复旧版本</source>
         <translation>Reverted</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/dialogs/history.py" line="213" />
+        <location filename="../../sonetto_desktop/ui/dialogs/history.py" line="214" />
         <source>从回收站恢复</source>
         <translation>Restored</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/dialogs/history.py" line="214" />
+        <location filename="../../sonetto_desktop/ui/dialogs/history.py" line="215" />
         <source>锁定</source>
         <translation>Locked</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/dialogs/history.py" line="215" />
+        <location filename="../../sonetto_desktop/ui/dialogs/history.py" line="216" />
         <source>解锁</source>
         <translation>Unlocked</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/dialogs/history.py" line="222" />
+        <location filename="../../sonetto_desktop/ui/dialogs/history.py" line="223" />
         <source>最初的版本</source>
         <translation>The first version</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/dialogs/history.py" line="227" />
+        <location filename="../../sonetto_desktop/ui/dialogs/history.py" line="228" />
         <source> · 来自被合并的记忆</source>
         <translation> · from a merged memory</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/dialogs/history.py" line="233" />
-        <location filename="../../sonetto_desktop/ui/dialogs/history.py" line="285" />
+        <location filename="../../sonetto_desktop/ui/dialogs/history.py" line="234" />
+        <location filename="../../sonetto_desktop/ui/dialogs/history.py" line="287" />
         <source>起因：“{0}”</source>
         <translation>Prompted by: “{0}”</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/dialogs/history.py" line="267" />
-        <location filename="../../sonetto_desktop/ui/dialogs/history.py" line="276" />
-        <location filename="../../sonetto_desktop/ui/dialogs/history.py" line="278" />
+        <location filename="../../sonetto_desktop/ui/dialogs/history.py" line="268" />
+        <location filename="../../sonetto_desktop/ui/dialogs/history.py" line="277" />
+        <location filename="../../sonetto_desktop/ui/dialogs/history.py" line="279" />
         <source>主题：{0}</source>
         <translation>Theme: {0}</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/dialogs/history.py" line="272" />
+        <location filename="../../sonetto_desktop/ui/dialogs/history.py" line="273" />
         <source>修改前 → 修改后</source>
         <translation>Before → after</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/dialogs/history.py" line="280" />
+        <location filename="../../sonetto_desktop/ui/dialogs/history.py" line="281" />
         <source>并入的记忆：{0}</source>
         <translation>Merged-in memory: {0}</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/dialogs/history.py" line="283" />
+        <location filename="../../sonetto_desktop/ui/dialogs/history.py" line="285" />
         <source>原因：{0}</source>
         <translation>Reason: {0}</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/dialogs/history.py" line="288" />
+        <location filename="../../sonetto_desktop/ui/dialogs/history.py" line="290" />
         <source>来自：{0}</source>
         <translation>From: {0}</translation>
     </message>
@@ -1623,149 +1623,66 @@ Optional: title (the chat’s title), id (the message’s id, which recognises i
     </message>
 </context>
 <context>
-    <name>MemoryService</name>
-    <message>
-        <location filename="../../sonetto_desktop/ui/memory_service.py" line="175" />
-        <source>手动添加</source>
-        <translation>Added by hand</translation>
-    </message>
-    <message>
-        <location filename="../../sonetto_desktop/ui/memory_service.py" line="182" />
-        <source>手动编辑</source>
-        <translation>Edited by hand</translation>
-    </message>
-    <message>
-        <location filename="../../sonetto_desktop/ui/memory_service.py" line="188" />
-        <source>拖动到「{0}」</source>
-        <translation>Dragged to “{0}”</translation>
-    </message>
-    <message>
-        <location filename="../../sonetto_desktop/ui/memory_service.py" line="195" />
-        <source>手动合并</source>
-        <translation>Merged by hand</translation>
-    </message>
-    <message>
-        <location filename="../../sonetto_desktop/ui/memory_service.py" line="199" />
-        <source>手动删除</source>
-        <translation>Deleted by hand</translation>
-    </message>
-    <message>
-        <location filename="../../sonetto_desktop/ui/memory_service.py" line="207" />
-        <source>恢复旧版本</source>
-        <translation>Restored an old version</translation>
-    </message>
-    <message>
-        <location filename="../../sonetto_desktop/ui/memory_service.py" line="215" />
-        <source>手动锁定</source>
-        <translation>Locked by hand</translation>
-    </message>
-    <message>
-        <location filename="../../sonetto_desktop/ui/memory_service.py" line="216" />
-        <source>手动解锁</source>
-        <translation>Unlocked by hand</translation>
-    </message>
-    <message>
-        <location filename="../../sonetto_desktop/ui/memory_service.py" line="242" />
-        <source>批量删除</source>
-        <translation>Deleted together</translation>
-    </message>
-    <message>
-        <location filename="../../sonetto_desktop/ui/memory_service.py" line="247" />
-        <source>批量锁定</source>
-        <translation>Locked together</translation>
-    </message>
-    <message>
-        <location filename="../../sonetto_desktop/ui/memory_service.py" line="248" />
-        <source>批量解锁</source>
-        <translation>Unlocked together</translation>
-    </message>
-    <message>
-        <location filename="../../sonetto_desktop/ui/memory_service.py" line="253" />
-        <source>主题「{0}」改为「{1}」</source>
-        <translation>Theme “{0}” renamed to “{1}”</translation>
-    </message>
-    <message>
-        <location filename="../../sonetto_desktop/ui/memory_service.py" line="258" />
-        <source>删除 Sonetto 今天写的记忆</source>
-        <translation>Delete what Sonetto wrote today</translation>
-    </message>
-    <message>
-        <location filename="../../sonetto_desktop/ui/memory_service.py" line="263" />
-        <source>从提示里撤销</source>
-        <translation>Undone from a notification</translation>
-    </message>
-</context>
-<context>
     <name>MemoryUndo</name>
     <message>
-        <location filename="../../sonetto_desktop/ui/notices/memory_undo.py" line="30" />
+        <location filename="../../sonetto_desktop/ui/notices/memory_undo.py" line="31" />
         <source>新建</source>
         <translation>add</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/notices/memory_undo.py" line="32" />
+        <location filename="../../sonetto_desktop/ui/notices/memory_undo.py" line="33" />
         <source>修改</source>
         <translation>edit</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/notices/memory_undo.py" line="34" />
+        <location filename="../../sonetto_desktop/ui/notices/memory_undo.py" line="35" />
         <source>删除</source>
         <translation>delete</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/notices/memory_undo.py" line="36" />
+        <location filename="../../sonetto_desktop/ui/notices/memory_undo.py" line="37" />
         <source>合并</source>
         <translation>merge</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/notices/memory_undo.py" line="38" />
+        <location filename="../../sonetto_desktop/ui/notices/memory_undo.py" line="39" />
         <source>恢复</source>
         <translation>restore</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/notices/memory_undo.py" line="40" />
+        <location filename="../../sonetto_desktop/ui/notices/memory_undo.py" line="41" />
         <source>还原</source>
         <translation>revert</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/notices/memory_undo.py" line="42" />
+        <location filename="../../sonetto_desktop/ui/notices/memory_undo.py" line="43" />
         <source>解锁</source>
         <translation>unlock</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/notices/memory_undo.py" line="44" />
+        <location filename="../../sonetto_desktop/ui/notices/memory_undo.py" line="45" />
         <source>锁定</source>
         <translation>lock</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/notices/memory_undo.py" line="46" />
+        <location filename="../../sonetto_desktop/ui/notices/memory_undo.py" line="47" />
         <source>导入</source>
         <translation>import</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/notices/memory_undo.py" line="66" />
+        <location filename="../../sonetto_desktop/ui/notices/memory_undo.py" line="67" />
         <source>Sonetto 的 {0} 处记忆变化</source>
         <translation>Sonetto's {0} memory changes</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/notices/memory_undo.py" line="68" />
+        <location filename="../../sonetto_desktop/ui/notices/memory_undo.py" line="69" />
         <source>{0} 处记忆变化</source>
         <translation>{0} memory changes</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/notices/memory_undo.py" line="71" />
+        <location filename="../../sonetto_desktop/ui/notices/memory_undo.py" line="72" />
         <source>{0}「{1}」</source>
         <translation>{0} “{1}”</translation>
-    </message>
-    <message>
-        <location filename="../../sonetto_desktop/ui/notices/memory_undo.py" line="139" />
-        <source>重做（编辑菜单）</source>
-        <translation>Redone (Edit menu)</translation>
-    </message>
-    <message>
-        <location filename="../../sonetto_desktop/ui/notices/memory_undo.py" line="140" />
-        <source>撤销（编辑菜单）</source>
-        <translation>Undone (Edit menu)</translation>
     </message>
     <message>
         <location filename="../../sonetto_desktop/ui/notices/memory_undo.py" line="157" />
@@ -1851,162 +1768,152 @@ Optional: title (the chat’s title), id (the message’s id, which recognises i
         <translation>{0} memories</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/wall/actions.py" line="139" />
+        <location filename="../../sonetto_desktop/ui/wall/actions.py" line="141" />
         <source>这条记忆已经不在了（可能刚被删除或合并）。可以把你写的内容另存为一条新记忆。</source>
         <translation>This memory is gone (it may have just been deleted or merged). You can save what you wrote as a new memory.</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/wall/actions.py" line="197" />
+        <location filename="../../sonetto_desktop/ui/wall/actions.py" line="199" />
         <source>已删除：{0}</source>
         <translation>Deleted: {0}</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/wall/actions.py" line="199" />
+        <location filename="../../sonetto_desktop/ui/wall/actions.py" line="201" />
         <source>已删除 {0} 条记忆</source>
         <translation>Deleted {0} memories</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/wall/actions.py" line="203" />
+        <location filename="../../sonetto_desktop/ui/wall/actions.py" line="205" />
         <source>撤销</source>
         <translation>Undo</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/wall/actions.py" line="248" />
+        <location filename="../../sonetto_desktop/ui/wall/actions.py" line="250" />
         <source>已经在「{0}」里了。要合并，就把它拖到另一张卡片上。</source>
         <translation>Already in “{0}”. To merge, drop it on another card.</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/wall/actions.py" line="252" />
-        <source>拖动到「{0}」</source>
-        <translation>Dragged to “{0}”</translation>
-    </message>
-    <message>
-        <location filename="../../sonetto_desktop/ui/wall/actions.py" line="259" />
-        <source>移动到「{0}」</source>
-        <translation>Moved to “{0}”</translation>
-    </message>
-    <message>
-        <location filename="../../sonetto_desktop/ui/wall/actions.py" line="274" />
+        <location filename="../../sonetto_desktop/ui/wall/actions.py" line="276" />
         <source>移动到新主题</source>
         <translation>Move to a new theme</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/wall/actions.py" line="275" />
+        <location filename="../../sonetto_desktop/ui/wall/actions.py" line="277" />
         <source>新主题的名字：</source>
         <translation>Name of the new theme:</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/wall/actions.py" line="281" />
+        <location filename="../../sonetto_desktop/ui/wall/actions.py" line="283" />
         <source>移动到…</source>
         <translation>Move to…</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/wall/actions.py" line="292" />
+        <location filename="../../sonetto_desktop/ui/wall/actions.py" line="294" />
         <source>新主题…</source>
         <translation>New theme…</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/wall/actions.py" line="304" />
+        <location filename="../../sonetto_desktop/ui/wall/actions.py" line="306" />
         <source>展开</source>
         <translation>Expand</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/wall/actions.py" line="305" />
+        <location filename="../../sonetto_desktop/ui/wall/actions.py" line="307" />
         <source>折叠</source>
         <translation>Collapse</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/wall/actions.py" line="308" />
+        <location filename="../../sonetto_desktop/ui/wall/actions.py" line="310" />
         <source>重命名主题…</source>
         <translation>Rename theme…</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/wall/actions.py" line="311" />
+        <location filename="../../sonetto_desktop/ui/wall/actions.py" line="313" />
         <source>更改颜色…</source>
         <translation>Change colour…</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/wall/actions.py" line="314" />
+        <location filename="../../sonetto_desktop/ui/wall/actions.py" line="316" />
         <source>恢复默认颜色</source>
         <translation>Default colour</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/wall/actions.py" line="323" />
+        <location filename="../../sonetto_desktop/ui/wall/actions.py" line="325" />
         <source>「{0}」的颜色</source>
         <translation>Colour of “{0}”</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/wall/actions.py" line="339" />
+        <location filename="../../sonetto_desktop/ui/wall/actions.py" line="341" />
         <source>删除</source>
         <translation>Delete</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/wall/actions.py" line="341" />
+        <location filename="../../sonetto_desktop/ui/wall/actions.py" line="343" />
         <source>删除 {0} 条</source>
         <translation>Delete {0} memories</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/wall/actions.py" line="345" />
+        <location filename="../../sonetto_desktop/ui/wall/actions.py" line="347" />
         <source>锁定</source>
         <translation>Lock</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/wall/actions.py" line="346" />
+        <location filename="../../sonetto_desktop/ui/wall/actions.py" line="348" />
         <source>锁定 {0} 条</source>
         <translation>Lock {0}</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/wall/actions.py" line="348" />
+        <location filename="../../sonetto_desktop/ui/wall/actions.py" line="350" />
         <source>解锁</source>
         <translation>Unlock</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/wall/actions.py" line="349" />
+        <location filename="../../sonetto_desktop/ui/wall/actions.py" line="351" />
         <source>解锁 {0} 条</source>
         <translation>Unlock {0}</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/wall/actions.py" line="352" />
+        <location filename="../../sonetto_desktop/ui/wall/actions.py" line="354" />
         <source>置顶</source>
         <translation>Pin to the top</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/wall/actions.py" line="353" />
+        <location filename="../../sonetto_desktop/ui/wall/actions.py" line="355" />
         <source>置顶 {0} 条</source>
         <translation>Pin {0} to the top</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/wall/actions.py" line="355" />
+        <location filename="../../sonetto_desktop/ui/wall/actions.py" line="357" />
         <source>取消置顶</source>
         <translation>Unpin</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/wall/actions.py" line="356" />
+        <location filename="../../sonetto_desktop/ui/wall/actions.py" line="358" />
         <source>取消置顶 {0} 条</source>
         <translation>Unpin {0}</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/wall/actions.py" line="358" />
+        <location filename="../../sonetto_desktop/ui/wall/actions.py" line="360" />
         <source>合并这 2 条</source>
         <translation>Merge these 2</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/wall/actions.py" line="364" />
+        <location filename="../../sonetto_desktop/ui/wall/actions.py" line="366" />
         <source>编辑</source>
         <translation>Edit</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/wall/actions.py" line="365" />
+        <location filename="../../sonetto_desktop/ui/wall/actions.py" line="367" />
         <source>历史</source>
         <translation>History</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/wall/actions.py" line="361" />
+        <location filename="../../sonetto_desktop/ui/wall/actions.py" line="363" />
         <source>与…合并</source>
         <translation>Merge with…</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/wall/actions.py" line="373" />
+        <location filename="../../sonetto_desktop/ui/wall/actions.py" line="375" />
         <source>复制</source>
         <translation>Copy</translation>
     </message>
@@ -2326,6 +2233,19 @@ Optional: title (the chat’s title), id (the message’s id, which recognises i
     </message>
 </context>
 <context>
+    <name>QFileDialog</name>
+    <message>
+        <location filename="../../sonetto_desktop/ui/widgets/file_dialogs.py" line="17" />
+        <source>Look in:</source>
+        <translation>Look in:</translation>
+    </message>
+    <message>
+        <location filename="../../sonetto_desktop/ui/widgets/file_dialogs.py" line="18" />
+        <source>Files of type:</source>
+        <translation>Files of type:</translation>
+    </message>
+</context>
+<context>
     <name>QuickChat</name>
     <message>
         <location filename="../../sonetto_desktop/ui/tray/quick_chat.py" line="45" />
@@ -2569,199 +2489,199 @@ Optional: title (the chat’s title), id (the message’s id, which recognises i
 <context>
     <name>SettingsDialog</name>
     <message>
-        <location filename="../../sonetto_desktop/ui/settings/dialog.py" line="54" />
+        <location filename="../../sonetto_desktop/ui/settings/dialog.py" line="55" />
         <source>设置</source>
         <translation>Settings</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/settings/dialog.py" line="65" />
-        <location filename="../../sonetto_desktop/ui/settings/dialog.py" line="124" />
+        <location filename="../../sonetto_desktop/ui/settings/dialog.py" line="66" />
+        <location filename="../../sonetto_desktop/ui/settings/dialog.py" line="125" />
         <source>模型</source>
         <translation>Model</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/settings/dialog.py" line="66" />
+        <location filename="../../sonetto_desktop/ui/settings/dialog.py" line="67" />
         <source>记忆</source>
         <translation>Memory</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/settings/dialog.py" line="73" />
+        <location filename="../../sonetto_desktop/ui/settings/dialog.py" line="74" />
         <source>外观</source>
         <translation>Appearance</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/settings/dialog.py" line="78" />
+        <location filename="../../sonetto_desktop/ui/settings/dialog.py" line="79" />
         <source>保存</source>
         <translation>Save</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/settings/dialog.py" line="79" />
+        <location filename="../../sonetto_desktop/ui/settings/dialog.py" line="80" />
         <source>取消</source>
         <translation>Cancel</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/settings/dialog.py" line="97" />
+        <location filename="../../sonetto_desktop/ui/settings/dialog.py" line="98" />
         <source>留空时 Sonetto 会从记忆里知道</source>
         <translation>Leave empty and Sonetto learns it from the memories</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/settings/dialog.py" line="102" />
+        <location filename="../../sonetto_desktop/ui/settings/dialog.py" line="103" />
         <source>本地模型可以留空</source>
         <translation>Leave empty for local models</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/settings/dialog.py" line="112" />
-        <location filename="../../sonetto_desktop/ui/settings/dialog.py" line="139" />
+        <location filename="../../sonetto_desktop/ui/settings/dialog.py" line="113" />
+        <location filename="../../sonetto_desktop/ui/settings/dialog.py" line="140" />
         <source> 秒</source>
         <translation> s</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/settings/dialog.py" line="113" />
+        <location filename="../../sonetto_desktop/ui/settings/dialog.py" line="114" />
         <source>测试连接</source>
         <translation>Test connection</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/settings/dialog.py" line="121" />
+        <location filename="../../sonetto_desktop/ui/settings/dialog.py" line="122" />
         <source>你希望 Sonetto 怎么称呼你</source>
         <translation>What should Sonetto call you</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/settings/dialog.py" line="122" />
+        <location filename="../../sonetto_desktop/ui/settings/dialog.py" line="123" />
         <source>服务地址</source>
         <translation>Endpoint URL</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/settings/dialog.py" line="123" />
+        <location filename="../../sonetto_desktop/ui/settings/dialog.py" line="124" />
         <source>API 密钥</source>
         <translation>API key</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/settings/dialog.py" line="125" />
+        <location filename="../../sonetto_desktop/ui/settings/dialog.py" line="126" />
         <source>温度</source>
         <translation>Temperature</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/settings/dialog.py" line="126" />
+        <location filename="../../sonetto_desktop/ui/settings/dialog.py" line="127" />
         <source>请求超时</source>
         <translation>Request timeout</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/settings/dialog.py" line="134" />
+        <location filename="../../sonetto_desktop/ui/settings/dialog.py" line="135" />
         <source>混合（推荐）</source>
         <translation>Hybrid (recommended)</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/settings/dialog.py" line="134" />
+        <location filename="../../sonetto_desktop/ui/settings/dialog.py" line="135" />
         <source>本地检索（快，不用模型）</source>
         <translation>Local search (fast, no model)</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/settings/dialog.py" line="135" />
+        <location filename="../../sonetto_desktop/ui/settings/dialog.py" line="136" />
         <source>模型检索</source>
         <translation>Model search</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/settings/dialog.py" line="141" />
+        <location filename="../../sonetto_desktop/ui/settings/dialog.py" line="142" />
         <source>YAML 文件（可直接阅读）</source>
         <translation>YAML file (human-readable)</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/settings/dialog.py" line="142" />
+        <location filename="../../sonetto_desktop/ui/settings/dialog.py" line="143" />
         <source>SQLite 数据库（记忆很多时更快）</source>
         <translation>SQLite database (faster with many memories)</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/settings/dialog.py" line="144" />
+        <location filename="../../sonetto_desktop/ui/settings/dialog.py" line="145" />
         <source>切换后会把现有记忆（含历史和回收站）完整迁移过去，旧文件保留。</source>
         <translation>Switching moves every memory (with history and trash) to the new store; the old file is kept.</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/settings/dialog.py" line="148" />
+        <location filename="../../sonetto_desktop/ui/settings/dialog.py" line="149" />
         <source>Sonetto 的记忆变化先交给我审核（审核模式）</source>
         <translation>Let me review Sonetto's memory changes first (review mode)</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/settings/dialog.py" line="150" />
+        <location filename="../../sonetto_desktop/ui/settings/dialog.py" line="151" />
         <source>不要记住的内容…</source>
         <translation>Things not to remember…</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/settings/dialog.py" line="154" />
+        <location filename="../../sonetto_desktop/ui/settings/dialog.py" line="155" />
         <source>选择…</source>
         <translation>Choose…</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/settings/dialog.py" line="156" />
+        <location filename="../../sonetto_desktop/ui/settings/dialog.py" line="157" />
         <source>打开数据文件夹</source>
         <translation>Open data folder</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/settings/dialog.py" line="161" />
+        <location filename="../../sonetto_desktop/ui/settings/dialog.py" line="162" />
         <source>回忆方式</source>
         <translation>Recall</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/settings/dialog.py" line="162" />
+        <location filename="../../sonetto_desktop/ui/settings/dialog.py" line="163" />
         <source>回忆超时</source>
         <translation>Recall timeout</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/settings/dialog.py" line="163" />
+        <location filename="../../sonetto_desktop/ui/settings/dialog.py" line="164" />
         <source>存储方式</source>
         <translation>Storage</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/settings/dialog.py" line="165" />
+        <location filename="../../sonetto_desktop/ui/settings/dialog.py" line="166" />
         <source>回收站保留</source>
         <translation>Keep deleted memories</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/settings/dialog.py" line="166" />
+        <location filename="../../sonetto_desktop/ui/settings/dialog.py" line="167" />
         <source>记忆写入</source>
         <translation>Memory writing</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/settings/dialog.py" line="168" />
+        <location filename="../../sonetto_desktop/ui/settings/dialog.py" line="169" />
         <source>数据文件夹</source>
         <translation>Data folder</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/settings/dialog.py" line="176" />
+        <location filename="../../sonetto_desktop/ui/settings/dialog.py" line="177" />
         <source>跟随系统</source>
         <translation>Follow the system</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/settings/dialog.py" line="176" />
+        <location filename="../../sonetto_desktop/ui/settings/dialog.py" line="177" />
         <source>浅色</source>
         <translation>Light</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/settings/dialog.py" line="176" />
+        <location filename="../../sonetto_desktop/ui/settings/dialog.py" line="177" />
         <source>深色</source>
         <translation>Dark</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/settings/dialog.py" line="181" />
+        <location filename="../../sonetto_desktop/ui/settings/dialog.py" line="182" />
         <source>主题</source>
         <translation>Theme</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/settings/dialog.py" line="182" />
+        <location filename="../../sonetto_desktop/ui/settings/dialog.py" line="183" />
         <source>语言</source>
         <translation>Language</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/settings/dialog.py" line="258" />
+        <location filename="../../sonetto_desktop/ui/settings/dialog.py" line="259" />
         <source>无法保存设置：</source>
         <translation>Cannot save the settings: </translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/settings/dialog.py" line="274" />
+        <location filename="../../sonetto_desktop/ui/settings/dialog.py" line="275" />
         <source>正在连接…</source>
         <translation>Connecting…</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/settings/dialog.py" line="301" />
+        <location filename="../../sonetto_desktop/ui/settings/dialog.py" line="302" />
         <source>选择数据文件夹</source>
         <translation>Choose the data folder</translation>
     </message>
@@ -2866,83 +2786,78 @@ Optional: title (the chat’s title), id (the message’s id, which recognises i
         <translation>Chat could not start: %1. The memory wall still works; check the data folder, then restart.</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/chat/actions.py" line="48" />
+        <location filename="../../sonetto_desktop/ui/chat/actions.py" line="50" />
         <source>被替换的那几轮写下的记忆后来又被改过，这些没有撤销（{0}）。可以在记忆墙上处理。</source>
         <translation>Memories written by the replaced turns were changed since; those were not taken back ({0}). You can handle them on the wall.</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/chat/actions.py" line="54" />
+        <location filename="../../sonetto_desktop/ui/chat/actions.py" line="56" />
         <source>消息改过了：已撤销被替换那几轮记下的 {0} 处记忆变化</source>
         <translation>Message edited: took back {0} memory changes of the replaced turns</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/chat/actions.py" line="63" />
+        <location filename="../../sonetto_desktop/ui/chat/actions.py" line="65" />
         <source>已导出到 {0}</source>
         <translation>Exported to {0}</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/chat/actions.py" line="64" />
+        <location filename="../../sonetto_desktop/ui/chat/actions.py" line="66" />
         <source>打开文件夹</source>
         <translation>Open folder</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/chat/actions.py" line="76" />
+        <location filename="../../sonetto_desktop/ui/chat/actions.py" line="78" />
         <source>这条记忆已经不在了（合并进了别的记忆，或已永久删除）。</source>
         <translation>This memory is gone (merged into another one, or deleted for good).</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/chat/actions.py" line="81" />
+        <location filename="../../sonetto_desktop/ui/chat/actions.py" line="83" />
         <source>这条记忆已被忘掉，在回收站里：{0}</source>
         <translation>This memory was forgotten and is in the trash: {0}</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/chat/actions.py" line="83" />
+        <location filename="../../sonetto_desktop/ui/chat/actions.py" line="85" />
         <source>恢复</source>
         <translation>Restore</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/chat/actions.py" line="103" />
+        <location filename="../../sonetto_desktop/ui/chat/actions.py" line="105" />
         <source>那段对话已经不在了（删除了，或是临时对话）。</source>
         <translation>That chat is gone (deleted, or a temporary chat).</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/chat/actions.py" line="114" />
+        <location filename="../../sonetto_desktop/ui/chat/actions.py" line="116" />
         <source>那条消息后来被编辑替换了，已不在这段对话里。原话：“{0}”</source>
         <translation>That message was later replaced by an edit and is no longer in this chat. It said: “{0}”</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/chat/actions.py" line="115" />
+        <location filename="../../sonetto_desktop/ui/chat/actions.py" line="117" />
         <source>那条消息后来被编辑替换了，已不在这段对话里。</source>
         <translation>That message was later replaced by an edit and is no longer in this chat.</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/chat/actions.py" line="129" />
+        <location filename="../../sonetto_desktop/ui/chat/actions.py" line="131" />
         <source>以后不会再记住这件事；但这轮写下的记忆后来又被改过，没有撤销（{0}）。可以在记忆墙上处理。</source>
         <translation>This will not be remembered from now on; but the memories this turn wrote were changed since and were not undone ({0}). You can handle them on the memory wall.</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/chat/actions.py" line="134" />
+        <location filename="../../sonetto_desktop/ui/chat/actions.py" line="136" />
         <source>已撤销这轮的 {0} 处记忆变化，以后也不会记住这件事。</source>
         <translation>Undid this turn's {0} memory changes; this will not be remembered from now on.</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/chat/actions.py" line="138" />
+        <location filename="../../sonetto_desktop/ui/chat/actions.py" line="140" />
         <source>好的，这件事不会被记住。</source>
         <translation>OK, this will not be remembered.</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/chat/actions.py" line="148" />
-        <source>在对话里选了“忘掉这条”</source>
-        <translation>Chose “Forget this” in the chat</translation>
-    </message>
-    <message>
-        <location filename="../../sonetto_desktop/ui/chat/actions.py" line="153" />
+        <location filename="../../sonetto_desktop/ui/chat/actions.py" line="155" />
         <source>已忘掉：{0}</source>
         <translation>Forgotten: {0}</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/chat/actions.py" line="57" />
-        <location filename="../../sonetto_desktop/ui/chat/actions.py" line="155" />
+        <location filename="../../sonetto_desktop/ui/chat/actions.py" line="59" />
+        <location filename="../../sonetto_desktop/ui/chat/actions.py" line="157" />
         <source>撤销</source>
         <translation>Undo</translation>
     </message>
@@ -3008,42 +2923,42 @@ Optional: title (the chat’s title), id (the message’s id, which recognises i
 <context>
     <name>StartProblems</name>
     <message>
-        <location filename="../../sonetto_desktop/ui/notices/start_problems.py" line="25" />
+        <location filename="../../sonetto_desktop/ui/notices/start_problems.py" line="26" />
         <source>无法打开记忆库</source>
         <translation>Can't open the memories</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/notices/start_problems.py" line="25" />
+        <location filename="../../sonetto_desktop/ui/notices/start_problems.py" line="26" />
         <source>Sonetto 无法使用这个数据文件夹，没有读写任何内容。</source>
         <translation>Sonetto can't use this data folder; nothing was read or written.</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/notices/start_problems.py" line="29" />
+        <location filename="../../sonetto_desktop/ui/notices/start_problems.py" line="30" />
         <source>选择其他文件夹…</source>
         <translation>Choose another folder…</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/notices/start_problems.py" line="30" />
+        <location filename="../../sonetto_desktop/ui/notices/start_problems.py" line="31" />
         <source>退出</source>
         <translation>Quit</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/notices/start_problems.py" line="37" />
+        <location filename="../../sonetto_desktop/ui/notices/start_problems.py" line="38" />
         <source>选择数据文件夹</source>
         <translation>Choose the data folder</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/notices/start_problems.py" line="49" />
+        <location filename="../../sonetto_desktop/ui/notices/start_problems.py" line="51" />
         <source>切换存储方式没有完成</source>
         <translation>Switching the storage did not finish</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/notices/start_problems.py" line="50" />
+        <location filename="../../sonetto_desktop/ui/notices/start_problems.py" line="52" />
         <source>你的记忆都还在：Sonetto 打开的是仍然完整的那个记忆库。</source>
         <translation>Your memories are all there: Sonetto opened the store that is still complete.</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/notices/start_problems.py" line="52" />
+        <location filename="../../sonetto_desktop/ui/notices/start_problems.py" line="54" />
         <source>打开数据文件夹</source>
         <translation>Open data folder</translation>
     </message>
@@ -3169,37 +3084,37 @@ Optional: title (the chat’s title), id (the message’s id, which recognises i
 <context>
     <name>TransferActions</name>
     <message>
-        <location filename="../../sonetto_desktop/ui/dialogs/transfer_actions.py" line="56" />
+        <location filename="../../sonetto_desktop/ui/dialogs/transfer_actions.py" line="58" />
         <source>导出记忆</source>
         <translation>Export memories</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/dialogs/transfer_actions.py" line="76" />
+        <location filename="../../sonetto_desktop/ui/dialogs/transfer_actions.py" line="78" />
         <source>无法导出：{0}</source>
         <translation>Cannot export: {0}</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/dialogs/transfer_actions.py" line="80" />
+        <location filename="../../sonetto_desktop/ui/dialogs/transfer_actions.py" line="82" />
         <source>已导出 {0} 条记忆到 {1}</source>
         <translation>Exported {0} memories to {1}</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/dialogs/transfer_actions.py" line="89" />
+        <location filename="../../sonetto_desktop/ui/dialogs/transfer_actions.py" line="91" />
         <source>导入记忆</source>
         <translation>Import memories</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/dialogs/transfer_actions.py" line="91" />
+        <location filename="../../sonetto_desktop/ui/dialogs/transfer_actions.py" line="93" />
         <source>记忆导出文件 (*.yaml *.yml *.json *.md)</source>
         <translation>Memory exports (*.yaml *.yml *.json *.md)</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/dialogs/transfer_actions.py" line="105" />
+        <location filename="../../sonetto_desktop/ui/dialogs/transfer_actions.py" line="107" />
         <source>无法导入 {0}：{1}</source>
         <translation>Cannot import {0}: {1}</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/dialogs/transfer_actions.py" line="119" />
+        <location filename="../../sonetto_desktop/ui/dialogs/transfer_actions.py" line="121" />
         <source>已导入 {0} 条记忆，跳过 {1} 条重复的</source>
         <translation>Imported {0} memories, skipped {1} duplicates</translation>
     </message>
@@ -3207,71 +3122,71 @@ Optional: title (the chat’s title), id (the message’s id, which recognises i
 <context>
     <name>TrashDialog</name>
     <message>
-        <location filename="../../sonetto_desktop/ui/dialogs/trash.py" line="50" />
+        <location filename="../../sonetto_desktop/ui/dialogs/trash.py" line="52" />
         <source>回收站</source>
         <translation>Trash</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/dialogs/trash.py" line="56" />
+        <location filename="../../sonetto_desktop/ui/dialogs/trash.py" line="58" />
         <source>加载中…</source>
         <translation>Loading…</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/dialogs/trash.py" line="65" />
+        <location filename="../../sonetto_desktop/ui/dialogs/trash.py" line="67" />
         <source>恢复</source>
         <translation>Restore</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/dialogs/trash.py" line="67" />
-        <location filename="../../sonetto_desktop/ui/dialogs/trash.py" line="168" />
+        <location filename="../../sonetto_desktop/ui/dialogs/trash.py" line="69" />
         <location filename="../../sonetto_desktop/ui/dialogs/trash.py" line="170" />
+        <location filename="../../sonetto_desktop/ui/dialogs/trash.py" line="172" />
         <source>永久删除</source>
         <translation>Delete for good</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/dialogs/trash.py" line="69" />
-        <location filename="../../sonetto_desktop/ui/dialogs/trash.py" line="161" />
-        <location filename="../../sonetto_desktop/ui/dialogs/trash.py" line="162" />
+        <location filename="../../sonetto_desktop/ui/dialogs/trash.py" line="71" />
+        <location filename="../../sonetto_desktop/ui/dialogs/trash.py" line="163" />
+        <location filename="../../sonetto_desktop/ui/dialogs/trash.py" line="164" />
         <source>清空回收站</source>
         <translation>Empty the trash</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/dialogs/trash.py" line="125" />
+        <location filename="../../sonetto_desktop/ui/dialogs/trash.py" line="127" />
         <source>回收站是空的。</source>
         <translation>The trash is empty.</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/dialogs/trash.py" line="125" />
+        <location filename="../../sonetto_desktop/ui/dialogs/trash.py" line="127" />
         <source>{0} 条已删除的记忆</source>
         <translation>Deleted memories: {0}</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/dialogs/trash.py" line="161" />
+        <location filename="../../sonetto_desktop/ui/dialogs/trash.py" line="163" />
         <source>永久删除回收站里的全部记忆？此操作无法撤销。</source>
         <translation>Delete every memory in the trash for good? This cannot be undone.</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/dialogs/trash.py" line="169" />
+        <location filename="../../sonetto_desktop/ui/dialogs/trash.py" line="171" />
         <source>永久删除选中的 {0} 条记忆？此操作无法撤销。</source>
         <translation>Delete the {0} selected memories for good? This cannot be undone.</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/dialogs/trash.py" line="184" />
+        <location filename="../../sonetto_desktop/ui/dialogs/trash.py" line="188" />
         <source>并入「{0}」</source>
         <translation>merged into “{0}”</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/dialogs/trash.py" line="186" />
+        <location filename="../../sonetto_desktop/ui/dialogs/trash.py" line="190" />
         <source>并入另一条记忆（已不在）</source>
         <translation>merged into another memory (no longer there)</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/dialogs/trash.py" line="195" />
+        <location filename="../../sonetto_desktop/ui/dialogs/trash.py" line="199" />
         <source>回收站里的记忆会一直保留，直到你永久删除。</source>
         <translation>Deleted memories stay here until you delete them for good.</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/dialogs/trash.py" line="196" />
+        <location filename="../../sonetto_desktop/ui/dialogs/trash.py" line="200" />
         <source>删除超过 {0} 天的记忆会在启动时被永久清除。</source>
         <translation>Memories deleted more than {0} days ago are removed for good at start-up.</translation>
     </message>
@@ -3711,32 +3626,27 @@ The memory wall on the right works already.</translation>
         <translation>Imported {0} memories</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/notices/writer_toasts.py" line="99" />
+        <location filename="../../sonetto_desktop/ui/notices/writer_toasts.py" line="100" />
         <source>解锁</source>
         <translation>Unlock</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/notices/writer_toasts.py" line="109" />
+        <location filename="../../sonetto_desktop/ui/notices/writer_toasts.py" line="110" />
         <source>从提示里解锁</source>
         <translation>Unlocked from the notification</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/notices/writer_toasts.py" line="118" />
+        <location filename="../../sonetto_desktop/ui/notices/writer_toasts.py" line="119" />
         <source>已解锁：Sonetto 之后可以更新这条记忆了</source>
         <translation>Unlocked: Sonetto may update this memory from now on</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/notices/writer_toasts.py" line="158" />
+        <location filename="../../sonetto_desktop/ui/notices/writer_toasts.py" line="159" />
         <source>撤销</source>
         <translation>Undo</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/notices/writer_toasts.py" line="169" />
-        <source>从提示里撤销</source>
-        <translation>Undone from the notification</translation>
-    </message>
-    <message>
-        <location filename="../../sonetto_desktop/ui/notices/writer_toasts.py" line="173" />
+        <location filename="../../sonetto_desktop/ui/notices/writer_toasts.py" line="174" />
         <source>已撤销这轮的 {0} 处记忆变化</source>
         <translation>Undid this turn's {0} memory changes</translation>
     </message>

@@ -12,10 +12,11 @@ from typing import Any
 from ..aio import run_blocking
 from .dont_remember import DontRemember, DontRememberList
 from .operations import MemoryOperations
+from .reasons import reason_text
 from .undo import NothingToUndo, UndoConflict, UndoResult, new_undo_turn
 
-REASON = "用户说：别记住这个"
-WITHDRAW_REASON = "这轮对话被编辑后重新发送，替换了"
+REASON = reason_text("chat.dont_remember")
+WITHDRAW_REASON = reason_text("chat.edit_replaced")
 WITHDRAW_WAIT = 15.0  # seconds to let a turn the writer is writing finish before taking it back
 
 

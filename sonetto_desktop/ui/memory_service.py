@@ -20,13 +20,14 @@ import logging
 import uuid
 from typing import Any, Awaitable, Callable, Iterable, TypeVar
 
-from PySide6.QtCore import QCoreApplication, QObject, Signal
+from PySide6.QtCore import QObject, Signal
 
 from sonetto_desktop.aio import TaskScope, run_blocking
 from sonetto_desktop.memory.changes import Turn
 from sonetto_desktop.memory.errors import MemoryNotFound
 from sonetto_desktop.memory.item import MemoryItem
 from sonetto_desktop.memory.operations import MemoryOperations
+from sonetto_desktop.memory.reasons import reason_text
 from sonetto_desktop.memory.stores.base import BaseMemoryManager
 from sonetto_desktop.presentation.errors import describe_error
 
@@ -172,31 +173,31 @@ class MemoryService(QObject):
     # ── writes (each returns a Task; result ``None`` on failure) ──────
 
     def add(self, description: str, theme: str, reason: str = "") -> "asyncio.Task[str | None]":
-        reason = reason or QCoreApplication.translate("MemoryService", "手动添加")
+        reason = reason or reason_text("user.add")
         return self._write(lambda: self._action().add(description, theme, reason=reason).ids[0])
 
     def edit(
         self, memory_id: str, description: str | None, theme: str | None, reason: str = ""
     ) -> "asyncio.Task[bool | None]":
         """Change description and/or theme (``None`` or unchanged text leaves a field as it is)."""
-        reason = reason or QCoreApplication.translate("MemoryService", "手动编辑")
+        reason = reason or reason_text("user.edit")
         return self._write(lambda: self._action().update(memory_id, description=description, theme=theme,
                                                       reason=reason) is not None)
 
     def move_theme(self, memory_id: str, theme: str, reason: str = "") -> "asyncio.Task[bool | None]":
         theme = (theme or "").strip()
-        reason = reason or QCoreApplication.translate("MemoryService", "拖动到「{0}」").format(theme)
+        reason = reason or reason_text("user.drag", theme)
         return self._write(lambda: self._action().move(memory_id, theme, reason=reason) is not None)
 
     def merge(
         self, keep_id: str, gone_id: str, description: str, theme: str, reason: str = ""
     ) -> "asyncio.Task[bool | None]":
         """``keep_id`` stays with the merged text; ``gone_id`` goes to the trash. True once merged."""
-        reason = reason or QCoreApplication.translate("MemoryService", "手动合并")
+        reason = reason or reason_text("user.merge")
         return self._write(lambda: self._action().merge(keep_id, gone_id, description, theme, reason=reason) is not None)
 
     def delete(self, memory_id: str, reason: str = "") -> "asyncio.Task[str | None]":
-        reason = reason or QCoreApplication.translate("MemoryService", "手动删除")
+        reason = reason or reason_text("user.delete")
         return self._write(lambda: self._action().delete(memory_id, reason=reason).extra.get("description", ""))
 
     def restore(self, memory_id: str) -> "asyncio.Task[str | None]":
@@ -204,7 +205,7 @@ class MemoryService(QObject):
 
     def revert(self, memory_id: str, version: int, reason: str = "") -> "asyncio.Task[bool | None]":
         """Bring back ``version`` as a new change; True once done."""
-        reason = reason or QCoreApplication.translate("MemoryService", "恢复旧版本")
+        reason = reason or reason_text("user.revert")
         return self._write(lambda: self._action().revert(memory_id, version, reason=reason) is not None)
 
     def purge(self, memory_id: str | None = None) -> "asyncio.Task[int | None]":
@@ -212,8 +213,8 @@ class MemoryService(QObject):
 
     def set_locked(self, memory_id: str, locked: bool) -> "asyncio.Task[bool | None]":
         """Lock (or unlock) against Sonetto and other apps; True once done (also when it already was)."""
-        reason = (QCoreApplication.translate("MemoryService", "手动锁定") if locked
-                  else QCoreApplication.translate("MemoryService", "手动解锁"))
+        reason = (reason_text("user.lock") if locked
+                  else reason_text("user.unlock"))
 
         def write() -> bool:
             self._action().set_locked(memory_id, locked, reason=reason)  # None: it already was so
@@ -239,28 +240,28 @@ class MemoryService(QObject):
 
     def delete_many(self, ids: Iterable[str], reason: str = "") -> "asyncio.Task[Any]":
         ids = list(ids)
-        reason = reason or QCoreApplication.translate("MemoryService", "批量删除")
+        reason = reason or reason_text("bulk.delete")
         return self._write(lambda: self.memory.delete_many(ids, reason=reason))
 
     def lock_many(self, ids: Iterable[str], locked: bool) -> "asyncio.Task[Any]":
         ids = list(ids)
-        reason = (QCoreApplication.translate("MemoryService", "批量锁定") if locked
-                  else QCoreApplication.translate("MemoryService", "批量解锁"))
+        reason = (reason_text("bulk.lock") if locked
+                  else reason_text("bulk.unlock"))
         return self._write(lambda: self.memory.lock_many(ids, locked, reason=reason))
 
     def rename_theme(self, old: str, new: str) -> "asyncio.Task[Any]":
         """Every memory of ``old`` files under ``new`` (two themes merge when ``new`` exists)."""
-        reason = QCoreApplication.translate("MemoryService", "主题「{0}」改为「{1}」").format(old, new.strip())
+        reason = reason_text("bulk.rename_theme", old, new.strip())
         return self._write(lambda: self.memory.rename_theme(old, new, reason=reason))
 
     def forget_written_by(self, actor: str, since: Any) -> "asyncio.Task[Any]":
         """To the trash: every memory ``actor`` created since ``since`` (a datetime)."""
-        reason = QCoreApplication.translate("MemoryService", "删除 Sonetto 今天写的记忆")
+        reason = reason_text("bulk.forget_today")
         return self._write(lambda: self.memory.forget_written_by(actor, since, reason=reason))
 
     def undo_turn(self, turn_id: str, reason: str = "") -> "asyncio.Task[Any]":
         """Take back every change of ``turn_id`` (a chat turn or a bulk action) as one action."""
-        reason = reason or QCoreApplication.translate("MemoryService", "从提示里撤销")
+        reason = reason or reason_text("undo.toast")
         return self._write(lambda: self.memory.undo_turn(turn_id, reason=reason))
 
     # ── import / export (the CLI's formats; see ``memory/transfer.py``) ─

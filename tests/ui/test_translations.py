@@ -149,7 +149,11 @@ async def test_the_wall_speaks_english(english, service, populated_store, qtbot,
     toast = next(t for t in wall.toasts.toasts() if t.text.startswith("Deleted: "))
     assert toast.text == "Deleted: 喜欢手冲咖啡，不加糖"
     assert toast.action_button.text() == "Undo"
-    assert [row["reason"] for row in populated_store.list_trash()] == ["Deleted by hand"]
+    # stored in the one wording of its code (issue 30 item 12), shown in the UI's language
+    from sonetto_desktop.presentation.reasons import render_reason
+
+    assert [row["reason"] for row in populated_store.list_trash()] == ["手动删除"]
+    assert render_reason("手动删除", "en") == "Deleted by hand"
 
 
 def test_the_walls_count_and_a_writers_retry_read_as_english(english):
@@ -164,3 +168,84 @@ def test_the_walls_count_and_a_writers_retry_read_as_english(english):
 def test_a_writers_retry_says_which_attempt_in_chinese(qapp):
     assert toast_for(WriterEvent("failed", detail="连接超时", attempt=1)).text == "整理记忆第 1 次失败：连接超时"
     assert toast_for(WriterEvent("failed", detail="连接超时")).text == "整理记忆失败：连接超时"
+
+
+CJK_TEXT = re.compile(r"[\u4e00-\u9fff]")
+
+
+def _reason_lines(dialog) -> list[str]:
+    """The reason line of every history row (the second line, under time · who · what)."""
+    rows = [dialog.list.item(i).text().split("\n") for i in range(dialog.list.count())]
+    return [row[1] for row in rows if len(row) > 1]
+
+
+@pytest.fixture
+def chinese(qapp):
+    translators = install_translators(qapp, "zh_CN")
+    try:
+        yield translators
+    finally:
+        remove_translators(qapp, translators)
+
+
+@pytest.mark.parametrize("ui", ["english", "chinese"])
+async def test_the_app_s_reasons_follow_the_ui_language(request, ui, populated_store, service, qtbot, wait):
+    """Issue 30 item 12: reasons the app writes are codes in one stored wording, shown in the UI's
+    language — also ones stored before (the writer's, the command line's, an English UI's own)."""
+    from sonetto_desktop.memory.changes import AGENT, CLI
+    from sonetto_desktop.memory.operations import MemoryOperations
+    from sonetto_desktop.memory.reasons import reason_text
+    from sonetto_desktop.ui.dialogs.history import HistoryDialog
+    from sonetto_desktop.ui.dialogs.trash import TrashDialog
+
+    request.getfixturevalue(ui)
+    ops = MemoryOperations(populated_store)
+    mid = MemoryOperations(populated_store, actor=AGENT).add("用户喜欢爵士乐", "音乐", reason="记忆写入助手根据对话新增").ids[0]
+    MemoryOperations(populated_store, actor=CLI).update(mid, description="用户很喜欢爵士乐", reason=reason_text("cli.update"))
+    ops.lock_many([mid], True)  # 批量锁定, as the operations word it
+    ops.update(mid, theme="爱好", reason="Edited by hand")  # what an English UI stored before
+    ops.update(mid, theme="音乐", reason="我自己写的理由")  # a person's own words stay as written
+    await service.lock_many([mid], False)
+    dialog = HistoryDialog(service, mid)
+    qtbot.addWidget(dialog)
+    await dialog.wait_loaded()
+    lines = _reason_lines(dialog)
+    assert "我自己写的理由" in lines
+    app_reasons = [line for line in lines if line != "我自己写的理由"]
+    assert len(app_reasons) >= 5
+    if ui == "english":
+        assert not [line for line in app_reasons if CJK_TEXT.search(line)], app_reasons
+        assert "Added by Sonetto from the conversation" in app_reasons and "Changed from the command line" in lines
+    else:
+        assert all(CJK_TEXT.search(line) for line in app_reasons), app_reasons
+        assert "手动编辑" in lines and "命令行修改" in lines  # the English one, read back into its code
+    dialog.close()
+
+    ops.merge(populated_store.ids["讨厌香菜"], populated_store.ids["喜欢手冲咖啡，不加糖"], "讨厌香菜，咖啡不加糖", "品味",
+              reason=reason_text("user.merge"))
+    MemoryOperations(populated_store, actor=CLI).delete(populated_store.ids["有一只叫年糕的橘猫"],
+                                                        reason=reason_text("cli.delete"))
+    trash = TrashDialog(service)
+    qtbot.addWidget(trash)
+    await trash.wait_loaded()
+    rows = [trash.list.item(i).text().split("\n")[1] for i in range(trash.list.count())]
+    if ui == "english":
+        assert any("Deleted from the command line" in row for row in rows), rows
+        assert any("Merged by hand" in row for row in rows), rows  # the merge's reason inside "merged into"
+    else:
+        assert any("命令行删除" in row for row in rows) and any("手动合并" in row for row in rows), rows
+    trash.close()
+
+
+def test_qt_s_file_dialog_labels_are_chinese_in_the_chinese_ui(chinese, qtbot):
+    from PySide6.QtWidgets import QFileDialog
+
+    from sonetto_desktop.ui.widgets.file_dialogs import translated
+
+    dialog = translated(QFileDialog(None, "导出对话"))
+    qtbot.addWidget(dialog)
+    for label in (QFileDialog.DialogLabel.LookIn, QFileDialog.DialogLabel.FileType):
+        assert CJK_TEXT.search(dialog.labelText(label)), dialog.labelText(label)
+    plain = QFileDialog(None, "导出对话")  # what Qt 6.11 shows by itself
+    qtbot.addWidget(plain)
+    assert not CJK_TEXT.search(plain.labelText(QFileDialog.DialogLabel.LookIn))

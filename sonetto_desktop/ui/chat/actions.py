@@ -10,6 +10,8 @@ from PySide6.QtCore import QUrl
 from PySide6.QtGui import QDesktopServices
 from PySide6.QtWidgets import QApplication
 
+from sonetto_desktop.memory.reasons import reason_text
+
 from ..widgets.deferred import alive
 
 
@@ -145,7 +147,7 @@ class ChatActions:
         item = await self.service.item(memory_id)
         if item is None:
             return  # gone already (the service said why)
-        why = QApplication.translate("SonettoApp", "在对话里选了“忘掉这条”")
+        why = reason_text("chat.forget_memory")
         if await self.service.delete(memory_id, why) is None:
             return
         service = self.service

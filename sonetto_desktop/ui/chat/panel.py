@@ -32,6 +32,7 @@ from .view import ChatView
 from .composer import Composer
 from .conversation import Conversation
 from ..widgets.icons import icon
+from ..widgets.file_dialogs import translated
 from ..widgets.tasks import task_scope
 
 log = logging.getLogger(__name__)
@@ -336,7 +337,7 @@ class ChatPanel(QWidget):
         session_id = session_id or self.controller.current_session_id
         item = self._item_for(session_id)
         name = "".join(c for c in (item.text() if item is not None else "") if c not in '\\/:*?"<>|').strip()
-        dialog = QFileDialog(self, self.tr("导出对话"), (name or "chat") + ".md", self.tr("Markdown 文件 (*.md)"))
+        dialog = translated(QFileDialog(self, self.tr("导出对话"), (name or "chat") + ".md", self.tr("Markdown 文件 (*.md)")))
         dialog.setAcceptMode(QFileDialog.AcceptMode.AcceptSave)
         dialog.setDefaultSuffix("md")
         dialog.setAttribute(Qt.WidgetAttribute.WA_DeleteOnClose)

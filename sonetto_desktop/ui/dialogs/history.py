@@ -35,6 +35,7 @@ from PySide6.QtWidgets import (
 
 from sonetto_desktop.memory.events import MemoryChange
 from sonetto_desktop.memory.item import MemoryItem, parse_time
+from sonetto_desktop.presentation.reasons import render_reason
 
 from .history_diff import SafeTextBrowser, actor_label, diff_html, diff_stylesheet
 from ..i18n import ui_language
@@ -225,7 +226,7 @@ class HistoryDialog(QDialog):
             head = f"{_format_time(entry.get('time'))} · {self._actor(entry)} · {self._action(entry)}"
             if row.version is None:
                 head += self.tr(" · 来自被合并的记忆")
-            reason = " ".join(str(entry.get("reason") or "").split())
+            reason = render_reason(str(entry.get("reason") or ""), ui_language())
             reason = reason if len(reason) <= 40 else reason[:39] + "…"  # in full in the diff pane
             text = f"{head}\n{reason}" if reason else head
         item = QListWidgetItem(text)
@@ -280,7 +281,8 @@ class HistoryDialog(QDialog):
             merged = self.tr("并入的记忆：{0}").format(escape(str(entry["merged_description"])))
             parts.append(f"<p class='muted'>{merged}</p>")
         if entry.get("reason"):
-            parts.append("<p class='muted'>" + self.tr("原因：{0}").format(escape(str(entry["reason"]))) + "</p>")
+            reason = render_reason(str(entry["reason"]), ui_language())
+            parts.append("<p class='muted'>" + self.tr("原因：{0}").format(escape(reason)) + "</p>")
         if entry.get("excerpt"):
             said = self.tr("起因：“{0}”").format(escape(" ".join(str(entry["excerpt"]).split())))
             parts.append(f"<p class='muted'>{said}</p>")

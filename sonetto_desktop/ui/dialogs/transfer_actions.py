@@ -18,9 +18,11 @@ from PySide6.QtCore import QObject, Qt, Signal
 from PySide6.QtWidgets import QFileDialog, QWidget
 
 from sonetto_desktop.aio import run_blocking
+from sonetto_desktop.memory.reasons import reason_text
 from sonetto_desktop.memory.transfer import ImportFormatError, format_for, read_import
 
 from ..widgets.dialogs import execute_dialog
+from ..widgets.file_dialogs import translated
 from .import_preview import ImportPreviewDialog
 from ..memory_service import MemoryService
 from ..widgets.tasks import task_scope
@@ -53,7 +55,7 @@ class TransferActions(QObject):
         return self._tasks.spawn(self._export_flow())
 
     async def _export_flow(self) -> int | None:
-        dialog = QFileDialog(self._parent, self.tr("导出记忆"), str(Path.home() / "sonetto-memories.yaml"))
+        dialog = translated(QFileDialog(self._parent, self.tr("导出记忆"), str(Path.home() / "sonetto-memories.yaml")))
         dialog.setAcceptMode(QFileDialog.AcceptMode.AcceptSave)
         dialog.setNameFilters(list(_FILTERS))
         dialog.setAttribute(Qt.WidgetAttribute.WA_DeleteOnClose)
@@ -86,7 +88,7 @@ class TransferActions(QObject):
         return self._tasks.spawn(self._import_flow())
 
     async def _import_flow(self) -> Any:
-        dialog = QFileDialog(self._parent, self.tr("导入记忆"), str(Path.home()))
+        dialog = translated(QFileDialog(self._parent, self.tr("导入记忆"), str(Path.home())))
         dialog.setFileMode(QFileDialog.FileMode.ExistingFile)
         dialog.setNameFilters([self.tr("记忆导出文件 (*.yaml *.yml *.json *.md)"), *_FILTERS])
         dialog.setAttribute(Qt.WidgetAttribute.WA_DeleteOnClose)
@@ -113,7 +115,7 @@ class TransferActions(QObject):
         self.active_dialog = dialog
         if await execute_dialog(dialog) != ImportPreviewDialog.DialogCode.Accepted:
             return None
-        result = await self._service.import_items(items, reason=f"从 {path.name} 导入")
+        result = await self._service.import_items(items, reason=reason_text("import.file", path.name))
         if result is not None:
             added, skipped = result
             self.message.emit(self.tr("已导入 {0} 条记忆，跳过 {1} 条重复的").format(len(added), len(skipped)), "info")

@@ -29,6 +29,8 @@ from PySide6.QtWidgets import (
 )
 
 from sonetto_desktop.memory.events import MemoryChange
+from sonetto_desktop.memory.reasons import parse_reason
+from sonetto_desktop.presentation.reasons import render_reason
 
 from ..widgets.dialogs import destructive_question
 from ..widgets.focus import focus_within, give_focus
@@ -173,10 +175,12 @@ class TrashDialog(QDialog):
         """The row's reason; for a merged-away memory, the text of the memory it went into (never its id)."""
         reason = str(row.get("reason") or "")
         target = row.get("merged_into")
+        language = ui_language()
         if not target:
-            return " ".join(reason.split())
-        prefix = f"合并到 {target}："  # how the domain words a merge's trash reason
-        why = reason[len(prefix):] if reason.startswith(prefix) else reason.replace(str(target), "").strip(" ：:")
+            return render_reason(reason, language)
+        parsed = parse_reason(reason)  # "合并到 <id>：<the merge's reason>" (memory/reasons.py: merge.into)
+        why = render_reason(parsed[1][1], language) if parsed and parsed[0] == "merge.into" else \
+            render_reason(reason.replace(str(target), "").strip(" ：:"), language)
         item = kept.get(target)
         if item is not None:
             text = " ".join(str(item.description).split())

@@ -17,6 +17,7 @@ from typing import Any
 from PySide6.QtCore import QCoreApplication, QObject, Signal
 
 from sonetto_desktop.memory.changes import AGENT, USER, MemoryChange
+from sonetto_desktop.memory.reasons import reason_text
 from sonetto_desktop.memory.undo import new_undo_turn
 from sonetto_desktop.presentation.turn_summary import quiet
 
@@ -136,8 +137,7 @@ class MemoryUndo(QObject):
 
     async def _run(self, entry: UndoEntry, *, redo: bool) -> None:
         memory = self._service.memory
-        reason = (QCoreApplication.translate("MemoryUndo", "重做（编辑菜单）") if redo
-                  else QCoreApplication.translate("MemoryUndo", "撤销（编辑菜单）"))
+        reason = reason_text("redo.menu" if redo else "undo.menu")
         toasts = self._toasts()
         key = "menu-undo"
 

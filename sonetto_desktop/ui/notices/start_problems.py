@@ -16,6 +16,7 @@ from PySide6.QtGui import QDesktopServices
 from PySide6.QtWidgets import QApplication, QFileDialog, QMessageBox, QWidget
 
 from ..widgets.dialogs import execute_dialog
+from ..widgets.file_dialogs import translated
 from ..i18n import ui_language
 
 
@@ -34,7 +35,8 @@ async def choose_data_dir_after(problem: Any, current: Path, parent: QWidget | N
         box.deleteLater()
         return None
     box.deleteLater()
-    picker = QFileDialog(parent, QApplication.translate("StartProblems", "选择数据文件夹"), str(current.parent if current.parent.exists() else Path.home()))
+    picker = translated(QFileDialog(parent, QApplication.translate("StartProblems", "选择数据文件夹"),
+                                    str(current.parent if current.parent.exists() else Path.home())))
     picker.setFileMode(QFileDialog.FileMode.Directory)
     picker.setOption(QFileDialog.Option.ShowDirsOnly, True)
     picker.setOption(QFileDialog.Option.DontUseNativeDialog, True)  # the same everywhere, and testable

@@ -19,6 +19,7 @@ from typing import Any, Callable
 from PySide6.QtCore import QCoreApplication, QObject
 
 from sonetto_desktop.memory.changes import MemoryChange
+from sonetto_desktop.memory.reasons import reason_text
 from sonetto_desktop.presentation.others import SourceTally, from_elsewhere
 from sonetto_desktop.presentation.toasts import ToastSpec, toast_for
 from sonetto_desktop.presentation.turn_summary import TurnTallies, quiet, summarised
@@ -166,7 +167,7 @@ class WriterToasts(QObject):
         key = f"undo:{turn_id}"
         overlay = self._overlay
         memory = self._service.memory
-        reason = QCoreApplication.translate("WriterToasts", "从提示里撤销")
+        reason = reason_text("undo.toast")
         result = await self._service.run(lambda: memory.undo_turn(turn_id, reason=reason),
                                          on_error=lambda text: overlay.show_toast(text, key=key, kind="error"))
         if result is not None:

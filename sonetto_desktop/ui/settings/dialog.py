@@ -42,6 +42,7 @@ from .postgres_page import PostgresPage
 from .recall_page import RecallPage
 from .fields import env_variable, lock_to_env, retention_spin, with_secret_toggle
 from ..widgets.tasks import task_scope
+from ..widgets.file_dialogs import translated
 
 
 class SettingsDialog(QDialog):
@@ -298,7 +299,7 @@ class SettingsDialog(QDialog):
         guard_reject(self, self.dirty, super().reject)
 
     def _browse(self) -> None:
-        dialog = QFileDialog(self, self.tr("选择数据文件夹"), self.data_dir.text() or self.data_dir.placeholderText())
+        dialog = translated(QFileDialog(self, self.tr("选择数据文件夹"), self.data_dir.text() or self.data_dir.placeholderText()))
         dialog.setFileMode(QFileDialog.FileMode.Directory)
         dialog.setOption(QFileDialog.Option.ShowDirsOnly, True)
         dialog.fileSelected.connect(self.data_dir.setText)

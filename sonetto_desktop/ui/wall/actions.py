@@ -16,6 +16,8 @@ from PySide6.QtCore import QCoreApplication, QObject, Qt, Signal
 from PySide6.QtGui import QColor, QGuiApplication
 from PySide6.QtWidgets import QColorDialog, QDialog, QInputDialog, QLineEdit, QMenu, QWidget
 
+from sonetto_desktop.memory.reasons import reason_text
+
 from ..widgets.deferred import alive
 from ..dialogs.edit import EditDialog
 from ..dialogs.history import HistoryDialog
@@ -249,14 +251,14 @@ class WallActions(QObject):
                     "MemoryWall", "已经在「{0}」里了。要合并，就把它拖到另一张卡片上。").format(theme),
                     key="drop-nothing", kind="info")
             return []
-        return self.move_cards(ids, theme, QCoreApplication.translate("MemoryWall", "拖动到「{0}」").format(theme))
+        return self.move_cards(ids, theme, reason_text("user.drag", theme))
 
     def move_cards(self, ids: list[str], theme: str, reason: str = "") -> list["asyncio.Task[Any]"]:
         """Move ``ids`` to ``theme`` (as the user, with ``reason``); cards already there stay."""
         theme = (theme or "").strip()
         if not theme:
             return []
-        reason = reason or QCoreApplication.translate("MemoryWall", "移动到「{0}」").format(theme)
+        reason = reason or reason_text("user.move", theme)
         ids = list(dict.fromkeys(ids))
         if len(ids) > 1 and self.bulk is not None:  # one action, one toast, one undo
             return [task] if (task := self.bulk.move(ids, theme, reason)) is not None else []
