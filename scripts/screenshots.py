@@ -1,6 +1,7 @@
 """Screenshots for the README: main window (light and dark), history dialog and quick chat, and the
 surfaces of "memory you control" (issue 12): the per-turn toast, a temporary chat, the review inbox,
-the don't-remember list and the settings' 记忆 tab, each light and dark.
+the don't-remember list and the settings' 记忆 tab, each light and dark; and the chat of issue 30: a
+reply with a code block, a table and nested lists, and a search that finds messages.
 
 Run under a virtual display with a CJK font installed::
 
@@ -104,6 +105,7 @@ async def _shoot(qapp) -> None:
         app.quick_chat.grab().save(str(OUT / "quick-chat.png"))
         app.quick_chat.hide()
         await _control_shots(app, server)
+        await _chat_shots(app, server)
         await app.shutdown()
 
         # First run without a model: the welcome panel, with the wall working offline.
@@ -184,6 +186,51 @@ async def _control_shots(app, server) -> None:
         settings.grab().save(str(OUT / f"settings-memory-{mode}.png"))
     app.theme.set_setting("light")
     settings.reject()
+
+
+RICH = """看这段代码（很长的一行可以横向滚动，右上角可以复制）：
+
+```python
+def schedule_share(day: str = "周三", topic: str = "React 性能优化", audience: str = "前端组", duration_minutes: int = 45):
+    return {"day": day, "topic": topic}
+```
+
+| 环节 | 时长 | 备注 |
+|---|--:|---|
+| Profiler 演示 | 10 分钟 | 先找到慢的组件 |
+| memo / useMemo | 15 分钟 | 什么时候值得用 |
+| 问答 | 10 分钟 | |
+
+1. 准备
+   - 录一段 Profiler 的截图
+   - 写好 demo
+2. 彩排
+   1. 周一晚上
+   2. 周二中午
+"""
+
+
+async def _chat_shots(app, server) -> None:
+    """Issue 30: code, a table and nested lists in a reply; a search that finds messages."""
+    panel = app.window.chat_panel
+    await panel.new_session()
+    server.add_text(RICH)
+    await app.controller.send("帮我排一下分享的流程，顺便给段代码")
+    await asyncio.sleep(0.8)
+    for mode in ("light", "dark"):
+        app.theme.set_setting(mode)
+        await asyncio.sleep(0.5)
+        app.window.grab().save(str(OUT / f"chat-rich-reply-{mode}.png"))
+    app.theme.set_setting("light")
+    panel.search_box.setText("分享，demo")
+    for _ in range(100):
+        if panel.message_hits():
+            break
+        await asyncio.sleep(0.05)
+    panel.session_list.setCurrentItem(panel.message_hits()[0])
+    await asyncio.sleep(0.8)
+    app.window.grab().save(str(OUT / "chat-search-light.png"))
+    panel.search_box.clear()
 
 
 def main() -> int:

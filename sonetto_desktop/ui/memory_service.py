@@ -245,8 +245,10 @@ class MemoryService(QObject):
 
     def lock_many(self, ids: Iterable[str], locked: bool) -> "asyncio.Task[Any]":
         ids = list(ids)
-        reason = (reason_text("bulk.lock") if locked
-                  else reason_text("bulk.unlock"))
+        if len(ids) == 1:  # one card (its menu): "手动锁定", not "批量锁定"
+            reason = reason_text("user.lock") if locked else reason_text("user.unlock")
+        else:
+            reason = reason_text("bulk.lock") if locked else reason_text("bulk.unlock")
         return self._write(lambda: self.memory.lock_many(ids, locked, reason=reason))
 
     def rename_theme(self, old: str, new: str) -> "asyncio.Task[Any]":

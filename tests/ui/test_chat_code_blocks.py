@@ -187,3 +187,17 @@ def test_a_list_item_continued_after_a_blank_line_stays_in_its_list():
     assert blocks["续写的一段"][0] == 0  # a paragraph of the item, not a code block
     assert blocks["子项"][0] > blocks["第一项"][0]
     assert blocks["第二项"][1] == "2."
+
+
+def test_a_table_is_a_piece_of_its_own(panel):
+    """Only the table scrolls sideways: the list after it is ordinary text (it shared the table's
+    scroll area, with a scroll bar under the list)."""
+    from sonetto_desktop.ui.chat.bubble_text import BubbleText
+
+    reply = panel.view.add_reply("x")
+    reply.set_text("| a | b |\n|---|--:|\n| 1 | 2 |\n\n1. 准备\n   - 子项")
+    _settle()
+    (table,) = reply.findChildren(WideText)
+    assert "准备" not in table.text()
+    assert any("准备" in piece.text() for piece in reply.label.pieces if type(piece) is BubbleText)
+    assert not table.horizontalScrollBar().isVisibleTo(table)  # it fits: no scroll bar

@@ -118,3 +118,11 @@ async def test_a_forgotten_memory_s_chip_says_where_it_went(qapp, tmp_path, llm_
         assert chip.property("gone")  # struck through from now on
         toast.action_button.click()  # 恢复
         await wait(lambda: mid in app.services.memory.all_items(), message="restored")
+
+
+async def test_locking_one_card_is_not_a_bulk_lock(wall, populated_store, wait):
+    coffee = populated_store.ids["喜欢手冲咖啡，不加糖"]
+    await wall.reload()
+    wall.actions.lock_cards([coffee], True)  # the card menu's 锁定
+    await wait(lambda: populated_store.get(coffee).locked, message="locked")
+    assert populated_store.get(coffee).history[-1]["reason"] == "手动锁定"  # was 批量锁定

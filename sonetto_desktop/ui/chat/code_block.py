@@ -257,7 +257,8 @@ class WideText(QScrollArea):
         doc.setDocumentMargin(0)
         doc.setHtml(self.label.text())
         doc.setTextWidth(self._limit)
-        return max(self._limit, math.ceil(doc.size().width()) + 2)
+        needed = math.ceil(doc.size().width())
+        return needed + 2 if needed > self._limit else self._limit
 
     def refit(self) -> None:
         needed = self.needed_width()

@@ -38,6 +38,7 @@ _QUOTES = re.compile(r"^[ \t]*((?:>[ \t]*)+)")
 _LINK = re.compile(r'<a href="([^"]*)"([^>]*)>')
 _IMG = re.compile(r"<img\b[^>]*>", re.IGNORECASE)
 _FENCE = re.compile(r"^[ \t]{0,3}(```|~~~)")
+_TABLE_RULE = re.compile(r"^[ \t]*[|:\- \t]*\|[|:\- \t]*$", re.MULTILINE)  # a table's |---|--:| line
 _ITEM = re.compile(r"^( *)([-*+]|\d{1,9}[.)])( +|$)")
 _INDENTED_FENCE = re.compile(r"^ *(```|~~~)")
 _cache: OrderedDict[str, str] = OrderedDict()
@@ -157,7 +158,7 @@ def chunks(text: str) -> list[str]:
     for block in blocks(text):
         block_specials = len(_SPECIALS.findall(block))
         block_unclosed = max(0, block.count("[") - block.count("]"))
-        easy = not _is_fence(block) and not _too_hard(block)
+        easy = not _is_fence(block) and not _is_table(block) and not _too_hard(block)
         if (merge_ok and easy and size + len(block) + 2 <= CHUNK_CHARS
                 and specials + block_specials <= MAX_SPECIALS and unclosed + block_unclosed <= MAX_UNCLOSED):
             out[-1] += "\n\n" + block
@@ -172,6 +173,11 @@ def chunks(text: str) -> list[str]:
 
 def _is_fence(block: str) -> bool:
     return bool(_FENCE.match(block))
+
+
+def _is_table(block: str) -> bool:
+    """A GFM table (its header's rule line): a chunk of its own, which scrolls sideways when wide."""
+    return any("-" in match.group(0) for match in _TABLE_RULE.finditer(block))
 
 
 def is_code(chunk: str) -> bool:
