@@ -105,84 +105,89 @@
 <context>
     <name>ChatPanel</name>
     <message>
-        <location filename="../../sonetto_desktop/ui/chat/panel.py" line="100" />
+        <location filename="../../sonetto_desktop/ui/chat/panel.py" line="101" />
         <source>对话</source>
         <translation>Chats</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/chat/panel.py" line="103" />
-        <location filename="../../sonetto_desktop/ui/chat/panel.py" line="105" />
-        <location filename="../../sonetto_desktop/ui/chat/panel.py" line="194" />
-        <location filename="../../sonetto_desktop/ui/chat/panel.py" line="322" />
+        <location filename="../../sonetto_desktop/ui/chat/panel.py" line="104" />
+        <location filename="../../sonetto_desktop/ui/chat/panel.py" line="106" />
+        <location filename="../../sonetto_desktop/ui/chat/panel.py" line="195" />
+        <location filename="../../sonetto_desktop/ui/chat/panel.py" line="324" />
         <source>新对话</source>
         <translation>New chat</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/chat/panel.py" line="106" />
-        <location filename="../../sonetto_desktop/ui/chat/panel.py" line="323" />
+        <location filename="../../sonetto_desktop/ui/chat/panel.py" line="107" />
+        <location filename="../../sonetto_desktop/ui/chat/panel.py" line="325" />
         <source>新建临时对话（不回忆、不记住、不保存）</source>
         <translation>New temporary chat (no recall, not remembered, not saved)</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/chat/panel.py" line="110" />
-        <location filename="../../sonetto_desktop/ui/chat/panel.py" line="327" />
+        <location filename="../../sonetto_desktop/ui/chat/panel.py" line="111" />
+        <location filename="../../sonetto_desktop/ui/chat/panel.py" line="329" />
         <source>重命名</source>
         <translation>Rename</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/chat/panel.py" line="111" />
-        <location filename="../../sonetto_desktop/ui/chat/panel.py" line="304" />
+        <location filename="../../sonetto_desktop/ui/chat/panel.py" line="112" />
+        <location filename="../../sonetto_desktop/ui/chat/panel.py" line="306" />
         <source>删除对话</source>
         <translation>Delete chat</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/chat/panel.py" line="112" />
-        <location filename="../../sonetto_desktop/ui/chat/panel.py" line="328" />
+        <location filename="../../sonetto_desktop/ui/chat/panel.py" line="113" />
+        <location filename="../../sonetto_desktop/ui/chat/panel.py" line="330" />
         <source>导出为 Markdown…</source>
         <translation>Export as Markdown…</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/chat/panel.py" line="120" />
+        <location filename="../../sonetto_desktop/ui/chat/panel.py" line="121" />
         <source>没有找到</source>
         <translation>No matches</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/chat/panel.py" line="195" />
+        <location filename="../../sonetto_desktop/ui/chat/panel.py" line="196" />
+        <source>临时对话</source>
+        <translation>Temporary chat</translation>
+    </message>
+    <message>
+        <location filename="../../sonetto_desktop/ui/chat/panel.py" line="197" />
         <source>（临时）%1</source>
         <translation>(temporary) %1</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/chat/panel.py" line="214" />
+        <location filename="../../sonetto_desktop/ui/chat/panel.py" line="216" />
         <source>你</source>
         <translation>You</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/chat/panel.py" line="215" />
+        <location filename="../../sonetto_desktop/ui/chat/panel.py" line="217" />
         <source>%1：%2</source>
         <translation>%1: %2</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/chat/panel.py" line="272" />
+        <location filename="../../sonetto_desktop/ui/chat/panel.py" line="274" />
         <source>对话操作失败：{0}</source>
         <translation>Chat operation failed: {0}</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/chat/panel.py" line="305" />
+        <location filename="../../sonetto_desktop/ui/chat/panel.py" line="307" />
         <source>删除对话“%1”？聊天记录会被删除，已经记住的记忆不受影响。</source>
         <translation>Delete the chat “%1”? Its messages are deleted; memories already kept stay.</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/chat/panel.py" line="329" />
+        <location filename="../../sonetto_desktop/ui/chat/panel.py" line="331" />
         <source>删除</source>
         <translation>Delete</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/chat/panel.py" line="340" />
+        <location filename="../../sonetto_desktop/ui/chat/panel.py" line="342" />
         <source>导出对话</source>
         <translation>Export chat</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/chat/panel.py" line="340" />
+        <location filename="../../sonetto_desktop/ui/chat/panel.py" line="342" />
         <source>Markdown 文件 (*.md)</source>
         <translation>Markdown files (*.md)</translation>
     </message>
@@ -2248,20 +2253,25 @@ Optional: title (the chat’s title), id (the message’s id, which recognises i
 <context>
     <name>QuickChat</name>
     <message>
-        <location filename="../../sonetto_desktop/ui/tray/quick_chat.py" line="45" />
-        <location filename="../../sonetto_desktop/ui/tray/quick_chat.py" line="57" />
+        <location filename="../../sonetto_desktop/ui/tray/quick_chat.py" line="46" />
+        <location filename="../../sonetto_desktop/ui/tray/quick_chat.py" line="58" />
         <source>快速对话</source>
         <translation>Quick chat</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/tray/quick_chat.py" line="63" />
+        <location filename="../../sonetto_desktop/ui/tray/quick_chat.py" line="64" />
         <source>关闭 (Esc)</source>
         <translation>Close (Esc)</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/tray/quick_chat.py" line="102" />
+        <location filename="../../sonetto_desktop/ui/tray/quick_chat.py" line="103" />
         <source>新对话</source>
         <translation>New chat</translation>
+    </message>
+    <message>
+        <location filename="../../sonetto_desktop/ui/tray/quick_chat.py" line="104" />
+        <source>临时对话</source>
+        <translation>Temporary chat</translation>
     </message>
 </context>
 <context>

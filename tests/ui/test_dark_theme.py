@@ -76,12 +76,13 @@ def test_a_combo_box_popup_shows_every_item(theme, qtbot, mode, combo):
     dialog = SettingsDialog(Settings())
     qtbot.addWidget(dialog)
     dialog.show()
+    qtbot.wait(200)  # shown and polished, as when a person gets to click it
     box = getattr(dialog, combo)
     box.setFocus()
     box.showPopup()
     view = box.view()
     view.setFocus()  # as in a real window, where the open popup has the keyboard
-    QCoreApplication.processEvents()
+    qtbot.wait(300)  # the popup's items are laid out after it shows
     try:
         assert view.verticalScrollBar().maximum() == 0
         viewport = view.viewport().rect()

@@ -249,3 +249,13 @@ def test_qt_s_file_dialog_labels_are_chinese_in_the_chinese_ui(chinese, qtbot):
     plain = QFileDialog(None, "导出对话")  # what Qt 6.11 shows by itself
     qtbot.addWidget(plain)
     assert not CJK_TEXT.search(plain.labelText(QFileDialog.DialogLabel.LookIn))
+
+
+async def test_a_temporary_chat_s_title_is_english_in_the_english_ui(english, qapp, tmp_path, llm_server):
+    from shell_fixtures import app_settings, running_app
+
+    async with running_app(qapp, app_settings(tmp_path / "data", llm_server)) as app:
+        panel = app.window.chat_panel
+        await panel.new_session(temporary=True)
+        item = panel.session_list.currentItem()
+        assert "Temporary chat" in item.text() and not CJK_TEXT.search(item.text()), item.text()

@@ -24,6 +24,7 @@ from PySide6.QtWidgets import (
 )
 
 from sonetto_desktop.agent.sessions import DEFAULT_TITLE
+from sonetto_desktop.agent.temporary_sessions import TEMPORARY_TITLE
 
 from .controller import ChatController
 from .memory_bar import ChatMemoryBar
@@ -191,7 +192,8 @@ class ChatPanel(QWidget):
         try:
             self.session_list.clear()
             for info in shown:
-                title = self.tr("新对话") if info.title == DEFAULT_TITLE else info.title
+                title = (self.tr("新对话") if info.title == DEFAULT_TITLE
+                         else self.tr("临时对话") if info.temporary and info.title == TEMPORARY_TITLE else info.title)
                 item = QListWidgetItem(self.tr("（临时）%1").replace("%1", title) if info.temporary else title)
                 if info.temporary:
                     font = item.font()

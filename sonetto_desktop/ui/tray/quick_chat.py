@@ -7,6 +7,7 @@ from PySide6.QtGui import QCursor, QGuiApplication, QKeySequence, QShortcut
 from PySide6.QtWidgets import QHBoxLayout, QLabel, QToolButton, QVBoxLayout, QWidget
 
 from sonetto_desktop.agent.sessions import DEFAULT_TITLE
+from sonetto_desktop.agent.temporary_sessions import TEMPORARY_TITLE
 
 from ..chat.controller import ChatController
 from ..chat.view import ChatView
@@ -99,4 +100,5 @@ class QuickChat(QWidget):
     def _update_title(self) -> None:
         current = self.controller.current_session_id
         title = next((s.title for s in self.controller.sessions if s.id == current), "")
-        self.session_label.setText(self.tr("新对话") if title == DEFAULT_TITLE else title)
+        self.session_label.setText(self.tr("新对话") if title == DEFAULT_TITLE
+                                   else self.tr("临时对话") if title == TEMPORARY_TITLE else title)
