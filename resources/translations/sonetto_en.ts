@@ -3641,11 +3641,6 @@ The memory wall on the right works already.</translation>
         <translation>Unlock</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/notices/writer_toasts.py" line="110" />
-        <source>从提示里解锁</source>
-        <translation>Unlocked from the notification</translation>
-    </message>
-    <message>
         <location filename="../../sonetto_desktop/ui/notices/writer_toasts.py" line="119" />
         <source>已解锁：Sonetto 之后可以更新这条记忆了</source>
         <translation>Unlocked: Sonetto may update this memory from now on</translation>

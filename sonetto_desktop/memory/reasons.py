@@ -40,6 +40,7 @@ REASONS: dict[str, str] = {
     "bulk.forget_today": "删除 Sonetto 今天写的记忆",
     "bulk.forget_written": "删除这段时间里自动写下的记忆",
     "undo.toast": "从提示里撤销",
+    "unlock.toast": "从提示里解锁",
     "undo.menu": "撤销（编辑菜单）",
     "redo.menu": "重做（编辑菜单）",
     "undo.turn": "撤销轮次 {0} 的改动",

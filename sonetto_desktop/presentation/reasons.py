@@ -26,6 +26,7 @@ EN: dict[str, str] = {
     "bulk.forget_today": "Deleted what Sonetto wrote today",
     "bulk.forget_written": "Deleted what was written automatically in that time",
     "undo.toast": "Undone from a notification",
+    "unlock.toast": "Unlocked from a notification",
     "undo.menu": "Undone (Edit menu)",
     "redo.menu": "Redone (Edit menu)",
     "undo.turn": "Undid the changes of turn {0}",

@@ -126,7 +126,10 @@ async def test_a_lock_that_refused_sonetto_is_said_once_with_a_way_to_unlock(app
     toast.action_button.click()
     await toasts.unlocking
     assert services.memory.get(birthday).locked is False
-    assert services.memory.history(birthday)[-1]["actor"] == "user"
+    unlocked = services.memory.get(birthday).history[-1]
+    from sonetto_desktop.memory.reasons import parse_reason
+
+    assert unlocked["actor"] == "user" and parse_reason(unlocked["reason"]) == ("unlock.toast", ())
     await wait(lambda: any(t.text.startswith("已解锁") for t in overlay.toasts()), message="the unlock is said")
     assert services.memory.get(birthday).description == "用户的生日是3月5日"  # nothing changed behind the lock
 

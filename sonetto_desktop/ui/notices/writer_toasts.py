@@ -107,7 +107,7 @@ class WriterToasts(QObject):
     async def _unlock(self, memory_id: str, key: str) -> None:
         overlay = self._overlay
         memory = self._service.memory
-        reason = QCoreApplication.translate("WriterToasts", "从提示里解锁")
+        reason = reason_text("unlock.toast")
         failed: list[str] = []
 
         def said(text: str) -> None:
