@@ -81,6 +81,27 @@ async def test_a_waiting_turn_is_dropped_before_it_is_written(services, llm_serv
     assert services.memory.count() == 0 and len(llm_server.requests) == 1  # the writer never ran
 
 
+async def test_a_turn_waiting_out_a_failed_attempt_is_dropped_at_once(services, llm_server):
+    """A turn whose first attempt failed waits out its backoff as the writer's current turn: forgetting it
+    (别记住这个, or an edit that replaces it) waited up to the whole wait for that, 15 s for an edit,
+    while the new reply could not start. It is dropped at once instead, and never tried again."""
+    llm_server.add_text("好的。")
+    message = "我的体重是60公斤"
+    done = [e async for e in services.chat.send("s1", message)][-1]
+    # the writer's request finds no script: HTTP 500, then a backoff before the next attempt
+    for _ in range(200):
+        if services.writer.status().retry_at is not None or services.writer.last_error:
+            break
+        await asyncio.sleep(0.025)
+    assert services.writer.last_error, "the first attempt should have failed"
+    asked = len(llm_server.requests)
+    result = await services.forget_turn(done.turn_id, message)
+    assert result.writer == "dropped" and result.complete  # not waited out and then called "written"
+    await asyncio.sleep(1.5)  # past the backoff: it is not tried again
+    assert len(llm_server.requests) == asked and services.writer.pending == 0
+    assert services.writer.journal.pending() == [] and services.memory.count() == 0
+
+
 async def test_a_later_edit_keeps_the_turn_and_says_which_memory(services, llm_server):
     llm_server.add_text("好呀。")
     llm_server.add_tool_calls([("create_memory", {"content": "用户喜欢山竹", "section": "品味"})])

@@ -121,8 +121,9 @@ def test_a_focused_button_shows_a_ring(qtbot, themed):
 
 
 def test_the_session_rename_box_fits_chinese_text(qtbot, themed):
-    sessions = QListWidget()
-    sessions.setObjectName("SessionList")  # styled like the chat's session list
+    from sonetto_desktop.ui.chat.session_list import SessionList
+
+    sessions = SessionList()  # the chat's session list, styled as in the app
     qtbot.addWidget(sessions)
     sessions.resize(240, 300)
     item = QListWidgetItem("周末去爬山的计划")

@@ -387,10 +387,13 @@ class MemoryWriter:
             if entry.turn_id != turn_id:
                 continue
             if key == worker.current:
+                worker.wake()  # waiting out a failed attempt: cut the backoff short, it is dropped then
                 deadline = asyncio.get_running_loop().time() + wait
                 while worker.current == key and asyncio.get_running_loop().time() < deadline:
                     await asyncio.sleep(0.05)
-                return "written" if worker.current != key else "writing"
+                if worker.current == key:
+                    return "writing"
+                return "dropped" if worker.dropped == turn_id else "written"
             if not await run_blocking(self.journal.lock_entry, entry):
                 return "elsewhere"
             try:

@@ -115,6 +115,7 @@ class TurnWorker:
         self.failed: list[JournalEntry] = []  # given up or held (kept on disk in ``failed/``)
         self.forgotten: set[str] = set()  # turns the person asked not to remember (``MemoryWriter.forget_turn``)
         self.current: str | None = None  # the key of the turn being written now
+        self.dropped: str | None = None  # the last turn forgotten while it waited out a failed attempt
         self.busy = False
         self.last_error: str | None = None
         self.retry_at: datetime | None = None
@@ -357,6 +358,12 @@ class TurnWorker:
     async def _attempts(self, key: str, entry: JournalEntry) -> None:
         while True:
             if not await self._wait_until_runnable():
+                return
+            if entry.attempts and entry.turn_id in self.forgotten:  # forgotten while waiting out a failure:
+                await self.journal_step(self.journal.remove, entry)  # a failed attempt left nothing behind
+                self.entries.pop(key, None)
+                self.dropped = entry.turn_id
+                self._changed()
                 return
             self.busy = True
             self.retry_at = None

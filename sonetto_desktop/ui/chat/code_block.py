@@ -166,12 +166,9 @@ class CodeBlock(QFrame):
         editor = self.editor
         editor.ensurePolished()
         document = editor.document()
-        lines = max(1, document.blockCount())
-        line = document.documentLayout().blockBoundingRect(document.firstBlock()).height()
-        line = max(line, editor.fontMetrics().lineSpacing())
         chrome = 2 * editor.frameWidth() + editor.contentsMargins().top() + editor.contentsMargins().bottom()
         # QPlainTextEdit scrolls unless the last line ends a pixel above the bottom margin: 3 px spare
-        height = math.ceil(lines * line + 2 * document.documentMargin()) + chrome + 3
+        height = math.ceil(self._lines_height() + 2 * document.documentMargin()) + chrome + 3
         if self.content_width > inner - 2 * editor.frameWidth():
             height += _horizontal_bar_height(editor)
         self.editor.setFixedHeight(height)
@@ -179,6 +176,19 @@ class CodeBlock(QFrame):
         self.setMaximumSize(QWIDGETSIZE_MAX, QWIDGETSIZE_MAX)
         header = self.layout().itemAt(0).widget().sizeHint().height()
         self.setFixedSize(width, header + height + margins.top() + margins.bottom())
+
+    def _lines_height(self) -> float:
+        """The height of every line as laid out: a line whose characters come from a fallback font (Chinese in
+        a comment, with no CJK monospace font installed) is taller than the others, so the lines are
+        measured one by one, never as the first one's height times their number."""
+        document = self.editor.document()
+        layout = document.documentLayout()
+        spacing = self.editor.fontMetrics().lineSpacing()
+        total, block = 0.0, document.firstBlock()
+        while block.isValid():
+            total += max(layout.blockBoundingRect(block).height(), spacing)
+            block = block.next()
+        return max(total, spacing)
 
     def changeEvent(self, event: QEvent) -> None:
         super().changeEvent(event)

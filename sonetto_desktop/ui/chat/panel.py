@@ -14,7 +14,6 @@ from PySide6.QtWidgets import (
     QFileDialog,
     QHBoxLayout,
     QLabel,
-    QListWidget,
     QListWidgetItem,
     QMenu,
     QMessageBox,
@@ -29,6 +28,7 @@ from sonetto_desktop.agent.temporary_sessions import TEMPORARY_TITLE
 from .controller import ChatController
 from .memory_bar import ChatMemoryBar
 from .search_box import ChatSearchBox
+from .session_list import SessionList
 from .view import ChatView
 from .composer import Composer
 from .conversation import Conversation
@@ -123,10 +123,7 @@ class ChatPanel(QWidget):
         self.no_hits.setAlignment(Qt.AlignmentFlag.AlignCenter)
         self.no_hits.hide()
         column.addWidget(self.no_hits)
-        self.session_list = QListWidget(pane)
-        self.session_list.setObjectName("SessionList")
-        self.session_list.setHorizontalScrollBarPolicy(Qt.ScrollBarPolicy.ScrollBarAlwaysOff)
-        self.session_list.setTextElideMode(Qt.TextElideMode.ElideRight)
+        self.session_list = SessionList(pane)
         self.session_list.setContextMenuPolicy(Qt.ContextMenuPolicy.CustomContextMenu)
         self.session_list.customContextMenuRequested.connect(self._on_session_menu)
         self.session_list.currentItemChanged.connect(self._on_current_item_changed)

@@ -1,0 +1,33 @@
+"""SessionList: the chat's list of sessions, renamed in place (double-click or F2).
+
+The rename box sits in the row's text area, which the style sheet's item padding makes only as tall as
+the row's text. Whether the box's own frame and padding fit in there depended on the font: with a CJK
+font installed the rows are taller and it fitted; with Latin fallback fonts the box came out a pixel or
+two shorter than its minimum and cut the text. The delegate gives the box at least its own minimum
+height, centred on the row, whatever the font.
+"""
+
+from __future__ import annotations
+
+from PySide6.QtCore import QModelIndex, QPersistentModelIndex, QRect, Qt
+from PySide6.QtWidgets import QListWidget, QStyledItemDelegate, QStyleOptionViewItem, QWidget
+
+
+class _RenameDelegate(QStyledItemDelegate):
+    def updateEditorGeometry(self, editor: QWidget, option: QStyleOptionViewItem,
+                             index: QModelIndex | QPersistentModelIndex) -> None:
+        super().updateEditorGeometry(editor, option, index)
+        needed = max(editor.minimumSizeHint().height(), editor.fontMetrics().height() + 2)
+        geometry = editor.geometry()
+        if geometry.height() < needed:
+            top = option.rect.center().y() - needed // 2 + 1
+            editor.setGeometry(QRect(geometry.left(), top, geometry.width(), needed))
+
+
+class SessionList(QListWidget):
+    def __init__(self, parent: QWidget | None = None) -> None:
+        super().__init__(parent)
+        self.setObjectName("SessionList")
+        self.setHorizontalScrollBarPolicy(Qt.ScrollBarPolicy.ScrollBarAlwaysOff)
+        self.setTextElideMode(Qt.TextElideMode.ElideRight)
+        self.setItemDelegate(_RenameDelegate(self))
