@@ -6,13 +6,14 @@ The docstrings are what the model reads about each tool (Chinese, as its prompt)
 
 from __future__ import annotations
 
+from ..reasons import reason_text
 from .listing import read_listing
 from .registry import Outcome, Plan, Registry, ToolEnv, ToolRefused, content_arg, section_arg, text_arg
 
 #: The turn writer's tools, in the order the model is offered them.
 MEMORY_TOOLS = Registry()
 #: Why a memory the writer creates exists (its history says so; not the model's words).
-CREATED = "记忆写入助手根据对话新增"
+CREATED = reason_text("writer.create")
 
 
 def _counted(env: ToolEnv, memory_id: str, text: str) -> Plan:
