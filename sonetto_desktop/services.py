@@ -254,6 +254,14 @@ class AppServices:
         await agents.start(chat=chat)
         self._events.publish(AgentsStarted(agents.chat, agents.writer))
 
+    def agents_model(self, settings: Settings) -> Any:
+        """A lazy model for ``settings`` over the running agents' shared HTTP pool; ``None`` while no
+        agents run (the caller builds its own) or without a configured endpoint."""
+        agents = self._agents
+        if agents is None or not agents.started:
+            return None
+        return agents.model(settings)
+
     async def _stop_agents(self, agents: Agents) -> None:
         await agents.stop()
         self.shutdown_steps.extend(agents.shutdown_steps)

@@ -94,11 +94,11 @@ class HistoryImports:
         """The import writer's model: the running agents' (over their shared HTTP pool), else (the
         command line, which starts no agents) a lazy model over an HTTP client of its own, closed by
         :meth:`close`."""
-        agents = getattr(self.services, "_agents", None)
-        if agents is not None and agents.started:
-            return agents.model(settings)
         if not settings.is_llm_configured:
             return None
+        shared = self.services.agents_model(settings)
+        if shared is not None:
+            return shared
         from ..memory.lazy_model import LazyModel
         from ..redaction import register_secret
 
