@@ -2,7 +2,10 @@
 
 - :func:`run_blocking` runs a blocking call (file or database I/O, jieba, a store write) in a
   worker thread and awaits it. Everything blocking goes through it, so there is one place that
-  decides where such work runs.
+  decides where such work runs; :func:`run_detached` does the same on a daemon thread for long work
+  that must not hold up the process's exit, and :func:`start_thread` makes the few long-lived threads
+  (listeners, background loops). ``tests/test_import_rule.py`` keeps ``asyncio.to_thread`` and
+  ``threading.Thread`` out of every other module.
 - :func:`import_off_loop` imports modules the same way (a large package's first import would stall the
   loop for a second or more).
 - :func:`imports_settled` wraps code that may import a large package (LangChain: several hundred
@@ -19,6 +22,7 @@ import contextlib
 import gc
 import logging
 import sys
+import threading
 from typing import Any, Callable, Coroutine, Iterator, TypeVar
 
 log = logging.getLogger(__name__)
@@ -28,6 +32,44 @@ T = TypeVar("T")
 async def run_blocking(fn: Callable[..., T], /, *args: Any, **kwargs: Any) -> T:
     """``fn(*args, **kwargs)`` in a worker thread (context variables carried over)."""
     return await asyncio.to_thread(fn, *args, **kwargs)
+
+
+def run_detached(fn: Callable[[], T]) -> asyncio.Future[T]:
+    """``fn()`` on a daemon thread of its own, its result as a future on the running loop. For long work
+    (a tidy-up pass calling a model for minutes) that must never hold up the process's exit, which
+    waits for ``run_blocking``'s pool threads."""
+    loop = asyncio.get_running_loop()
+    future: asyncio.Future[T] = loop.create_future()
+
+    def settle(result: Any, error: BaseException | None) -> None:
+        if future.done():
+            return
+        if error is not None:
+            future.set_exception(error)
+        else:
+            future.set_result(result)
+
+    def target() -> None:
+        try:
+            result, error = fn(), None
+        except BaseException as exc:  # noqa: BLE001 - handed to the awaiting coroutine
+            result, error = None, exc
+        try:
+            loop.call_soon_threadsafe(settle, result, error)
+        except RuntimeError:
+            pass  # the loop closed meanwhile
+
+    start_thread(target, name=f"sonetto-{getattr(fn, '__name__', 'work')}")
+    return future
+
+
+def start_thread(target: Callable[..., Any], *, name: str, args: tuple[Any, ...] = (),
+                 daemon: bool = True) -> threading.Thread:
+    """A long-lived thread of its own, started (a server's listener, a background rewrite or sync loop):
+    the one place the app makes threads, named for what they do."""
+    thread = threading.Thread(target=target, name=name, args=args, daemon=daemon)
+    thread.start()
+    return thread
 
 
 async def import_off_loop(names: tuple[str, ...], optional: tuple[str, ...] = ()) -> None:

@@ -186,3 +186,55 @@ def test_the_rules_see_every_kind_of_import(tmp_path):
     assert any("pkg.mcp_server.tools imports pkg.ui" in v for v in found)
     assert any("pkg.presentation.toasts imports pkg.ui" in v for v in found)
     assert ["pkg.memory.a", "pkg.memory.b"] in cycles(graph(root))
+
+
+#: Ways into another thread that only ``aio.py`` may use: everything else goes through
+#: ``aio.run_blocking`` / ``run_detached`` / ``start_thread`` (one place decides where work runs).
+THREAD_CALLS = {"to_thread", "run_in_executor", "Thread", "ThreadPoolExecutor", "ProcessPoolExecutor"}
+THREAD_MODULES = ("concurrent.futures",)
+
+
+def thread_uses(root: Path = PACKAGE) -> list[str]:
+    """Every direct way into a thread outside ``aio.py``: calls of ``asyncio.to_thread``,
+    ``loop.run_in_executor``, ``threading.Thread``, executors, and imports of those names."""
+    found = []
+    for path in sorted(root.rglob("*.py")):
+        if path == root / "aio.py":
+            continue
+        name = module_name(path, root)
+        tree = ast.parse(path.read_text(encoding="utf-8"), filename=str(path))
+        for node in ast.walk(tree):
+            if isinstance(node, ast.Call):
+                func = node.func
+                called = func.attr if isinstance(func, ast.Attribute) else func.id if isinstance(func, ast.Name) else ""
+                if called in THREAD_CALLS:
+                    found.append(f"{name}:{node.lineno} calls {called}() (use aio.run_blocking / start_thread)")
+            elif isinstance(node, ast.ImportFrom) and node.module:
+                if node.module.startswith(THREAD_MODULES) or (
+                        node.module in ("threading", "asyncio") and any(a.name in THREAD_CALLS for a in node.names)):
+                    found.append(f"{name}:{node.lineno} imports from {node.module} (use aio)")
+            elif isinstance(node, ast.Import):
+                found.extend(f"{name}:{node.lineno} imports {a.name} (use aio)" for a in node.names
+                             if a.name.startswith(THREAD_MODULES))
+    return found
+
+
+def test_one_way_into_a_worker_thread():
+    assert thread_uses() == []
+
+
+def test_the_thread_rule_sees_every_way_in(tmp_path):
+    root = tmp_path / "pkg"
+    root.mkdir()
+    (root / "__init__.py").write_text("", encoding="utf-8")
+    (root / "aio.py").write_text("import asyncio\nasync def f(g):\n    return await asyncio.to_thread(g)\n",
+                                 encoding="utf-8")
+    (root / "bad.py").write_text(
+        "import asyncio, threading\nfrom concurrent.futures import ThreadPoolExecutor\n"
+        "async def f(g, loop):\n"
+        "    await asyncio.to_thread(g)\n"
+        "    await loop.run_in_executor(None, g)\n"
+        "    threading.Thread(target=g).start()\n", encoding="utf-8")
+    found = thread_uses(root)
+    assert not any("pkg.aio" in v for v in found)
+    assert sum("pkg.bad" in v for v in found) == 4, found

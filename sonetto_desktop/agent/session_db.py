@@ -24,7 +24,7 @@ from typing import TYPE_CHECKING
 
 import aiosqlite
 
-from ..aio import import_off_loop
+from ..aio import import_off_loop, run_blocking
 from .sessions import SessionStore
 
 if TYPE_CHECKING:  # LangGraph: imported by checkpointer(), on a worker thread
@@ -120,7 +120,7 @@ class SessionDatabase:
     async def start_afresh(self, exc: BaseException) -> Path:
         """Close, move the file (and its -wal / -shm) aside, open a new one; returns the kept file."""
         await self.close()
-        aside = await asyncio.to_thread(move_aside, self.path)
+        aside = await run_blocking(move_aside, self.path)
         log.error("%s is damaged (%s); moved aside to %s, starting a new one", self.path.name, exc, aside.name)
         self.recovered_from = aside
         self.generation += 1

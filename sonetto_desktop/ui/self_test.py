@@ -64,7 +64,7 @@ async def _checks(app: SonettoApp, out: TextIO) -> None:
     pixmap = app.wall.grab()
     _require(not pixmap.isNull() and pixmap.width() > 0, "the memory wall did not render")
     shown = app.wall.model.rowCount()
-    stored = await asyncio.to_thread(app.store.count)
+    stored = await run_blocking(app.store.count)
     _require(shown == stored, f"the wall shows {shown} memories but the store holds {stored}")
     app.timings["wall_rendered"] = app.timings["window_shown"] + (time.perf_counter() - started) * 1000
 
@@ -83,14 +83,14 @@ async def _checks(app: SonettoApp, out: TextIO) -> None:
     _require(isinstance(probe, list), "offline recall did not answer")
     app.timings["recall_ready"] = (time.perf_counter() - started) * 1000
     if getattr(sys, "frozen", False):  # the bundle carries the PostgreSQL store: its driver must load
-        print(f"  PostgreSQL driver    libpq {await asyncio.to_thread(postgres_driver)}", file=out)
+        print(f"  PostgreSQL driver    libpq {await run_blocking(postgres_driver)}", file=out)
     print(f"  memories             {stored}", file=out)
     print(f"  writer               {writer.status().en}", file=out)
     print(f"  model configured     {'yes' if app.settings.is_llm_configured else 'no'}", file=out)
 
 
 async def run_self_test(qapp: Any, *, timeout: float = SELF_TEST_TIMEOUT, out: TextIO | None = None) -> int:
-    settings = await asyncio.to_thread(load_settings)  # file + keyring: never on the Qt thread
+    settings = await run_blocking(load_settings)  # file + keyring: never on the Qt thread
     app = SonettoApp(qapp, settings, interactive=False)
     log_file = None
     if out is None:

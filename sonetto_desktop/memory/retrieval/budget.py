@@ -39,6 +39,7 @@ import threading
 from dataclasses import dataclass
 from typing import Any, Callable
 from urllib.parse import urlsplit
+from ...aio import start_thread
 
 log = logging.getLogger(__name__)
 
@@ -294,8 +295,7 @@ class BudgetPolicy:
         with self._lock:
             context, cap = self._context, self._cap
             if context is None and self._probing is None and self.local:
-                self._probing = threading.Thread(target=self._learn, name="recall-context-probe", daemon=True)
-                self._probing.start()
+                self._probing = start_thread(self._learn, name="recall-context-probe", daemon=True)
         start, ceiling = self._range(context.tokens if context else None)
         tokens = max(MIN_BUDGET, min(ceiling, int(start * self._scale)))
         return tokens if cap is None else max(MIN_BUDGET, min(tokens, cap))

@@ -14,6 +14,7 @@ import threading
 
 from . import index_file
 from . import tokenize as tok
+from ...aio import start_thread
 
 log = logging.getLogger(__name__)
 
@@ -65,9 +66,8 @@ class IndexLifecycle:
             since = self._seq
             self._changed_at = {}
         self._verified = False
-        self._worker = threading.Thread(target=self._background, args=(token, since),
+        self._worker = start_thread(self._background, args=(token, since),
                                         name="recall-index", daemon=True)
-        self._worker.start()
 
     def _background(self, token: str | None, since: int) -> None:
         """Diff the store against the index and install the differences, a batch at a time."""

@@ -21,6 +21,7 @@ from ..item import parse_time
 from ..lazy_model import loaded_class, resolve
 from .llm_parse import UnparseableAnswer, parse_indices
 from .llm_prompt import FIND_RELATED_MEMORY, build_user_prompt
+from ...aio import run_blocking
 
 if TYPE_CHECKING:  # the LLM stack is imported at the first LLM recall, off the event loop
     from langchain_core.language_models import BaseChatModel
@@ -185,7 +186,7 @@ class LLMRetriever:
         extra: Iterable[Mapping[str, Any]] | None = None,
     ) -> list[dict[str, str]]:
         """Async :meth:`retrieve`: the store read runs in a thread, the request never blocks the loop."""
-        records, messages, model = await asyncio.to_thread(self._prepare, prompt, items, extra)
+        records, messages, model = await run_blocking(self._prepare, prompt, items, extra)
         if not records:
             return []
         try:

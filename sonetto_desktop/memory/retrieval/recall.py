@@ -21,7 +21,6 @@ grow it (``BudgetPolicy.observe``). Results carry each memory's date:
 
 from __future__ import annotations
 
-import asyncio
 import logging
 import threading
 import time
@@ -36,6 +35,7 @@ from .llm_prompt import MAX_QUERY_CHARS
 from .llm_retriever import LLMRetriever, RecallFailed
 from .modes import RetrievalMode
 from .shortlist import DenseRanker, Shortlist
+from ...aio import run_blocking
 
 if TYPE_CHECKING:  # built by another module; imported lazily at first use
     from langchain_core.language_models import BaseChatModel
@@ -223,7 +223,7 @@ class MemoryRecall:
         self, prompt: str, mode: RetrievalMode | str = RetrievalMode.LLM
     ) -> list[dict[str, str]]:
         """Async :meth:`retrieve`: offline work runs in a thread, the LLM call never blocks the loop."""
-        plan = await asyncio.to_thread(self._plan, prompt, mode)
+        plan = await run_blocking(self._plan, prompt, mode)
         if plan.result is not None:
             return plan.result
         failure = plan.failure
@@ -236,7 +236,7 @@ class MemoryRecall:
             else:
                 self.budget.observe(time.monotonic() - started, self.timeout, plan.tokens, plan.budget)
                 return answer
-        result = await asyncio.to_thread(self._mechanical_result, prompt)
+        result = await run_blocking(self._mechanical_result, prompt)
         self._report_fallback(failure, plan, result)
         return result
 

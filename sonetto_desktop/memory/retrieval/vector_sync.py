@@ -35,6 +35,7 @@ from ..stores.base import BaseMemoryManager
 from .embeddings import EmbeddingsClient, EmbeddingsConfig, EmbeddingsError
 from .vector_status import VectorStatus
 from .vectors import VectorTable, open_vectors, text_fingerprint
+from ...aio import start_thread
 
 __all__ = ["QUERY_TIMEOUT", "VectorStatus", "VectorSync"]
 
@@ -91,8 +92,7 @@ class VectorSync:
     def start(self) -> "VectorSync":
         if self._thread is None:
             self._unsubscribe = self._mm.subscribe(self._on_change)
-            self._thread = threading.Thread(target=self._run, name="vector-sync", daemon=True)
-            self._thread.start()
+            self._thread = start_thread(self._run, name="vector-sync", daemon=True)
         return self
 
     def stop(self, timeout: float = 5.0) -> None:

@@ -46,6 +46,7 @@ from .text_calls import calls_written_as_text
 from .runner import LockListener
 from .tools import CONTEXT_KEY, ToolContext, make_memory_tools
 from .turns import format_turn, normalize_turn, turn_query_text
+from ...aio import run_blocking
 
 DEFAULT_RECURSION_LIMIT = 40  # the least: about 10 model/tool rounds
 #: LangGraph steps per model/tool round (the model, the tools and the middleware hooks; measured).
@@ -222,12 +223,12 @@ class MemoryConsumer:
         messages = normalize_turn(turn_messages)
         now = now or self._now()
         actor = check_actor(actor)
-        cold_start, user_prompt, name = await asyncio.to_thread(self.build_prompt, messages, None, now, actor, origin)
+        cold_start, user_prompt, name = await run_blocking(self.build_prompt, messages, None, now, actor, origin)
         system_prompt = choose_system_prompt(cold_start)
         user_words = "\n".join(m["content"] for m in messages if m["role"] == "user")
         tool_context = ToolContext(session_id, turn_id, turn_query_text(messages), now, user_words, name, actor,
                                    origin)
-        agent = self._agents.get(system_prompt) or await asyncio.to_thread(self._agent, system_prompt)
+        agent = self._agents.get(system_prompt) or await run_blocking(self._agent, system_prompt)
         thread_id = f"ltm-{turn_id}-{uuid.uuid4().hex[:6]}"
         changes: list[MemoryChange] = []
         guard = RunGuard(self.max_tool_calls, None if allow_mass else self.max_changed)
@@ -254,28 +255,28 @@ class MemoryConsumer:
             )
         except Exception as exc:
             unsubscribe()
-            problem = await asyncio.to_thread(self.rollback, turn_id, list(changes), whole_turn=resumed,
+            problem = await run_blocking(self.rollback, turn_id, list(changes), whole_turn=resumed,
                                               actor=tool_context.actor)
             if isinstance(exc, GraphRecursionError):  # a loop the guard did not catch: held, not retried
                 if recorder is not None:
-                    await asyncio.to_thread(recorder.after_rollback, problem is None, False)
+                    await run_blocking(recorder.after_rollback, problem is None, False)
                 raise TurnHeld(TOOL_CALLS, f"模型在一轮里来回调用工具超过 {self._recursion_limit} 步（可能陷入了循环），"
                                            "本轮写入已全部撤销并暂缓") from exc
             if recorder is not None:
                 # The model's first reply is worth replaying when it was not the problem: the store or
                 # the disk failed, or its calls all ran and a later model call failed.
                 reusable = describe_store_failure(exc) is not None or recorder.model_calls > 1
-                await asyncio.to_thread(recorder.after_rollback, problem is None, reusable)
+                await run_blocking(recorder.after_rollback, problem is None, reusable)
             raise
         finally:
             unsubscribe()
             self._checkpointer.delete_thread(thread_id)
         held = guard.held()
         if held is not None:
-            problem = await asyncio.to_thread(self.rollback, turn_id, list(changes), whole_turn=resumed,
+            problem = await run_blocking(self.rollback, turn_id, list(changes), whole_turn=resumed,
                                               actor=tool_context.actor)
             if recorder is not None:
-                await asyncio.to_thread(recorder.after_rollback, problem is None)
+                await run_blocking(recorder.after_rollback, problem is None)
             raise held
         result = ConsumeResult(turn_id, cold_start, changes=list(changes),
                                resumed_calls=recorder.replayed_calls if recorder is not None else 0)

@@ -20,7 +20,6 @@ from __future__ import annotations
 import asyncio
 import json
 import logging
-import threading
 import time
 from dataclasses import asdict, dataclass, field
 from datetime import datetime, timedelta
@@ -33,6 +32,7 @@ from .events import WriterEvent
 from .hygiene_report import Conflict, HygieneReport
 from .listing import RetrieverProvider
 from .names import resolve_name
+from ...aio import run_detached
 
 log = logging.getLogger(__name__)
 
@@ -240,7 +240,7 @@ class MemoryHygiene:
         self._publish_status()
         started = self._now()
         try:
-            report = await _in_thread(self._pass)
+            report = await run_detached(self._pass)  # a daemon thread: a pass never holds up the exit
         except Exception as exc:
             log.exception("memory hygiene pass failed")
             self._state.last_error = redact(f"{type(exc).__name__}: {exc}", api_key_of(self._writer.llm))[:300]
@@ -302,30 +302,3 @@ class MemoryHygiene:
 
     def close(self) -> None:
         self._unsubscribe()
-
-
-def _in_thread(fn: Callable[[], Any]) -> "asyncio.Future[Any]":
-    """Run ``fn`` on a daemon thread (never blocking shutdown); the result as a future on this loop."""
-    loop = asyncio.get_running_loop()
-    future: asyncio.Future[Any] = loop.create_future()
-
-    def settle(result: Any, error: BaseException | None) -> None:
-        if future.done():
-            return
-        if error is not None:
-            future.set_exception(error)
-        else:
-            future.set_result(result)
-
-    def target() -> None:
-        try:
-            result, error = fn(), None
-        except BaseException as exc:  # noqa: BLE001 - handed to the awaiting coroutine
-            result, error = None, exc
-        try:
-            loop.call_soon_threadsafe(settle, result, error)
-        except RuntimeError:
-            pass  # the loop closed meanwhile
-
-    threading.Thread(target=target, name="sonetto-memory-hygiene", daemon=True).start()
-    return future

@@ -21,7 +21,6 @@ not pay for the model again.
 
 from __future__ import annotations
 
-import asyncio
 import contextvars
 import logging
 from dataclasses import dataclass, field
@@ -33,6 +32,7 @@ from langchain_core.messages import AIMessage, ToolMessage
 from ..errors import MemoryNotFound
 from ..operations import MemoryOperations
 from .index import WriterIndex
+from ...aio import run_blocking
 
 log = logging.getLogger(__name__)
 
@@ -148,7 +148,7 @@ class ResumeRun(AgentMiddleware):
             rec.responses.append({"content": reply.content if isinstance(reply.content, str) else "",
                                   "tool_calls": calls})
             if calls:  # a reply without calls ends the run: nothing to resume from
-                await asyncio.to_thread(rec.save)
+                await run_blocking(rec.save)
         return response
 
     async def awrap_tool_call(self, request, handler):  # type: ignore[override]
@@ -159,20 +159,20 @@ class ResumeRun(AgentMiddleware):
         cid, name = call["id"], call["name"]
         known = rec.calls.get(cid)
         if known is not None and known.get("state") == APPLYING:
-            if await asyncio.to_thread(self._check, rec.turn_id, name, dict(call.get("args") or {})):
+            if await run_blocking(self._check, rec.turn_id, name, dict(call.get("args") or {})):
                 known = {"state": DONE, "content": "已完成（中断前已写入）。", "status": "success"}
                 rec.calls[cid] = known
-                await asyncio.to_thread(rec.save)
+                await run_blocking(rec.save)
         if known is not None and known.get("state") == DONE:
             rec.replayed_calls += 1
             rec.skipped.append(cid)
             return ToolMessage(content=known.get("content", ""), tool_call_id=cid, name=name,
                                status=known.get("status", "success"))
         rec.calls[cid] = {"state": APPLYING}
-        await asyncio.to_thread(rec.save)
+        await run_blocking(rec.save)
         result = await handler(request)
         if isinstance(result, ToolMessage):
             content = result.content if isinstance(result.content, str) else str(result.content)
             rec.calls[cid] = {"state": DONE, "content": content, "status": result.status}
-            await asyncio.to_thread(rec.save)
+            await run_blocking(rec.save)
         return result

@@ -9,7 +9,6 @@ back after ``QUIET_DAYS`` days, or sooner once the store has doubled since it wa
 
 from __future__ import annotations
 
-import asyncio
 import time
 from collections.abc import Awaitable, Callable
 from dataclasses import replace
@@ -19,6 +18,7 @@ from PySide6.QtCore import QSettings
 from PySide6.QtWidgets import QApplication
 
 from sonetto_desktop.config.settings import Settings
+from ...aio import run_blocking
 
 THRESHOLD = 5000
 QUIET_DAYS = 30
@@ -44,7 +44,7 @@ class SqliteOffer:
         settings = self._services.settings
         if settings.store_backend != "yaml" or self._services.store is None:
             return False
-        count = await asyncio.to_thread(self._services.memory.count)
+        count = await run_blocking(self._services.memory.count)
         if count <= self._threshold or not self._due(count):
             return False
         self._state.setValue(_KEY.format("offered_at"), time.time())
@@ -68,7 +68,7 @@ class SqliteOffer:
     async def _switch(self) -> None:
         new = replace(self._services.settings, store_backend="sqlite")
         try:
-            await asyncio.to_thread(self._save, new)
+            await run_blocking(self._save, new)
         except OSError as exc:
             text = QApplication.translate("SqliteOffer", "无法保存设置：{0}").format(exc)
             self._toasts.show_toast(text, key="sqlite-offer-failed", kind="error")

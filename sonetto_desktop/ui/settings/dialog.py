@@ -9,7 +9,6 @@ event loop. Closing with unsaved changes asks first (``discard_guard``).
 
 from __future__ import annotations
 
-import asyncio
 import dataclasses
 from pathlib import Path
 
@@ -43,6 +42,7 @@ from .recall_page import RecallPage
 from .fields import env_variable, lock_to_env, retention_spin, with_secret_toggle
 from ..widgets.tasks import task_scope
 from ..widgets.file_dialogs import translated
+from ...aio import run_blocking
 
 
 class SettingsDialog(QDialog):
@@ -253,7 +253,7 @@ class SettingsDialog(QDialog):
             return False
         self.buttons.setEnabled(False)
         try:
-            await asyncio.to_thread(settings.save, self._save_path)
+            await run_blocking(settings.save, self._save_path)
         except OSError as exc:
             if alive(self):
                 self.error_label.setText(self.tr("无法保存设置：") + str(exc))

@@ -32,6 +32,7 @@ from sonetto_desktop.mcp_server.access import allowed_clients, client_label
 from sonetto_desktop.mcp_server.app_tokens import app_tokens, new_app_token, revoke_app_token
 from sonetto_desktop.mcp_server.snippets import http_snippet, launch_command, launch_env, stdio_snippet
 from ..widgets.tasks import task_scope
+from ...aio import run_blocking
 
 
 def _token_command_clients() -> tuple[dict[str | None, str], tuple[str, list[str]], list[str]]:
@@ -167,7 +168,7 @@ class McpPage(QWidget):
     async def refresh_token(self) -> None:
         """Read the tokens (the shared one made on first use), where ``sonetto`` is and which apps
         have connected."""
-        tokens, self._command, seen = await asyncio.to_thread(_token_command_clients)
+        tokens, self._command, seen = await run_blocking(_token_command_clients)
         self._set_tokens(tokens, self.token_owner.currentData())
         self.seen.setText(self.tr("连接过的应用：%1").replace("%1", ", ".join(seen)) if seen else
                           self.tr("还没有应用连接过。"))
@@ -197,7 +198,7 @@ class McpPage(QWidget):
         owner = self.token_owner.currentData()
         self.new_token_button.setEnabled(False)
         try:
-            token = await asyncio.to_thread(new_mcp_token if owner is None else lambda: new_app_token(owner))
+            token = await run_blocking(new_mcp_token if owner is None else lambda: new_app_token(owner))
         finally:
             self.new_token_button.setEnabled(True)
         self._set_tokens({**self._tokens, owner: token}, owner)
@@ -207,7 +208,7 @@ class McpPage(QWidget):
         if not name.strip():
             return
         app = client_label(name)
-        token = await asyncio.to_thread(new_app_token, app)
+        token = await run_blocking(new_app_token, app)
         self.app_name.clear()
         self._set_tokens({**self._tokens, app: token}, app)
 
@@ -215,7 +216,7 @@ class McpPage(QWidget):
         owner = self.token_owner.currentData()
         if owner is None:
             return
-        await asyncio.to_thread(revoke_app_token, owner)
+        await run_blocking(revoke_app_token, owner)
         self._set_tokens({k: v for k, v in self._tokens.items() if k != owner}, None)
 
     def _update_enabled(self) -> None:

@@ -6,7 +6,6 @@ itself is chosen with the dialog's 存储方式 combo box (``add_backend_choice`
 
 from __future__ import annotations
 
-import asyncio
 from typing import Any
 
 from PySide6.QtCore import QCoreApplication, Qt, Signal
@@ -26,6 +25,7 @@ from sonetto_desktop.memory.stores.postgres.location import default_device_name,
 
 from ..widgets.deferred import alive
 from ..widgets.tasks import task_scope
+from ...aio import run_blocking
 
 
 class PostgresPage(QWidget):
@@ -130,7 +130,7 @@ class PostgresPage(QWidget):
         self.test_button.setEnabled(False)
         self.result.setText(self.tr("正在连接…"))
         try:
-            check = await asyncio.to_thread(check_connection, settings)
+            check = await run_blocking(check_connection, settings)
         finally:
             if alive(self):  # the page may have been closed and deleted meanwhile
                 self.test_button.setEnabled(True)

@@ -5,7 +5,6 @@ it as a tab; the services apply it (``agent/recall_setup.py``)."""
 
 from __future__ import annotations
 
-import asyncio
 from typing import Any
 
 from PySide6.QtCore import Qt, Signal
@@ -29,6 +28,7 @@ from sonetto_desktop.memory.retrieval.embeddings import PRESETS
 
 from ..widgets.deferred import alive
 from .fields import with_secret_toggle
+from ...aio import run_blocking
 
 
 
@@ -173,7 +173,7 @@ class RecallPage(QWidget):
         self.test_button.setEnabled(False)
         self.test_result.setText(self.tr("正在连接…"))
         try:
-            result = await asyncio.to_thread(_test_embeddings, settings)
+            result = await run_blocking(_test_embeddings, settings)
         finally:
             if alive(self):  # the page may have been closed and deleted meanwhile
                 self.test_button.setEnabled(True)

@@ -17,6 +17,7 @@ from typing import Any, Callable
 
 from ...item import MemoryItem, now_iso
 from ..sqlite import SqliteMemoryManager
+from ....aio import start_thread
 
 log = logging.getLogger(__name__)
 
@@ -93,7 +94,7 @@ class PgCache:
     def refresh(self) -> None:
         """Save a snapshot now, on a thread of its own (the store was just opened)."""
         if self.path is not None:
-            threading.Thread(target=self._save_snapshot, daemon=True, name="sonetto-pg-copy").start()
+            start_thread(self._save_snapshot, daemon=True, name="sonetto-pg-copy")
 
     def _save_snapshot(self) -> None:
         try:

@@ -17,6 +17,7 @@ import time
 from typing import Any, Callable
 
 from .location import PgLocation
+from ....aio import start_thread
 
 log = logging.getLogger(__name__)
 
@@ -60,9 +61,8 @@ class PgListener:
         if self.running:
             return
         self._stop.clear()
-        self._thread = threading.Thread(target=self._run, name=f"sonetto-pg-listen-{self.location.schema}",
+        self._thread = start_thread(self._run, name=f"sonetto-pg-listen-{self.location.schema}",
                                         daemon=True)
-        self._thread.start()
 
     def wait_connected(self, timeout: float) -> bool:
         return self._connected.wait(timeout)

@@ -40,6 +40,7 @@ from .cache import CACHE_MIN_BYTES, ParseCache
 from .format import Layout, dump, serialise
 from .state import DiskState, MemoryState
 from .sync import YamlFiles, YamlSync, sha1
+from ....aio import start_thread
 
 log = logging.getLogger(__name__)
 
@@ -296,8 +297,7 @@ class _Flusher:
         with self._cond:
             heapq.heappush(self._heap, (due, next(self._order), weakref.ref(writer)))
             if self._thread is None or not self._thread.is_alive():
-                self._thread = threading.Thread(target=self._run, name="sonetto-memory-yaml-rewrite", daemon=True)
-                self._thread.start()
+                self._thread = start_thread(self._run, name="sonetto-memory-yaml-rewrite", daemon=True)
             self._cond.notify()
 
     def _run(self) -> None:
