@@ -100,6 +100,8 @@ async def _no_store_yet(args: argparse.Namespace) -> Path | None:
     if settings.store_backend not in STORE_FILES:  # PostgreSQL: the server has the store
         return None
     folder = settings.resolved_data_dir()
+    if folder.exists() and not folder.is_dir():  # not a folder: opening says why it cannot be used
+        return None
     present = [folder / name for name in (*STORE_FILES.values(), MARKER, STAGING)]
     return None if any(path.exists() for path in present) else folder
 

@@ -44,7 +44,10 @@ class LoopThreadWork:
 
 async def main(base_url: str, data_dir: str) -> None:
     from sonetto_desktop.config.settings import Settings
+    from sonetto_desktop import aio
     from sonetto_desktop.services import AppServices
+
+    aio.freeze_after_imports(True)  # as while the desktop app's collection policy runs (ui/gc_guard.py)
 
     settings = Settings(base_url=base_url, model="test-model", api_key="sk-test", data_dir=data_dir,
                         retrieval_mode="mechanical")

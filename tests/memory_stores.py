@@ -64,3 +64,13 @@ def yaml_store_fixture(name: str = "mm"):
         opened.close()
 
     return store
+
+
+def break_yaml_store(path: Path, text: str) -> None:
+    """Write ``text`` (YAML that does not parse) over a YAML store's file as another program would,
+    dated a second back: an open store takes in an edit of memory.yaml once the file has been still
+    for a moment (an editor may still be writing it), so a read right after a fresh write keeps the
+    state it holds."""
+    path.write_text(text, encoding="utf-8")
+    past = os.stat(path).st_mtime_ns - 1_000_000_000
+    os.utime(path, ns=(past, past))

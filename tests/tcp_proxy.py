@@ -1,7 +1,8 @@
 """A TCP forwarder on the loopback that a test can cut and restore: the network between a device
 and its database server going away (every connection dropped, new ones refused) and coming back.
-``replies`` counts the server's answers it forwarded (each burst of bytes back to the client): a
-client's round trips."""
+``replies`` counts the server's answers it forwarded: bytes back to the client after the client
+last sent some, per connection (an answer that arrives in several bursts is one): a client's round
+trips."""
 
 from __future__ import annotations
 
@@ -68,15 +69,17 @@ class TcpProxy:
                     upstream.close()
                     return
                 self._conns += [client, upstream]
+            turn = [False]  # this connection's last bytes were the server's
             for a, b, replies in ((client, upstream, False), (upstream, client, True)):
-                threading.Thread(target=self._pump, args=(a, b, replies), daemon=True).start()
+                threading.Thread(target=self._pump, args=(a, b, replies, turn), daemon=True).start()
 
-    def _pump(self, src: socket.socket, dst: socket.socket, replies: bool) -> None:
+    def _pump(self, src: socket.socket, dst: socket.socket, replies: bool, turn: list[bool]) -> None:
         try:
             while data := src.recv(65536):
-                if replies:
-                    with self._lock:
+                with self._lock:
+                    if replies and not turn[0]:
                         self.replies += 1
+                    turn[0] = replies
                 dst.sendall(data)
         except OSError:
             pass

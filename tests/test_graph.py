@@ -15,7 +15,7 @@ from langgraph.checkpoint.memory import InMemorySaver
 
 from ltm_helpers import idle_ltm_fixture, make_ltm
 from recall_banks import parse_listing
-from memory_stores import yaml_store_fixture
+from memory_stores import break_yaml_store, yaml_store_fixture
 from sonetto_desktop.agent.graph import (
     NODE_NAMES,
     build_graph,
@@ -177,7 +177,7 @@ async def test_the_turn_reaches_the_memory_writer(llm_server, make_llm, ltm):
 
 async def test_a_failing_recall_never_fails_the_turn(llm_server, make_llm, mm, ltm):
     mm.add("一条会被弄坏的记忆", "生活")
-    mm.path.write_text("key: [never closed\n", encoding="utf-8")  # the store is now unreadable
+    break_yaml_store(mm.path, "key: [never closed\n")  # the store is now unreadable
     llm_server.add_text("我在呢。")
     graph = build_graph(make_llm(), ltm)
     result = await graph.ainvoke(turn_input("一条记忆还在吗"), config())

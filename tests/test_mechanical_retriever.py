@@ -7,6 +7,7 @@ from datetime import datetime, timedelta
 
 import pytest
 
+from memory_stores import break_yaml_store
 from sonetto_desktop.memory import MemoryItem, SqliteMemoryManager, StoreCorrupt, YamlMemoryManager
 from sonetto_desktop.memory.retrieval import tokenize as tok
 from sonetto_desktop.memory.retrieval.bm25 import BM25Index
@@ -339,8 +340,9 @@ def test_an_unreadable_store_raises_and_is_retried(tmp_path):
     mm = YamlMemoryManager(path)
     fill(mm)
     r = MechanicalRetriever(mm, now=lambda: NOW)
+    mm.compact()  # memory.yaml holds every memory now (it follows writes in the background)
     good = path.read_bytes()
-    path.write_text("{not: [valid", encoding="utf-8")  # another program broke the file
+    break_yaml_store(path, "{not: [valid")  # another program broke the file
     with pytest.raises(StoreCorrupt):
         r.retrieve("兰州拉面")
     path.write_bytes(good)

@@ -38,7 +38,7 @@ def test_self_check_repairs_rows(tmp_path):
     report = mm.self_check()
     assert report.status == "OK" and report.item_count == 2
     joined = " ".join(report.repaired)
-    assert "stripped" in joined and "hit repaired" in joined
+    assert "stripped" in joined and "impossible hit count" in joined
     item = mm.get("bad00001")
     assert (item.description, item.hit, item.history) == ("空格", 0, [])
     assert item.latest_update_time == "2026-07-10T21:14:03"

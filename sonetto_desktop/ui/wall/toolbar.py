@@ -13,7 +13,7 @@ from ..widgets.icons import icon
 from .memory_model import uses_tooltip
 from sonetto_desktop.presentation.authors import FILTERS, filter_label
 
-SEARCH_MIN_WIDTH = 120
+SEARCH_MIN_WIDTH = 96  # its icon, "搜索记忆" and the clear button; the window stays under 760 px wide
 
 
 class WallToolbar(QWidget):
