@@ -87,14 +87,27 @@ def clamp_hit(value: Any) -> int:
     return min(max(number, 0), MAX_HIT)
 
 
+_SCALARS = (str, int, float, bool, type(None))
+
+
 def plain(value: Any) -> Any:
     """A stored value as JSON can hold it: dates (YAML parses unquoted timestamps) become ISO
-    strings, keys become strings, tuples and sets lists."""
+    strings, keys become strings, tuples and sets lists. A value that needs nothing is returned as
+    it is (the same object: callers tell "changed" by identity)."""
+    kind = type(value)
+    if kind in _SCALARS:
+        return value
     if isinstance(value, (datetime, date, time)):
         return value.isoformat()
     if isinstance(value, dict):
-        return {str(k): plain(v) for k, v in value.items()}
-    if isinstance(value, (list, tuple, set, frozenset)):
+        items = [(k, plain(v)) for k, v in value.items()]
+        if all(type(k) is str and v is value[k] for k, v in items):
+            return value
+        return {str(k): v for k, v in items}
+    if isinstance(value, list):
+        converted = [plain(v) for v in value]
+        return value if all(a is b for a, b in zip(converted, value, strict=True)) else converted
+    if isinstance(value, (tuple, set, frozenset)):
         return [plain(v) for v in value]
     return value
 
@@ -233,6 +246,8 @@ def card_state(item: Any) -> dict[str, Any]:
 
 def split_extra(data: Mapping[str, Any]) -> dict[str, Any]:
     """The keys of a stored entry that are not fields, as JSON holds them (order kept)."""
+    if data.keys() <= BY_NAME.keys():
+        return {}
     return {str(k): plain(v) for k, v in data.items() if k not in BY_NAME}
 
 

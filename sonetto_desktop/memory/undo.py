@@ -1,5 +1,5 @@
 """Undo a whole turn: every change one chat turn (or one multi-change action) made, taken back as
-one action (mixed into ``BaseMemoryManager`` as ``undo_turn``).
+one action (``TurnUndo``, a part of ``BaseMemoryManager``, which offers it as ``undo_turn``).
 
 What a turn did is read from the store itself — the history entries and trash entries carrying its
 turn id — so an undo works after a restart and for another process's turn:
@@ -28,11 +28,13 @@ conflict; a single batch id still means that batch alone.
 from __future__ import annotations
 
 import uuid
+from contextlib import AbstractContextManager
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING, Any, Iterable, Mapping
+from typing import TYPE_CHECKING, Any, Callable, Iterable, Mapping
 
 from .changes import PERSON_ACTORS, MemoryChange, Turn, check_actor
 from .record import card_state
+from .stores.crud import record_change
 from .errors import MemoryError_
 from .item import FLAG_ACTIONS, MemoryItem, check_reason, clamp_hit, now_iso
 
@@ -182,8 +184,16 @@ def plan_undo(txn: Transaction, turn_id: str, actor: str, ids: Iterable[str] | N
     return steps, conflicts
 
 
-class UndoMixin:
-    """``undo_turn`` over the base class's ``_transaction``, ``_change`` and ``_publish``."""
+class TurnUndo:
+    """``undo_turn`` (a part of ``BaseMemoryManager``) over the store's unit of work
+    (``transaction()``) and change channel (``publish(change)``)."""
+
+    def __init__(self, transaction: Callable[[], AbstractContextManager[Transaction]],
+                 publish: Callable[[MemoryChange], Any]) -> None:
+        self._transaction = transaction
+        self._publish = publish
+
+    _change = staticmethod(record_change)
 
     def undo_turn(self, turn_id: str, *, actor: str = "user", reason: str = "", turn: Turn | None = None,
                   ids: Iterable[str] | None = None, unhit: Mapping[str, int] | None = None) -> UndoResult:
@@ -199,7 +209,7 @@ class UndoMixin:
         why = check_reason(reason) or f"撤销轮次 {turn_id} 的改动"
         provenance = turn.history_fields()
         changes: list[MemoryChange] = []
-        with self._transaction() as txn:  # type: ignore[attr-defined]
+        with self._transaction() as txn:
             steps, conflicts = plan_undo(txn, turn_id, actor, ids)
             if conflicts:
                 raise UndoConflict(turn_id, conflicts)
@@ -213,7 +223,7 @@ class UndoMixin:
                     txn.trash_put(mid, {"item": item.to_dict(), "deleted_at": now_iso(), "reason": why,
                                         "actor": actor, **provenance})
                     txn.remove(mid)
-                    change = self._change(txn, "delete", (mid,), actor, why, turn,  # type: ignore[attr-defined]
+                    change = self._change(txn, "delete", (mid,), actor, why, turn,
                                           {mid: None}, description=item.description, theme=item.theme,
                                           undo_of=turn_id)
                 elif step.kind == "restore":
@@ -221,28 +231,28 @@ class UndoMixin:
                     item.update(why, actor=actor, action="restore", provenance={**provenance, "deleted_turn": turn_id})
                     txn.put(mid, item)
                     txn.trash_remove(mid)
-                    change = self._change(txn, "restore", (mid,), actor, why, turn,  # type: ignore[attr-defined]
+                    change = self._change(txn, "restore", (mid,), actor, why, turn,
                                           {mid: card_state(item)}, undo_of=turn_id)
                 elif step.kind == "revert":
                     item = txn.get(mid)
                     item.update(why, step.description, step.theme, actor=actor, action="revert",
                                 provenance=provenance)
                     txn.put(mid, item)
-                    change = self._change(txn, "revert", (mid,), actor, why, turn,  # type: ignore[attr-defined]
+                    change = self._change(txn, "revert", (mid,), actor, why, turn,
                                           {mid: card_state(item)}, undo_of=turn_id)
                 else:
                     item = txn.get(mid)
                     item.set_locked(step.locked, actor=actor, reason=why, provenance=provenance)
                     txn.put(mid, item)
-                    change = self._change(txn, "lock", (mid,), actor, why, turn,  # type: ignore[attr-defined]
+                    change = self._change(txn, "lock", (mid,), actor, why, turn,
                                           {mid: card_state(item)}, locked=step.locked, undo_of=turn_id)
                 changes.append(change)
             for mid, n in hits.items():
                 item = txn.get(mid)
                 item.hit = max(0, clamp_hit(item.hit) - n)
                 txn.put(mid, item)
-                changes.append(self._change(txn, "hit", (mid,), actor, why, turn,  # type: ignore[attr-defined]
+                changes.append(self._change(txn, "hit", (mid,), actor, why, turn,
                                             {mid: card_state(item)}, hit=item.hit, undo_of=turn_id))
         for change in changes:
-            self._publish(change)  # type: ignore[attr-defined]
+            self._publish(change)
         return UndoResult(turn.turn_id, turn_id, changes)

@@ -2,8 +2,8 @@
 
 A backend implements three primitives — ``_load_all()``, ``_save_all(items)`` and
 ``_write_lock()`` — plus ``self_check()`` and the two trash primitives, and gets the whole API:
-queries, CRUD (``crud.py``), undoing a whole turn (``undo.py``), trash / restore / revert and the
-change channel. Every write is
+queries, the writes (``crud.py``), undoing a whole turn (``undo.py``) — parts it holds, over its
+transaction and its change channel — trash / restore / revert and the change channel. Every write is
 lock -> load -> modify -> save, expressed once against a :class:`Transaction`; a backend with
 point operations overrides ``_transaction()`` so a write touches only its rows.
 
@@ -20,16 +20,17 @@ import threading
 from abc import ABC, abstractmethod
 from contextlib import AbstractContextManager, contextmanager
 from dataclasses import dataclass, field
-from typing import Any, Callable, Container, Iterator
+from datetime import datetime
+from typing import Any, Callable, Container, Iterable, Iterator, Mapping
 
-from ..changes import MemoryChange
-from .crud import CrudMixin
+from ..changes import MemoryChange, Turn
+from .crud import MemoryWrites
 from ..errors import MemoryNotFound
 from ..events import EventFeed
 from ..item import MemoryItem
 from ..record import card_state
 from .transaction import SnapshotTransaction, Transaction
-from ..undo import UndoMixin
+from ..undo import TurnUndo, UndoResult
 from .validation import validate_items
 
 
@@ -47,12 +48,79 @@ class SelfCheckReport:
         return self.status != "FAIL"
 
 
-class BaseMemoryManager(CrudMixin, UndoMixin, ABC):
-    """Memory manager over some store. See the module docstring for the contract."""
+class BaseMemoryManager(ABC):
+    """Memory manager over some store. See the module docstring for the contract. Its parts: the
+    writes (``writes``: ``crud.MemoryWrites``) and undoing a turn (``undo``: ``undo.TurnUndo``), both
+    over this store's ``_transaction`` and ``_publish``."""
 
     def __init__(self) -> None:
         self._changes: EventFeed[MemoryChange] = EventFeed()
         self._captured = threading.local()
+        self.writes = MemoryWrites(self._transaction, self._publish, self._new_id)
+        self.undo = TurnUndo(self._transaction, self._publish)
+
+    # ── writes (see ``crud.MemoryWrites``) ────────────────────────────
+
+    def add(self, description: str, theme: str, *, actor: str = "user", reason: str = "",
+            turn: Turn | None = None) -> str:
+        """Add a memory; returns its new id."""
+        return self.writes.add(description, theme, actor=actor, reason=reason, turn=turn)
+
+    def delete(self, memory_id: str, reason: str = "", *, actor: str = "user", turn: Turn | None = None) -> str:
+        """Move a memory to the trash (history kept); returns its description."""
+        return self.writes.delete(memory_id, reason, actor=actor, turn=turn)
+
+    def update(self, memory_id: str, reason: str, new_description: str | None = None, new_theme: str | None = None,
+               *, actor: str = "user", turn: Turn | None = None) -> None:
+        """Change a memory's description and/or theme, recording why."""
+        self.writes.update(memory_id, reason, new_description, new_theme, actor=actor, turn=turn)
+
+    def merge(self, id1: str, id2: str, merged_description: str, merged_theme: str, reason: str, *,
+              actor: str = "user", turn: Turn | None = None) -> None:
+        """Merge two memories: ``id1`` is kept with both histories, ``id2`` goes to the trash."""
+        self.writes.merge(id1, id2, merged_description, merged_theme, reason, actor=actor, turn=turn)
+
+    def set_locked(self, memory_id: str, locked: bool, *, actor: str = "user", reason: str = "",
+                   turn: Turn | None = None) -> bool:
+        """Lock (or unlock) a memory against the agent and other apps; False when it already was so."""
+        return self.writes.set_locked(memory_id, locked, actor=actor, reason=reason, turn=turn)
+
+    def set_field(self, memory_id: str, name: str, value: Any, *, actor: str = "user", reason: str = "",
+                  turn: Turn | None = None) -> bool:
+        """Set a field its schema lets ``actor`` set (``record.Field.set_by``); False when it had that value."""
+        return self.writes.set_field(memory_id, name, value, actor=actor, reason=reason, turn=turn)
+
+    def hit(self, memory_id: str, *, actor: str = "agent", turn: Turn | None = None) -> int:
+        """Count one more reference to the memory; returns the new count."""
+        return self.writes.hit(memory_id, actor=actor, turn=turn)
+
+    def revert(self, memory_id: str, version: int, reason: str, *, actor: str = "user",
+               turn: Turn | None = None) -> None:
+        """Bring back version ``version`` (see ``versions``) as a new change in the history."""
+        self.writes.revert(memory_id, version, reason, actor=actor, turn=turn)
+
+    def restore(self, memory_id: str, *, actor: str = "user", reason: str = "从回收站恢复",
+                turn: Turn | None = None) -> str:
+        """Bring a memory back from the trash under its old id; returns the id."""
+        return self.writes.restore(memory_id, actor=actor, reason=reason, turn=turn)
+
+    def purge(self, memory_id: str | None = None, *, actor: str = "user") -> int:
+        """Delete for good: one trash entry, or the whole trash with ``None``. Returns how many."""
+        return self.writes.purge(memory_id, actor=actor)
+
+    def purge_expired(self, max_age_days: float, *, actor: str = "user", now: datetime | None = None) -> int:
+        """Delete for good the trash entries older than ``max_age_days``; returns how many."""
+        return self.writes.purge_expired(max_age_days, actor=actor, now=now)
+
+    def import_items(self, items: dict[str, MemoryItem], *, actor: str = "user", reason: str = "",
+                     turn: Turn | None = None) -> tuple[list[str], list[str]]:
+        """Merge ``items`` in by id in one write; returns (added ids, skipped ids)."""
+        return self.writes.import_items(items, actor=actor, reason=reason, turn=turn)
+
+    def undo_turn(self, turn_id: str, *, actor: str = "user", reason: str = "", turn: Turn | None = None,
+                  ids: Iterable[str] | None = None, unhit: Mapping[str, int] | None = None) -> UndoResult:
+        """Take back every change of ``turn_id`` as one action (see ``undo.py``)."""
+        return self.undo.undo_turn(turn_id, actor=actor, reason=reason, turn=turn, ids=ids, unhit=unhit)
 
     # ── primitives a backend provides ─────────────────────────────────
 
@@ -80,7 +148,7 @@ class BaseMemoryManager(CrudMixin, UndoMixin, ABC):
     def _save_trash(self, trash: dict[str, dict[str, Any]]) -> None:
         """Persist the trash. The caller holds the write lock."""
 
-    def close(self) -> None:
+    def close(self) -> None:  # noqa: B027 - optional for a backend
         """Release resources (connections, handles). Safe to call twice."""
 
     # ── the unit of work ──────────────────────────────────────────────
@@ -207,13 +275,6 @@ class BaseMemoryManager(CrudMixin, UndoMixin, ABC):
     def _validate_all_items(self, items: dict[str, Any]) -> tuple[list[str], list[str]]:
         """Check (and repair in place) every item's fields. Returns (issues, repaired)."""
         return validate_items(items)
-
-    @staticmethod
-    def _require_item(txn: Transaction, memory_id: str) -> MemoryItem:
-        item = txn.get(memory_id)
-        if item is None:
-            raise MemoryNotFound(memory_id)
-        return item
 
     def _new_id(self, txn: Transaction, planned: Container[str] = ()) -> str:
         """An id no memory, trash entry or ``planned`` id (of a bulk write not stored yet) has."""

@@ -1,5 +1,5 @@
-"""The writes every memory store gets for free (mixed into ``BaseMemoryManager``): the seed's
-add / delete / update / merge / hit, plus revert, restore, purge and import.
+"""The writes every memory store gets for free (``MemoryWrites``, a part of ``BaseMemoryManager``):
+the seed's add / delete / update / merge / hit, plus lock, set a field, revert, restore, purge and import.
 
 Each write runs in one transaction, records who made it, why and for which turn (in the item's
 history or the trash entry), writes its :class:`~.changes.MemoryChange` inside the same transaction
@@ -10,8 +10,9 @@ once the transaction has committed. Return values are the seed's (an id, a descr
 
 from __future__ import annotations
 
+from contextlib import AbstractContextManager
 from datetime import datetime
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, Callable
 
 from ..changes import PERSON_ACTORS, MemoryChange, Turn, check_actor
 from ..errors import FieldNotSettable, MemoryLocked, MemoryNotFound
@@ -48,16 +49,35 @@ def _deleted_by(trash_entry: dict[str, Any]) -> dict[str, str]:
     return {"deleted_turn": str(turn_id)} if turn_id else {}
 
 
-class CrudMixin:
-    """Writes over ``_transaction()``; see the module docstring. Needs the base class's
-    ``_transaction``, ``_publish``, ``_new_id`` and ``_require_item``."""
+def record_change(txn: Transaction, kind: str, ids: tuple[str, ...], actor: str, reason: str,
+                  turn: Turn | None, states: dict[str, Any] | None = None, **extra: Any) -> MemoryChange:
+    """The change record of a write, kept with it in ``txn`` (published once it committed)."""
+    change = MemoryChange(kind, ids, actor, reason or "", turn.turn_id if turn else None,
+                          turn.session_id if turn else None, states or {}, extra)
+    txn.record(change)
+    return change
 
-    def _change(self, txn: Transaction, kind: str, ids: tuple[str, ...], actor: str, reason: str,
-                turn: Turn | None, states: dict[str, Any] | None = None, **extra: Any) -> MemoryChange:
-        change = MemoryChange(kind, ids, actor, reason or "", turn.turn_id if turn else None,
-                              turn.session_id if turn else None, states or {}, extra)
-        txn.record(change)
-        return change
+
+def require_item(txn: Transaction, memory_id: str) -> MemoryItem:
+    item = txn.get(memory_id)
+    if item is None:
+        raise MemoryNotFound(memory_id)
+    return item
+
+
+class MemoryWrites:
+    """The writes (module docstring), over what a store gives them: its unit of work
+    (``transaction()``, a context manager yielding a :class:`Transaction`), its change channel
+    (``publish(change)``) and a source of new ids (``new_id(txn, planned)``)."""
+
+    def __init__(self, transaction: Callable[[], AbstractContextManager[Transaction]],
+                 publish: Callable[[MemoryChange], Any], new_id: Callable[..., str]) -> None:
+        self._transaction = transaction
+        self._publish = publish
+        self._new_id = new_id
+
+    _change = staticmethod(record_change)
+    _require_item = staticmethod(require_item)
 
     def add(self, description: str, theme: str, *, actor: str = "user", reason: str = "",
             turn: Turn | None = None) -> str:

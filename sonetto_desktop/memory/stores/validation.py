@@ -53,7 +53,7 @@ def validate_item(memory_id: str, item: MemoryItem, cosmetic: list[str] | None =
             layout.append(f"{memory_id}: history reset to a list")
     else:
         plain = [_plain(e) if isinstance(e, dict) else {"raw": _plain(e)} for e in item.history]
-        if plain != item.history:
+        if any(a is not b for a, b in zip(plain, item.history, strict=True)):
             (layout if all(isinstance(e, dict) for e in item.history) else repaired).append(
                 f"{memory_id}: history entries normalised")
             item.history = plain

@@ -11,7 +11,6 @@ from pathlib import Path
 
 from ...files import atomic_write
 from ...item import MemoryItem
-from ..validation import item_from_raw, validate_item
 from .format import Parsed
 
 log = logging.getLogger(__name__)
@@ -62,11 +61,5 @@ class ParseCache:
             return None
         parsed = Parsed({}, [], [], set())
         for memory_id, raw in data.items():
-            item, _ = item_from_raw(memory_id, raw)
-            found, fixed = validate_item(memory_id, item, cosmetic=[])
-            parsed.issues += found
-            parsed.repaired += fixed
-            if fixed:
-                parsed.rewrite.add(memory_id)
-            parsed.items[memory_id] = item
+            parsed.read(memory_id, raw)
         return parsed

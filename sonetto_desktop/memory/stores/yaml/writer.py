@@ -239,6 +239,10 @@ class FileWriter:
             self._discard(prepared)
             raise
         self._backup_next = False
+        if len(kept) > 2 * CARRY_BYTES:  # (a big import): the log shrinks to what other instances may need
+            newer = b"".join(line for n, line in lines if n > seq)
+            self.log.write(journal.Header(disk.lineage, seq, prepared["sha1"], base_stat, prepared["trash_sha1"],
+                                          trash_stat), journal.carry(lines, seq, CARRY_BYTES) + newer)
         disk.layout, disk.sha1, disk.size = prepared["layout"], prepared["sha1"], prepared["size"]
         disk.ids = None
         disk.trash_sha1, disk.base_seq = prepared["trash_sha1"], seq
