@@ -311,7 +311,8 @@ def child(measure_writer: bool) -> None:
     qapp = create_qapp([])
     from sonetto_desktop.ui.gc_guard import MainThreadGarbageCollector
 
-    collector = MainThreadGarbageCollector()  # as the app does (app.main)
+    # as the app does (app.main); BENCH_GC_HOLD=0: the collector also runs during import bursts (to see what the hold saves)
+    collector = MainThreadGarbageCollector(**({"hold_during_imports": False} if os.environ.get("BENCH_GC_HOLD") == "0" else {}))
     with asyncio.Runner(loop_factory=lambda: qasync.QEventLoop(qapp)) as runner:
         result = runner.run(_child_main(qapp, t0, measure_writer))
     collector.stop()
@@ -375,6 +376,8 @@ def main() -> int:
     parser.add_argument("--writer-runs", type=int, default=3)
     parser.add_argument("--preload-llm", action="store_true",
                         help="writer runs: import the LLM stack before measuring (else the first turn imports it)")
+    parser.add_argument("--gc-hold", choices=("on", "off"), default="on",
+                        help="the Qt thread's collector waits while a worker imports (as in the app), or not")
     args = parser.parse_args()
     if args.child:
         child(args.writer)
@@ -382,7 +385,10 @@ def main() -> int:
     size = (args.memories, args.backend)
     if args.preload_llm:
         os.environ["BENCH_PRELOAD_LLM"] = "1"
-    _launch(args.platform, False, *size)  # warm the OS file cache once; not counted
+    os.environ["BENCH_GC_HOLD"] = "1" if args.gc_hold == "on" else "0"
+    # warm the OS file cache once, and compile the bytecode an installed app has (pip compiles at install):
+    # with writer runs, the LLM stack's too (the app imports it only at the writer's first turn); not counted
+    _launch(args.platform, args.writer_runs > 0, *size)
     launches = [_launch(args.platform, False, *size) for _ in range(args.runs)]
     writers = [_launch(args.platform, True, *size) for _ in range(args.writer_runs)]
     shown = [r["launch_to_window_ms"] for r in launches]
@@ -411,7 +417,8 @@ def main() -> int:
         print(f"writer: {writer['writer_turns']} turns in {writer['writer_seconds']:.1f} s, "
               f"{writer['memories_written']} memories written")
         print(f"event-loop stall while writing ({len(writers)} runs"
-              f"{', LLM stack preloaded' if args.preload_llm else ', the first turn imports the LLM stack'}): max " + ", ".join(f"{r['max_stall_ms']:.1f}" for r in writers)
+              f"{', LLM stack preloaded' if args.preload_llm else ', the first turn imports the LLM stack'}"
+              f", collector hold during imports {args.gc_hold}): max " + ", ".join(f"{r['max_stall_ms']:.1f}" for r in writers)
               + " ms; p99 " + ", ".join(f"{r['p99_stall_ms']:.1f}" for r in writers) + " ms")
         print("garbage collections while writing (count, longest ms per generation): "
               + "; ".join(json.dumps(r["gc"]) for r in writers))

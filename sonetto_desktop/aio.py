@@ -9,7 +9,8 @@
 - :func:`import_off_loop` imports modules the same way (a large package's first import would stall the
   loop for a second or more).
 - :func:`imports_settled` wraps code that may import a large package (LangChain: several hundred
-  thousand objects) so the collector stops walking what the import made.
+  thousand objects) so the collector stops walking what the import made (and, with :func:`importing`,
+  does not walk it while it is being made).
 - :class:`TaskScope` owns fire-and-forget tasks: it keeps them referenced until they finish (the
   event loop holds only weak references), logs their failures, and cancels and awaits whatever is
   left when its owner closes. Scopes form one tree per app (windows and dialogs get children).
@@ -75,12 +76,16 @@ def start_thread(target: Callable[..., Any], *, name: str, args: tuple[Any, ...]
 async def import_off_loop(names: tuple[str, ...], optional: tuple[str, ...] = ()) -> None:
     """Import ``names`` in a worker thread (a no-op for modules already imported), then ``optional``
     ones, skipping any that do not exist (a library's private modules, which a later release may move)."""
-    await run_blocking(_import_all, names, optional)
+    await run_blocking(import_now, names, optional)
 
 
-def _import_all(names: tuple[str, ...], optional: tuple[str, ...] = ()) -> None:
+def import_now(names: tuple[str, ...], optional: tuple[str, ...] = ()) -> None:
+    """:func:`import_off_loop`'s work, here and now, as one burst (:func:`imports_settled`): for code
+    that already runs off the loop."""
     import importlib
 
+    if all(name in sys.modules for name in names) and all(name in sys.modules or name in _missing for name in optional):
+        return  # (the usual case after the first time: no burst)
     with imports_settled():
         for name in names:
             importlib.import_module(name)
@@ -88,7 +93,20 @@ def _import_all(names: tuple[str, ...], optional: tuple[str, ...] = ()) -> None:
             try:
                 importlib.import_module(name)
             except ImportError:
-                pass
+                _missing.add(name)  # not looked for again
+
+
+_missing: set[str] = set()  # optional modules this version of a library does not have
+
+
+_bursts = 0  # import bursts (imports_settled) in progress, on any thread
+_bursts_lock = threading.Lock()
+
+
+def importing() -> bool:
+    """Whether an import burst (:func:`imports_settled`) is in progress on some thread: the Qt thread's
+    collector (``ui/gc_guard``) waits for its end instead of walking what the import is making."""
+    return _bursts > 0
 
 
 _freeze_after_imports = False
@@ -111,13 +129,18 @@ def imports_settled() -> Iterator[None]:
     collected here, so it is safe on a worker thread. The cost: what is frozen is still freed by
     reference counting, but an object alive at that moment that is, or later becomes, part of a
     reference cycle is not collected until the app's start-up collection (``gc_guard.settle``)
-    unfreezes and collects everything once."""
+    unfreezes and collects everything once. While it runs, :func:`importing` is true."""
+    global _bursts
     before = len(sys.modules)
+    with _bursts_lock:
+        _bursts += 1
     try:
         yield
     finally:
         if _freeze_after_imports and len(sys.modules) > before:
             gc.freeze()
+        with _bursts_lock:  # (after the freeze: a collection waiting for the end walks none of it)
+            _bursts -= 1
 
 
 class TaskScope:

@@ -42,6 +42,23 @@ def test_an_idle_app_with_an_endpoint_never_imports_the_llm_stack_until_the_firs
     assert out["frozen"] > 100_000 and out["tracked"] < out["frozen"] / 2, (out["frozen"], out["tracked"])
 
 
+def test_the_writers_first_turn_imports_nothing_on_the_loop(llm_server, tmp_path):
+    """The memory writer's first turn, before any chat message: it imports the LLM stack and builds its
+    model in a worker, with what the clients import lazily on a first request (LangChain's tracing,
+    anyio's streams), so the loop imports none of it at the turn's first request (issue 29)."""
+    llm_server.add_tool_calls([("create_memory", {"content": "汤圆学会了开门", "section": "瞬间"})])
+    llm_server.add_text("已记录。")
+    done = subprocess.run([sys.executable, str(HERE / "writer_first_turn_child.py"), llm_server.base_url,
+                           str(tmp_path / "data")], capture_output=True, text=True, timeout=180)
+    assert done.returncode == 0, done.stderr
+    out = json.loads(done.stdout.strip().splitlines()[-1])
+    assert out["before_turn"] == [] and {"langchain_core", "openai", "langchain_openai"} <= set(out["after_turn"])
+    assert out["memories"] == 1 and out["writer_error"] is None
+    third_party = [n for n in out["turn_loop_imports"] if n.split(".")[0] in ("langchain_core", "langchain",
+                   "langgraph", "openai", "langchain_openai", "httpx", "httpcore", "anyio")]
+    assert third_party == [], third_party
+
+
 def test_a_module_half_imported_on_another_thread_is_not_used_before_it_is_ready(monkeypatch):
     """The first turn imports the stack on a worker thread; meanwhile the loop thread sees its modules
     in sys.modules, still without their classes (a bench run failed on exactly that)."""

@@ -12,7 +12,7 @@ from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
 from sonetto_desktop.agent.llm_errors import LLMErrorInfo, describe_llm_error, error_info
-from sonetto_desktop.aio import import_off_loop, run_blocking
+from sonetto_desktop.aio import import_now, import_off_loop, run_blocking
 from sonetto_desktop.redaction import register_secret
 from sonetto_desktop.config.settings import Settings, load_settings
 
@@ -49,6 +49,9 @@ def build_llm(
 
     extra = {"http_async_client": http_async_client} if http_async_client is not None else {}
     register_secret(settings.api_key)  # log lines never show it, from now on
+    # what the clients import lazily on a first request, imported here (a model is always built off
+    # the loop): the writer's first turn would import them on the loop at its first request
+    import_now((), optional=FIRST_REQUEST_MODULES)
     return ChatOpenAI(
         model=settings.model.strip(),
         base_url=settings.effective_base_url,

@@ -41,12 +41,16 @@ def collect_due() -> int:
 
 
 class MainThreadGarbageCollector(QObject):
-    """The policy of the module docstring, for as long as it runs (``stop()`` gives collection back)."""
+    """The policy of the module docstring, for as long as it runs (``stop()`` gives collection back).
+    ``hold_during_imports``: the timer collects nothing while an import burst runs on another thread
+    (see :meth:`collect_due`); off only to measure what that saves (bench/ui_launch.py --gc-hold off)."""
 
     active: MainThreadGarbageCollector | None = None
 
-    def __init__(self, parent: QObject | None = None, *, interval_ms: int = 500) -> None:
+    def __init__(self, parent: QObject | None = None, *, interval_ms: int = 500,
+                 hold_during_imports: bool = True) -> None:
         super().__init__(parent)
+        self._hold = hold_during_imports
         self._was_enabled = gc.isenabled()
         gc.disable()
         aio.freeze_after_imports(True)
@@ -57,7 +61,13 @@ class MainThreadGarbageCollector(QObject):
         MainThreadGarbageCollector.active = self
 
     def collect_due(self) -> int:
-        """Collect the oldest generation whose count passed its threshold; returns objects freed."""
+        """Collect the oldest generation whose count passed its threshold; returns objects freed.
+        Nothing while an import burst (``aio.imports_settled``) runs on another thread: a collection
+        would walk the objects that import is making while holding the GIL, so the Qt thread's loop
+        stalls for tens of ms (the writer's first turn imports LangChain, issue 29), and they are
+        frozen at the burst's end anyway; what is still due is collected at the first tick after it."""
+        if self._hold and aio.importing():
+            return 0
         return collect_due()
 
     def settle(self) -> int:

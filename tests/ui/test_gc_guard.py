@@ -105,3 +105,51 @@ def test_without_the_apps_collector_imports_freeze_nothing(qapp):
     with imports_settled():
         import colorsys  # noqa: F401
     assert gc.get_freeze_count() == 0
+
+
+def test_no_collection_on_the_qt_thread_while_an_import_burst_runs_elsewhere(qapp):
+    """The writer's first turn imports LangChain on a worker (aio.imports_settled): a collection on
+    the Qt thread meanwhile would walk what that import is making, holding the GIL (the loop stalled
+    58-66 ms, issue 29). The collector waits for the burst's end, then collects what is due."""
+    from sonetto_desktop.aio import importing, imports_settled
+
+    def due_garbage():
+        ref = weakref.ref(_Cyclic())  # freed only by a collection
+        junk = [[[]] for _ in range(gc.get_threshold()[0] * 3)]  # generation 0 well past its threshold
+        return ref, junk  # (kept until collected: freeing them would take the count back down)
+
+    guard = MainThreadGarbageCollector(interval_ms=60_000)
+    inside, leave = threading.Event(), threading.Event()
+
+    def burst():
+        with imports_settled():
+            inside.set()
+            leave.wait(10)
+
+    worker = threading.Thread(target=burst)
+    try:
+        ref, junk = due_garbage()
+        worker.start()
+        assert inside.wait(10) and importing()
+        assert guard.collect_due() == 0 and ref() is not None  # held while the burst runs
+        leave.set()
+        worker.join()
+        assert not importing()
+        assert guard.collect_due() > 0 and ref() is None  # the next tick collects what is due
+        del junk
+        guard.stop()
+        unheld = MainThreadGarbageCollector(interval_ms=60_000, hold_during_imports=False)
+        try:
+            with imports_settled():  # the hold switched off: collects during a burst, as before
+                ref, junk = due_garbage()
+                assert unheld.collect_due() > 0 and ref() is None
+        finally:
+            unheld.stop()
+            unheld.deleteLater()
+    finally:
+        leave.set()
+        if worker.is_alive():
+            worker.join()
+        guard.stop()
+        guard.deleteLater()
+        gc.unfreeze()
