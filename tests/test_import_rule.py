@@ -238,3 +238,40 @@ def test_the_thread_rule_sees_every_way_in(tmp_path):
     found = thread_uses(root)
     assert not any("pkg.aio" in v for v in found)
     assert sum("pkg.bad" in v for v in found) == 4, found
+
+
+TASK_CALLS = {"create_task", "ensure_future"}
+
+
+def dropped_tasks(root: Path = PACKAGE) -> list[str]:
+    """Tasks started and not kept: ``create_task(...)`` / ``ensure_future(...)`` as a statement of its
+    own. The loop holds only a weak reference to a task, so such a task may be collected while it runs;
+    a task is kept by whoever started it (an attribute, a local it awaits) or by a TaskScope."""
+    found = []
+    for path in sorted(root.rglob("*.py")):
+        tree = ast.parse(path.read_text(encoding="utf-8"), filename=str(path))
+        for node in ast.walk(tree):
+            if isinstance(node, ast.Expr) and isinstance(node.value, ast.Call):
+                func = node.value.func
+                called = func.attr if isinstance(func, ast.Attribute) else func.id if isinstance(func, ast.Name) else ""
+                if called in TASK_CALLS:
+                    found.append(f"{module_name(path, root)}:{node.lineno} drops the task of {called}() "
+                                 "(keep it, or spawn it in a TaskScope)")
+    return found
+
+
+def test_every_task_started_is_kept():
+    assert dropped_tasks() == []
+
+
+def test_the_task_rule_sees_a_dropped_task(tmp_path):
+    root = tmp_path / "pkg"
+    root.mkdir()
+    (root / "__init__.py").write_text("", encoding="utf-8")
+    (root / "ok.py").write_text("import asyncio\nasync def f(c, d):\n    t = asyncio.create_task(c)\n"
+                                "    self_task = asyncio.get_running_loop().create_task(d)\n    return t, self_task\n",
+                                encoding="utf-8")
+    (root / "bad.py").write_text("import asyncio\nasync def f(c, d):\n    asyncio.get_running_loop().create_task(c)\n"
+                                 "    asyncio.ensure_future(d)\n", encoding="utf-8")
+    found = dropped_tasks(root)
+    assert len(found) == 2 and all("pkg.bad" in v for v in found), found

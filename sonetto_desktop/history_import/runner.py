@@ -32,7 +32,7 @@ from dataclasses import dataclass, field, replace
 from datetime import date, datetime
 from typing import Any
 
-from ..aio import run_blocking
+from ..aio import TaskScope, run_blocking
 from ..memory.changes import MemoryChange
 from ..memory.events import EventFeed
 from ..memory.operations import MemoryOperations
@@ -157,6 +157,7 @@ class ImportRunner:
         self._held: set[str] = set()
         self._inbox_timer: asyncio.TimerHandle | None = None
         self._saving: asyncio.Task[None] | None = None
+        self._tasks = TaskScope("history-import")  # keeps the feed and re-reads alive, logs their failures
         self._loop: asyncio.AbstractEventLoop | None = None
 
     @property
@@ -238,7 +239,7 @@ class ImportRunner:
             log.warning("history import %s: %d batches can no longer be found", state.id, run.lost)
         run.room.set()
         self._publish()
-        asyncio.get_running_loop().create_task(self._feed(run, todo), name=f"sonetto-import-feed-{state.id}")
+        self._tasks.spawn(self._feed(run, todo), name=f"sonetto-import-feed-{state.id}")
         if not todo and not journaled:
             self._check_finished()
 
@@ -381,7 +382,7 @@ class ImportRunner:
             await run_blocking(review.count)  # another process's changes show in the cached count
             self._update_holds()
 
-        asyncio.get_running_loop().create_task(reread())
+        self._tasks.spawn(reread(), name="sonetto-import-inbox-reread")
 
     # ── reporting ─────────────────────────────────────────────────────
 
