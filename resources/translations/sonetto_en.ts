@@ -112,32 +112,32 @@
     <message>
         <location filename="../../sonetto_desktop/ui/chat/panel.py" line="104" />
         <location filename="../../sonetto_desktop/ui/chat/panel.py" line="106" />
-        <location filename="../../sonetto_desktop/ui/chat/panel.py" line="195" />
-        <location filename="../../sonetto_desktop/ui/chat/panel.py" line="324" />
+        <location filename="../../sonetto_desktop/ui/chat/panel.py" line="192" />
+        <location filename="../../sonetto_desktop/ui/chat/panel.py" line="321" />
         <source>新对话</source>
         <translation>New chat</translation>
     </message>
     <message>
         <location filename="../../sonetto_desktop/ui/chat/panel.py" line="107" />
-        <location filename="../../sonetto_desktop/ui/chat/panel.py" line="325" />
+        <location filename="../../sonetto_desktop/ui/chat/panel.py" line="322" />
         <source>新建临时对话（不回忆、不记住、不保存）</source>
         <translation>New temporary chat (no recall, not remembered, not saved)</translation>
     </message>
     <message>
         <location filename="../../sonetto_desktop/ui/chat/panel.py" line="111" />
-        <location filename="../../sonetto_desktop/ui/chat/panel.py" line="329" />
+        <location filename="../../sonetto_desktop/ui/chat/panel.py" line="326" />
         <source>重命名</source>
         <translation>Rename</translation>
     </message>
     <message>
         <location filename="../../sonetto_desktop/ui/chat/panel.py" line="112" />
-        <location filename="../../sonetto_desktop/ui/chat/panel.py" line="306" />
+        <location filename="../../sonetto_desktop/ui/chat/panel.py" line="303" />
         <source>删除对话</source>
         <translation>Delete chat</translation>
     </message>
     <message>
         <location filename="../../sonetto_desktop/ui/chat/panel.py" line="113" />
-        <location filename="../../sonetto_desktop/ui/chat/panel.py" line="330" />
+        <location filename="../../sonetto_desktop/ui/chat/panel.py" line="327" />
         <source>导出为 Markdown…</source>
         <translation>Export as Markdown…</translation>
     </message>
@@ -147,47 +147,47 @@
         <translation>No matches</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/chat/panel.py" line="196" />
+        <location filename="../../sonetto_desktop/ui/chat/panel.py" line="193" />
         <source>临时对话</source>
         <translation>Temporary chat</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/chat/panel.py" line="197" />
+        <location filename="../../sonetto_desktop/ui/chat/panel.py" line="194" />
         <source>（临时）%1</source>
         <translation>(temporary) %1</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/chat/panel.py" line="216" />
+        <location filename="../../sonetto_desktop/ui/chat/panel.py" line="213" />
         <source>你</source>
         <translation>You</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/chat/panel.py" line="217" />
+        <location filename="../../sonetto_desktop/ui/chat/panel.py" line="214" />
         <source>%1：%2</source>
         <translation>%1: %2</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/chat/panel.py" line="274" />
+        <location filename="../../sonetto_desktop/ui/chat/panel.py" line="271" />
         <source>对话操作失败：{0}</source>
         <translation>Chat operation failed: {0}</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/chat/panel.py" line="307" />
+        <location filename="../../sonetto_desktop/ui/chat/panel.py" line="304" />
         <source>删除对话“%1”？聊天记录会被删除，已经记住的记忆不受影响。</source>
         <translation>Delete the chat “%1”? Its messages are deleted; memories already kept stay.</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/chat/panel.py" line="331" />
+        <location filename="../../sonetto_desktop/ui/chat/panel.py" line="328" />
         <source>删除</source>
         <translation>Delete</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/chat/panel.py" line="342" />
+        <location filename="../../sonetto_desktop/ui/chat/panel.py" line="339" />
         <source>导出对话</source>
         <translation>Export chat</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/chat/panel.py" line="342" />
+        <location filename="../../sonetto_desktop/ui/chat/panel.py" line="339" />
         <source>Markdown 文件 (*.md)</source>
         <translation>Markdown files (*.md)</translation>
     </message>
@@ -257,18 +257,18 @@ Talk about anything — I'll remember what matters to you.</translation>
         <translation>Copied</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/chat/code_block.py" line="202" />
+        <location filename="../../sonetto_desktop/ui/chat/code_block.py" line="212" />
         <source>复制</source>
         <translation>Copy</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/chat/code_block.py" line="203" />
-        <location filename="../../sonetto_desktop/ui/chat/code_block.py" line="204" />
+        <location filename="../../sonetto_desktop/ui/chat/code_block.py" line="213" />
+        <location filename="../../sonetto_desktop/ui/chat/code_block.py" line="214" />
         <source>复制代码</source>
         <translation>Copy code</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/chat/code_block.py" line="205" />
+        <location filename="../../sonetto_desktop/ui/chat/code_block.py" line="215" />
         <source>代码</source>
         <translation>Code</translation>
     </message>
@@ -1482,147 +1482,147 @@ Optional: title (the chat’s title), id (the message’s id, which recognises i
 <context>
     <name>McpPage</name>
     <message>
-        <location filename="../../sonetto_desktop/ui/settings/mcp_page.py" line="59" />
+        <location filename="../../sonetto_desktop/ui/settings/mcp_page.py" line="60" />
         <source>允许其他应用使用我的记忆</source>
         <translation>Let other apps use my memories</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/settings/mcp_page.py" line="60" />
+        <location filename="../../sonetto_desktop/ui/settings/mcp_page.py" line="61" />
         <source>只读：其他应用只能查找和查看，不能修改</source>
         <translation>Read-only: other apps can search and read, not change</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/settings/mcp_page.py" line="62" />
+        <location filename="../../sonetto_desktop/ui/settings/mcp_page.py" line="63" />
         <source>留空表示所有应用；多个用逗号分隔，如 Cursor, Cherry Studio</source>
         <translation>Empty: any app; several separated by commas, e.g. Cursor, Cherry Studio</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/settings/mcp_page.py" line="53" />
+        <location filename="../../sonetto_desktop/ui/settings/mcp_page.py" line="54" />
         <source>让其他 AI 应用（Claude Desktop、Cursor、Cherry Studio 等）通过 MCP 使用你的记忆。服务只在这台电脑上运行；它们做的每个修改都记在历史里（修改者显示为 mcp:应用名），可以撤销。锁定的记忆和“不要记住”列表同样有效。注意：应用名称是应用连接时自己报上的名字，并不能证明它是谁；要让“允许的应用”和修改记录确实按应用区分，请用 HTTP 方式并给每个应用一个自己的令牌。</source>
         <translation>Let other AI apps (Claude Desktop, Cursor, Cherry Studio…) use your memories through MCP. The server runs on this computer only; every change they make is in the history (made by mcp:app name) and can be undone. Locked memories and the “don't remember” list apply to them too. Note: an app's name is the one it declares when it connects, not proof of who it is; for the allowed apps and the history to tell apps apart for sure, use HTTP and give each app a token of its own.</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/settings/mcp_page.py" line="63" />
+        <location filename="../../sonetto_desktop/ui/settings/mcp_page.py" line="64" />
         <source>应用名称是它连接时自己报上的名字（用应用令牌时是令牌所属的应用），不区分大小写。</source>
         <translation>An app's name is the one it declares when it connects (with an app token: the token's app); case does not matter.</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/settings/mcp_page.py" line="72" />
+        <location filename="../../sonetto_desktop/ui/settings/mcp_page.py" line="73" />
         <source>共用令牌：应用以它自己报上的名字记录和判断。应用令牌：用这个令牌连接的就是这个应用。</source>
         <translation>Shared token: an app is recorded and judged by the name it declares. App token: whoever connects with it is that app.</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/settings/mcp_page.py" line="73" />
+        <location filename="../../sonetto_desktop/ui/settings/mcp_page.py" line="74" />
         <source>共用令牌</source>
         <translation>Shared token</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/settings/mcp_page.py" line="77" />
+        <location filename="../../sonetto_desktop/ui/settings/mcp_page.py" line="78" />
         <source>正在读取…</source>
         <translation>Reading…</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/settings/mcp_page.py" line="78" />
+        <location filename="../../sonetto_desktop/ui/settings/mcp_page.py" line="79" />
         <source>复制令牌</source>
         <translation>Copy token</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/settings/mcp_page.py" line="80" />
+        <location filename="../../sonetto_desktop/ui/settings/mcp_page.py" line="81" />
         <source>重新生成</source>
         <translation>Make a new one</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/settings/mcp_page.py" line="81" />
+        <location filename="../../sonetto_desktop/ui/settings/mcp_page.py" line="82" />
         <source>旧令牌立即失效，使用 HTTP 的应用需要换上新令牌。</source>
         <translation>The old token stops working at once; apps using HTTP need the new one.</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/settings/mcp_page.py" line="89" />
+        <location filename="../../sonetto_desktop/ui/settings/mcp_page.py" line="90" />
         <source>应用名称，如 Cursor</source>
         <translation>App name, e.g. Cursor</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/settings/mcp_page.py" line="90" />
+        <location filename="../../sonetto_desktop/ui/settings/mcp_page.py" line="91" />
         <source>生成应用令牌</source>
         <translation>Make app token</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/settings/mcp_page.py" line="93" />
+        <location filename="../../sonetto_desktop/ui/settings/mcp_page.py" line="94" />
         <source>撤销应用令牌</source>
         <translation>Revoke app token</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/settings/mcp_page.py" line="94" />
+        <location filename="../../sonetto_desktop/ui/settings/mcp_page.py" line="95" />
         <source>所选应用的令牌立即失效。</source>
         <translation>The selected app's token stops working at once.</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/settings/mcp_page.py" line="104" />
+        <location filename="../../sonetto_desktop/ui/settings/mcp_page.py" line="105" />
         <source>由应用启动（推荐）</source>
         <translation>Started by the app (recommended)</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/settings/mcp_page.py" line="105" />
+        <location filename="../../sonetto_desktop/ui/settings/mcp_page.py" line="106" />
         <source>HTTP（先运行 sonetto mcp --http）</source>
         <translation>HTTP (run sonetto mcp --http first)</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/settings/mcp_page.py" line="117" />
+        <location filename="../../sonetto_desktop/ui/settings/mcp_page.py" line="118" />
         <source>复制配置</source>
         <translation>Copy configuration</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/settings/mcp_page.py" line="126" />
+        <location filename="../../sonetto_desktop/ui/settings/mcp_page.py" line="127" />
         <source>允许的应用</source>
         <translation>Allowed apps</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/settings/mcp_page.py" line="128" />
+        <location filename="../../sonetto_desktop/ui/settings/mcp_page.py" line="129" />
         <source>HTTP 端口</source>
         <translation>HTTP port</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/settings/mcp_page.py" line="129" />
+        <location filename="../../sonetto_desktop/ui/settings/mcp_page.py" line="130" />
         <source>HTTP 令牌</source>
         <translation>HTTP token</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/settings/mcp_page.py" line="130" />
+        <location filename="../../sonetto_desktop/ui/settings/mcp_page.py" line="131" />
         <source>应用令牌</source>
         <translation>App tokens</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/settings/mcp_page.py" line="131" />
+        <location filename="../../sonetto_desktop/ui/settings/mcp_page.py" line="132" />
         <source>配置</source>
         <translation>Configuration</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/settings/mcp_page.py" line="138" />
+        <location filename="../../sonetto_desktop/ui/settings/mcp_page.py" line="139" />
         <source>其他应用</source>
         <translation>Other apps</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/settings/mcp_page.py" line="172" />
+        <location filename="../../sonetto_desktop/ui/settings/mcp_page.py" line="173" />
         <source>连接过的应用：%1</source>
         <translation>Apps that have connected: %1</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/settings/mcp_page.py" line="173" />
+        <location filename="../../sonetto_desktop/ui/settings/mcp_page.py" line="174" />
         <source>还没有应用连接过。</source>
         <translation>No app has connected yet.</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/settings/mcp_page.py" line="237" />
+        <location filename="../../sonetto_desktop/ui/settings/mcp_page.py" line="238" />
         <source>Claude Desktop：设置 → 开发者 → 编辑配置，把这段合并进 claude_desktop_config.json，然后重启 Claude。</source>
         <translation>Claude Desktop: Settings → Developer → Edit Config, merge this into claude_desktop_config.json, then restart Claude.</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/settings/mcp_page.py" line="238" />
+        <location filename="../../sonetto_desktop/ui/settings/mcp_page.py" line="239" />
         <source>Cursor：把这段合并进 ~/.cursor/mcp.json（或项目里的 .cursor/mcp.json）。</source>
         <translation>Cursor: merge this into ~/.cursor/mcp.json (or a project's .cursor/mcp.json).</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/settings/mcp_page.py" line="239" />
+        <location filename="../../sonetto_desktop/ui/settings/mcp_page.py" line="240" />
         <source>Cherry Studio：设置 → MCP 服务器 → 添加 → 从 JSON 导入，粘贴这段。</source>
         <translation>Cherry Studio: Settings → MCP Servers → Add → Import from JSON, and paste this.</translation>
     </message>
@@ -1703,7 +1703,7 @@ Optional: title (the chat’s title), id (the message’s id, which recognises i
 <context>
     <name>MemoryWall</name>
     <message>
-        <location filename="../../sonetto_desktop/ui/wall/memory_wall.py" line="310" />
+        <location filename="../../sonetto_desktop/ui/wall/memory_wall.py" line="327" />
         <source>正在载入记忆…</source>
         <translation>Loading memories…</translation>
     </message>
@@ -1724,51 +1724,71 @@ Optional: title (the chat’s title), id (the message’s id, which recognises i
     </message>
     <message>
         <location filename="../../sonetto_desktop/ui/wall/memory_wall.py" line="280" />
+        <source>正在准备拼音搜索…（第一次用拼音搜很多记忆时要几秒）</source>
+        <translation>Getting pinyin search ready… (the first pinyin search over many memories takes a few seconds)</translation>
+    </message>
+    <message>
+        <location filename="../../sonetto_desktop/ui/wall/memory_wall.py" line="282" />
         <source>没有和「{0}」匹配的记忆。</source>
         <translation>No memory matches “{0}”.</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/wall/memory_wall.py" line="300" />
+        <location filename="../../sonetto_desktop/ui/wall/memory_wall.py" line="304" />
         <source>1 条</source>
         <translation>1 memory</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/wall/memory_wall.py" line="306" />
+        <location filename="../../sonetto_desktop/ui/wall/memory_wall.py" line="312" />
+        <source>排序中 {0}%</source>
+        <translation>Sorting {0}%</translation>
+    </message>
+    <message>
+        <location filename="../../sonetto_desktop/ui/wall/memory_wall.py" line="314" />
+        <source>筛选中 {0}%</source>
+        <translation>Filtering {0}%</translation>
+    </message>
+    <message>
+        <location filename="../../sonetto_desktop/ui/wall/memory_wall.py" line="316" />
+        <source>载入中 {0}%</source>
+        <translation>Loading {0}%</translation>
+    </message>
+    <message>
+        <location filename="../../sonetto_desktop/ui/wall/memory_wall.py" line="323" />
         <source>正在排序… {0} / {1}</source>
         <translation>Sorting… {0} / {1}</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/wall/memory_wall.py" line="306" />
+        <location filename="../../sonetto_desktop/ui/wall/memory_wall.py" line="323" />
         <source>正在排序…</source>
         <translation>Sorting…</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/wall/memory_wall.py" line="308" />
+        <location filename="../../sonetto_desktop/ui/wall/memory_wall.py" line="325" />
         <source>正在筛选… {0} / {1}</source>
         <translation>Filtering… {0} / {1}</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/wall/memory_wall.py" line="308" />
+        <location filename="../../sonetto_desktop/ui/wall/memory_wall.py" line="325" />
         <source>正在筛选…</source>
         <translation>Filtering…</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/wall/memory_wall.py" line="310" />
+        <location filename="../../sonetto_desktop/ui/wall/memory_wall.py" line="327" />
         <source>正在载入记忆… {0} / {1}</source>
         <translation>Loading memories… {0} / {1}</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/wall/memory_wall.py" line="295" />
+        <location filename="../../sonetto_desktop/ui/wall/memory_wall.py" line="299" />
         <source>{0} / {1} 条</source>
         <translation>{0} of {1}</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/wall/memory_wall.py" line="297" />
+        <location filename="../../sonetto_desktop/ui/wall/memory_wall.py" line="301" />
         <source>{0} · {1}</source>
         <translation>{0} · {1}</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/wall/memory_wall.py" line="300" />
+        <location filename="../../sonetto_desktop/ui/wall/memory_wall.py" line="304" />
         <source>{0} 条</source>
         <translation>{0} memories</translation>
     </message>

@@ -35,6 +35,11 @@ async def test_pinyin_and_initials_find_chinese_computed_off_the_qt_thread(wall,
     # pinyin is made in a worker: the search returned before any was computed on the Qt thread
     assert pinyin_key(collapse("喜欢手冲咖啡，不加糖")) is None and shown(wall) == []
     assert wall.search.warming is not None and not wall.search.warming.done()
+    # meanwhile the wall never says nothing matches: it says the pinyin is being made (seen at 100,000
+    # memories: 20 s of "没有和「jita」匹配的记忆。" before 14,988 cards appeared)
+    await wait(lambda: wall.empty_label.isVisible() or shown(wall), message="the search's first pass")
+    if not shown(wall):
+        assert "拼音" in wall.empty_label.text() and "没有" not in wall.empty_label.text(), wall.empty_label.text()
     await wait(lambda: shown(wall) == ["喜欢手冲咖啡，不加糖"], message="full pinyin")
     wall.set_search("xc")  # 香菜
     assert shown(wall) == ["讨厌香菜"]
@@ -42,6 +47,9 @@ async def test_pinyin_and_initials_find_chinese_computed_off_the_qt_thread(wall,
     assert shown(wall) == ["有一只叫年糕的橘猫"]
     wall.set_search("pw")  # the theme 品味 by its initials: the whole theme
     assert len(shown(wall)) == 3
+    wall.set_search("zzqx")  # pinyin of nothing here, every card's pinyin made: it says so
+    await wait(lambda: wall.empty_label.isVisible(), message="the empty wall")
+    assert wall.empty_label.text() == "没有和「zzqx」匹配的记忆。"
 
 
 async def test_matches_are_highlighted_in_the_card(wall, populated_store, wait):

@@ -276,6 +276,8 @@ class MemoryWall(QWidget):
             self.empty_label.setText(self.tr("还没有记忆。和 Sonetto 聊聊，或点「新建」写下一条。"))
         elif shown == 0 and not self.search.text:
             self.empty_label.setText(self.tr("没有「{0}」的记忆。").format(filter_label(self._filter)))
+        elif shown == 0 and self.search.pinyin_pending():  # not a false "no match" while pinyin is read
+            self.empty_label.setText(self.tr("正在准备拼音搜索…（第一次用拼音搜很多记忆时要几秒）"))
         elif shown == 0:
             self.empty_label.setText(self.tr("没有和「{0}」匹配的记忆。").format(self.search.text))
         self.empty_label.setVisible(shown == 0)
@@ -285,11 +287,16 @@ class MemoryWall(QWidget):
 
     def _update_summary(self, *_: object) -> None:
         total = self.model.rowCount()
+        # room for the progress, asked for at all times: a search's progress moves neither the search box
+        self.count_label.reserve([self.tr("筛选中 {0}%").format(99), self.tr("排序中 {0}%").format(99),
+                                  self.tr("载入中 {0}%").format(99)])
         if self.model.first_read_pending:  # not "0 条" (the middle of the wall says it is loading); no
             self.count_label.setText("")  # longer text either: it would widen the window's minimum
         elif self.loader.loading:
             done, total = self.loader.progress_counts()
-            self.count_label.setText(self._busy_text(f"{done:,}", f"{total:,}"))
+            self.count_label.setText(self._busy_short(done, total))  # the full counts: the middle of the wall
+            if self.empty_label.isVisible() and self.empty_label.text().startswith(self._busy_text()):
+                self.empty_label.setText(self._busy_text(f"{done:,}", f"{total:,}"))
         elif self.search.query or self._filter != "all":
             shown = sum(section.shown_count() for section in self.theme_sections.all().values())
             text = self.tr("{0} / {1} 条").format(shown, total)
@@ -298,6 +305,19 @@ class MemoryWall(QWidget):
             self.count_label.setText(text)
         else:
             self.count_label.setText(self.tr("1 条") if total == 1 else self.tr("{0} 条").format(total))
+
+    def _busy_short(self, done: int, total: int) -> str:
+        """The toolbar's count while the wall is busy: short, so the search box keeps its width (a
+        longer text there took ~100 px from it while a search ran)."""
+        percent = min(99, done * 100 // total) if total > 0 else 0
+        kind = self.loader.kind
+        if kind == "sort":
+            text = self.tr("排序中 {0}%")
+        elif kind in ("search", "filter"):
+            text = self.tr("筛选中 {0}%")
+        else:
+            text = self.tr("载入中 {0}%")
+        return text.format(percent)
 
     def _busy_text(self, done: str = "", total: str = "") -> str:
         """What the wall is busy with (a load, a search or filter, a sort), with the progress."""

@@ -28,6 +28,7 @@ class WallSearch(QObject):
         self.text = ""
         self.query = SearchQuery("")
         self._warming: asyncio.Task[None] | None = None
+        self._preparing = False  # the pinyin of the cards is being made (a search may match more then)
         self._timer = QTimer(self)
         self._timer.setSingleShot(True)
         self._timer.setInterval(SEARCH_DEBOUNCE_MS)
@@ -56,12 +57,12 @@ class WallSearch(QObject):
         query = SearchQuery(self.text)
         changed = force or (query.words, query.text) != (self.query.words, self.query.text)
         self.query = query
+        if self.query.wants_pinyin:  # first: the wall's empty text knows the pinyin is coming
+            self._warm()
         if changed:  # every section filtered again, in slices, the top of the wall first
             wall.loader.refilter("search", lambda proxy: proxy.set_search(query, force=force))
         else:
             wall.update_visibility()
-        if self.query.wants_pinyin:
-            self._warm()
 
     # ── pinyin, in a worker ───────────────────────────────────────────
 
@@ -74,16 +75,20 @@ class WallSearch(QObject):
         if self._warming is not None and not self._warming.done():
             return  # the running one looks again before it ends
         if self._texts():
+            self._preparing = True
             self._warming = asyncio.ensure_future(self._warm_all())
 
     async def _warm_all(self) -> None:
-        while True:
-            texts = self._texts()
-            if not texts:
-                break
-            await run_blocking(warm_pinyin, texts)
-            if not alive(self):
-                return
+        try:
+            while True:
+                texts = self._texts()
+                if not texts:
+                    break
+                await run_blocking(warm_pinyin, texts)
+                if not alive(self):
+                    return
+        finally:
+            self._preparing = False
         if self.query.wants_pinyin:
             self.apply(self._wall.search_edit.text(), force=True)
 
@@ -91,6 +96,10 @@ class WallSearch(QObject):
         """New or edited cards: make their pinyin ready if the search needs it."""
         if self.query.wants_pinyin and self._texts(ids):
             self._warm()
+
+    def pinyin_pending(self) -> bool:
+        """Whether the search may match more once the cards' pinyin is ready (it is being read)."""
+        return self.query.wants_pinyin and self._preparing
 
     @property
     def warming(self) -> "asyncio.Task[None] | None":

@@ -14,7 +14,25 @@ class ElidedLabel(QLabel):
     def __init__(self, parent: QWidget | None = None, *, min_text: str = "0,000") -> None:
         super().__init__(parent)
         self._min_text = min_text  # the narrowest it may become: this much text, then "…"
+        self._reserved: tuple[str, ...] = ()
         self.setSizePolicy(QSizePolicy.Policy.Preferred, QSizePolicy.Policy.Preferred)
+
+    def reserve(self, texts: list[str] | tuple[str, ...]) -> None:
+        """Ask for room for the widest of ``texts`` whatever the text: a text that comes and goes
+        (a progress) then moves nothing beside the label."""
+        texts = tuple(texts)
+        if texts != self._reserved:
+            self._reserved = texts
+            self.updateGeometry()
+
+    def sizeHint(self) -> QSize:
+        hint = super().sizeHint()
+        if not self._reserved:
+            return hint
+        margins = self.contentsMargins().left() + self.contentsMargins().right() + 2 * self.margin()
+        # (+4: QLabel's own hint of a text runs a pixel or two over its advance)
+        widest = max(self.fontMetrics().horizontalAdvance(t) for t in self._reserved) + margins + 4
+        return QSize(max(hint.width(), widest), hint.height())
 
     def minimumSizeHint(self) -> QSize:
         hint = super().minimumSizeHint()
