@@ -6,7 +6,7 @@ from __future__ import annotations
 import pytest
 from PySide6.QtCore import Qt
 from PySide6.QtGui import QKeySequence
-from PySide6.QtWidgets import QWidget
+from PySide6.QtWidgets import QToolButton, QWidget
 
 from sonetto_desktop.ui.wall.memory_model import CardRole
 from sonetto_desktop.ui.wall.search_text import SearchQuery, collapse, pinyin_key
@@ -81,6 +81,9 @@ async def test_escape_clears_and_ctrl_f_focuses_the_search(wall, populated_store
     qtbot.keyClick(wall.search_edit, Qt.Key.Key_Escape)
     assert wall.search_edit.text() == "" and wall.search_text() == ""
     assert len(shown(wall)) == 6
+    # the box's clear button goes with the text (it stayed in the empty box, seen in a real window)
+    clear = wall.search_edit.findChildren(QToolButton)[0]
+    qtbot.waitUntil(lambda: not clear.isVisible(), timeout=2000)
 
 
 def test_query_rules():

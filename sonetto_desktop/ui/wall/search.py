@@ -33,7 +33,8 @@ class WallSearch(QObject):
         self._timer.setSingleShot(True)
         self._timer.setInterval(SEARCH_DEBOUNCE_MS)
         self._timer.timeout.connect(lambda: self.apply(wall.search_edit.text()))
-        wall.search_edit.textChanged.connect(lambda _: self._timer.start())  # debounce
+        self._setting = False  # the text is being set here, not typed
+        wall.search_edit.textChanged.connect(lambda _: self._setting or self._timer.start())  # debounce
         wall.search_edit.installEventFilter(self)
 
     def eventFilter(self, watched: QObject, event: QEvent) -> bool:
@@ -50,9 +51,13 @@ class WallSearch(QObject):
         self._timer.stop()
         edit = wall.search_edit
         if edit.text() != text:
-            edit.blockSignals(True)
-            edit.setText(text)
-            edit.blockSignals(False)
+            # (not blockSignals: the box's own clear button follows textChanged, and stayed shown in
+            # an empty box after Esc)
+            self._setting = True
+            try:
+                edit.setText(text)
+            finally:
+                self._setting = False
         self.text = text.strip()
         query = SearchQuery(self.text)
         changed = force or (query.words, query.text) != (self.query.words, self.query.text)
