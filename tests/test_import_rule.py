@@ -275,3 +275,37 @@ def test_the_task_rule_sees_a_dropped_task(tmp_path):
                                  "    asyncio.ensure_future(d)\n", encoding="utf-8")
     found = dropped_tasks(root)
     assert len(found) == 2 and all("pkg.bad" in v for v in found), found
+
+
+def mixed_classes(root: Path = PACKAGE) -> list[str]:
+    """Classes built by mixing (issue 28): a class with two or more bases from this package (errors
+    aside: an error may be ours and a built-in kind at once), or a base named as a mixin."""
+    trees = {path: ast.parse(path.read_text(encoding="utf-8"), filename=str(path)) for path in sorted(root.rglob("*.py"))}
+    ours = {node.name for tree in trees.values() for node in ast.walk(tree) if isinstance(node, ast.ClassDef)}
+    found = []
+    for path, tree in trees.items():
+        for node in ast.walk(tree):
+            if not isinstance(node, ast.ClassDef):
+                continue
+            bases = [b.id if isinstance(b, ast.Name) else b.attr if isinstance(b, ast.Attribute) else "" for b in node.bases]
+            own = [b for b in bases if b in ours]
+            if any(b.endswith("Mixin") for b in bases) or (
+                    len(own) > 1 and not any(b.endswith(("Error", "Error_")) for b in own)):
+                found.append(f"{module_name(path, root)}.{node.name}({', '.join(bases)})")
+    return found
+
+
+def test_classes_are_composed_not_mixed():
+    assert mixed_classes() == []
+
+
+def test_the_mixing_rule_sees_a_mixed_class(tmp_path):
+    root = tmp_path / "pkg"
+    root.mkdir()
+    (root / "__init__.py").write_text("", encoding="utf-8")
+    (root / "parts.py").write_text(
+        "class CrudMixin:\n    pass\nclass Undo:\n    pass\nclass Store(CrudMixin):\n    pass\n"
+        "class Both(Undo, Store):\n    pass\nclass Owner:\n    def __init__(self):\n        self.undo = Undo()\n"
+        "class MemoryError_(Exception):\n    pass\nclass NotFound(MemoryError_, KeyError):\n    pass\n",
+        encoding="utf-8")
+    assert sorted(mixed_classes(root)) == ["pkg.parts.Both(Undo, Store)", "pkg.parts.Store(CrudMixin)"]

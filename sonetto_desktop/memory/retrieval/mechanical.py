@@ -73,7 +73,7 @@ class _Prepared:
     spans: list[tuple[date, date]] | None = None
 
 
-class MechanicalRetriever(lc.IndexLifecycle):
+class MechanicalRetriever:
     """Offline recall over a memory store. See the module docstring.
 
     ``min_score`` is the relevance floor of ``retrieve`` (0.45: about half a rare word);
@@ -97,17 +97,13 @@ class MechanicalRetriever(lc.IndexLifecycle):
         self.min_score = min_score
         self.top_k = top_k
         self._lexicon = lexicon or default_lexicon()
-        self._path = (index_file.index_path_for(mm) if index_path in (None, True)
-                      else Path(index_path) if index_path else None)
+        path = (index_file.index_path_for(mm) if index_path in (None, True)
+                else Path(index_path) if index_path else None)
         self._lock = threading.RLock()  # index, documents, state below
         self._postings = Postings()
         self._docs = DocTable()
-        self._started = False  # first use: load the saved index or build
         self._dirty = False  # changed since it was last saved
-        self._saved_token: str | None = None
-        self._verified = True  # False while a background build / verification has not finished
-        self._worker: threading.Thread | None = None
-        self._stop = threading.Event()
+        self._life = lc.IndexLifecycle(self, path)  # the saved file, the first build, the worker
         self._pending_lock = threading.Lock()  # what changed since the last refresh
         self._pending: dict[str, Any] = {}  # id -> its card after the change, None (gone) or _READ
         self._pending_hits: dict[str, int] = {}
@@ -139,6 +135,11 @@ class MechanicalRetriever(lc.IndexLifecycle):
             if len(self._pending) > INLINE_CHANGES_MAX:
                 self._diff_all = True
 
+    def _changed_since(self, since: int) -> set[str]:
+        """Ids changed after change number ``since`` (a background diff leaves them to the queue)."""
+        with self._pending_lock:
+            return {mid for mid, seq in self._changed_at.items() if seq > since}
+
     def invalidate(self) -> None:
         """Re-read the whole store on the next query and re-index what differs (e.g. after another
         process wrote it without telling)."""
@@ -153,8 +154,8 @@ class MechanicalRetriever(lc.IndexLifecycle):
 
     def _refresh(self) -> None:
         """Bring the index up to date with what the change feed reported (caller holds the lock)."""
-        if not self._started:
-            self._start()
+        if not self._life.started:
+            self._life.start()
         diff_all, pending, hits = self._take_pending()
         try:
             for mid, hit in hits.items():
@@ -162,8 +163,8 @@ class MechanicalRetriever(lc.IndexLifecycle):
                 if slot is not None:
                     self._docs.hit[slot] = hit
             if diff_all and len(self._docs) > lc.SYNC_BUILD_MAX:
-                if self._worker is None or not self._worker.is_alive():
-                    self._begin_background(self._version_token())
+                if not self._life.busy():
+                    self._life.begin_background(self._life.version_token())
             elif diff_all:
                 self._diff_inline()
             else:
@@ -285,7 +286,7 @@ class MechanicalRetriever(lc.IndexLifecycle):
         try:
             with self._lock:
                 self._refresh()
-            self._join_worker()
+            self._life.join_worker()
             with self._lock:
                 self._refresh()
             if self._reported:
@@ -310,19 +311,19 @@ class MechanicalRetriever(lc.IndexLifecycle):
         if self._unsubscribe is not None:
             self._unsubscribe()
             self._unsubscribe = None
-        self._stop.set()
-        self._join_worker()
-        self._stop.clear()
+        self._life.stop.set()
+        self._life.join_worker()
+        self._life.stop.clear()
         with self._lock:
-            if not self._started:
+            if not self._life.started:
                 return
             try:
                 # read first: a later write makes it stale, never wrong; an unfinished background
                 # build or verification saves no token, so the next start verifies again
-                token = self._version_token() if self._verified else None
+                token = self._life.version_token() if self._life.verified else None
                 self._refresh()
                 if self._dirty:
-                    self._save(token)
+                    self._life.save(token)
             except Exception as exc:  # noqa: BLE001 - closing must not fail over a cache
                 log.warning("recall index: not saved on close: %s", exc)
 
