@@ -104,6 +104,33 @@ def test_a_new_tool_gets_the_runners_rules(tmp_path):
     assert len(inbox.pending()) == 1
 
 
+def test_a_resumed_call_is_checked_by_its_own_tool(tmp_path):
+    """After a kill, whether a call caught mid-write reached the store is the tool's own check from the
+    registry (WriterTool.landed): resume names no tool itself, so a new tool brings its check along."""
+    from sonetto_desktop.memory.writer.index import WriterIndex
+    from sonetto_desktop.memory.writer.resume import already_applied
+
+    store = open_store("sqlite", tmp_path / "store")
+    ops, index = MemoryOperations(store), WriterIndex(store)
+    extra = _rewrite_tool()
+    kept = store.add("用户喜欢橘猫", "品味")
+    args = {"id": kept, "content": "用户喜欢橘猫"}
+    assert not already_applied(ops, index, "t1", "rewrite_memory", args, extra)  # no check: run again
+
+    @extra.landed("rewrite_memory")
+    def rewritten(store_, index_, turn_id, arguments) -> bool:
+        return store_.get(arguments["id"]).description == arguments["content"]
+
+    assert already_applied(ops, index, "t1", "rewrite_memory", args, extra)
+    assert not already_applied(ops, index, "t1", "rewrite_memory", {**args, "content": "用户喜欢狗"}, extra)
+    assert not already_applied(ops, index, "t1", "rewrite_memory", {**args, "id": "nope1234"}, extra)  # not found
+    assert not already_applied(ops, index, "t1", "no_such_tool", args, extra)
+    # the six memory tools: every one that writes has its check, reading needs none
+    assert {t.name for t in MEMORY_TOOLS if t.landed is not None} == {
+        t.name for t in MEMORY_TOOLS if t.name != "read_memories"}
+    store.close()
+
+
 def test_the_run_context_names_actor_and_origin(tmp_path):
     store = open_store("yaml", tmp_path)
     context = ToolContext(turn_id="imp-1-000001", excerpt="我下个月搬去杭州", actor="import:chatgpt", origin=ORIGIN)

@@ -42,6 +42,7 @@ from .limits import CallsWrittenAsText
 from .listing import RetrieverProvider, read_listing
 from .names import resolve_name
 from .prompts import choose_system_prompt, turn_message
+from .memory_tools import MEMORY_TOOLS
 from .text_calls import calls_written_as_text
 from .runner import LockListener
 from .tools import CONTEXT_KEY, ToolContext, make_memory_tools
@@ -156,7 +157,7 @@ class MemoryConsumer:
         return agent
 
     def _already_applied(self, turn_id: str, name: str, args: dict) -> bool:
-        return already_applied(self._ops, self._index, turn_id, name, args)
+        return already_applied(self._ops, self._index, turn_id, name, args, MEMORY_TOOLS)
 
     def rollback(self, turn_id: str, changes: list[MemoryChange], *, whole_turn: bool = False,
                  actor: str | None = None) -> str | None:

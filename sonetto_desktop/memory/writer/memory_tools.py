@@ -6,6 +6,7 @@ The docstrings are what the model reads about each tool (Chinese, as its prompt)
 
 from __future__ import annotations
 
+from ..errors import MemoryNotFound
 from ..reasons import reason_text
 from .listing import read_listing
 from .registry import Outcome, Plan, Registry, ToolEnv, ToolRefused, content_arg, section_arg, text_arg
@@ -146,3 +147,46 @@ def hit_memory(env: ToolEnv, id: str) -> Plan:
         id: 记忆 ID。
     """
     return _counted(env, text_arg("id", id), "已标记记忆 {id}（hit {count}）。")
+
+
+# ── whether a call caught mid-write reached the store (the writer's resume after a kill) ─────────
+
+
+def _flat(value: object) -> str:
+    return " ".join(str(value or "").split())
+
+
+@MEMORY_TOOLS.landed("create_memory")
+def _created(store, index, turn_id: str, args: dict) -> bool:
+    return bool(index.same_text(_flat(args.get("content"))))
+
+
+@MEMORY_TOOLS.landed("update_memory")
+def _updated(store, index, turn_id: str, args: dict) -> bool:
+    return store.get(str(args.get("id"))).description == _flat(args.get("content"))
+
+
+@MEMORY_TOOLS.landed("hit_memory")
+def _counted_once(store, index, turn_id: str, args: dict) -> bool:
+    return True  # never count a reference twice
+
+
+def _in_trash_by(store, memory_id: str, turn_id: str) -> bool:
+    """``memory_id`` is gone from the memories and in the trash by this turn."""
+    try:
+        store.get(memory_id)
+        return False
+    except MemoryNotFound:
+        pass
+    entry = next((row for row in store.list_trash() if row["id"] == memory_id), None)
+    return entry is not None and entry.get("turn_id") == turn_id
+
+
+@MEMORY_TOOLS.landed("delete_memory")
+def _deleted(store, index, turn_id: str, args: dict) -> bool:
+    return _in_trash_by(store, str(args.get("id")), turn_id)
+
+
+@MEMORY_TOOLS.landed("merge_memories")
+def _merged(store, index, turn_id: str, args: dict) -> bool:
+    return _in_trash_by(store, str(args.get("id2")), turn_id)

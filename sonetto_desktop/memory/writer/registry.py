@@ -14,7 +14,7 @@ No LangChain here: the names (``text_calls``, the test server) and the plans are
 from __future__ import annotations
 
 import inspect
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from functools import partial
 from datetime import datetime
 from typing import TYPE_CHECKING, Any, Callable, Iterable, Iterator
@@ -140,6 +140,10 @@ class WriterTool:
     description: str
     schema: type[BaseModel]
     plan: Callable[..., Plan]
+    #: ``landed(store, index, turn_id, arguments)``: whether a call caught while it was being applied
+    #: reached the store before its attempt died (the writer's resume answers it as done instead of
+    #: running it again); None: it is run again.
+    landed: Callable[..., bool] | None = None
 
 
 class Registry:
@@ -161,6 +165,14 @@ class Registry:
         docstring is the tool's description; its arguments after ``env`` are the schema."""
         self.add(tool_of(plan))
         return plan
+
+    def landed(self, name: str) -> Callable[[Callable[..., bool]], Callable[..., bool]]:
+        """Register ``check(store, index, turn_id, arguments) -> bool`` as how to tell that a call of
+        the tool ``name`` reached the store (see ``WriterTool.landed``; a decorator)."""
+        def register(check: Callable[..., bool]) -> Callable[..., bool]:
+            self._tools[name] = replace(self._tools[name], landed=check)
+            return check
+        return register
 
     @property
     def names(self) -> tuple[str, ...]:

@@ -32,6 +32,7 @@ from langchain_core.messages import AIMessage, ToolMessage
 from ..errors import MemoryNotFound
 from ..operations import MemoryOperations
 from .index import WriterIndex
+from .registry import Registry
 from ...aio import run_blocking
 
 log = logging.getLogger(__name__)
@@ -92,29 +93,15 @@ CURRENT: contextvars.ContextVar[TurnRecorder | None] = contextvars.ContextVar("s
                                                                                default=None)
 
 
-def _flat(value: Any) -> str:
-    return " ".join(str(value or "").split())
-
-
-def already_applied(ops: MemoryOperations, index: WriterIndex, turn_id: str, name: str, args: dict[str, Any]) -> bool:
-    """Whether a tool call caught ``applying`` reached the store before the attempt died (blocking)."""
-    store = ops.store
+def already_applied(ops: MemoryOperations, index: WriterIndex, turn_id: str, name: str, args: dict[str, Any],
+                    tools: Registry) -> bool:
+    """Whether a tool call caught ``applying`` reached the store before the attempt died (blocking):
+    the tool's own check in ``tools`` (``WriterTool.landed``); a tool without one is run again."""
+    spec = tools[name] if name in tools else None
+    if spec is None or spec.landed is None:
+        return False
     try:
-        if name == "create_memory":
-            return bool(index.same_text(_flat(args.get("content"))))
-        if name == "update_memory":
-            return store.get(str(args.get("id"))).description == _flat(args.get("content"))
-        if name == "hit_memory":
-            return True  # never count a reference twice
-        if name in ("delete_memory", "merge_memories"):
-            gone = str(args.get("id2") if name == "merge_memories" else args.get("id"))
-            try:
-                store.get(gone)
-                return False
-            except MemoryNotFound:
-                pass
-            entry = next((row for row in store.list_trash() if row["id"] == gone), None)
-            return entry is not None and entry.get("turn_id") == turn_id
+        return bool(spec.landed(ops.store, index, turn_id, args))
     except MemoryNotFound:
         return False
     except Exception:  # the check itself failed: run the call (its own errors are answered to the model)
