@@ -295,7 +295,7 @@ class MemoryWall(QWidget):
         elif self.loader.loading:
             done, total = self.loader.progress_counts()
             self.count_label.setText(self._busy_short(done, total))  # the full counts: the middle of the wall
-            if self.empty_label.isVisible() and self.empty_label.text().startswith(self._busy_text()):
+            if self.empty_label.isVisible() and self._nothing_shown():  # the busy text of update_visibility
                 self.empty_label.setText(self._busy_text(f"{done:,}", f"{total:,}"))
         elif self.search.query or self._filter != "all":
             shown = sum(section.shown_count() for section in self.theme_sections.all().values())
@@ -305,6 +305,9 @@ class MemoryWall(QWidget):
             self.count_label.setText(text)
         else:
             self.count_label.setText(self.tr("1 条") if total == 1 else self.tr("{0} 条").format(total))
+
+    def _nothing_shown(self) -> bool:
+        return not any(section.shown_count() for section in self.theme_sections.all().values())
 
     def _busy_short(self, done: int, total: int) -> str:
         """The toolbar's count while the wall is busy: short, so the search box keeps its width (a
