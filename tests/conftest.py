@@ -38,6 +38,17 @@ def _qasync_loop():
     return loop
 
 
+def pytest_xdist_auto_num_workers(config):
+    """``-n auto`` (in addopts): one worker per available core, at most 4 (each runs Qt and starts its
+    own PostgreSQL server; more would only queue on the disk). ``PYTEST_XDIST_AUTO_NUM_WORKERS``
+    overrides it; ``-n 0`` runs the suite in this one process."""
+    given = os.environ.get("PYTEST_XDIST_AUTO_NUM_WORKERS")
+    if given and given.isdigit():
+        return int(given)
+    cores = len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else (os.cpu_count() or 1)
+    return min(cores, 4) if cores > 1 else 0  # one core: no worker processes, the suite runs here
+
+
 def pytest_asyncio_loop_factories(config, item):
     if str(item.path).startswith(_QT_DIR):
         return {"qasync": _qasync_loop}

@@ -4,12 +4,18 @@ throwaway one started here when the binaries are installed, else a skip — or, 
 
 Each store gets a schema of its own (derived from its test folder, so a second process opening the
 same folder opens the same store); it is dropped when the test ends.
+
+Under pytest-xdist every worker but the first starts a throwaway server of its own when the binaries
+are installed: tests restart and stop their server, which must not cut another worker's tests off.
+With a shared server (a developer's own, no binaries) each worker's schemas carry its name, so a
+worker's clean-up never drops another's.
 """
 
 from __future__ import annotations
 
 import hashlib
 import os
+import shutil
 import tempfile
 from pathlib import Path
 
@@ -21,8 +27,17 @@ URL_ENV = "SONETTO_TEST_PG_URL"
 DIR_ENV = "SONETTO_TEST_PG_DIR"  # the folder of a server started by .ci/run (restartable)
 
 
+def _worker() -> str:
+    """The pytest-xdist worker's name ("gw1"), or "" outside xdist (children inherit it)."""
+    return os.environ.get("PYTEST_XDIST_WORKER", "")
+
+
+def _schema_prefix() -> str:
+    return f"t_{_worker()}_" if _worker() else "t_"
+
+
 def schema_for(folder: Path) -> str:
-    return "t_" + hashlib.sha1(str(folder).encode()).hexdigest()[:16]
+    return _schema_prefix() + hashlib.sha1(str(folder).encode()).hexdigest()[:16]
 
 
 def drop_schema(url: str, schema: str) -> None:
@@ -51,7 +66,8 @@ def _drop_test_schemas(url: str) -> None:
     import psycopg
 
     with psycopg.connect(url, autocommit=True, connect_timeout=5) as conn:
-        names = [r[0] for r in conn.execute("SELECT nspname FROM pg_namespace WHERE nspname LIKE 't\\_%'")]
+        pattern = _schema_prefix().replace("_", "\\_") + "%"
+        names = [r[0] for r in conn.execute("SELECT nspname FROM pg_namespace WHERE nspname LIKE %s", (pattern,))]
         for name in names:
             conn.execute(f'DROP SCHEMA IF EXISTS "{name}" CASCADE')
 
@@ -78,7 +94,8 @@ def pg_server():
         import psycopg  # noqa: F401
     except ImportError:
         _unavailable("psycopg is not installed (pip install -e '.[postgres]')")
-    if os.environ.get(URL_ENV):
+    own_server = _worker() not in ("", "gw0") and bin_dir() is not None
+    if os.environ.get(URL_ENV) and not own_server:
         server = PgServer.attach(Path(os.environ[DIR_ENV])) if os.environ.get(DIR_ENV) else ExternalServer(
             os.environ[URL_ENV])
         yield server
@@ -86,13 +103,33 @@ def pg_server():
         return
     if bin_dir() is None:
         _unavailable("no PostgreSQL server binaries (apt-get install postgresql) and no SONETTO_TEST_PG_URL")
-    server = PgServer.start(Path(tempfile.mkdtemp(prefix="sonetto-pg-")))
-    os.environ[URL_ENV] = server.url
+    server = _start_throwaway()
+    given = {name: os.environ.get(name) for name in (URL_ENV, DIR_ENV)}
+    os.environ[URL_ENV] = server.url  # children (and memory_stores) reach the server through it
+    os.environ.pop(DIR_ENV, None)
     try:
         yield server
     finally:
-        os.environ.pop(URL_ENV, None)
+        for name, value in given.items():
+            if value is None:
+                os.environ.pop(name, None)
+            else:
+                os.environ[name] = value
         server.stop()
+
+
+def _start_throwaway() -> PgServer:
+    """A new server in a temporary folder; tried again on another port when a port picked free was
+    taken in the meantime (workers start theirs at the same moment)."""
+    for attempt in range(3):
+        base = Path(tempfile.mkdtemp(prefix="sonetto-pg-"))
+        try:
+            return PgServer.start(base)
+        except RuntimeError:
+            shutil.rmtree(base, ignore_errors=True)
+            if attempt == 2:
+                raise
+    raise AssertionError("unreachable")
 
 
 @pytest.fixture
