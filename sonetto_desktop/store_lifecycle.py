@@ -189,6 +189,9 @@ class StoreHandle:
         days = getattr(self.settings, "trash_retention_days", 0)
         if not self.ok or not days or getattr(store, "read_only", False):
             return
+        if not getattr(store, "online", True):  # a memory server away: emptied at a later start, never waited for
+            log.info("the trash is not purged now: the memory server cannot be reached")
+            return
         try:
             await run_blocking(store.purge_expired, days, actor=self.actor)
         except MemoryError_ as exc:  # a full disk: the trash is emptied another time

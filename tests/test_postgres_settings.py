@@ -200,6 +200,24 @@ def test_a_password_in_the_address_reaches_the_server_and_no_text(form, pg_serve
         offline.close()
 
 
+async def test_a_memory_server_away_at_start_is_not_waited_for(tmp_path, caplog):
+    # The trash's purge at start waited write_wait (5 s) for a server that was not there: the MCP server
+    # answered nothing for as long. It is left for a start that finds the server.
+    caplog.set_level("INFO", logger="sonetto_desktop.store_lifecycle")
+    with socket.socket() as sock:
+        sock.bind(("127.0.0.1", 0))
+        dead = sock.getsockname()[1]
+    settings = Settings(data_dir=str(tmp_path / "data"), retrieval_mode="mechanical", store_backend="postgres",
+                        postgres_url=f"postgresql://sonetto@127.0.0.1:{dead}/sonetto_test", trash_retention_days=30)
+    services = await AppServices.open(settings=settings, watch=False)
+    try:
+        await services.checked()
+        assert not services.store_status.online
+        assert "the trash is not purged now" in caplog.text and "could not purge" not in caplog.text
+    finally:
+        await services.close()
+
+
 async def test_an_mcp_tool_error_does_not_show_the_password(_isolated_user_dirs):
     from mcp_helpers import error_text, save_settings, stdio_session
 

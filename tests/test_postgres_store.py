@@ -139,6 +139,43 @@ def test_offline_open_reads_the_local_copy_and_refuses_writes(device, tmp_path, 
     assert report.status == "WARN" and "unreachable" in report.issues[0] and report.item_count == 1
 
 
+def test_a_write_waits_out_a_restart_but_not_a_server_never_reached_or_long_gone(device, pg_server, tmp_path):
+    # A write on a store whose server was never reached since it opened waited the whole write_wait (5 s)
+    # to say so: the MCP server's tool call on a dead server took as long, and its start as long again.
+    never = device("desk", url=f"postgresql://sonetto@127.0.0.1:{_dead_port()}/sonetto_test",
+                   cache_path=tmp_path / "never.db", write_wait=60)
+    started = time.monotonic()
+    with pytest.raises(StoreOffline):
+        never.add("离线写不进去", "瞬间")
+    assert time.monotonic() - started < 30, "waited for a server that was never there"
+    proxy = TcpProxy(pg_server.port)
+    try:
+        laptop = device("laptop", url=proxied_url(pg_server, proxy), cache_path=tmp_path / "copy.db", write_wait=1.0)
+        statuses = []
+        laptop.subscribe_status(statuses.append)
+        laptop.add("断网前写的", "瞬间")
+        laptop.poll_external()
+        assert laptop.wait_listening(10)
+        proxy.cut()
+        wait_for(lambda: statuses and not statuses[-1].online, 10, "the offline status")
+        time.sleep(1.2)  # away longer than write_wait: not a restart any more
+        started = time.monotonic()
+        with pytest.raises(StoreOffline):
+            laptop.add("断网很久时写", "瞬间")
+        assert time.monotonic() - started < 0.5, "waited again for a server long gone"
+        proxy.restore()
+        wait_for(lambda: statuses[-1].online, 15, "the online status")
+        # Gone a moment ago (a restart): the write waits for the server and lands.
+        laptop.connection.write_wait = 30
+        proxy.cut()
+        wait_for(lambda: not statuses[-1].online, 10, "the offline status")
+        threading.Timer(0.5, proxy.restore).start()
+        during = laptop.add("重启时写的", "瞬间")
+        assert laptop.get(during).description == "重启时写的" and statuses[-1].online
+    finally:
+        proxy.close()
+
+
 def test_network_loss_goes_read_only_and_comes_back_with_what_was_missed(device, pg_server, tmp_path):
     proxy = TcpProxy(pg_server.port)
     try:

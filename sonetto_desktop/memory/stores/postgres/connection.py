@@ -3,8 +3,10 @@
 It holds the connection pool and whether the server answers (``online``, ``status``,
 ``subscribe_status``), and runs the two kinds of work a store does there: a read, served from the
 local copy when the server is away (``read``), and a write, in a transaction holding the store's
-advisory lock (``locked``; it waits ``write_wait`` seconds for a server that is restarting, then
-fails with :class:`~...errors.StoreOffline`).
+advisory lock (``locked``; it waits out a restart: up to ``write_wait`` seconds from the moment a
+server that answered went away, then fails with :class:`~...errors.StoreOffline`; a server away
+longer, or never reached since the store opened, fails a write at once: nobody waits seconds for
+an outage that is not a restart).
 
 A failed read or write takes the store offline and calls ``on_outage`` (the store starts its
 listener there, which keeps trying to reconnect); the listener brings the store back
@@ -16,6 +18,7 @@ from __future__ import annotations
 
 import logging
 import threading
+import time
 from contextlib import contextmanager
 from dataclasses import dataclass
 from typing import Any, Callable, Iterator
@@ -64,6 +67,9 @@ class PgConnection:
         self._online = threading.Event()
         self._closed = False
         self._offline_detail = ""
+        #: When a server that answered went away (time.monotonic()); None while online, or when it
+        #: was never reached since the store opened.
+        self._away_since: float | None = None
         #: Why the server, though reachable, cannot hold this store (permissions, a foreign table layout).
         self.init_error = ""
         #: Something was served from the local copy since the store was last online (views re-read then).
@@ -128,6 +134,7 @@ class PgConnection:
             changed = not self._online.is_set()
             self._online.set()
             self._offline_detail = ""
+            self._away_since = None
         if changed:
             self._status_feed.publish(self.status)
 
@@ -139,6 +146,8 @@ class PgConnection:
             if self._closed:
                 return
             changed = self._online.is_set() or not self._offline_detail
+            if self._online.is_set():
+                self._away_since = time.monotonic()
             self._online.clear()
             self._offline_detail = self.describe(exc)
             self.served_offline = True
@@ -227,7 +236,7 @@ class PgConnection:
             raise self.unavailable()
         if getattr(self._local, "conn", None) is not None:
             raise RuntimeError("nested write transaction")
-        if not self._online.wait(self.write_wait):
+        if not self._online.wait(self._restart_wait()):
             raise self.unavailable()
         conn = None
         try:
@@ -244,6 +253,15 @@ class PgConnection:
                 raise StoreWriteFailed(self.location.display(), self.describe(exc)) from exc
             self.go_offline(exc)
             raise self.unavailable(self.describe(exc)) from exc
+
+    def _restart_wait(self) -> float:
+        """How long a write may still wait for the server: the rest of ``write_wait`` since a server
+        that answered went away (a restart takes seconds), nothing for a longer outage or a server
+        never reached since the store opened."""
+        away_since = self._away_since
+        if self._online.is_set() or away_since is None:
+            return 0.0
+        return max(0.0, self.write_wait - (time.monotonic() - away_since))
 
     @contextmanager
     def session_lock(self, key: int) -> Iterator[None]:

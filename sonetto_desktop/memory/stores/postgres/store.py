@@ -12,8 +12,8 @@ The store is the memory API (``BaseMemoryManager``) over four parts it owns:
   ``poll_external()`` has been called (``StoreWatcher`` does, every half second); after a lost
   connection it reconnects with backoff and catches up by ``seq``;
 - ``copy`` (:class:`PgCache`): the local copy (``cache_path``) the store reads while the server is
-  away. Writes are then refused with :class:`~.errors.StoreOffline` after waiting ``write_wait``
-  seconds for the server; ``status`` / ``subscribe_status`` say so, and once the server is back one
+  away. Writes are then refused with :class:`~.errors.StoreOffline` (within ``write_wait`` seconds
+  of the outage they wait for the server first: a restart); ``status`` / ``subscribe_status`` say so, and once the server is back one
   ``reload`` tells every view to re-read.
 
 A write touches only its rows (``PgTransaction``).
