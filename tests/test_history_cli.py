@@ -135,7 +135,7 @@ def test_ctrl_c_pauses_after_the_batch_and_the_same_command_goes_on(llm_server, 
         return tool_calls([("create_memory", {"content": f"用户说：{said(body)[0][1]}", "section": "身份"})])
 
     llm_server.responder = write
-    llm_server.delay = 1.0
+    llm_server.delay = 0.4  # each answer: the interrupt lands while a batch is at the model
     args = ("history", "--store", str(store), "--create", "import", str(source), "--json")
     child = _spawn(llm_server, *args)
     assert first.wait(60)

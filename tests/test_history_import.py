@@ -179,10 +179,8 @@ async def test_review_mode_lands_every_change_in_the_inbox_and_approving_keeps_i
     assert services.memory.count() == 0
 
 
-async def test_a_nearly_full_inbox_holds_the_import_until_there_is_room(services, imports, llm_server, monkeypatch):
-    from sonetto_desktop.memory import review
-
-    monkeypatch.setattr(review, "MAX_PENDING", 2)  # held at 90% of 2: after the first proposal
+async def test_a_nearly_full_inbox_holds_the_import_until_there_is_room(services, imports, llm_server):
+    services.review.capacity = 2  # held at 90% of 2: after the first proposal
     services.review.enabled = True
     llm_server.responder = remember_each_line
     history = await imports.read(fixture("history.jsonl"))

@@ -187,6 +187,9 @@ async def test_kill_9_between_send_and_consumption_is_written_on_next_start(llm_
         assert sent.startswith("SENT "), child.stderr.read() if child.poll() is not None else sent
         turn_id = sent.split()[1]
         assert (await asyncio.to_thread(child.stdout.readline)).strip() == "STARTED"
+        # Killed while its model call is at the server (not before: the hanging answer would be left for
+        # the next writer's first call, which would wait out its timeout).
+        assert await asyncio.to_thread(llm_server.wait_for_requests, 1, 30), "the model call"
     finally:
         os.kill(child.pid, signal.SIGKILL)
         child.communicate()  # reaps it and closes its pipes

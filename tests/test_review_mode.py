@@ -147,12 +147,14 @@ def test_the_inbox_persists_follows_other_processes_and_does_not_repeat_itself(t
 
 
 def test_a_full_inbox_refuses_more(tmp_path):
-    inbox = ReviewInbox(tmp_path / "review_inbox.json", enabled=True)
-    for n in range(MAX_PENDING):
+    assert ReviewInbox(tmp_path / "default.json").capacity == MAX_PENDING == 500
+    inbox = ReviewInbox(tmp_path / "review_inbox.json", enabled=True, capacity=20)
+    for n in range(20):
         inbox.propose("create", description=f"第{n}条", theme="瞬间")
     with pytest.raises(InboxFull):
         inbox.propose("create", description="再来一条", theme="瞬间")
-    assert inbox.reject_all() == MAX_PENDING and inbox.count() == 0
+    assert ReviewInbox(inbox.path, enabled=True, capacity=21).propose("create", description="有空位了", theme="瞬间")
+    assert inbox.reject_all() == 21 and inbox.count() == 0
 
 
 def test_the_clean_up_pass_proposes_its_merges_once(tmp_path):

@@ -36,7 +36,6 @@ from ..aio import TaskScope, run_blocking
 from ..memory.changes import MemoryChange
 from ..memory.events import EventFeed
 from ..memory.operations import MemoryOperations
-from ..memory import review as inbox_limits
 from ..memory.review import ReviewInbox
 from ..memory.undo import NothingToUndo
 from .ledger import DONE, PAUSED, RUNNING, UNDONE, ImportLedger, ImportState, batch_seq, batch_turn_id, new_import_id
@@ -350,7 +349,7 @@ class ImportRunner:
             return False
         count = review.cached_count
         limit = INBOX_GO if "inbox" in self._held else INBOX_HOLD
-        return count >= inbox_limits.MAX_PENDING * limit
+        return count >= review.capacity * limit
 
     def _update_holds(self) -> None:
         for reason, on in (("chat", self._chat_busy()), ("inbox", self._inbox_full())):

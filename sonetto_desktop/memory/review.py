@@ -107,11 +107,13 @@ def _from_json(raw: dict[str, Any]) -> Proposal:
 
 
 class ReviewInbox:
-    """The proposals waiting for the person. ``enabled`` follows the review-mode setting."""
+    """The proposals waiting for the person. ``enabled`` follows the review-mode setting; at most
+    ``capacity`` wait (more are refused with :class:`InboxFull`)."""
 
-    def __init__(self, path: str | Path, *, enabled: bool = False) -> None:
+    def __init__(self, path: str | Path, *, enabled: bool = False, capacity: int = MAX_PENDING) -> None:
         self.path = Path(path)
         self.enabled = enabled
+        self.capacity = capacity
         self._lock = threading.RLock()
         self._items: list[Proposal] = []
         self._stamp: tuple[int, int] | None = None
@@ -209,7 +211,7 @@ class ReviewInbox:
                 proposal.kind, proposal.memory_ids, proposal.description, proposal.theme)), None)
             if same is not None:  # proposed again (a retried turn, the next clean-up pass): one entry
                 return same
-            if len(items) >= MAX_PENDING:
+            if len(items) >= self.capacity:
                 raise InboxFull(f"{len(items)} proposals are waiting for review")
             self._save([*items, proposal])
         self._changed()

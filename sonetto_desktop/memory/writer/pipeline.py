@@ -145,6 +145,15 @@ class MemoryWriter:
     def elsewhere_recheck(self, value: float) -> None:
         self._worker.policy.elsewhere_recheck = value
 
+    @property
+    def server_retry(self) -> float:
+        """Seconds between tries while the memory server is away (instead of the growing backoff)."""
+        return self._worker.policy.server_retry
+
+    @server_retry.setter
+    def server_retry(self, value: float) -> None:
+        self._worker.policy.server_retry = value
+
     # ── observable state ──────────────────────────────────────────────
 
     @property

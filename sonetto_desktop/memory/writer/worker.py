@@ -55,11 +55,13 @@ RESCAN = "\0rescan"  # a queue item: look at the journal again (not a turn key)
 class WorkerPolicy:
     """How hard the worker tries: ``max_attempts`` per turn (a disk failure is never given up),
     ``backoff`` seconds between attempts (the last repeats), and how often a journal holder looks
-    again at turns another instance was writing (``elsewhere_recheck``: that instance may die)."""
+    again at turns another instance was writing (``elsewhere_recheck``: that instance may die);
+    ``server_retry``: seconds between tries while the memory server is away (it reconnects on its own)."""
 
     max_attempts: int = 5
     backoff: tuple[float, ...] = (1.0, 2.0, 5.0, 15.0, 60.0)
     elsewhere_recheck: float = 30.0
+    server_retry: float = SERVER_RETRY
     burst: int = DRAIN_BURST
     per_minute: float = DRAIN_PER_MINUTE
 
@@ -419,7 +421,7 @@ class TurnWorker:
         backoff = self.policy.backoff
         delay = backoff[min(entry.attempts - 1, len(backoff) - 1)]
         if server_away(exc):  # the memory server reconnects on its own: look again soon
-            delay = min(delay, SERVER_RETRY)
+            delay = min(delay, self.policy.server_retry)
         self.retry_at = datetime.now() + timedelta(seconds=delay)
         self._changed()
         await self._sleep(delay)
