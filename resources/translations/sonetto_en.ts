@@ -1703,7 +1703,7 @@ Optional: title (the chat’s title), id (the message’s id, which recognises i
 <context>
     <name>MemoryWall</name>
     <message>
-        <location filename="../../sonetto_desktop/ui/wall/memory_wall.py" line="327" />
+        <location filename="../../sonetto_desktop/ui/wall/memory_wall.py" line="330" />
         <source>正在载入记忆…</source>
         <translation>Loading memories…</translation>
     </message>
@@ -1738,54 +1738,52 @@ Optional: title (the chat’s title), id (the message’s id, which recognises i
         <translation>1 memory</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/wall/memory_wall.py" line="312" />
+        <location filename="../../sonetto_desktop/ui/wall/memory_wall.py" line="291" />
+        <location filename="../../sonetto_desktop/ui/wall/memory_wall.py" line="315" />
         <source>排序中 {0}%</source>
         <translation>Sorting {0}%</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/wall/memory_wall.py" line="314" />
+        <location filename="../../sonetto_desktop/ui/wall/memory_wall.py" line="291" />
+        <location filename="../../sonetto_desktop/ui/wall/memory_wall.py" line="317" />
         <source>筛选中 {0}%</source>
         <translation>Filtering {0}%</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/wall/memory_wall.py" line="316" />
+        <location filename="../../sonetto_desktop/ui/wall/memory_wall.py" line="292" />
+        <location filename="../../sonetto_desktop/ui/wall/memory_wall.py" line="319" />
         <source>载入中 {0}%</source>
         <translation>Loading {0}%</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/wall/memory_wall.py" line="323" />
+        <location filename="../../sonetto_desktop/ui/wall/memory_wall.py" line="326" />
         <source>正在排序… {0} / {1}</source>
         <translation>Sorting… {0} / {1}</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/wall/memory_wall.py" line="323" />
+        <location filename="../../sonetto_desktop/ui/wall/memory_wall.py" line="326" />
         <source>正在排序…</source>
         <translation>Sorting…</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/wall/memory_wall.py" line="325" />
+        <location filename="../../sonetto_desktop/ui/wall/memory_wall.py" line="328" />
         <source>正在筛选… {0} / {1}</source>
         <translation>Filtering… {0} / {1}</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/wall/memory_wall.py" line="325" />
+        <location filename="../../sonetto_desktop/ui/wall/memory_wall.py" line="328" />
         <source>正在筛选…</source>
         <translation>Filtering…</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/wall/memory_wall.py" line="327" />
+        <location filename="../../sonetto_desktop/ui/wall/memory_wall.py" line="330" />
         <source>正在载入记忆… {0} / {1}</source>
         <translation>Loading memories… {0} / {1}</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/wall/memory_wall.py" line="299" />
+        <location filename="../../sonetto_desktop/ui/wall/memory_wall.py" line="302" />
         <source>{0} / {1} 条</source>
         <translation>{0} of {1}</translation>
-    </message>
-    <message>
-        <location filename="../../sonetto_desktop/ui/wall/memory_wall.py" line="301" />
-        <source>{0} · {1}</source>
-        <translation>{0} · {1}</translation>
     </message>
     <message>
         <location filename="../../sonetto_desktop/ui/wall/memory_wall.py" line="304" />
@@ -3540,6 +3538,21 @@ Optional: title (the chat’s title), id (the message’s id, which recognises i
         <location filename="../../sonetto_desktop/ui/wall/toolbar.py" line="86" />
         <source>回收站</source>
         <translation>Trash</translation>
+    </message>
+    <message>
+        <location filename="../../sonetto_desktop/ui/wall/toolbar.py" line="95" />
+        <source>显示全部</source>
+        <translation>Show all</translation>
+    </message>
+    <message>
+        <location filename="../../sonetto_desktop/ui/wall/toolbar.py" line="96" />
+        <source>取消筛选，显示全部记忆</source>
+        <translation>Clear the filter and show every memory</translation>
+    </message>
+    <message>
+        <location filename="../../sonetto_desktop/ui/wall/toolbar.py" line="144" />
+        <source>筛选：{0}</source>
+        <translation>Filter: {0}</translation>
     </message>
 </context>
 <context>

@@ -59,7 +59,8 @@ async def test_lock_from_the_card_menu_shows_a_lock_and_the_locked_filter(wall, 
     wall.toolbar.filter_actions["locked"].trigger()
     assert wall.filter_name() == "locked"
     assert _shown_ids(wall) == {coffee}
-    assert wall.count_label.text() == "已锁定 · 1 / 6 条"
+    assert wall.count_label.text() == "1 / 6 条"
+    assert wall.toolbar.filter_bar.isVisible() and wall.toolbar.filter_text.text() == "筛选：已锁定"
 
     menu = wall.actions.context_menu(coffee, [coffee])
     actions = _menu_actions(menu)
@@ -70,6 +71,27 @@ async def test_lock_from_the_card_menu_shows_a_lock_and_the_locked_filter(wall, 
     await wait(lambda: not _shown_ids(wall), message="the locked filter now shows nothing")
     await wait(lambda: wall.empty_label.isVisible(), message="the wall says so")  # (after its coalesced pass)
     assert "已锁定" in wall.empty_label.text()
+
+
+async def test_a_filter_is_said_under_the_toolbar_and_show_all_ends_it(wall, wait):
+    # The filter's name stood beside the count ("其他应用写的 · 0 / 100000 条") and took the search box's
+    # room; the filter menu is folded into the view button, so the bar is where a filter shows and ends.
+    await wall.reload()
+    wall.resize(480, 700)  # as narrow as the wall gets beside the chat
+    await wait(lambda: wall.toolbar.width() <= 480, message="the narrow wall laid out")
+    search_width = wall.toolbar.search_edit.width()
+    assert not wall.toolbar.filter_bar.isVisible()
+    wall.toolbar.filter_actions["apps"].trigger()
+    assert wall.filter_name() == "apps"
+    await wait(lambda: wall.empty_label.isVisible(), message="no memory by another app")
+    wall.toolbar.layout().activate()  # the toolbar laid out for the filter's bar and count, now
+    assert wall.toolbar.search_edit.width() == search_width  # the search box keeps its room
+    assert wall.toolbar.filter_bar.isVisible() and wall.toolbar.filter_text.text() == "筛选：其他应用写的"
+    assert wall.count_label.text() == "0 / 6 条"
+    wall.toolbar.filter_clear.click()
+    assert wall.filter_name() == "all" and wall.toolbar.filter_actions["all"].isChecked()
+    await wait(lambda: len(_shown_ids(wall)) == 6, message="every card again")
+    assert not wall.toolbar.filter_bar.isVisible() and wall.count_label.text() == "6 条"
 
 
 # ── pin ───────────────────────────────────────────────────────────────

@@ -83,7 +83,7 @@ async def test_a_search_is_applied_in_slices_top_first_with_the_progress(big_ser
     assert len(set(seen)) > 2, f"more than one slice: {seen}"
     assert seen == sorted(seen)
     assert set(shown_ids(wall)) == expected
-    assert wall.count_label.text() == f"{len(expected)} / {CARDS} 条"
+    assert wall.count_label.text() == f"{len(expected):,} / {CARDS:,} 条"
     assert picture(wall) == picture(await _one_step(big_service, qtbot, wait, search="咖啡"))
 
 

@@ -297,14 +297,11 @@ class MemoryWall(QWidget):
             self.count_label.setText(self._busy_short(done, total))  # the full counts: the middle of the wall
             if self.empty_label.isVisible() and self._nothing_shown():  # the busy text of update_visibility
                 self.empty_label.setText(self._busy_text(f"{done:,}", f"{total:,}"))
-        elif self.search.query or self._filter != "all":
+        elif self.search.query or self._filter != "all":  # (which filter: the toolbar's filter bar)
             shown = sum(section.shown_count() for section in self.theme_sections.all().values())
-            text = self.tr("{0} / {1} 条").format(shown, total)
-            if self._filter != "all":  # which filter is on, where the count is
-                text = self.tr("{0} · {1}").format(filter_label(self._filter), text)
-            self.count_label.setText(text)
+            self.count_label.setText(self.tr("{0} / {1} 条").format(f"{shown:,}", f"{total:,}"))
         else:
-            self.count_label.setText(self.tr("1 条") if total == 1 else self.tr("{0} 条").format(total))
+            self.count_label.setText(self.tr("1 条") if total == 1 else self.tr("{0} 条").format(f"{total:,}"))
 
     def _nothing_shown(self) -> bool:
         return not any(section.shown_count() for section in self.theme_sections.all().values())

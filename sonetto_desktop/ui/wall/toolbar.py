@@ -1,12 +1,12 @@
 """WallToolbar: the wall's row of controls — view options (outline, density), search, sort, count,
-add, trash.
+add, trash — and, under it while a filter is on, a slim bar that says which and shows all again.
 It only reports what the person chose; the wall acts on it."""
 
 from __future__ import annotations
 
 from PySide6.QtCore import QObject, Qt, Signal
 from PySide6.QtGui import QAction, QActionGroup
-from PySide6.QtWidgets import QComboBox, QHBoxLayout, QLineEdit, QMenu, QToolButton, QWidget
+from PySide6.QtWidgets import QComboBox, QHBoxLayout, QLabel, QLineEdit, QMenu, QToolButton, QVBoxLayout, QWidget
 
 from ..widgets.elided_label import ElidedLabel
 from ..widgets.icons import icon
@@ -84,7 +84,24 @@ class WallToolbar(QWidget):
         self.trash_button.setIcon(icon("trash"))
         self.trash_button.setToolTip(self.tr("回收站"))
         self.trash_button.setAccessibleName(self.tr("回收站"))
-        row = QHBoxLayout(self)
+        # The filter on, said in its own row: the filter menu is folded into the view button, and the
+        # filter's name beside the count took the search box's room ("其他应用写的 · 0 / 100000 条").
+        self.filter_bar = QWidget(self)
+        self.filter_bar.setObjectName("WallFilterBar")
+        self.filter_text = QLabel(self.filter_bar)
+        self.filter_text.setObjectName("WallFilterText")
+        self.filter_clear = QToolButton(self.filter_bar)
+        self.filter_clear.setObjectName("WallFilterClear")
+        self.filter_clear.setText(self.tr("显示全部"))
+        self.filter_clear.setToolTip(self.tr("取消筛选，显示全部记忆"))
+        self.filter_clear.clicked.connect(lambda: self.filter_changed.emit("all"))
+        bar = QHBoxLayout(self.filter_bar)
+        bar.setContentsMargins(10, 0, 6, 4)
+        bar.setSpacing(6)
+        bar.addWidget(self.filter_text, 1)
+        bar.addWidget(self.filter_clear)
+        self.filter_bar.hide()
+        row = QHBoxLayout()
         row.setContentsMargins(6, 8, 6, 4)
         row.setSpacing(4)
         row.addWidget(self.view_button)
@@ -93,6 +110,11 @@ class WallToolbar(QWidget):
         row.addWidget(self.count_label)
         row.addWidget(self.add_button)
         row.addWidget(self.trash_button)
+        rows = QVBoxLayout(self)
+        rows.setContentsMargins(0, 0, 0, 0)
+        rows.setSpacing(0)
+        rows.addLayout(row)
+        rows.addWidget(self.filter_bar)
 
     @staticmethod
     def _toggle(menu: QMenu, icon_name: str, text: str) -> QAction:
@@ -119,6 +141,8 @@ class WallToolbar(QWidget):
 
     def set_filter(self, name: str) -> None:
         self._quietly(self.filter_actions[name], lambda: self.filter_actions[name].setChecked(True))
+        self.filter_text.setText(self.tr("筛选：{0}").format(filter_label(name)))
+        self.filter_bar.setVisible(name != "all")
 
     def set_outline(self, shown: bool) -> None:
         self._quietly(self.outline_action, lambda: self.outline_action.setChecked(shown))
