@@ -12,6 +12,12 @@ os.environ.setdefault("QT_API", "pyside6")
 
 import pytest
 
+# pytest-xdist's workers have PYTHONUNBUFFERED=1 in their environment (execnet sets it). The child
+# processes tests start must write as they do in a plain run: unbuffered, print() writes each piece
+# on its own, and a child killed mid-print left half an acknowledgement line.
+if os.environ.get("PYTEST_XDIST_WORKER"):
+    os.environ.pop("PYTHONUNBUFFERED", None)
+
 pytest_plugins = ["llm_fixtures", "pg_fixtures"]
 
 ROOT = Path(__file__).resolve().parent.parent

@@ -259,9 +259,11 @@ def _run_child(path: Path, die: str | None, count: int) -> list[tuple[str, str]]
     acked: list[tuple[str, str]] = []
     while len(acked) < count:
         line = child.stdout.readline()
-        if not line:
+        if not line.endswith("\n"):  # the end, or a line the kill cut short: not an acknowledgement
             break
-        acked.append(tuple(line.split()))  # type: ignore[arg-type]
+        fields = tuple(line.split())
+        assert len(fields) == 2, f"not an acknowledgement: {line!r}"
+        acked.append(fields)  # type: ignore[arg-type]
         if die is None and len(acked) == count:
             os.kill(child.pid, signal.SIGKILL)
     child.wait(timeout=60)

@@ -44,7 +44,7 @@ from .journal import JournalEntry, TurnJournal, default_journal_path, retried_pr
 from .listing import RetrieverProvider
 from .status import ErrorDescriber, WriterStatus, describe_failure, make_status
 from .turns import last_exchange, normalize_turn
-from .worker import TurnWorker, WorkerPolicy
+from .worker import PolicyValue, TurnWorker, WorkerPolicy
 
 if TYPE_CHECKING:  # LangChain's agent: imported when the first turn is written, off the loop
     from .consumer import MemoryConsumer
@@ -120,39 +120,10 @@ class MemoryWriter:
 
     # ── limits (live: the worker reads them at each attempt) ──────────
 
-    @property
-    def max_attempts(self) -> int:
-        return self._worker.policy.max_attempts
-
-    @max_attempts.setter
-    def max_attempts(self, value: int) -> None:
-        self._worker.policy.max_attempts = value
-
-    @property
-    def backoff(self) -> tuple[float, ...]:
-        return self._worker.policy.backoff
-
-    @backoff.setter
-    def backoff(self, value: Sequence[float]) -> None:
-        self._worker.policy.backoff = tuple(float(b) for b in value) or (1.0,)
-
-    @property
-    def elsewhere_recheck(self) -> float:
-        """How often a journal holder looks again at turns another instance was writing (it may have died)."""
-        return self._worker.policy.elsewhere_recheck
-
-    @elsewhere_recheck.setter
-    def elsewhere_recheck(self, value: float) -> None:
-        self._worker.policy.elsewhere_recheck = value
-
-    @property
-    def server_retry(self) -> float:
-        """Seconds between tries while the memory server is away (instead of the growing backoff)."""
-        return self._worker.policy.server_retry
-
-    @server_retry.setter
-    def server_retry(self, value: float) -> None:
-        self._worker.policy.server_retry = value
+    max_attempts = PolicyValue()
+    backoff = PolicyValue(lambda value: tuple(float(b) for b in value) or (1.0,))
+    elsewhere_recheck = PolicyValue()  # how often a journal holder looks again at another instance's turns
+    server_retry = PolicyValue()  # seconds between tries while the memory server is away
 
     # ── observable state ──────────────────────────────────────────────
 

@@ -66,6 +66,24 @@ class WorkerPolicy:
     per_minute: float = DRAIN_PER_MINUTE
 
 
+class PolicyValue:
+    """An attribute of the writer that is its worker's ``WorkerPolicy`` field of the same name (live:
+    the worker reads it at each attempt); ``convert`` normalises what is set."""
+
+    def __init__(self, convert: Callable[[Any], Any] | None = None) -> None:
+        self._convert = convert
+        self._name = ""
+
+    def __set_name__(self, owner: type, name: str) -> None:
+        self._name = name
+
+    def __get__(self, writer: Any, owner: type | None = None) -> Any:
+        return self if writer is None else getattr(writer._worker.policy, self._name)
+
+    def __set__(self, writer: Any, value: Any) -> None:
+        setattr(writer._worker.policy, self._name, self._convert(value) if self._convert else value)
+
+
 class DrainRate:
     """A token bucket of ``burst`` turns, refilled at ``per_minute``; only a backlog (more than
     ``burst`` turns waiting) takes from it. ``per_minute`` 0 or less: no limit (a writer whose
