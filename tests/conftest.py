@@ -12,11 +12,11 @@ os.environ.setdefault("QT_API", "pyside6")
 
 import pytest
 
-# pytest-xdist's workers have PYTHONUNBUFFERED=1 in their environment (execnet sets it). The child
-# processes tests start must write as they do in a plain run: unbuffered, print() writes each piece
-# on its own, and a child killed mid-print left half an acknowledgement line.
-if os.environ.get("PYTEST_XDIST_WORKER"):
-    os.environ.pop("PYTHONUNBUFFERED", None)
+# Child processes write as Python does by default, whatever the environment says: PYTHONUNBUFFERED=1
+# (set by pytest-xdist for its workers, by execnet, and by many container images) makes print() write
+# each piece on its own, so a child killed mid-print left half an acknowledgement line, while tests
+# that relied on it passed without flushing. Children flush what a test reads (print(..., flush=True)).
+os.environ.pop("PYTHONUNBUFFERED", None)
 
 pytest_plugins = ["llm_fixtures", "pg_fixtures"]
 

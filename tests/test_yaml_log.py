@@ -71,8 +71,8 @@ def test_another_process_sees_every_committed_write_before_any_compaction(store)
     store.hit("m0007")
     out = other_process(store.path, f"""
         import os
-        print(mm.get({a!r}).description, mm.get('m0007').hit, mm.count())
-        os._exit(0)  # no close: no compaction
+        print(mm.get({a!r}).description, mm.get('m0007').hit, mm.count(), flush=True)
+        os._exit(0)  # no close: no compaction (and no flush of stdout: hence flush=True)
     """)
     assert out == "还在日志里的记忆 1 301"
 
@@ -81,7 +81,7 @@ def test_foreign_appends_and_compaction_are_taken_in_without_reparsing(store):
     store.all_items()
     reads = store.full_reads
     new_id = other_process(store.path, """
-        print(mm.add('另一个进程写的', '瞬间', actor='cli'))
+        print(mm.add('另一个进程写的', '瞬间', actor='cli'), flush=True)
         import os; os._exit(0)
     """)
     assert [c.kind for c in store.poll_external()] == ["add"] and store.full_reads == reads
