@@ -165,6 +165,7 @@ def test_a_write_waits_out_a_restart_but_not_a_server_never_reached_or_long_gone
         assert time.monotonic() - started < 0.5, "waited again for a server long gone"
         proxy.restore()
         wait_for(lambda: statuses[-1].online, 15, "the online status")
+        assert laptop.wait_listening(10)  # its catch-up done: the listener is what notices the next cut
         # Gone a moment ago (a restart): the write waits for the server and lands.
         laptop.connection.write_wait = 30
         proxy.cut()
@@ -173,6 +174,35 @@ def test_a_write_waits_out_a_restart_but_not_a_server_never_reached_or_long_gone
         during = laptop.add("重启时写的", "瞬间")
         assert laptop.get(during).description == "重启时写的" and statuses[-1].online
     finally:
+        proxy.close()
+
+
+def test_a_connection_that_fails_while_the_listener_says_the_server_is_back_is_a_new_outage(pg_server, pg_schema):
+    # The store went online at the start of the listener's catch-up; a connection that died during the
+    # catch-up was taken for the old outage (on_lost was not called again) and the store stayed online
+    # with no listener until a read or a write failed (seen once in CI, a test cutting right after "online").
+    from sonetto_desktop.memory.stores.postgres.listener import PgListener
+
+    proxy = TcpProxy(pg_server.port)
+    proxy.cut()
+    events: list[str] = []
+
+    def on_connect(conn) -> None:
+        events.append("connect")
+        if events.count("connect") == 1:
+            raise ConnectionError("the connection died during the catch-up")
+
+    listener = PgListener(PgLocation(proxied_url(pg_server, proxy), pg_schema), on_connect=on_connect,
+                          on_wake=lambda conn: None, on_lost=lambda exc: events.append("lost"),
+                          backoff=(0.05,))
+    try:
+        listener.start()
+        wait_for(lambda: "lost" in events, 10, "the first outage")
+        proxy.restore()
+        assert listener.wait_connected(10)
+        assert events == ["lost", "connect", "lost", "connect"]
+    finally:
+        listener.stop()
         proxy.close()
 
 

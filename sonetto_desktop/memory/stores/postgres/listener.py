@@ -3,7 +3,9 @@
 The listener does not interpret notifications: it calls ``on_wake(conn)`` when one arrived (and
 every ``heartbeat`` seconds, which also notices a dead connection), ``on_connect(conn)`` after
 every (re)connection — the store catches up from its change log by sequence there, so a gap of
-any length misses nothing — and ``on_lost(error)`` once per outage. Callbacks run on the listener
+any length misses nothing — and ``on_lost(error)`` once per outage. An outage begins whenever
+``on_connect`` has been called and the connection then fails, even inside ``on_connect`` (it may have
+told the store the server was back before its catch-up failed). Callbacks run on the listener
 thread with its connection (autocommit); an exception from one is logged and treated as a lost
 connection (the thread reconnects).
 """
@@ -93,13 +95,13 @@ class PgListener:
                 continue
             try:
                 conn.execute(f'LISTEN "{self.location.channel}"')
+                in_outage = False  # on_connect may say the server is back: a failure from here is news
                 self._on_connect(conn)
                 self._connected.set()
                 if connections:
                     self.reconnects += 1
                 connections += 1
                 attempt = 0
-                in_outage = False
                 self._listen(conn)
             except Exception as exc:  # noqa: BLE001 - a lost connection (or a failing callback): reconnect
                 self._connected.clear()

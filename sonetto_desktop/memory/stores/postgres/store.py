@@ -13,8 +13,8 @@ The store is the memory API (``BaseMemoryManager``) over four parts it owns:
   connection it reconnects with backoff and catches up by ``seq``;
 - ``copy`` (:class:`PgCache`): the local copy (``cache_path``) the store reads while the server is
   away. Writes are then refused with :class:`~.errors.StoreOffline` (within ``write_wait`` seconds
-  of the outage they wait for the server first: a restart); ``status`` / ``subscribe_status`` say so, and once the server is back one
-  ``reload`` tells every view to re-read.
+  of the outage they wait for the server first: a restart); ``status`` / ``subscribe_status`` say
+  so, and once the server is back one ``reload`` tells every view to re-read.
 
 A write touches only its rows (``PgTransaction``).
 """
