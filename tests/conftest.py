@@ -13,7 +13,7 @@ os.environ.setdefault("QT_API", "pyside6")
 import pytest
 
 # Child processes write as Python does by default, whatever the environment says: PYTHONUNBUFFERED=1
-# (set by pytest-xdist for its workers, by execnet, and by many container images) makes print() write
+# (set for pytest-xdist's workers, and by many container images) makes print() write
 # each piece on its own, so a child killed mid-print left half an acknowledgement line, while tests
 # that relied on it passed without flushing. Children flush what a test reads (print(..., flush=True)).
 os.environ.pop("PYTHONUNBUFFERED", None)
@@ -45,9 +45,9 @@ def _qasync_loop():
 
 
 def pytest_xdist_auto_num_workers(config):
-    """``-n auto`` (in addopts): one worker per available core, at most 4 (each runs Qt and starts its
-    own PostgreSQL server; more would only queue on the disk). ``PYTEST_XDIST_AUTO_NUM_WORKERS``
-    overrides it; ``-n 0`` runs the suite in this one process."""
+    """``-n auto`` (in addopts): one worker per available core, at most 4 (each runs Qt and may start
+    a PostgreSQL server of its own; oversubscribing gains little and puts every timed wait under more
+    pressure). ``PYTEST_XDIST_AUTO_NUM_WORKERS`` overrides it; ``-n 0`` runs the suite in this process."""
     given = os.environ.get("PYTEST_XDIST_AUTO_NUM_WORKERS")
     if given and given.isdigit():
         return int(given)
