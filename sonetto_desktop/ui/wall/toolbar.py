@@ -41,6 +41,7 @@ class WallToolbar(QWidget):
         self.sort_combo.currentIndexChanged.connect(lambda _: self.sort_changed.emit(self.sort_combo.currentData()))
         self.count_label = ElidedLabel(self)  # its text grows while loading: it must not widen the wall
         self.count_label.setObjectName("WallCount")
+        self.count_label.setAlignment(Qt.AlignmentFlag.AlignRight | Qt.AlignmentFlag.AlignVCenter)
         self.view_button = QToolButton(self)  # one button for the view options: the wall stays narrow
         self.view_button.setObjectName("WallView")
         self.view_button.setIcon(icon("outline"))
