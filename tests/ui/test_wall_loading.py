@@ -102,6 +102,8 @@ async def test_a_big_store_is_shown_in_slices_with_the_progress(big_service, qtb
     assert len(shown_ids(wall)) == CARDS
     assert [s.theme for s in wall.sections_in_order()] == order
     assert wall.count_label.text() == f"{CARDS:,} 条"  # as the loading counts: 3,000
+    biggest = max(wall.sections_in_order(), key=lambda s: s.total_count())
+    assert biggest.count_label.text() == "1,200"  # a theme's count reads as the toolbar's
 
 
 async def test_the_wall_loaded_in_slices_is_the_one_step_wall(big_service, qtbot, wait):

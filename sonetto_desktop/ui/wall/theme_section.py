@@ -198,4 +198,4 @@ class ThemeSection(QFrame):
 
     def refresh_count(self, *_: object) -> None:
         shown, total = self.shown_count(), self.total_count()
-        self.count_label.setText(str(total) if shown == total else f"{shown} / {total}")
+        self.count_label.setText(f"{total:,}" if shown == total else f"{shown:,} / {total:,}")  # as the toolbar's
