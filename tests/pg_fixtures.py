@@ -16,6 +16,7 @@ from __future__ import annotations
 import hashlib
 import os
 import shutil
+import subprocess
 import tempfile
 from pathlib import Path
 
@@ -103,7 +104,13 @@ def pg_server():
         return
     if bin_dir() is None:
         _unavailable("no PostgreSQL server binaries (apt-get install postgresql) and no SONETTO_TEST_PG_URL")
-    server = _start_throwaway()
+    try:
+        server = _start_throwaway()
+    except (RuntimeError, OSError, subprocess.SubprocessError) as exc:
+        if not own_server:
+            raise
+        raise RuntimeError(f"pytest-xdist worker {_worker()} could not start a PostgreSQL server of its own "
+                           f"({exc}); run the suite in one process (-n 0) to use {URL_ENV} alone") from exc
     given = {name: os.environ.get(name) for name in (URL_ENV, DIR_ENV)}
     os.environ[URL_ENV] = server.url  # children (and memory_stores) reach the server through it
     os.environ.pop(DIR_ENV, None)

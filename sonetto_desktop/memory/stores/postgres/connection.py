@@ -258,8 +258,10 @@ class PgConnection:
         """How long a write may still wait for the server: the rest of ``write_wait`` since a server
         that answered went away (a restart takes seconds), nothing for a longer outage or a server
         never reached since the store opened."""
+        if self._online.is_set():  # (wait() returns at once while it stays so; gone meanwhile: a restart's start)
+            return self.write_wait
         away_since = self._away_since
-        if self._online.is_set() or away_since is None:
+        if away_since is None:
             return 0.0
         return max(0.0, self.write_wait - (time.monotonic() - away_since))
 
