@@ -84,8 +84,6 @@ async def test_a_search_is_applied_in_slices_top_first_with_the_progress(big_ser
     assert seen == sorted(seen)
     assert set(shown_ids(wall)) == expected
     assert wall.count_label.text() == f"{len(expected):,} / {CARDS:,} 条"
-    wall.toolbar.layout().activate()
-    assert wall.search_edit.width() == search_width  # nor does its result (a wider count took 16 px at 100k)
     assert picture(wall) == picture(await _one_step(big_service, qtbot, wait, search="咖啡"))
 
 

@@ -287,11 +287,11 @@ class MemoryWall(QWidget):
 
     def _update_summary(self, *_: object) -> None:
         total = self.model.rowCount()
-        # room for the progress and for a search's or a filter's count, asked for at all times: neither
-        # a search's progress nor its result moves the search box (the count sits at the room's right)
+        # room for the progress, asked for at all times: a search's progress moves neither the search box.
+        # (Not for a search's result, "100,000 / 100,000 条": in a 900 px window at 100,000 memories
+        # that room squeezed the plain count to "100,…".)
         self.count_label.reserve([self.tr("筛选中 {0}%").format(99), self.tr("排序中 {0}%").format(99),
-                                  self.tr("载入中 {0}%").format(99),
-                                  self.tr("{0} / {1} 条").format(f"{total:,}", f"{total:,}")])
+                                  self.tr("载入中 {0}%").format(99)])
         if self.model.first_read_pending:  # not "0 条" (the middle of the wall says it is loading); no
             self.count_label.setText("")  # longer text either: it would widen the window's minimum
         elif self.loader.loading:
