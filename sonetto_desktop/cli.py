@@ -102,7 +102,8 @@ async def _no_store_yet(args: argparse.Namespace) -> Path | None:
     folder = settings.resolved_data_dir()
     if folder.exists() and not folder.is_dir():  # not a folder: opening says why it cannot be used
         return None
-    present = [folder / name for name in (*STORE_FILES.values(), MARKER, STAGING)]
+    # (a memory.yaml gone beside its log or backup is a store to restore, not "no memories")
+    present = [folder / name for name in (*STORE_FILES.values(), MARKER, STAGING, "memory.yaml.log", "memory.yaml.bak")]
     return None if any(path.exists() for path in present) else folder
 
 
@@ -113,7 +114,8 @@ async def _main(args: argparse.Namespace) -> int:
             args.incoming = read_import(args.file)
         except ImportFormatError as exc:
             return _fail(_describe(exc))
-    if store is not None and not store.exists() and not args.create:
+    if store is not None and not store.exists() and not args.create and not any(
+            store.with_name(store.name + suffix).exists() for suffix in (".log", ".bak")):  # (gone: restored)
         return _fail(f"{store} does not exist (add --create to start a new store there)")
     empty = await _no_store_yet(args)
     if empty is not None:
@@ -126,6 +128,8 @@ async def _main(args: argparse.Namespace) -> int:
         return _fail(str(exc))
     if services.migration_problem is not None:
         print(f"warning: {printable(services.migration_problem.en)}", file=sys.stderr)
+    for notice in services.store_notices:  # e.g. memory.yaml restored while opening
+        print(f"warning: {printable(notice.detail)}", file=sys.stderr)
     try:
         code = _run(args, services)
         sys.stdout.flush()  # a closed pipe shows here, inside the handler below

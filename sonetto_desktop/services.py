@@ -15,8 +15,9 @@ data dir, backend or server) means a new handle and new agents; ``restarts_agent
 decides it.
 
 Everything the front ends follow comes out of **one event feed** (``subscribe_events``): memory changes
-(``MemoryChange``), the writer's state (``WriterEvent``), the store's connection (``StoreStatusChanged``),
-new agents (``AgentsStarted``), the review inbox (``InboxChanged``) and applied settings (``SettingsApplied``).
+(``MemoryChange``), the writer's state (``WriterEvent``), the store's connection (``StoreStatusChanged``) and
+files (``StoreNoticed``), new agents (``AgentsStarted``), the review inbox (``InboxChanged``) and applied
+settings (``SettingsApplied``).
 ``subscribe`` / ``subscribe_writer`` / ``subscribe_store_status`` are views of it by kind.
 ``open`` is fast and imports no LLM code, so a window can show before ``start_agents``. Neither
 imports the LLM stack (LangChain, LangGraph, the OpenAI client: ~100 MB resident): the models are
@@ -42,7 +43,7 @@ from .memory.forget import ForgetResult, WithdrawResult, forget_turn, withdraw_t
 from .memory.stores.base import BaseMemoryManager, SelfCheckReport
 from .memory.stores.migrate import MigrationProblem, MigrationReport
 from .memory.writer.events import WriterEvent
-from .store_lifecycle import POSTGRES_FIELDS, InboxChanged, StoreHandle, StoreStatusChanged, store_key
+from .store_lifecycle import POSTGRES_FIELDS, InboxChanged, StoreHandle, StoreNoticed, StoreStatusChanged, store_key
 
 if TYPE_CHECKING:  # imported by start_agents(), never by open()
     from .agent.engine import ChatEngine
@@ -54,7 +55,7 @@ if TYPE_CHECKING:  # imported by start_agents(), never by open()
     from .memory.writer.hygiene import MemoryHygiene
     from .memory.writer.pipeline import MemoryWriter
 
-__all__ = ["AppServices", "AgentsStarted", "InboxChanged", "SettingsApplied", "StoreStatusChanged",
+__all__ = ["AppServices", "AgentsStarted", "InboxChanged", "SettingsApplied", "StoreNoticed", "StoreStatusChanged",
            "WRITER_DRAIN_TIMEOUT"]
 
 log = logging.getLogger(__name__)
@@ -168,6 +169,12 @@ class AppServices:
         return self._handle.migration_problem if self._handle is not None else None
 
     @property
+    def store_notices(self) -> list[Any]:
+        """What the open store said about its files so far (``StoreNotice``; e.g. restored at opening)."""
+        store = self._handle.store if self._handle is not None else None
+        return store.notices if store is not None else []
+
+    @property
     def store_status(self) -> Any:
         """The store's connection state (``postgres.store.StoreStatus``), None for a local file."""
         return self._handle.status if self._handle is not None else None
@@ -209,7 +216,7 @@ class AppServices:
 
     def subscribe_events(self, callback: Callable[[object], None]) -> Callable[[], None]:
         """Everything a front end follows, in the order it happened, across store re-opens and agent
-        restarts: ``MemoryChange``, ``WriterEvent``, ``StoreStatusChanged``, ``AgentsStarted``,
+        restarts: ``MemoryChange``, ``WriterEvent``, ``StoreStatusChanged``, ``StoreNoticed``, ``AgentsStarted``,
         ``InboxChanged``, ``SettingsApplied``, ``IndexProgress`` (the recall index's first build). Called on the publishing thread (a store write's worker,
         the writer's thread, the loop): a Qt front end re-emits on its own thread (``ui/qt_bridge.py``)."""
         return self._events.subscribe(callback)

@@ -7,8 +7,8 @@ then its self-check (now, or while the window shows) and the trash's purge. ``cl
 reverse order. ``AppServices`` owns one handle at a time and makes a new one when the store changes.
 
 What the handle learns it publishes on the services' one event feed (``publish``): every committed
-memory change (``MemoryChange``), the store's connection state (``StoreStatusChanged``) and the review
-inbox's size (``InboxChanged``).
+memory change (``MemoryChange``), the store's connection state (``StoreStatusChanged``), what the store
+says about its files (``StoreNoticed``) and the review inbox's size (``InboxChanged``).
 """
 
 from __future__ import annotations
@@ -56,6 +56,14 @@ class StoreStatusChanged:
     for a local file, published when a store is opened so views drop a stale banner)."""
 
     status: Any
+
+
+@dataclass(frozen=True)
+class StoreNoticed:
+    """The store said something about its files once (``notice``: ``memory.stores.notices.StoreNotice``):
+    memory.yaml gone and written again, restored, unreadable, saved from an older copy, a conflict."""
+
+    notice: Any
 
 
 @dataclass(frozen=True)
@@ -163,6 +171,7 @@ class StoreHandle:
         self._unsubscribers.append(self.review.subscribe(lambda count: self._publish(InboxChanged(count))))
         self.memory = MemoryOperations(store, actor=self.actor, dont_remember=self.dont_remember, review=self.review)
         self._unsubscribers.append(store.subscribe(self._publish))
+        self._unsubscribers.append(store.subscribe_notices(lambda notice: self._publish(StoreNoticed(notice))))
         if self._watch:
             self._watcher = StoreWatcher(store)
             self._watcher.start()

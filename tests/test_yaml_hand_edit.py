@@ -95,6 +95,8 @@ def test_a_hand_edit_wins_over_an_older_write_still_in_the_log(store):
     # the log's change stays in the history, the edit comes after it
     assert [(e["action"], e["actor"]) for e in item.history] == [("update", "user"), ("update", "file")]
     assert item.history[-1]["old_description"] == "喜欢夏天和猫，也喜欢狗"
+    # both changed the text: the other version is kept too (issue 35 item 2)
+    assert [i.description for i in store.all_items().values()].count("喜欢夏天和猫，也喜欢狗") == 1
     store.close()
     assert on_disk(store.path)["aaaa0001"]["description"] == "只喜欢冬天"
     again = YamlMemoryManager(store.path, flush_delay=None)
@@ -171,8 +173,7 @@ def test_a_file_that_no_longer_parses_is_never_written_over(store):
     with pytest.raises(StoreCorrupt):
         store.add("写不进去", "瞬间")
     time.sleep(0.3)
-    with pytest.raises(StoreCorrupt):  # (the app's watcher says so once and looks again later)
-        store.poll_external()
+    assert store.poll_external() == [] and store.count() == 2  # the last good state is still served (and said)
     with pytest.raises(StoreCorrupt):
         store.compact()
     assert store.path.read_text(encoding="utf-8") == "aaaa0001: [unclosed\n"
@@ -232,14 +233,23 @@ mm = YamlMemoryManager({path!r}, flush_delay=0.01)
 mm.compact()  # (a previous round's crash is recovered before this round's can happen)
 die = os.environ.get("DIE")
 if die:
-    real = os.replace
+    from sonetto_desktop.memory.stores.yaml import writer
+    real, real_exchange = os.replace, writer.exchange
     def replace(src, dst, *a, **k):
         if str(dst).endswith("memory.yaml") and die == "before-replace":
             os._exit(9)
         real(src, dst, *a, **k)
         if str(dst).endswith("memory.yaml") and die == "after-replace":
             os._exit(9)
+    def exchange(a, b):  # (the rename where the system swaps the files in one step)
+        if str(b).endswith("memory.yaml") and die == "before-replace":
+            os._exit(9)
+        done = real_exchange(a, b)
+        if done and str(b).endswith("memory.yaml") and die == "after-replace":
+            os._exit(9)
+        return done
     os.replace = replace
+    writer.exchange = exchange
 n = 0
 while True:
     mid = mm.add(f"第{{n}}条", "瞬间")

@@ -9,12 +9,16 @@ the new file whole, never a mix, and never leaves its temp file behind when it f
 from __future__ import annotations
 
 import contextlib
+import ctypes
+import errno
 import logging
 import os
 import re
+import sys
 import threading
 import time
 from pathlib import Path
+from typing import Any
 
 log = logging.getLogger(__name__)
 
@@ -140,6 +144,37 @@ def atomic_write(path: Path, payload: bytes, *, backup: Path | None = None) -> N
             tmp.unlink()
         raise
     fsync_dir(path.parent)
+
+
+_RENAME_EXCHANGE = 2  # (linux/fs.h)
+_AT_FDCWD = -100
+_renameat2: Any = None
+
+
+def exchange(a: Path, b: Path) -> bool:
+    """Swap the files at ``a`` and ``b`` in one step (Linux ``renameat2(RENAME_EXCHANGE)``): unlike a
+    rename over ``b``, whatever was at ``b`` — even a file renamed there a moment ago — ends up at
+    ``a``, not lost. False (nothing done) where the system or the file system cannot, or ``b`` is gone."""
+    global _renameat2
+    if not sys.platform.startswith("linux"):
+        return False
+    if _renameat2 is None:
+        try:
+            libc = ctypes.CDLL(None, use_errno=True)
+            fn = libc.renameat2
+            fn.argtypes = [ctypes.c_int, ctypes.c_char_p, ctypes.c_int, ctypes.c_char_p, ctypes.c_uint]
+            fn.restype = ctypes.c_int
+            _renameat2 = fn
+        except (OSError, AttributeError):
+            _renameat2 = False
+    if not _renameat2:
+        return False
+    if _renameat2(_AT_FDCWD, os.fsencode(a), _AT_FDCWD, os.fsencode(b), _RENAME_EXCHANGE) == 0:
+        return True
+    code = ctypes.get_errno()
+    if code in (errno.EINVAL, errno.ENOSYS, errno.ENOENT, errno.EXDEV, errno.ENOTSUP, errno.EPERM):
+        return False  # (not supported here, or nothing at ``b``: the caller renames)
+    raise OSError(code, os.strerror(code), str(b))
 
 
 def pid_alive(pid: int) -> bool:

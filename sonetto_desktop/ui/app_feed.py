@@ -7,6 +7,7 @@ the services connects to its signals instead of subscribing on its own:
 - ``memory_changed(MemoryChange)``: a committed write (any actor, any process), ``reload`` after a re-open;
 - ``writer_changed(WriterEvent)``: the background writer's state (queued, started, done, failed, tidied…);
 - ``store_status_changed(status)``: the memory server went away or came back (``None``: a local file);
+- ``store_notice(StoreNotice)``: the store says something about its files once (memory.yaml gone, restored…);
 - ``agents_started(AgentsStarted)``: new writer and chat engine (at start, after the store was re-opened);
 - ``inbox_changed(int)``: review mode's inbox holds this many proposals;
 - ``settings_applied(Settings)``: the services use new settings;
@@ -29,7 +30,7 @@ from sonetto_desktop.memory.retrieval.progress import IndexProgress
 from sonetto_desktop.memory.retrieval.vector_status import VectorStatus
 from sonetto_desktop.memory.writer.events import WriterEvent
 from sonetto_desktop.services import SettingsApplied
-from sonetto_desktop.store_lifecycle import InboxChanged, StoreStatusChanged
+from sonetto_desktop.store_lifecycle import InboxChanged, StoreNoticed, StoreStatusChanged
 
 from .qt_bridge import QtEventBridge
 
@@ -40,6 +41,7 @@ class AppFeed(QObject):
     memory_changed = Signal(object)
     writer_changed = Signal(object)
     store_status_changed = Signal(object)
+    store_notice = Signal(object)
     agents_started = Signal(object)
     inbox_changed = Signal(int)
     settings_applied = Signal(object)
@@ -59,6 +61,8 @@ class AppFeed(QObject):
             self.writer_changed.emit(event)
         elif isinstance(event, StoreStatusChanged):
             self.store_status_changed.emit(event.status)
+        elif isinstance(event, StoreNoticed):
+            self.store_notice.emit(event.notice)
         elif isinstance(event, AgentsStarted):
             self.agents_started.emit(event)
         elif isinstance(event, InboxChanged):

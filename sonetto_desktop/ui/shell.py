@@ -78,6 +78,7 @@ class SonettoApp:
         self.feed: AppFeed | None = None
         self.theme: ThemeController | None = None
         self.writer_toasts: Any = None
+        self.store_notices: Any = None
         self.wall_loaded: Any = None
         self.sqlite_offer: Any = None
         self.dialogs: AppDialogs | None = None  # settings, review inbox, contradictions, don't-remember list
@@ -193,6 +194,7 @@ class SonettoApp:
         """The window, wall, tray and quick chat over the long-lived parts: built at start and again
         when the UI language changes (``switch_language``). The toast overlay and the writer toasts are
         kept across rebuilds."""
+        from .notices.store_notices import StoreNotices
         from .notices.toasts import ToastOverlay
         from .notices.writer_toasts import WriterToasts
 
@@ -207,6 +209,9 @@ class SonettoApp:
             self.writer_toasts = WriterToasts(self.toasts, self.service,
                                               reveal=lambda memory_id: self.window.reveal_memory(memory_id),
                                               tray_notify=self._notify_in_tray, parent=self.toasts)
+            self.store_notices = StoreNotices(self.toasts, self.feed,
+                                              reveal=lambda memory_id: self.window.reveal_memory(memory_id),
+                                              parent=self.toasts)
         else:
             self.toasts.move_to(self.window)  # toasts still showing (an undo, an error) stay
         self.wall = self._build_wall(self.service, self.toasts, self._ui_state)
@@ -341,7 +346,7 @@ class SonettoApp:
         if self.controller is not None:
             await self.controller.close()
         steps.append("reply_cancelled")
-        for part in (self.writer_toasts, self.writer_control, self.service):
+        for part in (self.writer_toasts, self.store_notices, self.writer_control, self.service):
             if part is not None:
                 part.close()
         if self.service is not None:

@@ -29,9 +29,14 @@ from ..errors import MemoryNotFound
 from ..events import EventFeed
 from ..item import MemoryItem
 from ..record import card_state
+from .notices import StoreNotice
 from .transaction import SnapshotTransaction, Transaction
 from ..undo import TurnUndo, UndoResult
 from .validation import validate_items
+
+
+#: How many notices a store keeps for subscribers that arrive later.
+_NOTICES_KEPT = 20
 
 
 @dataclass
@@ -55,6 +60,8 @@ class BaseMemoryManager(ABC):
 
     def __init__(self) -> None:
         self._changes: EventFeed[MemoryChange] = EventFeed()
+        self._notices: EventFeed[StoreNotice] = EventFeed()
+        self._said: list[StoreNotice] = []  # the last notices (a subscriber arriving later hears them)
         self._captured = threading.local()
         self.writes = MemoryWrites(self._transaction, self._publish, self._new_id)
         self.undo = TurnUndo(self._transaction, self._publish)
@@ -180,6 +187,24 @@ class BaseMemoryManager(ABC):
         ``poll_external``, other processes'; returns an unsubscribe function. Callbacks run on the
         writing thread and must be quick (note what changed, hop threads, return)."""
         return self._changes.subscribe(callback)
+
+    def subscribe_notices(self, callback: Callable[[StoreNotice], None], *, replay: bool = True) -> Callable[[], None]:
+        """Call ``callback(notice)`` for what the store says about its files (``notices.StoreNotice``),
+        on whichever thread found it; ``replay``: first the notices said before (e.g. while opening)."""
+        if replay:
+            for notice in list(self._said):
+                callback(notice)
+        return self._notices.subscribe(callback)
+
+    @property
+    def notices(self) -> list[StoreNotice]:
+        """The last notices the store said (the command line prints those of its opening)."""
+        return list(self._said)
+
+    def _notice(self, notice: StoreNotice) -> None:
+        self._said.append(notice)
+        del self._said[:-_NOTICES_KEPT]
+        self._notices.publish(notice)
 
     @contextmanager
     def capture(self) -> Iterator[list[MemoryChange]]:

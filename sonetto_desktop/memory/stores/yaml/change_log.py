@@ -42,8 +42,9 @@ Stat = tuple[int, int, int]
 
 
 def stat_key(path: Path) -> Stat | None:
+    """A file's identity (a link's own, never its target's: a link swapped in is a change)."""
     try:
-        st = path.stat()
+        st = os.lstat(path)
     except FileNotFoundError:
         return None
     return (st.st_ino, st.st_mtime_ns, st.st_size)

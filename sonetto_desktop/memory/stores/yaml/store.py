@@ -6,7 +6,7 @@ Files (``memory.yaml`` keeps the seed's format, see ``format``)::
     memory.yaml          every memory (plain ``yaml.safe_load`` reads it; a person may edit it)
     memory.trash.yaml    the trash
     memory.yaml.log      the writes memory.yaml may not hold yet, one fsynced JSON line each (``change_log``)
-    memory.yaml.bak      memory.yaml before this session's first rewrite / before a hand edit was taken in
+    memory.yaml.bak      memory.yaml as it was before the last rewrite: with the log, it restores the file exactly
     memory.yaml.cache    memory.yaml as JSON, tied to its SHA-1 (opening parses JSON, not YAML)
     memory.yaml.lock     the cross-process write lock
 
@@ -24,8 +24,12 @@ this instance follows it), ``state`` (the committed memories and trash, and snap
 ``disk`` (what it knows memory.yaml holds), ``cache`` (the parse cache), ``sync`` (taking in what is
 on disk) and ``writer`` (rewriting the files).
 
-A file that cannot be parsed is never written over: every write raises :class:`StoreCorrupt`.
-A folder or file without write permission opens read-only (:class:`StoreReadOnly` on writes).
+A file that cannot be parsed is never written over: every write raises :class:`StoreCorrupt` (a store
+that was reading it keeps serving its last good state, and says so). A memory.yaml that is gone — while
+the store is open, or when it opens with its log and backup still there — is damage, not an empty
+store: it is written out again from what the store holds, or restored (``recovery``), and said
+(``notices``). A folder or file without write permission opens read-only (:class:`StoreReadOnly` on
+writes).
 """
 
 from __future__ import annotations
@@ -50,6 +54,7 @@ from ..transaction import OverlayTransaction
 from ..validation import oversize_fields, said_once
 from .cache import ParseCache
 from .state import DiskState, MemoryState
+from .recovery import recover_missing
 from .sync import YamlFiles, YamlSync
 from .writer import FLUSH_DELAY, LAG_DELAY, FileWriter
 
@@ -82,13 +87,17 @@ class YamlMemoryManager(BaseMemoryManager):
         self.cache = ParseCache(self.files.cache_path)
         self._found: list[MemoryChange] = []  # changes from outside, published since the last poll_external
         self.sync = YamlSync(self.files, self.log, self.state, self.disk, self.cache, origin=self._origin,
-                             read_only=self.read_only, publish=self._publish_found, commit=self._commit_edit)
+                             read_only=self.read_only, publish=self._publish_found, commit=self._commit_edit,
+                             notice=self._notice, rewrite_soon=self._rewrite_soon, new_id=self._new_id)
         self.writer = FileWriter(self.files, self.log, self.state, self.disk, self.sync, self.cache, self._file_lock,
                                  delay=None if self.read_only else flush_delay)
         if not self.read_only:
             with self._file_lock():
-                if not self.path.exists():
-                    atomic_write(self.path, b"{}\n")
+                if not os.path.lexists(self.path):
+                    if self.files.companions():  # gone while the app was closed: damage, never "no memories"
+                        self._notice(recover_missing(self.files, self.cache))
+                    else:
+                        atomic_write(self.path, b"{}\n")
                 remove_stale_temps(self.path.parent, (self.path.name, self.trash_path.name, self.log_path.name))
             private_files(self.path, self.trash_path, self.backup_path, self.log_path, self.lock_path,
                           self.cache_path)
@@ -176,6 +185,11 @@ class YamlMemoryManager(BaseMemoryManager):
         assert self.state.items is not None
         return self.state.items
 
+    def _rewrite_soon(self) -> None:
+        """memory.yaml must be written out again (it is gone, or a save left it behind the memories)."""
+        if self.writer.delay is not None:
+            self.writer.schedule(0.0)
+
     def _load_all(self) -> dict[str, MemoryItem]:
         with self._mutex:
             self._current()
@@ -204,7 +218,7 @@ class YamlMemoryManager(BaseMemoryManager):
     @contextmanager
     def _transaction(self) -> Iterator[OverlayTransaction]:
         with self._write_lock():
-            self.sync.sync(settle=False)  # a hand edit is taken in before the write (or the write fails)
+            self.sync.sync(settle=False, strict=True)  # a hand edit is taken in before the write (or it fails)
             if self.state.trash_error is not None:
                 raise self.state.trash_error
             txn = self.state.transaction()
@@ -240,7 +254,6 @@ class YamlMemoryManager(BaseMemoryManager):
     def _commit_edit(self, txn: OverlayTransaction, *, file_sha1: str) -> None:
         """A hand edit of memory.yaml taken in (``sync.fold``): one write, naming the file it came from."""
         self._commit(txn, file_sha1=file_sha1)
-        self.writer.keep_backup_next()
 
     def _start_log(self) -> None:
         """A log for files that already hold the current state."""
@@ -287,6 +300,9 @@ class YamlMemoryManager(BaseMemoryManager):
             self.writer.close()
         except (OSError, StoreCorrupt) as exc:
             log.warning("could not write %s at close (the log keeps every write): %s", self.path, exc)
+        finally:
+            with self._mutex:
+                self.sync.close()
 
     # ── other processes ───────────────────────────────────────────────
 

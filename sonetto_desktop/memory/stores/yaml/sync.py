@@ -14,13 +14,26 @@
 An edit is taken in once the file has been still for :data:`SETTLE_SECONDS` when a reader or the
 background rewrite looks (an editor may be half way through saving); a write folds it at once (a
 file that does not parse then fails the write and is never written over).
+
+A save is merged three ways against the version it was made from (``versions``, ``merge``): an
+editor's buffer read before Sonetto's last writes reverts nothing of them, entries the person
+changed win, a true conflict keeps both versions and is said.
+
+A file that is gone or unusable is damage, never "the person deleted everything" (``notices``):
+
+- gone, or replaced by a link (never followed): the memories held are kept and written out again;
+- unreadable (does not parse, larger than :data:`MAX_FILE_BYTES`, no permission): the last good
+  state is still served, writes are refused and the file is never written over, until it reads again.
 """
 
 from __future__ import annotations
 
 import hashlib
+import logging
+import os
+import stat as stat_mode
 import time
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Callable
 
@@ -28,17 +41,22 @@ import yaml
 
 from . import change_log as journal
 from ...changes import EXTERNAL, FILE, MemoryChange
-from ...errors import StoreCorrupt
+from ...errors import StoreCorrupt, describe_os_error
 from ...item import MemoryItem, now_iso
 from ..crud import STATES_MAX
+from ..notices import CONDITIONS, StoreNotice
 from ...record import card_state
 from ..transaction import OverlayTransaction
 from ..validation import item_from_raw, validate_item
 from .cache import CACHE_MIN_BYTES, ParseCache
 from .diff import foreign_changes
 from .format import Chunk, Layout, layout_of, parse_items, parse_trash, split_chunks
+from .merge import merge_entry
 from .safe import YamlRefused
 from .state import DiskState, MemoryState
+from .versions import FileVersions
+
+log = logging.getLogger(__name__)
 
 #: A changed memory.yaml is taken in by readers once it has not changed for this long.
 SETTLE_SECONDS = 0.1
@@ -46,6 +64,12 @@ SETTLE_SECONDS = 0.1
 EDIT_REASON = "在 memory.yaml 中手动修改"
 ADD_REASON = "在 memory.yaml 中手动添加"
 DELETE_REASON = "从 memory.yaml 中删除"
+#: The reason of a memory put back by a save that edited it after Sonetto had deleted it.
+BACK_REASON = "在 memory.yaml 中修改了已删除的记忆，按你的版本恢复"
+#: The reason of the copy a conflict keeps: the version the person's save did not keep.
+CONFLICT_REASON = "memory.yaml 的手动修改与这条记忆的另一次修改冲突：这是另一次修改的版本"
+#: memory.yaml (or the trash file) larger than this is not read: a store this big belongs in SQLite.
+MAX_FILE_BYTES = 128 * 1024 * 1024
 
 _PARSE_ERRORS = (yaml.YAMLError, UnicodeDecodeError, YamlRefused, TypeError, RecursionError)
 
@@ -85,11 +109,47 @@ class YamlFiles:
     def keys(self) -> Keys:
         return journal.stat_key(self.path), journal.stat_key(self.trash_path), journal.stat_key(self.log_path)
 
+    def companions(self) -> bool:
+        """Whether anything of a store is here besides memory.yaml (its log, backup, trash or cache)."""
+        return any(os.path.lexists(p) for p in (self.log_path, self.backup_path, self.trash_path, self.cache_path))
+
     def read(self, path: Path) -> bytes | None:
+        """The file's bytes (``None``: there is none). A link is never followed, and a file that is
+        not a regular one, larger than :data:`MAX_FILE_BYTES` or not readable raises :class:`Refused`."""
         try:
-            return path.read_bytes()
+            st = os.lstat(path)
+            if stat_mode.S_ISLNK(st.st_mode):
+                raise Refused("link", f"{path} is a link to {os.readlink(path)}: links are not followed")
+            if not stat_mode.S_ISREG(st.st_mode):
+                raise Refused("unreadable", f"{path} is not a regular file")
+            if st.st_size > MAX_FILE_BYTES:
+                raise Refused("unreadable", _too_large(path, st.st_size))
+            fd = os.open(path, os.O_RDONLY | getattr(os, "O_NOFOLLOW", 0) | getattr(os, "O_BINARY", 0))
+            with os.fdopen(fd, "rb") as fh:
+                data = fh.read(MAX_FILE_BYTES + 1)
         except FileNotFoundError:
             return None
+        except Refused:
+            raise
+        except OSError as exc:
+            raise Refused("unreadable", f"{path} cannot be read: {describe_os_error(exc)}") from exc
+        if len(data) > MAX_FILE_BYTES:
+            raise Refused("unreadable", _too_large(path, len(data)))
+        return data
+
+
+def _too_large(path: Path, size: int) -> str:
+    return (f"{path} is {size / 2**20:.0f} MB, more than the {MAX_FILE_BYTES // 2**20} MB a YAML store reads "
+            "(a store this large belongs in SQLite: settings, store backend)")
+
+
+class Refused(Exception):
+    """A store file that is not read: ``kind`` "link" (a link in its place) or "unreadable"."""
+
+    def __init__(self, kind: str, detail: str) -> None:
+        super().__init__(detail)
+        self.kind = kind
+        self.detail = detail
 
 
 @dataclass
@@ -104,11 +164,15 @@ class _Entries:
 
 class YamlSync:
     """Takes what is on disk into ``state`` (always with the store's file lock held). ``publish``
-    hands a change to the store's channel; ``commit(txn)`` commits a write (a hand edit taken in)."""
+    hands a change to the store's channel; ``commit(txn)`` commits a write (a hand edit taken in);
+    ``notice`` says something about the files once (``notices.StoreNotice``); ``rewrite_soon`` asks
+    for memory.yaml to be written out again; ``new_id(txn)`` names a new memory."""
 
     def __init__(self, files: YamlFiles, log: journal.ChangeLog, state: MemoryState, disk: DiskState,
                  cache: ParseCache, *, origin: str, read_only: bool, publish: Callable[[MemoryChange], Any],
-                 commit: Callable[..., None]) -> None:
+                 commit: Callable[..., None], notice: Callable[[StoreNotice], None] = lambda _: None,
+                 rewrite_soon: Callable[[], None] = lambda: None,
+                 new_id: Callable[[OverlayTransaction], str] | None = None) -> None:
         self.files = files
         self.log = log
         self.state = state
@@ -118,9 +182,18 @@ class YamlSync:
         self.read_only = read_only
         self._publish = publish
         self._commit = commit
+        self._notice = notice
+        self._rewrite_soon = rewrite_soon
+        self._new_id = new_id
         self.keys: Keys | None = None  # the files' identities as last taken in
         self.edit_pending = False  # memory.yaml changed and is not taken in yet (not settled)
         self.full_reads = 0
+        #: Why memory.yaml cannot be used now (the last good state is served, writes are refused).
+        self.damage: StoreCorrupt | None = None
+        #: The earlier texts of memory.yaml a save may have been made from.
+        self.versions = FileVersions()
+        self._conditions: set[str] = set()  # the lasting conditions said (once each until they end)
+        self._replaced: Any = None  # the file the last rewrite replaced, while it is watched
 
     def current(self) -> bool:
         return self.state.items is not None and self.files.keys() == self.keys
@@ -135,11 +208,79 @@ class YamlSync:
         except journal.JournalCorrupt as exc:
             raise self.corrupt(self.files.log_path, exc) from exc
 
+    def say(self, notice: StoreNotice) -> None:
+        """Say ``notice`` (a lasting condition: once, until ``ended``)."""
+        if notice.kind in CONDITIONS:
+            if notice.kind in self._conditions:
+                return
+            self._conditions.add(notice.kind)
+        self._notice(notice)
+
+    def _ended(self, kind: str, then: StoreNotice | None = None) -> None:
+        if kind in self._conditions:
+            self._conditions.discard(kind)
+            if then is not None:
+                self._notice(then)
+
     # ── taking in ──────────────────────────────────────────────────────
 
-    def sync(self, *, settle: bool = True) -> None:
+    def sync(self, *, settle: bool = True, strict: bool = False) -> None:
         """Take in what changed on disk since we last looked. ``settle``: leave a memory.yaml that
-        changed less than ``SETTLE_SECONDS`` ago for a later look (``edit_pending``)."""
+        changed less than ``SETTLE_SECONDS`` ago for a later look (``edit_pending``). ``strict`` (a
+        write): raise when memory.yaml cannot be used (else the last good state is kept, and said)."""
+        try:
+            self._sync(settle)
+        except StoreCorrupt as exc:
+            if strict or self.state.items is None or exc.path not in (str(self.files.path),
+                                                                      str(self.files.trash_path)):
+                raise
+            self._damaged(exc)
+        if strict and self.damage is not None:
+            raise self.damage
+
+    def watch_replaced(self, replaced: Any) -> None:
+        """A rewrite just replaced memory.yaml; ``replaced`` (``writer._Replaced``) is the old file, kept
+        open a moment: a save into it in place is taken in (now, and at each look until it closes)."""
+        if self._replaced is not None:
+            self._replaced.close()
+        self._replaced = replaced
+        self._take_replaced()
+
+    def _take_replaced(self) -> None:
+        replaced = self._replaced
+        if replaced is None:
+            return
+        raw = replaced.written()
+        if time.monotonic() > replaced.until:
+            replaced.close()
+            self._replaced = None
+        if raw is not None:
+            self.take_saved(raw)
+
+    def take_saved(self, raw: bytes) -> None:
+        """A save of memory.yaml that a rewrite displaced (written into the old file, or renamed over it
+        at the last moment): taken in as a hand edit, and the file written again."""
+        if self.state.items is None or self.read_only:
+            return
+        found = sha1(raw)
+        if found == self.disk.sha1:
+            return
+        log.info("memory.yaml was saved while it was being rewritten: the save is taken in")
+        try:
+            self.fold(raw, found)
+        except StoreCorrupt as exc:  # (a save that does not parse: kept as the last good state, and said)
+            self.say(StoreNotice("file_unreadable", exc.path, f"a save that was displaced by a rewrite: {exc.detail}"))
+            return
+        self.disk.needs_rewrite = True
+        self._rewrite_soon()
+
+    def close(self) -> None:
+        if self._replaced is not None:
+            self._replaced.close()
+            self._replaced = None
+
+    def _sync(self, settle: bool) -> None:
+        self._take_replaced()
         keys = self.files.keys()
         if self.state.items is None:
             self.full_load(publish=False)
@@ -149,14 +290,20 @@ class YamlSync:
         assert self.keys is not None
         base, trash, log_key = keys
         old_base, old_trash, old_log = self.keys
-        if self.log.appended_only(log_key, old_log):
+        if log_key is None and old_log is not None:
+            # The log was removed under us: the state holds every write; the files are written out again
+            # with a new log (never read as "no writes since the file").
+            self.log.reset()
+            self.disk.needs_rewrite = True
+            self._rewrite_soon()
+        elif self.log.appended_only(log_key, old_log):
             tail = self._read_log(self.log.end)
             if tail is None:
                 self.full_load(publish=True)
                 return
             self.take_records([r for r in tail.records if r["seq"] > self.state.seq], publish=True)
             self.log.end = tail.end
-        elif not self._adopt():
+        elif log_key is not None and not self._adopt():
             self.full_load(publish=True)
             return
         header = self.log.header
@@ -164,42 +311,84 @@ class YamlSync:
             if header is not None and trash is not None and trash == header.trash_stat:
                 self.disk.trash_sha1 = header.trash_sha1  # another instance's rewrite
             else:
-                raw = self.files.read(self.files.trash_path)
-                found = sha1(raw) if raw is not None else None
-                if found not in (self.disk.trash_sha1, header.trash_sha1 if header else None):
-                    self.full_load(publish=True)  # the trash file was changed by something else
-                    return
-                self.disk.trash_sha1 = found
+                raw = self._read_kept(self.files.trash_path)
+                if raw is None:  # gone (or a link): the trash held is kept and written out again
+                    self.disk.trash_written = -1
+                    self._rewrite_soon()
+                else:
+                    found = sha1(raw)
+                    if found not in (self.disk.trash_sha1, header.trash_sha1 if header else None):
+                        self.full_load(publish=True)  # the trash file was changed by something else
+                        return
+                    self.disk.trash_sha1 = found
         self.edit_pending = False
         if base != old_base:
             if header is not None and base is not None and base == header.base_stat:
                 self.disk.sha1 = header.base_sha1  # another instance's rewrite
+                self.versions.clear()  # (its text is not read: earlier versions no longer connect)
+                self._readable()
             elif not self._take_file(base, settle):
                 self.edit_pending = True
                 keys = (old_base, *keys[1:])  # looked at again next time
         self.keys = keys
+
+    def _read_kept(self, path: Path) -> bytes | None:
+        """A file of the store read while the store holds its state: ``None`` when it is gone or a
+        link was put in its place (both said; the state is written out again). Raises
+        ``StoreCorrupt`` when it cannot be read."""
+        try:
+            raw = self.files.read(path)
+        except Refused as exc:
+            if exc.kind != "link":
+                raise StoreCorrupt(str(path), exc.detail) from exc
+            self.say(StoreNotice("file_link", str(path), exc.detail))
+            return None
+        if raw is None:
+            self.say(StoreNotice("file_missing", str(path), f"{path} disappeared: written again from the "
+                                 "memories held"))
+        return raw
+
+    def _damaged(self, exc: StoreCorrupt) -> None:
+        """memory.yaml (or the trash) cannot be used: keep serving the last good state, refuse writes."""
+        self.damage = exc
+        self.keys = self.files.keys()  # (not read again until it changes)
+        self.edit_pending = False
+        self.say(StoreNotice("file_unreadable", exc.path, exc.detail))
+
+    def _readable(self) -> None:
+        if self.damage is not None:
+            path, self.damage = self.damage.path, None
+            self._ended("file_unreadable", StoreNotice("file_readable", path))
 
     def _take_file(self, base: Any, settle: bool) -> bool:
         """memory.yaml changed on disk: a touch, another instance's rewrite, or a hand edit (taken in
         as a write). False when it is too fresh to take in yet."""
         if settle and base is not None and time.time() - base[1] / 1e9 < SETTLE_SECONDS:
             return False
-        raw = self.files.read(self.files.path)
-        if raw is None:  # deleted: read everything again (a missing file holds no memories)
-            self.full_load(publish=True)
+        raw = self._read_kept(self.files.path)
+        if raw is None:  # gone, or a link in its place: the memories held are written out again
+            self._readable()
+            self.disk.needs_rewrite = True
+            self._rewrite_soon()
             return True
         found = sha1(raw)
         header = self.log.header
         known = {self.disk.sha1}
         if header is not None:
             known |= {header.base_sha1, header.prev_sha1}
-        if found in known:
-            self.disk.sha1 = found
+        if found == self.disk.sha1:
+            self._readable()
+            return True
+        if found in known and not self.versions.known(found):
+            self.disk.sha1 = found  # a rewrite cut short, another instance's: its records are applied
+            self._readable()
             return True
         if found in self.disk.folded:  # another instance took this edit in: its record is applied
             self._learn_text(raw, found)
+            self._readable()
             return True
         self.fold(raw, found)
+        self._readable()
         return True
 
     def _learn_text(self, raw: bytes, found: str) -> None:
@@ -208,7 +397,10 @@ class YamlSync:
         if split is None or None in (keys := [key for key, _ in split[1]]) or len(set(keys)) != len(keys):
             self.full_load(publish=True)  # (rare: a file that does not split; read whole)
             return
-        self.disk.layout = Layout(split[0], {key: Chunk(None, text) for key, text in split[1]})  # type: ignore[misc]
+        old = self.disk.layout
+        layout = Layout(split[0], {key: Chunk(None, text) for key, text in split[1]})  # type: ignore[misc]
+        self.versions.advance(self.disk.sha1, old, _differing(old, layout))
+        self.disk.layout = layout
         self.disk.sha1, self.disk.size, self.disk.ids = found, len(raw), None
 
     def _adopt(self) -> bool:
@@ -229,11 +421,25 @@ class YamlSync:
         return True
 
     def full_load(self, *, publish: bool) -> tuple[list[str], list[str]]:
-        """Read the files and replay the log. Returns (issues, repaired) of the reading."""
+        """Read the files and replay the log. Returns (issues, repaired) of the reading. With a state
+        held, a memory.yaml that is gone or a link keeps that state (written out again)."""
         self.full_reads += 1
         keys = self.files.keys()
         base, trash, _ = keys
-        raw = self.files.read(self.files.path) or b""
+        held = self.state.items is not None
+        try:
+            raw = self.files.read(self.files.path)
+        except Refused as exc:
+            if exc.kind == "link" and held:
+                raw = None
+            else:
+                raise StoreCorrupt(str(self.files.path), exc.detail,
+                                   str(self.files.backup_path) if self.files.backup_path.exists() else None) from exc
+        if raw is None and held:
+            self._take_file(None, settle=False)  # (says so, keeps the state, writes it out again)
+            self.keys = keys
+            return [], []
+        raw = raw or b""
         base_sha1 = sha1(raw)
         parsed = self.cache.read(base_sha1, str(self.files.path)) if len(raw) > CACHE_MIN_BYTES else None
         if parsed is None:
@@ -241,13 +447,20 @@ class YamlSync:
                 parsed = parse_items(raw, str(self.files.path))
             except _PARSE_ERRORS as exc:
                 raise self.corrupt(self.files.path, exc) from exc
-        trash_raw = self.files.read(self.files.trash_path)
+        try:
+            trash_raw = self.files.read(self.files.trash_path)
+        except Refused as exc:
+            trash_raw, trash_refused = None, StoreCorrupt(str(self.files.trash_path), exc.detail)
+        else:
+            trash_refused = None
         trash_items: dict[str, dict[str, Any]] | None
-        trash_error = None
+        trash_error = trash_refused
         try:
             trash_items = parse_trash(trash_raw, str(self.files.trash_path)) if trash_raw is not None else {}
         except _PARSE_ERRORS as exc:
             trash_items, trash_error = None, self.corrupt(self.files.trash_path, exc)
+        if trash_refused is not None:
+            trash_items = None
         trash_sha1 = sha1(trash_raw) if trash_raw is not None else None
         tail = self._read_log(0)
         header = tail.header if tail is not None else None
@@ -269,7 +482,7 @@ class YamlSync:
         # to files that already hold them.
         replay = [r for r in records if r["seq"] > start]
         seq = max([start, *(r["seq"] for r in records)])
-        previous_items, previous_trash = self.state.view() if self.state.items is not None else None, (
+        previous_items, previous_trash = self.state.view() if held else None, (
             dict(self.state.trash) if self.state.trash is not None else None)
         layout = layout_of(raw, parsed.items)
         unwritten = {mid: None for mid in parsed.items if mid in parsed.rewrite or mid not in layout.chunks}
@@ -281,11 +494,13 @@ class YamlSync:
         self.disk.lineage = lineage
         self.disk.needs_rewrite = bool(parsed.rewrite)
         self.disk.trash_written = self.state.trash_version
+        self.versions.clear()
         self.take_records(replay, publish=False)
         self.disk.base_seq = start
         self.log.follow(tail, ok=match == "base")
         self.keys = keys
         self.edit_pending = False
+        self._readable()
         if publish and previous_items is not None:
             changes = foreign_changes(previous_items, self.state.view(), lambda: self.state.trash or {})
             if not changes and previous_trash != self.state.trash:
@@ -328,58 +543,170 @@ class YamlSync:
     # ── a hand edit ────────────────────────────────────────────────────
 
     def fold(self, raw: bytes, found: str) -> None:
-        """memory.yaml was edited by something else while we hold a state: every entry whose text
-        differs from what we last knew becomes the memory's state (committed as a write by ``file``);
-        entries deleted by hand go to the trash. A file that does not parse raises ``StoreCorrupt``
-        (and is never written over)."""
+        """memory.yaml was saved by something else while we hold a state: merged three ways against the
+        version it was made from (``versions``; else the file as we last knew it). An entry the person
+        changed becomes the memory's state (committed as a write by ``file``), an entry only the store
+        changed since keeps the store's, entries deleted by hand go to the trash, a true conflict keeps
+        both versions and is said. A file that does not parse raises ``StoreCorrupt`` (and is never
+        written over)."""
         if self.read_only:
             self.full_load(publish=True)
             return
         items = self.state.items
         assert items is not None
-        known = self.disk.layout.chunks
-        known_ids = set(self.disk.known_ids())
+        old = self.disk.layout
+        known = old.chunks
         entries = self._changed_entries(raw, known)
+        texts = {mid: text for mid, (_, text) in entries.entries.items() if text is not None}
+        base = self.versions.base_of(found, texts, self._edited_from) if entries.split else None
+        since = dict(base.texts) if base is not None else {}  # entries changed since the save's version
         layout = Layout(entries.preamble, split=entries.split)
         if self.state.trash is None:  # a damaged trash file: nothing can be moved there
             raise self.state.trash_error or self.corrupt(self.files.trash_path, ValueError("unreadable"))
-        txn = OverlayTransaction(items, self.state.trash)
-        changes: list[MemoryChange] = []
+        fold = _Fold(OverlayTransaction(items, self.state.trash))
         for memory_id, (item, text) in entries.entries.items():
             chunk = known.get(memory_id)
             if item is None:  # text as we knew it
                 assert chunk is not None
                 layout.chunks[memory_id] = chunk
                 continue
-            current = items.get(memory_id)
-            if current is not None and current == item:  # written so by another writer: no edit
-                layout.chunks[memory_id] = Chunk(current, text) if text is not None else Chunk(None, b"")
-                continue
-            new = self._edited(memory_id, item, current, chunk)
             layout.chunks[memory_id] = Chunk(item, text if text is not None else b"")
-            txn.put(memory_id, new)
-            changes.append(self._change_of(memory_id, new, current))
-        for memory_id in known_ids - entries.entries.keys():
+            if memory_id in since and text == since[memory_id]:
+                fold.stale.append(memory_id)  # as in the version it was saved from: the store's is newer
+                continue
+            base_item = self._base_item(memory_id, since, chunk)
+            self._fold_entry(fold, memory_id, item, base_item, items.get(memory_id), in_base=(
+                since[memory_id] is not None if memory_id in since else chunk is not None))
+        in_base = (set(self.disk.known_ids()) - {mid for mid, text in since.items() if text is None}) | {
+            mid for mid, text in since.items() if text is not None}
+        for memory_id in in_base - entries.entries.keys():
             current = items.get(memory_id)
-            if current is None or memory_id in txn.items:
-                continue  # gone already, or added since the file was written (not in it yet)
-            txn.trash_put(memory_id, {"item": current.to_dict(), "deleted_at": now_iso(), "reason": DELETE_REASON,
-                                      "actor": FILE})
-            txn.remove(memory_id)
-            changes.append(MemoryChange("delete", (memory_id,), FILE, DELETE_REASON, states={memory_id: None},
-                                        extra={"description": current.description, "theme": current.theme},
-                                        local=False))
+            if current is None or memory_id in fold.txn.items:
+                continue  # gone already
+            if memory_id in since and (current.description, current.theme) != _content(
+                    self._base_item(memory_id, since, known.get(memory_id))):
+                fold.conflicts.append((memory_id, None))  # deleted by hand, changed by Sonetto since: said
+            fold.txn.trash_put(memory_id, {"item": current.to_dict(), "deleted_at": now_iso(),
+                                           "reason": DELETE_REASON, "actor": FILE})
+            fold.txn.remove(memory_id)
+            fold.changes.append(MemoryChange("delete", (memory_id,), FILE, DELETE_REASON, states={memory_id: None},
+                                             extra={"description": current.description, "theme": current.theme},
+                                             local=False))
+        # Memories the saved file lacks that were not in its version (added since), and stale entries:
+        # the next rewrite writes them as they are.
+        kept = [mid for mid in items if mid not in entries.entries and mid not in in_base and mid not in fold.txn.items]
+        for memory_id in (*fold.stale, *kept):
+            self.state.changed[memory_id] = None
+        fold.added_since = [mid for mid in kept if mid in since]
+        changes = fold.changes
         if len(changes) > STATES_MAX:
             changes = [MemoryChange("reload", (), FILE, EDIT_REASON, local=False)]
         for change in changes:
-            txn.record(change)
+            fold.txn.record(change)
+        differing = [mid for mid, (item, _) in entries.entries.items() if item is not None] + [
+            mid for mid in known if mid not in entries.entries]
+        self.versions.advance(self.disk.sha1, old, differing if entries.split else None)
         self.disk.layout, self.disk.sha1, self.disk.size = layout, found, len(raw)
         self.disk.ids = None if entries.split else frozenset(entries.entries)
-        if txn.touched:
+        if fold.stale or kept or fold.copies:
+            self.disk.needs_rewrite = True
+            self._rewrite_soon()
+        if fold.txn.touched:
             self.disk.folded.add(found)
-            self._commit(txn, file_sha1=found)
+            self._commit(fold.txn, file_sha1=found)
             for change in changes:
                 self._publish(change)
+        self._tell(fold, base is not None)
+
+    def _edited_from(self, memory_id: str, text: bytes, found: bytes) -> bool:
+        """Whether the saved entry ``found`` is an edit of ``text`` (an earlier version of it): its
+        history has that version's entries (the store appends one whenever it changes an entry; a
+        find-and-replace may have changed the words in them, not their times and actions)."""
+        then, now = self._parse_entry(memory_id, text), self._parse_entry(memory_id, found)
+        return then is not None and now is not None and _shape(then.history) == _shape(now.history)
+
+    def _parse_entry(self, memory_id: str, text: bytes) -> MemoryItem | None:
+        try:
+            return parse_items(text, str(self.files.path)).items.get(memory_id)
+        except _PARSE_ERRORS:
+            return None
+
+    def _base_item(self, memory_id: str, since: dict[str, bytes | None], chunk: Chunk | None) -> MemoryItem | None:
+        """The entry in the version a save was made from (``None``: it was not in it)."""
+        if memory_id in since:
+            text = since[memory_id]
+        elif chunk is not None:
+            if chunk.item is not None:
+                return chunk.item
+            text = chunk.text
+        else:
+            return None
+        return self._parse_entry(memory_id, text) if text else None
+
+    def _fold_entry(self, fold: "_Fold", memory_id: str, item: MemoryItem, base: MemoryItem | None,
+                    current: MemoryItem | None, *, in_base: bool) -> None:
+        """One entry the save changed (``item``), against its ``base`` and the store's ``current``."""
+        txn = fold.txn
+        if current is None:
+            if in_base and base is not None:  # deleted by Sonetto since the save's version, edited by hand
+                new = self._edited(memory_id, item, base, None, reason=BACK_REASON)
+                if txn.trash_get(memory_id) is not None:
+                    txn.trash_remove(memory_id)
+                fold.conflicts.append((memory_id, None))
+            else:
+                new = self._edited(memory_id, item, None, None)
+            txn.put(memory_id, new)
+            fold.changes.append(self._change_of(memory_id, new, None))
+            return
+        merged = merge_entry(base, item, current)
+        if not merged.person_changed:
+            fold.stale.append(memory_id)
+            return
+        new = merged.item
+        if (new.description, new.theme) != (current.description, current.theme):
+            new.history.append({"time": now_iso(), "action": "update", "actor": FILE, "reason": EDIT_REASON,
+                                "old_description": current.description, "new_description": new.description,
+                                "old_theme": current.theme, "new_theme": new.theme})
+            new.latest_update_time = new.history[-1]["time"]
+        elif new == current:
+            return
+        txn.put(memory_id, new)
+        fold.changes.append(self._change_of(memory_id, new, current))
+        if merged.conflict:
+            copy_id = self._keep_other(fold, memory_id, current)
+            fold.conflicts.append((memory_id, copy_id))
+
+    def _keep_other(self, fold: "_Fold", memory_id: str, other: MemoryItem) -> str | None:
+        """The version a conflict did not keep, as a memory of its own (its author kept)."""
+        if self._new_id is None:
+            return None
+        copy_id = self._new_id(fold.txn)
+        copy = MemoryItem(other.description, other.theme)
+        copy.record_creation(other.last_actor if other.last_actor != "imported" else FILE, CONFLICT_REASON,
+                             {"conflict_of": memory_id})
+        fold.txn.put(copy_id, copy)
+        fold.copies.append(copy_id)
+        fold.changes.append(MemoryChange("add", (copy_id,), FILE, CONFLICT_REASON,
+                                         states={copy_id: card_state(copy)}, local=False))
+        return copy_id
+
+    def _tell(self, fold: "_Fold", from_older: bool) -> None:
+        """Say what a save merged: the conflicts, and a save from an older copy whose changes were kept."""
+        items = self.state.items or {}
+        path = str(self.files.path)
+        for memory_id, copy_id in fold.conflicts:
+            kept = items.get(memory_id)
+            other = items.get(copy_id) if copy_id else None
+            texts = tuple(x.description for x in (kept, other) if x is not None)
+            ids = (memory_id, copy_id) if copy_id else (memory_id,)
+            self.say(StoreNotice("edit_conflict", path, f"memory {memory_id} was changed both in memory.yaml and "
+                                 f"by the app: the file's version is kept" + (f", the other as {copy_id}" if copy_id
+                                                                              else ""), ids, texts))
+        stale = [mid for mid in (*fold.stale, *fold.added_since) if mid in items]
+        if from_older and stale:
+            self.say(StoreNotice("edit_stale", path, "memory.yaml was saved from an older copy: the changes "
+                                 "made since were kept", tuple(stale[:20]),
+                                 tuple(items[mid].description for mid in stale[:20]), count=len(stale)))
 
     def _changed_entries(self, raw: bytes, known: dict[str, Chunk]) -> _Entries:
         """The file's entries: ``(None, text)`` for an entry whose text is what we knew, else the
@@ -414,20 +741,19 @@ class YamlSync:
         return _Entries(split[0], True, out)
 
     @staticmethod
-    def _edited(memory_id: str, item: MemoryItem, current: MemoryItem | None, chunk: Chunk | None) -> MemoryItem:
-        """The memory's new state: the file's, with the edit in its history."""
+    def _edited(memory_id: str, item: MemoryItem, base: MemoryItem | None, current: MemoryItem | None, *,
+                reason: str = ADD_REASON) -> MemoryItem:
+        """A memory the store does not hold, as the file has it: with its history (``base``'s when the
+        file's is not edited), and a history entry saying where it came from."""
         new = item.copy()
-        if current is None:
-            if not new.history:
-                new.record_creation(FILE, ADD_REASON)
-            return new
-        if chunk is not None and chunk.item is not None and new.history == chunk.item.history:
-            new.history = current.copy().history  # the history was not edited: keep what the log added
-        if (new.description, new.theme) != (current.description, current.theme):
-            new.history.append({"time": now_iso(), "action": "update", "actor": FILE, "reason": EDIT_REASON,
-                                "old_description": current.description, "new_description": new.description,
-                                "old_theme": current.theme, "new_theme": new.theme})
+        if base is not None and new.history == base.history and (new.description, new.theme) != (
+                base.description, base.theme):
+            new.history.append({"time": now_iso(), "action": "update", "actor": FILE, "reason": reason,
+                                "old_description": base.description, "new_description": new.description,
+                                "old_theme": base.theme, "new_theme": new.theme})
             new.latest_update_time = new.history[-1]["time"]
+        elif not new.history:
+            new.record_creation(FILE, reason)
         return new
 
     @staticmethod
@@ -446,4 +772,32 @@ class YamlSync:
                             local=False)
 
 
-__all__ = ["ADD_REASON", "DELETE_REASON", "EDIT_REASON", "SETTLE_SECONDS", "YamlFiles", "YamlSync", "sha1"]
+@dataclass
+class _Fold:
+    """What folding one save does: the write, its change records, and what to say afterwards."""
+
+    txn: OverlayTransaction
+    changes: list[MemoryChange] = field(default_factory=list)
+    stale: list[str] = field(default_factory=list)  # entries as in the save's version: the store's kept
+    conflicts: list[tuple[str, str | None]] = field(default_factory=list)  # (memory, the copy kept)
+    copies: list[str] = field(default_factory=list)
+    added_since: list[str] = field(default_factory=list)  # memories the store added after the save's version
+
+
+def _shape(history: list[Any]) -> list[tuple[Any, Any, Any]]:
+    return [(e.get("time"), e.get("action"), e.get("actor")) if isinstance(e, dict) else (None, None, None)
+            for e in history]
+
+
+def _content(item: MemoryItem | None) -> tuple[str, str] | None:
+    return (item.description, item.theme) if item is not None else None
+
+
+def _differing(old: Layout, new: Layout) -> list[str]:
+    """The ids whose text differs between two layouts (present in one only included)."""
+    return [mid for mid in {**old.chunks, **new.chunks}
+            if (a := old.chunks.get(mid)) is None or (b := new.chunks.get(mid)) is None or a.text != b.text]
+
+
+__all__ = ["ADD_REASON", "BACK_REASON", "CONFLICT_REASON", "DELETE_REASON", "EDIT_REASON", "MAX_FILE_BYTES", "Refused",
+           "SETTLE_SECONDS", "YamlFiles", "YamlSync", "sha1"]

@@ -18,7 +18,11 @@ A rewrite, in three steps:
    new log first — its header names the new files (their identities are known before the rename)
    and the files still on disk, and it keeps every record the old files lack plus the newest ones
    for other instances to catch up from — then the files are replaced. ``memory.yaml.bak`` keeps
-   the file as it was before this instance's first rewrite and before a hand edit was taken in.
+   the file being replaced (a hard link: nothing copied), so it is always the last good copy and,
+   with the log (whose header names it as the previous file), restores the file exactly.
+
+The file being replaced stays open for a moment after the rename: an editor that saved into it in
+place (it opened the file before the rename) has its save taken in as a hand edit, not lost.
 """
 
 from __future__ import annotations
@@ -27,15 +31,18 @@ import heapq
 import itertools
 import logging
 import os
+import shutil
+import stat as stat_mode
 import threading
 import time
 import weakref
 from contextlib import AbstractContextManager
+from pathlib import Path
 from typing import Any, Callable
 
 from . import change_log as journal
 from ...errors import StoreCorrupt
-from ...files import fsync_dir, private_file, temp_name, write_private
+from ...files import exchange, fsync_dir, private_file, temp_name, write_private
 from .cache import CACHE_MIN_BYTES, ParseCache
 from .format import Layout, dump, serialise
 from .state import DiskState, MemoryState
@@ -74,7 +81,6 @@ class FileWriter:
         self._due: float | None = None
         self._not_before = 0.0
         self._closed = False
-        self._backup_next = True  # the file as it was before this instance's first rewrite
         #: Seconds each rewrite took (benchmarks read it).
         self.flush_times: list[float] = []
 
@@ -130,6 +136,8 @@ class FileWriter:
         with self._lock():
             if not locked:
                 self.sync.sync(settle=True)
+                if self.sync.damage is not None:  # memory.yaml cannot be read: never written over
+                    raise self.sync.damage
                 if self.sync.edit_pending:  # a hand edit still being saved: after it is taken in
                     self.schedule(0.2)
                     return False
@@ -151,7 +159,8 @@ class FileWriter:
                 with self._lock():
                     try:
                         self.sync.sync(settle=True)  # others' records since the snapshot go into the new log
-                        done = not self.sync.edit_pending and self._swap(snapshot, prepared)
+                        done = (not self.sync.edit_pending and self.sync.damage is None
+                                and self._swap(snapshot, prepared))
                     finally:
                         if not done:
                             self._discard(prepared)
@@ -216,9 +225,12 @@ class FileWriter:
     def _swap(self, snap: dict[str, Any], prepared: dict[str, Any]) -> bool:
         """Step 3 (lock held). False (nothing changed) when the files changed since the snapshot."""
         files, disk = self.files, self.disk
+        replaced = _Replaced.open(files.path)
         try:
             if self._closed or files.keys()[:2] != snap["keys"]:
                 self._discard(prepared)
+                if replaced is not None:
+                    replaced.close()
                 return False
             seq, old_base = snap["seq"], snap["old_base_seq"] or 0
             lines = self.log.lines() if self.log.header is not None or files.log_path.exists() else []
@@ -229,20 +241,26 @@ class FileWriter:
                                     snap["old_sha1"], snap["old_trash_sha1"], old_base)
             kept = journal.carry(lines, old_base, CARRY_BYTES) + b"".join(line for n, line in lines if n > old_base)
             self.log.write(header, kept)  # first: it describes the files on disk either way
-            if self._backup_next and files.path.exists():
-                self._keep_backup()
             if prepared["trash_tmp"] is not None:
                 os.replace(prepared["trash_tmp"], files.trash_path)
-            os.replace(prepared["tmp"], files.path)
+            stray = self._put_in_place(prepared["tmp"], snap["keys"][0], replaced)
             fsync_dir(files.path.parent)
+        except _SavedMeanwhile:
+            self._discard(prepared)
+            if replaced is not None:
+                replaced.close()
+            return False  # (taken in as a hand edit at the next look, and written again)
         except BaseException:
             self._discard(prepared)
+            if replaced is not None:
+                replaced.close()
             raise
-        self._backup_next = False
         if len(kept) > 2 * CARRY_BYTES:  # (a big import): the log shrinks to what other instances may need
             newer = b"".join(line for n, line in lines if n > seq)
             self.log.write(journal.Header(disk.lineage, seq, prepared["sha1"], base_stat, prepared["trash_sha1"],
                                           trash_stat), journal.carry(lines, seq, CARRY_BYTES) + newer)
+            self._copy_backup()  # the log no longer names the previous file: the backup is this one
+        self.sync.versions.advance(disk.sha1, disk.layout, list(snap["changed"]) if snap["layout"].split else None)
         disk.layout, disk.sha1, disk.size = prepared["layout"], prepared["sha1"], prepared["size"]
         disk.ids = None
         disk.trash_sha1, disk.base_seq = prepared["trash_sha1"], seq
@@ -250,23 +268,58 @@ class FileWriter:
             disk.trash_written = snap["trash_version"]
         disk.needs_rewrite = False
         self.sync.keys = files.keys()
+        if replaced is not None:
+            self.sync.watch_replaced(replaced.watch())
+        if stray is not None:  # a save renamed over memory.yaml at the last moment: taken in, not lost
+            self.sync.take_saved(stray)
         return True
 
-    def _keep_backup(self) -> None:
-        """memory.yaml as it is now, kept as memory.yaml.bak (a hard link: nothing copied)."""
+    def _put_in_place(self, tmp: Path, expected: journal.Stat | None, replaced: "_Replaced | None") -> bytes | None:
+        """Move the new memory.yaml into place; the file it displaces becomes memory.yaml.bak (the last
+        good copy; a gone file or a link is not one). Where the system can, the two are exchanged in
+        one step, so a save renamed over memory.yaml at the last moment is displaced, not lost: its
+        text is returned. Elsewhere the file is checked once more just before the rename."""
+        path = self.files.path
+        if replaced is not None and exchange(tmp, path):
+            if journal.stat_key(tmp) == expected:
+                private_file(tmp)
+                os.replace(tmp, self.files.backup_path)
+                return None
+            try:
+                with open(tmp, "rb") as fh:
+                    return fh.read()
+            finally:
+                os.unlink(tmp)
+        if replaced is not None:
+            self._keep_backup(replaced)
+        if journal.stat_key(path) != expected:
+            raise _SavedMeanwhile
+        os.replace(tmp, path)
+        return None
+
+    def _keep_backup(self, replaced: "_Replaced") -> None:
+        """The file about to be replaced, kept as memory.yaml.bak (a hard link: nothing copied)."""
         backup = self.files.backup_path
         staged = backup.with_name(backup.name + ".new")
         try:
             staged.unlink(missing_ok=True)
-            os.link(self.files.path, staged)
+            os.link(self.files.path, staged, follow_symlinks=False)
         except OSError:
-            write_private(staged, self.files.path.read_bytes())
+            write_private(staged, replaced.data())
         private_file(staged)
         os.replace(staged, backup)
 
-    def keep_backup_next(self) -> None:
-        """The next rewrite keeps the file on disk as memory.yaml.bak first (a hand edit taken in)."""
-        self._backup_next = True
+    def _copy_backup(self) -> None:
+        """memory.yaml as just written, copied as memory.yaml.bak (not linked: an edit in place would
+        change both)."""
+        backup = self.files.backup_path
+        staged = backup.with_name(backup.name + ".new")
+        try:
+            shutil.copyfile(self.files.path, staged, follow_symlinks=False)
+            private_file(staged)
+            os.replace(staged, backup)
+        except OSError as exc:
+            log.info("could not copy %s to %s: %s", self.files.path, backup, exc)
 
     # ── the end ────────────────────────────────────────────────────────
 
@@ -285,6 +338,85 @@ class FileWriter:
             finally:
                 self._closed = True
                 self._due = None
+
+
+class _SavedMeanwhile(Exception):
+    """memory.yaml changed between a rewrite's check and its rename: the rewrite is given up."""
+
+
+#: How long the file a rewrite replaced stays open for an editor's save in place to be caught.
+REPLACED_WATCH = 2.0
+
+
+class _Replaced:
+    """The memory.yaml a rewrite is replacing, kept open (POSIX): whether something wrote into it after
+    the rename's check (an editor saving in place into the file it opened before; the rename would
+    lose that save)."""
+
+    def __init__(self, fd: int, st: os.stat_result) -> None:
+        self.fd: int | None = fd
+        self._seen = (st.st_mtime_ns, st.st_size)
+        self.until = 0.0
+
+    @classmethod
+    def open(cls, path: os.PathLike[str] | str) -> "_Replaced | None":
+        """The regular file at ``path`` (``None``: gone, a link, or not kept open on this system)."""
+        if os.name != "posix":  # (Windows cannot rename over an open file)
+            return None
+        try:
+            fd = os.open(path, os.O_RDONLY | getattr(os, "O_NOFOLLOW", 0))
+        except OSError:
+            return None
+        try:
+            st = os.fstat(fd)
+        except OSError:
+            os.close(fd)
+            return None
+        if not stat_mode.S_ISREG(st.st_mode):
+            os.close(fd)
+            return None
+        return cls(fd, st)
+
+    @property
+    def is_open(self) -> bool:
+        return self.fd is not None
+
+    def data(self) -> bytes:
+        assert self.fd is not None
+        return _read_all(self.fd)
+
+    def written(self) -> bytes | None:
+        """The file's text when something wrote into it since it was opened (else ``None``)."""
+        if self.fd is None:
+            return None
+        try:
+            st = os.fstat(self.fd)
+            if (st.st_mtime_ns, st.st_size) == self._seen:
+                return None
+            self._seen = (st.st_mtime_ns, st.st_size)
+            return _read_all(self.fd)
+        except OSError:
+            return None
+
+    def watch(self) -> "_Replaced":
+        self.until = time.monotonic() + REPLACED_WATCH
+        return self
+
+    def close(self) -> None:
+        if self.fd is not None:
+            fd, self.fd = self.fd, None
+            os.close(fd)
+
+
+def _read_all(fd: int) -> bytes:
+    chunks = []
+    offset = 0
+    while True:
+        chunk = os.pread(fd, 1 << 20, offset)
+        if not chunk:
+            return b"".join(chunks)
+        chunks.append(chunk)
+        offset += len(chunk)
 
 
 class _Flusher:

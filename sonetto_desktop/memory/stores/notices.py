@@ -1,0 +1,41 @@
+"""StoreNotice: what a store tells the person once about its files while it keeps working.
+
+A store that finds its file gone, replaced by a link, unreadable, or saved from an older copy does
+not stop and does not guess that the person deleted everything: it keeps serving what it holds,
+repairs what it can, and says so once through ``BaseMemoryManager.subscribe_notices`` (the app shows
+a notice, the command line prints it). Wording lives in ``presentation/store_notices.py``.
+
+Kinds:
+
+- ``file_missing``: memory.yaml disappeared while the store was open; it was written again from the
+  memories held (nothing was deleted).
+- ``file_link``: memory.yaml was replaced by a link to another file; the link was not followed and the
+  file was written again from the memories held.
+- ``file_unreadable``: memory.yaml cannot be read (a YAML error, too large, no permission): the store
+  keeps showing the last good state, refuses writes and never writes over the file (``detail``: why
+  and where).
+- ``file_readable``: the file reads again (said after ``file_unreadable``).
+- ``file_recovered``: memory.yaml was missing when the store opened and was restored (``detail``: from
+  what; ``exact`` False when recent changes may be missing).
+- ``edit_stale``: memory.yaml was saved from an older copy; what Sonetto wrote since was kept.
+- ``edit_conflict``: the person's save and Sonetto changed the same memory: the person's version is the
+  memory, the other one is kept (``ids``: the memory, then the kept copy, if any).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+#: Kinds that describe a lasting condition: said once until it ends.
+CONDITIONS = frozenset({"file_unreadable"})
+
+
+@dataclass(frozen=True)
+class StoreNotice:
+    kind: str
+    path: str
+    detail: str = ""  # in English, for logs and the command line (the window words it itself)
+    ids: tuple[str, ...] = ()
+    texts: tuple[str, ...] = ()  # the memories' descriptions, in the order of ``ids``
+    exact: bool = True
+    count: int = 0  # how many memories it concerns (a stale save: how many changes were kept)

@@ -1,0 +1,54 @@
+"""What the memory store says about its files reaches the person once (issue 35 item 1): memory.yaml
+deleted while the app runs keeps every card on the wall, is written again, and one toast says so;
+a save made from an older copy that conflicts with Sonetto is said with a click to the memory."""
+
+from __future__ import annotations
+
+import asyncio
+import os
+
+import yaml
+
+from shell_fixtures import app_settings, running_app
+
+
+def _on_disk(path) -> dict:
+    try:
+        return yaml.safe_load(path.read_text(encoding="utf-8")) or {}
+    except FileNotFoundError:
+        return {}
+
+
+async def test_memory_yaml_deleted_while_the_app_runs_keeps_the_wall_and_is_said_once(qapp, tmp_path, wait):
+    data = tmp_path / "data"
+    path = data / "memory.yaml"
+    async with running_app(qapp, app_settings(data)) as app:
+        await app.wall_loaded
+        for n in range(5):
+            await app.service.add(f"第{n}条记忆", "测试")
+        await wait(lambda: len(_on_disk(path)) == 5, message="memory.yaml holds the five")
+        os.unlink(path)
+        said = lambda: [t for t in app.toasts.toasts() if "memory.yaml" in t.text and "不见了" in t.text]  # noqa: E731
+        await wait(said, message="the toast")
+        await wait(lambda: len(_on_disk(path)) == 5, message="memory.yaml written again")
+        await asyncio.sleep(1.2)  # the watcher looks a few more times
+        assert len(said()) == 1 and app.wall.model.rowCount() == 5
+        assert len(await app.service.snapshot()) == 5
+
+
+async def test_a_conflicting_save_is_said_and_opens_the_memory(qapp, tmp_path, wait):
+    data = tmp_path / "data"
+    path = data / "memory.yaml"
+    async with running_app(qapp, app_settings(data)) as app:
+        await app.wall_loaded
+        memory_id = await app.service.add("喜欢喝绿茶", "饮食")
+        await wait(lambda: memory_id in _on_disk(path), message="on disk")
+        buffer = path.read_text(encoding="utf-8")
+        await app.service.edit(memory_id, "喜欢喝红茶", None)
+        await wait(lambda: "红茶" in path.read_text(encoding="utf-8"), message="the update on disk")
+        with open(path, "w", encoding="utf-8") as fh:  # an editor that read the file before the update
+            fh.write(buffer.replace("绿茶", "乌龙茶"))
+        said = lambda: [t for t in app.toasts.toasts() if "冲突" in t.text]  # noqa: E731
+        await wait(said, message="the conflict said")
+        assert "乌龙茶" in said()[0].text and "红茶" in said()[0].text
+        await wait(lambda: app.wall.model.rowCount() == 2, message="both versions on the wall")
