@@ -341,7 +341,7 @@ class YamlMemoryManager(BaseMemoryManager):
             try:
                 issues, repaired = self.sync.full_load(publish=True)
             except StoreCorrupt as exc:
-                msg = f"{exc.path} cannot be parsed: {exc.detail}"
+                msg = f"{exc.path} cannot be read: {exc.detail}"
                 if exc.backup:
                     msg += f" (last good version: {exc.backup})"
                 return SelfCheckReport("FAIL", [msg], [], 0)
