@@ -188,6 +188,28 @@ async def test_a_later_edit_stops_the_undo_and_nothing_changes(services, imports
     assert _snapshot(services) == after and imports.ledger.get(result.undo_id).status == "done"
 
 
+async def test_undo_of_the_rest_keeps_what_the_person_changed_and_the_ledger_says_so(services, imports, llm_server):
+    llm_server.responder = remember_each_line
+    _plan, result = await _import(imports, "history.jsonl")
+    items = services.memory.all_items()
+    exam = next(mid for mid, i in items.items() if "N3" in i.description)
+    nurse = next(mid for mid, i in items.items() if "nurse" in i.description)
+    services.memory.update(exam, description="用户2023年3月22日考了日语 N3")
+    services.memory.delete(nurse, reason="不对")
+    with pytest.raises(UndoConflict) as refused:
+        await imports.undo(result.undo_id)
+    assert {t.memory_id: t.why for t in refused.value.touched} == {exam: "edited", nurse: "deleted"}
+    assert refused.value.rest == 1 and imports.ledger.get(result.undo_id).status == "done"
+    undone = await imports.undo(result.undo_id, rest=True)
+    assert sorted(t.memory_id for t in undone.kept) == sorted([exam, nurse])
+    assert [i.description for i in services.memory.all_items().values()] == ["用户2023年3月22日考了日语 N3"]
+    state = imports.ledger.get(result.undo_id)
+    assert (state.status, state.kept, state.undone_by) == (UNDONE, 2, undone.turn_id)
+    redo = services.memory.undo_turn(undone.turn_id)  # undoing the undo: the import stands again
+    state = note_undo(services.store, undone.turn_id, redo.turn_id)
+    assert (state.status, state.kept) == ("done", 0) and services.memory.count() == 2
+
+
 async def test_review_mode_lands_every_change_in_the_inbox_and_approving_keeps_it_in_the_import(services, imports, llm_server):
     services.review.enabled = True
     llm_server.responder = remember_each_line

@@ -275,3 +275,60 @@ def test_any_grouped_changes_are_undone_to_exactly_the_states_before_them_and_re
     if result is not None:
         ops.undo_turn(result.turn_id)
         assert _cards(ops) == after  # undoing the undo: the group's result, exactly
+
+
+# ── undo of the rest: the cards the person changed since are kept, and named (issue 35, item 4) ──
+
+def test_undo_of_the_rest_keeps_the_cards_changed_since_and_says_which_and_why(mm):
+    ops = MemoryOperations(mm)
+    home, job, todo, cats, kittens = (ops.add(text, theme).ids[0] for text, theme in (
+        ("用户住在成都", "身份"), ("用户是护士", "身份"), ("用户周五交报告", "时效待办"), ("用户喜欢猫", "品味"),
+        ("用户很喜欢猫咪", "品味")))
+    before = _cards(ops)
+    first = _batch(ops, 0)
+    dog = first.add("用户养了一只叫年糕的柯基", "品味").ids[0]
+    run = first.add("用户每天跑步", "品味").ids[0]
+    first.update(home, description="用户搬到了杭州", reason="搬家")
+    first.update(job, description="用户在杭州当护士", reason="换工作")
+    second = _batch(ops, 1)
+    second.delete(todo, reason="已过期")
+    second.merge(cats, kittens, "用户非常喜欢猫", "品味", reason="重复")
+    study = second.add("用户在学日语", "身份").ids[0]
+    # the person, afterwards
+    ops.update(dog, description="用户养了一只叫年糕的柯基，三岁")
+    ops.move(home, "地点")
+    ops.restore(todo)
+    ops.delete(run)
+    ops.update(cats, description="用户非常喜欢猫，也喜欢狗")  # the card the import merged the other into
+    after = _cards(ops)
+    with pytest.raises(UndoConflict) as refused:
+        ops.undo_turn("imp-0badc0de")
+    assert _cards(ops) == after  # refused: nothing changed
+    why = {t.memory_id: t.why for t in refused.value.touched}
+    assert why == {dog: "edited", home: "moved", todo: "restored", run: "deleted", cats: "edited", kittens: "with"}
+    named = {t.memory_id: t for t in refused.value.touched}
+    assert named[dog].description == "用户养了一只叫年糕的柯基，三岁" and named[home].theme == "地点"
+    assert named[run].description == "用户每天跑步"  # a card in the trash is named by its text too
+    assert named[kittens].other == "用户非常喜欢猫，也喜欢狗"  # kept in the trash with the card it went into
+    assert all(t.actor == "user" and t.time for t in refused.value.touched if t.why != "with")
+    assert refused.value.preview.effects == {"trashed": 1, "reverted": 1} and refused.value.rest == 2
+
+    result = ops.undo_turn("imp-0badc0de", keep_touched=True)
+    assert {t.memory_id for t in result.kept} == set(why) and result.effects == {"trashed": 1, "reverted": 1}
+    live, trash = _cards(ops)
+    assert live[job] == before[0][job] and study in trash and study not in live  # the rest is undone
+    assert {mid: live[mid] for mid in (dog, home, todo, cats)} == {mid: after[0][mid] for mid in (dog, home, todo, cats)}
+    assert {run, kittens} <= set(trash) and not {run, kittens} & set(live)  # as the person left them
+    ops.undo_turn(result.turn_id)  # undoing it brings the rest back
+    assert _cards(ops) == after
+
+
+def test_with_every_card_changed_since_there_is_no_rest_and_nothing_changes(mm):
+    ops = MemoryOperations(mm)
+    made = _batch(ops, 0).add("用户在学日语", "身份").ids[0]
+    ops.update(made, description="用户在学日语，准备考 N3")
+    after = _cards(ops)
+    with pytest.raises(UndoConflict) as refused:
+        ops.undo_turn("imp-0badc0de", keep_touched=True)
+    assert refused.value.rest == 0 and [t.memory_id for t in refused.value.touched] == [made]
+    assert _cards(ops) == after

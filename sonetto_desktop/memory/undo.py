@@ -27,8 +27,8 @@ refused — nothing changed, :class:`UndoConflict` naming each such memory (:cla
 card, why, who and when) and how much could still be undone. With ``keep_touched`` the rest is
 undone and the touched memories are kept as they are (``UndoResult.kept``), together with what the
 turn merged into a kept memory (restoring it beside the merged text would say the same thing twice).
-``preview`` says both without changing anything. (A restore records which turn's deletion it took
-back: ``deleted_turn`` in its history entry.)
+A refusal says what such an undo would still do (``UndoConflict.preview``). (A restore records
+which turn's deletion it took back: ``deleted_turn`` in its history entry.)
 
 Some actions are written as several turns that are undone together: an imported history's batches
 (``imp-<id>-<seq>``, ``history_import``) are all taken back by undoing ``imp-<id>`` (``in_turn``).
@@ -86,7 +86,7 @@ class Touched:
     """A memory of the turn that a later change touched, so an undo keeps it as it is. ``why``: a key
     of :data:`WHY`; ``description`` / ``theme``: the card as it is now (on the wall or in the trash);
     ``actor`` / ``time``: who made the later change and when (empty when not known); ``other``: for
-    ``with``, the kept memory the turn merged it into."""
+    ``with``, the text of the kept memory the turn merged it into."""
 
     memory_id: str
     why: str
@@ -112,45 +112,6 @@ class Touched:
                 "actor": self.actor, "time": self.time, "other": self.other, "message": self.message}
 
 
-class UndoConflict(MemoryError_):
-    """A later change touched memories of the turn: nothing was undone. ``touched``: those memories
-    (:class:`Touched`); ``conflicts``: id -> why, in words; ``rest``: how many other memories an undo
-    that keeps the touched ones (``keep_touched``) would still take back."""
-
-    def __init__(self, turn_id: str, touched: Iterable[Touched], rest: int = 0) -> None:
-        self.turn_id = turn_id
-        self.touched = list(touched)
-        self.rest = rest
-        self.conflicts = {t.memory_id: t.message for t in self.touched}
-        listed = "; ".join(f"{mid}: {why}" for mid, why in self.conflicts.items())
-        super().__init__(f"cannot undo turn {turn_id!r}: later changes touched memories {sorted(self.conflicts)}"
-                         f" ({listed}); nothing was changed")
-
-
-class NothingToUndo(MemoryError_, LookupError):
-    """No change of this turn is left in the store (unknown turn id, or only hits)."""
-
-    def __init__(self, turn_id: str) -> None:
-        self.turn_id = turn_id
-        super().__init__(f"turn {turn_id!r} left no change to undo")
-
-
-@dataclass
-class UndoResult:
-    """``turn_id``: the undo's own turn (undo it to redo); ``undone``: the turn taken back;
-    ``changes``: what the undo changed (one record per write); ``kept``: the memories a later change
-    touched, left as they are (``keep_touched``)."""
-
-    turn_id: str
-    undone: str
-    changes: list[MemoryChange] = field(default_factory=list)
-    kept: list[Touched] = field(default_factory=list)
-
-    @property
-    def ids(self) -> list[str]:
-        return list(dict.fromkeys(mid for change in self.changes for mid in change.ids))
-
-
 @dataclass
 class UndoPreview:
     """What undoing ``turn_id`` would do, changing nothing: ``kept``, the memories a later change
@@ -169,6 +130,51 @@ class UndoPreview:
     def to_json(self) -> dict[str, Any]:
         return {"turn_id": self.turn_id, "rest": self.rest, "effects": dict(self.effects),
                 "kept": [t.to_json() for t in self.kept]}
+
+
+class UndoConflict(MemoryError_):
+    """A later change touched memories of the turn: nothing was undone. ``touched``: those memories
+    (:class:`Touched`); ``conflicts``: id -> why, in words; ``preview``: what an undo that keeps the
+    touched ones (``keep_touched``) would still do (``rest``: to how many memories)."""
+
+    def __init__(self, turn_id: str, touched: Iterable[Touched], preview: UndoPreview | None = None) -> None:
+        self.turn_id = turn_id
+        self.touched = list(touched)
+        self.preview = preview if preview is not None else UndoPreview(turn_id, self.touched)
+        self.conflicts = {t.memory_id: t.message for t in self.touched}
+        listed = "; ".join(f"{mid}: {why}" for mid, why in self.conflicts.items())
+        super().__init__(f"cannot undo turn {turn_id!r}: later changes touched memories {sorted(self.conflicts)}"
+                         f" ({listed}); nothing was changed")
+
+    @property
+    def rest(self) -> int:
+        return self.preview.rest
+
+
+class NothingToUndo(MemoryError_, LookupError):
+    """No change of this turn is left in the store (unknown turn id, or only hits)."""
+
+    def __init__(self, turn_id: str) -> None:
+        self.turn_id = turn_id
+        super().__init__(f"turn {turn_id!r} left no change to undo")
+
+
+@dataclass
+class UndoResult:
+    """``turn_id``: the undo's own turn (undo it to redo); ``undone``: the turn taken back;
+    ``changes``: what the undo changed (one record per write); ``kept``: the memories a later change
+    touched, left as they are (``keep_touched``); ``effects``: how many memories went back to the
+    trash, came back from it, got their text or their lock back (keys of :data:`EFFECTS`)."""
+
+    turn_id: str
+    undone: str
+    changes: list[MemoryChange] = field(default_factory=list)
+    kept: list[Touched] = field(default_factory=list)
+    effects: dict[str, int] = field(default_factory=dict)
+
+    @property
+    def ids(self) -> list[str]:
+        return list(dict.fromkeys(mid for change in self.changes for mid in change.ids))
 
 
 def new_undo_turn(turn_id: str) -> Turn:
@@ -256,7 +262,7 @@ class UndoPlan:
                 queue.append(mid)
                 if self.steps.get(mid):
                     description, theme = self.cards.get(mid, ("", ""))
-                    kept[mid] = Touched(mid, "with", description, theme, other=target)
+                    kept[mid] = Touched(mid, "with", description, theme, other=self.cards.get(target, ("", ""))[0])
         return kept
 
     def preview(self) -> UndoPreview:
@@ -276,12 +282,15 @@ class UndoPlan:
     def add(self, mid: str, item: MemoryItem, entry: dict[str, Any] | None, actor: str) -> None:
         """Plan ``mid``: ``item`` on the wall (``entry`` None) or in the trash (``entry``, its trash entry)."""
         turn_id = self.turn_id
+        ours = entry is not None and in_turn(entry.get("turn_id"), turn_id)
+        if not ours and not any(_of(e, turn_id) or in_turn(e.get("deleted_turn"), turn_id)
+                                for e in item.history if isinstance(e, dict) and "from" not in e):
+            return  # the turn never touched it (most of a big store: one pass over its history)
         own = item.own_history()
         self.cards[mid] = (item.description, item.theme)
         for e in own:
             if e.get("action") == "merge" and _of(e, turn_id) and isinstance(e.get("merged_id"), str):
                 self.absorbed.setdefault(mid, []).append(e["merged_id"])
-        ours = entry is not None and in_turn(entry.get("turn_id"), turn_id)
         if ours and isinstance(entry.get("merged_into"), str):
             self.absorbed.setdefault(entry["merged_into"], []).append(mid)
         marked = any(_of(e, turn_id) for e in own)
@@ -373,7 +382,7 @@ def plan_undo(txn: Transaction, turn_id: str, actor: str, ids: Iterable[str] | N
 
 
 class TurnUndo:
-    """``undo_turn`` and ``preview`` (parts of ``BaseMemoryManager``) over the store's unit of work
+    """``undo_turn`` (a part of ``BaseMemoryManager``) over the store's unit of work
     (``transaction()``) and change channel (``publish(change)``)."""
 
     def __init__(self, transaction: Callable[[], AbstractContextManager[Transaction]],
@@ -382,15 +391,6 @@ class TurnUndo:
         self._publish = publish
 
     _change = staticmethod(record_change)
-
-    def preview(self, turn_id: str, *, actor: str = "user", ids: Iterable[str] | None = None) -> UndoPreview:
-        """What ``undo_turn(turn_id)`` would do, and which memories it would keep (module docstring).
-        Changes nothing; an empty preview (``rest`` 0, nothing kept) means nothing to undo."""
-        actor = check_actor(actor)
-        if not isinstance(turn_id, str) or not turn_id.strip():
-            raise ValueError("turn_id must be a non-empty string")
-        with self._transaction() as txn:
-            return plan_undo(txn, turn_id, actor, ids).preview()
 
     def undo_turn(self, turn_id: str, *, actor: str = "user", reason: str = "", turn: Turn | None = None,
                   ids: Iterable[str] | None = None, unhit: Mapping[str, int] | None = None,
@@ -414,11 +414,11 @@ class TurnUndo:
             kept = plan.kept()
             rest = {mid: steps for mid, steps in plan.steps.items() if mid not in kept}
             if kept and not keep_touched:
-                raise UndoConflict(turn_id, kept.values(), len(rest))
+                raise UndoConflict(turn_id, kept.values(), plan.preview())
             hits = {mid: n for mid, n in (unhit or {}).items() if n > 0 and mid not in kept and txn.exists(mid)}
             if not rest and not hits:
                 if kept:
-                    raise UndoConflict(turn_id, kept.values(), 0)
+                    raise UndoConflict(turn_id, kept.values(), plan.preview())
                 raise NothingToUndo(turn_id)
             for step in (step for steps in rest.values() for step in steps):
                 changes.append(self._apply(txn, step, turn_id, actor, why, turn, provenance))
@@ -430,7 +430,7 @@ class TurnUndo:
                                             {mid: card_state(item)}, hit=item.hit, undo_of=turn_id))
         for change in changes:
             self._publish(change)
-        return UndoResult(turn.turn_id, turn_id, changes, list(kept.values()))
+        return UndoResult(turn.turn_id, turn_id, changes, list(kept.values()), plan.preview().effects)
 
     def _apply(self, txn: Transaction, step: _Step, turn_id: str, actor: str, why: str, turn: Turn,
                provenance: dict[str, str]) -> MemoryChange:
