@@ -193,7 +193,7 @@ def test_undo_after_the_person_changed_cards_names_them_and_undoes_the_rest_on_r
                                                                "用户2023年3月22日考了日语 N3"])
     assert refused.stdout.splitlines() == ["有 1 张卡片之后又被改过，会原样保留：",
                                            "  「用户2023年3月22日考了日语 N3」：你之后改过它（刚刚）",
-                                           "其余的改动可以撤销：2 条移回回收站。"]
+                                           "其余的改动可以撤销：2 条移到回收站。"]
     assert exam not in refused.stdout and f"sonetto history undo {import_id} --rest" in refused.stderr
     as_json = json.loads(_cli(llm_server, "history", "--store", str(store), "undo", import_id, "--json").stdout)
     assert as_json["undone"] is False and as_json["rest"] == 2 and as_json["effects"] == {"trashed": 2}

@@ -189,3 +189,23 @@ def test_the_command_line_lists_the_cards_changed_since_and_undoes_the_rest_with
     reopened = YamlMemoryManager(path)
     assert [i.description for i in reopened.all_items().values()] == ["用户养了一只橘猫"]
     reopened.close()
+
+
+def test_the_words_for_kept_cards_in_both_languages():
+    from datetime import datetime
+
+    from sonetto_desktop.memory.undo import Touched
+    from sonetto_desktop.presentation.undo_words import effects_text, kept_line
+
+    now = datetime(2026, 5, 4, 12, 0)
+    moved = Touched("m1", "moved", "用户住在杭州", "地点", "cli", "2026-05-01T09:00:00")
+    assert kept_line(moved, "zh", now) == "「用户住在杭州」：你之后把它移到了「地点」（3天前）"
+    assert kept_line(moved, "en", now) == "“用户住在杭州”: You moved it to “地点” afterwards (3 days ago)"
+    by_app = Touched("m2", "deleted", "用户" + "很长的一段话" * 10, "身份", "mcp:cursor")
+    assert kept_line(by_app, "zh").endswith("…」：cursor 之后删除了它（在回收站里）")
+    assert kept_line(Touched("m3", "edited", "x", "t", "agent"), "zh") == "「x」：Sonetto 之后改过它"
+    went = Touched("m4", "with", "用户喜欢猫咪", "品味", other="用户非常喜欢猫，也喜欢狗")
+    assert kept_line(went, "zh") == "「用户喜欢猫咪」：它被合并进了保留的「用户非常喜欢猫，也喜欢狗」"
+    assert kept_line(went, "en") == "“用户喜欢猫咪”: It was merged into “用户非常喜欢猫，也喜欢狗”, which is kept"
+    assert effects_text({"reverted": 2, "trashed": 3}, "zh") == "3 条移到回收站、2 条恢复原来的内容"
+    assert effects_text({"restored": 1, "reverted": 2}, "en") == "1 comes back from the trash, 2 get their earlier text back"

@@ -703,115 +703,115 @@ Talk about anything — I'll remember what matters to you.</translation>
 <context>
     <name>HistoryImportDialog</name>
     <message>
-        <location filename="../../sonetto_desktop/ui/dialogs/history_import.py" line="79" />
+        <location filename="../../sonetto_desktop/ui/dialogs/history_import.py" line="80" />
         <source>导入聊天记录</source>
         <translation>Import chat history</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/dialogs/history_import.py" line="119" />
+        <location filename="../../sonetto_desktop/ui/dialogs/history_import.py" line="120" />
         <source>{0} · {1} · {2} 轮</source>
         <translation>{0} · {1} · {2} turns</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/dialogs/history_import.py" line="125" />
+        <location filename="../../sonetto_desktop/ui/dialogs/history_import.py" line="126" />
         <source>把你在其他应用里的聊天记录交给 Sonetto：它按当时的日期一段段读完，记下关于你的事。导入前可以预览和挑选，导入后可以整体撤销。</source>
         <translation>Give Sonetto your chats from other apps: it reads them piece by piece as of the day they happened and remembers what they say about you. You can preview and choose before importing, and undo the whole import afterwards.</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/dialogs/history_import.py" line="128" />
+        <location filename="../../sonetto_desktop/ui/dialogs/history_import.py" line="129" />
         <source>选择文件…</source>
         <translation>Choose a file…</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/dialogs/history_import.py" line="129" />
+        <location filename="../../sonetto_desktop/ui/dialogs/history_import.py" line="130" />
         <source>选择文件夹…</source>
         <translation>Choose a folder…</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/dialogs/history_import.py" line="131" />
+        <location filename="../../sonetto_desktop/ui/dialogs/history_import.py" line="132" />
         <source>格式</source>
         <translation>Format</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/dialogs/history_import.py" line="132" />
+        <location filename="../../sonetto_desktop/ui/dialogs/history_import.py" line="133" />
         <source>自动识别格式</source>
         <translation>Detect the format</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/dialogs/history_import.py" line="133" />
+        <location filename="../../sonetto_desktop/ui/dialogs/history_import.py" line="134" />
         <source>DeepSeek（尽力而为）</source>
         <translation>DeepSeek (best effort)</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/dialogs/history_import.py" line="134" />
+        <location filename="../../sonetto_desktop/ui/dialogs/history_import.py" line="135" />
         <source>Sonetto 导出的对话</source>
         <translation>Chat exported from Sonetto</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/dialogs/history_import.py" line="135" />
+        <location filename="../../sonetto_desktop/ui/dialogs/history_import.py" line="136" />
         <source>ChatGPT 已保存的记忆（文本）</source>
         <translation>ChatGPT saved memories (text)</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/dialogs/history_import.py" line="143" />
+        <location filename="../../sonetto_desktop/ui/dialogs/history_import.py" line="144" />
         <source>&lt;b&gt;ChatGPT&lt;/b&gt;：设置 → 数据控制 → 导出数据，邮件里的链接下载 zip，选它即可。&lt;br&gt;&lt;b&gt;DeepSeek&lt;/b&gt;：设置 → 数据管理 → 导出所有历史对话（格式没有公开说明，按公开的解析器读取，尽力而为）。&lt;br&gt;&lt;b&gt;Cherry Studio&lt;/b&gt;：设置 → 数据设置 → 备份，选备份的 zip（含 data.json 的备份）。&lt;br&gt;&lt;b&gt;Kimi 等其他应用&lt;/b&gt;：没有可读的导出，请整理成 JSON Lines（每行一条消息，见下面的“JSON Lines 格式”）。&lt;br&gt;&lt;b&gt;Sonetto&lt;/b&gt;：另一台电脑上对话列表里的“导出为 Markdown…”。</source>
         <translation>&lt;b&gt;ChatGPT&lt;/b&gt;: Settings → Data controls → Export data; download the zip from the emailed link and pick it.&lt;br&gt;&lt;b&gt;DeepSeek&lt;/b&gt;: Settings → Data management → Export all chats (the format is not documented; read as public parsers do, best effort).&lt;br&gt;&lt;b&gt;Cherry Studio&lt;/b&gt;: Settings → Data settings → Backup; pick the backup zip (one with a data.json).&lt;br&gt;&lt;b&gt;Kimi and other apps&lt;/b&gt;: no readable export; put the chats into JSON Lines (one message per line, see “JSON Lines format” below).&lt;br&gt;&lt;b&gt;Sonetto&lt;/b&gt;: “Export as Markdown…” in the chat list on the other computer.</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/dialogs/history_import.py" line="151" />
+        <location filename="../../sonetto_desktop/ui/dialogs/history_import.py" line="152" />
         <source>JSON Lines 格式…</source>
         <translation>JSON Lines format…</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/dialogs/history_import.py" line="153" />
+        <location filename="../../sonetto_desktop/ui/dialogs/history_import.py" line="154" />
         <source>或者粘贴 ChatGPT 的“已保存的记忆”（设置 → 个性化 → 管理记忆，全选复制），每行一条：</source>
         <translation>Or paste ChatGPT’s saved memories (Settings → Personalization → Manage memories, select all and copy), one per line:</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/dialogs/history_import.py" line="157" />
-        <location filename="../../sonetto_desktop/ui/dialogs/history_import.py" line="290" />
+        <location filename="../../sonetto_desktop/ui/dialogs/history_import.py" line="158" />
+        <location filename="../../sonetto_desktop/ui/dialogs/history_import.py" line="291" />
         <source>粘贴的记忆</source>
         <translation>Pasted memories</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/dialogs/history_import.py" line="159" />
+        <location filename="../../sonetto_desktop/ui/dialogs/history_import.py" line="160" />
         <source>读取粘贴的记忆</source>
         <translation>Read the pasted memories</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/dialogs/history_import.py" line="164" />
+        <location filename="../../sonetto_desktop/ui/dialogs/history_import.py" line="165" />
         <source>正在读取</source>
         <translation>Reading</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/dialogs/history_import.py" line="165" />
+        <location filename="../../sonetto_desktop/ui/dialogs/history_import.py" line="166" />
         <source>取消读取</source>
         <translation>Stop reading</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/dialogs/history_import.py" line="176" />
+        <location filename="../../sonetto_desktop/ui/dialogs/history_import.py" line="177" />
         <source>继续这次导入</source>
         <translation>Continue this import</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/dialogs/history_import.py" line="177" />
-        <location filename="../../sonetto_desktop/ui/dialogs/history_import.py" line="253" />
-        <location filename="../../sonetto_desktop/ui/dialogs/history_import.py" line="638" />
+        <location filename="../../sonetto_desktop/ui/dialogs/history_import.py" line="178" />
+        <location filename="../../sonetto_desktop/ui/dialogs/history_import.py" line="254" />
+        <location filename="../../sonetto_desktop/ui/dialogs/history_import.py" line="639" />
         <source>撤销已导入的部分</source>
         <translation>Undo what was imported</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/dialogs/history_import.py" line="182" />
+        <location filename="../../sonetto_desktop/ui/dialogs/history_import.py" line="183" />
         <source>关闭</source>
         <translation>Close</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/dialogs/history_import.py" line="221" />
+        <location filename="../../sonetto_desktop/ui/dialogs/history_import.py" line="222" />
         <source>JSON Lines 格式</source>
         <translation>JSON Lines format</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/dialogs/history_import.py" line="222" />
+        <location filename="../../sonetto_desktop/ui/dialogs/history_import.py" line="223" />
         <source>每行一个 JSON 对象，即一条消息：
 
 {0}
@@ -826,192 +826,196 @@ conversation: which chat it belongs to; role: user or assistant (system and tool
 Optional: title (the chat’s title), id (the message’s id, which recognises it on a second import). Lines may come in any order; blank lines are fine.</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/dialogs/history_import.py" line="250" />
+        <location filename="../../sonetto_desktop/ui/dialogs/history_import.py" line="251" />
         <source>有一次没有完成的导入：{0} · {1}，已写入 {2}/{3} 轮</source>
         <translation>An import was not finished: {0} · {1}, {2}/{3} turns written</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/dialogs/history_import.py" line="255" />
+        <location filename="../../sonetto_desktop/ui/dialogs/history_import.py" line="256" />
         <source>上次导入：{0} · {1}，写入 {2} 轮，新记忆 {3} 条，更新 {4} 条</source>
         <translation>Last import: {0} · {1}, {2} turns read, {3} new memories, {4} updated</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/dialogs/history_import.py" line="258" />
-        <location filename="../../sonetto_desktop/ui/dialogs/history_import.py" line="690" />
+        <location filename="../../sonetto_desktop/ui/dialogs/history_import.py" line="259" />
+        <location filename="../../sonetto_desktop/ui/dialogs/history_import.py" line="698" />
         <source>撤销这次导入</source>
         <translation>Undo this import</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/dialogs/history_import.py" line="266" />
+        <location filename="../../sonetto_desktop/ui/dialogs/history_import.py" line="267" />
         <source>选择聊天记录</source>
         <translation>Choose a chat export</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/dialogs/history_import.py" line="272" />
+        <location filename="../../sonetto_desktop/ui/dialogs/history_import.py" line="273" />
         <source>聊天记录 (*.zip *.json *.jsonl *.md *.txt)</source>
         <translation>Chat exports (*.zip *.json *.jsonl *.md *.txt)</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/dialogs/history_import.py" line="272" />
+        <location filename="../../sonetto_desktop/ui/dialogs/history_import.py" line="273" />
         <source>所有文件 (*)</source>
         <translation>All files (*)</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/dialogs/history_import.py" line="310" />
+        <location filename="../../sonetto_desktop/ui/dialogs/history_import.py" line="311" />
         <source>读不了 {0}：{1}</source>
         <translation>Cannot read {0}: {1}</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/dialogs/history_import.py" line="331" />
+        <location filename="../../sonetto_desktop/ui/dialogs/history_import.py" line="332" />
         <source>返回</source>
         <translation>Back</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/dialogs/history_import.py" line="332" />
+        <location filename="../../sonetto_desktop/ui/dialogs/history_import.py" line="333" />
         <source>取消</source>
         <translation>Cancel</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/dialogs/history_import.py" line="358" />
+        <location filename="../../sonetto_desktop/ui/dialogs/history_import.py" line="359" />
         <source>从</source>
         <translation>From</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/dialogs/history_import.py" line="358" />
-        <location filename="../../sonetto_desktop/ui/dialogs/history_import.py" line="372" />
+        <location filename="../../sonetto_desktop/ui/dialogs/history_import.py" line="359" />
+        <location filename="../../sonetto_desktop/ui/dialogs/history_import.py" line="373" />
         <source>到</source>
         <translation>to</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/dialogs/history_import.py" line="364" />
-        <location filename="../../sonetto_desktop/ui/dialogs/history_import.py" line="366" />
+        <location filename="../../sonetto_desktop/ui/dialogs/history_import.py" line="365" />
+        <location filename="../../sonetto_desktop/ui/dialogs/history_import.py" line="367" />
         <source>按标题筛选</source>
         <translation>Filter by title</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/dialogs/history_import.py" line="367" />
+        <location filename="../../sonetto_desktop/ui/dialogs/history_import.py" line="368" />
         <source>全选</source>
         <translation>Select all</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/dialogs/history_import.py" line="368" />
+        <location filename="../../sonetto_desktop/ui/dialogs/history_import.py" line="369" />
         <source>全不选</source>
         <translation>Select none</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/dialogs/history_import.py" line="370" />
+        <location filename="../../sonetto_desktop/ui/dialogs/history_import.py" line="371" />
         <source>日期从</source>
         <translation>Dates from</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/dialogs/history_import.py" line="391" />
+        <location filename="../../sonetto_desktop/ui/dialogs/history_import.py" line="392" />
         <source>开始导入</source>
         <translation>Start importing</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/dialogs/history_import.py" line="420" />
+        <location filename="../../sonetto_desktop/ui/dialogs/history_import.py" line="421" />
         <source>正在计算…</source>
         <translation>Counting…</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/dialogs/history_import.py" line="439" />
+        <location filename="../../sonetto_desktop/ui/dialogs/history_import.py" line="440" />
         <source>还没有配置模型：请先在设置里填写模型，导入要由模型来读。</source>
         <translation>No model is configured: set one in Settings first; a model reads the import.</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/dialogs/history_import.py" line="442" />
+        <location filename="../../sonetto_desktop/ui/dialogs/history_import.py" line="443" />
         <source>审核模式已开启：导入的结果会进入审核箱，由你确认后才写入。</source>
         <translation>Review mode is on: what the import finds goes to the review inbox and is written only once you approve it.</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/dialogs/history_import.py" line="482" />
+        <location filename="../../sonetto_desktop/ui/dialogs/history_import.py" line="483" />
         <source>已导入过的 {0} 轮</source>
         <translation>{0} turns imported before</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/dialogs/history_import.py" line="484" />
+        <location filename="../../sonetto_desktop/ui/dialogs/history_import.py" line="485" />
         <source>不导入列表里的 {0} 个对话</source>
         <translation>{0} conversations on the don’t-import list</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/dialogs/history_import.py" line="486" />
+        <location filename="../../sonetto_desktop/ui/dialogs/history_import.py" line="487" />
         <source>日期范围外的 {0} 轮</source>
         <translation>{0} turns outside the dates</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/dialogs/history_import.py" line="489" />
+        <location filename="../../sonetto_desktop/ui/dialogs/history_import.py" line="490" />
         <source>系统提示、工具调用、改写前的分支、空白等 {0} 条消息</source>
         <translation>{0} messages such as system prompts, tool calls, branches edited away and blanks</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/dialogs/history_import.py" line="490" />
+        <location filename="../../sonetto_desktop/ui/dialogs/history_import.py" line="491" />
         <source>不导入：{0}</source>
         <translation>Not imported: {0}</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/dialogs/history_import.py" line="492" />
+        <location filename="../../sonetto_desktop/ui/dialogs/history_import.py" line="493" />
         <source>{0} 处疑似密码、密钥或证件号会在发送给模型前隐去</source>
         <translation>{0} likely passwords, keys or ID numbers are hidden before the model sees them</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/dialogs/history_import.py" line="504" />
+        <location filename="../../sonetto_desktop/ui/dialogs/history_import.py" line="505" />
         <source>没有保存：{0}</source>
         <translation>Not saved: {0}</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/dialogs/history_import.py" line="525" />
+        <location filename="../../sonetto_desktop/ui/dialogs/history_import.py" line="526" />
         <source>ChatGPT 已保存的记忆</source>
         <translation>ChatGPT saved memories</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/dialogs/history_import.py" line="526" />
+        <location filename="../../sonetto_desktop/ui/dialogs/history_import.py" line="527" />
         <source>每条直接成为一条记忆（不经模型），可以改主题或取消勾选。</source>
         <translation>Each becomes one memory as it is (no model reads it); you can change its theme or untick it.</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/dialogs/history_import.py" line="533" />
+        <location filename="../../sonetto_desktop/ui/dialogs/history_import.py" line="534" />
         <source>导入</source>
         <translation>Import</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/dialogs/history_import.py" line="548" />
+        <location filename="../../sonetto_desktop/ui/dialogs/history_import.py" line="549" />
         <source>审核模式已开启：它们会进入审核箱，由你确认后才写入。</source>
         <translation>Review mode is on: they go to the review inbox and are written only once you approve them.</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/dialogs/history_import.py" line="555" />
+        <location filename="../../sonetto_desktop/ui/dialogs/history_import.py" line="556" />
         <source>导入 {0} 条记忆</source>
         <translation>Import {0} memories</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/dialogs/history_import.py" line="563" />
+        <location filename="../../sonetto_desktop/ui/dialogs/history_import.py" line="564" />
         <source>没有导入：{0}</source>
         <translation>Not imported: {0}</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/dialogs/history_import.py" line="634" />
+        <location filename="../../sonetto_desktop/ui/dialogs/history_import.py" line="635" />
         <source>导入已停止</source>
         <translation>Import stopped</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/dialogs/history_import.py" line="635" />
+        <location filename="../../sonetto_desktop/ui/dialogs/history_import.py" line="636" />
         <source>已导入的部分要保留吗？保留的话，以后再导入同一个文件会接着导入剩下的。</source>
         <translation>Keep what was imported? If you keep it, importing the same file again goes on with the rest.</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/dialogs/history_import.py" line="637" />
+        <location filename="../../sonetto_desktop/ui/dialogs/history_import.py" line="638" />
         <source>保留已导入的部分</source>
         <translation>Keep what was imported</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/dialogs/history_import.py" line="673" />
-        <location filename="../../sonetto_desktop/ui/dialogs/history_import.py" line="700" />
+        <location filename="../../sonetto_desktop/ui/dialogs/history_import.py" line="691" />
+        <source>……还有 {0} 张</source>
+        <translation>…and {0} more</translation>
+    </message>
+    <message>
+        <location filename="../../sonetto_desktop/ui/dialogs/history_import.py" line="693" />
         <source>无法撤销：这次导入写下的 {0} 条记忆之后都被改过，撤销会丢掉那些修改。</source>
         <translation>Cannot undo: all {0} memories the import wrote were changed afterwards, and undoing would lose those changes.</translation>
     </message>
     <message>
         <location filename="../../sonetto_desktop/ui/dialogs/history_import.py" line="680" />
-        <location filename="../../sonetto_desktop/ui/dialogs/history_import.py" line="703" />
+        <location filename="../../sonetto_desktop/ui/dialogs/history_import.py" line="710" />
         <source>无法撤销：{0}</source>
         <translation>Cannot undo: {0}</translation>
     </message>

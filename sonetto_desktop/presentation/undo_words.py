@@ -35,11 +35,12 @@ _PLAIN: dict[str, tuple[str, str]] = {
     "with": ("它被合并进了保留的「{other}」", "it was merged into “{other}”, which is kept"),
     "exists": ("已经有一条同编号的记忆", "a memory with its id exists again"),
 }
-_EFFECTS: dict[str, tuple[str, str]] = {
-    "trashed": ("{n} 条移回回收站", "{n} go back to the trash"),
-    "restored": ("{n} 条从回收站恢复", "{n} come back from the trash"),
-    "reverted": ("{n} 条恢复原来的内容", "{n} get their earlier text back"),
-    "lock": ("{n} 条恢复原来的锁定状态", "{n} get their earlier lock back"),
+# zh, en for several, en for one
+_EFFECTS: dict[str, tuple[str, str, str]] = {
+    "trashed": ("{n} 条移到回收站", "{n} go to the trash", "1 goes to the trash"),
+    "restored": ("{n} 条从回收站恢复", "{n} come back from the trash", "1 comes back from the trash"),
+    "reverted": ("{n} 条恢复原来的内容", "{n} get their earlier text back", "1 gets its earlier text back"),
+    "lock": ("{n} 条恢复原来的锁定状态", "{n} get their earlier lock back", "1 gets its earlier lock back"),
 }
 
 
@@ -100,9 +101,10 @@ def kept_lines(kept: Iterable[Touched], lang: str = "zh", now: datetime | None =
 
 
 def effects_text(effects: Mapping[str, int], lang: str = "zh") -> str:
-    """What an undo does to the other memories: "3 条移回回收站、2 条恢复原来的内容"."""
+    """What an undo does to the other memories: "3 条移到回收站、2 条恢复原来的内容"."""
     en = _en(lang)
-    parts = [_EFFECTS[key][en].format(n=effects[key]) for key in EFFECTS if effects.get(key)]
+    parts = [_EFFECTS[key][0 if not en else 2 if effects[key] == 1 else 1].format(n=effects[key])
+             for key in EFFECTS if effects.get(key)]
     return (", " if en else "、").join(parts)
 
 

@@ -46,11 +46,12 @@ from ..widgets.tasks import task_scope
 from sonetto_desktop.history_import.model import History, HistoryFormatError
 from sonetto_desktop.history_import.plan import Plan
 from sonetto_desktop.memory.undo import UndoConflict
+from sonetto_desktop.presentation.undo_words import kept_lines
 
 from ..i18n import ui_language
 from ..widgets.dialogs import execute_dialog
 from .history_preview import ConversationList, SavedMemoryList, summary_text
-from .history_progress import ImportProgressPanel
+from .history_progress import KEPT_SHOWN, ImportProgressPanel
 from .undo_rest import UndoRestDialog
 
 log = logging.getLogger(__name__)
@@ -670,8 +671,7 @@ class HistoryImportDialog(QDialog):
             if not shiboken6.isValid(self):
                 return None
             if not exc.rest:
-                self._undo_failed(self.tr("无法撤销：这次导入写下的 {0} 条记忆之后都被改过，撤销会丢掉那些修改。").format(
-                    len(exc.touched)))
+                self._all_changed(exc)
                 return None
             if not await self._confirm_undo_rest(exc):
                 return None
@@ -685,6 +685,14 @@ class HistoryImportDialog(QDialog):
             self.progress.show_undone(result.turn_id, result.kept)
         return result
 
+    def _all_changed(self, refused: UndoConflict) -> None:
+        """Nothing is left to undo but cards the person changed since: say so, and which."""
+        lines = kept_lines(refused.touched, ui_language())
+        shown = lines[:KEPT_SHOWN] + ([self.tr("……还有 {0} 张").format(len(lines) - KEPT_SHOWN)]
+                                      if len(lines) > KEPT_SHOWN else [])
+        self._undo_failed("\n".join([self.tr("无法撤销：这次导入写下的 {0} 条记忆之后都被改过，撤销会丢掉那些修改。").format(
+            len(refused.touched)), *shown]))
+
     async def _confirm_undo_rest(self, refused: UndoConflict) -> bool:
         """Ask whether to keep the cards changed since and undo the rest (取消 by default)."""
         question = UndoRestDialog(refused.preview, self.tr("撤销这次导入"), self)
@@ -697,8 +705,7 @@ class HistoryImportDialog(QDialog):
         try:
             return await self.actions.imports.undo(import_id, rest=rest)
         except UndoConflict as exc:  # everything left was changed meanwhile
-            self._undo_failed(self.tr("无法撤销：这次导入写下的 {0} 条记忆之后都被改过，撤销会丢掉那些修改。").format(
-                len(exc.touched)))
+            self._all_changed(exc)
         except Exception as exc:  # noqa: BLE001 - said in the dialog; nothing was undone
             self._undo_failed(self.tr("无法撤销：{0}").format(str(exc) or type(exc).__name__))
         return None

@@ -3,7 +3,7 @@
 An import (or any turn) whose memories the person edited, moved, merged, deleted or restored after
 it cannot be taken back whole without throwing those changes away. This asks instead: it lists the
 cards that stay as they are — by their text, with who changed them, how and when — and says what
-undoing the rest does (how many go back to the trash, get their text back…). 取消 is the default;
+undoing the rest does (how many go to the trash, get their text back…). 取消 is the default;
 撤销其余的改动 confirms. Texts are plain text (a memory never renders as markup).
 """
 
