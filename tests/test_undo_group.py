@@ -1,7 +1,10 @@
 """An imported history is written as many turns (``imp-<id>-<seq>``, one per batch) and undone as
 one (``undo_turn("imp-<id>")``): changes between its own batches are not conflicts, a later edit by
 someone else is, a single batch id still means that batch alone, and other turn ids keep exact
-matching. Every backend."""
+matching. Every memory comes back to its state before the group's first change to it, whatever the
+group did to it afterwards (pairs of changes, a property over random groups, and a 20-memory import);
+the cards a later change touched are named and, on request, kept while the rest is undone. Every
+backend."""
 
 from __future__ import annotations
 

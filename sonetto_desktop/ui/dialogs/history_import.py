@@ -10,7 +10,9 @@ Three steps on one stack:
    check box each (``history_preview.ConversationList``), a filter, 全选 / 全不选, and the summary
    line — conversations, turns, characters, estimated tokens and cost — recomputed in a worker a
    moment after each change. Saved memories get their own list (theme and date per entry).
-3. **Progress**, then the result with 撤销这次导入 (``history_progress.ImportProgressPanel``).
+3. **Progress**, then the result with 撤销这次导入 (``history_progress.ImportProgressPanel``). When the
+   person changed some of the import's cards since, the undo asks first (``undo_rest.UndoRestDialog``:
+   those cards by their text and why, kept as they are, and what undoing the rest does).
 
 The dialog shows and asks; ``HistoryImportActions`` does the work and keeps the import going when
 the dialog closes (后台运行).
