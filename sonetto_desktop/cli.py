@@ -22,7 +22,9 @@ from .history_import.ledger import note_undo
 from .memory.changes import CLI
 from .memory.errors import MemoryError_, describe_os_error
 from .memory.reasons import reason_text
+from .memory.undo import Touched, UndoConflict
 from .memory.transfer import FORMATS, ImportFormatError, export_text, format_for, read_import, write_export
+from .presentation.undo_words import kept_headline, kept_line, rest_line
 from .services import AppServices
 
 _CONTROL = re.compile(r"[\x00-\x08\x0b-\x1f\x7f-\x9f\u2028\u2029]")
@@ -56,6 +58,8 @@ def _parser() -> argparse.ArgumentParser:
     sub.add_parser("trash", help="list the trash")
     und = sub.add_parser("undo", help="take back every change of one turn or action (its turn id), as one undoable step")
     und.add_argument("turn_id")
+    und.add_argument("--rest", action="store_true",
+                     help="keep the memories changed since (they are listed) and take back the rest")
     exp = sub.add_parser("export", help="export all memories")
     exp.add_argument("--format", choices=FORMATS, help="default: from the output file's extension, else yaml")
     exp.add_argument("-o", "--output", help="file to write (default: standard output)")
@@ -149,6 +153,17 @@ def _describe(exc: BaseException) -> str:
     return str(exc)
 
 
+def print_kept(kept: list[Touched], lang: str, *, ids: bool = False, done: bool = False) -> None:
+    """The memories an undo kept (``done``) or would keep, one a line, by their text and why (``ids``:
+    the id first)."""
+    if not kept:
+        return
+    print(kept_headline(len(kept), lang, done=done))
+    for touched in sorted(kept, key=lambda t: (t.description, t.memory_id)):
+        line = printable(kept_line(touched, lang))
+        print(f"  {touched.memory_id}  {line}" if ids else f"  {line}")
+
+
 def _fail(message: str) -> int:
     print(f"error: {printable(message)}", file=sys.stderr)
     return 2
@@ -188,10 +203,18 @@ def _run(args: argparse.Namespace, services: AppServices) -> int:
         print(f"restored {args.id}")
         return 0
     if args.command == "undo":
-        result = memory.undo_turn(args.turn_id)
-        note_undo(services.store, args.turn_id, result.turn_id)  # an imported history can come again
+        try:
+            result = memory.undo_turn(args.turn_id, keep_touched=args.rest)
+        except UndoConflict as exc:  # nothing changed: which memories, by their text, and what --rest would do
+            print_kept(exc.touched, "en", ids=True)
+            if exc.rest:
+                print(f"{rest_line(exc.preview.effects, 'en', 'can')} To do that and keep these: "
+                      f"sonetto memory undo {printable(args.turn_id)} --rest")
+            raise
+        note_undo(services.store, args.turn_id, result.turn_id, kept=len(result.kept))  # an import can come again
         print(f"undid {len(result.changes)} changes of {printable(args.turn_id)}; "
               f"to redo them: sonetto memory undo {result.turn_id}")
+        print_kept(result.kept, "en", ids=True, done=True)
         return 0
     if args.command == "trash":
         rows = memory.trash()

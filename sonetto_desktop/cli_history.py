@@ -3,11 +3,14 @@
     sonetto history import PATH [--format F] [--since DATE] [--until DATE] [--conversation ID …]
                                 [--dry-run] [--json] [--store FILE]
     sonetto history status [--json]
+    sonetto history undo IMPORT_ID [--rest] [--json]
 
 ``--dry-run`` reads and plans only (nothing is written, no folder is made) and prints the counts and
 the estimated tokens and cost; ``--json`` makes the output one JSON object on stdout. Progress goes
 to stderr (a terminal only). Running the same import again resumes an unfinished one; Ctrl+C pauses
-it after the batch being written. Words follow the app's language setting.
+it after the batch being written. ``undo`` takes an import back; when the person changed some of its
+cards since, it lists them (by their text, with why) and changes nothing unless ``--rest`` asks to
+keep them and undo the rest. Words follow the app's language setting.
 """
 
 from __future__ import annotations
@@ -24,14 +27,16 @@ from pathlib import Path
 from typing import Any
 
 from .aio import run_blocking
-from .cli import _describe, _fail, printable
-from .history_import.ledger import DONE, ImportLedger, imports_dir
+from .cli import _describe, _fail, print_kept, printable
+from .history_import.ledger import DONE, UNDONE, ImportLedger, imports_dir
 from .history_import.model import FORMATS, History, HistoryFormatError
 from .history_import.plan import Plan, Price
 from .history_import.runner import ImportElsewhere, ImportProgress, ImportResult
 from .history_import.service import HistoryImports
 from .memory.changes import CLI
 from .memory.errors import MemoryError_
+from .memory.undo import NothingToUndo, UndoConflict
+from .presentation.undo_words import effects_text, rest_line
 from .services import AppServices
 
 
@@ -55,6 +60,11 @@ def _parser() -> argparse.ArgumentParser:
     imp.add_argument("--currency", help="currency of the prices (default: settings, else ¥)")
     status = sub.add_parser("status", help="imports made into this store, with their undo ids")
     status.add_argument("--json", action="store_true", help="print one JSON object")
+    undo = sub.add_parser("undo", help="take an import back (its id: see status); cards changed since are named")
+    undo.add_argument("import_id")
+    undo.add_argument("--rest", action="store_true",
+                      help="keep the cards changed since the import (they are listed) and undo the rest")
+    undo.add_argument("--json", action="store_true", help="print one JSON object")
     return parser
 
 
@@ -92,6 +102,8 @@ async def _main(args: argparse.Namespace) -> int:
     try:
         if args.command == "status":
             return await _status(args, services, say)
+        if args.command == "undo":
+            return await _undo(args, services, say)
         imports = HistoryImports(services)
         try:
             return await _import(args, imports, say)
@@ -291,6 +303,56 @@ async def _status(args: argparse.Namespace, services: AppServices, say: Words) -
     if not states:
         print(say("这个记忆库还没有导入过聊天记录", "no chats were imported into this store"))
     for s in states:
-        print(f"{s.id}  {s.status}  {s.label} · {printable(s.file_name)}  {s.turns_written}/{s.turns}  "
+        status = s.status + (say(f"（保留 {s.kept} 张改过的卡片）", f" (kept {s.kept} changed cards)") if s.kept else "")
+        print(f"{s.id}  {status}  {s.label} · {printable(s.file_name)}  {s.turns_written}/{s.turns}  "
               f"+{s.memories_created} ~{s.memories_updated} -{s.memories_deleted}  {s.created_at}")
+    return 0
+
+
+async def _undo(args: argparse.Namespace, services: AppServices, say: Words) -> int:
+    """``sonetto history undo``: the import taken back, or (cards changed since) what would be kept."""
+    imports = HistoryImports(services)
+    try:
+        return await _undo_import(args, imports, say)
+    finally:
+        await imports.close()
+
+
+async def _undo_import(args: argparse.Namespace, imports: HistoryImports, say: Words) -> int:
+    lang = "en" if say.en else "zh"
+    import_id = args.import_id
+    state = await run_blocking(imports.ledger.get, import_id)
+    if state is None:
+        return _fail(say(f"这个记忆库里没有导入 {import_id}（sonetto history status 列出所有导入）",
+                         f"this store has no import {import_id} (sonetto history status lists them)"))
+    if state.status == UNDONE:
+        redo = f"sonetto memory undo {state.undone_by}" if state.undone_by else ""
+        return _fail(say(f"导入 {import_id} 已经撤销过了" + (f"（要重做：{redo}）" if redo else ""),
+                         f"import {import_id} is undone already" + (f" (to redo it: {redo})" if redo else "")))
+    try:
+        result = await imports.undo(import_id, rest=args.rest)
+    except UndoConflict as exc:  # nothing changed
+        if args.json:
+            print(json.dumps({"import": import_id, "undone": False, **exc.preview.to_json()}, ensure_ascii=False))
+        else:
+            print_kept(exc.touched, lang)
+            print(rest_line(exc.preview.effects, lang, "can"))
+        if not exc.rest:
+            return _fail(say("没有撤销：导入写下的记忆之后都被改过了",
+                             "nothing was undone: every memory of the import was changed afterwards"))
+        return _fail(say(f"没有撤销：要保留上面这些卡片、撤销其余的，运行 sonetto history undo {import_id} --rest",
+                         f"nothing was undone: to keep the cards above and undo the rest, run "
+                         f"sonetto history undo {import_id} --rest"))
+    except NothingToUndo:
+        print(json.dumps({"import": import_id, "undone": True, "undo_turn_id": None, "effects": {}, "kept": []})
+              if args.json else say("这次导入没有留下可撤销的改动", "the import left nothing to undo"))
+        return 0
+    if args.json:
+        print(json.dumps({"import": import_id, "undone": True, "undo_turn_id": result.turn_id,
+                          "effects": result.effects, "kept": [t.to_json() for t in result.kept]}, ensure_ascii=False))
+        return 0
+    effects = effects_text(result.effects, lang)
+    print(say(f"已撤销导入 {import_id}：{effects}", f"import {import_id} undone: {effects}"))
+    print_kept(result.kept, lang, done=True)
+    print(say(f"改变主意了？sonetto memory undo {result.turn_id}", f"changed your mind? sonetto memory undo {result.turn_id}"))
     return 0

@@ -172,6 +172,44 @@ def test_undo_from_the_command_line_and_a_second_import(llm_server, tmp_path):
     assert again["turns_written"] == 3 and again["undo_id"] != out["undo_id"]
 
 
+def test_undo_after_the_person_changed_cards_names_them_and_undoes_the_rest_on_request(llm_server, tmp_path):
+    """Issue 35, item 4: ``sonetto history undo`` refuses while cards the person changed since would be
+    lost, naming them by their text (not their ids) and why, in text and JSON; ``--rest`` keeps them
+    and undoes the rest; the ledger says so."""
+    store = tmp_path / "memory.yaml"
+    llm_server.responder = lambda body: "好的" if any(m["role"] == "tool" for m in body["messages"]) else tool_calls(
+        [("create_memory", {"content": f"用户说：{text}", "section": "身份"}) for _, text in said(body)])
+    out = json.loads(_cli(llm_server, "history", "--store", str(store), "--create", "import",
+                          str(fixture("history.jsonl")), "--json").stdout)
+    import_id = out["undo_id"]
+    manager = YamlMemoryManager(store)
+    items = manager.all_items()
+    manager.close()
+    exam = next(mid for mid, i in items.items() if "N3" in i.description)
+    assert _cli(llm_server, "memory", "--store", str(store), "update", exam, "用户2023年3月22日考了日语 N3").returncode == 0
+
+    refused = _cli(llm_server, "history", "--store", str(store), "undo", import_id)
+    assert refused.returncode == 2 and _texts(store) == sorted([*(i.description for m, i in items.items() if m != exam),
+                                                               "用户2023年3月22日考了日语 N3"])
+    assert refused.stdout.splitlines() == ["有 1 张卡片之后又被改过，会原样保留：",
+                                           "  「用户2023年3月22日考了日语 N3」：你之后改过它（刚刚）",
+                                           "其余的改动可以撤销：2 条移到回收站。"]
+    assert exam not in refused.stdout and f"sonetto history undo {import_id} --rest" in refused.stderr
+    as_json = json.loads(_cli(llm_server, "history", "--store", str(store), "undo", import_id, "--json").stdout)
+    assert as_json["undone"] is False and as_json["rest"] == 2 and as_json["effects"] == {"trashed": 2}
+    assert [(k["id"], k["why"], k["actor"], k["description"]) for k in as_json["kept"]] == [
+        (exam, "edited", "cli", "用户2023年3月22日考了日语 N3")]
+
+    done = _cli(llm_server, "history", "--store", str(store), "undo", import_id, "--rest", "--json")
+    result = json.loads(done.stdout)
+    assert result["undone"] is True and result["effects"] == {"trashed": 2} and [k["id"] for k in result["kept"]] == [exam]
+    assert _texts(store) == ["用户2023年3月22日考了日语 N3"]  # the person's card stays, the rest went
+    status = json.loads(_cli(llm_server, "history", "--store", str(store), "status", "--json").stdout)
+    assert (status["imports"][0]["status"], status["imports"][0]["kept"]) == ("undone", 1)
+    again = _cli(llm_server, "history", "--store", str(store), "undo", import_id)
+    assert again.returncode == 2 and f"sonetto memory undo {result['undo_turn_id']}" in again.stderr
+
+
 def test_a_malformed_file_is_one_clear_line_and_changes_nothing(llm_server, tmp_path):
     store = tmp_path / "data" / "memory.yaml"
     store.parent.mkdir()

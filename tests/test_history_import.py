@@ -149,6 +149,33 @@ async def test_undo_takes_the_whole_import_back_and_the_chats_can_come_again(ser
     assert (await imports.plan(history)).turns == 0
 
 
+async def test_undo_brings_back_the_first_text_of_memories_a_later_batch_deleted_or_merged(services, imports, llm_server):
+    """Issue 35, item 3: 20 memories; the first batch rewrites 8, the second deletes 4 of those and
+    merges 2 others. The undo brings every one back with its text from before the import (before the
+    fix, the deleted and merged ones came back with the import's rewrite)."""
+    ops = services.memory
+    ids = [ops.add(f"用户的第{n}件事：原来的说法", "身份").ids[0] for n in range(20)]
+    before = _snapshot(services)
+
+    def write(body):
+        if any(m["role"] == "tool" for m in body["messages"]):
+            return "好的"
+        if "搬去杭州" in writer_prompt(body):
+            return tool_calls([("update_memory", {"id": mid, "content": f"用户的第{n}件事：导入改写后的说法",
+                                                  "reason": "导入"}) for n, mid in enumerate(ids[:8])])
+        return tool_calls([*(("delete_memory", {"id": mid, "reason": "不再成立"}) for mid in ids[:4]),
+                           ("merge_memories", {"id1": ids[4], "id2": ids[5], "content": "用户的第4、5件事合在一起",
+                                               "section": "身份", "reason": "重复"})])
+
+    llm_server.responder = write
+    _plan, result = await _import(imports, "chatgpt_conversations.json")
+    assert (result.memories_updated, result.memories_deleted) == (3, 5)  # by where each memory ended up
+    assert {mid for mid, i in ops.all_items().items() if "导入改写" in i.description} == set(ids[6:8])
+    assert ops.get(ids[4]).description == "用户的第4、5件事合在一起"
+    await imports.undo(result.undo_id)
+    assert _snapshot(services) == before  # all 20, each with its first text
+
+
 async def test_a_later_edit_stops_the_undo_and_nothing_changes(services, imports, llm_server):
     llm_server.responder = remember_each_line
     _plan, result = await _import(imports, "history.jsonl")
@@ -159,6 +186,28 @@ async def test_a_later_edit_stops_the_undo_and_nothing_changes(services, imports
         await imports.undo(result.undo_id)
     assert list(caught.value.conflicts) == [mid]
     assert _snapshot(services) == after and imports.ledger.get(result.undo_id).status == "done"
+
+
+async def test_undo_of_the_rest_keeps_what_the_person_changed_and_the_ledger_says_so(services, imports, llm_server):
+    llm_server.responder = remember_each_line
+    _plan, result = await _import(imports, "history.jsonl")
+    items = services.memory.all_items()
+    exam = next(mid for mid, i in items.items() if "N3" in i.description)
+    nurse = next(mid for mid, i in items.items() if "nurse" in i.description)
+    services.memory.update(exam, description="用户2023年3月22日考了日语 N3")
+    services.memory.delete(nurse, reason="不对")
+    with pytest.raises(UndoConflict) as refused:
+        await imports.undo(result.undo_id)
+    assert {t.memory_id: t.why for t in refused.value.touched} == {exam: "edited", nurse: "deleted"}
+    assert refused.value.rest == 1 and imports.ledger.get(result.undo_id).status == "done"
+    undone = await imports.undo(result.undo_id, rest=True)
+    assert sorted(t.memory_id for t in undone.kept) == sorted([exam, nurse])
+    assert [i.description for i in services.memory.all_items().values()] == ["用户2023年3月22日考了日语 N3"]
+    state = imports.ledger.get(result.undo_id)
+    assert (state.status, state.kept, state.undone_by) == (UNDONE, 2, undone.turn_id)
+    redo = services.memory.undo_turn(undone.turn_id)  # undoing the undo: the import stands again
+    state = note_undo(services.store, undone.turn_id, redo.turn_id)
+    assert (state.status, state.kept) == ("done", 0) and services.memory.count() == 2
 
 
 async def test_review_mode_lands_every_change_in_the_inbox_and_approving_keeps_it_in_the_import(services, imports, llm_server):

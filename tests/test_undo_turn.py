@@ -147,3 +147,65 @@ def test_the_command_line_undoes_a_turn_and_names_the_memories_when_it_refuses(t
     assert cli_main(["--store", str(path), "undo", "t-cli"]) == 2  # already undone: later changes touched them
     err = capsys.readouterr().err
     assert err.startswith("error: cannot undo turn 't-cli'") and kept in err and made in err
+
+
+def test_a_refusal_names_the_cards_by_their_text_and_a_card_locked_since_is_kept(mm):
+    from sonetto_desktop.presentation.errors import describe_error
+
+    person = MemoryOperations(mm)
+    agent = person.as_actor("agent", Turn("t-7"))
+    made = agent.add("用户养了一只猫", "品味").ids[0]
+    agent.add("用户喜欢跑步", "品味")
+    person.set_locked(made)  # the person keeps that one
+    before = snapshot(person)
+    with pytest.raises(UndoConflict) as refused:
+        person.undo_turn("t-7")
+    assert [(t.memory_id, t.why, t.actor) for t in refused.value.touched] == [(made, "locked", "user")]
+    assert snapshot(person) == before
+    said = describe_error(refused.value)
+    assert "「用户养了一只猫」" in said and made not in said  # the card, not its id
+    result = person.undo_turn("t-7", keep_touched=True)  # the rest goes; the locked card stays
+    assert [t.memory_id for t in result.kept] == [made] and set(person.all_items()) == {made}
+
+
+def test_the_command_line_lists_the_cards_changed_since_and_undoes_the_rest_with_rest(tmp_path, capsys):
+    from sonetto_desktop.cli import main as cli_main
+    from sonetto_desktop.memory import YamlMemoryManager
+
+    path = tmp_path / "memory.yaml"
+    store = YamlMemoryManager(path)
+    agent = MemoryOperations(store).as_actor("agent", Turn("t-rest"))
+    cat = agent.add("用户养了一只猫", "身份").ids[0]
+    agent.add("用户喜欢跑步", "身份")
+    MemoryOperations(store).update(cat, description="用户养了一只橘猫")
+    store.close()
+    assert cli_main(["--store", str(path), "undo", "t-rest"]) == 2
+    out, err = capsys.readouterr()
+    assert f"  {cat}  “用户养了一只橘猫”: You edited it afterwards (just now)" in out.splitlines()
+    assert "sonetto memory undo t-rest --rest" in out and err.startswith("error: cannot undo turn 't-rest'")
+    assert cli_main(["--store", str(path), "undo", "t-rest", "--rest"]) == 0
+    out = capsys.readouterr().out
+    assert "undid 1 changes of t-rest" in out and "1 card was changed afterwards; it was kept as it is:" in out
+    reopened = YamlMemoryManager(path)
+    assert [i.description for i in reopened.all_items().values()] == ["用户养了一只橘猫"]
+    reopened.close()
+
+
+def test_the_words_for_kept_cards_in_both_languages():
+    from datetime import datetime
+
+    from sonetto_desktop.memory.undo import Touched
+    from sonetto_desktop.presentation.undo_words import effects_text, kept_line
+
+    now = datetime(2026, 5, 4, 12, 0)
+    moved = Touched("m1", "moved", "用户住在杭州", "地点", "cli", "2026-05-01T09:00:00")
+    assert kept_line(moved, "zh", now) == "「用户住在杭州」：你之后把它移到了「地点」（3天前）"
+    assert kept_line(moved, "en", now) == "“用户住在杭州”: You moved it to “地点” afterwards (3 days ago)"
+    by_app = Touched("m2", "deleted", "用户" + "很长的一段话" * 10, "身份", "mcp:cursor")
+    assert kept_line(by_app, "zh").endswith("…」：cursor 之后删除了它（在回收站里）")
+    assert kept_line(Touched("m3", "edited", "x", "t", "agent"), "zh") == "「x」：Sonetto 之后改过它"
+    went = Touched("m4", "with", "用户喜欢猫咪", "品味", other="用户非常喜欢猫，也喜欢狗")
+    assert kept_line(went, "zh") == "「用户喜欢猫咪」：它被合并进了保留的「用户非常喜欢猫，也喜欢狗」"
+    assert kept_line(went, "en") == "“用户喜欢猫咪”: It was merged into “用户非常喜欢猫，也喜欢狗”, which is kept"
+    assert effects_text({"reverted": 2, "trashed": 3}, "zh") == "3 条移到回收站、2 条恢复原来的内容"
+    assert effects_text({"restored": 1, "reverted": 2}, "en") == "1 comes back from the trash, 2 get their earlier text back"

@@ -8,8 +8,9 @@
 A batch's keys are appended once its memories are written and before its journal entry is removed,
 so after a kill a batch is either in the ledger or still journaled (a replay of a written batch is
 answered from its recorded progress, and the ledger is read as a set). A later plan skips every key
-of an import that is not undone: undoing an import (``note_undo``) lets the same chats be imported
-again, and undoing that undo makes them imported again. A torn last line (a kill mid-append) is ignored.
+of an import that is not undone: undoing an import (``note_undo``; also one that kept the memories
+the person had changed since, ``kept``) lets the same chats be imported again, and undoing that undo
+makes them imported again. A torn last line (a kill mid-append) is ignored.
 """
 
 from __future__ import annotations
@@ -44,14 +45,14 @@ def imports_dir(store: Any) -> Path:
     return Path(journal).with_name(Path(journal).stem + ".imports")
 
 
-def note_undo(store: Any, undone: str, undo_turn_id: str) -> ImportState | None:
+def note_undo(store: Any, undone: str, undo_turn_id: str, *, kept: int = 0) -> ImportState | None:
     """After any undo in ``store`` (``sonetto memory undo``, the window): if it took back an import,
     or an undo of one, the ledger follows (see ``ImportLedger.note_undo``). Nothing when the store
     has no imports. Blocking."""
     folder = imports_dir(store)
     if not folder.is_dir() or not undone.startswith((PREFIX, "undo-")):
         return None
-    return ImportLedger(folder).note_undo(undone, undo_turn_id)
+    return ImportLedger(folder).note_undo(undone, undo_turn_id, kept=kept)
 
 
 def new_import_id() -> str:
@@ -93,6 +94,7 @@ class ImportState:
     proposals: int = 0
     failed_batches: int = 0
     undone_by: str | None = None
+    kept: int = 0  # undone but for this many memories the person had changed since (``undo_import(rest=True)``)
 
     @property
     def unfinished(self) -> bool:
@@ -215,15 +217,16 @@ class ImportLedger:
 
     # ── undo ──────────────────────────────────────────────────────────
 
-    def note_undo(self, undone: str, undo_turn_id: str) -> ImportState | None:
+    def note_undo(self, undone: str, undo_turn_id: str, *, kept: int = 0) -> ImportState | None:
         """After ``undo_turn(undone)`` succeeded with its own turn ``undo_turn_id``: an undone import
-        is marked so (its chats can be imported again); an undone undo of an import marks it done again.
-        Returns the import concerned, or None."""
+        is marked so (its chats can be imported again; ``kept``: memories the person had changed since,
+        left as they were); an undone undo of an import marks it done again. Returns the import
+        concerned, or None."""
         for state in self.imports():
             if state.id == undone and state.status != UNDONE:
-                state.status, state.undone_by = UNDONE, undo_turn_id
+                state.status, state.undone_by, state.kept = UNDONE, undo_turn_id, kept
             elif state.status == UNDONE and state.undone_by == undone:
-                state.status, state.undone_by = DONE, None
+                state.status, state.undone_by, state.kept = DONE, None, 0
             else:
                 continue
             self.save(state)

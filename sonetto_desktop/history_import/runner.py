@@ -528,15 +528,17 @@ def count_changes(ops: MemoryOperations, import_id: str) -> tuple[int, int, int]
     return created, updated, deleted
 
 
-def undo_import(ops: MemoryOperations, ledger: ImportLedger, import_id: str, *, reason: str = "") -> Any:
-    """Take the whole import back as one action (``UndoConflict``: a later change stands in the way,
-    nothing changed). Blocking. The ledger then lets its chats be imported again."""
+def undo_import(ops: MemoryOperations, ledger: ImportLedger, import_id: str, *, reason: str = "",
+                rest: bool = False) -> Any:
+    """Take the whole import back as one action (``UndoConflict``: memories changed since stand in the
+    way, nothing changed; it says which and what the rest is). ``rest``: keep those memories as they
+    are and take back the rest (``result.kept``). Blocking. The ledger then lets its chats be imported again."""
     try:
-        result = ops.undo_turn(import_id, reason=reason or f"撤销导入 {import_id}")
+        result = ops.undo_turn(import_id, reason=reason or f"撤销导入 {import_id}", keep_touched=rest)
     except NothingToUndo:
         ledger.note_undo(import_id, "")  # it left nothing behind: its chats may be imported again
         raise
-    ledger.note_undo(import_id, result.turn_id)
+    ledger.note_undo(import_id, result.turn_id, kept=len(result.kept))
     return result
 
 

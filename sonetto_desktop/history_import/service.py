@@ -178,10 +178,12 @@ class HistoryImports:
             return None
         return await self.resume(running[-1].id)
 
-    async def undo(self, import_id: str) -> Any:
-        """Take the whole import back as one action (``UndoConflict`` when later edits stand in the way)."""
+    async def undo(self, import_id: str, *, rest: bool = False) -> Any:
+        """Take the whole import back as one action (``UndoConflict`` when memories the person changed
+        since stand in the way: it names them and says what the rest is). ``rest``: keep those and
+        take back the rest (the result's ``kept`` names them)."""
         memory, ledger = self.services.memory, self.ledger
-        return await run_blocking(undo_import, memory, ledger, import_id)
+        return await run_blocking(lambda: undo_import(memory, ledger, import_id, rest=rest))
 
     async def note_undo(self, undone: str, undo_turn_id: str) -> ImportState | None:
         """An undo made elsewhere (the command line's ``memory undo``) that concerns an import."""

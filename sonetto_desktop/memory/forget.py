@@ -13,7 +13,7 @@ from ..aio import run_blocking
 from .dont_remember import DontRemember, DontRememberList
 from .operations import MemoryOperations
 from .reasons import reason_text
-from .undo import NothingToUndo, UndoConflict, UndoResult, new_undo_turn
+from .undo import NothingToUndo, Touched, UndoConflict, UndoResult, new_undo_turn
 
 REASON = reason_text("chat.dont_remember")
 WITHDRAW_REASON = reason_text("chat.edit_replaced")
@@ -25,12 +25,14 @@ class ForgetResult:
     """``entry``: the don't-remember entry added (None without text); ``writer``: what the writer did
     with the turn (``MemoryWriter.forget_turn``: dropped / written / writing / elsewhere / unknown, or
     ``"none"`` without a writer); ``undo``: the undo of what the turn had written (None if nothing);
-    ``conflicts``: memories a later change touched, so nothing of the turn was undone (id -> why)."""
+    ``conflicts``: memories a later change touched, so nothing of the turn was undone (id -> why;
+    ``touched``: the same memories with their text, for a person)."""
 
     entry: DontRemember | None
     writer: str
     undo: UndoResult | None = None
     conflicts: dict[str, str] = field(default_factory=dict)
+    touched: list[Touched] = field(default_factory=list)
 
     @property
     def complete(self) -> bool:
@@ -50,7 +52,7 @@ async def forget_turn(memory: MemoryOperations, writer: Any, dont_remember: Dont
     except NothingToUndo:
         pass
     except UndoConflict as exc:
-        result.conflicts = exc.conflicts
+        result.conflicts, result.touched = exc.conflicts, exc.touched
     return result
 
 
@@ -58,12 +60,14 @@ async def forget_turn(memory: MemoryOperations, writer: Any, dont_remember: Dont
 class WithdrawResult:
     """What became of the changes of turns an edit replaced. ``undo_turn``: the one action that took
     them back (undo it to bring them back), None when there was nothing to take back; ``changes``:
-    how many memories it changed; ``conflicts``: memories a later change touched (id -> why), left
-    as they are; ``writing``: turns still being written after the wait (their changes come later)."""
+    how many memories it changed; ``conflicts``: memories a later change touched (id -> why;
+    ``touched``: the same with their text), left as they are; ``writing``: turns still being written
+    after the wait (their changes come later)."""
 
     undo_turn: str | None = None
     changes: int = 0
     conflicts: dict[str, str] = field(default_factory=dict)
+    touched: list[Touched] = field(default_factory=list)
     writing: list[str] = field(default_factory=list)
 
 
@@ -88,6 +92,7 @@ async def withdraw_turns(memory: MemoryOperations, writer: Any, turn_ids: list[s
             continue
         except UndoConflict as exc:
             result.conflicts.update(exc.conflicts)
+            result.touched += exc.touched
             continue
         result.undo_turn = undo.turn_id
         result.changes += len([c for c in done.changes if c.kind != "hit"])

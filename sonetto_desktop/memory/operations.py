@@ -171,14 +171,16 @@ class MemoryOperations:
         return self._one(write), added, skipped
 
     def undo_turn(self, turn_id: str, *, reason: str = "", ids: Iterable[str] | None = None,
-                  unhit: dict[str, int] | None = None) -> UndoResult:
+                  unhit: dict[str, int] | None = None, keep_touched: bool = False) -> UndoResult:
         """Take back every change of one turn (a chat turn, a bulk action, a clean-up pass, an earlier
-        undo) as one action with its own ``undo-…`` turn id, itself undoable. Raises
-        ``UndoConflict`` naming the memories a later change touched (nothing is changed then), or
-        ``NothingToUndo``. See ``undo.py``. Operations bound to a turn (``as_actor(actor, turn)``)
-        record the undo under that turn instead of a fresh ``undo-…`` one."""
+        undo, an imported history) as one action with its own ``undo-…`` turn id, itself undoable.
+        Raises ``UndoConflict`` naming the memories a later change touched and what could still be
+        undone (nothing is changed then), or ``NothingToUndo``. ``keep_touched``: keep those memories
+        as they are and undo the rest (``UndoResult.kept`` names them). See ``undo.py``. Operations
+        bound to a turn (``as_actor(actor, turn)``) record the undo under that turn instead of a
+        fresh ``undo-…`` one."""
         return self._store.undo_turn(turn_id, actor=self.actor, reason=reason, ids=ids, unhit=unhit,
-                                     turn=self.turn)
+                                     turn=self.turn, keep_touched=keep_touched)
 
     # ── many at once (one action each: see ``bulk``) ──────────────────
 

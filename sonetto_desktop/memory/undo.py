@@ -2,22 +2,33 @@
 one action (``TurnUndo``, a part of ``BaseMemoryManager``, which offers it as ``undo_turn``).
 
 What a turn did is read from the store itself — the history entries and trash entries carrying its
-turn id — so an undo works after a restart and for another process's turn:
+turn id — so an undo works after a restart and for another process's turn. Every memory the turn
+touched goes back to its state *before the turn's first change to it*, whatever the turn did to it
+afterwards (updated then deleted: its first text comes back; created then updated: it goes; updated
+then merged: both come back as they were):
 
-- a memory the turn **created** (or brought back from the trash) goes to the trash;
-- a memory the turn **updated, reverted or merged into** gets its text and theme from before the
-  turn's first change to it (a ``revert`` entry in its history);
-- a memory the turn **deleted or absorbed in a merge** comes back from the trash;
-- a memory the turn locked or unlocked gets its flag back (only the person may: see ``set_locked``).
+- where it was: nowhere (the turn **created** it: it goes to the trash), on the wall (it comes back
+  from the trash if the turn deleted it or merged it into another), or in the trash (the turn
+  **restored** it: it goes back there);
+- its text and theme: those before the turn's first change (the ``old_*`` of its first entry of the
+  turn), recorded as a ``revert`` (or carried by the ``restore`` that brings it back);
+- its lock: as before the turn's first lock or unlock (only the person may: see ``set_locked``).
 
 Hit counts are counters, not content, and the store does not keep which turn counted them: they
 are taken back only when the caller says how many (``unhit``: the writer does, for a failed attempt,
-from its change records). The undo runs in one transaction
-and carries a turn id of its own (``undo-…``), so it is itself undoable as one. It is refused —
-nothing changed, :class:`UndoConflict` naming each memory and why — when a later change touched a
-memory of the turn (edited after it, deleted after it, restored after the turn deleted it, locked
-against the actor), because taking the turn back would silently throw that later change away. (A
-restore records which turn's deletion it took back: ``deleted_turn`` in its history entry.)
+from its change records). The undo runs in one transaction and carries a turn id of its own
+(``undo-…``), so it is itself undoable as one: its entries are read the same way (a ``restore``
+whose deletion was not its own says the memory was in the trash before it).
+
+A memory a later change touched (edited, moved, merged, reverted, locked after it, deleted after it,
+restored after the turn deleted it, locked against the actor) is the person's (or another app's)
+now: taking the turn back would silently throw that later change away. By default the undo is then
+refused — nothing changed, :class:`UndoConflict` naming each such memory (:class:`Touched`: which
+card, why, who and when) and how much could still be undone. With ``keep_touched`` the rest is
+undone and the touched memories are kept as they are (``UndoResult.kept``), together with what the
+turn merged into a kept memory (restoring it beside the merged text would say the same thing twice).
+A refusal says what such an undo would still do (``UndoConflict.preview``). (A restore records
+which turn's deletion it took back: ``deleted_turn`` in its history entry.)
 
 Some actions are written as several turns that are undone together: an imported history's batches
 (``imp-<id>-<seq>``, ``history_import``) are all taken back by undoing ``imp-<id>`` (``in_turn``).
@@ -45,16 +56,99 @@ UNDO_PREFIX = "undo-"
 #: Turn ids that name a group: ``<id>`` undoes every turn ``<id>-…`` as well.
 GROUP_PREFIXES = ("imp-",)
 
+#: Why a memory of the turn is kept as it is (``Touched.why``), in words for logs and the command line
+#: (front ends word them from the code: ``presentation/undo_words.py``).
+WHY = {
+    "edited": "edited later",
+    "moved": "moved to another theme later",
+    "merged": "another memory was merged into it later",
+    "reverted": "an older version was brought back later",
+    "restored": "restored later",
+    "deleted": "deleted later",
+    "merged_away": "merged into another memory later",
+    "locked": "locked by the user",
+    "lock_changed": "locked or unlocked later",
+    "lock_only_user": "only the user may lock or unlock a memory",
+    "with": "the turn merged it into a memory that is kept",
+    "exists": "a memory with this id exists again",
+}
+
+#: What an undo does to a memory (``UndoPreview.effects``): back to the trash (the turn created or
+#: restored it), back from the trash (the turn deleted or merged it away), its text and theme back,
+#: its lock back.
+EFFECTS = ("trashed", "restored", "reverted", "lock")
+
+_LIVE, _TRASH, _ABSENT = "live", "trash", "absent"
+
+
+@dataclass(frozen=True)
+class Touched:
+    """A memory of the turn that a later change touched, so an undo keeps it as it is. ``why``: a key
+    of :data:`WHY`; ``description`` / ``theme``: the card as it is now (on the wall or in the trash);
+    ``actor`` / ``time``: who made the later change and when (empty when not known); ``other``: for
+    ``with``, the text of the kept memory the turn merged it into."""
+
+    memory_id: str
+    why: str
+    description: str = ""
+    theme: str = ""
+    actor: str = ""
+    time: str = ""
+    other: str = ""
+
+    @property
+    def message(self) -> str:
+        text = WHY.get(self.why, self.why)
+        if self.actor:
+            text += f" by {self.actor}"
+        if self.time:
+            text += f" at {self.time}"
+        if self.other:
+            text += f" ({self.other})"
+        return text
+
+    def to_json(self) -> dict[str, str]:
+        return {"id": self.memory_id, "why": self.why, "description": self.description, "theme": self.theme,
+                "actor": self.actor, "time": self.time, "other": self.other, "message": self.message}
+
+
+@dataclass
+class UndoPreview:
+    """What undoing ``turn_id`` would do, changing nothing: ``kept``, the memories a later change
+    touched (an undo keeps them, or is refused); ``effects``, for the rest, how many memories go back
+    to the trash, come back from it, get their text back or their lock (keys of :data:`EFFECTS`)."""
+
+    turn_id: str
+    kept: list[Touched] = field(default_factory=list)
+    effects: dict[str, int] = field(default_factory=dict)
+
+    @property
+    def rest(self) -> int:
+        """How many memories an undo that keeps the touched ones would change."""
+        return sum(self.effects.values())
+
+    def to_json(self) -> dict[str, Any]:
+        return {"turn_id": self.turn_id, "rest": self.rest, "effects": dict(self.effects),
+                "kept": [t.to_json() for t in self.kept]}
+
 
 class UndoConflict(MemoryError_):
-    """A later change touched memories of the turn: nothing was undone. ``conflicts``: id -> why."""
+    """A later change touched memories of the turn: nothing was undone. ``touched``: those memories
+    (:class:`Touched`); ``conflicts``: id -> why, in words; ``preview``: what an undo that keeps the
+    touched ones (``keep_touched``) would still do (``rest``: to how many memories)."""
 
-    def __init__(self, turn_id: str, conflicts: dict[str, str]) -> None:
+    def __init__(self, turn_id: str, touched: Iterable[Touched], preview: UndoPreview | None = None) -> None:
         self.turn_id = turn_id
-        self.conflicts = dict(conflicts)
+        self.touched = list(touched)
+        self.preview = preview if preview is not None else UndoPreview(turn_id, self.touched)
+        self.conflicts = {t.memory_id: t.message for t in self.touched}
         listed = "; ".join(f"{mid}: {why}" for mid, why in self.conflicts.items())
         super().__init__(f"cannot undo turn {turn_id!r}: later changes touched memories {sorted(self.conflicts)}"
                          f" ({listed}); nothing was changed")
+
+    @property
+    def rest(self) -> int:
+        return self.preview.rest
 
 
 class NothingToUndo(MemoryError_, LookupError):
@@ -68,15 +162,19 @@ class NothingToUndo(MemoryError_, LookupError):
 @dataclass
 class UndoResult:
     """``turn_id``: the undo's own turn (undo it to redo); ``undone``: the turn taken back;
-    ``changes``: what the undo changed, one record per memory."""
+    ``changes``: what the undo changed (one record per write); ``kept``: the memories a later change
+    touched, left as they are (``keep_touched``); ``effects``: how many memories went back to the
+    trash, came back from it, got their text or their lock back (keys of :data:`EFFECTS`)."""
 
     turn_id: str
     undone: str
     changes: list[MemoryChange] = field(default_factory=list)
+    kept: list[Touched] = field(default_factory=list)
+    effects: dict[str, int] = field(default_factory=dict)
 
     @property
     def ids(self) -> list[str]:
-        return [mid for change in self.changes for mid in change.ids]
+        return list(dict.fromkeys(mid for change in self.changes for mid in change.ids))
 
 
 def new_undo_turn(turn_id: str) -> Turn:
@@ -90,6 +188,7 @@ class _Step:
     description: str = ""
     theme: str = ""
     locked: bool = False
+    deleted_turn: str = ""  # restore: the deletion it takes back
 
 
 def in_turn(found: Any, turn_id: str) -> bool:
@@ -104,84 +203,182 @@ def _of(entry: Any, turn_id: str) -> bool:
     return isinstance(entry, dict) and in_turn(entry.get("turn_id"), turn_id)
 
 
-def _live_steps(mid: str, item: MemoryItem, turn_id: str, actor: str, conflicts: dict[str, str]) -> list[_Step]:
-    own = item.own_history()
-    revived = [e for e in own if e.get("action") == "restore" and in_turn(e.get("deleted_turn"), turn_id)]
-    if revived:  # the turn deleted it, and a later change brought it back
-        conflicts[mid] = f"restored later by {revived[-1].get('actor', '?')} at {revived[-1].get('time', '?')}"
-        return []
-    marks = [i for i, entry in enumerate(own) if _of(entry, turn_id)]
-    if not marks:
-        return []
-    mine = [own[i] for i in marks]
-    content = [e for e in mine if e.get("action") not in FLAG_ACTIONS]
-    # A later change of the same kind (text/theme, or the lock flag) would be thrown away: refuse.
-    flag_kind = not content
-    after = [e for e in own[marks[-1] + 1:] if (e.get("action") in FLAG_ACTIONS) == flag_kind]
-    if after:
-        who = after[-1].get("actor", "?")
-        conflicts[mid] = f"changed later by {who} at {after[-1].get('time', '?')}"
-        return []
-    if item.locked and actor not in PERSON_ACTORS:
-        conflicts[mid] = "locked by the user"
-        return []
-    if content and content[0].get("action") in ("create", "restore"):
-        return [_Step("trash", mid)]  # it did not exist (outside the trash) before the turn
-    steps = []
-    if content:
-        first = content[0]
-        before = (first.get("old_description", item.description), first.get("old_theme", item.theme))
-        if before != (item.description, item.theme):
-            steps.append(_Step("revert", mid, str(before[0]), str(before[1])))
-    flags = [e for e in mine if e.get("action") in FLAG_ACTIONS]
-    if flags:
-        was_locked = flags[0]["action"] == "unlock"  # the flag before the turn's first lock/unlock
-        if was_locked != item.locked:
-            if actor not in PERSON_ACTORS:
-                conflicts[mid] = "only the user may lock or unlock a memory"
-                return []
-            steps.append(_Step("lock", mid, locked=was_locked))
-    return steps
+def _later_kind(entry: dict[str, Any]) -> str:
+    """What a later change of the text or theme did, for :class:`Touched`."""
+    action = entry.get("action")
+    if action in ("merge", "revert", "restore"):
+        return {"merge": "merged", "revert": "reverted", "restore": "restored"}[action]
+    same_text = entry.get("old_description") == entry.get("new_description")
+    return "moved" if same_text and entry.get("old_theme") != entry.get("new_theme") else "edited"
 
 
-def _trash_steps(mid: str, entry: dict[str, Any], turn_id: str, live: bool, conflicts: dict[str, str]) -> list[_Step]:
-    item = MemoryItem.from_dict(entry.get("item") or {})
-    own = item.own_history()
-    touched = any(_of(e, turn_id) for e in own)
-    if not in_turn(entry.get("turn_id"), turn_id):
-        if touched:
-            conflicts[mid] = f"deleted later by {entry.get('actor', '?')} at {entry.get('deleted_at', '?')}"
-        return []
-    if live:
-        conflicts[mid] = "a memory with this id exists again"  # (cannot happen: restore empties the trash entry)
-        return []
-    created = next((e for e in own if _of(e, turn_id)), None)
-    if created is not None and created.get("action") == "create":
-        return []  # created and deleted by the same turn: it did not exist before either
-    return [_Step("restore", mid)]
-
-
-def plan_undo(txn: Transaction, turn_id: str, actor: str, ids: Iterable[str] | None = None) -> tuple[
-        list[_Step], dict[str, str]]:
-    """The steps that take ``turn_id`` back, and the conflicts that forbid it. ``ids``: look only at
-    these memories (a caller that knows what the turn touched); default: the whole store and trash."""
-    conflicts: dict[str, str] = {}
-    steps: list[_Step] = []
-    wanted = list(dict.fromkeys(ids)) if ids is not None else None
-    live_ids = wanted if wanted is not None else list(txn.ids())
-    live: set[str] = set()
-    for mid in live_ids:
-        item = txn.get(mid)
-        if item is None:
+def _later_change(own: list[dict[str, Any]], turn_id: str) -> tuple[str, dict[str, Any]] | None:
+    """The latest change by someone else that an undo of ``turn_id`` would throw away: of the text
+    or theme after the turn's last change of them, of the lock after its last lock or unlock, or a
+    lock after it changed the text (the person keeps that card). None if there is none. (A change
+    between two of the turn's own was overwritten by the turn itself: a writer's rollback of a
+    failed attempt, before the attempt that stood.)"""
+    marks = [i for i, e in enumerate(own) if _of(e, turn_id)]
+    last_content = max((i for i in marks if own[i].get("action") not in FLAG_ACTIONS), default=None)
+    last_flag = max((i for i in marks if own[i].get("action") in FLAG_ACTIONS), default=None)
+    found = None
+    for i, entry in enumerate(own):
+        if _of(entry, turn_id):
             continue
-        live.add(mid)
-        steps += _live_steps(mid, item, turn_id, actor, conflicts)
-    trash_ids = wanted if wanted is not None else list(txn.trash_ids())
-    for mid in trash_ids:
+        flag = entry.get("action") in FLAG_ACTIONS
+        if not flag and last_content is not None and i > last_content:
+            found = (_later_kind(entry), entry)
+        elif flag and last_flag is not None and i > last_flag:
+            found = ("lock_changed", entry)
+        elif entry.get("action") == "lock" and last_content is not None and i > last_content:
+            found = ("locked", entry)
+    return found
+
+
+@dataclass
+class UndoPlan:
+    """What undoing ``turn_id`` takes: ``steps`` per memory, their ``effects`` (a key of
+    :data:`EFFECTS` each), the memories a later change ``touched``, and what the turn merged into
+    which memory (``absorbed``: kept id -> absorbed ids), read in one transaction."""
+
+    turn_id: str
+    steps: dict[str, list[_Step]] = field(default_factory=dict)
+    effects: dict[str, str] = field(default_factory=dict)
+    touched: dict[str, Touched] = field(default_factory=dict)
+    absorbed: dict[str, list[str]] = field(default_factory=dict)
+    cards: dict[str, tuple[str, str]] = field(default_factory=dict)
+
+    def kept(self) -> dict[str, Touched]:
+        """The touched memories, and those the turn merged into one of them (through chains of merges):
+        an undo that keeps the one keeps the others in the trash too."""
+        kept = dict(self.touched)
+        queue, seen = list(kept), set(kept)
+        while queue:
+            target = queue.pop()
+            for mid in self.absorbed.get(target, ()):
+                if mid in seen:
+                    continue
+                seen.add(mid)
+                queue.append(mid)
+                if self.steps.get(mid):
+                    description, theme = self.cards.get(mid, ("", ""))
+                    kept[mid] = Touched(mid, "with", description, theme, other=self.cards.get(target, ("", ""))[0])
+        return kept
+
+    def preview(self) -> UndoPreview:
+        kept = self.kept()
+        effects: dict[str, int] = {}
+        for mid, effect in self.effects.items():
+            if mid not in kept:
+                effects[effect] = effects.get(effect, 0) + 1
+        return UndoPreview(self.turn_id, list(kept.values()), {k: effects[k] for k in EFFECTS if k in effects})
+
+    def _touch(self, mid: str, item: MemoryItem, why: str, by: dict[str, Any] | None = None, *,
+               actor_key: str = "actor", time_key: str = "time") -> None:
+        by = by or {}
+        self.touched[mid] = Touched(mid, why, item.description, item.theme, str(by.get(actor_key) or ""),
+                                    str(by.get(time_key) or ""))
+
+    def add(self, mid: str, item: MemoryItem, entry: dict[str, Any] | None, actor: str) -> None:
+        """Plan ``mid``: ``item`` on the wall (``entry`` None) or in the trash (``entry``, its trash entry)."""
+        turn_id = self.turn_id
+        ours = entry is not None and in_turn(entry.get("turn_id"), turn_id)
+        if not ours and not any(_of(e, turn_id) or in_turn(e.get("deleted_turn"), turn_id)
+                                for e in item.history if isinstance(e, dict) and "from" not in e):
+            return  # the turn never touched it (most of a big store: one pass over its history)
+        own = item.own_history()
+        self.cards[mid] = (item.description, item.theme)
+        for e in own:
+            if e.get("action") == "merge" and _of(e, turn_id) and isinstance(e.get("merged_id"), str):
+                self.absorbed.setdefault(mid, []).append(e["merged_id"])
+        if ours and isinstance(entry.get("merged_into"), str):
+            self.absorbed.setdefault(entry["merged_into"], []).append(mid)
+        marked = any(_of(e, turn_id) for e in own)
+        revived = [e for e in own if e.get("action") == "restore" and in_turn(e.get("deleted_turn"), turn_id)
+                   and not _of(e, turn_id)]
+        if entry is not None and not ours:
+            if marked or revived:  # deleted (or merged away) after the turn changed it
+                self._touch(mid, item, "merged_away" if entry.get("merged_into") else "deleted", entry,
+                            time_key="deleted_at")
+            return
+        if revived and entry is None:  # the turn deleted it, and a later change brought it back
+            self._touch(mid, item, "restored", revived[-1])
+            return
+        if not marked and entry is None:
+            return  # not the turn's
+        later = _later_change(own, turn_id)
+        if later is not None:
+            self._touch(mid, item, *later)
+            return
+        if item.locked and actor not in PERSON_ACTORS:
+            self._touch(mid, item, "locked")
+            return
+        self._plan_steps(mid, item, own, entry, actor)
+
+    def _plan_steps(self, mid: str, item: MemoryItem, own: list[dict[str, Any]], entry: dict[str, Any] | None,
+                    actor: str) -> None:
+        turn_id = self.turn_id
+        mine = [e for e in own if _of(e, turn_id)]
+        content = [e for e in mine if e.get("action") not in FLAG_ACTIONS]
+        flags = [e for e in mine if e.get("action") in FLAG_ACTIONS]
+        now = (item.description, item.theme)
+        before_at, before = _LIVE, now
+        if content:
+            first = content[0]
+            action = first.get("action")
+            if action == "create":
+                before_at = _ABSENT
+            elif action == "restore" and not in_turn(first.get("deleted_turn"), turn_id):
+                before_at = _TRASH  # the turn brought it back from an earlier deletion
+            before = (str(first.get("old_description", first.get("new_description", item.description))),
+                      str(first.get("old_theme", first.get("new_theme", item.theme))))
+        was_locked = flags[0].get("action") == "unlock" if flags else item.locked
+        lock = [_Step("lock", mid, locked=was_locked)] if was_locked != item.locked else []
+        deleted_turn = str(entry.get("turn_id") or turn_id) if entry is not None else ""
+        revert = [_Step("revert", mid, *before)] if before != now else []
+        trash = [_Step("trash", mid)]
+        restore = [_Step("restore", mid, *before, deleted_turn=deleted_turn)]
+        live = entry is None
+        if before_at == _ABSENT:
+            steps, effect = (trash, "trashed") if live else ([], "")
+        elif before_at == _LIVE:
+            steps = (revert if live else restore) + lock
+            effect = "reverted" if revert and live else "restored" if not live else "lock"
+        elif live:  # in the trash before the turn: back there, as it was
+            steps, effect = revert + lock + trash, "trashed"
+        else:
+            steps, effect = (restore + lock + trash, "reverted") if revert or lock else ([], "")
+        if lock and actor not in PERSON_ACTORS:
+            self._touch(mid, item, "lock_only_user")
+            return
+        if steps:
+            self.steps[mid] = steps
+            self.effects[mid] = effect
+
+
+def plan_undo(txn: Transaction, turn_id: str, actor: str, ids: Iterable[str] | None = None) -> UndoPlan:
+    """What taking ``turn_id`` back takes, and which memories a later change touched. ``ids``: look
+    only at these memories (a caller that knows what the turn touched); default: the whole store and
+    trash."""
+    plan = UndoPlan(turn_id)
+    wanted = list(dict.fromkeys(ids)) if ids is not None else None
+    live: set[str] = set()
+    for mid in wanted if wanted is not None else list(txn.ids()):
+        item = txn.get(mid)
+        if item is not None:
+            live.add(mid)
+            plan.add(mid, item, None, actor)
+    for mid in wanted if wanted is not None else list(txn.trash_ids()):
         entry = txn.trash_get(mid)
-        if entry is not None:
-            steps += _trash_steps(mid, entry, turn_id, mid in live or txn.exists(mid), conflicts)
-    return steps, conflicts
+        if entry is None:
+            continue
+        item = MemoryItem.from_dict(entry.get("item") or {})
+        if mid in live or txn.exists(mid):  # (cannot happen: a restore empties the trash entry)
+            if in_turn(entry.get("turn_id"), turn_id):
+                plan.touched[mid] = Touched(mid, "exists", item.description, item.theme)
+            continue
+        plan.add(mid, item, entry, actor)
+    return plan
 
 
 class TurnUndo:
@@ -196,12 +393,15 @@ class TurnUndo:
     _change = staticmethod(record_change)
 
     def undo_turn(self, turn_id: str, *, actor: str = "user", reason: str = "", turn: Turn | None = None,
-                  ids: Iterable[str] | None = None, unhit: Mapping[str, int] | None = None) -> UndoResult:
+                  ids: Iterable[str] | None = None, unhit: Mapping[str, int] | None = None,
+                  keep_touched: bool = False) -> UndoResult:
         """Take back every change of ``turn_id`` as one action (module docstring). ``turn``: the
         undo's own turn (default: a fresh ``undo-…`` one). ``ids``: only these memories (default: all).
         ``unhit``: memory id -> how many references the turn counted, to take back too (the writer
-        knows them for a failed attempt; the store does not keep them). Raises :class:`UndoConflict`
-        (nothing changed) or :class:`NothingToUndo`."""
+        knows them for a failed attempt; the store does not keep them). ``keep_touched``: keep the
+        memories a later change touched and undo the rest (``UndoResult.kept``), instead of refusing.
+        Raises :class:`UndoConflict` (nothing changed: touched memories without ``keep_touched``, or
+        nothing but touched ones) or :class:`NothingToUndo`."""
         actor = check_actor(actor)
         if not isinstance(turn_id, str) or not turn_id.strip():
             raise ValueError("turn_id must be a non-empty string")
@@ -210,43 +410,18 @@ class TurnUndo:
         provenance = turn.history_fields()
         changes: list[MemoryChange] = []
         with self._transaction() as txn:
-            steps, conflicts = plan_undo(txn, turn_id, actor, ids)
-            if conflicts:
-                raise UndoConflict(turn_id, conflicts)
-            hits = {mid: n for mid, n in (unhit or {}).items() if n > 0 and txn.exists(mid)}
-            if not steps and not hits:
+            plan = plan_undo(txn, turn_id, actor, ids)
+            kept = plan.kept()
+            rest = {mid: steps for mid, steps in plan.steps.items() if mid not in kept}
+            if kept and not keep_touched:
+                raise UndoConflict(turn_id, kept.values(), plan.preview())
+            hits = {mid: n for mid, n in (unhit or {}).items() if n > 0 and mid not in kept and txn.exists(mid)}
+            if not rest and not hits:
+                if kept:
+                    raise UndoConflict(turn_id, kept.values(), plan.preview())
                 raise NothingToUndo(turn_id)
-            for step in steps:
-                mid = step.memory_id
-                if step.kind == "trash":
-                    item = txn.get(mid)
-                    txn.trash_put(mid, {"item": item.to_dict(), "deleted_at": now_iso(), "reason": why,
-                                        "actor": actor, **provenance})
-                    txn.remove(mid)
-                    change = self._change(txn, "delete", (mid,), actor, why, turn,
-                                          {mid: None}, description=item.description, theme=item.theme,
-                                          undo_of=turn_id)
-                elif step.kind == "restore":
-                    item = MemoryItem.from_dict(txn.trash_get(mid)["item"])
-                    item.update(why, actor=actor, action="restore", provenance={**provenance, "deleted_turn": turn_id})
-                    txn.put(mid, item)
-                    txn.trash_remove(mid)
-                    change = self._change(txn, "restore", (mid,), actor, why, turn,
-                                          {mid: card_state(item)}, undo_of=turn_id)
-                elif step.kind == "revert":
-                    item = txn.get(mid)
-                    item.update(why, step.description, step.theme, actor=actor, action="revert",
-                                provenance=provenance)
-                    txn.put(mid, item)
-                    change = self._change(txn, "revert", (mid,), actor, why, turn,
-                                          {mid: card_state(item)}, undo_of=turn_id)
-                else:
-                    item = txn.get(mid)
-                    item.set_locked(step.locked, actor=actor, reason=why, provenance=provenance)
-                    txn.put(mid, item)
-                    change = self._change(txn, "lock", (mid,), actor, why, turn,
-                                          {mid: card_state(item)}, locked=step.locked, undo_of=turn_id)
-                changes.append(change)
+            for step in (step for steps in rest.values() for step in steps):
+                changes.append(self._apply(txn, step, turn_id, actor, why, turn, provenance))
             for mid, n in hits.items():
                 item = txn.get(mid)
                 item.hit = max(0, clamp_hit(item.hit) - n)
@@ -255,4 +430,31 @@ class TurnUndo:
                                             {mid: card_state(item)}, hit=item.hit, undo_of=turn_id))
         for change in changes:
             self._publish(change)
-        return UndoResult(turn.turn_id, turn_id, changes)
+        return UndoResult(turn.turn_id, turn_id, changes, list(kept.values()), plan.preview().effects)
+
+    def _apply(self, txn: Transaction, step: _Step, turn_id: str, actor: str, why: str, turn: Turn,
+               provenance: dict[str, str]) -> MemoryChange:
+        mid = step.memory_id
+        if step.kind == "trash":
+            item = txn.get(mid)
+            txn.trash_put(mid, {"item": item.to_dict(), "deleted_at": now_iso(), "reason": why,
+                                "actor": actor, **provenance})
+            txn.remove(mid)
+            return self._change(txn, "delete", (mid,), actor, why, turn, {mid: None},
+                                description=item.description, theme=item.theme, undo_of=turn_id)
+        if step.kind == "restore":  # with the text and theme it had before the turn
+            item = MemoryItem.from_dict(txn.trash_get(mid)["item"])
+            item.update(why, step.description, step.theme, actor=actor, action="restore",
+                        provenance={**provenance, "deleted_turn": step.deleted_turn})
+            txn.put(mid, item)
+            txn.trash_remove(mid)
+            return self._change(txn, "restore", (mid,), actor, why, turn, {mid: card_state(item)}, undo_of=turn_id)
+        item = txn.get(mid)
+        if step.kind == "revert":
+            item.update(why, step.description, step.theme, actor=actor, action="revert", provenance=provenance)
+            txn.put(mid, item)
+            return self._change(txn, "revert", (mid,), actor, why, turn, {mid: card_state(item)}, undo_of=turn_id)
+        item.set_locked(step.locked, actor=actor, reason=why, provenance=provenance)
+        txn.put(mid, item)
+        return self._change(txn, "lock", (mid,), actor, why, turn, {mid: card_state(item)},
+                            locked=step.locked, undo_of=turn_id)

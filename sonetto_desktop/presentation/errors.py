@@ -7,14 +7,15 @@ from __future__ import annotations
 from ..memory.errors import MemoryError_, MemoryNotFound, StoreCorrupt
 from ..memory.undo import NothingToUndo, UndoConflict
 from .i18n import translate
+from .undo_words import card_names
 
 NAMES_SHOWN = 3  # an undo refused because of later changes names this many memories
 
 
 def describe_error(exc: BaseException) -> str:
     """A message for a person about ``exc``, raised by an operation that changed nothing."""
-    if isinstance(exc, UndoConflict):
-        names = "、".join(sorted(exc.conflicts)[:NAMES_SHOWN])
+    if isinstance(exc, UndoConflict):  # the cards by their text, not their ids
+        names = card_names(exc.touched, NAMES_SHOWN)
         return translate("OperationErrors", "没有撤销：之后又有改动碰到了其中 {0} 条记忆（{1}）。可以在历史里逐条还原。").format(
             len(exc.conflicts), names)
     if isinstance(exc, NothingToUndo):

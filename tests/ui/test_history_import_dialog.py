@@ -176,3 +176,78 @@ async def test_the_window_offers_the_unfinished_import_and_then_the_last_one(qap
         await wait(lambda: again.progress.title.text() == "已撤销这次导入", message="undone from the source page")
         assert app.services.memory.count() == 0
         again.reject()
+
+
+async def test_undo_after_the_person_changed_cards_lists_them_and_undoes_the_rest(qapp, tmp_path, llm_server, wait):
+    """Issue 35, item 4: the window's undo of an import whose cards the person changed since asks
+    first, naming those cards by their text and why, with what the rest is; 取消 changes nothing,
+    撤销其余的改动 keeps them and takes the rest back, and the result names them again."""
+    import shiboken6
+
+    llm_server.responder = remember_each_line
+    async with running_app(qapp, app_settings(tmp_path / "data", llm_server)) as app:
+        ops = app.services.memory
+        dialog = app.history_imports.open_dialog(app.window)
+        await dialog.loading
+        assert await dialog.open_path(fixture("history.jsonl"))
+        dialog.start_button.click()
+        await wait(lambda: dialog.progress.title.text() == "导入完成", timeout=20, message="imported")
+        items = ops.all_items()
+        exam = next(mid for mid, i in items.items() if "N3" in i.description)
+        nurse = next(mid for mid, i in items.items() if "nurse" in i.description)
+        ops.update(exam, description="用户2023年3月22日考了日语 N3")
+        ops.delete(nurse, reason="不对")
+        after = {mid: (i.description, i.theme) for mid, i in ops.all_items().items()}
+
+        dialog.progress.undo_button.click()
+        await wait(lambda: (q := getattr(dialog, "undo_rest_question", None)) is not None and q.isVisible(),
+                   message="the question")
+        question = dialog.undo_rest_question
+        lines = [question.cards.item(i).text() for i in range(question.cards.count())]
+        assert question.headline.text() == "有 2 张卡片之后又被改过，会原样保留："
+        assert lines[0] == "「用户2023年3月22日考了日语 N3」：你之后改过它（刚刚）"
+        assert lines[1].startswith("「用户说过：I just started as a nurse") and lines[1].endswith("：你之后删除了它（在回收站里）（刚刚）")
+        assert not any(mid in line for line in lines for mid in (exam, nurse))  # cards, not ids
+        assert question.rest.text() == "其余的改动会撤销：1 条移到回收站。"
+        assert question.cancel.isDefault() and question.confirm.text() == "撤销其余的改动"
+        question.cancel.click()
+        await wait(lambda: not shiboken6.isValid(question) or not question.isVisible(), message="cancelled")
+        assert {mid: (i.description, i.theme) for mid, i in ops.all_items().items()} == after  # nothing changed
+        assert dialog.progress.title.text() == "导入完成"
+
+        dialog.progress.undo_button.click()
+        await wait(lambda: getattr(dialog, "undo_rest_question", question) is not question
+                   and dialog.undo_rest_question.isVisible(), message="asked again")
+        dialog.undo_rest_question.confirm.click()
+        await wait(lambda: dialog.progress.title.text() == "已撤销这次导入", message="the rest undone")
+        assert [i.description for i in ops.all_items().values()] == ["用户2023年3月22日考了日语 N3"]
+        assert nurse in {row["id"] for row in ops.trash()}  # as the person left it
+        panel = dialog.progress
+        assert panel.line.text().startswith("其余导入的记忆已放回原样；你之后改过的 2 张卡片原样保留")
+        assert panel.note.text().splitlines()[0] == "「用户2023年3月22日考了日语 N3」：你之后改过它（刚刚）"
+        assert (await app.history_imports.imports.latest()) is None  # undone: no import left to offer
+        dialog.reject()
+
+
+async def test_undo_when_the_person_changed_every_card_says_which_and_asks_nothing(qapp, tmp_path, llm_server, wait):
+    llm_server.responder = remember_each_line
+    async with running_app(qapp, app_settings(tmp_path / "data", llm_server)) as app:
+        ops = app.services.memory
+        imports = app.history_imports.imports
+        history = await imports.read(fixture("history.jsonl"))
+        state = await app.history_imports.start(await imports.plan(history), history, file_name="history.jsonl")
+        await wait(lambda: imports.ledger.get(state.id).status == "done", timeout=20, message="imported")
+        for mid, item in ops.all_items().items():
+            ops.update(mid, description=item.description + "（我核对过）")
+        after = {mid: i.description for mid, i in ops.all_items().items()}
+        dialog = app.history_imports.open_dialog(app.window)
+        await dialog.loading
+        assert dialog.undo_unfinished.text() == "撤销这次导入"
+        dialog.undo_unfinished.click()
+        await wait(lambda: dialog.source_error.text().startswith("无法撤销"), message="said")
+        lines = dialog.source_error.text().splitlines()
+        assert lines[0] == "无法撤销：这次导入写下的 3 条记忆之后都被改过，撤销会丢掉那些修改。"
+        assert len(lines) == 4 and all(line.endswith("：你之后改过它（刚刚）") for line in lines[1:])
+        assert getattr(dialog, "undo_rest_question", None) is None  # nothing to offer: nothing asked
+        assert {mid: i.description for mid, i in ops.all_items().items()} == after
+        dialog.reject()

@@ -83,8 +83,9 @@ async def test_undo_refused_when_the_person_changed_a_memory_since(app, llm_serv
     toasts.undo_turn(done.turn_id)
     await toasts.undoing
     assert services.memory.get(mid).description == "用户很喜欢山竹"
-    await wait(lambda: any(t.kind == "error" and mid in t.text for t in overlay.toasts()),
+    await wait(lambda: any(t.kind == "error" and "「用户很喜欢山竹」" in t.text for t in overlay.toasts()),
                message="the refusal names the memory")
+    assert not any(mid in t.text for t in overlay.toasts())  # by its text, not its id
 
 
 def _agent(kind: str, turn: str, mid: str = "a1") -> MemoryChange:

@@ -372,4 +372,6 @@ async def test_undo_of_a_bulk_action_refuses_when_a_card_changed_since(wall, pop
     toast.action_button.click()
     await wait(lambda: (t := _toast(wall, "operation-failed")) is not None and "没有撤销" in t.text,
                message="the refusal is said")
+    said = _toast(wall, "operation-failed").text
+    assert "「喜欢手冲咖啡，加一点奶」" in said and coffee not in said  # the card by its text, not its id
     assert populated_store.get(herb).theme == "家人" and populated_store.get(coffee).theme == "家人"  # nothing undone

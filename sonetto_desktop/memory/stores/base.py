@@ -125,9 +125,12 @@ class BaseMemoryManager(ABC):
         return self.writes.import_items(items, actor=actor, reason=reason, turn=turn)
 
     def undo_turn(self, turn_id: str, *, actor: str = "user", reason: str = "", turn: Turn | None = None,
-                  ids: Iterable[str] | None = None, unhit: Mapping[str, int] | None = None) -> UndoResult:
-        """Take back every change of ``turn_id`` as one action (see ``undo.py``)."""
-        return self.undo.undo_turn(turn_id, actor=actor, reason=reason, turn=turn, ids=ids, unhit=unhit)
+                  ids: Iterable[str] | None = None, unhit: Mapping[str, int] | None = None,
+                  keep_touched: bool = False) -> UndoResult:
+        """Take back every change of ``turn_id`` as one action (see ``undo.py``); ``keep_touched``:
+        keep the memories a later change touched and undo the rest, instead of refusing."""
+        return self.undo.undo_turn(turn_id, actor=actor, reason=reason, turn=turn, ids=ids, unhit=unhit,
+                                   keep_touched=keep_touched)
 
     # ── primitives a backend provides ─────────────────────────────────
 

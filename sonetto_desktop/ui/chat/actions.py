@@ -11,6 +11,7 @@ from PySide6.QtGui import QDesktopServices
 from PySide6.QtWidgets import QApplication
 
 from sonetto_desktop.memory.reasons import reason_text
+from sonetto_desktop.presentation.undo_words import card_names
 
 from ..widgets.deferred import alive
 
@@ -49,7 +50,7 @@ class ChatActions:
         if result.conflicts:
             text = QApplication.translate(
                 "SonettoApp", "被替换的那几轮写下的记忆后来又被改过，这些没有撤销（{0}）。可以在记忆墙上处理。").format(
-                "、".join(sorted(result.conflicts)[:3]))
+                card_names(result.touched))
             self.toasts.show_toast(text, key=key, kind="error")
         if result.undo_turn:
             undo = result.undo_turn
@@ -130,7 +131,7 @@ class ChatActions:
         if result.conflicts:
             text = QApplication.translate(
                 "SonettoApp", "以后不会再记住这件事；但这轮写下的记忆后来又被改过，没有撤销（{0}）。可以在记忆墙上处理。"
-            ).format("、".join(sorted(result.conflicts)[:3]))
+            ).format(card_names(result.touched))
             kind = "error"
         elif result.undo is not None:
             text = QApplication.translate("SonettoApp", "已撤销这轮的 {0} 处记忆变化，以后也不会记住这件事。").format(

@@ -10,7 +10,9 @@ Three steps on one stack:
    check box each (``history_preview.ConversationList``), a filter, 全选 / 全不选, and the summary
    line — conversations, turns, characters, estimated tokens and cost — recomputed in a worker a
    moment after each change. Saved memories get their own list (theme and date per entry).
-3. **Progress**, then the result with 撤销这次导入 (``history_progress.ImportProgressPanel``).
+3. **Progress**, then the result with 撤销这次导入 (``history_progress.ImportProgressPanel``). When the
+   person changed some of the import's cards since, the undo asks first (``undo_rest.UndoRestDialog``:
+   those cards by their text and why, kept as they are, and what undoing the rest does).
 
 The dialog shows and asks; ``HistoryImportActions`` does the work and keeps the import going when
 the dialog closes (后台运行).
@@ -46,11 +48,13 @@ from ..widgets.tasks import task_scope
 from sonetto_desktop.history_import.model import History, HistoryFormatError
 from sonetto_desktop.history_import.plan import Plan
 from sonetto_desktop.memory.undo import UndoConflict
+from sonetto_desktop.presentation.undo_words import kept_lines
 
 from ..i18n import ui_language
 from ..widgets.dialogs import execute_dialog
 from .history_preview import ConversationList, SavedMemoryList, summary_text
-from .history_progress import ImportProgressPanel
+from .history_progress import KEPT_SHOWN, ImportProgressPanel
+from .undo_rest import UndoRestDialog
 
 log = logging.getLogger(__name__)
 
@@ -655,7 +659,9 @@ class HistoryImportDialog(QDialog):
         label.setVisible(True)
 
     async def undo_import(self) -> Any:
-        """Take the whole import back (later edits to its memories stop it, and are named)."""
+        """Take the import back. When the person changed some of its cards since, ask first: the
+        confirmation (``UndoRestDialog``) lists those cards, kept as they are, and what undoing the rest
+        does; nothing changes unless the person says so."""
         import_id = self.import_id
         if import_id is None:
             return None
@@ -664,14 +670,44 @@ class HistoryImportDialog(QDialog):
         try:
             result = await self.actions.imports.undo(import_id)
         except UndoConflict as exc:
-            self._undo_failed(self.tr("无法撤销：导入之后有 {0} 条记忆又被改过，撤销会丢掉那些修改。").format(
-                len(exc.conflicts)))
-            return None
+            if not shiboken6.isValid(self):
+                return None
+            if not exc.rest:
+                self._all_changed(exc)
+                return None
+            if not await self._confirm_undo_rest(exc):
+                return None
+            result = await self._undo(import_id, rest=True)
         except Exception as exc:  # noqa: BLE001 - said in the dialog; nothing was undone
             self._undo_failed(self.tr("无法撤销：{0}").format(str(exc) or type(exc).__name__))
             return None
-        if shiboken6.isValid(self):
+        if result is not None and shiboken6.isValid(self):
             self._show_last(None)
             self.stack.setCurrentWidget(self.progress)
-            self.progress.show_undone(result.turn_id)
+            self.progress.show_undone(result.turn_id, result.kept)
         return result
+
+    def _all_changed(self, refused: UndoConflict) -> None:
+        """Nothing is left to undo but cards the person changed since: say so, and which."""
+        lines = kept_lines(refused.touched, ui_language())
+        shown = lines[:KEPT_SHOWN] + ([self.tr("……还有 {0} 张").format(len(lines) - KEPT_SHOWN)]
+                                      if len(lines) > KEPT_SHOWN else [])
+        self._undo_failed("\n".join([self.tr("无法撤销：这次导入写下的 {0} 条记忆之后都被改过，撤销会丢掉那些修改。").format(
+            len(refused.touched)), *shown]))
+
+    async def _confirm_undo_rest(self, refused: UndoConflict) -> bool:
+        """Ask whether to keep the cards changed since and undo the rest (取消 by default)."""
+        question = UndoRestDialog(refused.preview, self.tr("撤销这次导入"), self)
+        question.setAttribute(Qt.WidgetAttribute.WA_DeleteOnClose)
+        self.undo_rest_question = question
+        code = await execute_dialog(question)
+        return code == QDialog.DialogCode.Accepted and shiboken6.isValid(self)
+
+    async def _undo(self, import_id: str, *, rest: bool) -> Any:
+        try:
+            return await self.actions.imports.undo(import_id, rest=rest)
+        except UndoConflict as exc:  # everything left was changed meanwhile
+            self._all_changed(exc)
+        except Exception as exc:  # noqa: BLE001 - said in the dialog; nothing was undone
+            self._undo_failed(self.tr("无法撤销：{0}").format(str(exc) or type(exc).__name__))
+        return None

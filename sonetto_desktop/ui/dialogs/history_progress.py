@@ -5,16 +5,24 @@ mode), the time left, the conversation and day being read, why it waits if it do
 being remembered first, the review inbox nearly full), and the batches that failed with 重试. Buttons:
 暂停 / 继续, 后台运行 (close the window, the import goes on), 停止 (the dialog asks whether to keep or
 undo what was imported). At the end: the summary, the undo id for the command line and
-撤销这次导入. The panel only shows and asks: the dialog does the work.
+撤销这次导入; after an undo that kept the cards the person had changed since, those cards. The panel
+only shows and asks: the dialog does the work.
 """
 
 from __future__ import annotations
+
+from typing import Sequence
 
 from PySide6.QtCore import QCoreApplication, Qt, Signal
 from PySide6.QtWidgets import QHBoxLayout, QLabel, QProgressBar, QPushButton, QVBoxLayout, QWidget
 
 from sonetto_desktop.history_import.runner import ImportProgress, ImportResult
+from sonetto_desktop.memory.undo import Touched
+from sonetto_desktop.presentation.undo_words import kept_lines
 
+from ..i18n import ui_language
+
+KEPT_SHOWN = 5  # an undo that kept cards the person changed names this many of them here
 
 
 def time_left(seconds: float | None) -> str:
@@ -178,10 +186,21 @@ class ImportProgressPanel(QWidget):
         self._say(self.undo_id, QCoreApplication.translate("HistoryProgress", "撤销编号：{0}（命令行：sonetto memory undo {0}）").format(result.undo_id))
         self._ended(undo=True)
 
-    def show_undone(self, redo_id: str) -> None:
+    def show_undone(self, redo_id: str, kept: Sequence[Touched] = ()) -> None:
+        """Undone; ``kept``: the cards the person had changed since, left as they are (named here)."""
         self.title.setText(QCoreApplication.translate("HistoryProgress", "已撤销这次导入"))
         self.bar.setVisible(False)
-        self.line.setText(QCoreApplication.translate("HistoryProgress", "导入的记忆已放回原样；同一个文件以后可以重新导入"))
+        if kept:
+            self.line.setText(QCoreApplication.translate(
+                "HistoryProgress", "其余导入的记忆已放回原样；你之后改过的 {0} 张卡片原样保留；同一个文件以后可以重新导入").format(
+                len(kept)))
+        else:
+            self.line.setText(QCoreApplication.translate("HistoryProgress", "导入的记忆已放回原样；同一个文件以后可以重新导入"))
+        lines = kept_lines(kept, ui_language())
+        more = len(lines) - KEPT_SHOWN
+        shown = lines[:KEPT_SHOWN] + ([QCoreApplication.translate("HistoryProgress", "……还有 {0} 张").format(more)]
+                                      if more > 0 else [])
+        self._say(self.note, "\n".join(shown))
         self._say(self.undo_id, QCoreApplication.translate("HistoryProgress", "改变主意了？命令行：sonetto memory undo {0}").format(redo_id))
         self._ended(undo=False)
 
