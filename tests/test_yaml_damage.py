@@ -340,3 +340,14 @@ def test_kept_versions_are_bounded_and_find_the_base_a_save_was_made_from():
     for n in range(2000):
         big.advance(f"v{n}", Layout(b"", {"x": Chunk(None, b"x" * 100_000)}), ["x"])
     assert len(big) * 100_000 <= 8 * 1024 * 1024 + 100_000
+
+
+def test_a_deleted_trash_file_is_written_again_from_the_trash_held(live):
+    live.delete("m0000002", "不要了")
+    wait_for(lambda: live.trash_path.exists() and "m0000002" in on_disk(live.trash_path), what="the trash on disk")
+    os.unlink(live.trash_path)
+    time.sleep(0.3)
+    assert [t["id"] for t in live.list_trash()] == ["m0000002"]
+    wait_for(lambda: live.trash_path.exists() and "m0000002" in on_disk(live.trash_path), what="written again")
+    live.restore("m0000002")
+    assert live.count() == 20
