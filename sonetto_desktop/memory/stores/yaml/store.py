@@ -88,7 +88,8 @@ class YamlMemoryManager(BaseMemoryManager):
         self._found: list[MemoryChange] = []  # changes from outside, published since the last poll_external
         self.sync = YamlSync(self.files, self.log, self.state, self.disk, self.cache, origin=self._origin,
                              read_only=self.read_only, publish=self._publish_found, commit=self._commit_edit,
-                             notice=self._notice, rewrite_soon=self._rewrite_soon, new_id=self._new_id)
+                             notice=self._notice, rewrite_soon=self._rewrite_soon, look_later=self._look_later,
+                             new_id=self._new_id)
         self.writer = FileWriter(self.files, self.log, self.state, self.disk, self.sync, self.cache, self._file_lock,
                                  delay=None if self.read_only else flush_delay)
         if not self.read_only:
@@ -189,6 +190,11 @@ class YamlMemoryManager(BaseMemoryManager):
         """memory.yaml must be written out again (it is gone, or a save left it behind the memories)."""
         if self.writer.delay is not None:
             self.writer.schedule(0.0)
+
+    def _look_later(self, delay: float) -> None:
+        """Look at the files in ``delay`` seconds (the background rewrite takes in what it finds)."""
+        if self.writer.delay is not None:
+            self.writer.schedule(delay)
 
     def _load_all(self) -> dict[str, MemoryItem]:
         with self._mutex:

@@ -60,6 +60,9 @@ log = logging.getLogger(__name__)
 
 #: A changed memory.yaml is taken in by readers once it has not changed for this long.
 SETTLE_SECONDS = 0.1
+#: How long a write waits for a memory.yaml still being saved to settle (else it goes on, and the save is
+#: taken in once it has: merged against the version it was made from).
+WRITE_SETTLE_WAIT = 0.5
 #: The reason of the history entry of a memory edited by hand in memory.yaml.
 EDIT_REASON = "在 memory.yaml 中手动修改"
 ADD_REASON = "在 memory.yaml 中手动添加"
@@ -166,12 +169,14 @@ class YamlSync:
     """Takes what is on disk into ``state`` (always with the store's file lock held). ``publish``
     hands a change to the store's channel; ``commit(txn)`` commits a write (a hand edit taken in);
     ``notice`` says something about the files once (``notices.StoreNotice``); ``rewrite_soon`` asks
-    for memory.yaml to be written out again; ``new_id(txn)`` names a new memory."""
+    for memory.yaml to be written out again, ``look_later(seconds)`` for a look at the files then;
+    ``new_id(txn)`` names a new memory."""
 
     def __init__(self, files: YamlFiles, log: journal.ChangeLog, state: MemoryState, disk: DiskState,
                  cache: ParseCache, *, origin: str, read_only: bool, publish: Callable[[MemoryChange], Any],
                  commit: Callable[..., None], notice: Callable[[StoreNotice], None] = lambda _: None,
                  rewrite_soon: Callable[[], None] = lambda: None,
+                 look_later: Callable[[float], None] = lambda _: None,
                  new_id: Callable[[OverlayTransaction], str] | None = None) -> None:
         self.files = files
         self.log = log
@@ -184,6 +189,7 @@ class YamlSync:
         self._commit = commit
         self._notice = notice
         self._rewrite_soon = rewrite_soon
+        self._look_later = look_later
         self._new_id = new_id
         self.keys: Keys | None = None  # the files' identities as last taken in
         self.edit_pending = False  # memory.yaml changed and is not taken in yet (not settled)
@@ -193,10 +199,10 @@ class YamlSync:
         #: The earlier texts of memory.yaml a save may have been made from.
         self.versions = FileVersions()
         self._conditions: set[str] = set()  # the lasting conditions said (once each until they end)
-        self._replaced: Any = None  # the file the last rewrite replaced, while it is watched
+        self._watched: list[Any] = []  # files rewrites displaced from memory.yaml, while they are watched
 
     def current(self) -> bool:
-        return self.state.items is not None and self.files.keys() == self.keys
+        return self.state.items is not None and not self._watched and self.files.keys() == self.keys
 
     def corrupt(self, path: Path, exc: BaseException) -> StoreCorrupt:
         backup = str(self.files.backup_path) if path == self.files.path and self.files.backup_path.exists() else None
@@ -239,23 +245,22 @@ class YamlSync:
             raise self.damage
 
     def watch_replaced(self, replaced: Any) -> None:
-        """A rewrite just replaced memory.yaml; ``replaced`` (``writer._Replaced``) is the old file, kept
-        open a moment: a save into it in place is taken in (now, and at each look until it closes)."""
-        if self._replaced is not None:
-            self._replaced.close()
-        self._replaced = replaced
+        """A rewrite just displaced a file from memory.yaml; ``replaced`` (``writer._Replaced``) is that
+        file, kept open a moment: a save into it (in place, or one that landed as it was displaced) is
+        taken in once it has settled (now, or at a look until the watch ends)."""
+        self._watched.append(replaced)
         self._take_replaced()
 
     def _take_replaced(self) -> None:
-        replaced = self._replaced
-        if replaced is None:
-            return
-        raw = replaced.written()
-        if time.monotonic() > replaced.until:
-            replaced.close()
-            self._replaced = None
-        if raw is not None:
-            self.take_saved(raw)
+        for replaced in list(self._watched):
+            raw = replaced.written()
+            if time.monotonic() > replaced.until:
+                replaced.close()
+                self._watched.remove(replaced)
+            if raw is not None:
+                self.take_saved(raw)
+        if self._watched:
+            self._look_later(SETTLE_SECONDS)  # (taken in even when nothing reads or writes meanwhile)
 
     def take_saved(self, raw: bytes) -> None:
         """A save of memory.yaml that a rewrite displaced (written into the old file, or renamed over it
@@ -275,9 +280,9 @@ class YamlSync:
         self._rewrite_soon()
 
     def close(self) -> None:
-        if self._replaced is not None:
-            self._replaced.close()
-            self._replaced = None
+        for replaced in self._watched:
+            replaced.close()
+        self._watched.clear()
 
     def _sync(self, settle: bool) -> None:
         self._take_replaced()
@@ -363,9 +368,13 @@ class YamlSync:
     def _take_file(self, base: Any, settle: bool) -> bool:
         """memory.yaml changed on disk: a touch, another instance's rewrite, or a hand edit (taken in
         as a write). False when it is too fresh to take in yet."""
-        if settle and base is not None and time.time() - base[1] / 1e9 < SETTLE_SECONDS:
+        raw = self._read_settled(wait=not settle) if base is not None else self._read_kept(self.files.path)
+        if raw is False:
             return False
-        raw = self._read_kept(self.files.path)
+        if raw == b"":  # emptied (a save cut short, a sync client's placeholder): nothing to take in
+            self.say(StoreNotice("file_missing", str(self.files.path), f"{self.files.path} was emptied: written "
+                                 "again from the memories held"))
+            raw = None
         if raw is None:  # gone, or a link in its place: the memories held are written out again
             self._readable()
             self.disk.needs_rewrite = True
@@ -390,6 +399,24 @@ class YamlSync:
         self.fold(raw, found)
         self._readable()
         return True
+
+    def _read_settled(self, *, wait: bool) -> bytes | None | bool:
+        """memory.yaml once it has been still for ``SETTLE_SECONDS`` and did not change while it was
+        read (an editor saving in place empties the file, then writes it: a look in between must not
+        take half a file for the person's edit). ``False``: not settled. ``wait`` (a write, which takes
+        an edit in first): wait a moment for it to settle."""
+        path = self.files.path
+        deadline = time.monotonic() + WRITE_SETTLE_WAIT
+        while True:
+            key = journal.stat_key(path)
+            age = time.time() - key[1] / 1e9 if key is not None else SETTLE_SECONDS
+            if age >= SETTLE_SECONDS:
+                raw = self._read_kept(path)
+                if journal.stat_key(path) == key:
+                    return raw
+            if not wait or time.monotonic() >= deadline:
+                return False
+            time.sleep(max(0.005, min(SETTLE_SECONDS - age, 0.05)))
 
     def _learn_text(self, raw: bytes, found: str) -> None:
         """Know ``raw`` as the file's text (its chunks tied to no item: they are compared, not reused)."""

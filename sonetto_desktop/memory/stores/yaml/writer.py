@@ -46,7 +46,7 @@ from ...files import exchange, fsync_dir, private_file, temp_name, write_private
 from .cache import CACHE_MIN_BYTES, ParseCache
 from .format import Layout, dump, serialise
 from .state import DiskState, MemoryState
-from .sync import YamlFiles, YamlSync, sha1
+from .sync import SETTLE_SECONDS, YamlFiles, YamlSync, sha1
 from ....aio import start_thread
 
 log = logging.getLogger(__name__)
@@ -203,6 +203,7 @@ class FileWriter:
                                     "trash_sha1": snap["old_trash_sha1"]}
         try:
             write_private(prepared["tmp"], payload)
+            _stamp(prepared["tmp"])
             if snap["trash"] is not None:
                 trash_payload = dump(snap["trash"]) if snap["trash"] else b"{}\n"
                 prepared["trash_tmp"] = temp_name(self.files.trash_path)
@@ -267,29 +268,30 @@ class FileWriter:
         if snap["trash"] is not None:
             disk.trash_written = snap["trash_version"]
         disk.needs_rewrite = False
-        self.sync.keys = files.keys()
+        # What was put in place, as known before the renames: a save landing just after them is a change.
+        self.sync.keys = (base_stat, trash_stat, journal.stat_key(files.log_path))
         if replaced is not None:
             self.sync.watch_replaced(replaced.watch())
         if stray is not None:  # a save renamed over memory.yaml at the last moment: taken in, not lost
-            self.sync.take_saved(stray)
+            self.sync.watch_replaced(stray.watch())
         return True
 
-    def _put_in_place(self, tmp: Path, expected: journal.Stat | None, replaced: "_Replaced | None") -> bytes | None:
+    def _put_in_place(self, tmp: Path, expected: journal.Stat | None,
+                      replaced: "_Replaced | None") -> "_Replaced | None":
         """Move the new memory.yaml into place; the file it displaces becomes memory.yaml.bak (the last
         good copy; a gone file or a link is not one). Where the system can, the two are exchanged in
-        one step, so a save renamed over memory.yaml at the last moment is displaced, not lost: its
-        text is returned. Elsewhere the file is checked once more just before the rename."""
+        one step, so a save landing on memory.yaml at the last moment is displaced, not lost: the
+        displaced file is returned, open, to be taken in once it has settled (it may still be being
+        written). Elsewhere the file is checked once more just before the rename."""
         path = self.files.path
         if replaced is not None and exchange(tmp, path):
             if journal.stat_key(tmp) == expected:
                 private_file(tmp)
                 os.replace(tmp, self.files.backup_path)
                 return None
-            try:
-                with open(tmp, "rb") as fh:
-                    return fh.read()
-            finally:
-                os.unlink(tmp)
+            stray = _Replaced.open(tmp, saved=True)
+            os.unlink(tmp)  # (its text stays readable through the open file)
+            return stray
         if replaced is not None:
             self._keep_backup(replaced)
         if journal.stat_key(path) != expected:
@@ -353,14 +355,15 @@ class _Replaced:
     the rename's check (an editor saving in place into the file it opened before; the rename would
     lose that save)."""
 
-    def __init__(self, fd: int, st: os.stat_result) -> None:
+    def __init__(self, fd: int, st: os.stat_result, *, saved: bool = False) -> None:
         self.fd: int | None = fd
-        self._seen = (st.st_mtime_ns, st.st_size)
+        self._seen: tuple[int, int] | None = None if saved else (st.st_mtime_ns, st.st_size)
         self.until = 0.0
 
     @classmethod
-    def open(cls, path: os.PathLike[str] | str) -> "_Replaced | None":
-        """The regular file at ``path`` (``None``: gone, a link, or not kept open on this system)."""
+    def open(cls, path: os.PathLike[str] | str, *, saved: bool = False) -> "_Replaced | None":
+        """The regular file at ``path`` (``None``: gone, a link, or not kept open on this system).
+        ``saved``: its text is a save to take in (once it has settled), not the text already known."""
         if os.name != "posix":  # (Windows cannot rename over an open file)
             return None
         try:
@@ -375,7 +378,7 @@ class _Replaced:
         if not stat_mode.S_ISREG(st.st_mode):
             os.close(fd)
             return None
-        return cls(fd, st)
+        return cls(fd, st, saved=saved)
 
     @property
     def is_open(self) -> bool:
@@ -386,17 +389,27 @@ class _Replaced:
         return _read_all(self.fd)
 
     def written(self) -> bytes | None:
-        """The file's text when something wrote into it since it was opened (else ``None``)."""
+        """The file's text when something wrote into it since it was opened and it has been still for
+        ``SETTLE_SECONDS`` since (an editor saving in place empties the file first: half a save is not
+        one); else ``None`` (a save under way keeps the file watched until it settles)."""
         if self.fd is None:
             return None
         try:
             st = os.fstat(self.fd)
-            if (st.st_mtime_ns, st.st_size) == self._seen:
+            seen = (st.st_mtime_ns, st.st_size)
+            if seen == self._seen:
                 return None
-            self._seen = (st.st_mtime_ns, st.st_size)
-            return _read_all(self.fd)
+            if time.time() - st.st_mtime_ns / 1e9 < SETTLE_SECONDS:
+                self.until = max(self.until, time.monotonic() + SETTLE_SECONDS * 2)
+                return None
+            data = _read_all(self.fd)
+            after = os.fstat(self.fd)
         except OSError:
             return None
+        if (after.st_mtime_ns, after.st_size) != seen:
+            return None
+        self._seen = seen
+        return data or None
 
     def watch(self) -> "_Replaced":
         self.until = time.monotonic() + REPLACED_WATCH
@@ -406,6 +419,17 @@ class _Replaced:
         if self.fd is not None:
             fd, self.fd = self.fd, None
             os.close(fd)
+
+
+def _stamp(path: Path) -> None:
+    """Give a file this process wrote a modification time to the nanosecond, which the kernel's coarse
+    clock (a tick of milliseconds) practically never gives a later write: an editor saving into it in
+    place a moment later, with text of the same length, still changes its identity (time and size)."""
+    stamp = time.time_ns() | 1
+    try:
+        os.utime(path, ns=(stamp, stamp))
+    except OSError:
+        pass
 
 
 def _read_all(fd: int) -> bytes:
