@@ -626,3 +626,14 @@ def test_vectors_saved_under_the_address_keyed_name_are_kept(store, llm_server):
         assert sync.rank("小老虎最近乖不乖", 1) == ["cat"]
     finally:
         sync.stop()
+
+
+def test_the_settings_ask_for_no_larger_vectors_than_are_accepted():
+    from sonetto_desktop.config.settings import Settings
+    from sonetto_desktop.memory.retrieval.embeddings import MAX_DIMENSIONS
+
+    def problems(dims: int) -> list[str]:
+        return [p.field for p in Settings(embeddings_dimensions=dims).validate()]
+
+    assert "embeddings_dimensions" in problems(MAX_DIMENSIONS + 1)
+    assert "embeddings_dimensions" not in problems(MAX_DIMENSIONS)
