@@ -275,7 +275,10 @@ def test_rate_limits_and_server_errors_wait_then_go_on(store, llm_server):
     assert ("waiting", pytest.approx(0.3)) in states and ("waiting", pytest.approx(0.1)) in states
     assert time.monotonic() - started >= 0.4 + 3 * 0.1  # the waits asked for, and 600 a minute at most
     stamps = [r["_at"] for r in llm_server.embedding_requests if "_at" in r]
-    assert stamps == [] or all(b - a >= 0.09 for a, b in zip(stamps, stamps[1:], strict=False))
+    gaps = [round(b - a, 3) for a, b in zip(stamps, stamps[1:], strict=False)]
+    # paced 0.1 s apart when sent; stamped on arrival (the first request, which opens the connection and
+    # starts the client's loop, may arrive some ms later than it left)
+    assert all(gap >= 0.08 for gap in gaps), gaps
 
 
 def test_a_refusal_stops_the_sync_with_the_reason_until_a_retry(store, llm_server):
