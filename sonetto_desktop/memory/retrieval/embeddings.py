@@ -122,7 +122,8 @@ class EmbeddingsConfig:
 
     @property
     def key(self) -> str:
-        """Names this model's vectors: the endpoint, the model and the size (another one's are others)."""
+        """What named this model's vectors before a model was known by its probe (the endpoint, the model
+        and the size): ``VectorTable.register`` adopts the vectors saved under it."""
         raw = f"{self.base_url.lower()}|{self.model}|{self.dimensions}|{self.document_prefix}"
         return hashlib.sha1(raw.encode("utf-8")).hexdigest()[:16]
 
