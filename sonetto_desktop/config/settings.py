@@ -49,7 +49,7 @@ _RANGES: dict[str, tuple[float, float]] = {
     "request_timeout": (0.1, 3600.0),
     "recall_timeout": (0.1, 600.0),
     "recall_budget_tokens": (0, 2_000_000),
-    "embeddings_dimensions": (0, 16384),
+    "embeddings_dimensions": (0, 8192),  # memory.retrieval.embeddings.MAX_DIMENSIONS: a larger answer is refused
     "embeddings_rpm": (0, 100_000),
     "trash_retention_days": (0.0, 36500.0),
     "first_token_timeout": (1.0, 3600.0),

@@ -8,26 +8,57 @@ at most the preset's size (DashScope takes 10 rows per request). Errors say what
 words and never carry the API key (``EmbeddingsError``): ``retryable`` ones (429, 5xx, a dropped
 connection, a timeout) come with the wait the server asked for (``Retry-After``).
 
+A bad server cannot hold a caller or fill the memory:
+
+- ``timeout`` is a deadline for the whole call, not for each read: a server that sends its headers
+  and then drips a byte a second is cut off when the deadline passes (the requests run as asyncio
+  tasks on the client's own loop thread, where ``asyncio.timeout`` cancels them wherever they are:
+  connecting, waiting, reading);
+- an answer is read up to what its vectors can take (``answer_limit``: ``MAX_DIMENSIONS`` numbers a
+  row), and is refused past that before it is parsed;
+- a vector of more than ``MAX_DIMENSIONS`` numbers, or not of the size the caller expects
+  (``dims``), is refused before any array is made.
+
 The HTTP client is httpx and the vectors numpy arrays, both imported on first use (the presets are
 read by the settings page). Blocking: call it from a worker thread.
 """
 
 from __future__ import annotations
 
+import asyncio
 import hashlib
+import json
 import logging
 import time
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any, Sequence
 
 from ..errors import redact
+from ...aio import start_thread
 
 if TYPE_CHECKING:
     import numpy as np
 
-__all__ = ["EmbeddingsClient", "EmbeddingsConfig", "EmbeddingsError", "PRESETS", "Preset", "TestResult"]
+__all__ = ["MAX_DIMENSIONS", "PROBE_TEXT", "EmbeddingsClient", "EmbeddingsConfig", "EmbeddingsError", "PRESETS",
+           "Preset", "TestResult", "answer_limit"]
 
 log = logging.getLogger(__name__)
+
+#: The largest vector accepted (the biggest embeddings models people use answer 4,096 numbers).
+MAX_DIMENSIONS = 8192
+#: Bytes one number may take in a JSON answer ("-0.0123456789012345," is 21; some servers write 25).
+NUMBER_BYTES = 28
+#: Room in an answer for what is not a number (the envelope, "usage", each row's keys).
+ANSWER_SLACK = 64 * 1024
+#: An error answer is read up to this much (its message is all that is used).
+ERROR_BYTES = 64 * 1024
+#: What the model is asked to embed to tell which model it is (``VectorSync`` compares the vectors).
+PROBE_TEXT = "小林周末在湖边的咖啡馆读完了一本旧小说，回家路上给猫买了罐头。"
+
+
+def answer_limit(rows: int) -> int:
+    """The most bytes an answer with ``rows`` vectors may take."""
+    return rows * MAX_DIMENSIONS * NUMBER_BYTES + ANSWER_SLACK
 
 
 @dataclass(frozen=True)
@@ -91,22 +122,25 @@ class EmbeddingsConfig:
 
     @property
     def key(self) -> str:
-        """Names this model's vectors: the endpoint, the model and the size (another one's are others)."""
+        """What named this model's vectors before a model was known by its probe (the endpoint, the model
+        and the size): ``VectorTable.register`` adopts the vectors saved under it."""
         raw = f"{self.base_url.lower()}|{self.model}|{self.dimensions}|{self.document_prefix}"
         return hashlib.sha1(raw.encode("utf-8")).hexdigest()[:16]
 
 
 class EmbeddingsError(Exception):
     """An embeddings request failed. ``retryable``: try again after ``retry_after`` seconds (None:
-    the caller's own back-off); otherwise (a wrong key, an unknown model) it will not work until
-    the settings change."""
+    the caller's own back-off); otherwise (a wrong key, an unknown model, an answer no embeddings
+    model gives) it will not work until the settings change. ``size``: the answer's vectors were of
+    this size, not the one expected."""
 
     def __init__(self, message: str, *, status: int | None = None, retryable: bool = False,
-                 retry_after: float | None = None) -> None:
+                 retry_after: float | None = None, size: int | None = None) -> None:
         super().__init__(message)
         self.status = status
         self.retryable = retryable
         self.retry_after = retry_after
+        self.size = size  # vectors of another size than expected: the size they had
 
 
 @dataclass(frozen=True)
@@ -132,78 +166,123 @@ def _retry_after(headers: Any) -> float | None:
 
 
 class EmbeddingsClient:
-    """Vectors for texts from one embeddings model. ``close()`` releases the connection pool."""
+    """Vectors for texts from one embeddings model. ``close()`` releases the connections and the
+    client's loop thread. Its methods block; any thread may call them, several at once."""
 
-    def __init__(self, config: EmbeddingsConfig, *, client: Any = None) -> None:
+    def __init__(self, config: EmbeddingsConfig) -> None:
         import httpx
 
         self.config = config
-        self._own = client is None
         headers = {"Authorization": f"Bearer {config.api_key}"} if config.api_key else {}
-        self._http = client or httpx.Client(timeout=config.timeout, headers=headers)
-        self._headers = headers
+        self._http = httpx.AsyncClient(timeout=config.timeout, headers=headers)
+        self._loop = asyncio.new_event_loop()
+        self._thread = start_thread(self._loop.run_forever, name="embeddings-http")
+        self._closed = False
 
     def close(self) -> None:
-        if self._own:
-            self._http.close()
+        """Cancel what is in flight, close the connections and end the loop thread (idempotent)."""
+        if self._closed:
+            return
+        self._closed = True
+        try:
+            asyncio.run_coroutine_threadsafe(self._shutdown(), self._loop).result(timeout=5.0)
+        except Exception as exc:  # noqa: BLE001 - closing goes on whatever the connections say
+            log.debug("embeddings client: closing: %s", exc)
+        self._loop.call_soon_threadsafe(self._loop.stop)
+        self._thread.join(5.0)
+        if not self._thread.is_alive():
+            self._loop.close()
 
-    def embed(self, texts: Sequence[str], *, query: bool = False, timeout: float | None = None) -> np.ndarray:
-        """One float32 row per text (in order), L2-normalised. Raises :class:`EmbeddingsError`."""
+    async def _shutdown(self) -> None:
+        current = asyncio.current_task()
+        others = [task for task in asyncio.all_tasks() if task is not current]
+        for task in others:
+            task.cancel()
+        await asyncio.gather(*others, return_exceptions=True)
+        await self._http.aclose()
+
+    def embed(self, texts: Sequence[str], *, query: bool = False, timeout: float | None = None,
+              dims: int | None = None) -> np.ndarray:
+        """One float32 row per text (in order), L2-normalised. Raises :class:`EmbeddingsError`.
+
+        ``timeout``: a deadline in seconds for the whole call (every batch, every read); without it
+        each request has ``config.timeout`` in all. ``dims``: the vector size expected (another one
+        is a bad answer)."""
         import numpy as np
 
+        deadline = None if timeout is None else time.monotonic() + timeout
         prefix = self.config.query_prefix if query else self.config.document_prefix
         rows: list[np.ndarray] = []
         for start in range(0, len(texts), max(1, self.config.batch)):
             batch = [prefix + (text or " ") for text in texts[start : start + self.config.batch]]
-            rows.append(self._request(batch, timeout))
+            rows.append(self._run(self._request(batch, deadline, dims)))
         if not rows:
-            return np.zeros((0, max(self.config.dimensions, 1)), np.float32)
+            return np.zeros((0, max(dims or self.config.dimensions, 1)), np.float32)
         matrix = np.vstack(rows)
         norms = np.linalg.norm(matrix, axis=1, keepdims=True)
         return (matrix / np.where(norms > 0, norms, 1.0)).astype(np.float32)
 
-    def _request(self, batch: list[str], timeout: float | None) -> np.ndarray:
-        import httpx
-        import numpy as np
+    def probe(self, *, timeout: float | None = None) -> np.ndarray:
+        """The model's vector of :data:`PROBE_TEXT` (as a document): what tells this model from another."""
+        return self.embed([PROBE_TEXT], timeout=timeout)[0]
 
+    def _run(self, request: Any) -> Any:
+        if self._closed:
+            request.close()
+            raise EmbeddingsError("the embeddings client is closed")
+        future = asyncio.run_coroutine_threadsafe(request, self._loop)
+        try:
+            return future.result()
+        except EmbeddingsError:
+            raise
+        except Exception as exc:  # cancelled by close()
+            if future.cancelled():
+                raise EmbeddingsError("the embeddings client is closed") from None
+            raise EmbeddingsError(f"the embeddings request failed: {self._clean(str(exc))}") from exc
+
+    async def _request(self, batch: list[str], deadline: float | None, dims: int | None) -> np.ndarray:
+        import httpx
+
+        limit = self.config.timeout if deadline is None else deadline - time.monotonic()
+        late = EmbeddingsError(f"no answer from {self.config.base_url} within {max(limit, 0):.1f} s",
+                               retryable=True)
+        if limit <= 0:
+            raise late
+        try:
+            async with asyncio.timeout(limit):
+                return await self._exchange(batch, dims, httpx.Timeout(limit))
+        except TimeoutError:
+            raise late from None
+        except httpx.TimeoutException as exc:
+            raise late from exc
+        except httpx.HTTPError as exc:
+            raise EmbeddingsError(f"cannot reach {self.config.base_url}: {self._clean(str(exc))}",
+                                  retryable=True) from exc
+
+    async def _exchange(self, batch: list[str], dims: int | None, timeout: Any) -> np.ndarray:
         body: dict[str, Any] = {"model": self.config.model, "input": batch, "encoding_format": "float"}
         if self.config.send_dimensions and self.config.dimensions:
             body["dimensions"] = self.config.dimensions
         url = f"{self.config.base_url}/embeddings"
-        try:
-            reply = self._http.post(url, json=body, headers=self._headers,
-                                    timeout=timeout if timeout is not None else self.config.timeout)
-        except httpx.TimeoutException as exc:
-            raise EmbeddingsError(f"no answer from {self.config.base_url} in time", retryable=True) from exc
-        except httpx.HTTPError as exc:
-            raise EmbeddingsError(f"cannot reach {self.config.base_url}: {self._clean(str(exc))}",
-                                  retryable=True) from exc
-        if reply.status_code != 200:
-            raise self._error(reply)
-        try:
-            data = reply.json()["data"]
-            ordered = sorted(data, key=lambda row: int(row.get("index", 0)))
-            matrix = np.asarray([row["embedding"] for row in ordered], dtype=np.float32)
-        except (ValueError, KeyError, TypeError, AttributeError) as exc:
-            raise EmbeddingsError(f"the answer is not an embeddings response ({type(exc).__name__})") from exc
-        if matrix.ndim != 2 or len(matrix) != len(batch) or not matrix.shape[1]:
-            raise EmbeddingsError(f"asked for {len(batch)} vectors, got {matrix.shape[0] if matrix.ndim else 0}")
-        if not np.all(np.isfinite(matrix)):
-            raise EmbeddingsError("the answer holds vectors that are not numbers")
-        return matrix
+        async with self._http.stream("POST", url, json=body, timeout=timeout) as reply:
+            if reply.status_code != 200:
+                raw = await _read(reply, ERROR_BYTES, cut=True)
+                raise self._error(reply, raw)
+            raw = await _read(reply, answer_limit(len(batch)))
+        return _vectors(raw, len(batch), dims)
 
     def _clean(self, text: str) -> str:
         text = " ".join(redact(text, self.config.api_key).split())
         return text if len(text) <= 200 else text[:197] + "..."
 
-    def _error(self, reply: Any) -> EmbeddingsError:
+    def _error(self, reply: Any, raw: bytes) -> EmbeddingsError:
         status = reply.status_code
         try:
-            payload = reply.json()
+            payload = json.loads(raw)
             detail = payload.get("error", payload)
             message = detail.get("message") if isinstance(detail, dict) else str(detail)
         except (ValueError, AttributeError):
-            message = reply.text
+            message = raw.decode("utf-8", "replace")
         text = f"HTTP {status}: {self._clean(str(message or reply.reason_phrase))}"
         retryable = status == 429 or status >= 500 or status == 408
         return EmbeddingsError(text, status=status, retryable=retryable,
@@ -221,6 +300,53 @@ class EmbeddingsClient:
         dims = int(vector.shape[1])
         return TestResult(True, f"向量模型可用：{dims} 维，{ms:.0f} 毫秒", f"The embeddings model works: {dims} dimensions, "
                           f"{ms:.0f} ms", dims, ms)
+
+
+async def _read(reply: Any, limit: int, *, cut: bool = False) -> bytes:
+    """The body of ``reply``, at most ``limit`` bytes: past that an error (``cut``: the first ``limit`` bytes)."""
+    parts: list[bytes] = []
+    size = 0
+    async for chunk in reply.aiter_bytes():
+        parts.append(chunk)
+        size += len(chunk)
+        if size > limit:
+            if cut:
+                return b"".join(parts)[:limit]
+            raise EmbeddingsError(f"the answer is larger than {limit / 1e6:.1f} MB, more than {MAX_DIMENSIONS:,} "
+                                  "numbers a vector can take: this is not the embeddings model's answer")
+    return b"".join(parts)
+
+
+def _vectors(raw: bytes, rows: int, dims: int | None) -> np.ndarray:
+    """The vectors of an answer, each row checked before any array is made."""
+    import numpy as np
+
+    try:
+        data = json.loads(raw)["data"]
+        ordered = sorted(data, key=lambda row: int(row.get("index", 0)))
+        vectors = [row["embedding"] for row in ordered]
+        sizes = {len(vector) for vector in vectors}
+    except (ValueError, KeyError, TypeError, AttributeError) as exc:
+        raise EmbeddingsError(f"the answer is not an embeddings response ({type(exc).__name__})") from exc
+    if len(vectors) != rows:
+        raise EmbeddingsError(f"asked for {rows} vectors, got {len(vectors)}")
+    widest = max(sizes, default=0)
+    if widest > MAX_DIMENSIONS:
+        raise EmbeddingsError(f"the answer has vectors of {widest:,} numbers, more than the {MAX_DIMENSIONS:,} "
+                              "an embeddings model gives: this is not the model's answer")
+    if len(sizes) != 1 or not widest:
+        raise EmbeddingsError(f"the answer has vectors of {len(sizes)} different sizes" if len(sizes) > 1
+                              else "the answer has empty vectors")
+    if dims and widest != dims:
+        raise EmbeddingsError(f"the model answered vectors of {widest:,} numbers, its vectors have {dims:,}; "
+                              "the answer is set aside and the vectors kept", retryable=True, size=widest)
+    try:
+        matrix = np.asarray(vectors, dtype=np.float32)
+    except (ValueError, TypeError) as exc:
+        raise EmbeddingsError(f"the answer is not an embeddings response ({type(exc).__name__})") from exc
+    if not np.all(np.isfinite(matrix)):
+        raise EmbeddingsError("the answer holds vectors that are not numbers")
+    return matrix
 
 
 def _hint(status: int | None) -> tuple[str, str]:

@@ -11,8 +11,9 @@ __all__ = ["VectorStatus"]
 @dataclass(frozen=True)
 class VectorStatus:
     """How far the vectors are. ``state``: starting | running | waiting (rate-limited or the server
-    is away: ``retry_in`` seconds) | idle (all done) | error (``error`` says why; it waits for
-    new settings or a retry) | stopped."""
+    is away: ``retry_in`` seconds; or the query's vector failed and recall uses words only for that
+    long) | idle (all done) | error (``error`` says why; it waits for new settings or a retry) |
+    stopped. ``done`` counts the memories whose vector the search sees."""
 
     state: str
     done: int = 0

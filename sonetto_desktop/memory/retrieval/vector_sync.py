@@ -2,22 +2,32 @@
 
 One worker thread per store and model:
 
-- at start it compares the store with the vectors already saved (``vectors.py``: each row keeps
+- at start it asks the model for its vector of a fixed text (the probe) and finds, by name, size
+  and that vector, which of the store's models it is (``vectors.VectorTable.register``): the
+  address it is reached at does not matter, so two devices that reach one model through two
+  addresses share its vectors. A model that answers otherwise than the store's record of the same
+  name is asked again: only two answers that agree make it another model (whose vectors are then
+  computed; the earlier model's are deleted once every memory has one of the new);
+- then it compares the store with the vectors already saved (``vectors.py``: each row keeps
   the fingerprint of the text it was computed from), drops the vectors of memories that are gone
   and queues the memories without a current vector, the most recently changed first. Progress is
   the saved rows themselves, so a stop (closing the app, a crash, an error) loses at most the
   batch in flight and the next start resumes;
 - then it follows the store's change feed: a new or edited memory is queued, a deleted one (also
   one the person asked Sonetto to forget) loses its vector at once, a bulk change is diffed;
-- it sends batches of the model's size, at most ``rpm`` requests a minute; a 429 or a server error
+- it sends batches of the model's size, at most ``rpm`` requests a minute; an answer with vectors of
+  another size than the model's is set aside (nothing stored is touched) and the model is asked
+  for its probe again; a 429 or a server error
   waits as long as the server asks (``Retry-After``) or backs off (2 s doubling to 5 minutes);
   a refusal that will not go away (a wrong key or model) stops it with the reason in its status
   until :meth:`retry` or new settings.
 
 :meth:`rank` is the shortlist's dense ranking (``shortlist.DenseRanker``): the query's vector (one
-request, at most ``QUERY_TIMEOUT``) against the saved vectors. It answers None, and the shortlist
-uses words only, while there are no vectors or the endpoint fails. :attr:`status` and the feed of
-:meth:`subscribe` tell the app how far it is ("向量 8,200/10,000").
+request, ``QUERY_TIMEOUT`` in all: a server that drips its answer is cut off then) against the saved
+vectors. It answers None, and the shortlist uses words only, while there are no vectors or the
+endpoint fails; after a failure it uses words only for ``QUERY_PAUSE`` and the status says so
+("waiting", the reason in ``error``). :attr:`status` and the feed of :meth:`subscribe` tell the app
+how far it is ("向量 8,200/10,000").
 """
 
 from __future__ import annotations
@@ -34,14 +44,14 @@ from ..events import EventFeed
 from ..stores.base import BaseMemoryManager
 from .embeddings import EmbeddingsClient, EmbeddingsConfig, EmbeddingsError
 from .vector_status import VectorStatus
-from .vectors import VectorTable, open_vectors, text_fingerprint
+from .vectors import VectorTable, find_model, open_vectors, same_model, text_fingerprint
 from ...aio import start_thread
 
 __all__ = ["QUERY_TIMEOUT", "VectorStatus", "VectorSync"]
 
 log = logging.getLogger(__name__)
 
-#: The query's vector must come back within this, or the shortlist goes on with words only.
+#: The query's vector must come back within this (the whole request), or the shortlist goes on with words only.
 QUERY_TIMEOUT = 2.0
 #: After a query's vector failed, the shortlist uses words only for this long (no 2 s wait per message).
 QUERY_PAUSE = 60.0
@@ -69,7 +79,11 @@ class VectorSync:
         self._client = client  # made by the worker when not given (its TLS setup reads files)
         self._own_client = client is None
         self._feed: EventFeed[VectorStatus] = EventFeed()
-        self._status = VectorStatus("starting", model=config.model)
+        self._status = self._base = VectorStatus("starting", model=config.model)  # _base: without the query's trouble
+        self._status_lock = threading.Lock()
+        self._identified = False  # the model's key and size are known (the probe answered)
+        self._model_key: str | None = None
+        self._dims: int | None = None
         self._wake = threading.Condition()
         self._stop = threading.Event()
         self._retry_now = threading.Event()
@@ -83,6 +97,7 @@ class VectorSync:
         self._last_request = 0.0
         self._query_failures = 0
         self._query_paused_until = 0.0  # after a failed query vector: words only for a while
+        self._query_error = ""  # why, while it lasts
         self._dropped_others = False
         self._thread: threading.Thread | None = None
         self._unsubscribe: Callable[[], None] | None = None
@@ -108,7 +123,7 @@ class VectorSync:
             self._release()
         elif timeout:
             self._thread.join(timeout)
-        self._publish(replace(self._status, state="stopped", retry_in=None))
+        self._publish(replace(self._base, state="stopped", retry_in=None))
 
     def _release(self) -> None:
         if self._own_client and self._client is not None:
@@ -132,13 +147,40 @@ class VectorSync:
     def status(self) -> VectorStatus:
         return self._status
 
+    @property
+    def model_key(self) -> str | None:
+        """The key of the model's vectors in the store (None until the model answered its probe)."""
+        return self._model_key
+
     def subscribe(self, callback: Callable[[VectorStatus], None]) -> Callable[[], None]:
-        """``callback(status)`` on the worker thread after each batch and each change of state."""
+        """``callback(status)`` on the worker thread after each batch and each change of state (and
+        on a recall's thread when the query's vector fails or works again)."""
         return self._feed.subscribe(callback)
 
     def _publish(self, status: VectorStatus) -> None:
-        self._status = status
-        self._feed.publish(status)
+        """The worker's own status (what the query's trouble is shown over)."""
+        with self._status_lock:
+            self._base = status
+            shown = self._status = self._overlay(status)
+        self._feed.publish(shown)
+
+    def _overlay(self, status: VectorStatus) -> VectorStatus:
+        """``status`` with the query's trouble: idle becomes waiting, with why and for how long."""
+        if not self._query_error or status.error or status.state not in ("idle", "running"):
+            return status
+        if status.state == "running":
+            return replace(status, error=self._query_error)
+        left = max(0.0, self._query_paused_until - time.monotonic())
+        return replace(status, state="waiting", error=self._query_error, retry_in=left)
+
+    def _query_trouble(self, reason: str) -> None:
+        """Show the query's trouble over the worker's status ("" : it is over)."""
+        with self._status_lock:
+            if reason == self._query_error:
+                return
+            self._query_error = reason
+            shown = self._status = self._overlay(self._base)
+        self._feed.publish(shown)
 
     def _counts(self, state: str, error: str = "", retry_in: float | None = None) -> VectorStatus:
         done = sum(1 for mid, fp in self._current.items() if self._stored.get(mid) == fp)
@@ -163,11 +205,15 @@ class VectorSync:
             self._reload, self._pending = False, {}
         return reload, pending
 
+    def _read_store(self) -> dict[str, Any]:
+        items = self._mm.all_items()
+        self._current = {mid: text_fingerprint(_text(item)) for mid, item in items.items()}
+        return items
+
     def _apply_changes(self, table: VectorTable) -> None:
         reload, pending = self._take_changes()
         if reload:
-            items = self._mm.all_items()
-            self._current = {mid: text_fingerprint(_text(item)) for mid, item in items.items()}
+            items = self._read_store()
             self._stored = table.fingerprints()
             gone = [mid for mid in self._stored if mid not in self._current]
             table.drop(gone)
@@ -203,6 +249,31 @@ class VectorSync:
         finally:
             self._release()
 
+    def _identify(self, table: VectorTable) -> None:
+        """Which of the store's models this is (see the module docstring); its vectors from now on."""
+        if not self._current:
+            self._read_store()  # the count is right while the model is asked
+        self._pace()
+        probe = self._client.probe()
+        records = table.models()
+        if any(r.name == self.config.model for r in records) and find_model(records, self.config.model, probe) is None:
+            self._pace()
+            again = self._client.probe()  # one answer does not make another model: ask again
+            if find_model(records, self.config.model, again) is not None:
+                probe = again
+            elif not same_model(again, probe):
+                raise EmbeddingsError("the model answers the same text differently each time; its vectors are kept "
+                                      "until it answers alike", retryable=True)
+        key = table.register(self.config.model, probe, legacy=self.config.key)
+        if key != self._model_key:
+            if self._model_key is not None:
+                log.warning("vectors: the embeddings model answers as another model now (%d dimensions): its "
+                            "vectors are computed; the earlier ones are kept until they are", table.dims or 0)
+            self._stored, self._dropped_others = {}, False
+            with self._wake:
+                self._reload = True
+        self._model_key, self._dims, self._identified = key, table.dims, True
+
     def _loop(self) -> None:
         backoff = BACKOFF_FIRST
         table = None
@@ -210,7 +281,11 @@ class VectorSync:
             batch: list[tuple[str, str, int]] = []
             try:
                 if table is None:
-                    table = self._table = self._table or self._table_factory(self._mm, self.config.key)
+                    table = self._table = self._table or self._table_factory(self._mm, "")
+                    if self._stop.is_set():
+                        break
+                if not self._identified:
+                    self._identify(table)
                     if self._stop.is_set():
                         break
                 self._apply_changes(table)
@@ -221,13 +296,16 @@ class VectorSync:
                 self._publish(self._counts("running"))
                 self._pace()
                 texts = [t for _, t, _ in batch]
-                vectors = self._client.embed(texts)
+                vectors = self._client.embed(texts, dims=self._dims)
                 if self._stop.is_set():
                     break
                 self._store(table, batch, vectors)
                 backoff = BACKOFF_FIRST
             except EmbeddingsError as exc:
                 self._requeue(batch)
+                if exc.size is not None:  # vectors of another size: a bad answer, or another model now?
+                    log.warning("vectors: %s", exc)
+                    self._identified = False
                 if not exc.retryable:
                     self._halt(str(exc))
                     continue
@@ -285,7 +363,7 @@ class VectorSync:
     def _finish(self, table: VectorTable) -> None:
         """All current: say so, forget other models' vectors once, and wait for changes."""
         status = self._counts("idle")
-        if status.state != self._status.state or status != self._status:
+        if status != self._base:
             self._publish(status)
         if self._current and status.complete and not self._dropped_others:
             dropped = table.drop_other_models()
@@ -296,6 +374,8 @@ class VectorSync:
         with self._wake:
             while not self._stop.is_set() and not self._pending and not self._reload:
                 self._wake.wait(5.0)
+                if self._query_error and time.monotonic() >= self._query_paused_until:
+                    self._query_trouble("")  # recall tries the vectors again: no more words only
 
     def _halt(self, reason: str) -> None:
         log.warning("vectors stopped: %s", reason)
@@ -326,16 +406,18 @@ class VectorSync:
 
     def rank(self, prompt: str, k: int) -> list[str] | None:
         """The memories nearest to ``prompt`` (see the module docstring); None when it cannot rank now."""
-        table, client = self._table, self._client
-        if (table is None or client is None or not self._stored or not prompt.strip() or self._stop.is_set()
-                or self._status.state == "error" or time.monotonic() < self._query_paused_until):
+        table, client, dims = self._table, self._client, self._dims
+        if (table is None or client is None or dims is None or not self._stored or not prompt.strip()
+                or self._stop.is_set() or self._base.state == "error" or time.monotonic() < self._query_paused_until):
             return None
         try:
-            query = client.embed([prompt], query=True, timeout=QUERY_TIMEOUT)
+            query = client.embed([prompt], query=True, timeout=QUERY_TIMEOUT, dims=dims)
         except EmbeddingsError as exc:
             self._query_failures += 1
             self._query_paused_until = time.monotonic() + QUERY_PAUSE
             if self._query_failures in (1, 10, 100):
                 log.warning("the query's vector failed (%s); words only for %.0f s", exc, QUERY_PAUSE)
+            self._query_trouble(f"the query's vector failed ({exc}); recall uses words only for {QUERY_PAUSE:.0f} s")
             return None
+        self._query_trouble("")
         return table.search(query[0], k) or None

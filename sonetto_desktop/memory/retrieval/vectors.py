@@ -3,25 +3,36 @@
 A vector is stored compact: L2-normalised, then int8 with one float scale per row (1,024
 dimensions: 1 KB + the id, so 100,000 memories take about 100 MB). The row keeps the fingerprint
 of the text it was computed from, so the background sync (``vector_sync.py``) knows which
-memories are missing or changed, and can resume after any stop. Each embeddings model has its own
-rows (``model`` = ``EmbeddingsConfig.key``); switching models never mixes them.
+memories are missing or changed, and can resume after any stop.
+
+Each embeddings model has its own rows (``model``: the model's key); switching models never mixes
+them. A model is known by what it is, not by where it is served: its name, its vector size and its
+vector of a fixed text (the *probe*), kept in a table of models (:meth:`VectorTable.models`,
+:meth:`VectorTable.register`). Two devices that reach one model by two addresses (directly and
+through a gateway) find the same record and share its vectors. All rows of a model have its size:
+a vector of another size is refused (:class:`WrongSize`), never allowed to displace the others.
 
 - A YAML or SQLite store: a sidecar SQLite file beside it (``memory.vectors.sqlite3``). Not the
   store's own database: a SQLite store follows other processes' writes through ``PRAGMA
   data_version``, and a vector write would look like an unknown change and make every view re-read
   the store.
 - A PostgreSQL store: a table in the store's schema (shared by every device). With the ``pgvector``
-  extension on the server (``CREATE EXTENSION vector`` allowed), a ``halfvec`` column and an HNSW
-  index answer the search in the server; without it the same table holds the int8 bytes. The
-  pgvector branch is written for servers that have it but could not be run here (no pgvector
-  package for this machine's PostgreSQL): it is not covered by the tests.
+  extension on the server (0.7 or later: ``halfvec``; ``CREATE EXTENSION vector`` allowed or done),
+  each model also has a table of its own, ``memory_vec_<hash>`` (``emb halfvec(<its size>)``: the
+  int8 rows, exact in a ``halfvec``, so the server's cosine is the numpy one's) with an HNSW index (cosine; up to 4,000 dimensions, pgvector's limit for ``halfvec``), and the search
+  runs in the server: through the index for up to ``ANN_MAX_K`` results (``hnsw.ef_search`` at least
+  ``EF_SEARCH`` and twice the results asked for), exactly (a scan) for more. The int8 rows stay the
+  source of truth: rows written while pgvector was not usable (another device without it, an older
+  version of the app) are copied into the model's table before the next search counts them, and
+  the sync's count is of the rows the search sees. Without pgvector the same table holds the int8
+  bytes and the search is the numpy one below.
 
-Search is cosine with numpy over a copy loaded on first use and kept up to date by this process's
-writes (another process's writes are picked up when the row count changes): exact over all rows
-(int8 rows upcast in chunks: ~40 ms for 10,000 vectors of 1,024 dimensions on a busy core), and
-above ``PREFILTER_FROM`` rows first narrowed by the Hamming distance of the sign bits (128 bytes a
-row at 1,024 dimensions; a few ms for 100,000 rows) to ``PREFILTER_FACTOR`` times the rows asked for,
-which are then scored exactly.
+Search without pgvector is cosine with numpy over a copy loaded on first use and kept up to date by
+this process's writes (another process's writes are picked up when the row count changes): exact
+over all rows (int8 rows upcast in chunks: ~40 ms for 10,000 vectors of 1,024 dimensions on a busy
+core), and above ``PREFILTER_FROM`` rows first narrowed by the Hamming distance of the sign bits
+(128 bytes a row at 1,024 dimensions; a few ms for 100,000 rows) to ``PREFILTER_FACTOR`` times the
+rows asked for, which are then scored exactly.
 ``sqlite-vec`` (installed with LangGraph's SQLite checkpointer) is not used: its 0.1 search is the
 same brute force, measured slower than numpy here (int8, 10,000 rows: ~32 ms vs ~11 ms), and most
 Python builds (pyenv's, this app's CI) cannot load SQLite extensions at all.
@@ -36,11 +47,13 @@ import threading
 import time
 from abc import ABC, abstractmethod
 from pathlib import Path
+from dataclasses import dataclass
 from typing import Any, Iterable, Sequence
 
 import numpy as np
 
-__all__ = ["PgVectors", "SqliteVectors", "VectorTable", "dequantize", "open_vectors", "quantize", "text_fingerprint"]
+__all__ = ["ModelRecord", "PgVectors", "SqliteVectors", "VectorTable", "WrongSize", "dequantize", "find_model",
+           "open_vectors", "quantize", "same_model", "text_fingerprint"]
 
 log = logging.getLogger(__name__)
 
@@ -51,6 +64,55 @@ PREFILTER_FACTOR = 4  # ... to this many times the rows asked for (at least PREF
 PREFILTER_MIN = 2000
 _POPCOUNT = np.array([bin(i).count("1") for i in range(256)], dtype=np.uint16)
 RECHECK = 30.0  # seconds between looks at whether another process wrote rows
+#: Two probe vectors this close (cosine) come from the same model (one model's answers to one text
+#: differ by rounding, ~0.99999; two models' by far more).
+PROBE_MATCH = 0.999
+#: pgvector: the HNSW index answers up to this many results; more are scored exactly by a scan.
+ANN_MAX_K = 400
+#: pgvector: ``hnsw.ef_search`` (the candidates kept while walking the graph) is at least this.
+EF_SEARCH = 200
+#: pgvector indexes ``halfvec`` columns of at most this many dimensions.
+HNSW_MAX_DIMS = 4000
+BACKFILL_ROWS = 500  # rows copied into a pgvector table at a time
+
+
+class WrongSize(ValueError):
+    """Vectors of another size than the model's: refused, the stored ones kept."""
+
+
+@dataclass(frozen=True)
+class ModelRecord:
+    """An embeddings model a store has vectors of: its key, name, vector size and probe vector."""
+
+    key: str
+    name: str
+    dims: int
+    probe: np.ndarray
+
+
+def same_model(probe: np.ndarray, other: np.ndarray) -> bool:
+    """Do two probe vectors come from the same model? (same size, cosine at least ``PROBE_MATCH``)"""
+    a, b = np.asarray(probe, np.float32).ravel(), np.asarray(other, np.float32).ravel()
+    if a.shape != b.shape or not a.size:
+        return False
+    norm = float(np.linalg.norm(a) * np.linalg.norm(b))
+    return norm > 0 and float(a @ b) / norm >= PROBE_MATCH
+
+
+def model_key(name: str, probe: np.ndarray) -> str:
+    """A new model's key: from its name, size and probe (two devices registering it at once agree)."""
+    rounded = np.round(np.asarray(probe, np.float32).ravel(), 2).astype(np.float32)
+    raw = f"{name}|{rounded.size}|".encode("utf-8") + rounded.tobytes()
+    return hashlib.sha1(raw).hexdigest()[:16]
+
+
+def find_model(records: Sequence[ModelRecord], name: str, probe: np.ndarray) -> ModelRecord | None:
+    """The record of the model named ``name`` whose probe vector ``probe`` is (None: no such record)."""
+    return next((r for r in records if r.name == name and r.dims == probe.size and same_model(r.probe, probe)), None)
+
+
+def _probe_blob(probe: np.ndarray) -> bytes:
+    return np.ascontiguousarray(np.asarray(probe, np.float32).ravel()).tobytes()
 
 
 def text_fingerprint(text: str) -> int:
@@ -71,29 +133,33 @@ def dequantize(rows: np.ndarray, scale: np.ndarray) -> np.ndarray:
 
 
 class _Matrix:
-    """The vectors of one model in RAM: ids, int8 rows, scales and sign bits, with O(1) replace and remove."""
+    """The vectors of one model in RAM: ids, int8 rows, their inverse norms and sign bits, with O(1)
+    replace and remove. The score is the cosine of the query and the int8 row (what pgvector computes
+    over the same rows: the two searches rank alike)."""
 
     def __init__(self, dims: int = 0) -> None:
         self.ids: list[str | None] = []
         self.row_of: dict[str, int] = {}
         self.rows = np.zeros((0, dims), np.int8)
         self.bits = np.zeros((0, (dims + 7) // 8), np.uint8)
-        self.scale = np.zeros(0, np.float32)
+        self.scale = np.zeros(0, np.float32)  # 1 / the int8 row's norm (0: a free slot)
         self.free: list[int] = []
 
     def __len__(self) -> int:
         return len(self.row_of)
 
-    def put(self, ids: Sequence[str], rows: np.ndarray, scale: np.ndarray) -> None:
+    def put(self, ids: Sequence[str], rows: np.ndarray, scale: np.ndarray | None = None) -> None:
+        """Add or replace rows (``scale``, the rows' dequantizing scales, is not needed: cosine)."""
         if len(ids) and self.rows.shape[1] != rows.shape[1]:
-            if len(self.row_of):
-                log.warning("vectors of another size (%d, was %d): the old ones are dropped",
-                            rows.shape[1], self.rows.shape[1])
+            if len(self.row_of) or self.rows.shape[1]:
+                raise WrongSize(f"vectors of {rows.shape[1]} numbers among vectors of {self.rows.shape[1]}")
             self.__init__(rows.shape[1])  # type: ignore[misc]
         new = sum(1 for mid in ids if mid not in self.row_of)
         self._reserve(len(self.ids) + max(0, new - len(self.free)))
         bits = np.packbits(rows > 0, axis=1)
-        for i, (mid, row, s) in enumerate(zip(ids, rows, scale, strict=True)):
+        norms = np.linalg.norm(rows.astype(np.float32), axis=1) if len(rows) else np.zeros(0, np.float32)
+        inverse = np.where(norms > 0, 1.0 / np.where(norms > 0, norms, 1.0), 0.0).astype(np.float32)
+        for i, (mid, row, s) in enumerate(zip(ids, rows, inverse, strict=True)):
             at = self.row_of.get(mid)
             if at is None:
                 if self.free:
@@ -164,12 +230,17 @@ class _Matrix:
 
 
 class VectorTable(ABC):
-    """The vectors of one embeddings model (``model``) for one store. Thread-safe."""
+    """The vectors of one embeddings model (``model``) for one store. Thread-safe.
+
+    ``model`` is the model's key: given (tests, tools), or found by :meth:`register` from what the
+    model answers. ``dims`` is its vector size (None until known: the model's record, or the first
+    vectors put)."""
 
     kind = "table"
 
-    def __init__(self, model: str) -> None:
+    def __init__(self, model: str = "", dims: int | None = None) -> None:
         self.model = model
+        self.dims = dims
         self._lock = threading.RLock()
         self._matrix: _Matrix | None = None
         self._checked = 0.0
@@ -187,26 +258,63 @@ class VectorTable(ABC):
 
     @abstractmethod
     def fingerprints(self) -> dict[str, int]:
-        """memory id -> fingerprint of the text its stored vector was computed from."""
+        """memory id -> fingerprint of the text its vector was computed from, for the vectors the
+        search sees."""
 
     @abstractmethod
-    def count(self) -> int: ...
+    def count(self) -> int:
+        """How many vectors of this model the search sees."""
 
     @abstractmethod
     def drop_other_models(self) -> int:
         """Delete the vectors of every other embeddings model; returns how many rows went."""
+
+    @abstractmethod
+    def models(self) -> list[ModelRecord]:
+        """The models this store has a record of."""
+
+    @abstractmethod
+    def _register(self, name: str, probe: np.ndarray, legacy: str) -> str:
+        """In one transaction that no other device's registration interleaves with: the key of the
+        recorded model ``probe`` matches, else of a new record; rows under ``legacy`` adopted."""
 
     def close(self) -> None:
         """Release the connection (a backend closes its own, then calls this)."""
         self._matrix = None
 
     # shared
+    def register(self, name: str, probe: np.ndarray, *, legacy: str = "") -> str:
+        """Use the model whose vector of the probe text is ``probe``: the record that matches it (same
+        name, same size, the same probe vector), else a new one. Vectors saved under ``legacy`` (the
+        key of the same settings before models were known by their probe) of the model's size become
+        this model's. Returns the key; the table now holds that model's vectors."""
+        probe = np.asarray(probe, np.float32).ravel()
+        with self._lock:
+            key = self._register(name, probe, legacy)
+            self.use(key, int(probe.size))
+        return key
+
+    def use(self, model: str, dims: int | None) -> None:
+        """Hold the vectors of ``model`` (of ``dims`` numbers) from now on."""
+        with self._lock:
+            self.model, self.dims = model, dims
+            self._matrix = None
+
+    def _check_size(self, width: int) -> None:
+        if self.dims is None:
+            self.dims = width
+        elif width != self.dims:
+            raise WrongSize(f"vectors of {width} numbers for a model whose vectors have {self.dims}: refused, "
+                            "the stored ones kept")
+
     def put(self, ids: Sequence[str], fps: Sequence[int], vectors: np.ndarray) -> None:
-        """Store (or replace) the vectors of ``ids`` computed from texts with fingerprints ``fps``."""
+        """Store (or replace) the vectors of ``ids`` computed from texts with fingerprints ``fps``.
+        Raises :class:`WrongSize` for vectors of another size than the model's."""
         if not len(ids):
             return
-        rows, scale = quantize(vectors)
         with self._lock:
+            self._check_size(int(np.asarray(vectors).shape[1]))
+            rows, scale = quantize(vectors)
             self._write(ids, fps, rows, scale)
             if self._matrix is not None:
                 self._matrix.put(ids, rows, scale)
@@ -234,23 +342,40 @@ class VectorTable(ABC):
                 self._matrix = None
         if self._matrix is None:
             ids, rows, scale = self._load()
-            matrix = _Matrix(rows.shape[1] if rows.ndim == 2 else 0)
+            matrix = _Matrix(rows.shape[1] if rows.ndim == 2 and len(rows) else self.dims or 0)
             if len(ids):
                 matrix.put(ids, rows, scale)
             self._matrix, self._checked = matrix, now
         return self._matrix
+
+    def _width(self) -> int | None:
+        """The size of this model's rows when known (rows of another size are left out of a load)."""
+        return self.dims
 
 
 def _blob(row: np.ndarray) -> bytes:
     return np.ascontiguousarray(row, dtype=np.int8).tobytes()
 
 
-def _rows(blobs: Sequence[bytes]) -> np.ndarray:
+def _rows(blobs: Sequence[bytes], width: int | None = None) -> np.ndarray:
+    """The int8 rows of ``blobs`` of ``width`` bytes (None: the most common width)."""
     if not blobs:
-        return np.zeros((0, 0), np.int8)
-    size = len(blobs[0])
-    kept = [b for b in blobs if len(b) == size]
-    return np.frombuffer(b"".join(kept), dtype=np.int8).reshape(len(kept), size)
+        return np.zeros((0, width or 0), np.int8)
+    if width is None:
+        sizes: dict[int, int] = {}
+        for b in blobs:
+            sizes[len(b)] = sizes.get(len(b), 0) + 1
+        width = max(sizes, key=lambda size: sizes[size])
+    kept = [b for b in blobs if len(b) == width]
+    return np.frombuffer(b"".join(kept), dtype=np.int8).reshape(len(kept), width)
+
+
+def _kept(found: Sequence[Any], width: int | None) -> tuple[list[str], np.ndarray, np.ndarray]:
+    """(ids, rows, scales) of rows ``(id, scale, vec)`` of one width."""
+    blobs = [bytes(r[2]) for r in found]
+    rows = _rows(blobs, width)
+    keep = [r for r, b in zip(found, blobs, strict=True) if len(b) == rows.shape[1]] if len(rows) else []
+    return [r[0] for r in keep], rows, np.asarray([r[1] for r in keep], np.float32)
 
 
 class SqliteVectors(VectorTable):
@@ -258,7 +383,7 @@ class SqliteVectors(VectorTable):
 
     kind = "sqlite"
 
-    def __init__(self, path: Path | str, model: str) -> None:
+    def __init__(self, path: Path | str, model: str = "") -> None:
         super().__init__(model)
         self.path = Path(path)
         self._conn = sqlite3.connect(self.path, check_same_thread=False, timeout=10.0, isolation_level=None)
@@ -267,12 +392,12 @@ class SqliteVectors(VectorTable):
         self._conn.execute("CREATE TABLE IF NOT EXISTS vectors (model TEXT NOT NULL, id TEXT NOT NULL, "
                            "fp INTEGER NOT NULL, scale REAL NOT NULL, vec BLOB NOT NULL, PRIMARY KEY (model, id)) "
                            "WITHOUT ROWID")
+        self._conn.execute("CREATE TABLE IF NOT EXISTS models (key TEXT PRIMARY KEY, name TEXT NOT NULL, "
+                           "dims INTEGER NOT NULL, probe BLOB NOT NULL, created REAL NOT NULL)")
 
     def _load(self) -> tuple[list[str], np.ndarray, np.ndarray]:
         found = self._conn.execute("SELECT id, scale, vec FROM vectors WHERE model = ?", (self.model,)).fetchall()
-        rows = _rows([r[2] for r in found])
-        keep = [r for r in found if len(r[2]) == rows.shape[1]] if len(rows) else []
-        return [r[0] for r in keep], rows, np.asarray([r[1] for r in keep], np.float32)
+        return _kept(found, self._width())
 
     def _write(self, ids: Sequence[str], fps: Sequence[int], rows: np.ndarray, scale: np.ndarray) -> None:
         with self._conn:
@@ -287,18 +412,47 @@ class SqliteVectors(VectorTable):
             self._conn.execute("BEGIN IMMEDIATE")
             self._conn.executemany("DELETE FROM vectors WHERE model = ? AND id = ?", [(self.model, mid) for mid in ids])
 
+    def _sized(self) -> tuple[str, tuple[Any, ...]]:
+        """The condition on this model's rows of its size (rows of another size are never searched)."""
+        if self.dims is None:
+            return "model = ?", (self.model,)
+        return "model = ? AND length(vec) = ?", (self.model, self.dims)
+
     def fingerprints(self) -> dict[str, int]:
+        where, args = self._sized()
         with self._lock:
-            return dict(self._conn.execute("SELECT id, fp FROM vectors WHERE model = ?", (self.model,)).fetchall())
+            return dict(self._conn.execute(f"SELECT id, fp FROM vectors WHERE {where}", args).fetchall())
 
     def count(self) -> int:
+        where, args = self._sized()
         with self._lock:
-            return self._conn.execute("SELECT COUNT(*) FROM vectors WHERE model = ?", (self.model,)).fetchone()[0]
+            return self._conn.execute(f"SELECT COUNT(*) FROM vectors WHERE {where}", args).fetchone()[0]
 
     def drop_other_models(self) -> int:
         with self._lock, self._conn:
             self._conn.execute("BEGIN IMMEDIATE")
+            self._conn.execute("DELETE FROM models WHERE key != ?", (self.model,))
             return self._conn.execute("DELETE FROM vectors WHERE model != ?", (self.model,)).rowcount
+
+    def models(self) -> list[ModelRecord]:
+        with self._lock:
+            found = self._conn.execute("SELECT key, name, dims, probe FROM models ORDER BY created").fetchall()
+        return [ModelRecord(k, n, d, np.frombuffer(p, np.float32)) for k, n, d, p in found]
+
+    def _register(self, name: str, probe: np.ndarray, legacy: str) -> str:
+        with self._conn:
+            self._conn.execute("BEGIN IMMEDIATE")
+            records = [ModelRecord(k, n, d, np.frombuffer(p, np.float32)) for k, n, d, p in self._conn.execute(
+                "SELECT key, name, dims, probe FROM models ORDER BY created").fetchall()]
+            found = find_model(records, name, probe)
+            key = found.key if found else model_key(name, probe)
+            if found is None:
+                self._conn.execute("INSERT OR IGNORE INTO models (key, name, dims, probe, created) VALUES (?, ?, ?, ?, ?)",
+                                   (key, name, int(probe.size), _probe_blob(probe), time.time()))
+            if legacy and legacy != key:
+                self._conn.execute("UPDATE OR IGNORE vectors SET model = ? WHERE model = ? AND length(vec) = ?",
+                                   (key, legacy, int(probe.size)))
+        return key
 
     def close(self) -> None:
         with self._lock:
@@ -307,11 +461,12 @@ class SqliteVectors(VectorTable):
 
 
 class PgVectors(VectorTable):
-    """A table in a PostgreSQL store's schema (``memory_vectors``), shared by every device."""
+    """A table in a PostgreSQL store's schema (``memory_vectors``), shared by every device; with
+    pgvector, a table of each model's ``halfvec`` vectors beside it (see the module docstring)."""
 
     kind = "postgres"
 
-    def __init__(self, location: Any, model: str) -> None:
+    def __init__(self, location: Any, model: str = "") -> None:
         super().__init__(model)
         import psycopg
 
@@ -319,31 +474,82 @@ class PgVectors(VectorTable):
         self._schema = location.schema
         self._conn = psycopg.connect(location.url, autocommit=True, **location.connect_kwargs())
         self._table = f'"{self._schema}".memory_vectors'
+        self._models = f'"{self._schema}".memory_vector_models'
         self._conn.execute(f"CREATE TABLE IF NOT EXISTS {self._table} (model text NOT NULL, id text NOT NULL, "
                            "fp bigint NOT NULL, scale real NOT NULL, vec bytea NOT NULL, PRIMARY KEY (model, id))")
+        self._conn.execute(f"CREATE TABLE IF NOT EXISTS {self._models} (key text PRIMARY KEY, name text NOT NULL, "
+                           "dims integer NOT NULL, probe bytea NOT NULL, created timestamptz NOT NULL DEFAULT now())")
+        self._ready: tuple[str, int] | None = None  # (model, dims) whose pgvector table is made
         self.pgvector = self._enable_pgvector()
         if self.pgvector:
             self.kind = "pgvector"
 
     def _enable_pgvector(self) -> bool:
-        """Use pgvector when the server has it and we may enable it (never required)."""
+        """Use pgvector when the server has it (with ``halfvec``) and we may enable it (never required)."""
         import psycopg
 
         try:
             if self._conn.execute("SELECT 1 FROM pg_available_extensions WHERE name = 'vector'").fetchone() is None:
                 return False
             self._conn.execute("CREATE EXTENSION IF NOT EXISTS vector")
-            self._conn.execute(f"ALTER TABLE {self._table} ADD COLUMN IF NOT EXISTS emb halfvec")
+            self._conn.execute("SELECT '[1,2]'::halfvec(2)")  # pgvector 0.7 or later
             return True
         except psycopg.Error as exc:
             log.info("pgvector is not usable on this server (%s); vectors are searched here", exc)
             return False
 
+    @property
+    def ann_table(self) -> str:
+        """This model's pgvector table (its name from a hash of the model's key: any key is safe)."""
+        return f'"{self._schema}"."{self._ann_name(self.model)}"'
+
+    @staticmethod
+    def _ann_name(model: str) -> str:
+        return "memory_vec_" + hashlib.sha1(model.encode("utf-8")).hexdigest()[:16]
+
+    @property
+    def indexed(self) -> bool:
+        """Does this model's pgvector table have an HNSW index (its size is within pgvector's limit)?"""
+        return self.dims is not None and self.dims <= HNSW_MAX_DIMS
+
+    def _searched_here(self) -> bool:
+        """Does the server search this model's vectors (pgvector, the model's size known)?"""
+        return self.pgvector and self.dims is not None
+
+    def _ensure_ann(self) -> None:
+        """This model's pgvector table and index (made once per model and size; safe to repeat)."""
+        if self._ready == (self.model, self.dims) or not self._searched_here():
+            return
+        name = self._ann_name(self.model)
+        with self._conn.transaction():
+            self._conn.execute("SELECT pg_advisory_xact_lock(hashtext(%s))", (f"{self._schema}.{name}",))
+            self._conn.execute(f"CREATE TABLE IF NOT EXISTS {self.ann_table} (id text PRIMARY KEY, "
+                               f"emb halfvec({int(self.dims)}) NOT NULL)")
+            if self.indexed:
+                self._conn.execute(f'CREATE INDEX IF NOT EXISTS "{name}_hnsw" ON {self.ann_table} '
+                                   "USING hnsw (emb halfvec_cosine_ops)")
+        self._ready = (self.model, int(self.dims))
+
+    def use(self, model: str, dims: int | None) -> None:
+        with self._lock:
+            super().use(model, dims)
+            self._ensure_ann()
+
+    def _check_size(self, width: int) -> None:
+        known = self.dims is not None
+        super()._check_size(width)
+        if not known:
+            self._ensure_ann()
+
     def _load(self) -> tuple[list[str], np.ndarray, np.ndarray]:
         found = self._conn.execute(f"SELECT id, scale, vec FROM {self._table} WHERE model = %s", (self.model,)).fetchall()
-        rows = _rows([bytes(r[2]) for r in found])
-        keep = [r for r in found if len(r[2]) == rows.shape[1]] if len(rows) else []
-        return [r[0] for r in keep], rows, np.asarray([r[1] for r in keep], np.float32)
+        return _kept(found, self._width())
+
+    @staticmethod
+    def _literal(vector: np.ndarray) -> str:
+        if vector.dtype == np.int8:  # an int8 row: its numbers are exact in a halfvec
+            return "[" + ",".join(str(int(x)) for x in vector.ravel()) + "]"
+        return "[" + ",".join(f"{x:.6g}" for x in np.asarray(vector, np.float32).ravel()) + "]"
 
     def _write(self, ids: Sequence[str], fps: Sequence[int], rows: np.ndarray, scale: np.ndarray) -> None:
         values = [(self.model, mid, int(fp), float(s), _blob(row)) for mid, fp, row, s in zip(ids, fps, rows, scale,
@@ -354,35 +560,115 @@ class PgVectors(VectorTable):
                     f"INSERT INTO {self._table} (model, id, fp, scale, vec) VALUES (%s, %s, %s, %s, %s) "
                     "ON CONFLICT (model, id) DO UPDATE SET fp = EXCLUDED.fp, scale = EXCLUDED.scale, vec = EXCLUDED.vec",
                     values)
-                if self.pgvector:
-                    cur.executemany(f"UPDATE {self._table} SET emb = %s::halfvec WHERE model = %s AND id = %s",
-                                    [("[" + ",".join(f"{x:.5f}" for x in dequantize(row[None], np.array([s]))[0]) + "]",
-                                      self.model, mid) for mid, row, s in zip(ids, rows, scale, strict=True)])
+                if self._searched_here():
+                    self._write_ann(cur, ids, rows)
+
+    def _write_ann(self, cur: Any, ids: Sequence[str], rows: np.ndarray) -> None:
+        """The int8 rows themselves (cosine does not need their scale; -127..127 are exact in a halfvec)."""
+        cur.executemany(f"INSERT INTO {self.ann_table} (id, emb) VALUES (%s, %s::halfvec) "
+                        "ON CONFLICT (id) DO UPDATE SET emb = EXCLUDED.emb",
+                        [(mid, self._literal(row)) for mid, row in zip(ids, rows, strict=True)])
 
     def _delete(self, ids: Sequence[str]) -> None:
         with self._conn.transaction(), self._conn.cursor() as cur:
             cur.executemany(f"DELETE FROM {self._table} WHERE model = %s AND id = %s", [(self.model, mid) for mid in ids])
+            if self._searched_here():
+                cur.execute(f"DELETE FROM {self.ann_table} WHERE id = ANY(%s)", (list(ids),))
+
+    def backfill(self) -> int:
+        """Copy this model's vectors that its pgvector table lacks (written while pgvector was not
+        usable) into it; returns how many. The int8 rows are the source: nothing is asked of the model."""
+        if not self._searched_here():
+            return 0
+        done = 0
+        with self._lock:
+            self._ready = None  # another device may have dropped the table meanwhile
+            self._ensure_ann()
+            while True:
+                found = self._conn.execute(
+                    f"SELECT v.id, v.scale, v.vec FROM {self._table} v LEFT JOIN {self.ann_table} a ON a.id = v.id "
+                    "WHERE v.model = %s AND a.id IS NULL AND length(v.vec) = %s LIMIT %s",
+                    (self.model, self.dims, BACKFILL_ROWS)).fetchall()
+                if not found:
+                    break
+                ids, rows, _ = _kept(found, self.dims)
+                with self._conn.transaction(), self._conn.cursor() as cur:
+                    self._write_ann(cur, ids, rows)
+                done += len(ids)
+        if done:
+            log.info("vectors: %d vectors copied into the pgvector table", done)
+        return done
 
     def search(self, query: np.ndarray, k: int) -> list[str]:
-        if not self.pgvector:
+        if not self._searched_here():
             return super().search(query, k)
-        literal = "[" + ",".join(f"{x:.5f}" for x in np.asarray(query, np.float32).ravel()) + "]"
+        query = np.asarray(query, np.float32).ravel()
+        if k <= 0 or query.size != self.dims:
+            return []
+        literal = self._literal(query)
         with self._lock:
-            found = self._conn.execute(f"SELECT id FROM {self._table} WHERE model = %s AND emb IS NOT NULL "
-                                       "ORDER BY emb <=> %s::halfvec LIMIT %s", (self.model, literal, k)).fetchall()
+            self._ensure_ann()
+            with self._conn.transaction():
+                if self.indexed and k <= ANN_MAX_K:
+                    self._conn.execute(f"SET LOCAL hnsw.ef_search = {min(1000, max(EF_SEARCH, 2 * k))}")
+                else:  # more than the graph walk keeps: score every row
+                    self._conn.execute("SET LOCAL enable_indexscan = off")
+                found = self._conn.execute(f"SELECT id FROM {self.ann_table} ORDER BY emb <=> %s::halfvec({self.dims}) "
+                                           "LIMIT %s", (literal, k)).fetchall()
         return [r[0] for r in found]
 
+    def _sized(self) -> tuple[str, tuple[Any, ...]]:
+        if self.dims is None:
+            return f"FROM {self._table} v WHERE v.model = %s", (self.model,)
+        if self._searched_here():
+            return (f"FROM {self._table} v JOIN {self.ann_table} a ON a.id = v.id WHERE v.model = %s "
+                    "AND length(v.vec) = %s", (self.model, self.dims))
+        return f"FROM {self._table} v WHERE v.model = %s AND length(v.vec) = %s", (self.model, self.dims)
+
     def fingerprints(self) -> dict[str, int]:
+        self.backfill()
+        source, args = self._sized()
         with self._lock:
-            return dict(self._conn.execute(f"SELECT id, fp FROM {self._table} WHERE model = %s", (self.model,)).fetchall())
+            return dict(self._conn.execute(f"SELECT v.id, v.fp {source}", args).fetchall())
 
     def count(self) -> int:
         with self._lock:
-            return self._conn.execute(f"SELECT COUNT(*) FROM {self._table} WHERE model = %s", (self.model,)).fetchone()[0]
+            if self._searched_here():
+                self._ready = None  # another device may have dropped the table meanwhile
+                self._ensure_ann()
+            source, args = self._sized()
+            return self._conn.execute(f"SELECT COUNT(*) {source}", args).fetchone()[0]
 
     def drop_other_models(self) -> int:
-        with self._lock:
+        with self._lock, self._conn.transaction():
+            others = [r[0] for r in self._conn.execute(f"SELECT DISTINCT model FROM {self._table} WHERE model != %s "
+                                                       f"UNION SELECT key FROM {self._models} WHERE key != %s",
+                                                       (self.model, self.model)).fetchall()]
+            for other in others:
+                self._conn.execute(f'DROP TABLE IF EXISTS "{self._schema}"."{self._ann_name(other)}"')
+            self._conn.execute(f"DELETE FROM {self._models} WHERE key != %s", (self.model,))
             return self._conn.execute(f"DELETE FROM {self._table} WHERE model != %s", (self.model,)).rowcount
+
+    def models(self) -> list[ModelRecord]:
+        with self._lock:
+            found = self._conn.execute(f"SELECT key, name, dims, probe FROM {self._models} ORDER BY created").fetchall()
+        return [ModelRecord(k, n, d, np.frombuffer(bytes(p), np.float32)) for k, n, d, p in found]
+
+    def _register(self, name: str, probe: np.ndarray, legacy: str) -> str:
+        with self._conn.transaction():
+            self._conn.execute(f"LOCK TABLE {self._models} IN SHARE ROW EXCLUSIVE MODE")
+            records = [ModelRecord(k, n, d, np.frombuffer(bytes(p), np.float32)) for k, n, d, p in self._conn.execute(
+                f"SELECT key, name, dims, probe FROM {self._models} ORDER BY created").fetchall()]
+            found = find_model(records, name, probe)
+            key = found.key if found else model_key(name, probe)
+            if found is None:
+                self._conn.execute(f"INSERT INTO {self._models} (key, name, dims, probe) VALUES (%s, %s, %s, %s) "
+                                   "ON CONFLICT (key) DO NOTHING", (key, name, int(probe.size), _probe_blob(probe)))
+            if legacy and legacy != key:
+                self._conn.execute(f"UPDATE {self._table} v SET model = %s WHERE v.model = %s AND length(v.vec) = %s "
+                                   f"AND NOT EXISTS (SELECT 1 FROM {self._table} w WHERE w.model = %s AND w.id = v.id)",
+                                   (key, legacy, int(probe.size), key))
+        return key
 
     def close(self) -> None:
         with self._lock:
@@ -399,8 +685,9 @@ def sidecar_path(mm: Any) -> Path | None:
     return path.with_name(path.stem + SIDECAR_SUFFIX)
 
 
-def open_vectors(mm: Any, model: str) -> VectorTable:
-    """The vector table of store ``mm`` for embeddings model ``model``. Blocking (opens a connection)."""
+def open_vectors(mm: Any, model: str = "") -> VectorTable:
+    """The vector table of store ``mm`` for embeddings model ``model`` (none yet: :meth:`VectorTable.register`
+    finds it). Blocking (opens a connection)."""
     location = getattr(mm, "location", None)
     if location is not None and hasattr(location, "connect_kwargs"):
         return PgVectors(location, model)

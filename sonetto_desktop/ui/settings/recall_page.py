@@ -24,7 +24,7 @@ from PySide6.QtWidgets import (
 from ..widgets.tasks import task_scope
 from sonetto_desktop.config.settings import Settings
 from sonetto_desktop.memory.retrieval.budget import CLOUD_BUDGET
-from sonetto_desktop.memory.retrieval.embeddings import PRESETS
+from sonetto_desktop.memory.retrieval.embeddings import MAX_DIMENSIONS, PRESETS
 
 from ..widgets.deferred import alive
 from .fields import with_secret_toggle
@@ -92,7 +92,7 @@ class RecallPage(QWidget):
         self.model = QLineEdit(self.embeddings)
         self.model.setPlaceholderText("text-embedding-v3 · BAAI/bge-m3 · bge-m3")
         self.dimensions = QSpinBox(self.embeddings)
-        self.dimensions.setRange(0, 16384)
+        self.dimensions.setRange(0, MAX_DIMENSIONS)  # a larger answer is refused
         self.dimensions.setSpecialValueText(self.tr("模型默认"))
         self.rpm = QSpinBox(self.embeddings)
         self.rpm.setRange(0, 100_000)
