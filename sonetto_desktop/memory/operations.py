@@ -74,10 +74,9 @@ class MemoryOperations:
                 raise SecretRefused(kind)
         if self.dont_remember is None:
             return
-        for text in texts:
-            entry = self.dont_remember.match(text) if text else None
-            if entry is not None:
-                raise DontRememberRefused(entry.text)
+        entry = self.dont_remember.match_any(*(text for text in texts if text))
+        if entry is not None:
+            raise DontRememberRefused(entry.text)
 
     @property
     def store(self) -> BaseMemoryManager:
