@@ -82,3 +82,17 @@ def test_several_secrets_in_one_text_are_each_hidden_in_place():
 def test_long_repetitive_texts_are_read_in_one_pass(text):
     """No pattern backtracks over a whole text (an import may hand it megabytes); the time is in bench/."""
     assert redact_secrets(text)[1] == 0
+
+
+@pytest.mark.parametrize("text,secret", [
+    ("my password is sunshine.", True),  # a plain word right after "is", ending the clause
+    ("the wifi password is \"letmein\"", True),  # quoted: a value as written
+    ("The password to my heart is chocolate", False),  # a plain word after a detour: a figure of speech
+    ("My password is long and complicated", False),
+    ("the default password is admin123", False),  # an example, nobody's secret
+    ("password = request.form['password']", False),  # code
+    ("CVV码 123", True),
+    ("token 值是 abc123def456", True),
+])
+def test_a_plain_word_or_an_example_is_a_value_only_where_nothing_else_is_meant(text, secret):
+    assert (find_secret(text) is not None) is secret

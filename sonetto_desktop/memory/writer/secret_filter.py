@@ -163,7 +163,7 @@ _LABELS: tuple[tuple[str, _Label], ...] = (
      _Label(CARD, "card", not_after=r"公交|交通|会员|饭|校园|一卡通|加油|购物|电费|水费|燃气|图书|借书|门禁|电话|"
                                      r"手机|游戏|点|充值|话费|学生|礼品|超市|健身|停车|员工|工作|上网|储值|积分|SIM|sim|尾")),
     (r"银行账号|银行账户|收款账号|对公账户", _Label(ACCOUNT, "account")),
-    (r"验证码|校验码|动态码|安全码|授权码|恢复码|备用码|短信码", _Label(CODE, "code")),
+    (r"(?i:cvv2?|cvc2?|csc)\s*码|验证码|校验码|动态码|安全码|授权码|恢复码|备用码|短信码", _Label(CODE, "code")),
     (r"助记词", _Label(KEY, "words")),
     (r"密钥|秘钥|私钥|令牌|激活码", _Label(KEY, "key")),
     (r"(?i:pin)\s*码|门禁码|开门码|门锁码|开锁码|解锁码|锁屏码|门禁", _Label(PASSWORD, "code")),
@@ -206,7 +206,7 @@ _LABELS: tuple[tuple[str, _Label], ...] = (
 )
 
 def _is_english(source: str) -> bool:
-    return source[:1].isascii() and not source.startswith("(?i:pin)")
+    return source[:1].isascii() and not source.startswith("(?i:")
 
 
 # Finding labels: one alternation per script without groups (so the regex engine can skip ahead by
@@ -230,7 +230,7 @@ _EN_COPULA = re.compile(
     r"|\s+(?:changed|set|reset|updated|switched)\s+(?:to|as|into)\s+)", re.IGNORECASE)
 _EN_TO = re.compile(_EN_GAP + r"(?P<cop>\s+(?:to|as)\s+)", re.IGNORECASE)  # after "set / changed the X"
 _EN_NEXT = re.compile(r"(?P<cop>\s*#?\s+)")  # "PIN 4821", "password 88886666"
-_ZH_GAP = (r"(?:的|现在|目前|一直|都|也|还|就|已经|其实|原来|应该|好像|暂时|统一|全都|全|刚刚|刚|又|我们|你们|他们|我|你|他|她|"
+_ZH_GAP = (r"\s*(?:的|值|现在|目前|一直|都|也|还|就|已经|其实|原来|应该|好像|暂时|统一|全都|全|刚刚|刚|又|我们|你们|他们|我|你|他|她|"
            r"记得|设的|设置的|改的|用的|换的|新的|新|依然|仍然|还是|已|被|给|大概|可能|据说|听说|说|是不是){0,4}")
 _ZH_COPULA = re.compile(
     _ZH_GAP + r"(?P<cop>\s*(?:(?:是|为|叫|作|改成|改为|设成|设为|设置成|设置为|换成|换为|变成|更新为|更新成|修改为|修改成|重置为|"
@@ -429,8 +429,12 @@ def _after(text: str, match: re.Match[str], label: _Label) -> tuple[int, int] | 
         if span is None:
             continue
         cjk = frame == "zh" and found.group("cjk")
-        if frame == "en":
-            bare = not found.group("poss") and bool(_CLAUSE_END.match(text, span[1]))
+        if span[0] > 0 and text[span[0] - 1] in "\"'“‘「『":
+            bare = True  # quoted: a value as written, even a plain word
+        elif frame == "en":
+            # a plain word only right after the label and ending the clause: "my password is sunshine.",
+            # not "the password to my heart is chocolate"
+            bare = found.start("cop") == end and not found.group("poss") and bool(_CLAUSE_END.match(text, span[1]))
         else:
             bare = frame == "zh" and not cjk
         if _judge(text, span, label, bare_word=bare, needs_digit=frame.endswith("_next") or bool(cjk)):
