@@ -250,3 +250,16 @@ async def test_the_writers_paraphrased_section_is_refused_through_its_tools(mm, 
     message = tools["create_memory"].invoke({"type": "tool_call", "id": f"c{next(_ids)}", "name": "create_memory",
                                              "args": {"content": "用户和李雷分手了", "section": "前任"}})
     assert message.status == "error" and "不要记住" in message.content and mm.count() == 0
+
+
+def test_an_entrys_day_and_titles_are_not_what_it_is_about(mm, tmp_path):
+    forget = DontRememberList(tmp_path / "dr.json")
+    forget.add("明天的体检，别记")  # the writer turns 明天 into a date: 体检 is what the entry is about
+    forget.add("the thing about my boss Mr. Wang")
+    app = MemoryOperations(mm, dont_remember=forget).as_actor("agent")
+    with pytest.raises(DontRememberRefused, match="体检"):
+        app.add("用户12月5日要去体检", "时效待办")
+    with pytest.raises(DontRememberRefused, match="Wang"):
+        app.add("User's boss Wang is strict", "身份")
+    assert app.add("12月5日，用户去看了海", "瞬间").kind == "add"
+    assert app.add("Mr. Smith is the user's teacher", "身份").kind == "add"  # a title is nobody's name

@@ -58,8 +58,13 @@ def _pairs(text: str) -> set[str]:
 
 
 _CJK = re.compile(r"[\u3400-\u4dbf\u4e00-\u9fff\uf900-\ufaff]")
-#: Words of the asking, not of what is asked about ("……，这个别记").
-_ASKING = frozenset("别记 别记住 记住 不要记 不要记住 别记录 记录 记下 忘掉 忘了 删掉 删除 这个 那个 这件事 这些".split())
+#: Words of the asking, not of what is asked about ("……，这个别记"), and words a memory says another
+#: way (a day becomes a date, "我家" becomes "用户家"): no part of an entry.
+_ASKING = frozenset("""
+别记 别记住 记住 不要记 不要记住 别记录 记录 记下 忘掉 忘了 删掉 删除 这个 那个 这件事 这些
+今天 明天 昨天 后天 前天 今晚 明晚 昨晚 今早 明早 上午 下午 晚上 早上 中午 刚才 刚刚 最近 现在 以后 以前 之前
+之后 这周 下周 上周 本周 这个月 下个月 上个月 今年 明年 去年 周末 平时 每天 经常 我家 我们家 你家 他家 她家 咱家
+""".split())
 _ASCII_WORD = re.compile(r"[A-Za-z][A-Za-z0-9'’-]*[A-Za-z0-9]|[A-Za-z]")
 
 
@@ -101,8 +106,9 @@ class _Entry:
                 words.append(token)
         end_run()
         english = [w for w in _ASCII_WORD.findall(text) if w.lower() not in STOP_WORDS and len(w) >= 2]
-        names += [w for w in english if w[0].isupper() or any(ch.isdigit() for ch in w)]
-        words += [w.lower() for w in english] + names
+        named = [w for w in english if (w[0].isupper() and len(w) > 2) or any(ch.isdigit() for ch in w)]  # not "Mr"
+        names += named
+        words += [w.lower() for w in english if w not in named] + names
         rare = [w for w in words if _CJK.match(w) and word_freq(w) <= COMMON_WORD]
         return cls(frozenset(_pairs(text)), tuple(dict.fromkeys(words)), tuple(dict.fromkeys(names)),
                    tuple(dict.fromkeys(rare)))
