@@ -178,3 +178,88 @@ def test_entries_of_the_wrong_type_are_damage_not_an_empty_list(mm, tmp_path, co
         app.add("用户和小美去看展", "瞬间")
     assert mm.count() == 0
     assert MemoryOperations(mm, dont_remember=forget).add("用户喜欢猫", "品味").kind == "add"  # the person is not
+
+
+# ── an entry's parts: the writer's paraphrased section names and texts (issue 35, item 5) ──────
+
+@pytest.mark.parametrize("description,theme,reason", [
+    ("用户和李雷分手三个月了", "前任", None),  # the entry split between a section name and the text
+    ("李雷（前任）搬去了上海", "感情", None),  # the words turned round
+    ("用户的前男友叫李雷", "身份", None),  # the name alone, said another way
+    ("用户最近心情不好", "前任", None),  # the section named after the entry's own word
+    ("用户最近心情不好", "感情", "李雷说的"),  # in the reason the history keeps
+    ("用户和 李 雷 去过杭州", "瞬间", None),  # spaced out
+])
+def test_an_entrys_name_or_words_split_across_theme_text_and_reason_are_refused(mm, tmp_path, description, theme,
+                                                                                reason):
+    forget = DontRememberList(tmp_path / "dr.json")
+    forget.add("前任李雷")
+    app = MemoryOperations(mm, dont_remember=forget).as_actor("agent")
+    mid = MemoryOperations(mm).add("用户喜欢猫", "品味").ids[0]
+    before = _state(mm)
+    with pytest.raises(DontRememberRefused, match="前任李雷"):
+        if reason is None:
+            app.add(description, theme)
+        else:
+            app.update(mid, description=description, theme=theme, reason=reason)
+    assert _state(mm) == before
+
+
+@pytest.mark.parametrize("description,theme", [
+    ("用户的前任老板很严格", "工作"),  # the entry's common word in another sense, no name
+    ("用户喜欢吃雷竹笋", "品味"),  # one character of the name
+    ("用户的同事叫李明", "身份"),  # another name
+    ("用户在杭州工作", "身份"),
+    ("Lei 是用户的英文名", "身份"),
+])
+def test_writes_that_only_share_a_common_word_or_a_character_are_not_refused(mm, tmp_path, description, theme):
+    forget = DontRememberList(tmp_path / "dr.json")
+    forget.add("前任李雷")
+    forget.add("别记我工作上的烦恼")  # a whole message as the entry: 工作 alone is too common to refuse a section
+    app = MemoryOperations(mm, dont_remember=forget).as_actor("agent")
+    assert app.add(description, theme).kind == "add"
+
+
+def test_a_whole_message_entry_blocks_the_people_it_names_not_its_everyday_words(mm, tmp_path):
+    forget = DontRememberList(tmp_path / "dr.json")
+    forget.add("昨天和韩梅梅吵了一架，心里很难受，这个别记")
+    app = MemoryOperations(mm, dont_remember=forget).as_actor("mcp:cursor")
+    with pytest.raises(DontRememberRefused):
+        app.add("用户和韩梅梅关系紧张", "身份")
+    with pytest.raises(DontRememberRefused):
+        app.add("用户昨天吵了一架，心里难受", "瞬间")  # most of its words, said again
+    assert app.add("用户昨天去看了电影", "瞬间").kind == "add"
+    assert app.add("用户心里很期待周末", "瞬间").kind == "add"
+
+
+def test_an_english_entry_blocks_its_name(mm, tmp_path):
+    forget = DontRememberList(tmp_path / "dr.json")
+    forget.add("my ex Tom Baker")
+    app = MemoryOperations(mm, dont_remember=forget).as_actor("agent")
+    with pytest.raises(DontRememberRefused):
+        app.add("User broke up with Tom last year", "瞬间")
+    with pytest.raises(DontRememberRefused):
+        app.add("用户的前男友是 Baker", "身份")
+    assert app.add("User tried tomato soup", "品味").kind == "add"
+
+
+async def test_the_writers_paraphrased_section_is_refused_through_its_tools(mm, tmp_path):
+    forget = DontRememberList(tmp_path / "dr.json")
+    forget.add("前任李雷")
+    tools = {t.name: t for t in make_memory_tools(MemoryOperations(mm, dont_remember=forget))}
+    message = tools["create_memory"].invoke({"type": "tool_call", "id": f"c{next(_ids)}", "name": "create_memory",
+                                             "args": {"content": "用户和李雷分手了", "section": "前任"}})
+    assert message.status == "error" and "不要记住" in message.content and mm.count() == 0
+
+
+def test_an_entrys_day_and_titles_are_not_what_it_is_about(mm, tmp_path):
+    forget = DontRememberList(tmp_path / "dr.json")
+    forget.add("明天的体检，别记")  # the writer turns 明天 into a date: 体检 is what the entry is about
+    forget.add("the thing about my boss Mr. Wang")
+    app = MemoryOperations(mm, dont_remember=forget).as_actor("agent")
+    with pytest.raises(DontRememberRefused, match="体检"):
+        app.add("用户12月5日要去体检", "时效待办")
+    with pytest.raises(DontRememberRefused, match="Wang"):
+        app.add("User's boss Wang is strict", "身份")
+    assert app.add("12月5日，用户去看了海", "瞬间").kind == "add"
+    assert app.add("Mr. Smith is the user's teacher", "身份").kind == "add"  # a title is nobody's name

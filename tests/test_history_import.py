@@ -265,7 +265,7 @@ async def test_secrets_never_reach_the_model_and_titles_on_the_list_are_left_out
     await imports.start(plan, history, file_name="chats.jsonl")
     result = await imports.wait()
     bodies = json.dumps(llm_server.requests, ensure_ascii=False)
-    assert key not in bodies and "hunter2024" not in bodies and "［已隐去的API Key / 令牌］" in bodies
+    assert key not in bodies and "hunter2024" not in bodies and "［已隐去的密钥］" in bodies
     assert "重置密码" not in bodies  # the conversation on the don't-import list never went out
     tool_answers = [m["content"] for body in llm_server.requests for m in body["messages"] if m["role"] == "tool"]
     assert any("不要记住" in text for text in tool_answers)  # the don't-remember list refused the write

@@ -88,8 +88,9 @@ async def test_a_chat_turn_still_counts_uses_and_speaks_of_sonetto(llm_server, m
 
 def test_redact_secrets_hides_what_the_filter_would_refuse():
     cases = {
-        "我的密码是 sunset2026，别告诉别人": "我的［已隐去的密码 / 验证码］，别告诉别人",
-        "用这个 key: sk-abcdefghijklmnopqrstuvwx 调接口": "用这个 key: ［已隐去的API Key / 令牌］ 调接口",
+        "我的密码是 sunset2026，别告诉别人": "我的密码是 ［已隐去的密码］，别告诉别人",  # the words around it stay
+        "用这个 key: sk-abcdefghijklmnopqrstuvwx 调接口": "用这个 key: ［已隐去的密钥］ 调接口",
+        "My wifi password is hunter2-Secret!": "My wifi password is ［已隐去的密码］!",
         "卡号 6222 0212 3456 7890 123 的卡丢了": "卡号 ［已隐去的银行卡号］ 的卡丢了",
         "身份证 110101199003071234 要续期": "身份证 ［已隐去的身份证号］ 要续期",
         "-----BEGIN RSA PRIVATE KEY-----\nMIIabc\nxyz\n-----END RSA PRIVATE KEY-----\n谢谢": "［已隐去的私钥］\n谢谢",

@@ -151,15 +151,15 @@ def test_secret_detector_spares_ordinary_facts(text):
 
 
 @pytest.mark.parametrize("text,kind", [
-    ("用户家 WiFi 密码是 abc12345", "密码 / 验证码"),
-    ("用户的银行卡密码是 834512", "密码 / 验证码"),
-    ("用户邮箱的密码：Sunset2026!", "密码 / 验证码"),
+    ("用户家 WiFi 密码是 abc12345", "密码"),
+    ("用户的银行卡密码是 834512", "密码"),
+    ("用户邮箱的密码：Sunset2026!", "密码"),
     ("卡号 6222 0212 3456 7890 123", "银行卡号"),  # named a card: refused whatever its check digit
     ("用户常用的那张是 4111 1111 1111 1111", "银行卡号"),  # unnamed, but a valid card number (Luhn)
     ("用户的信用卡 5500-0000-0000-0004", "银行卡号"),
     ("用户的身份证号是110101199003071234", "身份证号"),
     ("用户证件号码 33010219980512345X", "身份证号"),
-    ("用户的 OpenAI key 是 sk-abcdefghijklmnopqrstuvwx", "API Key / 令牌"),
+    ("用户的 OpenAI key 是 sk-abcdefghijklmnopqrstuvwx", "密钥"),
 ])
 def test_secret_detector_refuses_secrets(text, kind):
     assert find_secret(text) == kind

@@ -130,6 +130,16 @@ class DontRememberRefused(MemoryError_):
         super().__init__(f"the user asked not to remember this ({entry!r})")
 
 
+class SecretRefused(MemoryError_):
+    """The text holds a secret value (a password, a code, a key, an ID or card number: ``secret_filter``):
+    an app may not store it."""
+
+    def __init__(self, kind: str) -> None:
+        self.kind = kind
+        super().__init__(f"疑似包含{kind}，秘密信息不会写进记忆 / this looks like a secret ({kind}); "
+                         "secrets are never stored: leave the value out")
+
+
 def causes(exc: BaseException) -> Iterator[BaseException]:
     """``exc`` and the exceptions it was raised from or while handling, each once."""
     seen: set[int] = set()

@@ -17,10 +17,11 @@ from .stores.base import BaseMemoryManager
 from .bulk import BulkResult, run_bulk, ids_in_theme, ids_written_by
 from .changes import AGENT, PERSON_ACTORS, USER, MemoryChange, Turn, check_actor
 from .dont_remember import DontRememberList
-from .errors import DontRememberRefused
+from .errors import DontRememberRefused, SecretRefused
 from .item import MemoryItem
 from .review import ReviewInbox
 from .undo import UndoResult
+from .writer.secret_filter import find_secret
 
 
 class MemoryOperations:
@@ -28,7 +29,9 @@ class MemoryOperations:
     that matches an entry is refused with ``DontRememberRefused`` — a memory's description and
     theme, and the reason every change keeps in the history or the trash (an addition's and an
     undo's reasons are the callers' own fixed wording, not checked). A list that cannot be read
-    refuses every such write (``ValueError``), never reads as empty. ``review``: the review inbox;
+    refuses every such write (``ValueError``), never reads as empty. Text an app writes that holds
+    a secret value (``secret_filter``: a password, a code, a key, an ID or card number) is refused
+    the same way, with ``SecretRefused``. ``review``: the review inbox;
     while it is enabled, Sonetto's changes are proposed there instead (see ``reviewing``).
     ``writer_run``: these operations are the memory writer's, whoever it writes for (a conversation
     another app handed over is reviewed like Sonetto's own)."""
@@ -58,16 +61,22 @@ class MemoryOperations:
         return review if review is not None and review.enabled and held else None
 
     def allowed(self, *texts: str | None) -> None:
-        """Raise ``DontRememberRefused`` if this actor may not write any of ``texts`` (see the class doc)."""
+        """Raise ``SecretRefused`` or ``DontRememberRefused`` if this actor may not write ``texts``, the
+        texts of one write (see the class doc)."""
         self._allowed(*texts)
 
     def _allowed(self, *texts: str | None) -> None:
-        if self.dont_remember is None or self.actor in PERSON_ACTORS:
+        if self.actor in PERSON_ACTORS:
             return
         for text in texts:
-            entry = self.dont_remember.match(text) if text else None
-            if entry is not None:
-                raise DontRememberRefused(entry.text)
+            kind = find_secret(text) if text else None
+            if kind is not None:
+                raise SecretRefused(kind)
+        if self.dont_remember is None:
+            return
+        entry = self.dont_remember.match_any(*(text for text in texts if text))
+        if entry is not None:
+            raise DontRememberRefused(entry.text)
 
     @property
     def store(self) -> BaseMemoryManager:
@@ -160,7 +169,9 @@ class MemoryOperations:
             MemoryChange | None, list[str], list[str]]:
         """Merge ``items`` in (see ``BaseMemoryManager.import_items``): (change, added, skipped).
         By an app, an item the don't-remember list refuses refuses the whole import."""
-        self._allowed(reason, *(text for item in items.values() for text in (item.description, item.theme)))
+        self._allowed(reason)
+        for item in items.values():
+            self._allowed(item.description, item.theme)
         added: list[str] = []
         skipped: list[str] = []
 

@@ -22,7 +22,7 @@ from typing import TYPE_CHECKING, Any, Callable, Iterable, Iterator
 from pydantic import BaseModel, create_model
 
 from ..changes import AGENT, IMPORT_PREFIX, Turn, excerpt_of
-from .secret_filter import find_secret
+from .secret_filter import HIDDEN, find_secret
 
 if TYPE_CHECKING:
     from ..operations import MemoryOperations
@@ -231,13 +231,17 @@ def text_arg(name: str, value: Any, limit: int | None = None) -> str:
 
 
 def content_arg(value: Any) -> str:
-    """A memory's text: one line, bounded, and no secret in it (``secret_filter``)."""
+    """A memory's text: one line, bounded, no secret in it (``secret_filter``) and no hidden one's
+    placeholder (``［已隐去的密码］``: a value the model never saw is nothing to keep)."""
     content = text_arg("content", value, MAX_CONTENT_CHARS)
     secret = find_secret(content)
     if secret:
+        raise secret_refusal(secret)
+    hidden = HIDDEN.search(content)
+    if hidden:
         raise ToolRefused(
-            f"拒绝写入：内容疑似包含{secret}。秘密信息绝不能写进记忆。"
-            "请去掉具体的值（最多保留“用户有某个账号”这类不含秘密的事实），或放弃这一条。"
+            f"拒绝写入：内容里有“{hidden.group()}”，那是为保护隐私隐去的秘密值，不是事实，不能写进记忆。"
+            "去掉它，只记不含秘密的事实（如“用户家里有 WiFi 密码”通常也不值得记），或放弃这一条。"
         )
     return content
 
@@ -247,6 +251,13 @@ def section_arg(value: Any) -> str:
 
 
 # ── refusals, worded for the model ──────────────────────────────────
+
+
+def secret_refusal(kind: str) -> ToolRefused:
+    return ToolRefused(
+        f"拒绝写入：内容疑似包含{kind}。秘密信息绝不能写进记忆（分区名和理由里也不行）。"
+        "请去掉具体的值（最多保留“用户有某个账号”这类不含秘密的事实），或放弃这一条。"
+    )
 
 
 def dont_remember_refusal(entry: str) -> ToolRefused:

@@ -2,12 +2,13 @@
 
 A call is planned by its tool (``registry``) and then, if it changes what the person has:
 
-1. checked against the person's "don't remember" list (the model's description, theme and reason);
+1. checked for secret values and against the person's "don't remember" list (the model's
+   description, theme and reason: ``MemoryOperations.allowed``);
 2. in review mode, held as a proposal in the review inbox instead (a locked or missing memory is
    refused as a write would be; a full inbox asks the model to stop for now);
 3. otherwise written through ``MemoryOperations`` as the run's actor, for the run's turn.
 
-What the memories refuse (a don't-remember entry, a locked memory, an unknown id) comes back to the
+What the memories refuse (a secret, a don't-remember entry, a locked memory, an unknown id) comes back to the
 model as a :class:`~.registry.ToolRefused` saying why and what to do; anything else (the disk, the
 memory server) propagates and fails the run, which the pipeline retries. ``on_locked(memory_id,
 context)`` hears of each call a lock refused (the window says so once). Blocking (store I/O): the
@@ -19,7 +20,7 @@ from __future__ import annotations
 import logging
 from typing import Any, Callable, Mapping
 
-from ..errors import DontRememberRefused, MemoryLocked, MemoryNotFound
+from ..errors import DontRememberRefused, MemoryLocked, MemoryNotFound, SecretRefused
 from ..operations import MemoryOperations
 from ..review import InboxFull
 from .index import WriterIndex
@@ -36,6 +37,7 @@ from .registry import (
     dont_remember_refusal,
     locked_refusal,
     not_found_refusal,
+    secret_refusal,
 )
 
 log = logging.getLogger(__name__)
@@ -77,6 +79,8 @@ class ToolRunner:
             return plan.write(writer)
         except DontRememberRefused as exc:
             raise dont_remember_refusal(exc.entry) from None
+        except SecretRefused as exc:
+            raise secret_refusal(exc.kind) from None
         except MemoryLocked as exc:
             self._locked(exc.memory_id, context)
             raise locked_refusal(exc.memory_id) from None

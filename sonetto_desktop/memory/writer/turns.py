@@ -1,5 +1,9 @@
-"""A chat turn as the memory writer takes it: validated, normalised, and clipped for the prompt.
+"""A chat turn as the memory writer takes it: validated, normalised, secrets hidden, and clipped for
+the prompt.
 
+Every way a turn reaches the writer (a chat, an imported conversation, one another app hands over)
+goes through :func:`normalize_turn`, which hides secret values (``secret_filter.redact_secrets``):
+the journal, the model and the excerpt each change keeps see ``［已隐去的密码］``, never the value.
 The journal keeps the whole turn; only the text sent to the model is clipped. A turn's words cannot
 pass for the prompt's own structure: a line starting with ``#`` (a Markdown heading, or a forged
 ``## 记忆库``) has its ``#`` made full-width, and a conversation another app handed over is quoted
@@ -13,6 +17,7 @@ from typing import Any, Sequence
 
 from ..lazy_model import loaded_class
 from ..unicode_text import storable
+from .secret_filter import redact_secrets
 
 MAX_MESSAGE_CHARS = 4000
 MAX_TURN_CHARS = 12000
@@ -24,7 +29,8 @@ _HEADING = re.compile(r"^([ \t]*)(#+)", re.MULTILINE)
 
 
 def normalize_turn(turn_messages: Any) -> list[dict[str, str]]:
-    """``[{role, content}]`` with roles ``user`` / ``assistant`` only; accepts dicts or LangChain messages.
+    """``[{role, content}]`` with roles ``user`` / ``assistant`` only, secret values hidden; accepts
+    dicts or LangChain messages.
 
     Raises ``ValueError`` when nothing with text is left (there is nothing to remember)."""
     if isinstance(turn_messages, (str, bytes)) or not hasattr(turn_messages, "__iter__"):
@@ -43,7 +49,7 @@ def normalize_turn(turn_messages: Any) -> list[dict[str, str]]:
         role = _ROLES.get(str(role).lower())
         if role is None or not isinstance(content, str) or not content.strip():
             continue
-        out.append({"role": role, "content": storable(content)})  # the journal is UTF-8 JSON
+        out.append({"role": role, "content": redact_secrets(storable(content))[0]})  # the journal is UTF-8 JSON
     if not out:
         raise ValueError("turn_messages is empty: it has no user or assistant message with text, nothing to remember")
     return out
