@@ -232,3 +232,86 @@ async def test_half_sent_requests_are_closed_and_never_lock_an_app_out(_isolated
                 sock.close()
     said = b"".join(log)
     assert len(said) < 10_000 and b"Traceback" not in said  # SIGTERM included: a quiet, clean exit
+
+
+async def _call(url: str, token: str, name: str, adds: int) -> list:
+    """One app's session: ``adds`` add_memory calls in a row through the SDK's client."""
+    async with create_mcp_http_client(headers={"Authorization": f"Bearer {token}"}) as client:
+        async with streamable_http_client(url, http_client=client) as (read, write):
+            async with ClientSession(read, write, client_info=Implementation(name=name, version="1")) as mcp:
+                await mcp.initialize()
+                return [payload(await mcp.call_tool("add_memory", {"description": f"{name} 的第{i}条记忆",
+                                                                   "theme": "测试"}))["id"] for i in range(adds)]
+
+
+async def test_more_clients_than_the_cap_all_get_their_calls_through(_isolated_user_dirs):
+    """Issue 35: 100 SDK clients x 5 adds stored 75-164 of 500: a connection beyond the cap was reset
+    whenever every served one was busy (the SDK keeps a GET event stream open per session: always).
+    Now it waits its turn. Here 3 times the cap (4) of clients, each with its own connections."""
+    log: list[bytes] = []
+    async with http_server(log, SONETTO_MCP_MAX_CONNECTIONS="4") as url:
+        token = mcp_token(create=False)
+        ids = await asyncio.wait_for(asyncio.gather(*(_call(url, token, f"app-{n}", 3) for n in range(12)),
+                                                    return_exceptions=True), 120)
+        failed = [batch for batch in ids if isinstance(batch, BaseException)]
+        assert not failed, f"{len(failed)} of 12 clients failed: {failed[0]!r}"
+        async with httpx.AsyncClient(timeout=10) as http:  # no event stream to hold a place for ever
+            stream = await http.get(url, headers={"Accept": "text/event-stream", "Authorization": f"Bearer {token}"})
+        assert stream.status_code == 405 and stream.headers["allow"] == "POST, DELETE"
+    assert sorted(len(batch) for batch in ids) == [3] * 12
+    services = await AppServices.open(watch=False)
+    try:
+        assert services.memory.count() == 36
+    finally:
+        await services.close()
+    assert b"Traceback" not in b"".join(log)
+
+
+async def test_beyond_the_queue_a_connection_is_told_to_retry_later_and_the_queue_is_served_in_turn():
+    import uvicorn
+
+    from sonetto_desktop.mcp_server.entry import listening_socket
+    from sonetto_desktop.mcp_server.http_limits import RETRY_AFTER, protocol_class
+
+    release = asyncio.Event()
+    served: list[str] = []
+
+    async def app(scope, receive, send):  # holds the first request until released
+        if scope["type"] != "http":
+            return
+        served.append(scope["path"])
+        if scope["path"] == "/hold":
+            await release.wait()
+        await send({"type": "http.response.start", "status": 200, "headers": [(b"content-length", b"2")]})
+        await send({"type": "http.response.body", "body": b"ok"})
+
+    protocol = protocol_class(None, cap=1, queued=1)
+    sock = listening_socket("127.0.0.1", 0)
+    server = uvicorn.Server(uvicorn.Config(app, lifespan="off", log_level="warning", http=protocol, ws="none"))
+    running = asyncio.ensure_future(server.serve(sockets=[sock]))
+    base = f"http://127.0.0.1:{sock.getsockname()[1]}"
+    try:
+        while not server.started:
+            await asyncio.sleep(0.01)
+        async with httpx.AsyncClient(timeout=10) as a, httpx.AsyncClient(timeout=10) as b, \
+                httpx.AsyncClient(timeout=10) as c:
+            held = asyncio.ensure_future(a.get(f"{base}/hold"))
+            while served != ["/hold"]:
+                await asyncio.sleep(0.01)
+            waiting = asyncio.ensure_future(b.get(f"{base}/next"))
+            while not protocol.admission.queue:
+                await asyncio.sleep(0.01)
+            refused = await c.get(f"{base}/third")  # the queue is full: told when to come back, not reset
+            assert refused.status_code == 503 and refused.headers["retry-after"] == str(RETRY_AFTER)
+            assert "try again" in refused.json()["error"] and served == ["/hold"]
+            release.set()
+            first, second = await held, await waiting
+            assert (first.status_code, second.status_code) == (200, 200) and served == ["/hold", "/next"]
+            assert first.headers["connection"] == "close"  # someone was waiting: no place kept between calls
+            again = await b.get(f"{base}/again")
+            assert again.status_code == 200 and "connection" not in again.headers  # nobody waits: keep-alive
+        assert (protocol.admission.waited, protocol.admission.refused) == (1, 1)
+    finally:
+        server.should_exit = True
+        await asyncio.wait_for(running, 10)
+        sock.close()

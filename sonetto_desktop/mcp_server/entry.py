@@ -295,8 +295,8 @@ async def _serve_http(server: Any, port: int, stop: _Stop) -> None:
     open_files = raise_open_files()
     quiet_accept_errors(asyncio.get_running_loop())
     # Named protocol classes (no "auto" probing): the packaged bundle lists exactly these (sonetto.spec).
-    # The h11 protocol with a header timeout and a connection cap (http_limits). No limit_concurrency:
-    # uvicorn counts half-open connections in it and would answer a legitimate request 503.
+    # The h11 protocol with a header timeout and a queue of connections beyond the cap (http_limits). No
+    # limit_concurrency: uvicorn counts half-open connections in it and would answer a legitimate request 503.
     config = uvicorn.Config(app, host=LOOPBACK_HOST, port=bound, log_level="warning", lifespan="on",
                             http=protocol_class(open_files), ws="none", timeout_keep_alive=KEEP_ALIVE)
     uv = uvicorn.Server(config)

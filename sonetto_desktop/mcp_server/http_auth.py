@@ -5,6 +5,11 @@ file or the keyring; the person may make a new one in the settings while the ser
 new one works at once and the old one stops working at once) and compared in constant time. The
 shared token lets a request through as it is (the app is who its handshake says); an app's own
 token (``app_tokens``) names that app in the request's scope (``access.APP_SCOPE_KEY``).
+
+A ``GET`` (the standalone event stream a client may open for messages the server starts) is
+answered 405, as the MCP specification allows a server that offers none: this one never sends a
+notification or a request to a client, and the stream would hold a connection for as long as the
+session lasts (``http_limits``).
 """
 
 from __future__ import annotations
@@ -75,6 +80,10 @@ class BearerGate:
             await _refuse(send, 401, "missing or wrong token: copy it from Sonetto → 设置 → 其他应用 "
                                      "/ 缺少令牌或令牌不对，请从 Sonetto 设置 → 其他应用 复制")
             return
+        if scope.get("method") == "GET":
+            await _refuse(send, 405, "this server sends no messages of its own: no event stream to open "
+                                     "/ 本服务不主动发送消息，没有事件流")
+            return
         scope = {key: value for key, value in scope.items() if key != APP_SCOPE_KEY}  # never the request's say
         if app is not None:
             scope[APP_SCOPE_KEY] = app
@@ -86,5 +95,7 @@ async def _refuse(send: Any, status: int, message: str) -> None:
     headers = [(b"content-type", b"application/json; charset=utf-8"), (b"content-length", str(len(body)).encode())]
     if status == 401:
         headers.append((b"www-authenticate", b'Bearer realm="sonetto"'))
+    if status == 405:
+        headers.append((b"allow", b"POST, DELETE"))
     await send({"type": "http.response.start", "status": status, "headers": headers})
     await send({"type": "http.response.body", "body": body})
