@@ -165,7 +165,7 @@ async def test_an_apps_own_token_names_the_app_whatever_it_declares(_isolated_us
 
     cursor = new_app_token("cursor")
     other = new_app_token("notes-helper")
-    save_settings(mcp_allowed_clients="cursor")
+    save_settings(mcp_allowed_clients="cursor, blog")
     async with http_server() as url:
         shared = mcp_token(create=False)
         # With its own token, an app is the token's app: history and allow list say cursor.
@@ -175,13 +175,17 @@ async def test_an_apps_own_token_names_the_app_whatever_it_declares(_isolated_us
         refused = error_text(await _session_call(url, other, "cursor", "add_memory",
                                                  {"description": "冒充的条目", "theme": "工作"}))
         assert "notes-helper" in refused and "not on" in refused
-        # ... while the shared token still goes by the declared name (what the settings page says).
-        declared = payload(await _session_call(url, shared, "cursor", "add_memory",
+        # ... the shared token may not claim the name of an app that has its own token (issue 35) ...
+        claimed = error_text(await _session_call(url, shared, "Cursor", "add_memory",
+                                                 {"description": "冒充 Cursor 的条目", "theme": "工作"}))
+        assert "has a token of its own" in claimed and "有自己的应用令牌" in claimed
+        # ... and otherwise goes by the declared name (what the settings page says).
+        declared = payload(await _session_call(url, shared, "blog", "add_memory",
                                                {"description": "小林周末写博客", "theme": "爱好"}))
     services = await AppServices.open(watch=False)
     try:
         assert services.memory.history(added["id"])[0]["actor"] == "mcp:cursor"
-        assert services.memory.history(declared["id"])[0]["actor"] == "mcp:cursor"
+        assert services.memory.history(declared["id"])[0]["actor"] == "mcp:blog"
         assert services.memory.count() == 2
     finally:
         await services.close()
@@ -315,3 +319,56 @@ async def test_beyond_the_queue_a_connection_is_told_to_retry_later_and_the_queu
         server.should_exit = True
         await asyncio.wait_for(running, 10)
         sock.close()
+
+
+CONVERSATION = [{"role": "user", "content": "我下个月要去大阪看樱花"}]
+
+
+async def _remember_times(url: str, token: str, name: str, times: int) -> tuple[int, list[str]]:
+    """``times`` remember_conversation calls in one session: (how many were taken, the refusals)."""
+    async with create_mcp_http_client(headers={"Authorization": f"Bearer {token}"}) as client:
+        async with streamable_http_client(url, http_client=client) as (read, write):
+            async with ClientSession(read, write, client_info=Implementation(name=name, version="1")) as mcp:
+                await mcp.initialize()
+                results = [await mcp.call_tool("remember_conversation", {"messages": CONVERSATION})
+                           for _ in range(times)]
+    refusals = [" ".join(block.text for block in r.content) for r in results if r.is_error]
+    return times - len(refusals), refusals
+
+
+async def test_quotas_go_by_the_credential_not_by_the_declared_name(_isolated_user_dirs):
+    """Issue 35: with the shared token and 6 declared names remember_conversation took 60 calls in
+    1.6 s (10 per name). Now a session of the shared token has its 10, the shared token's sessions
+    together 3 x 10, and an app with its own token its own 10 whatever others did."""
+    from sonetto_desktop.mcp_server.app_tokens import new_app_token
+
+    cursor = new_app_token("cursor")
+    async with http_server() as url:
+        shared = mcp_token(create=False)
+        sessions = [await _remember_times(url, shared, f"name-{n}", 11) for n in range(6)]
+        taken = [count for count, _ in sessions]
+        assert taken == [10, 10, 10, 0, 0, 0]  # was [10] * 6: a bucket per declared name
+        assert "per connection" in sessions[0][1][0] and "try again in" in sessions[0][1][0]
+        assert "for all apps of the shared token together" in sessions[5][1][0] and "用共用令牌的应用合计" in sessions[5][1][0]
+        own, refusals = await _remember_times(url, cursor, "name-0", 11)
+        assert own == 10 and "per app" in refusals[0]  # its token's own quota, untouched by the others
+
+
+async def test_the_shared_token_can_be_switched_off_once_apps_have_their_own(_isolated_user_dirs):
+    from mcp_helpers import save_settings
+    from sonetto_desktop.mcp_server.app_tokens import new_app_token
+
+    cursor = new_app_token("cursor")
+    async with http_server() as url:
+        shared = mcp_token(create=False)
+        assert payload(await _session_call(url, shared, "blog", "list_memories", {}))["total"] == 0
+        save_settings(mcp_shared_token=False)  # switched off in the app while the server runs
+        async with httpx.AsyncClient(timeout=10) as http:
+            refused = await http.post(url, json=INIT, headers=HEADERS | {"Authorization": f"Bearer {shared}"})
+        assert refused.status_code == 401 and "switched off" in refused.json()["error"]
+        with pytest.raises(Exception):  # the SDK's client cannot open a session with it
+            await asyncio.wait_for(_session_call(url, shared, "blog", "list_memories", {}), 30)
+        assert payload(await _session_call(url, cursor, "cursor", "add_memory",
+                                           {"description": "小林在用 Cursor 写代码", "theme": "工作"}))["id"]
+        save_settings(mcp_shared_token=True)
+        assert payload(await _session_call(url, shared, "blog", "list_memories", {}))["total"] == 1

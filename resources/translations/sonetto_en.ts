@@ -1557,72 +1557,92 @@ Optional: title (the chat’s title), id (the message’s id, which recognises i
         <translation>The selected app's token stops working at once.</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/settings/mcp_page.py" line="105" />
+        <location filename="../../sonetto_desktop/ui/settings/mcp_page.py" line="101" />
+        <source>允许用共用令牌连接（HTTP）</source>
+        <translation>Allow connecting with the shared token (HTTP)</translation>
+    </message>
+    <message>
+        <location filename="../../sonetto_desktop/ui/settings/mcp_page.py" line="103" />
+        <source>给应用生成自己的令牌后才能关掉它：之后只有持应用令牌的应用能通过 HTTP 连接，修改记录里的应用名就确实是它。</source>
+        <translation>It can be switched off once apps have tokens of their own: then only apps with their own token can connect over HTTP, and the app name in the history really is that app.</translation>
+    </message>
+    <message>
+        <location filename="../../sonetto_desktop/ui/settings/mcp_page.py" line="112" />
         <source>由应用启动（推荐）</source>
         <translation>Started by the app (recommended)</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/settings/mcp_page.py" line="106" />
+        <location filename="../../sonetto_desktop/ui/settings/mcp_page.py" line="113" />
         <source>HTTP（先运行 sonetto mcp --http）</source>
         <translation>HTTP (run sonetto mcp --http first)</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/settings/mcp_page.py" line="118" />
+        <location filename="../../sonetto_desktop/ui/settings/mcp_page.py" line="125" />
         <source>复制配置</source>
         <translation>Copy configuration</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/settings/mcp_page.py" line="127" />
+        <location filename="../../sonetto_desktop/ui/settings/mcp_page.py" line="134" />
         <source>允许的应用</source>
         <translation>Allowed apps</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/settings/mcp_page.py" line="129" />
+        <location filename="../../sonetto_desktop/ui/settings/mcp_page.py" line="136" />
         <source>HTTP 端口</source>
         <translation>HTTP port</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/settings/mcp_page.py" line="130" />
+        <location filename="../../sonetto_desktop/ui/settings/mcp_page.py" line="137" />
         <source>HTTP 令牌</source>
         <translation>HTTP token</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/settings/mcp_page.py" line="131" />
+        <location filename="../../sonetto_desktop/ui/settings/mcp_page.py" line="138" />
         <source>应用令牌</source>
         <translation>App tokens</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/settings/mcp_page.py" line="132" />
+        <location filename="../../sonetto_desktop/ui/settings/mcp_page.py" line="141" />
         <source>配置</source>
         <translation>Configuration</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/settings/mcp_page.py" line="139" />
+        <location filename="../../sonetto_desktop/ui/settings/mcp_page.py" line="148" />
         <source>其他应用</source>
         <translation>Other apps</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/settings/mcp_page.py" line="173" />
+        <location filename="../../sonetto_desktop/ui/settings/mcp_page.py" line="183" />
         <source>连接过的应用：%1</source>
         <translation>Apps that have connected: %1</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/settings/mcp_page.py" line="174" />
+        <location filename="../../sonetto_desktop/ui/settings/mcp_page.py" line="184" />
         <source>还没有应用连接过。</source>
         <translation>No app has connected yet.</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/settings/mcp_page.py" line="238" />
+        <location filename="../../sonetto_desktop/ui/settings/mcp_page.py" line="253" />
+        <source>共用令牌已关闭，也没有应用令牌：现在没有应用能通过 HTTP 连接。</source>
+        <translation>The shared token is off and no app has a token of its own: no app can connect over HTTP now.</translation>
+    </message>
+    <message>
+        <location filename="../../sonetto_desktop/ui/settings/mcp_page.py" line="255" />
+        <source>共用令牌已关闭（保存后生效）：只有持应用令牌的应用能通过 HTTP 连接；stdio 方式不受影响。</source>
+        <translation>The shared token is off (once saved): only apps with their own token can connect over HTTP; apps that launch Sonetto (stdio) are not affected.</translation>
+    </message>
+    <message>
+        <location filename="../../sonetto_desktop/ui/settings/mcp_page.py" line="267" />
         <source>Claude Desktop：设置 → 开发者 → 编辑配置，把这段合并进 claude_desktop_config.json，然后重启 Claude。</source>
         <translation>Claude Desktop: Settings → Developer → Edit Config, merge this into claude_desktop_config.json, then restart Claude.</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/settings/mcp_page.py" line="239" />
+        <location filename="../../sonetto_desktop/ui/settings/mcp_page.py" line="268" />
         <source>Cursor：把这段合并进 ~/.cursor/mcp.json（或项目里的 .cursor/mcp.json）。</source>
         <translation>Cursor: merge this into ~/.cursor/mcp.json (or a project's .cursor/mcp.json).</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/settings/mcp_page.py" line="240" />
+        <location filename="../../sonetto_desktop/ui/settings/mcp_page.py" line="269" />
         <source>Cherry Studio：设置 → MCP 服务器 → 添加 → 从 JSON 导入，粘贴这段。</source>
         <translation>Cherry Studio: Settings → MCP Servers → Add → Import from JSON, and paste this.</translation>
     </message>
@@ -1703,7 +1723,7 @@ Optional: title (the chat’s title), id (the message’s id, which recognises i
 <context>
     <name>MemoryWall</name>
     <message>
-        <location filename="../../sonetto_desktop/ui/wall/memory_wall.py" line="330" />
+        <location filename="../../sonetto_desktop/ui/wall/memory_wall.py" line="332" />
         <source>正在载入记忆…</source>
         <translation>Loading memories…</translation>
     </message>
@@ -1733,60 +1753,60 @@ Optional: title (the chat’s title), id (the message’s id, which recognises i
         <translation>No memory matches “{0}”.</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/wall/memory_wall.py" line="304" />
+        <location filename="../../sonetto_desktop/ui/wall/memory_wall.py" line="306" />
         <source>1 条</source>
         <translation>1 memory</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/wall/memory_wall.py" line="291" />
-        <location filename="../../sonetto_desktop/ui/wall/memory_wall.py" line="315" />
+        <location filename="../../sonetto_desktop/ui/wall/memory_wall.py" line="293" />
+        <location filename="../../sonetto_desktop/ui/wall/memory_wall.py" line="317" />
         <source>排序中 {0}%</source>
         <translation>Sorting {0}%</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/wall/memory_wall.py" line="291" />
-        <location filename="../../sonetto_desktop/ui/wall/memory_wall.py" line="317" />
+        <location filename="../../sonetto_desktop/ui/wall/memory_wall.py" line="293" />
+        <location filename="../../sonetto_desktop/ui/wall/memory_wall.py" line="319" />
         <source>筛选中 {0}%</source>
         <translation>Filtering {0}%</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/wall/memory_wall.py" line="292" />
-        <location filename="../../sonetto_desktop/ui/wall/memory_wall.py" line="319" />
+        <location filename="../../sonetto_desktop/ui/wall/memory_wall.py" line="294" />
+        <location filename="../../sonetto_desktop/ui/wall/memory_wall.py" line="321" />
         <source>载入中 {0}%</source>
         <translation>Loading {0}%</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/wall/memory_wall.py" line="326" />
+        <location filename="../../sonetto_desktop/ui/wall/memory_wall.py" line="328" />
         <source>正在排序… {0} / {1}</source>
         <translation>Sorting… {0} / {1}</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/wall/memory_wall.py" line="326" />
+        <location filename="../../sonetto_desktop/ui/wall/memory_wall.py" line="328" />
         <source>正在排序…</source>
         <translation>Sorting…</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/wall/memory_wall.py" line="328" />
+        <location filename="../../sonetto_desktop/ui/wall/memory_wall.py" line="330" />
         <source>正在筛选… {0} / {1}</source>
         <translation>Filtering… {0} / {1}</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/wall/memory_wall.py" line="328" />
+        <location filename="../../sonetto_desktop/ui/wall/memory_wall.py" line="330" />
         <source>正在筛选…</source>
         <translation>Filtering…</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/wall/memory_wall.py" line="330" />
+        <location filename="../../sonetto_desktop/ui/wall/memory_wall.py" line="332" />
         <source>正在载入记忆… {0} / {1}</source>
         <translation>Loading memories… {0} / {1}</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/wall/memory_wall.py" line="302" />
+        <location filename="../../sonetto_desktop/ui/wall/memory_wall.py" line="304" />
         <source>{0} / {1} 条</source>
         <translation>{0} of {1}</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/wall/memory_wall.py" line="304" />
+        <location filename="../../sonetto_desktop/ui/wall/memory_wall.py" line="306" />
         <source>{0} 条</source>
         <translation>{0} memories</translation>
     </message>
@@ -3493,64 +3513,64 @@ Optional: title (the chat’s title), id (the message’s id, which recognises i
         <translation>Most used</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/wall/toolbar.py" line="47" />
         <location filename="../../sonetto_desktop/ui/wall/toolbar.py" line="48" />
+        <location filename="../../sonetto_desktop/ui/wall/toolbar.py" line="49" />
         <source>显示方式</source>
         <translation>View options</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/wall/toolbar.py" line="52" />
+        <location filename="../../sonetto_desktop/ui/wall/toolbar.py" line="53" />
         <source>主题目录（点击跳转）</source>
         <translation>List of themes (click to jump)</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/wall/toolbar.py" line="54" />
+        <location filename="../../sonetto_desktop/ui/wall/toolbar.py" line="55" />
         <source>紧凑显示（卡片更小，最多两行）</source>
         <translation>Compact (smaller cards, at most two lines)</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/wall/toolbar.py" line="57" />
+        <location filename="../../sonetto_desktop/ui/wall/toolbar.py" line="58" />
         <source>跳到主题</source>
         <translation>Go to theme</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/wall/toolbar.py" line="60" />
+        <location filename="../../sonetto_desktop/ui/wall/toolbar.py" line="61" />
         <source>筛选</source>
         <translation>Filter</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/wall/toolbar.py" line="72" />
+        <location filename="../../sonetto_desktop/ui/wall/toolbar.py" line="73" />
         <source>删除 Sonetto 今天写的…</source>
         <translation>Delete what Sonetto wrote today…</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/wall/toolbar.py" line="79" />
+        <location filename="../../sonetto_desktop/ui/wall/toolbar.py" line="80" />
         <source>新建</source>
         <translation>New</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/wall/toolbar.py" line="80" />
+        <location filename="../../sonetto_desktop/ui/wall/toolbar.py" line="81" />
         <source>新建一条记忆</source>
         <translation>Add a memory</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/wall/toolbar.py" line="85" />
         <location filename="../../sonetto_desktop/ui/wall/toolbar.py" line="86" />
+        <location filename="../../sonetto_desktop/ui/wall/toolbar.py" line="87" />
         <source>回收站</source>
         <translation>Trash</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/wall/toolbar.py" line="95" />
+        <location filename="../../sonetto_desktop/ui/wall/toolbar.py" line="96" />
         <source>显示全部</source>
         <translation>Show all</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/wall/toolbar.py" line="96" />
+        <location filename="../../sonetto_desktop/ui/wall/toolbar.py" line="97" />
         <source>取消筛选，显示全部记忆</source>
         <translation>Clear the filter and show every memory</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/wall/toolbar.py" line="144" />
+        <location filename="../../sonetto_desktop/ui/wall/toolbar.py" line="145" />
         <source>筛选：{0}</source>
         <translation>Filter: {0}</translation>
     </message>
