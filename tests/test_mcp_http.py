@@ -12,6 +12,7 @@ from collections.abc import AsyncIterator
 import httpx
 import pytest
 from mcp import ClientSession
+from mcp.shared.exceptions import MCPError
 from mcp.client.streamable_http import streamable_http_client
 from mcp.shared._httpx_utils import create_mcp_http_client
 from mcp_types import Implementation
@@ -159,6 +160,17 @@ async def _session_call(url: str, token: str, name: str, tool: str, args: dict):
                 return await mcp.call_tool(tool, args)
 
 
+async def _session_read(url: str, token: str, name: str, uri: str):
+    async with create_mcp_http_client(headers={"Authorization": f"Bearer {token}"}) as client:
+        async with streamable_http_client(url, http_client=client) as (read, write):
+            async with ClientSession(read, write, client_info=Implementation(name=name, version="1")) as mcp:
+                await mcp.initialize()
+                try:
+                    return await mcp.read_resource(uri)
+                except MCPError as exc:  # refused: the reason (raised here it would leave in an exception group)
+                    return exc
+
+
 async def test_an_apps_own_token_names_the_app_whatever_it_declares(_isolated_user_dirs):
     from mcp_helpers import error_text, save_settings
     from sonetto_desktop.mcp_server.app_tokens import new_app_token
@@ -175,6 +187,8 @@ async def test_an_apps_own_token_names_the_app_whatever_it_declares(_isolated_us
         refused = error_text(await _session_call(url, other, "cursor", "add_memory",
                                                  {"description": "冒充的条目", "theme": "工作"}))
         assert "notes-helper" in refused and "not on" in refused
+        read = await _session_read(url, other, "cursor", "memory://themes")  # resources too (they went by
+        assert isinstance(read, MCPError) and "notes-helper" in str(read)  # the declared name before)
         # ... the shared token may not claim the name of an app that has its own token (issue 35) ...
         claimed = error_text(await _session_call(url, shared, "Cursor", "add_memory",
                                                  {"description": "冒充 Cursor 的条目", "theme": "工作"}))
