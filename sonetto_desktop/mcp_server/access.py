@@ -17,6 +17,8 @@ by the declared name (:class:`Caller`: the app's token, else the transport sessi
 from __future__ import annotations
 
 import re
+import threading
+import time
 from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
@@ -34,6 +36,9 @@ MCP_FIELDS = ("mcp_enabled", "mcp_read_only", "mcp_allowed_clients", "mcp_http_p
 APP_SCOPE_KEY = "sonetto.app"
 #: The ASGI scope key under which the HTTP gate says which token a request came with: ``shared`` or ``app``.
 CREDENTIAL_SCOPE_KEY = "sonetto.credential"
+#: Seconds the names of the apps with tokens of their own are kept between reads (the keyring is not
+#: asked on every call; a token made in the settings protects its app's name within this time).
+TOKEN_NAMES_TTL = 5.0
 UNREADABLE = ("Sonetto 的设置文件无法读取，修复前拒绝其他应用的一切访问；请打开 Sonetto（它会修复设置） / Sonetto's "
               "settings cannot be read: other apps are refused until Sonetto repairs them (open Sonetto)")
 
@@ -137,6 +142,8 @@ class Access:
         self._settings = settings
         self._on_client = on_client
         self._app_names = app_names
+        self._names: tuple[float, frozenset[str]] | None = None
+        self._names_lock = threading.Lock()
 
     def check(self, caller: Caller | str, *, write: bool) -> Settings:
         """The settings, if ``caller`` (a name: a declared one) may make this call; else
@@ -166,9 +173,15 @@ class Access:
                                "token is that app (HTTP, Sonetto → 设置 → 其他应用)")
         return settings
 
-    def _token_apps(self) -> set[str]:
+    def _token_apps(self) -> frozenset[str]:
+        with self._names_lock:
+            if self._names is not None and time.monotonic() - self._names[0] < TOKEN_NAMES_TTL:
+                return self._names[1]
         try:
-            return {name.casefold() for name in self._app_names()}
+            names = frozenset(name.casefold() for name in self._app_names())
         except OSError as exc:  # fail closed: a declared name cannot be told from an app's
             raise AccessDenied("无法读取应用令牌，暂时拒绝按名字连接的应用 / the apps' tokens cannot be read: apps "
                                f"known only by the name they declare are refused for now ({exc})") from exc
+        with self._names_lock:
+            self._names = (time.monotonic(), names)
+        return names
