@@ -285,16 +285,18 @@ async def test_more_clients_than_the_cap_all_get_their_calls_through(_isolated_u
     assert b"Traceback" not in b"".join(log)
 
 
-async def test_beyond_the_queue_a_connection_is_told_to_retry_later_and_the_queue_is_served_in_turn():
+@contextlib.asynccontextmanager
+async def _held_server(protocol) -> AsyncIterator[tuple[str, asyncio.Event, list[str]]]:
+    """uvicorn with ``protocol`` over an app that holds ``/hold`` until the event is set: (its URL,
+    the event, the paths served in order)."""
     import uvicorn
 
     from sonetto_desktop.mcp_server.entry import listening_socket
-    from sonetto_desktop.mcp_server.http_limits import RETRY_AFTER, protocol_class
 
     release = asyncio.Event()
     served: list[str] = []
 
-    async def app(scope, receive, send):  # holds the first request until released
+    async def app(scope, receive, send):
         if scope["type"] != "http":
             return
         served.append(scope["path"])
@@ -303,14 +305,25 @@ async def test_beyond_the_queue_a_connection_is_told_to_retry_later_and_the_queu
         await send({"type": "http.response.start", "status": 200, "headers": [(b"content-length", b"2")]})
         await send({"type": "http.response.body", "body": b"ok"})
 
-    protocol = protocol_class(None, cap=1, queued=1)
     sock = listening_socket("127.0.0.1", 0)
     server = uvicorn.Server(uvicorn.Config(app, lifespan="off", log_level="warning", http=protocol, ws="none"))
     running = asyncio.ensure_future(server.serve(sockets=[sock]))
-    base = f"http://127.0.0.1:{sock.getsockname()[1]}"
     try:
         while not server.started:
             await asyncio.sleep(0.01)
+        yield f"http://127.0.0.1:{sock.getsockname()[1]}", release, served
+    finally:
+        release.set()
+        server.should_exit = True
+        await asyncio.wait_for(running, 10)
+        sock.close()
+
+
+async def test_beyond_the_queue_a_connection_is_told_to_retry_later_and_the_queue_is_served_in_turn():
+    from sonetto_desktop.mcp_server.http_limits import RETRY_AFTER, protocol_class
+
+    protocol = protocol_class(None, cap=1, queued=1)
+    async with _held_server(protocol) as (base, release, served):
         async with httpx.AsyncClient(timeout=10) as a, httpx.AsyncClient(timeout=10) as b, \
                 httpx.AsyncClient(timeout=10) as c:
             held = asyncio.ensure_future(a.get(f"{base}/hold"))
@@ -329,10 +342,21 @@ async def test_beyond_the_queue_a_connection_is_told_to_retry_later_and_the_queu
             again = await b.get(f"{base}/again")
             assert again.status_code == 200 and "connection" not in again.headers  # nobody waits: keep-alive
         assert (protocol.admission.waited, protocol.admission.refused) == (1, 1)
-    finally:
-        server.should_exit = True
-        await asyncio.wait_for(running, 10)
-        sock.close()
+
+
+async def test_a_connection_that_waited_too_long_is_told_to_retry_later():
+    from sonetto_desktop.mcp_server.http_limits import RETRY_AFTER, protocol_class
+
+    protocol = protocol_class(None, cap=1, queued=4, queue_timeout=0.5)
+    async with _held_server(protocol) as (base, release, served):
+        async with httpx.AsyncClient(timeout=10) as a, httpx.AsyncClient(timeout=10) as b:
+            held = asyncio.ensure_future(a.get(f"{base}/hold"))
+            while served != ["/hold"]:
+                await asyncio.sleep(0.01)
+            late = await b.get(f"{base}/late")  # the one place stays busy past the queue's patience
+            assert late.status_code == 503 and late.headers["retry-after"] == str(RETRY_AFTER)
+            release.set()
+            assert (await held).status_code == 200 and served == ["/hold"]
 
 
 CONVERSATION = [{"role": "user", "content": "我下个月要去大阪看樱花"}]
