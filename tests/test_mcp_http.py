@@ -12,6 +12,7 @@ from collections.abc import AsyncIterator
 import httpx
 import pytest
 from mcp import ClientSession
+from mcp.shared.exceptions import MCPError
 from mcp.client.streamable_http import streamable_http_client
 from mcp.shared._httpx_utils import create_mcp_http_client
 from mcp_types import Implementation
@@ -159,13 +160,24 @@ async def _session_call(url: str, token: str, name: str, tool: str, args: dict):
                 return await mcp.call_tool(tool, args)
 
 
+async def _session_read(url: str, token: str, name: str, uri: str):
+    async with create_mcp_http_client(headers={"Authorization": f"Bearer {token}"}) as client:
+        async with streamable_http_client(url, http_client=client) as (read, write):
+            async with ClientSession(read, write, client_info=Implementation(name=name, version="1")) as mcp:
+                await mcp.initialize()
+                try:
+                    return await mcp.read_resource(uri)
+                except MCPError as exc:  # refused: the reason (raised here it would leave in an exception group)
+                    return exc
+
+
 async def test_an_apps_own_token_names_the_app_whatever_it_declares(_isolated_user_dirs):
     from mcp_helpers import error_text, save_settings
     from sonetto_desktop.mcp_server.app_tokens import new_app_token
 
     cursor = new_app_token("cursor")
     other = new_app_token("notes-helper")
-    save_settings(mcp_allowed_clients="cursor")
+    save_settings(mcp_allowed_clients="cursor, blog")
     async with http_server() as url:
         shared = mcp_token(create=False)
         # With its own token, an app is the token's app: history and allow list say cursor.
@@ -175,13 +187,19 @@ async def test_an_apps_own_token_names_the_app_whatever_it_declares(_isolated_us
         refused = error_text(await _session_call(url, other, "cursor", "add_memory",
                                                  {"description": "冒充的条目", "theme": "工作"}))
         assert "notes-helper" in refused and "not on" in refused
-        # ... while the shared token still goes by the declared name (what the settings page says).
-        declared = payload(await _session_call(url, shared, "cursor", "add_memory",
+        read = await _session_read(url, other, "cursor", "memory://themes")  # resources too (they went by
+        assert isinstance(read, MCPError) and "notes-helper" in str(read)  # the declared name before)
+        # ... the shared token may not claim the name of an app that has its own token (issue 35) ...
+        claimed = error_text(await _session_call(url, shared, "Cursor", "add_memory",
+                                                 {"description": "冒充 Cursor 的条目", "theme": "工作"}))
+        assert "has a token of its own" in claimed and "有自己的应用令牌" in claimed
+        # ... and otherwise goes by the declared name (what the settings page says).
+        declared = payload(await _session_call(url, shared, "blog", "add_memory",
                                                {"description": "小林周末写博客", "theme": "爱好"}))
     services = await AppServices.open(watch=False)
     try:
         assert services.memory.history(added["id"])[0]["actor"] == "mcp:cursor"
-        assert services.memory.history(declared["id"])[0]["actor"] == "mcp:cursor"
+        assert services.memory.history(declared["id"])[0]["actor"] == "mcp:blog"
         assert services.memory.count() == 2
     finally:
         await services.close()
@@ -232,3 +250,163 @@ async def test_half_sent_requests_are_closed_and_never_lock_an_app_out(_isolated
                 sock.close()
     said = b"".join(log)
     assert len(said) < 10_000 and b"Traceback" not in said  # SIGTERM included: a quiet, clean exit
+
+
+async def _call(url: str, token: str, name: str, adds: int) -> list:
+    """One app's session: ``adds`` add_memory calls in a row through the SDK's client."""
+    async with create_mcp_http_client(headers={"Authorization": f"Bearer {token}"}) as client:
+        async with streamable_http_client(url, http_client=client) as (read, write):
+            async with ClientSession(read, write, client_info=Implementation(name=name, version="1")) as mcp:
+                await mcp.initialize()
+                return [payload(await mcp.call_tool("add_memory", {"description": f"{name} 的第{i}条记忆",
+                                                                   "theme": "测试"}))["id"] for i in range(adds)]
+
+
+async def test_more_clients_than_the_cap_all_get_their_calls_through(_isolated_user_dirs):
+    """Issue 35: 100 SDK clients x 5 adds stored 75-164 of 500: a connection beyond the cap was reset
+    whenever every served one was busy (the SDK keeps a GET event stream open per session: always).
+    Now it waits its turn. Here 3 times the cap (4) of clients, each with its own connections."""
+    log: list[bytes] = []
+    async with http_server(log, SONETTO_MCP_MAX_CONNECTIONS="4") as url:
+        token = mcp_token(create=False)
+        ids = await asyncio.wait_for(asyncio.gather(*(_call(url, token, f"app-{n}", 3) for n in range(12)),
+                                                    return_exceptions=True), 120)
+        failed = [batch for batch in ids if isinstance(batch, BaseException)]
+        assert not failed, f"{len(failed)} of 12 clients failed: {failed[0]!r}"
+        async with httpx.AsyncClient(timeout=10) as http:  # no event stream to hold a place for ever
+            stream = await http.get(url, headers={"Accept": "text/event-stream", "Authorization": f"Bearer {token}"})
+        assert stream.status_code == 405 and stream.headers["allow"] == "POST, DELETE"
+    assert sorted(len(batch) for batch in ids) == [3] * 12
+    services = await AppServices.open(watch=False)
+    try:
+        assert services.memory.count() == 36
+    finally:
+        await services.close()
+    assert b"Traceback" not in b"".join(log)
+
+
+@contextlib.asynccontextmanager
+async def _held_server(protocol) -> AsyncIterator[tuple[str, asyncio.Event, list[str]]]:
+    """uvicorn with ``protocol`` over an app that holds ``/hold`` until the event is set: (its URL,
+    the event, the paths served in order)."""
+    import uvicorn
+
+    from sonetto_desktop.mcp_server.entry import listening_socket
+
+    release = asyncio.Event()
+    served: list[str] = []
+
+    async def app(scope, receive, send):
+        if scope["type"] != "http":
+            return
+        served.append(scope["path"])
+        if scope["path"] == "/hold":
+            await release.wait()
+        await send({"type": "http.response.start", "status": 200, "headers": [(b"content-length", b"2")]})
+        await send({"type": "http.response.body", "body": b"ok"})
+
+    sock = listening_socket("127.0.0.1", 0)
+    server = uvicorn.Server(uvicorn.Config(app, lifespan="off", log_level="warning", http=protocol, ws="none"))
+    running = asyncio.ensure_future(server.serve(sockets=[sock]))
+    try:
+        while not server.started:
+            await asyncio.sleep(0.01)
+        yield f"http://127.0.0.1:{sock.getsockname()[1]}", release, served
+    finally:
+        release.set()
+        server.should_exit = True
+        await asyncio.wait_for(running, 10)
+        sock.close()
+
+
+async def test_beyond_the_queue_a_connection_is_told_to_retry_later_and_the_queue_is_served_in_turn():
+    from sonetto_desktop.mcp_server.http_limits import RETRY_AFTER, protocol_class
+
+    protocol = protocol_class(None, cap=1, queued=1)
+    async with _held_server(protocol) as (base, release, served):
+        async with httpx.AsyncClient(timeout=10) as a, httpx.AsyncClient(timeout=10) as b, \
+                httpx.AsyncClient(timeout=10) as c:
+            held = asyncio.ensure_future(a.get(f"{base}/hold"))
+            while served != ["/hold"]:
+                await asyncio.sleep(0.01)
+            waiting = asyncio.ensure_future(b.get(f"{base}/next"))
+            while not protocol.admission.queue:
+                await asyncio.sleep(0.01)
+            refused = await c.get(f"{base}/third")  # the queue is full: told when to come back, not reset
+            assert refused.status_code == 503 and refused.headers["retry-after"] == str(RETRY_AFTER)
+            assert "try again" in refused.json()["error"] and served == ["/hold"]
+            release.set()
+            first, second = await held, await waiting
+            assert (first.status_code, second.status_code) == (200, 200) and served == ["/hold", "/next"]
+            assert first.headers["connection"] == "close"  # someone was waiting: no place kept between calls
+            again = await b.get(f"{base}/again")
+            assert again.status_code == 200 and "connection" not in again.headers  # nobody waits: keep-alive
+        assert (protocol.admission.waited, protocol.admission.refused) == (1, 1)
+
+
+async def test_a_connection_that_waited_too_long_is_told_to_retry_later():
+    from sonetto_desktop.mcp_server.http_limits import RETRY_AFTER, protocol_class
+
+    protocol = protocol_class(None, cap=1, queued=4, queue_timeout=0.5)
+    async with _held_server(protocol) as (base, release, served):
+        async with httpx.AsyncClient(timeout=10) as a, httpx.AsyncClient(timeout=10) as b:
+            held = asyncio.ensure_future(a.get(f"{base}/hold"))
+            while served != ["/hold"]:
+                await asyncio.sleep(0.01)
+            late = await b.get(f"{base}/late")  # the one place stays busy past the queue's patience
+            assert late.status_code == 503 and late.headers["retry-after"] == str(RETRY_AFTER)
+            release.set()
+            assert (await held).status_code == 200 and served == ["/hold"]
+
+
+CONVERSATION = [{"role": "user", "content": "我下个月要去大阪看樱花"}]
+
+
+async def _remember_times(url: str, token: str, name: str, times: int) -> tuple[int, list[str]]:
+    """``times`` remember_conversation calls in one session: (how many were taken, the refusals)."""
+    async with create_mcp_http_client(headers={"Authorization": f"Bearer {token}"}) as client:
+        async with streamable_http_client(url, http_client=client) as (read, write):
+            async with ClientSession(read, write, client_info=Implementation(name=name, version="1")) as mcp:
+                await mcp.initialize()
+                results = [await mcp.call_tool("remember_conversation", {"messages": CONVERSATION})
+                           for _ in range(times)]
+    refusals = [" ".join(block.text for block in r.content) for r in results if r.is_error]
+    return times - len(refusals), refusals
+
+
+async def test_quotas_go_by_the_credential_not_by_the_declared_name(_isolated_user_dirs):
+    """Issue 35: with the shared token and 6 declared names remember_conversation took 60 calls in
+    1.6 s (10 per name). Now a session of the shared token has its 10, the shared token's sessions
+    together 3 x 10, and an app with its own token its own 10 whatever others did."""
+    from sonetto_desktop.mcp_server.app_tokens import new_app_token
+
+    cursor = new_app_token("cursor")
+    async with http_server() as url:
+        shared = mcp_token(create=False)
+        sessions = [await _remember_times(url, shared, f"name-{n}", 11) for n in range(6)]
+        taken = [count for count, _ in sessions]
+        assert taken == [10, 10, 10, 0, 0, 0]  # was [10] * 6: a bucket per declared name
+        assert "per connection" in sessions[0][1][0] and "try again in" in sessions[0][1][0]
+        assert "for all apps of the shared token together" in sessions[5][1][0] and "用共用令牌的应用合计" in sessions[5][1][0]
+        own, refusals = await _remember_times(url, cursor, "name-0", 11)
+        assert own == 10 and "per app" in refusals[0]  # its token's own quota, untouched by the others
+
+
+async def test_the_shared_token_can_be_switched_off_once_apps_have_their_own(_isolated_user_dirs):
+    from mcp_helpers import save_settings
+    from sonetto_desktop.mcp_server.app_tokens import new_app_token
+
+    cursor = new_app_token("cursor")
+    async with http_server() as url:
+        shared = mcp_token(create=False)
+        assert payload(await _session_call(url, shared, "blog", "list_memories", {}))["total"] == 0
+        save_settings(mcp_shared_token=False)  # switched off in the app while the server runs
+        async with httpx.AsyncClient(timeout=10) as http:
+            refused = await http.post(url, json=INIT, headers=HEADERS | {"Authorization": f"Bearer {shared}"})
+        assert refused.status_code == 401 and "switched off" in refused.json()["error"]
+        with pytest.raises(Exception):  # the SDK's client cannot open a session with it
+            await asyncio.wait_for(_session_call(url, shared, "blog", "list_memories", {}), 30)
+        assert payload(await _session_call(url, cursor, "cursor", "add_memory",
+                                           {"description": "小林在用 Cursor 写代码", "theme": "工作"}))["id"]
+        save_settings(mcp_shared_token=True)
+        assert payload(await _session_call(url, shared, "blog", "list_memories", {}))["total"] == 1

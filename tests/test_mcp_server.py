@@ -244,3 +244,17 @@ def test_a_write_is_kept_when_the_client_closes_its_input_right_after_the_call(_
             await services.close()
 
     assert asyncio.run(stored()) == [("小林下周去青岛出差", "mcp:quick-script")]
+
+
+async def test_a_stdio_client_may_not_claim_the_name_of_an_app_with_its_own_token(_isolated_user_dirs):
+    """Issue 35: the name an app's own token proves is not to be had by declaring it (over stdio the
+    name is only declared)."""
+    from sonetto_desktop.mcp_server.app_tokens import new_app_token
+
+    new_app_token("claude desktop")
+    async with stdio_session(client=CLIENT) as mcp:  # "Claude Desktop": the same name, case aside
+        refused = error_text(await mcp.call_tool("add_memory", {"description": "冒充的条目", "theme": "身份"}))
+        assert "has a token of its own" in refused
+        assert "has a token of its own" in error_text(await mcp.call_tool("list_memories", {}))
+    async with stdio_session(client="Claude Desktop (stdio)") as mcp:  # another name goes as before
+        assert payload(await mcp.call_tool("add_memory", {"description": "小林喜欢爬山", "theme": "爱好"}))["id"]

@@ -1574,72 +1574,92 @@ Optional: title (the chat’s title), id (the message’s id, which recognises i
         <translation>The selected app's token stops working at once.</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/settings/mcp_page.py" line="105" />
+        <location filename="../../sonetto_desktop/ui/settings/mcp_page.py" line="101" />
+        <source>允许用共用令牌连接（HTTP）</source>
+        <translation>Allow connecting with the shared token (HTTP)</translation>
+    </message>
+    <message>
+        <location filename="../../sonetto_desktop/ui/settings/mcp_page.py" line="103" />
+        <source>给应用生成自己的令牌后才能关掉它：之后只有持应用令牌的应用能通过 HTTP 连接，修改记录里的应用名就确实是它。</source>
+        <translation>It can be switched off once apps have tokens of their own: then only apps with their own token can connect over HTTP, and the app name in the history really is that app.</translation>
+    </message>
+    <message>
+        <location filename="../../sonetto_desktop/ui/settings/mcp_page.py" line="112" />
         <source>由应用启动（推荐）</source>
         <translation>Started by the app (recommended)</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/settings/mcp_page.py" line="106" />
+        <location filename="../../sonetto_desktop/ui/settings/mcp_page.py" line="113" />
         <source>HTTP（先运行 sonetto mcp --http）</source>
         <translation>HTTP (run sonetto mcp --http first)</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/settings/mcp_page.py" line="118" />
+        <location filename="../../sonetto_desktop/ui/settings/mcp_page.py" line="125" />
         <source>复制配置</source>
         <translation>Copy configuration</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/settings/mcp_page.py" line="127" />
+        <location filename="../../sonetto_desktop/ui/settings/mcp_page.py" line="134" />
         <source>允许的应用</source>
         <translation>Allowed apps</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/settings/mcp_page.py" line="129" />
+        <location filename="../../sonetto_desktop/ui/settings/mcp_page.py" line="136" />
         <source>HTTP 端口</source>
         <translation>HTTP port</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/settings/mcp_page.py" line="130" />
+        <location filename="../../sonetto_desktop/ui/settings/mcp_page.py" line="137" />
         <source>HTTP 令牌</source>
         <translation>HTTP token</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/settings/mcp_page.py" line="131" />
+        <location filename="../../sonetto_desktop/ui/settings/mcp_page.py" line="138" />
         <source>应用令牌</source>
         <translation>App tokens</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/settings/mcp_page.py" line="132" />
+        <location filename="../../sonetto_desktop/ui/settings/mcp_page.py" line="141" />
         <source>配置</source>
         <translation>Configuration</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/settings/mcp_page.py" line="139" />
+        <location filename="../../sonetto_desktop/ui/settings/mcp_page.py" line="148" />
         <source>其他应用</source>
         <translation>Other apps</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/settings/mcp_page.py" line="173" />
+        <location filename="../../sonetto_desktop/ui/settings/mcp_page.py" line="183" />
         <source>连接过的应用：%1</source>
         <translation>Apps that have connected: %1</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/settings/mcp_page.py" line="174" />
+        <location filename="../../sonetto_desktop/ui/settings/mcp_page.py" line="184" />
         <source>还没有应用连接过。</source>
         <translation>No app has connected yet.</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/settings/mcp_page.py" line="238" />
+        <location filename="../../sonetto_desktop/ui/settings/mcp_page.py" line="253" />
+        <source>共用令牌已关闭，也没有应用令牌：现在没有应用能通过 HTTP 连接。</source>
+        <translation>The shared token is off and no app has a token of its own: no app can connect over HTTP now.</translation>
+    </message>
+    <message>
+        <location filename="../../sonetto_desktop/ui/settings/mcp_page.py" line="255" />
+        <source>共用令牌已关闭（保存后生效）：只有持应用令牌的应用能通过 HTTP 连接；stdio 方式不受影响。</source>
+        <translation>The shared token is off (once saved): only apps with their own token can connect over HTTP; apps that launch Sonetto (stdio) are not affected.</translation>
+    </message>
+    <message>
+        <location filename="../../sonetto_desktop/ui/settings/mcp_page.py" line="267" />
         <source>Claude Desktop：设置 → 开发者 → 编辑配置，把这段合并进 claude_desktop_config.json，然后重启 Claude。</source>
         <translation>Claude Desktop: Settings → Developer → Edit Config, merge this into claude_desktop_config.json, then restart Claude.</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/settings/mcp_page.py" line="239" />
+        <location filename="../../sonetto_desktop/ui/settings/mcp_page.py" line="268" />
         <source>Cursor：把这段合并进 ~/.cursor/mcp.json（或项目里的 .cursor/mcp.json）。</source>
         <translation>Cursor: merge this into ~/.cursor/mcp.json (or a project's .cursor/mcp.json).</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/settings/mcp_page.py" line="240" />
+        <location filename="../../sonetto_desktop/ui/settings/mcp_page.py" line="269" />
         <source>Cherry Studio：设置 → MCP 服务器 → 添加 → 从 JSON 导入，粘贴这段。</source>
         <translation>Cherry Studio: Settings → MCP Servers → Add → Import from JSON, and paste this.</translation>
     </message>

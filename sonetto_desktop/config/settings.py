@@ -150,11 +150,13 @@ class Settings:
     # Other AI apps (Claude Desktop, Cursor, Cherry Studio…) using these memories through the local
     # MCP server (``sonetto mcp``): on or off, read-only, which clients (their names from the MCP
     # handshake, one per line or comma-separated; empty: any), and the port of ``sonetto mcp --http``
-    # (always on 127.0.0.1; its bearer token is a secret, see ``secrets.mcp_token``).
+    # (always on 127.0.0.1; its bearer token is a secret, see ``secrets.mcp_token``). The shared token
+    # can be switched off once apps have tokens of their own (``mcp_server.app_tokens``).
     mcp_enabled: bool = True
     mcp_read_only: bool = False
     mcp_allowed_clients: str = ""
     mcp_http_port: int = 8765
+    mcp_shared_token: bool = True
     # Values replaced by environment variables, kept so that save() writes the user's own values.
     _env_originals: dict[str, Any] = field(default_factory=dict, repr=False, compare=False)
 

@@ -7,26 +7,38 @@ that cannot be read, or whose MCP rules have a bad value, refuses every call unt
 repaired it — the rules fail closed, never fall back to the defaults (which allow any app to write),
 and the server never moves or rewrites the person's file.
 
-A client is who it says it is in the MCP handshake (``client_of``): a name, not a proof. Over HTTP a
-per-app token (``app_tokens``) names the app instead, whatever the handshake says.
+A client is who it says it is in the MCP handshake (``caller_of``): a name, not a proof. Over HTTP a
+per-app token (``app_tokens``) names the app instead, whatever the handshake says; and a name that
+has a token of its own can then only be had with that token: a client of the shared token or of
+stdio declaring it is refused (else it could write as that app). Quotas go by the credential, never
+by the declared name (:class:`Caller`: the app's token, else the transport session).
 """
 
 from __future__ import annotations
 
 import re
+import threading
+import time
 from collections.abc import Callable
+from dataclasses import dataclass
 from typing import Any
 
 from ..config.settings import Settings, SettingsUnreadable
+from .app_tokens import app_tokens
+from .names import MAX_CLIENT_CHARS, UNKNOWN_CLIENT, client_label
 
-#: A client name as the history shows it: ``mcp:`` plus at most this many characters.
-MAX_CLIENT_CHARS = 40
-UNKNOWN_CLIENT = "unknown"
-_UNPRINTABLE = re.compile(r"[\x00-\x1f\x7f-\x9f\u2028\u2029]")
+__all__ = ["APP_SCOPE_KEY", "CREDENTIAL_SCOPE_KEY", "MAX_CLIENT_CHARS", "UNKNOWN_CLIENT", "Access", "AccessDenied",
+           "Caller", "actor_for", "allowed_clients", "caller_of", "client_label", "client_of", "load_access_settings"]
+
 #: The settings that decide what other apps may do: a bad value in any refuses every call.
-MCP_FIELDS = ("mcp_enabled", "mcp_read_only", "mcp_allowed_clients", "mcp_http_port")
+MCP_FIELDS = ("mcp_enabled", "mcp_read_only", "mcp_allowed_clients", "mcp_http_port", "mcp_shared_token")
 #: The ASGI scope key under which the HTTP gate names the app a per-app token belongs to.
 APP_SCOPE_KEY = "sonetto.app"
+#: The ASGI scope key under which the HTTP gate says which token a request came with: ``shared`` or ``app``.
+CREDENTIAL_SCOPE_KEY = "sonetto.credential"
+#: Seconds the names of the apps with tokens of their own are kept between reads (the keyring is not
+#: asked on every call; a token made in the settings protects its app's name within this time).
+TOKEN_NAMES_TTL = 5.0
 UNREADABLE = ("Sonetto 的设置文件无法读取，修复前拒绝其他应用的一切访问；请打开 Sonetto（它会修复设置） / Sonetto's "
               "settings cannot be read: other apps are refused until Sonetto repairs them (open Sonetto)")
 
@@ -41,12 +53,6 @@ class AccessDenied(Exception):
     """The person's settings do not allow this call (the message says which setting, in both languages)."""
 
 
-def client_label(name: Any) -> str:
-    """A client's name from the handshake as shown and matched: one line, printable, bounded."""
-    text = " ".join(_UNPRINTABLE.sub(" ", str(name or "")).split())
-    return text[:MAX_CLIENT_CHARS] or UNKNOWN_CLIENT
-
-
 def actor_for(client: str) -> str:
     """The history's actor for a client's changes."""
     return f"mcp:{client_label(client)}"
@@ -58,36 +64,93 @@ def allowed_clients(text: str) -> list[str]:
     return list(dict.fromkeys(names))
 
 
-def client_of(context: Any) -> str:
-    """The app a call comes from: the app of the per-app HTTP token it was sent with, else the
-    name the client gave in the MCP initialize handshake of its connection (what it declares)."""
+@dataclass(frozen=True)
+class Caller:
+    """Who makes a call: ``name`` (an app token's app, else the name its handshake declared),
+    ``credential`` (``app``: an app's own HTTP token; ``shared``: the shared HTTP token; ``stdio``)
+    and ``session`` (its transport session: one HTTP session, or the stdio process's)."""
+
+    name: str
+    credential: str = "stdio"
+    session: str = ""
+
+    @property
+    def declared(self) -> bool:
+        """The name is what the client says, not what a token proves."""
+        return self.credential != "app"
+
+    def buckets(self) -> tuple[tuple[str, str], ...]:
+        """The quota keys: ``(kind, key)``, kind ``app`` (its token), ``session`` and, for the shared
+        token, ``shared`` (every session of it together). Never the declared name."""
+        if self.credential == "app":
+            return (("app", self.name.casefold()),)
+        if self.credential == "shared":
+            return (("session", self.session), ("shared", ""))
+        return (("session", self.session),)
+
+
+#: The HTTP header naming a streamable-HTTP session (the MCP specification's).
+SESSION_HEADER = "mcp-session-id"
+
+
+def caller_of(context: Any) -> Caller:
+    """The caller of a tool's ``Context`` or of a server middleware's request context. Its session:
+    over HTTP the MCP session the request belongs to (its ``Mcp-Session-Id``), over stdio the process
+    (one connection per process)."""
     try:
-        request = context.request_context.request
-        app = request.scope.get(APP_SCOPE_KEY) if request is not None else None
-    except (AttributeError, LookupError, ValueError):
-        app = None
+        request_context = context.request_context
+    except (AttributeError, LookupError, ValueError):  # the middleware's context is the request context
+        request_context = context
+    request = getattr(request_context, "request", None)
+    scope = getattr(request, "scope", None) or {}
+    app = scope.get(APP_SCOPE_KEY)
+    session = "stdio"
+    if request is not None:
+        try:
+            session = "http:" + (request.headers.get(SESSION_HEADER) or "")
+        except AttributeError:
+            session = "http:"
     if isinstance(app, str) and app:
-        return client_label(app)
+        return Caller(client_label(app), "app", session)
     try:
-        params = context.session.client_params
+        params = request_context.session.client_params
         name = params.client_info.name if params is not None else None
     except (AttributeError, LookupError):
         name = None
-    return client_label(name)
+    return Caller(client_label(name), "shared" if request is not None else "stdio", session)
+
+
+def client_of(context: Any) -> str:
+    """The app a call comes from: the app of the per-app HTTP token it was sent with, else the
+    name the client gave in the MCP initialize handshake of its connection (what it declares)."""
+    return caller_of(context).name
+
+
+def _app_token_names() -> list[str]:
+    return list(app_tokens())
 
 
 class Access:
     """``settings()``: the current settings (blocking; called in a worker thread by the caller;
     default ``load_access_settings``). ``on_client(name)``: told about every client that asks,
-    allowed or not (``clients_seen``)."""
+    allowed or not (``clients_seen``). ``app_names()``: the apps that have their own token
+    (blocking: keyring or file; default ``app_tokens``)."""
 
     def __init__(self, settings: Callable[[], Settings] = load_access_settings,
-                 on_client: Callable[[str], None] | None = None) -> None:
+                 on_client: Callable[[str], None] | None = None,
+                 app_names: Callable[[], list[str]] = _app_token_names) -> None:
         self._settings = settings
         self._on_client = on_client
+        self._app_names = app_names
+        self._names: tuple[float, frozenset[str]] | None = None
+        self._names_lock = threading.Lock()
 
-    def check(self, client: str, *, write: bool) -> Settings:
-        """The settings, if ``client`` may make this call; else ``AccessDenied`` saying why."""
+    def check(self, caller: Caller | str, *, write: bool) -> Settings:
+        """The settings, if ``caller`` (a name: a declared one) may make this call; else
+        ``AccessDenied`` saying why."""
+        if isinstance(caller, str):
+            caller = Caller(client_label(caller))
+        client = caller.name
         if self._on_client is not None:
             self._on_client(client)
         try:
@@ -104,4 +167,21 @@ class Access:
         if write and settings.mcp_read_only:
             raise AccessDenied("Sonetto 设置为只读：其他应用只能查看记忆，不能修改 / Sonetto is read-only for "
                                "other apps: memories can be searched and listed, not changed")
+        if caller.declared and client.casefold() in self._token_apps():
+            raise AccessDenied(f"「{client}」有自己的应用令牌，只能用它连接（HTTP，设置 → 其他应用）；用共用令牌或 stdio "
+                               f"时请换一个名字 / {client!r} has a token of its own: only a connection with that "
+                               "token is that app (HTTP, Sonetto → 设置 → 其他应用)")
         return settings
+
+    def _token_apps(self) -> frozenset[str]:
+        with self._names_lock:
+            if self._names is not None and time.monotonic() - self._names[0] < TOKEN_NAMES_TTL:
+                return self._names[1]
+        try:
+            names = frozenset(name.casefold() for name in self._app_names())
+        except OSError as exc:  # fail closed: a declared name cannot be told from an app's
+            raise AccessDenied("无法读取应用令牌，暂时拒绝按名字连接的应用 / the apps' tokens cannot be read: apps "
+                               f"known only by the name they declare are refused for now ({exc})") from exc
+        with self._names_lock:
+            self._names = (time.monotonic(), names)
+        return names

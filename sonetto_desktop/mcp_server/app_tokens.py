@@ -20,7 +20,7 @@ import threading
 from pathlib import Path
 
 from ..config.secrets import load_secret, store_secret
-from .access import client_label
+from .names import client_label
 
 log = logging.getLogger(__name__)
 

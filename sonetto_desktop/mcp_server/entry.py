@@ -188,7 +188,7 @@ def build_server(services: AppServices, access: Access) -> tuple[Any, Any]:
     from mcp.server.mcpserver import MCPServer
 
     from .. import __version__
-    from .quota import RememberQuota
+    from .quota import Quota
     from .resources import register_resources, resource_gate
     from .tools import MemoryTools
 
@@ -200,7 +200,7 @@ def build_server(services: AppServices, access: Access) -> tuple[Any, Any]:
         return services.memory
 
     handover = _Handover(services)
-    tools = MemoryTools(ops, lambda: services.recall, access, handover.remember, RememberQuota(handover.pending))
+    tools = MemoryTools(ops, lambda: services.recall, access, handover.remember, Quota(handover.pending))
     tools.register(server)
     register_resources(server, ops)
     return server, tools
@@ -249,6 +249,18 @@ class _Handover:
         return {"turn_id": turn_id, "writing": writer.running, "note": note}
 
 
+def _shared_token_on() -> bool:
+    """Whether the person lets apps in with the shared token (blocking: the settings file). Unreadable
+    settings let it through here: the access rules then refuse every call, saying why."""
+    from ..config.settings import SettingsUnreadable
+    from .access import load_access_settings
+
+    try:
+        return load_access_settings().mcp_shared_token
+    except (SettingsUnreadable, OSError):
+        return True
+
+
 class _Stop:
     """What SIGTERM does: ``how()``, replaced while the HTTP server runs by its graceful exit."""
 
@@ -286,7 +298,8 @@ async def _serve_http(server: Any, port: int, stop: _Stop) -> None:
     await run_blocking(mcp_token)  # made now if the settings page has not made it yet
     from .app_tokens import app_tokens
 
-    app = BearerGate(server.streamable_http_app(host=LOOPBACK_HOST), lambda: mcp_token(), app_tokens)
+    app = BearerGate(server.streamable_http_app(host=LOOPBACK_HOST), lambda: mcp_token(), app_tokens,
+                     _shared_token_on)
     try:
         sock = listening_socket(LOOPBACK_HOST, port)
     except OSError as exc:
@@ -295,8 +308,8 @@ async def _serve_http(server: Any, port: int, stop: _Stop) -> None:
     open_files = raise_open_files()
     quiet_accept_errors(asyncio.get_running_loop())
     # Named protocol classes (no "auto" probing): the packaged bundle lists exactly these (sonetto.spec).
-    # The h11 protocol with a header timeout and a connection cap (http_limits). No limit_concurrency:
-    # uvicorn counts half-open connections in it and would answer a legitimate request 503.
+    # The h11 protocol with a header timeout and a queue of connections beyond the cap (http_limits). No
+    # limit_concurrency: uvicorn counts half-open connections in it and would answer a legitimate request 503.
     config = uvicorn.Config(app, host=LOOPBACK_HOST, port=bound, log_level="warning", lifespan="on",
                             http=protocol_class(open_files), ws="none", timeout_keep_alive=KEEP_ALIVE)
     uv = uvicorn.Server(config)

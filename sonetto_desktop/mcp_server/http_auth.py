@@ -3,8 +3,15 @@
 An ASGI wrapper around the SDK's streamable-HTTP app. The tokens are read for every request (a small
 file or the keyring; the person may make a new one in the settings while the server runs: the
 new one works at once and the old one stops working at once) and compared in constant time. The
-shared token lets a request through as it is (the app is who its handshake says); an app's own
-token (``app_tokens``) names that app in the request's scope (``access.APP_SCOPE_KEY``).
+shared token lets a request through as it is (the app is who its handshake says) unless the person
+switched it off (``mcp_shared_token``: once apps have tokens of their own); an app's own token
+(``app_tokens``) names that app in the request's scope (``access.APP_SCOPE_KEY``). The scope also
+says which kind of token it was (``access.CREDENTIAL_SCOPE_KEY``: quotas go by it).
+
+A ``GET`` (the standalone event stream a client may open for messages the server starts) is
+answered 405, as the MCP specification allows a server that offers none: this one never sends a
+notification or a request to a client, and the stream would hold a connection for as long as the
+session lasts (``http_limits``).
 """
 
 from __future__ import annotations
@@ -16,7 +23,7 @@ from collections.abc import Awaitable, Callable
 from typing import Any
 
 from ..aio import run_blocking
-from .access import APP_SCOPE_KEY
+from .access import APP_SCOPE_KEY, CREDENTIAL_SCOPE_KEY
 from .app_tokens import app_of
 
 LOOPBACK_HOST = "127.0.0.1"
@@ -41,24 +48,28 @@ def _bearer(scope: Scope) -> str:
 
 
 class BearerGate:
-    """``token()``: the current shared token; ``app_tokens()``: ``{app: token}`` (both blocking:
-    keyring or file; called in a worker thread)."""
+    """``token()``: the current shared token; ``app_tokens()``: ``{app: token}``; ``shared_allowed()``:
+    whether the shared token is on (the settings; all three blocking: keyring or file; called in a
+    worker thread)."""
 
     def __init__(self, app: ASGIApp, token: Callable[[], str],
-                 app_tokens: Callable[[], dict[str, str]] = dict) -> None:
+                 app_tokens: Callable[[], dict[str, str]] = dict,
+                 shared_allowed: Callable[[], bool] = lambda: True) -> None:
         self._app = app
         self._load = token
         self._apps = app_tokens
+        self._shared_allowed = shared_allowed
 
-    async def _matches(self, given: str) -> tuple[bool, str | None]:
-        """(accepted, the app an app token names)."""
+    async def _matches(self, given: str) -> tuple[str | None, str | None]:
+        """(the credential: ``shared``, ``app``, ``off`` (the shared token, switched off) or None, and
+        the app an app token names)."""
         if not given:
-            return False, None
+            return None, None
         current = await run_blocking(self._load)  # read each time: a new token replaces the old one at once
         if current and hmac.compare_digest(given.encode(), current.encode()):
-            return True, None
+            return ("shared" if await run_blocking(self._shared_allowed) else "off"), None
         app = app_of(given, await run_blocking(self._apps))
-        return app is not None, app
+        return ("app" if app is not None else None), app
 
     async def __call__(self, scope: Scope, receive: Any, send: Any) -> None:
         if scope["type"] == "lifespan":  # starts and stops the SDK's session manager
@@ -70,12 +81,23 @@ class BearerGate:
         if not is_loopback(client[0] if client else None):
             await _refuse(send, 403, "only apps on this computer may connect / 只接受本机连接")
             return
-        accepted, app = await self._matches(_bearer(scope))
-        if not accepted:
+        credential, app = await self._matches(_bearer(scope))
+        if credential is None:
             await _refuse(send, 401, "missing or wrong token: copy it from Sonetto → 设置 → 其他应用 "
                                      "/ 缺少令牌或令牌不对，请从 Sonetto 设置 → 其他应用 复制")
             return
-        scope = {key: value for key, value in scope.items() if key != APP_SCOPE_KEY}  # never the request's say
+        if credential == "off":
+            await _refuse(send, 401, "the shared token is switched off in Sonetto's settings: connect with this "
+                                     "app's own token (设置 → 其他应用 → 应用令牌) / 共用令牌已在 Sonetto 设置中关闭，"
+                                     "请用这个应用自己的令牌连接")
+            return
+        if scope.get("method") == "GET":
+            await _refuse(send, 405, "this server sends no messages of its own: no event stream to open "
+                                     "/ 本服务不主动发送消息，没有事件流")
+            return
+        # Never the request's say: only the gate names the app and the credential.
+        scope = {key: value for key, value in scope.items() if key not in (APP_SCOPE_KEY, CREDENTIAL_SCOPE_KEY)}
+        scope[CREDENTIAL_SCOPE_KEY] = credential
         if app is not None:
             scope[APP_SCOPE_KEY] = app
         await self._app(scope, receive, send)
@@ -86,5 +108,7 @@ async def _refuse(send: Any, status: int, message: str) -> None:
     headers = [(b"content-type", b"application/json; charset=utf-8"), (b"content-length", str(len(body)).encode())]
     if status == 401:
         headers.append((b"www-authenticate", b'Bearer realm="sonetto"'))
+    if status == 405:
+        headers.append((b"allow", b"POST, DELETE"))
     await send({"type": "http.response.start", "status": status, "headers": headers})
     await send({"type": "http.response.body", "body": body})

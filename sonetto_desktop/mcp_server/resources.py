@@ -17,7 +17,7 @@ from mcp_types import INVALID_REQUEST
 
 from ..aio import run_blocking
 from ..memory.operations import MemoryOperations
-from .access import Access, AccessDenied, client_of
+from .access import Access, AccessDenied, caller_of
 
 MAX_THEME_CARDS = 500
 _GATED = frozenset({"resources/read", "resources/list", "resources/templates/list"})
@@ -48,7 +48,7 @@ def resource_gate(access: Access) -> Callable[..., Any]:
     async def gate(ctx: Any, call_next: Callable[[Any], Any]) -> Any:
         if ctx.method in _GATED:
             try:
-                await run_blocking(access.check, client_of(ctx), write=False)
+                await run_blocking(access.check, caller_of(ctx), write=False)
             except AccessDenied as exc:
                 raise MCPError(INVALID_REQUEST, str(exc)) from None
         return await call_next(ctx)

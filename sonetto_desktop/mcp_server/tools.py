@@ -26,8 +26,8 @@ from ..aio import run_blocking
 from ..memory.errors import MemoryError_
 from ..memory.item import MAX_DESCRIPTION_CHARS, MAX_REASON_CHARS, MAX_THEME_CHARS
 from ..memory.operations import MemoryOperations
-from .access import Access, AccessDenied, actor_for, client_of
-from .quota import QuotaExceeded, RememberQuota
+from .access import Access, AccessDenied, Caller, actor_for, caller_of
+from .quota import ADD, CHANGE, Quota, QuotaExceeded
 
 log = logging.getLogger(__name__)
 
@@ -68,11 +68,11 @@ def _card(item: dict[str, Any]) -> dict[str, Any]:
 
 class MemoryTools:
     """``ops()``: the memory operations (the ones open now: a backend switch in the app re-opens them);
-    ``recall()``: the services' recall; ``remember``: see :data:`Remember`; ``quota``: how much an
-    app may hand over (``quota.RememberQuota``; None: no bound)."""
+    ``recall()``: the services' recall; ``remember``: see :data:`Remember`; ``quota``: how much a
+    caller may add, change and hand over (``quota.Quota``; None: no bound)."""
 
     def __init__(self, ops: Callable[[], MemoryOperations], recall: Callable[[], Any], access: Access,
-                 remember: Remember, quota: RememberQuota | None = None) -> None:
+                 remember: Remember, quota: Quota | None = None) -> None:
         self._ops = ops
         self._recall = recall
         self._access = access
@@ -107,13 +107,19 @@ class MemoryTools:
 
     # ── plumbing ──────────────────────────────────────────────────────
 
-    async def _allowed(self, ctx: Context, *, write: bool) -> str:
-        client = client_of(ctx)
+    async def _allowed(self, ctx: Context, *, write: bool, rate: str | None = None) -> Caller:
+        """The caller, if the settings allow the call and (``rate``: ``quota.ADD`` …) its quota holds it."""
+        caller = caller_of(ctx)
         try:
-            await run_blocking(self._access.check, client, write=write)
+            await run_blocking(self._access.check, caller, write=write)
+            if rate is not None and self._quota is not None:
+                self._quota.check(rate, caller)
         except AccessDenied as exc:
             raise ToolError(str(exc)) from None
-        return client
+        except QuotaExceeded as exc:
+            log.info("%s from %s refused: %s", rate, caller.name, exc)
+            raise ToolError(str(exc)) from None
+        return caller
 
     async def _finished(self, call: Awaitable[Any]) -> Any:
         """A write to the end, whatever becomes of the caller (see the module docstring)."""
@@ -130,14 +136,16 @@ class MemoryTools:
             await asyncio.wait(under_way, timeout=timeout)
         return len(under_way)
 
-    async def _run(self, ctx: Context, write: bool, work: Callable[[MemoryOperations], Any]) -> Any:
+    async def _run(self, ctx: Context, write: bool, work: Callable[[MemoryOperations], Any],
+                   rate: str | None = None) -> Any:
         if write:
-            return await self._finished(self._run_now(ctx, write, work))
-        return await self._run_now(ctx, write, work)
+            return await self._finished(self._run_now(ctx, write, work, rate))
+        return await self._run_now(ctx, write, work, rate)
 
-    async def _run_now(self, ctx: Context, write: bool, work: Callable[[MemoryOperations], Any]) -> Any:
-        client = await self._allowed(ctx, write=write)
-        ops = self._ops().as_actor(actor_for(client))
+    async def _run_now(self, ctx: Context, write: bool, work: Callable[[MemoryOperations], Any],
+                       rate: str | None) -> Any:
+        caller = await self._allowed(ctx, write=write, rate=rate)
+        ops = self._ops().as_actor(actor_for(caller.name))
         try:
             return await run_blocking(work, ops)
         except (MemoryError_, ValueError) as exc:  # unknown id, locked, don't-remember, read-only, empty text
@@ -195,7 +203,7 @@ class MemoryTools:
             change = ops.add(description, theme, reason=f"由 {ops.actor} 添加")
             return _item_card(ops, change.ids[0])
 
-        return await self._run(ctx, True, work)
+        return await self._run(ctx, True, work, ADD.name)
 
     async def update_memory(
         self,
@@ -214,14 +222,14 @@ class MemoryTools:
             change = ops.update(id, description=description, theme=theme, reason=reason)
             return {**_item_card(ops, id), "changed": change is not None}
 
-        return await self._run(ctx, True, work)
+        return await self._run(ctx, True, work, CHANGE.name)
 
     async def delete_memory(self, id: MemoryId, reason: Reason, ctx: Context) -> dict[str, Any]:
         def work(ops: MemoryOperations) -> dict[str, Any]:
             ops.delete(id, reason=reason)
             return {"id": id, "deleted": True, "note": "已移到回收站，可在 Sonetto 中恢复 / moved to the trash, restorable"}
 
-        return await self._run(ctx, True, work)
+        return await self._run(ctx, True, work, CHANGE.name)
 
     async def remember_conversation(
         self,
@@ -232,13 +240,14 @@ class MemoryTools:
         return await self._finished(self._hand_over(ctx, [m.model_dump() for m in messages]))
 
     async def _hand_over(self, ctx: Context, turn: list[dict[str, str]]) -> dict[str, Any]:
-        client = await self._allowed(ctx, write=True)
+        caller = await self._allowed(ctx, write=True)
         try:
             if self._quota is not None:
-                await run_blocking(self._quota.check, client, actor_for(client), sum(len(m["content"]) for m in turn))
-            return await self._remember(turn, client)
+                await run_blocking(self._quota.remember, caller, actor_for(caller.name),
+                                   sum(len(m["content"]) for m in turn))
+            return await self._remember(turn, caller.name)
         except QuotaExceeded as exc:
-            log.info("remember_conversation from %s refused: %s", client, exc)
+            log.info("remember_conversation from %s refused: %s", caller.name, exc)
             raise ToolError(str(exc)) from None
         except (MemoryError_, ValueError, OSError) as exc:
             raise ToolError(str(exc)) from None

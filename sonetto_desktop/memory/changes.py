@@ -59,6 +59,20 @@ def writer_actor(value: Any) -> str | None:
     return actor if actor == AGENT or actor.startswith(WRITER_ACTOR_PREFIXES) else None
 
 
+#: The author of a memory without any history (``MemoryItem.last_actor``: older files, imported seed memories).
+IMPORTED = "imported"
+
+
+def by_other_app(actor: Any) -> bool:
+    """Whether a memory last changed by ``actor`` is another app's: not the person's (``PERSON_ACTORS``),
+    not Sonetto's writer, not imported (``imported``, ``import:<source>``: the person's own chats).
+    ``mcp:<app>``, and any other front end. Recall gives these a bounded share (``retrieval.recall``);
+    the wall's filter 其他应用写的 shows them."""
+    if not isinstance(actor, str) or not actor:
+        return False
+    return not (actor in PERSON_ACTORS or actor == AGENT or actor == IMPORTED or actor.startswith(IMPORT_PREFIX))
+
+
 def source_of(actor: str) -> str | None:
     """The app or source a writer turn came from (``mcp:cursor`` -> ``cursor``); None for Sonetto's own."""
     for prefix in WRITER_ACTOR_PREFIXES:

@@ -36,14 +36,13 @@ from copy import deepcopy
 from datetime import date, datetime
 from typing import Any
 
-from .changes import check_actor
+from .changes import IMPORTED, check_actor
 from .record import ADDED, FIELDS, NAMES, clamp_hit, now_iso, parse_time, split_extra
 from .record import MAX_HIT, normalize_time  # noqa: F401 - the item's value helpers, imported from here too
 
 #: History actions that change a flag of the memory, not its text or theme.
 FLAG_ACTIONS = ("lock", "unlock")
-#: ``last_actor`` of a memory with no history at all (older files, imported seed memories).
-IMPORTED = "imported"
+#: ``last_actor`` of a memory with no history at all (older files, imported seed memories): ``IMPORTED``.
 
 WEEKDAYS_ZH = ("星期一", "星期二", "星期三", "星期四", "星期五", "星期六", "星期日")
 

@@ -13,8 +13,7 @@ from __future__ import annotations
 from typing import Callable
 
 from ..history_import.model import import_source
-from ..memory.changes import AGENT, PERSON_ACTORS
-from ..memory.item import IMPORTED
+from ..memory.changes import AGENT, PERSON_ACTORS, by_other_app
 from .cards import Card
 from .i18n import translate
 
@@ -28,9 +27,7 @@ def author_kind(actor: str) -> str:
         return "user"
     if actor == AGENT:
         return "agent"
-    if actor == IMPORTED or not actor or import_source(actor) is not None:
-        return "imported"
-    return "apps"
+    return "apps" if by_other_app(actor) else "imported"
 
 
 def author_label(actor: str) -> str:

@@ -112,3 +112,26 @@ async def test_the_launch_snippets_name_the_data_folder(qtbot, tmp_path):
         _pick(page.client, client)
         entry = json.loads(page.snippet.toPlainText())["mcpServers"]["sonetto"]
         assert entry["env"]["SONETTO_DATA_DIR"] == str(tmp_path / "my data")
+
+
+async def test_the_shared_token_is_switched_off_once_an_app_has_its_own(qtbot):
+    """Issue 35: the person turns the shared token off once apps have their own (the server then
+    refuses it: tests/test_mcp_http.py); never while no app has one, and on again at any time."""
+    d = SettingsDialog(Settings.load())
+    qtbot.addWidget(d)
+    page = d.mcp_page
+    await page.refresh_token()
+    assert page.shared_token.isChecked() and not page.shared_token.isEnabled()  # no app token yet
+    await page.add_app_token("Cursor")
+    assert page.shared_token.isEnabled()
+    page.shared_token.setChecked(False)
+    assert "只有持应用令牌的应用" in page.shared_hint.text() and page.shared_hint.isVisibleTo(page)
+    assert await d.save() and Settings.load().mcp_shared_token is False
+    await page.revoke_app_token()  # no app token left: nobody can connect over HTTP, and the page says so
+    assert page.shared_token.isEnabled() and "没有应用能通过 HTTP 连接" in page.shared_hint.text()
+    page.shared_token.setChecked(True)
+    assert not page.shared_token.isEnabled() and not page.shared_hint.isVisibleTo(page)
+    assert await d.save() and Settings.load().mcp_shared_token is True
+    again = SettingsDialog(Settings(mcp_shared_token=False))
+    qtbot.addWidget(again)
+    assert again.mcp_page.shared_token.isChecked() is False

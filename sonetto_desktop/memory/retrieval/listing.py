@@ -1,5 +1,10 @@
 """RecallListing: every memory in the order the recall prompt lists them, kept as a stable prefix.
 
+It has two parts, each in that order: the person's own memories (theirs, Sonetto's writer's,
+imported chats') and other apps' (``changes.by_other_app``: the memory's last change was an app's
+through MCP). The request lists the person's part first, so an app adding or editing its memories
+changes only what comes after it (``recall.py`` gives apps a bounded share of the budget).
+
 A provider that caches prompt prefixes (OpenAI, DeepSeek, Qwen/DashScope, a llama.cpp or Ollama
 server's KV cache: see docs/benchmarks.md) makes the second request with the same beginning
 cheaper and faster. So the listing changes only at its end as memories come and go:
@@ -8,10 +13,10 @@ cheaper and faster. So the listing changes only at its end as memories come and 
   is appended, an edited one moves to the end, a deleted one vanishes. Hit counts change on almost
   every reply, so they are not part of a memory's line (``llm_prompt`` puts the most-used ones in a
   short hint after the listing);
-- when the bank is larger than the stable part of the budget, :meth:`window` shows the newest
-  memories from a cutoff that only moves forward, and in steps: past the budget it jumps so the
-  window is ``WINDOW_TARGET`` of it, and then stays put while new memories are appended. So the
-  first line stays the same from one message to the next, except when a step is taken.
+- when a part is larger than its stable budget, :meth:`window` shows its newest memories from a
+  cutoff that only moves forward, and in steps: past the budget it jumps so the window is
+  ``WINDOW_TARGET`` of it, and then stays put while new memories are appended. So the first line
+  stays the same from one message to the next, except when a step is taken.
 
 The listing follows the store's change feed like the offline index: the callbacks only note what
 changed; the next read applies it (a single change re-reads nothing, a bulk one re-reads the
@@ -22,12 +27,13 @@ without rendering. Thread-safe.
 from __future__ import annotations
 
 import bisect
+import heapq
 import logging
 import threading
 from dataclasses import dataclass
 from typing import Any, Callable, Mapping
 
-from ..changes import MemoryChange
+from ..changes import MemoryChange, by_other_app
 from ..errors import MemoryNotFound
 from ..item import MemoryItem, parse_time
 from ..stores.base import BaseMemoryManager
@@ -64,6 +70,7 @@ class ListingEntry:
     body: str
     tokens: int
     day: str
+    app: bool = False  # written (last changed) by another app: ``changes.by_other_app``
 
     def record(self, hit: int = 0) -> dict[str, Any]:
         """What the LLM retriever numbers and hands on."""
@@ -86,12 +93,89 @@ class ListingSnapshot:
         return self.tokens / len(self.order) if self.order else 1.0
 
 
-def _entry(mid: str, description: str, theme: str, stamp: Any) -> ListingEntry:
+def _entry(mid: str, description: str, theme: str, stamp: Any, actor: str = "") -> ListingEntry:
     moment = parse_time(stamp)
     key = (moment.replace(microsecond=0).isoformat() if moment else "", mid)
     body = memory_body(theme, description)
     return ListingEntry(mid, key, description, theme, str(stamp or ""), body, estimate_tokens(body) + LINE_OVERHEAD,
-                        key[0][:10])
+                        key[0][:10], by_other_app(actor))
+
+
+def _snapshot(order: list[ListingEntry], tokens: int) -> ListingSnapshot:
+    return ListingSnapshot(order, tokens, {e.id: e for e in order}, min((e.tokens for e in order), default=0))
+
+
+class _Part:
+    """One part of the listing (the person's own memories, or other apps'): its entries in order,
+    their running token sums and the cutoff of its window. Used under the listing's lock."""
+
+    def __init__(self) -> None:
+        self.order: list[ListingEntry] = []
+        self.keys: list[tuple[str, str]] = []
+        self.cumulative: list[int] = []  # tokens of order[:i + 1]
+        self.sorted = True
+        self.cutoff: tuple[str, str] | None = None  # key of the window's first memory
+        self.snapshot: ListingSnapshot | None = None
+
+    @property
+    def total(self) -> int:
+        return self.cumulative[-1] if self.cumulative else 0
+
+    def add(self, entry: ListingEntry) -> None:
+        self.snapshot = None
+        if self.sorted and (not self.keys or entry.key > self.keys[-1]):
+            self.order.append(entry)  # the usual case: the newest change goes last
+            self.keys.append(entry.key)
+            self.cumulative.append(self.total + entry.tokens)
+        else:
+            self.sorted = False
+
+    def remove(self, entry: ListingEntry) -> None:
+        self.snapshot = None
+        if not self.sorted:
+            return
+        at = bisect.bisect_left(self.keys, entry.key)
+        if at < len(self.keys) and self.keys[at] == entry.key:
+            del self.order[at]
+            del self.keys[at]
+            self.recount(at)
+        else:
+            self.sorted = False
+
+    def recount(self, start: int) -> None:
+        del self.cumulative[start:]
+        total = self.cumulative[-1] if self.cumulative else 0
+        for entry in self.order[start:]:
+            total += entry.tokens
+            self.cumulative.append(total)
+
+    def sort(self, entries: list[ListingEntry]) -> None:
+        self.order = sorted(entries, key=lambda e: e.key)
+        self.keys = [e.key for e in self.order]
+        self.recount(0)
+        self.sorted = True
+        self.snapshot = None
+
+    def frozen(self) -> ListingSnapshot:
+        if self.snapshot is None:
+            self.snapshot = _snapshot(list(self.order), self.total)
+        return self.snapshot
+
+    def window(self, budget: int) -> tuple[list[ListingEntry], list[ListingEntry], int, bool]:
+        """(block, before it, the block's tokens, whether the cutoff moved): see ``RecallListing.window``."""
+        order, cumulative, total = self.order, self.cumulative, self.total
+        if total <= budget:
+            self.cutoff = None
+            return list(order), [], total, False
+        start = bisect.bisect_left(self.keys, self.cutoff) if self.cutoff is not None else 0
+        inside = total - (cumulative[start - 1] if start else 0)
+        stepped = self.cutoff is None or inside > budget or inside < WINDOW_LOW * budget
+        if stepped:
+            floor = total - WINDOW_TARGET * budget  # tokens that must stay before the window
+            start = min(bisect.bisect_left(cumulative, floor) + 1, len(order)) if floor > 0 else 0
+            self.cutoff = self.keys[start] if start < len(self.keys) else None
+            inside = total - (cumulative[start - 1] if start else 0)
+        return order[start:], order[:start], inside, stepped
 
 
 class RecallListing:
@@ -102,18 +186,14 @@ class RecallListing:
         self._lock = threading.RLock()
         self._entries: dict[str, ListingEntry] = {}
         self._hits: dict[str, int] = {}
-        self._order: list[ListingEntry] = []
-        self._keys: list[tuple[str, str]] = []
-        self._cumulative: list[int] = []  # tokens of order[:i + 1]
-        self._sorted = True
+        self._own, self._apps = _Part(), _Part()
         self._snapshot: ListingSnapshot | None = None
         self._started = False
-        self._cutoff: tuple[str, str] | None = None  # key of the window's first memory
         self._pending_lock = threading.Lock()
         self._pending: dict[str, Any] = {}
         self._pending_hits: dict[str, int] = {}
         self._reload = False
-        self.steps = 0  # how often the window's cutoff moved (benchmarks, tests)
+        self.steps = 0  # how often a window's cutoff moved (benchmarks, tests)
         self._unsubscribe: Callable[[], None] | None = mm.subscribe(self._on_change)
 
     # ── following the store ─────────────────────────────────────────────
@@ -143,6 +223,9 @@ class RecallListing:
             self._unsubscribe()
             self._unsubscribe = None
 
+    def _part(self, entry: ListingEntry) -> _Part:
+        return self._apps if entry.app else self._own
+
     def _refresh(self) -> None:
         """Apply what changed (lock held)."""
         with self._pending_lock:
@@ -160,79 +243,52 @@ class RecallListing:
         for mid, hit in hits.items():
             if mid in self._entries:
                 self._hits[mid] = hit
-        if not self._sorted:
-            self._sort()
+        for part in (self._own, self._apps):
+            if not part.sorted:
+                part.sort([e for e in self._entries.values() if self._part(e) is part])
 
-    def _card(self, mid: str, state: Any) -> tuple[str, str, Any, int] | None:
-        """(description, theme, latest_update_time, hit) as the change carried them, else as the
-        store has them now; None: the memory is gone."""
+    def _card(self, mid: str, state: Any) -> tuple[str, str, Any, int, str] | None:
+        """(description, theme, latest_update_time, hit, last actor) as the change carried them, else
+        as the store has them now; None: the memory is gone."""
         if state is None:
             return None
-        if state is not _READ and "description" in state and "theme" in state:
+        if state is not _READ and "description" in state and "theme" in state and "last_actor" in state:
             return str(state["description"]), str(state["theme"]), state.get("latest_update_time"), int(
-                state.get("hit") or 0)
+                state.get("hit") or 0), str(state.get("last_actor") or "")
         try:
             item = self._mm.get(mid)
         except MemoryNotFound:
             return None
-        return item.description, item.theme, item.latest_update_time, int(item.hit or 0)
+        return item.description, item.theme, item.latest_update_time, int(item.hit or 0), item.last_actor
 
     def _load(self, items: Mapping[str, MemoryItem]) -> None:
-        self._entries = {mid: _entry(mid, item.description, item.theme, item.latest_update_time)
+        self._entries = {mid: _entry(mid, item.description, item.theme, item.latest_update_time, item.last_actor)
                          for mid, item in items.items()}
         self._hits = {mid: int(item.hit or 0) for mid, item in items.items()}
         self._started = True
         self._snapshot = None
-        self._sort()
+        self._own.sort([e for e in self._entries.values() if not e.app])
+        self._apps.sort([e for e in self._entries.values() if e.app])
 
-    def _apply(self, mid: str, card: tuple[str, str, Any, int] | None) -> None:
+    def _apply(self, mid: str, card: tuple[str, str, Any, int, str] | None) -> None:
         old = self._entries.get(mid)
         if card is None:
             if old is not None:
                 self._snapshot = None
                 del self._entries[mid]
                 self._hits.pop(mid, None)
-                self._remove(old)
+                self._part(old).remove(old)
             return
-        description, theme, stamp, hit = card
+        description, theme, stamp, hit, actor = card
         self._hits[mid] = hit
-        new = _entry(mid, description, theme, stamp)
+        new = _entry(mid, description, theme, stamp, actor)
         if old == new:
             return
         self._snapshot = None
         self._entries[mid] = new
         if old is not None:
-            self._remove(old)
-        if self._sorted and (not self._keys or new.key > self._keys[-1]):
-            self._order.append(new)  # the usual case: the newest change goes last
-            self._keys.append(new.key)
-            self._cumulative.append((self._cumulative[-1] if self._cumulative else 0) + new.tokens)
-        else:
-            self._sorted = False
-
-    def _remove(self, entry: ListingEntry) -> None:
-        if not self._sorted:
-            return
-        at = bisect.bisect_left(self._keys, entry.key)
-        if at < len(self._keys) and self._keys[at] == entry.key:
-            del self._order[at]
-            del self._keys[at]
-            self._recount(at)
-        else:
-            self._sorted = False
-
-    def _recount(self, start: int) -> None:
-        del self._cumulative[start:]
-        total = self._cumulative[-1] if self._cumulative else 0
-        for entry in self._order[start:]:
-            total += entry.tokens
-            self._cumulative.append(total)
-
-    def _sort(self) -> None:
-        self._order = sorted(self._entries.values(), key=lambda e: e.key)
-        self._keys = [e.key for e in self._order]
-        self._recount(0)
-        self._sorted = True
+            self._part(old).remove(old)
+        self._part(new).add(new)
 
     # ── reading ──────────────────────────────────────────────────────────
 
@@ -242,14 +298,20 @@ class RecallListing:
             self._refresh()
 
     def snapshot(self) -> ListingSnapshot:
-        """Every memory in listing order, now (kept until the next change)."""
+        """Every memory in listing order (both parts, by when it last changed), now (kept until the next change)."""
         with self._lock:
             self._refresh()
             if self._snapshot is None:
-                order = list(self._order)
-                self._snapshot = ListingSnapshot(order, self._cumulative[-1] if self._cumulative else 0,
-                                                 {e.id: e for e in order}, min((e.tokens for e in order), default=0))
+                own, apps = self._own.frozen(), self._apps.frozen()
+                order = list(heapq.merge(own.order, apps.order, key=lambda e: e.key)) if apps.order else own.order
+                self._snapshot = _snapshot(order, own.tokens + apps.tokens)
             return self._snapshot
+
+    def parts(self) -> tuple[ListingSnapshot, ListingSnapshot]:
+        """(the person's own memories, other apps'), each in listing order, now (kept until the next change)."""
+        with self._lock:
+            self._refresh()
+            return self._own.frozen(), self._apps.frozen()
 
     def hits(self, ids: list[str]) -> list[int]:
         with self._lock:
@@ -258,29 +320,15 @@ class RecallListing:
     def __len__(self) -> int:
         with self._lock:
             self._refresh()
-            return len(self._order)
+            return len(self._entries)
 
-    def window(self, budget: int) -> tuple[list[ListingEntry], list[ListingEntry], int]:
-        """(the stable block, every memory before it, the block's tokens) for a stable budget of
-        ``budget`` tokens: all memories when they fit, else the newest ones from the cutoff (moved
-        forward, in a step, only when the block outgrows ``budget`` or shrinks below ``WINDOW_LOW``)."""
+    def window(self, budget: int, *, apps: bool = False) -> tuple[list[ListingEntry], list[ListingEntry], int]:
+        """(the stable block, every memory before it, the block's tokens) of the person's own memories
+        (``apps``: of other apps') for a stable budget of ``budget`` tokens: all of them when they fit,
+        else the newest ones from the cutoff (moved forward, in a step, only when the block outgrows
+        ``budget`` or shrinks below ``WINDOW_LOW``)."""
         with self._lock:
             self._refresh()
-            order, cumulative = self._order, self._cumulative
-            total = cumulative[-1] if cumulative else 0
-            if total <= budget:
-                self._cutoff = None
-                return list(order), [], total
-            start = bisect.bisect_left(self._keys, self._cutoff) if self._cutoff is not None else 0
-            inside = total - (cumulative[start - 1] if start else 0)
-            if self._cutoff is None or inside > budget or inside < WINDOW_LOW * budget:
-                start = self._place(total, WINDOW_TARGET * budget)
-                self._cutoff = self._keys[start] if start < len(self._keys) else None
-                self.steps += 1
-                inside = total - (cumulative[start - 1] if start else 0)
-            return order[start:], order[:start], inside
-
-    def _place(self, total: int, target: float) -> int:
-        """The first position whose suffix holds at most ``target`` tokens."""
-        floor = total - target  # tokens that must stay before the window
-        return min(bisect.bisect_left(self._cumulative, floor) + 1, len(self._order)) if floor > 0 else 0
+            block, before, inside, stepped = (self._apps if apps else self._own).window(budget)
+            self.steps += stepped
+            return block, before, inside

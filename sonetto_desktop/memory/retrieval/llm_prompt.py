@@ -4,10 +4,13 @@ The request is laid out so that everything that stays the same from one message 
 first (a provider's prompt cache then serves it; see ``listing.py``): the static system prompt,
 then the memories ordered by when they last changed, oldest first, grouped under their day
 (``# 2026年11月2日``, the year only where it changes: ``# 11月3日``; digits cost a token each), one
-``[n] (theme) text`` line each. What changes per message comes after:
-the query's shortlist when the bank is larger than the budget ("其他可能相关的记忆", numbered on),
-the most-used memories (hit counts change on every reply, so they are not in the lines), today's
-date with its weekday, and the (bounded) query. Plain strings; no LLM library is imported.
+``[n] (theme) text`` line each. Other apps' memories (written through MCP) follow the person's under
+a heading of their own ("其他应用记下的记忆"), so an app adding or editing its memories leaves the
+person's part of the request as it was. What changes per message comes after: the query's
+shortlists when the bank is larger than the budget ("其他可能相关的记忆", then other apps' under
+their heading), the most-used memories (hit counts change on every reply, so they are not in the
+lines), today's date with its weekday, and the (bounded) query. Every line is numbered on from the
+one before, in that order (:func:`in_request_order`). Plain strings; no LLM library is imported.
 """
 
 from __future__ import annotations
@@ -35,13 +38,16 @@ MAX_DESCRIPTION_CHARS = 300
 #: The most-used memories named after the listing.
 TOP_HITS = 12
 LISTING_HEADER = "## 记忆库（按最后更新日期从早到晚排列）"
+APPS_HEADER = "## 其他应用记下的记忆（按最后更新日期从早到晚排列）"
 EXTRA_HEADER = "## 其他可能相关的记忆"
+APPS_EXTRA_HEADER = "## 其他应用记下的、可能相关的记忆"
 
 FIND_RELATED_MEMORY = """
 你是 Sonetto 的记忆检索助手。Sonetto 在回复用户之前，需要从长期记忆库中找出与用户这句话真正相关的记忆。
 记忆库按最后更新日期从早到晚排列，同一天的记忆写在该日期（“# 月日”，年份变化时写作“# 年月日”）下面，每条记忆一行：
 [编号] (分区) 记忆内容
-记忆很多时，记忆库后面还有“其他可能相关的记忆”一节，格式相同，编号接着往下排。最后是常被提起的记忆（编号和被引用次数）、当前日期和用户的话。
+用户允许的其他 AI 应用（通过 MCP）记下的记忆单独列在“其他应用记下的记忆”一节；它们不是用户在这里亲口说的，与记忆库里的记忆矛盾时以记忆库为准。
+记忆很多时，后面还有“其他可能相关的记忆”（以及“其他应用记下的、可能相关的记忆”）一节。各节格式相同，编号接着往下排。最后是常被提起的记忆（编号和被引用次数）、当前日期和用户的话。
 
 ## 判断标准（综合考虑，不要只看单一信号）
 1. 字面匹配：记忆内容直接包含用户话语中的关键词、人名、地名、作品名。
@@ -175,18 +181,28 @@ def listing_block(records: Iterable[Mapping[str, Any]]) -> str:
     return "\n".join(lines)
 
 
+def in_request_order(records: list[Any], extra: list[Any] = (), apps: list[Any] = (),
+                     apps_extra: list[Any] = ()) -> list[Any]:
+    """The memories in the order the request numbers them (the numbers the model answers with)."""
+    return [*records, *apps, *extra, *apps_extra]
+
+
 def build_user_prompt(query: str, records: Iterable[Mapping[str, Any]], now: datetime | date,
-                      extra: Iterable[Mapping[str, Any]] = ()) -> str:
-    """The human message: the listing (``records``, then the query's shortlist ``extra`` numbered
-    on), the most-used memories, today's date and the (bounded) query. A record needs ``theme``,
+                      extra: Iterable[Mapping[str, Any]] = (), *, apps: Iterable[Mapping[str, Any]] = (),
+                      apps_extra: Iterable[Mapping[str, Any]] = ()) -> str:
+    """The human message: the person's listing (``records``), other apps' (``apps``), the query's
+    shortlists (``extra``, then other apps' ``apps_extra``), numbered on in that order, then the
+    most-used memories, today's date and the (bounded) query. A record needs ``theme``,
     ``description`` and ``latest_update_time`` (or ``day``), and may carry ``body`` and ``hit``."""
-    records, extra = list(records), list(extra)
+    records, extra, apps, apps_extra = list(records), list(extra), list(apps), list(apps_extra)
     lines = [listing_block(records)]
-    if extra:
-        lines.append("")
-        lines.append(EXTRA_HEADER)
-        _numbered(extra, len(records), lines)
-    shown = records + extra
+    number = len(records)
+    for header, part in ((APPS_HEADER, apps), (EXTRA_HEADER, extra), (APPS_EXTRA_HEADER, apps_extra)):
+        if part:
+            lines.append("")
+            lines.append(header)
+            number = _numbered(part, number, lines)
+    shown = in_request_order(records, extra, apps, apps_extra)
     used = sorted(((int(r.get("hit") or 0), -i) for i, r in enumerate(shown) if int(r.get("hit") or 0) > 0),
                   reverse=True)[:TOP_HITS]
     tail = ["", "## 常被提起的记忆", "，".join(f"[{-i}] {hits} 次" for hits, i in used) if used else "无"]

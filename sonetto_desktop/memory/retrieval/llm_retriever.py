@@ -20,7 +20,7 @@ from ..errors import MemoryNotFound, api_key_of, redact
 from ..item import parse_time
 from ..lazy_model import loaded_class, resolve
 from .llm_parse import UnparseableAnswer, parse_indices
-from .llm_prompt import FIND_RELATED_MEMORY, build_user_prompt
+from .llm_prompt import FIND_RELATED_MEMORY, build_user_prompt, in_request_order
 from ...aio import run_blocking
 
 if TYPE_CHECKING:  # the LLM stack is imported at the first LLM recall, off the event loop
@@ -104,7 +104,8 @@ class LLMRetriever:
     ``items`` (optional) is the list to number, e.g. the budgeted listing of ``MemoryRecall``; by
     default every memory is numbered. Items without ``hit`` / ``latest_update_time`` are completed
     from the store (ids no longer in it are skipped). ``extra``: a second list numbered on after
-    them, under its own heading (the query's shortlist beyond the stable listing).
+    them, under its own heading (the query's shortlist beyond the stable listing); ``apps`` and
+    ``apps_extra``: other apps' memories, under theirs (``llm_prompt.in_request_order``).
     ``clock`` gives "now" for the date line (tests fix it).
     """
 
@@ -147,12 +148,14 @@ class LLMRetriever:
         return completed
 
     def build_messages(self, prompt: str, records: list[Mapping[str, Any]],
-                       extra: list[Mapping[str, Any]] | None = None) -> list[BaseMessage]:
+                       extra: list[Mapping[str, Any]] | None = None, *, apps: list[Mapping[str, Any]] | None = None,
+                       apps_extra: list[Mapping[str, Any]] | None = None) -> list[BaseMessage]:
         from langchain_core.messages import HumanMessage, SystemMessage
 
         return [
             SystemMessage(content=FIND_RELATED_MEMORY.strip()),
-            HumanMessage(content=build_user_prompt(prompt, records, self._clock(), extra or ())),
+            HumanMessage(content=build_user_prompt(prompt, records, self._clock(), extra or (), apps=apps or (),
+                                                   apps_extra=apps_extra or ())),
         ]
 
     def _call_kwargs(self, model: Any) -> dict[str, Any]:
@@ -165,14 +168,15 @@ class LLMRetriever:
     # ── retrieval ─────────────────────────────────────────────────────
 
     def retrieve(self, prompt: str, items: Iterable[Mapping[str, Any]] | None = None,
-                 extra: Iterable[Mapping[str, Any]] | None = None) -> list[dict[str, str]]:
+                 extra: Iterable[Mapping[str, Any]] | None = None, *, apps: Iterable[Mapping[str, Any]] | None = None,
+                 apps_extra: Iterable[Mapping[str, Any]] | None = None) -> list[dict[str, str]]:
         """Relevant memories, most relevant first. Blocks up to ``timeout`` seconds (the request's own
         deadline: an OpenAI-compatible client is given it; another chat model must honour its own).
 
         Raises :class:`RecallFailed` on any failure; ``[]`` only when the model says nothing fits
         (or there is nothing to choose from, in which case no request is made).
         """
-        records, messages, model = self._prepare(prompt, items, extra)
+        records, messages, model = self._prepare(prompt, items, extra, apps, apps_extra)
         if not records:
             return []
         try:
@@ -183,10 +187,11 @@ class LLMRetriever:
 
     async def aretrieve(
         self, prompt: str, items: Iterable[Mapping[str, Any]] | None = None,
-        extra: Iterable[Mapping[str, Any]] | None = None,
+        extra: Iterable[Mapping[str, Any]] | None = None, *, apps: Iterable[Mapping[str, Any]] | None = None,
+        apps_extra: Iterable[Mapping[str, Any]] | None = None,
     ) -> list[dict[str, str]]:
         """Async :meth:`retrieve`: the store read runs in a thread, the request never blocks the loop."""
-        records, messages, model = await run_blocking(self._prepare, prompt, items, extra)
+        records, messages, model = await run_blocking(self._prepare, prompt, items, extra, apps, apps_extra)
         if not records:
             return []
         try:
@@ -201,17 +206,20 @@ class LLMRetriever:
 
     def _prepare(
         self, prompt: str, items: Iterable[Mapping[str, Any]] | None,
-        extra: Iterable[Mapping[str, Any]] | None = None,
+        extra: Iterable[Mapping[str, Any]] | None = None, apps: Iterable[Mapping[str, Any]] | None = None,
+        apps_extra: Iterable[Mapping[str, Any]] | None = None,
     ) -> tuple[list[dict[str, Any]], list[BaseMessage], Any]:
-        """The records to number (the listing, then ``extra``), the request and the model (a lazy one
-        is built here, in the caller's thread: ``aretrieve`` runs this off the loop)."""
+        """The records to number (in the request's order: ``llm_prompt.in_request_order``), the request
+        and the model (a lazy one is built here, in the caller's thread: ``aretrieve`` runs this off the loop)."""
         if self.llm is None:
             raise RecallFailed("no chat model is configured", kind="no_llm")
         if not isinstance(prompt, str) or not prompt.strip():
             return [], [], None
         records = self.records(items)
         more = self.records(extra) if extra is not None else []
-        if not records and not more:
+        theirs = self.records(apps) if apps is not None else []
+        theirs_more = self.records(apps_extra) if apps_extra is not None else []
+        if not records and not more and not theirs and not theirs_more:
             return [], [], None
         try:
             model = resolve(self.llm)
@@ -219,7 +227,8 @@ class LLMRetriever:
             raise classify_error(exc, self.timeout, api_key_of(self.llm)) from exc
         if model is None:
             raise RecallFailed("no chat model is configured", kind="no_llm")
-        return records + more, self.build_messages(prompt, records, more), model
+        return (in_request_order(records, more, theirs, theirs_more),
+                self.build_messages(prompt, records, more, apps=theirs, apps_extra=theirs_more), model)
 
     def _pick(self, answer: Any, records: list[Mapping[str, Any]]) -> list[dict[str, str]]:
         text = answer.text if hasattr(answer, "text") else answer

@@ -11,6 +11,12 @@ ranking when one is configured (``shortlist.py``). LLM mode over a bank larger t
 as HYBRID (``last_mode`` says so). The two modes differ only there: HYBRID is the name of "the
 budget holds a shortlist".
 
+Other apps' memories (written through MCP: ``changes.by_other_app``) get at most ``app_share`` of
+the budget, the person's own the rest and first: one app adding 2,000 long memories took the whole
+request before (none of the person's 20 memories was in it). Each part is filled as above (all of it,
+or its stable window and its shortlist), the person's listed before the apps' (``llm_prompt``), so
+an app's writes never move the person's part of the request.
+
 It never lets an LLM failure turn into "no memories": it owns the one recall timeout (the LLM call's
 deadline) and, when the model is slow, fails or is missing, answers with the offline retriever's
 result instead, logging why (``last_fallback_reason``). An automatic budget follows the model: a
@@ -30,7 +36,7 @@ from typing import TYPE_CHECKING, Any, Callable
 
 from ..stores.base import BaseMemoryManager
 from .budget import BudgetPolicy, says_too_long
-from .listing import HEADING_TOKENS, RecallListing
+from .listing import HEADING_TOKENS, ListingEntry, ListingSnapshot, RecallListing
 from .llm_prompt import MAX_QUERY_CHARS
 from .llm_retriever import LLMRetriever, RecallFailed
 from .modes import RetrievalMode
@@ -42,7 +48,7 @@ if TYPE_CHECKING:  # built by another module; imported lazily at first use
 
     from .mechanical import MechanicalRetriever
 
-__all__ = ["ListingStats", "MemoryRecall", "STABLE_SHARE"]
+__all__ = ["APP_SHARE", "ListingStats", "MemoryRecall", "STABLE_SHARE"]
 
 log = logging.getLogger(__name__)
 
@@ -51,6 +57,9 @@ log = logging.getLogger(__name__)
 #: 0, 0.25, 0.5 and 0.75 at 10,000 memories: reach falls as the share grows (the shortlist finds what
 #: recency does not), the cacheable prefix grows with it; 0.25 loses nothing against 0 at 48,000 tokens.
 STABLE_SHARE = 0.25
+#: Other apps' memories take at most this share of the budget; the person's own get the rest (and
+#: all of it when apps wrote nothing). At the cloud default that is ~9,600 tokens, ~270 one-line memories.
+APP_SHARE = 0.2
 
 
 @dataclass(frozen=True)
@@ -64,6 +73,8 @@ class ListingStats:
     tokens: int  # listing tokens used (estimated)
     stable_tokens: int
     dense: bool = False  # the shortlist used the embeddings model's ranking
+    apps: int = 0  # of ``shown``, other apps' memories
+    apps_tokens: int = 0  # their listing tokens (at most ``app_share`` of the budget)
 
 
 @dataclass
@@ -74,6 +85,8 @@ class _Plan:
     result: list[dict[str, str]] | None = None  # final answer already known
     records: list[dict[str, Any]] = field(default_factory=list)  # the listing the LLM will number
     extra: list[dict[str, Any]] = field(default_factory=list)  # the query's shortlist after it
+    apps: list[dict[str, Any]] = field(default_factory=list)  # other apps' listing
+    apps_extra: list[dict[str, Any]] = field(default_factory=list)  # other apps' shortlist
     failure: RecallFailed | None = None  # fall back without asking the LLM
     tokens: int = 0
     budget: int = 0
@@ -88,6 +101,7 @@ class MemoryRecall:
     ``budget``: the listing's token budget, a :class:`~.budget.BudgetPolicy` or a number of tokens
     (default: a policy without an endpoint, i.e. the cloud default). ``dense``: the embeddings
     model's ranking (:class:`~.shortlist.DenseRanker`), or None; both may be set later.
+    ``app_share``: the most of the budget other apps' memories take.
     """
 
     def __init__(
@@ -98,16 +112,20 @@ class MemoryRecall:
         timeout: float = 8.0,
         budget: BudgetPolicy | int | None = None,
         stable_share: float = STABLE_SHARE,
+        app_share: float = APP_SHARE,
         mechanical: "MechanicalRetriever | None" = None,
         dense: DenseRanker | None = None,
         clock: Callable[[], datetime] | None = None,
     ) -> None:
         if not 0.0 <= float(stable_share) <= 1.0:
             raise ValueError(f"stable_share must be between 0 and 1, got {stable_share!r}")
+        if not 0.0 <= float(app_share) <= 1.0:
+            raise ValueError(f"app_share must be between 0 and 1, got {app_share!r}")
         self._mm = mm
         self._llm_retriever = LLMRetriever(mm, llm, timeout=timeout, clock=clock)
         self.budget = budget  # type: ignore[assignment]  (the setter takes a number too)
         self.stable_share = float(stable_share)
+        self.app_share = float(app_share)
         self.dense = dense
         self._mechanical = mechanical
         self._owns_mechanical = mechanical is None
@@ -209,7 +227,8 @@ class MemoryRecall:
         if failure is None:
             started = time.monotonic()
             try:
-                answer = self._llm_retriever.retrieve(prompt, plan.records, plan.extra)
+                answer = self._llm_retriever.retrieve(prompt, plan.records, plan.extra, apps=plan.apps,
+                                                      apps_extra=plan.apps_extra)
             except RecallFailed as exc:
                 failure = exc
             else:
@@ -230,7 +249,8 @@ class MemoryRecall:
         if failure is None:
             started = time.monotonic()
             try:
-                answer = await self._llm_retriever.aretrieve(prompt, plan.records, plan.extra)
+                answer = await self._llm_retriever.aretrieve(prompt, plan.records, plan.extra, apps=plan.apps,
+                                                             apps_extra=plan.apps_extra)
             except RecallFailed as exc:
                 failure = exc
             else:
@@ -258,30 +278,46 @@ class MemoryRecall:
             return _Plan(mode, failure=RecallFailed("no chat model is configured", kind="no_llm"))
         budget = self.budget.tokens()
         listing = self.listing
-        snapshot = listing.snapshot()
-        order, total = snapshot.order, snapshot.tokens
-        if not order:
+        own, apps = listing.parts()
+        if not own.order and not apps.order:
             self.last_mode, self.last_fallback_reason = mode, None
             return _Plan(mode, result=[])
-        if total <= budget:
-            stable, extra, used, dense = order, [], total, False
-        else:
-            if mode is RetrievalMode.LLM:
-                log.debug("%d memories (%d tokens) > the budget of %d: LLM recall runs as HYBRID",
-                          len(order), total, budget)
-                mode = RetrievalMode.HYBRID
-            stable, _, used = listing.window(int(budget * self.stable_share))
-            shortlist = Shortlist(self.mechanical, self.dense)
-            extra = shortlist.fill(_bounded(prompt), snapshot, {e.id for e in stable}, budget - used)
-            dense = shortlist.used_dense
+        cap = int(budget * self.app_share) if apps.order else 0
+        theirs = min(apps.tokens, cap)  # the apps' share: bounded, and only what they need
+        shortlist = Shortlist(self.mechanical, self.dense)
+        # The person's window is sized on what apps may take, not on what they take now: an app's
+        # writes never move its cutoff (the cacheable beginning of the request).
+        mine_stable, mine_extra, mine_used = self._fill(prompt, listing, own, budget - theirs, shortlist,
+                                                        window=int((budget - cap) * self.stable_share), apps=False)
+        apps_stable, apps_extra, apps_used = self._fill(prompt, listing, apps, theirs, shortlist,
+                                                        window=int(theirs * self.stable_share), apps=True)
+        if mode is RetrievalMode.LLM and (len(mine_stable) < len(own.order) or len(apps_stable) < len(apps.order)):
+            log.debug("%d memories (%d tokens) > the budget of %d: LLM recall runs as HYBRID",
+                      len(own.order) + len(apps.order), own.tokens + apps.tokens, budget)
+            mode = RetrievalMode.HYBRID
         self.last_mode, self.last_fallback_reason = mode, None
-        extra_tokens = sum(e.tokens + HEADING_TOKENS for e in extra)
-        self.last_listing = ListingStats(len(order), len(stable) + len(extra), len(stable), budget,
-                                         used + extra_tokens, used, dense)
-        hits = listing.hits([e.id for e in stable] + [e.id for e in extra])
-        records = [e.record(h) for e, h in zip(stable, hits, strict=False)]
-        more = [e.record(h) for e, h in zip(extra, hits[len(stable):], strict=False)]
-        return _Plan(mode, records=records, extra=more, tokens=used + extra_tokens, budget=budget)
+        used = mine_used + apps_used
+        stable = len(mine_stable) + len(apps_stable)
+        shown = [*mine_stable, *apps_stable, *mine_extra, *apps_extra]
+        self.last_listing = ListingStats(len(own.order) + len(apps.order), len(shown), stable, budget, used,
+                                         _tokens(mine_stable) + _tokens(apps_stable), shortlist.used_dense,
+                                         len(apps_stable) + len(apps_extra), apps_used)
+        hits = iter(listing.hits([e.id for e in shown]))
+        records, apps_records, more, apps_more = ([e.record(next(hits)) for e in part]
+                                                  for part in (mine_stable, apps_stable, mine_extra, apps_extra))
+        return _Plan(mode, records=records, extra=more, apps=apps_records, apps_extra=apps_more, tokens=used,
+                     budget=budget)
+
+    def _fill(self, prompt: str, listing: RecallListing, part: ListingSnapshot, budget: int, shortlist: Shortlist,
+              *, window: int, apps: bool) -> tuple[list[ListingEntry], list[ListingEntry], int]:
+        """(the stable block, the query's shortlist, their tokens) of one part of the listing within
+        ``budget``: every memory when they fit, else the newest within ``window`` tokens from its
+        window's cutoff and the best-ranked of the others."""
+        if part.tokens <= budget:
+            return part.order, [], part.tokens
+        block, _, used = listing.window(window, apps=apps)
+        extra = shortlist.fill(_bounded(prompt), part, {e.id for e in block}, budget - used)
+        return block, extra, used + sum(e.tokens + HEADING_TOKENS for e in extra)
 
     def _mechanical_result(self, prompt: str) -> list[dict[str, str]]:
         return [public(r) for r in self.mechanical.retrieve(_bounded(prompt))]
@@ -299,6 +335,10 @@ class MemoryRecall:
             len(result),
             failure.reason,
         )
+
+
+def _tokens(entries: list[ListingEntry]) -> int:
+    return sum(e.tokens for e in entries)
 
 
 def public(record: dict) -> dict[str, str]:

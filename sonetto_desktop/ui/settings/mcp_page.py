@@ -1,7 +1,7 @@
 """The settings page "其他应用": other AI apps (Claude Desktop, Cursor, Cherry Studio…) using the
 memories through the local MCP server (``sonetto mcp``): on/off, read-only, the allowed apps, the
-HTTP port and tokens (the shared one, and one per app: ``mcp_server.app_tokens``), and the
-configuration to paste into each app. The settings dialog adds it as a tab and takes its
+HTTP port and tokens (the shared one, which can be switched off once apps have their own, and one
+per app: ``mcp_server.app_tokens``), and the configuration to paste into each app. The settings dialog adds it as a tab and takes its
 ``values()``; the tokens live in secret storage, read and made off the Qt thread.
 """
 
@@ -98,6 +98,13 @@ class McpPage(QWidget):
         app_row.addWidget(self.app_name, 1)
         app_row.addWidget(self.add_app_token_button)
         app_row.addWidget(self.revoke_button)
+        self.shared_token = QCheckBox(self.tr("允许用共用令牌连接（HTTP）"), self)
+        self.shared_token.setToolTip(self.tr(
+            "给应用生成自己的令牌后才能关掉它：之后只有持应用令牌的应用能通过 HTTP 连接，修改记录里的应用名就确实是它。"))
+        self.shared_token.toggled.connect(self._update_enabled)
+        self.shared_hint = QLabel(self)
+        self.shared_hint.setWordWrap(True)
+        self.shared_hint.setObjectName("HintLabel")
         self.client = QComboBox(self)
         for value, label in (("claude", "Claude Desktop"), ("cursor", "Cursor"), ("cherry", "Cherry Studio")):
             self.client.addItem(label, value)
@@ -129,6 +136,8 @@ class McpPage(QWidget):
         form.addRow(self.tr("HTTP 端口"), self.port)
         form.addRow(self.tr("HTTP 令牌"), token_row)
         form.addRow(self.tr("应用令牌"), app_row)
+        form.addRow("", self.shared_token)
+        form.addRow("", self.shared_hint)
         form.addRow(self.tr("配置"), picker)
         form.addRow(self.snippet)
         form.addRow(self.where)
@@ -143,6 +152,7 @@ class McpPage(QWidget):
         self.read_only.setChecked(settings.mcp_read_only)
         self.allowed.setText(", ".join(allowed_clients(settings.mcp_allowed_clients)))
         self.port.setValue(settings.mcp_http_port)
+        self.shared_token.setChecked(settings.mcp_shared_token)
         self._env = launch_env(settings.resolved_data_dir())
         self._update_enabled()
         self._update_snippet()
@@ -150,7 +160,7 @@ class McpPage(QWidget):
     def values(self) -> dict[str, Any]:
         return {"mcp_enabled": self.enabled.isChecked(), "mcp_read_only": self.read_only.isChecked(),
                 "mcp_allowed_clients": ", ".join(allowed_clients(self.allowed.text())),
-                "mcp_http_port": self.port.value()}
+                "mcp_http_port": self.port.value(), "mcp_shared_token": self.shared_token.isChecked()}
 
     # ── token and snippets ────────────────────────────────────────────
 
@@ -186,6 +196,7 @@ class McpPage(QWidget):
         self.token_owner.setCurrentIndex(max(index, 0))
         self.token_owner.blockSignals(False)
         self._show_token()
+        self._update_enabled()
 
     def _show_token(self) -> None:
         owner = self.token_owner.currentData()
@@ -226,6 +237,24 @@ class McpPage(QWidget):
                        self.token_owner, self.app_name, self.add_app_token_button):
             widget.setEnabled(on)
         self.revoke_button.setEnabled(on and self.token_owner.currentData() is not None)
+        # Switched off only once an app has a token of its own (else no app could connect over HTTP);
+        # switched on again at any time.
+        self.shared_token.setEnabled(on and (self._has_app_tokens() or not self.shared_token.isChecked()))
+        self._update_shared_hint()
+
+    def _has_app_tokens(self) -> bool:
+        return any(app is not None for app in self._tokens)
+
+    def _update_shared_hint(self) -> None:
+        """Says what switching the shared token off means (nothing while it is on)."""
+        if self.shared_token.isChecked() or not self.enabled.isChecked():
+            text = ""
+        elif not self._has_app_tokens():
+            text = self.tr("共用令牌已关闭，也没有应用令牌：现在没有应用能通过 HTTP 连接。")
+        else:
+            text = self.tr("共用令牌已关闭（保存后生效）：只有持应用令牌的应用能通过 HTTP 连接；stdio 方式不受影响。")
+        self.shared_hint.setText(text)
+        self.shared_hint.setVisible(bool(text))
 
     def _update_snippet(self) -> None:
         client = self.client.currentData()
