@@ -131,6 +131,9 @@ async def _import(args: argparse.Namespace, imports: HistoryImports, say: Words)
     if args.dry_run:
         _print_plan(plan, history, args, services, say)
         return 0
+    if not args.json:
+        for line in _bad_lines(history, say):
+            print(line, file=sys.stderr)
     unfinished = await imports.unfinished(history.digest) if history.digest else []
     if not unfinished and not plan.batches:
         _print_result(args, ImportResult("", 0, 0, 0, 0, 0, 0), say)
@@ -245,11 +248,30 @@ async def _import_saved(args: argparse.Namespace, history: History, imports: His
     return 0
 
 
+#: Conversations that could not be read, named one per line (the rest counted).
+BAD_LISTED = 10
+
+
+def _bad_lines(history: History, say: Words) -> list[str]:
+    """Which conversations were left out because they could not be read, and why."""
+    if not history.bad:
+        return []
+    language = "en" if say.en else "zh"
+    lines = [say(f"跳过 {len(history.bad)} 个读不了的对话：", f"left out {len(history.bad)} conversations that cannot "
+                 "be read:")]
+    lines += [f"  - {printable(bad.say(language))}" for bad in history.bad[:BAD_LISTED]]
+    more = len(history.bad) - BAD_LISTED
+    if more > 0:
+        lines.append(say(f"  …另有 {more} 个", f"  … and {more} more"))
+    return lines
+
+
 def _print_plan(plan: Plan, history: History, args: argparse.Namespace, services: AppServices, say: Words) -> None:
     model = services.settings.model.strip()
     if args.json:
         out: dict[str, Any] = plan.to_json(model)
         out["skipped_messages"] = dict(plan.skipped_messages)
+        out["skipped_conversations"] = [bad.to_json() for bad in history.bad]
         out["saved_memories"] = len(history.saved_memories)
         out["best_effort"] = history.best_effort
         print(json.dumps(out, ensure_ascii=False))
@@ -257,6 +279,8 @@ def _print_plan(plan: Plan, history: History, args: argparse.Namespace, services
     print(f"{history.label} · {printable(Path(args.path).name)}")
     for zh, en in history.notes:
         print(f"  {say(zh, en)}")
+    for line in _bad_lines(history, say):
+        print(line)
     cost = plan.estimated_cost
     priced = (say(f"约 {plan.price.currency}{cost:.2f}", f"about {plan.price.currency}{cost:.2f}")
               if cost is not None and plan.price is not None else say("费用：未设置单价", "cost: no price set"))

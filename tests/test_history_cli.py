@@ -15,7 +15,8 @@ from pathlib import Path
 
 import pytest
 
-from history_helpers import env_shanghai, fixture, is_writer, said, shanghai, writer_prompt  # noqa: F401
+from history_helpers import (bad_values_export, env_shanghai, fixture, is_writer, said, shanghai,  # noqa: F401
+                             writer_prompt)
 from llm_server import HangResponse, tool_calls
 from sonetto_desktop.history_import.ledger import ImportLedger
 from sonetto_desktop.memory.stores.yaml.store import YamlMemoryManager
@@ -218,3 +219,22 @@ def test_chatgpt_saved_memories_from_standard_input(llm_server, tmp_path):
     assert _cli(llm_server, "memory", "--store", str(store), "undo", out["undo_id"]).returncode == 0
     assert _texts(store) == [] and not llm_server.requests
     assert os.environ.get("TZ") == "Asia/Shanghai"
+
+
+def test_bad_conversations_are_named_and_the_rest_is_imported(llm_server, tmp_path):
+    store = tmp_path / "memory.yaml"
+    source = bad_values_export(tmp_path)
+    llm_server.responder = lambda body: "好的" if any(m["role"] == "tool" for m in body["messages"]) else tool_calls(
+        [("create_memory", {"content": f"用户说：{text}", "section": "身份"}) for _, text in said(body)])
+    dry = _cli(llm_server, "history", "--store", str(store), "--create", "import", str(source), "--dry-run")
+    assert dry.returncode == 0, dry.stderr
+    assert "跳过 2 个读不了的对话：" in dry.stdout
+    assert "conversations.json 的第 2 个对话「坏时间」：时间 nan 超出范围" in dry.stdout
+    assert "conversations.json 的第 3 个对话：嵌套层数太多" in dry.stdout and "1 个对话 · 1 轮" in dry.stdout
+    out = json.loads(_cli(llm_server, "history", "--store", str(store), "--create", "import", str(source),
+                          "--dry-run", "--json").stdout)
+    assert [(b["index"], b["title"]) for b in out["skipped_conversations"]] == [(2, "坏时间"), (3, "")]
+    result = _cli(llm_server, "history", "--store", str(store), "--create", "import", str(source))
+    assert result.returncode == 0, result.stderr
+    assert "跳过 2 个读不了的对话" in result.stderr and "新记忆 1 条" in result.stdout
+    assert _texts(store) == ["用户说：好的：我搬去杭州了"]

@@ -10,7 +10,7 @@ import threading
 import pytest
 from PySide6.QtCore import QDate, Qt
 
-from history_helpers import fixture, remember_each_line, shanghai  # noqa: F401 - a fixture
+from history_helpers import bad_values_export, fixture, remember_each_line, shanghai  # noqa: F401 - a fixture
 from shell_fixtures import app_settings, running_app
 from sonetto_desktop.history_import import service as service_module
 from sonetto_desktop.history_import.plan import make_plan
@@ -92,6 +92,29 @@ async def test_a_file_that_cannot_be_read_says_why_in_place(qapp, tmp_path, llm_
         assert dialog.stack.currentWidget() is dialog.source_page
         assert "不是完整的 JSON" in dialog.source_error.text()
         assert not (tmp_path / "data" / "memory.imports").exists() and not llm_server.requests
+        dialog.reject()
+
+
+async def test_bad_conversations_are_named_and_the_dialog_never_stays_busy(qapp, tmp_path, llm_server, wait):
+    source = bad_values_export(tmp_path)  # a good conversation, one with a NaN time, one nested 100,000 deep
+    async with running_app(qapp, app_settings(tmp_path / "data", llm_server)) as app:
+        dialog = app.history_imports.open_dialog(app.window)
+        assert await dialog.open_path(source)
+        assert dialog.stack.currentWidget() is dialog.preview_page
+        assert dialog.notes.text().splitlines() == [
+            "跳过 2 个读不了的对话：", "· conversations.json 的第 2 个对话「坏时间」：时间 nan 超出范围",
+            "· conversations.json 的第 3 个对话：嵌套层数太多，不像是正常的导出内容"]
+        assert dialog.plan.turns == 1 and dialog.start_button.isEnabled()
+
+        async def unexpected():  # whatever a reader may still raise: said in place, never a dialog left busy
+            raise OverflowError("date value out of range")
+
+        dialog.stack.setCurrentWidget(dialog.source_page)
+        assert not await dialog._read(unexpected, "odd.json")
+        assert dialog.source_error.text() == "读不了 odd.json：OverflowError: date value out of range"
+        assert dialog.pick_file.isEnabled() and dialog.pick_folder.isEnabled()
+        assert not dialog.busy.isVisibleTo(dialog) and not dialog.cancel_read.isVisibleTo(dialog)
+        assert dialog.stack.currentWidget() is dialog.source_page
         dialog.reject()
 
 

@@ -55,6 +55,7 @@ from .history_progress import ImportProgressPanel
 log = logging.getLogger(__name__)
 
 SUMMARY_DELAY_MS = 250  # the summary is recomputed this long after the last change
+BAD_LISTED = 5  # conversations that could not be read, named in the preview
 JSONL_EXAMPLE = ('{"conversation": "trip-2023", "title": "京都旅行", "role": "user", '
                  '"content": "下周三我要考日语 N3。", "time": "2023-03-14T21:07:00+08:00"}')
 
@@ -308,6 +309,10 @@ class HistoryImportDialog(QDialog):
         except OSError as exc:
             self._read_failed(self.tr("读不了 {0}：{1}").format(name, exc.strerror or str(exc)))
             return False
+        except Exception as exc:  # whatever went wrong is said in place; the dialog stays usable
+            log.exception("history import: reading %s failed", name)
+            self._read_failed(self.tr("读不了 {0}：{1}").format(name, f"{type(exc).__name__}: {exc}"[:300]))
+            return False
         finally:
             self._reading = None
         if not shiboken6.isValid(self):
@@ -316,8 +321,15 @@ class HistoryImportDialog(QDialog):
         self.history, self.file_name = history, name
         if history.source == "chatgpt-memories" or (not history.conversations and history.saved_memories):
             self._show_saved(history)
-        else:
+            return True
+        try:
             await self._show_preview(history)
+        except Exception as exc:  # e.g. the ledger cannot be read: back to the source, said why
+            log.exception("history import: planning %s failed", name)
+            if shiboken6.isValid(self):
+                self.stack.setCurrentWidget(self.source_page)
+                self._read_failed(self.tr("读不了 {0}：{1}").format(name, f"{type(exc).__name__}: {exc}"[:300]))
+            return False
         return True
 
     def _read_failed(self, text: str) -> None:
@@ -411,8 +423,9 @@ class HistoryImportDialog(QDialog):
 
     async def _show_preview(self, history: History) -> None:
         self.preview_title.setText(f"{history.label} · {self.file_name}")
-        self.notes.setText("\n".join(_say(note) for note in history.notes))
-        self.notes.setVisible(bool(history.notes))
+        notes = [_say(note) for note in history.notes] + self._bad_lines(history)
+        self.notes.setText("\n".join(notes))
+        self.notes.setVisible(bool(notes))
         self._unticked = set()
         self.plan = None
         self.conversations.clear()
@@ -430,6 +443,17 @@ class HistoryImportDialog(QDialog):
         for edit in (self.since, self.until):
             edit.blockSignals(False)
         self._show_plan(first)
+
+    def _bad_lines(self, history: History) -> list[str]:
+        """The conversations left out because they could not be read: which, and why (the first few)."""
+        if not history.bad:
+            return []
+        language = ui_language()
+        lines = [self.tr("跳过 {0} 个读不了的对话：").format(len(history.bad))]
+        lines += [f"· {bad.say(language)}" for bad in history.bad[:BAD_LISTED]]
+        if len(history.bad) > BAD_LISTED:
+            lines.append(self.tr("…另有 {0} 个").format(len(history.bad) - BAD_LISTED))
+        return lines
 
     def _set_mode_note(self) -> None:
         imports = self.actions.imports
@@ -463,7 +487,14 @@ class HistoryImportDialog(QDialog):
         if self.history is None:
             return None
         choices = self._choices()
-        plan = await self.actions.imports.plan(self.history, **choices)
+        try:
+            plan = await self.actions.imports.plan(self.history, **choices)
+        except Exception as exc:  # said where the summary goes; the old plan stays
+            log.exception("history import: planning failed")
+            if shiboken6.isValid(self):
+                self.summary.setText(self.tr("没能算出要导入的内容：{0}").format(f"{type(exc).__name__}: {exc}"[:300]))
+                self.start_button.setEnabled(False)
+            return None
         if not shiboken6.isValid(self) or choices != self._choices():
             return None  # the person changed something meanwhile: the next plan shows
         self._show_plan(plan)
