@@ -8,6 +8,10 @@
 the estimated tokens and cost; ``--json`` makes the output one JSON object on stdout. Progress goes
 to stderr (a terminal only). Running the same import again resumes an unfinished one; Ctrl+C pauses
 it after the batch being written. Words follow the app's language setting.
+
+Exit codes: 0 done (some batches may have failed: said, and in ``--json``), 1 the import ran but not
+one of its batches could be written (the reason on stderr, and ``error`` in ``--json``), 2 nothing
+was done (the file, the store or the arguments: one line on stderr), 130 paused by Ctrl+C.
 """
 
 from __future__ import annotations
@@ -136,7 +140,7 @@ async def _import(args: argparse.Namespace, imports: HistoryImports, say: Words)
             print(line, file=sys.stderr)
     unfinished = await imports.unfinished(history.digest) if history.digest else []
     if not unfinished and not plan.batches:
-        _print_result(args, ImportResult("", 0, 0, 0, 0, 0, 0), say)
+        _print_result(args, ImportResult("", 0, 0, 0, 0, 0, 0), say, history)
         return 0
     if not imports.configured:
         return _fail(say("没有配置模型：导入要由模型来读（在应用的设置里填写，或设置 SONETTO_BASE_URL 和 SONETTO_MODEL）",
@@ -190,7 +194,15 @@ async def _run(args: argparse.Namespace, imports: HistoryImports, plan: Plan, hi
         result = waiting.result()
     if show:
         print(file=sys.stderr)
-    _print_result(args, result, say)
+    _print_result(args, result, say, history)
+    if result.failed:  # nothing could be written: a failure, whatever --json prints
+        why = result.error or say("原因不明", "no reason given")
+        print(say(f"error: 导入失败：{result.failed_batches} 批都没能写入（{why}）。什么也没有写入；"
+                  "解决后再运行同一条命令会重新导入",
+                  f"error: the import failed: none of its {result.failed_batches} batches could be written "
+                  f"({why}). Nothing was written; once that is fixed, run the same command again"),
+              file=sys.stderr)
+        return 1
     return 0
 
 
@@ -207,10 +219,15 @@ def _progress(p: ImportProgress, say: Words) -> None:
     print(f"\r{line}\x1b[K", end="", file=sys.stderr, flush=True)
 
 
-def _print_result(args: argparse.Namespace, result: ImportResult, say: Words) -> None:
+def _print_result(args: argparse.Namespace, result: ImportResult, say: Words, history: History | None = None) -> None:
     if args.json:
-        print(json.dumps(result.to_json(), ensure_ascii=False))
+        out = result.to_json()
+        if history is not None:
+            out["skipped_conversations"] = [bad.to_json() for bad in history.bad]
+        print(json.dumps(out, ensure_ascii=False))
         return
+    if result.failed:
+        return  # said on stderr (``_run``)
     if not result.undo_id:
         print(say("没有要导入的内容（都导入过了，或不在所选范围内）", "nothing to import (all imported before, or outside the choice)"))
         return
@@ -219,8 +236,10 @@ def _print_result(args: argparse.Namespace, result: ImportResult, say: Words) ->
               f"{result.turns_written} turns read: {result.memories_created} new memories, {result.memories_updated} "
               f"updated, {result.memories_deleted} deleted, {result.proposals} proposals"))
     if result.failed_turns:
-        print(say(f"{result.failed_turns} 轮没能写入：sonetto history status 查看", f"{result.failed_turns} turns "
-                  "could not be written: see sonetto history status"))
+        why = f"（{result.error}）" if result.error else ""
+        print(say(f"{result.failed_turns} 轮没能写入{why}：sonetto history status 查看",
+                  f"{result.failed_turns} turns could not be written{' (' + result.error + ')' if result.error else ''}: "
+                  "see sonetto history status"))
     print(say(f"整体撤销：sonetto memory undo {result.undo_id}", f"to undo it all: sonetto memory undo {result.undo_id}"))
 
 
@@ -315,6 +334,7 @@ async def _status(args: argparse.Namespace, services: AppServices, say: Words) -
     if not states:
         print(say("这个记忆库还没有导入过聊天记录", "no chats were imported into this store"))
     for s in states:
+        failed = say(f"  {s.failed_batches} 批失败", f"  {s.failed_batches} batches failed") if s.failed_batches else ""
         print(f"{s.id}  {s.status}  {s.label} · {printable(s.file_name)}  {s.turns_written}/{s.turns}  "
-              f"+{s.memories_created} ~{s.memories_updated} -{s.memories_deleted}  {s.created_at}")
+              f"+{s.memories_created} ~{s.memories_updated} -{s.memories_deleted}{failed}  {s.created_at}")
     return 0

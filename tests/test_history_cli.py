@@ -162,7 +162,8 @@ def test_undo_from_the_command_line_and_a_second_import(llm_server, tmp_path):
     args = ("history", "--store", str(store), "--create", "import", str(fixture("history.jsonl")), "--json")
     out = json.loads(_cli(llm_server, *args).stdout)
     assert set(out) == {"turns_written", "memories_created", "memories_updated", "memories_deleted", "proposals",
-                        "failed_turns", "undo_id"}
+                        "failed_turns", "batches", "failed_batches", "error", "undo_id", "skipped_conversations"}
+    assert (out["batches"], out["failed_batches"], out["error"]) == (2, 0, None)
     assert (out["turns_written"], out["memories_created"]) == (3, 3)
     undo = _cli(llm_server, "memory", "--store", str(store), "undo", out["undo_id"])
     assert undo.returncode == 0 and "undid 3 changes" in undo.stdout, undo.stderr
@@ -238,3 +239,21 @@ def test_bad_conversations_are_named_and_the_rest_is_imported(llm_server, tmp_pa
     assert result.returncode == 0, result.stderr
     assert "跳过 2 个读不了的对话" in result.stderr and "新记忆 1 条" in result.stdout
     assert _texts(store) == ["用户说：好的：我搬去杭州了"]
+
+
+def test_an_import_whose_every_batch_fails_exits_non_zero_with_the_reason(llm_server, tmp_path):
+    store = tmp_path / "memory.yaml"
+    # a model whose server passes its tool calls on as text: the writer gives each batch up at once
+    llm_server.responder = lambda body: '<tool_call>{"name": "create_memory", "arguments": {}}</tool_call>'
+    args = ("history", "--store", str(store), "--create", "import", str(fixture("history.jsonl")))
+    result = _cli(llm_server, *args)
+    assert result.returncode == 1 and result.stdout == ""
+    assert result.stderr.startswith("error: 导入失败：2 批都没能写入（模型把工具调用写成了文字") and "什么也没有写入" in result.stderr
+    as_json = _cli(llm_server, *args, "--json")  # nothing was written: the same chats are tried again
+    assert as_json.returncode == 1, as_json.stderr
+    out = json.loads(as_json.stdout)
+    assert (out["batches"], out["failed_batches"], out["turns_written"]) == (2, 2, 0)
+    assert out["error"].startswith("模型把工具调用写成了文字") and "error: 导入失败" in as_json.stderr
+    assert _texts(store) == []
+    status = _cli(llm_server, "history", "--store", str(store), "status")
+    assert status.stdout.count("2 批失败") == 2

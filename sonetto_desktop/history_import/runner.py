@@ -85,7 +85,9 @@ class ImportProgress:
 
 @dataclass(frozen=True)
 class ImportResult:
-    """What an import did (the command line's ``--json``)."""
+    """What an import did (the command line's ``--json``). ``batches`` / ``batches_done`` /
+    ``failed_batches``: of the whole import; ``error``: why a batch was last given up on (the
+    writer's words), empty when none was."""
 
     undo_id: str
     turns_written: int
@@ -94,11 +96,21 @@ class ImportResult:
     memories_deleted: int
     proposals: int
     failed_turns: int
+    batches: int = 0
+    batches_done: int = 0
+    failed_batches: int = 0
+    error: str = ""
+
+    @property
+    def failed(self) -> bool:
+        """Nothing of the import could be written: every batch it tried was given up on."""
+        return self.failed_batches > 0 and self.batches_done == 0
 
     def to_json(self) -> dict[str, Any]:
         return {"turns_written": self.turns_written, "memories_created": self.memories_created,
                 "memories_updated": self.memories_updated, "memories_deleted": self.memories_deleted,
-                "proposals": self.proposals, "failed_turns": self.failed_turns, "undo_id": self.undo_id or None}
+                "proposals": self.proposals, "failed_turns": self.failed_turns, "batches": self.batches,
+                "failed_batches": self.failed_batches, "error": self.error or None, "undo_id": self.undo_id or None}
 
 
 def origin_of(label: str, title: str, when: datetime) -> str:
@@ -428,8 +440,14 @@ class ImportRunner:
         await self._done(run)
         self._publish_final(state)
         failed_turns = sum(int(run.batches[s]["turns"]) for s in run.failed if s in run.batches)
+        error = ""
+        if run.failed:  # the writer's own words for the last batch given up on
+            entries = await run_blocking(run.writer.journal.failed)
+            error = next((e.last_error for e in reversed(entries) if batch_seq(e.turn_id) in run.failed
+                          and e.last_error), "")
         return ImportResult(state.id, state.turns_written, state.memories_created, state.memories_updated,
-                            state.memories_deleted, state.proposals, failed_turns)
+                            state.memories_deleted, state.proposals, failed_turns, state.batches,
+                            state.batches_done, state.failed_batches, error)
 
     def _detach(self, run: _Run) -> None:
         for unsubscribe in run.unsubscribe:

@@ -199,3 +199,20 @@ async def test_the_window_offers_the_unfinished_import_and_then_the_last_one(qap
         await wait(lambda: again.progress.title.text() == "已撤销这次导入", message="undone from the source page")
         assert app.services.memory.count() == 0
         again.reject()
+
+
+def test_an_import_that_wrote_nothing_says_it_failed_and_why(qtbot):
+    from sonetto_desktop.history_import.runner import ImportResult
+    from sonetto_desktop.ui.dialogs.history_progress import ImportProgressPanel
+
+    panel = ImportProgressPanel()
+    qtbot.addWidget(panel)
+    failed = ImportResult("imp-0badc0de", 0, 0, 0, 0, 0, 3, batches=2, batches_done=0, failed_batches=2,
+                          error="模型把工具调用写成了文字")
+    panel.show_done(failed, review=False)
+    assert panel.title.text() == "导入失败"
+    assert panel.line.text() == "2 批都没能写入，什么也没有写入：模型把工具调用写成了文字"
+    assert not panel.undo_button.isVisibleTo(panel) and panel.close_button.isVisibleTo(panel)
+    partly = ImportResult("imp-0badc0de", 2, 1, 0, 0, 0, 1, batches=2, batches_done=1, failed_batches=1, error="x")
+    panel.show_done(partly, review=False)
+    assert panel.title.text() == "导入完成" and panel.line.text().endswith("；1 轮没能写入")

@@ -160,6 +160,17 @@ class ImportProgressPanel(QWidget):
         self.retry_button.setVisible(bool(p.failed_batches) and p.status != "done")
 
     def show_done(self, result: ImportResult, *, review: bool) -> None:
+        if result.failed:  # not one batch could be written: a failure, with the writer's reason
+            self.title.setText(QCoreApplication.translate("HistoryProgress", "导入失败"))
+            self.bar.setRange(0, 1)
+            self.bar.setValue(0)
+            self.line.setText(QCoreApplication.translate("HistoryProgress", "{0} 批都没能写入，什么也没有写入：{1}").format(
+                result.failed_batches, result.error or QCoreApplication.translate("HistoryProgress", "原因不明")))
+            for label in (self.current, self.note, self.failed, self.undo_id):
+                self._say(label, "")
+            self.retry_button.setVisible(False)
+            self._ended(undo=False)
+            return
         self.title.setText(QCoreApplication.translate("HistoryProgress", "导入完成"))
         self.bar.setRange(0, 1)
         self.bar.setValue(1)
