@@ -189,7 +189,10 @@ def test_a_malformed_file_is_one_clear_line_and_changes_nothing(llm_server, tmp_
 
     with zipfile.ZipFile(empty_zip, "w") as zf:
         zf.writestr("user.json", "{}")
-    for path, words in ((bad_json, "不是完整的 JSON"), (bad_lines, "第 2 行：time"), (empty_zip, "没有聊天记录")):
+    notes = tmp_path / "notes.txt"
+    notes.write_text("今天天气不错\n去超市买牛奶\n", encoding="utf-8")
+    for path, words in ((bad_json, "不是完整的 JSON"), (bad_lines, "第 2 行：time"), (empty_zip, "没有聊天记录"),
+                        (notes, "不认识 notes.txt 的内容")):
         result = _cli(llm_server, "history", "--store", str(store), "import", str(path))
         assert result.returncode == 2 and result.stdout == ""
         assert result.stderr.startswith("error: ") and words in result.stderr and result.stderr.count("\n") == 1

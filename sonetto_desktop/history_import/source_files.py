@@ -163,12 +163,12 @@ def open_json(source: Source, name: str, *, hashed: bool = True) -> JsonStream:
     return JsonStream(source.chunks(name, hashed=hashed), name)
 
 
-def text_of(source: Source, name: str) -> str:
-    """A small text file whole (at most ``MAX_TEXT_BYTES``)."""
+def text_of(source: Source, name: str, *, hashed: bool = True) -> str:
+    """A small text file whole (at most ``MAX_TEXT_BYTES``; ``hashed``: see ``Source.chunks``)."""
     if source.members[name].size > MAX_TEXT_BYTES:
         raise too_big(name, source.members[name].size, MAX_TEXT_BYTES)
     data = bytearray()
-    for raw in source.chunks(name):
+    for raw in source.chunks(name, hashed=hashed):
         data += raw
         if len(data) > MAX_TEXT_BYTES:
             raise too_big(name, len(data), MAX_TEXT_BYTES)

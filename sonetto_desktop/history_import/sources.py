@@ -7,7 +7,7 @@ from typing import Any, Callable
 
 from . import chatgpt, cherry, deepseek, jsonl, saved_memories, sonetto_md
 from .model import FORMATS, History, HistoryFormatError
-from .source_files import Source, open_json, open_source
+from .source_files import Source, open_json, open_source, text_of
 
 _CHATGPT_PART = chatgpt.PART
 #: How many conversations of a JSON file are looked at to tell its format.
@@ -44,6 +44,16 @@ def _json_kind(source: Source, name: str) -> str | None:
     return EMPTY
 
 
+def _saved_memories_signature(source: Source, name: str) -> bool:
+    """A ``.txt`` in ChatGPT's own dated memory-list form (``saved_memories.has_signature``)."""
+    if source.members[name].size > 4 * saved_memories.MAX_TEXT_CHARS:  # UTF-8: at most 4 bytes a character
+        return False
+    try:
+        return saved_memories.has_signature(text_of(source, name, hashed=False))
+    except HistoryFormatError:  # not UTF-8: not a list of memories
+        return False
+
+
 def detect(source: Source) -> str:
     """The format of ``source`` (see ``model.FORMATS``), or ``HistoryFormatError`` saying what was found."""
     name = source.path.name
@@ -54,7 +64,14 @@ def detect(source: Source) -> str:
         if suffix in (".md", ".markdown"):
             return "sonetto"
         if suffix == ".txt":
-            return "chatgpt-memories"
+            if _saved_memories_signature(source, name):
+                return "chatgpt-memories"
+            raise HistoryFormatError(
+                f"不认识 {name} 的内容：如果它是从 ChatGPT“管理记忆”复制的已保存记忆，请在格式里选"
+                "“ChatGPT 已保存的记忆（文本）”（命令行：--format chatgpt-memories）；聊天记录请选导出的 zip 或 .json",
+                f"the content of {name} is not recognised: if it is ChatGPT's saved memories copied from "
+                "“Manage memories”, pick the format “ChatGPT saved memories (text)” (command line: --format "
+                "chatgpt-memories); for chats pick the export's zip or .json")
         if suffix == ".json":
             kind = _json_kind(source, name)
             if kind not in (None, EMPTY):

@@ -118,6 +118,33 @@ async def test_bad_conversations_are_named_and_the_dialog_never_stays_busy(qapp,
         dialog.reject()
 
 
+async def test_a_huge_paste_is_refused_and_a_keystroke_reads_nothing_back(qapp, tmp_path, llm_server, wait):
+    from PySide6.QtGui import QGuiApplication
+    from PySide6.QtTest import QTest
+
+    async with running_app(qapp, app_settings(tmp_path / "data", llm_server)) as app:
+        dialog = app.history_imports.open_dialog(app.window)
+        await dialog.loading
+        box = dialog.paste_box
+        copied: list[int] = []
+        real = box.toPlainText
+        box.toPlainText = lambda: (copied.append(1), real())[1]  # what a keystroke must not do
+        box.setFocus()
+        QGuiApplication.clipboard().setText("User likes green tea.\n" * 250_000)  # 5.5 MB, as a person pastes
+        box.paste()
+        assert box.document().isEmpty() and not dialog.read_paste.isEnabled()
+        assert dialog.source_error.text().startswith("没有粘贴：内容有 5,500,000 字，ChatGPT 的已保存记忆一般只有几千字")
+        QGuiApplication.clipboard().setText("已保存的记忆\n• Likes green tea.\n")
+        box.paste()
+        for key in "ok":
+            QTest.keyClick(box, key)
+        assert dialog.read_paste.isEnabled() and copied == []
+        box.selectAll()
+        QTest.keyClick(box, Qt.Key.Key_Delete)
+        assert not dialog.read_paste.isEnabled() and copied == []
+        dialog.reject()
+
+
 async def test_saved_memories_pasted_in_the_window(qapp, tmp_path, llm_server, wait):
     async with running_app(qapp, app_settings(tmp_path / "data", llm_server)) as app:
         dialog = app.history_imports.open_dialog(app.window)

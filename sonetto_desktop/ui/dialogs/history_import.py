@@ -34,7 +34,6 @@ from PySide6.QtWidgets import (
     QLabel,
     QLineEdit,
     QMessageBox,
-    QPlainTextEdit,
     QProgressBar,
     QPushButton,
     QStackedWidget,
@@ -45,10 +44,12 @@ from PySide6.QtWidgets import (
 from ..widgets.tasks import task_scope
 from sonetto_desktop.history_import.model import History, HistoryFormatError
 from sonetto_desktop.history_import.plan import Plan
+from sonetto_desktop.history_import.saved_memories import MAX_TEXT_CHARS as MAX_PASTE_CHARS
 from sonetto_desktop.memory.undo import UndoConflict
 
 from ..i18n import ui_language
 from ..widgets.dialogs import execute_dialog
+from .history_paste import PasteBox
 from .history_preview import ConversationList, SavedMemoryList, summary_text
 from .history_progress import ImportProgressPanel
 
@@ -152,13 +153,14 @@ class HistoryImportDialog(QDialog):
         self.jsonl_help.clicked.connect(self._explain_jsonl)
         paste_label = QLabel(self.tr("或者粘贴 ChatGPT 的“已保存的记忆”（设置 → 个性化 → 管理记忆，全选复制），每行一条："), page)
         paste_label.setWordWrap(True)
-        self.paste_box = QPlainTextEdit(page)
+        self.paste_box = PasteBox(MAX_PASTE_CHARS, page)
         self.paste_box.setObjectName("HistoryPasteBox")
         self.paste_box.setAccessibleName(self.tr("粘贴的记忆"))
         self.paste_box.setMaximumHeight(110)
         self.read_paste = QPushButton(self.tr("读取粘贴的记忆"), page)
         self.read_paste.setEnabled(False)
-        self.paste_box.textChanged.connect(lambda: self.read_paste.setEnabled(bool(self.paste_box.toPlainText().strip())))
+        self.paste_box.textChanged.connect(self._paste_changed)
+        self.paste_box.too_long.connect(self._paste_too_long)
         self.busy = QProgressBar(page)
         self.busy.setRange(0, 0)
         self.busy.setAccessibleName(self.tr("正在读取"))
@@ -235,7 +237,16 @@ class HistoryImportDialog(QDialog):
         self.cancel_read.setVisible(busy)
         for button in (self.pick_file, self.pick_folder):
             button.setEnabled(not busy)
-        self.read_paste.setEnabled(not busy and bool(self.paste_box.toPlainText().strip()))
+        self.read_paste.setEnabled(not busy and self.paste_box.has_text())
+
+    def _paste_changed(self) -> None:
+        """Each keystroke in the paste box: a constant-time look at the document, nothing more."""
+        self.read_paste.setEnabled(not self.busy.isVisibleTo(self) and self.paste_box.has_text())
+
+    def _paste_too_long(self, characters: int) -> None:
+        self.source_error.setText(self.tr(
+            "没有粘贴：内容有 {0} 字，ChatGPT 的已保存记忆一般只有几千字（最多 {1} 字）。请只复制“管理记忆”里的列表。").format(
+            f"{characters:,}", f"{MAX_PASTE_CHARS:,}"))
 
     def _show_last(self, state: Any) -> None:
         """The import still to finish (继续 / 撤销已导入的部分), or the last one done (撤销这次导入)."""
