@@ -207,10 +207,12 @@ async def _run(args: argparse.Namespace, imports: HistoryImports, plan: Plan, hi
 
 
 def _progress(p: ImportProgress, say: Words) -> None:
-    if p.proposals:
+    if p.proposals and not p.created and not p.updated:  # review mode: everything is proposed
         made = say(f"提议 {p.proposals}", f"{p.proposals} proposals")
     else:
         made = say(f"新记忆 {p.created} · 更新 {p.updated}", f"{p.created} new · {p.updated} updated")
+        if p.proposals:
+            made += say(f" · 待你确认 {p.proposals}", f" · {p.proposals} waiting for you")
     left = p.seconds_left
     eta = ("" if left is None else say(f" · 剩余约 {max(1, round(left / 60))} 分钟", f" · about {max(1, round(left / 60))} min left"))
     held = say(" · 已暂停", " · paused") if p.held else ""
@@ -235,6 +237,10 @@ def _print_result(args: argparse.Namespace, result: ImportResult, say: Words, hi
               f"删除 {result.memories_deleted} 条，提议 {result.proposals} 条",
               f"{result.turns_written} turns read: {result.memories_created} new memories, {result.memories_updated} "
               f"updated, {result.memories_deleted} deleted, {result.proposals} proposals"))
+    if result.proposals:
+        print(say(f"{result.proposals} 项改动在审核箱里等你确认：打开 Sonetto，点状态栏的“待审核”",
+                  f"{result.proposals} changes wait in the review inbox for you: open Sonetto and click “To review” "
+                  "in the status bar"))
     if result.failed_turns:
         why = f"（{result.error}）" if result.error else ""
         print(say(f"{result.failed_turns} 轮没能写入{why}：sonetto history status 查看",

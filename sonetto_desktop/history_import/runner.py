@@ -13,9 +13,14 @@ twice); the runner adds:
 - **One unit.** Every batch's turn id starts with the import's id, which undoes them all at once
   (``memory/undo.py`` groups ``imp-`` ids); the import's hits are not counted (``count_hits``), so
   an undo gives back the store exactly as it was.
+- **The person's memories stay the person's.** The import's writer may create memories and change
+  the ones this import created; any change to another memory waits in the review inbox for the
+  person, in any mode (``memory/writer/ownership.py``): imported text may try to steer the model.
+  What waits is counted for the whole import (``proposals``).
 - **Pause.** The person's pause, a chat of this app being written (a live chat never waits behind
   an import: the runner waits whenever the app's own writer has turns), and a nearly full review
-  inbox each hold the import after the batch being written; it goes on when none holds.
+  inbox (in any mode: held changes wait there too) each hold the import after the batch being
+  written; it goes on when none holds.
 - **Progress.** Batches and turns done, memories so far (live, from the change channel), the
   conversation being written, and the time left (a moving average of seconds per batch).
 
@@ -357,7 +362,7 @@ class ImportRunner:
 
     def _inbox_full(self) -> bool:
         review = self.review
-        if review is None or not review.enabled:
+        if review is None:
             return False
         count = review.cached_count
         limit = INBOX_GO if "inbox" in self._held else INBOX_HOLD
@@ -406,7 +411,7 @@ class ImportRunner:
         left = state.batches - len(run.written) - len(run.failed)
         current = run.batches.get(run.current) if run.current is not None else None
         proposals = 0
-        if state.review and self.review is not None:
+        if self.review is not None:  # review mode, or changes to memories the import did not create
             proposals = sum(1 for p in self.review._items if (p.turn_id or "").startswith(state.id + "-"))
         return ImportProgress(
             state.id, state.status, state.batches, len(run.written), state.turns, turns_done, len(run.failed),

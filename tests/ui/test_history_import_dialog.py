@@ -243,3 +243,18 @@ def test_an_import_that_wrote_nothing_says_it_failed_and_why(qtbot):
     partly = ImportResult("imp-0badc0de", 2, 1, 0, 0, 0, 1, batches=2, batches_done=1, failed_batches=1, error="x")
     panel.show_done(partly, review=False)
     assert panel.title.text() == "导入完成" and panel.line.text().endswith("；1 轮没能写入")
+
+
+def test_changes_the_import_may_not_make_are_said_to_wait_for_the_person(qtbot):
+    from sonetto_desktop.history_import.runner import ImportProgress, ImportResult
+    from sonetto_desktop.ui.dialogs.history_progress import ImportProgressPanel, progress_line
+
+    panel = ImportProgressPanel()
+    qtbot.addWidget(panel)
+    running = ImportProgress("imp-0badc0de", "running", 3, 2, 3, 2, created=1, proposals=21)
+    assert progress_line(running).startswith("已写入 2/3 轮 · 新记忆 1 · 更新 0 · 待你确认 21")
+    done = ImportResult("imp-0badc0de", 3, 1, 0, 0, 21, 0, batches=3, batches_done=3)
+    panel.show_done(done, review=False)
+    assert panel.line.text() == "写入 3 轮：新记忆 1 条，更新 0 条，删除 0 条；21 项对你已有记忆的改动在审核箱里等你确认"
+    reviewed = ImportProgress("imp-0badc0de", "running", 3, 2, 3, 2, proposals=4)  # review mode: all proposed
+    assert progress_line(reviewed).startswith("已写入 2/3 轮 · 提议 4 条")

@@ -29,10 +29,12 @@ def time_left(seconds: float | None) -> str:
 
 def progress_line(p: ImportProgress) -> str:
     """``已写入 120/1000 轮 · 新记忆 34 · 更新 12 · 剩余约 18 分钟`` (the command line says the same)."""
-    if p.proposals:
+    if p.proposals and not p.created and not p.updated:  # review mode: everything is proposed
         memories = QCoreApplication.translate("HistoryProgress", "提议 {0} 条").format(p.proposals)
     else:
         memories = QCoreApplication.translate("HistoryProgress", "新记忆 {0} · 更新 {1}").format(p.created, p.updated)
+        if p.proposals:  # changes to memories the import did not create wait for the person
+            memories += QCoreApplication.translate("HistoryProgress", " · 待你确认 {0}").format(p.proposals)
     return QCoreApplication.translate("HistoryProgress", "已写入 {0}/{1} 轮 · {2} · {3}").format(p.turns_done, p.turns, memories, time_left(p.seconds_left))
 
 
@@ -179,6 +181,9 @@ class ImportProgressPanel(QWidget):
         else:
             text = QCoreApplication.translate("HistoryProgress", "写入 {0} 轮：新记忆 {1} 条，更新 {2} 条，删除 {3} 条").format(
                 result.turns_written, result.memories_created, result.memories_updated, result.memories_deleted)
+        if result.proposals and not review:
+            text += QCoreApplication.translate(
+                "HistoryProgress", "；{0} 项对你已有记忆的改动在审核箱里等你确认").format(result.proposals)
         if result.failed_turns:
             text += QCoreApplication.translate("HistoryProgress", "；{0} 轮没能写入").format(result.failed_turns)
         self.line.setText(text)
