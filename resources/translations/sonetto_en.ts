@@ -703,115 +703,115 @@ Talk about anything — I'll remember what matters to you.</translation>
 <context>
     <name>HistoryImportDialog</name>
     <message>
-        <location filename="../../sonetto_desktop/ui/dialogs/history_import.py" line="78" />
+        <location filename="../../sonetto_desktop/ui/dialogs/history_import.py" line="80" />
         <source>导入聊天记录</source>
         <translation>Import chat history</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/dialogs/history_import.py" line="118" />
+        <location filename="../../sonetto_desktop/ui/dialogs/history_import.py" line="120" />
         <source>{0} · {1} · {2} 轮</source>
         <translation>{0} · {1} · {2} turns</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/dialogs/history_import.py" line="124" />
+        <location filename="../../sonetto_desktop/ui/dialogs/history_import.py" line="126" />
         <source>把你在其他应用里的聊天记录交给 Sonetto：它按当时的日期一段段读完，记下关于你的事。导入前可以预览和挑选，导入后可以整体撤销。</source>
         <translation>Give Sonetto your chats from other apps: it reads them piece by piece as of the day they happened and remembers what they say about you. You can preview and choose before importing, and undo the whole import afterwards.</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/dialogs/history_import.py" line="127" />
+        <location filename="../../sonetto_desktop/ui/dialogs/history_import.py" line="129" />
         <source>选择文件…</source>
         <translation>Choose a file…</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/dialogs/history_import.py" line="128" />
+        <location filename="../../sonetto_desktop/ui/dialogs/history_import.py" line="130" />
         <source>选择文件夹…</source>
         <translation>Choose a folder…</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/dialogs/history_import.py" line="130" />
+        <location filename="../../sonetto_desktop/ui/dialogs/history_import.py" line="132" />
         <source>格式</source>
         <translation>Format</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/dialogs/history_import.py" line="131" />
+        <location filename="../../sonetto_desktop/ui/dialogs/history_import.py" line="133" />
         <source>自动识别格式</source>
         <translation>Detect the format</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/dialogs/history_import.py" line="132" />
+        <location filename="../../sonetto_desktop/ui/dialogs/history_import.py" line="134" />
         <source>DeepSeek（尽力而为）</source>
         <translation>DeepSeek (best effort)</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/dialogs/history_import.py" line="133" />
+        <location filename="../../sonetto_desktop/ui/dialogs/history_import.py" line="135" />
         <source>Sonetto 导出的对话</source>
         <translation>Chat exported from Sonetto</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/dialogs/history_import.py" line="134" />
+        <location filename="../../sonetto_desktop/ui/dialogs/history_import.py" line="136" />
         <source>ChatGPT 已保存的记忆（文本）</source>
         <translation>ChatGPT saved memories (text)</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/dialogs/history_import.py" line="142" />
+        <location filename="../../sonetto_desktop/ui/dialogs/history_import.py" line="144" />
         <source>&lt;b&gt;ChatGPT&lt;/b&gt;：设置 → 数据控制 → 导出数据，邮件里的链接下载 zip，选它即可。&lt;br&gt;&lt;b&gt;DeepSeek&lt;/b&gt;：设置 → 数据管理 → 导出所有历史对话（格式没有公开说明，按公开的解析器读取，尽力而为）。&lt;br&gt;&lt;b&gt;Cherry Studio&lt;/b&gt;：设置 → 数据设置 → 备份，选备份的 zip（含 data.json 的备份）。&lt;br&gt;&lt;b&gt;Kimi 等其他应用&lt;/b&gt;：没有可读的导出，请整理成 JSON Lines（每行一条消息，见下面的“JSON Lines 格式”）。&lt;br&gt;&lt;b&gt;Sonetto&lt;/b&gt;：另一台电脑上对话列表里的“导出为 Markdown…”。</source>
         <translation>&lt;b&gt;ChatGPT&lt;/b&gt;: Settings → Data controls → Export data; download the zip from the emailed link and pick it.&lt;br&gt;&lt;b&gt;DeepSeek&lt;/b&gt;: Settings → Data management → Export all chats (the format is not documented; read as public parsers do, best effort).&lt;br&gt;&lt;b&gt;Cherry Studio&lt;/b&gt;: Settings → Data settings → Backup; pick the backup zip (one with a data.json).&lt;br&gt;&lt;b&gt;Kimi and other apps&lt;/b&gt;: no readable export; put the chats into JSON Lines (one message per line, see “JSON Lines format” below).&lt;br&gt;&lt;b&gt;Sonetto&lt;/b&gt;: “Export as Markdown…” in the chat list on the other computer.</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/dialogs/history_import.py" line="150" />
+        <location filename="../../sonetto_desktop/ui/dialogs/history_import.py" line="152" />
         <source>JSON Lines 格式…</source>
         <translation>JSON Lines format…</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/dialogs/history_import.py" line="152" />
+        <location filename="../../sonetto_desktop/ui/dialogs/history_import.py" line="154" />
         <source>或者粘贴 ChatGPT 的“已保存的记忆”（设置 → 个性化 → 管理记忆，全选复制），每行一条：</source>
         <translation>Or paste ChatGPT’s saved memories (Settings → Personalization → Manage memories, select all and copy), one per line:</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/dialogs/history_import.py" line="156" />
-        <location filename="../../sonetto_desktop/ui/dialogs/history_import.py" line="289" />
+        <location filename="../../sonetto_desktop/ui/dialogs/history_import.py" line="158" />
+        <location filename="../../sonetto_desktop/ui/dialogs/history_import.py" line="301" />
         <source>粘贴的记忆</source>
         <translation>Pasted memories</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/dialogs/history_import.py" line="158" />
+        <location filename="../../sonetto_desktop/ui/dialogs/history_import.py" line="160" />
         <source>读取粘贴的记忆</source>
         <translation>Read the pasted memories</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/dialogs/history_import.py" line="163" />
+        <location filename="../../sonetto_desktop/ui/dialogs/history_import.py" line="166" />
         <source>正在读取</source>
         <translation>Reading</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/dialogs/history_import.py" line="164" />
+        <location filename="../../sonetto_desktop/ui/dialogs/history_import.py" line="167" />
         <source>取消读取</source>
         <translation>Stop reading</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/dialogs/history_import.py" line="175" />
+        <location filename="../../sonetto_desktop/ui/dialogs/history_import.py" line="178" />
         <source>继续这次导入</source>
         <translation>Continue this import</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/dialogs/history_import.py" line="176" />
-        <location filename="../../sonetto_desktop/ui/dialogs/history_import.py" line="252" />
-        <location filename="../../sonetto_desktop/ui/dialogs/history_import.py" line="637" />
+        <location filename="../../sonetto_desktop/ui/dialogs/history_import.py" line="179" />
+        <location filename="../../sonetto_desktop/ui/dialogs/history_import.py" line="264" />
+        <location filename="../../sonetto_desktop/ui/dialogs/history_import.py" line="679" />
         <source>撤销已导入的部分</source>
         <translation>Undo what was imported</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/dialogs/history_import.py" line="181" />
+        <location filename="../../sonetto_desktop/ui/dialogs/history_import.py" line="184" />
         <source>关闭</source>
         <translation>Close</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/dialogs/history_import.py" line="220" />
+        <location filename="../../sonetto_desktop/ui/dialogs/history_import.py" line="223" />
         <source>JSON Lines 格式</source>
         <translation>JSON Lines format</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/dialogs/history_import.py" line="221" />
+        <location filename="../../sonetto_desktop/ui/dialogs/history_import.py" line="224" />
         <source>每行一个 JSON 对象，即一条消息：
 
 {0}
@@ -826,189 +826,211 @@ conversation: which chat it belongs to; role: user or assistant (system and tool
 Optional: title (the chat’s title), id (the message’s id, which recognises it on a second import). Lines may come in any order; blank lines are fine.</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/dialogs/history_import.py" line="249" />
+        <location filename="../../sonetto_desktop/ui/dialogs/history_import.py" line="248" />
+        <source>没有粘贴：内容有 {0} 字，ChatGPT 的已保存记忆一般只有几千字（最多 {1} 字）。请只复制“管理记忆”里的列表。</source>
+        <translation>Not pasted: that is {0} characters, and ChatGPT's saved memories are a few thousand (at most {1}). Copy only the list under “Manage memories”.</translation>
+    </message>
+    <message>
+        <location filename="../../sonetto_desktop/ui/dialogs/history_import.py" line="261" />
         <source>有一次没有完成的导入：{0} · {1}，已写入 {2}/{3} 轮</source>
         <translation>An import was not finished: {0} · {1}, {2}/{3} turns written</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/dialogs/history_import.py" line="254" />
+        <location filename="../../sonetto_desktop/ui/dialogs/history_import.py" line="266" />
         <source>上次导入：{0} · {1}，写入 {2} 轮，新记忆 {3} 条，更新 {4} 条</source>
         <translation>Last import: {0} · {1}, {2} turns read, {3} new memories, {4} updated</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/dialogs/history_import.py" line="257" />
+        <location filename="../../sonetto_desktop/ui/dialogs/history_import.py" line="269" />
         <source>撤销这次导入</source>
         <translation>Undo this import</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/dialogs/history_import.py" line="265" />
+        <location filename="../../sonetto_desktop/ui/dialogs/history_import.py" line="277" />
         <source>选择聊天记录</source>
         <translation>Choose a chat export</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/dialogs/history_import.py" line="271" />
+        <location filename="../../sonetto_desktop/ui/dialogs/history_import.py" line="283" />
         <source>聊天记录 (*.zip *.json *.jsonl *.md *.txt)</source>
         <translation>Chat exports (*.zip *.json *.jsonl *.md *.txt)</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/dialogs/history_import.py" line="271" />
+        <location filename="../../sonetto_desktop/ui/dialogs/history_import.py" line="283" />
         <source>所有文件 (*)</source>
         <translation>All files (*)</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/dialogs/history_import.py" line="309" />
+        <location filename="../../sonetto_desktop/ui/dialogs/history_import.py" line="321" />
+        <location filename="../../sonetto_desktop/ui/dialogs/history_import.py" line="325" />
+        <location filename="../../sonetto_desktop/ui/dialogs/history_import.py" line="342" />
         <source>读不了 {0}：{1}</source>
         <translation>Cannot read {0}: {1}</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/dialogs/history_import.py" line="330" />
+        <location filename="../../sonetto_desktop/ui/dialogs/history_import.py" line="353" />
         <source>返回</source>
         <translation>Back</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/dialogs/history_import.py" line="331" />
+        <location filename="../../sonetto_desktop/ui/dialogs/history_import.py" line="354" />
         <source>取消</source>
         <translation>Cancel</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/dialogs/history_import.py" line="357" />
+        <location filename="../../sonetto_desktop/ui/dialogs/history_import.py" line="380" />
         <source>从</source>
         <translation>From</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/dialogs/history_import.py" line="357" />
-        <location filename="../../sonetto_desktop/ui/dialogs/history_import.py" line="371" />
+        <location filename="../../sonetto_desktop/ui/dialogs/history_import.py" line="380" />
+        <location filename="../../sonetto_desktop/ui/dialogs/history_import.py" line="394" />
         <source>到</source>
         <translation>to</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/dialogs/history_import.py" line="363" />
-        <location filename="../../sonetto_desktop/ui/dialogs/history_import.py" line="365" />
+        <location filename="../../sonetto_desktop/ui/dialogs/history_import.py" line="386" />
+        <location filename="../../sonetto_desktop/ui/dialogs/history_import.py" line="388" />
         <source>按标题筛选</source>
         <translation>Filter by title</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/dialogs/history_import.py" line="366" />
+        <location filename="../../sonetto_desktop/ui/dialogs/history_import.py" line="389" />
         <source>全选</source>
         <translation>Select all</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/dialogs/history_import.py" line="367" />
+        <location filename="../../sonetto_desktop/ui/dialogs/history_import.py" line="390" />
         <source>全不选</source>
         <translation>Select none</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/dialogs/history_import.py" line="369" />
+        <location filename="../../sonetto_desktop/ui/dialogs/history_import.py" line="392" />
         <source>日期从</source>
         <translation>Dates from</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/dialogs/history_import.py" line="390" />
+        <location filename="../../sonetto_desktop/ui/dialogs/history_import.py" line="413" />
         <source>开始导入</source>
         <translation>Start importing</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/dialogs/history_import.py" line="419" />
+        <location filename="../../sonetto_desktop/ui/dialogs/history_import.py" line="443" />
         <source>正在计算…</source>
         <translation>Counting…</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/dialogs/history_import.py" line="438" />
+        <location filename="../../sonetto_desktop/ui/dialogs/history_import.py" line="463" />
+        <source>跳过 {0} 个读不了的对话：</source>
+        <translation>Left out {0} conversations that cannot be read:</translation>
+    </message>
+    <message>
+        <location filename="../../sonetto_desktop/ui/dialogs/history_import.py" line="466" />
+        <source>…另有 {0} 个</source>
+        <translation>… and {0} more</translation>
+    </message>
+    <message>
+        <location filename="../../sonetto_desktop/ui/dialogs/history_import.py" line="473" />
         <source>还没有配置模型：请先在设置里填写模型，导入要由模型来读。</source>
         <translation>No model is configured: set one in Settings first; a model reads the import.</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/dialogs/history_import.py" line="441" />
+        <location filename="../../sonetto_desktop/ui/dialogs/history_import.py" line="476" />
         <source>审核模式已开启：导入的结果会进入审核箱，由你确认后才写入。</source>
         <translation>Review mode is on: what the import finds goes to the review inbox and is written only once you approve it.</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/dialogs/history_import.py" line="481" />
+        <location filename="../../sonetto_desktop/ui/dialogs/history_import.py" line="506" />
+        <source>没能算出要导入的内容：{0}</source>
+        <translation>Could not work out what to import: {0}</translation>
+    </message>
+    <message>
+        <location filename="../../sonetto_desktop/ui/dialogs/history_import.py" line="523" />
         <source>已导入过的 {0} 轮</source>
         <translation>{0} turns imported before</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/dialogs/history_import.py" line="483" />
+        <location filename="../../sonetto_desktop/ui/dialogs/history_import.py" line="525" />
         <source>不导入列表里的 {0} 个对话</source>
         <translation>{0} conversations on the don’t-import list</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/dialogs/history_import.py" line="485" />
+        <location filename="../../sonetto_desktop/ui/dialogs/history_import.py" line="527" />
         <source>日期范围外的 {0} 轮</source>
         <translation>{0} turns outside the dates</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/dialogs/history_import.py" line="488" />
+        <location filename="../../sonetto_desktop/ui/dialogs/history_import.py" line="530" />
         <source>系统提示、工具调用、改写前的分支、空白等 {0} 条消息</source>
         <translation>{0} messages such as system prompts, tool calls, branches edited away and blanks</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/dialogs/history_import.py" line="489" />
+        <location filename="../../sonetto_desktop/ui/dialogs/history_import.py" line="531" />
         <source>不导入：{0}</source>
         <translation>Not imported: {0}</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/dialogs/history_import.py" line="491" />
+        <location filename="../../sonetto_desktop/ui/dialogs/history_import.py" line="533" />
         <source>{0} 处疑似密码、密钥或证件号会在发送给模型前隐去</source>
         <translation>{0} likely passwords, keys or ID numbers are hidden before the model sees them</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/dialogs/history_import.py" line="503" />
+        <location filename="../../sonetto_desktop/ui/dialogs/history_import.py" line="545" />
         <source>没有保存：{0}</source>
         <translation>Not saved: {0}</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/dialogs/history_import.py" line="524" />
+        <location filename="../../sonetto_desktop/ui/dialogs/history_import.py" line="566" />
         <source>ChatGPT 已保存的记忆</source>
         <translation>ChatGPT saved memories</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/dialogs/history_import.py" line="525" />
+        <location filename="../../sonetto_desktop/ui/dialogs/history_import.py" line="567" />
         <source>每条直接成为一条记忆（不经模型），可以改主题或取消勾选。</source>
         <translation>Each becomes one memory as it is (no model reads it); you can change its theme or untick it.</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/dialogs/history_import.py" line="532" />
+        <location filename="../../sonetto_desktop/ui/dialogs/history_import.py" line="574" />
         <source>导入</source>
         <translation>Import</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/dialogs/history_import.py" line="547" />
+        <location filename="../../sonetto_desktop/ui/dialogs/history_import.py" line="589" />
         <source>审核模式已开启：它们会进入审核箱，由你确认后才写入。</source>
         <translation>Review mode is on: they go to the review inbox and are written only once you approve them.</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/dialogs/history_import.py" line="554" />
+        <location filename="../../sonetto_desktop/ui/dialogs/history_import.py" line="596" />
         <source>导入 {0} 条记忆</source>
         <translation>Import {0} memories</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/dialogs/history_import.py" line="562" />
+        <location filename="../../sonetto_desktop/ui/dialogs/history_import.py" line="604" />
         <source>没有导入：{0}</source>
         <translation>Not imported: {0}</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/dialogs/history_import.py" line="633" />
+        <location filename="../../sonetto_desktop/ui/dialogs/history_import.py" line="675" />
         <source>导入已停止</source>
         <translation>Import stopped</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/dialogs/history_import.py" line="634" />
+        <location filename="../../sonetto_desktop/ui/dialogs/history_import.py" line="676" />
         <source>已导入的部分要保留吗？保留的话，以后再导入同一个文件会接着导入剩下的。</source>
         <translation>Keep what was imported? If you keep it, importing the same file again goes on with the rest.</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/dialogs/history_import.py" line="636" />
+        <location filename="../../sonetto_desktop/ui/dialogs/history_import.py" line="678" />
         <source>保留已导入的部分</source>
         <translation>Keep what was imported</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/dialogs/history_import.py" line="667" />
+        <location filename="../../sonetto_desktop/ui/dialogs/history_import.py" line="709" />
         <source>无法撤销：导入之后有 {0} 条记忆又被改过，撤销会丢掉那些修改。</source>
         <translation>Cannot undo: {0} of its memories were changed after the import, and undoing would lose those changes.</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/dialogs/history_import.py" line="671" />
+        <location filename="../../sonetto_desktop/ui/dialogs/history_import.py" line="713" />
         <source>无法撤销：{0}</source>
         <translation>Cannot undo: {0}</translation>
     </message>
@@ -1161,145 +1183,170 @@ Optional: title (the chat’s title), id (the message’s id, which recognises i
         <translation>{0} new memories · {1} updated</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/dialogs/history_progress.py" line="36" />
+        <location filename="../../sonetto_desktop/ui/dialogs/history_progress.py" line="37" />
+        <source> · 待你确认 {0}</source>
+        <translation> · {0} waiting for you</translation>
+    </message>
+    <message>
+        <location filename="../../sonetto_desktop/ui/dialogs/history_progress.py" line="38" />
         <source>已写入 {0}/{1} 轮 · {2} · {3}</source>
         <translation>{0}/{1} turns written · {2} · {3}</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/dialogs/history_progress.py" line="41" />
+        <location filename="../../sonetto_desktop/ui/dialogs/history_progress.py" line="43" />
         <source>已暂停：点“继续”接着导入</source>
         <translation>Paused: click “Continue” to go on</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/dialogs/history_progress.py" line="43" />
+        <location filename="../../sonetto_desktop/ui/dialogs/history_progress.py" line="45" />
         <source>审核箱快满了，导入已暂停：处理一些提议后会自动继续</source>
         <translation>The review inbox is nearly full, so the import waits: it goes on by itself once you have dealt with some proposals</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/dialogs/history_progress.py" line="45" />
+        <location filename="../../sonetto_desktop/ui/dialogs/history_progress.py" line="47" />
         <source>先写刚才聊天的记忆，导入稍后继续…</source>
         <translation>Remembering your latest chat first; the import goes on right after…</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/dialogs/history_progress.py" line="60" />
+        <location filename="../../sonetto_desktop/ui/dialogs/history_progress.py" line="62" />
         <source>正在导入…</source>
         <translation>Importing…</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/dialogs/history_progress.py" line="67" />
+        <location filename="../../sonetto_desktop/ui/dialogs/history_progress.py" line="69" />
         <source>导入进度</source>
         <translation>Import progress</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/dialogs/history_progress.py" line="81" />
+        <location filename="../../sonetto_desktop/ui/dialogs/history_progress.py" line="83" />
         <source>重试</source>
         <translation>Retry</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/dialogs/history_progress.py" line="86" />
-        <location filename="../../sonetto_desktop/ui/dialogs/history_progress.py" line="157" />
+        <location filename="../../sonetto_desktop/ui/dialogs/history_progress.py" line="88" />
+        <location filename="../../sonetto_desktop/ui/dialogs/history_progress.py" line="159" />
         <source>暂停</source>
         <translation>Pause</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/dialogs/history_progress.py" line="87" />
+        <location filename="../../sonetto_desktop/ui/dialogs/history_progress.py" line="89" />
         <source>后台运行</source>
         <translation>Run in background</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/dialogs/history_progress.py" line="88" />
+        <location filename="../../sonetto_desktop/ui/dialogs/history_progress.py" line="90" />
         <source>停止</source>
         <translation>Stop</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/dialogs/history_progress.py" line="89" />
+        <location filename="../../sonetto_desktop/ui/dialogs/history_progress.py" line="91" />
         <source>撤销这次导入</source>
         <translation>Undo this import</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/dialogs/history_progress.py" line="90" />
+        <location filename="../../sonetto_desktop/ui/dialogs/history_progress.py" line="92" />
         <source>关闭</source>
         <translation>Close</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/dialogs/history_progress.py" line="151" />
+        <location filename="../../sonetto_desktop/ui/dialogs/history_progress.py" line="153" />
         <source>正在读：「{0}」· {1}</source>
         <translation>Reading: “{0}” · {1}</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/dialogs/history_progress.py" line="157" />
+        <location filename="../../sonetto_desktop/ui/dialogs/history_progress.py" line="159" />
         <source>继续</source>
         <translation>Continue</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/dialogs/history_progress.py" line="158" />
+        <location filename="../../sonetto_desktop/ui/dialogs/history_progress.py" line="160" />
         <source>{0} 批没能写入</source>
         <translation>{0} batches could not be written</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/dialogs/history_progress.py" line="163" />
-        <location filename="../../sonetto_desktop/ui/dialogs/history_progress.py" line="190" />
+        <location filename="../../sonetto_desktop/ui/dialogs/history_progress.py" line="166" />
+        <source>导入失败</source>
+        <translation>Import failed</translation>
+    </message>
+    <message>
+        <location filename="../../sonetto_desktop/ui/dialogs/history_progress.py" line="169" />
+        <source>{0} 批都没能写入，什么也没有写入：{1}</source>
+        <translation>None of the {0} batches could be written; nothing was written: {1}</translation>
+    </message>
+    <message>
+        <location filename="../../sonetto_desktop/ui/dialogs/history_progress.py" line="170" />
+        <source>原因不明</source>
+        <translation>no reason given</translation>
+    </message>
+    <message>
+        <location filename="../../sonetto_desktop/ui/dialogs/history_progress.py" line="176" />
+        <location filename="../../sonetto_desktop/ui/dialogs/history_progress.py" line="206" />
         <source>导入完成</source>
         <translation>Import finished</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/dialogs/history_progress.py" line="167" />
+        <location filename="../../sonetto_desktop/ui/dialogs/history_progress.py" line="180" />
         <source>写入 {0} 轮，{1} 条提议已进入审核箱</source>
         <translation>{0} turns read; {1} proposals are in the review inbox</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/dialogs/history_progress.py" line="169" />
+        <location filename="../../sonetto_desktop/ui/dialogs/history_progress.py" line="182" />
         <source>写入 {0} 轮：新记忆 {1} 条，更新 {2} 条，删除 {3} 条</source>
         <translation>{0} turns read: {1} new memories, {2} updated, {3} deleted</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/dialogs/history_progress.py" line="172" />
+        <location filename="../../sonetto_desktop/ui/dialogs/history_progress.py" line="185" />
+        <source>；{0} 项对你已有记忆的改动在审核箱里等你确认</source>
+        <translation>; {0} changes to your memories wait for you in the review inbox</translation>
+    </message>
+    <message>
+        <location filename="../../sonetto_desktop/ui/dialogs/history_progress.py" line="188" />
         <source>；{0} 轮没能写入</source>
         <translation>; {0} turns could not be written</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/dialogs/history_progress.py" line="178" />
-        <location filename="../../sonetto_desktop/ui/dialogs/history_progress.py" line="198" />
+        <location filename="../../sonetto_desktop/ui/dialogs/history_progress.py" line="194" />
+        <location filename="../../sonetto_desktop/ui/dialogs/history_progress.py" line="214" />
         <source>撤销编号：{0}（命令行：sonetto memory undo {0}）</source>
         <translation>Undo id: {0} (command line: sonetto memory undo {0})</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/dialogs/history_progress.py" line="182" />
+        <location filename="../../sonetto_desktop/ui/dialogs/history_progress.py" line="198" />
         <source>已撤销这次导入</source>
         <translation>Import undone</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/dialogs/history_progress.py" line="184" />
+        <location filename="../../sonetto_desktop/ui/dialogs/history_progress.py" line="200" />
         <source>导入的记忆已放回原样；同一个文件以后可以重新导入</source>
         <translation>The memories are as they were before; the same file can be imported again later</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/dialogs/history_progress.py" line="185" />
+        <location filename="../../sonetto_desktop/ui/dialogs/history_progress.py" line="201" />
         <source>改变主意了？命令行：sonetto memory undo {0}</source>
         <translation>Changed your mind? Command line: sonetto memory undo {0}</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/dialogs/history_progress.py" line="193" />
+        <location filename="../../sonetto_desktop/ui/dialogs/history_progress.py" line="209" />
         <source>{0} 条提议已进入审核箱</source>
         <translation>{0} proposals are in the review inbox</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/dialogs/history_progress.py" line="194" />
+        <location filename="../../sonetto_desktop/ui/dialogs/history_progress.py" line="210" />
         <source>新记忆 {0} 条</source>
         <translation>{0} new memories</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/dialogs/history_progress.py" line="196" />
+        <location filename="../../sonetto_desktop/ui/dialogs/history_progress.py" line="212" />
         <source>；跳过 {0} 条</source>
         <translation>; {0} skipped</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/dialogs/history_progress.py" line="202" />
+        <location filename="../../sonetto_desktop/ui/dialogs/history_progress.py" line="218" />
         <source>导入已停止</source>
         <translation>Import stopped</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/dialogs/history_progress.py" line="203" />
+        <location filename="../../sonetto_desktop/ui/dialogs/history_progress.py" line="219" />
         <source>已导入的部分保留着；再次导入同一个文件会接着导入剩下的</source>
         <translation>What was imported stays; importing the same file again goes on with the rest</translation>
     </message>
@@ -1703,7 +1750,7 @@ Optional: title (the chat’s title), id (the message’s id, which recognises i
 <context>
     <name>MemoryWall</name>
     <message>
-        <location filename="../../sonetto_desktop/ui/wall/memory_wall.py" line="330" />
+        <location filename="../../sonetto_desktop/ui/wall/memory_wall.py" line="332" />
         <source>正在载入记忆…</source>
         <translation>Loading memories…</translation>
     </message>
@@ -1733,60 +1780,60 @@ Optional: title (the chat’s title), id (the message’s id, which recognises i
         <translation>No memory matches “{0}”.</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/wall/memory_wall.py" line="304" />
+        <location filename="../../sonetto_desktop/ui/wall/memory_wall.py" line="306" />
         <source>1 条</source>
         <translation>1 memory</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/wall/memory_wall.py" line="291" />
-        <location filename="../../sonetto_desktop/ui/wall/memory_wall.py" line="315" />
+        <location filename="../../sonetto_desktop/ui/wall/memory_wall.py" line="293" />
+        <location filename="../../sonetto_desktop/ui/wall/memory_wall.py" line="317" />
         <source>排序中 {0}%</source>
         <translation>Sorting {0}%</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/wall/memory_wall.py" line="291" />
-        <location filename="../../sonetto_desktop/ui/wall/memory_wall.py" line="317" />
+        <location filename="../../sonetto_desktop/ui/wall/memory_wall.py" line="293" />
+        <location filename="../../sonetto_desktop/ui/wall/memory_wall.py" line="319" />
         <source>筛选中 {0}%</source>
         <translation>Filtering {0}%</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/wall/memory_wall.py" line="292" />
-        <location filename="../../sonetto_desktop/ui/wall/memory_wall.py" line="319" />
+        <location filename="../../sonetto_desktop/ui/wall/memory_wall.py" line="294" />
+        <location filename="../../sonetto_desktop/ui/wall/memory_wall.py" line="321" />
         <source>载入中 {0}%</source>
         <translation>Loading {0}%</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/wall/memory_wall.py" line="326" />
+        <location filename="../../sonetto_desktop/ui/wall/memory_wall.py" line="328" />
         <source>正在排序… {0} / {1}</source>
         <translation>Sorting… {0} / {1}</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/wall/memory_wall.py" line="326" />
+        <location filename="../../sonetto_desktop/ui/wall/memory_wall.py" line="328" />
         <source>正在排序…</source>
         <translation>Sorting…</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/wall/memory_wall.py" line="328" />
+        <location filename="../../sonetto_desktop/ui/wall/memory_wall.py" line="330" />
         <source>正在筛选… {0} / {1}</source>
         <translation>Filtering… {0} / {1}</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/wall/memory_wall.py" line="328" />
+        <location filename="../../sonetto_desktop/ui/wall/memory_wall.py" line="330" />
         <source>正在筛选…</source>
         <translation>Filtering…</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/wall/memory_wall.py" line="330" />
+        <location filename="../../sonetto_desktop/ui/wall/memory_wall.py" line="332" />
         <source>正在载入记忆… {0} / {1}</source>
         <translation>Loading memories… {0} / {1}</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/wall/memory_wall.py" line="302" />
+        <location filename="../../sonetto_desktop/ui/wall/memory_wall.py" line="304" />
         <source>{0} / {1} 条</source>
         <translation>{0} of {1}</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/wall/memory_wall.py" line="304" />
+        <location filename="../../sonetto_desktop/ui/wall/memory_wall.py" line="306" />
         <source>{0} 条</source>
         <translation>{0} memories</translation>
     </message>
@@ -3493,64 +3540,64 @@ Optional: title (the chat’s title), id (the message’s id, which recognises i
         <translation>Most used</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/wall/toolbar.py" line="47" />
         <location filename="../../sonetto_desktop/ui/wall/toolbar.py" line="48" />
+        <location filename="../../sonetto_desktop/ui/wall/toolbar.py" line="49" />
         <source>显示方式</source>
         <translation>View options</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/wall/toolbar.py" line="52" />
+        <location filename="../../sonetto_desktop/ui/wall/toolbar.py" line="53" />
         <source>主题目录（点击跳转）</source>
         <translation>List of themes (click to jump)</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/wall/toolbar.py" line="54" />
+        <location filename="../../sonetto_desktop/ui/wall/toolbar.py" line="55" />
         <source>紧凑显示（卡片更小，最多两行）</source>
         <translation>Compact (smaller cards, at most two lines)</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/wall/toolbar.py" line="57" />
+        <location filename="../../sonetto_desktop/ui/wall/toolbar.py" line="58" />
         <source>跳到主题</source>
         <translation>Go to theme</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/wall/toolbar.py" line="60" />
+        <location filename="../../sonetto_desktop/ui/wall/toolbar.py" line="61" />
         <source>筛选</source>
         <translation>Filter</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/wall/toolbar.py" line="72" />
+        <location filename="../../sonetto_desktop/ui/wall/toolbar.py" line="73" />
         <source>删除 Sonetto 今天写的…</source>
         <translation>Delete what Sonetto wrote today…</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/wall/toolbar.py" line="79" />
+        <location filename="../../sonetto_desktop/ui/wall/toolbar.py" line="80" />
         <source>新建</source>
         <translation>New</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/wall/toolbar.py" line="80" />
+        <location filename="../../sonetto_desktop/ui/wall/toolbar.py" line="81" />
         <source>新建一条记忆</source>
         <translation>Add a memory</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/wall/toolbar.py" line="85" />
         <location filename="../../sonetto_desktop/ui/wall/toolbar.py" line="86" />
+        <location filename="../../sonetto_desktop/ui/wall/toolbar.py" line="87" />
         <source>回收站</source>
         <translation>Trash</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/wall/toolbar.py" line="95" />
+        <location filename="../../sonetto_desktop/ui/wall/toolbar.py" line="96" />
         <source>显示全部</source>
         <translation>Show all</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/wall/toolbar.py" line="96" />
+        <location filename="../../sonetto_desktop/ui/wall/toolbar.py" line="97" />
         <source>取消筛选，显示全部记忆</source>
         <translation>Clear the filter and show every memory</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/wall/toolbar.py" line="144" />
+        <location filename="../../sonetto_desktop/ui/wall/toolbar.py" line="145" />
         <source>筛选：{0}</source>
         <translation>Filter: {0}</translation>
     </message>
