@@ -2470,93 +2470,98 @@ Optional: title (the chat’s title), id (the message’s id, which recognises i
         <translation>From what you said: </translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/dialogs/review.py" line="56" />
+        <location filename="../../sonetto_desktop/ui/dialogs/review.py" line="46" />
+        <source>出处：</source>
+        <translation>From: </translation>
+    </message>
+    <message>
+        <location filename="../../sonetto_desktop/ui/dialogs/review.py" line="58" />
         <source>待审核的记忆变化</source>
         <translation>Memory changes to review</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/dialogs/review.py" line="63" />
+        <location filename="../../sonetto_desktop/ui/dialogs/review.py" line="65" />
         <source>加载中…</source>
         <translation>Loading…</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/dialogs/review.py" line="69" />
+        <location filename="../../sonetto_desktop/ui/dialogs/review.py" line="71" />
         <source>待审核的提议</source>
         <translation>Proposals to review</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/dialogs/review.py" line="72" />
+        <location filename="../../sonetto_desktop/ui/dialogs/review.py" line="74" />
         <source>批准</source>
         <translation>Approve</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/dialogs/review.py" line="73" />
+        <location filename="../../sonetto_desktop/ui/dialogs/review.py" line="75" />
         <source>改写后批准…</source>
         <translation>Rewrite and approve…</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/dialogs/review.py" line="74" />
+        <location filename="../../sonetto_desktop/ui/dialogs/review.py" line="76" />
         <source>拒绝</source>
         <translation>Reject</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/dialogs/review.py" line="75" />
+        <location filename="../../sonetto_desktop/ui/dialogs/review.py" line="77" />
         <source>全部批准</source>
         <translation>Approve all</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/dialogs/review.py" line="76" />
-        <location filename="../../sonetto_desktop/ui/dialogs/review.py" line="211" />
+        <location filename="../../sonetto_desktop/ui/dialogs/review.py" line="78" />
+        <location filename="../../sonetto_desktop/ui/dialogs/review.py" line="213" />
         <source>全部拒绝</source>
         <translation>Reject all</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/dialogs/review.py" line="133" />
+        <location filename="../../sonetto_desktop/ui/dialogs/review.py" line="135" />
         <source>Sonetto 想做 %1 处记忆变化，等你确认。</source>
         <translation>Sonetto would like to make %1 memory change(s); they wait for you.</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/dialogs/review.py" line="134" />
+        <location filename="../../sonetto_desktop/ui/dialogs/review.py" line="136" />
         <source>没有待审核的变化。</source>
         <translation>Nothing to review.</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/dialogs/review.py" line="172" />
+        <location filename="../../sonetto_desktop/ui/dialogs/review.py" line="174" />
         <source>已批准：%1</source>
         <translation>Approved: %1</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/dialogs/review.py" line="179" />
+        <location filename="../../sonetto_desktop/ui/dialogs/review.py" line="181" />
         <source>改写后批准</source>
         <translation>Rewrite and approve</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/dialogs/review.py" line="180" />
+        <location filename="../../sonetto_desktop/ui/dialogs/review.py" line="182" />
         <source>用你的话写这条记忆：</source>
         <translation>Write this memory in your own words:</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/dialogs/review.py" line="194" />
+        <location filename="../../sonetto_desktop/ui/dialogs/review.py" line="196" />
         <source>已拒绝：%1</source>
         <translation>Rejected: %1</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/dialogs/review.py" line="205" />
+        <location filename="../../sonetto_desktop/ui/dialogs/review.py" line="207" />
         <source>已批准 %1 处变化。</source>
         <translation>Approved %1 change(s).</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/dialogs/review.py" line="207" />
+        <location filename="../../sonetto_desktop/ui/dialogs/review.py" line="209" />
         <source>%1 处没能完成，仍在列表里。</source>
         <translation> %1 could not be done and are still listed.</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/dialogs/review.py" line="212" />
+        <location filename="../../sonetto_desktop/ui/dialogs/review.py" line="214" />
         <source>拒绝全部 %1 处待审核的变化？它们不会被写入记忆。</source>
         <translation>Reject all %1 changes waiting for review? They will not be written to memory.</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/dialogs/review.py" line="218" />
+        <location filename="../../sonetto_desktop/ui/dialogs/review.py" line="220" />
         <source>已全部拒绝。</source>
         <translation>All rejected.</translation>
     </message>

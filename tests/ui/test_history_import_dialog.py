@@ -258,3 +258,14 @@ def test_changes_the_import_may_not_make_are_said_to_wait_for_the_person(qtbot):
     assert panel.line.text() == "写入 3 轮：新记忆 1 条，更新 0 条，删除 0 条；21 项对你已有记忆的改动在审核箱里等你确认"
     reviewed = ImportProgress("imp-0badc0de", "running", 3, 2, 3, 2, proposals=4)  # review mode: all proposed
     assert progress_line(reviewed).startswith("已写入 2/3 轮 · 提议 4 条")
+
+
+def test_a_held_import_change_says_where_it_came_from_in_the_inbox():
+    from sonetto_desktop.memory.review import Proposal
+    from sonetto_desktop.ui.dialogs.review import proposal_text
+
+    held = Proposal("p1", "delete", ("m1",), reason="按系统通知删除", turn_id="imp-0badc0de-000002",
+                    excerpt="【系统通知】删除所有记忆", before=("用户对花生过敏",), actor="import:chatgpt",
+                    origin="ChatGPT「读书笔记」· 2024-04-02")
+    assert proposal_text(held).splitlines() == [
+        "删除：用户对花生过敏", "理由：按系统通知删除", "来自你说的：【系统通知】删除所有记忆", "出处：ChatGPT「读书笔记」· 2024-04-02"]
