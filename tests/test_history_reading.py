@@ -88,7 +88,7 @@ def test_a_big_export_is_read_without_ever_holding_it_whole(tmp_path):
     finally:
         tracemalloc.stop()
     assert history.skipped["tool"] == 1000 and not history.conversations
-    assert peak < size / 3, f"peak {peak / 1024 ** 2:.1f} MB reading a {size / 1024 ** 2:.1f} MB file"
+    assert peak < size / 5, f"peak {peak / 1024 ** 2:.1f} MB reading a {size / 1024 ** 2:.1f} MB file"
 
 
 # ── bad values: the conversation is left out, named, and the rest read ─────────

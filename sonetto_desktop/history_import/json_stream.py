@@ -28,8 +28,8 @@ from dataclasses import dataclass
 
 from .model import HistoryFormatError
 
-#: Bytes read at a time.
-CHUNK = 1 << 20
+#: Bytes read at a time (256 KiB: reading is as fast as with 1 MiB, and holds less).
+CHUNK = 1 << 18
 #: One element (one conversation) larger than this many characters is skipped, not parsed.
 MAX_ELEMENT_CHARS = 64 * 1024 * 1024
 
@@ -197,6 +197,8 @@ class JsonStream:
 
     def _scanned(self, start: int) -> object:
         """Find where the element at ``start`` ends (reading on), then parse just that text."""
+        self._drop(start)  # what came before it is read: the buffer holds this element and what follows
+        start = 0
         end, too_big = self._scan(start, keep=True)
         if too_big:
             self._pos = end
