@@ -76,3 +76,20 @@ def test_an_element_over_the_limit_is_skipped_without_holding_it(monkeypatch):
     monkeypatch.setattr(json_stream, "MAX_ELEMENT_CHARS", 1000)
     found = _items(json.dumps([{"x": "y" * 5000}, {"ok": 1}]), 100)
     assert found == [json_stream.TOO_BIG, {"ok": 1}]
+
+
+def test_an_object_is_walked_key_by_key_and_what_is_not_taken_is_passed_over():
+    text = json.dumps({"skip": {"big": ["x" * 100, {"a": "}]\"["}]}, "version": 5,
+                       "tables": {"topics": [{"id": 1}, {"id": 2}], "other": [1, 2]}, "last": None})
+    for size in (1, 3, 7, 1000):
+        stream = JsonStream(_pieces(text, size), "data.json")
+        got: dict = {}
+        for key in stream.members():
+            if key == "version":
+                got[key] = stream.value()
+            elif key == "tables":
+                for table in stream.members():
+                    if table == "topics":
+                        got["topics"] = [stream.value() for _ in stream.items()]
+        stream.finish()
+        assert got == {"version": 5, "topics": [{"id": 1}, {"id": 2}]}
