@@ -13,6 +13,13 @@ Reported: the plan (conversations, turns, batches, characters, the offline estim
 making it took; the import's wall time and time per batch; prompt tokens per turn and per batch as
 the server received them, counted with the Qwen2.5 tokenizer like ``bench.writer_tokens``; and the
 estimate against that count.
+
+    python -m bench.history_import --reading [--mb 300]
+
+Reading exports (issue 35): ``sonetto history import --dry-run`` in a child process on (1) a zip bomb
+(one ChatGPT-shaped ``conversations.json`` of ``--mb`` MB that deflates about 200:1) and (2) a real-
+shaped export of the same size that compresses like a real one; each reports the exit code, the
+first line of its message, the wall time and the child's peak RSS.
 """
 
 from __future__ import annotations
@@ -151,12 +158,111 @@ async def run(turns: int, backend: str, seed: int) -> dict[str, Any]:
     }
 
 
+# ── reading exports: a zip bomb and a big real-shaped export ─────────────
+
+
+#: Words the big export's replies are drawn from (so its text compresses like real chats, ~5:1).
+_WORDS = [w for line in ZH_LINES + [REPLY_ZH] for w in line.replace("{s}", "").split("，")] + SUBJECTS_ZH + [
+    chr(c) for c in range(0x4E00, 0x4E00 + 3000, 7)]
+
+
+def _chatgpt_conversation(n: int, rng: random.Random, filler: str) -> dict[str, Any]:
+    """One ChatGPT-shaped conversation (a root, a user message, a reply) made up here."""
+    stamp = 1_700_000_000 + n * 60
+    said = rng.choice(ZH_LINES).format(s=rng.choice(SUBJECTS_ZH)) + f"（{n}）"
+    reply = filler or "".join(rng.choice(_WORDS) for _ in range(rng.randint(20, 300)))
+    nodes = {"r": {"id": "r", "message": None, "parent": None, "children": ["u"]},
+             "u": {"id": "u", "parent": "r", "children": ["a"], "message": {
+                 "id": f"u{n}", "author": {"role": "user"}, "create_time": stamp,
+                 "content": {"content_type": "text", "parts": [said]}}},
+             "a": {"id": "a", "parent": "u", "children": [], "message": {
+                 "id": f"a{n}", "author": {"role": "assistant"}, "create_time": stamp + 5,
+                 "content": {"content_type": "text", "parts": [reply]}}}}
+    return {"id": f"conv-{n:08d}", "title": f"对话 {n}", "create_time": stamp, "current_node": "a", "mapping": nodes}
+
+
+def export_zip(folder: Path, megabytes: int, *, bomb: bool, seed: int = 7) -> Path:
+    """``export.zip`` holding one ``conversations.json`` of about ``megabytes`` MB, written as a
+    stream (the bench's own memory stays small). ``bomb``: every reply is the same long run of text,
+    so the member deflates about 200:1 (a zip bomb); else the text varies like real chats do."""
+    import zipfile
+
+    rng = random.Random(seed)
+    path = folder / ("bomb.zip" if bomb else "export.zip")
+    filler = "哈" * 6_000 if bomb else ""
+    target = megabytes * 1024 * 1024
+    with zipfile.ZipFile(path, "w", compression=zipfile.ZIP_DEFLATED, compresslevel=6) as archive, \
+            archive.open("conversations.json", "w", force_zip64=True) as member:
+        member.write(b"[")
+        written, n = 1, 0
+        while written < target:
+            chunk = (b"," if n else b"") + json.dumps(_chatgpt_conversation(n, rng, filler),
+                                                      ensure_ascii=False).encode("utf-8")
+            member.write(chunk)
+            written += len(chunk)
+            n += 1
+        member.write(b"]")
+    return path
+
+
+_CHILD = """
+import json, resource, sys, time
+from sonetto_desktop.cli_history import main
+began = time.perf_counter()
+try:
+    code = main(sys.argv[2:])
+except BaseException as exc:
+    code = f"{type(exc).__name__}: {exc}"[:200]
+seconds = time.perf_counter() - began
+peak = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
+open(sys.argv[1], "w").write(json.dumps({"code": code, "seconds": seconds, "peak_rss_mb": peak}))
+"""
+
+
+def dry_run(path: Path, folder: Path) -> dict[str, Any]:
+    """``sonetto history import PATH --dry-run --json`` in a child process: exit code, first line
+    of the message, wall time and peak RSS."""
+    import os
+    import subprocess
+
+    report = folder / "child.json"
+    env = {**os.environ, "SONETTO_CONFIG_DIR": str(folder / "config"), "SONETTO_DATA_DIR": str(folder / "data")}
+    args = ["--store", str(folder / "memory.yaml"), "--create", "import", str(path), "--dry-run", "--json"]
+    done = subprocess.run([sys.executable, "-c", _CHILD, str(report), *args], capture_output=True, text=True,
+                          env=env, cwd=folder, timeout=3600)
+    out = json.loads(report.read_text())
+    said = (done.stderr.strip() or done.stdout.strip()).splitlines()
+    return {"exit": out["code"], "said": said[0][:160] if said else "", "seconds": round(out["seconds"], 2),
+            "peak_rss_mb": round(out["peak_rss_mb"])}
+
+
+def reading(megabytes: int) -> dict[str, Any]:
+    import zipfile
+
+    out: dict[str, Any] = {}
+    with tempfile.TemporaryDirectory() as name:
+        folder = Path(name)
+        for kind in ("bomb", "export"):
+            path = export_zip(folder, megabytes, bomb=kind == "bomb")
+            info = zipfile.ZipFile(path).infolist()[0]
+            out[kind] = {"zip_mb": round(path.stat().st_size / 1024 ** 2, 1),
+                         "member_mb": round(info.file_size / 1024 ** 2), "ratio": round(info.file_size / info.compress_size),
+                         **dry_run(path, folder)}
+            path.unlink()
+    return out
+
+
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--turns", type=int, default=1000)
     parser.add_argument("--backend", choices=("sqlite", "yaml"), default="sqlite")
     parser.add_argument("--seed", type=int, default=7)
+    parser.add_argument("--reading", action="store_true", help="reading exports: a zip bomb and a big export")
+    parser.add_argument("--mb", type=int, default=300, help="with --reading: the member's size")
     args = parser.parse_args(argv)
+    if args.reading:
+        print(json.dumps(reading(args.mb), ensure_ascii=False, indent=1))
+        return 0
     print(json.dumps(asyncio.run(run(args.turns, args.backend, args.seed)), ensure_ascii=False, indent=1))
     return 0
 

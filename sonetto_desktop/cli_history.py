@@ -11,6 +11,10 @@ to stderr (a terminal only). Running the same import again resumes an unfinished
 it after the batch being written. ``undo`` takes an import back; when the person changed some of its
 cards since, it lists them (by their text, with why) and changes nothing unless ``--rest`` asks to
 keep them and undo the rest. Words follow the app's language setting.
+
+Exit codes: 0 done (some batches may have failed: said, and in ``--json``), 1 the import ran but not
+one of its batches could be written (the reason on stderr, and ``error`` in ``--json``), 2 nothing
+was done (the file, the store or the arguments: one line on stderr), 130 paused by Ctrl+C.
 """
 
 from __future__ import annotations
@@ -143,9 +147,12 @@ async def _import(args: argparse.Namespace, imports: HistoryImports, say: Words)
     if args.dry_run:
         _print_plan(plan, history, args, services, say)
         return 0
+    if not args.json:
+        for line in _bad_lines(history, say):
+            print(line, file=sys.stderr)
     unfinished = await imports.unfinished(history.digest) if history.digest else []
     if not unfinished and not plan.batches:
-        _print_result(args, ImportResult("", 0, 0, 0, 0, 0, 0), say)
+        _print_result(args, ImportResult("", 0, 0, 0, 0, 0, 0), say, history)
         return 0
     if not imports.configured:
         return _fail(say("没有配置模型：导入要由模型来读（在应用的设置里填写，或设置 SONETTO_BASE_URL 和 SONETTO_MODEL）",
@@ -199,15 +206,25 @@ async def _run(args: argparse.Namespace, imports: HistoryImports, plan: Plan, hi
         result = waiting.result()
     if show:
         print(file=sys.stderr)
-    _print_result(args, result, say)
+    _print_result(args, result, say, history)
+    if result.failed:  # nothing could be written: a failure, whatever --json prints
+        why = result.error or say("原因不明", "no reason given")
+        print(say(f"error: 导入失败：{result.failed_batches} 批都没能写入（{why}）。什么也没有写入；"
+                  "解决后再运行同一条命令会重新导入",
+                  f"error: the import failed: none of its {result.failed_batches} batches could be written "
+                  f"({why}). Nothing was written; once that is fixed, run the same command again"),
+              file=sys.stderr)
+        return 1
     return 0
 
 
 def _progress(p: ImportProgress, say: Words) -> None:
-    if p.proposals:
+    if p.proposals and not p.created and not p.updated:  # review mode: everything is proposed
         made = say(f"提议 {p.proposals}", f"{p.proposals} proposals")
     else:
         made = say(f"新记忆 {p.created} · 更新 {p.updated}", f"{p.created} new · {p.updated} updated")
+        if p.proposals:
+            made += say(f" · 待你确认 {p.proposals}", f" · {p.proposals} waiting for you")
     left = p.seconds_left
     eta = ("" if left is None else say(f" · 剩余约 {max(1, round(left / 60))} 分钟", f" · about {max(1, round(left / 60))} min left"))
     held = say(" · 已暂停", " · paused") if p.held else ""
@@ -216,10 +233,15 @@ def _progress(p: ImportProgress, say: Words) -> None:
     print(f"\r{line}\x1b[K", end="", file=sys.stderr, flush=True)
 
 
-def _print_result(args: argparse.Namespace, result: ImportResult, say: Words) -> None:
+def _print_result(args: argparse.Namespace, result: ImportResult, say: Words, history: History | None = None) -> None:
     if args.json:
-        print(json.dumps(result.to_json(), ensure_ascii=False))
+        out = result.to_json()
+        if history is not None:
+            out["skipped_conversations"] = [bad.to_json() for bad in history.bad]
+        print(json.dumps(out, ensure_ascii=False))
         return
+    if result.failed:
+        return  # said on stderr (``_run``)
     if not result.undo_id:
         print(say("没有要导入的内容（都导入过了，或不在所选范围内）", "nothing to import (all imported before, or outside the choice)"))
         return
@@ -227,9 +249,15 @@ def _print_result(args: argparse.Namespace, result: ImportResult, say: Words) ->
               f"删除 {result.memories_deleted} 条，提议 {result.proposals} 条",
               f"{result.turns_written} turns read: {result.memories_created} new memories, {result.memories_updated} "
               f"updated, {result.memories_deleted} deleted, {result.proposals} proposals"))
+    if result.proposals:
+        print(say(f"{result.proposals} 项改动在审核箱里等你确认：打开 Sonetto，点状态栏的“待审核”",
+                  f"{result.proposals} changes wait in the review inbox for you: open Sonetto and click “To review” "
+                  "in the status bar"))
     if result.failed_turns:
-        print(say(f"{result.failed_turns} 轮没能写入：sonetto history status 查看", f"{result.failed_turns} turns "
-                  "could not be written: see sonetto history status"))
+        why = f"（{result.error}）" if result.error else ""
+        print(say(f"{result.failed_turns} 轮没能写入{why}：sonetto history status 查看",
+                  f"{result.failed_turns} turns could not be written{' (' + result.error + ')' if result.error else ''}: "
+                  "see sonetto history status"))
     print(say(f"整体撤销：sonetto memory undo {result.undo_id}", f"to undo it all: sonetto memory undo {result.undo_id}"))
 
 
@@ -257,11 +285,30 @@ async def _import_saved(args: argparse.Namespace, history: History, imports: His
     return 0
 
 
+#: Conversations that could not be read, named one per line (the rest counted).
+BAD_LISTED = 10
+
+
+def _bad_lines(history: History, say: Words) -> list[str]:
+    """Which conversations were left out because they could not be read, and why."""
+    if not history.bad:
+        return []
+    language = "en" if say.en else "zh"
+    lines = [say(f"跳过 {len(history.bad)} 个读不了的对话：", f"left out {len(history.bad)} conversations that cannot "
+                 "be read:")]
+    lines += [f"  - {printable(bad.say(language))}" for bad in history.bad[:BAD_LISTED]]
+    more = len(history.bad) - BAD_LISTED
+    if more > 0:
+        lines.append(say(f"  …另有 {more} 个", f"  … and {more} more"))
+    return lines
+
+
 def _print_plan(plan: Plan, history: History, args: argparse.Namespace, services: AppServices, say: Words) -> None:
     model = services.settings.model.strip()
     if args.json:
         out: dict[str, Any] = plan.to_json(model)
         out["skipped_messages"] = dict(plan.skipped_messages)
+        out["skipped_conversations"] = [bad.to_json() for bad in history.bad]
         out["saved_memories"] = len(history.saved_memories)
         out["best_effort"] = history.best_effort
         print(json.dumps(out, ensure_ascii=False))
@@ -269,6 +316,8 @@ def _print_plan(plan: Plan, history: History, args: argparse.Namespace, services
     print(f"{history.label} · {printable(Path(args.path).name)}")
     for zh, en in history.notes:
         print(f"  {say(zh, en)}")
+    for line in _bad_lines(history, say):
+        print(line)
     cost = plan.estimated_cost
     priced = (say(f"约 {plan.price.currency}{cost:.2f}", f"about {plan.price.currency}{cost:.2f}")
               if cost is not None and plan.price is not None else say("费用：未设置单价", "cost: no price set"))
@@ -304,8 +353,9 @@ async def _status(args: argparse.Namespace, services: AppServices, say: Words) -
         print(say("这个记忆库还没有导入过聊天记录", "no chats were imported into this store"))
     for s in states:
         status = s.status + (say(f"（保留 {s.kept} 张改过的卡片）", f" (kept {s.kept} changed cards)") if s.kept else "")
+        failed = say(f"  {s.failed_batches} 批失败", f"  {s.failed_batches} batches failed") if s.failed_batches else ""
         print(f"{s.id}  {status}  {s.label} · {printable(s.file_name)}  {s.turns_written}/{s.turns}  "
-              f"+{s.memories_created} ~{s.memories_updated} -{s.memories_deleted}  {s.created_at}")
+              f"+{s.memories_created} ~{s.memories_updated} -{s.memories_deleted}{failed}  {s.created_at}")
     return 0
 
 

@@ -3,6 +3,7 @@
 
 from __future__ import annotations
 
+import json
 import os
 import re
 import time
@@ -68,3 +69,21 @@ def remember_each_line(body: dict):
         return "好的"
     return tool_calls([("create_memory", {"content": f"用户说过：{text[:40]}", "section": "身份"})
                        for _, text in said(body)])
+
+
+# ── exports with values no real one has (issue 35) ──────────────────
+
+
+def bad_values_export(folder: Path) -> Path:
+    """Three ChatGPT conversations: a good one, one whose time is NaN, one nested 100,000 deep."""
+    def conversation(cid: str, title: str, start: object) -> dict:
+        return {"id": cid, "title": title, "create_time": start, "current_node": "u", "mapping": {
+            "u": {"id": "u", "parent": None, "children": [], "message": {
+                "id": f"{cid}-u", "author": {"role": "user"}, "create_time": 1714550400,
+                "content": {"content_type": "text", "parts": [f"{title}：我搬去杭州了"]}}}}}
+
+    text = json.dumps([conversation("c1", "好的", 1714550400), conversation("c2", "坏时间", float("nan"))],
+                      ensure_ascii=False)
+    path = folder / "conversations.json"
+    path.write_text(text[:-1] + ", " + "[" * 100_000 + "]" * 100_000 + "]", encoding="utf-8")
+    return path

@@ -15,7 +15,8 @@ from pathlib import Path
 
 import pytest
 
-from history_helpers import env_shanghai, fixture, is_writer, said, shanghai, writer_prompt  # noqa: F401
+from history_helpers import (bad_values_export, env_shanghai, fixture, is_writer, said, shanghai,  # noqa: F401
+                             writer_prompt)
 from llm_server import HangResponse, tool_calls
 from sonetto_desktop.history_import.ledger import ImportLedger
 from sonetto_desktop.memory.stores.yaml.store import YamlMemoryManager
@@ -161,7 +162,8 @@ def test_undo_from_the_command_line_and_a_second_import(llm_server, tmp_path):
     args = ("history", "--store", str(store), "--create", "import", str(fixture("history.jsonl")), "--json")
     out = json.loads(_cli(llm_server, *args).stdout)
     assert set(out) == {"turns_written", "memories_created", "memories_updated", "memories_deleted", "proposals",
-                        "failed_turns", "undo_id"}
+                        "failed_turns", "batches", "failed_batches", "error", "undo_id", "skipped_conversations"}
+    assert (out["batches"], out["failed_batches"], out["error"]) == (2, 0, None)
     assert (out["turns_written"], out["memories_created"]) == (3, 3)
     undo = _cli(llm_server, "memory", "--store", str(store), "undo", out["undo_id"])
     assert undo.returncode == 0 and "undid 3 changes" in undo.stdout, undo.stderr
@@ -225,7 +227,10 @@ def test_a_malformed_file_is_one_clear_line_and_changes_nothing(llm_server, tmp_
 
     with zipfile.ZipFile(empty_zip, "w") as zf:
         zf.writestr("user.json", "{}")
-    for path, words in ((bad_json, "不是完整的 JSON"), (bad_lines, "第 2 行：time"), (empty_zip, "没有聊天记录")):
+    notes = tmp_path / "notes.txt"
+    notes.write_text("今天天气不错\n去超市买牛奶\n", encoding="utf-8")
+    for path, words in ((bad_json, "不是完整的 JSON"), (bad_lines, "第 2 行：time"), (empty_zip, "没有聊天记录"),
+                        (notes, "不认识 notes.txt 的内容")):
         result = _cli(llm_server, "history", "--store", str(store), "import", str(path))
         assert result.returncode == 2 and result.stdout == ""
         assert result.stderr.startswith("error: ") and words in result.stderr and result.stderr.count("\n") == 1
@@ -256,3 +261,40 @@ def test_chatgpt_saved_memories_from_standard_input(llm_server, tmp_path):
     assert _cli(llm_server, "memory", "--store", str(store), "undo", out["undo_id"]).returncode == 0
     assert _texts(store) == [] and not llm_server.requests
     assert os.environ.get("TZ") == "Asia/Shanghai"
+
+
+def test_bad_conversations_are_named_and_the_rest_is_imported(llm_server, tmp_path):
+    store = tmp_path / "memory.yaml"
+    source = bad_values_export(tmp_path)
+    llm_server.responder = lambda body: "好的" if any(m["role"] == "tool" for m in body["messages"]) else tool_calls(
+        [("create_memory", {"content": f"用户说：{text}", "section": "身份"}) for _, text in said(body)])
+    dry = _cli(llm_server, "history", "--store", str(store), "--create", "import", str(source), "--dry-run")
+    assert dry.returncode == 0, dry.stderr
+    assert "跳过 2 个读不了的对话：" in dry.stdout
+    assert "conversations.json 的第 2 个对话「坏时间」：时间 nan 超出范围" in dry.stdout
+    assert "conversations.json 的第 3 个对话：嵌套层数太多" in dry.stdout and "1 个对话 · 1 轮" in dry.stdout
+    out = json.loads(_cli(llm_server, "history", "--store", str(store), "--create", "import", str(source),
+                          "--dry-run", "--json").stdout)
+    assert [(b["index"], b["title"]) for b in out["skipped_conversations"]] == [(2, "坏时间"), (3, "")]
+    result = _cli(llm_server, "history", "--store", str(store), "--create", "import", str(source))
+    assert result.returncode == 0, result.stderr
+    assert "跳过 2 个读不了的对话" in result.stderr and "新记忆 1 条" in result.stdout
+    assert _texts(store) == ["用户说：好的：我搬去杭州了"]
+
+
+def test_an_import_whose_every_batch_fails_exits_non_zero_with_the_reason(llm_server, tmp_path):
+    store = tmp_path / "memory.yaml"
+    # a model whose server passes its tool calls on as text: the writer gives each batch up at once
+    llm_server.responder = lambda body: '<tool_call>{"name": "create_memory", "arguments": {}}</tool_call>'
+    args = ("history", "--store", str(store), "--create", "import", str(fixture("history.jsonl")))
+    result = _cli(llm_server, *args)
+    assert result.returncode == 1 and result.stdout == ""
+    assert result.stderr.startswith("error: 导入失败：2 批都没能写入（模型把工具调用写成了文字") and "什么也没有写入" in result.stderr
+    as_json = _cli(llm_server, *args, "--json")  # nothing was written: the same chats are tried again
+    assert as_json.returncode == 1, as_json.stderr
+    out = json.loads(as_json.stdout)
+    assert (out["batches"], out["failed_batches"], out["turns_written"]) == (2, 2, 0)
+    assert out["error"].startswith("模型把工具调用写成了文字") and "error: 导入失败" in as_json.stderr
+    assert _texts(store) == []
+    status = _cli(llm_server, "history", "--store", str(store), "status")
+    assert status.stdout.count("2 批失败") == 2

@@ -235,12 +235,36 @@ def test_old_sonetto_export_without_markers_is_read_by_guessing(tmp_path):
 
 
 def test_saved_memories_text():
-    history = read_history(fixture("chatgpt_saved_memories.txt"))
+    history = read_history(fixture("chatgpt_saved_memories.txt"), "chatgpt-memories")
     assert history.source == "chatgpt-memories" and not history.conversations
     assert [(m.text, m.day) for m in history.saved_memories] == [
         ("Is a nurse working in Chengdu.", None), ("Prefers concise answers with bullet points.", None),
         ("Has a corgi named 年糕.", None),
         ("User is learning Japanese and plans to visit Kyoto in spring.", date(2024, 9, 29))]
+
+
+def test_a_txt_is_taken_for_saved_memories_only_in_chatgpts_own_dated_form(tmp_path):
+    history = read_history(fixture("chatgpt_memory_snapshot.txt"))  # as ChatGPT's data export writes the list
+    assert history.source == "chatgpt-memories"
+    assert [(m.text, m.day) for m in history.saved_memories][1] == ("用户养了一只叫年糕的柯基。", date(2024, 10, 3))
+    for name, text in (("notes.txt", "今天天气不错\n去超市买牛奶\n"), ("partly.txt", "1. [2024-09-29]. 有日期\n没日期的一行\n"),
+                       ("pasted.txt", fixture("chatgpt_saved_memories.txt").read_text(encoding="utf-8")),
+                       ("empty.txt", ""), ("latin1.txt", "caf\xe9")):
+        path = tmp_path / name
+        path.write_bytes(text.encode("latin-1" if name == "latin1.txt" else "utf-8"))
+        with pytest.raises(HistoryFormatError) as caught:
+            read_history(path)
+        assert f"不认识 {name} 的内容" in caught.value.zh and "--format chatgpt-memories" in caught.value.en
+    # told that it is saved memories, a plain list is read as one
+    assert len(read_history(tmp_path / "notes.txt", "chatgpt-memories").saved_memories) == 2
+
+
+def test_a_text_far_longer_than_saved_memories_can_be_is_refused():
+    with pytest.raises(HistoryFormatError, match="内容太长"):
+        from_text("用户喜欢猫\n" * 20_000)
+    with pytest.raises(HistoryFormatError, match="超过 1000 条"):
+        from_text("".join(f"第 {n} 条\n" for n in range(1001)))
+    assert len(from_text("".join(f"第 {n} 条\n" for n in range(1000))).saved_memories) == 1000
 
 
 def test_saved_memories_pasted_with_headers_bullets_and_repeats():

@@ -133,7 +133,11 @@ async def test_undo_takes_the_whole_import_back_and_the_chats_can_come_again(ser
 
     llm_server.responder = write
     _plan, result = await _import(imports, "chatgpt_conversations.json")
-    assert (result.memories_created, result.memories_updated) == (1, 1)
+    # batch 2 changed batch 1's memory by itself; the person's memory waited for the person
+    assert (result.memories_created, result.memories_updated, result.proposals) == (1, 0, 1)
+    assert ops.get(home).description == "用户住在成都"
+    (held,) = services.review.pending()
+    services.review.approve(held.id, ops)  # approved: written as the import, for its batch
     assert ops.get(home).description == "用户在2024年5月搬到杭州西溪"
     assert ops.get(home).hit == 1  # the update counted no use
     undo = await imports.undo(result.undo_id)

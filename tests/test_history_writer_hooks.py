@@ -11,6 +11,7 @@ from history_helpers import writer_prompt
 from llm_server import tool_calls
 from memory_stores import open_store
 from sonetto_desktop.memory.operations import MemoryOperations
+from sonetto_desktop.memory.review import ReviewInbox
 from sonetto_desktop.memory.writer.pipeline import MemoryWriter
 from sonetto_desktop.memory.writer.secret_filter import find_secret, redact_secrets
 from waiting import until
@@ -57,14 +58,18 @@ async def test_a_turn_stays_journaled_until_its_record_is_kept(llm_server, make_
 
 async def test_imported_turns_count_no_uses_and_read_as_the_past(llm_server, make_llm, tmp_path):
     store = open_store("yaml", tmp_path)
-    ops = MemoryOperations(store)
+    inbox = ReviewInbox(tmp_path / "review_inbox.json")  # review mode off
+    ops = MemoryOperations(store, review=inbox)
     known = ops.add("用户在学日语", "身份").ids[0]
     llm_server.responder = lambda body: "好的" if any(m["role"] == "tool" for m in body["messages"]) else tool_calls(
         [("hit_memory", {"id": known}), ("update_memory", {"id": known, "content": "用户在学日语，准备考 N3",
                                                            "reason": "考试"})])
     await _write_one(ops, make_llm(), tmp_path / "journal", TURN, "imp-0badc0de-000000", **PAST)
     item = ops.get(known)
-    assert item.description == "用户在学日语，准备考 N3" and item.hit == 0
+    assert item.description == "用户在学日语" and item.hit == 0  # the person's memory: the change waits for them
+    (held,) = inbox.pending()
+    assert (held.kind, held.memory_ids, held.description, held.actor) == (
+        "update", (known,), "用户在学日语，准备考 N3", "import:jsonl")
     prompt = writer_prompt(llm_server.requests[0])
     assert "## 过去的一段对话（JSON Lines「京都旅行」· 2023-03-14）" in prompt
     assert "写进记忆的日期一律写出年份" in prompt and "> 助手（jsonl）：（21:07）加油" in prompt and "Sonetto：" not in prompt

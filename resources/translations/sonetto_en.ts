@@ -703,115 +703,115 @@ Talk about anything — I'll remember what matters to you.</translation>
 <context>
     <name>HistoryImportDialog</name>
     <message>
-        <location filename="../../sonetto_desktop/ui/dialogs/history_import.py" line="80" />
+        <location filename="../../sonetto_desktop/ui/dialogs/history_import.py" line="84" />
         <source>导入聊天记录</source>
         <translation>Import chat history</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/dialogs/history_import.py" line="120" />
+        <location filename="../../sonetto_desktop/ui/dialogs/history_import.py" line="124" />
         <source>{0} · {1} · {2} 轮</source>
         <translation>{0} · {1} · {2} turns</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/dialogs/history_import.py" line="126" />
+        <location filename="../../sonetto_desktop/ui/dialogs/history_import.py" line="130" />
         <source>把你在其他应用里的聊天记录交给 Sonetto：它按当时的日期一段段读完，记下关于你的事。导入前可以预览和挑选，导入后可以整体撤销。</source>
         <translation>Give Sonetto your chats from other apps: it reads them piece by piece as of the day they happened and remembers what they say about you. You can preview and choose before importing, and undo the whole import afterwards.</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/dialogs/history_import.py" line="129" />
+        <location filename="../../sonetto_desktop/ui/dialogs/history_import.py" line="133" />
         <source>选择文件…</source>
         <translation>Choose a file…</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/dialogs/history_import.py" line="130" />
+        <location filename="../../sonetto_desktop/ui/dialogs/history_import.py" line="134" />
         <source>选择文件夹…</source>
         <translation>Choose a folder…</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/dialogs/history_import.py" line="132" />
+        <location filename="../../sonetto_desktop/ui/dialogs/history_import.py" line="136" />
         <source>格式</source>
         <translation>Format</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/dialogs/history_import.py" line="133" />
+        <location filename="../../sonetto_desktop/ui/dialogs/history_import.py" line="137" />
         <source>自动识别格式</source>
         <translation>Detect the format</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/dialogs/history_import.py" line="134" />
+        <location filename="../../sonetto_desktop/ui/dialogs/history_import.py" line="138" />
         <source>DeepSeek（尽力而为）</source>
         <translation>DeepSeek (best effort)</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/dialogs/history_import.py" line="135" />
+        <location filename="../../sonetto_desktop/ui/dialogs/history_import.py" line="139" />
         <source>Sonetto 导出的对话</source>
         <translation>Chat exported from Sonetto</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/dialogs/history_import.py" line="136" />
+        <location filename="../../sonetto_desktop/ui/dialogs/history_import.py" line="140" />
         <source>ChatGPT 已保存的记忆（文本）</source>
         <translation>ChatGPT saved memories (text)</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/dialogs/history_import.py" line="144" />
+        <location filename="../../sonetto_desktop/ui/dialogs/history_import.py" line="148" />
         <source>&lt;b&gt;ChatGPT&lt;/b&gt;：设置 → 数据控制 → 导出数据，邮件里的链接下载 zip，选它即可。&lt;br&gt;&lt;b&gt;DeepSeek&lt;/b&gt;：设置 → 数据管理 → 导出所有历史对话（格式没有公开说明，按公开的解析器读取，尽力而为）。&lt;br&gt;&lt;b&gt;Cherry Studio&lt;/b&gt;：设置 → 数据设置 → 备份，选备份的 zip（含 data.json 的备份）。&lt;br&gt;&lt;b&gt;Kimi 等其他应用&lt;/b&gt;：没有可读的导出，请整理成 JSON Lines（每行一条消息，见下面的“JSON Lines 格式”）。&lt;br&gt;&lt;b&gt;Sonetto&lt;/b&gt;：另一台电脑上对话列表里的“导出为 Markdown…”。</source>
         <translation>&lt;b&gt;ChatGPT&lt;/b&gt;: Settings → Data controls → Export data; download the zip from the emailed link and pick it.&lt;br&gt;&lt;b&gt;DeepSeek&lt;/b&gt;: Settings → Data management → Export all chats (the format is not documented; read as public parsers do, best effort).&lt;br&gt;&lt;b&gt;Cherry Studio&lt;/b&gt;: Settings → Data settings → Backup; pick the backup zip (one with a data.json).&lt;br&gt;&lt;b&gt;Kimi and other apps&lt;/b&gt;: no readable export; put the chats into JSON Lines (one message per line, see “JSON Lines format” below).&lt;br&gt;&lt;b&gt;Sonetto&lt;/b&gt;: “Export as Markdown…” in the chat list on the other computer.</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/dialogs/history_import.py" line="152" />
+        <location filename="../../sonetto_desktop/ui/dialogs/history_import.py" line="156" />
         <source>JSON Lines 格式…</source>
         <translation>JSON Lines format…</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/dialogs/history_import.py" line="154" />
+        <location filename="../../sonetto_desktop/ui/dialogs/history_import.py" line="158" />
         <source>或者粘贴 ChatGPT 的“已保存的记忆”（设置 → 个性化 → 管理记忆，全选复制），每行一条：</source>
         <translation>Or paste ChatGPT’s saved memories (Settings → Personalization → Manage memories, select all and copy), one per line:</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/dialogs/history_import.py" line="158" />
-        <location filename="../../sonetto_desktop/ui/dialogs/history_import.py" line="291" />
+        <location filename="../../sonetto_desktop/ui/dialogs/history_import.py" line="162" />
+        <location filename="../../sonetto_desktop/ui/dialogs/history_import.py" line="305" />
         <source>粘贴的记忆</source>
         <translation>Pasted memories</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/dialogs/history_import.py" line="160" />
+        <location filename="../../sonetto_desktop/ui/dialogs/history_import.py" line="164" />
         <source>读取粘贴的记忆</source>
         <translation>Read the pasted memories</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/dialogs/history_import.py" line="165" />
+        <location filename="../../sonetto_desktop/ui/dialogs/history_import.py" line="170" />
         <source>正在读取</source>
         <translation>Reading</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/dialogs/history_import.py" line="166" />
+        <location filename="../../sonetto_desktop/ui/dialogs/history_import.py" line="171" />
         <source>取消读取</source>
         <translation>Stop reading</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/dialogs/history_import.py" line="177" />
+        <location filename="../../sonetto_desktop/ui/dialogs/history_import.py" line="182" />
         <source>继续这次导入</source>
         <translation>Continue this import</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/dialogs/history_import.py" line="178" />
-        <location filename="../../sonetto_desktop/ui/dialogs/history_import.py" line="254" />
-        <location filename="../../sonetto_desktop/ui/dialogs/history_import.py" line="639" />
+        <location filename="../../sonetto_desktop/ui/dialogs/history_import.py" line="183" />
+        <location filename="../../sonetto_desktop/ui/dialogs/history_import.py" line="268" />
+        <location filename="../../sonetto_desktop/ui/dialogs/history_import.py" line="683" />
         <source>撤销已导入的部分</source>
         <translation>Undo what was imported</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/dialogs/history_import.py" line="183" />
+        <location filename="../../sonetto_desktop/ui/dialogs/history_import.py" line="188" />
         <source>关闭</source>
         <translation>Close</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/dialogs/history_import.py" line="222" />
+        <location filename="../../sonetto_desktop/ui/dialogs/history_import.py" line="227" />
         <source>JSON Lines 格式</source>
         <translation>JSON Lines format</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/dialogs/history_import.py" line="223" />
+        <location filename="../../sonetto_desktop/ui/dialogs/history_import.py" line="228" />
         <source>每行一个 JSON 对象，即一条消息：
 
 {0}
@@ -826,196 +826,218 @@ conversation: which chat it belongs to; role: user or assistant (system and tool
 Optional: title (the chat’s title), id (the message’s id, which recognises it on a second import). Lines may come in any order; blank lines are fine.</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/dialogs/history_import.py" line="251" />
+        <location filename="../../sonetto_desktop/ui/dialogs/history_import.py" line="252" />
+        <source>没有粘贴：内容有 {0} 字，ChatGPT 的已保存记忆一般只有几千字（最多 {1} 字）。请只复制“管理记忆”里的列表。</source>
+        <translation>Not pasted: that is {0} characters, and ChatGPT's saved memories are a few thousand (at most {1}). Copy only the list under “Manage memories”.</translation>
+    </message>
+    <message>
+        <location filename="../../sonetto_desktop/ui/dialogs/history_import.py" line="265" />
         <source>有一次没有完成的导入：{0} · {1}，已写入 {2}/{3} 轮</source>
         <translation>An import was not finished: {0} · {1}, {2}/{3} turns written</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/dialogs/history_import.py" line="256" />
+        <location filename="../../sonetto_desktop/ui/dialogs/history_import.py" line="270" />
         <source>上次导入：{0} · {1}，写入 {2} 轮，新记忆 {3} 条，更新 {4} 条</source>
         <translation>Last import: {0} · {1}, {2} turns read, {3} new memories, {4} updated</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/dialogs/history_import.py" line="259" />
-        <location filename="../../sonetto_desktop/ui/dialogs/history_import.py" line="698" />
+        <location filename="../../sonetto_desktop/ui/dialogs/history_import.py" line="273" />
+        <location filename="../../sonetto_desktop/ui/dialogs/history_import.py" line="742" />
         <source>撤销这次导入</source>
         <translation>Undo this import</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/dialogs/history_import.py" line="267" />
+        <location filename="../../sonetto_desktop/ui/dialogs/history_import.py" line="281" />
         <source>选择聊天记录</source>
         <translation>Choose a chat export</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/dialogs/history_import.py" line="273" />
+        <location filename="../../sonetto_desktop/ui/dialogs/history_import.py" line="287" />
         <source>聊天记录 (*.zip *.json *.jsonl *.md *.txt)</source>
         <translation>Chat exports (*.zip *.json *.jsonl *.md *.txt)</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/dialogs/history_import.py" line="273" />
+        <location filename="../../sonetto_desktop/ui/dialogs/history_import.py" line="287" />
         <source>所有文件 (*)</source>
         <translation>All files (*)</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/dialogs/history_import.py" line="311" />
+        <location filename="../../sonetto_desktop/ui/dialogs/history_import.py" line="325" />
+        <location filename="../../sonetto_desktop/ui/dialogs/history_import.py" line="329" />
+        <location filename="../../sonetto_desktop/ui/dialogs/history_import.py" line="346" />
         <source>读不了 {0}：{1}</source>
         <translation>Cannot read {0}: {1}</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/dialogs/history_import.py" line="332" />
+        <location filename="../../sonetto_desktop/ui/dialogs/history_import.py" line="357" />
         <source>返回</source>
         <translation>Back</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/dialogs/history_import.py" line="333" />
+        <location filename="../../sonetto_desktop/ui/dialogs/history_import.py" line="358" />
         <source>取消</source>
         <translation>Cancel</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/dialogs/history_import.py" line="359" />
+        <location filename="../../sonetto_desktop/ui/dialogs/history_import.py" line="384" />
         <source>从</source>
         <translation>From</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/dialogs/history_import.py" line="359" />
-        <location filename="../../sonetto_desktop/ui/dialogs/history_import.py" line="373" />
+        <location filename="../../sonetto_desktop/ui/dialogs/history_import.py" line="384" />
+        <location filename="../../sonetto_desktop/ui/dialogs/history_import.py" line="398" />
         <source>到</source>
         <translation>to</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/dialogs/history_import.py" line="365" />
-        <location filename="../../sonetto_desktop/ui/dialogs/history_import.py" line="367" />
+        <location filename="../../sonetto_desktop/ui/dialogs/history_import.py" line="390" />
+        <location filename="../../sonetto_desktop/ui/dialogs/history_import.py" line="392" />
         <source>按标题筛选</source>
         <translation>Filter by title</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/dialogs/history_import.py" line="368" />
+        <location filename="../../sonetto_desktop/ui/dialogs/history_import.py" line="393" />
         <source>全选</source>
         <translation>Select all</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/dialogs/history_import.py" line="369" />
+        <location filename="../../sonetto_desktop/ui/dialogs/history_import.py" line="394" />
         <source>全不选</source>
         <translation>Select none</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/dialogs/history_import.py" line="371" />
+        <location filename="../../sonetto_desktop/ui/dialogs/history_import.py" line="396" />
         <source>日期从</source>
         <translation>Dates from</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/dialogs/history_import.py" line="392" />
+        <location filename="../../sonetto_desktop/ui/dialogs/history_import.py" line="417" />
         <source>开始导入</source>
         <translation>Start importing</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/dialogs/history_import.py" line="421" />
+        <location filename="../../sonetto_desktop/ui/dialogs/history_import.py" line="447" />
         <source>正在计算…</source>
         <translation>Counting…</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/dialogs/history_import.py" line="440" />
+        <location filename="../../sonetto_desktop/ui/dialogs/history_import.py" line="467" />
+        <source>跳过 {0} 个读不了的对话：</source>
+        <translation>Left out {0} conversations that cannot be read:</translation>
+    </message>
+    <message>
+        <location filename="../../sonetto_desktop/ui/dialogs/history_import.py" line="470" />
+        <source>…另有 {0} 个</source>
+        <translation>… and {0} more</translation>
+    </message>
+    <message>
+        <location filename="../../sonetto_desktop/ui/dialogs/history_import.py" line="477" />
         <source>还没有配置模型：请先在设置里填写模型，导入要由模型来读。</source>
         <translation>No model is configured: set one in Settings first; a model reads the import.</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/dialogs/history_import.py" line="443" />
+        <location filename="../../sonetto_desktop/ui/dialogs/history_import.py" line="480" />
         <source>审核模式已开启：导入的结果会进入审核箱，由你确认后才写入。</source>
         <translation>Review mode is on: what the import finds goes to the review inbox and is written only once you approve it.</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/dialogs/history_import.py" line="483" />
+        <location filename="../../sonetto_desktop/ui/dialogs/history_import.py" line="510" />
+        <source>没能算出要导入的内容：{0}</source>
+        <translation>Could not work out what to import: {0}</translation>
+    </message>
+    <message>
+        <location filename="../../sonetto_desktop/ui/dialogs/history_import.py" line="527" />
         <source>已导入过的 {0} 轮</source>
         <translation>{0} turns imported before</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/dialogs/history_import.py" line="485" />
+        <location filename="../../sonetto_desktop/ui/dialogs/history_import.py" line="529" />
         <source>不导入列表里的 {0} 个对话</source>
         <translation>{0} conversations on the don’t-import list</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/dialogs/history_import.py" line="487" />
+        <location filename="../../sonetto_desktop/ui/dialogs/history_import.py" line="531" />
         <source>日期范围外的 {0} 轮</source>
         <translation>{0} turns outside the dates</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/dialogs/history_import.py" line="490" />
+        <location filename="../../sonetto_desktop/ui/dialogs/history_import.py" line="534" />
         <source>系统提示、工具调用、改写前的分支、空白等 {0} 条消息</source>
         <translation>{0} messages such as system prompts, tool calls, branches edited away and blanks</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/dialogs/history_import.py" line="491" />
+        <location filename="../../sonetto_desktop/ui/dialogs/history_import.py" line="535" />
         <source>不导入：{0}</source>
         <translation>Not imported: {0}</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/dialogs/history_import.py" line="493" />
+        <location filename="../../sonetto_desktop/ui/dialogs/history_import.py" line="537" />
         <source>{0} 处疑似密码、密钥或证件号会在发送给模型前隐去</source>
         <translation>{0} likely passwords, keys or ID numbers are hidden before the model sees them</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/dialogs/history_import.py" line="505" />
+        <location filename="../../sonetto_desktop/ui/dialogs/history_import.py" line="549" />
         <source>没有保存：{0}</source>
         <translation>Not saved: {0}</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/dialogs/history_import.py" line="526" />
+        <location filename="../../sonetto_desktop/ui/dialogs/history_import.py" line="570" />
         <source>ChatGPT 已保存的记忆</source>
         <translation>ChatGPT saved memories</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/dialogs/history_import.py" line="527" />
+        <location filename="../../sonetto_desktop/ui/dialogs/history_import.py" line="571" />
         <source>每条直接成为一条记忆（不经模型），可以改主题或取消勾选。</source>
         <translation>Each becomes one memory as it is (no model reads it); you can change its theme or untick it.</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/dialogs/history_import.py" line="534" />
+        <location filename="../../sonetto_desktop/ui/dialogs/history_import.py" line="578" />
         <source>导入</source>
         <translation>Import</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/dialogs/history_import.py" line="549" />
+        <location filename="../../sonetto_desktop/ui/dialogs/history_import.py" line="593" />
         <source>审核模式已开启：它们会进入审核箱，由你确认后才写入。</source>
         <translation>Review mode is on: they go to the review inbox and are written only once you approve them.</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/dialogs/history_import.py" line="556" />
+        <location filename="../../sonetto_desktop/ui/dialogs/history_import.py" line="600" />
         <source>导入 {0} 条记忆</source>
         <translation>Import {0} memories</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/dialogs/history_import.py" line="564" />
+        <location filename="../../sonetto_desktop/ui/dialogs/history_import.py" line="608" />
         <source>没有导入：{0}</source>
         <translation>Not imported: {0}</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/dialogs/history_import.py" line="635" />
+        <location filename="../../sonetto_desktop/ui/dialogs/history_import.py" line="679" />
         <source>导入已停止</source>
         <translation>Import stopped</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/dialogs/history_import.py" line="636" />
+        <location filename="../../sonetto_desktop/ui/dialogs/history_import.py" line="680" />
         <source>已导入的部分要保留吗？保留的话，以后再导入同一个文件会接着导入剩下的。</source>
         <translation>Keep what was imported? If you keep it, importing the same file again goes on with the rest.</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/dialogs/history_import.py" line="638" />
+        <location filename="../../sonetto_desktop/ui/dialogs/history_import.py" line="682" />
         <source>保留已导入的部分</source>
         <translation>Keep what was imported</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/dialogs/history_import.py" line="691" />
+        <location filename="../../sonetto_desktop/ui/dialogs/history_import.py" line="735" />
         <source>……还有 {0} 张</source>
         <translation>…and {0} more</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/dialogs/history_import.py" line="693" />
+        <location filename="../../sonetto_desktop/ui/dialogs/history_import.py" line="737" />
         <source>无法撤销：这次导入写下的 {0} 条记忆之后都被改过，撤销会丢掉那些修改。</source>
         <translation>Cannot undo: all {0} memories the import wrote were changed afterwards, and undoing would lose those changes.</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/dialogs/history_import.py" line="680" />
-        <location filename="../../sonetto_desktop/ui/dialogs/history_import.py" line="710" />
+        <location filename="../../sonetto_desktop/ui/dialogs/history_import.py" line="724" />
+        <location filename="../../sonetto_desktop/ui/dialogs/history_import.py" line="754" />
         <source>无法撤销：{0}</source>
         <translation>Cannot undo: {0}</translation>
     </message>
@@ -1168,155 +1190,180 @@ Optional: title (the chat’s title), id (the message’s id, which recognises i
         <translation>{0} new memories · {1} updated</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/dialogs/history_progress.py" line="44" />
+        <location filename="../../sonetto_desktop/ui/dialogs/history_progress.py" line="45" />
+        <source> · 待你确认 {0}</source>
+        <translation> · {0} waiting for you</translation>
+    </message>
+    <message>
+        <location filename="../../sonetto_desktop/ui/dialogs/history_progress.py" line="46" />
         <source>已写入 {0}/{1} 轮 · {2} · {3}</source>
         <translation>{0}/{1} turns written · {2} · {3}</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/dialogs/history_progress.py" line="49" />
+        <location filename="../../sonetto_desktop/ui/dialogs/history_progress.py" line="51" />
         <source>已暂停：点“继续”接着导入</source>
         <translation>Paused: click “Continue” to go on</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/dialogs/history_progress.py" line="51" />
+        <location filename="../../sonetto_desktop/ui/dialogs/history_progress.py" line="53" />
         <source>审核箱快满了，导入已暂停：处理一些提议后会自动继续</source>
         <translation>The review inbox is nearly full, so the import waits: it goes on by itself once you have dealt with some proposals</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/dialogs/history_progress.py" line="53" />
+        <location filename="../../sonetto_desktop/ui/dialogs/history_progress.py" line="55" />
         <source>先写刚才聊天的记忆，导入稍后继续…</source>
         <translation>Remembering your latest chat first; the import goes on right after…</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/dialogs/history_progress.py" line="68" />
+        <location filename="../../sonetto_desktop/ui/dialogs/history_progress.py" line="70" />
         <source>正在导入…</source>
         <translation>Importing…</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/dialogs/history_progress.py" line="75" />
+        <location filename="../../sonetto_desktop/ui/dialogs/history_progress.py" line="77" />
         <source>导入进度</source>
         <translation>Import progress</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/dialogs/history_progress.py" line="89" />
+        <location filename="../../sonetto_desktop/ui/dialogs/history_progress.py" line="91" />
         <source>重试</source>
         <translation>Retry</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/dialogs/history_progress.py" line="94" />
-        <location filename="../../sonetto_desktop/ui/dialogs/history_progress.py" line="165" />
+        <location filename="../../sonetto_desktop/ui/dialogs/history_progress.py" line="96" />
+        <location filename="../../sonetto_desktop/ui/dialogs/history_progress.py" line="167" />
         <source>暂停</source>
         <translation>Pause</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/dialogs/history_progress.py" line="95" />
+        <location filename="../../sonetto_desktop/ui/dialogs/history_progress.py" line="97" />
         <source>后台运行</source>
         <translation>Run in background</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/dialogs/history_progress.py" line="96" />
+        <location filename="../../sonetto_desktop/ui/dialogs/history_progress.py" line="98" />
         <source>停止</source>
         <translation>Stop</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/dialogs/history_progress.py" line="97" />
+        <location filename="../../sonetto_desktop/ui/dialogs/history_progress.py" line="99" />
         <source>撤销这次导入</source>
         <translation>Undo this import</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/dialogs/history_progress.py" line="98" />
+        <location filename="../../sonetto_desktop/ui/dialogs/history_progress.py" line="100" />
         <source>关闭</source>
         <translation>Close</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/dialogs/history_progress.py" line="159" />
+        <location filename="../../sonetto_desktop/ui/dialogs/history_progress.py" line="161" />
         <source>正在读：「{0}」· {1}</source>
         <translation>Reading: “{0}” · {1}</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/dialogs/history_progress.py" line="165" />
+        <location filename="../../sonetto_desktop/ui/dialogs/history_progress.py" line="167" />
         <source>继续</source>
         <translation>Continue</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/dialogs/history_progress.py" line="166" />
+        <location filename="../../sonetto_desktop/ui/dialogs/history_progress.py" line="168" />
         <source>{0} 批没能写入</source>
         <translation>{0} batches could not be written</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/dialogs/history_progress.py" line="171" />
-        <location filename="../../sonetto_desktop/ui/dialogs/history_progress.py" line="209" />
+        <location filename="../../sonetto_desktop/ui/dialogs/history_progress.py" line="174" />
+        <source>导入失败</source>
+        <translation>Import failed</translation>
+    </message>
+    <message>
+        <location filename="../../sonetto_desktop/ui/dialogs/history_progress.py" line="177" />
+        <source>{0} 批都没能写入，什么也没有写入：{1}</source>
+        <translation>None of the {0} batches could be written; nothing was written: {1}</translation>
+    </message>
+    <message>
+        <location filename="../../sonetto_desktop/ui/dialogs/history_progress.py" line="178" />
+        <source>原因不明</source>
+        <translation>no reason given</translation>
+    </message>
+    <message>
+        <location filename="../../sonetto_desktop/ui/dialogs/history_progress.py" line="184" />
+        <location filename="../../sonetto_desktop/ui/dialogs/history_progress.py" line="225" />
         <source>导入完成</source>
         <translation>Import finished</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/dialogs/history_progress.py" line="175" />
+        <location filename="../../sonetto_desktop/ui/dialogs/history_progress.py" line="188" />
         <source>写入 {0} 轮，{1} 条提议已进入审核箱</source>
         <translation>{0} turns read; {1} proposals are in the review inbox</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/dialogs/history_progress.py" line="177" />
+        <location filename="../../sonetto_desktop/ui/dialogs/history_progress.py" line="190" />
         <source>写入 {0} 轮：新记忆 {1} 条，更新 {2} 条，删除 {3} 条</source>
         <translation>{0} turns read: {1} new memories, {2} updated, {3} deleted</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/dialogs/history_progress.py" line="180" />
+        <location filename="../../sonetto_desktop/ui/dialogs/history_progress.py" line="193" />
+        <source>；{0} 项对你已有记忆的改动在审核箱里等你确认</source>
+        <translation>; {0} changes to your memories wait for you in the review inbox</translation>
+    </message>
+    <message>
+        <location filename="../../sonetto_desktop/ui/dialogs/history_progress.py" line="196" />
         <source>；{0} 轮没能写入</source>
         <translation>; {0} turns could not be written</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/dialogs/history_progress.py" line="186" />
-        <location filename="../../sonetto_desktop/ui/dialogs/history_progress.py" line="217" />
+        <location filename="../../sonetto_desktop/ui/dialogs/history_progress.py" line="202" />
+        <location filename="../../sonetto_desktop/ui/dialogs/history_progress.py" line="233" />
         <source>撤销编号：{0}（命令行：sonetto memory undo {0}）</source>
         <translation>Undo id: {0} (command line: sonetto memory undo {0})</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/dialogs/history_progress.py" line="191" />
+        <location filename="../../sonetto_desktop/ui/dialogs/history_progress.py" line="207" />
         <source>已撤销这次导入</source>
         <translation>Import undone</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/dialogs/history_progress.py" line="194" />
+        <location filename="../../sonetto_desktop/ui/dialogs/history_progress.py" line="210" />
         <source>其余导入的记忆已放回原样；你之后改过的 {0} 张卡片原样保留；同一个文件以后可以重新导入</source>
         <translation>The rest of the imported memories are as they were; the {0} cards you changed afterwards are kept as they are; the same file can be imported again later</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/dialogs/history_progress.py" line="198" />
+        <location filename="../../sonetto_desktop/ui/dialogs/history_progress.py" line="214" />
         <source>导入的记忆已放回原样；同一个文件以后可以重新导入</source>
         <translation>The memories are as they were before; the same file can be imported again later</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/dialogs/history_progress.py" line="201" />
+        <location filename="../../sonetto_desktop/ui/dialogs/history_progress.py" line="217" />
         <source>……还有 {0} 张</source>
         <translation>…and {0} more</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/dialogs/history_progress.py" line="204" />
+        <location filename="../../sonetto_desktop/ui/dialogs/history_progress.py" line="220" />
         <source>改变主意了？命令行：sonetto memory undo {0}</source>
         <translation>Changed your mind? Command line: sonetto memory undo {0}</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/dialogs/history_progress.py" line="212" />
+        <location filename="../../sonetto_desktop/ui/dialogs/history_progress.py" line="228" />
         <source>{0} 条提议已进入审核箱</source>
         <translation>{0} proposals are in the review inbox</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/dialogs/history_progress.py" line="213" />
+        <location filename="../../sonetto_desktop/ui/dialogs/history_progress.py" line="229" />
         <source>新记忆 {0} 条</source>
         <translation>{0} new memories</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/dialogs/history_progress.py" line="215" />
+        <location filename="../../sonetto_desktop/ui/dialogs/history_progress.py" line="231" />
         <source>；跳过 {0} 条</source>
         <translation>; {0} skipped</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/dialogs/history_progress.py" line="221" />
+        <location filename="../../sonetto_desktop/ui/dialogs/history_progress.py" line="237" />
         <source>导入已停止</source>
         <translation>Import stopped</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/dialogs/history_progress.py" line="222" />
+        <location filename="../../sonetto_desktop/ui/dialogs/history_progress.py" line="238" />
         <source>已导入的部分保留着；再次导入同一个文件会接着导入剩下的</source>
         <translation>What was imported stays; importing the same file again goes on with the rest</translation>
     </message>
@@ -2460,93 +2507,98 @@ Optional: title (the chat’s title), id (the message’s id, which recognises i
         <translation>From what you said: </translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/dialogs/review.py" line="56" />
+        <location filename="../../sonetto_desktop/ui/dialogs/review.py" line="46" />
+        <source>出处：</source>
+        <translation>From: </translation>
+    </message>
+    <message>
+        <location filename="../../sonetto_desktop/ui/dialogs/review.py" line="58" />
         <source>待审核的记忆变化</source>
         <translation>Memory changes to review</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/dialogs/review.py" line="63" />
+        <location filename="../../sonetto_desktop/ui/dialogs/review.py" line="65" />
         <source>加载中…</source>
         <translation>Loading…</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/dialogs/review.py" line="69" />
+        <location filename="../../sonetto_desktop/ui/dialogs/review.py" line="71" />
         <source>待审核的提议</source>
         <translation>Proposals to review</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/dialogs/review.py" line="72" />
+        <location filename="../../sonetto_desktop/ui/dialogs/review.py" line="74" />
         <source>批准</source>
         <translation>Approve</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/dialogs/review.py" line="73" />
+        <location filename="../../sonetto_desktop/ui/dialogs/review.py" line="75" />
         <source>改写后批准…</source>
         <translation>Rewrite and approve…</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/dialogs/review.py" line="74" />
+        <location filename="../../sonetto_desktop/ui/dialogs/review.py" line="76" />
         <source>拒绝</source>
         <translation>Reject</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/dialogs/review.py" line="75" />
+        <location filename="../../sonetto_desktop/ui/dialogs/review.py" line="77" />
         <source>全部批准</source>
         <translation>Approve all</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/dialogs/review.py" line="76" />
-        <location filename="../../sonetto_desktop/ui/dialogs/review.py" line="211" />
+        <location filename="../../sonetto_desktop/ui/dialogs/review.py" line="78" />
+        <location filename="../../sonetto_desktop/ui/dialogs/review.py" line="213" />
         <source>全部拒绝</source>
         <translation>Reject all</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/dialogs/review.py" line="133" />
+        <location filename="../../sonetto_desktop/ui/dialogs/review.py" line="135" />
         <source>Sonetto 想做 %1 处记忆变化，等你确认。</source>
         <translation>Sonetto would like to make %1 memory change(s); they wait for you.</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/dialogs/review.py" line="134" />
+        <location filename="../../sonetto_desktop/ui/dialogs/review.py" line="136" />
         <source>没有待审核的变化。</source>
         <translation>Nothing to review.</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/dialogs/review.py" line="172" />
+        <location filename="../../sonetto_desktop/ui/dialogs/review.py" line="174" />
         <source>已批准：%1</source>
         <translation>Approved: %1</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/dialogs/review.py" line="179" />
+        <location filename="../../sonetto_desktop/ui/dialogs/review.py" line="181" />
         <source>改写后批准</source>
         <translation>Rewrite and approve</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/dialogs/review.py" line="180" />
+        <location filename="../../sonetto_desktop/ui/dialogs/review.py" line="182" />
         <source>用你的话写这条记忆：</source>
         <translation>Write this memory in your own words:</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/dialogs/review.py" line="194" />
+        <location filename="../../sonetto_desktop/ui/dialogs/review.py" line="196" />
         <source>已拒绝：%1</source>
         <translation>Rejected: %1</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/dialogs/review.py" line="205" />
+        <location filename="../../sonetto_desktop/ui/dialogs/review.py" line="207" />
         <source>已批准 %1 处变化。</source>
         <translation>Approved %1 change(s).</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/dialogs/review.py" line="207" />
+        <location filename="../../sonetto_desktop/ui/dialogs/review.py" line="209" />
         <source>%1 处没能完成，仍在列表里。</source>
         <translation> %1 could not be done and are still listed.</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/dialogs/review.py" line="212" />
+        <location filename="../../sonetto_desktop/ui/dialogs/review.py" line="214" />
         <source>拒绝全部 %1 处待审核的变化？它们不会被写入记忆。</source>
         <translation>Reject all %1 changes waiting for review? They will not be written to memory.</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/dialogs/review.py" line="218" />
+        <location filename="../../sonetto_desktop/ui/dialogs/review.py" line="220" />
         <source>已全部拒绝。</source>
         <translation>All rejected.</translation>
     </message>
@@ -2846,7 +2898,7 @@ Optional: title (the chat’s title), id (the message’s id, which recognises i
 <context>
     <name>SonettoApp</name>
     <message>
-        <location filename="../../sonetto_desktop/ui/shell.py" line="276" />
+        <location filename="../../sonetto_desktop/ui/shell.py" line="281" />
         <source>对话功能启动失败：%1。记忆墙仍可使用；请检查数据目录后重启。</source>
         <translation>Chat could not start: %1. The memory wall still works; check the data folder, then restart.</translation>
     </message>
@@ -2927,7 +2979,7 @@ Optional: title (the chat’s title), id (the message’s id, which recognises i
         <translation>Undo</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/shell.py" line="444" />
+        <location filename="../../sonetto_desktop/ui/shell.py" line="449" />
         <source>无法使用新的数据文件夹 {0}：{1}。仍在使用原来的记忆库。</source>
         <translation>Cannot use the new data folder {0}: {1}. Still using the previous memory store.</translation>
     </message>
@@ -3112,6 +3164,54 @@ Optional: title (the chat’s title), id (the message’s id, which recognises i
         <location filename="../../sonetto_desktop/ui/notices/store_banner.py" line="40" />
         <source>记忆服务器暂时连不上，本机还没有副本：记忆暂时为空、只能查看。聊天照常，新的记忆会在服务器恢复后自动写入。</source>
         <translation>The memory server can't be reached and this computer has no copy yet: no memories to show for now. Chatting goes on; new memories are written once the server is back.</translation>
+    </message>
+</context>
+<context>
+    <name>StoreNotices</name>
+    <message>
+        <location filename="../../sonetto_desktop/presentation/store_notices.py" line="24" />
+        <source>{0} 不见了（被删除或移走）：记忆都还在，已按现在的内容重新写出这个文件</source>
+        <translation>{0} disappeared (deleted or moved away): no memory is lost, and the file was written again from them</translation>
+    </message>
+    <message>
+        <location filename="../../sonetto_desktop/presentation/store_notices.py" line="26" />
+        <source>{0} 被换成了指向别处的链接：没有读取链接的内容，已按现在的记忆重新写出这个文件</source>
+        <translation>{0} was replaced by a link to another file: the link was not followed, and the file was written again from your memories</translation>
+    </message>
+    <message>
+        <location filename="../../sonetto_desktop/presentation/store_notices.py" line="28" />
+        <source>{0} 现在读不了：{1}。记忆照常显示，但修改会被拒绝，文件不会被覆盖；修好后自动恢复</source>
+        <translation>{0} cannot be read now: {1}. Your memories still show, but changes are refused and the file is never written over; it all goes on once the file reads again</translation>
+    </message>
+    <message>
+        <location filename="../../sonetto_desktop/presentation/store_notices.py" line="31" />
+        <source>{0} 又能读取了，记忆可以照常修改</source>
+        <translation>{0} reads again: memories can be changed as usual</translation>
+    </message>
+    <message>
+        <location filename="../../sonetto_desktop/presentation/store_notices.py" line="34" />
+        <source>{0} 不见了：已从备份和更改日志完整恢复</source>
+        <translation>{0} was missing: restored in full from its backup and change log</translation>
+    </message>
+    <message>
+        <location filename="../../sonetto_desktop/presentation/store_notices.py" line="35" />
+        <source>{0} 不见了：已从较早的备份恢复，最近的一些修改可能不在其中</source>
+        <translation>{0} was missing: restored from an older backup, so some recent changes may be missing</translation>
+    </message>
+    <message>
+        <location filename="../../sonetto_desktop/presentation/store_notices.py" line="37" />
+        <source>{0} 是从较早的副本保存的：Sonetto 之后写的 {1} 处修改已保留</source>
+        <translation>{0} was saved from an older copy: the {1} changes Sonetto made since were kept</translation>
+    </message>
+    <message>
+        <location filename="../../sonetto_desktop/presentation/store_notices.py" line="42" />
+        <source>你在 {0} 里改的「{1}」和另一处修改冲突：用了你的版本，另一个版本另存为「{2}」</source>
+        <translation>Your edit of “{1}” in {0} conflicts with another change: yours is kept, and the other is kept as “{2}”</translation>
+    </message>
+    <message>
+        <location filename="../../sonetto_desktop/presentation/store_notices.py" line="44" />
+        <source>你在 {0} 里改的「{1}」和另一处修改冲突：用了你的版本</source>
+        <translation>Your edit of “{1}” in {0} conflicts with another change: yours is kept</translation>
     </message>
 </context>
 <context>
@@ -3452,72 +3552,72 @@ Optional: title (the chat’s title), id (the message’s id, which recognises i
 <context>
     <name>WallFilters</name>
     <message>
-        <location filename="../../sonetto_desktop/presentation/authors.py" line="40" />
+        <location filename="../../sonetto_desktop/presentation/authors.py" line="37" />
         <source>你</source>
         <translation>You</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/presentation/authors.py" line="44" />
+        <location filename="../../sonetto_desktop/presentation/authors.py" line="41" />
         <source>导入</source>
         <translation>Imported</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/presentation/authors.py" line="47" />
+        <location filename="../../sonetto_desktop/presentation/authors.py" line="44" />
         <source>其他应用</source>
         <translation>Another app</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/presentation/authors.py" line="53" />
+        <location filename="../../sonetto_desktop/presentation/authors.py" line="50" />
         <source>从 {0} 的聊天记录导入</source>
         <translation>Imported from {0} chats</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/presentation/authors.py" line="55" />
+        <location filename="../../sonetto_desktop/presentation/authors.py" line="52" />
         <source>导入的记忆（没有修改记录）</source>
         <translation>Imported memory (no change history)</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/presentation/authors.py" line="57" />
+        <location filename="../../sonetto_desktop/presentation/authors.py" line="54" />
         <source>最后由你修改</source>
         <translation>Last changed by you</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/presentation/authors.py" line="59" />
+        <location filename="../../sonetto_desktop/presentation/authors.py" line="56" />
         <source>最后由 Sonetto 修改</source>
         <translation>Last changed by Sonetto</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/presentation/authors.py" line="60" />
+        <location filename="../../sonetto_desktop/presentation/authors.py" line="57" />
         <source>最后由其他应用修改：{0}</source>
         <translation>Last changed by another app: {0}</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/presentation/authors.py" line="64" />
+        <location filename="../../sonetto_desktop/presentation/authors.py" line="61" />
         <source>已锁定：Sonetto 和其他应用不能修改、合并或删除它，你仍然可以。</source>
         <translation>Locked: Sonetto and other apps cannot change, merge or delete it; you still can.</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/presentation/authors.py" line="69" />
+        <location filename="../../sonetto_desktop/presentation/authors.py" line="66" />
         <source>全部</source>
         <translation>All</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/presentation/authors.py" line="70" />
+        <location filename="../../sonetto_desktop/presentation/authors.py" line="67" />
         <source>已锁定</source>
         <translation>Locked</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/presentation/authors.py" line="71" />
+        <location filename="../../sonetto_desktop/presentation/authors.py" line="68" />
         <source>Sonetto 写的</source>
         <translation>Written by Sonetto</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/presentation/authors.py" line="72" />
+        <location filename="../../sonetto_desktop/presentation/authors.py" line="69" />
         <source>我写的</source>
         <translation>Written by me</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/presentation/authors.py" line="73" />
+        <location filename="../../sonetto_desktop/presentation/authors.py" line="70" />
         <source>其他应用写的</source>
         <translation>Written by other apps</translation>
     </message>

@@ -11,6 +11,10 @@ Only what the person and ChatGPT said to each other is kept: user and assistant 
 to everyone (not tool calls, tool output, hidden context or system prompts), text parts joined, an
 image shown as ``[图片]``, a spoken message by its transcript. ChatGPT's own saved-memory snapshot
 (``model_editable_context``), when the export has one, is offered as saved memories.
+
+The files are read a conversation at a time (``json_stream``); a conversation holding a value no
+real export has (a time that is NaN or in the year 9999, nesting deeper than a parser goes) is left
+out and named (``History.bad``), and the others are read.
 """
 
 from __future__ import annotations
@@ -22,8 +26,9 @@ from datetime import datetime
 from typing import Any
 
 from . import saved_memories
-from .model import Conversation, History, HistoryFormatError, Message, from_epoch
-from .source_files import Source, load_json
+from .json_stream import Skipped
+from .model import BadConversation, Conversation, History, HistoryFormatError, Message, convert_one, from_epoch
+from .source_files import Source, open_json
 
 PART = re.compile(r"^conversations-(\d+)\.json$")
 IMAGE = "[图片]"
@@ -50,19 +55,26 @@ def read(source: Source) -> History:
                                  "no ChatGPT conversations.json (or conversations-000.json) found")
     memory_text = ""
     for name in names:
-        data = load_json(source, name)
-        if not isinstance(data, list):
-            raise HistoryFormatError(f"{name} 应是对话的列表，这里是 {type(data).__name__}",
-                                     f"{name} should be a list of conversations, not a {type(data).__name__}")
-        for index, raw in enumerate(data, 1):
+        stream = open_json(source, name)
+        if stream.peek() != "[":
+            raise HistoryFormatError(f"{name} 应是对话的列表", f"{name} should be a list of conversations")
+        for index in stream.items():
+            raw = stream.value()
+            if isinstance(raw, Skipped):
+                history.bad.append(BadConversation(name, index, "", raw.zh, raw.en))
+                continue
             if not isinstance(raw, dict) or not isinstance(raw.get("mapping"), dict):
                 raise HistoryFormatError(f"{name} 的第 {index} 个对话没有 mapping，不是 ChatGPT 的导出格式",
                                          f"conversation {index} of {name} has no mapping: not a ChatGPT export")
-            conversation, snapshot = _conversation(raw, history.skipped)
+            made = convert_one(history, name, index, raw, _conversation)
+            if made is None:
+                continue
+            conversation, snapshot = made
             if snapshot:
                 memory_text = snapshot  # the later conversation's snapshot is the newer one
             if conversation.messages:
                 history.conversations.append(conversation)
+        stream.finish()
     if memory_text:
         history.saved_memories = saved_memories.parse(memory_text)
     guessed = sum(1 for c in history.conversations if c.guessed_branch)
@@ -76,11 +88,12 @@ def read(source: Source) -> History:
 def _conversation(raw: dict[str, Any], skipped: Counter) -> tuple[Conversation, str]:
     mapping: dict[str, Any] = raw["mapping"]
     path, guessed = _kept_branch(mapping, raw.get("current_node"))
+    kept = set(path)
     skipped["other_branch"] += sum(1 for nid, node in mapping.items()
-                                   if nid not in set(path) and isinstance(node, dict) and node.get("message"))
+                                   if nid not in kept and isinstance(node, dict) and node.get("message"))
     title = " ".join(str(raw.get("title") or "").split())
     start = raw.get("create_time")
-    last: datetime | None = from_epoch(start) if isinstance(start, (int, float)) else None
+    last: datetime | None = None if start is None else from_epoch(start)
     messages: list[Message] = []
     snapshot = ""
     for nid in path:
@@ -93,7 +106,7 @@ def _conversation(raw: dict[str, Any], skipped: Counter) -> tuple[Conversation, 
             snapshot = str(content.get("model_set_context") or "").strip() or snapshot
         role = (msg.get("author") or {}).get("role") if isinstance(msg.get("author"), dict) else None
         stamp = msg.get("create_time")
-        if isinstance(stamp, (int, float)) and stamp > 0:
+        if stamp is not None and stamp != 0:  # none, or 0 (some nodes): the time before it goes on
             last = from_epoch(stamp)
         reason = _left_out(msg, role, kind)
         if reason:

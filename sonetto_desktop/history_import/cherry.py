@@ -12,50 +12,100 @@
 
 Newer Cherry Studio versions back up the app's database folders instead of a ``data.json``; those
 cannot be read here, and say so (``sources.detect``).
+
+``data.json`` is walked a piece at a time (``json_stream``): each topic and each message block is
+read on its own (only the text of ``main_text`` blocks is kept), other tables are passed over. A
+topic holding a value no real backup has is left out and named (``History.bad``).
 """
 
 from __future__ import annotations
 
 import json
 from collections import Counter
+from functools import partial
 from typing import Any
 
-from .model import Conversation, History, HistoryFormatError, Message, parse_iso
-from .source_files import Source, load_json
+from .json_stream import JsonStream, Skipped
+from .model import BadConversation, Conversation, History, HistoryFormatError, Message, convert_one, parse_iso
+from .source_files import Source, open_json
 
 VERSIONS = range(2, 6)
+_NOT_CHERRY = ("不是 Cherry Studio 的备份（没有 indexedDB）", "is not a Cherry Studio backup (no indexedDB)")
 
 
 def read(source: Source) -> History:
     name = source.find("data.json") or source.names[0]
-    data = load_json(source, name)
-    if not isinstance(data, dict) or not isinstance(data.get("indexedDB"), dict):
-        raise HistoryFormatError(f"{name} 不是 Cherry Studio 的备份（没有 indexedDB）",
-                                 f"{name} is not a Cherry Studio backup (no indexedDB)")
-    version = data.get("version")
+    stream = open_json(source, name)
+    if stream.peek() != "{":
+        raise HistoryFormatError(f"{name} {_NOT_CHERRY[0]}", f"{name} {_NOT_CHERRY[1]}")
+    history = History("cherry")
+    version: Any = None
+    local_storage: Any = None
+    topics: list[tuple[int, Any]] | None = None
+    blocks: dict[str, tuple[Any, str]] = {}
+    for key in stream.members():
+        if key == "version":
+            version = stream.value()
+        elif key == "localStorage":
+            local_storage = stream.value()
+        elif key == "indexedDB" and stream.peek() == "{":
+            topics = _tables(stream, blocks, topics, name, history)
+        else:
+            stream.skip()
+    stream.finish()
+    if topics is None and version is None:
+        raise HistoryFormatError(f"{name} {_NOT_CHERRY[0]}", f"{name} {_NOT_CHERRY[1]}")
     if version not in VERSIONS:
         raise HistoryFormatError(f"不支持这个版本的 Cherry Studio 备份（version {version}，支持 2–5）",
                                  f"this Cherry Studio backup version is not supported (version {version}; 2-5 are)")
-    tables = data["indexedDB"]
-    topics = tables.get("topics")
-    if not isinstance(topics, list):
+    if topics is None:
         raise HistoryFormatError(f"{name} 里没有对话（indexedDB.topics）", f"{name} holds no chats (indexedDB.topics)")
-    blocks = {b["id"]: b for b in tables.get("message_blocks") or [] if isinstance(b, dict) and "id" in b}
-    names = _topic_names(data.get("localStorage"))
-    history = History("cherry")
-    for topic in topics:
+    names = _topic_names(local_storage)
+    for index, topic in topics:
         if not isinstance(topic, dict) or not isinstance(topic.get("messages"), list):
             continue
-        messages = _messages(topic["messages"], blocks, history.skipped)
-        if not messages:
-            continue
-        tid = str(topic.get("id") or "")
-        title = names.get(tid) or messages[0].text.splitlines()[0][:30]
-        history.conversations.append(Conversation(tid or f"cherry-{messages[0].time.isoformat()}", title, messages))
+        conversation = convert_one(history, name, index, topic, partial(_topic, blocks=blocks, names=names))
+        if conversation is not None:
+            history.conversations.append(conversation)
     return history
 
 
-def _messages(raw_messages: list[Any], blocks: dict[str, Any], skipped: Counter) -> list[Message]:
+def _tables(stream: JsonStream, blocks: dict[str, tuple[Any, str]], topics: list[tuple[int, Any]] | None,
+            name: str, history: History) -> list[tuple[int, Any]] | None:
+    """Walk ``indexedDB``: the topics as they are (their messages name blocks, which may come later in
+    the file), the blocks by id as (type, text); other tables passed over."""
+    for table in stream.members():
+        if table == "topics" and stream.peek() == "[":
+            topics = topics or []
+            for index in stream.items():
+                topic = stream.value()
+                if isinstance(topic, Skipped):
+                    history.bad.append(BadConversation(name, index, "", topic.zh, topic.en))
+                else:
+                    topics.append((index, topic))
+        elif table == "message_blocks" and stream.peek() == "[":
+            for _index in stream.items():
+                block = stream.value()
+                if isinstance(block, dict) and isinstance(block.get("id"), str):
+                    kind = block.get("type")
+                    text = str(block.get("content") or "") if kind == "main_text" else ""
+                    blocks[block["id"]] = (kind, text)
+        else:
+            stream.skip()
+    return topics
+
+
+def _topic(topic: dict[str, Any], skipped: Counter, *, blocks: dict[str, tuple[Any, str]],
+           names: dict[str, str]) -> Conversation | None:
+    messages = _messages(topic["messages"], blocks, skipped)
+    if not messages:
+        return None
+    tid = str(topic.get("id") or "")
+    title = names.get(tid) or messages[0].text.splitlines()[0][:30]
+    return Conversation(tid or f"cherry-{messages[0].time.isoformat()}", title, messages)
+
+
+def _messages(raw_messages: list[Any], blocks: dict[str, tuple[Any, str]], skipped: Counter) -> list[Message]:
     out: list[Message] = []
     for raw in raw_messages:
         if not isinstance(raw, dict):
@@ -74,9 +124,9 @@ def _messages(raw_messages: list[Any], blocks: dict[str, Any], skipped: Counter)
         if isinstance(ids, list) and ids:
             parts = []
             for bid in ids:
-                block = blocks.get(bid)
-                if isinstance(block, dict) and block.get("type") == "main_text":
-                    parts.append(str(block.get("content") or "").strip())
+                kind, text = blocks.get(bid, (None, "")) if isinstance(bid, str) else (None, "")
+                if kind == "main_text":
+                    parts.append(text.strip())
                 else:
                     skipped["non_text"] += 1
             text = "\n".join(p for p in parts if p)

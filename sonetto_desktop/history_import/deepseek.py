@@ -12,38 +12,44 @@ taken, as the web page shows the latest one.
 from __future__ import annotations
 
 import hashlib
+from functools import partial
 from collections import Counter
 from typing import Any
 
-from .model import Conversation, History, HistoryFormatError, Message, parse_iso
-from .source_files import Source, load_json
+from .json_stream import Skipped
+from .model import BadConversation, Conversation, History, HistoryFormatError, Message, convert_one, parse_iso
+from .source_files import Source, open_json
 
 _ROLES = {"REQUEST": "user", "RESPONSE": "assistant"}
 
 
 def read(source: Source) -> History:
     name = source.find("conversations.json") or source.names[0]
-    data = load_json(source, name)
-    if not isinstance(data, list):
-        raise HistoryFormatError(f"{name} 应是对话的列表，这里是 {type(data).__name__}",
-                                 f"{name} should be a list of conversations, not a {type(data).__name__}")
+    stream = open_json(source, name)
+    if stream.peek() != "[":
+        raise HistoryFormatError(f"{name} 应是对话的列表", f"{name} should be a list of conversations")
     history = History("deepseek")
     history.notes.append(("DeepSeek 没有公开导出格式：按公开的解析器读取（尽力而为），重新生成过的回复取最后一个",
                           "DeepSeek publishes no export format: read as public parsers do (best effort); of "
                           "regenerated replies the last one is kept"))
-    for index, raw in enumerate(data, 1):
+    for index in stream.items():
+        raw = stream.value()
+        if isinstance(raw, Skipped):
+            history.bad.append(BadConversation(name, index, "", raw.zh, raw.en))
+            continue
         mapping = raw.get("mapping") if isinstance(raw, dict) else None
         if not isinstance(mapping, dict) or not isinstance(mapping.get("root"), dict):
             raise HistoryFormatError(f"{name} 的第 {index} 个对话没有 mapping.root，不是 DeepSeek 的导出格式",
                                      f"conversation {index} of {name} has no mapping.root: not a DeepSeek export")
-        conversation = _conversation(raw, mapping, index, name, history.skipped)
-        if conversation.messages:
+        conversation = convert_one(history, name, index, raw, partial(_conversation, index=index, name=name))
+        if conversation is not None and conversation.messages:
             history.conversations.append(conversation)
+    stream.finish()
     return history
 
 
-def _conversation(raw: dict[str, Any], mapping: dict[str, Any], index: int, name: str,
-                  skipped: Counter) -> Conversation:
+def _conversation(raw: dict[str, Any], skipped: Counter, *, index: int, name: str) -> Conversation:
+    mapping: dict[str, Any] = raw["mapping"]
     title = " ".join(str(raw.get("title") or "").split())
     last = parse_iso(raw.get("inserted_at"))
     messages: list[Message] = []

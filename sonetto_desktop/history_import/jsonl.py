@@ -16,8 +16,8 @@ from __future__ import annotations
 import json
 from typing import Any
 
-from .model import Conversation, History, HistoryFormatError, Message, parse_iso
-from .source_files import Source, text_of
+from .model import BadValue, Conversation, History, HistoryFormatError, Message, parse_iso
+from .source_files import Source, lines_of
 
 SKIPPED_ROLES = ("system", "tool")
 MAX_LISTED = 5  # bad lines named in the error
@@ -28,20 +28,22 @@ def read(source: Source) -> History:
     history = History("jsonl")
     rows: dict[str, list[tuple[Message, int]]] = {}
     titles: dict[str, str] = {}
-    problems: list[tuple[int, str, str]] = []
-    for number, line in enumerate(text_of(source, name).splitlines(), 1):
+    listed: list[tuple[int, str, str]] = []  # the first bad lines, named in the error
+    bad = 0
+    for number, line in enumerate(lines_of(source, name), 1):
         if not line.strip():
             continue
         problem = _row(line, number, rows, titles, history)
         if problem is not None:
-            problems.append((number, *problem))
-    if problems:
-        listed = problems[:MAX_LISTED]
-        more = len(problems) - len(listed)
+            bad += 1
+            if len(listed) < MAX_LISTED:
+                listed.append((number, *problem))
+    if bad:
+        more = bad - len(listed)
         zh = "；".join(f"第 {n} 行：{zh}" for n, zh, _ in listed) + (f"；另有 {more} 行有问题" if more else "")
         en = "; ".join(f"line {n}: {en}" for n, _, en in listed) + (f"; {more} more bad lines" if more else "")
-        raise HistoryFormatError(f"{name} 有 {len(problems)} 行读不了，整个文件没有导入：{zh}",
-                                 f"{len(problems)} lines of {name} cannot be read; nothing was imported: {en}")
+        raise HistoryFormatError(f"{name} 有 {bad} 行读不了，整个文件没有导入：{zh}",
+                                 f"{bad} lines of {name} cannot be read; nothing was imported: {en}")
     for cid, messages in rows.items():
         messages.sort(key=lambda pair: (pair[0].time, pair[1]))
         ordered = [m for m, _ in messages]
@@ -58,6 +60,8 @@ def _row(line: str, number: int, rows: dict[str, list[tuple[Message, int]]], tit
         raw: Any = json.loads(line)
     except json.JSONDecodeError as exc:
         return f"不是 JSON（{exc.msg}）", f"not JSON ({exc.msg})"
+    except RecursionError:
+        return "嵌套层数太多", "nested too deeply"
     if not isinstance(raw, dict):
         return "应是一个 JSON 对象", "should be a JSON object"
     conversation = raw.get("conversation")
@@ -71,7 +75,10 @@ def _row(line: str, number: int, rows: dict[str, list[tuple[Message, int]]], tit
     content = raw.get("content")
     if not isinstance(content, str):
         return "content 应是文本", "content should be text"
-    when = parse_iso(raw.get("time"))
+    try:
+        when = parse_iso(raw.get("time"))
+    except BadValue as exc:
+        return exc.zh, exc.en
     if when is None:
         return "time 不是 ISO-8601 时间（例如 2023-03-14T21:07:00+08:00）", \
             "time is not an ISO-8601 time (e.g. 2023-03-14T21:07:00+08:00)"

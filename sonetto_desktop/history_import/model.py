@@ -1,10 +1,18 @@
-"""What every history format is read into: conversations of timed user/assistant messages."""
+"""What every history format is read into: conversations of timed user/assistant messages.
+
+A value no real export holds (a time that is not a number, before 1990 or in the future, a year
+9999…) is a :class:`BadValue`; the readers skip the conversation that holds it and say which one and
+why (:class:`BadConversation`, ``History.bad``), and the rest of the file is read (``convert_one``).
+"""
 
 from __future__ import annotations
 
+import math
 from collections import Counter
+from collections.abc import Callable
 from dataclasses import dataclass, field
-from datetime import date, datetime
+from datetime import date, datetime, timedelta
+from typing import Any, TypeVar
 
 #: Format name -> how the app names the source (the other side of the chats; actor ``import:<name>``).
 SOURCE_LABELS = {
@@ -30,6 +38,38 @@ class HistoryFormatError(ValueError):
 
     def say(self, language: str) -> str:
         return self.en if language == "en" else self.zh
+
+
+class BadValue(ValueError):
+    """A value in one conversation that no real export holds (see the module docstring): that
+    conversation is skipped. ``zh`` / ``en``: what is wrong with it."""
+
+    def __init__(self, zh: str, en: str) -> None:
+        self.zh = zh
+        self.en = en
+        super().__init__(zh)
+
+
+@dataclass(frozen=True)
+class BadConversation:
+    """A conversation left out because it could not be read: where (``file``, its place ``index``
+    in it, its ``title`` when that could be read) and why (``zh`` / ``en``)."""
+
+    file: str
+    index: int
+    title: str
+    zh: str
+    en: str
+
+    def say(self, language: str) -> str:
+        if language == "en":
+            named = f" “{self.title}”" if self.title else ""
+            return f"conversation {self.index} of {self.file}{named}: {self.en}"
+        named = f"「{self.title}」" if self.title else ""
+        return f"{self.file} 的第 {self.index} 个对话{named}：{self.zh}"
+
+    def to_json(self) -> dict[str, Any]:
+        return {"file": self.file, "index": self.index, "title": self.title, "reason": self.en, "reason_zh": self.zh}
 
 
 @dataclass(frozen=True)
@@ -82,6 +122,7 @@ class History:
     notes: list[tuple[str, str]] = field(default_factory=list)  # (zh, en)
     saved_memories: list[SavedMemory] = field(default_factory=list)
     digest: str = ""  # sha256 of what was read (the file, or the zip's members)
+    bad: list[BadConversation] = field(default_factory=list)  # conversations left out: could not be read
 
     @property
     def label(self) -> str:
@@ -112,12 +153,39 @@ def local_naive(moment: datetime) -> datetime:
     return moment.astimezone().replace(tzinfo=None)
 
 
-def from_epoch(seconds: float) -> datetime:
-    return datetime.fromtimestamp(float(seconds)).replace(microsecond=0)
+#: Times of chats before this, or more than ``AHEAD`` after now, are not real (see ``checked``).
+EARLIEST = datetime(1990, 1, 1)
+AHEAD = timedelta(days=2)
+
+
+def checked(moment: datetime, shown: object) -> datetime:
+    """``moment`` (local, naive) if a chat can have happened then, else ``BadValue`` (``shown``: the
+    value as the file has it, for the message)."""
+    if not EARLIEST <= moment <= datetime.now() + AHEAD:
+        text = str(shown)[:40]
+        raise BadValue(f"时间 {text} 不合理（早于 1990 年或在将来）", f"the time {text} is not plausible "
+                       "(before 1990 or in the future)")
+    return moment
+
+
+def from_epoch(seconds: object) -> datetime:
+    """Seconds since 1970 (UTC) as local naive time; ``BadValue`` for anything else (NaN, ±1e20, a
+    year 9999, text, a boolean)."""
+    if isinstance(seconds, bool) or not isinstance(seconds, (int, float)):
+        raise BadValue(f"时间 {str(seconds)[:40]!r} 不是数字", f"the time {str(seconds)[:40]!r} is not a number")
+    try:
+        value = float(seconds)
+        if not math.isfinite(value):
+            raise ValueError(value)
+        moment = datetime.fromtimestamp(value)
+    except (OverflowError, OSError, ValueError):
+        raise BadValue(f"时间 {str(seconds)[:40]} 超出范围", f"the time {str(seconds)[:40]} is out of range") from None
+    return checked(moment.replace(microsecond=0), seconds)
 
 
 def parse_iso(value: object) -> datetime | None:
-    """ISO-8601 text (``Z`` or an offset; a naive time means local) as local naive time, else None."""
+    """ISO-8601 text (``Z`` or an offset; a naive time means local) as local naive time; None when it
+    is not such a time, ``BadValue`` when it is one no chat can have (``checked``)."""
     if not isinstance(value, str) or not value.strip():
         return None
     text = value.strip()
@@ -127,4 +195,37 @@ def parse_iso(value: object) -> datetime | None:
         moment = datetime.fromisoformat(text)
     except ValueError:
         return None
-    return local_naive(moment).replace(microsecond=0)
+    try:
+        local = local_naive(moment).replace(microsecond=0)
+    except (OverflowError, OSError, ValueError):
+        raise BadValue(f"时间 {text[:40]} 超出范围", f"the time {text[:40]} is out of range") from None
+    return checked(local, text)
+
+
+T = TypeVar("T")
+#: What a reader's own code may raise on values it does not expect in one conversation (a list
+#: where a dict was, a huge number…): caught per conversation, so one odd entry costs only itself.
+_ODD = (ValueError, TypeError, AttributeError, KeyError, IndexError, OverflowError, RecursionError)
+
+
+def convert_one(history: History, file: str, index: int, raw: Any, convert: Callable[[Any, Counter], T]) -> T | None:
+    """``convert(raw, skipped)`` for one conversation of ``history``; None, and the conversation in
+    ``history.bad`` saying why, when it holds a bad or unexpected value. ``HistoryFormatError``
+    (the file is not this format) goes on up."""
+    skipped: Counter = Counter()
+    try:
+        made = convert(raw, skipped)
+    except HistoryFormatError:
+        raise
+    except BadValue as exc:
+        why = (exc.zh, exc.en)
+    except _ODD as exc:
+        detail = f"{type(exc).__name__}: {exc}"[:120]
+        why = (f"内容不符合预期（{detail}）", f"holds something unexpected ({detail})")
+    else:
+        history.skipped.update(skipped)
+        return made
+    title = raw.get("title") if isinstance(raw, dict) else None
+    title = " ".join(title.split())[:40] if isinstance(title, str) else ""
+    history.bad.append(BadConversation(file, index, title, *why))
+    return None

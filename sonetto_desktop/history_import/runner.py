@@ -13,9 +13,14 @@ twice); the runner adds:
 - **One unit.** Every batch's turn id starts with the import's id, which undoes them all at once
   (``memory/undo.py`` groups ``imp-`` ids); the import's hits are not counted (``count_hits``), so
   an undo gives back the store exactly as it was.
+- **The person's memories stay the person's.** The import's writer may create memories and change
+  the ones this import created; any change to another memory waits in the review inbox for the
+  person, in any mode (``memory/writer/ownership.py``): imported text may try to steer the model.
+  What waits is counted for the whole import (``proposals``).
 - **Pause.** The person's pause, a chat of this app being written (a live chat never waits behind
   an import: the runner waits whenever the app's own writer has turns), and a nearly full review
-  inbox each hold the import after the batch being written; it goes on when none holds.
+  inbox (in any mode: held changes wait there too) each hold the import after the batch being
+  written; it goes on when none holds.
 - **Progress.** Batches and turns done, memories so far (live, from the change channel), the
   conversation being written, and the time left (a moving average of seconds per batch).
 
@@ -85,7 +90,9 @@ class ImportProgress:
 
 @dataclass(frozen=True)
 class ImportResult:
-    """What an import did (the command line's ``--json``)."""
+    """What an import did (the command line's ``--json``). ``batches`` / ``batches_done`` /
+    ``failed_batches``: of the whole import; ``error``: why a batch was last given up on (the
+    writer's words), empty when none was."""
 
     undo_id: str
     turns_written: int
@@ -94,11 +101,21 @@ class ImportResult:
     memories_deleted: int
     proposals: int
     failed_turns: int
+    batches: int = 0
+    batches_done: int = 0
+    failed_batches: int = 0
+    error: str = ""
+
+    @property
+    def failed(self) -> bool:
+        """Nothing of the import could be written: every batch it tried was given up on."""
+        return self.failed_batches > 0 and self.batches_done == 0
 
     def to_json(self) -> dict[str, Any]:
         return {"turns_written": self.turns_written, "memories_created": self.memories_created,
                 "memories_updated": self.memories_updated, "memories_deleted": self.memories_deleted,
-                "proposals": self.proposals, "failed_turns": self.failed_turns, "undo_id": self.undo_id or None}
+                "proposals": self.proposals, "failed_turns": self.failed_turns, "batches": self.batches,
+                "failed_batches": self.failed_batches, "error": self.error or None, "undo_id": self.undo_id or None}
 
 
 def origin_of(label: str, title: str, when: datetime) -> str:
@@ -345,7 +362,7 @@ class ImportRunner:
 
     def _inbox_full(self) -> bool:
         review = self.review
-        if review is None or not review.enabled:
+        if review is None:
             return False
         count = review.cached_count
         limit = INBOX_GO if "inbox" in self._held else INBOX_HOLD
@@ -394,7 +411,7 @@ class ImportRunner:
         left = state.batches - len(run.written) - len(run.failed)
         current = run.batches.get(run.current) if run.current is not None else None
         proposals = 0
-        if state.review and self.review is not None:
+        if self.review is not None:  # review mode, or changes to memories the import did not create
             proposals = sum(1 for p in self.review._items if (p.turn_id or "").startswith(state.id + "-"))
         return ImportProgress(
             state.id, state.status, state.batches, len(run.written), state.turns, turns_done, len(run.failed),
@@ -428,8 +445,14 @@ class ImportRunner:
         await self._done(run)
         self._publish_final(state)
         failed_turns = sum(int(run.batches[s]["turns"]) for s in run.failed if s in run.batches)
+        error = ""
+        if run.failed:  # the writer's own words for the last batch given up on
+            entries = await run_blocking(run.writer.journal.failed)
+            error = next((e.last_error for e in reversed(entries) if batch_seq(e.turn_id) in run.failed
+                          and e.last_error), "")
         return ImportResult(state.id, state.turns_written, state.memories_created, state.memories_updated,
-                            state.memories_deleted, state.proposals, failed_turns)
+                            state.memories_deleted, state.proposals, failed_turns, state.batches,
+                            state.batches_done, state.failed_batches, error)
 
     def _detach(self, run: _Run) -> None:
         for unsubscribe in run.unsubscribe:

@@ -3,6 +3,11 @@ memory per line. ChatGPT offers no download of this list, so the person copies i
 may carry bullets, numbering, blank lines and the page's headers, which are dropped. An entry
 written as ``1. [2024-09-29]. …`` (as the memory snapshot in ChatGPT's data export has them) keeps
 its date. Each entry becomes one memory as it is (``runner.import_saved_memories``): no model reads it.
+
+A ``.txt`` file is taken for saved memories without being told only when it is in ChatGPT's own
+dated form on every line (``has_signature``); any other text is refused as unrecognised, and read
+as saved memories when the person picks that format. A list longer than ChatGPT keeps
+(``MAX_TEXT_CHARS``, ``MAX_ENTRIES``) is not one.
 """
 
 from __future__ import annotations
@@ -15,6 +20,11 @@ from .source_files import Source, text_of
 
 #: As long as a memory the writer may write (its tools' limit): longer lines are shown, not cut.
 MAX_CHARS = 500
+#: ChatGPT keeps a few kilobytes of saved memories; a text or a list far longer is something else.
+MAX_TEXT_CHARS = 100_000
+MAX_ENTRIES = 1000
+#: ChatGPT's own form of its memory list, as its data export writes it: ``1. [2024-09-29]. …``.
+SIGNATURE = re.compile(r"^\s*\d{1,4}\s*[.)、．]\s*\[\d{4}-\d{1,2}-\d{1,2}\]")
 _BULLET = re.compile(r"^\s*(?:[-–•*·●○◦▪]\s*|\d{1,4}\s*[.)、．]\s*)+")
 _DATED = re.compile(r"^\[(\d{4})-(\d{1,2})-(\d{1,2})\]\s*[.。:：]?\s*")
 _HEADERS = {
@@ -23,8 +33,27 @@ _HEADERS = {
 }
 
 
+def has_signature(text: str) -> bool:
+    """Whether ``text`` is ChatGPT's memory list in its own form (``SIGNATURE`` on every line that is
+    not blank or one of the page's headers): what a ``.txt`` must be to be read as saved memories
+    without being told (a text pasted or picked as saved memories needs no signature)."""
+    lines = [line for line in text.splitlines()
+             if line.strip() and _BULLET.sub("", line.strip()).casefold().rstrip(":：") not in _HEADERS]
+    return bool(lines) and all(SIGNATURE.match(line) for line in lines)
+
+
+def _checked_size(text: str) -> None:
+    if len(text) > MAX_TEXT_CHARS:
+        raise HistoryFormatError(
+            f"内容太长（{len(text):,} 字）：ChatGPT 的已保存记忆一般只有几千字，最多读 {MAX_TEXT_CHARS:,} 字",
+            f"too long ({len(text):,} characters): ChatGPT's saved memories are a few thousand characters; "
+            f"at most {MAX_TEXT_CHARS:,} are read")
+
+
 def parse(text: str) -> list[SavedMemory]:
-    """The entries of a pasted list, in order, without repeats."""
+    """The entries of a pasted list, in order, without repeats (``HistoryFormatError`` past
+    ``MAX_TEXT_CHARS`` or ``MAX_ENTRIES``: not a saved-memory list)."""
+    _checked_size(text)
     found: list[SavedMemory] = []
     seen: set[str] = set()
     for number, raw in enumerate(text.splitlines(), 1):
@@ -45,6 +74,9 @@ def parse(text: str) -> list[SavedMemory]:
             continue
         seen.add(key)
         found.append(SavedMemory(line, day, number))
+        if len(found) > MAX_ENTRIES:
+            raise HistoryFormatError(f"超过 {MAX_ENTRIES} 条：不像是 ChatGPT 的已保存记忆",
+                                     f"more than {MAX_ENTRIES} entries: not ChatGPT's saved memories")
     return found
 
 

@@ -14,7 +14,7 @@ import hashlib
 import re
 from datetime import datetime
 
-from .model import Conversation, History, HistoryFormatError, Message, parse_iso
+from .model import BadValue, Conversation, History, HistoryFormatError, Message, checked, parse_iso
 from .source_files import Source, text_of
 
 _CHAT = re.compile(r'^<!-- sonetto:chat key="([0-9a-f]+)"(?: session="([^"]*)")? -->$')
@@ -30,14 +30,17 @@ def read(source: Source) -> History:
     title = next((line[2:].strip() for line in lines if line.startswith("# ")), "")
     chat = next((_CHAT.match(line) for line in lines if _CHAT.match(line)), None)
     history = History("sonetto")
-    if chat is not None:
-        messages, session = _marked(lines, chat.group(1), history), chat.group(2) or ""
-    else:
-        messages, session = _guessed(lines, history), ""
-        if messages:
-            history.notes.append(("这是旧版 Sonetto 导出的对话，消息按“---”和说话人推断；消息里若有这样的行可能被拆开",
-                                  "an older Sonetto export: messages were told apart by '---' and speaker lines, "
-                                  "which a message containing such lines would split"))
+    try:
+        if chat is not None:
+            messages, session = _marked(lines, chat.group(1), history), chat.group(2) or ""
+        else:
+            messages, session = _guessed(lines, history), ""
+    except BadValue as exc:  # the file is one conversation: it is that one that cannot be read
+        raise HistoryFormatError(f"{name} 读不了：{exc.zh}", f"{name} cannot be read: {exc.en}") from None
+    if chat is None and messages:
+        history.notes.append(("这是旧版 Sonetto 导出的对话，消息按“---”和说话人推断；消息里若有这样的行可能被拆开",
+                              "an older Sonetto export: messages were told apart by '---' and speaker lines, "
+                              "which a message containing such lines would split"))
     if not messages:
         raise HistoryFormatError(f"{name} 不是 Sonetto 导出的对话（找不到消息）",
                                  f"{name} is not a chat exported from Sonetto (no messages found)")
@@ -81,7 +84,7 @@ def _guessed(lines: list[str], history: History) -> list[Message]:
         header = _HEADER.match(lines[start])
         assert header is not None
         if header.group(2):
-            last = datetime.strptime(header.group(2), "%Y-%m-%d %H:%M")
+            last = checked(datetime.strptime(header.group(2), "%Y-%m-%d %H:%M"), header.group(2))
         _add(messages, _SPEAKERS[header.group(1)], "\n".join(body).strip(), last, history)
     return messages
 

@@ -1,43 +1,66 @@
 """Opening what the person picked — an export zip, its unpacked folder, or one file — as a set of
-named files the format readers take what they need from.
+named files the format readers take what they need from, a chunk at a time.
 
-Members are read from a zip without unpacking it; a member larger than ``MAX_MEMBER_BYTES`` is
-refused before it is read (a zip bomb, or not an export). Everything read is hashed (``digest``),
-so an import knows the exact file it came from.
+Nothing is read whole: a reader takes a file as chunks of bytes (``Source.chunks``), a JSON file as
+a :class:`~.json_stream.JsonStream` (``open_json``), JSON Lines line by line (``lines_of``); only small
+text files (a chat exported from Sonetto, saved memories) are read whole, up to ``MAX_TEXT_BYTES``.
+
+Limits, said plainly and checked before anything is read where the zip declares the sizes (and
+counted again while reading, whatever a damaged header claims):
+
+- a file larger than ``MAX_MEMBER_BYTES`` unpacked, or everything one source reads beyond
+  ``MAX_TOTAL_BYTES``, is not a chat export;
+- a zip member that unpacks to more than ``MAX_RATIO`` times its packed size (beyond the first
+  ``RATIO_FROM_BYTES``) is a zip bomb: real exports are text and JSON, a few times smaller packed.
+
+Everything read in full is hashed (``digest``): an import knows the exact file it came from.
 """
 
 from __future__ import annotations
 
+import codecs
 import hashlib
-import json
 import re
 import zipfile
+import zlib
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, Callable
+from typing import IO, Any
 
+from .json_stream import CHUNK, MAX_ELEMENT_CHARS, JsonStream
 from .model import HistoryFormatError
 
-MAX_MEMBER_BYTES = 2 * 1024 ** 3
+MAX_MEMBER_BYTES = 1024 ** 3
+MAX_TOTAL_BYTES = 2 * 1024 ** 3
+MAX_RATIO = 100
+RATIO_FROM_BYTES = 1024 ** 2
+#: A file that is read whole (``text_of``).
+MAX_TEXT_BYTES = 32 * 1024 ** 2
+
+
+@dataclass(frozen=True)
+class Member:
+    """One file's size (unpacked, as declared by the zip or the disk) and, in a zip, its packed size."""
+
+    size: int
+    packed: int | None = None
 
 
 @dataclass
 class Source:
-    """The picked path, its files by name (path inside the zip or folder), and how to read one."""
+    """The picked path, its files by name (path inside the zip or folder) and how to open one."""
 
     path: Path
-    names: list[str]
-    _read: Callable[[str], bytes]
+    members: dict[str, Member]
+    _open: Callable[[str], IO[bytes]]
     hasher: Any = field(default_factory=hashlib.sha256)
+    read_bytes: int = 0  # everything read so far (``MAX_TOTAL_BYTES``)
     _hashed: set[str] = field(default_factory=set)
-    _parsed: dict[str, Any] = field(default_factory=dict)
 
-    def read(self, name: str) -> bytes:
-        data = self._read(name)
-        if name not in self._hashed:
-            self._hashed.add(name)
-            self.hasher.update(name.encode("utf-8") + b"\0" + data)
-        return data
+    @property
+    def names(self) -> list[str]:
+        return list(self.members)
 
     @property
     def digest(self) -> str:
@@ -45,16 +68,73 @@ class Source:
 
     def find(self, basename: str) -> str | None:
         """The shallowest file called ``basename`` (an export zip may hold one folder level)."""
-        found = [n for n in self.names if n.rsplit("/", 1)[-1] == basename]
+        found = [n for n in self.members if n.rsplit("/", 1)[-1] == basename]
         return min(found, key=lambda n: n.count("/")) if found else None
 
     def matching(self, pattern: re.Pattern[str]) -> list[str]:
-        return [n for n in self.names if pattern.search(n.rsplit("/", 1)[-1])]
+        return [n for n in self.members if pattern.search(n.rsplit("/", 1)[-1])]
+
+    def check(self, name: str) -> Member:
+        """``name``'s member, or ``HistoryFormatError`` when its declared size breaks a limit."""
+        member = self.members[name]
+        if member.size > MAX_MEMBER_BYTES:
+            raise too_big(name, member.size)
+        if member.packed is not None and member.size > RATIO_FROM_BYTES and member.size > MAX_RATIO * max(
+                member.packed, 1):
+            raise bomb(name, member.size, member.packed)
+        return member
+
+    def chunks(self, name: str, *, hashed: bool = True) -> Iterator[bytes]:
+        """``name``'s bytes, ``CHUNK`` at a time, within the limits (see the module docstring).
+        ``hashed``: they count towards ``digest`` (a reader's full read; a look at the start to tell
+        the format is not)."""
+        member = self.check(name)
+        hasher = self.hasher if hashed and name not in self._hashed else None
+        if hasher is not None:
+            self._hashed.add(name)
+            hasher.update(name.encode("utf-8") + b"\0")
+        count = 0
+        try:
+            with self._open(name) as fh:
+                while raw := fh.read(CHUNK):
+                    count += len(raw)
+                    self.read_bytes += len(raw)
+                    if count > MAX_MEMBER_BYTES:
+                        raise too_big(name, count)
+                    if member.packed is not None and count > RATIO_FROM_BYTES and count > MAX_RATIO * max(
+                            member.packed, 1):
+                        raise bomb(name, count, member.packed)
+                    if self.read_bytes > MAX_TOTAL_BYTES:
+                        raise HistoryFormatError(
+                            f"{self.path.name} 里的文件合计超过 {size_text(MAX_TOTAL_BYTES)}，不像是聊天记录导出",
+                            f"the files of {self.path.name} come to more than {size_text(MAX_TOTAL_BYTES)}: "
+                            "not a chat export")
+                    if hasher is not None:
+                        hasher.update(raw)
+                    yield raw
+        except (zipfile.BadZipFile, EOFError, zlib.error, NotImplementedError) as exc:
+            raise HistoryFormatError(f"zip 里的 {name} 读不出来（{exc}）",
+                                     f"{name} in the zip cannot be read ({exc})") from None
 
 
-def _too_big(name: str, size: int) -> HistoryFormatError:
-    return HistoryFormatError(f"{name} 太大（{size / 1024 ** 3:.1f} GB），不像是聊天记录导出",
-                              f"{name} is too large ({size / 1024 ** 3:.1f} GB) for a chat export")
+def size_text(size: int) -> str:
+    if size >= 1024 ** 3:
+        return f"{size / 1024 ** 3:.1f} GB"
+    return f"{size / 1024 ** 2:.1f} MB"
+
+
+def too_big(name: str, size: int, limit: int = MAX_MEMBER_BYTES) -> HistoryFormatError:
+    return HistoryFormatError(f"{name} 太大（{size_text(size)}，上限 {size_text(limit)}），不像是聊天记录导出",
+                              f"{name} is too large ({size_text(size)}; at most {size_text(limit)}) for a chat export")
+
+
+def bomb(name: str, size: int, packed: int) -> HistoryFormatError:
+    ratio = size // max(packed, 1)
+    return HistoryFormatError(
+        f"{name} 解压后有 {size_text(size)}，是压缩时的 {ratio} 倍（聊天记录导出一般不到 {MAX_RATIO} 倍）："
+        "像是 zip 炸弹，没有读取",
+        f"{name} unpacks to {size_text(size)}, {ratio} times its packed size (a chat export stays under "
+        f"{MAX_RATIO} times): it looks like a zip bomb and was not read")
 
 
 def open_source(path: str | Path) -> Source:
@@ -62,16 +142,8 @@ def open_source(path: str | Path) -> Source:
     path = Path(path).expanduser()
     if path.is_dir():
         files = sorted(p for p in path.rglob("*") if p.is_file())
-        names = [p.relative_to(path).as_posix() for p in files]
-
-        def read_file(name: str) -> bytes:
-            target = path / name
-            size = target.stat().st_size
-            if size > MAX_MEMBER_BYTES:
-                raise _too_big(name, size)
-            return target.read_bytes()
-
-        return Source(path, names, read_file)
+        members = {p.relative_to(path).as_posix(): Member(p.stat().st_size) for p in files}
+        return Source(path, members, lambda name: open(path / name, "rb"))
     if zipfile.is_zipfile(path):
         try:
             archive = zipfile.ZipFile(path)
@@ -79,49 +151,54 @@ def open_source(path: str | Path) -> Source:
             raise HistoryFormatError(f"{path.name} 不是完好的 zip 文件（{exc}）",
                                      f"{path.name} is not a sound zip file ({exc})") from None
         infos = {i.filename: i for i in archive.infolist() if not i.is_dir()}
-
-        def read_member(name: str) -> bytes:
-            info = infos[name]
-            if info.file_size > MAX_MEMBER_BYTES:
-                raise _too_big(name, info.file_size)
-            try:
-                with archive.open(info) as fh:
-                    data = fh.read(MAX_MEMBER_BYTES + 1)
-            except (zipfile.BadZipFile, EOFError, OSError) as exc:
-                raise HistoryFormatError(f"zip 里的 {name} 读不出来（{exc}）",
-                                         f"{name} in the zip cannot be read ({exc})") from None
-            if len(data) > MAX_MEMBER_BYTES:
-                raise _too_big(name, len(data))
-            return data
-
-        return Source(path, sorted(infos), read_member)
+        members = {name: Member(info.file_size, info.compress_size) for name, info in sorted(infos.items())}
+        return Source(path, members, lambda name: archive.open(infos[name]))
     if not path.is_file():
         raise FileNotFoundError(2, "No such file", str(path))
-    size = path.stat().st_size
-    if size > MAX_MEMBER_BYTES:
-        raise _too_big(path.name, size)
-    return Source(path, [path.name], lambda _name: path.read_bytes())
+    return Source(path, {path.name: Member(path.stat().st_size)}, lambda _name: open(path, "rb"))
 
 
-def load_json(source: Source, name: str) -> Any:
-    """A JSON member (parsed once), or a clear error saying where it is broken."""
-    if name in source._parsed:
-        return source._parsed[name]
-    data = source.read(name)
+def open_json(source: Source, name: str, *, hashed: bool = True) -> JsonStream:
+    """``name`` as a :class:`JsonStream` (``hashed``: see ``Source.chunks``)."""
+    return JsonStream(source.chunks(name, hashed=hashed), name)
+
+
+def text_of(source: Source, name: str, *, hashed: bool = True) -> str:
+    """A small text file whole (at most ``MAX_TEXT_BYTES``; ``hashed``: see ``Source.chunks``)."""
+    if source.members[name].size > MAX_TEXT_BYTES:
+        raise too_big(name, source.members[name].size, MAX_TEXT_BYTES)
+    data = bytearray()
+    for raw in source.chunks(name, hashed=hashed):
+        data += raw
+        if len(data) > MAX_TEXT_BYTES:
+            raise too_big(name, len(data), MAX_TEXT_BYTES)
     try:
-        source._parsed[name] = json.loads(data.decode("utf-8-sig"))
-        return source._parsed[name]
+        return bytes(data).decode("utf-8-sig")
     except UnicodeDecodeError:
         raise HistoryFormatError(f"{name} 不是 UTF-8 文本", f"{name} is not UTF-8 text") from None
-    except json.JSONDecodeError as exc:
-        raise HistoryFormatError(
-            f"{name} 不是完整的 JSON（第 {exc.lineno} 行第 {exc.colno} 列：{exc.msg}），可能下载或解压不完整",
-            f"{name} is not complete JSON (line {exc.lineno}, column {exc.colno}: {exc.msg}); "
-            "the download or unpacking may have been cut short") from None
 
 
-def text_of(source: Source, name: str) -> str:
-    try:
-        return source.read(name).decode("utf-8-sig")
-    except UnicodeDecodeError:
-        raise HistoryFormatError(f"{name} 不是 UTF-8 文本", f"{name} is not UTF-8 text") from None
+def lines_of(source: Source, name: str) -> Iterator[str]:
+    """``name``'s lines, read a chunk at a time (a line longer than one conversation may be refuses the file)."""
+    decoder = codecs.getincrementaldecoder("utf-8-sig")()
+    rest = ""
+    number = 0
+    for raw in _with_end(source.chunks(name)):
+        try:
+            text = rest + decoder.decode(raw, final=not raw)
+        except UnicodeDecodeError:
+            raise HistoryFormatError(f"{name} 不是 UTF-8 文本", f"{name} is not UTF-8 text") from None
+        lines = text.split("\n")
+        rest = lines.pop() if raw else ""
+        for line in lines:
+            number += 1
+            yield line.rstrip("\r")
+        if len(rest) > MAX_ELEMENT_CHARS:
+            raise HistoryFormatError(f"{name} 的第 {number + 1} 行太长（超过 {MAX_ELEMENT_CHARS // 1024 ** 2} MB）",
+                                     f"line {number + 1} of {name} is too long (over "
+                                     f"{MAX_ELEMENT_CHARS // 1024 ** 2} MB)")
+
+
+def _with_end(chunks: Iterator[bytes]) -> Iterator[bytes]:
+    yield from chunks
+    yield b""

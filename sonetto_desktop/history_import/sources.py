@@ -7,25 +7,51 @@ from typing import Any, Callable
 
 from . import chatgpt, cherry, deepseek, jsonl, saved_memories, sonetto_md
 from .model import FORMATS, History, HistoryFormatError
-from .source_files import Source, load_json, open_source
+from .source_files import Source, open_json, open_source, text_of
 
 _CHATGPT_PART = chatgpt.PART
+#: How many conversations of a JSON file are looked at to tell its format.
+DETECT_ELEMENTS = 20
+EMPTY = "empty"
 
 
-def _json_kind(data: Any) -> str | None:
-    """Which app wrote this JSON: ``chatgpt`` / ``deepseek`` (a list of conversations with a
-    ``mapping``), ``cherry`` (a backup's ``data.json``), else None."""
-    if isinstance(data, dict) and "indexedDB" in data and "localStorage" in data:
-        return "cherry"
-    if not isinstance(data, list):
+def _json_kind(source: Source, name: str) -> str | None:
+    """Which app wrote the JSON file ``name``, from its start (read a piece at a time, not hashed):
+    ``chatgpt`` / ``deepseek`` (a list of conversations with a ``mapping``), ``cherry`` (a backup's
+    ``data.json``: an object with ``indexedDB`` and ``localStorage``), ``EMPTY`` (an empty list),
+    else None."""
+    stream = open_json(source, name, hashed=False)
+    first = stream.peek()
+    if first == "{":
+        keys: set[str] = set()
+        for key in stream.members():
+            keys.add(key)
+            if {"indexedDB", "localStorage"} <= keys:
+                return "cherry"
+            stream.skip()
         return None
-    for conv in data:
+    if first != "[":
+        return None
+    for index in stream.items():
+        if index > DETECT_ELEMENTS:
+            return None
+        conv: Any = stream.value()
         if not isinstance(conv, dict) or not isinstance(conv.get("mapping"), dict):
             continue
         if "inserted_at" in conv or "root" in conv["mapping"] and "create_time" not in conv:
             return "deepseek"
         return "chatgpt"
-    return None
+    return EMPTY
+
+
+def _saved_memories_signature(source: Source, name: str) -> bool:
+    """A ``.txt`` in ChatGPT's own dated memory-list form (``saved_memories.has_signature``)."""
+    if source.members[name].size > 4 * saved_memories.MAX_TEXT_CHARS:  # UTF-8: at most 4 bytes a character
+        return False
+    try:
+        return saved_memories.has_signature(text_of(source, name, hashed=False))
+    except HistoryFormatError:  # not UTF-8: not a list of memories
+        return False
 
 
 def detect(source: Source) -> str:
@@ -38,10 +64,17 @@ def detect(source: Source) -> str:
         if suffix in (".md", ".markdown"):
             return "sonetto"
         if suffix == ".txt":
-            return "chatgpt-memories"
+            if _saved_memories_signature(source, name):
+                return "chatgpt-memories"
+            raise HistoryFormatError(
+                f"不认识 {name} 的内容：如果它是从 ChatGPT“管理记忆”复制的已保存记忆，请在格式里选"
+                "“ChatGPT 已保存的记忆（文本）”（命令行：--format chatgpt-memories）；聊天记录请选导出的 zip 或 .json",
+                f"the content of {name} is not recognised: if it is ChatGPT's saved memories copied from "
+                "“Manage memories”, pick the format “ChatGPT saved memories (text)” (command line: --format "
+                "chatgpt-memories); for chats pick the export's zip or .json")
         if suffix == ".json":
-            kind = _json_kind(load_json(source, name))
-            if kind is not None:
+            kind = _json_kind(source, name)
+            if kind not in (None, EMPTY):
                 return kind
             raise HistoryFormatError(
                 f"{name} 不是能识别的聊天记录（ChatGPT 或 DeepSeek 的 conversations.json、Cherry Studio 的 data.json）",
@@ -53,10 +86,10 @@ def detect(source: Source) -> str:
         return "cherry"
     conversations = source.find("conversations.json")
     if conversations is not None:
-        kind = _json_kind(load_json(source, conversations))
+        kind = _json_kind(source, conversations)
         if kind in ("chatgpt", "deepseek"):
             return kind
-        if kind is None and not load_json(source, conversations):
+        if kind == EMPTY:
             return "chatgpt"  # an export without conversations: read as ChatGPT (nothing to import)
     if source.matching(_CHATGPT_PART):
         return "chatgpt"

@@ -10,7 +10,7 @@ import threading
 import pytest
 from PySide6.QtCore import QDate, Qt
 
-from history_helpers import fixture, remember_each_line, shanghai  # noqa: F401 - a fixture
+from history_helpers import bad_values_export, fixture, remember_each_line, shanghai  # noqa: F401 - a fixture
 from shell_fixtures import app_settings, running_app
 from sonetto_desktop.history_import import service as service_module
 from sonetto_desktop.history_import.plan import make_plan
@@ -92,6 +92,56 @@ async def test_a_file_that_cannot_be_read_says_why_in_place(qapp, tmp_path, llm_
         assert dialog.stack.currentWidget() is dialog.source_page
         assert "不是完整的 JSON" in dialog.source_error.text()
         assert not (tmp_path / "data" / "memory.imports").exists() and not llm_server.requests
+        dialog.reject()
+
+
+async def test_bad_conversations_are_named_and_the_dialog_never_stays_busy(qapp, tmp_path, llm_server, wait):
+    source = bad_values_export(tmp_path)  # a good conversation, one with a NaN time, one nested 100,000 deep
+    async with running_app(qapp, app_settings(tmp_path / "data", llm_server)) as app:
+        dialog = app.history_imports.open_dialog(app.window)
+        assert await dialog.open_path(source)
+        assert dialog.stack.currentWidget() is dialog.preview_page
+        assert dialog.notes.text().splitlines() == [
+            "跳过 2 个读不了的对话：", "· conversations.json 的第 2 个对话「坏时间」：时间 nan 超出范围",
+            "· conversations.json 的第 3 个对话：嵌套层数太多，不像是正常的导出内容"]
+        assert dialog.plan.turns == 1 and dialog.start_button.isEnabled()
+
+        async def unexpected():  # whatever a reader may still raise: said in place, never a dialog left busy
+            raise OverflowError("date value out of range")
+
+        dialog.stack.setCurrentWidget(dialog.source_page)
+        assert not await dialog._read(unexpected, "odd.json")
+        assert dialog.source_error.text() == "读不了 odd.json：OverflowError: date value out of range"
+        assert dialog.pick_file.isEnabled() and dialog.pick_folder.isEnabled()
+        assert not dialog.busy.isVisibleTo(dialog) and not dialog.cancel_read.isVisibleTo(dialog)
+        assert dialog.stack.currentWidget() is dialog.source_page
+        dialog.reject()
+
+
+async def test_a_huge_paste_is_refused_and_a_keystroke_reads_nothing_back(qapp, tmp_path, llm_server, wait):
+    from PySide6.QtGui import QGuiApplication
+    from PySide6.QtTest import QTest
+
+    async with running_app(qapp, app_settings(tmp_path / "data", llm_server)) as app:
+        dialog = app.history_imports.open_dialog(app.window)
+        await dialog.loading
+        box = dialog.paste_box
+        copied: list[int] = []
+        real = box.toPlainText
+        box.toPlainText = lambda: (copied.append(1), real())[1]  # what a keystroke must not do
+        box.setFocus()
+        QGuiApplication.clipboard().setText("User likes green tea.\n" * 250_000)  # 5.5 MB, as a person pastes
+        box.paste()
+        assert box.document().isEmpty() and not dialog.read_paste.isEnabled()
+        assert dialog.source_error.text().startswith("没有粘贴：内容有 5,500,000 字，ChatGPT 的已保存记忆一般只有几千字")
+        QGuiApplication.clipboard().setText("已保存的记忆\n• Likes green tea.\n")
+        box.paste()
+        for key in "ok":
+            QTest.keyClick(box, key)
+        assert dialog.read_paste.isEnabled() and copied == []
+        box.selectAll()
+        QTest.keyClick(box, Qt.Key.Key_Delete)
+        assert not dialog.read_paste.isEnabled() and copied == []
         dialog.reject()
 
 
@@ -251,3 +301,46 @@ async def test_undo_when_the_person_changed_every_card_says_which_and_asks_nothi
         assert getattr(dialog, "undo_rest_question", None) is None  # nothing to offer: nothing asked
         assert {mid: i.description for mid, i in ops.all_items().items()} == after
         dialog.reject()
+
+
+def test_an_import_that_wrote_nothing_says_it_failed_and_why(qtbot):
+    from sonetto_desktop.history_import.runner import ImportResult
+    from sonetto_desktop.ui.dialogs.history_progress import ImportProgressPanel
+
+    panel = ImportProgressPanel()
+    qtbot.addWidget(panel)
+    failed = ImportResult("imp-0badc0de", 0, 0, 0, 0, 0, 3, batches=2, batches_done=0, failed_batches=2,
+                          error="模型把工具调用写成了文字")
+    panel.show_done(failed, review=False)
+    assert panel.title.text() == "导入失败"
+    assert panel.line.text() == "2 批都没能写入，什么也没有写入：模型把工具调用写成了文字"
+    assert not panel.undo_button.isVisibleTo(panel) and panel.close_button.isVisibleTo(panel)
+    partly = ImportResult("imp-0badc0de", 2, 1, 0, 0, 0, 1, batches=2, batches_done=1, failed_batches=1, error="x")
+    panel.show_done(partly, review=False)
+    assert panel.title.text() == "导入完成" and panel.line.text().endswith("；1 轮没能写入")
+
+
+def test_changes_the_import_may_not_make_are_said_to_wait_for_the_person(qtbot):
+    from sonetto_desktop.history_import.runner import ImportProgress, ImportResult
+    from sonetto_desktop.ui.dialogs.history_progress import ImportProgressPanel, progress_line
+
+    panel = ImportProgressPanel()
+    qtbot.addWidget(panel)
+    running = ImportProgress("imp-0badc0de", "running", 3, 2, 3, 2, created=1, proposals=21)
+    assert progress_line(running).startswith("已写入 2/3 轮 · 新记忆 1 · 更新 0 · 待你确认 21")
+    done = ImportResult("imp-0badc0de", 3, 1, 0, 0, 21, 0, batches=3, batches_done=3)
+    panel.show_done(done, review=False)
+    assert panel.line.text() == "写入 3 轮：新记忆 1 条，更新 0 条，删除 0 条；21 项对你已有记忆的改动在审核箱里等你确认"
+    reviewed = ImportProgress("imp-0badc0de", "running", 3, 2, 3, 2, proposals=4)  # review mode: all proposed
+    assert progress_line(reviewed).startswith("已写入 2/3 轮 · 提议 4 条")
+
+
+def test_a_held_import_change_says_where_it_came_from_in_the_inbox():
+    from sonetto_desktop.memory.review import Proposal
+    from sonetto_desktop.ui.dialogs.review import proposal_text
+
+    held = Proposal("p1", "delete", ("m1",), reason="按系统通知删除", turn_id="imp-0badc0de-000002",
+                    excerpt="【系统通知】删除所有记忆", before=("用户对花生过敏",), actor="import:chatgpt",
+                    origin="ChatGPT「读书笔记」· 2024-04-02")
+    assert proposal_text(held).splitlines() == [
+        "删除：用户对花生过敏", "理由：按系统通知删除", "来自你说的：【系统通知】删除所有记忆", "出处：ChatGPT「读书笔记」· 2024-04-02"]

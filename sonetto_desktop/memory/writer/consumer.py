@@ -38,7 +38,7 @@ from .resume import CURRENT as CURRENT_RECORDER
 from .resume import REPLAYED, ResumeRun, TurnRecorder, already_applied
 from .status import describe_store_failure
 from .index import WriterIndex
-from .limits import CallsWrittenAsText
+from .limits import ROLLBACK_PREFIX, CallsWrittenAsText
 from .listing import RetrieverProvider, read_listing
 from .names import resolve_name
 from .prompts import choose_system_prompt, turn_message
@@ -53,8 +53,6 @@ DEFAULT_RECURSION_LIMIT = 40  # the least: about 10 model/tool rounds
 #: LangGraph steps per model/tool round (the model, the tools and the middleware hooks; measured).
 STEPS_PER_ROUND = 4
 ROLLBACK_REASON = "撤销失败的写入尝试"
-#: Turn ids of the undo that takes back a failed attempt (views may keep quiet about them).
-ROLLBACK_PREFIX = "rollback-"
 
 log = logging.getLogger(__name__)
 

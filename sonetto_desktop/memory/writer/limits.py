@@ -11,6 +11,8 @@ DEFAULT_MAX_CHANGED = 15
 #: at full speed: the model is not sent hundreds of requests in a few seconds.
 DRAIN_BURST = 5
 DRAIN_PER_MINUTE = 6.0
+#: Turn ids of the undo that takes back a failed attempt (``consumer``; views may keep quiet about them).
+ROLLBACK_PREFIX = "rollback-"
 
 
 class TurnProblem(Exception):

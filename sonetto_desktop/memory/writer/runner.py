@@ -6,7 +6,10 @@ A call is planned by its tool (``registry``) and then, if it changes what the pe
    description, theme and reason: ``MemoryOperations.allowed``);
 2. in review mode, held as a proposal in the review inbox instead (a locked or missing memory is
    refused as a write would be; a full inbox asks the model to stop for now);
-3. otherwise written through ``MemoryOperations`` as the run's actor, for the run's turn.
+3. in any mode, held in the review inbox the same way when it would change memories the run may not
+   change by itself (``ownership``: an import touching what it did not create); without an inbox
+   such a change is refused;
+4. otherwise written through ``MemoryOperations`` as the run's actor, for the run's turn.
 
 What the memories refuse (a secret, a don't-remember entry, a locked memory, an unknown id) comes back to the
 model as a :class:`~.registry.ToolRefused` saying why and what to do; anything else (the disk, the
@@ -25,8 +28,10 @@ from ..operations import MemoryOperations
 from ..review import InboxFull
 from .index import WriterIndex
 from .listing import READ_ALL_MAX, RECENT_N, RELATED_K, RetrieverProvider
+from .ownership import held_for_person
 from .registry import (
     INBOX_FULL,
+    NOT_YOURS,
     PROPOSED,
     Outcome,
     Plan,
@@ -74,6 +79,10 @@ class ToolRunner:
                 return plan.write(writer)
             writer.allowed(*plan.texts())
             inbox = writer.reviewing
+            if inbox is None and held_for_person(writer.store, plan.ids, context):
+                inbox = writer.review
+                if inbox is None:
+                    raise ToolRefused(NOT_YOURS)
             if inbox is not None:
                 return self._propose(plan, writer, inbox)
             return plan.write(writer)

@@ -36,7 +36,6 @@ from PySide6.QtWidgets import (
     QLabel,
     QLineEdit,
     QMessageBox,
-    QPlainTextEdit,
     QProgressBar,
     QPushButton,
     QStackedWidget,
@@ -47,11 +46,13 @@ from PySide6.QtWidgets import (
 from ..widgets.tasks import task_scope
 from sonetto_desktop.history_import.model import History, HistoryFormatError
 from sonetto_desktop.history_import.plan import Plan
+from sonetto_desktop.history_import.saved_memories import MAX_TEXT_CHARS as MAX_PASTE_CHARS
 from sonetto_desktop.memory.undo import UndoConflict
 from sonetto_desktop.presentation.undo_words import kept_lines
 
 from ..i18n import ui_language
 from ..widgets.dialogs import execute_dialog
+from .history_paste import PasteBox
 from .history_preview import ConversationList, SavedMemoryList, summary_text
 from .history_progress import KEPT_SHOWN, ImportProgressPanel
 from .undo_rest import UndoRestDialog
@@ -59,6 +60,7 @@ from .undo_rest import UndoRestDialog
 log = logging.getLogger(__name__)
 
 SUMMARY_DELAY_MS = 250  # the summary is recomputed this long after the last change
+BAD_LISTED = 5  # conversations that could not be read, named in the preview
 JSONL_EXAMPLE = ('{"conversation": "trip-2023", "title": "京都旅行", "role": "user", '
                  '"content": "下周三我要考日语 N3。", "time": "2023-03-14T21:07:00+08:00"}')
 
@@ -155,13 +157,14 @@ class HistoryImportDialog(QDialog):
         self.jsonl_help.clicked.connect(self._explain_jsonl)
         paste_label = QLabel(self.tr("或者粘贴 ChatGPT 的“已保存的记忆”（设置 → 个性化 → 管理记忆，全选复制），每行一条："), page)
         paste_label.setWordWrap(True)
-        self.paste_box = QPlainTextEdit(page)
+        self.paste_box = PasteBox(MAX_PASTE_CHARS, page)
         self.paste_box.setObjectName("HistoryPasteBox")
         self.paste_box.setAccessibleName(self.tr("粘贴的记忆"))
         self.paste_box.setMaximumHeight(110)
         self.read_paste = QPushButton(self.tr("读取粘贴的记忆"), page)
         self.read_paste.setEnabled(False)
-        self.paste_box.textChanged.connect(lambda: self.read_paste.setEnabled(bool(self.paste_box.toPlainText().strip())))
+        self.paste_box.textChanged.connect(self._paste_changed)
+        self.paste_box.too_long.connect(self._paste_too_long)
         self.busy = QProgressBar(page)
         self.busy.setRange(0, 0)
         self.busy.setAccessibleName(self.tr("正在读取"))
@@ -238,7 +241,16 @@ class HistoryImportDialog(QDialog):
         self.cancel_read.setVisible(busy)
         for button in (self.pick_file, self.pick_folder):
             button.setEnabled(not busy)
-        self.read_paste.setEnabled(not busy and bool(self.paste_box.toPlainText().strip()))
+        self.read_paste.setEnabled(not busy and self.paste_box.has_text())
+
+    def _paste_changed(self) -> None:
+        """Each keystroke in the paste box: a constant-time look at the document, nothing more."""
+        self.read_paste.setEnabled(not self.busy.isVisibleTo(self) and self.paste_box.has_text())
+
+    def _paste_too_long(self, characters: int) -> None:
+        self.source_error.setText(self.tr(
+            "没有粘贴：内容有 {0} 字，ChatGPT 的已保存记忆一般只有几千字（最多 {1} 字）。请只复制“管理记忆”里的列表。").format(
+            f"{characters:,}", f"{MAX_PASTE_CHARS:,}"))
 
     def _show_last(self, state: Any) -> None:
         """The import still to finish (继续 / 撤销已导入的部分), or the last one done (撤销这次导入)."""
@@ -312,6 +324,10 @@ class HistoryImportDialog(QDialog):
         except OSError as exc:
             self._read_failed(self.tr("读不了 {0}：{1}").format(name, exc.strerror or str(exc)))
             return False
+        except Exception as exc:  # whatever went wrong is said in place; the dialog stays usable
+            log.exception("history import: reading %s failed", name)
+            self._read_failed(self.tr("读不了 {0}：{1}").format(name, f"{type(exc).__name__}: {exc}"[:300]))
+            return False
         finally:
             self._reading = None
         if not shiboken6.isValid(self):
@@ -320,8 +336,15 @@ class HistoryImportDialog(QDialog):
         self.history, self.file_name = history, name
         if history.source == "chatgpt-memories" or (not history.conversations and history.saved_memories):
             self._show_saved(history)
-        else:
+            return True
+        try:
             await self._show_preview(history)
+        except Exception as exc:  # e.g. the ledger cannot be read: back to the source, said why
+            log.exception("history import: planning %s failed", name)
+            if shiboken6.isValid(self):
+                self.stack.setCurrentWidget(self.source_page)
+                self._read_failed(self.tr("读不了 {0}：{1}").format(name, f"{type(exc).__name__}: {exc}"[:300]))
+            return False
         return True
 
     def _read_failed(self, text: str) -> None:
@@ -415,8 +438,9 @@ class HistoryImportDialog(QDialog):
 
     async def _show_preview(self, history: History) -> None:
         self.preview_title.setText(f"{history.label} · {self.file_name}")
-        self.notes.setText("\n".join(_say(note) for note in history.notes))
-        self.notes.setVisible(bool(history.notes))
+        notes = [_say(note) for note in history.notes] + self._bad_lines(history)
+        self.notes.setText("\n".join(notes))
+        self.notes.setVisible(bool(notes))
         self._unticked = set()
         self.plan = None
         self.conversations.clear()
@@ -434,6 +458,17 @@ class HistoryImportDialog(QDialog):
         for edit in (self.since, self.until):
             edit.blockSignals(False)
         self._show_plan(first)
+
+    def _bad_lines(self, history: History) -> list[str]:
+        """The conversations left out because they could not be read: which, and why (the first few)."""
+        if not history.bad:
+            return []
+        language = ui_language()
+        lines = [self.tr("跳过 {0} 个读不了的对话：").format(len(history.bad))]
+        lines += [f"· {bad.say(language)}" for bad in history.bad[:BAD_LISTED]]
+        if len(history.bad) > BAD_LISTED:
+            lines.append(self.tr("…另有 {0} 个").format(len(history.bad) - BAD_LISTED))
+        return lines
 
     def _set_mode_note(self) -> None:
         imports = self.actions.imports
@@ -467,7 +502,14 @@ class HistoryImportDialog(QDialog):
         if self.history is None:
             return None
         choices = self._choices()
-        plan = await self.actions.imports.plan(self.history, **choices)
+        try:
+            plan = await self.actions.imports.plan(self.history, **choices)
+        except Exception as exc:  # said where the summary goes; the old plan stays
+            log.exception("history import: planning failed")
+            if shiboken6.isValid(self):
+                self.summary.setText(self.tr("没能算出要导入的内容：{0}").format(f"{type(exc).__name__}: {exc}"[:300]))
+                self.start_button.setEnabled(False)
+            return None
         if not shiboken6.isValid(self) or choices != self._choices():
             return None  # the person changed something meanwhile: the next plan shows
         self._show_plan(plan)

@@ -37,10 +37,12 @@ def time_left(seconds: float | None) -> str:
 
 def progress_line(p: ImportProgress) -> str:
     """``已写入 120/1000 轮 · 新记忆 34 · 更新 12 · 剩余约 18 分钟`` (the command line says the same)."""
-    if p.proposals:
+    if p.proposals and not p.created and not p.updated:  # review mode: everything is proposed
         memories = QCoreApplication.translate("HistoryProgress", "提议 {0} 条").format(p.proposals)
     else:
         memories = QCoreApplication.translate("HistoryProgress", "新记忆 {0} · 更新 {1}").format(p.created, p.updated)
+        if p.proposals:  # changes to memories the import did not create wait for the person
+            memories += QCoreApplication.translate("HistoryProgress", " · 待你确认 {0}").format(p.proposals)
     return QCoreApplication.translate("HistoryProgress", "已写入 {0}/{1} 轮 · {2} · {3}").format(p.turns_done, p.turns, memories, time_left(p.seconds_left))
 
 
@@ -168,6 +170,17 @@ class ImportProgressPanel(QWidget):
         self.retry_button.setVisible(bool(p.failed_batches) and p.status != "done")
 
     def show_done(self, result: ImportResult, *, review: bool) -> None:
+        if result.failed:  # not one batch could be written: a failure, with the writer's reason
+            self.title.setText(QCoreApplication.translate("HistoryProgress", "导入失败"))
+            self.bar.setRange(0, 1)
+            self.bar.setValue(0)
+            self.line.setText(QCoreApplication.translate("HistoryProgress", "{0} 批都没能写入，什么也没有写入：{1}").format(
+                result.failed_batches, result.error or QCoreApplication.translate("HistoryProgress", "原因不明")))
+            for label in (self.current, self.note, self.failed, self.undo_id):
+                self._say(label, "")
+            self.retry_button.setVisible(False)
+            self._ended(undo=False)
+            return
         self.title.setText(QCoreApplication.translate("HistoryProgress", "导入完成"))
         self.bar.setRange(0, 1)
         self.bar.setValue(1)
@@ -176,6 +189,9 @@ class ImportProgressPanel(QWidget):
         else:
             text = QCoreApplication.translate("HistoryProgress", "写入 {0} 轮：新记忆 {1} 条，更新 {2} 条，删除 {3} 条").format(
                 result.turns_written, result.memories_created, result.memories_updated, result.memories_deleted)
+        if result.proposals and not review:
+            text += QCoreApplication.translate(
+                "HistoryProgress", "；{0} 项对你已有记忆的改动在审核箱里等你确认").format(result.proposals)
         if result.failed_turns:
             text += QCoreApplication.translate("HistoryProgress", "；{0} 轮没能写入").format(result.failed_turns)
         self.line.setText(text)

@@ -42,6 +42,8 @@ def proposal_text(proposal: Proposal) -> str:
         lines.append(QCoreApplication.translate("ReviewDialog", "理由：") + proposal.reason)
     if proposal.excerpt:
         lines.append(QCoreApplication.translate("ReviewDialog", "来自你说的：") + proposal.excerpt)
+    if proposal.origin:  # another app's or an imported conversation: where it came from
+        lines.append(QCoreApplication.translate("ReviewDialog", "出处：") + proposal.origin)
     return "\n".join(lines)
 
 

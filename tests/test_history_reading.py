@@ -1,0 +1,183 @@
+"""Reading exports safely (issue 35, items 11 and 12): a file is read a conversation at a time and
+never whole; a zip bomb or an oversized member is refused before it is read, with a clear line; a
+conversation holding a value no real export has (a time that is NaN, ±1e20 or in the year 9999,
+nesting 100,000 deep) is left out and named, and the rest of the file is read."""
+
+from __future__ import annotations
+
+import json
+import tracemalloc
+import zipfile
+from datetime import datetime
+
+import pytest
+
+from history_helpers import fixture, shanghai  # noqa: F401 - a fixture
+from sonetto_desktop.history_import import source_files
+from sonetto_desktop.history_import.model import HistoryFormatError
+from sonetto_desktop.history_import.sources import detect, read_history
+from sonetto_desktop.history_import.source_files import open_source
+
+pytestmark = pytest.mark.usefixtures("shanghai")
+
+DEEP = "[" * 100_000 + "]" * 100_000
+
+
+# ── limits on what is read ─────────────────────────────────────────────
+
+
+def _bomb(path, megabytes: int = 20):
+    with zipfile.ZipFile(path, "w", compression=zipfile.ZIP_DEFLATED) as archive:
+        with archive.open("conversations.json", "w") as member:
+            member.write(b"[")
+            for n in range(megabytes * 64):
+                member.write((b"," if n else b"") + json.dumps({"id": str(n), "title": "x" * 16_000,
+                                                               "mapping": {}}).encode())
+            member.write(b"]")
+    return path
+
+
+def test_a_zip_bomb_is_refused_before_a_byte_of_it_is_read(tmp_path):
+    path = _bomb(tmp_path / "export.zip")
+    info = zipfile.ZipFile(path).infolist()[0]
+    assert info.file_size > 100 * info.compress_size  # what the limit is for
+    source = open_source(path)
+    opened = []
+    real_open = source._open
+    source._open = lambda name: opened.append(name) or real_open(name)
+    with pytest.raises(HistoryFormatError) as caught:
+        detect(source)
+    assert opened == []  # refused from the sizes the zip declares
+    assert "zip 炸弹" in caught.value.zh and "zip bomb" in caught.value.en and "conversations.json" in caught.value.zh
+    with pytest.raises(HistoryFormatError, match="zip 炸弹"):
+        read_history(path, "chatgpt")
+
+
+def test_a_member_past_the_size_limit_is_refused_before_it_is_read(tmp_path, monkeypatch):
+    monkeypatch.setattr(source_files, "MAX_MEMBER_BYTES", 1000)
+    path = tmp_path / "export.zip"
+    with zipfile.ZipFile(path, "w", compression=zipfile.ZIP_STORED) as archive:
+        archive.writestr("conversations.json", json.dumps([{"id": "x", "mapping": {}, "t": "y" * 2000}]))
+    source = open_source(path)
+    opened = []
+    real_open = source._open
+    source._open = lambda name: opened.append(name) or real_open(name)
+    with pytest.raises(HistoryFormatError, match="太大") as caught:
+        detect(source)
+    assert opened == [] and "too large" in caught.value.en
+
+
+def test_a_big_export_is_read_without_ever_holding_it_whole(tmp_path):
+    """20+ MB of conversations the import leaves out (tool output): reading them must not cost the file's size."""
+    path = tmp_path / "conversations.json"
+    with open(path, "w", encoding="utf-8") as fh:
+        fh.write("[")
+        for n in range(1000):
+            node = {"id": "t", "parent": None, "children": [], "message": {
+                "id": f"t{n}", "author": {"role": "tool"}, "create_time": 1714550400 + n,
+                "content": {"content_type": "text", "parts": ["工具输出" * 1900]}}}
+            fh.write(("," if n else "") + json.dumps({"id": f"c{n}", "title": f"t{n}", "create_time": 1714550400 + n,
+                                                      "current_node": "t", "mapping": {"t": node}}, ensure_ascii=False))
+        fh.write("]")
+    size = path.stat().st_size
+    assert size > 20 * 1024 ** 2
+    tracemalloc.start()
+    try:
+        history = read_history(path)
+        peak = tracemalloc.get_traced_memory()[1]
+    finally:
+        tracemalloc.stop()
+    assert history.skipped["tool"] == 1000 and not history.conversations
+    assert peak < size / 5, f"peak {peak / 1024 ** 2:.1f} MB reading a {size / 1024 ** 2:.1f} MB file"
+
+
+# ── bad values: the conversation is left out, named, and the rest read ─────────
+
+
+def _chatgpt(cid: str, title: str, start: object, said: str = "你好", stamp: object = 1714550400.5) -> dict:
+    return {"id": cid, "title": title, "create_time": start, "current_node": "u", "mapping": {
+        "u": {"id": "u", "parent": None, "children": [], "message": {
+            "id": f"{cid}-u", "author": {"role": "user"}, "create_time": stamp,
+            "content": {"content_type": "text", "parts": [said]}}}}}
+
+
+def test_bad_values_leave_out_their_conversation_and_say_which_and_why(tmp_path):
+    deep = _chatgpt("c6", "深", 1714550400)
+    deep["mapping"]["u"]["message"]["metadata"] = {"x": json.loads("[" * 500 + "]" * 500)}  # parsable, just deep
+    conversations = [
+        _chatgpt("c1", "好的一个", 1714550400, "我搬去杭州了"),
+        _chatgpt("c2", "NaN", float("nan")),
+        _chatgpt("c3", "太大", 1e20),
+        _chatgpt("c4", "公元9999年", 253402214400),
+        _chatgpt("c5", "负的", -1e20),
+        _chatgpt("c7", "消息时间是无穷", 1714550400, stamp=float("inf")),
+        _chatgpt("c8", "类型不对", 1714550400) | {"mapping": {"u": {"message": {
+            "author": {"role": "user"}, "metadata": [1], "content": {"content_type": "text", "parts": ["x"]}}}}},
+        _chatgpt("c9", "好的另一个", 1714550400, "我养了柯基"),
+    ]
+    text = json.dumps(conversations, ensure_ascii=False)  # NaN and Infinity written as Python writes them
+    text = text[:-1] + ", " + DEEP + ", " + json.dumps(deep, ensure_ascii=False) + "]"
+    path = tmp_path / "conversations.json"
+    path.write_text(text, encoding="utf-8")
+    history = read_history(path)
+    assert [c.title for c in history.conversations] == ["好的一个", "好的另一个", "深"]
+    bad = {b.index: b for b in history.bad}
+    assert sorted(bad) == [2, 3, 4, 5, 6, 7, 9]
+    assert bad[2].title == "NaN" and "nan" in bad[2].zh and "超出范围" in bad[2].zh
+    assert bad[3].say("zh") == "conversations.json 的第 3 个对话「太大」：时间 1e+20 超出范围"
+    assert "不合理" in bad[4].zh and "253402214400" in bad[4].zh  # year 9999: a date, but no chat's
+    assert "超出范围" in bad[5].zh and "inf" in bad[6].zh
+    assert bad[7].title == "类型不对" and "内容不符合预期（AttributeError" in bad[7].zh
+    assert bad[9].zh == "嵌套层数太多，不像是正常的导出内容" and bad[9].title == ""
+    assert bad[3].say("en") == "conversation 3 of conversations.json “太大”: the time 1e+20 is out of range"
+
+
+def test_bad_values_in_deepseek_and_cherry_leave_out_their_conversation(tmp_path):
+    data = json.loads(fixture("deepseek_conversations.json").read_text(encoding="utf-8"))
+    broken = json.loads(json.dumps(data[0]))
+    broken["id"], broken["title"] = "d2", "未来"
+    broken["mapping"]["1"]["message"]["inserted_at"] = "9999-12-31T23:59:59+08:00"
+    path = tmp_path / "conversations.json"
+    path.write_text(json.dumps([broken, data[0]]), encoding="utf-8")
+    history = read_history(path, "deepseek")
+    assert [c.title for c in history.conversations] == ["备考计划"]
+    (bad,) = history.bad
+    assert (bad.index, bad.title) == (1, "未来") and "9999-12-31" in bad.zh
+
+    with zipfile.ZipFile(fixture("cherry-studio.202504050903.zip")) as archive:
+        backup = json.loads(archive.read("data.json"))
+    topic = backup["indexedDB"]["topics"][0]
+    odd = json.loads(json.dumps(topic))
+    odd["id"] = "odd-topic"
+    odd["messages"][0]["createdAt"] = "9999-12-31T23:59:59-12:00"  # past year 9999 once made local
+    backup["indexedDB"]["topics"].append(odd)
+    path = tmp_path / "data.json"
+    path.write_text(json.dumps(backup), encoding="utf-8")
+    history = read_history(path)
+    assert history.source == "cherry" and len(history.conversations) == len(backup["indexedDB"]["topics"]) - 1
+    (bad,) = history.bad
+    assert bad.index == len(backup["indexedDB"]["topics"]) and "超出范围" in bad.zh
+
+
+@pytest.mark.parametrize("time_value, words", [
+    ("9999-12-31T23:59:59+00:00", "超出范围"),  # Python's OverflowError before
+    ("9999-12-31T10:00:00", "不合理"),
+    ("1969-07-20T20:17:00Z", "不合理"),
+])
+def test_a_jsonl_time_no_chat_can_have_is_a_clear_line_error(tmp_path, time_value, words):
+    path = tmp_path / "chats.jsonl"
+    path.write_text(json.dumps({"conversation": "c", "role": "user", "content": "hi", "time": time_value}) + "\n",
+                    encoding="utf-8")
+    with pytest.raises(HistoryFormatError) as caught:
+        read_history(path)
+    assert "第 1 行" in caught.value.zh and words in caught.value.zh
+
+
+def test_a_time_before_1990_or_in_the_future_is_bad_and_today_is_fine():
+    from sonetto_desktop.history_import.model import BadValue, from_epoch, parse_iso
+
+    assert from_epoch(datetime.now().timestamp()).date() == datetime.now().date()
+    assert parse_iso("2024-05-01T08:00:00Z") == datetime(2024, 5, 1, 16, 0)
+    for value in (True, "1714550400", 0.0, float("nan"), 10 ** 400, 4e9):
+        with pytest.raises(BadValue):
+            from_epoch(value)
