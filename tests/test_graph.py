@@ -26,6 +26,7 @@ from sonetto_desktop.agent.graph import (
 )
 from sonetto_desktop.agent.llm_errors import LLMNotConfigured
 from sonetto_desktop.agent.memory_context import BLOCK_BEGIN, BLOCK_END, format_memory_block
+from sonetto_desktop.memory import YamlMemoryManager
 from sonetto_desktop.memory.retrieval.modes import RetrievalMode
 
 PINNED = datetime(2026, 12, 2, 20, 30)  # a Wednesday
@@ -175,14 +176,29 @@ async def test_the_turn_reaches_the_memory_writer(llm_server, make_llm, ltm):
     ]
 
 
-async def test_a_failing_recall_never_fails_the_turn(llm_server, make_llm, mm, ltm):
+async def test_a_failing_recall_never_fails_the_turn(llm_server, make_llm, mm):
     mm.add("一条会被弄坏的记忆", "生活")
-    break_yaml_store(mm.path, "key: [never closed\n")  # the store is now unreadable
+    mm.close()
+    break_yaml_store(mm.path, "key: [never closed\n")  # a store opened on it cannot read it
+    broken = YamlMemoryManager(mm.path)
+    ltm = make_ltm(broken)
     llm_server.add_text("我在呢。")
     graph = build_graph(make_llm(), ltm)
     result = await graph.ainvoke(turn_input("一条记忆还在吗"), config())
     assert result["used_memories"] == []
     assert result["messages"][-1].content == "我在呢。"
+    ltm.recall.close()
+    broken.close()
+
+
+async def test_a_store_whose_file_breaks_keeps_recalling_what_it_held(llm_server, make_llm, mm, ltm):
+    """Issue 35 item 1: a memory.yaml broken behind an open store is damage: recall keeps the last state."""
+    mm.add("一条会被弄坏的记忆", "生活")
+    break_yaml_store(mm.path, "key: [never closed\n")
+    llm_server.add_text("我在呢。")
+    graph = build_graph(make_llm(), ltm)
+    result = await graph.ainvoke(turn_input("一条会被弄坏的记忆还在吗"), config())
+    assert [m["description"] for m in result["used_memories"]] == ["一条会被弄坏的记忆"]
 
 
 async def test_system_prompt_is_not_stored_in_the_history(llm_server, make_llm, mm, ltm):

@@ -156,7 +156,8 @@ async def test_undo_takes_the_whole_import_back_and_the_chats_can_come_again(ser
 async def test_undo_brings_back_the_first_text_of_memories_a_later_batch_deleted_or_merged(services, imports, llm_server):
     """Issue 35, item 3: 20 memories; the first batch rewrites 8, the second deletes 4 of those and
     merges 2 others. The undo brings every one back with its text from before the import (before the
-    fix, the deleted and merged ones came back with the import's rewrite)."""
+    fix, the deleted and merged ones came back with the import's rewrite). The memories are the
+    person's, so each change waits for their approval (item 6): approved, it is the import's."""
     ops = services.memory
     ids = [ops.add(f"用户的第{n}件事：原来的说法", "身份").ids[0] for n in range(20)]
     before = _snapshot(services)
@@ -173,8 +174,11 @@ async def test_undo_brings_back_the_first_text_of_memories_a_later_batch_deleted
 
     llm_server.responder = write
     _plan, result = await _import(imports, "chatgpt_conversations.json")
-    assert (result.memories_updated, result.memories_deleted) == (3, 5)  # by where each memory ended up
+    assert result.proposals == 13 and _snapshot(services) == before  # held for the person
+    for held in services.review.pending():  # approved in the order they were proposed
+        services.review.approve(held.id, ops)
     assert {mid for mid, i in ops.all_items().items() if "导入改写" in i.description} == set(ids[6:8])
+    assert not set(ids[:4]) & set(ops.all_items())
     assert ops.get(ids[4]).description == "用户的第4、5件事合在一起"
     await imports.undo(result.undo_id)
     assert _snapshot(services) == before  # all 20, each with its first text

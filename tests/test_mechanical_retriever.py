@@ -343,9 +343,12 @@ def test_an_unreadable_store_raises_and_is_retried(tmp_path):
     mm.compact()  # memory.yaml holds every memory now (it follows writes in the background)
     good = path.read_bytes()
     break_yaml_store(path, "{not: [valid")  # another program broke the file
+    assert ids(r.retrieve("兰州拉面"))[0] == "noodle"  # the open store keeps its last good state
+    opened = YamlMemoryManager(path)  # a store opened on the broken file has none
+    fresh = MechanicalRetriever(opened, now=lambda: NOW)
     with pytest.raises(StoreCorrupt):
-        r.retrieve("兰州拉面")
+        fresh.retrieve("兰州拉面")
     path.write_bytes(good)
-    assert ids(r.retrieve("兰州拉面"))[0] == "noodle"  # nothing lost: the next query rebuilds
-    r.close()
-    mm.close()
+    assert ids(fresh.retrieve("兰州拉面"))[0] == "noodle"  # nothing lost: the next query rebuilds
+    for part in (fresh, r, opened, mm):
+        part.close()
