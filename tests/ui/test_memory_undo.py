@@ -40,6 +40,7 @@ async def test_ctrl_z_undoes_the_last_memory_action_and_the_menu_names_it(qapp, 
         assert any("已撤销" in t.text for t in app.toasts.toasts())
         menus.redo_action.trigger()
         await wait(lambda: mid not in app.services.memory.all_items(), message="deleted again")
+        await app.memory_undo.busy  # (the redo is offered for undo once it has finished, not once it wrote)
         menus.undo_action.trigger()
         await wait(lambda: mid in app.services.memory.all_items(), message="and back")
 
