@@ -65,9 +65,10 @@ def test_a_deleted_memory_yaml_is_written_again_from_the_memories_held(live):
     assert kinds(live).count("file_missing") == 1
     assert "不见了" in notice_text(live.notices_heard[0])
     assert len(on_disk(live.backup_path)) >= 20, "memory.yaml.bak is a real last good copy, never {}"
-    live.close()
+    os.unlink(live.path)  # gone again, and this time the app is closed before it is written again
+    live.writer._closed = True
     again = YamlMemoryManager(live.path, flush_delay=None)
-    assert again.count() == 21
+    assert again.count() == 21 and again.notices[0].exact, "restored exactly from memory.yaml.bak and the log"
     again.close()
 
 

@@ -244,6 +244,8 @@ class FileWriter:
             self.log.write(header, kept)  # first: it describes the files on disk either way
             if prepared["trash_tmp"] is not None:
                 os.replace(prepared["trash_tmp"], files.trash_path)
+            if replaced is None and snap["layout"].split and snap["old_sha1"]:
+                self._restore_backup(snap["layout"])  # memory.yaml gone or a link: the last text known is the copy
             stray = self._put_in_place(prepared["tmp"], snap["keys"][0], replaced)
             fsync_dir(files.path.parent)
         except _SavedMeanwhile:
@@ -309,6 +311,14 @@ class FileWriter:
         except OSError:
             write_private(staged, replaced.data())
         private_file(staged)
+        os.replace(staged, backup)
+
+    def _restore_backup(self, layout: Layout) -> None:
+        """memory.yaml.bak written from the text this store last knew memory.yaml to hold (the file is
+        gone, or a link is in its place): the backup stays the last good copy the log names."""
+        backup = self.files.backup_path
+        staged = backup.with_name(backup.name + ".new")
+        write_private(staged, b"".join([layout.preamble, *(chunk.text for chunk in layout.chunks.values())]))
         os.replace(staged, backup)
 
     def _copy_backup(self) -> None:
