@@ -246,6 +246,7 @@ def test_a_true_conflict_keeps_both_versions_and_says_so(live):
 def test_a_hand_deletion_of_a_memory_sonetto_changed_since_wins_and_is_said(live):
     buffer = _buffer(live.path)
     live.add("Sonetto 之后记住的", "瞬间", actor="agent")
+    live.update("m0000006", "补充", new_description="第6条记忆：也改过了", actor="agent")
     live.update("m0000004", "补充", new_description="第4条记忆：改过了", actor="agent")
     wait_for(lambda: "改过了" in live.path.read_text(encoding="utf-8"), what="on disk")
     start = buffer.index("m0000004:")
@@ -254,7 +255,7 @@ def test_a_hand_deletion_of_a_memory_sonetto_changed_since_wins_and_is_said(live
     wait_for(lambda: "m0000004" not in live.all_items(), what="the deletion taken in")
     [trashed] = live.list_trash()
     assert trashed["description"] == "第4条记忆：改过了", "the trash keeps Sonetto's version"
-    assert live.count() == 20, "the memory added since stays"
+    assert live.count() == 20 and live.get("m0000006").description.endswith("也改过了"), "what Sonetto wrote since stays"
     assert "edit_conflict" in kinds(live)
 
 
@@ -334,9 +335,12 @@ def test_kept_versions_are_bounded_and_find_the_base_a_save_was_made_from():
     layout = Layout(b"", {"a": Chunk(None, b"a: 1\n"), "b": Chunk(None, b"b: 1\n")})
     versions.advance("v1", layout, ["a"])  # v1 -> v2 changed a
     versions.advance("v2", Layout(b"", {"a": Chunk(None, b"a: 2\n"), "b": Chunk(None, b"b: 1\n")}), ["b", "c"])
-    base = versions.base_of("edited", {"a": b"a: 1\n", "b": b"b: 1\n"})  # as in v1
+    now = {"a": b"a: 2\n", "b": b"b: 2\n", "c": b"c: 2\n"}.get  # the file as last known (v3)
+    base = versions.base_of("edited", {"a": b"a: 1\n", "b": b"b: 1\n"}, now)  # as in v1
     assert base is not None and base.sha1 == "v1" and base.texts == {"a": b"a: 1\n", "b": b"b: 1\n", "c": None}
-    assert versions.base_of("edited", {"a": b"a: 3\n", "b": b"b: 3\n", "c": b"c: 3\n"}) is None
+    assert versions.base_of("edited", {"a": b"a: 3\n", "b": b"b: 3\n", "c": b"c: 3\n"}, now) is None
+    # holding an entry as it read after v1 and v2 (b as now): made from neither, whatever else it lacks
+    assert versions.base_of("edited", {"a": b"a: 1\n", "b": b"b: 2\n"}, now) is None
     big = FileVersions()
     for n in range(2000):
         big.advance(f"v{n}", Layout(b"", {"x": Chunk(None, b"x" * 100_000)}), ["x"])
@@ -352,3 +356,138 @@ def test_a_deleted_trash_file_is_written_again_from_the_trash_held(live):
     wait_for(lambda: live.trash_path.exists() and "m0000002" in on_disk(live.trash_path), what="written again")
     live.restore("m0000002")
     assert live.count() == 20
+
+
+def _without(text: str, memory_id: str) -> str:
+    """``text`` (memory.yaml) without the entry ``memory_id``, as a person deletes it in an editor."""
+    start = text.index(f"{memory_id}:")
+    rest = text[start:].split("\n")
+    end = next((i for i, line in enumerate(rest[1:], 1) if line and not line.startswith(" ")), len(rest))
+    return text[:start] + "\n".join(rest[end:])
+
+
+def test_deleting_the_memory_sonetto_just_wrote_from_an_up_to_date_file_deletes_it(live):
+    new = live.add("Sonetto 记错的一条", "瞬间", actor="agent")
+    live.hit("m0000001")
+    wait_for(lambda: new in on_disk(live.path) and on_disk(live.path)["m0000001"]["hit"] == 1, what="on disk")
+    _save(live.path, _without(_buffer(live.path), new), in_place=False)
+    wait_for(lambda: new not in live.all_items(), what="the deletion taken in")
+    assert [t["id"] for t in live.list_trash()] == [new] and "edit_stale" not in kinds(live)
+    [deleted] = [n for n in live.notices_heard if n.kind == "edit_deleted"]
+    assert deleted.texts == ("Sonetto 记错的一条",) and "回收站" in notice_text(deleted)
+
+
+def test_a_save_lacking_only_what_sonetto_added_since_keeps_it_and_the_same_save_again_deletes_it(live):
+    """A save lacking only memories Sonetto added since, with an edit of its own, cannot be told from
+    the person deleting them (the text is the same either way): nothing is lost, they are kept and the
+    store says so; the same save made again, once the file shows them, is the person's deletion."""
+    buffer = _buffer(live.path)
+    new = live.add("Sonetto 刚记住的", "瞬间", actor="agent")
+    wait_for(lambda: new in on_disk(live.path), what="on disk")
+    edited = buffer.replace("第3条记忆：喜欢第3种水果", "第3条记忆：改一下")
+    _save(live.path, edited, in_place=False)
+    wait_for(lambda: live.get("m0000003").description == "第3条记忆：改一下", what="taken in")
+    assert new in live.all_items() and "edit_stale" in kinds(live)
+    wait_for(lambda: new in on_disk(live.path), what="written again")
+    _save(live.path, edited, in_place=False)  # the person deletes it again, knowing
+    wait_for(lambda: new not in live.all_items(), what="deleted the second time")
+    assert [t["id"] for t in live.list_trash()] == [new] and "edit_deleted" in kinds(live)
+
+
+def test_an_old_copy_put_back_exactly_keeps_what_sonetto_added_and_the_same_save_again_deletes_it(live):
+    """A copy put back exactly (a sync client, an editor's unchanged buffer) keeps what Sonetto added
+    since, and says so; saving that same text again once the file shows the memory is meant: a deletion."""
+    buffer = _buffer(live.path)
+    new = live.add("Sonetto 刚记住的", "瞬间", actor="agent")
+    wait_for(lambda: new in on_disk(live.path), what="on disk")
+    _save(live.path, buffer, in_place=False)
+    wait_for(lambda: "edit_stale" in kinds(live) and new in on_disk(live.path), what="kept, and written again")
+    assert new in live.all_items() and live.list_trash() == []
+    _save(live.path, buffer, in_place=False)  # the person deletes it again, knowing
+    wait_for(lambda: new not in live.all_items(), what="deleted the second time")
+    assert [t["id"] for t in live.list_trash()] == [new]
+
+
+def _seeded(path: Path) -> None:
+    mm = YamlMemoryManager(path, flush_delay=None)
+    twenty(mm)
+    mm.close()
+
+
+def test_a_stale_save_made_while_the_app_was_closed_keeps_what_sonetto_wrote(tmp_path):
+    path = tmp_path / "memory.yaml"
+    _seeded(path)
+    buffer = _buffer(path)  # the editor opens the file
+    mm = YamlMemoryManager(path, flush_delay=None)
+    new = mm.add("Sonetto 刚记住的", "瞬间", actor="agent")
+    mm.update("m0000001", "补充", new_description="喜欢第1种水果，尤其是冰镇的", actor="agent")
+    mm.close()  # the app quits; the files hold every write
+    _save(path, buffer.replace("第5条记忆：喜欢第5种水果", "第5条记忆：不再喜欢第5种水果"), in_place=True)
+    again = YamlMemoryManager(path, flush_delay=None)
+    assert again.get("m0000005").description == "第5条记忆：不再喜欢第5种水果"
+    assert new in again.all_items() and again.get("m0000001").description.endswith("冰镇的")
+    assert [n.kind for n in again.notices] == ["edit_stale"]
+    again.close()
+    assert new in on_disk(path) and on_disk(path)["m0000005"]["description"].startswith("第5条记忆：不再")
+
+
+def test_a_stale_save_taken_in_survives_a_kill_before_the_file_is_written(tmp_path):
+    path = tmp_path / "memory.yaml"
+    _seeded(path)
+    buffer = _buffer(path)
+    mm = YamlMemoryManager(path, flush_delay=None)
+    new = mm.add("Sonetto 刚记住的", "瞬间", actor="agent")
+    mm.update("m0000001", "补充", new_description="喜欢第1种水果，尤其是冰镇的", actor="agent")
+    mm.compact()
+    _save(path, buffer.replace("第5条记忆：喜欢第5种水果", "第5条记忆：不再喜欢第5种水果"), in_place=False)
+    time.sleep(0.2)
+    mm.poll_external()  # merged live: the new memory kept (in memory only: the file is the save)
+    assert new in mm.all_items()
+    mm.writer._closed = True  # (killed now: no close, no rewrite)
+    again = YamlMemoryManager(path, flush_delay=None)
+    assert again.get("m0000005").description == "第5条记忆：不再喜欢第5种水果"
+    assert new in again.all_items() and again.get("m0000001").description.endswith("冰镇的")
+    again.close()
+
+
+def test_a_memory_yaml_emptied_while_the_app_was_closed_is_restored(tmp_path):
+    path = tmp_path / "memory.yaml"
+    _seeded(path)
+    mm = YamlMemoryManager(path, flush_delay=None)
+    mm.add("再写一条", "瞬间", actor="agent")
+    mm.close()
+    path.write_bytes(b"")  # an in-place save cut short, a sync client's placeholder
+    again = YamlMemoryManager(path, flush_delay=None)
+    assert again.count() == 21 and [n.kind for n in again.notices] == ["file_recovered"]
+    again.add("打开后写的", "瞬间")
+    again.close()
+    assert len(on_disk(path)) == 22 and len(on_disk(path.with_name("memory.yaml.bak"))) >= 21
+
+
+def test_a_memory_yaml_emptied_while_open_keeps_the_backup_a_real_copy(live):
+    live.path.write_bytes(b"")
+    time.sleep(0.3)
+    wait_for(lambda: live.count() == 20 and len(on_disk(live.path)) == 20, what="written again")
+    assert len(on_disk(live.backup_path)) == 20, "memory.yaml.bak is never the emptied file"
+    assert "file_missing" in kinds(live)
+
+
+def test_a_displaced_save_not_taken_in_before_a_crash_is_taken_in_at_the_next_opening(live, monkeypatch):
+    real_exchange = yaml_writer.exchange
+    saved: list[str] = []
+
+    def rename_then_exchange(a, b):
+        if Path(b) == live.path and not saved:
+            saved.append(_edited_text(live.path))
+            _save(live.path, saved[0], in_place=False)
+            live.sync._take_replaced = lambda: None  # (killed before the displaced save settles)
+        return real_exchange(a, b)
+
+    monkeypatch.setattr(yaml_writer, "exchange", rename_then_exchange)
+    live.add("触发一次重写", "瞬间")
+    wait_for(lambda: saved, what="a rewrite")
+    wait_for(lambda: live.files.displaced(), what="the displaced save kept on disk")
+    live.writer._closed = True  # killed
+    again = YamlMemoryManager(live.path, flush_delay=None)
+    assert again.get("m0000008").description == "第8条记忆：正好此刻改的" and not again.files.displaced()
+    again.close()

@@ -36,6 +36,12 @@ def notice_text(notice: StoreNotice) -> str:
     if kind == "edit_stale":
         return translate("StoreNotices", "{0} 是从较早的副本保存的：Sonetto 之后写的 {1} 处修改已保留").format(
             name, notice.count or len(notice.ids))
+    if kind == "edit_deleted":
+        first = _preview(notice.texts[0]) if notice.texts else ""
+        if (notice.count or len(notice.ids)) == 1:
+            return translate("StoreNotices", "在 {0} 里删除的「{1}」已移到回收站，可以恢复").format(name, first)
+        return translate("StoreNotices", "在 {0} 里删除的 {1} 条记忆已移到回收站，可以恢复").format(
+            name, notice.count or len(notice.ids))
     if kind == "edit_conflict":
         mine = _preview(notice.texts[0]) if notice.texts else ""
         if len(notice.ids) > 1 and len(notice.texts) > 1:

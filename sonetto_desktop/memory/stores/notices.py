@@ -18,6 +18,7 @@ Kinds:
 - ``file_recovered``: memory.yaml was missing when the store opened and was restored (``detail``: from
   what; ``exact`` False when recent changes may be missing).
 - ``edit_stale``: memory.yaml was saved from an older copy; what Sonetto wrote since was kept.
+- ``edit_deleted``: entries deleted in memory.yaml went to the trash (restorable; ``count``, ``texts``).
 - ``edit_conflict``: the person's save and Sonetto changed the same memory: the person's version is the
   memory, the other one is kept (``ids``: the memory, then the kept copy, if any).
 """

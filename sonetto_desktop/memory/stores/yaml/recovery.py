@@ -1,6 +1,6 @@
-"""Restoring memory.yaml that went missing while no store had it open.
+"""Restoring memory.yaml that went missing (or was emptied) while no store had it open.
 
-A sync client, an editor or a person removed the file; the store's other files are still there. The
+A sync client, an editor or a person removed or emptied the file; the store's other files are still there. The
 file is damage, never "the person deleted everything": it is restored from the copy that matches
 the change log (``memory.yaml.bak`` is the file before the last rewrite, the parse cache the file at
 the last close), and the log's records replay every write since. Only when no copy matches is an

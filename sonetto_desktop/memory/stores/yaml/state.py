@@ -116,6 +116,9 @@ class DiskState:
     trash_written: int = 0  # MemoryState.trash_version the trash file holds
     needs_rewrite: bool = False
     folded: set[str] = field(default_factory=set)  # SHA-1s of hand-edited files another instance took in
+    #: Whether memory.yaml on disk holds the text ``layout`` describes (False while it is gone, emptied or
+    #: a link: what a rewrite displaces then is no copy worth keeping).
+    file_known: bool = True
 
     def known_ids(self) -> Any:
         """The ids memory.yaml held when we last read or wrote it."""

@@ -6,8 +6,10 @@ Files (``memory.yaml`` keeps the seed's format, see ``format``)::
     memory.yaml          every memory (plain ``yaml.safe_load`` reads it; a person may edit it)
     memory.trash.yaml    the trash
     memory.yaml.log      the writes memory.yaml may not hold yet, one fsynced JSON line each (``change_log``)
-    memory.yaml.bak      memory.yaml as it was before the last rewrite: with the log, it restores the file exactly
+    memory.yaml.bak      memory.yaml before the last rewrite (a copy of it as left, once the store closed): with
+                         the log, it restores the file exactly
     memory.yaml.cache    memory.yaml as JSON, tied to its SHA-1 (opening parses JSON, not YAML)
+    memory.yaml.versions the recent versions of memory.yaml as the entries each later one changed (``versions``)
     memory.yaml.lock     the cross-process write lock
 
 A write appends one record to the log (a few hundred bytes and one fsync, whatever the store's
@@ -36,6 +38,7 @@ from __future__ import annotations
 
 import logging
 import os
+import stat
 import threading
 import uuid
 from contextlib import contextmanager
@@ -66,6 +69,16 @@ log = logging.getLogger(__name__)
 _FOUND_KEPT = 1000
 
 
+def _emptied(path: Path) -> bool:
+    """A regular memory.yaml of no bytes: a save cut short or a sync client's placeholder (the store
+    writes ``{}`` for no memories)."""
+    try:
+        st = os.lstat(path)
+    except OSError:
+        return False
+    return stat.S_ISREG(st.st_mode) and st.st_size == 0
+
+
 class YamlMemoryManager(BaseMemoryManager):
     """Memories in one YAML file, trash beside it, recent writes in a log (module docstring).
     ``flush_delay``: seconds from a write until memory.yaml is rewritten in the background (``None``:
@@ -94,14 +107,14 @@ class YamlMemoryManager(BaseMemoryManager):
                                  delay=None if self.read_only else flush_delay)
         if not self.read_only:
             with self._file_lock():
-                if not os.path.lexists(self.path):
-                    if self.files.companions():  # gone while the app was closed: damage, never "no memories"
+                if not os.path.lexists(self.path) or _emptied(self.path):
+                    if self.files.companions():  # gone or emptied while closed: damage, never "no memories"
                         self._notice(recover_missing(self.files, self.cache))
-                    else:
+                    elif not os.path.lexists(self.path):
                         atomic_write(self.path, b"{}\n")
                 remove_stale_temps(self.path.parent, (self.path.name, self.trash_path.name, self.log_path.name))
             private_files(self.path, self.trash_path, self.backup_path, self.log_path, self.lock_path,
-                          self.cache_path)
+                          self.cache_path, self.files.versions_path)
 
     # ── the files ─────────────────────────────────────────────────────
 
@@ -257,9 +270,9 @@ class YamlMemoryManager(BaseMemoryManager):
         self.sync.keys = (base, trash, journal.stat_key(self.log_path))
         self.writer.schedule()
 
-    def _commit_edit(self, txn: OverlayTransaction, *, file_sha1: str) -> None:
+    def _commit_edit(self, txn: OverlayTransaction, *, file_sha1: str, **extra: Any) -> None:
         """A hand edit of memory.yaml taken in (``sync.fold``): one write, naming the file it came from."""
-        self._commit(txn, file_sha1=file_sha1)
+        self._commit(txn, file_sha1=file_sha1, **extra)
 
     def _start_log(self) -> None:
         """A log for files that already hold the current state."""

@@ -109,6 +109,18 @@ class YamlFiles:
     def lock_path(self) -> Path:
         return self.path.with_name(self.path.name + ".lock")
 
+    @property
+    def versions_path(self) -> Path:
+        return self.path.with_name(self.path.name + ".versions")
+
+    def displaced_path(self) -> Path:
+        """A new name for a save a rewrite displaced (kept until it is taken in)."""
+        return self.path.with_name(f"{self.path.name}.displaced-{time.time_ns()}")
+
+    def displaced(self) -> list[Path]:
+        """Displaced saves not taken in yet, oldest first."""
+        return sorted(self.path.parent.glob(f"{self.path.name}.displaced-*"))
+
     def keys(self) -> Keys:
         return journal.stat_key(self.path), journal.stat_key(self.trash_path), journal.stat_key(self.log_path)
 
@@ -202,7 +214,8 @@ class YamlSync:
         self._watched: list[Any] = []  # files rewrites displaced from memory.yaml, while they are watched
 
     def current(self) -> bool:
-        return self.state.items is not None and not self._watched and self.files.keys() == self.keys
+        return (self.state.items is not None and not any(w.pending() for w in self._watched)
+                and self.files.keys() == self.keys)
 
     def corrupt(self, path: Path, exc: BaseException) -> StoreCorrupt:
         backup = str(self.files.backup_path) if path == self.files.path and self.files.backup_path.exists() else None
@@ -254,17 +267,19 @@ class YamlSync:
     def _take_replaced(self) -> None:
         for replaced in list(self._watched):
             raw = replaced.written()
-            if time.monotonic() > replaced.until:
+            if raw is not None:
+                self.take_saved(raw, made_from=replaced.made_from)
+                replaced.taken()
+            if time.monotonic() > replaced.until and replaced.path is None:
                 replaced.close()
                 self._watched.remove(replaced)
-            if raw is not None:
-                self.take_saved(raw)
         if self._watched:
             self._look_later(SETTLE_SECONDS)  # (taken in even when nothing reads or writes meanwhile)
 
-    def take_saved(self, raw: bytes) -> None:
+    def take_saved(self, raw: bytes, *, made_from: str = "") -> None:
         """A save of memory.yaml that a rewrite displaced (written into the old file, or renamed over it
-        at the last moment): taken in as a hand edit, and the file written again."""
+        at the last moment), made from the file with SHA-1 ``made_from`` or an older one: taken in as a
+        hand edit, and the file written again."""
         if self.state.items is None or self.read_only:
             return
         found = sha1(raw)
@@ -272,7 +287,7 @@ class YamlSync:
             return
         log.info("memory.yaml was saved while it was being rewritten: the save is taken in")
         try:
-            self.fold(raw, found)
+            self.fold(raw, found, made_from=made_from)
         except StoreCorrupt as exc:  # (a save that does not parse: kept as the last good state, and said)
             self.say(StoreNotice("file_unreadable", exc.path, f"a save that was displaced by a rewrite: {exc.detail}"))
             return
@@ -280,9 +295,27 @@ class YamlSync:
         self._rewrite_soon()
 
     def close(self) -> None:
+        """Stop watching displaced files (a displaced save not taken in yet stays on disk for the next
+        opening)."""
         for replaced in self._watched:
             replaced.close()
         self._watched.clear()
+
+    def _take_displaced(self) -> None:
+        """Saves displaced by a rewrite and not taken in before the store stopped (a crash): taken in now."""
+        for path in self.files.displaced():
+            try:
+                raw = self.files.read(path)
+            except Refused:
+                continue
+            if not raw:
+                path.unlink(missing_ok=True)
+                continue
+            try:
+                self.take_saved(raw)
+            except StoreCorrupt:
+                continue
+            path.unlink(missing_ok=True)
 
     def _sync(self, settle: bool) -> None:
         self._take_replaced()
@@ -377,6 +410,7 @@ class YamlSync:
             raw = None
         if raw is None:  # gone, or a link in its place: the memories held are written out again
             self._readable()
+            self.disk.file_known = False
             self.disk.needs_rewrite = True
             self._rewrite_soon()
             return True
@@ -429,6 +463,7 @@ class YamlSync:
         self.versions.advance(self.disk.sha1, old, _differing(old, layout))
         self.disk.layout = layout
         self.disk.sha1, self.disk.size, self.disk.ids = found, len(raw), None
+        self.disk.file_known = True
 
     def _adopt(self) -> bool:
         """Another instance started a new log (it rewrote the files): take the records it carried
@@ -449,10 +484,12 @@ class YamlSync:
 
     def full_load(self, *, publish: bool) -> tuple[list[str], list[str]]:
         """Read the files and replay the log. Returns (issues, repaired) of the reading. With a state
-        held, a memory.yaml that is gone or a link keeps that state (written out again)."""
+        held, a memory.yaml that is gone or a link keeps that state (written out again). Opening on a
+        memory.yaml saved by something else while no store had it open (the log does not name it), with
+        the file the log names still at hand (memory.yaml.bak): that file and the log are the state, and
+        the save is merged into it as a hand edit (``fold``), as it would be while the store is open."""
         self.full_reads += 1
         keys = self.files.keys()
-        base, trash, _ = keys
         held = self.state.items is not None
         try:
             raw = self.files.read(self.files.path)
@@ -467,6 +504,61 @@ class YamlSync:
             self.keys = keys
             return [], []
         raw = raw or b""
+        trash = self._read_trash()
+        tail = self._read_log(0)
+        header = tail.header if tail is not None else None
+        match = None
+        if header is not None:
+            match = header.holds(sha1(raw), trash.sha1)
+            if match is None and header.base_stat == keys[0] and header.trash_stat == keys[1] and keys[0] is not None:
+                match = "base"
+        if match is None and not held and not self.read_only and header is not None and raw:
+            named = self._named_copy(header, trash.sha1)
+            if named is not None:  # a save made while closed: merged into the state the log names
+                copy, match = named
+                found = sha1(raw)
+                read = self._install(copy, match, trash, tail, keys, publish=False)
+                self.versions.load(self.files.versions_path, sha1(copy))
+                if found not in self.disk.folded:
+                    self.fold(raw, found)
+                else:  # (taken in already, by a store that then stopped before writing the file)
+                    self._learn_text(raw, found)
+                self._take_displaced()
+                return read
+        read = self._install(raw, match, trash, tail, keys, publish=publish)
+        if not held and not self.read_only:
+            self._take_displaced()
+        return read
+
+    def _named_copy(self, header: journal.Header, trash_sha1: str | None) -> tuple[bytes, str] | None:
+        """memory.yaml.bak when it is a file the log's header names (the one it holds, or the one before),
+        with which: the state of the store is that file and the log's records after it."""
+        try:
+            copy = self.files.read(self.files.backup_path)
+        except Refused:
+            return None
+        if not copy:
+            return None
+        match = header.holds(sha1(copy), trash_sha1)
+        if match is None and sha1(copy) == header.base_sha1:
+            match = "base"  # (the trash file was written by something else meanwhile: read as it is)
+        return (copy, match) if match is not None else None
+
+    def _read_trash(self) -> "_Trash":
+        try:
+            raw = self.files.read(self.files.trash_path)
+        except Refused as exc:
+            return _Trash(None, None, StoreCorrupt(str(self.files.trash_path), exc.detail))
+        try:
+            items = parse_trash(raw, str(self.files.trash_path)) if raw is not None else {}
+        except _PARSE_ERRORS as exc:
+            return _Trash(None, sha1(raw) if raw is not None else None, self.corrupt(self.files.trash_path, exc))
+        return _Trash(items, sha1(raw) if raw is not None else None, None)
+
+    def _install(self, raw: bytes, match: str | None, trash: "_Trash", tail: journal.Tail | None, keys: Keys, *,
+                 publish: bool) -> tuple[list[str], list[str]]:
+        """Make ``raw`` (memory.yaml's text) and the trash the state, and replay the log's records it
+        lacks (``match``: which file of the log's header it is, if any)."""
         base_sha1 = sha1(raw)
         parsed = self.cache.read(base_sha1, str(self.files.path)) if len(raw) > CACHE_MIN_BYTES else None
         if parsed is None:
@@ -474,28 +566,7 @@ class YamlSync:
                 parsed = parse_items(raw, str(self.files.path))
             except _PARSE_ERRORS as exc:
                 raise self.corrupt(self.files.path, exc) from exc
-        try:
-            trash_raw = self.files.read(self.files.trash_path)
-        except Refused as exc:
-            trash_raw, trash_refused = None, StoreCorrupt(str(self.files.trash_path), exc.detail)
-        else:
-            trash_refused = None
-        trash_items: dict[str, dict[str, Any]] | None
-        trash_error = trash_refused
-        try:
-            trash_items = parse_trash(trash_raw, str(self.files.trash_path)) if trash_raw is not None else {}
-        except _PARSE_ERRORS as exc:
-            trash_items, trash_error = None, self.corrupt(self.files.trash_path, exc)
-        if trash_refused is not None:
-            trash_items = None
-        trash_sha1 = sha1(trash_raw) if trash_raw is not None else None
-        tail = self._read_log(0)
         header = tail.header if tail is not None else None
-        match = None
-        if header is not None:
-            match = header.holds(base_sha1, trash_sha1)
-            if match is None and header.base_stat == base and header.trash_stat == trash and base is not None:
-                match = "base"
         records = tail.records if tail is not None else []
         if match == "base":
             assert header is not None
@@ -509,17 +580,19 @@ class YamlSync:
         # to files that already hold them.
         replay = [r for r in records if r["seq"] > start]
         seq = max([start, *(r["seq"] for r in records)])
+        held = self.state.items is not None
         previous_items, previous_trash = self.state.view() if held else None, (
             dict(self.state.trash) if self.state.trash is not None else None)
         layout = layout_of(raw, parsed.items)
         unwritten = {mid: None for mid in parsed.items if mid in parsed.rewrite or mid not in layout.chunks}
-        self.state.replace(parsed.items, trash_items, trash_error, unwritten if layout.split else {})
+        self.state.replace(parsed.items, trash.items, trash.error, unwritten if layout.split else {})
         self.state.seq = seq
         self.disk.layout = layout
-        self.disk.sha1, self.disk.size, self.disk.trash_sha1 = base_sha1, len(raw), trash_sha1
+        self.disk.sha1, self.disk.size, self.disk.trash_sha1 = base_sha1, len(raw), trash.sha1
         self.disk.ids = frozenset(parsed.items) if unwritten or not layout.split else None
         self.disk.lineage = lineage
         self.disk.needs_rewrite = bool(parsed.rewrite)
+        self.disk.file_known = True
         self.disk.trash_written = self.state.trash_version
         self.versions.clear()
         self.take_records(replay, publish=False)
@@ -562,14 +635,14 @@ class YamlSync:
                         changes.append(MemoryChange.from_dict(data, local=False))
                     except ValueError:  # not a change record (another program's line): views re-read
                         changes.append(MemoryChange("reload", (), EXTERNAL, local=False))
-                if not recorded:
+                if not recorded and not record.get("restated"):  # (a record that only restates states: none)
                     changes.append(MemoryChange("reload", (), EXTERNAL, local=False))
         for change in changes:
             self._publish(change)
 
     # ── a hand edit ────────────────────────────────────────────────────
 
-    def fold(self, raw: bytes, found: str) -> None:
+    def fold(self, raw: bytes, found: str, *, made_from: str = "") -> None:
         """memory.yaml was saved by something else while we hold a state: merged three ways against the
         version it was made from (``versions``; else the file as we last knew it). An entry the person
         changed becomes the memory's state (committed as a write by ``file``), an entry only the store
@@ -585,7 +658,13 @@ class YamlSync:
         known = old.chunks
         entries = self._changed_entries(raw, known)
         texts = {mid: text for mid, (_, text) in entries.entries.items() if text is not None}
-        base = self.versions.base_of(found, texts, self._edited_from) if entries.split else None
+        base = self.versions.base_of(
+            found, texts, lambda mid: chunk.text if (chunk := known.get(mid)) is not None else None,
+            self._edited_from) if entries.split else None
+        if base is None and made_from and entries.split:  # (a displaced save: not made from anything newer)
+            base = self.versions.base_at(made_from)
+        if base is not None:
+            self.versions.taken(found)
         since = dict(base.texts) if base is not None else {}  # entries changed since the save's version
         layout = Layout(entries.preamble, split=entries.split)
         if self.state.trash is None:  # a damaged trash file: nothing can be moved there
@@ -613,6 +692,7 @@ class YamlSync:
             if memory_id in since and (current.description, current.theme) != _content(
                     self._base_item(memory_id, since, known.get(memory_id))):
                 fold.conflicts.append((memory_id, None))  # deleted by hand, changed by Sonetto since: said
+            fold.deleted.append(memory_id)
             fold.txn.trash_put(memory_id, {"item": current.to_dict(), "deleted_at": now_iso(),
                                            "reason": DELETE_REASON, "actor": FILE})
             fold.txn.remove(memory_id)
@@ -620,10 +700,12 @@ class YamlSync:
                                              extra={"description": current.description, "theme": current.theme},
                                              local=False))
         # Memories the saved file lacks that were not in its version (added since), and stale entries:
-        # the next rewrite writes them as they are.
+        # restated in the fold's log record as they are (the file does not hold them: a store opened
+        # after a crash replays them over it), and written by the next rewrite.
         kept = [mid for mid in items if mid not in entries.entries and mid not in in_base and mid not in fold.txn.items]
-        for memory_id in (*fold.stale, *kept):
-            self.state.changed[memory_id] = None
+        restated = [mid for mid in (*fold.stale, *kept) if mid not in fold.txn.items and mid in items]
+        for memory_id in restated:
+            fold.txn.put(memory_id, items[memory_id])
         fold.added_since = [mid for mid in kept if mid in since]
         changes = fold.changes
         if len(changes) > STATES_MAX:
@@ -635,12 +717,12 @@ class YamlSync:
         self.versions.advance(self.disk.sha1, old, differing if entries.split else None)
         self.disk.layout, self.disk.sha1, self.disk.size = layout, found, len(raw)
         self.disk.ids = None if entries.split else frozenset(entries.entries)
+        self.disk.file_known = True
         if fold.stale or kept or fold.copies:
             self.disk.needs_rewrite = True
             self._rewrite_soon()
         if fold.txn.touched:
-            self.disk.folded.add(found)
-            self._commit(fold.txn, file_sha1=found)
+            self._commit(fold.txn, file_sha1=found, **({"restated": True} if not changes else {}))
             for change in changes:
                 self._publish(change)
         self._tell(fold, base is not None)
@@ -729,6 +811,11 @@ class YamlSync:
             self.say(StoreNotice("edit_conflict", path, f"memory {memory_id} was changed both in memory.yaml and "
                                  f"by the app: the file's version is kept" + (f", the other as {copy_id}" if copy_id
                                                                               else ""), ids, texts))
+        if fold.deleted:
+            trash = self.state.trash or {}
+            texts = tuple(str((trash.get(mid) or {}).get("item", {}).get("description", "")) for mid in fold.deleted[:20])
+            self.say(StoreNotice("edit_deleted", path, f"{len(fold.deleted)} memories deleted in memory.yaml went to "
+                                 "the trash", tuple(fold.deleted[:20]), texts, count=len(fold.deleted)))
         stale = [mid for mid in (*fold.stale, *fold.added_since) if mid in items]
         if from_older and stale:
             self.say(StoreNotice("edit_stale", path, "memory.yaml was saved from an older copy: the changes "
@@ -800,6 +887,15 @@ class YamlSync:
 
 
 @dataclass
+class _Trash:
+    """The trash file as read: its entries (``None``: damaged), SHA-1, and why it is damaged."""
+
+    items: dict[str, dict[str, Any]] | None
+    sha1: str | None
+    error: StoreCorrupt | None
+
+
+@dataclass
 class _Fold:
     """What folding one save does: the write, its change records, and what to say afterwards."""
 
@@ -809,6 +905,7 @@ class _Fold:
     conflicts: list[tuple[str, str | None]] = field(default_factory=list)  # (memory, the copy kept)
     copies: list[str] = field(default_factory=list)
     added_since: list[str] = field(default_factory=list)  # memories the store added after the save's version
+    deleted: list[str] = field(default_factory=list)  # memories the save deleted (to the trash)
 
 
 def _shape(history: list[Any]) -> list[tuple[Any, Any, Any]]:

@@ -11,15 +11,26 @@ their text in this version (``None``: the entry was not in it): versions share t
 entry nobody touched, so keeping them costs what changed, not the store's size. The oldest are
 dropped past :data:`MAX_VERSIONS` versions or :data:`MAX_BYTES` of kept text; a save made from a
 version no longer kept is merged against the file as this instance last knew it (as before).
+
+A store that closes keeps them in ``memory.yaml.versions`` (tied to the file it leaves), so a save made
+from an editor's buffer while the app was closed is merged the same way when it opens again.
 """
 
 from __future__ import annotations
 
+import json
+import logging
 from collections import deque
 from dataclasses import dataclass
+from pathlib import Path
 from typing import Callable, Iterable, Iterator, Mapping
 
+from ...files import atomic_write
 from .format import Layout
+
+log = logging.getLogger(__name__)
+
+FORMAT = "sonetto-memory-versions"
 
 #: How many earlier versions of memory.yaml are kept (a rewrite at most every quarter second).
 MAX_VERSIONS = 256
@@ -47,6 +58,7 @@ class FileVersions:
     def __init__(self) -> None:
         self._versions: deque[_Version] = deque()
         self._bytes = 0
+        self._taken: set[str] = set()  # versions a save repeated exactly and was merged against
 
     def __len__(self) -> int:
         return len(self._versions)
@@ -55,6 +67,7 @@ class FileVersions:
         """The file's text is not known any more (read anew, rewritten whole by another instance)."""
         self._versions.clear()
         self._bytes = 0
+        self._taken.clear()
 
     def advance(self, sha1: str, old: Layout, changed: Iterable[str] | None) -> None:
         """The file moved on from ``old`` (its text, SHA-1 ``sha1``) to a new text in which the entries
@@ -70,6 +83,34 @@ class FileVersions:
         while self._versions and (len(self._versions) > MAX_VERSIONS or self._bytes > MAX_BYTES):
             self._bytes -= self._versions.popleft().size
 
+    def save(self, path: Path, current: str) -> None:
+        """Keep the versions in ``path``, tied to the file they lead to (SHA-1 ``current``); best effort."""
+        data = {"format": FORMAT, "version": 1, "current": current,
+                "versions": [{"sha1": v.sha1, "texts": {mid: (t.decode("utf-8", "surrogateescape") if t is not None
+                                                              else None) for mid, t in v.texts.items()}}
+                             for v in self._versions]}
+        try:
+            atomic_write(path, json.dumps(data, ensure_ascii=False, separators=(",", ":")).encode("utf-8",
+                                                                                                "surrogateescape"))
+        except OSError as exc:
+            log.info("could not keep the versions of memory.yaml in %s: %s", path, exc)
+
+    def load(self, path: Path, current: str) -> None:
+        """The versions kept in ``path`` when they lead to the file with SHA-1 ``current`` (else none)."""
+        self.clear()
+        try:
+            data = json.loads(path.read_bytes().decode("utf-8", "surrogateescape"))
+            if data.get("format") != FORMAT or data.get("current") != current:
+                return
+            for entry in data["versions"]:
+                texts = {str(mid): (t.encode("utf-8", "surrogateescape") if isinstance(t, str) else None)
+                         for mid, t in dict(entry["texts"]).items()}
+                size = sum(len(t) for t in texts.values() if t is not None) + 64 * len(texts)
+                self._versions.append(_Version(str(entry["sha1"]), texts, size))
+                self._bytes += size
+        except (OSError, ValueError, KeyError, TypeError, AttributeError):
+            self.clear()
+
     def known(self, sha1: str) -> bool:
         """Whether ``sha1`` is one of the kept versions."""
         return any(version.sha1 == sha1 for version in self._versions)
@@ -82,25 +123,56 @@ class FileVersions:
             texts.update(version.texts)
             yield Base(version.sha1, texts)
 
-    def base_of(self, sha1: str, entries: Mapping[str, bytes],
-                edited_from: Callable[[str, bytes, bytes], bool] = lambda *_: False) -> Base | None:
-        """The version a saved file (``sha1``, its entries' text by id) was most likely made from: the
-        one whose text of the entries changed since it the file repeats best (a file that is one of
-        them exactly: that one). An entry whose text differs counts for a version when
-        ``edited_from(id, its text there, the file's text)`` (an edit of that version's entry, e.g. with
-        its history as it was), against it otherwise; one the file lacks counts for neither (deleted
-        by hand, or since). ``None``: the newest, i.e. the file as last known."""
-        best: tuple[int, Base] | None = None
+    def taken(self, sha1: str) -> None:
+        """A save with SHA-1 ``sha1`` was merged against an older version (the same text again is meant)."""
+        self._taken.add(sha1)
+
+    def base_at(self, sha1: str) -> Base | None:
+        """The kept version with SHA-1 ``sha1`` (``None``: not kept)."""
         for base in self.bases():
             if base.sha1 == sha1:
                 return Base(base.sha1, dict(base.texts))
-            score = 0
-            for memory_id, text in base.texts.items():
+        return None
+
+    def base_of(self, sha1: str, entries: Mapping[str, bytes], now: Callable[[str], bytes | None],
+                edited_from: Callable[[str, bytes, bytes], bool] = lambda *_: False) -> Base | None:
+        """The version a saved file (``sha1``, its entries' text by id) was most likely made from, among
+        the entries changed since each version (``now(id)``: an entry's text as last known):
+
+        - a file that holds an entry as it read *after* a version, or one the version did not have, was
+          not made from that version;
+        - an entry as that version had it counts for it, and so does one edited from it (``edited_from``:
+          e.g. with its history as it was then, where the store has appended to it since);
+        - an entry that version lacked and the file lacks too counts for it, less (alone, it cannot tell a
+          stale save from the person deleting what the store added: nothing is lost either way, the store
+          says what it kept, and the same deletion saved again is taken); other differences are the
+          person's edits and count for nothing.
+
+        A file that is one of the versions exactly (a sync client putting back its copy): that one. A text
+        merged against an older version once and saved again exactly, after the store said what it kept,
+        is meant as it is now. ``None``: the newest, i.e. the file as last known."""
+        if sha1 in self._taken:
+            return None  # the same text saved again, after the store said what it kept: meant as it is
+        best: tuple[tuple[int, int], Base] | None = None
+        for base in self.bases():
+            if base.sha1 == sha1:
+                self._taken.add(sha1)
+                return Base(base.sha1, dict(base.texts))
+            strong = weak = 0
+            for memory_id, then in base.texts.items():
                 found = entries.get(memory_id)
-                if found == text:
-                    score += 1
-                elif found is not None:
-                    score += 1 if text is not None and edited_from(memory_id, text, found) else -1
-            if score > 0 and (best is None or score > best[0]):
-                best = (score, Base(base.sha1, dict(base.texts)))
+                if found == then:
+                    if then is None:
+                        weak += 1
+                    else:
+                        strong += 1
+                elif found is not None and (then is None or found == now(memory_id)):
+                    break  # the file has an entry as it read after this version, or one it did not have
+                elif found is not None and then is not None and edited_from(memory_id, then, found) and not (
+                        (current := now(memory_id)) is not None and edited_from(memory_id, current, found)):
+                    strong += 1
+            else:
+                score = (strong, weak)
+                if score > (0, 0) and (best is None or score > best[0]):
+                    best = (score, Base(base.sha1, dict(base.texts)))
         return best[1] if best is not None else None

@@ -244,9 +244,10 @@ class FileWriter:
             self.log.write(header, kept)  # first: it describes the files on disk either way
             if prepared["trash_tmp"] is not None:
                 os.replace(prepared["trash_tmp"], files.trash_path)
-            if replaced is None and snap["layout"].split and snap["old_sha1"]:
-                self._restore_backup(snap["layout"])  # memory.yaml gone or a link: the last text known is the copy
-            stray = self._put_in_place(prepared["tmp"], snap["keys"][0], replaced)
+            keep = replaced is not None and disk.file_known  # (else: gone, emptied, a link: no copy worth keeping)
+            if not keep and snap["layout"].split and snap["old_sha1"]:
+                self._restore_backup(snap["layout"])  # the last text known is the copy the log names
+            stray = self._put_in_place(prepared["tmp"], snap["keys"][0], replaced, keep=keep)
             fsync_dir(files.path.parent)
         except _SavedMeanwhile:
             self._discard(prepared)
@@ -270,16 +271,17 @@ class FileWriter:
         if snap["trash"] is not None:
             disk.trash_written = snap["trash_version"]
         disk.needs_rewrite = False
+        disk.file_known = True
         # What was put in place, as known before the renames: a save landing just after them is a change.
         self.sync.keys = (base_stat, trash_stat, journal.stat_key(files.log_path))
         if replaced is not None:
-            self.sync.watch_replaced(replaced.watch())
+            self.sync.watch_replaced(replaced.watch(snap["old_sha1"]))
         if stray is not None:  # a save renamed over memory.yaml at the last moment: taken in, not lost
-            self.sync.watch_replaced(stray.watch())
+            self.sync.watch_replaced(stray.watch(snap["old_sha1"]))
         return True
 
     def _put_in_place(self, tmp: Path, expected: journal.Stat | None,
-                      replaced: "_Replaced | None") -> "_Replaced | None":
+                      replaced: "_Replaced | None", *, keep: bool) -> "_Replaced | None":
         """Move the new memory.yaml into place; the file it displaces becomes memory.yaml.bak (the last
         good copy; a gone file or a link is not one). Where the system can, the two are exchanged in
         one step, so a save landing on memory.yaml at the last moment is displaced, not lost: the
@@ -288,13 +290,16 @@ class FileWriter:
         path = self.files.path
         if replaced is not None and exchange(tmp, path):
             if journal.stat_key(tmp) == expected:
-                private_file(tmp)
-                os.replace(tmp, self.files.backup_path)
+                if keep:
+                    private_file(tmp)
+                    os.replace(tmp, self.files.backup_path)
+                else:
+                    os.unlink(tmp)
                 return None
-            stray = _Replaced.open(tmp, saved=True)
-            os.unlink(tmp)  # (its text stays readable through the open file)
-            return stray
-        if replaced is not None:
+            kept = self.files.displaced_path()  # (kept on disk until taken in: a crash meanwhile loses nothing)
+            os.replace(tmp, kept)
+            return _Replaced.open(kept, saved=True)
+        if replaced is not None and keep:
             self._keep_backup(replaced)
         if journal.stat_key(path) != expected:
             raise _SavedMeanwhile
@@ -343,9 +348,15 @@ class FileWriter:
             try:
                 if self.behind:
                     self._rewrite(force=False)
-                if self.disk.size > CACHE_MIN_BYTES and not self.behind:
+                if not self.behind and self.disk.file_known and self.sync.damage is None:
                     with self._lock():
-                        if self.cache.base_sha1() != self.disk.sha1:
+                        if self.sync.keys is None or self.files.keys()[0] != self.sync.keys[0]:
+                            return  # (changed since it was last taken in: left for the next opening)
+                        # memory.yaml as left, copied (an edit in place while closed must not change the copy),
+                        # and the versions that lead to it: a save made while closed is merged when the store opens.
+                        self._copy_backup()
+                        self.sync.versions.save(self.files.versions_path, self.disk.sha1)
+                        if self.disk.size > CACHE_MIN_BYTES and self.cache.base_sha1() != self.disk.sha1:
                             self.cache.write(self.disk.sha1, self.state.view())
             finally:
                 self._closed = True
@@ -365,10 +376,12 @@ class _Replaced:
     the rename's check (an editor saving in place into the file it opened before; the rename would
     lose that save)."""
 
-    def __init__(self, fd: int, st: os.stat_result, *, saved: bool = False) -> None:
+    def __init__(self, fd: int, st: os.stat_result, *, saved: bool = False, path: Path | None = None) -> None:
         self.fd: int | None = fd
         self._seen: tuple[int, int] | None = None if saved else (st.st_mtime_ns, st.st_size)
         self.until = 0.0
+        self.made_from = ""  # the SHA-1 of the memory.yaml it was (a save into it was made from that, or older)
+        self.path = path  # where a displaced save is kept until taken in (removed then)
 
     @classmethod
     def open(cls, path: os.PathLike[str] | str, *, saved: bool = False) -> "_Replaced | None":
@@ -388,7 +401,7 @@ class _Replaced:
         if not stat_mode.S_ISREG(st.st_mode):
             os.close(fd)
             return None
-        return cls(fd, st, saved=saved)
+        return cls(fd, st, saved=saved, path=Path(path) if saved else None)
 
     @property
     def is_open(self) -> bool:
@@ -397,6 +410,18 @@ class _Replaced:
     def data(self) -> bytes:
         assert self.fd is not None
         return _read_all(self.fd)
+
+    def pending(self) -> bool:
+        """Whether something wrote into it that was not taken in yet (one ``fstat``)."""
+        if self.fd is None:
+            return False
+        if self._seen is None:
+            return True
+        try:
+            st = os.fstat(self.fd)
+        except OSError:
+            return False
+        return (st.st_mtime_ns, st.st_size) != self._seen
 
     def written(self) -> bytes | None:
         """The file's text when something wrote into it since it was opened and it has been still for
@@ -421,9 +446,16 @@ class _Replaced:
         self._seen = seen
         return data or None
 
-    def watch(self) -> "_Replaced":
+    def watch(self, made_from: str) -> "_Replaced":
         self.until = time.monotonic() + REPLACED_WATCH
+        self.made_from = made_from
         return self
+
+    def taken(self) -> None:
+        """Its save was taken in: a displaced save's file is no longer needed."""
+        if self.path is not None:
+            self.path.unlink(missing_ok=True)
+            self.path = None
 
     def close(self) -> None:
         if self.fd is not None:
