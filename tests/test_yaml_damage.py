@@ -14,7 +14,7 @@ import pytest
 import yaml
 
 from sonetto_desktop.memory import MemoryItem, StoreCorrupt, YamlMemoryManager
-from sonetto_desktop.memory.stores.yaml import sync as yaml_sync
+from sonetto_desktop.memory.stores.yaml import files as yaml_files
 from sonetto_desktop.memory.stores.yaml import writer as yaml_writer
 from sonetto_desktop.memory.stores.yaml.format import Chunk, Layout
 from sonetto_desktop.memory.stores.yaml.sync import CONFLICT_REASON, DELETE_REASON, EDIT_REASON
@@ -169,7 +169,7 @@ def test_a_link_at_open_is_refused(tmp_path):
 
 
 def test_a_file_above_the_size_limit_is_refused_with_a_message(tmp_path, monkeypatch):
-    monkeypatch.setattr(yaml_sync, "MAX_FILE_BYTES", 64 * 1024)
+    monkeypatch.setattr(yaml_files, "MAX_FILE_BYTES", 64 * 1024)
     path = tmp_path / "memory.yaml"
     path.write_text("".join(f"k{i}: {{description: 很长的手写文件第{i}行, theme: 手写}}\n" for i in range(3000)),
                     encoding="utf-8")
@@ -181,7 +181,7 @@ def test_a_file_above_the_size_limit_is_refused_with_a_message(tmp_path, monkeyp
 
 
 def test_a_file_that_grows_past_the_limit_keeps_the_last_state(live, monkeypatch):
-    monkeypatch.setattr(yaml_sync, "MAX_FILE_BYTES", 64 * 1024)
+    monkeypatch.setattr(yaml_files, "MAX_FILE_BYTES", 64 * 1024)
     before = live.path.read_bytes()
     live.path.write_bytes(before + b"#" * 70 * 1024 + b"\n")
     time.sleep(0.3)

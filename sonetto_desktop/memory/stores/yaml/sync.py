@@ -15,8 +15,8 @@ An edit is taken in once the file has been still for :data:`SETTLE_SECONDS` when
 background rewrite looks (an editor may be half way through saving); a write folds it at once (a
 file that does not parse then fails the write and is never written over).
 
-A save is merged three ways against the version it was made from (``versions``, ``merge``): an
-editor's buffer read before Sonetto's last writes reverts nothing of them, entries the person
+A save is merged three ways against the version it was made from (``fold``, ``versions``, ``merge``):
+an editor's buffer read before Sonetto's last writes reverts nothing of them, entries the person
 changed win, a true conflict keeps both versions and is said.
 
 A file that is gone or unusable is damage, never "the person deleted everything" (``notices``):
@@ -28,31 +28,23 @@ A file that is gone or unusable is damage, never "the person deleted everything"
 
 from __future__ import annotations
 
-import hashlib
 import logging
-import os
-import stat as stat_mode
 import time
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Callable
 
-import yaml
-
 from . import change_log as journal
-from ...changes import EXTERNAL, FILE, MemoryChange
-from ...errors import StoreCorrupt, describe_os_error
-from ...item import MemoryItem, now_iso
-from ..crud import STATES_MAX
+from ...changes import EXTERNAL, MemoryChange
+from ...errors import StoreCorrupt
 from ..notices import CONDITIONS, StoreNotice
-from ...record import card_state
 from ..transaction import OverlayTransaction
 from ..validation import item_from_raw, validate_item
 from .cache import CACHE_MIN_BYTES, ParseCache
 from .diff import foreign_changes
+from .files import MAX_FILE_BYTES, PARSE_ERRORS, Keys, Refused, YamlFiles, sha1
+from .fold import ADD_REASON, BACK_REASON, CONFLICT_REASON, DELETE_REASON, EDIT_REASON, SaveMerge, differing
 from .format import Chunk, Layout, layout_of, parse_items, parse_trash, split_chunks
-from .merge import merge_entry
-from .safe import YamlRefused
 from .state import DiskState, MemoryState
 from .versions import FileVersions
 
@@ -63,119 +55,6 @@ SETTLE_SECONDS = 0.1
 #: How long a write waits for a memory.yaml still being saved to settle (else it goes on, and the save is
 #: taken in once it has: merged against the version it was made from).
 WRITE_SETTLE_WAIT = 0.5
-#: The reason of the history entry of a memory edited by hand in memory.yaml.
-EDIT_REASON = "在 memory.yaml 中手动修改"
-ADD_REASON = "在 memory.yaml 中手动添加"
-DELETE_REASON = "从 memory.yaml 中删除"
-#: The reason of a memory put back by a save that edited it after Sonetto had deleted it.
-BACK_REASON = "在 memory.yaml 中修改了已删除的记忆，按你的版本恢复"
-#: The reason of the copy a conflict keeps: the version the person's save did not keep.
-CONFLICT_REASON = "memory.yaml 的手动修改与这条记忆的另一次修改冲突：这是另一次修改的版本"
-#: memory.yaml (or the trash file) larger than this is not read: a store this big belongs in SQLite.
-MAX_FILE_BYTES = 128 * 1024 * 1024
-
-_PARSE_ERRORS = (yaml.YAMLError, UnicodeDecodeError, YamlRefused, TypeError, RecursionError)
-
-Keys = tuple[Any, Any, Any]
-
-
-def sha1(data: bytes) -> str:
-    return hashlib.sha1(data, usedforsecurity=False).hexdigest()
-
-
-@dataclass(frozen=True)
-class YamlFiles:
-    """The files of one YAML store."""
-
-    path: Path
-
-    @property
-    def trash_path(self) -> Path:
-        return self.path.with_name(f"{self.path.stem}.trash.yaml")
-
-    @property
-    def log_path(self) -> Path:
-        return self.path.with_name(self.path.name + ".log")
-
-    @property
-    def backup_path(self) -> Path:
-        return self.path.with_name(self.path.name + ".bak")
-
-    @property
-    def cache_path(self) -> Path:
-        return self.path.with_name(self.path.name + ".cache")
-
-    @property
-    def lock_path(self) -> Path:
-        return self.path.with_name(self.path.name + ".lock")
-
-    @property
-    def versions_path(self) -> Path:
-        return self.path.with_name(self.path.name + ".versions")
-
-    def displaced_path(self) -> Path:
-        """A new name for a save a rewrite displaced (kept until it is taken in)."""
-        return self.path.with_name(f"{self.path.name}.displaced-{time.time_ns()}")
-
-    def displaced(self) -> list[Path]:
-        """Displaced saves not taken in yet, oldest first."""
-        return sorted(self.path.parent.glob(f"{self.path.name}.displaced-*"))
-
-    def keys(self) -> Keys:
-        return journal.stat_key(self.path), journal.stat_key(self.trash_path), journal.stat_key(self.log_path)
-
-    def companions(self) -> bool:
-        """Whether anything of a store is here besides memory.yaml (its log, backup, trash or cache)."""
-        return any(os.path.lexists(p) for p in (self.log_path, self.backup_path, self.trash_path, self.cache_path))
-
-    def read(self, path: Path) -> bytes | None:
-        """The file's bytes (``None``: there is none). A link is never followed, and a file that is
-        not a regular one, larger than :data:`MAX_FILE_BYTES` or not readable raises :class:`Refused`."""
-        try:
-            st = os.lstat(path)
-            if stat_mode.S_ISLNK(st.st_mode):
-                raise Refused("link", f"{path} is a link to {os.readlink(path)}: links are not followed")
-            if not stat_mode.S_ISREG(st.st_mode):
-                raise Refused("unreadable", f"{path} is not a regular file")
-            if st.st_size > MAX_FILE_BYTES:
-                raise Refused("unreadable", _too_large(path, st.st_size))
-            fd = os.open(path, os.O_RDONLY | getattr(os, "O_NOFOLLOW", 0) | getattr(os, "O_BINARY", 0))
-            with os.fdopen(fd, "rb") as fh:
-                data = fh.read(MAX_FILE_BYTES + 1)
-        except FileNotFoundError:
-            return None
-        except Refused:
-            raise
-        except OSError as exc:
-            raise Refused("unreadable", f"{path} cannot be read: {describe_os_error(exc)}") from exc
-        if len(data) > MAX_FILE_BYTES:
-            raise Refused("unreadable", _too_large(path, len(data)))
-        return data
-
-
-def _too_large(path: Path, size: int) -> str:
-    return (f"{path} is {size / 2**20:.0f} MB, more than the {MAX_FILE_BYTES // 2**20} MB a YAML store reads "
-            "(a store this large belongs in SQLite: settings, store backend)")
-
-
-class Refused(Exception):
-    """A store file that is not read: ``kind`` "link" (a link in its place) or "unreadable"."""
-
-    def __init__(self, kind: str, detail: str) -> None:
-        super().__init__(detail)
-        self.kind = kind
-        self.detail = detail
-
-
-@dataclass
-class _Entries:
-    """A changed file's entries in file order: id -> (the parsed item, or ``None`` when its text is
-    what we knew; its text, or ``None`` when the file did not split)."""
-
-    preamble: bytes
-    split: bool
-    entries: dict[str, tuple[MemoryItem | None, bytes | None]]
-
 
 class YamlSync:
     """Takes what is on disk into ``state`` (always with the store's file lock held). ``publish``
@@ -211,6 +90,9 @@ class YamlSync:
         #: The earlier texts of memory.yaml a save may have been made from.
         self.versions = FileVersions()
         self._conditions: set[str] = set()  # the lasting conditions said (once each until they end)
+        #: Saves of memory.yaml taken in as hand edits.
+        self.merge = SaveMerge(files, state, disk, self.versions, commit=commit, publish=publish, say=self.say,
+                               rewrite_soon=rewrite_soon, new_id=new_id)
         self._watched: list[Any] = []  # files rewrites displaced from memory.yaml, while they are watched
 
     def current(self) -> bool:
@@ -218,8 +100,7 @@ class YamlSync:
                 and self.files.keys() == self.keys)
 
     def corrupt(self, path: Path, exc: BaseException) -> StoreCorrupt:
-        backup = str(self.files.backup_path) if path == self.files.path and self.files.backup_path.exists() else None
-        return StoreCorrupt(str(path), str(exc).replace("\n", " "), backup)
+        return self.files.corrupt(path, exc)
 
     def _read_log(self, offset: int) -> journal.Tail | None:
         try:
@@ -460,7 +341,7 @@ class YamlSync:
             return
         old = self.disk.layout
         layout = Layout(split[0], {key: Chunk(None, text) for key, text in split[1]})  # type: ignore[misc]
-        self.versions.advance(self.disk.sha1, old, _differing(old, layout))
+        self.versions.advance(self.disk.sha1, old, differing(old, layout))
         self.disk.layout = layout
         self.disk.sha1, self.disk.size, self.disk.ids = found, len(raw), None
         self.disk.file_known = True
@@ -551,7 +432,7 @@ class YamlSync:
             return _Trash(None, None, StoreCorrupt(str(self.files.trash_path), exc.detail))
         try:
             items = parse_trash(raw, str(self.files.trash_path)) if raw is not None else {}
-        except _PARSE_ERRORS as exc:
+        except PARSE_ERRORS as exc:
             return _Trash(None, sha1(raw) if raw is not None else None, self.corrupt(self.files.trash_path, exc))
         return _Trash(items, sha1(raw) if raw is not None else None, None)
 
@@ -564,7 +445,7 @@ class YamlSync:
         if parsed is None:
             try:
                 parsed = parse_items(raw, str(self.files.path))
-            except _PARSE_ERRORS as exc:
+            except PARSE_ERRORS as exc:
                 raise self.corrupt(self.files.path, exc) from exc
         header = tail.header if tail is not None else None
         records = tail.records if tail is not None else []
@@ -643,247 +524,12 @@ class YamlSync:
     # ── a hand edit ────────────────────────────────────────────────────
 
     def fold(self, raw: bytes, found: str, *, made_from: str = "") -> None:
-        """memory.yaml was saved by something else while we hold a state: merged three ways against the
-        version it was made from (``versions``; else the file as we last knew it). An entry the person
-        changed becomes the memory's state (committed as a write by ``file``), an entry only the store
-        changed since keeps the store's, entries deleted by hand go to the trash, a true conflict keeps
-        both versions and is said. A file that does not parse raises ``StoreCorrupt`` (and is never
-        written over)."""
+        """memory.yaml was saved by something else while we hold a state: taken in (``fold.SaveMerge``;
+        a read-only store reads it whole instead)."""
         if self.read_only:
             self.full_load(publish=True)
             return
-        items = self.state.items
-        assert items is not None
-        old = self.disk.layout
-        known = old.chunks
-        entries = self._changed_entries(raw, known)
-        texts = {mid: text for mid, (_, text) in entries.entries.items() if text is not None}
-        base = self.versions.base_of(
-            found, texts, lambda mid: chunk.text if (chunk := known.get(mid)) is not None else None,
-            self._edited_from) if entries.split else None
-        if base is None and made_from and entries.split:  # (a displaced save: not made from anything newer)
-            base = self.versions.base_at(made_from)
-        if base is not None:
-            self.versions.taken(found)
-        since = dict(base.texts) if base is not None else {}  # entries changed since the save's version
-        layout = Layout(entries.preamble, split=entries.split)
-        if self.state.trash is None:  # a damaged trash file: nothing can be moved there
-            raise self.state.trash_error or self.corrupt(self.files.trash_path, ValueError("unreadable"))
-        fold = _Fold(OverlayTransaction(items, self.state.trash))
-        for memory_id, (item, text) in entries.entries.items():
-            chunk = known.get(memory_id)
-            if item is None:  # text as we knew it
-                assert chunk is not None
-                layout.chunks[memory_id] = chunk
-                continue
-            layout.chunks[memory_id] = Chunk(item, text if text is not None else b"")
-            if memory_id in since and text == since[memory_id]:
-                fold.stale.append(memory_id)  # as in the version it was saved from: the store's is newer
-                continue
-            base_item = self._base_item(memory_id, since, chunk)
-            self._fold_entry(fold, memory_id, item, base_item, items.get(memory_id), in_base=(
-                since[memory_id] is not None if memory_id in since else chunk is not None))
-        in_base = (set(self.disk.known_ids()) - {mid for mid, text in since.items() if text is None}) | {
-            mid for mid, text in since.items() if text is not None}
-        for memory_id in in_base - entries.entries.keys():
-            current = items.get(memory_id)
-            if current is None or memory_id in fold.txn.items:
-                continue  # gone already
-            if memory_id in since and (current.description, current.theme) != _content(
-                    self._base_item(memory_id, since, known.get(memory_id))):
-                fold.conflicts.append((memory_id, None))  # deleted by hand, changed by Sonetto since: said
-            fold.deleted.append(memory_id)
-            fold.txn.trash_put(memory_id, {"item": current.to_dict(), "deleted_at": now_iso(),
-                                           "reason": DELETE_REASON, "actor": FILE})
-            fold.txn.remove(memory_id)
-            fold.changes.append(MemoryChange("delete", (memory_id,), FILE, DELETE_REASON, states={memory_id: None},
-                                             extra={"description": current.description, "theme": current.theme},
-                                             local=False))
-        # Memories the saved file lacks that were not in its version (added since), and stale entries:
-        # restated in the fold's log record as they are (the file does not hold them: a store opened
-        # after a crash replays them over it), and written by the next rewrite.
-        kept = [mid for mid in items if mid not in entries.entries and mid not in in_base and mid not in fold.txn.items]
-        restated = [mid for mid in (*fold.stale, *kept) if mid not in fold.txn.items and mid in items]
-        for memory_id in restated:
-            fold.txn.put(memory_id, items[memory_id])
-        fold.added_since = [mid for mid in kept if mid in since]
-        changes = fold.changes
-        if len(changes) > STATES_MAX:
-            changes = [MemoryChange("reload", (), FILE, EDIT_REASON, local=False)]
-        for change in changes:
-            fold.txn.record(change)
-        differing = [mid for mid, (item, _) in entries.entries.items() if item is not None] + [
-            mid for mid in known if mid not in entries.entries]
-        self.versions.advance(self.disk.sha1, old, differing if entries.split else None)
-        self.disk.layout, self.disk.sha1, self.disk.size = layout, found, len(raw)
-        self.disk.ids = None if entries.split else frozenset(entries.entries)
-        self.disk.file_known = True
-        if fold.stale or kept or fold.copies:
-            self.disk.needs_rewrite = True
-            self._rewrite_soon()
-        if fold.txn.touched:
-            self._commit(fold.txn, file_sha1=found, **({"restated": True} if not changes else {}))
-            for change in changes:
-                self._publish(change)
-        self._tell(fold, base is not None)
-
-    def _edited_from(self, memory_id: str, text: bytes, found: bytes) -> bool:
-        """Whether the saved entry ``found`` is an edit of ``text`` (an earlier version of it): its
-        history has that version's entries (the store appends one whenever it changes an entry; a
-        find-and-replace may have changed the words in them, not their times and actions)."""
-        then, now = self._parse_entry(memory_id, text), self._parse_entry(memory_id, found)
-        return then is not None and now is not None and _shape(then.history) == _shape(now.history)
-
-    def _parse_entry(self, memory_id: str, text: bytes) -> MemoryItem | None:
-        try:
-            return parse_items(text, str(self.files.path)).items.get(memory_id)
-        except _PARSE_ERRORS:
-            return None
-
-    def _base_item(self, memory_id: str, since: dict[str, bytes | None], chunk: Chunk | None) -> MemoryItem | None:
-        """The entry in the version a save was made from (``None``: it was not in it)."""
-        if memory_id in since:
-            text = since[memory_id]
-        elif chunk is not None:
-            if chunk.item is not None:
-                return chunk.item
-            text = chunk.text
-        else:
-            return None
-        return self._parse_entry(memory_id, text) if text else None
-
-    def _fold_entry(self, fold: "_Fold", memory_id: str, item: MemoryItem, base: MemoryItem | None,
-                    current: MemoryItem | None, *, in_base: bool) -> None:
-        """One entry the save changed (``item``), against its ``base`` and the store's ``current``."""
-        txn = fold.txn
-        if current is None:
-            if in_base and base is not None:  # deleted by Sonetto since the save's version, edited by hand
-                new = self._edited(memory_id, item, base, None, reason=BACK_REASON)
-                if txn.trash_get(memory_id) is not None:
-                    txn.trash_remove(memory_id)
-                fold.conflicts.append((memory_id, None))
-            else:
-                new = self._edited(memory_id, item, None, None)
-            txn.put(memory_id, new)
-            fold.changes.append(self._change_of(memory_id, new, None))
-            return
-        merged = merge_entry(base, item, current)
-        if not merged.person_changed:
-            fold.stale.append(memory_id)
-            return
-        new = merged.item
-        if (new.description, new.theme) != (current.description, current.theme):
-            new.history.append({"time": now_iso(), "action": "update", "actor": FILE, "reason": EDIT_REASON,
-                                "old_description": current.description, "new_description": new.description,
-                                "old_theme": current.theme, "new_theme": new.theme})
-            new.latest_update_time = new.history[-1]["time"]
-        elif new == current:
-            return
-        txn.put(memory_id, new)
-        fold.changes.append(self._change_of(memory_id, new, current))
-        if merged.conflict:
-            copy_id = self._keep_other(fold, memory_id, current)
-            fold.conflicts.append((memory_id, copy_id))
-
-    def _keep_other(self, fold: "_Fold", memory_id: str, other: MemoryItem) -> str | None:
-        """The version a conflict did not keep, as a memory of its own (its author kept)."""
-        if self._new_id is None:
-            return None
-        copy_id = self._new_id(fold.txn)
-        copy = MemoryItem(other.description, other.theme)
-        copy.record_creation(other.last_actor if other.last_actor != "imported" else FILE, CONFLICT_REASON,
-                             {"conflict_of": memory_id})
-        fold.txn.put(copy_id, copy)
-        fold.copies.append(copy_id)
-        fold.changes.append(MemoryChange("add", (copy_id,), FILE, CONFLICT_REASON,
-                                         states={copy_id: card_state(copy)}, local=False))
-        return copy_id
-
-    def _tell(self, fold: "_Fold", from_older: bool) -> None:
-        """Say what a save merged: the conflicts, and a save from an older copy whose changes were kept."""
-        items = self.state.items or {}
-        path = str(self.files.path)
-        for memory_id, copy_id in fold.conflicts:
-            kept = items.get(memory_id)
-            other = items.get(copy_id) if copy_id else None
-            texts = tuple(x.description for x in (kept, other) if x is not None)
-            ids = (memory_id, copy_id) if copy_id else (memory_id,)
-            self.say(StoreNotice("edit_conflict", path, f"memory {memory_id} was changed both in memory.yaml and "
-                                 f"by the app: the file's version is kept" + (f", the other as {copy_id}" if copy_id
-                                                                              else ""), ids, texts))
-        if fold.deleted:
-            trash = self.state.trash or {}
-            texts = tuple(str((trash.get(mid) or {}).get("item", {}).get("description", "")) for mid in fold.deleted[:20])
-            self.say(StoreNotice("edit_deleted", path, f"{len(fold.deleted)} memories deleted in memory.yaml went to "
-                                 "the trash", tuple(fold.deleted[:20]), texts, count=len(fold.deleted)))
-        stale = [mid for mid in (*fold.stale, *fold.added_since) if mid in items]
-        if from_older and stale:
-            self.say(StoreNotice("edit_stale", path, "memory.yaml was saved from an older copy: the changes "
-                                 "made since were kept", tuple(stale[:20]),
-                                 tuple(items[mid].description for mid in stale[:20]), count=len(stale)))
-
-    def _changed_entries(self, raw: bytes, known: dict[str, Chunk]) -> _Entries:
-        """The file's entries: ``(None, text)`` for an entry whose text is what we knew, else the
-        parsed item (only changed entries are parsed; a file that does not split is parsed whole)."""
-        split = split_chunks(raw)
-        keys = [key for key, _ in split[1]] if split is not None else []
-        if split is None or None in keys or len(set(keys)) != len(keys):
-            try:
-                parsed = parse_items(raw, str(self.files.path))
-            except _PARSE_ERRORS as exc:
-                raise self.corrupt(self.files.path, exc) from exc
-            return _Entries(b"", False, {mid: (item, None) for mid, item in parsed.items.items()})
-        out: dict[str, tuple[MemoryItem | None, bytes | None]] = {}
-        changed: list[tuple[str, bytes]] = []
-        for key, text in split[1]:
-            chunk = known.get(key)  # type: ignore[arg-type]
-            if chunk is not None and chunk.text == text:
-                out[key] = (None, text)  # type: ignore[index]
-            else:
-                changed.append((key, text))  # type: ignore[arg-type]
-                out[key] = (None, text)  # placeholder: keeps the file's order
-        if changed:
-            try:
-                parsed = parse_items(b"".join(text for _, text in changed), str(self.files.path))
-            except _PARSE_ERRORS as exc:
-                raise self.corrupt(self.files.path, exc) from exc
-            for key, text in changed:
-                item = parsed.items.get(key)
-                if item is None:
-                    raise self.corrupt(self.files.path, ValueError(f"entry {key!r} could not be read"))
-                out[key] = (item, text)
-        return _Entries(split[0], True, out)
-
-    @staticmethod
-    def _edited(memory_id: str, item: MemoryItem, base: MemoryItem | None, current: MemoryItem | None, *,
-                reason: str = ADD_REASON) -> MemoryItem:
-        """A memory the store does not hold, as the file has it: with its history (``base``'s when the
-        file's is not edited), and a history entry saying where it came from."""
-        new = item.copy()
-        if base is not None and new.history == base.history and (new.description, new.theme) != (
-                base.description, base.theme):
-            new.history.append({"time": now_iso(), "action": "update", "actor": FILE, "reason": reason,
-                                "old_description": base.description, "new_description": new.description,
-                                "old_theme": base.theme, "new_theme": new.theme})
-            new.latest_update_time = new.history[-1]["time"]
-        elif not new.history:
-            new.record_creation(FILE, reason)
-        return new
-
-    @staticmethod
-    def _change_of(memory_id: str, new: MemoryItem, current: MemoryItem | None) -> MemoryChange:
-        if current is None:
-            kind = "add"
-        elif (new.description, new.theme) != (current.description, current.theme):
-            kind = "update"
-        elif {**new.to_dict(copy=False), "hit": 0} == {**current.to_dict(copy=False), "hit": 0}:
-            kind = "hit"  # only the count
-        else:
-            kind = "set"
-        extra = {"hit": new.hit} if kind == "hit" else {}
-        reason = ADD_REASON if kind == "add" else EDIT_REASON
-        return MemoryChange(kind, (memory_id,), FILE, reason, states={memory_id: card_state(new)}, extra=extra,
-                            local=False)
+        self.merge.fold(raw, found, made_from=made_from)
 
 
 @dataclass
@@ -895,33 +541,5 @@ class _Trash:
     error: StoreCorrupt | None
 
 
-@dataclass
-class _Fold:
-    """What folding one save does: the write, its change records, and what to say afterwards."""
-
-    txn: OverlayTransaction
-    changes: list[MemoryChange] = field(default_factory=list)
-    stale: list[str] = field(default_factory=list)  # entries as in the save's version: the store's kept
-    conflicts: list[tuple[str, str | None]] = field(default_factory=list)  # (memory, the copy kept)
-    copies: list[str] = field(default_factory=list)
-    added_since: list[str] = field(default_factory=list)  # memories the store added after the save's version
-    deleted: list[str] = field(default_factory=list)  # memories the save deleted (to the trash)
-
-
-def _shape(history: list[Any]) -> list[tuple[Any, Any, Any]]:
-    return [(e.get("time"), e.get("action"), e.get("actor")) if isinstance(e, dict) else (None, None, None)
-            for e in history]
-
-
-def _content(item: MemoryItem | None) -> tuple[str, str] | None:
-    return (item.description, item.theme) if item is not None else None
-
-
-def _differing(old: Layout, new: Layout) -> list[str]:
-    """The ids whose text differs between two layouts (present in one only included)."""
-    return [mid for mid in {**old.chunks, **new.chunks}
-            if (a := old.chunks.get(mid)) is None or (b := new.chunks.get(mid)) is None or a.text != b.text]
-
-
 __all__ = ["ADD_REASON", "BACK_REASON", "CONFLICT_REASON", "DELETE_REASON", "EDIT_REASON", "MAX_FILE_BYTES", "Refused",
-           "SETTLE_SECONDS", "YamlFiles", "YamlSync", "sha1"]
+           "SETTLE_SECONDS", "WRITE_SETTLE_WAIT", "YamlFiles", "YamlSync", "sha1"]
