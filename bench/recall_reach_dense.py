@@ -39,8 +39,11 @@ class ScriptedDense:
         if not self.vectors.wait_idle(600):
             raise RuntimeError(f"the vectors did not finish: {self.vectors.status}")
 
-    def rank(self, prompt: str, k: int) -> list[str] | None:
-        return self.vectors.rank(prompt, k)
+    def embed_query(self, prompt: str) -> Any | None:
+        return self.vectors.embed_query(prompt)
+
+    def nearest(self, vector: Any, k: int) -> list[str]:
+        return self.vectors.nearest(vector, k)
 
     def close(self) -> None:
         self.vectors.stop()

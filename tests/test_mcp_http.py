@@ -410,3 +410,28 @@ async def test_the_shared_token_can_be_switched_off_once_apps_have_their_own(_is
                                            {"description": "小林在用 Cursor 写代码", "theme": "工作"}))["id"]
         save_settings(mcp_shared_token=True)
         assert payload(await _session_call(url, shared, "blog", "list_memories", {}))["total"] == 1
+
+
+async def test_the_gate_refuses_an_unknown_token_clearly_when_the_apps_tokens_cannot_be_read():
+    """Before, a damaged token secret read as no app tokens; now it is said (and never a server error)."""
+    from sonetto_desktop.mcp_server.app_tokens import AppTokensUnreadable
+
+    reached: list[dict] = []
+
+    async def app(scope, receive, send):
+        reached.append(scope)
+
+    sent: list[dict] = []
+
+    async def send(message):
+        sent.append(message)
+
+    def damaged() -> dict[str, str]:
+        raise AppTokensUnreadable("应用令牌已损坏 / the apps' own tokens cannot be read")
+
+    gate = BearerGate(app, lambda: "shared-token", damaged)
+    local = ("127.0.0.1", 50000)
+    await gate({"type": "http", "client": local, "headers": [(b"authorization", b"Bearer cursor-token")]}, None, send)
+    assert sent[0]["status"] == 401 and "tokens cannot be read" in sent[1]["body"].decode() and not reached
+    await gate({"type": "http", "client": local, "headers": [(b"authorization", b"Bearer shared-token")]}, None, send)
+    assert len(reached) == 1  # the shared token still works (its clients' names are then refused by the access rules)

@@ -12,25 +12,37 @@ from mcp_helpers import error_text, payload, stdio_session
 from sonetto_desktop.services import AppServices
 
 
-async def test_add_memory_is_bounded_per_connection_and_says_when_to_write_again(_isolated_user_dirs):
-    """Before, one client added 2,000 memories in 7 s: add_memory had no quota."""
+async def test_add_memory_is_bounded_per_credential_and_a_new_stdio_process_does_not_start_it_afresh(
+        _isolated_user_dirs):
+    """Before, one client added 2,000 memories in 7 s: add_memory had no quota. Then each new
+    ``sonetto mcp`` process started its count at 0 (an app starting one per 30 adds was not bounded)."""
     async with stdio_session(client="flood") as mcp:
         ids = [payload(await mcp.call_tool("add_memory", {"description": f"第{i}条很长的记忆", "theme": "灌水"}))["id"]
                for i in range(30)]
         refused = error_text(await mcp.call_tool("add_memory", {"description": "第31条", "theme": "灌水"}))
-        assert "添加记忆太频繁" in refused and "at most 30 a minute per connection" in refused
+        assert "添加记忆太频繁" in refused and "at most 30 a minute" in refused
         wait = int(re.search(r"try again in (\d+) s", refused).group(1))
         assert 1 <= wait <= 60
         # Changing and deleting count apart: the app can still tidy up what it wrote.
         assert payload(await mcp.call_tool("update_memory", {"id": ids[0], "theme": "整理", "reason": "归类"}))["changed"]
         assert payload(await mcp.call_tool("delete_memory", {"id": ids[1], "reason": "重复"}))["deleted"]
-    async with stdio_session(client="flood") as mcp:  # another connection (process) has its own quota
-        assert payload(await mcp.call_tool("add_memory", {"description": "新连接的一条", "theme": "灌水"}))["id"]
+    async with stdio_session(client="another name") as mcp:  # a new process, another declared name: the same count
+        refused = error_text(await mcp.call_tool("add_memory", {"description": "新进程的一条", "theme": "灌水"}))
+        assert "at most 30 a minute for all apps connected through stdio together" in refused
     services = await AppServices.open(watch=False)
     try:
-        assert services.memory.count() == 30  # 30 + 1 - 1 deleted: the refused one was not written
+        assert services.memory.count() == 29  # 30 - 1 deleted: the refused ones were not written
     finally:
         await services.close()
+
+
+async def test_remember_conversation_is_counted_across_stdio_processes(_isolated_user_dirs):
+    turn = {"messages": [{"role": "user", "content": "我下周去青岛出差"}]}
+    async with stdio_session(client="notes") as mcp:
+        for _ in range(10):
+            payload(await mcp.call_tool("remember_conversation", turn))
+    async with stdio_session(client="notes") as mcp:
+        assert "at most 10 a minute" in error_text(await mcp.call_tool("remember_conversation", turn))
 
 
 class Clock:
@@ -91,3 +103,85 @@ def test_the_shared_token_counts_per_session_and_all_together_and_a_refusal_is_n
         quota.check(REMEMBER.name, stdio)
     clock.now += 61
     quota.check(REMEMBER.name, sessions[3])  # the refused calls were not counted: a minute later all is free
+
+
+def test_a_flood_of_shared_token_sessions_is_slowed_by_the_minute_and_100_apps_adding_5_pass():
+    """Before, a client opening a new session every 30 adds reached the shared 1,000 an hour in seconds."""
+    from sonetto_desktop.mcp_server.access import Caller
+    from sonetto_desktop.mcp_server.quota import ADD, Quota, QuotaExceeded
+
+    clock = Clock()
+    quota = Quota(clock=clock)
+    for n in range(100):  # 100 apps of the shared token adding 5 each at once
+        for _ in range(5):
+            quota.check(ADD.name, Caller(f"app-{n}", "shared", f"http:{n}"))
+    quota = Quota(clock=clock)
+    for n in range(300):  # or 300 adding 2
+        for _ in range(2):
+            quota.check(ADD.name, Caller(f"app-{n}", "shared", f"http:{n}"))
+
+    flood = Quota(clock=clock)
+
+    def flood_for(seconds: float) -> int:
+        taken, session = 0, 0
+        until = clock.now + seconds
+        while clock.now < until:
+            try:
+                flood.check(ADD.name, Caller("flood", "shared", f"http:flood-{session}"))
+                taken += 1
+            except QuotaExceeded as exc:
+                if "per connection" in str(exc):
+                    session += 1  # a new session every 30 adds
+                else:
+                    assert "for all apps of the shared token together" in str(exc)
+                    clock.now += 1
+            clock.now += 0.004  # ~250 adds a second
+        return taken
+
+    assert flood_for(10) == 600  # was 1,000 within 4 s
+    assert flood_for(50) == 0  # the minute is full
+    assert flood_for(60) == 400  # the hour's 1,000 is reached after a minute, not in seconds
+    assert flood_for(600) == 0
+
+
+def test_the_credentials_counts_hold_across_processes(tmp_path):
+    """Two ``Quota`` objects on one file are two server processes: an app's token, the shared token
+    and stdio are counted together; a session is its process's."""
+    from sonetto_desktop.mcp_server.access import Caller
+    from sonetto_desktop.mcp_server.quota import ADD, QUOTA_FILE, Quota, QuotaExceeded
+
+    clock = Clock()
+    first, second = (Quota(path=tmp_path / QUOTA_FILE, clock=clock) for _ in range(2))
+    for caller in (Caller("cursor", "app", "http:1"), Caller("x", "stdio", "stdio")):
+        for _ in range(15):
+            first.check(ADD.name, caller)
+            second.check(ADD.name, caller)
+        with pytest.raises(QuotaExceeded, match="at most 30 a minute"):
+            Quota(path=tmp_path / QUOTA_FILE, clock=clock).check(ADD.name, caller)  # a third process
+    for n in range(100):
+        (first if n % 2 else second).check(ADD.name, Caller("y", "shared", f"http:{n}"))
+    for n in range(100, 600):
+        first.check(ADD.name, Caller("y", "shared", f"http:{n}"))
+    with pytest.raises(QuotaExceeded, match="for all apps of the shared token together"):
+        second.check(ADD.name, Caller("y", "shared", "http:new"))
+    clock.now += 3601  # an hour later: every window is empty, and the file keeps nothing old
+    first.check(ADD.name, Caller("z", "stdio", "stdio"))
+    assert len((tmp_path / QUOTA_FILE).read_bytes()) < 200
+
+
+def test_a_damaged_counts_file_starts_again_and_one_that_cannot_be_written_refuses(tmp_path):
+    from sonetto_desktop.mcp_server.access import Caller
+    from sonetto_desktop.mcp_server.quota import ADD, QUOTA_FILE, Quota, QuotaExceeded
+
+    path = tmp_path / QUOTA_FILE
+    path.write_text("{not json", encoding="utf-8")
+    quota = Quota(path=path, clock=Clock())
+    quota.check(ADD.name, Caller("x", "stdio", "stdio"))
+    assert '"stdio"' in path.read_text(encoding="utf-8")
+    from sonetto_desktop.memory.files import temp_name
+
+    temp_name(path).mkdir()  # where this thread writes the new counts: the count cannot be kept, the call is not made
+    before = path.read_bytes()
+    with pytest.raises(QuotaExceeded, match="cannot be kept"):
+        quota.check(ADD.name, Caller("x", "stdio", "stdio"))
+    assert path.read_bytes() == before

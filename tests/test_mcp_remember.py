@@ -122,6 +122,17 @@ async def test_an_app_cannot_flood_the_writer(llm_server):
     async with stdio_session(client="a") as mcp:
         refused = error_text(await mcp.call_tool("remember_conversation", {"messages": CONVERSATION}))
         assert "50" in refused and "waiting" in refused
+    _a_minute_later(data_dir)  # stdio processes share one count: a's minute must be over for b
     async with stdio_session(client="b") as mcp:
         assert payload(await mcp.call_tool("remember_conversation", {"messages": CONVERSATION}))["turn_id"]
     assert len(journaled(data_dir)) == 51
+
+
+def _a_minute_later(data_dir: Path) -> None:
+    """The MCP call counts (``quota.QUOTA_FILE``) as they will be a minute from now."""
+    from sonetto_desktop.mcp_server.quota import QUOTA_FILE
+
+    path = data_dir / QUOTA_FILE
+    data = json.loads(path.read_text(encoding="utf-8"))
+    data["calls"] = [[rate, kind, key, [t - 61 for t in times]] for rate, kind, key, times in data["calls"]]
+    path.write_text(json.dumps(data), encoding="utf-8")

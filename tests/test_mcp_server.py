@@ -258,3 +258,43 @@ async def test_a_stdio_client_may_not_claim_the_name_of_an_app_with_its_own_toke
         assert "has a token of its own" in error_text(await mcp.call_tool("list_memories", {}))
     async with stdio_session(client="Claude Desktop (stdio)") as mcp:  # another name goes as before
         assert payload(await mcp.call_tool("add_memory", {"description": "小林喜欢爬山", "theme": "爱好"}))["id"]
+
+
+async def test_unreadable_app_tokens_refuse_every_declared_name_and_say_so(_isolated_user_dirs):
+    """Before, a damaged per-app token secret read as "no app has a token": any stdio or shared-token
+    client could then declare the name of an app with its own token (the rule failed open)."""
+    from sonetto_desktop.config.secrets import store_secret
+    from sonetto_desktop.mcp_server.app_tokens import SECRET, app_tokens, new_app_token
+
+    new_app_token("Claude Desktop")
+    store_secret(SECRET, '{"Claude Desktop": ')  # damaged (a half-written file, a hand edit)
+    async with stdio_session(client=CLIENT) as mcp:
+        refused = error_text(await mcp.call_tool("add_memory", {"description": "冒充的条目", "theme": "身份"}))
+        assert "无法读取应用令牌" in refused and "tokens cannot be read" in refused and "其他应用" in refused
+        assert "tokens cannot be read" in error_text(await mcp.call_tool("list_memories", {}))
+    new_app_token("Cursor")  # made again in the settings: the damaged secret is replaced
+    assert list(app_tokens()) == ["Cursor"]
+    async with stdio_session(client=CLIENT) as mcp:
+        assert payload(await mcp.call_tool("add_memory", {"description": "小林喜欢爬山", "theme": "爱好"}))["id"]
+
+
+def test_the_credential_is_the_gates_word_not_the_scopes_app_name():
+    """``CREDENTIAL_SCOPE_KEY`` (set by the HTTP gate) decides the credential: a scope that names an
+    app without the gate saying it came with that app's token is the shared token's."""
+    from types import SimpleNamespace
+
+    from starlette.requests import Request
+
+    from sonetto_desktop.mcp_server.access import APP_SCOPE_KEY, CREDENTIAL_SCOPE_KEY, Caller, caller_of
+
+    def context(**scope):
+        request = Request({"type": "http", "headers": [(b"mcp-session-id", b"s1")], **scope})
+        hello = SimpleNamespace(client_params=SimpleNamespace(client_info=SimpleNamespace(name="blog")))
+        return SimpleNamespace(request_context=SimpleNamespace(request=request, session=hello))
+
+    assert caller_of(context(**{CREDENTIAL_SCOPE_KEY: "app", APP_SCOPE_KEY: "Cursor"})) == Caller(
+        "Cursor", "app", "http:s1")
+    assert caller_of(context(**{CREDENTIAL_SCOPE_KEY: "shared"})) == Caller("blog", "shared", "http:s1")
+    assert caller_of(context(**{APP_SCOPE_KEY: "Cursor"})) == Caller("blog", "shared", "http:s1")  # was "app"
+    stdio = SimpleNamespace(request_context=SimpleNamespace(request=None, session=context().request_context.session))
+    assert caller_of(stdio) == Caller("blog", "stdio", "stdio") and caller_of(stdio).buckets() == (("stdio", ""),)

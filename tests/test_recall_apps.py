@@ -4,6 +4,7 @@ person's part of the request as it was (a provider's prompt cache keeps serving 
 
 from __future__ import annotations
 
+import asyncio
 from datetime import datetime, timedelta
 
 import pytest
@@ -29,12 +30,12 @@ def _stamp(days_ago: float) -> str:
     return (NOW - timedelta(days=days_ago)).replace(microsecond=0).isoformat()
 
 
-def _flood(n: int, app: str = "mcp:flood") -> dict[str, MemoryItem]:
-    """``n`` long memories an app wrote (newer than the person's), as its history says."""
+def _flood(n: int, app: str = "mcp:flood", text: str = LONG) -> dict[str, MemoryItem]:
+    """``n`` memories an app wrote (long by default, newer than the person's), as its history says."""
     items = {}
     for i in range(n):
         stamp = _stamp(10 - i * 0.001)
-        items[f"app{i:05d}"] = MemoryItem(LONG.format(i=i), "应用笔记", latest_update_time=stamp, history=[
+        items[f"app{i:05d}"] = MemoryItem(text.format(i=i), "应用笔记", latest_update_time=stamp, history=[
             {"time": stamp, "action": "create", "actor": app, "reason": "由 " + app + " 添加"}])
     return items
 
@@ -151,4 +152,72 @@ async def test_an_apps_writes_never_move_the_persons_window(llm_server, make_llm
         assert windows[0].splitlines()[:3] == windows[1].splitlines()[:3]  # and it began where it did before
     finally:
         recall.close()
+        mm.close()
+
+
+async def test_one_reply_with_the_apps_share_in_play_embeds_the_query_once(llm_server, tmp_path):
+    """Before: the person's part and the apps' part each asked the embeddings model for the query's
+    vector, and the apps' part, getting mostly the person's memories back, asked again for all of
+    them: three paid requests per reply, and up to three times the query's deadline for a slow endpoint."""
+    from sonetto_desktop.config.settings import Settings
+    from sonetto_desktop.services import AppServices
+
+    settings = Settings(data_dir=str(tmp_path / "data"), retrieval_mode="hybrid", base_url=llm_server.base_url,
+                        model="test-model", api_key="sk-test", store_backend="sqlite", recall_budget_tokens=1_500,
+                        embeddings_enabled=True, embeddings_model="scripted-embed")
+    services = await AppServices.open(settings=settings, watch=False)
+    try:
+        services.store.import_items({f"p{i:04d}": MemoryItem(f"第{i}条：小林记下了和第{i % 23}个朋友的一次聊天。", "瞬间",
+                                                             latest_update_time=_stamp(400 - i * 0.1))
+                                     for i in range(400)})
+        services.store.import_items(_flood(300, text="应用记下的第{i}条：今晚吃火锅还是烧烤，吃什么都好"))
+        await services.start_agents()
+        services.writer.pause()
+        sync = services.recall.dense
+        assert sync is not None and await asyncio.to_thread(sync.wait_idle, 30) and sync.status.done == 700
+        asked = len(llm_server.embedding_requests)
+        llm_server.add_text("[]", to="chat")
+        llm_server.add_text("好的。", to="chat")
+        question = "今晚吃点什么好"
+        [_ async for _ in services.chat.send("s1", question)]
+        stats = services.recall.last_listing
+        assert stats.dense and 0 < stats.apps < 300 and stats.shown - stats.apps < 400  # both parts shortlisted
+        assert [r["input_list"] for r in llm_server.embedding_requests[asked:]] == [[question]]  # was 3 requests
+    finally:
+        await services.close()
+
+
+def test_each_part_takes_its_nearest_from_one_query_vector(tmp_path):
+    """The apps' part finds its nearest memories however deep the person's fill the one ranking, and
+    the query's vector is asked for once for both parts (the search is local, as deep as a part needs)."""
+    from sonetto_desktop.memory.retrieval import MechanicalRetriever
+
+    class Ranker:  # the embeddings model: the person's 400 memories nearest, then two of the apps'
+        def __init__(self, ids):
+            self.ids, self.asked, self.searches = ids, 0, []
+
+        def embed_query(self, prompt):
+            self.asked += 1
+            return prompt
+
+        def nearest(self, vector, k):
+            self.searches.append(k)
+            return self.ids[:k]
+
+    mm = SqliteMemoryManager(tmp_path / "memory.db")
+    mm.import_items({f"p{i:04d}": MemoryItem(f"第{i}条：小林记下了和第{i % 23}个朋友的一次聊天。", "瞬间",
+                                             latest_update_time=_stamp(400 - i * 0.1)) for i in range(400)})
+    mm.import_items(_flood(300, text="应用记下的第{i}条：今晚吃火锅还是烧烤，吃什么都好"))
+    dense = Ranker([f"p{i:04d}" for i in range(400)] + ["app00123", "app00007"])
+    mechanical = MechanicalRetriever(mm, now=lambda: NOW, index_path=False)
+    recall = MemoryRecall(mm, object(), budget=1_500, mechanical=mechanical, dense=dense,  # type: ignore[arg-type]
+                          clock=lambda: NOW)
+    try:
+        plan = recall._plan("量子纠缠是什么", "hybrid")
+        assert recall.last_listing.dense and dense.asked == 1
+        assert {"app00123", "app00007"} <= {r["id"] for r in plan.apps_extra}
+        assert {r["id"] for r in plan.extra} & {f"p{i:04d}" for i in range(20)}  # the person's nearest too
+    finally:
+        recall.close()
+        mechanical.close()
         mm.close()

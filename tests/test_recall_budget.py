@@ -250,14 +250,20 @@ def test_fusion_by_best_rank_keeps_each_rankings_top():
 
 
 class Ranker:
-    def __init__(self, ids=None, error=None):
-        self.ids, self.error, self.calls = ids, error, 0
+    """A dense ranking that returns ``ids`` (None: it cannot rank now) for any query."""
 
-    def rank(self, prompt, k):
+    def __init__(self, ids=None, error=None):
+        self.ids, self.error, self.calls, self.searches = ids, error, 0, []
+
+    def embed_query(self, prompt):
         self.calls += 1
         if self.error:
             raise self.error
-        return self.ids
+        return None if self.ids is None else prompt
+
+    def nearest(self, vector, k):
+        self.searches.append(k)
+        return self.ids[:k]
 
 
 def test_the_shortlist_fills_the_tokens_left_with_the_best_ranked_and_keeps_listing_order(tmp_path):

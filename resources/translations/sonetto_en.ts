@@ -1546,167 +1546,172 @@ Optional: title (the chat’s title), id (the message’s id, which recognises i
 <context>
     <name>McpPage</name>
     <message>
-        <location filename="../../sonetto_desktop/ui/settings/mcp_page.py" line="60" />
+        <location filename="../../sonetto_desktop/ui/settings/mcp_page.py" line="77" />
         <source>允许其他应用使用我的记忆</source>
         <translation>Let other apps use my memories</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/settings/mcp_page.py" line="61" />
+        <location filename="../../sonetto_desktop/ui/settings/mcp_page.py" line="78" />
         <source>只读：其他应用只能查找和查看，不能修改</source>
         <translation>Read-only: other apps can search and read, not change</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/settings/mcp_page.py" line="63" />
+        <location filename="../../sonetto_desktop/ui/settings/mcp_page.py" line="80" />
         <source>留空表示所有应用；多个用逗号分隔，如 Cursor, Cherry Studio</source>
         <translation>Empty: any app; several separated by commas, e.g. Cursor, Cherry Studio</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/settings/mcp_page.py" line="54" />
+        <location filename="../../sonetto_desktop/ui/settings/mcp_page.py" line="71" />
         <source>让其他 AI 应用（Claude Desktop、Cursor、Cherry Studio 等）通过 MCP 使用你的记忆。服务只在这台电脑上运行；它们做的每个修改都记在历史里（修改者显示为 mcp:应用名），可以撤销。锁定的记忆和“不要记住”列表同样有效。注意：应用名称是应用连接时自己报上的名字，并不能证明它是谁；要让“允许的应用”和修改记录确实按应用区分，请用 HTTP 方式并给每个应用一个自己的令牌。</source>
         <translation>Let other AI apps (Claude Desktop, Cursor, Cherry Studio…) use your memories through MCP. The server runs on this computer only; every change they make is in the history (made by mcp:app name) and can be undone. Locked memories and the “don't remember” list apply to them too. Note: an app's name is the one it declares when it connects, not proof of who it is; for the allowed apps and the history to tell apps apart for sure, use HTTP and give each app a token of its own.</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/settings/mcp_page.py" line="64" />
+        <location filename="../../sonetto_desktop/ui/settings/mcp_page.py" line="81" />
         <source>应用名称是它连接时自己报上的名字（用应用令牌时是令牌所属的应用），不区分大小写。</source>
         <translation>An app's name is the one it declares when it connects (with an app token: the token's app); case does not matter.</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/settings/mcp_page.py" line="73" />
+        <location filename="../../sonetto_desktop/ui/settings/mcp_page.py" line="93" />
         <source>共用令牌：应用以它自己报上的名字记录和判断。应用令牌：用这个令牌连接的就是这个应用。</source>
         <translation>Shared token: an app is recorded and judged by the name it declares. App token: whoever connects with it is that app.</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/settings/mcp_page.py" line="74" />
+        <location filename="../../sonetto_desktop/ui/settings/mcp_page.py" line="94" />
         <source>共用令牌</source>
         <translation>Shared token</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/settings/mcp_page.py" line="78" />
+        <location filename="../../sonetto_desktop/ui/settings/mcp_page.py" line="98" />
         <source>正在读取…</source>
         <translation>Reading…</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/settings/mcp_page.py" line="79" />
+        <location filename="../../sonetto_desktop/ui/settings/mcp_page.py" line="99" />
         <source>复制令牌</source>
         <translation>Copy token</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/settings/mcp_page.py" line="81" />
+        <location filename="../../sonetto_desktop/ui/settings/mcp_page.py" line="101" />
         <source>重新生成</source>
         <translation>Make a new one</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/settings/mcp_page.py" line="82" />
+        <location filename="../../sonetto_desktop/ui/settings/mcp_page.py" line="102" />
         <source>旧令牌立即失效，使用 HTTP 的应用需要换上新令牌。</source>
         <translation>The old token stops working at once; apps using HTTP need the new one.</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/settings/mcp_page.py" line="90" />
+        <location filename="../../sonetto_desktop/ui/settings/mcp_page.py" line="105" />
         <source>应用名称，如 Cursor</source>
         <translation>App name, e.g. Cursor</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/settings/mcp_page.py" line="91" />
+        <location filename="../../sonetto_desktop/ui/settings/mcp_page.py" line="106" />
         <source>生成应用令牌</source>
         <translation>Make app token</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/settings/mcp_page.py" line="94" />
+        <location filename="../../sonetto_desktop/ui/settings/mcp_page.py" line="109" />
         <source>撤销应用令牌</source>
         <translation>Revoke app token</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/settings/mcp_page.py" line="95" />
+        <location filename="../../sonetto_desktop/ui/settings/mcp_page.py" line="110" />
         <source>所选应用的令牌立即失效。</source>
         <translation>The selected app's token stops working at once.</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/settings/mcp_page.py" line="101" />
+        <location filename="../../sonetto_desktop/ui/settings/mcp_page.py" line="114" />
         <source>允许用共用令牌连接（HTTP）</source>
         <translation>Allow connecting with the shared token (HTTP)</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/settings/mcp_page.py" line="103" />
+        <location filename="../../sonetto_desktop/ui/settings/mcp_page.py" line="116" />
         <source>给应用生成自己的令牌后才能关掉它：之后只有持应用令牌的应用能通过 HTTP 连接，修改记录里的应用名就确实是它。</source>
         <translation>It can be switched off once apps have tokens of their own: then only apps with their own token can connect over HTTP, and the app name in the history really is that app.</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/settings/mcp_page.py" line="112" />
+        <location filename="../../sonetto_desktop/ui/settings/mcp_page.py" line="132" />
         <source>由应用启动（推荐）</source>
         <translation>Started by the app (recommended)</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/settings/mcp_page.py" line="113" />
+        <location filename="../../sonetto_desktop/ui/settings/mcp_page.py" line="133" />
         <source>HTTP（先运行 sonetto mcp --http）</source>
         <translation>HTTP (run sonetto mcp --http first)</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/settings/mcp_page.py" line="125" />
+        <location filename="../../sonetto_desktop/ui/settings/mcp_page.py" line="139" />
         <source>复制配置</source>
         <translation>Copy configuration</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/settings/mcp_page.py" line="134" />
+        <location filename="../../sonetto_desktop/ui/settings/mcp_page.py" line="86" />
         <source>允许的应用</source>
         <translation>Allowed apps</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/settings/mcp_page.py" line="136" />
+        <location filename="../../sonetto_desktop/ui/settings/mcp_page.py" line="119" />
         <source>HTTP 端口</source>
         <translation>HTTP port</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/settings/mcp_page.py" line="137" />
+        <location filename="../../sonetto_desktop/ui/settings/mcp_page.py" line="120" />
         <source>HTTP 令牌</source>
         <translation>HTTP token</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/settings/mcp_page.py" line="138" />
+        <location filename="../../sonetto_desktop/ui/settings/mcp_page.py" line="122" />
         <source>应用令牌</source>
         <translation>App tokens</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/settings/mcp_page.py" line="141" />
+        <location filename="../../sonetto_desktop/ui/settings/mcp_page.py" line="143" />
         <source>配置</source>
         <translation>Configuration</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/settings/mcp_page.py" line="148" />
+        <location filename="../../sonetto_desktop/ui/settings/mcp_page.py" line="149" />
         <source>其他应用</source>
         <translation>Other apps</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/settings/mcp_page.py" line="183" />
+        <location filename="../../sonetto_desktop/ui/settings/mcp_page.py" line="185" />
         <source>连接过的应用：%1</source>
         <translation>Apps that have connected: %1</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/settings/mcp_page.py" line="184" />
+        <location filename="../../sonetto_desktop/ui/settings/mcp_page.py" line="186" />
         <source>还没有应用连接过。</source>
         <translation>No app has connected yet.</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/settings/mcp_page.py" line="253" />
+        <location filename="../../sonetto_desktop/ui/settings/mcp_page.py" line="233" />
+        <source>应用令牌无法读取：在重新生成之前，用共用令牌或 stdio 连接的应用都会被拒绝，持旧应用令牌的应用也无法连接。请为每个应用重新生成令牌。</source>
+        <translation>The apps' own tokens cannot be read: until they are made again, apps connecting with the shared token or through stdio are refused, and apps with their old token cannot connect. Make a new token for each app.</translation>
+    </message>
+    <message>
+        <location filename="../../sonetto_desktop/ui/settings/mcp_page.py" line="264" />
         <source>共用令牌已关闭，也没有应用令牌：现在没有应用能通过 HTTP 连接。</source>
         <translation>The shared token is off and no app has a token of its own: no app can connect over HTTP now.</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/settings/mcp_page.py" line="255" />
+        <location filename="../../sonetto_desktop/ui/settings/mcp_page.py" line="266" />
         <source>共用令牌已关闭（保存后生效）：只有持应用令牌的应用能通过 HTTP 连接；stdio 方式不受影响。</source>
         <translation>The shared token is off (once saved): only apps with their own token can connect over HTTP; apps that launch Sonetto (stdio) are not affected.</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/settings/mcp_page.py" line="267" />
+        <location filename="../../sonetto_desktop/ui/settings/mcp_page.py" line="278" />
         <source>Claude Desktop：设置 → 开发者 → 编辑配置，把这段合并进 claude_desktop_config.json，然后重启 Claude。</source>
         <translation>Claude Desktop: Settings → Developer → Edit Config, merge this into claude_desktop_config.json, then restart Claude.</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/settings/mcp_page.py" line="268" />
+        <location filename="../../sonetto_desktop/ui/settings/mcp_page.py" line="279" />
         <source>Cursor：把这段合并进 ~/.cursor/mcp.json（或项目里的 .cursor/mcp.json）。</source>
         <translation>Cursor: merge this into ~/.cursor/mcp.json (or a project's .cursor/mcp.json).</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/settings/mcp_page.py" line="269" />
+        <location filename="../../sonetto_desktop/ui/settings/mcp_page.py" line="280" />
         <source>Cherry Studio：设置 → MCP 服务器 → 添加 → 从 JSON 导入，粘贴这段。</source>
         <translation>Cherry Studio: Settings → MCP Servers → Add → Import from JSON, and paste this.</translation>
     </message>

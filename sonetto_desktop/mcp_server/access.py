@@ -10,8 +10,10 @@ and the server never moves or rewrites the person's file.
 A client is who it says it is in the MCP handshake (``caller_of``): a name, not a proof. Over HTTP a
 per-app token (``app_tokens``) names the app instead, whatever the handshake says; and a name that
 has a token of its own can then only be had with that token: a client of the shared token or of
-stdio declaring it is refused (else it could write as that app). Quotas go by the credential, never
-by the declared name (:class:`Caller`: the app's token, else the transport session).
+stdio declaring it is refused (else it could write as that app), and so is every declared name while
+the apps' tokens cannot be read (fail closed: a declared name cannot then be told from an app's).
+Quotas go by the credential, never by the declared name (:class:`Caller`: the kind of token the HTTP
+gate found, ``CREDENTIAL_SCOPE_KEY``, or stdio).
 """
 
 from __future__ import annotations
@@ -24,17 +26,18 @@ from dataclasses import dataclass
 from typing import Any
 
 from ..config.settings import Settings, SettingsUnreadable
-from .app_tokens import app_tokens
+from .app_tokens import AppTokensUnreadable, app_tokens
 from .names import MAX_CLIENT_CHARS, UNKNOWN_CLIENT, client_label
 
 __all__ = ["APP_SCOPE_KEY", "CREDENTIAL_SCOPE_KEY", "MAX_CLIENT_CHARS", "UNKNOWN_CLIENT", "Access", "AccessDenied",
-           "Caller", "actor_for", "allowed_clients", "caller_of", "client_label", "client_of", "load_access_settings"]
+           "Caller", "actor_for", "allowed_clients", "caller_of", "client_label", "load_access_settings"]
 
 #: The settings that decide what other apps may do: a bad value in any refuses every call.
 MCP_FIELDS = ("mcp_enabled", "mcp_read_only", "mcp_allowed_clients", "mcp_http_port", "mcp_shared_token")
 #: The ASGI scope key under which the HTTP gate names the app a per-app token belongs to.
 APP_SCOPE_KEY = "sonetto.app"
-#: The ASGI scope key under which the HTTP gate says which token a request came with: ``shared`` or ``app``.
+#: The ASGI scope key under which the HTTP gate says which token a request came with: ``shared`` or
+#: ``app`` (``caller_of`` takes the credential from it; an HTTP request without it counts as shared).
 CREDENTIAL_SCOPE_KEY = "sonetto.credential"
 #: Seconds the names of the apps with tokens of their own are kept between reads (the keyring is not
 #: asked on every call; a token made in the settings protects its app's name within this time).
@@ -80,13 +83,14 @@ class Caller:
         return self.credential != "app"
 
     def buckets(self) -> tuple[tuple[str, str], ...]:
-        """The quota keys: ``(kind, key)``, kind ``app`` (its token), ``session`` and, for the shared
-        token, ``shared`` (every session of it together). Never the declared name."""
+        """The quota keys (``quota.py``): ``(kind, key)``, kind ``app`` (its token), for the shared token
+        ``session`` (its HTTP session) and ``shared`` (every session of it together), ``stdio`` (every
+        stdio process together). Never the declared name."""
         if self.credential == "app":
             return (("app", self.name.casefold()),)
         if self.credential == "shared":
             return (("session", self.session), ("shared", ""))
-        return (("session", self.session),)
+        return (("stdio", ""),)
 
 
 #: The HTTP header naming a streamable-HTTP session (the MCP specification's).
@@ -94,36 +98,32 @@ SESSION_HEADER = "mcp-session-id"
 
 
 def caller_of(context: Any) -> Caller:
-    """The caller of a tool's ``Context`` or of a server middleware's request context. Its session:
-    over HTTP the MCP session the request belongs to (its ``Mcp-Session-Id``), over stdio the process
-    (one connection per process)."""
+    """The caller of a tool's ``Context`` or of a server middleware's request context. Its credential:
+    over HTTP what the gate put in the request's scope (``CREDENTIAL_SCOPE_KEY``; an app's token also
+    names the app, ``APP_SCOPE_KEY``), over stdio ``stdio``. Its session: over HTTP the MCP session the
+    request belongs to (its ``Mcp-Session-Id``), over stdio the process (one connection per process)."""
     try:
         request_context = context.request_context
     except (AttributeError, LookupError, ValueError):  # the middleware's context is the request context
         request_context = context
     request = getattr(request_context, "request", None)
     scope = getattr(request, "scope", None) or {}
-    app = scope.get(APP_SCOPE_KEY)
     session = "stdio"
     if request is not None:
         try:
             session = "http:" + (request.headers.get(SESSION_HEADER) or "")
         except AttributeError:
             session = "http:"
-    if isinstance(app, str) and app:
+    app = scope.get(APP_SCOPE_KEY)
+    if scope.get(CREDENTIAL_SCOPE_KEY) == "app" and isinstance(app, str) and app:
         return Caller(client_label(app), "app", session)
     try:
         params = request_context.session.client_params
         name = params.client_info.name if params is not None else None
     except (AttributeError, LookupError):
         name = None
+    # Over HTTP anything but an app's token (as the gate said) is the shared token's: its limits.
     return Caller(client_label(name), "shared" if request is not None else "stdio", session)
-
-
-def client_of(context: Any) -> str:
-    """The app a call comes from: the app of the per-app HTTP token it was sent with, else the
-    name the client gave in the MCP initialize handshake of its connection (what it declares)."""
-    return caller_of(context).name
 
 
 def _app_token_names() -> list[str]:
@@ -179,9 +179,12 @@ class Access:
                 return self._names[1]
         try:
             names = frozenset(name.casefold() for name in self._app_names())
-        except OSError as exc:  # fail closed: a declared name cannot be told from an app's
-            raise AccessDenied("无法读取应用令牌，暂时拒绝按名字连接的应用 / the apps' tokens cannot be read: apps "
-                               f"known only by the name they declare are refused for now ({exc})") from exc
+        except (OSError, AppTokensUnreadable) as exc:  # fail closed: a declared name cannot be told from an app's
+            raise AccessDenied(
+                "无法读取应用令牌，暂时拒绝按名字连接的应用（用共用令牌或 stdio 的应用）；请在 Sonetto 设置 → 其他应用 重新生成"
+                f"应用令牌 / the apps' own tokens cannot be read ({exc}): apps known only by the name they "
+                "declare (shared token, stdio) are refused until the tokens are made again in Sonetto → 设置 → "
+                "其他应用") from exc
         with self._names_lock:
             self._names = (time.monotonic(), names)
         return names

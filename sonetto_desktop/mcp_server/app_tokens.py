@@ -6,7 +6,9 @@ and the settings' rules judge that name); the shared token (``config.secrets.mcp
 working for apps configured with it, judged by the name they declare. Kept as one secret
 (``mcp_app_tokens``: JSON ``{app: token}``) in the OS keyring or an owner-only file, like the shared
 token. Blocking (keyring or file): call these off the UI thread. A secret that cannot be read as
-written counts as no app tokens (nothing more is allowed) and is said in the log.
+written (damaged: not the JSON this module writes) raises :class:`AppTokensUnreadable`: the server then
+accepts no app token and refuses every declared name (it cannot tell which names have tokens: fail
+closed), until the person makes tokens again (:func:`new_app_token` replaces the damaged secret).
 """
 
 from __future__ import annotations
@@ -33,18 +35,32 @@ def make_token() -> str:
     return base64.urlsafe_b64encode(os.urandom(32)).decode("ascii").rstrip("=")
 
 
+class AppTokensUnreadable(ValueError):
+    """The per-app tokens are kept but cannot be read (the message says why and what to do)."""
+
+
 def app_tokens(config_dir: Path | str | None = None) -> dict[str, str]:
-    """``{app: token}``, apps in the order their tokens were made."""
+    """``{app: token}``, apps in the order their tokens were made; :class:`AppTokensUnreadable` when
+    the secret is damaged (``OSError`` when the keyring or file cannot be reached)."""
+    return _read(config_dir, strict=True)
+
+
+def _read(config_dir: Path | str | None, *, strict: bool) -> dict[str, str]:
     raw = load_secret(SECRET, config_dir)
     if not raw:
         return {}
     try:
         data = json.loads(raw)
     except ValueError:
-        log.warning("the per-app MCP tokens cannot be read; none is accepted until they are made again")
-        return {}
-    if not isinstance(data, dict):
-        return {}
+        data = None
+    if not isinstance(data, dict) or not all(isinstance(token, str) and token for token in data.values()):
+        why = "not a JSON object of app names and tokens"
+        if strict:
+            raise AppTokensUnreadable(
+                f"应用令牌已损坏，无法读取（{why}）；请在 Sonetto 设置 → 其他应用 重新生成 / the apps' own tokens "
+                f"cannot be read ({why}); make them again in Sonetto → 设置 → 其他应用")
+        log.warning("the per-app MCP tokens cannot be read (%s); the ones that can are kept", why)
+        data = data if isinstance(data, dict) else {}
     return {client_label(app): token for app, token in data.items() if isinstance(token, str) and token}
 
 
@@ -52,7 +68,7 @@ def new_app_token(app: str, config_dir: Path | str | None = None) -> str:
     """A new token for ``app`` (replacing its old one, which stops working at once)."""
     label = client_label(app)
     with _LOCK:
-        tokens = app_tokens(config_dir)
+        tokens = _read(config_dir, strict=False)  # a damaged secret is replaced
         tokens[label] = make_token()
         store_secret(SECRET, json.dumps(tokens, ensure_ascii=False), config_dir)
         return tokens[label]
@@ -62,7 +78,7 @@ def revoke_app_token(app: str, config_dir: Path | str | None = None) -> bool:
     """``app``'s token stops working; False when it had none."""
     label = client_label(app)
     with _LOCK:
-        tokens = app_tokens(config_dir)
+        tokens = _read(config_dir, strict=False)
         if tokens.pop(label, None) is None:
             return False
         store_secret(SECRET, json.dumps(tokens, ensure_ascii=False), config_dir)

@@ -188,7 +188,7 @@ def build_server(services: AppServices, access: Access) -> tuple[Any, Any]:
     from mcp.server.mcpserver import MCPServer
 
     from .. import __version__
-    from .quota import Quota
+    from .quota import QUOTA_FILE, Quota
     from .resources import register_resources, resource_gate
     from .tools import MemoryTools
 
@@ -200,7 +200,8 @@ def build_server(services: AppServices, access: Access) -> tuple[Any, Any]:
         return services.memory
 
     handover = _Handover(services)
-    tools = MemoryTools(ops, lambda: services.recall, access, handover.remember, Quota(handover.pending))
+    quota = Quota(handover.pending, path=services.data_dir / QUOTA_FILE)  # counted across processes
+    tools = MemoryTools(ops, lambda: services.recall, access, handover.remember, quota)
     tools.register(server)
     register_resources(server, ops)
     return server, tools

@@ -6,7 +6,8 @@ new one works at once and the old one stops working at once) and compared in con
 shared token lets a request through as it is (the app is who its handshake says) unless the person
 switched it off (``mcp_shared_token``: once apps have tokens of their own); an app's own token
 (``app_tokens``) names that app in the request's scope (``access.APP_SCOPE_KEY``). The scope also
-says which kind of token it was (``access.CREDENTIAL_SCOPE_KEY``: quotas go by it).
+says which kind of token it was (``access.CREDENTIAL_SCOPE_KEY``: ``access.caller_of`` takes the
+credential, and so the quotas, from it). Apps' tokens that cannot be read are no token (401, saying so).
 
 A ``GET`` (the standalone event stream a client may open for messages the server starts) is
 answered 405, as the MCP specification allows a server that offers none: this one never sends a
@@ -24,7 +25,7 @@ from typing import Any
 
 from ..aio import run_blocking
 from .access import APP_SCOPE_KEY, CREDENTIAL_SCOPE_KEY
-from .app_tokens import app_of
+from .app_tokens import AppTokensUnreadable, app_of
 
 LOOPBACK_HOST = "127.0.0.1"
 
@@ -61,14 +62,19 @@ class BearerGate:
         self._shared_allowed = shared_allowed
 
     async def _matches(self, given: str) -> tuple[str | None, str | None]:
-        """(the credential: ``shared``, ``app``, ``off`` (the shared token, switched off) or None, and
-        the app an app token names)."""
+        """(the credential: ``shared``, ``app``, ``off`` (the shared token, switched off), ``unreadable``
+        (not the shared token, and the apps' tokens cannot be read: the second item says why) or None,
+        and the app an app token names)."""
         if not given:
             return None, None
         current = await run_blocking(self._load)  # read each time: a new token replaces the old one at once
         if current and hmac.compare_digest(given.encode(), current.encode()):
             return ("shared" if await run_blocking(self._shared_allowed) else "off"), None
-        app = app_of(given, await run_blocking(self._apps))
+        try:
+            tokens = await run_blocking(self._apps)
+        except (AppTokensUnreadable, OSError) as exc:
+            return "unreadable", str(exc)
+        app = app_of(given, tokens)
         return ("app" if app is not None else None), app
 
     async def __call__(self, scope: Scope, receive: Any, send: Any) -> None:
@@ -85,6 +91,10 @@ class BearerGate:
         if credential is None:
             await _refuse(send, 401, "missing or wrong token: copy it from Sonetto → 设置 → 其他应用 "
                                      "/ 缺少令牌或令牌不对，请从 Sonetto 设置 → 其他应用 复制")
+            return
+        if credential == "unreadable":
+            await _refuse(send, 401, "这不是共用令牌，而应用令牌无法读取 / not the shared token, and "
+                                     f"the apps' own tokens cannot be read: {app}")
             return
         if credential == "off":
             await _refuse(send, 401, "the shared token is switched off in Sonetto's settings: connect with this "

@@ -113,7 +113,7 @@ class MemoryTools:
         try:
             await run_blocking(self._access.check, caller, write=write)
             if rate is not None and self._quota is not None:
-                self._quota.check(rate, caller)
+                await run_blocking(self._quota.check, rate, caller)  # its counts are a file: blocking
         except AccessDenied as exc:
             raise ToolError(str(exc)) from None
         except QuotaExceeded as exc:

@@ -135,3 +135,23 @@ async def test_the_shared_token_is_switched_off_once_an_app_has_its_own(qtbot):
     again = SettingsDialog(Settings(mcp_shared_token=False))
     qtbot.addWidget(again)
     assert again.mcp_page.shared_token.isChecked() is False
+
+
+async def test_damaged_app_tokens_are_said_and_making_one_repairs_them(qtbot):
+    """The server refuses declared names while the apps' tokens cannot be read (tests/test_mcp_server.py):
+    the page says so and why, still shows the shared token, and a new app token replaces the damage."""
+    from sonetto_desktop.config.secrets import store_secret
+    from sonetto_desktop.mcp_server.app_tokens import SECRET, app_tokens
+
+    store_secret(SECRET, "[1, 2")
+    d = SettingsDialog(Settings.load())
+    qtbot.addWidget(d)
+    page = d.mcp_page
+    await page.refresh_token()  # before: the page read them as "no app tokens" and said nothing
+    assert page.token.text() == mcp_token(create=False)
+    assert not page.tokens_problem.isHidden() and "应用令牌无法读取" in page.tokens_problem.text()
+    assert "make them again" in page.tokens_problem.text()
+    await page.add_app_token("Cursor")
+    assert list(app_tokens()) == ["Cursor"] and page.tokens_problem.isHidden()
+    await page.refresh_token()
+    assert page.tokens_problem.isHidden() and page.token_owner.findData("Cursor") > 0

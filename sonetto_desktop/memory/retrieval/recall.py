@@ -15,7 +15,9 @@ Other apps' memories (written through MCP: ``changes.by_other_app``) get at most
 the budget, the person's own the rest and first: one app adding 2,000 long memories took the whole
 request before (none of the person's 20 memories was in it). Each part is filled as above (all of it,
 or its stable window and its shortlist), the person's listed before the apps' (``llm_prompt``), so
-an app's writes never move the person's part of the request.
+an app's writes never move the person's part of the request. Both parts draw on one ``Shortlist``: the
+query's vector is asked for once per recall (one request, one deadline), each part takes its own
+memories from the one ranking.
 
 It never lets an LLM failure turn into "no memories": it owns the one recall timeout (the LLM call's
 deadline) and, when the model is slow, fails or is missing, answers with the offline retriever's

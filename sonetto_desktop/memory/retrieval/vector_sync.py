@@ -22,9 +22,9 @@ One worker thread per store and model:
   a refusal that will not go away (a wrong key or model) stops it with the reason in its status
   until :meth:`retry` or new settings.
 
-:meth:`rank` is the shortlist's dense ranking (``shortlist.DenseRanker``): the query's vector (one
-request, ``QUERY_TIMEOUT`` in all: a server that drips its answer is cut off then) against the saved
-vectors. It answers None, and the shortlist uses words only, while there are no vectors or the
+:meth:`embed_query` and :meth:`nearest` are the shortlist's dense ranking (``shortlist.DenseRanker``):
+the query's vector (one request, ``QUERY_TIMEOUT`` in all: a server that drips its answer is cut off
+then; one per recall), searched for among the saved vectors (:meth:`rank`: both at once). It answers None, and the shortlist uses words only, while there are no vectors or the
 endpoint fails; after a failure it uses words only for ``QUERY_PAUSE`` and the status says so
 ("waiting", the reason in ``error``). :attr:`status` and the feed of :meth:`subscribe` tell the app
 how far it is ("向量 8,200/10,000").
@@ -404,10 +404,11 @@ class VectorSync:
 
     # ── ranking ────────────────────────────────────────────────────────
 
-    def rank(self, prompt: str, k: int) -> list[str] | None:
-        """The memories nearest to ``prompt`` (see the module docstring); None when it cannot rank now."""
-        table, client, dims = self._table, self._client, self._dims
-        if (table is None or client is None or dims is None or not self._stored or not prompt.strip()
+    def embed_query(self, prompt: str) -> Any | None:
+        """The query's vector (one request, ``QUERY_TIMEOUT`` in all); None when it cannot rank now
+        (see the module docstring). A recall asks once and searches with :meth:`nearest`."""
+        client, dims = self._client, self._dims
+        if (self._table is None or client is None or dims is None or not self._stored or not prompt.strip()
                 or self._stop.is_set() or self._base.state == "error" or time.monotonic() < self._query_paused_until):
             return None
         try:
@@ -420,4 +421,15 @@ class VectorSync:
             self._query_trouble(f"the query's vector failed ({exc}); recall uses words only for {QUERY_PAUSE:.0f} s")
             return None
         self._query_trouble("")
-        return table.search(query[0], k) or None
+        return query[0]
+
+    def nearest(self, vector: Any, k: int) -> list[str]:
+        """Up to ``k`` memory ids, nearest to ``vector`` (from :meth:`embed_query`) first: the saved
+        vectors only, no request."""
+        table = self._table
+        return [] if table is None or vector is None else table.search(vector, k)
+
+    def rank(self, prompt: str, k: int) -> list[str] | None:
+        """The ``k`` memories nearest to ``prompt`` (one request); None when it cannot rank now."""
+        vector = self.embed_query(prompt)
+        return None if vector is None else self.nearest(vector, k) or None

@@ -29,27 +29,44 @@ from sonetto_desktop.config.secrets import mcp_token, new_mcp_token
 from sonetto_desktop.config.settings import Settings
 from sonetto_desktop.mcp_server import clients_seen
 from sonetto_desktop.mcp_server.access import allowed_clients, client_label
-from sonetto_desktop.mcp_server.app_tokens import app_tokens, new_app_token, revoke_app_token
+from sonetto_desktop.mcp_server.app_tokens import AppTokensUnreadable, app_tokens, new_app_token, revoke_app_token
 from sonetto_desktop.mcp_server.snippets import http_snippet, launch_command, launch_env, stdio_snippet
 from ..widgets.tasks import task_scope
 from ...aio import run_blocking
 
 
-def _token_command_clients() -> tuple[dict[str | None, str], tuple[str, list[str]], list[str]]:
-    """The tokens (None: the shared one), the launch command and the apps seen. Keyring / files and
-    a PATH search: a worker thread's job."""
-    tokens: dict[str | None, str] = {None: mcp_token(), **app_tokens()}
-    return tokens, launch_command(), [name for name, _when in clients_seen.load()]
+def _token_command_clients() -> tuple[dict[str | None, str], str, tuple[str, list[str]], list[str]]:
+    """The tokens (None: the shared one), why the apps' tokens cannot be read ("" when they can), the
+    launch command and the apps seen. Keyring / files and a PATH search: a worker thread's job."""
+    tokens: dict[str | None, str] = {None: mcp_token()}
+    try:
+        tokens.update(app_tokens())
+        problem = ""
+    except AppTokensUnreadable as exc:  # the server refuses declared names meanwhile; making one repairs it
+        problem = str(exc)
+    return tokens, problem, launch_command(), [name for name, _when in clients_seen.load()]
 
 
 class McpPage(QWidget):
+    """Built in three parts: who may use the memories (:meth:`_build_access`), the HTTP port and
+    tokens (:meth:`_build_tokens`) and the configuration to paste into an app (:meth:`_build_snippet`)."""
+
     def __init__(self, dialog: Any) -> None:
         super().__init__(dialog)
         self._command: tuple[str, list[str]] = ("sonetto", ["mcp"])
         self._env: dict[str, str] = {}
+        self._tokens: dict[str | None, str] = {}
+        self._token_asked = False
         self._tasks = task_scope(self, "mcp-page")  # cancelled when the page goes
         keeper = self._tasks
         self.destroyed.connect(lambda *_: keeper.cancel_all())
+        form = QFormLayout(self)
+        self._build_access(form)
+        self._build_tokens(form)
+        self._build_snippet(form)
+        self.enabled.toggled.connect(self._update_enabled)
+
+    def _build_access(self, form: QFormLayout) -> None:
         intro = QLabel(self.tr(
             "让其他 AI 应用（Claude Desktop、Cursor、Cherry Studio 等）通过 MCP 使用你的记忆。服务只在这台电脑上运行；"
             "它们做的每个修改都记在历史里（修改者显示为 mcp:应用名），可以撤销。锁定的记忆和“不要记住”列表同样有效。"
@@ -62,13 +79,16 @@ class McpPage(QWidget):
         self.allowed = QLineEdit(self)
         self.allowed.setPlaceholderText(self.tr("留空表示所有应用；多个用逗号分隔，如 Cursor, Cherry Studio"))
         self.allowed.setToolTip(self.tr("应用名称是它连接时自己报上的名字（用应用令牌时是令牌所属的应用），不区分大小写。"))
-        self.seen = QLabel(self)
-        self.seen.setWordWrap(True)
-        self.seen.setObjectName("HintLabel")
-        self.seen.setTextInteractionFlags(Qt.TextInteractionFlag.TextSelectableByMouse)
+        self.seen = _hint(self, selectable=True)
+        form.addRow(intro)
+        form.addRow("", self.enabled)
+        form.addRow("", self.read_only)
+        form.addRow(self.tr("允许的应用"), self.allowed)
+        form.addRow("", self.seen)
+
+    def _build_tokens(self, form: QFormLayout) -> None:
         self.port = QSpinBox(self)
         self.port.setRange(1024, 65535)
-        self._tokens: dict[str | None, str] = {}
         self.token_owner = QComboBox(self)
         self.token_owner.setToolTip(self.tr("共用令牌：应用以它自己报上的名字记录和判断。应用令牌：用这个令牌连接的就是这个应用。"))
         self.token_owner.addItem(self.tr("共用令牌"), None)
@@ -81,11 +101,6 @@ class McpPage(QWidget):
         self.new_token_button = QPushButton(self.tr("重新生成"), self)
         self.new_token_button.setToolTip(self.tr("旧令牌立即失效，使用 HTTP 的应用需要换上新令牌。"))
         self.new_token_button.clicked.connect(lambda: self._tasks.spawn(self.regenerate_token(), name="mcp-new-token"))
-        token_row = QHBoxLayout()
-        token_row.addWidget(self.token_owner)
-        token_row.addWidget(self.token, 1)
-        token_row.addWidget(self.copy_token_button)
-        token_row.addWidget(self.new_token_button)
         self.app_name = QLineEdit(self)
         self.app_name.setPlaceholderText(self.tr("应用名称，如 Cursor"))
         self.add_app_token_button = QPushButton(self.tr("生成应用令牌"), self)
@@ -94,55 +109,41 @@ class McpPage(QWidget):
         self.revoke_button = QPushButton(self.tr("撤销应用令牌"), self)
         self.revoke_button.setToolTip(self.tr("所选应用的令牌立即失效。"))
         self.revoke_button.clicked.connect(lambda: self._tasks.spawn(self.revoke_app_token(), name="mcp-revoke"))
-        app_row = QHBoxLayout()
-        app_row.addWidget(self.app_name, 1)
-        app_row.addWidget(self.add_app_token_button)
-        app_row.addWidget(self.revoke_button)
+        self.tokens_problem = _hint(self, selectable=True)
+        self.tokens_problem.setVisible(False)
         self.shared_token = QCheckBox(self.tr("允许用共用令牌连接（HTTP）"), self)
         self.shared_token.setToolTip(self.tr(
             "给应用生成自己的令牌后才能关掉它：之后只有持应用令牌的应用能通过 HTTP 连接，修改记录里的应用名就确实是它。"))
         self.shared_token.toggled.connect(self._update_enabled)
-        self.shared_hint = QLabel(self)
-        self.shared_hint.setWordWrap(True)
-        self.shared_hint.setObjectName("HintLabel")
+        self.shared_hint = _hint(self)
+        form.addRow(self.tr("HTTP 端口"), self.port)
+        form.addRow(self.tr("HTTP 令牌"), _row(self.token_owner, (self.token, 1), self.copy_token_button,
+                                            self.new_token_button))
+        form.addRow(self.tr("应用令牌"), _row((self.app_name, 1), self.add_app_token_button, self.revoke_button))
+        form.addRow("", self.tokens_problem)
+        form.addRow("", self.shared_token)
+        form.addRow("", self.shared_hint)
+
+    def _build_snippet(self, form: QFormLayout) -> None:
         self.client = QComboBox(self)
         for value, label in (("claude", "Claude Desktop"), ("cursor", "Cursor"), ("cherry", "Cherry Studio")):
             self.client.addItem(label, value)
         self.transport = QComboBox(self)
         self.transport.addItem(self.tr("由应用启动（推荐）"), "stdio")
         self.transport.addItem(self.tr("HTTP（先运行 sonetto mcp --http）"), "http")
-        picker = QHBoxLayout()
-        picker.addWidget(self.client, 1)
-        picker.addWidget(self.transport, 1)
         self.snippet = QPlainTextEdit(self)
         self.snippet.setReadOnly(True)
         self.snippet.setFont(QFontDatabase.systemFont(QFontDatabase.SystemFont.FixedFont))
         self.snippet.setMinimumHeight(140)
-        self.where = QLabel(self)
-        self.where.setWordWrap(True)
-        self.where.setObjectName("HintLabel")
-        self.where.setTextInteractionFlags(Qt.TextInteractionFlag.TextSelectableByMouse)
+        self.where = _hint(self, selectable=True)
         self.copy_snippet_button = QPushButton(self.tr("复制配置"), self)
         self.copy_snippet_button.clicked.connect(lambda: self._copy(self.snippet.toPlainText()))
         for signal in (self.client.currentIndexChanged, self.transport.currentIndexChanged, self.port.valueChanged):
             signal.connect(self._update_snippet)
-        self.enabled.toggled.connect(self._update_enabled)
-        form = QFormLayout(self)
-        form.addRow(intro)
-        form.addRow("", self.enabled)
-        form.addRow("", self.read_only)
-        form.addRow(self.tr("允许的应用"), self.allowed)
-        form.addRow("", self.seen)
-        form.addRow(self.tr("HTTP 端口"), self.port)
-        form.addRow(self.tr("HTTP 令牌"), token_row)
-        form.addRow(self.tr("应用令牌"), app_row)
-        form.addRow("", self.shared_token)
-        form.addRow("", self.shared_hint)
-        form.addRow(self.tr("配置"), picker)
+        form.addRow(self.tr("配置"), _row((self.client, 1), (self.transport, 1)))
         form.addRow(self.snippet)
         form.addRow(self.where)
         form.addRow("", self.copy_snippet_button)
-        self._token_asked = False
 
     def title(self) -> str:
         return self.tr("其他应用")
@@ -178,8 +179,9 @@ class McpPage(QWidget):
     async def refresh_token(self) -> None:
         """Read the tokens (the shared one made on first use), where ``sonetto`` is and which apps
         have connected."""
-        tokens, self._command, seen = await run_blocking(_token_command_clients)
+        tokens, problem, self._command, seen = await run_blocking(_token_command_clients)
         self._set_tokens(tokens, self.token_owner.currentData())
+        self._show_tokens_problem(problem)
         self.seen.setText(self.tr("连接过的应用：%1").replace("%1", ", ".join(seen)) if seen else
                           self.tr("还没有应用连接过。"))
 
@@ -215,13 +217,22 @@ class McpPage(QWidget):
         self._set_tokens({**self._tokens, owner: token}, owner)
 
     async def add_app_token(self, name: str) -> None:
-        """A token of ``name``'s own (a new one if it had one), shown and put in the snippet."""
+        """A token of ``name``'s own (a new one if it had one), shown and put in the snippet. Made over
+        damaged tokens, it replaces them (the apps that had one need a new one too)."""
         if not name.strip():
             return
         app = client_label(name)
         token = await run_blocking(new_app_token, app)
         self.app_name.clear()
         self._set_tokens({**self._tokens, app: token}, app)
+        self._show_tokens_problem("")
+
+    def _show_tokens_problem(self, problem: str) -> None:
+        """Say that the apps' tokens cannot be read, what that means and how to repair it ("": all is well)."""
+        self.tokens_problem.setText(self.tr(
+            "应用令牌无法读取：在重新生成之前，用共用令牌或 stdio 连接的应用都会被拒绝，持旧应用令牌的应用也无法连接。"
+            "请为每个应用重新生成令牌。") + f"\n{problem}" if problem else "")
+        self.tokens_problem.setVisible(bool(problem))
 
     async def revoke_app_token(self) -> None:
         owner = self.token_owner.currentData()
@@ -271,3 +282,21 @@ class McpPage(QWidget):
 
     def _copy(self, text: str) -> None:
         QGuiApplication.clipboard().setText(text)
+
+
+def _hint(parent: QWidget, *, selectable: bool = False) -> QLabel:
+    """A wrapped hint line of the page (empty until it is set)."""
+    label = QLabel(parent)
+    label.setWordWrap(True)
+    label.setObjectName("HintLabel")
+    if selectable:
+        label.setTextInteractionFlags(Qt.TextInteractionFlag.TextSelectableByMouse)
+    return label
+
+
+def _row(*widgets: QWidget | tuple[QWidget, int]) -> QHBoxLayout:
+    """Widgets side by side (``(widget, stretch)`` for one that takes the room left)."""
+    row = QHBoxLayout()
+    for widget in widgets:
+        row.addWidget(*(widget if isinstance(widget, tuple) else (widget,)))
+    return row
