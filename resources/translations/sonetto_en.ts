@@ -3210,11 +3210,21 @@ Optional: title (the chat’s title), id (the message’s id, which recognises i
     </message>
     <message>
         <location filename="../../sonetto_desktop/presentation/store_notices.py" line="42" />
+        <source>在 {0} 里删除的「{1}」已移到回收站，可以恢复</source>
+        <translation>“{1}”, deleted in {0}, is in the trash and can be restored</translation>
+    </message>
+    <message>
+        <location filename="../../sonetto_desktop/presentation/store_notices.py" line="43" />
+        <source>在 {0} 里删除的 {1} 条记忆已移到回收站，可以恢复</source>
+        <translation>The {1} memories deleted in {0} are in the trash and can be restored</translation>
+    </message>
+    <message>
+        <location filename="../../sonetto_desktop/presentation/store_notices.py" line="48" />
         <source>你在 {0} 里改的「{1}」和另一处修改冲突：用了你的版本，另一个版本另存为「{2}」</source>
         <translation>Your edit of “{1}” in {0} conflicts with another change: yours is kept, and the other is kept as “{2}”</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/presentation/store_notices.py" line="44" />
+        <location filename="../../sonetto_desktop/presentation/store_notices.py" line="50" />
         <source>你在 {0} 里改的「{1}」和另一处修改冲突：用了你的版本</source>
         <translation>Your edit of “{1}” in {0} conflicts with another change: yours is kept</translation>
     </message>
