@@ -178,9 +178,10 @@ async def test_the_turn_reaches_the_memory_writer(llm_server, make_llm, ltm):
 
 async def test_a_failing_recall_never_fails_the_turn(llm_server, make_llm, mm):
     mm.add("一条会被弄坏的记忆", "生活")
-    mm.close()
-    break_yaml_store(mm.path, "key: [never closed\n")  # a store opened on it cannot read it
-    broken = YamlMemoryManager(mm.path)
+    alone = mm.path.parent / "alone" / "memory.yaml"  # (no backup, no log beside it: nothing to serve instead)
+    alone.parent.mkdir()
+    break_yaml_store(alone, "key: [never closed\n")  # a store opened on it cannot read it
+    broken = YamlMemoryManager(alone)
     ltm = make_ltm(broken)
     llm_server.add_text("我在呢。")
     graph = build_graph(make_llm(), ltm)

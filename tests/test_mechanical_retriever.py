@@ -344,11 +344,14 @@ def test_an_unreadable_store_raises_and_is_retried(tmp_path):
     good = path.read_bytes()
     break_yaml_store(path, "{not: [valid")  # another program broke the file
     assert ids(r.retrieve("兰州拉面"))[0] == "noodle"  # the open store keeps its last good state
-    opened = YamlMemoryManager(path)  # a store opened on the broken file has none
+    alone = tmp_path / "alone" / "memory.yaml"  # the broken file with no backup or log beside it
+    alone.parent.mkdir()
+    alone.write_bytes(path.read_bytes())
+    opened = YamlMemoryManager(alone)  # a store opened on it has nothing to serve
     fresh = MechanicalRetriever(opened, now=lambda: NOW)
     with pytest.raises(StoreCorrupt):
         fresh.retrieve("兰州拉面")
-    path.write_bytes(good)
+    alone.write_bytes(good)
     assert ids(fresh.retrieve("兰州拉面"))[0] == "noodle"  # nothing lost: the next query rebuilds
     for part in (fresh, r, opened, mm):
         part.close()

@@ -491,3 +491,20 @@ def test_a_displaced_save_not_taken_in_before_a_crash_is_taken_in_at_the_next_op
     again = YamlMemoryManager(live.path, flush_delay=None)
     assert again.get("m0000008").description == "第8条记忆：正好此刻改的" and not again.files.displaced()
     again.close()
+
+
+def test_a_store_opened_on_a_broken_memory_yaml_serves_what_its_backup_and_log_hold(tmp_path):
+    path = tmp_path / "memory.yaml"
+    _seeded(path)
+    mm = YamlMemoryManager(path, flush_delay=None)
+    mm.add("关掉前写的", "瞬间")
+    mm.close()
+    path.write_text("m0000001: [unclosed\n", encoding="utf-8")  # broken while the app was closed
+    again = YamlMemoryManager(path, flush_delay=None)
+    report = again.self_check()
+    assert report.status == "FAIL" and "memory.yaml" in report.issues[0]
+    assert again.count() == 21, "the memories the backup and the log hold are shown"
+    with pytest.raises(StoreCorrupt):
+        again.add("写不进去", "瞬间")
+    again.close()
+    assert path.read_text(encoding="utf-8") == "m0000001: [unclosed\n", "never written over"

@@ -45,6 +45,8 @@ class _Entries:
     preamble: bytes
     split: bool
     entries: dict[str, tuple[MemoryItem | None, bytes | None]]
+    issues: list[str] = field(default_factory=list)  # what reading the changed entries found
+    repaired: list[str] = field(default_factory=list)
 
 
 class SaveMerge:
@@ -66,7 +68,7 @@ class SaveMerge:
         self._rewrite_soon = rewrite_soon
         self._new_id = new_id
 
-    def fold(self, raw: bytes, found: str, *, made_from: str = "") -> None:
+    def fold(self, raw: bytes, found: str, *, made_from: str = "") -> tuple[list[str], list[str]]:
         """memory.yaml was saved by something else while we hold a state: merged three ways against the
         version it was made from (``versions``; else the file as we last knew it). An entry the person
         changed becomes the memory's state (committed as a write by ``file``), an entry only the store
@@ -111,6 +113,7 @@ class SaveMerge:
             for change in changes:
                 self._publish(change)
         self._tell(fold, bool(since))
+        return entries.issues, entries.repaired
 
     def _since(self, entries: _Entries, found: str, made_from: str) -> dict[str, bytes | None]:
         """The entries changed since the version the save was made from, with their text then (empty:
@@ -274,7 +277,8 @@ class SaveMerge:
                 parsed = parse_items(raw, str(self.files.path))
             except PARSE_ERRORS as exc:
                 raise self.files.corrupt(self.files.path, exc) from exc
-            return _Entries(b"", False, {mid: (item, None) for mid, item in parsed.items.items()})
+            return _Entries(b"", False, {mid: (item, None) for mid, item in parsed.items.items()}, parsed.issues,
+                            parsed.repaired)
         out: dict[str, tuple[MemoryItem | None, bytes | None]] = {}
         changed: list[tuple[str, bytes]] = []
         for key, text in split[1]:
@@ -294,7 +298,7 @@ class SaveMerge:
                 if item is None:
                     raise self.files.corrupt(self.files.path, ValueError(f"entry {key!r} could not be read"))
                 out[key] = (item, text)
-        return _Entries(split[0], True, out)
+        return _Entries(split[0], True, out, *((parsed.issues, parsed.repaired) if changed else ([], [])))
 
     @staticmethod
     def _edited(memory_id: str, item: MemoryItem, base: MemoryItem | None, current: MemoryItem | None, *,

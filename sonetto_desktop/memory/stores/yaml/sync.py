@@ -400,10 +400,15 @@ class YamlSync:
                 found = sha1(raw)
                 read = self._install(copy, match, trash, tail, keys, publish=False)
                 self.versions.load(self.files.versions_path, sha1(copy))
-                if found not in self.disk.folded:
-                    self.fold(raw, found)
-                else:  # (taken in already, by a store that then stopped before writing the file)
-                    self._learn_text(raw, found)
+                try:
+                    if found not in self.disk.folded:
+                        issues, repaired = self.fold(raw, found)
+                        read = (read[0] + issues, read[1] + repaired)
+                    else:  # (taken in already, by a store that then stopped before writing the file)
+                        self._learn_text(raw, found)
+                except StoreCorrupt as exc:  # the save does not parse: the state the log names is served
+                    self._damaged(exc)
+                    raise
                 self._take_displaced()
                 return read
         read = self._install(raw, match, trash, tail, keys, publish=publish)
@@ -523,13 +528,12 @@ class YamlSync:
 
     # ── a hand edit ────────────────────────────────────────────────────
 
-    def fold(self, raw: bytes, found: str, *, made_from: str = "") -> None:
+    def fold(self, raw: bytes, found: str, *, made_from: str = "") -> tuple[list[str], list[str]]:
         """memory.yaml was saved by something else while we hold a state: taken in (``fold.SaveMerge``;
-        a read-only store reads it whole instead)."""
+        a read-only store reads it whole instead). Returns (issues, repaired) of reading the save."""
         if self.read_only:
-            self.full_load(publish=True)
-            return
-        self.merge.fold(raw, found, made_from=made_from)
+            return self.full_load(publish=True)
+        return self.merge.fold(raw, found, made_from=made_from)
 
 
 @dataclass

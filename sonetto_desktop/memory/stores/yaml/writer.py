@@ -352,10 +352,11 @@ class FileWriter:
                     with self._lock():
                         if self.sync.keys is None or self.files.keys()[0] != self.sync.keys[0]:
                             return  # (changed since it was last taken in: left for the next opening)
-                        # memory.yaml as left, copied (an edit in place while closed must not change the copy),
-                        # and the versions that lead to it: a save made while closed is merged when the store opens.
-                        self._copy_backup()
-                        self.sync.versions.save(self.files.versions_path, self.disk.sha1)
+                        if self.flush_times or len(self.sync.versions):  # (nothing to keep after only reading)
+                            # memory.yaml as left, copied (an edit in place while closed must not change the copy),
+                            # and the versions leading to it: a save made while closed is merged at the next opening.
+                            self._copy_backup()
+                            self.sync.versions.save(self.files.versions_path, self.disk.sha1)
                         if self.disk.size > CACHE_MIN_BYTES and self.cache.base_sha1() != self.disk.sha1:
                             self.cache.write(self.disk.sha1, self.state.view())
             finally:
