@@ -280,6 +280,43 @@ async def test_secrets_never_reach_the_model_and_titles_on_the_list_are_left_out
     assert services.memory.count() == 0 and result.memories_created == 0
 
 
+async def test_a_secret_in_a_conversation_title_reaches_neither_the_model_nor_the_store_inbox_or_ledger(
+        services, imports, llm_server):
+    """The title names every change's origin: the writer's prompt header, each memory's history, a held
+    change in the inbox, the import's files and its progress."""
+    mine = services.memory.add("用户住在成都", "地点与路径").ids[0]
+    chats = [Conversation("c1", "家里 wifi 密码是 hunter2024", [
+        Message("user", "我家 wifi 老是断，我搬到杭州了", datetime(2024, 1, 2, 9)),
+        Message("assistant", "试试重启路由器", datetime(2024, 1, 2, 9, 1))])]
+    history = History("jsonl", chats, digest="y" * 64)
+
+    def write(body):
+        if any(m["role"] == "tool" for m in body["messages"]):
+            return "好的"
+        return tool_calls([("create_memory", {"content": "用户搬到了杭州", "section": "地点与路径"}),
+                           ("delete_memory", {"id": mine, "reason": "用户搬走了"})])
+
+    llm_server.responder = write
+    plan = await imports.plan(history)
+    await imports.start(plan, history, file_name="chats.jsonl")
+    seen_titles: list[str] = []
+    unsubscribe = imports.runner.progress.subscribe(lambda p: seen_titles.append(p.title))
+    try:
+        result = await imports.wait()
+    finally:
+        unsubscribe()
+    assert result.memories_created == 1 and result.proposals == 1
+    bodies = json.dumps(llm_server.requests, ensure_ascii=False)
+    assert "hunter2024" not in bodies and "wifi 密码是 ［已隐去的密码］" in bodies
+    stored = json.dumps({mid: item.history for mid, item in services.memory.all_items().items()}, ensure_ascii=False)
+    assert "hunter2024" not in stored and "［已隐去的密码］" in stored
+    (held,) = services.review.pending()
+    assert "hunter2024" not in json.dumps(held.__dict__, ensure_ascii=False) and "［已隐去的密码］" in held.origin
+    folder = imports.ledger.folder
+    assert not [p for p in folder.rglob("*") if p.is_file() and b"hunter2024" in p.read_bytes()]
+    assert not [t for t in seen_titles + [imports.runner.last.title] if "hunter2024" in t]
+
+
 async def test_pause_resume_and_the_apps_own_chat_goes_first(services, imports, llm_server):
     order: list[str] = []
 

@@ -43,6 +43,7 @@ from ..memory.events import EventFeed
 from ..memory.operations import MemoryOperations
 from ..memory.review import ReviewInbox
 from ..memory.undo import NothingToUndo
+from ..memory.writer.secret_filter import redact_secrets
 from .ledger import DONE, PAUSED, RUNNING, UNDONE, ImportLedger, ImportState, batch_seq, batch_turn_id, new_import_id
 from .model import SOURCE_LABELS
 from .plan import Batch, Plan
@@ -118,13 +119,25 @@ class ImportResult:
                 "failed_batches": self.failed_batches, "error": self.error or None, "undo_id": self.undo_id or None}
 
 
+def safe_title(title: str, limit: int | None = None) -> str:
+    """A conversation's title on one line with its secret values hidden ("wifi 密码是 ［已隐去的密码］"):
+    it names the origin of every change (the writer's prompt, each memory's history, a held change,
+    the import's files and progress). ``limit``: at most this many characters (no half placeholder)."""
+    flat = redact_secrets(" ".join(str(title or "").split()))[0]
+    if limit is not None and len(flat) > limit:
+        flat = flat[:limit]
+        if flat.rfind("［") > flat.rfind("］"):
+            flat = flat[:flat.rfind("［")].rstrip()
+    return flat
+
+
 def origin_of(label: str, title: str, when: datetime) -> str:
     """The provenance line of an imported batch: ``ChatGPT「搬家去杭州」· 2024-05-01``."""
-    return f"{label}「{' '.join(title.split())[:40]}」· {when:%Y-%m-%d}"
+    return f"{label}「{safe_title(title, 40)}」· {when:%Y-%m-%d}"
 
 
 def batch_record(batch: Batch) -> dict[str, Any]:
-    return {"seq": batch.seq, "conversation": batch.conversation_id, "title": batch.title,
+    return {"seq": batch.seq, "conversation": batch.conversation_id, "title": safe_title(batch.title),
             "now": batch.now.isoformat(), "keys": batch.keys, "turns": len(batch.exchanges),
             "messages": batch.messages()}
 
@@ -416,7 +429,7 @@ class ImportRunner:
         return ImportProgress(
             state.id, state.status, state.batches, len(run.written), state.turns, turns_done, len(run.failed),
             run.live["created"], run.live["updated"], run.live["deleted"], proposals,
-            current["title"] if current else "",
+            safe_title(current["title"]) if current else "",
             datetime.fromisoformat(current["now"]).date() if current else None,
             run.per_batch * left if run.per_batch is not None and left else (0.0 if not left else None),
             tuple(sorted(self._held)), bool(run.writer.busy))
