@@ -425,7 +425,7 @@ class ImportRunner:
         current = run.batches.get(run.current) if run.current is not None else None
         proposals = 0
         if self.review is not None:  # review mode, or changes to memories the import did not create
-            proposals = sum(1 for p in self.review._items if (p.turn_id or "").startswith(state.id + "-"))
+            proposals = self.review.cached_count_of(state.id)
         return ImportProgress(
             state.id, state.status, state.batches, len(run.written), state.turns, turns_done, len(run.failed),
             run.live["created"], run.live["updated"], run.live["deleted"], proposals,
@@ -484,8 +484,7 @@ class ImportRunner:
         state.memories_created, state.memories_updated, state.memories_deleted = await run_blocking(
             count_changes, self.ops, state.id)
         if self.review is not None:
-            state.proposals = sum(1 for p in await run_blocking(self.review.pending)
-                                  if (p.turn_id or "").startswith(state.id + "-"))
+            state.proposals = len(await run_blocking(self.review.pending_of, state.id))
         state.status = DONE
         state.finished_at = datetime.now().replace(microsecond=0).isoformat()
         await self._saved()
@@ -568,7 +567,10 @@ def undo_import(ops: MemoryOperations, ledger: ImportLedger, import_id: str, *, 
                 rest: bool = False) -> Any:
     """Take the whole import back as one action (``UndoConflict``: memories changed since stand in the
     way, nothing changed; it says which and what the rest is). ``rest``: keep those memories as they
-    are and take back the rest (``result.kept``). Blocking. The ledger then lets its chats be imported again."""
+    are and take back the rest (``result.kept``). Its changes waiting in the review inbox (``ops``'
+    inbox) are withdrawn in the same step (``result.withdrawn``; ``NothingToUndo.withdrawn`` when it
+    left nothing else): approving one still on the person's screen is refused, saying the import was
+    undone. Blocking. The ledger then lets its chats be imported again."""
     try:
         result = ops.undo_turn(import_id, reason=reason or f"撤销导入 {import_id}", keep_touched=rest)
     except NothingToUndo:

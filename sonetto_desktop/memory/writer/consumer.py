@@ -170,7 +170,7 @@ class MemoryConsumer:
         try:
             undoing = self._ops.as_actor(actor or self._ops.actor, Turn(f"{ROLLBACK_PREFIX}{uuid.uuid4().hex[:12]}",
                                                                excerpt=f"撤销 {turn_id} 失败的写入尝试"))
-            undoing.undo_turn(turn_id, ids=ids, reason=ROLLBACK_REASON, unhit=dict(hits))
+            undoing.undo_turn(turn_id, ids=ids, reason=ROLLBACK_REASON, unhit=dict(hits), withdraw=False)
         except NothingToUndo:
             return None
         except UndoConflict as exc:
