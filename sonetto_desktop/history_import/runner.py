@@ -16,7 +16,7 @@ twice); the runner adds:
 - **The person's memories stay the person's.** The import's writer may create memories and change
   the ones this import created; any change to another memory waits in the review inbox for the
   person, in any mode (``memory/writer/ownership.py``): imported text may try to steer the model.
-  What waits is counted for the whole import (``proposals``).
+  What waits is counted for the whole import (``proposals``) and withdrawn by its undo (``undo_import``).
 - **Pause.** The person's pause, a chat of this app being written (a live chat never waits behind
   an import: the runner waits whenever the app's own writer has turns), and a nearly full review
   inbox (in any mode: held changes wait there too) each hold the import after the batch being
