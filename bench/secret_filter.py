@@ -4,9 +4,10 @@
 
 A dataset (see ``bench/datasets/secret-lines.yaml``) lists ``secret`` lines, each with the ``value``
 that must not reach the writer's model, and ``ordinary`` lines that only look like secrets. A
-secret line is found when ``find_secret`` flags it and ``redact_secrets`` hides its value; an
-ordinary line flagged is a false alarm. Precision = found / (found + false alarms); recall = found
-/ secret lines. tests/test_secret_lines.py keeps both at or above what docs/benchmarks.md states.
+secret line is found when ``find_secret`` flags it and ``redact_secrets`` hides the whole of its
+value (``covered``: not only its first word); an ordinary line flagged is a false alarm.
+Precision = found / (found + false alarms); recall = found / secret lines. tests/test_secret_lines.py
+keeps both at or above what docs/benchmarks.md states.
 ``--speed``: seconds per million characters of ``redact_secrets`` over the datasets' lines repeated
 (every line a secret or a look-alike: far denser than any real chat) and over the README (prose).
 """
@@ -26,10 +27,10 @@ ROOT = Path(__file__).resolve().parent.parent
 if str(ROOT) not in sys.path:
     sys.path.insert(0, str(ROOT))
 
-from sonetto_desktop.memory.writer.secret_filter import find_secret, redact_secrets  # noqa: E402
+from sonetto_desktop.memory.writer.secret_filter import find_secret, find_secrets, redact_secrets  # noqa: E402
 
 DATASETS = ROOT / "bench" / "datasets"
-DEFAULT = (DATASETS / "secret-lines.yaml", DATASETS / "secret-lines-blind.yaml")
+DEFAULT = (DATASETS / "secret-lines.yaml", DATASETS / "secret-lines-blind.yaml", DATASETS / "secret-lines-spoken.yaml")
 _CJK = re.compile(r"[\u4e00-\u9fff]")
 
 
@@ -73,7 +74,7 @@ def score(secrets: list[tuple[str, str]], ordinary: list[str]) -> dict[str, Scor
         for key in ("all", language(text)):
             s = scores[key]
             s.secrets += 1
-            if flagged and value not in hidden:
+            if flagged and value not in hidden and covered(text, value):
                 s.found += 1
             elif flagged:
                 s.leaked.append(f"{text}  →  {hidden}")
@@ -88,6 +89,18 @@ def score(secrets: list[tuple[str, str]], ordinary: list[str]) -> dict[str, Scor
                 s.false_alarms += 1
                 s.alarms.append(f"{text}  ({flagged})")
     return scores
+
+
+def covered(text: str, value: str) -> bool:
+    """Whether every character of ``value`` (where ``text`` gives it) is inside a secret the filter
+    found: hiding the first word of "correct horse battery staple" leaves the rest of it. A mark ending
+    the value may stay ("Lin1996!" ending a sentence: the filter cannot tell it from the sentence's)."""
+    value = value.rstrip(".,;:!?)]}>\"'")
+    at = text.find(value)
+    if at < 0 or not value:
+        return True
+    inside = {i for secret in find_secrets(text) for i in range(secret.start, secret.end)}
+    return all(i in inside for i in range(at, at + len(value)) if not text[i].isspace())
 
 
 def seconds_per_million(text: str, rounds: int = 3) -> float:

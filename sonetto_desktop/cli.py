@@ -214,6 +214,10 @@ def _run(args: argparse.Namespace, services: AppServices) -> int:
         note_undo(services.store, args.turn_id, result.turn_id, kept=len(result.kept))  # an import can come again
         print(f"undid {len(result.changes)} changes of {printable(args.turn_id)}; "
               f"to redo them: sonetto memory undo {result.turn_id}")
+        if result.withdrawn:
+            print(f"{len(result.withdrawn)} of its changes waiting in the review inbox were withdrawn with it")
+        if result.returned:
+            print(f"{len(result.returned)} changes wait in the review inbox again")
         print_kept(result.kept, "en", ids=True, done=True)
         return 0
     if args.command == "trash":

@@ -393,16 +393,28 @@ async def _undo_import(args: argparse.Namespace, imports: HistoryImports, say: W
         return _fail(say(f"没有撤销：要保留上面这些卡片、撤销其余的，运行 sonetto history undo {import_id} --rest",
                          f"nothing was undone: to keep the cards above and undo the rest, run "
                          f"sonetto history undo {import_id} --rest"))
-    except NothingToUndo:
-        print(json.dumps({"import": import_id, "undone": True, "undo_turn_id": None, "effects": {}, "kept": []})
+    except NothingToUndo as exc:
+        withdrawn = len(exc.withdrawn)
+        print(json.dumps({"import": import_id, "undone": True, "undo_turn_id": None, "effects": {}, "kept": [],
+                          "withdrawn": withdrawn})
               if args.json else say("这次导入没有留下可撤销的改动", "the import left nothing to undo"))
+        if withdrawn and not args.json:
+            print(_withdrawn_line(withdrawn, say))
         return 0
     if args.json:
         print(json.dumps({"import": import_id, "undone": True, "undo_turn_id": result.turn_id,
-                          "effects": result.effects, "kept": [t.to_json() for t in result.kept]}, ensure_ascii=False))
+                          "effects": result.effects, "kept": [t.to_json() for t in result.kept],
+                          "withdrawn": len(result.withdrawn)}, ensure_ascii=False))
         return 0
     effects = effects_text(result.effects, lang)
     print(say(f"已撤销导入 {import_id}：{effects}", f"import {import_id} undone: {effects}"))
+    if result.withdrawn:
+        print(_withdrawn_line(len(result.withdrawn), say))
     print_kept(result.kept, lang, done=True)
     print(say(f"改变主意了？sonetto memory undo {result.turn_id}", f"changed your mind? sonetto memory undo {result.turn_id}"))
     return 0
+
+
+def _withdrawn_line(count: int, say: Words) -> str:
+    return say(f"它在审核箱里等你确认的 {count} 项改动已一并撤回",
+               f"its {count} changes waiting in the review inbox were withdrawn with it")

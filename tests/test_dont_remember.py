@@ -83,6 +83,41 @@ async def test_the_list_reaches_the_writer_prompt_as_quoted_data(llm_server, mak
     assert user.index("## 用户要求不要记住的内容") < user.index("## 记忆库")
 
 
+async def test_a_secret_in_an_entry_reaches_neither_its_file_nor_the_writer_prompt(llm_server, make_llm, mm, tmp_path):
+    """"我的银行卡密码是 4821，这个别记住" (the whole message, from 别记住这个) is listed in every writer
+    prompt: its value is hidden when it is added or edited, and in an older file's entries on the way
+    into the prompt; the entry still refuses what it is about."""
+    import json
+
+    from sonetto_desktop.memory.writer.consumer import MemoryConsumer
+
+    path = tmp_path / "dr.json"
+    forget = DontRememberList(path)
+    card = forget.add("我的银行卡密码是 4821，这个别记住", turn_id="t1")
+    assert card.text == "我的银行卡密码是 ［已隐去的密码］，这个别记住"
+    door = forget.add("门锁密码是七七三一零")
+    door = forget.update(door.id, "门锁密码是七七三一零，wifi 密码 hunter2024 也别记")
+    assert "七七三一零" not in door.text and "hunter2024" not in door.text and "门锁密码" in door.text
+    on_disk = path.read_text(encoding="utf-8")
+    assert not any(value in on_disk for value in ("4821", "七七三一零", "hunter2024"))
+    # an entry an older version kept whole
+    raw = json.loads(on_disk)
+    raw["entries"].append({"id": "old1", "text": "my PIN is 9017, don't remember it", "created_at": ""})
+    path.write_text(json.dumps(raw, ensure_ascii=False), encoding="utf-8")
+
+    mm.add("用户喜欢猫", "品味")
+    llm_server.add_text("本轮无需记录")
+    consumer = MemoryConsumer(make_llm(), MemoryOperations(mm, dont_remember=DontRememberList(path)))
+    await consumer.consume("s", "t", [{"role": "user", "content": "今天去银行办卡了"}])
+    prompt = llm_server.requests[-1]["messages"][-1]["content"]
+    assert "## 用户要求不要记住的内容" in prompt and "银行卡密码" in prompt
+    assert not any(value in prompt for value in ("4821", "七七三一零", "hunter2024", "9017"))
+
+    assert forget.match_any("用户的银行卡密码是她的生日") == card  # what it is about is still refused
+    assert forget.match_any("用户的门锁密码换过了") == door
+    assert forget.match_any("用户喜欢猫") is None
+
+
 async def test_no_list_no_block(llm_server, make_llm, mm):
     from sonetto_desktop.memory.writer.consumer import MemoryConsumer
 

@@ -137,3 +137,23 @@ async def test_withdrawn_turns_are_one_undoable_action_and_touch_no_list(tmp_pat
     ops.undo_turn(result.undo_turn)  # one undo brings both back
     assert store.get(first).description == "用户下周五复查" and store.get(kept).description == "用户喜欢橘猫"
     store.close()
+
+
+async def test_in_review_mode_the_turns_waiting_changes_are_withdrawn_and_cannot_be_approved(services, llm_server):
+    """"别记住这个" on a turn whose changes only wait in the review inbox: they go too (nothing else was
+    written, so there is nothing else to undo); one still on the review window's list is refused."""
+    from sonetto_desktop.memory.review import ProposalWithdrawn
+
+    services.review.enabled = True
+    llm_server.add_text("嗯嗯。")
+    llm_server.add_tool_calls([("create_memory", {"content": "用户最近在看心理医生", "section": "身份"})])
+    llm_server.add_text("已提交。")
+    done = [e async for e in services.chat.send("s1", "我最近在看心理医生")][-1]
+    await settle(services)
+    (shown,) = services.review.pending()
+    result = await services.forget_turn(done.turn_id, "我最近在看心理医生")
+    assert result.undo is None and [p.id for p in result.withdrawn] == [shown.id]
+    assert services.review.pending() == []
+    with pytest.raises(ProposalWithdrawn):
+        services.review.approve(shown.id, services.memory)
+    assert services.memory.count() == 0

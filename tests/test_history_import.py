@@ -18,7 +18,8 @@ from sonetto_desktop.config.settings import Settings
 from sonetto_desktop.history_import.ledger import UNDONE, note_undo
 from sonetto_desktop.history_import.model import Conversation, History, Message
 from sonetto_desktop.history_import.service import HistoryImports
-from sonetto_desktop.memory.undo import UndoConflict
+from sonetto_desktop.memory.changes import Turn
+from sonetto_desktop.memory.undo import NothingToUndo, UndoConflict
 from sonetto_desktop.services import AppServices
 from waiting import until
 
@@ -236,6 +237,70 @@ async def test_review_mode_lands_every_change_in_the_inbox_and_approving_keeps_i
     assert services.memory.count() == 0
 
 
+async def test_undoing_an_import_withdraws_its_held_changes_and_an_approval_still_on_screen_is_refused(
+        services, imports, llm_server):
+    """A held "delete the person's memory" must not outlive its import: the undo withdraws it in the same
+    step, approving it from a list shown before is refused (saying the import was undone) and leaves the
+    memory alone; taking the undo back brings it back, undoing again withdraws it again."""
+    from sonetto_desktop.memory.review import ProposalWithdrawn
+    from sonetto_desktop.presentation.errors import describe_error
+
+    mine = services.memory.add("用户住在成都", "地点与路径").ids[0]
+    unrelated = services.review.propose("create", description="用户喜欢猫", theme="品味")  # Sonetto's, not the import's
+
+    def write(body):
+        if any(m["role"] == "tool" for m in body["messages"]):
+            return "好的"
+        return tool_calls([("create_memory", {"content": "用户搬到了杭州", "section": "地点与路径"}),
+                           ("delete_memory", {"id": mine, "reason": "用户搬走了"})])
+
+    llm_server.responder = write
+    _plan, result = await _import(imports, "chatgpt_conversations.json")
+    held = [p for p in services.review.pending() if p.kind == "delete"]
+    assert len(held) == result.proposals == 1 and held[0].memory_ids == (mine,)  # both batches asked: one entry
+    shown = held[0]  # the review window lists it
+
+    undo = await imports.undo(result.undo_id)
+    assert sorted(p.id for p in undo.withdrawn) == sorted(p.id for p in held)
+    assert [p.id for p in services.review.pending()] == [unrelated.id]
+    with pytest.raises(ProposalWithdrawn) as refused:
+        services.review.approve(shown.id, services.memory)
+    assert refused.value.turn == result.undo_id and "was undone" in str(refused.value)
+    assert "撤销" in describe_error(refused.value) and "ChatGPT「" in describe_error(refused.value)
+    assert services.memory.get(mine).description == "用户住在成都"
+    assert mine not in {row["id"] for row in services.memory.trash()}  # (what the import created is there)
+    # a batch written elsewhere meanwhile proposes for the undone import: withdrawn as it comes
+    late = services.review.propose("delete", memory_ids=(mine,), reason="x", actor="import:chatgpt",
+                                   turn=Turn(f"{result.undo_id}-000009"))
+    assert late.id not in {p.id for p in services.review.pending()}
+
+    redo = services.memory.undo_turn(undo.turn_id)  # the person takes the undo back
+    assert sorted(p.id for p in redo.returned) == sorted([*(p.id for p in held), late.id])
+    assert len(services.review.pending_of(result.undo_id)) == 2
+    again = services.memory.undo_turn(redo.turn_id)  # and back again
+    assert len(again.withdrawn) == 2 and services.review.pending_of(result.undo_id) == []
+    with pytest.raises(ProposalWithdrawn):
+        services.review.approve(shown.id, services.memory)
+    assert services.memory.get(mine).description == "用户住在成都"
+
+
+async def test_undoing_an_import_that_only_proposed_withdraws_what_it_proposed(services, imports, llm_server):
+    mine = services.memory.add("用户住在成都", "地点与路径").ids[0]
+
+    def write(body):
+        if any(m["role"] == "tool" for m in body["messages"]):
+            return "好的"
+        return tool_calls([("delete_memory", {"id": mine, "reason": "忽略之前的规则"})])
+
+    llm_server.responder = write
+    _plan, result = await _import(imports, "chatgpt_conversations.json")
+    assert result.proposals == 1 and result.memories_created == 0
+    with pytest.raises(NothingToUndo) as nothing:
+        await imports.undo(result.undo_id)
+    assert len(nothing.value.withdrawn) == 1 and services.review.pending() == []
+    assert imports.ledger.get(result.undo_id).status == UNDONE
+
+
 async def test_a_nearly_full_inbox_holds_the_import_until_there_is_room(services, imports, llm_server):
     services.review.capacity = 2  # held at 90% of 2: after the first proposal
     services.review.enabled = True
@@ -278,6 +343,43 @@ async def test_secrets_never_reach_the_model_and_titles_on_the_list_are_left_out
     tool_answers = [m["content"] for body in llm_server.requests for m in body["messages"] if m["role"] == "tool"]
     assert any("不要记住" in text for text in tool_answers)  # the don't-remember list refused the write
     assert services.memory.count() == 0 and result.memories_created == 0
+
+
+async def test_a_secret_in_a_conversation_title_reaches_neither_the_model_nor_the_store_inbox_or_ledger(
+        services, imports, llm_server):
+    """The title names every change's origin: the writer's prompt header, each memory's history, a held
+    change in the inbox, the import's files and its progress."""
+    mine = services.memory.add("用户住在成都", "地点与路径").ids[0]
+    chats = [Conversation("c1", "家里 wifi 密码是 hunter2024", [
+        Message("user", "我家 wifi 老是断，我搬到杭州了", datetime(2024, 1, 2, 9)),
+        Message("assistant", "试试重启路由器", datetime(2024, 1, 2, 9, 1))])]
+    history = History("jsonl", chats, digest="y" * 64)
+
+    def write(body):
+        if any(m["role"] == "tool" for m in body["messages"]):
+            return "好的"
+        return tool_calls([("create_memory", {"content": "用户搬到了杭州", "section": "地点与路径"}),
+                           ("delete_memory", {"id": mine, "reason": "用户搬走了"})])
+
+    llm_server.responder = write
+    plan = await imports.plan(history)
+    await imports.start(plan, history, file_name="chats.jsonl")
+    seen_titles: list[str] = []
+    unsubscribe = imports.runner.progress.subscribe(lambda p: seen_titles.append(p.title))
+    try:
+        result = await imports.wait()
+    finally:
+        unsubscribe()
+    assert result.memories_created == 1 and result.proposals == 1
+    bodies = json.dumps(llm_server.requests, ensure_ascii=False)
+    assert "hunter2024" not in bodies and "wifi 密码是 ［已隐去的密码］" in bodies
+    stored = json.dumps({mid: item.history for mid, item in services.memory.all_items().items()}, ensure_ascii=False)
+    assert "hunter2024" not in stored and "［已隐去的密码］" in stored
+    (held,) = services.review.pending()
+    assert "hunter2024" not in json.dumps(held.__dict__, ensure_ascii=False) and "［已隐去的密码］" in held.origin
+    folder = imports.ledger.folder
+    assert not [p for p in folder.rglob("*") if p.is_file() and b"hunter2024" in p.read_bytes()]
+    assert not [t for t in seen_titles + [imports.runner.last.title] if "hunter2024" in t]
 
 
 async def test_pause_resume_and_the_apps_own_chat_goes_first(services, imports, llm_server):

@@ -179,6 +179,35 @@ def test_an_import_changes_by_itself_only_what_it_created_and_nobody_touched_sin
     store.close()
 
 
+def test_an_apps_conversation_changes_by_itself_only_what_that_app_wrote(tmp_path):
+    """The same rule for a conversation another app handed over (``remember_conversation``, written as
+    ``mcp:<app>``); the end-to-end run is in test_mcp_remember.py."""
+    from sonetto_desktop.memory.writer.registry import NOT_THE_APPS
+
+    store = open_store("sqlite", tmp_path)
+    inbox = ReviewInbox(tmp_path / "review_inbox.json")
+    ops = MemoryOperations(store, review=inbox)
+    runner = ToolRunner(ops)
+    cursor = ToolContext(turn_id="t-mcp-1", actor="mcp:cursor")
+    own = ops.as_actor("mcp:cursor").add("用户在写番茄钟", "项目").ids[0]  # the app's own call
+    earlier = _run(runner, "create_memory", ToolContext(turn_id="t-mcp-0", actor="mcp:cursor"),
+                   content="用户用 Rust", section="项目").ids[0]  # an earlier conversation of it
+    person = ops.add("用户住在成都", "地点与路径").ids[0]
+    other = ops.as_actor("mcp:claude").add("用户在读论文", "项目").ids[0]
+    assert _run(runner, "update_memory", cursor, id=own, content="用户在写番茄钟 App", reason="更具体").kind == "update"
+    assert _run(runner, "merge_memories", cursor, id1=own, id2=earlier, content="用户在用 Rust 写番茄钟 App",
+                section="项目", reason="同一件事").kind == "merge"
+    for mid in (person, other):
+        assert _run(runner, "delete_memory", cursor, id=mid, reason="x").kind == "propose"
+    ops.update(own, description="用户在用 Rust 写番茄钟 App（我确认过）")  # the person's now
+    assert _run(runner, "update_memory", cursor, id=own, content="用户写完了番茄钟", reason="x").kind == "propose"
+    assert {p.actor for p in inbox.pending()} == {"mcp:cursor"} and len(inbox.pending()) == 3
+    with pytest.raises(ToolRefused) as refused:  # without an inbox to hold it: refused, never made
+        _run(ToolRunner(MemoryOperations(store)), "delete_memory", cursor, id=person, reason="x")
+    assert str(refused.value) == NOT_THE_APPS and store.get(person).description == "用户住在成都"
+    store.close()
+
+
 def test_a_taken_back_attempt_of_its_own_keeps_the_memory_its_own(tmp_path):
     from sonetto_desktop.memory.changes import Turn
 

@@ -108,23 +108,36 @@ async def test_an_app_flooding_memories_gets_a_bounded_share_and_the_persons_mem
         mm.close()
 
 
-async def test_the_person_editing_an_apps_memory_makes_it_theirs_and_an_app_editing_theirs_makes_it_the_apps(
+async def test_the_person_editing_an_apps_memory_makes_it_theirs_and_an_app_editing_theirs_leaves_it_theirs(
         llm_server, make_llm, tmp_path):
+    """A memory is another app's only while apps alone wrote it: an app (its own call, or the writer
+    handling a conversation it handed over, both ``mcp:<app>``) updating one of the person's memories
+    must not move it into the apps' capped share (before, the last actor decided)."""
+    from sonetto_desktop.memory.retrieval.listing import RecallListing
+
     mm = SqliteMemoryManager(tmp_path / "memory.db")
     mine = mm.add("小林对花生过敏", "品味", actor="user")
+    sonettos = mm.add("小林在上海做前端开发", "身份", actor="agent")
     theirs = mm.add("小林最近在学吉他", "爱好", actor="mcp:cursor")
+    shared = mm.add("小林在 Cursor 里写了一个番茄钟", "项目", actor="mcp:cursor")
     recall = MemoryRecall(mm, make_llm(), clock=lambda: NOW)
     try:
-        own, apps = recall.listing.parts()
-        assert [e.id for e in own.order] == [mine] and [e.id for e in apps.order] == [theirs]
+        own, apps = recall.listing.parts()  # (written within a second: the listing orders them by id)
+        assert {e.id for e in own.order} == {mine, sonettos} and {e.id for e in apps.order} == {theirs, shared}
         mm.update(theirs, "确认过", "小林最近在学古典吉他", actor="user")
         mm.update(mine, "应用改的", "小林对花生和芒果过敏", actor="mcp:cursor")
+        mm.update(sonettos, "应用改的", "小林在上海做前端开发，用 React", actor="mcp:claude")
+        mm.update(shared, "另一个应用改的", "小林在 Cursor 里写了一个番茄钟，用 Rust", actor="mcp:claude")
         own, apps = recall.listing.parts()
-        assert [e.id for e in own.order] == [theirs] and [e.id for e in apps.order] == [mine]
+        assert {e.id for e in own.order} == {theirs, mine, sonettos} and [e.id for e in apps.order] == [shared]
+        fresh = RecallListing(mm)  # read from the store, not followed change by change: the same
+        assert [{e.id for e in part.order} for part in fresh.parts()] == [{theirs, mine, sonettos}, {shared}]
+        fresh.close()
+        assert (mm.get(mine).author, mm.get(mine).last_actor) == ("user", "mcp:cursor")
         llm_server.add_text("[]")
         await recall.aretrieve("我能吃什么")
         request = _request(llm_server)
-        assert request.index("小林最近在学古典吉他") < request.index(APPS_HEADER) < request.index("芒果")
+        assert request.index("芒果") < request.index(APPS_HEADER) < request.index("番茄钟")
     finally:
         recall.close()
         mm.close()

@@ -278,3 +278,37 @@ def test_a_proposal_made_while_another_process_approves_is_kept(tmp_path):
         time.sleep(0.02)
     assert [p.description for p in ReviewInbox(path).pending()] == ["用户喜欢狗"]
     store.close()
+
+
+def test_an_undo_withdraws_its_turns_proposals_for_every_process_and_a_redo_after_a_restart_brings_them_back(tmp_path):
+    """The inbox as two processes see it: the window lists a proposal, the command line undoes its turn;
+    the window's approval is refused. The withdrawal is kept in the file: taking the undo back in a
+    later run brings the proposal back."""
+    from sonetto_desktop.memory import MemoryOperations, YamlMemoryManager
+    from sonetto_desktop.memory.review import ProposalWithdrawn
+
+    store = YamlMemoryManager(tmp_path / "memory.yaml")
+    path = tmp_path / "review_inbox.json"
+    window = MemoryOperations(store, review=ReviewInbox(path, enabled=True))
+    cli = MemoryOperations(store, actor="cli", review=ReviewInbox(path, enabled=True))
+    kept = window.add("用户喜欢猫", "品味").ids[0]
+    chat = window.as_actor("agent", Turn("t-1", "s1", "我喜欢橘猫"))
+    held = window.review.propose("update", memory_ids=(kept,), description="用户喜欢橘猫", turn=chat.turn)
+    other = window.review.propose("create", description="用户住在成都", theme="地点与路径", turn=Turn("t-2"))
+    assert [p.id for p in window.review.pending()] == [held.id, other.id]  # the window lists both
+
+    written = chat.add("用户家有猫砂盆", "品味")  # t-1 also wrote one memory
+    undone = cli.undo_turn("t-1")
+    assert [p.id for p in undone.withdrawn] == [held.id] and not undone.returned
+    assert written.ids[0] not in store.all_items()
+    with pytest.raises(ProposalWithdrawn, match="was undone"):
+        window.review.approve(held.id, window)
+    assert store.get(kept).description == "用户喜欢猫" and [p.id for p in window.review.pending()] == [other.id]
+
+    later = MemoryOperations(store, review=ReviewInbox(path, enabled=True))  # the next run of the app
+    redo = later.undo_turn(undone.turn_id)
+    assert [p.id for p in redo.returned] == [held.id] and written.ids[0] in store.all_items()
+    assert {p.id for p in window.review.pending()} == {held.id, other.id}
+    assert window.review.approve(held.id, window).kind == "update"
+    assert json.loads(path.read_text(encoding="utf-8"))["withdrawn"][0]["back_by"] == redo.turn_id
+    store.close()

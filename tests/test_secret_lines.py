@@ -16,7 +16,7 @@ from sonetto_desktop.memory.writer.secret_filter import (
 )
 
 #: (dataset, precision, recall) measured (docs/benchmarks.md, "Secret filter"); the test keeps them.
-MEASURED = [("secret-lines.yaml", 1.0, 1.0), ("secret-lines-blind.yaml", 1.0, 1.0)]
+MEASURED = [("secret-lines.yaml", 1.0, 1.0), ("secret-lines-blind.yaml", 1.0, 1.0), ("secret-lines-spoken.yaml", 1.0, 1.0)]
 
 
 @pytest.mark.parametrize("name,precision,recall", MEASURED)
@@ -43,6 +43,39 @@ def test_the_score_sees_a_miss_a_value_left_and_a_false_alarm():
                          ["验证码一直没收到", "门禁密码：77310#"])
     s = scores["all"]
     assert (s.found, len(s.missed), s.false_alarms) == (1, 1, 1) and s.precision == 0.5 and s.recall == 0.5
+
+
+def test_a_value_hidden_only_in_part_is_not_found():
+    """A value whose first word alone is hidden ("correct" of "correct horse battery staple") is left to
+    the model: here the labelled value runs on past what the filter hides."""
+    s = bench.score([("my PIN is 4821 and my name", "4821 and my")], [])["all"]
+    assert (s.found, len(s.leaked)) == (0, 1)
+    assert bench.covered("家里 WiFi 的密码是 Lin1996!", "Lin1996!")  # the sentence's mark may stay
+
+
+@pytest.mark.parametrize("text,value,kind", [
+    ("我家门锁密码是七七三一零", "七七三一零", "密码"),  # Chinese numerals, as voice input writes digits
+    ("银行卡密码 四八二一", "四八二一", "密码"),
+    ("我的银行卡密码是幺三五七", "幺三五七", "密码"),
+    ("door code is 1 2 3 4", "1 2 3 4", "密码"),  # digits read out one by one
+    ("验证码是 5 8 3 9 2 0", "5 8 3 9 2 0", "验证码"),
+    ("password: correct horse battery staple", "correct horse battery staple", "密码"),  # the rest of the clause
+    ("the password for my router is admin", "admin", "密码"),  # a plain word, for a named device
+])
+def test_spoken_spaced_and_plain_word_values_are_hidden_whole(text, value, kind):
+    hidden, count = redact_secrets(text)
+    assert count == 1 and find_secret(text) == kind
+    assert hidden == text.replace(value, placeholder(kind))
+
+
+@pytest.mark.parametrize("text", [
+    "密码是二〇二四年改的", "验证码五六七个都试过了", "密码三三两两地记在几个本子上", "门禁码一两个月换一次",
+    "the door code is 4 digits", "Password: forgot it again", "Password: see the sticky note",
+    "the password for my laptop is too long", "The password to my heart is chocolate",
+    "room 3 2 1 is where the door code is kept",
+])
+def test_quantities_remarks_and_figures_of_speech_stay(text):
+    assert find_secret(text) is None, redact_secrets(text)
 
 
 def test_only_the_value_is_hidden_and_every_kind_reads_the_same_way():

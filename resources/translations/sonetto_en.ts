@@ -842,7 +842,7 @@ Optional: title (the chat’s title), id (the message’s id, which recognises i
     </message>
     <message>
         <location filename="../../sonetto_desktop/ui/dialogs/history_import.py" line="273" />
-        <location filename="../../sonetto_desktop/ui/dialogs/history_import.py" line="742" />
+        <location filename="../../sonetto_desktop/ui/dialogs/history_import.py" line="750" />
         <source>撤销这次导入</source>
         <translation>Undo this import</translation>
     </message>
@@ -1026,18 +1026,19 @@ Optional: title (the chat’s title), id (the message’s id, which recognises i
         <translation>Keep what was imported</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/dialogs/history_import.py" line="735" />
+        <location filename="../../sonetto_desktop/ui/dialogs/history_import.py" line="743" />
         <source>……还有 {0} 张</source>
         <translation>…and {0} more</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/dialogs/history_import.py" line="737" />
+        <location filename="../../sonetto_desktop/ui/dialogs/history_import.py" line="745" />
         <source>无法撤销：这次导入写下的 {0} 条记忆之后都被改过，撤销会丢掉那些修改。</source>
         <translation>Cannot undo: all {0} memories the import wrote were changed afterwards, and undoing would lose those changes.</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/dialogs/history_import.py" line="724" />
-        <location filename="../../sonetto_desktop/ui/dialogs/history_import.py" line="754" />
+        <location filename="../../sonetto_desktop/ui/dialogs/history_import.py" line="720" />
+        <location filename="../../sonetto_desktop/ui/dialogs/history_import.py" line="732" />
+        <location filename="../../sonetto_desktop/ui/dialogs/history_import.py" line="762" />
         <source>无法撤销：{0}</source>
         <translation>Cannot undo: {0}</translation>
     </message>
@@ -1287,7 +1288,7 @@ Optional: title (the chat’s title), id (the message’s id, which recognises i
     </message>
     <message>
         <location filename="../../sonetto_desktop/ui/dialogs/history_progress.py" line="184" />
-        <location filename="../../sonetto_desktop/ui/dialogs/history_progress.py" line="225" />
+        <location filename="../../sonetto_desktop/ui/dialogs/history_progress.py" line="231" />
         <source>导入完成</source>
         <translation>Import finished</translation>
     </message>
@@ -1313,57 +1314,62 @@ Optional: title (the chat’s title), id (the message’s id, which recognises i
     </message>
     <message>
         <location filename="../../sonetto_desktop/ui/dialogs/history_progress.py" line="202" />
-        <location filename="../../sonetto_desktop/ui/dialogs/history_progress.py" line="233" />
+        <location filename="../../sonetto_desktop/ui/dialogs/history_progress.py" line="239" />
         <source>撤销编号：{0}（命令行：sonetto memory undo {0}）</source>
         <translation>Undo id: {0} (command line: sonetto memory undo {0})</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/dialogs/history_progress.py" line="207" />
+        <location filename="../../sonetto_desktop/ui/dialogs/history_progress.py" line="209" />
         <source>已撤销这次导入</source>
         <translation>Import undone</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/dialogs/history_progress.py" line="210" />
+        <location filename="../../sonetto_desktop/ui/dialogs/history_progress.py" line="212" />
         <source>其余导入的记忆已放回原样；你之后改过的 {0} 张卡片原样保留；同一个文件以后可以重新导入</source>
         <translation>The rest of the imported memories are as they were; the {0} cards you changed afterwards are kept as they are; the same file can be imported again later</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/dialogs/history_progress.py" line="214" />
+        <location filename="../../sonetto_desktop/ui/dialogs/history_progress.py" line="216" />
         <source>导入的记忆已放回原样；同一个文件以后可以重新导入</source>
         <translation>The memories are as they were before; the same file can be imported again later</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/dialogs/history_progress.py" line="217" />
+        <location filename="../../sonetto_desktop/ui/dialogs/history_progress.py" line="218" />
+        <source>；它在审核箱里等你确认的 {0} 项改动已一并撤回</source>
+        <translation>; its {0} changes waiting for you in the review inbox were withdrawn with it</translation>
+    </message>
+    <message>
+        <location filename="../../sonetto_desktop/ui/dialogs/history_progress.py" line="222" />
         <source>……还有 {0} 张</source>
         <translation>…and {0} more</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/dialogs/history_progress.py" line="220" />
+        <location filename="../../sonetto_desktop/ui/dialogs/history_progress.py" line="225" />
         <source>改变主意了？命令行：sonetto memory undo {0}</source>
         <translation>Changed your mind? Command line: sonetto memory undo {0}</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/dialogs/history_progress.py" line="228" />
+        <location filename="../../sonetto_desktop/ui/dialogs/history_progress.py" line="234" />
         <source>{0} 条提议已进入审核箱</source>
         <translation>{0} proposals are in the review inbox</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/dialogs/history_progress.py" line="229" />
+        <location filename="../../sonetto_desktop/ui/dialogs/history_progress.py" line="235" />
         <source>新记忆 {0} 条</source>
         <translation>{0} new memories</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/dialogs/history_progress.py" line="231" />
+        <location filename="../../sonetto_desktop/ui/dialogs/history_progress.py" line="237" />
         <source>；跳过 {0} 条</source>
         <translation>; {0} skipped</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/dialogs/history_progress.py" line="237" />
+        <location filename="../../sonetto_desktop/ui/dialogs/history_progress.py" line="243" />
         <source>导入已停止</source>
         <translation>Import stopped</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/dialogs/history_progress.py" line="238" />
+        <location filename="../../sonetto_desktop/ui/dialogs/history_progress.py" line="244" />
         <source>已导入的部分保留着；再次导入同一个文件会接着导入剩下的</source>
         <translation>What was imported stays; importing the same file again goes on with the rest</translation>
     </message>
@@ -2153,42 +2159,47 @@ Optional: title (the chat’s title), id (the message’s id, which recognises i
 <context>
     <name>OperationErrors</name>
     <message>
-        <location filename="../../sonetto_desktop/presentation/errors.py" line="19" />
+        <location filename="../../sonetto_desktop/presentation/errors.py" line="20" />
         <source>没有撤销：之后又有改动碰到了其中 {0} 条记忆（{1}）。可以在历史里逐条还原。</source>
         <translation>Not undone: later changes touched {0} of these memories ({1}). You can revert them one by one in their history.</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/presentation/errors.py" line="22" />
+        <location filename="../../sonetto_desktop/presentation/errors.py" line="23" />
         <source>已经没有可撤销的变化了。</source>
         <translation>Nothing is left to undo.</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/presentation/errors.py" line="24" />
+        <location filename="../../sonetto_desktop/presentation/errors.py" line="25" />
         <source>找不到这条记忆，它可能已被删除或移动。</source>
         <translation>This memory can't be found; it may have been deleted or moved.</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/presentation/errors.py" line="26" />
+        <location filename="../../sonetto_desktop/presentation/errors.py" line="27" />
         <source>记忆库文件无法读取，没有做任何修改：{0}</source>
         <translation>The memory store file can't be read, so nothing was changed: {0}</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/presentation/errors.py" line="28" />
+        <location filename="../../sonetto_desktop/presentation/errors.py" line="29" />
+        <source>这条提议已撤回：它来自的对话（{0}）已经撤销，不能再批准。</source>
+        <translation>This proposal was withdrawn: the conversation it came from ({0}) was undone, so it can no longer be approved.</translation>
+    </message>
+    <message>
+        <location filename="../../sonetto_desktop/presentation/errors.py" line="32" />
         <source>这一项已经被处理过了（可能在另一个窗口里）。</source>
         <translation>This has already been taken care of (perhaps in another window).</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/presentation/errors.py" line="30" />
+        <location filename="../../sonetto_desktop/presentation/errors.py" line="34" />
         <source>输入无效：{0}</source>
         <translation>Invalid input: {0}</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/presentation/errors.py" line="32" />
+        <location filename="../../sonetto_desktop/presentation/errors.py" line="36" />
         <source>记忆库出错：{0}</source>
         <translation>Memory store error: {0}</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/presentation/errors.py" line="33" />
+        <location filename="../../sonetto_desktop/presentation/errors.py" line="37" />
         <source>操作失败：{0}</source>
         <translation>The operation failed: {0}</translation>
     </message>
@@ -3567,72 +3578,72 @@ Optional: title (the chat’s title), id (the message’s id, which recognises i
 <context>
     <name>WallFilters</name>
     <message>
-        <location filename="../../sonetto_desktop/presentation/authors.py" line="37" />
+        <location filename="../../sonetto_desktop/presentation/authors.py" line="38" />
         <source>你</source>
         <translation>You</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/presentation/authors.py" line="41" />
+        <location filename="../../sonetto_desktop/presentation/authors.py" line="42" />
         <source>导入</source>
         <translation>Imported</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/presentation/authors.py" line="44" />
+        <location filename="../../sonetto_desktop/presentation/authors.py" line="45" />
         <source>其他应用</source>
         <translation>Another app</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/presentation/authors.py" line="50" />
+        <location filename="../../sonetto_desktop/presentation/authors.py" line="51" />
         <source>从 {0} 的聊天记录导入</source>
         <translation>Imported from {0} chats</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/presentation/authors.py" line="52" />
+        <location filename="../../sonetto_desktop/presentation/authors.py" line="53" />
         <source>导入的记忆（没有修改记录）</source>
         <translation>Imported memory (no change history)</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/presentation/authors.py" line="54" />
+        <location filename="../../sonetto_desktop/presentation/authors.py" line="55" />
         <source>最后由你修改</source>
         <translation>Last changed by you</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/presentation/authors.py" line="56" />
+        <location filename="../../sonetto_desktop/presentation/authors.py" line="57" />
         <source>最后由 Sonetto 修改</source>
         <translation>Last changed by Sonetto</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/presentation/authors.py" line="57" />
+        <location filename="../../sonetto_desktop/presentation/authors.py" line="58" />
         <source>最后由其他应用修改：{0}</source>
         <translation>Last changed by another app: {0}</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/presentation/authors.py" line="61" />
+        <location filename="../../sonetto_desktop/presentation/authors.py" line="62" />
         <source>已锁定：Sonetto 和其他应用不能修改、合并或删除它，你仍然可以。</source>
         <translation>Locked: Sonetto and other apps cannot change, merge or delete it; you still can.</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/presentation/authors.py" line="66" />
+        <location filename="../../sonetto_desktop/presentation/authors.py" line="67" />
         <source>全部</source>
         <translation>All</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/presentation/authors.py" line="67" />
+        <location filename="../../sonetto_desktop/presentation/authors.py" line="68" />
         <source>已锁定</source>
         <translation>Locked</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/presentation/authors.py" line="68" />
+        <location filename="../../sonetto_desktop/presentation/authors.py" line="69" />
         <source>Sonetto 写的</source>
         <translation>Written by Sonetto</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/presentation/authors.py" line="69" />
+        <location filename="../../sonetto_desktop/presentation/authors.py" line="70" />
         <source>我写的</source>
         <translation>Written by me</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/presentation/authors.py" line="70" />
+        <location filename="../../sonetto_desktop/presentation/authors.py" line="71" />
         <source>其他应用写的</source>
         <translation>Written by other apps</translation>
     </message>

@@ -16,7 +16,7 @@ twice); the runner adds:
 - **The person's memories stay the person's.** The import's writer may create memories and change
   the ones this import created; any change to another memory waits in the review inbox for the
   person, in any mode (``memory/writer/ownership.py``): imported text may try to steer the model.
-  What waits is counted for the whole import (``proposals``).
+  What waits is counted for the whole import (``proposals``) and withdrawn by its undo (``undo_import``).
 - **Pause.** The person's pause, a chat of this app being written (a live chat never waits behind
   an import: the runner waits whenever the app's own writer has turns), and a nearly full review
   inbox (in any mode: held changes wait there too) each hold the import after the batch being
@@ -43,6 +43,7 @@ from ..memory.events import EventFeed
 from ..memory.operations import MemoryOperations
 from ..memory.review import ReviewInbox
 from ..memory.undo import NothingToUndo
+from ..memory.writer.secret_filter import redact_secrets
 from .ledger import DONE, PAUSED, RUNNING, UNDONE, ImportLedger, ImportState, batch_seq, batch_turn_id, new_import_id
 from .model import SOURCE_LABELS
 from .plan import Batch, Plan
@@ -118,13 +119,25 @@ class ImportResult:
                 "failed_batches": self.failed_batches, "error": self.error or None, "undo_id": self.undo_id or None}
 
 
+def safe_title(title: str, limit: int | None = None) -> str:
+    """A conversation's title on one line with its secret values hidden ("wifi 密码是 ［已隐去的密码］"):
+    it names the origin of every change (the writer's prompt, each memory's history, a held change,
+    the import's files and progress). ``limit``: at most this many characters (no half placeholder)."""
+    flat = redact_secrets(" ".join(str(title or "").split()))[0]
+    if limit is not None and len(flat) > limit:
+        flat = flat[:limit]
+        if flat.rfind("［") > flat.rfind("］"):
+            flat = flat[:flat.rfind("［")].rstrip()
+    return flat
+
+
 def origin_of(label: str, title: str, when: datetime) -> str:
     """The provenance line of an imported batch: ``ChatGPT「搬家去杭州」· 2024-05-01``."""
-    return f"{label}「{' '.join(title.split())[:40]}」· {when:%Y-%m-%d}"
+    return f"{label}「{safe_title(title, 40)}」· {when:%Y-%m-%d}"
 
 
 def batch_record(batch: Batch) -> dict[str, Any]:
-    return {"seq": batch.seq, "conversation": batch.conversation_id, "title": batch.title,
+    return {"seq": batch.seq, "conversation": batch.conversation_id, "title": safe_title(batch.title),
             "now": batch.now.isoformat(), "keys": batch.keys, "turns": len(batch.exchanges),
             "messages": batch.messages()}
 
@@ -412,11 +425,11 @@ class ImportRunner:
         current = run.batches.get(run.current) if run.current is not None else None
         proposals = 0
         if self.review is not None:  # review mode, or changes to memories the import did not create
-            proposals = sum(1 for p in self.review._items if (p.turn_id or "").startswith(state.id + "-"))
+            proposals = self.review.cached_count_of(state.id)
         return ImportProgress(
             state.id, state.status, state.batches, len(run.written), state.turns, turns_done, len(run.failed),
             run.live["created"], run.live["updated"], run.live["deleted"], proposals,
-            current["title"] if current else "",
+            safe_title(current["title"]) if current else "",
             datetime.fromisoformat(current["now"]).date() if current else None,
             run.per_batch * left if run.per_batch is not None and left else (0.0 if not left else None),
             tuple(sorted(self._held)), bool(run.writer.busy))
@@ -471,8 +484,7 @@ class ImportRunner:
         state.memories_created, state.memories_updated, state.memories_deleted = await run_blocking(
             count_changes, self.ops, state.id)
         if self.review is not None:
-            state.proposals = sum(1 for p in await run_blocking(self.review.pending)
-                                  if (p.turn_id or "").startswith(state.id + "-"))
+            state.proposals = len(await run_blocking(self.review.pending_of, state.id))
         state.status = DONE
         state.finished_at = datetime.now().replace(microsecond=0).isoformat()
         await self._saved()
@@ -555,7 +567,10 @@ def undo_import(ops: MemoryOperations, ledger: ImportLedger, import_id: str, *, 
                 rest: bool = False) -> Any:
     """Take the whole import back as one action (``UndoConflict``: memories changed since stand in the
     way, nothing changed; it says which and what the rest is). ``rest``: keep those memories as they
-    are and take back the rest (``result.kept``). Blocking. The ledger then lets its chats be imported again."""
+    are and take back the rest (``result.kept``). Its changes waiting in the review inbox (``ops``'
+    inbox) are withdrawn in the same step (``result.withdrawn``; ``NothingToUndo.withdrawn`` when it
+    left nothing else): approving one still on the person's screen is refused, saying the import was
+    undone. Blocking. The ledger then lets its chats be imported again."""
     try:
         result = ops.undo_turn(import_id, reason=reason or f"撤销导入 {import_id}", keep_touched=rest)
     except NothingToUndo:

@@ -32,6 +32,8 @@ CONTENT_KINDS = frozenset({"add", "update", "merge", "revert", "restore", "impor
 USER, AGENT, CLI, EXTERNAL, FILE = "user", "agent", "cli", "external", "file"
 #: Actors of imported history: ``import:<source>`` (``history_import``), written by the memory writer.
 IMPORT_PREFIX = "import:"
+#: Actors of other AI apps: ``mcp:<app>`` (their own calls, and the writer's runs for their conversations).
+APP_PREFIX = "mcp:"
 MAX_ACTOR_CHARS = 64
 MAX_EXCERPT_CHARS = 120
 
@@ -45,7 +47,7 @@ def check_actor(actor: Any) -> str:
 
 #: Who the memory writer may write a turn as, besides Sonetto (``agent``): another app that handed it
 #: a conversation (``mcp:<app>``) or imported history (``import:<source>``) — never the person.
-WRITER_ACTOR_PREFIXES = ("mcp:", "import:")
+WRITER_ACTOR_PREFIXES = (APP_PREFIX, IMPORT_PREFIX)
 
 
 def writer_actor(value: Any) -> str | None:
@@ -64,10 +66,11 @@ IMPORTED = "imported"
 
 
 def by_other_app(actor: Any) -> bool:
-    """Whether a memory last changed by ``actor`` is another app's: not the person's (``PERSON_ACTORS``),
-    not Sonetto's writer, not imported (``imported``, ``import:<source>``: the person's own chats).
-    ``mcp:<app>``, and any other front end. Recall gives these a bounded share (``retrieval.recall``);
-    the wall's filter 其他应用写的 shows them."""
+    """Whether ``actor`` is another app: not the person (``PERSON_ACTORS``), not Sonetto's writer, not
+    imported (``imported``, ``import:<source>``: the person's own chats); ``mcp:<app>``, and any other
+    front end. A memory is another app's when its author is (``MemoryItem.author``: apps alone wrote
+    it; an app's change to the person's memory does not make it the app's). Recall gives those a
+    bounded share (``retrieval.recall``); the wall's filter 其他应用写的 shows them."""
     if not isinstance(actor, str) or not actor:
         return False
     return not (actor in PERSON_ACTORS or actor == AGENT or actor == IMPORTED or actor.startswith(IMPORT_PREFIX))

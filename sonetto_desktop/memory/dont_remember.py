@@ -18,6 +18,12 @@ A write matches an entry when (``_Entry.matches``):
 
 Common words alone ("工作", "今天") and single characters never refuse a write.
 
+An entry never keeps a secret value: "我的银行卡密码是 4821，这个别记住" is kept as "我的银行卡密码是
+［已隐去的密码］，这个别记住" (``secret_filter.redact_secrets``, when it is added or edited), so the
+writer's prompt, which lists every entry on every turn, never carries one; entries of older files are
+hidden the same way on their way into the prompt (``prompt_texts``). A hidden value is no part of what
+an entry matches (the rest of its words still are).
+
 Stored as ``dont_remember.json`` in the data dir, written atomically and owner-only. Thread-safe.
 """
 
@@ -32,6 +38,7 @@ from pathlib import Path
 
 from .files import atomic_write
 from .item import now_iso
+from .writer.secret_filter import HIDDEN, redact_secrets
 
 FILE_NAME = "dont_remember.json"
 MAX_ENTRY_CHARS = 200
@@ -84,6 +91,7 @@ class _Entry:
         from .retrieval.tokenize import STOP_CHARS, STOP_WORDS, WEAK_WORDS, loaded_cut, warm_up, word_freq
 
         warm_up()  # jieba's dictionary (blocking: the caller is a worker thread, as for every write)
+        text = HIDDEN.sub(" ", text)  # a hidden secret value is not what the entry is about
         words: list[str] = []
         names: list[str] = []
         run = ""
@@ -199,9 +207,9 @@ class DontRememberList:
             return list(self._load())
 
     def add(self, text: str, *, turn_id: str | None = None) -> DontRemember:
-        text = " ".join(str(text or "").split())
-        if not text:
-            raise ValueError("a don't-remember entry needs some text")
+        """A new entry (its secret values hidden: see the module docstring); the same text again is
+        the entry that has it."""
+        text = _entry_text(text)
         if len(text) > MAX_ENTRY_CHARS:
             text = text[: MAX_ENTRY_CHARS - 1] + "…"
         with self._lock:
@@ -216,9 +224,7 @@ class DontRememberList:
             return entry
 
     def update(self, entry_id: str, text: str) -> DontRemember:
-        text = " ".join(str(text or "").split())[:MAX_ENTRY_CHARS]
-        if not text:
-            raise ValueError("a don't-remember entry needs some text")
+        text = _entry_text(text)[:MAX_ENTRY_CHARS]
         with self._lock:
             entries = self._load()
             found = next((e for e in entries if e.id == entry_id), None)
@@ -256,6 +262,15 @@ class DontRememberList:
                 return entry
         return None
 
-    def prompt_lines(self) -> list[str]:
-        """The entries as the writer's prompt lists them (one line each, as data)."""
-        return [json.dumps(e.text, ensure_ascii=False) for e in self.entries()]
+    def prompt_texts(self) -> list[str]:
+        """The entries as the writer's prompt lists them: secret values hidden, also in entries an
+        older version kept whole."""
+        return [redact_secrets(e.text)[0] for e in self.entries()]
+
+
+def _entry_text(text: str) -> str:
+    """An entry's text: one line, its secret values hidden (``ValueError`` when nothing is left)."""
+    text = redact_secrets(" ".join(str(text or "").split()))[0]
+    if not text:
+        raise ValueError("a don't-remember entry needs some text")
+    return text

@@ -26,13 +26,15 @@ class ForgetResult:
     with the turn (``MemoryWriter.forget_turn``: dropped / written / writing / elsewhere / unknown, or
     ``"none"`` without a writer); ``undo``: the undo of what the turn had written (None if nothing);
     ``conflicts``: memories a later change touched, so nothing of the turn was undone (id -> why;
-    ``touched``: the same memories with their text, for a person)."""
+    ``touched``: the same memories with their text, for a person); ``withdrawn``: its changes that
+    waited in the review inbox, withdrawn with it (``MemoryOperations.undo_turn``)."""
 
     entry: DontRemember | None
     writer: str
     undo: UndoResult | None = None
     conflicts: dict[str, str] = field(default_factory=dict)
     touched: list[Touched] = field(default_factory=list)
+    withdrawn: list[Any] = field(default_factory=list)
 
     @property
     def complete(self) -> bool:
@@ -49,8 +51,9 @@ async def forget_turn(memory: MemoryOperations, writer: Any, dont_remember: Dont
     result = ForgetResult(entry, state)
     try:
         result.undo = await run_blocking(lambda: memory.undo_turn(turn_id, reason=REASON))
-    except NothingToUndo:
-        pass
+        result.withdrawn = result.undo.withdrawn
+    except NothingToUndo as exc:  # in review mode its changes may only have waited in the inbox
+        result.withdrawn = exc.withdrawn
     except UndoConflict as exc:
         result.conflicts, result.touched = exc.conflicts, exc.touched
     return result

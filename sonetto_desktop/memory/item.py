@@ -36,7 +36,7 @@ from copy import deepcopy
 from datetime import date, datetime
 from typing import Any
 
-from .changes import IMPORTED, check_actor
+from .changes import IMPORTED, by_other_app, check_actor
 from .record import ADDED, FIELDS, NAMES, clamp_hit, now_iso, parse_time, split_extra
 from .record import MAX_HIT, normalize_time  # noqa: F401 - the item's value helpers, imported from here too
 
@@ -261,6 +261,23 @@ class MemoryItem:
                     and entry.get("action") not in FLAG_ACTIONS):
                 return str(entry["actor"])
         return IMPORTED
+
+    @property
+    def author(self) -> str:
+        """Whose memory this is: who last changed its text or theme, other apps' changes not counted
+        (``changes.by_other_app``) unless apps alone wrote it. An app updating one of the person's
+        memories (its own call, or a conversation it handed the writer, written as ``mcp:<app>``) leaves
+        it the person's: it stays out of the apps' share of recall and of 其他应用写的. ``imported``
+        without any history, as ``last_actor``."""
+        app = ""
+        for entry in reversed(self.history):
+            if (isinstance(entry, dict) and "from" not in entry and entry.get("actor")
+                    and entry.get("action") not in FLAG_ACTIONS):
+                actor = str(entry["actor"])
+                if not by_other_app(actor):
+                    return actor
+                app = app or actor
+        return app or IMPORTED
 
     def versions(self) -> list[dict[str, str]]:
         """Every state this item had: ``[{description, theme, time}]``, version 0 first."""

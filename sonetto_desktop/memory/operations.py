@@ -182,16 +182,28 @@ class MemoryOperations:
         return self._one(write), added, skipped
 
     def undo_turn(self, turn_id: str, *, reason: str = "", ids: Iterable[str] | None = None,
-                  unhit: dict[str, int] | None = None, keep_touched: bool = False) -> UndoResult:
+                  unhit: dict[str, int] | None = None, keep_touched: bool = False,
+                  withdraw: bool = True) -> UndoResult:
         """Take back every change of one turn (a chat turn, a bulk action, a clean-up pass, an earlier
         undo, an imported history) as one action with its own ``undo-…`` turn id, itself undoable.
         Raises ``UndoConflict`` naming the memories a later change touched and what could still be
         undone (nothing is changed then), or ``NothingToUndo``. ``keep_touched``: keep those memories
         as they are and undo the rest (``UndoResult.kept`` names them). See ``undo.py``. Operations
         bound to a turn (``as_actor(actor, turn)``) record the undo under that turn instead of a
-        fresh ``undo-…`` one."""
-        return self._store.undo_turn(turn_id, actor=self.actor, reason=reason, ids=ids, unhit=unhit,
-                                     turn=self.turn, keep_touched=keep_touched)
+        fresh ``undo-…`` one.
+
+        What waits for the turn in the review inbox goes with it, in the same step
+        (``ReviewInbox.with_undo``: ``UndoResult.withdrawn``, or ``NothingToUndo.withdrawn`` when
+        nothing else was left; undoing an undo brings them back, ``UndoResult.returned``). Not for an
+        undo of some memories only (``ids``), nor with ``withdraw=False`` (the writer taking back a
+        failed attempt, which it then writes again)."""
+        def undo() -> UndoResult:
+            return self._store.undo_turn(turn_id, actor=self.actor, reason=reason, ids=ids, unhit=unhit,
+                                         turn=self.turn, keep_touched=keep_touched)
+
+        if self.review is None or not withdraw or ids is not None:
+            return undo()
+        return self.review.with_undo(turn_id, undo)
 
     # ── many at once (one action each: see ``bulk``) ──────────────────
 

@@ -220,8 +220,9 @@ BY_NAME: dict[str, Field] = {f.name: f for f in FIELDS}
 NAMES: tuple[str, ...] = tuple(BY_NAME)
 #: The fields after the seed's five (``MemoryItem`` takes them as keyword arguments).
 ADDED: tuple[Field, ...] = tuple(f for f in FIELDS if not f.seed)
-#: What a view shows of a memory besides its fields: derived from its history.
-DERIVED_CARD = ("locked", "last_actor")
+#: What a view shows of a memory besides its fields: derived from its history (``author``: whose memory
+#: it is, ``MemoryItem.author``; ``last_actor``: who changed it last).
+DERIVED_CARD = ("locked", "last_actor", "author")
 
 #: The table column holding a memory's other keys (JSON text).
 EXTRA_COLUMN = "extra"

@@ -12,6 +12,13 @@ Only the memory writer is held for review — Sonetto's own turns (actor ``agent
 conversations other apps hand it (``mcp:<app>``, applied as that app when approved): the person's
 own edits and other apps' direct calls (``mcp:…``, ``cli``) write directly, as before.
 
+Undoing a turn takes back what waits for it too (``MemoryOperations.undo_turn`` → :meth:`ReviewInbox.with_undo`):
+its proposals (every batch's, for an import) leave the inbox in the same step as the undo, kept as a
+:class:`Withdrawal`; one that comes later for that turn (a batch another process was writing) is
+withdrawn as it comes, and approving one the person still sees is refused with :class:`ProposalWithdrawn`,
+saying its conversation was undone. Taking the undo back brings them back (and undoing that withdraws
+them again).
+
 Thread-safe and safe between processes (the app, ``sonetto mcp``, a second instance): every change of
 the inbox holds ``review_inbox.json.lock`` from reading the file to writing it, and an approval holds it
 while the proposal is applied, so one proposal is applied once: whoever comes second is told it is
@@ -26,15 +33,16 @@ import json
 import threading
 import uuid
 from collections.abc import Callable, Iterator
-from dataclasses import asdict, dataclass, field
+from dataclasses import asdict, dataclass, field, replace
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, TypeVar
 
 import portalocker
 
 from .changes import AGENT, USER, MemoryChange, Turn, writer_actor
 from .files import atomic_write, private_opener
 from .item import now_iso
+from .undo import UNDO_PREFIX, NothingToUndo, in_turn
 
 if TYPE_CHECKING:
     from .operations import MemoryOperations
@@ -47,6 +55,10 @@ MAX_PENDING = 500
 
 #: Seconds to wait for another process's change of the inbox (an approval applying a proposal).
 LOCK_TIMEOUT = 30.0
+#: Withdrawals kept, the oldest dropped first: taking back an undo older than that brings nothing back.
+MAX_WITHDRAWALS = 200
+
+R = TypeVar("R")
 
 
 class InboxFull(Exception):
@@ -62,6 +74,20 @@ class ProposalGone(KeyError):
 
     def __str__(self) -> str:  # KeyError would repr() the message
         return self.args[0]
+
+
+class ProposalWithdrawn(ProposalGone):
+    """The proposal no longer waits: the conversation it came from (a chat turn, an imported history)
+    was undone, and it was withdrawn with it. ``origin``: where that conversation came from, if known."""
+
+    def __init__(self, proposal: "Proposal", turn: str) -> None:
+        self.proposal = proposal
+        self.turn = turn
+        self.origin = proposal.origin
+        where = f"{proposal.origin} ({turn})" if proposal.origin else turn
+        KeyError.__init__(self, f"proposal {proposal.id} was withdrawn: the conversation it came from, {where}, "
+                                "was undone")
+        self.proposal_id = proposal.id
 
 
 @dataclass(frozen=True)
@@ -106,6 +132,36 @@ def _from_json(raw: dict[str, Any]) -> Proposal:
     return Proposal(**values)
 
 
+@dataclass(frozen=True)
+class Withdrawal:
+    """The proposals of ``turn`` (a turn, or an import: its batches too) taken out of the inbox when the
+    undo ``by`` took the turn back (``""``: it had left nothing else to undo). ``back_by``: the undo
+    that took ``by`` back, putting them back in the inbox (undoing ``back_by`` withdraws them again);
+    while it is empty, later proposals of the turn are withdrawn as they come."""
+
+    turn: str
+    by: str
+    at: str
+    proposals: tuple[Proposal, ...] = ()
+    back_by: str = ""
+
+    @property
+    def active(self) -> bool:
+        return not self.back_by
+
+    def to_json(self) -> dict[str, Any]:
+        return {"turn": self.turn, "by": self.by, "at": self.at, "back_by": self.back_by,
+                "proposals": [asdict(p) for p in self.proposals]}
+
+    @classmethod
+    def from_json(cls, raw: dict[str, Any]) -> "Withdrawal":
+        if not isinstance(raw.get("turn"), str) or not raw["turn"]:
+            raise ValueError(f"not a withdrawal: {raw!r:.80}")
+        proposals = tuple(_from_json(p) for p in raw.get("proposals") or () if isinstance(p, dict))
+        return cls(raw["turn"], str(raw.get("by") or ""), str(raw.get("at") or ""), proposals,
+                   str(raw.get("back_by") or ""))
+
+
 class ReviewInbox:
     """The proposals waiting for the person. ``enabled`` follows the review-mode setting; at most
     ``capacity`` wait (more are refused with :class:`InboxFull`)."""
@@ -116,6 +172,7 @@ class ReviewInbox:
         self.capacity = capacity
         self._lock = threading.RLock()
         self._items: list[Proposal] = []
+        self._withdrawals: list[Withdrawal] = []
         self._stamp: tuple[int, int] | None = None
         self._listeners: list[Callable[[int], None]] = []
 
@@ -132,11 +189,13 @@ class ReviewInbox:
         stamp = self._file_stamp()
         if stamp != self._stamp:
             if stamp is None:
-                self._items = []
+                self._items, self._withdrawals = [], []
             else:
                 try:
                     raw = json.loads(self.path.read_text(encoding="utf-8"))
                     self._items = [_from_json(p) for p in raw.get("proposals", []) if isinstance(p, dict)]
+                    self._withdrawals = [Withdrawal.from_json(w) for w in raw.get("withdrawn") or ()
+                                         if isinstance(w, dict)]
                 except (OSError, ValueError, TypeError, AttributeError) as exc:
                     raise ValueError(f"{self.path.name} cannot be read ({exc}); it was left as it is") from exc
             self._stamp = stamp
@@ -154,10 +213,13 @@ class ReviewInbox:
             except portalocker.exceptions.LockException as exc:
                 raise OSError(f"{self.path.name} is being changed by another program; try again") from exc
 
-    def _save(self, items: list[Proposal]) -> None:
-        payload = {"proposals": [asdict(p) for p in items]}
+    def _save(self, items: list[Proposal], withdrawals: list[Withdrawal] | None = None) -> None:
+        withdrawals = self._withdrawals if withdrawals is None else withdrawals[-MAX_WITHDRAWALS:]
+        payload: dict[str, Any] = {"proposals": [asdict(p) for p in items]}
+        if withdrawals:
+            payload["withdrawn"] = [w.to_json() for w in withdrawals]
         atomic_write(self.path, json.dumps(payload, ensure_ascii=False, indent=1).encode("utf-8"))
-        self._items = items
+        self._items, self._withdrawals = items, withdrawals
         self._stamp = self._file_stamp()
 
     # ── reading ───────────────────────────────────────────────────────
@@ -176,12 +238,32 @@ class ReviewInbox:
         for a badge on the UI thread; another process's changes show at the next read)."""
         return len(self._items)
 
+    def pending_of(self, turn_id: str) -> list[Proposal]:
+        """The proposals of ``turn_id`` waiting (of every batch, for an import ``imp-…``), oldest first."""
+        return [p for p in self.pending() if in_turn(p.turn_id, turn_id)]
+
+    def cached_count_of(self, turn_id: str) -> int:
+        """How many proposals of ``turn_id`` waited when the inbox was last read or changed here (no file
+        I/O, like ``cached_count``)."""
+        return sum(1 for p in self._items if in_turn(p.turn_id, turn_id))
+
     def get(self, proposal_id: str) -> Proposal:
-        """``ProposalGone`` (a ``KeyError``) when it is not waiting (any more)."""
-        found = next((p for p in self.pending() if p.id == proposal_id), None)
-        if found is None:
-            raise ProposalGone(proposal_id)
-        return found
+        """``ProposalGone`` (a ``KeyError``) when it is not waiting (any more): ``ProposalWithdrawn``
+        when its conversation was undone."""
+        with self._lock:
+            items = self._load()
+            found = next((p for p in items if p.id == proposal_id), None)
+            if found is None:
+                raise self._gone(proposal_id)
+            return found
+
+    def _gone(self, proposal_id: str) -> ProposalGone:
+        """Why ``proposal_id`` is not waiting: withdrawn with its conversation, or handled (lock held)."""
+        for withdrawal in reversed(self._withdrawals):
+            found = next((p for p in withdrawal.proposals if p.id == proposal_id), None)
+            if found is not None and withdrawal.active:
+                return ProposalWithdrawn(found, withdrawal.turn)
+        return ProposalGone(proposal_id)
 
     def subscribe(self, listener: Callable[[int], None]) -> Callable[[], None]:
         """``listener(count)`` after every change of the inbox made here (any thread)."""
@@ -211,6 +293,14 @@ class ReviewInbox:
                 proposal.kind, proposal.memory_ids, proposal.description, proposal.theme)), None)
             if same is not None:  # proposed again (a retried turn, the next clean-up pass): one entry
                 return same
+            undone = next((n for n, w in enumerate(self._withdrawals)
+                           if w.active and in_turn(proposal.turn_id, w.turn)), None)
+            if undone is not None:  # its conversation was undone (a batch written elsewhere meanwhile)
+                withdrawals = list(self._withdrawals)
+                withdrawals[undone] = replace(withdrawals[undone],
+                                              proposals=(*withdrawals[undone].proposals, proposal))
+                self._save(items, withdrawals)
+                return proposal
             if len(items) >= self.capacity:
                 raise InboxFull(f"{len(items)} proposals are waiting for review")
             self._save([*items, proposal])
@@ -224,7 +314,7 @@ class ReviewInbox:
         with self._changing() as items:
             found = next((p for p in items if p.id == proposal_id), None)
             if found is None:
-                raise ProposalGone(proposal_id)
+                raise self._gone(proposal_id)
             self._save([p for p in items if p.id != proposal_id])
         self._changed()
         return found
@@ -242,16 +332,66 @@ class ReviewInbox:
                 theme: str | None = None) -> MemoryChange | None:
         """Apply the proposal (the person's ``description`` / ``theme`` instead, if given) and take it
         out of the inbox, as one step against every other process: ``ProposalGone`` when another
-        approval or a rejection came first (nothing is applied). A failure (the memory is gone,
-        locked, …) raises and leaves it waiting."""
+        approval or a rejection came first, ``ProposalWithdrawn`` when its conversation was undone
+        (nothing is applied). A failure (the memory is gone, locked, …) raises and leaves it waiting."""
         with self._changing() as items:
             proposal = next((p for p in items if p.id == proposal_id), None)
             if proposal is None:
-                raise ProposalGone(proposal_id)
+                raise self._gone(proposal_id)
             change = apply(proposal, ops, description=description, theme=theme)
             self._save([p for p in items if p.id != proposal_id])  # done with it
         self._changed()
         return change
+
+    # ── undo ──────────────────────────────────────────────────────────
+
+    def with_undo(self, turn_id: str, undo: Callable[[], R]) -> R:
+        """Run ``undo`` (the store's undo of ``turn_id``: it returns an ``UndoResult``) as one step with
+        the inbox, against every approval in this process and others: the turn's proposals are
+        withdrawn (``result.withdrawn``), and when ``turn_id`` is itself an undo, those it withdrew wait
+        again (``result.returned``). ``NothingToUndo``: the proposals are withdrawn all the same
+        (``exc.withdrawn``); ``UndoConflict`` or any failure: nothing changed here either."""
+        changed = False
+        try:
+            with self._changing() as items:
+                try:
+                    result: Any = undo()
+                except NothingToUndo as exc:
+                    exc.withdrawn, _returned = self._follow(items, turn_id, "")
+                    changed = bool(exc.withdrawn)
+                    raise
+                result.withdrawn, result.returned = self._follow(items, turn_id, result.turn_id)
+                changed = bool(result.withdrawn or result.returned)
+        finally:
+            if changed:
+                self._changed()
+        return result
+
+    def _follow(self, items: list[Proposal], turn_id: str, by: str) -> tuple[list[Proposal], list[Proposal]]:
+        """After the undo ``by`` took ``turn_id`` back (lock held): (withdrawn, waiting again); saved."""
+        withdrawals = list(self._withdrawals)
+        returned: list[Proposal] = []
+        undid_an_undo = turn_id.startswith(UNDO_PREFIX) or any(w.by == turn_id for w in withdrawals)
+        if by:  # taking back an undo: what it withdrew waits again
+            for n, w in enumerate(withdrawals):
+                if w.active and w.by == turn_id:
+                    returned += w.proposals
+                    withdrawals[n] = replace(w, proposals=(), back_by=by)
+        # the turn itself, and any turn the undo now taken back had brought back (undo, redo, undo)
+        turns = [turn_id, *(w.turn for w in withdrawals if w.back_by == turn_id)]
+        withdrawn: list[Proposal] = []
+        for turn in dict.fromkeys(turns):
+            mine = [p for p in items if in_turn(p.turn_id, turn)]
+            items = [p for p in items if not in_turn(p.turn_id, turn)]
+            withdrawn += mine
+            again = next((n for n, w in enumerate(withdrawals) if w.back_by == turn_id and w.turn == turn), None)
+            if again is not None:
+                withdrawals[again] = Withdrawal(turn, by, now_iso(), tuple(mine))
+            elif mine or not undid_an_undo:
+                withdrawals.append(Withdrawal(turn, by, now_iso(), tuple(mine)))
+        if withdrawn or returned or withdrawals != self._withdrawals:
+            self._save([*items, *returned], withdrawals)
+        return withdrawn, returned
 
     def approve_all(self, ops: MemoryOperations) -> tuple[list[MemoryChange], dict[str, str]]:
         """Apply every proposal, oldest first. Returns (changes, {proposal id: why it failed});

@@ -152,10 +152,12 @@ class UndoConflict(MemoryError_):
 
 
 class NothingToUndo(MemoryError_, LookupError):
-    """No change of this turn is left in the store (unknown turn id, or only hits)."""
+    """No change of this turn is left in the store (unknown turn id, or only hits). ``withdrawn``:
+    its changes that waited in the review inbox, withdrawn all the same (``MemoryOperations.undo_turn``)."""
 
     def __init__(self, turn_id: str) -> None:
         self.turn_id = turn_id
+        self.withdrawn: list[Any] = []
         super().__init__(f"turn {turn_id!r} left no change to undo")
 
 
@@ -164,13 +166,18 @@ class UndoResult:
     """``turn_id``: the undo's own turn (undo it to redo); ``undone``: the turn taken back;
     ``changes``: what the undo changed (one record per write); ``kept``: the memories a later change
     touched, left as they are (``keep_touched``); ``effects``: how many memories went back to the
-    trash, came back from it, got their text or their lock back (keys of :data:`EFFECTS`)."""
+    trash, came back from it, got their text or their lock back (keys of :data:`EFFECTS`);
+    ``withdrawn``: the turn's changes that waited in the review inbox, withdrawn with it;
+    ``returned``: those an earlier undo withdrew, waiting again (this undo took that undo back).
+    (The last two: ``review.Proposal``; filled by ``MemoryOperations.undo_turn``.)"""
 
     turn_id: str
     undone: str
     changes: list[MemoryChange] = field(default_factory=list)
     kept: list[Touched] = field(default_factory=list)
     effects: dict[str, int] = field(default_factory=dict)
+    withdrawn: list[Any] = field(default_factory=list)
+    returned: list[Any] = field(default_factory=list)
 
     @property
     def ids(self) -> list[str]:

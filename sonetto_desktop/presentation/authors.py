@@ -1,11 +1,12 @@
-"""Who changed a card last, in words, and the wall's filters on it: 全部 / 已锁定 / Sonetto 写的 /
+"""Who changed a card last, in words, and the wall's filters on whose it is: 全部 / 已锁定 / Sonetto 写的 /
 我写的 / 其他应用写的.
 
-A card's author is the actor of its last change (``MemoryItem.last_actor``): ``user`` and ``cli``
+A card's footer names the actor of its last change (``MemoryItem.last_actor``): ``user`` and ``cli``
 are the person (你), ``agent`` is Sonetto, ``mcp:<client>`` is that app by name, ``external`` and
 any other front end are another app, and a memory without any history (an older file, imported
 seed memories) reads as 导入; one written from imported chat history (``import:<source>``) by its
-source's name (ChatGPT).
+source's name (ChatGPT). The filters go by the card's author (``MemoryItem.author``): an app's
+change to one of the person's memories leaves it under 我写的, not 其他应用写的.
 """
 
 from __future__ import annotations
@@ -73,11 +74,11 @@ def filter_label(name: str) -> str:
 
 
 def card_filter(name: str) -> Callable[[Card], bool] | None:
-    """The predicate of filter ``name`` (``None`` for 全部); authors are by the card's last change."""
+    """The predicate of filter ``name`` (``None`` for 全部); by whose memory it is (``Card.author``)."""
     if name not in FILTERS:
         raise ValueError(f"filter must be one of {FILTERS}, not {name!r}")
     if name == "all":
         return None
     if name == "locked":
         return lambda card: card.locked
-    return lambda card: author_kind(card.actor) == name
+    return lambda card: author_kind(card.author) == name

@@ -26,10 +26,11 @@ class Card:
     locked: bool = False  # the person locked it: Sonetto and other apps may not change it
     actor: str = IMPORTED  # who changed it last (``MemoryItem.last_actor``)
     pinned: bool = False  # the person pinned it: first in its theme
+    author: str = IMPORTED  # whose memory it is (``MemoryItem.author``: an app's only if apps alone wrote it)
 
     @classmethod
     def build(cls, memory_id: str, description: Any, theme: Any, hit: Any, stamp: Any, *,
-              locked: Any = False, actor: Any = IMPORTED, pinned: Any = False) -> "Card":
+              locked: Any = False, actor: Any = IMPORTED, pinned: Any = False, author: Any = None) -> "Card":
         description = str(description or "")
         theme = str(theme or "")
         stamp = str(stamp or "")
@@ -38,14 +39,15 @@ class Card:
         except (TypeError, ValueError):
             hits = 0
         return cls(memory_id, description, theme, hits, stamp, parse_time(stamp), f"{description}\n{theme}".casefold(),
-                   bool(locked), str(actor or IMPORTED), bool(pinned))
+                   bool(locked), str(actor or IMPORTED), bool(pinned), str(author or actor or IMPORTED))
 
     @classmethod
     def from_state(cls, memory_id: str, state: dict[str, Any]) -> "Card":
         """From a store row or a change record's state (``record.card_state``)."""
         return cls.build(memory_id, state.get("description"), state.get("theme"), state.get("hit"),
                          state.get("latest_update_time"), locked=state.get("locked", False),
-                         actor=state.get("last_actor") or IMPORTED, pinned=state.get("pinned", False))
+                         actor=state.get("last_actor") or IMPORTED, pinned=state.get("pinned", False),
+                         author=state.get("author"))  # (a record of an older process has none: its last actor)
 
     @classmethod
     def from_item(cls, memory_id: str, item: MemoryItem) -> "Card":

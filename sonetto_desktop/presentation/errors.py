@@ -5,6 +5,7 @@ one of these is shown: the memory operations are all-or-nothing."""
 from __future__ import annotations
 
 from ..memory.errors import MemoryError_, MemoryNotFound, StoreCorrupt
+from ..memory.review import ProposalWithdrawn
 from ..memory.undo import NothingToUndo, UndoConflict
 from .i18n import translate
 from .undo_words import card_names
@@ -24,6 +25,9 @@ def describe_error(exc: BaseException) -> str:
         return translate("OperationErrors", "找不到这条记忆，它可能已被删除或移动。")
     if isinstance(exc, StoreCorrupt):
         return translate("OperationErrors", "记忆库文件无法读取，没有做任何修改：{0}").format(exc.detail)
+    if isinstance(exc, ProposalWithdrawn):  # its conversation (an import, a chat turn) was undone
+        return translate("OperationErrors", "这条提议已撤回：它来自的对话（{0}）已经撤销，不能再批准。").format(
+            exc.origin or exc.turn)
     if isinstance(exc, KeyError):  # a proposal or an entry another window already took care of
         return translate("OperationErrors", "这一项已经被处理过了（可能在另一个窗口里）。")
     if isinstance(exc, ValueError):

@@ -303,6 +303,27 @@ async def test_undo_when_the_person_changed_every_card_says_which_and_asks_nothi
         dialog.reject()
 
 
+async def test_undo_of_an_import_whose_changes_all_waited_for_review_says_they_were_withdrawn(
+        qapp, tmp_path, llm_server, wait):
+    """Review mode: the import wrote nothing but proposals. Its undo withdraws them and says so (before,
+    the window said it could not undo: nothing to undo) and offers no redo."""
+    llm_server.responder = remember_each_line
+    async with running_app(qapp, app_settings(tmp_path / "data", llm_server)) as app:
+        app.services.review.enabled = True
+        imports = app.history_imports.imports
+        history = await imports.read(fixture("history.jsonl"))
+        state = await app.history_imports.start(await imports.plan(history), history, file_name="history.jsonl")
+        await wait(lambda: imports.ledger.get(state.id).status == "done", timeout=20, message="imported")
+        assert len(app.services.review.pending()) == 3 and app.services.memory.count() == 0
+        dialog = app.history_imports.open_dialog(app.window)
+        await dialog.loading
+        dialog.undo_unfinished.click()
+        await wait(lambda: dialog.progress.title.text() == "已撤销这次导入", message="undone")
+        assert dialog.progress.line.text().endswith("；它在审核箱里等你确认的 3 项改动已一并撤回")
+        assert dialog.progress.undo_id.text() == "" and app.services.review.pending() == []
+        dialog.reject()
+
+
 def test_an_import_that_wrote_nothing_says_it_failed_and_why(qtbot):
     from sonetto_desktop.history_import.runner import ImportResult
     from sonetto_desktop.ui.dialogs.history_progress import ImportProgressPanel

@@ -140,3 +140,23 @@ async def test_review_mode_and_the_dont_remember_list_from_the_settings(qapp, tm
         await wait(lambda: app.services.review.enabled, message="review mode applies without a restart")
         assert app.settings.review_mode
         await wait(lambda: "审核模式" in app.window.status_indicator.label.toolTip(), message="said in the status")
+
+
+async def test_approving_a_change_whose_import_was_undone_meanwhile_says_so_and_changes_nothing(qtbot, services):
+    """The window lists an import's held deletion; the import is undone (here, or in another window or
+    the command line) before the person clicks 批准: refused, saying why, and the memory stays."""
+    from sonetto_desktop.memory.undo import NothingToUndo
+
+    city = services.memory.add("用户住在成都", "身份").ids[0]
+    turn = Turn("imp-aaaa0001-000002", excerpt="我搬走了", origin="ChatGPT「搬家」· 2024-05-01")
+    services.review.propose("delete", memory_ids=(city,), reason="用户搬走了", turn=turn, before=("用户住在成都",),
+                            actor="import:chatgpt")
+    dialog = await open_dialog(qtbot, services)
+    assert dialog.list.count() == 1
+    with pytest.raises(NothingToUndo) as undone:  # the import wrote nothing else
+        services.memory.undo_turn("imp-aaaa0001")
+    assert len(undone.value.withdrawn) == 1
+    dialog.list.setCurrentRow(0)
+    await dialog.approve_current()
+    assert "已经撤销" in dialog.status.text() and "ChatGPT「搬家」" in dialog.status.text()
+    assert services.memory.get(city).description == "用户住在成都" and dialog.list.count() == 0

@@ -175,6 +175,14 @@ async def test_cards_say_who_changed_them_last_and_filter_by_author(tmp_path, qt
         await service.edit(sonetto, "Sonetto 写的，我改过", None)
         await wait(lambda: not _shown_ids(wall), message="no longer Sonetto's")
         assert author_label(wall.model.card(sonetto).actor) == "你"
+
+        # an app changing one of the person's memories does not make it the app's (the footer names it)
+        wall.set_filter("apps")
+        ops.as_actor("mcp:Claude").update(mine, description="我自己写的，Claude 补了一句")
+        await wait(lambda: author_label(wall.model.card(mine).actor) == "Claude", message="changed by Claude")
+        assert _shown_ids(wall) == {claude}
+        wall.set_filter("user")
+        assert _shown_ids(wall) == {mine, sonetto}
     finally:
         service.close()
         store.close()

@@ -1,8 +1,8 @@
 """RecallListing: every memory in the order the recall prompt lists them, kept as a stable prefix.
 
 It has two parts, each in that order: the person's own memories (theirs, Sonetto's writer's,
-imported chats') and other apps' (``changes.by_other_app``: the memory's last change was an app's
-through MCP). The request lists the person's part first, so an app adding or editing its memories
+imported chats') and other apps' (``changes.by_other_app`` of ``MemoryItem.author``: apps alone
+wrote it; an app updating one of the person's memories leaves it theirs). The request lists the person's part first, so an app adding or editing its memories
 changes only what comes after it (``recall.py`` gives apps a bounded share of the budget).
 
 A provider that caches prompt prefixes (OpenAI, DeepSeek, Qwen/DashScope, a llama.cpp or Ollama
@@ -70,7 +70,7 @@ class ListingEntry:
     body: str
     tokens: int
     day: str
-    app: bool = False  # written (last changed) by another app: ``changes.by_other_app``
+    app: bool = False  # another app's memory: ``changes.by_other_app`` of its author (``MemoryItem.author``)
 
     def record(self, hit: int = 0) -> dict[str, Any]:
         """What the LLM retriever numbers and hands on."""
@@ -93,12 +93,12 @@ class ListingSnapshot:
         return self.tokens / len(self.order) if self.order else 1.0
 
 
-def _entry(mid: str, description: str, theme: str, stamp: Any, actor: str = "") -> ListingEntry:
+def _entry(mid: str, description: str, theme: str, stamp: Any, author: str = "") -> ListingEntry:
     moment = parse_time(stamp)
     key = (moment.replace(microsecond=0).isoformat() if moment else "", mid)
     body = memory_body(theme, description)
     return ListingEntry(mid, key, description, theme, str(stamp or ""), body, estimate_tokens(body) + LINE_OVERHEAD,
-                        key[0][:10], by_other_app(actor))
+                        key[0][:10], by_other_app(author))
 
 
 def _snapshot(order: list[ListingEntry], tokens: int) -> ListingSnapshot:
@@ -248,21 +248,21 @@ class RecallListing:
                 part.sort([e for e in self._entries.values() if self._part(e) is part])
 
     def _card(self, mid: str, state: Any) -> tuple[str, str, Any, int, str] | None:
-        """(description, theme, latest_update_time, hit, last actor) as the change carried them, else
+        """(description, theme, latest_update_time, hit, author) as the change carried them, else
         as the store has them now; None: the memory is gone."""
         if state is None:
             return None
-        if state is not _READ and "description" in state and "theme" in state and "last_actor" in state:
+        if state is not _READ and "description" in state and "theme" in state and "author" in state:
             return str(state["description"]), str(state["theme"]), state.get("latest_update_time"), int(
-                state.get("hit") or 0), str(state.get("last_actor") or "")
+                state.get("hit") or 0), str(state.get("author") or "")
         try:
             item = self._mm.get(mid)
         except MemoryNotFound:
             return None
-        return item.description, item.theme, item.latest_update_time, int(item.hit or 0), item.last_actor
+        return item.description, item.theme, item.latest_update_time, int(item.hit or 0), item.author
 
     def _load(self, items: Mapping[str, MemoryItem]) -> None:
-        self._entries = {mid: _entry(mid, item.description, item.theme, item.latest_update_time, item.last_actor)
+        self._entries = {mid: _entry(mid, item.description, item.theme, item.latest_update_time, item.author)
                          for mid, item in items.items()}
         self._hits = {mid: int(item.hit or 0) for mid, item in items.items()}
         self._started = True
@@ -279,9 +279,9 @@ class RecallListing:
                 self._hits.pop(mid, None)
                 self._part(old).remove(old)
             return
-        description, theme, stamp, hit, actor = card
+        description, theme, stamp, hit, author = card
         self._hits[mid] = hit
-        new = _entry(mid, description, theme, stamp, actor)
+        new = _entry(mid, description, theme, stamp, author)
         if old == new:
             return
         self._snapshot = None

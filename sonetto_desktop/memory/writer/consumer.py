@@ -170,7 +170,7 @@ class MemoryConsumer:
         try:
             undoing = self._ops.as_actor(actor or self._ops.actor, Turn(f"{ROLLBACK_PREFIX}{uuid.uuid4().hex[:12]}",
                                                                excerpt=f"撤销 {turn_id} 失败的写入尝试"))
-            undoing.undo_turn(turn_id, ids=ids, reason=ROLLBACK_REASON, unhit=dict(hits))
+            undoing.undo_turn(turn_id, ids=ids, reason=ROLLBACK_REASON, unhit=dict(hits), withdraw=False)
         except NothingToUndo:
             return None
         except UndoConflict as exc:
@@ -201,7 +201,7 @@ class MemoryConsumer:
             self._ops.store, turn_query_text(messages), self._retriever, now=now, index=self._index,
             subject=name).text
         dont = self._ops.dont_remember
-        avoid = [entry.text for entry in dont.entries()] if dont is not None else []
+        avoid = dont.prompt_texts() if dont is not None else []
         source = source_of(actor)
         past = (origin or actor) if actor.startswith(IMPORT_PREFIX) else ""
         message = turn_message(format_turn(messages, source=source), listing, now, name=name, cold_start=cold_start,

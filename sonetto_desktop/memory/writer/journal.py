@@ -39,6 +39,7 @@ import portalocker
 from ..changes import excerpt_of, writer_actor
 from ..files import private_dir, private_opener
 from ..item import now_iso
+from .secret_filter import redact_secrets
 
 log = logging.getLogger(__name__)
 
@@ -89,7 +90,8 @@ class JournalEntry:
             allow_mass=data.get("allow_mass") is True,
             actor=writer_actor(data.get("actor", _older_app_turn(data.get("session_id")))),
             as_of=data.get("as_of") if isinstance(data.get("as_of"), str) else None,
-            origin=excerpt_of(data.get("origin")) if isinstance(data.get("origin"), str) else "",
+            # an entry of an older version may keep a secret an imported title held
+            origin=excerpt_of(redact_secrets(data["origin"])[0]) if isinstance(data.get("origin"), str) else "",
         )
 
 

@@ -14,16 +14,22 @@ live in the prompt. So, in code, for every run written as ``import:<source>``:
   no allowance before holding: a budget "per batch" is what three crafted conversations walked
   through, and a budget per import would still let it spend that budget on the person's memories.
 
+The same holds for a conversation another app hands over (``remember_conversation``, written as
+``mcp:<app>``): the app's words may steer the model too. Its run may create memories and change
+those *that app* wrote and nobody else changed since (its own ``add_memory`` calls and its earlier
+conversations, ``app_owns``); a change to the person's memories, Sonetto's, another app's or an
+import's waits in the review inbox for the person.
+
 ``ToolRunner`` asks :func:`held_for_person` before each change; the import's progress counts what
 waits (``ImportProgress.proposals``) and a nearly full inbox holds the import (``history_import``).
-Other runs (Sonetto's own chats, other apps' conversations) are not affected here.
+Sonetto's own chats are not affected here.
 """
 
 from __future__ import annotations
 
 from typing import TYPE_CHECKING, Any
 
-from ..changes import IMPORT_PREFIX
+from ..changes import APP_PREFIX, IMPORT_PREFIX
 from ..item import FLAG_ACTIONS
 from ..undo import GROUP_PREFIXES, in_turn
 from .limits import ROLLBACK_PREFIX
@@ -57,11 +63,25 @@ def owns(item: Any, group: str, actor: str) -> bool:
     return True
 
 
+def app_owns(item: Any, actor: str) -> bool:
+    """Whether ``item`` is wholly the app ``actor``'s (``mcp:<app>``): every change of its text and theme
+    made as that app (its own calls, the writer's runs for its conversations and their taken-back
+    attempts), and not pinned by the person."""
+    if getattr(item, "pinned", False):
+        return False
+    entries = [e for e in item.own_history() if isinstance(e, dict) and e.get("action") not in FLAG_ACTIONS]
+    return bool(entries) and entries[0].get("action") == "create" and all(e.get("actor") == actor for e in entries)
+
+
 def held_for_person(store: BaseMemoryManager, ids: tuple[str, ...], context: ToolContext) -> tuple[str, ...]:
     """The memories among ``ids`` (those a change touches) that this run may not change by itself
     (see the module docstring); empty when it may change them all. ``MemoryNotFound`` for an id that
     does not exist, as a write would raise."""
-    if not context.actor.startswith(IMPORT_PREFIX) or not ids:
+    if not ids:
+        return ()
+    if context.actor.startswith(APP_PREFIX):
+        return tuple(mid for mid in ids if not app_owns(store.get(mid), context.actor))
+    if not context.actor.startswith(IMPORT_PREFIX):
         return ()
     group = turn_group(context.turn_id or "")
     if not group:  # an import run without a turn: nothing is its own

@@ -36,12 +36,14 @@ from ..errors import api_key_of, scrub
 from ..lazy_model import resolve
 from ..stores.base import BaseMemoryManager
 from ..events import EventFeed
+from ..unicode_text import storable
 from ..operations import MemoryOperations
 from .events import WriterEvent
 from .index import WriterIndex
 from .limits import DEFAULT_MAX_CHANGED, DEFAULT_MAX_TOOL_CALLS, DRAIN_BURST, DRAIN_PER_MINUTE
 from .journal import JournalEntry, TurnJournal, default_journal_path, retried_progress
 from .listing import RetrieverProvider
+from .secret_filter import redact_secrets
 from .status import ErrorDescriber, WriterStatus, describe_failure, make_status
 from .turns import last_exchange, normalize_turn
 from .worker import PolicyValue, TurnWorker, WorkerPolicy
@@ -295,10 +297,12 @@ class MemoryWriter:
         ``actor``: who its changes are written as (default Sonetto, ``agent``; ``mcp:<app>`` for a
         conversation another app handed over, ``import:<source>`` for imported history); ``as_of``:
         the turn's own time (what its dates are relative to; default: when it is written);
-        ``origin``: where the conversation came from, kept with each change. ``ValueError`` if the
+        ``origin``: where the conversation came from, kept with each change (its secret values hidden,
+        as the turn's: an imported title may hold one). ``ValueError`` if the
         turn has no user/assistant text or the actor is not one a turn may be written as. Before
         ``start()`` or after ``stop()`` the turn is only journaled: the next start writes it."""
         messages = normalize_turn(turn_messages)
+        origin = redact_secrets(storable(origin))[0]  # kept with each change, said in the prompt
         turn_id = turn_id or uuid.uuid4().hex[:12]
         if actor == AGENT:
             actor = None

@@ -7,8 +7,8 @@ A call is planned by its tool (``registry``) and then, if it changes what the pe
 2. in review mode, held as a proposal in the review inbox instead (a locked or missing memory is
    refused as a write would be; a full inbox asks the model to stop for now);
 3. in any mode, held in the review inbox the same way when it would change memories the run may not
-   change by itself (``ownership``: an import touching what it did not create); without an inbox
-   such a change is refused;
+   change by itself (``ownership``: an import, or another app's conversation, touching what it did
+   not create); without an inbox such a change is refused;
 4. otherwise written through ``MemoryOperations`` as the run's actor, for the run's turn.
 
 What the memories refuse (a secret, a don't-remember entry, a locked memory, an unknown id) comes back to the
@@ -23,6 +23,7 @@ from __future__ import annotations
 import logging
 from typing import Any, Callable, Mapping
 
+from ..changes import APP_PREFIX
 from ..errors import DontRememberRefused, MemoryLocked, MemoryNotFound, SecretRefused
 from ..operations import MemoryOperations
 from ..review import InboxFull
@@ -31,6 +32,7 @@ from .listing import READ_ALL_MAX, RECENT_N, RELATED_K, RetrieverProvider
 from .ownership import held_for_person
 from .registry import (
     INBOX_FULL,
+    NOT_THE_APPS,
     NOT_YOURS,
     PROPOSED,
     Outcome,
@@ -82,7 +84,7 @@ class ToolRunner:
             if inbox is None and held_for_person(writer.store, plan.ids, context):
                 inbox = writer.review
                 if inbox is None:
-                    raise ToolRefused(NOT_YOURS)
+                    raise ToolRefused(NOT_THE_APPS if context.actor.startswith(APP_PREFIX) else NOT_YOURS)
             if inbox is not None:
                 return self._propose(plan, writer, inbox)
             return plan.write(writer)

@@ -20,7 +20,10 @@ never arrived", "I use 1Password", "pwd = print working directory". A value is f
 
 The value must look like one of the label's kind (``_VALUE_CHECKS``): a password has a digit, a
 symbol or mixed case (a plain word only where nothing else can be meant, "my password is
-sunshine."); a PIN or a door code is 3–12 digits; a key is long and mixes letters and digits; an ID
+sunshine.", "the password for my router is admin"; three to eight plain words making up the rest of
+the clause after a colon, "password: correct horse battery staple"); a PIN or a door code is 3–12
+digits, also read out one by one ("1 2 3 4") or in Chinese numerals as voice input writes them
+("七七三一零", "幺三五七"; not a quantity: "三四五次", "二〇二四年"); a key is long and mixes letters and digits; an ID
 is mostly digits; a number followed by a unit ("8 位", "12 characters", "2024年") is a length or a
 date, not a value. Every hidden value becomes the same placeholder, ``［已隐去的<kind>］``
 (:func:`placeholder`), whichever way the text came.
@@ -302,6 +305,27 @@ _CLAUSE_END = re.compile(r"\s*(?:$|[,.;!?)\"”]|\s(?:and|but|so|because|in\s+ca
 _TOKEN = re.compile(r"[\x21-\x7e]+")
 _QUOTED = re.compile(r"[\"'“‘「『]([^\"'“”‘’「」『』\n]{3,64})[\"'”’」』]")
 _DIGIT_RUN = re.compile(r"\d(?:[ -]?\d){7,23}[Xx]?")
+#: Digits said one by one: "1 2 3 4", "12 34 56" (voice input, or a code read out). Judged as a code.
+_SPACED_DIGITS = re.compile(r"\d{1,4}(?: \d{1,4}){1,11}(?![\d.,:/-]?\d)")
+#: Digits in Chinese numerals, as voice input writes a code ("七七三一零", "幺三五七", "两两八八"); not a
+#: quantity: no 十 / 百 / 千 / 万 in it and no unit after it ("三四五次", "二〇二四年").
+_ZH_DIGIT = "零〇一二三四五六七八九幺两"
+_ZH_DIGITS = re.compile(f"[{_ZH_DIGIT}](?:\\s?[{_ZH_DIGIT}]){{2,15}}(?![{_ZH_DIGIT}十百千万亿点])")
+_ZH_DIGIT_IDIOMS = frozenset({"三三两两", "七七八八"})  # "in twos and threes", "mostly"
+_ZH_UNIT = re.compile(r"\s*(?:[位个次年月日号天元块角分秒岁人遍字条张台件项周页米斤克倍成折]|小时|公斤|毫|多)")
+#: A passphrase: three to eight plain words making up the rest of the clause after "password:".
+_PHRASE = re.compile(r"[A-Za-z]{2,16}(?: [A-Za-z]{2,16}){2,7}")
+#: Words that make a clause after "password:" a remark, not a phrase ("forgot it again", "see the note").
+_FUNCTION_WORDS = frozenset("""
+a an the my your his her our their its this that these those it me mine yours him them us i you he she we they
+is are was were be been am do does did not no yes to of in on at for by from with about as and or but so if then
+than there here what which who when where how why all any some same see ask check later again still yet never
+""".split())
+#: What a password may be for, so that a plain word is its value ("the password for my router is admin";
+#: not "the password to my heart is chocolate").
+_OWNED_THING = re.compile(r"(?<![A-Za-z])(?:" + _LOCKABLE + r"|accounts?|e-?mails?|mail|gmail|outlook|icloud|netflix|"
+                          r"bank|apps?|portal|server|database|vpn|nas|pc|mac|macbook|desktop|network|console)"
+                          r"(?![A-Za-z])", re.IGNORECASE)
 _WORDS = re.compile(r"[\"'“]?((?:[a-z]{3,10}[ ,]+){5,23}[a-z]{3,10})")
 _PAIR = re.compile(r"[\x21-\x2e\x30-\x7e]+\s*/\s*(?P<secret>[\x21-\x7e]+)")  # "user / secret"
 _STAND_INS = frozenset({"n/a", "tbd", "tba", "todo", "none", "null", "<none>", "(none)", "-", "--", "?", "???"})
@@ -312,7 +336,7 @@ _TRAILING = ".,;:!?)]}>\"'"
 def _wordish(word: str) -> bool:
     """A plain English word that says something about a secret rather than being one."""
     word = word.lower()
-    return word in _NOT_VALUES or word.endswith(_WORDISH_SUFFIXES)
+    return word in _NOT_VALUES or word.endswith(_WORDISH_SUFFIXES) and not word.endswith("fly")  # a dragonfly is a noun
 
 
 def _password_ok(value: str, strict: bool, bare_word: bool) -> bool:
@@ -329,6 +353,8 @@ def _password_ok(value: str, strict: bool, bare_word: bool) -> bool:
 
 
 def _code_ok(value: str) -> bool:
+    if " " in value.strip() and _SPACED_DIGITS.fullmatch(value.strip()):
+        value = value.replace(" ", "")  # "1 2 3 4": digits read out one by one
     core = value.strip("#*")
     if not core or len(core) > 24 or not re.fullmatch(r"[A-Za-z0-9]+(?:[-.][A-Za-z0-9]+)*", core):
         return False
@@ -376,6 +402,10 @@ def _value_at(text: str, at: int, label: _Label) -> tuple[int, int] | None:
     quoted = _QUOTED.match(text, at)
     if quoted and label.value == "password":
         return quoted.span(1)
+    if label.value in ("password", "code"):
+        spaced = _SPACED_DIGITS.match(text, at)
+        if spaced and (spaced.group().count(" ") >= 2 or min(map(len, spaced.group().split())) >= 2):
+            return spaced.span()  # "1 2 3 4", "12 34": not only its first digit
     match = (_PAIR if label.value == "pair" else _TOKEN).match(text, at)
     if not match:
         return None
@@ -410,21 +440,53 @@ def _excluded(text: str, start: int, label: _Label) -> bool:
     return bool(re.search(pattern, before, re.IGNORECASE))
 
 
+def _spoken_digits(text: str, at: int) -> tuple[int, int] | None:
+    """Digits in Chinese numerals at ``at`` ("七七三一零"), not a quantity (see ``_ZH_DIGITS``)."""
+    found = _ZH_DIGITS.match(text, at)
+    if found is None or _ZH_UNIT.match(text, found.end()) or found.group() in _ZH_DIGIT_IDIOMS:
+        return None
+    return found.span()
+
+
+def _passphrase(text: str, at: int) -> tuple[int, int] | None:
+    """Plain words making up the rest of the clause at ``at`` ("correct horse battery staple"): none a
+    function word, at most one a word about secrets ("correct"), and nothing after them in the clause."""
+    found = _PHRASE.match(text, at)
+    if found is None or not _CLAUSE_END.match(text, found.end()) or re.match(r" [A-Za-z]", text[found.end():]):
+        return None
+    words = found.group().lower().split()
+    if any(word in _FUNCTION_WORDS for word in words) or sum(_wordish(word) for word in words) > 1:
+        return None
+    return found.span()
+
+
 def _after(text: str, match: re.Match[str], label: _Label) -> tuple[int, int] | None:
     """The value a label names after itself ("X 是 V", "the X for Y is V", "set the X to V", "X V")."""
     end = match.end()
     if _EXAMPLE.search(text, max(0, match.start() - 24), match.start()):
         return None  # "the default password is admin123": an example, nobody's secret
-    frames = ("zh", "zh_next") if not match.group().isascii() else ("en", "en_to", "en_next", "zh", "zh_next")
+    english = match.group().isascii()
+    frames = ("zh", "zh_next") if not english else ("en", "en_to", "en_next", "zh", "zh_next")
     for frame in frames:
         found = _FRAMES[frame].match(text, end)
         if found is None:
             continue
         cop = found.group("cop")
-        if label.colon_only and not re.fullmatch(r"\s*[:=]\s*", cop):
+        colon = bool(re.fullmatch(r"[\"']?\s*[:=]\s*", cop))
+        if label.colon_only and not colon:
             continue
         if frame == "en_to" and not _CHANGE_VERB.search(text, max(0, match.start() - 40), match.start()):
             continue  # "to" / "as" only after "set / changed the X"
+        if frame == "zh" and english and colon:
+            continue  # "Password: V" was read by the English frame ("Password: forgot it again" is no value)
+        if label.value in ("password", "code") and frame.startswith("zh"):
+            spoken = _spoken_digits(text, found.end("cop"))
+            if spoken is not None:
+                return spoken  # "门锁密码是七七三一零", "银行卡密码 四八二一"
+        if label.value == "password" and not label.strict and colon:
+            phrase = _passphrase(text, found.end())
+            if phrase is not None:
+                return phrase  # "password: correct horse battery staple"
         span = _value_at(text, found.end(), label)
         if span is None:
             continue
@@ -432,9 +494,11 @@ def _after(text: str, match: re.Match[str], label: _Label) -> tuple[int, int] | 
         if span[0] > 0 and text[span[0] - 1] in "\"'“‘「『":
             bare = True  # quoted: a value as written, even a plain word
         elif frame == "en":
-            # a plain word only right after the label and ending the clause: "my password is sunshine.",
-            # not "the password to my heart is chocolate"
-            bare = found.start("cop") == end and not found.group("poss") and bool(_CLAUSE_END.match(text, span[1]))
+            # a plain word only ending the clause, and right after the label or after what the password
+            # is for: "my password is sunshine.", "the password for my router is admin"; not "the
+            # password to my heart is chocolate"
+            right_after = found.start("cop") == end or bool(_OWNED_THING.search(text, end, found.start("cop")))
+            bare = right_after and not found.group("poss") and bool(_CLAUSE_END.match(text, span[1]))
         else:
             bare = frame == "zh" and not cjk
         if _judge(text, span, label, bare_word=bare, needs_digit=frame.endswith("_next") or bool(cjk)):

@@ -47,7 +47,7 @@ from ..widgets.tasks import task_scope
 from sonetto_desktop.history_import.model import History, HistoryFormatError
 from sonetto_desktop.history_import.plan import Plan
 from sonetto_desktop.history_import.saved_memories import MAX_TEXT_CHARS as MAX_PASTE_CHARS
-from sonetto_desktop.memory.undo import UndoConflict
+from sonetto_desktop.memory.undo import NothingToUndo, UndoConflict
 from sonetto_desktop.presentation.undo_words import kept_lines
 
 from ..i18n import ui_language
@@ -711,6 +711,14 @@ class HistoryImportDialog(QDialog):
             await self.actions.stop()
         try:
             result = await self.actions.imports.undo(import_id)
+        except NothingToUndo as exc:  # nothing written, only changes held for review: withdrawn
+            if exc.withdrawn and shiboken6.isValid(self):
+                self._show_last(None)
+                self.stack.setCurrentWidget(self.progress)
+                self.progress.show_undone("", withdrawn=len(exc.withdrawn))
+                return exc
+            self._undo_failed(self.tr("无法撤销：{0}").format(str(exc) or type(exc).__name__))
+            return None
         except UndoConflict as exc:
             if not shiboken6.isValid(self):
                 return None
@@ -726,7 +734,7 @@ class HistoryImportDialog(QDialog):
         if result is not None and shiboken6.isValid(self):
             self._show_last(None)
             self.stack.setCurrentWidget(self.progress)
-            self.progress.show_undone(result.turn_id, result.kept)
+            self.progress.show_undone(result.turn_id, result.kept, withdrawn=len(getattr(result, "withdrawn", ())))
         return result
 
     def _all_changed(self, refused: UndoConflict) -> None:

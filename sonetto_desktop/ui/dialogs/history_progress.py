@@ -202,8 +202,10 @@ class ImportProgressPanel(QWidget):
         self._say(self.undo_id, QCoreApplication.translate("HistoryProgress", "撤销编号：{0}（命令行：sonetto memory undo {0}）").format(result.undo_id))
         self._ended(undo=True)
 
-    def show_undone(self, redo_id: str, kept: Sequence[Touched] = ()) -> None:
-        """Undone; ``kept``: the cards the person had changed since, left as they are (named here)."""
+    def show_undone(self, redo_id: str, kept: Sequence[Touched] = (), *, withdrawn: int = 0) -> None:
+        """Undone; ``kept``: the cards the person had changed since, left as they are (named here);
+        ``withdrawn``: its changes that waited in the review inbox, withdrawn with it; ``redo_id``: the
+        undo's own id (empty: nothing but those was undone)."""
         self.title.setText(QCoreApplication.translate("HistoryProgress", "已撤销这次导入"))
         self.bar.setVisible(False)
         if kept:
@@ -212,12 +214,16 @@ class ImportProgressPanel(QWidget):
                 len(kept)))
         else:
             self.line.setText(QCoreApplication.translate("HistoryProgress", "导入的记忆已放回原样；同一个文件以后可以重新导入"))
+        if withdrawn:
+            self.line.setText(self.line.text() + QCoreApplication.translate(
+                "HistoryProgress", "；它在审核箱里等你确认的 {0} 项改动已一并撤回").format(withdrawn))
         lines = kept_lines(kept, ui_language())
         more = len(lines) - KEPT_SHOWN
         shown = lines[:KEPT_SHOWN] + ([QCoreApplication.translate("HistoryProgress", "……还有 {0} 张").format(more)]
                                       if more > 0 else [])
         self._say(self.note, "\n".join(shown))
-        self._say(self.undo_id, QCoreApplication.translate("HistoryProgress", "改变主意了？命令行：sonetto memory undo {0}").format(redo_id))
+        self._say(self.undo_id, QCoreApplication.translate("HistoryProgress", "改变主意了？命令行：sonetto memory undo {0}").format(redo_id)
+                  if redo_id else "")
         self._ended(undo=False)
 
     def show_saved(self, created: int, proposals: int, skipped: int, undo_id: str | None) -> None:
