@@ -360,7 +360,8 @@ def test_a_deleted_trash_file_is_written_again_from_the_trash_held(live):
 
 def _without(text: str, memory_id: str) -> str:
     """``text`` (memory.yaml) without the entry ``memory_id``, as a person deletes it in an editor."""
-    start = text.index(f"{memory_id}:")
+    quoted = f"\n'{memory_id}':"  # (an id YAML would read as a number is written quoted)
+    start = text.index(quoted) + 1 if quoted in text else text.index(f"{memory_id}:")
     rest = text[start:].split("\n")
     end = next((i for i, line in enumerate(rest[1:], 1) if line and not line.startswith(" ")), len(rest))
     return text[:start] + "\n".join(rest[end:])
