@@ -116,6 +116,17 @@ class Embedder:
                                       chunk).fetchone()[0]
         return found
 
+    def only_cached(self, kind: str, texts: Sequence[str]) -> tuple[list[str], np.ndarray]:
+        """(the texts whose vectors are cached, their vectors), computing nothing."""
+        found: dict[bytes, np.ndarray] = {}
+        keys = [_key(kind, t) for t in texts]
+        for start in range(0, len(keys), 900):
+            chunk = keys[start:start + 900]
+            for k, blob in self._db.execute(f"SELECT k, vec FROM v WHERE k IN ({','.join('?' * len(chunk))})", chunk):
+                found[k] = np.frombuffer(blob, np.float32)
+        kept = [(t, found[k]) for t, k in zip(texts, keys, strict=True) if k in found]
+        return [t for t, _ in kept], (np.vstack([v for _, v in kept]) if kept else np.zeros((0, 1), np.float32))
+
     def _embed(self, kind: str, texts: Sequence[str], progress: bool) -> np.ndarray:
         texts = [t if t.strip() else " " for t in texts]
         keys = [_key(kind, t) for t in texts]
