@@ -14,10 +14,11 @@ common prefix (what a provider's prefix cache cannot serve). Orderings:
 - ``today``: system, the stable block (``STABLE_SHARE`` of the budget, newest memories, moving in
   steps), then this message's shortlist in listing order;
 - ``stable s``: the same with a stable share of s;
-- ``session: new n, cap c``: the stable block, then a *session block* of the memories shortlisted
-  for earlier messages, in the order they were first shown (append-only), then this message's new
-  ones (at most n of the budget); the session block starts again once it holds more than c of the
-  budget. What an earlier message already showed is not shown twice.
+- ``conversation block: new n, cap c``: the stable block frozen for the conversation, then a
+  block that only grows at its end: what the writer stored since the previous message and this
+  message's new shortlist (at most n of the budget); what an earlier message showed stays and is
+  not shown twice; the block starts again once it holds more than c of the budget. (Today a memory
+  written between messages lands inside the stable block, which renumbers everything after it.)
 """
 
 from __future__ import annotations
@@ -44,12 +45,12 @@ from sonetto_desktop.memory.retrieval.shortlist import Shortlist
 
 BUDGETS = (12000, 24000, 48000)
 ORDERINGS: dict[str, tuple[float, float | None, float]] = {
-    # name -> (stable share, session cap or None, this message's new memories' share of the budget)
+    # name -> (stable share, conversation block cap or None: today's plan, new memories' share of the budget)
     "today": (STABLE_SHARE, None, 1.0),
     "stable 0.6": (0.6, None, 1.0),
     "stable 0.7": (0.7, None, 1.0),
-    "session: new 0.3, cap 0.45": (STABLE_SHARE, 0.45, 0.3),
-    "session: new 0.25, cap 0.5": (STABLE_SHARE, 0.5, 0.25),
+    "conversation block: new 0.25, cap 0.5": (STABLE_SHARE, 0.5, 0.25),
+    "conversation block: new 0.3, cap 0.45": (STABLE_SHARE, 0.45, 0.3),
 }
 
 
@@ -107,29 +108,43 @@ class _Dense:
 
 def _run(bank: Bank, dense: _Dense, messages: list[str], budget: int, share: float, cap: float | None,
          new_share: float, count: dict[str, Callable[[str], int]]) -> dict[str, list[float]]:
+    """One sequence of messages. ``cap`` None: today's plan (with ``share``). Else the conversation
+    block: the stable block is frozen when the block starts (memories written since go to the
+    block, not into the stable block), and each message appends to the block what was written since
+    the previous message and its own new shortlist (at most ``new_share`` of the budget), so the
+    previous request's listing is this one's beginning; the block starts again past ``cap``."""
     listing = RecallListing(bank.mm)
     system = FIND_RELATED_MEMORY.strip()
     rows: dict[str, list[float]] = {"differs": [], "shown": [], **{k: [] for k in count}}
     previous = ""
-    session: list[str] = []
+    block: list[str] = []  # the conversation block, append-only
+    frozen: list[str] | None = None  # the stable block's ids while a conversation block lasts
+    written: list[str] = []  # memories written since the previous message
     try:
         for i, message in enumerate(messages):
             snapshot = listing.snapshot()
             if snapshot.tokens <= budget:
                 records, extra = list(snapshot.order), []
-            else:
+            elif cap is None:
                 stable, _, used = listing.window(int(budget * share))
-                session = [m for m in session if m in snapshot.by_id]
-                held = sum(snapshot.by_id[m].tokens + 7 for m in session)
-                if cap is None or held > cap * budget:
-                    session, held = [], 0
-                exclude = {e.id for e in stable} | set(session)
-                room = min(budget - used - held, int(new_share * budget))
-                new = Shortlist(bank.mechanical, dense).fill(message, snapshot, exclude, room)
+                exclude = {e.id for e in stable}
                 records = stable
-                extra = [snapshot.by_id[m] for m in session] + new
-                if cap is not None:
-                    session += [e.id for e in new]
+                extra = Shortlist(bank.mechanical, dense).fill(message, snapshot, exclude, budget - used)
+            else:
+                block = [m for m in block if m in snapshot.by_id]
+                held = sum(snapshot.by_id[m].tokens + 7 for m in block)
+                if frozen is None or held > cap * budget:
+                    stable, _, _ = listing.window(int(budget * share))
+                    frozen, block, held, written = [e.id for e in stable], [], 0, []
+                records = [snapshot.by_id[m] for m in frozen if m in snapshot.by_id]
+                used = sum(e.tokens for e in records)
+                block += [m for m in written if m in snapshot.by_id and m not in block]
+                held = sum(snapshot.by_id[m].tokens + 7 for m in block)
+                exclude = set(frozen) | set(block)
+                room = max(0, min(budget - used - held, int(new_share * budget)))
+                new = Shortlist(bank.mechanical, dense).fill(message, snapshot, exclude, room)
+                block += [e.id for e in new]
+                extra = [snapshot.by_id[m] for m in block]
             text = system + "\n" + build_user_prompt(message, [e.record() for e in records], NOW,
                                                      [e.record() for e in extra])
             for name, fn in count.items():
@@ -140,6 +155,7 @@ def _run(bank: Bank, dense: _Dense, messages: list[str], budget: int, share: flo
             rows["shown"].append(len(records) + len(extra))
             mid = bank.mm.add(f"第{i}轮聊天后记下：小林今天心情不错，聊了{message[:20]}。", "瞬间")
             dense.add(mid, bank.mm.get(mid).description)
+            written = [mid]
     finally:
         listing.close()
     return rows

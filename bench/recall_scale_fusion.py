@@ -14,7 +14,7 @@ import sys
 from typing import Any, Callable
 
 from bench.recall_scale_e5 import (BUDGETS, HELD_OUT, TRAIN, QueryData, Ranker, agreement, by_set, fit_calibration,
-                                   load, r_app, r_calib, r_dense, r_gate, r_lex, r_rrf, r_share, r_words_first,
+                                   load, r_app, r_calib, r_dense, r_gate, r_lex, r_router, r_rrf, r_share, r_words_first,
                                    reach, table)
 
 
@@ -32,6 +32,9 @@ def candidates(train: list[QueryData], models: list[str]) -> dict[str, Callable[
         "words first (score >= 0.3), then 0.5 / 0.5": lambda m: r_words_first(m, 0.3, 0.5),
         "words first (score >= 0.5), then 0.5 / 0.5": lambda m: r_words_first(m, 0.5, 0.5),
         "words first (score >= 0.3, at most half), then 0.5 / 0.5": lambda m: r_words_first(m, 0.3, 0.5, 0.5),
+        "router: long message → today, short → words first": r_router,
+        "router, and a model below the agreement bar left out": lambda m: (
+            r_lex if agree[m] < AGREEMENT_MIN else r_router(m)),
     }
 
 
@@ -88,7 +91,7 @@ def report(sizes: list[int], models: list[str], out: Any = None) -> int:
     for name, make in cands.items():
         print(f"| {name} | " + " | ".join(summary(data, models, make, single)) + " |", file=out, flush=True)
     best = {k: cands[k] for k in ("words first (score >= 0.3, at most half), then 0.5 / 0.5",
-                                  "calibrated (own curve) x0.1")}
+                                  "router, and a model below the agreement bar left out")}
     for size, groups in data.items():
         for model in models:
             rankers = {"words only": r_lex, f"{model} only": r_dense(model), "today": r_app(model)}
@@ -131,8 +134,10 @@ def curve(sizes: list[int], models: list[str], out: Any = None) -> None:
         for m in models:
             weak = agreement(train, m) < AGREEMENT_MIN
             rankers[f"today + {m}"] = r_app(m)
-            rankers[f"proposed + {m}" + (" (agreement below the bar: words only)" if weak else "")] = (
+            rankers[f"words first + {m}" + (" (agreement below the bar: words only)" if weak else "")] = (
                 r_lex if weak else r_words_first(m, 0.3, 0.5, 0.5))
+            rankers[f"router + {m}" + (" (agreement below the bar: words only)" if weak else "")] = (
+                r_lex if weak else r_router(m))
         for name, ranker in rankers.items():
             cells = [f"{reach(qs, b, ranker):.3f} ({reach(held, b, ranker):.3f})" for b in BUDGETS]
             print(f"| {size:,} | {name} | " + " | ".join(cells) + " |", file=out, flush=True)
