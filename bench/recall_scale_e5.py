@@ -258,15 +258,26 @@ def _collect_set(name: str, groups: list[Group], size: int, pool: list, embedder
                     gold = [id_map[g] for g in case.gold if g in id_map]
                     if not gold:
                         continue
-                    query, ranked = bank.mechanical._rank(case.q, None, K_MAX)
+                    # asked for every memory: the ranking's second pass (``Shortlist.fill``) asks for all
+                    query, ranked = bank.mechanical._rank(case.q, None, len(snapshot.order))
                     lex = [(d["id"], s) for d, s in ranked]
-                    cand = [d["id"] for d in bank.mechanical.candidates(case.q, K_MAX)]
+                    cand = [d["id"] for d in bank.mechanical.candidates(case.q, len(snapshot.order))]
                     dense, stats = {}, {}
                     for m, db in dense_banks.items():
                         dense[m], stats[m] = db.rank(qvecs[m][i], K_MAX)
                     qd = QueryData(name, case.kind, case.q, gold, lex, cand, dense, stats, stable, used, tokens,
                                    len(snapshot.order), snapshot.mean, snapshot.smallest, bool(query.broad))
                     qd.extra["stable_share"] = by_share
+                    # the offline ranking depends on how many are asked for (theme lifts): keep it at
+                    # each budget's ``want`` too, as the app asks
+                    by_k: dict[int, tuple[list[tuple[str, float]], list[str]]] = {}
+                    for b in BUDGETS:
+                        k = _want(qd, b)
+                        if k is not None and k not in by_k:
+                            ranked_k = bank.mechanical._rank(case.q, None, k)[1]
+                            by_k[k] = ([(d["id"], s) for d, s in ranked_k],
+                                       [d["id"] for d in bank.mechanical.candidates(case.q, k)])
+                    qd.extra["by_k"] = by_k
                     out.append(qd)
                     if VERIFY and i < 3:
                         _verify(bank, qd, dense_banks, qvecs, i)
@@ -299,14 +310,23 @@ def _verify(bank: Bank, qd: QueryData, dense_banks: dict[str, _DenseBank], qvecs
         plan = recall._plan(qd.q, "hybrid")
         real = {r["id"] for r in plan.records + plan.extra}
         mine = shown(qd, b, r_lex)
-        assert mine is None and len(real) == qd.total or mine == real, ("words", qd.q, b, len(real), mine and len(mine))
+        if not (mine is None and len(real) == qd.total or mine == real):
+            stable_real = [r["id"] for r in plan.records]
+            raise AssertionError(("words", qd.q, b, len(real), mine and len(mine), "stable same:",
+                                  stable_real == qd.stable[b], len(stable_real), len(qd.stable[b] or []),
+                                  "only real:", sorted(real - (mine or set()))[:5], "only mine:",
+                                  sorted((mine or set()) - real)[:5], "want", _want(qd, b),
+                                  "same ranking", [d["id"] for d in bank.mechanical.candidates(qd.q, _want(qd, b))]
+                                  == cands(qd, _want(qd, b)),
+                                  "in cands", [x in cands(qd, _want(qd, b)) for x in real - (mine or set())],
+                                  "listing total", recall.listing.snapshot().tokens, qd.total))
         recall.close()
         for m, db in dense_banks.items():
             recall = bank.recall(b, _FixedDense(db, qvecs[m][i]))
             plan = recall._plan(qd.q, "hybrid")
             real = {r["id"] for r in plan.records + plan.extra}
-            mine = shown(qd, b, r_app(m))
-            assert mine is None and len(real) == qd.total or mine == real, (m, qd.q, b, len(real ^ (mine or set())))
+            mine, second = shown_detail(qd, b, r_app(m))
+            assert second or mine is None and len(real) == qd.total or mine == real, (m, qd.q, b, len(real ^ (mine or set())))
             recall.close()
 
 
@@ -351,25 +371,56 @@ class _Listing:
 Ranker = Callable[["QueryData", int], list[str]]
 
 
-def shown(qd: QueryData, budget: int, ranker: Ranker, share: float | None = None) -> set[str] | None:
-    """The memories a request at ``budget`` shows with ``ranker`` as the shortlist's ranking (None:
-    every memory). Mirrors ``MemoryRecall._plan`` and ``Shortlist.fill`` (same ``want``, same ``_take``)."""
+def _want(qd: "QueryData", budget: int, share: float | None = None) -> int | None:
+    """How many memories ``Shortlist.fill`` asks the ranking for at ``budget`` (None: all are shown)."""
     if share is None or share == STABLE_SHARE:
         stable, used = qd.stable[budget], qd.used[budget]
     else:
         stable, used = qd.extra["stable_share"][(budget, share)]
     if stable is None:
         return None
+    return min(qd.total, int((budget - used) / (qd.mean + HEADING_TOKENS) * 1.2) + len(stable) + SLACK)
+
+
+def words(qd: "QueryData", k: int) -> list[tuple[str, float]]:
+    """The offline retriever's matches as ``scored(prompt, k)`` returns them."""
+    got = qd.extra.get("by_k", {}).get(k)
+    return got[0] if got is not None else qd.lex[:k]
+
+
+def cands(qd: "QueryData", k: int) -> list[str]:
+    """``candidates(prompt, k)``: the matches, then recent and much-used memories."""
+    got = qd.extra.get("by_k", {}).get(k)
+    return got[1] if got is not None else qd.cand[:k]
+
+
+def shown(qd: QueryData, budget: int, ranker: Ranker, share: float | None = None) -> set[str] | None:
+    """The memories a request at ``budget`` shows with ``ranker`` as the shortlist's ranking (None:
+    every memory). Mirrors ``MemoryRecall._plan`` and ``Shortlist.fill`` (same ``want``, same ``_take``)."""
+    return shown_detail(qd, budget, ranker, share)[0]
+
+
+def shown_detail(qd: QueryData, budget: int, ranker: Ranker,
+                 share: float | None = None) -> tuple[set[str] | None, bool]:
+    """``shown`` and whether the fill asked the ranking a second time, for every memory (the vectors'
+    ranking is kept only ``K_MAX`` deep, so such a fill is the app's only up to that depth)."""
+    if share is None or share == STABLE_SHARE:
+        stable, used = qd.stable[budget], qd.used[budget]
+    else:
+        stable, used = qd.extra["stable_share"][(budget, share)]
+    if stable is None:
+        return None, False
     exclude = set(stable)
     tokens = budget - used
-    want = min(qd.total, int(tokens / (qd.mean + HEADING_TOKENS) * 1.2) + len(exclude) + SLACK)
+    want = _want(qd, budget, share)
     listing = _Listing(qd)
+    second = False
     while True:
         chosen, _, complete = Shortlist._take(ranker(qd, want), listing, exclude, tokens)  # type: ignore[arg-type]
         if complete or want >= qd.total:
             break
-        want = qd.total
-    return exclude | {e.id for e in chosen}
+        want, second = qd.total, True
+    return exclude | {e.id for e in chosen}, second
 
 
 def reach(qs: list[QueryData], budget: int, ranker: Ranker, share: float | None = None) -> float:
@@ -386,7 +437,7 @@ def reach(qs: list[QueryData], budget: int, ranker: Ranker, share: float | None 
 
 def r_lex(qd: QueryData, k: int) -> list[str]:
     """Words only: what the app does without embeddings (``candidates``)."""
-    return qd.cand[:k]
+    return cands(qd, k)
 
 
 def r_dense(model: str) -> Ranker:
@@ -397,13 +448,13 @@ def r_dense(model: str) -> Ranker:
 
 def _with_filler(qd: QueryData, fused: list[str], k: int) -> list[str]:
     seen = set(fused)
-    return fused + [i for i in qd.cand[:k] if i not in seen]
+    return fused + [i for i in cands(qd, k) if i not in seen]
 
 
 def r_app(model: str) -> Ranker:
     """The app's fusion today (``Shortlist.ranking``): by best rank in either list, ties by RRF."""
     def rank(qd: QueryData, k: int) -> list[str]:
-        matched = [i for i, _ in qd.lex[:k]]
+        matched = [i for i, _ in words(qd, k)]
         dense = [i for i, _ in qd.dense[model][:k]]
         return _with_filler(qd, fuse([matched, dense]), k)
     return rank
@@ -412,7 +463,7 @@ def r_app(model: str) -> Ranker:
 def r_share(model: str, p: float) -> Ranker:
     """Interleave the matches and the vectors' ranking so that the first n hold about p·n matches."""
     def rank(qd: QueryData, k: int) -> list[str]:
-        a = [i for i, _ in qd.lex[:k]]
+        a = [i for i, _ in words(qd, k)]
         b = [i for i, _ in qd.dense[model][:k]]
         return _with_filler(qd, _interleave(a, b, p), k)
     return rank
@@ -444,7 +495,7 @@ def r_rrf(model: str, w: float, k0: int = 60) -> Ranker:
     """Weighted reciprocal rank fusion: 1/(k0 + r_words) + w/(k0 + r_vectors)."""
     def rank(qd: QueryData, k: int) -> list[str]:
         scores: dict[str, float] = {}
-        for r, (i, _) in enumerate(qd.lex[:k]):
+        for r, (i, _) in enumerate(words(qd, k)):
             scores[i] = scores.get(i, 0.0) + 1.0 / (k0 + r + 1)
         for r, (i, _) in enumerate(qd.dense[model][:k]):
             scores[i] = scores.get(i, 0.0) + w / (k0 + r + 1)
@@ -456,7 +507,7 @@ def r_gate(model: str, tau: float, p: float) -> Ranker:
     """The matches scoring at least ``tau`` (confident word evidence) first, then the rest of the
     matches interleaved with the vectors' ranking at share ``p``."""
     def rank(qd: QueryData, k: int) -> list[str]:
-        lex = qd.lex[:k]
+        lex = words(qd, k)
         strong = [i for i, s in lex if s >= tau]
         weak = [i for i, s in lex if s < tau]
         b = [i for i, _ in qd.dense[model][:k]]
@@ -470,7 +521,7 @@ def r_zscore(model: str, w: float, z0: float, cap: float = 3.0) -> Ranker:
     stands above the query's cosine over the whole bank, in standard deviations."""
     def rank(qd: QueryData, k: int) -> list[str]:
         mean, std = qd.dense_stats[model]
-        scores: dict[str, float] = {i: min(s, cap) for i, s in qd.lex[:k]}
+        scores: dict[str, float] = {i: min(s, cap) for i, s in words(qd, k)}
         for i, c in qd.dense[model][:k]:
             z = (c - mean) / (std or 1.0)
             if z > z0:
@@ -608,7 +659,7 @@ def r_calib(model: str, cal: Calibration) -> Ranker:
 
     def rank(qd: QueryData, k: int) -> list[str]:
         scores: dict[str, list[float]] = {}
-        for mid, s in qd.lex[:k]:
+        for mid, s in words(qd, k):
             scores[mid] = [cal.lex[bisect.bisect_right(LEX_EDGES, s)], s, 0.0]
         for r, (mid, _) in enumerate(qd.dense[model][:k]):
             p = cal.dense[bisect.bisect_right(RANK_EDGES, r)]
@@ -637,11 +688,11 @@ def r_words_first(model: str, tau: float, p: float, cap: float | None = None) ->
     ranking (weaker matches, then recent and much-used memories) interleaved with the vectors'
     ranking, ``p`` of the places to the words."""
     def rank(qd: QueryData, k: int) -> list[str]:
-        strong = [mid for mid, s in qd.lex[:k] if s >= tau]
+        strong = [mid for mid, s in words(qd, k) if s >= tau]
         if cap is not None:
             strong = strong[:max(1, int(cap * k))]
         head = set(strong)
-        weak = [mid for mid in qd.cand[:k] if mid not in head]
+        weak = [mid for mid in cands(qd, k) if mid not in head]
         vectors = [mid for mid, _ in qd.dense[model][:k] if mid not in head]
         return _with_filler(qd, strong + _interleave(weak, vectors, p), k)
     return rank
