@@ -223,13 +223,21 @@ def _collect_set(name: str, groups: list[Group], size: int, pool: list, embedder
     out: list[QueryData] = []
     with tempfile.TemporaryDirectory(prefix="sonetto-scale-") as tmp:
         bank = Bank(Path(tmp), extra)
-        listings = {b: RecallListing(bank.mm) for b in BUDGETS}
-        shared = {(b, share): RecallListing(bank.mm) for b in SHARE_BUDGETS for share in SHARES}
+        listings: dict[int, RecallListing] = {}
+        shared: dict[tuple[int, float], RecallListing] = {}
         try:
             base = {m: _DenseBank(e, [d.id for d in extra], [d.description for d in extra]) for m, e in embedders.items()}
-            base_tokens = {e.id: e.tokens for e in listings[BUDGETS[0]].snapshot().order}
+            first = RecallListing(bank.mm)
+            base_tokens = {e.id: e.tokens for e in first.snapshot().order}
+            first.close()
             for group in groups:
                 id_map = bank.add(group)
+                # fresh listings for each group: the stable block is placed as a fresh start places it
+                # (a listing that lived through the previous group would keep that group's cutoff)
+                for listing in [*listings.values(), *shared.values()]:
+                    listing.close()
+                listings = {b: RecallListing(bank.mm) for b in BUDGETS}
+                shared = {(b, share): RecallListing(bank.mm) for b in SHARE_BUDGETS for share in SHARES}
                 bank.now = group.now
                 texts = {bid: next(m.description for m in group.bank if m.id == mid) for mid, bid in id_map.items()}
                 gids = sorted(set(id_map.values()))
