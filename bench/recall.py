@@ -55,6 +55,7 @@ class QueryCase:
     q: str
     gold: list[str]
     kind: str = "literal"
+    split: str = ""  # "tune" / "heldout" where the set marks it (recall-phenomena.yaml), else ""
 
 
 @dataclass
@@ -93,7 +94,7 @@ def load_dataset(source: str | Path | dict, now: datetime) -> Dataset:
             gold = [str(g) for g in raw.get("gold") or []]
             if unknown := [g for g in gold if g not in ids]:
                 raise ValueError(f"query {raw.get('q')!r}: gold ids not in the bank: {unknown}")
-            queries.append(QueryCase(str(raw["q"]), gold, str(raw.get("kind", "literal"))))
+            queries.append(QueryCase(str(raw["q"]), gold, str(raw.get("kind", "literal")), str(raw.get("split", ""))))
     except (KeyError, TypeError, AttributeError) as exc:
         raise ValueError(f"malformed entry (missing or wrong field: {exc})") from exc
     return Dataset(memories, queries, str(data.get("persona", "")), now)

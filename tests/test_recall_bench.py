@@ -164,3 +164,26 @@ def test_example_dataset_ships_and_meets_its_targets():
     assert res["mechanical"]["recall"] >= 0.9
     assert res["mechanical"]["recall"] >= res["baseline"]["recall"] + 0.15
     assert res["mechanical"]["negatives_empty"] >= 2 / 3
+
+
+def test_phenomena_set_loads_with_its_kinds_splits_and_promises():
+    """recall-phenomena.yaml: ≥ 300 memories, ≥ 120 questions with gold, every phenomenon in both
+    halves of the split, and its paraphrase questions share no character with their gold."""
+    import re
+
+    path = Path(recall.__file__).parent / "datasets" / "recall-phenomena.yaml"
+    ds = recall.load_dataset(path, NOW)
+    assert len(ds.memories) >= 300 and len({m.description for m in ds.memories}) == len(ds.memories)
+    positive = [c for c in ds.queries if c.gold]
+    assert len(positive) >= 120
+    kinds = {"typo", "mixed", "slang", "cantonese", "long", "emoji", "twohop", "paraphrase"}
+    for kind in kinds:
+        assert {c.split for c in positive if c.kind == kind} == {"tune", "heldout"}, kind
+    assert {c.kind for c in positive} == kinds and all(c.kind == "negative" for c in ds.queries if not c.gold)
+    assert all(len(c.gold) >= 2 for c in positive if c.kind == "twohop")
+    assert all(len(c.q) >= 60 for c in positive if c.kind == "long")
+    text = {m.id: m.description for m in ds.memories}
+    han = re.compile(r"[\u4e00-\u9fff]")
+    for case in (c for c in positive if c.kind == "paraphrase"):
+        shared = set(han.findall(case.q)) & {ch for g in case.gold for ch in han.findall(text[g])} - set(ds.persona)
+        assert not shared, (case.q, shared)
