@@ -71,7 +71,7 @@ def all_sets(root: Path | None, names: list[str]) -> dict[str, list[Group]]:
     sets: dict[str, list[Group]] = {}
     shared = [n for n in names if n in ("dev", "blind", "madial", "memdaily")]
     sets.update(load_sets(shared, root, 60))
-    for name in ("heldout", "example"):
+    for name in ("heldout", "example", "phenomena"):
         if name in names:
             sets[name] = yaml_set(DATASETS / f"recall-{name}.yaml", name)
     return {n: sets[n] for n in names if n in sets}
