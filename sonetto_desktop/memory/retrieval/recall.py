@@ -37,6 +37,7 @@ from datetime import datetime
 from typing import TYPE_CHECKING, Any, Callable
 
 from ..stores.base import BaseMemoryManager
+from .agreement import ModelAgreement
 from .budget import BudgetPolicy, says_too_long
 from .listing import HEADING_TOKENS, ListingEntry, ListingSnapshot, RecallListing
 from .llm_prompt import MAX_QUERY_CHARS
@@ -103,7 +104,8 @@ class MemoryRecall:
     ``budget``: the listing's token budget, a :class:`~.budget.BudgetPolicy` or a number of tokens
     (default: a policy without an endpoint, i.e. the cloud default). ``dense``: the embeddings
     model's ranking (:class:`~.shortlist.DenseRanker`), or None; both may be set later.
-    ``app_share``: the most of the budget other apps' memories take.
+    ``app_share``: the most of the budget other apps' memories take. ``agreement``: the embeddings
+    models' agreement counts (``agreement.py``; kept in memory when not given).
     """
 
     def __init__(
@@ -118,6 +120,7 @@ class MemoryRecall:
         mechanical: "MechanicalRetriever | None" = None,
         dense: DenseRanker | None = None,
         clock: Callable[[], datetime] | None = None,
+        agreement: ModelAgreement | None = None,
     ) -> None:
         if not 0.0 <= float(stable_share) <= 1.0:
             raise ValueError(f"stable_share must be between 0 and 1, got {stable_share!r}")
@@ -129,6 +132,8 @@ class MemoryRecall:
         self.stable_share = float(stable_share)
         self.app_share = float(app_share)
         self.dense = dense
+        self.agreement = agreement if agreement is not None else ModelAgreement()
+        """Whether each embeddings model earns its place in the shortlist (``agreement.py``)."""
         self._mechanical = mechanical
         self._owns_mechanical = mechanical is None
         self._mechanical_lock = threading.Lock()
@@ -213,6 +218,7 @@ class MemoryRecall:
             listing.close()
         if mechanical is not None and self._owns_mechanical:
             mechanical.close()
+        self.agreement.save()
 
     # ── recall ────────────────────────────────────────────────────────
 
@@ -286,7 +292,7 @@ class MemoryRecall:
             return _Plan(mode, result=[])
         cap = int(budget * self.app_share) if apps.order else 0
         theirs = min(apps.tokens, cap)  # the apps' share: bounded, and only what they need
-        shortlist = Shortlist(self.mechanical, self.dense)
+        shortlist = Shortlist(self.mechanical, self.dense, self.agreement)
         # The person's window is sized on what apps may take, not on what they take now: an app's
         # writes never move its cutoff (the cacheable beginning of the request).
         mine_stable, mine_extra, mine_used = self._fill(prompt, listing, own, budget - theirs, shortlist,
