@@ -7,7 +7,10 @@ of ``listing.py``, which keeps the request's beginning the same from one message
 provider's prompt cache serves it. Above it, the budget is shared: ``stable_share`` of it for the
 newest memories (the stable block, whose first line moves only in steps), the rest for the query's
 shortlist of the other memories, ranked by the offline retriever fused with the embeddings model's
-ranking when one is configured (``shortlist.py``). LLM mode over a bank larger than the budget runs
+ranking when one is configured (``shortlist.py``). With a cloud endpoint the person's part is a
+conversation block instead (``conversation.py``): the stable block frozen while the conversation
+lasts, then one block that only grows at its end (what was written since, then each message's new
+shortlist), so consecutive requests share most of their beginning. LLM mode over a bank larger than the budget runs
 as HYBRID (``last_mode`` says so). The two modes differ only there: HYBRID is the name of "the
 budget holds a shortlist".
 
@@ -39,6 +42,7 @@ from typing import TYPE_CHECKING, Any, Callable
 from ..stores.base import BaseMemoryManager
 from .agreement import ModelAgreement
 from .budget import BudgetPolicy, says_too_long
+from .conversation import ConversationBlock
 from .listing import HEADING_TOKENS, ListingEntry, ListingSnapshot, RecallListing
 from .llm_prompt import MAX_QUERY_CHARS
 from .llm_retriever import LLMRetriever, RecallFailed
@@ -134,6 +138,10 @@ class MemoryRecall:
         self.dense = dense
         self.agreement = agreement if agreement is not None else ModelAgreement()
         """Whether each embeddings model earns its place in the shortlist (``agreement.py``)."""
+        self.conversation = ConversationBlock()
+        self.conversation_block: bool | None = None
+        """Order the person's part as a conversation block (``conversation.py``): True, False, or None
+        for automatic: for a cloud endpoint (its prompt cache), not for a local server or no endpoint."""
         self._mechanical = mechanical
         self._owns_mechanical = mechanical is None
         self._mechanical_lock = threading.Lock()
@@ -295,8 +303,13 @@ class MemoryRecall:
         shortlist = Shortlist(self.mechanical, self.dense, self.agreement)
         # The person's window is sized on what apps may take, not on what they take now: an app's
         # writes never move its cutoff (the cacheable beginning of the request).
-        mine_stable, mine_extra, mine_used = self._fill(prompt, listing, own, budget - theirs, shortlist,
-                                                        window=int((budget - cap) * self.stable_share), apps=False)
+        mine_window = int((budget - cap) * self.stable_share)
+        if self._in_blocks() and own.tokens > budget - theirs:
+            mine_stable, mine_extra, mine_used = self.conversation.plan(_bounded(prompt), listing, own,
+                                                                        budget - theirs, mine_window, shortlist)
+        else:
+            mine_stable, mine_extra, mine_used = self._fill(prompt, listing, own, budget - theirs, shortlist,
+                                                            window=mine_window, apps=False)
         apps_stable, apps_extra, apps_used = self._fill(prompt, listing, apps, theirs, shortlist,
                                                         window=int(theirs * self.stable_share), apps=True)
         if mode is RetrievalMode.LLM and (len(mine_stable) < len(own.order) or len(apps_stable) < len(apps.order)):
@@ -315,6 +328,11 @@ class MemoryRecall:
                                                   for part in (mine_stable, apps_stable, mine_extra, apps_extra))
         return _Plan(mode, records=records, extra=more, apps=apps_records, apps_extra=apps_more, tokens=used,
                      budget=budget)
+
+    def _in_blocks(self) -> bool:
+        if self.conversation_block is not None:
+            return self.conversation_block
+        return bool(self.budget.base_url) and not self.budget.local
 
     def _fill(self, prompt: str, listing: RecallListing, part: ListingSnapshot, budget: int, shortlist: Shortlist,
               *, window: int, apps: bool) -> tuple[list[ListingEntry], list[ListingEntry], int]:
