@@ -37,6 +37,8 @@ if TYPE_CHECKING:
 log = logging.getLogger(__name__)
 
 #: Settings of the PostgreSQL store: a change to any of them opens the store again.
+#: The embeddings models' agreement with the words, counted on the person's messages (``retrieval/agreement.py``).
+AGREEMENT_FILE = "recall-models.json"
 POSTGRES_FIELDS = ("postgres_url", "postgres_password", "postgres_tls", "postgres_schema", "postgres_sessions",
                    "device_name")
 
@@ -125,8 +127,11 @@ class StoreHandle:
             from .memory.retrieval.recall import MemoryRecall
 
             assert self.store is not None, "the store is not open"
+            from .memory.retrieval.agreement import ModelAgreement
+
             self._recall = MemoryRecall(self.store, None, timeout=self._recall_timeout,
-                                        budget=recall_budget(self.settings))
+                                        budget=recall_budget(self.settings),
+                                        agreement=ModelAgreement(self.data_dir / AGREEMENT_FILE))
         return self._recall
 
     def apply_settings(self, new: Settings) -> None:

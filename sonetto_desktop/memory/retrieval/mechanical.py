@@ -365,6 +365,12 @@ class MechanicalRetriever:
         are ranked by recency and hit count."""
         return self._rank(prompt, now, k)[1]
 
+    def scored_query(self, prompt: str, k: int | None = None, *,
+                     now: datetime | None = None) -> tuple[bool, list[tuple[dict, float]]]:
+        """(whether ``prompt`` is a broad question, answered by recency and hit count; ``scored``)."""
+        query, ranked = self._rank(prompt, now, k)
+        return bool(query.broad), ranked
+
     def retrieve(self, prompt: str, k: int | None = None, *, now: datetime | None = None) -> list[dict]:
         """``[{id, description, theme, date, latest_update_time, hit}]`` most relevant first; ``[]``
         when nothing clears the floor."""

@@ -7,7 +7,10 @@ of ``listing.py``, which keeps the request's beginning the same from one message
 provider's prompt cache serves it. Above it, the budget is shared: ``stable_share`` of it for the
 newest memories (the stable block, whose first line moves only in steps), the rest for the query's
 shortlist of the other memories, ranked by the offline retriever fused with the embeddings model's
-ranking when one is configured (``shortlist.py``). LLM mode over a bank larger than the budget runs
+ranking when one is configured (``shortlist.py``). With a cloud endpoint the person's part is a
+conversation block instead (``conversation.py``): the stable block frozen while the conversation
+lasts, then one block that only grows at its end (what was written since, then each message's new
+shortlist), so consecutive requests share most of their beginning. LLM mode over a bank larger than the budget runs
 as HYBRID (``last_mode`` says so). The two modes differ only there: HYBRID is the name of "the
 budget holds a shortlist".
 
@@ -37,7 +40,9 @@ from datetime import datetime
 from typing import TYPE_CHECKING, Any, Callable
 
 from ..stores.base import BaseMemoryManager
+from .agreement import ModelAgreement
 from .budget import BudgetPolicy, says_too_long
+from .conversation import ConversationBlock
 from .listing import HEADING_TOKENS, ListingEntry, ListingSnapshot, RecallListing
 from .llm_prompt import MAX_QUERY_CHARS
 from .llm_retriever import LLMRetriever, RecallFailed
@@ -103,7 +108,8 @@ class MemoryRecall:
     ``budget``: the listing's token budget, a :class:`~.budget.BudgetPolicy` or a number of tokens
     (default: a policy without an endpoint, i.e. the cloud default). ``dense``: the embeddings
     model's ranking (:class:`~.shortlist.DenseRanker`), or None; both may be set later.
-    ``app_share``: the most of the budget other apps' memories take.
+    ``app_share``: the most of the budget other apps' memories take. ``agreement``: the embeddings
+    models' agreement counts (``agreement.py``; kept in memory when not given).
     """
 
     def __init__(
@@ -118,6 +124,7 @@ class MemoryRecall:
         mechanical: "MechanicalRetriever | None" = None,
         dense: DenseRanker | None = None,
         clock: Callable[[], datetime] | None = None,
+        agreement: ModelAgreement | None = None,
     ) -> None:
         if not 0.0 <= float(stable_share) <= 1.0:
             raise ValueError(f"stable_share must be between 0 and 1, got {stable_share!r}")
@@ -129,6 +136,12 @@ class MemoryRecall:
         self.stable_share = float(stable_share)
         self.app_share = float(app_share)
         self.dense = dense
+        self.agreement = agreement if agreement is not None else ModelAgreement()
+        """Whether each embeddings model earns its place in the shortlist (``agreement.py``)."""
+        self.conversation = ConversationBlock()
+        self.conversation_block: bool | None = None
+        """Order the person's part as a conversation block (``conversation.py``): True, False, or None
+        for automatic: for a cloud endpoint (its prompt cache), not for a local server or no endpoint."""
         self._mechanical = mechanical
         self._owns_mechanical = mechanical is None
         self._mechanical_lock = threading.Lock()
@@ -213,6 +226,7 @@ class MemoryRecall:
             listing.close()
         if mechanical is not None and self._owns_mechanical:
             mechanical.close()
+        self.agreement.save()
 
     # ── recall ────────────────────────────────────────────────────────
 
@@ -286,11 +300,16 @@ class MemoryRecall:
             return _Plan(mode, result=[])
         cap = int(budget * self.app_share) if apps.order else 0
         theirs = min(apps.tokens, cap)  # the apps' share: bounded, and only what they need
-        shortlist = Shortlist(self.mechanical, self.dense)
+        shortlist = Shortlist(self.mechanical, self.dense, self.agreement)
         # The person's window is sized on what apps may take, not on what they take now: an app's
         # writes never move its cutoff (the cacheable beginning of the request).
-        mine_stable, mine_extra, mine_used = self._fill(prompt, listing, own, budget - theirs, shortlist,
-                                                        window=int((budget - cap) * self.stable_share), apps=False)
+        mine_window = int((budget - cap) * self.stable_share)
+        if self._in_blocks() and own.tokens > budget - theirs:
+            mine_stable, mine_extra, mine_used = self.conversation.plan(_bounded(prompt), listing, own,
+                                                                        budget - theirs, mine_window, shortlist)
+        else:
+            mine_stable, mine_extra, mine_used = self._fill(prompt, listing, own, budget - theirs, shortlist,
+                                                            window=mine_window, apps=False)
         apps_stable, apps_extra, apps_used = self._fill(prompt, listing, apps, theirs, shortlist,
                                                         window=int(theirs * self.stable_share), apps=True)
         if mode is RetrievalMode.LLM and (len(mine_stable) < len(own.order) or len(apps_stable) < len(apps.order)):
@@ -309,6 +328,11 @@ class MemoryRecall:
                                                   for part in (mine_stable, apps_stable, mine_extra, apps_extra))
         return _Plan(mode, records=records, extra=more, apps=apps_records, apps_extra=apps_more, tokens=used,
                      budget=budget)
+
+    def _in_blocks(self) -> bool:
+        if self.conversation_block is not None:
+            return self.conversation_block
+        return bool(self.budget.base_url) and not self.budget.local
 
     def _fill(self, prompt: str, listing: RecallListing, part: ListingSnapshot, budget: int, shortlist: Shortlist,
               *, window: int, apps: bool) -> tuple[list[ListingEntry], list[ListingEntry], int]:

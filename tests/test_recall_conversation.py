@@ -1,0 +1,140 @@
+"""The conversation block (conversation.py): consecutive recall requests share most of their
+beginning, while memories are written between messages and other apps keep their bounded share.
+Real store, the real recall over HTTP to the scripted server."""
+
+from __future__ import annotations
+
+import os
+from datetime import datetime, timedelta
+
+import pytest
+
+from sonetto_desktop.memory.item import MemoryItem
+from sonetto_desktop.memory.operations import MemoryOperations
+from sonetto_desktop.memory.retrieval.conversation import NEW_SHARE
+from sonetto_desktop.memory.retrieval.llm_prompt import APPS_HEADER, FIND_RELATED_MEMORY, LISTING_HEADER
+from sonetto_desktop.memory.retrieval.recall import APP_SHARE, MemoryRecall
+from sonetto_desktop.memory.stores.sqlite import SqliteMemoryManager
+
+NOW = datetime(2026, 12, 2, 9, 30)
+MESSAGES = ["今晚吃什么好", "周末想去爬山", "毕设进度有点慢", "最近在学吉他", "妈妈下周复查", "想换个新手机",
+            "猫咪又不吃饭了", "下个月去杭州出差", "这周读完了一本小说", "健身房办了卡", "房租该交了", "朋友要结婚了"]
+TOPICS = ["火锅", "爬山", "毕设", "吉他", "复查", "手机", "猫咪", "杭州", "小说", "健身", "房租", "婚礼", "咖啡", "电影"]
+
+
+def stamp(days_ago: float) -> str:
+    return (NOW - timedelta(days=days_ago)).replace(microsecond=0).isoformat()
+
+
+def recall_requests(llm_server) -> list[str]:
+    return [r["messages"][1]["content"] for r in llm_server.requests
+            if r["messages"][0]["content"] == FIND_RELATED_MEMORY.strip()]
+
+
+def differs(previous: str, current: str) -> float:
+    """The share of ``current`` after what it has in common with the beginning of ``previous``
+    (what a provider's prefix cache cannot serve)."""
+    return 1 - len(os.path.commonprefix([previous, current])) / len(current)
+
+
+@pytest.fixture
+def bank(tmp_path):
+    mm = SqliteMemoryManager(tmp_path / "memory.db")
+    mm.import_items({f"p{i:04d}": MemoryItem(f"第{i}条：小林和朋友聊到了{TOPICS[i % len(TOPICS)]}，记下一些细节。", "瞬间",
+                                             latest_update_time=stamp(700 - i * 0.5)) for i in range(1_200)})
+    yield mm
+    mm.close()
+
+
+async def converse(recall, llm_server, mm, messages, *, app=None):
+    """Each message recalled, then a memory written by the person's writer (and by an app every fourth)."""
+    person = MemoryOperations(mm, actor="agent")
+    for n, message in enumerate(messages):
+        llm_server.add_text("[]")
+        await recall.aretrieve(message)
+        person.add(f"第{n}轮：小林说起{message}。", "瞬间")
+        if app is not None and n % 4 == 3:  # an app writes now and then
+            app.add(f"Cursor 记下的第{n}条：小林今天在写第{n}个组件。", "项目")
+    return recall_requests(llm_server)
+
+
+@pytest.mark.parametrize("blocks, most", [(True, 0.4), (False, 1.0)])
+async def test_consecutive_requests_share_most_of_their_beginning(llm_server, make_llm, bank, blocks, most):
+    recall = MemoryRecall(bank, make_llm(), clock=lambda: NOW, budget=8_000)
+    recall.conversation_block = blocks
+    try:
+        requests = await converse(recall, llm_server, bank, MESSAGES)
+        shares = [differs(a, b) for a, b in zip(requests, requests[1:], strict=False)]
+        mean = sum(shares) / len(shares)
+        if blocks:
+            assert mean <= most  # was 0.6-0.7 with a memory written between messages (the run below)
+            assert recall.conversation.restarts >= 2  # it started again past its cap, and went on
+            stats = recall.last_listing
+            assert stats.tokens <= 8_000 and stats.shown > stats.stable
+        else:
+            assert mean > 0.5  # the ordering before: the stable block renumbered, the shortlist all new
+    finally:
+        recall.close()
+
+
+async def test_each_message_sees_what_was_written_since_and_its_own_shortlist(llm_server, make_llm, bank):
+    recall = MemoryRecall(bank, make_llm(), clock=lambda: NOW, budget=8_000)
+    recall.conversation_block = True
+    try:
+        requests = await converse(recall, llm_server, bank, MESSAGES[:3])
+        first, second, third = requests
+        assert second.startswith(first[:first.index("## 常被提起的记忆")].rstrip())  # the first request's listing is the second's beginning
+        assert "第0轮：小林说起今晚吃什么好" in second and "第0轮" not in first
+        assert second.count("第0轮：") == 1 and third.count("第0轮：") == 1  # shown once, where it first came
+        assert third.index("第0轮：") < third.index("第1轮：")
+        assert recall.last_listing.tokens <= 8_000
+    finally:
+        recall.close()
+
+
+async def test_other_apps_keep_their_bounded_share_after_the_persons_part(llm_server, make_llm, bank):
+    recall = MemoryRecall(bank, make_llm(), clock=lambda: NOW, budget=8_000)
+    recall.conversation_block = True
+    app = MemoryOperations(bank, actor="mcp:cursor")
+    for i in range(300):
+        app.add(f"Cursor 早先记下的第{i}条：一个很长的项目笔记，" + "细节" * 15, "项目")
+    try:
+        requests = await converse(recall, llm_server, bank, MESSAGES, app=app)
+        stats = recall.last_listing
+        assert 0 < stats.apps and stats.apps_tokens <= APP_SHARE * 8_000
+        for text in requests:
+            assert text.index(LISTING_HEADER) < text.index(APPS_HEADER)  # the person's part first
+        shares = [differs(a, b) for a, b in zip(requests, requests[1:], strict=False)]
+        # the apps' part changes after the person's stable block (their shortlist at the end, their
+        # window when they write): more differs than without them, and less than the 0.78 before
+        assert sum(shares) / len(shares) <= 0.55
+    finally:
+        recall.close()
+
+
+def test_the_block_starts_again_past_its_cap(bank):
+    from sonetto_desktop.memory.retrieval.conversation import ConversationBlock
+    from sonetto_desktop.memory.retrieval.listing import RecallListing
+    from sonetto_desktop.memory.retrieval.mechanical import MechanicalRetriever
+    from sonetto_desktop.memory.retrieval.shortlist import Shortlist
+
+    listing = RecallListing(bank)
+    mechanical = MechanicalRetriever(bank, now=lambda: NOW, index_path=False)
+    clock = [0.0]
+    block = ConversationBlock(clock=lambda: clock[0])
+    try:
+        part = listing.parts()[0]
+        sizes = []
+        for message in MESSAGES:
+            stable, extra, used = block.plan(message, listing, part, 6_000, 1_500, Shortlist(mechanical))
+            assert used <= 6_000 and not {e.id for e in stable} & {e.id for e in extra}
+            sizes.append(sum(e.tokens for e in extra))
+            clock[0] += 60
+        assert max(sizes) <= (1 - NEW_SHARE) * 6_000 and block.restarts >= 2
+        clock[0] += 4_000  # an hour without a message: a new conversation
+        before = block.restarts
+        block.plan("你好", listing, part, 6_000, 1_500, Shortlist(mechanical))
+        assert block.restarts == before + 1
+    finally:
+        listing.close()
+        mechanical.close()

@@ -1,0 +1,136 @@
+"""The shortlist's fusion of the words' ranking with an embeddings model's (shortlist.py) and the
+bar a model must clear to take part (agreement.py), on a real store and the real offline retriever,
+with scripted vectors."""
+
+from __future__ import annotations
+
+import contextlib
+from datetime import datetime, timedelta
+
+import pytest
+
+from sonetto_desktop.memory.item import MemoryItem
+from sonetto_desktop.memory.retrieval.agreement import AGREEMENT_MIN, ModelAgreement
+from sonetto_desktop.memory.retrieval.listing import RecallListing
+from sonetto_desktop.memory.retrieval.mechanical import MechanicalRetriever
+from sonetto_desktop.memory.retrieval.shortlist import Shortlist, interleave
+from sonetto_desktop.memory.stores.sqlite import SqliteMemoryManager
+
+NOW = datetime(2026, 12, 2, 9, 30)
+PLACES = ["门口的绿萝花盆", "鞋柜最上层", "电表箱", "邻居王阿姨家", "车里的储物格", "办公室抽屉", "书架第三层", "信箱",
+          "门垫下面", "阳台花架"]
+KEYS = [f"k{i:02d}" for i in range(40)]  # the gold: every memory about the spare keys
+OTHERS = [f"m{i:04d}" for i in range(300)]
+
+
+def stamp(days_ago: float) -> str:
+    return (NOW - timedelta(days=days_ago)).replace(microsecond=0).isoformat()
+
+
+@pytest.fixture
+def bank(tmp_path):
+    """300 everyday memories and 40 about where the spare keys are; the newest 50 are the stable block."""
+    mm = SqliteMemoryManager(tmp_path / "m.db")
+    items = {mid: MemoryItem(f"第{i}条：小林记下了一件关于第{i % 17}个朋友的小事。", "瞬间",
+                             latest_update_time=stamp(200 - i * 0.1)) for i, mid in enumerate(OTHERS)}
+    items.update({mid: MemoryItem(f"小林把第{i}把备用钥匙放在{PLACES[i % 10]}。", "地点与路径",
+                                  latest_update_time=stamp(300 - i)) for i, mid in enumerate(KEYS)})
+    mm.import_items(items)
+    mechanical = MechanicalRetriever(mm, now=lambda: NOW, index_path=False)
+    listing = RecallListing(mm)
+    try:
+        snapshot = listing.snapshot()
+        yield mechanical, snapshot, {e.id for e in snapshot.order[-50:]}
+    finally:
+        listing.close()
+        mechanical.close()
+        mm.close()
+
+
+class Vectors:
+    """A scripted embeddings model: its nearest memories are ``ids`` whatever the query."""
+
+    def __init__(self, ids, name="scripted"):
+        self.ids, self.model_key = list(ids), name
+
+    def embed_query(self, prompt):
+        return prompt
+
+    def nearest(self, vector, k):
+        return self.ids[:k]
+
+
+def shown(shortlist, snapshot, stable, prompt, tokens):
+    return {e.id for e in shortlist.fill(prompt, snapshot, stable, tokens)}
+
+
+@pytest.mark.parametrize("prompt", ["备用钥匙放在哪了", "我的钥匙呢", "第7把备用钥匙在哪"])
+@pytest.mark.parametrize("tokens", [700, 1000, 1400, 2400])
+def test_vectors_that_disagree_never_cost_what_the_words_found(bank, prompt, tokens):
+    mechanical, snapshot, stable = bank
+    words = shown(Shortlist(mechanical), snapshot, stable, prompt, tokens)
+    assert 10 <= len(words & set(KEYS))  # the budget holds some of the keys' memories (all of them at 2,400)
+    # the model agrees on the words' surest memory (so it takes part) and disagrees on everything else
+    surest = mechanical.scored(prompt, 1)[0][0]["id"]
+    vectors = Vectors([surest] + [mid for mid in OTHERS if mid not in stable])  # the oldest first: not recency either
+    fused = Shortlist(mechanical, vectors)
+    got = shown(fused, snapshot, stable, prompt, tokens)
+    assert fused.used_dense
+    assert words & set(KEYS) <= got  # every gold memory the words reached is still there
+    if len(words & set(KEYS)) == len(KEYS):  # room beyond the words' matches: the vectors' take the filler's places
+        assert got - words and not (got - words) & set(KEYS)
+
+
+def test_a_model_that_disagrees_with_the_words_is_left_out_and_costs_nothing(bank, tmp_path):
+    mechanical, snapshot, stable = bank
+    agreement = ModelAgreement(tmp_path / "recall-models.json")
+    weak = Vectors([mid for mid in OTHERS if mid not in stable], "weak")
+    prompts = ["备用钥匙放在哪了", "备用钥匙放在绿萝花盆了吗", "小林的备用钥匙在电表箱吗", "第3把备用钥匙放在哪了"]
+    words = {p: shown(Shortlist(mechanical), snapshot, stable, p, 1000) for p in prompts}
+    seen = []
+    for prompt in prompts:  # the words are sure of a key memory each time; the model's nearest never hold it
+        shortlist = Shortlist(mechanical, weak, agreement)
+        seen.append((shown(shortlist, snapshot, stable, prompt, 1000), shortlist.used_dense, shortlist.left_out))
+    assert agreement.counted("weak") == len(prompts) and agreement.rate("weak") < AGREEMENT_MIN
+    assert seen[0][1]  # a new model takes part at first
+    for (got, used, left_out), prompt in list(zip(seen, prompts, strict=True))[2:]:  # two disagreements later it is left out
+        assert left_out and not used
+        assert got == words[prompt]  # exactly what the words alone show
+    agreement.save()
+
+    again = ModelAgreement(tmp_path / "recall-models.json")  # the count outlives the app
+    assert not again.trusted("weak") and again.counted("weak") == len(prompts)
+    good = Vectors([], "good")
+    good.nearest = lambda prompt, k: [doc["id"] for doc, _ in mechanical.scored(prompt, 3)] + OTHERS[:k]
+    for prompt in prompts:
+        shortlist = Shortlist(mechanical, good, again)
+        shown(shortlist, snapshot, stable, prompt, 1000)
+        assert shortlist.used_dense and not shortlist.left_out
+    assert again.rate("good") > AGREEMENT_MIN
+
+
+def test_a_broad_question_is_answered_by_the_words_ranking_alone(bank):
+    mechanical, snapshot, stable = bank
+    vectors = Vectors(KEYS)
+    shortlist = Shortlist(mechanical, vectors)
+    assert shown(shortlist, snapshot, stable, "最近过得怎么样", 800) == shown(
+        Shortlist(mechanical), snapshot, stable, "最近过得怎么样", 800)
+    assert not shortlist.used_dense
+
+
+def test_interleaving_gives_each_ranking_its_share_and_each_memory_once():
+    assert interleave(["a", "b", "c"], ["x", "b", "y"]) == ["a", "x", "b", "y", "c"]
+    assert interleave(["a", "b", "c", "d"], ["x"], 0.5) == ["a", "x", "b", "c", "d"]
+    assert interleave([], ["x", "y"]) == ["x", "y"]
+
+
+def test_unreadable_agreement_counts_start_anew(tmp_path):
+    path = tmp_path / "recall-models.json"
+    path.write_text("{not json", encoding="utf-8")
+    agreement = ModelAgreement(path)
+    assert agreement.counted("e5") == 0 and agreement.trusted("e5")
+    for _ in range(6):
+        agreement.record("e5", True)
+    with contextlib.suppress(Exception):
+        agreement.save()
+    assert ModelAgreement(path).counted("e5") == 6
