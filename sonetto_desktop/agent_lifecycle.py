@@ -49,8 +49,11 @@ class Agents:
     ``publish_writer``: the services' event feed for the writer's pipeline events."""
 
     def __init__(self, handle: StoreHandle, settings: Callable[[], Settings], *,
-                 publish_writer: Callable[[object], None], drain_timeout: float) -> None:
+                 publish_writer: Callable[[object], None], drain_timeout: float, embeddings: Any = None) -> None:
+        """``embeddings``: options of the embeddings model's sync (``RecallVectors``' ``builtin`` and
+        ``start_delay``; default: what is installed)."""
         self._handle = handle
+        self._embeddings = dict(embeddings or {})
         self._settings = settings
         self._publish_writer = publish_writer
         self._drain_timeout = drain_timeout
@@ -84,7 +87,7 @@ class Agents:
         if chat:
             from .agent.recall_setup import RecallVectors  # imported off the loop above
 
-            self.vectors = RecallVectors(self._publish_writer)  # on the services' feed
+            self.vectors = RecallVectors(self._publish_writer, **self._embeddings)  # on the services' feed
             self.vectors.apply(self._settings(), handle.store, recall)
         self._start_writer(recall, tidy_up=chat)
         self.started = True  # the writer runs: a failed chat start must not make a second one

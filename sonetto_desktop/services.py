@@ -74,8 +74,11 @@ class AppServices:
     """See the module docstring. Build it with :meth:`open`."""
 
     def __init__(self, settings: Settings, *, actor: str = USER, watch: bool = True,
-                 writer_drain_timeout: float = WRITER_DRAIN_TIMEOUT) -> None:
+                 writer_drain_timeout: float = WRITER_DRAIN_TIMEOUT, embeddings: dict[str, Any] | None = None) -> None:
         self.settings = settings
+        #: The embeddings sync's options (``recall_setup.RecallVectors``: ``builtin`` None for a platform
+        #: without the built-in model, ``start_delay``); default: what is installed.
+        self.embeddings = dict(embeddings or {})
         self.actor = actor
         self.writer_drain_timeout = writer_drain_timeout
         self._watch = watch
@@ -93,7 +96,7 @@ class AppServices:
     async def open(cls, data_dir: str | Path | None = None, *, settings: Settings | None = None,
                    store_path: str | Path | None = None, actor: str = USER, watch: bool = True,
                    start_agents: bool = False, writer_drain_timeout: float = WRITER_DRAIN_TIMEOUT,
-                   check_later: bool = False) -> "AppServices":
+                   check_later: bool = False, embeddings: dict[str, Any] | None = None) -> "AppServices":
         """Open the data dir's memory store (``settings`` default: the saved settings with the
         environment's overrides; ``data_dir`` overrides the settings' one; ``store_path`` opens that
         store file instead, ``.db``/``.sqlite`` as SQLite, anything else as YAML, without migrating).
@@ -106,7 +109,8 @@ class AppServices:
             settings = await run_blocking(load_settings, with_secret=start_agents)
         if data_dir is not None:
             settings = dataclasses.replace(settings, data_dir=str(data_dir))
-        services = cls(settings, actor=actor, watch=watch, writer_drain_timeout=writer_drain_timeout)
+        services = cls(settings, actor=actor, watch=watch, writer_drain_timeout=writer_drain_timeout,
+                       embeddings=embeddings)
         services._store_file = Path(store_path) if store_path is not None else None
         await services._open_store(check=not check_later)
         if start_agents:
@@ -255,7 +259,7 @@ class AppServices:
         await self.checked()  # the writer starts paused when the store failed its check
         assert self._handle is not None and self._handle.memory is not None, "AppServices is not open"
         agents = Agents(self._handle, lambda: self.settings, publish_writer=self._events.publish,
-                        drain_timeout=self.writer_drain_timeout)
+                        drain_timeout=self.writer_drain_timeout, embeddings=self.embeddings)
         self._agents = agents
         self._stack.push_async_callback(self._stop_agents, agents)
         await agents.start(chat=chat)
@@ -268,6 +272,19 @@ class AppServices:
         if agents is None or not agents.started:
             return None
         return agents.model(settings)
+
+    def embeddings_plan(self, settings: Settings | None = None) -> Any:
+        """What embeddings model runs for ``settings`` (default: the current ones) on this installation
+        (``recall_setup.EmbeddingsPlan``)."""
+        from .agent.recall_setup import INSTALLED, embeddings_plan
+
+        return embeddings_plan(settings or self.settings, self.embeddings.get("builtin", INSTALLED))
+
+    def consent_vectors(self) -> None:
+        """The person agreed to embed every memory with the new embeddings model."""
+        agents = self._agents
+        if agents is not None and agents.vectors is not None:
+            agents.vectors.consent()
 
     async def _stop_agents(self, agents: Agents) -> None:
         await agents.stop()

@@ -312,7 +312,7 @@ class _Handler(BaseHTTPRequestHandler):
         """The context-length endpoints of local servers (only the one ``context_api`` names)."""
         owner, n = self.owner, self.owner.context_length
         api = {"/props": "llama.cpp", "/api/v0/models": "lm-studio", "/api/show": "ollama",
-               "/api/ps": "ollama"}.get(path)
+               "/api/ps": "ollama", "/api/tags": "ollama"}.get(path)
         if api is None:
             return False
         with owner._lock:
@@ -323,13 +323,19 @@ class _Handler(BaseHTTPRequestHandler):
         models = owner.models or []
         if path == "/props":
             payload: dict[str, Any] = {"default_generation_settings": {"n_ctx": n}, "total_slots": 1}
-        elif path == "/api/v0/models":
-            payload = {"data": [{"id": m, "state": "loaded", "max_context_length": 4 * n, "loaded_context_length": n}
+        elif path == "/api/v0/models":  # LM Studio says each model's type
+            payload = {"data": [{"id": m, "state": "loaded", "max_context_length": 4 * n, "loaded_context_length": n,
+                                 "type": "embeddings" if m in (owner.embedding_models or ()) else "llm"}
                                 for m in models]}
         elif path == "/api/ps":
             payload = {"models": [{"name": m, "model": m, "context_length": n} for m in models]}
-        else:
-            payload = {"parameters": "temperature 0.7", "model_info": {"qwen2.context_length": 32768}}
+        elif path == "/api/tags":  # Ollama's installed models, named with their tag
+            payload = {"models": [{"name": f"{m}:latest", "model": f"{m}:latest", "details": {"family": "qwen2"}}
+                                  for m in models]}
+        else:  # /api/show: what the model can do (``embedding`` for the embedding models)
+            name = str((body or {}).get("model") or "").removesuffix(":latest")
+            payload = {"parameters": "temperature 0.7", "model_info": {"qwen2.context_length": 32768},
+                       "capabilities": ["embedding"] if name in (owner.embedding_models or ()) else ["completion"]}
         self._send_json(200, payload)
         return True
 
@@ -338,7 +344,11 @@ class _Handler(BaseHTTPRequestHandler):
         length = int(self.headers.get("Content-Length") or 0)
         raw = self.rfile.read(length) if length else b""
         if path == "/api/show":
-            self._answer_context(path, None)
+            try:
+                shown = json.loads(raw.decode("utf-8") or "{}")
+            except ValueError:
+                shown = {}
+            self._answer_context(path, shown if isinstance(shown, dict) else {})
             return
         if path in ("/v1/embeddings", "/embeddings"):
             self._answer_embeddings(raw)

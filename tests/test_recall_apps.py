@@ -177,7 +177,7 @@ async def test_one_reply_with_the_apps_share_in_play_embeds_the_query_once(llm_s
 
     settings = Settings(data_dir=str(tmp_path / "data"), retrieval_mode="hybrid", base_url=llm_server.base_url,
                         model="test-model", api_key="sk-test", store_backend="sqlite", recall_budget_tokens=1_500,
-                        embeddings_enabled=True, embeddings_model="scripted-embed")
+                        embeddings_source="endpoint", embeddings_model="scripted-embed")
     services = await AppServices.open(settings=settings, watch=False)
     try:
         services.store.import_items({f"p{i:04d}": MemoryItem(f"第{i}条：小林记下了和第{i % 23}个朋友的一次聊天。", "瞬间",

@@ -83,7 +83,7 @@ async def wait_until(predicate, timeout: float = 20.0) -> None:
 async def test_an_embeddings_model_brings_what_words_miss_and_its_status_is_published(llm_server, tmp_path):
     from sonetto_desktop.memory.retrieval.vector_status import VectorStatus
 
-    settings = settings_for(tmp_path, llm_server.base_url, recall_budget_tokens=1_500, embeddings_enabled=True,
+    settings = settings_for(tmp_path, llm_server.base_url, recall_budget_tokens=1_500, embeddings_source="endpoint",
                             embeddings_model="scripted-embed")
     services = await AppServices.open(settings=settings, watch=False)
     statuses = events_of(services, VectorStatus)
@@ -101,7 +101,7 @@ async def test_an_embeddings_model_brings_what_words_miss_and_its_status_is_publ
         assert CAT in [text for _, text, _ in recalled_numbers(llm_server).values()]
         assert services.recall.last_listing.dense
 
-        await services.apply_settings(dataclasses.replace(services.settings, embeddings_enabled=False))
+        await services.apply_settings(dataclasses.replace(services.settings, embeddings_source="off"))
         assert services.recall.dense is None and statuses[-1].state == "stopped"
         llm_server.add_text("[]", to="chat")
         llm_server.add_text("好的。", to="chat")
@@ -116,7 +116,7 @@ async def test_the_chat_key_never_goes_to_another_embeddings_endpoint(llm_server
     from llm_server import ScriptedLLMServer
 
     with ScriptedLLMServer() as other:
-        settings = settings_for(tmp_path, llm_server.base_url, embeddings_enabled=True, embeddings_model="bge-m3",
+        settings = settings_for(tmp_path, llm_server.base_url, embeddings_source="endpoint", embeddings_model="bge-m3",
                                 embeddings_base_url=other.base_url)
         services = await AppServices.open(settings=settings, watch=False)
         try:
@@ -136,16 +136,16 @@ async def test_the_chat_key_never_goes_to_another_embeddings_endpoint(llm_server
 
 
 def test_the_embeddings_key_is_a_secret(tmp_path):
-    settings = Settings(embeddings_enabled=True, embeddings_model="text-embedding-v3",
+    settings = Settings(embeddings_source="endpoint", embeddings_model="text-embedding-v3",
                         embeddings_base_url="https://dashscope.aliyuncs.com/compatible-mode/v1",
                         embeddings_api_key="sk-dashscope-SECRET-42")
     path = tmp_path / "settings.json"
     settings.save(path)
     assert "SECRET" not in path.read_text("utf-8") and "SECRET" not in repr(settings)
     assert Settings.load(path).embeddings_api_key == "sk-dashscope-SECRET-42"
-    assert Settings(embeddings_enabled=True).validate()[0].field == "embeddings_model"
-    assert Settings(embeddings_enabled=True, embeddings_model="m", embeddings_base_url="ftp://x").validate()[0].field == (
+    assert Settings(embeddings_source="endpoint").validate()[0].field == "embeddings_model"
+    assert Settings(embeddings_source="endpoint", embeddings_model="m", embeddings_base_url="ftp://x").validate()[0].field == (
         "embeddings_base_url")
-    assert Settings(embeddings_enabled=True, embeddings_model="m").validate()[0].field == "embeddings_base_url"
-    assert Settings(embeddings_enabled=True, embeddings_model="m", base_url="http://127.0.0.1:1/v1",
+    assert Settings(embeddings_source="endpoint", embeddings_model="m").validate()[0].field == "embeddings_base_url"
+    assert Settings(embeddings_source="endpoint", embeddings_model="m", base_url="http://127.0.0.1:1/v1",
                     model="x").validate() == []

@@ -14,6 +14,7 @@ import pytest
 
 from sonetto_desktop.memory.item import MemoryItem
 from sonetto_desktop.memory.retrieval import MechanicalRetriever, MemoryRecall
+from sonetto_desktop.memory.retrieval.budget import estimate_tokens
 from sonetto_desktop.memory.retrieval.embeddings import (
     PRESETS,
     PROBE_TEXT,
@@ -579,6 +580,12 @@ def test_a_model_that_now_answers_as_another_gets_vectors_of_its_own(store, llm_
         first = sync.model_key
         llm_server.embedding_dims = 32  # the server now serves another model under the same name
         store.add("小林周末去爬了梧桐山。", "瞬间")
+        assert wait_for(lambda: sync.status.state == "consent", timeout=20)  # asks before embedding everything again
+        assert (sync.status.total, sync.status.previous) == (5, "scripted-embed") and sync.status.tokens > 0
+        asked = len(memory_inputs(llm_server))
+        time.sleep(0.3)
+        assert len(memory_inputs(llm_server)) == asked and sync.rank("小老虎最近乖不乖", 2) is None  # nothing sent
+        sync.consent()
         assert wait_for(lambda: sync.model_key != first and sync.status.state == "idle" and sync.status.done == 5,
                         timeout=20)
         assert sync.rank("小老虎最近乖不乖", 2)[0] == "cat"
@@ -640,3 +647,56 @@ def test_the_settings_ask_for_no_larger_vectors_than_are_accepted():
 
     assert "embeddings_dimensions" in problems(MAX_DIMENSIONS + 1)
     assert "embeddings_dimensions" not in problems(MAX_DIMENSIONS)
+
+
+# ── a change of model waits for the person's consent (issue 36) ────────
+
+def test_switching_models_embeds_again_only_after_consent(store, llm_server):
+    first = VectorSync(store, config(llm_server, model="model-a")).start()
+    try:
+        assert first.wait_idle(10) and first.status.done == 4
+    finally:
+        first.stop()
+    embedded = len(memory_inputs(llm_server))
+    llm_server.embedding_dims = 48  # another model answers at the same address
+    second = VectorSync(store, config(llm_server, model="model-b")).start()
+    try:
+        assert wait_for(lambda: second.status.state == "consent", timeout=10)
+        status = second.status
+        assert (status.model, status.previous, status.total, status.done) == ("model-b", "model-a", 4, 0)
+        assert status.tokens == sum(estimate_tokens(item.description) for item in BANK.values()) > 40
+        assert "4 条记忆要重新计算向量" in status.zh and second.wait_idle(0)
+        time.sleep(0.3)
+        assert len(memory_inputs(llm_server)) == embedded  # not one memory sent before the consent
+        table = open_vectors(store)
+        try:  # model-a's vectors are still there, and only its record
+            assert [m.name for m in table.models()] == ["model-a"] and sum(table.rows_by_model().values()) == 4
+        finally:
+            table.close()
+        second.consent()
+        assert wait_for(lambda: second.status.state == "idle" and second.status.done == 4, timeout=20)
+        assert second.rank("小老虎最近乖不乖", 1) == ["cat"]
+    finally:
+        second.stop()
+    third = VectorSync(store, config(llm_server, model="model-b")).start()  # the next start: no question
+    try:
+        assert third.wait_idle(10) and third.status.state == "idle" and third.status.done == 4
+    finally:
+        third.stop()
+
+
+def test_a_first_build_needs_no_consent(store, llm_server):
+    sync = VectorSync(store, config(llm_server)).start()
+    try:
+        assert sync.wait_idle(10) and sync.status.state == "idle" and sync.status.done == 4
+    finally:
+        sync.stop()
+
+
+def test_a_start_delay_waits_and_a_stop_ends_it_at_once(store, llm_server):
+    sync = VectorSync(store, config(llm_server), start_delay=30.0).start()
+    time.sleep(0.3)
+    assert llm_server.embedding_requests == [] and sync.status.state == "starting"
+    started = time.monotonic()
+    sync.stop()
+    assert time.monotonic() - started < 2.0

@@ -34,6 +34,9 @@ STORE_BACKENDS = ("yaml", "sqlite", "postgres")
 POSTGRES_TLS_MODES = ("disable", "prefer", "require", "verify-full")
 THEMES = ("light", "dark", "system")
 LANGUAGES = ("zh_CN", "en")
+#: Where recall's embeddings model comes from: the one built into the app (offline; where the
+#: platform has none, a configured endpoint or words only), an OpenAI-compatible endpoint, or none.
+EMBEDDINGS_SOURCES = ("builtin", "endpoint", "off")
 
 # Fields whose value must be one of a fixed set.
 _CHOICES: dict[str, tuple[str, ...]] = {
@@ -42,6 +45,7 @@ _CHOICES: dict[str, tuple[str, ...]] = {
     "theme": THEMES,
     "language": LANGUAGES,
     "postgres_tls": POSTGRES_TLS_MODES,
+    "embeddings_source": EMBEDDINGS_SOURCES,
 }
 # Numeric fields: inclusive range.
 _RANGES: dict[str, tuple[float, float]] = {
@@ -104,11 +108,13 @@ class Settings:
     #: How many tokens of memories the recall model may read per message (0: automatic, by provider:
     #: large for a cloud model, what the context holds for a local server; memory/retrieval/budget.py).
     recall_budget_tokens: int = 0
-    # An embeddings model for recall's shortlist beyond the budget (optional; memory/retrieval/
-    # embeddings.py): on or off, which preset ("" or "custom": the fields below), where (empty: the
-    # chat's base URL, and then its key), the model, its vector size (0: the model's own) and its pace
-    # (requests per minute; 0: the preset's, none for a local server). The key is a secret.
-    embeddings_enabled: bool = False
+    # The embeddings model for recall's shortlist beyond the budget: ``embeddings_source`` (see
+    # EMBEDDINGS_SOURCES; built in by default), and for "endpoint" (memory/retrieval/embeddings.py)
+    # which preset ("" or "custom": the fields below), where (empty: the chat's base URL, and then its
+    # key), the model, its vector size (0: the model's own) and its pace (requests per minute; 0: the
+    # preset's, none for a local server). The key is a secret. A settings file of a version before the
+    # built-in model (``embeddings_enabled``) keeps its endpoint (``_from_dict``).
+    embeddings_source: str = "builtin"
     embeddings_preset: str = ""
     embeddings_base_url: str = ""
     embeddings_model: str = ""
@@ -201,8 +207,14 @@ class Settings:
         return self.api_key.strip() if same else ""
 
     @property
+    def has_embeddings_endpoint(self) -> bool:
+        """An embeddings endpoint is filled in (a model and somewhere to reach it), chosen or not."""
+        return bool(self.embeddings_model.strip() and self.effective_embeddings_base_url)
+
+    @property
     def is_embeddings_configured(self) -> bool:
-        return bool(self.embeddings_enabled and self.embeddings_model.strip() and self.effective_embeddings_base_url)
+        """The endpoint is the chosen source and is filled in."""
+        return self.embeddings_source == "endpoint" and self.has_embeddings_endpoint
 
     @property
     def env_overridden(self) -> frozenset[str]:
@@ -236,7 +248,7 @@ class Settings:
                                     f"The name must be one line of at most {USER_NAME_MAX} characters."))
         if self.store_backend == "postgres":
             problems += _postgres_problems(self)
-        if self.embeddings_enabled:
+        if self.embeddings_source == "endpoint":
             problems += _embeddings_problems(self)
         for name, (low, high) in _RANGES.items():
             value = getattr(self, name)
@@ -335,6 +347,8 @@ class Settings:
     def _from_dict(cls, data: dict[str, Any]) -> Settings:
         defaults = cls()
         values: dict[str, Any] = {}
+        if "embeddings_source" not in data and data.get("embeddings_enabled") is True:
+            values["embeddings_source"] = "endpoint"  # written before the built-in model: keep the endpoint
         for f in fields(cls):
             if f.name.startswith("_") or f.name in _SECRET_FIELDS or f.name not in data:
                 continue
@@ -392,8 +406,8 @@ def _embeddings_problems(settings: Settings) -> list[Problem]:
         return [Problem("embeddings_base_url", "向量模型的服务地址应以 http:// 或 https:// 开头。",
                         "The embeddings base URL must start with http:// or https://.")]
     if not settings.embeddings_model.strip():
-        return [Problem("embeddings_model", "请填写向量模型的名称，或关闭向量模型。",
-                        "Please enter the embeddings model's name, or turn the embeddings model off.")]
+        return [Problem("embeddings_model", "请填写向量模型的名称，或改用内置模型。",
+                        "Please enter the embeddings model's name, or use the built-in model.")]
     if not settings.effective_embeddings_base_url:
         return [Problem("embeddings_base_url", "请填写向量模型的服务地址（或在“模型”页填写对话模型的）。",
                         "Please enter the embeddings base URL (or the chat model's on the Model page).")]

@@ -19,8 +19,9 @@ class AppDialogs:
 
     def __init__(self, service: Any, *, window: Callable[[], Any], wall: Callable[[], Any],
                  settings: Callable[[], Any], apply_settings: Callable[[Any], Awaitable[None]],
-                 scope: TaskScope) -> None:
+                 scope: TaskScope, embeddings: dict[str, Any] | None = None) -> None:
         self._service = service
+        self._embeddings = dict(embeddings or {})  # the services' embeddings options (``builtin``)
         self._window = window
         self._wall = wall
         self._settings = settings
@@ -56,7 +57,8 @@ class AppDialogs:
     def open_settings(self) -> QDialog:
         from .settings.dialog import SettingsDialog
 
-        dialog = SettingsDialog(self._settings(), self._window())
+        dialog = SettingsDialog(self._settings(), self._window(), **(
+            {"builtin": self._embeddings["builtin"]} if "builtin" in self._embeddings else {}))
         apply, scope = self._apply_settings, self._scope
         dialog.settings_saved.connect(lambda new: scope.spawn(apply(new), name="apply-settings"))
         dialog.dont_remember_requested.connect(lambda: self.open_dont_remember(dialog))

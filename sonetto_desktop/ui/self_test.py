@@ -48,6 +48,17 @@ def postgres_driver() -> int:
     return psycopg.pq.version()
 
 
+def builtin_model_test(model: Any) -> Any:
+    """Load the built-in embeddings model and embed one text (``TestResult``)."""
+    from sonetto_desktop.memory.retrieval.builtin_model import LocalEmbeddings
+
+    client = LocalEmbeddings(model)
+    try:
+        return client.test()
+    finally:
+        client.close()
+
+
 async def _checks(app: SonettoApp, out: TextIO) -> None:
     await app.start()
     _require(app.window is not None and app.window.isVisible(), "main window did not show")
@@ -84,6 +95,15 @@ async def _checks(app: SonettoApp, out: TextIO) -> None:
     app.timings["recall_ready"] = (time.perf_counter() - started) * 1000
     if getattr(sys, "frozen", False):  # the bundle carries the PostgreSQL store: its driver must load
         print(f"  PostgreSQL driver    libpq {await run_blocking(postgres_driver)}", file=out)
+    plan = app.services.embeddings_plan()
+    if plan.builtin is not None:  # the platform's built-in embeddings model is carried and runs
+        tested = await run_blocking(builtin_model_test, plan.builtin)
+        _require(tested.ok, tested.en)
+        print(f"  embeddings model     {plan.builtin.label}: {tested.dimensions} dims, {tested.latency_ms:.0f} ms"
+              f"{'' if plan.runs == 'builtin' else f' (not used: {plan.runs})'}", file=out)
+    else:
+        print(f"  embeddings model     none built in here ({'endpoint' if plan.runs == 'endpoint' else 'words only'})",
+              file=out)
     print(f"  memories             {stored}", file=out)
     print(f"  writer               {writer.status().en}", file=out)
     print(f"  model configured     {'yes' if app.settings.is_llm_configured else 'no'}", file=out)

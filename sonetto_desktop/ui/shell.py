@@ -53,7 +53,10 @@ class SonettoApp:
     """The composed app. ``quit_requested`` (an asyncio.Event) is set by 退出 / closing without a tray."""
 
     def __init__(self, qapp: QApplication, settings: Settings | None = None, *, interactive: bool = True,
-                 use_tray: bool = True, writer_drain_timeout: float = WRITER_DRAIN_TIMEOUT) -> None:
+                 use_tray: bool = True, writer_drain_timeout: float = WRITER_DRAIN_TIMEOUT,
+                 embeddings: dict[str, Any] | None = None) -> None:
+        """``embeddings``: the embeddings sync's options (``builtin``: None for a platform without the
+        built-in model, ``start_delay``; ``recall_setup.RecallVectors``); default: what is installed."""
         import asyncio
 
         self.qapp = qapp
@@ -61,6 +64,7 @@ class SonettoApp:
         self.interactive = interactive
         self.use_tray = use_tray
         self.writer_drain_timeout = writer_drain_timeout
+        self.embeddings = dict(embeddings or {})
         self.quit_requested = asyncio.Event()
         self.timings: dict[str, float] = {}
         self.services: AppServices | None = None
@@ -79,6 +83,7 @@ class SonettoApp:
         self.theme: ThemeController | None = None
         self.writer_toasts: Any = None
         self.store_notices: Any = None
+        self.vector_notices: Any = None  # notices/vector_notices.py
         self.wall_loaded: Any = None
         self.sqlite_offer: Any = None
         self.dialogs: AppDialogs | None = None  # settings, review inbox, contradictions, don't-remember list
@@ -139,7 +144,8 @@ class SonettoApp:
         while self.services is None:
             try:
                 self.services = await AppServices.open(settings=self.settings, check_later=True,
-                                                       writer_drain_timeout=self.writer_drain_timeout)
+                                                       writer_drain_timeout=self.writer_drain_timeout,
+                                                       embeddings=self.embeddings)
             except StoreUnavailable as exc:
                 if not self.interactive:
                     raise
@@ -172,7 +178,8 @@ class SonettoApp:
         self.service = MemoryService(self.services, feed=self.feed)  # the one way operations run
         self._ui_state = QSettings(str(config_dir() / "ui-state.ini"), QSettings.Format.IniFormat)
         self.dialogs = AppDialogs(self.service, window=lambda: self.window, wall=lambda: self.wall,
-                                  settings=lambda: self.settings, apply_settings=self.apply_settings, scope=self._tasks)
+                                  settings=lambda: self.settings, apply_settings=self.apply_settings, scope=self._tasks,
+                                  embeddings=self.embeddings)
         self.chat_actions = ChatActions(self.services, self.service, self.controller, window=lambda: self.window,
                                         toasts=lambda: self.toasts)
         from .notices.memory_undo import MemoryUndo
@@ -181,6 +188,13 @@ class SonettoApp:
         self.controller.operation_failed.connect(self._on_operation_failed)
         self.writer_control.review_requested.connect(self.open_review)
         self.writer_control.conflicts_requested.connect(self.open_conflicts)
+        from .notices.vector_notices import VectorNotices
+
+        # the embeddings model: no built-in model here (said once), consent before embedding everything again
+        self.vector_notices = VectorNotices(self.services, self.feed, toasts=lambda: self.toasts,
+                                            window=lambda: self.window, open_settings=self.open_settings,
+                                            ui_state=self._ui_state, parent=self.writer_control)
+        self.writer_control.vectors_consent_requested.connect(self.vector_notices.ask)
         from .dialogs.history_actions import HistoryImportActions
 
         self.history_imports = HistoryImportActions(self.services)
@@ -346,7 +360,7 @@ class SonettoApp:
         if self.controller is not None:
             await self.controller.close()
         steps.append("reply_cancelled")
-        for part in (self.writer_toasts, self.store_notices, self.writer_control, self.service):
+        for part in (self.writer_toasts, self.store_notices, self.vector_notices, self.writer_control, self.service):
             if part is not None:
                 part.close()
         if self.service is not None:

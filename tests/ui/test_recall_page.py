@@ -1,6 +1,8 @@
 """The settings page "回忆": the recall budget and the embeddings model are saved (the key in secret
-storage, never in settings.json), a preset fills the endpoint, and the test button asks the
-embeddings endpoint for real (the scripted server)."""
+storage, never in settings.json), a preset fills the endpoint, the test button asks the embeddings
+endpoint for real (the scripted server) or runs the built-in model, the page says what runs on this
+platform (one without the built-in model: a constructor parameter), and a local chat server's
+embeddings models are listed from its own API."""
 
 from __future__ import annotations
 
@@ -17,11 +19,13 @@ async def test_the_page_saves_the_budget_and_the_embeddings_model(qtbot):
     d = SettingsDialog(Settings.load())
     qtbot.addWidget(d)
     page = d.recall_page
-    assert page.budget_auto.isChecked() and not page.budget.isEnabled() and not page.embeddings.isChecked()
+    assert page.budget_auto.isChecked() and not page.budget.isEnabled() and page.source_builtin.isChecked()
+    assert not page.endpoint.isEnabled()  # the endpoint's fields are for the endpoint
     page.budget_auto.setChecked(False)
     assert page.budget.isEnabled()
     page.budget.setValue(20_000)
-    page.embeddings.setChecked(True)
+    page.source_endpoint.setChecked(True)
+    assert page.endpoint.isEnabled()
     _pick(page.preset, "dashscope-v3")
     assert page.base_url.text() == "https://dashscope.aliyuncs.com/compatible-mode/v1"
     assert page.model.text() == "text-embedding-v3"
@@ -29,20 +33,21 @@ async def test_the_page_saves_the_budget_and_the_embeddings_model(qtbot):
     page.dimensions.setValue(512)
     assert await d.save()
     again = Settings.load()
-    assert (again.recall_budget_tokens, again.embeddings_enabled, again.embeddings_preset) == (20_000, True, "dashscope-v3")
+    assert (again.recall_budget_tokens, again.embeddings_source, again.embeddings_preset) == (20_000, "endpoint",
+                                                                                               "dashscope-v3")
     assert (again.embeddings_model, again.embeddings_dimensions) == ("text-embedding-v3", 512)
     assert again.embeddings_api_key == "sk-dashscope-embedding-SECRET"
     assert "SECRET" not in (config_dir() / "settings.json").read_text(encoding="utf-8")
     reopened = SettingsDialog(again)
     qtbot.addWidget(reopened)
-    assert reopened.recall_page.budget.value() == 20_000 and reopened.recall_page.embeddings.isChecked()
+    assert reopened.recall_page.budget.value() == 20_000 and reopened.recall_page.source_endpoint.isChecked()
     assert reopened.recall_page.api_key.text() == "sk-dashscope-embedding-SECRET" and not reopened.dirty()
 
 
 async def test_an_embeddings_model_without_a_name_is_refused(qtbot):
     d = SettingsDialog(Settings.load())
     qtbot.addWidget(d)
-    d.recall_page.embeddings.setChecked(True)
+    d.recall_page.source_endpoint.setChecked(True)
     assert not await d.save()
     assert "向量模型" in d.error_label.text()
 
@@ -51,7 +56,7 @@ async def test_the_test_button_asks_the_embeddings_endpoint(qtbot, llm_server):
     d = SettingsDialog(Settings(base_url=llm_server.base_url, model="test-model", api_key="sk-test"))
     qtbot.addWidget(d)
     page = d.recall_page
-    page.embeddings.setChecked(True)
+    page.source_endpoint.setChecked(True)
     page.model.setText("scripted-embed")
     await page.test_embeddings()
     assert page.test_result.text().startswith("✓ 向量模型可用：64 维")

@@ -27,6 +27,7 @@ def test_self_test_passes_on_a_fresh_data_dir(tmp_path):
         assert timing in result.stdout
     assert (tmp_path / "fresh" / "memory.yaml").exists()
     assert (tmp_path / "fresh" / "sessions.db").exists() or list((tmp_path / "fresh").glob("*.db"))
+    assert "embeddings model     multilingual-e5-small (4-bit): 384 dims" in result.stdout  # the built-in model runs
 
 
 def test_self_test_fails_with_the_reason_on_a_corrupt_store(tmp_path):

@@ -24,7 +24,7 @@ async def test_the_vectors_are_counted_while_they_are_made(qapp, tmp_path, wait,
     bank(data, 120)
     llm_server.embedding_delay = 0.1  # 8 batches of 16: about a second
     shown: list[str] = []
-    settings = app_settings(data, llm_server, embeddings_enabled=True, embeddings_model="scripted-embed")
+    settings = app_settings(data, llm_server, embeddings_source="endpoint", embeddings_model="scripted-embed")
     async with running_app(qapp, settings) as app:
         indicator = app.window.status_indicator
         label = indicator.vectors_label
@@ -47,7 +47,7 @@ async def test_a_refused_embeddings_request_shows_why(qapp, tmp_path, wait, llm_
     data.mkdir()
     bank(data, 5)
     llm_server.embedding_models = ["the-real-one"]
-    settings = app_settings(data, llm_server, embeddings_enabled=True, embeddings_model="scripted-embed")
+    settings = app_settings(data, llm_server, embeddings_source="endpoint", embeddings_model="scripted-embed")
     async with running_app(qapp, settings) as app:
         label = app.window.status_indicator.vectors_label
         await wait(lambda: label.text() == "向量 0/5 出错", timeout=20, message="the error was shown")

@@ -39,8 +39,8 @@ from ...aio import start_thread
 if TYPE_CHECKING:
     import numpy as np
 
-__all__ = ["MAX_DIMENSIONS", "PROBE_TEXT", "EmbeddingsClient", "EmbeddingsConfig", "EmbeddingsError", "PRESETS",
-           "Preset", "TestResult", "answer_limit"]
+__all__ = ["MAX_DIMENSIONS", "PROBE_TEXT", "EmbeddingsClient", "EmbeddingsConfig", "EmbeddingsError", "LocalServerModels",
+           "PRESETS", "Preset", "TestResult", "answer_limit", "local_server_models", "preset_for"]
 
 log = logging.getLogger(__name__)
 
@@ -75,15 +75,20 @@ class Preset:
     rpm: int = 0  # requests per minute we allow ourselves (0: no limit: a local server)
     query_prefix: str = ""  # some models want the two kinds of text marked
     document_prefix: str = ""
+    #: List price per million input tokens (0: free, or a local server) and its currency, to estimate
+    #: what embedding every memory again costs (prices change: an estimate, said to be one).
+    price_per_mtok: float = 0.0
+    currency: str = ""
 
 
 PRESETS: dict[str, Preset] = {p.key: p for p in (
     Preset("openai-3-small", "OpenAI text-embedding-3-small", "https://api.openai.com/v1",
-           "text-embedding-3-small", 1536, send_dimensions=True, batch=256, rpm=300),
+           "text-embedding-3-small", 1536, send_dimensions=True, batch=256, rpm=300, price_per_mtok=0.02,
+           currency="$"),
     Preset("dashscope-v3", "阿里云百炼 text-embedding-v3", "https://dashscope.aliyuncs.com/compatible-mode/v1",
-           "text-embedding-v3", 1024, send_dimensions=True, batch=10, rpm=300),
+           "text-embedding-v3", 1024, send_dimensions=True, batch=10, rpm=300, price_per_mtok=0.5, currency="¥"),
     Preset("siliconflow-bge-m3", "硅基流动 BAAI/bge-m3", "https://api.siliconflow.cn/v1",
-           "BAAI/bge-m3", 1024, batch=32, rpm=120),
+           "BAAI/bge-m3", 1024, batch=32, rpm=120),  # free of charge on SiliconFlow
     Preset("ollama-bge-m3", "Ollama bge-m3", "http://localhost:11434/v1", "bge-m3", 1024, batch=32),
     Preset("ollama-nomic", "Ollama nomic-embed-text", "http://localhost:11434/v1", "nomic-embed-text", 768,
            batch=32, query_prefix="search_query: ", document_prefix="search_document: "),
@@ -121,11 +126,22 @@ class EmbeddingsConfig:
                    preset.send_dimensions and bool(dimensions), preset.query_prefix, preset.document_prefix)
 
     @property
+    def builtin(self) -> bool:
+        """A built-in model run in this process (``builtin_model.py``), not a server."""
+        return self.base_url.startswith("builtin:")
+
+    @property
     def key(self) -> str:
         """What named this model's vectors before a model was known by its probe (the endpoint, the model
         and the size): ``VectorTable.register`` adopts the vectors saved under it."""
         raw = f"{self.base_url.lower()}|{self.model}|{self.dimensions}|{self.document_prefix}"
         return hashlib.sha1(raw.encode("utf-8")).hexdigest()[:16]
+
+
+def preset_for(config: EmbeddingsConfig) -> Preset | None:
+    """The preset of ``config``'s model at the preset's own address (None: another model or server)."""
+    base = config.base_url.lower().rstrip("/")
+    return next((p for p in PRESETS.values() if p.model == config.model and p.base_url.lower() == base), None)
 
 
 class EmbeddingsError(Exception):
@@ -359,3 +375,85 @@ def _hint(status: int | None) -> tuple[str, str]:
         return "。这个模型可能不是向量模型，或不支持所填的维度。", (
             ". The model may not be an embeddings model, or may not accept the dimensions given.")
     return "", ""
+
+
+# ── the embeddings models of a local server ─────────────────────────────
+
+#: Model families that are embeddings models, for an Ollama too old to say so (``/api/show`` without
+#: ``capabilities``); its chat models are of other families (llama, qwen2, gemma…).
+EMBEDDING_FAMILIES = frozenset({"bert", "nomic-bert", "xlm-roberta", "jina-bert", "jina-bert-v2", "gte", "new"})
+#: At most this many of an Ollama's models are asked what they can do (one request each).
+SHOW_MAX = 40
+
+
+@dataclass(frozen=True)
+class LocalServerModels:
+    """The embeddings models a local server has: ``server`` "ollama" or "lm-studio" ("": neither
+    answered), ``models`` their names (as ``/v1/embeddings`` takes them), ``said`` whether the server
+    said which models embed (else the names are those that look like embeddings models)."""
+
+    server: str
+    models: tuple[str, ...] = ()
+    said: bool = True
+
+
+def _ollama_embeds(show: Any, name: str, details: Any) -> tuple[bool, bool]:
+    """(is an embeddings model, the server said so) from ``/api/show`` and ``/api/tags``' details."""
+    capabilities = show.get("capabilities") if isinstance(show, dict) else None
+    if isinstance(capabilities, list):
+        return "embedding" in capabilities, True
+    families = []
+    if isinstance(details, dict):
+        families = [details.get("family")] + list(details.get("families") or [])
+    return any(str(f).lower() in EMBEDDING_FAMILIES for f in families if f) or "embed" in name.lower(), False
+
+
+def local_server_models(base_url: str, api_key: str = "", *, timeout: float = 2.0) -> LocalServerModels:
+    """The embeddings models of the local server at ``base_url`` (the chat's OpenAI-compatible
+    address): Ollama's ``/api/tags`` (each model's ``/api/show`` says whether it embeds), else LM
+    Studio's ``/api/v0/models`` (``type: embeddings``), else its ``/v1/models`` (names with "embed":
+    that list does not say). Blocking (a few quick requests): call it from a worker. Never raises."""
+    import httpx
+
+    base = base_url.strip().rstrip("/")
+    root = base[: -len("/v1")] if base.endswith("/v1") else base
+    headers = {"Authorization": f"Bearer {api_key}"} if api_key else {}
+
+    def answer(reply: Any) -> Any:
+        if reply.status_code != 200:
+            return None
+        try:
+            return reply.json()
+        except ValueError:
+            return None
+
+    try:
+        with httpx.Client(timeout=timeout, headers=headers) as http:
+            tags = answer(http.get(f"{root}/api/tags"))
+            listed = tags.get("models") if isinstance(tags, dict) else None
+            if isinstance(listed, list):
+                found, said = [], True
+                for entry in listed[:SHOW_MAX]:
+                    name = str(entry.get("name") or entry.get("model") or "") if isinstance(entry, dict) else ""
+                    if not name:
+                        continue
+                    embeds, told = _ollama_embeds(answer(http.post(f"{root}/api/show", json={"model": name})), name,
+                                                  entry.get("details"))
+                    said = said and told
+                    if embeds:
+                        found.append(name.removesuffix(":latest"))  # what Ollama means by the bare name
+                return LocalServerModels("ollama", tuple(dict.fromkeys(found)), said)
+            studio = answer(http.get(f"{root}/api/v0/models"))
+            rows = studio.get("data") if isinstance(studio, dict) else None
+            if isinstance(rows, list) and any(isinstance(r, dict) and "type" in r for r in rows):
+                return LocalServerModels("lm-studio", tuple(str(r.get("id")) for r in rows if isinstance(r, dict)
+                                                            and r.get("type") == "embeddings" and r.get("id")))
+            models = answer(http.get(f"{base}/models"))
+            rows = models.get("data") if isinstance(models, dict) else None
+            if isinstance(rows, list):
+                ids = [str(r.get("id")) for r in rows if isinstance(r, dict) and r.get("id")]
+                return LocalServerModels("lm-studio" if isinstance(studio, dict) else "",
+                                         tuple(i for i in ids if "embed" in i.lower()), False)
+    except Exception as exc:  # noqa: BLE001 - a strange or absent server lists nothing
+        log.debug("listing the embeddings models of %s failed: %s", base, exc)
+    return LocalServerModels("", (), False)

@@ -12,8 +12,11 @@ __all__ = ["VectorStatus"]
 class VectorStatus:
     """How far the vectors are. ``state``: starting | running | waiting (rate-limited or the server
     is away: ``retry_in`` seconds; or the query's vector failed and recall uses words only for that
-    long) | idle (all done) | error (``error`` says why; it waits for new settings or a retry) |
-    stopped. ``done`` counts the memories whose vector the search sees."""
+    long) | idle (all done) | consent (the store's vectors are another model's: ``total`` memories
+    would be embedded again, ~``tokens`` estimated tokens; nothing is sent and recall uses words only
+    until the person agrees) | error (``error`` says why; it waits for new settings or a retry) |
+    stopped. ``done`` counts the memories whose vector the search sees. ``previous``: the model
+    whose vectors the store has (consent)."""
 
     state: str
     done: int = 0
@@ -21,6 +24,8 @@ class VectorStatus:
     error: str = ""
     retry_in: float | None = None
     model: str = ""
+    previous: str = ""
+    tokens: int = 0
 
     @property
     def complete(self) -> bool:
@@ -29,6 +34,8 @@ class VectorStatus:
     @property
     def zh(self) -> str:
         count = f"向量 {self.done:,}/{self.total:,}"
+        if self.state == "consent":
+            return f"向量模型换成了 {self.model}：{self.total:,} 条记忆要重新计算向量，等你同意"
         if self.state == "error":
             return f"{count}：出错了（{self.error}）"
         if self.state == "waiting":
@@ -39,6 +46,8 @@ class VectorStatus:
     @property
     def en(self) -> str:
         count = f"Vectors {self.done:,}/{self.total:,}"
+        if self.state == "consent":
+            return f"The embeddings model is now {self.model}: {self.total:,} memories need new vectors, waiting for you"
         if self.state == "error":
             return f"{count}: failed ({self.error})"
         if self.state == "waiting":

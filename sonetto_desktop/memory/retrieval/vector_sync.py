@@ -2,12 +2,18 @@
 
 One worker thread per store and model:
 
-- at start it asks the model for its vector of a fixed text (the probe) and finds, by name, size
-  and that vector, which of the store's models it is (``vectors.VectorTable.register``): the
-  address it is reached at does not matter, so two devices that reach one model through two
-  addresses share its vectors. A model that answers otherwise than the store's record of the same
-  name is asked again: only two answers that agree make it another model (whose vectors are then
-  computed; the earlier model's are deleted once every memory has one of the new);
+- at start (after ``start_delay``: the built-in model leaves the first seconds to the window) it
+  asks the model for its vector of a fixed text (the probe) and finds, by name, size and that
+  vector, which of the store's models it is (``vectors.VectorTable.register``): the address it is
+  reached at does not matter, so two devices that reach one model through two addresses share its
+  vectors. A model that answers otherwise than the store's record of the same name is asked again:
+  only two answers that agree make it another model;
+- another model than the one whose vectors the store has (the person switched between the built-in
+  model and an endpoint, or an upgrade changed the built-in model) is used only with the person's
+  consent: the status says "consent" with how many memories and ~how many tokens embedding them
+  again takes, nothing is sent and recall uses words only until :meth:`consent`. Then its vectors
+  are computed, and the earlier model's deleted once every memory has one of the new. A store with
+  no vectors yet (a first start) needs no consent;
 - then it compares the store with the vectors already saved (``vectors.py``: each row keeps
   the fingerprint of the text it was computed from), drops the vectors of memories that are gone
   and queues the memories without a current vector, the most recently changed first. Progress is
@@ -42,6 +48,8 @@ from ..changes import MemoryChange
 from ..errors import MemoryNotFound
 from ..events import EventFeed
 from ..stores.base import BaseMemoryManager
+from .budget import estimate_tokens
+from .builtin_model import open_client
 from .embeddings import EmbeddingsClient, EmbeddingsConfig, EmbeddingsError
 from .vector_status import VectorStatus
 from .vectors import VectorTable, find_model, open_vectors, same_model, text_fingerprint
@@ -58,7 +66,7 @@ QUERY_PAUSE = 60.0
 BACKOFF_FIRST = 2.0
 BACKOFF_MAX = 300.0
 INLINE_CHANGES_MAX = 2000
-STATES = ("starting", "running", "waiting", "idle", "error", "stopped")
+STATES = ("starting", "running", "waiting", "idle", "consent", "error", "stopped")
 
 
 def _text(item: Any) -> str:
@@ -67,13 +75,17 @@ def _text(item: Any) -> str:
 
 class VectorSync:
     """See the module docstring. ``table`` / ``client`` (tests, benchmarks) replace the store's
-    vector table and the HTTP client."""
+    vector table and the HTTP client (or built-in model). ``start_delay``: seconds the worker waits
+    before its first step (``stop`` ends the wait)."""
 
     def __init__(self, mm: BaseMemoryManager, config: EmbeddingsConfig, *, table: VectorTable | None = None,
-                 client: EmbeddingsClient | None = None,
-                 table_factory: Callable[[BaseMemoryManager, str], VectorTable] = open_vectors) -> None:
+                 client: EmbeddingsClient | Any | None = None,
+                 table_factory: Callable[[BaseMemoryManager, str], VectorTable] = open_vectors,
+                 start_delay: float = 0.0) -> None:
         self._mm = mm
         self.config = config
+        self._start_delay = start_delay
+        self._consented = threading.Event()  # the person agreed to embed every memory with this model
         self._table = table
         self._table_factory = table_factory
         self._client = client  # made by the worker when not given (its TLS setup reads files)
@@ -130,6 +142,14 @@ class VectorSync:
             self._client.close()
         if self._table is not None:
             self._table.close()
+
+    def consent(self) -> None:
+        """The person agreed: embed the memories with this model (see the module docstring)."""
+        if self._base.state == "consent":
+            self._idle.clear()  # work to do again: ``wait_idle`` waits for it
+        self._consented.set()
+        with self._wake:
+            self._wake.notify_all()
 
     def retry(self) -> None:
         """After an error: try again now."""
@@ -243,8 +263,10 @@ class VectorSync:
 
     def _run(self) -> None:
         try:
-            if self._client is None:
-                self._client = EmbeddingsClient(self.config)
+            if self._start_delay > 0:
+                self._sleep(self._start_delay)
+            if self._client is None and not self._stop.is_set():
+                self._client = open_client(self.config)
             self._loop()
         finally:
             self._release()
@@ -264,6 +286,13 @@ class VectorSync:
             elif not same_model(again, probe):
                 raise EmbeddingsError("the model answers the same text differently each time; its vectors are kept "
                                       "until it answers alike", retryable=True)
+        if find_model(records, self.config.model, probe) is None and not self._consented.is_set():
+            others = {k: n for k, n in table.rows_by_model().items() if n and k != self.config.key}
+            if others:
+                self._ask_consent(records, others)
+                if self._stop.is_set():
+                    return
+        self._consented.clear()  # a later change of model asks again
         key = table.register(self.config.model, probe, legacy=self.config.key)
         if key != self._model_key:
             if self._model_key is not None:
@@ -273,6 +302,21 @@ class VectorSync:
             with self._wake:
                 self._reload = True
         self._model_key, self._dims, self._identified = key, table.dims, True
+
+    def _ask_consent(self, records: list, others: dict[str, int]) -> None:
+        """Say that the store's vectors are another model's and wait for :meth:`consent` (or a stop)."""
+        items = self._read_store()
+        tokens = sum(estimate_tokens(_text(item)) for item in items.values())
+        previous = ", ".join(dict.fromkeys(r.name for r in records if r.key in others))
+        log.info("vectors: the store's vectors are of another model (%s); %s waits for consent to embed %d "
+                 "memories", previous or "an earlier version's", self.config.model, len(items))
+        self._publish(VectorStatus("consent", 0, len(items), model=self.config.model, previous=previous,
+                                   tokens=tokens))
+        self._idle.set()  # nothing to do until the person agrees
+        while not self._stop.is_set() and not self._consented.is_set():
+            with self._wake:
+                self._wake.wait(5.0)
+        self._idle.clear()
 
     def _loop(self) -> None:
         backoff = BACKOFF_FIRST
@@ -409,7 +453,8 @@ class VectorSync:
         (see the module docstring). A recall asks once and searches with :meth:`nearest`."""
         client, dims = self._client, self._dims
         if (self._table is None or client is None or dims is None or not self._stored or not prompt.strip()
-                or self._stop.is_set() or self._base.state == "error" or time.monotonic() < self._query_paused_until):
+                or self._stop.is_set() or self._base.state in ("error", "consent")
+                or time.monotonic() < self._query_paused_until):
             return None
         try:
             query = client.embed([prompt], query=True, timeout=QUERY_TIMEOUT, dims=dims)

@@ -274,6 +274,10 @@ class VectorTable(ABC):
         """The models this store has a record of."""
 
     @abstractmethod
+    def rows_by_model(self) -> dict[str, int]:
+        """model key -> how many vectors the store keeps of it (every model, not only this one)."""
+
+    @abstractmethod
     def _register(self, name: str, probe: np.ndarray, legacy: str) -> str:
         """In one transaction that no other device's registration interleaves with: the key of the
         recorded model ``probe`` matches, else of a new record; rows under ``legacy`` adopted."""
@@ -438,6 +442,10 @@ class SqliteVectors(VectorTable):
         with self._lock:
             found = self._conn.execute("SELECT key, name, dims, probe FROM models ORDER BY created").fetchall()
         return [ModelRecord(k, n, d, np.frombuffer(p, np.float32)) for k, n, d, p in found]
+
+    def rows_by_model(self) -> dict[str, int]:
+        with self._lock:
+            return dict(self._conn.execute("SELECT model, COUNT(*) FROM vectors GROUP BY model").fetchall())
 
     def _register(self, name: str, probe: np.ndarray, legacy: str) -> str:
         with self._conn:
@@ -653,6 +661,10 @@ class PgVectors(VectorTable):
         with self._lock:
             found = self._conn.execute(f"SELECT key, name, dims, probe FROM {self._models} ORDER BY created").fetchall()
         return [ModelRecord(k, n, d, np.frombuffer(bytes(p), np.float32)) for k, n, d, p in found]
+
+    def rows_by_model(self) -> dict[str, int]:
+        with self._lock:
+            return dict(self._conn.execute(f"SELECT model, COUNT(*) FROM {self._table} GROUP BY model").fetchall())
 
     def _register(self, name: str, probe: np.ndarray, legacy: str) -> str:
         with self._conn.transaction():

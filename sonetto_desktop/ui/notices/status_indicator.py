@@ -31,6 +31,7 @@ class WriterControl(QObject):
     state_changed = Signal()
     review_requested = Signal()  # the review inbox's badge was clicked
     conflicts_requested = Signal()  # the tidy-up's "矛盾 N" badge was clicked
+    vectors_consent_requested = Signal(object)  # the VectorStatus "consent" link was clicked
 
     def __init__(self, services: Any = None, parent: QObject | None = None, *, feed: Any = None) -> None:
         """``feed``: the app's one ``AppFeed`` (made here over ``services`` when not given): the
@@ -167,6 +168,8 @@ class StatusIndicator(QWidget):
         self.label.setObjectName("StatusIndicator")
         self.vectors_label = QLabel(self)  # "向量 8,200/10,000" while the embeddings model's vectors are made
         self.vectors_label.setObjectName("VectorStatus")
+        self.vectors_label.linkActivated.connect(
+            lambda _link: control.vectors_consent_requested.emit(control.vectors))  # "consent": ask again
         self.pause_button = QToolButton(self)
         self.pause_button.setDefaultAction(control.pause_action)
         self.pause_button.setIconSize(QSize(14, 14))
@@ -199,6 +202,14 @@ class StatusIndicator(QWidget):
         if status is None or (status.state == "idle" and status.complete) or not status.total:
             self.vectors_label.setVisible(False)
             return
+        if status.state == "consent":
+            self.vectors_label.setTextFormat(Qt.TextFormat.RichText)
+            self.vectors_label.setText('<a href="consent">%s</a>' % self.tr("向量模型已更换：等你确认"))
+            self.vectors_label.setToolTip(self.tr("回忆改用了向量模型 %1，要为 %2 条记忆重新计算向量；确认之前回忆只按字面找。").replace(
+                "%1", status.model).replace("%2", f"{status.total:,}"))
+            self.vectors_label.setVisible(True)
+            return
+        self.vectors_label.setTextFormat(Qt.TextFormat.PlainText)
         count = self.tr("向量 %1/%2").replace("%1", f"{status.done:,}").replace("%2", f"{status.total:,}")
         if status.state == "error":
             count = self.tr("%1 出错").replace("%1", count)

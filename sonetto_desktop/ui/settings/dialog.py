@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import dataclasses
 from pathlib import Path
+from typing import Any
 
 from PySide6.QtCore import Qt, QUrl, Signal
 from PySide6.QtGui import QDesktopServices
@@ -31,6 +32,7 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
+from sonetto_desktop.agent.recall_setup import INSTALLED
 from sonetto_desktop.config.settings import USER_NAME_MAX, Settings
 
 from ..widgets.discard_guard import guard_reject
@@ -50,7 +52,10 @@ class SettingsDialog(QDialog):
     connection_tested = Signal(object)  # ConnectionResult
     dont_remember_requested = Signal()  # "不要记住的内容…": the shell opens the list (it holds the services)
 
-    def __init__(self, settings: Settings, parent: QWidget | None = None, *, save_path: Path | None = None) -> None:
+    def __init__(self, settings: Settings, parent: QWidget | None = None, *, save_path: Path | None = None,
+                 builtin: Any = INSTALLED) -> None:
+        """``builtin``: this installation's built-in embeddings model (default: what is installed;
+        None: a platform without one) — the 回忆 page says what runs."""
         super().__init__(parent)
         self.setWindowTitle(self.tr("设置"))
         self.setWindowIcon(icon("settings"))
@@ -65,7 +70,7 @@ class SettingsDialog(QDialog):
         tabs = QTabWidget(self)
         tabs.addTab(self._model_tab(), self.tr("模型"))
         tabs.addTab(self._memory_tab(), self.tr("记忆"))
-        self.recall_page = RecallPage(self)  # the recall budget and the embeddings model (its own module)
+        self.recall_page = RecallPage(self, builtin=builtin)  # the recall budget and the embeddings model (own module)
         tabs.addTab(self.recall_page, self.recall_page.title())
         self.postgres_page = PostgresPage(self)  # the multi-device backend's fields (its own module)
         tabs.addTab(self.postgres_page, self.postgres_page.title())

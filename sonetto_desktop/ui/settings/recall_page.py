@@ -1,7 +1,10 @@
 """The settings page "回忆": how many memories the recall model reads per message (the token
-budget, automatic by default) and the optional embeddings model (a preset or any OpenAI-compatible
-/v1/embeddings endpoint, its key kept in the keyring, with a test button). The settings dialog adds
-it as a tab; the services apply it (``agent/recall_setup.py``)."""
+budget, automatic by default) and the embeddings model that lets recall find memories by meaning:
+built in (offline, the default; the page says which model runs on this platform, or what runs
+instead where there is none), an OpenAI-compatible /v1/embeddings endpoint (a preset, a model of the
+chat's local server — Ollama or LM Studio, listed from the server — or any other; its key kept in
+the keyring), or none. A test button tries what is chosen. The settings dialog adds it as a tab;
+the services apply it (``agent/recall_setup.py``)."""
 
 from __future__ import annotations
 
@@ -9,6 +12,7 @@ from typing import Any
 
 from PySide6.QtCore import Qt, Signal
 from PySide6.QtWidgets import (
+    QButtonGroup,
     QCheckBox,
     QComboBox,
     QFormLayout,
@@ -17,13 +21,17 @@ from PySide6.QtWidgets import (
     QLabel,
     QLineEdit,
     QPushButton,
+    QRadioButton,
     QSpinBox,
+    QVBoxLayout,
     QWidget,
 )
 
 from ..widgets.tasks import task_scope
+from sonetto_desktop.agent.recall_setup import INSTALLED, embeddings_plan, resolve_builtin
 from sonetto_desktop.config.settings import Settings
-from sonetto_desktop.memory.retrieval.budget import CLOUD_BUDGET
+from sonetto_desktop.memory.retrieval.budget import CLOUD_BUDGET, is_local_endpoint
+from sonetto_desktop.memory.retrieval.builtin_model import PLATFORMS, platform_label
 from sonetto_desktop.memory.retrieval.embeddings import MAX_DIMENSIONS, PRESETS
 
 from ..widgets.deferred import alive
@@ -31,32 +39,46 @@ from .fields import with_secret_toggle
 from ...aio import run_blocking
 
 
-
-def _test_embeddings(settings: Settings) -> Any:
-    """Embed one text with the page's model (in a worker: imports numpy and httpx, makes a request)."""
+def _test_embeddings(settings: Settings, builtin: Any) -> Any:
+    """Embed one text with the page's model (in a worker: imports numpy and httpx or loads the
+    built-in model, makes a request)."""
     from sonetto_desktop.agent.recall_setup import embeddings_config
-    from sonetto_desktop.memory.retrieval.embeddings import EmbeddingsClient
+    from sonetto_desktop.memory.retrieval.builtin_model import open_client
 
-    config = embeddings_config(settings)
+    config = embeddings_config(settings, builtin)
     if config is None:
         return None
-    client = EmbeddingsClient(config)
+    client = open_client(config)
     try:
         return client.test()
     finally:
         client.close()
 
 
+def _local_models(base_url: str, api_key: str) -> Any:
+    from sonetto_desktop.memory.retrieval.embeddings import local_server_models
+
+    return local_server_models(base_url, api_key)
+
+
+SOURCES = ("builtin", "endpoint", "off")
+
+
 class RecallPage(QWidget):
     embeddings_tested = Signal(object)  # embeddings.TestResult
+    local_models_listed = Signal(object)  # embeddings.LocalServerModels
 
-    def __init__(self, dialog: Any) -> None:
+    def __init__(self, dialog: Any, *, builtin: Any = INSTALLED) -> None:
+        """``builtin``: this installation's built-in embeddings model (default: what is installed;
+        None: a platform without one)."""
         super().__init__(dialog)
         self._dialog = dialog
+        self.builtin = resolve_builtin(builtin)
         self._tasks = task_scope(self, "recall-page")  # cancelled when the page goes
         keeper = self._tasks
         self.destroyed.connect(lambda *_: keeper.cancel_all())
         self.last_test = None
+        self.last_local = None
         intro = QLabel(self.tr(
             "回复之前，Sonetto 先请模型把记忆读一遍，挑出和这句话有关的。记忆不多时模型读全部记忆；"
             "多到超出下面的额度时，读最近的一部分，再加上和这句话最可能相关的那些。"), self)
@@ -75,29 +97,73 @@ class RecallPage(QWidget):
         budget_hint.setWordWrap(True)
         budget_hint.setObjectName("HintLabel")
 
-        self.embeddings = QGroupBox(self.tr("向量模型（可选）"), self)
-        self.embeddings.setCheckable(True)
+        self.embeddings = QGroupBox(self.tr("按意思回忆（向量模型）"), self)
         self.embeddings.setObjectName("EmbeddingsGroup")
-        self.preset = QComboBox(self.embeddings)
+        self.source_builtin = QRadioButton(self.tr("内置模型（在这台电脑上计算，不用联网，不用设置）"), self.embeddings)
+        self.source_endpoint = QRadioButton(self.tr("向量服务（OpenAI 兼容的 /v1/embeddings 接口）"), self.embeddings)
+        self.source_off = QRadioButton(self.tr("不用向量模型：只按字面回忆"), self.embeddings)
+        self.sources = QButtonGroup(self)
+        for button, key in zip((self.source_builtin, self.source_endpoint, self.source_off), SOURCES, strict=True):
+            button.setProperty("source", key)
+            self.sources.addButton(button)
+        self.sources.buttonToggled.connect(lambda *_: self._follow_source())
+        self.plan_label = QLabel(self.embeddings)  # what runs on this platform for the chosen source
+        self.plan_label.setObjectName("EmbeddingsPlan")
+        self.plan_label.setWordWrap(True)
+        platforms = QLabel(self._platforms_text(), self.embeddings)
+        platforms.setWordWrap(True)
+        platforms.setObjectName("HintLabel")
+
+        self.endpoint = QWidget(self.embeddings)  # the endpoint's fields: used when it is the source
+        self.preset = QComboBox(self.endpoint)
         self.preset.addItem(self.tr("自定义"), "custom")
         for preset in PRESETS.values():
             self.preset.addItem(preset.label, preset.key)
         self.preset.activated.connect(self._apply_preset)
-        self.base_url = QLineEdit(self.embeddings)
+        self.list_local_button = QPushButton(self.tr("列出本机服务的向量模型"), self.endpoint)
+        self.list_local_button.setToolTip(self.tr("对话模型在本机（Ollama、LM Studio）时，列出它已有的向量模型"))
+        self.list_local_button.clicked.connect(lambda: self._tasks.spawn(self.list_local_models(), name="local-models"))
+        self.local_models = QComboBox(self.endpoint)
+        self.local_models.setVisible(False)
+        self.local_models.activated.connect(self._pick_local_model)
+        self.local_result = QLabel(self.endpoint)
+        self.local_result.setWordWrap(True)
+        self.local_result.setObjectName("HintLabel")
+        self.base_url = QLineEdit(self.endpoint)
         self.base_url.setPlaceholderText(self.tr("留空：与对话模型相同"))
-        self.api_key = QLineEdit(self.embeddings)
+        self.api_key = QLineEdit(self.endpoint)
         self.api_key.setEchoMode(QLineEdit.EchoMode.Password)
         self.api_key.setPlaceholderText(self.tr("留空：与对话模型相同（仅当服务地址也相同）"))
-        self._api_key_row, self.show_key_button = with_secret_toggle(self.api_key, self.embeddings)
-        self.model = QLineEdit(self.embeddings)
+        self._api_key_row, self.show_key_button = with_secret_toggle(self.api_key, self.endpoint)
+        self.model = QLineEdit(self.endpoint)
         self.model.setPlaceholderText("text-embedding-v3 · BAAI/bge-m3 · bge-m3")
-        self.dimensions = QSpinBox(self.embeddings)
+        self.dimensions = QSpinBox(self.endpoint)
         self.dimensions.setRange(0, MAX_DIMENSIONS)  # a larger answer is refused
         self.dimensions.setSpecialValueText(self.tr("模型默认"))
-        self.rpm = QSpinBox(self.embeddings)
+        self.rpm = QSpinBox(self.endpoint)
         self.rpm.setRange(0, 100_000)
         self.rpm.setSpecialValueText(self.tr("自动"))
         self.rpm.setSuffix(self.tr(" 次/分钟"))
+        local_row = QHBoxLayout()
+        local_row.addWidget(self.list_local_button)
+        local_row.addWidget(self.local_models, 1)
+        privacy = QLabel(self.tr(
+            "向量服务会收到每条记忆的文字（在后台计算向量，新的和改过的记忆随时补上，删除的记忆连同向量一起删除）和你说的话；"
+            "如果它和对话模型不是同一家服务，记忆也会发给这家服务。"), self.endpoint)
+        privacy.setWordWrap(True)
+        privacy.setObjectName("HintLabel")
+        fields = QFormLayout(self.endpoint)
+        fields.setContentsMargins(0, 0, 0, 0)
+        fields.addRow(self.tr("预设"), self.preset)
+        fields.addRow(local_row)
+        fields.addRow(self.local_result)
+        fields.addRow(self.tr("服务地址"), self.base_url)
+        fields.addRow(self.tr("API 密钥"), self._api_key_row)
+        fields.addRow(self.tr("模型"), self.model)
+        fields.addRow(self.tr("向量维度"), self.dimensions)
+        fields.addRow(self.tr("请求频率上限"), self.rpm)
+        fields.addRow(privacy)
+
         self.test_button = QPushButton(self.tr("测试向量模型"), self.embeddings)
         self.test_button.clicked.connect(lambda: self._tasks.spawn(self.test_embeddings(), name="test-embeddings"))
         self.test_result = QLabel(self.embeddings)
@@ -106,20 +172,11 @@ class RecallPage(QWidget):
         row = QHBoxLayout()
         row.addWidget(self.test_button)
         row.addWidget(self.test_result, 1)
-        privacy = QLabel(self.tr(
-            "向量模型让回忆按意思找记忆，而不只是按字面。它会收到每条记忆的文字（在后台计算向量，新的和改过的记忆随时补上，"
-            "删除的记忆连同向量一起删除）和你说的话；如果它和对话模型不是同一家服务，记忆也会发给这家服务。"), self.embeddings)
-        privacy.setWordWrap(True)
-        privacy.setObjectName("HintLabel")
-        group = QFormLayout(self.embeddings)
-        group.addRow(self.tr("预设"), self.preset)
-        group.addRow(self.tr("服务地址"), self.base_url)
-        group.addRow(self.tr("API 密钥"), self._api_key_row)
-        group.addRow(self.tr("模型"), self.model)
-        group.addRow(self.tr("向量维度"), self.dimensions)
-        group.addRow(self.tr("请求频率上限"), self.rpm)
-        group.addRow(row)
-        group.addRow(privacy)
+        group = QVBoxLayout(self.embeddings)
+        for widget in (self.source_builtin, self.source_endpoint, self.source_off, self.plan_label, platforms,
+                       self.endpoint):
+            group.addWidget(widget)
+        group.addLayout(row)
 
         form = QFormLayout(self)
         form.addRow(intro)
@@ -131,6 +188,59 @@ class RecallPage(QWidget):
     def title(self) -> str:
         return self.tr("回忆")
 
+    # ── the source and what runs ───────────────────────────────────────
+
+    @property
+    def source(self) -> str:
+        checked = self.sources.checkedButton()
+        return str(checked.property("source")) if checked is not None else "builtin"
+
+    def set_source(self, source: str) -> None:
+        for button in self.sources.buttons():
+            if button.property("source") == source:
+                button.setChecked(True)
+
+    def _platforms_text(self) -> str:
+        lines = {}
+        for _, _, label, model in PLATFORMS:
+            lines.setdefault(model.label, []).append(label)
+        where = self.tr("内置模型：%1。").replace("%1", "；".join(
+            f"{'、'.join(labels)} → {label}" for label, labels in lines.items()))
+        return where + self.tr("没有内置模型时，用填好的向量服务，否则只按字面回忆。")
+
+    def _follow_source(self) -> None:
+        self.endpoint.setEnabled(self.source == "endpoint")
+        self.plan_label.setText(self.plan_text())
+
+    def plan_text(self) -> str:
+        """What runs on this platform for the page's choice, in a sentence."""
+        plan = embeddings_plan(self._values_settings(), self.builtin)
+        here = platform_label()
+        if plan.runs == "builtin":
+            return self.tr("这台电脑（%1）：内置模型 %2，在本机计算，记忆不离开这台电脑。第一次会在后台为每条记忆计算向量。").replace(
+                "%1", here).replace("%2", plan.builtin.label if plan.builtin else plan.model)
+        if plan.fallback and plan.runs == "endpoint":
+            return self.tr("这台电脑（%1）没有内置模型：改用下面填好的向量服务 %2。").replace("%1", here).replace(
+                "%2", plan.model)
+        if plan.fallback:
+            return self.tr("这台电脑（%1）没有内置模型：回忆只按字面找记忆。可以在下面填一个向量服务（比如 Ollama 的 bge-m3）。").replace(
+                "%1", here)
+        if plan.runs == "endpoint":
+            return self.tr("回忆用向量服务 %1 按意思找记忆。").replace("%1", plan.model)
+        if self.source == "endpoint":
+            return self.tr("请在下面填写向量服务。")
+        return self.tr("回忆只按字面找记忆。")
+
+    def _values_settings(self) -> Settings:
+        """The dialog's settings with this page's values (what the plan is worked out from)."""
+        import dataclasses
+
+        current = getattr(self._dialog, "current_settings", None)
+        base = current() if callable(current) and getattr(self._dialog, "recall_page", None) is self else Settings()
+        return dataclasses.replace(base, **self.values())
+
+    # ── the endpoint's fields ──────────────────────────────────────────
+
     def _apply_preset(self, index: int) -> None:
         preset = PRESETS.get(self.preset.itemData(index))
         if preset is not None:
@@ -138,24 +248,79 @@ class RecallPage(QWidget):
             self.model.setText(preset.model)
             self.dimensions.setValue(0)
             self.rpm.setValue(0)
+        self._follow_source()
+
+    def _pick_local_model(self, index: int) -> None:
+        """A model of the chat's local server: its own address (empty: the chat's), its name."""
+        name = self.local_models.itemData(index)
+        if not name:
+            return
+        self.preset.setCurrentIndex(max(self.preset.findData("custom"), 0))
+        self.base_url.clear()
+        self.model.setText(str(name))
+        self.dimensions.setValue(0)
+        self.rpm.setValue(0)
+        self.set_source("endpoint")
+        self._follow_source()
+
+    async def list_local_models(self) -> None:
+        """Ask the chat's local server (Ollama: /api/tags; LM Studio: /api/v0/models, /v1/models) which
+        embeddings models it has, in a worker, and offer them."""
+        settings = self._dialog.current_settings()
+        url = settings.effective_base_url
+        if not url or not is_local_endpoint(url):
+            self.local_result.setText(self.tr("对话模型不在本机：只能列出本机的 Ollama 或 LM Studio 的模型。"))
+            return
+        self.list_local_button.setEnabled(False)
+        self.local_result.setText(self.tr("正在询问 %1…").replace("%1", url))
+        try:
+            found = await run_blocking(_local_models, url, settings.api_key)
+        finally:
+            if alive(self):
+                self.list_local_button.setEnabled(True)
+        if not alive(self):
+            return
+        self.last_local = found
+        self.local_models.clear()
+        server = {"ollama": "Ollama", "lm-studio": "LM Studio"}.get(found.server, "")
+        if not found.models:
+            self.local_models.setVisible(False)
+            if not server:
+                self.local_result.setText(self.tr("%1 没有回答 Ollama 或 LM Studio 的模型列表。").replace("%1", url))
+            else:
+                self.local_result.setText(self.tr("%1 上没有向量模型。Ollama 可以先运行 ollama pull bge-m3。").replace(
+                    "%1", server))
+        else:
+            self.local_models.addItem(self.tr("选择 %1 的向量模型…").replace("%1", server), "")
+            for name in found.models:
+                self.local_models.addItem(name, name)
+            self.local_models.setVisible(True)
+            text = self.tr("%1 有 %2 个向量模型。").replace("%1", server).replace("%2", str(len(found.models)))
+            if not found.said:
+                text += self.tr("（服务没有说明哪些是向量模型：按名称挑出）")
+            self.local_result.setText(text)
+        self.local_models_listed.emit(found)
+
+    # ── values ─────────────────────────────────────────────────────────
 
     def load(self, settings: Settings) -> None:
         auto = settings.recall_budget_tokens <= 0
         self.budget_auto.setChecked(auto)
         self.budget.setValue(settings.recall_budget_tokens if not auto else CLOUD_BUDGET)
         self.budget.setEnabled(not auto)
-        self.embeddings.setChecked(settings.embeddings_enabled)
         self.preset.setCurrentIndex(max(self.preset.findData(settings.embeddings_preset or "custom"), 0))
         self.base_url.setText(settings.embeddings_base_url)
         self.api_key.setText(settings.embeddings_api_key)
         self.model.setText(settings.embeddings_model)
         self.dimensions.setValue(settings.embeddings_dimensions)
         self.rpm.setValue(settings.embeddings_rpm)
+        self.set_source(settings.embeddings_source)
+        self._follow_source()
 
     def values(self) -> dict[str, Any]:
         """The page's fields as Settings values."""
         return {"recall_budget_tokens": 0 if self.budget_auto.isChecked() else self.budget.value(),
-                "embeddings_enabled": self.embeddings.isChecked(),
+                "embeddings_source": self.source,
                 "embeddings_preset": self.preset.currentData() or "custom",
                 "embeddings_base_url": self.base_url.text().strip(),
                 "embeddings_api_key": self.api_key.text().strip(),
@@ -164,16 +329,18 @@ class RecallPage(QWidget):
                 "embeddings_rpm": self.rpm.value()}
 
     async def test_embeddings(self) -> None:
-        """Embed one text with the page's values (in a worker thread) and say what happened."""
+        """Embed one text with what the page chose (in a worker thread) and say what happened."""
         settings = self._dialog.current_settings()
         english = settings.language == "en"
-        if not settings.is_embeddings_configured:
-            self.test_result.setText("✗ " + (self.tr("请先填写向量模型的名称和服务地址。")))
+        plan = embeddings_plan(settings, self.builtin)
+        if plan.runs == "off":
+            self.test_result.setText("✗ " + (self.tr("请先填写向量模型的名称和服务地址。") if settings.embeddings_source != "off"
+                                             else self.tr("没有选用向量模型。")))
             return
         self.test_button.setEnabled(False)
-        self.test_result.setText(self.tr("正在连接…"))
+        self.test_result.setText(self.tr("正在加载内置模型…") if plan.runs == "builtin" else self.tr("正在连接…"))
         try:
-            result = await run_blocking(_test_embeddings, settings)
+            result = await run_blocking(_test_embeddings, settings, self.builtin)
         finally:
             if alive(self):  # the page may have been closed and deleted meanwhile
                 self.test_button.setEnabled(True)

@@ -1,0 +1,148 @@
+"""VectorNotices: what the window says about the embeddings model, beside the status bar's count.
+
+- **No built-in model here, said once.** The built-in model is chosen (the default) but this
+  installation has none (a platform without its wheels): a toast says what runs instead — the
+  endpoint filled in on the 回忆 page, or words only — with a way to the settings. Said once per
+  installation and fallback (``ui-state.ini``), not at every start.
+- **A new model re-embeds only with consent.** When the sync finds that the store's vectors are
+  another model's (``VectorStatus`` "consent": the person switched between the built-in model and an
+  endpoint, or an upgrade changed the built-in model), a question says how many memories, how long
+  (built in) or what it may cost (an endpoint: estimated tokens, and the preset's list price), and
+  that recall uses words only meanwhile. "开始计算" gives the consent (``AppServices.consent_vectors``);
+  "以后再说" leaves it: the status bar keeps a link that asks again.
+"""
+
+from __future__ import annotations
+
+from typing import Any, Callable
+
+from PySide6.QtCore import QObject, QSettings, Signal
+from PySide6.QtWidgets import QMessageBox, QWidget
+
+from sonetto_desktop.memory.retrieval.builtin_model import platform_label
+
+#: How long the fallback toast stays (it is said once: long enough to read).
+FALLBACK_TIMEOUT_MS = 20000
+FALLBACK_KEY = "notices/embeddings_fallback"
+
+
+class VectorNotices(QObject):
+    """``services``: the app's ``AppServices``; ``feed``: its ``AppFeed``; ``toasts()``: the window's
+    toast overlay; ``window()``: the window the question is asked over; ``open_settings()``: the
+    toast's way to the settings; ``ui_state``: where "said once" is kept (None: for this run only)."""
+
+    consent_asked = Signal(object)  # the QMessageBox, while it is open
+    fallback_said = Signal(str)  # the toast's text
+
+    def __init__(self, services: Any, feed: Any, *, toasts: Callable[[], Any], window: Callable[[], QWidget | None],
+                 open_settings: Callable[[], Any] | None = None, ui_state: QSettings | None = None,
+                 parent: QObject | None = None) -> None:
+        super().__init__(parent)
+        self._services = services
+        self._feed = feed
+        self._toasts = toasts
+        self._window = window
+        self._open_settings = open_settings
+        self._ui_state = ui_state
+        self._said: set[str] = set()
+        self._asked: tuple[str, str] | None = None  # (model, previous) the question was asked for
+        self.question: QMessageBox | None = None
+        feed.vectors_changed.connect(self._on_vectors)
+        feed.agents_started.connect(self._check_fallback)
+        feed.settings_applied.connect(self._check_fallback)
+
+    def close(self) -> None:
+        for signal, slot in ((self._feed.vectors_changed, self._on_vectors),
+                             (self._feed.agents_started, self._check_fallback),
+                             (self._feed.settings_applied, self._check_fallback)):
+            try:
+                signal.disconnect(slot)
+            except (RuntimeError, TypeError):
+                pass
+
+    # ── no built-in model on this platform ─────────────────────────────
+
+    def _check_fallback(self, *_: Any) -> None:
+        plan = self._services.embeddings_plan()
+        if not plan.fallback:
+            return
+        key = f"{platform_label()}|{plan.runs}|{plan.model}"
+        said = str(self._ui_state.value(FALLBACK_KEY, "", type=str)) if self._ui_state is not None else ""
+        if key == said or key in self._said:
+            return
+        self._said.add(key)
+        if self._ui_state is not None:
+            self._ui_state.setValue(FALLBACK_KEY, key)
+        here = platform_label()
+        if plan.runs == "endpoint":
+            text = self.tr("这台电脑（%1）没有内置的向量模型：回忆改用你填好的向量服务 %2 按意思找记忆。").replace(
+                "%1", here).replace("%2", plan.model)
+        else:
+            text = self.tr("这台电脑（%1）没有内置的向量模型：回忆只按字面找记忆。在 设置 ▸ 回忆 填一个向量服务"
+                           "（比如 Ollama 的 bge-m3），回忆就能按意思找。").replace("%1", here)
+        toasts = self._toasts()
+        if toasts is not None:
+            action = self.tr("设置…") if self._open_settings is not None and plan.runs == "off" else None
+            toasts.show_toast(text, key="embeddings-fallback", kind="info", timeout_ms=FALLBACK_TIMEOUT_MS,
+                              action_text=action, on_action=self._open_settings if action else None, repeat=False)
+        self.fallback_said.emit(text)
+
+    # ── consent to embed again ─────────────────────────────────────────
+
+    def _on_vectors(self, status: Any) -> None:
+        if status.state != "consent":
+            if self.question is not None and status.state != "stopped":
+                self.question.close()  # agreed elsewhere, or the settings changed
+            return
+        if self._asked == (status.model, status.previous):
+            return  # asked already (the status bar's link asks again)
+        self.ask(status)
+
+    def ask(self, status: Any) -> QMessageBox | None:
+        """Ask the person whether to embed every memory with ``status.model`` now."""
+        if self.question is not None:
+            self.question.raise_()
+            return self.question
+        self._asked = (status.model, status.previous)
+        box = QMessageBox(QMessageBox.Icon.Question, self.tr("更换向量模型"), self.question_text(status),
+                          QMessageBox.StandardButton.NoButton, self._window())
+        box.setObjectName("VectorConsent")
+        start = box.addButton(self.tr("开始计算"), QMessageBox.ButtonRole.AcceptRole)
+        box.addButton(self.tr("以后再说"), QMessageBox.ButtonRole.RejectRole)
+        box.setDefaultButton(start)
+
+        def done(*_: Any) -> None:
+            if box.clickedButton() is start:
+                self._services.consent_vectors()
+            self.question = None
+
+        box.finished.connect(done)
+        self.question = box
+        box.open()
+        self.consent_asked.emit(box)
+        return box
+
+    def question_text(self, status: Any) -> str:
+        from sonetto_desktop.agent.recall_setup import INSTALLED, reembed_cost
+
+        builtin = getattr(self._services, "embeddings", {}).get("builtin", INSTALLED)
+        cost = reembed_cost(status.total, status.tokens, self._services.settings, builtin)
+        before = (self.tr("记忆库里的向量是 %1 算的。").replace("%1", status.previous) if status.previous
+                  else self.tr("记忆库里的向量是之前的向量模型算的。"))
+        text = self.tr("回忆现在用向量模型 %1。").replace("%1", status.model) + before + "\n\n"
+        text += self.tr("要为 %1 条记忆重新计算向量吗？").replace("%1", f"{status.total:,}")
+        if cost.where == "builtin":
+            minutes = max(1, round(cost.minutes or 0))
+            text += self.tr("在这台电脑上后台计算，不花钱，大约 %1 分钟。").replace("%1", str(minutes))
+        elif cost.where == "local":
+            text += self.tr("由本机的向量服务计算，不花钱。")
+        else:
+            text += self.tr("会把记忆的文字发给向量服务，约 %1 tokens").replace("%1", f"{cost.tokens:,}")
+            if cost.price is not None and cost.price > 0:
+                text += self.tr("，按 %1 的标价约 %2").replace("%1", cost.label).replace(
+                    "%2", f"{cost.currency}{cost.price:.2f}" if cost.price >= 0.01 else f"< {cost.currency}0.01")
+            elif cost.price == 0:
+                text += self.tr("，这个服务目前免费")
+            text += self.tr("。")
+        text += "\n\n" + self.tr("算好之前，回忆只按字面找记忆；新的向量算完后，旧的才会删除。")
+        return text
