@@ -66,3 +66,34 @@ async def test_the_test_button_asks_the_embeddings_endpoint(qtbot, llm_server):
     await page.test_embeddings()
     assert page.test_result.text().startswith("✗ 向量模型不可用：HTTP 404") and "模型名称" in page.test_result.text()
     assert page.test_button.isEnabled() and not page.last_test.ok
+
+
+async def test_no_row_of_the_page_is_squeezed_whichever_source_is_chosen(qtbot):
+    """The page holds more than the dialog's height with the endpoint's fields: it scrolls instead of
+    squeezing its rows below their text's height (seen in a real window: clipped fields, overlapping
+    buttons), and the endpoint's fields show only when the endpoint is the source."""
+    from PySide6.QtWidgets import QLineEdit, QPushButton, QScrollArea, QTabWidget
+
+    d = SettingsDialog(Settings.load())
+    qtbot.addWidget(d)
+    d.resize(560, 560)
+    d.show()
+    page = d.recall_page
+    tabs = d.findChild(QTabWidget)
+    tabs.setCurrentIndex(next(i for i in range(tabs.count()) if tabs.widget(i).isAncestorOf(page)
+                              or tabs.widget(i) is page))
+
+    def squeezed():
+        qtbot.wait(20)
+        return [w.objectName() or type(w).__name__ + ":" + (w.text() if hasattr(w, "text") else "")
+                for w in page.findChildren(QLineEdit) + page.findChildren(QPushButton) if w.isVisible()
+                and not w.objectName().startswith("qt_") and w.height() < w.minimumSizeHint().height()]
+
+    assert not page.endpoint.isVisible()
+    assert squeezed() == []
+    page.source_endpoint.setChecked(True)
+    assert page.endpoint.isVisible() and page.base_url.isVisible()
+    assert squeezed() == []
+    page.source_off.setChecked(True)
+    assert not page.endpoint.isVisible()
+    assert isinstance(page.parentWidget().parentWidget(), QScrollArea)  # the viewport, then the scroll area

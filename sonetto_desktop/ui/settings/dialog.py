@@ -41,7 +41,7 @@ from ..widgets.icons import icon
 from .mcp_page import McpPage
 from .postgres_page import PostgresPage
 from .recall_page import RecallPage
-from .fields import env_variable, lock_to_env, retention_spin, with_secret_toggle
+from .fields import env_variable, lock_to_env, retention_spin, scrolling, with_secret_toggle
 from ..widgets.tasks import task_scope
 from ..widgets.file_dialogs import translated
 from ...aio import run_blocking
@@ -71,7 +71,7 @@ class SettingsDialog(QDialog):
         tabs.addTab(self._model_tab(), self.tr("模型"))
         tabs.addTab(self._memory_tab(), self.tr("记忆"))
         self.recall_page = RecallPage(self, builtin=builtin)  # the recall budget and the embeddings model (own module)
-        tabs.addTab(self.recall_page, self.recall_page.title())
+        tabs.addTab(scrolling(self.recall_page), self.recall_page.title())  # taller than the dialog with the endpoint
         self.postgres_page = PostgresPage(self)  # the multi-device backend's fields (its own module)
         tabs.addTab(self.postgres_page, self.postgres_page.title())
         self.mcp_page = McpPage(self)  # other AI apps through the MCP server (its own module)

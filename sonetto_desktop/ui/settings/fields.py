@@ -14,6 +14,7 @@ from PySide6.QtWidgets import (
     QLabel,
     QLayout,
     QLineEdit,
+    QScrollArea,
     QSpinBox,
     QToolButton,
     QWidget,
@@ -93,3 +94,14 @@ def retention_spin(parent: QWidget) -> QSpinBox:
     spin.setSuffix(QCoreApplication.translate("SettingsDialog", " 天"))
     spin.setSpecialValueText(QCoreApplication.translate("SettingsDialog", "一直保留"))
     return spin
+
+
+def scrolling(page: QWidget) -> QScrollArea:
+    """``page`` in a frameless scroll area that follows its width: a page taller than the dialog
+    scrolls instead of squeezing its rows (Qt shrinks form rows below their text's height)."""
+    area = QScrollArea(page.parentWidget())
+    area.setObjectName(f"{page.objectName() or 'Page'}Scroll")
+    area.setFrameShape(QScrollArea.Shape.NoFrame)
+    area.setWidgetResizable(True)
+    area.setWidget(page)
+    return area

@@ -210,6 +210,7 @@ class RecallPage(QWidget):
 
     def _follow_source(self) -> None:
         self.endpoint.setEnabled(self.source == "endpoint")
+        self.endpoint.setVisible(self.source == "endpoint")  # hidden fields leave the page room to breathe
         self.plan_label.setText(self.plan_text())
 
     def plan_text(self) -> str:
