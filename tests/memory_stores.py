@@ -53,6 +53,21 @@ def backend_store_fixture(name: str = "mm"):
     return store
 
 
+def local_bank_fixture(bank: dict, name: str = "store"):
+    """A fixture ``name`` giving a YAML and an SQLite store in ``tmp_path`` holding copies of ``bank``
+    (``{id: MemoryItem}``; closed afterwards)."""
+    import pytest
+
+    @pytest.fixture(params=LOCAL_BACKENDS, name=name)
+    def store(request, tmp_path):
+        opened = open_store(request.param, tmp_path)
+        opened.import_items({mid: item.copy() for mid, item in bank.items()})
+        yield opened
+        opened.close()
+
+    return store
+
+
 def yaml_store_fixture(name: str = "mm"):
     """A fixture ``name`` giving a fresh YAML store ``tmp_path/memory.yaml`` (closed afterwards)."""
     import pytest

@@ -16,6 +16,7 @@ from pathlib import Path
 
 import numpy as np
 import pytest
+from memory_stores import local_bank_fixture
 
 from sonetto_desktop.agent.recall_setup import (
     EmbeddingsPlan,
@@ -38,8 +39,6 @@ from sonetto_desktop.memory.retrieval.builtin_model import (
 from sonetto_desktop.memory.retrieval.embeddings import PROBE_TEXT, EmbeddingsConfig, local_server_models
 from sonetto_desktop.memory.retrieval.vector_sync import VectorSync
 from sonetto_desktop.memory.retrieval.vectors import open_vectors
-from sonetto_desktop.memory.stores.sqlite import SqliteMemoryManager
-from sonetto_desktop.memory.stores.yaml.store import YamlMemoryManager
 from sonetto_desktop.services import AppServices
 
 BANK = {
@@ -58,13 +57,7 @@ def e5():
     model.close()
 
 
-@pytest.fixture(params=["yaml", "sqlite"])
-def store(request, tmp_path):
-    mm = YamlMemoryManager(tmp_path / "memory.yaml") if request.param == "yaml" else SqliteMemoryManager(
-        tmp_path / "memory.db")
-    mm.import_items({mid: item.copy() for mid, item in BANK.items()})
-    yield mm
-    mm.close()
+store = local_bank_fixture(BANK)
 
 
 def nearest(model: LocalEmbeddings, query: str) -> int:

@@ -11,6 +11,7 @@ from datetime import datetime
 
 import numpy as np
 import pytest
+from memory_stores import local_bank_fixture
 
 from sonetto_desktop.memory.item import MemoryItem
 from sonetto_desktop.memory.retrieval import MechanicalRetriever, MemoryRecall
@@ -33,7 +34,6 @@ from sonetto_desktop.memory.retrieval.vectors import (
     text_fingerprint,
 )
 from sonetto_desktop.memory.stores.sqlite import SqliteMemoryManager
-from sonetto_desktop.memory.stores.yaml.store import YamlMemoryManager
 
 from llm_server import embed_text
 from recall_banks import parse_listing
@@ -64,13 +64,7 @@ def config(server, **kw) -> EmbeddingsConfig:
     return EmbeddingsConfig(**(values | kw))
 
 
-@pytest.fixture(params=["yaml", "sqlite"])
-def store(request, tmp_path):
-    mm = YamlMemoryManager(tmp_path / "memory.yaml") if request.param == "yaml" else SqliteMemoryManager(
-        tmp_path / "memory.db")
-    mm.import_items({mid: item.copy() for mid, item in BANK.items()})
-    yield mm
-    mm.close()
+store = local_bank_fixture(BANK)
 
 
 # ── the client ─────────────────────────────────────────────────────────
