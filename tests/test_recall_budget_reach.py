@@ -186,6 +186,8 @@ async def test_asking_stops_when_it_reloads_the_model_at_every_recall_and_the_pe
         llm_server.add_text("[0]")
         await recall.aretrieve("小林周末去哪儿玩了", RetrievalMode.LLM)
     assert len(llm_server.native_requests) == 2
+    policy.wait(5)  # it asked the server again what the model is loaded with now
+    assert llm_server.context_requests.count("/api/ps") == 2
     assert policy.num_ctx() is None and policy.tokens() == 400  # no longer asking: what 4,096 holds
     assert len(told) == 1 and told[0].reloads and told[0].context == 4096 and told[0].server == "ollama"
     llm_server.add_text("[0]")

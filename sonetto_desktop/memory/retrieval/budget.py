@@ -27,8 +27,8 @@ per token"):
   for ``LOCAL_CONTEXT_WANTED`` (:meth:`BudgetPolicy.num_ctx`, ``ollama_chat.py``) up to what the
   model was trained for. Ollama loads the model again whenever a request's ``num_ctx`` differs from
   the loaded one, and the app's other calls go through ``/v1`` at the server's default: when asking
-  makes it reload at recall after recall (:meth:`BudgetPolicy.loaded`), the policy stops asking and
-  the person is told, once, how to set the context on the server (:class:`ContextNotice`). The same
+  makes it reload at recall after recall (:meth:`BudgetPolicy.loaded`), the policy stops asking, asks
+  the server again what the model is loaded with, and the person is told, once, how to set the context on the server (:class:`ContextNotice`). The same
   line is said when a server that cannot be asked (LM Studio, llama.cpp) has a context that leaves
   the budget well below ``LOCAL_BUDGET_MAX``. A server that tells nothing gets
   ``LOCAL_BUDGET_UNKNOWN``; when it refuses a request as too long for its context, the automatic
@@ -345,6 +345,7 @@ class BudgetPolicy:
         self._scale = 1.0  # follows the model's speed (observe, timed_out)
         self._asking = True  # may ask the server for a longer context (until it reloads every time)
         self._reloads = 0  # recalls in a row whose request made the server load the model
+        self._stopped = False  # stopped asking because asking reloaded the model every time
         self.notice: ContextNotice | None = None
         """What the person was told about the server's context (None: nothing)."""
 
@@ -426,7 +427,11 @@ class BudgetPolicy:
         if stop:
             log.warning("recall budget: asking %s for a context of %s tokens reloads the model at every recall; "
                         "no longer asking", self.base_url, self._context and self._wanted(self._context))
-            self._tell(reloads=True)
+            # ask the server again: the model is now loaded at the context the app's other requests get
+            # (what the first probe could only assume when nothing was loaded); the person is told then
+            with self._lock:
+                self._stopped = True
+                self._probing = start_thread(self._learn, name="recall-context-probe", daemon=True)
 
     def observe(self, seconds: float, timeout: float, used: int, budget: int) -> None:
         """A recall of ``used`` listing tokens (of ``budget``) answered in ``seconds``: an automatic
@@ -467,7 +472,7 @@ class BudgetPolicy:
         self._tell()
         return info
 
-    def _tell(self, *, reloads: bool = False) -> None:
+    def _tell(self) -> None:
         """Tell the person (once) when the context the app can count on cuts the budget well below
         what recall wants (``SMALL_BUDGET``, or the budget they set)."""
         info = self._context
@@ -479,7 +484,7 @@ class BudgetPolicy:
             return
         limit = bool(info.ceiling) and usable >= (info.ceiling or 0)  # the model reads no more than this
         self.notice = ContextNotice(self.base_url, self.model, usable, budget, info.source,
-                                    self._wanted(ContextInfo(info.tokens, info.source)), reloads, limit)
+                                    self._wanted(ContextInfo(info.tokens, info.source)), self._stopped, limit)
         log.warning("recall budget: %s's context of %d tokens leaves %d listing tokens", self.base_url, usable,
                     budget)
         if self._notify is not None:
