@@ -120,6 +120,27 @@ async def test_a_small_bank_is_listed_whole_and_a_larger_one_gets_24k_with_a_clo
     assert large.last_mode is RetrievalMode.HYBRID
 
 
+async def test_a_small_bank_with_other_apps_memories_is_read_whole_too(llm_server, make_llm, recall_of):
+    """Before: other apps' memories beyond a fifth of the budget were cut even when every memory fit."""
+    recall = recall_of(600, make_llm(), BudgetPolicy("https://api.deepseek.com/v1", "deepseek-chat"))
+    mm = recall._mm
+    stamp = NOW.replace(microsecond=0).isoformat()
+    mm.import_items({f"app{i:04d}": MemoryItem(f"Cursor 记下的第{i}条项目笔记：接口改成分页返回，记得同步前端的调用。", "项目",
+                                               latest_update_time=stamp, history=[
+                                                   {"time": stamp, "action": "create", "actor": "mcp:cursor",
+                                                    "reason": ""}]) for i in range(300)})
+    listing = RecallListing(mm)
+    try:
+        own, apps = listing.parts()
+        assert apps.tokens > 0.2 * (own.tokens + apps.tokens) and own.tokens + apps.tokens <= WHOLE_BANK
+    finally:
+        listing.close()
+    llm_server.add_text("[]")
+    await recall.aretrieve("接口分页的事", RetrievalMode.LLM)
+    stats = recall.last_listing
+    assert stats.shown == stats.memories == 900 and stats.apps == 300 and recall.last_mode is RetrievalMode.LLM
+
+
 # ── Ollama: asked for the context (item 5.1) ────────────────────────────
 
 def ollama(llm_server, context: int = 4096) -> None:

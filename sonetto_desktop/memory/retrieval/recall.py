@@ -15,7 +15,7 @@ as HYBRID (``last_mode`` says so). The two modes differ only there: HYBRID is th
 budget holds a shortlist".
 
 Other apps' memories (written through MCP: ``changes.by_other_app``) get at most ``app_share`` of
-the budget, the person's own the rest and first: one app adding 2,000 long memories took the whole
+the budget when not every memory fits in it, the person's own the rest and first: one app adding 2,000 long memories took the whole
 request before (none of the person's 20 memories was in it). Each part is filled as above (all of it,
 or its stable window and its shortlist), the person's listed before the apps' (``llm_prompt``), so
 an app's writes never move the person's part of the request. Both parts draw on one ``Shortlist``: the
@@ -301,8 +301,10 @@ class MemoryRecall:
         if not own.order and not apps.order:
             self.last_mode, self.last_fallback_reason = mode, None
             return _Plan(mode, result=[])
-        budget = self.budget.tokens(whole=own.tokens + apps.tokens)  # a small bank is read whole
-        cap = int(budget * self.app_share) if apps.order else 0
+        whole = own.tokens + apps.tokens
+        budget = self.budget.tokens(whole=whole)  # a small bank is read whole
+        # everything fits: nothing to share out; else other apps take at most their share
+        cap = (apps.tokens if whole <= budget else int(budget * self.app_share)) if apps.order else 0
         theirs = min(apps.tokens, cap)  # the apps' share: bounded, and only what they need
         shortlist = Shortlist(self.mechanical, self.dense, self.agreement)
         # The person's window is sized on what apps may take, not on what they take now: an app's
