@@ -248,3 +248,19 @@ def test_an_ollama_model_trained_for_a_short_context_is_said_to_be_the_limit():
     assert policy.num_ctx() == 4096 and policy.tokens() == 400  # asked for all it has, which is little
     assert len(told) == 1 and told[0].model_limit
     assert "换一个上下文更长的模型" in context_notice_text(told[0])
+
+
+async def test_a_native_request_to_a_server_that_went_away_is_a_connection_error(make_llm, recall_of):
+    import socket
+
+    with socket.socket() as probe:  # a port nothing listens on
+        probe.bind(("127.0.0.1", 0))
+        port = probe.getsockname()[1]
+    url = f"http://127.0.0.1:{port}/v1"
+    policy = BudgetPolicy(url, "test-model", probe=lambda *a: ContextInfo(4096, "ollama", 32_768))
+    recall = recall_of(50, make_llm(base_url=url), policy)
+    policy.learn()
+    assert policy.num_ctx() == LOCAL_CONTEXT_WANTED
+    await recall.aretrieve("小林周末去哪儿玩了", RetrievalMode.LLM)
+    assert recall.last_fallback_reason.startswith("connection_error: cannot reach the model endpoint")
+    assert recall.fallback_count == 1  # the offline result answered
