@@ -130,7 +130,7 @@ class StoreHandle:
             from .memory.retrieval.agreement import ModelAgreement
 
             self._recall = MemoryRecall(self.store, None, timeout=self._recall_timeout,
-                                        budget=recall_budget(self.settings),
+                                        budget=recall_budget(self.settings, self._publish),
                                         agreement=ModelAgreement(self.data_dir / AGREEMENT_FILE))
         return self._recall
 
@@ -144,7 +144,7 @@ class StoreHandle:
             from .agent.recall_setup import recall_budget
 
             self._recall.timeout = new.recall_timeout
-            self._recall.budget = recall_budget(new)
+            self._recall.budget = recall_budget(new, self._publish)
 
     # ── open / close ───────────────────────────────────────────────────
 

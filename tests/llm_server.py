@@ -4,7 +4,9 @@ Binds 127.0.0.1 on a free port and answers ``POST /v1/chat/completions`` (stream
 ``GET /v1/models``; ``context_api`` makes it tell its model's context length (``context_length``) the
 way one kind of server does: ``"models"`` (a ``context_length`` field in ``/v1/models``, as gateways
 and vLLM do), ``"llama.cpp"`` (``GET /props``), ``"lm-studio"`` (``GET /api/v0/models``) or
-``"ollama"`` (``POST /api/show``, ``GET /api/ps``). ``POST /v1/embeddings`` answers deterministic
+``"ollama"`` (``POST /api/show``, ``GET /api/ps``). An Ollama server also answers its native chat API
+(``POST /api/chat``, not streamed: the scripted responses, in Ollama's shape, with ``load_duration``
+from ``load_seconds``); those requests are kept in ``native_requests`` too. ``POST /v1/embeddings`` answers deterministic
 vectors (``embed_text``: hashed characters and character pairs, plus a few shared "concept" features
 so that e.g. 小老虎一样的宠物 lands near 猫 without sharing a character), honouring ``dimensions``,
 ``encoding_format`` and a batch limit (``embedding_max_batch``); ``add_embedding_error`` scripts
@@ -111,6 +113,8 @@ class ScriptedLLMServer:
         self.context_api: str | None = None  # how the server tells its context length (see above)
         self.context_length = 8192
         self.context_requests: list[str] = []  # paths asked about the context
+        self.native_requests: list[dict[str, Any]] = []  # Ollama's POST /api/chat bodies
+        self.load_seconds = 0.0  # what an Ollama native answer says it spent loading the model
         self.embedding_models: list[str] | None = None  # None: any model name embeds
         self.embedding_dims = EMBEDDING_DIMS
         self.embedding_max_batch = 2048
@@ -353,6 +357,9 @@ class _Handler(BaseHTTPRequestHandler):
         if path in ("/v1/embeddings", "/embeddings"):
             self._answer_embeddings(raw)
             return
+        if path == "/api/chat" and self.owner.context_api == "ollama":
+            self._answer_native(raw)
+            return
         if path not in ("/v1/chat/completions", "/chat/completions"):
             self._send_error(error(404, f"unknown path {path}", code="not_found"))
             return
@@ -375,6 +382,38 @@ class _Handler(BaseHTTPRequestHandler):
         except Exception as exc:  # noqa: BLE001 - a broken responder shows up as a readable 500
             response = error(500, f"responder failed: {type(exc).__name__}: {exc}")
         self._answer(body, response)
+
+    def _answer_native(self, raw: bytes) -> None:
+        """Ollama's ``POST /api/chat`` (``stream: false``): ``{"message": {...}, "done": true, ...}``,
+        errors as ``{"error": "..."}``."""
+        owner = self.owner
+        try:
+            body = json.loads(raw.decode("utf-8"))
+            if not isinstance(body, dict) or not isinstance(body.get("messages"), list):
+                raise ValueError("messages is required")
+        except ValueError as exc:
+            self._send_json(400, {"error": f"bad request body: {exc}"})
+            return
+        with owner._lock:
+            owner.native_requests.append(body)
+        owner._record(body, {k.lower(): v for k, v in self.headers.items()})
+        self._wait_delay()
+        response = owner._next_response(body)
+        if isinstance(response, ErrorResponse):
+            self._send_json(response.status, {"error": response.message})
+        elif isinstance(response, HangResponse):
+            owner._stopping.wait(response.seconds)
+            self.close_connection = True
+        elif isinstance(response, GarbageResponse):
+            self._send_raw(200, response.body.encode("utf-8"), "text/html; charset=utf-8")
+        elif isinstance(response, TextResponse):
+            self._send_json(200, {"model": body.get("model", ""), "created_at": "2026-12-02T09:30:00Z",
+                                  "message": {"role": "assistant", "content": response.text}, "done": True,
+                                  "done_reason": "stop", "total_duration": int((owner.load_seconds + 0.2) * 1e9),
+                                  "load_duration": int(owner.load_seconds * 1e9), "prompt_eval_count": 100,
+                                  "eval_count": 5})
+        else:
+            self._send_json(500, {"error": f"not scripted for /api/chat: {response!r}"})
 
     def _answer_embeddings(self, raw: bytes) -> None:
         owner = self.owner

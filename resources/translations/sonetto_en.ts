@@ -2401,8 +2401,8 @@ Optional: title (the chat’s title), id (the message’s id, which recognises i
     </message>
     <message>
         <location filename="../../sonetto_desktop/ui/settings/recall_page.py" line="65" />
-        <source>自动（云端模型 %1；本机模型按它的上下文长度）</source>
-        <translation>Automatic (%1 for a cloud model; a local model by its context length)</translation>
+        <source>自动（云端模型：记忆在 %1 以内时读全部，更多时 %2；本机模型 %3，受它的上下文长度所限）</source>
+        <translation>Automatic (a cloud model reads every memory up to %1, %2 above that; a local model %3, within its context length)</translation>
     </message>
     <message>
         <location filename="../../sonetto_desktop/ui/settings/recall_page.py" line="73" />
@@ -3898,6 +3898,39 @@ The memory wall on the right works already.</translation>
         <location filename="../../sonetto_desktop/presentation/toasts.py" line="55" />
         <source>整理记忆失败</source>
         <translation>Couldn't organise memories</translation>
+    </message>
+</context>
+<context>
+    <name>RecallNotices</name>
+    <message>
+        <location filename="../../sonetto_desktop/presentation/recall_notices.py" line="0"/>
+        <source>本机模型 {0} 最多只读 {1} tokens：回忆每次只能看约 {2} tokens 的记忆，会漏掉不少。换一个上下文更长的模型（{3} 以上）回忆会好很多</source>
+        <translation>The local model {0} reads at most {1} tokens: recall can show it only about {2} tokens of memories each time and misses many. A model with a longer context ({3} or more) recalls much better</translation>
+    </message>
+    <message>
+        <location filename="../../sonetto_desktop/presentation/recall_notices.py" line="0"/>
+        <source>在 Ollama 的设置里把 Context length 调到 {0} 以上，或用环境变量 OLLAMA_CONTEXT_LENGTH={0} 启动 ollama serve</source>
+        <translation>In Ollama's settings set Context length to {0} or more, or start ollama serve with OLLAMA_CONTEXT_LENGTH={0}</translation>
+    </message>
+    <message>
+        <location filename="../../sonetto_desktop/presentation/recall_notices.py" line="0"/>
+        <source>在 LM Studio 加载模型时把 Context Length 调到 {0} 以上</source>
+        <translation>When loading the model in LM Studio, set Context Length to {0} or more</translation>
+    </message>
+    <message>
+        <location filename="../../sonetto_desktop/presentation/recall_notices.py" line="0"/>
+        <source>启动 llama-server 时加上 -c {0}</source>
+        <translation>Start llama-server with -c {0}</translation>
+    </message>
+    <message>
+        <location filename="../../sonetto_desktop/presentation/recall_notices.py" line="0"/>
+        <source>在本机模型服务里把上下文长度调到 {0} 以上</source>
+        <translation>Set the context length of your local model server to {0} or more</translation>
+    </message>
+    <message>
+        <location filename="../../sonetto_desktop/presentation/recall_notices.py" line="0"/>
+        <source>本机模型 {0} 的上下文只有 {1} tokens：回忆每次只能看约 {2} tokens 的记忆，会漏掉不少。{3}</source>
+        <translation>The local model {0} has a context of only {1} tokens: recall can show it only about {2} tokens of memories each time and misses many. {3}</translation>
     </message>
 </context>
 </TS>

@@ -93,11 +93,13 @@ def reembed_cost(memories: int, tokens: int, settings: Settings, builtin: Any = 
                        label=preset.label)
 
 
-def recall_budget(settings: Settings) -> BudgetPolicy:
+def recall_budget(settings: Settings, notify: Callable[[object], None] | None = None) -> BudgetPolicy:
     """The listing budget for ``settings``: the set number of tokens, or automatic for the chat
-    endpoint (a local server is asked for its context in the background, at the first recall)."""
+    endpoint (a local server is asked for its context in the background, at the first recall; an
+    Ollama server is asked for a longer one with each recall request when it holds too little).
+    ``notify`` receives a ``ContextNotice`` when the server's context is cutting recall."""
     return BudgetPolicy(settings.effective_base_url, settings.model.strip(), settings.api_key.strip(),
-                        setting=settings.recall_budget_tokens)
+                        setting=settings.recall_budget_tokens, notify=notify)
 
 
 def embeddings_config(settings: Settings, builtin: Any = INSTALLED) -> EmbeddingsConfig | None:

@@ -12,7 +12,8 @@ the services connects to its signals instead of subscribing on its own:
 - ``inbox_changed(int)``: review mode's inbox holds this many proposals;
 - ``settings_applied(Settings)``: the services use new settings;
 - ``index_progress(IndexProgress)``: how far the recall index's first build has come;
-- ``vectors_changed(VectorStatus)``: how far the embeddings model's vectors are (with one configured).
+- ``vectors_changed(VectorStatus)``: how far the embeddings model's vectors are (with one configured);
+- ``recall_notice(ContextNotice)``: a local model's context is cutting recall (said once per endpoint).
 
 A source without the services' feed (a bare store or ``MemoryOperations``, as in tests and tools) is
 followed for its memory changes only.
@@ -26,6 +27,7 @@ from PySide6.QtCore import QObject, Signal
 
 from sonetto_desktop.agent_lifecycle import AgentsStarted
 from sonetto_desktop.memory.changes import MemoryChange
+from sonetto_desktop.memory.retrieval.budget import ContextNotice
 from sonetto_desktop.memory.retrieval.progress import IndexProgress
 from sonetto_desktop.memory.retrieval.vector_status import VectorStatus
 from sonetto_desktop.memory.writer.events import WriterEvent
@@ -47,6 +49,7 @@ class AppFeed(QObject):
     settings_applied = Signal(object)
     index_progress = Signal(object)
     vectors_changed = Signal(object)
+    recall_notice = Signal(object)
 
     def __init__(self, source: Any, parent: QObject | None = None) -> None:
         super().__init__(parent)
@@ -73,6 +76,8 @@ class AppFeed(QObject):
             self.index_progress.emit(event)
         elif isinstance(event, VectorStatus):
             self.vectors_changed.emit(event)
+        elif isinstance(event, ContextNotice):
+            self.recall_notice.emit(event)
 
     @property
     def closed(self) -> bool:

@@ -84,6 +84,7 @@ class SonettoApp:
         self.writer_toasts: Any = None
         self.store_notices: Any = None
         self.vector_notices: Any = None  # notices/vector_notices.py
+        self.recall_notices: Any = None  # notices/recall_notices.py
         self.wall_loaded: Any = None
         self.sqlite_offer: Any = None
         self.dialogs: AppDialogs | None = None  # settings, review inbox, contradictions, don't-remember list
@@ -195,6 +196,9 @@ class SonettoApp:
                                             window=lambda: self.window, open_settings=self.open_settings,
                                             ui_state=self._ui_state, parent=self.writer_control)
         self.writer_control.vectors_consent_requested.connect(self.vector_notices.ask)
+        from .notices.recall_notices import RecallNotices
+
+        self.recall_notices = RecallNotices(self.feed, toasts=lambda: self.toasts, parent=self.writer_control)
         from .dialogs.history_actions import HistoryImportActions
 
         self.history_imports = HistoryImportActions(self.services)
@@ -360,7 +364,8 @@ class SonettoApp:
         if self.controller is not None:
             await self.controller.close()
         steps.append("reply_cancelled")
-        for part in (self.writer_toasts, self.store_notices, self.vector_notices, self.writer_control, self.service):
+        for part in (self.writer_toasts, self.store_notices, self.vector_notices, self.recall_notices,
+                     self.writer_control, self.service):
             if part is not None:
                 part.close()
         if self.service is not None:

@@ -2,26 +2,43 @@
 
 LLM and HYBRID recall show the model as many memories as the budget holds (``listing.py``); below
 the budget that is every memory, above it the stable block and a query shortlist share it
-(``recall.py``). The budget is a setting; 0 means automatic, by provider:
+(``recall.py``). The budget is a setting; 0 means automatic, chosen by reach per token (the share
+of the memories a question needs that reach the model, against what the request costs: measured
+with a real embeddings model at 1,000 and 10,000 memories, docs/benchmarks.md "Recall budget: reach
+per token"):
 
-- a cloud endpoint (any host that is not this computer or the local network): ``CLOUD_BUDGET``
-  estimated tokens. Cloud chat models read 64k-1M tokens, and the ones people use with this app
+- a small bank is read whole: with a cloud endpoint, a bank whose whole listing fits in
+  ``WHOLE_BANK`` estimated tokens (about 1,200 memories) is shown entire whatever the automatic
+  budget (every question's memories reach the model: 1.000 at 1,000 memories, where 24k reaches
+  0.959);
+- above it a cloud endpoint (any host that is not this computer or the local network) gets
+  ``CLOUD_BUDGET`` estimated tokens: at 10,000 memories 24k reaches 0.821, 48k 0.848 — twice the
+  tokens for +0.027. Cloud chat models read 64k-1M tokens, and the ones people use with this app
   (DeepSeek, Qwen, GLM, Kimi, OpenAI) cache a repeated prompt prefix, which the stable listing
   makes likely (see ``listing.py``);
-- a local server (localhost, a private address): what its loaded context holds after the prompt,
-  the query and the answer, at most ``LOCAL_BUDGET_MAX`` (a local model reads a long prompt slowly).
-  The context is asked of the server (:func:`probe_context`: llama.cpp ``/props``, Ollama
-  ``/api/show`` and ``/api/ps``, LM Studio ``/api/v0/models``, vLLM and gateways through
-  ``/v1/models``). That matters: Ollama's OpenAI-compatible endpoint silently cuts a prompt longer
-  than its context (2,048 or 4,096 tokens unless configured) instead of refusing it. A server that
-  tells nothing gets ``LOCAL_BUDGET_MAX``; when it refuses a request as too long for its context,
-  the automatic budget halves (:meth:`BudgetPolicy.too_long`) and the offline result answers meanwhile.
+- a local server (localhost, a private address): what its context holds after the prompt, the
+  query and the answer, at most ``LOCAL_BUDGET_MAX`` (a local model reads a long prompt slowly;
+  8k reaches 0.852 at 1,000 memories with the e5 shortlist, 6k 0.836). The context is asked of the
+  server (:func:`probe_context`: llama.cpp ``/props``, Ollama ``/api/show`` and ``/api/ps``, LM
+  Studio ``/api/v0/models``, vLLM and gateways through ``/v1/models``). That matters: Ollama's
+  OpenAI-compatible endpoint silently cuts a prompt longer than its context (2,048 or 4,096 tokens
+  unless configured) instead of refusing it. Ollama can be asked for a longer one: its native chat
+  API takes ``num_ctx`` per request (its ``/v1`` endpoint ignores it), so for Ollama the recall asks
+  for ``LOCAL_CONTEXT_WANTED`` (:meth:`BudgetPolicy.num_ctx`, ``ollama_chat.py``) up to what the
+  model was trained for. Ollama loads the model again whenever a request's ``num_ctx`` differs from
+  the loaded one, and the app's other calls go through ``/v1`` at the server's default: when asking
+  makes it reload at recall after recall (:meth:`BudgetPolicy.loaded`), the policy stops asking, asks
+  the server again what the model is loaded with, and the person is told, once, how to set the context on the server (:class:`ContextNotice`). The same
+  line is said when a server that cannot be asked (LM Studio, llama.cpp) has a context that leaves
+  the budget well below ``LOCAL_BUDGET_MAX``. A server that tells nothing gets
+  ``LOCAL_BUDGET_UNKNOWN``; when it refuses a request as too long for its context, the automatic
+  budget halves (:meth:`BudgetPolicy.too_long`) and the offline result answers meanwhile.
 
 An automatic budget then follows how fast the model answers (:meth:`BudgetPolicy.observe`): a recall
 answered within ``FAST`` of the recall timeout while the listing filled the budget grows it by
 ``STEP`` (a local server up to what its context holds, at most ``CLOUD_BUDGET``: a fast GPU server
 reads more), one slower than ``SLOW`` of the timeout shrinks it, a timeout halves it; a cloud
-endpoint never grows past ``CLOUD_BUDGET``.
+endpoint never grows past ``CLOUD_BUDGET``. A shrunk budget no longer reads a small bank whole.
 
 Tokens are estimated (:func:`estimate_tokens`: one per CJK character and per digit, one per four
 other characters). Measured with the Qwen2.5 tokenizer on memory texts, real tokens are about 0.73
@@ -36,7 +53,7 @@ import ipaddress
 import logging
 import re
 import threading
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Any, Callable
 from urllib.parse import urlsplit
 from ...aio import start_thread
@@ -46,9 +63,12 @@ log = logging.getLogger(__name__)
 __all__ = [
     "CLOUD_BUDGET",
     "LOCAL_BUDGET_MAX",
+    "LOCAL_CONTEXT_WANTED",
     "LOCAL_BUDGET_UNKNOWN",
+    "WHOLE_BANK",
     "BudgetPolicy",
     "ContextInfo",
+    "ContextNotice",
     "budget_for",
     "estimate_tokens",
     "is_local_endpoint",
@@ -56,13 +76,18 @@ __all__ = [
     "says_too_long",
 ]
 
-#: Listing tokens (estimated) for a cloud model: about 1,300 memories of ~35 tokens. Measured in
-#: bench/recall_reach.py: every memory of a 1,000-memory bank fits; at 10,000 the shortlist reaches
-#: the gold memories of the dev and public sets (docs/benchmarks.md).
-CLOUD_BUDGET = 48_000
+#: A bank whose whole listing fits in this many estimated tokens is read whole with a cloud endpoint
+#: (about 1,200 memories of ~33 tokens): at 1,000 memories that reaches every gold memory, 24k 0.959
+#: (docs/benchmarks.md, "Recall budget: reach per token").
+WHOLE_BANK = 40_000
+#: Listing tokens (estimated) for a cloud model above ``WHOLE_BANK``: about 500 memories. At 10,000
+#: memories (e5 shortlist, every set pooled) 12k reaches 0.712, 24k 0.821, 48k 0.848: 48k costs twice
+#: the tokens for +0.027 (bench/recall_scale_e5.py; it was 48,000 before).
+CLOUD_BUDGET = 24_000
 #: A local server never gets more than this, whatever its context: a laptop model reads a prompt at
-#: 0.5-5k tokens per second, and the recall must answer within its timeout.
-LOCAL_BUDGET_MAX = 6_000
+#: 0.5-5k tokens per second, and the recall must answer within its timeout. 8k reaches 0.852 of the
+#: gold at 1,000 memories with the e5 shortlist (6k, the value before: 0.836).
+LOCAL_BUDGET_MAX = 8_000
 #: A local server whose context could not be learned (halved each time it refuses a request as too long).
 LOCAL_BUDGET_UNKNOWN = LOCAL_BUDGET_MAX
 #: Adapting an automatic budget to the model's speed (shares of the recall timeout, and the factor).
@@ -70,6 +95,9 @@ FAST, SLOW, STEP = 0.25, 0.6, 1.5
 #: What the rest of a recall request takes besides the listing: the system prompt (~1.4k), the
 #: query (at most ~2k), the date and hints, and the answer.
 REQUEST_RESERVE = 4_000
+#: The context a local server is asked for (Ollama's ``num_ctx``): ``LOCAL_BUDGET_MAX`` and the
+#: request's reserve, rounded up to a multiple of 4,096.
+LOCAL_CONTEXT_WANTED = 12_288
 #: The smallest budget that is still worth a model call (a dozen memories).
 MIN_BUDGET = 400
 MAX_BUDGET = 2_000_000
@@ -100,10 +128,43 @@ def is_local_endpoint(base_url: str) -> bool:
 
 @dataclass(frozen=True)
 class ContextInfo:
-    """What a server said about the model's context: ``tokens`` (None: nothing) and where from."""
+    """What a server said about the model's context: ``tokens`` (None: nothing) and where from;
+    ``ceiling``: the most the model was trained for, when the server says (Ollama)."""
 
     tokens: int | None
     source: str = ""
+    ceiling: int | None = field(default=None, compare=False)
+
+    @property
+    def askable(self) -> bool:
+        """The server takes a context length per request (Ollama's native API: ``num_ctx``)."""
+        return self.source == "ollama"
+
+
+#: A context that leaves an automatic budget below this is cutting recall: the person is told once.
+SMALL_BUDGET = 6_000
+#: A recall whose request made the server load the model for this long counts as a reload.
+RELOAD_SECONDS = 1.0
+#: After this many reloads in a row caused by asking for ``num_ctx``, the policy stops asking.
+RELOADS_TO_STOP = 2
+
+
+@dataclass(frozen=True)
+class ContextNotice:
+    """A local server's context is cutting recall (said once per endpoint and model): the model's
+    context of ``context`` tokens leaves a listing budget of ``budget`` where ``wanted`` tokens of
+    context would give ``LOCAL_BUDGET_MAX``. ``server``: "ollama", "lm-studio", "llama.cpp" or
+    "models" (another server). ``reloads``: asking Ollama for a longer context made it load the
+    model again at every recall, so the app stopped asking."""
+
+    base_url: str
+    model: str
+    context: int
+    budget: int
+    server: str
+    wanted: int = LOCAL_CONTEXT_WANTED
+    reloads: bool = False
+    model_limit: bool = False  # the model itself reads no more (Ollama's trained context): another model helps
 
 
 def budget_for(base_url: str, context: int | None, *, setting: int = 0) -> int:
@@ -252,7 +313,7 @@ def probe_context(base_url: str, model: str, api_key: str = "", *, timeout: floa
             configured = _from_ollama_show(show)
             ceiling = _ollama_model_max(show)
             tokens = loaded or configured or OLLAMA_DEFAULT_CONTEXT
-            return ContextInfo(min(tokens, ceiling) if ceiling else tokens, "ollama")
+            return ContextInfo(min(tokens, ceiling) if ceiling else tokens, "ollama", ceiling)
         return ContextInfo(None)
     except Exception:  # a strange server must never break recall
         log.debug("context probe of %s failed", base, exc_info=True)
@@ -266,18 +327,27 @@ class BudgetPolicy:
     """The listing budget for one endpoint: the setting, or the provider default, learning a local
     server's context in a background thread on first use (meanwhile the conservative default).
 
-    ``probe`` (tests, benchmarks) replaces :func:`probe_context`."""
+    ``probe`` (tests, benchmarks) replaces :func:`probe_context`. ``notify`` receives a
+    :class:`ContextNotice` (once) when the server's context is cutting recall; it is called from the
+    thread that learnt it."""
 
     def __init__(self, base_url: str = "", model: str = "", api_key: str = "", *, setting: int = 0,
-                 probe: Callable[[str, str, str], ContextInfo] | None = None) -> None:
+                 probe: Callable[[str, str, str], ContextInfo] | None = None,
+                 notify: Callable[[ContextNotice], None] | None = None) -> None:
         self.base_url, self.model, self._api_key = base_url, model, api_key
         self.setting = int(setting or 0)
         self._probe = probe or (lambda url, name, key: probe_context(url, name, key))
+        self._notify = notify
         self._lock = threading.Lock()
         self._context: ContextInfo | None = None
         self._probing: threading.Thread | None = None
         self._cap: int | None = None  # halved by each "too long for the context" refusal
         self._scale = 1.0  # follows the model's speed (observe, timed_out)
+        self._asking = True  # may ask the server for a longer context (until it reloads every time)
+        self._reloads = 0  # recalls in a row whose request made the server load the model
+        self._stopped = False  # stopped asking because asking reloaded the model every time
+        self.notice: ContextNotice | None = None
+        """What the person was told about the server's context (None: nothing)."""
 
     @property
     def context(self) -> ContextInfo | None:
@@ -288,17 +358,52 @@ class BudgetPolicy:
     def local(self) -> bool:
         return is_local_endpoint(self.base_url)
 
-    def tokens(self) -> int:
-        """The budget now (never blocks: the first call for a local server starts the probe)."""
+    def tokens(self, whole: int | None = None) -> int:
+        """The budget now (never blocks: the first call for a local server starts the probe).
+        ``whole``: the estimated tokens of the whole bank's listing; an automatic budget with a cloud
+        endpoint covers it when it is at most ``WHOLE_BANK`` (a small bank is read whole), unless
+        the model was too slow or refused a request as too long."""
         if self.setting > 0 or not self.base_url:
-            return budget_for(self.base_url, None, setting=self.setting)
+            tokens = budget_for(self.base_url, None, setting=self.setting)
+            return self._whole(tokens, whole) if self.setting <= 0 else tokens
         with self._lock:
             context, cap = self._context, self._cap
             if context is None and self._probing is None and self.local:
                 self._probing = start_thread(self._learn, name="recall-context-probe", daemon=True)
-        start, ceiling = self._range(context.tokens if context else None)
+        start, ceiling = self._range(self._usable(context))
         tokens = max(MIN_BUDGET, min(ceiling, int(start * self._scale)))
-        return tokens if cap is None else max(MIN_BUDGET, min(tokens, cap))
+        tokens = tokens if cap is None else max(MIN_BUDGET, min(tokens, cap))
+        return tokens if self.local else self._whole(tokens, whole)
+
+    def _whole(self, tokens: int, whole: int | None) -> int:
+        if whole is None or whole > WHOLE_BANK or self._cap is not None or self._scale < 1.0:
+            return tokens
+        return max(tokens, int(whole))
+
+    def num_ctx(self) -> int | None:
+        """The context to ask the server for with each recall request (Ollama's ``num_ctx``), or
+        None: the server cannot be asked, already holds enough, or asking made it reload every time.
+        One number per endpoint (a different one would make Ollama load the model again)."""
+        with self._lock:
+            info, asking = self._context, self._asking
+        if info is None or not info.askable or not asking:
+            return None
+        wanted = self._wanted(info)
+        return wanted if wanted > (info.tokens or 0) else None
+
+    def _wanted(self, info: ContextInfo) -> int:
+        need = LOCAL_CONTEXT_WANTED
+        if self.setting > 0:
+            need = max(need, -(-(self.setting + REQUEST_RESERVE) // 4096) * 4096)
+        return min(need, info.ceiling) if info.ceiling else need
+
+    def _usable(self, info: ContextInfo | None) -> int | None:
+        """The context the budget may count on: what the server has, or what it is asked for."""
+        if info is None or not info.tokens:
+            return None
+        if info.askable and self._asking:
+            return max(info.tokens, self._wanted(info))
+        return info.tokens
 
     def _range(self, context: int | None) -> tuple[int, int]:
         """(the starting budget, the most it may grow to) for an automatic budget."""
@@ -307,14 +412,34 @@ class BudgetPolicy:
             return start, start
         return start, max(start, min(CLOUD_BUDGET, context - REQUEST_RESERVE))
 
+    def loaded(self, seconds: float | None) -> None:
+        """A recall that asked for :meth:`num_ctx` made the server spend ``seconds`` loading the
+        model (Ollama's ``load_duration``; None: not told). Loading at ``RELOADS_TO_STOP`` recalls in
+        a row means the app's other requests load it back at the server's own context each time:
+        the policy stops asking (the budget falls to what that context holds) and tells the person."""
+        if seconds is None:
+            return
+        with self._lock:
+            self._reloads = self._reloads + 1 if seconds >= RELOAD_SECONDS else 0
+            stop = self._asking and self._reloads >= RELOADS_TO_STOP
+            if stop:
+                self._asking = False
+        if stop:
+            log.warning("recall budget: asking %s for a context of %s tokens reloads the model at every recall; "
+                        "no longer asking", self.base_url, self._context and self._wanted(self._context))
+            # ask the server again: the model is now loaded at the context the app's other requests get
+            # (what the first probe could only assume when nothing was loaded); the person is told then
+            with self._lock:
+                self._stopped = True
+                self._probing = start_thread(self._learn, name="recall-context-probe", daemon=True)
+
     def observe(self, seconds: float, timeout: float, used: int, budget: int) -> None:
         """A recall of ``used`` listing tokens (of ``budget``) answered in ``seconds``: an automatic
         budget grows when that was quick and the listing was full, shrinks when it was slow."""
         if self.setting > 0 or not self.base_url or timeout <= 0:
             return
         with self._lock:
-            context = self._context.tokens if self._context else None
-            start, ceiling = self._range(context)
+            start, ceiling = self._range(self._usable(self._context))
             if seconds <= FAST * timeout and used >= 0.9 * budget:
                 self._scale = min(ceiling / start, self._scale * STEP)
             elif seconds >= SLOW * timeout:
@@ -325,7 +450,7 @@ class BudgetPolicy:
         if self.setting > 0 or not self.base_url:
             return
         with self._lock:
-            start, _ = self._range(self._context.tokens if self._context else None)
+            start, _ = self._range(self._usable(self._context))
             self._scale = max(MIN_BUDGET / start, self._scale / 2)
 
     def too_long(self, used: int) -> int:
@@ -344,7 +469,29 @@ class BudgetPolicy:
             self._context = info
         if info.tokens:
             log.info("recall budget: %s reports a context of %d tokens (%s)", self.base_url, info.tokens, info.source)
+        self._tell()
         return info
+
+    def _tell(self) -> None:
+        """Tell the person (once) when the context the app can count on cuts the budget well below
+        what recall wants (``SMALL_BUDGET``, or the budget they set)."""
+        info = self._context
+        if info is None or not info.tokens or self.notice is not None or not self.local:
+            return
+        usable = self._usable(info) or info.tokens
+        budget = max(MIN_BUDGET, usable - REQUEST_RESERVE)
+        if budget >= (self.setting if self.setting > 0 else SMALL_BUDGET):
+            return
+        limit = bool(info.ceiling) and usable >= (info.ceiling or 0)  # the model reads no more than this
+        self.notice = ContextNotice(self.base_url, self.model, usable, budget, info.source,
+                                    self._wanted(ContextInfo(info.tokens, info.source)), self._stopped, limit)
+        log.warning("recall budget: %s's context of %d tokens leaves %d listing tokens", self.base_url, usable,
+                    budget)
+        if self._notify is not None:
+            try:
+                self._notify(self.notice)
+            except Exception:
+                log.exception("telling about the recall context failed")
 
     def wait(self, timeout: float | None = None) -> None:
         """Wait for a running probe (tests, benchmarks)."""

@@ -21,6 +21,7 @@ from ..item import parse_time
 from ..lazy_model import loaded_class, resolve
 from .llm_parse import UnparseableAnswer, parse_indices
 from .llm_prompt import FIND_RELATED_MEMORY, build_user_prompt, in_request_order
+from .ollama_chat import NativeFailed, achat, chat
 from ...aio import run_blocking
 
 if TYPE_CHECKING:  # the LLM stack is imported at the first LLM recall, off the event loop
@@ -78,6 +79,8 @@ def classify_error(exc: BaseException, timeout: float, secret: str = "") -> Reca
     """Map whatever the chat model raised to a :class:`RecallFailed` (``secret`` never appears in it)."""
     if isinstance(exc, RecallFailed):
         return exc
+    if isinstance(exc, NativeFailed):  # Ollama's native API (``ollama_chat.py``): already classified
+        return RecallFailed(exc.detail, kind=exc.kind, status=exc.status)
     if isinstance(exc, (TimeoutError, asyncio.TimeoutError)) or _is_openai_error(exc, "APITimeoutError"):
         return RecallFailed(f"no answer within {timeout:g} s", kind="timeout")
     if _is_openai_error(exc, "APIStatusError"):
@@ -123,6 +126,8 @@ class LLMRetriever:
         self.llm = llm
         self.timeout = float(timeout)
         self._clock = clock or datetime.now
+        self.last_load_seconds: float | None = None
+        """How long the server said it spent loading the model for the last native request (Ollama)."""
 
     # ── building the request ──────────────────────────────────────────
 
@@ -169,9 +174,12 @@ class LLMRetriever:
 
     def retrieve(self, prompt: str, items: Iterable[Mapping[str, Any]] | None = None,
                  extra: Iterable[Mapping[str, Any]] | None = None, *, apps: Iterable[Mapping[str, Any]] | None = None,
-                 apps_extra: Iterable[Mapping[str, Any]] | None = None) -> list[dict[str, str]]:
+                 apps_extra: Iterable[Mapping[str, Any]] | None = None, num_ctx: int | None = None,
+                 ) -> list[dict[str, str]]:
         """Relevant memories, most relevant first. Blocks up to ``timeout`` seconds (the request's own
         deadline: an OpenAI-compatible client is given it; another chat model must honour its own).
+        ``num_ctx``: ask the server for this context length (an Ollama server, through its native
+        API: ``ollama_chat.py``; a model that is not an OpenAI-compatible client ignores it).
 
         Raises :class:`RecallFailed` on any failure; ``[]`` only when the model says nothing fits
         (or there is nothing to choose from, in which case no request is made).
@@ -179,8 +187,14 @@ class LLMRetriever:
         records, messages, model = self._prepare(prompt, items, extra, apps, apps_extra)
         if not records:
             return []
+        self.last_load_seconds = None
         try:
-            answer = model.invoke(messages, config=_recall_config(), **self._call_kwargs(model))
+            if num_ctx and self._call_kwargs(model):
+                native = chat(model, messages, num_ctx, self.timeout)
+                self.last_load_seconds = native.load_seconds
+                answer: Any = native.text
+            else:
+                answer = model.invoke(messages, config=_recall_config(), **self._call_kwargs(model))
         except Exception as exc:
             raise classify_error(exc, self.timeout, api_key_of(self.llm)) from exc
         return self._pick(answer, records)
@@ -188,16 +202,22 @@ class LLMRetriever:
     async def aretrieve(
         self, prompt: str, items: Iterable[Mapping[str, Any]] | None = None,
         extra: Iterable[Mapping[str, Any]] | None = None, *, apps: Iterable[Mapping[str, Any]] | None = None,
-        apps_extra: Iterable[Mapping[str, Any]] | None = None,
+        apps_extra: Iterable[Mapping[str, Any]] | None = None, num_ctx: int | None = None,
     ) -> list[dict[str, str]]:
         """Async :meth:`retrieve`: the store read runs in a thread, the request never blocks the loop."""
         records, messages, model = await run_blocking(self._prepare, prompt, items, extra, apps, apps_extra)
         if not records:
             return []
+        self.last_load_seconds = None
         try:
-            answer = await asyncio.wait_for(
-                model.ainvoke(messages, config=_recall_config(), **self._call_kwargs(model)), self.timeout
-            )
+            if num_ctx and self._call_kwargs(model):
+                native = await asyncio.wait_for(achat(model, messages, num_ctx, self.timeout), self.timeout)
+                self.last_load_seconds = native.load_seconds
+                answer: Any = native.text
+            else:
+                answer = await asyncio.wait_for(
+                    model.ainvoke(messages, config=_recall_config(), **self._call_kwargs(model)), self.timeout
+                )
         except asyncio.CancelledError:
             raise
         except Exception as exc:

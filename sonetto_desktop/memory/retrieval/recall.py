@@ -1,8 +1,8 @@
 """MemoryRecall: the one entry point for "which memories matter for this message?".
 
 It picks the strategy (LLM, MECHANICAL or HYBRID) and decides what the model reads: LLM and HYBRID
-recall fill a token budget (``budget.py``: a setting, by default by provider) with as many memories
-as fit, in compact form (``llm_prompt.py``). Below the budget every memory is shown, in the order
+recall fill a token budget (``budget.py``: a setting, by default by provider, and a small bank read
+whole) with as many memories as fit, in compact form (``llm_prompt.py``). Below the budget every memory is shown, in the order
 of ``listing.py``, which keeps the request's beginning the same from one message to the next so a
 provider's prompt cache serves it. Above it, the budget is shared: ``stable_share`` of it for the
 newest memories (the stable block, whose first line moves only in steps), the rest for the query's
@@ -15,7 +15,7 @@ as HYBRID (``last_mode`` says so). The two modes differ only there: HYBRID is th
 budget holds a shortlist".
 
 Other apps' memories (written through MCP: ``changes.by_other_app``) get at most ``app_share`` of
-the budget, the person's own the rest and first: one app adding 2,000 long memories took the whole
+the budget when not every memory fits in it, the person's own the rest and first: one app adding 2,000 long memories took the whole
 request before (none of the person's 20 memories was in it). Each part is filled as above (all of it,
 or its stable window and its shortlist), the person's listed before the apps' (``llm_prompt``), so
 an app's writes never move the person's part of the request. Both parts draw on one ``Shortlist``: the
@@ -26,7 +26,8 @@ It never lets an LLM failure turn into "no memories": it owns the one recall tim
 deadline) and, when the model is slow, fails or is missing, answers with the offline retriever's
 result instead, logging why (``last_fallback_reason``). An automatic budget follows the model: a
 request refused as too long for the context or a timeout halves it, quick answers to a full listing
-grow it (``BudgetPolicy.observe``). Results carry each memory's date:
+grow it (``BudgetPolicy.observe``); a local Ollama server is asked for the context the budget needs
+(``BudgetPolicy.num_ctx``, sent through its native API: ``ollama_chat.py``). Results carry each memory's date:
 ``[{id, description, theme, date}]``.
 """
 
@@ -65,7 +66,8 @@ log = logging.getLogger(__name__)
 #: recency does not), the cacheable prefix grows with it; 0.25 loses nothing against 0 at 48,000 tokens.
 STABLE_SHARE = 0.25
 #: Other apps' memories take at most this share of the budget; the person's own get the rest (and
-#: all of it when apps wrote nothing). At the cloud default that is ~9,600 tokens, ~270 one-line memories.
+#: all of it when apps wrote nothing, or when every memory fits). At the cloud default (24,000) that is
+#: ~4,800 tokens, ~135 one-line memories.
 APP_SHARE = 0.2
 
 
@@ -97,6 +99,7 @@ class _Plan:
     failure: RecallFailed | None = None  # fall back without asking the LLM
     tokens: int = 0
     budget: int = 0
+    num_ctx: int | None = None  # the context to ask a local server for (``BudgetPolicy.num_ctx``)
 
 
 class MemoryRecall:
@@ -244,10 +247,11 @@ class MemoryRecall:
             started = time.monotonic()
             try:
                 answer = self._llm_retriever.retrieve(prompt, plan.records, plan.extra, apps=plan.apps,
-                                                      apps_extra=plan.apps_extra)
+                                                      apps_extra=plan.apps_extra, num_ctx=plan.num_ctx)
             except RecallFailed as exc:
                 failure = exc
             else:
+                self.budget.loaded(self._llm_retriever.last_load_seconds if plan.num_ctx else None)
                 self.budget.observe(time.monotonic() - started, self.timeout, plan.tokens, plan.budget)
                 return answer
         result = self._mechanical_result(prompt)
@@ -266,10 +270,11 @@ class MemoryRecall:
             started = time.monotonic()
             try:
                 answer = await self._llm_retriever.aretrieve(prompt, plan.records, plan.extra, apps=plan.apps,
-                                                             apps_extra=plan.apps_extra)
+                                                             apps_extra=plan.apps_extra, num_ctx=plan.num_ctx)
             except RecallFailed as exc:
                 failure = exc
             else:
+                self.budget.loaded(self._llm_retriever.last_load_seconds if plan.num_ctx else None)
                 self.budget.observe(time.monotonic() - started, self.timeout, plan.tokens, plan.budget)
                 return answer
         result = await run_blocking(self._mechanical_result, prompt)
@@ -292,13 +297,15 @@ class MemoryRecall:
             if self._mm.count() == 0:
                 return _Plan(mode, result=[])
             return _Plan(mode, failure=RecallFailed("no chat model is configured", kind="no_llm"))
-        budget = self.budget.tokens()
         listing = self.listing
         own, apps = listing.parts()
         if not own.order and not apps.order:
             self.last_mode, self.last_fallback_reason = mode, None
             return _Plan(mode, result=[])
-        cap = int(budget * self.app_share) if apps.order else 0
+        whole = own.tokens + apps.tokens
+        budget = self.budget.tokens(whole=whole)  # a small bank is read whole
+        # everything fits: nothing to share out; else other apps take at most their share
+        cap = (apps.tokens if whole <= budget else int(budget * self.app_share)) if apps.order else 0
         theirs = min(apps.tokens, cap)  # the apps' share: bounded, and only what they need
         shortlist = Shortlist(self.mechanical, self.dense, self.agreement)
         # The person's window is sized on what apps may take, not on what they take now: an app's
@@ -327,7 +334,7 @@ class MemoryRecall:
         records, apps_records, more, apps_more = ([e.record(next(hits)) for e in part]
                                                   for part in (mine_stable, apps_stable, mine_extra, apps_extra))
         return _Plan(mode, records=records, extra=more, apps=apps_records, apps_extra=apps_more, tokens=used,
-                     budget=budget)
+                     budget=budget, num_ctx=self.budget.num_ctx())
 
     def _in_blocks(self) -> bool:
         if self.conversation_block is not None:

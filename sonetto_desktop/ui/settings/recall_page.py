@@ -30,7 +30,7 @@ from PySide6.QtWidgets import (
 from ..widgets.tasks import task_scope
 from sonetto_desktop.agent.recall_setup import INSTALLED, embeddings_plan, resolve_builtin
 from sonetto_desktop.config.settings import Settings
-from sonetto_desktop.memory.retrieval.budget import CLOUD_BUDGET, is_local_endpoint
+from sonetto_desktop.memory.retrieval.budget import CLOUD_BUDGET, LOCAL_BUDGET_MAX, WHOLE_BANK, is_local_endpoint
 from sonetto_desktop.memory.retrieval.builtin_model import PLATFORMS, platform_label
 from sonetto_desktop.memory.retrieval.embeddings import MAX_DIMENSIONS, PRESETS
 
@@ -84,8 +84,9 @@ class RecallPage(QWidget):
             "多到超出下面的额度时，读最近的一部分，再加上和这句话最可能相关的那些。"), self)
         intro.setWordWrap(True)
         intro.setObjectName("HintLabel")
-        self.budget_auto = QCheckBox(self.tr("自动（云端模型 %1；本机模型按它的上下文长度）").replace(
-            "%1", f"{CLOUD_BUDGET:,}"), self)
+        self.budget_auto = QCheckBox(self.tr("自动（云端模型：记忆在 %1 以内时读全部，更多时 %2；本机模型 %3，"
+                                             "受它的上下文长度所限）").replace("%1", f"{WHOLE_BANK:,}").replace(
+            "%2", f"{CLOUD_BUDGET:,}").replace("%3", f"{LOCAL_BUDGET_MAX:,}"), self)
         self.budget = QSpinBox(self)
         self.budget.setRange(1_000, 2_000_000)
         self.budget.setSingleStep(4_000)
