@@ -12,7 +12,12 @@ import pytest
 from sonetto_desktop.memory.item import MemoryItem
 from sonetto_desktop.memory.operations import MemoryOperations
 from sonetto_desktop.memory.retrieval.conversation import NEW_SHARE
-from sonetto_desktop.memory.retrieval.llm_prompt import APPS_HEADER, FIND_RELATED_MEMORY, LISTING_HEADER
+from sonetto_desktop.memory.retrieval.llm_prompt import (
+    APPS_HEADER,
+    EXTRA_HEADER,
+    FIND_RELATED_MEMORY,
+    LISTING_HEADER,
+)
 from sonetto_desktop.memory.retrieval.recall import APP_SHARE, MemoryRecall
 from sonetto_desktop.memory.stores.sqlite import SqliteMemoryManager
 
@@ -108,6 +113,31 @@ async def test_other_apps_keep_their_bounded_share_after_the_persons_part(llm_se
         # the apps' part changes after the person's stable block (their shortlist at the end, their
         # window when they write): more differs than without them, and less than the 0.78 before
         assert sum(shares) / len(shares) <= 0.55
+    finally:
+        recall.close()
+
+
+async def test_an_apps_write_between_messages_leaves_the_persons_part_as_it_was(llm_server, make_llm, bank):
+    """The person's whole part (stable block, then their block) comes before other apps' memories: an
+    app writing between two messages changes only what follows it (before, the apps' part sat between
+    the person's stable block and their block, and each app write made the person's block new)."""
+    recall = MemoryRecall(bank, make_llm(), clock=lambda: NOW, budget=8_000)
+    recall.conversation_block = True
+    app = MemoryOperations(bank, actor="mcp:cursor")
+    for i in range(300):
+        app.add(f"Cursor 早先记下的第{i}条：一个很长的项目笔记，" + "细节" * 15, "项目")
+    try:
+        llm_server.add_text("[]")
+        await recall.aretrieve(MESSAGES[0])
+        app.add("Cursor 记下的新一条：小林今天在写登录组件。", "项目")
+        llm_server.add_text("[]")
+        await recall.aretrieve(MESSAGES[1])
+        first, second = recall_requests(llm_server)
+        assert recall.conversation.restarts == 1  # one conversation: the block went on
+        start = first.index(EXTRA_HEADER)
+        person = first[:first.index("\n## ", start)]  # the stable block and the person's block
+        assert second.startswith(person)
+        assert "登录组件" in second[len(person):] and "登录组件" not in first
     finally:
         recall.close()
 

@@ -4,12 +4,16 @@ The request is laid out so that everything that stays the same from one message 
 first (a provider's prompt cache then serves it; see ``listing.py``): the static system prompt,
 then the memories ordered by when they last changed, oldest first, grouped under their day
 (``# 2026年11月2日``, the year only where it changes: ``# 11月3日``; digits cost a token each), one
-``[n] (theme) text`` line each. Other apps' memories (written through MCP) follow the person's under
-a heading of their own ("其他应用记下的记忆"), so an app adding or editing its memories leaves the
-person's part of the request as it was. What changes per message comes after: the query's
-shortlists when the bank is larger than the budget ("其他可能相关的记忆", then other apps' under
-their heading), the most-used memories (hit counts change on every reply, so they are not in the
-lines), today's date with its weekday, and the (bounded) query. Every line is numbered on from the
+``[n] (theme) text`` line each; when the bank is larger than the budget, the person's part goes on
+with the query's shortlist ("其他可能相关的记忆": with a cloud model, the conversation block of
+``conversation.py``, which only grows at its end from one message to the next). Other apps' memories
+(written through MCP) come after the whole of the person's part, under headings of their own
+("其他应用记下的记忆", then their shortlist), so an app adding or editing its memories leaves the
+person's part of the request as it was, their stable block and their block alike (with the apps'
+part before the person's block, each app write made the rest of the request new: 0.55 of each
+request differed instead of 0.4 in tests/test_recall_conversation.py). Then what changes per
+message: the most-used memories (hit counts change on every reply, so they are not in the lines),
+today's date with its weekday, and the (bounded) query. Every line is numbered on from the
 one before, in that order (:func:`in_request_order`). Plain strings; no LLM library is imported.
 """
 
@@ -183,21 +187,22 @@ def listing_block(records: Iterable[Mapping[str, Any]]) -> str:
 
 def in_request_order(records: list[Any], extra: list[Any] = (), apps: list[Any] = (),
                      apps_extra: list[Any] = ()) -> list[Any]:
-    """The memories in the order the request numbers them (the numbers the model answers with)."""
-    return [*records, *apps, *extra, *apps_extra]
+    """The memories in the order the request numbers them (the numbers the model answers with): the
+    person's, then other apps'."""
+    return [*records, *extra, *apps, *apps_extra]
 
 
 def build_user_prompt(query: str, records: Iterable[Mapping[str, Any]], now: datetime | date,
                       extra: Iterable[Mapping[str, Any]] = (), *, apps: Iterable[Mapping[str, Any]] = (),
                       apps_extra: Iterable[Mapping[str, Any]] = ()) -> str:
-    """The human message: the person's listing (``records``), other apps' (``apps``), the query's
-    shortlists (``extra``, then other apps' ``apps_extra``), numbered on in that order, then the
+    """The human message: the person's listing (``records``) and the query's shortlist of theirs
+    (``extra``), then other apps' (``apps``, ``apps_extra``), numbered on in that order, then the
     most-used memories, today's date and the (bounded) query. A record needs ``theme``,
     ``description`` and ``latest_update_time`` (or ``day``), and may carry ``body`` and ``hit``."""
     records, extra, apps, apps_extra = list(records), list(extra), list(apps), list(apps_extra)
     lines = [listing_block(records)]
     number = len(records)
-    for header, part in ((APPS_HEADER, apps), (EXTRA_HEADER, extra), (APPS_EXTRA_HEADER, apps_extra)):
+    for header, part in ((EXTRA_HEADER, extra), (APPS_HEADER, apps), (APPS_EXTRA_HEADER, apps_extra)):
         if part:
             lines.append("")
             lines.append(header)
