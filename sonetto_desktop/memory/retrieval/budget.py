@@ -57,6 +57,7 @@ from dataclasses import dataclass, field
 from typing import Any, Callable
 from urllib.parse import urlsplit
 from ...aio import start_thread
+from .server_json import ServerJson
 
 log = logging.getLogger(__name__)
 
@@ -265,36 +266,8 @@ def probe_context(base_url: str, model: str, api_key: str = "", *, timeout: floa
                   client: Any = None) -> ContextInfo:
     """Ask the server how long the model's context is. Blocking (a few quick GETs): call it from a
     worker. Never raises: a server that tells nothing gives ``ContextInfo(None)``."""
-    import httpx
-
-    base = base_url.strip().rstrip("/")
-    root = base[: -len("/v1")] if base.endswith("/v1") else base
-    headers = {"Authorization": f"Bearer {api_key}"} if api_key else {}
-    own = client is None
-    http = client or httpx.Client(timeout=timeout, headers=headers)
-
-    def get(url: str) -> Any:
-        try:
-            reply = http.get(url, headers=headers, timeout=timeout)
-        except httpx.HTTPError:
-            return None
-        if reply.status_code != 200:
-            return None
-        try:
-            return reply.json()
-        except ValueError:
-            return None
-
-    def post(url: str, body: dict) -> Any:
-        try:
-            reply = http.post(url, json=body, headers=headers, timeout=timeout)
-        except httpx.HTTPError:
-            return None
-        try:
-            return reply.json() if reply.status_code == 200 else None
-        except ValueError:
-            return None
-
+    server = ServerJson(base_url, api_key, timeout=timeout, client=client)
+    base, root, get, post = server.base, server.root, server.get, server.post
     try:
         found = _from_model_list(get(f"{base}/models"), model)
         if found:
@@ -319,8 +292,7 @@ def probe_context(base_url: str, model: str, api_key: str = "", *, timeout: floa
         log.debug("context probe of %s failed", base, exc_info=True)
         return ContextInfo(None)
     finally:
-        if own:
-            http.close()
+        server.close()
 
 
 class BudgetPolicy:

@@ -413,23 +413,13 @@ def local_server_models(base_url: str, api_key: str = "", *, timeout: float = 2.
     address): Ollama's ``/api/tags`` (each model's ``/api/show`` says whether it embeds), else LM
     Studio's ``/api/v0/models`` (``type: embeddings``), else its ``/v1/models`` (names with "embed":
     that list does not say). Blocking (a few quick requests): call it from a worker. Never raises."""
-    import httpx
+    from .server_json import ServerJson
 
     base = base_url.strip().rstrip("/")
-    root = base[: -len("/v1")] if base.endswith("/v1") else base
-    headers = {"Authorization": f"Bearer {api_key}"} if api_key else {}
-
-    def answer(reply: Any) -> Any:
-        if reply.status_code != 200:
-            return None
-        try:
-            return reply.json()
-        except ValueError:
-            return None
-
     try:
-        with httpx.Client(timeout=timeout, headers=headers) as http:
-            tags = answer(http.get(f"{root}/api/tags"))
+        with ServerJson(base_url, api_key, timeout=timeout) as server:
+            root, get, post = server.root, server.get, server.post
+            tags = get(f"{root}/api/tags")
             listed = tags.get("models") if isinstance(tags, dict) else None
             if isinstance(listed, list):
                 found, said = [], True
@@ -437,18 +427,18 @@ def local_server_models(base_url: str, api_key: str = "", *, timeout: float = 2.
                     name = str(entry.get("name") or entry.get("model") or "") if isinstance(entry, dict) else ""
                     if not name:
                         continue
-                    embeds, told = _ollama_embeds(answer(http.post(f"{root}/api/show", json={"model": name})), name,
+                    embeds, told = _ollama_embeds(post(f"{root}/api/show", {"model": name}), name,
                                                   entry.get("details"))
                     said = said and told
                     if embeds:
                         found.append(name.removesuffix(":latest"))  # what Ollama means by the bare name
                 return LocalServerModels("ollama", tuple(dict.fromkeys(found)), said)
-            studio = answer(http.get(f"{root}/api/v0/models"))
+            studio = get(f"{root}/api/v0/models")
             rows = studio.get("data") if isinstance(studio, dict) else None
             if isinstance(rows, list) and any(isinstance(r, dict) and "type" in r for r in rows):
                 return LocalServerModels("lm-studio", tuple(str(r.get("id")) for r in rows if isinstance(r, dict)
                                                             and r.get("type") == "embeddings" and r.get("id")))
-            models = answer(http.get(f"{base}/models"))
+            models = get(f"{base}/models")
             rows = models.get("data") if isinstance(models, dict) else None
             if isinstance(rows, list):
                 ids = [str(r.get("id")) for r in rows if isinstance(r, dict) and r.get("id")]
