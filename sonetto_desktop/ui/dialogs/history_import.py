@@ -135,6 +135,7 @@ class HistoryImportDialog(QDialog):
         self.format_box = QComboBox(page)
         self.format_box.setAccessibleName(self.tr("格式"))
         for label, fmt in ((self.tr("自动识别格式"), None), ("ChatGPT", "chatgpt"),
+                           (self.tr("Claude（尽力而为）"), "claude"),
                            (self.tr("DeepSeek（尽力而为）"), "deepseek"), ("Cherry Studio", "cherry"),
                            ("JSON Lines", "jsonl"), (self.tr("Sonetto 导出的对话"), "sonetto"),
                            (self.tr("ChatGPT 已保存的记忆（文本）"), "chatgpt-memories")):
@@ -146,7 +147,9 @@ class HistoryImportDialog(QDialog):
         row.addStretch(1)
         howto = QLabel(self.tr(
             "<b>ChatGPT</b>：设置 → 数据控制 → 导出数据，邮件里的链接下载 zip，选它即可。<br>"
-            "<b>DeepSeek</b>：设置 → 数据管理 → 导出所有历史对话（格式没有公开说明，按公开的解析器读取，尽力而为）。<br>"
+            "<b>Claude</b>：设置 → 隐私 → 导出数据，邮件里的链接下载 zip，选它即可（格式没有公开说明，尽力而为）。<br>"
+            "<b>DeepSeek</b>：设置 → 数据管理 → 导出所有历史对话；或用油猴脚本从网页保存的对话 JSON"
+            "（格式没有公开说明，按公开的解析器读取，尽力而为）。<br>"
             "<b>Cherry Studio</b>：设置 → 数据设置 → 备份，选备份的 zip（含 data.json 的备份）。<br>"
             "<b>Kimi 等其他应用</b>：没有可读的导出，请整理成 JSON Lines（每行一条消息，见下面的“JSON Lines 格式”）。<br>"
             "<b>Sonetto</b>：另一台电脑上对话列表里的“导出为 Markdown…”。"), page)
