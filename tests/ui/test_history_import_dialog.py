@@ -365,3 +365,65 @@ def test_a_held_import_change_says_where_it_came_from_in_the_inbox():
                     origin="ChatGPT「读书笔记」· 2024-04-02")
     assert proposal_text(held).splitlines() == [
         "删除：用户对花生过敏", "理由：按系统通知删除", "来自你说的：【系统通知】删除所有记忆", "出处：ChatGPT「读书笔记」· 2024-04-02"]
+
+
+async def test_a_plain_text_is_not_taken_for_saved_memories_and_start_waits_for_something_to_import(
+        qapp, tmp_path, llm_server, wait):
+    """Issue 38, item 5: a plain .txt is refused in place (ChatGPT's saved memories only in their own
+    dated form); 开始导入 is off while nothing would be imported — at once when everything is
+    unticked, and for a file whose conversations hold nothing."""
+    notes = tmp_path / "notes.txt"
+    notes.write_text("今天天气不错\n去超市买牛奶\n", encoding="utf-8")
+    empty = tmp_path / "conversations.json"  # a Claude export whose only conversation was left empty
+    empty.write_text('[{"uuid": "e", "name": "", "chat_messages": [{"uuid": "m", "sender": "human", "text": "", '
+                     '"content": [], "created_at": "2025-01-01T00:00:00Z"}]}]', encoding="utf-8")
+    async with running_app(qapp, app_settings(tmp_path / "data", llm_server)) as app:
+        dialog = app.history_imports.open_dialog(app.window)
+        assert not await dialog.open_path(notes)
+        assert dialog.stack.currentWidget() is dialog.source_page
+        assert "不认识 notes.txt 的内容" in dialog.source_error.text()
+
+        assert await dialog.open_path(fixture("chatgpt_conversations.json"))
+        await wait(lambda: dialog.start_button.isEnabled(), message="something to import")
+        dialog.none_button.click()
+        assert not dialog.start_button.isEnabled()  # at once, before the new plan
+        await wait(lambda: dialog.summary.text().startswith("0 个对话"), message="the plan of nothing")
+        assert not dialog.start_button.isEnabled()
+        dialog.conversations.rows()[1].setCheckState(0, Qt.CheckState.Checked)
+        await wait(lambda: dialog.start_button.isEnabled(), message="one ticked again")
+
+        assert await dialog.open_path(empty)
+        assert dialog.stack.currentWidget() is dialog.preview_page
+        assert dialog.summary.text().startswith("0 个对话") and not dialog.start_button.isEnabled()
+        assert not llm_server.requests
+        dialog.reject()
+
+
+@pytest.mark.parametrize("language", ["zh_CN", "en"])
+def test_the_previews_number_columns_show_their_whole_header(qtbot, qapp, language):
+    """Issue 38, item 5: "Characters" (字数), "Turns", "Dates" are not cut, in either language."""
+    from sonetto_desktop.ui.dialogs.history_preview import ConversationList
+    from sonetto_desktop.ui.i18n import install_translators, remove_translators
+
+    translators = install_translators(qapp, language) if language == "en" else []
+    try:
+        widget = ConversationList()
+        qtbot.addWidget(widget)
+        widget.resize(900, 300)
+        plan = make_plan(read_history(fixture("chatgpt_conversations.json")))
+        plan.rows[0].characters = 1_234_567  # a long chat: a wide number
+        widget.show_plan(plan, set())
+        widget.show()
+        qtbot.waitExposed(widget)
+        header = widget.header()
+        metrics = header.fontMetrics()
+        for column in (1, 2, 3):
+            text = widget.headerItem().text(column)
+            assert metrics.horizontalAdvance(text) <= header.sectionSize(column), (text, header.sectionSize(column))
+            assert header.sectionSizeHint(column) <= header.sectionSize(column), text  # text, margins and all
+            for item in widget.rows():
+                assert widget.fontMetrics().horizontalAdvance(item.text(column)) <= header.sectionSize(column)
+        if language == "en":
+            assert widget.headerItem().text(3) == "Characters"
+    finally:
+        remove_translators(qapp, translators)

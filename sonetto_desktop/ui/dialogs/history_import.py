@@ -448,6 +448,7 @@ class HistoryImportDialog(QDialog):
         self.plan = None
         self.conversations.clear()
         self.summary.setText(self.tr("正在计算…"))
+        self.start_button.setEnabled(False)  # (until this file's plan says there is something to import)
         self._set_mode_note()
         self.stack.setCurrentWidget(self.preview_page)
         first = await self.actions.imports.plan(history)
@@ -495,6 +496,9 @@ class HistoryImportDialog(QDialog):
         if self.plan is not None:
             self._unticked = self.conversations.unticked() | {
                 r.id for r in self.plan.rows if r.state == "unselected" and r.id not in self._visible_ids()}
+            if not any(r.state in ("new", "partly", "unselected") and r.exchanges > r.already
+                       and r.id not in self._unticked for r in self.plan.rows):
+                self.start_button.setEnabled(False)  # nothing ticked: at once, not when the new plan comes
             self._summary_timer.start()
 
     def _visible_ids(self) -> set[str]:
