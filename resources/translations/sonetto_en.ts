@@ -801,7 +801,7 @@ Talk about anything — I'll remember what matters to you.</translation>
     <message>
         <location filename="../../sonetto_desktop/ui/dialogs/history_import.py" line="186" />
         <location filename="../../sonetto_desktop/ui/dialogs/history_import.py" line="271" />
-        <location filename="../../sonetto_desktop/ui/dialogs/history_import.py" line="686" />
+        <location filename="../../sonetto_desktop/ui/dialogs/history_import.py" line="690" />
         <source>撤销已导入的部分</source>
         <translation>Undo what was imported</translation>
     </message>
@@ -847,7 +847,7 @@ Optional: title (the chat’s title), id (the message’s id, which recognises i
     </message>
     <message>
         <location filename="../../sonetto_desktop/ui/dialogs/history_import.py" line="276" />
-        <location filename="../../sonetto_desktop/ui/dialogs/history_import.py" line="753" />
+        <location filename="../../sonetto_desktop/ui/dialogs/history_import.py" line="757" />
         <source>撤销这次导入</source>
         <translation>Undo this import</translation>
     </message>
@@ -926,124 +926,124 @@ Optional: title (the chat’s title), id (the message’s id, which recognises i
         <translation>Counting…</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/dialogs/history_import.py" line="470" />
+        <location filename="../../sonetto_desktop/ui/dialogs/history_import.py" line="471" />
         <source>跳过 {0} 个读不了的对话：</source>
         <translation>Left out {0} conversations that cannot be read:</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/dialogs/history_import.py" line="473" />
+        <location filename="../../sonetto_desktop/ui/dialogs/history_import.py" line="474" />
         <source>…另有 {0} 个</source>
         <translation>… and {0} more</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/dialogs/history_import.py" line="480" />
+        <location filename="../../sonetto_desktop/ui/dialogs/history_import.py" line="481" />
         <source>还没有配置模型：请先在设置里填写模型，导入要由模型来读。</source>
         <translation>No model is configured: set one in Settings first; a model reads the import.</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/dialogs/history_import.py" line="483" />
+        <location filename="../../sonetto_desktop/ui/dialogs/history_import.py" line="484" />
         <source>审核模式已开启：导入的结果会进入审核箱，由你确认后才写入。</source>
         <translation>Review mode is on: what the import finds goes to the review inbox and is written only once you approve it.</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/dialogs/history_import.py" line="513" />
+        <location filename="../../sonetto_desktop/ui/dialogs/history_import.py" line="517" />
         <source>没能算出要导入的内容：{0}</source>
         <translation>Could not work out what to import: {0}</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/dialogs/history_import.py" line="530" />
+        <location filename="../../sonetto_desktop/ui/dialogs/history_import.py" line="534" />
         <source>已导入过的 {0} 轮</source>
         <translation>{0} turns imported before</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/dialogs/history_import.py" line="532" />
+        <location filename="../../sonetto_desktop/ui/dialogs/history_import.py" line="536" />
         <source>不导入列表里的 {0} 个对话</source>
         <translation>{0} conversations on the don’t-import list</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/dialogs/history_import.py" line="534" />
+        <location filename="../../sonetto_desktop/ui/dialogs/history_import.py" line="538" />
         <source>日期范围外的 {0} 轮</source>
         <translation>{0} turns outside the dates</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/dialogs/history_import.py" line="537" />
+        <location filename="../../sonetto_desktop/ui/dialogs/history_import.py" line="541" />
         <source>系统提示、工具调用、改写前的分支、空白等 {0} 条消息</source>
         <translation>{0} messages such as system prompts, tool calls, branches edited away and blanks</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/dialogs/history_import.py" line="538" />
+        <location filename="../../sonetto_desktop/ui/dialogs/history_import.py" line="542" />
         <source>不导入：{0}</source>
         <translation>Not imported: {0}</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/dialogs/history_import.py" line="540" />
+        <location filename="../../sonetto_desktop/ui/dialogs/history_import.py" line="544" />
         <source>{0} 处疑似密码、密钥或证件号会在发送给模型前隐去</source>
         <translation>{0} likely passwords, keys or ID numbers are hidden before the model sees them</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/dialogs/history_import.py" line="552" />
+        <location filename="../../sonetto_desktop/ui/dialogs/history_import.py" line="556" />
         <source>没有保存：{0}</source>
         <translation>Not saved: {0}</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/dialogs/history_import.py" line="573" />
+        <location filename="../../sonetto_desktop/ui/dialogs/history_import.py" line="577" />
         <source>ChatGPT 已保存的记忆</source>
         <translation>ChatGPT saved memories</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/dialogs/history_import.py" line="574" />
+        <location filename="../../sonetto_desktop/ui/dialogs/history_import.py" line="578" />
         <source>每条直接成为一条记忆（不经模型），可以改主题或取消勾选。</source>
         <translation>Each becomes one memory as it is (no model reads it); you can change its theme or untick it.</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/dialogs/history_import.py" line="581" />
+        <location filename="../../sonetto_desktop/ui/dialogs/history_import.py" line="585" />
         <source>导入</source>
         <translation>Import</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/dialogs/history_import.py" line="596" />
+        <location filename="../../sonetto_desktop/ui/dialogs/history_import.py" line="600" />
         <source>审核模式已开启：它们会进入审核箱，由你确认后才写入。</source>
         <translation>Review mode is on: they go to the review inbox and are written only once you approve them.</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/dialogs/history_import.py" line="603" />
+        <location filename="../../sonetto_desktop/ui/dialogs/history_import.py" line="607" />
         <source>导入 {0} 条记忆</source>
         <translation>Import {0} memories</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/dialogs/history_import.py" line="611" />
+        <location filename="../../sonetto_desktop/ui/dialogs/history_import.py" line="615" />
         <source>没有导入：{0}</source>
         <translation>Not imported: {0}</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/dialogs/history_import.py" line="682" />
+        <location filename="../../sonetto_desktop/ui/dialogs/history_import.py" line="686" />
         <source>导入已停止</source>
         <translation>Import stopped</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/dialogs/history_import.py" line="683" />
+        <location filename="../../sonetto_desktop/ui/dialogs/history_import.py" line="687" />
         <source>已导入的部分要保留吗？保留的话，以后再导入同一个文件会接着导入剩下的。</source>
         <translation>Keep what was imported? If you keep it, importing the same file again goes on with the rest.</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/dialogs/history_import.py" line="685" />
+        <location filename="../../sonetto_desktop/ui/dialogs/history_import.py" line="689" />
         <source>保留已导入的部分</source>
         <translation>Keep what was imported</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/dialogs/history_import.py" line="746" />
+        <location filename="../../sonetto_desktop/ui/dialogs/history_import.py" line="750" />
         <source>……还有 {0} 张</source>
         <translation>…and {0} more</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/dialogs/history_import.py" line="748" />
+        <location filename="../../sonetto_desktop/ui/dialogs/history_import.py" line="752" />
         <source>无法撤销：这次导入写下的 {0} 条记忆之后都被改过，撤销会丢掉那些修改。</source>
         <translation>Cannot undo: all {0} memories the import wrote were changed afterwards, and undoing would lose those changes.</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/dialogs/history_import.py" line="723" />
-        <location filename="../../sonetto_desktop/ui/dialogs/history_import.py" line="735" />
-        <location filename="../../sonetto_desktop/ui/dialogs/history_import.py" line="765" />
+        <location filename="../../sonetto_desktop/ui/dialogs/history_import.py" line="727" />
+        <location filename="../../sonetto_desktop/ui/dialogs/history_import.py" line="739" />
+        <location filename="../../sonetto_desktop/ui/dialogs/history_import.py" line="769" />
         <source>无法撤销：{0}</source>
         <translation>Cannot undo: {0}</translation>
     </message>
@@ -1107,7 +1107,7 @@ Optional: title (the chat’s title), id (the message’s id, which recognises i
     </message>
     <message>
         <location filename="../../sonetto_desktop/ui/dialogs/history_preview.py" line="91" />
-        <location filename="../../sonetto_desktop/ui/dialogs/history_preview.py" line="183" />
+        <location filename="../../sonetto_desktop/ui/dialogs/history_preview.py" line="195" />
         <source>日期</source>
         <translation>Date</translation>
     </message>
@@ -1132,33 +1132,33 @@ Optional: title (the chat’s title), id (the message’s id, which recognises i
         <translation>Conversations to import</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/dialogs/history_preview.py" line="164" />
+        <location filename="../../sonetto_desktop/ui/dialogs/history_preview.py" line="176" />
         <source>从不导入列表里移除“{0}”</source>
         <translation>Remove “{0}” from the don’t-import list</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/dialogs/history_preview.py" line="168" />
+        <location filename="../../sonetto_desktop/ui/dialogs/history_preview.py" line="180" />
         <source>以后都不导入这个标题</source>
         <translation>Never import this title</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/dialogs/history_preview.py" line="183" />
+        <location filename="../../sonetto_desktop/ui/dialogs/history_preview.py" line="195" />
         <source>记忆</source>
         <translation>Memory</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/dialogs/history_preview.py" line="183" />
-        <location filename="../../sonetto_desktop/ui/dialogs/history_preview.py" line="209" />
+        <location filename="../../sonetto_desktop/ui/dialogs/history_preview.py" line="195" />
+        <location filename="../../sonetto_desktop/ui/dialogs/history_preview.py" line="221" />
         <source>主题</source>
         <translation>Theme</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/dialogs/history_preview.py" line="184" />
+        <location filename="../../sonetto_desktop/ui/dialogs/history_preview.py" line="196" />
         <source>要导入的已保存记忆</source>
         <translation>Saved memories to import</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/dialogs/history_preview.py" line="203" />
+        <location filename="../../sonetto_desktop/ui/dialogs/history_preview.py" line="215" />
         <source>太长了（{0} 字），一条记忆最多 500 字</source>
         <translation>Too long ({0} characters); a memory holds at most 500</translation>
     </message>
@@ -1440,6 +1440,49 @@ Optional: title (the chat’s title), id (the message’s id, which recognises i
         <location filename="../../sonetto_desktop/ui/dialogs/import_preview.py" line="62" />
         <source>取消</source>
         <translation>Cancel</translation>
+    </message>
+</context>
+<context>
+    <name>ImportStatus</name>
+    <message>
+        <location filename="../../sonetto_desktop/ui/notices/import_status.py" line="85" />
+        <source>导入 {0} 已暂停 {1}/{2}</source>
+        <translation>Import {0} paused {1}/{2}</translation>
+    </message>
+    <message>
+        <location filename="../../sonetto_desktop/ui/notices/import_status.py" line="87" />
+        <source>导入 {0} 稍候 {1}/{2}</source>
+        <translation>Import {0} waiting {1}/{2}</translation>
+    </message>
+    <message>
+        <location filename="../../sonetto_desktop/ui/notices/import_status.py" line="89" />
+        <source>导入 {0} {1}/{2} 轮</source>
+        <translation>Import {0} {1}/{2} turns</translation>
+    </message>
+    <message>
+        <location filename="../../sonetto_desktop/ui/notices/import_status.py" line="91" />
+        <source>正在导入 {0} 的聊天记录（{1}）</source>
+        <translation>Importing the chats from {0} ({1})</translation>
+    </message>
+    <message>
+        <location filename="../../sonetto_desktop/ui/notices/import_status.py" line="96" />
+        <source>点击打开导入窗口</source>
+        <translation>Click to open the import</translation>
+    </message>
+    <message>
+        <location filename="../../sonetto_desktop/ui/notices/import_status.py" line="98" />
+        <source>聊天记录导入：{0}</source>
+        <translation>Chat import: {0}</translation>
+    </message>
+    <message>
+        <location filename="../../sonetto_desktop/ui/notices/import_status.py" line="99" />
+        <source>继续导入</source>
+        <translation>Resume the import</translation>
+    </message>
+    <message>
+        <location filename="../../sonetto_desktop/ui/notices/import_status.py" line="99" />
+        <source>暂停导入</source>
+        <translation>Pause the import</translation>
     </message>
 </context>
 <context>
@@ -2212,52 +2255,57 @@ Optional: title (the chat’s title), id (the message’s id, which recognises i
 <context>
     <name>OthersNotice</name>
     <message>
-        <location filename="../../sonetto_desktop/presentation/others.py" line="25" />
+        <location filename="../../sonetto_desktop/presentation/others.py" line="27" />
+        <source>导入（{0}）</source>
+        <translation>Import ({0})</translation>
+    </message>
+    <message>
+        <location filename="../../sonetto_desktop/presentation/others.py" line="29" />
         <source>命令行</source>
         <translation>Command line</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/presentation/others.py" line="27" />
+        <location filename="../../sonetto_desktop/presentation/others.py" line="31" />
         <source>{0}（其他应用）</source>
         <translation>{0} (another app)</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/presentation/others.py" line="29" />
+        <location filename="../../sonetto_desktop/presentation/others.py" line="33" />
         <source>其他程序</source>
         <translation>Another program</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/presentation/others.py" line="30" />
+        <location filename="../../sonetto_desktop/presentation/others.py" line="34" />
         <source>其他程序（{0}）</source>
         <translation>Another program ({0})</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/presentation/others.py" line="55" />
+        <location filename="../../sonetto_desktop/presentation/others.py" line="59" />
         <source>新增 {0} 条记忆</source>
         <translation>added {0} memories</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/presentation/others.py" line="57" />
+        <location filename="../../sonetto_desktop/presentation/others.py" line="61" />
         <source>修改 {0} 条记忆</source>
         <translation>changed {0} memories</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/presentation/others.py" line="59" />
+        <location filename="../../sonetto_desktop/presentation/others.py" line="63" />
         <source>合并 {0} 处记忆</source>
         <translation>merged {0} memories</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/presentation/others.py" line="61" />
+        <location filename="../../sonetto_desktop/presentation/others.py" line="65" />
         <source>删除 {0} 条记忆</source>
         <translation>deleted {0} memories</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/presentation/others.py" line="62" />
+        <location filename="../../sonetto_desktop/presentation/others.py" line="66" />
         <source>{0}：{1}</source>
         <translation>{0}: {1}</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/presentation/others.py" line="63" />
+        <location filename="../../sonetto_desktop/presentation/others.py" line="67" />
         <source>，</source>
         <translation>, </translation>
     </message>
@@ -3029,7 +3077,7 @@ Optional: title (the chat’s title), id (the message’s id, which recognises i
 <context>
     <name>SonettoApp</name>
     <message>
-        <location filename="../../sonetto_desktop/ui/shell.py" line="295" />
+        <location filename="../../sonetto_desktop/ui/shell.py" line="304" />
         <source>对话功能启动失败：%1。记忆墙仍可使用；请检查数据目录后重启。</source>
         <translation>Chat could not start: %1. The memory wall still works; check the data folder, then restart.</translation>
     </message>
@@ -3110,7 +3158,7 @@ Optional: title (the chat’s title), id (the message’s id, which recognises i
         <translation>Undo</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/shell.py" line="463" />
+        <location filename="../../sonetto_desktop/ui/shell.py" line="472" />
         <source>无法使用新的数据文件夹 {0}：{1}。仍在使用原来的记忆库。</source>
         <translation>Cannot use the new data folder {0}: {1}. Still using the previous memory store.</translation>
     </message>
@@ -3214,82 +3262,82 @@ Optional: title (the chat’s title), id (the message’s id, which recognises i
 <context>
     <name>StatusIndicator</name>
     <message>
-        <location filename="../../sonetto_desktop/ui/notices/status_indicator.py" line="207" />
+        <location filename="../../sonetto_desktop/ui/notices/status_indicator.py" line="216" />
         <source>向量模型已更换：等你确认</source>
         <translation type="unfinished" />
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/notices/status_indicator.py" line="208" />
+        <location filename="../../sonetto_desktop/ui/notices/status_indicator.py" line="217" />
         <source>回忆改用了向量模型 %1，要为 %2 条记忆重新计算向量；确认之前回忆只按字面找。</source>
         <translation type="unfinished" />
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/notices/status_indicator.py" line="213" />
+        <location filename="../../sonetto_desktop/ui/notices/status_indicator.py" line="222" />
         <source>向量 %1/%2</source>
         <translation>Vectors %1/%2</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/notices/status_indicator.py" line="215" />
+        <location filename="../../sonetto_desktop/ui/notices/status_indicator.py" line="224" />
         <source>%1 出错</source>
         <translation>%1 failed</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/notices/status_indicator.py" line="217" />
+        <location filename="../../sonetto_desktop/ui/notices/status_indicator.py" line="226" />
         <source>%1（稍后继续）</source>
         <translation>%1 (continuing later)</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/notices/status_indicator.py" line="219" />
+        <location filename="../../sonetto_desktop/ui/notices/status_indicator.py" line="228" />
         <source>向量模型 %1 在后台为每条记忆计算向量，算好的记忆回忆时也能按意思找到。</source>
         <translation>The embeddings model %1 computes a vector for every memory in the background; memories with one are also found by meaning when Sonetto recalls.</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/notices/status_indicator.py" line="237" />
+        <location filename="../../sonetto_desktop/ui/notices/status_indicator.py" line="247" />
         <source>第一次打开导入的记忆时要建立回忆索引；建好前回忆只用已建好的部分</source>
         <translation>Imported memories are indexed for recall the first time they are opened; until it is done, recall uses the part already indexed</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/notices/status_indicator.py" line="238" />
+        <location filename="../../sonetto_desktop/ui/notices/status_indicator.py" line="248" />
         <source>正在建立回忆索引… %1 / %2</source>
         <translation>Building the recall index… %1 / %2</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/notices/status_indicator.py" line="241" />
+        <location filename="../../sonetto_desktop/ui/notices/status_indicator.py" line="251" />
         <source>记忆写入未启动</source>
         <translation>Memory writer not started</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/notices/status_indicator.py" line="247" />
+        <location filename="../../sonetto_desktop/ui/notices/status_indicator.py" line="257" />
         <source>记忆写入已暂停 (%1)</source>
         <translation>Memory writing paused (%1)</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/notices/status_indicator.py" line="249" />
+        <location filename="../../sonetto_desktop/ui/notices/status_indicator.py" line="259" />
         <source>整理记忆中 (%1)</source>
         <translation>Organising memories (%1)</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/notices/status_indicator.py" line="255" />
+        <location filename="../../sonetto_desktop/ui/notices/status_indicator.py" line="265" />
         <source>记忆写入出错：%1</source>
         <translation>Memory writing failed: %1</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/notices/status_indicator.py" line="257" />
+        <location filename="../../sonetto_desktop/ui/notices/status_indicator.py" line="267" />
         <source>记忆已是最新</source>
         <translation>Memories are up to date</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/notices/status_indicator.py" line="259" />
+        <location filename="../../sonetto_desktop/ui/notices/status_indicator.py" line="269" />
         <source>审核模式：Sonetto 想做的记忆变化会先等你确认</source>
         <translation>Review mode: changes Sonetto wants to make wait for you</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/notices/status_indicator.py" line="263" />
+        <location filename="../../sonetto_desktop/ui/notices/status_indicator.py" line="275" />
         <source>继续记忆写入</source>
         <translation>Resume memory writing</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/notices/status_indicator.py" line="263" />
+        <location filename="../../sonetto_desktop/ui/notices/status_indicator.py" line="275" />
         <source>暂停记忆写入</source>
         <translation>Pause memory writing</translation>
     </message>
@@ -3792,74 +3840,79 @@ Optional: title (the chat’s title), id (the message’s id, which recognises i
 <context>
     <name>WallFilters</name>
     <message>
-        <location filename="../../sonetto_desktop/presentation/authors.py" line="38" />
+        <location filename="../../sonetto_desktop/presentation/authors.py" line="40" />
         <source>你</source>
         <translation>You</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/presentation/authors.py" line="42" />
+        <location filename="../../sonetto_desktop/presentation/authors.py" line="44" />
         <source>导入</source>
         <translation>Imported</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/presentation/authors.py" line="45" />
+        <location filename="../../sonetto_desktop/presentation/authors.py" line="47" />
         <source>其他应用</source>
         <translation>Another app</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/presentation/authors.py" line="51" />
+        <location filename="../../sonetto_desktop/presentation/authors.py" line="53" />
         <source>从 {0} 的聊天记录导入</source>
         <translation>Imported from {0} chats</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/presentation/authors.py" line="53" />
+        <location filename="../../sonetto_desktop/presentation/authors.py" line="55" />
         <source>导入的记忆（没有修改记录）</source>
         <translation>Imported memory (no change history)</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/presentation/authors.py" line="55" />
+        <location filename="../../sonetto_desktop/presentation/authors.py" line="57" />
         <source>最后由你修改</source>
         <translation>Last changed by you</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/presentation/authors.py" line="57" />
+        <location filename="../../sonetto_desktop/presentation/authors.py" line="59" />
         <source>最后由 Sonetto 修改</source>
         <translation>Last changed by Sonetto</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/presentation/authors.py" line="58" />
+        <location filename="../../sonetto_desktop/presentation/authors.py" line="60" />
         <source>最后由其他应用修改：{0}</source>
         <translation>Last changed by another app: {0}</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/presentation/authors.py" line="62" />
+        <location filename="../../sonetto_desktop/presentation/authors.py" line="64" />
         <source>已锁定：Sonetto 和其他应用不能修改、合并或删除它，你仍然可以。</source>
         <translation>Locked: Sonetto and other apps cannot change, merge or delete it; you still can.</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/presentation/authors.py" line="67" />
+        <location filename="../../sonetto_desktop/presentation/authors.py" line="69" />
         <source>全部</source>
         <translation>All</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/presentation/authors.py" line="68" />
+        <location filename="../../sonetto_desktop/presentation/authors.py" line="70" />
         <source>已锁定</source>
         <translation>Locked</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/presentation/authors.py" line="69" />
+        <location filename="../../sonetto_desktop/presentation/authors.py" line="71" />
         <source>Sonetto 写的</source>
         <translation>Written by Sonetto</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/presentation/authors.py" line="70" />
+        <location filename="../../sonetto_desktop/presentation/authors.py" line="72" />
         <source>我写的</source>
         <translation>Written by me</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/presentation/authors.py" line="71" />
+        <location filename="../../sonetto_desktop/presentation/authors.py" line="73" />
         <source>其他应用写的</source>
         <translation>Written by other apps</translation>
+    </message>
+    <message>
+        <location filename="../../sonetto_desktop/presentation/authors.py" line="74" />
+        <source>导入的</source>
+        <translation>Imported</translation>
     </message>
 </context>
 <context>
