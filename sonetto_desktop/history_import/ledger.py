@@ -95,6 +95,7 @@ class ImportState:
     failed_batches: int = 0
     undone_by: str | None = None
     kept: int = 0  # undone but for this many memories the person had changed since (``undo_import(rest=True)``)
+    redone_by: str | None = None  # undone, then that undo taken back (``redo_import``): undoing it again undoes this
 
     @property
     def unfinished(self) -> bool:
@@ -220,13 +221,14 @@ class ImportLedger:
     def note_undo(self, undone: str, undo_turn_id: str, *, kept: int = 0) -> ImportState | None:
         """After ``undo_turn(undone)`` succeeded with its own turn ``undo_turn_id``: an undone import
         is marked so (its chats can be imported again; ``kept``: memories the person had changed since,
-        left as they were); an undone undo of an import marks it done again. Returns the import
-        concerned, or None."""
+        left as they were); an undone undo of an import marks it done again (``redone_by``: that redo,
+        which a later undo of the import takes back, or any undo of it). Returns the import concerned,
+        or None."""
         for state in self.imports():
-            if state.id == undone and state.status != UNDONE:
-                state.status, state.undone_by, state.kept = UNDONE, undo_turn_id, kept
+            if state.status != UNDONE and undone in (state.id, state.redone_by):
+                state.status, state.undone_by, state.kept, state.redone_by = UNDONE, undo_turn_id, kept, None
             elif state.status == UNDONE and state.undone_by == undone:
-                state.status, state.undone_by, state.kept = DONE, None, 0
+                state.status, state.undone_by, state.kept, state.redone_by = DONE, None, 0, undo_turn_id
             else:
                 continue
             self.save(state)

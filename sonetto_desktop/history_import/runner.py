@@ -550,16 +550,20 @@ def count_changes(ops: MemoryOperations, import_id: str) -> tuple[int, int, int]
     """What an import left in the store (blocking, one read): memories it created that exist now,
     existing memories it changed, and memories it took away (in the trash because of it)."""
     group = import_id + "-"
+
+    def of_it(turn_id: object) -> bool:  # a batch of it, or the import itself (saved memories: one turn)
+        return isinstance(turn_id, str) and (turn_id == import_id or turn_id.startswith(group))
+
     created = updated = 0
     for item in ops.all_items().values():
-        own = [e for e in item.own_history() if str(e.get("turn_id") or "").startswith(group)]
+        own = [e for e in item.own_history() if of_it(e.get("turn_id"))]
         if not own:
             continue
         if any(e.get("action") == "create" for e in own):
             created += 1
         elif any(e.get("action") in ("update", "merge", "revert") for e in own):
             updated += 1
-    deleted = sum(1 for row in ops.trash() if str(row.get("turn_id") or "").startswith(group))
+    deleted = sum(1 for row in ops.trash() if of_it(row.get("turn_id")))
     return created, updated, deleted
 
 
@@ -571,14 +575,29 @@ def undo_import(ops: MemoryOperations, ledger: ImportLedger, import_id: str, *, 
     inbox) are withdrawn in the same step (``result.withdrawn``; ``NothingToUndo.withdrawn`` when it
     left nothing else): approving one still on the person's screen is refused, saying the import was
     undone. Blocking. The ledger then lets its chats be imported again."""
+    state = ledger.get(import_id)
+    target = state.redone_by if state is not None and state.redone_by else import_id  # redone: undo the redo
     try:
-        result = ops.undo_turn(import_id, reason=reason or f"撤销导入 {import_id}", keep_touched=rest)
+        result = ops.undo_turn(target, reason=reason or f"撤销导入 {import_id}", keep_touched=rest)
     except NothingToUndo:
-        ledger.note_undo(import_id, "")  # it left nothing behind: its chats may be imported again
+        ledger.note_undo(target, "")  # it left nothing behind: its chats may be imported again
         raise
-    ledger.note_undo(import_id, result.turn_id, kept=len(result.kept))
+    ledger.note_undo(target, result.turn_id, kept=len(result.kept))
+    return result
+
+
+def redo_import(ops: MemoryOperations, ledger: ImportLedger, import_id: str, *, rest: bool = False) -> Any:
+    """Take back the undo of an import (``undo_import``): its memories as the import left them, as one
+    action (``UndoConflict`` as for an undo: memories changed since the undo stand in the way; ``rest``
+    keeps them). The ledger counts the import's chats as imported again. Blocking. ``LookupError``
+    when the import is not undone."""
+    state = ledger.get(import_id)
+    if state is None or state.status != UNDONE or not state.undone_by:
+        raise LookupError(f"import {import_id} is not undone")
+    result = ops.undo_turn(state.undone_by, reason=f"重做导入 {import_id}", keep_touched=rest)
+    ledger.note_undo(state.undone_by, result.turn_id)
     return result
 
 
 __all__ = ["DONE", "PAUSED", "RUNNING", "UNDONE", "ImportElsewhere", "ImportProgress", "ImportResult",
-           "ImportRunner", "count_changes", "origin_of", "undo_import"]
+           "ImportRunner", "count_changes", "origin_of", "redo_import", "undo_import"]

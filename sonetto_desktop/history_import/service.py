@@ -19,7 +19,7 @@ from .dont_import import DontImportList
 from .ledger import DONE, RUNNING, ImportLedger, ImportState, imports_dir
 from .model import History, SavedMemory
 from .plan import Plan, Price, make_plan
-from .runner import ImportResult, ImportRunner, undo_import
+from .runner import ImportResult, ImportRunner, count_changes, redo_import, undo_import
 from .saved_memories import from_text
 from .sources import read_history
 
@@ -184,6 +184,16 @@ class HistoryImports:
         take back the rest (the result's ``kept`` names them)."""
         memory, ledger = self.services.memory, self.ledger
         return await run_blocking(lambda: undo_import(memory, ledger, import_id, rest=rest))
+
+    async def redo(self, import_id: str, *, rest: bool = False) -> Any:
+        """Take back the undo of ``import_id`` (``runner.redo_import``)."""
+        memory, ledger = self.services.memory, self.ledger
+        return await run_blocking(lambda: redo_import(memory, ledger, import_id, rest=rest))
+
+    async def counts(self, import_id: str) -> tuple[int, int, int]:
+        """How many memories the import created, changed and deleted, as they are now (for a
+        confirmation: what an undo would take back)."""
+        return await run_blocking(count_changes, self.services.memory, import_id)
 
     async def note_undo(self, undone: str, undo_turn_id: str) -> ImportState | None:
         """An undo made elsewhere (the command line's ``memory undo``) that concerns an import."""

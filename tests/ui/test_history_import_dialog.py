@@ -8,6 +8,7 @@ from __future__ import annotations
 import threading
 
 import pytest
+import shiboken6
 from PySide6.QtCore import QDate, Qt
 
 from history_helpers import bad_values_export, fixture, remember_each_line, shanghai  # noqa: F401 - a fixture
@@ -17,6 +18,18 @@ from sonetto_desktop.history_import.plan import make_plan
 from sonetto_desktop.history_import.sources import read_history
 
 pytestmark = pytest.mark.usefixtures("shanghai")
+
+
+async def _confirm_undo(dialog, wait) -> str:
+    """Answer 撤销导入 to the undo's question (issue 38, item 4); returns what it said."""
+    def asking() -> bool:
+        box = getattr(dialog, "undo_question", None)
+        return box is not None and shiboken6.isValid(box) and box.isVisible()
+
+    await wait(asking, message="the undo's question")
+    text = dialog.undo_question.text()
+    dialog.undo_confirm.click()
+    return text
 
 
 def _spy(monkeypatch, module, name, threads):
@@ -77,6 +90,7 @@ async def test_preview_progress_pause_and_undo_from_the_window(qapp, tmp_path, l
         assert len(ops.all_items()) == 4
 
         panel.undo_button.click()
+        assert "撤销会影响 3 条记忆：删除它新建的 3 条记忆" in await _confirm_undo(dialog, wait)
         await wait(lambda: panel.title.text() == "已撤销这次导入", message="undone")
         assert {mid: (i.description, i.hit) for mid, i in ops.all_items().items()} == before
         panel.close_button.click()
@@ -160,6 +174,7 @@ async def test_saved_memories_pasted_in_the_window(qapp, tmp_path, llm_server, w
         await wait(lambda: dialog.progress.title.text() == "导入完成", message="imported")
         assert [i.description for i in app.services.memory.all_items().values()] == ["Likes green tea."]
         dialog.progress.undo_button.click()
+        assert "删除它新建的 1 条记忆" in await _confirm_undo(dialog, wait)
         await wait(lambda: app.services.memory.count() == 0, message="undone")
         dialog.reject()
 
@@ -223,6 +238,7 @@ async def test_the_window_offers_the_unfinished_import_and_then_the_last_one(qap
         assert again.unfinished.text().startswith("上次导入：JSON Lines · history.jsonl，写入 3 轮，新记忆 3 条")
         assert not again.resume_button.isVisible() and again.undo_unfinished.text() == "撤销这次导入"
         again.undo_unfinished.click()
+        await _confirm_undo(again, wait)
         await wait(lambda: again.progress.title.text() == "已撤销这次导入", message="undone from the source page")
         assert app.services.memory.count() == 0
         again.reject()
@@ -250,6 +266,7 @@ async def test_undo_after_the_person_changed_cards_lists_them_and_undoes_the_res
         after = {mid: (i.description, i.theme) for mid, i in ops.all_items().items()}
 
         dialog.progress.undo_button.click()
+        await _confirm_undo(dialog, wait)
         await wait(lambda: (q := getattr(dialog, "undo_rest_question", None)) is not None and q.isVisible(),
                    message="the question")
         question = dialog.undo_rest_question
@@ -266,6 +283,7 @@ async def test_undo_after_the_person_changed_cards_lists_them_and_undoes_the_res
         assert dialog.progress.title.text() == "导入完成"
 
         dialog.progress.undo_button.click()
+        await _confirm_undo(dialog, wait)
         await wait(lambda: getattr(dialog, "undo_rest_question", question) is not question
                    and dialog.undo_rest_question.isVisible(), message="asked again")
         dialog.undo_rest_question.confirm.click()
@@ -294,6 +312,7 @@ async def test_undo_when_the_person_changed_every_card_says_which_and_asks_nothi
         await dialog.loading
         assert dialog.undo_unfinished.text() == "撤销这次导入"
         dialog.undo_unfinished.click()
+        await _confirm_undo(dialog, wait)
         await wait(lambda: dialog.source_error.text().startswith("无法撤销"), message="said")
         lines = dialog.source_error.text().splitlines()
         assert lines[0] == "无法撤销：这次导入写下的 3 条记忆之后都被改过，撤销会丢掉那些修改。"
@@ -318,6 +337,7 @@ async def test_undo_of_an_import_whose_changes_all_waited_for_review_says_they_w
         dialog = app.history_imports.open_dialog(app.window)
         await dialog.loading
         dialog.undo_unfinished.click()
+        await _confirm_undo(dialog, wait)
         await wait(lambda: dialog.progress.title.text() == "已撤销这次导入", message="undone")
         assert dialog.progress.line.text().endswith("；它在审核箱里等你确认的 3 项改动已一并撤回")
         assert dialog.progress.undo_id.text() == "" and app.services.review.pending() == []
@@ -427,3 +447,66 @@ def test_the_previews_number_columns_show_their_whole_header(qtbot, qapp, langua
             assert widget.headerItem().text(3) == "Characters"
     finally:
         remove_translators(qapp, translators)
+
+
+async def test_undo_says_how_many_memories_and_can_be_redone_and_undone_again(qapp, tmp_path, llm_server, wait):
+    """Issue 38, item 4: the undo asks first, saying how many memories it takes back (取消 changes
+    nothing); after it, 重做这次导入 brings the import back, and it can be undone again."""
+    llm_server.responder = remember_each_line
+    async with running_app(qapp, app_settings(tmp_path / "data", llm_server)) as app:
+        ops = app.services.memory
+        dialog = app.history_imports.open_dialog(app.window)
+        assert await dialog.open_path(fixture("chatgpt_conversations.json"))
+        await wait(lambda: dialog.start_button.isEnabled(), message="the plan")
+        dialog.start_button.click()
+        panel = dialog.progress
+        await wait(lambda: panel.title.text() == "导入完成", timeout=20, message="done")
+        after = sorted(i.description for i in ops.all_items().values())
+        assert len(after) == 3
+
+        panel.undo_button.click()
+        await wait(lambda: getattr(dialog, "undo_question", None) is not None
+                   and shiboken6.isValid(dialog.undo_question) and dialog.undo_question.isVisible(), message="asked")
+        assert "撤销会影响 3 条记忆" in dialog.undo_question.text()
+        dialog.undo_question.escapeButton().click()  # 取消
+        await wait(lambda: not shiboken6.isValid(dialog.undo_question) or not dialog.undo_question.isVisible(),
+                   message="cancelled")
+        assert sorted(i.description for i in ops.all_items().values()) == after and panel.title.text() == "导入完成"
+
+        panel.undo_button.click()
+        await _confirm_undo(dialog, wait)
+        await wait(lambda: panel.title.text() == "已撤销这次导入", message="undone")
+        assert ops.count() == 0 and panel.redo_button.isVisible() and not panel.undo_button.isVisible()
+        assert "重做这次导入" in panel.undo_id.text()
+        panel.redo_button.click()
+        await wait(lambda: panel.title.text() == "已重做这次导入", message="redone")
+        assert sorted(i.description for i in ops.all_items().values()) == after
+        ledger = app.history_imports.imports.ledger
+        assert ledger.get(dialog.import_id).status == "done" and panel.undo_button.isVisible()
+
+        panel.undo_button.click()
+        assert "撤销会影响 3 条记忆" in await _confirm_undo(dialog, wait)
+        await wait(lambda: panel.title.text() == "已撤销这次导入", message="undone again")
+        assert ops.count() == 0 and ledger.get(dialog.import_id).status == "undone"
+        dialog.reject()
+
+
+async def test_stopping_and_choosing_to_undo_what_was_imported_undoes_it(qapp, tmp_path, llm_server, wait):
+    llm_server.responder = remember_each_line
+    async with running_app(qapp, app_settings(tmp_path / "data", llm_server)) as app:
+        ops = app.services.memory
+        dialog = app.history_imports.open_dialog(app.window)
+        assert await dialog.open_path(fixture("chatgpt_conversations.json"))
+        await wait(lambda: dialog.start_button.isEnabled(), message="the plan")
+        llm_server.delay = 0.5
+        dialog.start_button.click()
+        panel = dialog.progress
+        await wait(lambda: panel.bar.value() >= 2, timeout=20, message="the first batch")
+        panel.stop_button.click()
+        await wait(lambda: getattr(dialog, "stop_question", None) is not None
+                   and shiboken6.isValid(dialog.stop_question) and dialog.stop_question.isVisible(), message="asked")
+        (undo,) = [b for b in dialog.stop_question.buttons() if b.text() == "撤销已导入的部分"]
+        undo.click()
+        await wait(lambda: panel.title.text() == "已撤销这次导入", message="undone")
+        assert ops.count() == 0
+        dialog.reject()
