@@ -2573,37 +2573,37 @@ Optional: title (the chat’s title), id (the message’s id, which recognises i
     <message>
         <location filename="../../sonetto_desktop/ui/settings/recall_page.py" line="100" />
         <source>按意思回忆（向量模型）</source>
-        <translation type="unfinished" />
+        <translation>Recall by meaning (embeddings model)</translation>
     </message>
     <message>
         <location filename="../../sonetto_desktop/ui/settings/recall_page.py" line="102" />
         <source>内置模型（在这台电脑上计算，不用联网，不用设置）</source>
-        <translation type="unfinished" />
+        <translation>Built-in model (computed on this computer: no network, nothing to set up)</translation>
     </message>
     <message>
         <location filename="../../sonetto_desktop/ui/settings/recall_page.py" line="103" />
         <source>向量服务（OpenAI 兼容的 /v1/embeddings 接口）</source>
-        <translation type="unfinished" />
+        <translation>Embeddings service (an OpenAI-compatible /v1/embeddings endpoint)</translation>
     </message>
     <message>
         <location filename="../../sonetto_desktop/ui/settings/recall_page.py" line="104" />
         <source>不用向量模型：只按字面回忆</source>
-        <translation type="unfinished" />
+        <translation>No embeddings model: recall by the words only</translation>
     </message>
     <message>
         <location filename="../../sonetto_desktop/ui/settings/recall_page.py" line="123" />
         <source>列出本机服务的向量模型</source>
-        <translation type="unfinished" />
+        <translation>List the local service's embeddings models</translation>
     </message>
     <message>
         <location filename="../../sonetto_desktop/ui/settings/recall_page.py" line="124" />
         <source>对话模型在本机（Ollama、LM Studio）时，列出它已有的向量模型</source>
-        <translation type="unfinished" />
+        <translation>When the chat model runs on this computer (Ollama, LM Studio), list the embeddings models it has</translation>
     </message>
     <message>
         <location filename="../../sonetto_desktop/ui/settings/recall_page.py" line="151" />
         <source>向量服务会收到每条记忆的文字（在后台计算向量，新的和改过的记忆随时补上，删除的记忆连同向量一起删除）和你说的话；如果它和对话模型不是同一家服务，记忆也会发给这家服务。</source>
-        <translation type="unfinished" />
+        <translation>The embeddings service receives the text of every memory (vectors are computed in the background, new and changed memories as they come, and a deleted memory's vector goes with it) and what you say; if it is not the chat model's service, your memories go to this service too.</translation>
     </message>
     <message>
         <location filename="../../sonetto_desktop/ui/settings/recall_page.py" line="157" />
@@ -2648,77 +2648,77 @@ Optional: title (the chat’s title), id (the message’s id, which recognises i
     <message>
         <location filename="../../sonetto_desktop/ui/settings/recall_page.py" line="207" />
         <source>内置模型：%1。</source>
-        <translation type="unfinished" />
+        <translation>Built-in model: %1.</translation>
     </message>
     <message>
         <location filename="../../sonetto_desktop/ui/settings/recall_page.py" line="209" />
         <source>没有内置模型时，用填好的向量服务，否则只按字面回忆。</source>
-        <translation type="unfinished" />
+        <translation>Without a built-in model, the embeddings service filled in is used; otherwise recall goes by the words only.</translation>
     </message>
     <message>
         <location filename="../../sonetto_desktop/ui/settings/recall_page.py" line="221" />
         <source>这台电脑（%1）：内置模型 %2，在本机计算，记忆不离开这台电脑。第一次会在后台为每条记忆计算向量。</source>
-        <translation type="unfinished" />
+        <translation>This computer (%1): built-in model %2, computed here; your memories do not leave this computer. The first time, a vector is computed for every memory in the background.</translation>
     </message>
     <message>
         <location filename="../../sonetto_desktop/ui/settings/recall_page.py" line="224" />
         <source>这台电脑（%1）没有内置模型：改用下面填好的向量服务 %2。</source>
-        <translation type="unfinished" />
+        <translation>This computer (%1) has no built-in model: the embeddings service %2 below is used instead.</translation>
     </message>
     <message>
         <location filename="../../sonetto_desktop/ui/settings/recall_page.py" line="227" />
         <source>这台电脑（%1）没有内置模型：回忆只按字面找记忆。可以在下面填一个向量服务（比如 Ollama 的 bge-m3）。</source>
-        <translation type="unfinished" />
+        <translation>This computer (%1) has no built-in model: recall finds memories by their words only. You can fill in an embeddings service below (for example Ollama's bge-m3).</translation>
     </message>
     <message>
         <location filename="../../sonetto_desktop/ui/settings/recall_page.py" line="230" />
         <source>回忆用向量服务 %1 按意思找记忆。</source>
-        <translation type="unfinished" />
+        <translation>Recall finds memories by meaning with the embeddings service %1.</translation>
     </message>
     <message>
         <location filename="../../sonetto_desktop/ui/settings/recall_page.py" line="232" />
         <source>请在下面填写向量服务。</source>
-        <translation type="unfinished" />
+        <translation>Please fill in the embeddings service below.</translation>
     </message>
     <message>
         <location filename="../../sonetto_desktop/ui/settings/recall_page.py" line="233" />
         <source>回忆只按字面找记忆。</source>
-        <translation type="unfinished" />
+        <translation>Recall finds memories by their words only.</translation>
     </message>
     <message>
         <location filename="../../sonetto_desktop/ui/settings/recall_page.py" line="273" />
         <source>对话模型不在本机：只能列出本机的 Ollama 或 LM Studio 的模型。</source>
-        <translation type="unfinished" />
+        <translation>The chat model is not on this computer: only a local Ollama's or LM Studio's models can be listed.</translation>
     </message>
     <message>
         <location filename="../../sonetto_desktop/ui/settings/recall_page.py" line="276" />
         <source>正在询问 %1…</source>
-        <translation type="unfinished" />
+        <translation>Asking %1…</translation>
     </message>
     <message>
         <location filename="../../sonetto_desktop/ui/settings/recall_page.py" line="290" />
         <source>%1 没有回答 Ollama 或 LM Studio 的模型列表。</source>
-        <translation type="unfinished" />
+        <translation>%1 did not answer with an Ollama or LM Studio model list.</translation>
     </message>
     <message>
         <location filename="../../sonetto_desktop/ui/settings/recall_page.py" line="292" />
         <source>%1 上没有向量模型。Ollama 可以先运行 ollama pull bge-m3。</source>
-        <translation type="unfinished" />
+        <translation>%1 has no embeddings model. With Ollama, run ollama pull bge-m3 first.</translation>
     </message>
     <message>
         <location filename="../../sonetto_desktop/ui/settings/recall_page.py" line="295" />
         <source>选择 %1 的向量模型…</source>
-        <translation type="unfinished" />
+        <translation>Choose an embeddings model of %1…</translation>
     </message>
     <message>
         <location filename="../../sonetto_desktop/ui/settings/recall_page.py" line="299" />
         <source>%1 有 %2 个向量模型。</source>
-        <translation type="unfinished" />
+        <translation>%1 has %2 embeddings models.</translation>
     </message>
     <message>
         <location filename="../../sonetto_desktop/ui/settings/recall_page.py" line="301" />
         <source>（服务没有说明哪些是向量模型：按名称挑出）</source>
-        <translation type="unfinished" />
+        <translation>(the service does not say which are embeddings models: picked by name)</translation>
     </message>
     <message>
         <location filename="../../sonetto_desktop/ui/settings/recall_page.py" line="338" />
@@ -2728,7 +2728,7 @@ Optional: title (the chat’s title), id (the message’s id, which recognises i
     <message>
         <location filename="../../sonetto_desktop/ui/settings/recall_page.py" line="339" />
         <source>没有选用向量模型。</source>
-        <translation type="unfinished" />
+        <translation>No embeddings model chosen.</translation>
     </message>
     <message>
         <location filename="../../sonetto_desktop/ui/settings/recall_page.py" line="342" />
@@ -2738,7 +2738,7 @@ Optional: title (the chat’s title), id (the message’s id, which recognises i
     <message>
         <location filename="../../sonetto_desktop/ui/settings/recall_page.py" line="342" />
         <source>正在加载内置模型…</source>
-        <translation type="unfinished" />
+        <translation>Loading the built-in model…</translation>
     </message>
 </context>
 <context>
@@ -3337,12 +3337,12 @@ Optional: title (the chat’s title), id (the message’s id, which recognises i
     <message>
         <location filename="../../sonetto_desktop/ui/notices/status_indicator.py" line="216" />
         <source>向量模型已更换：等你确认</source>
-        <translation type="unfinished" />
+        <translation>Embeddings model changed: waiting for you</translation>
     </message>
     <message>
         <location filename="../../sonetto_desktop/ui/notices/status_indicator.py" line="217" />
         <source>回忆改用了向量模型 %1，要为 %2 条记忆重新计算向量；确认之前回忆只按字面找。</source>
-        <translation type="unfinished" />
+        <translation>Recall now uses the embeddings model %1: the vectors of %2 memories must be computed again; until you confirm, recall goes by the words only.</translation>
     </message>
     <message>
         <location filename="../../sonetto_desktop/ui/notices/status_indicator.py" line="222" />
@@ -3708,87 +3708,87 @@ Optional: title (the chat’s title), id (the message’s id, which recognises i
         <location filename="../../sonetto_desktop/ui/notices/vector_notices.py" line="78" />
         <source>这台电脑（%1）没有内置的向量模型：回忆改用你填好的向量服务 %2 按意思找记忆。</source>
         <extracomment>How long the fallback toast stays (it is said once: long enough to read).</extracomment>
-        <translation type="unfinished" />
+        <translation>This computer (%1) has no built-in embeddings model: recall finds memories by meaning with the embeddings service you filled in, %2.</translation>
     </message>
     <message>
         <location filename="../../sonetto_desktop/ui/notices/vector_notices.py" line="81" />
         <source>这台电脑（%1）没有内置的向量模型：回忆只按字面找记忆。在 设置 ▸ 回忆 填一个向量服务（比如 Ollama 的 bge-m3），回忆就能按意思找。</source>
-        <translation type="unfinished" />
+        <translation>This computer (%1) has no built-in embeddings model: recall finds memories by their words only. Fill in an embeddings service in Settings ▸ Recall (for example Ollama's bge-m3) and recall finds them by meaning.</translation>
     </message>
     <message>
         <location filename="../../sonetto_desktop/ui/notices/vector_notices.py" line="85" />
         <source>设置…</source>
-        <translation type="unfinished">Settings…</translation>
+        <translation>Settings…</translation>
     </message>
     <message>
         <location filename="../../sonetto_desktop/ui/notices/vector_notices.py" line="107" />
         <source>更换向量模型</source>
-        <translation type="unfinished" />
+        <translation>Change the embeddings model</translation>
     </message>
     <message>
         <location filename="../../sonetto_desktop/ui/notices/vector_notices.py" line="110" />
         <source>开始计算</source>
-        <translation type="unfinished" />
+        <translation>Start computing</translation>
     </message>
     <message>
         <location filename="../../sonetto_desktop/ui/notices/vector_notices.py" line="111" />
         <source>以后再说</source>
-        <translation type="unfinished" />
+        <translation>Not now</translation>
     </message>
     <message>
         <location filename="../../sonetto_desktop/ui/notices/vector_notices.py" line="130" />
         <source>记忆库里的向量是 %1 算的。</source>
-        <translation type="unfinished" />
+        <translation>The vectors in the memory store were computed by %1.</translation>
     </message>
     <message>
         <location filename="../../sonetto_desktop/ui/notices/vector_notices.py" line="131" />
         <source>记忆库里的向量是之前的向量模型算的。</source>
-        <translation type="unfinished" />
+        <translation>The vectors in the memory store were computed by the previous embeddings model.</translation>
     </message>
     <message>
         <location filename="../../sonetto_desktop/ui/notices/vector_notices.py" line="132" />
         <source>回忆现在用向量模型 %1。</source>
-        <translation type="unfinished" />
+        <translation>Recall now uses the embeddings model %1.</translation>
     </message>
     <message>
         <location filename="../../sonetto_desktop/ui/notices/vector_notices.py" line="133" />
         <source>要为 %1 条记忆重新计算向量吗？</source>
-        <translation type="unfinished" />
+        <translation>Compute the vectors of %1 memories again?</translation>
     </message>
     <message>
         <location filename="../../sonetto_desktop/ui/notices/vector_notices.py" line="136" />
         <source>在这台电脑上后台计算，不花钱，大约 %1 分钟。</source>
-        <translation type="unfinished" />
+        <translation>Computed on this computer in the background, free, about %1 minutes.</translation>
     </message>
     <message>
         <location filename="../../sonetto_desktop/ui/notices/vector_notices.py" line="138" />
         <source>由本机的向量服务计算，不花钱。</source>
-        <translation type="unfinished" />
+        <translation>Computed by the local embeddings service, free.</translation>
     </message>
     <message>
         <location filename="../../sonetto_desktop/ui/notices/vector_notices.py" line="140" />
         <source>会把记忆的文字发给向量服务，约 %1 tokens</source>
-        <translation type="unfinished" />
+        <translation>Sends the memories' text to the embeddings service, about %1 tokens</translation>
     </message>
     <message>
         <location filename="../../sonetto_desktop/ui/notices/vector_notices.py" line="142" />
         <source>，按 %1 的标价约 %2</source>
-        <translation type="unfinished" />
+        <translation>, about %2 at %1's list price</translation>
     </message>
     <message>
         <location filename="../../sonetto_desktop/ui/notices/vector_notices.py" line="145" />
         <source>，这个服务目前免费</source>
-        <translation type="unfinished" />
+        <translation>, this service is free for now</translation>
     </message>
     <message>
         <location filename="../../sonetto_desktop/ui/notices/vector_notices.py" line="146" />
         <source>。</source>
-        <translation type="unfinished" />
+        <translation>.</translation>
     </message>
     <message>
         <location filename="../../sonetto_desktop/ui/notices/vector_notices.py" line="147" />
         <source>算好之前，回忆只按字面找记忆；新的向量算完后，旧的才会删除。</source>
-        <translation type="unfinished" />
+        <translation>Until they are computed, recall finds memories by their words only; the old vectors are deleted only once the new ones are done.</translation>
     </message>
 </context>
 <context>
