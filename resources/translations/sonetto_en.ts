@@ -358,6 +358,111 @@ Talk about anything — I'll remember what matters to you.</translation>
     </message>
 </context>
 <context>
+    <name>ConversationUndoDialog</name>
+    <message>
+        <location filename="../../sonetto_desktop/ui/dialogs/history_undo_conversations.py" line="37" />
+        <source>按对话撤销</source>
+        <translation>Undo one conversation</translation>
+    </message>
+    <message>
+        <location filename="../../sonetto_desktop/ui/dialogs/history_undo_conversations.py" line="43" />
+        <source>撤销这次导入里一个对话写下的记忆，其余对话的记忆保留。</source>
+        <translation>Undo what one conversation of this import wrote; the other conversations' memories stay.</translation>
+    </message>
+    <message>
+        <location filename="../../sonetto_desktop/ui/dialogs/history_undo_conversations.py" line="46" />
+        <source>这次导入的对话</source>
+        <translation>The conversations of this import</translation>
+    </message>
+    <message>
+        <location filename="../../sonetto_desktop/ui/dialogs/history_undo_conversations.py" line="51" />
+        <location filename="../../sonetto_desktop/ui/dialogs/history_undo_conversations.py" line="118" />
+        <location filename="../../sonetto_desktop/ui/dialogs/history_undo_conversations.py" line="136" />
+        <source>撤销这个对话</source>
+        <translation>Undo this conversation</translation>
+    </message>
+    <message>
+        <location filename="../../sonetto_desktop/ui/dialogs/history_undo_conversations.py" line="53" />
+        <source>撤回刚才的撤销</source>
+        <translation>Take back that undo</translation>
+    </message>
+    <message>
+        <location filename="../../sonetto_desktop/ui/dialogs/history_undo_conversations.py" line="55" />
+        <source>关闭</source>
+        <translation>Close</translation>
+    </message>
+    <message>
+        <location filename="../../sonetto_desktop/ui/dialogs/history_undo_conversations.py" line="96" />
+        <source>新建 {0} 条</source>
+        <translation>{0} created</translation>
+    </message>
+    <message>
+        <location filename="../../sonetto_desktop/ui/dialogs/history_undo_conversations.py" line="98" />
+        <source>改过 {0} 条</source>
+        <translation>{0} changed</translation>
+    </message>
+    <message>
+        <location filename="../../sonetto_desktop/ui/dialogs/history_undo_conversations.py" line="100" />
+        <source>删掉 {0} 条</source>
+        <translation>{0} deleted</translation>
+    </message>
+    <message>
+        <location filename="../../sonetto_desktop/ui/dialogs/history_undo_conversations.py" line="105" />
+        <source>读不了这次导入的对话：{0}</source>
+        <translation>Cannot read the conversations of this import: {0}</translation>
+    </message>
+    <message>
+        <location filename="../../sonetto_desktop/ui/dialogs/history_undo_conversations.py" line="107" />
+        <source>没有可以单独撤销的对话（更早的导入没有记下每批来自哪个对话）。</source>
+        <translation>No conversation can be undone alone (older imports did not record which conversation each batch came from).</translation>
+    </message>
+    <message>
+        <location filename="../../sonetto_desktop/ui/dialogs/history_undo_conversations.py" line="115" />
+        <source>撤销这个对话？</source>
+        <translation>Undo this conversation?</translation>
+    </message>
+    <message>
+        <location filename="../../sonetto_desktop/ui/dialogs/history_undo_conversations.py" line="116" />
+        <source>撤销对话「{0}」写下的 {1} 条记忆？之后还可以撤回这次撤销。</source>
+        <translation>Undo the {1} memories the conversation “{0}” wrote? You can take the undo back afterwards.</translation>
+    </message>
+    <message>
+        <location filename="../../sonetto_desktop/ui/dialogs/history_undo_conversations.py" line="119" />
+        <source>取消</source>
+        <translation>Cancel</translation>
+    </message>
+    <message>
+        <location filename="../../sonetto_desktop/ui/dialogs/history_undo_conversations.py" line="134" />
+        <source>无法撤销：这个对话写下的记忆之后都被改过了</source>
+        <translation>Cannot undo: every memory this conversation wrote was changed afterwards</translation>
+    </message>
+    <message>
+        <location filename="../../sonetto_desktop/ui/dialogs/history_undo_conversations.py" line="144" />
+        <source>无法撤销：{0}</source>
+        <translation>Cannot undo: {0}</translation>
+    </message>
+    <message>
+        <location filename="../../sonetto_desktop/ui/dialogs/history_undo_conversations.py" line="150" />
+        <source>已撤销对话「{0}」</source>
+        <translation>Conversation “{0}” undone</translation>
+    </message>
+    <message>
+        <location filename="../../sonetto_desktop/ui/dialogs/history_undo_conversations.py" line="152" />
+        <source>；你之后改过的 {0} 张卡片原样保留</source>
+        <translation>; the {0} cards you changed since are kept as they are</translation>
+    </message>
+    <message>
+        <location filename="../../sonetto_desktop/ui/dialogs/history_undo_conversations.py" line="169" />
+        <source>无法撤回：{0}</source>
+        <translation>Cannot take it back: {0}</translation>
+    </message>
+    <message>
+        <location filename="../../sonetto_desktop/ui/dialogs/history_undo_conversations.py" line="176" />
+        <source>对话「{0}」的记忆已恢复</source>
+        <translation>The memories of the conversation “{0}” are back</translation>
+    </message>
+</context>
+<context>
     <name>Dialogs</name>
     <message>
         <location filename="../../sonetto_desktop/ui/widgets/dialogs.py" line="51" />
@@ -801,7 +906,7 @@ Talk about anything — I'll remember what matters to you.</translation>
     <message>
         <location filename="../../sonetto_desktop/ui/dialogs/history_import.py" line="186" />
         <location filename="../../sonetto_desktop/ui/dialogs/history_import.py" line="271" />
-        <location filename="../../sonetto_desktop/ui/dialogs/history_import.py" line="691" />
+        <location filename="../../sonetto_desktop/ui/dialogs/history_import.py" line="692" />
         <source>撤销已导入的部分</source>
         <translation>Undo what was imported</translation>
     </message>
@@ -847,7 +952,7 @@ Optional: title (the chat’s title), id (the message’s id, which recognises i
     </message>
     <message>
         <location filename="../../sonetto_desktop/ui/dialogs/history_import.py" line="276" />
-        <location filename="../../sonetto_desktop/ui/dialogs/history_import.py" line="830" />
+        <location filename="../../sonetto_desktop/ui/dialogs/history_import.py" line="843" />
         <source>撤销这次导入</source>
         <translation>Undo this import</translation>
     </message>
@@ -880,7 +985,7 @@ Optional: title (the chat’s title), id (the message’s id, which recognises i
     </message>
     <message>
         <location filename="../../sonetto_desktop/ui/dialogs/history_import.py" line="361" />
-        <location filename="../../sonetto_desktop/ui/dialogs/history_import.py" line="736" />
+        <location filename="../../sonetto_desktop/ui/dialogs/history_import.py" line="737" />
         <source>取消</source>
         <translation>Cancel</translation>
     </message>
@@ -1017,86 +1122,86 @@ Optional: title (the chat’s title), id (the message’s id, which recognises i
         <translation>Not imported: {0}</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/dialogs/history_import.py" line="687" />
+        <location filename="../../sonetto_desktop/ui/dialogs/history_import.py" line="688" />
         <source>导入已停止</source>
         <translation>Import stopped</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/dialogs/history_import.py" line="688" />
+        <location filename="../../sonetto_desktop/ui/dialogs/history_import.py" line="689" />
         <source>已导入的部分要保留吗？保留的话，以后再导入同一个文件会接着导入剩下的。</source>
         <translation>Keep what was imported? If you keep it, importing the same file again goes on with the rest.</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/dialogs/history_import.py" line="690" />
+        <location filename="../../sonetto_desktop/ui/dialogs/history_import.py" line="691" />
         <source>保留已导入的部分</source>
         <translation>Keep what was imported</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/dialogs/history_import.py" line="726" />
+        <location filename="../../sonetto_desktop/ui/dialogs/history_import.py" line="727" />
         <source>删除它新建的 {0} 条记忆</source>
         <translation>delete the {0} memories it created</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/dialogs/history_import.py" line="728" />
+        <location filename="../../sonetto_desktop/ui/dialogs/history_import.py" line="729" />
         <source>把它改过的 {0} 条记忆恢复原样</source>
         <translation>put back the {0} memories it changed</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/dialogs/history_import.py" line="730" />
+        <location filename="../../sonetto_desktop/ui/dialogs/history_import.py" line="731" />
         <source>找回它删掉的 {0} 条记忆</source>
         <translation>bring back the {0} memories it deleted</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/dialogs/history_import.py" line="732" />
+        <location filename="../../sonetto_desktop/ui/dialogs/history_import.py" line="733" />
         <source>撤销这次导入？</source>
         <translation>Undo this import?</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/dialogs/history_import.py" line="733" />
+        <location filename="../../sonetto_desktop/ui/dialogs/history_import.py" line="734" />
         <source>撤销会影响 {0} 条记忆：{1}。撤销之后还可以重做。</source>
         <translation>Undoing touches {0} memories: {1}. You can redo it afterwards.</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/dialogs/history_import.py" line="733" />
+        <location filename="../../sonetto_desktop/ui/dialogs/history_import.py" line="734" />
         <source>，</source>
         <translation>, </translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/dialogs/history_import.py" line="735" />
+        <location filename="../../sonetto_desktop/ui/dialogs/history_import.py" line="736" />
         <source>撤销导入</source>
         <translation>Undo the import</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/dialogs/history_import.py" line="762" />
+        <location filename="../../sonetto_desktop/ui/dialogs/history_import.py" line="775" />
         <source>重做这次导入</source>
         <translation>Redo this import</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/dialogs/history_import.py" line="769" />
-        <location filename="../../sonetto_desktop/ui/dialogs/history_import.py" line="774" />
+        <location filename="../../sonetto_desktop/ui/dialogs/history_import.py" line="782" />
+        <location filename="../../sonetto_desktop/ui/dialogs/history_import.py" line="787" />
         <source>无法重做：{0}</source>
         <translation>Cannot redo: {0}</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/dialogs/history_import.py" line="771" />
+        <location filename="../../sonetto_desktop/ui/dialogs/history_import.py" line="784" />
         <source>无法重做：撤销之后这些记忆都被改过了</source>
         <translation>Cannot redo: every one of these memories was changed after the undo</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/dialogs/history_import.py" line="823" />
+        <location filename="../../sonetto_desktop/ui/dialogs/history_import.py" line="836" />
         <source>……还有 {0} 张</source>
         <translation>…and {0} more</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/dialogs/history_import.py" line="825" />
+        <location filename="../../sonetto_desktop/ui/dialogs/history_import.py" line="838" />
         <source>无法撤销：这次导入写下的 {0} 条记忆之后都被改过，撤销会丢掉那些修改。</source>
         <translation>Cannot undo: all {0} memories the import wrote were changed afterwards, and undoing would lose those changes.</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/dialogs/history_import.py" line="722" />
-        <location filename="../../sonetto_desktop/ui/dialogs/history_import.py" line="800" />
-        <location filename="../../sonetto_desktop/ui/dialogs/history_import.py" line="812" />
-        <location filename="../../sonetto_desktop/ui/dialogs/history_import.py" line="842" />
+        <location filename="../../sonetto_desktop/ui/dialogs/history_import.py" line="723" />
+        <location filename="../../sonetto_desktop/ui/dialogs/history_import.py" line="813" />
+        <location filename="../../sonetto_desktop/ui/dialogs/history_import.py" line="825" />
+        <location filename="../../sonetto_desktop/ui/dialogs/history_import.py" line="855" />
         <source>无法撤销：{0}</source>
         <translation>Cannot undo: {0}</translation>
     </message>
@@ -1274,180 +1379,185 @@ Optional: title (the chat’s title), id (the message’s id, which recognises i
         <translation>Remembering your latest chat first; the import goes on right after…</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/dialogs/history_progress.py" line="71" />
+        <location filename="../../sonetto_desktop/ui/dialogs/history_progress.py" line="72" />
         <source>正在导入…</source>
         <translation>Importing…</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/dialogs/history_progress.py" line="78" />
+        <location filename="../../sonetto_desktop/ui/dialogs/history_progress.py" line="79" />
         <source>导入进度</source>
         <translation>Import progress</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/dialogs/history_progress.py" line="92" />
+        <location filename="../../sonetto_desktop/ui/dialogs/history_progress.py" line="93" />
         <source>重试</source>
         <translation>Retry</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/dialogs/history_progress.py" line="97" />
-        <location filename="../../sonetto_desktop/ui/dialogs/history_progress.py" line="172" />
+        <location filename="../../sonetto_desktop/ui/dialogs/history_progress.py" line="98" />
+        <location filename="../../sonetto_desktop/ui/dialogs/history_progress.py" line="177" />
         <source>暂停</source>
         <translation>Pause</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/dialogs/history_progress.py" line="98" />
+        <location filename="../../sonetto_desktop/ui/dialogs/history_progress.py" line="99" />
         <source>后台运行</source>
         <translation>Run in background</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/dialogs/history_progress.py" line="99" />
+        <location filename="../../sonetto_desktop/ui/dialogs/history_progress.py" line="100" />
         <source>停止</source>
         <translation>Stop</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/dialogs/history_progress.py" line="100" />
+        <location filename="../../sonetto_desktop/ui/dialogs/history_progress.py" line="101" />
         <source>撤销这次导入</source>
         <translation>Undo this import</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/dialogs/history_progress.py" line="101" />
+        <location filename="../../sonetto_desktop/ui/dialogs/history_progress.py" line="102" />
         <source>重做这次导入</source>
         <translation>Redo this import</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/dialogs/history_progress.py" line="102" />
+        <location filename="../../sonetto_desktop/ui/dialogs/history_progress.py" line="103" />
+        <source>按对话撤销…</source>
+        <translation>Undo one conversation…</translation>
+    </message>
+    <message>
+        <location filename="../../sonetto_desktop/ui/dialogs/history_progress.py" line="104" />
         <source>关闭</source>
         <translation>Close</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/dialogs/history_progress.py" line="166" />
+        <location filename="../../sonetto_desktop/ui/dialogs/history_progress.py" line="171" />
         <source>正在读：「{0}」· {1}</source>
         <translation>Reading: “{0}” · {1}</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/dialogs/history_progress.py" line="172" />
+        <location filename="../../sonetto_desktop/ui/dialogs/history_progress.py" line="177" />
         <source>继续</source>
         <translation>Continue</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/dialogs/history_progress.py" line="173" />
+        <location filename="../../sonetto_desktop/ui/dialogs/history_progress.py" line="178" />
         <source>{0} 批没能写入</source>
         <translation>{0} batches could not be written</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/dialogs/history_progress.py" line="179" />
+        <location filename="../../sonetto_desktop/ui/dialogs/history_progress.py" line="184" />
         <source>导入失败</source>
         <translation>Import failed</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/dialogs/history_progress.py" line="182" />
+        <location filename="../../sonetto_desktop/ui/dialogs/history_progress.py" line="187" />
         <source>{0} 批都没能写入，什么也没有写入：{1}</source>
         <translation>None of the {0} batches could be written; nothing was written: {1}</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/dialogs/history_progress.py" line="183" />
+        <location filename="../../sonetto_desktop/ui/dialogs/history_progress.py" line="188" />
         <source>原因不明</source>
         <translation>no reason given</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/dialogs/history_progress.py" line="189" />
-        <location filename="../../sonetto_desktop/ui/dialogs/history_progress.py" line="251" />
+        <location filename="../../sonetto_desktop/ui/dialogs/history_progress.py" line="194" />
+        <location filename="../../sonetto_desktop/ui/dialogs/history_progress.py" line="256" />
         <source>导入完成</source>
         <translation>Import finished</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/dialogs/history_progress.py" line="193" />
+        <location filename="../../sonetto_desktop/ui/dialogs/history_progress.py" line="198" />
         <source>写入 {0} 轮，{1} 条提议已进入审核箱</source>
         <translation>{0} turns read; {1} proposals are in the review inbox</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/dialogs/history_progress.py" line="195" />
+        <location filename="../../sonetto_desktop/ui/dialogs/history_progress.py" line="200" />
         <source>写入 {0} 轮：新记忆 {1} 条，更新 {2} 条，删除 {3} 条</source>
         <translation>{0} turns read: {1} new memories, {2} updated, {3} deleted</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/dialogs/history_progress.py" line="198" />
+        <location filename="../../sonetto_desktop/ui/dialogs/history_progress.py" line="203" />
         <source>；{0} 项对你已有记忆的改动在审核箱里等你确认</source>
         <translation>; {0} changes to your memories wait for you in the review inbox</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/dialogs/history_progress.py" line="201" />
+        <location filename="../../sonetto_desktop/ui/dialogs/history_progress.py" line="206" />
         <source>；{0} 轮没能写入</source>
         <translation>; {0} turns could not be written</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/dialogs/history_progress.py" line="207" />
-        <location filename="../../sonetto_desktop/ui/dialogs/history_progress.py" line="259" />
+        <location filename="../../sonetto_desktop/ui/dialogs/history_progress.py" line="212" />
+        <location filename="../../sonetto_desktop/ui/dialogs/history_progress.py" line="264" />
         <source>撤销编号：{0}（命令行：sonetto memory undo {0}）</source>
         <translation>Undo id: {0} (command line: sonetto memory undo {0})</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/dialogs/history_progress.py" line="214" />
+        <location filename="../../sonetto_desktop/ui/dialogs/history_progress.py" line="219" />
         <source>已撤销这次导入</source>
         <translation>Import undone</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/dialogs/history_progress.py" line="217" />
+        <location filename="../../sonetto_desktop/ui/dialogs/history_progress.py" line="222" />
         <source>其余导入的记忆已放回原样；你之后改过的 {0} 张卡片原样保留；同一个文件以后可以重新导入</source>
         <translation>The rest of the imported memories are as they were; the {0} cards you changed afterwards are kept as they are; the same file can be imported again later</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/dialogs/history_progress.py" line="221" />
+        <location filename="../../sonetto_desktop/ui/dialogs/history_progress.py" line="226" />
         <source>导入的记忆已放回原样；同一个文件以后可以重新导入</source>
         <translation>The memories are as they were before; the same file can be imported again later</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/dialogs/history_progress.py" line="223" />
+        <location filename="../../sonetto_desktop/ui/dialogs/history_progress.py" line="228" />
         <source>；它在审核箱里等你确认的 {0} 项改动已一并撤回</source>
         <translation>; its {0} changes waiting for you in the review inbox were withdrawn with it</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/dialogs/history_progress.py" line="227" />
+        <location filename="../../sonetto_desktop/ui/dialogs/history_progress.py" line="232" />
         <source>……还有 {0} 张</source>
         <translation>…and {0} more</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/dialogs/history_progress.py" line="230" />
+        <location filename="../../sonetto_desktop/ui/dialogs/history_progress.py" line="235" />
         <source>改变主意了？点“重做这次导入”，或在命令行：sonetto memory undo {0}</source>
         <translation>Changed your mind? Click “Redo this import”, or on the command line: sonetto memory undo {0}</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/dialogs/history_progress.py" line="239" />
+        <location filename="../../sonetto_desktop/ui/dialogs/history_progress.py" line="244" />
         <source>已重做这次导入</source>
         <translation>Import redone</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/dialogs/history_progress.py" line="241" />
+        <location filename="../../sonetto_desktop/ui/dialogs/history_progress.py" line="246" />
         <source>导入的记忆已恢复成导入后的样子</source>
         <translation>The imported memories are back as the import left them</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/dialogs/history_progress.py" line="243" />
+        <location filename="../../sonetto_desktop/ui/dialogs/history_progress.py" line="248" />
         <source>；你之后改过的 {0} 张卡片原样保留</source>
         <translation>; the {0} cards you changed since are kept as they are</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/dialogs/history_progress.py" line="254" />
+        <location filename="../../sonetto_desktop/ui/dialogs/history_progress.py" line="259" />
         <source>{0} 条提议已进入审核箱</source>
         <translation>{0} proposals are in the review inbox</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/dialogs/history_progress.py" line="255" />
+        <location filename="../../sonetto_desktop/ui/dialogs/history_progress.py" line="260" />
         <source>新记忆 {0} 条</source>
         <translation>{0} new memories</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/dialogs/history_progress.py" line="257" />
+        <location filename="../../sonetto_desktop/ui/dialogs/history_progress.py" line="262" />
         <source>；跳过 {0} 条</source>
         <translation>; {0} skipped</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/dialogs/history_progress.py" line="263" />
+        <location filename="../../sonetto_desktop/ui/dialogs/history_progress.py" line="268" />
         <source>导入已停止</source>
         <translation>Import stopped</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/dialogs/history_progress.py" line="264" />
+        <location filename="../../sonetto_desktop/ui/dialogs/history_progress.py" line="269" />
         <source>已导入的部分保留着；再次导入同一个文件会接着导入剩下的</source>
         <translation>What was imported stays; importing the same file again goes on with the rest</translation>
     </message>

@@ -510,3 +510,44 @@ async def test_stopping_and_choosing_to_undo_what_was_imported_undoes_it(qapp, t
         await wait(lambda: panel.title.text() == "已撤销这次导入", message="undone")
         assert ops.count() == 0
         dialog.reject()
+
+
+async def test_one_conversation_of_an_import_is_undone_alone_and_brought_back(qapp, tmp_path, llm_server, wait):
+    """Issue 38, item 4: 按对话撤销… lists the import's conversations with what each left, undoes the
+    chosen one after saying how many memories, and 撤回刚才的撤销 brings it back."""
+    llm_server.responder = remember_each_line
+    async with running_app(qapp, app_settings(tmp_path / "data", llm_server)) as app:
+        ops = app.services.memory
+        dialog = app.history_imports.open_dialog(app.window)
+        assert await dialog.open_path(fixture("chatgpt_conversations.json"))
+        await wait(lambda: dialog.start_button.isEnabled(), message="the plan")
+        dialog.start_button.click()
+        panel = dialog.progress
+        await wait(lambda: panel.title.text() == "导入完成", timeout=20, message="done")
+        after = sorted(i.description for i in ops.all_items().values())
+        assert panel.by_conversation_button.isVisible()
+
+        panel.by_conversation_button.click()
+        chooser = dialog.conversation_undo
+        await chooser.loading
+        rows = [chooser.list.item(i).text() for i in range(chooser.list.count())]
+        assert rows == ["「搬家去杭州」 · 新建 2 条", "「Plot a chart」 · 新建 1 条"]
+        chooser.list.setCurrentRow(1)
+        chooser.undo_button.click()
+        await wait(lambda: chooser.question is not None and shiboken6.isValid(chooser.question)
+                   and chooser.question.isVisible(), message="asked")
+        assert "撤销对话「Plot a chart」写下的 1 条记忆" in chooser.question.text()
+        chooser.undo_confirm.click()
+        await wait(lambda: chooser.note.text().startswith("已撤销对话「Plot a chart」"), message="undone")
+        await chooser.working
+        assert len(ops.all_items()) == 2 and chooser.list.count() == 1
+        state = app.history_imports.imports.ledger.get(dialog.import_id)
+        assert state.status == "done" and list(state.undone_conversations) == ["c0ffee00-0000-4000-8000-000000000002"]
+
+        chooser.take_back_button.click()
+        await wait(lambda: chooser.note.text() == "对话「Plot a chart」的记忆已恢复", message="brought back")
+        await chooser.working
+        assert sorted(i.description for i in ops.all_items().values()) == after and chooser.list.count() == 2
+        assert app.history_imports.imports.ledger.get(dialog.import_id).undone_conversations == {}
+        chooser.accept()
+        dialog.reject()

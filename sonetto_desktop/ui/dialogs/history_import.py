@@ -633,6 +633,7 @@ class HistoryImportDialog(QDialog):
         panel.retry_requested.connect(lambda: self._spawn(self.actions.retry_failed()))
         panel.undo_requested.connect(lambda: self._spawn(self.ask_then_undo()))
         panel.redo_requested.connect(lambda: self._spawn(self.redo_import()))
+        panel.by_conversation_requested.connect(self.open_conversation_undo)
         panel.close_requested.connect(self.accept)
 
     def _on_progress(self, progress: Any) -> None:
@@ -744,6 +745,18 @@ class HistoryImportDialog(QDialog):
         if not chose or not shiboken6.isValid(self):
             return None
         return await self.undo_import()
+
+    def open_conversation_undo(self) -> Any:
+        """按对话撤销…: the import's conversations, one to undo (``ConversationUndoDialog``)."""
+        from .history_undo_conversations import ConversationUndoDialog
+
+        if self.import_id is None:
+            return None
+        dialog = ConversationUndoDialog(self.actions.imports, self.import_id, self)
+        dialog.setAttribute(Qt.WidgetAttribute.WA_DeleteOnClose)
+        self.conversation_undo = dialog
+        dialog.open()
+        return dialog
 
     async def redo_import(self) -> Any:
         """Take the undo back (the import's memories as it left them); cards changed since the undo
