@@ -3,7 +3,8 @@
     sonetto history import PATH [--format F] [--since DATE] [--until DATE] [--conversation ID …]
                                 [--dry-run] [--json] [--store FILE]
     sonetto history status [--json]
-    sonetto history undo IMPORT_ID [--rest] [--json]
+    sonetto history undo IMPORT_ID [--conversation ID] [--rest] [--json]
+    sonetto history redo IMPORT_ID [--rest] [--json]
 
 ``--dry-run`` reads and plans only (nothing is written, no folder is made) and prints the counts and
 the estimated tokens and cost; ``--json`` makes the output one JSON object on stdout. Progress goes
@@ -74,7 +75,13 @@ def _parser() -> argparse.ArgumentParser:
     undo.add_argument("import_id")
     undo.add_argument("--rest", action="store_true",
                       help="keep the cards changed since the import (they are listed) and undo the rest")
+    undo.add_argument("--conversation", metavar="ID",
+                      help="undo only what this conversation of the import wrote (its id: see import --dry-run)")
     undo.add_argument("--json", action="store_true", help="print one JSON object")
+    redo = sub.add_parser("redo", help="take back the undo of an import (the import's memories come back)")
+    redo.add_argument("import_id")
+    redo.add_argument("--rest", action="store_true", help="keep the cards changed since the undo and redo the rest")
+    redo.add_argument("--json", action="store_true", help="print one JSON object")
     return parser
 
 
@@ -163,7 +170,7 @@ async def _main(args: argparse.Namespace) -> int:
     try:
         if args.command == "status":
             return await _status(args, services, say)
-        if args.command == "undo":
+        if args.command in ("undo", "redo"):
             return await _undo(args, services, say)
         imports = HistoryImports(services)
         try:
@@ -428,9 +435,37 @@ async def _undo(args: argparse.Namespace, services: AppServices, say: Words) -> 
     """``sonetto history undo``: the import taken back, or (cards changed since) what would be kept."""
     imports = HistoryImports(services)
     try:
+        if args.command == "redo":
+            return await _redo_import(args, imports, say)
         return await _undo_import(args, imports, say)
     finally:
         await imports.close()
+
+
+async def _redo_import(args: argparse.Namespace, imports: HistoryImports, say: Words) -> int:
+    """``sonetto history redo``: the undo of an import taken back."""
+    lang = "en" if say.en else "zh"
+    try:
+        result = await imports.redo(args.import_id, rest=args.rest)
+    except LookupError:
+        return _refuse(args, say(f"导入 {args.import_id} 没有被撤销（sonetto history status 列出所有导入）",
+                                 f"import {args.import_id} is not undone (sonetto history status lists them)"))
+    except UndoConflict as exc:
+        if args.json:
+            print(json.dumps({"import": args.import_id, "redone": False, **exc.preview.to_json()}, ensure_ascii=False))
+        else:
+            print_kept(exc.touched, lang)
+        return _fail(say(f"没有重做：要保留上面这些卡片、重做其余的，运行 sonetto history redo {args.import_id} --rest",
+                         f"nothing was redone: to keep the cards above and redo the rest, run "
+                         f"sonetto history redo {args.import_id} --rest"))
+    if args.json:
+        print(json.dumps({"import": args.import_id, "redone": True, "redo_turn_id": result.turn_id,
+                          "effects": result.effects, "kept": [t.to_json() for t in result.kept]}, ensure_ascii=False))
+        return 0
+    print(say(f"已重做导入 {args.import_id}：{effects_text(result.effects, lang)}",
+              f"import {args.import_id} redone: {effects_text(result.effects, lang)}"))
+    print_kept(result.kept, lang, done=True)
+    return 0
 
 
 async def _undo_import(args: argparse.Namespace, imports: HistoryImports, say: Words) -> int:
@@ -441,9 +476,11 @@ async def _undo_import(args: argparse.Namespace, imports: HistoryImports, say: W
         return _refuse(args, say(f"这个记忆库里没有导入 {import_id}（sonetto history status 列出所有导入）",
                          f"this store has no import {import_id} (sonetto history status lists them)"))
     if state.status == UNDONE:
-        redo = f"sonetto memory undo {state.undone_by}" if state.undone_by else ""
+        redo = f"sonetto history redo {import_id}" if state.undone_by else ""
         return _refuse(args, say(f"导入 {import_id} 已经撤销过了" + (f"（要重做：{redo}）" if redo else ""),
                          f"import {import_id} is undone already" + (f" (to redo it: {redo})" if redo else "")))
+    if args.conversation:
+        return await _undo_conversation(args, imports, say)
     try:
         result = await imports.undo(import_id, rest=args.rest)
     except UndoConflict as exc:  # nothing changed
@@ -483,3 +520,36 @@ async def _undo_import(args: argparse.Namespace, imports: HistoryImports, say: W
 def _withdrawn_line(count: int, say: Words) -> str:
     return say(f"它在审核箱里等你确认的 {count} 项改动已一并撤回",
                f"its {count} changes waiting in the review inbox were withdrawn with it")
+
+
+async def _undo_conversation(args: argparse.Namespace, imports: HistoryImports, say: Words) -> int:
+    """``sonetto history undo IMPORT --conversation ID``: what one conversation of the import wrote."""
+    lang = "en" if say.en else "zh"
+    import_id, conversation = args.import_id, args.conversation
+    try:
+        result = await imports.undo_conversation(import_id, conversation, rest=args.rest)
+    except LookupError:
+        return _refuse(args, say(f"导入 {import_id} 里没有记下对话 {conversation}（更早的导入没有记下每批来自哪个对话）",
+                                 f"import {import_id} has no conversation {conversation} on record (older imports "
+                                 "did not record which conversation each batch came from)"))
+    except NothingToUndo:
+        return _refuse(args, say(f"对话 {conversation} 没有留下可撤销的改动", f"conversation {conversation} left nothing to undo"))
+    except UndoConflict as exc:
+        if args.json:
+            print(json.dumps({"import": import_id, "conversation": conversation, "undone": False,
+                              **exc.preview.to_json()}, ensure_ascii=False))
+        else:
+            print_kept(exc.touched, lang)
+        return _fail(say("没有撤销：要保留上面这些卡片、撤销其余的，加 --rest",
+                         "nothing was undone: to keep the cards above and undo the rest, add --rest"))
+    if args.json:
+        print(json.dumps({"import": import_id, "conversation": conversation, "undone": True,
+                          "undo_turn_id": result.turn_id, "effects": result.effects,
+                          "kept": [t.to_json() for t in result.kept]}, ensure_ascii=False))
+        return 0
+    effects = effects_text(result.effects, lang)
+    print(say(f"已撤销导入 {import_id} 的对话 {conversation}：{effects}",
+              f"conversation {conversation} of import {import_id} undone: {effects}"))
+    print_kept(result.kept, lang, done=True)
+    print(say(f"改变主意了？sonetto memory undo {result.turn_id}", f"changed your mind? sonetto memory undo {result.turn_id}"))
+    return 0

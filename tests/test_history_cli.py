@@ -175,6 +175,38 @@ def test_undo_from_the_command_line_and_a_second_import(llm_server, tmp_path):
     assert again["turns_written"] == 3 and again["undo_id"] != out["undo_id"]
 
 
+def test_undo_one_conversation_and_redo_an_import_from_the_command_line(llm_server, tmp_path):
+    """Issue 38, item 4: ``history undo IMPORT --conversation ID`` and ``history redo IMPORT``."""
+    store = tmp_path / "memory.yaml"
+    llm_server.responder = lambda body: "好的" if any(m["role"] == "tool" for m in body["messages"]) else tool_calls(
+        [("create_memory", {"content": f"用户说：{text}", "section": "身份"}) for _, text in said(body)])
+    args = ("history", "--store", str(store), "--create", "import", str(fixture("history.jsonl")), "--json")
+    out = json.loads(_cli(llm_server, *args).stdout)
+    everything = _texts(store)
+    listed = _cli(llm_server, "history", "--store", str(store), "import", str(fixture("history.jsonl")), "--dry-run")
+    ids = ["trip-2023", "work"]  # the ids the dry run lists beside each conversation
+    assert all(cid in listed.stdout for cid in ids)
+    one = _cli(llm_server, "history", "--store", str(store), "undo", out["undo_id"], "--conversation", ids[0], "--json")
+    assert one.returncode == 0, one.stderr
+    undone = json.loads(one.stdout)
+    assert undone["undone"] and undone["conversation"] == ids[0]
+    left = _texts(store)
+    assert 0 < len(left) < len(everything)
+    again = json.loads(_cli(llm_server, *args).stdout)  # that conversation's chats come in again, the other's not
+    assert again["turns_written"] == len(everything) - len(left) and again["undo_id"] != out["undo_id"]
+
+    whole = _cli(llm_server, "history", "--store", str(store), "undo", again["undo_id"], "--json")
+    assert whole.returncode == 0 and json.loads(whole.stdout)["undone"]
+    refused = _cli(llm_server, "history", "--store", str(store), "undo", again["undo_id"], "--json")
+    assert refused.returncode == 2 and f"sonetto history redo {again['undo_id']}" in json.loads(refused.stdout)["error"]
+    redo = _cli(llm_server, "history", "--store", str(store), "redo", again["undo_id"], "--json")
+    assert redo.returncode == 0 and json.loads(redo.stdout)["redone"], redo.stderr
+    assert _texts(store) == everything
+    not_undone = _cli(llm_server, "history", "--store", str(store), "redo", again["undo_id"], "--json")
+    assert not_undone.returncode == 2 and "is not undone" not in not_undone.stdout  # (Chinese: C locale)
+    assert "没有被撤销" in json.loads(not_undone.stdout)["error"]
+
+
 def test_undo_after_the_person_changed_cards_names_them_and_undoes_the_rest_on_request(llm_server, tmp_path):
     """Issue 35, item 4: ``sonetto history undo`` refuses while cards the person changed since would be
     lost, naming them by their text (not their ids) and why, in text and JSON; ``--rest`` keeps them
