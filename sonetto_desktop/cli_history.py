@@ -477,8 +477,9 @@ async def _undo_import(args: argparse.Namespace, imports: HistoryImports, say: W
                          f"this store has no import {import_id} (sonetto history status lists them)"))
     if state.status == UNDONE:
         redo = f"sonetto history redo {import_id}" if state.undone_by else ""
-        return _refuse(args, say(f"导入 {import_id} 已经撤销过了" + (f"（要重做：{redo}）" if redo else ""),
-                         f"import {import_id} is undone already" + (f" (to redo it: {redo})" if redo else "")))
+        also = f"sonetto memory undo {state.undone_by}"
+        return _refuse(args, say(f"导入 {import_id} 已经撤销过了" + (f"（要重做：{redo}，或 {also}）" if redo else ""),
+                         f"import {import_id} is undone already" + (f" (to redo it: {redo}, or {also})" if redo else "")))
     if args.conversation:
         return await _undo_conversation(args, imports, say)
     try:
