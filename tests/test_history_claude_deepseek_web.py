@@ -170,3 +170,15 @@ def test_deepseek_page_save_with_an_impossible_time_is_left_out_and_named(tmp_pa
     history = read_history(path)
     assert history.conversations == [] and len(history.bad) == 1 and history.bad[0].title == "学吉他"
 
+
+
+def test_what_was_not_left_out_is_not_counted(tmp_path):
+    """A linear chat leaves nothing on another branch: no "other_branch: 0" in the preview's counts."""
+    path = tmp_path / "conversations.json"
+    path.write_text(json.dumps([_claude()[1]], ensure_ascii=False), encoding="utf-8")
+    assert dict(read_history(path).skipped) == {}
+    data = json.loads(fixture("deepseek_web_chat.json").read_text(encoding="utf-8"))
+    data["data"]["biz_data"]["chat_messages"].pop(1)  # the regenerated reply: one line of messages now
+    saved = tmp_path / "chat.json"
+    saved.write_text(json.dumps(data, ensure_ascii=False), encoding="utf-8")
+    assert dict(read_history(saved).skipped) == {}

@@ -89,7 +89,8 @@ def _conversation(raw: dict[str, Any], skipped: Counter, *, name: str) -> Conver
     title = " ".join(str(raw.get("name") or "").split())
     listed = [m for m in raw["chat_messages"] if isinstance(m, dict)]
     kept, guessed = _kept(listed, raw.get("current_leaf_message_uuid"))
-    skipped["other_branch"] += len(listed) - len(kept)
+    if len(listed) > len(kept):
+        skipped["other_branch"] += len(listed) - len(kept)
     last = parse_iso(raw.get("created_at"))
     messages: list[Message] = []
     for msg in kept:

@@ -143,7 +143,8 @@ def _saved_conversation(raw: dict[str, Any], skipped: Counter, *, name: str) -> 
         path.append(by_id[node])
         node = by_id[node].get("parent_id")
     path.reverse()
-    skipped["other_branch"] += len(listed) - len(path)
+    if len(listed) > len(path):
+        skipped["other_branch"] += len(listed) - len(path)
     siblings = Counter(m.get("parent_id") for m in by_id.values())
     branched = any(count > 1 for count in siblings.values())
     title = " ".join(str(raw.get("title") or "").split())
