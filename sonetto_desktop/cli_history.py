@@ -3,18 +3,21 @@
     sonetto history import PATH [--format F] [--since DATE] [--until DATE] [--conversation ID …]
                                 [--dry-run] [--json] [--store FILE]
     sonetto history status [--json]
-    sonetto history undo IMPORT_ID [--rest] [--json]
+    sonetto history undo IMPORT_ID [--conversation ID] [--rest] [--json]
+    sonetto history redo IMPORT_ID [--rest] [--json]
 
 ``--dry-run`` reads and plans only (nothing is written, no folder is made) and prints the counts and
 the estimated tokens and cost; ``--json`` makes the output one JSON object on stdout. Progress goes
 to stderr (a terminal only). Running the same import again resumes an unfinished one; Ctrl+C pauses
 it after the batch being written. ``undo`` takes an import back; when the person changed some of its
 cards since, it lists them (by their text, with why) and changes nothing unless ``--rest`` asks to
-keep them and undo the rest. Words follow the app's language setting.
+keep them and undo the rest. Words are English when the app's language is English or the terminal's
+locale (``LC_ALL``, ``LC_MESSAGES``, ``LANG``) names a language other than Chinese, else Chinese.
 
 Exit codes: 0 done (some batches may have failed: said, and in ``--json``), 1 the import ran but not
 one of its batches could be written (the reason on stderr, and ``error`` in ``--json``), 2 nothing
-was done (the file, the store or the arguments: one line on stderr), 130 paused by Ctrl+C.
+was done (the file, the store or the arguments: one line on stderr and, with ``--json``, the object
+``{"error": …, "exit_code": 2}`` on stdout), 130 paused by Ctrl+C.
 """
 
 from __future__ import annotations
@@ -24,6 +27,7 @@ import asyncio
 import contextlib
 import json
 import logging
+import os
 import signal
 import sys
 from datetime import date
@@ -45,9 +49,12 @@ from .services import AppServices
 
 
 def _parser() -> argparse.ArgumentParser:
-    parser = argparse.ArgumentParser(prog="sonetto history",
-                                     description="Import chats from other apps (ChatGPT, DeepSeek, Cherry Studio, "
-                                                 "JSON Lines, Sonetto exports) into the memories.")
+    parser = _Parser(prog="sonetto history",
+                                     description="Import chats from other apps into the memories: ChatGPT's export (and "
+                                                 "its saved memories), Claude's export, DeepSeek's export or a chat "
+                                                 "saved from its web page, a Cherry Studio backup, JSON Lines, a "
+                                                 "Sonetto chat export. Claude and DeepSeek publish no format: they "
+                                                 "are read best effort.")
     parser.add_argument("--store", help="a memory store file (.yaml or .db) instead of the app's data dir")
     parser.add_argument("--create", action="store_true", help="with --store: create the file if it does not exist")
     sub = parser.add_subparsers(dest="command", required=True)
@@ -68,21 +75,76 @@ def _parser() -> argparse.ArgumentParser:
     undo.add_argument("import_id")
     undo.add_argument("--rest", action="store_true",
                       help="keep the cards changed since the import (they are listed) and undo the rest")
+    undo.add_argument("--conversation", metavar="ID",
+                      help="undo only what this conversation of the import wrote (its id: see import --dry-run)")
     undo.add_argument("--json", action="store_true", help="print one JSON object")
+    redo = sub.add_parser("redo", help="take back the undo of an import (the import's memories come back)")
+    redo.add_argument("import_id")
+    redo.add_argument("--rest", action="store_true", help="keep the cards changed since the undo and redo the rest")
+    redo.add_argument("--json", action="store_true", help="print one JSON object")
     return parser
 
 
+def cli_language(setting: str, environ: Any = None) -> str:
+    """``"en"`` or ``"zh_CN"``: the language of what is printed. English when the app is set to it;
+    else the terminal's locale decides (the first of ``LC_ALL``, ``LC_MESSAGES``, ``LANG`` that is
+    set, as POSIX reads them): Chinese for ``zh…``, English for any other language; with no locale
+    (or ``C`` / ``POSIX``), the app's setting."""
+    if setting == "en":
+        return "en"
+    environ = os.environ if environ is None else environ
+    locale = next((environ[k] for k in ("LC_ALL", "LC_MESSAGES", "LANG") if environ.get(k)), "")
+    language = locale.split(".", 1)[0].split("@", 1)[0].strip()
+    if not language or language in ("C", "POSIX"):
+        return setting
+    return "zh_CN" if language.lower().startswith("zh") else "en"
+
+
 class Words:
-    """The app's language for what is printed for people."""
+    """The language of what is printed for people (``cli_language``)."""
 
     def __init__(self, language: str) -> None:
         self.en = language == "en"
+
+    @property
+    def language(self) -> str:
+        return "en" if self.en else "zh_CN"
 
     def __call__(self, zh: str, en: str) -> str:
         return en if self.en else zh
 
 
+def _refuse(args: argparse.Namespace, message: str, code: int = 2) -> int:
+    """Nothing was done: one line on stderr and, with ``--json``, one JSON object on stdout."""
+    if getattr(args, "json", False):
+        print(json.dumps({"error": message, "exit_code": code}, ensure_ascii=False))
+    _fail(message)
+    return code
+
+
+class _Parser(argparse.ArgumentParser):
+    """Wrong arguments are refused as every other error is: with ``--json``, a JSON object too."""
+
+    argv: list[str] = []
+
+    def error(self, message: str) -> Any:  # (argparse's own words are English)
+        if "--json" in self.argv:
+            print(json.dumps({"error": f"{self.prog}: {message}", "exit_code": 2}, ensure_ascii=False))
+        super().error(message)
+
+
+def _settings_language() -> str:
+    """The app's language setting, read without opening the store (the default when unreadable)."""
+    from .config.settings import Settings, load_settings
+
+    try:
+        return load_settings(with_secret=False).language
+    except Exception:  # noqa: BLE001 - a damaged settings file is said when the store opens
+        return Settings().language
+
+
 def main(argv: list[str] | None = None) -> int:
+    _Parser.argv = list(sys.argv[1:] if argv is None else argv)
     args = _parser().parse_args(argv)
     if not logging.getLogger().handlers:
         logging.getLogger("sonetto_desktop").addHandler(logging.NullHandler())
@@ -91,22 +153,24 @@ def main(argv: list[str] | None = None) -> int:
     except KeyboardInterrupt:
         return 130
     except Exception as exc:  # noqa: BLE001 - a command line prints one line, never a traceback
-        return _fail(f"{type(exc).__name__}: {exc}")
+        return _refuse(args, f"{type(exc).__name__}: {exc}")
 
 
 async def _main(args: argparse.Namespace) -> int:
+    say = Words(cli_language(await run_blocking(_settings_language)))
     store = Path(args.store).expanduser() if args.store else None
     if store is not None and not store.exists() and not args.create:
-        return _fail(f"{store} does not exist (add --create to start a new store there)")
+        return _refuse(args, say(f"{store} 不存在（加 --create 在那里新建一个记忆库）",
+                                 f"{store} does not exist (add --create to start a new store there)"))
     try:
         services = await AppServices.open(store_path=store, actor=CLI, watch=False)
     except (MemoryError_, OSError, ValueError) as exc:
-        return _fail(str(exc))
-    say = Words(services.settings.language)
+        return _refuse(args, _words_of(exc, say))
+    say = Words(cli_language(services.settings.language))
     try:
         if args.command == "status":
             return await _status(args, services, say)
-        if args.command == "undo":
+        if args.command in ("undo", "redo"):
             return await _undo(args, services, say)
         imports = HistoryImports(services)
         try:
@@ -114,11 +178,19 @@ async def _main(args: argparse.Namespace) -> int:
         finally:
             await imports.close()
     except HistoryFormatError as exc:
-        return _fail(exc.say(services.settings.language))
+        return _refuse(args, exc.say(say.language))
     except (MemoryError_, ValueError, OSError) as exc:
-        return _fail(_describe(exc))
+        return _refuse(args, _words_of(exc, say))
     finally:
         await services.close()
+
+
+def _words_of(exc: BaseException, say: Words) -> str:
+    """An error's text in the person's language where it has both (a ``zh`` beside it), else as it is."""
+    zh = getattr(exc, "zh", None)
+    if isinstance(zh, str) and zh and not say.en:
+        return zh
+    return _describe(exc)
 
 
 def _price(args: argparse.Namespace, services: AppServices) -> Price | None:
@@ -155,7 +227,7 @@ async def _import(args: argparse.Namespace, imports: HistoryImports, say: Words)
         _print_result(args, ImportResult("", 0, 0, 0, 0, 0, 0), say, history)
         return 0
     if not imports.configured:
-        return _fail(say("没有配置模型：导入要由模型来读（在应用的设置里填写，或设置 SONETTO_BASE_URL 和 SONETTO_MODEL）",
+        return _refuse(args, say("没有配置模型：导入要由模型来读（在应用的设置里填写，或设置 SONETTO_BASE_URL 和 SONETTO_MODEL）",
                          "no model is configured: a model reads the import (set it in the app's settings, or "
                          "SONETTO_BASE_URL and SONETTO_MODEL)"))
     return await _run(args, imports, plan, history, unfinished, say)
@@ -175,7 +247,7 @@ async def _run(args: argparse.Namespace, imports: HistoryImports, plan: Plan, hi
             state = await imports.start(plan, history, file_name=Path(args.path).name, since=args.since,
                                         until=args.until, selected=args.conversation)
     except ImportElsewhere:
-        return _fail(say("这个导入正在另一个 Sonetto 里进行", "this import is running in another Sonetto"))
+        return _refuse(args, say("这个导入正在另一个 Sonetto 里进行", "this import is running in another Sonetto"))
     stop = asyncio.Event()
     loop = asyncio.get_running_loop()
     with contextlib.suppress(NotImplementedError, RuntimeError):  # Windows: Ctrl+C raises instead
@@ -363,9 +435,37 @@ async def _undo(args: argparse.Namespace, services: AppServices, say: Words) -> 
     """``sonetto history undo``: the import taken back, or (cards changed since) what would be kept."""
     imports = HistoryImports(services)
     try:
+        if args.command == "redo":
+            return await _redo_import(args, imports, say)
         return await _undo_import(args, imports, say)
     finally:
         await imports.close()
+
+
+async def _redo_import(args: argparse.Namespace, imports: HistoryImports, say: Words) -> int:
+    """``sonetto history redo``: the undo of an import taken back."""
+    lang = "en" if say.en else "zh"
+    try:
+        result = await imports.redo(args.import_id, rest=args.rest)
+    except LookupError:
+        return _refuse(args, say(f"导入 {args.import_id} 没有被撤销（sonetto history status 列出所有导入）",
+                                 f"import {args.import_id} is not undone (sonetto history status lists them)"))
+    except UndoConflict as exc:
+        if args.json:
+            print(json.dumps({"import": args.import_id, "redone": False, **exc.preview.to_json()}, ensure_ascii=False))
+        else:
+            print_kept(exc.touched, lang)
+        return _fail(say(f"没有重做：要保留上面这些卡片、重做其余的，运行 sonetto history redo {args.import_id} --rest",
+                         f"nothing was redone: to keep the cards above and redo the rest, run "
+                         f"sonetto history redo {args.import_id} --rest"))
+    if args.json:
+        print(json.dumps({"import": args.import_id, "redone": True, "redo_turn_id": result.turn_id,
+                          "effects": result.effects, "kept": [t.to_json() for t in result.kept]}, ensure_ascii=False))
+        return 0
+    print(say(f"已重做导入 {args.import_id}：{effects_text(result.effects, lang)}",
+              f"import {args.import_id} redone: {effects_text(result.effects, lang)}"))
+    print_kept(result.kept, lang, done=True)
+    return 0
 
 
 async def _undo_import(args: argparse.Namespace, imports: HistoryImports, say: Words) -> int:
@@ -373,12 +473,15 @@ async def _undo_import(args: argparse.Namespace, imports: HistoryImports, say: W
     import_id = args.import_id
     state = await run_blocking(imports.ledger.get, import_id)
     if state is None:
-        return _fail(say(f"这个记忆库里没有导入 {import_id}（sonetto history status 列出所有导入）",
+        return _refuse(args, say(f"这个记忆库里没有导入 {import_id}（sonetto history status 列出所有导入）",
                          f"this store has no import {import_id} (sonetto history status lists them)"))
     if state.status == UNDONE:
-        redo = f"sonetto memory undo {state.undone_by}" if state.undone_by else ""
-        return _fail(say(f"导入 {import_id} 已经撤销过了" + (f"（要重做：{redo}）" if redo else ""),
-                         f"import {import_id} is undone already" + (f" (to redo it: {redo})" if redo else "")))
+        redo = f"sonetto history redo {import_id}" if state.undone_by else ""
+        also = f"sonetto memory undo {state.undone_by}"
+        return _refuse(args, say(f"导入 {import_id} 已经撤销过了" + (f"（要重做：{redo}，或 {also}）" if redo else ""),
+                         f"import {import_id} is undone already" + (f" (to redo it: {redo}, or {also})" if redo else "")))
+    if args.conversation:
+        return await _undo_conversation(args, imports, say)
     try:
         result = await imports.undo(import_id, rest=args.rest)
     except UndoConflict as exc:  # nothing changed
@@ -418,3 +521,36 @@ async def _undo_import(args: argparse.Namespace, imports: HistoryImports, say: W
 def _withdrawn_line(count: int, say: Words) -> str:
     return say(f"它在审核箱里等你确认的 {count} 项改动已一并撤回",
                f"its {count} changes waiting in the review inbox were withdrawn with it")
+
+
+async def _undo_conversation(args: argparse.Namespace, imports: HistoryImports, say: Words) -> int:
+    """``sonetto history undo IMPORT --conversation ID``: what one conversation of the import wrote."""
+    lang = "en" if say.en else "zh"
+    import_id, conversation = args.import_id, args.conversation
+    try:
+        result = await imports.undo_conversation(import_id, conversation, rest=args.rest)
+    except LookupError:
+        return _refuse(args, say(f"导入 {import_id} 里没有记下对话 {conversation}（更早的导入没有记下每批来自哪个对话）",
+                                 f"import {import_id} has no conversation {conversation} on record (older imports "
+                                 "did not record which conversation each batch came from)"))
+    except NothingToUndo:
+        return _refuse(args, say(f"对话 {conversation} 没有留下可撤销的改动", f"conversation {conversation} left nothing to undo"))
+    except UndoConflict as exc:
+        if args.json:
+            print(json.dumps({"import": import_id, "conversation": conversation, "undone": False,
+                              **exc.preview.to_json()}, ensure_ascii=False))
+        else:
+            print_kept(exc.touched, lang)
+        return _fail(say("没有撤销：要保留上面这些卡片、撤销其余的，加 --rest",
+                         "nothing was undone: to keep the cards above and undo the rest, add --rest"))
+    if args.json:
+        print(json.dumps({"import": import_id, "conversation": conversation, "undone": True,
+                          "undo_turn_id": result.turn_id, "effects": result.effects,
+                          "kept": [t.to_json() for t in result.kept]}, ensure_ascii=False))
+        return 0
+    effects = effects_text(result.effects, lang)
+    print(say(f"已撤销导入 {import_id} 的对话 {conversation}：{effects}",
+              f"conversation {conversation} of import {import_id} undone: {effects}"))
+    print_kept(result.kept, lang, done=True)
+    print(say(f"改变主意了？sonetto memory undo {result.turn_id}", f"changed your mind? sonetto memory undo {result.turn_id}"))
+    return 0

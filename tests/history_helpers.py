@@ -29,8 +29,10 @@ def fixture(name: str) -> Path:
 
 
 def env_shanghai() -> dict[str, str]:
-    """An environment for a child process with local time Asia/Shanghai."""
-    return {**os.environ, "TZ": "Asia/Shanghai"}
+    """An environment for a child process with local time Asia/Shanghai, and no locale that would
+    choose its language (the command line speaks English under an English ``LANG``)."""
+    env = {k: v for k, v in os.environ.items() if k not in ("LC_ALL", "LC_MESSAGES")}
+    return {**env, "TZ": "Asia/Shanghai", "LANG": "C.UTF-8"}
 
 
 # ── the scripted model for imports ───────────────────────────────────

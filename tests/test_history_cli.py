@@ -29,9 +29,10 @@ def _env(server) -> dict[str, str]:
             "OPENAI_API_KEY": "sk-test"}
 
 
-def _cli(server, *args: str, stdin: str | None = None, timeout: float = 120) -> subprocess.CompletedProcess:
+def _cli(server, *args: str, stdin: str | None = None, timeout: float = 120,
+         env: dict[str, str] | None = None) -> subprocess.CompletedProcess:
     return subprocess.run([sys.executable, "-m", "sonetto_desktop", *args], capture_output=True, text=True,
-                          timeout=timeout, env=_env(server), input=stdin)
+                          timeout=timeout, env={**_env(server), **(env or {})}, input=stdin)
 
 
 def _spawn(server, *args: str) -> subprocess.Popen:
@@ -174,6 +175,38 @@ def test_undo_from_the_command_line_and_a_second_import(llm_server, tmp_path):
     assert again["turns_written"] == 3 and again["undo_id"] != out["undo_id"]
 
 
+def test_undo_one_conversation_and_redo_an_import_from_the_command_line(llm_server, tmp_path):
+    """Issue 38, item 4: ``history undo IMPORT --conversation ID`` and ``history redo IMPORT``."""
+    store = tmp_path / "memory.yaml"
+    llm_server.responder = lambda body: "好的" if any(m["role"] == "tool" for m in body["messages"]) else tool_calls(
+        [("create_memory", {"content": f"用户说：{text}", "section": "身份"}) for _, text in said(body)])
+    args = ("history", "--store", str(store), "--create", "import", str(fixture("history.jsonl")), "--json")
+    out = json.loads(_cli(llm_server, *args).stdout)
+    everything = _texts(store)
+    listed = _cli(llm_server, "history", "--store", str(store), "import", str(fixture("history.jsonl")), "--dry-run")
+    ids = ["trip-2023", "work"]  # the ids the dry run lists beside each conversation
+    assert all(cid in listed.stdout for cid in ids)
+    one = _cli(llm_server, "history", "--store", str(store), "undo", out["undo_id"], "--conversation", ids[0], "--json")
+    assert one.returncode == 0, one.stderr
+    undone = json.loads(one.stdout)
+    assert undone["undone"] and undone["conversation"] == ids[0]
+    left = _texts(store)
+    assert 0 < len(left) < len(everything)
+    again = json.loads(_cli(llm_server, *args).stdout)  # that conversation's chats come in again, the other's not
+    assert again["turns_written"] == len(everything) - len(left) and again["undo_id"] != out["undo_id"]
+
+    whole = _cli(llm_server, "history", "--store", str(store), "undo", again["undo_id"], "--json")
+    assert whole.returncode == 0 and json.loads(whole.stdout)["undone"]
+    refused = _cli(llm_server, "history", "--store", str(store), "undo", again["undo_id"], "--json")
+    assert refused.returncode == 2 and f"sonetto history redo {again['undo_id']}" in json.loads(refused.stdout)["error"]
+    redo = _cli(llm_server, "history", "--store", str(store), "redo", again["undo_id"], "--json")
+    assert redo.returncode == 0 and json.loads(redo.stdout)["redone"], redo.stderr
+    assert _texts(store) == everything
+    not_undone = _cli(llm_server, "history", "--store", str(store), "redo", again["undo_id"], "--json")
+    assert not_undone.returncode == 2 and "is not undone" not in not_undone.stdout  # (Chinese: C locale)
+    assert "没有被撤销" in json.loads(not_undone.stdout)["error"]
+
+
 def test_undo_after_the_person_changed_cards_names_them_and_undoes_the_rest_on_request(llm_server, tmp_path):
     """Issue 35, item 4: ``sonetto history undo`` refuses while cards the person changed since would be
     lost, naming them by their text (not their ids) and why, in text and JSON; ``--rest`` keeps them
@@ -239,6 +272,41 @@ def test_a_malformed_file_is_one_clear_line_and_changes_nothing(llm_server, tmp_
     assert store.read_text(encoding="utf-8") == "{}\n"
 
 
+def test_errors_honour_json_and_the_persons_language(llm_server, tmp_path):
+    """Issue 38, item 2: with ``--json`` a refusal is a JSON object on stdout too; an English locale or
+    the app set to English gives English words."""
+    store = tmp_path / "data" / "memory.yaml"
+    store.parent.mkdir()
+    store.write_text("{}\n", encoding="utf-8")
+    llm_server.responder = lambda body: pytest.fail("no model may be asked")
+    bad_json = tmp_path / "conversations.json"
+    bad_json.write_text('[{"id": "x", "mapping": {"root": ', encoding="utf-8")
+    base = ("history", "--store", str(store), "import", str(bad_json))
+
+    result = _cli(llm_server, *base, "--json")
+    assert result.returncode == 2 and result.stderr.startswith("error: ")
+    out = json.loads(result.stdout)
+    assert out["exit_code"] == 2 and "不是完整的 JSON" in out["error"] and result.stdout.count("\n") == 1
+
+    english = _cli(llm_server, *base, "--json", env={"LANG": "en_US.UTF-8"})
+    assert english.returncode == 2 and "is not complete JSON" in json.loads(english.stdout)["error"]
+    assert "is not complete JSON" in english.stderr and "不是" not in english.stderr
+    chinese = _cli(llm_server, *base, env={"LANG": "en_US.UTF-8", "LC_ALL": "zh_CN.UTF-8"})  # LC_ALL goes first
+    assert chinese.returncode == 2 and "不是完整的 JSON" in chinese.stderr and chinese.stdout == ""
+
+    config = tmp_path / "config"
+    config.mkdir()
+    (config / "settings.json").write_text(json.dumps({"language": "en"}), encoding="utf-8")
+    set_english = _cli(llm_server, *base, env={"SONETTO_CONFIG_DIR": str(config)})
+    assert set_english.returncode == 2 and "is not complete JSON" in set_english.stderr
+    missing = _cli(llm_server, "history", "--store", str(tmp_path / "none.yaml"), "status", "--json",
+                   env={"LANG": "en_US.UTF-8"})
+    assert missing.returncode == 2 and "does not exist" in json.loads(missing.stdout)["error"]
+    wrong = _cli(llm_server, "history", "import", "--json")  # no path: argparse's refusal, as JSON too
+    assert wrong.returncode == 2 and "path" in json.loads(wrong.stdout)["error"]
+    assert store.read_text(encoding="utf-8") == "{}\n" and not llm_server.requests
+
+
 def test_chatgpt_saved_memories_from_standard_input(llm_server, tmp_path):
     store = tmp_path / "memory.yaml"
     pasted = fixture("chatgpt_saved_memories.txt").read_text(encoding="utf-8") + "我的密码是 hunter2024x\n"
@@ -298,3 +366,18 @@ def test_an_import_whose_every_batch_fails_exits_non_zero_with_the_reason(llm_se
     assert _texts(store) == []
     status = _cli(llm_server, "history", "--store", str(store), "status")
     assert status.stdout.count("2 批失败") == 2
+
+
+@pytest.mark.parametrize("setting, environ, expected", [
+    ("zh_CN", {"LANG": "en_US.UTF-8"}, "en"),
+    ("zh_CN", {"LANG": "C.UTF-8"}, "zh_CN"),
+    ("zh_CN", {}, "zh_CN"),
+    ("en", {"LANG": "zh_CN.UTF-8"}, "en"),  # the app set to English: English
+    ("zh_CN", {"LANG": "en_US.UTF-8", "LC_MESSAGES": "zh_TW.UTF-8"}, "zh_CN"),
+    ("zh_CN", {"LC_ALL": "fr_FR.UTF-8", "LANG": "zh_CN.UTF-8"}, "en"),  # not Chinese: English, the second language
+    ("zh_CN", {"LC_ALL": "", "LANG": "POSIX"}, "zh_CN"),
+])
+def test_the_command_lines_language(setting, environ, expected):
+    from sonetto_desktop.cli_history import cli_language
+
+    assert cli_language(setting, environ) == expected

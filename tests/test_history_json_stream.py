@@ -93,3 +93,22 @@ def test_an_object_is_walked_key_by_key_and_what_is_not_taken_is_passed_over():
                         got["topics"] = [stream.value() for _ in stream.items()]
         stream.finish()
         assert got == {"version": 5, "topics": [{"id": 1}, {"id": 2}]}
+
+
+def test_looking_at_what_comes_next_is_not_taking_it():
+    """A caller that peeks at a value (to see whether to walk into it) and then leaves it has not
+    taken it: the value is passed over, whatever white space stood before it."""
+    text = '{"data": null, "more": [ 1 ], "biz": {"x": 2}, "end": 3}'
+    for size in (1, 4, 1000):
+        stream = JsonStream(_pieces(text, size), "chat.json")
+        got: dict = {}
+        for key in stream.members():
+            if stream.peek() == "{":
+                got[key] = {inner: stream.value() for inner in stream.members()}
+            elif key == "end":
+                got[key] = stream.value()
+        stream.finish()
+        assert got == {"biz": {"x": 2}, "end": 3}
+        stream = JsonStream(_pieces("[ 1,  [2], {}]", size), "l.json")
+        assert [stream.peek() for _ in stream.items()] == ["1", "[", "{"]
+        stream.finish()

@@ -358,6 +358,111 @@ Talk about anything — I'll remember what matters to you.</translation>
     </message>
 </context>
 <context>
+    <name>ConversationUndoDialog</name>
+    <message>
+        <location filename="../../sonetto_desktop/ui/dialogs/history_undo_conversations.py" line="37" />
+        <source>按对话撤销</source>
+        <translation>Undo one conversation</translation>
+    </message>
+    <message>
+        <location filename="../../sonetto_desktop/ui/dialogs/history_undo_conversations.py" line="43" />
+        <source>撤销这次导入里一个对话写下的记忆，其余对话的记忆保留。</source>
+        <translation>Undo what one conversation of this import wrote; the other conversations' memories stay.</translation>
+    </message>
+    <message>
+        <location filename="../../sonetto_desktop/ui/dialogs/history_undo_conversations.py" line="46" />
+        <source>这次导入的对话</source>
+        <translation>The conversations of this import</translation>
+    </message>
+    <message>
+        <location filename="../../sonetto_desktop/ui/dialogs/history_undo_conversations.py" line="51" />
+        <location filename="../../sonetto_desktop/ui/dialogs/history_undo_conversations.py" line="118" />
+        <location filename="../../sonetto_desktop/ui/dialogs/history_undo_conversations.py" line="136" />
+        <source>撤销这个对话</source>
+        <translation>Undo this conversation</translation>
+    </message>
+    <message>
+        <location filename="../../sonetto_desktop/ui/dialogs/history_undo_conversations.py" line="53" />
+        <source>撤回刚才的撤销</source>
+        <translation>Take back that undo</translation>
+    </message>
+    <message>
+        <location filename="../../sonetto_desktop/ui/dialogs/history_undo_conversations.py" line="55" />
+        <source>关闭</source>
+        <translation>Close</translation>
+    </message>
+    <message>
+        <location filename="../../sonetto_desktop/ui/dialogs/history_undo_conversations.py" line="96" />
+        <source>新建 {0} 条</source>
+        <translation>{0} created</translation>
+    </message>
+    <message>
+        <location filename="../../sonetto_desktop/ui/dialogs/history_undo_conversations.py" line="98" />
+        <source>改过 {0} 条</source>
+        <translation>{0} changed</translation>
+    </message>
+    <message>
+        <location filename="../../sonetto_desktop/ui/dialogs/history_undo_conversations.py" line="100" />
+        <source>删掉 {0} 条</source>
+        <translation>{0} deleted</translation>
+    </message>
+    <message>
+        <location filename="../../sonetto_desktop/ui/dialogs/history_undo_conversations.py" line="105" />
+        <source>读不了这次导入的对话：{0}</source>
+        <translation>Cannot read the conversations of this import: {0}</translation>
+    </message>
+    <message>
+        <location filename="../../sonetto_desktop/ui/dialogs/history_undo_conversations.py" line="107" />
+        <source>没有可以单独撤销的对话（更早的导入没有记下每批来自哪个对话）。</source>
+        <translation>No conversation can be undone alone (older imports did not record which conversation each batch came from).</translation>
+    </message>
+    <message>
+        <location filename="../../sonetto_desktop/ui/dialogs/history_undo_conversations.py" line="115" />
+        <source>撤销这个对话？</source>
+        <translation>Undo this conversation?</translation>
+    </message>
+    <message>
+        <location filename="../../sonetto_desktop/ui/dialogs/history_undo_conversations.py" line="116" />
+        <source>撤销对话「{0}」写下的 {1} 条记忆？之后还可以撤回这次撤销。</source>
+        <translation>Undo the {1} memories the conversation “{0}” wrote? You can take the undo back afterwards.</translation>
+    </message>
+    <message>
+        <location filename="../../sonetto_desktop/ui/dialogs/history_undo_conversations.py" line="119" />
+        <source>取消</source>
+        <translation>Cancel</translation>
+    </message>
+    <message>
+        <location filename="../../sonetto_desktop/ui/dialogs/history_undo_conversations.py" line="134" />
+        <source>无法撤销：这个对话写下的记忆之后都被改过了</source>
+        <translation>Cannot undo: every memory this conversation wrote was changed afterwards</translation>
+    </message>
+    <message>
+        <location filename="../../sonetto_desktop/ui/dialogs/history_undo_conversations.py" line="144" />
+        <source>无法撤销：{0}</source>
+        <translation>Cannot undo: {0}</translation>
+    </message>
+    <message>
+        <location filename="../../sonetto_desktop/ui/dialogs/history_undo_conversations.py" line="150" />
+        <source>已撤销对话「{0}」</source>
+        <translation>Conversation “{0}” undone</translation>
+    </message>
+    <message>
+        <location filename="../../sonetto_desktop/ui/dialogs/history_undo_conversations.py" line="152" />
+        <source>；你之后改过的 {0} 张卡片原样保留</source>
+        <translation>; the {0} cards you changed since are kept as they are</translation>
+    </message>
+    <message>
+        <location filename="../../sonetto_desktop/ui/dialogs/history_undo_conversations.py" line="169" />
+        <source>无法撤回：{0}</source>
+        <translation>Cannot take it back: {0}</translation>
+    </message>
+    <message>
+        <location filename="../../sonetto_desktop/ui/dialogs/history_undo_conversations.py" line="176" />
+        <source>对话「{0}」的记忆已恢复</source>
+        <translation>The memories of the conversation “{0}” are back</translation>
+    </message>
+</context>
+<context>
     <name>Dialogs</name>
     <message>
         <location filename="../../sonetto_desktop/ui/widgets/dialogs.py" line="51" />
@@ -739,79 +844,84 @@ Talk about anything — I'll remember what matters to you.</translation>
     </message>
     <message>
         <location filename="../../sonetto_desktop/ui/dialogs/history_import.py" line="138" />
+        <source>Claude（尽力而为）</source>
+        <translation>Claude (best effort)</translation>
+    </message>
+    <message>
+        <location filename="../../sonetto_desktop/ui/dialogs/history_import.py" line="139" />
         <source>DeepSeek（尽力而为）</source>
         <translation>DeepSeek (best effort)</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/dialogs/history_import.py" line="139" />
+        <location filename="../../sonetto_desktop/ui/dialogs/history_import.py" line="140" />
         <source>Sonetto 导出的对话</source>
         <translation>Chat exported from Sonetto</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/dialogs/history_import.py" line="140" />
+        <location filename="../../sonetto_desktop/ui/dialogs/history_import.py" line="141" />
         <source>ChatGPT 已保存的记忆（文本）</source>
         <translation>ChatGPT saved memories (text)</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/dialogs/history_import.py" line="148" />
-        <source>&lt;b&gt;ChatGPT&lt;/b&gt;：设置 → 数据控制 → 导出数据，邮件里的链接下载 zip，选它即可。&lt;br&gt;&lt;b&gt;DeepSeek&lt;/b&gt;：设置 → 数据管理 → 导出所有历史对话（格式没有公开说明，按公开的解析器读取，尽力而为）。&lt;br&gt;&lt;b&gt;Cherry Studio&lt;/b&gt;：设置 → 数据设置 → 备份，选备份的 zip（含 data.json 的备份）。&lt;br&gt;&lt;b&gt;Kimi 等其他应用&lt;/b&gt;：没有可读的导出，请整理成 JSON Lines（每行一条消息，见下面的“JSON Lines 格式”）。&lt;br&gt;&lt;b&gt;Sonetto&lt;/b&gt;：另一台电脑上对话列表里的“导出为 Markdown…”。</source>
-        <translation>&lt;b&gt;ChatGPT&lt;/b&gt;: Settings → Data controls → Export data; download the zip from the emailed link and pick it.&lt;br&gt;&lt;b&gt;DeepSeek&lt;/b&gt;: Settings → Data management → Export all chats (the format is not documented; read as public parsers do, best effort).&lt;br&gt;&lt;b&gt;Cherry Studio&lt;/b&gt;: Settings → Data settings → Backup; pick the backup zip (one with a data.json).&lt;br&gt;&lt;b&gt;Kimi and other apps&lt;/b&gt;: no readable export; put the chats into JSON Lines (one message per line, see “JSON Lines format” below).&lt;br&gt;&lt;b&gt;Sonetto&lt;/b&gt;: “Export as Markdown…” in the chat list on the other computer.</translation>
+        <location filename="../../sonetto_desktop/ui/dialogs/history_import.py" line="149" />
+        <source>&lt;b&gt;ChatGPT&lt;/b&gt;：设置 → 数据控制 → 导出数据，邮件里的链接下载 zip，选它即可。&lt;br&gt;&lt;b&gt;Claude&lt;/b&gt;：设置 → 隐私 → 导出数据，邮件里的链接下载 zip，选它即可（格式没有公开说明，尽力而为）。&lt;br&gt;&lt;b&gt;DeepSeek&lt;/b&gt;：设置 → 数据管理 → 导出所有历史对话；或用油猴脚本从网页保存的对话 JSON（格式没有公开说明，按公开的解析器读取，尽力而为）。&lt;br&gt;&lt;b&gt;Cherry Studio&lt;/b&gt;：设置 → 数据设置 → 备份，选备份的 zip（含 data.json 的备份）。&lt;br&gt;&lt;b&gt;Kimi 等其他应用&lt;/b&gt;：没有可读的导出，请整理成 JSON Lines（每行一条消息，见下面的“JSON Lines 格式”）。&lt;br&gt;&lt;b&gt;Sonetto&lt;/b&gt;：另一台电脑上对话列表里的“导出为 Markdown…”。</source>
+        <translation>&lt;b&gt;ChatGPT&lt;/b&gt;: Settings → Data controls → Export data; download the zip from the emailed link and pick it.&lt;br&gt;&lt;b&gt;Claude&lt;/b&gt;: Settings → Privacy → Export data; download the zip from the emailed link and pick it (the format is not documented; best effort).&lt;br&gt;&lt;b&gt;DeepSeek&lt;/b&gt;: Settings → Data management → Export all chats, or a chat saved as JSON from the web page by a userscript (the format is not documented; read as public parsers do, best effort).&lt;br&gt;&lt;b&gt;Cherry Studio&lt;/b&gt;: Settings → Data settings → Backup; pick the backup zip (one with a data.json).&lt;br&gt;&lt;b&gt;Kimi and other apps&lt;/b&gt;: no readable export; put the chats into JSON Lines (one message per line, see “JSON Lines format” below).&lt;br&gt;&lt;b&gt;Sonetto&lt;/b&gt;: “Export as Markdown…” in the chat list on the other computer.</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/dialogs/history_import.py" line="156" />
+        <location filename="../../sonetto_desktop/ui/dialogs/history_import.py" line="159" />
         <source>JSON Lines 格式…</source>
         <translation>JSON Lines format…</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/dialogs/history_import.py" line="158" />
+        <location filename="../../sonetto_desktop/ui/dialogs/history_import.py" line="161" />
         <source>或者粘贴 ChatGPT 的“已保存的记忆”（设置 → 个性化 → 管理记忆，全选复制），每行一条：</source>
         <translation>Or paste ChatGPT’s saved memories (Settings → Personalization → Manage memories, select all and copy), one per line:</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/dialogs/history_import.py" line="162" />
-        <location filename="../../sonetto_desktop/ui/dialogs/history_import.py" line="305" />
+        <location filename="../../sonetto_desktop/ui/dialogs/history_import.py" line="165" />
+        <location filename="../../sonetto_desktop/ui/dialogs/history_import.py" line="308" />
         <source>粘贴的记忆</source>
         <translation>Pasted memories</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/dialogs/history_import.py" line="164" />
+        <location filename="../../sonetto_desktop/ui/dialogs/history_import.py" line="167" />
         <source>读取粘贴的记忆</source>
         <translation>Read the pasted memories</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/dialogs/history_import.py" line="170" />
+        <location filename="../../sonetto_desktop/ui/dialogs/history_import.py" line="173" />
         <source>正在读取</source>
         <translation>Reading</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/dialogs/history_import.py" line="171" />
+        <location filename="../../sonetto_desktop/ui/dialogs/history_import.py" line="174" />
         <source>取消读取</source>
         <translation>Stop reading</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/dialogs/history_import.py" line="182" />
+        <location filename="../../sonetto_desktop/ui/dialogs/history_import.py" line="185" />
         <source>继续这次导入</source>
         <translation>Continue this import</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/dialogs/history_import.py" line="183" />
-        <location filename="../../sonetto_desktop/ui/dialogs/history_import.py" line="268" />
-        <location filename="../../sonetto_desktop/ui/dialogs/history_import.py" line="683" />
+        <location filename="../../sonetto_desktop/ui/dialogs/history_import.py" line="186" />
+        <location filename="../../sonetto_desktop/ui/dialogs/history_import.py" line="271" />
+        <location filename="../../sonetto_desktop/ui/dialogs/history_import.py" line="692" />
         <source>撤销已导入的部分</source>
         <translation>Undo what was imported</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/dialogs/history_import.py" line="188" />
+        <location filename="../../sonetto_desktop/ui/dialogs/history_import.py" line="191" />
         <source>关闭</source>
         <translation>Close</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/dialogs/history_import.py" line="227" />
+        <location filename="../../sonetto_desktop/ui/dialogs/history_import.py" line="230" />
         <source>JSON Lines 格式</source>
         <translation>JSON Lines format</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/dialogs/history_import.py" line="228" />
+        <location filename="../../sonetto_desktop/ui/dialogs/history_import.py" line="231" />
         <source>每行一个 JSON 对象，即一条消息：
 
 {0}
@@ -826,219 +936,272 @@ conversation: which chat it belongs to; role: user or assistant (system and tool
 Optional: title (the chat’s title), id (the message’s id, which recognises it on a second import). Lines may come in any order; blank lines are fine.</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/dialogs/history_import.py" line="252" />
+        <location filename="../../sonetto_desktop/ui/dialogs/history_import.py" line="255" />
         <source>没有粘贴：内容有 {0} 字，ChatGPT 的已保存记忆一般只有几千字（最多 {1} 字）。请只复制“管理记忆”里的列表。</source>
         <translation>Not pasted: that is {0} characters, and ChatGPT's saved memories are a few thousand (at most {1}). Copy only the list under “Manage memories”.</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/dialogs/history_import.py" line="265" />
+        <location filename="../../sonetto_desktop/ui/dialogs/history_import.py" line="268" />
         <source>有一次没有完成的导入：{0} · {1}，已写入 {2}/{3} 轮</source>
         <translation>An import was not finished: {0} · {1}, {2}/{3} turns written</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/dialogs/history_import.py" line="270" />
+        <location filename="../../sonetto_desktop/ui/dialogs/history_import.py" line="273" />
         <source>上次导入：{0} · {1}，写入 {2} 轮，新记忆 {3} 条，更新 {4} 条</source>
         <translation>Last import: {0} · {1}, {2} turns read, {3} new memories, {4} updated</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/dialogs/history_import.py" line="273" />
-        <location filename="../../sonetto_desktop/ui/dialogs/history_import.py" line="750" />
+        <location filename="../../sonetto_desktop/ui/dialogs/history_import.py" line="276" />
+        <location filename="../../sonetto_desktop/ui/dialogs/history_import.py" line="843" />
         <source>撤销这次导入</source>
         <translation>Undo this import</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/dialogs/history_import.py" line="281" />
+        <location filename="../../sonetto_desktop/ui/dialogs/history_import.py" line="284" />
         <source>选择聊天记录</source>
         <translation>Choose a chat export</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/dialogs/history_import.py" line="287" />
+        <location filename="../../sonetto_desktop/ui/dialogs/history_import.py" line="290" />
         <source>聊天记录 (*.zip *.json *.jsonl *.md *.txt)</source>
         <translation>Chat exports (*.zip *.json *.jsonl *.md *.txt)</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/dialogs/history_import.py" line="287" />
+        <location filename="../../sonetto_desktop/ui/dialogs/history_import.py" line="290" />
         <source>所有文件 (*)</source>
         <translation>All files (*)</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/dialogs/history_import.py" line="325" />
-        <location filename="../../sonetto_desktop/ui/dialogs/history_import.py" line="329" />
-        <location filename="../../sonetto_desktop/ui/dialogs/history_import.py" line="346" />
+        <location filename="../../sonetto_desktop/ui/dialogs/history_import.py" line="328" />
+        <location filename="../../sonetto_desktop/ui/dialogs/history_import.py" line="332" />
+        <location filename="../../sonetto_desktop/ui/dialogs/history_import.py" line="349" />
         <source>读不了 {0}：{1}</source>
         <translation>Cannot read {0}: {1}</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/dialogs/history_import.py" line="357" />
+        <location filename="../../sonetto_desktop/ui/dialogs/history_import.py" line="360" />
         <source>返回</source>
         <translation>Back</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/dialogs/history_import.py" line="358" />
+        <location filename="../../sonetto_desktop/ui/dialogs/history_import.py" line="361" />
+        <location filename="../../sonetto_desktop/ui/dialogs/history_import.py" line="737" />
         <source>取消</source>
         <translation>Cancel</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/dialogs/history_import.py" line="384" />
+        <location filename="../../sonetto_desktop/ui/dialogs/history_import.py" line="387" />
         <source>从</source>
         <translation>From</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/dialogs/history_import.py" line="384" />
-        <location filename="../../sonetto_desktop/ui/dialogs/history_import.py" line="398" />
+        <location filename="../../sonetto_desktop/ui/dialogs/history_import.py" line="387" />
+        <location filename="../../sonetto_desktop/ui/dialogs/history_import.py" line="401" />
         <source>到</source>
         <translation>to</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/dialogs/history_import.py" line="390" />
-        <location filename="../../sonetto_desktop/ui/dialogs/history_import.py" line="392" />
+        <location filename="../../sonetto_desktop/ui/dialogs/history_import.py" line="393" />
+        <location filename="../../sonetto_desktop/ui/dialogs/history_import.py" line="395" />
         <source>按标题筛选</source>
         <translation>Filter by title</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/dialogs/history_import.py" line="393" />
+        <location filename="../../sonetto_desktop/ui/dialogs/history_import.py" line="396" />
         <source>全选</source>
         <translation>Select all</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/dialogs/history_import.py" line="394" />
+        <location filename="../../sonetto_desktop/ui/dialogs/history_import.py" line="397" />
         <source>全不选</source>
         <translation>Select none</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/dialogs/history_import.py" line="396" />
+        <location filename="../../sonetto_desktop/ui/dialogs/history_import.py" line="399" />
         <source>日期从</source>
         <translation>Dates from</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/dialogs/history_import.py" line="417" />
+        <location filename="../../sonetto_desktop/ui/dialogs/history_import.py" line="420" />
         <source>开始导入</source>
         <translation>Start importing</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/dialogs/history_import.py" line="447" />
+        <location filename="../../sonetto_desktop/ui/dialogs/history_import.py" line="450" />
         <source>正在计算…</source>
         <translation>Counting…</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/dialogs/history_import.py" line="467" />
+        <location filename="../../sonetto_desktop/ui/dialogs/history_import.py" line="471" />
         <source>跳过 {0} 个读不了的对话：</source>
         <translation>Left out {0} conversations that cannot be read:</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/dialogs/history_import.py" line="470" />
+        <location filename="../../sonetto_desktop/ui/dialogs/history_import.py" line="474" />
         <source>…另有 {0} 个</source>
         <translation>… and {0} more</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/dialogs/history_import.py" line="477" />
+        <location filename="../../sonetto_desktop/ui/dialogs/history_import.py" line="481" />
         <source>还没有配置模型：请先在设置里填写模型，导入要由模型来读。</source>
         <translation>No model is configured: set one in Settings first; a model reads the import.</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/dialogs/history_import.py" line="480" />
+        <location filename="../../sonetto_desktop/ui/dialogs/history_import.py" line="484" />
         <source>审核模式已开启：导入的结果会进入审核箱，由你确认后才写入。</source>
         <translation>Review mode is on: what the import finds goes to the review inbox and is written only once you approve it.</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/dialogs/history_import.py" line="510" />
+        <location filename="../../sonetto_desktop/ui/dialogs/history_import.py" line="517" />
         <source>没能算出要导入的内容：{0}</source>
         <translation>Could not work out what to import: {0}</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/dialogs/history_import.py" line="527" />
+        <location filename="../../sonetto_desktop/ui/dialogs/history_import.py" line="534" />
         <source>已导入过的 {0} 轮</source>
         <translation>{0} turns imported before</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/dialogs/history_import.py" line="529" />
+        <location filename="../../sonetto_desktop/ui/dialogs/history_import.py" line="536" />
         <source>不导入列表里的 {0} 个对话</source>
         <translation>{0} conversations on the don’t-import list</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/dialogs/history_import.py" line="531" />
+        <location filename="../../sonetto_desktop/ui/dialogs/history_import.py" line="538" />
         <source>日期范围外的 {0} 轮</source>
         <translation>{0} turns outside the dates</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/dialogs/history_import.py" line="534" />
+        <location filename="../../sonetto_desktop/ui/dialogs/history_import.py" line="541" />
         <source>系统提示、工具调用、改写前的分支、空白等 {0} 条消息</source>
         <translation>{0} messages such as system prompts, tool calls, branches edited away and blanks</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/dialogs/history_import.py" line="535" />
+        <location filename="../../sonetto_desktop/ui/dialogs/history_import.py" line="542" />
         <source>不导入：{0}</source>
         <translation>Not imported: {0}</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/dialogs/history_import.py" line="537" />
+        <location filename="../../sonetto_desktop/ui/dialogs/history_import.py" line="544" />
         <source>{0} 处疑似密码、密钥或证件号会在发送给模型前隐去</source>
         <translation>{0} likely passwords, keys or ID numbers are hidden before the model sees them</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/dialogs/history_import.py" line="549" />
+        <location filename="../../sonetto_desktop/ui/dialogs/history_import.py" line="556" />
         <source>没有保存：{0}</source>
         <translation>Not saved: {0}</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/dialogs/history_import.py" line="570" />
+        <location filename="../../sonetto_desktop/ui/dialogs/history_import.py" line="577" />
         <source>ChatGPT 已保存的记忆</source>
         <translation>ChatGPT saved memories</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/dialogs/history_import.py" line="571" />
+        <location filename="../../sonetto_desktop/ui/dialogs/history_import.py" line="578" />
         <source>每条直接成为一条记忆（不经模型），可以改主题或取消勾选。</source>
         <translation>Each becomes one memory as it is (no model reads it); you can change its theme or untick it.</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/dialogs/history_import.py" line="578" />
+        <location filename="../../sonetto_desktop/ui/dialogs/history_import.py" line="585" />
         <source>导入</source>
         <translation>Import</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/dialogs/history_import.py" line="593" />
+        <location filename="../../sonetto_desktop/ui/dialogs/history_import.py" line="600" />
         <source>审核模式已开启：它们会进入审核箱，由你确认后才写入。</source>
         <translation>Review mode is on: they go to the review inbox and are written only once you approve them.</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/dialogs/history_import.py" line="600" />
+        <location filename="../../sonetto_desktop/ui/dialogs/history_import.py" line="607" />
         <source>导入 {0} 条记忆</source>
         <translation>Import {0} memories</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/dialogs/history_import.py" line="608" />
+        <location filename="../../sonetto_desktop/ui/dialogs/history_import.py" line="615" />
         <source>没有导入：{0}</source>
         <translation>Not imported: {0}</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/dialogs/history_import.py" line="679" />
+        <location filename="../../sonetto_desktop/ui/dialogs/history_import.py" line="688" />
         <source>导入已停止</source>
         <translation>Import stopped</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/dialogs/history_import.py" line="680" />
+        <location filename="../../sonetto_desktop/ui/dialogs/history_import.py" line="689" />
         <source>已导入的部分要保留吗？保留的话，以后再导入同一个文件会接着导入剩下的。</source>
         <translation>Keep what was imported? If you keep it, importing the same file again goes on with the rest.</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/dialogs/history_import.py" line="682" />
+        <location filename="../../sonetto_desktop/ui/dialogs/history_import.py" line="691" />
         <source>保留已导入的部分</source>
         <translation>Keep what was imported</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/dialogs/history_import.py" line="743" />
+        <location filename="../../sonetto_desktop/ui/dialogs/history_import.py" line="727" />
+        <source>删除它新建的 {0} 条记忆</source>
+        <translation>delete the {0} memories it created</translation>
+    </message>
+    <message>
+        <location filename="../../sonetto_desktop/ui/dialogs/history_import.py" line="729" />
+        <source>把它改过的 {0} 条记忆恢复原样</source>
+        <translation>put back the {0} memories it changed</translation>
+    </message>
+    <message>
+        <location filename="../../sonetto_desktop/ui/dialogs/history_import.py" line="731" />
+        <source>找回它删掉的 {0} 条记忆</source>
+        <translation>bring back the {0} memories it deleted</translation>
+    </message>
+    <message>
+        <location filename="../../sonetto_desktop/ui/dialogs/history_import.py" line="733" />
+        <source>撤销这次导入？</source>
+        <translation>Undo this import?</translation>
+    </message>
+    <message>
+        <location filename="../../sonetto_desktop/ui/dialogs/history_import.py" line="734" />
+        <source>撤销会影响 {0} 条记忆：{1}。撤销之后还可以重做。</source>
+        <translation>Undoing touches {0} memories: {1}. You can redo it afterwards.</translation>
+    </message>
+    <message>
+        <location filename="../../sonetto_desktop/ui/dialogs/history_import.py" line="734" />
+        <source>，</source>
+        <translation>, </translation>
+    </message>
+    <message>
+        <location filename="../../sonetto_desktop/ui/dialogs/history_import.py" line="736" />
+        <source>撤销导入</source>
+        <translation>Undo the import</translation>
+    </message>
+    <message>
+        <location filename="../../sonetto_desktop/ui/dialogs/history_import.py" line="775" />
+        <source>重做这次导入</source>
+        <translation>Redo this import</translation>
+    </message>
+    <message>
+        <location filename="../../sonetto_desktop/ui/dialogs/history_import.py" line="782" />
+        <location filename="../../sonetto_desktop/ui/dialogs/history_import.py" line="787" />
+        <source>无法重做：{0}</source>
+        <translation>Cannot redo: {0}</translation>
+    </message>
+    <message>
+        <location filename="../../sonetto_desktop/ui/dialogs/history_import.py" line="784" />
+        <source>无法重做：撤销之后这些记忆都被改过了</source>
+        <translation>Cannot redo: every one of these memories was changed after the undo</translation>
+    </message>
+    <message>
+        <location filename="../../sonetto_desktop/ui/dialogs/history_import.py" line="836" />
         <source>……还有 {0} 张</source>
         <translation>…and {0} more</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/dialogs/history_import.py" line="745" />
+        <location filename="../../sonetto_desktop/ui/dialogs/history_import.py" line="838" />
         <source>无法撤销：这次导入写下的 {0} 条记忆之后都被改过，撤销会丢掉那些修改。</source>
         <translation>Cannot undo: all {0} memories the import wrote were changed afterwards, and undoing would lose those changes.</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/dialogs/history_import.py" line="720" />
-        <location filename="../../sonetto_desktop/ui/dialogs/history_import.py" line="732" />
-        <location filename="../../sonetto_desktop/ui/dialogs/history_import.py" line="762" />
+        <location filename="../../sonetto_desktop/ui/dialogs/history_import.py" line="723" />
+        <location filename="../../sonetto_desktop/ui/dialogs/history_import.py" line="813" />
+        <location filename="../../sonetto_desktop/ui/dialogs/history_import.py" line="825" />
+        <location filename="../../sonetto_desktop/ui/dialogs/history_import.py" line="855" />
         <source>无法撤销：{0}</source>
         <translation>Cannot undo: {0}</translation>
     </message>
@@ -1102,7 +1265,7 @@ Optional: title (the chat’s title), id (the message’s id, which recognises i
     </message>
     <message>
         <location filename="../../sonetto_desktop/ui/dialogs/history_preview.py" line="91" />
-        <location filename="../../sonetto_desktop/ui/dialogs/history_preview.py" line="183" />
+        <location filename="../../sonetto_desktop/ui/dialogs/history_preview.py" line="195" />
         <source>日期</source>
         <translation>Date</translation>
     </message>
@@ -1127,33 +1290,33 @@ Optional: title (the chat’s title), id (the message’s id, which recognises i
         <translation>Conversations to import</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/dialogs/history_preview.py" line="164" />
+        <location filename="../../sonetto_desktop/ui/dialogs/history_preview.py" line="176" />
         <source>从不导入列表里移除“{0}”</source>
         <translation>Remove “{0}” from the don’t-import list</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/dialogs/history_preview.py" line="168" />
+        <location filename="../../sonetto_desktop/ui/dialogs/history_preview.py" line="180" />
         <source>以后都不导入这个标题</source>
         <translation>Never import this title</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/dialogs/history_preview.py" line="183" />
+        <location filename="../../sonetto_desktop/ui/dialogs/history_preview.py" line="195" />
         <source>记忆</source>
         <translation>Memory</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/dialogs/history_preview.py" line="183" />
-        <location filename="../../sonetto_desktop/ui/dialogs/history_preview.py" line="209" />
+        <location filename="../../sonetto_desktop/ui/dialogs/history_preview.py" line="195" />
+        <location filename="../../sonetto_desktop/ui/dialogs/history_preview.py" line="221" />
         <source>主题</source>
         <translation>Theme</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/dialogs/history_preview.py" line="184" />
+        <location filename="../../sonetto_desktop/ui/dialogs/history_preview.py" line="196" />
         <source>要导入的已保存记忆</source>
         <translation>Saved memories to import</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/dialogs/history_preview.py" line="203" />
+        <location filename="../../sonetto_desktop/ui/dialogs/history_preview.py" line="215" />
         <source>太长了（{0} 字），一条记忆最多 500 字</source>
         <translation>Too long ({0} characters); a memory holds at most 500</translation>
     </message>
@@ -1216,160 +1379,185 @@ Optional: title (the chat’s title), id (the message’s id, which recognises i
         <translation>Remembering your latest chat first; the import goes on right after…</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/dialogs/history_progress.py" line="70" />
+        <location filename="../../sonetto_desktop/ui/dialogs/history_progress.py" line="72" />
         <source>正在导入…</source>
         <translation>Importing…</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/dialogs/history_progress.py" line="77" />
+        <location filename="../../sonetto_desktop/ui/dialogs/history_progress.py" line="79" />
         <source>导入进度</source>
         <translation>Import progress</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/dialogs/history_progress.py" line="91" />
+        <location filename="../../sonetto_desktop/ui/dialogs/history_progress.py" line="93" />
         <source>重试</source>
         <translation>Retry</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/dialogs/history_progress.py" line="96" />
-        <location filename="../../sonetto_desktop/ui/dialogs/history_progress.py" line="167" />
+        <location filename="../../sonetto_desktop/ui/dialogs/history_progress.py" line="98" />
+        <location filename="../../sonetto_desktop/ui/dialogs/history_progress.py" line="177" />
         <source>暂停</source>
         <translation>Pause</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/dialogs/history_progress.py" line="97" />
+        <location filename="../../sonetto_desktop/ui/dialogs/history_progress.py" line="99" />
         <source>后台运行</source>
         <translation>Run in background</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/dialogs/history_progress.py" line="98" />
+        <location filename="../../sonetto_desktop/ui/dialogs/history_progress.py" line="100" />
         <source>停止</source>
         <translation>Stop</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/dialogs/history_progress.py" line="99" />
+        <location filename="../../sonetto_desktop/ui/dialogs/history_progress.py" line="101" />
         <source>撤销这次导入</source>
         <translation>Undo this import</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/dialogs/history_progress.py" line="100" />
+        <location filename="../../sonetto_desktop/ui/dialogs/history_progress.py" line="102" />
+        <source>重做这次导入</source>
+        <translation>Redo this import</translation>
+    </message>
+    <message>
+        <location filename="../../sonetto_desktop/ui/dialogs/history_progress.py" line="103" />
+        <source>按对话撤销…</source>
+        <translation>Undo one conversation…</translation>
+    </message>
+    <message>
+        <location filename="../../sonetto_desktop/ui/dialogs/history_progress.py" line="104" />
         <source>关闭</source>
         <translation>Close</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/dialogs/history_progress.py" line="161" />
+        <location filename="../../sonetto_desktop/ui/dialogs/history_progress.py" line="171" />
         <source>正在读：「{0}」· {1}</source>
         <translation>Reading: “{0}” · {1}</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/dialogs/history_progress.py" line="167" />
+        <location filename="../../sonetto_desktop/ui/dialogs/history_progress.py" line="177" />
         <source>继续</source>
         <translation>Continue</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/dialogs/history_progress.py" line="168" />
+        <location filename="../../sonetto_desktop/ui/dialogs/history_progress.py" line="178" />
         <source>{0} 批没能写入</source>
         <translation>{0} batches could not be written</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/dialogs/history_progress.py" line="174" />
+        <location filename="../../sonetto_desktop/ui/dialogs/history_progress.py" line="184" />
         <source>导入失败</source>
         <translation>Import failed</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/dialogs/history_progress.py" line="177" />
+        <location filename="../../sonetto_desktop/ui/dialogs/history_progress.py" line="187" />
         <source>{0} 批都没能写入，什么也没有写入：{1}</source>
         <translation>None of the {0} batches could be written; nothing was written: {1}</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/dialogs/history_progress.py" line="178" />
+        <location filename="../../sonetto_desktop/ui/dialogs/history_progress.py" line="188" />
         <source>原因不明</source>
         <translation>no reason given</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/dialogs/history_progress.py" line="184" />
-        <location filename="../../sonetto_desktop/ui/dialogs/history_progress.py" line="231" />
+        <location filename="../../sonetto_desktop/ui/dialogs/history_progress.py" line="194" />
+        <location filename="../../sonetto_desktop/ui/dialogs/history_progress.py" line="256" />
         <source>导入完成</source>
         <translation>Import finished</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/dialogs/history_progress.py" line="188" />
+        <location filename="../../sonetto_desktop/ui/dialogs/history_progress.py" line="198" />
         <source>写入 {0} 轮，{1} 条提议已进入审核箱</source>
         <translation>{0} turns read; {1} proposals are in the review inbox</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/dialogs/history_progress.py" line="190" />
+        <location filename="../../sonetto_desktop/ui/dialogs/history_progress.py" line="200" />
         <source>写入 {0} 轮：新记忆 {1} 条，更新 {2} 条，删除 {3} 条</source>
         <translation>{0} turns read: {1} new memories, {2} updated, {3} deleted</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/dialogs/history_progress.py" line="193" />
+        <location filename="../../sonetto_desktop/ui/dialogs/history_progress.py" line="203" />
         <source>；{0} 项对你已有记忆的改动在审核箱里等你确认</source>
         <translation>; {0} changes to your memories wait for you in the review inbox</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/dialogs/history_progress.py" line="196" />
+        <location filename="../../sonetto_desktop/ui/dialogs/history_progress.py" line="206" />
         <source>；{0} 轮没能写入</source>
         <translation>; {0} turns could not be written</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/dialogs/history_progress.py" line="202" />
-        <location filename="../../sonetto_desktop/ui/dialogs/history_progress.py" line="239" />
+        <location filename="../../sonetto_desktop/ui/dialogs/history_progress.py" line="212" />
+        <location filename="../../sonetto_desktop/ui/dialogs/history_progress.py" line="264" />
         <source>撤销编号：{0}（命令行：sonetto memory undo {0}）</source>
         <translation>Undo id: {0} (command line: sonetto memory undo {0})</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/dialogs/history_progress.py" line="209" />
+        <location filename="../../sonetto_desktop/ui/dialogs/history_progress.py" line="219" />
         <source>已撤销这次导入</source>
         <translation>Import undone</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/dialogs/history_progress.py" line="212" />
+        <location filename="../../sonetto_desktop/ui/dialogs/history_progress.py" line="222" />
         <source>其余导入的记忆已放回原样；你之后改过的 {0} 张卡片原样保留；同一个文件以后可以重新导入</source>
         <translation>The rest of the imported memories are as they were; the {0} cards you changed afterwards are kept as they are; the same file can be imported again later</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/dialogs/history_progress.py" line="216" />
+        <location filename="../../sonetto_desktop/ui/dialogs/history_progress.py" line="226" />
         <source>导入的记忆已放回原样；同一个文件以后可以重新导入</source>
         <translation>The memories are as they were before; the same file can be imported again later</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/dialogs/history_progress.py" line="218" />
+        <location filename="../../sonetto_desktop/ui/dialogs/history_progress.py" line="228" />
         <source>；它在审核箱里等你确认的 {0} 项改动已一并撤回</source>
         <translation>; its {0} changes waiting for you in the review inbox were withdrawn with it</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/dialogs/history_progress.py" line="222" />
+        <location filename="../../sonetto_desktop/ui/dialogs/history_progress.py" line="232" />
         <source>……还有 {0} 张</source>
         <translation>…and {0} more</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/dialogs/history_progress.py" line="225" />
-        <source>改变主意了？命令行：sonetto memory undo {0}</source>
-        <translation>Changed your mind? Command line: sonetto memory undo {0}</translation>
+        <location filename="../../sonetto_desktop/ui/dialogs/history_progress.py" line="235" />
+        <source>改变主意了？点“重做这次导入”，或在命令行：sonetto memory undo {0}</source>
+        <translation>Changed your mind? Click “Redo this import”, or on the command line: sonetto memory undo {0}</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/dialogs/history_progress.py" line="234" />
+        <location filename="../../sonetto_desktop/ui/dialogs/history_progress.py" line="244" />
+        <source>已重做这次导入</source>
+        <translation>Import redone</translation>
+    </message>
+    <message>
+        <location filename="../../sonetto_desktop/ui/dialogs/history_progress.py" line="246" />
+        <source>导入的记忆已恢复成导入后的样子</source>
+        <translation>The imported memories are back as the import left them</translation>
+    </message>
+    <message>
+        <location filename="../../sonetto_desktop/ui/dialogs/history_progress.py" line="248" />
+        <source>；你之后改过的 {0} 张卡片原样保留</source>
+        <translation>; the {0} cards you changed since are kept as they are</translation>
+    </message>
+    <message>
+        <location filename="../../sonetto_desktop/ui/dialogs/history_progress.py" line="259" />
         <source>{0} 条提议已进入审核箱</source>
         <translation>{0} proposals are in the review inbox</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/dialogs/history_progress.py" line="235" />
+        <location filename="../../sonetto_desktop/ui/dialogs/history_progress.py" line="260" />
         <source>新记忆 {0} 条</source>
         <translation>{0} new memories</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/dialogs/history_progress.py" line="237" />
+        <location filename="../../sonetto_desktop/ui/dialogs/history_progress.py" line="262" />
         <source>；跳过 {0} 条</source>
         <translation>; {0} skipped</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/dialogs/history_progress.py" line="243" />
+        <location filename="../../sonetto_desktop/ui/dialogs/history_progress.py" line="268" />
         <source>导入已停止</source>
         <translation>Import stopped</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/dialogs/history_progress.py" line="244" />
+        <location filename="../../sonetto_desktop/ui/dialogs/history_progress.py" line="269" />
         <source>已导入的部分保留着；再次导入同一个文件会接着导入剩下的</source>
         <translation>What was imported stays; importing the same file again goes on with the rest</translation>
     </message>
@@ -1435,6 +1623,49 @@ Optional: title (the chat’s title), id (the message’s id, which recognises i
         <location filename="../../sonetto_desktop/ui/dialogs/import_preview.py" line="62" />
         <source>取消</source>
         <translation>Cancel</translation>
+    </message>
+</context>
+<context>
+    <name>ImportStatus</name>
+    <message>
+        <location filename="../../sonetto_desktop/ui/notices/import_status.py" line="85" />
+        <source>导入 {0} 已暂停 {1}/{2}</source>
+        <translation>Import {0} paused {1}/{2}</translation>
+    </message>
+    <message>
+        <location filename="../../sonetto_desktop/ui/notices/import_status.py" line="87" />
+        <source>导入 {0} 稍候 {1}/{2}</source>
+        <translation>Import {0} waiting {1}/{2}</translation>
+    </message>
+    <message>
+        <location filename="../../sonetto_desktop/ui/notices/import_status.py" line="89" />
+        <source>导入 {0} {1}/{2} 轮</source>
+        <translation>Import {0} {1}/{2} turns</translation>
+    </message>
+    <message>
+        <location filename="../../sonetto_desktop/ui/notices/import_status.py" line="91" />
+        <source>正在导入 {0} 的聊天记录（{1}）</source>
+        <translation>Importing the chats from {0} ({1})</translation>
+    </message>
+    <message>
+        <location filename="../../sonetto_desktop/ui/notices/import_status.py" line="96" />
+        <source>点击打开导入窗口</source>
+        <translation>Click to open the import</translation>
+    </message>
+    <message>
+        <location filename="../../sonetto_desktop/ui/notices/import_status.py" line="98" />
+        <source>聊天记录导入：{0}</source>
+        <translation>Chat import: {0}</translation>
+    </message>
+    <message>
+        <location filename="../../sonetto_desktop/ui/notices/import_status.py" line="99" />
+        <source>继续导入</source>
+        <translation>Resume the import</translation>
+    </message>
+    <message>
+        <location filename="../../sonetto_desktop/ui/notices/import_status.py" line="99" />
+        <source>暂停导入</source>
+        <translation>Pause the import</translation>
     </message>
 </context>
 <context>
@@ -2207,52 +2438,57 @@ Optional: title (the chat’s title), id (the message’s id, which recognises i
 <context>
     <name>OthersNotice</name>
     <message>
-        <location filename="../../sonetto_desktop/presentation/others.py" line="25" />
+        <location filename="../../sonetto_desktop/presentation/others.py" line="27" />
+        <source>导入（{0}）</source>
+        <translation>Import ({0})</translation>
+    </message>
+    <message>
+        <location filename="../../sonetto_desktop/presentation/others.py" line="29" />
         <source>命令行</source>
         <translation>Command line</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/presentation/others.py" line="27" />
+        <location filename="../../sonetto_desktop/presentation/others.py" line="31" />
         <source>{0}（其他应用）</source>
         <translation>{0} (another app)</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/presentation/others.py" line="29" />
+        <location filename="../../sonetto_desktop/presentation/others.py" line="33" />
         <source>其他程序</source>
         <translation>Another program</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/presentation/others.py" line="30" />
+        <location filename="../../sonetto_desktop/presentation/others.py" line="34" />
         <source>其他程序（{0}）</source>
         <translation>Another program ({0})</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/presentation/others.py" line="55" />
+        <location filename="../../sonetto_desktop/presentation/others.py" line="59" />
         <source>新增 {0} 条记忆</source>
         <translation>added {0} memories</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/presentation/others.py" line="57" />
+        <location filename="../../sonetto_desktop/presentation/others.py" line="61" />
         <source>修改 {0} 条记忆</source>
         <translation>changed {0} memories</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/presentation/others.py" line="59" />
+        <location filename="../../sonetto_desktop/presentation/others.py" line="63" />
         <source>合并 {0} 处记忆</source>
         <translation>merged {0} memories</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/presentation/others.py" line="61" />
+        <location filename="../../sonetto_desktop/presentation/others.py" line="65" />
         <source>删除 {0} 条记忆</source>
         <translation>deleted {0} memories</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/presentation/others.py" line="62" />
+        <location filename="../../sonetto_desktop/presentation/others.py" line="66" />
         <source>{0}：{1}</source>
         <translation>{0}: {1}</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/presentation/others.py" line="63" />
+        <location filename="../../sonetto_desktop/presentation/others.py" line="67" />
         <source>，</source>
         <translation>, </translation>
     </message>
@@ -2393,116 +2629,259 @@ Optional: title (the chat’s title), id (the message’s id, which recognises i
     </message>
 </context>
 <context>
+    <name>RecallNotices</name>
+    <message>
+        <location filename="../../sonetto_desktop/presentation/recall_notices.py" line="19" />
+        <source>本机模型 {0} 最多只读 {1} tokens：回忆每次只能看约 {2} tokens 的记忆，会漏掉不少。换一个上下文更长的模型（{3} 以上）回忆会好很多</source>
+        <translation>The local model {0} reads at most {1} tokens: recall can show it only about {2} tokens of memories each time and misses many. A model with a longer context ({3} or more) recalls much better</translation>
+    </message>
+    <message>
+        <location filename="../../sonetto_desktop/presentation/recall_notices.py" line="24" />
+        <source>在 Ollama 的设置里把 Context length 调到 {0} 以上，或用环境变量 OLLAMA_CONTEXT_LENGTH={0} 启动 ollama serve</source>
+        <translation>In Ollama's settings set Context length to {0} or more, or start ollama serve with OLLAMA_CONTEXT_LENGTH={0}</translation>
+    </message>
+    <message>
+        <location filename="../../sonetto_desktop/presentation/recall_notices.py" line="27" />
+        <source>在 LM Studio 加载模型时把 Context Length 调到 {0} 以上</source>
+        <translation>When loading the model in LM Studio, set Context Length to {0} or more</translation>
+    </message>
+    <message>
+        <location filename="../../sonetto_desktop/presentation/recall_notices.py" line="29" />
+        <source>启动 llama-server 时加上 -c {0}</source>
+        <translation>Start llama-server with -c {0}</translation>
+    </message>
+    <message>
+        <location filename="../../sonetto_desktop/presentation/recall_notices.py" line="31" />
+        <source>在本机模型服务里把上下文长度调到 {0} 以上</source>
+        <translation>Set the context length of your local model server to {0} or more</translation>
+    </message>
+    <message>
+        <location filename="../../sonetto_desktop/presentation/recall_notices.py" line="32" />
+        <source>本机模型 {0} 的上下文只有 {1} tokens：回忆每次只能看约 {2} tokens 的记忆，会漏掉不少。{3}</source>
+        <translation>The local model {0} has a context of only {1} tokens: recall can show it only about {2} tokens of memories each time and misses many. {3}</translation>
+    </message>
+</context>
+<context>
     <name>RecallPage</name>
     <message>
-        <location filename="../../sonetto_desktop/ui/settings/recall_page.py" line="61" />
+        <location filename="../../sonetto_desktop/ui/settings/recall_page.py" line="83" />
         <source>回复之前，Sonetto 先请模型把记忆读一遍，挑出和这句话有关的。记忆不多时模型读全部记忆；多到超出下面的额度时，读最近的一部分，再加上和这句话最可能相关的那些。</source>
         <translation>Before replying, Sonetto has the model read the memories and pick those that matter for the message. With few memories the model reads all of them; beyond the allowance below, it reads the most recent ones plus those most likely to matter for the message.</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/settings/recall_page.py" line="65" />
-        <source>自动（云端模型：记忆在 %1 以内时读全部，更多时 %2；本机模型 %3，受它的上下文长度所限）</source>
-        <translation>Automatic (a cloud model reads every memory up to %1, %2 above that; a local model %3, within its context length)</translation>
-    </message>
-    <message>
-        <location filename="../../sonetto_desktop/ui/settings/recall_page.py" line="73" />
+        <location filename="../../sonetto_desktop/ui/settings/recall_page.py" line="96" />
         <source>每条消息回忆时最多读多少 token 的记忆。额度越大，越少漏掉记忆，但每条消息更贵、更慢（支持前缀缓存的服务会便宜很多）。</source>
         <translation>How many tokens of memories recall may read per message. A larger allowance misses fewer memories but makes each message cost more and take longer (much less with a service that caches prompt prefixes).</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/settings/recall_page.py" line="78" />
-        <source>向量模型（可选）</source>
-        <translation>Embeddings model (optional)</translation>
-    </message>
-    <message>
-        <location filename="../../sonetto_desktop/ui/settings/recall_page.py" line="82" />
+        <location filename="../../sonetto_desktop/ui/settings/recall_page.py" line="120" />
         <source>自定义</source>
         <translation>Custom</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/settings/recall_page.py" line="87" />
+        <location filename="../../sonetto_desktop/ui/settings/recall_page.py" line="134" />
         <source>留空：与对话模型相同</source>
         <translation>Empty: the same as the chat model</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/settings/recall_page.py" line="90" />
+        <location filename="../../sonetto_desktop/ui/settings/recall_page.py" line="137" />
         <source>留空：与对话模型相同（仅当服务地址也相同）</source>
         <translation>Empty: the chat model's (only when the base URL is the same too)</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/settings/recall_page.py" line="96" />
+        <location filename="../../sonetto_desktop/ui/settings/recall_page.py" line="143" />
         <source>模型默认</source>
         <translation>Model default</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/settings/recall_page.py" line="99" />
+        <location filename="../../sonetto_desktop/ui/settings/recall_page.py" line="146" />
         <source>自动</source>
         <translation>Automatic</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/settings/recall_page.py" line="100" />
+        <location filename="../../sonetto_desktop/ui/settings/recall_page.py" line="147" />
         <source> 次/分钟</source>
         <translation> per minute</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/settings/recall_page.py" line="101" />
+        <location filename="../../sonetto_desktop/ui/settings/recall_page.py" line="168" />
         <source>测试向量模型</source>
         <translation>Test embeddings model</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/settings/recall_page.py" line="110" />
-        <source>向量模型让回忆按意思找记忆，而不只是按字面。它会收到每条记忆的文字（在后台计算向量，新的和改过的记忆随时补上，删除的记忆连同向量一起删除）和你说的话；如果它和对话模型不是同一家服务，记忆也会发给这家服务。</source>
-        <translation>An embeddings model lets recall find memories by meaning, not only by their words. It receives the text of every memory (vectors are computed in the background, new and edited memories follow, a deleted memory's vector is deleted with it) and what you say; if it is not the chat model's service, your memories go to that service too.</translation>
+        <location filename="../../sonetto_desktop/ui/settings/recall_page.py" line="101" />
+        <source>按意思回忆（向量模型）</source>
+        <translation>Recall by meaning (embeddings model)</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/settings/recall_page.py" line="115" />
+        <location filename="../../sonetto_desktop/ui/settings/recall_page.py" line="87" />
+        <source>自动（云端模型：记忆在 %1 以内时读全部，更多时 %2；本机模型 %3，受它的上下文长度所限）</source>
+        <translation>Automatic (a cloud model reads every memory up to %1, %2 above that; a local model %3, within its context length)</translation>
+    </message>
+    <message>
+        <location filename="../../sonetto_desktop/ui/settings/recall_page.py" line="103" />
+        <source>内置模型（在这台电脑上计算，不用联网，不用设置）</source>
+        <translation>Built-in model (computed on this computer: no network, nothing to set up)</translation>
+    </message>
+    <message>
+        <location filename="../../sonetto_desktop/ui/settings/recall_page.py" line="104" />
+        <source>向量服务（OpenAI 兼容的 /v1/embeddings 接口）</source>
+        <translation>Embeddings service (an OpenAI-compatible /v1/embeddings endpoint)</translation>
+    </message>
+    <message>
+        <location filename="../../sonetto_desktop/ui/settings/recall_page.py" line="105" />
+        <source>不用向量模型：只按字面回忆</source>
+        <translation>No embeddings model: recall by the words only</translation>
+    </message>
+    <message>
+        <location filename="../../sonetto_desktop/ui/settings/recall_page.py" line="124" />
+        <source>列出本机服务的向量模型</source>
+        <translation>List the local service's embeddings models</translation>
+    </message>
+    <message>
+        <location filename="../../sonetto_desktop/ui/settings/recall_page.py" line="125" />
+        <source>对话模型在本机（Ollama、LM Studio）时，列出它已有的向量模型</source>
+        <translation>When the chat model runs on this computer (Ollama, LM Studio), list the embeddings models it has</translation>
+    </message>
+    <message>
+        <location filename="../../sonetto_desktop/ui/settings/recall_page.py" line="152" />
+        <source>向量服务会收到每条记忆的文字（在后台计算向量，新的和改过的记忆随时补上，删除的记忆连同向量一起删除）和你说的话；如果它和对话模型不是同一家服务，记忆也会发给这家服务。</source>
+        <translation>The embeddings service receives the text of every memory (vectors are computed in the background, new and changed memories as they come, and a deleted memory's vector goes with it) and what you say; if it is not the chat model's service, your memories go to this service too.</translation>
+    </message>
+    <message>
+        <location filename="../../sonetto_desktop/ui/settings/recall_page.py" line="158" />
         <source>预设</source>
         <translation>Preset</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/settings/recall_page.py" line="116" />
+        <location filename="../../sonetto_desktop/ui/settings/recall_page.py" line="161" />
         <source>服务地址</source>
         <translation>Base URL</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/settings/recall_page.py" line="117" />
+        <location filename="../../sonetto_desktop/ui/settings/recall_page.py" line="162" />
         <source>API 密钥</source>
         <translation>API key</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/settings/recall_page.py" line="118" />
+        <location filename="../../sonetto_desktop/ui/settings/recall_page.py" line="163" />
         <source>模型</source>
         <translation>Model</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/settings/recall_page.py" line="119" />
+        <location filename="../../sonetto_desktop/ui/settings/recall_page.py" line="164" />
         <source>向量维度</source>
         <translation>Dimensions</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/settings/recall_page.py" line="120" />
+        <location filename="../../sonetto_desktop/ui/settings/recall_page.py" line="165" />
         <source>请求频率上限</source>
         <translation>Request limit</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/settings/recall_page.py" line="126" />
+        <location filename="../../sonetto_desktop/ui/settings/recall_page.py" line="184" />
         <source>回忆额度</source>
         <translation>Recall allowance</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/settings/recall_page.py" line="132" />
+        <location filename="../../sonetto_desktop/ui/settings/recall_page.py" line="190" />
         <source>回忆</source>
         <translation>Recall</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/settings/recall_page.py" line="171" />
+        <location filename="../../sonetto_desktop/ui/settings/recall_page.py" line="208" />
+        <source>内置模型：%1。</source>
+        <translation>Built-in model: %1.</translation>
+    </message>
+    <message>
+        <location filename="../../sonetto_desktop/ui/settings/recall_page.py" line="210" />
+        <source>没有内置模型时，用填好的向量服务，否则只按字面回忆。</source>
+        <translation>Without a built-in model, the embeddings service filled in is used; otherwise recall goes by the words only.</translation>
+    </message>
+    <message>
+        <location filename="../../sonetto_desktop/ui/settings/recall_page.py" line="222" />
+        <source>这台电脑（%1）：内置模型 %2，在本机计算，记忆不离开这台电脑。第一次会在后台为每条记忆计算向量。</source>
+        <translation>This computer (%1): built-in model %2, computed here; your memories do not leave this computer. The first time, a vector is computed for every memory in the background.</translation>
+    </message>
+    <message>
+        <location filename="../../sonetto_desktop/ui/settings/recall_page.py" line="225" />
+        <source>这台电脑（%1）没有内置模型：改用下面填好的向量服务 %2。</source>
+        <translation>This computer (%1) has no built-in model: the embeddings service %2 below is used instead.</translation>
+    </message>
+    <message>
+        <location filename="../../sonetto_desktop/ui/settings/recall_page.py" line="228" />
+        <source>这台电脑（%1）没有内置模型：回忆只按字面找记忆。可以在下面填一个向量服务（比如 Ollama 的 bge-m3）。</source>
+        <translation>This computer (%1) has no built-in model: recall finds memories by their words only. You can fill in an embeddings service below (for example Ollama's bge-m3).</translation>
+    </message>
+    <message>
+        <location filename="../../sonetto_desktop/ui/settings/recall_page.py" line="231" />
+        <source>回忆用向量服务 %1 按意思找记忆。</source>
+        <translation>Recall finds memories by meaning with the embeddings service %1.</translation>
+    </message>
+    <message>
+        <location filename="../../sonetto_desktop/ui/settings/recall_page.py" line="233" />
+        <source>请在下面填写向量服务。</source>
+        <translation>Please fill in the embeddings service below.</translation>
+    </message>
+    <message>
+        <location filename="../../sonetto_desktop/ui/settings/recall_page.py" line="234" />
+        <source>回忆只按字面找记忆。</source>
+        <translation>Recall finds memories by their words only.</translation>
+    </message>
+    <message>
+        <location filename="../../sonetto_desktop/ui/settings/recall_page.py" line="274" />
+        <source>对话模型不在本机：只能列出本机的 Ollama 或 LM Studio 的模型。</source>
+        <translation>The chat model is not on this computer: only a local Ollama's or LM Studio's models can be listed.</translation>
+    </message>
+    <message>
+        <location filename="../../sonetto_desktop/ui/settings/recall_page.py" line="277" />
+        <source>正在询问 %1…</source>
+        <translation>Asking %1…</translation>
+    </message>
+    <message>
+        <location filename="../../sonetto_desktop/ui/settings/recall_page.py" line="291" />
+        <source>%1 没有回答 Ollama 或 LM Studio 的模型列表。</source>
+        <translation>%1 did not answer with an Ollama or LM Studio model list.</translation>
+    </message>
+    <message>
+        <location filename="../../sonetto_desktop/ui/settings/recall_page.py" line="293" />
+        <source>%1 上没有向量模型。Ollama 可以先运行 ollama pull bge-m3。</source>
+        <translation>%1 has no embeddings model. With Ollama, run ollama pull bge-m3 first.</translation>
+    </message>
+    <message>
+        <location filename="../../sonetto_desktop/ui/settings/recall_page.py" line="296" />
+        <source>选择 %1 的向量模型…</source>
+        <translation>Choose an embeddings model of %1…</translation>
+    </message>
+    <message>
+        <location filename="../../sonetto_desktop/ui/settings/recall_page.py" line="300" />
+        <source>%1 有 %2 个向量模型。</source>
+        <translation>%1 has %2 embeddings models.</translation>
+    </message>
+    <message>
+        <location filename="../../sonetto_desktop/ui/settings/recall_page.py" line="302" />
+        <source>（服务没有说明哪些是向量模型：按名称挑出）</source>
+        <translation>(the service does not say which are embeddings models: picked by name)</translation>
+    </message>
+    <message>
+        <location filename="../../sonetto_desktop/ui/settings/recall_page.py" line="339" />
         <source>请先填写向量模型的名称和服务地址。</source>
         <translation>Enter the embeddings model's name and base URL first.</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/settings/recall_page.py" line="174" />
+        <location filename="../../sonetto_desktop/ui/settings/recall_page.py" line="340" />
+        <source>没有选用向量模型。</source>
+        <translation>No embeddings model chosen.</translation>
+    </message>
+    <message>
+        <location filename="../../sonetto_desktop/ui/settings/recall_page.py" line="343" />
         <source>正在连接…</source>
         <translation>Connecting…</translation>
+    </message>
+    <message>
+        <location filename="../../sonetto_desktop/ui/settings/recall_page.py" line="343" />
+        <source>正在加载内置模型…</source>
+        <translation>Loading the built-in model…</translation>
     </message>
 </context>
 <context>
@@ -2622,242 +3001,242 @@ Optional: title (the chat’s title), id (the message’s id, which recognises i
 <context>
     <name>SettingsDialog</name>
     <message>
-        <location filename="../../sonetto_desktop/ui/settings/dialog.py" line="55" />
+        <location filename="../../sonetto_desktop/ui/settings/dialog.py" line="60" />
         <source>设置</source>
         <translation>Settings</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/settings/dialog.py" line="66" />
-        <location filename="../../sonetto_desktop/ui/settings/dialog.py" line="125" />
+        <location filename="../../sonetto_desktop/ui/settings/dialog.py" line="71" />
+        <location filename="../../sonetto_desktop/ui/settings/dialog.py" line="130" />
         <source>模型</source>
         <translation>Model</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/settings/dialog.py" line="67" />
+        <location filename="../../sonetto_desktop/ui/settings/dialog.py" line="72" />
         <source>记忆</source>
         <translation>Memory</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/settings/dialog.py" line="74" />
+        <location filename="../../sonetto_desktop/ui/settings/dialog.py" line="79" />
         <source>外观</source>
         <translation>Appearance</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/settings/dialog.py" line="79" />
+        <location filename="../../sonetto_desktop/ui/settings/dialog.py" line="84" />
         <source>保存</source>
         <translation>Save</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/settings/dialog.py" line="80" />
+        <location filename="../../sonetto_desktop/ui/settings/dialog.py" line="85" />
         <source>取消</source>
         <translation>Cancel</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/settings/dialog.py" line="98" />
+        <location filename="../../sonetto_desktop/ui/settings/dialog.py" line="103" />
         <source>留空时 Sonetto 会从记忆里知道</source>
         <translation>Leave empty and Sonetto learns it from the memories</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/settings/dialog.py" line="103" />
+        <location filename="../../sonetto_desktop/ui/settings/dialog.py" line="108" />
         <source>本地模型可以留空</source>
         <translation>Leave empty for local models</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/settings/dialog.py" line="113" />
-        <location filename="../../sonetto_desktop/ui/settings/dialog.py" line="140" />
+        <location filename="../../sonetto_desktop/ui/settings/dialog.py" line="118" />
+        <location filename="../../sonetto_desktop/ui/settings/dialog.py" line="145" />
         <source> 秒</source>
         <translation> s</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/settings/dialog.py" line="114" />
+        <location filename="../../sonetto_desktop/ui/settings/dialog.py" line="119" />
         <source>测试连接</source>
         <translation>Test connection</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/settings/dialog.py" line="122" />
+        <location filename="../../sonetto_desktop/ui/settings/dialog.py" line="127" />
         <source>你希望 Sonetto 怎么称呼你</source>
         <translation>What should Sonetto call you</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/settings/dialog.py" line="123" />
+        <location filename="../../sonetto_desktop/ui/settings/dialog.py" line="128" />
         <source>服务地址</source>
         <translation>Endpoint URL</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/settings/dialog.py" line="124" />
+        <location filename="../../sonetto_desktop/ui/settings/dialog.py" line="129" />
         <source>API 密钥</source>
         <translation>API key</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/settings/dialog.py" line="126" />
+        <location filename="../../sonetto_desktop/ui/settings/dialog.py" line="131" />
         <source>温度</source>
         <translation>Temperature</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/settings/dialog.py" line="127" />
+        <location filename="../../sonetto_desktop/ui/settings/dialog.py" line="132" />
         <source>请求超时</source>
         <translation>Request timeout</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/settings/dialog.py" line="135" />
+        <location filename="../../sonetto_desktop/ui/settings/dialog.py" line="140" />
         <source>混合（推荐）</source>
         <translation>Hybrid (recommended)</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/settings/dialog.py" line="135" />
+        <location filename="../../sonetto_desktop/ui/settings/dialog.py" line="140" />
         <source>本地检索（快，不用模型）</source>
         <translation>Local search (fast, no model)</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/settings/dialog.py" line="136" />
+        <location filename="../../sonetto_desktop/ui/settings/dialog.py" line="141" />
         <source>模型检索</source>
         <translation>Model search</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/settings/dialog.py" line="142" />
+        <location filename="../../sonetto_desktop/ui/settings/dialog.py" line="147" />
         <source>YAML 文件（可直接阅读）</source>
         <translation>YAML file (human-readable)</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/settings/dialog.py" line="143" />
+        <location filename="../../sonetto_desktop/ui/settings/dialog.py" line="148" />
         <source>SQLite 数据库（记忆很多时更快）</source>
         <translation>SQLite database (faster with many memories)</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/settings/dialog.py" line="145" />
+        <location filename="../../sonetto_desktop/ui/settings/dialog.py" line="150" />
         <source>切换后会把现有记忆（含历史和回收站）完整迁移过去，旧文件保留。</source>
         <translation>Switching moves every memory (with history and trash) to the new store; the old file is kept.</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/settings/dialog.py" line="149" />
+        <location filename="../../sonetto_desktop/ui/settings/dialog.py" line="154" />
         <source>Sonetto 的记忆变化先交给我审核（审核模式）</source>
         <translation>Let me review Sonetto's memory changes first (review mode)</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/settings/dialog.py" line="151" />
+        <location filename="../../sonetto_desktop/ui/settings/dialog.py" line="156" />
         <source>不要记住的内容…</source>
         <translation>Things not to remember…</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/settings/dialog.py" line="155" />
+        <location filename="../../sonetto_desktop/ui/settings/dialog.py" line="160" />
         <source>选择…</source>
         <translation>Choose…</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/settings/dialog.py" line="157" />
+        <location filename="../../sonetto_desktop/ui/settings/dialog.py" line="162" />
         <source>打开数据文件夹</source>
         <translation>Open data folder</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/settings/dialog.py" line="162" />
+        <location filename="../../sonetto_desktop/ui/settings/dialog.py" line="167" />
         <source>回忆方式</source>
         <translation>Recall</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/settings/dialog.py" line="163" />
+        <location filename="../../sonetto_desktop/ui/settings/dialog.py" line="168" />
         <source>回忆超时</source>
         <translation>Recall timeout</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/settings/dialog.py" line="164" />
+        <location filename="../../sonetto_desktop/ui/settings/dialog.py" line="169" />
         <source>存储方式</source>
         <translation>Storage</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/settings/dialog.py" line="166" />
+        <location filename="../../sonetto_desktop/ui/settings/dialog.py" line="171" />
         <source>回收站保留</source>
         <translation>Keep deleted memories</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/settings/dialog.py" line="167" />
+        <location filename="../../sonetto_desktop/ui/settings/dialog.py" line="172" />
         <source>记忆写入</source>
         <translation>Memory writing</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/settings/dialog.py" line="169" />
+        <location filename="../../sonetto_desktop/ui/settings/dialog.py" line="174" />
         <source>数据文件夹</source>
         <translation>Data folder</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/settings/dialog.py" line="177" />
+        <location filename="../../sonetto_desktop/ui/settings/dialog.py" line="182" />
         <source>跟随系统</source>
         <translation>Follow the system</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/settings/dialog.py" line="177" />
+        <location filename="../../sonetto_desktop/ui/settings/dialog.py" line="182" />
         <source>浅色</source>
         <translation>Light</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/settings/dialog.py" line="177" />
+        <location filename="../../sonetto_desktop/ui/settings/dialog.py" line="182" />
         <source>深色</source>
         <translation>Dark</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/settings/dialog.py" line="182" />
+        <location filename="../../sonetto_desktop/ui/settings/dialog.py" line="187" />
         <source>主题</source>
         <translation>Theme</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/settings/dialog.py" line="183" />
+        <location filename="../../sonetto_desktop/ui/settings/dialog.py" line="188" />
         <source>语言</source>
         <translation>Language</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/settings/dialog.py" line="259" />
+        <location filename="../../sonetto_desktop/ui/settings/dialog.py" line="264" />
         <source>无法保存设置：</source>
         <translation>Cannot save the settings: </translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/settings/dialog.py" line="275" />
+        <location filename="../../sonetto_desktop/ui/settings/dialog.py" line="280" />
         <source>正在连接…</source>
         <translation>Connecting…</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/settings/dialog.py" line="302" />
+        <location filename="../../sonetto_desktop/ui/settings/dialog.py" line="307" />
         <source>选择数据文件夹</source>
         <translation>Choose the data folder</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/settings/fields.py" line="41" />
+        <location filename="../../sonetto_desktop/ui/settings/fields.py" line="42" />
         <source>由环境变量 %1 设置，在这里不能修改。</source>
         <extracomment>The environment variables that can set a field (the first one set wins, as in ``Settings.with_env``).</extracomment>
         <translation>Set by the environment variable %1; it cannot be changed here.</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/settings/fields.py" line="67" />
-        <location filename="../../sonetto_desktop/ui/settings/fields.py" line="77" />
+        <location filename="../../sonetto_desktop/ui/settings/fields.py" line="68" />
+        <location filename="../../sonetto_desktop/ui/settings/fields.py" line="78" />
         <source>显示</source>
         <translation>Show</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/settings/fields.py" line="68" />
-        <location filename="../../sonetto_desktop/ui/settings/fields.py" line="78" />
+        <location filename="../../sonetto_desktop/ui/settings/fields.py" line="69" />
+        <location filename="../../sonetto_desktop/ui/settings/fields.py" line="79" />
         <source>显示密钥</source>
         <translation>Show the key</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/settings/fields.py" line="69" />
+        <location filename="../../sonetto_desktop/ui/settings/fields.py" line="70" />
         <source>显示或隐藏密钥</source>
         <translation>Show or hide the key</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/settings/fields.py" line="74" />
+        <location filename="../../sonetto_desktop/ui/settings/fields.py" line="75" />
         <source>隐藏</source>
         <translation>Hide</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/settings/fields.py" line="75" />
+        <location filename="../../sonetto_desktop/ui/settings/fields.py" line="76" />
         <source>隐藏密钥</source>
         <translation>Hide the key</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/settings/fields.py" line="93" />
+        <location filename="../../sonetto_desktop/ui/settings/fields.py" line="94" />
         <source> 天</source>
         <translation> days</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/settings/fields.py" line="94" />
+        <location filename="../../sonetto_desktop/ui/settings/fields.py" line="95" />
         <source>一直保留</source>
         <translation>For ever</translation>
     </message>
@@ -2914,7 +3293,7 @@ Optional: title (the chat’s title), id (the message’s id, which recognises i
 <context>
     <name>SonettoApp</name>
     <message>
-        <location filename="../../sonetto_desktop/ui/shell.py" line="281" />
+        <location filename="../../sonetto_desktop/ui/shell.py" line="308" />
         <source>对话功能启动失败：%1。记忆墙仍可使用；请检查数据目录后重启。</source>
         <translation>Chat could not start: %1. The memory wall still works; check the data folder, then restart.</translation>
     </message>
@@ -2995,7 +3374,7 @@ Optional: title (the chat’s title), id (the message’s id, which recognises i
         <translation>Undo</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/shell.py" line="449" />
+        <location filename="../../sonetto_desktop/ui/shell.py" line="477" />
         <source>无法使用新的数据文件夹 {0}：{1}。仍在使用原来的记忆库。</source>
         <translation>Cannot use the new data folder {0}: {1}. Still using the previous memory store.</translation>
     </message>
@@ -3099,72 +3478,82 @@ Optional: title (the chat’s title), id (the message’s id, which recognises i
 <context>
     <name>StatusIndicator</name>
     <message>
-        <location filename="../../sonetto_desktop/ui/notices/status_indicator.py" line="202" />
+        <location filename="../../sonetto_desktop/ui/notices/status_indicator.py" line="216" />
+        <source>向量模型已更换：等你确认</source>
+        <translation>Embeddings model changed: waiting for you</translation>
+    </message>
+    <message>
+        <location filename="../../sonetto_desktop/ui/notices/status_indicator.py" line="217" />
+        <source>回忆改用了向量模型 %1，要为 %2 条记忆重新计算向量；确认之前回忆只按字面找。</source>
+        <translation>Recall now uses the embeddings model %1: the vectors of %2 memories must be computed again; until you confirm, recall goes by the words only.</translation>
+    </message>
+    <message>
+        <location filename="../../sonetto_desktop/ui/notices/status_indicator.py" line="222" />
         <source>向量 %1/%2</source>
         <translation>Vectors %1/%2</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/notices/status_indicator.py" line="204" />
+        <location filename="../../sonetto_desktop/ui/notices/status_indicator.py" line="224" />
         <source>%1 出错</source>
         <translation>%1 failed</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/notices/status_indicator.py" line="206" />
+        <location filename="../../sonetto_desktop/ui/notices/status_indicator.py" line="226" />
         <source>%1（稍后继续）</source>
         <translation>%1 (continuing later)</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/notices/status_indicator.py" line="208" />
+        <location filename="../../sonetto_desktop/ui/notices/status_indicator.py" line="228" />
         <source>向量模型 %1 在后台为每条记忆计算向量，算好的记忆回忆时也能按意思找到。</source>
         <translation>The embeddings model %1 computes a vector for every memory in the background; memories with one are also found by meaning when Sonetto recalls.</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/notices/status_indicator.py" line="226" />
+        <location filename="../../sonetto_desktop/ui/notices/status_indicator.py" line="247" />
         <source>第一次打开导入的记忆时要建立回忆索引；建好前回忆只用已建好的部分</source>
         <translation>Imported memories are indexed for recall the first time they are opened; until it is done, recall uses the part already indexed</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/notices/status_indicator.py" line="227" />
+        <location filename="../../sonetto_desktop/ui/notices/status_indicator.py" line="248" />
         <source>正在建立回忆索引… %1 / %2</source>
         <translation>Building the recall index… %1 / %2</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/notices/status_indicator.py" line="230" />
+        <location filename="../../sonetto_desktop/ui/notices/status_indicator.py" line="251" />
         <source>记忆写入未启动</source>
         <translation>Memory writer not started</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/notices/status_indicator.py" line="236" />
+        <location filename="../../sonetto_desktop/ui/notices/status_indicator.py" line="257" />
         <source>记忆写入已暂停 (%1)</source>
         <translation>Memory writing paused (%1)</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/notices/status_indicator.py" line="238" />
+        <location filename="../../sonetto_desktop/ui/notices/status_indicator.py" line="259" />
         <source>整理记忆中 (%1)</source>
         <translation>Organising memories (%1)</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/notices/status_indicator.py" line="244" />
+        <location filename="../../sonetto_desktop/ui/notices/status_indicator.py" line="265" />
         <source>记忆写入出错：%1</source>
         <translation>Memory writing failed: %1</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/notices/status_indicator.py" line="246" />
+        <location filename="../../sonetto_desktop/ui/notices/status_indicator.py" line="267" />
         <source>记忆已是最新</source>
         <translation>Memories are up to date</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/notices/status_indicator.py" line="248" />
+        <location filename="../../sonetto_desktop/ui/notices/status_indicator.py" line="269" />
         <source>审核模式：Sonetto 想做的记忆变化会先等你确认</source>
         <translation>Review mode: changes Sonetto wants to make wait for you</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/notices/status_indicator.py" line="252" />
+        <location filename="../../sonetto_desktop/ui/notices/status_indicator.py" line="275" />
         <source>继续记忆写入</source>
         <translation>Resume memory writing</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/notices/status_indicator.py" line="252" />
+        <location filename="../../sonetto_desktop/ui/notices/status_indicator.py" line="275" />
         <source>暂停记忆写入</source>
         <translation>Pause memory writing</translation>
     </message>
@@ -3457,6 +3846,95 @@ Optional: title (the chat’s title), id (the message’s id, which recognises i
     </message>
 </context>
 <context>
+    <name>VectorNotices</name>
+    <message>
+        <location filename="../../sonetto_desktop/ui/notices/vector_notices.py" line="78" />
+        <source>这台电脑（%1）没有内置的向量模型：回忆改用你填好的向量服务 %2 按意思找记忆。</source>
+        <extracomment>How long the fallback toast stays (it is said once: long enough to read).</extracomment>
+        <translation>This computer (%1) has no built-in embeddings model: recall finds memories by meaning with the embeddings service you filled in, %2.</translation>
+    </message>
+    <message>
+        <location filename="../../sonetto_desktop/ui/notices/vector_notices.py" line="81" />
+        <source>这台电脑（%1）没有内置的向量模型：回忆只按字面找记忆。在 设置 ▸ 回忆 填一个向量服务（比如 Ollama 的 bge-m3），回忆就能按意思找。</source>
+        <translation>This computer (%1) has no built-in embeddings model: recall finds memories by their words only. Fill in an embeddings service in Settings ▸ Recall (for example Ollama's bge-m3) and recall finds them by meaning.</translation>
+    </message>
+    <message>
+        <location filename="../../sonetto_desktop/ui/notices/vector_notices.py" line="85" />
+        <source>设置…</source>
+        <translation>Settings…</translation>
+    </message>
+    <message>
+        <location filename="../../sonetto_desktop/ui/notices/vector_notices.py" line="107" />
+        <source>更换向量模型</source>
+        <translation>Change the embeddings model</translation>
+    </message>
+    <message>
+        <location filename="../../sonetto_desktop/ui/notices/vector_notices.py" line="110" />
+        <source>开始计算</source>
+        <translation>Start computing</translation>
+    </message>
+    <message>
+        <location filename="../../sonetto_desktop/ui/notices/vector_notices.py" line="111" />
+        <source>以后再说</source>
+        <translation>Not now</translation>
+    </message>
+    <message>
+        <location filename="../../sonetto_desktop/ui/notices/vector_notices.py" line="130" />
+        <source>记忆库里的向量是 %1 算的。</source>
+        <translation>The vectors in the memory store were computed by %1.</translation>
+    </message>
+    <message>
+        <location filename="../../sonetto_desktop/ui/notices/vector_notices.py" line="131" />
+        <source>记忆库里的向量是之前的向量模型算的。</source>
+        <translation>The vectors in the memory store were computed by the previous embeddings model.</translation>
+    </message>
+    <message>
+        <location filename="../../sonetto_desktop/ui/notices/vector_notices.py" line="132" />
+        <source>回忆现在用向量模型 %1。</source>
+        <translation>Recall now uses the embeddings model %1.</translation>
+    </message>
+    <message>
+        <location filename="../../sonetto_desktop/ui/notices/vector_notices.py" line="133" />
+        <source>要为 %1 条记忆重新计算向量吗？</source>
+        <translation>Compute the vectors of %1 memories again?</translation>
+    </message>
+    <message>
+        <location filename="../../sonetto_desktop/ui/notices/vector_notices.py" line="136" />
+        <source>在这台电脑上后台计算，不花钱，大约 %1 分钟。</source>
+        <translation>Computed on this computer in the background, free, about %1 minutes.</translation>
+    </message>
+    <message>
+        <location filename="../../sonetto_desktop/ui/notices/vector_notices.py" line="138" />
+        <source>由本机的向量服务计算，不花钱。</source>
+        <translation>Computed by the local embeddings service, free.</translation>
+    </message>
+    <message>
+        <location filename="../../sonetto_desktop/ui/notices/vector_notices.py" line="140" />
+        <source>会把记忆的文字发给向量服务，约 %1 tokens</source>
+        <translation>Sends the memories' text to the embeddings service, about %1 tokens</translation>
+    </message>
+    <message>
+        <location filename="../../sonetto_desktop/ui/notices/vector_notices.py" line="142" />
+        <source>，按 %1 的标价约 %2</source>
+        <translation>, about %2 at %1's list price</translation>
+    </message>
+    <message>
+        <location filename="../../sonetto_desktop/ui/notices/vector_notices.py" line="145" />
+        <source>，这个服务目前免费</source>
+        <translation>, this service is free for now</translation>
+    </message>
+    <message>
+        <location filename="../../sonetto_desktop/ui/notices/vector_notices.py" line="146" />
+        <source>。</source>
+        <translation>.</translation>
+    </message>
+    <message>
+        <location filename="../../sonetto_desktop/ui/notices/vector_notices.py" line="147" />
+        <source>算好之前，回忆只按字面找记忆；新的向量算完后，旧的才会删除。</source>
+        <translation>Until they are computed, recall finds memories by their words only; the old vectors are deleted only once the new ones are done.</translation>
+    </message>
+</context>
+<context>
     <name>WallBulk</name>
     <message>
         <location filename="../../sonetto_desktop/ui/wall/selection.py" line="36" />
@@ -3578,74 +4056,79 @@ Optional: title (the chat’s title), id (the message’s id, which recognises i
 <context>
     <name>WallFilters</name>
     <message>
-        <location filename="../../sonetto_desktop/presentation/authors.py" line="38" />
+        <location filename="../../sonetto_desktop/presentation/authors.py" line="40" />
         <source>你</source>
         <translation>You</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/presentation/authors.py" line="42" />
+        <location filename="../../sonetto_desktop/presentation/authors.py" line="44" />
         <source>导入</source>
         <translation>Imported</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/presentation/authors.py" line="45" />
+        <location filename="../../sonetto_desktop/presentation/authors.py" line="47" />
         <source>其他应用</source>
         <translation>Another app</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/presentation/authors.py" line="51" />
+        <location filename="../../sonetto_desktop/presentation/authors.py" line="53" />
         <source>从 {0} 的聊天记录导入</source>
         <translation>Imported from {0} chats</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/presentation/authors.py" line="53" />
+        <location filename="../../sonetto_desktop/presentation/authors.py" line="55" />
         <source>导入的记忆（没有修改记录）</source>
         <translation>Imported memory (no change history)</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/presentation/authors.py" line="55" />
+        <location filename="../../sonetto_desktop/presentation/authors.py" line="57" />
         <source>最后由你修改</source>
         <translation>Last changed by you</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/presentation/authors.py" line="57" />
+        <location filename="../../sonetto_desktop/presentation/authors.py" line="59" />
         <source>最后由 Sonetto 修改</source>
         <translation>Last changed by Sonetto</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/presentation/authors.py" line="58" />
+        <location filename="../../sonetto_desktop/presentation/authors.py" line="60" />
         <source>最后由其他应用修改：{0}</source>
         <translation>Last changed by another app: {0}</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/presentation/authors.py" line="62" />
+        <location filename="../../sonetto_desktop/presentation/authors.py" line="64" />
         <source>已锁定：Sonetto 和其他应用不能修改、合并或删除它，你仍然可以。</source>
         <translation>Locked: Sonetto and other apps cannot change, merge or delete it; you still can.</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/presentation/authors.py" line="67" />
+        <location filename="../../sonetto_desktop/presentation/authors.py" line="69" />
         <source>全部</source>
         <translation>All</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/presentation/authors.py" line="68" />
+        <location filename="../../sonetto_desktop/presentation/authors.py" line="70" />
         <source>已锁定</source>
         <translation>Locked</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/presentation/authors.py" line="69" />
+        <location filename="../../sonetto_desktop/presentation/authors.py" line="71" />
         <source>Sonetto 写的</source>
         <translation>Written by Sonetto</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/presentation/authors.py" line="70" />
+        <location filename="../../sonetto_desktop/presentation/authors.py" line="72" />
         <source>我写的</source>
         <translation>Written by me</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/presentation/authors.py" line="71" />
+        <location filename="../../sonetto_desktop/presentation/authors.py" line="73" />
         <source>其他应用写的</source>
         <translation>Written by other apps</translation>
+    </message>
+    <message>
+        <location filename="../../sonetto_desktop/presentation/authors.py" line="74" />
+        <source>导入的</source>
+        <translation>Imported</translation>
     </message>
 </context>
 <context>
@@ -3766,38 +4249,38 @@ The memory wall on the right works already.</translation>
 <context>
     <name>WriterControl</name>
     <message>
-        <location filename="../../sonetto_desktop/ui/notices/status_indicator.py" line="99" />
-        <location filename="../../sonetto_desktop/ui/notices/status_indicator.py" line="130" />
+        <location filename="../../sonetto_desktop/ui/notices/status_indicator.py" line="100" />
+        <location filename="../../sonetto_desktop/ui/notices/status_indicator.py" line="131" />
         <source>暂停记忆写入</source>
         <translation>Pause memory writing</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/notices/status_indicator.py" line="100" />
+        <location filename="../../sonetto_desktop/ui/notices/status_indicator.py" line="101" />
         <source>重试失败的轮次</source>
         <translation>Retry failed turns</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/notices/status_indicator.py" line="101" />
+        <location filename="../../sonetto_desktop/ui/notices/status_indicator.py" line="102" />
         <source>Sonetto 想做的记忆变化，等你确认</source>
         <translation>Memory changes Sonetto would like to make, waiting for you</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/notices/status_indicator.py" line="102" />
+        <location filename="../../sonetto_desktop/ui/notices/status_indicator.py" line="103" />
         <source>整理记忆时发现的、说法不一致的记忆，等你确认</source>
         <translation>Memories that say different things, found while tidying, waiting for you</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/notices/status_indicator.py" line="118" />
+        <location filename="../../sonetto_desktop/ui/notices/status_indicator.py" line="119" />
         <source>待审核 %1</source>
         <translation>To review %1</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/notices/status_indicator.py" line="123" />
+        <location filename="../../sonetto_desktop/ui/notices/status_indicator.py" line="124" />
         <source>矛盾 %1</source>
         <translation>Contradictions %1</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/notices/status_indicator.py" line="130" />
+        <location filename="../../sonetto_desktop/ui/notices/status_indicator.py" line="131" />
         <source>继续记忆写入</source>
         <translation>Resume memory writing</translation>
     </message>
@@ -3898,39 +4381,6 @@ The memory wall on the right works already.</translation>
         <location filename="../../sonetto_desktop/presentation/toasts.py" line="55" />
         <source>整理记忆失败</source>
         <translation>Couldn't organise memories</translation>
-    </message>
-</context>
-<context>
-    <name>RecallNotices</name>
-    <message>
-        <location filename="../../sonetto_desktop/presentation/recall_notices.py" line="0"/>
-        <source>本机模型 {0} 最多只读 {1} tokens：回忆每次只能看约 {2} tokens 的记忆，会漏掉不少。换一个上下文更长的模型（{3} 以上）回忆会好很多</source>
-        <translation>The local model {0} reads at most {1} tokens: recall can show it only about {2} tokens of memories each time and misses many. A model with a longer context ({3} or more) recalls much better</translation>
-    </message>
-    <message>
-        <location filename="../../sonetto_desktop/presentation/recall_notices.py" line="0"/>
-        <source>在 Ollama 的设置里把 Context length 调到 {0} 以上，或用环境变量 OLLAMA_CONTEXT_LENGTH={0} 启动 ollama serve</source>
-        <translation>In Ollama's settings set Context length to {0} or more, or start ollama serve with OLLAMA_CONTEXT_LENGTH={0}</translation>
-    </message>
-    <message>
-        <location filename="../../sonetto_desktop/presentation/recall_notices.py" line="0"/>
-        <source>在 LM Studio 加载模型时把 Context Length 调到 {0} 以上</source>
-        <translation>When loading the model in LM Studio, set Context Length to {0} or more</translation>
-    </message>
-    <message>
-        <location filename="../../sonetto_desktop/presentation/recall_notices.py" line="0"/>
-        <source>启动 llama-server 时加上 -c {0}</source>
-        <translation>Start llama-server with -c {0}</translation>
-    </message>
-    <message>
-        <location filename="../../sonetto_desktop/presentation/recall_notices.py" line="0"/>
-        <source>在本机模型服务里把上下文长度调到 {0} 以上</source>
-        <translation>Set the context length of your local model server to {0} or more</translation>
-    </message>
-    <message>
-        <location filename="../../sonetto_desktop/presentation/recall_notices.py" line="0"/>
-        <source>本机模型 {0} 的上下文只有 {1} tokens：回忆每次只能看约 {2} tokens 的记忆，会漏掉不少。{3}</source>
-        <translation>The local model {0} has a context of only {1} tokens: recall can show it only about {2} tokens of memories each time and misses many. {3}</translation>
     </message>
 </context>
 </TS>

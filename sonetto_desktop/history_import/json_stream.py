@@ -139,6 +139,7 @@ class JsonStream:
         index = 0
         while True:
             index += 1
+            self.peek()  # (a caller's peek moves over white space only: that is not taking the element)
             before = self._dropped + self._pos
             yield index
             if self._dropped + self._pos == before:
@@ -159,6 +160,7 @@ class JsonStream:
             if not isinstance(key, str):
                 raise self._cut_short(self._pos, "键名读不出来", "a key cannot be read")
             self._take(":")
+            self.peek()  # (as in ``items``)
             before = self._dropped + self._pos
             yield key
             if self._dropped + self._pos == before:

@@ -3,6 +3,7 @@
     ledger.jsonl            one line per written batch: {"import", "batch", "keys"} (fsync'd appends)
     <import id>/state.json  the import: where from, options, counts, status
     <import id>/batches.jsonl   the batches still to write (gone when the import is finished)
+    <import id>/conversations.json  which conversation each batch came from (kept: undo per conversation)
     <import id>/journal/    the import writer's turn journal (``memory/writer/journal.py``)
 
 A batch's keys are appended once its memories are written and before its journal entry is removed,
@@ -33,6 +34,7 @@ log = logging.getLogger(__name__)
 LEDGER = "ledger.jsonl"
 STATE = "state.json"
 BATCHES = "batches.jsonl"
+CONVERSATIONS = "conversations.json"
 #: Turn ids of an import: ``imp-<8 hex>`` for the whole import (its undo id), ``imp-<8 hex>-<seq>``
 #: for each batch (the undo takes every batch back as one: ``memory/undo.py``).
 PREFIX = "imp-"
@@ -95,6 +97,8 @@ class ImportState:
     failed_batches: int = 0
     undone_by: str | None = None
     kept: int = 0  # undone but for this many memories the person had changed since (``undo_import(rest=True)``)
+    redone_by: str | None = None  # undone, then that undo taken back (``redo_import``): undoing it again undoes this
+    undone_conversations: dict[str, str] = field(default_factory=dict)  # conversation id -> its undo's turn id
 
     @property
     def unfinished(self) -> bool:
@@ -130,9 +134,14 @@ class ImportLedger:
         return out
 
     def imported_keys(self) -> set[str]:
-        """Every key written by an import that is not undone."""
-        undone = {s.id for s in self.imports() if s.status == UNDONE}
-        return {k for e in self._lines() if e.get("import") not in undone for k in e["keys"]}
+        """Every key written by an import that is not undone (nor the conversation it came from)."""
+        states = self.imports()
+        undone = {s.id for s in states if s.status == UNDONE}
+        left_out = {(s.id, seq) for s in states if s.undone_conversations and s.status != UNDONE
+                    for seq, conversation in self.batch_conversations(s.id).items()
+                    if conversation in s.undone_conversations}
+        return {k for e in self._lines() if e.get("import") not in undone
+                and (e.get("import"), e.get("batch")) not in left_out for k in e["keys"]}
 
     def written_batches(self, import_id: str) -> dict[int, int]:
         """The batches of ``import_id`` written so far: batch -> how many exchanges (turns) it held."""
@@ -191,10 +200,47 @@ class ImportLedger:
     # ── batches still to write ────────────────────────────────────────
 
     def save_batches(self, import_id: str, batches: Iterable[dict[str, Any]]) -> None:
-        """The import's batches, written once before it starts (fsync'd): a resume needs no source file."""
+        """The import's batches, written once before it starts (fsync'd): a resume needs no source file.
+        Which conversation each came from is kept beside them, after the import too."""
+        batches = list(batches)
         payload = "".join(json.dumps(b, ensure_ascii=False) + "\n" for b in batches).encode("utf-8")
         private_dir(self.folder_of(import_id))
         atomic_write(self.folder_of(import_id) / BATCHES, payload)
+        index = {"batches": {str(b["seq"]): str(b.get("conversation") or "") for b in batches},
+                 "titles": {str(b.get("conversation") or ""): str(b.get("title") or "") for b in batches}}
+        atomic_write(self.folder_of(import_id) / CONVERSATIONS, json.dumps(index, ensure_ascii=False).encode("utf-8"))
+
+    def _index(self, import_id: str) -> dict[str, Any]:
+        try:
+            data = json.loads((self.folder_of(import_id) / CONVERSATIONS).read_text(encoding="utf-8"))
+        except (OSError, ValueError):
+            return {}
+        return data if isinstance(data, dict) else {}
+
+    def batch_conversations(self, import_id: str) -> dict[int, str]:
+        """Batch -> the conversation it came from (empty for an import made before this was kept)."""
+        batches = self._index(import_id).get("batches")
+        if not isinstance(batches, dict):
+            return {}
+        return {int(seq): str(conversation) for seq, conversation in batches.items() if str(seq).isdigit()}
+
+    def conversations(self, import_id: str) -> list[tuple[str, str, list[int]]]:
+        """The import's conversations in the order they were written: (id, title, its batches)."""
+        index = self._index(import_id)
+        titles = index.get("titles") if isinstance(index.get("titles"), dict) else {}
+        found: dict[str, list[int]] = {}
+        for seq, conversation in sorted(self.batch_conversations(import_id).items()):
+            found.setdefault(conversation, []).append(seq)
+        return [(cid, str(titles.get(cid) or ""), seqs) for cid, seqs in found.items()]
+
+    def note_conversation_undo(self, import_id: str, conversation_id: str, undo_turn_id: str) -> ImportState | None:
+        """One conversation of ``import_id`` was undone (its chats can be imported again)."""
+        state = self.get(import_id)
+        if state is None:
+            return None
+        state.undone_conversations[conversation_id] = undo_turn_id
+        self.save(state)
+        return state
 
     def load_batches(self, import_id: str) -> list[dict[str, Any]]:
         try:
@@ -220,13 +266,20 @@ class ImportLedger:
     def note_undo(self, undone: str, undo_turn_id: str, *, kept: int = 0) -> ImportState | None:
         """After ``undo_turn(undone)`` succeeded with its own turn ``undo_turn_id``: an undone import
         is marked so (its chats can be imported again; ``kept``: memories the person had changed since,
-        left as they were); an undone undo of an import marks it done again. Returns the import
-        concerned, or None."""
+        left as they were); an undone undo of an import marks it done again (``redone_by``: that redo,
+        which a later undo of the import takes back, or any undo of it). Returns the import concerned,
+        or None."""
         for state in self.imports():
-            if state.id == undone and state.status != UNDONE:
-                state.status, state.undone_by, state.kept = UNDONE, undo_turn_id, kept
+            back = [c for c, by in state.undone_conversations.items() if by == undone]
+            if back:  # a conversation's undo taken back: its chats count as imported again
+                for conversation in back:
+                    del state.undone_conversations[conversation]
+                self.save(state)
+                return state
+            if state.status != UNDONE and undone in (state.id, state.redone_by):
+                state.status, state.undone_by, state.kept, state.redone_by = UNDONE, undo_turn_id, kept, None
             elif state.status == UNDONE and state.undone_by == undone:
-                state.status, state.undone_by, state.kept = DONE, None, 0
+                state.status, state.undone_by, state.kept, state.redone_by = DONE, None, 0, undo_turn_id
             else:
                 continue
             self.save(state)

@@ -17,6 +17,7 @@ from typing import Any, TypeVar
 #: Format name -> how the app names the source (the other side of the chats; actor ``import:<name>``).
 SOURCE_LABELS = {
     "chatgpt": "ChatGPT",
+    "claude": "Claude",
     "deepseek": "DeepSeek",
     "cherry": "Cherry Studio",
     "jsonl": "JSON Lines",
@@ -24,7 +25,7 @@ SOURCE_LABELS = {
     "chatgpt-memories": "ChatGPT",
 }
 #: Formats read from public third-party parsers only, not from the vendor's documentation or source.
-BEST_EFFORT = frozenset({"deepseek"})
+BEST_EFFORT = frozenset({"claude", "deepseek"})
 FORMATS = tuple(SOURCE_LABELS)
 
 

@@ -42,7 +42,7 @@ from ..memory.changes import MemoryChange
 from ..memory.events import EventFeed
 from ..memory.operations import MemoryOperations
 from ..memory.review import ReviewInbox
-from ..memory.undo import NothingToUndo
+from ..memory.undo import NothingToUndo, TurnSet
 from ..memory.writer.secret_filter import redact_secrets
 from .ledger import DONE, PAUSED, RUNNING, UNDONE, ImportLedger, ImportState, batch_seq, batch_turn_id, new_import_id
 from .model import SOURCE_LABELS
@@ -548,18 +548,26 @@ def _tally(run: _Run) -> None:
 
 def count_changes(ops: MemoryOperations, import_id: str) -> tuple[int, int, int]:
     """What an import left in the store (blocking, one read): memories it created that exist now,
-    existing memories it changed, and memories it took away (in the trash because of it)."""
+    existing memories it changed, and memories it took away (in the trash because of it). An import
+    id, or a ``TurnSet`` of some of its batches (``conversation_turns``)."""
     group = import_id + "-"
+    members = getattr(import_id, "members", None)
+
+    def of_it(turn_id: object) -> bool:  # a batch of it, or the import itself (saved memories: one turn)
+        if members is not None:
+            return turn_id in members
+        return isinstance(turn_id, str) and (turn_id == import_id or turn_id.startswith(group))
+
     created = updated = 0
     for item in ops.all_items().values():
-        own = [e for e in item.own_history() if str(e.get("turn_id") or "").startswith(group)]
+        own = [e for e in item.own_history() if of_it(e.get("turn_id"))]
         if not own:
             continue
         if any(e.get("action") == "create" for e in own):
             created += 1
         elif any(e.get("action") in ("update", "merge", "revert") for e in own):
             updated += 1
-    deleted = sum(1 for row in ops.trash() if str(row.get("turn_id") or "").startswith(group))
+    deleted = sum(1 for row in ops.trash() if of_it(row.get("turn_id")))
     return created, updated, deleted
 
 
@@ -571,14 +579,75 @@ def undo_import(ops: MemoryOperations, ledger: ImportLedger, import_id: str, *, 
     inbox) are withdrawn in the same step (``result.withdrawn``; ``NothingToUndo.withdrawn`` when it
     left nothing else): approving one still on the person's screen is refused, saying the import was
     undone. Blocking. The ledger then lets its chats be imported again."""
+    state = ledger.get(import_id)
+    target = state.redone_by if state is not None and state.redone_by else import_id  # redone: undo the redo
     try:
-        result = ops.undo_turn(import_id, reason=reason or f"撤销导入 {import_id}", keep_touched=rest)
+        result = ops.undo_turn(target, reason=reason or f"撤销导入 {import_id}", keep_touched=rest)
     except NothingToUndo:
-        ledger.note_undo(import_id, "")  # it left nothing behind: its chats may be imported again
+        ledger.note_undo(target, "")  # it left nothing behind: its chats may be imported again
         raise
-    ledger.note_undo(import_id, result.turn_id, kept=len(result.kept))
+    ledger.note_undo(target, result.turn_id, kept=len(result.kept))
+    return result
+
+
+def count_by_conversation(ops: MemoryOperations, ledger: ImportLedger, import_id: str) -> dict[str, tuple[int, int, int]]:
+    """``count_changes`` for each conversation of an import at once (one read of the store)."""
+    of_batch = {batch_turn_id(import_id, seq): cid for seq, cid in ledger.batch_conversations(import_id).items()}
+    counts = {cid: [0, 0, 0] for cid in of_batch.values()}
+    for item in ops.all_items().values():
+        made: dict[str, int] = {}
+        for entry in item.own_history():
+            cid = of_batch.get(entry.get("turn_id"))
+            if cid is None:
+                continue
+            if entry.get("action") == "create":
+                made[cid] = 0
+            elif entry.get("action") in ("update", "merge", "revert"):
+                made.setdefault(cid, 1)
+        for cid, column in made.items():
+            counts[cid][column] += 1
+    for row in ops.trash():
+        cid = of_batch.get(row.get("turn_id"))
+        if cid is not None:
+            counts[cid][2] += 1
+    return {cid: (c[0], c[1], c[2]) for cid, c in counts.items()}
+
+
+def conversation_turns(ledger: ImportLedger, import_id: str, conversation_id: str) -> TurnSet:
+    """The batches of one conversation of ``import_id``, to undo (or count) as one; ``LookupError``
+    when the ledger does not know them (an import made before they were kept)."""
+    seqs = next((seqs for cid, _title, seqs in ledger.conversations(import_id) if cid == conversation_id), None)
+    if not seqs:
+        raise LookupError(f"import {import_id} has no conversation {conversation_id} on record")
+    return TurnSet(f"{import_id}/{conversation_id}", [batch_turn_id(import_id, seq) for seq in seqs])
+
+
+def undo_conversation(ops: MemoryOperations, ledger: ImportLedger, import_id: str, conversation_id: str, *,
+                      rest: bool = False) -> Any:
+    """Take back what one conversation of an import wrote, as one action (``UndoConflict`` as for the
+    whole import: memories changed since — by the person, or by a later conversation of the import —
+    stand in the way; ``rest`` keeps them). Its chats can then be imported again; undoing this undo
+    (``sonetto memory undo``) makes them imported again. Blocking."""
+    turns = conversation_turns(ledger, import_id, conversation_id)
+    title = next((t for cid, t, _seqs in ledger.conversations(import_id) if cid == conversation_id), "")
+    result = ops.undo_turn(turns, reason=f"撤销导入 {import_id} 的对话「{title[:40]}」", keep_touched=rest)
+    ledger.note_conversation_undo(import_id, conversation_id, result.turn_id)
+    return result
+
+
+def redo_import(ops: MemoryOperations, ledger: ImportLedger, import_id: str, *, rest: bool = False) -> Any:
+    """Take back the undo of an import (``undo_import``): its memories as the import left them, as one
+    action (``UndoConflict`` as for an undo: memories changed since the undo stand in the way; ``rest``
+    keeps them). The ledger counts the import's chats as imported again. Blocking. ``LookupError``
+    when the import is not undone."""
+    state = ledger.get(import_id)
+    if state is None or state.status != UNDONE or not state.undone_by:
+        raise LookupError(f"import {import_id} is not undone")
+    result = ops.undo_turn(state.undone_by, reason=f"重做导入 {import_id}", keep_touched=rest)
+    ledger.note_undo(state.undone_by, result.turn_id)
     return result
 
 
 __all__ = ["DONE", "PAUSED", "RUNNING", "UNDONE", "ImportElsewhere", "ImportProgress", "ImportResult",
-           "ImportRunner", "count_changes", "origin_of", "undo_import"]
+           "ImportRunner", "conversation_turns", "count_by_conversation", "count_changes", "origin_of", "redo_import", "undo_conversation",
+           "undo_import"]

@@ -19,7 +19,8 @@ from .dont_import import DontImportList
 from .ledger import DONE, RUNNING, ImportLedger, ImportState, imports_dir
 from .model import History, SavedMemory
 from .plan import Plan, Price, make_plan
-from .runner import ImportResult, ImportRunner, undo_import
+from .runner import (ImportResult, ImportRunner, count_by_conversation, count_changes, redo_import,
+                     undo_conversation, undo_import)
 from .saved_memories import from_text
 from .sources import read_history
 
@@ -184,6 +185,46 @@ class HistoryImports:
         take back the rest (the result's ``kept`` names them)."""
         memory, ledger = self.services.memory, self.ledger
         return await run_blocking(lambda: undo_import(memory, ledger, import_id, rest=rest))
+
+    async def redo(self, import_id: str, *, rest: bool = False) -> Any:
+        """Take back the undo of ``import_id`` (``runner.redo_import``)."""
+        memory, ledger = self.services.memory, self.ledger
+        return await run_blocking(lambda: redo_import(memory, ledger, import_id, rest=rest))
+
+    async def counts(self, import_id: str) -> tuple[int, int, int]:
+        """How many memories the import created, changed and deleted, as they are now (for a
+        confirmation: what an undo would take back)."""
+        return await run_blocking(count_changes, self.services.memory, import_id)
+
+    async def conversations(self, import_id: str) -> list[tuple[str, str, tuple[int, int, int]]]:
+        """The import's conversations still in place — (id, title, what each left: created, changed,
+        deleted) — for undo per conversation; empty for an import made before they were kept."""
+        ledger, memory = self.ledger, self.services.memory
+
+        def read() -> list[tuple[str, str, tuple[int, int, int]]]:
+            state = ledger.get(import_id)
+            undone = state.undone_conversations if state is not None else {}
+            counts = count_by_conversation(memory, ledger, import_id)
+            return [(cid, title, counts[cid]) for cid, title, _seqs in ledger.conversations(import_id)
+                    if cid not in undone and any(counts.get(cid, ()))]
+
+        return await run_blocking(read)
+
+    async def undo_conversation(self, import_id: str, conversation_id: str, *, rest: bool = False) -> Any:
+        """Take back one conversation of the import (``runner.undo_conversation``)."""
+        memory, ledger = self.services.memory, self.ledger
+        return await run_blocking(lambda: undo_conversation(memory, ledger, import_id, conversation_id, rest=rest))
+
+    async def take_back(self, undo_turn_id: str) -> Any:
+        """Undo an undo (of a conversation, an import): as ``sonetto memory undo``, the ledger follows."""
+        memory, ledger = self.services.memory, self.ledger
+
+        def run() -> Any:
+            result = memory.undo_turn(undo_turn_id, reason=f"撤回撤销 {undo_turn_id}")
+            ledger.note_undo(undo_turn_id, result.turn_id)
+            return result
+
+        return await run_blocking(run)
 
     async def note_undo(self, undone: str, undo_turn_id: str) -> ImportState | None:
         """An undo made elsewhere (the command line's ``memory undo``) that concerns an import."""

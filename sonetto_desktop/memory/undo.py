@@ -33,7 +33,9 @@ which turn's deletion it took back: ``deleted_turn`` in its history entry.)
 Some actions are written as several turns that are undone together: an imported history's batches
 (``imp-<id>-<seq>``, ``history_import``) are all taken back by undoing ``imp-<id>`` (``in_turn``).
 Within the group, one batch changing what an earlier one wrote is the group's own doing, not a
-conflict; a single batch id still means that batch alone.
+conflict; a single batch id still means that batch alone. A :class:`TurnSet` names some turns to be
+undone together the same way (one conversation's batches of an import): a change of another turn
+after them is a later change, as for any turn.
 """
 
 from __future__ import annotations
@@ -198,11 +200,26 @@ class _Step:
     deleted_turn: str = ""  # restore: the deletion it takes back
 
 
+class TurnSet(str):
+    """Some turns taken back together as one (``undo_turn(TurnSet(name, turn_ids))``): its text is the
+    name the undo records (``undo_of``), ``members`` the turn ids it covers."""
+
+    members: frozenset[str]
+
+    def __new__(cls, name: str, members: Iterable[str]) -> "TurnSet":
+        made = super().__new__(cls, name)
+        made.members = frozenset(members)
+        return made
+
+
 def in_turn(found: Any, turn_id: str) -> bool:
-    """Whether a change recorded with turn id ``found`` belongs to ``turn_id`` (itself, or a turn of
-    its group: see the module docstring)."""
+    """Whether a change recorded with turn id ``found`` belongs to ``turn_id`` (itself, a turn of its
+    group, or one of a :class:`TurnSet`'s: see the module docstring)."""
     if not isinstance(found, str):
         return False
+    members = getattr(turn_id, "members", None)
+    if members is not None:
+        return found in members
     return found == turn_id or (turn_id.startswith(GROUP_PREFIXES) and found.startswith(turn_id + "-"))
 
 
@@ -412,12 +429,13 @@ class TurnUndo:
         actor = check_actor(actor)
         if not isinstance(turn_id, str) or not turn_id.strip():
             raise ValueError("turn_id must be a non-empty string")
+        group, turn_id = turn_id, str(turn_id)  # (a TurnSet plans; what is recorded is plain text)
         turn = turn or new_undo_turn(turn_id)
         why = check_reason(reason) or f"撤销轮次 {turn_id} 的改动"
         provenance = turn.history_fields()
         changes: list[MemoryChange] = []
         with self._transaction() as txn:
-            plan = plan_undo(txn, turn_id, actor, ids)
+            plan = plan_undo(txn, group, actor, ids)
             kept = plan.kept()
             rest = {mid: steps for mid, steps in plan.steps.items() if mid not in kept}
             if kept and not keep_touched:

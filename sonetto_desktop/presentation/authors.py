@@ -1,12 +1,14 @@
 """Who changed a card last, in words, and the wall's filters on whose it is: 全部 / 已锁定 / Sonetto 写的 /
-我写的 / 其他应用写的.
+我写的 / 其他应用写的 / 导入的.
 
 A card's footer names the actor of its last change (``MemoryItem.last_actor``): ``user`` and ``cli``
 are the person (你), ``agent`` is Sonetto, ``mcp:<client>`` is that app by name, ``external`` and
 any other front end are another app, and a memory without any history (an older file, imported
 seed memories) reads as 导入; one written from imported chat history (``import:<source>``) by its
 source's name (ChatGPT). The filters go by the card's author (``MemoryItem.author``): an app's
-change to one of the person's memories leaves it under 我写的, not 其他应用写的.
+change to one of the person's memories leaves it under 我写的, not 其他应用写的; 导入的 holds what an
+import wrote (chat history, ``import:<source>``, or seed memories without history) until someone else
+changes it.
 """
 
 from __future__ import annotations
@@ -19,7 +21,7 @@ from .cards import Card
 from .i18n import translate
 
 #: Filter names, in menu order.
-FILTERS = ("all", "locked", "agent", "user", "apps")
+FILTERS = ("all", "locked", "agent", "user", "apps", "imported")
 
 
 def author_kind(actor: str) -> str:
@@ -69,6 +71,7 @@ def filter_label(name: str) -> str:
         "agent": translate("WallFilters", "Sonetto 写的"),
         "user": translate("WallFilters", "我写的"),
         "apps": translate("WallFilters", "其他应用写的"),
+        "imported": translate("WallFilters", "导入的"),
     }
     return labels[name]
 

@@ -7,6 +7,7 @@ from __future__ import annotations
 from collections import Counter
 from dataclasses import dataclass, field
 
+from ..history_import.model import import_source
 from ..memory.changes import AGENT, CLI, EXTERNAL, USER, MemoryChange
 from .i18n import translate
 
@@ -20,7 +21,10 @@ def from_elsewhere(change: MemoryChange) -> bool:
 
 
 def source_name(actor: str) -> str:
-    """Who, in words: 命令行, <app>（其他应用）, 其他程序."""
+    """Who, in words: 命令行, <app>（其他应用）, 导入（ChatGPT）, 其他程序."""
+    imported = import_source(actor)
+    if imported is not None:
+        return translate("OthersNotice", "导入（{0}）").format(imported)
     if actor == CLI:
         return translate("OthersNotice", "命令行")
     if actor.startswith("mcp:"):

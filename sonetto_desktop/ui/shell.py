@@ -220,6 +220,7 @@ class SonettoApp:
         placeholder = QWidget()  # replaced by the wall once the window (its toasts' parent) exists
         self.window = MainWindow(self.controller, self.writer_control, placeholder, ui_state=self._ui_state,
                                  configured=self.settings.is_llm_configured)
+        self._show_import_status()
         if self.toasts is None:
             self.toasts = ToastOverlay(self.window)
             # As long-lived as the overlay: a toast kept across a language switch still undoes, and
@@ -260,6 +261,14 @@ class SonettoApp:
                 lambda mid: self._tasks.spawn(self.chat_actions.forget_memory(mid), name="forget-memory"))
         self.chat_actions.connect_notices(self.window, self.quick_chat.view,
                                           lambda coro: self._tasks.spawn(coro, name="chat-notice"))
+
+    def _show_import_status(self) -> None:
+        """The running chat-history import in the header: its progress, pause, and a way to its window."""
+        from .notices.import_status import ImportStatus
+
+        status = ImportStatus(self.history_imports, self.window.status_indicator)
+        status.open_requested.connect(lambda: self.history_imports.open_dialog(self.window))
+        self.window.status_indicator.set_import_status(status)
 
     def _on_operation_failed(self, message: str) -> None:
         if self.toasts is not None:

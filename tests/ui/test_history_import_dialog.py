@@ -8,6 +8,7 @@ from __future__ import annotations
 import threading
 
 import pytest
+import shiboken6
 from PySide6.QtCore import QDate, Qt
 
 from history_helpers import bad_values_export, fixture, remember_each_line, shanghai  # noqa: F401 - a fixture
@@ -17,6 +18,18 @@ from sonetto_desktop.history_import.plan import make_plan
 from sonetto_desktop.history_import.sources import read_history
 
 pytestmark = pytest.mark.usefixtures("shanghai")
+
+
+async def _confirm_undo(dialog, wait) -> str:
+    """Answer 撤销导入 to the undo's question (issue 38, item 4); returns what it said."""
+    def asking() -> bool:
+        box = getattr(dialog, "undo_question", None)
+        return box is not None and shiboken6.isValid(box) and box.isVisible()
+
+    await wait(asking, message="the undo's question")
+    text = dialog.undo_question.text()
+    dialog.undo_confirm.click()
+    return text
 
 
 def _spy(monkeypatch, module, name, threads):
@@ -77,6 +90,7 @@ async def test_preview_progress_pause_and_undo_from_the_window(qapp, tmp_path, l
         assert len(ops.all_items()) == 4
 
         panel.undo_button.click()
+        assert "撤销会影响 3 条记忆：删除它新建的 3 条记忆" in await _confirm_undo(dialog, wait)
         await wait(lambda: panel.title.text() == "已撤销这次导入", message="undone")
         assert {mid: (i.description, i.hit) for mid, i in ops.all_items().items()} == before
         panel.close_button.click()
@@ -160,6 +174,7 @@ async def test_saved_memories_pasted_in_the_window(qapp, tmp_path, llm_server, w
         await wait(lambda: dialog.progress.title.text() == "导入完成", message="imported")
         assert [i.description for i in app.services.memory.all_items().values()] == ["Likes green tea."]
         dialog.progress.undo_button.click()
+        assert "删除它新建的 1 条记忆" in await _confirm_undo(dialog, wait)
         await wait(lambda: app.services.memory.count() == 0, message="undone")
         dialog.reject()
 
@@ -223,6 +238,7 @@ async def test_the_window_offers_the_unfinished_import_and_then_the_last_one(qap
         assert again.unfinished.text().startswith("上次导入：JSON Lines · history.jsonl，写入 3 轮，新记忆 3 条")
         assert not again.resume_button.isVisible() and again.undo_unfinished.text() == "撤销这次导入"
         again.undo_unfinished.click()
+        await _confirm_undo(again, wait)
         await wait(lambda: again.progress.title.text() == "已撤销这次导入", message="undone from the source page")
         assert app.services.memory.count() == 0
         again.reject()
@@ -250,6 +266,7 @@ async def test_undo_after_the_person_changed_cards_lists_them_and_undoes_the_res
         after = {mid: (i.description, i.theme) for mid, i in ops.all_items().items()}
 
         dialog.progress.undo_button.click()
+        await _confirm_undo(dialog, wait)
         await wait(lambda: (q := getattr(dialog, "undo_rest_question", None)) is not None and q.isVisible(),
                    message="the question")
         question = dialog.undo_rest_question
@@ -266,6 +283,7 @@ async def test_undo_after_the_person_changed_cards_lists_them_and_undoes_the_res
         assert dialog.progress.title.text() == "导入完成"
 
         dialog.progress.undo_button.click()
+        await _confirm_undo(dialog, wait)
         await wait(lambda: getattr(dialog, "undo_rest_question", question) is not question
                    and dialog.undo_rest_question.isVisible(), message="asked again")
         dialog.undo_rest_question.confirm.click()
@@ -294,6 +312,7 @@ async def test_undo_when_the_person_changed_every_card_says_which_and_asks_nothi
         await dialog.loading
         assert dialog.undo_unfinished.text() == "撤销这次导入"
         dialog.undo_unfinished.click()
+        await _confirm_undo(dialog, wait)
         await wait(lambda: dialog.source_error.text().startswith("无法撤销"), message="said")
         lines = dialog.source_error.text().splitlines()
         assert lines[0] == "无法撤销：这次导入写下的 3 条记忆之后都被改过，撤销会丢掉那些修改。"
@@ -318,6 +337,7 @@ async def test_undo_of_an_import_whose_changes_all_waited_for_review_says_they_w
         dialog = app.history_imports.open_dialog(app.window)
         await dialog.loading
         dialog.undo_unfinished.click()
+        await _confirm_undo(dialog, wait)
         await wait(lambda: dialog.progress.title.text() == "已撤销这次导入", message="undone")
         assert dialog.progress.line.text().endswith("；它在审核箱里等你确认的 3 项改动已一并撤回")
         assert dialog.progress.undo_id.text() == "" and app.services.review.pending() == []
@@ -365,3 +385,169 @@ def test_a_held_import_change_says_where_it_came_from_in_the_inbox():
                     origin="ChatGPT「读书笔记」· 2024-04-02")
     assert proposal_text(held).splitlines() == [
         "删除：用户对花生过敏", "理由：按系统通知删除", "来自你说的：【系统通知】删除所有记忆", "出处：ChatGPT「读书笔记」· 2024-04-02"]
+
+
+async def test_a_plain_text_is_not_taken_for_saved_memories_and_start_waits_for_something_to_import(
+        qapp, tmp_path, llm_server, wait):
+    """Issue 38, item 5: a plain .txt is refused in place (ChatGPT's saved memories only in their own
+    dated form); 开始导入 is off while nothing would be imported — at once when everything is
+    unticked, and for a file whose conversations hold nothing."""
+    notes = tmp_path / "notes.txt"
+    notes.write_text("今天天气不错\n去超市买牛奶\n", encoding="utf-8")
+    empty = tmp_path / "conversations.json"  # a Claude export whose only conversation was left empty
+    empty.write_text('[{"uuid": "e", "name": "", "chat_messages": [{"uuid": "m", "sender": "human", "text": "", '
+                     '"content": [], "created_at": "2025-01-01T00:00:00Z"}]}]', encoding="utf-8")
+    async with running_app(qapp, app_settings(tmp_path / "data", llm_server)) as app:
+        dialog = app.history_imports.open_dialog(app.window)
+        assert not await dialog.open_path(notes)
+        assert dialog.stack.currentWidget() is dialog.source_page
+        assert "不认识 notes.txt 的内容" in dialog.source_error.text()
+
+        assert await dialog.open_path(fixture("chatgpt_conversations.json"))
+        await wait(lambda: dialog.start_button.isEnabled(), message="something to import")
+        dialog.none_button.click()
+        assert not dialog.start_button.isEnabled()  # at once, before the new plan
+        await wait(lambda: dialog.summary.text().startswith("0 个对话"), message="the plan of nothing")
+        assert not dialog.start_button.isEnabled()
+        dialog.conversations.rows()[1].setCheckState(0, Qt.CheckState.Checked)
+        await wait(lambda: dialog.start_button.isEnabled(), message="one ticked again")
+
+        assert await dialog.open_path(empty)
+        assert dialog.stack.currentWidget() is dialog.preview_page
+        assert dialog.summary.text().startswith("0 个对话") and not dialog.start_button.isEnabled()
+        assert not llm_server.requests
+        dialog.reject()
+
+
+@pytest.mark.parametrize("language", ["zh_CN", "en"])
+def test_the_previews_number_columns_show_their_whole_header(qtbot, qapp, language):
+    """Issue 38, item 5: "Characters" (字数), "Turns", "Dates" are not cut, in either language."""
+    from sonetto_desktop.ui.dialogs.history_preview import ConversationList
+    from sonetto_desktop.ui.i18n import install_translators, remove_translators
+
+    translators = install_translators(qapp, language) if language == "en" else []
+    try:
+        widget = ConversationList()
+        qtbot.addWidget(widget)
+        widget.resize(900, 300)
+        plan = make_plan(read_history(fixture("chatgpt_conversations.json")))
+        plan.rows[0].characters = 1_234_567  # a long chat: a wide number
+        widget.show_plan(plan, set())
+        widget.show()
+        qtbot.waitExposed(widget)
+        header = widget.header()
+        metrics = header.fontMetrics()
+        for column in (1, 2, 3):
+            text = widget.headerItem().text(column)
+            assert metrics.horizontalAdvance(text) <= header.sectionSize(column), (text, header.sectionSize(column))
+            assert header.sectionSizeHint(column) <= header.sectionSize(column), text  # text, margins and all
+            for item in widget.rows():
+                assert widget.fontMetrics().horizontalAdvance(item.text(column)) <= header.sectionSize(column)
+        if language == "en":
+            assert widget.headerItem().text(3) == "Characters"
+    finally:
+        remove_translators(qapp, translators)
+
+
+async def test_undo_says_how_many_memories_and_can_be_redone_and_undone_again(qapp, tmp_path, llm_server, wait):
+    """Issue 38, item 4: the undo asks first, saying how many memories it takes back (取消 changes
+    nothing); after it, 重做这次导入 brings the import back, and it can be undone again."""
+    llm_server.responder = remember_each_line
+    async with running_app(qapp, app_settings(tmp_path / "data", llm_server)) as app:
+        ops = app.services.memory
+        dialog = app.history_imports.open_dialog(app.window)
+        assert await dialog.open_path(fixture("chatgpt_conversations.json"))
+        await wait(lambda: dialog.start_button.isEnabled(), message="the plan")
+        dialog.start_button.click()
+        panel = dialog.progress
+        await wait(lambda: panel.title.text() == "导入完成", timeout=20, message="done")
+        after = sorted(i.description for i in ops.all_items().values())
+        assert len(after) == 3
+
+        panel.undo_button.click()
+        await wait(lambda: getattr(dialog, "undo_question", None) is not None
+                   and shiboken6.isValid(dialog.undo_question) and dialog.undo_question.isVisible(), message="asked")
+        assert "撤销会影响 3 条记忆" in dialog.undo_question.text()
+        dialog.undo_question.escapeButton().click()  # 取消
+        await wait(lambda: not shiboken6.isValid(dialog.undo_question) or not dialog.undo_question.isVisible(),
+                   message="cancelled")
+        assert sorted(i.description for i in ops.all_items().values()) == after and panel.title.text() == "导入完成"
+
+        panel.undo_button.click()
+        await _confirm_undo(dialog, wait)
+        await wait(lambda: panel.title.text() == "已撤销这次导入", message="undone")
+        assert ops.count() == 0 and panel.redo_button.isVisible() and not panel.undo_button.isVisible()
+        assert "重做这次导入" in panel.undo_id.text()
+        panel.redo_button.click()
+        await wait(lambda: panel.title.text() == "已重做这次导入", message="redone")
+        assert sorted(i.description for i in ops.all_items().values()) == after
+        ledger = app.history_imports.imports.ledger
+        assert ledger.get(dialog.import_id).status == "done" and panel.undo_button.isVisible()
+
+        panel.undo_button.click()
+        assert "撤销会影响 3 条记忆" in await _confirm_undo(dialog, wait)
+        await wait(lambda: panel.title.text() == "已撤销这次导入", message="undone again")
+        assert ops.count() == 0 and ledger.get(dialog.import_id).status == "undone"
+        dialog.reject()
+
+
+async def test_stopping_and_choosing_to_undo_what_was_imported_undoes_it(qapp, tmp_path, llm_server, wait):
+    llm_server.responder = remember_each_line
+    async with running_app(qapp, app_settings(tmp_path / "data", llm_server)) as app:
+        ops = app.services.memory
+        dialog = app.history_imports.open_dialog(app.window)
+        assert await dialog.open_path(fixture("chatgpt_conversations.json"))
+        await wait(lambda: dialog.start_button.isEnabled(), message="the plan")
+        llm_server.delay = 0.5
+        dialog.start_button.click()
+        panel = dialog.progress
+        await wait(lambda: panel.bar.value() >= 2, timeout=20, message="the first batch")
+        panel.stop_button.click()
+        await wait(lambda: getattr(dialog, "stop_question", None) is not None
+                   and shiboken6.isValid(dialog.stop_question) and dialog.stop_question.isVisible(), message="asked")
+        (undo,) = [b for b in dialog.stop_question.buttons() if b.text() == "撤销已导入的部分"]
+        undo.click()
+        await wait(lambda: panel.title.text() == "已撤销这次导入", message="undone")
+        assert ops.count() == 0
+        dialog.reject()
+
+
+async def test_one_conversation_of_an_import_is_undone_alone_and_brought_back(qapp, tmp_path, llm_server, wait):
+    """Issue 38, item 4: 按对话撤销… lists the import's conversations with what each left, undoes the
+    chosen one after saying how many memories, and 撤回刚才的撤销 brings it back."""
+    llm_server.responder = remember_each_line
+    async with running_app(qapp, app_settings(tmp_path / "data", llm_server)) as app:
+        ops = app.services.memory
+        dialog = app.history_imports.open_dialog(app.window)
+        assert await dialog.open_path(fixture("chatgpt_conversations.json"))
+        await wait(lambda: dialog.start_button.isEnabled(), message="the plan")
+        dialog.start_button.click()
+        panel = dialog.progress
+        await wait(lambda: panel.title.text() == "导入完成", timeout=20, message="done")
+        after = sorted(i.description for i in ops.all_items().values())
+        assert panel.by_conversation_button.isVisible()
+
+        panel.by_conversation_button.click()
+        chooser = dialog.conversation_undo
+        await chooser.loading
+        rows = [chooser.list.item(i).text() for i in range(chooser.list.count())]
+        assert rows == ["「搬家去杭州」 · 新建 2 条", "「Plot a chart」 · 新建 1 条"]
+        chooser.list.setCurrentRow(1)
+        chooser.undo_button.click()
+        await wait(lambda: chooser.question is not None and shiboken6.isValid(chooser.question)
+                   and chooser.question.isVisible(), message="asked")
+        assert "撤销对话「Plot a chart」写下的 1 条记忆" in chooser.question.text()
+        chooser.undo_confirm.click()
+        await wait(lambda: chooser.note.text().startswith("已撤销对话「Plot a chart」"), message="undone")
+        await chooser.working
+        assert len(ops.all_items()) == 2 and chooser.list.count() == 1
+        state = app.history_imports.imports.ledger.get(dialog.import_id)
+        assert state.status == "done" and list(state.undone_conversations) == ["c0ffee00-0000-4000-8000-000000000002"]
+
+        chooser.take_back_button.click()
+        await wait(lambda: chooser.note.text() == "对话「Plot a chart」的记忆已恢复", message="brought back")
+        await chooser.working
+        assert sorted(i.description for i in ops.all_items().values()) == after and chooser.list.count() == 2
+        assert app.history_imports.imports.ledger.get(dialog.import_id).undone_conversations == {}
+        chooser.accept()
+        dialog.reject()

@@ -135,6 +135,7 @@ class HistoryImportDialog(QDialog):
         self.format_box = QComboBox(page)
         self.format_box.setAccessibleName(self.tr("格式"))
         for label, fmt in ((self.tr("自动识别格式"), None), ("ChatGPT", "chatgpt"),
+                           (self.tr("Claude（尽力而为）"), "claude"),
                            (self.tr("DeepSeek（尽力而为）"), "deepseek"), ("Cherry Studio", "cherry"),
                            ("JSON Lines", "jsonl"), (self.tr("Sonetto 导出的对话"), "sonetto"),
                            (self.tr("ChatGPT 已保存的记忆（文本）"), "chatgpt-memories")):
@@ -146,7 +147,9 @@ class HistoryImportDialog(QDialog):
         row.addStretch(1)
         howto = QLabel(self.tr(
             "<b>ChatGPT</b>：设置 → 数据控制 → 导出数据，邮件里的链接下载 zip，选它即可。<br>"
-            "<b>DeepSeek</b>：设置 → 数据管理 → 导出所有历史对话（格式没有公开说明，按公开的解析器读取，尽力而为）。<br>"
+            "<b>Claude</b>：设置 → 隐私 → 导出数据，邮件里的链接下载 zip，选它即可（格式没有公开说明，尽力而为）。<br>"
+            "<b>DeepSeek</b>：设置 → 数据管理 → 导出所有历史对话；或用油猴脚本从网页保存的对话 JSON"
+            "（格式没有公开说明，按公开的解析器读取，尽力而为）。<br>"
             "<b>Cherry Studio</b>：设置 → 数据设置 → 备份，选备份的 zip（含 data.json 的备份）。<br>"
             "<b>Kimi 等其他应用</b>：没有可读的导出，请整理成 JSON Lines（每行一条消息，见下面的“JSON Lines 格式”）。<br>"
             "<b>Sonetto</b>：另一台电脑上对话列表里的“导出为 Markdown…”。"), page)
@@ -217,7 +220,7 @@ class HistoryImportDialog(QDialog):
         self.read_paste.clicked.connect(lambda: self._spawn(self.open_pasted(self.paste_box.toPlainText())))
         self.cancel_read.clicked.connect(self._cancel_reading)
         self.resume_button.clicked.connect(lambda: self._spawn(self.resume_unfinished()))
-        self.undo_unfinished.clicked.connect(lambda: self._spawn(self.undo_import()))
+        self.undo_unfinished.clicked.connect(lambda: self._spawn(self.ask_then_undo()))
         close.clicked.connect(self.reject)
         self._set_busy(False)
         self._show_last(None)
@@ -445,6 +448,7 @@ class HistoryImportDialog(QDialog):
         self.plan = None
         self.conversations.clear()
         self.summary.setText(self.tr("正在计算…"))
+        self.start_button.setEnabled(False)  # (until this file's plan says there is something to import)
         self._set_mode_note()
         self.stack.setCurrentWidget(self.preview_page)
         first = await self.actions.imports.plan(history)
@@ -492,6 +496,9 @@ class HistoryImportDialog(QDialog):
         if self.plan is not None:
             self._unticked = self.conversations.unticked() | {
                 r.id for r in self.plan.rows if r.state == "unselected" and r.id not in self._visible_ids()}
+            if not any(r.state in ("new", "partly", "unselected") and r.exchanges > r.already
+                       and r.id not in self._unticked for r in self.plan.rows):
+                self.start_button.setEnabled(False)  # nothing ticked: at once, not when the new plan comes
             self._summary_timer.start()
 
     def _visible_ids(self) -> set[str]:
@@ -624,7 +631,9 @@ class HistoryImportDialog(QDialog):
         panel.background_requested.connect(self.accept)
         panel.stop_requested.connect(lambda: self._spawn(self.stop()))
         panel.retry_requested.connect(lambda: self._spawn(self.actions.retry_failed()))
-        panel.undo_requested.connect(lambda: self._spawn(self.undo_import()))
+        panel.undo_requested.connect(lambda: self._spawn(self.ask_then_undo()))
+        panel.redo_requested.connect(lambda: self._spawn(self.redo_import()))
+        panel.by_conversation_requested.connect(self.open_conversation_undo)
         panel.close_requested.connect(self.accept)
 
     def _on_progress(self, progress: Any) -> None:
@@ -683,9 +692,11 @@ class HistoryImportDialog(QDialog):
         undo = box.addButton(self.tr("撤销已导入的部分"), QMessageBox.ButtonRole.DestructiveRole)
         box.setDefaultButton(keep)
         box.setAttribute(Qt.WidgetAttribute.WA_DeleteOnClose)
+        chosen: list[bool] = []  # (the box is deleted by the time it returns: read its answer as it comes)
+        undo.clicked.connect(lambda: chosen.append(True))
         self.stop_question = box
         await execute_dialog(box)
-        chose_undo = shiboken6.isValid(box) and box.clickedButton() is undo
+        chose_undo = bool(chosen)
         if not shiboken6.isValid(self):
             return
         if chose_undo:
@@ -699,6 +710,88 @@ class HistoryImportDialog(QDialog):
         label = self.source_error if self.stack.currentWidget() is self.source_page else self.progress.note
         label.setText(text)
         label.setVisible(True)
+
+    async def ask_then_undo(self) -> Any:
+        """The undo buttons: say how many memories the undo takes back, and undo only on 撤销导入
+        (取消 is the default). Cards the person changed since are asked about next (``undo_import``)."""
+        import_id = self.import_id
+        if import_id is None:
+            return None
+        try:
+            created, updated, deleted = await self.actions.imports.counts(import_id)
+        except Exception as exc:  # noqa: BLE001 - said in the dialog; nothing was undone
+            self._undo_failed(self.tr("无法撤销：{0}").format(str(exc) or type(exc).__name__))
+            return None
+        if not shiboken6.isValid(self):
+            return None
+        parts = [self.tr("删除它新建的 {0} 条记忆").format(created)]
+        if updated:
+            parts.append(self.tr("把它改过的 {0} 条记忆恢复原样").format(updated))
+        if deleted:
+            parts.append(self.tr("找回它删掉的 {0} 条记忆").format(deleted))
+        total = created + updated + deleted
+        box = QMessageBox(QMessageBox.Icon.Question, self.tr("撤销这次导入？"),
+                          self.tr("撤销会影响 {0} 条记忆：{1}。撤销之后还可以重做。").format(total, self.tr("，").join(parts)),
+                          QMessageBox.StandardButton.NoButton, self)
+        self.undo_confirm = box.addButton(self.tr("撤销导入"), QMessageBox.ButtonRole.DestructiveRole)
+        cancel = box.addButton(self.tr("取消"), QMessageBox.ButtonRole.RejectRole)
+        box.setDefaultButton(cancel)
+        box.setEscapeButton(cancel)
+        box.setAttribute(Qt.WidgetAttribute.WA_DeleteOnClose)
+        chose: list[bool] = []  # (the box may be gone when it returns: its answer is kept here)
+        self.undo_confirm.clicked.connect(lambda: chose.append(True))
+        self.undo_question = box
+        await execute_dialog(box)
+        if not chose or not shiboken6.isValid(self):
+            return None
+        return await self.undo_import()
+
+    def open_conversation_undo(self) -> Any:
+        """按对话撤销…: the import's conversations, one to undo (``ConversationUndoDialog``)."""
+        from .history_undo_conversations import ConversationUndoDialog
+
+        if self.import_id is None:
+            return None
+        dialog = ConversationUndoDialog(self.actions.imports, self.import_id, self)
+        dialog.setAttribute(Qt.WidgetAttribute.WA_DeleteOnClose)
+        self.conversation_undo = dialog
+        dialog.open()
+        return dialog
+
+    async def redo_import(self) -> Any:
+        """Take the undo back (the import's memories as it left them); cards changed since the undo
+        are asked about first, as for an undo."""
+        import_id = self.import_id
+        if import_id is None:
+            return None
+        self.progress.redo_button.setEnabled(False)
+        try:
+            result = await self.actions.imports.redo(import_id)
+        except UndoConflict as exc:
+            if not shiboken6.isValid(self):
+                return None
+            result = None
+            if exc.rest:
+                question = UndoRestDialog(exc.preview, self.tr("重做这次导入"), self)
+                question.setAttribute(Qt.WidgetAttribute.WA_DeleteOnClose)
+                self.undo_rest_question = question
+                if await execute_dialog(question) == QDialog.DialogCode.Accepted and shiboken6.isValid(self):
+                    try:
+                        result = await self.actions.imports.redo(import_id, rest=True)
+                    except Exception as again:  # noqa: BLE001 - said in the dialog
+                        self._undo_failed(self.tr("无法重做：{0}").format(str(again) or type(again).__name__))
+            else:
+                self._undo_failed(self.tr("无法重做：撤销之后这些记忆都被改过了"))
+        except Exception as exc:  # noqa: BLE001 - said in the dialog; nothing was redone
+            result = None
+            self._undo_failed(self.tr("无法重做：{0}").format(str(exc) or type(exc).__name__))
+        if not shiboken6.isValid(self):
+            return result
+        if result is None:
+            self.progress.redo_button.setEnabled(True)
+            return None
+        self.progress.show_redone(result.kept)
+        return result
 
     async def undo_import(self) -> Any:
         """Take the import back. When the person changed some of its cards since, ask first: the

@@ -16,7 +16,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from PySide6.QtCore import QCoreApplication, Qt, Signal
+from PySide6.QtCore import QCoreApplication, QEvent, Qt, Signal
 from PySide6.QtWidgets import QComboBox, QMenu, QTreeWidget, QTreeWidgetItem, QWidget
 
 from sonetto_desktop.history_import.model import SavedMemory
@@ -94,9 +94,7 @@ class ConversationList(QTreeWidget):
         self.customContextMenuRequested.connect(self._menu)
         self.itemChanged.connect(self._on_item_changed)
         self.setColumnWidth(0, 260)
-        self.setColumnWidth(1, 170)
-        self.setColumnWidth(2, 60)
-        self.setColumnWidth(3, 70)
+        self._fit_columns()
         self._filling = False
         self.menu: QMenu | None = None
 
@@ -125,6 +123,20 @@ class ConversationList(QTreeWidget):
                 self.addTopLevelItem(item)
         finally:
             self._filling = False
+        self._fit_columns()
+
+    def _fit_columns(self) -> None:
+        """Dates, turns and characters as wide as their header or their widest value, whichever is
+        wider (in either language: "Characters" is wider than "字数"); the title keeps its width,
+        the state takes the rest. Only the rows on screen are measured (``sizeHintForColumn``)."""
+        header = self.header()
+        for column in (1, 2, 3):
+            self.setColumnWidth(column, max(header.sectionSizeHint(column), self.sizeHintForColumn(column)))
+
+    def changeEvent(self, event: Any) -> None:  # a new language or font: the headers' widths change
+        super().changeEvent(event)
+        if event.type() in (QEvent.Type.LanguageChange, QEvent.Type.FontChange, QEvent.Type.StyleChange):
+            self._fit_columns()
 
     def rows(self) -> list[QTreeWidgetItem]:
         return [self.topLevelItem(i) for i in range(self.topLevelItemCount())]

@@ -62,6 +62,8 @@ class ImportProgressPanel(QWidget):
     stop_requested = Signal()
     retry_requested = Signal()
     undo_requested = Signal()
+    redo_requested = Signal()
+    by_conversation_requested = Signal()
     close_requested = Signal()
 
     def __init__(self, parent: QWidget | None = None) -> None:
@@ -97,9 +99,11 @@ class ImportProgressPanel(QWidget):
         self.background_button = QPushButton(QCoreApplication.translate("HistoryProgress", "后台运行"), self)
         self.stop_button = QPushButton(QCoreApplication.translate("HistoryProgress", "停止"), self)
         self.undo_button = QPushButton(QCoreApplication.translate("HistoryProgress", "撤销这次导入"), self)
+        self.redo_button = QPushButton(QCoreApplication.translate("HistoryProgress", "重做这次导入"), self)
+        self.by_conversation_button = QPushButton(QCoreApplication.translate("HistoryProgress", "按对话撤销…"), self)
         self.close_button = QPushButton(QCoreApplication.translate("HistoryProgress", "关闭"), self)
         for button in (self.retry_button, self.pause_button, self.background_button, self.stop_button,
-                       self.undo_button, self.close_button):
+                       self.undo_button, self.redo_button, self.by_conversation_button, self.close_button):
             button.setAutoDefault(False)
         failed_row = QHBoxLayout()
         failed_row.addWidget(self.failed)
@@ -110,7 +114,9 @@ class ImportProgressPanel(QWidget):
         buttons.addWidget(self.background_button)
         buttons.addWidget(self.stop_button)
         buttons.addStretch(1)
+        buttons.addWidget(self.by_conversation_button)
         buttons.addWidget(self.undo_button)
+        buttons.addWidget(self.redo_button)
         buttons.addWidget(self.close_button)
         layout = QVBoxLayout(self)
         layout.addWidget(self.title)
@@ -129,6 +135,8 @@ class ImportProgressPanel(QWidget):
         self.stop_button.clicked.connect(self.stop_requested)
         self.retry_button.clicked.connect(self.retry_requested)
         self.undo_button.clicked.connect(self.undo_requested)
+        self.redo_button.clicked.connect(self.redo_requested)
+        self.by_conversation_button.clicked.connect(self.by_conversation_requested)
         self.close_button.clicked.connect(self.close_requested)
         self.show_running()
 
@@ -147,6 +155,8 @@ class ImportProgressPanel(QWidget):
             button.setVisible(True)
             button.setEnabled(True)
         self.undo_button.setVisible(False)
+        self.redo_button.setVisible(False)
+        self.by_conversation_button.setVisible(False)
         self.close_button.setVisible(False)
         self.bar.setVisible(True)
         for label in (self.current, self.note, self.failed, self.undo_id):
@@ -200,7 +210,7 @@ class ImportProgressPanel(QWidget):
         self._say(self.failed, "")
         self.retry_button.setVisible(False)
         self._say(self.undo_id, QCoreApplication.translate("HistoryProgress", "撤销编号：{0}（命令行：sonetto memory undo {0}）").format(result.undo_id))
-        self._ended(undo=True)
+        self._ended(undo=True, conversations=True)
 
     def show_undone(self, redo_id: str, kept: Sequence[Touched] = (), *, withdrawn: int = 0) -> None:
         """Undone; ``kept``: the cards the person had changed since, left as they are (named here);
@@ -222,9 +232,24 @@ class ImportProgressPanel(QWidget):
         shown = lines[:KEPT_SHOWN] + ([QCoreApplication.translate("HistoryProgress", "……还有 {0} 张").format(more)]
                                       if more > 0 else [])
         self._say(self.note, "\n".join(shown))
-        self._say(self.undo_id, QCoreApplication.translate("HistoryProgress", "改变主意了？命令行：sonetto memory undo {0}").format(redo_id)
+        self._say(self.undo_id, QCoreApplication.translate("HistoryProgress", "改变主意了？点“重做这次导入”，或在命令行：sonetto memory undo {0}").format(redo_id)
                   if redo_id else "")
         self._ended(undo=False)
+        self.redo_button.setVisible(bool(redo_id))
+        self.redo_button.setEnabled(bool(redo_id))
+
+    def show_redone(self, kept: Sequence[Touched] = ()) -> None:
+        """The undo was taken back: the import's memories are as it left them (``kept``: cards the
+        person changed after the undo, left as they are)."""
+        self.title.setText(QCoreApplication.translate("HistoryProgress", "已重做这次导入"))
+        self.bar.setVisible(False)
+        text = QCoreApplication.translate("HistoryProgress", "导入的记忆已恢复成导入后的样子")
+        if kept:
+            text += QCoreApplication.translate("HistoryProgress", "；你之后改过的 {0} 张卡片原样保留").format(len(kept))
+        self.line.setText(text)
+        for label in (self.current, self.note, self.failed, self.undo_id):
+            self._say(label, "")
+        self._ended(undo=True, conversations=True)
 
     def show_saved(self, created: int, proposals: int, skipped: int, undo_id: str | None) -> None:
         """ChatGPT's saved memories were imported (no batches, no time)."""
@@ -242,12 +267,15 @@ class ImportProgressPanel(QWidget):
     def show_stopped(self) -> None:
         self.title.setText(QCoreApplication.translate("HistoryProgress", "导入已停止"))
         self._say(self.note, QCoreApplication.translate("HistoryProgress", "已导入的部分保留着；再次导入同一个文件会接着导入剩下的"))
-        self._ended(undo=True)
+        self._ended(undo=True, conversations=True)
 
-    def _ended(self, *, undo: bool) -> None:
+    def _ended(self, *, undo: bool, conversations: bool = False) -> None:
+        """``undo``: the import can be undone; ``conversations``: one of its conversations too."""
         for button in (self.pause_button, self.background_button, self.stop_button):
             button.setVisible(False)
         self.undo_button.setVisible(undo)
         self.undo_button.setEnabled(undo)
+        self.by_conversation_button.setVisible(undo and conversations)
+        self.redo_button.setVisible(False)
         self.close_button.setVisible(True)
         self.close_button.setDefault(True)

@@ -161,6 +161,7 @@ class StatusIndicator(QWidget):
         super().__init__(parent)
         self.setObjectName("StatusIndicator")
         self._control = control
+        self.import_status: Any = None  # the running chat-history import (``set_import_status``)
         layout = QHBoxLayout(self)
         layout.setContentsMargins(0, 0, 0, 0)
         layout.setSpacing(4)
@@ -197,6 +198,14 @@ class StatusIndicator(QWidget):
         control.state_changed.connect(self.refresh)
         self.refresh()
 
+    def set_import_status(self, widget: Any) -> None:
+        """Show ``widget`` (``ImportStatus``) first in the row; while it shows, "记忆已是最新" gives way
+        to it (the import's own writer is busy, not the chat's)."""
+        self.import_status = widget
+        self.layout().insertWidget(0, widget)
+        widget.shown_changed.connect(lambda _shown: self.refresh())
+        self.refresh()
+
     def _show_vectors(self, status: Any) -> None:
         """The vectors' count while they are made, wait or failed; nothing once all are done."""
         if status is None or (status.state == "idle" and status.complete) or not status.total:
@@ -224,7 +233,8 @@ class StatusIndicator(QWidget):
 
     def tab_stops(self) -> list[QWidget]:
         """The buttons, in the order they are laid out."""
-        return [self.review_button, self.conflicts_button, self.retry_button, self.pause_button]
+        leading = self.import_status.tab_stops() if self.import_status is not None else []
+        return [*leading, self.review_button, self.conflicts_button, self.retry_button, self.pause_button]
 
     @property
     def state(self) -> str:
@@ -259,6 +269,8 @@ class StatusIndicator(QWidget):
             tip = "\n".join(t for t in (tip, self.tr("审核模式：Sonetto 想做的记忆变化会先等你确认")) if t)
         self.label.setText(text)
         self.label.setToolTip(tip)
+        importing = self.import_status is not None and not self.import_status.isHidden()
+        self.label.setVisible(not (importing and state == "idle"))
         self._show_vectors(self._control.vectors)
         self.pause_button.setToolTip(self.tr("继续记忆写入") if state == "paused" else self.tr("暂停记忆写入"))
         self.retry_button.setVisible(self._control.retry_action.isVisible())

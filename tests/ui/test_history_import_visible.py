@@ -1,0 +1,97 @@
+"""An import you can see (issue 38, item 3): while an import runs in the background the window's header
+says so, with pause and a way back to its window; its changes are named as an import in the toasts;
+the wall has a filter for what imports wrote; all of it in English too."""
+
+from __future__ import annotations
+
+import pytest
+
+from history_helpers import fixture, remember_each_line, shanghai  # noqa: F401 - a fixture
+from shell_fixtures import app_settings, running_app
+from sonetto_desktop.memory.operations import MemoryOperations
+from sonetto_desktop.presentation.authors import FILTERS, filter_label
+from sonetto_desktop.presentation.others import SourceTally, source_name
+from sonetto_desktop.ui.i18n import install_translators, remove_translators
+
+pytestmark = pytest.mark.usefixtures("shanghai")
+
+
+async def test_a_background_import_shows_in_the_header_with_pause_and_its_window(qapp, tmp_path, llm_server, wait):
+    llm_server.responder = remember_each_line
+    async with running_app(qapp, app_settings(tmp_path / "data", llm_server)) as app:
+        indicator = app.window.status_indicator
+        status = indicator.import_status
+        assert status is not None and status.isHidden() and indicator.label.text() == "记忆已是最新"
+        assert status.badge in indicator.tab_stops() and status.pause_button in indicator.tab_stops()
+
+        dialog = app.history_imports.open_dialog(app.window)
+        assert await dialog.open_path(fixture("chatgpt_conversations.json"))
+        await wait(lambda: dialog.start_button.isEnabled(), message="the plan")
+        llm_server.delay = 0.5
+        dialog.start_button.click()
+        await wait(lambda: dialog.stack.currentWidget() is dialog.progress, message="started")
+        dialog.progress.background_button.click()  # the window closes; the import goes on
+        await wait(lambda: not dialog.isVisible(), message="in the background")
+
+        await wait(lambda: not status.isHidden(), message="the import in the header")
+        assert status.badge.text().startswith("导入 ChatGPT ") and status.badge.text().endswith("/3 轮")
+        assert "chatgpt_conversations.json" in status.badge.toolTip() and "点击打开导入窗口" in status.badge.toolTip()
+        assert indicator.label.isHidden()  # "记忆已是最新" said nothing true while the import writes
+
+        status.pause_button.click()
+        await wait(lambda: "已暂停" in status.badge.text(), message="paused from the header")
+        assert status.pause_button.accessibleName() == "继续导入"
+        status.badge.click()  # opens the import's window, on its progress
+        reopened = app.history_imports.dialog
+        await wait(lambda: reopened is not None and reopened.isVisible(), message="the import's window")
+        assert reopened.stack.currentWidget() is reopened.progress
+        status.pause_button.click()
+        await wait(lambda: "已暂停" not in status.badge.text() or status.isHidden(), message="resumed")
+
+        await wait(lambda: status.isHidden(), timeout=30, message="done: the header is the writer's again")
+        assert not indicator.label.isHidden() and indicator.label.text() == "记忆已是最新"
+        texts = [t.text for t in app.toasts.toasts()]
+        assert any(t.startswith("导入（ChatGPT）：新增 ") for t in texts), texts
+        assert not any("import:chatgpt" in t for t in texts), texts
+        reopened.reject()
+
+
+def test_an_import_is_named_as_an_import_in_both_languages(qapp):
+    assert source_name("import:chatgpt") == "导入（ChatGPT）"
+    assert source_name("import:claude") == "导入（Claude）"
+    assert source_name("external") == "其他程序"
+    translators = install_translators(qapp, "en")
+    try:
+        assert source_name("import:deepseek") == "Import (DeepSeek)"
+        assert filter_label("imported") == "Imported"
+        from sonetto_desktop.memory.changes import MemoryChange
+
+        tally = SourceTally("import:chatgpt")
+        tally.add(MemoryChange("add", ("m1",), "import:chatgpt", turn_id="imp-1-000000"))
+        assert tally.text().startswith("Import (ChatGPT)")
+    finally:
+        remove_translators(qapp, translators)
+
+
+async def test_the_wall_filters_what_imports_wrote(tmp_path, qtbot, wait):
+    from sonetto_desktop.memory import YamlMemoryManager
+    from sonetto_desktop.ui.memory_service import MemoryService
+    from sonetto_desktop.ui.wall.memory_wall import MemoryWall
+
+    store = YamlMemoryManager(tmp_path / "memory.yaml")
+    ops = MemoryOperations(store)
+    mine = ops.add("我自己写的", "杂记").ids[0]
+    imported = ops.as_actor("import:chatgpt").add("从 ChatGPT 导入的", "杂记").ids[0]
+    app_written = ops.as_actor("mcp:Claude").add("Claude 写的", "杂记").ids[0]
+    service = MemoryService(store)
+    wall = MemoryWall(service)
+    qtbot.addWidget(wall)
+    wall.resize(900, 700)
+    wall.show()
+    await wall.reload()
+    assert "imported" in FILTERS and wall.toolbar.filter_actions["imported"].text() == "导入的"
+    wall.toolbar.filter_actions["imported"].trigger()
+    shown = {mid for section in wall.visible_sections() for mid in section.proxy.ids()}
+    assert shown == {imported} and mine not in shown and app_written not in shown
+    await service.edit(imported, "从 ChatGPT 导入的，我改过", None)  # the person's now
+    await wait(lambda: not [s for s in wall.visible_sections() if s.proxy.ids()], message="no longer imported")
