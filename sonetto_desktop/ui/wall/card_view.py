@@ -627,6 +627,5 @@ class ThemeCardView(QListView):
         index = self.indexAt(event.pos())
         if not index.isValid():
             return
-        if not self.selectionModel().isSelected(index):
-            self.setCurrentIndex(index)
+        # (the wall decides what the menu acts on: ``Sections._on_context_requested``)
         self.context_requested.emit(index.data(CardRole.Id), event.globalPos())

@@ -458,7 +458,8 @@ class MemoryWall(QWidget):
         self.theme_sections.select_ids(ids)
 
     def _show_menu(self, memory_id: str, global_pos) -> None:
-        menu = self.actions.context_menu(memory_id, self.selected_ids())
+        selected = self.selected_ids()
+        menu = self.actions.context_menu(memory_id, selected, unseen=len(self.theme_sections.unseen(selected)))
         menu.popup(global_pos)
 
     def _show_theme_menu(self, theme: str, global_pos) -> None:

@@ -131,7 +131,7 @@ class WallSections(QObject):
         view.doubleClicked.connect(self._on_double_clicked)
         view.activated.connect(self._on_activated)
         view.delete_requested.connect(self._on_delete_requested)
-        view.context_requested.connect(self.context_requested)
+        view.context_requested.connect(self._on_context_requested)
         view.pressed.connect(self._on_pressed)
         view.wall_selection = self.selected_ids  # a drag carries the selection of every section
         for signal in (section.proxy.rowsInserted, section.proxy.rowsRemoved, section.proxy.modelReset):
@@ -152,6 +152,37 @@ class WallSections(QObject):
 
     def _on_delete_requested(self, ids: list[str]) -> None:
         self.delete_requested.emit(self.selected_ids() or ids)
+
+    def _on_context_requested(self, memory_id: str, global_pos) -> None:
+        """A right click on a card outside the selection selects only that card (as file managers
+        do): the menu acts on what the person sees, not on cards selected earlier elsewhere."""
+        if memory_id not in self.selected_ids():
+            for section in self._sections.values():
+                if section.view.selectionModel().hasSelection():
+                    section.view.clearSelection()
+            card = self._model.card(memory_id)
+            section = self._sections.get(card.theme) if card is not None else None
+            index = section.proxy.index_of(memory_id) if section is not None else None
+            if index is not None and index.isValid():
+                section.view.selectionModel().setCurrentIndex(
+                    index, QItemSelectionModel.SelectionFlag.ClearAndSelect)
+        self.context_requested.emit(memory_id, global_pos)
+
+    def unseen(self, ids: list[str]) -> list[str]:
+        """Those of ``ids`` whose card is not in sight: in a collapsed or hidden section, or
+        scrolled out of view."""
+        out = []
+        for memory_id in ids:
+            card = self._model.card(memory_id)
+            section = self._sections.get(card.theme) if card is not None else None
+            index = section.proxy.index_of(memory_id) if section is not None else None
+            if index is None or not index.isValid():
+                out.append(memory_id)
+                continue
+            view = section.view
+            if not view.isVisible() or not view.viewport().visibleRegion().intersects(view.visualRect(index)):
+                out.append(memory_id)
+        return out
 
     def _on_pressed(self, index) -> None:
         """A plain left click selects in one section only: the others' selections are cleared (a
