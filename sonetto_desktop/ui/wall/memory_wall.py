@@ -156,6 +156,7 @@ class MemoryWall(QWidget):
         sections.menu_requested.connect(self._show_theme_menu)
         sections.card_activated.connect(self.card_activated)
         sections.card_double_clicked.connect(self.actions.edit_card)
+        sections.edit_requested.connect(self.actions.edit_card)
         sections.delete_requested.connect(self.actions.delete_cards)
         sections.context_requested.connect(self._show_menu)
         QShortcut(QKeySequence.StandardKey.Find, self, activated=self.focus_search,
@@ -281,6 +282,7 @@ class MemoryWall(QWidget):
         elif shown == 0:
             self.empty_label.setText(self.tr("没有和「{0}」匹配的记忆。").format(self.search.text))
         self.empty_label.setVisible(shown == 0)
+        self.theme_sections.ensure_tab_stop()
         self._update_summary()
         self.navigation.update_outline()
         later(self, self.navigation.update_sticky)  # after the layout settles

@@ -11,6 +11,7 @@ from __future__ import annotations
 import re
 from typing import Callable
 
+import shiboken6
 from PySide6.QtCore import QItemSelectionModel, QObject, Qt, Signal
 from PySide6.QtGui import QGuiApplication
 from PySide6.QtWidgets import QVBoxLayout, QWidget
@@ -44,6 +45,7 @@ class WallSections(QObject):
     menu_requested = Signal(str, object)  # theme, global QPoint: the theme's menu
     card_activated = Signal(str)  # a card activated (double-click, or Enter; platform style decides)
     card_double_clicked = Signal(str)
+    edit_requested = Signal(str)  # Enter on a card
     delete_requested = Signal(list)  # ids: the selection of every section, or the cards the keys were pressed on
     context_requested = Signal(str, object)  # card id, global QPoint: the card's menu
     drag_moved = Signal(object)  # global QPoint of a drag over a section (the wall scrolls)
@@ -61,6 +63,7 @@ class WallSections(QObject):
         self._settings = settings
         self._loading = loading
         self._sections: dict[str, ThemeSection] = {}
+        self._tab_stop: ThemeCardView | None = None  # the one view Tab lands on (the others: click focus)
 
     # ── the sections ──────────────────────────────────────────────────
 
@@ -132,6 +135,12 @@ class WallSections(QObject):
         view.activated.connect(self._on_activated)
         view.delete_requested.connect(self._on_delete_requested)
         view.context_requested.connect(self._on_context_requested)
+        view.edit_requested.connect(self.edit_requested)
+        view.edge_reached.connect(lambda step, x, v=view: self._on_edge(v, step, x))
+        view.focused.connect(lambda v=view: self._set_tab_stop(v))
+        section.collapse_toggled.connect(self.ensure_tab_stop)
+        view.setFocusPolicy(Qt.FocusPolicy.ClickFocus)
+        self.ensure_tab_stop()
         view.pressed.connect(self._on_pressed)
         view.wall_selection = self.selected_ids  # a drag carries the selection of every section
         for signal in (section.proxy.rowsInserted, section.proxy.rowsRemoved, section.proxy.modelReset):
@@ -152,6 +161,55 @@ class WallSections(QObject):
 
     def _on_delete_requested(self, ids: list[str]) -> None:
         self.delete_requested.emit(self.selected_ids() or ids)
+
+    # ── the keyboard: the wall is one Tab stop, arrows go on from theme to theme ──
+
+    def _open_views(self) -> list[ThemeCardView]:
+        return [s.view for s in self.visible() if not s.is_collapsed() and s.proxy.rowCount()]
+
+    def _set_tab_stop(self, view: ThemeCardView | None) -> None:
+        if view is self._tab_stop:
+            return
+        old, self._tab_stop = self._tab_stop, view
+        if old is not None and shiboken6.isValid(old):
+            old.setFocusPolicy(Qt.FocusPolicy.ClickFocus)
+        if view is not None:
+            view.setFocusPolicy(Qt.FocusPolicy.StrongFocus)
+
+    def ensure_tab_stop(self, *_: object) -> None:
+        """Keep the Tab stop on a view that is shown (the first open theme when the last one was
+        collapsed, hidden by a search or removed)."""
+        stop = self._tab_stop
+        views = self._open_views()
+        if stop is not None and shiboken6.isValid(stop) and stop in views:
+            return
+        self._set_tab_stop(views[0] if views else None)
+
+    def _on_edge(self, view: ThemeCardView, step: int, x: int) -> None:
+        """An arrow key at ``view``'s edge: on to the previous or next open theme (down: the card
+        nearest below, right: its first card; up and left likewise backwards)."""
+        views = self._open_views()
+        if view not in views:
+            return
+        at = views.index(view) + (1 if step > 0 else -1)
+        if not 0 <= at < len(views):
+            return
+        target = views[at]
+        count = target.proxy.rowCount()
+        if step == 2:
+            row = 0
+        elif step == -2:
+            row = count - 1
+        else:
+            flow = target.flow()
+            row = target.nearest(x, 0 if step > 0 else flow.height() - 1)
+        for section in self._sections.values():
+            if section.view is not target and section.view.selectionModel().hasSelection():
+                section.view.clearSelection()
+        index = target.proxy.index(max(0, row), 0)
+        target.setFocus(Qt.FocusReason.OtherFocusReason)
+        target.selectionModel().setCurrentIndex(index, QItemSelectionModel.SelectionFlag.ClearAndSelect)
+        target.scrollTo(index)
 
     def _on_context_requested(self, memory_id: str, global_pos) -> None:
         """A right click on a card outside the selection selects only that card (as file managers
