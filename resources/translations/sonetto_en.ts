@@ -1055,105 +1055,115 @@ Optional: title (the chat’s title), id (the message’s id, which recognises i
         <source>费用：未设置单价</source>
         <translation>cost: no price set</translation>
     </message>
-    <message>
-        <location filename="../../sonetto_desktop/ui/dialogs/history_preview.py" line="48" />
-        <source>{0} 个对话 · {1} 轮 · {2} 字 · 约 {3} tokens · {4}</source>
-        <translation>{0} conversations · {1} turns · {2} characters · about {3} tokens · {4}</translation>
+    <message numerus="yes">
+        <location filename="../../sonetto_desktop/ui/dialogs/history_preview.py" line="49" />
+        <source>%n 个对话</source>
+        <translation><numerusform>1 conversation</numerusform><numerusform>%n conversations</numerusform></translation>
+    </message>
+    <message numerus="yes">
+        <location filename="../../sonetto_desktop/ui/dialogs/history_preview.py" line="50" />
+        <source>%n 轮</source>
+        <translation><numerusform>1 turn</numerusform><numerusform>%n turns</numerusform></translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/dialogs/history_preview.py" line="55" />
+        <location filename="../../sonetto_desktop/ui/dialogs/history_preview.py" line="51" />
+        <source>{0} · {1} 字 · 约 {2} tokens · {3}</source>
+        <translation>{0} · {1} characters · about {2} tokens · {3}</translation>
+    </message>
+    <message>
+        <location filename="../../sonetto_desktop/ui/dialogs/history_preview.py" line="58" />
         <source>已导入</source>
         <translation>Imported</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/dialogs/history_preview.py" line="57" />
+        <location filename="../../sonetto_desktop/ui/dialogs/history_preview.py" line="60" />
         <source>已导入 {0} 轮，其余待导入</source>
         <translation>{0} turns imported, the rest to import</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/dialogs/history_preview.py" line="59" />
+        <location filename="../../sonetto_desktop/ui/dialogs/history_preview.py" line="62" />
         <source>不导入（列表里的“{0}”）</source>
         <translation>Not imported (“{0}” on the list)</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/dialogs/history_preview.py" line="61" />
+        <location filename="../../sonetto_desktop/ui/dialogs/history_preview.py" line="64" />
         <source>不在日期范围内</source>
         <translation>Outside the dates</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/dialogs/history_preview.py" line="63" />
+        <location filename="../../sonetto_desktop/ui/dialogs/history_preview.py" line="66" />
         <source>不导入</source>
         <translation>Not imported</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/dialogs/history_preview.py" line="64" />
+        <location filename="../../sonetto_desktop/ui/dialogs/history_preview.py" line="67" />
         <source>推断的分支</source>
         <translation>Branch guessed</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/dialogs/history_preview.py" line="64" />
+        <location filename="../../sonetto_desktop/ui/dialogs/history_preview.py" line="67" />
         <source>待导入</source>
         <translation>To import</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/dialogs/history_preview.py" line="91" />
+        <location filename="../../sonetto_desktop/ui/dialogs/history_preview.py" line="94" />
         <source>对话</source>
         <translation>Conversation</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/dialogs/history_preview.py" line="91" />
-        <location filename="../../sonetto_desktop/ui/dialogs/history_preview.py" line="183" />
+        <location filename="../../sonetto_desktop/ui/dialogs/history_preview.py" line="94" />
+        <location filename="../../sonetto_desktop/ui/dialogs/history_preview.py" line="186" />
         <source>日期</source>
         <translation>Date</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/dialogs/history_preview.py" line="91" />
+        <location filename="../../sonetto_desktop/ui/dialogs/history_preview.py" line="94" />
         <source>轮数</source>
         <translation>Turns</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/dialogs/history_preview.py" line="91" />
+        <location filename="../../sonetto_desktop/ui/dialogs/history_preview.py" line="94" />
         <source>字数</source>
         <translation>Characters</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/dialogs/history_preview.py" line="91" />
+        <location filename="../../sonetto_desktop/ui/dialogs/history_preview.py" line="94" />
         <source>状态</source>
         <translation>State</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/dialogs/history_preview.py" line="92" />
+        <location filename="../../sonetto_desktop/ui/dialogs/history_preview.py" line="95" />
         <source>要导入的对话</source>
         <translation>Conversations to import</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/dialogs/history_preview.py" line="164" />
+        <location filename="../../sonetto_desktop/ui/dialogs/history_preview.py" line="167" />
         <source>从不导入列表里移除“{0}”</source>
         <translation>Remove “{0}” from the don’t-import list</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/dialogs/history_preview.py" line="168" />
+        <location filename="../../sonetto_desktop/ui/dialogs/history_preview.py" line="171" />
         <source>以后都不导入这个标题</source>
         <translation>Never import this title</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/dialogs/history_preview.py" line="183" />
+        <location filename="../../sonetto_desktop/ui/dialogs/history_preview.py" line="186" />
         <source>记忆</source>
         <translation>Memory</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/dialogs/history_preview.py" line="183" />
-        <location filename="../../sonetto_desktop/ui/dialogs/history_preview.py" line="209" />
+        <location filename="../../sonetto_desktop/ui/dialogs/history_preview.py" line="186" />
+        <location filename="../../sonetto_desktop/ui/dialogs/history_preview.py" line="212" />
         <source>主题</source>
         <translation>Theme</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/dialogs/history_preview.py" line="184" />
+        <location filename="../../sonetto_desktop/ui/dialogs/history_preview.py" line="187" />
         <source>要导入的已保存记忆</source>
         <translation>Saved memories to import</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/dialogs/history_preview.py" line="203" />
+        <location filename="../../sonetto_desktop/ui/dialogs/history_preview.py" line="206" />
         <source>太长了（{0} 字），一条记忆最多 500 字</source>
         <translation>Too long ({0} characters); a memory holds at most 500</translation>
     </message>
@@ -1769,15 +1779,15 @@ Optional: title (the chat’s title), id (the message’s id, which recognises i
         <source>导入</source>
         <translation>import</translation>
     </message>
-    <message>
+    <message numerus="yes">
         <location filename="../../sonetto_desktop/ui/notices/memory_undo.py" line="67" />
-        <source>Sonetto 的 {0} 处记忆变化</source>
-        <translation>Sonetto's {0} memory changes</translation>
+        <source>Sonetto 的 %n 处记忆变化</source>
+        <translation><numerusform>Sonetto's 1 memory change</numerusform><numerusform>Sonetto's %n memory changes</numerusform></translation>
     </message>
-    <message>
+    <message numerus="yes">
         <location filename="../../sonetto_desktop/ui/notices/memory_undo.py" line="69" />
-        <source>{0} 处记忆变化</source>
-        <translation>{0} memory changes</translation>
+        <source>%n 处记忆变化</source>
+        <translation><numerusform>1 memory change</numerusform><numerusform>%n memory changes</numerusform></translation>
     </message>
     <message>
         <location filename="../../sonetto_desktop/ui/notices/memory_undo.py" line="72" />
@@ -1798,90 +1808,90 @@ Optional: title (the chat’s title), id (the message’s id, which recognises i
 <context>
     <name>MemoryWall</name>
     <message>
-        <location filename="../../sonetto_desktop/ui/wall/memory_wall.py" line="332" />
+        <location filename="../../sonetto_desktop/ui/wall/memory_wall.py" line="334" />
         <source>正在载入记忆…</source>
         <translation>Loading memories…</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/wall/memory_wall.py" line="274" />
+        <location filename="../../sonetto_desktop/ui/wall/memory_wall.py" line="275" />
         <source>记忆库暂时无法读取，卡片墙是空的；没有任何内容被改动。</source>
         <translation>The memory store cannot be read right now, so the wall is empty; nothing was changed.</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/wall/memory_wall.py" line="276" />
+        <location filename="../../sonetto_desktop/ui/wall/memory_wall.py" line="277" />
         <source>还没有记忆。和 Sonetto 聊聊，或点「新建」写下一条。</source>
         <translation>No memories yet. Chat with Sonetto, or click “New” to write one.</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/wall/memory_wall.py" line="278" />
+        <location filename="../../sonetto_desktop/ui/wall/memory_wall.py" line="279" />
         <source>没有「{0}」的记忆。</source>
         <translation>No memories for “{0}”.</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/wall/memory_wall.py" line="280" />
+        <location filename="../../sonetto_desktop/ui/wall/memory_wall.py" line="281" />
         <source>正在准备拼音搜索…（第一次用拼音搜很多记忆时要几秒）</source>
         <translation>Getting pinyin search ready… (the first pinyin search over many memories takes a few seconds)</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/wall/memory_wall.py" line="282" />
+        <location filename="../../sonetto_desktop/ui/wall/memory_wall.py" line="283" />
         <source>没有和「{0}」匹配的记忆。</source>
         <translation>No memory matches “{0}”.</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/wall/memory_wall.py" line="306" />
+        <location filename="../../sonetto_desktop/ui/wall/memory_wall.py" line="308" />
         <source>1 条</source>
         <translation>1 memory</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/wall/memory_wall.py" line="293" />
-        <location filename="../../sonetto_desktop/ui/wall/memory_wall.py" line="317" />
+        <location filename="../../sonetto_desktop/ui/wall/memory_wall.py" line="295" />
+        <location filename="../../sonetto_desktop/ui/wall/memory_wall.py" line="319" />
         <source>排序中 {0}%</source>
         <translation>Sorting {0}%</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/wall/memory_wall.py" line="293" />
-        <location filename="../../sonetto_desktop/ui/wall/memory_wall.py" line="319" />
+        <location filename="../../sonetto_desktop/ui/wall/memory_wall.py" line="295" />
+        <location filename="../../sonetto_desktop/ui/wall/memory_wall.py" line="321" />
         <source>筛选中 {0}%</source>
         <translation>Filtering {0}%</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/wall/memory_wall.py" line="294" />
-        <location filename="../../sonetto_desktop/ui/wall/memory_wall.py" line="321" />
+        <location filename="../../sonetto_desktop/ui/wall/memory_wall.py" line="296" />
+        <location filename="../../sonetto_desktop/ui/wall/memory_wall.py" line="323" />
         <source>载入中 {0}%</source>
         <translation>Loading {0}%</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/wall/memory_wall.py" line="328" />
+        <location filename="../../sonetto_desktop/ui/wall/memory_wall.py" line="330" />
         <source>正在排序… {0} / {1}</source>
         <translation>Sorting… {0} / {1}</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/wall/memory_wall.py" line="328" />
+        <location filename="../../sonetto_desktop/ui/wall/memory_wall.py" line="330" />
         <source>正在排序…</source>
         <translation>Sorting…</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/wall/memory_wall.py" line="330" />
+        <location filename="../../sonetto_desktop/ui/wall/memory_wall.py" line="332" />
         <source>正在筛选… {0} / {1}</source>
         <translation>Filtering… {0} / {1}</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/wall/memory_wall.py" line="330" />
+        <location filename="../../sonetto_desktop/ui/wall/memory_wall.py" line="332" />
         <source>正在筛选…</source>
         <translation>Filtering…</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/wall/memory_wall.py" line="332" />
+        <location filename="../../sonetto_desktop/ui/wall/memory_wall.py" line="334" />
         <source>正在载入记忆… {0} / {1}</source>
         <translation>Loading memories… {0} / {1}</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/wall/memory_wall.py" line="304" />
+        <location filename="../../sonetto_desktop/ui/wall/memory_wall.py" line="306" />
         <source>{0} / {1} 条</source>
         <translation>{0} of {1}</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/wall/memory_wall.py" line="306" />
+        <location filename="../../sonetto_desktop/ui/wall/memory_wall.py" line="308" />
         <source>{0} 条</source>
         <translation>{0} memories</translation>
     </message>
@@ -1961,77 +1971,82 @@ Optional: title (the chat’s title), id (the message’s id, which recognises i
         <translation>Colour of “{0}”</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/wall/actions.py" line="341" />
+        <location filename="../../sonetto_desktop/ui/wall/actions.py" line="342" />
+        <source>已选 {0} 条，其中 {1} 条不在视野内</source>
+        <translation>{0} selected, {1} of them out of sight</translation>
+    </message>
+    <message>
+        <location filename="../../sonetto_desktop/ui/wall/actions.py" line="348" />
         <source>删除</source>
         <translation>Delete</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/wall/actions.py" line="343" />
+        <location filename="../../sonetto_desktop/ui/wall/actions.py" line="350" />
         <source>删除 {0} 条</source>
         <translation>Delete {0} memories</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/wall/actions.py" line="347" />
+        <location filename="../../sonetto_desktop/ui/wall/actions.py" line="354" />
         <source>锁定</source>
         <translation>Lock</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/wall/actions.py" line="348" />
+        <location filename="../../sonetto_desktop/ui/wall/actions.py" line="355" />
         <source>锁定 {0} 条</source>
         <translation>Lock {0}</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/wall/actions.py" line="350" />
+        <location filename="../../sonetto_desktop/ui/wall/actions.py" line="357" />
         <source>解锁</source>
         <translation>Unlock</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/wall/actions.py" line="351" />
+        <location filename="../../sonetto_desktop/ui/wall/actions.py" line="358" />
         <source>解锁 {0} 条</source>
         <translation>Unlock {0}</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/wall/actions.py" line="354" />
+        <location filename="../../sonetto_desktop/ui/wall/actions.py" line="361" />
         <source>置顶</source>
         <translation>Pin to the top</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/wall/actions.py" line="355" />
+        <location filename="../../sonetto_desktop/ui/wall/actions.py" line="362" />
         <source>置顶 {0} 条</source>
         <translation>Pin {0} to the top</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/wall/actions.py" line="357" />
+        <location filename="../../sonetto_desktop/ui/wall/actions.py" line="364" />
         <source>取消置顶</source>
         <translation>Unpin</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/wall/actions.py" line="358" />
+        <location filename="../../sonetto_desktop/ui/wall/actions.py" line="365" />
         <source>取消置顶 {0} 条</source>
         <translation>Unpin {0}</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/wall/actions.py" line="360" />
+        <location filename="../../sonetto_desktop/ui/wall/actions.py" line="367" />
         <source>合并这 2 条</source>
         <translation>Merge these 2</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/wall/actions.py" line="366" />
+        <location filename="../../sonetto_desktop/ui/wall/actions.py" line="373" />
         <source>编辑</source>
         <translation>Edit</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/wall/actions.py" line="367" />
+        <location filename="../../sonetto_desktop/ui/wall/actions.py" line="374" />
         <source>历史</source>
         <translation>History</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/wall/actions.py" line="363" />
+        <location filename="../../sonetto_desktop/ui/wall/actions.py" line="370" />
         <source>与…合并</source>
         <translation>Merge with…</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/wall/actions.py" line="375" />
+        <location filename="../../sonetto_desktop/ui/wall/actions.py" line="382" />
         <source>复制</source>
         <translation>Copy</translation>
     </message>
@@ -2395,114 +2410,224 @@ Optional: title (the chat’s title), id (the message’s id, which recognises i
 <context>
     <name>RecallPage</name>
     <message>
-        <location filename="../../sonetto_desktop/ui/settings/recall_page.py" line="61" />
+        <location filename="../../sonetto_desktop/ui/settings/recall_page.py" line="83" />
         <source>回复之前，Sonetto 先请模型把记忆读一遍，挑出和这句话有关的。记忆不多时模型读全部记忆；多到超出下面的额度时，读最近的一部分，再加上和这句话最可能相关的那些。</source>
         <translation>Before replying, Sonetto has the model read the memories and pick those that matter for the message. With few memories the model reads all of them; beyond the allowance below, it reads the most recent ones plus those most likely to matter for the message.</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/settings/recall_page.py" line="65" />
+        <location filename="../../sonetto_desktop/ui/settings/recall_page.py" line="87" />
         <source>自动（云端模型 %1；本机模型按它的上下文长度）</source>
         <translation>Automatic (%1 for a cloud model; a local model by its context length)</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/settings/recall_page.py" line="73" />
+        <location filename="../../sonetto_desktop/ui/settings/recall_page.py" line="95" />
         <source>每条消息回忆时最多读多少 token 的记忆。额度越大，越少漏掉记忆，但每条消息更贵、更慢（支持前缀缓存的服务会便宜很多）。</source>
         <translation>How many tokens of memories recall may read per message. A larger allowance misses fewer memories but makes each message cost more and take longer (much less with a service that caches prompt prefixes).</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/settings/recall_page.py" line="78" />
-        <source>向量模型（可选）</source>
-        <translation>Embeddings model (optional)</translation>
-    </message>
-    <message>
-        <location filename="../../sonetto_desktop/ui/settings/recall_page.py" line="82" />
+        <location filename="../../sonetto_desktop/ui/settings/recall_page.py" line="119" />
         <source>自定义</source>
         <translation>Custom</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/settings/recall_page.py" line="87" />
+        <location filename="../../sonetto_desktop/ui/settings/recall_page.py" line="133" />
         <source>留空：与对话模型相同</source>
         <translation>Empty: the same as the chat model</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/settings/recall_page.py" line="90" />
+        <location filename="../../sonetto_desktop/ui/settings/recall_page.py" line="136" />
         <source>留空：与对话模型相同（仅当服务地址也相同）</source>
         <translation>Empty: the chat model's (only when the base URL is the same too)</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/settings/recall_page.py" line="96" />
+        <location filename="../../sonetto_desktop/ui/settings/recall_page.py" line="142" />
         <source>模型默认</source>
         <translation>Model default</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/settings/recall_page.py" line="99" />
+        <location filename="../../sonetto_desktop/ui/settings/recall_page.py" line="145" />
         <source>自动</source>
         <translation>Automatic</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/settings/recall_page.py" line="100" />
+        <location filename="../../sonetto_desktop/ui/settings/recall_page.py" line="146" />
         <source> 次/分钟</source>
         <translation> per minute</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/settings/recall_page.py" line="101" />
+        <location filename="../../sonetto_desktop/ui/settings/recall_page.py" line="167" />
         <source>测试向量模型</source>
         <translation>Test embeddings model</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/settings/recall_page.py" line="110" />
-        <source>向量模型让回忆按意思找记忆，而不只是按字面。它会收到每条记忆的文字（在后台计算向量，新的和改过的记忆随时补上，删除的记忆连同向量一起删除）和你说的话；如果它和对话模型不是同一家服务，记忆也会发给这家服务。</source>
-        <translation>An embeddings model lets recall find memories by meaning, not only by their words. It receives the text of every memory (vectors are computed in the background, new and edited memories follow, a deleted memory's vector is deleted with it) and what you say; if it is not the chat model's service, your memories go to that service too.</translation>
+        <location filename="../../sonetto_desktop/ui/settings/recall_page.py" line="100" />
+        <source>按意思回忆（向量模型）</source>
+        <translation type="unfinished" />
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/settings/recall_page.py" line="115" />
+        <location filename="../../sonetto_desktop/ui/settings/recall_page.py" line="102" />
+        <source>内置模型（在这台电脑上计算，不用联网，不用设置）</source>
+        <translation type="unfinished" />
+    </message>
+    <message>
+        <location filename="../../sonetto_desktop/ui/settings/recall_page.py" line="103" />
+        <source>向量服务（OpenAI 兼容的 /v1/embeddings 接口）</source>
+        <translation type="unfinished" />
+    </message>
+    <message>
+        <location filename="../../sonetto_desktop/ui/settings/recall_page.py" line="104" />
+        <source>不用向量模型：只按字面回忆</source>
+        <translation type="unfinished" />
+    </message>
+    <message>
+        <location filename="../../sonetto_desktop/ui/settings/recall_page.py" line="123" />
+        <source>列出本机服务的向量模型</source>
+        <translation type="unfinished" />
+    </message>
+    <message>
+        <location filename="../../sonetto_desktop/ui/settings/recall_page.py" line="124" />
+        <source>对话模型在本机（Ollama、LM Studio）时，列出它已有的向量模型</source>
+        <translation type="unfinished" />
+    </message>
+    <message>
+        <location filename="../../sonetto_desktop/ui/settings/recall_page.py" line="151" />
+        <source>向量服务会收到每条记忆的文字（在后台计算向量，新的和改过的记忆随时补上，删除的记忆连同向量一起删除）和你说的话；如果它和对话模型不是同一家服务，记忆也会发给这家服务。</source>
+        <translation type="unfinished" />
+    </message>
+    <message>
+        <location filename="../../sonetto_desktop/ui/settings/recall_page.py" line="157" />
         <source>预设</source>
         <translation>Preset</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/settings/recall_page.py" line="116" />
+        <location filename="../../sonetto_desktop/ui/settings/recall_page.py" line="160" />
         <source>服务地址</source>
         <translation>Base URL</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/settings/recall_page.py" line="117" />
+        <location filename="../../sonetto_desktop/ui/settings/recall_page.py" line="161" />
         <source>API 密钥</source>
         <translation>API key</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/settings/recall_page.py" line="118" />
+        <location filename="../../sonetto_desktop/ui/settings/recall_page.py" line="162" />
         <source>模型</source>
         <translation>Model</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/settings/recall_page.py" line="119" />
+        <location filename="../../sonetto_desktop/ui/settings/recall_page.py" line="163" />
         <source>向量维度</source>
         <translation>Dimensions</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/settings/recall_page.py" line="120" />
+        <location filename="../../sonetto_desktop/ui/settings/recall_page.py" line="164" />
         <source>请求频率上限</source>
         <translation>Request limit</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/settings/recall_page.py" line="126" />
+        <location filename="../../sonetto_desktop/ui/settings/recall_page.py" line="183" />
         <source>回忆额度</source>
         <translation>Recall allowance</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/settings/recall_page.py" line="132" />
+        <location filename="../../sonetto_desktop/ui/settings/recall_page.py" line="189" />
         <source>回忆</source>
         <translation>Recall</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/settings/recall_page.py" line="171" />
+        <location filename="../../sonetto_desktop/ui/settings/recall_page.py" line="207" />
+        <source>内置模型：%1。</source>
+        <translation type="unfinished" />
+    </message>
+    <message>
+        <location filename="../../sonetto_desktop/ui/settings/recall_page.py" line="209" />
+        <source>没有内置模型时，用填好的向量服务，否则只按字面回忆。</source>
+        <translation type="unfinished" />
+    </message>
+    <message>
+        <location filename="../../sonetto_desktop/ui/settings/recall_page.py" line="221" />
+        <source>这台电脑（%1）：内置模型 %2，在本机计算，记忆不离开这台电脑。第一次会在后台为每条记忆计算向量。</source>
+        <translation type="unfinished" />
+    </message>
+    <message>
+        <location filename="../../sonetto_desktop/ui/settings/recall_page.py" line="224" />
+        <source>这台电脑（%1）没有内置模型：改用下面填好的向量服务 %2。</source>
+        <translation type="unfinished" />
+    </message>
+    <message>
+        <location filename="../../sonetto_desktop/ui/settings/recall_page.py" line="227" />
+        <source>这台电脑（%1）没有内置模型：回忆只按字面找记忆。可以在下面填一个向量服务（比如 Ollama 的 bge-m3）。</source>
+        <translation type="unfinished" />
+    </message>
+    <message>
+        <location filename="../../sonetto_desktop/ui/settings/recall_page.py" line="230" />
+        <source>回忆用向量服务 %1 按意思找记忆。</source>
+        <translation type="unfinished" />
+    </message>
+    <message>
+        <location filename="../../sonetto_desktop/ui/settings/recall_page.py" line="232" />
+        <source>请在下面填写向量服务。</source>
+        <translation type="unfinished" />
+    </message>
+    <message>
+        <location filename="../../sonetto_desktop/ui/settings/recall_page.py" line="233" />
+        <source>回忆只按字面找记忆。</source>
+        <translation type="unfinished" />
+    </message>
+    <message>
+        <location filename="../../sonetto_desktop/ui/settings/recall_page.py" line="273" />
+        <source>对话模型不在本机：只能列出本机的 Ollama 或 LM Studio 的模型。</source>
+        <translation type="unfinished" />
+    </message>
+    <message>
+        <location filename="../../sonetto_desktop/ui/settings/recall_page.py" line="276" />
+        <source>正在询问 %1…</source>
+        <translation type="unfinished" />
+    </message>
+    <message>
+        <location filename="../../sonetto_desktop/ui/settings/recall_page.py" line="290" />
+        <source>%1 没有回答 Ollama 或 LM Studio 的模型列表。</source>
+        <translation type="unfinished" />
+    </message>
+    <message>
+        <location filename="../../sonetto_desktop/ui/settings/recall_page.py" line="292" />
+        <source>%1 上没有向量模型。Ollama 可以先运行 ollama pull bge-m3。</source>
+        <translation type="unfinished" />
+    </message>
+    <message>
+        <location filename="../../sonetto_desktop/ui/settings/recall_page.py" line="295" />
+        <source>选择 %1 的向量模型…</source>
+        <translation type="unfinished" />
+    </message>
+    <message>
+        <location filename="../../sonetto_desktop/ui/settings/recall_page.py" line="299" />
+        <source>%1 有 %2 个向量模型。</source>
+        <translation type="unfinished" />
+    </message>
+    <message>
+        <location filename="../../sonetto_desktop/ui/settings/recall_page.py" line="301" />
+        <source>（服务没有说明哪些是向量模型：按名称挑出）</source>
+        <translation type="unfinished" />
+    </message>
+    <message>
+        <location filename="../../sonetto_desktop/ui/settings/recall_page.py" line="338" />
         <source>请先填写向量模型的名称和服务地址。</source>
         <translation>Enter the embeddings model's name and base URL first.</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/settings/recall_page.py" line="174" />
+        <location filename="../../sonetto_desktop/ui/settings/recall_page.py" line="339" />
+        <source>没有选用向量模型。</source>
+        <translation type="unfinished" />
+    </message>
+    <message>
+        <location filename="../../sonetto_desktop/ui/settings/recall_page.py" line="342" />
         <source>正在连接…</source>
         <translation>Connecting…</translation>
+    </message>
+    <message>
+        <location filename="../../sonetto_desktop/ui/settings/recall_page.py" line="342" />
+        <source>正在加载内置模型…</source>
+        <translation type="unfinished" />
     </message>
 </context>
 <context>
@@ -2568,10 +2693,10 @@ Optional: title (the chat’s title), id (the message’s id, which recognises i
         <source>全部拒绝</source>
         <translation>Reject all</translation>
     </message>
-    <message>
+    <message numerus="yes">
         <location filename="../../sonetto_desktop/ui/dialogs/review.py" line="135" />
-        <source>Sonetto 想做 %1 处记忆变化，等你确认。</source>
-        <translation>Sonetto would like to make %1 memory change(s); they wait for you.</translation>
+        <source>Sonetto 想做 %n 处记忆变化，等你确认。</source>
+        <translation><numerusform>Sonetto would like to make 1 memory change; it waits for you.</numerusform><numerusform>Sonetto would like to make %n memory changes; they wait for you.</numerusform></translation>
     </message>
     <message>
         <location filename="../../sonetto_desktop/ui/dialogs/review.py" line="136" />
@@ -2622,242 +2747,242 @@ Optional: title (the chat’s title), id (the message’s id, which recognises i
 <context>
     <name>SettingsDialog</name>
     <message>
-        <location filename="../../sonetto_desktop/ui/settings/dialog.py" line="55" />
+        <location filename="../../sonetto_desktop/ui/settings/dialog.py" line="60" />
         <source>设置</source>
         <translation>Settings</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/settings/dialog.py" line="66" />
-        <location filename="../../sonetto_desktop/ui/settings/dialog.py" line="125" />
+        <location filename="../../sonetto_desktop/ui/settings/dialog.py" line="71" />
+        <location filename="../../sonetto_desktop/ui/settings/dialog.py" line="130" />
         <source>模型</source>
         <translation>Model</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/settings/dialog.py" line="67" />
+        <location filename="../../sonetto_desktop/ui/settings/dialog.py" line="72" />
         <source>记忆</source>
         <translation>Memory</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/settings/dialog.py" line="74" />
+        <location filename="../../sonetto_desktop/ui/settings/dialog.py" line="79" />
         <source>外观</source>
         <translation>Appearance</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/settings/dialog.py" line="79" />
+        <location filename="../../sonetto_desktop/ui/settings/dialog.py" line="84" />
         <source>保存</source>
         <translation>Save</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/settings/dialog.py" line="80" />
+        <location filename="../../sonetto_desktop/ui/settings/dialog.py" line="85" />
         <source>取消</source>
         <translation>Cancel</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/settings/dialog.py" line="98" />
+        <location filename="../../sonetto_desktop/ui/settings/dialog.py" line="103" />
         <source>留空时 Sonetto 会从记忆里知道</source>
         <translation>Leave empty and Sonetto learns it from the memories</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/settings/dialog.py" line="103" />
+        <location filename="../../sonetto_desktop/ui/settings/dialog.py" line="108" />
         <source>本地模型可以留空</source>
         <translation>Leave empty for local models</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/settings/dialog.py" line="113" />
-        <location filename="../../sonetto_desktop/ui/settings/dialog.py" line="140" />
+        <location filename="../../sonetto_desktop/ui/settings/dialog.py" line="118" />
+        <location filename="../../sonetto_desktop/ui/settings/dialog.py" line="145" />
         <source> 秒</source>
         <translation> s</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/settings/dialog.py" line="114" />
+        <location filename="../../sonetto_desktop/ui/settings/dialog.py" line="119" />
         <source>测试连接</source>
         <translation>Test connection</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/settings/dialog.py" line="122" />
+        <location filename="../../sonetto_desktop/ui/settings/dialog.py" line="127" />
         <source>你希望 Sonetto 怎么称呼你</source>
         <translation>What should Sonetto call you</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/settings/dialog.py" line="123" />
+        <location filename="../../sonetto_desktop/ui/settings/dialog.py" line="128" />
         <source>服务地址</source>
         <translation>Endpoint URL</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/settings/dialog.py" line="124" />
+        <location filename="../../sonetto_desktop/ui/settings/dialog.py" line="129" />
         <source>API 密钥</source>
         <translation>API key</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/settings/dialog.py" line="126" />
+        <location filename="../../sonetto_desktop/ui/settings/dialog.py" line="131" />
         <source>温度</source>
         <translation>Temperature</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/settings/dialog.py" line="127" />
+        <location filename="../../sonetto_desktop/ui/settings/dialog.py" line="132" />
         <source>请求超时</source>
         <translation>Request timeout</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/settings/dialog.py" line="135" />
+        <location filename="../../sonetto_desktop/ui/settings/dialog.py" line="140" />
         <source>混合（推荐）</source>
         <translation>Hybrid (recommended)</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/settings/dialog.py" line="135" />
+        <location filename="../../sonetto_desktop/ui/settings/dialog.py" line="140" />
         <source>本地检索（快，不用模型）</source>
         <translation>Local search (fast, no model)</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/settings/dialog.py" line="136" />
+        <location filename="../../sonetto_desktop/ui/settings/dialog.py" line="141" />
         <source>模型检索</source>
         <translation>Model search</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/settings/dialog.py" line="142" />
+        <location filename="../../sonetto_desktop/ui/settings/dialog.py" line="147" />
         <source>YAML 文件（可直接阅读）</source>
         <translation>YAML file (human-readable)</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/settings/dialog.py" line="143" />
+        <location filename="../../sonetto_desktop/ui/settings/dialog.py" line="148" />
         <source>SQLite 数据库（记忆很多时更快）</source>
         <translation>SQLite database (faster with many memories)</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/settings/dialog.py" line="145" />
+        <location filename="../../sonetto_desktop/ui/settings/dialog.py" line="150" />
         <source>切换后会把现有记忆（含历史和回收站）完整迁移过去，旧文件保留。</source>
         <translation>Switching moves every memory (with history and trash) to the new store; the old file is kept.</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/settings/dialog.py" line="149" />
+        <location filename="../../sonetto_desktop/ui/settings/dialog.py" line="154" />
         <source>Sonetto 的记忆变化先交给我审核（审核模式）</source>
         <translation>Let me review Sonetto's memory changes first (review mode)</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/settings/dialog.py" line="151" />
+        <location filename="../../sonetto_desktop/ui/settings/dialog.py" line="156" />
         <source>不要记住的内容…</source>
         <translation>Things not to remember…</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/settings/dialog.py" line="155" />
+        <location filename="../../sonetto_desktop/ui/settings/dialog.py" line="160" />
         <source>选择…</source>
         <translation>Choose…</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/settings/dialog.py" line="157" />
+        <location filename="../../sonetto_desktop/ui/settings/dialog.py" line="162" />
         <source>打开数据文件夹</source>
         <translation>Open data folder</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/settings/dialog.py" line="162" />
+        <location filename="../../sonetto_desktop/ui/settings/dialog.py" line="167" />
         <source>回忆方式</source>
         <translation>Recall</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/settings/dialog.py" line="163" />
+        <location filename="../../sonetto_desktop/ui/settings/dialog.py" line="168" />
         <source>回忆超时</source>
         <translation>Recall timeout</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/settings/dialog.py" line="164" />
+        <location filename="../../sonetto_desktop/ui/settings/dialog.py" line="169" />
         <source>存储方式</source>
         <translation>Storage</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/settings/dialog.py" line="166" />
+        <location filename="../../sonetto_desktop/ui/settings/dialog.py" line="171" />
         <source>回收站保留</source>
         <translation>Keep deleted memories</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/settings/dialog.py" line="167" />
+        <location filename="../../sonetto_desktop/ui/settings/dialog.py" line="172" />
         <source>记忆写入</source>
         <translation>Memory writing</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/settings/dialog.py" line="169" />
+        <location filename="../../sonetto_desktop/ui/settings/dialog.py" line="174" />
         <source>数据文件夹</source>
         <translation>Data folder</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/settings/dialog.py" line="177" />
+        <location filename="../../sonetto_desktop/ui/settings/dialog.py" line="182" />
         <source>跟随系统</source>
         <translation>Follow the system</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/settings/dialog.py" line="177" />
+        <location filename="../../sonetto_desktop/ui/settings/dialog.py" line="182" />
         <source>浅色</source>
         <translation>Light</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/settings/dialog.py" line="177" />
+        <location filename="../../sonetto_desktop/ui/settings/dialog.py" line="182" />
         <source>深色</source>
         <translation>Dark</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/settings/dialog.py" line="182" />
+        <location filename="../../sonetto_desktop/ui/settings/dialog.py" line="187" />
         <source>主题</source>
         <translation>Theme</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/settings/dialog.py" line="183" />
+        <location filename="../../sonetto_desktop/ui/settings/dialog.py" line="188" />
         <source>语言</source>
         <translation>Language</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/settings/dialog.py" line="259" />
+        <location filename="../../sonetto_desktop/ui/settings/dialog.py" line="264" />
         <source>无法保存设置：</source>
         <translation>Cannot save the settings: </translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/settings/dialog.py" line="275" />
+        <location filename="../../sonetto_desktop/ui/settings/dialog.py" line="280" />
         <source>正在连接…</source>
         <translation>Connecting…</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/settings/dialog.py" line="302" />
+        <location filename="../../sonetto_desktop/ui/settings/dialog.py" line="307" />
         <source>选择数据文件夹</source>
         <translation>Choose the data folder</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/settings/fields.py" line="41" />
+        <location filename="../../sonetto_desktop/ui/settings/fields.py" line="42" />
         <source>由环境变量 %1 设置，在这里不能修改。</source>
         <extracomment>The environment variables that can set a field (the first one set wins, as in ``Settings.with_env``).</extracomment>
         <translation>Set by the environment variable %1; it cannot be changed here.</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/settings/fields.py" line="67" />
-        <location filename="../../sonetto_desktop/ui/settings/fields.py" line="77" />
+        <location filename="../../sonetto_desktop/ui/settings/fields.py" line="68" />
+        <location filename="../../sonetto_desktop/ui/settings/fields.py" line="78" />
         <source>显示</source>
         <translation>Show</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/settings/fields.py" line="68" />
-        <location filename="../../sonetto_desktop/ui/settings/fields.py" line="78" />
+        <location filename="../../sonetto_desktop/ui/settings/fields.py" line="69" />
+        <location filename="../../sonetto_desktop/ui/settings/fields.py" line="79" />
         <source>显示密钥</source>
         <translation>Show the key</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/settings/fields.py" line="69" />
+        <location filename="../../sonetto_desktop/ui/settings/fields.py" line="70" />
         <source>显示或隐藏密钥</source>
         <translation>Show or hide the key</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/settings/fields.py" line="74" />
+        <location filename="../../sonetto_desktop/ui/settings/fields.py" line="75" />
         <source>隐藏</source>
         <translation>Hide</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/settings/fields.py" line="75" />
+        <location filename="../../sonetto_desktop/ui/settings/fields.py" line="76" />
         <source>隐藏密钥</source>
         <translation>Hide the key</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/settings/fields.py" line="93" />
+        <location filename="../../sonetto_desktop/ui/settings/fields.py" line="94" />
         <source> 天</source>
         <translation> days</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/settings/fields.py" line="94" />
+        <location filename="../../sonetto_desktop/ui/settings/fields.py" line="95" />
         <source>一直保留</source>
         <translation>For ever</translation>
     </message>
@@ -2914,7 +3039,7 @@ Optional: title (the chat’s title), id (the message’s id, which recognises i
 <context>
     <name>SonettoApp</name>
     <message>
-        <location filename="../../sonetto_desktop/ui/shell.py" line="281" />
+        <location filename="../../sonetto_desktop/ui/shell.py" line="295" />
         <source>对话功能启动失败：%1。记忆墙仍可使用；请检查数据目录后重启。</source>
         <translation>Chat could not start: %1. The memory wall still works; check the data folder, then restart.</translation>
     </message>
@@ -2923,79 +3048,79 @@ Optional: title (the chat’s title), id (the message’s id, which recognises i
         <source>被替换的那几轮写下的记忆后来又被改过，这些没有撤销（{0}）。可以在记忆墙上处理。</source>
         <translation>Memories written by the replaced turns were changed since; those were not taken back ({0}). You can handle them on the wall.</translation>
     </message>
-    <message>
-        <location filename="../../sonetto_desktop/ui/chat/actions.py" line="57" />
-        <source>消息改过了：已撤销被替换那几轮记下的 {0} 处记忆变化</source>
-        <translation>Message edited: took back {0} memory changes of the replaced turns</translation>
+    <message numerus="yes">
+        <location filename="../../sonetto_desktop/ui/chat/actions.py" line="58" />
+        <source>消息改过了：已撤销被替换那几轮记下的 %n 处记忆变化</source>
+        <translation><numerusform>Message edited: took back 1 memory change of the replaced turns</numerusform><numerusform>Message edited: took back %n memory changes of the replaced turns</numerusform></translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/chat/actions.py" line="66" />
+        <location filename="../../sonetto_desktop/ui/chat/actions.py" line="67" />
         <source>已导出到 {0}</source>
         <translation>Exported to {0}</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/chat/actions.py" line="67" />
+        <location filename="../../sonetto_desktop/ui/chat/actions.py" line="68" />
         <source>打开文件夹</source>
         <translation>Open folder</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/chat/actions.py" line="79" />
+        <location filename="../../sonetto_desktop/ui/chat/actions.py" line="80" />
         <source>这条记忆已经不在了（合并进了别的记忆，或已永久删除）。</source>
         <translation>This memory is gone (merged into another one, or deleted for good).</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/chat/actions.py" line="84" />
+        <location filename="../../sonetto_desktop/ui/chat/actions.py" line="85" />
         <source>这条记忆已被忘掉，在回收站里：{0}</source>
         <translation>This memory was forgotten and is in the trash: {0}</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/chat/actions.py" line="86" />
+        <location filename="../../sonetto_desktop/ui/chat/actions.py" line="87" />
         <source>恢复</source>
         <translation>Restore</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/chat/actions.py" line="106" />
+        <location filename="../../sonetto_desktop/ui/chat/actions.py" line="107" />
         <source>那段对话已经不在了（删除了，或是临时对话）。</source>
         <translation>That chat is gone (deleted, or a temporary chat).</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/chat/actions.py" line="117" />
+        <location filename="../../sonetto_desktop/ui/chat/actions.py" line="118" />
         <source>那条消息后来被编辑替换了，已不在这段对话里。原话：“{0}”</source>
         <translation>That message was later replaced by an edit and is no longer in this chat. It said: “{0}”</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/chat/actions.py" line="118" />
+        <location filename="../../sonetto_desktop/ui/chat/actions.py" line="119" />
         <source>那条消息后来被编辑替换了，已不在这段对话里。</source>
         <translation>That message was later replaced by an edit and is no longer in this chat.</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/chat/actions.py" line="132" />
+        <location filename="../../sonetto_desktop/ui/chat/actions.py" line="133" />
         <source>以后不会再记住这件事；但这轮写下的记忆后来又被改过，没有撤销（{0}）。可以在记忆墙上处理。</source>
         <translation>This will not be remembered from now on; but the memories this turn wrote were changed since and were not undone ({0}). You can handle them on the memory wall.</translation>
     </message>
-    <message>
-        <location filename="../../sonetto_desktop/ui/chat/actions.py" line="137" />
-        <source>已撤销这轮的 {0} 处记忆变化，以后也不会记住这件事。</source>
-        <translation>Undid this turn's {0} memory changes; this will not be remembered from now on.</translation>
+    <message numerus="yes">
+        <location filename="../../sonetto_desktop/ui/chat/actions.py" line="139" />
+        <source>已撤销这轮的 %n 处记忆变化，以后也不会记住这件事。</source>
+        <translation><numerusform>Undid this turn's memory change; this will not be remembered from now on.</numerusform><numerusform>Undid this turn's %n memory changes; this will not be remembered from now on.</numerusform></translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/chat/actions.py" line="141" />
+        <location filename="../../sonetto_desktop/ui/chat/actions.py" line="142" />
         <source>好的，这件事不会被记住。</source>
         <translation>OK, this will not be remembered.</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/chat/actions.py" line="156" />
+        <location filename="../../sonetto_desktop/ui/chat/actions.py" line="157" />
         <source>已忘掉：{0}</source>
         <translation>Forgotten: {0}</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/chat/actions.py" line="60" />
-        <location filename="../../sonetto_desktop/ui/chat/actions.py" line="158" />
+        <location filename="../../sonetto_desktop/ui/chat/actions.py" line="61" />
+        <location filename="../../sonetto_desktop/ui/chat/actions.py" line="159" />
         <source>撤销</source>
         <translation>Undo</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/shell.py" line="449" />
+        <location filename="../../sonetto_desktop/ui/shell.py" line="463" />
         <source>无法使用新的数据文件夹 {0}：{1}。仍在使用原来的记忆库。</source>
         <translation>Cannot use the new data folder {0}: {1}. Still using the previous memory store.</translation>
     </message>
@@ -3099,72 +3224,82 @@ Optional: title (the chat’s title), id (the message’s id, which recognises i
 <context>
     <name>StatusIndicator</name>
     <message>
-        <location filename="../../sonetto_desktop/ui/notices/status_indicator.py" line="202" />
+        <location filename="../../sonetto_desktop/ui/notices/status_indicator.py" line="207" />
+        <source>向量模型已更换：等你确认</source>
+        <translation type="unfinished" />
+    </message>
+    <message>
+        <location filename="../../sonetto_desktop/ui/notices/status_indicator.py" line="208" />
+        <source>回忆改用了向量模型 %1，要为 %2 条记忆重新计算向量；确认之前回忆只按字面找。</source>
+        <translation type="unfinished" />
+    </message>
+    <message>
+        <location filename="../../sonetto_desktop/ui/notices/status_indicator.py" line="213" />
         <source>向量 %1/%2</source>
         <translation>Vectors %1/%2</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/notices/status_indicator.py" line="204" />
+        <location filename="../../sonetto_desktop/ui/notices/status_indicator.py" line="215" />
         <source>%1 出错</source>
         <translation>%1 failed</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/notices/status_indicator.py" line="206" />
+        <location filename="../../sonetto_desktop/ui/notices/status_indicator.py" line="217" />
         <source>%1（稍后继续）</source>
         <translation>%1 (continuing later)</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/notices/status_indicator.py" line="208" />
+        <location filename="../../sonetto_desktop/ui/notices/status_indicator.py" line="219" />
         <source>向量模型 %1 在后台为每条记忆计算向量，算好的记忆回忆时也能按意思找到。</source>
         <translation>The embeddings model %1 computes a vector for every memory in the background; memories with one are also found by meaning when Sonetto recalls.</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/notices/status_indicator.py" line="226" />
+        <location filename="../../sonetto_desktop/ui/notices/status_indicator.py" line="237" />
         <source>第一次打开导入的记忆时要建立回忆索引；建好前回忆只用已建好的部分</source>
         <translation>Imported memories are indexed for recall the first time they are opened; until it is done, recall uses the part already indexed</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/notices/status_indicator.py" line="227" />
+        <location filename="../../sonetto_desktop/ui/notices/status_indicator.py" line="238" />
         <source>正在建立回忆索引… %1 / %2</source>
         <translation>Building the recall index… %1 / %2</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/notices/status_indicator.py" line="230" />
+        <location filename="../../sonetto_desktop/ui/notices/status_indicator.py" line="241" />
         <source>记忆写入未启动</source>
         <translation>Memory writer not started</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/notices/status_indicator.py" line="236" />
+        <location filename="../../sonetto_desktop/ui/notices/status_indicator.py" line="247" />
         <source>记忆写入已暂停 (%1)</source>
         <translation>Memory writing paused (%1)</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/notices/status_indicator.py" line="238" />
+        <location filename="../../sonetto_desktop/ui/notices/status_indicator.py" line="249" />
         <source>整理记忆中 (%1)</source>
         <translation>Organising memories (%1)</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/notices/status_indicator.py" line="244" />
+        <location filename="../../sonetto_desktop/ui/notices/status_indicator.py" line="255" />
         <source>记忆写入出错：%1</source>
         <translation>Memory writing failed: %1</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/notices/status_indicator.py" line="246" />
+        <location filename="../../sonetto_desktop/ui/notices/status_indicator.py" line="257" />
         <source>记忆已是最新</source>
         <translation>Memories are up to date</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/notices/status_indicator.py" line="248" />
+        <location filename="../../sonetto_desktop/ui/notices/status_indicator.py" line="259" />
         <source>审核模式：Sonetto 想做的记忆变化会先等你确认</source>
         <translation>Review mode: changes Sonetto wants to make wait for you</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/notices/status_indicator.py" line="252" />
+        <location filename="../../sonetto_desktop/ui/notices/status_indicator.py" line="263" />
         <source>继续记忆写入</source>
         <translation>Resume memory writing</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/notices/status_indicator.py" line="252" />
+        <location filename="../../sonetto_desktop/ui/notices/status_indicator.py" line="263" />
         <source>暂停记忆写入</source>
         <translation>Pause memory writing</translation>
     </message>
@@ -3457,6 +3592,95 @@ Optional: title (the chat’s title), id (the message’s id, which recognises i
     </message>
 </context>
 <context>
+    <name>VectorNotices</name>
+    <message>
+        <location filename="../../sonetto_desktop/ui/notices/vector_notices.py" line="78" />
+        <source>这台电脑（%1）没有内置的向量模型：回忆改用你填好的向量服务 %2 按意思找记忆。</source>
+        <extracomment>How long the fallback toast stays (it is said once: long enough to read).</extracomment>
+        <translation type="unfinished" />
+    </message>
+    <message>
+        <location filename="../../sonetto_desktop/ui/notices/vector_notices.py" line="81" />
+        <source>这台电脑（%1）没有内置的向量模型：回忆只按字面找记忆。在 设置 ▸ 回忆 填一个向量服务（比如 Ollama 的 bge-m3），回忆就能按意思找。</source>
+        <translation type="unfinished" />
+    </message>
+    <message>
+        <location filename="../../sonetto_desktop/ui/notices/vector_notices.py" line="85" />
+        <source>设置…</source>
+        <translation type="unfinished">Settings…</translation>
+    </message>
+    <message>
+        <location filename="../../sonetto_desktop/ui/notices/vector_notices.py" line="107" />
+        <source>更换向量模型</source>
+        <translation type="unfinished" />
+    </message>
+    <message>
+        <location filename="../../sonetto_desktop/ui/notices/vector_notices.py" line="110" />
+        <source>开始计算</source>
+        <translation type="unfinished" />
+    </message>
+    <message>
+        <location filename="../../sonetto_desktop/ui/notices/vector_notices.py" line="111" />
+        <source>以后再说</source>
+        <translation type="unfinished" />
+    </message>
+    <message>
+        <location filename="../../sonetto_desktop/ui/notices/vector_notices.py" line="130" />
+        <source>记忆库里的向量是 %1 算的。</source>
+        <translation type="unfinished" />
+    </message>
+    <message>
+        <location filename="../../sonetto_desktop/ui/notices/vector_notices.py" line="131" />
+        <source>记忆库里的向量是之前的向量模型算的。</source>
+        <translation type="unfinished" />
+    </message>
+    <message>
+        <location filename="../../sonetto_desktop/ui/notices/vector_notices.py" line="132" />
+        <source>回忆现在用向量模型 %1。</source>
+        <translation type="unfinished" />
+    </message>
+    <message>
+        <location filename="../../sonetto_desktop/ui/notices/vector_notices.py" line="133" />
+        <source>要为 %1 条记忆重新计算向量吗？</source>
+        <translation type="unfinished" />
+    </message>
+    <message>
+        <location filename="../../sonetto_desktop/ui/notices/vector_notices.py" line="136" />
+        <source>在这台电脑上后台计算，不花钱，大约 %1 分钟。</source>
+        <translation type="unfinished" />
+    </message>
+    <message>
+        <location filename="../../sonetto_desktop/ui/notices/vector_notices.py" line="138" />
+        <source>由本机的向量服务计算，不花钱。</source>
+        <translation type="unfinished" />
+    </message>
+    <message>
+        <location filename="../../sonetto_desktop/ui/notices/vector_notices.py" line="140" />
+        <source>会把记忆的文字发给向量服务，约 %1 tokens</source>
+        <translation type="unfinished" />
+    </message>
+    <message>
+        <location filename="../../sonetto_desktop/ui/notices/vector_notices.py" line="142" />
+        <source>，按 %1 的标价约 %2</source>
+        <translation type="unfinished" />
+    </message>
+    <message>
+        <location filename="../../sonetto_desktop/ui/notices/vector_notices.py" line="145" />
+        <source>，这个服务目前免费</source>
+        <translation type="unfinished" />
+    </message>
+    <message>
+        <location filename="../../sonetto_desktop/ui/notices/vector_notices.py" line="146" />
+        <source>。</source>
+        <translation type="unfinished" />
+    </message>
+    <message>
+        <location filename="../../sonetto_desktop/ui/notices/vector_notices.py" line="147" />
+        <source>算好之前，回忆只按字面找记忆；新的向量算完后，旧的才会删除。</source>
+        <translation type="unfinished" />
+    </message>
+</context>
+<context>
     <name>WallBulk</name>
     <message>
         <location filename="../../sonetto_desktop/ui/wall/selection.py" line="36" />
@@ -3736,7 +3960,7 @@ Optional: title (the chat’s title), id (the message’s id, which recognises i
         <translation>Clear the filter and show every memory</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/wall/toolbar.py" line="145" />
+        <location filename="../../sonetto_desktop/ui/wall/toolbar.py" line="150" />
         <source>筛选：{0}</source>
         <translation>Filter: {0}</translation>
     </message>
@@ -3766,38 +3990,38 @@ The memory wall on the right works already.</translation>
 <context>
     <name>WriterControl</name>
     <message>
-        <location filename="../../sonetto_desktop/ui/notices/status_indicator.py" line="99" />
-        <location filename="../../sonetto_desktop/ui/notices/status_indicator.py" line="130" />
+        <location filename="../../sonetto_desktop/ui/notices/status_indicator.py" line="100" />
+        <location filename="../../sonetto_desktop/ui/notices/status_indicator.py" line="131" />
         <source>暂停记忆写入</source>
         <translation>Pause memory writing</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/notices/status_indicator.py" line="100" />
+        <location filename="../../sonetto_desktop/ui/notices/status_indicator.py" line="101" />
         <source>重试失败的轮次</source>
         <translation>Retry failed turns</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/notices/status_indicator.py" line="101" />
+        <location filename="../../sonetto_desktop/ui/notices/status_indicator.py" line="102" />
         <source>Sonetto 想做的记忆变化，等你确认</source>
         <translation>Memory changes Sonetto would like to make, waiting for you</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/notices/status_indicator.py" line="102" />
+        <location filename="../../sonetto_desktop/ui/notices/status_indicator.py" line="103" />
         <source>整理记忆时发现的、说法不一致的记忆，等你确认</source>
         <translation>Memories that say different things, found while tidying, waiting for you</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/notices/status_indicator.py" line="118" />
+        <location filename="../../sonetto_desktop/ui/notices/status_indicator.py" line="119" />
         <source>待审核 %1</source>
         <translation>To review %1</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/notices/status_indicator.py" line="123" />
+        <location filename="../../sonetto_desktop/ui/notices/status_indicator.py" line="124" />
         <source>矛盾 %1</source>
         <translation>Contradictions %1</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/notices/status_indicator.py" line="130" />
+        <location filename="../../sonetto_desktop/ui/notices/status_indicator.py" line="131" />
         <source>继续记忆写入</source>
         <translation>Resume memory writing</translation>
     </message>
@@ -3869,10 +4093,10 @@ The memory wall on the right works already.</translation>
         <source>撤销</source>
         <translation>Undo</translation>
     </message>
-    <message>
-        <location filename="../../sonetto_desktop/ui/notices/writer_toasts.py" line="174" />
-        <source>已撤销这轮的 {0} 处记忆变化</source>
-        <translation>Undid this turn's {0} memory changes</translation>
+    <message numerus="yes">
+        <location filename="../../sonetto_desktop/ui/notices/writer_toasts.py" line="175" />
+        <source>已撤销这轮的 %n 处记忆变化</source>
+        <translation><numerusform>Undid this turn's memory change</numerusform><numerusform>Undid this turn's %n memory changes</numerusform></translation>
     </message>
     <message>
         <location filename="../../sonetto_desktop/presentation/toasts.py" line="48" />

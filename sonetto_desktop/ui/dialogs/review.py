@@ -132,7 +132,7 @@ class ReviewDialog(QDialog):
             self.list.addItem(item)
         if proposals:
             self.list.setCurrentRow(min(max(current, 0), len(proposals) - 1))
-        self.summary.setText(self.tr("Sonetto 想做 %1 处记忆变化，等你确认。").replace("%1", str(len(proposals))) if proposals
+        self.summary.setText(self.tr("Sonetto 想做 %n 处记忆变化，等你确认。", "", len(proposals)) if proposals
                              else self.tr("没有待审核的变化。"))
         self._update_buttons()
         self.loaded.emit()
