@@ -165,3 +165,23 @@ def test_a_turns_words_cannot_pass_for_the_prompts_headings():
     message = prompts.turn_message(quoted, "", datetime(2026, 12, 2, 9, 30), cold_start=True, source="cursor")
     assert [line for line in message.splitlines() if line.startswith("## 本轮对话")] == [
         message.splitlines()[message.splitlines().index(quoted.splitlines()[0]) - 1]]
+
+
+async def test_the_reasons_are_asked_in_english_when_the_ui_is_english(llm_server, make_llm, tmp_path):
+    """Issue 38 item 9: the writer's reasons are shown to the person (history, toasts): in the UI's language."""
+    mm = YamlMemoryManager(tmp_path / "memory.yaml")
+    mm.add("用户喜欢猫", "品味")
+    _, chinese, _ = await _sent(llm_server, make_llm, mm)
+    system, english, _ = await _sent(llm_server, make_llm, mm, language=lambda: "en")
+    assert prompts.ENGLISH_REASONS not in chinese
+    assert prompts.ENGLISH_REASONS in english and "reason 一律用英文" in english
+    assert system == prompts.UPDATE_SYSTEM  # the cached prefix stays the same
+
+
+def test_the_writer_hands_the_language_to_its_consumer(tmp_path, make_llm):
+    from sonetto_desktop.memory.writer.pipeline import MemoryWriter
+
+    mm = YamlMemoryManager(tmp_path / "memory.yaml")
+    writer = MemoryWriter(mm, make_llm(), tmp_path / "journal", language=lambda: "en")
+    assert writer._get_consumer()._language() == "en"
+    mm.close()

@@ -1450,7 +1450,7 @@ Optional: title (the chat’s title), id (the message’s id, which recognises i
 <context>
     <name>Language</name>
     <message>
-        <location filename="../../sonetto_desktop/ui/i18n.py" line="62" />
+        <location filename="../../sonetto_desktop/ui/i18n.py" line="87" />
         <source>zh</source>
         <translation>en</translation>
     </message>
@@ -2633,113 +2633,138 @@ Optional: title (the chat’s title), id (the message’s id, which recognises i
 <context>
     <name>ReviewDialog</name>
     <message>
-        <location filename="../../sonetto_desktop/ui/dialogs/review.py" line="40" />
+        <location filename="../../sonetto_desktop/ui/dialogs/review.py" line="39" />
+        <source>新记住：{0}</source>
+        <translation>New memory: {0}</translation>
+    </message>
+    <message>
+        <location filename="../../sonetto_desktop/ui/dialogs/review.py" line="42" />
+        <source>改为：{0}</source>
+        <translation>Change to: {0}</translation>
+    </message>
+    <message>
+        <location filename="../../sonetto_desktop/ui/dialogs/review.py" line="43" />
+        <source>移到「{0}」</source>
+        <translation>Move to “{0}”</translation>
+    </message>
+    <message>
+        <location filename="../../sonetto_desktop/ui/dialogs/review.py" line="45" />
+        <source>删除：{0}</source>
+        <translation>Delete: {0}</translation>
+    </message>
+    <message>
+        <location filename="../../sonetto_desktop/ui/dialogs/review.py" line="47" />
+        <source>合并为：{0}</source>
+        <translation>Merge into: {0}</translation>
+    </message>
+    <message>
+        <location filename="../../sonetto_desktop/ui/dialogs/review.py" line="54" />
         <source>原来：</source>
         <translation>Before: </translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/dialogs/review.py" line="42" />
+        <location filename="../../sonetto_desktop/ui/dialogs/review.py" line="56" />
         <source>理由：</source>
         <translation>Why: </translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/dialogs/review.py" line="44" />
+        <location filename="../../sonetto_desktop/ui/dialogs/review.py" line="58" />
         <source>来自你说的：</source>
         <translation>From what you said: </translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/dialogs/review.py" line="46" />
+        <location filename="../../sonetto_desktop/ui/dialogs/review.py" line="60" />
         <source>出处：</source>
         <translation>From: </translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/dialogs/review.py" line="58" />
+        <location filename="../../sonetto_desktop/ui/dialogs/review.py" line="72" />
         <source>待审核的记忆变化</source>
         <translation>Memory changes to review</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/dialogs/review.py" line="65" />
+        <location filename="../../sonetto_desktop/ui/dialogs/review.py" line="79" />
         <source>加载中…</source>
         <translation>Loading…</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/dialogs/review.py" line="71" />
+        <location filename="../../sonetto_desktop/ui/dialogs/review.py" line="85" />
         <source>待审核的提议</source>
         <translation>Proposals to review</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/dialogs/review.py" line="74" />
+        <location filename="../../sonetto_desktop/ui/dialogs/review.py" line="88" />
         <source>批准</source>
         <translation>Approve</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/dialogs/review.py" line="75" />
+        <location filename="../../sonetto_desktop/ui/dialogs/review.py" line="89" />
         <source>改写后批准…</source>
         <translation>Rewrite and approve…</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/dialogs/review.py" line="76" />
+        <location filename="../../sonetto_desktop/ui/dialogs/review.py" line="90" />
         <source>拒绝</source>
         <translation>Reject</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/dialogs/review.py" line="77" />
+        <location filename="../../sonetto_desktop/ui/dialogs/review.py" line="91" />
         <source>全部批准</source>
         <translation>Approve all</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/dialogs/review.py" line="78" />
-        <location filename="../../sonetto_desktop/ui/dialogs/review.py" line="213" />
+        <location filename="../../sonetto_desktop/ui/dialogs/review.py" line="92" />
+        <location filename="../../sonetto_desktop/ui/dialogs/review.py" line="227" />
         <source>全部拒绝</source>
         <translation>Reject all</translation>
     </message>
     <message numerus="yes">
-        <location filename="../../sonetto_desktop/ui/dialogs/review.py" line="135" />
+        <location filename="../../sonetto_desktop/ui/dialogs/review.py" line="149" />
         <source>Sonetto 想做 %n 处记忆变化，等你确认。</source>
         <translation><numerusform>Sonetto would like to make 1 memory change; it waits for you.</numerusform><numerusform>Sonetto would like to make %n memory changes; they wait for you.</numerusform></translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/dialogs/review.py" line="136" />
+        <location filename="../../sonetto_desktop/ui/dialogs/review.py" line="150" />
         <source>没有待审核的变化。</source>
         <translation>Nothing to review.</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/dialogs/review.py" line="174" />
+        <location filename="../../sonetto_desktop/ui/dialogs/review.py" line="188" />
         <source>已批准：%1</source>
         <translation>Approved: %1</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/dialogs/review.py" line="181" />
+        <location filename="../../sonetto_desktop/ui/dialogs/review.py" line="195" />
         <source>改写后批准</source>
         <translation>Rewrite and approve</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/dialogs/review.py" line="182" />
+        <location filename="../../sonetto_desktop/ui/dialogs/review.py" line="196" />
         <source>用你的话写这条记忆：</source>
         <translation>Write this memory in your own words:</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/dialogs/review.py" line="196" />
+        <location filename="../../sonetto_desktop/ui/dialogs/review.py" line="210" />
         <source>已拒绝：%1</source>
         <translation>Rejected: %1</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/dialogs/review.py" line="207" />
+        <location filename="../../sonetto_desktop/ui/dialogs/review.py" line="221" />
         <source>已批准 %1 处变化。</source>
         <translation>Approved %1 change(s).</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/dialogs/review.py" line="209" />
+        <location filename="../../sonetto_desktop/ui/dialogs/review.py" line="223" />
         <source>%1 处没能完成，仍在列表里。</source>
         <translation> %1 could not be done and are still listed.</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/dialogs/review.py" line="214" />
+        <location filename="../../sonetto_desktop/ui/dialogs/review.py" line="228" />
         <source>拒绝全部 %1 处待审核的变化？它们不会被写入记忆。</source>
         <translation>Reject all %1 changes waiting for review? They will not be written to memory.</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/dialogs/review.py" line="220" />
+        <location filename="../../sonetto_desktop/ui/dialogs/review.py" line="234" />
         <source>已全部拒绝。</source>
         <translation>All rejected.</translation>
     </message>

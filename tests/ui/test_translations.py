@@ -284,3 +284,14 @@ def test_counts_are_singular_or_plural_in_english(english):
 def test_counts_stay_chinese_in_the_chinese_ui(chinese):
     assert QCoreApplication.translate("HistoryPreview", "%n 个对话", "", 1) == "1 个对话"
     assert QCoreApplication.translate("WriterToasts", "已撤销这轮的 %n 处记忆变化", "", 2) == "已撤销这轮的 2 处记忆变化"
+
+
+def test_a_proposal_is_worded_in_the_ui_language(english):
+    """Issue 38 item 9: the review inbox said "新记住：…" in the English UI."""
+    from sonetto_desktop.memory.review import Proposal
+    from sonetto_desktop.ui.dialogs.review import proposal_text
+
+    text = proposal_text(Proposal(id="p1", kind="create", description="喜欢猫", theme="品味"))
+    assert text.splitlines()[0] == "New memory: 喜欢猫"
+    moved = proposal_text(Proposal(id="p2", kind="update", memory_ids=("m1",), theme="品味"))
+    assert moved.splitlines()[0] == "Move to “品味”"
