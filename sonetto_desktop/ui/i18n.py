@@ -87,6 +87,19 @@ def ui_language() -> str:
     return "en" if QCoreApplication.translate("Language", "zh") == "en" else "zh"
 
 
+def short_number(n: int) -> str:
+    """A big count in a few characters, as people read it: 12.3万 / 1.2亿 in Chinese, 123k / 1.2M in
+    English (below 10,000 the number itself). For places that have little room (the wall's count)."""
+    def trimmed(value: float) -> str:
+        return f"{value:.1f}".rstrip("0").rstrip(".") if value < 100 else f"{value:.0f}"
+
+    if abs(n) < 10_000:
+        return f"{n:,}" if ui_language() == "en" else str(n)
+    if ui_language() == "en":
+        return trimmed(n / 1_000_000) + "M" if abs(n) >= 1_000_000 else trimmed(n / 1_000) + "k"
+    return trimmed(n / 100_000_000) + "亿" if abs(n) >= 100_000_000 else trimmed(n / 10_000) + "万"
+
+
 def remove_translators(app: QCoreApplication, translators: list[QTranslator]) -> None:
     for translator in translators:
         app.removeTranslator(translator)

@@ -21,7 +21,7 @@ from PySide6.QtGui import QKeySequence, QShortcut
 from PySide6.QtWidgets import QFrame, QHBoxLayout, QLabel, QScrollArea, QVBoxLayout, QWidget
 
 from ..widgets.deferred import alive, later
-from ..i18n import ui_language
+from ..i18n import short_number, ui_language
 from .memory_model import MemoryCardModel, decode_ids
 from ..memory_service import MemoryService
 from .theme_palette import ThemeColors
@@ -303,9 +303,11 @@ class MemoryWall(QWidget):
                 self.empty_label.setText(self._busy_text(f"{done:,}", f"{total:,}"))
         elif self.search.query or self._filter != "all":  # (which filter: the toolbar's filter bar)
             shown = sum(section.shown_count() for section in self.theme_sections.all().values())
-            self.count_label.setText(self.tr("{0} / {1} 条").format(f"{shown:,}", f"{total:,}"))
-        else:
-            self.count_label.setText(self.tr("1 条") if total == 1 else self.tr("{0} 条").format(f"{total:,}"))
+            self.count_label.set_texts(self.tr("{0} / {1} 条").format(f"{shown:,}", f"{total:,}"),
+                                       self.tr("{0} / {1} 条").format(short_number(shown), short_number(total)))
+        else:  # (a narrow window: "10万 条" / "100k memories", not "100,…")
+            self.count_label.set_texts(self.tr("1 条") if total == 1 else self.tr("{0} 条").format(f"{total:,}"),
+                                       self.tr("1 条") if total == 1 else self.tr("{0} 条").format(short_number(total)))
 
     def _nothing_shown(self) -> bool:
         return not any(section.shown_count() for section in self.theme_sections.all().values())
