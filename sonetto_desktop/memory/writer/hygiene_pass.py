@@ -131,11 +131,11 @@ def hygiene_tools(ops: MemoryOperations, turn: Turn, index: WriterIndex, conflic
 
 
 def record_moment(env: ToolEnv, id: str, content: str, reason: str) -> Plan:
-    """把一条日期已过、值得留念的待办改写成“瞬间”（以日期开头，过去时），替换原条目。
+    """把一条日期已过、值得留念的待办改写成“瞬间”（以带年份的完整日期开头，过去时），替换原条目。
 
     Args:
         id: 待办的记忆 ID。
-        content: 改写后的瞬间，例如“11月28日，小林参加了高数期中考试”。
+        content: 改写后的瞬间，例如“2025年11月28日，小林参加了高数期中考试”。
         reason: 改写原因。
     """
     memory_id, text, why = text_arg("id", id), content_arg(content), text_arg("reason", reason)
