@@ -45,3 +45,32 @@ def test_the_first_recall_example_is_the_seeds_tarot_example():
 def test_an_expired_to_do_is_chosen_when_the_question_asks_about_its_time():
     rule = re.search(r"4\. 时间线索：.*", FIND_RELATED_MEMORY).group(0)
     assert "用户问的正是那段时间" in rule and "上周" in rule and "要选" in rule
+
+
+def test_names_written_as_the_seed_writes_them_are_recognised():
+    """Issue 38 item 12: "Miso 喜欢…" (name, space, verb: the seed's own style) names the user."""
+    from sonetto_desktop.memory.writer.names import leading_name
+
+    assert leading_name("Miso 喜欢夏天和猫。") == "Miso"
+    assert leading_name("Miso喜欢夏天和猫") == "Miso"
+    assert leading_name("Miso7月14日去看了海") == "Miso"  # the date's digits are not the name's
+    assert leading_name("Kai2 在写代码") == "Kai2"
+    assert leading_name("用户喜欢猫") is None and leading_name("AI 写的") is None
+
+
+async def test_a_seed_store_written_with_spaces_names_the_user(llm_server, make_llm, tmp_path):
+    from sonetto_desktop.memory.writer.consumer import MemoryConsumer
+
+    mm = YamlMemoryManager(tmp_path / "memory.yaml")
+    for text in ("Miso 喜欢夏天和猫。", "Miso 在重构塔罗牌工具。", "用户喜欢洛天依"):
+        mm.add(text, "品味")
+    llm_server.add_text("本轮无需记录")
+    await MemoryConsumer(make_llm(), mm).consume("s", "t", [{"role": "user", "content": "今天去看海了"}])
+    user = llm_server.requests[-1]["messages"][-1]["content"]
+    assert "## 用户的称呼\nMiso（" in user
+    assert "不要写成“Miso7月14日”" in user and "Miso 喜欢夏天和猫" in user  # a Latin name is not glued to a date
+    mm.close()
+
+
+def test_a_chinese_name_gets_no_spacing_rule():
+    assert "加一个空格" not in prompts.subject_block("小林") and "加一个空格" in prompts.subject_block("Miso")

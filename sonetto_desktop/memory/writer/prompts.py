@@ -81,7 +81,11 @@ HYGIENE_SYSTEM = """
 def subject_block(name: str) -> str:
     """How the memories name the user this turn."""
     if name:
-        return (f"## 用户的称呼\n{name}（记忆条目用“{name}”指代用户，不写“用户”；更新旧条目时也顺便改成“{name}”）")
+        block = f"## 用户的称呼\n{name}（记忆条目用“{name}”指代用户，不写“用户”；更新旧条目时也顺便改成“{name}”）"
+        if name[-1:].isascii() and name[-1:].isalnum():  # a Latin name: never glued to a date or a number
+            block += (f"\n“{name}”后面接中文时加一个空格，如“{name} 喜欢夏天和猫”；瞬间以日期开头，名字写在日期后面，"
+                      f"如“X年7月14日，{name} 去看了海”，不要写成“{name}7月14日”。")
+        return block
     return ("## 用户的称呼\n未知（记忆条目以“用户”开头；用户说出自己的名字或希望的称呼时，"
             "在“身份”里记一条“用户希望被称为……”）")
 
