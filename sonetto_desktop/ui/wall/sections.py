@@ -140,7 +140,8 @@ class WallSections(QObject):
         view.focused.connect(lambda v=view: self._set_tab_stop(v))
         section.collapse_toggled.connect(self.ensure_tab_stop)
         view.setFocusPolicy(Qt.FocusPolicy.ClickFocus)
-        self.ensure_tab_stop()
+        if self._tab_stop is None:  # (the wall's visibility update moves it to an open theme: not per section)
+            self._set_tab_stop(view)
         view.pressed.connect(self._on_pressed)
         view.wall_selection = self.selected_ids  # a drag carries the selection of every section
         for signal in (section.proxy.rowsInserted, section.proxy.rowsRemoved, section.proxy.modelReset):
@@ -164,8 +165,12 @@ class WallSections(QObject):
 
     # ── the keyboard: the wall is one Tab stop, arrows go on from theme to theme ──
 
+    @staticmethod
+    def _is_open(section: ThemeSection) -> bool:
+        return not section.isHidden() and not section.is_collapsed() and section.proxy.rowCount() > 0
+
     def _open_views(self) -> list[ThemeCardView]:
-        return [s.view for s in self.visible() if not s.is_collapsed() and s.proxy.rowCount()]
+        return [s.view for s in self.visible() if self._is_open(s)]
 
     def _set_tab_stop(self, view: ThemeCardView | None) -> None:
         if view is self._tab_stop:
@@ -180,9 +185,9 @@ class WallSections(QObject):
         """Keep the Tab stop on a view that is shown (the first open theme when the last one was
         collapsed, hidden by a search or removed)."""
         stop = self._tab_stop
+        if stop is not None and shiboken6.isValid(stop) and self._is_open(stop.parentWidget()):
+            return  # (the usual case: no sorting of the sections)
         views = self._open_views()
-        if stop is not None and shiboken6.isValid(stop) and stop in views:
-            return
         self._set_tab_stop(views[0] if views else None)
 
     def _on_edge(self, view: ThemeCardView, step: int, x: int) -> None:
@@ -244,7 +249,7 @@ class WallSections(QObject):
 
     def _on_pressed(self, index) -> None:
         """A plain left click selects in one section only: the others' selections are cleared (a
-        right click keeps them: its menu acts on the whole selection)."""
+        right click: ``_on_context_requested``)."""
         if QGuiApplication.keyboardModifiers() & (Qt.KeyboardModifier.ControlModifier | Qt.KeyboardModifier.ShiftModifier):
             return
         if not QGuiApplication.mouseButtons() & Qt.MouseButton.LeftButton:
