@@ -86,3 +86,20 @@ async def test_delete_key_deletes_the_current_card_with_an_undo(wall, populated_
     toast = next(t for t in wall.actions._toasts.toasts() if t.key == "deleted:" + cat)
     toast.action_button.click()  # 撤销
     await wait(lambda: cat in populated_store.all_items(), message="undone")
+
+
+async def test_tab_into_the_cards_then_enter_edits_the_first_card(wall, populated_store, qtbot, wait):
+    await _ready(wall, qtbot, wait)
+    wall.toolbar.trash_button.setFocus(Qt.FocusReason.TabFocusReason)
+    for _ in range(3):  # (the outline of themes may come first)
+        qtbot.keyClick(QApplication.focusWidget(), Qt.Key.Key_Tab)
+        if isinstance(QApplication.focusWidget(), ThemeCardView):
+            break
+    view = QApplication.focusWidget()
+    assert isinstance(view, ThemeCardView) and view is wall.visible_sections()[0].view
+    assert view.currentIndex().isValid()  # Tab in makes the first card current
+    qtbot.keyClick(view, Qt.Key.Key_Return)
+    dialog = wall.actions.active_dialog
+    assert isinstance(dialog, EditDialog)
+    assert dialog.values()[0] == populated_store.get(view.proxy.ids()[view.currentIndex().row()]).description
+    dialog.reject()
