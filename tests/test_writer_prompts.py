@@ -185,3 +185,17 @@ def test_the_writer_hands_the_language_to_its_consumer(tmp_path, make_llm):
     writer = MemoryWriter(mm, make_llm(), tmp_path / "journal", language=lambda: "en")
     assert writer._get_consumer()._language() == "en"
     mm.close()
+
+
+def test_the_hygiene_pass_asks_its_reasons_in_the_ui_language(tmp_path, make_llm):
+    from sonetto_desktop.memory import MemoryItem
+    from sonetto_desktop.memory.writer.hygiene_pass import _Work, work_message
+    from sonetto_desktop.memory.writer.pipeline import MemoryWriter
+
+    work = _Work(["t1"], [], {"t1": MemoryItem("12月1日要交表", "时效待办")})
+    assert prompts.ENGLISH_REASONS in work_message(work, NOW, "小林", "en")
+    assert prompts.ENGLISH_REASONS not in work_message(work, NOW, "小林")
+    mm = YamlMemoryManager(tmp_path / "memory.yaml")
+    assert MemoryWriter(mm, make_llm(), tmp_path / "journal", language=lambda: "en").language() == "en"
+    assert MemoryWriter(mm, make_llm(), tmp_path / "journal2").language() == "zh_CN"
+    mm.close()

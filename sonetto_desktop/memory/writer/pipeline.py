@@ -214,6 +214,10 @@ class MemoryWriter:
     def _redact(self, text: str) -> str:
         return scrub(text, [api_key_of(self._llm)])
 
+    def language(self) -> str:
+        """The UI's language (``"zh_CN"`` / ``"en"``): the writer's reasons are asked in it."""
+        return self._language() if self._language is not None else "zh_CN"
+
     # ── the consumer (built for the current model) ────────────────────
 
     def _get_consumer(self) -> MemoryConsumer:
