@@ -1808,7 +1808,7 @@ Optional: title (the chat’s title), id (the message’s id, which recognises i
 <context>
     <name>MemoryWall</name>
     <message>
-        <location filename="../../sonetto_desktop/ui/wall/memory_wall.py" line="334" />
+        <location filename="../../sonetto_desktop/ui/wall/memory_wall.py" line="336" />
         <source>正在载入记忆…</source>
         <translation>Loading memories…</translation>
     </message>
@@ -1838,60 +1838,63 @@ Optional: title (the chat’s title), id (the message’s id, which recognises i
         <translation>No memory matches “{0}”.</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/wall/memory_wall.py" line="308" />
+        <location filename="../../sonetto_desktop/ui/wall/memory_wall.py" line="309" />
+        <location filename="../../sonetto_desktop/ui/wall/memory_wall.py" line="310" />
         <source>1 条</source>
         <translation>1 memory</translation>
     </message>
     <message>
         <location filename="../../sonetto_desktop/ui/wall/memory_wall.py" line="295" />
-        <location filename="../../sonetto_desktop/ui/wall/memory_wall.py" line="319" />
+        <location filename="../../sonetto_desktop/ui/wall/memory_wall.py" line="321" />
         <source>排序中 {0}%</source>
         <translation>Sorting {0}%</translation>
     </message>
     <message>
         <location filename="../../sonetto_desktop/ui/wall/memory_wall.py" line="295" />
-        <location filename="../../sonetto_desktop/ui/wall/memory_wall.py" line="321" />
+        <location filename="../../sonetto_desktop/ui/wall/memory_wall.py" line="323" />
         <source>筛选中 {0}%</source>
         <translation>Filtering {0}%</translation>
     </message>
     <message>
         <location filename="../../sonetto_desktop/ui/wall/memory_wall.py" line="296" />
-        <location filename="../../sonetto_desktop/ui/wall/memory_wall.py" line="323" />
+        <location filename="../../sonetto_desktop/ui/wall/memory_wall.py" line="325" />
         <source>载入中 {0}%</source>
         <translation>Loading {0}%</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/wall/memory_wall.py" line="330" />
+        <location filename="../../sonetto_desktop/ui/wall/memory_wall.py" line="332" />
         <source>正在排序… {0} / {1}</source>
         <translation>Sorting… {0} / {1}</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/wall/memory_wall.py" line="330" />
+        <location filename="../../sonetto_desktop/ui/wall/memory_wall.py" line="332" />
         <source>正在排序…</source>
         <translation>Sorting…</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/wall/memory_wall.py" line="332" />
+        <location filename="../../sonetto_desktop/ui/wall/memory_wall.py" line="334" />
         <source>正在筛选… {0} / {1}</source>
         <translation>Filtering… {0} / {1}</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/wall/memory_wall.py" line="332" />
+        <location filename="../../sonetto_desktop/ui/wall/memory_wall.py" line="334" />
         <source>正在筛选…</source>
         <translation>Filtering…</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/wall/memory_wall.py" line="334" />
+        <location filename="../../sonetto_desktop/ui/wall/memory_wall.py" line="336" />
         <source>正在载入记忆… {0} / {1}</source>
         <translation>Loading memories… {0} / {1}</translation>
     </message>
     <message>
         <location filename="../../sonetto_desktop/ui/wall/memory_wall.py" line="306" />
+        <location filename="../../sonetto_desktop/ui/wall/memory_wall.py" line="307" />
         <source>{0} / {1} 条</source>
         <translation>{0} of {1}</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/wall/memory_wall.py" line="308" />
+        <location filename="../../sonetto_desktop/ui/wall/memory_wall.py" line="309" />
+        <location filename="../../sonetto_desktop/ui/wall/memory_wall.py" line="310" />
         <source>{0} 条</source>
         <translation>{0} memories</translation>
     </message>
@@ -3040,23 +3043,33 @@ Optional: title (the chat’s title), id (the message’s id, which recognises i
         <translation>Delete the selected memory cards (can be undone)</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/dialogs/shortcuts.py" line="59" />
-        <location filename="../../sonetto_desktop/ui/dialogs/shortcuts.py" line="66" />
+        <location filename="../../sonetto_desktop/ui/dialogs/shortcuts.py" line="32" />
+        <source>在记忆墙的卡片之间移动（到一个主题的边上就进到相邻的主题）</source>
+        <translation>Move between the memory wall's cards (at a theme's edge, on to the next theme)</translation>
+    </message>
+    <message>
+        <location filename="../../sonetto_desktop/ui/dialogs/shortcuts.py" line="33" />
+        <source>编辑记忆墙上当前的卡片</source>
+        <translation>Edit the memory wall's current card</translation>
+    </message>
+    <message>
+        <location filename="../../sonetto_desktop/ui/dialogs/shortcuts.py" line="61" />
+        <location filename="../../sonetto_desktop/ui/dialogs/shortcuts.py" line="68" />
         <source>键盘快捷键</source>
         <translation>Keyboard shortcuts</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/dialogs/shortcuts.py" line="67" />
+        <location filename="../../sonetto_desktop/ui/dialogs/shortcuts.py" line="69" />
         <source>按键</source>
         <translation>Keys</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/dialogs/shortcuts.py" line="67" />
+        <location filename="../../sonetto_desktop/ui/dialogs/shortcuts.py" line="69" />
         <source>作用</source>
         <translation>Action</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/dialogs/shortcuts.py" line="77" />
+        <location filename="../../sonetto_desktop/ui/dialogs/shortcuts.py" line="79" />
         <source>关闭</source>
         <translation>Close</translation>
     </message>
