@@ -56,8 +56,9 @@ def dump(data: Any) -> bytes:
 
 #: The app's own keys: kept in the flags sidecar, never in an entry (the seed's loader fails on them).
 APP_KEYS = frozenset(f.name for f in ADDED)
-FLAGS_HEADER = (b"# Sonetto's own marks on memories in memory.yaml (pinned...): kept here so memory.yaml\n"
-                b"# stays in the seed's five-key format. Written by the app; edit memory.yaml instead.\n")
+FLAGS_HEADER = ("# Sonetto's own marks on the memories of memory.yaml (pinned…), kept here so that memory.yaml\n"
+                "# stays in the seed's five-key format. Written by the app: pin and unpin in the app (置顶), or\n"
+                "# add `pinned: true` to an entry of memory.yaml (it is moved here).\n").encode("utf-8")
 
 
 def entry_of(item: MemoryItem) -> dict[str, Any]:
