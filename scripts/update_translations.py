@@ -2,7 +2,8 @@
 
 1. ``pyside6-lupdate`` collects every ``tr()`` / ``translate()`` string of ``sonetto_desktop/ui`` and ``presentation``
    into ``resources/translations/sonetto_en.ts`` (Chinese is the source language);
-2. the English texts from ``resources/translations/sonetto_en.yaml`` are filled in;
+2. the English texts from ``resources/translations/sonetto_en.yaml`` are filled in (a text with a count,
+   ``translate(context, "…%n…", None, n)``, takes ``[one, other]``: "1 conversation", "2 conversations");
 3. ``pyside6-lrelease`` compiles ``sonetto_en.qm``, which the app loads (``ui/i18n.py``).
 
 Prints the strings that still have no English so they can be added to the YAML.
@@ -49,7 +50,16 @@ def main() -> int:
             if text is None:
                 missing.append(f"{name}: {source!r}")
                 continue
-            translation.text = text
+            if isinstance(text, list) or message.get("numerus") == "yes":  # a count (%n): [one, other]
+                message.set("numerus", "yes")  # (lupdate marks only tr(…, n) calls)
+                forms = text if isinstance(text, list) else [text, text]
+                translation.text = None
+                for child in list(translation):
+                    translation.remove(child)
+                for form in forms:
+                    ET.SubElement(translation, "numerusform").text = form
+            else:
+                translation.text = text
             translation.attrib.pop("type", None)
     tree.write(TS, encoding="utf-8", xml_declaration=True)
     subprocess.run([_tool("lrelease"), str(TS.relative_to(ROOT)), "-qm", str(QM.relative_to(ROOT))], cwd=ROOT, check=True)

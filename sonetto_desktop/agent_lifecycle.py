@@ -137,6 +137,7 @@ class Agents:
                                    journal_path=getattr(handle.store, "journal_path", None),  # a server: kept here
                                    events=self._events, retriever=lambda: recall.mechanical,
                                    describe_error=describe, user_name=lambda: settings().user_name,
+                                   language=lambda: settings().language,
                                    max_tool_calls=settings().writer_max_tool_calls,
                                    max_changed=settings().writer_max_changed_memories)
         self.ltm = LongTermMemory(recall, self.writer)

@@ -118,7 +118,9 @@ def test_hand_added_keys_survive_an_update_in_the_file(tmp_path):
     mm.update("ab12cd34", "补充", new_description="喜欢夏天、猫和西瓜")
     mm.close()
     entry = yaml.safe_load(path.read_text(encoding="utf-8"))["ab12cd34"]
-    assert entry["description"] == "喜欢夏天、猫和西瓜" and entry["pinned"] is True and entry["note"] == "别忘了"
+    assert entry["description"] == "喜欢夏天、猫和西瓜" and entry["note"] == "别忘了"
+    assert "pinned" not in entry  # the app's own field: in memory.flags.yaml (test_yaml_seed_format)
+    assert YamlMemoryManager(path, flush_delay=None).get("ab12cd34").pinned is True
 
 
 OLD_SQLITE = """

@@ -1218,105 +1218,115 @@ Optional: title (the chat’s title), id (the message’s id, which recognises i
         <source>费用：未设置单价</source>
         <translation>cost: no price set</translation>
     </message>
-    <message>
-        <location filename="../../sonetto_desktop/ui/dialogs/history_preview.py" line="48" />
-        <source>{0} 个对话 · {1} 轮 · {2} 字 · 约 {3} tokens · {4}</source>
-        <translation>{0} conversations · {1} turns · {2} characters · about {3} tokens · {4}</translation>
+    <message numerus="yes">
+        <location filename="../../sonetto_desktop/ui/dialogs/history_preview.py" line="49" />
+        <source>%n 个对话</source>
+        <translation><numerusform>1 conversation</numerusform><numerusform>%n conversations</numerusform></translation>
+    </message>
+    <message numerus="yes">
+        <location filename="../../sonetto_desktop/ui/dialogs/history_preview.py" line="50" />
+        <source>%n 轮</source>
+        <translation><numerusform>1 turn</numerusform><numerusform>%n turns</numerusform></translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/dialogs/history_preview.py" line="55" />
+        <location filename="../../sonetto_desktop/ui/dialogs/history_preview.py" line="51" />
+        <source>{0} · {1} 字 · 约 {2} tokens · {3}</source>
+        <translation>{0} · {1} characters · about {2} tokens · {3}</translation>
+    </message>
+    <message>
+        <location filename="../../sonetto_desktop/ui/dialogs/history_preview.py" line="58" />
         <source>已导入</source>
         <translation>Imported</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/dialogs/history_preview.py" line="57" />
+        <location filename="../../sonetto_desktop/ui/dialogs/history_preview.py" line="60" />
         <source>已导入 {0} 轮，其余待导入</source>
         <translation>{0} turns imported, the rest to import</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/dialogs/history_preview.py" line="59" />
+        <location filename="../../sonetto_desktop/ui/dialogs/history_preview.py" line="62" />
         <source>不导入（列表里的“{0}”）</source>
         <translation>Not imported (“{0}” on the list)</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/dialogs/history_preview.py" line="61" />
+        <location filename="../../sonetto_desktop/ui/dialogs/history_preview.py" line="64" />
         <source>不在日期范围内</source>
         <translation>Outside the dates</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/dialogs/history_preview.py" line="63" />
+        <location filename="../../sonetto_desktop/ui/dialogs/history_preview.py" line="66" />
         <source>不导入</source>
         <translation>Not imported</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/dialogs/history_preview.py" line="64" />
+        <location filename="../../sonetto_desktop/ui/dialogs/history_preview.py" line="67" />
         <source>推断的分支</source>
         <translation>Branch guessed</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/dialogs/history_preview.py" line="64" />
+        <location filename="../../sonetto_desktop/ui/dialogs/history_preview.py" line="67" />
         <source>待导入</source>
         <translation>To import</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/dialogs/history_preview.py" line="91" />
+        <location filename="../../sonetto_desktop/ui/dialogs/history_preview.py" line="94" />
         <source>对话</source>
         <translation>Conversation</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/dialogs/history_preview.py" line="91" />
-        <location filename="../../sonetto_desktop/ui/dialogs/history_preview.py" line="195" />
+        <location filename="../../sonetto_desktop/ui/dialogs/history_preview.py" line="94" />
+        <location filename="../../sonetto_desktop/ui/dialogs/history_preview.py" line="198" />
         <source>日期</source>
         <translation>Date</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/dialogs/history_preview.py" line="91" />
+        <location filename="../../sonetto_desktop/ui/dialogs/history_preview.py" line="94" />
         <source>轮数</source>
         <translation>Turns</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/dialogs/history_preview.py" line="91" />
+        <location filename="../../sonetto_desktop/ui/dialogs/history_preview.py" line="94" />
         <source>字数</source>
         <translation>Characters</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/dialogs/history_preview.py" line="91" />
+        <location filename="../../sonetto_desktop/ui/dialogs/history_preview.py" line="94" />
         <source>状态</source>
         <translation>State</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/dialogs/history_preview.py" line="92" />
+        <location filename="../../sonetto_desktop/ui/dialogs/history_preview.py" line="95" />
         <source>要导入的对话</source>
         <translation>Conversations to import</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/dialogs/history_preview.py" line="176" />
+        <location filename="../../sonetto_desktop/ui/dialogs/history_preview.py" line="179" />
         <source>从不导入列表里移除“{0}”</source>
         <translation>Remove “{0}” from the don’t-import list</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/dialogs/history_preview.py" line="180" />
+        <location filename="../../sonetto_desktop/ui/dialogs/history_preview.py" line="183" />
         <source>以后都不导入这个标题</source>
         <translation>Never import this title</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/dialogs/history_preview.py" line="195" />
+        <location filename="../../sonetto_desktop/ui/dialogs/history_preview.py" line="198" />
         <source>记忆</source>
         <translation>Memory</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/dialogs/history_preview.py" line="195" />
-        <location filename="../../sonetto_desktop/ui/dialogs/history_preview.py" line="221" />
+        <location filename="../../sonetto_desktop/ui/dialogs/history_preview.py" line="198" />
+        <location filename="../../sonetto_desktop/ui/dialogs/history_preview.py" line="224" />
         <source>主题</source>
         <translation>Theme</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/dialogs/history_preview.py" line="196" />
+        <location filename="../../sonetto_desktop/ui/dialogs/history_preview.py" line="199" />
         <source>要导入的已保存记忆</source>
         <translation>Saved memories to import</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/dialogs/history_preview.py" line="215" />
+        <location filename="../../sonetto_desktop/ui/dialogs/history_preview.py" line="218" />
         <source>太长了（{0} 字），一条记忆最多 500 字</source>
         <translation>Too long ({0} characters); a memory holds at most 500</translation>
     </message>
@@ -1671,7 +1681,7 @@ Optional: title (the chat’s title), id (the message’s id, which recognises i
 <context>
     <name>Language</name>
     <message>
-        <location filename="../../sonetto_desktop/ui/i18n.py" line="62" />
+        <location filename="../../sonetto_desktop/ui/i18n.py" line="87" />
         <source>zh</source>
         <translation>en</translation>
     </message>
@@ -2000,15 +2010,15 @@ Optional: title (the chat’s title), id (the message’s id, which recognises i
         <source>导入</source>
         <translation>import</translation>
     </message>
-    <message>
+    <message numerus="yes">
         <location filename="../../sonetto_desktop/ui/notices/memory_undo.py" line="67" />
-        <source>Sonetto 的 {0} 处记忆变化</source>
-        <translation>Sonetto's {0} memory changes</translation>
+        <source>Sonetto 的 %n 处记忆变化</source>
+        <translation><numerusform>Sonetto's 1 memory change</numerusform><numerusform>Sonetto's %n memory changes</numerusform></translation>
     </message>
-    <message>
+    <message numerus="yes">
         <location filename="../../sonetto_desktop/ui/notices/memory_undo.py" line="69" />
-        <source>{0} 处记忆变化</source>
-        <translation>{0} memory changes</translation>
+        <source>%n 处记忆变化</source>
+        <translation><numerusform>1 memory change</numerusform><numerusform>%n memory changes</numerusform></translation>
     </message>
     <message>
         <location filename="../../sonetto_desktop/ui/notices/memory_undo.py" line="72" />
@@ -2029,90 +2039,93 @@ Optional: title (the chat’s title), id (the message’s id, which recognises i
 <context>
     <name>MemoryWall</name>
     <message>
-        <location filename="../../sonetto_desktop/ui/wall/memory_wall.py" line="332" />
+        <location filename="../../sonetto_desktop/ui/wall/memory_wall.py" line="336" />
         <source>正在载入记忆…</source>
         <translation>Loading memories…</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/wall/memory_wall.py" line="274" />
+        <location filename="../../sonetto_desktop/ui/wall/memory_wall.py" line="275" />
         <source>记忆库暂时无法读取，卡片墙是空的；没有任何内容被改动。</source>
         <translation>The memory store cannot be read right now, so the wall is empty; nothing was changed.</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/wall/memory_wall.py" line="276" />
+        <location filename="../../sonetto_desktop/ui/wall/memory_wall.py" line="277" />
         <source>还没有记忆。和 Sonetto 聊聊，或点「新建」写下一条。</source>
         <translation>No memories yet. Chat with Sonetto, or click “New” to write one.</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/wall/memory_wall.py" line="278" />
+        <location filename="../../sonetto_desktop/ui/wall/memory_wall.py" line="279" />
         <source>没有「{0}」的记忆。</source>
         <translation>No memories for “{0}”.</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/wall/memory_wall.py" line="280" />
+        <location filename="../../sonetto_desktop/ui/wall/memory_wall.py" line="281" />
         <source>正在准备拼音搜索…（第一次用拼音搜很多记忆时要几秒）</source>
         <translation>Getting pinyin search ready… (the first pinyin search over many memories takes a few seconds)</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/wall/memory_wall.py" line="282" />
+        <location filename="../../sonetto_desktop/ui/wall/memory_wall.py" line="283" />
         <source>没有和「{0}」匹配的记忆。</source>
         <translation>No memory matches “{0}”.</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/wall/memory_wall.py" line="306" />
+        <location filename="../../sonetto_desktop/ui/wall/memory_wall.py" line="309" />
+        <location filename="../../sonetto_desktop/ui/wall/memory_wall.py" line="310" />
         <source>1 条</source>
         <translation>1 memory</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/wall/memory_wall.py" line="293" />
-        <location filename="../../sonetto_desktop/ui/wall/memory_wall.py" line="317" />
+        <location filename="../../sonetto_desktop/ui/wall/memory_wall.py" line="295" />
+        <location filename="../../sonetto_desktop/ui/wall/memory_wall.py" line="321" />
         <source>排序中 {0}%</source>
         <translation>Sorting {0}%</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/wall/memory_wall.py" line="293" />
-        <location filename="../../sonetto_desktop/ui/wall/memory_wall.py" line="319" />
+        <location filename="../../sonetto_desktop/ui/wall/memory_wall.py" line="295" />
+        <location filename="../../sonetto_desktop/ui/wall/memory_wall.py" line="323" />
         <source>筛选中 {0}%</source>
         <translation>Filtering {0}%</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/wall/memory_wall.py" line="294" />
-        <location filename="../../sonetto_desktop/ui/wall/memory_wall.py" line="321" />
+        <location filename="../../sonetto_desktop/ui/wall/memory_wall.py" line="296" />
+        <location filename="../../sonetto_desktop/ui/wall/memory_wall.py" line="325" />
         <source>载入中 {0}%</source>
         <translation>Loading {0}%</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/wall/memory_wall.py" line="328" />
+        <location filename="../../sonetto_desktop/ui/wall/memory_wall.py" line="332" />
         <source>正在排序… {0} / {1}</source>
         <translation>Sorting… {0} / {1}</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/wall/memory_wall.py" line="328" />
+        <location filename="../../sonetto_desktop/ui/wall/memory_wall.py" line="332" />
         <source>正在排序…</source>
         <translation>Sorting…</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/wall/memory_wall.py" line="330" />
+        <location filename="../../sonetto_desktop/ui/wall/memory_wall.py" line="334" />
         <source>正在筛选… {0} / {1}</source>
         <translation>Filtering… {0} / {1}</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/wall/memory_wall.py" line="330" />
+        <location filename="../../sonetto_desktop/ui/wall/memory_wall.py" line="334" />
         <source>正在筛选…</source>
         <translation>Filtering…</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/wall/memory_wall.py" line="332" />
+        <location filename="../../sonetto_desktop/ui/wall/memory_wall.py" line="336" />
         <source>正在载入记忆… {0} / {1}</source>
         <translation>Loading memories… {0} / {1}</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/wall/memory_wall.py" line="304" />
+        <location filename="../../sonetto_desktop/ui/wall/memory_wall.py" line="306" />
+        <location filename="../../sonetto_desktop/ui/wall/memory_wall.py" line="307" />
         <source>{0} / {1} 条</source>
         <translation>{0} of {1}</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/wall/memory_wall.py" line="306" />
+        <location filename="../../sonetto_desktop/ui/wall/memory_wall.py" line="309" />
+        <location filename="../../sonetto_desktop/ui/wall/memory_wall.py" line="310" />
         <source>{0} 条</source>
         <translation>{0} memories</translation>
     </message>
@@ -2192,77 +2205,82 @@ Optional: title (the chat’s title), id (the message’s id, which recognises i
         <translation>Colour of “{0}”</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/wall/actions.py" line="341" />
+        <location filename="../../sonetto_desktop/ui/wall/actions.py" line="342" />
+        <source>已选 {0} 条，其中 {1} 条不在视野内</source>
+        <translation>{0} selected, {1} of them out of sight</translation>
+    </message>
+    <message>
+        <location filename="../../sonetto_desktop/ui/wall/actions.py" line="348" />
         <source>删除</source>
         <translation>Delete</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/wall/actions.py" line="343" />
+        <location filename="../../sonetto_desktop/ui/wall/actions.py" line="350" />
         <source>删除 {0} 条</source>
         <translation>Delete {0} memories</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/wall/actions.py" line="347" />
+        <location filename="../../sonetto_desktop/ui/wall/actions.py" line="354" />
         <source>锁定</source>
         <translation>Lock</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/wall/actions.py" line="348" />
+        <location filename="../../sonetto_desktop/ui/wall/actions.py" line="355" />
         <source>锁定 {0} 条</source>
         <translation>Lock {0}</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/wall/actions.py" line="350" />
+        <location filename="../../sonetto_desktop/ui/wall/actions.py" line="357" />
         <source>解锁</source>
         <translation>Unlock</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/wall/actions.py" line="351" />
+        <location filename="../../sonetto_desktop/ui/wall/actions.py" line="358" />
         <source>解锁 {0} 条</source>
         <translation>Unlock {0}</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/wall/actions.py" line="354" />
+        <location filename="../../sonetto_desktop/ui/wall/actions.py" line="361" />
         <source>置顶</source>
         <translation>Pin to the top</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/wall/actions.py" line="355" />
+        <location filename="../../sonetto_desktop/ui/wall/actions.py" line="362" />
         <source>置顶 {0} 条</source>
         <translation>Pin {0} to the top</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/wall/actions.py" line="357" />
+        <location filename="../../sonetto_desktop/ui/wall/actions.py" line="364" />
         <source>取消置顶</source>
         <translation>Unpin</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/wall/actions.py" line="358" />
+        <location filename="../../sonetto_desktop/ui/wall/actions.py" line="365" />
         <source>取消置顶 {0} 条</source>
         <translation>Unpin {0}</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/wall/actions.py" line="360" />
+        <location filename="../../sonetto_desktop/ui/wall/actions.py" line="367" />
         <source>合并这 2 条</source>
         <translation>Merge these 2</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/wall/actions.py" line="366" />
+        <location filename="../../sonetto_desktop/ui/wall/actions.py" line="373" />
         <source>编辑</source>
         <translation>Edit</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/wall/actions.py" line="367" />
+        <location filename="../../sonetto_desktop/ui/wall/actions.py" line="374" />
         <source>历史</source>
         <translation>History</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/wall/actions.py" line="363" />
+        <location filename="../../sonetto_desktop/ui/wall/actions.py" line="370" />
         <source>与…合并</source>
         <translation>Merge with…</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/wall/actions.py" line="375" />
+        <location filename="../../sonetto_desktop/ui/wall/actions.py" line="382" />
         <source>复制</source>
         <translation>Copy</translation>
     </message>
@@ -2887,113 +2905,138 @@ Optional: title (the chat’s title), id (the message’s id, which recognises i
 <context>
     <name>ReviewDialog</name>
     <message>
-        <location filename="../../sonetto_desktop/ui/dialogs/review.py" line="40" />
+        <location filename="../../sonetto_desktop/ui/dialogs/review.py" line="39" />
+        <source>新记住：{0}</source>
+        <translation>New memory: {0}</translation>
+    </message>
+    <message>
+        <location filename="../../sonetto_desktop/ui/dialogs/review.py" line="42" />
+        <source>改为：{0}</source>
+        <translation>Change to: {0}</translation>
+    </message>
+    <message>
+        <location filename="../../sonetto_desktop/ui/dialogs/review.py" line="43" />
+        <source>移到「{0}」</source>
+        <translation>Move to “{0}”</translation>
+    </message>
+    <message>
+        <location filename="../../sonetto_desktop/ui/dialogs/review.py" line="45" />
+        <source>删除：{0}</source>
+        <translation>Delete: {0}</translation>
+    </message>
+    <message>
+        <location filename="../../sonetto_desktop/ui/dialogs/review.py" line="47" />
+        <source>合并为：{0}</source>
+        <translation>Merge into: {0}</translation>
+    </message>
+    <message>
+        <location filename="../../sonetto_desktop/ui/dialogs/review.py" line="54" />
         <source>原来：</source>
         <translation>Before: </translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/dialogs/review.py" line="42" />
+        <location filename="../../sonetto_desktop/ui/dialogs/review.py" line="56" />
         <source>理由：</source>
         <translation>Why: </translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/dialogs/review.py" line="44" />
+        <location filename="../../sonetto_desktop/ui/dialogs/review.py" line="58" />
         <source>来自你说的：</source>
         <translation>From what you said: </translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/dialogs/review.py" line="46" />
+        <location filename="../../sonetto_desktop/ui/dialogs/review.py" line="60" />
         <source>出处：</source>
         <translation>From: </translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/dialogs/review.py" line="58" />
+        <location filename="../../sonetto_desktop/ui/dialogs/review.py" line="72" />
         <source>待审核的记忆变化</source>
         <translation>Memory changes to review</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/dialogs/review.py" line="65" />
+        <location filename="../../sonetto_desktop/ui/dialogs/review.py" line="79" />
         <source>加载中…</source>
         <translation>Loading…</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/dialogs/review.py" line="71" />
+        <location filename="../../sonetto_desktop/ui/dialogs/review.py" line="85" />
         <source>待审核的提议</source>
         <translation>Proposals to review</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/dialogs/review.py" line="74" />
+        <location filename="../../sonetto_desktop/ui/dialogs/review.py" line="88" />
         <source>批准</source>
         <translation>Approve</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/dialogs/review.py" line="75" />
+        <location filename="../../sonetto_desktop/ui/dialogs/review.py" line="89" />
         <source>改写后批准…</source>
         <translation>Rewrite and approve…</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/dialogs/review.py" line="76" />
+        <location filename="../../sonetto_desktop/ui/dialogs/review.py" line="90" />
         <source>拒绝</source>
         <translation>Reject</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/dialogs/review.py" line="77" />
+        <location filename="../../sonetto_desktop/ui/dialogs/review.py" line="91" />
         <source>全部批准</source>
         <translation>Approve all</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/dialogs/review.py" line="78" />
-        <location filename="../../sonetto_desktop/ui/dialogs/review.py" line="213" />
+        <location filename="../../sonetto_desktop/ui/dialogs/review.py" line="92" />
+        <location filename="../../sonetto_desktop/ui/dialogs/review.py" line="227" />
         <source>全部拒绝</source>
         <translation>Reject all</translation>
     </message>
-    <message>
-        <location filename="../../sonetto_desktop/ui/dialogs/review.py" line="135" />
-        <source>Sonetto 想做 %1 处记忆变化，等你确认。</source>
-        <translation>Sonetto would like to make %1 memory change(s); they wait for you.</translation>
+    <message numerus="yes">
+        <location filename="../../sonetto_desktop/ui/dialogs/review.py" line="149" />
+        <source>Sonetto 想做 %n 处记忆变化，等你确认。</source>
+        <translation><numerusform>Sonetto would like to make 1 memory change; it waits for you.</numerusform><numerusform>Sonetto would like to make %n memory changes; they wait for you.</numerusform></translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/dialogs/review.py" line="136" />
+        <location filename="../../sonetto_desktop/ui/dialogs/review.py" line="150" />
         <source>没有待审核的变化。</source>
         <translation>Nothing to review.</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/dialogs/review.py" line="174" />
+        <location filename="../../sonetto_desktop/ui/dialogs/review.py" line="188" />
         <source>已批准：%1</source>
         <translation>Approved: %1</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/dialogs/review.py" line="181" />
+        <location filename="../../sonetto_desktop/ui/dialogs/review.py" line="195" />
         <source>改写后批准</source>
         <translation>Rewrite and approve</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/dialogs/review.py" line="182" />
+        <location filename="../../sonetto_desktop/ui/dialogs/review.py" line="196" />
         <source>用你的话写这条记忆：</source>
         <translation>Write this memory in your own words:</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/dialogs/review.py" line="196" />
+        <location filename="../../sonetto_desktop/ui/dialogs/review.py" line="210" />
         <source>已拒绝：%1</source>
         <translation>Rejected: %1</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/dialogs/review.py" line="207" />
+        <location filename="../../sonetto_desktop/ui/dialogs/review.py" line="221" />
         <source>已批准 %1 处变化。</source>
         <translation>Approved %1 change(s).</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/dialogs/review.py" line="209" />
+        <location filename="../../sonetto_desktop/ui/dialogs/review.py" line="223" />
         <source>%1 处没能完成，仍在列表里。</source>
         <translation> %1 could not be done and are still listed.</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/dialogs/review.py" line="214" />
+        <location filename="../../sonetto_desktop/ui/dialogs/review.py" line="228" />
         <source>拒绝全部 %1 处待审核的变化？它们不会被写入记忆。</source>
         <translation>Reject all %1 changes waiting for review? They will not be written to memory.</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/dialogs/review.py" line="220" />
+        <location filename="../../sonetto_desktop/ui/dialogs/review.py" line="234" />
         <source>已全部拒绝。</source>
         <translation>All rejected.</translation>
     </message>
@@ -3269,23 +3312,33 @@ Optional: title (the chat’s title), id (the message’s id, which recognises i
         <translation>Delete the selected memory cards (can be undone)</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/dialogs/shortcuts.py" line="59" />
-        <location filename="../../sonetto_desktop/ui/dialogs/shortcuts.py" line="66" />
+        <location filename="../../sonetto_desktop/ui/dialogs/shortcuts.py" line="32" />
+        <source>在记忆墙的卡片之间移动（到一个主题的边上就进到相邻的主题）</source>
+        <translation>Move between the memory wall's cards (at a theme's edge, on to the next theme)</translation>
+    </message>
+    <message>
+        <location filename="../../sonetto_desktop/ui/dialogs/shortcuts.py" line="33" />
+        <source>编辑记忆墙上当前的卡片</source>
+        <translation>Edit the memory wall's current card</translation>
+    </message>
+    <message>
+        <location filename="../../sonetto_desktop/ui/dialogs/shortcuts.py" line="61" />
+        <location filename="../../sonetto_desktop/ui/dialogs/shortcuts.py" line="68" />
         <source>键盘快捷键</source>
         <translation>Keyboard shortcuts</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/dialogs/shortcuts.py" line="67" />
+        <location filename="../../sonetto_desktop/ui/dialogs/shortcuts.py" line="69" />
         <source>按键</source>
         <translation>Keys</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/dialogs/shortcuts.py" line="67" />
+        <location filename="../../sonetto_desktop/ui/dialogs/shortcuts.py" line="69" />
         <source>作用</source>
         <translation>Action</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/dialogs/shortcuts.py" line="77" />
+        <location filename="../../sonetto_desktop/ui/dialogs/shortcuts.py" line="79" />
         <source>关闭</source>
         <translation>Close</translation>
     </message>
@@ -3302,74 +3355,74 @@ Optional: title (the chat’s title), id (the message’s id, which recognises i
         <source>被替换的那几轮写下的记忆后来又被改过，这些没有撤销（{0}）。可以在记忆墙上处理。</source>
         <translation>Memories written by the replaced turns were changed since; those were not taken back ({0}). You can handle them on the wall.</translation>
     </message>
-    <message>
-        <location filename="../../sonetto_desktop/ui/chat/actions.py" line="57" />
-        <source>消息改过了：已撤销被替换那几轮记下的 {0} 处记忆变化</source>
-        <translation>Message edited: took back {0} memory changes of the replaced turns</translation>
+    <message numerus="yes">
+        <location filename="../../sonetto_desktop/ui/chat/actions.py" line="58" />
+        <source>消息改过了：已撤销被替换那几轮记下的 %n 处记忆变化</source>
+        <translation><numerusform>Message edited: took back 1 memory change of the replaced turns</numerusform><numerusform>Message edited: took back %n memory changes of the replaced turns</numerusform></translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/chat/actions.py" line="66" />
+        <location filename="../../sonetto_desktop/ui/chat/actions.py" line="67" />
         <source>已导出到 {0}</source>
         <translation>Exported to {0}</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/chat/actions.py" line="67" />
+        <location filename="../../sonetto_desktop/ui/chat/actions.py" line="68" />
         <source>打开文件夹</source>
         <translation>Open folder</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/chat/actions.py" line="79" />
+        <location filename="../../sonetto_desktop/ui/chat/actions.py" line="80" />
         <source>这条记忆已经不在了（合并进了别的记忆，或已永久删除）。</source>
         <translation>This memory is gone (merged into another one, or deleted for good).</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/chat/actions.py" line="84" />
+        <location filename="../../sonetto_desktop/ui/chat/actions.py" line="85" />
         <source>这条记忆已被忘掉，在回收站里：{0}</source>
         <translation>This memory was forgotten and is in the trash: {0}</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/chat/actions.py" line="86" />
+        <location filename="../../sonetto_desktop/ui/chat/actions.py" line="87" />
         <source>恢复</source>
         <translation>Restore</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/chat/actions.py" line="106" />
+        <location filename="../../sonetto_desktop/ui/chat/actions.py" line="107" />
         <source>那段对话已经不在了（删除了，或是临时对话）。</source>
         <translation>That chat is gone (deleted, or a temporary chat).</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/chat/actions.py" line="117" />
+        <location filename="../../sonetto_desktop/ui/chat/actions.py" line="118" />
         <source>那条消息后来被编辑替换了，已不在这段对话里。原话：“{0}”</source>
         <translation>That message was later replaced by an edit and is no longer in this chat. It said: “{0}”</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/chat/actions.py" line="118" />
+        <location filename="../../sonetto_desktop/ui/chat/actions.py" line="119" />
         <source>那条消息后来被编辑替换了，已不在这段对话里。</source>
         <translation>That message was later replaced by an edit and is no longer in this chat.</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/chat/actions.py" line="132" />
+        <location filename="../../sonetto_desktop/ui/chat/actions.py" line="133" />
         <source>以后不会再记住这件事；但这轮写下的记忆后来又被改过，没有撤销（{0}）。可以在记忆墙上处理。</source>
         <translation>This will not be remembered from now on; but the memories this turn wrote were changed since and were not undone ({0}). You can handle them on the memory wall.</translation>
     </message>
-    <message>
-        <location filename="../../sonetto_desktop/ui/chat/actions.py" line="137" />
-        <source>已撤销这轮的 {0} 处记忆变化，以后也不会记住这件事。</source>
-        <translation>Undid this turn's {0} memory changes; this will not be remembered from now on.</translation>
+    <message numerus="yes">
+        <location filename="../../sonetto_desktop/ui/chat/actions.py" line="139" />
+        <source>已撤销这轮的 %n 处记忆变化，以后也不会记住这件事。</source>
+        <translation><numerusform>Undid this turn's memory change; this will not be remembered from now on.</numerusform><numerusform>Undid this turn's %n memory changes; this will not be remembered from now on.</numerusform></translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/chat/actions.py" line="141" />
+        <location filename="../../sonetto_desktop/ui/chat/actions.py" line="142" />
         <source>好的，这件事不会被记住。</source>
         <translation>OK, this will not be remembered.</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/chat/actions.py" line="156" />
+        <location filename="../../sonetto_desktop/ui/chat/actions.py" line="157" />
         <source>已忘掉：{0}</source>
         <translation>Forgotten: {0}</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/chat/actions.py" line="60" />
-        <location filename="../../sonetto_desktop/ui/chat/actions.py" line="158" />
+        <location filename="../../sonetto_desktop/ui/chat/actions.py" line="61" />
+        <location filename="../../sonetto_desktop/ui/chat/actions.py" line="159" />
         <source>撤销</source>
         <translation>Undo</translation>
     </message>
@@ -4219,7 +4272,7 @@ Optional: title (the chat’s title), id (the message’s id, which recognises i
         <translation>Clear the filter and show every memory</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/wall/toolbar.py" line="145" />
+        <location filename="../../sonetto_desktop/ui/wall/toolbar.py" line="150" />
         <source>筛选：{0}</source>
         <translation>Filter: {0}</translation>
     </message>
@@ -4352,10 +4405,10 @@ The memory wall on the right works already.</translation>
         <source>撤销</source>
         <translation>Undo</translation>
     </message>
-    <message>
-        <location filename="../../sonetto_desktop/ui/notices/writer_toasts.py" line="174" />
-        <source>已撤销这轮的 {0} 处记忆变化</source>
-        <translation>Undid this turn's {0} memory changes</translation>
+    <message numerus="yes">
+        <location filename="../../sonetto_desktop/ui/notices/writer_toasts.py" line="175" />
+        <source>已撤销这轮的 %n 处记忆变化</source>
+        <translation><numerusform>Undid this turn's memory change</numerusform><numerusform>Undid this turn's %n memory changes</numerusform></translation>
     </message>
     <message>
         <location filename="../../sonetto_desktop/presentation/toasts.py" line="48" />

@@ -42,6 +42,9 @@ from .record import MAX_HIT, normalize_time  # noqa: F401 - the item's value hel
 
 #: History actions that change a flag of the memory, not its text or theme.
 FLAG_ACTIONS = ("lock", "unlock")
+#: Actions that author nothing: a lock, and a restore from the trash (the text comes back as its author
+#: wrote it: the card keeps saying who that was, not "you").
+NOT_AUTHORING = (*FLAG_ACTIONS, "restore")
 #: ``last_actor`` of a memory with no history at all (older files, imported seed memories): ``IMPORTED``.
 
 WEEKDAYS_ZH = ("星期一", "星期二", "星期三", "星期四", "星期五", "星期六", "星期日")
@@ -254,11 +257,11 @@ class MemoryItem:
     @property
     def last_actor(self) -> str:
         """Who made the last change to this memory's text or theme (``imported`` for an entry without
-        any such history, as memories of older files and imported seed stores have). Locking is not
-        authorship: a lock or unlock leaves the author as it was."""
+        any such history, as memories of older files and imported seed stores have). Locking and
+        restoring are not authorship: a lock, unlock or restore leaves the author as it was."""
         for entry in reversed(self.history):
             if (isinstance(entry, dict) and "from" not in entry and entry.get("actor")
-                    and entry.get("action") not in FLAG_ACTIONS):
+                    and entry.get("action") not in NOT_AUTHORING):
                 return str(entry["actor"])
         return IMPORTED
 
@@ -272,7 +275,7 @@ class MemoryItem:
         app = ""
         for entry in reversed(self.history):
             if (isinstance(entry, dict) and "from" not in entry and entry.get("actor")
-                    and entry.get("action") not in FLAG_ACTIONS):
+                    and entry.get("action") not in NOT_AUTHORING):
                 actor = str(entry["actor"])
                 if not by_other_app(actor):
                     return actor

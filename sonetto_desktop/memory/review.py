@@ -111,7 +111,7 @@ class Proposal:
         return Turn(self.turn_id, self.session_id, self.excerpt, self.origin) if self.turn_id else None
 
     def summary(self) -> str:
-        """One line for lists and toasts (Chinese, as the UI's source language)."""
+        """One line for logs (Chinese; the UI words it in its language: ``ui/dialogs/review.proposal_summary``)."""
         if self.kind == "create":
             return f"新记住：{self.description}"
         if self.kind == "update":

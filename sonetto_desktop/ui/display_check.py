@@ -4,8 +4,10 @@ wrong in one line instead. Linux only (elsewhere the system always has a display
 
 from __future__ import annotations
 
+import ctypes
 import ctypes.util
 import os
+import re
 import sys
 from collections.abc import Mapping
 
@@ -23,7 +25,49 @@ def display_problem(environ: Mapping[str, str] | None = None, platform: str | No
         return ("no display: DISPLAY / WAYLAND_DISPLAY is not set, so there is no screen to show the window on. "
                 "Start Sonetto inside a desktop session; `sonetto memory …` and `sonetto mcp` need no display.")
     uses_xcb = qpa == "xcb" or (not qpa and not wayland)
-    if uses_xcb and ctypes.util.find_library("xcb-cursor") is None:
-        return ("Qt needs the library libxcb-cursor to open a window on X11, and it is not installed: "
-                "on Debian / Ubuntu run `sudo apt install libxcb-cursor0`.")
+    return xcb_problem() if uses_xcb else None
+
+
+def debian_package(soname: str) -> str:
+    """The Debian / Ubuntu package that ships a library, by Debian's naming rule: ``libxcb-cursor.so.0``
+    → ``libxcb-cursor0``, ``libxkbcommon-x11.so.0`` → ``libxkbcommon-x11-0``, ``libEGL.so.1`` → ``libegl1``."""
+    base, _, version = soname.partition(".so")
+    version = version.lstrip(".").split(".")[0]
+    if not version:
+        return base.lower()
+    return (base + ("-" if base[-1:].isdigit() else "") + version).lower()
+
+
+def missing_library_problem(error: str) -> str | None:
+    """One line for the dynamic loader's ``error`` when a library Qt's X11 plugin needs is missing
+    (what to install), or ``None`` when the error is not about a missing library."""
+    match = re.search(r"(lib[\w.+-]+?\.so(?:\.\d+)*): cannot open shared object file", error)
+    if match is None:
+        return None
+    soname = match.group(1)
+    return (f"Qt needs the library {soname} to open a window on X11, and it is not installed: "
+            f"on Debian / Ubuntu run `sudo apt install {debian_package(soname)}`.")
+
+
+def xcb_plugin() -> str | None:
+    """Where Qt's X11 platform plugin is (``None``: not found)."""
+    from PySide6.QtCore import QLibraryInfo  # (QtCore only: no application is made here)
+
+    path = os.path.join(QLibraryInfo.path(QLibraryInfo.LibraryPath.PluginsPath), "platforms", "libqxcb.so")
+    return path if os.path.isfile(path) else None
+
+
+def xcb_problem(plugin: str | None = None) -> str | None:
+    """Why Qt's X11 plugin cannot load here — the library it misses, said in one line with the package
+    to install (Qt ≥ 6.5 needs ``libxcb-cursor0``, which desktops often lack) — or ``None``. The plugin
+    is loaded as Qt would load it, so any missing library is named, not only libxcb-cursor."""
+    path = plugin or xcb_plugin()
+    if path is None:  # (no plugin file where Qt looks: at least the library most often missing)
+        if ctypes.util.find_library("xcb-cursor") is None:
+            return missing_library_problem("libxcb-cursor.so.0: cannot open shared object file")
+        return None
+    try:
+        ctypes.CDLL(path)
+    except OSError as exc:
+        return missing_library_problem(str(exc)) or f"Qt's X11 plugin cannot be loaded: {exc}"
     return None

@@ -33,6 +33,28 @@ def translation_file(language: str) -> str | None:
     return str(node) if node.is_file() else None
 
 
+_qt_translate = QCoreApplication.translate  # (Qt's own texts: nothing for lupdate to collect here)
+
+
+class RenamedQtTexts(QTranslator):
+    """Qt's own texts whose source changed after qtbase's catalogue was made: Qt 6.11 asks the file
+    dialog's two labels as "&Look in:" and "Files of &type:", which qtbase's Chinese catalogue has
+    only as "Look in:" and "Files of type:" — so every file dialog (``QFileDialog.getOpenFileName``
+    too) showed them in English in a Chinese UI. Answered with the translation of the older text."""
+
+    RENAMED = {("QFileDialog", "&Look in:"): "Look in:", ("QFileDialog", "Files of &type:"): "Files of type:"}
+
+    def translate(self, context, source_text, disambiguation=None, n=-1):
+        older = self.RENAMED.get((context, source_text))
+        if older is None:
+            return None  # (a null string: "not here", the next translator is asked)
+        text = _qt_translate(context, older)
+        return text if text != older else None
+
+    def isEmpty(self) -> bool:
+        return False
+
+
 def install_translators(app: QCoreApplication, language: str) -> list[QTranslator]:
     """Install the app's and Qt's translators for ``language``; returns them (keep references)."""
     if language not in LANGUAGES:
@@ -44,6 +66,9 @@ def install_translators(app: QCoreApplication, language: str) -> list[QTranslato
     if qt_translator.load(QLocale(language), "qtbase", "_", qt_dir):
         app.installTranslator(qt_translator)
         installed.append(qt_translator)
+        renamed = RenamedQtTexts(app)
+        app.installTranslator(renamed)
+        installed.append(renamed)
     path = translation_file(language)
     if language != "zh_CN":
         own = QTranslator(app)
@@ -60,6 +85,19 @@ def ui_language() -> str:
     (``relative_time``). Qt's own trick (cf. ``QT_LAYOUT_DIRECTION``): the source language's code is
     a translatable string, and the English translation says ``"en"``."""
     return "en" if QCoreApplication.translate("Language", "zh") == "en" else "zh"
+
+
+def short_number(n: int) -> str:
+    """A big count in a few characters, as people read it: 12.3万 / 1.2亿 in Chinese, 123k / 1.2M in
+    English (below 10,000 the number itself). For places that have little room (the wall's count)."""
+    def trimmed(value: float) -> str:
+        return f"{value:.1f}".rstrip("0").rstrip(".") if value < 100 else f"{value:.0f}"
+
+    if abs(n) < 10_000:
+        return f"{n:,}" if ui_language() == "en" else str(n)
+    if ui_language() == "en":
+        return trimmed(n / 1_000_000) + "M" if abs(n) >= 1_000_000 else trimmed(n / 1_000) + "k"
+    return trimmed(n / 100_000_000) + "亿" if abs(n) >= 100_000_000 else trimmed(n / 10_000) + "万"
 
 
 def remove_translators(app: QCoreApplication, translators: list[QTranslator]) -> None:

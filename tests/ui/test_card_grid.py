@@ -13,33 +13,64 @@ def _rects(view):
     return {proxy.index(r, 0).data(): view.visualRect(proxy.index(r, 0)) for r in range(proxy.rowCount())}
 
 
+def _grown(metrics, seed: str, piece: str, needs: float) -> str:
+    """``seed`` with ``piece`` added until its text is at least ``needs`` px wide in ``metrics``' font
+    (whatever font the machine has: without a CJK font every han character is a narrow box)."""
+    text = seed
+    while metrics.text_width(text) + metrics.chrome + 2 < needs:
+        text += piece
+    return text
+
+
 async def test_cards_are_sized_to_their_text(wall, populated_store, wait):
     await wall.reload()
     wall.resize(900, 700)
-    await wait(lambda: wall.section("品味").view.viewport().width() > 600)
-    rects = _rects(wall.section("品味").view)
-    short, long = rects["讨厌香菜"], rects["最喜欢的乐队是草东没有派对"]
+    view = wall.section("品味").view
+    await wait(lambda: view.viewport().width() > 600 and not wall.loading())
+    metrics = view.itemDelegate().metrics(view)
+    short_card = wall.model.card(populated_store.ids["讨厌香菜"])
+    short_natural = metrics.natural_size(short_card).width()
+    # a longer memory whose text is clearly wider than the short card, measured in this machine's font
+    long_text = _grown(metrics, "最喜欢的乐队是草东没有派对", "！", short_natural + 40)
+    populated_store.update(populated_store.ids["最喜欢的乐队是草东没有派对"], "更长", new_description=long_text)
+    await wall.reload()
+    view = wall.section("品味").view
+    await wait(lambda: not wall.loading() and long_text in _rects(view))
+    rects = _rects(view)
+    short, long = rects["讨厌香菜"], rects[long_text]
+    long_natural = metrics.natural_size(wall.model.card(populated_store.ids["最喜欢的乐队是草东没有派对"]))
+    # each at least its own width (a row that is nearly full is stretched to the edge)
+    assert short.width() >= short_natural and long.width() >= long_natural.width()
     assert short.width() < long.width()  # not one width for every card
     assert short.width() >= DENSITIES["comfortable"].min_width
     assert all(r.top() == rects["讨厌香菜"].top() for r in rects.values())  # three short cards share a row
-    view = wall.section("品味").view
     assert view.height() < 2 * max(r.height() for r in rects.values())  # no empty rows under them
 
 
 async def test_a_long_memory_wraps_within_the_maximum_width(wall, populated_store, wait):
-    long_text = "用户说过很多关于咖啡的事情，" * 12
+    await wall.reload()
+    await wait(lambda: not wall.loading())
+    view = wall.section("品味").view
+    metrics = view.itemDelegate().metrics(view)
+    maximum = DENSITIES["comfortable"].max_width
+    long_text = _grown(metrics, "用户说过很多关于咖啡的事情，", "用户说过很多关于咖啡的事情，", 2.5 * maximum)
     populated_store.add(long_text, "品味")
     await wall.reload()
     view = wall.section("品味").view
+    await wait(lambda: not wall.loading() and long_text in _rects(view))
     rects = _rects(view)
     by_text = {item.description: mid for mid, item in populated_store.all_items().items()}
 
     def natural(text):
         return view.itemDelegate().card_size(wall.model.card(by_text[text]), view.font(), view)
 
-    assert natural(long_text).width() <= DENSITIES["comfortable"].max_width  # it wraps instead of growing
+    assert natural(long_text).width() <= maximum  # it wraps instead of growing
     assert natural(long_text).height() > natural("讨厌香菜").height()  # more lines, taller card
-    assert rects[long_text].height() >= natural(long_text).height()
+    # placed (perhaps stretched with its row): as tall as its text needs at the width it was given
+    nat, texts, badges, spaced = metrics.measure([wall.model.card(by_text[long_text])])
+    placed = rects[long_text]
+    assert placed.height() >= metrics.height(texts[0], badges[0], bool(spaced[0]), placed.width())
+    assert placed.height() > rects["讨厌香菜"].height() or placed.top() == rects["讨厌香菜"].top()
 
 
 async def test_compact_density_makes_cards_smaller_and_is_remembered(service, populated_store, qtbot, tmp_path, wait):

@@ -93,3 +93,19 @@ async def test_quitting_at_the_explanation_starts_nothing(qapp, qtbot, tmp_path,
         assert app.quit_requested.is_set() and app.window is None
     finally:
         await app.shutdown()
+
+
+def test_a_missing_x11_library_is_one_line_naming_the_package():
+    """Issue 38 item 8: Qt's raw "could not load the Qt platform plugin xcb" becomes what to install."""
+    from sonetto_desktop.ui.display_check import debian_package, missing_library_problem, xcb_problem
+
+    loader = ("/opt/sonetto/PySide6/Qt/lib/libQt6XcbQpa.so.6: libxcb-cursor.so.0: cannot open shared object "
+              "file: No such file or directory")
+    said = missing_library_problem(loader)
+    assert said is not None and "\n" not in said
+    assert "libxcb-cursor.so.0" in said and "sudo apt install libxcb-cursor0" in said
+    assert [debian_package(n) for n in ("libxkbcommon-x11.so.0", "libxcb-icccm.so.4", "libEGL.so.1")] == \
+        ["libxkbcommon-x11-0", "libxcb-icccm4", "libegl1"]
+    assert missing_library_problem("undefined symbol: xcb_foo") is None
+    assert xcb_problem() is None  # this machine's plugin loads
+    assert "cannot be loaded" in xcb_problem(__file__)  # not a library at all: said, not Qt's abort

@@ -52,3 +52,27 @@ async def test_a_conflicting_save_is_said_and_opens_the_memory(qapp, tmp_path, w
         await wait(said, message="the conflict said")
         assert "乌龙茶" in said()[0].text and "红茶" in said()[0].text
         await wait(lambda: app.wall.model.rowCount() == 2, message="both versions on the wall")
+
+
+async def test_a_memory_yaml_edit_with_a_yaml_error_is_said_once_with_where(qapp, tmp_path, wait):
+    """Issue 38 item 8: a hand edit that breaks the YAML is shown in the window, once, with the line."""
+    data = tmp_path / "data"
+    path = data / "memory.yaml"
+    async with running_app(qapp, app_settings(data)) as app:
+        await app.wall_loaded
+        memory_id = await app.service.add("喜欢喝绿茶", "饮食")
+        await wait(lambda: memory_id in _on_disk(path), message="on disk")
+        good = path.read_text(encoding="utf-8")
+        lines = good.splitlines()
+        broken_line = next(n for n, line in enumerate(lines) if "description:" in line)
+        lines[broken_line] = lines[broken_line].replace("description:", "description: [未闭合")
+        path.write_text("\n".join(lines) + "\n", encoding="utf-8")
+        said = lambda: [t for t in app.toasts.toasts() if "memory.yaml" in t.text and "读不了" in t.text]  # noqa: E731
+        await wait(said, message="the error said")
+        text = said()[0].text
+        assert "line" in text and str(broken_line + 1) in text, text  # where the error is
+        await asyncio.sleep(1.2)  # the watcher looks a few more times: still one toast
+        assert len(said()) == 1 and said()[0].repeats == 1
+        assert app.wall.model.rowCount() == 1  # the wall keeps its last good state
+        path.write_text(good, encoding="utf-8")
+        await wait(lambda: [t for t in app.toasts.toasts() if "又能读取" in t.text], message="readable again")

@@ -72,8 +72,9 @@ def test_every_message_has_an_english_translation():
     assert len(messages) > 150
     problems = []
     for (context, source), translation in messages.items():
-        text = translation.text if translation is not None else None
-        if translation is None or translation.get("type") or not (text or "").strip():
+        forms = [form.text or "" for form in translation.findall("numerusform")] if translation is not None else []
+        text = " | ".join(forms) if forms else translation.text if translation is not None else None
+        if translation is None or translation.get("type") or not (text or "").strip() or "" in forms:
             problems.append(f"{context}: {source!r} has no finished English")
         elif sorted(PLACEHOLDER.findall(source)) != sorted(PLACEHOLDER.findall(text)):
             problems.append(f"{context}: {source!r} -> {text!r} changes the placeholders")
@@ -246,9 +247,10 @@ def test_qt_s_file_dialog_labels_are_chinese_in_the_chinese_ui(chinese, qtbot):
     qtbot.addWidget(dialog)
     for label in (QFileDialog.DialogLabel.LookIn, QFileDialog.DialogLabel.FileType):
         assert CJK_TEXT.search(dialog.labelText(label)), dialog.labelText(label)
-    plain = QFileDialog(None, "导出对话")  # what Qt 6.11 shows by itself
+    plain = QFileDialog(None, "导出对话")  # any file dialog (issue 38 item 9: the import's was English)
     qtbot.addWidget(plain)
-    assert not CJK_TEXT.search(plain.labelText(QFileDialog.DialogLabel.LookIn))
+    for label in (QFileDialog.DialogLabel.LookIn, QFileDialog.DialogLabel.FileType):
+        assert CJK_TEXT.search(plain.labelText(label)), plain.labelText(label)
 
 
 async def test_a_temporary_chat_s_title_is_english_in_the_english_ui(english, qapp, tmp_path, llm_server):
@@ -259,3 +261,37 @@ async def test_a_temporary_chat_s_title_is_english_in_the_english_ui(english, qa
         await panel.new_session(temporary=True)
         item = panel.session_list.currentItem()
         assert "Temporary chat" in item.text() and not CJK_TEXT.search(item.text()), item.text()
+
+
+def test_counts_are_singular_or_plural_in_english(english):
+    """Issue 38 item 9: "1 conversations", "1 memory change(s)", "Undid this turn's 1 memory changes"."""
+    from sonetto_desktop.memory.changes import MemoryChange as Change
+    from sonetto_desktop.ui.notices.memory_undo import describe
+
+    assert describe(Change("update", ("m1",), "agent"), 1) == "Sonetto's 1 memory change"
+    assert describe(Change("update", ("m1",), "agent"), 3) == "Sonetto's 3 memory changes"
+    assert describe(Change("update", ("m1", "m2"), "user"), 2) == "2 memory changes"
+    one = QCoreApplication.translate("WriterToasts", "已撤销这轮的 %n 处记忆变化", "", 1)
+    assert one == "Undid this turn's memory change"
+    assert QCoreApplication.translate("WriterToasts", "已撤销这轮的 %n 处记忆变化", "", 4) == \
+        "Undid this turn's 4 memory changes"
+    assert QCoreApplication.translate("ReviewDialog", "Sonetto 想做 %n 处记忆变化，等你确认。", "", 1) == \
+        "Sonetto would like to make 1 memory change; it waits for you."
+    assert QCoreApplication.translate("HistoryPreview", "%n 个对话", "", 1) == "1 conversation"
+    assert QCoreApplication.translate("HistoryPreview", "%n 个对话", "", 60) == "60 conversations"
+
+
+def test_counts_stay_chinese_in_the_chinese_ui(chinese):
+    assert QCoreApplication.translate("HistoryPreview", "%n 个对话", "", 1) == "1 个对话"
+    assert QCoreApplication.translate("WriterToasts", "已撤销这轮的 %n 处记忆变化", "", 2) == "已撤销这轮的 2 处记忆变化"
+
+
+def test_a_proposal_is_worded_in_the_ui_language(english):
+    """Issue 38 item 9: the review inbox said "新记住：…" in the English UI."""
+    from sonetto_desktop.memory.review import Proposal
+    from sonetto_desktop.ui.dialogs.review import proposal_text
+
+    text = proposal_text(Proposal(id="p1", kind="create", description="喜欢猫", theme="品味"))
+    assert text.splitlines()[0] == "New memory: 喜欢猫"
+    moved = proposal_text(Proposal(id="p2", kind="update", memory_ids=("m1",), theme="品味"))
+    assert moved.splitlines()[0] == "Move to “品味”"

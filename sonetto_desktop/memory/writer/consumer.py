@@ -115,6 +115,7 @@ class MemoryConsumer:
         recursion_limit: int | None = None,
         retriever: RetrieverProvider | None = None,
         user_name: Callable[[], str] | None = None,
+        language: Callable[[], str] | None = None,
         max_tool_calls: int = DEFAULT_MAX_TOOL_CALLS,
         max_changed: int = DEFAULT_MAX_CHANGED,
         index: WriterIndex | None = None,
@@ -129,6 +130,7 @@ class MemoryConsumer:
         self._recursion_limit = recursion_limit or recursion_limit_for(max_tool_calls)
         self._retriever = retriever
         self._user_name = user_name or (lambda: "")
+        self._language = language or (lambda: "zh_CN")
         self.max_tool_calls = max_tool_calls
         self.max_changed = max_changed
         # count, recency, due dates, same text: never a full read per turn (the writer's, shared)
@@ -205,7 +207,7 @@ class MemoryConsumer:
         source = source_of(actor)
         past = (origin or actor) if actor.startswith(IMPORT_PREFIX) else ""
         message = turn_message(format_turn(messages, source=source), listing, now, name=name, cold_start=cold_start,
-                               dont_remember=avoid, source=source, past=past)
+                               dont_remember=avoid, source=source, past=past, language=self._language())
         return cold_start, message, name
 
     async def consume(self, session_id: str | None, turn_id: str | None, turn_messages: Any, *,

@@ -228,8 +228,9 @@ class MemoryHygiene:
         subject = resolve_name(self._user_name(), *index.name_hints())[0]
         from .hygiene_pass import run_pass  # on this worker thread; LangChain only if the model has work
 
+        language = getattr(self._writer, "language", lambda: "zh_CN")()  # (the UI's: reasons are shown in it)
         return run_pass(self._writer.ops, self._writer.llm, index, source, now=self._now(),
-                        since=self._state.last_run, subject=subject)
+                        since=self._state.last_run, subject=subject, language=language)
 
     async def run_once(self, *, force: bool = False) -> HygieneReport | None:
         """Run one pass now (``force``: even when paused or not due). ``None`` when none ran (one is

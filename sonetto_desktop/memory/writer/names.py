@@ -21,7 +21,9 @@ _STATED = (
     re.compile(rf"(?:希望|想)(?:被)?称(?:呼)?(?:他|她)?为[“「『\"]?([^{_STOP}]{{1,12}})"),
     re.compile(rf"(?:^|用户的?|自己的?)(?:名字|昵称|网名|称呼|小名)(?:是|叫|为)[“「『\"]?([^{_STOP}]{{1,12}})"),
 )
-_LEADING_LATIN = re.compile(r"^([A-Za-z][A-Za-z0-9_\-]{1,19})(?=[\u4e00-\u9fff，,])")
+# A Latin name, then Chinese (or a comma) right away or after one space: "Miso喜欢…", "Miso 喜欢…" (the seed's style)
+_LEADING_LATIN = re.compile(r"^([A-Za-z][A-Za-z0-9_\-]{1,19})(?= ?[\u4e00-\u9fff，,])")
+_GLUED_DATE = re.compile(r"\d{1,4}$")  # "Miso7月14日…": the digits are the date's, not the name's
 _NOT_NAMES = frozenset({"用户", "我", "你", "他", "她", "Sonetto", "AI", "App", "UP"})
 
 
@@ -47,11 +49,18 @@ def stated_name(description: str) -> str | None:
 
 
 def leading_name(description: str) -> str | None:
-    """The Latin-letter name a seed-style memory starts with ("Miso喜欢…" -> "Miso"), or ``None``."""
-    match = _LEADING_LATIN.match(description.strip())
-    if not match or match.group(1) in _NOT_NAMES:
+    """The Latin-letter name a seed-style memory starts with ("Miso喜欢…", "Miso 喜欢…", even
+    "Miso7月14日…" -> "Miso"), or ``None``."""
+    text = description.strip()
+    match = _LEADING_LATIN.match(text)
+    if not match:
         return None
-    return match.group(1)
+    name = match.group(1)
+    if text[match.end():match.end() + 1] in ("年", "月", "日"):  # a date written right after the name
+        name = _GLUED_DATE.sub("", name)
+    if len(name) < 2 or name in _NOT_NAMES:
+        return None
+    return name
 
 
 def resolve_name(configured: str, stated: list[tuple[str, str]], leading: dict[str, int]) -> tuple[str, str]:

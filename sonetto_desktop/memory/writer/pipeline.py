@@ -79,6 +79,7 @@ class MemoryWriter:
         describe_error: ErrorDescriber | None = None,
         events: EventFeed[WriterEvent] | None = None,
         user_name: Callable[[], str] | None = None,
+        language: Callable[[], str] | None = None,
         max_tool_calls: int = DEFAULT_MAX_TOOL_CALLS,
         max_changed: int = DEFAULT_MAX_CHANGED,
         on_written: Callable[[JournalEntry], None] | None = None,
@@ -102,6 +103,7 @@ class MemoryWriter:
         self._retriever = retriever
         self._describe = describe_error
         self._user_name = user_name
+        self._language = language  # the UI's language: the writer's reasons are shown in it
         self.max_tool_calls = max_tool_calls
         self.max_changed = max_changed
         self._activity: tuple[str, str] | None = None
@@ -212,6 +214,10 @@ class MemoryWriter:
     def _redact(self, text: str) -> str:
         return scrub(text, [api_key_of(self._llm)])
 
+    def language(self) -> str:
+        """The UI's language (``"zh_CN"`` / ``"en"``): the writer's reasons are asked in it."""
+        return self._language() if self._language is not None else "zh_CN"
+
     # ── the consumer (built for the current model) ────────────────────
 
     def _get_consumer(self) -> MemoryConsumer:
@@ -223,7 +229,8 @@ class MemoryWriter:
 
             llm = self._llm
             self._consumer = MemoryConsumer(resolve(llm), self._ops, now=self._now, retriever=self._retriever,
-                                            user_name=self._user_name, max_tool_calls=self.max_tool_calls,
+                                            user_name=self._user_name, language=self._language,
+                                            max_tool_calls=self.max_tool_calls,
                                             max_changed=self.max_changed, index=self.index,
                                             on_locked=self._refused_by_lock)
             self._consumer_llm = llm

@@ -54,8 +54,9 @@ class ChatActions:
             self.toasts.show_toast(text, key=key, kind="error")
         if result.undo_turn:
             undo = result.undo_turn
+            changes = result.changes  # (a plain name: lupdate reads only those as a count)
             self.toasts.show_toast(QApplication.translate(
-                "SonettoApp", "消息改过了：已撤销被替换那几轮记下的 {0} 处记忆变化").format(result.changes),
+                "SonettoApp", "消息改过了：已撤销被替换那几轮记下的 %n 处记忆变化", "", changes),
                 key=key if not result.conflicts else f"{key}:done", kind="success", timeout_ms=8000,
                 action_text=QApplication.translate("SonettoApp", "撤销"), on_action=lambda: service.undo_turn(undo))
         return result
@@ -134,8 +135,8 @@ class ChatActions:
             ).format(card_names(result.touched))
             kind = "error"
         elif result.undo is not None:
-            text = QApplication.translate("SonettoApp", "已撤销这轮的 {0} 处记忆变化，以后也不会记住这件事。").format(
-                len(result.undo.changes))
+            changes = len(result.undo.changes)
+            text = QApplication.translate("SonettoApp", "已撤销这轮的 %n 处记忆变化，以后也不会记住这件事。", "", changes)
             kind = "success"
         else:
             text = QApplication.translate("SonettoApp", "好的，这件事不会被记住。")

@@ -45,8 +45,11 @@ def summary_text(plan: Plan, model: str) -> str:
         priced = QCoreApplication.translate("HistoryPreview", "约 {0}{1}").format(plan.price.currency, f"{cost:.2f}")
     else:
         priced = QCoreApplication.translate("HistoryPreview", "费用：未设置单价")
-    text = QCoreApplication.translate("HistoryPreview", "{0} 个对话 · {1} 轮 · {2} 字 · 约 {3} tokens · {4}").format(
-        plan.conversations, plan.turns, amount(plan.characters), amount(plan.estimated_tokens), priced)
+    conversations, turns = plan.conversations, plan.turns  # (plain names: lupdate reads only those as counts)
+    counts = (QCoreApplication.translate("HistoryPreview", "%n 个对话", "", conversations) + " · "
+              + QCoreApplication.translate("HistoryPreview", "%n 轮", "", turns))
+    text = QCoreApplication.translate("HistoryPreview", "{0} · {1} 字 · 约 {2} tokens · {3}").format(
+        counts, amount(plan.characters), amount(plan.estimated_tokens), priced)
     return f"{text}（{model}）" if model and ui_language() != "en" else f"{text} ({model})" if model else text
 
 

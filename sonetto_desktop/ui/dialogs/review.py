@@ -33,9 +33,23 @@ from ..widgets.tasks import task_scope
 _ROLE = Qt.ItemDataRole.UserRole
 
 
+def proposal_summary(proposal: Proposal) -> str:
+    """One line saying what the proposal would do, in the UI's language ("新记住：…", "Remember: …")."""
+    if proposal.kind == "create":
+        return QCoreApplication.translate("ReviewDialog", "新记住：{0}").format(proposal.description)
+    if proposal.kind == "update":
+        if proposal.description:
+            return QCoreApplication.translate("ReviewDialog", "改为：{0}").format(proposal.description)
+        return QCoreApplication.translate("ReviewDialog", "移到「{0}」").format(proposal.theme)
+    if proposal.kind == "delete":
+        return QCoreApplication.translate("ReviewDialog", "删除：{0}").format(
+            proposal.before[0] if proposal.before else proposal.memory_ids[0])
+    return QCoreApplication.translate("ReviewDialog", "合并为：{0}").format(proposal.description)
+
+
 def proposal_text(proposal: Proposal) -> str:
     """The row: what would change, why, and the user's words that prompted it."""
-    lines = [proposal.summary()]
+    lines = [proposal_summary(proposal)]
     if proposal.kind in ("update", "merge") and proposal.before:
         lines.append(QCoreApplication.translate("ReviewDialog", "原来：") + " / ".join(proposal.before))
     if proposal.reason:
@@ -132,7 +146,7 @@ class ReviewDialog(QDialog):
             self.list.addItem(item)
         if proposals:
             self.list.setCurrentRow(min(max(current, 0), len(proposals) - 1))
-        self.summary.setText(self.tr("Sonetto 想做 %1 处记忆变化，等你确认。").replace("%1", str(len(proposals))) if proposals
+        self.summary.setText(self.tr("Sonetto 想做 %n 处记忆变化，等你确认。", "", len(proposals)) if proposals
                              else self.tr("没有待审核的变化。"))
         self._update_buttons()
         self.loaded.emit()
@@ -171,7 +185,7 @@ class ReviewDialog(QDialog):
             return
         memory = self._services.memory
         await self._run(lambda: self._inbox.approve(proposal.id, memory, description=description),
-                        self.tr("已批准：%1").replace("%1", proposal.summary()))
+                        self.tr("已批准：%1").replace("%1", proposal_summary(proposal)))
 
     async def edit_current(self) -> None:
         proposal = self._current()
@@ -193,7 +207,7 @@ class ReviewDialog(QDialog):
         proposal = self._current()
         if proposal is None:
             return
-        await self._run(lambda: self._inbox.reject(proposal.id), self.tr("已拒绝：%1").replace("%1", proposal.summary()))
+        await self._run(lambda: self._inbox.reject(proposal.id), self.tr("已拒绝：%1").replace("%1", proposal_summary(proposal)))
 
     async def approve_all(self) -> None:
         memory = self._services.memory

@@ -171,5 +171,5 @@ class WriterToasts(QObject):
         result = await self._service.run(lambda: memory.undo_turn(turn_id, reason=reason),
                                          on_error=lambda text: overlay.show_toast(text, key=key, kind="error"))
         if result is not None:
-            overlay.show_toast(QCoreApplication.translate("WriterToasts", "已撤销这轮的 {0} 处记忆变化").format(
-                len(result.changes)), key=key, kind="success")
+            changes = len(result.changes)
+            overlay.show_toast(QCoreApplication.translate("WriterToasts", "已撤销这轮的 %n 处记忆变化", "", changes), key=key, kind="success")

@@ -328,15 +328,22 @@ class WallActions(QObject):
 
     # ── context menu ──────────────────────────────────────────────────
 
-    def context_menu(self, memory_id: str, selected: list[str] | None = None) -> QMenu:
+    def context_menu(self, memory_id: str, selected: list[str] | None = None, *, unseen: int = 0) -> QMenu:
         """The card's menu: 编辑 / 历史 / 与…合并 / 移动到… / 锁定 / 置顶 / 删除 / 复制 (move, lock, pin and
-        delete act on the whole selection)."""
+        delete act on the whole selection). ``unseen``: how many selected cards are out of sight (a
+        collapsed theme, scrolled away): the menu says so first, nothing acts on them unsaid."""
         selected = [mid for mid in (selected or []) if mid] or [memory_id]
         if memory_id not in selected:
             selected = [memory_id]
         menu = QMenu(self._host)
         menu.setObjectName("CardMenu")
         menu.setAttribute(Qt.WidgetAttribute.WA_DeleteOnClose)
+        if unseen and len(selected) > 1:
+            note = menu.addAction(QCoreApplication.translate("MemoryWall", "已选 {0} 条，其中 {1} 条不在视野内").format(
+                len(selected), unseen))
+            note.setObjectName("unseen")
+            note.setEnabled(False)
+            menu.addSeparator()
         if len(selected) == 1:
             delete_text = QCoreApplication.translate("MemoryWall", "删除")
         else:

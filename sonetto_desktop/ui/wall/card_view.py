@@ -96,6 +96,9 @@ class ThemeCardView(QListView):
     context_requested = Signal(str, object)  # card id, global QPoint
     drag_moved = Signal(object)  # global QPoint of a drag over the view (the wall auto-scrolls)
     drag_hovered = Signal(bool)  # a drag of cards entered (True) / left (False) the view
+    edit_requested = Signal(str)  # card id: Enter on the current card
+    edge_reached = Signal(int, int)  # an arrow key at the view's edge: ±1 down / up, ±2 right / left; the card's x
+    focused = Signal()  # the view got the keyboard focus (it becomes the wall's one Tab stop)
 
     cardBackground = _color_property("cardBackground", "card_bg")
     cardBorder = _color_property("cardBorder", "card_border")
@@ -352,9 +355,9 @@ class ThemeCardView(QListView):
             area = self._scroll_area()
             page = max(h, (area.viewport().height() if area is not None else self.height()) - h)
             target = y - page if action == Action.MovePageUp else y + page
-        return self._proxy.index(self._nearest(x + w // 2, target), 0)
+        return self._proxy.index(self.nearest(x + w // 2, target), 0)
 
-    def _nearest(self, x: int, y: int) -> int:
+    def nearest(self, x: int, y: int) -> int:
         """The card of the row at ``y`` (clamped to the first and last row) nearest to ``x``."""
         flow = self.flow()
         left, best, distance = 0, -1, None
@@ -613,12 +616,35 @@ class ThemeCardView(QListView):
 
     # ── keys and menu ─────────────────────────────────────────────────
 
+    _EDGES = {Qt.Key.Key_Up: (QAbstractItemView.CursorAction.MoveUp, -1),
+              Qt.Key.Key_Down: (QAbstractItemView.CursorAction.MoveDown, 1),
+              Qt.Key.Key_Left: (QAbstractItemView.CursorAction.MoveLeft, -1),
+              Qt.Key.Key_Right: (QAbstractItemView.CursorAction.MoveRight, 1)}
+
+    def focusInEvent(self, event) -> None:
+        super().focusInEvent(event)
+        self.focused.emit()
+
     def keyPressEvent(self, event: QKeyEvent) -> None:
-        if event.key() in (Qt.Key.Key_Delete, Qt.Key.Key_Backspace) and self.selected_ids():
+        key = event.key()
+        if key in (Qt.Key.Key_Delete, Qt.Key.Key_Backspace) and self.selected_ids():
             self.delete_requested.emit(self.selected_ids())
             event.accept()
             return
-        before = self.currentIndex()
+        current = self.currentIndex()
+        if key in (Qt.Key.Key_Return, Qt.Key.Key_Enter) and current.isValid() \
+                and not event.modifiers() & ~Qt.KeyboardModifier.KeypadModifier:
+            self.edit_requested.emit(current.data(CardRole.Id))  # Enter edits, as a double click does
+            event.accept()
+            return
+        edge = self._EDGES.get(key)
+        if edge is not None and current.isValid() and not event.modifiers() & ~Qt.KeyboardModifier.KeypadModifier \
+                and self.moveCursor(edge[0], event.modifiers()) == current:  # at the edge: the next theme
+            self.edge_reached.emit(edge[1] if key in (Qt.Key.Key_Up, Qt.Key.Key_Down) else 2 * edge[1],
+                                   self.visualRect(current).center().x())
+            event.accept()
+            return
+        before = current
         super().keyPressEvent(event)
         if self.currentIndex() != before:  # moved by the keys: the card is brought into view
             self.scrollTo(self.currentIndex())
@@ -627,6 +653,5 @@ class ThemeCardView(QListView):
         index = self.indexAt(event.pos())
         if not index.isValid():
             return
-        if not self.selectionModel().isSelected(index):
-            self.setCurrentIndex(index)
+        # (the wall decides what the menu acts on: ``Sections._on_context_requested``)
         self.context_requested.emit(index.data(CardRole.Id), event.globalPos())

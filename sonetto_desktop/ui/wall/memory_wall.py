@@ -21,7 +21,7 @@ from PySide6.QtGui import QKeySequence, QShortcut
 from PySide6.QtWidgets import QFrame, QHBoxLayout, QLabel, QScrollArea, QVBoxLayout, QWidget
 
 from ..widgets.deferred import alive, later
-from ..i18n import ui_language
+from ..i18n import short_number, ui_language
 from .memory_model import MemoryCardModel, decode_ids
 from ..memory_service import MemoryService
 from .theme_palette import ThemeColors
@@ -156,6 +156,7 @@ class MemoryWall(QWidget):
         sections.menu_requested.connect(self._show_theme_menu)
         sections.card_activated.connect(self.card_activated)
         sections.card_double_clicked.connect(self.actions.edit_card)
+        sections.edit_requested.connect(self.actions.edit_card)
         sections.delete_requested.connect(self.actions.delete_cards)
         sections.context_requested.connect(self._show_menu)
         QShortcut(QKeySequence.StandardKey.Find, self, activated=self.focus_search,
@@ -281,6 +282,7 @@ class MemoryWall(QWidget):
         elif shown == 0:
             self.empty_label.setText(self.tr("没有和「{0}」匹配的记忆。").format(self.search.text))
         self.empty_label.setVisible(shown == 0)
+        self.theme_sections.ensure_tab_stop()
         self._update_summary()
         self.navigation.update_outline()
         later(self, self.navigation.update_sticky)  # after the layout settles
@@ -301,9 +303,11 @@ class MemoryWall(QWidget):
                 self.empty_label.setText(self._busy_text(f"{done:,}", f"{total:,}"))
         elif self.search.query or self._filter != "all":  # (which filter: the toolbar's filter bar)
             shown = sum(section.shown_count() for section in self.theme_sections.all().values())
-            self.count_label.setText(self.tr("{0} / {1} 条").format(f"{shown:,}", f"{total:,}"))
-        else:
-            self.count_label.setText(self.tr("1 条") if total == 1 else self.tr("{0} 条").format(f"{total:,}"))
+            self.count_label.set_texts(self.tr("{0} / {1} 条").format(f"{shown:,}", f"{total:,}"),
+                                       self.tr("{0} / {1} 条").format(short_number(shown), short_number(total)))
+        else:  # (a narrow window: "10万 条" / "100k memories", not "100,…")
+            self.count_label.set_texts(self.tr("1 条") if total == 1 else self.tr("{0} 条").format(f"{total:,}"),
+                                       self.tr("1 条") if total == 1 else self.tr("{0} 条").format(short_number(total)))
 
     def _nothing_shown(self) -> bool:
         return not any(section.shown_count() for section in self.theme_sections.all().values())
@@ -458,7 +462,8 @@ class MemoryWall(QWidget):
         self.theme_sections.select_ids(ids)
 
     def _show_menu(self, memory_id: str, global_pos) -> None:
-        menu = self.actions.context_menu(memory_id, self.selected_ids())
+        selected = self.selected_ids()
+        menu = self.actions.context_menu(memory_id, selected, unseen=len(self.theme_sections.unseen(selected)))
         menu.popup(global_pos)
 
     def _show_theme_menu(self, theme: str, global_pos) -> None:

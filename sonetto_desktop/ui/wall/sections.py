@@ -11,6 +11,7 @@ from __future__ import annotations
 import re
 from typing import Callable
 
+import shiboken6
 from PySide6.QtCore import QItemSelectionModel, QObject, Qt, Signal
 from PySide6.QtGui import QGuiApplication
 from PySide6.QtWidgets import QVBoxLayout, QWidget
@@ -44,6 +45,7 @@ class WallSections(QObject):
     menu_requested = Signal(str, object)  # theme, global QPoint: the theme's menu
     card_activated = Signal(str)  # a card activated (double-click, or Enter; platform style decides)
     card_double_clicked = Signal(str)
+    edit_requested = Signal(str)  # Enter on a card
     delete_requested = Signal(list)  # ids: the selection of every section, or the cards the keys were pressed on
     context_requested = Signal(str, object)  # card id, global QPoint: the card's menu
     drag_moved = Signal(object)  # global QPoint of a drag over a section (the wall scrolls)
@@ -61,6 +63,7 @@ class WallSections(QObject):
         self._settings = settings
         self._loading = loading
         self._sections: dict[str, ThemeSection] = {}
+        self._tab_stop: ThemeCardView | None = None  # the one view Tab lands on (the others: click focus)
 
     # ── the sections ──────────────────────────────────────────────────
 
@@ -131,7 +134,14 @@ class WallSections(QObject):
         view.doubleClicked.connect(self._on_double_clicked)
         view.activated.connect(self._on_activated)
         view.delete_requested.connect(self._on_delete_requested)
-        view.context_requested.connect(self.context_requested)
+        view.context_requested.connect(self._on_context_requested)
+        view.edit_requested.connect(self.edit_requested)
+        view.edge_reached.connect(lambda step, x, v=view: self._on_edge(v, step, x))
+        view.focused.connect(lambda v=view: self._set_tab_stop(v))
+        section.collapse_toggled.connect(self.ensure_tab_stop)
+        view.setFocusPolicy(Qt.FocusPolicy.ClickFocus)
+        if self._tab_stop is None:  # (the wall's visibility update moves it to an open theme: not per section)
+            self._set_tab_stop(view)
         view.pressed.connect(self._on_pressed)
         view.wall_selection = self.selected_ids  # a drag carries the selection of every section
         for signal in (section.proxy.rowsInserted, section.proxy.rowsRemoved, section.proxy.modelReset):
@@ -153,9 +163,93 @@ class WallSections(QObject):
     def _on_delete_requested(self, ids: list[str]) -> None:
         self.delete_requested.emit(self.selected_ids() or ids)
 
+    # ── the keyboard: the wall is one Tab stop, arrows go on from theme to theme ──
+
+    @staticmethod
+    def _is_open(section: ThemeSection) -> bool:
+        return not section.isHidden() and not section.is_collapsed() and section.proxy.rowCount() > 0
+
+    def _open_views(self) -> list[ThemeCardView]:
+        return [s.view for s in self.visible() if self._is_open(s)]
+
+    def _set_tab_stop(self, view: ThemeCardView | None) -> None:
+        if view is self._tab_stop:
+            return
+        old, self._tab_stop = self._tab_stop, view
+        if old is not None and shiboken6.isValid(old):
+            old.setFocusPolicy(Qt.FocusPolicy.ClickFocus)
+        if view is not None:
+            view.setFocusPolicy(Qt.FocusPolicy.StrongFocus)
+
+    def ensure_tab_stop(self, *_: object) -> None:
+        """Keep the Tab stop on a view that is shown (the first open theme when the last one was
+        collapsed, hidden by a search or removed)."""
+        stop = self._tab_stop
+        if stop is not None and shiboken6.isValid(stop) and self._is_open(stop.parentWidget()):
+            return  # (the usual case: no sorting of the sections)
+        views = self._open_views()
+        self._set_tab_stop(views[0] if views else None)
+
+    def _on_edge(self, view: ThemeCardView, step: int, x: int) -> None:
+        """An arrow key at ``view``'s edge: on to the previous or next open theme (down: the card
+        nearest below, right: its first card; up and left likewise backwards)."""
+        views = self._open_views()
+        if view not in views:
+            return
+        at = views.index(view) + (1 if step > 0 else -1)
+        if not 0 <= at < len(views):
+            return
+        target = views[at]
+        count = target.proxy.rowCount()
+        if step == 2:
+            row = 0
+        elif step == -2:
+            row = count - 1
+        else:
+            flow = target.flow()
+            row = target.nearest(x, 0 if step > 0 else flow.height() - 1)
+        for section in self._sections.values():
+            if section.view is not target and section.view.selectionModel().hasSelection():
+                section.view.clearSelection()
+        index = target.proxy.index(max(0, row), 0)
+        target.setFocus(Qt.FocusReason.OtherFocusReason)
+        target.selectionModel().setCurrentIndex(index, QItemSelectionModel.SelectionFlag.ClearAndSelect)
+        target.scrollTo(index)
+
+    def _on_context_requested(self, memory_id: str, global_pos) -> None:
+        """A right click on a card outside the selection selects only that card (as file managers
+        do): the menu acts on what the person sees, not on cards selected earlier elsewhere."""
+        if memory_id not in self.selected_ids():
+            for section in self._sections.values():
+                if section.view.selectionModel().hasSelection():
+                    section.view.clearSelection()
+            card = self._model.card(memory_id)
+            section = self._sections.get(card.theme) if card is not None else None
+            index = section.proxy.index_of(memory_id) if section is not None else None
+            if index is not None and index.isValid():
+                section.view.selectionModel().setCurrentIndex(
+                    index, QItemSelectionModel.SelectionFlag.ClearAndSelect)
+        self.context_requested.emit(memory_id, global_pos)
+
+    def unseen(self, ids: list[str]) -> list[str]:
+        """Those of ``ids`` whose card is not in sight: in a collapsed or hidden section, or
+        scrolled out of view."""
+        out = []
+        for memory_id in ids:
+            card = self._model.card(memory_id)
+            section = self._sections.get(card.theme) if card is not None else None
+            index = section.proxy.index_of(memory_id) if section is not None else None
+            if index is None or not index.isValid():
+                out.append(memory_id)
+                continue
+            view = section.view
+            if not view.isVisible() or not view.viewport().visibleRegion().intersects(view.visualRect(index)):
+                out.append(memory_id)
+        return out
+
     def _on_pressed(self, index) -> None:
         """A plain left click selects in one section only: the others' selections are cleared (a
-        right click keeps them: its menu acts on the whole selection)."""
+        right click: ``_on_context_requested``)."""
         if QGuiApplication.keyboardModifiers() & (Qt.KeyboardModifier.ControlModifier | Qt.KeyboardModifier.ShiftModifier):
             return
         if not QGuiApplication.mouseButtons() & Qt.MouseButton.LeftButton:

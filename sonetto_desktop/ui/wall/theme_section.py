@@ -124,7 +124,7 @@ class ThemeSection(QFrame):
         self.arrow = QToolButton(self.header)
         self.arrow.setObjectName("ThemeSectionArrow")
         self.arrow.setAutoRaise(True)
-        self.arrow.setFocusPolicy(Qt.FocusPolicy.TabFocus)
+        self.arrow.setFocusPolicy(Qt.FocusPolicy.ClickFocus)  # (the wall is one Tab stop: its cards)
         self.arrow.clicked.connect(self.toggle)
         self.title = QLabel(theme, self.header)
         self.title.setObjectName("ThemeSectionTitle")

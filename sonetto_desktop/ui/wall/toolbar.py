@@ -116,6 +116,11 @@ class WallToolbar(QWidget):
         rows.setSpacing(0)
         rows.addLayout(row)
         rows.addWidget(self.filter_bar)
+        # Tab in reading order of what the row is for: find, then how to look (view, sort), then act
+        chain = (self.search_edit, self.view_button, self.sort_combo, self.add_button, self.trash_button,
+                 self.filter_clear)
+        for first, second in zip(chain, chain[1:], strict=False):
+            QWidget.setTabOrder(first, second)
 
     @staticmethod
     def _toggle(menu: QMenu, icon_name: str, text: str) -> QAction:

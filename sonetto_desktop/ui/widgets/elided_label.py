@@ -15,6 +15,7 @@ class ElidedLabel(QLabel):
         super().__init__(parent)
         self._min_text = min_text  # the narrowest it may become: this much text, then "…"
         self._reserved: tuple[str, ...] = ()
+        self._short = ""  # a shorter way to say the text ("10万 条" for "100,000 条"), shown when it does not fit
         self.setSizePolicy(QSizePolicy.Policy.Preferred, QSizePolicy.Policy.Preferred)
 
     def reserve(self, texts: list[str] | tuple[str, ...]) -> None:
@@ -41,13 +42,27 @@ class ElidedLabel(QLabel):
         return QSize(min(hint.width(), narrow), hint.height())
 
     def elided(self) -> str:
-        """The text as shown at the current width."""
+        """The text as shown at the current width: the whole of it, else its short form, else the
+        short form (or the text) cut with "…"."""
         rect = self.contentsRect().adjusted(self.margin(), 0, -self.margin(), 0)
-        return self.fontMetrics().elidedText(self.text(), Qt.TextElideMode.ElideRight, max(0, rect.width()))
+        width = max(0, rect.width())
+        metrics = self.fontMetrics()
+        text = self.text()
+        if self._short and metrics.horizontalAdvance(text) > width:
+            text = self._short
+        return metrics.elidedText(text, Qt.TextElideMode.ElideRight, width)
 
     def setText(self, text: str) -> None:
+        self._short = ""
         super().setText(text)
         self._sync_tooltip()
+
+    def set_texts(self, text: str, short: str) -> None:
+        """Show ``text``, or ``short`` when ``text`` does not fit (the tooltip then says ``text``)."""
+        super().setText(text)
+        self._short = short if short != text else ""
+        self._sync_tooltip()
+        self.update()
 
     def resizeEvent(self, event) -> None:
         super().resizeEvent(event)

@@ -1,7 +1,8 @@
 """The parse cache: ``memory.yaml`` read back as JSON (a YAML parse of 10,000 memories takes
 seconds). ``memory.yaml.cache`` holds the items of exactly one memory.yaml, named by its SHA-1;
 opening a store reads it instead of the YAML when the SHA-1 matches. It is written when a store
-closes (and after a full parse), not per rewrite: a store opened after a crash parses the YAML."""
+closes (and after a full parse), not per rewrite: a store opened after a crash parses the YAML.
+Like memory.yaml it leaves out the app's own fields (they are in ``memory.flags.yaml``)."""
 
 from __future__ import annotations
 
@@ -11,7 +12,7 @@ from pathlib import Path
 
 from ...files import atomic_write
 from ...item import MemoryItem
-from .format import Parsed
+from .format import Parsed, entry_of
 
 log = logging.getLogger(__name__)
 
@@ -30,7 +31,7 @@ class ParseCache:
         """Keep ``items`` — what memory.yaml with this SHA-1 parses to — as JSON beside it (best
         effort: memory.yaml is parsed instead when it cannot be written)."""
         head = json.dumps({"format": CACHE_FORMAT, "version": 1, "base_sha1": base_sha1})
-        body = json.dumps({mid: item.to_dict(copy=False) for mid, item in items.items()}, ensure_ascii=False,
+        body = json.dumps({mid: entry_of(item) for mid, item in items.items()}, ensure_ascii=False,
                           separators=(",", ":"), default=str)
         try:
             atomic_write(self.path, (head + "\n" + body + "\n").encode("utf-8"))

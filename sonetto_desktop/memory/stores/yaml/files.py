@@ -15,6 +15,7 @@ import yaml
 
 from . import change_log as journal
 from ...errors import StoreCorrupt, describe_os_error
+from .format import parse_flags
 from .safe import YamlRefused
 
 #: memory.yaml (or the trash file) larger than this is not read: a store this big belongs in SQLite.
@@ -38,6 +39,17 @@ class YamlFiles:
     @property
     def trash_path(self) -> Path:
         return self.path.with_name(f"{self.path.stem}.trash.yaml")
+
+    @property
+    def flags_path(self) -> Path:
+        """The app's own fields of the memories (``format.flags_of``), beside memory.yaml."""
+        return self.path.with_name(f"{self.path.stem}.flags.yaml")
+
+    def read_flags(self) -> dict[str, dict[str, Any]]:
+        try:
+            return parse_flags(self.read(self.flags_path))
+        except Refused:
+            return {}
 
     @property
     def log_path(self) -> Path:

@@ -11,6 +11,13 @@ loads with a plain ``yaml.safe_load``)::
       latest_update_time: '2026-12-02T10:15:00'
       hit: 0
 
+The app's own fields (``record.ADDED``: ``pinned``) are not keys of an entry: the seed's loader
+(``MemoryItem(**data[id])``) takes every key as an argument and would fail on them. They live in a
+sidecar, ``memory.flags.yaml`` (``{id: {pinned: true}}``, written with memory.yaml, applied when it is
+read: :func:`flags_of`, :func:`apply_flags`); an entry that carries one (a file written before, or a
+``pinned: true`` typed by hand) still counts, and is rewritten without it (``Parsed.rewrite``). Keys a
+person adds (``note:``) stay in their entry.
+
 A file is split into a *preamble* (comments, ``---``) and one *chunk* per entry: the text from its
 key at the start of a line to the next entry's key. A rewrite dumps only the entries that changed
 since the file was read or written and writes every other chunk back byte for byte, so a file in
@@ -24,12 +31,13 @@ from __future__ import annotations
 import json
 import re
 from dataclasses import dataclass, field
-from operator import itemgetter
+from operator import attrgetter, itemgetter
 from typing import Any, Mapping, NamedTuple
 
 import yaml
 
 from ...item import MemoryItem
+from ...record import ADDED, BY_NAME
 from ..validation import item_from_raw, validate_item
 from .safe import load_pairs
 
@@ -46,9 +54,66 @@ def dump(data: Any) -> bytes:
                      sort_keys=False).encode("utf-8")
 
 
+#: The app's own keys: kept in the flags sidecar, never in an entry (the seed's loader fails on them).
+APP_KEYS = frozenset(f.name for f in ADDED)
+FLAGS_HEADER = ("# Sonetto's own marks on the memories of memory.yaml (pinned…), kept here so that memory.yaml\n"
+                "# stays in the seed's five-key format. Written by the app: pin and unpin in the app (置顶), or\n"
+                "# add `pinned: true` to an entry of memory.yaml (it is moved here).\n").encode("utf-8")
+
+
+def entry_of(item: MemoryItem) -> dict[str, Any]:
+    """An entry as memory.yaml holds it: the seed's keys and the person's own, not the app's."""
+    data = item.to_dict(copy=False)
+    for key in APP_KEYS:
+        data.pop(key, None)
+    return data
+
+
 def dump_entry(memory_id: str, item: MemoryItem) -> bytes:
     """One entry's chunk in our layout."""
-    return dump({memory_id: item.to_dict(copy=False)})
+    return dump({memory_id: entry_of(item)})
+
+
+def flags_of(items: Mapping[str, MemoryItem]) -> dict[str, dict[str, Any]]:
+    """The app's own fields that are set (not at their default), by memory id."""
+    flags: dict[str, dict[str, Any]] = {}
+    for f in ADDED:  # (one pass per field over the values: ~15 ms for 100,000 memories, under the store's lock)
+        default = f.default()
+        for memory_id, value in zip(items, map(attrgetter(f.name), items.values()), strict=False):
+            if value != default:
+                flags.setdefault(memory_id, {})[f.name] = value
+    return flags
+
+
+def dump_flags(flags: Mapping[str, Mapping[str, Any]]) -> bytes:
+    return FLAGS_HEADER + (dump(dict(flags)) if flags else b"{}\n")
+
+
+def parse_flags(raw: bytes | None) -> dict[str, dict[str, Any]]:
+    """The sidecar's flags (``{}`` for a missing or unreadable one: memory.yaml is what matters)."""
+    if not raw:
+        return {}
+    try:
+        data = yaml.load(raw, Loader=getattr(yaml, "CSafeLoader", yaml.SafeLoader))
+    except yaml.YAMLError:
+        return {}
+    if not isinstance(data, dict):
+        return {}
+    return {str(mid): {k: v for k, v in own.items() if k in APP_KEYS}
+            for mid, own in data.items() if isinstance(own, dict)}
+
+
+def apply_flags(items: Mapping[str, MemoryItem], flags: Mapping[str, Mapping[str, Any]]) -> None:
+    """Set the app's fields of freshly parsed ``items`` from the sidecar, where the entry did not
+    set them itself."""
+    for memory_id, own in flags.items():
+        item = items.get(memory_id)
+        if item is None:
+            continue
+        for name, value in own.items():
+            f = BY_NAME[name]
+            if getattr(item, name) == f.default():
+                setattr(item, name, f.read(value))
 
 
 class Chunk(NamedTuple):
@@ -170,7 +235,7 @@ class Parsed:
             fixed.append(note)
         self.issues += found
         self.repaired += fixed
-        if fixed:
+        if fixed or (isinstance(raw, dict) and not APP_KEYS.isdisjoint(raw)):  # (app keys: to the sidecar)
             self.rewrite.add(memory_id)
         self.items[memory_id] = item
 

@@ -16,6 +16,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from ...item import MemoryItem
+from .format import APP_KEYS
 
 _MISSING = object()
 #: Keys whose conflict keeps both versions (the memory's content); other keys: the person's value.
@@ -42,7 +43,9 @@ def merge_entry(base: MemoryItem | None, edited: MemoryItem, current: MemoryItem
         if key in _OWN_KEYS:
             continue
         bv, ev, cv = b.get(key, _MISSING), e.get(key, _MISSING), c.get(key, _MISSING)
-        if ev == bv or ev == cv:
+        if ev is _MISSING and key in APP_KEYS:  # the app's own fields are not in the file (format.APP_KEYS)
+            value = cv
+        elif ev == bv or ev == cv:
             value = cv
         else:
             person_changed = True

@@ -44,7 +44,7 @@ from .cache import CACHE_MIN_BYTES, ParseCache
 from .diff import foreign_changes
 from .files import MAX_FILE_BYTES, PARSE_ERRORS, Keys, Refused, YamlFiles, sha1
 from .fold import ADD_REASON, BACK_REASON, CONFLICT_REASON, DELETE_REASON, EDIT_REASON, SaveMerge, differing
-from .format import Chunk, Layout, layout_of, parse_items, parse_trash, split_chunks
+from .format import Chunk, Layout, apply_flags, layout_of, parse_items, parse_trash, split_chunks
 from .state import DiskState, MemoryState
 from .versions import FileVersions
 
@@ -452,6 +452,7 @@ class YamlSync:
                 parsed = parse_items(raw, str(self.files.path))
             except PARSE_ERRORS as exc:
                 raise self.corrupt(self.files.path, exc) from exc
+        apply_flags(parsed.items, self.files.read_flags())  # the app's own fields (pinned), kept beside it
         header = tail.header if tail is not None else None
         records = tail.records if tail is not None else []
         if match == "base":

@@ -44,7 +44,7 @@ from . import change_log as journal
 from ...errors import StoreCorrupt
 from ...files import exchange, fsync_dir, private_file, temp_name, write_private
 from .cache import CACHE_MIN_BYTES, ParseCache
-from .format import Layout, dump, serialise
+from .format import Layout, dump, dump_flags, flags_of, serialise
 from .state import DiskState, MemoryState
 from .sync import SETTLE_SECONDS, YamlFiles, YamlSync, sha1
 from ....aio import start_thread
@@ -81,6 +81,7 @@ class FileWriter:
         self._due: float | None = None
         self._not_before = 0.0
         self._closed = False
+        self._flags_written: bytes | None = None  # the flags sidecar as last written (``format.flags_of``)
         #: Seconds each rewrite took (benchmarks read it).
         self.flush_times: list[float] = []
 
@@ -192,7 +193,7 @@ class FileWriter:
             "changed": changed, "layout": layout, "seq": state.seq, "trash_version": state.trash_version,
             "trash": state.trash_view() if write_trash and state.trash is not None else None,
             "keys": self.files.keys()[:2], "old_sha1": disk.sha1, "old_trash_sha1": disk.trash_sha1,
-            "old_base_seq": disk.base_seq,
+            "old_base_seq": disk.base_seq, "flags": flags_of(state.items),
         }
 
     def _prepare(self, snap: dict[str, Any]) -> dict[str, Any]:
@@ -200,10 +201,15 @@ class FileWriter:
         payload, layout = serialise(snap["changed"], snap["layout"])
         prepared: dict[str, Any] = {"layout": layout, "sha1": sha1(payload), "size": len(payload),
                                     "tmp": temp_name(self.files.path), "trash_tmp": None,
-                                    "trash_sha1": snap["old_trash_sha1"]}
+                                    "trash_sha1": snap["old_trash_sha1"], "flags_tmp": None}
         try:
             write_private(prepared["tmp"], payload)
             _stamp(prepared["tmp"])
+            flags = dump_flags(snap["flags"])
+            if flags != self._flags_written and (snap["flags"] or self.files.flags_path.exists()):
+                prepared["flags"] = flags
+                prepared["flags_tmp"] = temp_name(self.files.flags_path)
+                write_private(prepared["flags_tmp"], flags)
             if snap["trash"] is not None:
                 trash_payload = dump(snap["trash"]) if snap["trash"] else b"{}\n"
                 prepared["trash_tmp"] = temp_name(self.files.trash_path)
@@ -216,7 +222,7 @@ class FileWriter:
 
     @staticmethod
     def _discard(prepared: dict[str, Any]) -> None:
-        for key in ("tmp", "trash_tmp"):
+        for key in ("tmp", "trash_tmp", "flags_tmp"):
             if prepared.get(key) is not None:
                 try:
                     os.unlink(prepared[key])
@@ -244,6 +250,9 @@ class FileWriter:
             self.log.write(header, kept)  # first: it describes the files on disk either way
             if prepared["trash_tmp"] is not None:
                 os.replace(prepared["trash_tmp"], files.trash_path)
+            if prepared["flags_tmp"] is not None:  # before memory.yaml: its entries no longer say them
+                os.replace(prepared["flags_tmp"], files.flags_path)
+                self._flags_written = prepared["flags"]
             keep = replaced is not None and disk.file_known  # (else: gone, emptied, a link: no copy worth keeping)
             if not keep and snap["layout"].split and snap["old_sha1"]:
                 self._restore_backup(snap["layout"])  # the last text known is the copy the log names

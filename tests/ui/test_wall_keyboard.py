@@ -1,0 +1,105 @@
+"""The wall by keyboard, as in a file manager (issue 38 item 7): Tab goes search → view menu → sort →
+New → trash → the cards, and the cards are one Tab stop however many themes there are; arrows move
+inside it, from theme to theme; Enter edits the current card; Delete deletes it, with an undo.
+Real widgets, real key events (QTest through qtbot)."""
+
+from __future__ import annotations
+
+from PySide6.QtCore import Qt
+from PySide6.QtWidgets import QApplication
+
+from sonetto_desktop.ui.dialogs.edit import EditDialog
+from sonetto_desktop.ui.wall.card_view import ThemeCardView
+
+
+async def _ready(wall, qtbot, wait):
+    await wall.reload()
+    await wait(lambda: not wall.loading())
+    wall.activateWindow()
+    await wait(wall.isActiveWindow, message="wall active")
+
+
+def _tab_stops(qtbot, first, limit: int = 40) -> list:
+    first.setFocus(Qt.FocusReason.TabFocusReason)
+    seen: list = []
+    for _ in range(limit):
+        widget = QApplication.focusWidget()
+        if widget is None or (seen and widget is seen[0]):
+            break
+        seen.append(widget)
+        qtbot.keyClick(widget, Qt.Key.Key_Tab)
+    return seen
+
+
+async def test_tab_order_and_one_stop_for_the_cards(wall, populated_store, qtbot, wait):
+    await _ready(wall, qtbot, wait)
+    assert len(wall.visible_sections()) == 3
+    stops = _tab_stops(qtbot, wall.toolbar.search_edit)
+    names = [w.objectName() for w in stops]
+    assert names[:5] == ["WallSearch", "WallView", "WallSort", "WallAdd", "WallTrash"]
+    cards = [w for w in stops if isinstance(w, ThemeCardView)]
+    assert len(cards) == 1  # one Tab stop for the wall, not one per theme
+    assert not [w for w in stops if w.objectName() == "ThemeSectionArrow"]
+    # Shift+Tab from the cards goes back to the toolbar, not into another theme
+    cards[0].setFocus(Qt.FocusReason.TabFocusReason)
+    qtbot.keyClick(cards[0], Qt.Key.Key_Backtab)
+    assert not isinstance(QApplication.focusWidget(), ThemeCardView)
+
+
+async def test_arrows_go_from_theme_to_theme_and_enter_edits(wall, populated_store, qtbot, wait):
+    await _ready(wall, qtbot, wait)
+    sections = wall.visible_sections()
+    first = sections[0].view
+    first.setFocus(Qt.FocusReason.TabFocusReason)
+    first.setCurrentIndex(first.proxy.index(first.proxy.rowCount() - 1, 0))
+    qtbot.keyClick(first, Qt.Key.Key_Down)  # (every theme here has one row of cards)
+    second = sections[1].view
+    assert QApplication.focusWidget() is second and second.currentIndex().isValid()
+    assert wall.selected_ids() == [second.proxy.ids()[second.currentIndex().row()]]
+    qtbot.keyClick(second, Qt.Key.Key_Up)
+    assert QApplication.focusWidget() is first
+    qtbot.keyClick(first, Qt.Key.Key_End)
+    qtbot.keyClick(first, Qt.Key.Key_Right)  # past the last card: the next theme's first
+    assert QApplication.focusWidget() is second and second.currentIndex().row() == 0
+    # Tab now lands on the theme last used, still one stop
+    stops = _tab_stops(qtbot, wall.toolbar.search_edit)
+    assert [w for w in stops if isinstance(w, ThemeCardView)] == [second]
+    memory_id = second.proxy.ids()[0]
+    second.setFocus(Qt.FocusReason.TabFocusReason)
+    second.setCurrentIndex(second.proxy.index(0, 0))
+    qtbot.keyClick(second, Qt.Key.Key_Return)
+    dialog = wall.actions.active_dialog
+    assert isinstance(dialog, EditDialog)
+    assert dialog.values()[0] == populated_store.get(memory_id).description
+    dialog.reject()
+
+
+async def test_delete_key_deletes_the_current_card_with_an_undo(wall, populated_store, qtbot, wait):
+    await _ready(wall, qtbot, wait)
+    view = wall.section("家人").view
+    cat = populated_store.ids["有一只叫年糕的橘猫"]
+    view.setFocus(Qt.FocusReason.TabFocusReason)
+    view.setCurrentIndex(view.proxy.index_of(cat))
+    qtbot.keyClick(view, Qt.Key.Key_Delete)
+    await wait(lambda: cat not in populated_store.all_items(), message="deleted")
+    await wait(lambda: any(t.key == "deleted:" + cat for t in wall.actions._toasts.toasts()), message="toast")
+    toast = next(t for t in wall.actions._toasts.toasts() if t.key == "deleted:" + cat)
+    toast.action_button.click()  # 撤销
+    await wait(lambda: cat in populated_store.all_items(), message="undone")
+
+
+async def test_tab_into_the_cards_then_enter_edits_the_first_card(wall, populated_store, qtbot, wait):
+    await _ready(wall, qtbot, wait)
+    wall.toolbar.trash_button.setFocus(Qt.FocusReason.TabFocusReason)
+    for _ in range(3):  # (the outline of themes may come first)
+        qtbot.keyClick(QApplication.focusWidget(), Qt.Key.Key_Tab)
+        if isinstance(QApplication.focusWidget(), ThemeCardView):
+            break
+    view = QApplication.focusWidget()
+    assert isinstance(view, ThemeCardView) and view is wall.visible_sections()[0].view
+    assert view.currentIndex().isValid()  # Tab in makes the first card current
+    qtbot.keyClick(view, Qt.Key.Key_Return)
+    dialog = wall.actions.active_dialog
+    assert isinstance(dialog, EditDialog)
+    assert dialog.values()[0] == populated_store.get(view.proxy.ids()[view.currentIndex().row()]).description
+    dialog.reject()
