@@ -2393,116 +2393,297 @@ Optional: title (the chat’s title), id (the message’s id, which recognises i
     </message>
 </context>
 <context>
+    <name>RecallCost</name>
+    <message>
+        <location filename="../../sonetto_desktop/presentation/recall_cost.py" line="31" />
+        <source>现在还没有记忆：回忆每条消息只发送提示词，约 {0} token。</source>
+        <translation>No memories yet: recall sends only its prompt with each message, about {0} tokens.</translation>
+    </message>
+    <message>
+        <location filename="../../sonetto_desktop/presentation/recall_cost.py" line="33" />
+        <source>{0} 分词器计</source>
+        <translation>counted with the {0} tokenizer</translation>
+    </message>
+    <message>
+        <location filename="../../sonetto_desktop/presentation/recall_cost.py" line="33" />
+        <source>按 {0} 分词器的比例估算</source>
+        <translation>estimated at the {0} tokenizer's measured ratio</translation>
+    </message>
+    <message>
+        <location filename="../../sonetto_desktop/presentation/recall_cost.py" line="36" />
+        <source>估算：不知道这个模型的分词器</source>
+        <translation>an estimate: this model's tokenizer is not known</translation>
+    </message>
+    <message>
+        <location filename="../../sonetto_desktop/presentation/recall_cost.py" line="38" />
+        <source>按现在的 {0} 条记忆，回忆每条消息读全部记忆，约发送 {1} token（{2}）</source>
+        <translation>With your {0} memories, recall reads all of them for each message: about {1} tokens sent ({2})</translation>
+    </message>
+    <message>
+        <location filename="../../sonetto_desktop/presentation/recall_cost.py" line="41" />
+        <source>按现在的 {0} 条记忆（超出额度），回忆每条消息约发送 {1} token（{2}）</source>
+        <translation>With your {0} memories (more than the budget), recall sends about {1} tokens per message ({2})</translation>
+    </message>
+    <message>
+        <location filename="../../sonetto_desktop/presentation/recall_cost.py" line="44" />
+        <source>。本机运行，不花钱。</source>
+        <translation>. It runs on this computer: it costs nothing.</translation>
+    </message>
+    <message>
+        <location filename="../../sonetto_desktop/presentation/recall_cost.py" line="46" />
+        <source>，其中约 {0}% 与上一条相同，支持前缀缓存的服务按缓存价计。</source>
+        <translation>, about {0}% of it the same as for the previous message, billed at the cached price by services with a prefix cache. </translation>
+    </message>
+    <message>
+        <location filename="../../sonetto_desktop/presentation/recall_cost.py" line="48" />
+        <source>不知道这个服务的价格，只显示 token 数。</source>
+        <translation>The service's price is not known, so only tokens are shown.</translation>
+    </message>
+    <message>
+        <location filename="../../sonetto_desktop/presentation/recall_cost.py" line="51" />
+        <source>约每条 {0}，每 100 条 {1}（{2} 标价，仅输入）。</source>
+        <translation>About {0} per message, {1} per 100 messages ({2} list price, input only).</translation>
+    </message>
+    <message>
+        <location filename="../../sonetto_desktop/presentation/recall_cost.py" line="52" />
+        <source>约每条 {0}，每 100 条 {1}（按你设置的价格，仅输入）。</source>
+        <translation>About {0} per message, {1} per 100 messages (at the price you set, input only).</translation>
+    </message>
+</context>
+<context>
+    <name>RecallCostLine</name>
+    <message>
+        <location filename="../../sonetto_desktop/ui/settings/recall_cost_line.py" line="78" />
+        <source>正在统计记忆的 token…</source>
+        <translation>Counting the memories' tokens…</translation>
+    </message>
+    <message>
+        <location filename="../../sonetto_desktop/ui/settings/recall_cost_line.py" line="98" />
+        <source>现在统计不了记忆的 token：%1</source>
+        <translation>Cannot count the memories' tokens now: %1</translation>
+    </message>
+</context>
+<context>
     <name>RecallPage</name>
     <message>
-        <location filename="../../sonetto_desktop/ui/settings/recall_page.py" line="61" />
+        <location filename="../../sonetto_desktop/ui/settings/recall_page.py" line="85" />
         <source>回复之前，Sonetto 先请模型把记忆读一遍，挑出和这句话有关的。记忆不多时模型读全部记忆；多到超出下面的额度时，读最近的一部分，再加上和这句话最可能相关的那些。</source>
         <translation>Before replying, Sonetto has the model read the memories and pick those that matter for the message. With few memories the model reads all of them; beyond the allowance below, it reads the most recent ones plus those most likely to matter for the message.</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/settings/recall_page.py" line="65" />
+        <location filename="../../sonetto_desktop/ui/settings/recall_page.py" line="89" />
         <source>自动（云端模型 %1；本机模型按它的上下文长度）</source>
         <translation>Automatic (%1 for a cloud model; a local model by its context length)</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/settings/recall_page.py" line="73" />
+        <location filename="../../sonetto_desktop/ui/settings/recall_page.py" line="97" />
         <source>每条消息回忆时最多读多少 token 的记忆。额度越大，越少漏掉记忆，但每条消息更贵、更慢（支持前缀缓存的服务会便宜很多）。</source>
         <translation>How many tokens of memories recall may read per message. A larger allowance misses fewer memories but makes each message cost more and take longer (much less with a service that caches prompt prefixes).</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/settings/recall_page.py" line="78" />
-        <source>向量模型（可选）</source>
-        <translation>Embeddings model (optional)</translation>
-    </message>
-    <message>
-        <location filename="../../sonetto_desktop/ui/settings/recall_page.py" line="82" />
+        <location filename="../../sonetto_desktop/ui/settings/recall_page.py" line="122" />
         <source>自定义</source>
         <translation>Custom</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/settings/recall_page.py" line="87" />
+        <location filename="../../sonetto_desktop/ui/settings/recall_page.py" line="136" />
         <source>留空：与对话模型相同</source>
         <translation>Empty: the same as the chat model</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/settings/recall_page.py" line="90" />
+        <location filename="../../sonetto_desktop/ui/settings/recall_page.py" line="139" />
         <source>留空：与对话模型相同（仅当服务地址也相同）</source>
         <translation>Empty: the chat model's (only when the base URL is the same too)</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/settings/recall_page.py" line="96" />
+        <location filename="../../sonetto_desktop/ui/settings/recall_page.py" line="145" />
         <source>模型默认</source>
         <translation>Model default</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/settings/recall_page.py" line="99" />
+        <location filename="../../sonetto_desktop/ui/settings/recall_page.py" line="148" />
         <source>自动</source>
         <translation>Automatic</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/settings/recall_page.py" line="100" />
+        <location filename="../../sonetto_desktop/ui/settings/recall_page.py" line="149" />
         <source> 次/分钟</source>
         <translation> per minute</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/settings/recall_page.py" line="101" />
+        <location filename="../../sonetto_desktop/ui/settings/recall_page.py" line="170" />
         <source>测试向量模型</source>
         <translation>Test embeddings model</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/settings/recall_page.py" line="110" />
-        <source>向量模型让回忆按意思找记忆，而不只是按字面。它会收到每条记忆的文字（在后台计算向量，新的和改过的记忆随时补上，删除的记忆连同向量一起删除）和你说的话；如果它和对话模型不是同一家服务，记忆也会发给这家服务。</source>
-        <translation>An embeddings model lets recall find memories by meaning, not only by their words. It receives the text of every memory (vectors are computed in the background, new and edited memories follow, a deleted memory's vector is deleted with it) and what you say; if it is not the chat model's service, your memories go to that service too.</translation>
+        <location filename="../../sonetto_desktop/ui/settings/recall_page.py" line="103" />
+        <source>按意思回忆（向量模型）</source>
+        <translation type="unfinished" />
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/settings/recall_page.py" line="115" />
+        <location filename="../../sonetto_desktop/ui/settings/recall_page.py" line="105" />
+        <source>内置模型（在这台电脑上计算，不用联网，不用设置）</source>
+        <translation type="unfinished" />
+    </message>
+    <message>
+        <location filename="../../sonetto_desktop/ui/settings/recall_page.py" line="106" />
+        <source>向量服务（OpenAI 兼容的 /v1/embeddings 接口）</source>
+        <translation type="unfinished" />
+    </message>
+    <message>
+        <location filename="../../sonetto_desktop/ui/settings/recall_page.py" line="107" />
+        <source>不用向量模型：只按字面回忆</source>
+        <translation type="unfinished" />
+    </message>
+    <message>
+        <location filename="../../sonetto_desktop/ui/settings/recall_page.py" line="126" />
+        <source>列出本机服务的向量模型</source>
+        <translation type="unfinished" />
+    </message>
+    <message>
+        <location filename="../../sonetto_desktop/ui/settings/recall_page.py" line="127" />
+        <source>对话模型在本机（Ollama、LM Studio）时，列出它已有的向量模型</source>
+        <translation type="unfinished" />
+    </message>
+    <message>
+        <location filename="../../sonetto_desktop/ui/settings/recall_page.py" line="154" />
+        <source>向量服务会收到每条记忆的文字（在后台计算向量，新的和改过的记忆随时补上，删除的记忆连同向量一起删除）和你说的话；如果它和对话模型不是同一家服务，记忆也会发给这家服务。</source>
+        <translation type="unfinished" />
+    </message>
+    <message>
+        <location filename="../../sonetto_desktop/ui/settings/recall_page.py" line="160" />
         <source>预设</source>
         <translation>Preset</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/settings/recall_page.py" line="116" />
+        <location filename="../../sonetto_desktop/ui/settings/recall_page.py" line="163" />
         <source>服务地址</source>
         <translation>Base URL</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/settings/recall_page.py" line="117" />
+        <location filename="../../sonetto_desktop/ui/settings/recall_page.py" line="164" />
         <source>API 密钥</source>
         <translation>API key</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/settings/recall_page.py" line="118" />
+        <location filename="../../sonetto_desktop/ui/settings/recall_page.py" line="165" />
         <source>模型</source>
         <translation>Model</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/settings/recall_page.py" line="119" />
+        <location filename="../../sonetto_desktop/ui/settings/recall_page.py" line="166" />
         <source>向量维度</source>
         <translation>Dimensions</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/settings/recall_page.py" line="120" />
+        <location filename="../../sonetto_desktop/ui/settings/recall_page.py" line="167" />
         <source>请求频率上限</source>
         <translation>Request limit</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/settings/recall_page.py" line="126" />
+        <location filename="../../sonetto_desktop/ui/settings/recall_page.py" line="186" />
         <source>回忆额度</source>
         <translation>Recall allowance</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/settings/recall_page.py" line="132" />
+        <location filename="../../sonetto_desktop/ui/settings/recall_page.py" line="193" />
         <source>回忆</source>
         <translation>Recall</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/settings/recall_page.py" line="171" />
+        <location filename="../../sonetto_desktop/ui/settings/recall_page.py" line="211" />
+        <source>内置模型：%1。</source>
+        <translation type="unfinished" />
+    </message>
+    <message>
+        <location filename="../../sonetto_desktop/ui/settings/recall_page.py" line="213" />
+        <source>没有内置模型时，用填好的向量服务，否则只按字面回忆。</source>
+        <translation type="unfinished" />
+    </message>
+    <message>
+        <location filename="../../sonetto_desktop/ui/settings/recall_page.py" line="224" />
+        <source>这台电脑（%1）：内置模型 %2，在本机计算，记忆不离开这台电脑。第一次会在后台为每条记忆计算向量。</source>
+        <translation type="unfinished" />
+    </message>
+    <message>
+        <location filename="../../sonetto_desktop/ui/settings/recall_page.py" line="227" />
+        <source>这台电脑（%1）没有内置模型：改用下面填好的向量服务 %2。</source>
+        <translation type="unfinished" />
+    </message>
+    <message>
+        <location filename="../../sonetto_desktop/ui/settings/recall_page.py" line="230" />
+        <source>这台电脑（%1）没有内置模型：回忆只按字面找记忆。可以在下面填一个向量服务（比如 Ollama 的 bge-m3）。</source>
+        <translation type="unfinished" />
+    </message>
+    <message>
+        <location filename="../../sonetto_desktop/ui/settings/recall_page.py" line="233" />
+        <source>回忆用向量服务 %1 按意思找记忆。</source>
+        <translation type="unfinished" />
+    </message>
+    <message>
+        <location filename="../../sonetto_desktop/ui/settings/recall_page.py" line="235" />
+        <source>请在下面填写向量服务。</source>
+        <translation type="unfinished" />
+    </message>
+    <message>
+        <location filename="../../sonetto_desktop/ui/settings/recall_page.py" line="236" />
+        <source>回忆只按字面找记忆。</source>
+        <translation type="unfinished" />
+    </message>
+    <message>
+        <location filename="../../sonetto_desktop/ui/settings/recall_page.py" line="276" />
+        <source>对话模型不在本机：只能列出本机的 Ollama 或 LM Studio 的模型。</source>
+        <translation type="unfinished" />
+    </message>
+    <message>
+        <location filename="../../sonetto_desktop/ui/settings/recall_page.py" line="279" />
+        <source>正在询问 %1…</source>
+        <translation type="unfinished" />
+    </message>
+    <message>
+        <location filename="../../sonetto_desktop/ui/settings/recall_page.py" line="293" />
+        <source>%1 没有回答 Ollama 或 LM Studio 的模型列表。</source>
+        <translation type="unfinished" />
+    </message>
+    <message>
+        <location filename="../../sonetto_desktop/ui/settings/recall_page.py" line="295" />
+        <source>%1 上没有向量模型。Ollama 可以先运行 ollama pull bge-m3。</source>
+        <translation type="unfinished" />
+    </message>
+    <message>
+        <location filename="../../sonetto_desktop/ui/settings/recall_page.py" line="298" />
+        <source>选择 %1 的向量模型…</source>
+        <translation type="unfinished" />
+    </message>
+    <message>
+        <location filename="../../sonetto_desktop/ui/settings/recall_page.py" line="302" />
+        <source>%1 有 %2 个向量模型。</source>
+        <translation type="unfinished" />
+    </message>
+    <message>
+        <location filename="../../sonetto_desktop/ui/settings/recall_page.py" line="304" />
+        <source>（服务没有说明哪些是向量模型：按名称挑出）</source>
+        <translation type="unfinished" />
+    </message>
+    <message>
+        <location filename="../../sonetto_desktop/ui/settings/recall_page.py" line="341" />
         <source>请先填写向量模型的名称和服务地址。</source>
         <translation>Enter the embeddings model's name and base URL first.</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/settings/recall_page.py" line="174" />
+        <location filename="../../sonetto_desktop/ui/settings/recall_page.py" line="342" />
+        <source>没有选用向量模型。</source>
+        <translation type="unfinished" />
+    </message>
+    <message>
+        <location filename="../../sonetto_desktop/ui/settings/recall_page.py" line="345" />
         <source>正在连接…</source>
         <translation>Connecting…</translation>
+    </message>
+    <message>
+        <location filename="../../sonetto_desktop/ui/settings/recall_page.py" line="345" />
+        <source>正在加载内置模型…</source>
+        <translation type="unfinished" />
     </message>
 </context>
 <context>
@@ -2622,199 +2803,199 @@ Optional: title (the chat’s title), id (the message’s id, which recognises i
 <context>
     <name>SettingsDialog</name>
     <message>
-        <location filename="../../sonetto_desktop/ui/settings/dialog.py" line="55" />
+        <location filename="../../sonetto_desktop/ui/settings/dialog.py" line="61" />
         <source>设置</source>
         <translation>Settings</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/settings/dialog.py" line="66" />
-        <location filename="../../sonetto_desktop/ui/settings/dialog.py" line="125" />
+        <location filename="../../sonetto_desktop/ui/settings/dialog.py" line="72" />
+        <location filename="../../sonetto_desktop/ui/settings/dialog.py" line="131" />
         <source>模型</source>
         <translation>Model</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/settings/dialog.py" line="67" />
+        <location filename="../../sonetto_desktop/ui/settings/dialog.py" line="73" />
         <source>记忆</source>
         <translation>Memory</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/settings/dialog.py" line="74" />
+        <location filename="../../sonetto_desktop/ui/settings/dialog.py" line="80" />
         <source>外观</source>
         <translation>Appearance</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/settings/dialog.py" line="79" />
+        <location filename="../../sonetto_desktop/ui/settings/dialog.py" line="85" />
         <source>保存</source>
         <translation>Save</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/settings/dialog.py" line="80" />
+        <location filename="../../sonetto_desktop/ui/settings/dialog.py" line="86" />
         <source>取消</source>
         <translation>Cancel</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/settings/dialog.py" line="98" />
+        <location filename="../../sonetto_desktop/ui/settings/dialog.py" line="104" />
         <source>留空时 Sonetto 会从记忆里知道</source>
         <translation>Leave empty and Sonetto learns it from the memories</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/settings/dialog.py" line="103" />
+        <location filename="../../sonetto_desktop/ui/settings/dialog.py" line="109" />
         <source>本地模型可以留空</source>
         <translation>Leave empty for local models</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/settings/dialog.py" line="113" />
-        <location filename="../../sonetto_desktop/ui/settings/dialog.py" line="140" />
+        <location filename="../../sonetto_desktop/ui/settings/dialog.py" line="119" />
+        <location filename="../../sonetto_desktop/ui/settings/dialog.py" line="146" />
         <source> 秒</source>
         <translation> s</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/settings/dialog.py" line="114" />
+        <location filename="../../sonetto_desktop/ui/settings/dialog.py" line="120" />
         <source>测试连接</source>
         <translation>Test connection</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/settings/dialog.py" line="122" />
+        <location filename="../../sonetto_desktop/ui/settings/dialog.py" line="128" />
         <source>你希望 Sonetto 怎么称呼你</source>
         <translation>What should Sonetto call you</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/settings/dialog.py" line="123" />
+        <location filename="../../sonetto_desktop/ui/settings/dialog.py" line="129" />
         <source>服务地址</source>
         <translation>Endpoint URL</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/settings/dialog.py" line="124" />
+        <location filename="../../sonetto_desktop/ui/settings/dialog.py" line="130" />
         <source>API 密钥</source>
         <translation>API key</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/settings/dialog.py" line="126" />
+        <location filename="../../sonetto_desktop/ui/settings/dialog.py" line="132" />
         <source>温度</source>
         <translation>Temperature</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/settings/dialog.py" line="127" />
+        <location filename="../../sonetto_desktop/ui/settings/dialog.py" line="133" />
         <source>请求超时</source>
         <translation>Request timeout</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/settings/dialog.py" line="135" />
+        <location filename="../../sonetto_desktop/ui/settings/dialog.py" line="141" />
         <source>混合（推荐）</source>
         <translation>Hybrid (recommended)</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/settings/dialog.py" line="135" />
+        <location filename="../../sonetto_desktop/ui/settings/dialog.py" line="141" />
         <source>本地检索（快，不用模型）</source>
         <translation>Local search (fast, no model)</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/settings/dialog.py" line="136" />
+        <location filename="../../sonetto_desktop/ui/settings/dialog.py" line="142" />
         <source>模型检索</source>
         <translation>Model search</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/settings/dialog.py" line="142" />
+        <location filename="../../sonetto_desktop/ui/settings/dialog.py" line="148" />
         <source>YAML 文件（可直接阅读）</source>
         <translation>YAML file (human-readable)</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/settings/dialog.py" line="143" />
+        <location filename="../../sonetto_desktop/ui/settings/dialog.py" line="149" />
         <source>SQLite 数据库（记忆很多时更快）</source>
         <translation>SQLite database (faster with many memories)</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/settings/dialog.py" line="145" />
+        <location filename="../../sonetto_desktop/ui/settings/dialog.py" line="151" />
         <source>切换后会把现有记忆（含历史和回收站）完整迁移过去，旧文件保留。</source>
         <translation>Switching moves every memory (with history and trash) to the new store; the old file is kept.</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/settings/dialog.py" line="149" />
+        <location filename="../../sonetto_desktop/ui/settings/dialog.py" line="155" />
         <source>Sonetto 的记忆变化先交给我审核（审核模式）</source>
         <translation>Let me review Sonetto's memory changes first (review mode)</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/settings/dialog.py" line="151" />
+        <location filename="../../sonetto_desktop/ui/settings/dialog.py" line="157" />
         <source>不要记住的内容…</source>
         <translation>Things not to remember…</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/settings/dialog.py" line="155" />
+        <location filename="../../sonetto_desktop/ui/settings/dialog.py" line="161" />
         <source>选择…</source>
         <translation>Choose…</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/settings/dialog.py" line="157" />
+        <location filename="../../sonetto_desktop/ui/settings/dialog.py" line="163" />
         <source>打开数据文件夹</source>
         <translation>Open data folder</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/settings/dialog.py" line="162" />
+        <location filename="../../sonetto_desktop/ui/settings/dialog.py" line="168" />
         <source>回忆方式</source>
         <translation>Recall</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/settings/dialog.py" line="163" />
+        <location filename="../../sonetto_desktop/ui/settings/dialog.py" line="169" />
         <source>回忆超时</source>
         <translation>Recall timeout</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/settings/dialog.py" line="164" />
+        <location filename="../../sonetto_desktop/ui/settings/dialog.py" line="170" />
         <source>存储方式</source>
         <translation>Storage</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/settings/dialog.py" line="166" />
+        <location filename="../../sonetto_desktop/ui/settings/dialog.py" line="172" />
         <source>回收站保留</source>
         <translation>Keep deleted memories</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/settings/dialog.py" line="167" />
+        <location filename="../../sonetto_desktop/ui/settings/dialog.py" line="173" />
         <source>记忆写入</source>
         <translation>Memory writing</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/settings/dialog.py" line="169" />
+        <location filename="../../sonetto_desktop/ui/settings/dialog.py" line="175" />
         <source>数据文件夹</source>
         <translation>Data folder</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/settings/dialog.py" line="177" />
+        <location filename="../../sonetto_desktop/ui/settings/dialog.py" line="183" />
         <source>跟随系统</source>
         <translation>Follow the system</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/settings/dialog.py" line="177" />
+        <location filename="../../sonetto_desktop/ui/settings/dialog.py" line="183" />
         <source>浅色</source>
         <translation>Light</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/settings/dialog.py" line="177" />
+        <location filename="../../sonetto_desktop/ui/settings/dialog.py" line="183" />
         <source>深色</source>
         <translation>Dark</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/settings/dialog.py" line="182" />
+        <location filename="../../sonetto_desktop/ui/settings/dialog.py" line="188" />
         <source>主题</source>
         <translation>Theme</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/settings/dialog.py" line="183" />
+        <location filename="../../sonetto_desktop/ui/settings/dialog.py" line="189" />
         <source>语言</source>
         <translation>Language</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/settings/dialog.py" line="259" />
+        <location filename="../../sonetto_desktop/ui/settings/dialog.py" line="265" />
         <source>无法保存设置：</source>
         <translation>Cannot save the settings: </translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/settings/dialog.py" line="275" />
+        <location filename="../../sonetto_desktop/ui/settings/dialog.py" line="281" />
         <source>正在连接…</source>
         <translation>Connecting…</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/settings/dialog.py" line="302" />
+        <location filename="../../sonetto_desktop/ui/settings/dialog.py" line="308" />
         <source>选择数据文件夹</source>
         <translation>Choose the data folder</translation>
     </message>
@@ -2914,7 +3095,7 @@ Optional: title (the chat’s title), id (the message’s id, which recognises i
 <context>
     <name>SonettoApp</name>
     <message>
-        <location filename="../../sonetto_desktop/ui/shell.py" line="281" />
+        <location filename="../../sonetto_desktop/ui/shell.py" line="295" />
         <source>对话功能启动失败：%1。记忆墙仍可使用；请检查数据目录后重启。</source>
         <translation>Chat could not start: %1. The memory wall still works; check the data folder, then restart.</translation>
     </message>
@@ -2995,7 +3176,7 @@ Optional: title (the chat’s title), id (the message’s id, which recognises i
         <translation>Undo</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/shell.py" line="449" />
+        <location filename="../../sonetto_desktop/ui/shell.py" line="463" />
         <source>无法使用新的数据文件夹 {0}：{1}。仍在使用原来的记忆库。</source>
         <translation>Cannot use the new data folder {0}: {1}. Still using the previous memory store.</translation>
     </message>
@@ -3099,72 +3280,82 @@ Optional: title (the chat’s title), id (the message’s id, which recognises i
 <context>
     <name>StatusIndicator</name>
     <message>
-        <location filename="../../sonetto_desktop/ui/notices/status_indicator.py" line="202" />
+        <location filename="../../sonetto_desktop/ui/notices/status_indicator.py" line="207" />
+        <source>向量模型已更换：等你确认</source>
+        <translation type="unfinished" />
+    </message>
+    <message>
+        <location filename="../../sonetto_desktop/ui/notices/status_indicator.py" line="208" />
+        <source>回忆改用了向量模型 %1，要为 %2 条记忆重新计算向量；确认之前回忆只按字面找。</source>
+        <translation type="unfinished" />
+    </message>
+    <message>
+        <location filename="../../sonetto_desktop/ui/notices/status_indicator.py" line="213" />
         <source>向量 %1/%2</source>
         <translation>Vectors %1/%2</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/notices/status_indicator.py" line="204" />
+        <location filename="../../sonetto_desktop/ui/notices/status_indicator.py" line="215" />
         <source>%1 出错</source>
         <translation>%1 failed</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/notices/status_indicator.py" line="206" />
+        <location filename="../../sonetto_desktop/ui/notices/status_indicator.py" line="217" />
         <source>%1（稍后继续）</source>
         <translation>%1 (continuing later)</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/notices/status_indicator.py" line="208" />
+        <location filename="../../sonetto_desktop/ui/notices/status_indicator.py" line="219" />
         <source>向量模型 %1 在后台为每条记忆计算向量，算好的记忆回忆时也能按意思找到。</source>
         <translation>The embeddings model %1 computes a vector for every memory in the background; memories with one are also found by meaning when Sonetto recalls.</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/notices/status_indicator.py" line="226" />
+        <location filename="../../sonetto_desktop/ui/notices/status_indicator.py" line="237" />
         <source>第一次打开导入的记忆时要建立回忆索引；建好前回忆只用已建好的部分</source>
         <translation>Imported memories are indexed for recall the first time they are opened; until it is done, recall uses the part already indexed</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/notices/status_indicator.py" line="227" />
+        <location filename="../../sonetto_desktop/ui/notices/status_indicator.py" line="238" />
         <source>正在建立回忆索引… %1 / %2</source>
         <translation>Building the recall index… %1 / %2</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/notices/status_indicator.py" line="230" />
+        <location filename="../../sonetto_desktop/ui/notices/status_indicator.py" line="241" />
         <source>记忆写入未启动</source>
         <translation>Memory writer not started</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/notices/status_indicator.py" line="236" />
+        <location filename="../../sonetto_desktop/ui/notices/status_indicator.py" line="247" />
         <source>记忆写入已暂停 (%1)</source>
         <translation>Memory writing paused (%1)</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/notices/status_indicator.py" line="238" />
+        <location filename="../../sonetto_desktop/ui/notices/status_indicator.py" line="249" />
         <source>整理记忆中 (%1)</source>
         <translation>Organising memories (%1)</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/notices/status_indicator.py" line="244" />
+        <location filename="../../sonetto_desktop/ui/notices/status_indicator.py" line="255" />
         <source>记忆写入出错：%1</source>
         <translation>Memory writing failed: %1</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/notices/status_indicator.py" line="246" />
+        <location filename="../../sonetto_desktop/ui/notices/status_indicator.py" line="257" />
         <source>记忆已是最新</source>
         <translation>Memories are up to date</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/notices/status_indicator.py" line="248" />
+        <location filename="../../sonetto_desktop/ui/notices/status_indicator.py" line="259" />
         <source>审核模式：Sonetto 想做的记忆变化会先等你确认</source>
         <translation>Review mode: changes Sonetto wants to make wait for you</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/notices/status_indicator.py" line="252" />
+        <location filename="../../sonetto_desktop/ui/notices/status_indicator.py" line="263" />
         <source>继续记忆写入</source>
         <translation>Resume memory writing</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/notices/status_indicator.py" line="252" />
+        <location filename="../../sonetto_desktop/ui/notices/status_indicator.py" line="263" />
         <source>暂停记忆写入</source>
         <translation>Pause memory writing</translation>
     </message>
@@ -3454,6 +3645,95 @@ Optional: title (the chat’s title), id (the message’s id, which recognises i
         <location filename="../../sonetto_desktop/ui/dialogs/undo_rest.py" line="59" />
         <source>取消</source>
         <translation>Cancel</translation>
+    </message>
+</context>
+<context>
+    <name>VectorNotices</name>
+    <message>
+        <location filename="../../sonetto_desktop/ui/notices/vector_notices.py" line="78" />
+        <source>这台电脑（%1）没有内置的向量模型：回忆改用你填好的向量服务 %2 按意思找记忆。</source>
+        <extracomment>How long the fallback toast stays (it is said once: long enough to read).</extracomment>
+        <translation type="unfinished" />
+    </message>
+    <message>
+        <location filename="../../sonetto_desktop/ui/notices/vector_notices.py" line="81" />
+        <source>这台电脑（%1）没有内置的向量模型：回忆只按字面找记忆。在 设置 ▸ 回忆 填一个向量服务（比如 Ollama 的 bge-m3），回忆就能按意思找。</source>
+        <translation type="unfinished" />
+    </message>
+    <message>
+        <location filename="../../sonetto_desktop/ui/notices/vector_notices.py" line="85" />
+        <source>设置…</source>
+        <translation type="unfinished">Settings…</translation>
+    </message>
+    <message>
+        <location filename="../../sonetto_desktop/ui/notices/vector_notices.py" line="107" />
+        <source>更换向量模型</source>
+        <translation type="unfinished" />
+    </message>
+    <message>
+        <location filename="../../sonetto_desktop/ui/notices/vector_notices.py" line="110" />
+        <source>开始计算</source>
+        <translation type="unfinished" />
+    </message>
+    <message>
+        <location filename="../../sonetto_desktop/ui/notices/vector_notices.py" line="111" />
+        <source>以后再说</source>
+        <translation type="unfinished" />
+    </message>
+    <message>
+        <location filename="../../sonetto_desktop/ui/notices/vector_notices.py" line="130" />
+        <source>记忆库里的向量是 %1 算的。</source>
+        <translation type="unfinished" />
+    </message>
+    <message>
+        <location filename="../../sonetto_desktop/ui/notices/vector_notices.py" line="131" />
+        <source>记忆库里的向量是之前的向量模型算的。</source>
+        <translation type="unfinished" />
+    </message>
+    <message>
+        <location filename="../../sonetto_desktop/ui/notices/vector_notices.py" line="132" />
+        <source>回忆现在用向量模型 %1。</source>
+        <translation type="unfinished" />
+    </message>
+    <message>
+        <location filename="../../sonetto_desktop/ui/notices/vector_notices.py" line="133" />
+        <source>要为 %1 条记忆重新计算向量吗？</source>
+        <translation type="unfinished" />
+    </message>
+    <message>
+        <location filename="../../sonetto_desktop/ui/notices/vector_notices.py" line="136" />
+        <source>在这台电脑上后台计算，不花钱，大约 %1 分钟。</source>
+        <translation type="unfinished" />
+    </message>
+    <message>
+        <location filename="../../sonetto_desktop/ui/notices/vector_notices.py" line="138" />
+        <source>由本机的向量服务计算，不花钱。</source>
+        <translation type="unfinished" />
+    </message>
+    <message>
+        <location filename="../../sonetto_desktop/ui/notices/vector_notices.py" line="140" />
+        <source>会把记忆的文字发给向量服务，约 %1 tokens</source>
+        <translation type="unfinished" />
+    </message>
+    <message>
+        <location filename="../../sonetto_desktop/ui/notices/vector_notices.py" line="142" />
+        <source>，按 %1 的标价约 %2</source>
+        <translation type="unfinished" />
+    </message>
+    <message>
+        <location filename="../../sonetto_desktop/ui/notices/vector_notices.py" line="145" />
+        <source>，这个服务目前免费</source>
+        <translation type="unfinished" />
+    </message>
+    <message>
+        <location filename="../../sonetto_desktop/ui/notices/vector_notices.py" line="146" />
+        <source>。</source>
+        <translation type="unfinished" />
+    </message>
+    <message>
+        <location filename="../../sonetto_desktop/ui/notices/vector_notices.py" line="147" />
+        <source>算好之前，回忆只按字面找记忆；新的向量算完后，旧的才会删除。</source>
+        <translation type="unfinished" />
     </message>
 </context>
 <context>
@@ -3766,38 +4046,38 @@ The memory wall on the right works already.</translation>
 <context>
     <name>WriterControl</name>
     <message>
-        <location filename="../../sonetto_desktop/ui/notices/status_indicator.py" line="99" />
-        <location filename="../../sonetto_desktop/ui/notices/status_indicator.py" line="130" />
+        <location filename="../../sonetto_desktop/ui/notices/status_indicator.py" line="100" />
+        <location filename="../../sonetto_desktop/ui/notices/status_indicator.py" line="131" />
         <source>暂停记忆写入</source>
         <translation>Pause memory writing</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/notices/status_indicator.py" line="100" />
+        <location filename="../../sonetto_desktop/ui/notices/status_indicator.py" line="101" />
         <source>重试失败的轮次</source>
         <translation>Retry failed turns</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/notices/status_indicator.py" line="101" />
+        <location filename="../../sonetto_desktop/ui/notices/status_indicator.py" line="102" />
         <source>Sonetto 想做的记忆变化，等你确认</source>
         <translation>Memory changes Sonetto would like to make, waiting for you</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/notices/status_indicator.py" line="102" />
+        <location filename="../../sonetto_desktop/ui/notices/status_indicator.py" line="103" />
         <source>整理记忆时发现的、说法不一致的记忆，等你确认</source>
         <translation>Memories that say different things, found while tidying, waiting for you</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/notices/status_indicator.py" line="118" />
+        <location filename="../../sonetto_desktop/ui/notices/status_indicator.py" line="119" />
         <source>待审核 %1</source>
         <translation>To review %1</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/notices/status_indicator.py" line="123" />
+        <location filename="../../sonetto_desktop/ui/notices/status_indicator.py" line="124" />
         <source>矛盾 %1</source>
         <translation>Contradictions %1</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/notices/status_indicator.py" line="130" />
+        <location filename="../../sonetto_desktop/ui/notices/status_indicator.py" line="131" />
         <source>继续记忆写入</source>
         <translation>Resume memory writing</translation>
     </message>
