@@ -92,3 +92,19 @@ def test_a_large_bank_is_counted_on_a_sample_within_two_percent():
     assert abs(sampled.real - whole.real) / whole.real < 0.02
     # the overhead of each line (number, brackets) is scaled by the bank's own ratio
     assert whole.real == round(sum(estimates) * sum(counter.count_many(lines)) / sum(map(estimate_tokens, lines)))
+
+
+@pytest.mark.parametrize(("model", "family"), [("qwen2.5:7b", "qwen"), ("llama3.1:8b", "unknown"), ("gpt-4", "cl100k")])
+def test_a_local_servers_context_is_turned_into_estimated_tokens_by_the_family(llm_server, model, family):
+    """The server reports its context in its model's tokens; the budget is in estimated ones: a Qwen
+    model's 6,000 hold ~7,600 estimated tokens, a cl100k model's ~4,900 (was: 6,000 for every model)."""
+    from sonetto_desktop.agent.recall_setup import recall_budget
+    from sonetto_desktop.config.settings import Settings
+    from sonetto_desktop.memory.retrieval.budget import LOCAL_BUDGET_MAX, MIN_BUDGET, REQUEST_RESERVE
+
+    llm_server.context_api = "llama.cpp"
+    llm_server.context_length = 6_000
+    policy = recall_budget(Settings(base_url=llm_server.base_url, model=model))
+    policy.learn()
+    in_estimate = round(6_000 / FAMILIES[family].per_estimate)
+    assert policy.tokens() == max(MIN_BUDGET, min(in_estimate - REQUEST_RESERVE, LOCAL_BUDGET_MAX))

@@ -95,9 +95,13 @@ def reembed_cost(memories: int, tokens: int, settings: Settings, builtin: Any = 
 
 def recall_budget(settings: Settings) -> BudgetPolicy:
     """The listing budget for ``settings``: the set number of tokens, or automatic for the chat
-    endpoint (a local server is asked for its context in the background, at the first recall)."""
-    return BudgetPolicy(settings.effective_base_url, settings.model.strip(), settings.api_key.strip(),
-                        setting=settings.recall_budget_tokens)
+    endpoint (a local server is asked for its context in the background, at the first recall). The
+    context it reports is in its model's tokens: turned into estimated ones by the tokenizer family."""
+    from sonetto_desktop.memory.retrieval.token_count import family_for
+
+    url, model = settings.effective_base_url, settings.model.strip()
+    return BudgetPolicy(url, model, settings.api_key.strip(), setting=settings.recall_budget_tokens,
+                        per_estimate=family_for(url, model).per_estimate)
 
 
 def embeddings_config(settings: Settings, builtin: Any = INSTALLED) -> EmbeddingsConfig | None:

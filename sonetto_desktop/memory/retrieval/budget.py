@@ -266,12 +266,15 @@ class BudgetPolicy:
     """The listing budget for one endpoint: the setting, or the provider default, learning a local
     server's context in a background thread on first use (meanwhile the conservative default).
 
-    ``probe`` (tests, benchmarks) replaces :func:`probe_context`."""
+    ``probe`` (tests, benchmarks) replaces :func:`probe_context`. ``per_estimate``: the model's real
+    tokens per estimated token (its tokenizer family's measured ratio, ``token_count.py``; 1.0: unknown):
+    a context the server reports in its model's tokens is turned into estimated tokens, the budget's unit."""
 
     def __init__(self, base_url: str = "", model: str = "", api_key: str = "", *, setting: int = 0,
-                 probe: Callable[[str, str, str], ContextInfo] | None = None) -> None:
+                 probe: Callable[[str, str, str], ContextInfo] | None = None, per_estimate: float = 1.0) -> None:
         self.base_url, self.model, self._api_key = base_url, model, api_key
         self.setting = int(setting or 0)
+        self.per_estimate = per_estimate if per_estimate > 0 else 1.0
         self._probe = probe or (lambda url, name, key: probe_context(url, name, key))
         self._lock = threading.Lock()
         self._context: ContextInfo | None = None
@@ -302,6 +305,7 @@ class BudgetPolicy:
 
     def _range(self, context: int | None) -> tuple[int, int]:
         """(the starting budget, the most it may grow to) for an automatic budget."""
+        context = round(context / self.per_estimate) if context else context  # the model's tokens → estimated
         start = budget_for(self.base_url, context)
         if not self.local or not context:
             return start, start
