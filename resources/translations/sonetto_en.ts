@@ -2453,12 +2453,17 @@ Optional: title (the chat’s title), id (the message’s id, which recognises i
 <context>
     <name>RecallCostLine</name>
     <message>
-        <location filename="../../sonetto_desktop/ui/settings/recall_cost_line.py" line="78" />
+        <location filename="../../sonetto_desktop/ui/settings/recall_cost_line.py" line="52" />
+        <source>回忆额度的单位是估算的 token：每个汉字和数字算 1 个，其他字符每 4 个算 1 个。这里的 token 数按这个服务的分词器数，和账单上的一致。</source>
+        <translation>The recall budget is in estimated tokens: one per Chinese character and digit, one per four other characters. The tokens here are counted with this service's tokenizer, as on its bill.</translation>
+    </message>
+    <message>
+        <location filename="../../sonetto_desktop/ui/settings/recall_cost_line.py" line="81" />
         <source>正在统计记忆的 token…</source>
         <translation>Counting the memories' tokens…</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/settings/recall_cost_line.py" line="98" />
+        <location filename="../../sonetto_desktop/ui/settings/recall_cost_line.py" line="105" />
         <source>现在统计不了记忆的 token：%1</source>
         <translation>Cannot count the memories' tokens now: %1</translation>
     </message>
