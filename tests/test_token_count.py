@@ -108,3 +108,24 @@ def test_a_local_servers_context_is_turned_into_estimated_tokens_by_the_family(l
     policy.learn()
     in_estimate = round(6_000 / FAMILIES[family].per_estimate)
     assert policy.tokens() == max(MIN_BUDGET, min(in_estimate - REQUEST_RESERVE, LOCAL_BUDGET_MAX))
+
+
+def test_every_tokenizer_loads_and_counts_without_the_network():
+    """The tables ship in the packages: a fresh process with every socket connection refused loads
+    each family's tokenizer and counts exactly (tiktoken alone would download its table here)."""
+    import subprocess
+    import sys
+
+    code = (
+        "import socket\n"
+        "def refuse(*a, **k): raise OSError('no network in this test')\n"
+        "socket.socket.connect = refuse; socket.create_connection = refuse\n"
+        "from sonetto_desktop.memory.retrieval.token_count import FAMILIES, TokenCounter\n"
+        "for key in ('o200k', 'cl100k', 'qwen', 'deepseek'):\n"
+        "    counter = TokenCounter(FAMILIES[key])\n"
+        "    assert counter.exact, key\n"
+        "    print(key, counter.count('小林下周三要去杭州出差'))\n"
+    )
+    done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=120)
+    assert done.returncode == 0, done.stderr
+    assert [line.split()[0] for line in done.stdout.splitlines()] == ["o200k", "cl100k", "qwen", "deepseek"]
