@@ -47,10 +47,16 @@ async def opened(qtbot, wait, settings, bank):
     d = SettingsDialog(settings, bank=bank)
     qtbot.addWidget(d)
     d.show()
-    d.findChild(QTabWidget).setCurrentWidget(d.recall_page)
+    show_recall_tab(d)
     line = d.recall_page.cost
     await wait(lambda: line.last_cost is not None, timeout=30, message="the store counted")
     return d, line
+
+
+def show_recall_tab(d) -> None:
+    tabs = d.findChild(QTabWidget)
+    tabs.setCurrentIndex(next(i for i in range(tabs.count()) if tabs.widget(i) is d.recall_page
+                              or tabs.widget(i).isAncestorOf(d.recall_page)))
 
 
 def tokens_in(text: str) -> int:
@@ -97,5 +103,5 @@ async def test_no_store_no_line(qtbot):
     d = SettingsDialog(Settings())
     qtbot.addWidget(d)
     d.show()
-    d.findChild(QTabWidget).setCurrentWidget(d.recall_page)
-    assert not d.recall_page.cost.isVisible() and d.recall_page.cost.last_cost is None
+    show_recall_tab(d)
+    assert d.recall_page.isVisible() and not d.recall_page.cost.isVisible() and d.recall_page.cost.last_cost is None
