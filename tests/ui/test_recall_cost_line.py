@@ -105,3 +105,20 @@ async def test_no_store_no_line(qtbot):
     d.show()
     show_recall_tab(d)
     assert d.recall_page.isVisible() and not d.recall_page.cost.isVisible() and d.recall_page.cost.last_cost is None
+
+
+async def test_the_running_app_counts_its_own_store(qapp, tmp_path, wait):
+    """Opened from the app, the page counts the store the app has open (through the services' recall listing)."""
+    from shell_fixtures import app_settings, running_app
+
+    settings = app_settings(tmp_path / "data", base_url="https://api.deepseek.com/v1", model="deepseek-chat",
+                            api_key="sk-test")
+    async with running_app(qapp, settings) as app:
+        await app.service.add("用户喜欢猫", "偏好")
+        await app.service.add("用户住在杭州", "身份")
+        d = app.open_settings()
+        show_recall_tab(d)
+        line = d.recall_page.cost
+        await wait(lambda: line.last_cost is not None, timeout=30, message="the app's store counted")
+        assert line.last_cost.memories == 2 and "2 条记忆" in line.text() and "$" in line.text()
+        d.reject()
