@@ -2647,6 +2647,82 @@ Optional: title (the chat’s title), id (the message’s id, which recognises i
     </message>
 </context>
 <context>
+    <name>RecallCost</name>
+    <message>
+        <location filename="../../sonetto_desktop/presentation/recall_cost.py" line="31" />
+        <source>现在还没有记忆：回忆每条消息只发送提示词，约 {0} token。</source>
+        <translation>No memories yet: recall sends only its prompt with each message, about {0} tokens.</translation>
+    </message>
+    <message>
+        <location filename="../../sonetto_desktop/presentation/recall_cost.py" line="33" />
+        <source>{0} 分词器计</source>
+        <translation>counted with the {0} tokenizer</translation>
+    </message>
+    <message>
+        <location filename="../../sonetto_desktop/presentation/recall_cost.py" line="33" />
+        <source>按 {0} 分词器的比例估算</source>
+        <translation>estimated at the {0} tokenizer's measured ratio</translation>
+    </message>
+    <message>
+        <location filename="../../sonetto_desktop/presentation/recall_cost.py" line="36" />
+        <source>估算：不知道这个模型的分词器</source>
+        <translation>an estimate: this model's tokenizer is not known</translation>
+    </message>
+    <message>
+        <location filename="../../sonetto_desktop/presentation/recall_cost.py" line="38" />
+        <source>按现在的 {0} 条记忆，回忆每条消息读全部记忆，约发送 {1} token（{2}）</source>
+        <translation>With your {0} memories, recall reads all of them for each message: about {1} tokens sent ({2})</translation>
+    </message>
+    <message>
+        <location filename="../../sonetto_desktop/presentation/recall_cost.py" line="41" />
+        <source>按现在的 {0} 条记忆（超出额度），回忆每条消息约发送 {1} token（{2}）</source>
+        <translation>With your {0} memories (more than the budget), recall sends about {1} tokens per message ({2})</translation>
+    </message>
+    <message>
+        <location filename="../../sonetto_desktop/presentation/recall_cost.py" line="44" />
+        <source>。本机运行，不花钱。</source>
+        <translation>. It runs on this computer: it costs nothing.</translation>
+    </message>
+    <message>
+        <location filename="../../sonetto_desktop/presentation/recall_cost.py" line="46" />
+        <source>，其中约 {0}% 与上一条相同，支持前缀缓存的服务按缓存价计。</source>
+        <translation>, about {0}% of it the same as for the previous message, billed at the cached price by services with a prefix cache. </translation>
+    </message>
+    <message>
+        <location filename="../../sonetto_desktop/presentation/recall_cost.py" line="48" />
+        <source>不知道这个服务的价格，只显示 token 数。</source>
+        <translation>The service's price is not known, so only tokens are shown.</translation>
+    </message>
+    <message>
+        <location filename="../../sonetto_desktop/presentation/recall_cost.py" line="51" />
+        <source>约每条 {0}，每 100 条 {1}（{2} 标价，仅输入）。</source>
+        <translation>About {0} per message, {1} per 100 messages ({2} list price, input only).</translation>
+    </message>
+    <message>
+        <location filename="../../sonetto_desktop/presentation/recall_cost.py" line="52" />
+        <source>约每条 {0}，每 100 条 {1}（按你设置的价格，仅输入）。</source>
+        <translation>About {0} per message, {1} per 100 messages (at the price you set, input only).</translation>
+    </message>
+</context>
+<context>
+    <name>RecallCostLine</name>
+    <message>
+        <location filename="../../sonetto_desktop/ui/settings/recall_cost_line.py" line="57" />
+        <source>回忆额度的单位是估算的 token：每个汉字和数字算 1 个，其他字符每 4 个算 1 个。这里的 token 数按这个服务的分词器数，和账单上的一致。</source>
+        <translation>The recall budget is in estimated tokens: one per Chinese character and digit, one per four other characters. The tokens here are counted with this service's tokenizer, as on its bill.</translation>
+    </message>
+    <message>
+        <location filename="../../sonetto_desktop/ui/settings/recall_cost_line.py" line="86" />
+        <source>正在统计记忆的 token…</source>
+        <translation>Counting the memories' tokens…</translation>
+    </message>
+    <message>
+        <location filename="../../sonetto_desktop/ui/settings/recall_cost_line.py" line="110" />
+        <source>现在统计不了记忆的 token：%1</source>
+        <translation>Cannot count the memories' tokens now: %1</translation>
+    </message>
+</context>
+<context>
     <name>RecallNotices</name>
     <message>
         <location filename="../../sonetto_desktop/presentation/recall_notices.py" line="19" />
@@ -2682,222 +2758,222 @@ Optional: title (the chat’s title), id (the message’s id, which recognises i
 <context>
     <name>RecallPage</name>
     <message>
-        <location filename="../../sonetto_desktop/ui/settings/recall_page.py" line="83" />
+        <location filename="../../sonetto_desktop/ui/settings/recall_page.py" line="85" />
         <source>回复之前，Sonetto 先请模型把记忆读一遍，挑出和这句话有关的。记忆不多时模型读全部记忆；多到超出下面的额度时，读最近的一部分，再加上和这句话最可能相关的那些。</source>
         <translation>Before replying, Sonetto has the model read the memories and pick those that matter for the message. With few memories the model reads all of them; beyond the allowance below, it reads the most recent ones plus those most likely to matter for the message.</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/settings/recall_page.py" line="96" />
+        <location filename="../../sonetto_desktop/ui/settings/recall_page.py" line="98" />
         <source>每条消息回忆时最多读多少 token 的记忆。额度越大，越少漏掉记忆，但每条消息更贵、更慢（支持前缀缓存的服务会便宜很多）。</source>
         <translation>How many tokens of memories recall may read per message. A larger allowance misses fewer memories but makes each message cost more and take longer (much less with a service that caches prompt prefixes).</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/settings/recall_page.py" line="120" />
+        <location filename="../../sonetto_desktop/ui/settings/recall_page.py" line="123" />
         <source>自定义</source>
         <translation>Custom</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/settings/recall_page.py" line="134" />
+        <location filename="../../sonetto_desktop/ui/settings/recall_page.py" line="137" />
         <source>留空：与对话模型相同</source>
         <translation>Empty: the same as the chat model</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/settings/recall_page.py" line="137" />
+        <location filename="../../sonetto_desktop/ui/settings/recall_page.py" line="140" />
         <source>留空：与对话模型相同（仅当服务地址也相同）</source>
         <translation>Empty: the chat model's (only when the base URL is the same too)</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/settings/recall_page.py" line="143" />
+        <location filename="../../sonetto_desktop/ui/settings/recall_page.py" line="146" />
         <source>模型默认</source>
         <translation>Model default</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/settings/recall_page.py" line="146" />
+        <location filename="../../sonetto_desktop/ui/settings/recall_page.py" line="149" />
         <source>自动</source>
         <translation>Automatic</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/settings/recall_page.py" line="147" />
+        <location filename="../../sonetto_desktop/ui/settings/recall_page.py" line="150" />
         <source> 次/分钟</source>
         <translation> per minute</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/settings/recall_page.py" line="168" />
+        <location filename="../../sonetto_desktop/ui/settings/recall_page.py" line="171" />
         <source>测试向量模型</source>
         <translation>Test embeddings model</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/settings/recall_page.py" line="101" />
+        <location filename="../../sonetto_desktop/ui/settings/recall_page.py" line="104" />
         <source>按意思回忆（向量模型）</source>
         <translation>Recall by meaning (embeddings model)</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/settings/recall_page.py" line="87" />
+        <location filename="../../sonetto_desktop/ui/settings/recall_page.py" line="89" />
         <source>自动（云端模型：记忆在 %1 以内时读全部，更多时 %2；本机模型 %3，受它的上下文长度所限）</source>
         <translation>Automatic (a cloud model reads every memory up to %1, %2 above that; a local model %3, within its context length)</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/settings/recall_page.py" line="103" />
+        <location filename="../../sonetto_desktop/ui/settings/recall_page.py" line="106" />
         <source>内置模型（在这台电脑上计算，不用联网，不用设置）</source>
         <translation>Built-in model (computed on this computer: no network, nothing to set up)</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/settings/recall_page.py" line="104" />
+        <location filename="../../sonetto_desktop/ui/settings/recall_page.py" line="107" />
         <source>向量服务（OpenAI 兼容的 /v1/embeddings 接口）</source>
         <translation>Embeddings service (an OpenAI-compatible /v1/embeddings endpoint)</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/settings/recall_page.py" line="105" />
+        <location filename="../../sonetto_desktop/ui/settings/recall_page.py" line="108" />
         <source>不用向量模型：只按字面回忆</source>
         <translation>No embeddings model: recall by the words only</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/settings/recall_page.py" line="124" />
+        <location filename="../../sonetto_desktop/ui/settings/recall_page.py" line="127" />
         <source>列出本机服务的向量模型</source>
         <translation>List the local service's embeddings models</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/settings/recall_page.py" line="125" />
+        <location filename="../../sonetto_desktop/ui/settings/recall_page.py" line="128" />
         <source>对话模型在本机（Ollama、LM Studio）时，列出它已有的向量模型</source>
         <translation>When the chat model runs on this computer (Ollama, LM Studio), list the embeddings models it has</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/settings/recall_page.py" line="152" />
+        <location filename="../../sonetto_desktop/ui/settings/recall_page.py" line="155" />
         <source>向量服务会收到每条记忆的文字（在后台计算向量，新的和改过的记忆随时补上，删除的记忆连同向量一起删除）和你说的话；如果它和对话模型不是同一家服务，记忆也会发给这家服务。</source>
         <translation>The embeddings service receives the text of every memory (vectors are computed in the background, new and changed memories as they come, and a deleted memory's vector goes with it) and what you say; if it is not the chat model's service, your memories go to this service too.</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/settings/recall_page.py" line="158" />
+        <location filename="../../sonetto_desktop/ui/settings/recall_page.py" line="161" />
         <source>预设</source>
         <translation>Preset</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/settings/recall_page.py" line="161" />
+        <location filename="../../sonetto_desktop/ui/settings/recall_page.py" line="164" />
         <source>服务地址</source>
         <translation>Base URL</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/settings/recall_page.py" line="162" />
+        <location filename="../../sonetto_desktop/ui/settings/recall_page.py" line="165" />
         <source>API 密钥</source>
         <translation>API key</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/settings/recall_page.py" line="163" />
+        <location filename="../../sonetto_desktop/ui/settings/recall_page.py" line="166" />
         <source>模型</source>
         <translation>Model</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/settings/recall_page.py" line="164" />
+        <location filename="../../sonetto_desktop/ui/settings/recall_page.py" line="167" />
         <source>向量维度</source>
         <translation>Dimensions</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/settings/recall_page.py" line="165" />
+        <location filename="../../sonetto_desktop/ui/settings/recall_page.py" line="168" />
         <source>请求频率上限</source>
         <translation>Request limit</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/settings/recall_page.py" line="184" />
+        <location filename="../../sonetto_desktop/ui/settings/recall_page.py" line="187" />
         <source>回忆额度</source>
         <translation>Recall allowance</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/settings/recall_page.py" line="190" />
+        <location filename="../../sonetto_desktop/ui/settings/recall_page.py" line="194" />
         <source>回忆</source>
         <translation>Recall</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/settings/recall_page.py" line="208" />
+        <location filename="../../sonetto_desktop/ui/settings/recall_page.py" line="212" />
         <source>内置模型：%1。</source>
         <translation>Built-in model: %1.</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/settings/recall_page.py" line="210" />
+        <location filename="../../sonetto_desktop/ui/settings/recall_page.py" line="214" />
         <source>没有内置模型时，用填好的向量服务，否则只按字面回忆。</source>
         <translation>Without a built-in model, the embeddings service filled in is used; otherwise recall goes by the words only.</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/settings/recall_page.py" line="222" />
+        <location filename="../../sonetto_desktop/ui/settings/recall_page.py" line="226" />
         <source>这台电脑（%1）：内置模型 %2，在本机计算，记忆不离开这台电脑。第一次会在后台为每条记忆计算向量。</source>
         <translation>This computer (%1): built-in model %2, computed here; your memories do not leave this computer. The first time, a vector is computed for every memory in the background.</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/settings/recall_page.py" line="225" />
+        <location filename="../../sonetto_desktop/ui/settings/recall_page.py" line="229" />
         <source>这台电脑（%1）没有内置模型：改用下面填好的向量服务 %2。</source>
         <translation>This computer (%1) has no built-in model: the embeddings service %2 below is used instead.</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/settings/recall_page.py" line="228" />
+        <location filename="../../sonetto_desktop/ui/settings/recall_page.py" line="232" />
         <source>这台电脑（%1）没有内置模型：回忆只按字面找记忆。可以在下面填一个向量服务（比如 Ollama 的 bge-m3）。</source>
         <translation>This computer (%1) has no built-in model: recall finds memories by their words only. You can fill in an embeddings service below (for example Ollama's bge-m3).</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/settings/recall_page.py" line="231" />
+        <location filename="../../sonetto_desktop/ui/settings/recall_page.py" line="235" />
         <source>回忆用向量服务 %1 按意思找记忆。</source>
         <translation>Recall finds memories by meaning with the embeddings service %1.</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/settings/recall_page.py" line="233" />
+        <location filename="../../sonetto_desktop/ui/settings/recall_page.py" line="237" />
         <source>请在下面填写向量服务。</source>
         <translation>Please fill in the embeddings service below.</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/settings/recall_page.py" line="234" />
+        <location filename="../../sonetto_desktop/ui/settings/recall_page.py" line="238" />
         <source>回忆只按字面找记忆。</source>
         <translation>Recall finds memories by their words only.</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/settings/recall_page.py" line="274" />
+        <location filename="../../sonetto_desktop/ui/settings/recall_page.py" line="278" />
         <source>对话模型不在本机：只能列出本机的 Ollama 或 LM Studio 的模型。</source>
         <translation>The chat model is not on this computer: only a local Ollama's or LM Studio's models can be listed.</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/settings/recall_page.py" line="277" />
+        <location filename="../../sonetto_desktop/ui/settings/recall_page.py" line="281" />
         <source>正在询问 %1…</source>
         <translation>Asking %1…</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/settings/recall_page.py" line="291" />
+        <location filename="../../sonetto_desktop/ui/settings/recall_page.py" line="295" />
         <source>%1 没有回答 Ollama 或 LM Studio 的模型列表。</source>
         <translation>%1 did not answer with an Ollama or LM Studio model list.</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/settings/recall_page.py" line="293" />
+        <location filename="../../sonetto_desktop/ui/settings/recall_page.py" line="297" />
         <source>%1 上没有向量模型。Ollama 可以先运行 ollama pull bge-m3。</source>
         <translation>%1 has no embeddings model. With Ollama, run ollama pull bge-m3 first.</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/settings/recall_page.py" line="296" />
+        <location filename="../../sonetto_desktop/ui/settings/recall_page.py" line="300" />
         <source>选择 %1 的向量模型…</source>
         <translation>Choose an embeddings model of %1…</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/settings/recall_page.py" line="300" />
+        <location filename="../../sonetto_desktop/ui/settings/recall_page.py" line="304" />
         <source>%1 有 %2 个向量模型。</source>
         <translation>%1 has %2 embeddings models.</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/settings/recall_page.py" line="302" />
+        <location filename="../../sonetto_desktop/ui/settings/recall_page.py" line="306" />
         <source>（服务没有说明哪些是向量模型：按名称挑出）</source>
         <translation>(the service does not say which are embeddings models: picked by name)</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/settings/recall_page.py" line="339" />
+        <location filename="../../sonetto_desktop/ui/settings/recall_page.py" line="343" />
         <source>请先填写向量模型的名称和服务地址。</source>
         <translation>Enter the embeddings model's name and base URL first.</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/settings/recall_page.py" line="340" />
+        <location filename="../../sonetto_desktop/ui/settings/recall_page.py" line="344" />
         <source>没有选用向量模型。</source>
         <translation>No embeddings model chosen.</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/settings/recall_page.py" line="343" />
+        <location filename="../../sonetto_desktop/ui/settings/recall_page.py" line="347" />
         <source>正在连接…</source>
         <translation>Connecting…</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/settings/recall_page.py" line="343" />
+        <location filename="../../sonetto_desktop/ui/settings/recall_page.py" line="347" />
         <source>正在加载内置模型…</source>
         <translation>Loading the built-in model…</translation>
     </message>
@@ -3044,199 +3120,199 @@ Optional: title (the chat’s title), id (the message’s id, which recognises i
 <context>
     <name>SettingsDialog</name>
     <message>
-        <location filename="../../sonetto_desktop/ui/settings/dialog.py" line="60" />
+        <location filename="../../sonetto_desktop/ui/settings/dialog.py" line="61" />
         <source>设置</source>
         <translation>Settings</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/settings/dialog.py" line="71" />
-        <location filename="../../sonetto_desktop/ui/settings/dialog.py" line="130" />
+        <location filename="../../sonetto_desktop/ui/settings/dialog.py" line="72" />
+        <location filename="../../sonetto_desktop/ui/settings/dialog.py" line="131" />
         <source>模型</source>
         <translation>Model</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/settings/dialog.py" line="72" />
+        <location filename="../../sonetto_desktop/ui/settings/dialog.py" line="73" />
         <source>记忆</source>
         <translation>Memory</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/settings/dialog.py" line="79" />
+        <location filename="../../sonetto_desktop/ui/settings/dialog.py" line="80" />
         <source>外观</source>
         <translation>Appearance</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/settings/dialog.py" line="84" />
+        <location filename="../../sonetto_desktop/ui/settings/dialog.py" line="85" />
         <source>保存</source>
         <translation>Save</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/settings/dialog.py" line="85" />
+        <location filename="../../sonetto_desktop/ui/settings/dialog.py" line="86" />
         <source>取消</source>
         <translation>Cancel</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/settings/dialog.py" line="103" />
+        <location filename="../../sonetto_desktop/ui/settings/dialog.py" line="104" />
         <source>留空时 Sonetto 会从记忆里知道</source>
         <translation>Leave empty and Sonetto learns it from the memories</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/settings/dialog.py" line="108" />
+        <location filename="../../sonetto_desktop/ui/settings/dialog.py" line="109" />
         <source>本地模型可以留空</source>
         <translation>Leave empty for local models</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/settings/dialog.py" line="118" />
-        <location filename="../../sonetto_desktop/ui/settings/dialog.py" line="145" />
+        <location filename="../../sonetto_desktop/ui/settings/dialog.py" line="119" />
+        <location filename="../../sonetto_desktop/ui/settings/dialog.py" line="146" />
         <source> 秒</source>
         <translation> s</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/settings/dialog.py" line="119" />
+        <location filename="../../sonetto_desktop/ui/settings/dialog.py" line="120" />
         <source>测试连接</source>
         <translation>Test connection</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/settings/dialog.py" line="127" />
+        <location filename="../../sonetto_desktop/ui/settings/dialog.py" line="128" />
         <source>你希望 Sonetto 怎么称呼你</source>
         <translation>What should Sonetto call you</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/settings/dialog.py" line="128" />
+        <location filename="../../sonetto_desktop/ui/settings/dialog.py" line="129" />
         <source>服务地址</source>
         <translation>Endpoint URL</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/settings/dialog.py" line="129" />
+        <location filename="../../sonetto_desktop/ui/settings/dialog.py" line="130" />
         <source>API 密钥</source>
         <translation>API key</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/settings/dialog.py" line="131" />
+        <location filename="../../sonetto_desktop/ui/settings/dialog.py" line="132" />
         <source>温度</source>
         <translation>Temperature</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/settings/dialog.py" line="132" />
+        <location filename="../../sonetto_desktop/ui/settings/dialog.py" line="133" />
         <source>请求超时</source>
         <translation>Request timeout</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/settings/dialog.py" line="140" />
+        <location filename="../../sonetto_desktop/ui/settings/dialog.py" line="141" />
         <source>混合（推荐）</source>
         <translation>Hybrid (recommended)</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/settings/dialog.py" line="140" />
+        <location filename="../../sonetto_desktop/ui/settings/dialog.py" line="141" />
         <source>本地检索（快，不用模型）</source>
         <translation>Local search (fast, no model)</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/settings/dialog.py" line="141" />
+        <location filename="../../sonetto_desktop/ui/settings/dialog.py" line="142" />
         <source>模型检索</source>
         <translation>Model search</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/settings/dialog.py" line="147" />
+        <location filename="../../sonetto_desktop/ui/settings/dialog.py" line="148" />
         <source>YAML 文件（可直接阅读）</source>
         <translation>YAML file (human-readable)</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/settings/dialog.py" line="148" />
+        <location filename="../../sonetto_desktop/ui/settings/dialog.py" line="149" />
         <source>SQLite 数据库（记忆很多时更快）</source>
         <translation>SQLite database (faster with many memories)</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/settings/dialog.py" line="150" />
+        <location filename="../../sonetto_desktop/ui/settings/dialog.py" line="151" />
         <source>切换后会把现有记忆（含历史和回收站）完整迁移过去，旧文件保留。</source>
         <translation>Switching moves every memory (with history and trash) to the new store; the old file is kept.</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/settings/dialog.py" line="154" />
+        <location filename="../../sonetto_desktop/ui/settings/dialog.py" line="155" />
         <source>Sonetto 的记忆变化先交给我审核（审核模式）</source>
         <translation>Let me review Sonetto's memory changes first (review mode)</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/settings/dialog.py" line="156" />
+        <location filename="../../sonetto_desktop/ui/settings/dialog.py" line="157" />
         <source>不要记住的内容…</source>
         <translation>Things not to remember…</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/settings/dialog.py" line="160" />
+        <location filename="../../sonetto_desktop/ui/settings/dialog.py" line="161" />
         <source>选择…</source>
         <translation>Choose…</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/settings/dialog.py" line="162" />
+        <location filename="../../sonetto_desktop/ui/settings/dialog.py" line="163" />
         <source>打开数据文件夹</source>
         <translation>Open data folder</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/settings/dialog.py" line="167" />
+        <location filename="../../sonetto_desktop/ui/settings/dialog.py" line="168" />
         <source>回忆方式</source>
         <translation>Recall</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/settings/dialog.py" line="168" />
+        <location filename="../../sonetto_desktop/ui/settings/dialog.py" line="169" />
         <source>回忆超时</source>
         <translation>Recall timeout</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/settings/dialog.py" line="169" />
+        <location filename="../../sonetto_desktop/ui/settings/dialog.py" line="170" />
         <source>存储方式</source>
         <translation>Storage</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/settings/dialog.py" line="171" />
+        <location filename="../../sonetto_desktop/ui/settings/dialog.py" line="172" />
         <source>回收站保留</source>
         <translation>Keep deleted memories</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/settings/dialog.py" line="172" />
+        <location filename="../../sonetto_desktop/ui/settings/dialog.py" line="173" />
         <source>记忆写入</source>
         <translation>Memory writing</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/settings/dialog.py" line="174" />
+        <location filename="../../sonetto_desktop/ui/settings/dialog.py" line="175" />
         <source>数据文件夹</source>
         <translation>Data folder</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/settings/dialog.py" line="182" />
+        <location filename="../../sonetto_desktop/ui/settings/dialog.py" line="183" />
         <source>跟随系统</source>
         <translation>Follow the system</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/settings/dialog.py" line="182" />
+        <location filename="../../sonetto_desktop/ui/settings/dialog.py" line="183" />
         <source>浅色</source>
         <translation>Light</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/settings/dialog.py" line="182" />
+        <location filename="../../sonetto_desktop/ui/settings/dialog.py" line="183" />
         <source>深色</source>
         <translation>Dark</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/settings/dialog.py" line="187" />
+        <location filename="../../sonetto_desktop/ui/settings/dialog.py" line="188" />
         <source>主题</source>
         <translation>Theme</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/settings/dialog.py" line="188" />
+        <location filename="../../sonetto_desktop/ui/settings/dialog.py" line="189" />
         <source>语言</source>
         <translation>Language</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/settings/dialog.py" line="264" />
+        <location filename="../../sonetto_desktop/ui/settings/dialog.py" line="265" />
         <source>无法保存设置：</source>
         <translation>Cannot save the settings: </translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/settings/dialog.py" line="280" />
+        <location filename="../../sonetto_desktop/ui/settings/dialog.py" line="281" />
         <source>正在连接…</source>
         <translation>Connecting…</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/settings/dialog.py" line="307" />
+        <location filename="../../sonetto_desktop/ui/settings/dialog.py" line="308" />
         <source>选择数据文件夹</source>
         <translation>Choose the data folder</translation>
     </message>

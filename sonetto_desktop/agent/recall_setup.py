@@ -96,10 +96,14 @@ def reembed_cost(memories: int, tokens: int, settings: Settings, builtin: Any = 
 def recall_budget(settings: Settings, notify: Callable[[object], None] | None = None) -> BudgetPolicy:
     """The listing budget for ``settings``: the set number of tokens, or automatic for the chat
     endpoint (a local server is asked for its context in the background, at the first recall; an
-    Ollama server is asked for a longer one with each recall request when it holds too little).
+    Ollama server is asked for a longer one with each recall request when it holds too little). The
+    context it reports is in its model's tokens: turned into estimated ones by the tokenizer family.
     ``notify`` receives a ``ContextNotice`` when the server's context is cutting recall."""
-    return BudgetPolicy(settings.effective_base_url, settings.model.strip(), settings.api_key.strip(),
-                        setting=settings.recall_budget_tokens, notify=notify)
+    from sonetto_desktop.memory.retrieval.token_count import family_for
+
+    url, model = settings.effective_base_url, settings.model.strip()
+    return BudgetPolicy(url, model, settings.api_key.strip(), setting=settings.recall_budget_tokens,
+                        notify=notify, per_estimate=family_for(url, model).per_estimate)
 
 
 def embeddings_config(settings: Settings, builtin: Any = INSTALLED) -> EmbeddingsConfig | None:

@@ -301,13 +301,16 @@ class BudgetPolicy:
 
     ``probe`` (tests, benchmarks) replaces :func:`probe_context`. ``notify`` receives a
     :class:`ContextNotice` (once) when the server's context is cutting recall; it is called from the
-    thread that learnt it."""
+    thread that learnt it. ``per_estimate``: the model's real tokens per estimated token (its
+    tokenizer family's measured ratio, ``token_count.py``; 1.0: unknown): a context the server reports
+    in its model's tokens is turned into estimated tokens, the budget's unit."""
 
     def __init__(self, base_url: str = "", model: str = "", api_key: str = "", *, setting: int = 0,
                  probe: Callable[[str, str, str], ContextInfo] | None = None,
-                 notify: Callable[[ContextNotice], None] | None = None) -> None:
+                 notify: Callable[[ContextNotice], None] | None = None, per_estimate: float = 1.0) -> None:
         self.base_url, self.model, self._api_key = base_url, model, api_key
         self.setting = int(setting or 0)
+        self.per_estimate = per_estimate if per_estimate > 0 else 1.0
         self._probe = probe or (lambda url, name, key: probe_context(url, name, key))
         self._notify = notify
         self._lock = threading.Lock()
@@ -379,6 +382,7 @@ class BudgetPolicy:
 
     def _range(self, context: int | None) -> tuple[int, int]:
         """(the starting budget, the most it may grow to) for an automatic budget."""
+        context = round(context / self.per_estimate) if context else context  # the model's tokens → estimated
         start = budget_for(self.base_url, context)
         if not self.local or not context:
             return start, start
@@ -451,7 +455,7 @@ class BudgetPolicy:
         if info is None or not info.tokens or self.notice is not None or not self.local:
             return
         usable = self._usable(info) or info.tokens
-        budget = max(MIN_BUDGET, usable - REQUEST_RESERVE)
+        budget = max(MIN_BUDGET, round(usable / self.per_estimate) - REQUEST_RESERVE)  # in estimated tokens
         if budget >= (self.setting if self.setting > 0 else SMALL_BUDGET):
             return
         limit = bool(info.ceiling) and usable >= (info.ceiling or 0)  # the model reads no more than this

@@ -53,9 +53,10 @@ class SettingsDialog(QDialog):
     dont_remember_requested = Signal()  # "不要记住的内容…": the shell opens the list (it holds the services)
 
     def __init__(self, settings: Settings, parent: QWidget | None = None, *, save_path: Path | None = None,
-                 builtin: Any = INSTALLED) -> None:
+                 builtin: Any = INSTALLED, bank: Any = None) -> None:
         """``builtin``: this installation's built-in embeddings model (default: what is installed;
-        None: a platform without one) — the 回忆 page says what runs."""
+        None: a platform without one) — the 回忆 page says what runs. ``bank``: gives the open
+        store's recall listing (in a worker) for the 回忆 page's cost line (None: no store)."""
         super().__init__(parent)
         self.setWindowTitle(self.tr("设置"))
         self.setWindowIcon(icon("settings"))
@@ -70,7 +71,7 @@ class SettingsDialog(QDialog):
         tabs = QTabWidget(self)
         tabs.addTab(self._model_tab(), self.tr("模型"))
         tabs.addTab(self._memory_tab(), self.tr("记忆"))
-        self.recall_page = RecallPage(self, builtin=builtin)  # the recall budget and the embeddings model (own module)
+        self.recall_page = RecallPage(self, builtin=builtin, bank=bank)  # the recall budget and the embeddings model (own module)
         tabs.addTab(scrolling(self.recall_page), self.recall_page.title())  # taller than the dialog with the endpoint
         self.postgres_page = PostgresPage(self)  # the multi-device backend's fields (its own module)
         tabs.addTab(self.postgres_page, self.postgres_page.title())

@@ -31,6 +31,7 @@ from ..widgets.tasks import task_scope
 from sonetto_desktop.agent.recall_setup import INSTALLED, embeddings_plan, resolve_builtin
 from sonetto_desktop.config.settings import Settings
 from sonetto_desktop.memory.retrieval.budget import CLOUD_BUDGET, LOCAL_BUDGET_MAX, WHOLE_BANK, is_local_endpoint
+from .recall_cost_line import RecallCostLine
 from sonetto_desktop.memory.retrieval.builtin_model import PLATFORMS, platform_label
 from sonetto_desktop.memory.retrieval.embeddings import MAX_DIMENSIONS, PRESETS
 
@@ -68,9 +69,10 @@ class RecallPage(QWidget):
     embeddings_tested = Signal(object)  # embeddings.TestResult
     local_models_listed = Signal(object)  # embeddings.LocalServerModels
 
-    def __init__(self, dialog: Any, *, builtin: Any = INSTALLED) -> None:
+    def __init__(self, dialog: Any, *, builtin: Any = INSTALLED, bank: Any = None) -> None:
         """``builtin``: this installation's built-in embeddings model (default: what is installed;
-        None: a platform without one)."""
+        None: a platform without one). ``bank``: gives the recall listing of the open store (called
+        in a worker; None: no store, no cost line)."""
         super().__init__(dialog)
         self._dialog = dialog
         self.builtin = resolve_builtin(builtin)
@@ -97,6 +99,7 @@ class RecallPage(QWidget):
                                      "更慢（支持前缀缓存的服务会便宜很多）。"), self)
         budget_hint.setWordWrap(True)
         budget_hint.setObjectName("HintLabel")
+        self.cost = RecallCostLine(self, bank)  # what a message costs at this budget (its own module)
 
         self.embeddings = QGroupBox(self.tr("按意思回忆（向量模型）"), self)
         self.embeddings.setObjectName("EmbeddingsGroup")
@@ -184,6 +187,7 @@ class RecallPage(QWidget):
         form.addRow(self.tr("回忆额度"), self.budget_auto)
         form.addRow("", self.budget)
         form.addRow("", budget_hint)
+        form.addRow("", self.cost)
         form.addRow(self.embeddings)
 
     def title(self) -> str:

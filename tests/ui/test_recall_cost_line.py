@@ -1,0 +1,124 @@
+"""The 回忆 page's cost line (ui/settings/recall_cost_line.py): for a real store of N memories it says
+about how many tokens recall sends per message, follows the budget live, shows money for a DeepSeek
+endpoint, tokens only for an unknown one, and nothing to pay for a local server. The store is counted
+in a worker; real widgets, a real SQLite store, the real tokenizers."""
+
+from __future__ import annotations
+
+import re
+import threading
+from datetime import datetime, timedelta
+
+import pytest
+from PySide6.QtWidgets import QTabWidget
+
+from sonetto_desktop.config.settings import Settings
+from sonetto_desktop.memory.item import MemoryItem
+from sonetto_desktop.memory.retrieval.budget import CLOUD_BUDGET
+from sonetto_desktop.memory.retrieval.listing import RecallListing
+from sonetto_desktop.memory.stores.sqlite import SqliteMemoryManager
+from sonetto_desktop.ui.settings.dialog import SettingsDialog
+
+N = 600
+NOW = datetime(2026, 12, 2, 9, 30)
+TOPICS = ["火锅", "爬山", "毕设", "吉他", "复查", "手机", "猫咪", "杭州", "小说", "健身"]
+
+
+@pytest.fixture
+def bank(tmp_path):
+    mm = SqliteMemoryManager(tmp_path / "memory.db")
+    mm.import_items({f"p{i:04d}": MemoryItem(f"第{i}条：小林和朋友聊到了{TOPICS[i % len(TOPICS)]}，记下一些细节。", "瞬间",
+                                             latest_update_time=(NOW - timedelta(days=i)).isoformat())
+                     for i in range(N)})
+    listing = RecallListing(mm)
+    threads: list[str] = []
+
+    def give():
+        threads.append(threading.current_thread().name)
+        return listing
+
+    give.threads = threads
+    yield give
+    listing.close()
+    mm.close()
+
+
+async def opened(qtbot, wait, settings, bank):
+    d = SettingsDialog(settings, bank=bank)
+    qtbot.addWidget(d)
+    d.show()
+    show_recall_tab(d)
+    line = d.recall_page.cost
+    await wait(lambda: line.last_cost is not None, timeout=30, message="the store counted")
+    return d, line
+
+
+def show_recall_tab(d) -> None:
+    tabs = d.findChild(QTabWidget)
+    tabs.setCurrentIndex(next(i for i in range(tabs.count()) if tabs.widget(i) is d.recall_page
+                              or tabs.widget(i).isAncestorOf(d.recall_page)))
+
+
+def tokens_in(text: str) -> int:
+    return int(re.search(r"约发送 ([\d,]+) token", text).group(1).replace(",", ""))
+
+
+async def test_the_line_shows_tokens_for_the_bank_and_follows_the_budget(qtbot, wait, bank):
+    d, line = await opened(qtbot, wait, Settings(base_url="https://api.deepseek.com/v1", model="deepseek-chat", api_key="sk"), bank)
+    assert bank.threads and threading.main_thread().name not in bank.threads  # counted in a worker
+    whole = line.text()
+    assert f"{N} 条记忆" in whole and "读全部记忆" in whole and "DeepSeek 分词器计" in whole
+    assert line.last_cost.budget == CLOUD_BUDGET and line.last_cost.whole_bank
+    assert "$" in whole and "每 100 条" in whole  # DeepSeek's list price is known
+    page = d.recall_page
+    page.budget_auto.setChecked(False)
+    page.budget.setValue(4_000)  # below the bank: the budget, not the whole bank
+    small = line.text()
+    assert small != whole and "超出额度" in small and tokens_in(small) < tokens_in(whole)
+    assert line.last_cost.budget == 4_000
+    page.budget.setValue(8_000)
+    assert tokens_in(line.text()) > tokens_in(small)
+    page.budget_auto.setChecked(True)
+    assert line.text() == whole
+
+
+async def test_an_unknown_provider_gets_tokens_and_no_money(qtbot, wait, bank):
+    _, line = await opened(qtbot, wait, Settings(base_url="https://open.bigmodel.cn/api/paas/v4", model="glm-4-flash",
+                                     api_key="sk"), bank)
+    text = line.text()
+    assert f"{N} 条记忆" in text and tokens_in(text) > 0
+    assert "不知道这个服务的价格" in text and "$" not in text and "¥" not in text
+
+
+async def test_a_local_server_costs_nothing_and_the_endpoint_is_followed_live(qtbot, wait, bank):
+    d, line = await opened(qtbot, wait, Settings(base_url="http://127.0.0.1:11434/v1", model="qwen2.5:7b"), bank)
+    assert "不花钱" in line.text() and "Qwen 分词器计" in line.text()
+    d.base_url.setText("https://api.deepseek.com/v1")
+    d.model.setCurrentText("deepseek-chat")
+    await wait(lambda: "$" in line.text(), timeout=30)  # counted again with DeepSeek's tokenizer
+    assert "DeepSeek 分词器计" in line.text()
+
+
+async def test_no_store_no_line(qtbot):
+    d = SettingsDialog(Settings())
+    qtbot.addWidget(d)
+    d.show()
+    show_recall_tab(d)
+    assert d.recall_page.isVisible() and not d.recall_page.cost.isVisible() and d.recall_page.cost.last_cost is None
+
+
+async def test_the_running_app_counts_its_own_store(qapp, tmp_path, wait):
+    """Opened from the app, the page counts the store the app has open (through the services' recall listing)."""
+    from shell_fixtures import app_settings, running_app
+
+    settings = app_settings(tmp_path / "data", base_url="https://api.deepseek.com/v1", model="deepseek-chat",
+                            api_key="sk-test")
+    async with running_app(qapp, settings) as app:
+        await app.service.add("用户喜欢猫", "偏好")
+        await app.service.add("用户住在杭州", "身份")
+        d = app.open_settings()
+        show_recall_tab(d)
+        line = d.recall_page.cost
+        await wait(lambda: line.last_cost is not None, timeout=30, message="the app's store counted")
+        assert line.last_cost.memories == 2 and "2 条记忆" in line.text() and "$" in line.text()
+        d.reject()
