@@ -48,6 +48,6 @@ def test_the_settings_page_says_the_automatic_budgets(qtbot):
     dialog = SettingsDialog(Settings.load())
     qtbot.addWidget(dialog)
     page = dialog.recall_page
-    text = page.budget_auto.text()
+    text = page.auto_hint.text()
     assert "40,000" in text and "24,000" in text and "8,000" in text and "48,000" not in text
     assert page.budget_auto.isChecked() and page.budget.value() == 24_000

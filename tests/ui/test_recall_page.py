@@ -91,6 +91,8 @@ async def test_no_row_of_the_page_is_squeezed_whichever_source_is_chosen(qtbot):
 
     assert not page.endpoint.isVisible()
     assert squeezed() == []
+    # nothing wider than the page: a label that does not wrap made it scroll sideways and cut the rest
+    assert page.minimumSizeHint().width() <= page.parentWidget().width(), page.minimumSizeHint()
     page.source_endpoint.setChecked(True)
     assert page.endpoint.isVisible() and page.base_url.isVisible()
     assert squeezed() == []

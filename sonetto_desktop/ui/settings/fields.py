@@ -6,7 +6,7 @@ from __future__ import annotations
 
 import os
 
-from PySide6.QtCore import QCoreApplication
+from PySide6.QtCore import QCoreApplication, Qt
 from PySide6.QtWidgets import (
     QComboBox,
     QFormLayout,
@@ -98,10 +98,12 @@ def retention_spin(parent: QWidget) -> QSpinBox:
 
 def scrolling(page: QWidget) -> QScrollArea:
     """``page`` in a frameless scroll area that follows its width: a page taller than the dialog
-    scrolls instead of squeezing its rows (Qt shrinks form rows below their text's height)."""
+    scrolls up and down instead of squeezing its rows (Qt shrinks form rows below their text's
+    height); it never scrolls sideways (its labels wrap to the width)."""
     area = QScrollArea(page.parentWidget())
     area.setObjectName(f"{page.objectName() or 'Page'}Scroll")
     area.setFrameShape(QScrollArea.Shape.NoFrame)
     area.setWidgetResizable(True)
+    area.setHorizontalScrollBarPolicy(Qt.ScrollBarPolicy.ScrollBarAlwaysOff)  # the page wraps to its width
     area.setWidget(page)
     return area

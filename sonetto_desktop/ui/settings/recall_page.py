@@ -86,9 +86,13 @@ class RecallPage(QWidget):
             "多到超出下面的额度时，读最近的一部分，再加上和这句话最可能相关的那些。"), self)
         intro.setWordWrap(True)
         intro.setObjectName("HintLabel")
-        self.budget_auto = QCheckBox(self.tr("自动（云端模型：记忆在 %1 以内时读全部，更多时 %2；本机模型 %3，"
-                                             "受它的上下文长度所限）").replace("%1", f"{WHOLE_BANK:,}").replace(
+        self.budget_auto = QCheckBox(self.tr("自动"), self)
+        # what "automatic" means, in a label that wraps (a check box's text does not: it widened the page)
+        self.auto_hint = QLabel(self.tr("云端模型：记忆在 %1 以内时读全部，更多时 %2；本机模型 %3，"
+                                        "受它的上下文长度所限。").replace("%1", f"{WHOLE_BANK:,}").replace(
             "%2", f"{CLOUD_BUDGET:,}").replace("%3", f"{LOCAL_BUDGET_MAX:,}"), self)
+        self.auto_hint.setWordWrap(True)
+        self.auto_hint.setObjectName("HintLabel")
         self.budget = QSpinBox(self)
         self.budget.setRange(1_000, 2_000_000)
         self.budget.setSingleStep(4_000)
@@ -185,6 +189,7 @@ class RecallPage(QWidget):
         form = QFormLayout(self)
         form.addRow(intro)
         form.addRow(self.tr("回忆额度"), self.budget_auto)
+        form.addRow("", self.auto_hint)
         form.addRow("", self.budget)
         form.addRow("", budget_hint)
         form.addRow("", self.cost)
