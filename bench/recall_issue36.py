@@ -290,20 +290,25 @@ def reach_report(sizes: list[int], models: list[str], budgets: list[int], whole:
         print("|---|---|" + "---:|" * (len(budgets) + 1), file=out)
         for name, qs in groups.items():
             gold = sum(len(q.gold) for q in qs)
-            for rname, ranker in [*rankers.items(), *((f"{m} only", r) for m, r in alone.items())]:
+            rows_here = [*rankers.items(), *((f"before: words + {m}", before[m]) for m in models),
+                         *((f"{m} only", r) for m, r in alone.items())]
+            for rname, ranker in rows_here:
                 cells = [f"{reach(qs, b, ranker):.3f} [{reach(qs, b, ranker, True):.3f}]" for b in budgets]
                 cells.append(f"{whole_bank(qs, whole, cloud, ranker):.3f}")
                 print(f"| {name} ({gold}) | {rname} | " + " | ".join(cells) + " |", file=out, flush=True)
     never_loses(data, models, agreement, budgets, rankers, alone, out)
+    never_loses(data, models, agreement, budgets, {m: before[m] for m in models}, alone, out,
+                "before (37ebdaa's fusion: best rank, RRF ties; a weak model not left out)", trust_all=True)
     return 0
 
 
 def never_loses(data: dict[int, dict[str, list[QueryData]]], models: list[str], agreement: ModelAgreement,
-                budgets: list[int], rankers: dict[str, Ranker], alone: dict[str, Ranker], out: Any) -> None:
+                budgets: list[int], rankers: dict[str, Ranker], alone: dict[str, Ranker], out: Any,
+                title: str = "now", trust_all: bool = False) -> None:
     """Item 2: the shortlist against the better of words only and vectors only (the same budget, so
-    the same number of memories); a weak model against words only (what it costs)."""
-    print("\n#### Never loses: shortlist − max(words only, vectors only), whole budget; worst per set "
-          "(negative = a loss)\n", file=out)
+    the same number of memories); a model left out against words only (what it costs)."""
+    print(f"\n#### Never loses, {title}: shortlist − max(words only, vectors only), whole budget; worst "
+          "per set (negative = a loss)\n", file=out)
     print("| model | set | worst shortfall (where) | mean gain | cells lost by > 0.01 / cells |", file=out)
     print("|---|---|---|---:|---:|", file=out)
     for m in models:
@@ -319,7 +324,7 @@ def never_loses(data: dict[int, dict[str, list[QueryData]]], models: list[str], 
                         continue  # every memory shown
                     r = reach(qs, b, ranker)
                     best = reach(qs, b, r_lex)
-                    if agreement.trusted(m):
+                    if agreement.trusted(m):  # a weak model: against words only, what it costs
                         best = max(best, reach(qs, b, alone[m]))
                     gains.append(r - best)
                     cells += 1
@@ -327,7 +332,8 @@ def never_loses(data: dict[int, dict[str, list[QueryData]]], models: list[str], 
                     if r - best < worst - 1e-9:
                         worst, where = r - best, f"{size // 1000}k @{_k(b)}"
             if cells:
-                print(f"| {m}{'' if agreement.trusted(m) else ' (left out: vs words only)'} | {name} | "
+                label = "" if agreement.trusted(m) else " (vs words only)" if trust_all else " (left out: vs words only)"
+                print(f"| {m}{label} | {name} | "
                       f"{worst:+.3f} {where} | {np.mean(gains):+.3f} | {lost} / {cells} |", file=out, flush=True)
 
 
