@@ -102,8 +102,17 @@ class _Dense:
     def add(self, mid: str, text: str) -> None:
         self.bank = self.bank.extend([mid], [text])
 
+    model_key = "e5"
+
     def rank(self, prompt: str, k: int) -> list[str]:
         return [i for i, _ in self.bank.rank(self.emb.queries([prompt])[0], k)[0]]
+
+    # ``DenseRanker`` (shortlist.py): without these the shortlist quietly ranked by words only
+    def embed_query(self, prompt: str) -> np.ndarray:
+        return self.emb.queries([prompt])[0]
+
+    def nearest(self, vector: np.ndarray, k: int) -> list[str]:
+        return [i for i, _ in self.bank.rank(vector, k)[0]]
 
 
 def _run(bank: Bank, dense: _Dense, messages: list[str], budget: int, share: float, cap: float | None,

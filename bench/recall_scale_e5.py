@@ -215,7 +215,12 @@ def collect(root: Path | None, names: list[str], sizes: list[int], models: list[
         print(f"wrote {path} ({len(out)} questions)", file=sys.stderr)
 
 
-def _collect_set(name: str, groups: list[Group], size: int, pool: list, embedders: dict[str, Embedder]) -> list[QueryData]:
+def _collect_set(name: str, groups: list[Group], size: int, pool: list, embedders: dict[str, Embedder],
+                 budgets: tuple[int, ...] = BUDGETS, shares: bool = True,
+                 wants: Callable[[QueryData, int], list[int | None]] | None = None) -> list[QueryData]:
+    """``budgets``: the budgets whose stable block is kept; ``shares``: keep the other stable shares
+    too; ``wants``: the ``k`` each budget's fills ask the offline ranking for (default: ``_want``)."""
+    share_budgets, share_list = (SHARE_BUDGETS, SHARES) if shares else ((), ())
     largest = max(len(g.bank) for g in groups)
     own = {m.description for g in groups for m in g.bank}
     now = max(g.now for g in groups)
@@ -236,17 +241,17 @@ def _collect_set(name: str, groups: list[Group], size: int, pool: list, embedder
                 # (a listing that lived through the previous group would keep that group's cutoff)
                 for listing in [*listings.values(), *shared.values()]:
                     listing.close()
-                listings = {b: RecallListing(bank.mm) for b in BUDGETS}
-                shared = {(b, share): RecallListing(bank.mm) for b in SHARE_BUDGETS for share in SHARES}
+                listings = {b: RecallListing(bank.mm) for b in budgets}
+                shared = {(b, share): RecallListing(bank.mm) for b in share_budgets for share in share_list}
                 bank.now = group.now
                 texts = {bid: next(m.description for m in group.bank if m.id == mid) for mid, bid in id_map.items()}
                 gids = sorted(set(id_map.values()))
                 dense_banks = {m: b.extend(gids, [texts[i] for i in gids]) for m, b in base.items()}
-                snapshot = listings[BUDGETS[0]].snapshot()
+                snapshot = listings[budgets[0]].snapshot()
                 tokens = ChainMap({e.id: e.tokens for e in snapshot.order if e.id not in base_tokens}, base_tokens)
                 stable: dict[int, list[str] | None] = {}
                 used: dict[int, int] = {}
-                for b in BUDGETS:
+                for b in budgets:
                     snap = listings[b].snapshot()
                     if snap.tokens <= b:
                         stable[b], used[b] = None, snap.tokens
@@ -279,12 +284,12 @@ def _collect_set(name: str, groups: list[Group], size: int, pool: list, embedder
                     # the offline ranking depends on how many are asked for (theme lifts): keep it at
                     # each budget's ``want`` too, as the app asks
                     by_k: dict[int, tuple[list[tuple[str, float]], list[str]]] = {}
-                    for b in BUDGETS:
-                        k = _want(qd, b)
-                        if k is not None and k not in by_k:
-                            ranked_k = bank.mechanical._rank(case.q, None, k)[1]
-                            by_k[k] = ([(d["id"], s) for d, s in ranked_k],
-                                       [d["id"] for d in bank.mechanical.candidates(case.q, k)])
+                    for b in budgets:
+                        for k in (wants(qd, b) if wants is not None else [_want(qd, b)]):
+                            if k is not None and k not in by_k:
+                                ranked_k = bank.mechanical._rank(case.q, None, k)[1]
+                                by_k[k] = ([(d["id"], s) for d, s in ranked_k],
+                                           [d["id"] for d in bank.mechanical.candidates(case.q, k)])
                     qd.extra["by_k"] = by_k
                     out.append(qd)
                     if VERIFY and i < 3:

@@ -187,3 +187,47 @@ def test_phenomena_set_loads_with_its_kinds_splits_and_promises():
     for case in (c for c in positive if c.kind == "paraphrase"):
         shared = set(han.findall(case.q)) & {ch for g in case.gold for ch in han.findall(text[g])} - set(ds.persona)
         assert not shared, (case.q, shared)
+
+
+class _CharVectors:
+    """A stand-in embeddings model for the bench (hashed characters, and a little noise of each text's
+    own so that no two memories tie, as with a real model): only the path is under test."""
+
+    def _embed(self, texts):
+        import zlib
+
+        import numpy as np
+
+        out = np.zeros((len(texts), 64), np.float32)
+        for i, text in enumerate(texts):
+            for ch in text:
+                out[i, zlib.crc32(ch.encode()) % 64] += 1.0
+            out[i] += 0.05 * np.random.default_rng(zlib.crc32(text.encode())).random(64)
+        return out / np.maximum(np.linalg.norm(out, axis=1, keepdims=True), 1e-9)
+
+    passages = queries = _embed
+
+
+def test_issue36_bench_fills_what_memory_recall_plans(monkeypatch):
+    """bench.recall_issue36's fills (whole budget, and the first message of a conversation block)
+    equal what ``MemoryRecall._plan`` itself puts in the request, words only and with a model."""
+    from bench import recall_issue36 as i36
+    from bench import recall_scale_e5 as e5bench
+    from bench.recall_reach import yaml_set
+
+    group = yaml_set(Path(recall.__file__).parent / "datasets" / "recall-phenomena.yaml", "phenomena")[0]
+    small = [type(group)(group.name, group.bank, group.cases[:4], group.now)]
+    budgets = (4000, 8000)
+    monkeypatch.setattr(e5bench, "VERIFY", True)
+    monkeypatch.setattr(e5bench, "_verify", i36._verify)
+    monkeypatch.setattr(i36, "BUDGETS", budgets)
+    checked = sum(i36.VERIFIED)
+    out = e5bench._collect_set("phenomena", small, 0, [], {"chars": _CharVectors()}, budgets=budgets,
+                               shares=False, wants=i36.wants)
+    assert len(out) == 4 and sum(i36.VERIFIED) - checked == 3 * len(budgets) * 2  # 3 questions, 2 plans each
+    for qd in out:
+        for b in budgets:
+            assert qd.stable[b] is not None  # the bank is larger than the budget: a shortlist is filled
+            whole, block = i36.shown(qd, b, i36.r_lex), i36.shown(qd, b, i36.r_lex, block=True)
+            new = block - set(qd.stable[b])
+            assert sum(qd.tokens[m] + 7 for m in new) <= b // 4 < sum(qd.tokens[m] + 7 for m in whole - set(qd.stable[b]))
