@@ -4,6 +4,7 @@ Real store, the real recall over HTTP to the scripted server."""
 
 from __future__ import annotations
 
+import asyncio
 import os
 from datetime import datetime, timedelta
 
@@ -129,6 +130,7 @@ async def test_an_apps_write_between_messages_leaves_the_persons_part_as_it_was(
     try:
         llm_server.add_text("[]")
         await recall.aretrieve(MESSAGES[0])
+        await asyncio.sleep(1.1)  # times are kept to the second: the app's new memory is its newest
         app.add("Cursor 记下的新一条：小林今天在写登录组件。", "项目")
         llm_server.add_text("[]")
         await recall.aretrieve(MESSAGES[1])

@@ -2763,218 +2763,218 @@ Optional: title (the chat’s title), id (the message’s id, which recognises i
         <translation>Before replying, Sonetto has the model read the memories and pick those that matter for the message. With few memories the model reads all of them; beyond the allowance below, it reads the most recent ones plus those most likely to matter for the message.</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/settings/recall_page.py" line="91" />
-        <source>云端模型：记忆在 %1 以内时读全部，更多时 %2；本机模型 %3，受它的上下文长度所限。</source>
-        <translation>A cloud model reads every memory up to %1, %2 above that; a local model %3, within its context length.</translation>
-    </message>
-    <message>
-        <location filename="../../sonetto_desktop/ui/settings/recall_page.py" line="102" />
+        <location filename="../../sonetto_desktop/ui/settings/recall_page.py" line="101" />
         <source>每条消息回忆时最多读多少 token 的记忆。额度越大，越少漏掉记忆，但每条消息更贵、更慢（支持前缀缓存的服务会便宜很多）。</source>
         <translation>How many tokens of memories recall may read per message. A larger allowance misses fewer memories but makes each message cost more and take longer (much less with a service that caches prompt prefixes).</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/settings/recall_page.py" line="127" />
+        <location filename="../../sonetto_desktop/ui/settings/recall_page.py" line="126" />
         <source>自定义</source>
         <translation>Custom</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/settings/recall_page.py" line="141" />
+        <location filename="../../sonetto_desktop/ui/settings/recall_page.py" line="140" />
         <source>留空：与对话模型相同</source>
         <translation>Empty: the same as the chat model</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/settings/recall_page.py" line="144" />
+        <location filename="../../sonetto_desktop/ui/settings/recall_page.py" line="143" />
         <source>留空：与对话模型相同（仅当服务地址也相同）</source>
         <translation>Empty: the chat model's (only when the base URL is the same too)</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/settings/recall_page.py" line="150" />
+        <location filename="../../sonetto_desktop/ui/settings/recall_page.py" line="149" />
         <source>模型默认</source>
         <translation>Model default</translation>
     </message>
     <message>
         <location filename="../../sonetto_desktop/ui/settings/recall_page.py" line="89" />
-        <location filename="../../sonetto_desktop/ui/settings/recall_page.py" line="153" />
+        <location filename="../../sonetto_desktop/ui/settings/recall_page.py" line="152" />
         <source>自动</source>
         <translation>Automatic</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/settings/recall_page.py" line="154" />
+        <location filename="../../sonetto_desktop/ui/settings/recall_page.py" line="153" />
         <source> 次/分钟</source>
         <translation> per minute</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/settings/recall_page.py" line="175" />
+        <location filename="../../sonetto_desktop/ui/settings/recall_page.py" line="174" />
         <source>测试向量模型</source>
         <translation>Test embeddings model</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/settings/recall_page.py" line="108" />
+        <location filename="../../sonetto_desktop/ui/settings/recall_page.py" line="107" />
         <source>按意思回忆（向量模型）</source>
         <translation>Recall by meaning (embeddings model)</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/settings/recall_page.py" line="110" />
+        <location filename="../../sonetto_desktop/ui/settings/recall_page.py" line="91" />
+        <source>云端模型 %1（记忆不超过它时读全部）；本机模型 %2，受它的上下文长度所限。</source>
+        <translation>A cloud model %1 (every memory when they fit in it); a local model %2, within its context length.</translation>
+    </message>
+    <message>
+        <location filename="../../sonetto_desktop/ui/settings/recall_page.py" line="109" />
         <source>内置模型（在这台电脑上计算，不用联网，不用设置）</source>
         <translation>Built-in model (computed on this computer: no network, nothing to set up)</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/settings/recall_page.py" line="111" />
+        <location filename="../../sonetto_desktop/ui/settings/recall_page.py" line="110" />
         <source>向量服务（OpenAI 兼容的 /v1/embeddings 接口）</source>
         <translation>Embeddings service (an OpenAI-compatible /v1/embeddings endpoint)</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/settings/recall_page.py" line="112" />
+        <location filename="../../sonetto_desktop/ui/settings/recall_page.py" line="111" />
         <source>不用向量模型：只按字面回忆</source>
         <translation>No embeddings model: recall by the words only</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/settings/recall_page.py" line="131" />
+        <location filename="../../sonetto_desktop/ui/settings/recall_page.py" line="130" />
         <source>列出本机服务的向量模型</source>
         <translation>List the local service's embeddings models</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/settings/recall_page.py" line="132" />
+        <location filename="../../sonetto_desktop/ui/settings/recall_page.py" line="131" />
         <source>对话模型在本机（Ollama、LM Studio）时，列出它已有的向量模型</source>
         <translation>When the chat model runs on this computer (Ollama, LM Studio), list the embeddings models it has</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/settings/recall_page.py" line="159" />
+        <location filename="../../sonetto_desktop/ui/settings/recall_page.py" line="158" />
         <source>向量服务会收到每条记忆的文字（在后台计算向量，新的和改过的记忆随时补上，删除的记忆连同向量一起删除）和你说的话；如果它和对话模型不是同一家服务，记忆也会发给这家服务。</source>
         <translation>The embeddings service receives the text of every memory (vectors are computed in the background, new and changed memories as they come, and a deleted memory's vector goes with it) and what you say; if it is not the chat model's service, your memories go to this service too.</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/settings/recall_page.py" line="165" />
+        <location filename="../../sonetto_desktop/ui/settings/recall_page.py" line="164" />
         <source>预设</source>
         <translation>Preset</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/settings/recall_page.py" line="168" />
+        <location filename="../../sonetto_desktop/ui/settings/recall_page.py" line="167" />
         <source>服务地址</source>
         <translation>Base URL</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/settings/recall_page.py" line="169" />
+        <location filename="../../sonetto_desktop/ui/settings/recall_page.py" line="168" />
         <source>API 密钥</source>
         <translation>API key</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/settings/recall_page.py" line="170" />
+        <location filename="../../sonetto_desktop/ui/settings/recall_page.py" line="169" />
         <source>模型</source>
         <translation>Model</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/settings/recall_page.py" line="171" />
+        <location filename="../../sonetto_desktop/ui/settings/recall_page.py" line="170" />
         <source>向量维度</source>
         <translation>Dimensions</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/settings/recall_page.py" line="172" />
+        <location filename="../../sonetto_desktop/ui/settings/recall_page.py" line="171" />
         <source>请求频率上限</source>
         <translation>Request limit</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/settings/recall_page.py" line="191" />
+        <location filename="../../sonetto_desktop/ui/settings/recall_page.py" line="190" />
         <source>回忆额度</source>
         <translation>Recall allowance</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/settings/recall_page.py" line="199" />
+        <location filename="../../sonetto_desktop/ui/settings/recall_page.py" line="198" />
         <source>回忆</source>
         <translation>Recall</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/settings/recall_page.py" line="217" />
+        <location filename="../../sonetto_desktop/ui/settings/recall_page.py" line="216" />
         <source>内置模型：%1。</source>
         <translation>Built-in model: %1.</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/settings/recall_page.py" line="219" />
+        <location filename="../../sonetto_desktop/ui/settings/recall_page.py" line="218" />
         <source>没有内置模型时，用填好的向量服务，否则只按字面回忆。</source>
         <translation>Without a built-in model, the embeddings service filled in is used; otherwise recall goes by the words only.</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/settings/recall_page.py" line="231" />
+        <location filename="../../sonetto_desktop/ui/settings/recall_page.py" line="230" />
         <source>这台电脑（%1）：内置模型 %2，在本机计算，记忆不离开这台电脑。第一次会在后台为每条记忆计算向量。</source>
         <translation>This computer (%1): built-in model %2, computed here; your memories do not leave this computer. The first time, a vector is computed for every memory in the background.</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/settings/recall_page.py" line="234" />
+        <location filename="../../sonetto_desktop/ui/settings/recall_page.py" line="233" />
         <source>这台电脑（%1）没有内置模型：改用下面填好的向量服务 %2。</source>
         <translation>This computer (%1) has no built-in model: the embeddings service %2 below is used instead.</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/settings/recall_page.py" line="237" />
+        <location filename="../../sonetto_desktop/ui/settings/recall_page.py" line="236" />
         <source>这台电脑（%1）没有内置模型：回忆只按字面找记忆。可以在下面填一个向量服务（比如 Ollama 的 bge-m3）。</source>
         <translation>This computer (%1) has no built-in model: recall finds memories by their words only. You can fill in an embeddings service below (for example Ollama's bge-m3).</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/settings/recall_page.py" line="240" />
+        <location filename="../../sonetto_desktop/ui/settings/recall_page.py" line="239" />
         <source>回忆用向量服务 %1 按意思找记忆。</source>
         <translation>Recall finds memories by meaning with the embeddings service %1.</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/settings/recall_page.py" line="242" />
+        <location filename="../../sonetto_desktop/ui/settings/recall_page.py" line="241" />
         <source>请在下面填写向量服务。</source>
         <translation>Please fill in the embeddings service below.</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/settings/recall_page.py" line="243" />
+        <location filename="../../sonetto_desktop/ui/settings/recall_page.py" line="242" />
         <source>回忆只按字面找记忆。</source>
         <translation>Recall finds memories by their words only.</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/settings/recall_page.py" line="283" />
+        <location filename="../../sonetto_desktop/ui/settings/recall_page.py" line="282" />
         <source>对话模型不在本机：只能列出本机的 Ollama 或 LM Studio 的模型。</source>
         <translation>The chat model is not on this computer: only a local Ollama's or LM Studio's models can be listed.</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/settings/recall_page.py" line="286" />
+        <location filename="../../sonetto_desktop/ui/settings/recall_page.py" line="285" />
         <source>正在询问 %1…</source>
         <translation>Asking %1…</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/settings/recall_page.py" line="300" />
+        <location filename="../../sonetto_desktop/ui/settings/recall_page.py" line="299" />
         <source>%1 没有回答 Ollama 或 LM Studio 的模型列表。</source>
         <translation>%1 did not answer with an Ollama or LM Studio model list.</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/settings/recall_page.py" line="302" />
+        <location filename="../../sonetto_desktop/ui/settings/recall_page.py" line="301" />
         <source>%1 上没有向量模型。Ollama 可以先运行 ollama pull bge-m3。</source>
         <translation>%1 has no embeddings model. With Ollama, run ollama pull bge-m3 first.</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/settings/recall_page.py" line="305" />
+        <location filename="../../sonetto_desktop/ui/settings/recall_page.py" line="304" />
         <source>选择 %1 的向量模型…</source>
         <translation>Choose an embeddings model of %1…</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/settings/recall_page.py" line="309" />
+        <location filename="../../sonetto_desktop/ui/settings/recall_page.py" line="308" />
         <source>%1 有 %2 个向量模型。</source>
         <translation>%1 has %2 embeddings models.</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/settings/recall_page.py" line="311" />
+        <location filename="../../sonetto_desktop/ui/settings/recall_page.py" line="310" />
         <source>（服务没有说明哪些是向量模型：按名称挑出）</source>
         <translation>(the service does not say which are embeddings models: picked by name)</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/settings/recall_page.py" line="348" />
+        <location filename="../../sonetto_desktop/ui/settings/recall_page.py" line="347" />
         <source>请先填写向量模型的名称和服务地址。</source>
         <translation>Enter the embeddings model's name and base URL first.</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/settings/recall_page.py" line="349" />
+        <location filename="../../sonetto_desktop/ui/settings/recall_page.py" line="348" />
         <source>没有选用向量模型。</source>
         <translation>No embeddings model chosen.</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/settings/recall_page.py" line="352" />
+        <location filename="../../sonetto_desktop/ui/settings/recall_page.py" line="351" />
         <source>正在连接…</source>
         <translation>Connecting…</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/settings/recall_page.py" line="352" />
+        <location filename="../../sonetto_desktop/ui/settings/recall_page.py" line="351" />
         <source>正在加载内置模型…</source>
         <translation>Loading the built-in model…</translation>
     </message>

@@ -49,5 +49,5 @@ def test_the_settings_page_says_the_automatic_budgets(qtbot):
     qtbot.addWidget(dialog)
     page = dialog.recall_page
     text = page.auto_hint.text()
-    assert "40,000" in text and "24,000" in text and "8,000" in text and "48,000" not in text
-    assert page.budget_auto.isChecked() and page.budget.value() == 24_000
+    assert "48,000" in text and "8,000" in text and "24,000" not in text and "6,000" not in text
+    assert page.budget_auto.isChecked() and page.budget.value() == 48_000

@@ -7,15 +7,18 @@ of the memories a question needs that reach the model, against what the request 
 with a real embeddings model at 1,000 and 10,000 memories, docs/benchmarks.md "Recall budget: reach
 per token"):
 
-- a small bank is read whole: with a cloud endpoint, a bank whose whole listing fits in
-  ``WHOLE_BANK`` estimated tokens (about 1,200 memories) is shown entire whatever the automatic
-  budget (every question's memories reach the model: 1.000 at 1,000 memories, where 24k reaches
-  0.959);
-- above it a cloud endpoint (any host that is not this computer or the local network) gets
-  ``CLOUD_BUDGET`` estimated tokens: at 10,000 memories 24k reaches 0.821, 48k 0.848 — twice the
-  tokens for +0.027. Cloud chat models read 64k-1M tokens, and the ones people use with this app
-  (DeepSeek, Qwen, GLM, Kimi, OpenAI) cache a repeated prompt prefix, which the stable listing
-  makes likely (see ``listing.py``);
+- a cloud endpoint (any host that is not this computer or the local network) gets ``CLOUD_BUDGET``
+  estimated tokens, and a bank whose whole listing fits in it (``WHOLE_BANK``, about 1,400
+  memories) is read whole: every question's memories reach the model (1.000 at 1,000 memories). A
+  larger bank is ordered in conversation blocks (``conversation.py``): each message adds at most a
+  quarter of the budget to a request that otherwise repeats the previous one (33-35% of a request
+  differs at 10,000 memories), so a request holds ~57% of the budget on average (~27.5k at 48k, less
+  than the 46k of the whole-budget plan before). The block costs reach on a new topic, whose own
+  shortlist gets that quarter: at 10,000 memories (e5, every set pooled) 24k in blocks reaches
+  0.753, 48k 0.808 (the whole-budget plan at 48k: 0.876, at 70% of each request new), so the cloud
+  budget stays 48k (docs/benchmarks.md, "Recall at scale (issue 36)"). Cloud chat models read
+  64k-1M tokens, and the ones people use with this app (DeepSeek, Qwen, GLM, Kimi, OpenAI) cache a
+  repeated prompt prefix;
 - a local server (localhost, a private address): what its context holds after the prompt, the
   query and the answer, at most ``LOCAL_BUDGET_MAX`` (a local model reads a long prompt slowly;
   8k reaches 0.852 at 1,000 memories with the e5 shortlist, 6k 0.836). The context is asked of the
@@ -77,14 +80,15 @@ __all__ = [
     "says_too_long",
 ]
 
+#: Listing tokens (estimated) for a cloud model: about 1,400 memories of ~33 tokens. Above it the
+#: conversation block gives each message's own shortlist a quarter of it: at 10,000 memories 48k
+#: reaches 0.808 (every set pooled; 24k: 0.753), with 33-35% of each request new
+#: (bench/recall_issue36.py; docs/benchmarks.md "Recall at scale (issue 36)").
+CLOUD_BUDGET = 48_000
 #: A bank whose whole listing fits in this many estimated tokens is read whole with a cloud endpoint
-#: (about 1,200 memories of ~33 tokens): at 1,000 memories that reaches every gold memory, 24k 0.959
-#: (docs/benchmarks.md, "Recall budget: reach per token").
-WHOLE_BANK = 40_000
-#: Listing tokens (estimated) for a cloud model above ``WHOLE_BANK``: about 500 memories. At 10,000
-#: memories (e5 shortlist, every set pooled) 12k reaches 0.712, 24k 0.821, 48k 0.848: 48k costs twice
-#: the tokens for +0.027 (bench/recall_scale_e5.py; it was 48,000 before).
-CLOUD_BUDGET = 24_000
+#: even when the automatic budget is smaller (at 1,000 memories: every gold memory, where 24k reaches
+#: 0.959): the cloud budget itself.
+WHOLE_BANK = CLOUD_BUDGET
 #: A local server never gets more than this, whatever its context: a laptop model reads a prompt at
 #: 0.5-5k tokens per second, and the recall must answer within its timeout. 8k reaches 0.852 of the
 #: gold at 1,000 memories with the e5 shortlist (6k, the value before: 0.836).

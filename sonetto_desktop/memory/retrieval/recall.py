@@ -66,8 +66,8 @@ log = logging.getLogger(__name__)
 #: recency does not), the cacheable prefix grows with it; 0.25 loses nothing against 0 at 48,000 tokens.
 STABLE_SHARE = 0.25
 #: Other apps' memories take at most this share of the budget; the person's own get the rest (and
-#: all of it when apps wrote nothing, or when every memory fits). At the cloud default (24,000) that is
-#: ~4,800 tokens, ~135 one-line memories.
+#: all of it when apps wrote nothing, or when every memory fits). At the cloud default (48,000) that is
+#: ~9,600 tokens, ~270 one-line memories.
 APP_SHARE = 0.2
 
 

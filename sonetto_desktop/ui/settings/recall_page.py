@@ -30,7 +30,7 @@ from PySide6.QtWidgets import (
 from ..widgets.tasks import task_scope
 from sonetto_desktop.agent.recall_setup import INSTALLED, embeddings_plan, resolve_builtin
 from sonetto_desktop.config.settings import Settings
-from sonetto_desktop.memory.retrieval.budget import CLOUD_BUDGET, LOCAL_BUDGET_MAX, WHOLE_BANK, is_local_endpoint
+from sonetto_desktop.memory.retrieval.budget import CLOUD_BUDGET, LOCAL_BUDGET_MAX, is_local_endpoint
 from .recall_cost_line import RecallCostLine
 from sonetto_desktop.memory.retrieval.builtin_model import PLATFORMS, platform_label
 from sonetto_desktop.memory.retrieval.embeddings import MAX_DIMENSIONS, PRESETS
@@ -88,9 +88,8 @@ class RecallPage(QWidget):
         intro.setObjectName("HintLabel")
         self.budget_auto = QCheckBox(self.tr("自动"), self)
         # what "automatic" means, in a label that wraps (a check box's text does not: it widened the page)
-        self.auto_hint = QLabel(self.tr("云端模型：记忆在 %1 以内时读全部，更多时 %2；本机模型 %3，"
-                                        "受它的上下文长度所限。").replace("%1", f"{WHOLE_BANK:,}").replace(
-            "%2", f"{CLOUD_BUDGET:,}").replace("%3", f"{LOCAL_BUDGET_MAX:,}"), self)
+        self.auto_hint = QLabel(self.tr("云端模型 %1（记忆不超过它时读全部）；本机模型 %2，受它的上下文长度所限。").replace(
+            "%1", f"{CLOUD_BUDGET:,}").replace("%2", f"{LOCAL_BUDGET_MAX:,}"), self)
         self.auto_hint.setWordWrap(True)
         self.auto_hint.setObjectName("HintLabel")
         self.budget = QSpinBox(self)
