@@ -301,7 +301,8 @@ def product(n: int, lifts: list[str], runs: int, timed: int = 60) -> int:
                       + "".join(f" | {statistics.median(t):.1f} / {p95(t):.1f}" for t in times.values())
                       + f" | {statistics.median(cpu[100]):.1f} / {statistics.median(cpu[800]):.1f}"
                       + f" | {', '.join(loads)} |", flush=True)
-        print(f"(first search of {label}, sign bits built: {first:.0f} ms)", flush=True)
+        built = "its centred sign bits built" if table.bits is not None else "exact: no sign bits"
+        print(f"(first search of {label}, {built}: {first:.0f} ms)", flush=True)
     return 0
 
 
