@@ -22,9 +22,10 @@ import numpy as np
 from bench.embed_models import Embedder
 from bench.recall import p95
 from bench.recall_scale_e5 import OUT
-from sonetto_desktop.memory.retrieval.vectors import CHUNK, quantize
+from sonetto_desktop.memory.retrieval.vectors import quantize
 
 KS = (100, 200, 400, 800)
+CHUNK = 512  # rows upcast at a time by the phase-1 methods below (the app's own: vectors.CHUNK numbers)
 PREFILTER_FACTOR, PREFILTER_MIN = 4, 2000  # the app's prefilter before issue 36 (raw sign bits)
 
 

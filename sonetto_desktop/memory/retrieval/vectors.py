@@ -29,7 +29,7 @@ a vector of another size is refused (:class:`WrongSize`), never allowed to displ
 
 Search without pgvector is cosine with numpy over a copy loaded on first use and kept up to date by
 this process's writes (another process's writes are picked up when the row count changes): exact
-over all rows (int8 rows upcast ``CHUNK`` at a time) while rows × dimensions is at most
+over all rows (int8 rows upcast ``CHUNK`` numbers at a time) while rows × dimensions is at most
 ``EXACT_UP_TO`` (100,000 vectors of 384 dimensions: ~12 ms on a quiet core). Above it the rows are
 first narrowed by the Hamming distance of *centred* sign bits — the sign of each number of the
 normalised row minus the rows' mean, the query likewise — to ``PREFILTER_FACTOR`` times the rows
@@ -66,7 +66,9 @@ __all__ = ["ModelRecord", "PgVectors", "SqliteVectors", "VectorTable", "WrongSiz
 log = logging.getLogger(__name__)
 
 SIDECAR_SUFFIX = ".vectors.sqlite3"
-CHUNK = 512  # rows upcast and scored at a time (a float32 copy that stays in the cache: faster than 8,192)
+#: Numbers upcast and scored at a time (a 512 KB float32 copy that stays in the cache: 128 rows of
+#: 1,024 numbers re-score 25,600 candidates in 9.5 ms where 512 rows took 15.4 and 8,192 more).
+CHUNK = 131_072
 EXACT_UP_TO = 40_000_000  # rows × dimensions scored exactly; above, narrowed by centred sign bits first
 PREFILTER_FACTOR = 32  # ... to this many times the rows asked for (at least PREFILTER_MIN)
 PREFILTER_MIN = 16_000
@@ -167,6 +169,11 @@ class _Matrix:
     def dims(self) -> int:
         return int(self.rows.shape[1])
 
+    @property
+    def chunk(self) -> int:
+        """Rows upcast at a time (``CHUNK`` numbers)."""
+        return max(16, CHUNK // max(1, self.dims))
+
     def mean(self) -> np.ndarray:
         """The mean of the live rows, normalised (zeros when there are none)."""
         return (self.total / max(1, len(self.row_of))).astype(np.float32)
@@ -247,8 +254,9 @@ class _Matrix:
         candidates = self.narrowed(q, k)
         if candidates is None:
             scores = np.empty(n, np.float32)
-            for start in range(0, n, CHUNK):
-                stop = min(n, start + CHUNK)
+            chunk = self.chunk
+            for start in range(0, n, chunk):
+                stop = min(n, start + chunk)
                 scores[start:stop] = self.rows[start:stop].astype(np.float32) @ q
             scores *= self.scale[:n]
             if self.free:
@@ -257,8 +265,9 @@ class _Matrix:
         else:
             candidates = np.sort(candidates)  # rows gathered in order: faster, and ties break alike
             picked = np.empty(len(candidates), np.float32)
-            for start in range(0, len(candidates), CHUNK):
-                some = candidates[start:start + CHUNK]
+            chunk = self.chunk
+            for start in range(0, len(candidates), chunk):
+                some = candidates[start:start + chunk]
                 picked[start:start + len(some)] = self.rows[some].astype(np.float32) @ q
             picked *= self.scale[candidates]
             if self.free:
@@ -297,13 +306,14 @@ class _Matrix:
                 return self.bits, self.centre
         n = len(self.ids)
         total = np.zeros(self.dims, np.float64)
-        for start in range(0, n, CHUNK):
-            total += self._unit(slice(start, start + CHUNK)).sum(axis=0, dtype=np.float64)
+        chunk = self.chunk
+        for start in range(0, n, chunk):
+            total += self._unit(slice(start, start + chunk)).sum(axis=0, dtype=np.float64)
         self.total = total
         self.centre = self.mean()
         bits = np.zeros(((self.dims + 63) // 64, len(self.rows)), np.uint64)
-        for start in range(0, n, CHUNK):
-            stop = min(n, start + CHUNK)
+        for start in range(0, n, chunk):
+            stop = min(n, start + chunk)
             bits[:, start:stop] = _words(self._unit(slice(start, stop)) - self.centre).T
         self.bits = bits
         return bits, self.centre
