@@ -381,7 +381,7 @@ def test_a_large_table_is_narrowed_by_sign_bits_before_the_exact_scores(monkeypa
     table.put(ids, *quantize(matrix))
     query = matrix[42] + 0.02 * rng.normal(size=64).astype(np.float32)
     exact = table.search(query, 20)
-    monkeypatch.setattr(vectors, "PREFILTER_FROM", 1000)
+    monkeypatch.setattr(vectors, "EXACT_UP_TO", 1000 * 64)
     monkeypatch.setattr(vectors, "PREFILTER_MIN", 200)
     narrowed = table.search(query, 20)
     assert narrowed[0] == exact[0] == "m42" and len(set(narrowed) & set(exact)) >= 16
