@@ -99,3 +99,22 @@ async def test_no_row_of_the_page_is_squeezed_whichever_source_is_chosen(qtbot):
     page.source_off.setChecked(True)
     assert not page.endpoint.isVisible()
     assert isinstance(page.parentWidget().parentWidget(), QScrollArea)  # the viewport, then the scroll area
+
+
+async def test_the_automatic_budget_shown_is_the_one_for_the_chat_models_address(qtbot):
+    """Before: 自动 showed the cloud's 48,000 for a local (127.0.0.1) chat model too (issue 38 item 8)."""
+    from sonetto_desktop.memory.retrieval.budget import CLOUD_BUDGET, LOCAL_BUDGET_MAX
+
+    d = SettingsDialog(Settings.load())
+    qtbot.addWidget(d)
+    page = d.recall_page
+    d.base_url.setText("http://127.0.0.1:11434/v1")
+    assert page.budget_auto.isChecked() and page.budget.value() == LOCAL_BUDGET_MAX
+    d.base_url.setText("https://api.deepseek.com/v1")
+    assert page.budget.value() == CLOUD_BUDGET
+    page.budget_auto.setChecked(False)  # a number of one's own starts from what automatic gave
+    page.budget.setValue(20_000)
+    d.base_url.setText("http://localhost:1234/v1")
+    assert page.budget.value() == 20_000  # a set number is never changed for the person
+    page.budget_auto.setChecked(True)
+    assert page.budget.value() == LOCAL_BUDGET_MAX

@@ -30,7 +30,7 @@ from PySide6.QtWidgets import (
 from ..widgets.tasks import task_scope
 from sonetto_desktop.agent.recall_setup import INSTALLED, embeddings_plan, resolve_builtin
 from sonetto_desktop.config.settings import Settings
-from sonetto_desktop.memory.retrieval.budget import CLOUD_BUDGET, LOCAL_BUDGET_MAX, is_local_endpoint
+from sonetto_desktop.memory.retrieval.budget import CLOUD_BUDGET, LOCAL_BUDGET_MAX, budget_for, is_local_endpoint
 from .recall_cost_line import RecallCostLine
 from sonetto_desktop.memory.retrieval.builtin_model import PLATFORMS, platform_label
 from sonetto_desktop.memory.retrieval.embeddings import MAX_DIMENSIONS, PRESETS
@@ -98,6 +98,10 @@ class RecallPage(QWidget):
         self.budget.setSuffix(" tokens")
         self.budget.setGroupSeparatorShown(True)
         self.budget_auto.toggled.connect(lambda auto: self.budget.setEnabled(not auto))
+        self.budget_auto.toggled.connect(lambda *_: self._show_automatic())
+        chat_url = getattr(dialog, "base_url", None)  # the automatic budget depends on where the chat model is
+        if chat_url is not None:
+            chat_url.textChanged.connect(lambda *_: self._show_automatic())
         budget_hint = QLabel(self.tr("每条消息回忆时最多读多少 token 的记忆。额度越大，越少漏掉记忆，但每条消息更贵、"
                                      "更慢（支持前缀缓存的服务会便宜很多）。"), self)
         budget_hint.setWordWrap(True)
@@ -318,6 +322,7 @@ class RecallPage(QWidget):
         self.budget_auto.setChecked(auto)
         self.budget.setValue(settings.recall_budget_tokens if not auto else CLOUD_BUDGET)
         self.budget.setEnabled(not auto)
+        self._show_automatic()
         self.preset.setCurrentIndex(max(self.preset.findData(settings.embeddings_preset or "custom"), 0))
         self.base_url.setText(settings.embeddings_base_url)
         self.api_key.setText(settings.embeddings_api_key)
@@ -326,6 +331,15 @@ class RecallPage(QWidget):
         self.rpm.setValue(settings.embeddings_rpm)
         self.set_source(settings.embeddings_source)
         self._follow_source()
+
+    def _show_automatic(self) -> None:
+        """While 自动 is on, the box shows the budget automatic means for the chat model's address
+        (a local server's starting budget, not the cloud's)."""
+        if not self.budget_auto.isChecked():
+            return
+        field = getattr(self._dialog, "base_url", None)
+        url = field.text().strip() if field is not None else ""
+        self.budget.setValue(budget_for(url, None) if url else CLOUD_BUDGET)
 
     def values(self) -> dict[str, Any]:
         """The page's fields as Settings values."""
