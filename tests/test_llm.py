@@ -134,7 +134,8 @@ async def failure_of(make_llm, **kw) -> BaseException:
         (lambda s: s.add_error(503, "overloaded"), "server", 503),
         (lambda s: s.add_error(404, "The model `nope` does not exist"), "unknown_model", 404),
         (lambda s: s.add_error(404, "Not Found", code="not_found"), "bad_response", 404),
-        (lambda s: s.add_error(400, "bad param"), "bad_response", 400),
+        # a refusal in the server's own words (an OpenAI-style error body): said with those words
+        (lambda s: s.add_error(400, "bad param"), "refused", 400),
         # Servers refuse a wrong key or an unknown model with a 400 / 404 / 422 too: said by their words.
         (lambda s: s.add_error(400, "Invalid API key provided"), "auth", 400),
         (lambda s: s.add_error(400, "Authentication Fails (no such user)", code="invalid_request_error"), "auth", 400),
@@ -298,6 +299,18 @@ async def test_connection_auth(llm_server):
     llm_server.add_error(401, f"Incorrect API key provided: {KEY}")
     result = await test_connection(settings_for(llm_server))
     assert not result.ok and result.code == "auth"
+    assert_no_key(result.zh, result.en)
+
+
+async def test_a_gateway_refusing_in_its_own_words_is_not_a_wrong_base_url(llm_server):
+    """LiteLLM's proxy answers a key it cannot check with HTTP 400 "No connected db." (issue 38 item 10):
+    before, that was worded as a reply that could not be understood, with the "/v1" advice."""
+    for _ in range(2):  # the check asks again without max_tokens after a 400
+        llm_server.add_error(400, "No connected db.", type="no_db_connection", code="400")
+    result = await test_connection(settings_for(llm_server))
+    assert not result.ok and result.code == "refused"
+    assert "No connected db." in result.zh and "No connected db." in result.en
+    assert "/v1" not in result.zh and "/v1" not in result.en and "API 密钥" in result.zh
     assert_no_key(result.zh, result.en)
 
 

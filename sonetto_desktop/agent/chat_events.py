@@ -9,7 +9,7 @@ from typing import Any
 from .storage_errors import storage_message
 
 ERROR_CODES = (
-    "unconfigured", "unreachable", "auth", "rate_limit", "server", "timeout", "bad_response",
+    "unconfigured", "unreachable", "auth", "rate_limit", "server", "timeout", "bad_response", "refused",
     "unknown_model", "tool_loop", "empty_reply", "cancelled", "input", "storage",
 )
 

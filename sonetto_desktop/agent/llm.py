@@ -222,7 +222,7 @@ async def _check(settings: Settings, timeout: float, http: Any) -> ConnectionRes
         latency = await _ping(settings, timeout, http)
     except Exception as exc:  # noqa: BLE001
         info = describe_llm_error(exc, api_key=settings.api_key, model=model)
-        if missing and info.code in ("unknown_model", "bad_response", "server"):
+        if missing and info.code in ("unknown_model", "bad_response", "refused", "server"):
             # The list says the model is not there and the chat failed: that is the likely reason.
             return _unknown_model_result(error_info("unknown_model", model=model, api_key=settings.api_key), listed)
         if info.code == "unknown_model":

@@ -1,9 +1,12 @@
 """Turn whatever an LLM call raised into one clear message for a person, in Chinese and English.
 
 Codes: unconfigured, unreachable, auth, rate_limit, server, timeout, bad_response, unknown_model,
-tool_loop (the model kept calling tools without answering), empty_reply (it answered nothing).
-A 400/404/422 is read by the server's words too: servers refuse a wrong key or an unknown model
-with any of them. Messages never contain the API key: any occurrence of it (and anything that looks like a key or a
+refused (the server refused the request in words of its own), tool_loop (the model kept calling
+tools without answering), empty_reply (it answered nothing). A 400/404/422 is read by the server's
+words too: servers refuse a wrong key or an unknown model with any of them. A refusal in an
+OpenAI-style error body whose words say neither is ``refused``, with those words (a gateway such as
+LiteLLM answers a key it cannot check with "No connected db."): the server answered as an
+OpenAI-compatible one, so the base URL is not what is wrong. Messages never contain the API key: any occurrence of it (and anything that looks like a key or a
 bearer token) is scrubbed from exception text before it is shown (``redaction.scrub``,
 re-exported here as ``scrub``).
 """
@@ -18,7 +21,8 @@ from dataclasses import dataclass
 from sonetto_desktop.memory.errors import causes
 from sonetto_desktop.redaction import scrub
 
-CODES = ("unconfigured", "unreachable", "auth", "rate_limit", "server", "timeout", "bad_response", "unknown_model",
+CODES = ("unconfigured", "unreachable", "auth", "rate_limit", "server", "timeout", "bad_response", "refused",
+         "unknown_model",
          "tool_loop", "empty_reply")
 
 _DETAIL_MAX = 200
@@ -55,6 +59,14 @@ def _status_message(exc: BaseException) -> str:
         if isinstance(msg, str) and msg:
             return msg
     return str(exc)
+
+
+def _said_in_an_error_body(exc: BaseException) -> bool:
+    """The refusal came as an OpenAI-style error object with a message (``{"error": {"message": …}}``)."""
+    body = getattr(exc, "body", None)
+    inner = body.get("error") if isinstance(body, dict) else None
+    inner = inner if isinstance(inner, dict) else body if isinstance(body, dict) else None
+    return isinstance(inner, dict) and isinstance(inner.get("message"), str) and bool(inner["message"].strip())
 
 
 def _is_model_not_found(exc: BaseException) -> bool:
@@ -114,7 +126,7 @@ def _classify(exc: BaseException) -> tuple[str, int | None] | None:
                 return "timeout", status
             if status >= 500:
                 return "server", status
-            return (_by_words(exc) or "bad_response"), status
+            return (_by_words(exc) or ("refused" if _said_in_an_error_body(exc) else "bad_response")), status
         if isinstance(exc, openai.APIResponseValidationError):
             return "bad_response", None
     if isinstance(exc, (asyncio.TimeoutError, TimeoutError)) or (module.startswith("httpx") and "Timeout" in name):
@@ -159,6 +171,11 @@ _MESSAGES: dict[str, tuple[str, str]] = {
         "The model server sent a reply that could not be understood. Check that the base URL is "
         "OpenAI-compatible (it usually ends in /v1).",
     ),
+    "refused": (
+        "模型服务拒绝了这次请求（它说的原因见下面）。请检查 API 密钥是否正确、这个密钥能否使用该模型，以及服务端的设置。",
+        "The model server refused the request (its reason is below). Check that the API key is right, that "
+        "it may use this model, and the server's own setup.",
+    ),
     "unknown_model": (
         "模型服务上找不到这个模型。请检查模型名称的拼写，或先在服务上下载/启用它。",
         "The model server does not know this model. Check the model name, or pull/enable it on the server.",
@@ -191,7 +208,7 @@ def error_info(code: str, *, status: int | None = None, model: str = "", detail:
     detail = scrub(detail, secrets)
     if len(detail) > _DETAIL_MAX:
         detail = detail[: _DETAIL_MAX - 1] + "…"
-    if code in ("server", "bad_response", "rate_limit") and detail:
+    if code in ("server", "bad_response", "rate_limit", "refused") and detail:
         # The server's own words often say what to do (for example "insufficient balance").
         zh = f"{zh}\n详情：{detail}"
         en = f"{en}\nDetails: {detail}"
