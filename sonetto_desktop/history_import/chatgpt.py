@@ -26,9 +26,8 @@ from datetime import datetime
 from typing import Any
 
 from . import saved_memories
-from .json_stream import Skipped
-from .model import BadConversation, Conversation, History, HistoryFormatError, Message, convert_one, from_epoch
-from .source_files import Source, open_json
+from .model import Conversation, History, HistoryFormatError, Message, convert_one, from_epoch
+from .source_files import Source, listed_conversations, open_json
 
 PART = re.compile(r"^conversations-(\d+)\.json$")
 IMAGE = "[图片]"
@@ -56,13 +55,7 @@ def read(source: Source) -> History:
     memory_text = ""
     for name in names:
         stream = open_json(source, name)
-        if stream.peek() != "[":
-            raise HistoryFormatError(f"{name} 应是对话的列表", f"{name} should be a list of conversations")
-        for index in stream.items():
-            raw = stream.value()
-            if isinstance(raw, Skipped):
-                history.bad.append(BadConversation(name, index, "", raw.zh, raw.en))
-                continue
+        for index, raw in listed_conversations(history, name, stream):
             if not isinstance(raw, dict) or not isinstance(raw.get("mapping"), dict):
                 raise HistoryFormatError(f"{name} 的第 {index} 个对话没有 mapping，不是 ChatGPT 的导出格式",
                                          f"conversation {index} of {name} has no mapping: not a ChatGPT export")

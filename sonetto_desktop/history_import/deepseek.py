@@ -29,7 +29,7 @@ from typing import Any
 from .json_stream import JsonStream, Skipped
 from .model import (BadConversation, Conversation, History, HistoryFormatError, Message, convert_one, from_epoch,
                     parse_iso)
-from .source_files import Source, open_json
+from .source_files import Source, listed_conversations, open_json
 
 _ROLES = {"REQUEST": "user", "RESPONSE": "assistant"}
 
@@ -64,22 +64,14 @@ def read(source: Source) -> History:
                                          f"{member} is not a DeepSeek chat saved from the web page")
             _read_saved(history, member, stream)
             stream.finish()
-    guessed = sum(1 for c in history.conversations if c.guessed_branch)
-    if guessed:
-        history.notes.append((f"{guessed} 个对话没有记录屏幕上是哪个分支：取最后一条消息所在的分支",
-                              f"{guessed} conversations do not say which branch was on screen: the branch of "
-                              "the last message was taken"))
+    history.note_guessed_branches("{0} 个对话没有记录屏幕上是哪个分支：取最后一条消息所在的分支",
+                                  "{0} conversations do not say which branch was on screen: the branch of the "
+                                  "last message was taken")
     return history
 
 
 def _read_export(history: History, name: str, stream: JsonStream) -> None:
-    if stream.peek() != "[":
-        raise HistoryFormatError(f"{name} 应是对话的列表", f"{name} should be a list of conversations")
-    for index in stream.items():
-        raw = stream.value()
-        if isinstance(raw, Skipped):
-            history.bad.append(BadConversation(name, index, "", raw.zh, raw.en))
-            continue
+    for index, raw in listed_conversations(history, name, stream):
         mapping = raw.get("mapping") if isinstance(raw, dict) else None
         if not isinstance(mapping, dict) or not isinstance(mapping.get("root"), dict):
             raise HistoryFormatError(f"{name} 的第 {index} 个对话没有 mapping.root，不是 DeepSeek 的导出格式",

@@ -137,6 +137,13 @@ class History:
     def message_count(self) -> int:
         return sum(len(c.messages) for c in self.conversations)
 
+    def note_guessed_branches(self, zh: str, en: str) -> None:
+        """Say in the preview how many conversations had their branch guessed (``{0}`` in ``zh`` /
+        ``en``: the count), if any did."""
+        guessed = sum(1 for c in self.conversations if c.guessed_branch)
+        if guessed:
+            self.notes.append((zh.format(guessed), en.format(guessed)))
+
 
 def import_source(actor: str) -> str | None:
     """The app an ``import:<source>`` actor's memories came from, as people name it (``ChatGPT``);

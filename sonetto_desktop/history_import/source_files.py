@@ -29,7 +29,8 @@ from pathlib import Path
 from typing import IO, Any
 
 from .json_stream import CHUNK, MAX_ELEMENT_CHARS, JsonStream
-from .model import HistoryFormatError
+from .json_stream import Skipped
+from .model import BadConversation, History, HistoryFormatError
 
 MAX_MEMBER_BYTES = 1024 ** 3
 MAX_TOTAL_BYTES = 2 * 1024 ** 3
@@ -202,3 +203,17 @@ def lines_of(source: Source, name: str) -> Iterator[str]:
 def _with_end(chunks: Iterator[bytes]) -> Iterator[bytes]:
     yield from chunks
     yield b""
+
+
+def listed_conversations(history: History, name: str, stream: JsonStream) -> Iterator[tuple[int, Any]]:
+    """(index, raw value) of each conversation in the JSON list ``stream`` reads (the member ``name``):
+    one that could not be read (a bad value, too deep, too large) is left out and named in
+    ``history.bad`` as it comes; a file that is not a list is refused."""
+    if stream.peek() != "[":
+        raise HistoryFormatError(f"{name} 应是对话的列表", f"{name} should be a list of conversations")
+    for index in stream.items():
+        raw = stream.value()
+        if isinstance(raw, Skipped):
+            history.bad.append(BadConversation(name, index, "", raw.zh, raw.en))
+            continue
+        yield index, raw
