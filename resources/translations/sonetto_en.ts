@@ -376,8 +376,8 @@ Talk about anything — I'll remember what matters to you.</translation>
     </message>
     <message>
         <location filename="../../sonetto_desktop/ui/dialogs/history_undo_conversations.py" line="51" />
-        <location filename="../../sonetto_desktop/ui/dialogs/history_undo_conversations.py" line="118" />
-        <location filename="../../sonetto_desktop/ui/dialogs/history_undo_conversations.py" line="136" />
+        <location filename="../../sonetto_desktop/ui/dialogs/history_undo_conversations.py" line="116" />
+        <location filename="../../sonetto_desktop/ui/dialogs/history_undo_conversations.py" line="127" />
         <source>撤销这个对话</source>
         <translation>Undo this conversation</translation>
     </message>
@@ -427,37 +427,32 @@ Talk about anything — I'll remember what matters to you.</translation>
         <translation>Undo the {1} memories the conversation “{0}” wrote? You can take the undo back afterwards.</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/dialogs/history_undo_conversations.py" line="119" />
-        <source>取消</source>
-        <translation>Cancel</translation>
-    </message>
-    <message>
-        <location filename="../../sonetto_desktop/ui/dialogs/history_undo_conversations.py" line="134" />
+        <location filename="../../sonetto_desktop/ui/dialogs/history_undo_conversations.py" line="125" />
         <source>无法撤销：这个对话写下的记忆之后都被改过了</source>
         <translation>Cannot undo: every memory this conversation wrote was changed afterwards</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/dialogs/history_undo_conversations.py" line="144" />
+        <location filename="../../sonetto_desktop/ui/dialogs/history_undo_conversations.py" line="135" />
         <source>无法撤销：{0}</source>
         <translation>Cannot undo: {0}</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/dialogs/history_undo_conversations.py" line="150" />
+        <location filename="../../sonetto_desktop/ui/dialogs/history_undo_conversations.py" line="141" />
         <source>已撤销对话「{0}」</source>
         <translation>Conversation “{0}” undone</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/dialogs/history_undo_conversations.py" line="152" />
+        <location filename="../../sonetto_desktop/ui/dialogs/history_undo_conversations.py" line="143" />
         <source>；你之后改过的 {0} 张卡片原样保留</source>
         <translation>; the {0} cards you changed since are kept as they are</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/dialogs/history_undo_conversations.py" line="169" />
+        <location filename="../../sonetto_desktop/ui/dialogs/history_undo_conversations.py" line="160" />
         <source>无法撤回：{0}</source>
         <translation>Cannot take it back: {0}</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/dialogs/history_undo_conversations.py" line="176" />
+        <location filename="../../sonetto_desktop/ui/dialogs/history_undo_conversations.py" line="167" />
         <source>对话「{0}」的记忆已恢复</source>
         <translation>The memories of the conversation “{0}” are back</translation>
     </message>
@@ -465,7 +460,8 @@ Talk about anything — I'll remember what matters to you.</translation>
 <context>
     <name>Dialogs</name>
     <message>
-        <location filename="../../sonetto_desktop/ui/widgets/dialogs.py" line="51" />
+        <location filename="../../sonetto_desktop/ui/widgets/dialogs.py" line="52" />
+        <location filename="../../sonetto_desktop/ui/widgets/dialogs.py" line="75" />
         <source>取消</source>
         <translation>Cancel</translation>
     </message>
@@ -952,7 +948,7 @@ Optional: title (the chat’s title), id (the message’s id, which recognises i
     </message>
     <message>
         <location filename="../../sonetto_desktop/ui/dialogs/history_import.py" line="276" />
-        <location filename="../../sonetto_desktop/ui/dialogs/history_import.py" line="843" />
+        <location filename="../../sonetto_desktop/ui/dialogs/history_import.py" line="834" />
         <source>撤销这次导入</source>
         <translation>Undo this import</translation>
     </message>
@@ -985,7 +981,6 @@ Optional: title (the chat’s title), id (the message’s id, which recognises i
     </message>
     <message>
         <location filename="../../sonetto_desktop/ui/dialogs/history_import.py" line="361" />
-        <location filename="../../sonetto_desktop/ui/dialogs/history_import.py" line="737" />
         <source>取消</source>
         <translation>Cancel</translation>
     </message>
@@ -1157,7 +1152,7 @@ Optional: title (the chat’s title), id (the message’s id, which recognises i
         <translation>Undo this import?</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/dialogs/history_import.py" line="734" />
+        <location filename="../../sonetto_desktop/ui/dialogs/history_import.py" line="733" />
         <source>撤销会影响 {0} 条记忆：{1}。撤销之后还可以重做。</source>
         <translation>Undoing touches {0} memories: {1}. You can redo it afterwards.</translation>
     </message>
@@ -1167,41 +1162,41 @@ Optional: title (the chat’s title), id (the message’s id, which recognises i
         <translation>, </translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/dialogs/history_import.py" line="736" />
+        <location filename="../../sonetto_desktop/ui/dialogs/history_import.py" line="734" />
         <source>撤销导入</source>
         <translation>Undo the import</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/dialogs/history_import.py" line="775" />
+        <location filename="../../sonetto_desktop/ui/dialogs/history_import.py" line="766" />
         <source>重做这次导入</source>
         <translation>Redo this import</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/dialogs/history_import.py" line="782" />
-        <location filename="../../sonetto_desktop/ui/dialogs/history_import.py" line="787" />
+        <location filename="../../sonetto_desktop/ui/dialogs/history_import.py" line="773" />
+        <location filename="../../sonetto_desktop/ui/dialogs/history_import.py" line="778" />
         <source>无法重做：{0}</source>
         <translation>Cannot redo: {0}</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/dialogs/history_import.py" line="784" />
+        <location filename="../../sonetto_desktop/ui/dialogs/history_import.py" line="775" />
         <source>无法重做：撤销之后这些记忆都被改过了</source>
         <translation>Cannot redo: every one of these memories was changed after the undo</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/dialogs/history_import.py" line="836" />
+        <location filename="../../sonetto_desktop/ui/dialogs/history_import.py" line="827" />
         <source>……还有 {0} 张</source>
         <translation>…and {0} more</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/dialogs/history_import.py" line="838" />
+        <location filename="../../sonetto_desktop/ui/dialogs/history_import.py" line="829" />
         <source>无法撤销：这次导入写下的 {0} 条记忆之后都被改过，撤销会丢掉那些修改。</source>
         <translation>Cannot undo: all {0} memories the import wrote were changed afterwards, and undoing would lose those changes.</translation>
     </message>
     <message>
         <location filename="../../sonetto_desktop/ui/dialogs/history_import.py" line="723" />
-        <location filename="../../sonetto_desktop/ui/dialogs/history_import.py" line="813" />
-        <location filename="../../sonetto_desktop/ui/dialogs/history_import.py" line="825" />
-        <location filename="../../sonetto_desktop/ui/dialogs/history_import.py" line="855" />
+        <location filename="../../sonetto_desktop/ui/dialogs/history_import.py" line="804" />
+        <location filename="../../sonetto_desktop/ui/dialogs/history_import.py" line="816" />
+        <location filename="../../sonetto_desktop/ui/dialogs/history_import.py" line="846" />
         <source>无法撤销：{0}</source>
         <translation>Cannot undo: {0}</translation>
     </message>
@@ -2763,48 +2758,48 @@ Optional: title (the chat’s title), id (the message’s id, which recognises i
         <translation>Before replying, Sonetto has the model read the memories and pick those that matter for the message. With few memories the model reads all of them; beyond the allowance below, it reads the most recent ones plus those most likely to matter for the message.</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/settings/recall_page.py" line="101" />
+        <location filename="../../sonetto_desktop/ui/settings/recall_page.py" line="105" />
         <source>每条消息回忆时最多读多少 token 的记忆。额度越大，越少漏掉记忆，但每条消息更贵、更慢（支持前缀缓存的服务会便宜很多）。</source>
         <translation>How many tokens of memories recall may read per message. A larger allowance misses fewer memories but makes each message cost more and take longer (much less with a service that caches prompt prefixes).</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/settings/recall_page.py" line="126" />
+        <location filename="../../sonetto_desktop/ui/settings/recall_page.py" line="130" />
         <source>自定义</source>
         <translation>Custom</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/settings/recall_page.py" line="140" />
+        <location filename="../../sonetto_desktop/ui/settings/recall_page.py" line="144" />
         <source>留空：与对话模型相同</source>
         <translation>Empty: the same as the chat model</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/settings/recall_page.py" line="143" />
+        <location filename="../../sonetto_desktop/ui/settings/recall_page.py" line="147" />
         <source>留空：与对话模型相同（仅当服务地址也相同）</source>
         <translation>Empty: the chat model's (only when the base URL is the same too)</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/settings/recall_page.py" line="149" />
+        <location filename="../../sonetto_desktop/ui/settings/recall_page.py" line="153" />
         <source>模型默认</source>
         <translation>Model default</translation>
     </message>
     <message>
         <location filename="../../sonetto_desktop/ui/settings/recall_page.py" line="89" />
-        <location filename="../../sonetto_desktop/ui/settings/recall_page.py" line="152" />
+        <location filename="../../sonetto_desktop/ui/settings/recall_page.py" line="156" />
         <source>自动</source>
         <translation>Automatic</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/settings/recall_page.py" line="153" />
+        <location filename="../../sonetto_desktop/ui/settings/recall_page.py" line="157" />
         <source> 次/分钟</source>
         <translation> per minute</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/settings/recall_page.py" line="174" />
+        <location filename="../../sonetto_desktop/ui/settings/recall_page.py" line="178" />
         <source>测试向量模型</source>
         <translation>Test embeddings model</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/settings/recall_page.py" line="107" />
+        <location filename="../../sonetto_desktop/ui/settings/recall_page.py" line="111" />
         <source>按意思回忆（向量模型）</source>
         <translation>Recall by meaning (embeddings model)</translation>
     </message>
@@ -2814,167 +2809,167 @@ Optional: title (the chat’s title), id (the message’s id, which recognises i
         <translation>A cloud model %1 (every memory when they fit in it); a local model %2, within its context length.</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/settings/recall_page.py" line="109" />
+        <location filename="../../sonetto_desktop/ui/settings/recall_page.py" line="113" />
         <source>内置模型（在这台电脑上计算，不用联网，不用设置）</source>
         <translation>Built-in model (computed on this computer: no network, nothing to set up)</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/settings/recall_page.py" line="110" />
+        <location filename="../../sonetto_desktop/ui/settings/recall_page.py" line="114" />
         <source>向量服务（OpenAI 兼容的 /v1/embeddings 接口）</source>
         <translation>Embeddings service (an OpenAI-compatible /v1/embeddings endpoint)</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/settings/recall_page.py" line="111" />
+        <location filename="../../sonetto_desktop/ui/settings/recall_page.py" line="115" />
         <source>不用向量模型：只按字面回忆</source>
         <translation>No embeddings model: recall by the words only</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/settings/recall_page.py" line="130" />
+        <location filename="../../sonetto_desktop/ui/settings/recall_page.py" line="134" />
         <source>列出本机服务的向量模型</source>
         <translation>List the local service's embeddings models</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/settings/recall_page.py" line="131" />
+        <location filename="../../sonetto_desktop/ui/settings/recall_page.py" line="135" />
         <source>对话模型在本机（Ollama、LM Studio）时，列出它已有的向量模型</source>
         <translation>When the chat model runs on this computer (Ollama, LM Studio), list the embeddings models it has</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/settings/recall_page.py" line="158" />
+        <location filename="../../sonetto_desktop/ui/settings/recall_page.py" line="162" />
         <source>向量服务会收到每条记忆的文字（在后台计算向量，新的和改过的记忆随时补上，删除的记忆连同向量一起删除）和你说的话；如果它和对话模型不是同一家服务，记忆也会发给这家服务。</source>
         <translation>The embeddings service receives the text of every memory (vectors are computed in the background, new and changed memories as they come, and a deleted memory's vector goes with it) and what you say; if it is not the chat model's service, your memories go to this service too.</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/settings/recall_page.py" line="164" />
+        <location filename="../../sonetto_desktop/ui/settings/recall_page.py" line="168" />
         <source>预设</source>
         <translation>Preset</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/settings/recall_page.py" line="167" />
+        <location filename="../../sonetto_desktop/ui/settings/recall_page.py" line="171" />
         <source>服务地址</source>
         <translation>Base URL</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/settings/recall_page.py" line="168" />
+        <location filename="../../sonetto_desktop/ui/settings/recall_page.py" line="172" />
         <source>API 密钥</source>
         <translation>API key</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/settings/recall_page.py" line="169" />
+        <location filename="../../sonetto_desktop/ui/settings/recall_page.py" line="173" />
         <source>模型</source>
         <translation>Model</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/settings/recall_page.py" line="170" />
+        <location filename="../../sonetto_desktop/ui/settings/recall_page.py" line="174" />
         <source>向量维度</source>
         <translation>Dimensions</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/settings/recall_page.py" line="171" />
+        <location filename="../../sonetto_desktop/ui/settings/recall_page.py" line="175" />
         <source>请求频率上限</source>
         <translation>Request limit</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/settings/recall_page.py" line="190" />
+        <location filename="../../sonetto_desktop/ui/settings/recall_page.py" line="194" />
         <source>回忆额度</source>
         <translation>Recall allowance</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/settings/recall_page.py" line="198" />
+        <location filename="../../sonetto_desktop/ui/settings/recall_page.py" line="202" />
         <source>回忆</source>
         <translation>Recall</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/settings/recall_page.py" line="216" />
+        <location filename="../../sonetto_desktop/ui/settings/recall_page.py" line="220" />
         <source>内置模型：%1。</source>
         <translation>Built-in model: %1.</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/settings/recall_page.py" line="218" />
+        <location filename="../../sonetto_desktop/ui/settings/recall_page.py" line="222" />
         <source>没有内置模型时，用填好的向量服务，否则只按字面回忆。</source>
         <translation>Without a built-in model, the embeddings service filled in is used; otherwise recall goes by the words only.</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/settings/recall_page.py" line="230" />
+        <location filename="../../sonetto_desktop/ui/settings/recall_page.py" line="234" />
         <source>这台电脑（%1）：内置模型 %2，在本机计算，记忆不离开这台电脑。第一次会在后台为每条记忆计算向量。</source>
         <translation>This computer (%1): built-in model %2, computed here; your memories do not leave this computer. The first time, a vector is computed for every memory in the background.</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/settings/recall_page.py" line="233" />
+        <location filename="../../sonetto_desktop/ui/settings/recall_page.py" line="237" />
         <source>这台电脑（%1）没有内置模型：改用下面填好的向量服务 %2。</source>
         <translation>This computer (%1) has no built-in model: the embeddings service %2 below is used instead.</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/settings/recall_page.py" line="236" />
+        <location filename="../../sonetto_desktop/ui/settings/recall_page.py" line="240" />
         <source>这台电脑（%1）没有内置模型：回忆只按字面找记忆。可以在下面填一个向量服务（比如 Ollama 的 bge-m3）。</source>
         <translation>This computer (%1) has no built-in model: recall finds memories by their words only. You can fill in an embeddings service below (for example Ollama's bge-m3).</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/settings/recall_page.py" line="239" />
+        <location filename="../../sonetto_desktop/ui/settings/recall_page.py" line="243" />
         <source>回忆用向量服务 %1 按意思找记忆。</source>
         <translation>Recall finds memories by meaning with the embeddings service %1.</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/settings/recall_page.py" line="241" />
+        <location filename="../../sonetto_desktop/ui/settings/recall_page.py" line="245" />
         <source>请在下面填写向量服务。</source>
         <translation>Please fill in the embeddings service below.</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/settings/recall_page.py" line="242" />
+        <location filename="../../sonetto_desktop/ui/settings/recall_page.py" line="246" />
         <source>回忆只按字面找记忆。</source>
         <translation>Recall finds memories by their words only.</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/settings/recall_page.py" line="282" />
+        <location filename="../../sonetto_desktop/ui/settings/recall_page.py" line="286" />
         <source>对话模型不在本机：只能列出本机的 Ollama 或 LM Studio 的模型。</source>
         <translation>The chat model is not on this computer: only a local Ollama's or LM Studio's models can be listed.</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/settings/recall_page.py" line="285" />
+        <location filename="../../sonetto_desktop/ui/settings/recall_page.py" line="289" />
         <source>正在询问 %1…</source>
         <translation>Asking %1…</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/settings/recall_page.py" line="299" />
+        <location filename="../../sonetto_desktop/ui/settings/recall_page.py" line="303" />
         <source>%1 没有回答 Ollama 或 LM Studio 的模型列表。</source>
         <translation>%1 did not answer with an Ollama or LM Studio model list.</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/settings/recall_page.py" line="301" />
+        <location filename="../../sonetto_desktop/ui/settings/recall_page.py" line="305" />
         <source>%1 上没有向量模型。Ollama 可以先运行 ollama pull bge-m3。</source>
         <translation>%1 has no embeddings model. With Ollama, run ollama pull bge-m3 first.</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/settings/recall_page.py" line="304" />
+        <location filename="../../sonetto_desktop/ui/settings/recall_page.py" line="308" />
         <source>选择 %1 的向量模型…</source>
         <translation>Choose an embeddings model of %1…</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/settings/recall_page.py" line="308" />
+        <location filename="../../sonetto_desktop/ui/settings/recall_page.py" line="312" />
         <source>%1 有 %2 个向量模型。</source>
         <translation>%1 has %2 embeddings models.</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/settings/recall_page.py" line="310" />
+        <location filename="../../sonetto_desktop/ui/settings/recall_page.py" line="314" />
         <source>（服务没有说明哪些是向量模型：按名称挑出）</source>
         <translation>(the service does not say which are embeddings models: picked by name)</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/settings/recall_page.py" line="347" />
+        <location filename="../../sonetto_desktop/ui/settings/recall_page.py" line="361" />
         <source>请先填写向量模型的名称和服务地址。</source>
         <translation>Enter the embeddings model's name and base URL first.</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/settings/recall_page.py" line="348" />
+        <location filename="../../sonetto_desktop/ui/settings/recall_page.py" line="362" />
         <source>没有选用向量模型。</source>
         <translation>No embeddings model chosen.</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/settings/recall_page.py" line="351" />
+        <location filename="../../sonetto_desktop/ui/settings/recall_page.py" line="365" />
         <source>正在连接…</source>
         <translation>Connecting…</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/settings/recall_page.py" line="351" />
+        <location filename="../../sonetto_desktop/ui/settings/recall_page.py" line="365" />
         <source>正在加载内置模型…</source>
         <translation>Loading the built-in model…</translation>
     </message>

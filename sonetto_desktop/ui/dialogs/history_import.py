@@ -51,7 +51,7 @@ from sonetto_desktop.memory.undo import NothingToUndo, UndoConflict
 from sonetto_desktop.presentation.undo_words import kept_lines
 
 from ..i18n import ui_language
-from ..widgets.dialogs import execute_dialog
+from ..widgets.dialogs import Question, execute_dialog
 from .history_paste import PasteBox
 from .history_preview import ConversationList, SavedMemoryList, summary_text
 from .history_progress import KEPT_SHOWN, ImportProgressPanel
@@ -730,19 +730,10 @@ class HistoryImportDialog(QDialog):
         if deleted:
             parts.append(self.tr("找回它删掉的 {0} 条记忆").format(deleted))
         total = created + updated + deleted
-        box = QMessageBox(QMessageBox.Icon.Question, self.tr("撤销这次导入？"),
-                          self.tr("撤销会影响 {0} 条记忆：{1}。撤销之后还可以重做。").format(total, self.tr("，").join(parts)),
-                          QMessageBox.StandardButton.NoButton, self)
-        self.undo_confirm = box.addButton(self.tr("撤销导入"), QMessageBox.ButtonRole.DestructiveRole)
-        cancel = box.addButton(self.tr("取消"), QMessageBox.ButtonRole.RejectRole)
-        box.setDefaultButton(cancel)
-        box.setEscapeButton(cancel)
-        box.setAttribute(Qt.WidgetAttribute.WA_DeleteOnClose)
-        chose: list[bool] = []  # (the box may be gone when it returns: its answer is kept here)
-        self.undo_confirm.clicked.connect(lambda: chose.append(True))
-        self.undo_question = box
-        await execute_dialog(box)
-        if not chose or not shiboken6.isValid(self):
+        question = Question(self, self.tr("撤销这次导入？"), self.tr("撤销会影响 {0} 条记忆：{1}。撤销之后还可以重做。").format(
+            total, self.tr("，").join(parts)), self.tr("撤销导入"))
+        self.undo_confirm, self.undo_question = question.confirm, question.box
+        if not await question.answer() or not shiboken6.isValid(self):
             return None
         return await self.undo_import()
 

@@ -13,12 +13,11 @@ from typing import Any
 
 import shiboken6
 from PySide6.QtCore import Qt
-from PySide6.QtWidgets import (QDialog, QHBoxLayout, QLabel, QListWidget, QListWidgetItem, QMessageBox,
-                               QPushButton, QVBoxLayout, QWidget)
+from PySide6.QtWidgets import (QDialog, QHBoxLayout, QLabel, QListWidget, QListWidgetItem, QPushButton, QVBoxLayout, QWidget)
 
 from sonetto_desktop.memory.undo import UndoConflict
 
-from ..widgets.dialogs import execute_dialog
+from ..widgets.dialogs import Question, execute_dialog
 from ..widgets.tasks import task_scope
 from .undo_rest import UndoRestDialog
 
@@ -112,19 +111,10 @@ class ConversationUndoDialog(QDialog):
         if item is None:
             return None
         cid, title, total = item.data(_ID)
-        box = QMessageBox(QMessageBox.Icon.Question, self.tr("撤销这个对话？"),
-                          self.tr("撤销对话「{0}」写下的 {1} 条记忆？之后还可以撤回这次撤销。").format(title, total),
-                          QMessageBox.StandardButton.NoButton, self)
-        self.undo_confirm = box.addButton(self.tr("撤销这个对话"), QMessageBox.ButtonRole.DestructiveRole)
-        cancel = box.addButton(self.tr("取消"), QMessageBox.ButtonRole.RejectRole)
-        box.setDefaultButton(cancel)
-        box.setEscapeButton(cancel)
-        box.setAttribute(Qt.WidgetAttribute.WA_DeleteOnClose)
-        chose: list[bool] = []
-        self.undo_confirm.clicked.connect(lambda: chose.append(True))
-        self.question = box
-        await execute_dialog(box)
-        if not chose or not shiboken6.isValid(self):
+        question = Question(self, self.tr("撤销这个对话？"), self.tr(
+            "撤销对话「{0}」写下的 {1} 条记忆？之后还可以撤回这次撤销。").format(title, total), self.tr("撤销这个对话"))
+        self.undo_confirm, self.question = question.confirm, question.box
+        if not await question.answer() or not shiboken6.isValid(self):
             return None
         try:
             result = await self._imports.undo_conversation(self.import_id, cid)

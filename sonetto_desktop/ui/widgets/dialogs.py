@@ -3,7 +3,8 @@ never a nested ``exec()`` loop under qasync) and resumes the coroutine when it i
 
 A coroutine reads straight through ("ask, then act on the answer") instead of a chain of callbacks,
 each guarded against the dialog having been deleted meanwhile. ``destructive_question`` asks before
-what cannot be undone, with the safe answer as the default.
+what cannot be undone, with the safe answer as the default; ``Question`` asks, awaitably, before a
+change that can be taken back.
 """
 
 from __future__ import annotations
@@ -11,7 +12,7 @@ from __future__ import annotations
 import asyncio
 from typing import Callable
 
-from PySide6.QtCore import QCoreApplication
+from PySide6.QtCore import QCoreApplication, Qt
 from PySide6.QtWidgets import QDialog, QMessageBox, QPushButton, QWidget
 
 
@@ -60,3 +61,24 @@ def destructive_question(parent: QWidget, title: str, text: str, confirm: str,
     box.buttonClicked.connect(lambda button: on_confirm() if button.objectName() == "DestructiveConfirm" else None)
     box.open()
     return box
+
+
+class Question:
+    """Ask before a change (``await question.answer()``: True only on a click of ``confirm``). 取消 is
+    the default and the escape button, so Enter or Esc never confirms. ``box`` and ``confirm`` are
+    public (tests click them); the box deletes itself when it closes."""
+
+    def __init__(self, parent: QWidget, title: str, text: str, confirm: str,
+                 icon: QMessageBox.Icon = QMessageBox.Icon.Question) -> None:
+        self.box = QMessageBox(icon, title, text, QMessageBox.StandardButton.NoButton, parent)
+        self.confirm = self.box.addButton(confirm, QMessageBox.ButtonRole.DestructiveRole)
+        cancel = self.box.addButton(QCoreApplication.translate("Dialogs", "取消"), QMessageBox.ButtonRole.RejectRole)
+        self.box.setDefaultButton(cancel)
+        self.box.setEscapeButton(cancel)
+        self.box.setAttribute(Qt.WidgetAttribute.WA_DeleteOnClose)
+        self._chosen: list[bool] = []  # the box may be gone when it returns: its answer is kept here
+        self.confirm.clicked.connect(lambda: self._chosen.append(True))
+
+    async def answer(self) -> bool:
+        await execute_dialog(self.box)
+        return bool(self._chosen)
