@@ -45,7 +45,7 @@ def read(source: Source) -> History:
     else:
         raise HistoryFormatError(f"{name} 应是 Claude 对话的列表", f"{name} should be a list of Claude conversations")
     stream.finish()
-    guessed = sum(1 for c in history.conversations if c.guessed_branch)
+    guessed = sum(1 for c in history.conversations.heads if c.guessed_branch)
     if guessed:
         history.notes.append((f"{guessed} 个对话有改写或重新生成的分支，文件没有记录保留哪一个：取最后一条消息所在的分支",
                               f"{guessed} conversations have edited or regenerated branches and the file does not "

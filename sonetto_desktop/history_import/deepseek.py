@@ -64,7 +64,7 @@ def read(source: Source) -> History:
                                          f"{member} is not a DeepSeek chat saved from the web page")
             _read_saved(history, member, stream)
             stream.finish()
-    guessed = sum(1 for c in history.conversations if c.guessed_branch)
+    guessed = sum(1 for c in history.conversations.heads if c.guessed_branch)
     if guessed:
         history.notes.append((f"{guessed} 个对话没有记录屏幕上是哪个分支：取最后一条消息所在的分支",
                               f"{guessed} conversations do not say which branch was on screen: the branch of "

@@ -8,11 +8,15 @@ why (:class:`BadConversation`, ``History.bad``), and the rest of the file is rea
 from __future__ import annotations
 
 import math
+import os
+import pickle
+import tempfile
+import threading
 from collections import Counter
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from datetime import date, datetime, timedelta
-from typing import Any, TypeVar
+from typing import Any, Iterator, TypeVar
 
 #: Format name -> how the app names the source (the other side of the chats; actor ``import:<name>``).
 SOURCE_LABELS = {
@@ -111,6 +115,116 @@ class SavedMemory:
     line: int = 0
 
 
+@dataclass(frozen=True, slots=True)
+class ConversationHead:
+    """What is kept in memory of a spilled conversation (see :class:`SpilledConversations`)."""
+
+    id: str
+    title: str
+    first_day: date | None
+    last_day: date | None
+    messages: int
+    guessed_branch: bool
+
+
+class SpilledConversations:
+    """A history's conversations, each written to a temporary file as it is read (issue 37): memory
+    holds one :class:`ConversationHead` per conversation, never every message of an export, and a
+    conversation is read back (``[i]``, iteration) when a plan or a batch needs its text. Derived
+    data that is costly to make (a plan's per-exchange figures) is spilled beside it (``derived``).
+    The file is unnamed (deleted by the system when it is closed or the process ends) and closed
+    when the list is collected. Reading back is safe from any thread (``os.pread``)."""
+
+    def __init__(self, items: Any = ()) -> None:
+        self._file: Any = None
+        self._lock = threading.Lock()
+        self._end = 0
+        self._spans: list[tuple[int, int]] = []
+        self._heads: list[ConversationHead] = []
+        self._derived: dict[tuple[str, int], tuple[int, int]] = {}
+        self._last: tuple[int, Conversation] | None = None  # the conversation last read back
+        for conversation in items:
+            self.append(conversation)
+
+    def _write(self, data: bytes) -> tuple[int, int]:
+        with self._lock:
+            if self._file is None:
+                self._file = tempfile.TemporaryFile(prefix="sonetto-import-")
+            os.pwrite(self._file.fileno(), data, self._end)
+            span = (self._end, len(data))
+            self._end += len(data)
+            return span
+
+    def _read(self, span: tuple[int, int]) -> Any:
+        return pickle.loads(os.pread(self._file.fileno(), span[1], span[0]))
+
+    def append(self, conversation: Conversation) -> None:
+        self._spans.append(self._write(pickle.dumps(conversation, pickle.HIGHEST_PROTOCOL)))
+        self._heads.append(ConversationHead(conversation.id, conversation.title, conversation.first_day,
+                                            conversation.last_day, len(conversation.messages),
+                                            conversation.guessed_branch))
+
+    def head(self, index: int) -> ConversationHead:
+        return self._heads[index]
+
+    @property
+    def heads(self) -> list[ConversationHead]:
+        return self._heads
+
+    def derived(self, kind: str, index: int, make: Any) -> Any:
+        """``make(conversation)`` for conversation ``index``, worked out once and kept on disk."""
+        span = self._derived.get((kind, index))
+        if span is not None:
+            return self._read(span)
+        value = make(self[index])
+        self._derived[(kind, index)] = self._write(pickle.dumps(value, pickle.HIGHEST_PROTOCOL))
+        return value
+
+    def __len__(self) -> int:
+        return len(self._spans)
+
+    def __bool__(self) -> bool:
+        return bool(self._spans)
+
+    def __getitem__(self, index: Any) -> Any:
+        if isinstance(index, slice):
+            return [self[i] for i in range(*index.indices(len(self)))]
+        if index < 0:
+            index += len(self)
+        last = self._last
+        if last is not None and last[0] == index:
+            return last[1]
+        conversation = self._read(self._spans[index])
+        self._last = (index, conversation)
+        return conversation
+
+    def __eq__(self, other: object) -> bool:
+        if isinstance(other, (list, tuple, SpilledConversations)):
+            return len(self) == len(other) and all(a == b for a, b in zip(self, other, strict=True))
+        return NotImplemented
+
+    __hash__ = None  # type: ignore[assignment]
+
+    def __repr__(self) -> str:
+        return f"SpilledConversations({len(self)} conversations)"
+
+    def __iter__(self) -> Iterator[Conversation]:
+        for index in range(len(self)):
+            yield self[index]
+
+    def close(self) -> None:
+        with self._lock:
+            if self._file is not None:
+                self._file.close()
+                self._file = None
+
+    def __del__(self) -> None:
+        try:
+            self.close()
+        except Exception:  # noqa: BLE001 - at interpreter exit
+            pass
+
+
 @dataclass
 class History:
     """A parsed file. ``skipped``: what was left out and why (reason -> count: ``system``, ``tool``,
@@ -118,12 +232,16 @@ class History:
     should say (a guessed branch, a format read best-effort)."""
 
     source: str
-    conversations: list[Conversation] = field(default_factory=list)
+    conversations: SpilledConversations = field(default_factory=SpilledConversations)
     skipped: Counter = field(default_factory=Counter)
     notes: list[tuple[str, str]] = field(default_factory=list)  # (zh, en)
     saved_memories: list[SavedMemory] = field(default_factory=list)
     digest: str = ""  # sha256 of what was read (the file, or the zip's members)
     bad: list[BadConversation] = field(default_factory=list)  # conversations left out: could not be read
+
+    def __post_init__(self) -> None:
+        if not isinstance(self.conversations, SpilledConversations):
+            self.conversations = SpilledConversations(self.conversations)
 
     @property
     def label(self) -> str:
@@ -135,7 +253,7 @@ class History:
 
     @property
     def message_count(self) -> int:
-        return sum(len(c.messages) for c in self.conversations)
+        return sum(head.messages for head in self.conversations.heads)
 
 
 def import_source(actor: str) -> str | None:
