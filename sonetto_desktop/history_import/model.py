@@ -12,6 +12,7 @@ import os
 import pickle
 import tempfile
 import threading
+from array import array
 from collections import Counter
 from collections.abc import Callable
 from dataclasses import dataclass, field
@@ -139,27 +140,29 @@ class SpilledConversations:
         self._file: Any = None
         self._lock = threading.Lock()
         self._end = 0
-        self._spans: list[tuple[int, int]] = []
+        self._spans = array("q")  # offset, length of each conversation's pickle (16 bytes, no object)
         self._heads: list[ConversationHead] = []
-        self._derived: dict[tuple[str, int], tuple[int, int]] = {}
+        self._derived: dict[str, array] = {}  # kind -> offset, length per conversation (-1: not made)
         self._last: tuple[int, Conversation] | None = None  # the conversation last read back
         for conversation in items:
             self.append(conversation)
 
-    def _write(self, data: bytes) -> tuple[int, int]:
+    def _write(self, data: bytes) -> int:
+        """Append ``data`` to the file; where it starts."""
         with self._lock:
             if self._file is None:
                 self._file = tempfile.TemporaryFile(prefix="sonetto-import-")
             os.pwrite(self._file.fileno(), data, self._end)
-            span = (self._end, len(data))
+            start = self._end
             self._end += len(data)
-            return span
+            return start
 
-    def _read(self, span: tuple[int, int]) -> Any:
-        return pickle.loads(os.pread(self._file.fileno(), span[1], span[0]))
+    def _read(self, offset: int, length: int) -> Any:
+        return pickle.loads(os.pread(self._file.fileno(), length, offset))
 
     def append(self, conversation: Conversation) -> None:
-        self._spans.append(self._write(pickle.dumps(conversation, pickle.HIGHEST_PROTOCOL)))
+        data = pickle.dumps(conversation, pickle.HIGHEST_PROTOCOL)
+        self._spans.extend((self._write(data), len(data)))
         self._heads.append(ConversationHead(conversation.id, conversation.title, conversation.first_day,
                                             conversation.last_day, len(conversation.messages),
                                             conversation.guessed_branch))
@@ -173,15 +176,20 @@ class SpilledConversations:
 
     def derived(self, kind: str, index: int, make: Any) -> Any:
         """``make(conversation)`` for conversation ``index``, worked out once and kept on disk."""
-        span = self._derived.get((kind, index))
-        if span is not None:
-            return self._read(span)
+        spans = self._derived.get(kind)
+        if spans is None:
+            spans = self._derived[kind] = array("q", [-1]) * (2 * len(self))
+        elif len(spans) < 2 * len(self):
+            spans.extend([-1] * (2 * len(self) - len(spans)))
+        if spans[2 * index] >= 0:
+            return self._read(spans[2 * index], spans[2 * index + 1])
         value = make(self[index])
-        self._derived[(kind, index)] = self._write(pickle.dumps(value, pickle.HIGHEST_PROTOCOL))
+        data = pickle.dumps(value, pickle.HIGHEST_PROTOCOL)
+        spans[2 * index], spans[2 * index + 1] = self._write(data), len(data)
         return value
 
     def __len__(self) -> int:
-        return len(self._spans)
+        return len(self._spans) // 2
 
     def __bool__(self) -> bool:
         return bool(self._spans)
@@ -194,7 +202,9 @@ class SpilledConversations:
         last = self._last
         if last is not None and last[0] == index:
             return last[1]
-        conversation = self._read(self._spans[index])
+        if not 0 <= index < len(self):
+            raise IndexError(index)
+        conversation = self._read(self._spans[2 * index], self._spans[2 * index + 1])
         self._last = (index, conversation)
         return conversation
 
