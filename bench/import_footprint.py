@@ -10,7 +10,8 @@ probe on the main loop wakes every 5 ms and records how late it woke. Reported p
 - ``peak_added_mb``: the process's high-water RSS during read + plan above the RSS before it (the
   high-water mark is reset first through ``/proc/self/clear_refs``);
 - ``kept_mb``: RSS above that baseline with the history and the plan held (the preview is open);
-- ``after_mb``: above the baseline once they are let go and collected (the window closed);
+- ``after_mb``: above the baseline once they are let go and collected (the window closed), and
+  ``after_trim_mb`` once the freed heap is handed back (``malloc_trim``, as the window does on closing);
 - ``stall_ms``: the longest the loop woke late; ``late_over_100ms``: how many times it was over 100 ms;
 - ``read_s``, ``plan_s``: wall times; the plan's conversations, turns and batches (both sides must agree).
 
@@ -33,7 +34,7 @@ from typing import Any
 ROOT = Path(__file__).resolve().parent.parent
 
 _CHILD = r"""
-import asyncio, gc, json, os, sys, tempfile, time
+import asyncio, ctypes, ctypes.util, gc, json, os, sys, tempfile, time
 import psutil
 from sonetto_desktop.config.settings import Settings
 from sonetto_desktop.history_import.service import HistoryImports
@@ -86,11 +87,13 @@ async def main(path, out):
         gc.collect()
         await asyncio.sleep(0.2)
         after = rss()
+        ctypes.CDLL(ctypes.util.find_library("c")).malloc_trim(0)  # as the window does when it closes
+        trimmed = rss()
         await imports.close()
         await services.close()
     late.sort()
     result = {"base_mb": round(base), "peak_added_mb": round(peak - base), "kept_mb": round(kept - base),
-              "after_mb": round(after - base), "stall_ms": round(1000 * late[-1], 1),
+              "after_mb": round(after - base), "after_trim_mb": round(trimmed - base), "stall_ms": round(1000 * late[-1], 1),
               "p99_late_ms": round(1000 * late[int(0.99 * (len(late) - 1))], 1),
               "late_over_100ms": sum(1 for x in late if x > 0.1), "wakes": len(late),
               "read_s": round(read_s, 2), "plan_s": round(plan_s, 2), **counts}
