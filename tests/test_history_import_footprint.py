@@ -75,7 +75,7 @@ def test_a_plan_leaves_few_objects_for_the_garbage_collector(export):
     gc.collect()
     kept = len(gc.get_objects()) - before
     per_conversation = kept / len(history.conversations)
-    assert plan.batches and per_conversation < 8, f"{per_conversation:.1f} objects kept per conversation"
+    assert plan.batches and per_conversation < 5, f"{per_conversation:.1f} objects kept per conversation"
 
 
 def test_the_main_loop_runs_while_an_export_is_planned(export):

@@ -17,7 +17,7 @@ from collections import Counter
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from datetime import date, datetime, timedelta
-from typing import Any, Iterator, TypeVar
+from typing import Any, Iterator, NamedTuple, TypeVar
 
 #: Format name -> how the app names the source (the other side of the chats; actor ``import:<name>``).
 SOURCE_LABELS = {
@@ -116,8 +116,7 @@ class SavedMemory:
     line: int = 0
 
 
-@dataclass(frozen=True, slots=True)
-class ConversationHead:
+class ConversationHead(NamedTuple):
     """What is kept in memory of a spilled conversation (see :class:`SpilledConversations`)."""
 
     id: str
@@ -141,7 +140,7 @@ class SpilledConversations:
         self._lock = threading.Lock()
         self._end = 0
         self._spans = array("q")  # offset, length of each conversation's pickle (16 bytes, no object)
-        self._heads: list[ConversationHead] = []
+        self._heads: list[tuple[Any, ...]] = []  # ConversationHead's fields
         self._derived: dict[str, array] = {}  # kind -> offset, length per conversation (-1: not made)
         self._last: tuple[int, Conversation] | None = None  # the conversation last read back
         for conversation in items:
@@ -163,16 +162,16 @@ class SpilledConversations:
     def append(self, conversation: Conversation) -> None:
         data = pickle.dumps(conversation, pickle.HIGHEST_PROTOCOL)
         self._spans.extend((self._write(data), len(data)))
-        self._heads.append(ConversationHead(conversation.id, conversation.title, conversation.first_day,
-                                            conversation.last_day, len(conversation.messages),
-                                            conversation.guessed_branch))
+        self._heads.append((conversation.id, conversation.title, conversation.first_day, conversation.last_day,
+                            len(conversation.messages), conversation.guessed_branch))
 
     def head(self, index: int) -> ConversationHead:
-        return self._heads[index]
+        return ConversationHead._make(self._heads[index])
 
     @property
-    def heads(self) -> list[ConversationHead]:
-        return self._heads
+    def heads(self) -> Iterator[ConversationHead]:
+        """Each conversation's head, in order (kept as plain tuples, which the collector stops tracking)."""
+        return map(ConversationHead._make, self._heads)
 
     def derived(self, kind: str, index: int, make: Any) -> Any:
         """``make(conversation)`` for conversation ``index``, worked out once and kept on disk."""

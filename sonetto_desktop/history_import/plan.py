@@ -77,8 +77,8 @@ class Batch:
     up (``turns``, ``tokens``, ``hidden``); ``exchanges`` reads them back from the spill file. A batch
     made from exchanges in hand (``Batch(seq, id, title, exchanges)``) holds them."""
 
-    __slots__ = ("seq", "conversation_id", "title", "_exchanges", "_spilled", "_first", "_now", "turns",
-                 "tokens", "hidden")
+    __slots__ = ("seq", "conversation_id", "title", "_exchanges", "_spill", "_index", "_source", "_positions",
+                 "_first", "_now", "turns", "tokens", "hidden")
 
     def __init__(self, seq: int, conversation_id: str, title: str, exchanges: tuple[Exchange, ...] | None = None, *,
                  spilled: tuple[SpilledConversations, int, str, tuple[int, ...]] | None = None,
@@ -88,7 +88,8 @@ class Batch:
         self.conversation_id = conversation_id
         self.title = title
         self._exchanges = None if exchanges is None else tuple(exchanges)
-        self._spilled = spilled
+        # (unpacked: a tuple holding the spill would be one more object for every collection to walk)
+        self._spill, self._index, self._source, self._positions = spilled if spilled is not None else (None, 0, "", ())
         if self._exchanges is not None:
             figures = [_figure(e) for e in self._exchanges]
             first, now, turns = self._exchanges[0].time, self._exchanges[-1].time, len(self._exchanges)
@@ -99,9 +100,8 @@ class Batch:
     def exchanges(self) -> tuple[Exchange, ...]:
         if self._exchanges is not None:
             return self._exchanges
-        conversations, index, source, positions = self._spilled
-        every = exchanges_of(source, conversations[index])
-        return tuple(every[p] for p in positions)
+        every = exchanges_of(self._source, self._spill[self._index])
+        return tuple(every[p] for p in self._positions)
 
     def loaded(self) -> Batch:
         """This batch with its exchanges read back (to use them more than once)."""
@@ -310,12 +310,11 @@ def make_plan(history: History, *, since: date | None = None, until: date | None
     chosen = None if selected is None else set(selected)
     plan = Plan(history.source, history.label, skipped_messages=Counter(history.skipped), price=price)
     conversations = history.conversations
-    heads = conversations.heads
-    days = [d for h in heads for d in (h.first_day, h.last_day) if d is not None]
+    days = [d for h in conversations.heads for d in (h.first_day, h.last_day) if d is not None]
     plan.first_day, plan.last_day = (min(days), max(days)) if days else (None, None)
     source = history.source
     pending: list[Batch] = []
-    for index, head in enumerate(heads):
+    for index, head in enumerate(conversations.heads):
         if index % YIELD_EVERY == 0:
             time.sleep(0)  # let the app's main thread have the GIL between conversations
         figures, no_user = conversations.derived(f"figures:{source}", index,
