@@ -70,11 +70,9 @@ def read(source: Source) -> History:
         stream.finish()
     if memory_text:
         history.saved_memories = saved_memories.parse(memory_text)
-    guessed = sum(1 for c in history.conversations if c.guessed_branch)
-    if guessed:
-        history.notes.append((f"{guessed} 个对话没有记录保留的分支，按每步最新的回复推断",
-                              f"{guessed} conversations do not say which branch was kept; the latest reply at "
-                              "each step was taken"))
+    history.note_guessed_branches("{0} 个对话没有记录保留的分支，按每步最新的回复推断",
+                                  "{0} conversations do not say which branch was kept; the latest reply at each "
+                                  "step was taken")
     return history
 
 

@@ -44,12 +44,15 @@ def read(source: Source) -> History:
         en = "; ".join(f"line {n}: {en}" for n, _, en in listed) + (f"; {more} more bad lines" if more else "")
         raise HistoryFormatError(f"{name} 有 {bad} 行读不了，整个文件没有导入：{zh}",
                                  f"{bad} lines of {name} cannot be read; nothing was imported: {en}")
+    made: list[Conversation] = []
     for cid, messages in rows.items():
         messages.sort(key=lambda pair: (pair[0].time, pair[1]))
         ordered = [m for m, _ in messages]
         title = titles.get(cid) or ordered[0].text.splitlines()[0][:30]
-        history.conversations.append(Conversation(cid, title, ordered))
-    history.conversations.sort(key=lambda c: c.messages[0].time)
+        made.append(Conversation(cid, title, ordered))
+    made.sort(key=lambda c: c.messages[0].time)
+    for conversation in made:
+        history.conversations.append(conversation)
     return history
 
 

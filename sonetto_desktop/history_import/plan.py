@@ -21,14 +21,15 @@ are read from the day it was said.
 from __future__ import annotations
 
 import hashlib
+import time
 from collections import Counter
 from dataclasses import dataclass, field
 from datetime import date, datetime
 from typing import Iterable, Protocol
 
 from ..memory.writer.secret_filter import redact_secrets
-from .model import Conversation, History, Message
-from .tokens import estimate_tokens
+from .model import Conversation, ConversationHead, History, Message, SpilledConversations
+from .tokens import estimate_tokens, estimate_tokens_unrounded
 
 MAX_BATCH_EXCHANGES = 6
 MAX_BATCH_CHARS = 5000
@@ -68,18 +69,52 @@ class Exchange:
         return self.messages[0].time.date()
 
 
-@dataclass(frozen=True)
 class Batch:
-    """One writer run. ``seq``: its place in the import (0-based); ``now``: the writer's clock."""
+    """One writer run. ``seq``: its place in the import (0-based); ``now``: the writer's clock.
 
-    seq: int
-    conversation_id: str
-    title: str
-    exchanges: tuple[Exchange, ...]
+    A planned batch holds no text (issue 37): it names its exchanges by their place in a conversation
+    of the history's :class:`~.model.SpilledConversations` and keeps only the figures the plan adds
+    up (``turns``, ``tokens``, ``hidden``); ``exchanges`` reads them back from the spill file. A batch
+    made from exchanges in hand (``Batch(seq, id, title, exchanges)``) holds them."""
+
+    __slots__ = ("seq", "conversation_id", "title", "_exchanges", "_spill", "_index", "_source", "_positions",
+                 "_first", "_now", "turns", "tokens", "hidden")
+
+    def __init__(self, seq: int, conversation_id: str, title: str, exchanges: tuple[Exchange, ...] | None = None, *,
+                 spilled: tuple[SpilledConversations, int, str, tuple[int, ...]] | None = None,
+                 first: datetime | None = None, now: datetime | None = None, turns: int = 0,
+                 tokens: float = 0.0, hidden: int = 0) -> None:
+        self.seq = seq
+        self.conversation_id = conversation_id
+        self.title = title
+        self._exchanges = None if exchanges is None else tuple(exchanges)
+        # (unpacked: a tuple holding the spill would be one more object for every collection to walk)
+        self._spill, self._index, self._source, self._positions = spilled if spilled is not None else (None, 0, "", ())
+        if self._exchanges is not None:
+            figures = [_figure(e) for e in self._exchanges]
+            first, now, turns = self._exchanges[0].time, self._exchanges[-1].time, len(self._exchanges)
+            tokens, hidden = sum(f.tokens for f in figures), sum(f.hidden for f in figures)
+        self._first, self._now, self.turns, self.tokens, self.hidden = first, now, turns, tokens, hidden
+
+    @property
+    def exchanges(self) -> tuple[Exchange, ...]:
+        if self._exchanges is not None:
+            return self._exchanges
+        every = exchanges_of(self._source, self._spill[self._index])
+        return tuple(every[p] for p in self._positions)
+
+    def loaded(self) -> Batch:
+        """This batch with its exchanges read back (to use them more than once)."""
+        return self if self._exchanges is not None else Batch(self.seq, self.conversation_id, self.title,
+                                                              self.exchanges)
+
+    @property
+    def first(self) -> datetime:
+        return self._first
 
     @property
     def now(self) -> datetime:
-        return self.exchanges[-1].time
+        return self._now
 
     @property
     def keys(self) -> list[str]:
@@ -93,17 +128,60 @@ class Batch:
         hidden = 0
         for exchange in self.exchanges:
             for msg in exchange.messages:
-                text = clip(msg.text, REPLY_CHARS) if msg.role == "assistant" else msg.text
-                text, found = redact_secrets(text)
+                line, found = _rendered(msg)
                 hidden += found
-                out.append({"role": msg.role, "content": f"（{msg.time:%H:%M}）{text}"})
+                out.append(line)
         return out, hidden
 
     def messages(self) -> list[dict[str, str]]:
         return self.render()[0]
 
+    def __repr__(self) -> str:
+        return f"Batch({self.seq}, {self.conversation_id!r}, {self.turns} turns, now={self._now})"
 
-@dataclass
+
+def _rendered(msg: Message) -> tuple[dict[str, str], int]:
+    text = clip(msg.text, REPLY_CHARS) if msg.role == "assistant" else msg.text
+    text, found = redact_secrets(text)
+    return {"role": msg.role, "content": f"（{msg.time:%H:%M}）{text}"}, found
+
+
+@dataclass(frozen=True, slots=True)
+class ExchangeFigures:
+    """What a plan needs of one exchange without its text: its key and time, its characters as the
+    writer reads them, its rendered text's token estimate (unrounded: batches add them up) and the
+    secrets hidden in it."""
+
+    key: str
+    time: datetime
+    chars: int
+    tokens: float
+    hidden: int
+
+    @property
+    def day(self) -> date:
+        return self.time.date()
+
+
+def _figure(exchange: Exchange) -> ExchangeFigures:
+    tokens = 0.0
+    hidden = 0
+    for msg in exchange.messages:
+        line, found = _rendered(msg)
+        tokens += estimate_tokens_unrounded(line["content"])
+        hidden += found
+    return ExchangeFigures(exchange.key, exchange.time, exchange_chars(exchange), tokens, hidden)
+
+
+def conversation_figures(source: str, conversation: Conversation) -> tuple[list[ExchangeFigures], int]:
+    """The figures of the conversation's exchanges, and how many messages came before its first
+    user message (left out)."""
+    skipped: Counter = Counter()
+    exchanges = exchanges_of(source, conversation, skipped)
+    return [_figure(e) for e in exchanges], skipped["no_user"]
+
+
+@dataclass(slots=True)
 class ConversationRow:
     """One line of the preview's list. ``state``: ``new``, ``partly`` (some exchanges imported
     before), ``imported`` (all of them), ``dont_import`` (its title is on the list: ``blocked_by``),
@@ -155,7 +233,7 @@ class Plan:
 
     @property
     def turns(self) -> int:
-        return sum(len(b.exchanges) for b in self.batches)
+        return sum(b.turns for b in self.batches)
 
     @property
     def estimated_tokens(self) -> int:
@@ -224,21 +302,33 @@ def make_plan(history: History, *, since: date | None = None, until: date | None
               selected: Iterable[str] | None = None, imported: set[str] | frozenset[str] = frozenset(),
               dont_import: TitleFilter | None = None, memories: int = 0, price: Price | None = None) -> Plan:
     """See the module docstring. ``selected``: conversation ids to import (None: all); ``imported``:
-    keys earlier imports wrote; ``memories``: how many the store holds now (for the estimate)."""
+    keys earlier imports wrote; ``memories``: how many the store holds now (for the estimate).
+
+    The plan holds no text (issue 37): a conversation is read back from the history's spill file
+    once, its exchanges' figures are kept on disk beside it (a later plan of other dates or another
+    selection reads only those), and the batches name their exchanges (``Batch``)."""
     chosen = None if selected is None else set(selected)
     plan = Plan(history.source, history.label, skipped_messages=Counter(history.skipped), price=price)
-    days = [d for c in history.conversations for d in (c.first_day, c.last_day) if d is not None]
+    conversations = history.conversations
+    days = [d for h in conversations.heads for d in (h.first_day, h.last_day) if d is not None]
     plan.first_day, plan.last_day = (min(days), max(days)) if days else (None, None)
-    pending: list[tuple[Conversation, list[Exchange]]] = []
-    for conversation in history.conversations:
-        exchanges = exchanges_of(history.source, conversation, plan.skipped_messages)
-        in_range = [e for e in exchanges if (since is None or e.day >= since) and (until is None or e.day <= until)]
-        plan.skipped_out_of_range += len(exchanges) - len(in_range)
-        fresh = [e for e in in_range if e.key not in imported]
-        blocked = dont_import.match_title(conversation.title) if dont_import is not None else None
-        row = ConversationRow(conversation.id, conversation.title, conversation.first_day, conversation.last_day,
-                              len(in_range), 0, sum(exchange_chars(e) for e in fresh), len(in_range) - len(fresh),
-                              "new", guessed_branch=conversation.guessed_branch)
+    source = history.source
+    pending: list[Batch] = []
+    for index, head in enumerate(conversations.heads):
+        if index % YIELD_EVERY == 0:
+            time.sleep(0)  # let the app's main thread have the GIL between conversations
+        figures, no_user = conversations.derived(f"figures:{source}", index,
+                                                 lambda c: conversation_figures(source, c))
+        if no_user:
+            plan.skipped_messages["no_user"] += no_user
+        in_range = [p for p, f in enumerate(figures)
+                    if (since is None or f.day >= since) and (until is None or f.day <= until)]
+        plan.skipped_out_of_range += len(figures) - len(in_range)
+        fresh = [p for p in in_range if figures[p].key not in imported]
+        blocked = dont_import.match_title(head.title) if dont_import is not None else None
+        row = ConversationRow(head.id, head.title, head.first_day, head.last_day,
+                              len(in_range), 0, sum(figures[p].chars for p in fresh), len(in_range) - len(fresh),
+                              "new", guessed_branch=head.guessed_branch)
         if not in_range:
             row.state = "out_of_range"
         elif not fresh:
@@ -246,37 +336,50 @@ def make_plan(history: History, *, since: date | None = None, until: date | None
         elif blocked is not None:
             row.state, row.blocked_by = "dont_import", str(getattr(blocked, "text", blocked))
             plan.skipped_dont_import += 1
-        elif chosen is not None and conversation.id not in chosen:
+        elif chosen is not None and head.id not in chosen:
             row.state = "unselected"
         else:
             row.state = "partly" if row.already else "new"
             row.to_import = len(fresh)
-            pending.append((conversation, fresh))
+            pending.extend(_batches(conversations, index, head, source, figures, fresh))
         plan.skipped_already_imported += row.already
         plan.rows.append(row)
     # The writer reads history as it happened: batches in the order their exchanges were said.
-    batches = [b for conversation, fresh in pending for b in _batches(conversation, fresh)]
-    batches.sort(key=lambda b: (b.exchanges[0].time, b.conversation_id))
-    plan.batches = [Batch(seq, b.conversation_id, b.title, b.exchanges) for seq, b in enumerate(batches)]
+    pending.sort(key=lambda b: (b.first, b.conversation_id))
+    for seq, batch in enumerate(pending):
+        batch.seq = seq
+    plan.batches = pending
     plan.characters = sum(row.characters for row in plan.rows if row.to_import)
     _estimate(plan, memories)
     return plan
 
 
-def _batches(conversation: Conversation, exchanges: list[Exchange]) -> list[Batch]:
+#: Planning lets other threads run (``time.sleep(0)``) after this many conversations.
+YIELD_EVERY = 8
+
+
+def _batches(conversations: SpilledConversations, index: int, head: ConversationHead, source: str,
+             figures: list[ExchangeFigures], positions: list[int]) -> list[Batch]:
     out: list[Batch] = []
-    group: list[Exchange] = []
+    group: list[int] = []
     size = 0
-    for exchange in exchanges:
-        chars = exchange_chars(exchange)
-        if group and (exchange.day != group[0].day or len(group) >= MAX_BATCH_EXCHANGES
-                      or size + chars > MAX_BATCH_CHARS):
-            out.append(Batch(0, conversation.id, conversation.title, tuple(group)))
+
+    def close() -> None:
+        chosen = [figures[p] for p in group]
+        out.append(Batch(0, head.id, head.title, spilled=(conversations, index, source, tuple(group)),
+                         first=chosen[0].time, now=chosen[-1].time, turns=len(chosen),
+                         tokens=sum(f.tokens for f in chosen), hidden=sum(f.hidden for f in chosen)))
+
+    for p in positions:
+        figure = figures[p]
+        if group and (figure.day != figures[group[0]].day or len(group) >= MAX_BATCH_EXCHANGES
+                      or size + figure.chars > MAX_BATCH_CHARS):
+            close()
             group, size = [], 0
-        group.append(exchange)
-        size += chars
+        group.append(p)
+        size += figure.chars
     if group:
-        out.append(Batch(0, conversation.id, conversation.title, tuple(group)))
+        close()
     return out
 
 
@@ -294,10 +397,8 @@ def _estimate(plan: Plan, memories: int) -> None:
     total = 0
     for batch in plan.batches:
         rows = known if known <= LISTING_ALL_UP_TO else LISTING_ROWS_ABOVE
-        messages, hidden = batch.render()
-        plan.secrets_hidden += hidden
-        text = "\n\n".join(m["content"] for m in messages)
-        total += fixed + round(rows * LISTING_ROW_TOKENS) + estimate_tokens(text)
-        known += MEMORIES_PER_EXCHANGE * len(batch.exchanges)
+        plan.secrets_hidden += batch.hidden
+        total += fixed + round(rows * LISTING_ROW_TOKENS) + round(batch.tokens)
+        known += MEMORIES_PER_EXCHANGE * batch.turns
     plan.input_tokens = total
     plan.output_tokens = OUTPUT_TOKENS * len(plan.batches)

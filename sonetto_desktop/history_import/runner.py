@@ -137,6 +137,7 @@ def origin_of(label: str, title: str, when: datetime) -> str:
 
 
 def batch_record(batch: Batch) -> dict[str, Any]:
+    batch = batch.loaded()  # its text read back once (a planned batch holds none)
     return {"seq": batch.seq, "conversation": batch.conversation_id, "title": safe_title(batch.title),
             "now": batch.now.isoformat(), "keys": batch.keys, "turns": len(batch.exchanges),
             "messages": batch.messages()}
@@ -207,7 +208,7 @@ class ImportRunner:
                             until=until.isoformat() if until else None, selected=selected,
                             review=bool(self.review is not None and self.review.enabled),
                             batches=len(plan.batches), turns=plan.turns)
-        records = [batch_record(b) for b in plan.batches]
+        records = await run_blocking(lambda: [batch_record(b) for b in plan.batches])  # reads the spill file
         await run_blocking(self.ledger.save_batches, state.id, records)
         await run_blocking(self.ledger.save, state)
         await self._start(state, records)

@@ -32,8 +32,10 @@ from .json_stream import CHUNK, MAX_ELEMENT_CHARS, JsonStream
 from .json_stream import Skipped
 from .model import BadConversation, History, HistoryFormatError
 
-MAX_MEMBER_BYTES = 1024 ** 3
-MAX_TOTAL_BYTES = 2 * 1024 ** 3
+#: Reading holds about one conversation whatever the size (issue 37: a 2 GB export reads in a few
+#: tens of MB), so these only refuse what cannot be one person's chats; zip bombs meet ``MAX_RATIO``.
+MAX_MEMBER_BYTES = 8 * 1024 ** 3
+MAX_TOTAL_BYTES = 16 * 1024 ** 3
 MAX_RATIO = 100
 RATIO_FROM_BYTES = 1024 ** 2
 #: A file that is read whole (``text_of``).

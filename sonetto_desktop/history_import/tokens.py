@@ -19,8 +19,14 @@ _SYMBOL = re.compile(r"[^\sA-Za-z\d]")
 
 def estimate_tokens(text: str) -> int:
     """About how many tokens ``text`` is for a model's tokenizer."""
+    return round(estimate_tokens_unrounded(text))
+
+
+def estimate_tokens_unrounded(text: str) -> float:
+    """``estimate_tokens`` before rounding: texts joined by white space add up (a plan sums its
+    exchanges' figures instead of keeping their text)."""
     cjk = len(_CJK.findall(text))
     rest = _CJK.sub(" ", text)
     words = sum(1 + len(w) // 8 for w in _WORD.findall(rest))
     symbols = len(_SYMBOL.findall(rest))
-    return round(cjk * 0.65 + words + symbols * 0.8)
+    return cjk * 0.65 + words + symbols * 0.8

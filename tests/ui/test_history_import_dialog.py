@@ -551,3 +551,24 @@ async def test_one_conversation_of_an_import_is_undone_alone_and_brought_back(qa
         assert app.history_imports.imports.ledger.get(dialog.import_id).undone_conversations == {}
         chooser.accept()
         dialog.reject()
+
+
+async def test_closing_the_window_lets_the_read_export_go(qapp, tmp_path, llm_server, wait):
+    """Issue 37: the export read for the preview (its spill file, its plan) is let go when the window
+    closes, not kept by the closed dialog until the next one; its spill file is closed with it."""
+    import gc
+    import weakref
+
+    async with running_app(qapp, app_settings(tmp_path / "data", llm_server)) as app:
+        app.window.menus.history_action.trigger()
+        dialog = app.history_imports.dialog
+        await wait(lambda: dialog is not None and dialog.isVisible())
+        assert await dialog.open_path(fixture("chatgpt_conversations.json"))
+        conversations = dialog.history.conversations
+        assert len(conversations) == 2 and dialog.plan.turns == 3
+        gone = weakref.ref(dialog.history)
+        del conversations
+        dialog.reject()
+        await wait(lambda: not dialog.isVisible(), message="the window closed")
+        gc.collect()
+        assert gone() is None and dialog.history is None and dialog.plan is None

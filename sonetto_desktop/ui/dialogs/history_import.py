@@ -21,6 +21,7 @@ the dialog closes (后台运行).
 from __future__ import annotations
 
 import logging
+import threading
 from datetime import date
 from pathlib import Path
 from typing import Any
@@ -44,7 +45,7 @@ from PySide6.QtWidgets import (
 )
 
 from ..widgets.tasks import task_scope
-from sonetto_desktop.history_import.model import History, HistoryFormatError
+from sonetto_desktop.history_import.model import History, HistoryFormatError, trim_heap
 from sonetto_desktop.history_import.plan import Plan
 from sonetto_desktop.history_import.saved_memories import MAX_TEXT_CHARS as MAX_PASTE_CHARS
 from sonetto_desktop.memory.undo import NothingToUndo, UndoConflict
@@ -107,6 +108,7 @@ class HistoryImportDialog(QDialog):
         self._summary_timer.timeout.connect(lambda: self._spawn(self.refresh_plan()))
         self._connect_progress()
         self.finished.connect(lambda _code: self._tasks.cancel_all())
+        self.finished.connect(self._let_go)
         if actions.running is not None:
             self.import_id = actions.running.id
             self.progress.set_source(self._source_text(actions.running))
@@ -115,6 +117,13 @@ class HistoryImportDialog(QDialog):
                 self.progress.show_progress(actions.last_progress)
         else:
             self.loading = self._spawn(self.load_last())
+
+    def _let_go(self, _code: int = 0) -> None:
+        """The window is closed: the read export and its plan are let go (an import that started keeps
+        its own copy), and the freed heap goes back to the system in a worker (issue 37)."""
+        self.history = None
+        self.plan = None
+        threading.Thread(target=trim_heap, name="sonetto-trim-heap", daemon=True).start()
 
     def _spawn(self, coro: Any) -> Any:
         return self._tasks.spawn(coro, name="history-import-dialog")
