@@ -21,7 +21,6 @@ the dialog closes (后台运行).
 from __future__ import annotations
 
 import logging
-import threading
 from datetime import date
 from pathlib import Path
 from typing import Any
@@ -45,6 +44,7 @@ from PySide6.QtWidgets import (
 )
 
 from ..widgets.tasks import task_scope
+from sonetto_desktop.aio import start_thread
 from sonetto_desktop.history_import.model import History, HistoryFormatError, trim_heap
 from sonetto_desktop.history_import.plan import Plan
 from sonetto_desktop.history_import.saved_memories import MAX_TEXT_CHARS as MAX_PASTE_CHARS
@@ -123,7 +123,7 @@ class HistoryImportDialog(QDialog):
         its own copy), and the freed heap goes back to the system in a worker (issue 37)."""
         self.history = None
         self.plan = None
-        threading.Thread(target=trim_heap, name="sonetto-trim-heap", daemon=True).start()
+        start_thread(trim_heap, name="sonetto-trim-heap")
 
     def _spawn(self, coro: Any) -> Any:
         return self._tasks.spawn(coro, name="history-import-dialog")
