@@ -80,13 +80,13 @@ def test_the_automatic_defaults_come_from_the_reach_per_token_curve():
     assert budget_for("http://127.0.0.1:8080/v1", 131_072) == 8_000
     assert LOCAL_BUDGET_MAX + REQUEST_RESERVE <= LOCAL_CONTEXT_WANTED
     cloud = BudgetPolicy("https://api.deepseek.com/v1", "deepseek-chat")
-    assert cloud.tokens(whole=33_000) == 48_000  # the bank fits the budget: every memory is listed
-    assert cloud.tokens(whole=WHOLE_BANK + 1) == 48_000
+    assert cloud.tokens() == 48_000  # the bank fits the budget: every memory is listed
+    assert cloud.tokens() == 48_000
     cloud.timed_out()  # a model too slow for the whole bank: the budget shrinks, the bank is not read whole
-    assert cloud.tokens(whole=33_000) == 24_000
+    assert cloud.tokens() == 24_000
     local = BudgetPolicy("http://127.0.0.1:8080/v1", "qwen", probe=lambda *a: ContextInfo(32_768, "llama.cpp"))
     local.learn()
-    assert local.tokens(whole=33_000) == 8_000  # a local model reads slowly: never the whole bank by default
+    assert local.tokens() == 8_000  # a local model reads slowly: never the whole bank by default
 
 
 def test_a_local_server_gets_8k_when_its_context_is_12288(llm_server):

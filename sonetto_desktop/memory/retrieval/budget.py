@@ -337,27 +337,18 @@ class BudgetPolicy:
     def local(self) -> bool:
         return is_local_endpoint(self.base_url)
 
-    def tokens(self, whole: int | None = None) -> int:
-        """The budget now (never blocks: the first call for a local server starts the probe).
-        ``whole``: the estimated tokens of the whole bank's listing; an automatic budget with a cloud
-        endpoint covers it when it is at most ``WHOLE_BANK`` (a small bank is read whole), unless
-        the model was too slow or refused a request as too long."""
+    def tokens(self) -> int:
+        """The budget now (never blocks: the first call for a local server starts the probe). A bank
+        whose listing fits in it is read whole (``WHOLE_BANK`` is the cloud budget itself)."""
         if self.setting > 0 or not self.base_url:
-            tokens = budget_for(self.base_url, None, setting=self.setting)
-            return self._whole(tokens, whole) if self.setting <= 0 else tokens
+            return budget_for(self.base_url, None, setting=self.setting)
         with self._lock:
             context, cap = self._context, self._cap
             if context is None and self._probing is None and self.local:
                 self._probing = start_thread(self._learn, name="recall-context-probe", daemon=True)
         start, ceiling = self._range(self._usable(context))
         tokens = max(MIN_BUDGET, min(ceiling, int(start * self._scale)))
-        tokens = tokens if cap is None else max(MIN_BUDGET, min(tokens, cap))
-        return tokens if self.local else self._whole(tokens, whole)
-
-    def _whole(self, tokens: int, whole: int | None) -> int:
-        if whole is None or whole > WHOLE_BANK or self._cap is not None or self._scale < 1.0:
-            return tokens
-        return max(tokens, int(whole))
+        return tokens if cap is None else max(MIN_BUDGET, min(tokens, cap))
 
     def num_ctx(self) -> int | None:
         """The context to ask the server for with each recall request (Ollama's ``num_ctx``), or

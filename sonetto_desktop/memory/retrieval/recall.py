@@ -303,7 +303,7 @@ class MemoryRecall:
             self.last_mode, self.last_fallback_reason = mode, None
             return _Plan(mode, result=[])
         whole = own.tokens + apps.tokens
-        budget = self.budget.tokens(whole=whole)  # a small bank is read whole
+        budget = self.budget.tokens()  # a bank that fits is read whole
         # everything fits: nothing to share out; else other apps take at most their share
         cap = (apps.tokens if whole <= budget else int(budget * self.app_share)) if apps.order else 0
         theirs = min(apps.tokens, cap)  # the apps' share: bounded, and only what they need

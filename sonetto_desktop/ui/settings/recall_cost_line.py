@@ -14,8 +14,7 @@ from PySide6.QtCore import Signal
 from PySide6.QtGui import QShowEvent
 from PySide6.QtWidgets import QLabel
 
-from sonetto_desktop.memory.retrieval import budget as budget_rules
-from sonetto_desktop.memory.retrieval.budget import budget_for, is_local_endpoint
+from sonetto_desktop.memory.retrieval.budget import budget_for
 from sonetto_desktop.memory.retrieval.recall_cost import bank_count, own_price, recall_cost
 from sonetto_desktop.memory.retrieval.token_count import Family, counter_for, family_for
 from sonetto_desktop.presentation.recall_cost import cost_text
@@ -90,10 +89,6 @@ class RecallCostLine(QLabel):
             return
         bank, prompt = counted
         budget = settings.recall_budget_tokens if settings.recall_budget_tokens > 0 else budget_for(url, None)
-        # An automatic cloud budget reads a small bank whole (budget.WHOLE_BANK, issue 36 item 3, where it exists).
-        whole_bank = getattr(budget_rules, "WHOLE_BANK", 0)
-        if settings.recall_budget_tokens <= 0 and not is_local_endpoint(url) and bank.estimated <= whole_bank:
-            budget = max(budget, bank.estimated)
         cost = recall_cost(bank, budget, base_url=url, model=model, prompt_tokens=prompt, family=family,
                            price=own_price(settings.price_input_per_mtok, settings.price_currency, url, model))
         self.last_cost = cost
