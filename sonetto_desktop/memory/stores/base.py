@@ -308,5 +308,5 @@ class BaseMemoryManager(ABC):
         """An id no memory, trash entry or ``planned`` id (of a bulk write not stored yet) has."""
         while True:
             memory_id = self._generate_id()
-            if memory_id not in planned and not txn.exists(memory_id) and txn.trash_get(memory_id) is None:
+            if memory_id not in planned and not txn.taken_ids((memory_id,)):  # one look at memories and trash
                 return memory_id

@@ -27,13 +27,13 @@ from .schema import ensure_schema
 
 
 class PgFeed:
-    """``publish(change)`` hands a change to the store's channel; ``on_changes()`` is called after
-    changes were published (the store refreshes its local copy); ``problems``: where unreadable
+    """``publish(change)`` hands a change to the store's channel; ``on_changes(ids)`` is called after
+    changes were published (the store refreshes its local copy: those memories, or all for None); ``problems``: where unreadable
     change records are noted. ``listen``: whether ``poll()`` starts the listener (an outage starts
     it in any case, to notice the server's return)."""
 
     def __init__(self, connection: PgConnection, log: PgChangeLog, *, publish: Callable[[MemoryChange], Any],
-                 on_changes: Callable[[], None], problems: BadRecords, listen: bool = True,
+                 on_changes: Callable[[Any], None], problems: BadRecords, listen: bool = True,
                  heartbeat: float = HEARTBEAT) -> None:
         self.connection = connection
         self.log = log
@@ -106,7 +106,7 @@ class PgFeed:
         if came_back and not any(c.kind == "reload" for c in published):
             with self._lock:
                 self._publish(MemoryChange("reload", (), EXTERNAL, "reconnected", local=False))
-            self._on_changes()
+            self._on_changes(None)
 
     def _foreign_change(self, seq: int, record: Any, device: str) -> MemoryChange | None:
         """Another device's change from its log record. A record that is not one (another
@@ -149,5 +149,6 @@ class PgFeed:
             for change in changes:
                 self._publish(change)
         if changes:
-            self._on_changes()
+            whole = any(change.kind == "reload" or not change.ids for change in changes)
+            self._on_changes(None if whole else {i for change in changes for i in change.ids})
         return changes
