@@ -60,6 +60,9 @@ class Done(Generic[R]):
     value: R
     ok: ClassVar[bool] = True
 
+    def unwrap(self) -> R:
+        return self.value
+
 
 @dataclasses.dataclass(frozen=True)
 class Failed:
@@ -74,6 +77,10 @@ class Failed:
     @property
     def value(self) -> None:
         return None
+
+    def unwrap(self) -> Any:
+        """Raise the failure (for start-up code whose caller handles it, e.g. the self-test)."""
+        raise self.error
 
 
 Outcome = Union[Done[R], Failed]
