@@ -9,7 +9,7 @@ front end refreshes from the feed, never from the result.
 ``AppServices.run(op)`` (or :func:`run` over bare memory operations) does the blocking work through
 ``aio.run_blocking`` and returns :class:`Done` with the result, or :class:`Failed` whose ``message`` is
 the one wording of that failure for a person (``presentation.errors.describe_error``: zh-CN, or the front
-end's language once it installed a translator). It never raises an operation's failure (cancellation
+end's language once it installed a translator; ``detail`` ends a sentence the caller began). It never raises an operation's failure (cancellation
 still propagates). Nothing here imports Qt: a Qt front end adapts it in one module
 (``ui/memory_service.py``), any other front end awaits it directly.
 
@@ -32,7 +32,7 @@ from .memory.errors import MemoryNotFound
 from .memory.operations import MemoryOperations
 from .memory.reasons import reason_text
 from .memory.stores.base import BaseMemoryManager
-from .presentation.errors import describe_error
+from .presentation.errors import describe_error, error_detail
 
 if TYPE_CHECKING:
     from .memory.item import MemoryItem
@@ -73,6 +73,11 @@ class Failed:
     error: BaseException = dataclasses.field(compare=False, repr=False)
     op: str = ""
     ok: ClassVar[bool] = False
+
+    @property
+    def detail(self) -> str:
+        """What went wrong, to end a sentence the caller began ("无法保存设置：{detail}")."""
+        return error_detail(self.error)
 
     @property
     def value(self) -> None:

@@ -563,7 +563,7 @@ class HistoryImportDialog(QDialog):
         saved = await call(self.actions.imports.dont_import.add, title)
         if isinstance(saved, Failed):
             if shiboken6.isValid(self):
-                self.summary.setText(self.tr("没有保存：{0}").format(saved.message))
+                self.summary.setText(self.tr("没有保存：{0}").format(saved.detail))
             return
         await self.refresh_plan()
 
@@ -578,7 +578,7 @@ class HistoryImportDialog(QDialog):
         removed = await call(remove)
         if isinstance(removed, Failed):
             if shiboken6.isValid(self):
-                self.summary.setText(self.tr("没有保存：{0}").format(removed.message))
+                self.summary.setText(self.tr("没有保存：{0}").format(removed.detail))
             return
         await self.refresh_plan()
 

@@ -73,7 +73,7 @@ class SqliteOffer:
         new = replace(self._services.settings, store_backend="sqlite")
         saved = await run_op(ops.Call.of(self._save, new))
         if isinstance(saved, ops.Failed):
-            text = QApplication.translate("SqliteOffer", "无法保存设置：{0}").format(saved.message)
+            text = QApplication.translate("SqliteOffer", "无法保存设置：{0}").format(saved.detail)
             self._toasts.show_toast(text, key="sqlite-offer-failed", kind="error")
             return
         await self._apply(new)

@@ -103,7 +103,7 @@ class TransferActions(QObject):
         """Read ``path`` (in a worker), preview what it changes, and import only if the person says so."""
         read = await self._service.outcome(ops.Call.of(read_import, path))
         if isinstance(read, ops.Failed):  # a file that is not an export, or cannot be read: said, nothing changed
-            self.message.emit(self.tr("无法导入 {0}：{1}").format(path.name, read.message), "error")
+            self.message.emit(self.tr("无法导入 {0}：{1}").format(path.name, read.detail), "error")
             return None
         items = read.value
         preview = await self._service.run(ops.PreviewImport(items))

@@ -264,7 +264,7 @@ class SettingsDialog(QDialog):
             self.buttons.setEnabled(True)
         if isinstance(saved, Failed):
             if alive(self):
-                self.error_label.setText(self.tr("无法保存设置：") + saved.message)
+                self.error_label.setText(self.tr("无法保存设置：") + saved.detail)
             return False
         if not alive(self):
             return True

@@ -102,7 +102,7 @@ class RecallCostLine(QLabel):
             return
         self._counting.discard(family.key)
         if isinstance(counted, Failed):  # a store that cannot be read now: say so, the page still works
-            self.setText(self.tr("现在统计不了记忆的 token：%1").replace("%1", counted.message))
+            self.setText(self.tr("现在统计不了记忆的 token：%1").replace("%1", counted.detail))
             return
         self._counts[family.key] = counted.value
         self.refresh()
