@@ -28,7 +28,7 @@ from typing import TYPE_CHECKING, Any, Callable, ClassVar, Generic, Iterable, Ma
 
 from .aio import run_blocking
 from .memory.changes import AGENT, Turn
-from .memory.errors import MemoryNotFound
+from .memory.errors import MemoryError_, MemoryNotFound
 from .memory.operations import MemoryOperations
 from .memory.reasons import reason_text
 from .memory.stores.base import BaseMemoryManager
@@ -37,7 +37,7 @@ from .presentation.errors import describe_error, error_detail
 if TYPE_CHECKING:
     from .memory.item import MemoryItem
 
-__all__ = ["ACTION_PREFIX", "Op", "Call", "Done", "Failed", "Outcome", "OpTarget", "run", "describe_op",
+__all__ = ["ACTION_PREFIX", "Op", "Call", "Done", "Failed", "Outcome", "OpTarget", "run",
            "Snapshot", "Cards", "Fetch", "Item", "Trash", "Count",
            "AddMemory", "EditMemory", "MoveMemory", "MergeMemories", "DeleteMemory", "RestoreMemory",
            "RevertMemory", "PurgeTrash", "SetLocked", "SetField", "MoveMany", "DeleteMany", "LockMany",
@@ -153,10 +153,6 @@ class Op(Generic[R]):
         return type(self).__name__
 
 
-def describe_op(op: Op[Any]) -> str:
-    return op.name
-
-
 async def run(op: Op[R], source: Any) -> "Outcome[R]":
     """Run ``op`` on ``source`` (``AppServices``, memory operations or a store): ``Done(result)`` or
     ``Failed`` worded for a person. Blocking work goes through ``aio.run_blocking``."""
@@ -176,8 +172,6 @@ async def run(op: Op[R], source: Any) -> "Outcome[R]":
 
 def _expected(exc: BaseException) -> bool:
     """A failure the person caused or can fix (no traceback in the log)."""
-    from .memory.errors import MemoryError_
-
     return isinstance(exc, (MemoryError_, KeyError, ValueError, OSError))
 
 

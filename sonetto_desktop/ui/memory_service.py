@@ -27,13 +27,13 @@ from PySide6.QtCore import QObject, Signal
 from sonetto_desktop import ops
 from sonetto_desktop.aio import TaskScope
 from sonetto_desktop.memory.operations import MemoryOperations
-from sonetto_desktop.ops import ACTION_PREFIX, Call, Failed, Op, OpTarget, Outcome
+from sonetto_desktop.ops import Call, Failed, Op, OpTarget, Outcome
+from sonetto_desktop.services import AppServices
 from sonetto_desktop.presentation.errors import describe_error
 
 from .app_feed import AppFeed
 
 log = logging.getLogger(__name__)
-UI_ACTION_PREFIX = ACTION_PREFIX  # the turn id of one action of the person in the window
 R = TypeVar("R")
 ErrorSink = Callable[[str], Any]
 
@@ -44,7 +44,7 @@ async def run_op(op: Op[R], services: Any = None) -> Outcome[R]:
     """``op`` run by ``services`` (``AppServices.run``), or with none (an ``ops.Call`` before the
     services are open: loading the settings, a settings page's test) by the same runner:
     ``Done`` or ``Failed`` (worded once), never raised."""
-    if services is not None and not isinstance(services, (MemoryOperations, OpTarget)) and hasattr(services, "run"):
+    if isinstance(services, AppServices):
         return await services.run(op)
     return await ops.run(op, services)
 
