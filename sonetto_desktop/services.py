@@ -4,6 +4,7 @@
     await services.start_agents()        # recall's model, background writer, chat engine
     services.memory.add("小林喜欢猫", "品味")          # every write: user, agent, cli, mcp:<client>
     unsubscribe = services.subscribe(on_change)        # the one change channel (MemoryChange)
+    outcome = await services.run(AddMemory("小林喜欢猫", "品味"))   # an operation value (ops.py): Done | Failed
     await services.close()               # ordered: chat -> writer (drained, bounded) -> watcher -> store
 
 What lives here is wiring only: which store the data dir holds (migrating after a backend switch),
@@ -43,6 +44,8 @@ from .memory.forget import ForgetResult, WithdrawResult, forget_turn, withdraw_t
 from .memory.stores.base import BaseMemoryManager, SelfCheckReport
 from .memory.stores.migrate import MigrationProblem, MigrationReport
 from .memory.writer.events import WriterEvent
+from .ops import Op, Outcome, R
+from .ops import run as run_op
 from .store_lifecycle import POSTGRES_FIELDS, InboxChanged, StoreHandle, StoreNoticed, StoreStatusChanged, store_key
 
 if TYPE_CHECKING:  # imported by start_agents(), never by open()
@@ -316,6 +319,15 @@ class AppServices:
         (nothing goes on the don't-remember list). See ``memory/forget.py``."""
         assert self.memory is not None, "the store is not open"
         return await withdraw_turns(self.memory, self.writer, turn_ids)
+
+    # ── operations (``ops.py``) ────────────────────────────────────────
+
+    async def run(self, op: Op[R]) -> Outcome[R]:
+        """Run one operation (``ops.AddMemory(...)``, ``ops.UndoTurn(...)``, ``ops.Call.of(fn, ...)``) as
+        this front end's actor: ``Done(result)``, or ``Failed`` worded once for a person
+        (``presentation.errors``). Blocking work runs in a worker (``aio.run_blocking``); what it changed
+        comes on the event feed. Never raises an operation's failure."""
+        return await run_op(op, self)
 
     # ── settings ───────────────────────────────────────────────────────
 

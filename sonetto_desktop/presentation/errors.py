@@ -1,20 +1,41 @@
 """The one wording of a failed operation, for a person: whatever the front end ran (an edit, a move, an
-undo, approving a proposal, "别记住这个"), the same failure reads the same. Nothing was changed when
-one of these is shown: the memory operations are all-or-nothing."""
+undo, approving a proposal, "别记住这个", a chat turn, saving the settings), the same failure reads the
+same. Nothing was changed when one of these is shown: the memory operations are all-or-nothing.
+
+``describe_error(exc)`` is a whole sentence (what ``ops.Failed.message`` carries); ``error_detail(exc)``
+is what went wrong for a sentence the caller already began ("读不了 {file}：{detail}"). Neither ever shows
+an exception's type name: a person cannot act on "RuntimeError"; the log has the traceback.
+"""
 
 from __future__ import annotations
 
 from ..memory.errors import MemoryError_, MemoryNotFound, StoreCorrupt
 from ..memory.review import ProposalWithdrawn
 from ..memory.undo import NothingToUndo, UndoConflict
+from ..redaction import scrub
 from .i18n import translate
 from .undo_words import card_names
 
 NAMES_SHOWN = 3  # an undo refused because of later changes names this many memories
+DETAIL_CHARS = 300  # an exception's own text is cut here (a server may answer with a page of HTML)
 
 
 def describe_error(exc: BaseException) -> str:
     """A message for a person about ``exc``, raised by an operation that changed nothing."""
+    said = _sentence(exc)
+    if said is not None:
+        return said
+    if isinstance(exc, ValueError):
+        return translate("OperationErrors", "输入无效：{0}").format(error_detail(exc))
+    if isinstance(exc, MemoryError_):
+        return translate("OperationErrors", "记忆库出错：{0}").format(error_detail(exc))
+    if isinstance(exc, OSError):
+        return translate("OperationErrors", "读写文件或连接失败：{0}").format(error_detail(exc))
+    return translate("OperationErrors", "操作失败：{0}").format(error_detail(exc))
+
+
+def _sentence(exc: BaseException) -> str | None:
+    """The failures that have a sentence of their own (also as a detail: they say more than their text)."""
     if isinstance(exc, UndoConflict):  # the cards by their text, not their ids
         names = card_names(exc.touched, NAMES_SHOWN)
         return translate("OperationErrors", "没有撤销：之后又有改动碰到了其中 {0} 条记忆（{1}）。可以在历史里逐条还原。").format(
@@ -30,8 +51,20 @@ def describe_error(exc: BaseException) -> str:
             exc.origin or exc.turn)
     if isinstance(exc, KeyError):  # a proposal or an entry another window already took care of
         return translate("OperationErrors", "这一项已经被处理过了（可能在另一个窗口里）。")
-    if isinstance(exc, ValueError):
-        return translate("OperationErrors", "输入无效：{0}").format(str(exc))
-    if isinstance(exc, MemoryError_):
-        return translate("OperationErrors", "记忆库出错：{0}").format(str(exc))
-    return translate("OperationErrors", "操作失败：{0}").format(str(exc) or type(exc).__name__)
+    return None
+
+
+def error_detail(exc: BaseException) -> str:
+    """What went wrong, in a few words, to end a sentence the caller began: the exception's own text
+    (secrets scrubbed, cut at ``DETAIL_CHARS``), or the sentence a known failure has; never its type name."""
+    said = _sentence(exc)
+    if said is not None:
+        return said
+    if isinstance(exc, OSError) and exc.strerror:
+        text = f"{exc.strerror}（{exc.filename}）" if exc.filename else exc.strerror
+    else:
+        text = " ".join(str(exc).split())
+    if not text:
+        return translate("OperationErrors", "出了意外的问题，详情已写入日志。")
+    text = scrub(text, ())
+    return text if len(text) <= DETAIL_CHARS else text[: DETAIL_CHARS - 1] + "…"

@@ -10,6 +10,7 @@ from PySide6.QtCore import QObject, QUrl, Slot
 from PySide6.QtGui import QDesktopServices
 
 from shell_fixtures import app_settings, running_app
+from sonetto_desktop import ops
 from sonetto_desktop.config.settings import Settings, config_dir
 from sonetto_desktop.memory import SqliteMemoryManager
 from sonetto_desktop.ui.settings.dialog import SettingsDialog
@@ -128,10 +129,10 @@ def test_open_data_folder_opens_the_resolved_dir(dialog, tmp_path):
 async def test_switching_the_backend_migrates_without_loss(qapp, tmp_path, wait):
     data = tmp_path / "data"
     async with running_app(qapp, app_settings(data)) as app:
-        first = await app.service.add("用户喜欢猫", "偏好")
-        await app.service.add("用户住在杭州", "身份")
-        deleted = await app.service.add("过时的计划", "计划")
-        await app.service.delete(deleted, "取消了")
+        first = await app.service.submit(ops.AddMemory("用户喜欢猫", "偏好"))
+        await app.service.submit(ops.AddMemory("用户住在杭州", "身份"))
+        deleted = await app.service.submit(ops.AddMemory("过时的计划", "计划"))
+        await app.service.submit(ops.DeleteMemory(deleted, "取消了"))
         app.store.update(first, "更准确", new_description="用户喜欢橘猫")
         before = {k: v.to_dict() for k, v in app.store.all_items().items()}
         trash_before = app.store.list_trash()

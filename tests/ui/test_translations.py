@@ -11,6 +11,7 @@ from pathlib import Path
 import pytest
 from PySide6.QtCore import QCoreApplication
 
+from sonetto_desktop.ops import LockMany
 from sonetto_desktop.memory import MemoryChange
 from sonetto_desktop.memory.writer.events import WriterEvent
 from sonetto_desktop.memory.errors import MemoryNotFound
@@ -206,7 +207,7 @@ async def test_the_app_s_reasons_follow_the_ui_language(request, ui, populated_s
     ops.lock_many([mid], True)  # 批量锁定, as the operations word it
     ops.update(mid, theme="爱好", reason="Edited by hand")  # what an English UI stored before
     ops.update(mid, theme="音乐", reason="我自己写的理由")  # a person's own words stay as written
-    await service.lock_many([mid], False)
+    await service.submit(LockMany((mid,), False))
     dialog = HistoryDialog(service, mid)
     qtbot.addWidget(dialog)
     await dialog.wait_loaded()

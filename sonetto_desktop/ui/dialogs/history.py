@@ -33,6 +33,7 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
+from sonetto_desktop import ops
 from sonetto_desktop.memory.events import MemoryChange
 from sonetto_desktop.memory.item import MemoryItem, parse_time
 from sonetto_desktop.presentation.reasons import render_reason
@@ -158,7 +159,7 @@ class HistoryDialog(QDialog):
     # ── loading ───────────────────────────────────────────────────────
 
     async def load(self) -> None:
-        item = await self._service.item(self.memory_id)
+        item = await self._service.run(ops.Item(self.memory_id))
         if not shiboken6.isValid(self):
             return
         self._item = item
@@ -310,7 +311,7 @@ class HistoryDialog(QDialog):
         if version is None or self._item is None or version == self.current_version():
             return None
         self.reason_edit.clear()
-        task = self._service.revert(self.memory_id, version, reason)
+        task = self._service.submit(ops.RevertMemory(self.memory_id, version, reason))
         task.add_done_callback(lambda t: self._give_back_reason(t, reason))
         return task
 

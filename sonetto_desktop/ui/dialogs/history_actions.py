@@ -18,6 +18,7 @@ import shiboken6
 from PySide6.QtCore import QObject, Qt, Signal
 from PySide6.QtWidgets import QWidget
 
+from sonetto_desktop.presentation.errors import error_detail
 from ..widgets.tasks import task_scope
 from sonetto_desktop.history_import.runner import ImportElsewhere, ImportResult
 from sonetto_desktop.history_import.service import HistoryImports
@@ -84,7 +85,7 @@ class HistoryImportActions(QObject):
             self.message.emit(self.tr("这个导入正在另一个 Sonetto 里进行"), "error")
             return None
         except (OSError, ValueError, RuntimeError) as exc:
-            self.message.emit(self.tr("无法开始导入：{0}").format(str(exc) or type(exc).__name__), "error")
+            self.message.emit(self.tr("无法开始导入：{0}").format(error_detail(exc)), "error")
             return None
         self._follow = self._tasks.spawn(self._until_done(), name="history-import")
         return state
@@ -97,7 +98,7 @@ class HistoryImportActions(QObject):
             self.message.emit(self.tr("这个导入正在另一个 Sonetto 里进行"), "error")
             return None
         except (OSError, ValueError, RuntimeError) as exc:
-            self.message.emit(self.tr("无法继续导入：{0}").format(str(exc) or type(exc).__name__), "error")
+            self.message.emit(self.tr("无法继续导入：{0}").format(error_detail(exc)), "error")
             return None
         if self._follow is None or self._follow.done():
             self._follow = self._tasks.spawn(self._until_done(), name="history-import")
@@ -119,7 +120,7 @@ class HistoryImportActions(QObject):
         try:
             result = await self.imports.wait()
         except (OSError, RuntimeError) as exc:
-            self.message.emit(self.tr("导入出错：{0}").format(str(exc) or type(exc).__name__), "error")
+            self.message.emit(self.tr("导入出错：{0}").format(error_detail(exc)), "error")
             return None
         self.last_result = result
         self.finished.emit(result)

@@ -26,6 +26,7 @@ from PySide6.QtWidgets import (
 )
 
 from sonetto_desktop.memory.review import Proposal
+from sonetto_desktop import ops
 
 from ..widgets.dialogs import execute_dialog
 from ..widgets.tasks import task_scope
@@ -134,7 +135,7 @@ class ReviewDialog(QDialog):
 
     async def load(self) -> None:
         inbox = self._inbox
-        proposals = (await self._service.run(inbox.pending, on_error=self._say) if inbox is not None else []) or []
+        proposals = (await self._service.run(ops.Call.of(inbox.pending), on_error=self._say) if inbox is not None else []) or []
         if not shiboken6.isValid(self):
             return
         current = self.list.currentRow()
@@ -174,7 +175,7 @@ class ReviewDialog(QDialog):
 
     async def _run(self, action: Any, done: str) -> None:
         failed: list[str] = []  # said in the dialog, worded by the runner; the proposal stays
-        await self._service.run(action, on_error=failed.append)
+        await self._service.run(ops.Call(action, writes=True), on_error=failed.append)
         self._say(failed[0] if failed else done)
         if shiboken6.isValid(self):
             await self.load()

@@ -17,6 +17,7 @@ from typing import Any
 from PySide6.QtCore import QCoreApplication, QObject, Signal
 
 from sonetto_desktop.memory.changes import AGENT, USER, MemoryChange
+from sonetto_desktop import ops
 from sonetto_desktop.memory.reasons import reason_text
 from sonetto_desktop.memory.undo import new_undo_turn
 from sonetto_desktop.presentation.turn_summary import quiet
@@ -136,7 +137,6 @@ class MemoryUndo(QObject):
         return self.busy is not None and not self.busy.done()
 
     async def _run(self, entry: UndoEntry, *, redo: bool) -> None:
-        memory = self._service.memory
         reason = reason_text("redo.menu" if redo else "undo.menu")
         toasts = self._toasts()
         key = "menu-undo"
@@ -147,8 +147,7 @@ class MemoryUndo(QObject):
 
         turn = new_undo_turn(entry.turn_id)
         self._own.add(turn.turn_id)  # known before its changes arrive: they are not a new action
-        acting = memory.as_actor(memory.actor, turn)
-        result = await self._service.run(lambda: acting.undo_turn(entry.turn_id, reason=reason), on_error=said)
+        result = await self._service.run(ops.UndoTurn(entry.turn_id, reason, as_turn=turn), on_error=said)
         if result is None:
             return  # refused or failed: said; the action is no longer offered
         (self._done if redo else self._undone).append(UndoEntry(result.turn_id, entry.label))

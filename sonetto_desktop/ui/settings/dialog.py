@@ -44,7 +44,8 @@ from .recall_page import RecallPage
 from .fields import env_variable, lock_to_env, retention_spin, scrolling, with_secret_toggle
 from ..widgets.tasks import task_scope
 from ..widgets.file_dialogs import translated
-from ...aio import run_blocking
+from ..memory_service import call
+from ...ops import Failed
 
 
 class SettingsDialog(QDialog):
@@ -258,15 +259,13 @@ class SettingsDialog(QDialog):
             self.error_label.setText("\n".join(p.en if use_en else p.zh for p in problems))
             return False
         self.buttons.setEnabled(False)
-        try:
-            await run_blocking(settings.save, self._save_path)
-        except OSError as exc:
+        saved = await call(settings.save, self._save_path)
+        if alive(self):  # the dialog may have been closed and deleted meanwhile
+            self.buttons.setEnabled(True)
+        if isinstance(saved, Failed):
             if alive(self):
-                self.error_label.setText(self.tr("无法保存设置：") + str(exc))
+                self.error_label.setText(self.tr("无法保存设置：") + saved.detail)
             return False
-        finally:
-            if alive(self):  # the dialog may have been closed and deleted meanwhile
-                self.buttons.setEnabled(True)
         if not alive(self):
             return True
         self.settings_saved.emit(settings)

@@ -26,6 +26,7 @@ from PySide6.QtCore import (
     Signal,
 )
 
+from sonetto_desktop import ops
 from sonetto_desktop.memory.events import MemoryChange
 from sonetto_desktop.memory.item import MemoryItem
 
@@ -358,7 +359,7 @@ class MemoryCardModel(QAbstractListModel):
             if self._reload_needed:
                 self._reload_needed = False
                 self._dirty.clear()
-                cards = await self._service.snapshot_cards()
+                cards = await self._service.run(ops.Cards())
                 if not alive(self):  # the wall went away during the read
                     return
                 self.read_once = True
@@ -368,7 +369,7 @@ class MemoryCardModel(QAbstractListModel):
                     self.set_cards(cards)
                 continue
             batch, self._dirty = self._dirty, {}
-            fetched = await self._service.fetch(batch)
+            fetched = await self._service.run(ops.Fetch(ops.ids(batch)))
             if not alive(self):
                 return
             if fetched is not None:
