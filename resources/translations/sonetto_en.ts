@@ -3002,6 +3002,11 @@ Optional: title (the chat’s title), id (the message’s id, which recognises i
         <translation>Merge into: {0}</translation>
     </message>
     <message>
+        <location filename="../../sonetto_desktop/ui/dialogs/review.py" line="53" />
+        <source>其他变化（{0}）：{1}</source>
+        <translation>Other change ({0}): {1}</translation>
+    </message>
+    <message>
         <location filename="../../sonetto_desktop/ui/dialogs/review.py" line="54" />
         <source>原来：</source>
         <translation>Before: </translation>

@@ -295,3 +295,6 @@ def test_a_proposal_is_worded_in_the_ui_language(english):
     assert text.splitlines()[0] == "New memory: 喜欢猫"
     moved = proposal_text(Proposal(id="p2", kind="update", memory_ids=("m1",), theme="品味"))
     assert moved.splitlines()[0] == "Move to “品味”"
+    # issue 39: a kind of a new tool is said as what it is, never as a merge (it used to fall into that branch)
+    other = proposal_text(Proposal(id="p3", kind="annotate", memory_ids=("m1", "m2"), description="喜欢猫和狗"))
+    assert other.splitlines()[0] == "Other change (annotate): 喜欢猫和狗"
