@@ -65,8 +65,8 @@ def _two_memories_tool(declared: bool) -> Registry:
             return Outcome("已记住两条", "create", made)
 
         if declared:
-            return Plan("create", write, description=one, theme="品味", also=(two,))
-        return Plan("create", write, description=one, theme="品味")
+            return Plan("create", write, description=one, theme="品味", note="一对", also=(two,))
+        return Plan("create", write, description=one, theme="品味", note="一对")
 
     return extra
 
@@ -96,7 +96,13 @@ def test_a_plan_refused_half_way_writes_nothing(store, tmp_path, declared):
     assert heard == [] and store.list_trash() == []
     assert list(store.all_items()) == [kept]
 
+    # allowed words: the declared plan lands whole; the careless one is refused whole, whatever its words
+    # (its second text escaped the checks: a reviewer would not have seen it either)
     done = call(made, "remember_pair", first="用户喜欢爵士乐", second="用户喜欢蓝调")
+    if not declared:
+        assert done.status == "error" and "没有全部交给规则检查" in done.content
+        assert list(store.all_items()) == [kept] and heard == []
+        return
     assert done.status == "success" and len(store.all_items()) == 3
     assert [c.kind for c in heard] == ["add", "add"] and {c.turn_id for c in heard} == {"t1"}
 
@@ -219,4 +225,38 @@ def test_an_entry_written_before_proposals_kept_their_call_is_approved_as_it_say
     raw = json.loads(path.read_text(encoding="utf-8"))["proposals"][0]
     assert (raw["tool"], raw["arguments"]) == ("held_delete", {"id": city, "reason": "过时"})
     assert inbox.approve(held.id, ops).kind == "delete"
+    store.close()
+
+
+def test_the_clean_up_pass_holds_its_rewrites_and_not_its_notes(tmp_path):
+    """The pass's record_moment is held as a call and approved, in a later process, through the tools
+    the app gives its inbox; flag_conflict says it changes nothing of the person's and is not held."""
+    from datetime import datetime
+
+    from sonetto_desktop.memory.writer.hygiene_pass import TIDY_TOOLS, hygiene_tools, new_turn
+    from sonetto_desktop.memory.writer.index import WriterIndex
+
+    store = open_store("sqlite", tmp_path / "store")
+    inbox = ReviewInbox(tmp_path / "review_inbox.json", enabled=True)
+    ops = MemoryOperations(store, review=inbox)
+    exam = store.add("用户11月28日参加高数期中考试", "时效待办")
+    a, b = store.add("用户在上海工作", "身份"), store.add("用户在杭州工作", "身份")
+    now = datetime(2025, 12, 1, 9, 0)
+    conflicts: list = []
+    made = hygiene_tools(ops.as_actor("agent", new_turn(now)), new_turn(now), WriterIndex(store), conflicts,
+                         lambda: now)
+    noted = call(made, "flag_conflict", id1=a, id2=b, note="一条说上海，一条说杭州")
+    assert noted.status == "success" and len(conflicts) == 1 and inbox.pending() == []
+    held = call(made, "record_moment", id=exam, content="2025年11月28日，用户参加了高数期中考试", reason="考完了")
+    assert held.artifact["kind"] == "propose" and store.get(exam).theme == "时效待办"
+    (proposal,) = inbox.pending()
+    assert (proposal.tool, proposal.kind, proposal.theme) == ("record_moment", "update", "瞬间")
+
+    with pytest.raises(ValueError, match="not a tool this version knows"):  # an inbox not given the pass's tools
+        ReviewInbox(inbox.path, enabled=True).approve(proposal.id, ops)
+    later = ReviewInbox(inbox.path, enabled=True, tools=lambda: TIDY_TOOLS)
+    later.approve(proposal.id, MemoryOperations(store, review=later))
+    item = store.get(exam)
+    assert (item.description, item.theme) == ("2025年11月28日，用户参加了高数期中考试", "瞬间")
+    assert item.history[-1]["reason"] == "考完了（你审核后批准）" and later.pending() == []
     store.close()

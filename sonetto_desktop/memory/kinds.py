@@ -45,8 +45,8 @@ class ChangeKind:
     ``content``: after it the touched memories exist with new content (views highlight them);
     ``trash``: it changes the trash; ``group``: how a summary counts it (``ADDED`` / ``UPDATED`` /
     ``MERGED`` / ``DELETED``; ``""``: not counted); ``per_id``: a summary counts each memory it
-    touched (a bulk kind) rather than the change; ``record_kind``: the record a plan of this kind
-    writes (``CREATE`` -> ``ADD``); ``ids``: a change of this kind names the memories it touched."""
+    touched (a bulk kind) rather than the change. (A plan that creates a memory is ``CREATE``, as
+    its history entry says; the change record it writes is ``ADD``.)"""
 
     name: str
     record: bool = True
@@ -56,8 +56,6 @@ class ChangeKind:
     trash: bool = False
     group: str = ""
     per_id: bool = False
-    record_kind: str = ""
-    ids: bool = True
 
     @property
     def gone(self) -> bool:
@@ -79,19 +77,19 @@ def register(kind: ChangeKind) -> ChangeKind:
 
 for _kind in (
     ChangeKind(ADD, content=True, group=ADDED),
-    ChangeKind(CREATE, record=False, plan=True, content=True, group=ADDED, record_kind=ADD),
+    ChangeKind(CREATE, record=False, plan=True, content=True, group=ADDED),
     ChangeKind(UPDATE, plan=True, content=True, group=UPDATED),
     ChangeKind(DELETE, plan=True, trash=True, group=DELETED),
     ChangeKind(MERGE, plan=True, content=True, trash=True, group=MERGED),
     ChangeKind(HIT, plan=True, changes=False),
     ChangeKind(REVERT, content=True, group=UPDATED),
     ChangeKind(RESTORE, content=True, trash=True, group=ADDED),
-    ChangeKind(PURGE, trash=True, ids=False),
+    ChangeKind(PURGE, trash=True),
     ChangeKind(IMPORT, content=True, group=ADDED, per_id=True),
-    ChangeKind(RELOAD, ids=False),
+    ChangeKind(RELOAD),
     ChangeKind(LOCK, group=UPDATED),
     ChangeKind(SET),
-    ChangeKind(READ, record=False, plan=True, changes=False, ids=False),
+    ChangeKind(READ, record=False, plan=True, changes=False),
     ChangeKind(PROPOSE, record=False, plan=True, changes=False),
 ):
     register(_kind)
@@ -132,11 +130,6 @@ def content_kinds() -> frozenset[str]:
 def trash_kinds() -> frozenset[str]:
     """Kinds of change record that change the trash."""
     return frozenset(k.name for k in _KINDS.values() if k.record and k.trash)
-
-
-def id_kinds() -> frozenset[str]:
-    """Kinds of change record that name the memories they touched (views follow those per id)."""
-    return frozenset(k.name for k in _KINDS.values() if k.record and k.ids)
 
 
 def group(name: str) -> str:

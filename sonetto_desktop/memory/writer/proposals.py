@@ -23,7 +23,7 @@ from .memory_tools import MEMORY_TOOLS
 from pydantic import ValidationError
 
 from .registry import (Outcome, Plan, Registry, ToolContext, ToolEnv, ToolRefused, WriterTool, check_plan,
-                       validation_message)
+                       undeclared, validation_message)
 
 if TYPE_CHECKING:
     from ..operations import MemoryOperations
@@ -112,16 +112,16 @@ class Planner:
     inbox was given) and those the runner proposed calls of in this process (``know``)."""
 
     def __init__(self, extra: Registry | None = None) -> None:
-        self._tools = MEMORY_TOOLS + HELD_TOOLS + (extra if extra is not None else Registry())
-        self._known: dict[str, WriterTool] = {}
+        self._tools: dict[str, WriterTool] = {}
+        for spec in (*MEMORY_TOOLS, *HELD_TOOLS, *(extra or ())):
+            self._tools.setdefault(spec.name, spec)
         self._index: tuple[Any, WriterIndex] | None = None
 
     def know(self, tool: WriterTool) -> None:
-        if tool.name not in self._tools:
-            self._known[tool.name] = tool
+        self._tools.setdefault(tool.name, tool)
 
     def tool(self, name: str) -> WriterTool | None:
-        return self._tools[name] if name in self._tools else self._known.get(name)
+        return self._tools.get(name)
 
     def _index_of(self, store: Any) -> WriterIndex:
         if self._index is None or self._index[0] is not store:
@@ -153,8 +153,9 @@ class Planner:
             raise NotApplicable(str(exc)) from None
         except ValidationError as exc:
             raise NotApplicable(f"proposal {proposal.id}: {validation_message(exc)}") from None
-        if plan.changes:
-            check_plan(plan, writer)
-        with ops.store.capture() as changes, ops.store.group():
+        before = check_plan(plan, writer) if plan.changes else []
+        with ops.store.group(), ops.store.capture() as changes:
             plan.write(writer)
+            if plan.changes and undeclared(plan, before, changes):
+                raise NotApplicable(f"proposal {proposal.id}: {spec.name} stored words its plan did not declare")
         return changes[0] if changes else None

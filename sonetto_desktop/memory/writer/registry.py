@@ -26,7 +26,7 @@ from typing import TYPE_CHECKING, Any, Callable, Iterable, Iterator
 from pydantic import BaseModel, create_model
 
 from .. import kinds
-from ..changes import AGENT, IMPORT_PREFIX, PERSON_ACTORS, Turn, excerpt_of
+from ..changes import AGENT, IMPORT_PREFIX, PERSON_ACTORS, MemoryChange, Turn, excerpt_of
 from ..errors import MemoryLocked
 from ..item import MemoryItem, parse_time
 from .secret_filter import HIDDEN, find_secret
@@ -157,6 +157,26 @@ def check_plan(plan: Plan, ops: MemoryOperations) -> list[MemoryItem]:
             if item.locked:
                 raise MemoryLocked(mid, ops.actor)
     return items
+
+
+def _flat(text: str) -> str:
+    return " ".join(str(text).split())
+
+
+def undeclared(plan: Plan, before: Iterable[MemoryItem], changes: Iterable[MemoryChange]) -> list[str]:
+    """The words ``plan``'s writes stored (``changes``: their records, in its transaction) that it did
+    not declare — not in ``Plan.texts``, its note, or what the memories it touches said ``before``:
+    words that escaped ``check_plan`` (and a reviewer's eyes). The runner refuses the plan then."""
+    known = {_flat(t) for t in (*plan.texts(), plan.note) if t}
+    known |= {_flat(t) for item in before for t in (item.description, item.theme) if t}
+    found: list[str] = []
+    for change in changes:
+        if not kinds.changes(change.kind):  # counting a use stores no words
+            continue
+        states = [state for state in change.states.values() if state]
+        texts = [change.reason, *(state.get(name) for state in states for name in ("description", "theme"))]
+        found += [str(t) for t in texts if t and _flat(t) not in known]
+    return found
 
 
 @dataclass
@@ -338,6 +358,7 @@ def not_found_refusal(memory_id: str) -> ToolRefused:
     )
 
 
+UNDECLARED = "拒绝写入：这个工具要写下的内容没有全部交给规则检查，本次什么也没写。请换用其他工具。"
 INBOX_FULL = "审核箱已满：用户还没处理之前的提议。本轮不要再提交修改。"
 NOT_YOURS = "拒绝修改：导入聊天记录时只能修改这次导入新建的记忆；用户已有的记忆不能改动或删除。可以新建记忆。"
 NOT_THE_APPS = "拒绝修改：整理其他应用交来的对话时，只能修改这个应用自己写下的记忆；用户已有的记忆不能改动或删除。可以新建记忆。"

@@ -13,7 +13,9 @@ plan but reading and counting a use, unless the plan says otherwise: ``Plan.chan
    change by itself (``ownership``: an import, or another app's conversation, touching what it did
    not create); without an inbox such a change is refused;
 4. otherwise written through ``MemoryOperations`` as the run's actor, for the run's turn, in one
-   store transaction (``BaseMemoryManager.group``): a write refused half-way leaves nothing behind.
+   store transaction (``BaseMemoryManager.group``): a write refused half-way leaves nothing behind,
+   and so does a plan whose writes stored words it did not declare (``registry.undeclared``: words
+   the checks of step 1 never saw, and a reviewer would not see).
 
 What the memories refuse (a secret, a don't-remember entry, a locked memory, an unknown id) comes back to the
 model as a :class:`~.registry.ToolRefused` saying why and what to do; anything else (the disk, the
@@ -40,6 +42,7 @@ from .registry import (
     NOT_THE_APPS,
     NOT_YOURS,
     PROPOSED,
+    UNDECLARED,
     Outcome,
     Plan,
     ToolContext,
@@ -51,6 +54,7 @@ from .registry import (
     locked_refusal,
     not_found_refusal,
     secret_refusal,
+    undeclared,
 )
 
 log = logging.getLogger(__name__)
@@ -93,8 +97,13 @@ class ToolRunner:
                     raise ToolRefused(NOT_THE_APPS if context.actor.startswith(APP_PREFIX) else NOT_YOURS)
             if inbox is not None:
                 return self._propose(tool, arguments, context, plan, items, writer, inbox)
-            with writer.store.group():
-                return plan.write(writer)
+            with writer.store.group(), writer.store.capture() as changes:
+                outcome = plan.write(writer)
+                stray = undeclared(plan, items, changes)
+                if stray:  # a tool's bug: words no rule saw; its writes are rolled back
+                    log.error("writer: %s stored words its plan did not declare (%d); refused", tool.name, len(stray))
+                    raise ToolRefused(UNDECLARED)
+            return outcome
         except DontRememberRefused as exc:
             raise dont_remember_refusal(exc.entry) from None
         except SecretRefused as exc:
