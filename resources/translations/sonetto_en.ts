@@ -2428,6 +2428,16 @@ Optional: title (the chat’s title), id (the message’s id, which recognises i
         <translation>This proposal was withdrawn: the conversation it came from ({0}) was undone, so it can no longer be approved.</translation>
     </message>
     <message>
+        <location filename="../../sonetto_desktop/presentation/errors.py" line="33" />
+        <source>无法批准：这个版本不知道怎样完成这条提议（{0}）。可以拒绝它，它不会被写入。</source>
+        <translation>Can't approve: this version doesn't know how to carry out this proposal ({0}). You can reject it; it won't be written.</translation>
+    </message>
+    <message>
+        <location filename="../../sonetto_desktop/presentation/errors.py" line="35" />
+        <source>这条提议已无法照原样完成（相关的记忆可能已经变了），没有写入，仍留在列表里。</source>
+        <translation>This proposal can no longer be carried out as proposed (the memories it concerns may have changed); nothing was written and it stays in the list.</translation>
+    </message>
+    <message>
         <location filename="../../sonetto_desktop/presentation/errors.py" line="32" />
         <source>这一项已经被处理过了（可能在另一个窗口里）。</source>
         <translation>This has already been taken care of (perhaps in another window).</translation>

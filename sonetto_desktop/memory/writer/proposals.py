@@ -18,6 +18,7 @@ from typing import TYPE_CHECKING, Any
 
 from .. import kinds
 from ..changes import USER, MemoryChange
+from ..errors import ProposalNotApplicable
 from .index import WriterIndex
 from .memory_tools import MEMORY_TOOLS
 from pydantic import ValidationError
@@ -102,11 +103,6 @@ def held_call(kind: str, memory_ids: tuple[str, ...], description: str | None, t
     return tool, arguments
 
 
-class NotApplicable(ValueError):
-    """The held call cannot be carried out (its tool is unknown here, or planned again it is refused:
-    the memory changed meanwhile, …); the proposal stays in the inbox."""
-
-
 class Planner:
     """Plans held calls again over one store: the writer's tools, the held ones, ``extra`` (tools the
     inbox was given) and those the runner proposed calls of in this process (``know``)."""
@@ -135,8 +131,7 @@ class Planner:
         record (None: it changed nothing, e.g. the text was there already)."""
         spec = self.tool(proposal.tool) if proposal.tool else None
         if spec is None:
-            raise NotApplicable(f"proposal {proposal.id} cannot be applied here: "
-                                f"{proposal.tool or proposal.kind!r} is not a tool this version knows")
+            raise ProposalNotApplicable(proposal.id, proposal.tool or proposal.kind, unknown=True)
         rewritten = (description is not None and description != proposal.description) or (
             theme is not None and theme != proposal.theme)
         arguments = dict(proposal.arguments)
@@ -150,12 +145,12 @@ class Planner:
         try:
             plan = spec.plan(env, **spec.schema.model_validate(arguments).model_dump())
         except ToolRefused as exc:
-            raise NotApplicable(str(exc)) from None
+            raise ProposalNotApplicable(proposal.id, spec.name, str(exc)) from None
         except ValidationError as exc:
-            raise NotApplicable(f"proposal {proposal.id}: {validation_message(exc)}") from None
+            raise ProposalNotApplicable(proposal.id, spec.name, validation_message(exc)) from None
         before = check_plan(plan, writer) if plan.changes else []
         with ops.store.group(), ops.store.capture() as changes:
             plan.write(writer)
             if plan.changes and undeclared(plan, before, changes):
-                raise NotApplicable(f"proposal {proposal.id}: {spec.name} stored words its plan did not declare")
+                raise ProposalNotApplicable(proposal.id, spec.name, "it stored words its plan did not declare")
         return changes[0] if changes else None
