@@ -132,6 +132,7 @@ def test_unknown_kinds_fail_closed_and_the_dead_names_are_gone():
     assert not hasattr(registry, "CHANGE_KINDS")
     plan = registry.Plan("annotate", lambda ops: None)
     assert plan.changes and not registry.Plan("annotate", lambda ops: None, change=False).changes
+    assert registry.Plan("", lambda ops: None).changes  # no kind said: a change all the same
     try:
         kinds.register(kinds.ChangeKind("merge", plan=False))
     except ValueError as exc:
