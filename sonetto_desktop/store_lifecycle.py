@@ -52,6 +52,13 @@ def store_key(settings: Settings) -> tuple:
     return key
 
 
+def _tidy_tools() -> Any:
+    """The clean-up pass's tools, for approving its held calls (imported when the inbox first needs them)."""
+    from .memory.writer.hygiene_pass import TIDY_TOOLS
+
+    return TIDY_TOOLS
+
+
 @dataclass(frozen=True)
 class StoreStatusChanged:
     """The memory server went away or came back (``status``: ``postgres.store.StoreStatus``; ``None``
@@ -172,7 +179,8 @@ class StoreHandle:
         else:
             self._check_task = asyncio.ensure_future(self._check(store))
         self.dont_remember = DontRememberList(self.data_dir / DONT_REMEMBER_FILE)
-        self.review = ReviewInbox(self.data_dir / REVIEW_FILE, enabled=bool(self.settings.review_mode))
+        self.review = ReviewInbox(self.data_dir / REVIEW_FILE, enabled=bool(self.settings.review_mode),
+                                  tools=_tidy_tools)
         self._unsubscribers.append(self.review.subscribe(lambda count: self._publish(InboxChanged(count))))
         self.memory = MemoryOperations(store, actor=self.actor, dont_remember=self.dont_remember, review=self.review)
         self._unsubscribers.append(store.subscribe(self._publish))

@@ -140,7 +140,7 @@ def test_the_inbox_persists_follows_other_processes_and_does_not_repeat_itself(t
     assert first.pending() == []  # the file changed: read again
     with pytest.raises(KeyError):
         first.reject(a.id)
-    path.write_text(json.dumps({"proposals": [{"id": "p1", "kind": "nonsense"}]}), encoding="utf-8")
+    path.write_text(json.dumps({"proposals": [{"id": "p1", "kind": ["nonsense"]}]}), encoding="utf-8")
     with pytest.raises(ValueError, match="review_inbox.json"):
         ReviewInbox(path).pending()
     assert path.read_text(encoding="utf-8").count("nonsense") == 1  # a bad file is left as it is

@@ -2429,7 +2429,17 @@ Optional: title (the chat’s title), id (the message’s id, which recognises i
         <translation>This proposal was withdrawn: the conversation it came from ({0}) was undone, so it can no longer be approved.</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/presentation/errors.py" line="53" />
+        <location filename="../../sonetto_desktop/presentation/errors.py" line="54" />
+        <source>无法批准：这个版本不知道怎样完成这条提议（{0}）。可以拒绝它，它不会被写入。</source>
+        <translation>Can't approve: this version doesn't know how to carry out this proposal ({0}). You can reject it; it won't be written.</translation>
+    </message>
+    <message>
+        <location filename="../../sonetto_desktop/presentation/errors.py" line="56" />
+        <source>这条提议已无法照原样完成（相关的记忆可能已经变了），没有写入，仍留在列表里。</source>
+        <translation>This proposal can no longer be carried out as proposed (the memories it concerns may have changed); nothing was written and it stays in the list.</translation>
+    </message>
+    <message>
+        <location filename="../../sonetto_desktop/presentation/errors.py" line="58" />
         <source>这一项已经被处理过了（可能在另一个窗口里）。</source>
         <translation>This has already been taken care of (perhaps in another window).</translation>
     </message>
@@ -2454,7 +2464,7 @@ Optional: title (the chat’s title), id (the message’s id, which recognises i
         <translation>The operation failed: {0}</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/presentation/errors.py" line="68" />
+        <location filename="../../sonetto_desktop/presentation/errors.py" line="73" />
         <source>出了意外的问题，详情已写入日志。</source>
         <translation>something unexpected went wrong; the details are in the log.</translation>
     </message>
@@ -2462,57 +2472,57 @@ Optional: title (the chat’s title), id (the message’s id, which recognises i
 <context>
     <name>OthersNotice</name>
     <message>
-        <location filename="../../sonetto_desktop/presentation/others.py" line="27" />
+        <location filename="../../sonetto_desktop/presentation/others.py" line="25" />
         <source>导入（{0}）</source>
         <translation>Import ({0})</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/presentation/others.py" line="29" />
+        <location filename="../../sonetto_desktop/presentation/others.py" line="27" />
         <source>命令行</source>
         <translation>Command line</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/presentation/others.py" line="31" />
+        <location filename="../../sonetto_desktop/presentation/others.py" line="29" />
         <source>{0}（其他应用）</source>
         <translation>{0} (another app)</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/presentation/others.py" line="33" />
+        <location filename="../../sonetto_desktop/presentation/others.py" line="31" />
         <source>其他程序</source>
         <translation>Another program</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/presentation/others.py" line="34" />
+        <location filename="../../sonetto_desktop/presentation/others.py" line="32" />
         <source>其他程序（{0}）</source>
         <translation>Another program ({0})</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/presentation/others.py" line="59" />
+        <location filename="../../sonetto_desktop/presentation/others.py" line="57" />
         <source>新增 {0} 条记忆</source>
         <translation>added {0} memories</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/presentation/others.py" line="61" />
+        <location filename="../../sonetto_desktop/presentation/others.py" line="59" />
         <source>修改 {0} 条记忆</source>
         <translation>changed {0} memories</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/presentation/others.py" line="63" />
+        <location filename="../../sonetto_desktop/presentation/others.py" line="61" />
         <source>合并 {0} 处记忆</source>
         <translation>merged {0} memories</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/presentation/others.py" line="65" />
+        <location filename="../../sonetto_desktop/presentation/others.py" line="63" />
         <source>删除 {0} 条记忆</source>
         <translation>deleted {0} memories</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/presentation/others.py" line="66" />
+        <location filename="../../sonetto_desktop/presentation/others.py" line="64" />
         <source>{0}：{1}</source>
         <translation>{0}: {1}</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/presentation/others.py" line="67" />
+        <location filename="../../sonetto_desktop/presentation/others.py" line="65" />
         <source>，</source>
         <translation>, </translation>
     </message>
@@ -2988,138 +2998,143 @@ Optional: title (the chat’s title), id (the message’s id, which recognises i
 <context>
     <name>ReviewDialog</name>
     <message>
-        <location filename="../../sonetto_desktop/ui/dialogs/review.py" line="40" />
+        <location filename="../../sonetto_desktop/ui/dialogs/review.py" line="43" />
         <source>新记住：{0}</source>
         <translation>New memory: {0}</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/dialogs/review.py" line="43" />
+        <location filename="../../sonetto_desktop/ui/dialogs/review.py" line="46" />
         <source>改为：{0}</source>
         <translation>Change to: {0}</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/dialogs/review.py" line="44" />
+        <location filename="../../sonetto_desktop/ui/dialogs/review.py" line="47" />
         <source>移到「{0}」</source>
         <translation>Move to “{0}”</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/dialogs/review.py" line="46" />
+        <location filename="../../sonetto_desktop/ui/dialogs/review.py" line="49" />
         <source>删除：{0}</source>
         <translation>Delete: {0}</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/dialogs/review.py" line="48" />
+        <location filename="../../sonetto_desktop/ui/dialogs/review.py" line="52" />
         <source>合并为：{0}</source>
         <translation>Merge into: {0}</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/dialogs/review.py" line="55" />
+        <location filename="../../sonetto_desktop/ui/dialogs/review.py" line="53" />
+        <source>其他变化（{0}）：{1}</source>
+        <translation>Other change ({0}): {1}</translation>
+    </message>
+    <message>
+        <location filename="../../sonetto_desktop/ui/dialogs/review.py" line="61" />
         <source>原来：</source>
         <translation>Before: </translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/dialogs/review.py" line="57" />
+        <location filename="../../sonetto_desktop/ui/dialogs/review.py" line="63" />
         <source>理由：</source>
         <translation>Why: </translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/dialogs/review.py" line="59" />
+        <location filename="../../sonetto_desktop/ui/dialogs/review.py" line="65" />
         <source>来自你说的：</source>
         <translation>From what you said: </translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/dialogs/review.py" line="61" />
+        <location filename="../../sonetto_desktop/ui/dialogs/review.py" line="67" />
         <source>出处：</source>
         <translation>From: </translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/dialogs/review.py" line="73" />
+        <location filename="../../sonetto_desktop/ui/dialogs/review.py" line="79" />
         <source>待审核的记忆变化</source>
         <translation>Memory changes to review</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/dialogs/review.py" line="80" />
+        <location filename="../../sonetto_desktop/ui/dialogs/review.py" line="86" />
         <source>加载中…</source>
         <translation>Loading…</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/dialogs/review.py" line="86" />
+        <location filename="../../sonetto_desktop/ui/dialogs/review.py" line="92" />
         <source>待审核的提议</source>
         <translation>Proposals to review</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/dialogs/review.py" line="89" />
+        <location filename="../../sonetto_desktop/ui/dialogs/review.py" line="95" />
         <source>批准</source>
         <translation>Approve</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/dialogs/review.py" line="90" />
+        <location filename="../../sonetto_desktop/ui/dialogs/review.py" line="96" />
         <source>改写后批准…</source>
         <translation>Rewrite and approve…</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/dialogs/review.py" line="91" />
+        <location filename="../../sonetto_desktop/ui/dialogs/review.py" line="97" />
         <source>拒绝</source>
         <translation>Reject</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/dialogs/review.py" line="92" />
+        <location filename="../../sonetto_desktop/ui/dialogs/review.py" line="98" />
         <source>全部批准</source>
         <translation>Approve all</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/dialogs/review.py" line="93" />
-        <location filename="../../sonetto_desktop/ui/dialogs/review.py" line="228" />
+        <location filename="../../sonetto_desktop/ui/dialogs/review.py" line="99" />
+        <location filename="../../sonetto_desktop/ui/dialogs/review.py" line="233" />
         <source>全部拒绝</source>
         <translation>Reject all</translation>
     </message>
     <message numerus="yes">
-        <location filename="../../sonetto_desktop/ui/dialogs/review.py" line="150" />
+        <location filename="../../sonetto_desktop/ui/dialogs/review.py" line="156" />
         <source>Sonetto 想做 %n 处记忆变化，等你确认。</source>
         <translation><numerusform>Sonetto would like to make 1 memory change; it waits for you.</numerusform><numerusform>Sonetto would like to make %n memory changes; they wait for you.</numerusform></translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/dialogs/review.py" line="151" />
+        <location filename="../../sonetto_desktop/ui/dialogs/review.py" line="157" />
         <source>没有待审核的变化。</source>
         <translation>Nothing to review.</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/dialogs/review.py" line="189" />
+        <location filename="../../sonetto_desktop/ui/dialogs/review.py" line="194" />
         <source>已批准：%1</source>
         <translation>Approved: %1</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/dialogs/review.py" line="196" />
+        <location filename="../../sonetto_desktop/ui/dialogs/review.py" line="201" />
         <source>改写后批准</source>
         <translation>Rewrite and approve</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/dialogs/review.py" line="197" />
+        <location filename="../../sonetto_desktop/ui/dialogs/review.py" line="202" />
         <source>用你的话写这条记忆：</source>
         <translation>Write this memory in your own words:</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/dialogs/review.py" line="211" />
+        <location filename="../../sonetto_desktop/ui/dialogs/review.py" line="216" />
         <source>已拒绝：%1</source>
         <translation>Rejected: %1</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/dialogs/review.py" line="222" />
+        <location filename="../../sonetto_desktop/ui/dialogs/review.py" line="227" />
         <source>已批准 %1 处变化。</source>
         <translation>Approved %1 change(s).</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/dialogs/review.py" line="224" />
+        <location filename="../../sonetto_desktop/ui/dialogs/review.py" line="229" />
         <source>%1 处没能完成，仍在列表里。</source>
         <translation> %1 could not be done and are still listed.</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/dialogs/review.py" line="229" />
+        <location filename="../../sonetto_desktop/ui/dialogs/review.py" line="234" />
         <source>拒绝全部 %1 处待审核的变化？它们不会被写入记忆。</source>
         <translation>Reject all %1 changes waiting for review? They will not be written to memory.</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/dialogs/review.py" line="235" />
+        <location filename="../../sonetto_desktop/ui/dialogs/review.py" line="240" />
         <source>已全部拒绝。</source>
         <translation>All rejected.</translation>
     </message>
@@ -3928,32 +3943,32 @@ Optional: title (the chat’s title), id (the message’s id, which recognises i
 <context>
     <name>TurnSummary</name>
     <message>
-        <location filename="../../sonetto_desktop/presentation/turn_summary.py" line="61" />
+        <location filename="../../sonetto_desktop/presentation/turn_summary.py" line="60" />
         <source>整理了 {0} 条记忆</source>
         <translation>Tidied {0} memories</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/presentation/turn_summary.py" line="66" />
+        <location filename="../../sonetto_desktop/presentation/turn_summary.py" line="65" />
         <source>记住了 {0} 条</source>
         <translation>remembered {0}</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/presentation/turn_summary.py" line="68" />
+        <location filename="../../sonetto_desktop/presentation/turn_summary.py" line="67" />
         <source>更新了 {0} 条</source>
         <translation>updated {0}</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/presentation/turn_summary.py" line="70" />
+        <location filename="../../sonetto_desktop/presentation/turn_summary.py" line="69" />
         <source>合并了 {0} 处</source>
         <translation>merged {0}</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/presentation/turn_summary.py" line="72" />
+        <location filename="../../sonetto_desktop/presentation/turn_summary.py" line="71" />
         <source>删除了 {0} 条</source>
         <translation>deleted {0}</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/presentation/turn_summary.py" line="73" />
+        <location filename="../../sonetto_desktop/presentation/turn_summary.py" line="72" />
         <source>，</source>
         <translation>, </translation>
     </message>
@@ -4424,52 +4439,52 @@ The memory wall on the right works already.</translation>
 <context>
     <name>WriterToasts</name>
     <message>
-        <location filename="../../sonetto_desktop/presentation/toasts.py" line="62" />
+        <location filename="../../sonetto_desktop/presentation/toasts.py" line="63" />
         <source>想更新「{0}」，但它已锁定</source>
         <translation>Wanted to update “{0}”, but it is locked</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/presentation/toasts.py" line="72" />
+        <location filename="../../sonetto_desktop/presentation/toasts.py" line="73" />
         <source>{0}（其他应用）· {1}</source>
         <translation>{0} (another app) · {1}</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/presentation/toasts.py" line="84" />
+        <location filename="../../sonetto_desktop/presentation/toasts.py" line="89" />
         <source>记住了：{0}</source>
         <translation>Remembered: {0}</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/presentation/toasts.py" line="85" />
+        <location filename="../../sonetto_desktop/presentation/toasts.py" line="90" />
         <source>记住了一件新事</source>
         <translation>Remembered something new</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/presentation/toasts.py" line="88" />
+        <location filename="../../sonetto_desktop/presentation/toasts.py" line="93" />
         <source>更新了记忆：{0}</source>
         <translation>Updated a memory: {0}</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/presentation/toasts.py" line="89" />
+        <location filename="../../sonetto_desktop/presentation/toasts.py" line="94" />
         <source>更新了记忆</source>
         <translation>Updated a memory</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/presentation/toasts.py" line="92" />
+        <location filename="../../sonetto_desktop/presentation/toasts.py" line="97" />
         <source>合并了两条记忆</source>
         <translation>Merged two memories</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/presentation/toasts.py" line="94" />
+        <location filename="../../sonetto_desktop/presentation/toasts.py" line="99" />
         <source>删除了过时的记忆：{0}</source>
         <translation>Deleted an outdated memory: {0}</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/presentation/toasts.py" line="95" />
+        <location filename="../../sonetto_desktop/presentation/toasts.py" line="100" />
         <source>删除了过时的记忆</source>
         <translation>Deleted an outdated memory</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/presentation/toasts.py" line="98" />
+        <location filename="../../sonetto_desktop/presentation/toasts.py" line="86" />
         <source>导入了 {0} 条记忆</source>
         <translation>Imported {0} memories</translation>
     </message>
@@ -4494,27 +4509,27 @@ The memory wall on the right works already.</translation>
         <translation><numerusform>Undid this turn's memory change</numerusform><numerusform>Undid this turn's %n memory changes</numerusform></translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/presentation/toasts.py" line="48" />
+        <location filename="../../sonetto_desktop/presentation/toasts.py" line="49" />
         <source>这轮对话的记忆整理已放弃：{0}</source>
         <translation>Gave up organising memories for this exchange: {0}</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/presentation/toasts.py" line="49" />
+        <location filename="../../sonetto_desktop/presentation/toasts.py" line="50" />
         <source>这轮对话的记忆整理已放弃</source>
         <translation>Gave up organising memories for this exchange</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/presentation/toasts.py" line="51" />
+        <location filename="../../sonetto_desktop/presentation/toasts.py" line="52" />
         <source>整理记忆第 {0} 次失败：{1}</source>
         <translation>Couldn't organise memories (attempt {0}): {1}</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/presentation/toasts.py" line="53" />
+        <location filename="../../sonetto_desktop/presentation/toasts.py" line="54" />
         <source>整理记忆失败：{0}</source>
         <translation>Couldn't organise memories: {0}</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/presentation/toasts.py" line="55" />
+        <location filename="../../sonetto_desktop/presentation/toasts.py" line="56" />
         <source>整理记忆失败</source>
         <translation>Couldn't organise memories</translation>
     </message>

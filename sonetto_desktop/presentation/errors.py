@@ -9,7 +9,7 @@ an exception's type name: a person cannot act on "RuntimeError"; the log has the
 
 from __future__ import annotations
 
-from ..memory.errors import MemoryError_, MemoryNotFound, StoreCorrupt
+from ..memory.errors import MemoryError_, MemoryNotFound, ProposalNotApplicable, StoreCorrupt
 from ..memory.review import ProposalWithdrawn
 from ..memory.undo import NothingToUndo, UndoConflict
 from ..redaction import scrub
@@ -49,6 +49,11 @@ def _sentence(exc: BaseException) -> str | None:
     if isinstance(exc, ProposalWithdrawn):  # its conversation (an import, a chat turn) was undone
         return translate("OperationErrors", "这条提议已撤回：它来自的对话（{0}）已经撤销，不能再批准。").format(
             exc.origin or exc.turn)
+    if isinstance(exc, ProposalNotApplicable):  # never the model's wording: it was meant for the model
+        if exc.unknown:
+            return translate("OperationErrors", "无法批准：这个版本不知道怎样完成这条提议（{0}）。可以拒绝它，它不会被写入。").format(
+                exc.tool)
+        return translate("OperationErrors", "这条提议已无法照原样完成（相关的记忆可能已经变了），没有写入，仍留在列表里。")
     if isinstance(exc, KeyError):  # a proposal or an entry another window already took care of
         return translate("OperationErrors", "这一项已经被处理过了（可能在另一个窗口里）。")
     return None

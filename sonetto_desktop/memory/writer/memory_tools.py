@@ -6,6 +6,7 @@ The docstrings are what the model reads about each tool (Chinese, as its prompt)
 
 from __future__ import annotations
 
+from .. import kinds
 from ..errors import MemoryNotFound
 from ..reasons import reason_text
 from .listing import read_listing
@@ -24,11 +25,11 @@ def _counted(env: ToolEnv, memory_id: str, text: str) -> Plan:
     def write(ops) -> Outcome:
         if not env.context.counts_uses:
             env.store.get(memory_id)  # an unknown id is still refused
-            return Outcome(text.format(id=memory_id, count="不计"), "hit", (memory_id,))
+            return Outcome(text.format(id=memory_id, count="不计"), kinds.HIT, (memory_id,))
         count = ops.hit(memory_id).extra.get("hit")
-        return Outcome(text.format(id=memory_id, count=count), "hit", (memory_id,))
+        return Outcome(text.format(id=memory_id, count=count), kinds.HIT, (memory_id,))
 
-    return Plan("hit", write, (memory_id,))
+    return Plan(kinds.HIT, write, (memory_id,))
 
 
 @MEMORY_TOOLS.tool
@@ -49,9 +50,9 @@ def create_memory(env: ToolEnv, content: str, section: str) -> Plan:
 
     def write(ops) -> Outcome:
         memory_id = ops.add(text, theme, reason=CREATED).ids[0]
-        return Outcome(f"已创建记忆 {memory_id}（分区：{theme}）。", "create", (memory_id,))
+        return Outcome(f"已创建记忆 {memory_id}（分区：{theme}）。", kinds.CREATE, (memory_id,))
 
-    return Plan("create", write, description=text, theme=theme, note=CREATED)
+    return Plan(kinds.CREATE, write, description=text, theme=theme, note=CREATED)
 
 
 @MEMORY_TOOLS.tool
@@ -63,9 +64,9 @@ def read_memories(env: ToolEnv) -> Plan:
         listing = read_listing(env.store, ctx.turn_text, env.retriever, now=ctx.now, index=env.index,
                                subject=ctx.subject, read_all_max=env.read_all_max, related_k=env.related_k,
                                recent_n=env.recent_n)
-        return Outcome(listing.text, "read", (), {"shown": listing.shown, "total": listing.total})
+        return Outcome(listing.text, kinds.READ, (), {"shown": listing.shown, "total": listing.total})
 
-    return Plan("read", write)
+    return Plan(kinds.READ, write)
 
 
 @MEMORY_TOOLS.tool
@@ -89,10 +90,10 @@ def update_memory(env: ToolEnv, id: str, content: str, reason: str) -> Plan:
         if env.context.counts_uses:
             ops.hit(memory_id)
         if changed is None:
-            return Outcome(same.format(id=memory_id), "hit", (memory_id,))
-        return Outcome(f"已更新记忆 {memory_id}。", "update", (memory_id,))
+            return Outcome(same.format(id=memory_id), kinds.HIT, (memory_id,))
+        return Outcome(f"已更新记忆 {memory_id}。", kinds.UPDATE, (memory_id,))
 
-    return Plan("update", write, (memory_id,), description=text, reason=why)
+    return Plan(kinds.UPDATE, write, (memory_id,), description=text, reason=why)
 
 
 @MEMORY_TOOLS.tool
@@ -108,9 +109,9 @@ def delete_memory(env: ToolEnv, id: str, reason: str) -> Plan:
 
     def write(ops) -> Outcome:
         ops.delete(memory_id, reason=why)
-        return Outcome(f"已删除记忆 {memory_id}。", "delete", (memory_id,))
+        return Outcome(f"已删除记忆 {memory_id}。", kinds.DELETE, (memory_id,))
 
-    return Plan("delete", write, (memory_id,), reason=why)
+    return Plan(kinds.DELETE, write, (memory_id,), reason=why)
 
 
 @MEMORY_TOOLS.tool
@@ -134,9 +135,9 @@ def merge_memories(env: ToolEnv, id1: str, id2: str, content: str, section: str,
 
     def write(ops) -> Outcome:
         ops.merge(keep, gone, text, theme, reason=why)
-        return Outcome(f"已将记忆 {gone} 合并到 {keep}。", "merge", (keep, gone))
+        return Outcome(f"已将记忆 {gone} 合并到 {keep}。", kinds.MERGE, (keep, gone))
 
-    return Plan("merge", write, (keep, gone), description=text, theme=theme, reason=why)
+    return Plan(kinds.MERGE, write, (keep, gone), description=text, theme=theme, reason=why)
 
 
 @MEMORY_TOOLS.tool

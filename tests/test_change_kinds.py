@@ -1,0 +1,141 @@
+"""Issue 39, item 4 (first part): change kinds are declared once, in ``memory/kinds.py``.
+
+The writer, the review inbox, undo, the change record and the wording (toasts, turn summaries,
+others' notices, the review dialog) ask the registry about a kind instead of spelling it. Checked on
+the source: no kind literal in a kind position (compared with a ``kind`` / ``action``, a switch table
+over kinds, or handed to ``Plan`` / ``Outcome`` / ``MemoryChange`` / ``record_change`` / ``propose``)
+outside the registry. Modules still to move are listed by name: the list may only shrink.
+"""
+
+from __future__ import annotations
+
+import ast
+from pathlib import Path
+
+from sonetto_desktop.memory import kinds
+from sonetto_desktop.memory.changes import MemoryChange
+from sonetto_desktop.memory.writer import registry
+
+PACKAGE = Path(__file__).resolve().parent.parent / "sonetto_desktop"
+#: Spelling kinds through the registry: the writer, the inbox, undo, the change record, the wording.
+CLEAN = ("memory/writer/", "memory/review.py", "memory/changes.py", "memory/undo.py", "presentation/",
+         "ui/dialogs/review.py")
+#: Modules that still spell kinds themselves (to move to ``kinds``; a module may leave, none may join).
+NOT_YET = {
+    "history_import/runner.py", "history_import/saved_import.py", "memory/bulk.py", "memory/forget.py",
+    "memory/item.py", "memory/retrieval/listing.py", "memory/retrieval/mechanical.py",
+    "memory/retrieval/vector_sync.py", "memory/stores/crud.py", "memory/stores/migrate.py",
+    "memory/stores/postgres/feed.py", "memory/stores/postgres/store.py", "memory/stores/sqlite.py",
+    "memory/stores/yaml/diff.py", "memory/stores/yaml/fold.py", "memory/stores/yaml/sync.py", "services.py",
+    "ui/dialogs/history.py", "ui/notices/memory_undo.py", "ui/wall/memory_model.py",
+}
+#: Calls whose argument at this position is a kind.
+KIND_ARGS = {"Plan": 0, "Outcome": 1, "MemoryChange": 0, "record_change": 1, "_change": 1, "propose": 0}
+
+
+def _kindish(node: ast.AST) -> bool:
+    """``kind``, ``x.kind``, ``x["kind"]``, ``x.get("kind")`` (or ``action``, a history entry's kind)."""
+    names = ("kind", "action")
+    if isinstance(node, ast.Name):
+        return node.id in names
+    if isinstance(node, ast.Attribute):
+        return node.attr in names
+    if isinstance(node, ast.Subscript):
+        return isinstance(node.slice, ast.Constant) and node.slice.value in names
+    if isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute) and node.func.attr == "get":
+        return bool(node.args) and isinstance(node.args[0], ast.Constant) and node.args[0].value in names
+    return False
+
+
+def _literals(node: ast.AST, known: set[str]) -> list[str]:
+    if isinstance(node, ast.Constant) and node.value in known:
+        return [node.value]
+    if isinstance(node, (ast.Tuple, ast.List, ast.Set)):
+        return [e.value for e in node.elts if isinstance(e, ast.Constant) and e.value in known]
+    return []
+
+
+def kind_literals(source: str, known: set[str]) -> list[tuple[int, str]]:
+    """(line, kind) of every kind spelled in a kind position in ``source``."""
+    found: list[tuple[int, str]] = []
+    for node in ast.walk(ast.parse(source)):
+        if isinstance(node, ast.Compare):
+            sides = [node.left, *node.comparators]
+            if any(_kindish(side) for side in sides):
+                found += [(node.lineno, v) for side in sides for v in _literals(side, known)]
+        elif isinstance(node, ast.Call):
+            func = node.func
+            name = func.id if isinstance(func, ast.Name) else func.attr if isinstance(func, ast.Attribute) else ""
+            if name in KIND_ARGS and len(node.args) > KIND_ARGS[name]:
+                found += [(node.lineno, v) for v in _literals(node.args[KIND_ARGS[name]], known)]
+            found += [(node.lineno, v) for kw in node.keywords if kw.arg in ("kind", "action")
+                      for v in _literals(kw.value, known)]
+        elif isinstance(node, ast.Dict):  # a switch table over kinds
+            keys = [k.value for k in node.keys if isinstance(k, ast.Constant) and k.value in known]
+            if len(keys) >= 3:
+                found += [(node.lineno, k) for k in keys]
+    return found
+
+
+def offenders() -> dict[str, list[tuple[int, str]]]:
+    known = set(kinds.names())
+    found = {}
+    for path in sorted(PACKAGE.rglob("*.py")):
+        rel = path.relative_to(PACKAGE).as_posix()
+        if rel == "memory/kinds.py":
+            continue
+        spelled = kind_literals(path.read_text(encoding="utf-8"), known)
+        if spelled:
+            found[rel] = spelled
+    return found
+
+
+def test_kinds_are_spelled_only_in_the_registry():
+    found = offenders()
+    clean = {rel: spelled for rel, spelled in found.items() if rel.startswith(CLEAN)}
+    assert clean == {}, "spell these kinds through sonetto_desktop.memory.kinds"
+    assert set(found) <= NOT_YET, f"new modules spelling kinds themselves: {sorted(set(found) - NOT_YET)}"
+    assert set(found) == NOT_YET, f"no longer spelling kinds (take them off NOT_YET): {sorted(NOT_YET - set(found))}"
+
+
+def test_the_check_sees_a_kind_spelled_in_a_kind_position():
+    known = set(kinds.names())
+    source = '''
+if change.kind == "merge": pass
+if entry.get("action") in ("create", "restore"): pass
+plan = Plan("delete", write)
+GROUPS = {"add": 1, "update": 2, "delete": 3}
+ops.review.propose("update", memory_ids=ids)
+label = "merge"  # not a kind position: a word is free to be a word
+if kind == kinds.MERGE: pass
+'''
+    assert sorted(v for _, v in kind_literals(source, known)) == sorted(
+        ["merge", "create", "restore", "delete", "add", "update", "delete", "update"])
+
+
+def test_unknown_kinds_fail_closed_and_the_dead_names_are_gone():
+    for name in ("create", "update", "delete", "merge", "restore", "annotate"):
+        assert kinds.changes(name), name
+    assert not kinds.changes(kinds.READ) and not kinds.changes(kinds.HIT)
+    assert not kinds.known("annotate") and not kinds.kind("annotate").record and kinds.group("annotate") == ""
+    assert kinds.record_kinds() == {"add", "update", "delete", "merge", "hit", "revert", "restore", "purge",
+                                    "import", "reload", "lock", "set"}
+    assert kinds.content_kinds() == {"add", "update", "merge", "revert", "restore", "import"}
+    assert MemoryChange.from_dict({"kind": "restore", "ids": ["a"]}).kind == "restore"
+    for odd in ("create", "annotate"):  # a plan's kind is not a change record's
+        try:
+            MemoryChange.from_dict({"kind": odd, "ids": []})
+        except ValueError as exc:
+            assert "unknown change kind" in str(exc)
+        else:
+            raise AssertionError(f"{odd} read as a change record")
+    assert not hasattr(registry, "CHANGE_KINDS")
+    plan = registry.Plan("annotate", lambda ops: None)
+    assert plan.changes and not registry.Plan("annotate", lambda ops: None, change=False).changes
+    assert registry.Plan("", lambda ops: None).changes  # no kind said: a change all the same
+    try:
+        kinds.register(kinds.ChangeKind("merge", plan=False))
+    except ValueError as exc:
+        assert "declared already" in str(exc)
+    else:
+        raise AssertionError("a kind was declared twice")
