@@ -152,10 +152,6 @@ def store_api_key(key: str, config_dir: Path | str | None = None) -> str:
     return ApiKeyStore(config_dir).store(key)
 
 
-def delete_api_key(config_dir: Path | str | None = None) -> None:
-    ApiKeyStore(config_dir).delete()
-
-
 def load_secret(name: str, config_dir: Path | str | None = None) -> str:
     return ApiKeyStore(config_dir, name).load()
 
