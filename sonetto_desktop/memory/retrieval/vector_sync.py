@@ -48,7 +48,7 @@ from ..changes import MemoryChange
 from ..errors import MemoryNotFound
 from ..events import EventFeed
 from ..stores.base import BaseMemoryManager
-from .budget import estimate_tokens
+from ..token_estimate import estimate_tokens
 from .builtin_model import open_client
 from .embeddings import EmbeddingsClient, EmbeddingsConfig, EmbeddingsError
 from .vector_status import VectorStatus
