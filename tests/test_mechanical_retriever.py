@@ -8,6 +8,7 @@ from datetime import datetime, timedelta
 import numpy as np
 import pytest
 
+from helpers import ids
 from memory_stores import break_yaml_store
 from sonetto_desktop.memory import MemoryItem, SqliteMemoryManager, StoreCorrupt, YamlMemoryManager
 from sonetto_desktop.memory.retrieval import tokenize as tok
@@ -73,10 +74,6 @@ def retriever(mm):
     r = MechanicalRetriever(mm, now=lambda: NOW)
     yield r
     r.close()
-
-
-def ids(results) -> list[str]:
-    return [r["id"] for r in results]
 
 
 # ── the phenomena ────────────────────────────────────────────────────────
