@@ -2,6 +2,8 @@
 
     python -m bench.recall_libraries [--sizes 10000,100000] [--queries 300] [--json OUT]
 
+(``bm25s`` comes with the ``bench`` extra: ``pip install -e .[bench]``.)
+
 1. **The cut** (``memory/retrieval/cut.py`` over ``compact_dict.py``) against jieba itself:
    ``jieba.lcut_for_search(text, HMM=False)`` on jieba's own dictionary (the algorithm ``cut.py``
    follows; a test holds the outputs equal), and the same jieba call over the app's compact table
