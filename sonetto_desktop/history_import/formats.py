@@ -97,7 +97,7 @@ BUILT_IN: tuple[HistoryFormat, ...] = (
     HistoryFormat("jsonl", "JSON Lines", ("JSON Lines（.jsonl）", "JSON Lines (.jsonl)"), f"{_HERE}.jsonl:read",
                   (".jsonl", ".ndjson")),
     HistoryFormat("sonetto", "Sonetto", ("Sonetto 导出的对话（.md）", "a chat exported by Sonetto (.md)"),
-                  f"{_HERE}.sonetto_md:read", (".md", ".markdown"), picker=("Sonetto 导出的对话", "Chats exported by Sonetto")),
+                  f"{_HERE}.sonetto_md:read", (".md", ".markdown"), picker=("Sonetto 导出的对话", "Chat exported from Sonetto")),
     HistoryFormat("chatgpt-memories", "ChatGPT", ("ChatGPT 已保存的记忆（.txt）", "ChatGPT's saved memories (.txt)"),
                   f"{_HERE}.saved_memories:read", (".txt",), sniff=f"{_HERE}.sniff:is_saved_memories",
                   hint=("不认识 {0} 的内容：如果它是从 ChatGPT“管理记忆”复制的已保存记忆，请在格式里选"
