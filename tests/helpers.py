@@ -92,3 +92,46 @@ async def activate(window: Any, wait: Any) -> None:
     window.show()
     window.activateWindow()
     await wait(window.isActiveWindow, message="the window is active")
+
+
+# ── times, retrievers, chat sessions ──────────────────────────────────
+
+def stamper(now: Any):
+    """``stamp(days_ago)``: the ISO time ``days_ago`` days before ``now`` (whole seconds)."""
+    from datetime import timedelta
+
+    def stamp(days_ago: float) -> str:
+        return (now - timedelta(days=days_ago)).replace(microsecond=0).isoformat()
+
+    return stamp
+
+
+def retriever_fixture(now: Any, name: str = "retriever"):
+    """A fixture ``name`` giving a ``MechanicalRetriever`` over the test's ``mm`` at a fixed ``now``."""
+    import pytest
+
+    from sonetto_desktop.memory.retrieval.mechanical import MechanicalRetriever
+
+    @pytest.fixture(name=name)
+    def retriever(mm):
+        mech = MechanicalRetriever(mm, now=lambda: now)
+        yield mech
+        mech.close()
+
+    return retriever
+
+
+def session_store_fixture(name: str = "store"):
+    """A fixture ``name`` giving an open chat ``SessionStore`` in ``tmp_path/sessions.db``."""
+    import pytest
+
+    from sonetto_desktop.agent.sessions import SessionStore
+
+    @pytest.fixture(name=name)
+    async def store(tmp_path):
+        s = SessionStore(tmp_path / "sessions.db")
+        await s.open()
+        yield s
+        await s.close()
+
+    return store
