@@ -18,7 +18,7 @@ import sys
 import threading
 import time
 from pathlib import Path
-from typing import Any, BinaryIO, Iterator
+from typing import Any, BinaryIO, Callable, Iterator
 
 log = logging.getLogger(__name__)
 
@@ -137,20 +137,26 @@ def atomic_file(path: str | os.PathLike[str], *, backup: Path | None = None) -> 
             fh.flush()
             os.fsync(fh.fileno())
         if backup is not None and path.exists():
-            staged = backup.with_name(backup.name + ".new")
-            try:
-                staged.unlink(missing_ok=True)
-                os.link(path, staged)  # the old version, kept without copying it
-            except OSError:
-                write_private(staged, path.read_bytes())
-            private_file(staged)
-            os.replace(staged, backup)
+            keep_backup(path, backup, path.read_bytes)
         os.replace(tmp, path)
     except BaseException:
         with contextlib.suppress(OSError):
             tmp.unlink()
         raise
     fsync_dir(path.parent)
+
+
+def keep_backup(path: Path, backup: Path, data: Callable[[], bytes], *, follow_symlinks: bool = True) -> None:
+    """Make ``backup`` the file at ``path`` as it is now: a hard link (nothing copied) where the system
+    allows, else a copy of ``data()``; owner-only, and renamed into place whole."""
+    staged = backup.with_name(backup.name + ".new")
+    try:
+        staged.unlink(missing_ok=True)
+        os.link(path, staged, follow_symlinks=follow_symlinks)
+    except OSError:
+        write_private(staged, data())
+    private_file(staged)
+    os.replace(staged, backup)
 
 
 def atomic_write(path: str | os.PathLike[str], payload: bytes, *, backup: Path | None = None) -> None:
