@@ -164,3 +164,17 @@ async def test_closing_the_dialog_during_a_connection_test_touches_nothing(qtbot
         assert not shiboken6.isValid(d)
         await task
     assert errors == []
+
+
+def test_the_store_list_offers_every_registered_file_backend(dialog):
+    from sonetto_desktop.memory.stores import backends
+
+    extra = backends.register(backends.StoreBackend("journaldb", "Journal DB", SqliteMemoryManager, "memory.journal",
+                                                    choice=("日志数据库", "Journal database")))
+    try:
+        d = dialog(Settings.load())
+        offered = {d.store_backend.itemData(i): d.store_backend.itemText(i) for i in range(d.store_backend.count())}
+    finally:
+        backends.unregister(extra.name)
+    assert offered["journaldb"] == "日志数据库" and offered["yaml"] == "YAML 文件（可直接阅读）"
+    assert {"yaml", "sqlite", "journaldb", "postgres"} <= set(offered)

@@ -47,6 +47,7 @@ class StoreBackend:
     settle: Any = None
     suffixes: tuple[str, ...] = ()
     settings_fields: tuple[str, ...] = ()
+    choice: tuple[str, str] | None = None  # (zh, en): its line in the settings' store list (a file backend)
 
     @property
     def on_server(self) -> bool:
@@ -82,10 +83,12 @@ _STORES = __name__.rpartition(".")[0]
 BUILT_IN: tuple[StoreBackend, ...] = (
     StoreBackend("yaml", "memory.yaml", f"{_STORES}.yaml.store:YamlMemoryManager", "memory.yaml",
                  ("{name}", "{stem}.trash.yaml", "{name}.log", "{name}.bak", "{name}.cache"),
-                 installs=("{stem}.trash.yaml",), suffixes=(".yaml", ".yml")),
+                 installs=("{stem}.trash.yaml",), suffixes=(".yaml", ".yml"),
+                 choice=("YAML 文件（可直接阅读）", "YAML file (human-readable)")),
     StoreBackend("sqlite", "SQLite", f"{_STORES}.sqlite:SqliteMemoryManager", "memory.db",
                  ("{name}", "{name}-wal", "{name}-shm"), settle=f"{_STORES}.migrate:settle_sqlite",
-                 suffixes=(".db", ".sqlite", ".sqlite3")),
+                 suffixes=(".db", ".sqlite", ".sqlite3"),
+                 choice=("SQLite 数据库（记忆很多时更快）", "SQLite database (faster with many memories)")),
     StoreBackend("postgres", "PostgreSQL", settings_fields=("postgres_url", "postgres_password", "postgres_tls", "postgres_schema",
                                   "postgres_sessions", "device_name")),
 )
