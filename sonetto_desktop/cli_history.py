@@ -37,7 +37,9 @@ from typing import Any
 from .aio import run_blocking
 from .cli import _describe, _fail, print_kept, printable
 from .history_import.ledger import DONE, UNDONE, ImportLedger, imports_dir
-from .history_import.model import FORMATS, History, HistoryFormatError
+from .history_import.formats import all_formats
+from .history_import.formats import names as format_names
+from .history_import.model import History, HistoryFormatError
 from .history_import.plan import Plan, Price
 from .history_import.runner import ImportElsewhere, ImportProgress, ImportResult
 from .history_import.service import HistoryImports
@@ -49,18 +51,17 @@ from .services import AppServices
 
 
 def _parser() -> argparse.ArgumentParser:
+    known = all_formats()
+    guessed = [f.label for f in known if f.best_effort]
     parser = _Parser(prog="sonetto history",
-                                     description="Import chats from other apps into the memories: ChatGPT's export (and "
-                                                 "its saved memories), Claude's export, DeepSeek's export or a chat "
-                                                 "saved from its web page, a Cherry Studio backup, JSON Lines, a "
-                                                 "Sonetto chat export. Claude and DeepSeek publish no format: they "
-                                                 "are read best effort.")
+                     description="Import chats from other apps into the memories: " + "; ".join(f.what[1] for f in known)
+                     + (f". {' and '.join(guessed)} publish no format: read best effort." if guessed else "."))
     parser.add_argument("--store", help="a memory store file (.yaml or .db) instead of the app's data dir")
     parser.add_argument("--create", action="store_true", help="with --store: create the file if it does not exist")
     sub = parser.add_subparsers(dest="command", required=True)
     imp = sub.add_parser("import", help="import a chat export (zip, folder or file); '-' reads saved memories from stdin")
     imp.add_argument("path")
-    imp.add_argument("--format", choices=FORMATS, help="default: detected from the file")
+    imp.add_argument("--format", choices=format_names(), help="default: detected from the file")
     imp.add_argument("--since", type=date.fromisoformat, metavar="YYYY-MM-DD", help="first day to import (inclusive)")
     imp.add_argument("--until", type=date.fromisoformat, metavar="YYYY-MM-DD", help="last day to import (inclusive)")
     imp.add_argument("--conversation", action="append", metavar="ID", help="only this conversation (repeatable)")

@@ -6,10 +6,11 @@ from __future__ import annotations
 
 import asyncio
 import os
-from datetime import datetime, timedelta
+from datetime import datetime
 
 import pytest
 
+from helpers import stamper
 from sonetto_desktop.memory.item import MemoryItem
 from sonetto_desktop.memory.operations import MemoryOperations
 from sonetto_desktop.memory.retrieval.conversation import NEW_SHARE
@@ -28,8 +29,7 @@ MESSAGES = ["今晚吃什么好", "周末想去爬山", "毕设进度有点慢",
 TOPICS = ["火锅", "爬山", "毕设", "吉他", "复查", "手机", "猫咪", "杭州", "小说", "健身", "房租", "婚礼", "咖啡", "电影"]
 
 
-def stamp(days_ago: float) -> str:
-    return (NOW - timedelta(days=days_ago)).replace(microsecond=0).isoformat()
+stamp = stamper(NOW)
 
 
 def recall_requests(llm_server) -> list[str]:

@@ -10,12 +10,11 @@ from __future__ import annotations
 import itertools
 from datetime import datetime, timedelta
 
-import pytest
 
+from helpers import retriever_fixture
 from ltm_helpers import FAST, make_ltm, until
 from memory_stores import backend_store_fixture, open_store
 from sonetto_desktop.memory.item import MemoryItem
-from sonetto_desktop.memory.retrieval.mechanical import MechanicalRetriever
 from sonetto_desktop.memory.writer.consumer import MemoryConsumer
 from sonetto_desktop.memory.writer.listing import READ_ALL_MAX, memory_line, read_listing
 from sonetto_desktop.memory.writer.tools import ToolContext, make_memory_tools
@@ -57,11 +56,7 @@ def listed_ids(text: str) -> list[str]:
     return [line.split(" | ", 1)[0] for line in text.splitlines()[1:] if " | " in line]
 
 
-@pytest.fixture
-def retriever(mm):
-    mech = MechanicalRetriever(mm, now=lambda: NOW)
-    yield mech
-    mech.close()
+retriever = retriever_fixture(NOW)
 
 
 def test_up_to_the_threshold_every_memory_is_listed(mm, retriever):

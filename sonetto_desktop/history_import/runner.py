@@ -45,7 +45,7 @@ from ..memory.review import ReviewInbox
 from ..memory.undo import NothingToUndo, TurnSet
 from ..memory.writer.secret_filter import redact_secrets
 from .ledger import DONE, PAUSED, RUNNING, UNDONE, ImportLedger, ImportState, batch_seq, batch_turn_id, new_import_id
-from .model import SOURCE_LABELS
+from .formats import format_named
 from .plan import Batch, Plan
 
 log = logging.getLogger(__name__)
@@ -203,7 +203,7 @@ class ImportRunner:
             raise RuntimeError(f"an import is already running ({self._run.state.id})")
         if not plan.batches:
             raise ValueError("nothing to import")
-        state = ImportState(new_import_id(), plan.source, SOURCE_LABELS.get(plan.source, plan.label), file_name,
+        state = ImportState(new_import_id(), plan.source, getattr(format_named(plan.source), "label", plan.label), file_name,
                             digest, since=since.isoformat() if since else None,
                             until=until.isoformat() if until else None, selected=selected,
                             review=bool(self.review is not None and self.review.enabled),

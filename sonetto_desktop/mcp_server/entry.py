@@ -154,8 +154,9 @@ async def _say_where(services: AppServices) -> None:
         held = f"{count} memories"
     except (MemoryError_, OSError) as exc:
         held = f"not counted: {type(exc).__name__}"
-    kind = {"yaml": "memory.yaml", "sqlite": "SQLite", "postgres": "PostgreSQL"}.get(settings.store_backend,
-                                                                                   settings.store_backend)
+    from ..memory.stores.backends import label_of
+
+    kind = label_of(settings.store_backend)
     print(f"sonetto mcp: serving memories from {services.data_dir} ({kind}, {held})", file=sys.stderr, flush=True)
 
 

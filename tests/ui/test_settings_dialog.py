@@ -10,6 +10,7 @@ from PySide6.QtCore import QObject, QUrl, Slot
 from PySide6.QtGui import QDesktopServices
 
 from shell_fixtures import app_settings, running_app
+from helpers import pick
 from sonetto_desktop import ops
 from sonetto_desktop.config.settings import Settings, config_dir
 from sonetto_desktop.memory import SqliteMemoryManager
@@ -26,21 +27,17 @@ def dialog(qtbot):
     return make
 
 
-def _pick(combo, value):
-    combo.setCurrentIndex(combo.findData(value))
-
-
 async def test_saved_settings_come_back_after_a_reload(dialog, tmp_path):
     d = dialog(Settings.load())
     d.base_url.setText("http://127.0.0.1:11434/v1")
     d.model.setEditText("qwen2.5:7b")
     d.api_key.setText("sk-secret-value")
     d.temperature.setValue(0.3)
-    _pick(d.retrieval_mode, "mechanical")
-    _pick(d.store_backend, "sqlite")
+    pick(d.retrieval_mode, "mechanical")
+    pick(d.store_backend, "sqlite")
     d.data_dir.setText(str(tmp_path / "mydata"))
-    _pick(d.theme, "dark")
-    _pick(d.language, "en")
+    pick(d.theme, "dark")
+    pick(d.language, "en")
     d.request_timeout.setValue(42)
     d.recall_timeout.setValue(3)
     saved = []
@@ -138,7 +135,7 @@ async def test_switching_the_backend_migrates_without_loss(qapp, tmp_path, wait)
         trash_before = app.store.list_trash()
 
         d = app.open_settings()
-        _pick(d.store_backend, "sqlite")
+        pick(d.store_backend, "sqlite")
         assert await d.save()
         await wait(lambda: isinstance(app.store, SqliteMemoryManager) and app.controller.ready, timeout=10,
                    message="store re-opened as SQLite")
@@ -168,3 +165,17 @@ async def test_closing_the_dialog_during_a_connection_test_touches_nothing(qtbot
         assert not shiboken6.isValid(d)
         await task
     assert errors == []
+
+
+def test_the_store_list_offers_every_registered_file_backend(dialog):
+    from sonetto_desktop.memory.stores import backends
+
+    extra = backends.register(backends.StoreBackend("journaldb", "Journal DB", SqliteMemoryManager, "memory.journal",
+                                                    choice=("日志数据库", "Journal database")))
+    try:
+        d = dialog(Settings.load())
+        offered = {d.store_backend.itemData(i): d.store_backend.itemText(i) for i in range(d.store_backend.count())}
+    finally:
+        backends.unregister(extra.name)
+    assert offered["journaldb"] == "日志数据库" and offered["yaml"] == "YAML 文件（可直接阅读）"
+    assert {"yaml", "sqlite", "journaldb", "postgres"} <= set(offered)

@@ -43,7 +43,7 @@ answered within ``FAST`` of the recall timeout while the listing filled the budg
 reads more), one slower than ``SLOW`` of the timeout shrinks it, a timeout halves it; a cloud
 endpoint never grows past ``CLOUD_BUDGET``. A shrunk budget no longer reads a small bank whole.
 
-Tokens are estimated (:func:`estimate_tokens`: one per CJK character and per digit, one per four
+Tokens are estimated (``memory/token_estimate.py``, the app's one estimate: one per CJK character and per digit, one per four
 other characters). Measured with the Qwen2.5 tokenizer on memory texts, real tokens are about 0.73
 of the estimate for Chinese and 0.78 for English (digits are one token each there, hence counted
 so), so an estimated budget does not overfill a context measured in real tokens. No LLM library is
@@ -60,6 +60,7 @@ from dataclasses import dataclass, field
 from typing import Any, Callable
 from urllib.parse import urlsplit
 from ...aio import start_thread
+from ..token_estimate import estimate_tokens  # the one estimate (re-exported: __all__)
 from .server_json import ServerJson
 
 log = logging.getLogger(__name__)
@@ -106,15 +107,6 @@ LOCAL_CONTEXT_WANTED = 12_288
 #: The smallest budget that is still worth a model call (a dozen memories).
 MIN_BUDGET = 400
 MAX_BUDGET = 2_000_000
-
-_ONE_EACH = re.compile(r"[0-9\u2e80-\u9fff\uac00-\ud7af\uf900-\ufaff\uff00-\uffef\U00020000-\U0003134f]")
-
-
-def estimate_tokens(text: str) -> int:
-    """One token per CJK (and full-width) character and per digit, one per four other characters."""
-    single = len(_ONE_EACH.findall(text))
-    return single + (len(text) - single + 3) // 4
-
 
 def is_local_endpoint(base_url: str) -> bool:
     """The endpoint runs on this computer or the local network (localhost, loopback, private and

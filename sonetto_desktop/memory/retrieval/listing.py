@@ -20,7 +20,7 @@ cheaper and faster. So the listing changes only at its end as memories come and 
 
 The listing follows the store's change feed like the offline index: the callbacks only note what
 changed; the next read applies it (a single change re-reads nothing, a bulk one re-reads the
-store). Entries carry their estimated tokens (``budget.estimate_tokens``) so a budget is filled
+store). Entries carry their estimated tokens (``memory/token_estimate.py``) so a budget is filled
 without rendering. Thread-safe.
 """
 
@@ -37,7 +37,7 @@ from ..changes import MemoryChange, by_other_app
 from ..errors import MemoryNotFound
 from ..item import MemoryItem, parse_time
 from ..stores.base import BaseMemoryManager
-from .budget import estimate_tokens
+from ..token_estimate import estimate_tokens
 from .llm_prompt import memory_body
 
 __all__ = ["ListingEntry", "ListingSnapshot", "RecallListing", "WINDOW_LOW", "WINDOW_TARGET"]

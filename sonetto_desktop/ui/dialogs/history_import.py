@@ -45,6 +45,7 @@ from PySide6.QtWidgets import (
 
 from ..widgets.tasks import task_scope
 from sonetto_desktop.aio import start_thread
+from sonetto_desktop.history_import.formats import all_formats
 from sonetto_desktop.history_import.model import History, HistoryFormatError, trim_heap
 from sonetto_desktop.history_import.plan import Plan
 from sonetto_desktop.history_import.saved_memories import MAX_TEXT_CHARS as MAX_PASTE_CHARS
@@ -146,12 +147,9 @@ class HistoryImportDialog(QDialog):
         self.pick_folder = QPushButton(self.tr("选择文件夹…"), page)
         self.format_box = QComboBox(page)
         self.format_box.setAccessibleName(self.tr("格式"))
-        for label, fmt in ((self.tr("自动识别格式"), None), ("ChatGPT", "chatgpt"),
-                           (self.tr("Claude（尽力而为）"), "claude"),
-                           (self.tr("DeepSeek（尽力而为）"), "deepseek"), ("Cherry Studio", "cherry"),
-                           ("JSON Lines", "jsonl"), (self.tr("Sonetto 导出的对话"), "sonetto"),
-                           (self.tr("ChatGPT 已保存的记忆（文本）"), "chatgpt-memories")):
-            self.format_box.addItem(label, fmt)
+        self.format_box.addItem(self.tr("自动识别格式"), None)
+        for fmt in all_formats():  # the registered formats (history_import/formats.py)
+            self.format_box.addItem(_say(fmt.choice), fmt.name)
         row = QHBoxLayout()
         row.addWidget(self.pick_file)
         row.addWidget(self.pick_folder)

@@ -34,7 +34,9 @@ from PySide6.QtWidgets import (
 
 from sonetto_desktop.agent.recall_setup import INSTALLED
 from sonetto_desktop.config.settings import USER_NAME_MAX, Settings
+from sonetto_desktop.memory.stores.backends import file_backends
 
+from ..i18n import ui_language
 from ..widgets.discard_guard import guard_reject
 from ..widgets.deferred import alive
 from ..widgets.icons import icon
@@ -146,8 +148,9 @@ class SettingsDialog(QDialog):
         self.recall_timeout.setRange(0.5, 600.0)
         self.recall_timeout.setSuffix(self.tr(" 秒"))
         self.store_backend = QComboBox(page)
-        self.store_backend.addItem(self.tr("YAML 文件（可直接阅读）"), "yaml")
-        self.store_backend.addItem(self.tr("SQLite 数据库（记忆很多时更快）"), "sqlite")
+        for backend in file_backends():  # the registered file backends (memory/stores/backends.py)
+            zh, en = backend.choice or (backend.label, backend.label)
+            self.store_backend.addItem(en if ui_language() == "en" else zh, backend.name)
         PostgresPage.add_backend_choice(self.store_backend)
         self.backend_hint = QLabel(self.tr("切换后会把现有记忆（含历史和回收站）完整迁移过去，旧文件保留。"), page)
         self.backend_hint.setObjectName("HintLabel")
