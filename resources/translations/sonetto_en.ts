@@ -804,120 +804,100 @@ Talk about anything — I'll remember what matters to you.</translation>
 <context>
     <name>HistoryImportDialog</name>
     <message>
-        <location filename="../../sonetto_desktop/ui/dialogs/history_import.py" line="88" />
+        <location filename="../../sonetto_desktop/ui/dialogs/history_import.py" line="89" />
         <source>导入聊天记录</source>
         <translation>Import chat history</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/dialogs/history_import.py" line="136" />
+        <location filename="../../sonetto_desktop/ui/dialogs/history_import.py" line="137" />
         <source>{0} · {1} · {2} 轮</source>
         <translation>{0} · {1} · {2} turns</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/dialogs/history_import.py" line="142" />
+        <location filename="../../sonetto_desktop/ui/dialogs/history_import.py" line="143" />
         <source>把你在其他应用里的聊天记录交给 Sonetto：它按当时的日期一段段读完，记下关于你的事。导入前可以预览和挑选，导入后可以整体撤销。</source>
         <translation>Give Sonetto your chats from other apps: it reads them piece by piece as of the day they happened and remembers what they say about you. You can preview and choose before importing, and undo the whole import afterwards.</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/dialogs/history_import.py" line="145" />
+        <location filename="../../sonetto_desktop/ui/dialogs/history_import.py" line="146" />
         <source>选择文件…</source>
         <translation>Choose a file…</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/dialogs/history_import.py" line="146" />
+        <location filename="../../sonetto_desktop/ui/dialogs/history_import.py" line="147" />
         <source>选择文件夹…</source>
         <translation>Choose a folder…</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/dialogs/history_import.py" line="148" />
+        <location filename="../../sonetto_desktop/ui/dialogs/history_import.py" line="149" />
         <source>格式</source>
         <translation>Format</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/dialogs/history_import.py" line="149" />
+        <location filename="../../sonetto_desktop/ui/dialogs/history_import.py" line="150" />
         <source>自动识别格式</source>
         <translation>Detect the format</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/dialogs/history_import.py" line="150" />
-        <source>Claude（尽力而为）</source>
-        <translation>Claude (best effort)</translation>
-    </message>
-    <message>
-        <location filename="../../sonetto_desktop/ui/dialogs/history_import.py" line="151" />
-        <source>DeepSeek（尽力而为）</source>
-        <translation>DeepSeek (best effort)</translation>
-    </message>
-    <message>
-        <location filename="../../sonetto_desktop/ui/dialogs/history_import.py" line="152" />
-        <source>Sonetto 导出的对话</source>
-        <translation>Chat exported from Sonetto</translation>
-    </message>
-    <message>
-        <location filename="../../sonetto_desktop/ui/dialogs/history_import.py" line="153" />
-        <source>ChatGPT 已保存的记忆（文本）</source>
-        <translation>ChatGPT saved memories (text)</translation>
-    </message>
-    <message>
-        <location filename="../../sonetto_desktop/ui/dialogs/history_import.py" line="161" />
+        <location filename="../../sonetto_desktop/ui/dialogs/history_import.py" line="159" />
         <source>&lt;b&gt;ChatGPT&lt;/b&gt;：设置 → 数据控制 → 导出数据，邮件里的链接下载 zip，选它即可。&lt;br&gt;&lt;b&gt;Claude&lt;/b&gt;：设置 → 隐私 → 导出数据，邮件里的链接下载 zip，选它即可（格式没有公开说明，尽力而为）。&lt;br&gt;&lt;b&gt;DeepSeek&lt;/b&gt;：设置 → 数据管理 → 导出所有历史对话；或用油猴脚本从网页保存的对话 JSON（格式没有公开说明，按公开的解析器读取，尽力而为）。&lt;br&gt;&lt;b&gt;Cherry Studio&lt;/b&gt;：设置 → 数据设置 → 备份，选备份的 zip（含 data.json 的备份）。&lt;br&gt;&lt;b&gt;Kimi 等其他应用&lt;/b&gt;：没有可读的导出，请整理成 JSON Lines（每行一条消息，见下面的“JSON Lines 格式”）。&lt;br&gt;&lt;b&gt;Sonetto&lt;/b&gt;：另一台电脑上对话列表里的“导出为 Markdown…”。</source>
         <translation>&lt;b&gt;ChatGPT&lt;/b&gt;: Settings → Data controls → Export data; download the zip from the emailed link and pick it.&lt;br&gt;&lt;b&gt;Claude&lt;/b&gt;: Settings → Privacy → Export data; download the zip from the emailed link and pick it (the format is not documented; best effort).&lt;br&gt;&lt;b&gt;DeepSeek&lt;/b&gt;: Settings → Data management → Export all chats, or a chat saved as JSON from the web page by a userscript (the format is not documented; read as public parsers do, best effort).&lt;br&gt;&lt;b&gt;Cherry Studio&lt;/b&gt;: Settings → Data settings → Backup; pick the backup zip (one with a data.json).&lt;br&gt;&lt;b&gt;Kimi and other apps&lt;/b&gt;: no readable export; put the chats into JSON Lines (one message per line, see “JSON Lines format” below).&lt;br&gt;&lt;b&gt;Sonetto&lt;/b&gt;: “Export as Markdown…” in the chat list on the other computer.</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/dialogs/history_import.py" line="171" />
+        <location filename="../../sonetto_desktop/ui/dialogs/history_import.py" line="169" />
         <source>JSON Lines 格式…</source>
         <translation>JSON Lines format…</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/dialogs/history_import.py" line="173" />
+        <location filename="../../sonetto_desktop/ui/dialogs/history_import.py" line="171" />
         <source>或者粘贴 ChatGPT 的“已保存的记忆”（设置 → 个性化 → 管理记忆，全选复制），每行一条：</source>
         <translation>Or paste ChatGPT’s saved memories (Settings → Personalization → Manage memories, select all and copy), one per line:</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/dialogs/history_import.py" line="177" />
-        <location filename="../../sonetto_desktop/ui/dialogs/history_import.py" line="320" />
+        <location filename="../../sonetto_desktop/ui/dialogs/history_import.py" line="175" />
+        <location filename="../../sonetto_desktop/ui/dialogs/history_import.py" line="318" />
         <source>粘贴的记忆</source>
         <translation>Pasted memories</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/dialogs/history_import.py" line="179" />
+        <location filename="../../sonetto_desktop/ui/dialogs/history_import.py" line="177" />
         <source>读取粘贴的记忆</source>
         <translation>Read the pasted memories</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/dialogs/history_import.py" line="185" />
+        <location filename="../../sonetto_desktop/ui/dialogs/history_import.py" line="183" />
         <source>正在读取</source>
         <translation>Reading</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/dialogs/history_import.py" line="186" />
+        <location filename="../../sonetto_desktop/ui/dialogs/history_import.py" line="184" />
         <source>取消读取</source>
         <translation>Stop reading</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/dialogs/history_import.py" line="197" />
+        <location filename="../../sonetto_desktop/ui/dialogs/history_import.py" line="195" />
         <source>继续这次导入</source>
         <translation>Continue this import</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/dialogs/history_import.py" line="198" />
-        <location filename="../../sonetto_desktop/ui/dialogs/history_import.py" line="283" />
-        <location filename="../../sonetto_desktop/ui/dialogs/history_import.py" line="704" />
+        <location filename="../../sonetto_desktop/ui/dialogs/history_import.py" line="196" />
+        <location filename="../../sonetto_desktop/ui/dialogs/history_import.py" line="281" />
+        <location filename="../../sonetto_desktop/ui/dialogs/history_import.py" line="702" />
         <source>撤销已导入的部分</source>
         <translation>Undo what was imported</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/dialogs/history_import.py" line="203" />
+        <location filename="../../sonetto_desktop/ui/dialogs/history_import.py" line="201" />
         <source>关闭</source>
         <translation>Close</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/dialogs/history_import.py" line="242" />
+        <location filename="../../sonetto_desktop/ui/dialogs/history_import.py" line="240" />
         <source>JSON Lines 格式</source>
         <translation>JSON Lines format</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/dialogs/history_import.py" line="243" />
+        <location filename="../../sonetto_desktop/ui/dialogs/history_import.py" line="241" />
         <source>每行一个 JSON 对象，即一条消息：
 
 {0}
@@ -932,272 +912,272 @@ conversation: which chat it belongs to; role: user or assistant (system and tool
 Optional: title (the chat’s title), id (the message’s id, which recognises it on a second import). Lines may come in any order; blank lines are fine.</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/dialogs/history_import.py" line="267" />
+        <location filename="../../sonetto_desktop/ui/dialogs/history_import.py" line="265" />
         <source>没有粘贴：内容有 {0} 字，ChatGPT 的已保存记忆一般只有几千字（最多 {1} 字）。请只复制“管理记忆”里的列表。</source>
         <translation>Not pasted: that is {0} characters, and ChatGPT's saved memories are a few thousand (at most {1}). Copy only the list under “Manage memories”.</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/dialogs/history_import.py" line="280" />
+        <location filename="../../sonetto_desktop/ui/dialogs/history_import.py" line="278" />
         <source>有一次没有完成的导入：{0} · {1}，已写入 {2}/{3} 轮</source>
         <translation>An import was not finished: {0} · {1}, {2}/{3} turns written</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/dialogs/history_import.py" line="285" />
+        <location filename="../../sonetto_desktop/ui/dialogs/history_import.py" line="283" />
         <source>上次导入：{0} · {1}，写入 {2} 轮，新记忆 {3} 条，更新 {4} 条</source>
         <translation>Last import: {0} · {1}, {2} turns read, {3} new memories, {4} updated</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/dialogs/history_import.py" line="288" />
-        <location filename="../../sonetto_desktop/ui/dialogs/history_import.py" line="846" />
+        <location filename="../../sonetto_desktop/ui/dialogs/history_import.py" line="286" />
+        <location filename="../../sonetto_desktop/ui/dialogs/history_import.py" line="844" />
         <source>撤销这次导入</source>
         <translation>Undo this import</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/dialogs/history_import.py" line="296" />
+        <location filename="../../sonetto_desktop/ui/dialogs/history_import.py" line="294" />
         <source>选择聊天记录</source>
         <translation>Choose a chat export</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/dialogs/history_import.py" line="302" />
+        <location filename="../../sonetto_desktop/ui/dialogs/history_import.py" line="300" />
         <source>聊天记录 (*.zip *.json *.jsonl *.md *.txt)</source>
         <translation>Chat exports (*.zip *.json *.jsonl *.md *.txt)</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/dialogs/history_import.py" line="302" />
+        <location filename="../../sonetto_desktop/ui/dialogs/history_import.py" line="300" />
         <source>所有文件 (*)</source>
         <translation>All files (*)</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/dialogs/history_import.py" line="340" />
-        <location filename="../../sonetto_desktop/ui/dialogs/history_import.py" line="344" />
-        <location filename="../../sonetto_desktop/ui/dialogs/history_import.py" line="361" />
+        <location filename="../../sonetto_desktop/ui/dialogs/history_import.py" line="338" />
+        <location filename="../../sonetto_desktop/ui/dialogs/history_import.py" line="342" />
+        <location filename="../../sonetto_desktop/ui/dialogs/history_import.py" line="359" />
         <source>读不了 {0}：{1}</source>
         <translation>Cannot read {0}: {1}</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/dialogs/history_import.py" line="372" />
+        <location filename="../../sonetto_desktop/ui/dialogs/history_import.py" line="370" />
         <source>返回</source>
         <translation>Back</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/dialogs/history_import.py" line="373" />
+        <location filename="../../sonetto_desktop/ui/dialogs/history_import.py" line="371" />
         <source>取消</source>
         <translation>Cancel</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/dialogs/history_import.py" line="399" />
+        <location filename="../../sonetto_desktop/ui/dialogs/history_import.py" line="397" />
         <source>从</source>
         <translation>From</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/dialogs/history_import.py" line="399" />
-        <location filename="../../sonetto_desktop/ui/dialogs/history_import.py" line="413" />
+        <location filename="../../sonetto_desktop/ui/dialogs/history_import.py" line="397" />
+        <location filename="../../sonetto_desktop/ui/dialogs/history_import.py" line="411" />
         <source>到</source>
         <translation>to</translation>
     </message>
     <message>
+        <location filename="../../sonetto_desktop/ui/dialogs/history_import.py" line="403" />
         <location filename="../../sonetto_desktop/ui/dialogs/history_import.py" line="405" />
-        <location filename="../../sonetto_desktop/ui/dialogs/history_import.py" line="407" />
         <source>按标题筛选</source>
         <translation>Filter by title</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/dialogs/history_import.py" line="408" />
+        <location filename="../../sonetto_desktop/ui/dialogs/history_import.py" line="406" />
         <source>全选</source>
         <translation>Select all</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/dialogs/history_import.py" line="409" />
+        <location filename="../../sonetto_desktop/ui/dialogs/history_import.py" line="407" />
         <source>全不选</source>
         <translation>Select none</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/dialogs/history_import.py" line="411" />
+        <location filename="../../sonetto_desktop/ui/dialogs/history_import.py" line="409" />
         <source>日期从</source>
         <translation>Dates from</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/dialogs/history_import.py" line="432" />
+        <location filename="../../sonetto_desktop/ui/dialogs/history_import.py" line="430" />
         <source>开始导入</source>
         <translation>Start importing</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/dialogs/history_import.py" line="462" />
+        <location filename="../../sonetto_desktop/ui/dialogs/history_import.py" line="460" />
         <source>正在计算…</source>
         <translation>Counting…</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/dialogs/history_import.py" line="483" />
+        <location filename="../../sonetto_desktop/ui/dialogs/history_import.py" line="481" />
         <source>跳过 {0} 个读不了的对话：</source>
         <translation>Left out {0} conversations that cannot be read:</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/dialogs/history_import.py" line="486" />
+        <location filename="../../sonetto_desktop/ui/dialogs/history_import.py" line="484" />
         <source>…另有 {0} 个</source>
         <translation>… and {0} more</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/dialogs/history_import.py" line="493" />
+        <location filename="../../sonetto_desktop/ui/dialogs/history_import.py" line="491" />
         <source>还没有配置模型：请先在设置里填写模型，导入要由模型来读。</source>
         <translation>No model is configured: set one in Settings first; a model reads the import.</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/dialogs/history_import.py" line="496" />
+        <location filename="../../sonetto_desktop/ui/dialogs/history_import.py" line="494" />
         <source>审核模式已开启：导入的结果会进入审核箱，由你确认后才写入。</source>
         <translation>Review mode is on: what the import finds goes to the review inbox and is written only once you approve it.</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/dialogs/history_import.py" line="529" />
+        <location filename="../../sonetto_desktop/ui/dialogs/history_import.py" line="527" />
         <source>没能算出要导入的内容：{0}</source>
         <translation>Could not work out what to import: {0}</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/dialogs/history_import.py" line="546" />
+        <location filename="../../sonetto_desktop/ui/dialogs/history_import.py" line="544" />
         <source>已导入过的 {0} 轮</source>
         <translation>{0} turns imported before</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/dialogs/history_import.py" line="548" />
+        <location filename="../../sonetto_desktop/ui/dialogs/history_import.py" line="546" />
         <source>不导入列表里的 {0} 个对话</source>
         <translation>{0} conversations on the don’t-import list</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/dialogs/history_import.py" line="550" />
+        <location filename="../../sonetto_desktop/ui/dialogs/history_import.py" line="548" />
         <source>日期范围外的 {0} 轮</source>
         <translation>{0} turns outside the dates</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/dialogs/history_import.py" line="553" />
+        <location filename="../../sonetto_desktop/ui/dialogs/history_import.py" line="551" />
         <source>系统提示、工具调用、改写前的分支、空白等 {0} 条消息</source>
         <translation>{0} messages such as system prompts, tool calls, branches edited away and blanks</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/dialogs/history_import.py" line="554" />
+        <location filename="../../sonetto_desktop/ui/dialogs/history_import.py" line="552" />
         <source>不导入：{0}</source>
         <translation>Not imported: {0}</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/dialogs/history_import.py" line="556" />
+        <location filename="../../sonetto_desktop/ui/dialogs/history_import.py" line="554" />
         <source>{0} 处疑似密码、密钥或证件号会在发送给模型前隐去</source>
         <translation>{0} likely passwords, keys or ID numbers are hidden before the model sees them</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/dialogs/history_import.py" line="566" />
-        <location filename="../../sonetto_desktop/ui/dialogs/history_import.py" line="581" />
+        <location filename="../../sonetto_desktop/ui/dialogs/history_import.py" line="564" />
+        <location filename="../../sonetto_desktop/ui/dialogs/history_import.py" line="579" />
         <source>没有保存：{0}</source>
         <translation>Not saved: {0}</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/dialogs/history_import.py" line="589" />
+        <location filename="../../sonetto_desktop/ui/dialogs/history_import.py" line="587" />
         <source>ChatGPT 已保存的记忆</source>
         <translation>ChatGPT saved memories</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/dialogs/history_import.py" line="590" />
+        <location filename="../../sonetto_desktop/ui/dialogs/history_import.py" line="588" />
         <source>每条直接成为一条记忆（不经模型），可以改主题或取消勾选。</source>
         <translation>Each becomes one memory as it is (no model reads it); you can change its theme or untick it.</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/dialogs/history_import.py" line="597" />
+        <location filename="../../sonetto_desktop/ui/dialogs/history_import.py" line="595" />
         <source>导入</source>
         <translation>Import</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/dialogs/history_import.py" line="612" />
+        <location filename="../../sonetto_desktop/ui/dialogs/history_import.py" line="610" />
         <source>审核模式已开启：它们会进入审核箱，由你确认后才写入。</source>
         <translation>Review mode is on: they go to the review inbox and are written only once you approve them.</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/dialogs/history_import.py" line="619" />
+        <location filename="../../sonetto_desktop/ui/dialogs/history_import.py" line="617" />
         <source>导入 {0} 条记忆</source>
         <translation>Import {0} memories</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/dialogs/history_import.py" line="627" />
+        <location filename="../../sonetto_desktop/ui/dialogs/history_import.py" line="625" />
         <source>没有导入：{0}</source>
         <translation>Not imported: {0}</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/dialogs/history_import.py" line="700" />
+        <location filename="../../sonetto_desktop/ui/dialogs/history_import.py" line="698" />
         <source>导入已停止</source>
         <translation>Import stopped</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/dialogs/history_import.py" line="701" />
+        <location filename="../../sonetto_desktop/ui/dialogs/history_import.py" line="699" />
         <source>已导入的部分要保留吗？保留的话，以后再导入同一个文件会接着导入剩下的。</source>
         <translation>Keep what was imported? If you keep it, importing the same file again goes on with the rest.</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/dialogs/history_import.py" line="703" />
+        <location filename="../../sonetto_desktop/ui/dialogs/history_import.py" line="701" />
         <source>保留已导入的部分</source>
         <translation>Keep what was imported</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/dialogs/history_import.py" line="739" />
+        <location filename="../../sonetto_desktop/ui/dialogs/history_import.py" line="737" />
         <source>删除它新建的 {0} 条记忆</source>
         <translation>delete the {0} memories it created</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/dialogs/history_import.py" line="741" />
+        <location filename="../../sonetto_desktop/ui/dialogs/history_import.py" line="739" />
         <source>把它改过的 {0} 条记忆恢复原样</source>
         <translation>put back the {0} memories it changed</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/dialogs/history_import.py" line="743" />
+        <location filename="../../sonetto_desktop/ui/dialogs/history_import.py" line="741" />
         <source>找回它删掉的 {0} 条记忆</source>
         <translation>bring back the {0} memories it deleted</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/dialogs/history_import.py" line="745" />
+        <location filename="../../sonetto_desktop/ui/dialogs/history_import.py" line="743" />
         <source>撤销这次导入？</source>
         <translation>Undo this import?</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/dialogs/history_import.py" line="745" />
+        <location filename="../../sonetto_desktop/ui/dialogs/history_import.py" line="743" />
         <source>撤销会影响 {0} 条记忆：{1}。撤销之后还可以重做。</source>
         <translation>Undoing touches {0} memories: {1}. You can redo it afterwards.</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/dialogs/history_import.py" line="746" />
+        <location filename="../../sonetto_desktop/ui/dialogs/history_import.py" line="744" />
         <source>，</source>
         <translation>, </translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/dialogs/history_import.py" line="746" />
+        <location filename="../../sonetto_desktop/ui/dialogs/history_import.py" line="744" />
         <source>撤销导入</source>
         <translation>Undo the import</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/dialogs/history_import.py" line="778" />
+        <location filename="../../sonetto_desktop/ui/dialogs/history_import.py" line="776" />
         <source>重做这次导入</source>
         <translation>Redo this import</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/dialogs/history_import.py" line="785" />
-        <location filename="../../sonetto_desktop/ui/dialogs/history_import.py" line="790" />
+        <location filename="../../sonetto_desktop/ui/dialogs/history_import.py" line="783" />
+        <location filename="../../sonetto_desktop/ui/dialogs/history_import.py" line="788" />
         <source>无法重做：{0}</source>
         <translation>Cannot redo: {0}</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/dialogs/history_import.py" line="787" />
+        <location filename="../../sonetto_desktop/ui/dialogs/history_import.py" line="785" />
         <source>无法重做：撤销之后这些记忆都被改过了</source>
         <translation>Cannot redo: every one of these memories was changed after the undo</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/dialogs/history_import.py" line="839" />
+        <location filename="../../sonetto_desktop/ui/dialogs/history_import.py" line="837" />
         <source>……还有 {0} 张</source>
         <translation>…and {0} more</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/dialogs/history_import.py" line="841" />
+        <location filename="../../sonetto_desktop/ui/dialogs/history_import.py" line="839" />
         <source>无法撤销：这次导入写下的 {0} 条记忆之后都被改过，撤销会丢掉那些修改。</source>
         <translation>Cannot undo: all {0} memories the import wrote were changed afterwards, and undoing would lose those changes.</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/dialogs/history_import.py" line="735" />
-        <location filename="../../sonetto_desktop/ui/dialogs/history_import.py" line="816" />
-        <location filename="../../sonetto_desktop/ui/dialogs/history_import.py" line="828" />
-        <location filename="../../sonetto_desktop/ui/dialogs/history_import.py" line="858" />
+        <location filename="../../sonetto_desktop/ui/dialogs/history_import.py" line="733" />
+        <location filename="../../sonetto_desktop/ui/dialogs/history_import.py" line="814" />
+        <location filename="../../sonetto_desktop/ui/dialogs/history_import.py" line="826" />
+        <location filename="../../sonetto_desktop/ui/dialogs/history_import.py" line="856" />
         <source>无法撤销：{0}</source>
         <translation>Cannot undo: {0}</translation>
     </message>
@@ -3142,199 +3122,189 @@ Optional: title (the chat’s title), id (the message’s id, which recognises i
 <context>
     <name>SettingsDialog</name>
     <message>
-        <location filename="../../sonetto_desktop/ui/settings/dialog.py" line="62" />
+        <location filename="../../sonetto_desktop/ui/settings/dialog.py" line="64" />
         <source>设置</source>
         <translation>Settings</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/settings/dialog.py" line="73" />
-        <location filename="../../sonetto_desktop/ui/settings/dialog.py" line="132" />
+        <location filename="../../sonetto_desktop/ui/settings/dialog.py" line="75" />
+        <location filename="../../sonetto_desktop/ui/settings/dialog.py" line="134" />
         <source>模型</source>
         <translation>Model</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/settings/dialog.py" line="74" />
+        <location filename="../../sonetto_desktop/ui/settings/dialog.py" line="76" />
         <source>记忆</source>
         <translation>Memory</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/settings/dialog.py" line="81" />
+        <location filename="../../sonetto_desktop/ui/settings/dialog.py" line="83" />
         <source>外观</source>
         <translation>Appearance</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/settings/dialog.py" line="86" />
+        <location filename="../../sonetto_desktop/ui/settings/dialog.py" line="88" />
         <source>保存</source>
         <translation>Save</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/settings/dialog.py" line="87" />
+        <location filename="../../sonetto_desktop/ui/settings/dialog.py" line="89" />
         <source>取消</source>
         <translation>Cancel</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/settings/dialog.py" line="105" />
+        <location filename="../../sonetto_desktop/ui/settings/dialog.py" line="107" />
         <source>留空时 Sonetto 会从记忆里知道</source>
         <translation>Leave empty and Sonetto learns it from the memories</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/settings/dialog.py" line="110" />
+        <location filename="../../sonetto_desktop/ui/settings/dialog.py" line="112" />
         <source>本地模型可以留空</source>
         <translation>Leave empty for local models</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/settings/dialog.py" line="120" />
-        <location filename="../../sonetto_desktop/ui/settings/dialog.py" line="147" />
+        <location filename="../../sonetto_desktop/ui/settings/dialog.py" line="122" />
+        <location filename="../../sonetto_desktop/ui/settings/dialog.py" line="149" />
         <source> 秒</source>
         <translation> s</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/settings/dialog.py" line="121" />
+        <location filename="../../sonetto_desktop/ui/settings/dialog.py" line="123" />
         <source>测试连接</source>
         <translation>Test connection</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/settings/dialog.py" line="129" />
+        <location filename="../../sonetto_desktop/ui/settings/dialog.py" line="131" />
         <source>你希望 Sonetto 怎么称呼你</source>
         <translation>What should Sonetto call you</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/settings/dialog.py" line="130" />
+        <location filename="../../sonetto_desktop/ui/settings/dialog.py" line="132" />
         <source>服务地址</source>
         <translation>Endpoint URL</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/settings/dialog.py" line="131" />
+        <location filename="../../sonetto_desktop/ui/settings/dialog.py" line="133" />
         <source>API 密钥</source>
         <translation>API key</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/settings/dialog.py" line="133" />
+        <location filename="../../sonetto_desktop/ui/settings/dialog.py" line="135" />
         <source>温度</source>
         <translation>Temperature</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/settings/dialog.py" line="134" />
+        <location filename="../../sonetto_desktop/ui/settings/dialog.py" line="136" />
         <source>请求超时</source>
         <translation>Request timeout</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/settings/dialog.py" line="142" />
+        <location filename="../../sonetto_desktop/ui/settings/dialog.py" line="144" />
         <source>混合（推荐）</source>
         <translation>Hybrid (recommended)</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/settings/dialog.py" line="142" />
+        <location filename="../../sonetto_desktop/ui/settings/dialog.py" line="144" />
         <source>本地检索（快，不用模型）</source>
         <translation>Local search (fast, no model)</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/settings/dialog.py" line="143" />
+        <location filename="../../sonetto_desktop/ui/settings/dialog.py" line="145" />
         <source>模型检索</source>
         <translation>Model search</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/settings/dialog.py" line="149" />
-        <source>YAML 文件（可直接阅读）</source>
-        <translation>YAML file (human-readable)</translation>
-    </message>
-    <message>
-        <location filename="../../sonetto_desktop/ui/settings/dialog.py" line="150" />
-        <source>SQLite 数据库（记忆很多时更快）</source>
-        <translation>SQLite database (faster with many memories)</translation>
-    </message>
-    <message>
-        <location filename="../../sonetto_desktop/ui/settings/dialog.py" line="152" />
+        <location filename="../../sonetto_desktop/ui/settings/dialog.py" line="155" />
         <source>切换后会把现有记忆（含历史和回收站）完整迁移过去，旧文件保留。</source>
         <translation>Switching moves every memory (with history and trash) to the new store; the old file is kept.</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/settings/dialog.py" line="156" />
+        <location filename="../../sonetto_desktop/ui/settings/dialog.py" line="159" />
         <source>Sonetto 的记忆变化先交给我审核（审核模式）</source>
         <translation>Let me review Sonetto's memory changes first (review mode)</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/settings/dialog.py" line="158" />
+        <location filename="../../sonetto_desktop/ui/settings/dialog.py" line="161" />
         <source>不要记住的内容…</source>
         <translation>Things not to remember…</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/settings/dialog.py" line="162" />
+        <location filename="../../sonetto_desktop/ui/settings/dialog.py" line="165" />
         <source>选择…</source>
         <translation>Choose…</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/settings/dialog.py" line="164" />
+        <location filename="../../sonetto_desktop/ui/settings/dialog.py" line="167" />
         <source>打开数据文件夹</source>
         <translation>Open data folder</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/settings/dialog.py" line="169" />
+        <location filename="../../sonetto_desktop/ui/settings/dialog.py" line="172" />
         <source>回忆方式</source>
         <translation>Recall</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/settings/dialog.py" line="170" />
+        <location filename="../../sonetto_desktop/ui/settings/dialog.py" line="173" />
         <source>回忆超时</source>
         <translation>Recall timeout</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/settings/dialog.py" line="171" />
+        <location filename="../../sonetto_desktop/ui/settings/dialog.py" line="174" />
         <source>存储方式</source>
         <translation>Storage</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/settings/dialog.py" line="173" />
+        <location filename="../../sonetto_desktop/ui/settings/dialog.py" line="176" />
         <source>回收站保留</source>
         <translation>Keep deleted memories</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/settings/dialog.py" line="174" />
+        <location filename="../../sonetto_desktop/ui/settings/dialog.py" line="177" />
         <source>记忆写入</source>
         <translation>Memory writing</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/settings/dialog.py" line="176" />
+        <location filename="../../sonetto_desktop/ui/settings/dialog.py" line="179" />
         <source>数据文件夹</source>
         <translation>Data folder</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/settings/dialog.py" line="184" />
+        <location filename="../../sonetto_desktop/ui/settings/dialog.py" line="187" />
         <source>跟随系统</source>
         <translation>Follow the system</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/settings/dialog.py" line="184" />
+        <location filename="../../sonetto_desktop/ui/settings/dialog.py" line="187" />
         <source>浅色</source>
         <translation>Light</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/settings/dialog.py" line="184" />
+        <location filename="../../sonetto_desktop/ui/settings/dialog.py" line="187" />
         <source>深色</source>
         <translation>Dark</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/settings/dialog.py" line="189" />
+        <location filename="../../sonetto_desktop/ui/settings/dialog.py" line="192" />
         <source>主题</source>
         <translation>Theme</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/settings/dialog.py" line="190" />
+        <location filename="../../sonetto_desktop/ui/settings/dialog.py" line="193" />
         <source>语言</source>
         <translation>Language</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/settings/dialog.py" line="267" />
+        <location filename="../../sonetto_desktop/ui/settings/dialog.py" line="270" />
         <source>无法保存设置：</source>
         <translation>Cannot save the settings: </translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/settings/dialog.py" line="280" />
+        <location filename="../../sonetto_desktop/ui/settings/dialog.py" line="283" />
         <source>正在连接…</source>
         <translation>Connecting…</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/settings/dialog.py" line="307" />
+        <location filename="../../sonetto_desktop/ui/settings/dialog.py" line="310" />
         <source>选择数据文件夹</source>
         <translation>Choose the data folder</translation>
     </message>
