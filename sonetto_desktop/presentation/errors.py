@@ -5,6 +5,8 @@ same. Nothing was changed when one of these is shown: the memory operations are 
 ``describe_error(exc)`` is a whole sentence (what ``ops.Failed.message`` carries); ``error_detail(exc)``
 is what went wrong for a sentence the caller already began ("读不了 {file}：{detail}"). Neither ever shows
 an exception's type name: a person cannot act on "RuntimeError"; the log has the traceback.
+``describe_error_exactly(exc)`` is the same sentence followed by the failure's own words where the sentence
+leaves them out (which memory, which file): what the command line prints and what an MCP tool answers.
 """
 
 from __future__ import annotations
@@ -34,6 +36,27 @@ def describe_error(exc: BaseException) -> str:
     return translate("OperationErrors", "操作失败：{0}").format(error_detail(exc))
 
 
+def describe_error_exactly(exc: BaseException) -> str:
+    """``describe_error(exc)``, then the failure's own text in brackets when it has a sentence of its own
+    that leaves it out ("找不到这条记忆，…。 (no memory with id 'x1' in the memory store)"): for a reader that acts on
+    the names in it, a script reading the command line or another app's model reading an MCP tool error."""
+    said = describe_error(exc)
+    if _sentence(exc) is None:  # the general wordings end with the failure's own words already
+        return said
+    own = _own_text(exc)
+    return said if not own or own in said else f"{said} ({own})"
+
+
+def _own_text(exc: BaseException) -> str:
+    """The exception's own text on one line, secrets scrubbed, cut at ``DETAIL_CHARS``."""
+    return _cut(" ".join(str(exc).split()))
+
+
+def _cut(text: str) -> str:
+    text = scrub(text, ())
+    return text if len(text) <= DETAIL_CHARS else text[: DETAIL_CHARS - 1] + "…"
+
+
 def _sentence(exc: BaseException) -> str | None:
     """The failures that have a sentence of their own (also as a detail: they say more than their text)."""
     if isinstance(exc, UndoConflict):  # the cards by their text, not their ids
@@ -61,10 +84,5 @@ def error_detail(exc: BaseException) -> str:
     if said is not None:
         return said
     if isinstance(exc, OSError) and exc.strerror:
-        text = f"{exc.strerror}（{exc.filename}）" if exc.filename else exc.strerror
-    else:
-        text = " ".join(str(exc).split())
-    if not text:
-        return translate("OperationErrors", "出了意外的问题，详情已写入日志。")
-    text = scrub(text, ())
-    return text if len(text) <= DETAIL_CHARS else text[: DETAIL_CHARS - 1] + "…"
+        return _cut(f"{exc.strerror}（{exc.filename}）" if exc.filename else exc.strerror)
+    return _own_text(exc) or translate("OperationErrors", "出了意外的问题，详情已写入日志。")
