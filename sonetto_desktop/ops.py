@@ -27,7 +27,7 @@ from datetime import datetime
 from typing import TYPE_CHECKING, Any, Callable, ClassVar, Generic, Iterable, Mapping, TypeVar, Union
 
 from .aio import run_blocking
-from .memory.changes import AGENT, Turn
+from .memory.changes import AGENT, PERSON_ACTORS, Turn
 from .memory.errors import MemoryError_, MemoryNotFound
 from .memory.operations import MemoryOperations
 from .memory.reasons import reason_text
@@ -290,15 +290,17 @@ class _Write(Op[R]):
 
 @dataclasses.dataclass(frozen=True)
 class AddMemory(_Write[str]):
-    """A new memory; its id."""
+    """A new memory; its id. The reason by default: added by hand, or by the app (``mcp:<app>``) writing."""
 
     description: str
     theme: str
     reason: str = ""
 
     def apply(self, target: OpTarget) -> str:
-        reason = self.reason or reason_text("user.add")
-        return target.action().add(self.description, self.theme, reason=reason).ids[0]
+        memory = target.action()
+        reason = self.reason or (reason_text("user.add") if memory.actor in PERSON_ACTORS
+                                 else reason_text("app.add", memory.actor))
+        return memory.add(self.description, self.theme, reason=reason).ids[0]
 
 
 @dataclasses.dataclass(frozen=True)
