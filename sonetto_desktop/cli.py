@@ -79,7 +79,7 @@ def main(argv: list[str] | None = None) -> int:
     args = _parser().parse_args(argv)
     if not logging.getLogger().handlers:  # errors are printed once, as one line: no log lines besides
         logging.getLogger("sonetto_desktop").addHandler(logging.NullHandler())
-    with translating(english):  # what this command prints is English, failures too
+    with translating(english()):  # what this command prints is English, failures too
         return _main_sync(args)
 
 
@@ -232,12 +232,15 @@ async def _run(args: argparse.Namespace, services: AppServices) -> int:
             result = await _do(services, undo)
         except Refused as refused:
             exc = refused.failed.error
-            if isinstance(exc, UndoConflict):  # nothing changed: which memories, by their text, what --rest would do
-                print_kept(exc.touched, "en", ids=True)
-                if exc.rest:
-                    print(f"{rest_line(exc.preview.effects, 'en', 'can')} To do that and keep these: "
-                          f"sonetto memory undo {printable(args.turn_id)} --rest")
-            raise
+            if not isinstance(exc, UndoConflict):
+                raise
+            # Nothing changed: which memories, by their text, what --rest would do, and which changes (the
+            # window's sentence would send the person to the history, which this command line has not).
+            print_kept(exc.touched, "en", ids=True)
+            if exc.rest:
+                print(f"{rest_line(exc.preview.effects, 'en', 'can')} To do that and keep these: "
+                      f"sonetto memory undo {printable(args.turn_id)} --rest")
+            return _fail(str(exc))
         await _do(services, ops.Call.of(note_undo, services.store, args.turn_id, result.turn_id,
                                         kept=len(result.kept)))  # an import can come again
         print(f"undid {len(result.changes)} changes of {printable(args.turn_id)}; "

@@ -95,7 +95,7 @@ def main(argv: list[str] | None = None) -> int:
         return _fail("this executable has no standard input/output here; use `sonetto mcp --http`")
     logging.basicConfig(stream=sys.stderr, level=logging.INFO if args.verbose else logging.WARNING,
                         format="%(levelname)s %(name)s: %(message)s")
-    with translating(english):  # tool errors in English (presentation/errors), for any app's model
+    with translating(english()):  # tool errors in English (presentation/errors), for any app's model
         return _run(args)
 
 

@@ -11,6 +11,8 @@ leaves them out (which memory, which file): what the command line prints and wha
 
 from __future__ import annotations
 
+import errno
+
 from ..memory.errors import MemoryError_, MemoryNotFound, StoreCorrupt
 from ..memory.review import ProposalWithdrawn
 from ..memory.undo import NothingToUndo, UndoConflict
@@ -83,6 +85,23 @@ def error_detail(exc: BaseException) -> str:
     said = _sentence(exc)
     if said is not None:
         return said
-    if isinstance(exc, OSError) and exc.strerror:
-        return _cut(f"{exc.strerror}（{exc.filename}）" if exc.filename else exc.strerror)
+    if isinstance(exc, OSError) and (exc.strerror or _os_cause(exc)):
+        cause = _os_cause(exc) or exc.strerror
+        if not exc.filename:
+            return _cut(cause)
+        return _cut(translate("OperationErrors", "{0}（{1}）").format(cause, exc.filename))
     return _own_text(exc) or translate("OperationErrors", "出了意外的问题，详情已写入日志。")
+
+
+def _os_cause(exc: OSError) -> str | None:
+    """The cause of a file failure a person can act on (the disk is full, …); None for another."""
+    code = getattr(exc, "errno", None)
+    if code == errno.ENOSPC:
+        return translate("OperationErrors", "磁盘已满")
+    if code == errno.EFBIG:
+        return translate("OperationErrors", "文件超过了系统允许的大小（文件大小限制）")
+    if code == errno.EROFS:
+        return translate("OperationErrors", "磁盘或文件夹是只读的")
+    if code in (errno.EACCES, errno.EPERM):
+        return translate("OperationErrors", "没有权限")
+    return None
