@@ -2,6 +2,10 @@
 actor ``cli``). No Qt, no LLM: it opens exactly the store the app opens (same settings, data dir and
 backend, migrating after a backend switch), or the file given with ``--store``.
 
+Every command is an operation value (``ops.py``) run by ``AppServices.run``, as the window's are: a
+failure is worded by ``presentation/errors.py`` (in English: the app's English table), the same words
+the window shows, with the failure's own text where they leave it out (the id, the file).
+
 Output is for people and for pipes: memory text is printed with control characters shown as
 ``\\x1b``-style escapes (a memory can never drive the terminal), errors are one line on stderr with a
 non-zero exit code, and a closed pipe (``| head``) ends quietly.
@@ -14,16 +18,18 @@ import asyncio
 import logging
 import os
 import re
-import sqlite3
 import sys
 from pathlib import Path
 
+from . import ops
 from .history_import.ledger import note_undo
 from .memory.changes import CLI
-from .memory.errors import MemoryError_, describe_os_error
+from .memory.errors import MemoryError_
 from .memory.reasons import reason_text
 from .memory.undo import Touched, UndoConflict
-from .memory.transfer import FORMATS, ImportFormatError, export_text, format_for, read_import, write_export
+from .memory.transfer import FORMATS, ImportFormatError, export_text, format_for, read_import
+from .presentation.errors import describe_error_exactly
+from .presentation.i18n import english, translating
 from .presentation.undo_words import kept_headline, kept_line, rest_line
 from .services import AppServices
 
@@ -73,6 +79,11 @@ def main(argv: list[str] | None = None) -> int:
     args = _parser().parse_args(argv)
     if not logging.getLogger().handlers:  # errors are printed once, as one line: no log lines besides
         logging.getLogger("sonetto_desktop").addHandler(logging.NullHandler())
+    with translating(english()):  # what this command prints is English, failures too
+        return _main_sync(args)
+
+
+def _main_sync(args: argparse.Namespace) -> int:
     try:
         return asyncio.run(_main(args))
     except BrokenPipeError:  # `sonetto memory list | head`: the reader left; nothing is wrong
@@ -84,7 +95,7 @@ def main(argv: list[str] | None = None) -> int:
     except MemoryError:  # the interpreter's, not ours: say so in one line too
         return _fail("out of memory")
     except Exception as exc:  # noqa: BLE001 - a command line prints one line, never a traceback
-        return _fail(f"{type(exc).__name__}: {exc}")
+        return _fail(_describe(exc))
 
 
 #: Commands that only read: on a data dir without a store they say so instead of creating one.
@@ -130,28 +141,42 @@ async def _main(args: argparse.Namespace) -> int:
     try:
         services = await AppServices.open(store_path=store, actor=CLI, watch=False)
     except (MemoryError_, OSError, ValueError) as exc:
-        return _fail(str(exc))
+        return _fail(_describe(exc))
     if services.migration_problem is not None:
         print(f"warning: {printable(services.migration_problem.en)}", file=sys.stderr)
     for notice in services.store_notices:  # e.g. memory.yaml restored while opening
         print(f"warning: {printable(notice.detail)}", file=sys.stderr)
     try:
-        code = _run(args, services)
+        code = await _run(args, services)
         sys.stdout.flush()  # a closed pipe shows here, inside the handler below
         return code
     except BrokenPipeError:
         raise
-    except (MemoryError_, ImportFormatError, ValueError, OSError, sqlite3.Error) as exc:
-        return _fail(_describe(exc))
+    except Refused as refused:
+        return _fail(refused.failed.exact)
     finally:
         await services.close()
 
 
 def _describe(exc: BaseException) -> str:
-    if isinstance(exc, (OSError, sqlite3.Error)):
-        where = getattr(exc, "filename", None)
-        return f"{describe_os_error(exc)}{f': {where}' if where else ''}"
-    return str(exc)
+    """A failure outside an operation (reading the file to import, opening the store) in the one wording."""
+    return describe_error_exactly(exc)
+
+
+class Refused(Exception):
+    """An operation failed (nothing changed): ``failed`` says why."""
+
+    def __init__(self, failed: ops.Failed) -> None:
+        super().__init__(failed.message)
+        self.failed = failed
+
+
+async def _do(services: AppServices, op: ops.Op[ops.R]) -> ops.R:
+    """``op``'s result, run by the services as the actor ``cli``; ``Refused`` when it failed."""
+    outcome = await services.run(op)
+    if isinstance(outcome, ops.Failed):
+        raise Refused(outcome)
+    return outcome.value
 
 
 def print_kept(kept: list[Touched], lang: str, *, ids: bool = False, done: bool = False) -> None:
@@ -170,11 +195,10 @@ def _fail(message: str) -> int:
     return 2
 
 
-def _run(args: argparse.Namespace, services: AppServices) -> int:
-    memory = services.memory
+async def _run(args: argparse.Namespace, services: AppServices) -> int:
     where = services.store.path
     if args.command == "list":
-        groups = memory.grouped()
+        groups = await _do(services, ops.Grouped())
         if args.theme:
             groups = {t: c for t, c in groups.items() if t == args.theme}
         if not groups:
@@ -187,32 +211,39 @@ def _run(args: argparse.Namespace, services: AppServices) -> int:
                 print(f"  {card['id']}  {printable(card['description'])}  [hit {card['hit']}, {when}]")
         return 0
     if args.command == "add":
-        print(memory.add(args.description, args.theme, reason=reason_text("cli.add")).ids[0])
+        print(await _do(services, ops.AddMemory(args.description, args.theme, reason=reason_text("cli.add"))))
         return 0
     if args.command == "update":
         if args.description is None and args.theme is None:
             return _fail("give a new description and/or --theme")
-        change = memory.update(args.id, description=args.description, theme=args.theme, reason=args.reason)
-        print("unchanged" if change is None else f"updated {args.id}")
+        changed = await _do(services, ops.EditMemory(args.id, args.description, args.theme, reason=args.reason))
+        print(f"updated {args.id}" if changed else "unchanged")
         return 0
     if args.command == "delete":
-        memory.delete(args.id, reason=args.reason)
+        await _do(services, ops.DeleteMemory(args.id, reason=args.reason))
         print(f"moved {args.id} to the trash")
         return 0
     if args.command == "restore":
-        memory.restore(args.id)
+        await _do(services, ops.RestoreMemory(args.id))
         print(f"restored {args.id}")
         return 0
     if args.command == "undo":
+        undo = ops.UndoTurn(args.turn_id, reason=reason_text("undo.turn", args.turn_id), keep_touched=args.rest)
         try:
-            result = memory.undo_turn(args.turn_id, keep_touched=args.rest)
-        except UndoConflict as exc:  # nothing changed: which memories, by their text, and what --rest would do
+            result = await _do(services, undo)
+        except Refused as refused:
+            exc = refused.failed.error
+            if not isinstance(exc, UndoConflict):
+                raise
+            # Nothing changed: which memories, by their text, what --rest would do, and which changes (the
+            # window's sentence would send the person to the history, which this command line has not).
             print_kept(exc.touched, "en", ids=True)
             if exc.rest:
                 print(f"{rest_line(exc.preview.effects, 'en', 'can')} To do that and keep these: "
                       f"sonetto memory undo {printable(args.turn_id)} --rest")
-            raise
-        note_undo(services.store, args.turn_id, result.turn_id, kept=len(result.kept))  # an import can come again
+            return _fail(str(exc))
+        await _do(services, ops.Call.of(note_undo, services.store, args.turn_id, result.turn_id,
+                                        kept=len(result.kept)))  # an import can come again
         print(f"undid {len(result.changes)} changes of {printable(args.turn_id)}; "
               f"to redo them: sonetto memory undo {result.turn_id}")
         if result.withdrawn:
@@ -222,7 +253,7 @@ def _run(args: argparse.Namespace, services: AppServices) -> int:
         print_kept(result.kept, "en", ids=True, done=True)
         return 0
     if args.command == "trash":
-        rows = memory.trash()
+        rows = await _do(services, ops.Trash())
         if not rows:
             print(f"the trash is empty ({where})")
         for row in rows:
@@ -232,13 +263,14 @@ def _run(args: argparse.Namespace, services: AppServices) -> int:
     if args.command == "export":
         fmt = args.format or (format_for(args.output) if args.output else "yaml")
         if args.output:  # temp file + fsync + replace: a failure keeps the previous export whole
-            count = write_export(services.store, Path(args.output), fmt)
+            count = await _do(services, ops.ExportTo(Path(args.output), fmt))
             print(f"exported {count} memories to {args.output}", file=sys.stderr)
         else:
-            sys.stdout.write(export_text(services.store, fmt))
+            sys.stdout.write(await _do(services, ops.Call.of(export_text, services.store, fmt)))
         return 0
     if args.command == "import":
-        _, added, skipped = memory.import_items(args.incoming, reason=reason_text("import.file", Path(args.file).name))
+        reason = reason_text("import.file", Path(args.file).name)
+        added, skipped = await _do(services, ops.ImportItems(args.incoming, reason))
         print(f"imported {len(added)} memories, skipped {len(skipped)} duplicates")
         return 0
     if args.command == "check":

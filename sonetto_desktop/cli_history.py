@@ -35,7 +35,7 @@ from pathlib import Path
 from typing import Any
 
 from .aio import run_blocking
-from .cli import _describe, _fail, print_kept, printable
+from .cli import _fail, print_kept, printable
 from .history_import.ledger import DONE, UNDONE, ImportLedger, imports_dir
 from .history_import.formats import all_formats
 from .history_import.formats import names as format_names
@@ -46,6 +46,8 @@ from .history_import.service import HistoryImports
 from .memory.changes import CLI
 from .memory.errors import MemoryError_
 from .memory.undo import NothingToUndo, UndoConflict
+from .presentation.errors import describe_error_exactly
+from .presentation.i18n import translating, translator_for
 from .presentation.undo_words import effects_text, rest_line
 from .services import AppServices
 
@@ -154,7 +156,7 @@ def main(argv: list[str] | None = None) -> int:
     except KeyboardInterrupt:
         return 130
     except Exception as exc:  # noqa: BLE001 - a command line prints one line, never a traceback
-        return _refuse(args, f"{type(exc).__name__}: {exc}")
+        return _refuse(args, _words_of(exc, Words(cli_language(_settings_language()))))
 
 
 async def _main(args: argparse.Namespace) -> int:
@@ -187,11 +189,13 @@ async def _main(args: argparse.Namespace) -> int:
 
 
 def _words_of(exc: BaseException, say: Words) -> str:
-    """An error's text in the person's language where it has both (a ``zh`` beside it), else as it is."""
+    """An error's text in the person's language: its own Chinese where it has one (a ``zh`` beside it),
+    else presentation.errors' wording in that language (as the window and ``sonetto memory`` say it)."""
     zh = getattr(exc, "zh", None)
     if isinstance(zh, str) and zh and not say.en:
         return zh
-    return _describe(exc)
+    with translating(translator_for(say.language)):
+        return describe_error_exactly(exc)
 
 
 def _price(args: argparse.Namespace, services: AppServices) -> Price | None:

@@ -27,18 +27,18 @@ from datetime import datetime
 from typing import TYPE_CHECKING, Any, Callable, ClassVar, Generic, Iterable, Mapping, TypeVar, Union
 
 from .aio import run_blocking
-from .memory.changes import AGENT, Turn
+from .memory.changes import AGENT, PERSON_ACTORS, Turn
 from .memory.errors import MemoryError_, MemoryNotFound
 from .memory.operations import MemoryOperations
 from .memory.reasons import reason_text
 from .memory.stores.base import BaseMemoryManager
-from .presentation.errors import describe_error, error_detail
+from .presentation.errors import describe_error, describe_error_exactly, error_detail
 
 if TYPE_CHECKING:
     from .memory.item import MemoryItem
 
 __all__ = ["ACTION_PREFIX", "Op", "Call", "Done", "Failed", "Outcome", "OpTarget", "run",
-           "Snapshot", "Cards", "Fetch", "Item", "Trash", "Count",
+           "Snapshot", "Cards", "Grouped", "Fetch", "Item", "Trash", "Count",
            "AddMemory", "EditMemory", "MoveMemory", "MergeMemories", "DeleteMemory", "RestoreMemory",
            "RevertMemory", "PurgeTrash", "SetLocked", "SetField", "MoveMany", "DeleteMany", "LockMany",
            "RenameTheme", "ForgetWrittenBy", "UndoTurn", "PreviewImport", "ImportItems", "ExportTo",
@@ -80,6 +80,12 @@ class Failed:
         return error_detail(self.error)
 
     @property
+    def exact(self) -> str:
+        """``message`` with the failure's own words where it leaves them out (the memory's id): what the
+        command line prints and an MCP tool answers (``presentation.errors.describe_error_exactly``)."""
+        return describe_error_exactly(self.error)
+
+    @property
     def value(self) -> None:
         return None
 
@@ -97,16 +103,18 @@ Outcome = Union[Done[R], Failed]
 class OpTarget:
     """What an operation reaches: the memory operations (as the front end's actor), the store, and the
     app's services when there are any. ``AppServices`` is one (it has ``memory``, ``store``); a bare
-    ``MemoryOperations`` or store is wrapped by :meth:`of` (the command line, tools, tests)."""
+    ``MemoryOperations`` or store is wrapped by :meth:`of` (tools, tests). ``actor``: write as this
+    actor instead of the source's own (the MCP server: each call as ``mcp:<app>``)."""
 
-    def __init__(self, source: Any) -> None:
+    def __init__(self, source: Any, actor: str | None = None) -> None:
         if isinstance(source, BaseMemoryManager):
             source = MemoryOperations(source)
         self._source = source
+        self._actor = actor
 
     @classmethod
-    def of(cls, source: Any) -> "OpTarget":
-        return source if isinstance(source, OpTarget) else cls(source)
+    def of(cls, source: Any, actor: str | None = None) -> "OpTarget":
+        return source if isinstance(source, OpTarget) and actor is None else cls(source, actor)
 
     @property
     def services(self) -> Any:
@@ -121,7 +129,7 @@ class OpTarget:
         memory = source if isinstance(source, MemoryOperations) else getattr(source, "memory", None)
         if memory is None:
             raise RuntimeError("the memory store is not open")
-        return memory
+        return memory if self._actor is None else memory.as_actor(self._actor)
 
     @property
     def store(self) -> BaseMemoryManager:
@@ -153,10 +161,11 @@ class Op(Generic[R]):
         return type(self).__name__
 
 
-async def run(op: Op[R], source: Any) -> "Outcome[R]":
-    """Run ``op`` on ``source`` (``AppServices``, memory operations or a store): ``Done(result)`` or
-    ``Failed`` worded for a person. Blocking work goes through ``aio.run_blocking``."""
-    target = OpTarget.of(source)
+async def run(op: Op[R], source: Any, *, actor: str | None = None) -> "Outcome[R]":
+    """Run ``op`` on ``source`` (``AppServices``, memory operations or a store), as ``actor`` when given
+    (else the source's own): ``Done(result)`` or ``Failed`` worded for a person. Blocking work goes
+    through ``aio.run_blocking``."""
+    target = OpTarget.of(source, actor)
     try:
         if op.blocking:
             value = await run_blocking(op.apply, target)
@@ -224,6 +233,14 @@ class Cards(Op[Any]):
 
 
 @dataclasses.dataclass(frozen=True)
+class Grouped(Op[dict[str, list[dict[str, Any]]]]):
+    """Every memory as a card (id, description, theme, …), by theme."""
+
+    def apply(self, target: OpTarget) -> dict[str, list[dict[str, Any]]]:
+        return target.memory.grouped()
+
+
+@dataclasses.dataclass(frozen=True)
 class Fetch(Op[dict[str, "MemoryItem | None"]]):
     """The current state of ``ids``; a missing id maps to ``None``."""
 
@@ -273,15 +290,17 @@ class _Write(Op[R]):
 
 @dataclasses.dataclass(frozen=True)
 class AddMemory(_Write[str]):
-    """A new memory; its id."""
+    """A new memory; its id. The reason by default: added by hand, or by the app (``mcp:<app>``) writing."""
 
     description: str
     theme: str
     reason: str = ""
 
     def apply(self, target: OpTarget) -> str:
-        reason = self.reason or reason_text("user.add")
-        return target.action().add(self.description, self.theme, reason=reason).ids[0]
+        memory = target.action()
+        reason = self.reason or (reason_text("user.add") if memory.actor in PERSON_ACTORS
+                                 else reason_text("app.add", memory.actor))
+        return memory.add(self.description, self.theme, reason=reason).ids[0]
 
 
 @dataclasses.dataclass(frozen=True)
@@ -469,17 +488,20 @@ class ForgetWrittenBy(_Write[Any]):
 class UndoTurn(_Write[Any]):
     """Take back every change of ``turn_id`` (a chat turn or an action) as one action (``UndoResult``).
     ``as_turn``: record the undo under that turn (the window's Edit ▸ 撤销 / 重做 know it before its
-    changes arrive) instead of a fresh ``undo-…`` one."""
+    changes arrive) instead of a fresh ``undo-…`` one. ``keep_touched``: keep the memories a later change
+    touched and undo the rest (else ``UndoConflict`` names them and nothing changes)."""
 
     turn_id: str
     reason: str = ""
     as_turn: Turn | None = None
+    keep_touched: bool = False
 
     def apply(self, target: OpTarget) -> Any:
         memory = target.memory
         if self.as_turn is not None:
             memory = memory.as_actor(memory.actor, self.as_turn)
-        return memory.undo_turn(self.turn_id, reason=self.reason or reason_text("undo.toast"))
+        return memory.undo_turn(self.turn_id, reason=self.reason or reason_text("undo.toast"),
+                                keep_touched=self.keep_touched)
 
 
 # ── import / export (the command line's formats; ``memory/transfer.py``) ──

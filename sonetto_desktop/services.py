@@ -322,12 +322,13 @@ class AppServices:
 
     # ── operations (``ops.py``) ────────────────────────────────────────
 
-    async def run(self, op: Op[R]) -> Outcome[R]:
+    async def run(self, op: Op[R], *, actor: str | None = None) -> Outcome[R]:
         """Run one operation (``ops.AddMemory(...)``, ``ops.UndoTurn(...)``, ``ops.Call.of(fn, ...)``) as
-        this front end's actor: ``Done(result)``, or ``Failed`` worded once for a person
-        (``presentation.errors``). Blocking work runs in a worker (``aio.run_blocking``); what it changed
-        comes on the event feed. Never raises an operation's failure."""
-        return await run_op(op, self)
+        this front end's actor (``actor``: as that one instead, e.g. the MCP server's ``mcp:<app>`` per
+        call): ``Done(result)``, or ``Failed`` worded once for a person (``presentation.errors``).
+        Blocking work runs in a worker (``aio.run_blocking``); what it changed comes on the event feed.
+        Never raises an operation's failure."""
+        return await run_op(op, self, actor=actor)
 
     # ── settings ───────────────────────────────────────────────────────
 

@@ -6,7 +6,12 @@
   imports ``aio.run_blocking`` or the operations' runner (``ops.run``) nor calls ``services.run``;
 - no ui or presentation module puts an exception's type name into what a person reads
   (``type(exc).__name__``, ``exc.__class__.__name__``): failures are worded by ``presentation/errors.py``.
-  The self-test's report (``ui/self_test.py``, read by a developer or CI, never shown in the window) may.
+  The self-test's report (``ui/self_test.py``, read by a developer or CI, never shown in the window) may;
+- no front end (``ui/``, ``mcp_server/``, the command lines ``cli.py`` and ``cli_history.py``) writes the
+  memories itself: it never calls a write method of ``MemoryOperations`` (nor the store's) on the
+  operations it holds; every write is an operation value (``ops.py``) run by ``AppServices.run``, so it
+  is recorded and worded alike whichever front end made it. Which methods write is read from
+  ``memory/operations.py``: every public method but the reads named here, so a new write is covered.
 
 Each rule has a test proving it sees a violation.
 """
@@ -93,6 +98,56 @@ def services_run(root: Path = PACKAGE) -> tuple[bool, bool]:
     return defined, used
 
 
+#: Every front end: what a person or another app drives.
+FRONT_ENDS = ("ui", "mcp_server", "cli.py", "cli_history.py")
+#: ``MemoryOperations``' public methods that only read (or bind); every other public method writes.
+OPERATION_READS = {"get", "all_items", "count", "grouped", "trash", "history", "versions", "allowed", "as_actor",
+                   "subscribe", "reviewing", "store"}
+#: Names under which a front end holds memory operations or the store (``memory``, ``self._memory``,
+#: ``services.memory``, ``ops`` as the MCP tools' work functions had it, ``store``).
+MEMORY_HOLDERS = {"memory", "memory_ops", "operations", "ops", "store", "mm"}
+
+
+def operation_writes(root: Path = PACKAGE) -> set[str]:
+    """The write methods of ``MemoryOperations`` (its public methods but ``OPERATION_READS``)."""
+    tree = ast.parse((root / "memory" / "operations.py").read_text(encoding="utf-8"))
+    cls = next(node for node in tree.body if isinstance(node, ast.ClassDef) and node.name == "MemoryOperations")
+    methods = {item.name for item in cls.body if isinstance(item, ast.FunctionDef) and not item.name.startswith("_")}
+    return methods - OPERATION_READS
+
+
+def _holds_memory(node: ast.AST) -> bool:
+    """``node`` evaluates to memory operations or the store: a name from ``MEMORY_HOLDERS`` (``memory``,
+    ``self._memory``, ``services.memory``, ``self._ops()``), or ``….as_actor(…)`` / ``MemoryOperations(…)``."""
+    if isinstance(node, ast.Call):
+        func = node.func
+        name = func.id if isinstance(func, ast.Name) else func.attr if isinstance(func, ast.Attribute) else ""
+        return name in ("as_actor", "MemoryOperations") or _holds_memory(func)
+    name = node.id if isinstance(node, ast.Name) else node.attr if isinstance(node, ast.Attribute) else ""
+    return name.lstrip("_") in MEMORY_HOLDERS
+
+
+def _front_end_files(root: Path) -> list[Path]:
+    files: list[Path] = []
+    for part in FRONT_ENDS:
+        path = root / part
+        files.extend(sorted(path.rglob("*.py")) if path.is_dir() else [path] if path.exists() else [])
+    return files
+
+
+def direct_writes(root: Path = PACKAGE) -> list[str]:
+    """Every call in a front end of a ``MemoryOperations`` write method on memory operations or the store."""
+    writes = operation_writes(root)
+    found = []
+    for path in _front_end_files(root):
+        tree = ast.parse(path.read_text(encoding="utf-8"), filename=str(path))
+        for node in ast.walk(tree):
+            if (isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute) and node.func.attr in writes
+                    and _holds_memory(node.func.value)):
+                found.append(f"{_relative(path, root)}:{node.lineno} {ast.unparse(node.func)}")
+    return found
+
+
 def test_only_the_adapter_runs_operations_and_hands_work_to_threads():
     assert runner_uses() == []
 
@@ -136,3 +191,35 @@ def test_the_rules_see_violations(tmp_path):
     assert any(s.startswith("presentation.words:") for s in shown)
     assert not any("self_test" in s for s in shown)
     assert services_run(root) == (False, False)
+
+
+def test_no_front_end_writes_the_memories_itself():
+    assert {"add", "update", "delete", "restore", "undo_turn", "import_items", "set_locked"} <= operation_writes()
+    assert direct_writes() == []
+
+
+def test_the_write_rule_sees_a_front_end_writing_itself(tmp_path):
+    root = tmp_path / "pkg"
+    for folder in ("", "memory", "ui", "ui/wall", "mcp_server"):
+        (root / folder).mkdir(parents=True, exist_ok=True)
+        (root / folder / "__init__.py").write_text("", encoding="utf-8")
+    (root / "memory" / "operations.py").write_text(
+        "class MemoryOperations:\n"
+        "    def add(self, d, t): ...\n    def update(self, i): ...\n    def delete(self, i): ...\n"
+        "    def stamp(self, i): ...\n    def grouped(self): ...\n    def _one(self, w): ...\n", encoding="utf-8")
+    (root / "memory" / "forget.py").write_text("def forget(memory):\n    memory.delete('x')\n", encoding="utf-8")
+    (root / "cli.py").write_text(
+        "def run(services, args):\n    services.memory.add(args.d, args.t)\n    services.memory.grouped()\n"
+        "    seen = set()\n    seen.add(1)\n    services.store.delete(args.id)\n", encoding="utf-8")
+    (root / "mcp_server" / "tools.py").write_text(
+        "class Tools:\n    def work(self, ops, caller):\n        ops.update('x')\n"
+        "        self._ops().as_actor(caller).delete('x')\n        MemoryOperations(s).stamp('x')\n", encoding="utf-8")
+    (root / "ui" / "wall" / "drop.py").write_text(
+        "def drop(self, ids):\n    self._memory.update(ids[0])\n    self._values.update({})\n"
+        "    self.viewport().update()\n", encoding="utf-8")
+    assert operation_writes(root) == {"add", "update", "delete", "stamp"}  # a new write is covered by default
+    found = direct_writes(root)
+    assert sorted(found) == sorted([
+        "cli:2 services.memory.add", "cli:6 services.store.delete", "mcp_server.tools:3 ops.update",
+        "mcp_server.tools:4 self._ops().as_actor(caller).delete", "mcp_server.tools:5 MemoryOperations(s).stamp",
+        "ui.wall.drop:2 self._memory.update"])  # not a set's add, a dict's or a widget's update, nor the domain

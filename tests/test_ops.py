@@ -85,3 +85,21 @@ def test_operations_are_values():
     assert hash(ops.UndoTurn("t1")) == hash(ops.UndoTurn("t1"))
     assert ops.AddMemory("a", "b").changes and not ops.Snapshot().changes
     assert ops.Call.of(print, "x").changes is False and ops.Call(print, writes=True).changes is True
+
+
+def test_a_file_failure_says_its_cause_in_the_persons_language():
+    """The disk full, a file too large, a read-only disk, no permission: said as such (was the system's
+    English 'No space left on device' in a Chinese sentence); the command line and MCP say it in English."""
+    import errno
+
+    from sonetto_desktop.presentation.errors import error_detail
+    from sonetto_desktop.presentation.i18n import english, translating
+
+    full = OSError(errno.ENOSPC, "No space left on device", "/data/export.yaml")
+    assert describe_error(full) == "读写文件或连接失败：磁盘已满（/data/export.yaml）"
+    assert error_detail(OSError(errno.EACCES, "Permission denied")) == "没有权限"
+    with translating(english()):
+        assert describe_error(full) == "A file or connection failed: the disk is full (/data/export.yaml)"
+        assert "file size limit" in error_detail(OSError(errno.EFBIG, "File too large"))
+        assert error_detail(OSError(errno.EIO, "Input/output error", "/x")) == "Input/output error (/x)"
+    assert error_detail(OSError(errno.EROFS, "Read-only file system")) == "磁盘或文件夹是只读的"

@@ -2384,67 +2384,92 @@ Optional: title (the chat’s title), id (the message’s id, which recognises i
 <context>
     <name>OperationErrors</name>
     <message>
-        <location filename="../../sonetto_desktop/presentation/errors.py" line="41" />
+        <location filename="../../sonetto_desktop/presentation/errors.py" line="66" />
         <source>没有撤销：之后又有改动碰到了其中 {0} 条记忆（{1}）。可以在历史里逐条还原。</source>
         <translation>Not undone: later changes touched {0} of these memories ({1}). You can revert them one by one in their history.</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/presentation/errors.py" line="44" />
+        <location filename="../../sonetto_desktop/presentation/errors.py" line="69" />
         <source>已经没有可撤销的变化了。</source>
         <translation>Nothing is left to undo.</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/presentation/errors.py" line="46" />
+        <location filename="../../sonetto_desktop/presentation/errors.py" line="71" />
         <source>找不到这条记忆，它可能已被删除或移动。</source>
         <translation>This memory can't be found; it may have been deleted or moved.</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/presentation/errors.py" line="48" />
+        <location filename="../../sonetto_desktop/presentation/errors.py" line="73" />
         <source>记忆库文件无法读取，没有做任何修改：{0}</source>
         <translation>The memory store file can't be read, so nothing was changed: {0}</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/presentation/errors.py" line="50" />
+        <location filename="../../sonetto_desktop/presentation/errors.py" line="75" />
         <source>这条提议已撤回：它来自的对话（{0}）已经撤销，不能再批准。</source>
         <translation>This proposal was withdrawn: the conversation it came from ({0}) was undone, so it can no longer be approved.</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/presentation/errors.py" line="54" />
+        <location filename="../../sonetto_desktop/presentation/errors.py" line="79" />
         <source>无法批准：这个版本不知道怎样完成这条提议（{0}）。可以拒绝它，它不会被写入。</source>
         <translation>Can't approve: this version doesn't know how to carry out this proposal ({0}). You can reject it; it won't be written.</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/presentation/errors.py" line="56" />
+        <location filename="../../sonetto_desktop/presentation/errors.py" line="81" />
         <source>这条提议已无法照原样完成（相关的记忆可能已经变了），没有写入，仍留在列表里。</source>
         <translation>This proposal can no longer be carried out as proposed (the memories it concerns may have changed); nothing was written and it stays in the list.</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/presentation/errors.py" line="58" />
+        <location filename="../../sonetto_desktop/presentation/errors.py" line="83" />
         <source>这一项已经被处理过了（可能在另一个窗口里）。</source>
         <translation>This has already been taken care of (perhaps in another window).</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/presentation/errors.py" line="29" />
+        <location filename="../../sonetto_desktop/presentation/errors.py" line="105" />
+        <source>磁盘已满</source>
+        <translation>the disk is full</translation>
+    </message>
+    <message>
+        <location filename="../../sonetto_desktop/presentation/errors.py" line="107" />
+        <source>文件超过了系统允许的大小（文件大小限制）</source>
+        <translation>the file is larger than the system allows (file size limit)</translation>
+    </message>
+    <message>
+        <location filename="../../sonetto_desktop/presentation/errors.py" line="109" />
+        <source>磁盘或文件夹是只读的</source>
+        <translation>the disk or folder is read-only</translation>
+    </message>
+    <message>
+        <location filename="../../sonetto_desktop/presentation/errors.py" line="111" />
+        <source>没有权限</source>
+        <translation>permission denied</translation>
+    </message>
+    <message>
+        <location filename="../../sonetto_desktop/presentation/errors.py" line="33" />
         <source>输入无效：{0}</source>
         <translation>Invalid input: {0}</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/presentation/errors.py" line="31" />
+        <location filename="../../sonetto_desktop/presentation/errors.py" line="35" />
         <source>记忆库出错：{0}</source>
         <translation>Memory store error: {0}</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/presentation/errors.py" line="33" />
+        <location filename="../../sonetto_desktop/presentation/errors.py" line="37" />
         <source>读写文件或连接失败：{0}</source>
         <translation>A file or connection failed: {0}</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/presentation/errors.py" line="34" />
+        <location filename="../../sonetto_desktop/presentation/errors.py" line="38" />
         <source>操作失败：{0}</source>
         <translation>The operation failed: {0}</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/presentation/errors.py" line="73" />
+        <location filename="../../sonetto_desktop/presentation/errors.py" line="97" />
+        <source>{0}（{1}）</source>
+        <translation>{0} ({1})</translation>
+    </message>
+    <message>
+        <location filename="../../sonetto_desktop/presentation/errors.py" line="98" />
         <source>出了意外的问题，详情已写入日志。</source>
         <translation>something unexpected went wrong; the details are in the log.</translation>
     </message>

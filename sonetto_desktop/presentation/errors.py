@@ -5,9 +5,13 @@ same. Nothing was changed when one of these is shown: the memory operations are 
 ``describe_error(exc)`` is a whole sentence (what ``ops.Failed.message`` carries); ``error_detail(exc)``
 is what went wrong for a sentence the caller already began ("读不了 {file}：{detail}"). Neither ever shows
 an exception's type name: a person cannot act on "RuntimeError"; the log has the traceback.
+``describe_error_exactly(exc)`` is the same sentence followed by the failure's own words where the sentence
+leaves them out (which memory, which file): what the command line prints and what an MCP tool answers.
 """
 
 from __future__ import annotations
+
+import errno
 
 from ..memory.errors import MemoryError_, MemoryNotFound, ProposalNotApplicable, StoreCorrupt
 from ..memory.review import ProposalWithdrawn
@@ -32,6 +36,27 @@ def describe_error(exc: BaseException) -> str:
     if isinstance(exc, OSError):
         return translate("OperationErrors", "读写文件或连接失败：{0}").format(error_detail(exc))
     return translate("OperationErrors", "操作失败：{0}").format(error_detail(exc))
+
+
+def describe_error_exactly(exc: BaseException) -> str:
+    """``describe_error(exc)``, then the failure's own text in brackets when it has a sentence of its own
+    that leaves it out ("找不到这条记忆，…。 (no memory with id 'x1' in the memory store)"): for a reader that acts on
+    the names in it, a script reading the command line or another app's model reading an MCP tool error."""
+    said = describe_error(exc)
+    if _sentence(exc) is None:  # the general wordings end with the failure's own words already
+        return said
+    own = _own_text(exc)
+    return said if not own or own in said else f"{said} ({own})"
+
+
+def _own_text(exc: BaseException) -> str:
+    """The exception's own text on one line, secrets scrubbed, cut at ``DETAIL_CHARS``."""
+    return _cut(" ".join(str(exc).split()))
+
+
+def _cut(text: str) -> str:
+    text = scrub(text, ())
+    return text if len(text) <= DETAIL_CHARS else text[: DETAIL_CHARS - 1] + "…"
 
 
 def _sentence(exc: BaseException) -> str | None:
@@ -65,11 +90,23 @@ def error_detail(exc: BaseException) -> str:
     said = _sentence(exc)
     if said is not None:
         return said
-    if isinstance(exc, OSError) and exc.strerror:
-        text = f"{exc.strerror}（{exc.filename}）" if exc.filename else exc.strerror
-    else:
-        text = " ".join(str(exc).split())
-    if not text:
-        return translate("OperationErrors", "出了意外的问题，详情已写入日志。")
-    text = scrub(text, ())
-    return text if len(text) <= DETAIL_CHARS else text[: DETAIL_CHARS - 1] + "…"
+    if isinstance(exc, OSError) and (exc.strerror or _os_cause(exc)):
+        cause = _os_cause(exc) or exc.strerror
+        if not exc.filename:
+            return _cut(cause)
+        return _cut(translate("OperationErrors", "{0}（{1}）").format(cause, exc.filename))
+    return _own_text(exc) or translate("OperationErrors", "出了意外的问题，详情已写入日志。")
+
+
+def _os_cause(exc: OSError) -> str | None:
+    """The cause of a file failure a person can act on (the disk is full, …); None for another."""
+    code = getattr(exc, "errno", None)
+    if code == errno.ENOSPC:
+        return translate("OperationErrors", "磁盘已满")
+    if code == errno.EFBIG:
+        return translate("OperationErrors", "文件超过了系统允许的大小（文件大小限制）")
+    if code == errno.EROFS:
+        return translate("OperationErrors", "磁盘或文件夹是只读的")
+    if code in (errno.EACCES, errno.EPERM):
+        return translate("OperationErrors", "没有权限")
+    return None
