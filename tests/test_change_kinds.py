@@ -24,7 +24,8 @@ PACKAGE = Path(__file__).resolve().parent.parent / "sonetto_desktop"
 #: Modules that still spell kinds themselves (to move to ``kinds``; a module may leave, none may join).
 #: The history import is being rebuilt on the writer (issue 39, item 3).
 NOT_YET = {"history_import/runner.py", "history_import/saved_import.py"}
-#: Calls whose argument at this position is a kind.
+#: Calls whose argument at this position is a kind (and any function of the module itself with a
+#: ``kind`` / ``action`` parameter).
 KIND_ARGS = {"Plan": 0, "Outcome": 1, "MemoryChange": 0, "record_change": 1, "_change": 1, "propose": 0}
 
 
@@ -50,10 +51,24 @@ def _literals(node: ast.AST, known: set[str]) -> list[str]:
     return []
 
 
+def _local_kind_args(tree: ast.AST) -> dict[str, int]:
+    """Functions of the module itself with a ``kind`` / ``action`` parameter: its position in a call."""
+    local = {}
+    for node in ast.walk(tree):
+        if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)):
+            params = [a.arg for a in [*node.args.posonlyargs, *node.args.args] if a.arg not in ("self", "cls")]
+            where = next((i for i, name in enumerate(params) if name in ("kind", "action")), None)
+            if where is not None:
+                local[node.name] = where
+    return local
+
+
 def kind_literals(source: str, known: set[str]) -> list[tuple[int, str]]:
     """(line, kind) of every kind spelled in a kind position in ``source``."""
     found: list[tuple[int, str]] = []
-    for node in ast.walk(ast.parse(source)):
+    tree = ast.parse(source)
+    kind_args = {**KIND_ARGS, **_local_kind_args(tree)}
+    for node in ast.walk(tree):
         if isinstance(node, ast.Compare):
             sides = [node.left, *node.comparators]
             if any(_kindish(side) for side in sides):
@@ -61,8 +76,8 @@ def kind_literals(source: str, known: set[str]) -> list[tuple[int, str]]:
         elif isinstance(node, ast.Call):
             func = node.func
             name = func.id if isinstance(func, ast.Name) else func.attr if isinstance(func, ast.Attribute) else ""
-            if name in KIND_ARGS and len(node.args) > KIND_ARGS[name]:
-                found += [(node.lineno, v) for v in _literals(node.args[KIND_ARGS[name]], known)]
+            if name in kind_args and len(node.args) > kind_args[name]:
+                found += [(node.lineno, v) for v in _literals(node.args[kind_args[name]], known)]
             found += [(node.lineno, v) for kw in node.keywords if kw.arg in ("kind", "action")
                       for v in _literals(kw.value, known)]
         elif isinstance(node, ast.Dict):  # a switch table over kinds, or an entry's kind
@@ -121,10 +136,12 @@ NOT_A_CHANGE = frozenset({"hit", "add"})
 entry = {"time": now, "action": "unlock", "actor": actor}
 def change(self, reason, *, action: str = "revert"): pass
 TABS = ("update", "settings")  # one kind among other words: not a list of kinds
+def _note(kind, memory_id): pass
+_note("delete", mid)
 '''
     assert sorted(v for _, v in kind_literals(source, known)) == sorted(
         ["merge", "create", "restore", "delete", "add", "update", "delete", "update", "hit", "add", "unlock",
-         "revert"])
+         "revert", "delete"])
 
 
 def test_unknown_kinds_fail_closed_and_the_dead_names_are_gone():

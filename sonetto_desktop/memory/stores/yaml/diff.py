@@ -60,5 +60,5 @@ def foreign_changes(before: Mapping[str, MemoryItem], after: Mapping[str, Memory
         trash = load_trash()
         for mid in removed:
             entry = trash.get(mid) or {}
-            out.append(_change("delete", mid, None, entry))
+            out.append(_change(kinds.DELETE, mid, None, entry))
     return out
