@@ -39,6 +39,7 @@ from .agent_lifecycle import AgentsStarted, Agents
 from .aio import run_blocking
 from .config.settings import Settings, load_settings
 from .memory.changes import USER, MemoryChange
+from .memory import kinds
 from .memory.events import EventFeed
 from .memory.forget import ForgetResult, WithdrawResult, forget_turn, withdraw_turns
 from .memory.stores.base import BaseMemoryManager, SelfCheckReport
@@ -381,7 +382,7 @@ class AppServices:
             await self._open_store()
             raise
         finally:
-            self._events.publish(MemoryChange("reload", (), self.actor, "store re-opened"))
+            self._events.publish(MemoryChange(kinds.RELOAD, (), self.actor, "store re-opened"))
             if had_agents:
                 await self.start_agents(chat=chat)
 

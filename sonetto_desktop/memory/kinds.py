@@ -29,6 +29,7 @@ PURGE = "purge"
 IMPORT = "import"
 RELOAD = "reload"
 LOCK = "lock"
+UNLOCK = "unlock"  # a history entry only: the change record of an unlock is a LOCK with ``locked=False``
 SET = "set"
 READ = "read"
 PROPOSE = "propose"
@@ -45,8 +46,14 @@ class ChangeKind:
     ``content``: after it the touched memories exist with new content (views highlight them);
     ``trash``: it changes the trash; ``group``: how a summary counts it (``ADDED`` / ``UPDATED`` /
     ``MERGED`` / ``DELETED``; ``""``: not counted); ``per_id``: a summary counts each memory it
-    touched (a bulk kind) rather than the change. (A plan that creates a memory is ``CREATE``, as
-    its history entry says; the change record it writes is ``ADD``.)"""
+    touched (a bulk kind) rather than the change; ``memories``: it may change memories (False: the
+    trash alone); ``whole``: it names no memories, anything may have changed (readers re-read all);
+    ``new``: the memories it names are new ones (nothing the person had is changed by it);
+    ``flag``: as a history action, it changes a flag of the memory (the lock), not its text or theme;
+    ``authoring``: as a history action, its actor becomes the memory's author (False: a lock, an
+    unlock, a restore from the trash, which brings the text back as its author wrote it). (A plan
+    that creates a memory is ``CREATE``, as its history entry says; the change record it writes is
+    ``ADD``.)"""
 
     name: str
     record: bool = True
@@ -56,11 +63,21 @@ class ChangeKind:
     trash: bool = False
     group: str = ""
     per_id: bool = False
+    memories: bool = True
+    whole: bool = False
+    new: bool = False
+    flag: bool = False
+    authoring: bool = True
 
     @property
     def gone(self) -> bool:
         """The memories a change of this kind names no longer exist after it (all of them)."""
         return self.group == DELETED
+
+    @property
+    def names_memories(self) -> bool:
+        """Its ids are the memories it changed (a view may re-read those alone)."""
+        return self.memories and not self.whole
 
 
 _KINDS: dict[str, ChangeKind] = {}
@@ -76,18 +93,19 @@ def register(kind: ChangeKind) -> ChangeKind:
 
 
 for _kind in (
-    ChangeKind(ADD, content=True, group=ADDED),
-    ChangeKind(CREATE, record=False, plan=True, content=True, group=ADDED),
+    ChangeKind(ADD, content=True, group=ADDED, new=True),
+    ChangeKind(CREATE, record=False, plan=True, content=True, group=ADDED, new=True),
     ChangeKind(UPDATE, plan=True, content=True, group=UPDATED),
     ChangeKind(DELETE, plan=True, trash=True, group=DELETED),
     ChangeKind(MERGE, plan=True, content=True, trash=True, group=MERGED),
     ChangeKind(HIT, plan=True, changes=False),
     ChangeKind(REVERT, content=True, group=UPDATED),
-    ChangeKind(RESTORE, content=True, trash=True, group=ADDED),
-    ChangeKind(PURGE, trash=True),
-    ChangeKind(IMPORT, content=True, group=ADDED, per_id=True),
-    ChangeKind(RELOAD),
-    ChangeKind(LOCK, group=UPDATED),
+    ChangeKind(RESTORE, content=True, trash=True, group=ADDED, authoring=False),
+    ChangeKind(PURGE, trash=True, memories=False),
+    ChangeKind(IMPORT, content=True, group=ADDED, per_id=True, new=True),
+    ChangeKind(RELOAD, whole=True),
+    ChangeKind(LOCK, group=UPDATED, flag=True, authoring=False),
+    ChangeKind(UNLOCK, record=False, flag=True, authoring=False),
     ChangeKind(SET),
     ChangeKind(READ, record=False, plan=True, changes=False),
     ChangeKind(PROPOSE, record=False, plan=True, changes=False),
@@ -95,10 +113,10 @@ for _kind in (
     register(_kind)
 
 
-def kind(name: str) -> ChangeKind:
+def kind(name: object) -> ChangeKind:
     """The declaration of ``name``; a name never declared is a change of the person's memories
     (fail closed) that no change record has and no summary counts."""
-    known = _KINDS.get(name)
+    known = _KINDS.get(name) if isinstance(name, str) else None
     return known if known is not None else ChangeKind(str(name), record=False, plan=True)
 
 
@@ -135,3 +153,15 @@ def trash_kinds() -> frozenset[str]:
 def group(name: str) -> str:
     """How a summary counts a change of kind ``name`` (``""``: not counted)."""
     return kind(name).group
+
+
+def flag(action: object) -> bool:
+    """Whether a history entry of ``action`` changes a flag of the memory (the lock), not its text or
+    theme (an action never declared changes the text or theme)."""
+    return kind(action).flag
+
+
+def authoring(action: object) -> bool:
+    """Whether a history entry of ``action`` makes its actor the memory's author (an action never
+    declared does, as any change of the text or theme)."""
+    return kind(action).authoring

@@ -50,7 +50,7 @@ from .changes import PERSON_ACTORS, MemoryChange, Turn, check_actor
 from .record import card_state
 from .stores.crud import record_change
 from .errors import MemoryError_
-from .item import FLAG_ACTIONS, MemoryItem, check_reason, clamp_hit, now_iso
+from .item import MemoryItem, check_reason, clamp_hit, now_iso
 
 if TYPE_CHECKING:
     from .stores.transaction import Transaction
@@ -244,13 +244,13 @@ def _later_change(own: list[dict[str, Any]], turn_id: str) -> tuple[str, dict[st
     between two of the turn's own was overwritten by the turn itself: a writer's rollback of a
     failed attempt, before the attempt that stood.)"""
     marks = [i for i, e in enumerate(own) if _of(e, turn_id)]
-    last_content = max((i for i in marks if own[i].get("action") not in FLAG_ACTIONS), default=None)
-    last_flag = max((i for i in marks if own[i].get("action") in FLAG_ACTIONS), default=None)
+    last_content = max((i for i in marks if not kinds.flag(own[i].get("action"))), default=None)
+    last_flag = max((i for i in marks if kinds.flag(own[i].get("action"))), default=None)
     found = None
     for i, entry in enumerate(own):
         if _of(entry, turn_id):
             continue
-        flag = entry.get("action") in FLAG_ACTIONS
+        flag = kinds.flag(entry.get("action"))
         if not flag and last_content is not None and i > last_content:
             found = (_later_kind(entry), entry)
         elif flag and last_flag is not None and i > last_flag:
@@ -344,8 +344,8 @@ class UndoPlan:
                     actor: str) -> None:
         turn_id = self.turn_id
         mine = [e for e in own if _of(e, turn_id)]
-        content = [e for e in mine if e.get("action") not in FLAG_ACTIONS]
-        flags = [e for e in mine if e.get("action") in FLAG_ACTIONS]
+        content = [e for e in mine if not kinds.flag(e.get("action"))]
+        flags = [e for e in mine if kinds.flag(e.get("action"))]
         now = (item.description, item.theme)
         before_at, before = _LIVE, now
         if content:
@@ -357,7 +357,7 @@ class UndoPlan:
                 before_at = _TRASH  # the turn brought it back from an earlier deletion
             before = (str(first.get("old_description", first.get("new_description", item.description))),
                       str(first.get("old_theme", first.get("new_theme", item.theme))))
-        was_locked = flags[0].get("action") == "unlock" if flags else item.locked
+        was_locked = flags[0].get("action") == kinds.UNLOCK if flags else item.locked
         lock = [_Step(kinds.LOCK, mid, locked=was_locked)] if was_locked != item.locked else []
         deleted_turn = str(entry.get("turn_id") or turn_id) if entry is not None else ""
         revert = [_Step(kinds.REVERT, mid, *before)] if before != now else []

@@ -34,6 +34,7 @@ from dataclasses import dataclass
 from typing import Any, Callable, Mapping
 
 from ..changes import MemoryChange, by_other_app
+from .. import kinds
 from ..errors import MemoryNotFound
 from ..item import MemoryItem, parse_time
 from ..stores.base import BaseMemoryManager
@@ -199,14 +200,14 @@ class RecallListing:
     # ── following the store ─────────────────────────────────────────────
 
     def _on_change(self, change: MemoryChange) -> None:
-        if change.kind == "purge":
+        if not kinds.kind(change.kind).memories:
             return
         states = getattr(change, "states", None) or {}
         with self._pending_lock:
-            if change.kind == "hit" and "hit" in change.extra and len(change.ids) == 1:
+            if change.kind == kinds.HIT and "hit" in change.extra and len(change.ids) == 1:
                 self._pending_hits[change.ids[0]] = int(change.extra["hit"])
                 return
-            if change.kind == "reload":
+            if kinds.kind(change.kind).whole:
                 self._reload = True
             for mid in change.ids:
                 self._pending[mid] = states[mid] if mid in states else _READ

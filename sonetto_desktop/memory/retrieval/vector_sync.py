@@ -46,6 +46,7 @@ from typing import Any, Callable
 
 from ..backoff import Backoff
 from ..changes import MemoryChange
+from .. import kinds
 from ..errors import MemoryNotFound
 from ..events import EventFeed
 from ..stores.base import BaseMemoryManager
@@ -210,10 +211,10 @@ class VectorSync:
     # ── the store's changes ────────────────────────────────────────────
 
     def _on_change(self, change: MemoryChange) -> None:
-        if change.kind == "hit":
+        if not kinds.changes(change.kind):  # a use counted: the text is as it was
             return
         with self._wake:
-            if change.kind == "reload" or len(self._pending) > INLINE_CHANGES_MAX:
+            if kinds.kind(change.kind).whole or len(self._pending) > INLINE_CHANGES_MAX:
                 self._reload = True
             for mid in change.ids:
                 self._pending[mid] = True

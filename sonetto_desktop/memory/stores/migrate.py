@@ -22,6 +22,7 @@ import portalocker
 from . import migration_files as mf
 from .base import BaseMemoryManager
 from ..changes import MemoryChange
+from .. import kinds
 from ..errors import StoreUnavailable, describe_os_error
 from ..files import private_dir, private_file
 from .backends import file_backend_named, file_backends, for_file, store_files
@@ -101,7 +102,7 @@ def migrate_store(src_mm: BaseMemoryManager, dst_mm: BaseMemoryManager) -> Migra
         raise MigrationError("the destination store is not empty; refusing to mix two stores")
     _copy(items, trash, dst_mm, _noop)
     _verify(items, trash, dst_mm)
-    dst_mm._publish(MemoryChange("reload", (), "user", "migrate"))  # views re-read once
+    dst_mm._publish(MemoryChange(kinds.RELOAD, (), "user", "migrate"))  # views re-read once
     return MigrationReport(items=len(items), trash=len(trash))
 
 
@@ -301,7 +302,7 @@ def _switch(folder: Path, source: BaseMemoryManager, target: BaseMemoryManager |
         return make_store(problem.opened, store_path(folder, problem.opened)), MigrationReport(
             0, 0, other, backend, problem, resumed)
     store = make_store(backend, store_path(folder, backend))
-    store._publish(MemoryChange("reload", (), "user", "migrate"))  # views re-read once
+    store._publish(MemoryChange(kinds.RELOAD, (), "user", "migrate"))  # views re-read once
     return store, MigrationReport(len(items), len(trash), other, backend, resumed=resumed)
 
 

@@ -1,10 +1,14 @@
 """The memory writer's six CRUD tools, as plans (see ``registry``): what each call would do, decided
-from the model's arguments and the store as it is. ``runner.ToolRunner`` carries them out.
+from the model's arguments and the store as it is. ``runner.ToolRunner`` carries them out. A tool
+added later is one module of ``toolbox``, found and registered here (``_load_toolbox``).
 
 The docstrings are what the model reads about each tool (Chinese, as its prompt).
 """
 
 from __future__ import annotations
+
+import importlib
+import pkgutil
 
 from .. import kinds
 from ..errors import MemoryNotFound
@@ -191,3 +195,14 @@ def _deleted(store, index, turn_id: str, args: dict) -> bool:
 @MEMORY_TOOLS.landed("merge_memories")
 def _merged(store, index, turn_id: str, args: dict) -> bool:
     return _in_trash_by(store, str(args.get("id2")), turn_id)
+
+
+def _load_toolbox() -> None:
+    """Import every module of ``toolbox`` (each registers its tool on ``MEMORY_TOOLS``), by name."""
+    from . import toolbox
+
+    for module in sorted(pkgutil.iter_modules(toolbox.__path__), key=lambda found: found.name):
+        importlib.import_module(f"{toolbox.__name__}.{module.name}")
+
+
+_load_toolbox()

@@ -31,7 +31,6 @@ from typing import TYPE_CHECKING, Any
 
 from .. import kinds
 from ..changes import APP_PREFIX, IMPORT_PREFIX
-from ..item import FLAG_ACTIONS
 from ..undo import GROUP_PREFIXES, in_turn
 from .limits import ROLLBACK_PREFIX
 
@@ -53,7 +52,7 @@ def owns(item: Any, group: str, actor: str) -> bool:
     and not pinned by the person."""
     if getattr(item, "pinned", False):
         return False
-    entries = [e for e in item.own_history() if isinstance(e, dict) and e.get("action") not in FLAG_ACTIONS]
+    entries = [e for e in item.own_history() if isinstance(e, dict) and not kinds.flag(e.get("action"))]
     if not entries or entries[0].get("action") != kinds.CREATE or not in_turn(entries[0].get("turn_id"), group):
         return False
     for entry in entries[1:]:
@@ -70,7 +69,7 @@ def app_owns(item: Any, actor: str) -> bool:
     attempts), and not pinned by the person."""
     if getattr(item, "pinned", False):
         return False
-    entries = [e for e in item.own_history() if isinstance(e, dict) and e.get("action") not in FLAG_ACTIONS]
+    entries = [e for e in item.own_history() if isinstance(e, dict) and not kinds.flag(e.get("action"))]
     return bool(entries) and entries[0].get("action") == kinds.CREATE and all(e.get("actor") == actor for e in entries)
 
 

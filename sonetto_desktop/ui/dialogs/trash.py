@@ -30,6 +30,7 @@ from PySide6.QtWidgets import (
 
 from sonetto_desktop import ops
 from sonetto_desktop.memory.events import MemoryChange
+from sonetto_desktop.memory import kinds
 from sonetto_desktop.memory.reasons import parse_reason
 from sonetto_desktop.presentation.reasons import render_reason
 
@@ -40,8 +41,6 @@ from ..memory_service import MemoryService
 from ..qt_bridge import disconnect_quietly
 from sonetto_desktop.presentation.relative_time import relative_time
 from ..widgets.tasks import task_scope
-
-_TRASH_KINDS = frozenset({"delete", "merge", "restore", "purge"})
 
 
 class TrashDialog(QDialog):
@@ -209,7 +208,7 @@ class TrashDialog(QDialog):
         self.empty_button.setEnabled(bool(self._rows))
 
     def _on_memory_changed(self, change: MemoryChange) -> None:
-        if change.kind in _TRASH_KINDS and shiboken6.isValid(self):
+        if kinds.kind(change.kind).trash and shiboken6.isValid(self):
             self._load_task = self._tasks.spawn(self.load())
 
     def done(self, result: int) -> None:

@@ -19,6 +19,7 @@ import threading
 from typing import Any, Callable
 
 from ...changes import EXTERNAL, MemoryChange
+from ... import kinds
 from .connection import PgConnection
 from .listener import HEARTBEAT, PgListener
 from .log import PgChangeLog
@@ -103,9 +104,9 @@ class PgFeed:
             connection.renew_pool()
         connection.go_online()
         published = self.catch_up(conn)
-        if came_back and not any(c.kind == "reload" for c in published):
+        if came_back and not any(kinds.kind(c.kind).whole for c in published):
             with self._lock:
-                self._publish(MemoryChange("reload", (), EXTERNAL, "reconnected", local=False))
+                self._publish(MemoryChange(kinds.RELOAD, (), EXTERNAL, "reconnected", local=False))
             self._on_changes(None)
 
     def _foreign_change(self, seq: int, record: Any, device: str) -> MemoryChange | None:
@@ -121,7 +122,7 @@ class PgFeed:
             if self._reload_due:
                 return None
             self._reload_due = True
-            return MemoryChange("reload", (), EXTERNAL, "unreadable change record", local=False,
+            return MemoryChange(kinds.RELOAD, (), EXTERNAL, "unreadable change record", local=False,
                                 extra={"device": device} if device else {})
         if device and not change.extra.get("device"):
             change.extra["device"] = device
@@ -133,12 +134,12 @@ class PgFeed:
             self._reload_due = False
             if self._seen_seq is None:  # opened offline: what is shown came from the local copy
                 self._seen_seq = self.log.last_seq(conn)
-                changes = [MemoryChange("reload", (), EXTERNAL, "reconnected", local=False)]
+                changes = [MemoryChange(kinds.RELOAD, (), EXTERNAL, "reconnected", local=False)]
             else:
                 rows, pruned_through = self.log.since(conn, self._seen_seq)
                 changes = []
                 if rows and self._seen_seq < pruned_through:  # the log no longer reaches back that far
-                    changes = [MemoryChange("reload", (), EXTERNAL, "change log gap", local=False)]
+                    changes = [MemoryChange(kinds.RELOAD, (), EXTERNAL, "change log gap", local=False)]
                     self._seen_seq = rows[-1][0]
                 for seq, origin, device, record in rows if not changes else ():
                     self._seen_seq = seq  # whatever it holds: a record is read once
@@ -149,6 +150,6 @@ class PgFeed:
             for change in changes:
                 self._publish(change)
         if changes:
-            whole = any(change.kind == "reload" or not change.ids for change in changes)
+            whole = any(kinds.kind(change.kind).whole or not change.ids for change in changes)
             self._on_changes(None if whole else {i for change in changes for i in change.ids})
         return changes

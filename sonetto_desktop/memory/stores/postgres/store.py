@@ -30,6 +30,7 @@ from typing import Any, Callable, Iterator
 
 from ..base import BaseMemoryManager, SelfCheckReport
 from ...changes import MemoryChange
+from ... import kinds
 from ...errors import MemoryNotFound, StoreOffline
 from ...item import MemoryItem
 from .cache import PgCache
@@ -226,7 +227,7 @@ class PostgresMemoryManager(BaseMemoryManager):
                 issues += [f"trash entry {mid} cannot be used ({why}); it is left as it is on the server"
                            for mid, why in txn.bad_trash().items()]
                 if repaired:  # other devices re-read what was repaired
-                    txn.record(MemoryChange("reload", (), "user", "self-check repair"))
+                    txn.record(MemoryChange(kinds.RELOAD, (), "user", "self-check repair"))
         except StoreOffline as exc:
             return SelfCheckReport("WARN", [str(exc)], [], len(self.copy.load()[0]))
         issues += self.problems.messages("change")
