@@ -21,7 +21,8 @@ round) in one process, after a 5-turn import that loads the LLM stack. Per round
 time against a **bare replay** of the same requests (each request body the server received, posted
 again in order over one HTTP client to the same scripted model: what the model calls cost with
 nothing of the app around them) and the same replay through LangChain's ``ChatOpenAI`` (the client
-the writer calls the model with); and the process's RSS (and its anonymous part, the heaps) after the
+the writer calls the model with), in wall time and in the process's CPU time (every thread's, the
+scripted server's included: steadier than wall time on a loaded machine); and the process's RSS (and its anonymous part, the heaps) after the
 round (the runner let go, a full collection and glibc's ``malloc_trim``, as the window does when the
 import ends) against the baseline after the warm-up import.
 
@@ -200,10 +201,10 @@ async def _replay(base_url: str, bodies: list[dict]) -> float:
     import httpx
 
     async with httpx.AsyncClient(timeout=60) as client:
-        began = time.perf_counter()
+        began, cpu = time.perf_counter(), time.process_time()
         for body in bodies:
             (await client.post(f"{base_url}/chat/completions", json=body)).raise_for_status()
-        return time.perf_counter() - began
+        return time.perf_counter() - began, time.process_time() - cpu
 
 
 async def _replay_langchain(base_url: str, bodies: list[dict]) -> float:
@@ -213,11 +214,11 @@ async def _replay_langchain(base_url: str, bodies: list[dict]) -> float:
     from langchain_openai.chat_models.base import _convert_dict_to_message
 
     llm = ChatOpenAI(base_url=base_url, api_key="sk-bench", model="test-model", max_retries=0, timeout=60)
-    began = time.perf_counter()
+    began, cpu = time.perf_counter(), time.process_time()
     for body in bodies:
         bound = llm.bind_tools(body["tools"]) if body.get("tools") else llm
         await bound.ainvoke([_convert_dict_to_message(m) for m in body["messages"]])
-    return time.perf_counter() - began
+    return time.perf_counter() - began, time.process_time() - cpu
 
 
 async def overhead(turns: int, rounds: int, seed: int) -> dict[str, Any]:
@@ -229,28 +230,30 @@ async def overhead(turns: int, rounds: int, seed: int) -> dict[str, Any]:
         services = await AppServices.open(settings=settings, watch=False)
         imports = HistoryImports(services)
         try:
-            async def one(history: History) -> tuple[float, list[dict]]:
+            async def one(history: History) -> tuple[float, float, list[dict]]:
                 before = len(server.requests)
                 plan = await imports.plan(history)
-                began = time.perf_counter()
+                began, cpu = time.perf_counter(), time.process_time()
                 await imports.start(plan, history, file_name="bench.jsonl")
                 await imports.wait()
-                return time.perf_counter() - began, server.requests[before:]
+                return time.perf_counter() - began, time.process_time() - cpu, server.requests[before:]
 
             await one(synthetic_history(5, seed + 1000))  # the LLM stack, the writer's index
             server.requests.clear()
             server.headers.clear()
             baseline, baseline_anon = _rss_mb(), _anon_mb()
             for n in range(rounds):
-                wall, bodies = await one(synthetic_history(turns, seed + n))
-                replay = await _replay(server.base_url, bodies)
-                chain = await _replay_langchain(server.base_url, bodies)
+                wall, cpu, bodies = await one(synthetic_history(turns, seed + n))
+                replay, replay_cpu = await _replay(server.base_url, bodies)
+                chain, chain_cpu = await _replay_langchain(server.base_url, bodies)
                 requests, bodies = len(bodies), []
                 server.requests.clear()  # the scripted server keeps every body and header: not the app's memory
                 server.headers.clear()
                 rows.append({"round": n + 1, "requests": requests, "import_s": round(wall, 2),
                              "replay_s": round(replay, 2), "ratio": round(wall / replay, 2),
                              "langchain_replay_s": round(chain, 2), "langchain_ratio": round(wall / chain, 2),
+                             "cpu_s": round(cpu, 2), "replay_cpu_s": round(replay_cpu, 2),
+                             "langchain_replay_cpu_s": round(chain_cpu, 2),
                              "rss_mb": round(_rss_mb(), 1), "anon_mb": round(_anon_mb(), 1)})
         finally:
             await imports.close()
