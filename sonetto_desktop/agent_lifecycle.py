@@ -35,6 +35,24 @@ AGENT_MODULES = ("sonetto_desktop.memory.retrieval.recall", "sonetto_desktop.mem
                  "httpx")  # httpx brings httpcore, h11, click, rich…: ~0.1-0.2 s of imports
 
 
+def lazy_model(settings: Settings, http: Callable[[], Any], **options: Any) -> LazyModel | None:
+    """The one way a model is made (chat's writer and recall over the agents' pool, a history import
+    without agents over a client of its own): built, importing the LLM stack, where it is first used,
+    over the HTTP client ``http()`` gives then; None without a configured endpoint. ``options``:
+    ``build_llm``'s (e.g. ``streaming``)."""
+    if not settings.is_llm_configured:
+        return None
+    key = settings.api_key.strip()
+    register_secret(key)  # hidden from the log before the model exists
+
+    def build() -> Any:
+        from .agent.llm import build_llm
+
+        return build_llm(settings, http_async_client=http(), **options)
+
+    return LazyModel(build, api_key=key)
+
+
 def make_writer(memory: Any, llm: Any, settings: Callable[[], Settings], recall: Any, **options: Any) -> MemoryWriter:
     """The one way a memory writer is made, for chat's turns and for a history import: ``memory``
     (operations, as the actor its turns are written as), ``llm`` (the model, or None), the settings
@@ -125,14 +143,8 @@ class Agents:
     def model(self, settings: Settings, **options: Any) -> LazyModel | None:
         """The model for ``settings`` over the shared pool, built (importing the LLM stack) where it
         is first used; None without a configured endpoint."""
-        from .agent.llm import build_llm
-
-        if not settings.is_llm_configured:
-            return None
-        key = settings.api_key.strip()
-        register_secret(key)  # hidden from the log before the model exists
         http = self._http
-        return LazyModel(lambda: build_llm(settings, http_async_client=http, **options), api_key=key)
+        return lazy_model(settings, lambda: http, **options)
 
     def _start_writer(self, recall: Any, *, tidy_up: bool) -> None:
         """The memory writer (and, for the app, its daily tidy-up pass): running when the store

@@ -97,29 +97,23 @@ class HistoryImports:
         return self._runner
 
     def _model(self, settings: Any) -> Any:
-        """The import writer's model: the running agents' (over their shared HTTP pool), else (the
-        command line, which starts no agents) a lazy model over an HTTP client of its own, closed by
-        :meth:`close`."""
-        if not settings.is_llm_configured:
-            return None
+        """The import writer's model, made as chat's (``agent_lifecycle.lazy_model``): over the running
+        agents' HTTP pool, else (the command line, which starts no agents) over an HTTP client of its
+        own, made at the first batch and closed by :meth:`close`."""
+        from ..agent_lifecycle import lazy_model
+
         shared = self.services.agents_model(settings)
         if shared is not None:
             return shared
-        from ..memory.lazy_model import LazyModel
-        from ..redaction import register_secret
 
-        key = settings.api_key.strip()
-        register_secret(key)
-
-        def build() -> Any:  # on a worker thread, at the first batch
+        def own_http() -> Any:  # on a worker thread, when the model is built
             import httpx
 
-            from ..agent.llm import build_llm
+            if self._http is None:
+                self._http = httpx.AsyncClient()
+            return self._http
 
-            self._http = httpx.AsyncClient()
-            return build_llm(settings, http_async_client=self._http)
-
-        return LazyModel(build, api_key=key)
+        return lazy_model(settings, own_http)
 
     async def shutdown(self) -> None:
         """The store closes (the services close or open another): a running import stops after the
