@@ -175,11 +175,7 @@ async def _main(args: argparse.Namespace) -> int:
             return await _status(args, services, say)
         if args.command in ("undo", "redo"):
             return await _undo(args, services, say)
-        imports = HistoryImports(services)
-        try:
-            return await _import(args, imports, say)
-        finally:
-            await imports.close()
+        return await _import(args, services.imports, say)  # a running import stops when the services close
     except HistoryFormatError as exc:
         return _refuse(args, exc.say(say.language))
     except (MemoryError_, ValueError, OSError) as exc:
@@ -438,13 +434,9 @@ async def _status(args: argparse.Namespace, services: AppServices, say: Words) -
 
 async def _undo(args: argparse.Namespace, services: AppServices, say: Words) -> int:
     """``sonetto history undo``: the import taken back, or (cards changed since) what would be kept."""
-    imports = HistoryImports(services)
-    try:
-        if args.command == "redo":
-            return await _redo_import(args, imports, say)
-        return await _undo_import(args, imports, say)
-    finally:
-        await imports.close()
+    if args.command == "redo":
+        return await _redo_import(args, services.imports, say)
+    return await _undo_import(args, services.imports, say)
 
 
 async def _redo_import(args: argparse.Namespace, imports: HistoryImports, say: Words) -> int:

@@ -51,6 +51,7 @@ from .store_lifecycle import POSTGRES_FIELDS, InboxChanged, StoreHandle, StoreNo
 
 if TYPE_CHECKING:  # imported by start_agents(), never by open()
     from .agent.engine import ChatEngine
+    from .history_import.service import HistoryImports
     from .memory.dont_remember import DontRememberList
     from .memory.ltm import LongTermMemory
     from .memory.operations import MemoryOperations
@@ -90,6 +91,7 @@ class AppServices:
         self._store_file: Path | None = None
         self._handle: StoreHandle | None = None
         self._agents: Agents | None = None
+        self._imports: HistoryImports | None = None  # made by ``imports``
         self._stack = contextlib.AsyncExitStack()  # closes the agents, then the handle
         self._closed = False
         self.shutdown_steps: list[str] = []
@@ -196,6 +198,18 @@ class AppServices:
     @property
     def writer(self) -> MemoryWriter | None:
         return self._agents.writer if self._agents is not None else None
+
+    @property
+    def imports(self) -> HistoryImports:
+        """The history imports of the open store (``history_import/service.py``; one for the services'
+        life, its runner follows the store and the settings); their progress (``ImportProgress``) is on
+        the one feed. A running import is stopped after its batch when the store closes (it goes on
+        at the next start)."""
+        if self._imports is None:
+            from .history_import.service import HistoryImports
+
+            self._imports = HistoryImports(self, publish=self._events.publish)
+        return self._imports
 
     @property
     def hygiene(self) -> MemoryHygiene | None:
@@ -361,6 +375,8 @@ class AppServices:
         chat = agents.with_chat if agents is not None else True
         had_agents = agents is not None and agents.started
         old_store = self.store
+        if self._imports is not None:
+            await self._imports.shutdown()  # before its store closes
         await self._stack.aclose()  # the agents, then the handle
         if fallback.store_backend == "postgres" and self.settings.store_backend != "postgres":
             from .memory.stores.postgres.migrate import copy_back
@@ -396,6 +412,8 @@ class AppServices:
             return
         self._closed = True
         try:
+            if self._imports is not None:
+                await self._imports.shutdown()  # before the writer and the store close
             await self._stack.aclose()
         except Exception:
             log.exception("closing the services failed")

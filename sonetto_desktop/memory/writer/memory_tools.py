@@ -38,13 +38,13 @@ def _counted(env: ToolEnv, memory_id: str, text: str) -> Plan:
 
 @MEMORY_TOOLS.tool
 def create_memory(env: ToolEnv, content: str, section: str) -> Plan:
-    """添加一条新的记忆条目到指定分区，返回它的 ID。
+    """新建一条记忆，返回 ID。
 
     Args:
-        content: 记忆内容：第三人称中文，主语用用户的称呼，一个事实，绝对日期。
-        section: 记忆分区。优先用已有分区；若不适合任何已有分区或用户明确要求新建，可创建新分区（1-4字中文）：
-            "身份"（教育、职业、家乡等）、"音乐"（虚拟歌手、声库、歌曲、专辑、创作者）、"品味"（电影、美食、游戏、UP主、品牌等偏好）、
-            "地点与路径"（地点和文件路径）、"瞬间"（即时观察和感受：天气、正在做的事、念头；带年份的完整日期开头）、"时效待办"（有日期的事项）
+        content: 第三人称中文，主语用用户的称呼，一个事实，绝对日期。
+        section: 分区，优先用已有的；都不合适或用户明确要求新建时可新建（1-4字中文）："身份"（教育、职业、家乡等）、
+            "音乐"（虚拟歌手、声库、歌曲、专辑、创作者）、"品味"（电影、美食、游戏、UP主、品牌等偏好）、"地点与路径"（地点和文件路径）、
+            "瞬间"（即时观察和感受：天气、正在做的事、念头；带年份的完整日期开头）、"时效待办"（有日期的事项）
     """
     text = content_arg(content)
     theme = section_arg(section)
@@ -75,13 +75,7 @@ def read_memories(env: ToolEnv) -> Plan:
 
 @MEMORY_TOOLS.tool
 def update_memory(env: ToolEnv, id: str, content: str, reason: str) -> Plan:
-    """更新一条记忆（旧内容留在历史里，自动记一次 hit）。
-
-    Args:
-        id: 记忆 ID。
-        content: 更新后的完整内容。
-        reason: 依据哪句话、什么变了。
-    """
+    """更新一条记忆（旧内容留在历史里，自动记一次 hit）。content：完整的新内容；reason：依据哪句话、什么变了。"""
     memory_id = text_arg("id", id)
     text = content_arg(content)
     why = text_arg("reason", reason)
@@ -102,12 +96,7 @@ def update_memory(env: ToolEnv, id: str, content: str, reason: str) -> Plan:
 
 @MEMORY_TOOLS.tool
 def delete_memory(env: ToolEnv, id: str, reason: str) -> Plan:
-    """删除一条记忆（进回收站，可恢复）。
-
-    Args:
-        id: 记忆 ID。
-        reason: 删除原因。
-    """
+    """删除一条记忆（进回收站，可恢复）。"""
     memory_id = text_arg("id", id)
     why = text_arg("reason", reason)
 
@@ -120,15 +109,7 @@ def delete_memory(env: ToolEnv, id: str, reason: str) -> Plan:
 
 @MEMORY_TOOLS.tool
 def merge_memories(env: ToolEnv, id1: str, id2: str, content: str, section: str, reason: str) -> Plan:
-    """把描述同一事物的两条记忆合并：id1 保留，id2 删除，历史都保留。
-
-    Args:
-        id1: 保留的 ID。
-        id2: 并入的 ID。
-        content: 合并后的完整内容。
-        section: 合并后的分区。
-        reason: 合并原因。
-    """
+    """把描述同一事物的两条记忆合并成一条（content、section：合并后的）：id1 保留，id2 并入后删除，历史都保留。"""
     keep = text_arg("id1", id1)
     gone = text_arg("id2", id2)
     if keep == gone:
@@ -146,11 +127,7 @@ def merge_memories(env: ToolEnv, id1: str, id2: str, content: str, section: str,
 
 @MEMORY_TOOLS.tool
 def hit_memory(env: ToolEnv, id: str) -> Plan:
-    """标记一条无需修改的记忆被本轮提到或用到（hit 加一）。
-
-    Args:
-        id: 记忆 ID。
-    """
+    """标记一条无需修改的记忆被本轮提到或用到（hit 加一）。"""
     return _counted(env, text_arg("id", id), "已标记记忆 {id}（hit {count}）。")
 
 

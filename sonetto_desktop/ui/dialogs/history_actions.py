@@ -20,7 +20,7 @@ from PySide6.QtWidgets import QWidget
 
 from sonetto_desktop.presentation.errors import error_detail
 from ..widgets.tasks import task_scope
-from sonetto_desktop.history_import.runner import ImportElsewhere, ImportResult
+from sonetto_desktop.history_import.runner import ImportElsewhere, ImportProgress, ImportResult
 from sonetto_desktop.history_import.service import HistoryImports
 
 from ..qt_bridge import QtEventBridge
@@ -35,7 +35,8 @@ class HistoryImportActions(QObject):
 
     def __init__(self, services: Any, parent: QObject | None = None) -> None:
         super().__init__(parent)
-        self.imports = HistoryImports(services)
+        self.imports: HistoryImports = services.imports
+        self._services = services
         self._tasks = task_scope(self, "HistoryImportActions")
         self._bridge: QtEventBridge | None = None
         self._follow: asyncio.Task[Any] | None = None
@@ -72,9 +73,13 @@ class HistoryImportActions(QObject):
     # ── running ───────────────────────────────────────────────────────
 
     def _watch(self) -> None:
-        if self._bridge is None:
-            self._bridge = QtEventBridge(self.imports.runner.progress.subscribe, self)
-            self._bridge.event.connect(self.progress)
+        if self._bridge is None:  # the import's progress, on the services' one feed
+            self._bridge = QtEventBridge(self._services.subscribe_events, self)
+            self._bridge.event.connect(self._on_event)
+
+    def _on_event(self, event: object) -> None:
+        if isinstance(event, ImportProgress):
+            self.progress.emit(event)
 
     async def start(self, plan: Any, history: Any, **options: Any) -> Any:
         """Begin the import of ``plan`` (a failure is said through ``message`` and returned as None)."""
