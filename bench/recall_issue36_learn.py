@@ -141,6 +141,7 @@ def evaluate(groups: dict[int, dict[str, list[QueryData]]], agreement: Any) -> d
 
 
 FUSION_GRID = {
+    "long": {"LONG_MESSAGE": [8, 12, 16, 24, 32, 48, 10_000]},
     "small": {"STRONG_MATCH": [0.5, 0.7, 1.0], "STRONG_PLACES": [0.25, 0.5], "WORDS_SHARE": [0.34, 0.5, 0.67],
               "LONG_MESSAGE": [16]},
     "full": {"STRONG_MATCH": [0.3, 0.5, 0.7, 1.0, 1.5], "STRONG_PLACES": [0.15, 0.25, 0.35, 0.5],
