@@ -21,12 +21,12 @@
         <translation>Merge</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/wall/memory_model.py" line="58" />
+        <location filename="../../sonetto_desktop/ui/wall/memory_model.py" line="57" />
         <source>用到 {0} 次</source>
         <translation>Used {0}×</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/wall/memory_model.py" line="67" />
+        <location filename="../../sonetto_desktop/ui/wall/memory_model.py" line="66" />
         <source>用到 {0} 次：Sonetto 在对话中想起并用上这条记忆的次数（“用到最多”按它排序）。</source>
         <translation>Used {0}×: how many times Sonetto recalled this memory and used it in a conversation (“Most used” sorts by it).</translation>
     </message>
@@ -599,42 +599,42 @@ Talk about anything — I'll remember what matters to you.</translation>
 <context>
     <name>HistoryDialog</name>
     <message>
-        <location filename="../../sonetto_desktop/ui/dialogs/history.py" line="83" />
+        <location filename="../../sonetto_desktop/ui/dialogs/history.py" line="84" />
         <source>{0}（{1}）</source>
         <translation>{0} ({1})</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/dialogs/history.py" line="106" />
+        <location filename="../../sonetto_desktop/ui/dialogs/history.py" line="107" />
         <source>记忆的历史</source>
         <translation>Memory history</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/dialogs/history.py" line="113" />
+        <location filename="../../sonetto_desktop/ui/dialogs/history.py" line="114" />
         <source>加载中…</source>
         <translation>Loading…</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/dialogs/history.py" line="131" />
+        <location filename="../../sonetto_desktop/ui/dialogs/history.py" line="132" />
         <source>恢复为此版本</source>
         <translation>Restore this version</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/dialogs/history.py" line="135" />
+        <location filename="../../sonetto_desktop/ui/dialogs/history.py" line="136" />
         <source>打开这段对话</source>
         <translation>Open that chat</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/dialogs/history.py" line="137" />
+        <location filename="../../sonetto_desktop/ui/dialogs/history.py" line="138" />
         <source>在对话里找到引起这次改动的那句话</source>
         <translation>Find the message in the chat that caused this change</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/dialogs/history.py" line="170" />
+        <location filename="../../sonetto_desktop/ui/dialogs/history.py" line="171" />
         <source>这条记忆已不存在（可能被删除或合并）。</source>
         <translation>This memory no longer exists (it may have been deleted or merged).</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/dialogs/history.py" line="178" />
+        <location filename="../../sonetto_desktop/ui/dialogs/history.py" line="179" />
         <source>当前：{0}（{1}）</source>
         <translation>Now: {0} ({1})</translation>
     </message>
@@ -679,85 +679,85 @@ Talk about anything — I'll remember what matters to you.</translation>
         <translation>Another program ({0})</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/dialogs/history.py" line="130" />
+        <location filename="../../sonetto_desktop/ui/dialogs/history.py" line="131" />
         <source>恢复的原因（可选）</source>
         <translation>Reason for restoring (optional)</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/dialogs/history.py" line="211" />
+        <location filename="../../sonetto_desktop/ui/dialogs/history.py" line="212" />
         <source>创建</source>
         <translation>Added</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/dialogs/history.py" line="212" />
+        <location filename="../../sonetto_desktop/ui/dialogs/history.py" line="213" />
         <source>修改</source>
         <translation>Edited</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/dialogs/history.py" line="213" />
+        <location filename="../../sonetto_desktop/ui/dialogs/history.py" line="214" />
         <source>合并</source>
         <translation>Merged</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/dialogs/history.py" line="214" />
+        <location filename="../../sonetto_desktop/ui/dialogs/history.py" line="215" />
         <source>恢复旧版本</source>
         <translation>Reverted</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/dialogs/history.py" line="215" />
+        <location filename="../../sonetto_desktop/ui/dialogs/history.py" line="216" />
         <source>从回收站恢复</source>
         <translation>Restored</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/dialogs/history.py" line="216" />
+        <location filename="../../sonetto_desktop/ui/dialogs/history.py" line="217" />
         <source>锁定</source>
         <translation>Locked</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/dialogs/history.py" line="217" />
+        <location filename="../../sonetto_desktop/ui/dialogs/history.py" line="218" />
         <source>解锁</source>
         <translation>Unlocked</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/dialogs/history.py" line="224" />
+        <location filename="../../sonetto_desktop/ui/dialogs/history.py" line="225" />
         <source>最初的版本</source>
         <translation>The first version</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/dialogs/history.py" line="229" />
+        <location filename="../../sonetto_desktop/ui/dialogs/history.py" line="230" />
         <source> · 来自被合并的记忆</source>
         <translation> · from a merged memory</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/dialogs/history.py" line="235" />
-        <location filename="../../sonetto_desktop/ui/dialogs/history.py" line="288" />
+        <location filename="../../sonetto_desktop/ui/dialogs/history.py" line="236" />
+        <location filename="../../sonetto_desktop/ui/dialogs/history.py" line="289" />
         <source>起因：“{0}”</source>
         <translation>Prompted by: “{0}”</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/dialogs/history.py" line="269" />
-        <location filename="../../sonetto_desktop/ui/dialogs/history.py" line="278" />
-        <location filename="../../sonetto_desktop/ui/dialogs/history.py" line="280" />
+        <location filename="../../sonetto_desktop/ui/dialogs/history.py" line="270" />
+        <location filename="../../sonetto_desktop/ui/dialogs/history.py" line="279" />
+        <location filename="../../sonetto_desktop/ui/dialogs/history.py" line="281" />
         <source>主题：{0}</source>
         <translation>Theme: {0}</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/dialogs/history.py" line="274" />
+        <location filename="../../sonetto_desktop/ui/dialogs/history.py" line="275" />
         <source>修改前 → 修改后</source>
         <translation>Before → after</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/dialogs/history.py" line="282" />
+        <location filename="../../sonetto_desktop/ui/dialogs/history.py" line="283" />
         <source>并入的记忆：{0}</source>
         <translation>Merged-in memory: {0}</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/dialogs/history.py" line="286" />
+        <location filename="../../sonetto_desktop/ui/dialogs/history.py" line="287" />
         <source>原因：{0}</source>
         <translation>Reason: {0}</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/dialogs/history.py" line="291" />
+        <location filename="../../sonetto_desktop/ui/dialogs/history.py" line="292" />
         <source>来自：{0}</source>
         <translation>From: {0}</translation>
     </message>
@@ -765,38 +765,38 @@ Talk about anything — I'll remember what matters to you.</translation>
 <context>
     <name>HistoryImportActions</name>
     <message>
-        <location filename="../../sonetto_desktop/ui/dialogs/history_actions.py" line="85" />
-        <location filename="../../sonetto_desktop/ui/dialogs/history_actions.py" line="98" />
+        <location filename="../../sonetto_desktop/ui/dialogs/history_actions.py" line="90" />
+        <location filename="../../sonetto_desktop/ui/dialogs/history_actions.py" line="103" />
         <source>这个导入正在另一个 Sonetto 里进行</source>
         <translation>This import is running in another Sonetto</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/dialogs/history_actions.py" line="88" />
+        <location filename="../../sonetto_desktop/ui/dialogs/history_actions.py" line="93" />
         <source>无法开始导入：{0}</source>
         <translation>Cannot start the import: {0}</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/dialogs/history_actions.py" line="101" />
+        <location filename="../../sonetto_desktop/ui/dialogs/history_actions.py" line="106" />
         <source>无法继续导入：{0}</source>
         <translation>Cannot continue the import: {0}</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/dialogs/history_actions.py" line="116" />
+        <location filename="../../sonetto_desktop/ui/dialogs/history_actions.py" line="121" />
         <source>继续未完成的聊天记录导入（{0}）</source>
         <translation>Continuing the unfinished chat import ({0})</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/dialogs/history_actions.py" line="123" />
+        <location filename="../../sonetto_desktop/ui/dialogs/history_actions.py" line="128" />
         <source>导入出错：{0}</source>
         <translation>The import failed: {0}</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/dialogs/history_actions.py" line="127" />
+        <location filename="../../sonetto_desktop/ui/dialogs/history_actions.py" line="132" />
         <source>聊天记录导入完成：写入 {0} 轮，新记忆 {1} 条，更新 {2} 条</source>
         <translation>Chat import finished: {0} turns read, {1} new memories, {2} updated</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/dialogs/history_actions.py" line="130" />
+        <location filename="../../sonetto_desktop/ui/dialogs/history_actions.py" line="135" />
         <source>聊天记录导入完成：{0} 条提议已进入审核箱</source>
         <translation>Chat import finished: {0} proposals are in the review inbox</translation>
     </message>
@@ -1942,72 +1942,72 @@ Optional: title (the chat’s title), id (the message’s id, which recognises i
 <context>
     <name>MemoryUndo</name>
     <message>
-        <location filename="../../sonetto_desktop/ui/notices/memory_undo.py" line="32" />
+        <location filename="../../sonetto_desktop/ui/notices/memory_undo.py" line="33" />
         <source>新建</source>
         <translation>add</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/notices/memory_undo.py" line="34" />
+        <location filename="../../sonetto_desktop/ui/notices/memory_undo.py" line="35" />
         <source>修改</source>
         <translation>edit</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/notices/memory_undo.py" line="36" />
+        <location filename="../../sonetto_desktop/ui/notices/memory_undo.py" line="37" />
         <source>删除</source>
         <translation>delete</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/notices/memory_undo.py" line="38" />
+        <location filename="../../sonetto_desktop/ui/notices/memory_undo.py" line="39" />
         <source>合并</source>
         <translation>merge</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/notices/memory_undo.py" line="40" />
+        <location filename="../../sonetto_desktop/ui/notices/memory_undo.py" line="41" />
         <source>恢复</source>
         <translation>restore</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/notices/memory_undo.py" line="42" />
+        <location filename="../../sonetto_desktop/ui/notices/memory_undo.py" line="43" />
         <source>还原</source>
         <translation>revert</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/notices/memory_undo.py" line="44" />
+        <location filename="../../sonetto_desktop/ui/notices/memory_undo.py" line="45" />
         <source>解锁</source>
         <translation>unlock</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/notices/memory_undo.py" line="46" />
+        <location filename="../../sonetto_desktop/ui/notices/memory_undo.py" line="47" />
         <source>锁定</source>
         <translation>lock</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/notices/memory_undo.py" line="48" />
+        <location filename="../../sonetto_desktop/ui/notices/memory_undo.py" line="49" />
         <source>导入</source>
         <translation>import</translation>
     </message>
     <message numerus="yes">
-        <location filename="../../sonetto_desktop/ui/notices/memory_undo.py" line="68" />
+        <location filename="../../sonetto_desktop/ui/notices/memory_undo.py" line="75" />
         <source>Sonetto 的 %n 处记忆变化</source>
         <translation><numerusform>Sonetto's 1 memory change</numerusform><numerusform>Sonetto's %n memory changes</numerusform></translation>
     </message>
     <message numerus="yes">
-        <location filename="../../sonetto_desktop/ui/notices/memory_undo.py" line="70" />
+        <location filename="../../sonetto_desktop/ui/notices/memory_undo.py" line="77" />
         <source>%n 处记忆变化</source>
         <translation><numerusform>1 memory change</numerusform><numerusform>%n memory changes</numerusform></translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/notices/memory_undo.py" line="73" />
+        <location filename="../../sonetto_desktop/ui/notices/memory_undo.py" line="80" />
         <source>{0}「{1}」</source>
         <translation>{0} “{1}”</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/notices/memory_undo.py" line="156" />
+        <location filename="../../sonetto_desktop/ui/notices/memory_undo.py" line="163" />
         <source>已重做：{0}</source>
         <translation>Redone: {0}</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/notices/memory_undo.py" line="157" />
+        <location filename="../../sonetto_desktop/ui/notices/memory_undo.py" line="164" />
         <source>已撤销：{0}</source>
         <translation>Undone: {0}</translation>
     </message>
@@ -3848,71 +3848,71 @@ Optional: title (the chat’s title), id (the message’s id, which recognises i
 <context>
     <name>TrashDialog</name>
     <message>
-        <location filename="../../sonetto_desktop/ui/dialogs/trash.py" line="53" />
+        <location filename="../../sonetto_desktop/ui/dialogs/trash.py" line="52" />
         <source>回收站</source>
         <translation>Trash</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/dialogs/trash.py" line="59" />
+        <location filename="../../sonetto_desktop/ui/dialogs/trash.py" line="58" />
         <source>加载中…</source>
         <translation>Loading…</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/dialogs/trash.py" line="68" />
+        <location filename="../../sonetto_desktop/ui/dialogs/trash.py" line="67" />
         <source>恢复</source>
         <translation>Restore</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/dialogs/trash.py" line="70" />
-        <location filename="../../sonetto_desktop/ui/dialogs/trash.py" line="171" />
-        <location filename="../../sonetto_desktop/ui/dialogs/trash.py" line="173" />
+        <location filename="../../sonetto_desktop/ui/dialogs/trash.py" line="69" />
+        <location filename="../../sonetto_desktop/ui/dialogs/trash.py" line="170" />
+        <location filename="../../sonetto_desktop/ui/dialogs/trash.py" line="172" />
         <source>永久删除</source>
         <translation>Delete for good</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/dialogs/trash.py" line="72" />
+        <location filename="../../sonetto_desktop/ui/dialogs/trash.py" line="71" />
+        <location filename="../../sonetto_desktop/ui/dialogs/trash.py" line="163" />
         <location filename="../../sonetto_desktop/ui/dialogs/trash.py" line="164" />
-        <location filename="../../sonetto_desktop/ui/dialogs/trash.py" line="165" />
         <source>清空回收站</source>
         <translation>Empty the trash</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/dialogs/trash.py" line="128" />
+        <location filename="../../sonetto_desktop/ui/dialogs/trash.py" line="127" />
         <source>回收站是空的。</source>
         <translation>The trash is empty.</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/dialogs/trash.py" line="128" />
+        <location filename="../../sonetto_desktop/ui/dialogs/trash.py" line="127" />
         <source>{0} 条已删除的记忆</source>
         <translation>Deleted memories: {0}</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/dialogs/trash.py" line="164" />
+        <location filename="../../sonetto_desktop/ui/dialogs/trash.py" line="163" />
         <source>永久删除回收站里的全部记忆？此操作无法撤销。</source>
         <translation>Delete every memory in the trash for good? This cannot be undone.</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/dialogs/trash.py" line="172" />
+        <location filename="../../sonetto_desktop/ui/dialogs/trash.py" line="171" />
         <source>永久删除选中的 {0} 条记忆？此操作无法撤销。</source>
         <translation>Delete the {0} selected memories for good? This cannot be undone.</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/dialogs/trash.py" line="189" />
+        <location filename="../../sonetto_desktop/ui/dialogs/trash.py" line="188" />
         <source>并入「{0}」</source>
         <translation>merged into “{0}”</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/dialogs/trash.py" line="191" />
+        <location filename="../../sonetto_desktop/ui/dialogs/trash.py" line="190" />
         <source>并入另一条记忆（已不在）</source>
         <translation>merged into another memory (no longer there)</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/dialogs/trash.py" line="200" />
+        <location filename="../../sonetto_desktop/ui/dialogs/trash.py" line="199" />
         <source>回收站里的记忆会一直保留，直到你永久删除。</source>
         <translation>Deleted memories stay here until you delete them for good.</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/dialogs/trash.py" line="201" />
+        <location filename="../../sonetto_desktop/ui/dialogs/trash.py" line="200" />
         <source>删除超过 {0} 天的记忆会在启动时被永久清除。</source>
         <translation>Memories deleted more than {0} days ago are removed for good at start-up.</translation>
     </message>
