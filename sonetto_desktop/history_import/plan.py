@@ -41,7 +41,7 @@ REPLY_CHARS = 600
 #: the name, time and past-conversation blocks with the chat template's overhead, and what the model
 #: writes back per batch. Calibrated with bench/history_import.py (estimate / counted = 0.98 at 1,000
 #: turns, docs/benchmarks.md).
-TOOL_SCHEMA_TOKENS = 760
+TOOL_SCHEMA_TOKENS = 654  # 760 before the tools' descriptions were shortened (issue 37)
 FRAME_TOKENS = 360
 OUTPUT_TOKENS = 180
 #: The memory listing in each prompt: every memory up to 40, then about this many rows.
