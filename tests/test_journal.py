@@ -88,3 +88,19 @@ def test_a_turn_is_taken_by_one_writer_at_a_time_and_its_lock_file_goes_with_it(
     mine.unlock_entry(entry)
     assert not theirs.lock_entry(entry)  # written meanwhile: nothing left to take
     assert list(mine.pending_dir.iterdir()) == []  # no lock file left behind
+
+
+def test_the_pending_turns_can_be_read_a_window_at_a_time(tmp_path):
+    journal = TurnJournal(tmp_path / "j")
+    entries = [journal.append(f"t{i}", None, [{"role": "user", "content": str(i)}]) for i in range(7)]
+    window, more = journal.pending_window(0, 3)
+    assert [e.turn_id for e in window] == ["t0", "t1", "t2"] and more == 4
+    window, more = journal.pending_window(window[-1].seq, 3, skip={entries[4].key})  # t4 known: not read
+    assert [e.turn_id for e in window] == ["t3", "t5", "t6"] and more == 0
+    window, more = journal.pending_window(0, 10, before=entries[2].seq)  # journaled since: left out
+    assert [e.turn_id for e in window] == ["t0", "t1"] and more == 0
+    assert [e.turn_id for e in journal.find_pending("t5")] == ["t5"] and journal.find_pending("t9") == []
+    # A file renamed by hand is still read (and set aside), whatever its name says.
+    os.replace(journal.pending_dir / entries[0].filename, journal.pending_dir / "copy.json")
+    assert [e.turn_id for e in journal.pending_window(0, 10)[0]] == [f"t{i}" for i in range(1, 7)]
+    assert journal.quarantined

@@ -32,7 +32,7 @@ import uuid
 from dataclasses import asdict, dataclass, field
 from datetime import datetime
 from pathlib import Path
-from typing import Any
+from typing import Any, Container
 
 import portalocker
 
@@ -117,6 +117,14 @@ def default_journal_path(store_path: str | os.PathLike[str]) -> Path:
 STALE_TMP_SECONDS = 60.0
 
 
+def _named(name: str) -> tuple[int, str] | None:
+    """``(seq, key)`` of an entry's file name ``<seq>-<key>.json``; None for any other name."""
+    seq, dash, key = name.removesuffix(".json").partition("-")
+    if not name.endswith(".json") or not dash or not seq.isdigit() or not key:
+        return None
+    return int(seq), key
+
+
 def _older_than(path: Path, seconds: float) -> bool:
     try:
         return time.time() - path.stat().st_mtime > seconds
@@ -177,11 +185,17 @@ class TurnJournal:
             raise
         _fsync_dir(folder)
 
-    def _read_dir(self, folder: Path) -> list[JournalEntry]:
+    def _read_dir(self, folder: Path, *, after: int = 0, before: int | None = None, limit: int | None = None,
+                  skip: Container[str] = ()) -> list[JournalEntry]:
+        """The entries in ``folder``, oldest first: those with a sequence number after ``after`` (and
+        before ``before``) whose key is not in ``skip`` — all told by the file's name: the others are
+        not read — at most ``limit``."""
         if not folder.is_dir():
             return []
-        entries = []
+        entries: list[JournalEntry] = []
         for file in sorted(folder.iterdir()):
+            if limit is not None and len(entries) >= limit:
+                break
             if file.name.endswith(".tmp"):
                 if file.name.startswith(".") and _older_than(file, STALE_TMP_SECONDS):
                     # An append interrupted before os.replace. A fresh one may be another app
@@ -189,6 +203,10 @@ class TurnJournal:
                     file.unlink(missing_ok=True)
                 continue
             if not file.name.endswith(".json"):
+                continue
+            named = _named(file.name)
+            if named is not None and (named[0] <= after or named[1] in skip
+                                      or (before is not None and named[0] >= before)):
                 continue
             try:
                 entry = JournalEntry.from_dict(json.loads(file.read_text(encoding="utf-8")))
@@ -269,9 +287,32 @@ class TurnJournal:
             return entry
 
     def pending(self) -> list[JournalEntry]:
-        """Turns still to be written, oldest first."""
+        """Turns still to be written, oldest first (every one read: see ``pending_window``)."""
         with self._lock:
             return self._read_dir(self.pending_dir)
+
+    def pending_window(self, after: int = 0, limit: int = 16, skip: Container[str] = (),
+                       before: int | None = None) -> tuple[list[JournalEntry], int]:
+        """At most ``limit`` pending turns with a sequence number after ``after`` (and before
+        ``before``) whose keys are not in ``skip``, oldest first, and how many more there are after
+        them (counted by name, not read): a writer replays a long journal (an import's thousand
+        batches) a window at a time."""
+        with self._lock:
+            window = self._read_dir(self.pending_dir, after=after, before=before, limit=limit, skip=skip)
+            last = window[-1].seq if window else after
+            names = os.listdir(self.pending_dir) if self.pending_dir.is_dir() else []
+            more = sum(1 for name in names if (n := _named(name)) is not None and n[0] > last and n[1] not in skip
+                       and (before is None or n[0] < before))
+            return window, more
+
+    def find_pending(self, turn_id: str) -> list[JournalEntry]:
+        """The pending entries of turn ``turn_id`` (each file read in turn, only the matches kept)."""
+        found: list[JournalEntry] = []
+        after = 0
+        while window := self.pending_window(after, 64)[0]:
+            found += [entry for entry in window if entry.turn_id == turn_id]
+            after = window[-1].seq
+        return found
 
     def count_pending(self, actor: str) -> int:
         """How many pending turns are to be written as ``actor`` (e.g. one app's conversations)."""
