@@ -75,7 +75,7 @@ def test_expired_todos_are_listed_whatever_the_turn_is_about(mm, retriever):
     assert mm.count() == 91
     listing = read_listing(mm, COFFEE_TURN, lambda: retriever, now=NOW)
     shown = rows(listing.text)
-    assert listing.selection == "related" and "与本轮对话相关" in listing.text.splitlines()[0]
+    assert listing.selection == "related" and "与本轮相关" in listing.text.splitlines()[0]
     assert shown["t0001"].endswith("[已过期]") and shown["t0002"].endswith("[已过期]")
     assert "【时效待办·已过期】" in listing.text.splitlines()  # the hint said once, over the group
     assert "t0003" not in shown  # a future to-do unrelated to the turn stays out

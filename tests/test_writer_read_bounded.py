@@ -85,7 +85,7 @@ def test_above_the_threshold_the_turns_memories_are_listed_not_unrelated_old_one
     tools = make_memory_tools(mm, context=ToolContext(turn_text=CAT_TURN, now=NOW), retriever=lambda: retriever)
     msg = call(tools, "read_memories")
     head, *lines = msg.content.splitlines()
-    assert head.startswith(f"共 {total} 条记忆") and "与本轮对话相关" in head and "未列出" in head
+    assert head.startswith(f"共 {total} 条记忆") and "与本轮相关" in head and "未列出" in head
     ids = listed_ids(msg.content)
     assert cat in ids
     assert not {old[text] for text in UNRELATED_OLD} & set(ids)
@@ -193,7 +193,7 @@ async def test_ltm_over_threshold_update_of_a_related_memory_lands(llm_server, m
     system = llm_server.requests[0]["messages"][0]["content"]
     assert "已附相关条目" in system
     read_output = next(m["content"] for m in llm_server.requests[1]["messages"] if m["role"] == "tool")
-    assert read_output.startswith("共 156 条记忆") and "与本轮对话相关" in read_output.splitlines()[0]
+    assert read_output.startswith("共 156 条记忆") and "与本轮相关" in read_output.splitlines()[0]
     ids = listed_ids(read_output)
     assert cat in ids and not {old[t] for t in UNRELATED_OLD} & set(ids)
     assert len(read_output) < 4000  # ~25 lines, not 156

@@ -14,8 +14,10 @@ inside it is ``\\n``), so no memory can forge another row, a section header or a
 prompt tells the model so. The first line says how many memories exist and what is listed; then the
 rows, grouped under their section (``【分区】``, said once), each ``ID 日期 "内容" 提示`` (the date is
 the last update, ``MM-DD`` this year, ``YY-MM-DD`` before; hints only where there are some), by date
-within a section. Compact on purpose: the model reads it every turn (issue 37: ~28 cl100k tokens a
-row of which ~16 are the memory's text, was ~40 with a section column and ``|`` separators).
+within a section; a section's past-due to-dos under one ``【分区·已过期】`` header, a likely-duplicate
+pair said once (``可能重复：a、b``, on the first of its two rows). Compact on purpose: the model reads
+it every turn (issue 37: ~12 cl100k tokens a row beyond the memory's text, was ~22 with a section
+column, ``|`` separators and a hint per row).
 
 Blocking (store reads, index refresh, retriever): run it on a worker thread, never on the loop.
 """
@@ -229,9 +231,9 @@ def _read_listing(mm: BaseMemoryManager, index: WriterIndex, turn_text: str | No
     if related is None:
         half = (related_k + 1) // 2
         chosen = list(dict.fromkeys([*index.recent(half), *index.most_used(related_k)]))[:related_k]
-        selection, what = "recent", "最近更新和引用最多的"
+        selection, what = "recent", "最近更新和引用最多、到期、可能重复的"
     else:
-        chosen, selection, what = related, "related", "与本轮对话相关的"
+        chosen, selection, what = related, "related", "与本轮相关、到期、可能重复和最近更新的"
     due = index.due(now.date(), due_max)
     chosen = list(dict.fromkeys([*chosen, *(mid for mid, _ in due)]))
     items = dict(read_items(mm, chosen))
