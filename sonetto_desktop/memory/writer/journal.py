@@ -321,6 +321,12 @@ class TurnJournal:
             self._write(self.pending_dir, entry)
             return entry
 
+    def mark(self) -> int:
+        """A sequence number above every turn this journal object appended so far and below every
+        one it appends later (whatever the clock does meanwhile)."""
+        with self._lock:
+            return self._next_seq()
+
     def pending(self) -> list[JournalEntry]:
         """Turns still to be written, oldest first (every one read: see ``pending_window``)."""
         with self._lock:

@@ -179,7 +179,7 @@ class TurnWorker:
         self.stopping = False
         self.entries = {k: e for k, e in self.entries.items() if e.seq == 0}
         self.unread = 0  # counted again as the journal is replayed
-        self._started = time.time_ns()  # the start's replay takes turns journaled before it (see _replay)
+        self._started = self.journal.mark()  # the start's replay takes turns journaled before it (see _replay)
         for key in self.entries:
             self._queue.put_nowait(key)
         self._task = loop.create_task(self._run(), name="sonetto-memory-writer")
