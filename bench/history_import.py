@@ -54,6 +54,7 @@ for extra in (ROOT, ROOT / "tests"):  # the scripted server lives with the tests
         sys.path.insert(0, str(extra))
 
 from bench.writer_tokens import Counter  # noqa: E402
+from llm_payloads import listed_memories  # noqa: E402
 from llm_server import ScriptedLLMServer, tool_calls  # noqa: E402
 
 from sonetto_desktop.config.settings import Settings  # noqa: E402
@@ -106,10 +107,8 @@ def good_writer(body: dict) -> Any:
         return "已记录。"
     prompt = [m for m in messages if m["role"] == "user"][-1]["content"]
     listed = {}
-    for line in prompt.splitlines():
-        parts = line.split(" | ")
-        if len(parts) >= 4 and parts[0][:1].isalnum():
-            listed[parts[0]] = parts[3]
+    for mid, row in listed_memories(prompt).items():
+        listed[mid] = row.text
     said = "\n".join(line for line in prompt.splitlines() if line.startswith("> 用户："))
     subject = next((s for s in SUBJECTS_ZH + SUBJECTS_EN if s in said), "生活")
     same = next((mid for mid, text in listed.items() if subject in text), None)

@@ -43,6 +43,7 @@ for extra in (ROOT, ROOT / "tests"):  # the scripted server lives with the tests
         sys.path.insert(0, str(extra))
 
 from langchain_openai import ChatOpenAI  # noqa: E402
+from llm_payloads import listed_memories  # noqa: E402
 from llm_server import ScriptedLLMServer, estimate_tokens, tool_calls  # noqa: E402
 
 from sonetto_desktop.memory import SqliteMemoryManager, YamlMemoryManager  # noqa: E402
@@ -173,7 +174,7 @@ def responder(body: dict) -> Any:
         listing = last["content"]
     else:
         return "已记录。"
-    ids = [line.split(" | ", 1)[0] for line in listing.splitlines() if " | " in line and line[:1].isalnum()]
+    ids = list(listed_memories(listing))
     calls: list[tuple[str, dict]] = [("create_memory", {"content": f"用户的新事实第{time.perf_counter_ns() % 100000}号",
                                                         "section": "瞬间"})]
     if ids:

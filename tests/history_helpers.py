@@ -10,6 +10,7 @@ import time
 from pathlib import Path
 
 import pytest
+from llm_payloads import listed_memories
 
 FIXTURES = Path(__file__).resolve().parent / "fixtures" / "history"
 
@@ -38,7 +39,6 @@ def env_shanghai() -> dict[str, str]:
 # ── the scripted model for imports ───────────────────────────────────
 
 USER_LINE = re.compile(r"^(?:> )?用户：（(\d\d:\d\d)）(.+)$", re.M)
-LISTED = re.compile(r'^(\w+) \| [^|\n]+ \| [^|\n]+ \| "(.*)"', re.M)
 NOW_LINE = re.compile(r"## 当前时间\n(.+)\n")
 
 
@@ -60,7 +60,7 @@ def said(body: dict) -> list[tuple[str, str]]:
 
 def listed(body: dict) -> dict[str, str]:
     """The memories the writer request lists: id -> text."""
-    return dict(LISTED.findall(writer_prompt(body)))
+    return {mid: row.text for mid, row in listed_memories(writer_prompt(body)).items()}
 
 
 def remember_each_line(body: dict):

@@ -4,6 +4,7 @@ OpenAI ``chat.completion`` / ``chat.completion.chunk`` payloads built from them.
 from __future__ import annotations
 
 import json
+import re
 import time
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass
@@ -169,3 +170,37 @@ def stream_events(
     if (body.get("stream_options") or {}).get("include_usage"):
         events.append({**head, "choices": [], "usage": _usage(body, content, calls)})
     return events
+
+
+# --------------------------------------------------------------------------------------------------
+# The writer's memory listing, read as a scripted model reads it
+
+
+@dataclass(frozen=True)
+class ListedMemory:
+    """One row of the writer's listing: ``ID 日期 "内容" 提示`` under a ``【分区】`` (or ``【分区·已过期】``) header."""
+
+    id: str
+    section: str
+    day: str
+    text: str
+    hints: tuple[str, ...]
+    line: str
+
+
+_SECTION = re.compile(r"^【(.+?)(·已过期)?】$")
+_ROW = re.compile(r'^(\S+) (\S+) ("(?:[^"\\]|\\.)*")(?: (.+))?$')
+
+
+def listed_memories(text: str) -> dict[str, ListedMemory]:
+    """The memories a writer listing shows, by id, in the order listed (an expired group's rows get
+    the ``已过期`` hint)."""
+    out: dict[str, ListedMemory] = {}
+    section, expired = "", False
+    for line in text.splitlines():
+        if (head := _SECTION.match(line)) is not None:
+            section, expired = head.group(1), bool(head.group(2))
+        elif section and (row := _ROW.match(line)) is not None:
+            hints = tuple(h for h in (row.group(4) or "").split("；") if h) + (("已过期",) if expired else ())
+            out[row.group(1)] = ListedMemory(row.group(1), section, row.group(2), json.loads(row.group(3)), hints, line)
+    return out

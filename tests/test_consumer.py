@@ -59,7 +59,7 @@ async def test_update_flow_reads_first_and_keeps_old_value_in_history(llm_server
     # The model saw the read_memories output with the id, section and text.
     read_output = tool_messages(llm_server.requests[1])[0]
     day = str(mm.get(mid).latest_update_time)[5:10]  # the memory's own date (written today), as MM-DD
-    assert f'{mid} | 身份 | {day} | "用户在上海做前端开发"' in read_output.splitlines()
+    assert read_output.splitlines()[1:] == ["【身份】", f'{mid} {day} "用户在上海做前端开发"']
     item = mm.get(mid)
     assert item.description == "用户在杭州做前端开发" and item.hit == 1
     entry = item.history[-1]

@@ -88,3 +88,73 @@ def test_a_turn_is_taken_by_one_writer_at_a_time_and_its_lock_file_goes_with_it(
     mine.unlock_entry(entry)
     assert not theirs.lock_entry(entry)  # written meanwhile: nothing left to take
     assert list(mine.pending_dir.iterdir()) == []  # no lock file left behind
+
+
+def test_the_pending_turns_can_be_read_a_window_at_a_time(tmp_path):
+    journal = TurnJournal(tmp_path / "j")
+    entries = [journal.append(f"t{i}", None, [{"role": "user", "content": str(i)}]) for i in range(7)]
+    window, more = journal.pending_window(0, 3)
+    assert [e.turn_id for e in window] == ["t0", "t1", "t2"] and more == 4
+    window, more = journal.pending_window(window[-1].seq, 3, skip={entries[4].key})  # t4 known: not read
+    assert [e.turn_id for e in window] == ["t3", "t5", "t6"] and more == 0
+    window, more = journal.pending_window(0, 10, before=entries[2].seq)  # journaled since: left out
+    assert [e.turn_id for e in window] == ["t0", "t1"] and more == 0
+    assert [e.turn_id for e in journal.find_pending("t5")] == ["t5"] and journal.find_pending("t9") == []
+    # A file renamed by hand is still read (and set aside), whatever its name says.
+    os.replace(journal.pending_dir / entries[0].filename, journal.pending_dir / "copy.json")
+    assert [e.turn_id for e in journal.pending_window(0, 10)[0]] == [f"t{i}" for i in range(1, 7)]
+    assert journal.quarantined
+
+
+def test_a_progress_save_appends_a_line_and_never_rewrites_the_turn(tmp_path):
+    """Issue 37: a step of a turn (the model's reply, a tool call applying, done) used to rewrite the
+    whole entry, its text included (a temp file, two fsyncs, a rename); now one fsync'd line."""
+    journal = TurnJournal(tmp_path / "j")
+    entry = journal.append("t1", None, [{"role": "user", "content": "很长的一段话" * 200}])
+    file = journal.pending_dir / entry.filename
+    before = (file.stat().st_ino, file.read_bytes())
+    for step in range(3):
+        entry.progress = {"responses": [{"content": "", "tool_calls": []}], "calls": {"c": {"state": f"s{step}"}}}
+        journal.save_progress(entry)
+    assert (file.stat().st_ino, file.read_bytes()) == before  # the turn's file untouched
+    log = journal.pending_dir / (entry.filename + ".progress")
+    assert "很长的一段话" not in log.read_text(encoding="utf-8")
+    (read,) = journal.pending()
+    assert read.progress["calls"] == {"c": {"state": "s2"}} and read.progress_rev == 3
+
+
+def test_a_progress_line_cut_by_a_kill_is_skipped_and_spoils_nothing_after_it(tmp_path):
+    journal = TurnJournal(tmp_path / "j")
+    entry = journal.append("t1", None, [{"role": "user", "content": "你好"}])
+    entry.progress = {"responses": [], "calls": {"a": {"state": "done"}}}
+    journal.save_progress(entry)
+    log = journal.pending_dir / (entry.filename + ".progress")
+    with open(log, "ab") as fh:  # a save killed mid-write: its step never returned
+        fh.write(b'\n{"rev": 2, "progress": {"responses": [], "calls": {"a": {"sta')
+    (read,) = journal.pending()
+    assert read.progress == {"responses": [], "calls": {"a": {"state": "done"}}} and read.progress_rev == 1
+    read.progress["calls"]["b"] = {"state": "applying"}  # the next run goes on from there
+    journal.save_progress(read)
+    (again,) = journal.pending()
+    assert again.progress["calls"] == {"a": {"state": "done"}, "b": {"state": "applying"}}
+
+
+def test_a_rewritten_entry_wins_over_its_older_log_and_a_log_without_its_entry_goes(tmp_path):
+    journal = TurnJournal(tmp_path / "j")
+    entry = journal.append("t1", None, [{"role": "user", "content": "你好"}])
+    entry.progress = {"responses": [], "calls": {"a": {"state": "done"}}}
+    journal.save_progress(entry)
+    log = journal.pending_dir / (entry.filename + ".progress")
+    stale = log.read_bytes()
+    entry.progress = {"responses": [], "calls": {}}  # a failed attempt taken back, its save lost to the disk
+    journal.record_failure(entry, "boom")
+    assert not log.exists()
+    log.write_bytes(stale)  # as if killed between the rewrite and the log's removal
+    (read,) = journal.pending()
+    assert read.progress == {"responses": [], "calls": {}} and read.attempts == 1
+    journal.move_to_failed(read)
+    log.write_bytes(stale)  # killed between the move and the log's removal
+    assert journal.pending() == [] and not log.exists()
+    (requeued,) = journal.requeue_failed()
+    (read,) = journal.pending()
+    assert read.key == requeued.key and read.progress is None

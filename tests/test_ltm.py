@@ -254,3 +254,61 @@ def test_warm_up_recall_builds_the_offline_index_ahead_of_the_first_query(store)
         assert found and found[0]["id"] == ids[0]
     finally:
         ltm.recall.close()
+
+
+async def test_a_long_journal_is_replayed_a_window_at_a_time(llm_server, make_llm, store):
+    """Issue 37: an import journals its thousand batches before the writer starts; the writer reads
+    its journal a window at a time, so the turns' text is not all held in memory while it writes.
+    Counted as the journal entries alive (``gc``) after start and while the turns are written, with
+    a journal of 80; before, all 80 were read at start and held until each was written."""
+    import gc
+
+    from sonetto_desktop.memory.writer.journal import JournalEntry
+    from sonetto_desktop.memory.writer.worker import JOURNAL_WINDOW
+
+    journal = TurnJournal(default_journal_path(store.path))
+    sent = [journal.append(f"old-{i}", None, [{"role": "user", "content": f"第{i}件事" + "很长的一段话" * 50}]).turn_id
+            for i in range(80)]
+
+    def alive() -> int:
+        gc.collect()
+        return sum(isinstance(o, JournalEntry) for o in gc.get_objects())
+
+    ltm = MemoryWriter(store, backoff=FAST, drain_per_minute=0.0)  # no model yet: the turns wait; no pacing (as an import)
+    done, held = [], []
+
+    def on_event(event):
+        if event.kind == "done":
+            done.append(event.turn_id)
+            if len(done) % 10 == 0:
+                held.append(alive())
+
+    ltm.events.subscribe(on_event)
+    ltm.start()
+    await until(lambda: ltm.pending == 80)  # all counted, ...
+    assert alive() <= JOURNAL_WINDOW  # ... a window of them read
+    llm_server.responder = lambda body: "本轮无需记录"
+    ltm.set_llm(make_llm())
+    await until(lambda: ltm.pending == 0 and not ltm.busy, timeout=60)
+    assert done == sent  # every turn once, in the order journaled
+    assert held and max(held) <= JOURNAL_WINDOW + 1, held
+    await ltm.send_history(TURN, turn_id="new-1")  # the writer goes on with what it is sent
+    await until(lambda: done[-1:] == ["new-1"])
+    assert await ltm.stop() is True and journal.pending() == []
+
+
+async def test_a_turn_not_read_yet_can_be_forgotten(llm_server, make_llm, store):
+    """"别记住这个" on a journaled turn beyond the window read so far: taken out of the journal, never written."""
+    journal = TurnJournal(default_journal_path(store.path))
+    sent = [journal.append(f"old-{i}", None, [{"role": "user", "content": f"第{i}件事"}]).turn_id for i in range(40)]
+    ltm = MemoryWriter(store, backoff=FAST, drain_per_minute=0.0)
+    done = []
+    ltm.events.subscribe(lambda event: done.append(event.turn_id) if event.kind == "done" else None)
+    ltm.start()
+    await until(lambda: ltm.pending == 40)
+    assert await ltm.forget_turn("old-35") == "dropped" and ltm.pending == 39
+    llm_server.responder = lambda body: "本轮无需记录"
+    ltm.set_llm(make_llm())
+    await until(lambda: ltm.pending == 0 and not ltm.busy, timeout=30)
+    assert done == [t for t in sent if t != "old-35"]
+    assert await ltm.stop() is True and journal.pending() == []

@@ -13,6 +13,7 @@ import pytest
 
 from bench import writer as harness
 from memory_stores import yaml_store_fixture
+from llm_payloads import listed_memories
 from llm_server import tool_calls
 
 store = yaml_store_fixture("store")
@@ -87,7 +88,7 @@ def test_outcome_rules_count_flags_and_refusals(store):
 def _changed_job_responder(body):
     last = body["messages"][-1]
     if last["role"] == "user":
-        mid = re.search(r"^(\w+) \| 身份", last["content"], re.MULTILINE).group(1)
+        mid = next(row.id for row in listed_memories(last["content"]).values() if row.section == "身份")
         return tool_calls([("update_memory", {"id": mid, "content": "用户在杭州做后端开发",
                                               "reason": "用户说上个月跳槽到杭州，改做后端"})])
     return "完成。"

@@ -6,6 +6,7 @@ from datetime import datetime
 
 import pytest
 
+from llm_payloads import listed_memories
 from sonetto_desktop.memory import YamlMemoryManager
 from sonetto_desktop.memory.writer import prompts
 from sonetto_desktop.memory.writer.consumer import MemoryConsumer
@@ -49,7 +50,7 @@ def test_moments_and_new_sections_are_back_as_in_the_seed(tmp_path):
 
 def test_cold_and_update_prefixes_differ_where_it_matters():
     assert "空的" in prompts._COLD_PREFIX and "create_memory" in prompts._COLD_PREFIX
-    assert "附有相关条目的列表" in prompts._UPDATE_PREFIX
+    assert "已附相关条目" in prompts.UPDATE_SYSTEM and "重复写入" in prompts._UPDATE_PREFIX
     assert "不要重复写入" in prompts._UPDATE_PREFIX  # a retried turn must not duplicate
 
 
@@ -62,11 +63,18 @@ def test_system_prompts_are_static():
 def test_time_has_chinese_weekday_and_resolves_relative_days():
     assert format_now(NOW) == "2026年12月2日 星期三 09:30"
     table = relative_day_table(NOW)
-    assert "后天=12月4日（周五）" in table
-    assert "明天=12月3日（周四）" in table
+    assert "周五=12月4日（后天）" in table and "周二=12月1日（昨天）" in table
+    assert "周四=12月3日（明天）" in table and "周三=12月2日（今天）" in table
     assert "下周：周一=12月7日" in table and "周三=12月9日" in table
     # Across a month and a year boundary.
-    assert "后天=1月1日（周五）" in relative_day_table(datetime(2026, 12, 30, 8, 0))
+    assert "周五=1月1日（后天）" in relative_day_table(datetime(2026, 12, 30, 8, 0))
+    # On a Monday yesterday is last week's Sunday: said on its own line.
+    monday = relative_day_table(datetime(2026, 12, 7, 8, 0)).splitlines()
+    assert monday[0] == "昨天=12月6日（周日）" and monday[1].startswith("本周：周一=12月7日（今天）")
+    # Every named day is tagged exactly once.
+    for day in range(1, 15):
+        table = relative_day_table(datetime(2026, 12, day, 8, 0))
+        assert all(table.count(name) == 1 for name in ("昨天", "（今天）", "（明天）", "（后天）", "（大后天）"))
     assert "星期三" in time_block(NOW)
 
 
@@ -85,7 +93,7 @@ async def test_empty_store_gets_cold_start_prompt(llm_server, make_llm, tmp_path
     system, user, _ = await _sent(llm_server, make_llm, mm)
     assert system == prompts.COLD_START_SYSTEM
     assert user.endswith("## 本轮对话\n用户：我后天要考离散数学\n\nSonetto：加油！")
-    assert "2026年12月2日 星期三 09:30" in user and "后天=12月4日（周五）" in user
+    assert "2026年12月2日 星期三 09:30" in user and "周五=12月4日（后天）" in user
     assert "记忆库目前是空的" in user and "## 用户的称呼\n未知" in user
 
 
@@ -94,7 +102,8 @@ async def test_non_empty_store_gets_the_listing_in_the_first_message(llm_server,
     cat = mm.add("用户喜欢猫", "品味")
     system, user, _ = await _sent(llm_server, make_llm, mm)
     assert system == prompts.UPDATE_SYSTEM
-    assert f'{cat} | 品味 | 12-02 | "用户喜欢猫"' in user.splitlines() or cat in user
+    row = listed_memories(user)[cat]
+    assert (row.section, row.text) == ("品味", "用户喜欢猫") and user.splitlines()[user.splitlines().index(row.line) - 1] == "【品味】"
     # Order: name, listing, time, then the turn (what changes most comes last).
     order = [user.index(h) for h in ("## 用户的称呼", "## 记忆库", "## 当前时间", "## 新一轮对话")]
     assert order == sorted(order)

@@ -16,7 +16,8 @@ from ltm_helpers import FAST, make_ltm, until
 from memory_stores import backend_store_fixture, open_store
 from sonetto_desktop.memory.item import MemoryItem
 from sonetto_desktop.memory.writer.consumer import MemoryConsumer
-from sonetto_desktop.memory.writer.listing import READ_ALL_MAX, memory_line, read_listing
+from llm_payloads import listed_memories
+from sonetto_desktop.memory.writer.listing import READ_ALL_MAX, read_listing
 from sonetto_desktop.memory.writer.tools import ToolContext, make_memory_tools
 from sonetto_desktop.memory.writer.turns import turn_query_text
 
@@ -53,7 +54,7 @@ def call(tools, name, config=None, **args):
 
 
 def listed_ids(text: str) -> list[str]:
-    return [line.split(" | ", 1)[0] for line in text.splitlines()[1:] if " | " in line]
+    return list(listed_memories(text))
 
 
 retriever = retriever_fixture(NOW)
@@ -79,7 +80,7 @@ def test_above_the_threshold_the_turns_memories_are_listed_not_unrelated_old_one
     tools = make_memory_tools(mm, context=ToolContext(turn_text=CAT_TURN, now=NOW), retriever=lambda: retriever)
     msg = call(tools, "read_memories")
     head, *lines = msg.content.splitlines()
-    assert head.startswith(f"共 {total} 条记忆") and "与本轮对话相关" in head and "未列出" in head
+    assert head.startswith(f"共 {total} 条记忆") and "与本轮相关" in head and "未列出" in head
     ids = listed_ids(msg.content)
     assert cat in ids
     assert not {old[text] for text in UNRELATED_OLD} & set(ids)
@@ -87,9 +88,12 @@ def test_above_the_threshold_the_turns_memories_are_listed_not_unrelated_old_one
     # The most recently updated memories are always there; lines keep the one format.
     items = mm.all_items()
     assert "r0000" in ids and "r0001" in ids
-    assert f'{cat} | 身份 | 2025-03-01 | "{CAT}"' in lines
-    without_hints = [" | ".join(line.split(" | ")[:4]) for line in lines]
-    assert without_hints == [memory_line(mid, items[mid], NOW) for mid in ids]
+    listed = listed_memories(msg.content)
+    assert f'{cat} 25-03-01 "{CAT}"' in lines and "【身份】" in lines  # under its section, dated, quoted
+    assert [(row.section, row.text) for row in listed.values()] == [(items[mid].theme, items[mid].description)
+                                                                   for mid in ids]
+    assert [row.section for row in listed.values()] == sorted(row.section for row in listed.values())
+    assert len([line for line in lines if line.startswith("【")]) == len({row.section for row in listed.values()})
     assert (msg.artifact["shown"], msg.artifact["total"]) == (len(ids), total)
 
 
@@ -182,9 +186,9 @@ async def test_ltm_over_threshold_update_of_a_related_memory_lands(llm_server, m
         ltm.close()
         memory.recall.close()
     system = llm_server.requests[0]["messages"][0]["content"]
-    assert "附有相关条目的列表" in system
+    assert "已附相关条目" in system
     read_output = next(m["content"] for m in llm_server.requests[1]["messages"] if m["role"] == "tool")
-    assert read_output.startswith("共 156 条记忆") and "与本轮对话相关" in read_output.splitlines()[0]
+    assert read_output.startswith("共 156 条记忆") and "与本轮相关" in read_output.splitlines()[0]
     ids = listed_ids(read_output)
     assert cat in ids and not {old[t] for t in UNRELATED_OLD} & set(ids)
     assert len(read_output) < 4000  # ~25 lines, not 156

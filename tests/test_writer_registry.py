@@ -158,7 +158,7 @@ async def test_a_turn_can_carry_its_own_time_actor_and_origin(llm_server, make_l
     entry = store.get(change.ids[0]).history[0]
     assert (entry["actor"], entry["origin"]) == ("import:chatgpt", ORIGIN)
     prompt = llm_server.requests[0]["messages"][-1]["content"]
-    assert "2023年3月14日 星期二 21:07" in prompt and "明天=3月15日（周三）" in prompt
+    assert "2023年3月14日 星期二 21:07" in prompt and "周三=3月15日（明天）" in prompt
 
 
 async def test_send_history_journals_the_turns_time_actor_and_origin(llm_server, make_llm, tmp_path):

@@ -95,8 +95,9 @@ def test_read_memories_one_line_per_memory(mm):
     assert len(lines) == 2
     line_a = next(line for line in lines if line.startswith(a))
     day = mm.get(a).latest_update_time[:10]
-    assert line_a.split(" | ")[:2] == [a, "品味"] and day.endswith(line_a.split(" | ")[2])
-    assert line_a.split(" | ")[3] == "\"用户喜欢猫\""
+    assert text.splitlines()[text.splitlines().index(line_a) - 1] == "【品味】"
+    assert line_a.split(" ")[0] == a and day.endswith(line_a.split(" ")[1])
+    assert line_a.split(" ", 2)[2] == "\"用户喜欢猫\""
 
 
 @pytest.mark.parametrize(

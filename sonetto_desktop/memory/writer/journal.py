@@ -17,7 +17,12 @@ order turns were sent in.
 
 An entry also carries what its current attempt has done (``progress``: the model's replies and each
 tool call's state, see ``resume.py``), so a turn interrupted mid-way resumes instead of running
-again. While a writer works on a turn it holds an OS lock on ``<name>.lock`` beside it: another app
+again. Each step appends one fsync'd line to ``<name>.progress`` beside the entry (``{"rev", "progress"}``,
+the whole small progress, never the turn's text): one write and one fsync a step, where a rewrite of the
+entry took a temp file, two fsyncs and a rename. Reading takes the last whole line whose ``rev`` is above
+the entry's own (a line cut by a kill is skipped: its step had not returned, so nothing depended on
+it); a rewrite of the entry (a failed attempt, the failed list) carries the progress, a higher ``rev``,
+and drops the log. While a writer works on a turn it holds an OS lock on ``<name>.lock`` beside it: another app
 instance replaying the journal leaves that turn alone (it is in flight elsewhere).
 """
 
@@ -32,7 +37,7 @@ import uuid
 from dataclasses import asdict, dataclass, field
 from datetime import datetime
 from pathlib import Path
-from typing import Any
+from typing import Any, Container
 
 import portalocker
 
@@ -62,6 +67,7 @@ class JournalEntry:
     actor: str | None = None  # who its changes are written as (``changes.writer_actor``); None: Sonetto (agent)
     as_of: str | None = None  # the turn's own time (ISO), e.g. an imported chat's; None: when it is written
     origin: str = ""  # where the conversation came from (one line, kept with each change)
+    progress_rev: int = 0  # how many progress saves ``progress`` holds (the log's lines above it are newer)
 
     def when(self) -> datetime | None:
         """``as_of`` as a time (None when unset or unreadable: the writer's clock then)."""
@@ -92,6 +98,7 @@ class JournalEntry:
             as_of=data.get("as_of") if isinstance(data.get("as_of"), str) else None,
             # an entry of an older version may keep a secret an imported title held
             origin=excerpt_of(redact_secrets(data["origin"])[0]) if isinstance(data.get("origin"), str) else "",
+            progress_rev=data["progress_rev"] if isinstance(data.get("progress_rev"), int) else 0,
         )
 
 
@@ -115,6 +122,35 @@ def default_journal_path(store_path: str | os.PathLike[str]) -> Path:
 
 
 STALE_TMP_SECONDS = 60.0
+PROGRESS = ".progress"  # an entry's progress log: ``<seq>-<key>.json.progress``
+
+
+def _progress_log(folder: Path, entry: "JournalEntry") -> Path:
+    return folder / (entry.filename + PROGRESS)
+
+
+def _logged_progress(path: Path) -> tuple[int, dict[str, Any]] | None:
+    """The last whole line of a progress log (``rev``, ``progress``); None without one."""
+    try:
+        data = path.read_bytes()
+    except FileNotFoundError:
+        return None
+    for line in reversed(data.split(b"\n")):
+        try:
+            record = json.loads(line)
+        except ValueError:
+            continue  # empty, or cut by a kill mid-write
+        if isinstance(record, dict) and isinstance(record.get("rev"), int) and isinstance(record.get("progress"), dict):
+            return record["rev"], record["progress"]
+    return None
+
+
+def _named(name: str) -> tuple[int, str] | None:
+    """``(seq, key)`` of an entry's file name ``<seq>-<key>.json``; None for any other name."""
+    seq, dash, key = name.removesuffix(".json").partition("-")
+    if not name.endswith(".json") or not dash or not seq.isdigit() or not key:
+        return None
+    return int(seq), key
 
 
 def _older_than(path: Path, seconds: float) -> bool:
@@ -166,24 +202,41 @@ class TurnJournal:
         data = json.dumps(asdict(entry), ensure_ascii=False).encode("utf-8")
         atomic_write(folder / entry.filename, data)  # owner-only (0600), fsync'd, the folder too
 
-    def _read_dir(self, folder: Path) -> list[JournalEntry]:
+    def _read_dir(self, folder: Path, *, after: int = 0, before: int | None = None, limit: int | None = None,
+                  skip: Container[str] = ()) -> list[JournalEntry]:
+        """The entries in ``folder``, oldest first: those with a sequence number after ``after`` (and
+        before ``before``) whose key is not in ``skip`` — all told by the file's name: the others are
+        not read — at most ``limit``."""
         if not folder.is_dir():
             return []
-        entries = []
+        entries: list[JournalEntry] = []
         for file in sorted(folder.iterdir()):
+            if limit is not None and len(entries) >= limit:
+                break
             if file.name.endswith(".tmp"):
                 if file.name.startswith(".") and _older_than(file, STALE_TMP_SECONDS):
                     # An append interrupted before os.replace. A fresh one may be another app
                     # instance's append in progress on the same store: that one is left alone.
                     file.unlink(missing_ok=True)
                 continue
+            if file.name.endswith(".json" + PROGRESS):
+                if not (folder / file.name.removesuffix(PROGRESS)).exists():  # its entry went (done, moved)
+                    file.unlink(missing_ok=True)
+                continue
             if not file.name.endswith(".json"):
+                continue
+            named = _named(file.name)
+            if named is not None and (named[0] <= after or named[1] in skip
+                                      or (before is not None and named[0] >= before)):
                 continue
             try:
                 entry = JournalEntry.from_dict(json.loads(file.read_text(encoding="utf-8")))
                 if entry.filename != file.name:  # renamed or copied in: ``remove`` could never drop it
                     self._quarantine(file, f"its content belongs to {entry.filename}")
                     continue
+                logged = _logged_progress(_progress_log(folder, entry))
+                if logged is not None and logged[0] > entry.progress_rev:
+                    entry.progress_rev, entry.progress = logged
                 entries.append(entry)
             except (OSError, ValueError, KeyError, TypeError) as exc:
                 # Never delete what we cannot read: set it aside for a person to look at.
@@ -257,10 +310,39 @@ class TurnJournal:
             self._write(self.pending_dir, entry)
             return entry
 
+    def mark(self) -> int:
+        """A sequence number above every turn this journal object appended so far and below every
+        one it appends later (whatever the clock does meanwhile)."""
+        with self._lock:
+            return self._next_seq()
+
     def pending(self) -> list[JournalEntry]:
-        """Turns still to be written, oldest first."""
+        """Turns still to be written, oldest first (every one read: see ``pending_window``)."""
         with self._lock:
             return self._read_dir(self.pending_dir)
+
+    def pending_window(self, after: int = 0, limit: int = 16, skip: Container[str] = (),
+                       before: int | None = None) -> tuple[list[JournalEntry], int]:
+        """At most ``limit`` pending turns with a sequence number after ``after`` (and before
+        ``before``) whose keys are not in ``skip``, oldest first, and how many more there are after
+        them (counted by name, not read): a writer replays a long journal (an import's thousand
+        batches) a window at a time."""
+        with self._lock:
+            window = self._read_dir(self.pending_dir, after=after, before=before, limit=limit, skip=skip)
+            last = window[-1].seq if window else after
+            names = os.listdir(self.pending_dir) if self.pending_dir.is_dir() else []
+            more = sum(1 for name in names if (n := _named(name)) is not None and n[0] > last and n[1] not in skip
+                       and (before is None or n[0] < before))
+            return window, more
+
+    def find_pending(self, turn_id: str) -> list[JournalEntry]:
+        """The pending entries of turn ``turn_id`` (each file read in turn, only the matches kept)."""
+        found: list[JournalEntry] = []
+        after = 0
+        while window := self.pending_window(after, 64)[0]:
+            found += [entry for entry in window if entry.turn_id == turn_id]
+            after = window[-1].seq
+        return found
 
     def count_pending(self, actor: str) -> int:
         """How many pending turns are to be written as ``actor`` (e.g. one app's conversations)."""
@@ -277,15 +359,32 @@ class TurnJournal:
             entry.attempts += 1
             entry.last_error = error[:2000]
             if (self.pending_dir / entry.filename).exists():
-                self._write(self.pending_dir, entry)
+                self._rewrite(self.pending_dir, entry)
             return entry
 
     def save_progress(self, entry: JournalEntry) -> None:
-        """Durably keep the entry's ``progress`` (an atomic rewrite of its pending file; nothing when
-        the turn is not journaled)."""
+        """Durably keep the entry's ``progress``: one fsync'd line appended to its progress log
+        (nothing when the turn is not journaled). Each line starts on a line of its own, so one cut
+        by a kill never spoils the next."""
         with self._lock:
-            if entry.seq and (self.pending_dir / entry.filename).exists():
-                self._write(self.pending_dir, entry)
+            if not entry.seq or not (self.pending_dir / entry.filename).exists():
+                return
+            entry.progress_rev += 1
+            line = json.dumps({"rev": entry.progress_rev, "progress": entry.progress}, ensure_ascii=False)
+            path = _progress_log(self.pending_dir, entry)
+            new = not path.exists()
+            with open(path, "ab", opener=private_opener) as fh:  # owner-only (0600)
+                fh.write(b"\n" + line.encode("utf-8") + b"\n")
+                fh.flush()
+                os.fsync(fh.fileno())
+            if new:
+                _fsync_dir(self.pending_dir)
+
+    def _rewrite(self, folder: Path, entry: JournalEntry) -> None:
+        """The entry's file rewritten with its progress, above any line of its log (then dropped)."""
+        entry.progress_rev += 1
+        self._write(folder, entry)
+        _progress_log(folder, entry).unlink(missing_ok=True)
 
     def lock_entry(self, entry: JournalEntry) -> bool:
         """Take the turn for this writer: an OS lock on ``<name>.lock`` (freed by the OS if the process
@@ -336,6 +435,7 @@ class TurnJournal:
         """The turn was consumed: drop it."""
         with self._lock:
             (self.pending_dir / entry.filename).unlink(missing_ok=True)
+            _progress_log(self.pending_dir, entry).unlink(missing_ok=True)
             if self.pending_dir.is_dir():
                 _fsync_dir(self.pending_dir)
 
@@ -350,8 +450,10 @@ class TurnJournal:
         """Give up on a turn, keeping it (with its attempts and last error) in ``failed/``."""
         with self._lock:
             self._ensure_dirs()
+            entry.progress_rev += 1  # above any line of its log (left in pending/ if this is cut short)
             self._write(self.failed_dir, entry)
             (self.pending_dir / entry.filename).unlink(missing_ok=True)
+            _progress_log(self.pending_dir, entry).unlink(missing_ok=True)
             _fsync_dir(self.pending_dir)
 
     def requeue_failed(self) -> list[JournalEntry]:
@@ -366,7 +468,7 @@ class TurnJournal:
                 entry.progress = retried_progress(entry)
                 entry.allow_mass = entry.allow_mass or entry.held == "mass_change"  # the person said yes
                 entry.held = None
-                self._write(self.pending_dir, entry)
+                self._rewrite(self.pending_dir, entry)  # a log left in pending/ by a cut-short move: dropped
                 (self.failed_dir / entry.filename).unlink(missing_ok=True)
                 moved.append(entry)
             _fsync_dir(self.failed_dir)

@@ -155,7 +155,7 @@ class MemoryWriter:
 
     @property
     def pending(self) -> int:
-        return len(self._worker.entries)
+        return self._worker.waiting
 
     @property
     def busy(self) -> bool:
@@ -393,6 +393,16 @@ class MemoryWriter:
                 await run_blocking(self.journal.unlock_entry, entry)
             worker.entries.pop(key, None)
             state = "dropped"
+        if state == "unknown" and worker.unread:  # journaled, not read yet (a long journal is read a window at a time)
+            for entry in await run_blocking(self.journal.find_pending, turn_id):
+                if not await run_blocking(self.journal.lock_entry, entry):
+                    return "elsewhere"
+                try:
+                    await worker.journal_step(self.journal.remove, entry)
+                finally:
+                    await run_blocking(self.journal.unlock_entry, entry)
+                worker.unread = max(0, worker.unread - 1)
+                state = "dropped"
         self._status_changed()
         return state
 

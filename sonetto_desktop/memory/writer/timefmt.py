@@ -26,18 +26,22 @@ def format_now(now: datetime | None = None) -> str:
 
 
 def relative_day_table(now: datetime | None = None) -> str:
-    """Reference dates for relative expressions, weeks starting on Monday (the Chinese convention)."""
+    """Reference dates for relative expressions, weeks starting on Monday (the Chinese convention):
+    this week and next, each day with its date, the named days (昨天 … 大后天) tagged where they
+    fall (yesterday on a Monday gets a line of its own)."""
     today = (now or datetime.now()).date()
-    named = [("昨天", -1), ("今天", 0), ("明天", 1), ("后天", 2), ("大后天", 3)]
-    lines = ["、".join(f"{name}={_md(today + timedelta(days=offset))}" for name, offset in named)]
+    named = {today + timedelta(days=offset): name
+             for name, offset in (("昨天", -1), ("今天", 0), ("明天", 1), ("后天", 2), ("大后天", 3))}
     monday = today - timedelta(days=today.weekday())
+    lines = [f"{name}={_md(day)}" for day, name in named.items() if day < monday]
     for label, start in (("本周", monday), ("下周", monday + timedelta(days=7))):
-        days = "、".join(f"{_SHORT_ZH[i]}={_md_short(start + timedelta(days=i))}" for i in range(7))
-        lines.append(f"{label}：{days}")
+        days = [start + timedelta(days=i) for i in range(7)]
+        lines.append(f"{label}：" + "、".join(
+            f"{_SHORT_ZH[day.weekday()]}={_md_short(day)}" + (f"（{named[day]}）" if day in named else "") for day in days))
     return "\n".join(lines)
 
 
 def time_block(now: datetime | None = None) -> str:
     """The block appended to the writer's user prompt."""
     now = now or datetime.now()
-    return f"## 当前时间\n{format_now(now)}\n日期参考：{relative_day_table(now)}"
+    return f"## 当前时间\n{format_now(now)}\n日期参考：\n{relative_day_table(now)}"

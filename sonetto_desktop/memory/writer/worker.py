@@ -50,6 +50,7 @@ log = logging.getLogger(__name__)
 
 SERVER_RETRY = 2.0  # seconds between tries while the memory server is away (not the growing backoff)
 RESCAN = "\0rescan"  # a queue item: look at the journal again (not a turn key)
+JOURNAL_WINDOW = 16  # journaled turns read into memory at a time (an import journals a thousand batches)
 
 
 @dataclass
@@ -57,7 +58,8 @@ class WorkerPolicy:
     """How hard the worker tries: ``max_attempts`` per turn (a disk failure is never given up),
     ``backoff`` seconds between attempts (the last repeats), and how often a journal holder looks
     again at turns another instance was writing (``elsewhere_recheck``: that instance may die);
-    ``server_retry``: seconds between tries while the memory server is away (it reconnects on its own)."""
+    ``server_retry``: seconds between tries while the memory server is away (it reconnects on its own);
+    ``window``: how many journaled turns are read into memory at a time when replaying the journal."""
 
     max_attempts: int = 5
     backoff: tuple[float, ...] = (1.0, 2.0, 5.0, 15.0, 60.0)
@@ -65,6 +67,7 @@ class WorkerPolicy:
     server_retry: float = SERVER_RETRY
     burst: int = DRAIN_BURST
     per_minute: float = DRAIN_PER_MINUTE
+    window: int = JOURNAL_WINDOW
 
 
 class PolicyValue:
@@ -133,6 +136,7 @@ class TurnWorker:
         self._redact = redact
         self._written = written
         self.entries: dict[str, JournalEntry] = {}  # waiting or being written, in order
+        self.unread = 0  # journaled turns still to replay beyond those read (``entries``)
         self.failed: list[JournalEntry] = []  # given up or held (kept on disk in ``failed/``)
         self.forgotten: set[str] = set()  # turns the person asked not to remember (``MemoryWriter.forget_turn``)
         self.current: str | None = None  # the key of the turn being written now
@@ -148,12 +152,18 @@ class TurnWorker:
         self._wake: asyncio.Event | None = None
         self._task: asyncio.Task[None] | None = None
         self._recheck: asyncio.TimerHandle | None = None
+        self._started = 0
 
     # ── what the writer tells it ──────────────────────────────────────
 
     @property
     def running(self) -> bool:
         return self._task is not None and not self._task.done()
+
+    @property
+    def waiting(self) -> int:
+        """Turns still to write: those in memory and the journaled ones not read yet."""
+        return len(self.entries) + self.unread
 
     @property
     def accepting(self) -> bool:
@@ -169,6 +179,8 @@ class TurnWorker:
         self._wake = asyncio.Event()
         self.stopping = False
         self.entries = {k: e for k, e in self.entries.items() if e.seq == 0}
+        self.unread = 0  # counted again as the journal is replayed
+        self._started = self.journal.mark()  # the start's replay takes turns journaled before it (see _replay)
         for key in self.entries:
             self._queue.put_nowait(key)
         self._task = loop.create_task(self._run(), name="sonetto-memory-writer")
@@ -193,7 +205,7 @@ class TurnWorker:
                 pass
         except Exception:
             log.exception("memory writer task failed")
-        drained = not self.entries
+        drained = not self.entries and not self.unread
         if self._recheck is not None:
             self._recheck.cancel()
             self._recheck = None
@@ -208,8 +220,9 @@ class TurnWorker:
         if not self.accepting:
             return False
         assert self._queue is not None
+        if entry.key not in self.entries:  # else already queued (or read from the journal by a rescan)
+            self._queue.put_nowait(entry.key)
         self.entries[entry.key] = entry
-        self._queue.put_nowait(entry.key)
         return True
 
     def wake(self) -> None:
@@ -233,37 +246,62 @@ class TurnWorker:
     async def _run(self) -> None:
         assert self._queue is not None
         self._changed()
+        replay = False
         try:
             if await run_blocking(self.journal.claim):
-                replay = await run_blocking(self.journal.pending)
                 self.failed = await run_blocking(self.journal.failed)
+                replay = True
             else:  # another instance replays the journal; this one writes only what it is sent
                 log.warning("another writer holds %s: not replaying its journal", self.journal.path)
                 self.last_error = "另一个 Sonetto 正在使用这个记忆库，未处理的旧对话由它写入"
-                replay = []
         except OSError as exc:
             log.error("cannot read the turn journal %s: %s", self.journal.path, exc)
             self.last_error = f"无法读取日志目录：{exc}"
-            replay = []
-        keys = []
-        for entry in replay:
-            if entry.key not in self.entries:
-                self.entries[entry.key] = entry
-                keys.append(entry.key)
-        # Replayed turns were sent before anything queued now: they go first, in order.
-        self.entries = {**{k: self.entries[k] for k in keys},
-                        **{k: v for k, v in self.entries.items() if k not in keys}}
+        if replay:
+            await self._replay(at_start=True)
         self._changed()
-        for key in keys:
-            await self._guarded(key)
         while True:
             key = await self._queue.get()
             if key is None:
                 break
             if key is RESCAN:
-                await self._rescan()
+                await self._replay()
                 continue
             await self._guarded(key)
+
+    async def _replay(self, *, at_start: bool = False) -> None:
+        """Write the journal's pending turns this writer does not know (an earlier run's, or those of
+        an instance that died), oldest first, before anything queued now. Read ``policy.window`` at a
+        time: a long journal (an import's batches) is never held in memory whole; ``unread`` counts
+        the rest. A window whose turns could not all be written (stopping, paused at stop, disk)
+        ends the replay: the rest stays journaled for the next start. At start only turns journaled
+        before it are replayed: one sent meanwhile is journaled before it is queued, and must not be
+        taken twice (or ahead of the turns sent before it)."""
+        after = 0
+        before = self._started if at_start else None
+        while True:
+            try:
+                window, self.unread = await run_blocking(self.journal.pending_window, after,
+                                                         max(1, self.policy.window), set(self.entries), before)
+            except OSError as exc:
+                log.error("cannot read the turn journal %s: %s", self.journal.path, exc)
+                if at_start:
+                    self.last_error = f"无法读取日志目录：{exc}"
+                self.unread = 0
+                return
+            if not window:
+                self.unread = 0
+                return
+            after = window[-1].seq
+            keys = [entry.key for entry in window]
+            # Replayed turns were sent before anything queued now: they go first, in order.
+            self.entries = {**{entry.key: entry for entry in window},
+                            **{k: v for k, v in self.entries.items() if k not in keys}}
+            self._changed()
+            for key in keys:
+                await self._guarded(key)
+            if any(key in self.entries for key in keys):  # stays journaled: the next start reads it again
+                return
 
     async def _guarded(self, key: str) -> None:
         try:
@@ -335,7 +373,7 @@ class TurnWorker:
 
     async def _wait_for_rate(self) -> bool:
         """Take a backlog at the drain rate; False when stopping meanwhile (the turn stays journaled)."""
-        while (delay := self._drain.wait(self.policy, len(self.entries))) > 0:
+        while (delay := self._drain.wait(self.policy, self.waiting)) > 0:
             if self.stopping:
                 return False
             self.throttled_until = datetime.now() + timedelta(seconds=delay)
@@ -353,19 +391,6 @@ class TurnWorker:
         self._recheck = None
         if self._queue is not None and not self.stopping:
             self._queue.put_nowait(RESCAN)
-
-    async def _rescan(self) -> None:
-        """Queue the journal's pending turns this writer does not know (left by an instance that died)."""
-        try:
-            found = await run_blocking(self.journal.pending)
-        except OSError as exc:
-            log.error("cannot read the turn journal %s: %s", self.journal.path, exc)
-            return
-        for entry in found:
-            if entry.key not in self.entries and self._queue is not None:
-                self.entries[entry.key] = entry
-                self._queue.put_nowait(entry.key)
-        self._changed()
 
     async def journal_step(self, step: Callable[..., Any], *args: Any) -> bool:
         """A journal step that may fail with the disk (full, read-only): the turn is kept in memory."""
