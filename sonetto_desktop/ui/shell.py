@@ -34,7 +34,6 @@ from .app_dialogs import AppDialogs
 from .app_feed import AppFeed
 from .chat.actions import ChatActions
 from .chat.controller import ChatController
-from .gc_guard import settle_after_start_up
 from .i18n import install_translators, remove_translators
 from .main_window import MainWindow
 from .memory_service import MemoryService
@@ -335,8 +334,6 @@ class SonettoApp:
             log.warning("writer warm-up failed", exc_info=True)
         if self.history_imports is not None and self.store_ok and not self._closed:
             await self.history_imports.resume_interrupted()  # an import running when the app last stopped
-        if not self._closed:
-            settle_after_start_up()  # start-up is over: later full collections stay short (gc_guard)
 
     async def _wall_filled(self) -> None:
         """Until the wall's first load has shown every card (also when it failed or the wall went)."""

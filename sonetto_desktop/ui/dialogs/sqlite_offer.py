@@ -19,6 +19,7 @@ from PySide6.QtWidgets import QApplication
 
 from sonetto_desktop.config.settings import Settings
 from ...aio import run_blocking
+from ..widgets.owner import Owner
 
 THRESHOLD = 5000
 QUIET_DAYS = 30
@@ -27,6 +28,8 @@ _KEY = "sqlite_offer/{}"
 
 class SqliteOffer:
     """``await check()`` once the wall has loaded; returns whether the toast was shown."""
+
+    _toasts = Owner()  # the window's overlay, held weakly: its toast's action holds this offer (widgets/owner.py)
 
     def __init__(self, toasts: Any, services: Any, apply: Callable[[Settings], Awaitable[None]],
                  ui_state: QSettings, spawn: Callable[[Awaitable[None]], Any], *, threshold: int | None = None,
@@ -45,7 +48,7 @@ class SqliteOffer:
         if settings.store_backend != "yaml" or self._services.store is None:
             return False
         count = await run_blocking(self._services.memory.count)
-        if count <= self._threshold or not self._due(count):
+        if count <= self._threshold or not self._due(count) or self._toasts is None:  # (None: the window went)
             return False
         self._state.setValue(_KEY.format("offered_at"), time.time())
         self._state.setValue(_KEY.format("offered_count"), count)
@@ -71,6 +74,7 @@ class SqliteOffer:
             await run_blocking(self._save, new)
         except OSError as exc:
             text = QApplication.translate("SqliteOffer", "无法保存设置：{0}").format(exc)
-            self._toasts.show_toast(text, key="sqlite-offer-failed", kind="error")
+            if self._toasts is not None:
+                self._toasts.show_toast(text, key="sqlite-offer-failed", kind="error")
             return
         await self._apply(new)

@@ -36,6 +36,7 @@ from sonetto_desktop.memory.retrieval.builtin_model import PLATFORMS, platform_l
 from sonetto_desktop.memory.retrieval.embeddings import MAX_DIMENSIONS, PRESETS
 
 from ..widgets.deferred import alive
+from ..widgets.owner import Owner
 from .fields import with_secret_toggle
 from ...aio import run_blocking
 
@@ -68,6 +69,7 @@ SOURCES = ("builtin", "endpoint", "off")
 class RecallPage(QWidget):
     embeddings_tested = Signal(object)  # embeddings.TestResult
     local_models_listed = Signal(object)  # embeddings.LocalServerModels
+    _dialog = Owner()  # the settings dialog, held weakly: the page and its dialog form no reference cycle (widgets/owner.py)
 
     def __init__(self, dialog: Any, *, builtin: Any = INSTALLED, bank: Any = None) -> None:
         """``builtin``: this installation's built-in embeddings model (default: what is installed;

@@ -44,6 +44,7 @@ from .card_lock import lock_width, paint_lock
 from .card_pin import paint_pin
 from sonetto_desktop.presentation.authors import author_label
 from sonetto_desktop.memory.changes import PERSON_ACTORS
+from ..widgets.owner import Owner
 
 PERSON = sorted(PERSON_ACTORS)[0]  # any of the person's actors: their label says "你" in the UI's language
 
@@ -231,7 +232,11 @@ class CardMetrics:
         actor, in the UI's language (``language``: the count's template and the person's label, as
         translated now; the widths are kept while they stay the same)."""
         if self._labels_of != language:
-            small, template = self.small_width, language[0]
+            advance, template = self._small.__getitem__, language[0]  # (not self's method: no cycle through self)
+
+            def small(text: str) -> float:
+                return sum(map(advance, text))
+
             self._labels_of = language
             self._label_widths = (_Widths(lambda hits: small(template.format(hits))),
                                   _Widths(lambda actor: small(author_label(actor) + AUTHOR_SEP)))
@@ -262,6 +267,7 @@ class CardDelegate(QStyledItemDelegate):
     """
 
     CACHE_LIMIT = 4000  # wrapped texts kept (a few screens of cards)
+    _placed = Owner()  # the view's layout_size, held weakly, so the owner and this part form no reference cycle (widgets/owner.py)
 
     def __init__(self, parent=None) -> None:
         super().__init__(parent)
