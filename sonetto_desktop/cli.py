@@ -17,6 +17,7 @@ import re
 import sqlite3
 import sys
 from pathlib import Path
+from typing import Callable
 
 from .history_import.ledger import note_undo
 from .memory.changes import CLI
@@ -169,85 +170,111 @@ def _fail(message: str) -> int:
     return 2
 
 
+def _list(args: argparse.Namespace, services: AppServices) -> int:
+    groups = services.memory.grouped()
+    if args.theme:
+        groups = {t: c for t, c in groups.items() if t == args.theme}
+    if not groups:
+        print(f"no memories{' in theme ' + printable(args.theme) if args.theme else ''} ({services.store.path})")
+        return 0
+    for theme in sorted(groups):
+        print(f"## {printable(theme)} ({len(groups[theme])})")
+        for card in groups[theme]:
+            when = str(card["latest_update_time"])[:10]
+            print(f"  {card['id']}  {printable(card['description'])}  [hit {card['hit']}, {when}]")
+    return 0
+
+
+def _add(args: argparse.Namespace, services: AppServices) -> int:
+    print(services.memory.add(args.description, args.theme, reason=reason_text("cli.add")).ids[0])
+    return 0
+
+
+def _update(args: argparse.Namespace, services: AppServices) -> int:
+    if args.description is None and args.theme is None:
+        return _fail("give a new description and/or --theme")
+    change = services.memory.update(args.id, description=args.description, theme=args.theme, reason=args.reason)
+    print("unchanged" if change is None else f"updated {args.id}")
+    return 0
+
+
+def _delete(args: argparse.Namespace, services: AppServices) -> int:
+    services.memory.delete(args.id, reason=args.reason)
+    print(f"moved {args.id} to the trash")
+    return 0
+
+
+def _restore(args: argparse.Namespace, services: AppServices) -> int:
+    services.memory.restore(args.id)
+    print(f"restored {args.id}")
+    return 0
+
+
+def _undo(args: argparse.Namespace, services: AppServices) -> int:
+    try:
+        result = services.memory.undo_turn(args.turn_id, keep_touched=args.rest)
+    except UndoConflict as exc:  # nothing changed: which memories, by their text, and what --rest would do
+        print_kept(exc.touched, "en", ids=True)
+        if exc.rest:
+            print(f"{rest_line(exc.preview.effects, 'en', 'can')} To do that and keep these: "
+                  f"sonetto memory undo {printable(args.turn_id)} --rest")
+        raise
+    note_undo(services.store, args.turn_id, result.turn_id, kept=len(result.kept))  # an import can come again
+    print(f"undid {len(result.changes)} changes of {printable(args.turn_id)}; "
+          f"to redo them: sonetto memory undo {result.turn_id}")
+    if result.withdrawn:
+        print(f"{len(result.withdrawn)} of its changes waiting in the review inbox were withdrawn with it")
+    if result.returned:
+        print(f"{len(result.returned)} changes wait in the review inbox again")
+    print_kept(result.kept, "en", ids=True, done=True)
+    return 0
+
+
+def _trash(args: argparse.Namespace, services: AppServices) -> int:
+    rows = services.memory.trash()
+    if not rows:
+        print(f"the trash is empty ({services.store.path})")
+    for row in rows:
+        print(f"  {row['id']}  {printable(row['description'])}  [{str(row['deleted_at'])[:16]}, "
+              f"{printable(row['actor'])}: {printable(row['reason'])}]")
+    return 0
+
+
+def _export(args: argparse.Namespace, services: AppServices) -> int:
+    fmt = args.format or (format_for(args.output) if args.output else "yaml")
+    if args.output:  # temp file + fsync + replace: a failure keeps the previous export whole
+        count = write_export(services.store, Path(args.output), fmt)
+        print(f"exported {count} memories to {args.output}", file=sys.stderr)
+    else:
+        sys.stdout.write(export_text(services.store, fmt))
+    return 0
+
+
+def _import(args: argparse.Namespace, services: AppServices) -> int:
+    _, added, skipped = services.memory.import_items(args.incoming,
+                                                     reason=reason_text("import.file", Path(args.file).name))
+    print(f"imported {len(added)} memories, skipped {len(skipped)} duplicates")
+    return 0
+
+
+def _check(args: argparse.Namespace, services: AppServices) -> int:
+    report = services.store_report or services.store.self_check()  # the check run when the store opened
+    print(f"{report.status}: {report.item_count} memories in {services.store.path}")
+    if services.migration_problem is not None:
+        print(f"  issue: {printable(services.migration_problem.en)}")
+    for line in report.repaired:
+        print(f"  repaired: {printable(line)}")
+    for line in report.issues:
+        print(f"  issue: {printable(line)}")
+    return 1 if report.status == "FAIL" else 0
+
+
+_COMMANDS: dict[str, Callable[[argparse.Namespace, AppServices], int]] = {
+    "list": _list, "add": _add, "update": _update, "delete": _delete, "restore": _restore, "undo": _undo,
+    "trash": _trash, "export": _export, "import": _import, "check": _check,
+}
+
+
 def _run(args: argparse.Namespace, services: AppServices) -> int:
-    memory = services.memory
-    where = services.store.path
-    if args.command == "list":
-        groups = memory.grouped()
-        if args.theme:
-            groups = {t: c for t, c in groups.items() if t == args.theme}
-        if not groups:
-            print(f"no memories{' in theme ' + printable(args.theme) if args.theme else ''} ({where})")
-            return 0
-        for theme in sorted(groups):
-            print(f"## {printable(theme)} ({len(groups[theme])})")
-            for card in groups[theme]:
-                when = str(card["latest_update_time"])[:10]
-                print(f"  {card['id']}  {printable(card['description'])}  [hit {card['hit']}, {when}]")
-        return 0
-    if args.command == "add":
-        print(memory.add(args.description, args.theme, reason=reason_text("cli.add")).ids[0])
-        return 0
-    if args.command == "update":
-        if args.description is None and args.theme is None:
-            return _fail("give a new description and/or --theme")
-        change = memory.update(args.id, description=args.description, theme=args.theme, reason=args.reason)
-        print("unchanged" if change is None else f"updated {args.id}")
-        return 0
-    if args.command == "delete":
-        memory.delete(args.id, reason=args.reason)
-        print(f"moved {args.id} to the trash")
-        return 0
-    if args.command == "restore":
-        memory.restore(args.id)
-        print(f"restored {args.id}")
-        return 0
-    if args.command == "undo":
-        try:
-            result = memory.undo_turn(args.turn_id, keep_touched=args.rest)
-        except UndoConflict as exc:  # nothing changed: which memories, by their text, and what --rest would do
-            print_kept(exc.touched, "en", ids=True)
-            if exc.rest:
-                print(f"{rest_line(exc.preview.effects, 'en', 'can')} To do that and keep these: "
-                      f"sonetto memory undo {printable(args.turn_id)} --rest")
-            raise
-        note_undo(services.store, args.turn_id, result.turn_id, kept=len(result.kept))  # an import can come again
-        print(f"undid {len(result.changes)} changes of {printable(args.turn_id)}; "
-              f"to redo them: sonetto memory undo {result.turn_id}")
-        if result.withdrawn:
-            print(f"{len(result.withdrawn)} of its changes waiting in the review inbox were withdrawn with it")
-        if result.returned:
-            print(f"{len(result.returned)} changes wait in the review inbox again")
-        print_kept(result.kept, "en", ids=True, done=True)
-        return 0
-    if args.command == "trash":
-        rows = memory.trash()
-        if not rows:
-            print(f"the trash is empty ({where})")
-        for row in rows:
-            print(f"  {row['id']}  {printable(row['description'])}  [{str(row['deleted_at'])[:16]}, "
-                  f"{printable(row['actor'])}: {printable(row['reason'])}]")
-        return 0
-    if args.command == "export":
-        fmt = args.format or (format_for(args.output) if args.output else "yaml")
-        if args.output:  # temp file + fsync + replace: a failure keeps the previous export whole
-            count = write_export(services.store, Path(args.output), fmt)
-            print(f"exported {count} memories to {args.output}", file=sys.stderr)
-        else:
-            sys.stdout.write(export_text(services.store, fmt))
-        return 0
-    if args.command == "import":
-        _, added, skipped = memory.import_items(args.incoming, reason=reason_text("import.file", Path(args.file).name))
-        print(f"imported {len(added)} memories, skipped {len(skipped)} duplicates")
-        return 0
-    if args.command == "check":
-        report = services.store_report or services.store.self_check()  # the check run when the store opened
-        print(f"{report.status}: {report.item_count} memories in {where}")
-        if services.migration_problem is not None:
-            print(f"  issue: {printable(services.migration_problem.en)}")
-        for line in report.repaired:
-            print(f"  repaired: {printable(line)}")
-        for line in report.issues:
-            print(f"  issue: {printable(line)}")
-        return 1 if report.status == "FAIL" else 0
-    return 2
+    command = _COMMANDS.get(args.command)
+    return command(args, services) if command is not None else 2

@@ -350,3 +350,35 @@ def test_the_collector_rule_sees_every_way_to_switch_it_off(tmp_path):
     found = collector_switches(root)
     assert len(found) == 3 and all("pkg.bad" in v for v in found), found
 
+
+MAX_FUNCTION_LINES = 80  # issue 39: a longer function does two jobs (build views declaratively, analyse in stages)
+
+
+def long_functions(root: Path = PACKAGE, limit: int = MAX_FUNCTION_LINES) -> list[str]:
+    """Every function or method longer than ``limit`` lines (from its ``def`` to its last line, nested
+    functions included in their parent's count and counted on their own too)."""
+    found = []
+    for path in sorted(root.rglob("*.py")):
+        tree = ast.parse(path.read_text(encoding="utf-8"), filename=str(path))
+        for node in ast.walk(tree):
+            if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)):
+                first = min([node.lineno, *(d.lineno for d in node.decorator_list)])
+                lines = node.end_lineno - first + 1
+                if lines > limit:
+                    found.append(f"{module_name(path, root)}:{node.lineno} {node.name}() has {lines} lines")
+    return found
+
+
+def test_no_function_is_longer_than_80_lines():
+    assert long_functions() == []
+
+
+def test_the_length_rule_sees_a_long_function(tmp_path):
+    root = tmp_path / "pkg"
+    root.mkdir()
+    (root / "__init__.py").write_text("", encoding="utf-8")
+    body = "".join(f"    x{i} = {i}\n" for i in range(79))
+    (root / "ok.py").write_text(f"def short():\n{body}", encoding="utf-8")  # 80 lines
+    (root / "bad.py").write_text(f"class C:\n    @staticmethod\n    def long():\n{body.replace('    ', '        ')}"
+                                 "        return 0\n", encoding="utf-8")  # 82 with its decorator
+    assert long_functions(root) == ["pkg.bad:3 long() has 82 lines"]
