@@ -277,7 +277,7 @@ class SonettoApp:
         """A large YAML store: once the wall is up, offer the faster SQLite store (ui/sqlite_offer.py)."""
         from .dialogs.sqlite_offer import SqliteOffer
 
-        await self.wall_loaded
+        await self._wall_filled()
         await self.services.checked()
         if not self.store_ok:  # a store that cannot be read is offered nothing (its dialog says why)
             return
@@ -310,7 +310,12 @@ class SonettoApp:
 
     async def _start_agents(self) -> None:
         assert self.services is not None and self.controller is not None and self.writer_control is not None
-        await self.services.checked()  # the store's self-check, started when it opened: the window did not wait
+        # Python-heavy work in a worker waits until every card is shown: QListView asks each card's
+        # size and paint from Python, and each of those calls waits for the GIL behind a busy worker (at
+        # 50,000 memories the writer's index build made the wall stall 0.8 s; at 100,000 the store's
+        # self-check, ~1 s of CPU, and the recall warm-up stalled it 135-210 ms, issue 37).
+        await self._wall_filled()
+        await self.services.checked()  # the store's self-check, run now: the window did not wait for it
         self._mark("store_checked")
         if not self.store_ok and self.interactive:
             self._show_store_problem()
@@ -324,10 +329,6 @@ class SonettoApp:
             log.warning("recall warm-up failed: %s", exc)
         except Exception:
             log.warning("recall warm-up failed", exc_info=True)
-        # Python-heavy work in a worker waits until every card is shown: QListView asks each card's
-        # size from Python, and each of those calls waits for the GIL behind a busy worker (at 50,000
-        # memories the writer's index build made the wall stall 0.8 s).
-        await self._wall_filled()
         try:
             await self.services.warm_up_writer()
         except Exception:
