@@ -14,6 +14,18 @@ making it took; the import's wall time and time per batch; prompt tokens per tur
 the server received them, counted with the Qwen2.5 tokenizer like ``bench.writer_tokens``; and the
 estimate against that count.
 
+    python -m bench.history_import --overhead [--turns 1000] [--rounds 3]
+
+The import's own cost (issue 37): ``--rounds`` imports of ``--turns`` turns each (other chats each
+round) in one process, after a 5-turn import that loads the LLM stack. Per round: the import's wall
+time against a **bare replay** of the same requests (each request body the server received, posted
+again in order over one HTTP client to the same scripted model: what the model calls cost with
+nothing of the app around them) and the same replay through LangChain's ``ChatOpenAI`` (the client
+the writer calls the model with), in wall time and in the process's CPU time (every thread's, the
+scripted server's included: steadier than wall time on a loaded machine); and the process's RSS (and its anonymous part, the heaps) after the
+round (the runner let go, a full collection and glibc's ``malloc_trim``, as the window does when the
+import ends) against the baseline after the warm-up import.
+
     python -m bench.history_import --reading [--mb 300]
 
 Reading exports (issue 35): ``sonetto history import --dry-run`` in a child process on (1) a zip bomb
@@ -158,6 +170,98 @@ async def run(turns: int, backend: str, seed: int) -> dict[str, Any]:
     }
 
 
+# ── the import's own cost against a bare replay, and its memory over several imports ─────────
+
+
+def _rss_mb() -> float:
+    import gc
+    import os
+
+    gc.collect()
+    try:
+        import ctypes
+
+        ctypes.CDLL("libc.so.6").malloc_trim(0)
+    except (OSError, AttributeError):
+        pass
+    with open(f"/proc/{os.getpid()}/statm") as fh:
+        return int(fh.read().split()[1]) * os.sysconf("SC_PAGE_SIZE") / 1024 ** 2
+
+
+def _anon_mb() -> float:
+    """The process's anonymous RSS (its heaps; not the files it maps), after ``_rss_mb``."""
+    import os
+
+    with open(f"/proc/{os.getpid()}/status") as fh:
+        return next(int(line.split()[1]) / 1024 for line in fh if line.startswith("RssAnon:"))
+
+
+async def _replay(base_url: str, bodies: list[dict]) -> float:
+    """Post every body again, in order, over one client: the model calls with nothing around them."""
+    import httpx
+
+    async with httpx.AsyncClient(timeout=60) as client:
+        began, cpu = time.perf_counter(), time.process_time()
+        for body in bodies:
+            (await client.post(f"{base_url}/chat/completions", json=body)).raise_for_status()
+        return time.perf_counter() - began, time.process_time() - cpu
+
+
+async def _replay_langchain(base_url: str, bodies: list[dict]) -> float:
+    """The same, through LangChain's ``ChatOpenAI`` with the request's tools bound: the model calls as
+    the writer makes them, with nothing else of the app around them."""
+    from langchain_openai import ChatOpenAI
+    from langchain_openai.chat_models.base import _convert_dict_to_message
+
+    llm = ChatOpenAI(base_url=base_url, api_key="sk-bench", model="test-model", max_retries=0, timeout=60)
+    began, cpu = time.perf_counter(), time.process_time()
+    for body in bodies:
+        bound = llm.bind_tools(body["tools"]) if body.get("tools") else llm
+        await bound.ainvoke([_convert_dict_to_message(m) for m in body["messages"]])
+    return time.perf_counter() - began, time.process_time() - cpu
+
+
+async def overhead(turns: int, rounds: int, seed: int) -> dict[str, Any]:
+    rows: list[dict[str, Any]] = []
+    with tempfile.TemporaryDirectory() as folder, ScriptedLLMServer() as server:
+        server.responder = good_writer
+        settings = Settings(data_dir=folder, store_backend="sqlite", retrieval_mode="mechanical",
+                            base_url=server.base_url, model="test-model", api_key="sk-bench")
+        services = await AppServices.open(settings=settings, watch=False)
+        imports = HistoryImports(services)
+        try:
+            async def one(history: History) -> tuple[float, float, list[dict]]:
+                before = len(server.requests)
+                plan = await imports.plan(history)
+                began, cpu = time.perf_counter(), time.process_time()
+                await imports.start(plan, history, file_name="bench.jsonl")
+                await imports.wait()
+                return time.perf_counter() - began, time.process_time() - cpu, server.requests[before:]
+
+            await one(synthetic_history(5, seed + 1000))  # the LLM stack, the writer's index
+            server.requests.clear()
+            server.headers.clear()
+            baseline, baseline_anon = _rss_mb(), _anon_mb()
+            for n in range(rounds):
+                wall, cpu, bodies = await one(synthetic_history(turns, seed + n))
+                replay, replay_cpu = await _replay(server.base_url, bodies)
+                chain, chain_cpu = await _replay_langchain(server.base_url, bodies)
+                requests, bodies = len(bodies), []
+                server.requests.clear()  # the scripted server keeps every body and header: not the app's memory
+                server.headers.clear()
+                rows.append({"round": n + 1, "requests": requests, "import_s": round(wall, 2),
+                             "replay_s": round(replay, 2), "ratio": round(wall / replay, 2),
+                             "langchain_replay_s": round(chain, 2), "langchain_ratio": round(wall / chain, 2),
+                             "cpu_s": round(cpu, 2), "replay_cpu_s": round(replay_cpu, 2),
+                             "langchain_replay_cpu_s": round(chain_cpu, 2),
+                             "rss_mb": round(_rss_mb(), 1), "anon_mb": round(_anon_mb(), 1)})
+        finally:
+            await imports.close()
+            await services.close()
+    return {"turns": turns, "baseline_rss_mb": round(baseline, 1), "baseline_anon_mb": round(baseline_anon, 1),
+            "rounds": rows}
+
+
 # ── reading exports: a zip bomb and a big real-shaped export ─────────────
 
 
@@ -258,10 +362,15 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--backend", choices=("sqlite", "yaml"), default="sqlite")
     parser.add_argument("--seed", type=int, default=7)
     parser.add_argument("--reading", action="store_true", help="reading exports: a zip bomb and a big export")
+    parser.add_argument("--overhead", action="store_true", help="the import against a bare replay, RSS per round")
+    parser.add_argument("--rounds", type=int, default=3)
     parser.add_argument("--mb", type=int, default=300, help="with --reading: the member's size")
     args = parser.parse_args(argv)
     if args.reading:
         print(json.dumps(reading(args.mb), ensure_ascii=False, indent=1))
+        return 0
+    if args.overhead:
+        print(json.dumps(asyncio.run(overhead(args.turns, args.rounds, args.seed)), ensure_ascii=False, indent=1))
         return 0
     print(json.dumps(asyncio.run(run(args.turns, args.backend, args.seed)), ensure_ascii=False, indent=1))
     return 0

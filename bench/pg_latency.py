@@ -1,12 +1,17 @@
 """Write and recall latency of the PostgreSQL store against SQLite, in the same run, and how long a
 write on one device takes to reach another.
 
-    python -m bench.pg_latency [--size 1000] [--reps 50] [--url postgresql://...]
+    python -m bench.pg_latency [--size 1000] [--reps 50] [--url postgresql://...] [--writes-only]
 
 Without ``--url`` a throwaway server is started (tests/pg_server.py, fsync on, like SQLite's
 ``synchronous=FULL``) on this machine: the numbers are for a server on the same computer (a LAN or
 a hosted server adds its round-trip time to each of the ~8 round trips of a write). Prints a
-Markdown table (median / p95 ms). Not a test: the numbers go to docs/benchmarks.md.
+Markdown table (median / p95 ms), with the anchor a store's write is held against: a raw
+one-statement transaction (INSERT + COMMIT on a table of its own, same server, same run).
+``--writes-only`` leaves out the recall rows (an index build at 100,000 takes a while). ``--turns N``
+adds a row the way the app writes: N turns of 5 adds, 2.5 s apart, on a store with its local copy
+(the copy is refreshed between turns, as the writer's pauses let it).
+Not a test: the numbers go to docs/benchmarks.md.
 """
 
 from __future__ import annotations
@@ -48,7 +53,41 @@ def _populate(mm, size: int) -> list[str]:
     return mm.import_items(items)[0]
 
 
-def measure(mm, size: int, reps: int) -> dict[str, tuple[float, float]]:
+def raw_transaction(url: str, reps: int) -> tuple[float, float]:
+    """The anchor: one INSERT in a transaction of its own, committed (fsync), over one connection."""
+    import psycopg
+
+    with psycopg.connect(url) as conn:
+        conn.execute("CREATE TABLE IF NOT EXISTS bench_raw (id text PRIMARY KEY, description text)")
+        conn.commit()
+
+        def insert(i: int) -> None:
+            conn.execute("INSERT INTO bench_raw VALUES (%s, %s)", (f"raw{i}-{time.monotonic_ns()}", f"新记忆{i}"))
+            conn.commit()
+
+        return _time(insert, reps)
+
+
+def in_turns(url: str, size: int, turns: int) -> tuple[float, float]:
+    """Adds made in turns of 5, 2.5 s apart (the copy's debounce is 2 s), on a store with a local copy."""
+    with tempfile.TemporaryDirectory() as folder:
+        mm = PostgresMemoryManager(url, schema="bench_turns", device="bench", cache_path=Path(folder) / "copy.db")
+        try:
+            _populate(mm, size)
+            time.sleep(5)
+            samples: list[float] = []
+            for turn in range(turns):
+                for i in range(5):
+                    start = time.perf_counter()
+                    mm.add(f"第{turn}轮的新记忆{i}", "瞬间")
+                    samples.append((time.perf_counter() - start) * 1000)
+                time.sleep(2.5)
+            return _stats(samples)
+        finally:
+            mm.close()
+
+
+def measure(mm, size: int, reps: int, recall: bool = True) -> dict[str, tuple[float, float]]:
     ids = _populate(mm, size)
     results = {
         "add": _time(lambda i: mm.add(f"新记忆{i}", "瞬间"), reps),
@@ -57,6 +96,8 @@ def measure(mm, size: int, reps: int) -> dict[str, tuple[float, float]]:
         "get": _time(lambda i: mm.get(ids[i]), reps),
         "all_items": _time(lambda i: mm.all_items(), max(5, reps // 5)),
     }
+    if not recall:
+        return results
 
     def index_build(_: int) -> None:
         retriever = MechanicalRetriever(mm)
@@ -120,18 +161,23 @@ def main() -> None:
     parser.add_argument("--size", type=int, default=1000)
     parser.add_argument("--reps", type=int, default=50)
     parser.add_argument("--url", default="")
+    parser.add_argument("--writes-only", action="store_true", help="leave out the recall rows")
+    parser.add_argument("--turns", type=int, default=0, help="also add in N turns on a store with its local copy")
     args = parser.parse_args()
+    recall = not args.writes_only
     with bench_server(args.url) as url:
         rows: dict[str, dict] = {}
         with tempfile.TemporaryDirectory() as folder:
             sqlite = SqliteMemoryManager(Path(folder) / "memory.db")
-            rows["sqlite"] = measure(sqlite, args.size, args.reps)
+            rows["sqlite"] = measure(sqlite, args.size, args.reps, recall)
             sqlite.close()
         pg = PostgresMemoryManager(url, schema="bench_latency", device="bench")
         try:
-            rows["postgres"] = measure(pg, args.size, args.reps)
+            rows["postgres"] = measure(pg, args.size, args.reps, recall)
         finally:
             pg.close()
+        raw = raw_transaction(url, args.reps)
+        turns = in_turns(url, args.size, args.turns) if args.turns else None
         spread = propagation(url, "bench_propagation", args.reps)
     print(f"\n{args.size} memories, {args.reps} repetitions (median / p95 ms)\n")
     print("| op | SQLite | PostgreSQL |\n|---|---:|---:|")
@@ -139,6 +185,13 @@ def main() -> None:
         s, p = rows["sqlite"][op], rows["postgres"][op]
         print(f"| {op} | {s[0]:.2f} / {s[1]:.2f} | {p[0]:.2f} / {p[1]:.2f} |")
     print(f"| add on device A (start) -> change on device B | — | {spread[0]:.2f} / {spread[1]:.2f} |")
+    print(f"| anchor: raw one-statement transaction | — | {raw[0]:.2f} / {raw[1]:.2f} |")
+    if turns is not None:
+        print(f"| add in turns of 5, with the local copy ({args.turns} turns) | — | {turns[0]:.2f} / {turns[1]:.2f} |")
+    add = rows["postgres"]["add"]
+    print(f"\nPostgreSQL add against the anchor: median {add[0] / raw[0]:.2f}×, p95 {add[1] / raw[1]:.2f}×")
+    if turns is not None:
+        print(f"in turns, with the local copy: median {turns[0] / raw[0]:.2f}×, p95 {turns[1] / raw[1]:.2f}×")
 
 
 if __name__ == "__main__":

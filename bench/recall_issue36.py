@@ -17,8 +17,12 @@ asks for, each model's ranking over the int8 vectors the app stores, and each bu
 - *whole budget* (a local server, or no endpoint): the stable block (``STABLE_SHARE`` of the budget,
   the newest memories), then the shortlist fills the rest;
 - *conversation block* (a cloud endpoint, ``conversation.py``): the first message of a conversation
-  shows the stable block and a new shortlist of at most ``NEW_SHARE`` of the budget. Later messages
-  keep what earlier ones found; a question on a new topic sees only this, so it is the floor.
+  shows the stable block and a shortlist of at most ``FIRST_SHARE`` of the budget (all it leaves).
+  A later message keeps the beginning of the block and gets ``NEW_SHARE`` of the budget for its own
+  shortlist; on a new topic what was kept does not help, so "a later message on a new topic" (the
+  stable block and a shortlist of ``NEW_SHARE``) is the floor. (That fill asks the word ranking for
+  a ``k`` collect may not have kept: it then reads the ranking asked for every memory, which can
+  differ by a theme lift.)
 
 Below the budget every memory is shown (reach 1). "whole bank ≤ N, else C": every memory when the
 bank's listing is at most ``--whole`` estimated tokens, else the cloud budget ``--cloud``.
@@ -49,7 +53,7 @@ from bench.recall_scale_e5 import (OUT, QueryData, Ranker, _Listing, _want, defa
                                    r_dense, r_lex)
 from bench.recall_scale_product import _Frozen, _Vectors, _Words  # noqa: E402
 from sonetto_desktop.memory.retrieval.agreement import ModelAgreement  # noqa: E402
-from sonetto_desktop.memory.retrieval.conversation import NEW_SHARE  # noqa: E402
+from sonetto_desktop.memory.retrieval.conversation import FIRST_SHARE, NEW_SHARE  # noqa: E402
 from sonetto_desktop.memory.retrieval.listing import HEADING_TOKENS  # noqa: E402
 from sonetto_desktop.memory.retrieval.shortlist import SLACK, Shortlist  # noqa: E402
 
@@ -70,15 +74,14 @@ def _path(name: str, size: int, models: list[str]) -> Path:
 # ── the two plans ───────────────────────────────────────────────────────
 
 
-def block_room(qd: QueryData, budget: int) -> int | None:
-    """Tokens the first message of a conversation block gives its new shortlist (``ConversationBlock.plan``)."""
+def block_room(qd: QueryData, budget: int, later: bool = False) -> int | None:
+    """Tokens the first message of a conversation block gives its new shortlist (``ConversationBlock.plan``);
+    ``later``: a later message (the block's beginning kept, ``NEW_SHARE`` of the budget for its own)."""
     stable = qd.stable[budget]
     if stable is None:
         return None
     used = sum(qd.tokens[m] for m in stable)
-    # a first message: nothing held yet (were the room below ``MIN_ROOM``, the block would start
-    # again and find the same room)
-    return max(0, min(budget - used, int(NEW_SHARE * budget)))
+    return max(0, min(budget - used, int((NEW_SHARE if later else FIRST_SHARE) * budget)))
 
 
 def fill_want(qd: QueryData, tokens: int, exclude: int) -> int:
@@ -98,22 +101,23 @@ def wants(qd: QueryData, budget: int) -> list[int | None]:
 _SHOWN: dict[tuple, set[str] | None] = {}  # (question, budget, ranker, block) -> shown; the key holds the ranker
 
 
-def shown(qd: QueryData, budget: int, ranker: Ranker, block: bool = False) -> set[str] | None:
+def shown(qd: QueryData, budget: int, ranker: Ranker, block: bool | str = False) -> set[str] | None:
     """The memories a request at ``budget`` shows (None: every memory), as ``MemoryRecall._plan``
-    fills it: whole budget, or (``block``) the first message of a conversation block."""
+    fills it: whole budget, or (``block``) the first message of a conversation block; ``block="later"``:
+    a later message on a new topic (what the block kept of earlier messages counted as no help)."""
     key = (id(qd), budget, ranker, block)
     if key not in _SHOWN:
         _SHOWN[key] = _shown(qd, budget, ranker, block)
     return _SHOWN[key]
 
 
-def _shown(qd: QueryData, budget: int, ranker: Ranker, block: bool) -> set[str] | None:
+def _shown(qd: QueryData, budget: int, ranker: Ranker, block: bool | str) -> set[str] | None:
     stable = qd.stable[budget]
     if stable is None:
         return None
     exclude = set(stable)
     if block:
-        tokens = block_room(qd, budget) or 0
+        tokens = block_room(qd, budget, block == "later") or 0
     else:
         tokens = budget - qd.used[budget]
     if tokens <= 0 or len(exclude) >= qd.total:
@@ -128,7 +132,7 @@ def _shown(qd: QueryData, budget: int, ranker: Ranker, block: bool) -> set[str] 
     return exclude | {e.id for e in chosen}
 
 
-def hits(qs: list[QueryData], budget: int, ranker: Ranker, block: bool = False) -> tuple[int, int]:
+def hits(qs: list[QueryData], budget: int, ranker: Ranker, block: bool | str = False) -> tuple[int, int]:
     gold = hit = 0
     for qd in qs:
         s = shown(qd, budget, ranker, block)
@@ -137,12 +141,12 @@ def hits(qs: list[QueryData], budget: int, ranker: Ranker, block: bool = False) 
     return hit, gold
 
 
-def reach(qs: list[QueryData], budget: int, ranker: Ranker, block: bool = False) -> float:
+def reach(qs: list[QueryData], budget: int, ranker: Ranker, block: bool | str = False) -> float:
     hit, gold = hits(qs, budget, ranker, block)
     return hit / gold if gold else 0.0
 
 
-def whole_bank(qs: list[QueryData], whole: int, cloud: int, ranker: Ranker, block: bool = True) -> float:
+def whole_bank(qs: list[QueryData], whole: int, cloud: int, ranker: Ranker, block: bool | str = True) -> float:
     """Every memory when the bank's listing is at most ``whole`` estimated tokens, else ``cloud``."""
     hit = gold = 0
     for qd in qs:
@@ -268,10 +272,16 @@ def reach_report(sizes: list[int], models: list[str], budgets: list[int], whole:
              lambda qs, r: reach(qs, BEFORE_CLOUD, r), before)]
         for b in budgets:
             rows.append((f"{b:,}", "whole budget (local)", lambda qs, r, b=b: reach(qs, b, r), rankers))
-            rows.append((f"{b:,}", "conversation block (cloud)", lambda qs, r, b=b: reach(qs, b, r, True), rankers))
+            rows.append((f"{b:,}", "conversation block (cloud), first message", lambda qs, r, b=b: reach(qs, b, r, True),
+                         rankers))
+            rows.append((f"{b:,}", "conversation block (cloud), a later message on a new topic",
+                         lambda qs, r, b=b: reach(qs, b, r, "later"), rankers))
         rows.append((f"after: local automatic ({local:,})", "whole budget", lambda qs, r: reach(qs, local, r), rankers))
-        rows.append((f"after: cloud, whole bank ≤ {whole:,} else {cloud:,}", "conversation block",
+        rows.append((f"after: cloud, whole bank ≤ {whole:,} else {cloud:,}", "conversation block, first message",
                      lambda qs, r: whole_bank(qs, whole, cloud, r), rankers))
+        rows.append((f"after: cloud, whole bank ≤ {whole:,} else {cloud:,}",
+                     "conversation block, a later message on a new topic",
+                     lambda qs, r: whole_bank(qs, whole, cloud, r, "later"), rankers))
         rows.append((f"after: cloud, whole bank ≤ {whole:,} else {cloud:,}", "whole budget",
                      lambda qs, r: whole_bank(qs, whole, cloud, r, False), rankers))
         for label, plan, fn, rk in rows:

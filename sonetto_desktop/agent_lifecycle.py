@@ -35,6 +35,44 @@ AGENT_MODULES = ("sonetto_desktop.memory.retrieval.recall", "sonetto_desktop.mem
                  "httpx")  # httpx brings httpcore, h11, click, rich…: ~0.1-0.2 s of imports
 
 
+def lazy_model(settings: Settings, http: Callable[[], Any], **options: Any) -> LazyModel | None:
+    """The one way a model is made (chat's writer and recall over the agents' pool, a history import
+    without agents over a client of its own): built, importing the LLM stack, where it is first used,
+    over the HTTP client ``http()`` gives then; None without a configured endpoint. ``options``:
+    ``build_llm``'s (e.g. ``streaming``)."""
+    if not settings.is_llm_configured:
+        return None
+    key = settings.api_key.strip()
+    register_secret(key)  # hidden from the log before the model exists
+
+    def build() -> Any:
+        from .agent.llm import build_llm
+
+        return build_llm(settings, http_async_client=http(), **options)
+
+    return LazyModel(build, api_key=key)
+
+
+def make_writer(memory: Any, llm: Any, settings: Callable[[], Settings], recall: Any, **options: Any) -> MemoryWriter:
+    """The one way a memory writer is made, for chat's turns and for a history import: ``memory``
+    (operations, as the actor its turns are written as), ``llm`` (the model, or None), the settings
+    it follows live (the user's name, the UI's language, the limits), ``recall`` (its offline
+    retriever lists the memories). ``options``: the rest of ``MemoryWriter`` (the journal, the events
+    feed, ``on_written``, pacing)."""
+    from .agent.llm_errors import describe_llm_error
+    from .memory.writer.pipeline import MemoryWriter
+
+    def describe(exc: BaseException, api_key: str) -> str:
+        info = describe_llm_error(exc, api_key=api_key)
+        return f"{info.zh}（{info.code}）"
+
+    now = settings()
+    return MemoryWriter(memory, llm, retriever=lambda: recall.mechanical, describe_error=describe,
+                        user_name=lambda: settings().user_name, language=lambda: settings().language,
+                        max_tool_calls=now.writer_max_tool_calls, max_changed=now.writer_max_changed_memories,
+                        **options)
+
+
 @dataclass(frozen=True)
 class AgentsStarted:
     """New agents run (at start, or after the store was opened again): views drop the old chat engine
@@ -105,41 +143,24 @@ class Agents:
     def model(self, settings: Settings, **options: Any) -> LazyModel | None:
         """The model for ``settings`` over the shared pool, built (importing the LLM stack) where it
         is first used; None without a configured endpoint."""
-        from .agent.llm import build_llm
-
-        if not settings.is_llm_configured:
-            return None
-        key = settings.api_key.strip()
-        register_secret(key)  # hidden from the log before the model exists
         http = self._http
-        return LazyModel(lambda: build_llm(settings, http_async_client=http, **options), api_key=key)
+        return lazy_model(settings, lambda: http, **options)
 
     def _start_writer(self, recall: Any, *, tidy_up: bool) -> None:
         """The memory writer (and, for the app, its daily tidy-up pass): running when the store
         passed its check, else paused; offline (a memory server away), its turns wait in the journal."""
-        from .agent.llm_errors import describe_llm_error
         from .memory.events import EventFeed
         from .memory.ltm import LongTermMemory
         from .memory.writer.hygiene import STATE_FILE, MemoryHygiene
-        from .memory.writer.pipeline import MemoryWriter
 
         handle = self._handle
         assert handle.memory is not None
         settings = self._settings
-
-        def describe(exc: BaseException, api_key: str) -> str:
-            info = describe_llm_error(exc, api_key=api_key)
-            return f"{info.zh}（{info.code}）"
-
         self._events = EventFeed()
         self._events.subscribe(self._publish_writer)
-        self.writer = MemoryWriter(handle.memory.as_actor("agent"), self.model(settings()),
-                                   journal_path=getattr(handle.store, "journal_path", None),  # a server: kept here
-                                   events=self._events, retriever=lambda: recall.mechanical,
-                                   describe_error=describe, user_name=lambda: settings().user_name,
-                                   language=lambda: settings().language,
-                                   max_tool_calls=settings().writer_max_tool_calls,
-                                   max_changed=settings().writer_max_changed_memories)
+        self.writer = make_writer(handle.memory.as_actor("agent"), self.model(settings()), settings, recall,
+                                  journal_path=getattr(handle.store, "journal_path", None),  # a server: kept here
+                                  events=self._events)
         self.ltm = LongTermMemory(recall, self.writer)
         if tidy_up:
             self.hygiene = MemoryHygiene(self.writer, handle.data_dir / STATE_FILE,

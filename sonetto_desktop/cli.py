@@ -2,6 +2,10 @@
 actor ``cli``). No Qt, no LLM: it opens exactly the store the app opens (same settings, data dir and
 backend, migrating after a backend switch), or the file given with ``--store``.
 
+Every command is an operation value (``ops.py``) run by ``AppServices.run``, as the window's are: a
+failure is worded by ``presentation/errors.py`` (in English: the app's English table), the same words
+the window shows, with the failure's own text where they leave it out (the id, the file).
+
 Output is for people and for pipes: memory text is printed with control characters shown as
 ``\\x1b``-style escapes (a memory can never drive the terminal), errors are one line on stderr with a
 non-zero exit code, and a closed pipe (``| head``) ends quietly.
@@ -14,17 +18,19 @@ import asyncio
 import logging
 import os
 import re
-import sqlite3
 import sys
 from pathlib import Path
-from typing import Callable
+from typing import Awaitable, Callable
 
+from . import ops
 from .history_import.ledger import note_undo
 from .memory.changes import CLI
-from .memory.errors import MemoryError_, describe_os_error
+from .memory.errors import MemoryError_
 from .memory.reasons import reason_text
 from .memory.undo import Touched, UndoConflict
-from .memory.transfer import FORMATS, ImportFormatError, export_text, format_for, read_import, write_export
+from .memory.transfer import FORMATS, ImportFormatError, export_text, format_for, read_import
+from .presentation.errors import describe_error_exactly
+from .presentation.i18n import english, translating
 from .presentation.undo_words import kept_headline, kept_line, rest_line
 from .services import AppServices
 
@@ -74,6 +80,11 @@ def main(argv: list[str] | None = None) -> int:
     args = _parser().parse_args(argv)
     if not logging.getLogger().handlers:  # errors are printed once, as one line: no log lines besides
         logging.getLogger("sonetto_desktop").addHandler(logging.NullHandler())
+    with translating(english()):  # what this command prints is English, failures too
+        return _main_sync(args)
+
+
+def _main_sync(args: argparse.Namespace) -> int:
     try:
         return asyncio.run(_main(args))
     except BrokenPipeError:  # `sonetto memory list | head`: the reader left; nothing is wrong
@@ -85,7 +96,7 @@ def main(argv: list[str] | None = None) -> int:
     except MemoryError:  # the interpreter's, not ours: say so in one line too
         return _fail("out of memory")
     except Exception as exc:  # noqa: BLE001 - a command line prints one line, never a traceback
-        return _fail(f"{type(exc).__name__}: {exc}")
+        return _fail(_describe(exc))
 
 
 #: Commands that only read: on a data dir without a store they say so instead of creating one.
@@ -99,16 +110,17 @@ async def _no_store_yet(args: argparse.Namespace) -> Path | None:
         return None
     from .aio import run_blocking
     from .config.settings import load_settings
-    from .memory.stores.migration_files import MARKER, STAGING, STORE_FILES
+    from .memory.stores.backends import store_files
+    from .memory.stores.migration_files import MARKER, STAGING
 
     settings = await run_blocking(load_settings)
-    if settings.store_backend not in STORE_FILES:  # PostgreSQL: the server has the store
+    if settings.store_backend not in store_files():  # a store on a server (PostgreSQL): the server has it
         return None
     folder = settings.resolved_data_dir()
     if folder.exists() and not folder.is_dir():  # not a folder: opening says why it cannot be used
         return None
     # (a memory.yaml gone beside its log or backup is a store to restore, not "no memories")
-    present = [folder / name for name in (*STORE_FILES.values(), MARKER, STAGING, "memory.yaml.log", "memory.yaml.bak")]
+    present = [folder / name for name in (*store_files().values(), MARKER, STAGING, "memory.yaml.log", "memory.yaml.bak")]
     return None if any(path.exists() for path in present) else folder
 
 
@@ -130,28 +142,42 @@ async def _main(args: argparse.Namespace) -> int:
     try:
         services = await AppServices.open(store_path=store, actor=CLI, watch=False)
     except (MemoryError_, OSError, ValueError) as exc:
-        return _fail(str(exc))
+        return _fail(_describe(exc))
     if services.migration_problem is not None:
         print(f"warning: {printable(services.migration_problem.en)}", file=sys.stderr)
     for notice in services.store_notices:  # e.g. memory.yaml restored while opening
         print(f"warning: {printable(notice.detail)}", file=sys.stderr)
     try:
-        code = _run(args, services)
+        code = await _run(args, services)
         sys.stdout.flush()  # a closed pipe shows here, inside the handler below
         return code
     except BrokenPipeError:
         raise
-    except (MemoryError_, ImportFormatError, ValueError, OSError, sqlite3.Error) as exc:
-        return _fail(_describe(exc))
+    except Refused as refused:
+        return _fail(refused.failed.exact)
     finally:
         await services.close()
 
 
 def _describe(exc: BaseException) -> str:
-    if isinstance(exc, (OSError, sqlite3.Error)):
-        where = getattr(exc, "filename", None)
-        return f"{describe_os_error(exc)}{f': {where}' if where else ''}"
-    return str(exc)
+    """A failure outside an operation (reading the file to import, opening the store) in the one wording."""
+    return describe_error_exactly(exc)
+
+
+class Refused(Exception):
+    """An operation failed (nothing changed): ``failed`` says why."""
+
+    def __init__(self, failed: ops.Failed) -> None:
+        super().__init__(failed.message)
+        self.failed = failed
+
+
+async def _do(services: AppServices, op: ops.Op[ops.R]) -> ops.R:
+    """``op``'s result, run by the services as the actor ``cli``; ``Refused`` when it failed."""
+    outcome = await services.run(op)
+    if isinstance(outcome, ops.Failed):
+        raise Refused(outcome)
+    return outcome.value
 
 
 def print_kept(kept: list[Touched], lang: str, *, ids: bool = False, done: bool = False) -> None:
@@ -170,8 +196,8 @@ def _fail(message: str) -> int:
     return 2
 
 
-def _list(args: argparse.Namespace, services: AppServices) -> int:
-    groups = services.memory.grouped()
+async def _list(args: argparse.Namespace, services: AppServices) -> int:
+    groups = await _do(services, ops.Grouped())
     if args.theme:
         groups = {t: c for t, c in groups.items() if t == args.theme}
     if not groups:
@@ -185,41 +211,48 @@ def _list(args: argparse.Namespace, services: AppServices) -> int:
     return 0
 
 
-def _add(args: argparse.Namespace, services: AppServices) -> int:
-    print(services.memory.add(args.description, args.theme, reason=reason_text("cli.add")).ids[0])
+async def _add(args: argparse.Namespace, services: AppServices) -> int:
+    print(await _do(services, ops.AddMemory(args.description, args.theme, reason=reason_text("cli.add"))))
     return 0
 
 
-def _update(args: argparse.Namespace, services: AppServices) -> int:
+async def _update(args: argparse.Namespace, services: AppServices) -> int:
     if args.description is None and args.theme is None:
         return _fail("give a new description and/or --theme")
-    change = services.memory.update(args.id, description=args.description, theme=args.theme, reason=args.reason)
-    print("unchanged" if change is None else f"updated {args.id}")
+    changed = await _do(services, ops.EditMemory(args.id, args.description, args.theme, reason=args.reason))
+    print(f"updated {args.id}" if changed else "unchanged")
     return 0
 
 
-def _delete(args: argparse.Namespace, services: AppServices) -> int:
-    services.memory.delete(args.id, reason=args.reason)
+async def _delete(args: argparse.Namespace, services: AppServices) -> int:
+    await _do(services, ops.DeleteMemory(args.id, reason=args.reason))
     print(f"moved {args.id} to the trash")
     return 0
 
 
-def _restore(args: argparse.Namespace, services: AppServices) -> int:
-    services.memory.restore(args.id)
+async def _restore(args: argparse.Namespace, services: AppServices) -> int:
+    await _do(services, ops.RestoreMemory(args.id))
     print(f"restored {args.id}")
     return 0
 
 
-def _undo(args: argparse.Namespace, services: AppServices) -> int:
+async def _undo(args: argparse.Namespace, services: AppServices) -> int:
+    undo = ops.UndoTurn(args.turn_id, reason=reason_text("undo.turn", args.turn_id), keep_touched=args.rest)
     try:
-        result = services.memory.undo_turn(args.turn_id, keep_touched=args.rest)
-    except UndoConflict as exc:  # nothing changed: which memories, by their text, and what --rest would do
+        result = await _do(services, undo)
+    except Refused as refused:
+        exc = refused.failed.error
+        if not isinstance(exc, UndoConflict):
+            raise
+        # Nothing changed: which memories, by their text, what --rest would do, and which changes (the
+        # window's sentence would send the person to the history, which this command line has not).
         print_kept(exc.touched, "en", ids=True)
         if exc.rest:
             print(f"{rest_line(exc.preview.effects, 'en', 'can')} To do that and keep these: "
                   f"sonetto memory undo {printable(args.turn_id)} --rest")
-        raise
-    note_undo(services.store, args.turn_id, result.turn_id, kept=len(result.kept))  # an import can come again
+        return _fail(str(exc))
+    await _do(services, ops.Call.of(note_undo, services.store, args.turn_id, result.turn_id,
+                                    kept=len(result.kept)))  # an import can come again
     print(f"undid {len(result.changes)} changes of {printable(args.turn_id)}; "
           f"to redo them: sonetto memory undo {result.turn_id}")
     if result.withdrawn:
@@ -230,8 +263,8 @@ def _undo(args: argparse.Namespace, services: AppServices) -> int:
     return 0
 
 
-def _trash(args: argparse.Namespace, services: AppServices) -> int:
-    rows = services.memory.trash()
+async def _trash(args: argparse.Namespace, services: AppServices) -> int:
+    rows = await _do(services, ops.Trash())
     if not rows:
         print(f"the trash is empty ({services.store.path})")
     for row in rows:
@@ -240,24 +273,24 @@ def _trash(args: argparse.Namespace, services: AppServices) -> int:
     return 0
 
 
-def _export(args: argparse.Namespace, services: AppServices) -> int:
+async def _export(args: argparse.Namespace, services: AppServices) -> int:
     fmt = args.format or (format_for(args.output) if args.output else "yaml")
     if args.output:  # temp file + fsync + replace: a failure keeps the previous export whole
-        count = write_export(services.store, Path(args.output), fmt)
+        count = await _do(services, ops.ExportTo(Path(args.output), fmt))
         print(f"exported {count} memories to {args.output}", file=sys.stderr)
     else:
-        sys.stdout.write(export_text(services.store, fmt))
+        sys.stdout.write(await _do(services, ops.Call.of(export_text, services.store, fmt)))
     return 0
 
 
-def _import(args: argparse.Namespace, services: AppServices) -> int:
-    _, added, skipped = services.memory.import_items(args.incoming,
-                                                     reason=reason_text("import.file", Path(args.file).name))
+async def _import(args: argparse.Namespace, services: AppServices) -> int:
+    reason = reason_text("import.file", Path(args.file).name)
+    added, skipped = await _do(services, ops.ImportItems(args.incoming, reason))
     print(f"imported {len(added)} memories, skipped {len(skipped)} duplicates")
     return 0
 
 
-def _check(args: argparse.Namespace, services: AppServices) -> int:
+async def _check(args: argparse.Namespace, services: AppServices) -> int:
     report = services.store_report or services.store.self_check()  # the check run when the store opened
     print(f"{report.status}: {report.item_count} memories in {services.store.path}")
     if services.migration_problem is not None:
@@ -269,12 +302,12 @@ def _check(args: argparse.Namespace, services: AppServices) -> int:
     return 1 if report.status == "FAIL" else 0
 
 
-_COMMANDS: dict[str, Callable[[argparse.Namespace, AppServices], int]] = {
+_COMMANDS: dict[str, Callable[[argparse.Namespace, AppServices], Awaitable[int]]] = {
     "list": _list, "add": _add, "update": _update, "delete": _delete, "restore": _restore, "undo": _undo,
     "trash": _trash, "export": _export, "import": _import, "check": _check,
 }
 
 
-def _run(args: argparse.Namespace, services: AppServices) -> int:
+async def _run(args: argparse.Namespace, services: AppServices) -> int:
     command = _COMMANDS.get(args.command)
-    return command(args, services) if command is not None else 2
+    return await command(args, services) if command is not None else 2

@@ -35,32 +35,35 @@ from pathlib import Path
 from typing import Any
 
 from .aio import run_blocking
-from .cli import _describe, _fail, print_kept, printable
+from .cli import _fail, print_kept, printable
 from .history_import.ledger import DONE, UNDONE, ImportLedger, imports_dir
-from .history_import.model import FORMATS, History, HistoryFormatError
+from .history_import.formats import all_formats
+from .history_import.formats import names as format_names
+from .history_import.model import History, HistoryFormatError
 from .history_import.plan import Plan, Price
 from .history_import.runner import ImportElsewhere, ImportProgress, ImportResult
 from .history_import.service import HistoryImports
 from .memory.changes import CLI
 from .memory.errors import MemoryError_
 from .memory.undo import NothingToUndo, UndoConflict
+from .presentation.errors import describe_error_exactly
+from .presentation.i18n import translating, translator_for
 from .presentation.undo_words import effects_text, rest_line
 from .services import AppServices
 
 
 def _parser() -> argparse.ArgumentParser:
+    known = all_formats()
+    guessed = [f.label for f in known if f.best_effort]
     parser = _Parser(prog="sonetto history",
-                                     description="Import chats from other apps into the memories: ChatGPT's export (and "
-                                                 "its saved memories), Claude's export, DeepSeek's export or a chat "
-                                                 "saved from its web page, a Cherry Studio backup, JSON Lines, a "
-                                                 "Sonetto chat export. Claude and DeepSeek publish no format: they "
-                                                 "are read best effort.")
+                     description="Import chats from other apps into the memories: " + "; ".join(f.what[1] for f in known)
+                     + (f". {' and '.join(guessed)} publish no format: read best effort." if guessed else "."))
     parser.add_argument("--store", help="a memory store file (.yaml or .db) instead of the app's data dir")
     parser.add_argument("--create", action="store_true", help="with --store: create the file if it does not exist")
     sub = parser.add_subparsers(dest="command", required=True)
     imp = sub.add_parser("import", help="import a chat export (zip, folder or file); '-' reads saved memories from stdin")
     imp.add_argument("path")
-    imp.add_argument("--format", choices=FORMATS, help="default: detected from the file")
+    imp.add_argument("--format", choices=format_names(), help="default: detected from the file")
     imp.add_argument("--since", type=date.fromisoformat, metavar="YYYY-MM-DD", help="first day to import (inclusive)")
     imp.add_argument("--until", type=date.fromisoformat, metavar="YYYY-MM-DD", help="last day to import (inclusive)")
     imp.add_argument("--conversation", action="append", metavar="ID", help="only this conversation (repeatable)")
@@ -153,7 +156,7 @@ def main(argv: list[str] | None = None) -> int:
     except KeyboardInterrupt:
         return 130
     except Exception as exc:  # noqa: BLE001 - a command line prints one line, never a traceback
-        return _refuse(args, f"{type(exc).__name__}: {exc}")
+        return _refuse(args, _words_of(exc, Words(cli_language(_settings_language()))))
 
 
 async def _main(args: argparse.Namespace) -> int:
@@ -172,11 +175,7 @@ async def _main(args: argparse.Namespace) -> int:
             return await _status(args, services, say)
         if args.command in ("undo", "redo"):
             return await _undo(args, services, say)
-        imports = HistoryImports(services)
-        try:
-            return await _import(args, imports, say)
-        finally:
-            await imports.close()
+        return await _import(args, services.imports, say)  # a running import stops when the services close
     except HistoryFormatError as exc:
         return _refuse(args, exc.say(say.language))
     except (MemoryError_, ValueError, OSError) as exc:
@@ -186,11 +185,13 @@ async def _main(args: argparse.Namespace) -> int:
 
 
 def _words_of(exc: BaseException, say: Words) -> str:
-    """An error's text in the person's language where it has both (a ``zh`` beside it), else as it is."""
+    """An error's text in the person's language: its own Chinese where it has one (a ``zh`` beside it),
+    else presentation.errors' wording in that language (as the window and ``sonetto memory`` say it)."""
     zh = getattr(exc, "zh", None)
     if isinstance(zh, str) and zh and not say.en:
         return zh
-    return _describe(exc)
+    with translating(translator_for(say.language)):
+        return describe_error_exactly(exc)
 
 
 def _price(args: argparse.Namespace, services: AppServices) -> Price | None:
@@ -433,13 +434,9 @@ async def _status(args: argparse.Namespace, services: AppServices, say: Words) -
 
 async def _undo(args: argparse.Namespace, services: AppServices, say: Words) -> int:
     """``sonetto history undo``: the import taken back, or (cards changed since) what would be kept."""
-    imports = HistoryImports(services)
-    try:
-        if args.command == "redo":
-            return await _redo_import(args, imports, say)
-        return await _undo_import(args, imports, say)
-    finally:
-        await imports.close()
+    if args.command == "redo":
+        return await _redo_import(args, services.imports, say)
+    return await _undo_import(args, services.imports, say)
 
 
 async def _redo_import(args: argparse.Namespace, imports: HistoryImports, say: Words) -> int:

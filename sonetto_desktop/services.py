@@ -4,6 +4,7 @@
     await services.start_agents()        # recall's model, background writer, chat engine
     services.memory.add("小林喜欢猫", "品味")          # every write: user, agent, cli, mcp:<client>
     unsubscribe = services.subscribe(on_change)        # the one change channel (MemoryChange)
+    outcome = await services.run(AddMemory("小林喜欢猫", "品味"))   # an operation value (ops.py): Done | Failed
     await services.close()               # ordered: chat -> writer (drained, bounded) -> watcher -> store
 
 What lives here is wiring only: which store the data dir holds (migrating after a backend switch),
@@ -38,15 +39,19 @@ from .agent_lifecycle import AgentsStarted, Agents
 from .aio import run_blocking
 from .config.settings import Settings, load_settings
 from .memory.changes import USER, MemoryChange
+from .memory import kinds
 from .memory.events import EventFeed
 from .memory.forget import ForgetResult, WithdrawResult, forget_turn, withdraw_turns
 from .memory.stores.base import BaseMemoryManager, SelfCheckReport
 from .memory.stores.migrate import MigrationProblem, MigrationReport
 from .memory.writer.events import WriterEvent
+from .ops import Op, Outcome, R
+from .ops import run as run_op
 from .store_lifecycle import POSTGRES_FIELDS, InboxChanged, StoreHandle, StoreNoticed, StoreStatusChanged, store_key
 
 if TYPE_CHECKING:  # imported by start_agents(), never by open()
     from .agent.engine import ChatEngine
+    from .history_import.service import HistoryImports
     from .memory.dont_remember import DontRememberList
     from .memory.ltm import LongTermMemory
     from .memory.operations import MemoryOperations
@@ -86,6 +91,7 @@ class AppServices:
         self._store_file: Path | None = None
         self._handle: StoreHandle | None = None
         self._agents: Agents | None = None
+        self._imports: HistoryImports | None = None  # made by ``imports``
         self._stack = contextlib.AsyncExitStack()  # closes the agents, then the handle
         self._closed = False
         self.shutdown_steps: list[str] = []
@@ -192,6 +198,18 @@ class AppServices:
     @property
     def writer(self) -> MemoryWriter | None:
         return self._agents.writer if self._agents is not None else None
+
+    @property
+    def imports(self) -> HistoryImports:
+        """The history imports of the open store (``history_import/service.py``; one for the services'
+        life, its runner follows the store and the settings); their progress (``ImportProgress``) is on
+        the one feed. A running import is stopped after its batch when the store closes (it goes on
+        at the next start)."""
+        if self._imports is None:
+            from .history_import.service import HistoryImports
+
+            self._imports = HistoryImports(self, publish=self._events.publish)
+        return self._imports
 
     @property
     def hygiene(self) -> MemoryHygiene | None:
@@ -317,6 +335,16 @@ class AppServices:
         assert self.memory is not None, "the store is not open"
         return await withdraw_turns(self.memory, self.writer, turn_ids)
 
+    # ── operations (``ops.py``) ────────────────────────────────────────
+
+    async def run(self, op: Op[R], *, actor: str | None = None) -> Outcome[R]:
+        """Run one operation (``ops.AddMemory(...)``, ``ops.UndoTurn(...)``, ``ops.Call.of(fn, ...)``) as
+        this front end's actor (``actor``: as that one instead, e.g. the MCP server's ``mcp:<app>`` per
+        call): ``Done(result)``, or ``Failed`` worded once for a person (``presentation.errors``).
+        Blocking work runs in a worker (``aio.run_blocking``); what it changed comes on the event feed.
+        Never raises an operation's failure."""
+        return await run_op(op, self, actor=actor)
+
     # ── settings ───────────────────────────────────────────────────────
 
     def restarts_agents(self, new: Settings) -> bool:
@@ -347,6 +375,8 @@ class AppServices:
         chat = agents.with_chat if agents is not None else True
         had_agents = agents is not None and agents.started
         old_store = self.store
+        if self._imports is not None:
+            await self._imports.shutdown()  # before its store closes
         await self._stack.aclose()  # the agents, then the handle
         if fallback.store_backend == "postgres" and self.settings.store_backend != "postgres":
             from .memory.stores.postgres.migrate import copy_back
@@ -368,7 +398,7 @@ class AppServices:
             await self._open_store()
             raise
         finally:
-            self._events.publish(MemoryChange("reload", (), self.actor, "store re-opened"))
+            self._events.publish(MemoryChange(kinds.RELOAD, (), self.actor, "store re-opened"))
             if had_agents:
                 await self.start_agents(chat=chat)
 
@@ -382,6 +412,8 @@ class AppServices:
             return
         self._closed = True
         try:
+            if self._imports is not None:
+                await self._imports.shutdown()  # before the writer and the store close
             await self._stack.aclose()
         except Exception:
             log.exception("closing the services failed")

@@ -27,6 +27,7 @@ from .memory.errors import MemoryError_
 from .memory.operations import MemoryOperations
 from .memory.review import FILE_NAME as REVIEW_FILE
 from .memory.review import ReviewInbox
+from .memory.stores.backends import backend_named
 from .memory.stores.base import BaseMemoryManager, SelfCheckReport
 from .memory.stores.migrate import MigrationProblem, MigrationReport, open_store, open_store_file
 from .memory.stores.watch import StoreWatcher
@@ -39,17 +40,22 @@ log = logging.getLogger(__name__)
 #: Settings of the PostgreSQL store: a change to any of them opens the store again.
 #: The embeddings models' agreement with the words, counted on the person's messages (``retrieval/agreement.py``).
 AGREEMENT_FILE = "recall-models.json"
-POSTGRES_FIELDS = ("postgres_url", "postgres_password", "postgres_tls", "postgres_schema", "postgres_sessions",
-                   "device_name")
+POSTGRES_FIELDS = backend_named("postgres").settings_fields
 
 
 def store_key(settings: Settings) -> tuple:
     """What decides which store is open: settings with another key need the store opened again (and the
     agents restarted on it). The one place this is decided (the window asks the services)."""
     key: tuple = (settings.resolved_data_dir(), settings.store_backend)
-    if settings.store_backend == "postgres":
-        key += tuple(getattr(settings, name) for name in POSTGRES_FIELDS)
+    key += tuple(getattr(settings, name) for name in backend_named(settings.store_backend).settings_fields)
     return key
+
+
+def _tidy_tools() -> Any:
+    """The clean-up pass's tools, for approving its held calls (imported when the inbox first needs them)."""
+    from .memory.writer.hygiene_pass import TIDY_TOOLS
+
+    return TIDY_TOOLS
 
 
 @dataclass(frozen=True)
@@ -156,7 +162,7 @@ class StoreHandle:
         held the GIL the wall's paints waited for)."""
         if self._store_file is not None:
             store, migration = await run_blocking(open_store_file, self._store_file), None
-        elif self.settings.store_backend == "postgres":
+        elif backend_named(self.settings.store_backend).on_server:  # PostgreSQL, the one server backend
             from .postgres_setup import open_settings_store
 
             store, migration = await run_blocking(open_settings_store, self.data_dir, self.settings)
@@ -175,7 +181,8 @@ class StoreHandle:
         else:
             self._unchecked = store
         self.dont_remember = DontRememberList(self.data_dir / DONT_REMEMBER_FILE)
-        self.review = ReviewInbox(self.data_dir / REVIEW_FILE, enabled=bool(self.settings.review_mode))
+        self.review = ReviewInbox(self.data_dir / REVIEW_FILE, enabled=bool(self.settings.review_mode),
+                                  tools=_tidy_tools)
         self._unsubscribers.append(self.review.subscribe(lambda count: self._publish(InboxChanged(count))))
         self.memory = MemoryOperations(store, actor=self.actor, dont_remember=self.dont_remember, review=self.review)
         self._unsubscribers.append(store.subscribe(self._publish))

@@ -1,14 +1,15 @@
 """What the scripted test server (``llm_server.py``) answers: the scripted response kinds, and the
-OpenAI ``chat.completion`` / ``chat.completion.chunk`` payloads built from them. Stdlib only."""
+OpenAI ``chat.completion`` / ``chat.completion.chunk`` payloads built from them. Stdlib and the app's token estimate."""
 
 from __future__ import annotations
 
 import json
-import re
 import time
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass
 from typing import Any, Union
+
+from sonetto_desktop.memory.token_estimate import estimate_tokens
 
 # --------------------------------------------------------------------------------------------------
 # Response kinds
@@ -83,16 +84,7 @@ def error(status: int, message: str, *, type: str | None = None, code: str | Non
 
 
 # --------------------------------------------------------------------------------------------------
-# Token estimate (rough but monotonic in text length; CJK characters count one token each)
-
-_CJK = re.compile(r"[\u3000-\u9fff\uac00-\ud7af\uff00-\uffef]")
-
-
-def estimate_tokens(text: str) -> int:
-    if not text:
-        return 0
-    cjk = len(_CJK.findall(text))
-    return cjk + (len(text) - cjk + 3) // 4
+# Token counts in usage: the app's one estimate (sonetto_desktop/memory/token_estimate.py)
 
 
 def _content_text(content: Any) -> str:

@@ -119,6 +119,10 @@ class ScriptedLLMServer:
         self.embedding_dims = EMBEDDING_DIMS
         self.embedding_max_batch = 2048
         self.embedding_delay = 0.0
+        #: Embeddings requests from this one on (0: the first) wait until ``embedding_gate`` is set: a test
+        #: holds the vectors half-made until it has seen them (None: no request waits)
+        self.embedding_hold_from: int | None = None
+        self.embedding_gate = threading.Event()
         self.embedding_requests: list[dict[str, Any]] = []
         self.embedding_headers: list[dict[str, str]] = []
         self._embedding_errors: deque[ErrorResponse] = deque()
@@ -427,11 +431,14 @@ class _Handler(BaseHTTPRequestHandler):
             self._send_error(error(400, f"bad embeddings request: {exc}"))
             return
         with owner._cond:
+            held = owner.embedding_hold_from is not None and len(owner.embedding_requests) >= owner.embedding_hold_from
             owner.embedding_requests.append({**body, "input_list": inputs, "_at": time.monotonic()})
             owner.embedding_headers.append({k.lower(): v for k, v in self.headers.items()})
             failure = owner._embedding_errors.popleft() if owner._embedding_errors else None
             size = owner._embedding_sizes.popleft() if owner._embedding_sizes and failure is None else None
             owner._cond.notify_all()
+        while held and not owner.embedding_gate.wait(0.05) and not owner._stopping.is_set():
+            pass
         if owner.embedding_delay > 0:
             owner._stopping.wait(owner.embedding_delay)
         if failure is not None:

@@ -10,15 +10,18 @@ from __future__ import annotations
 import os
 from pathlib import Path
 
-from sonetto_desktop.memory import BaseMemoryManager, SqliteMemoryManager, YamlMemoryManager
+from sonetto_desktop.memory import BaseMemoryManager, YamlMemoryManager
+from sonetto_desktop.memory.stores import backends
+from sonetto_desktop.memory.stores import migration_files
 
-BACKENDS = ("yaml", "sqlite", "postgres")
+#: Every registered backend (memory/stores/backends.py): a new one runs through the contract suite.
+BACKENDS = tuple(b.name for b in backends.all_backends())
 #: The backends that live in a file of the data dir (no server).
-LOCAL_BACKENDS = ("yaml", "sqlite")
+LOCAL_BACKENDS = tuple(b.name for b in backends.file_backends())
 
 
 def store_path(kind: str, folder: Path) -> Path:
-    return folder / ("memory.yaml" if kind == "yaml" else "memory.db")
+    return migration_files.store_path(folder, kind)
 
 
 def open_store(kind: str, folder: Path) -> BaseMemoryManager:
@@ -27,8 +30,7 @@ def open_store(kind: str, folder: Path) -> BaseMemoryManager:
         from sonetto_desktop.memory.stores.postgres.store import PostgresMemoryManager
 
         return PostgresMemoryManager(os.environ[URL_ENV], schema=schema_for(folder), device=f"dev-{os.getpid()}")
-    path = store_path(kind, folder)
-    return YamlMemoryManager(path) if kind == "yaml" else SqliteMemoryManager(path)
+    return backends.file_backend_named(kind).open(store_path(kind, folder))
 
 
 def use_backend(request, kind: str) -> str:

@@ -6,18 +6,13 @@ import threading
 
 import pytest
 
+from helpers import session_store_fixture
 from sonetto_desktop.agent import chat_search
 from sonetto_desktop.agent.chat_export import export_chat, transcript_markdown
 from sonetto_desktop.agent.chat_search import search_chats
-from sonetto_desktop.agent.sessions import SessionStore
 
 
-@pytest.fixture
-async def store(tmp_path):
-    s = SessionStore(tmp_path / "sessions.db")
-    await s.open()
-    yield s
-    await s.close()
+store = session_store_fixture()
 
 
 async def _chat(store, title, *pairs, error=None):

@@ -13,12 +13,14 @@ from pathlib import Path
 import ormsgpack
 import pytest
 
+from helpers import collect, engine_factory_fixture
 from llm_server import error
 from ltm_helpers import idle_ltm_fixture
 from memory_stores import yaml_store_fixture
 from sonetto_desktop.agent.checkpoint_serde import CheckpointSerializer
-from sonetto_desktop.agent.engine import ChatEngine
 from sonetto_desktop.config.settings import Settings
+
+make_engine = engine_factory_fixture()
 
 mm = yaml_store_fixture()
 ltm = idle_ltm_fixture()
@@ -46,26 +48,6 @@ def payloads(folder) -> dict[str, ormsgpack.Ext]:
 
 def keep_ext(code: int, data: bytes) -> ormsgpack.Ext:
     return ormsgpack.Ext(code, data)  # read a checkpoint without rebuilding anything
-
-
-@pytest.fixture
-async def make_engine(tmp_path, ltm, make_llm):
-    engines: list[ChatEngine] = []
-
-    async def factory(**kw) -> ChatEngine:
-        kw.setdefault("llm_factory", lambda: make_llm(streaming=True))
-        engine = ChatEngine(ltm, data_dir=tmp_path / "data", **kw)
-        await engine.start()
-        engines.append(engine)
-        return engine
-
-    yield factory
-    for engine in engines:
-        await engine.close()
-
-
-async def collect(engine, session_id, text):
-    return [event async for event in engine.send(session_id, text)]
 
 
 # ── item 9: a crafted checkpoint runs no code ──────────────────────────────────────────────────

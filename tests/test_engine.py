@@ -13,12 +13,15 @@ from pathlib import Path
 import pytest
 from langchain_core.tools import StructuredTool
 
+from helpers import collect, engine_factory_fixture
 from ltm_helpers import idle_ltm_fixture
 from memory_stores import yaml_store_fixture
 from sonetto_desktop.agent.chat_events import ERROR_CODES, ChatEvent
 from sonetto_desktop.agent.engine import ChatEngine
 from sonetto_desktop.agent.sessions import SessionNotFound
 from sonetto_desktop.config.settings import Settings
+
+make_engine = engine_factory_fixture()
 
 CHILD = Path(__file__).with_name("engine_restart_child.py")
 
@@ -27,28 +30,8 @@ ltm = idle_ltm_fixture()  # no endpoint configured: turns are journaled, never c
 
 
 @pytest.fixture
-async def make_engine(tmp_path, ltm, make_llm):
-    engines: list[ChatEngine] = []
-
-    async def factory(**kw) -> ChatEngine:
-        kw.setdefault("llm_factory", lambda: make_llm(streaming=True))
-        engine = ChatEngine(ltm, data_dir=tmp_path / "data", **kw)
-        await engine.start()
-        engines.append(engine)
-        return engine
-
-    yield factory
-    for engine in engines:
-        await engine.close()
-
-
-@pytest.fixture
 async def engine(make_engine):
     return await make_engine()
-
-
-async def collect(engine: ChatEngine, session_id: str, text: str) -> list[ChatEvent]:
-    return [event async for event in engine.send(session_id, text)]
 
 
 def kinds(events: list[ChatEvent]) -> list[str]:

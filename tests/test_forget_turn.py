@@ -8,17 +8,10 @@ import asyncio
 
 import pytest
 
+from helpers import writer_settled
 from sonetto_desktop.memory.forget import REASON
 from sonetto_desktop.services import AppServices
 from test_services import settings_for
-
-
-async def settle(services: AppServices) -> None:
-    for _ in range(400):
-        if services.writer.pending == 0 and not services.writer.busy:
-            return
-        await asyncio.sleep(0.025)
-    raise AssertionError("the writer did not finish")
 
 
 def snapshot(services: AppServices) -> tuple[dict, set]:
@@ -46,7 +39,7 @@ async def test_a_written_turn_is_taken_back_and_not_written_again(services, llm_
     llm_server.add_text("已记录。")
     message = "我最近在看心理医生"
     done = [e async for e in services.chat.send("s1", message)][-1]
-    await settle(services)
+    await writer_settled(services)
     assert snapshot(services) != before
 
     result = await services.forget_turn(done.turn_id, message)
@@ -61,7 +54,7 @@ async def test_a_written_turn_is_taken_back_and_not_written_again(services, llm_
     llm_server.add_tool_calls([("create_memory", {"content": "用户在看心理医生", "section": "身份"})])
     llm_server.add_text("不记了。")
     _ = [e async for e in services.chat.send("s1", "心理医生说我好多了")]
-    await settle(services)
+    await writer_settled(services)
     writer_prompt = llm_server.requests[-1]["messages"][1]["content"]
     assert "## 新一轮对话" in writer_prompt and "我最近在看心理医生" in writer_prompt  # the list, in the prompt
     assert snapshot(services)[0] == before[0]  # and its create_memory was refused
@@ -107,7 +100,7 @@ async def test_a_later_edit_keeps_the_turn_and_says_which_memory(services, llm_s
     llm_server.add_tool_calls([("create_memory", {"content": "用户喜欢山竹", "section": "品味"})])
     llm_server.add_text("已记录。")
     done = [e async for e in services.chat.send("s1", "我喜欢山竹")][-1]
-    await settle(services)
+    await writer_settled(services)
     [mid] = services.memory.all_items()
     services.memory.update(mid, description="用户很喜欢山竹，尤其是泰国的", reason="我自己改的")
     result = await services.forget_turn(done.turn_id, "我喜欢山竹")
@@ -149,7 +142,7 @@ async def test_in_review_mode_the_turns_waiting_changes_are_withdrawn_and_cannot
     llm_server.add_tool_calls([("create_memory", {"content": "用户最近在看心理医生", "section": "身份"})])
     llm_server.add_text("已提交。")
     done = [e async for e in services.chat.send("s1", "我最近在看心理医生")][-1]
-    await settle(services)
+    await writer_settled(services)
     (shown,) = services.review.pending()
     result = await services.forget_turn(done.turn_id, "我最近在看心理医生")
     assert result.undo is None and [p.id for p in result.withdrawn] == [shown.id]

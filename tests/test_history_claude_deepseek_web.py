@@ -21,16 +21,13 @@ from datetime import datetime
 
 import pytest
 
+from helpers import texts_of
 from history_helpers import fixture, shanghai  # noqa: F401 - a fixture
 from sonetto_desktop.history_import import source_files
 from sonetto_desktop.history_import.model import HistoryFormatError
 from sonetto_desktop.history_import.sources import read_history
 
 pytestmark = pytest.mark.usefixtures("shanghai")
-
-
-def _texts(conversation):
-    return [(m.role, m.text) for m in conversation.messages]
 
 
 def _claude():
@@ -43,7 +40,7 @@ def test_claude_export_keeps_what_was_said_on_the_latest_branch():
     assert "尽力而为" in history.notes[0][0] and "best effort" in history.notes[0][1]
     tomatoes, suzhou = history.conversations  # the empty conversation is left out
     assert tomatoes.id == "5d0c6a52-1f4e-4a57-9c1e-3b7f0d2c9a01" and tomatoes.title == "阳台种番茄"
-    assert _texts(tomatoes) == [
+    assert texts_of(tomatoes) == [
         ("user", "我家阳台朝北，想种樱桃番茄，能行吗？"),
         ("assistant", "朝北的阳台光照偏少，可以选耐阴的品种，再补一盏植物灯。"),  # thinking and tools left out
         ("user", "那我先买两盆试试，顺便问下要多大的盆？"),
@@ -51,7 +48,7 @@ def test_claude_export_keeps_what_was_said_on_the_latest_branch():
     ]
     assert tomatoes.messages[0].time == datetime(2025, 3, 8, 20, 1, 2)  # UTC in the file, local here
     assert tomatoes.guessed_branch and "最后一条消息" in history.notes[1][0]
-    assert _texts(suzhou) == [("user", "周末要去苏州看园林，帮我排个一日路线"), ("assistant", "上午拙政园，中午平江路，下午留园。")]
+    assert texts_of(suzhou) == [("user", "周末要去苏州看园林，帮我排个一日路线"), ("assistant", "上午拙政园，中午平江路，下午留园。")]
     assert suzhou.title == "周末要去苏州看园林，帮我排个一日路线"  # an untitled chat is named by its start
     assert history.skipped == {"hidden": 1, "tool": 2, "other_branch": 1}
 
@@ -74,7 +71,7 @@ def test_claude_single_conversation_follows_the_leaf_the_page_names(tmp_path):
     history = read_history(saved)
     (conv,) = history.conversations
     assert history.source == "claude" and not conv.guessed_branch
-    assert _texts(conv)[-1] == ("assistant", "二十厘米左右的盆就够了。")
+    assert texts_of(conv)[-1] == ("assistant", "二十厘米左右的盆就够了。")
 
 
 def test_claude_conversation_with_an_impossible_time_is_left_out_and_named(tmp_path):
@@ -93,7 +90,7 @@ def test_claude_export_is_read_a_piece_at_a_time(monkeypatch):
     whole = read_history(fixture("claude_conversations.json"))
     monkeypatch.setattr(source_files, "CHUNK", 37)  # every value crosses chunk edges
     pieces = read_history(fixture("claude_conversations.json"))
-    assert [(c.id, _texts(c)) for c in pieces.conversations] == [(c.id, _texts(c)) for c in whole.conversations]
+    assert [(c.id, texts_of(c)) for c in pieces.conversations] == [(c.id, texts_of(c)) for c in whole.conversations]
 
 
 def test_not_claude_when_the_messages_are_not_a_list(tmp_path):
@@ -112,7 +109,7 @@ def test_deepseek_page_save_newer_api_follows_the_branch_on_screen():
     assert history.source == "deepseek" and history.best_effort
     (conv,) = history.conversations
     assert conv.id == "e7196cf3-0000-4096-99c1-00000000d002" and conv.title == "学吉他"
-    assert _texts(conv) == [
+    assert texts_of(conv) == [
         ("user", "我三十岁了，想从零开始学吉他，每天只有半小时。"),
         ("assistant", "每天半小时足够：十分钟爬格子，二十分钟练和弦转换。"),  # the reply the chat went on from
         ("user", "好，那我买一把入门的民谣吉他。"),
@@ -126,7 +123,7 @@ def test_deepseek_page_save_older_api_reads_content_and_leaves_thinking_out(tmp_
     history = read_history(fixture("deepseek_web_chat_old_api.json"))
     (conv,) = history.conversations
     assert conv.title == "搬家清单"
-    assert _texts(conv) == [("user", "下个月从成都搬去杭州，一个人住，帮我列个清单"),  # the edited question
+    assert texts_of(conv) == [("user", "下个月从成都搬去杭州，一个人住，帮我列个清单"),  # the edited question
                             ("assistant", "一个人搬：先断舍离，大件走物流，随身带证件和电脑。")]
     data = json.loads(fixture("deepseek_web_chat_old_api.json").read_text(encoding="utf-8"))
     del data["data"]["biz_data"]["chat_session"]["current_message_id"]
@@ -136,7 +133,7 @@ def test_deepseek_page_save_older_api_reads_content_and_leaves_thinking_out(tmp_
     path.write_text(json.dumps(data, ensure_ascii=False), encoding="utf-8")
     history = read_history(path)
     (conv,) = history.conversations
-    assert conv.guessed_branch and _texts(conv)[-1] == ("assistant", "提前两周订搬家公司，办好水电燃气的过户。")
+    assert conv.guessed_branch and texts_of(conv)[-1] == ("assistant", "提前两周订搬家公司，办好水电燃气的过户。")
     assert history.skipped["hidden"] == 1 and "最后一条消息" in history.notes[-1][0]
 
 
@@ -169,7 +166,6 @@ def test_deepseek_page_save_with_an_impossible_time_is_left_out_and_named(tmp_pa
     path.write_text(json.dumps(data, ensure_ascii=False), encoding="utf-8")
     history = read_history(path)
     assert history.conversations == [] and len(history.bad) == 1 and history.bad[0].title == "学吉他"
-
 
 
 def test_what_was_not_left_out_is_not_counted(tmp_path):

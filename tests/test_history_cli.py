@@ -381,3 +381,19 @@ def test_the_command_lines_language(setting, environ, expected):
     from sonetto_desktop.cli_history import cli_language
 
     assert cli_language(setting, environ) == expected
+
+
+def test_a_refusal_is_worded_as_the_window_words_it_in_the_persons_language():
+    """A failure without Chinese words of its own reads as presentation.errors says it, in the person's
+    language (it was the English exception text for a Chinese reader too); the id stays in it."""
+    from sonetto_desktop.cli_history import Words, _words_of
+    from sonetto_desktop.memory.errors import MemoryNotFound, StoreUnavailable
+
+    gone = MemoryNotFound("ab12")
+    assert _words_of(gone, Words("zh_CN")) == ("找不到这条记忆，它可能已被删除或移动。 "
+                                               "(no memory with id 'ab12' in the memory store)")
+    assert _words_of(gone, Words("en")).startswith("This memory can't be found; it may have been deleted or moved.")
+    assert _words_of(ValueError("the date 'soon' is not a date"), Words("en")) == (
+        "Invalid input: the date 'soon' is not a date")
+    folder = StoreUnavailable("/x", "a file is in the way")
+    assert _words_of(folder, Words("zh_CN")) == folder.zh  # its own Chinese first

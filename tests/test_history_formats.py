@@ -11,6 +11,7 @@ from datetime import date, datetime
 
 import pytest
 
+from helpers import texts_of
 from history_helpers import fixture, shanghai  # noqa: F401 - a fixture
 from sonetto_desktop.agent.chat_export import transcript_markdown
 from sonetto_desktop.history_import.model import HistoryFormatError
@@ -20,26 +21,22 @@ from sonetto_desktop.history_import.sources import read_history
 pytestmark = pytest.mark.usefixtures("shanghai")
 
 
-def _texts(conversation):
-    return [(m.role, m.text) for m in conversation.messages]
-
-
 def test_chatgpt_export_follows_the_kept_branch_and_leaves_out_what_was_not_said():
     history = read_history(fixture("chatgpt_conversations.json"))
     assert history.source == "chatgpt" and history.label == "ChatGPT" and not history.best_effort
     move, chart = history.conversations
     assert move.title == "搬家去杭州" and move.id == "c0ffee00-0000-4000-8000-000000000001"
-    assert _texts(move) == [
+    assert texts_of(move) == [
         ("user", "我下个月搬去杭州，在西溪附近租了房子。"),
         ("assistant", "恭喜！西溪湿地附近很安静。"),
         ("user", "[图片]\n我养了一只叫年糕的柯基，这是它的照片。"),  # the image part, the empty part dropped
         ("assistant", "年糕好可爱！"),
     ]
-    assert "（被编辑掉的分支）" not in str(_texts(move))  # the abandoned edit is not imported
+    assert "（被编辑掉的分支）" not in str(texts_of(move))  # the abandoned edit is not imported
     assert move.messages[0].time == datetime(2024, 5, 1, 16, 0, 0)  # 1714550400.5 in UTC+8
     assert move.messages[2].time == datetime(2024, 5, 1, 16, 3, 20)
     assert not move.guessed_branch
-    assert _texts(chart) == [("user", "I run every morning; plot my weekly distances: 21, 25, 30 km."),
+    assert texts_of(chart) == [("user", "I run every morning; plot my weekly distances: 21, 25, 30 km."),
                              ("assistant", "Here is your chart: the distance grows every week.")]  # code + tool out
     assert history.skipped == {"system": 1, "tool": 2, "other_branch": 2}
     assert len(history.digest) == 64
@@ -86,7 +83,7 @@ def test_chatgpt_memory_snapshot_and_spoken_words(tmp_path):
     path = tmp_path / "conversations.json"
     path.write_text(json.dumps([chart]), encoding="utf-8")
     history = read_history(path)
-    assert _texts(history.conversations[0]) == [("user", "我每天早上跑步。")]
+    assert texts_of(history.conversations[0]) == [("user", "我每天早上跑步。")]
     assert [(m.text, m.day) for m in history.saved_memories] == [
         ("User runs every morning.", date(2024, 9, 29)), ("User lives in Hangzhou.", date(2024, 9, 30))]
 
@@ -97,7 +94,7 @@ def test_deepseek_export_best_effort():
     assert "尽力而为" in history.notes[0][0]
     (conv,) = history.conversations
     assert conv.title == "备考计划"
-    assert _texts(conv) == [("user", "我在准备六月的教师资格证面试，每天晚上练两小时试讲。"),
+    assert texts_of(conv) == [("user", "我在准备六月的教师资格证面试，每天晚上练两小时试讲。"),
                             ("assistant", "可以按周拆分目标：第一周熟悉结构化问题……")]  # THINK left out
     assert conv.messages[0].time == datetime(2025, 2, 10, 20, 15, 3)
     assert history.skipped == {"non_text": 1}
@@ -112,7 +109,7 @@ def test_deepseek_regenerated_reply_keeps_the_last_one(tmp_path):
     path = tmp_path / "conversations.json"
     path.write_text(json.dumps(data), encoding="utf-8")
     conv = read_history(path).conversations[0]
-    assert _texts(conv)[-1] == ("assistant", "重新生成的回答") and conv.guessed_branch
+    assert texts_of(conv)[-1] == ("assistant", "重新生成的回答") and conv.guessed_branch
 
 
 def test_cherry_studio_backup_zip_names_topics_from_the_saved_state():
@@ -120,7 +117,7 @@ def test_cherry_studio_backup_zip_names_topics_from_the_saved_state():
     assert history.source == "cherry"
     (conv,) = history.conversations
     assert conv.title == "周末做饭" and conv.id == "topic-1"
-    assert _texts(conv) == [("user", "我对花生过敏，周末想做一道不放花生的宫保鸡丁。"), ("assistant", "可以用腰果替代……")]
+    assert texts_of(conv) == [("user", "我对花生过敏，周末想做一道不放花生的宫保鸡丁。"), ("assistant", "可以用腰果替代……")]
     assert conv.messages[0].time == datetime(2025, 4, 5, 17, 0, 0)  # 09:00Z
 
 
@@ -142,7 +139,7 @@ def test_cherry_version_3_messages_keep_their_text_on_the_message(tmp_path):
     path.write_text(json.dumps(data), encoding="utf-8")
     (conv,) = read_history(path).conversations
     assert conv.title == "我在学吉他"  # no saved name: its first message
-    assert _texts(conv) == [("user", "我在学吉他"), ("assistant", "加油")]
+    assert texts_of(conv) == [("user", "我在学吉他"), ("assistant", "加油")]
 
 
 def test_cherry_folder_backup_and_unknown_versions_are_refused_clearly(tmp_path):
@@ -181,7 +178,7 @@ def test_json_lines_in_any_order_with_skipped_roles_blank_lines_and_a_bom(tmp_pa
     path.write_text("\ufeff" + "\n\n".join(json.dumps(r, ensure_ascii=False) for r in rows) + "\n", encoding="utf-8")
     history = read_history(path)
     (conv,) = history.conversations
-    assert conv.id == "7" and _texts(conv) == [("user", "问"), ("assistant", "答")]
+    assert conv.id == "7" and texts_of(conv) == [("user", "问"), ("assistant", "答")]
     assert conv.messages[0].id == "m1"
     assert history.skipped == {"system": 1, "empty": 1}
 
@@ -216,9 +213,9 @@ def test_sonetto_export_round_trip_keeps_rules_and_speaker_lines_inside_a_messag
     assert history.source == "sonetto" and not history.notes
     (conv,) = history.conversations
     assert conv.id == "sonetto-s-42" and conv.title == "周末 计划"
-    assert _texts(conv) == [("user", tricky), ("assistant", "记下了"), ("user", "讲个故事"), ("assistant", "从前")]
+    assert texts_of(conv) == [("user", tricky), ("assistant", "记下了"), ("user", "讲个故事"), ("assistant", "从前")]
     assert conv.messages[0].time == datetime(2026, 5, 2, 9, 0)
-    assert "小林喜欢猫" not in str(_texts(conv))  # recalled memories are not news
+    assert "小林喜欢猫" not in str(texts_of(conv))  # recalled memories are not news
     assert history.skipped == {"empty": 1}
 
 
@@ -230,7 +227,7 @@ def test_old_sonetto_export_without_markers_is_read_by_guessing(tmp_path):
                     "从前\n\n_（已停止）_\n", encoding="utf-8")
     history = read_history(path)
     (conv,) = history.conversations
-    assert _texts(conv) == [("user", "去爬山吗？"), ("assistant", "好呀"), ("user", "讲个故事"), ("assistant", "从前")]
+    assert texts_of(conv) == [("user", "去爬山吗？"), ("assistant", "好呀"), ("user", "讲个故事"), ("assistant", "从前")]
     assert history.notes and "旧版" in history.notes[0][0]
 
 

@@ -14,9 +14,8 @@ from history_helpers import env_shanghai, fixture, shanghai  # noqa: F401 - a fi
 from sonetto_desktop.history_import.dont_import import DontImportList
 from sonetto_desktop.history_import.model import Conversation, History, Message
 from sonetto_desktop.history_import.plan import (MAX_BATCH_CHARS, MAX_BATCH_EXCHANGES, REPLY_CHARS,
-                                                 TOOL_SCHEMA_TOKENS, Price, exchanges_of, make_plan)
+                                                 TOOL_SCHEMA_TOKENS, Price, exchanges_of, make_plan, text_tokens)
 from sonetto_desktop.history_import.sources import read_history
-from sonetto_desktop.history_import.tokens import estimate_tokens
 
 pytestmark = pytest.mark.usefixtures("shanghai")
 
@@ -102,12 +101,6 @@ def test_estimate_grows_with_the_text_and_the_store_and_prices_it():
     assert full.to_json("deepseek-chat")["estimated_cost"]["currency"] == "¥"
 
 
-def test_token_heuristic_tracks_the_kind_of_text():
-    assert estimate_tokens("我下周三要去杭州出差") == round(10 * 0.65)
-    assert estimate_tokens("internationalization") == 1 + 20 // 8
-    assert estimate_tokens("a, b") == 2 + 1  # two words and a comma (spaces are free)
-
-
 def test_tool_schema_constant_matches_the_tools_the_writer_sends(tmp_path):
     from langchain_core.utils.function_calling import convert_to_openai_tool
 
@@ -117,7 +110,7 @@ def test_tool_schema_constant_matches_the_tools_the_writer_sends(tmp_path):
     store = YamlMemoryManager(tmp_path / "m.yaml")
     schemas = json.dumps([convert_to_openai_tool(t) for t in make_memory_tools(store)], ensure_ascii=False)
     # The heuristic reads JSON a little high (~15%); a tool set grown or shrunk by a quarter shows here.
-    assert 0.8 < estimate_tokens(schemas) / TOOL_SCHEMA_TOKENS < 1.4
+    assert 0.8 < text_tokens(schemas) / TOOL_SCHEMA_TOKENS < 1.4
     store.close()
 
 

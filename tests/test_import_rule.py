@@ -3,7 +3,8 @@
 
 - ``memory/`` (the domain) imports nothing from ``agent/``, ``config/``, ``ui/`` or ``services``;
 - nothing outside ``ui/`` imports PySide6, shiboken6 or qasync;
-- ``agent/`` and ``config/`` never import ``ui/`` or ``services``; ``config/`` imports no other package of ours;
+- ``agent/`` and ``config/`` never import ``ui/`` or ``services``; ``config/`` imports no other package of ours
+  but ``memory/files.py`` (stdlib only: the one crash-safe write);
 - ``mcp_server/`` (a front end like the command line) never imports ``ui/``;
 - ``presentation/`` (what the app says, shared by front ends) imports neither ``ui/``, ``services`` nor ``agent/``;
 - no import cycles among the product's modules.
@@ -103,7 +104,8 @@ def violations(root: Path = PACKAGE) -> list[str]:
                 found.append(f"{name} imports {target} (the MCP server is a front end of its own)")
             if _under(name, f"{pkg}.presentation") and _under(target, f"{pkg}.ui", f"{pkg}.services", f"{pkg}.agent"):
                 found.append(f"{name} imports {target} (presentation/ is shared by front ends: no UI, no agents)")
-            if _under(name, f"{pkg}.config") and _under(target, pkg) and not _under(target, f"{pkg}.config"):
+            if (_under(name, f"{pkg}.config") and _under(target, pkg)
+                    and not _under(target, f"{pkg}.config", f"{pkg}.{ONE_WRITE}")):
                 found.append(f"{name} imports {target} (config/ stands alone)")
     return found
 
@@ -382,3 +384,47 @@ def test_the_length_rule_sees_a_long_function(tmp_path):
     (root / "bad.py").write_text(f"class C:\n    @staticmethod\n    def long():\n{body.replace('    ', '        ')}"
                                  "        return 0\n", encoding="utf-8")  # 82 with its decorator
     assert long_functions(root) == ["pkg.bad:3 long() has 82 lines"]
+
+
+ONE_WRITE = "memory.files"  # atomic_file / atomic_write: the app's one crash-safe replacement
+
+
+def own_atomic_writes(root: Path = PACKAGE) -> list[str]:
+    """Functions that write a file and rename it into place themselves (``os.fsync`` and ``os.replace``
+    or ``os.rename`` in one function) outside ``memory/files.py``: ``atomic_file`` does that once, with
+    the owner-only mode, the cleanup on failure and the folder's fsync."""
+    found = []
+    for path in sorted(root.rglob("*.py")):
+        name = module_name(path, root)
+        if name == f"{root.name}.{ONE_WRITE}":
+            continue
+        tree = ast.parse(path.read_text(encoding="utf-8"), filename=str(path))
+        for func in ast.walk(tree):
+            if not isinstance(func, (ast.FunctionDef, ast.AsyncFunctionDef)):
+                continue
+            called = {node.func.attr for node in ast.walk(func) if isinstance(node, ast.Call)
+                      and isinstance(node.func, ast.Attribute) and isinstance(node.func.value, ast.Name)
+                      and node.func.value.id == "os"}
+            if "fsync" in called and called & {"replace", "rename"}:
+                found.append(f"{name}.{func.name}:{func.lineno} (use memory.files.atomic_file)")
+    return found
+
+
+def test_one_crash_safe_write():
+    assert own_atomic_writes() == []
+
+
+def test_the_write_rule_sees_a_hand_made_atomic_write(tmp_path):
+    root = tmp_path / "pkg"
+    (root / "memory").mkdir(parents=True)
+    (root / "__init__.py").write_text("", encoding="utf-8")
+    body = ("import os\ndef save(path, data):\n    with open(path + '.tmp', 'wb') as fh:\n        fh.write(data)\n"
+            "        os.fsync(fh.fileno())\n    os.replace(path + '.tmp', path)\n")
+    (root / "memory" / "files.py").write_text(body, encoding="utf-8")
+    (root / "settings.py").write_text(body, encoding="utf-8")
+    assert own_atomic_writes(root) == ["pkg.settings.save:2 (use memory.files.atomic_file)"]
+
+
+def test_config_reaches_only_the_leaf_file_helpers():
+    """``config/`` stands alone but for ``memory/files.py``, which imports nothing of the package."""
+    assert [t for t in imports_of(PACKAGE / "memory" / "files.py") if _under(t, ROOT_NAME)] == []

@@ -14,17 +14,13 @@ from pathlib import Path
 
 import pytest
 
+from memory_stores import yaml_store_fixture
 from llm_server import HangResponse
 from ltm_helpers import FAST, TURN, described, kinds, make_ltm, recorder, script_create, until
 from sonetto_desktop.memory import MemoryWriter, RetrievalMode, YamlMemoryManager
 from sonetto_desktop.memory.writer.journal import TurnJournal, default_journal_path
 
-
-@pytest.fixture
-def store(tmp_path):
-    mm = YamlMemoryManager(tmp_path / "memory.yaml")
-    yield mm
-    mm.close()
+store = yaml_store_fixture("store")
 
 
 async def test_send_history_journals_then_the_turn_is_written(llm_server, make_llm, store, tmp_path):

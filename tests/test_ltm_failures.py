@@ -8,17 +8,13 @@ import logging
 
 import pytest
 
+from memory_stores import yaml_store_fixture
 from llm_server import HangResponse, error
 from ltm_helpers import FAST, TURN, kinds, recorder, script_create, until
-from sonetto_desktop.memory import MemoryWriter, YamlMemoryManager
+from sonetto_desktop.memory import MemoryWriter
 from sonetto_desktop.memory.writer.journal import TurnJournal
 
-
-@pytest.fixture
-def store(tmp_path):
-    mm = YamlMemoryManager(tmp_path / "memory.yaml")
-    yield mm
-    mm.close()
+store = yaml_store_fixture("store")
 
 
 @pytest.mark.parametrize("failure", ["500", "hang", "garbage", "malformed_stream"])

@@ -298,3 +298,35 @@ def test_the_credential_is_the_gates_word_not_the_scopes_app_name():
     assert caller_of(context(**{APP_SCOPE_KEY: "Cursor"})) == Caller("blog", "shared", "http:s1")  # was "app"
     stdio = SimpleNamespace(request_context=SimpleNamespace(request=None, session=context().request_context.session))
     assert caller_of(stdio) == Caller("blog", "stdio", "stdio") and caller_of(stdio).buckets() == (("stdio", ""),)
+
+
+async def test_tool_errors_say_what_the_window_says_and_each_write_is_one_action(_isolated_user_dirs):
+    """The tools run their writes as operation values (``AppServices.run`` as ``mcp:<client>``): a refusal
+    is presentation.errors' sentence in English with the failure's own words, and each write is an
+    action of its own that can be undone as one."""
+    from sonetto_desktop import ops
+
+    services = await AppServices.open(watch=False)
+    try:
+        locked = services.memory.add("小林的生日是三月三日", "身份").ids[0]
+        services.memory.set_locked(locked, True, reason="别让别的应用改")
+    finally:
+        await services.close()
+    async with stdio_session() as mcp:
+        assert error_text(await mcp.call_tool("delete_memory", {"id": "nope1234", "reason": "r"})).endswith(
+            ": This memory can't be found; it may have been deleted or moved. "
+            "(no memory with id 'nope1234' in the memory store)")
+        assert error_text(await mcp.call_tool("update_memory", {"id": locked, "theme": "生日", "reason": "整理"})).endswith(
+            f": Memory store error: memory '{locked}' is locked by the user; '{ACTOR}' may not change or delete it")
+        mid = payload(await mcp.call_tool("add_memory", {"description": "小林喜欢爬山", "theme": "爱好"}))["id"]
+        payload(await mcp.call_tool("update_memory", {"id": mid, "theme": "运动", "reason": "整理主题"}))
+    services = await AppServices.open(watch=False)
+    try:
+        history = {entry["action"]: entry for entry in services.memory.history(mid)}
+        created, moved = history["create"], history["update"]
+        assert (created["actor"], created["reason"], moved["actor"]) == (ACTOR, f"由 {ACTOR} 添加", ACTOR)
+        assert created["turn_id"] != moved["turn_id"]  # one action each
+        undone = await services.run(ops.UndoTurn(moved["turn_id"]))
+        assert undone.ok and services.memory.get(mid).theme == "爱好"
+    finally:
+        await services.close()

@@ -5,14 +5,16 @@ from __future__ import annotations
 import threading
 from datetime import datetime, timedelta
 
+import numpy as np
 import pytest
 
+from helpers import ids
 from memory_stores import break_yaml_store
 from sonetto_desktop.memory import MemoryItem, SqliteMemoryManager, StoreCorrupt, YamlMemoryManager
 from sonetto_desktop.memory.retrieval import tokenize as tok
-from sonetto_desktop.memory.retrieval.bm25 import BM25Index
 from sonetto_desktop.memory.retrieval.lexicon import Lexicon, default_lexicon
 from sonetto_desktop.memory.retrieval.mechanical import MechanicalRetriever, analyze
+from sonetto_desktop.memory.retrieval.postings import Postings, hash_term, key_counts, smoothed_idf
 
 NOW = datetime(2026, 12, 2, 12, 0)  # a Wednesday
 
@@ -72,10 +74,6 @@ def retriever(mm):
     r = MechanicalRetriever(mm, now=lambda: NOW)
     yield r
     r.close()
-
-
-def ids(results) -> list[str]:
-    return [r["id"] for r in results]
 
 
 # ── the phenomena ────────────────────────────────────────────────────────
@@ -280,14 +278,16 @@ def test_tokenize_drops_stop_words_and_lowercases():
 
 
 def test_bm25_idf_stays_positive_when_a_term_is_in_half_the_documents():
-    index = BM25Index()
-    for i, words in enumerate([["猫", "鱼"], ["猫", "狗"], ["鸟"], ["鱼"]]):
-        index.add(i, words)
-    assert 0 < index.idf("猫") < index.idf("狗") <= 1.0
-    assert set(index.score({"猫": 1.0})) == {0, 1}
+    index = Postings()
+    cat, fish, dog, bird = (hash_term(w) for w in ("猫", "鱼", "狗", "鸟"))
+    for keys in ([cat, fish], [cat, dog], [bird], [fish]):
+        index.add(*key_counts(keys))
+    cat_df, dog_df = index.doc_freqs([cat, dog])
+    assert 0 < smoothed_idf(4, cat_df) < smoothed_idf(4, dog_df) <= 1.0
+    assert set(np.flatnonzero(index.score({cat: 1.0}))) == {0, 1}
     index.remove(1)
-    assert index.doc_freq("猫") == 1 and index.doc_freq("狗") == 0
-    assert index.score({"狗": 1.0}) == {}
+    assert index.doc_freqs([cat, dog]) == [1, 0]
+    assert not np.any(index.score({dog: 1.0}))
 
 
 def test_query_analysis_expansions_weigh_less_than_literal_words():

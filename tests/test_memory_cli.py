@@ -223,3 +223,23 @@ def test_a_refused_import_leaves_every_file_as_it_was(tmp_path, capsys, bad):
     err = capsys.readouterr().err
     assert err.startswith("error: ") and ("anchors or aliases" in err or "limit" in err or "parsed" in err)
     assert {p.name: p.read_bytes() for p in data.iterdir()} == before
+
+
+def test_cli_failures_say_what_the_window_says_in_english(tmp_path, capsys):
+    """A failed command is an operation that failed: it prints presentation.errors' sentence (English,
+    the app's own table), with the failure's own words (the id) where the sentence leaves them out;
+    the app's Chinese wording is back once the command is done."""
+    from sonetto_desktop.memory.errors import MemoryNotFound
+    from sonetto_desktop.presentation.errors import describe_error
+
+    store = tmp_path / "memory.yaml"
+    assert cli_main(["--store", str(store), "--create", "add", "小林喜欢猫", "--theme", "品味"]) == 0
+    capsys.readouterr()
+    assert cli_main(["--store", str(store), "delete", "nope1234"]) == 2
+    assert capsys.readouterr().err == ("error: This memory can't be found; it may have been deleted or moved. "
+                                       "(no memory with id 'nope1234' in the memory store)\n")
+    assert cli_main(["--store", str(store), "undo", "ui-nothing"]) == 2
+    assert capsys.readouterr().err == "error: Nothing is left to undo. (turn 'ui-nothing' left no change to undo)\n"
+    assert cli_main(["--store", str(store), "add", "", "--theme", "品味"]) == 2
+    assert capsys.readouterr().err.startswith("error: Invalid input: ")
+    assert describe_error(MemoryNotFound("x")) == "找不到这条记忆，它可能已被删除或移动。"  # the translator was put back

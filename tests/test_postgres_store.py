@@ -518,3 +518,58 @@ def test_an_import_and_a_migration_take_a_few_round_trips_whatever_their_size(de
         proxy.close()
         with psycopg.connect(pg_server.url, autocommit=True) as admin:
             admin.execute(f'DROP SCHEMA IF EXISTS "{pg_schema}_m" CASCADE')
+
+
+def test_pooled_connections_the_server_dropped_are_replaced_without_an_outage(device, pg_url):
+    """The pool does not ping each connection it hands out (a round trip per write): a write or read
+    that finds its connection dropped (a restart, an idle timeout) goes again on another one."""
+    import psycopg
+
+    store = device("laptop", write_wait=0.3)
+    first = store.add("之前写的", "瞬间")
+    statuses = []
+    store.subscribe_status(statuses.append)
+    pool = store.connection.pool
+    with pool.connection() as one, pool.connection() as two:  # two pooled connections, both idle after
+        pids = [one.info.backend_pid, two.info.backend_pid]
+    with psycopg.connect(pg_url, autocommit=True) as admin:
+        for pid in pids:  # the server drops them (a restart, an idle timeout): the pool does not know
+            assert admin.execute("SELECT pg_terminate_backend(%s)", (pid,)).fetchone()[0]
+    time.sleep(0.2)
+    second = store.add("断线后马上写", "瞬间")
+    assert store.get(second).description == "断线后马上写" and store.get(first).description == "之前写的"
+    assert store.online and statuses == []
+
+
+def test_the_local_copy_follows_changes_row_by_row_not_by_whole_snapshots(device, tmp_path):
+    """At 100,000 memories a whole snapshot is seconds of work: a turn's writes, and another device's,
+    are copied as the rows they changed; the copy ends equal to the server's memories and trash."""
+    desk = device("desk", cache_path=tmp_path / "copy.db")
+    laptop = device("laptop")
+    desk.copy.debounce = 0.05
+    wait_for(lambda: desk.copy.saved_at() is not None, 10, "the copy saved at opening")
+    whole = []
+    snapshot = desk.copy._snapshot
+    desk.copy._snapshot = lambda: whole.append(1) or snapshot()  # counts the whole snapshots taken from now on
+    desk.poll_external()
+    assert desk.wait_listening(10)
+    kept, gone, merged = desk.add("留着", "瞬间"), desk.add("要删的", "瞬间"), desk.add("要合并的", "瞬间")
+    desk.update(kept, "改过", new_description="留着，改过")
+    desk.delete(gone, "不要了")
+    other = laptop.add("另一台电脑写的", "瞬间")
+    wait_for(lambda: desk.get(other) is not None, 10, "the other device's memory")
+    desk.merge(merged, other, "合并后的", "瞬间", "同一件事")
+    restored = desk.add("删了又恢复", "瞬间")
+    desk.delete(restored)
+    desk.restore(restored)
+
+    def same() -> bool:
+        items, trash = desk.copy.load()
+        return ({k: v.to_dict() for k, v in items.items()} == {k: v.to_dict() for k, v in desk.all_items().items()}
+                and set(trash) == {row["id"] for row in desk.list_trash()})
+
+    wait_for(same, 10, "the copy equal to the server")
+    assert whole == []
+    items, trash = desk.copy.load()
+    assert items[kept].description == "留着，改过" and gone in trash and gone not in items
+    assert items[merged].description == "合并后的" and other in trash and other not in items and restored in items

@@ -228,6 +228,8 @@ def test_issue36_bench_fills_what_memory_recall_plans(monkeypatch):
     for qd in out:
         for b in budgets:
             assert qd.stable[b] is not None  # the bank is larger than the budget: a shortlist is filled
-            whole, block = i36.shown(qd, b, i36.r_lex), i36.shown(qd, b, i36.r_lex, block=True)
-            new = block - set(qd.stable[b])
-            assert sum(qd.tokens[m] + 7 for m in new) <= b // 4 < sum(qd.tokens[m] + 7 for m in whole - set(qd.stable[b]))
+            whole, first = i36.shown(qd, b, i36.r_lex), i36.shown(qd, b, i36.r_lex, block=True)
+            assert first == whole  # a conversation's first message gets all the stable block leaves
+            new = i36.shown(qd, b, i36.r_lex, block="later") - set(qd.stable[b])  # a later one: NEW_SHARE
+            assert sum(qd.tokens[m] + 7 for m in new) <= int(i36.NEW_SHARE * b) < sum(
+                qd.tokens[m] + 7 for m in whole - set(qd.stable[b]))

@@ -4,10 +4,11 @@
 from __future__ import annotations
 
 import contextlib
-from datetime import datetime, timedelta
+from datetime import datetime
 
 import pytest
 
+from helpers import stamper
 from sonetto_desktop.memory.item import MemoryItem
 from sonetto_desktop.memory.retrieval.budget import (
     CLOUD_BUDGET,
@@ -44,8 +45,7 @@ def listing_of(mm, *, close_store: bool = False):
             mm.close()
 
 
-def stamp(days_ago: float) -> str:
-    return (NOW - timedelta(days=days_ago)).replace(microsecond=0).isoformat()
+stamp = stamper(NOW)
 
 
 @pytest.fixture(params=["yaml", "sqlite"])

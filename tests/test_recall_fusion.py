@@ -5,10 +5,11 @@ with scripted vectors."""
 from __future__ import annotations
 
 import contextlib
-from datetime import datetime, timedelta
+from datetime import datetime
 
 import pytest
 
+from helpers import stamper
 from sonetto_desktop.memory.item import MemoryItem
 from sonetto_desktop.memory.retrieval.agreement import AGREEMENT_MIN, ModelAgreement
 from sonetto_desktop.memory.retrieval.listing import RecallListing
@@ -23,8 +24,7 @@ KEYS = [f"k{i:02d}" for i in range(40)]  # the gold: every memory about the spar
 OTHERS = [f"m{i:04d}" for i in range(300)]
 
 
-def stamp(days_ago: float) -> str:
-    return (NOW - timedelta(days=days_ago)).replace(microsecond=0).isoformat()
+stamp = stamper(NOW)
 
 
 @pytest.fixture

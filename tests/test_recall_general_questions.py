@@ -6,6 +6,7 @@ from datetime import datetime, timedelta
 
 import pytest
 
+from helpers import ids
 from sonetto_desktop.memory.retrieval.general_questions import is_general
 from recall_banks import bank_retriever
 
@@ -25,10 +26,6 @@ BANK = {
 def retriever(tmp_path):
     with bank_retriever(tmp_path / "g.sqlite3", BANK, NOW) as r:
         yield r
-
-
-def ids(results) -> list[str]:
-    return [r["id"] for r in results]
 
 
 @pytest.mark.parametrize(

@@ -12,6 +12,7 @@ import numpy as np
 import pytest
 from numpy.lib import format as npy_format
 
+from helpers import ids
 from sonetto_desktop.memory import MemoryItem, SqliteMemoryManager, YamlMemoryManager
 from sonetto_desktop.memory.events import MemoryChange
 from sonetto_desktop.memory.retrieval import index_file, index_lifecycle, postings
@@ -33,10 +34,6 @@ BANK = {
 def fill(mm, bank=BANK) -> None:
     stamp = (NOW - timedelta(days=3)).isoformat()
     mm.import_items({mid: MemoryItem(desc, theme, latest_update_time=stamp) for mid, (desc, theme) in bank.items()})
-
-
-def ids(results) -> list[str]:
-    return [r["id"] for r in results]
 
 
 class Tokenizations:

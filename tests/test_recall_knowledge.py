@@ -6,6 +6,7 @@ from datetime import datetime, timedelta
 
 import pytest
 
+from helpers import ids
 from sonetto_desktop.memory import MemoryItem, SqliteMemoryManager
 from sonetto_desktop.memory.retrieval import segment
 from sonetto_desktop.memory.retrieval.lexicon import Lexicon, default_lexicon
@@ -37,10 +38,6 @@ def retriever(tmp_path):
     yield r
     r.close()
     mm.close()
-
-
-def ids(results) -> list[str]:
-    return [r["id"] for r in results]
 
 
 @pytest.mark.parametrize(

@@ -4,24 +4,16 @@ backends; the inbox file on its own below."""
 
 from __future__ import annotations
 
-import asyncio
 import json
 
 import pytest
 
+from helpers import writer_settled
 from sonetto_desktop.memory.changes import MemoryChange, Turn
 from sonetto_desktop.memory.errors import MemoryNotFound
 from sonetto_desktop.memory.review import MAX_PENDING, InboxFull, ReviewInbox
 from sonetto_desktop.services import AppServices
 from test_services import settings_for
-
-
-async def settle(services: AppServices) -> None:
-    for _ in range(400):
-        if services.writer.pending == 0 and not services.writer.busy:
-            return
-        await asyncio.sleep(0.025)
-    raise AssertionError("the writer did not finish")
 
 
 def tool_results(request: dict) -> list[str]:
@@ -53,7 +45,7 @@ async def test_sonettos_changes_wait_for_review_and_approval_applies_them(servic
     llm_server.add_text("已提交。")
     events = [e async for e in services.chat.send("s1", "我搬到上海了，驾照也考完了，还养了只猫叫汤圆")]
     turn_id = events[-1].turn_id
-    await settle(services)
+    await writer_settled(services)
 
     # nothing changed at all; three proposals wait
     assert seen == []
@@ -89,7 +81,7 @@ async def test_a_locked_memory_is_refused_even_as_a_proposal(services, llm_serve
     llm_server.add_tool_calls([("update_memory", {"id": keep, "content": "用户的生日是3月6日", "reason": "用户说的"})])
     llm_server.add_text("好的。")
     _ = [e async for e in services.chat.send("s1", "我生日其实是3月6日")]
-    await settle(services)
+    await writer_settled(services)
     assert services.review.pending() == []
     assert any("已被用户锁定" in text for text in tool_results(llm_server.requests[-1]))
 
@@ -101,7 +93,7 @@ async def test_with_review_mode_off_sonetto_writes_directly_and_switching_is_liv
     llm_server.add_tool_calls([("create_memory", {"content": "用户喜欢山竹", "section": "品味"})])
     llm_server.add_text("已记录。")
     _ = [e async for e in services.chat.send("s1", "我喜欢山竹")]
-    await settle(services)
+    await writer_settled(services)
     assert services.review.pending() == []
     assert [i.description for i in services.memory.all_items().values()] == ["用户喜欢山竹"]
 
@@ -140,7 +132,7 @@ def test_the_inbox_persists_follows_other_processes_and_does_not_repeat_itself(t
     assert first.pending() == []  # the file changed: read again
     with pytest.raises(KeyError):
         first.reject(a.id)
-    path.write_text(json.dumps({"proposals": [{"id": "p1", "kind": "nonsense"}]}), encoding="utf-8")
+    path.write_text(json.dumps({"proposals": [{"id": "p1", "kind": ["nonsense"]}]}), encoding="utf-8")
     with pytest.raises(ValueError, match="review_inbox.json"):
         ReviewInbox(path).pending()
     assert path.read_text(encoding="utf-8").count("nonsense") == 1  # a bad file is left as it is
@@ -186,7 +178,7 @@ async def test_an_apps_conversation_is_reviewed_and_approved_as_that_app(service
     llm_server.add_text("已提交。")
     turn_id = await services.writer.send_history([{"role": "user", "content": "我下个月去大阪看樱花"}],
                                                  session_id="mcp:cursor", actor="mcp:cursor")
-    await settle(services)
+    await writer_settled(services)
     assert services.memory.count() == 0
     (proposal,) = services.review.pending()
     assert (proposal.actor, proposal.turn_id) == ("mcp:cursor", turn_id)

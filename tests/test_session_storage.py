@@ -8,35 +8,16 @@ from __future__ import annotations
 import errno
 import sqlite3
 
-import pytest
 
+from helpers import collect, engine_factory_fixture
 from ltm_helpers import idle_ltm_fixture
 from memory_stores import yaml_store_fixture
-from sonetto_desktop.agent.engine import ChatEngine
 from sonetto_desktop.agent.storage_errors import storage_problem
+
+make_engine = engine_factory_fixture()
 
 mm = yaml_store_fixture()
 ltm = idle_ltm_fixture()
-
-
-@pytest.fixture
-async def make_engine(tmp_path, ltm, make_llm):
-    engines: list[ChatEngine] = []
-
-    async def factory(**kw) -> ChatEngine:
-        kw.setdefault("llm_factory", lambda: make_llm(streaming=True))
-        engine = ChatEngine(ltm, data_dir=tmp_path / "data", **kw)
-        await engine.start()
-        engines.append(engine)
-        return engine
-
-    yield factory
-    for engine in engines:
-        await engine.close()
-
-
-async def collect(engine, session_id, text):
-    return [event async for event in engine.send(session_id, text)]
 
 
 def damage_pages_after_the_first(path) -> bytes:

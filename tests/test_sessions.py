@@ -11,15 +11,11 @@ from pathlib import Path
 
 import pytest
 
+from helpers import session_store_fixture
 from sonetto_desktop.agent.sessions import DEFAULT_TITLE, SessionNotFound, SessionStore, title_from
 
 
-@pytest.fixture
-async def store(tmp_path):
-    s = SessionStore(tmp_path / "sessions.db")
-    await s.open()
-    yield s
-    await s.close()
+store = session_store_fixture()
 
 
 async def test_create_list_newest_first(store):

@@ -4,8 +4,16 @@ the sampled count of a large bank. Real tokenizers, no network."""
 
 from __future__ import annotations
 
-import pytest
+import math
 
+import pytest
+from langchain_core.messages import AIMessage, HumanMessage
+
+from llm_payloads import TextResponse, completion
+from sonetto_desktop.agent.graph import MESSAGE_OVERHEAD, message_tokens
+from sonetto_desktop.history_import.plan import text_tokens
+from sonetto_desktop.memory import token_estimate
+from sonetto_desktop.memory.retrieval import budget
 from sonetto_desktop.memory.retrieval.budget import estimate_tokens
 from sonetto_desktop.memory.retrieval.token_count import (
     FAMILIES,
@@ -18,6 +26,31 @@ from sonetto_desktop.memory.retrieval.token_count import (
 )
 
 MEMORY = "小林下周三要去杭州出差，住在西湖边的酒店，顺便去看望大学室友阿杰。"
+
+SAMPLES = [
+    MEMORY,
+    "I moved to Berlin last spring and I still can't order coffee in German without panicking.",
+    "我在用 Python 3.11 写一个 PySide6 的桌面应用，数据库是 PostgreSQL 16。",
+    "def f(x):\n    return {k: v for k, v in x.items() if v is not None}  # drop empties\n",
+    "",
+]
+
+
+@pytest.mark.parametrize("text", SAMPLES)
+def test_every_caller_estimates_a_text_alike(text):
+    """One estimate (memory/token_estimate.py): the recall budget, the chat history kept for the model,
+    the history import's plan, the calibrated counter and the scripted server's usage all count a text
+    the same (they once said 23 / 16 / 21 of one sentence)."""
+    one = token_estimate.estimate_tokens(text)
+    assert one == math.ceil(token_estimate.estimate_tokens_unrounded(text))
+    assert budget.estimate_tokens(text) == estimate_tokens(text) == one
+    assert message_tokens(HumanMessage(text)) == MESSAGE_OVERHEAD + one
+    call = AIMessage("", tool_calls=[{"name": "note", "args": {"text": text}, "id": "c1"}])
+    assert message_tokens(call) == MESSAGE_OVERHEAD + token_estimate.estimate_tokens(str({"text": text}))
+    assert text_tokens(text) == pytest.approx(token_estimate.estimate_tokens_unrounded(text)
+                                              * FAMILIES["qwen"].per_estimate)
+    assert TokenCounter(FAMILIES["unknown"]).count(text) == one
+    assert completion({"messages": []}, TextResponse(text), lambda: 1)["usage"]["completion_tokens"] == one
 
 
 @pytest.mark.parametrize(("url", "model", "family"), [

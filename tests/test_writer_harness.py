@@ -12,8 +12,10 @@ from pathlib import Path
 import pytest
 
 from bench import writer as harness
+from memory_stores import yaml_store_fixture
 from llm_server import tool_calls
-from sonetto_desktop.memory import YamlMemoryManager
+
+store = yaml_store_fixture("store")
 
 DATASET = Path(__file__).resolve().parent.parent / "bench" / "writer_scenarios.yaml"
 NOW = datetime(2026, 12, 2, 20, 0)
@@ -52,13 +54,6 @@ def test_harness_without_endpoint_says_so_and_exits_0(capsys, monkeypatch):
 
 def _scenario(expect, **kw) -> harness.Scenario:
     return harness.Scenario(kw.pop("id", "x"), kw.pop("kind", "moment"), NOW, [], expect=expect, **kw)
-
-
-@pytest.fixture
-def store(tmp_path):
-    mm = YamlMemoryManager(tmp_path / "memory.yaml")
-    yield mm
-    mm.close()
 
 
 @pytest.mark.parametrize("expect,good,bad", [

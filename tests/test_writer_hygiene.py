@@ -12,11 +12,11 @@ from datetime import datetime, timedelta
 
 import pytest
 
+from helpers import retriever_fixture
 from llm_server import tool_calls
 from ltm_helpers import until
 from memory_stores import backend_store_fixture
 from sonetto_desktop.memory.item import MemoryItem
-from sonetto_desktop.memory.retrieval.mechanical import MechanicalRetriever
 from sonetto_desktop.memory.writer.hygiene import MemoryHygiene
 from sonetto_desktop.memory.writer.pipeline import MemoryWriter
 
@@ -70,11 +70,7 @@ def writer(mm, make_llm, tmp_path):
     w.close()
 
 
-@pytest.fixture
-def retriever(mm):
-    mech = MechanicalRetriever(mm, now=lambda: NOW)
-    yield mech
-    mech.close()
+retriever = retriever_fixture(NOW)
 
 
 def hygiene_for(writer, retriever, tmp_path, **kw):

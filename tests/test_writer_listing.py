@@ -10,11 +10,10 @@ import itertools
 import json
 from datetime import datetime, timedelta
 
-import pytest
 
+from helpers import retriever_fixture
 from memory_stores import backend_store_fixture
 from sonetto_desktop.memory.item import MemoryItem
-from sonetto_desktop.memory.retrieval.mechanical import MechanicalRetriever
 from sonetto_desktop.memory.writer.consumer import MemoryConsumer
 from sonetto_desktop.memory.writer.index import WriterIndex
 from sonetto_desktop.memory.writer.listing import read_listing
@@ -51,11 +50,7 @@ def rows(text: str) -> dict[str, str]:
     return {line.split(" | ", 1)[0]: line for line in text.splitlines()[1:] if " | " in line}
 
 
-@pytest.fixture
-def retriever(mm):
-    mech = MechanicalRetriever(mm, now=lambda: NOW)
-    yield mech
-    mech.close()
+retriever = retriever_fixture(NOW)
 
 
 def extra_memories() -> dict[str, tuple[str, str]]:

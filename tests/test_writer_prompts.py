@@ -199,3 +199,23 @@ def test_the_hygiene_pass_asks_its_reasons_in_the_ui_language(tmp_path, make_llm
     assert MemoryWriter(mm, make_llm(), tmp_path / "journal", language=lambda: "en").language() == "en"
     assert MemoryWriter(mm, make_llm(), tmp_path / "journal2").language() == "zh_CN"
     mm.close()
+
+
+def test_the_static_prefix_stays_within_its_token_budget(tmp_path):
+    """Issue 37: every writer call pays the system prompt and the tool schemas. Counted in OpenAI's
+    cl100k (exact where quicktok is installed, else the app's calibrated estimate): 2,550 before
+    the prompt and the tools' descriptions were shortened, about 1,970 after; the rules stay (above)."""
+    import json
+
+    from langchain_core.utils.function_calling import convert_to_openai_tool
+
+    from sonetto_desktop.memory.retrieval.token_count import FAMILIES, TokenCounter
+    from sonetto_desktop.memory.writer.tools import make_memory_tools
+
+    counter = TokenCounter(FAMILIES["cl100k"])
+    tools = [json.dumps(convert_to_openai_tool(t), ensure_ascii=False)
+             for t in make_memory_tools(YamlMemoryManager(tmp_path / "memory.yaml"))]
+    system, schemas = counter.count(prompts.UPDATE_SYSTEM), sum(counter.count_many(tools))
+    assert system + schemas <= 2_050, (system, schemas)
+    assert system <= 1_250 and schemas <= 820
+

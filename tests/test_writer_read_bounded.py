@@ -10,12 +10,11 @@ from __future__ import annotations
 import itertools
 from datetime import datetime, timedelta
 
-import pytest
 
+from helpers import retriever_fixture
 from ltm_helpers import FAST, make_ltm, until
 from memory_stores import backend_store_fixture, open_store
 from sonetto_desktop.memory.item import MemoryItem
-from sonetto_desktop.memory.retrieval.mechanical import MechanicalRetriever
 from sonetto_desktop.memory.writer.consumer import MemoryConsumer
 from sonetto_desktop.memory.writer.listing import READ_ALL_MAX, memory_line, read_listing
 from sonetto_desktop.memory.writer.tools import ToolContext, make_memory_tools
@@ -57,11 +56,7 @@ def listed_ids(text: str) -> list[str]:
     return [line.split(" | ", 1)[0] for line in text.splitlines()[1:] if " | " in line]
 
 
-@pytest.fixture
-def retriever(mm):
-    mech = MechanicalRetriever(mm, now=lambda: NOW)
-    yield mech
-    mech.close()
+retriever = retriever_fixture(NOW)
 
 
 def test_up_to_the_threshold_every_memory_is_listed(mm, retriever):
@@ -197,3 +192,15 @@ async def test_ltm_over_threshold_update_of_a_related_memory_lands(llm_server, m
     assert item.description == "用户养了一只叫年糕的橘猫，很调皮" and item.hit == 1
     assert (item.history[-1]["actor"], item.history[-1]["reason"]) == ("agent", "用户说年糕又把杯子打翻了")
     mm.close()
+
+
+def test_a_large_store_lists_about_twenty_memories_a_turn(mm, retriever):
+    """Issue 37 (writer tokens per turn): every listed row costs ~40 tokens. Past the threshold a
+    turn's listing holds at most 12 related memories, 3 due to-dos and the 2 most recent (plus the
+    likely duplicates of the best matches); it was up to 20 + 5 + 3 (28 rows at 1,000 memories)."""
+    fill(mm, 300, old=UNRELATED_OLD)
+    mm.import_items({f"d{i:03d}": MemoryItem(f"用户{i % 12 + 1}月{i % 27 + 1}日有第{i}场展览的布展", "时效待办",
+                                              latest_update_time=OLD) for i in range(10)})
+    listing = read_listing(mm, "我上周去看了一场展览，第3次去展馆了", lambda: retriever, now=NOW)
+    assert listing.selection == "related" and listing.total == 316
+    assert listing.shown <= 12 + 3 + 2 + 4  # 28 before

@@ -16,19 +16,15 @@ from pathlib import Path
 
 import pytest
 
+from memory_stores import yaml_store_fixture
 from llm_server import HangResponse, error, tool_calls
 from ltm_helpers import FAST, TURN, kinds, recorder, script_create, until
 from sonetto_desktop.memory import MemoryWriter, YamlMemoryManager
 from sonetto_desktop.memory.writer.journal import TurnJournal, default_journal_path
 
+store = yaml_store_fixture("store")
+
 HERE = Path(__file__).resolve().parent
-
-
-@pytest.fixture
-def store(tmp_path):
-    mm = YamlMemoryManager(tmp_path / "memory.yaml")
-    yield mm
-    mm.close()
 
 
 def live(store) -> list[str]:

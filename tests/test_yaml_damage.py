@@ -11,8 +11,8 @@ import time
 from pathlib import Path
 
 import pytest
-import yaml
 
+from helpers import yaml_on_disk
 from sonetto_desktop.memory import MemoryItem, StoreCorrupt, YamlMemoryManager
 from sonetto_desktop.memory.stores.yaml import files as yaml_files
 from sonetto_desktop.memory.stores.yaml import writer as yaml_writer
@@ -21,10 +21,6 @@ from sonetto_desktop.memory.stores.yaml.sync import CONFLICT_REASON, DELETE_REAS
 from sonetto_desktop.memory.stores.yaml.versions import FileVersions
 from sonetto_desktop.presentation.store_notices import notice_text
 from waiting import wait_for
-
-
-def on_disk(path: Path) -> dict:
-    return yaml.safe_load(path.read_text(encoding="utf-8")) or {}
 
 
 def twenty(mm: YamlMemoryManager) -> dict[str, str]:
@@ -39,7 +35,7 @@ def live(tmp_path):
     that are on disk; ``notices`` collects what it says."""
     mm = YamlMemoryManager(tmp_path / "memory.yaml")
     texts = twenty(mm)
-    wait_for(lambda: len(on_disk(mm.path)) == 20, what="memory.yaml holds the 20 memories")
+    wait_for(lambda: len(yaml_on_disk(mm.path)) == 20, what="memory.yaml holds the 20 memories")
     mm.notices_heard = []
     mm.subscribe_notices(mm.notices_heard.append)
     mm.texts = texts
@@ -58,13 +54,13 @@ def test_a_deleted_memory_yaml_is_written_again_from_the_memories_held(live):
     os.unlink(live.path)
     time.sleep(0.3)
     assert live.count() == 20, "a missing file is not 'no memories'"
-    wait_for(lambda: live.path.exists() and len(on_disk(live.path)) == 20, what="memory.yaml written again")
+    wait_for(lambda: live.path.exists() and len(yaml_on_disk(live.path)) == 20, what="memory.yaml written again")
     new = live.add("文件不见后写的", "瞬间")
-    wait_for(lambda: new in on_disk(live.path), what="the new write on disk")
+    wait_for(lambda: new in yaml_on_disk(live.path), what="the new write on disk")
     assert live.count() == 21 and live.list_trash() == []
     assert kinds(live).count("file_missing") == 1
     assert "不见了" in notice_text(live.notices_heard[0])
-    assert len(on_disk(live.backup_path)) >= 20, "memory.yaml.bak is a real last good copy, never {}"
+    assert len(yaml_on_disk(live.backup_path)) >= 20, "memory.yaml.bak is a real last good copy, never {}"
     os.unlink(live.path)  # gone again, and this time the app is closed before it is written again
     live.writer._closed = True
     again = YamlMemoryManager(live.path, flush_delay=None)
@@ -77,13 +73,13 @@ def test_a_file_moved_away_and_back_keeps_the_write_made_meanwhile(live):
     os.rename(live.path, away)
     time.sleep(0.2)
     new = live.add("移开时写的", "瞬间")
-    wait_for(lambda: live.path.exists() and new in on_disk(live.path), what="written again with the new write")
+    wait_for(lambda: live.path.exists() and new in yaml_on_disk(live.path), what="written again with the new write")
     os.rename(away, live.path)  # (a sync client puts its copy back)
     time.sleep(0.3)
     live.poll_external()
     assert new in live.all_items() and live.count() == 21
     assert live.list_trash() == [], "the acknowledged write is not trashed by the file's return"
-    wait_for(lambda: new in on_disk(live.path), what="the returned file written again with the new write")
+    wait_for(lambda: new in yaml_on_disk(live.path), what="the returned file written again with the new write")
     assert not any(e.get("actor") == "file" for item in live.all_items().values() for e in item.history)
 
 
@@ -118,7 +114,7 @@ def test_a_memory_yaml_missing_at_open_is_restored_from_the_backup_and_the_log(t
     [notice] = mm.notices
     assert (notice.kind, notice.exact) == ("file_recovered", True) and "memory.yaml.bak" in notice.detail
     mm.close()
-    assert set(on_disk(path)) == ids
+    assert set(yaml_on_disk(path)) == ids
 
 
 def test_a_missing_memory_yaml_with_no_copy_that_matches_is_refused_not_emptied(tmp_path):
@@ -154,7 +150,7 @@ def test_a_link_swapped_in_is_not_followed(live, tmp_path):
     time.sleep(0.3)
     live.poll_external()
     assert set(live.all_items()) == set(live.texts), "another file's entries never become the memories"
-    wait_for(lambda: not live.path.is_symlink() and len(on_disk(live.path)) == 20, what="the file written again")
+    wait_for(lambda: not live.path.is_symlink() and len(yaml_on_disk(live.path)) == 20, what="the file written again")
     assert other.read_text(encoding="utf-8") == "x1: {description: 别人的东西, theme: 别处}\n"
     assert "file_link" in kinds(live)
 
@@ -215,7 +211,7 @@ def test_a_stale_editor_save_keeps_what_sonetto_wrote_since(live, in_place):
     new = live.add("Sonetto 刚记住的", "瞬间", actor="agent")
     live.update("m0000001", "补充", new_description="喜欢第1种水果，尤其是冰镇的", actor="agent")
     live.hit("m0000002")
-    wait_for(lambda: new in on_disk(live.path), what="Sonetto's writes on disk")
+    wait_for(lambda: new in yaml_on_disk(live.path), what="Sonetto's writes on disk")
     _save(live.path, buffer.replace("第5条记忆：喜欢第5种水果", "第5条记忆：不再喜欢第5种水果"), in_place=in_place)
     wait_for(lambda: live.get("m0000005").description == "第5条记忆：不再喜欢第5种水果", what="the edit taken in")
     assert new in live.all_items() and live.list_trash() == [], "the newer memory is not trashed"
@@ -224,7 +220,7 @@ def test_a_stale_editor_save_keeps_what_sonetto_wrote_since(live, in_place):
     assert live.get("m0000002").hit == 1
     assert live.get("m0000005").last_actor == "file"
     assert "edit_stale" in kinds(live) and "edit_conflict" not in kinds(live)
-    wait_for(lambda: new in on_disk(live.path) and on_disk(live.path)["m0000001"]["description"].endswith("冰镇的"),
+    wait_for(lambda: new in yaml_on_disk(live.path) and yaml_on_disk(live.path)["m0000001"]["description"].endswith("冰镇的"),
              what="the file written again with Sonetto's writes")
 
 
@@ -262,7 +258,7 @@ def test_a_hand_deletion_of_a_memory_sonetto_changed_since_wins_and_is_said(live
 def test_a_stale_save_of_a_memory_sonetto_deleted_since_does_not_bring_it_back(live):
     buffer = _buffer(live.path)
     live.delete("m0000009", "过时了", actor="agent")
-    wait_for(lambda: "m0000009" not in on_disk(live.path), what="the deletion on disk")
+    wait_for(lambda: "m0000009" not in yaml_on_disk(live.path), what="the deletion on disk")
     _save(live.path, buffer.replace("第3条记忆：喜欢第3种水果", "第3条记忆：改一下"), in_place=True)
     wait_for(lambda: live.get("m0000003").description == "第3条记忆：改一下", what="the edit taken in")
     assert "m0000009" not in live.all_items() and [t["id"] for t in live.list_trash()] == ["m0000009"]
@@ -305,8 +301,8 @@ def test_a_save_landing_while_memory_yaml_is_replaced_is_taken_in(live, monkeypa
     wait_for(lambda: saved, what="a rewrite")
     wait_for(lambda: live.get("m0000008").description == "第8条记忆：正好此刻改的", what="the save taken in")
     assert new in live.all_items() and live.get("m0000008").last_actor == "file"
-    wait_for(lambda: on_disk(live.path).get("m0000008", {}).get("description") == "第8条记忆：正好此刻改的"
-             and new in on_disk(live.path), what="both on disk")
+    wait_for(lambda: yaml_on_disk(live.path).get("m0000008", {}).get("description") == "第8条记忆：正好此刻改的"
+             and new in yaml_on_disk(live.path), what="both on disk")
 
 
 def test_a_file_that_no_longer_parses_keeps_the_last_state_and_is_said_once(live):
@@ -349,11 +345,11 @@ def test_kept_versions_are_bounded_and_find_the_base_a_save_was_made_from():
 
 def test_a_deleted_trash_file_is_written_again_from_the_trash_held(live):
     live.delete("m0000002", "不要了")
-    wait_for(lambda: live.trash_path.exists() and "m0000002" in on_disk(live.trash_path), what="the trash on disk")
+    wait_for(lambda: live.trash_path.exists() and "m0000002" in yaml_on_disk(live.trash_path), what="the trash on disk")
     os.unlink(live.trash_path)
     time.sleep(0.3)
     assert [t["id"] for t in live.list_trash()] == ["m0000002"]
-    wait_for(lambda: live.trash_path.exists() and "m0000002" in on_disk(live.trash_path), what="written again")
+    wait_for(lambda: live.trash_path.exists() and "m0000002" in yaml_on_disk(live.trash_path), what="written again")
     live.restore("m0000002")
     assert live.count() == 20
 
@@ -370,7 +366,7 @@ def _without(text: str, memory_id: str) -> str:
 def test_deleting_the_memory_sonetto_just_wrote_from_an_up_to_date_file_deletes_it(live):
     new = live.add("Sonetto 记错的一条", "瞬间", actor="agent")
     live.hit("m0000001")
-    wait_for(lambda: new in on_disk(live.path) and on_disk(live.path)["m0000001"]["hit"] == 1, what="on disk")
+    wait_for(lambda: new in yaml_on_disk(live.path) and yaml_on_disk(live.path)["m0000001"]["hit"] == 1, what="on disk")
     _save(live.path, _without(_buffer(live.path), new), in_place=False)
     wait_for(lambda: new not in live.all_items(), what="the deletion taken in")
     assert [t["id"] for t in live.list_trash()] == [new] and "edit_stale" not in kinds(live)
@@ -384,12 +380,12 @@ def test_a_save_lacking_only_what_sonetto_added_since_keeps_it_and_the_same_save
     store says so; the same save made again, once the file shows them, is the person's deletion."""
     buffer = _buffer(live.path)
     new = live.add("Sonetto 刚记住的", "瞬间", actor="agent")
-    wait_for(lambda: new in on_disk(live.path), what="on disk")
+    wait_for(lambda: new in yaml_on_disk(live.path), what="on disk")
     edited = buffer.replace("第3条记忆：喜欢第3种水果", "第3条记忆：改一下")
     _save(live.path, edited, in_place=False)
     wait_for(lambda: live.get("m0000003").description == "第3条记忆：改一下", what="taken in")
     assert new in live.all_items() and "edit_stale" in kinds(live)
-    wait_for(lambda: new in on_disk(live.path), what="written again")
+    wait_for(lambda: new in yaml_on_disk(live.path), what="written again")
     _save(live.path, edited, in_place=False)  # the person deletes it again, knowing
     wait_for(lambda: new not in live.all_items(), what="deleted the second time")
     assert [t["id"] for t in live.list_trash()] == [new] and "edit_deleted" in kinds(live)
@@ -400,9 +396,9 @@ def test_an_old_copy_put_back_exactly_keeps_what_sonetto_added_and_the_same_save
     since, and says so; saving that same text again once the file shows the memory is meant: a deletion."""
     buffer = _buffer(live.path)
     new = live.add("Sonetto 刚记住的", "瞬间", actor="agent")
-    wait_for(lambda: new in on_disk(live.path), what="on disk")
+    wait_for(lambda: new in yaml_on_disk(live.path), what="on disk")
     _save(live.path, buffer, in_place=False)
-    wait_for(lambda: "edit_stale" in kinds(live) and new in on_disk(live.path), what="kept, and written again")
+    wait_for(lambda: "edit_stale" in kinds(live) and new in yaml_on_disk(live.path), what="kept, and written again")
     assert new in live.all_items() and live.list_trash() == []
     _save(live.path, buffer, in_place=False)  # the person deletes it again, knowing
     wait_for(lambda: new not in live.all_items(), what="deleted the second time")
@@ -429,7 +425,7 @@ def test_a_stale_save_made_while_the_app_was_closed_keeps_what_sonetto_wrote(tmp
     assert new in again.all_items() and again.get("m0000001").description.endswith("冰镇的")
     assert [n.kind for n in again.notices] == ["edit_stale"]
     again.close()
-    assert new in on_disk(path) and on_disk(path)["m0000005"]["description"].startswith("第5条记忆：不再")
+    assert new in yaml_on_disk(path) and yaml_on_disk(path)["m0000005"]["description"].startswith("第5条记忆：不再")
 
 
 def test_a_stale_save_taken_in_survives_a_kill_before_the_file_is_written(tmp_path):
@@ -462,14 +458,14 @@ def test_a_memory_yaml_emptied_while_the_app_was_closed_is_restored(tmp_path):
     assert again.count() == 21 and [n.kind for n in again.notices] == ["file_recovered"]
     again.add("打开后写的", "瞬间")
     again.close()
-    assert len(on_disk(path)) == 22 and len(on_disk(path.with_name("memory.yaml.bak"))) >= 21
+    assert len(yaml_on_disk(path)) == 22 and len(yaml_on_disk(path.with_name("memory.yaml.bak"))) >= 21
 
 
 def test_a_memory_yaml_emptied_while_open_keeps_the_backup_a_real_copy(live):
     live.path.write_bytes(b"")
     time.sleep(0.3)
-    wait_for(lambda: live.count() == 20 and len(on_disk(live.path)) == 20, what="written again")
-    assert len(on_disk(live.backup_path)) == 20, "memory.yaml.bak is never the emptied file"
+    wait_for(lambda: live.count() == 20 and len(yaml_on_disk(live.path)) == 20, what="written again")
+    assert len(yaml_on_disk(live.backup_path)) == 20, "memory.yaml.bak is never the emptied file"
     assert "file_missing" in kinds(live)
 
 

@@ -14,17 +14,13 @@ import time
 from pathlib import Path
 
 import pytest
-import yaml
 
+from helpers import yaml_on_disk
 from sonetto_desktop.memory import MemoryItem, YamlMemoryManager
 from sonetto_desktop.memory.stores.yaml.sync import ADD_REASON, DELETE_REASON, EDIT_REASON
 from waiting import wait_for
 
 ROOT = Path(__file__).resolve().parent.parent
-
-
-def on_disk(path: Path) -> dict:
-    return yaml.safe_load(path.read_text(encoding="utf-8")) or {}
 
 
 def edit(path: Path, old: str, new: str) -> None:
@@ -54,12 +50,12 @@ def test_memory_yaml_shows_every_write_without_closing(tmp_path):
     try:
         a = mm.add("喜欢夏天和猫", "品味")
         b = mm.add("住在成都", "身份")
-        wait_for(lambda: set(on_disk(mm.path)) == {a, b}, what="memory.yaml holds both adds")
+        wait_for(lambda: set(yaml_on_disk(mm.path)) == {a, b}, what="memory.yaml holds both adds")
         mm.update(a, "更准确", new_description="喜欢夏天和布偶猫")
         mm.delete(b, "搬走了")
-        wait_for(lambda: on_disk(mm.path).get(a, {}).get("description") == "喜欢夏天和布偶猫"
-                 and b not in on_disk(mm.path), what="memory.yaml holds the update and the delete")
-        wait_for(lambda: b in on_disk(mm.trash_path), what="the trash file holds the deleted memory")
+        wait_for(lambda: yaml_on_disk(mm.path).get(a, {}).get("description") == "喜欢夏天和布偶猫"
+                 and b not in yaml_on_disk(mm.path), what="memory.yaml holds the update and the delete")
+        wait_for(lambda: b in yaml_on_disk(mm.trash_path), what="the trash file holds the deleted memory")
         assert YamlMemoryManager(mm.path, flush_delay=None).count() == 1
     finally:
         mm.close()
@@ -81,13 +77,13 @@ def test_a_hand_edit_becomes_the_memorys_state_as_the_person(store):
     store.close()
     again = YamlMemoryManager(store.path, flush_delay=None)
     assert again.get("aaaa0001").description == "喜欢夏天、猫和西瓜" and again.get("bbbb0002").hit == 1
-    assert on_disk(store.path)["aaaa0001"]["history"][-1]["actor"] == "file"
+    assert yaml_on_disk(store.path)["aaaa0001"]["history"][-1]["actor"] == "file"
     again.close()
 
 
 def test_a_hand_edit_wins_over_an_older_write_still_in_the_log(store):
     store.update("aaaa0001", "补充", new_description="喜欢夏天和猫，也喜欢狗")  # in the log only
-    assert on_disk(store.path)["aaaa0001"]["description"] == "喜欢夏天和猫"
+    assert yaml_on_disk(store.path)["aaaa0001"]["description"] == "喜欢夏天和猫"
     edit(store.path, "喜欢夏天和猫", "只喜欢冬天")  # the person edits the file as they see it
     poll_until_taken(store)
     item = store.get("aaaa0001")
@@ -98,7 +94,7 @@ def test_a_hand_edit_wins_over_an_older_write_still_in_the_log(store):
     # both changed the text: the other version is kept too (issue 35 item 2)
     assert [i.description for i in store.all_items().values()].count("喜欢夏天和猫，也喜欢狗") == 1
     store.close()
-    assert on_disk(store.path)["aaaa0001"]["description"] == "只喜欢冬天"
+    assert yaml_on_disk(store.path)["aaaa0001"]["description"] == "只喜欢冬天"
     again = YamlMemoryManager(store.path, flush_delay=None)
     assert again.get("aaaa0001").description == "只喜欢冬天"
     again.close()
@@ -111,7 +107,7 @@ def test_other_memories_keep_writes_still_in_the_log(store):
     assert store.get("bbbb0002").description == "住在上海"
     assert store.get("aaaa0001").description == "喜欢秋天"
     store.close()
-    data = on_disk(store.path)
+    data = yaml_on_disk(store.path)
     assert (data["aaaa0001"]["description"], data["bbbb0002"]["description"]) == ("喜欢秋天", "住在上海")
 
 
@@ -220,7 +216,7 @@ def test_untouched_entries_keep_their_text(tmp_path):
         original = OTHER_LAYOUT[OTHER_LAYOUT.index(f"{mid}:"):]
         original = original[:original.index("\n", original.index("theme:")) + 1]
         assert original in text, mid
-    assert on_disk(path)["bbbb0002"]["description"] == "住在上海"
+    assert yaml_on_disk(path)["bbbb0002"]["description"] == "住在上海"
 
 
 # ── crash safety of the rewrite (kill -9 at every step) ──────────────
@@ -298,4 +294,4 @@ def test_a_writer_killed_while_rewriting_loses_no_acknowledged_write(tmp_path, d
         assert not any(e.get("actor") == "file" for item in mm.all_items().values() for e in item.history), \
             "a cut-short rewrite is not a hand edit"
         mm.close()
-        assert live <= set(on_disk(path))
+        assert live <= set(yaml_on_disk(path))

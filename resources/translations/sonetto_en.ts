@@ -34,22 +34,22 @@
 <context>
     <name>ChatController</name>
     <message>
-        <location filename="../../sonetto_desktop/ui/chat/controller.py" line="165" />
+        <location filename="../../sonetto_desktop/ui/chat/controller.py" line="166" />
         <source>重命名失败：</source>
         <translation>Rename failed: </translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/chat/controller.py" line="254" />
+        <location filename="../../sonetto_desktop/ui/chat/controller.py" line="255" />
         <source>已停止</source>
         <translation>Stopped</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/chat/controller.py" line="258" />
+        <location filename="../../sonetto_desktop/ui/chat/controller.py" line="259" />
         <source>出错了：</source>
         <translation>Something went wrong: </translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/chat/controller.py" line="261" />
+        <location filename="../../sonetto_desktop/ui/chat/controller.py" line="262" />
         <source>回复意外中断了。</source>
         <translation>The reply stopped unexpectedly.</translation>
     </message>
@@ -105,89 +105,89 @@
 <context>
     <name>ChatPanel</name>
     <message>
-        <location filename="../../sonetto_desktop/ui/chat/panel.py" line="101" />
+        <location filename="../../sonetto_desktop/ui/chat/panel.py" line="102" />
         <source>对话</source>
         <translation>Chats</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/chat/panel.py" line="104" />
-        <location filename="../../sonetto_desktop/ui/chat/panel.py" line="106" />
-        <location filename="../../sonetto_desktop/ui/chat/panel.py" line="192" />
-        <location filename="../../sonetto_desktop/ui/chat/panel.py" line="321" />
+        <location filename="../../sonetto_desktop/ui/chat/panel.py" line="105" />
+        <location filename="../../sonetto_desktop/ui/chat/panel.py" line="107" />
+        <location filename="../../sonetto_desktop/ui/chat/panel.py" line="193" />
+        <location filename="../../sonetto_desktop/ui/chat/panel.py" line="322" />
         <source>新对话</source>
         <translation>New chat</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/chat/panel.py" line="107" />
-        <location filename="../../sonetto_desktop/ui/chat/panel.py" line="322" />
+        <location filename="../../sonetto_desktop/ui/chat/panel.py" line="108" />
+        <location filename="../../sonetto_desktop/ui/chat/panel.py" line="323" />
         <source>新建临时对话（不回忆、不记住、不保存）</source>
         <translation>New temporary chat (no recall, not remembered, not saved)</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/chat/panel.py" line="111" />
-        <location filename="../../sonetto_desktop/ui/chat/panel.py" line="326" />
+        <location filename="../../sonetto_desktop/ui/chat/panel.py" line="112" />
+        <location filename="../../sonetto_desktop/ui/chat/panel.py" line="327" />
         <source>重命名</source>
         <translation>Rename</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/chat/panel.py" line="112" />
-        <location filename="../../sonetto_desktop/ui/chat/panel.py" line="303" />
+        <location filename="../../sonetto_desktop/ui/chat/panel.py" line="113" />
+        <location filename="../../sonetto_desktop/ui/chat/panel.py" line="304" />
         <source>删除对话</source>
         <translation>Delete chat</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/chat/panel.py" line="113" />
-        <location filename="../../sonetto_desktop/ui/chat/panel.py" line="327" />
+        <location filename="../../sonetto_desktop/ui/chat/panel.py" line="114" />
+        <location filename="../../sonetto_desktop/ui/chat/panel.py" line="328" />
         <source>导出为 Markdown…</source>
         <translation>Export as Markdown…</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/chat/panel.py" line="121" />
+        <location filename="../../sonetto_desktop/ui/chat/panel.py" line="122" />
         <source>没有找到</source>
         <translation>No matches</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/chat/panel.py" line="193" />
+        <location filename="../../sonetto_desktop/ui/chat/panel.py" line="194" />
         <source>临时对话</source>
         <translation>Temporary chat</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/chat/panel.py" line="194" />
+        <location filename="../../sonetto_desktop/ui/chat/panel.py" line="195" />
         <source>（临时）%1</source>
         <translation>(temporary) %1</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/chat/panel.py" line="213" />
+        <location filename="../../sonetto_desktop/ui/chat/panel.py" line="214" />
         <source>你</source>
         <translation>You</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/chat/panel.py" line="214" />
+        <location filename="../../sonetto_desktop/ui/chat/panel.py" line="215" />
         <source>%1：%2</source>
         <translation>%1: %2</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/chat/panel.py" line="271" />
+        <location filename="../../sonetto_desktop/ui/chat/panel.py" line="272" />
         <source>对话操作失败：{0}</source>
         <translation>Chat operation failed: {0}</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/chat/panel.py" line="304" />
+        <location filename="../../sonetto_desktop/ui/chat/panel.py" line="305" />
         <source>删除对话“%1”？聊天记录会被删除，已经记住的记忆不受影响。</source>
         <translation>Delete the chat “%1”? Its messages are deleted; memories already kept stay.</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/chat/panel.py" line="328" />
+        <location filename="../../sonetto_desktop/ui/chat/panel.py" line="329" />
         <source>删除</source>
         <translation>Delete</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/chat/panel.py" line="339" />
+        <location filename="../../sonetto_desktop/ui/chat/panel.py" line="340" />
         <source>导出对话</source>
         <translation>Export chat</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/chat/panel.py" line="339" />
+        <location filename="../../sonetto_desktop/ui/chat/panel.py" line="340" />
         <source>Markdown 文件 (*.md)</source>
         <translation>Markdown files (*.md)</translation>
     </message>
@@ -195,17 +195,17 @@
 <context>
     <name>ChatSearchBox</name>
     <message>
-        <location filename="../../sonetto_desktop/ui/chat/search_box.py" line="28" />
+        <location filename="../../sonetto_desktop/ui/chat/search_box.py" line="29" />
         <source>搜索所有对话…</source>
         <translation>Search all chats…</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/chat/search_box.py" line="29" />
+        <location filename="../../sonetto_desktop/ui/chat/search_box.py" line="30" />
         <source>搜索所有对话</source>
         <translation>Search all chats</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/chat/search_box.py" line="62" />
+        <location filename="../../sonetto_desktop/ui/chat/search_box.py" line="63" />
         <source>搜索失败：{0}</source>
         <translation>Search failed: {0}</translation>
     </message>
@@ -518,17 +518,17 @@ Talk about anything — I'll remember what matters to you.</translation>
         <translation>Remove</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/dialogs/dont_remember.py" line="115" />
+        <location filename="../../sonetto_desktop/ui/dialogs/dont_remember.py" line="112" />
         <source>不要记住（最多 %1 字）：</source>
         <translation>Don't remember (at most %1 characters):</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/dialogs/dont_remember.py" line="133" />
+        <location filename="../../sonetto_desktop/ui/dialogs/dont_remember.py" line="130" />
         <source>添加</source>
         <translation>Add</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/dialogs/dont_remember.py" line="142" />
+        <location filename="../../sonetto_desktop/ui/dialogs/dont_remember.py" line="139" />
         <source>编辑</source>
         <translation>Edit</translation>
     </message>
@@ -599,42 +599,42 @@ Talk about anything — I'll remember what matters to you.</translation>
 <context>
     <name>HistoryDialog</name>
     <message>
-        <location filename="../../sonetto_desktop/ui/dialogs/history.py" line="82" />
+        <location filename="../../sonetto_desktop/ui/dialogs/history.py" line="84" />
         <source>{0}（{1}）</source>
         <translation>{0} ({1})</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/dialogs/history.py" line="105" />
+        <location filename="../../sonetto_desktop/ui/dialogs/history.py" line="107" />
         <source>记忆的历史</source>
         <translation>Memory history</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/dialogs/history.py" line="112" />
+        <location filename="../../sonetto_desktop/ui/dialogs/history.py" line="114" />
         <source>加载中…</source>
         <translation>Loading…</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/dialogs/history.py" line="130" />
+        <location filename="../../sonetto_desktop/ui/dialogs/history.py" line="132" />
         <source>恢复为此版本</source>
         <translation>Restore this version</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/dialogs/history.py" line="134" />
+        <location filename="../../sonetto_desktop/ui/dialogs/history.py" line="136" />
         <source>打开这段对话</source>
         <translation>Open that chat</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/dialogs/history.py" line="136" />
+        <location filename="../../sonetto_desktop/ui/dialogs/history.py" line="138" />
         <source>在对话里找到引起这次改动的那句话</source>
         <translation>Find the message in the chat that caused this change</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/dialogs/history.py" line="169" />
+        <location filename="../../sonetto_desktop/ui/dialogs/history.py" line="171" />
         <source>这条记忆已不存在（可能被删除或合并）。</source>
         <translation>This memory no longer exists (it may have been deleted or merged).</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/dialogs/history.py" line="177" />
+        <location filename="../../sonetto_desktop/ui/dialogs/history.py" line="179" />
         <source>当前：{0}（{1}）</source>
         <translation>Now: {0} ({1})</translation>
     </message>
@@ -679,85 +679,85 @@ Talk about anything — I'll remember what matters to you.</translation>
         <translation>Another program ({0})</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/dialogs/history.py" line="129" />
+        <location filename="../../sonetto_desktop/ui/dialogs/history.py" line="131" />
         <source>恢复的原因（可选）</source>
         <translation>Reason for restoring (optional)</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/dialogs/history.py" line="210" />
+        <location filename="../../sonetto_desktop/ui/dialogs/history.py" line="212" />
         <source>创建</source>
         <translation>Added</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/dialogs/history.py" line="211" />
+        <location filename="../../sonetto_desktop/ui/dialogs/history.py" line="213" />
         <source>修改</source>
         <translation>Edited</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/dialogs/history.py" line="212" />
+        <location filename="../../sonetto_desktop/ui/dialogs/history.py" line="214" />
         <source>合并</source>
         <translation>Merged</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/dialogs/history.py" line="213" />
+        <location filename="../../sonetto_desktop/ui/dialogs/history.py" line="215" />
         <source>恢复旧版本</source>
         <translation>Reverted</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/dialogs/history.py" line="214" />
+        <location filename="../../sonetto_desktop/ui/dialogs/history.py" line="216" />
         <source>从回收站恢复</source>
         <translation>Restored</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/dialogs/history.py" line="215" />
+        <location filename="../../sonetto_desktop/ui/dialogs/history.py" line="217" />
         <source>锁定</source>
         <translation>Locked</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/dialogs/history.py" line="216" />
+        <location filename="../../sonetto_desktop/ui/dialogs/history.py" line="218" />
         <source>解锁</source>
         <translation>Unlocked</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/dialogs/history.py" line="223" />
+        <location filename="../../sonetto_desktop/ui/dialogs/history.py" line="225" />
         <source>最初的版本</source>
         <translation>The first version</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/dialogs/history.py" line="228" />
+        <location filename="../../sonetto_desktop/ui/dialogs/history.py" line="230" />
         <source> · 来自被合并的记忆</source>
         <translation> · from a merged memory</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/dialogs/history.py" line="234" />
-        <location filename="../../sonetto_desktop/ui/dialogs/history.py" line="287" />
+        <location filename="../../sonetto_desktop/ui/dialogs/history.py" line="236" />
+        <location filename="../../sonetto_desktop/ui/dialogs/history.py" line="289" />
         <source>起因：“{0}”</source>
         <translation>Prompted by: “{0}”</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/dialogs/history.py" line="268" />
-        <location filename="../../sonetto_desktop/ui/dialogs/history.py" line="277" />
+        <location filename="../../sonetto_desktop/ui/dialogs/history.py" line="270" />
         <location filename="../../sonetto_desktop/ui/dialogs/history.py" line="279" />
+        <location filename="../../sonetto_desktop/ui/dialogs/history.py" line="281" />
         <source>主题：{0}</source>
         <translation>Theme: {0}</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/dialogs/history.py" line="273" />
+        <location filename="../../sonetto_desktop/ui/dialogs/history.py" line="275" />
         <source>修改前 → 修改后</source>
         <translation>Before → after</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/dialogs/history.py" line="281" />
+        <location filename="../../sonetto_desktop/ui/dialogs/history.py" line="283" />
         <source>并入的记忆：{0}</source>
         <translation>Merged-in memory: {0}</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/dialogs/history.py" line="285" />
+        <location filename="../../sonetto_desktop/ui/dialogs/history.py" line="287" />
         <source>原因：{0}</source>
         <translation>Reason: {0}</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/dialogs/history.py" line="290" />
+        <location filename="../../sonetto_desktop/ui/dialogs/history.py" line="292" />
         <source>来自：{0}</source>
         <translation>From: {0}</translation>
     </message>
@@ -765,38 +765,38 @@ Talk about anything — I'll remember what matters to you.</translation>
 <context>
     <name>HistoryImportActions</name>
     <message>
-        <location filename="../../sonetto_desktop/ui/dialogs/history_actions.py" line="84" />
-        <location filename="../../sonetto_desktop/ui/dialogs/history_actions.py" line="97" />
+        <location filename="../../sonetto_desktop/ui/dialogs/history_actions.py" line="90" />
+        <location filename="../../sonetto_desktop/ui/dialogs/history_actions.py" line="103" />
         <source>这个导入正在另一个 Sonetto 里进行</source>
         <translation>This import is running in another Sonetto</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/dialogs/history_actions.py" line="87" />
+        <location filename="../../sonetto_desktop/ui/dialogs/history_actions.py" line="93" />
         <source>无法开始导入：{0}</source>
         <translation>Cannot start the import: {0}</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/dialogs/history_actions.py" line="100" />
+        <location filename="../../sonetto_desktop/ui/dialogs/history_actions.py" line="106" />
         <source>无法继续导入：{0}</source>
         <translation>Cannot continue the import: {0}</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/dialogs/history_actions.py" line="115" />
+        <location filename="../../sonetto_desktop/ui/dialogs/history_actions.py" line="121" />
         <source>继续未完成的聊天记录导入（{0}）</source>
         <translation>Continuing the unfinished chat import ({0})</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/dialogs/history_actions.py" line="122" />
+        <location filename="../../sonetto_desktop/ui/dialogs/history_actions.py" line="128" />
         <source>导入出错：{0}</source>
         <translation>The import failed: {0}</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/dialogs/history_actions.py" line="126" />
+        <location filename="../../sonetto_desktop/ui/dialogs/history_actions.py" line="132" />
         <source>聊天记录导入完成：写入 {0} 轮，新记忆 {1} 条，更新 {2} 条</source>
         <translation>Chat import finished: {0} turns read, {1} new memories, {2} updated</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/dialogs/history_actions.py" line="129" />
+        <location filename="../../sonetto_desktop/ui/dialogs/history_actions.py" line="135" />
         <source>聊天记录导入完成：{0} 条提议已进入审核箱</source>
         <translation>Chat import finished: {0} proposals are in the review inbox</translation>
     </message>
@@ -804,120 +804,100 @@ Talk about anything — I'll remember what matters to you.</translation>
 <context>
     <name>HistoryImportDialog</name>
     <message>
-        <location filename="../../sonetto_desktop/ui/dialogs/history_import.py" line="84" />
+        <location filename="../../sonetto_desktop/ui/dialogs/history_import.py" line="89" />
         <source>导入聊天记录</source>
         <translation>Import chat history</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/dialogs/history_import.py" line="124" />
+        <location filename="../../sonetto_desktop/ui/dialogs/history_import.py" line="137" />
         <source>{0} · {1} · {2} 轮</source>
         <translation>{0} · {1} · {2} turns</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/dialogs/history_import.py" line="130" />
+        <location filename="../../sonetto_desktop/ui/dialogs/history_import.py" line="143" />
         <source>把你在其他应用里的聊天记录交给 Sonetto：它按当时的日期一段段读完，记下关于你的事。导入前可以预览和挑选，导入后可以整体撤销。</source>
         <translation>Give Sonetto your chats from other apps: it reads them piece by piece as of the day they happened and remembers what they say about you. You can preview and choose before importing, and undo the whole import afterwards.</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/dialogs/history_import.py" line="133" />
+        <location filename="../../sonetto_desktop/ui/dialogs/history_import.py" line="146" />
         <source>选择文件…</source>
         <translation>Choose a file…</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/dialogs/history_import.py" line="134" />
+        <location filename="../../sonetto_desktop/ui/dialogs/history_import.py" line="147" />
         <source>选择文件夹…</source>
         <translation>Choose a folder…</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/dialogs/history_import.py" line="136" />
+        <location filename="../../sonetto_desktop/ui/dialogs/history_import.py" line="149" />
         <source>格式</source>
         <translation>Format</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/dialogs/history_import.py" line="137" />
+        <location filename="../../sonetto_desktop/ui/dialogs/history_import.py" line="150" />
         <source>自动识别格式</source>
         <translation>Detect the format</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/dialogs/history_import.py" line="138" />
-        <source>Claude（尽力而为）</source>
-        <translation>Claude (best effort)</translation>
-    </message>
-    <message>
-        <location filename="../../sonetto_desktop/ui/dialogs/history_import.py" line="139" />
-        <source>DeepSeek（尽力而为）</source>
-        <translation>DeepSeek (best effort)</translation>
-    </message>
-    <message>
-        <location filename="../../sonetto_desktop/ui/dialogs/history_import.py" line="140" />
-        <source>Sonetto 导出的对话</source>
-        <translation>Chat exported from Sonetto</translation>
-    </message>
-    <message>
-        <location filename="../../sonetto_desktop/ui/dialogs/history_import.py" line="141" />
-        <source>ChatGPT 已保存的记忆（文本）</source>
-        <translation>ChatGPT saved memories (text)</translation>
-    </message>
-    <message>
-        <location filename="../../sonetto_desktop/ui/dialogs/history_import.py" line="149" />
+        <location filename="../../sonetto_desktop/ui/dialogs/history_import.py" line="159" />
         <source>&lt;b&gt;ChatGPT&lt;/b&gt;：设置 → 数据控制 → 导出数据，邮件里的链接下载 zip，选它即可。&lt;br&gt;&lt;b&gt;Claude&lt;/b&gt;：设置 → 隐私 → 导出数据，邮件里的链接下载 zip，选它即可（格式没有公开说明，尽力而为）。&lt;br&gt;&lt;b&gt;DeepSeek&lt;/b&gt;：设置 → 数据管理 → 导出所有历史对话；或用油猴脚本从网页保存的对话 JSON（格式没有公开说明，按公开的解析器读取，尽力而为）。&lt;br&gt;&lt;b&gt;Cherry Studio&lt;/b&gt;：设置 → 数据设置 → 备份，选备份的 zip（含 data.json 的备份）。&lt;br&gt;&lt;b&gt;Kimi 等其他应用&lt;/b&gt;：没有可读的导出，请整理成 JSON Lines（每行一条消息，见下面的“JSON Lines 格式”）。&lt;br&gt;&lt;b&gt;Sonetto&lt;/b&gt;：另一台电脑上对话列表里的“导出为 Markdown…”。</source>
         <translation>&lt;b&gt;ChatGPT&lt;/b&gt;: Settings → Data controls → Export data; download the zip from the emailed link and pick it.&lt;br&gt;&lt;b&gt;Claude&lt;/b&gt;: Settings → Privacy → Export data; download the zip from the emailed link and pick it (the format is not documented; best effort).&lt;br&gt;&lt;b&gt;DeepSeek&lt;/b&gt;: Settings → Data management → Export all chats, or a chat saved as JSON from the web page by a userscript (the format is not documented; read as public parsers do, best effort).&lt;br&gt;&lt;b&gt;Cherry Studio&lt;/b&gt;: Settings → Data settings → Backup; pick the backup zip (one with a data.json).&lt;br&gt;&lt;b&gt;Kimi and other apps&lt;/b&gt;: no readable export; put the chats into JSON Lines (one message per line, see “JSON Lines format” below).&lt;br&gt;&lt;b&gt;Sonetto&lt;/b&gt;: “Export as Markdown…” in the chat list on the other computer.</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/dialogs/history_import.py" line="159" />
+        <location filename="../../sonetto_desktop/ui/dialogs/history_import.py" line="169" />
         <source>JSON Lines 格式…</source>
         <translation>JSON Lines format…</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/dialogs/history_import.py" line="161" />
+        <location filename="../../sonetto_desktop/ui/dialogs/history_import.py" line="171" />
         <source>或者粘贴 ChatGPT 的“已保存的记忆”（设置 → 个性化 → 管理记忆，全选复制），每行一条：</source>
         <translation>Or paste ChatGPT’s saved memories (Settings → Personalization → Manage memories, select all and copy), one per line:</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/dialogs/history_import.py" line="165" />
-        <location filename="../../sonetto_desktop/ui/dialogs/history_import.py" line="308" />
+        <location filename="../../sonetto_desktop/ui/dialogs/history_import.py" line="175" />
+        <location filename="../../sonetto_desktop/ui/dialogs/history_import.py" line="318" />
         <source>粘贴的记忆</source>
         <translation>Pasted memories</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/dialogs/history_import.py" line="167" />
+        <location filename="../../sonetto_desktop/ui/dialogs/history_import.py" line="177" />
         <source>读取粘贴的记忆</source>
         <translation>Read the pasted memories</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/dialogs/history_import.py" line="173" />
+        <location filename="../../sonetto_desktop/ui/dialogs/history_import.py" line="183" />
         <source>正在读取</source>
         <translation>Reading</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/dialogs/history_import.py" line="174" />
+        <location filename="../../sonetto_desktop/ui/dialogs/history_import.py" line="184" />
         <source>取消读取</source>
         <translation>Stop reading</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/dialogs/history_import.py" line="185" />
+        <location filename="../../sonetto_desktop/ui/dialogs/history_import.py" line="195" />
         <source>继续这次导入</source>
         <translation>Continue this import</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/dialogs/history_import.py" line="186" />
-        <location filename="../../sonetto_desktop/ui/dialogs/history_import.py" line="271" />
-        <location filename="../../sonetto_desktop/ui/dialogs/history_import.py" line="692" />
+        <location filename="../../sonetto_desktop/ui/dialogs/history_import.py" line="196" />
+        <location filename="../../sonetto_desktop/ui/dialogs/history_import.py" line="281" />
+        <location filename="../../sonetto_desktop/ui/dialogs/history_import.py" line="702" />
         <source>撤销已导入的部分</source>
         <translation>Undo what was imported</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/dialogs/history_import.py" line="191" />
+        <location filename="../../sonetto_desktop/ui/dialogs/history_import.py" line="201" />
         <source>关闭</source>
         <translation>Close</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/dialogs/history_import.py" line="230" />
+        <location filename="../../sonetto_desktop/ui/dialogs/history_import.py" line="240" />
         <source>JSON Lines 格式</source>
         <translation>JSON Lines format</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/dialogs/history_import.py" line="231" />
+        <location filename="../../sonetto_desktop/ui/dialogs/history_import.py" line="241" />
         <source>每行一个 JSON 对象，即一条消息：
 
 {0}
@@ -932,271 +912,272 @@ conversation: which chat it belongs to; role: user or assistant (system and tool
 Optional: title (the chat’s title), id (the message’s id, which recognises it on a second import). Lines may come in any order; blank lines are fine.</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/dialogs/history_import.py" line="255" />
+        <location filename="../../sonetto_desktop/ui/dialogs/history_import.py" line="265" />
         <source>没有粘贴：内容有 {0} 字，ChatGPT 的已保存记忆一般只有几千字（最多 {1} 字）。请只复制“管理记忆”里的列表。</source>
         <translation>Not pasted: that is {0} characters, and ChatGPT's saved memories are a few thousand (at most {1}). Copy only the list under “Manage memories”.</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/dialogs/history_import.py" line="268" />
+        <location filename="../../sonetto_desktop/ui/dialogs/history_import.py" line="278" />
         <source>有一次没有完成的导入：{0} · {1}，已写入 {2}/{3} 轮</source>
         <translation>An import was not finished: {0} · {1}, {2}/{3} turns written</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/dialogs/history_import.py" line="273" />
+        <location filename="../../sonetto_desktop/ui/dialogs/history_import.py" line="283" />
         <source>上次导入：{0} · {1}，写入 {2} 轮，新记忆 {3} 条，更新 {4} 条</source>
         <translation>Last import: {0} · {1}, {2} turns read, {3} new memories, {4} updated</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/dialogs/history_import.py" line="276" />
-        <location filename="../../sonetto_desktop/ui/dialogs/history_import.py" line="834" />
+        <location filename="../../sonetto_desktop/ui/dialogs/history_import.py" line="286" />
+        <location filename="../../sonetto_desktop/ui/dialogs/history_import.py" line="844" />
         <source>撤销这次导入</source>
         <translation>Undo this import</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/dialogs/history_import.py" line="284" />
+        <location filename="../../sonetto_desktop/ui/dialogs/history_import.py" line="294" />
         <source>选择聊天记录</source>
         <translation>Choose a chat export</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/dialogs/history_import.py" line="290" />
+        <location filename="../../sonetto_desktop/ui/dialogs/history_import.py" line="300" />
         <source>聊天记录 (*.zip *.json *.jsonl *.md *.txt)</source>
         <translation>Chat exports (*.zip *.json *.jsonl *.md *.txt)</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/dialogs/history_import.py" line="290" />
+        <location filename="../../sonetto_desktop/ui/dialogs/history_import.py" line="300" />
         <source>所有文件 (*)</source>
         <translation>All files (*)</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/dialogs/history_import.py" line="328" />
-        <location filename="../../sonetto_desktop/ui/dialogs/history_import.py" line="332" />
-        <location filename="../../sonetto_desktop/ui/dialogs/history_import.py" line="349" />
+        <location filename="../../sonetto_desktop/ui/dialogs/history_import.py" line="338" />
+        <location filename="../../sonetto_desktop/ui/dialogs/history_import.py" line="342" />
+        <location filename="../../sonetto_desktop/ui/dialogs/history_import.py" line="359" />
         <source>读不了 {0}：{1}</source>
         <translation>Cannot read {0}: {1}</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/dialogs/history_import.py" line="360" />
+        <location filename="../../sonetto_desktop/ui/dialogs/history_import.py" line="370" />
         <source>返回</source>
         <translation>Back</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/dialogs/history_import.py" line="361" />
+        <location filename="../../sonetto_desktop/ui/dialogs/history_import.py" line="371" />
         <source>取消</source>
         <translation>Cancel</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/dialogs/history_import.py" line="387" />
+        <location filename="../../sonetto_desktop/ui/dialogs/history_import.py" line="397" />
         <source>从</source>
         <translation>From</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/dialogs/history_import.py" line="387" />
-        <location filename="../../sonetto_desktop/ui/dialogs/history_import.py" line="401" />
+        <location filename="../../sonetto_desktop/ui/dialogs/history_import.py" line="397" />
+        <location filename="../../sonetto_desktop/ui/dialogs/history_import.py" line="411" />
         <source>到</source>
         <translation>to</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/dialogs/history_import.py" line="393" />
-        <location filename="../../sonetto_desktop/ui/dialogs/history_import.py" line="395" />
+        <location filename="../../sonetto_desktop/ui/dialogs/history_import.py" line="403" />
+        <location filename="../../sonetto_desktop/ui/dialogs/history_import.py" line="405" />
         <source>按标题筛选</source>
         <translation>Filter by title</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/dialogs/history_import.py" line="396" />
+        <location filename="../../sonetto_desktop/ui/dialogs/history_import.py" line="406" />
         <source>全选</source>
         <translation>Select all</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/dialogs/history_import.py" line="397" />
+        <location filename="../../sonetto_desktop/ui/dialogs/history_import.py" line="407" />
         <source>全不选</source>
         <translation>Select none</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/dialogs/history_import.py" line="399" />
+        <location filename="../../sonetto_desktop/ui/dialogs/history_import.py" line="409" />
         <source>日期从</source>
         <translation>Dates from</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/dialogs/history_import.py" line="420" />
+        <location filename="../../sonetto_desktop/ui/dialogs/history_import.py" line="430" />
         <source>开始导入</source>
         <translation>Start importing</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/dialogs/history_import.py" line="450" />
+        <location filename="../../sonetto_desktop/ui/dialogs/history_import.py" line="460" />
         <source>正在计算…</source>
         <translation>Counting…</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/dialogs/history_import.py" line="471" />
+        <location filename="../../sonetto_desktop/ui/dialogs/history_import.py" line="481" />
         <source>跳过 {0} 个读不了的对话：</source>
         <translation>Left out {0} conversations that cannot be read:</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/dialogs/history_import.py" line="474" />
+        <location filename="../../sonetto_desktop/ui/dialogs/history_import.py" line="484" />
         <source>…另有 {0} 个</source>
         <translation>… and {0} more</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/dialogs/history_import.py" line="481" />
+        <location filename="../../sonetto_desktop/ui/dialogs/history_import.py" line="491" />
         <source>还没有配置模型：请先在设置里填写模型，导入要由模型来读。</source>
         <translation>No model is configured: set one in Settings first; a model reads the import.</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/dialogs/history_import.py" line="484" />
+        <location filename="../../sonetto_desktop/ui/dialogs/history_import.py" line="494" />
         <source>审核模式已开启：导入的结果会进入审核箱，由你确认后才写入。</source>
         <translation>Review mode is on: what the import finds goes to the review inbox and is written only once you approve it.</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/dialogs/history_import.py" line="517" />
+        <location filename="../../sonetto_desktop/ui/dialogs/history_import.py" line="527" />
         <source>没能算出要导入的内容：{0}</source>
         <translation>Could not work out what to import: {0}</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/dialogs/history_import.py" line="534" />
+        <location filename="../../sonetto_desktop/ui/dialogs/history_import.py" line="544" />
         <source>已导入过的 {0} 轮</source>
         <translation>{0} turns imported before</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/dialogs/history_import.py" line="536" />
+        <location filename="../../sonetto_desktop/ui/dialogs/history_import.py" line="546" />
         <source>不导入列表里的 {0} 个对话</source>
         <translation>{0} conversations on the don’t-import list</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/dialogs/history_import.py" line="538" />
+        <location filename="../../sonetto_desktop/ui/dialogs/history_import.py" line="548" />
         <source>日期范围外的 {0} 轮</source>
         <translation>{0} turns outside the dates</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/dialogs/history_import.py" line="541" />
+        <location filename="../../sonetto_desktop/ui/dialogs/history_import.py" line="551" />
         <source>系统提示、工具调用、改写前的分支、空白等 {0} 条消息</source>
         <translation>{0} messages such as system prompts, tool calls, branches edited away and blanks</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/dialogs/history_import.py" line="542" />
+        <location filename="../../sonetto_desktop/ui/dialogs/history_import.py" line="552" />
         <source>不导入：{0}</source>
         <translation>Not imported: {0}</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/dialogs/history_import.py" line="544" />
+        <location filename="../../sonetto_desktop/ui/dialogs/history_import.py" line="554" />
         <source>{0} 处疑似密码、密钥或证件号会在发送给模型前隐去</source>
         <translation>{0} likely passwords, keys or ID numbers are hidden before the model sees them</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/dialogs/history_import.py" line="556" />
+        <location filename="../../sonetto_desktop/ui/dialogs/history_import.py" line="564" />
+        <location filename="../../sonetto_desktop/ui/dialogs/history_import.py" line="579" />
         <source>没有保存：{0}</source>
         <translation>Not saved: {0}</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/dialogs/history_import.py" line="577" />
+        <location filename="../../sonetto_desktop/ui/dialogs/history_import.py" line="587" />
         <source>ChatGPT 已保存的记忆</source>
         <translation>ChatGPT saved memories</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/dialogs/history_import.py" line="578" />
+        <location filename="../../sonetto_desktop/ui/dialogs/history_import.py" line="588" />
         <source>每条直接成为一条记忆（不经模型），可以改主题或取消勾选。</source>
         <translation>Each becomes one memory as it is (no model reads it); you can change its theme or untick it.</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/dialogs/history_import.py" line="585" />
+        <location filename="../../sonetto_desktop/ui/dialogs/history_import.py" line="595" />
         <source>导入</source>
         <translation>Import</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/dialogs/history_import.py" line="600" />
+        <location filename="../../sonetto_desktop/ui/dialogs/history_import.py" line="610" />
         <source>审核模式已开启：它们会进入审核箱，由你确认后才写入。</source>
         <translation>Review mode is on: they go to the review inbox and are written only once you approve them.</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/dialogs/history_import.py" line="607" />
+        <location filename="../../sonetto_desktop/ui/dialogs/history_import.py" line="617" />
         <source>导入 {0} 条记忆</source>
         <translation>Import {0} memories</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/dialogs/history_import.py" line="615" />
+        <location filename="../../sonetto_desktop/ui/dialogs/history_import.py" line="625" />
         <source>没有导入：{0}</source>
         <translation>Not imported: {0}</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/dialogs/history_import.py" line="688" />
+        <location filename="../../sonetto_desktop/ui/dialogs/history_import.py" line="698" />
         <source>导入已停止</source>
         <translation>Import stopped</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/dialogs/history_import.py" line="689" />
+        <location filename="../../sonetto_desktop/ui/dialogs/history_import.py" line="699" />
         <source>已导入的部分要保留吗？保留的话，以后再导入同一个文件会接着导入剩下的。</source>
         <translation>Keep what was imported? If you keep it, importing the same file again goes on with the rest.</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/dialogs/history_import.py" line="691" />
+        <location filename="../../sonetto_desktop/ui/dialogs/history_import.py" line="701" />
         <source>保留已导入的部分</source>
         <translation>Keep what was imported</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/dialogs/history_import.py" line="727" />
+        <location filename="../../sonetto_desktop/ui/dialogs/history_import.py" line="737" />
         <source>删除它新建的 {0} 条记忆</source>
         <translation>delete the {0} memories it created</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/dialogs/history_import.py" line="729" />
+        <location filename="../../sonetto_desktop/ui/dialogs/history_import.py" line="739" />
         <source>把它改过的 {0} 条记忆恢复原样</source>
         <translation>put back the {0} memories it changed</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/dialogs/history_import.py" line="731" />
+        <location filename="../../sonetto_desktop/ui/dialogs/history_import.py" line="741" />
         <source>找回它删掉的 {0} 条记忆</source>
         <translation>bring back the {0} memories it deleted</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/dialogs/history_import.py" line="733" />
+        <location filename="../../sonetto_desktop/ui/dialogs/history_import.py" line="743" />
         <source>撤销这次导入？</source>
         <translation>Undo this import?</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/dialogs/history_import.py" line="733" />
+        <location filename="../../sonetto_desktop/ui/dialogs/history_import.py" line="743" />
         <source>撤销会影响 {0} 条记忆：{1}。撤销之后还可以重做。</source>
         <translation>Undoing touches {0} memories: {1}. You can redo it afterwards.</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/dialogs/history_import.py" line="734" />
+        <location filename="../../sonetto_desktop/ui/dialogs/history_import.py" line="744" />
         <source>，</source>
         <translation>, </translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/dialogs/history_import.py" line="734" />
+        <location filename="../../sonetto_desktop/ui/dialogs/history_import.py" line="744" />
         <source>撤销导入</source>
         <translation>Undo the import</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/dialogs/history_import.py" line="766" />
+        <location filename="../../sonetto_desktop/ui/dialogs/history_import.py" line="776" />
         <source>重做这次导入</source>
         <translation>Redo this import</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/dialogs/history_import.py" line="773" />
-        <location filename="../../sonetto_desktop/ui/dialogs/history_import.py" line="778" />
+        <location filename="../../sonetto_desktop/ui/dialogs/history_import.py" line="783" />
+        <location filename="../../sonetto_desktop/ui/dialogs/history_import.py" line="788" />
         <source>无法重做：{0}</source>
         <translation>Cannot redo: {0}</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/dialogs/history_import.py" line="775" />
+        <location filename="../../sonetto_desktop/ui/dialogs/history_import.py" line="785" />
         <source>无法重做：撤销之后这些记忆都被改过了</source>
         <translation>Cannot redo: every one of these memories was changed after the undo</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/dialogs/history_import.py" line="827" />
+        <location filename="../../sonetto_desktop/ui/dialogs/history_import.py" line="837" />
         <source>……还有 {0} 张</source>
         <translation>…and {0} more</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/dialogs/history_import.py" line="829" />
+        <location filename="../../sonetto_desktop/ui/dialogs/history_import.py" line="839" />
         <source>无法撤销：这次导入写下的 {0} 条记忆之后都被改过，撤销会丢掉那些修改。</source>
         <translation>Cannot undo: all {0} memories the import wrote were changed afterwards, and undoing would lose those changes.</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/dialogs/history_import.py" line="723" />
-        <location filename="../../sonetto_desktop/ui/dialogs/history_import.py" line="804" />
-        <location filename="../../sonetto_desktop/ui/dialogs/history_import.py" line="816" />
-        <location filename="../../sonetto_desktop/ui/dialogs/history_import.py" line="846" />
+        <location filename="../../sonetto_desktop/ui/dialogs/history_import.py" line="733" />
+        <location filename="../../sonetto_desktop/ui/dialogs/history_import.py" line="814" />
+        <location filename="../../sonetto_desktop/ui/dialogs/history_import.py" line="826" />
+        <location filename="../../sonetto_desktop/ui/dialogs/history_import.py" line="856" />
         <source>无法撤销：{0}</source>
         <translation>Cannot undo: {0}</translation>
     </message>
@@ -1788,172 +1769,172 @@ Optional: title (the chat’s title), id (the message’s id, which recognises i
 <context>
     <name>McpPage</name>
     <message>
-        <location filename="../../sonetto_desktop/ui/settings/mcp_page.py" line="77" />
+        <location filename="../../sonetto_desktop/ui/settings/mcp_page.py" line="78" />
         <source>允许其他应用使用我的记忆</source>
         <translation>Let other apps use my memories</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/settings/mcp_page.py" line="78" />
+        <location filename="../../sonetto_desktop/ui/settings/mcp_page.py" line="79" />
         <source>只读：其他应用只能查找和查看，不能修改</source>
         <translation>Read-only: other apps can search and read, not change</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/settings/mcp_page.py" line="80" />
+        <location filename="../../sonetto_desktop/ui/settings/mcp_page.py" line="81" />
         <source>留空表示所有应用；多个用逗号分隔，如 Cursor, Cherry Studio</source>
         <translation>Empty: any app; several separated by commas, e.g. Cursor, Cherry Studio</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/settings/mcp_page.py" line="71" />
+        <location filename="../../sonetto_desktop/ui/settings/mcp_page.py" line="72" />
         <source>让其他 AI 应用（Claude Desktop、Cursor、Cherry Studio 等）通过 MCP 使用你的记忆。服务只在这台电脑上运行；它们做的每个修改都记在历史里（修改者显示为 mcp:应用名），可以撤销。锁定的记忆和“不要记住”列表同样有效。注意：应用名称是应用连接时自己报上的名字，并不能证明它是谁；要让“允许的应用”和修改记录确实按应用区分，请用 HTTP 方式并给每个应用一个自己的令牌。</source>
         <translation>Let other AI apps (Claude Desktop, Cursor, Cherry Studio…) use your memories through MCP. The server runs on this computer only; every change they make is in the history (made by mcp:app name) and can be undone. Locked memories and the “don't remember” list apply to them too. Note: an app's name is the one it declares when it connects, not proof of who it is; for the allowed apps and the history to tell apps apart for sure, use HTTP and give each app a token of its own.</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/settings/mcp_page.py" line="81" />
+        <location filename="../../sonetto_desktop/ui/settings/mcp_page.py" line="82" />
         <source>应用名称是它连接时自己报上的名字（用应用令牌时是令牌所属的应用），不区分大小写。</source>
         <translation>An app's name is the one it declares when it connects (with an app token: the token's app); case does not matter.</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/settings/mcp_page.py" line="93" />
+        <location filename="../../sonetto_desktop/ui/settings/mcp_page.py" line="94" />
         <source>共用令牌：应用以它自己报上的名字记录和判断。应用令牌：用这个令牌连接的就是这个应用。</source>
         <translation>Shared token: an app is recorded and judged by the name it declares. App token: whoever connects with it is that app.</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/settings/mcp_page.py" line="94" />
+        <location filename="../../sonetto_desktop/ui/settings/mcp_page.py" line="95" />
         <source>共用令牌</source>
         <translation>Shared token</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/settings/mcp_page.py" line="98" />
+        <location filename="../../sonetto_desktop/ui/settings/mcp_page.py" line="99" />
         <source>正在读取…</source>
         <translation>Reading…</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/settings/mcp_page.py" line="99" />
+        <location filename="../../sonetto_desktop/ui/settings/mcp_page.py" line="100" />
         <source>复制令牌</source>
         <translation>Copy token</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/settings/mcp_page.py" line="101" />
+        <location filename="../../sonetto_desktop/ui/settings/mcp_page.py" line="102" />
         <source>重新生成</source>
         <translation>Make a new one</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/settings/mcp_page.py" line="102" />
+        <location filename="../../sonetto_desktop/ui/settings/mcp_page.py" line="103" />
         <source>旧令牌立即失效，使用 HTTP 的应用需要换上新令牌。</source>
         <translation>The old token stops working at once; apps using HTTP need the new one.</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/settings/mcp_page.py" line="105" />
+        <location filename="../../sonetto_desktop/ui/settings/mcp_page.py" line="106" />
         <source>应用名称，如 Cursor</source>
         <translation>App name, e.g. Cursor</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/settings/mcp_page.py" line="106" />
+        <location filename="../../sonetto_desktop/ui/settings/mcp_page.py" line="107" />
         <source>生成应用令牌</source>
         <translation>Make app token</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/settings/mcp_page.py" line="109" />
+        <location filename="../../sonetto_desktop/ui/settings/mcp_page.py" line="110" />
         <source>撤销应用令牌</source>
         <translation>Revoke app token</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/settings/mcp_page.py" line="110" />
+        <location filename="../../sonetto_desktop/ui/settings/mcp_page.py" line="111" />
         <source>所选应用的令牌立即失效。</source>
         <translation>The selected app's token stops working at once.</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/settings/mcp_page.py" line="114" />
+        <location filename="../../sonetto_desktop/ui/settings/mcp_page.py" line="115" />
         <source>允许用共用令牌连接（HTTP）</source>
         <translation>Allow connecting with the shared token (HTTP)</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/settings/mcp_page.py" line="116" />
+        <location filename="../../sonetto_desktop/ui/settings/mcp_page.py" line="117" />
         <source>给应用生成自己的令牌后才能关掉它：之后只有持应用令牌的应用能通过 HTTP 连接，修改记录里的应用名就确实是它。</source>
         <translation>It can be switched off once apps have tokens of their own: then only apps with their own token can connect over HTTP, and the app name in the history really is that app.</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/settings/mcp_page.py" line="132" />
+        <location filename="../../sonetto_desktop/ui/settings/mcp_page.py" line="133" />
         <source>由应用启动（推荐）</source>
         <translation>Started by the app (recommended)</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/settings/mcp_page.py" line="133" />
+        <location filename="../../sonetto_desktop/ui/settings/mcp_page.py" line="134" />
         <source>HTTP（先运行 sonetto mcp --http）</source>
         <translation>HTTP (run sonetto mcp --http first)</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/settings/mcp_page.py" line="139" />
+        <location filename="../../sonetto_desktop/ui/settings/mcp_page.py" line="140" />
         <source>复制配置</source>
         <translation>Copy configuration</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/settings/mcp_page.py" line="86" />
+        <location filename="../../sonetto_desktop/ui/settings/mcp_page.py" line="87" />
         <source>允许的应用</source>
         <translation>Allowed apps</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/settings/mcp_page.py" line="119" />
+        <location filename="../../sonetto_desktop/ui/settings/mcp_page.py" line="120" />
         <source>HTTP 端口</source>
         <translation>HTTP port</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/settings/mcp_page.py" line="120" />
+        <location filename="../../sonetto_desktop/ui/settings/mcp_page.py" line="121" />
         <source>HTTP 令牌</source>
         <translation>HTTP token</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/settings/mcp_page.py" line="122" />
+        <location filename="../../sonetto_desktop/ui/settings/mcp_page.py" line="123" />
         <source>应用令牌</source>
         <translation>App tokens</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/settings/mcp_page.py" line="143" />
+        <location filename="../../sonetto_desktop/ui/settings/mcp_page.py" line="144" />
         <source>配置</source>
         <translation>Configuration</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/settings/mcp_page.py" line="149" />
+        <location filename="../../sonetto_desktop/ui/settings/mcp_page.py" line="150" />
         <source>其他应用</source>
         <translation>Other apps</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/settings/mcp_page.py" line="185" />
+        <location filename="../../sonetto_desktop/ui/settings/mcp_page.py" line="190" />
         <source>连接过的应用：%1</source>
         <translation>Apps that have connected: %1</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/settings/mcp_page.py" line="186" />
+        <location filename="../../sonetto_desktop/ui/settings/mcp_page.py" line="191" />
         <source>还没有应用连接过。</source>
         <translation>No app has connected yet.</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/settings/mcp_page.py" line="233" />
+        <location filename="../../sonetto_desktop/ui/settings/mcp_page.py" line="249" />
         <source>应用令牌无法读取：在重新生成之前，用共用令牌或 stdio 连接的应用都会被拒绝，持旧应用令牌的应用也无法连接。请为每个应用重新生成令牌。</source>
         <translation>The apps' own tokens cannot be read: until they are made again, apps connecting with the shared token or through stdio are refused, and apps with their old token cannot connect. Make a new token for each app.</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/settings/mcp_page.py" line="264" />
+        <location filename="../../sonetto_desktop/ui/settings/mcp_page.py" line="283" />
         <source>共用令牌已关闭，也没有应用令牌：现在没有应用能通过 HTTP 连接。</source>
         <translation>The shared token is off and no app has a token of its own: no app can connect over HTTP now.</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/settings/mcp_page.py" line="266" />
+        <location filename="../../sonetto_desktop/ui/settings/mcp_page.py" line="285" />
         <source>共用令牌已关闭（保存后生效）：只有持应用令牌的应用能通过 HTTP 连接；stdio 方式不受影响。</source>
         <translation>The shared token is off (once saved): only apps with their own token can connect over HTTP; apps that launch Sonetto (stdio) are not affected.</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/settings/mcp_page.py" line="278" />
+        <location filename="../../sonetto_desktop/ui/settings/mcp_page.py" line="297" />
         <source>Claude Desktop：设置 → 开发者 → 编辑配置，把这段合并进 claude_desktop_config.json，然后重启 Claude。</source>
         <translation>Claude Desktop: Settings → Developer → Edit Config, merge this into claude_desktop_config.json, then restart Claude.</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/settings/mcp_page.py" line="279" />
+        <location filename="../../sonetto_desktop/ui/settings/mcp_page.py" line="298" />
         <source>Cursor：把这段合并进 ~/.cursor/mcp.json（或项目里的 .cursor/mcp.json）。</source>
         <translation>Cursor: merge this into ~/.cursor/mcp.json (or a project's .cursor/mcp.json).</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/settings/mcp_page.py" line="280" />
+        <location filename="../../sonetto_desktop/ui/settings/mcp_page.py" line="299" />
         <source>Cherry Studio：设置 → MCP 服务器 → 添加 → 从 JSON 导入，粘贴这段。</source>
         <translation>Cherry Studio: Settings → MCP Servers → Add → Import from JSON, and paste this.</translation>
     </message>
@@ -1961,72 +1942,72 @@ Optional: title (the chat’s title), id (the message’s id, which recognises i
 <context>
     <name>MemoryUndo</name>
     <message>
-        <location filename="../../sonetto_desktop/ui/notices/memory_undo.py" line="31" />
+        <location filename="../../sonetto_desktop/ui/notices/memory_undo.py" line="33" />
         <source>新建</source>
         <translation>add</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/notices/memory_undo.py" line="33" />
+        <location filename="../../sonetto_desktop/ui/notices/memory_undo.py" line="35" />
         <source>修改</source>
         <translation>edit</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/notices/memory_undo.py" line="35" />
+        <location filename="../../sonetto_desktop/ui/notices/memory_undo.py" line="37" />
         <source>删除</source>
         <translation>delete</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/notices/memory_undo.py" line="37" />
+        <location filename="../../sonetto_desktop/ui/notices/memory_undo.py" line="39" />
         <source>合并</source>
         <translation>merge</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/notices/memory_undo.py" line="39" />
+        <location filename="../../sonetto_desktop/ui/notices/memory_undo.py" line="41" />
         <source>恢复</source>
         <translation>restore</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/notices/memory_undo.py" line="41" />
+        <location filename="../../sonetto_desktop/ui/notices/memory_undo.py" line="43" />
         <source>还原</source>
         <translation>revert</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/notices/memory_undo.py" line="43" />
+        <location filename="../../sonetto_desktop/ui/notices/memory_undo.py" line="45" />
         <source>解锁</source>
         <translation>unlock</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/notices/memory_undo.py" line="45" />
+        <location filename="../../sonetto_desktop/ui/notices/memory_undo.py" line="47" />
         <source>锁定</source>
         <translation>lock</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/notices/memory_undo.py" line="47" />
+        <location filename="../../sonetto_desktop/ui/notices/memory_undo.py" line="49" />
         <source>导入</source>
         <translation>import</translation>
     </message>
     <message numerus="yes">
-        <location filename="../../sonetto_desktop/ui/notices/memory_undo.py" line="67" />
+        <location filename="../../sonetto_desktop/ui/notices/memory_undo.py" line="75" />
         <source>Sonetto 的 %n 处记忆变化</source>
         <translation><numerusform>Sonetto's 1 memory change</numerusform><numerusform>Sonetto's %n memory changes</numerusform></translation>
     </message>
     <message numerus="yes">
-        <location filename="../../sonetto_desktop/ui/notices/memory_undo.py" line="69" />
+        <location filename="../../sonetto_desktop/ui/notices/memory_undo.py" line="77" />
         <source>%n 处记忆变化</source>
         <translation><numerusform>1 memory change</numerusform><numerusform>%n memory changes</numerusform></translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/notices/memory_undo.py" line="72" />
+        <location filename="../../sonetto_desktop/ui/notices/memory_undo.py" line="80" />
         <source>{0}「{1}」</source>
         <translation>{0} “{1}”</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/notices/memory_undo.py" line="157" />
+        <location filename="../../sonetto_desktop/ui/notices/memory_undo.py" line="163" />
         <source>已重做：{0}</source>
         <translation>Redone: {0}</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/notices/memory_undo.py" line="158" />
+        <location filename="../../sonetto_desktop/ui/notices/memory_undo.py" line="164" />
         <source>已撤销：{0}</source>
         <translation>Undone: {0}</translation>
     </message>
@@ -2125,157 +2106,157 @@ Optional: title (the chat’s title), id (the message’s id, which recognises i
         <translation>{0} memories</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/wall/actions.py" line="141" />
+        <location filename="../../sonetto_desktop/ui/wall/actions.py" line="142" />
         <source>这条记忆已经不在了（可能刚被删除或合并）。可以把你写的内容另存为一条新记忆。</source>
         <translation>This memory is gone (it may have just been deleted or merged). You can save what you wrote as a new memory.</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/wall/actions.py" line="199" />
+        <location filename="../../sonetto_desktop/ui/wall/actions.py" line="200" />
         <source>已删除：{0}</source>
         <translation>Deleted: {0}</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/wall/actions.py" line="201" />
+        <location filename="../../sonetto_desktop/ui/wall/actions.py" line="202" />
         <source>已删除 {0} 条记忆</source>
         <translation>Deleted {0} memories</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/wall/actions.py" line="205" />
+        <location filename="../../sonetto_desktop/ui/wall/actions.py" line="206" />
         <source>撤销</source>
         <translation>Undo</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/wall/actions.py" line="250" />
+        <location filename="../../sonetto_desktop/ui/wall/actions.py" line="251" />
         <source>已经在「{0}」里了。要合并，就把它拖到另一张卡片上。</source>
         <translation>Already in “{0}”. To merge, drop it on another card.</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/wall/actions.py" line="276" />
+        <location filename="../../sonetto_desktop/ui/wall/actions.py" line="277" />
         <source>移动到新主题</source>
         <translation>Move to a new theme</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/wall/actions.py" line="277" />
+        <location filename="../../sonetto_desktop/ui/wall/actions.py" line="278" />
         <source>新主题的名字：</source>
         <translation>Name of the new theme:</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/wall/actions.py" line="283" />
+        <location filename="../../sonetto_desktop/ui/wall/actions.py" line="284" />
         <source>移动到…</source>
         <translation>Move to…</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/wall/actions.py" line="294" />
+        <location filename="../../sonetto_desktop/ui/wall/actions.py" line="295" />
         <source>新主题…</source>
         <translation>New theme…</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/wall/actions.py" line="306" />
+        <location filename="../../sonetto_desktop/ui/wall/actions.py" line="307" />
         <source>展开</source>
         <translation>Expand</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/wall/actions.py" line="307" />
+        <location filename="../../sonetto_desktop/ui/wall/actions.py" line="308" />
         <source>折叠</source>
         <translation>Collapse</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/wall/actions.py" line="310" />
+        <location filename="../../sonetto_desktop/ui/wall/actions.py" line="311" />
         <source>重命名主题…</source>
         <translation>Rename theme…</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/wall/actions.py" line="313" />
+        <location filename="../../sonetto_desktop/ui/wall/actions.py" line="314" />
         <source>更改颜色…</source>
         <translation>Change colour…</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/wall/actions.py" line="316" />
+        <location filename="../../sonetto_desktop/ui/wall/actions.py" line="317" />
         <source>恢复默认颜色</source>
         <translation>Default colour</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/wall/actions.py" line="325" />
+        <location filename="../../sonetto_desktop/ui/wall/actions.py" line="326" />
         <source>「{0}」的颜色</source>
         <translation>Colour of “{0}”</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/wall/actions.py" line="342" />
+        <location filename="../../sonetto_desktop/ui/wall/actions.py" line="343" />
         <source>已选 {0} 条，其中 {1} 条不在视野内</source>
         <translation>{0} selected, {1} of them out of sight</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/wall/actions.py" line="348" />
+        <location filename="../../sonetto_desktop/ui/wall/actions.py" line="349" />
         <source>删除</source>
         <translation>Delete</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/wall/actions.py" line="350" />
+        <location filename="../../sonetto_desktop/ui/wall/actions.py" line="351" />
         <source>删除 {0} 条</source>
         <translation>Delete {0} memories</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/wall/actions.py" line="354" />
+        <location filename="../../sonetto_desktop/ui/wall/actions.py" line="355" />
         <source>锁定</source>
         <translation>Lock</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/wall/actions.py" line="355" />
+        <location filename="../../sonetto_desktop/ui/wall/actions.py" line="356" />
         <source>锁定 {0} 条</source>
         <translation>Lock {0}</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/wall/actions.py" line="357" />
+        <location filename="../../sonetto_desktop/ui/wall/actions.py" line="358" />
         <source>解锁</source>
         <translation>Unlock</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/wall/actions.py" line="358" />
+        <location filename="../../sonetto_desktop/ui/wall/actions.py" line="359" />
         <source>解锁 {0} 条</source>
         <translation>Unlock {0}</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/wall/actions.py" line="361" />
+        <location filename="../../sonetto_desktop/ui/wall/actions.py" line="362" />
         <source>置顶</source>
         <translation>Pin to the top</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/wall/actions.py" line="362" />
+        <location filename="../../sonetto_desktop/ui/wall/actions.py" line="363" />
         <source>置顶 {0} 条</source>
         <translation>Pin {0} to the top</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/wall/actions.py" line="364" />
+        <location filename="../../sonetto_desktop/ui/wall/actions.py" line="365" />
         <source>取消置顶</source>
         <translation>Unpin</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/wall/actions.py" line="365" />
+        <location filename="../../sonetto_desktop/ui/wall/actions.py" line="366" />
         <source>取消置顶 {0} 条</source>
         <translation>Unpin {0}</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/wall/actions.py" line="367" />
+        <location filename="../../sonetto_desktop/ui/wall/actions.py" line="368" />
         <source>合并这 2 条</source>
         <translation>Merge these 2</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/wall/actions.py" line="373" />
+        <location filename="../../sonetto_desktop/ui/wall/actions.py" line="374" />
         <source>编辑</source>
         <translation>Edit</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/wall/actions.py" line="374" />
+        <location filename="../../sonetto_desktop/ui/wall/actions.py" line="375" />
         <source>历史</source>
         <translation>History</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/wall/actions.py" line="370" />
+        <location filename="../../sonetto_desktop/ui/wall/actions.py" line="371" />
         <source>与…合并</source>
         <translation>Merge with…</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/wall/actions.py" line="382" />
+        <location filename="../../sonetto_desktop/ui/wall/actions.py" line="383" />
         <source>复制</source>
         <translation>Copy</translation>
     </message>
@@ -2403,105 +2384,150 @@ Optional: title (the chat’s title), id (the message’s id, which recognises i
 <context>
     <name>OperationErrors</name>
     <message>
-        <location filename="../../sonetto_desktop/presentation/errors.py" line="20" />
+        <location filename="../../sonetto_desktop/presentation/errors.py" line="66" />
         <source>没有撤销：之后又有改动碰到了其中 {0} 条记忆（{1}）。可以在历史里逐条还原。</source>
         <translation>Not undone: later changes touched {0} of these memories ({1}). You can revert them one by one in their history.</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/presentation/errors.py" line="23" />
+        <location filename="../../sonetto_desktop/presentation/errors.py" line="69" />
         <source>已经没有可撤销的变化了。</source>
         <translation>Nothing is left to undo.</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/presentation/errors.py" line="25" />
+        <location filename="../../sonetto_desktop/presentation/errors.py" line="71" />
         <source>找不到这条记忆，它可能已被删除或移动。</source>
         <translation>This memory can't be found; it may have been deleted or moved.</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/presentation/errors.py" line="27" />
+        <location filename="../../sonetto_desktop/presentation/errors.py" line="73" />
         <source>记忆库文件无法读取，没有做任何修改：{0}</source>
         <translation>The memory store file can't be read, so nothing was changed: {0}</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/presentation/errors.py" line="29" />
+        <location filename="../../sonetto_desktop/presentation/errors.py" line="75" />
         <source>这条提议已撤回：它来自的对话（{0}）已经撤销，不能再批准。</source>
         <translation>This proposal was withdrawn: the conversation it came from ({0}) was undone, so it can no longer be approved.</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/presentation/errors.py" line="32" />
+        <location filename="../../sonetto_desktop/presentation/errors.py" line="79" />
+        <source>无法批准：这个版本不知道怎样完成这条提议（{0}）。可以拒绝它，它不会被写入。</source>
+        <translation>Can't approve: this version doesn't know how to carry out this proposal ({0}). You can reject it; it won't be written.</translation>
+    </message>
+    <message>
+        <location filename="../../sonetto_desktop/presentation/errors.py" line="81" />
+        <source>这条提议已无法照原样完成（相关的记忆可能已经变了），没有写入，仍留在列表里。</source>
+        <translation>This proposal can no longer be carried out as proposed (the memories it concerns may have changed); nothing was written and it stays in the list.</translation>
+    </message>
+    <message>
+        <location filename="../../sonetto_desktop/presentation/errors.py" line="83" />
         <source>这一项已经被处理过了（可能在另一个窗口里）。</source>
         <translation>This has already been taken care of (perhaps in another window).</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/presentation/errors.py" line="34" />
+        <location filename="../../sonetto_desktop/presentation/errors.py" line="105" />
+        <source>磁盘已满</source>
+        <translation>the disk is full</translation>
+    </message>
+    <message>
+        <location filename="../../sonetto_desktop/presentation/errors.py" line="107" />
+        <source>文件超过了系统允许的大小（文件大小限制）</source>
+        <translation>the file is larger than the system allows (file size limit)</translation>
+    </message>
+    <message>
+        <location filename="../../sonetto_desktop/presentation/errors.py" line="109" />
+        <source>磁盘或文件夹是只读的</source>
+        <translation>the disk or folder is read-only</translation>
+    </message>
+    <message>
+        <location filename="../../sonetto_desktop/presentation/errors.py" line="111" />
+        <source>没有权限</source>
+        <translation>permission denied</translation>
+    </message>
+    <message>
+        <location filename="../../sonetto_desktop/presentation/errors.py" line="33" />
         <source>输入无效：{0}</source>
         <translation>Invalid input: {0}</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/presentation/errors.py" line="36" />
+        <location filename="../../sonetto_desktop/presentation/errors.py" line="35" />
         <source>记忆库出错：{0}</source>
         <translation>Memory store error: {0}</translation>
     </message>
     <message>
         <location filename="../../sonetto_desktop/presentation/errors.py" line="37" />
+        <source>读写文件或连接失败：{0}</source>
+        <translation>A file or connection failed: {0}</translation>
+    </message>
+    <message>
+        <location filename="../../sonetto_desktop/presentation/errors.py" line="38" />
         <source>操作失败：{0}</source>
         <translation>The operation failed: {0}</translation>
+    </message>
+    <message>
+        <location filename="../../sonetto_desktop/presentation/errors.py" line="97" />
+        <source>{0}（{1}）</source>
+        <translation>{0} ({1})</translation>
+    </message>
+    <message>
+        <location filename="../../sonetto_desktop/presentation/errors.py" line="98" />
+        <source>出了意外的问题，详情已写入日志。</source>
+        <translation>something unexpected went wrong; the details are in the log.</translation>
     </message>
 </context>
 <context>
     <name>OthersNotice</name>
     <message>
-        <location filename="../../sonetto_desktop/presentation/others.py" line="27" />
+        <location filename="../../sonetto_desktop/presentation/others.py" line="25" />
         <source>导入（{0}）</source>
         <translation>Import ({0})</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/presentation/others.py" line="29" />
+        <location filename="../../sonetto_desktop/presentation/others.py" line="27" />
         <source>命令行</source>
         <translation>Command line</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/presentation/others.py" line="31" />
+        <location filename="../../sonetto_desktop/presentation/others.py" line="29" />
         <source>{0}（其他应用）</source>
         <translation>{0} (another app)</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/presentation/others.py" line="33" />
+        <location filename="../../sonetto_desktop/presentation/others.py" line="31" />
         <source>其他程序</source>
         <translation>Another program</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/presentation/others.py" line="34" />
+        <location filename="../../sonetto_desktop/presentation/others.py" line="32" />
         <source>其他程序（{0}）</source>
         <translation>Another program ({0})</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/presentation/others.py" line="59" />
+        <location filename="../../sonetto_desktop/presentation/others.py" line="57" />
         <source>新增 {0} 条记忆</source>
         <translation>added {0} memories</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/presentation/others.py" line="61" />
+        <location filename="../../sonetto_desktop/presentation/others.py" line="59" />
         <source>修改 {0} 条记忆</source>
         <translation>changed {0} memories</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/presentation/others.py" line="63" />
+        <location filename="../../sonetto_desktop/presentation/others.py" line="61" />
         <source>合并 {0} 处记忆</source>
         <translation>merged {0} memories</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/presentation/others.py" line="65" />
+        <location filename="../../sonetto_desktop/presentation/others.py" line="63" />
         <source>删除 {0} 条记忆</source>
         <translation>deleted {0} memories</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/presentation/others.py" line="66" />
+        <location filename="../../sonetto_desktop/presentation/others.py" line="64" />
         <source>{0}：{1}</source>
         <translation>{0}: {1}</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/presentation/others.py" line="67" />
+        <location filename="../../sonetto_desktop/presentation/others.py" line="65" />
         <source>，</source>
         <translation>, </translation>
     </message>
@@ -2509,97 +2535,97 @@ Optional: title (the chat’s title), id (the message’s id, which recognises i
 <context>
     <name>PostgresPage</name>
     <message>
-        <location filename="../../sonetto_desktop/ui/settings/postgres_page.py" line="42" />
+        <location filename="../../sonetto_desktop/ui/settings/postgres_page.py" line="43" />
         <source>在几台电脑上使用同一份记忆：记忆保存在你指定的 PostgreSQL 服务器上（家里 NAS 上的 Docker、或托管的云数据库），每台电脑上的改动会立刻出现在其他电脑上。注意：记忆将存放在该服务器上，请只使用你信任的服务器。</source>
         <translation>One memory on several computers: the memories live on a PostgreSQL server you choose (Docker on a home NAS, or a hosted database), and a change on one computer appears on the others at once. Note: your memories are then stored on that server; use only a server you trust.</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/settings/postgres_page.py" line="52" />
+        <location filename="../../sonetto_desktop/ui/settings/postgres_page.py" line="53" />
         <source>保存在系统钥匙串中，不写进设置文件</source>
         <translation>Kept in the system keyring, never in the settings file</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/settings/postgres_page.py" line="54" />
+        <location filename="../../sonetto_desktop/ui/settings/postgres_page.py" line="55" />
         <source>自动（服务器支持就加密）</source>
         <translation>Automatic (encrypt when the server can)</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/settings/postgres_page.py" line="54" />
+        <location filename="../../sonetto_desktop/ui/settings/postgres_page.py" line="55" />
         <source>必须加密</source>
         <translation>Always encrypt</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/settings/postgres_page.py" line="55" />
+        <location filename="../../sonetto_desktop/ui/settings/postgres_page.py" line="56" />
         <source>加密并校验服务器证书</source>
         <translation>Encrypt and verify the server certificate</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/settings/postgres_page.py" line="55" />
+        <location filename="../../sonetto_desktop/ui/settings/postgres_page.py" line="56" />
         <source>不加密（仅限本机/内网）</source>
         <translation>No encryption (this computer / home network only)</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/settings/postgres_page.py" line="59" />
+        <location filename="../../sonetto_desktop/ui/settings/postgres_page.py" line="60" />
         <source>同一个数据库里可以放几个人的记忆，各用一个名字（小写字母、数字、下划线）。</source>
         <translation>One database can hold several people's memories, each under its own name (lower-case letters, digits, underscores).</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/settings/postgres_page.py" line="62" />
+        <location filename="../../sonetto_desktop/ui/settings/postgres_page.py" line="63" />
         <source>聊天记录也保存在服务器上（换一台电脑可以接着聊）</source>
         <translation>Keep the chats on the server too (continue a conversation on another computer)</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/settings/postgres_page.py" line="63" />
+        <location filename="../../sonetto_desktop/ui/settings/postgres_page.py" line="64" />
         <source>测试服务器连接</source>
         <translation>Test the server connection</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/settings/postgres_page.py" line="72" />
+        <location filename="../../sonetto_desktop/ui/settings/postgres_page.py" line="73" />
         <source>在“记忆”页把存储方式选为 PostgreSQL 后保存即可。服务器上还没有记忆时，本机的记忆（含历史和回收站）会完整迁移过去；以后切换回本地存储时，服务器上的记忆会复制回本机（服务器上的仍然保留）。服务器连不上时，应用用本机副本只读打开，聊天照常，新记忆等服务器恢复后自动写入。</source>
         <translation>Choose PostgreSQL as the storage on the Memory page and save. If the server holds no memories yet, this computer's memories (with their history and the trash) move there in full; switching back to local storage later copies the server's memories back to this computer (the server keeps its copy). When the server cannot be reached, the app opens read-only from this computer's copy; chatting goes on, and new memories are written once the server is back.</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/settings/postgres_page.py" line="79" />
+        <location filename="../../sonetto_desktop/ui/settings/postgres_page.py" line="80" />
         <source>服务器地址</source>
         <translation>Server URL</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/settings/postgres_page.py" line="80" />
+        <location filename="../../sonetto_desktop/ui/settings/postgres_page.py" line="81" />
         <source>密码</source>
         <translation>Password</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/settings/postgres_page.py" line="81" />
+        <location filename="../../sonetto_desktop/ui/settings/postgres_page.py" line="82" />
         <source>加密（TLS）</source>
         <translation>Encryption (TLS)</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/settings/postgres_page.py" line="82" />
+        <location filename="../../sonetto_desktop/ui/settings/postgres_page.py" line="83" />
         <source>记忆库名称</source>
         <translation>Memory library name</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/settings/postgres_page.py" line="83" />
+        <location filename="../../sonetto_desktop/ui/settings/postgres_page.py" line="84" />
         <source>本机名称</source>
         <translation>This computer's name</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/settings/postgres_page.py" line="89" />
+        <location filename="../../sonetto_desktop/ui/settings/postgres_page.py" line="90" />
         <source>多设备</source>
         <translation>Several computers</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/settings/postgres_page.py" line="93" />
+        <location filename="../../sonetto_desktop/ui/settings/postgres_page.py" line="94" />
         <source>PostgreSQL（多设备）</source>
         <translation>PostgreSQL (several computers)</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/settings/postgres_page.py" line="106" />
+        <location filename="../../sonetto_desktop/ui/settings/postgres_page.py" line="107" />
         <source>由环境变量 SONETTO_POSTGRES_URL 设置</source>
         <translation>Set by the environment variable SONETTO_POSTGRES_URL</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/settings/postgres_page.py" line="131" />
+        <location filename="../../sonetto_desktop/ui/settings/postgres_page.py" line="132" />
         <source>正在连接…</source>
         <translation>Connecting…</translation>
     </message>
@@ -2712,7 +2738,7 @@ Optional: title (the chat’s title), id (the message’s id, which recognises i
         <translation>Counting the memories' tokens…</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/settings/recall_cost_line.py" line="110" />
+        <location filename="../../sonetto_desktop/ui/settings/recall_cost_line.py" line="105" />
         <source>现在统计不了记忆的 token：%1</source>
         <translation>Cannot count the memories' tokens now: %1</translation>
     </message>
@@ -2753,223 +2779,223 @@ Optional: title (the chat’s title), id (the message’s id, which recognises i
 <context>
     <name>RecallPage</name>
     <message>
-        <location filename="../../sonetto_desktop/ui/settings/recall_page.py" line="85" />
+        <location filename="../../sonetto_desktop/ui/settings/recall_page.py" line="86" />
         <source>回复之前，Sonetto 先请模型把记忆读一遍，挑出和这句话有关的。记忆不多时模型读全部记忆；多到超出下面的额度时，读最近的一部分，再加上和这句话最可能相关的那些。</source>
         <translation>Before replying, Sonetto has the model read the memories and pick those that matter for the message. With few memories the model reads all of them; beyond the allowance below, it reads the most recent ones plus those most likely to matter for the message.</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/settings/recall_page.py" line="105" />
+        <location filename="../../sonetto_desktop/ui/settings/recall_page.py" line="106" />
         <source>每条消息回忆时最多读多少 token 的记忆。额度越大，越少漏掉记忆，但每条消息更贵、更慢（支持前缀缓存的服务会便宜很多）。</source>
         <translation>How many tokens of memories recall may read per message. A larger allowance misses fewer memories but makes each message cost more and take longer (much less with a service that caches prompt prefixes).</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/settings/recall_page.py" line="130" />
+        <location filename="../../sonetto_desktop/ui/settings/recall_page.py" line="131" />
         <source>自定义</source>
         <translation>Custom</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/settings/recall_page.py" line="144" />
+        <location filename="../../sonetto_desktop/ui/settings/recall_page.py" line="145" />
         <source>留空：与对话模型相同</source>
         <translation>Empty: the same as the chat model</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/settings/recall_page.py" line="147" />
+        <location filename="../../sonetto_desktop/ui/settings/recall_page.py" line="148" />
         <source>留空：与对话模型相同（仅当服务地址也相同）</source>
         <translation>Empty: the chat model's (only when the base URL is the same too)</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/settings/recall_page.py" line="153" />
+        <location filename="../../sonetto_desktop/ui/settings/recall_page.py" line="154" />
         <source>模型默认</source>
         <translation>Model default</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/settings/recall_page.py" line="89" />
-        <location filename="../../sonetto_desktop/ui/settings/recall_page.py" line="156" />
+        <location filename="../../sonetto_desktop/ui/settings/recall_page.py" line="90" />
+        <location filename="../../sonetto_desktop/ui/settings/recall_page.py" line="157" />
         <source>自动</source>
         <translation>Automatic</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/settings/recall_page.py" line="157" />
+        <location filename="../../sonetto_desktop/ui/settings/recall_page.py" line="158" />
         <source> 次/分钟</source>
         <translation> per minute</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/settings/recall_page.py" line="178" />
+        <location filename="../../sonetto_desktop/ui/settings/recall_page.py" line="179" />
         <source>测试向量模型</source>
         <translation>Test embeddings model</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/settings/recall_page.py" line="111" />
+        <location filename="../../sonetto_desktop/ui/settings/recall_page.py" line="112" />
         <source>按意思回忆（向量模型）</source>
         <translation>Recall by meaning (embeddings model)</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/settings/recall_page.py" line="91" />
+        <location filename="../../sonetto_desktop/ui/settings/recall_page.py" line="92" />
         <source>云端模型 %1（记忆不超过它时读全部）；本机模型 %2，受它的上下文长度所限。</source>
         <translation>A cloud model %1 (every memory when they fit in it); a local model %2, within its context length.</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/settings/recall_page.py" line="113" />
+        <location filename="../../sonetto_desktop/ui/settings/recall_page.py" line="114" />
         <source>内置模型（在这台电脑上计算，不用联网，不用设置）</source>
         <translation>Built-in model (computed on this computer: no network, nothing to set up)</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/settings/recall_page.py" line="114" />
+        <location filename="../../sonetto_desktop/ui/settings/recall_page.py" line="115" />
         <source>向量服务（OpenAI 兼容的 /v1/embeddings 接口）</source>
         <translation>Embeddings service (an OpenAI-compatible /v1/embeddings endpoint)</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/settings/recall_page.py" line="115" />
+        <location filename="../../sonetto_desktop/ui/settings/recall_page.py" line="116" />
         <source>不用向量模型：只按字面回忆</source>
         <translation>No embeddings model: recall by the words only</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/settings/recall_page.py" line="134" />
+        <location filename="../../sonetto_desktop/ui/settings/recall_page.py" line="135" />
         <source>列出本机服务的向量模型</source>
         <translation>List the local service's embeddings models</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/settings/recall_page.py" line="135" />
+        <location filename="../../sonetto_desktop/ui/settings/recall_page.py" line="136" />
         <source>对话模型在本机（Ollama、LM Studio）时，列出它已有的向量模型</source>
         <translation>When the chat model runs on this computer (Ollama, LM Studio), list the embeddings models it has</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/settings/recall_page.py" line="162" />
+        <location filename="../../sonetto_desktop/ui/settings/recall_page.py" line="163" />
         <source>向量服务会收到每条记忆的文字（在后台计算向量，新的和改过的记忆随时补上，删除的记忆连同向量一起删除）和你说的话；如果它和对话模型不是同一家服务，记忆也会发给这家服务。</source>
         <translation>The embeddings service receives the text of every memory (vectors are computed in the background, new and changed memories as they come, and a deleted memory's vector goes with it) and what you say; if it is not the chat model's service, your memories go to this service too.</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/settings/recall_page.py" line="168" />
+        <location filename="../../sonetto_desktop/ui/settings/recall_page.py" line="169" />
         <source>预设</source>
         <translation>Preset</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/settings/recall_page.py" line="171" />
+        <location filename="../../sonetto_desktop/ui/settings/recall_page.py" line="172" />
         <source>服务地址</source>
         <translation>Base URL</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/settings/recall_page.py" line="172" />
+        <location filename="../../sonetto_desktop/ui/settings/recall_page.py" line="173" />
         <source>API 密钥</source>
         <translation>API key</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/settings/recall_page.py" line="173" />
+        <location filename="../../sonetto_desktop/ui/settings/recall_page.py" line="174" />
         <source>模型</source>
         <translation>Model</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/settings/recall_page.py" line="174" />
+        <location filename="../../sonetto_desktop/ui/settings/recall_page.py" line="175" />
         <source>向量维度</source>
         <translation>Dimensions</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/settings/recall_page.py" line="175" />
+        <location filename="../../sonetto_desktop/ui/settings/recall_page.py" line="176" />
         <source>请求频率上限</source>
         <translation>Request limit</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/settings/recall_page.py" line="194" />
+        <location filename="../../sonetto_desktop/ui/settings/recall_page.py" line="195" />
         <source>回忆额度</source>
         <translation>Recall allowance</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/settings/recall_page.py" line="202" />
+        <location filename="../../sonetto_desktop/ui/settings/recall_page.py" line="203" />
         <source>回忆</source>
         <translation>Recall</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/settings/recall_page.py" line="220" />
+        <location filename="../../sonetto_desktop/ui/settings/recall_page.py" line="221" />
         <source>内置模型：%1。</source>
         <translation>Built-in model: %1.</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/settings/recall_page.py" line="222" />
+        <location filename="../../sonetto_desktop/ui/settings/recall_page.py" line="223" />
         <source>没有内置模型时，用填好的向量服务，否则只按字面回忆。</source>
         <translation>Without a built-in model, the embeddings service filled in is used; otherwise recall goes by the words only.</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/settings/recall_page.py" line="234" />
+        <location filename="../../sonetto_desktop/ui/settings/recall_page.py" line="235" />
         <source>这台电脑（%1）：内置模型 %2，在本机计算，记忆不离开这台电脑。第一次会在后台为每条记忆计算向量。</source>
         <translation>This computer (%1): built-in model %2, computed here; your memories do not leave this computer. The first time, a vector is computed for every memory in the background.</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/settings/recall_page.py" line="237" />
+        <location filename="../../sonetto_desktop/ui/settings/recall_page.py" line="238" />
         <source>这台电脑（%1）没有内置模型：改用下面填好的向量服务 %2。</source>
         <translation>This computer (%1) has no built-in model: the embeddings service %2 below is used instead.</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/settings/recall_page.py" line="240" />
+        <location filename="../../sonetto_desktop/ui/settings/recall_page.py" line="241" />
         <source>这台电脑（%1）没有内置模型：回忆只按字面找记忆。可以在下面填一个向量服务（比如 Ollama 的 bge-m3）。</source>
         <translation>This computer (%1) has no built-in model: recall finds memories by their words only. You can fill in an embeddings service below (for example Ollama's bge-m3).</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/settings/recall_page.py" line="243" />
+        <location filename="../../sonetto_desktop/ui/settings/recall_page.py" line="244" />
         <source>回忆用向量服务 %1 按意思找记忆。</source>
         <translation>Recall finds memories by meaning with the embeddings service %1.</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/settings/recall_page.py" line="245" />
+        <location filename="../../sonetto_desktop/ui/settings/recall_page.py" line="246" />
         <source>请在下面填写向量服务。</source>
         <translation>Please fill in the embeddings service below.</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/settings/recall_page.py" line="246" />
+        <location filename="../../sonetto_desktop/ui/settings/recall_page.py" line="247" />
         <source>回忆只按字面找记忆。</source>
         <translation>Recall finds memories by their words only.</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/settings/recall_page.py" line="286" />
+        <location filename="../../sonetto_desktop/ui/settings/recall_page.py" line="287" />
         <source>对话模型不在本机：只能列出本机的 Ollama 或 LM Studio 的模型。</source>
         <translation>The chat model is not on this computer: only a local Ollama's or LM Studio's models can be listed.</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/settings/recall_page.py" line="289" />
+        <location filename="../../sonetto_desktop/ui/settings/recall_page.py" line="290" />
         <source>正在询问 %1…</source>
         <translation>Asking %1…</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/settings/recall_page.py" line="303" />
+        <location filename="../../sonetto_desktop/ui/settings/recall_page.py" line="305" />
         <source>%1 没有回答 Ollama 或 LM Studio 的模型列表。</source>
         <translation>%1 did not answer with an Ollama or LM Studio model list.</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/settings/recall_page.py" line="305" />
+        <location filename="../../sonetto_desktop/ui/settings/recall_page.py" line="307" />
         <source>%1 上没有向量模型。Ollama 可以先运行 ollama pull bge-m3。</source>
         <translation>%1 has no embeddings model. With Ollama, run ollama pull bge-m3 first.</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/settings/recall_page.py" line="308" />
+        <location filename="../../sonetto_desktop/ui/settings/recall_page.py" line="310" />
         <source>选择 %1 的向量模型…</source>
         <translation>Choose an embeddings model of %1…</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/settings/recall_page.py" line="312" />
+        <location filename="../../sonetto_desktop/ui/settings/recall_page.py" line="314" />
         <source>%1 有 %2 个向量模型。</source>
         <translation>%1 has %2 embeddings models.</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/settings/recall_page.py" line="314" />
+        <location filename="../../sonetto_desktop/ui/settings/recall_page.py" line="316" />
         <source>（服务没有说明哪些是向量模型：按名称挑出）</source>
         <translation>(the service does not say which are embeddings models: picked by name)</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/settings/recall_page.py" line="361" />
+        <location filename="../../sonetto_desktop/ui/settings/recall_page.py" line="363" />
         <source>请先填写向量模型的名称和服务地址。</source>
         <translation>Enter the embeddings model's name and base URL first.</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/settings/recall_page.py" line="362" />
+        <location filename="../../sonetto_desktop/ui/settings/recall_page.py" line="364" />
         <source>没有选用向量模型。</source>
         <translation>No embeddings model chosen.</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/settings/recall_page.py" line="365" />
+        <location filename="../../sonetto_desktop/ui/settings/recall_page.py" line="367" />
         <source>正在连接…</source>
         <translation>Connecting…</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/settings/recall_page.py" line="365" />
+        <location filename="../../sonetto_desktop/ui/settings/recall_page.py" line="367" />
         <source>正在加载内置模型…</source>
         <translation>Loading the built-in model…</translation>
     </message>
@@ -2977,138 +3003,143 @@ Optional: title (the chat’s title), id (the message’s id, which recognises i
 <context>
     <name>ReviewDialog</name>
     <message>
-        <location filename="../../sonetto_desktop/ui/dialogs/review.py" line="39" />
+        <location filename="../../sonetto_desktop/ui/dialogs/review.py" line="43" />
         <source>新记住：{0}</source>
         <translation>New memory: {0}</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/dialogs/review.py" line="42" />
+        <location filename="../../sonetto_desktop/ui/dialogs/review.py" line="46" />
         <source>改为：{0}</source>
         <translation>Change to: {0}</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/dialogs/review.py" line="43" />
+        <location filename="../../sonetto_desktop/ui/dialogs/review.py" line="47" />
         <source>移到「{0}」</source>
         <translation>Move to “{0}”</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/dialogs/review.py" line="45" />
+        <location filename="../../sonetto_desktop/ui/dialogs/review.py" line="49" />
         <source>删除：{0}</source>
         <translation>Delete: {0}</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/dialogs/review.py" line="47" />
+        <location filename="../../sonetto_desktop/ui/dialogs/review.py" line="52" />
         <source>合并为：{0}</source>
         <translation>Merge into: {0}</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/dialogs/review.py" line="54" />
+        <location filename="../../sonetto_desktop/ui/dialogs/review.py" line="53" />
+        <source>其他变化（{0}）：{1}</source>
+        <translation>Other change ({0}): {1}</translation>
+    </message>
+    <message>
+        <location filename="../../sonetto_desktop/ui/dialogs/review.py" line="61" />
         <source>原来：</source>
         <translation>Before: </translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/dialogs/review.py" line="56" />
+        <location filename="../../sonetto_desktop/ui/dialogs/review.py" line="63" />
         <source>理由：</source>
         <translation>Why: </translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/dialogs/review.py" line="58" />
+        <location filename="../../sonetto_desktop/ui/dialogs/review.py" line="65" />
         <source>来自你说的：</source>
         <translation>From what you said: </translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/dialogs/review.py" line="60" />
+        <location filename="../../sonetto_desktop/ui/dialogs/review.py" line="67" />
         <source>出处：</source>
         <translation>From: </translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/dialogs/review.py" line="72" />
+        <location filename="../../sonetto_desktop/ui/dialogs/review.py" line="79" />
         <source>待审核的记忆变化</source>
         <translation>Memory changes to review</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/dialogs/review.py" line="79" />
+        <location filename="../../sonetto_desktop/ui/dialogs/review.py" line="86" />
         <source>加载中…</source>
         <translation>Loading…</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/dialogs/review.py" line="85" />
+        <location filename="../../sonetto_desktop/ui/dialogs/review.py" line="92" />
         <source>待审核的提议</source>
         <translation>Proposals to review</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/dialogs/review.py" line="88" />
+        <location filename="../../sonetto_desktop/ui/dialogs/review.py" line="95" />
         <source>批准</source>
         <translation>Approve</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/dialogs/review.py" line="89" />
+        <location filename="../../sonetto_desktop/ui/dialogs/review.py" line="96" />
         <source>改写后批准…</source>
         <translation>Rewrite and approve…</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/dialogs/review.py" line="90" />
+        <location filename="../../sonetto_desktop/ui/dialogs/review.py" line="97" />
         <source>拒绝</source>
         <translation>Reject</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/dialogs/review.py" line="91" />
+        <location filename="../../sonetto_desktop/ui/dialogs/review.py" line="98" />
         <source>全部批准</source>
         <translation>Approve all</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/dialogs/review.py" line="92" />
-        <location filename="../../sonetto_desktop/ui/dialogs/review.py" line="227" />
+        <location filename="../../sonetto_desktop/ui/dialogs/review.py" line="99" />
+        <location filename="../../sonetto_desktop/ui/dialogs/review.py" line="233" />
         <source>全部拒绝</source>
         <translation>Reject all</translation>
     </message>
     <message numerus="yes">
-        <location filename="../../sonetto_desktop/ui/dialogs/review.py" line="149" />
+        <location filename="../../sonetto_desktop/ui/dialogs/review.py" line="156" />
         <source>Sonetto 想做 %n 处记忆变化，等你确认。</source>
         <translation><numerusform>Sonetto would like to make 1 memory change; it waits for you.</numerusform><numerusform>Sonetto would like to make %n memory changes; they wait for you.</numerusform></translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/dialogs/review.py" line="150" />
+        <location filename="../../sonetto_desktop/ui/dialogs/review.py" line="157" />
         <source>没有待审核的变化。</source>
         <translation>Nothing to review.</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/dialogs/review.py" line="188" />
+        <location filename="../../sonetto_desktop/ui/dialogs/review.py" line="194" />
         <source>已批准：%1</source>
         <translation>Approved: %1</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/dialogs/review.py" line="195" />
+        <location filename="../../sonetto_desktop/ui/dialogs/review.py" line="201" />
         <source>改写后批准</source>
         <translation>Rewrite and approve</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/dialogs/review.py" line="196" />
+        <location filename="../../sonetto_desktop/ui/dialogs/review.py" line="202" />
         <source>用你的话写这条记忆：</source>
         <translation>Write this memory in your own words:</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/dialogs/review.py" line="210" />
+        <location filename="../../sonetto_desktop/ui/dialogs/review.py" line="216" />
         <source>已拒绝：%1</source>
         <translation>Rejected: %1</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/dialogs/review.py" line="221" />
+        <location filename="../../sonetto_desktop/ui/dialogs/review.py" line="227" />
         <source>已批准 %1 处变化。</source>
         <translation>Approved %1 change(s).</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/dialogs/review.py" line="223" />
+        <location filename="../../sonetto_desktop/ui/dialogs/review.py" line="229" />
         <source>%1 处没能完成，仍在列表里。</source>
         <translation> %1 could not be done and are still listed.</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/dialogs/review.py" line="228" />
+        <location filename="../../sonetto_desktop/ui/dialogs/review.py" line="234" />
         <source>拒绝全部 %1 处待审核的变化？它们不会被写入记忆。</source>
         <translation>Reject all %1 changes waiting for review? They will not be written to memory.</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/dialogs/review.py" line="234" />
+        <location filename="../../sonetto_desktop/ui/dialogs/review.py" line="240" />
         <source>已全部拒绝。</source>
         <translation>All rejected.</translation>
     </message>
@@ -3116,199 +3147,189 @@ Optional: title (the chat’s title), id (the message’s id, which recognises i
 <context>
     <name>SettingsDialog</name>
     <message>
-        <location filename="../../sonetto_desktop/ui/settings/dialog.py" line="61" />
+        <location filename="../../sonetto_desktop/ui/settings/dialog.py" line="64" />
         <source>设置</source>
         <translation>Settings</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/settings/dialog.py" line="72" />
-        <location filename="../../sonetto_desktop/ui/settings/dialog.py" line="131" />
+        <location filename="../../sonetto_desktop/ui/settings/dialog.py" line="75" />
+        <location filename="../../sonetto_desktop/ui/settings/dialog.py" line="134" />
         <source>模型</source>
         <translation>Model</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/settings/dialog.py" line="73" />
+        <location filename="../../sonetto_desktop/ui/settings/dialog.py" line="76" />
         <source>记忆</source>
         <translation>Memory</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/settings/dialog.py" line="80" />
+        <location filename="../../sonetto_desktop/ui/settings/dialog.py" line="83" />
         <source>外观</source>
         <translation>Appearance</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/settings/dialog.py" line="85" />
+        <location filename="../../sonetto_desktop/ui/settings/dialog.py" line="88" />
         <source>保存</source>
         <translation>Save</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/settings/dialog.py" line="86" />
+        <location filename="../../sonetto_desktop/ui/settings/dialog.py" line="89" />
         <source>取消</source>
         <translation>Cancel</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/settings/dialog.py" line="104" />
+        <location filename="../../sonetto_desktop/ui/settings/dialog.py" line="107" />
         <source>留空时 Sonetto 会从记忆里知道</source>
         <translation>Leave empty and Sonetto learns it from the memories</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/settings/dialog.py" line="109" />
+        <location filename="../../sonetto_desktop/ui/settings/dialog.py" line="112" />
         <source>本地模型可以留空</source>
         <translation>Leave empty for local models</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/settings/dialog.py" line="119" />
-        <location filename="../../sonetto_desktop/ui/settings/dialog.py" line="146" />
+        <location filename="../../sonetto_desktop/ui/settings/dialog.py" line="122" />
+        <location filename="../../sonetto_desktop/ui/settings/dialog.py" line="149" />
         <source> 秒</source>
         <translation> s</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/settings/dialog.py" line="120" />
+        <location filename="../../sonetto_desktop/ui/settings/dialog.py" line="123" />
         <source>测试连接</source>
         <translation>Test connection</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/settings/dialog.py" line="128" />
+        <location filename="../../sonetto_desktop/ui/settings/dialog.py" line="131" />
         <source>你希望 Sonetto 怎么称呼你</source>
         <translation>What should Sonetto call you</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/settings/dialog.py" line="129" />
+        <location filename="../../sonetto_desktop/ui/settings/dialog.py" line="132" />
         <source>服务地址</source>
         <translation>Endpoint URL</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/settings/dialog.py" line="130" />
+        <location filename="../../sonetto_desktop/ui/settings/dialog.py" line="133" />
         <source>API 密钥</source>
         <translation>API key</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/settings/dialog.py" line="132" />
+        <location filename="../../sonetto_desktop/ui/settings/dialog.py" line="135" />
         <source>温度</source>
         <translation>Temperature</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/settings/dialog.py" line="133" />
+        <location filename="../../sonetto_desktop/ui/settings/dialog.py" line="136" />
         <source>请求超时</source>
         <translation>Request timeout</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/settings/dialog.py" line="141" />
+        <location filename="../../sonetto_desktop/ui/settings/dialog.py" line="144" />
         <source>混合（推荐）</source>
         <translation>Hybrid (recommended)</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/settings/dialog.py" line="141" />
+        <location filename="../../sonetto_desktop/ui/settings/dialog.py" line="144" />
         <source>本地检索（快，不用模型）</source>
         <translation>Local search (fast, no model)</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/settings/dialog.py" line="142" />
+        <location filename="../../sonetto_desktop/ui/settings/dialog.py" line="145" />
         <source>模型检索</source>
         <translation>Model search</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/settings/dialog.py" line="148" />
-        <source>YAML 文件（可直接阅读）</source>
-        <translation>YAML file (human-readable)</translation>
-    </message>
-    <message>
-        <location filename="../../sonetto_desktop/ui/settings/dialog.py" line="149" />
-        <source>SQLite 数据库（记忆很多时更快）</source>
-        <translation>SQLite database (faster with many memories)</translation>
-    </message>
-    <message>
-        <location filename="../../sonetto_desktop/ui/settings/dialog.py" line="151" />
+        <location filename="../../sonetto_desktop/ui/settings/dialog.py" line="155" />
         <source>切换后会把现有记忆（含历史和回收站）完整迁移过去，旧文件保留。</source>
         <translation>Switching moves every memory (with history and trash) to the new store; the old file is kept.</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/settings/dialog.py" line="155" />
+        <location filename="../../sonetto_desktop/ui/settings/dialog.py" line="159" />
         <source>Sonetto 的记忆变化先交给我审核（审核模式）</source>
         <translation>Let me review Sonetto's memory changes first (review mode)</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/settings/dialog.py" line="157" />
+        <location filename="../../sonetto_desktop/ui/settings/dialog.py" line="161" />
         <source>不要记住的内容…</source>
         <translation>Things not to remember…</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/settings/dialog.py" line="161" />
+        <location filename="../../sonetto_desktop/ui/settings/dialog.py" line="165" />
         <source>选择…</source>
         <translation>Choose…</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/settings/dialog.py" line="163" />
+        <location filename="../../sonetto_desktop/ui/settings/dialog.py" line="167" />
         <source>打开数据文件夹</source>
         <translation>Open data folder</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/settings/dialog.py" line="168" />
+        <location filename="../../sonetto_desktop/ui/settings/dialog.py" line="172" />
         <source>回忆方式</source>
         <translation>Recall</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/settings/dialog.py" line="169" />
+        <location filename="../../sonetto_desktop/ui/settings/dialog.py" line="173" />
         <source>回忆超时</source>
         <translation>Recall timeout</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/settings/dialog.py" line="170" />
+        <location filename="../../sonetto_desktop/ui/settings/dialog.py" line="174" />
         <source>存储方式</source>
         <translation>Storage</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/settings/dialog.py" line="172" />
+        <location filename="../../sonetto_desktop/ui/settings/dialog.py" line="176" />
         <source>回收站保留</source>
         <translation>Keep deleted memories</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/settings/dialog.py" line="173" />
+        <location filename="../../sonetto_desktop/ui/settings/dialog.py" line="177" />
         <source>记忆写入</source>
         <translation>Memory writing</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/settings/dialog.py" line="175" />
+        <location filename="../../sonetto_desktop/ui/settings/dialog.py" line="179" />
         <source>数据文件夹</source>
         <translation>Data folder</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/settings/dialog.py" line="183" />
+        <location filename="../../sonetto_desktop/ui/settings/dialog.py" line="187" />
         <source>跟随系统</source>
         <translation>Follow the system</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/settings/dialog.py" line="183" />
+        <location filename="../../sonetto_desktop/ui/settings/dialog.py" line="187" />
         <source>浅色</source>
         <translation>Light</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/settings/dialog.py" line="183" />
+        <location filename="../../sonetto_desktop/ui/settings/dialog.py" line="187" />
         <source>深色</source>
         <translation>Dark</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/settings/dialog.py" line="188" />
+        <location filename="../../sonetto_desktop/ui/settings/dialog.py" line="192" />
         <source>主题</source>
         <translation>Theme</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/settings/dialog.py" line="189" />
+        <location filename="../../sonetto_desktop/ui/settings/dialog.py" line="193" />
         <source>语言</source>
         <translation>Language</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/settings/dialog.py" line="265" />
+        <location filename="../../sonetto_desktop/ui/settings/dialog.py" line="270" />
         <source>无法保存设置：</source>
         <translation>Cannot save the settings: </translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/settings/dialog.py" line="281" />
+        <location filename="../../sonetto_desktop/ui/settings/dialog.py" line="283" />
         <source>正在连接…</source>
         <translation>Connecting…</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/settings/dialog.py" line="308" />
+        <location filename="../../sonetto_desktop/ui/settings/dialog.py" line="310" />
         <source>选择数据文件夹</source>
         <translation>Choose the data folder</translation>
     </message>
@@ -3418,88 +3439,88 @@ Optional: title (the chat’s title), id (the message’s id, which recognises i
 <context>
     <name>SonettoApp</name>
     <message>
-        <location filename="../../sonetto_desktop/ui/shell.py" line="308" />
+        <location filename="../../sonetto_desktop/ui/shell.py" line="311" />
         <source>对话功能启动失败：%1。记忆墙仍可使用；请检查数据目录后重启。</source>
         <translation>Chat could not start: %1. The memory wall still works; check the data folder, then restart.</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/chat/actions.py" line="51" />
+        <location filename="../../sonetto_desktop/ui/chat/actions.py" line="52" />
         <source>被替换的那几轮写下的记忆后来又被改过，这些没有撤销（{0}）。可以在记忆墙上处理。</source>
         <translation>Memories written by the replaced turns were changed since; those were not taken back ({0}). You can handle them on the wall.</translation>
     </message>
     <message numerus="yes">
-        <location filename="../../sonetto_desktop/ui/chat/actions.py" line="58" />
+        <location filename="../../sonetto_desktop/ui/chat/actions.py" line="59" />
         <source>消息改过了：已撤销被替换那几轮记下的 %n 处记忆变化</source>
         <translation><numerusform>Message edited: took back 1 memory change of the replaced turns</numerusform><numerusform>Message edited: took back %n memory changes of the replaced turns</numerusform></translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/chat/actions.py" line="67" />
+        <location filename="../../sonetto_desktop/ui/chat/actions.py" line="68" />
         <source>已导出到 {0}</source>
         <translation>Exported to {0}</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/chat/actions.py" line="68" />
+        <location filename="../../sonetto_desktop/ui/chat/actions.py" line="69" />
         <source>打开文件夹</source>
         <translation>Open folder</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/chat/actions.py" line="80" />
+        <location filename="../../sonetto_desktop/ui/chat/actions.py" line="81" />
         <source>这条记忆已经不在了（合并进了别的记忆，或已永久删除）。</source>
         <translation>This memory is gone (merged into another one, or deleted for good).</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/chat/actions.py" line="85" />
+        <location filename="../../sonetto_desktop/ui/chat/actions.py" line="86" />
         <source>这条记忆已被忘掉，在回收站里：{0}</source>
         <translation>This memory was forgotten and is in the trash: {0}</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/chat/actions.py" line="87" />
+        <location filename="../../sonetto_desktop/ui/chat/actions.py" line="88" />
         <source>恢复</source>
         <translation>Restore</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/chat/actions.py" line="107" />
+        <location filename="../../sonetto_desktop/ui/chat/actions.py" line="108" />
         <source>那段对话已经不在了（删除了，或是临时对话）。</source>
         <translation>That chat is gone (deleted, or a temporary chat).</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/chat/actions.py" line="118" />
+        <location filename="../../sonetto_desktop/ui/chat/actions.py" line="119" />
         <source>那条消息后来被编辑替换了，已不在这段对话里。原话：“{0}”</source>
         <translation>That message was later replaced by an edit and is no longer in this chat. It said: “{0}”</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/chat/actions.py" line="119" />
+        <location filename="../../sonetto_desktop/ui/chat/actions.py" line="120" />
         <source>那条消息后来被编辑替换了，已不在这段对话里。</source>
         <translation>That message was later replaced by an edit and is no longer in this chat.</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/chat/actions.py" line="133" />
+        <location filename="../../sonetto_desktop/ui/chat/actions.py" line="134" />
         <source>以后不会再记住这件事；但这轮写下的记忆后来又被改过，没有撤销（{0}）。可以在记忆墙上处理。</source>
         <translation>This will not be remembered from now on; but the memories this turn wrote were changed since and were not undone ({0}). You can handle them on the memory wall.</translation>
     </message>
     <message numerus="yes">
-        <location filename="../../sonetto_desktop/ui/chat/actions.py" line="139" />
+        <location filename="../../sonetto_desktop/ui/chat/actions.py" line="140" />
         <source>已撤销这轮的 %n 处记忆变化，以后也不会记住这件事。</source>
         <translation><numerusform>Undid this turn's memory change; this will not be remembered from now on.</numerusform><numerusform>Undid this turn's %n memory changes; this will not be remembered from now on.</numerusform></translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/chat/actions.py" line="142" />
+        <location filename="../../sonetto_desktop/ui/chat/actions.py" line="143" />
         <source>好的，这件事不会被记住。</source>
         <translation>OK, this will not be remembered.</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/chat/actions.py" line="157" />
+        <location filename="../../sonetto_desktop/ui/chat/actions.py" line="158" />
         <source>已忘掉：{0}</source>
         <translation>Forgotten: {0}</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/chat/actions.py" line="61" />
-        <location filename="../../sonetto_desktop/ui/chat/actions.py" line="159" />
+        <location filename="../../sonetto_desktop/ui/chat/actions.py" line="62" />
+        <location filename="../../sonetto_desktop/ui/chat/actions.py" line="160" />
         <source>撤销</source>
         <translation>Undo</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/shell.py" line="477" />
+        <location filename="../../sonetto_desktop/ui/shell.py" line="480" />
         <source>无法使用新的数据文件夹 {0}：{1}。仍在使用原来的记忆库。</source>
         <translation>Cannot use the new data folder {0}: {1}. Still using the previous memory store.</translation>
     </message>
@@ -3524,17 +3545,17 @@ Optional: title (the chat’s title), id (the message’s id, which recognises i
         <translation>Open data folder</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/language_switch.py" line="55" />
+        <location filename="../../sonetto_desktop/ui/language_switch.py" line="56" />
         <source>这条回复结束后，界面会切换语言。</source>
         <translation>The interface switches language when this reply ends.</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/language_switch.py" line="102" />
+        <location filename="../../sonetto_desktop/ui/language_switch.py" line="103" />
         <source>界面语言已切换。</source>
         <translation>Interface language changed.</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/language_switch.py" line="127" />
+        <location filename="../../sonetto_desktop/ui/language_switch.py" line="128" />
         <source>切换语言后没能重新显示这段对话：{0}</source>
         <translation>After the language switch, this chat could not be shown again: {0}</translation>
     </message>
@@ -3542,17 +3563,17 @@ Optional: title (the chat’s title), id (the message’s id, which recognises i
 <context>
     <name>SqliteOffer</name>
     <message>
-        <location filename="../../sonetto_desktop/ui/dialogs/sqlite_offer.py" line="52" />
+        <location filename="../../sonetto_desktop/ui/dialogs/sqlite_offer.py" line="56" />
         <source>记忆已有 {0} 条。换成 SQLite 记忆库会启动更快、占用更少内存；所有记忆和历史都会原样迁移，随时可以在设置里换回。</source>
         <translation>You have {0} memories. A SQLite memory store starts faster and uses less memory; every memory and its history move over as they are, and you can switch back in Settings at any time.</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/dialogs/sqlite_offer.py" line="55" />
+        <location filename="../../sonetto_desktop/ui/dialogs/sqlite_offer.py" line="59" />
         <source>换成 SQLite</source>
         <translation>Switch to SQLite</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/dialogs/sqlite_offer.py" line="73" />
+        <location filename="../../sonetto_desktop/ui/dialogs/sqlite_offer.py" line="76" />
         <source>无法保存设置：{0}</source>
         <translation>Could not save the settings: {0}</translation>
     </message>
@@ -3814,7 +3835,7 @@ Optional: title (the chat’s title), id (the message’s id, which recognises i
         <translation>Memory exports (*.yaml *.yml *.json *.md)</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/dialogs/transfer_actions.py" line="107" />
+        <location filename="../../sonetto_desktop/ui/dialogs/transfer_actions.py" line="106" />
         <source>无法导入 {0}：{1}</source>
         <translation>Cannot import {0}: {1}</translation>
     </message>
@@ -3917,32 +3938,32 @@ Optional: title (the chat’s title), id (the message’s id, which recognises i
 <context>
     <name>TurnSummary</name>
     <message>
-        <location filename="../../sonetto_desktop/presentation/turn_summary.py" line="61" />
+        <location filename="../../sonetto_desktop/presentation/turn_summary.py" line="60" />
         <source>整理了 {0} 条记忆</source>
         <translation>Tidied {0} memories</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/presentation/turn_summary.py" line="66" />
+        <location filename="../../sonetto_desktop/presentation/turn_summary.py" line="65" />
         <source>记住了 {0} 条</source>
         <translation>remembered {0}</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/presentation/turn_summary.py" line="68" />
+        <location filename="../../sonetto_desktop/presentation/turn_summary.py" line="67" />
         <source>更新了 {0} 条</source>
         <translation>updated {0}</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/presentation/turn_summary.py" line="70" />
+        <location filename="../../sonetto_desktop/presentation/turn_summary.py" line="69" />
         <source>合并了 {0} 处</source>
         <translation>merged {0}</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/presentation/turn_summary.py" line="72" />
+        <location filename="../../sonetto_desktop/presentation/turn_summary.py" line="71" />
         <source>删除了 {0} 条</source>
         <translation>deleted {0}</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/presentation/turn_summary.py" line="73" />
+        <location filename="../../sonetto_desktop/presentation/turn_summary.py" line="72" />
         <source>，</source>
         <translation>, </translation>
     </message>
@@ -4062,118 +4083,118 @@ Optional: title (the chat’s title), id (the message’s id, which recognises i
 <context>
     <name>WallBulk</name>
     <message>
-        <location filename="../../sonetto_desktop/ui/wall/selection.py" line="36" />
+        <location filename="../../sonetto_desktop/ui/wall/selection.py" line="37" />
         <source>已锁定 {0} 条</source>
         <translation>{0} locked</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/wall/selection.py" line="38" />
+        <location filename="../../sonetto_desktop/ui/wall/selection.py" line="39" />
         <source>已不在 {0} 条</source>
         <translation>{0} gone</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/wall/selection.py" line="39" />
+        <location filename="../../sonetto_desktop/ui/wall/selection.py" line="40" />
         <source>（跳过 {0} 条：{1}）</source>
         <translation> ({0} skipped: {1})</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/wall/selection.py" line="40" />
+        <location filename="../../sonetto_desktop/ui/wall/selection.py" line="41" />
         <source>，</source>
         <translation>, </translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/wall/selection.py" line="69" />
+        <location filename="../../sonetto_desktop/ui/wall/selection.py" line="70" />
         <source>已把 {0} 条移到「{1}」</source>
         <translation>Moved {0} to “{1}”</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/wall/selection.py" line="75" />
+        <location filename="../../sonetto_desktop/ui/wall/selection.py" line="76" />
         <source>已删除 {0} 条记忆</source>
         <translation>Deleted {0} memories</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/wall/selection.py" line="81" />
+        <location filename="../../sonetto_desktop/ui/wall/selection.py" line="82" />
         <source>已锁定 {0} 条：Sonetto 和其他应用不能再改动它们</source>
         <translation>Locked {0}: Sonetto and other apps can no longer change them</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/wall/selection.py" line="82" />
+        <location filename="../../sonetto_desktop/ui/wall/selection.py" line="83" />
         <source>已解锁 {0} 条</source>
         <translation>Unlocked {0}</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/wall/selection.py" line="89" />
+        <location filename="../../sonetto_desktop/ui/wall/selection.py" line="90" />
         <source>删除 Sonetto 今天写的记忆</source>
         <translation>Delete what Sonetto wrote today</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/wall/selection.py" line="90" />
+        <location filename="../../sonetto_desktop/ui/wall/selection.py" line="91" />
         <source>把 Sonetto 今天新写下的记忆都移到回收站？之后可以在提示里撤销，或从回收站恢复。</source>
         <translation>Move every memory Sonetto wrote today to the trash? You can undo it from the notification, or restore them from the trash.</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/wall/selection.py" line="93" />
+        <location filename="../../sonetto_desktop/ui/wall/selection.py" line="94" />
         <source>删除</source>
         <translation>Delete</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/wall/selection.py" line="95" />
-        <location filename="../../sonetto_desktop/ui/wall/selection.py" line="145" />
+        <location filename="../../sonetto_desktop/ui/wall/selection.py" line="96" />
+        <location filename="../../sonetto_desktop/ui/wall/selection.py" line="146" />
         <source>取消</source>
         <translation>Cancel</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/wall/selection.py" line="104" />
+        <location filename="../../sonetto_desktop/ui/wall/selection.py" line="105" />
         <source>已删除 Sonetto 今天写的 {0} 条记忆</source>
         <translation>Deleted {0} memories Sonetto wrote today</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/wall/selection.py" line="105" />
+        <location filename="../../sonetto_desktop/ui/wall/selection.py" line="106" />
         <source>Sonetto 今天还没有写下新的记忆。</source>
         <translation>Sonetto has not written any new memory today.</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/wall/selection.py" line="112" />
+        <location filename="../../sonetto_desktop/ui/wall/selection.py" line="113" />
         <source>重命名主题</source>
         <translation>Rename theme</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/wall/selection.py" line="113" />
+        <location filename="../../sonetto_desktop/ui/wall/selection.py" line="114" />
         <source>「{0}」的新名字：</source>
         <translation>New name for “{0}”:</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/wall/selection.py" line="133" />
+        <location filename="../../sonetto_desktop/ui/wall/selection.py" line="134" />
         <source>已把「{1}」并入「{2}」（{0} 条）</source>
         <translation>Merged “{1}” into “{2}” ({0})</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/wall/selection.py" line="134" />
+        <location filename="../../sonetto_desktop/ui/wall/selection.py" line="135" />
         <source>已把「{1}」改名为「{2}」（{0} 条）</source>
         <translation>Renamed “{1}” to “{2}” ({0})</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/wall/selection.py" line="138" />
+        <location filename="../../sonetto_desktop/ui/wall/selection.py" line="139" />
         <source>合并主题</source>
         <translation>Merge themes</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/wall/selection.py" line="139" />
+        <location filename="../../sonetto_desktop/ui/wall/selection.py" line="140" />
         <source>已经有主题「{0}」了。要把「{1}」的记忆都并入「{0}」吗？</source>
         <translation>There is already a theme “{0}”. Move the memories of “{1}” into “{0}”?</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/wall/selection.py" line="143" />
+        <location filename="../../sonetto_desktop/ui/wall/selection.py" line="144" />
         <source>合并</source>
         <translation>Merge</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/wall/selection.py" line="168" />
+        <location filename="../../sonetto_desktop/ui/wall/selection.py" line="169" />
         <source>撤销</source>
         <translation>Undo</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/wall/selection.py" line="179" />
+        <location filename="../../sonetto_desktop/ui/wall/selection.py" line="180" />
         <source>已撤销（{0} 条记忆）</source>
         <translation>Undone ({0} memories)</translation>
     </message>
@@ -4413,57 +4434,57 @@ The memory wall on the right works already.</translation>
 <context>
     <name>WriterToasts</name>
     <message>
-        <location filename="../../sonetto_desktop/presentation/toasts.py" line="62" />
+        <location filename="../../sonetto_desktop/presentation/toasts.py" line="63" />
         <source>想更新「{0}」，但它已锁定</source>
         <translation>Wanted to update “{0}”, but it is locked</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/presentation/toasts.py" line="72" />
+        <location filename="../../sonetto_desktop/presentation/toasts.py" line="73" />
         <source>{0}（其他应用）· {1}</source>
         <translation>{0} (another app) · {1}</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/presentation/toasts.py" line="84" />
+        <location filename="../../sonetto_desktop/presentation/toasts.py" line="89" />
         <source>记住了：{0}</source>
         <translation>Remembered: {0}</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/presentation/toasts.py" line="85" />
+        <location filename="../../sonetto_desktop/presentation/toasts.py" line="90" />
         <source>记住了一件新事</source>
         <translation>Remembered something new</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/presentation/toasts.py" line="88" />
+        <location filename="../../sonetto_desktop/presentation/toasts.py" line="93" />
         <source>更新了记忆：{0}</source>
         <translation>Updated a memory: {0}</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/presentation/toasts.py" line="89" />
+        <location filename="../../sonetto_desktop/presentation/toasts.py" line="94" />
         <source>更新了记忆</source>
         <translation>Updated a memory</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/presentation/toasts.py" line="92" />
+        <location filename="../../sonetto_desktop/presentation/toasts.py" line="97" />
         <source>合并了两条记忆</source>
         <translation>Merged two memories</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/presentation/toasts.py" line="94" />
+        <location filename="../../sonetto_desktop/presentation/toasts.py" line="99" />
         <source>删除了过时的记忆：{0}</source>
         <translation>Deleted an outdated memory: {0}</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/presentation/toasts.py" line="95" />
+        <location filename="../../sonetto_desktop/presentation/toasts.py" line="100" />
         <source>删除了过时的记忆</source>
         <translation>Deleted an outdated memory</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/presentation/toasts.py" line="98" />
+        <location filename="../../sonetto_desktop/presentation/toasts.py" line="86" />
         <source>导入了 {0} 条记忆</source>
         <translation>Imported {0} memories</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/notices/writer_toasts.py" line="100" />
+        <location filename="../../sonetto_desktop/ui/notices/writer_toasts.py" line="101" />
         <source>解锁</source>
         <translation>Unlock</translation>
     </message>
@@ -4478,32 +4499,32 @@ The memory wall on the right works already.</translation>
         <translation>Undo</translation>
     </message>
     <message numerus="yes">
-        <location filename="../../sonetto_desktop/ui/notices/writer_toasts.py" line="175" />
+        <location filename="../../sonetto_desktop/ui/notices/writer_toasts.py" line="174" />
         <source>已撤销这轮的 %n 处记忆变化</source>
         <translation><numerusform>Undid this turn's memory change</numerusform><numerusform>Undid this turn's %n memory changes</numerusform></translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/presentation/toasts.py" line="48" />
+        <location filename="../../sonetto_desktop/presentation/toasts.py" line="49" />
         <source>这轮对话的记忆整理已放弃：{0}</source>
         <translation>Gave up organising memories for this exchange: {0}</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/presentation/toasts.py" line="49" />
+        <location filename="../../sonetto_desktop/presentation/toasts.py" line="50" />
         <source>这轮对话的记忆整理已放弃</source>
         <translation>Gave up organising memories for this exchange</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/presentation/toasts.py" line="51" />
+        <location filename="../../sonetto_desktop/presentation/toasts.py" line="52" />
         <source>整理记忆第 {0} 次失败：{1}</source>
         <translation>Couldn't organise memories (attempt {0}): {1}</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/presentation/toasts.py" line="53" />
+        <location filename="../../sonetto_desktop/presentation/toasts.py" line="54" />
         <source>整理记忆失败：{0}</source>
         <translation>Couldn't organise memories: {0}</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/presentation/toasts.py" line="55" />
+        <location filename="../../sonetto_desktop/presentation/toasts.py" line="56" />
         <source>整理记忆失败</source>
         <translation>Couldn't organise memories</translation>
     </message>

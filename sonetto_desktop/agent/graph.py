@@ -15,7 +15,6 @@
 from __future__ import annotations
 
 import logging
-import re
 from typing import Annotated, Any, Sequence
 
 from langchain_core.language_models import BaseChatModel
@@ -36,6 +35,7 @@ from langgraph.prebuilt import ToolNode, tools_condition
 from typing_extensions import TypedDict
 
 from ..memory.retrieval.modes import RetrievalMode
+from ..memory.token_estimate import estimate_tokens
 from .llm_errors import EmptyReply, LLMNotConfigured
 from .companion_tools import Clock, build_companion_tools, local_now
 from .memory_context import format_memory_block
@@ -64,15 +64,16 @@ class CompanionState(TypedDict, total=False):
 
 # ── helpers ──────────────────────────────────────────────────────────────────────────────────────
 
-_CJK = re.compile(r"[\u3000-\u9fff\uac00-\ud7af\uff00-\uffef]")
+#: What a message costs besides its text (role and the chat template's markers), in estimated tokens.
+MESSAGE_OVERHEAD = 4
 
 
-def estimate_tokens(message: BaseMessage) -> int:
-    """Rough and cheap: one token per CJK character, one per four other characters."""
+def message_tokens(message: BaseMessage) -> int:
+    """Estimated tokens of a message (the app's one estimate): its text, its tool calls' arguments and
+    ``MESSAGE_OVERHEAD``."""
     text = message.text if isinstance(message.content, (str, list)) else str(message.content)
-    cjk = len(_CJK.findall(text))
-    extra = sum(len(str(call.get("args", ""))) // 4 for call in getattr(message, "tool_calls", None) or [])
-    return 4 + cjk + (len(text) - cjk) // 4 + extra
+    calls = getattr(message, "tool_calls", None) or []
+    return MESSAGE_OVERHEAD + estimate_tokens(text) + sum(estimate_tokens(str(call.get("args", ""))) for call in calls)
 
 
 def split_turns(messages: Sequence[BaseMessage]) -> list[list[BaseMessage]]:
@@ -101,7 +102,7 @@ def trim_history(
     kept = [turns[-1]]
     used = 0
     for turn in reversed(turns[:-1]):
-        cost = sum(estimate_tokens(m) for m in turn)
+        cost = sum(message_tokens(m) for m in turn)
         if len(kept) > max_turns or used + cost > max_tokens:
             break
         kept.append(turn)

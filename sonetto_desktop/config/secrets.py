@@ -114,26 +114,10 @@ class ApiKeyStore:
             return ""
 
     def _store_file(self, key: str) -> None:
+        from ..memory.files import atomic_write  # the one crash-safe write (a leaf: stdlib only)
+
         self.config_dir.mkdir(parents=True, exist_ok=True)
-        tmp = self.config_dir / f".{self.key_file.name}.{os.getpid()}.tmp"
-        try:
-            tmp.unlink()
-        except FileNotFoundError:
-            pass
-        # Created 0600 from the first byte (no window where another user could read it).
-        fd = os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o600)
-        try:
-            with os.fdopen(fd, "w", encoding="utf-8") as fh:
-                fh.write(key)
-                fh.flush()
-                os.fsync(fh.fileno())
-            os.replace(tmp, self.key_file)
-        except BaseException:
-            try:
-                tmp.unlink()
-            except OSError:
-                pass
-            raise
+        atomic_write(self.key_file, key.encode("utf-8"))  # created 0600 from the first byte
         # Belt and braces for a file that existed before with wider permissions (umask never widens 0600).
         os.chmod(self.key_file, 0o600)
 
@@ -150,10 +134,6 @@ def load_api_key(config_dir: Path | str | None = None) -> str:
 
 def store_api_key(key: str, config_dir: Path | str | None = None) -> str:
     return ApiKeyStore(config_dir).store(key)
-
-
-def delete_api_key(config_dir: Path | str | None = None) -> None:
-    ApiKeyStore(config_dir).delete()
 
 
 def load_secret(name: str, config_dir: Path | str | None = None) -> str:

@@ -7,12 +7,10 @@ Environment variables override the file (:meth:`Settings.with_env`), without bei
 
 from __future__ import annotations
 
-import contextlib
 import json
 import logging
 import os
 import re
-import tempfile
 import time
 from dataclasses import dataclass, field, fields, replace
 from pathlib import Path
@@ -373,17 +371,9 @@ class Settings:
         path = Path(path) if path is not None else config_dir() / SETTINGS_FILE
         path.parent.mkdir(parents=True, exist_ok=True)
         payload = json.dumps(self.to_dict(), ensure_ascii=False, indent=2) + "\n"
-        fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".tmp", dir=path.parent)
-        try:
-            with os.fdopen(fd, "w", encoding="utf-8") as fh:
-                fh.write(payload)
-                fh.flush()
-                os.fsync(fh.fileno())
-            os.replace(tmp, path)
-        except BaseException:
-            with contextlib.suppress(OSError):
-                os.unlink(tmp)
-            raise
+        from ..memory.files import atomic_write  # the one crash-safe write (a leaf: stdlib only)
+
+        atomic_write(path, payload.encode("utf-8"))
         if with_secret:
             store_api_key(self._env_originals.get("api_key", self.api_key), path.parent)
             store_secret(POSTGRES_PASSWORD, self.postgres_password, path.parent)

@@ -2,9 +2,11 @@
 
     ledger.jsonl            one line per written batch: {"import", "batch", "keys"} (fsync'd appends)
     <import id>/state.json  the import: where from, options, counts, status
-    <import id>/batches.jsonl   the batches still to write (gone when the import is finished)
-    <import id>/conversations.json  which conversation each batch came from (kept: undo per conversation)
-    <import id>/journal/    the import writer's turn journal (``memory/writer/journal.py``)
+    <import id>/conversations.json  each batch's conversation, title, time and keys (no text; kept:
+                            undo per conversation)
+    <import id>/journal/    the import writer's turn journal (``memory/writer/journal.py``): the
+                            batches still to write, their text written there once
+    <import id>/batches.jsonl   an import begun by an older version: its batches still to journal
 
 A batch's keys are appended once its memories are written and before its journal entry is removed,
 so after a kill a batch is either in the ledger or still journaled (a replay of a written batch is
@@ -200,14 +202,15 @@ class ImportLedger:
     # ── batches still to write ────────────────────────────────────────
 
     def save_batches(self, import_id: str, batches: Iterable[dict[str, Any]]) -> None:
-        """The import's batches, written once before it starts (fsync'd): a resume needs no source file.
-        Which conversation each came from is kept beside them, after the import too."""
+        """The import's index (fsync'd), written before its batches are journaled: which conversation
+        each batch came from (kept after the import too), its title, time, keys and turns — never its
+        text, which is in the import writer's journal."""
         batches = list(batches)
-        payload = "".join(json.dumps(b, ensure_ascii=False) + "\n" for b in batches).encode("utf-8")
-        private_dir(self.folder_of(import_id))
-        atomic_write(self.folder_of(import_id) / BATCHES, payload)
+        meta = ("now", "keys", "turns")
         index = {"batches": {str(b["seq"]): str(b.get("conversation") or "") for b in batches},
-                 "titles": {str(b.get("conversation") or ""): str(b.get("title") or "") for b in batches}}
+                 "titles": {str(b.get("conversation") or ""): str(b.get("title") or "") for b in batches},
+                 "records": {str(b["seq"]): {k: b[k] for k in meta if k in b} for b in batches}}
+        private_dir(self.folder_of(import_id))
         atomic_write(self.folder_of(import_id) / CONVERSATIONS, json.dumps(index, ensure_ascii=False).encode("utf-8"))
 
     def _index(self, import_id: str) -> dict[str, Any]:
@@ -243,11 +246,36 @@ class ImportLedger:
         return state
 
     def load_batches(self, import_id: str) -> list[dict[str, Any]]:
+        """The index's record of each batch (seq, conversation, title, now, keys, turns; no text)."""
+        index = self._index(import_id)
+        records = index.get("records")
+        if not isinstance(records, dict):  # an import begun by an older version
+            legacy = self.legacy_batches(import_id) or []
+            return [{k: v for k, v in b.items() if k != "messages"} for b in legacy]
+        titles = index.get("titles") if isinstance(index.get("titles"), dict) else {}
+        out = []
+        for seq, conversation in self.batch_conversations(import_id).items():
+            meta = records.get(str(seq)) if isinstance(records.get(str(seq)), dict) else {}
+            out.append({"seq": seq, "conversation": conversation, "title": str(titles.get(conversation) or ""),
+                        **meta})
+        return sorted(out, key=lambda r: r["seq"])
+
+    def legacy_batches(self, import_id: str) -> list[dict[str, Any]] | None:
+        """The ``batches.jsonl`` of an import begun by an older version (with their text), or None."""
         try:
             text = (self.folder_of(import_id) / BATCHES).read_text(encoding="utf-8")
         except FileNotFoundError:
-            return []
+            return None
         return [json.loads(line) for line in text.splitlines() if line.strip()]
+
+    def discard(self, import_id: str) -> None:
+        """An import that could not begin (its batches not all journaled): its folder goes."""
+        shutil.rmtree(self.folder_of(import_id), ignore_errors=True)
+
+    def drop_legacy_batches(self, import_id: str) -> None:
+        """Once its batches are journaled (fsync'd there), an older import's ``batches.jsonl`` goes."""
+        (self.folder_of(import_id) / BATCHES).unlink(missing_ok=True)
+        fsync_dir(self.folder_of(import_id))
 
     def finish(self, import_id: str) -> None:
         """The import is over: its parsed chats leave the disk (the journal's failed turns stay)."""

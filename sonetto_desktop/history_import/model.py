@@ -19,19 +19,7 @@ from dataclasses import dataclass, field
 from datetime import date, datetime, timedelta
 from typing import Any, Iterator, NamedTuple, TypeVar
 
-#: Format name -> how the app names the source (the other side of the chats; actor ``import:<name>``).
-SOURCE_LABELS = {
-    "chatgpt": "ChatGPT",
-    "claude": "Claude",
-    "deepseek": "DeepSeek",
-    "cherry": "Cherry Studio",
-    "jsonl": "JSON Lines",
-    "sonetto": "Sonetto",
-    "chatgpt-memories": "ChatGPT",
-}
-#: Formats read from public third-party parsers only, not from the vendor's documentation or source.
-BEST_EFFORT = frozenset({"claude", "deepseek"})
-FORMATS = tuple(SOURCE_LABELS)
+from .formats import format_named, label_of
 
 
 class HistoryFormatError(ValueError):
@@ -274,11 +262,12 @@ class History:
 
     @property
     def label(self) -> str:
-        return SOURCE_LABELS.get(self.source, self.source)
+        return label_of(self.source)
 
     @property
     def best_effort(self) -> bool:
-        return self.source in BEST_EFFORT
+        fmt = format_named(self.source)
+        return fmt is not None and fmt.best_effort
 
     @property
     def message_count(self) -> int:
@@ -298,7 +287,7 @@ def import_source(actor: str) -> str | None:
     if not isinstance(actor, str) or not actor.startswith("import:"):
         return None
     source = actor[len("import:"):].strip()
-    return SOURCE_LABELS.get(source, source) or None
+    return label_of(source) or None
 
 
 def local_naive(moment: datetime) -> datetime:

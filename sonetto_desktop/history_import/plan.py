@@ -27,9 +27,10 @@ from dataclasses import dataclass, field
 from datetime import date, datetime
 from typing import Iterable, Protocol
 
+from ..memory.retrieval.token_count import FAMILIES
+from ..memory.token_estimate import estimate_tokens_unrounded
 from ..memory.writer.secret_filter import redact_secrets
 from .model import Conversation, ConversationHead, History, Message, SpilledConversations
-from .tokens import estimate_tokens, estimate_tokens_unrounded
 
 MAX_BATCH_EXCHANGES = 6
 MAX_BATCH_CHARS = 5000
@@ -48,6 +49,14 @@ LISTING_ALL_UP_TO = 40
 LISTING_ROWS_ABOVE = 28
 LISTING_ROW_TOKENS = 45
 MEMORIES_PER_EXCHANGE = 0.5
+#: The plan states Qwen2.5 tokens (what its constants were measured in): the app's one estimate
+#: (``memory/token_estimate.py``) times the Qwen family's measured real tokens per estimated token.
+PER_ESTIMATE = FAMILIES["qwen"].per_estimate
+
+
+def text_tokens(text: str) -> float:
+    """Qwen2.5 tokens of ``text`` as the plan counts them (unrounded: a batch adds its texts up)."""
+    return estimate_tokens_unrounded(text) * PER_ESTIMATE
 
 
 class TitleFilter(Protocol):
@@ -168,7 +177,7 @@ def _figure(exchange: Exchange) -> ExchangeFigures:
     hidden = 0
     for msg in exchange.messages:
         line, found = _rendered(msg)
-        tokens += estimate_tokens_unrounded(line["content"])
+        tokens += text_tokens(line["content"])
         hidden += found
     return ExchangeFigures(exchange.key, exchange.time, exchange_chars(exchange), tokens, hidden)
 
@@ -386,7 +395,7 @@ def _batches(conversations: SpilledConversations, index: int, head: Conversation
 def _system_tokens() -> int:
     from ..memory.writer.prompts import UPDATE_SYSTEM
 
-    return estimate_tokens(UPDATE_SYSTEM) + TOOL_SCHEMA_TOKENS
+    return round(text_tokens(UPDATE_SYSTEM)) + TOOL_SCHEMA_TOKENS
 
 
 def _estimate(plan: Plan, memories: int) -> None:

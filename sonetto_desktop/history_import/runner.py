@@ -1,15 +1,18 @@
 """ImportRunner: an import, written by a memory writer of its own (issue 31).
 
-The planned batches (``plan.py``) are saved once in the import's folder (``ledger.py``); then a
-:class:`~..memory.writer.pipeline.MemoryWriter` over the import's own journal writes them in order,
-each as a turn ``imp-<id>-<seq>`` written as ``import:<source>``, with the batch's time as the
-writer's "now" and the conversation's title and date as the provenance of every change. The writer's
-guarantees hold for each batch (journaled before it runs, resumed mid-way after a kill, never written
-twice); the runner adds:
+The planned batches (``plan.py``) go straight into the journal of a
+:class:`~..memory.writer.pipeline.MemoryWriter` of the import's own (made by the app's one writer
+factory, ``agent_lifecycle.make_writer``, as chat's), one at a time as they are read back, each as a
+turn ``imp-<id>-<seq>`` written as ``import:<source>``, with the batch's time as the writer's "now"
+and the conversation's title and date as the provenance of every change; the import's folder keeps
+only an index (``ledger.py``: each batch's conversation, title, time and keys, no text). The
+writer's guarantees hold for each batch (journaled before it runs, resumed mid-way after a kill,
+never written twice); the runner adds:
 
-- **Feeding.** Only a couple of batches wait in the journal at a time; a batch's keys go to the
-  ledger once it is written and before it leaves the journal (the writer's ``on_written``), so after
-  a kill every batch is either in the ledger, or journaled (replayed), or still to be fed.
+- **The ledger.** A batch's keys go to the ledger once it is written and before it leaves the
+  journal (the writer's ``on_written``), so after a kill every batch is either in the ledger or
+  journaled (replayed). An import begun by an older version, whose batches wait in
+  ``batches.jsonl``, has the ones neither written nor journaled moved into the journal on resume.
 - **One unit.** Every batch's turn id starts with the import's id, which undoes them all at once
   (``memory/undo.py`` groups ``imp-`` ids); the import's hits are not counted (``count_hits``), so
   an undo gives back the store exactly as it was.
@@ -21,8 +24,9 @@ twice); the runner adds:
   an import: the runner waits whenever the app's own writer has turns), and a nearly full review
   inbox (in any mode: held changes wait there too) each hold the import after the batch being
   written; it goes on when none holds.
-- **Progress.** Batches and turns done, memories so far (live, from the change channel), the
-  conversation being written, and the time left (a moving average of seconds per batch).
+- **Progress.** Batches and turns done, memories so far (from each written batch's changes, as the
+  writer reports them), the conversation being written, and the time left (a moving average of
+  seconds per batch); published on ``progress`` (the app's services relay it onto their one feed).
 
 Two processes cannot run one import: the import journal's claim decides (``ImportElsewhere``).
 """
@@ -38,24 +42,24 @@ from datetime import date, datetime
 from typing import Any
 
 from ..aio import TaskScope, run_blocking
-from ..memory.changes import MemoryChange
 from ..memory.events import EventFeed
 from ..memory.operations import MemoryOperations
 from ..memory.review import ReviewInbox
 from ..memory.undo import NothingToUndo, TurnSet
 from ..memory.writer.secret_filter import redact_secrets
 from .ledger import DONE, PAUSED, RUNNING, UNDONE, ImportLedger, ImportState, batch_seq, batch_turn_id, new_import_id
-from .model import SOURCE_LABELS
+from .formats import format_named
 from .plan import Batch, Plan
 
 log = logging.getLogger(__name__)
 
-#: Batches waiting in the import journal ahead of the one being written.
-WINDOW = 2
 #: The review inbox: hold the import at this share of its limit, go on below the second.
 INBOX_HOLD, INBOX_GO = 0.9, 0.8
 INBOX_RECHECK = 30.0  # seconds: the person may empty the inbox in another process
 EWMA = 0.3
+#: Seconds between saves of a running import's state file for its progress (a status change, a stop
+#: and the end are saved at once; what is written is in the ledger, fsync'd per batch, whatever this says).
+STATE_EVERY = 2.0
 
 
 class ImportElsewhere(Exception):
@@ -137,10 +141,14 @@ def origin_of(label: str, title: str, when: datetime) -> str:
 
 
 def batch_record(batch: Batch) -> dict[str, Any]:
-    batch = batch.loaded()  # its text read back once (a planned batch holds none)
+    """What the import keeps of a batch besides the journal: no text (``batch_text`` reads it back)."""
     return {"seq": batch.seq, "conversation": batch.conversation_id, "title": safe_title(batch.title),
-            "now": batch.now.isoformat(), "keys": batch.keys, "turns": len(batch.exchanges),
-            "messages": batch.messages()}
+            "now": batch.now.isoformat(), "keys": list(batch.keys), "turns": len(batch.exchanges)}
+
+
+def batch_text(batch: Batch) -> list[dict[str, Any]]:
+    """A batch's messages, read back from the plan's spill file (blocking)."""
+    return batch.loaded().messages()
 
 
 @dataclass
@@ -152,34 +160,34 @@ class _Run:
     writer: Any
     written: dict[int, int] = field(default_factory=dict)  # batch -> its turns
     failed: set[int] = field(default_factory=set)
-    lost: int = 0  # batches neither written, journaled nor in batches.jsonl (a damaged import folder)
+    lost: int = 0  # batches neither written nor journaled (a damaged import folder)
     started_at: dict[int, float] = field(default_factory=dict)
     per_batch: float | None = None
     current: int | None = None
     live: dict[str, int] = field(default_factory=lambda: {"created": 0, "updated": 0, "deleted": 0})
-    room: asyncio.Event = field(default_factory=asyncio.Event)
     finished: asyncio.Event = field(default_factory=asyncio.Event)
     unsubscribe: list[Callable[[], None]] = field(default_factory=list)
+    stopping: bool = False  # ``ImportRunner.stop``: the writer stays paused until it has stopped
+    saved_at: float = 0.0  # when its state file was last saved for a batch written (monotonic)
 
 
 class ImportRunner:
-    """Runs one import at a time over ``ops`` (the store's memory operations) with ``llm`` (the
-    writer's model). ``writer_options``: passed to the import's ``MemoryWriter`` (retriever,
-    user_name, describe_error, limits). ``chat_busy()`` / ``subscribe_chat(callback)``: the app's
-    own writer has turns / tell me when its state changes (the import then waits). ``progress``:
-    an :class:`ImportProgress` after every step."""
+    """Runs one import at a time over ``ops`` (the store's memory operations). ``make_writer(memory,
+    **options)``: the app's writer factory (``agent_lifecycle.make_writer`` with the settings' model),
+    called with the import's actor, journal and ``on_written``. ``chat_busy()`` /
+    ``subscribe_chat(callback)``: the app's own writer has turns / tell me when its state changes (the
+    import then waits). ``progress``: an :class:`ImportProgress` after every step."""
 
-    def __init__(self, ops: MemoryOperations, llm: Any, ledger: ImportLedger, *,
+    def __init__(self, ops: MemoryOperations, ledger: ImportLedger, make_writer: Callable[..., Any], *,
                  review: ReviewInbox | None = None, chat_busy: Callable[[], bool] | None = None,
                  subscribe_chat: Callable[[Callable[[Any], None]], Callable[[], None]] | None = None,
-                 writer_options: dict[str, Any] | None = None, stop_timeout: float = 60.0) -> None:
+                 stop_timeout: float = 60.0) -> None:
         self.ops = ops
-        self.llm = llm
         self.ledger = ledger
+        self.make_writer = make_writer
         self.review = review
         self._chat_busy = chat_busy or (lambda: False)
         self._subscribe_chat = subscribe_chat
-        self.writer_options = dict(writer_options or {})
         self.stop_timeout = stop_timeout
         self.progress: EventFeed[ImportProgress] = EventFeed()
         self.last: ImportProgress | None = None
@@ -198,21 +206,42 @@ class ImportRunner:
 
     async def begin(self, plan: Plan, *, file_name: str, digest: str, since: date | None = None,
                     until: date | None = None, selected: list[str] | None = None) -> ImportState:
-        """Save the plan's batches as a new import and start writing them. Returns its state."""
+        """Journal the plan's batches as a new import and start writing them. Returns its state."""
         if self._run is not None:
             raise RuntimeError(f"an import is already running ({self._run.state.id})")
         if not plan.batches:
             raise ValueError("nothing to import")
-        state = ImportState(new_import_id(), plan.source, SOURCE_LABELS.get(plan.source, plan.label), file_name,
+        state = ImportState(new_import_id(), plan.source, getattr(format_named(plan.source), "label", plan.label), file_name,
                             digest, since=since.isoformat() if since else None,
                             until=until.isoformat() if until else None, selected=selected,
                             review=bool(self.review is not None and self.review.enabled),
                             batches=len(plan.batches), turns=plan.turns)
-        records = await run_blocking(lambda: [batch_record(b) for b in plan.batches])  # reads the spill file
-        await run_blocking(self.ledger.save_batches, state.id, records)
-        await run_blocking(self.ledger.save, state)
-        await self._start(state, records)
+        records = [batch_record(b) for b in plan.batches]
+        by_seq = {int(r["seq"]): r for r in records}
+        writer = await self._claimed_writer(state, by_seq)
+        try:
+            await run_blocking(self.ledger.save_batches, state.id, records)  # the index, before any turn
+            for batch in plan.batches:  # each batch's text read back and journaled once, in order
+                await self._journal(writer, state, by_seq[batch.seq], await run_blocking(batch_text, batch))
+            pending = writer.journal.pending_dir
+            if await run_blocking(lambda: sum(1 for _ in pending.glob("*.json"))) < len(records):
+                raise OSError(writer.last_error or "the import's batches could not be journaled")  # a full disk
+            await run_blocking(self.ledger.save, state)  # listed (and resumable) once every batch is journaled
+        except BaseException:
+            await run_blocking(writer.journal.release)
+            await run_blocking(self.ledger.discard, state.id)  # nothing of it stays: it never began
+            raise
+        await self._start(state, by_seq, writer)
         return state
+
+    async def _journal(self, writer: Any, state: ImportState, record: dict[str, Any],
+                       messages: list[dict[str, Any]]) -> None:
+        """One batch into the import writer's journal (fsync'd; the writer is not started yet, so it
+        is only journaled: ``MemoryWriter.send_history``)."""
+        when = datetime.fromisoformat(record["now"])
+        await writer.send_history(messages, None, batch_turn_id(state.id, int(record["seq"])),
+                                  actor=f"import:{state.source}", as_of=when,
+                                  origin=origin_of(state.label, record["title"], when))
 
     async def resume(self, import_id: str) -> ImportState:
         """Go on with an unfinished import (after a pause, a stop or a kill)."""
@@ -224,29 +253,51 @@ class ImportRunner:
         state = await run_blocking(self.ledger.get, import_id)
         if state is None or not state.unfinished:
             raise ValueError(f"{import_id} is not an unfinished import")
-        records = await run_blocking(self.ledger.load_batches, import_id)
-        await self._start(state, records)
+        records = {int(r["seq"]): r for r in await run_blocking(self.ledger.load_batches, import_id)}
+        writer = await self._claimed_writer(state, records)
+        try:
+            await self._journal_legacy(writer, state, records)
+        except BaseException:
+            await run_blocking(writer.journal.release)
+            raise
+        await self._start(state, records, writer)
         return state
 
-    def _writer(self, state: ImportState, records: dict[int, dict[str, Any]]) -> Any:
-        from ..memory.writer.pipeline import MemoryWriter
+    async def _journal_legacy(self, writer: Any, state: ImportState, records: dict[int, dict[str, Any]]) -> None:
+        """An import begun by an older version keeps its batches in ``batches.jsonl`` and fed the
+        journal a few at a time: the ones neither written, journaled nor given up on go into the
+        journal now, then the file goes (the index keeps what is needed of them)."""
+        legacy = await run_blocking(self.ledger.legacy_batches, state.id)
+        if legacy is None:
+            return
+        written = await run_blocking(self.ledger.written_batches, state.id)
+        seen = {batch_seq(e.turn_id) for e in [*await run_blocking(writer.journal.pending),
+                                                *await run_blocking(writer.journal.failed)]}
+        for record in legacy:
+            seq = int(record["seq"])
+            if seq not in written and seq not in seen:
+                await self._journal(writer, state, record, record["messages"])
+        await run_blocking(self.ledger.save_batches, state.id, list(records.values()))
+        await run_blocking(self.ledger.drop_legacy_batches, state.id)
+
+    async def _claimed_writer(self, state: ImportState, records: dict[int, dict[str, Any]]) -> Any:
+        """The import's writer over its own journal, whose claim it holds (``ImportElsewhere``: another
+        process holds it; nothing of the import's state is touched)."""
 
         def on_written(entry: Any) -> None:  # blocking, before the entry leaves the journal
             seq = batch_seq(entry.turn_id)
             if seq is not None and seq in records:
                 self.ledger.record(state.id, seq, records[seq]["keys"])
 
-        return MemoryWriter(self.ops.as_actor(f"import:{state.source}"), self.llm,
-                            journal_path=self.ledger.journal_path(state.id),
-                            on_written=on_written, stop_timeout=self.stop_timeout,
-                            **{"drain_per_minute": 0.0, **self.writer_options})  # paced by the import itself
-
-    async def _start(self, state: ImportState, records: list[dict[str, Any]]) -> None:
-        self._loop = asyncio.get_running_loop()
-        batches = {int(r["seq"]): r for r in records}
-        writer = self._writer(state, batches)
+        writer = self.make_writer(self.ops.as_actor(f"import:{state.source}"),
+                                  journal_path=self.ledger.journal_path(state.id), on_written=on_written,
+                                  stop_timeout=self.stop_timeout, drain_per_minute=0.0)  # paced by the import
         if not await run_blocking(writer.journal.claim):
-            raise ImportElsewhere(state.id)  # nothing of its state touched: it is another process's now
+            raise ImportElsewhere(state.id)
+        return writer
+
+    async def _start(self, state: ImportState, batches: dict[int, dict[str, Any]], writer: Any) -> None:
+        self._loop = asyncio.get_running_loop()
         if state.status != RUNNING:
             state.status = RUNNING
             await run_blocking(self.ledger.save, state)
@@ -256,43 +307,23 @@ class ImportRunner:
         journaled = {s for e in await run_blocking(writer.journal.pending) if (s := batch_seq(e.turn_id)) is not None}
         self._run = run
         run.unsubscribe.append(writer.events.subscribe(self._on_writer_event))
-        run.unsubscribe.append(self.ops.subscribe(self._on_change))
         if self._subscribe_chat is not None:
             run.unsubscribe.append(self._subscribe_chat(lambda _event: self._call_soon(self._update_holds)))
         if self.review is not None:
             run.unsubscribe.append(self.review.subscribe(lambda _count: self._call_soon(self._update_holds)))
         self._update_holds()
-        writer.start()  # replays the batches a kill left in the journal, in order
-        todo = [seq for seq in sorted(batches) if seq not in run.written and seq not in run.failed | journaled]
-        run.lost = max(0, state.batches - len(run.written) - len(run.failed) - len(journaled) - len(todo))
+        writer.start()  # writes the journaled batches, in order
+        run.lost = max(0, state.batches - len(run.written) - len(run.failed) - len(journaled - run.written.keys()))
         if run.lost:
             log.warning("history import %s: %d batches can no longer be found", state.id, run.lost)
-        run.room.set()
         self._publish()
-        self._tasks.spawn(self._feed(run, todo), name=f"sonetto-import-feed-{state.id}")
-        if not todo and not journaled:
+        if not journaled:
             self._check_finished()
 
     def _call_soon(self, fn: Callable[[], None]) -> None:
         """From any thread (the change channel publishes on the writer's worker threads)."""
         if self._loop is not None and not self._loop.is_closed():
             self._loop.call_soon_threadsafe(fn)
-
-    async def _feed(self, run: _Run, todo: list[int]) -> None:
-        try:
-            for seq in todo:
-                while run.writer.pending >= WINDOW:
-                    run.room.clear()
-                    await run.room.wait()
-                if self._run is not run:
-                    return
-                record = run.batches[seq]
-                when = datetime.fromisoformat(record["now"])
-                await run.writer.send_history(record["messages"], None, batch_turn_id(run.state.id, seq),
-                                              actor=f"import:{run.state.source}", as_of=when,
-                                              origin=origin_of(run.state.label, record["title"], when))
-        except Exception:
-            log.exception("history import %s: feeding the writer failed", run.state.id)
 
     # ── following the writer ──────────────────────────────────────────
 
@@ -307,36 +338,29 @@ class ImportRunner:
         elif event.kind == "done":
             run.written[seq] = int(run.batches.get(seq, {}).get("turns", 0))
             run.failed.discard(seq)
+            _count_changes(run, getattr(run.writer.last_result, "changes", ()))
             began = run.started_at.pop(seq, None)
             if began is not None:
                 took = time.monotonic() - began
                 run.per_batch = took if run.per_batch is None else EWMA * took + (1 - EWMA) * run.per_batch
-            run.room.set()
             self._call_soon(self._after_batch)
         elif event.kind == "gave_up":
             run.failed.add(seq)
             run.started_at.pop(seq, None)
-            run.room.set()
             self._call_soon(self._after_batch)
         else:
             return
         self._publish()
-
-    def _on_change(self, change: MemoryChange) -> None:
-        run = self._run
-        if run is None or not (change.turn_id or "").startswith(run.state.id + "-"):
-            return
-        kind = {"add": "created", "update": "updated", "merge": "updated", "delete": "deleted"}.get(change.kind)
-        if kind is not None:
-            run.live[kind] += 1
-            self._call_soon(self._publish)
 
     def _after_batch(self) -> None:
         run = self._run
         if run is None:
             return
         _tally(run)
-        self._save_soon(run.state)
+        now = time.monotonic()
+        if now - run.saved_at >= STATE_EVERY:  # the counts are the ledger's anyway: the file follows at a pace
+            run.saved_at = now
+            self._save_soon(run.state)
         self._update_holds()
         self._check_finished()
 
@@ -392,7 +416,7 @@ class ImportRunner:
         if run is not None:
             if self._held and not run.writer.paused:
                 run.writer.pause()
-            elif not self._held and run.writer.paused:
+            elif not self._held and run.writer.paused and not run.stopping:
                 run.writer.resume()
             status = PAUSED if "person" in self._held else RUNNING
             if run.state.status != status:
@@ -509,6 +533,7 @@ class ImportRunner:
         run = self._run
         if run is None:
             return None
+        run.stopping = True  # no hold's end resumes it meanwhile (``_update_holds``)
         run.writer.pause()
         await run.writer.stop(self.stop_timeout)
         self._detach(run)
@@ -534,6 +559,17 @@ class ImportRunner:
         run.finished.clear()
         self._publish()
         return count
+
+
+_LIVE = {"add": "created", "update": "updated", "merge": "updated", "delete": "deleted"}
+
+
+def _count_changes(run: _Run, changes: Any) -> None:
+    """A written batch's changes, as its writer reported them, in the live counts."""
+    for change in changes or ():
+        kind = _LIVE.get(getattr(change, "kind", ""))
+        if kind is not None:
+            run.live[kind] += 1
 
 
 def _over(run: _Run) -> bool:

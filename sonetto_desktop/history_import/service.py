@@ -11,7 +11,7 @@ from __future__ import annotations
 import hashlib
 from datetime import date
 from pathlib import Path
-from typing import Any
+from typing import Any, Callable
 
 from ..aio import run_blocking
 from .dont_import import FILE_NAME as DONT_IMPORT_FILE
@@ -27,10 +27,12 @@ from .sources import read_history
 
 class HistoryImports:
     """``services``: an open ``AppServices`` (its store, memory operations, settings, review inbox,
-    data dir; its writer and model factory when the agents run)."""
+    data dir, recall; its writer and model when the agents run). Front ends use ``services.imports``."""
 
-    def __init__(self, services: Any) -> None:
+    def __init__(self, services: Any, publish: Callable[[object], None] | None = None) -> None:
+        """``publish``: the services' event feed, which the import's progress is relayed onto."""
         self.services = services
+        self._publish = publish
         self._runner: ImportRunner | None = None
         self._made_for: tuple[Any, Any] = (None, None)
         self._http: Any = None  # the HTTP client of a model made here (no agents running)  # the store and settings the runner was made for
@@ -73,48 +75,53 @@ class HistoryImports:
         stale = self._runner is not None and self._runner.running is None and (
             made_for[0] is not self._made_for[0] or made_for[1] is not self._made_for[1])
         if self._runner is None or stale:
+            from ..agent_lifecycle import make_writer
+
             settings = services.settings
             writer = services.writer  # the app's own: an import waits while it has turns
+            model = self._model(settings)
 
             def chat_busy() -> bool:
                 current = services.writer
                 return current is not None and bool(current.pending or current.busy)
 
+            def import_writer(memory: Any, **options: Any) -> Any:  # chat's factory, the settings' model
+                return make_writer(memory, model, lambda: services.settings, services.recall, **options)
+
             self._runner = ImportRunner(
-                services.memory, self._model(settings), self.ledger, review=services.review,
-                chat_busy=chat_busy, subscribe_chat=services.subscribe_writer if writer is not None else None,
-                writer_options={"retriever": lambda: services.recall.mechanical,
-                                "user_name": lambda: services.settings.user_name,
-                                "describe_error": _describe_error,
-                                "max_tool_calls": settings.writer_max_tool_calls,
-                                "max_changed": settings.writer_max_changed_memories})
+                services.memory, self.ledger, import_writer, review=services.review, chat_busy=chat_busy,
+                subscribe_chat=services.subscribe_writer if writer is not None else None)
+            if self._publish is not None:  # on the services' one feed
+                self._runner.progress.subscribe(self._publish)
             self._made_for = made_for
         return self._runner
 
     def _model(self, settings: Any) -> Any:
-        """The import writer's model: the running agents' (over their shared HTTP pool), else (the
-        command line, which starts no agents) a lazy model over an HTTP client of its own, closed by
-        :meth:`close`."""
-        if not settings.is_llm_configured:
-            return None
+        """The import writer's model, made as chat's (``agent_lifecycle.lazy_model``): over the running
+        agents' HTTP pool, else (the command line, which starts no agents) over an HTTP client of its
+        own, made at the first batch and closed by :meth:`close`."""
+        from ..agent_lifecycle import lazy_model
+
         shared = self.services.agents_model(settings)
         if shared is not None:
             return shared
-        from ..memory.lazy_model import LazyModel
-        from ..redaction import register_secret
 
-        key = settings.api_key.strip()
-        register_secret(key)
-
-        def build() -> Any:  # on a worker thread, at the first batch
+        def own_http() -> Any:  # on a worker thread, when the model is built
             import httpx
 
-            from ..agent.llm import build_llm
+            if self._http is None:
+                self._http = httpx.AsyncClient()
+            return self._http
 
-            self._http = httpx.AsyncClient()
-            return build_llm(settings, http_async_client=self._http)
+        return lazy_model(settings, own_http)
 
-        return LazyModel(build, api_key=key)
+    async def shutdown(self) -> None:
+        """The store closes (the services close or open another): a running import stops after the
+        batch being written and stays running, so the next start goes on with it; then ``close``."""
+        runner = self._runner
+        if runner is not None and runner.running is not None:
+            await runner.stop(pause=False)
+        await self.close()
 
     async def close(self) -> None:
         """Close the HTTP client of a model made here (see ``_model``). Safe to call twice."""
@@ -239,11 +246,3 @@ class HistoryImports:
 
     def subscribe_changes(self, callback: Any) -> Any:
         return self.services.subscribe(callback)
-
-
-def _describe_error(exc: BaseException, api_key: str) -> str:
-    from ..agent.llm_errors import describe_llm_error
-
-    info = describe_llm_error(exc, api_key=api_key)
-    return f"{info.zh}（{info.code}）"
-

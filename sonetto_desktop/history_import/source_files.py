@@ -60,6 +60,7 @@ class Source:
     hasher: Any = field(default_factory=hashlib.sha256)
     read_bytes: int = 0  # everything read so far (``MAX_TOTAL_BYTES``)
     _hashed: set[str] = field(default_factory=set)
+    kinds: dict[str, str | None] = field(default_factory=dict)  # what each file was found to be (``sniff``)
 
     @property
     def names(self) -> list[str]:

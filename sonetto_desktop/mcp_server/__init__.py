@@ -13,7 +13,7 @@ Model Context Protocol, a front end like ``cli.py`` over the same ``AppServices`
 - ``http_limits.py`` the HTTP transport's header timeout and its queue of connections beyond the cap
 - ``snippets.py`` the configuration other apps need (shown in settings and the README)
 
-Every change is made through ``MemoryOperations`` as ``mcp:<client name>`` (the name the client sent in
-the MCP handshake): it is in the history, on the change channel (a running app's wall shows it live)
+Every change is an operation value (``ops.py``) run by ``AppServices.run`` as ``mcp:<client name>`` (the
+name the client sent in the MCP handshake), as the window's and the command line's are: it is in the history, on the change channel (a running app's wall shows it live)
 and undoable like any other; locked memories and the don't-remember list apply.
 """

@@ -22,10 +22,12 @@ import socket
 import sys
 from typing import Any
 
+from .. import ops
 from ..aio import run_blocking
 from ..config.secrets import mcp_token
 from ..config.settings import Settings
 from ..memory.errors import MemoryError_
+from ..presentation.i18n import english, translating
 from ..services import AppServices
 from .access import Access, actor_for
 from .clients_seen import ClientsSeen
@@ -93,6 +95,11 @@ def main(argv: list[str] | None = None) -> int:
         return _fail("this executable has no standard input/output here; use `sonetto mcp --http`")
     logging.basicConfig(stream=sys.stderr, level=logging.INFO if args.verbose else logging.WARNING,
                         format="%(levelname)s %(name)s: %(message)s")
+    with translating(english()):  # tool errors in English (presentation/errors), for any app's model
+        return _run(args)
+
+
+def _run(args: argparse.Namespace) -> int:
     try:
         return asyncio.run(_main(args))
     except KeyboardInterrupt:
@@ -149,13 +156,11 @@ async def _say_where(services: AppServices) -> None:
     """One line on stderr, always: which memories this server serves (an app that does not pass its
     environment on starts it on the default data folder, which may be another, empty store)."""
     settings = services.settings
-    try:
-        count = await run_blocking(lambda: services.memory.count() if services.memory else 0)
-        held = f"{count} memories"
-    except (MemoryError_, OSError) as exc:
-        held = f"not counted: {type(exc).__name__}"
-    kind = {"yaml": "memory.yaml", "sqlite": "SQLite", "postgres": "PostgreSQL"}.get(settings.store_backend,
-                                                                                   settings.store_backend)
+    counted = await services.run(ops.Count())
+    held = f"{counted.value} memories" if counted.ok else f"not counted: {counted.exact}"
+    from ..memory.stores.backends import label_of
+
+    kind = label_of(settings.store_backend)
     print(f"sonetto mcp: serving memories from {services.data_dir} ({kind}, {held})", file=sys.stderr, flush=True)
 
 
@@ -195,15 +200,11 @@ def build_server(services: AppServices, access: Access) -> tuple[Any, Any]:
     server = MCPServer("sonetto", title="Sonetto memories", version=__version__, instructions=INSTRUCTIONS,
                        log_level="WARNING", middleware=[resource_gate(access)])
 
-    def ops() -> Any:
-        assert services.memory is not None, "the services are not open"
-        return services.memory
-
     handover = _Handover(services)
     quota = Quota(handover.pending, path=services.data_dir / QUOTA_FILE)  # counted across processes
-    tools = MemoryTools(ops, lambda: services.recall, access, handover.remember, quota)
+    tools = MemoryTools(services, access, handover.remember, quota)
     tools.register(server)
-    register_resources(server, ops)
+    register_resources(server, services)
     return server, tools
 
 

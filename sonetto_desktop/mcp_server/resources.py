@@ -2,7 +2,8 @@
 
 Resource reads cannot carry a tool error, and the SDK gives a static resource no context to learn
 the client from, so the access check for them is a server middleware (:func:`resource_gate`): a
-refused read is a protocol error with the reason.
+refused read is a protocol error with the reason. The cards are read by ``AppServices.run``
+(``ops.Grouped``); a failed read is a protocol error in the one wording (``Failed.exact``).
 """
 
 # No ``from __future__ import annotations``: the SDK reads these signatures at run time.
@@ -13,21 +14,30 @@ from typing import Any
 
 from mcp.server.mcpserver import MCPServer
 from mcp.shared.exceptions import MCPError
-from mcp_types import INVALID_REQUEST
+from mcp_types import INTERNAL_ERROR, INVALID_REQUEST
 
+from .. import ops
 from ..aio import run_blocking
-from ..memory.operations import MemoryOperations
 from .access import Access, AccessDenied, caller_of
 
 MAX_THEME_CARDS = 500
 _GATED = frozenset({"resources/read", "resources/list", "resources/templates/list"})
 
 
-def register_resources(server: MCPServer, ops: Callable[[], MemoryOperations]) -> None:
+async def _grouped(services: Any) -> dict[str, list[dict[str, Any]]]:
+    outcome = await services.run(ops.Grouped())
+    if isinstance(outcome, ops.Failed):
+        raise MCPError(INTERNAL_ERROR, outcome.exact)
+    return outcome.value
+
+
+def register_resources(server: MCPServer, services: Any) -> None:
+    """The resources over ``services`` (``AppServices``: whichever store is open now)."""
+
     @server.resource("memory://themes", name="themes", mime_type="application/json",
                      description="记忆的主题及每个主题的条数 / the memories' themes and how many each holds")
     async def themes() -> str:
-        groups = await run_blocking(lambda: ops().grouped())
+        groups = await _grouped(services)
         rows = [{"theme": name, "count": len(cards), "uri": f"memory://theme/{name}"}
                 for name, cards in sorted(groups.items())]
         return json.dumps({"themes": rows}, ensure_ascii=False)
@@ -35,7 +45,7 @@ def register_resources(server: MCPServer, ops: Callable[[], MemoryOperations]) -
     @server.resource("memory://theme/{name}", name="theme", mime_type="application/json",
                      description="一个主题下的记忆（最近更新的在前）/ the memories of one theme, newest first")
     async def theme(name: str) -> str:
-        groups = await run_blocking(lambda: ops().grouped())
+        groups = await _grouped(services)
         cards = groups.get(name, [])[:MAX_THEME_CARDS]
         rows = [{"id": c["id"], "description": c["description"], "date": str(c["latest_update_time"] or "")[:10],
                  "locked": bool(c.get("locked"))} for c in cards]

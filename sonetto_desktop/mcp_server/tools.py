@@ -1,10 +1,12 @@
 """The MCP tools: search, list, add, update, delete, and hand a conversation to the writer.
 
-Each tool checks the person's settings (``access``), then works through ``MemoryOperations`` bound
-to ``mcp:<client>`` in a worker thread. Arguments are JSON-schema'd and bounded (the SDK refuses
-what does not fit, as a tool error); what the memories refuse (unknown id, locked memory, the
-don't-remember list, a read-only or offline store, empty text) comes back as a tool error with
-the reason, never as a crash of the server. A write, once asked for, is finished even if the
+Each tool checks the person's settings (``access``), then runs its operation as a value (``ops.py``)
+through ``AppServices.run`` as ``mcp:<client>``, as the window and the command line run theirs.
+Arguments are JSON-schema'd and bounded (the SDK refuses what does not fit, as a tool error); what
+the memories refuse (unknown id, locked memory, the don't-remember list, a read-only or offline
+store, empty text) comes back as a tool error worded by ``presentation/errors.py`` (the same words
+as the window, in English, with the failure's own text: ``Failed.exact``), never as a crash of the
+server. A write, once asked for, is finished even if the
 client goes away meanwhile (a stdio client closing its input right after the call cancels the
 call's task): it runs as a task of its own, shielded, and the server waits for such writes
 (``drain``) before it closes the store.
@@ -13,6 +15,7 @@ call's task): it runs as a task of its own, shielded, and the server waits for s
 # No ``from __future__ import annotations``: the SDK reads these signatures at run time.
 
 import asyncio
+import dataclasses
 import logging
 from collections.abc import Awaitable, Callable
 from typing import Annotated, Any, Literal
@@ -22,10 +25,11 @@ from mcp.server.mcpserver.exceptions import ToolError
 from mcp_types import ToolAnnotations
 from pydantic import BaseModel, Field
 
+from .. import ops
 from ..aio import run_blocking
 from ..memory.errors import MemoryError_
 from ..memory.item import MAX_DESCRIPTION_CHARS, MAX_REASON_CHARS, MAX_THEME_CHARS
-from ..memory.operations import MemoryOperations
+from ..presentation.errors import describe_error_exactly
 from .access import Access, AccessDenied, Caller, actor_for, caller_of
 from .quota import ADD, CHANGE, Quota, QuotaExceeded
 
@@ -40,6 +44,8 @@ MAX_ID_CHARS = 64
 
 #: ``remember(messages, client) -> turn id``: journal a conversation for the background writer.
 Remember = Callable[[list[dict[str, str]], str], Awaitable[dict[str, Any]]]
+#: What a tool makes of its operation's result: ``then(result, actor) -> the tool's answer``.
+Then = Callable[[Any, str], Awaitable[Any]]
 
 
 class ChatMessage(BaseModel):
@@ -52,8 +58,7 @@ Reason = Annotated[str, Field(min_length=1, max_length=MAX_REASON_CHARS,
                               description="为什么修改（记录在历史中）/ why (kept in the memory's history)")]
 
 
-def _item_card(ops: MemoryOperations, memory_id: str) -> dict[str, Any]:
-    item = ops.get(memory_id)
+def _item_card(memory_id: str, item: Any) -> dict[str, Any]:
     return _card({"id": memory_id, "description": item.description, "theme": item.theme,
                   "latest_update_time": item.latest_update_time, "locked": item.locked})
 
@@ -66,15 +71,32 @@ def _card(item: dict[str, Any]) -> dict[str, Any]:
     return card
 
 
-class MemoryTools:
-    """``ops()``: the memory operations (the ones open now: a backend switch in the app re-opens them);
-    ``recall()``: the services' recall; ``remember``: see :data:`Remember`; ``quota``: how much a
-    caller may add, change and hand over (``quota.Quota``; None: no bound)."""
+@dataclasses.dataclass(frozen=True)
+class ListPage(ops.Op[dict[str, Any]]):
+    """``list_memories``' page: the cards of ``theme`` (all: None), newest first, and the themes' counts."""
 
-    def __init__(self, ops: Callable[[], MemoryOperations], recall: Callable[[], Any], access: Access,
-                 remember: Remember, quota: Quota | None = None) -> None:
-        self._ops = ops
-        self._recall = recall
+    theme: str | None
+    limit: int
+    offset: int
+
+    def apply(self, target: ops.OpTarget) -> dict[str, Any]:
+        groups = target.memory.grouped()
+        if self.theme is not None:
+            groups = {name: cards for name, cards in groups.items() if name == self.theme.strip()}
+        cards = sorted((c for group in groups.values() for c in group),
+                       key=lambda c: str(c["latest_update_time"] or ""), reverse=True)
+        page = cards[self.offset:self.offset + self.limit]
+        return {"total": len(cards), "offset": self.offset, "memories": [_card(c) for c in page],
+                "themes": {name: len(group) for name, group in sorted(groups.items())}}
+
+
+class MemoryTools:
+    """``services``: the app's services (``AppServices``: its operations, whichever store is open now, and
+    its recall); ``remember``: see :data:`Remember`; ``quota``: how much a caller may add, change and
+    hand over (``quota.Quota``; None: no bound)."""
+
+    def __init__(self, services: Any, access: Access, remember: Remember, quota: Quota | None = None) -> None:
+        self._services = services
         self._access = access
         self._remember = remember
         self._quota = quota
@@ -136,20 +158,29 @@ class MemoryTools:
             await asyncio.wait(under_way, timeout=timeout)
         return len(under_way)
 
-    async def _run(self, ctx: Context, write: bool, work: Callable[[MemoryOperations], Any],
-                   rate: str | None = None) -> Any:
-        if write:
-            return await self._finished(self._run_now(ctx, write, work, rate))
-        return await self._run_now(ctx, write, work, rate)
+    async def _run(self, ctx: Context, op: ops.Op[Any], then: Then | None = None, rate: str | None = None) -> Any:
+        """``op`` as the caller (``mcp:<client>``), if the settings allow it (a write also within the quota's
+        ``rate``), then ``then(result, actor)``; a write runs to the end whatever becomes of the caller."""
+        if op.changes:
+            return await self._finished(self._run_now(ctx, op, then, rate))
+        return await self._run_now(ctx, op, then, rate)
 
-    async def _run_now(self, ctx: Context, write: bool, work: Callable[[MemoryOperations], Any],
-                       rate: str | None) -> Any:
-        caller = await self._allowed(ctx, write=write, rate=rate)
-        ops = self._ops().as_actor(actor_for(caller.name))
-        try:
-            return await run_blocking(work, ops)
-        except (MemoryError_, ValueError) as exc:  # unknown id, locked, don't-remember, read-only, empty text
-            raise ToolError(str(exc)) from None
+    async def _run_now(self, ctx: Context, op: ops.Op[Any], then: Then | None, rate: str | None) -> Any:
+        caller = await self._allowed(ctx, write=op.changes, rate=rate)
+        actor = actor_for(caller.name)
+        result = await self._op(op, actor)
+        return result if then is None else await then(result, actor)
+
+    async def _op(self, op: ops.Op[Any], actor: str) -> Any:
+        """``op``'s result, run by the services as ``actor``; a failure (unknown id, locked, don't-remember,
+        read-only, empty text, …) is the tool's error, in the one wording."""
+        outcome = await self._services.run(op, actor=actor)
+        if isinstance(outcome, ops.Failed):
+            raise ToolError(outcome.exact)
+        return outcome.value
+
+    async def _card_of(self, memory_id: str, actor: str) -> dict[str, Any]:
+        return _item_card(memory_id, await self._op(ops.Item(memory_id), actor))
 
     # ── tools ─────────────────────────────────────────────────────────
 
@@ -163,14 +194,14 @@ class MemoryTools:
                         " / offline: keyword and time matching; hybrid: offline shortlist, the model picks")] = "offline",
     ) -> dict[str, Any]:
         await self._allowed(ctx, write=False)
-        recall = self._recall()
+        recall = self._services.recall
         try:
             if mode == "offline":
                 found = await run_blocking(lambda: [_card(r) for r in recall.mechanical.retrieve(query, limit)])
             else:
                 found = [_card(r) for r in await recall.aretrieve(query, "hybrid")][:limit]
         except (MemoryError_, ValueError) as exc:
-            raise ToolError(str(exc)) from None
+            raise ToolError(describe_error_exactly(exc)) from None
         return {"memories": found}
 
     async def list_memories(
@@ -180,16 +211,7 @@ class MemoryTools:
         limit: Annotated[int, Field(ge=1, le=MAX_LIST, description="每页条数 / page size")] = 50,
         offset: Annotated[int, Field(ge=0, description="跳过前几条 / skip this many")] = 0,
     ) -> dict[str, Any]:
-        def work(ops: MemoryOperations) -> dict[str, Any]:
-            groups = ops.grouped()
-            if theme is not None:
-                groups = {name: cards for name, cards in groups.items() if name == theme.strip()}
-            cards = sorted((c for group in groups.values() for c in group),
-                           key=lambda c: str(c["latest_update_time"] or ""), reverse=True)
-            return {"total": len(cards), "offset": offset, "memories": [_card(c) for c in cards[offset:offset + limit]],
-                    "themes": {name: len(group) for name, group in sorted(groups.items())}}
-
-        return await self._run(ctx, False, work)
+        return await self._run(ctx, ListPage(theme, limit, offset))
 
     async def add_memory(
         self,
@@ -199,11 +221,7 @@ class MemoryTools:
                                     description="主题，例如 身份、品味、计划 / the theme, e.g. identity, tastes, plans")],
         ctx: Context,
     ) -> dict[str, Any]:
-        def work(ops: MemoryOperations) -> dict[str, Any]:
-            change = ops.add(description, theme, reason=f"由 {ops.actor} 添加")
-            return _item_card(ops, change.ids[0])
-
-        return await self._run(ctx, True, work, ADD.name)
+        return await self._run(ctx, ops.AddMemory(description, theme), self._card_of, ADD.name)
 
     async def update_memory(
         self,
@@ -218,18 +236,16 @@ class MemoryTools:
         if description is None and theme is None:
             raise ToolError("请给出新的内容或主题 / give a new description and/or theme")
 
-        def work(ops: MemoryOperations) -> dict[str, Any]:
-            change = ops.update(id, description=description, theme=theme, reason=reason)
-            return {**_item_card(ops, id), "changed": change is not None}
+        async def card(changed: bool, actor: str) -> dict[str, Any]:
+            return {**await self._card_of(id, actor), "changed": changed}
 
-        return await self._run(ctx, True, work, CHANGE.name)
+        return await self._run(ctx, ops.EditMemory(id, description, theme, reason=reason), card, CHANGE.name)
 
     async def delete_memory(self, id: MemoryId, reason: Reason, ctx: Context) -> dict[str, Any]:
-        def work(ops: MemoryOperations) -> dict[str, Any]:
-            ops.delete(id, reason=reason)
+        async def said(_text: str, _actor: str) -> dict[str, Any]:
             return {"id": id, "deleted": True, "note": "已移到回收站，可在 Sonetto 中恢复 / moved to the trash, restorable"}
 
-        return await self._run(ctx, True, work, CHANGE.name)
+        return await self._run(ctx, ops.DeleteMemory(id, reason=reason), said, CHANGE.name)
 
     async def remember_conversation(
         self,
@@ -250,4 +266,4 @@ class MemoryTools:
             log.info("remember_conversation from %s refused: %s", caller.name, exc)
             raise ToolError(str(exc)) from None
         except (MemoryError_, ValueError, OSError) as exc:
-            raise ToolError(str(exc)) from None
+            raise ToolError(describe_error_exactly(exc)) from None

@@ -14,6 +14,7 @@ from datetime import datetime
 from typing import TYPE_CHECKING, Callable, Iterable
 
 from .changes import MemoryChange, Turn
+from . import kinds
 from .errors import MemoryLocked, MemoryNotFound
 from .item import parse_time
 
@@ -67,7 +68,7 @@ def ids_written_by(ops: MemoryOperations, actor: str, since: datetime) -> list[s
     """Memories whose creation was by ``actor`` at or after ``since`` (e.g. "what Sonetto wrote today")."""
     found = []
     for memory_id, item in ops.all_items().items():
-        created = next((e for e in item.own_history() if e.get("action") == "create"), None)
+        created = next((e for e in item.own_history() if e.get("action") == kinds.CREATE), None)
         when = parse_time(created.get("time")) if created else None
         if created and created.get("actor") == actor and when is not None and when >= since:
             found.append(memory_id)

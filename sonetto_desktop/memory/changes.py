@@ -17,18 +17,11 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any, Mapping
 
-#: Every kind a change record can have.
-#: ``reload``: the store changed in ways not itemised (another process rewrote it): re-read it.
-#: ``set``: a field other than the text was set (``extra``: ``field`` and ``value``; see ``record.Field.set_by``).
-CHANGE_KINDS = (
-    "add", "update", "delete", "merge", "hit", "revert", "restore", "purge", "import", "reload", "lock", "set",
-)
+from . import kinds
+
 #: Actors that are the person themself: only they may change a locked memory. ``file``: an edit of
 #: ``memory.yaml`` by hand (or with a tool the person runs) while the app runs.
 PERSON_ACTORS = frozenset({"user", "cli", "file"})
-#: Kinds after which the touched memories exist with new content (views highlight them).
-CONTENT_KINDS = frozenset({"add", "update", "merge", "revert", "restore", "import"})
-
 USER, AGENT, CLI, EXTERNAL, FILE = "user", "agent", "cli", "external", "file"
 #: Actors of imported history: ``import:<source>`` (``history_import``), written by the memory writer.
 IMPORT_PREFIX = "import:"
@@ -121,6 +114,10 @@ class Turn:
 class MemoryChange:
     """One committed write.
 
+    ``kind``: a change record's kind (``kinds``: those declared with ``record``; ``reload``: the
+    store changed in ways not itemised, re-read it; ``set``: a field other than the text was set,
+    ``extra`` has ``field`` and ``value``, see ``record.Field.set_by``).
+
     ``ids``: the memories touched (merge: kept id first, absorbed id second). ``states``: for each
     touched id, its card after the change (``{description, theme, hit, latest_update_time}``) or
     ``None`` when it no longer exists — present for single-memory changes so views need not re-read;
@@ -159,8 +156,8 @@ class MemoryChange:
         ``ValueError`` saying what is wrong; a reader of a shared log re-reads everything instead."""
         if not isinstance(data, Mapping):
             raise ValueError(f"a change record is a mapping, not {type(data).__name__}")
-        kind = data.get("kind", "reload")
-        if kind not in CHANGE_KINDS:
+        kind = data.get("kind", kinds.RELOAD)
+        if not (kinds.known(kind) and kinds.kind(kind).record):
             raise ValueError(f"unknown change kind {kind!r}"[:120])
         ids = data.get("ids") or ()
         if not isinstance(ids, (list, tuple)) or not all(isinstance(i, str) for i in ids):

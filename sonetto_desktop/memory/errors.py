@@ -148,3 +148,17 @@ def causes(exc: BaseException) -> Iterator[BaseException]:
         seen.add(id(current))
         yield current
         current = current.__cause__ or current.__context__
+
+
+class ProposalNotApplicable(MemoryError_, ValueError):
+    """A held call in the review inbox cannot be carried out; nothing was written and it stays waiting.
+    ``tool``: its tool when this version does not know it (``unknown``), else the call was planned
+    again and refused (``why``: the refusal, worded for the model; the memories changed meanwhile)."""
+
+    def __init__(self, proposal_id: str, tool: str, why: str = "", *, unknown: bool = False) -> None:
+        self.proposal_id = proposal_id
+        self.tool = tool
+        self.why = why
+        self.unknown = unknown
+        detail = f"{tool!r} is not a tool this version knows" if unknown else f"{tool} refused it: {why}"
+        super().__init__(f"proposal {proposal_id} cannot be applied: {detail}")

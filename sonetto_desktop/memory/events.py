@@ -6,7 +6,6 @@ from __future__ import annotations
 
 import logging
 import threading
-from dataclasses import dataclass
 from typing import Callable, Generic, TypeVar
 
 from .changes import MemoryChange  # noqa: F401 - re-exported
@@ -51,23 +50,3 @@ class EventFeed(Generic[T]):
     def __len__(self) -> int:
         with self._lock:
             return len(self._subscribers)
-
-
-@dataclass(frozen=True)
-class MemoryEvent:
-    """Something the background memory writer (or recall) did, for toasts and status.
-
-    Tool kinds (one per CRUD tool call that succeeded): create, update, delete, merge, hit, read.
-    Pipeline kinds: turn_queued, turn_started, turn_done, turn_failed, turn_gave_up, status,
-    retrieval_fallback (recall fell back to the offline retriever; ``detail`` says why).
-    ``ids``: memory ids involved (merge: kept id, absorbed id). ``description``: the memory text
-    after the change (or the deleted text). ``error``: a tool call that failed (kind ``tool_error``).
-    """
-
-    kind: str
-    ids: tuple[str, ...] = ()
-    description: str = ""
-    reason: str = ""
-    session_id: str | None = None
-    turn_id: str | None = None
-    detail: str = ""

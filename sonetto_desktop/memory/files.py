@@ -18,7 +18,7 @@ import sys
 import threading
 import time
 from pathlib import Path
-from typing import Any
+from typing import Any, BinaryIO, Callable, Iterator
 
 log = logging.getLogger(__name__)
 
@@ -121,29 +121,48 @@ def write_private(path: Path, payload: bytes) -> None:
         os.fsync(fh.fileno())
 
 
-def atomic_write(path: Path, payload: bytes, *, backup: Path | None = None) -> None:
-    """Write ``payload`` to ``path`` so that a crash leaves the old or the new file, whole; with
-    ``backup`` the previous version is kept there. A failure (disk full) keeps the old file and
-    removes the temp file, then raises ``OSError``."""
+@contextlib.contextmanager
+def atomic_file(path: str | os.PathLike[str], *, backup: Path | None = None) -> Iterator[BinaryIO]:
+    """The app's one crash-safe file replacement: yields a new owner-only file to write ``path``'s
+    contents to; when the block ends, it is flushed to disk and renamed over ``path``, so a crash
+    leaves the old or the new file, whole (with ``backup`` the previous version is kept there). An
+    error in the block or on the way (disk full) keeps the old file, removes the temp file, and
+    propagates (``OSError``)."""
     path = Path(path)
     tmp = temp_name(path)
     try:
-        write_private(tmp, payload)
+        fd = os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_TRUNC | getattr(os, "O_BINARY", 0), FILE_MODE)
+        with open(fd, "wb") as fh:
+            yield fh
+            fh.flush()
+            os.fsync(fh.fileno())
         if backup is not None and path.exists():
-            staged = backup.with_name(backup.name + ".new")
-            try:
-                staged.unlink(missing_ok=True)
-                os.link(path, staged)  # the old version, kept without copying it
-            except OSError:
-                write_private(staged, path.read_bytes())
-            private_file(staged)
-            os.replace(staged, backup)
+            keep_backup(path, backup, path.read_bytes)
         os.replace(tmp, path)
     except BaseException:
         with contextlib.suppress(OSError):
             tmp.unlink()
         raise
     fsync_dir(path.parent)
+
+
+def keep_backup(path: Path, backup: Path, data: Callable[[], bytes], *, follow_symlinks: bool = True) -> None:
+    """Make ``backup`` the file at ``path`` as it is now: a hard link (nothing copied) where the system
+    allows, else a copy of ``data()``; owner-only, and renamed into place whole."""
+    staged = backup.with_name(backup.name + ".new")
+    try:
+        staged.unlink(missing_ok=True)
+        os.link(path, staged, follow_symlinks=follow_symlinks)
+    except OSError:
+        write_private(staged, data())
+    private_file(staged)
+    os.replace(staged, backup)
+
+
+def atomic_write(path: str | os.PathLike[str], payload: bytes, *, backup: Path | None = None) -> None:
+    """Write ``payload`` to ``path`` through :func:`atomic_file` (old or new file, whole)."""
+    with atomic_file(path, backup=backup) as fh:
+        fh.write(payload)
 
 
 _RENAME_EXCHANGE = 2  # (linux/fs.h)

@@ -11,6 +11,7 @@ from typing import Any
 
 from ..aio import run_blocking
 from .dont_remember import DontRemember, DontRememberList
+from . import kinds
 from .operations import MemoryOperations
 from .reasons import reason_text
 from .undo import NothingToUndo, Touched, UndoConflict, UndoResult, new_undo_turn
@@ -98,5 +99,5 @@ async def withdraw_turns(memory: MemoryOperations, writer: Any, turn_ids: list[s
             result.touched += exc.touched
             continue
         result.undo_turn = undo.turn_id
-        result.changes += len([c for c in done.changes if c.kind != "hit"])
+        result.changes += len([c for c in done.changes if kinds.changes(c.kind)])
     return result

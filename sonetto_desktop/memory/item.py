@@ -6,7 +6,8 @@ History entry schema
 
     {
         "time": "2026-12-02T10:15:00",     # ISO 8601, local time, seconds
-        "action": "update",                # create | update | merge | revert | restore
+        "action": "update",                # create | update | merge | revert | restore | lock | unlock
+                                           # (the history actions of memory/kinds.py)
         "actor": "agent",                  # who: user, agent, cli, mcp:<client>, ... (see changes.py)
         "reason": "用户说换了工作",          # why the change was made
         "old_description": "...", "new_description": "...",   # (create: new_* only)
@@ -36,15 +37,11 @@ from copy import deepcopy
 from datetime import date, datetime
 from typing import Any
 
+from . import kinds
 from .changes import IMPORTED, by_other_app, check_actor
 from .record import ADDED, FIELDS, NAMES, clamp_hit, now_iso, parse_time, split_extra
 from .record import MAX_HIT, normalize_time  # noqa: F401 - the item's value helpers, imported from here too
 
-#: History actions that change a flag of the memory, not its text or theme.
-FLAG_ACTIONS = ("lock", "unlock")
-#: Actions that author nothing: a lock, and a restore from the trash (the text comes back as its author
-#: wrote it: the card keeps saying who that was, not "you").
-NOT_AUTHORING = (*FLAG_ACTIONS, "restore")
 #: ``last_actor`` of a memory with no history at all (older files, imported seed memories): ``IMPORTED``.
 
 WEEKDAYS_ZH = ("星期一", "星期二", "星期三", "星期四", "星期五", "星期六", "星期日")
@@ -151,7 +148,7 @@ class MemoryItem:
         new_theme: str | None = None,
         *,
         actor: str = "user",
-        action: str = "update",
+        action: str = kinds.UPDATE,
         provenance: dict[str, str] | None = None,
     ) -> None:
         """Change the description and/or theme, recording the change in ``history``.
@@ -164,7 +161,7 @@ class MemoryItem:
 
     def record_creation(self, actor: str, reason: str, provenance: dict[str, str] | None = None) -> None:
         """The first history entry of an item this app creates: who wrote it and why."""
-        self._record({"action": "create", "actor": check_actor(actor), "reason": check_reason(reason),
+        self._record({"action": kinds.CREATE, "actor": check_actor(actor), "reason": check_reason(reason),
                       "new_description": self.description, "new_theme": self.theme, **(provenance or {})})
 
     def _change(self, action: str, actor: str, reason: str, desc: str, theme: str, **extra: Any) -> None:
@@ -204,7 +201,7 @@ class MemoryItem:
             absorbed = dict(entry)
             absorbed.setdefault("from", another_id or "merged")
             self.history.append(absorbed)
-        self._change("merge", actor, reason, desc, theme, merged_id=another_id,
+        self._change(kinds.MERGE, actor, reason, desc, theme, merged_id=another_id,
                      merged_description=another.description, merged_theme=another.theme, **(provenance or {}))
         self.hit = clamp_hit(clamp_hit(self.hit) + clamp_hit(another.hit))
         for f in FIELDS:
@@ -234,14 +231,14 @@ class MemoryItem:
 
     def content_history(self) -> list[dict[str, Any]]:
         """Own entries that changed the text or the theme (not a lock or an unlock)."""
-        return [entry for entry in self.own_history() if entry.get("action") not in FLAG_ACTIONS]
+        return [entry for entry in self.own_history() if not kinds.flag(entry.get("action"))]
 
     @property
     def locked(self) -> bool:
         """Locked by the person: the agent and other apps may not change or delete it (see ``set_locked``)."""
         for entry in reversed(self.history):
-            if isinstance(entry, dict) and "from" not in entry and entry.get("action") in FLAG_ACTIONS:
-                return entry["action"] == "lock"
+            if isinstance(entry, dict) and "from" not in entry and kinds.flag(entry.get("action")):
+                return entry["action"] == kinds.LOCK
         return False
 
     def set_locked(self, locked: bool, *, actor: str, reason: str = "",
@@ -250,7 +247,7 @@ class MemoryItem:
         Returns False when it already was so (nothing recorded)."""
         if self.locked == bool(locked):
             return False
-        self.history.append({"time": now_iso(), "action": "lock" if locked else "unlock",
+        self.history.append({"time": now_iso(), "action": kinds.LOCK if locked else kinds.UNLOCK,
                              "actor": check_actor(actor), "reason": reason or "", **(provenance or {})})
         return True
 
@@ -261,7 +258,7 @@ class MemoryItem:
         restoring are not authorship: a lock, unlock or restore leaves the author as it was."""
         for entry in reversed(self.history):
             if (isinstance(entry, dict) and "from" not in entry and entry.get("actor")
-                    and entry.get("action") not in NOT_AUTHORING):
+                    and kinds.authoring(entry.get("action"))):
                 return str(entry["actor"])
         return IMPORTED
 
@@ -275,7 +272,7 @@ class MemoryItem:
         app = ""
         for entry in reversed(self.history):
             if (isinstance(entry, dict) and "from" not in entry and entry.get("actor")
-                    and entry.get("action") not in NOT_AUTHORING):
+                    and kinds.authoring(entry.get("action"))):
                 actor = str(entry["actor"])
                 if not by_other_app(actor):
                     return actor
@@ -285,7 +282,7 @@ class MemoryItem:
     def versions(self) -> list[dict[str, str]]:
         """Every state this item had: ``[{description, theme, time}]``, version 0 first."""
         own = self.content_history()
-        if own and own[0].get("action") == "create":  # the created state is version 0
+        if own and own[0].get("action") == kinds.CREATE:  # the created state is version 0
             created, own = own[0], own[1:]
             states = [{"description": created.get("new_description", self.description),
                        "theme": created.get("new_theme", self.theme), "time": str(created.get("time", ""))}]

@@ -11,7 +11,7 @@ do the English wordings an English UI used to store. A person's own reason match
 shown as written.
 
 Everything that writes a reason of its own (the writer, the command line, another front end) should
-take it from here: add a code to ``REASONS`` (and its English to ``presentation/reasons.EN``).
+take it from here: add a code to ``REASONS`` and its English to ``ENGLISH``, both below.
 """
 
 from __future__ import annotations
@@ -63,8 +63,9 @@ REASONS: dict[str, str] = {
     "merge.into": "合并到 {0}：{1}",  # a merged-away memory's trash entry: the kept id, the merge's reason
 }
 
-#: What an English UI stored before reasons were codes (the same codes, read back too).
-STORED_ENGLISH: dict[str, str] = {
+#: code -> its English wording: what an English UI shows (``presentation/reasons.render_reason``) and,
+#: as an English UI stored these before reasons were codes, read back into the code too.
+ENGLISH: dict[str, str] = {
     "user.add": "Added by hand",
     "user.edit": "Edited by hand",
     "user.merge": "Merged by hand",
@@ -72,15 +73,44 @@ STORED_ENGLISH: dict[str, str] = {
     "user.lock": "Locked by hand",
     "user.unlock": "Unlocked by hand",
     "user.revert": "Restored an old version",
+    "user.restore": "Restored from the trash",
     "user.drag": "Dragged to “{0}”",
     "user.move": "Moved to “{0}”",
+    "move.to": "Moved to “{0}”",
+    "bulk.move": "Moved together to “{0}”",
     "bulk.delete": "Deleted together",
     "bulk.lock": "Locked together",
     "bulk.unlock": "Unlocked together",
     "bulk.rename_theme": "Theme “{0}” renamed to “{1}”",
+    "bulk.forget_today": "Deleted what Sonetto wrote today",
+    "bulk.forget_written": "Deleted what was written automatically in that time",
     "undo.toast": "Undone from a notification",
-    "bulk.forget_today": "Delete what Sonetto wrote today",
+    "unlock.toast": "Unlocked from a notification",
+    "undo.menu": "Undone (Edit menu)",
+    "redo.menu": "Redone (Edit menu)",
+    "undo.turn": "Undid the changes of turn {0}",
+    "undo.failed_attempt": "A failed writing attempt taken back",
     "chat.forget_memory": "Chose “Forget this” in the chat",
+    "chat.dont_remember": "You said: don't remember this",
+    "chat.edit_replaced": "The message was edited and sent again, replacing this turn",
+    "cli.add": "Added from the command line",
+    "cli.update": "Changed from the command line",
+    "cli.delete": "Deleted from the command line",
+    "import": "Imported",
+    "import.file": "Imported from {0}",
+    "import.chatgpt_saved": "Imported from ChatGPT's saved memories",
+    "writer.create": "Added by Sonetto from the conversation",
+    "writer.proposal": "Proposed by Sonetto",
+    "app.add": "Added by {0}",
+    "yaml.edit": "Edited by hand in memory.yaml",
+    "yaml.add": "Added by hand in memory.yaml",
+    "yaml.delete": "Deleted from memory.yaml",
+    "merge.into": "Merged into {0}: {1}",
+}
+
+#: English wordings stored by earlier versions that differ from today's (read back, never written).
+OLDER_ENGLISH: dict[str, str] = {
+    "bulk.forget_today": "Delete what Sonetto wrote today",
 }
 
 
@@ -92,7 +122,7 @@ def reason_text(code: str, *args: object) -> str:
 @lru_cache(maxsize=None)
 def _patterns() -> list[tuple[str, re.Pattern[str]]]:
     found = []
-    for table in (REASONS, STORED_ENGLISH):
+    for table in (REASONS, ENGLISH, OLDER_ENGLISH):
         for code, template in table.items():
             parts = re.split(r"\{\d\}", template)
             pattern = "(.+?)".join(re.escape(part) for part in parts)

@@ -30,6 +30,7 @@ from dataclasses import dataclass
 from datetime import date, datetime, time
 from typing import Any, Callable, Iterable, Mapping, Sequence
 
+from . import kinds
 from .changes import PERSON_ACTORS
 
 # ── values ────────────────────────────────────────────────────────────
@@ -204,7 +205,7 @@ FIELDS: tuple[Field, ...] = (
     Field("theme", "TEXT NOT NULL", to_column=_text_column, card=True, seed=True, sample="样例主题"),
     Field("history", "TEXT NOT NULL DEFAULT '[]'", default=list, to_column=_dumps,
           from_column=_json_column, copy=copy.deepcopy, seed=True,
-          sample=[{"time": "2026-01-02T03:04:05", "action": "create", "actor": "user", "reason": "样例"}]),
+          sample=[{"time": "2026-01-02T03:04:05", "action": kinds.CREATE, "actor": "user", "reason": "样例"}]),
     Field("latest_update_time", "TEXT NOT NULL", default=now_iso, read=normalize_time, card=True, seed=True,
           sample="2026-01-02T03:04:05"),
     Field("hit", "INTEGER NOT NULL DEFAULT 0", default=int, read=clamp_hit, to_column=clamp_hit, card=True,

@@ -1,12 +1,19 @@
 """Review mode (issue 12, capability 7): Sonetto's changes wait in an inbox for the person.
 
-With review mode on, the background writer's create / update / delete / merge calls do not touch the
-memories: each becomes a :class:`Proposal` in ``review_inbox.json`` (data dir, written atomically,
-owner-only). The person approves (optionally with their own wording), rejects, or does either for
-all. An approved proposal is applied then, through the same operations as any write: as ``agent``
-with the proposal's chat turn (so its provenance, its undo and "what Sonetto wrote" filters work as
-for a direct write), or as ``user`` when the person rewrote it. Counting a memory as used (hit) is
-not a change of content and is not held. With review mode off, nothing changes from before.
+With review mode on, the background writer's calls that would change memories (every tool's, by the
+runner's rules: ``writer.runner``) do not touch them: each becomes a :class:`Proposal` in
+``review_inbox.json`` (data dir, written atomically, owner-only) keeping the call itself — the tool,
+its arguments and the run's context — beside what its plan said it would do (kind, memories, texts:
+what the person reads). The person approves (optionally with their own wording), rejects, or does
+either for all. An approved proposal's call is planned again through the tool's registry against the
+memories as they are then and carried out by the same rules as a direct call, its writes in one
+transaction (``writer.proposals.Planner``: no switch on kinds, so a new tool's calls are approved as
+they were proposed): as ``agent`` with the proposal's chat turn (so its provenance, its undo and
+"what Sonetto wrote" filters work as for a direct write), or as ``user`` when the person rewrote it.
+Counting a memory as used (hit) is not a change of content and is not held. With review mode off,
+nothing changes from before. Entries written before proposals kept their call (kind and fields
+only) are read as calls of the held tools (``writer.proposals.HELD_TOOLS``); an entry whose kind or
+tool this version does not know stays listed, can be rejected and is never applied as something else.
 
 Only the memory writer is held for review — Sonetto's own turns (actor ``agent``) and the
 conversations other apps hand it (``mcp:<app>``, applied as that app when approved): the person's
@@ -39,16 +46,18 @@ from typing import TYPE_CHECKING, Any, TypeVar
 
 import portalocker
 
-from .changes import AGENT, USER, MemoryChange, Turn, writer_actor
+from . import kinds
+from .changes import AGENT, MemoryChange, Turn, writer_actor
 from .files import atomic_write, private_opener
 from .item import now_iso
 from .undo import UNDO_PREFIX, NothingToUndo, in_turn
 
 if TYPE_CHECKING:
     from .operations import MemoryOperations
+    from .writer.proposals import Planner
+    from .writer.registry import Registry, WriterTool
 
 FILE_NAME = "review_inbox.json"
-KINDS = ("create", "update", "delete", "merge")
 #: The inbox refuses new proposals beyond this many waiting (the writer is told to stop for now).
 MAX_PENDING = 500
 
@@ -92,9 +101,13 @@ class ProposalWithdrawn(ProposalGone):
 
 @dataclass(frozen=True)
 class Proposal:
+    """A held call: ``tool`` / ``arguments`` / ``context`` (``writer.registry.ToolContext.to_json``) are
+    what is carried out on approval; the rest is what its plan said it would do when it was proposed,
+    for the person to read."""
+
     id: str
-    kind: str  # create | update | delete | merge
-    memory_ids: tuple[str, ...] = ()  # update / delete: (id,); merge: (kept, merged away)
+    kind: str  # the plan's kind (``kinds``): create | update | delete | merge | a new tool's own
+    memory_ids: tuple[str, ...] = ()  # the memories it touches (merge: kept, merged away)
     description: str | None = None  # the new text (create / update / merge)
     theme: str | None = None  # the theme (create / merge; update: a new theme, if any)
     reason: str = ""
@@ -105,6 +118,10 @@ class Proposal:
     before: tuple[str, ...] = ()  # the memories' texts when proposed (shown beside the proposal)
     actor: str = AGENT  # who proposed it and writes it when approved (``changes.writer_actor``)
     origin: str = ""  # where the conversation came from (``Turn.origin``)
+    tool: str = ""  # the call: its tool's name ("": none this version can carry out)
+    arguments: dict[str, Any] = field(default_factory=dict, compare=False)
+    context: dict[str, Any] = field(default_factory=dict, compare=False)
+    rewordable: bool = False  # the person may reword its text before approving (``WriterTool.reworded``)
 
     @property
     def turn(self) -> Turn | None:
@@ -112,23 +129,38 @@ class Proposal:
 
     def summary(self) -> str:
         """One line for logs (Chinese; the UI words it in its language: ``ui/dialogs/review.proposal_summary``)."""
-        if self.kind == "create":
+        group = kinds.group(self.kind)
+        if group == kinds.ADDED:
             return f"新记住：{self.description}"
-        if self.kind == "update":
+        if group == kinds.UPDATED:
             return f"改为：{self.description}" if self.description else f"移到「{self.theme}」"
-        if self.kind == "delete":
-            return f"删除：{self.before[0] if self.before else self.memory_ids[0]}"
-        return f"合并为：{self.description}"
+        if group == kinds.DELETED:
+            return f"删除：{self.before[0] if self.before else ' '.join(self.memory_ids)}"
+        if group == kinds.MERGED:
+            return f"合并为：{self.description}"
+        return f"{self.tool or self.kind}：{self.description or ' '.join(self.memory_ids)}"
 
 
 def _from_json(raw: dict[str, Any]) -> Proposal:
     values = {k: raw.get(k) for k in Proposal.__dataclass_fields__ if k in raw}
-    values["memory_ids"] = tuple(values.get("memory_ids") or ())
+    values["memory_ids"] = tuple(str(i) for i in values.get("memory_ids") or ())
     values["before"] = tuple(values.get("before") or ())
     values["actor"] = writer_actor(values.get("actor", AGENT)) or AGENT  # never the person's, whatever the file says
     values["origin"] = values.get("origin") if isinstance(values.get("origin"), str) else ""
-    if values.get("kind") not in KINDS or not values.get("id"):
+    if not isinstance(values.get("kind"), str) or not values.get("kind") or not values.get("id"):
         raise ValueError(f"not a proposal: {raw!r:.80}")
+    for name in ("arguments", "context"):
+        values[name] = dict(values[name]) if isinstance(values.get(name), dict) else {}
+    values["tool"] = values.get("tool") if isinstance(values.get("tool"), str) else ""
+    if not values["tool"] and "arguments" not in raw:  # written before proposals kept their call
+        from .writer.proposals import held_call
+
+        call = held_call(values["kind"], values["memory_ids"], values.get("description"), values.get("theme"),
+                         values.get("reason") or "")
+        if call is not None:  # else an entry of a kind unknown here: listed, never applied as another
+            values["tool"], values["arguments"] = call
+            values["rewordable"] = values["kind"] != kinds.DELETE
+    values["rewordable"] = bool(values.get("rewordable"))
     return Proposal(**values)
 
 
@@ -166,10 +198,15 @@ class ReviewInbox:
     """The proposals waiting for the person. ``enabled`` follows the review-mode setting; at most
     ``capacity`` wait (more are refused with :class:`InboxFull`)."""
 
-    def __init__(self, path: str | Path, *, enabled: bool = False, capacity: int = MAX_PENDING) -> None:
+    def __init__(self, path: str | Path, *, enabled: bool = False, capacity: int = MAX_PENDING,
+                 tools: Registry | Callable[[], Registry] | None = None) -> None:
+        """``tools``: writer tools whose held calls it can carry out besides the writer's own
+        (``writer.proposals.Planner``), or what gives them at the first approval."""
         self.path = Path(path)
         self.enabled = enabled
         self.capacity = capacity
+        self._tools = tools
+        self._planner: Planner | None = None
         self._lock = threading.RLock()
         self._items: list[Proposal] = []
         self._withdrawals: list[Withdrawal] = []
@@ -277,17 +314,51 @@ class ReviewInbox:
 
     # ── the writer's side ─────────────────────────────────────────────
 
+    @property
+    def planner(self) -> Planner:
+        """What plans held calls again on approval (made at first use: it loads the writer's tools)."""
+        with self._lock:
+            if self._planner is None:
+                from .writer.proposals import Planner
+
+                self._planner = Planner(self._tools() if callable(self._tools) else self._tools)
+            return self._planner
+
     def propose(self, kind: str, *, memory_ids: tuple[str, ...] = (), description: str | None = None,
                 theme: str | None = None, reason: str = "", turn: Turn | None = None,
                 before: tuple[str, ...] = (), actor: str = AGENT) -> Proposal:
-        if kind not in KINDS:
-            raise ValueError(f"kind must be one of {KINDS}")
+        """A change proposed without a writer tool's call (an import's saved memories, the clean-up
+        pass): held as a call of the held tool of ``kind`` (``writer.proposals.HELD_TOOLS``)."""
+        from .writer.proposals import held_call
+
+        call = held_call(kind, tuple(memory_ids), description, theme, reason)
+        if call is None:
+            raise ValueError(f"no held change of kind {kind!r} with {len(memory_ids)} memories")
+        tool, arguments = call
+        return self._hold(tool, arguments, {}, kind=kind, memory_ids=memory_ids, description=description,
+                          theme=theme, reason=reason, turn=turn, before=before, actor=actor,
+                          rewordable=kind != kinds.DELETE)
+
+    def propose_call(self, tool: WriterTool, arguments: dict[str, Any], context: dict[str, Any], *, kind: str,
+                     memory_ids: tuple[str, ...] = (), description: str | None = None, theme: str | None = None,
+                     reason: str = "", turn: Turn | None = None, before: tuple[str, ...] = (),
+                     actor: str = AGENT) -> Proposal:
+        """Hold the writer's call of ``tool`` (what its plan said it would do: ``kind`` …); approving
+        it plans the call again (this inbox knows ``tool`` from now on in this process)."""
+        self.planner.know(tool)
+        return self._hold(tool.name, arguments, context, kind=kind, memory_ids=memory_ids, description=description,
+                          theme=theme, reason=reason, turn=turn, before=before, actor=actor,
+                          rewordable=tool.rewordable and description is not None)
+
+    def _hold(self, tool: str, arguments: dict[str, Any], context: dict[str, Any], *, kind: str,
+              memory_ids: tuple[str, ...], description: str | None, theme: str | None, reason: str,
+              turn: Turn | None, before: tuple[str, ...], actor: str, rewordable: bool) -> Proposal:
         if writer_actor(actor) is None:
             raise ValueError(f"a proposal cannot be written as {actor!r}")
         proposal = Proposal(uuid.uuid4().hex[:8], kind, tuple(memory_ids), description, theme, reason,
                             turn.turn_id if turn else None, turn.session_id if turn else None,
                             turn.excerpt if turn else "", now_iso(), tuple(before), actor,
-                            turn.origin if turn else "")
+                            turn.origin if turn else "", tool, dict(arguments), dict(context), rewordable)
         with self._changing() as items:
             same = next((p for p in items if (p.kind, p.memory_ids, p.description, p.theme) == (
                 proposal.kind, proposal.memory_ids, proposal.description, proposal.theme)), None)
@@ -338,7 +409,7 @@ class ReviewInbox:
             proposal = next((p for p in items if p.id == proposal_id), None)
             if proposal is None:
                 raise self._gone(proposal_id)
-            change = apply(proposal, ops, description=description, theme=theme)
+            change = self.planner.apply(proposal, ops, description=description, theme=theme)
             self._save([p for p in items if p.id != proposal_id])  # done with it
         self._changed()
         return change
@@ -409,24 +480,3 @@ class ReviewInbox:
             if change is not None:
                 changes.append(change)
         return changes, failed
-
-
-def apply(proposal: Proposal, ops: MemoryOperations, *, description: str | None = None,
-          theme: str | None = None) -> MemoryChange | None:
-    """Write ``proposal``: as who proposed it (Sonetto, or the app whose conversation it came from)
-    for its turn, or as the person when they rewrote it."""
-    rewritten = (description is not None and description != proposal.description) or (
-        theme is not None and theme != proposal.theme)
-    writer = ops.as_actor(USER) if rewritten else ops.as_actor(proposal.actor, proposal.turn)
-    text = description if description is not None else proposal.description
-    section = theme if theme is not None else proposal.theme
-    reason = proposal.reason or "记忆写入助手的提议"
-    reason = f"{reason}（你审核后{'改写并' if rewritten else ''}批准）"
-    if proposal.kind == "create":
-        return writer.add(text or "", section or "瞬间", reason=reason)
-    if proposal.kind == "update":
-        return writer.update(proposal.memory_ids[0], description=text, theme=section, reason=reason)
-    if proposal.kind == "delete":
-        return writer.delete(proposal.memory_ids[0], reason=reason)
-    keep, gone = proposal.memory_ids
-    return writer.merge(keep, gone, text or "", section or ops.store.get(keep).theme, reason=reason)

@@ -45,11 +45,12 @@ from contextlib import AbstractContextManager
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any, Callable, Iterable, Mapping
 
+from . import kinds
 from .changes import PERSON_ACTORS, MemoryChange, Turn, check_actor
 from .record import card_state
 from .stores.crud import record_change
 from .errors import MemoryError_
-from .item import FLAG_ACTIONS, MemoryItem, check_reason, clamp_hit, now_iso
+from .item import MemoryItem, check_reason, clamp_hit, now_iso
 
 if TYPE_CHECKING:
     from .stores.transaction import Transaction
@@ -230,8 +231,8 @@ def _of(entry: Any, turn_id: str) -> bool:
 def _later_kind(entry: dict[str, Any]) -> str:
     """What a later change of the text or theme did, for :class:`Touched`."""
     action = entry.get("action")
-    if action in ("merge", "revert", "restore"):
-        return {"merge": "merged", "revert": "reverted", "restore": "restored"}[action]
+    if action in (kinds.MERGE, kinds.REVERT, kinds.RESTORE):
+        return {kinds.MERGE: "merged", kinds.REVERT: "reverted", kinds.RESTORE: "restored"}[action]
     same_text = entry.get("old_description") == entry.get("new_description")
     return "moved" if same_text and entry.get("old_theme") != entry.get("new_theme") else "edited"
 
@@ -243,18 +244,18 @@ def _later_change(own: list[dict[str, Any]], turn_id: str) -> tuple[str, dict[st
     between two of the turn's own was overwritten by the turn itself: a writer's rollback of a
     failed attempt, before the attempt that stood.)"""
     marks = [i for i, e in enumerate(own) if _of(e, turn_id)]
-    last_content = max((i for i in marks if own[i].get("action") not in FLAG_ACTIONS), default=None)
-    last_flag = max((i for i in marks if own[i].get("action") in FLAG_ACTIONS), default=None)
+    last_content = max((i for i in marks if not kinds.flag(own[i].get("action"))), default=None)
+    last_flag = max((i for i in marks if kinds.flag(own[i].get("action"))), default=None)
     found = None
     for i, entry in enumerate(own):
         if _of(entry, turn_id):
             continue
-        flag = entry.get("action") in FLAG_ACTIONS
+        flag = kinds.flag(entry.get("action"))
         if not flag and last_content is not None and i > last_content:
             found = (_later_kind(entry), entry)
         elif flag and last_flag is not None and i > last_flag:
             found = ("lock_changed", entry)
-        elif entry.get("action") == "lock" and last_content is not None and i > last_content:
+        elif entry.get("action") == kinds.LOCK and last_content is not None and i > last_content:
             found = ("locked", entry)
     return found
 
@@ -313,12 +314,12 @@ class UndoPlan:
         own = item.own_history()
         self.cards[mid] = (item.description, item.theme)
         for e in own:
-            if e.get("action") == "merge" and _of(e, turn_id) and isinstance(e.get("merged_id"), str):
+            if e.get("action") == kinds.MERGE and _of(e, turn_id) and isinstance(e.get("merged_id"), str):
                 self.absorbed.setdefault(mid, []).append(e["merged_id"])
         if ours and isinstance(entry.get("merged_into"), str):
             self.absorbed.setdefault(entry["merged_into"], []).append(mid)
         marked = any(_of(e, turn_id) for e in own)
-        revived = [e for e in own if e.get("action") == "restore" and in_turn(e.get("deleted_turn"), turn_id)
+        revived = [e for e in own if e.get("action") == kinds.RESTORE and in_turn(e.get("deleted_turn"), turn_id)
                    and not _of(e, turn_id)]
         if entry is not None and not ours:
             if marked or revived:  # deleted (or merged away) after the turn changed it
@@ -343,25 +344,25 @@ class UndoPlan:
                     actor: str) -> None:
         turn_id = self.turn_id
         mine = [e for e in own if _of(e, turn_id)]
-        content = [e for e in mine if e.get("action") not in FLAG_ACTIONS]
-        flags = [e for e in mine if e.get("action") in FLAG_ACTIONS]
+        content = [e for e in mine if not kinds.flag(e.get("action"))]
+        flags = [e for e in mine if kinds.flag(e.get("action"))]
         now = (item.description, item.theme)
         before_at, before = _LIVE, now
         if content:
             first = content[0]
             action = first.get("action")
-            if action == "create":
+            if action == kinds.CREATE:
                 before_at = _ABSENT
-            elif action == "restore" and not in_turn(first.get("deleted_turn"), turn_id):
+            elif action == kinds.RESTORE and not in_turn(first.get("deleted_turn"), turn_id):
                 before_at = _TRASH  # the turn brought it back from an earlier deletion
             before = (str(first.get("old_description", first.get("new_description", item.description))),
                       str(first.get("old_theme", first.get("new_theme", item.theme))))
-        was_locked = flags[0].get("action") == "unlock" if flags else item.locked
-        lock = [_Step("lock", mid, locked=was_locked)] if was_locked != item.locked else []
+        was_locked = flags[0].get("action") == kinds.UNLOCK if flags else item.locked
+        lock = [_Step(kinds.LOCK, mid, locked=was_locked)] if was_locked != item.locked else []
         deleted_turn = str(entry.get("turn_id") or turn_id) if entry is not None else ""
-        revert = [_Step("revert", mid, *before)] if before != now else []
+        revert = [_Step(kinds.REVERT, mid, *before)] if before != now else []
         trash = [_Step("trash", mid)]
-        restore = [_Step("restore", mid, *before, deleted_turn=deleted_turn)]
+        restore = [_Step(kinds.RESTORE, mid, *before, deleted_turn=deleted_turn)]
         live = entry is None
         if before_at == _ABSENT:
             steps, effect = (trash, "trashed") if live else ([], "")
@@ -451,7 +452,7 @@ class TurnUndo:
                 item = txn.get(mid)
                 item.hit = max(0, clamp_hit(item.hit) - n)
                 txn.put(mid, item)
-                changes.append(self._change(txn, "hit", (mid,), actor, why, turn,
+                changes.append(self._change(txn, kinds.HIT, (mid,), actor, why, turn,
                                             {mid: card_state(item)}, hit=item.hit, undo_of=turn_id))
         for change in changes:
             self._publish(change)
@@ -465,21 +466,21 @@ class TurnUndo:
             txn.trash_put(mid, {"item": item.to_dict(), "deleted_at": now_iso(), "reason": why,
                                 "actor": actor, **provenance})
             txn.remove(mid)
-            return self._change(txn, "delete", (mid,), actor, why, turn, {mid: None},
+            return self._change(txn, kinds.DELETE, (mid,), actor, why, turn, {mid: None},
                                 description=item.description, theme=item.theme, undo_of=turn_id)
-        if step.kind == "restore":  # with the text and theme it had before the turn
+        if step.kind == kinds.RESTORE:  # with the text and theme it had before the turn
             item = MemoryItem.from_dict(txn.trash_get(mid)["item"])
-            item.update(why, step.description, step.theme, actor=actor, action="restore",
+            item.update(why, step.description, step.theme, actor=actor, action=kinds.RESTORE,
                         provenance={**provenance, "deleted_turn": step.deleted_turn})
             txn.put(mid, item)
             txn.trash_remove(mid)
-            return self._change(txn, "restore", (mid,), actor, why, turn, {mid: card_state(item)}, undo_of=turn_id)
+            return self._change(txn, kinds.RESTORE, (mid,), actor, why, turn, {mid: card_state(item)}, undo_of=turn_id)
         item = txn.get(mid)
-        if step.kind == "revert":
-            item.update(why, step.description, step.theme, actor=actor, action="revert", provenance=provenance)
+        if step.kind == kinds.REVERT:
+            item.update(why, step.description, step.theme, actor=actor, action=kinds.REVERT, provenance=provenance)
             txn.put(mid, item)
-            return self._change(txn, "revert", (mid,), actor, why, turn, {mid: card_state(item)}, undo_of=turn_id)
+            return self._change(txn, kinds.REVERT, (mid,), actor, why, turn, {mid: card_state(item)}, undo_of=turn_id)
         item.set_locked(step.locked, actor=actor, reason=why, provenance=provenance)
         txn.put(mid, item)
-        return self._change(txn, "lock", (mid,), actor, why, turn, {mid: card_state(item)},
+        return self._change(txn, kinds.LOCK, (mid,), actor, why, turn, {mid: card_state(item)},
                             locked=step.locked, undo_of=turn_id)

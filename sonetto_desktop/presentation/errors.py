@@ -1,20 +1,66 @@
 """The one wording of a failed operation, for a person: whatever the front end ran (an edit, a move, an
-undo, approving a proposal, "别记住这个"), the same failure reads the same. Nothing was changed when
-one of these is shown: the memory operations are all-or-nothing."""
+undo, approving a proposal, "别记住这个", a chat turn, saving the settings), the same failure reads the
+same. Nothing was changed when one of these is shown: the memory operations are all-or-nothing.
+
+``describe_error(exc)`` is a whole sentence (what ``ops.Failed.message`` carries); ``error_detail(exc)``
+is what went wrong for a sentence the caller already began ("读不了 {file}：{detail}"). Neither ever shows
+an exception's type name: a person cannot act on "RuntimeError"; the log has the traceback.
+``describe_error_exactly(exc)`` is the same sentence followed by the failure's own words where the sentence
+leaves them out (which memory, which file): what the command line prints and what an MCP tool answers.
+"""
 
 from __future__ import annotations
 
-from ..memory.errors import MemoryError_, MemoryNotFound, StoreCorrupt
+import errno
+
+from ..memory.errors import MemoryError_, MemoryNotFound, ProposalNotApplicable, StoreCorrupt
 from ..memory.review import ProposalWithdrawn
 from ..memory.undo import NothingToUndo, UndoConflict
+from ..redaction import scrub
 from .i18n import translate
 from .undo_words import card_names
 
 NAMES_SHOWN = 3  # an undo refused because of later changes names this many memories
+DETAIL_CHARS = 300  # an exception's own text is cut here (a server may answer with a page of HTML)
 
 
 def describe_error(exc: BaseException) -> str:
     """A message for a person about ``exc``, raised by an operation that changed nothing."""
+    said = _sentence(exc)
+    if said is not None:
+        return said
+    if isinstance(exc, ValueError):
+        return translate("OperationErrors", "输入无效：{0}").format(error_detail(exc))
+    if isinstance(exc, MemoryError_):
+        return translate("OperationErrors", "记忆库出错：{0}").format(error_detail(exc))
+    if isinstance(exc, OSError):
+        return translate("OperationErrors", "读写文件或连接失败：{0}").format(error_detail(exc))
+    return translate("OperationErrors", "操作失败：{0}").format(error_detail(exc))
+
+
+def describe_error_exactly(exc: BaseException) -> str:
+    """``describe_error(exc)``, then the failure's own text in brackets when it has a sentence of its own
+    that leaves it out ("找不到这条记忆，…。 (no memory with id 'x1' in the memory store)"): for a reader that acts on
+    the names in it, a script reading the command line or another app's model reading an MCP tool error."""
+    said = describe_error(exc)
+    if _sentence(exc) is None:  # the general wordings end with the failure's own words already
+        return said
+    own = _own_text(exc)
+    return said if not own or own in said else f"{said} ({own})"
+
+
+def _own_text(exc: BaseException) -> str:
+    """The exception's own text on one line, secrets scrubbed, cut at ``DETAIL_CHARS``."""
+    return _cut(" ".join(str(exc).split()))
+
+
+def _cut(text: str) -> str:
+    text = scrub(text, ())
+    return text if len(text) <= DETAIL_CHARS else text[: DETAIL_CHARS - 1] + "…"
+
+
+def _sentence(exc: BaseException) -> str | None:
+    """The failures that have a sentence of their own (also as a detail: they say more than their text)."""
     if isinstance(exc, UndoConflict):  # the cards by their text, not their ids
         names = card_names(exc.touched, NAMES_SHOWN)
         return translate("OperationErrors", "没有撤销：之后又有改动碰到了其中 {0} 条记忆（{1}）。可以在历史里逐条还原。").format(
@@ -28,10 +74,39 @@ def describe_error(exc: BaseException) -> str:
     if isinstance(exc, ProposalWithdrawn):  # its conversation (an import, a chat turn) was undone
         return translate("OperationErrors", "这条提议已撤回：它来自的对话（{0}）已经撤销，不能再批准。").format(
             exc.origin or exc.turn)
+    if isinstance(exc, ProposalNotApplicable):  # never the model's wording: it was meant for the model
+        if exc.unknown:
+            return translate("OperationErrors", "无法批准：这个版本不知道怎样完成这条提议（{0}）。可以拒绝它，它不会被写入。").format(
+                exc.tool)
+        return translate("OperationErrors", "这条提议已无法照原样完成（相关的记忆可能已经变了），没有写入，仍留在列表里。")
     if isinstance(exc, KeyError):  # a proposal or an entry another window already took care of
         return translate("OperationErrors", "这一项已经被处理过了（可能在另一个窗口里）。")
-    if isinstance(exc, ValueError):
-        return translate("OperationErrors", "输入无效：{0}").format(str(exc))
-    if isinstance(exc, MemoryError_):
-        return translate("OperationErrors", "记忆库出错：{0}").format(str(exc))
-    return translate("OperationErrors", "操作失败：{0}").format(str(exc) or type(exc).__name__)
+    return None
+
+
+def error_detail(exc: BaseException) -> str:
+    """What went wrong, in a few words, to end a sentence the caller began: the exception's own text
+    (secrets scrubbed, cut at ``DETAIL_CHARS``), or the sentence a known failure has; never its type name."""
+    said = _sentence(exc)
+    if said is not None:
+        return said
+    if isinstance(exc, OSError) and (exc.strerror or _os_cause(exc)):
+        cause = _os_cause(exc) or exc.strerror
+        if not exc.filename:
+            return _cut(cause)
+        return _cut(translate("OperationErrors", "{0}（{1}）").format(cause, exc.filename))
+    return _own_text(exc) or translate("OperationErrors", "出了意外的问题，详情已写入日志。")
+
+
+def _os_cause(exc: OSError) -> str | None:
+    """The cause of a file failure a person can act on (the disk is full, …); None for another."""
+    code = getattr(exc, "errno", None)
+    if code == errno.ENOSPC:
+        return translate("OperationErrors", "磁盘已满")
+    if code == errno.EFBIG:
+        return translate("OperationErrors", "文件超过了系统允许的大小（文件大小限制）")
+    if code == errno.EROFS:
+        return translate("OperationErrors", "磁盘或文件夹是只读的")
+    if code in (errno.EACCES, errno.EPERM):
+        return translate("OperationErrors", "没有权限")
+    return None

@@ -3,14 +3,20 @@
 ``translate(context, text)`` is what every text of this package calls, with a literal context and
 source text so that Qt's ``lupdate`` finds them (it reads calls named ``translate``). The desktop app
 installs ``QCoreApplication.translate`` at start; until then (the command line, tests without Qt)
-the Chinese source text is returned as it is.
+the Chinese source text is returned as it is. A front end without Qt that speaks English installs
+``english()`` (the same table the .qm is compiled from), inside :func:`translating`.
 """
 
 from __future__ import annotations
 
-from typing import Callable
+import contextlib
+import functools
+import logging
+from typing import Any, Callable, Iterator
 
 Translator = Callable[[str, str], str]
+
+ENGLISH_TABLE = "sonetto_en.yaml"  # in resources/translations: the source of the app's English .qm
 
 _translator: Translator | None = None
 
@@ -24,3 +30,52 @@ def set_translator(translator: Translator | None) -> None:
 def translate(context: str, text: str) -> str:
     """``text`` (Chinese) in the front end's language."""
     return _translator(context, text) if _translator is not None else text
+
+
+@contextlib.contextmanager
+def translating(translator: Translator | None) -> Iterator[None]:
+    """Use ``translator`` inside the block, then the one before (a front end's ``main`` run in a
+    process that already has one: a test, or the app itself)."""
+    global _translator
+    before, _translator = _translator, translator
+    try:
+        yield
+    finally:
+        _translator = before
+
+
+def english() -> Translator:
+    """The English translator without Qt, for the front ends that have none (the command line, the MCP
+    server): from ``resources/translations/sonetto_en.yaml``, the table the app's .qm is compiled from.
+    A text with no English there stays as it is; one with a count (``[one, other]``) takes ``other``.
+    The table is read now, not at the first failure to word (that may come with no file handle left
+    or after a process gave up its rights); unreadable, every text stays Chinese."""
+    table = _english_table()
+
+    def in_english(context: str, text: str) -> str:
+        found = table.get(context, {}).get(text)
+        if isinstance(found, list):
+            found = found[-1] if found else None
+        return found if isinstance(found, str) else text
+
+    return in_english
+
+
+def translator_for(language: str) -> Translator | None:
+    """The translator of a front end speaking ``language`` ("en…" or Chinese: ``None``, the source)."""
+    return english() if language.lower().startswith("en") else None
+
+
+@functools.lru_cache(maxsize=1)
+def _english_table() -> dict[str, dict[str, Any]]:
+    import yaml
+
+    from sonetto_desktop.resources import read_text
+
+    try:
+        loader = getattr(yaml, "CSafeLoader", yaml.SafeLoader)  # libyaml: 22 ms for the table here, 90 without
+        table = yaml.load(read_text(f"translations/{ENGLISH_TABLE}"), Loader=loader) or {}
+    except Exception:  # a damaged install still says everything, in Chinese
+        logging.getLogger(__name__).warning("the English texts cannot be read", exc_info=True)
+        return {}
+    return table if isinstance(table, dict) else {}

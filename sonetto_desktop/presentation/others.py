@@ -8,16 +8,14 @@ from collections import Counter
 from dataclasses import dataclass, field
 
 from ..history_import.model import import_source
+from ..memory import kinds
 from ..memory.changes import AGENT, CLI, EXTERNAL, USER, MemoryChange
 from .i18n import translate
-
-_GROUPS = {"add": "add", "restore": "add", "import": "add", "update": "update", "revert": "update",
-           "merge": "merge", "delete": "delete", "lock": "update"}
 
 
 def from_elsewhere(change: MemoryChange) -> bool:
     """A content change by someone other than the person in this window or Sonetto's writer."""
-    return change.actor not in (USER, AGENT) and change.kind in _GROUPS
+    return change.actor not in (USER, AGENT) and bool(kinds.group(change.kind))
 
 
 def source_name(actor: str) -> str:
@@ -43,9 +41,9 @@ class SourceTally:
     ids: list[str] = field(default_factory=list)  # the memories touched that still exist, newest last
 
     def add(self, change: MemoryChange) -> None:
-        group = _GROUPS[change.kind]
-        self.counts[group] += len(change.ids) if change.kind == "import" else 1
-        if change.kind == "delete":
+        kind = kinds.kind(change.kind)
+        self.counts[kind.group] += len(change.ids) if kind.per_id else 1
+        if kind.gone:
             self.ids = [mid for mid in self.ids if mid not in change.ids]
         else:
             for mid in change.ids[:1]:
@@ -55,13 +53,13 @@ class SourceTally:
 
     def text(self) -> str:
         parts = []
-        if self.counts["add"]:
-            parts.append(translate("OthersNotice", "新增 {0} 条记忆").format(self.counts["add"]))
-        if self.counts["update"]:
-            parts.append(translate("OthersNotice", "修改 {0} 条记忆").format(self.counts["update"]))
-        if self.counts["merge"]:
-            parts.append(translate("OthersNotice", "合并 {0} 处记忆").format(self.counts["merge"]))
-        if self.counts["delete"]:
-            parts.append(translate("OthersNotice", "删除 {0} 条记忆").format(self.counts["delete"]))
+        if self.counts[kinds.ADDED]:
+            parts.append(translate("OthersNotice", "新增 {0} 条记忆").format(self.counts[kinds.ADDED]))
+        if self.counts[kinds.UPDATED]:
+            parts.append(translate("OthersNotice", "修改 {0} 条记忆").format(self.counts[kinds.UPDATED]))
+        if self.counts[kinds.MERGED]:
+            parts.append(translate("OthersNotice", "合并 {0} 处记忆").format(self.counts[kinds.MERGED]))
+        if self.counts[kinds.DELETED]:
+            parts.append(translate("OthersNotice", "删除 {0} 条记忆").format(self.counts[kinds.DELETED]))
         return translate("OthersNotice", "{0}：{1}").format(source_name(self.actor),
                                                            translate("OthersNotice", "，").join(parts))

@@ -7,6 +7,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any
 
+from ..memory import kinds
 from ..memory.changes import IMPORT_PREFIX, USER, MemoryChange
 from .i18n import translate
 from .turn_summary import quiet
@@ -75,26 +76,27 @@ def _change_toast(change: MemoryChange) -> ToastSpec | None:
 
 
 def _what_changed(change: MemoryChange) -> ToastSpec | None:
-    if change.actor == USER or change.kind in ("hit", "purge", "reload") or quiet(change):
+    kind = kinds.kind(change.kind)
+    if change.actor == USER or not kind.group or quiet(change):  # hits, the trash, a re-read: no news
         return None
     first = change.ids[0] if change.ids else None
     key = f"{change.kind}:{','.join(change.ids)}:{change.turn_id or ''}"
     description = _described(change)
-    if change.kind in ("add", "restore"):
+    if kind.per_id:
+        text = translate("WriterToasts", "导入了 {0} 条记忆").format(len(change.ids))
+        return ToastSpec(text, "info", key, None)
+    if kind.group == kinds.ADDED:
         text = (translate("WriterToasts", "记住了：{0}").format(description) if description
                 else translate("WriterToasts", "记住了一件新事"))
         return ToastSpec(text, "success", key, first)
-    if change.kind in ("update", "revert"):
+    if kind.group == kinds.UPDATED and kind.content:
         text = (translate("WriterToasts", "更新了记忆：{0}").format(description) if description
                 else translate("WriterToasts", "更新了记忆"))
         return ToastSpec(text, "info", key, first)
-    if change.kind == "merge":
+    if kind.group == kinds.MERGED:
         return ToastSpec(translate("WriterToasts", "合并了两条记忆"), "info", key, first)
-    if change.kind == "delete":
+    if kind.group == kinds.DELETED:
         text = (translate("WriterToasts", "删除了过时的记忆：{0}").format(description) if description
                 else translate("WriterToasts", "删除了过时的记忆"))
-        return ToastSpec(text, "info", key, None)
-    if change.kind == "import":
-        text = translate("WriterToasts", "导入了 {0} 条记忆").format(len(change.ids))
         return ToastSpec(text, "info", key, None)
     return None

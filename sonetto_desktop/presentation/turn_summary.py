@@ -11,6 +11,7 @@ from __future__ import annotations
 from collections import Counter, OrderedDict
 from dataclasses import dataclass, field
 
+from ..memory import kinds
 from ..memory.changes import AGENT, MemoryChange
 from .i18n import translate
 
@@ -18,14 +19,11 @@ QUIET_PREFIXES = ("rollback-",)
 TIDY_PREFIX = "tidy-"
 KEPT_TURNS = 50
 
-_GROUPS = {"add": "add", "restore": "add", "update": "update", "revert": "update", "merge": "merge",
-           "delete": "delete"}
-
 
 def summarised(change: MemoryChange) -> bool:
     """Whether ``change`` belongs in a turn summary: Sonetto's content change, with a turn id."""
     turn = change.turn_id or ""
-    return (change.actor == AGENT and bool(turn) and change.kind in _GROUPS
+    return (change.actor == AGENT and bool(turn) and bool(kinds.group(change.kind))
             and not turn.startswith(QUIET_PREFIXES))
 
 
@@ -42,9 +40,10 @@ class TurnTally:
     changes: list[MemoryChange] = field(default_factory=list)
 
     def add(self, change: MemoryChange) -> None:
-        self.counts[_GROUPS[change.kind]] += 1
+        kind = kinds.kind(change.kind)
+        self.counts[kind.group] += len(change.ids) if kind.per_id else 1
         self.changes.append(change)
-        if change.kind == "delete":
+        if kind.gone:
             self.ids = [mid for mid in self.ids if mid not in change.ids]
         else:
             for mid in change.ids[:1]:  # a merge: the kept memory
@@ -62,14 +61,14 @@ class TurnTally:
         if self.total == 1 and single:
             return single
         parts = []
-        if self.counts["add"]:
-            parts.append(translate("TurnSummary", "记住了 {0} 条").format(self.counts["add"]))
-        if self.counts["update"]:
-            parts.append(translate("TurnSummary", "更新了 {0} 条").format(self.counts["update"]))
-        if self.counts["merge"]:
-            parts.append(translate("TurnSummary", "合并了 {0} 处").format(self.counts["merge"]))
-        if self.counts["delete"]:
-            parts.append(translate("TurnSummary", "删除了 {0} 条").format(self.counts["delete"]))
+        if self.counts[kinds.ADDED]:
+            parts.append(translate("TurnSummary", "记住了 {0} 条").format(self.counts[kinds.ADDED]))
+        if self.counts[kinds.UPDATED]:
+            parts.append(translate("TurnSummary", "更新了 {0} 条").format(self.counts[kinds.UPDATED]))
+        if self.counts[kinds.MERGED]:
+            parts.append(translate("TurnSummary", "合并了 {0} 处").format(self.counts[kinds.MERGED]))
+        if self.counts[kinds.DELETED]:
+            parts.append(translate("TurnSummary", "删除了 {0} 条").format(self.counts[kinds.DELETED]))
         return translate("TurnSummary", "，").join(parts)
 
 

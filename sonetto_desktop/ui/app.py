@@ -15,7 +15,6 @@ import os
 import sys
 import traceback
 from typing import Any
-from ..aio import run_blocking
 
 log = logging.getLogger("sonetto_desktop")
 
@@ -102,7 +101,9 @@ async def _run(qapp: Any, args: argparse.Namespace) -> int:
     from .shell import SonettoApp
 
     asyncio.get_running_loop().set_exception_handler(loop_exception_handler)
-    settings = await run_blocking(_load_settings)  # file + keyring: never on the Qt thread
+    from .memory_service import call
+
+    settings = (await call(_load_settings)).unwrap()  # file + keyring: never on the Qt thread
     app = SonettoApp(qapp, settings, use_tray=not args.no_tray)
     restore = _quit_on_signals(app)
     try:

@@ -23,6 +23,7 @@ from typing import TYPE_CHECKING, Callable
 
 from PySide6.QtWidgets import QApplication, QDialog
 
+from sonetto_desktop.presentation.errors import error_detail
 from .widgets.deferred import alive
 from .i18n import install_translators, remove_translators
 from .view_state import ViewState, capture, restore_chat_scroll, restore_wall, restore_window
@@ -125,7 +126,7 @@ async def _restore_content(app: "SonettoApp", state: ViewState) -> None:
         except Exception as exc:  # said, not only logged; the wall is restored anyway
             log.warning("could not show the chat again after the language switch", exc_info=True)
             text = QApplication.translate("SonettoApp", "切换语言后没能重新显示这段对话：{0}")
-            app.toasts.show_toast(text.format(str(exc) or type(exc).__name__), key="language-chat", kind="error")
+            app.toasts.show_toast(text.format(error_detail(exc)), key="language-chat", kind="error")
         if alive(window):
             restore_chat_scroll(state, window.chat_panel.view)
     await restore_wall(state, wall, app.wall_loaded)

@@ -17,10 +17,11 @@ import time
 import traceback
 from typing import Any, TextIO
 
-from sonetto_desktop.aio import run_blocking
 from sonetto_desktop.config.settings import load_settings
 from sonetto_desktop.memory.files import FILE_MODE, private_log_file
+from sonetto_desktop.ops import Count
 
+from .memory_service import call, run_op
 from .shell import SonettoApp
 
 SELF_TEST_TIMEOUT = 20.0
@@ -75,7 +76,7 @@ async def _checks(app: SonettoApp, out: TextIO) -> None:
     pixmap = app.wall.grab()
     _require(not pixmap.isNull() and pixmap.width() > 0, "the memory wall did not render")
     shown = app.wall.model.rowCount()
-    stored = await run_blocking(app.store.count)
+    stored = (await run_op(Count(), app.services)).unwrap()
     _require(shown == stored, f"the wall shows {shown} memories but the store holds {stored}")
     app.timings["wall_rendered"] = app.timings["window_shown"] + (time.perf_counter() - started) * 1000
 
@@ -94,10 +95,10 @@ async def _checks(app: SonettoApp, out: TextIO) -> None:
     _require(isinstance(probe, list), "offline recall did not answer")
     app.timings["recall_ready"] = (time.perf_counter() - started) * 1000
     if getattr(sys, "frozen", False):  # the bundle carries the PostgreSQL store: its driver must load
-        print(f"  PostgreSQL driver    libpq {await run_blocking(postgres_driver)}", file=out)
+        print(f"  PostgreSQL driver    libpq {(await call(postgres_driver)).unwrap()}", file=out)
     plan = app.services.embeddings_plan()
     if plan.builtin is not None:  # the platform's built-in embeddings model is carried and runs
-        tested = await run_blocking(builtin_model_test, plan.builtin)
+        tested = (await call(builtin_model_test, plan.builtin)).unwrap()
         _require(tested.ok, tested.en)
         print(f"  embeddings model     {plan.builtin.label}: {tested.dimensions} dims, {tested.latency_ms:.0f} ms"
               f"{'' if plan.runs == 'builtin' else f' (not used: {plan.runs})'}", file=out)
@@ -110,13 +111,13 @@ async def _checks(app: SonettoApp, out: TextIO) -> None:
 
 
 async def run_self_test(qapp: Any, *, timeout: float = SELF_TEST_TIMEOUT, out: TextIO | None = None) -> int:
-    settings = await run_blocking(load_settings)  # file + keyring: never on the Qt thread
+    settings = (await call(load_settings)).unwrap()  # file + keyring: never on the Qt thread
     app = SonettoApp(qapp, settings, interactive=False)
     log_file = None
     if out is None:
         out = sys.stdout or sys.__stderr__  # a windowed (no console) executable has neither
         if out is None:  # (a link at that name is replaced, never followed out of the data dir)
-            path = await run_blocking(private_log_file, app.data_dir, "self-test.log")
+            path = (await call(private_log_file, app.data_dir, "self-test.log")).unwrap()
             log_file = out = open(path, "w", encoding="utf-8", opener=_no_follow)
     print(f"sonetto self-test: data dir {app.data_dir} ({app.settings.store_backend})", file=out)
     code = 0

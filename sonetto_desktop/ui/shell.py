@@ -24,7 +24,8 @@ from typing import Any
 from PySide6.QtCore import QSettings
 from PySide6.QtWidgets import QApplication, QMessageBox, QWidget
 
-from sonetto_desktop.aio import TaskScope, run_blocking
+from sonetto_desktop.presentation.errors import error_detail
+from sonetto_desktop.aio import TaskScope
 from sonetto_desktop.config.paths import config_dir
 from sonetto_desktop.config.settings import Settings, load_settings
 from sonetto_desktop.memory.errors import MemoryError_, StoreUnavailable
@@ -36,7 +37,7 @@ from .chat.actions import ChatActions
 from .chat.controller import ChatController
 from .i18n import install_translators, remove_translators
 from .main_window import MainWindow
-from .memory_service import MemoryService
+from .memory_service import MemoryService, call
 from .tray.quick_chat import QuickChat
 from .notices.start_problems import choose_data_dir_after, migration_problem_box
 from .notices.status_indicator import WriterControl
@@ -155,7 +156,9 @@ class SonettoApp:
                     self.request_quit()
                     return False
                 self.settings = dataclasses.replace(self.settings, data_dir=str(folder))
-                await run_blocking(self.settings.save)
+                saved = await call(self.settings.save)
+                if not saved.ok:  # the folder works this time; the next start asks again
+                    log.error("could not save the new data folder: %s", saved.message)
         self._mark("store_opened")
         self._build_windows()
         self._mark("window_shown")
@@ -305,7 +308,7 @@ class SonettoApp:
             return
         exc = task.exception()
         text = QApplication.translate("SonettoApp", "对话功能启动失败：%1。记忆墙仍可使用；请检查数据目录后重启。")
-        self.toasts.show_toast(text.replace("%1", str(exc) or type(exc).__name__), key="services-failed",
+        self.toasts.show_toast(text.replace("%1", error_detail(exc)), key="services-failed",
                                kind="error", timeout_ms=0)
 
     async def _start_agents(self) -> None:
@@ -473,7 +476,7 @@ class SonettoApp:
         except Exception as exc:  # noqa: BLE001 - the services kept the previous store; say why
             self.settings = self.services.settings
             text = QApplication.translate("SonettoApp", "无法使用新的数据文件夹 {0}：{1}。仍在使用原来的记忆库。")
-            self.toasts.show_toast(text.format(new.resolved_data_dir(), str(exc) or type(exc).__name__),
+            self.toasts.show_toast(text.format(new.resolved_data_dir(), error_detail(exc)),
                                    key="store-reopen-failed", kind="error", timeout_ms=0)
         if store_changes:
             if self.services.chat is not None:

@@ -41,12 +41,14 @@ def pytest_collection_modifyitems(config, items):
             item.add_marker(pytest.mark.qt_log_ignore(_OFFSCREEN_NOISE))
 
 
-async def wait_until(predicate: Callable[[], object], timeout: float = 5.0, message: str = "") -> None:
-    """Poll ``predicate`` while the (qasync) loop keeps running; fail after ``timeout`` seconds."""
+async def wait_until(predicate: Callable[[], object], timeout: float = 5.0,
+                     message: str | Callable[[], str] = "") -> None:
+    """Poll ``predicate`` while the (qasync) loop keeps running; fail after ``timeout`` seconds
+    (``message`` may be a function: what was seen, worded when it fails)."""
     deadline = time.monotonic() + timeout
     while not predicate():
         if time.monotonic() > deadline:
-            pytest.fail(f"timed out waiting for {message or predicate}")
+            pytest.fail(f"timed out waiting for {(message() if callable(message) else message) or predicate}")
         await asyncio.sleep(0.01)
 
 

@@ -7,10 +7,10 @@ from __future__ import annotations
 import asyncio
 
 import pytest
-from PySide6.QtCore import QCoreApplication
 from PySide6.QtWidgets import QLabel
 
 from shell_fixtures import OFFSCREEN_RAISE, OFFSCREEN_SIZE_HINTS, running_engine
+from helpers import process_events
 from sonetto_desktop.ui.chat.controller import ChatController
 from sonetto_desktop.ui.chat.panel import ChatPanel
 from sonetto_desktop.ui.tray.quick_chat import QuickChat
@@ -21,11 +21,6 @@ LONG = ("这是一段很长的回复，会在气泡里换好几行。" * 12 + "\
         + "\n\n- 第一项\n- 第二项 **加粗**\n\n```\ncode line\n```\n\n最后一段。")
 SHORT = "你好呀，今天过得怎么样？"
 MEMORIES = [{"id": f"m{i}", "description": f"第 {i} 条被想起的记忆", "theme": "生活"} for i in range(9)]
-
-
-def _settle(rounds: int = 4) -> None:
-    for _ in range(rounds):
-        QCoreApplication.processEvents()
 
 
 def _problems(view, *, texts_only: bool = False) -> list[str]:
@@ -71,7 +66,7 @@ def _fill(view, *, stream: bool) -> None:
             reply.append_token(LONG[start:start + 9])
             if start % 90 == 0:
                 reply.flush()
-                _settle(2)
+                process_events(2)
                 assert _problems(view) == [], "cut off while streaming"
         reply.flush()
     else:
@@ -86,9 +81,9 @@ def _fill(view, *, stream: bool) -> None:
 @pytest.mark.parametrize("stream", [False, True], ids=["set", "streamed"])
 def test_every_bubble_fits_its_content(panel, size, stream):
     panel.resize(*size)
-    _settle()
+    process_events()
     _fill(panel.view, stream=stream)
-    _settle()
+    process_events()
     assert _problems(panel.view) == []
 
 
@@ -96,11 +91,11 @@ def test_every_bubble_fits_its_content(panel, size, stream):
                                         ((1280, 800), (700, 500))])
 def test_bubbles_refit_after_a_resize(panel, start, end):
     panel.resize(*start)
-    _settle()
+    process_events()
     _fill(panel.view, stream=False)
-    _settle()
+    process_events()
     panel.resize(*end)
-    _settle()
+    process_events()
     assert _problems(panel.view) == []
     reply = panel.view.bubbles[1]
     assert reply.width() <= panel.view.viewport().width()
@@ -109,9 +104,9 @@ def test_bubbles_refit_after_a_resize(panel, start, end):
 @pytest.mark.parametrize("size", SIZES, ids=lambda s: f"{s[0]}x{s[1]}")
 def test_a_short_message_stays_on_one_line(panel, size):
     panel.resize(*size)
-    _settle()
+    process_events()
     bubble = panel.view.add_message("user", SHORT)
-    _settle()
+    process_events()
     label = bubble.label
     line = label.fontMetrics().lineSpacing()
     assert label.height() < 2 * line, f"{SHORT!r} wrapped: {label.width()}x{label.height()}"
@@ -125,9 +120,9 @@ def test_quick_chat_bubbles_fit(qtbot):
     popup.setStyleSheet(stylesheet("dark"))
     qtbot.addWidget(popup)
     popup.show()
-    _settle()
+    process_events()
     _fill(popup.view, stream=True)
-    _settle()
+    process_events()
     assert _problems(popup.view) == []
     controller.deleteLater()
 

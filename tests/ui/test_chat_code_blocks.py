@@ -8,9 +8,10 @@ from __future__ import annotations
 import re
 
 import pytest
-from PySide6.QtCore import QCoreApplication, QPoint, QRect, Qt
+from PySide6.QtCore import QPoint, QRect, Qt
 from PySide6.QtGui import QGuiApplication, QTextDocument
 
+from helpers import process_events
 from sonetto_desktop.ui.chat.code_block import CodeBlock, WideText
 from sonetto_desktop.ui.chat.controller import ChatController
 from sonetto_desktop.ui.chat.markdown_render import fence_parts, render_markdown
@@ -24,11 +25,6 @@ REPLY = f"看这段代码：\n\n```python\n{CODE}\n```\n\n还有一段：\n\n```
 WIDE_TABLE = ("| " + " | ".join(f"column_header_number_{i}" for i in range(10)) + " |\n"
               + "|" + "---|" * 10 + "\n"
               + "| " + " | ".join(f"https://example.com/a/very/long/path/{i}" for i in range(10)) + " |")
-
-
-def _settle(rounds: int = 4) -> None:
-    for _ in range(rounds):
-        QCoreApplication.processEvents()
 
 
 @pytest.fixture
@@ -75,7 +71,7 @@ def _unreachable_lines(view) -> list[str]:
 @pytest.mark.parametrize("stream", [False, True], ids=["set", "streamed"])
 def test_every_code_line_is_visible_or_scrollable(panel, size, stream):
     panel.resize(*size)
-    _settle()
+    process_events()
     view = panel.view
     view.add_message("user", "code")
     reply = view.add_reply("code")
@@ -84,12 +80,12 @@ def test_every_code_line_is_visible_or_scrollable(panel, size, stream):
             reply.append_token(REPLY[start:start + 7])
             if start % 70 == 0:
                 reply.flush()
-                _settle(2)
+                process_events(2)
                 assert _unreachable_lines(view) == [], "cut off while streaming"
         reply.flush()
     else:
         reply.set_text(REPLY)
-    _settle()
+    process_events()
     blocks = reply.findChildren(CodeBlock)
     assert [block.code for block in blocks] == [CODE, "short"]
     assert blocks[0].language == "python"
@@ -100,7 +96,7 @@ def test_every_code_line_is_visible_or_scrollable(panel, size, stream):
         assert bar.isVisibleTo(wide) and bar.maximum() > 0
     # after a resize too
     panel.resize(size[0] // 2 + 200, size[1])
-    _settle()
+    process_events()
     assert _unreachable_lines(view) == []
 
 
@@ -108,7 +104,7 @@ def test_copy_button_copies_only_that_block(panel, qtbot):
     panel.resize(900, 600)
     reply = panel.view.add_reply("code")
     reply.set_text(REPLY)
-    _settle()
+    process_events()
     first, second = reply.findChildren(CodeBlock)
     QGuiApplication.clipboard().clear()
     qtbot.mouseClick(second.copy_button, Qt.MouseButton.LeftButton)
@@ -138,10 +134,10 @@ def test_table_has_borders_and_padding():
 @pytest.mark.parametrize("size", [(420, 600), (900, 600)], ids=lambda s: f"{s[0]}x{s[1]}")
 def test_a_wide_table_fits_or_scrolls(panel, size):
     panel.resize(*size)
-    _settle()
+    process_events()
     reply = panel.view.add_reply("table")
     reply.set_text("表格：\n\n" + WIDE_TABLE + "\n\n完。")
-    _settle()
+    process_events()
     (table,) = reply.findChildren(WideText)
     label = table.label
     reach = table.viewport().width() + table.horizontalScrollBar().maximum()
@@ -196,7 +192,7 @@ def test_a_table_is_a_piece_of_its_own(panel):
 
     reply = panel.view.add_reply("x")
     reply.set_text("| a | b |\n|---|--:|\n| 1 | 2 |\n\n1. 准备\n   - 子项")
-    _settle()
+    process_events()
     (table,) = reply.findChildren(WideText)
     assert "准备" not in table.text()
     assert any("准备" in piece.text() for piece in reply.label.pieces if type(piece) is BubbleText)

@@ -13,15 +13,10 @@ from PySide6.QtGui import QColor
 from PySide6.QtWidgets import QApplication, QLineEdit, QVBoxLayout, QWidget
 
 from shell_fixtures import app_settings, running_app
+from helpers import activate
 from sonetto_desktop.ui.dialogs.trash import TrashDialog
 from sonetto_desktop.ui.notices.toasts import ToastOverlay
 from sonetto_desktop.ui.theme import stylesheet, tokens
-
-
-async def _active(window, wait) -> None:
-    window.show()
-    window.activateWindow()
-    await wait(window.isActiveWindow, message="the window is active")
 
 
 def _focus():
@@ -30,7 +25,7 @@ def _focus():
 
 async def test_the_app_opens_with_the_focus_in_the_chat_input(qapp, tmp_path, llm_server, wait, qtbot):
     async with running_app(qapp, app_settings(tmp_path / "data", llm_server)) as app:
-        await _active(app.window, wait)
+        await activate(app.window, wait)
         composer = app.window.chat_panel.composer
         assert _focus() is composer.input
         qtbot.keyClicks(_focus(), "hello")  # typing goes to the chat at once
@@ -39,7 +34,7 @@ async def test_the_app_opens_with_the_focus_in_the_chat_input(qapp, tmp_path, ll
 
 async def test_without_a_model_the_focus_is_on_the_settings_button(qapp, tmp_path, wait):
     async with running_app(qapp, app_settings(tmp_path / "data")) as app:
-        await _active(app.window, wait)
+        await activate(app.window, wait)
         assert app.window.showing_welcome and _focus() is app.window.welcome.settings_button
 
 
@@ -58,7 +53,7 @@ async def _failed_turn(app, llm_server, wait):
 @pytest.mark.parametrize("how", ["mouse", "keyboard"])
 async def test_after_retry_the_focus_is_in_the_input_not_on_pause(qapp, tmp_path, llm_server, wait, qtbot, how):
     async with running_app(qapp, app_settings(tmp_path / "data", llm_server)) as app:
-        await _active(app.window, wait)
+        await activate(app.window, wait)
         panel = app.window.chat_panel
         failed = await _failed_turn(app, llm_server, wait)
         llm_server.add_text("这次好了", to="chat")
@@ -110,7 +105,7 @@ async def test_after_a_restore_the_focus_stays_in_the_trash_list(service, popula
     dialog = TrashDialog(service)
     qtbot.addWidget(dialog)
     await dialog.wait_loaded()
-    await _active(dialog, wait)
+    await activate(dialog, wait)
     dialog.restore_button.setFocus(Qt.FocusReason.TabFocusReason)
     first = dialog.selected_ids()
     qtbot.keyClick(dialog.restore_button, Qt.Key.Key_Space)
@@ -128,7 +123,7 @@ async def test_after_a_restore_the_focus_stays_in_the_trash_list(service, popula
 @pytest.mark.parametrize("temporary", [False, True])
 async def test_a_new_chat_puts_the_focus_in_the_input(qapp, tmp_path, llm_server, wait, qtbot, temporary):
     async with running_app(qapp, app_settings(tmp_path / "data", llm_server)) as app:
-        await _active(app.window, wait)
+        await activate(app.window, wait)
         panel = app.window.chat_panel
         panel.session_list.setFocus()
         before = app.controller.current_session_id
@@ -145,7 +140,7 @@ async def test_tab_follows_the_layout(qapp, tmp_path, llm_server, wait, qtbot):
         app.services.memory.add("用户喜欢猫", "品味")
         await app.wall_loaded
         window = app.window
-        await _active(window, wait)
+        await activate(window, wait)
         await _failed_turn(app, llm_server, wait)  # messages (and a 重试) in the transcript
         panel = window.chat_panel
         header = window.settings_button.parentWidget()
@@ -194,7 +189,7 @@ def _accent_on_border(widget: QWidget, accent: str) -> int:
 
 async def test_the_session_list_and_the_transcript_show_a_ring(qapp, tmp_path, llm_server, wait):
     async with running_app(qapp, app_settings(tmp_path / "data", llm_server)) as app:
-        await _active(app.window, wait)
+        await activate(app.window, wait)
         accent = tokens("light")["accent"]
         qapp.setStyleSheet(stylesheet("light"))
         panel = app.window.chat_panel

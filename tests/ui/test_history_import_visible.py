@@ -8,6 +8,7 @@ import pytest
 
 from history_helpers import fixture, remember_each_line, shanghai  # noqa: F401 - a fixture
 from shell_fixtures import app_settings, running_app
+from sonetto_desktop.ops import EditMemory
 from sonetto_desktop.memory.operations import MemoryOperations
 from sonetto_desktop.presentation.authors import FILTERS, filter_label
 from sonetto_desktop.presentation.others import SourceTally, source_name
@@ -93,5 +94,5 @@ async def test_the_wall_filters_what_imports_wrote(tmp_path, qtbot, wait):
     wall.toolbar.filter_actions["imported"].trigger()
     shown = {mid for section in wall.visible_sections() for mid in section.proxy.ids()}
     assert shown == {imported} and mine not in shown and app_written not in shown
-    await service.edit(imported, "从 ChatGPT 导入的，我改过", None)  # the person's now
+    await service.submit(EditMemory(imported, "从 ChatGPT 导入的，我改过", None))  # the person's now
     await wait(lambda: not [s for s in wall.visible_sections() if s.proxy.ids()], message="no longer imported")

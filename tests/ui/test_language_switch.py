@@ -13,6 +13,7 @@ import yaml
 from PySide6.QtCore import QCoreApplication
 
 from llm_server import TextResponse
+from sonetto_desktop import ops
 from sonetto_desktop.ui.wall.memory_model import CardRole
 from shell_fixtures import OFFSCREEN_RAISE, OFFSCREEN_SIZE_HINTS, app_settings, running_app
 
@@ -87,7 +88,7 @@ async def test_switching_the_language_retranslates_every_view_and_keeps_what_was
         app.controller.send("我喜欢猫")
         await wait(lambda: not app.controller.busy, timeout=30, message="first reply")  # the first turn imports LangChain
         session = app.controller.current_session_id
-        await app.service.add("用户喜欢爬山", "爱好")
+        await app.service.submit(ops.AddMemory("用户喜欢爬山", "爱好"))
         await wait(lambda: app.wall.model.rowCount() >= 1, message="card shown")
         app.wall.search_edit.setText("爬山")
         app.wall.set_search("爬山")
@@ -116,7 +117,7 @@ async def test_switching_the_language_retranslates_every_view_and_keeps_what_was
         app.window.chat_panel.composer.submit()
         await wait(lambda: not app.controller.busy and app.window.chat_panel.view.bubbles[-1].text == "Still here.",
                    timeout=15, message="reply in the new view")
-        await app.service.add("用户在学日语", "学习")
+        await app.service.submit(ops.AddMemory("用户在学日语", "学习"))
         await wait(lambda: any(c.description == "用户在学日语" for c in app.wall.model.cards()), message="new card")
 
         await _switch(app, "zh_CN")

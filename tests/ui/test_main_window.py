@@ -9,6 +9,7 @@ from PySide6.QtCore import QByteArray, QSettings
 from PySide6.QtWidgets import QApplication
 
 from shell_fixtures import OFFSCREEN_RAISE, OFFSCREEN_SIZE_HINTS, app_settings, running_app
+from sonetto_desktop import ops
 from sonetto_desktop.config.settings import config_dir
 from sonetto_desktop.ui.theme import tokens
 
@@ -20,7 +21,7 @@ async def test_welcome_panel_when_no_model_is_configured_and_the_wall_still_work
         assert window.showing_welcome
         # The wall works offline: adding a memory through the service shows a card.
         await app.wall_loaded
-        await app.service.add("用户喜欢爬山", "爱好")
+        await app.service.submit(ops.AddMemory("用户喜欢爬山", "爱好"))
         await wait(lambda: app.wall.model.rowCount() == 1, message="card shown")
         # The welcome panel leads to the settings.
         window.welcome.settings_button.click()
@@ -201,7 +202,7 @@ async def test_chat_failing_to_start_is_shown_and_the_wall_still_works(qapp, tmp
             await app.wait_until_ready()
         await wait(lambda: any("对话功能启动失败" in t.text for t in app.toasts.toasts()), message="error toast")
         await app.wall_loaded
-        await app.service.add("用户喜欢爬山", "爱好")
+        await app.service.submit(ops.AddMemory("用户喜欢爬山", "爱好"))
         await wait(lambda: app.wall.model.rowCount() == 1, message="card shown")
         assert (data / "sessions.db").is_dir()  # nothing was moved aside or overwritten
     finally:
@@ -244,7 +245,7 @@ async def test_switching_to_an_unusable_data_folder_keeps_the_old_store(qapp, tm
     blocker.write_text("a file where the folder should be")
     async with running_app(qapp, app_settings(data)) as app:
         await app.wall_loaded
-        await app.service.add("用户喜欢爬山", "爱好")
+        await app.service.submit(ops.AddMemory("用户喜欢爬山", "爱好"))
         await app.apply_settings(dataclasses.replace(app.settings, data_dir=str(blocker / "memories")))
         await wait(lambda: any(t.kind == "error" and "not-a-folder" in t.text for t in app.toasts.toasts()),
                    message="error toast")
@@ -252,7 +253,7 @@ async def test_switching_to_an_unusable_data_folder_keeps_the_old_store(qapp, tm
         await app.wait_until_ready()
         await app.wall_loaded
         await wait(lambda: app.wall.model.rowCount() == 1, message="old memories shown")
-        assert await app.service.add("用户在学游泳", "爱好") is not None  # and it still takes writes
+        assert await app.service.submit(ops.AddMemory("用户在学游泳", "爱好")) is not None  # and it still takes writes
         assert app.controller.ready
 
 

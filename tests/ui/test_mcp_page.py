@@ -8,14 +8,11 @@ import json
 from PySide6.QtGui import QGuiApplication
 from PySide6.QtWidgets import QLabel, QTabWidget
 
+from helpers import pick
 from sonetto_desktop.config.secrets import mcp_token
 from sonetto_desktop.mcp_server.clients_seen import ClientsSeen
 from sonetto_desktop.config.settings import Settings, config_dir
 from sonetto_desktop.ui.settings.dialog import SettingsDialog
-
-
-def _pick(combo, value):
-    combo.setCurrentIndex(combo.findData(value))
 
 
 async def test_the_page_saves_the_mcp_settings(qtbot):
@@ -51,16 +48,16 @@ async def test_the_token_is_shown_copied_and_replaced_and_the_snippets_carry_it(
     assert await d.save() and token not in (config_dir() / "settings.json").read_text(encoding="utf-8")
     page.copy_token_button.click()
     assert QGuiApplication.clipboard().text() == token
-    _pick(page.client, "cursor")
-    _pick(page.transport, "http")
+    pick(page.client, "cursor")
+    pick(page.transport, "http")
     page.port.setValue(9001)
     entry = json.loads(page.snippet.toPlainText())["mcpServers"]["sonetto"]
     assert entry == {"url": "http://127.0.0.1:9001/mcp", "headers": {"Authorization": f"Bearer {token}"}}
     await page.regenerate_token()
     fresh = mcp_token(create=False)
     assert fresh != token and page.token.text() == fresh and fresh in page.snippet.toPlainText()
-    _pick(page.client, "cherry")
-    _pick(page.transport, "stdio")
+    pick(page.client, "cherry")
+    pick(page.transport, "stdio")
     entry = json.loads(page.snippet.toPlainText())["mcpServers"]["sonetto"]
     assert entry["type"] == "stdio" and entry["args"][-1] == "mcp" and "Cherry Studio" in page.where.text()
     page.copy_snippet_button.click()
@@ -91,8 +88,8 @@ async def test_each_app_can_have_its_own_token_and_lose_it(qtbot):
     token = app_tokens()["Cursor"]
     assert page.token_owner.currentData() == "Cursor" and page.token.text() == token
     assert token != mcp_token(create=False) and page.revoke_button.isEnabled()
-    _pick(page.transport, "http")
-    _pick(page.client, "cursor")
+    pick(page.transport, "http")
+    pick(page.client, "cursor")
     assert json.loads(page.snippet.toPlainText())["mcpServers"]["sonetto"]["headers"]["Authorization"] == \
         f"Bearer {token}"
     await page.regenerate_token()  # the selected app's, not the shared one
@@ -107,9 +104,9 @@ async def test_the_launch_snippets_name_the_data_folder(qtbot, tmp_path):
     d = SettingsDialog(Settings(data_dir=str(tmp_path / "my data")))
     qtbot.addWidget(d)
     page = d.mcp_page
-    _pick(page.transport, "stdio")
+    pick(page.transport, "stdio")
     for client in ("claude", "cursor", "cherry"):
-        _pick(page.client, client)
+        pick(page.client, client)
         entry = json.loads(page.snippet.toPlainText())["mcpServers"]["sonetto"]
         assert entry["env"]["SONETTO_DATA_DIR"] == str(tmp_path / "my data")
 

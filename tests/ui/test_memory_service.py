@@ -8,6 +8,7 @@ import pytest
 from PySide6.QtCore import QObject, Qt
 
 from service_fixtures import memory_service_over
+from sonetto_desktop import ops
 from sonetto_desktop.memory import EventFeed, MemoryChange, MemoryItem, YamlMemoryManager
 from sonetto_desktop.ui.wall.memory_model import CardRole, MemoryCardModel
 from sonetto_desktop.ui.wall.theme_card_list import ThemeCardList
@@ -55,19 +56,19 @@ async def test_operations_record_user_and_reason_and_run_off_the_gui_thread(svc,
     changes: list[MemoryChange] = []
     svc.memory_changed.connect(changes.append)
 
-    a = await svc.add("喜欢爬山", "爱好")
-    b = await svc.add("周末常去香山", "爱好", "用户提到")
-    assert await svc.edit(a, "喜欢爬山和徒步", None, "补充") is True
-    assert await svc.edit(a, "喜欢爬山和徒步", "爱好", "") is False  # nothing changed, nothing written
-    await svc.move_theme(b, "运动")
+    a = await svc.submit(ops.AddMemory("喜欢爬山", "爱好"))
+    b = await svc.submit(ops.AddMemory("周末常去香山", "爱好", "用户提到"))
+    assert await svc.submit(ops.EditMemory(a, "喜欢爬山和徒步", None, "补充")) is True
+    assert await svc.submit(ops.EditMemory(a, "喜欢爬山和徒步", "爱好", "")) is False  # nothing changed, nothing written
+    await svc.submit(ops.MoveMemory(b, "运动"))
     assert store.get(b).history[-1]["reason"] == "拖动到「运动」"
-    await svc.merge(a, b, "喜欢爬山徒步，周末常去香山", "运动", "重复")
-    await svc.revert(a, 1, "改回去")
-    deleted = await svc.delete(a, "不再准确")
+    await svc.submit(ops.MergeMemories(a, b, "喜欢爬山徒步，周末常去香山", "运动", "重复"))
+    await svc.submit(ops.RevertMemory(a, 1, "改回去"))
+    deleted = await svc.submit(ops.DeleteMemory(a, "不再准确"))
     assert deleted
-    assert await svc.restore(a) == a
-    await svc.delete(a)
-    assert await svc.purge() == 2  # a and the merged-away b
+    assert await svc.submit(ops.RestoreMemory(a)) == a
+    await svc.submit(ops.DeleteMemory(a))
+    assert await svc.submit(ops.PurgeTrash()) == 2  # a and the merged-away b
 
     assert all(ident != threading.get_ident() for ident in writers)  # every write in a worker
     assert store.list_trash() == []
@@ -79,9 +80,9 @@ async def test_operations_record_user_and_reason_and_run_off_the_gui_thread(svc,
 
 
 async def test_revert_and_merge_history_through_the_service(svc, store):
-    memory_id = await svc.add("住在北京", "生活")
-    await svc.edit(memory_id, "住在上海", None, "搬家了")
-    await svc.revert(memory_id, 0, "搬回来了")
+    memory_id = await svc.submit(ops.AddMemory("住在北京", "生活"))
+    await svc.submit(ops.EditMemory(memory_id, "住在上海", None, "搬家了"))
+    await svc.submit(ops.RevertMemory(memory_id, 0, "搬回来了"))
     item = store.get(memory_id)
     assert item.description == "住在北京"
     assert item.history[-1]["action"] == "revert" and item.history[-1]["actor"] == "user"
@@ -91,14 +92,14 @@ async def test_revert_and_merge_history_through_the_service(svc, store):
 async def test_failures_are_reported_not_raised_and_lose_nothing(svc, store, wait):
     failures: list[str] = []
     svc.operation_failed.connect(failures.append)
-    memory_id = await svc.add("喝茶", "品味")
+    memory_id = await svc.submit(ops.AddMemory("喝茶", "品味"))
     before = store.get(memory_id).to_dict()
-    assert await svc.edit("missing1", "x", None, "r") is None
-    assert await svc.edit(memory_id, "   ", None, "r") is None
-    assert await svc.merge(memory_id, memory_id, "x", "y", "r") is None
-    assert await svc.revert(memory_id, 99, "r") is None
-    assert await svc.restore("missing1") is None
-    assert await svc.add("", "品味") is None
+    assert await svc.submit(ops.EditMemory("missing1", "x", None, "r")) is None
+    assert await svc.submit(ops.EditMemory(memory_id, "   ", None, "r")) is None
+    assert await svc.submit(ops.MergeMemories(memory_id, memory_id, "x", "y", "r")) is None
+    assert await svc.submit(ops.RevertMemory(memory_id, 99, "r")) is None
+    assert await svc.submit(ops.RestoreMemory("missing1")) is None
+    assert await svc.submit(ops.AddMemory("", "品味")) is None
     assert len(failures) == 6
     assert failures[0].startswith("找不到这条记忆")
     assert all(msg.startswith("输入无效") for msg in failures[1:4] + failures[5:])
@@ -115,8 +116,8 @@ async def test_corrupt_store_is_reported_and_left_untouched(tmp_path, qapp):
     failures: list[str] = []
     service.operation_failed.connect(failures.append)
     try:
-        assert await service.add("新的记忆", "测试") is None
-        assert await service.snapshot() is None
+        assert await service.submit(ops.AddMemory("新的记忆", "测试")) is None
+        assert await service.submit(ops.Snapshot()) is None
         assert failures and failures[0].startswith("记忆库文件无法读取")
         assert path.read_bytes() == original
     finally:
@@ -126,7 +127,7 @@ async def test_corrupt_store_is_reported_and_left_untouched(tmp_path, qapp):
 
 
 async def test_tasks_can_be_forgotten_and_drained(svc, store):
-    tasks = [svc.add(f"记忆 {i}", "批量") for i in range(10)]
+    tasks = [svc.submit(ops.AddMemory(f"记忆 {i}", "批量")) for i in range(10)]
     assert svc.pending == 10
     await svc.drain()
     assert svc.pending == 0

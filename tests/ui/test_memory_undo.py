@@ -12,24 +12,20 @@ from PySide6.QtGui import QCursor
 from PySide6.QtWidgets import QWidget
 
 from shell_fixtures import app_settings, running_app
+from helpers import activate
+from sonetto_desktop import ops
 from sonetto_desktop.memory.operations import MemoryOperations
 from sonetto_desktop.ui.notices.toasts import ToastOverlay
 
 
-async def _active(window, wait) -> None:
-    window.show()
-    window.activateWindow()
-    await wait(window.isActiveWindow, message="the window is active")
-
-
 async def test_ctrl_z_undoes_the_last_memory_action_and_the_menu_names_it(qapp, tmp_path, llm_server, wait, qtbot):
     async with running_app(qapp, app_settings(tmp_path / "data", llm_server)) as app:
-        await _active(app.window, wait)
+        await activate(app.window, wait)
         menus = app.window.menus
         assert not menus.undo_action.isEnabled()
-        mid = await app.service.add("用户讨厌香菜", "品味")
+        mid = await app.service.submit(ops.AddMemory("用户讨厌香菜", "品味"))
         await wait(lambda: menus.undo_action.isEnabled(), message="something to undo")
-        await app.service.delete(mid)
+        await app.service.submit(ops.DeleteMemory(mid))
         await wait(lambda: "删除" in menus.undo_action.text(), message="the menu names the last action")
         assert "香菜" in menus.undo_action.text()
         app.window.chat_panel.view.setFocus()  # not a text field
@@ -47,8 +43,8 @@ async def test_ctrl_z_undoes_the_last_memory_action_and_the_menu_names_it(qapp, 
 
 async def test_in_a_text_field_ctrl_z_is_the_field_s_own(qapp, tmp_path, llm_server, wait, qtbot):
     async with running_app(qapp, app_settings(tmp_path / "data", llm_server)) as app:
-        await _active(app.window, wait)
-        mid = await app.service.add("用户喜欢猫", "品味")
+        await activate(app.window, wait)
+        mid = await app.service.submit(ops.AddMemory("用户喜欢猫", "品味"))
         await wait(lambda: app.window.menus.undo_action.isEnabled())
         composer = app.window.chat_panel.composer.input
         composer.setFocus()

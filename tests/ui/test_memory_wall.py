@@ -11,6 +11,7 @@ from PySide6.QtCore import QMimeData, QPoint, QPointF, Qt
 from PySide6.QtGui import QDragEnterEvent, QDragMoveEvent, QDropEvent, QGuiApplication
 from PySide6.QtWidgets import QApplication
 
+from sonetto_desktop import ops
 from sonetto_desktop.memory import MemoryItem
 from sonetto_desktop.ui.dialogs.edit import EditDialog
 from sonetto_desktop.ui.dialogs.history import HistoryDialog
@@ -324,7 +325,7 @@ async def test_failed_operation_shows_error_toast_and_keeps_data(wall, populated
     await wall.reload()
     cat = populated_store.ids["有一只叫年糕的橘猫"]
     populated_store.delete(cat)  # behind the wall's back
-    result = await wall.service.edit(cat, "改一下", None, "测试")
+    result = await wall.service.submit(ops.EditMemory(cat, "改一下", None, "测试"))
     assert result is None
     await wait(lambda: any(t.kind == "error" for t in wall.toasts.toasts()))
     assert "找不到这条记忆" in wall.toasts.toasts()[-1].text

@@ -6,6 +6,7 @@ import json
 
 import pytest
 
+from helpers import pick
 from sonetto_desktop.config.settings import Settings, config_dir
 from sonetto_desktop.memory.events import EventFeed
 from sonetto_desktop.memory.stores.postgres.store import StoreStatus
@@ -13,20 +14,16 @@ from sonetto_desktop.ui.settings.dialog import SettingsDialog
 from sonetto_desktop.ui.notices.store_banner import StoreBanner
 
 
-def _pick(combo, value):
-    combo.setCurrentIndex(combo.findData(value))
-
-
 async def test_the_postgres_page_saves_its_fields_and_keeps_the_password_out_of_the_file(qtbot):
     d = SettingsDialog(Settings.load())
     qtbot.addWidget(d)
     page = d.postgres_page
-    _pick(d.store_backend, "postgres")
+    pick(d.store_backend, "postgres")
     assert d.store_backend.currentData() == "postgres"
     page.url.setText("postgresql://xiaolin:pa55-word@nas.local:5432/sonetto")
     page.url.editingFinished.emit()  # a pasted URL's password moves to the password field
     assert page.url.text() == "postgresql://xiaolin@nas.local:5432/sonetto" and page.password.text() == "pa55-word"
-    _pick(page.tls, "require")
+    pick(page.tls, "require")
     page.device.setText("书房")
     page.sessions.setChecked(True)
     assert await d.save()
@@ -58,7 +55,7 @@ async def test_a_password_in_any_form_of_the_address_goes_to_the_keyring(qtbot, 
 async def test_postgres_without_a_url_is_refused(qtbot):
     d = SettingsDialog(Settings.load())
     qtbot.addWidget(d)
-    _pick(d.store_backend, "postgres")
+    pick(d.store_backend, "postgres")
     assert not await d.save()
     assert "PostgreSQL" in d.error_label.text()
 

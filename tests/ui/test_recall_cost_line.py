@@ -12,6 +12,7 @@ from datetime import datetime, timedelta
 import pytest
 from PySide6.QtWidgets import QTabWidget
 
+from sonetto_desktop import ops
 from sonetto_desktop.config.settings import Settings
 from sonetto_desktop.memory.item import MemoryItem
 from sonetto_desktop.memory.retrieval.budget import CLOUD_BUDGET
@@ -114,8 +115,8 @@ async def test_the_running_app_counts_its_own_store(qapp, tmp_path, wait):
     settings = app_settings(tmp_path / "data", base_url="https://api.deepseek.com/v1", model="deepseek-chat",
                             api_key="sk-test")
     async with running_app(qapp, settings) as app:
-        await app.service.add("用户喜欢猫", "偏好")
-        await app.service.add("用户住在杭州", "身份")
+        await app.service.submit(ops.AddMemory("用户喜欢猫", "偏好"))
+        await app.service.submit(ops.AddMemory("用户住在杭州", "身份"))
         d = app.open_settings()
         show_recall_tab(d)
         line = d.recall_page.cost

@@ -102,6 +102,26 @@ async def test_approve_all_reports_what_could_not_be_done(qtbot, services):
     assert dialog.list.count() == 1
 
 
+async def test_an_entry_of_a_kind_this_version_does_not_know_is_shown_as_such_and_never_merged(qtbot, services):
+    """Issue 39: the dialog switched on kinds, so an unknown one read (and was applied) as a merge."""
+    import json
+
+    a = services.memory.add("用户喜欢猫", "品味").ids[0]
+    b = services.memory.add("用户喜欢狗", "品味").ids[0]
+    services.review.path.write_text(json.dumps({"proposals": [
+        {"id": "p1", "kind": "tag", "memory_ids": [a, b], "description": "用户喜欢猫和狗", "theme": "品味"}]},
+        ensure_ascii=False), encoding="utf-8")
+    dialog = await open_dialog(qtbot, services)
+    assert dialog.list.count() == 1
+    text = dialog.list.item(0).text()
+    assert text.startswith("其他变化（tag）：用户喜欢猫和狗") and "合并" not in text
+    dialog.list.setCurrentRow(0)
+    assert dialog.approve_button.isEnabled() and not dialog.edit_button.isEnabled()
+    await dialog.approve_current()
+    assert "无法批准" in dialog.status.text() and dialog.list.count() == 1
+    assert sorted(services.memory.all_items()) == sorted([a, b]) and services.memory.trash() == []
+
+
 async def test_the_status_bar_badge_counts_and_opens_the_inbox(qapp, tmp_path, wait):
     from shell_fixtures import app_settings, running_app
 

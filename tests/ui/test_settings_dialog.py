@@ -10,6 +10,8 @@ from PySide6.QtCore import QObject, QUrl, Slot
 from PySide6.QtGui import QDesktopServices
 
 from shell_fixtures import app_settings, running_app
+from helpers import pick
+from sonetto_desktop import ops
 from sonetto_desktop.config.settings import Settings, config_dir
 from sonetto_desktop.memory import SqliteMemoryManager
 from sonetto_desktop.ui.settings.dialog import SettingsDialog
@@ -25,21 +27,17 @@ def dialog(qtbot):
     return make
 
 
-def _pick(combo, value):
-    combo.setCurrentIndex(combo.findData(value))
-
-
 async def test_saved_settings_come_back_after_a_reload(dialog, tmp_path):
     d = dialog(Settings.load())
     d.base_url.setText("http://127.0.0.1:11434/v1")
     d.model.setEditText("qwen2.5:7b")
     d.api_key.setText("sk-secret-value")
     d.temperature.setValue(0.3)
-    _pick(d.retrieval_mode, "mechanical")
-    _pick(d.store_backend, "sqlite")
+    pick(d.retrieval_mode, "mechanical")
+    pick(d.store_backend, "sqlite")
     d.data_dir.setText(str(tmp_path / "mydata"))
-    _pick(d.theme, "dark")
-    _pick(d.language, "en")
+    pick(d.theme, "dark")
+    pick(d.language, "en")
     d.request_timeout.setValue(42)
     d.recall_timeout.setValue(3)
     saved = []
@@ -128,16 +126,16 @@ def test_open_data_folder_opens_the_resolved_dir(dialog, tmp_path):
 async def test_switching_the_backend_migrates_without_loss(qapp, tmp_path, wait):
     data = tmp_path / "data"
     async with running_app(qapp, app_settings(data)) as app:
-        first = await app.service.add("用户喜欢猫", "偏好")
-        await app.service.add("用户住在杭州", "身份")
-        deleted = await app.service.add("过时的计划", "计划")
-        await app.service.delete(deleted, "取消了")
+        first = await app.service.submit(ops.AddMemory("用户喜欢猫", "偏好"))
+        await app.service.submit(ops.AddMemory("用户住在杭州", "身份"))
+        deleted = await app.service.submit(ops.AddMemory("过时的计划", "计划"))
+        await app.service.submit(ops.DeleteMemory(deleted, "取消了"))
         app.store.update(first, "更准确", new_description="用户喜欢橘猫")
         before = {k: v.to_dict() for k, v in app.store.all_items().items()}
         trash_before = app.store.list_trash()
 
         d = app.open_settings()
-        _pick(d.store_backend, "sqlite")
+        pick(d.store_backend, "sqlite")
         assert await d.save()
         await wait(lambda: isinstance(app.store, SqliteMemoryManager) and app.controller.ready, timeout=10,
                    message="store re-opened as SQLite")
@@ -167,3 +165,17 @@ async def test_closing_the_dialog_during_a_connection_test_touches_nothing(qtbot
         assert not shiboken6.isValid(d)
         await task
     assert errors == []
+
+
+def test_the_store_list_offers_every_registered_file_backend(dialog):
+    from sonetto_desktop.memory.stores import backends
+
+    extra = backends.register(backends.StoreBackend("journaldb", "Journal DB", SqliteMemoryManager, "memory.journal",
+                                                    choice=("日志数据库", "Journal database")))
+    try:
+        d = dialog(Settings.load())
+        offered = {d.store_backend.itemData(i): d.store_backend.itemText(i) for i in range(d.store_backend.count())}
+    finally:
+        backends.unregister(extra.name)
+    assert offered["journaldb"] == "日志数据库" and offered["yaml"] == "YAML 文件（可直接阅读）"
+    assert {"yaml", "sqlite", "journaldb", "postgres"} <= set(offered)

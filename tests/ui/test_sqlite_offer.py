@@ -6,6 +6,7 @@ from __future__ import annotations
 from PySide6.QtCore import QSettings
 
 from shell_fixtures import app_settings, running_app
+from sonetto_desktop import ops
 from sonetto_desktop.config.settings import Settings
 from sonetto_desktop.memory import MemoryItem, SqliteMemoryManager, YamlMemoryManager
 from sonetto_desktop.ui.dialogs import sqlite_offer
@@ -51,7 +52,7 @@ async def test_a_small_store_or_a_sqlite_store_is_not_offered(qapp, tmp_path, mo
     sqlite_data = tmp_path / "sqlite"
     async with running_app(qapp, app_settings(sqlite_data, store_backend="sqlite")) as app:
         for i in range(25):
-            await app.service.add(f"第 {i} 件事", "瞬间")
+            await app.service.submit(ops.AddMemory(f"第 {i} 件事", "瞬间"))
         assert await app.sqlite_offer.check() is False
 
 
@@ -72,6 +73,6 @@ async def test_not_now_means_quiet_until_the_store_doubles(qapp, tmp_path, wait)
             toast.close()
         assert await offer.check() is False  # closed = not now
         for i in range(12):
-            await app.service.add(f"新的第 {i} 件事", "瞬间")
+            await app.service.submit(ops.AddMemory(f"新的第 {i} 件事", "瞬间"))
         assert await offer.check() is True  # 24 >= 2 x 12: offered again
         assert applied == []  # offering never switches by itself

@@ -9,6 +9,7 @@ import os
 
 import yaml
 
+from sonetto_desktop import ops
 from shell_fixtures import app_settings, running_app
 
 
@@ -25,7 +26,7 @@ async def test_memory_yaml_deleted_while_the_app_runs_keeps_the_wall_and_is_said
     async with running_app(qapp, app_settings(data)) as app:
         await app.wall_loaded
         for n in range(5):
-            await app.service.add(f"第{n}条记忆", "测试")
+            await app.service.submit(ops.AddMemory(f"第{n}条记忆", "测试"))
         await wait(lambda: len(_on_disk(path)) == 5, message="memory.yaml holds the five")
         os.unlink(path)
         said = lambda: [t for t in app.toasts.toasts() if "memory.yaml" in t.text and "不见了" in t.text]  # noqa: E731
@@ -33,7 +34,7 @@ async def test_memory_yaml_deleted_while_the_app_runs_keeps_the_wall_and_is_said
         await wait(lambda: len(_on_disk(path)) == 5, message="memory.yaml written again")
         await asyncio.sleep(1.2)  # the watcher looks a few more times
         assert len(said()) == 1 and app.wall.model.rowCount() == 5
-        assert len(await app.service.snapshot()) == 5
+        assert len(await app.service.submit(ops.Snapshot())) == 5
 
 
 async def test_a_conflicting_save_is_said_and_opens_the_memory(qapp, tmp_path, wait):
@@ -41,10 +42,10 @@ async def test_a_conflicting_save_is_said_and_opens_the_memory(qapp, tmp_path, w
     path = data / "memory.yaml"
     async with running_app(qapp, app_settings(data)) as app:
         await app.wall_loaded
-        memory_id = await app.service.add("喜欢喝绿茶", "饮食")
+        memory_id = await app.service.submit(ops.AddMemory("喜欢喝绿茶", "饮食"))
         await wait(lambda: memory_id in _on_disk(path), message="on disk")
         buffer = path.read_text(encoding="utf-8")
-        await app.service.edit(memory_id, "喜欢喝红茶", None)
+        await app.service.submit(ops.EditMemory(memory_id, "喜欢喝红茶", None))
         await wait(lambda: "红茶" in path.read_text(encoding="utf-8"), message="the update on disk")
         with open(path, "w", encoding="utf-8") as fh:  # an editor that read the file before the update
             fh.write(buffer.replace("绿茶", "乌龙茶"))
@@ -60,7 +61,7 @@ async def test_a_memory_yaml_edit_with_a_yaml_error_is_said_once_with_where(qapp
     path = data / "memory.yaml"
     async with running_app(qapp, app_settings(data)) as app:
         await app.wall_loaded
-        memory_id = await app.service.add("喜欢喝绿茶", "饮食")
+        memory_id = await app.service.submit(ops.AddMemory("喜欢喝绿茶", "饮食"))
         await wait(lambda: memory_id in _on_disk(path), message="on disk")
         good = path.read_text(encoding="utf-8")
         lines = good.splitlines()

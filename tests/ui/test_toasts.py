@@ -11,6 +11,7 @@ from PySide6.QtGui import QEnterEvent
 from PySide6.QtTest import QTest
 from PySide6.QtWidgets import QApplication, QWidget
 
+from sonetto_desktop import ops
 from sonetto_desktop.memory import EventFeed, MemoryChange
 from sonetto_desktop.memory.writer.events import WriterEvent
 from sonetto_desktop.ui.wall.memory_model import CardRole
@@ -131,6 +132,9 @@ class _Services:
     def __init__(self, store, feed):
         self._store, self._feed = store, feed
         self.memory = MemoryOperations(store)
+
+    async def run(self, op):
+        return await ops.run(op, self.memory)
 
     def subscribe_events(self, callback):
         unsubscribers = [self._store.subscribe(callback), self._feed.subscribe(callback)]

@@ -11,6 +11,7 @@ from pathlib import Path
 import pytest
 from PySide6.QtCore import QCoreApplication
 
+from sonetto_desktop.ops import LockMany
 from sonetto_desktop.memory import MemoryChange
 from sonetto_desktop.memory.writer.events import WriterEvent
 from sonetto_desktop.memory.errors import MemoryNotFound
@@ -206,7 +207,7 @@ async def test_the_app_s_reasons_follow_the_ui_language(request, ui, populated_s
     ops.lock_many([mid], True)  # 批量锁定, as the operations word it
     ops.update(mid, theme="爱好", reason="Edited by hand")  # what an English UI stored before
     ops.update(mid, theme="音乐", reason="我自己写的理由")  # a person's own words stay as written
-    await service.lock_many([mid], False)
+    await service.submit(LockMany((mid,), False))
     dialog = HistoryDialog(service, mid)
     qtbot.addWidget(dialog)
     await dialog.wait_loaded()
@@ -295,3 +296,18 @@ def test_a_proposal_is_worded_in_the_ui_language(english):
     assert text.splitlines()[0] == "New memory: 喜欢猫"
     moved = proposal_text(Proposal(id="p2", kind="update", memory_ids=("m1",), theme="品味"))
     assert moved.splitlines()[0] == "Move to “品味”"
+    # issue 39: a kind of a new tool is said as what it is, never as a merge (it used to fall into that branch)
+    other = proposal_text(Proposal(id="p3", kind="annotate", memory_ids=("m1", "m2"), description="喜欢猫和狗"))
+    assert other.splitlines()[0] == "Other change (annotate): 喜欢猫和狗"
+
+
+def test_a_proposal_that_cannot_be_applied_is_worded_for_a_person(english):
+    """Issue 39: an inbox entry this version cannot carry out (a newer tool's), or one the memories no
+    longer allow, says so in the UI's language, never in words meant for the model."""
+    from sonetto_desktop.memory.errors import ProposalNotApplicable
+    from sonetto_desktop.presentation.errors import describe_error
+
+    unknown = describe_error(ProposalNotApplicable("p1", "tag_memories", unknown=True))
+    assert unknown.startswith("Can't approve: this version doesn't know") and "tag_memories" in unknown
+    refused = describe_error(ProposalNotApplicable("p2", "update_memory", "错误：找不到 ID 为 'x' 的记忆。请调用 read_memories"))
+    assert refused.startswith("This proposal can no longer be carried out") and "read_memories" not in refused

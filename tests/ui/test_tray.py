@@ -8,6 +8,7 @@ from PySide6.QtCore import QRect, QSize
 
 from llm_server import TextResponse
 from shell_fixtures import OFFSCREEN_RAISE, OFFSCREEN_SIZE_HINTS, app_settings, running_app
+from sonetto_desktop import ops
 from sonetto_desktop.ui.wall.memory_model import CardRole
 from sonetto_desktop.ui.tray.quick_chat import MARGIN, popup_position
 
@@ -133,7 +134,7 @@ def test_popup_falls_back_to_the_screen_corner_without_a_tray_geometry():
 async def test_a_memory_chip_in_the_quick_chat_opens_its_card(qapp, tmp_path, llm_server, wait):
     async with running_app(qapp, app_settings(tmp_path / "data", llm_server)) as app:
         await app.wall_loaded
-        cat = await app.service.add("用户养了一只叫年糕的橘猫", "生活")
+        cat = await app.service.submit(ops.AddMemory("用户养了一只叫年糕的橘猫", "生活"))
         await wait(lambda: app.wall.model.card(cat) is not None, message="card shown")
         app.window.hide()  # in the tray; the quick chat is the way in
         _actions(app)["快速对话"].trigger()

@@ -3,11 +3,11 @@ one summary toast; its button takes the whole turn back. Real AppServices, write
 
 from __future__ import annotations
 
-import asyncio
 
 import pytest
 from PySide6.QtWidgets import QWidget
 
+from helpers import writer_settled
 from sonetto_desktop.memory.changes import MemoryChange
 from sonetto_desktop.services import AppServices
 from sonetto_desktop.ui.notices.toasts import ToastOverlay
@@ -32,14 +32,6 @@ async def app(qtbot, llm_server, tmp_path):
     await services.close()
 
 
-async def settle(services: AppServices) -> None:
-    for _ in range(400):
-        if services.writer.pending == 0 and not services.writer.busy:
-            return
-        await asyncio.sleep(0.025)
-    raise AssertionError("the writer did not finish")
-
-
 async def test_a_turn_is_one_summary_toast_and_its_button_undoes_the_turn(app, llm_server, wait):
     services, overlay, toasts, revealed = app
     city = services.memory.add("用户住在成都", "身份").ids[0]
@@ -53,7 +45,7 @@ async def test_a_turn_is_one_summary_toast_and_its_button_undoes_the_turn(app, l
     ])
     llm_server.add_text("已记录。")
     _ = [e async for e in services.chat.send("s1", "我搬到上海了，新公司挺好，还养了只猫")]
-    await settle(services)
+    await writer_settled(services)
     await wait(lambda: any(t.text == "记住了 2 条，更新了 1 条" for t in overlay.toasts()),
                message="one summary toast for the turn")
     [toast] = overlay.toasts()  # not one toast per memory
@@ -76,7 +68,7 @@ async def test_undo_refused_when_the_person_changed_a_memory_since(app, llm_serv
     llm_server.add_tool_calls([("create_memory", {"content": "用户喜欢山竹", "section": "品味"})])
     llm_server.add_text("已记录。")
     done = [e async for e in services.chat.send("s1", "我喜欢山竹")][-1]
-    await settle(services)
+    await writer_settled(services)
     await wait(lambda: any(t.text == "记住了：用户喜欢山竹" for t in overlay.toasts()), message="single-change text")
     [mid] = services.memory.all_items()
     services.memory.update(mid, description="用户很喜欢山竹", reason="我改的")
@@ -116,7 +108,7 @@ async def test_a_lock_that_refused_sonetto_is_said_once_with_a_way_to_unlock(app
             llm_server.add_tool_calls([update], to="writer")
         llm_server.add_text("保持原样。", to="writer")
         _ = [e async for e in services.chat.send("s1", turn)]
-        await settle(services)
+        await writer_settled(services)
     await wait(lambda: any("已锁定" in t.text for t in overlay.toasts()), message="the refusal is said")
     told = [t for t in overlay.toasts() if "已锁定" in t.text]
     assert [t.text for t in told] == ["想更新「用户的生日是3月5日」，但它已锁定"]  # once, for both turns

@@ -22,21 +22,35 @@ async def test_the_vectors_are_counted_while_they_are_made(qapp, tmp_path, wait,
     data = tmp_path / "data"
     data.mkdir()
     bank(data, 120)
-    llm_server.embedding_delay = 0.1  # 8 batches of 16: about a second
+    llm_server.embedding_delay = 0.1  # 8 batches of 16: about a second once the gate opens
+    llm_server.embedding_hold_from = 2  # the model's probe and the first batch go; then the vectors wait until
+    # the count has been seen (a loop busy for a second at start-up could otherwise miss every count)
     shown: list[str] = []
     settings = app_settings(data, llm_server, embeddings_source="endpoint", embeddings_model="scripted-embed")
     async with running_app(qapp, settings) as app:
         indicator = app.window.status_indicator
         label = indicator.vectors_label
 
-        def seen() -> bool:
-            if label.isVisible() or label.isVisibleTo(indicator):
+        def showing() -> bool:
+            if label.isVisibleTo(indicator):
                 shown.append(label.text())
-            return bool(shown) and not label.isVisibleTo(indicator) and app.writer_control.vectors is not None \
+            return bool(shown)
+
+        def said() -> str:
+            return f"the count: shown {shown[:2]}…{shown[-2:]}, status {app.writer_control.vectors}"
+
+        await wait(showing, timeout=30, message=lambda: "the count shown while the vectors wait; " + said())
+        assert len(llm_server.embedding_requests) <= 3  # the rest were held: the count shown is a partial one
+        llm_server.embedding_gate.set()
+
+        def seen() -> bool:
+            if label.isVisibleTo(indicator):
+                shown.append(label.text())
+            return not label.isVisibleTo(indicator) and app.writer_control.vectors is not None \
                 and app.writer_control.vectors.complete
 
-        await wait(seen, timeout=30, message="the count was shown, then hidden when complete")
-        assert shown[0].startswith("向量 ") and shown[0].endswith("/120")
+        await wait(seen, timeout=30, message=lambda: "the count hidden once every vector was made; " + said())
+        assert shown[0].startswith("向量 ") and shown[0].endswith("/120"), shown
         assert any(text != "向量 120/120" for text in shown)
         assert "scripted-embed" in label.toolTip()
         assert (data / "memory.vectors.sqlite3").exists()

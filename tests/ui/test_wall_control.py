@@ -9,6 +9,7 @@ from PySide6.QtCore import QPoint, Qt
 from PySide6.QtTest import QTest
 from PySide6.QtWidgets import QMessageBox
 
+from sonetto_desktop.ops import EditMemory, SetLocked
 from sonetto_desktop.memory.operations import MemoryOperations
 from sonetto_desktop.ui.dialogs.merge import MergeDialog
 from sonetto_desktop.presentation.authors import author_label
@@ -169,10 +170,10 @@ async def test_cards_say_who_changed_them_last_and_filter_by_author(tmp_path, qt
 
         # locking is not writing: still Sonetto's; the person's edit makes it theirs
         wall.set_filter("agent")
-        assert await service.set_locked(sonetto, True)
+        assert await service.submit(SetLocked(sonetto, True))
         await wait(lambda: wall.model.card(sonetto).locked, message="locked")
         assert _shown_ids(wall) == {sonetto}
-        await service.edit(sonetto, "Sonetto 写的，我改过", None)
+        await service.submit(EditMemory(sonetto, "Sonetto 写的，我改过", None))
         await wait(lambda: not _shown_ids(wall), message="no longer Sonetto's")
         assert author_label(wall.model.card(sonetto).actor) == "你"
 
@@ -376,7 +377,7 @@ async def test_undo_of_a_bulk_action_refuses_when_a_card_changed_since(wall, pop
     assert sorted(result.ids) == sorted([coffee, herb])
     toast = _toast(wall, f"bulk:{result.turn_id}")
     assert toast.text == "已把 2 条移到「家人」"
-    await wall.service.edit(coffee, "喜欢手冲咖啡，加一点奶", None)  # a later change to one of them
+    await wall.service.submit(EditMemory(coffee, "喜欢手冲咖啡，加一点奶", None))  # a later change to one of them
     toast.action_button.click()
     await wait(lambda: (t := _toast(wall, "operation-failed")) is not None and "没有撤销" in t.text,
                message="the refusal is said")

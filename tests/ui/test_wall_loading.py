@@ -14,6 +14,7 @@ import shiboken6
 from PySide6.QtWidgets import QWidget
 
 from service_fixtures import memory_service_over
+from sonetto_desktop.ops import AddMemory
 from sonetto_desktop.memory import MemoryItem
 from sonetto_desktop.ui.wall.card_view import ThemeCardView
 from sonetto_desktop.ui.wall.memory_model import MemoryCardModel
@@ -185,7 +186,7 @@ async def test_writes_through_the_store_during_the_load_reach_the_wall_once(big_
     await wall.reload()
     assert wall.loading()
     theme = wall.sections_in_order()[-1].theme
-    added = await big_service.add("加载中从服务写入的记忆", theme)
+    added = await big_service.submit(AddMemory("加载中从服务写入的记忆", theme))
     assert added
     await loaded(wall, wait)
     await wait(lambda: wall.model.card(added) is not None)

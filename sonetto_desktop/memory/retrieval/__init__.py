@@ -2,7 +2,7 @@
 
 ``MemoryRecall`` is the entry point; ``RetrievalMode`` picks LLM, MECHANICAL or HYBRID.
 ``MechanicalRetriever`` (offline, Chinese-aware) is imported on first access: building it pulls
-in jieba and rank-bm25, which LLM-only callers should not pay for at import time.
+in jieba and numpy, which LLM-only callers should not pay for at import time.
 """
 
 from __future__ import annotations

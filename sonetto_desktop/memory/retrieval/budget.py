@@ -10,13 +10,13 @@ per token"):
 - a cloud endpoint (any host that is not this computer or the local network) gets ``CLOUD_BUDGET``
   estimated tokens, and a bank whose whole listing fits in it (``WHOLE_BANK``, about 1,400
   memories) is read whole: every question's memories reach the model (1.000 at 1,000 memories). A
-  larger bank is ordered in conversation blocks (``conversation.py``): each message adds at most a
-  quarter of the budget to a request that otherwise repeats the previous one (33-35% of a request
-  differs at 10,000 memories), so a request holds ~57% of the budget on average (~27.5k at 48k, less
-  than the 46k of the whole-budget plan before). The block costs reach on a new topic, whose own
-  shortlist gets that quarter: at 10,000 memories (e5, every set pooled) 24k in blocks reaches
-  0.753, 48k 0.808 (the whole-budget plan at 48k: 0.876, at 70% of each request new), so the cloud
-  budget stays 48k (docs/benchmarks.md, "Recall at scale (issue 36)"). Cloud chat models read
+  larger bank is ordered in conversation blocks (``conversation.py``): the first message of a
+  conversation fills the budget, each later one keeps the block's beginning and replaces about a
+  third of the request with its own shortlist (27-33% of a request differs at 10,000 memories, a
+  request holds ~0.95 of the budget). At 10,000 memories (e5, every set pooled) a first message
+  reaches 0.875 at 48k, a later message on a new topic 0.833 (before, when the block only grew:
+  0.808 and 0.758), so the cloud budget stays 48k (docs/benchmarks.md, "Recall at scale (issue
+  36)"). Cloud chat models read
   64k-1M tokens, and the ones people use with this app (DeepSeek, Qwen, GLM, Kimi, OpenAI) cache a
   repeated prompt prefix;
 - a local server (localhost, a private address): what its context holds after the prompt, the
@@ -43,7 +43,7 @@ answered within ``FAST`` of the recall timeout while the listing filled the budg
 reads more), one slower than ``SLOW`` of the timeout shrinks it, a timeout halves it; a cloud
 endpoint never grows past ``CLOUD_BUDGET``. A shrunk budget no longer reads a small bank whole.
 
-Tokens are estimated (:func:`estimate_tokens`: one per CJK character and per digit, one per four
+Tokens are estimated (``memory/token_estimate.py``, the app's one estimate: one per CJK character and per digit, one per four
 other characters). Measured with the Qwen2.5 tokenizer on memory texts, real tokens are about 0.73
 of the estimate for Chinese and 0.78 for English (digits are one token each there, hence counted
 so), so an estimated budget does not overfill a context measured in real tokens. No LLM library is
@@ -60,6 +60,7 @@ from dataclasses import dataclass, field
 from typing import Any, Callable
 from urllib.parse import urlsplit
 from ...aio import start_thread
+from ..token_estimate import estimate_tokens  # the one estimate (re-exported: __all__)
 from .server_json import ServerJson
 
 log = logging.getLogger(__name__)
@@ -81,9 +82,9 @@ __all__ = [
 ]
 
 #: Listing tokens (estimated) for a cloud model: about 1,400 memories of ~33 tokens. Above it the
-#: conversation block gives each message's own shortlist a quarter of it: at 10,000 memories 48k
-#: reaches 0.808 (every set pooled; 24k: 0.753), with 33-35% of each request new
-#: (bench/recall_issue36.py; docs/benchmarks.md "Recall at scale (issue 36)").
+#: conversation block gives a conversation's first message all of it and each later message's own
+#: shortlist about a third: at 10,000 memories 48k reaches 0.875 / 0.833 (every set pooled), with
+#: 27-33% of each request new (bench/recall_issue36.py; docs/benchmarks.md "Recall at scale (issue 36)").
 CLOUD_BUDGET = 48_000
 #: A bank whose whole listing fits in this many estimated tokens is read whole with a cloud endpoint
 #: even when the automatic budget is smaller (at 1,000 memories: every gold memory, where 24k reaches
@@ -106,15 +107,6 @@ LOCAL_CONTEXT_WANTED = 12_288
 #: The smallest budget that is still worth a model call (a dozen memories).
 MIN_BUDGET = 400
 MAX_BUDGET = 2_000_000
-
-_ONE_EACH = re.compile(r"[0-9\u2e80-\u9fff\uac00-\ud7af\uf900-\ufaff\uff00-\uffef\U00020000-\U0003134f]")
-
-
-def estimate_tokens(text: str) -> int:
-    """One token per CJK (and full-width) character and per digit, one per four other characters."""
-    single = len(_ONE_EACH.findall(text))
-    return single + (len(text) - single + 3) // 4
-
 
 def is_local_endpoint(base_url: str) -> bool:
     """The endpoint runs on this computer or the local network (localhost, loopback, private and

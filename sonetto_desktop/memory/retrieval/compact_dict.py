@@ -19,12 +19,13 @@ from __future__ import annotations
 
 import hashlib
 import logging
-import os
 import sys
 import tempfile
 from array import array
 from pathlib import Path
 from typing import Any
+
+from ..files import atomic_file
 
 log = logging.getLogger(__name__)
 
@@ -153,16 +154,13 @@ def _cache_path(source: Path) -> Path:
 def _save(table: CompactFreq, path: Path) -> None:
     header = (_MAGIC + len(table._keys).to_bytes(8, "little") + len(table).to_bytes(8, "little")
               + table.total.to_bytes(8, "little"))
-    temp = path.with_name(f".{path.name}.{os.getpid()}.tmp")
     try:
-        with open(temp, "wb") as fh:
+        with atomic_file(path) as fh:
             fh.write(header)
             fh.write(table._keys.tobytes())
             fh.write(array("q", table._freqs).tobytes())
-        os.replace(temp, path)
     except OSError:
         log.info("could not cache the compact dictionary at %s", path, exc_info=True)
-        temp.unlink(missing_ok=True)
 
 
 def _load(path: Path) -> CompactFreq | None:

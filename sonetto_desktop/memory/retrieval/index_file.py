@@ -17,7 +17,6 @@ from __future__ import annotations
 import json
 import math
 import os
-import threading
 import zipfile
 from pathlib import Path
 from typing import Any
@@ -25,7 +24,7 @@ from typing import Any
 import numpy as np
 from numpy.lib import format as npy_format
 
-from ..files import private_opener
+from ..files import atomic_file
 from .doc_table import DocTable
 from .postings import Postings
 
@@ -52,15 +51,8 @@ def save(path: Path, postings: Postings, docs: DocTable, *, token: str | None, t
     header = {"format": FORMAT, "tokenizer": tokenizer, "token": token, **strings}
     arrays = {**{f"p_{k}": v for k, v in postings.arrays().items()}, **{f"d_{k}": v for k, v in columns.items()}}
     arrays["header"] = np.frombuffer(json.dumps(header, ensure_ascii=False).encode("utf-8"), dtype=np.uint8)
-    tmp = path.with_name(f".{path.name}.{os.getpid()}.{threading.get_ident()}.tmp")
-    try:
-        with open(tmp, "wb", opener=private_opener) as fh:  # memory text: owner-only, like the store
-            np.savez(fh, **arrays)
-            fh.flush()
-            os.fsync(fh.fileno())
-        os.replace(tmp, path)
-    finally:
-        tmp.unlink(missing_ok=True)
+    with atomic_file(path) as fh:  # memory text: owner-only, like the store
+        np.savez(fh, **arrays)
 
 
 def _check_shapes(fh: Any) -> None:

@@ -20,7 +20,7 @@ cheaper and faster. So the listing changes only at its end as memories come and 
 
 The listing follows the store's change feed like the offline index: the callbacks only note what
 changed; the next read applies it (a single change re-reads nothing, a bulk one re-reads the
-store). Entries carry their estimated tokens (``budget.estimate_tokens``) so a budget is filled
+store). Entries carry their estimated tokens (``memory/token_estimate.py``) so a budget is filled
 without rendering. Thread-safe.
 """
 
@@ -34,10 +34,11 @@ from dataclasses import dataclass
 from typing import Any, Callable, Mapping
 
 from ..changes import MemoryChange, by_other_app
+from .. import kinds
 from ..errors import MemoryNotFound
 from ..item import MemoryItem, parse_time
 from ..stores.base import BaseMemoryManager
-from .budget import estimate_tokens
+from ..token_estimate import estimate_tokens
 from .llm_prompt import memory_body
 
 __all__ = ["ListingEntry", "ListingSnapshot", "RecallListing", "WINDOW_LOW", "WINDOW_TARGET"]
@@ -199,14 +200,14 @@ class RecallListing:
     # ── following the store ─────────────────────────────────────────────
 
     def _on_change(self, change: MemoryChange) -> None:
-        if change.kind == "purge":
+        if not kinds.kind(change.kind).memories:
             return
         states = getattr(change, "states", None) or {}
         with self._pending_lock:
-            if change.kind == "hit" and "hit" in change.extra and len(change.ids) == 1:
+            if change.kind == kinds.HIT and "hit" in change.extra and len(change.ids) == 1:
                 self._pending_hits[change.ids[0]] = int(change.extra["hit"])
                 return
-            if change.kind == "reload":
+            if kinds.kind(change.kind).whole:
                 self._reload = True
             for mid in change.ids:
                 self._pending[mid] = states[mid] if mid in states else _READ

@@ -32,6 +32,7 @@ import numpy as np
 from ..stores.base import BaseMemoryManager
 from ..errors import MemoryNotFound
 from ..events import MemoryChange
+from .. import kinds
 from ..item import MemoryItem, parse_time
 from . import index_file
 from . import index_lifecycle as lc
@@ -118,15 +119,15 @@ class MechanicalRetriever:
 
     def _on_change(self, change: MemoryChange) -> None:
         """Runs on the writer's thread: only note what changed (cheap, never waits on a query)."""
-        if change.kind == "purge":
+        if not kinds.kind(change.kind).memories:
             return  # the trash is not searched
         states = getattr(change, "states", None) or {}
         with self._pending_lock:
             self._seq += 1
-            if change.kind == "hit" and "hit" in change.extra and len(change.ids) == 1:
+            if change.kind == kinds.HIT and "hit" in change.extra and len(change.ids) == 1:
                 self._pending_hits[change.ids[0]] = int(change.extra["hit"])
                 return
-            if change.kind == "reload":
+            if kinds.kind(change.kind).whole:
                 self._diff_all = True
             for mid in change.ids:
                 # the card after the change, when the change carries it: no need to re-read the store

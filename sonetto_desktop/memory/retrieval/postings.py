@@ -7,7 +7,7 @@ a CSR layout in numpy arrays (``keys`` sorted, ``starts``, ``slots`` uint32, ``t
 removed ones are only marked dead; :meth:`Postings.compact` folds the delta into a new base,
 drops the dead and renumbers the slots (returning the old -> new map), in O(postings) numpy work.
 
-Scores follow ``bm25.py``: smoothed idf divided by the idf of a term found in one document, so
+Scores use a smoothed idf (Lucene's, always positive) divided by the idf of a term found in one document, so
 a rare term matched once scores about its weight whatever the bank's size.
 """
 

@@ -12,7 +12,7 @@ and hints. The listing:
 - above the budget, with a cloud endpoint, the conversation block (``conversation.py``): a request
   holds about ``BLOCK_FILL`` of the budget and ``BLOCK_DIFFERS`` of it differs from the previous one
   (both measured at 10,000 memories over unrelated messages and over a conversation:
-  bench/recall_scale_cost.py, ISSUE 36 phase 1 report section 5);
+  ``python -m bench.recall_issue36 differs``, docs/benchmarks.md "Recall at scale (issue 36)");
 - above the budget, with a local server, the whole budget for each message's shortlist, of which
   ``LOCAL_REPEATS`` repeats (docs/benchmarks.md, "Tokens and time per message", 6,000 budget).
 
@@ -32,10 +32,11 @@ from .token_count import BankCount, Family, TokenCounter, count_bank
 __all__ = ["BLOCK_DIFFERS", "BLOCK_FILL", "LIST_PRICES", "LOCAL_REPEATS", "MESSAGE_TOKENS", "Price", "RecallCost",
            "bank_count", "list_price", "own_price", "recall_cost"]
 
-#: Above the budget (cloud): a request holds this share of the budget on average ...
-BLOCK_FILL = 0.75
-#: ... and this share of it differs from the previous request (34-39 % measured: the upper end).
-BLOCK_DIFFERS = 0.39
+#: Above the budget (cloud): a request holds this share of the budget on average (0.92-0.95 measured:
+#: the block keeps its beginning and fills the rest; before it only grew, and held 0.57-0.69) ...
+BLOCK_FILL = 0.95
+#: ... and this share of it differs from the previous request (27-33 % measured: the upper end).
+BLOCK_DIFFERS = 0.33
 #: Above the budget (local server): the share of a request that repeats the previous one (38-39 % measured).
 LOCAL_REPEATS = 0.38
 #: The message, the date, the hints and the listing's headers after the listing (estimated tokens):

@@ -38,7 +38,7 @@ import logging
 from typing import TYPE_CHECKING, Any, Iterable, Protocol, Sequence
 
 from .agreement import AGREEMENT_TOP, STRONG_WORDS, ModelAgreement, model_key
-from .budget import estimate_tokens
+from ..token_estimate import estimate_tokens
 from .listing import HEADING_TOKENS
 
 if TYPE_CHECKING:

@@ -1,6 +1,6 @@
 """Tokens as the provider counts them: the tokenizer family of an endpoint and model, and a counter.
 
-The recall budget is set and filled in *estimated* tokens (:func:`budget.estimate_tokens`: one per
+The recall budget is set and filled in *estimated* tokens (``memory/token_estimate.py``: one per
 CJK character and digit, one per four other characters): cheap, the same on every machine, and what
 the settings page shows. What a provider bills, and what a context length is measured in, are its
 own tokenizer's tokens. This module maps an endpoint to its tokenizer family and counts with the
@@ -38,7 +38,7 @@ from dataclasses import dataclass
 from typing import Any, Callable, Sequence
 from urllib.parse import urlsplit
 
-from .budget import estimate_tokens
+from ..token_estimate import estimate_tokens
 
 __all__ = ["FAMILIES", "BankCount", "Family", "TokenCounter", "count_bank", "counter_for", "family_for"]
 

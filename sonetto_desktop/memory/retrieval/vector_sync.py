@@ -44,11 +44,13 @@ import time
 from dataclasses import replace
 from typing import Any, Callable
 
+from ..backoff import Backoff
 from ..changes import MemoryChange
+from .. import kinds
 from ..errors import MemoryNotFound
 from ..events import EventFeed
 from ..stores.base import BaseMemoryManager
-from .budget import estimate_tokens
+from ..token_estimate import estimate_tokens
 from .builtin_model import open_client
 from .embeddings import EmbeddingsClient, EmbeddingsConfig, EmbeddingsError
 from .vector_status import VectorStatus
@@ -63,8 +65,8 @@ log = logging.getLogger(__name__)
 QUERY_TIMEOUT = 2.0
 #: After a query's vector failed, the shortlist uses words only for this long (no 2 s wait per message).
 QUERY_PAUSE = 60.0
-BACKOFF_FIRST = 2.0
-BACKOFF_MAX = 300.0
+#: Seconds between tries while the embeddings server or the store is away: 2 s doubling to 5 minutes.
+BACKOFF = Backoff.doubling(2.0, 300.0)
 INLINE_CHANGES_MAX = 2000
 STATES = ("starting", "running", "waiting", "idle", "consent", "error", "stopped")
 
@@ -209,10 +211,10 @@ class VectorSync:
     # ── the store's changes ────────────────────────────────────────────
 
     def _on_change(self, change: MemoryChange) -> None:
-        if change.kind == "hit":
+        if not kinds.changes(change.kind):  # a use counted: the text is as it was
             return
         with self._wake:
-            if change.kind == "reload" or len(self._pending) > INLINE_CHANGES_MAX:
+            if kinds.kind(change.kind).whole or len(self._pending) > INLINE_CHANGES_MAX:
                 self._reload = True
             for mid in change.ids:
                 self._pending[mid] = True
@@ -319,7 +321,7 @@ class VectorSync:
         self._idle.clear()
 
     def _loop(self) -> None:
-        backoff = BACKOFF_FIRST
+        failures = 0  # tries in a row that failed
         table = None
         while not self._stop.is_set():
             batch: list[tuple[str, str, int]] = []
@@ -344,7 +346,7 @@ class VectorSync:
                 if self._stop.is_set():
                     break
                 self._store(table, batch, vectors)
-                backoff = BACKOFF_FIRST
+                failures = 0
             except EmbeddingsError as exc:
                 self._requeue(batch)
                 if exc.size is not None:  # vectors of another size: a bad answer, or another model now?
@@ -353,19 +355,20 @@ class VectorSync:
                 if not exc.retryable:
                     self._halt(str(exc))
                     continue
-                wait = exc.retry_after if exc.retry_after is not None else backoff
-                backoff = min(BACKOFF_MAX, backoff * 2)
+                wait = exc.retry_after if exc.retry_after is not None else BACKOFF.delay(failures)
+                failures += 1
                 self._publish(self._counts("waiting", str(exc), wait))
                 self._sleep(wait)
             except Exception as exc:  # the store or the table is away (a server offline): wait and retry
                 log.warning("vectors: %s", exc, exc_info=log.isEnabledFor(logging.DEBUG))
+                backoff = BACKOFF.delay(failures)
+                failures += 1
                 self._publish(self._counts("waiting", f"{type(exc).__name__}: {exc}"[:200], backoff)
                               if self._current else VectorStatus("waiting", error=str(exc)[:200], retry_in=backoff,
                                                                  model=self.config.model))
                 with self._wake:
                     self._reload = True
                 self._sleep(backoff)
-                backoff = min(BACKOFF_MAX, backoff * 2)
 
     def _requeue(self, batch: list[tuple[str, str, int]]) -> None:
         ids = [mid for mid, _, _ in batch if mid not in self._queued]

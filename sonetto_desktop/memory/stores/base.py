@@ -63,8 +63,9 @@ class BaseMemoryManager(ABC):
         self._notices: EventFeed[StoreNotice] = EventFeed()
         self._said: list[StoreNotice] = []  # the last notices (a subscriber arriving later hears them)
         self._captured = threading.local()
-        self.writes = MemoryWrites(self._transaction, self._publish, self._new_id)
-        self.undo = TurnUndo(self._transaction, self._publish)
+        self._grouped = threading.local()  # this thread's ``group()``: its transaction and held changes
+        self.writes = MemoryWrites(self._unit, self._publish, self._new_id)
+        self.undo = TurnUndo(self._unit, self._publish)
 
     # ── writes (see ``crud.MemoryWrites``) ────────────────────────────
 
@@ -177,12 +178,53 @@ class BaseMemoryManager(ABC):
             if txn.trash_changed and not txn.trash_added:
                 self._save_trash(txn.trash)
 
+    @contextmanager
+    def _unit(self) -> Iterator[Transaction]:
+        """The transaction a write runs in: this thread's ``group()``'s, else a new one."""
+        txn = getattr(self._grouped, "txn", None)
+        if txn is not None:
+            yield txn
+            return
+        with self._transaction() as txn:
+            yield txn
+
+    @contextmanager
+    def group(self) -> Iterator[None]:
+        """Run every write this thread makes inside the block in one transaction: all of them commit
+        together or, when the block raises, none does (each backend's own rollback: the YAML store's
+        overlay is dropped, SQLite and PostgreSQL roll back). Their changes are published once the
+        group committed, in order (``capture()`` sees them as they are made). A group inside a group
+        is part of the outer one. Reads through the store inside the block see the writes made so far
+        on SQLite and PostgreSQL, the committed state on YAML: a group's writes should not depend on
+        reading each other back (the writer's plans do not)."""
+        if getattr(self._grouped, "txn", None) is not None:
+            yield
+            return
+        held: list[MemoryChange] = []
+        self._grouped.held = held
+        try:
+            with self._transaction() as txn:
+                self._grouped.txn = txn
+                try:
+                    yield
+                finally:
+                    self._grouped.txn = None
+        finally:
+            self._grouped.held = None
+        for change in held:
+            self._changes.publish(change)
+
     def _publish(self, change: MemoryChange) -> MemoryChange:
-        """Hand a committed change to the channel (and to an active ``capture()`` on this thread)."""
+        """Hand a committed change to the channel (and to an active ``capture()`` on this thread);
+        inside a ``group()`` the channel hears it when the group has committed."""
         captured = getattr(self._captured, "changes", None)
         if captured is not None:
             captured.append(change)
-        self._changes.publish(change)
+        held = getattr(self._grouped, "held", None)
+        if held is not None:
+            held.append(change)
+        else:
+            self._changes.publish(change)
         return change
 
     def subscribe(self, callback: Callable[[MemoryChange], None]) -> Callable[[], None]:
@@ -308,5 +350,5 @@ class BaseMemoryManager(ABC):
         """An id no memory, trash entry or ``planned`` id (of a bulk write not stored yet) has."""
         while True:
             memory_id = self._generate_id()
-            if memory_id not in planned and not txn.exists(memory_id) and txn.trash_get(memory_id) is None:
+            if memory_id not in planned and not txn.taken_ids((memory_id,)):  # one look at memories and trash
                 return memory_id

@@ -14,6 +14,7 @@ from contextlib import AbstractContextManager
 from datetime import datetime
 from typing import TYPE_CHECKING, Any, Callable
 
+from .. import kinds
 from ..changes import PERSON_ACTORS, MemoryChange, Turn, check_actor
 from ..errors import FieldNotSettable, MemoryLocked, MemoryNotFound
 from ..item import MAX_HIT, MemoryItem, check_length, check_reason, now_iso
@@ -88,7 +89,7 @@ class MemoryWrites:
         with self._transaction() as txn:
             memory_id = self._new_id(txn)
             txn.put(memory_id, item)
-            change = self._change(txn, "add", (memory_id,), actor, reason, turn, {memory_id: card_state(item)})
+            change = self._change(txn, kinds.ADD, (memory_id,), actor, reason, turn, {memory_id: card_state(item)})
         self._publish(change)
         return memory_id
 
@@ -101,7 +102,7 @@ class MemoryWrites:
             txn.trash_put(memory_id, {"item": item.to_dict(), "deleted_at": now_iso(), "reason": reason or "",
                                       "actor": actor, **_provenance(turn)})
             txn.remove(memory_id)
-            change = self._change(txn, "delete", (memory_id,), actor, reason, turn, {memory_id: None},
+            change = self._change(txn, kinds.DELETE, (memory_id,), actor, reason, turn, {memory_id: None},
                                   description=item.description, theme=item.theme)
         self._publish(change)
         return item.description
@@ -123,7 +124,7 @@ class MemoryWrites:
             item = _changeable(self._require_item(txn, memory_id), memory_id, actor)
             item.update(reason, new_description, new_theme, actor=actor, provenance=_provenance(turn))
             txn.put(memory_id, item)
-            change = self._change(txn, "update", (memory_id,), actor, reason, turn, {memory_id: card_state(item)})
+            change = self._change(txn, kinds.UPDATE, (memory_id,), actor, reason, turn, {memory_id: card_state(item)})
         self._publish(change)
 
     def merge(
@@ -150,7 +151,7 @@ class MemoryWrites:
                                 "actor": actor, "merged_into": id1, **_provenance(turn)})
             txn.put(id1, keep)
             txn.remove(id2)
-            change = self._change(txn, "merge", (id1, id2), actor, reason, turn,
+            change = self._change(txn, kinds.MERGE, (id1, id2), actor, reason, turn,
                                   {id1: card_state(keep), id2: None})
         self._publish(change)
 
@@ -167,7 +168,7 @@ class MemoryWrites:
             if not item.set_locked(locked, actor=actor, reason=reason, provenance=_provenance(turn)):
                 return False
             txn.put(memory_id, item)
-            change = self._change(txn, "lock", (memory_id,), actor, reason, turn, {memory_id: card_state(item)},
+            change = self._change(txn, kinds.LOCK, (memory_id,), actor, reason, turn, {memory_id: card_state(item)},
                                   locked=bool(locked))
         self._publish(change)
         return True
@@ -189,7 +190,7 @@ class MemoryWrites:
                 return False
             setattr(item, name, value)
             txn.put(memory_id, item)
-            change = self._change(txn, "set", (memory_id,), actor, reason, turn, {memory_id: card_state(item)},
+            change = self._change(txn, kinds.SET, (memory_id,), actor, reason, turn, {memory_id: card_state(item)},
                                   field=name, value=value)
         self._publish(change)
         return True
@@ -201,7 +202,7 @@ class MemoryWrites:
             item = self._require_item(txn, memory_id)
             item.hit = min(int(item.hit or 0) + 1, MAX_HIT)
             txn.put(memory_id, item)
-            change = self._change(txn, "hit", (memory_id,), actor, "", turn, {memory_id: card_state(item)},
+            change = self._change(txn, kinds.HIT, (memory_id,), actor, "", turn, {memory_id: card_state(item)},
                                   hit=item.hit)
         self._publish(change)
         return item.hit
@@ -215,10 +216,10 @@ class MemoryWrites:
             if not isinstance(version, int) or not 0 <= version < len(states):
                 raise ValueError(f"memory {memory_id!r} has versions 0..{len(states) - 1}, not {version!r}")
             target = states[version]
-            item.update(reason, target["description"], target["theme"], actor=actor, action="revert",
+            item.update(reason, target["description"], target["theme"], actor=actor, action=kinds.REVERT,
                         provenance=_provenance(turn))
             txn.put(memory_id, item)
-            change = self._change(txn, "revert", (memory_id,), actor, reason, turn, {memory_id: card_state(item)},
+            change = self._change(txn, kinds.REVERT, (memory_id,), actor, reason, turn, {memory_id: card_state(item)},
                                   version=version)
         self._publish(change)
 
@@ -232,11 +233,11 @@ class MemoryWrites:
             if txn.exists(memory_id):
                 raise ValueError(f"a memory with id {memory_id!r} already exists")
             item = MemoryItem.from_dict(entry["item"])
-            item.update(reason or "从回收站恢复", actor=actor, action="restore",
+            item.update(reason or "从回收站恢复", actor=actor, action=kinds.RESTORE,
                         provenance={**_provenance(turn), **_deleted_by(entry)})
             txn.put(memory_id, item)
             txn.trash_remove(memory_id)
-            change = self._change(txn, "restore", (memory_id,), actor, reason, turn, {memory_id: card_state(item)})
+            change = self._change(txn, kinds.RESTORE, (memory_id,), actor, reason, turn, {memory_id: card_state(item)})
         self._publish(change)
         return memory_id
 
@@ -252,7 +253,7 @@ class MemoryWrites:
                 ids = [memory_id]
             for mid in ids:
                 txn.trash_remove(mid)
-            change = self._change(txn, "purge", tuple(ids), actor, "", None) if ids else None
+            change = self._change(txn, kinds.PURGE, tuple(ids), actor, "", None) if ids else None
         if change is not None:
             self._publish(change)
         return len(ids)
@@ -267,7 +268,7 @@ class MemoryWrites:
         actor = check_actor(actor)
         with self._transaction() as txn:
             ids = txn.expire_trash(max_age_days, now)
-            change = (self._change(txn, "purge", tuple(ids), actor, f"回收站超过 {max_age_days:g} 天的记忆已清除",
+            change = (self._change(txn, kinds.PURGE, tuple(ids), actor, f"回收站超过 {max_age_days:g} 天的记忆已清除",
                                    None) if ids else None)
         if change is not None:
             self._publish(change)
@@ -301,7 +302,7 @@ class MemoryWrites:
                     states[new_id] = card_state(item)
             txn.put_new(planned)
             if added:
-                change = self._change(txn, "import", tuple(added), actor, reason, turn,
+                change = self._change(txn, kinds.IMPORT, tuple(added), actor, reason, turn,
                                       states if len(states) <= STATES_MAX else None)
         if change is not None:
             self._publish(change)

@@ -22,11 +22,13 @@ import portalocker
 from . import migration_files as mf
 from .base import BaseMemoryManager
 from ..changes import MemoryChange
+from .. import kinds
 from ..errors import StoreUnavailable, describe_os_error
 from ..files import private_dir, private_file
-from .migration_files import STORE_FILES, store_path
+from .backends import file_backend_named, file_backends, for_file, store_files
+from .migration_files import store_path
 
-__all__ = ["STORE_FILES", "MigrationError", "MigrationProblem", "MigrationReport", "make_store", "migrate_store",
+__all__ = ["MigrationError", "MigrationProblem", "MigrationReport", "make_store", "migrate_store",
            "open_store", "open_store_file", "store_path"]
 
 log = logging.getLogger(__name__)
@@ -100,7 +102,7 @@ def migrate_store(src_mm: BaseMemoryManager, dst_mm: BaseMemoryManager) -> Migra
         raise MigrationError("the destination store is not empty; refusing to mix two stores")
     _copy(items, trash, dst_mm, _noop)
     _verify(items, trash, dst_mm)
-    dst_mm._publish(MemoryChange("reload", (), "user", "migrate"))  # views re-read once
+    dst_mm._publish(MemoryChange(kinds.RELOAD, (), "user", "migrate"))  # views re-read once
     return MigrationReport(items=len(items), trash=len(trash))
 
 
@@ -121,25 +123,26 @@ def _verify(items: dict, trash: dict, dst_mm: BaseMemoryManager) -> None:
 
 
 def make_store(backend: str, path: str | Path) -> BaseMemoryManager:
-    from .sqlite import SqliteMemoryManager
-    from .yaml.store import YamlMemoryManager
-
-    return YamlMemoryManager(path) if backend == "yaml" else SqliteMemoryManager(path)
+    """The ``backend`` store in ``path`` (a file backend of ``backends``), opened."""
+    return file_backend_named(backend).open(path)
 
 
 def open_store_file(path: str | Path) -> BaseMemoryManager:
-    """A store file opened as it is: ``.db`` / ``.sqlite`` / ``.sqlite3`` as SQLite, anything else as
-    the seed's YAML (no migration: an explicitly named file is what the caller wants)."""
+    """A store file opened as it is, with the file backend its suffix names (``.db`` / ``.sqlite`` /
+    ``.sqlite3``: SQLite), anything else as the seed's YAML (no migration: an explicitly named file is
+    what the caller wants)."""
     path = Path(path)
-    backend = "sqlite" if path.suffix.lower() in (".db", ".sqlite", ".sqlite3") else "yaml"
     try:
-        return make_store(backend, path)
+        return for_file(path).open(path)
     except OSError as exc:
         raise StoreUnavailable(str(path.parent), describe_os_error(exc)) from exc
 
 
-def _other(backend: str) -> str:
-    return "sqlite" if backend == "yaml" else "yaml"
+def _other(folder: Path, backend: str) -> str:
+    """The file backend a switch to ``backend`` moves the memories from: the first other one whose
+    store is in ``folder`` (the first other one when none is)."""
+    others = [b.name for b in file_backends() if b.name != backend]
+    return next((name for name in others if store_path(folder, name).exists()), others[0])
 
 
 def _problem(source: str, target: str, opened: str, en: str, zh: str) -> MigrationProblem:
@@ -201,7 +204,7 @@ def _open_locked(folder: Path, backend: str, progress: Progress) -> tuple[BaseMe
             return store, MigrationReport(0, 0, problem.source, problem.target, problem, resumed=True)
         resumed = True
     target_path = store_path(folder, backend)
-    other = _other(backend)
+    other = _other(folder, backend)
     source_path = store_path(folder, other)
     if not source_path.exists():
         return make_store(backend, target_path), (MigrationReport(0, 0, other, backend, resumed=True)
@@ -267,7 +270,7 @@ def _switch(folder: Path, source: BaseMemoryManager, target: BaseMemoryManager |
         mf.write_marker(folder, marker)
         staging = mf.fresh_staging(folder)
         progress("copy")
-        staged = make_store(backend, staging / STORE_FILES[backend])
+        staged = make_store(backend, staging / store_files()[backend])
         try:
             with source._write_lock():  # a consistent snapshot: nobody writes the old store meanwhile
                 items = source.all_items()
@@ -275,9 +278,9 @@ def _switch(folder: Path, source: BaseMemoryManager, target: BaseMemoryManager |
                 _copy(items, trash, staged, progress)
         finally:
             staged.close()
-        _settle_sqlite(staging / STORE_FILES[backend], backend)
+        file_backend_named(backend).settle_staged(staging / store_files()[backend])
         progress("verify")
-        check = make_store(backend, staging / STORE_FILES[backend])
+        check = make_store(backend, staging / store_files()[backend])
         try:
             _verify(items, trash, check)
         finally:
@@ -299,13 +302,13 @@ def _switch(folder: Path, source: BaseMemoryManager, target: BaseMemoryManager |
         return make_store(problem.opened, store_path(folder, problem.opened)), MigrationReport(
             0, 0, other, backend, problem, resumed)
     store = make_store(backend, store_path(folder, backend))
-    store._publish(MemoryChange("reload", (), "user", "migrate"))  # views re-read once
+    store._publish(MemoryChange(kinds.RELOAD, (), "user", "migrate"))  # views re-read once
     return store, MigrationReport(len(items), len(trash), other, backend, resumed=resumed)
 
 
-def _settle_sqlite(path: Path, backend: str) -> None:
+def settle_sqlite(path: Path) -> None:
     """A staged SQLite store is moved as one file: fold any write-ahead log into it first."""
-    if backend != "sqlite" or not path.with_name(path.name + "-wal").exists():
+    if not path.with_name(path.name + "-wal").exists():
         return
     conn = sqlite3.connect(path)
     try:
@@ -348,12 +351,12 @@ def _finish(folder: Path, marker: dict[str, Any], progress: Progress) -> Migrati
 def _resume(folder: Path, marker: dict[str, Any], progress: Progress) -> MigrationProblem | None:
     """An earlier switch was interrupted: before its new store was verified it is thrown away (the
     old store is authoritative and a switch starts over if still wanted); after, it is finished."""
-    if marker.get("step") not in ("install", "retire") or marker.get("from") not in STORE_FILES:
+    if marker.get("step") not in ("install", "retire") or marker.get("from") not in store_files():
         mf.clear(folder)
         log.warning("an interrupted memory store switch was rolled back; the old store is kept")
         return None
     if marker["step"] == "install" and not mf.installed(folder, marker) and not (
-            folder / mf.STAGING / STORE_FILES[marker["to"]]).exists():
+            folder / mf.STAGING / store_files()[marker["to"]]).exists():
         mf.clear(folder)  # nothing verified is left to install
         return None
     log.warning("finishing an interrupted memory store switch %s -> %s", marker["from"], marker["to"])

@@ -24,24 +24,18 @@ from pathlib import Path
 from typing import Any
 
 from ..files import atomic_write
+from .backends import file_backend_named, store_files
 
 MARKER = "migration.json"
 STAGING = ".migrating"
-STORE_FILES = {"yaml": "memory.yaml", "sqlite": "memory.db"}
-
-
 def store_path(data_dir: str | Path, backend: str) -> Path:
-    if backend not in STORE_FILES:
-        raise ValueError(f"store backend must be one of {tuple(STORE_FILES)}, not {backend!r}")
-    return Path(data_dir) / STORE_FILES[backend]
+    """The main file of ``backend``'s store in ``data_dir`` (``ValueError`` naming the file backends)."""
+    return Path(data_dir) / str(file_backend_named(backend).file)
 
 
 def companions(backend: str, path: Path) -> list[Path]:
     """Every file that makes up one store (the main file first)."""
-    if backend == "yaml":
-        return [path, path.with_name(f"{path.stem}.trash.yaml"), path.with_name(path.name + ".log"),
-                path.with_name(path.name + ".bak"), path.with_name(path.name + ".cache")]
-    return [path, path.with_name(path.name + "-wal"), path.with_name(path.name + "-shm")]
+    return file_backend_named(backend).files(path)
 
 
 def new_marker(source: str, target: str) -> dict[str, Any]:
@@ -59,7 +53,7 @@ def read_marker(folder: Path) -> dict[str, Any] | None:
         return None
     except (OSError, ValueError):
         return {"step": "copy"}
-    if not isinstance(data, dict) or data.get("from") not in STORE_FILES or data.get("to") not in STORE_FILES:
+    if not isinstance(data, dict) or data.get("from") not in store_files() or data.get("to") not in store_files():
         return {"step": "copy"}
     return data
 
@@ -84,16 +78,15 @@ def fresh_staging(folder: Path) -> Path:
 def staged_files(folder: Path, target: str) -> list[str]:
     """What of the staged store gets installed: its trash file (YAML) and its main file, last.
     (The staged YAML log holds nothing the compacted file lacks; it is not installed.)"""
-    main = STORE_FILES[target]
-    names = [f"{Path(main).stem}.trash.yaml"] if target == "yaml" else []
-    return [n for n in names if (folder / STAGING / n).exists()] + [main]
+    backend = file_backend_named(target)
+    return [n for n in backend.installed_names() if (folder / STAGING / n).exists()] + [str(backend.file)]
 
 
 def install(folder: Path, marker: dict[str, Any]) -> None:
     """Move the staged store in (idempotent: a resumed install does what is left)."""
     target, stamp = marker["to"], marker["stamp"]
     staging = folder / STAGING
-    staged = marker.get("staged") or [STORE_FILES[target]]
+    staged = marker.get("staged") or [store_files()[target]]
     for path in companions(target, store_path(folder, target)):
         if path.name in staged and not (staging / path.name).exists():
             continue  # already installed by the interrupted run
@@ -106,7 +99,7 @@ def install(folder: Path, marker: dict[str, Any]) -> None:
 
 def installed(folder: Path, marker: dict[str, Any]) -> bool:
     """Whether the commit point (the main file's rename) was reached."""
-    return not (folder / STAGING / STORE_FILES[marker["to"]]).exists() and store_path(folder, marker["to"]).exists()
+    return not (folder / STAGING / store_files()[marker["to"]]).exists() and store_path(folder, marker["to"]).exists()
 
 
 def retire(folder: Path, marker: dict[str, Any]) -> None:

@@ -18,6 +18,7 @@ from typing import Any, Iterable, Iterator
 
 from .base import BaseMemoryManager, SelfCheckReport
 from ..changes import EXTERNAL, MemoryChange
+from .. import kinds
 from ..errors import (MemoryNotFound, StoreCorrupt, StoreReadOnly, StoreWriteFailed, describe_os_error)
 from ..files import private_dir, private_files
 from ..item import MemoryItem, now_iso
@@ -299,9 +300,9 @@ class SqliteMemoryManager(BaseMemoryManager):
                     try:
                         changes.append(MemoryChange.from_dict(json.loads(record), local=False))
                     except (ValueError, TypeError):
-                        changes.append(MemoryChange("reload", (), EXTERNAL, local=False))
+                        changes.append(MemoryChange(kinds.RELOAD, (), EXTERNAL, local=False))
             else:
-                changes = [MemoryChange("reload", (), EXTERNAL, local=False)]
+                changes = [MemoryChange(kinds.RELOAD, (), EXTERNAL, local=False)]
         for change in changes:
             self._publish(change)
         return changes

@@ -28,6 +28,7 @@ from langgraph.checkpoint.memory import MemorySaver
 from langgraph.errors import GraphRecursionError
 
 from ..stores.base import BaseMemoryManager
+from .. import kinds
 from ..changes import AGENT, IMPORT_PREFIX, MemoryChange, Turn, check_actor, source_of
 from ..operations import MemoryOperations
 from ..undo import NothingToUndo, UndoConflict
@@ -165,8 +166,8 @@ class MemoryConsumer:
         ``actor`` (the run's; default: the operations'). ``whole_turn``: every change of the turn (a
         resumed run: what ran before the interruption too), else the memories ``changes`` touched.
         Returns why something could not be taken back, or ``None``."""
-        ids = None if whole_turn else [mid for c in changes if c.kind != "hit" for mid in c.ids]
-        hits = Counter(c.ids[0] for c in changes if c.kind == "hit" and c.ids)
+        ids = None if whole_turn else [mid for c in changes if c.kind != kinds.HIT for mid in c.ids]
+        hits = Counter(c.ids[0] for c in changes if c.kind == kinds.HIT and c.ids)
         if ids is not None and not ids and not hits:
             return None
         try:

@@ -23,14 +23,12 @@ from typing import Any
 from langchain.agents.middleware import AgentMiddleware, hook_config
 from langchain_core.messages import ToolMessage
 
+from .. import kinds
 from ..changes import MemoryChange
 
 from .limits import DEFAULT_MAX_CHANGED, DEFAULT_MAX_TOOL_CALLS, TurnHeld
 
 __all__ = ["DEFAULT_MAX_CHANGED", "DEFAULT_MAX_TOOL_CALLS", "TurnHeld", "RunGuard", "GuardedRun"]
-#: Kinds that do not change a memory the person already has: a reference count, a new memory
-#: (additions lose nothing, and the tool-call limit bounds them).
-NOT_A_CHANGE = frozenset({"hit", "add"})
 
 TOOL_CALLS, MASS_CHANGE = "tool_calls", "mass_change"
 #: Calls of tools that do not exist a run may make (each answered with the tool list) before it stops.
@@ -53,7 +51,10 @@ class RunGuard:
 
     def saw(self, change: MemoryChange) -> None:
         """Count a change of this run (called on the writing thread)."""
-        if change.kind in NOT_A_CHANGE:
+        kind = kinds.kind(change.kind)
+        # A reference count or a new memory changes nothing the person had (additions lose nothing;
+        # the tool-call limit bounds them).
+        if not kind.changes or kind.new:
             return
         with self._lock:
             self.changed.update(change.ids)

@@ -21,6 +21,7 @@ from functools import partial
 from datetime import datetime
 from typing import TYPE_CHECKING, Any, Callable
 
+from .. import kinds
 from ..changes import AGENT, Turn
 from ..errors import DontRememberRefused, MemoryNotFound
 from ..operations import MemoryOperations
@@ -73,7 +74,7 @@ def merge_exact_duplicates(ops: MemoryOperations, index: WriterIndex, limit: int
         for gone in ids[1:]:
             why = f"与 {keep} 内容完全相同"
             if ops.reviewing is not None:  # review mode: the person decides (a repeated proposal is not added twice)
-                ops.reviewing.propose("merge", memory_ids=(keep, gone), description=items[keep].description,
+                ops.reviewing.propose(kinds.MERGE, memory_ids=(keep, gone), description=items[keep].description,
                                       theme=items[keep].theme, reason=why, turn=ops.turn,
                                       before=(items[keep].description, items[gone].description))
                 continue
@@ -124,8 +125,8 @@ def hygiene_tools(ops: MemoryOperations, turn: Turn, index: WriterIndex, conflic
     run by the writer's rules (``runner.ToolRunner``) as the ``agent`` for the pass's turn."""
     from .tools import langchain_tools
 
-    tools = MEMORY_TOOLS.only("delete_memory", "merge_memories", "update_memory") + Registry([
-        tool_of(record_moment), tool_of(partial(flag_conflict, conflicts, now), "flag_conflict")])
+    tools = MEMORY_TOOLS.only("delete_memory", "merge_memories", "update_memory") + TIDY_TOOLS + Registry([
+        tool_of(partial(flag_conflict, conflicts, now), "flag_conflict")])
     context = ToolContext(turn_id=turn.turn_id, excerpt=turn.excerpt)
     return langchain_tools(ToolRunner(ops, index=index), tools, context)
 
@@ -142,9 +143,14 @@ def record_moment(env: ToolEnv, id: str, content: str, reason: str) -> Plan:
 
     def write(ops: MemoryOperations) -> Outcome:
         ops.update(memory_id, description=text, theme=MOMENT_THEME, reason=why)
-        return Outcome(f"已把 {memory_id} 改写为瞬间。", "update", (memory_id,))
+        return Outcome(f"已把 {memory_id} 改写为瞬间。", kinds.UPDATE, (memory_id,))
 
-    return Plan("update", write, (memory_id,), description=text, theme=MOMENT_THEME, reason=why)
+    return Plan(kinds.UPDATE, write, (memory_id,), description=text, theme=MOMENT_THEME, reason=why)
+
+
+#: The pass's own tools that change memories (a held call of one is approved through this registry:
+#: the app's review inbox is given it, ``store_lifecycle``).
+TIDY_TOOLS = Registry([tool_of(record_moment)])
 
 
 def flag_conflict(conflicts: list[Conflict], now: Callable[[], datetime], env: ToolEnv, id1: str, id2: str,
@@ -167,7 +173,7 @@ def flag_conflict(conflicts: list[Conflict], now: Callable[[], datetime], env: T
         conflicts.append(Conflict((a, b), why, now().replace(microsecond=0).isoformat(), turn_id))
         return Outcome(f"已标记 {a} 与 {b} 的矛盾，等待用户确认。", "flag", (a, b))
 
-    return Plan("flag", write, (a, b))
+    return Plan("flag", write, (a, b), change=False)  # a note for the person: their memories stay as they are
 
 
 def run_pass(ops: MemoryOperations, llm: Any, index: WriterIndex, source: CandidateSource | None, *,

@@ -8,6 +8,7 @@ from dataclasses import dataclass, field
 from datetime import datetime
 from typing import Any
 
+from .. import kinds
 from ..changes import MemoryChange
 from .index import MOMENT_THEME
 
@@ -48,14 +49,14 @@ class HygieneReport:
 
     @property
     def touched(self) -> int:
-        return len({mid for change in self.changes if change.kind != "hit" for mid in change.ids})
+        return len({mid for change in self.changes if change.kind != kinds.HIT for mid in change.ids})
 
     def counts(self) -> Counter[str]:
         counted: Counter[str] = Counter()
         for change in self.changes:
-            if change.kind == "update" and (change.state(change.ids[0]) or {}).get("theme") == MOMENT_THEME:
+            if change.kind == kinds.UPDATE and (change.state(change.ids[0]) or {}).get("theme") == MOMENT_THEME:
                 counted["moment"] += 1
-            elif change.kind != "hit":
+            elif change.kind != kinds.HIT:
                 counted[change.kind] += 1
         return counted
 
@@ -63,10 +64,10 @@ class HygieneReport:
         """(zh, en) one line, e.g. "整理了 3 条记忆：合并 1 组重复，删除 1 条……"."""
         c = self.counts()
         zh_parts, en_parts = [], []
-        for kind, zh, en in (("merge", "合并 {n} 组重复", "merged {n} duplicate(s)"),
+        for kind, zh, en in ((kinds.MERGE, "合并 {n} 组重复", "merged {n} duplicate(s)"),
                              ("moment", "{n} 条过期待办改为瞬间", "turned {n} past to-do(s) into moments"),
-                             ("delete", "删除 {n} 条过期待办", "deleted {n} past to-do(s)"),
-                             ("update", "改写 {n} 条", "rewrote {n}")):
+                             (kinds.DELETE, "删除 {n} 条过期待办", "deleted {n} past to-do(s)"),
+                             (kinds.UPDATE, "改写 {n} 条", "rewrote {n}")):
             if c[kind]:
                 zh_parts.append(zh.format(n=c[kind]))
                 en_parts.append(en.format(n=c[kind]))

@@ -25,6 +25,7 @@ from datetime import date, datetime
 from typing import Any, Iterable, Mapping
 
 from ..stores.base import BaseMemoryManager
+from .. import kinds
 from ..changes import MemoryChange
 from ..errors import MemoryNotFound
 from ..item import parse_time
@@ -101,15 +102,15 @@ class WriterIndex:
     # ── following the store ───────────────────────────────────────────
 
     def _note(self, change: MemoryChange) -> None:
-        if change.kind == "purge":
+        if change.kind == kinds.PURGE:
             return  # the trash is not indexed
-        if change.kind == "hit":
+        if change.kind == kinds.HIT:
             if len(change.ids) == 1 and "hit" in change.extra:
                 with self._pending_lock:
                     self._hits[change.ids[0]] = int(change.extra["hit"])
             return
         with self._pending_lock:
-            if change.kind == "reload" or (change.kind == "import" and not change.ids):
+            if change.kind == kinds.RELOAD or (change.kind == kinds.IMPORT and not change.ids):
                 self._reload = True
                 return
             for mid in change.ids:

@@ -37,7 +37,7 @@ from typing import Any
 import portalocker
 
 from ..changes import excerpt_of, writer_actor
-from ..files import private_dir, private_opener
+from ..files import atomic_write, private_dir, private_opener
 from ..item import now_iso
 from .secret_filter import redact_secrets
 
@@ -163,19 +163,8 @@ class TurnJournal:
         return seq
 
     def _write(self, folder: Path, entry: JournalEntry) -> None:
-        target = folder / entry.filename
-        tmp = folder / f".{entry.filename}.{uuid.uuid4().hex[:8]}.tmp"
         data = json.dumps(asdict(entry), ensure_ascii=False).encode("utf-8")
-        try:
-            with open(tmp, "wb", opener=private_opener) as fh:  # owner-only (0600)
-                fh.write(data)
-                fh.flush()
-                os.fsync(fh.fileno())
-            os.replace(tmp, target)
-        except BaseException:
-            tmp.unlink(missing_ok=True)
-            raise
-        _fsync_dir(folder)
+        atomic_write(folder / entry.filename, data)  # owner-only (0600), fsync'd, the folder too
 
     def _read_dir(self, folder: Path) -> list[JournalEntry]:
         if not folder.is_dir():

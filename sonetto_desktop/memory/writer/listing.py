@@ -34,9 +34,9 @@ from .index import WriterIndex, read_items
 log = logging.getLogger(__name__)
 
 READ_ALL_MAX = 40  # up to this many memories, the listing shows them all
-RELATED_K = 20  # above it: this many candidates for the current turn ...
-RECENT_N = 3  # ... plus this many most recently updated memories
-DUE_MAX = 5  # ... plus at most this many due or expired dated to-dos
+RELATED_K = 12  # above it: this many candidates for the current turn ...
+RECENT_N = 2  # ... plus this many most recently updated memories
+DUE_MAX = 3  # ... plus at most this many due or expired dated to-dos
 DUP_PROBES = 3  # ... plus the likely duplicates of this many best matches
 MAX_QUERY_CHARS = 2000  # the turn text handed to the retriever (as recall bounds its queries)
 

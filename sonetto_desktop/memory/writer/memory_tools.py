@@ -1,11 +1,16 @@
 """The memory writer's six CRUD tools, as plans (see ``registry``): what each call would do, decided
-from the model's arguments and the store as it is. ``runner.ToolRunner`` carries them out.
+from the model's arguments and the store as it is. ``runner.ToolRunner`` carries them out. A tool
+added later is one module of ``toolbox``, found and registered here (``_load_toolbox``).
 
 The docstrings are what the model reads about each tool (Chinese, as its prompt).
 """
 
 from __future__ import annotations
 
+import importlib
+import pkgutil
+
+from .. import kinds
 from ..errors import MemoryNotFound
 from ..reasons import reason_text
 from .listing import read_listing
@@ -24,22 +29,22 @@ def _counted(env: ToolEnv, memory_id: str, text: str) -> Plan:
     def write(ops) -> Outcome:
         if not env.context.counts_uses:
             env.store.get(memory_id)  # an unknown id is still refused
-            return Outcome(text.format(id=memory_id, count="不计"), "hit", (memory_id,))
+            return Outcome(text.format(id=memory_id, count="不计"), kinds.HIT, (memory_id,))
         count = ops.hit(memory_id).extra.get("hit")
-        return Outcome(text.format(id=memory_id, count=count), "hit", (memory_id,))
+        return Outcome(text.format(id=memory_id, count=count), kinds.HIT, (memory_id,))
 
-    return Plan("hit", write, (memory_id,))
+    return Plan(kinds.HIT, write, (memory_id,))
 
 
 @MEMORY_TOOLS.tool
 def create_memory(env: ToolEnv, content: str, section: str) -> Plan:
-    """添加一条新的记忆条目到指定分区，返回它的 ID。
+    """新建一条记忆，返回 ID。
 
     Args:
-        content: 记忆内容：第三人称中文，主语用用户的称呼，一个事实，绝对日期。
-        section: 记忆分区。优先用已有分区；若不适合任何已有分区或用户明确要求新建，可创建新分区（1-4字中文）：
-            "身份"（教育、职业、家乡等）、"音乐"（虚拟歌手、声库、歌曲、专辑、创作者）、"品味"（电影、美食、游戏、UP主、品牌等偏好）、
-            "地点与路径"（地点和文件路径）、"瞬间"（即时观察和感受：天气、正在做的事、念头；带年份的完整日期开头）、"时效待办"（有日期的事项）
+        content: 第三人称中文，主语用用户的称呼，一个事实，绝对日期。
+        section: 分区，优先用已有的；都不合适或用户明确要求新建时可新建（1-4字中文）："身份"（教育、职业、家乡等）、
+            "音乐"（虚拟歌手、声库、歌曲、专辑、创作者）、"品味"（电影、美食、游戏、UP主、品牌等偏好）、"地点与路径"（地点和文件路径）、
+            "瞬间"（即时观察和感受：天气、正在做的事、念头；带年份的完整日期开头）、"时效待办"（有日期的事项）
     """
     text = content_arg(content)
     theme = section_arg(section)
@@ -49,9 +54,9 @@ def create_memory(env: ToolEnv, content: str, section: str) -> Plan:
 
     def write(ops) -> Outcome:
         memory_id = ops.add(text, theme, reason=CREATED).ids[0]
-        return Outcome(f"已创建记忆 {memory_id}（分区：{theme}）。", "create", (memory_id,))
+        return Outcome(f"已创建记忆 {memory_id}（分区：{theme}）。", kinds.CREATE, (memory_id,))
 
-    return Plan("create", write, description=text, theme=theme, note=CREATED)
+    return Plan(kinds.CREATE, write, description=text, theme=theme, note=CREATED)
 
 
 @MEMORY_TOOLS.tool
@@ -63,20 +68,14 @@ def read_memories(env: ToolEnv) -> Plan:
         listing = read_listing(env.store, ctx.turn_text, env.retriever, now=ctx.now, index=env.index,
                                subject=ctx.subject, read_all_max=env.read_all_max, related_k=env.related_k,
                                recent_n=env.recent_n)
-        return Outcome(listing.text, "read", (), {"shown": listing.shown, "total": listing.total})
+        return Outcome(listing.text, kinds.READ, (), {"shown": listing.shown, "total": listing.total})
 
-    return Plan("read", write)
+    return Plan(kinds.READ, write)
 
 
 @MEMORY_TOOLS.tool
 def update_memory(env: ToolEnv, id: str, content: str, reason: str) -> Plan:
-    """更新一条记忆（旧内容留在历史里，自动记一次 hit）。
-
-    Args:
-        id: 记忆 ID。
-        content: 更新后的完整内容。
-        reason: 依据哪句话、什么变了。
-    """
+    """更新一条记忆（旧内容留在历史里，自动记一次 hit）。content：完整的新内容；reason：依据哪句话、什么变了。"""
     memory_id = text_arg("id", id)
     text = content_arg(content)
     why = text_arg("reason", reason)
@@ -89,41 +88,28 @@ def update_memory(env: ToolEnv, id: str, content: str, reason: str) -> Plan:
         if env.context.counts_uses:
             ops.hit(memory_id)
         if changed is None:
-            return Outcome(same.format(id=memory_id), "hit", (memory_id,))
-        return Outcome(f"已更新记忆 {memory_id}。", "update", (memory_id,))
+            return Outcome(same.format(id=memory_id), kinds.HIT, (memory_id,))
+        return Outcome(f"已更新记忆 {memory_id}。", kinds.UPDATE, (memory_id,))
 
-    return Plan("update", write, (memory_id,), description=text, reason=why)
+    return Plan(kinds.UPDATE, write, (memory_id,), description=text, reason=why)
 
 
 @MEMORY_TOOLS.tool
 def delete_memory(env: ToolEnv, id: str, reason: str) -> Plan:
-    """删除一条记忆（进回收站，可恢复）。
-
-    Args:
-        id: 记忆 ID。
-        reason: 删除原因。
-    """
+    """删除一条记忆（进回收站，可恢复）。"""
     memory_id = text_arg("id", id)
     why = text_arg("reason", reason)
 
     def write(ops) -> Outcome:
         ops.delete(memory_id, reason=why)
-        return Outcome(f"已删除记忆 {memory_id}。", "delete", (memory_id,))
+        return Outcome(f"已删除记忆 {memory_id}。", kinds.DELETE, (memory_id,))
 
-    return Plan("delete", write, (memory_id,), reason=why)
+    return Plan(kinds.DELETE, write, (memory_id,), reason=why)
 
 
 @MEMORY_TOOLS.tool
 def merge_memories(env: ToolEnv, id1: str, id2: str, content: str, section: str, reason: str) -> Plan:
-    """把描述同一事物的两条记忆合并：id1 保留，id2 删除，历史都保留。
-
-    Args:
-        id1: 保留的 ID。
-        id2: 并入的 ID。
-        content: 合并后的完整内容。
-        section: 合并后的分区。
-        reason: 合并原因。
-    """
+    """把描述同一事物的两条记忆合并成一条（content、section：合并后的）：id1 保留，id2 并入后删除，历史都保留。"""
     keep = text_arg("id1", id1)
     gone = text_arg("id2", id2)
     if keep == gone:
@@ -134,18 +120,14 @@ def merge_memories(env: ToolEnv, id1: str, id2: str, content: str, section: str,
 
     def write(ops) -> Outcome:
         ops.merge(keep, gone, text, theme, reason=why)
-        return Outcome(f"已将记忆 {gone} 合并到 {keep}。", "merge", (keep, gone))
+        return Outcome(f"已将记忆 {gone} 合并到 {keep}。", kinds.MERGE, (keep, gone))
 
-    return Plan("merge", write, (keep, gone), description=text, theme=theme, reason=why)
+    return Plan(kinds.MERGE, write, (keep, gone), description=text, theme=theme, reason=why)
 
 
 @MEMORY_TOOLS.tool
 def hit_memory(env: ToolEnv, id: str) -> Plan:
-    """标记一条无需修改的记忆被本轮提到或用到（hit 加一）。
-
-    Args:
-        id: 记忆 ID。
-    """
+    """标记一条无需修改的记忆被本轮提到或用到（hit 加一）。"""
     return _counted(env, text_arg("id", id), "已标记记忆 {id}（hit {count}）。")
 
 
@@ -190,3 +172,14 @@ def _deleted(store, index, turn_id: str, args: dict) -> bool:
 @MEMORY_TOOLS.landed("merge_memories")
 def _merged(store, index, turn_id: str, args: dict) -> bool:
     return _in_trash_by(store, str(args.get("id2")), turn_id)
+
+
+def _load_toolbox() -> None:
+    """Import every module of ``toolbox`` (each registers its tool on ``MEMORY_TOOLS``), by name."""
+    from . import toolbox
+
+    for module in sorted(pkgutil.iter_modules(toolbox.__path__), key=lambda found: found.name):
+        importlib.import_module(f"{toolbox.__name__}.{module.name}")
+
+
+_load_toolbox()

@@ -10,7 +10,6 @@ from __future__ import annotations
 
 import re
 
-DEFAULT_SUBJECT = "用户"
 MAX_NAME_CHARS = 20
 MIN_LEADING = 2
 

@@ -29,8 +29,8 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, Any
 
+from .. import kinds
 from ..changes import APP_PREFIX, IMPORT_PREFIX
-from ..item import FLAG_ACTIONS
 from ..undo import GROUP_PREFIXES, in_turn
 from .limits import ROLLBACK_PREFIX
 
@@ -52,8 +52,8 @@ def owns(item: Any, group: str, actor: str) -> bool:
     and not pinned by the person."""
     if getattr(item, "pinned", False):
         return False
-    entries = [e for e in item.own_history() if isinstance(e, dict) and e.get("action") not in FLAG_ACTIONS]
-    if not entries or entries[0].get("action") != "create" or not in_turn(entries[0].get("turn_id"), group):
+    entries = [e for e in item.own_history() if isinstance(e, dict) and not kinds.flag(e.get("action"))]
+    if not entries or entries[0].get("action") != kinds.CREATE or not in_turn(entries[0].get("turn_id"), group):
         return False
     for entry in entries[1:]:
         turn = entry.get("turn_id")
@@ -69,8 +69,8 @@ def app_owns(item: Any, actor: str) -> bool:
     attempts), and not pinned by the person."""
     if getattr(item, "pinned", False):
         return False
-    entries = [e for e in item.own_history() if isinstance(e, dict) and e.get("action") not in FLAG_ACTIONS]
-    return bool(entries) and entries[0].get("action") == "create" and all(e.get("actor") == actor for e in entries)
+    entries = [e for e in item.own_history() if isinstance(e, dict) and not kinds.flag(e.get("action"))]
+    return bool(entries) and entries[0].get("action") == kinds.CREATE and all(e.get("actor") == actor for e in entries)
 
 
 def held_for_person(store: BaseMemoryManager, ids: tuple[str, ...], context: ToolContext) -> tuple[str, ...]:

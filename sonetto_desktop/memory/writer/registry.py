@@ -4,8 +4,12 @@ A plan reads what it needs (the store, the writer's index, the run's :class:`Too
 the model's arguments and says what the call would do: a :class:`Plan` naming the kind of change,
 the memories it touches, the texts it would store and the write itself. It never writes. One runner
 (``runner.ToolRunner``) carries a plan out for every tool alike: the person's "don't remember" list,
-locked memories, review mode (a change goes to the inbox instead) and the wording of every refusal
-for the model. So a new tool is a plan and a docstring; the rules cannot be forgotten for it.
+locked memories, review mode (the call goes to the inbox instead, to be planned again when the person
+approves it) and the wording of every refusal for the model. So a new tool is a plan and a docstring;
+the rules cannot be forgotten for it: a plan is a change (``kinds``: every kind but reading and
+counting a use, a kind nobody declared included) unless it says ``change=False``; every rule is
+checked for the whole plan before it writes (``check_plan``); and its writes land together or not at
+all (one store transaction: ``BaseMemoryManager.group``).
 
 No LangChain here: the names (``text_calls``, the test server) and the plans are plain Python;
 ``tools.py`` turns a registry into LangChain tools when the writer's agent is built.
@@ -21,7 +25,10 @@ from typing import TYPE_CHECKING, Any, Callable, Iterable, Iterator
 
 from pydantic import BaseModel, create_model
 
-from ..changes import AGENT, IMPORT_PREFIX, Turn, excerpt_of
+from .. import kinds
+from ..changes import AGENT, IMPORT_PREFIX, PERSON_ACTORS, MemoryChange, Turn, excerpt_of
+from ..errors import MemoryLocked
+from ..item import MemoryItem, parse_time
 from .secret_filter import HIDDEN, find_secret
 
 if TYPE_CHECKING:
@@ -32,10 +39,10 @@ if TYPE_CHECKING:
 
 MAX_CONTENT_CHARS = 500
 MAX_SECTION_CHARS = 8
-
-#: Kinds of plan that change what the person has: checked against the don't-remember list and held
-#: for review in review mode (the review inbox's kinds).
-CHANGE_KINDS = ("create", "update", "delete", "merge")
+#: The arguments that carry a memory's text and theme: what the person may reword before approving
+#: a held call (the first of each a tool has).
+DESCRIPTION_ARGS = ("content", "description")
+THEME_ARGS = ("section", "theme")
 
 
 class ToolRefused(Exception):
@@ -70,6 +77,21 @@ class ToolContext:
             return None
         return Turn(self.turn_id, self.session_id, excerpt_of(self.excerpt), excerpt_of(self.origin))
 
+    def to_json(self) -> dict[str, Any]:
+        """What a held call keeps of its run (not the turn's whole text: only ``read_memories`` uses it)."""
+        kept = {"session_id": self.session_id, "turn_id": self.turn_id, "excerpt": self.excerpt,
+                "subject": self.subject, "actor": self.actor, "origin": self.origin,
+                "now": self.now.isoformat() if self.now is not None else None}
+        return {key: value for key, value in kept.items() if value}
+
+    @classmethod
+    def from_json(cls, raw: Any) -> "ToolContext":
+        """The context ``to_json`` kept (anything unreadable in it left out)."""
+        raw = raw if isinstance(raw, dict) else {}
+        texts = {key: raw[key] for key in ("session_id", "turn_id", "excerpt", "subject", "actor", "origin")
+                 if isinstance(raw.get(key), str) and raw[key]}
+        return cls(now=parse_time(raw.get("now")) if isinstance(raw.get("now"), str) else None, **texts)
+
     @property
     def counts_uses(self) -> bool:
         """Whether a memory this run mentions counts as used (``hit``). Imported history does not:
@@ -94,11 +116,14 @@ class Outcome:
 
 @dataclass(frozen=True)
 class Plan:
-    """What a call would do. ``kind``: a change (``CHANGE_KINDS``) or something else (``hit``,
-    ``read``, …: never held, nothing to refuse). ``ids``: the existing memories a change touches;
-    ``description`` / ``theme`` / ``reason``: the model's words it would store; ``note``: the
-    writer's own reason when the model gives none (a fixed wording). ``write(ops)`` makes it, as
-    the run's actor, and says what it did."""
+    """What a call would do. ``kind``: what it is (``kinds``; a kind nobody declared is a change);
+    ``change``: said only by a plan that writes nothing of the person's whatever its kind (``False``:
+    never held, nothing to refuse); ``ids``: the existing memories a change touches (each must exist
+    and be unlocked); ``description`` / ``theme`` / ``reason``: the model's words it would store;
+    ``also``: any other words it would store (a plan of several writes: every text of every write);
+    ``note``: the writer's own reason when the model gives none (a fixed wording). ``write(ops)``
+    makes it, as the run's actor, and says what it did; a change's writes run in one store
+    transaction (all land or none)."""
 
     kind: str
     write: Callable[[MemoryOperations], Outcome]
@@ -107,14 +132,51 @@ class Plan:
     theme: str | None = None
     reason: str = ""
     note: str = ""
+    also: tuple[str, ...] = ()
+    change: bool | None = None
 
     @property
     def changes(self) -> bool:
-        return self.kind in CHANGE_KINDS
+        """Whether it changes what the person has: as its kind says (fail closed), unless it says not."""
+        return kinds.changes(self.kind) if self.change is None else self.change
 
     def texts(self) -> tuple[str, ...]:
         """The model's words this change would keep (in the memory, its history or the trash)."""
-        return tuple(t for t in (self.description, self.theme, self.reason) if t)
+        return tuple(t for t in (self.description, self.theme, self.reason, *self.also) if t)
+
+
+def check_plan(plan: Plan, ops: MemoryOperations) -> list[MemoryItem]:
+    """Every rule for the whole of a change before any of it is written or held: its texts (secrets,
+    the don't-remember list: ``SecretRefused`` / ``DontRememberRefused``), each memory it touches
+    (``MemoryNotFound``), locks (``MemoryLocked`` unless ``ops`` writes as the person). Returns the
+    memories as they are."""
+    ops.allowed(*plan.texts())
+    items = [ops.store.get(mid) for mid in plan.ids]
+    if ops.actor not in PERSON_ACTORS:
+        for mid, item in zip(plan.ids, items, strict=True):
+            if item.locked:
+                raise MemoryLocked(mid, ops.actor)
+    return items
+
+
+def _flat(text: str) -> str:
+    return " ".join(str(text).split())
+
+
+def undeclared(plan: Plan, before: Iterable[MemoryItem], changes: Iterable[MemoryChange]) -> list[str]:
+    """The words ``plan``'s writes stored (``changes``: their records, in its transaction) that it did
+    not declare — not in ``Plan.texts``, its note, or what the memories it touches said ``before``:
+    words that escaped ``check_plan`` (and a reviewer's eyes). The runner refuses the plan then."""
+    known = {_flat(t) for t in (*plan.texts(), plan.note) if t}
+    known |= {_flat(t) for item in before for t in (item.description, item.theme) if t}
+    found: list[str] = []
+    for change in changes:
+        if not kinds.changes(change.kind):  # counting a use stores no words
+            continue
+        states = [state for state in change.states.values() if state]
+        texts = [change.reason, *(state.get(name) for state in states for name in ("description", "theme"))]
+        found += [str(t) for t in texts if t and _flat(t) not in known]
+    return found
 
 
 @dataclass
@@ -144,6 +206,25 @@ class WriterTool:
     #: reached the store before its attempt died (the writer's resume answers it as done instead of
     #: running it again); None: it is run again.
     landed: Callable[..., bool] | None = None
+
+    def reworded(self, arguments: dict[str, Any], description: str | None, theme: str | None) -> dict[str, Any]:
+        """``arguments`` with the person's ``description`` / ``theme`` in place of the model's (the
+        first of ``DESCRIPTION_ARGS`` / ``THEME_ARGS`` the tool has); ``ValueError`` when it has none."""
+        fields = self.schema.model_fields
+        changed = dict(arguments)
+        for value, names in ((description, DESCRIPTION_ARGS), (theme, THEME_ARGS)):
+            if value is None:
+                continue
+            name = next((n for n in names if n in fields), None)
+            if name is None:
+                raise ValueError(f"a call of {self.name} cannot be reworded")
+            changed[name] = value
+        return changed
+
+    @property
+    def rewordable(self) -> bool:
+        """Whether the person may reword the memory's text of a held call (``reworded``)."""
+        return any(name in self.schema.model_fields for name in DESCRIPTION_ARGS)
 
 
 class Registry:
@@ -277,6 +358,7 @@ def not_found_refusal(memory_id: str) -> ToolRefused:
     )
 
 
+UNDECLARED = "拒绝写入：这个工具要写下的内容没有全部交给规则检查，本次什么也没写。请换用其他工具。"
 INBOX_FULL = "审核箱已满：用户还没处理之前的提议。本轮不要再提交修改。"
 NOT_YOURS = "拒绝修改：导入聊天记录时只能修改这次导入新建的记忆；用户已有的记忆不能改动或删除。可以新建记忆。"
 NOT_THE_APPS = "拒绝修改：整理其他应用交来的对话时，只能修改这个应用自己写下的记忆；用户已有的记忆不能改动或删除。可以新建记忆。"

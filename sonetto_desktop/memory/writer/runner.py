@@ -1,15 +1,21 @@
 """ToolRunner: carries out the writer's tool calls, every tool by the same rules.
 
-A call is planned by its tool (``registry``) and then, if it changes what the person has:
+A call is planned by its tool (``registry``) and then, if it changes what the person has (every
+plan but reading and counting a use, unless the plan says otherwise: ``Plan.changes``):
 
-1. checked for secret values and against the person's "don't remember" list (the model's
-   description, theme and reason: ``MemoryOperations.allowed``);
-2. in review mode, held as a proposal in the review inbox instead (a locked or missing memory is
-   refused as a write would be; a full inbox asks the model to stop for now);
+1. checked as a whole before anything is written or held (``registry.check_plan``): every text it
+   would store for secret values and against the person's "don't remember" list, every memory it
+   touches for existing and not being locked;
+2. in review mode, held in the review inbox instead: the call itself (tool, arguments, the run's
+   context), planned again when the person approves it (``review.ReviewInbox.approve``); a full
+   inbox asks the model to stop for now;
 3. in any mode, held in the review inbox the same way when it would change memories the run may not
    change by itself (``ownership``: an import, or another app's conversation, touching what it did
    not create); without an inbox such a change is refused;
-4. otherwise written through ``MemoryOperations`` as the run's actor, for the run's turn.
+4. otherwise written through ``MemoryOperations`` as the run's actor, for the run's turn, in one
+   store transaction (``BaseMemoryManager.group``): a write refused half-way leaves nothing behind,
+   and so does a plan whose writes stored words it did not declare (``registry.undeclared``: words
+   the checks of step 1 never saw, and a reviewer would not see).
 
 What the memories refuse (a secret, a don't-remember entry, a locked memory, an unknown id) comes back to the
 model as a :class:`~.registry.ToolRefused` saying why and what to do; anything else (the disk, the
@@ -23,6 +29,7 @@ from __future__ import annotations
 import logging
 from typing import Any, Callable, Mapping
 
+from .. import kinds
 from ..changes import APP_PREFIX
 from ..errors import DontRememberRefused, MemoryLocked, MemoryNotFound, SecretRefused
 from ..operations import MemoryOperations
@@ -35,16 +42,19 @@ from .registry import (
     NOT_THE_APPS,
     NOT_YOURS,
     PROPOSED,
+    UNDECLARED,
     Outcome,
     Plan,
     ToolContext,
     ToolEnv,
     ToolRefused,
     WriterTool,
+    check_plan,
     dont_remember_refusal,
     locked_refusal,
     not_found_refusal,
     secret_refusal,
+    undeclared,
 )
 
 log = logging.getLogger(__name__)
@@ -79,15 +89,21 @@ class ToolRunner:
             plan = tool.plan(self.env(context), **arguments)
             if not plan.changes:
                 return plan.write(writer)
-            writer.allowed(*plan.texts())
+            items = check_plan(plan, writer)
             inbox = writer.reviewing
             if inbox is None and held_for_person(writer.store, plan.ids, context):
                 inbox = writer.review
                 if inbox is None:
                     raise ToolRefused(NOT_THE_APPS if context.actor.startswith(APP_PREFIX) else NOT_YOURS)
             if inbox is not None:
-                return self._propose(plan, writer, inbox)
-            return plan.write(writer)
+                return self._propose(tool, arguments, context, plan, items, writer, inbox)
+            with writer.store.group(), writer.store.capture() as changes:
+                outcome = plan.write(writer)
+                stray = undeclared(plan, items, changes)
+                if stray:  # a tool's bug: words no rule saw; its writes are rolled back
+                    log.error("writer: %s stored words its plan did not declare (%d); refused", tool.name, len(stray))
+                    raise ToolRefused(UNDECLARED)
+            return outcome
         except DontRememberRefused as exc:
             raise dont_remember_refusal(exc.entry) from None
         except SecretRefused as exc:
@@ -98,19 +114,18 @@ class ToolRunner:
         except MemoryNotFound as exc:
             raise not_found_refusal(exc.memory_id) from None
 
-    def _propose(self, plan: Plan, writer: MemoryOperations, inbox: Any) -> Outcome:
-        """Review mode: the change waits in the person's inbox, checked as a write would be."""
-        items = [writer.store.get(mid) for mid in plan.ids]  # MemoryNotFound, as a write would raise
-        for mid, item in zip(plan.ids, items, strict=True):
-            if item.locked:
-                raise MemoryLocked(mid, writer.actor)
+    def _propose(self, tool: WriterTool, arguments: Mapping[str, Any], context: ToolContext, plan: Plan,
+                 items: list[Any], writer: MemoryOperations, inbox: Any) -> Outcome:
+        """Review mode: the call waits in the person's inbox (checked as a write would be), with what
+        its plan says it would do for the person to read."""
         try:
-            proposal = inbox.propose(plan.kind, memory_ids=plan.ids, description=plan.description, theme=plan.theme,
-                                     reason=plan.reason or plan.note, turn=writer.turn,
-                                     before=tuple(item.description for item in items), actor=writer.actor)
+            proposal = inbox.propose_call(tool, dict(arguments), context.to_json(), kind=plan.kind,
+                                          memory_ids=plan.ids, description=plan.description, theme=plan.theme,
+                                          reason=plan.reason or plan.note, turn=writer.turn,
+                                          before=tuple(item.description for item in items), actor=writer.actor)
         except InboxFull:
             raise ToolRefused(INBOX_FULL) from None
-        return Outcome(PROPOSED.format(id=proposal.id), "propose", plan.ids)
+        return Outcome(PROPOSED.format(id=proposal.id), kinds.PROPOSE, plan.ids)
 
     def _locked(self, memory_id: str, context: ToolContext) -> None:
         if self.on_locked is None:

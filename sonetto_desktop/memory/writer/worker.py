@@ -37,6 +37,7 @@ from datetime import datetime, timedelta
 from typing import TYPE_CHECKING, Any, Awaitable, Callable
 
 from ...aio import run_blocking
+from ..backoff import Backoff
 from ..changes import AGENT
 from .journal import JournalEntry, TurnJournal
 from .limits import DRAIN_BURST, DRAIN_PER_MINUTE, TurnHeld, TurnProblem
@@ -436,8 +437,7 @@ class TurnWorker:
         if self.stopping:
             self._changed()
             return True  # stays journaled; the next start retries it
-        backoff = self.policy.backoff
-        delay = backoff[min(entry.attempts - 1, len(backoff) - 1)]
+        delay = Backoff(tuple(self.policy.backoff)).delay(entry.attempts - 1)
         if server_away(exc):  # the memory server reconnects on its own: look again soon
             delay = min(delay, self.policy.server_retry)
         self.retry_at = datetime.now() + timedelta(seconds=delay)

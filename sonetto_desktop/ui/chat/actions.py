@@ -10,6 +10,7 @@ from PySide6.QtCore import QUrl
 from PySide6.QtGui import QDesktopServices
 from PySide6.QtWidgets import QApplication
 
+from sonetto_desktop import ops
 from sonetto_desktop.memory.reasons import reason_text
 from sonetto_desktop.presentation.undo_words import card_names
 
@@ -43,8 +44,8 @@ class ChatActions:
         if self.services is None or self.service is None:
             return None
         key, toasts, service = f"withdraw:{turn_ids[0]}", self.toasts, self.service
-        result = await service.run_async(self.services.withdraw_turns(turn_ids),
-                                         on_error=lambda why: toasts.show_toast(why, key=key, kind="error"))
+        result = await service.run(ops.WithdrawTurns(ops.ids(turn_ids)),
+                                   on_error=lambda why: toasts.show_toast(why, key=key, kind="error"))
         if result is None:
             return None
         if result.conflicts:
@@ -58,7 +59,7 @@ class ChatActions:
             self.toasts.show_toast(QApplication.translate(
                 "SonettoApp", "消息改过了：已撤销被替换那几轮记下的 %n 处记忆变化", "", changes),
                 key=key if not result.conflicts else f"{key}:done", kind="success", timeout_ms=8000,
-                action_text=QApplication.translate("SonettoApp", "撤销"), on_action=lambda: service.undo_turn(undo))
+                action_text=QApplication.translate("SonettoApp", "撤销"), on_action=lambda: service.submit(ops.UndoTurn(undo)))
         return result
 
     def chat_exported(self, path: str) -> None:
@@ -74,7 +75,7 @@ class ChatActions:
         for view in (self.window.chat_panel.view, getattr(self, "_quick_view", None)):
             if view is not None and alive(view):
                 view.mark_memory_gone(memory_id)
-        trash = await self.service.list_trash() if self.service is not None else None
+        trash = await self.service.run(ops.Trash()) if self.service is not None else None
         entry = next((row for row in trash or [] if row.get("id") == memory_id), None)
         if entry is None:
             self.toasts.show_toast(QApplication.translate(
@@ -84,7 +85,7 @@ class ChatActions:
         said = " ".join(str(entry.get("description") or "").split())
         self.toasts.show_toast(QApplication.translate("SonettoApp", "这条记忆已被忘掉，在回收站里：{0}").format(
             said if len(said) <= 40 else said[:39] + "…"), key=f"gone:{memory_id}", kind="info",
-            action_text=QApplication.translate("SonettoApp", "恢复"), on_action=lambda: service.restore(memory_id))
+            action_text=QApplication.translate("SonettoApp", "恢复"), on_action=lambda: service.submit(ops.RestoreMemory(memory_id)))
 
     @property
     def window(self) -> Any:
@@ -125,8 +126,8 @@ class ChatActions:
         saying what happened (a failure is worded by the runner, in the same toast)."""
         assert self.services is not None and self.service is not None and self.toasts is not None
         key, toasts = f"forget:{turn_id}", self.toasts
-        result = await self.service.run_async(self.services.forget_turn(turn_id, text),
-                                              on_error=lambda why: toasts.show_toast(why, key=key, kind="error"))
+        result = await self.service.run(ops.ForgetTurn(turn_id, text),
+                                        on_error=lambda why: toasts.show_toast(why, key=key, kind="error"))
         if result is None:
             return
         if result.conflicts:
@@ -146,15 +147,15 @@ class ChatActions:
     async def forget_memory(self, memory_id: str) -> None:
         """"忘掉这条" on a recalled-memory chip: to the trash, with 撤销 on the toast."""
         assert self.service is not None and self.toasts is not None
-        item = await self.service.item(memory_id)
+        item = await self.service.run(ops.Item(memory_id))
         if item is None:
             return  # gone already (the service said why)
         why = reason_text("chat.forget_memory")
-        if await self.service.delete(memory_id, why) is None:
+        if await self.service.submit(ops.DeleteMemory(memory_id, why)) is None:
             return
         service = self.service
         preview = item.description if len(item.description) <= 30 else item.description[:29] + "…"
         self.toasts.show_toast(QApplication.translate("SonettoApp", "已忘掉：{0}").format(preview),
                                key=f"forgot:{memory_id}", kind="success",
                                action_text=QApplication.translate("SonettoApp", "撤销"),
-                               on_action=lambda: service.restore(memory_id))
+                               on_action=lambda: service.submit(ops.RestoreMemory(memory_id)))

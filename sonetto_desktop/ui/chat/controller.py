@@ -14,6 +14,7 @@ from typing import TYPE_CHECKING, Any, Awaitable, Callable
 from PySide6.QtCore import QCoreApplication, QObject, Signal
 
 
+from sonetto_desktop.presentation.errors import error_detail
 from ..i18n import ui_language
 from ..widgets.tasks import task_scope
 
@@ -255,7 +256,7 @@ class ChatController(QObject):
             raise
         except Exception as exc:
             log.exception("chat turn failed")
-            self.reply_failed.emit(session_id, "internal", QCoreApplication.translate("ChatController", "出错了：") + type(exc).__name__, text)
+            self.reply_failed.emit(session_id, "internal", QCoreApplication.translate("ChatController", "出错了：") + error_detail(exc), text)
         else:
             if not finished:
                 self.reply_failed.emit(session_id, "internal", QCoreApplication.translate("ChatController", "回复意外中断了。"), text)

@@ -22,6 +22,7 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
+from sonetto_desktop.presentation.errors import error_detail
 from sonetto_desktop.agent.sessions import DEFAULT_TITLE
 from sonetto_desktop.agent.temporary_sessions import TEMPORARY_TITLE
 
@@ -268,7 +269,7 @@ class ChatPanel(QWidget):
         except Exception as exc:
             log.warning("session operation failed", exc_info=True)
             self.controller.operation_failed.emit(
-                self.tr("对话操作失败：{0}").format(str(exc) or type(exc).__name__))
+                self.tr("对话操作失败：{0}").format(error_detail(exc)))
 
     async def select_session(self, session_id: str) -> None:
         await self._reported(self.controller.select_session(session_id))

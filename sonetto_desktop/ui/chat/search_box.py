@@ -11,6 +11,7 @@ from PySide6.QtCore import Qt, QTimer, Signal
 from PySide6.QtGui import QKeyEvent
 from PySide6.QtWidgets import QLineEdit, QWidget
 
+from sonetto_desktop.presentation.errors import error_detail
 from ..widgets.tasks import task_scope
 from .controller import ChatController
 
@@ -59,7 +60,7 @@ class ChatSearchBox(QLineEdit):
             raise
         except Exception as exc:
             log.warning("chat search failed", exc_info=True)
-            self.controller.operation_failed.emit(self.tr("搜索失败：{0}").format(str(exc) or type(exc).__name__))
+            self.controller.operation_failed.emit(self.tr("搜索失败：{0}").format(error_detail(exc)))
             return
         if generation == self._generation and self.text().strip():
             self.hits = hits

@@ -24,7 +24,7 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
-from sonetto_desktop.aio import run_blocking
+from sonetto_desktop import ops
 from sonetto_desktop.memory.errors import MemoryNotFound
 from ..widgets.tasks import task_scope
 
@@ -97,8 +97,8 @@ class ConflictsDialog(QDialog):
                     rows.append((conflict, texts))
             return rows
 
-        rows = await run_blocking(read)
-        if not shiboken6.isValid(self):
+        rows = await self._service.run(ops.Call.of(read), on_error=self._say)
+        if rows is None or not shiboken6.isValid(self):
             return
         self.list.clear()
         for conflict, texts in rows:
@@ -112,6 +112,10 @@ class ConflictsDialog(QDialog):
                              if rows else self.tr("没有待确认的矛盾。"))
         self._update_buttons()
         self.loaded.emit()
+
+    def _say(self, text: str) -> None:
+        if shiboken6.isValid(self):
+            self.summary.setText(text)
 
     def _current(self) -> tuple[str, str] | None:
         item = self.list.currentItem()
@@ -130,7 +134,7 @@ class ConflictsDialog(QDialog):
         pair = self._current()
         hygiene = self._services.hygiene
         if pair is not None and hygiene is not None:
-            await self._service.run(hygiene.dismiss_conflict, pair)
+            await self._service.run(ops.Call.of(hygiene.dismiss_conflict, pair))
             await self.load()
 
     def show_current(self) -> None:

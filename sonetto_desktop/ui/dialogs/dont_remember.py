@@ -22,7 +22,7 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
-from sonetto_desktop.aio import run_blocking
+from sonetto_desktop import ops
 from sonetto_desktop.memory.dont_remember import MAX_ENTRY_CHARS
 
 from ..widgets.dialogs import execute_dialog
@@ -85,11 +85,8 @@ class DontRememberDialog(QDialog):
         return self._services.dont_remember
 
     async def load(self) -> None:
-        try:
-            entries = await run_blocking(self._list.entries)
-        except ValueError as exc:  # a damaged file is left as it is and said
-            entries = []
-            self._say(str(exc))
+        # a damaged file is left as it is and said
+        entries = await self._service.run(ops.Call.of(self._list.entries), on_error=self._say) or []
         if not shiboken6.isValid(self):
             return
         self.list.clear()
@@ -122,7 +119,7 @@ class DontRememberDialog(QDialog):
 
     async def _change(self, action: Any) -> None:
         failed: list[str] = []  # said in the dialog, worded by the runner; nothing was saved
-        await self._service.run(action, on_error=failed.append)
+        await self._service.run(ops.Call.of(action), on_error=failed.append)
         if failed:
             self._say(failed[0])
             return

@@ -33,7 +33,9 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
+from sonetto_desktop import ops
 from sonetto_desktop.memory.events import MemoryChange
+from sonetto_desktop.memory import kinds
 from sonetto_desktop.memory.item import MemoryItem, parse_time
 from sonetto_desktop.presentation.reasons import render_reason
 
@@ -58,7 +60,7 @@ def history_rows(item: MemoryItem) -> list[HistoryRow]:
     entry, or (for memories of older files, which have none) a row without an entry."""
     rows: list[HistoryRow] = []
     own = [entry for entry in item.history if "from" not in entry]
-    created = bool(own) and own[0].get("action") == "create"
+    created = bool(own) and own[0].get("action") == kinds.CREATE
     version = -1 if created else 0
     for entry in item.history:
         if "from" in entry:
@@ -158,7 +160,7 @@ class HistoryDialog(QDialog):
     # ── loading ───────────────────────────────────────────────────────
 
     async def load(self) -> None:
-        item = await self._service.item(self.memory_id)
+        item = await self._service.run(ops.Item(self.memory_id))
         if not shiboken6.isValid(self):
             return
         self._item = item
@@ -207,15 +209,15 @@ class HistoryDialog(QDialog):
 
     def _action(self, entry: dict[str, Any]) -> str:
         labels = {
-            "create": self.tr("创建"),
-            "update": self.tr("修改"),
-            "merge": self.tr("合并"),
-            "revert": self.tr("恢复旧版本"),
-            "restore": self.tr("从回收站恢复"),
-            "lock": self.tr("锁定"),
-            "unlock": self.tr("解锁"),
+            kinds.CREATE: self.tr("创建"),
+            kinds.UPDATE: self.tr("修改"),
+            kinds.MERGE: self.tr("合并"),
+            kinds.REVERT: self.tr("恢复旧版本"),
+            kinds.RESTORE: self.tr("从回收站恢复"),
+            kinds.LOCK: self.tr("锁定"),
+            kinds.UNLOCK: self.tr("解锁"),
         }
-        action = str(entry.get("action", "update"))
+        action = str(entry.get("action", kinds.UPDATE))
         return labels.get(action, action)
 
     def _list_item(self, row: HistoryRow) -> QListWidgetItem:
@@ -310,7 +312,7 @@ class HistoryDialog(QDialog):
         if version is None or self._item is None or version == self.current_version():
             return None
         self.reason_edit.clear()
-        task = self._service.revert(self.memory_id, version, reason)
+        task = self._service.submit(ops.RevertMemory(self.memory_id, version, reason))
         task.add_done_callback(lambda t: self._give_back_reason(t, reason))
         return task
 

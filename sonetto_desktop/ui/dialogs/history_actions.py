@@ -18,8 +18,9 @@ import shiboken6
 from PySide6.QtCore import QObject, Qt, Signal
 from PySide6.QtWidgets import QWidget
 
+from sonetto_desktop.presentation.errors import error_detail
 from ..widgets.tasks import task_scope
-from sonetto_desktop.history_import.runner import ImportElsewhere, ImportResult
+from sonetto_desktop.history_import.runner import ImportElsewhere, ImportProgress, ImportResult
 from sonetto_desktop.history_import.service import HistoryImports
 
 from ..qt_bridge import QtEventBridge
@@ -34,7 +35,8 @@ class HistoryImportActions(QObject):
 
     def __init__(self, services: Any, parent: QObject | None = None) -> None:
         super().__init__(parent)
-        self.imports = HistoryImports(services)
+        self.imports: HistoryImports = services.imports
+        self._services = services
         self._tasks = task_scope(self, "HistoryImportActions")
         self._bridge: QtEventBridge | None = None
         self._follow: asyncio.Task[Any] | None = None
@@ -71,9 +73,13 @@ class HistoryImportActions(QObject):
     # ── running ───────────────────────────────────────────────────────
 
     def _watch(self) -> None:
-        if self._bridge is None:
-            self._bridge = QtEventBridge(self.imports.runner.progress.subscribe, self)
-            self._bridge.event.connect(self.progress)
+        if self._bridge is None:  # the import's progress, on the services' one feed
+            self._bridge = QtEventBridge(self._services.subscribe_events, self)
+            self._bridge.event.connect(self._on_event)
+
+    def _on_event(self, event: object) -> None:
+        if isinstance(event, ImportProgress):
+            self.progress.emit(event)
 
     async def start(self, plan: Any, history: Any, **options: Any) -> Any:
         """Begin the import of ``plan`` (a failure is said through ``message`` and returned as None)."""
@@ -84,7 +90,7 @@ class HistoryImportActions(QObject):
             self.message.emit(self.tr("这个导入正在另一个 Sonetto 里进行"), "error")
             return None
         except (OSError, ValueError, RuntimeError) as exc:
-            self.message.emit(self.tr("无法开始导入：{0}").format(str(exc) or type(exc).__name__), "error")
+            self.message.emit(self.tr("无法开始导入：{0}").format(error_detail(exc)), "error")
             return None
         self._follow = self._tasks.spawn(self._until_done(), name="history-import")
         return state
@@ -97,7 +103,7 @@ class HistoryImportActions(QObject):
             self.message.emit(self.tr("这个导入正在另一个 Sonetto 里进行"), "error")
             return None
         except (OSError, ValueError, RuntimeError) as exc:
-            self.message.emit(self.tr("无法继续导入：{0}").format(str(exc) or type(exc).__name__), "error")
+            self.message.emit(self.tr("无法继续导入：{0}").format(error_detail(exc)), "error")
             return None
         if self._follow is None or self._follow.done():
             self._follow = self._tasks.spawn(self._until_done(), name="history-import")
@@ -119,7 +125,7 @@ class HistoryImportActions(QObject):
         try:
             result = await self.imports.wait()
         except (OSError, RuntimeError) as exc:
-            self.message.emit(self.tr("导入出错：{0}").format(str(exc) or type(exc).__name__), "error")
+            self.message.emit(self.tr("导入出错：{0}").format(error_detail(exc)), "error")
             return None
         self.last_result = result
         self.finished.emit(result)

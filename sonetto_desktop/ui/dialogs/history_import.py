@@ -45,13 +45,17 @@ from PySide6.QtWidgets import (
 
 from ..widgets.tasks import task_scope
 from sonetto_desktop.aio import start_thread
+from sonetto_desktop.history_import.formats import all_formats
 from sonetto_desktop.history_import.model import History, HistoryFormatError, trim_heap
 from sonetto_desktop.history_import.plan import Plan
 from sonetto_desktop.history_import.saved_memories import MAX_TEXT_CHARS as MAX_PASTE_CHARS
 from sonetto_desktop.memory.undo import NothingToUndo, UndoConflict
+from sonetto_desktop.ops import Failed
+from sonetto_desktop.presentation.errors import error_detail
 from sonetto_desktop.presentation.undo_words import kept_lines
 
 from ..i18n import ui_language
+from ..memory_service import call
 from ..widgets.dialogs import Question, execute_dialog
 from .history_paste import PasteBox
 from .history_preview import ConversationList, SavedMemoryList, summary_text
@@ -192,12 +196,9 @@ class HistoryImportDialog(QDialog):
         self.pick_folder = QPushButton(self.tr("选择文件夹…"), page)
         self.format_box = QComboBox(page)
         self.format_box.setAccessibleName(self.tr("格式"))
-        for label, fmt in ((self.tr("自动识别格式"), None), ("ChatGPT", "chatgpt"),
-                           (self.tr("Claude（尽力而为）"), "claude"),
-                           (self.tr("DeepSeek（尽力而为）"), "deepseek"), ("Cherry Studio", "cherry"),
-                           ("JSON Lines", "jsonl"), (self.tr("Sonetto 导出的对话"), "sonetto"),
-                           (self.tr("ChatGPT 已保存的记忆（文本）"), "chatgpt-memories")):
-            self.format_box.addItem(label, fmt)
+        self.format_box.addItem(self.tr("自动识别格式"), None)
+        for fmt in all_formats():  # the registered formats (history_import/formats.py)
+            self.format_box.addItem(_say(fmt.choice), fmt.name)
 
     def _howto(self, page: QWidget) -> QLabel:
         howto = QLabel(self.tr(
@@ -346,7 +347,7 @@ class HistoryImportDialog(QDialog):
             return False
         except Exception as exc:  # whatever went wrong is said in place; the dialog stays usable
             log.exception("history import: reading %s failed", name)
-            self._read_failed(self.tr("读不了 {0}：{1}").format(name, f"{type(exc).__name__}: {exc}"[:300]))
+            self._read_failed(self.tr("读不了 {0}：{1}").format(name, error_detail(exc)))
             return False
         finally:
             self._reading = None
@@ -363,7 +364,7 @@ class HistoryImportDialog(QDialog):
             log.exception("history import: planning %s failed", name)
             if shiboken6.isValid(self):
                 self.stack.setCurrentWidget(self.source_page)
-                self._read_failed(self.tr("读不了 {0}：{1}").format(name, f"{type(exc).__name__}: {exc}"[:300]))
+                self._read_failed(self.tr("读不了 {0}：{1}").format(name, error_detail(exc)))
             return False
         return True
 
@@ -531,7 +532,7 @@ class HistoryImportDialog(QDialog):
         except Exception as exc:  # said where the summary goes; the old plan stays
             log.exception("history import: planning failed")
             if shiboken6.isValid(self):
-                self.summary.setText(self.tr("没能算出要导入的内容：{0}").format(f"{type(exc).__name__}: {exc}"[:300]))
+                self.summary.setText(self.tr("没能算出要导入的内容：{0}").format(error_detail(exc)))
                 self.start_button.setEnabled(False)
             return None
         if not shiboken6.isValid(self) or choices != self._choices():
@@ -565,18 +566,14 @@ class HistoryImportDialog(QDialog):
                                      and self.actions.running is None)
 
     async def _dont_import(self, title: str) -> None:
-        from sonetto_desktop.aio import run_blocking
-
-        try:
-            await run_blocking(self.actions.imports.dont_import.add, title)
-        except (ValueError, OSError) as exc:
-            self.summary.setText(self.tr("没有保存：{0}").format(str(exc)))
+        saved = await call(self.actions.imports.dont_import.add, title)
+        if isinstance(saved, Failed):
+            if shiboken6.isValid(self):
+                self.summary.setText(self.tr("没有保存：{0}").format(saved.detail))
             return
         await self.refresh_plan()
 
     async def _allow(self, text: str) -> None:
-        from sonetto_desktop.aio import run_blocking
-
         dont = self.actions.imports.dont_import
 
         def remove() -> None:
@@ -584,7 +581,11 @@ class HistoryImportDialog(QDialog):
                 if entry.text == text:
                     dont.remove(entry.id)
 
-        await run_blocking(remove)
+        removed = await call(remove)
+        if isinstance(removed, Failed):
+            if shiboken6.isValid(self):
+                self.summary.setText(self.tr("没有保存：{0}").format(removed.detail))
+            return
         await self.refresh_plan()
 
     # ── saved memories ────────────────────────────────────────────────
@@ -737,7 +738,7 @@ class HistoryImportDialog(QDialog):
         try:
             created, updated, deleted = await self.actions.imports.counts(import_id)
         except Exception as exc:  # noqa: BLE001 - said in the dialog; nothing was undone
-            self._undo_failed(self.tr("无法撤销：{0}").format(str(exc) or type(exc).__name__))
+            self._undo_failed(self.tr("无法撤销：{0}").format(error_detail(exc)))
             return None
         if not shiboken6.isValid(self):
             return None
@@ -787,12 +788,12 @@ class HistoryImportDialog(QDialog):
                     try:
                         result = await self.actions.imports.redo(import_id, rest=True)
                     except Exception as again:  # noqa: BLE001 - said in the dialog
-                        self._undo_failed(self.tr("无法重做：{0}").format(str(again) or type(again).__name__))
+                        self._undo_failed(self.tr("无法重做：{0}").format(error_detail(again)))
             else:
                 self._undo_failed(self.tr("无法重做：撤销之后这些记忆都被改过了"))
         except Exception as exc:  # noqa: BLE001 - said in the dialog; nothing was redone
             result = None
-            self._undo_failed(self.tr("无法重做：{0}").format(str(exc) or type(exc).__name__))
+            self._undo_failed(self.tr("无法重做：{0}").format(error_detail(exc)))
         if not shiboken6.isValid(self):
             return result
         if result is None:
@@ -818,7 +819,7 @@ class HistoryImportDialog(QDialog):
                 self.stack.setCurrentWidget(self.progress)
                 self.progress.show_undone("", withdrawn=len(exc.withdrawn))
                 return exc
-            self._undo_failed(self.tr("无法撤销：{0}").format(str(exc) or type(exc).__name__))
+            self._undo_failed(self.tr("无法撤销：{0}").format(error_detail(exc)))
             return None
         except UndoConflict as exc:
             if not shiboken6.isValid(self):
@@ -830,7 +831,7 @@ class HistoryImportDialog(QDialog):
                 return None
             result = await self._undo(import_id, rest=True)
         except Exception as exc:  # noqa: BLE001 - said in the dialog; nothing was undone
-            self._undo_failed(self.tr("无法撤销：{0}").format(str(exc) or type(exc).__name__))
+            self._undo_failed(self.tr("无法撤销：{0}").format(error_detail(exc)))
             return None
         if result is not None and shiboken6.isValid(self):
             self._show_last(None)
@@ -860,5 +861,5 @@ class HistoryImportDialog(QDialog):
         except UndoConflict as exc:  # everything left was changed meanwhile
             self._all_changed(exc)
         except Exception as exc:  # noqa: BLE001 - said in the dialog; nothing was undone
-            self._undo_failed(self.tr("无法撤销：{0}").format(str(exc) or type(exc).__name__))
+            self._undo_failed(self.tr("无法撤销：{0}").format(error_detail(exc)))
         return None

@@ -15,6 +15,7 @@ import shiboken6
 from PySide6.QtCore import Qt
 from PySide6.QtWidgets import (QDialog, QHBoxLayout, QLabel, QListWidget, QListWidgetItem, QPushButton, QVBoxLayout, QWidget)
 
+from sonetto_desktop.presentation.errors import error_detail
 from sonetto_desktop.memory.undo import UndoConflict
 
 from ..widgets.dialogs import Question, execute_dialog
@@ -85,7 +86,7 @@ class ConversationUndoDialog(QDialog):
             rows = await self._imports.conversations(self.import_id)
         except Exception as exc:
             log.exception("listing the conversations of %s failed", self.import_id)
-            rows, error = [], f"{type(exc).__name__}: {exc}"[:200]
+            rows, error = [], error_detail(exc)
         else:
             error = ""
         if not shiboken6.isValid(self):
@@ -131,7 +132,7 @@ class ConversationUndoDialog(QDialog):
             result = await self._imports.undo_conversation(self.import_id, cid, rest=True)
         except Exception as exc:  # noqa: BLE001 - said in place; nothing was undone
             if shiboken6.isValid(self):
-                self.note.setText(self.tr("无法撤销：{0}").format(str(exc) or type(exc).__name__))
+                self.note.setText(self.tr("无法撤销：{0}").format(error_detail(exc)))
             return None
         if not shiboken6.isValid(self):
             return result
@@ -156,7 +157,7 @@ class ConversationUndoDialog(QDialog):
             result = await self._imports.take_back(turn_id)
         except Exception as exc:  # noqa: BLE001 - said in place
             if shiboken6.isValid(self):
-                self.note.setText(self.tr("无法撤回：{0}").format(str(exc) or type(exc).__name__))
+                self.note.setText(self.tr("无法撤回：{0}").format(error_detail(exc)))
                 self.take_back_button.setEnabled(True)
             return None
         if not shiboken6.isValid(self):

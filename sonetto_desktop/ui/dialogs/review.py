@@ -25,7 +25,9 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
+from sonetto_desktop.memory import kinds
 from sonetto_desktop.memory.review import Proposal
+from sonetto_desktop import ops
 
 from ..widgets.dialogs import execute_dialog
 from ..widgets.tasks import task_scope
@@ -34,23 +36,28 @@ _ROLE = Qt.ItemDataRole.UserRole
 
 
 def proposal_summary(proposal: Proposal) -> str:
-    """One line saying what the proposal would do, in the UI's language ("新记住：…", "Remember: …")."""
-    if proposal.kind == "create":
+    """One line saying what the proposal would do, in the UI's language ("新记住：…", "Remember: …"):
+    worded by how its plan's kind counts (``kinds.group``); a kind of its own says the tool's name."""
+    group = kinds.group(proposal.kind)
+    if group == kinds.ADDED:
         return QCoreApplication.translate("ReviewDialog", "新记住：{0}").format(proposal.description)
-    if proposal.kind == "update":
+    if group == kinds.UPDATED:
         if proposal.description:
             return QCoreApplication.translate("ReviewDialog", "改为：{0}").format(proposal.description)
         return QCoreApplication.translate("ReviewDialog", "移到「{0}」").format(proposal.theme)
-    if proposal.kind == "delete":
+    if group == kinds.DELETED:
         return QCoreApplication.translate("ReviewDialog", "删除：{0}").format(
-            proposal.before[0] if proposal.before else proposal.memory_ids[0])
-    return QCoreApplication.translate("ReviewDialog", "合并为：{0}").format(proposal.description)
+            proposal.before[0] if proposal.before else " ".join(proposal.memory_ids))
+    if group == kinds.MERGED:
+        return QCoreApplication.translate("ReviewDialog", "合并为：{0}").format(proposal.description)
+    return QCoreApplication.translate("ReviewDialog", "其他变化（{0}）：{1}").format(
+        proposal.tool or proposal.kind, proposal.description or proposal.theme or " ".join(proposal.memory_ids))
 
 
 def proposal_text(proposal: Proposal) -> str:
     """The row: what would change, why, and the user's words that prompted it."""
     lines = [proposal_summary(proposal)]
-    if proposal.kind in ("update", "merge") and proposal.before:
+    if proposal.before and kinds.group(proposal.kind) != kinds.DELETED:  # a deletion's summary names it
         lines.append(QCoreApplication.translate("ReviewDialog", "原来：") + " / ".join(proposal.before))
     if proposal.reason:
         lines.append(QCoreApplication.translate("ReviewDialog", "理由：") + proposal.reason)
@@ -134,7 +141,7 @@ class ReviewDialog(QDialog):
 
     async def load(self) -> None:
         inbox = self._inbox
-        proposals = (await self._service.run(inbox.pending, on_error=self._say) if inbox is not None else []) or []
+        proposals = (await self._service.run(ops.Call.of(inbox.pending), on_error=self._say) if inbox is not None else []) or []
         if not shiboken6.isValid(self):
             return
         current = self.list.currentRow()
@@ -155,8 +162,7 @@ class ReviewDialog(QDialog):
         has_current = self.list.currentItem() is not None
         for button in (self.approve_button, self.edit_button, self.reject_button):
             button.setEnabled(has_current)
-        self.edit_button.setEnabled(has_current and self._current() is not None
-                                    and self._current().kind in ("create", "update", "merge"))
+        self.edit_button.setEnabled(has_current and self._current() is not None and self._current().rewordable)
         for button in (self.approve_all_button, self.reject_all_button):
             button.setEnabled(bool(self._proposals))
 
@@ -174,7 +180,7 @@ class ReviewDialog(QDialog):
 
     async def _run(self, action: Any, done: str) -> None:
         failed: list[str] = []  # said in the dialog, worded by the runner; the proposal stays
-        await self._service.run(action, on_error=failed.append)
+        await self._service.run(ops.Call(action, writes=True), on_error=failed.append)
         self._say(failed[0] if failed else done)
         if shiboken6.isValid(self):
             await self.load()

@@ -18,7 +18,8 @@ from PySide6.QtCore import QSettings
 from PySide6.QtWidgets import QApplication
 
 from sonetto_desktop.config.settings import Settings
-from ...aio import run_blocking
+from ... import ops
+from ..memory_service import run_op
 from ..widgets.owner import Owner
 
 THRESHOLD = 5000
@@ -47,7 +48,10 @@ class SqliteOffer:
         settings = self._services.settings
         if settings.store_backend != "yaml" or self._services.store is None:
             return False
-        count = await run_blocking(self._services.memory.count)
+        counted = await run_op(ops.Count(), self._services)
+        if not counted.ok:  # (logged) a store that cannot be counted now is asked again next start
+            return False
+        count = counted.value
         if count <= self._threshold or not self._due(count) or self._toasts is None:  # (None: the window went)
             return False
         self._state.setValue(_KEY.format("offered_at"), time.time())
@@ -70,10 +74,9 @@ class SqliteOffer:
 
     async def _switch(self) -> None:
         new = replace(self._services.settings, store_backend="sqlite")
-        try:
-            await run_blocking(self._save, new)
-        except OSError as exc:
-            text = QApplication.translate("SqliteOffer", "无法保存设置：{0}").format(exc)
+        saved = await run_op(ops.Call.of(self._save, new))
+        if isinstance(saved, ops.Failed):
+            text = QApplication.translate("SqliteOffer", "无法保存设置：{0}").format(saved.detail)
             if self._toasts is not None:
                 self._toasts.show_toast(text, key="sqlite-offer-failed", kind="error")
             return

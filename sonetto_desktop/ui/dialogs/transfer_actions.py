@@ -17,7 +17,7 @@ import shiboken6
 from PySide6.QtCore import QObject, Qt, Signal
 from PySide6.QtWidgets import QFileDialog, QWidget
 
-from sonetto_desktop.aio import run_blocking
+from sonetto_desktop import ops
 from sonetto_desktop.memory.reasons import reason_text
 from sonetto_desktop.memory.transfer import ImportFormatError, format_for, read_import
 
@@ -77,7 +77,7 @@ class TransferActions(QObject):
         except ImportFormatError as exc:
             self.message.emit(self.tr("无法导出：{0}").format(str(exc)), "error")
             return None
-        count = await self._service.export_to(path, fmt)  # a failure is reported by the service
+        count = await self._service.run(ops.ExportTo(path, fmt))  # a failure is reported by the service
         if count is not None:
             self.message.emit(self.tr("已导出 {0} 条记忆到 {1}").format(count, path.name), "info")
         return count
@@ -101,12 +101,12 @@ class TransferActions(QObject):
 
     async def import_from(self, path: Path) -> tuple[list[str], list[str]] | None:
         """Read ``path`` (in a worker), preview what it changes, and import only if the person says so."""
-        try:
-            items = await run_blocking(read_import, path)
-        except (ImportFormatError, OSError) as exc:
-            self.message.emit(self.tr("无法导入 {0}：{1}").format(path.name, str(exc)), "error")
+        read = await self._service.outcome(ops.Call.of(read_import, path))
+        if isinstance(read, ops.Failed):  # a file that is not an export, or cannot be read: said, nothing changed
+            self.message.emit(self.tr("无法导入 {0}：{1}").format(path.name, read.detail), "error")
             return None
-        preview = await self._service.preview_import(items)
+        items = read.value
+        preview = await self._service.run(ops.PreviewImport(items))
         if preview is None or not shiboken6.isValid(self._parent):
             return None
         dialog = ImportPreviewDialog(preview, path.name, self._parent)
@@ -115,7 +115,7 @@ class TransferActions(QObject):
         self.active_dialog = dialog
         if await execute_dialog(dialog) != ImportPreviewDialog.DialogCode.Accepted:
             return None
-        result = await self._service.import_items(items, reason=reason_text("import.file", path.name))
+        result = await self._service.submit(ops.ImportItems(items, reason_text("import.file", path.name)))
         if result is not None:
             added, skipped = result
             self.message.emit(self.tr("已导入 {0} 条记忆，跳过 {1} 条重复的").format(len(added), len(skipped)), "info")

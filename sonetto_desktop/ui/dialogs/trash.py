@@ -28,7 +28,9 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
+from sonetto_desktop import ops
 from sonetto_desktop.memory.events import MemoryChange
+from sonetto_desktop.memory import kinds
 from sonetto_desktop.memory.reasons import parse_reason
 from sonetto_desktop.presentation.reasons import render_reason
 
@@ -39,8 +41,6 @@ from ..memory_service import MemoryService
 from ..qt_bridge import disconnect_quietly
 from sonetto_desktop.presentation.relative_time import relative_time
 from ..widgets.tasks import task_scope
-
-_TRASH_KINDS = frozenset({"delete", "merge", "restore", "purge"})
 
 
 class TrashDialog(QDialog):
@@ -98,12 +98,12 @@ class TrashDialog(QDialog):
         self._update_buttons()
 
     async def load(self) -> None:
-        rows = await self._service.list_trash()
+        rows = await self._service.run(ops.Trash())
         if not shiboken6.isValid(self):
             return
         rows = rows or []
         kept_ids = {row["merged_into"] for row in rows if row.get("merged_into")}
-        kept = (await self._service.fetch(kept_ids) or {}) if kept_ids else {}
+        kept = (await self._service.run(ops.Fetch(ops.ids(kept_ids))) or {}) if kept_ids else {}
         if not shiboken6.isValid(self):
             return
         had_focus = QApplication.focusWidget() if focus_within(self) else None
@@ -151,13 +151,13 @@ class TrashDialog(QDialog):
             item.setSelected(item.data(Qt.ItemDataRole.UserRole) in ids)
 
     def restore_selected(self) -> list["asyncio.Task[Any]"]:
-        return [self._service.restore(memory_id) for memory_id in self.selected_ids()]
+        return [self._service.submit(ops.RestoreMemory(memory_id)) for memory_id in self.selected_ids()]
 
     def purge_selected(self) -> list["asyncio.Task[Any]"]:
-        return [self._service.purge(memory_id) for memory_id in self.selected_ids()]
+        return [self._service.submit(ops.PurgeTrash(memory_id)) for memory_id in self.selected_ids()]
 
     def empty_trash(self) -> "asyncio.Task[Any]":
-        return self._service.purge(None)
+        return self._service.submit(ops.PurgeTrash(None))
 
     def _on_empty_clicked(self) -> None:
         destructive_question(self, self.tr("清空回收站"), self.tr("永久删除回收站里的全部记忆？此操作无法撤销。"),
@@ -169,7 +169,7 @@ class TrashDialog(QDialog):
             return
         destructive_question(self, self.tr("永久删除"),
                              self.tr("永久删除选中的 {0} 条记忆？此操作无法撤销。").format(len(ids)),
-                             self.tr("永久删除"), lambda: [self._service.purge(mid) for mid in ids])
+                             self.tr("永久删除"), lambda: [self._service.submit(ops.PurgeTrash(mid)) for mid in ids])
 
     def _reason_text(self, row: dict[str, Any], kept: dict[str, Any]) -> str:
         """The row's reason; for a merged-away memory, the text of the memory it went into (never its id)."""
@@ -208,7 +208,7 @@ class TrashDialog(QDialog):
         self.empty_button.setEnabled(bool(self._rows))
 
     def _on_memory_changed(self, change: MemoryChange) -> None:
-        if change.kind in _TRASH_KINDS and shiboken6.isValid(self):
+        if kinds.kind(change.kind).trash and shiboken6.isValid(self):
             self._load_task = self._tasks.spawn(self.load())
 
     def done(self, result: int) -> None:

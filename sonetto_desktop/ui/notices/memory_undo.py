@@ -16,7 +16,9 @@ from typing import Any
 
 from PySide6.QtCore import QCoreApplication, QObject, Signal
 
+from sonetto_desktop.memory import kinds
 from sonetto_desktop.memory.changes import AGENT, USER, MemoryChange
+from sonetto_desktop import ops
 from sonetto_desktop.memory.reasons import reason_text
 from sonetto_desktop.memory.undo import new_undo_turn
 from sonetto_desktop.presentation.turn_summary import quiet
@@ -27,25 +29,31 @@ PREVIEW_CHARS = 16
 
 def _verb(change: MemoryChange) -> str:
     kind = change.kind
-    if kind == "add":
+    if kind == kinds.ADD:
         return QCoreApplication.translate("MemoryUndo", "新建")
-    if kind == "update":
+    if kind == kinds.UPDATE:
         return QCoreApplication.translate("MemoryUndo", "修改")
-    if kind == "delete":
+    if kind == kinds.DELETE:
         return QCoreApplication.translate("MemoryUndo", "删除")
-    if kind == "merge":
+    if kind == kinds.MERGE:
         return QCoreApplication.translate("MemoryUndo", "合并")
-    if kind == "restore":
+    if kind == kinds.RESTORE:
         return QCoreApplication.translate("MemoryUndo", "恢复")
-    if kind == "revert":
+    if kind == kinds.REVERT:
         return QCoreApplication.translate("MemoryUndo", "还原")
-    if kind == "lock" and change.extra.get("locked") is False:
+    if kind == kinds.LOCK and change.extra.get("locked") is False:
         return QCoreApplication.translate("MemoryUndo", "解锁")
-    if kind == "lock":
+    if kind == kinds.LOCK:
         return QCoreApplication.translate("MemoryUndo", "锁定")
-    if kind == "import":
+    if kind == kinds.IMPORT:
         return QCoreApplication.translate("MemoryUndo", "导入")
     return ""
+
+
+def _an_action(change: MemoryChange) -> bool:
+    """Someone's change of memories (not a use counted, the trash emptied or a re-read of everything)."""
+    kind = kinds.kind(change.kind)
+    return kind.changes and kind.names_memories
 
 
 @dataclass
@@ -101,7 +109,7 @@ class MemoryUndo(QObject):
     def _on_change(self, change: MemoryChange) -> None:
         turn = change.turn_id or ""
         if (not turn or turn in self._own or quiet(change) or not change.local
-                or change.kind in ("hit", "purge", "reload") or change.actor not in (USER, AGENT)):
+                or not _an_action(change) or change.actor not in (USER, AGENT)):
             return
         if self._done and self._done[-1].turn_id == turn:  # more of the same action
             self._counts[turn] = self._counts.get(turn, 1) + 1
@@ -136,7 +144,6 @@ class MemoryUndo(QObject):
         return self.busy is not None and not self.busy.done()
 
     async def _run(self, entry: UndoEntry, *, redo: bool) -> None:
-        memory = self._service.memory
         reason = reason_text("redo.menu" if redo else "undo.menu")
         toasts = self._toasts()
         key = "menu-undo"
@@ -147,8 +154,7 @@ class MemoryUndo(QObject):
 
         turn = new_undo_turn(entry.turn_id)
         self._own.add(turn.turn_id)  # known before its changes arrive: they are not a new action
-        acting = memory.as_actor(memory.actor, turn)
-        result = await self._service.run(lambda: acting.undo_turn(entry.turn_id, reason=reason), on_error=said)
+        result = await self._service.run(ops.UndoTurn(entry.turn_id, reason, as_turn=turn), on_error=said)
         if result is None:
             return  # refused or failed: said; the action is no longer offered
         (self._done if redo else self._undone).append(UndoEntry(result.turn_id, entry.label))

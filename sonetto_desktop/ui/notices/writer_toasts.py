@@ -19,6 +19,7 @@ from typing import Any, Callable
 from PySide6.QtCore import QCoreApplication, QObject
 
 from sonetto_desktop.memory.changes import MemoryChange
+from sonetto_desktop import ops
 from sonetto_desktop.memory.reasons import reason_text
 from sonetto_desktop.presentation.others import SourceTally, from_elsewhere
 from sonetto_desktop.presentation.toasts import ToastSpec, toast_for
@@ -106,7 +107,6 @@ class WriterToasts(QObject):
 
     async def _unlock(self, memory_id: str, key: str) -> None:
         overlay = self._overlay
-        memory = self._service.memory
         reason = reason_text("unlock.toast")
         failed: list[str] = []
 
@@ -114,7 +114,7 @@ class WriterToasts(QObject):
             failed.append(text)
             overlay.show_toast(text, key=key, kind="error")
 
-        await self._service.run(lambda: memory.set_locked(memory_id, False, reason=reason), on_error=said)
+        await self._service.run(ops.SetLocked(memory_id, False, reason, own_action=False), on_error=said)
         if not failed:  # unlocked now (or already): the writer may change it from its next turn
             overlay.show_toast(QCoreApplication.translate("WriterToasts", "已解锁：Sonetto 之后可以更新这条记忆了"),
                                key=key, kind="success")
@@ -166,9 +166,8 @@ class WriterToasts(QObject):
     async def _undo(self, turn_id: str) -> None:
         key = f"undo:{turn_id}"
         overlay = self._overlay
-        memory = self._service.memory
         reason = reason_text("undo.toast")
-        result = await self._service.run(lambda: memory.undo_turn(turn_id, reason=reason),
+        result = await self._service.run(ops.UndoTurn(turn_id, reason),
                                          on_error=lambda text: overlay.show_toast(text, key=key, kind="error"))
         if result is not None:
             changes = len(result.changes)

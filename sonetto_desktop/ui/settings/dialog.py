@@ -34,7 +34,9 @@ from PySide6.QtWidgets import (
 
 from sonetto_desktop.agent.recall_setup import INSTALLED
 from sonetto_desktop.config.settings import USER_NAME_MAX, Settings
+from sonetto_desktop.memory.stores.backends import file_backends
 
+from ..i18n import ui_language
 from ..widgets.discard_guard import guard_reject
 from ..widgets.deferred import alive
 from ..widgets.icons import icon
@@ -44,7 +46,8 @@ from .recall_page import RecallPage
 from .fields import env_variable, lock_to_env, retention_spin, scrolling, with_secret_toggle
 from ..widgets.tasks import task_scope
 from ..widgets.file_dialogs import translated
-from ...aio import run_blocking
+from ..memory_service import call
+from ...ops import Failed
 
 
 class SettingsDialog(QDialog):
@@ -145,8 +148,9 @@ class SettingsDialog(QDialog):
         self.recall_timeout.setRange(0.5, 600.0)
         self.recall_timeout.setSuffix(self.tr(" 秒"))
         self.store_backend = QComboBox(page)
-        self.store_backend.addItem(self.tr("YAML 文件（可直接阅读）"), "yaml")
-        self.store_backend.addItem(self.tr("SQLite 数据库（记忆很多时更快）"), "sqlite")
+        for backend in file_backends():  # the registered file backends (memory/stores/backends.py)
+            zh, en = backend.choice or (backend.label, backend.label)
+            self.store_backend.addItem(en if ui_language() == "en" else zh, backend.name)
         PostgresPage.add_backend_choice(self.store_backend)
         self.backend_hint = QLabel(self.tr("切换后会把现有记忆（含历史和回收站）完整迁移过去，旧文件保留。"), page)
         self.backend_hint.setObjectName("HintLabel")
@@ -258,15 +262,13 @@ class SettingsDialog(QDialog):
             self.error_label.setText("\n".join(p.en if use_en else p.zh for p in problems))
             return False
         self.buttons.setEnabled(False)
-        try:
-            await run_blocking(settings.save, self._save_path)
-        except OSError as exc:
+        saved = await call(settings.save, self._save_path)
+        if alive(self):  # the dialog may have been closed and deleted meanwhile
+            self.buttons.setEnabled(True)
+        if isinstance(saved, Failed):
             if alive(self):
-                self.error_label.setText(self.tr("无法保存设置：") + str(exc))
+                self.error_label.setText(self.tr("无法保存设置：") + saved.detail)
             return False
-        finally:
-            if alive(self):  # the dialog may have been closed and deleted meanwhile
-                self.buttons.setEnabled(True)
         if not alive(self):
             return True
         self.settings_saved.emit(settings)

@@ -32,7 +32,8 @@ from sonetto_desktop.mcp_server.access import allowed_clients, client_label
 from sonetto_desktop.mcp_server.app_tokens import AppTokensUnreadable, app_tokens, new_app_token, revoke_app_token
 from sonetto_desktop.mcp_server.snippets import http_snippet, launch_command, launch_env, stdio_snippet
 from ..widgets.tasks import task_scope
-from ...aio import run_blocking
+from ..memory_service import call
+from ...ops import Failed
 
 
 def _token_command_clients() -> tuple[dict[str | None, str], str, tuple[str, list[str]], list[str]]:
@@ -179,7 +180,11 @@ class McpPage(QWidget):
     async def refresh_token(self) -> None:
         """Read the tokens (the shared one made on first use), where ``sonetto`` is and which apps
         have connected."""
-        tokens, problem, self._command, seen = await run_blocking(_token_command_clients)
+        read = await call(_token_command_clients)
+        if isinstance(read, Failed):
+            self._say_failed(read)
+            return
+        tokens, problem, self._command, seen = read.value
         self._set_tokens(tokens, self.token_owner.currentData())
         self._show_tokens_problem(problem)
         self.seen.setText(self.tr("连接过的应用：%1").replace("%1", ", ".join(seen)) if seen else
@@ -210,10 +215,12 @@ class McpPage(QWidget):
         """A new token for the one shown (the shared one, or the selected app's)."""
         owner = self.token_owner.currentData()
         self.new_token_button.setEnabled(False)
-        try:
-            token = await run_blocking(new_mcp_token if owner is None else lambda: new_app_token(owner))
-        finally:
-            self.new_token_button.setEnabled(True)
+        made = await (call(new_mcp_token) if owner is None else call(new_app_token, owner))
+        self.new_token_button.setEnabled(True)
+        if isinstance(made, Failed):
+            self._say_failed(made)
+            return
+        token = made.value
         self._set_tokens({**self._tokens, owner: token}, owner)
 
     async def add_app_token(self, name: str) -> None:
@@ -222,10 +229,19 @@ class McpPage(QWidget):
         if not name.strip():
             return
         app = client_label(name)
-        token = await run_blocking(new_app_token, app)
+        made = await call(new_app_token, app)
+        if isinstance(made, Failed):
+            self._say_failed(made)
+            return
+        token = made.value
         self.app_name.clear()
         self._set_tokens({**self._tokens, app: token}, app)
         self._show_tokens_problem("")
+
+    def _say_failed(self, failed: Failed) -> None:
+        """A token that could not be read, made or revoked (the keyring or the file): said under the tokens."""
+        self.tokens_problem.setText(failed.message)
+        self.tokens_problem.setVisible(True)
 
     def _show_tokens_problem(self, problem: str) -> None:
         """Say that the apps' tokens cannot be read, what that means and how to repair it ("": all is well)."""
@@ -238,7 +254,10 @@ class McpPage(QWidget):
         owner = self.token_owner.currentData()
         if owner is None:
             return
-        await run_blocking(revoke_app_token, owner)
+        revoked = await call(revoke_app_token, owner)
+        if isinstance(revoked, Failed):
+            self._say_failed(revoked)
+            return
         self._set_tokens({k: v for k, v in self._tokens.items() if k != owner}, None)
 
     def _update_enabled(self) -> None:

@@ -26,7 +26,8 @@ from sonetto_desktop.memory.stores.postgres.location import default_device_name,
 from ..widgets.deferred import alive
 from ..widgets.owner import Owner
 from ..widgets.tasks import task_scope
-from ...aio import run_blocking
+from ..memory_service import call
+from ...ops import Failed
 
 
 class PostgresPage(QWidget):
@@ -131,13 +132,14 @@ class PostgresPage(QWidget):
         settings = self._dialog.current_settings()
         self.test_button.setEnabled(False)
         self.result.setText(self.tr("正在连接…"))
-        try:
-            check = await run_blocking(check_connection, settings)
-        finally:
-            if alive(self):  # the page may have been closed and deleted meanwhile
-                self.test_button.setEnabled(True)
-        if not alive(self):
+        checked = await call(check_connection, settings)
+        if not alive(self):  # the page may have been closed and deleted meanwhile
             return
+        self.test_button.setEnabled(True)
+        if isinstance(checked, Failed):
+            self.result.setText("✗ " + checked.message)
+            return
+        check = checked.value
         self.last_check = check
         self.result.setText(("✓ " if check.ok else "✗ ") + (check.en if settings.language == "en" else check.zh))
         self.connection_checked.emit(check)

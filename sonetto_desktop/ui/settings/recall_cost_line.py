@@ -2,7 +2,7 @@
 endpoint, how much of it a prefix cache serves, and the money where a price is known
 (``memory.retrieval.recall_cost``, worded by ``presentation.recall_cost``).
 
-The store's memories are counted with the endpoint's tokenizer family in a worker (``run_blocking``),
+The store's memories are counted with the endpoint's tokenizer family in a worker (``memory_service.call``),
 once per family while the dialog is open; a budget or endpoint change only redoes the arithmetic."""
 
 from __future__ import annotations
@@ -22,7 +22,8 @@ from sonetto_desktop.presentation.recall_cost import cost_text
 from ..widgets.deferred import alive
 from ..widgets.owner import Owner
 from ..widgets.tasks import task_scope
-from ...aio import run_blocking
+from ..memory_service import call
+from ...ops import Failed
 
 log = logging.getLogger(__name__)
 
@@ -98,16 +99,12 @@ class RecallCostLine(QLabel):
         self.cost_shown.emit(cost)
 
     async def _count(self, family: Family) -> None:
-        try:
-            result = await run_blocking(_count, self._bank, family)
-        except Exception as exc:  # a store that cannot be read now: say so, the page still works
-            log.warning("recall cost: counting the memories failed", exc_info=True)
-            if alive(self):
-                self._counting.discard(family.key)
-                self.setText(self.tr("现在统计不了记忆的 token：%1").replace("%1", str(exc) or type(exc).__name__))
-            return
+        counted = await call(_count, self._bank, family)
         if not alive(self):
             return
         self._counting.discard(family.key)
-        self._counts[family.key] = result
+        if isinstance(counted, Failed):  # a store that cannot be read now: say so, the page still works
+            self.setText(self.tr("现在统计不了记忆的 token：%1").replace("%1", counted.detail))
+            return
+        self._counts[family.key] = counted.value
         self.refresh()

@@ -38,7 +38,8 @@ from sonetto_desktop.memory.retrieval.embeddings import MAX_DIMENSIONS, PRESETS
 from ..widgets.deferred import alive
 from ..widgets.owner import Owner
 from .fields import with_secret_toggle
-from ...aio import run_blocking
+from ..memory_service import call
+from ...ops import Failed
 
 
 def _test_embeddings(settings: Settings, builtin: Any) -> Any:
@@ -297,13 +298,14 @@ class RecallPage(QWidget):
             return
         self.list_local_button.setEnabled(False)
         self.local_result.setText(self.tr("正在询问 %1…").replace("%1", url))
-        try:
-            found = await run_blocking(_local_models, url, settings.api_key)
-        finally:
-            if alive(self):
-                self.list_local_button.setEnabled(True)
+        asked = await call(_local_models, url, settings.api_key)
         if not alive(self):
             return
+        self.list_local_button.setEnabled(True)
+        if isinstance(asked, Failed):
+            self.local_result.setText("✗ " + asked.message)
+            return
+        found = asked.value
         self.last_local = found
         self.local_models.clear()
         server = {"ollama": "Ollama", "lm-studio": "LM Studio"}.get(found.server, "")
@@ -373,13 +375,14 @@ class RecallPage(QWidget):
             return
         self.test_button.setEnabled(False)
         self.test_result.setText(self.tr("正在加载内置模型…") if plan.runs == "builtin" else self.tr("正在连接…"))
-        try:
-            result = await run_blocking(_test_embeddings, settings, self.builtin)
-        finally:
-            if alive(self):  # the page may have been closed and deleted meanwhile
-                self.test_button.setEnabled(True)
-        if not alive(self):
+        tested = await call(_test_embeddings, settings, self.builtin)
+        if not alive(self):  # the page may have been closed and deleted meanwhile
             return
+        self.test_button.setEnabled(True)
+        if isinstance(tested, Failed):
+            self.test_result.setText("✗ " + tested.message)
+            return
+        result = tested.value
         self.last_test = result
         self.test_result.setText(("✓ " if result.ok else "✗ ") + (result.en if english else result.zh))
         self.embeddings_tested.emit(result)

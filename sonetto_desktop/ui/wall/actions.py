@@ -17,6 +17,7 @@ from PySide6.QtGui import QColor, QGuiApplication
 from PySide6.QtWidgets import QColorDialog, QDialog, QInputDialog, QLineEdit, QMenu, QWidget
 
 from sonetto_desktop.memory.reasons import reason_text
+from sonetto_desktop import ops
 
 from ..widgets.deferred import alive
 from ..widgets.owner import Owner
@@ -96,7 +97,7 @@ class WallActions(QObject):
 
     def _after_add(self, description: str, theme: str, reason: str) -> "asyncio.Task[Any]":
         # the write starts now (shutdown drains it); the follow-up waits for it
-        return self._keep(self._add(self._service.add(description, theme, reason), description, theme, reason))
+        return self._keep(self._add(self._service.submit(ops.AddMemory(description, theme, reason)), description, theme, reason))
 
     async def _add(self, write: "asyncio.Task[str | None]", description: str, theme: str, reason: str) -> str | None:
         memory_id = await write
@@ -129,7 +130,7 @@ class WallActions(QObject):
         return self._open(dialog)
 
     def _after_edit(self, memory_id: str, description: str, theme: str, reason: str) -> "asyncio.Task[Any]":
-        write = self._service.edit(memory_id, description, theme, reason)
+        write = self._service.submit(ops.EditMemory(memory_id, description, theme, reason))
         return self._keep(self._edit(write, memory_id, description, theme, reason))
 
     async def _edit(self, write: "asyncio.Task[bool | None]", memory_id: str, description: str, theme: str,
@@ -164,7 +165,7 @@ class WallActions(QObject):
 
     def _after_merge(self, keep_id: str, gone_id: str, description: str, theme: str,
                      reason: str) -> "asyncio.Task[Any]":
-        write = self._service.merge(keep_id, gone_id, description, theme, reason)
+        write = self._service.submit(ops.MergeMemories(keep_id, gone_id, description, theme, reason))
         return self._keep(self._merge(write, keep_id, gone_id, description, theme, reason))
 
     async def _merge(self, write: "asyncio.Task[bool | None]", keep_id: str, gone_id: str, description: str,
@@ -191,7 +192,7 @@ class WallActions(QObject):
         if len(ids) > 1 and self.bulk is not None:
             return self.bulk.delete(ids)
         previews = {mid: (self._model.card(mid).description if self._model.card(mid) else "") for mid in ids}
-        writes = [self._service.delete(mid) for mid in ids]  # started now: done even if the wall goes first
+        writes = [self._service.submit(ops.DeleteMemory(mid)) for mid in ids]  # started now: done even if the wall goes first
         return self._keep(self._delete(ids, writes, previews))
 
     async def _delete(self, ids: list[str], writes: list[Any], previews: dict[str, str]) -> list[str]:
@@ -212,11 +213,11 @@ class WallActions(QObject):
         return deleted
 
     def undo_delete(self, ids: list[str]) -> list["asyncio.Task[Any]"]:
-        return [self._service.restore(mid) for mid in ids]
+        return [self._service.submit(ops.RestoreMemory(mid)) for mid in ids]
 
     def pin_cards(self, ids: list[str], pinned: bool) -> list["asyncio.Task[Any]"]:
         """Pin ``ids`` (first in their theme) or unpin them."""
-        return [self._service.set_field(mid, "pinned", pinned) for mid in dict.fromkeys(ids)]
+        return [self._service.submit(ops.SetField(mid, "pinned", pinned)) for mid in dict.fromkeys(ids)]
 
     def lock_cards(self, ids: list[str], locked: bool) -> "asyncio.Task[Any] | None":
         """Lock (or unlock) ``ids`` against Sonetto and other apps, as one undoable action."""
@@ -269,7 +270,7 @@ class WallActions(QObject):
         for memory_id in dict.fromkeys(ids):
             card = self._model.card(memory_id)
             if card is not None and card.theme != theme:
-                tasks.append(self._service.move_theme(memory_id, theme, reason))
+                tasks.append(self._service.submit(ops.MoveMemory(memory_id, theme, reason)))
         return tasks
 
     def ask_new_theme(self, ids: list[str]) -> QInputDialog:

@@ -26,7 +26,9 @@ from PySide6.QtCore import (
     Signal,
 )
 
+from sonetto_desktop import ops
 from sonetto_desktop.memory.events import MemoryChange
+from sonetto_desktop.memory import kinds
 from sonetto_desktop.memory.item import MemoryItem
 
 from sonetto_desktop.presentation.cards import Card, CardIndex
@@ -37,8 +39,6 @@ from sonetto_desktop.presentation.authors import author_tooltip, lock_tooltip
 
 MIME_IDS = "application/x-sonetto-memory-ids"
 FLASH_SECONDS = 1.6
-_FLASH_KINDS = frozenset({"add", "update", "merge", "revert", "restore", "import"})
-_ID_KINDS = frozenset({"add", "update", "delete", "merge", "hit", "revert", "restore", "import", "lock"})
 
 
 class CardRole(IntEnum):
@@ -330,7 +330,8 @@ class MemoryCardModel(QAbstractListModel):
         return self._schedule()
 
     def _on_memory_changed(self, change: MemoryChange) -> None:
-        if change.kind == "purge":
+        kind = kinds.kind(change.kind)
+        if not kind.memories:
             return  # the trash only
         idle = self._drain_task is None or self._drain_task.done()
         if idle and change.ids and all(mid in change.states for mid in change.ids):
@@ -338,12 +339,12 @@ class MemoryCardModel(QAbstractListModel):
             # (so a toast about it can reveal its card at once).
             cards = {mid: (Card.from_state(mid, st) if (st := change.states[mid]) is not None else None)
                      for mid in change.ids}
-            self.apply_cards(cards, flash=change.ids if change.kind in _FLASH_KINDS else ())
+            self.apply_cards(cards, flash=change.ids if kind.content else ())
             return
-        if change.kind not in _ID_KINDS or not change.ids:
+        if not kind.names_memories or not change.ids:
             self._reload_needed = True
         for memory_id in change.ids:
-            self._dirty[memory_id] = self._dirty.get(memory_id, False) or change.kind in _FLASH_KINDS
+            self._dirty[memory_id] = self._dirty.get(memory_id, False) or kind.content
         self._schedule()
 
     def _schedule(self) -> "asyncio.Task[None]":
@@ -358,7 +359,7 @@ class MemoryCardModel(QAbstractListModel):
             if self._reload_needed:
                 self._reload_needed = False
                 self._dirty.clear()
-                cards = await self._service.snapshot_cards()
+                cards = await self._service.run(ops.Cards())
                 if not alive(self):  # the wall went away during the read
                     return
                 self.read_once = True
@@ -368,7 +369,7 @@ class MemoryCardModel(QAbstractListModel):
                     self.set_cards(cards)
                 continue
             batch, self._dirty = self._dirty, {}
-            fetched = await self._service.fetch(batch)
+            fetched = await self._service.run(ops.Fetch(ops.ids(batch)))
             if not alive(self):
                 return
             if fetched is not None:

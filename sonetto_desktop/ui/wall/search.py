@@ -10,8 +10,8 @@ from typing import TYPE_CHECKING, Iterable
 from PySide6.QtCore import QEvent, QObject, Qt, QTimer
 from PySide6.QtGui import QKeyEvent
 
-from sonetto_desktop.aio import run_blocking
 
+from ..memory_service import call
 from ..widgets.deferred import alive
 from ..widgets.owner import Owner
 from .search_text import SearchQuery, collapse, missing_pinyin, warm_pinyin
@@ -92,8 +92,8 @@ class WallSearch(QObject):
                 texts = self._texts()
                 if not texts:
                     break
-                await run_blocking(warm_pinyin, texts)
-                if not alive(self):
+                warmed = await call(warm_pinyin, texts)
+                if not warmed.ok or not alive(self):  # (a failure is logged: search works without pinyin)
                     return
         finally:
             self._preparing = False

@@ -17,6 +17,7 @@ import shiboken6
 from PySide6.QtCore import QCoreApplication, QObject
 from PySide6.QtWidgets import QInputDialog, QMessageBox
 
+from sonetto_desktop import ops
 from sonetto_desktop.memory.changes import AGENT
 
 from ..widgets.deferred import alive
@@ -68,19 +69,19 @@ class WallBulk(QObject):
         theme = (theme or "").strip()
         if not theme or not ids:
             return None
-        write = self._wall.service.move_many(ids, theme, reason)
+        write = self._wall.service.submit(ops.MoveMany(ops.ids(ids), theme, reason))
         return self._keep(self._report(write, QCoreApplication.translate("WallBulk", "已把 {0} 条移到「{1}」"), theme))
 
     def delete(self, ids: list[str]) -> "asyncio.Task[Any] | None":
         if not ids:
             return None
-        write = self._wall.service.delete_many(ids)
+        write = self._wall.service.submit(ops.DeleteMany(ops.ids(ids)))
         return self._keep(self._report(write, QCoreApplication.translate("WallBulk", "已删除 {0} 条记忆")))
 
     def lock(self, ids: list[str], locked: bool) -> "asyncio.Task[Any] | None":
         if not ids:
             return None
-        write = self._wall.service.lock_many(ids, locked)
+        write = self._wall.service.submit(ops.LockMany(ops.ids(ids), locked))
         text = (QCoreApplication.translate("WallBulk", "已锁定 {0} 条：Sonetto 和其他应用不能再改动它们") if locked
                 else QCoreApplication.translate("WallBulk", "已解锁 {0} 条"))
         return self._keep(self._report(write, text))
@@ -103,7 +104,7 @@ class WallBulk(QObject):
         return self._wall.actions._open(box)
 
     def forget_today(self) -> "asyncio.Task[Any]":
-        write = self._wall.service.forget_written_by(AGENT, start_of_today())
+        write = self._wall.service.submit(ops.ForgetWrittenBy(start_of_today(), AGENT))
         return self._keep(self._report(write, QCoreApplication.translate("WallBulk", "已删除 Sonetto 今天写的 {0} 条记忆"),
                                        empty=QCoreApplication.translate("WallBulk", "Sonetto 今天还没有写下新的记忆。")))
 
@@ -132,7 +133,7 @@ class WallBulk(QObject):
                 wall.state.set_collapsed(new, True)
             if old in wall.theme_colors.custom:
                 wall.set_theme_color(new, wall.theme_colors.custom[old])
-        write = self._wall.service.rename_theme(old, new)
+        write = self._wall.service.submit(ops.RenameTheme(old, new))
         text = (QCoreApplication.translate("WallBulk", "已把「{1}」并入「{2}」（{0} 条）") if confirmed
                 else QCoreApplication.translate("WallBulk", "已把「{1}」改名为「{2}」（{0} 条）"))
         return self._keep(self._report(write, text, old, new))
@@ -176,7 +177,7 @@ class WallBulk(QObject):
         return self._keep(self._undo(turn_id))
 
     async def _undo(self, turn_id: str) -> Any:
-        result = await self._wall.service.undo_turn(turn_id)
+        result = await self._wall.service.submit(ops.UndoTurn(turn_id))
         if result is not None and shiboken6.isValid(self) and alive(self._wall.toasts):
             self._wall.toasts.show_toast(
                 QCoreApplication.translate("WallBulk", "已撤销（{0} 条记忆）").format(len(result.changes)),

@@ -162,7 +162,7 @@ class PgConnection:
 
         return ConnectionPool(self.location.url, kwargs={"autocommit": True, **self.location.connect_kwargs()},
                               min_size=1, max_size=self._pool_size, open=False,
-                              check=ConnectionPool.check_connection, name=f"sonetto-{self.location.schema}",
+                              name=f"sonetto-{self.location.schema}",
                               timeout=POOL_WAIT)
 
     def renew_pool(self) -> None:
@@ -210,24 +210,34 @@ class PgConnection:
         if inside_write or self.online:
             from psycopg import OperationalError
 
-            conn = None
-            try:
-                with self.connection(self.read_timeout) as conn:
-                    return online(conn)
-            except OperationalError as exc:  # PoolTimeout is one too
-                if inside_write:
-                    raise self.unavailable(self.describe(exc)) from exc
-                if conn is None or conn.broken:  # no connection, or it died: an outage
-                    self.go_offline(exc)
-                else:  # the statement failed on a sound connection: this one read comes from the copy
-                    log.info("memory server %s: a read failed (%s)", self.location.display(), self.describe(exc))
+            for attempt in range(1 if inside_write else self._pool_size + 1):
+                conn = None
+                try:
+                    with self.connection(self.read_timeout) as conn:
+                        return online(conn)
+                except OperationalError as exc:  # PoolTimeout is one too
+                    if inside_write:
+                        raise self.unavailable(self.describe(exc)) from exc
+                    if conn is not None and conn.broken and attempt < self._pool_size:
+                        continue  # a pooled connection the server dropped (a restart): a read can go again
+                    if conn is None or conn.broken:  # no connection, or it died: an outage
+                        self.go_offline(exc)
+                    else:  # the statement failed on a sound connection: this one read comes from the copy
+                        log.info("memory server %s: a read failed (%s)", self.location.display(),
+                                 self.describe(exc))
+                    break
         self.served_offline = True
         return offline()
 
     @contextmanager
     def locked(self) -> Iterator[Any]:
         """A connection in a transaction holding the store's lock; StoreOffline when the server
-        is away (after waiting ``write_wait`` seconds for it to come back)."""
+        is away (after waiting ``write_wait`` seconds for it to come back).
+
+        The transaction's start and the lock go in one round trip; a pooled connection found dead
+        by it (the server restarted since it was last used) is dropped and the start tried on
+        another: nothing was done on it, and the pool does not ping every connection it hands out
+        (a round trip per write)."""
         from psycopg import OperationalError
 
         if self._closed:
@@ -240,19 +250,45 @@ class PgConnection:
             raise self.unavailable()
         conn = None
         try:
-            with self.pool.connection(timeout=POOL_WAIT) as conn:
-                self._local.conn = conn
-                try:
-                    with conn.transaction():
-                        conn.execute("SELECT pg_advisory_xact_lock(%s)", (self.lock_key,))
+            for attempt in range(self._pool_size + 1):
+                with self.pool.connection(timeout=POOL_WAIT) as conn:
+                    try:
+                        conn.execute(self._begin)  # no parameters: one simple query, both statements
+                    except OperationalError:
+                        if conn.broken and attempt < self._pool_size:
+                            continue  # a stale connection (the pool drops it): the next one
+                        raise
+                    self._local.conn = conn
+                    try:
                         yield conn
-                finally:
-                    self._local.conn = None
+                    except BaseException:
+                        self._end(conn, "ROLLBACK")
+                        raise
+                    finally:
+                        self._local.conn = None
+                    conn.execute("COMMIT")
+                    return
         except OperationalError as exc:  # PoolTimeout is one too
             if conn is not None and not conn.broken:  # a statement failed (cancelled, deadlock): the server is there
                 raise StoreWriteFailed(self.location.display(), self.describe(exc)) from exc
             self.go_offline(exc)
             raise self.unavailable(self.describe(exc)) from exc
+
+    @property
+    def _begin(self) -> str:
+        return f"BEGIN; SELECT pg_advisory_xact_lock({int(self.lock_key)})"
+
+    @staticmethod
+    def _end(conn: Any, statement: str) -> None:
+        """End a failed write's transaction (the error that failed it is what the caller sees)."""
+        from psycopg import Error
+
+        if conn.broken:
+            return
+        try:
+            conn.execute(statement)
+        except Error:
+            log.debug("memory server: %s after a failed write failed too", statement)
 
     def _restart_wait(self) -> float:
         """How long a write may still wait for the server: the rest of ``write_wait`` since a server

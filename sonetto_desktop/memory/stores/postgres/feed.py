@@ -19,6 +19,7 @@ import threading
 from typing import Any, Callable
 
 from ...changes import EXTERNAL, MemoryChange
+from ... import kinds
 from .connection import PgConnection
 from .listener import HEARTBEAT, PgListener
 from .log import PgChangeLog
@@ -27,13 +28,13 @@ from .schema import ensure_schema
 
 
 class PgFeed:
-    """``publish(change)`` hands a change to the store's channel; ``on_changes()`` is called after
-    changes were published (the store refreshes its local copy); ``problems``: where unreadable
+    """``publish(change)`` hands a change to the store's channel; ``on_changes(ids)`` is called after
+    changes were published (the store refreshes its local copy: those memories, or all for None); ``problems``: where unreadable
     change records are noted. ``listen``: whether ``poll()`` starts the listener (an outage starts
     it in any case, to notice the server's return)."""
 
     def __init__(self, connection: PgConnection, log: PgChangeLog, *, publish: Callable[[MemoryChange], Any],
-                 on_changes: Callable[[], None], problems: BadRecords, listen: bool = True,
+                 on_changes: Callable[[Any], None], problems: BadRecords, listen: bool = True,
                  heartbeat: float = HEARTBEAT) -> None:
         self.connection = connection
         self.log = log
@@ -103,10 +104,10 @@ class PgFeed:
             connection.renew_pool()
         connection.go_online()
         published = self.catch_up(conn)
-        if came_back and not any(c.kind == "reload" for c in published):
+        if came_back and not any(kinds.kind(c.kind).whole for c in published):
             with self._lock:
-                self._publish(MemoryChange("reload", (), EXTERNAL, "reconnected", local=False))
-            self._on_changes()
+                self._publish(MemoryChange(kinds.RELOAD, (), EXTERNAL, "reconnected", local=False))
+            self._on_changes(None)
 
     def _foreign_change(self, seq: int, record: Any, device: str) -> MemoryChange | None:
         """Another device's change from its log record. A record that is not one (another
@@ -121,7 +122,7 @@ class PgFeed:
             if self._reload_due:
                 return None
             self._reload_due = True
-            return MemoryChange("reload", (), EXTERNAL, "unreadable change record", local=False,
+            return MemoryChange(kinds.RELOAD, (), EXTERNAL, "unreadable change record", local=False,
                                 extra={"device": device} if device else {})
         if device and not change.extra.get("device"):
             change.extra["device"] = device
@@ -133,12 +134,12 @@ class PgFeed:
             self._reload_due = False
             if self._seen_seq is None:  # opened offline: what is shown came from the local copy
                 self._seen_seq = self.log.last_seq(conn)
-                changes = [MemoryChange("reload", (), EXTERNAL, "reconnected", local=False)]
+                changes = [MemoryChange(kinds.RELOAD, (), EXTERNAL, "reconnected", local=False)]
             else:
                 rows, pruned_through = self.log.since(conn, self._seen_seq)
                 changes = []
                 if rows and self._seen_seq < pruned_through:  # the log no longer reaches back that far
-                    changes = [MemoryChange("reload", (), EXTERNAL, "change log gap", local=False)]
+                    changes = [MemoryChange(kinds.RELOAD, (), EXTERNAL, "change log gap", local=False)]
                     self._seen_seq = rows[-1][0]
                 for seq, origin, device, record in rows if not changes else ():
                     self._seen_seq = seq  # whatever it holds: a record is read once
@@ -149,5 +150,6 @@ class PgFeed:
             for change in changes:
                 self._publish(change)
         if changes:
-            self._on_changes()
+            whole = any(kinds.kind(change.kind).whole or not change.ids for change in changes)
+            self._on_changes(None if whole else {i for change in changes for i in change.ids})
         return changes

@@ -13,39 +13,33 @@ connection (the thread reconnects).
 from __future__ import annotations
 
 import logging
-import random
 import threading
 import time
 from typing import Any, Callable
 
+from ...backoff import Backoff
 from .location import PgLocation
 from ....aio import start_thread
 
 log = logging.getLogger(__name__)
 
-#: Seconds between reconnection attempts: doubling from the first, capped at the last.
-BACKOFF = (0.25, 0.5, 1.0, 2.0, 4.0, 8.0, 15.0, 30.0)
+#: Seconds between reconnection attempts: doubling from the first, capped at the last, ±20% jitter so
+#: that many devices coming back at once do not knock on the server in step.
+BACKOFF = Backoff((0.25, 0.5, 1.0, 2.0, 4.0, 8.0, 15.0, 30.0), jitter=0.2)
 HEARTBEAT = 5.0
 _POLL = 0.25  # how often the thread looks at its stop flag while waiting for notifications
-
-
-def backoff_delay(attempt: int, schedule: tuple[float, ...] = BACKOFF) -> float:
-    """The wait before reconnection attempt ``attempt`` (0-based), with ±20% jitter so that many
-    devices coming back at once do not knock on the server in step."""
-    base = schedule[min(attempt, len(schedule) - 1)]
-    return base * random.uniform(0.8, 1.2)
 
 
 class PgListener:
     def __init__(self, location: PgLocation, *, on_connect: Callable[[Any], None],
                  on_wake: Callable[[Any], None], on_lost: Callable[[BaseException], None],
-                 heartbeat: float = HEARTBEAT, backoff: tuple[float, ...] = BACKOFF) -> None:
+                 heartbeat: float = HEARTBEAT, backoff: Backoff | tuple[float, ...] = BACKOFF) -> None:
         self.location = location
         self._on_connect = on_connect
         self._on_wake = on_wake
         self._on_lost = on_lost
         self.heartbeat = heartbeat
-        self.backoff = backoff
+        self.backoff = backoff if isinstance(backoff, Backoff) else Backoff(tuple(backoff), BACKOFF.jitter)
         self._stop = threading.Event()
         self._thread: threading.Thread | None = None
         self._connected = threading.Event()
@@ -90,7 +84,7 @@ class PgListener:
                 if not in_outage:
                     in_outage = True
                     self._call_lost(exc)
-                self._stop.wait(backoff_delay(attempt, self.backoff))
+                self._stop.wait(self.backoff.delay(attempt))
                 attempt += 1
                 continue
             try:
@@ -110,7 +104,7 @@ class PgListener:
                     if not in_outage:
                         in_outage = True
                         self._call_lost(exc)
-                    self._stop.wait(backoff_delay(attempt, self.backoff))
+                    self._stop.wait(self.backoff.delay(attempt))
                     attempt += 1
             finally:
                 self._connected.clear()

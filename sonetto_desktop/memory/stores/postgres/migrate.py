@@ -18,6 +18,7 @@ from pathlib import Path
 from typing import Any
 
 from ...files import private_dir
+from ..backends import file_backends
 from ..base import BaseMemoryManager
 from ..migrate import MigrationReport, make_store, migrate_store, store_path
 from .location import PgLocation
@@ -50,7 +51,7 @@ def open_postgres_store(data_dir: str | Path, location: PgLocation, *, device: s
     store = PostgresMemoryManager(location, device=device or None, cache_path=data_dir / CACHE_FILE, **options)
     if not store.online:
         return store, None
-    for backend in ("sqlite", "yaml"):
+    for backend in reversed([b.name for b in file_backends()]):  # the newer kinds first (SQLite before YAML)
         path = store_path(data_dir, backend)
         if not path.exists():
             continue

@@ -30,6 +30,7 @@ from typing import Any, Callable, Iterator
 
 from ..base import BaseMemoryManager, SelfCheckReport
 from ...changes import MemoryChange
+from ... import kinds
 from ...errors import MemoryNotFound, StoreOffline
 from ...item import MemoryItem
 from .cache import PgCache
@@ -74,7 +75,7 @@ class PostgresMemoryManager(BaseMemoryManager):
         self.problems = BadRecords(self.location.display())
         #: The memory writer's turn journal stays on this device, beside the local copy.
         self.journal_path = Path(cache_path).with_name("memory.journal") if cache_path else None
-        self.copy = PgCache(cache_path, self._snapshot, online=lambda: self.connection.online)
+        self.copy = PgCache(cache_path, self._snapshot, rows=self._rows, online=lambda: self.connection.online)
         self.connection = PgConnection(self.location, lock_key=lock_key(self.location.schema),
                                        copy_time=self.copy.saved_at, on_outage=lambda: self.feed.listener.start(),
                                        pool_size=pool_size, write_wait=write_wait, read_timeout=READ_TIMEOUT)
@@ -135,9 +136,10 @@ class PostgresMemoryManager(BaseMemoryManager):
     @contextmanager
     def _transaction(self) -> Iterator[PgTransaction]:
         with self.connection.locked() as conn:
-            yield self._txn(conn, self.log)
+            txn = self._txn(conn, self.log)
+            yield txn
             self.log.written(conn)
-        self.copy.schedule()
+        self.copy.schedule(txn.changed or None)  # a write that names no memory: the whole copy
 
     def _load_all(self) -> dict[str, MemoryItem]:
         return self._read(lambda txn: txn.load_all(), lambda: self.copy.load()[0])
@@ -184,6 +186,13 @@ class PostgresMemoryManager(BaseMemoryManager):
 
     # ── the local copy ────────────────────────────────────────────────
 
+    def _rows(self, ids: list[str]) -> tuple[dict[str, MemoryItem], dict[str, dict[str, Any]]]:
+        """Some memories and their trash entries as of one moment (the local copy's changed rows)."""
+        with self.connection.pool.connection(timeout=READ_TIMEOUT) as conn:
+            with conn.transaction():
+                conn.execute("SET TRANSACTION ISOLATION LEVEL REPEATABLE READ")
+                return self._txn(conn).load_some(ids)
+
     def _snapshot(self) -> tuple[dict[str, MemoryItem], dict[str, dict[str, Any]]]:
         """Memories and trash as of one moment (one repeatable-read transaction)."""
         with self.connection.pool.connection(timeout=READ_TIMEOUT) as conn:
@@ -218,7 +227,7 @@ class PostgresMemoryManager(BaseMemoryManager):
                 issues += [f"trash entry {mid} cannot be used ({why}); it is left as it is on the server"
                            for mid, why in txn.bad_trash().items()]
                 if repaired:  # other devices re-read what was repaired
-                    txn.record(MemoryChange("reload", (), "user", "self-check repair"))
+                    txn.record(MemoryChange(kinds.RELOAD, (), "user", "self-check repair"))
         except StoreOffline as exc:
             return SelfCheckReport("WARN", [str(exc)], [], len(self.copy.load()[0]))
         issues += self.problems.messages("change")

@@ -76,6 +76,8 @@ class PgTransaction(Transaction):
         self.t = tables
         self.log = log
         self.problems = problems
+        #: The memories this transaction's change records name (None: a change names none, e.g. a reload).
+        self.changed: set[str] | None = set()
 
     def _item(self, row: tuple) -> MemoryItem:
         item, issues, repaired = read_row(row)
@@ -96,6 +98,8 @@ class PgTransaction(Transaction):
         if self.log is None:
             raise RuntimeError("a read-only transaction records no change")
         self.log.append(self.conn, change)
+        if self.changed is not None:
+            self.changed = self.changed | set(change.ids) if change.ids else None
 
     def get(self, memory_id: str) -> MemoryItem | None:
         row = self.conn.execute(f"SELECT {COLUMNS} FROM {self.t.memories} WHERE id = %s", (memory_id,)).fetchone()
@@ -174,6 +178,14 @@ class PgTransaction(Transaction):
 
     def load_all(self) -> dict[str, MemoryItem]:
         return {row[0]: self._item(row) for row in self.conn.execute(f"SELECT {COLUMNS} FROM {self.t.memories}")}
+
+    def load_some(self, ids: list[str]) -> tuple[dict[str, MemoryItem], dict[str, dict[str, Any]]]:
+        """The memories and trash entries of ``ids`` (two round trips, whatever the count)."""
+        items = {row[0]: self._item(row) for row in self.conn.execute(
+            f"SELECT {COLUMNS} FROM {self.t.memories} WHERE id = ANY(%s)", (ids,))}
+        rows = self.conn.execute(f"SELECT id, entry FROM {self.t.trash} WHERE id = ANY(%s)", (ids,))
+        trash = {mid: entry for mid, entry in ((mid, self._entry(mid, text)) for mid, text in rows) if entry is not None}
+        return items, trash
 
     def load_checked(self) -> list[tuple[str, MemoryItem, list[str], list[str]]]:
         """Every memory with what had to be repaired in it: ``(id, item, issues, repaired)``."""

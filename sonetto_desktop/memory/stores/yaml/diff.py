@@ -12,6 +12,7 @@ from __future__ import annotations
 from typing import Any, Callable, Mapping
 
 from ...changes import EXTERNAL, MemoryChange
+from ... import kinds
 from ..crud import STATES_MAX
 from ...record import card_state
 from ...item import MemoryItem
@@ -36,28 +37,28 @@ def foreign_changes(before: Mapping[str, MemoryItem], after: Mapping[str, Memory
     removed = [mid for mid in before if mid not in after]
     changed = [mid for mid in after if mid in before and after[mid] is not before[mid] and after[mid] != before[mid]]
     if len(added) + len(removed) + len(changed) > limit:
-        return [MemoryChange("reload", (), EXTERNAL, local=False)]
+        return [MemoryChange(kinds.RELOAD, (), EXTERNAL, local=False)]
     out: list[MemoryChange] = []
     for mid in added:
         item = after[mid]
         entry = _newest_entry(item, 0)
-        kind = "restore" if entry.get("action") == "restore" else "add"
+        kind = kinds.RESTORE if entry.get("action") == kinds.RESTORE else kinds.ADD
         out.append(_change(kind, mid, card_state(item), entry))
     for mid in changed:
         old, item = before[mid], after[mid]
         grown = len(item.history or ()) > len(old.history or ())
         if not grown and (old.description, old.theme) == (item.description, item.theme):
             if old.hit != item.hit:
-                out.append(_change("hit", mid, card_state(item), {}, hit=item.hit))
+                out.append(_change(kinds.HIT, mid, card_state(item), {}, hit=item.hit))
             else:  # another field or key
-                out.append(_change("set", mid, card_state(item), {}))
+                out.append(_change(kinds.SET, mid, card_state(item), {}))
             continue
         entry = _newest_entry(item, len(old.history or ()))
-        kind = entry.get("action") if entry.get("action") in ("merge", "revert") else "update"
+        kind = entry.get("action") if entry.get("action") in (kinds.MERGE, kinds.REVERT) else kinds.UPDATE
         out.append(_change(kind, mid, card_state(item), entry))
     if removed:
         trash = load_trash()
         for mid in removed:
             entry = trash.get(mid) or {}
-            out.append(_change("delete", mid, None, entry))
+            out.append(_change(kinds.DELETE, mid, None, entry))
     return out

@@ -16,6 +16,7 @@ from dataclasses import dataclass, field
 from typing import Any, Callable
 
 from ...changes import FILE, MemoryChange
+from ... import kinds
 from ...item import MemoryItem, now_iso
 from ...record import card_state
 from ..crud import STATES_MAX
@@ -96,7 +97,7 @@ class SaveMerge:
                 fold.txn.put(memory_id, items[memory_id])
         fold.added_since = [mid for mid in kept if mid in since]
         changes = fold.changes if len(fold.changes) <= STATES_MAX else [
-            MemoryChange("reload", (), FILE, EDIT_REASON, local=False)]
+            MemoryChange(kinds.RELOAD, (), FILE, EDIT_REASON, local=False)]
         for change in changes:
             fold.txn.record(change)
         changed = [mid for mid, (item, _) in entries.entries.items() if item is not None] + [
@@ -168,7 +169,7 @@ class SaveMerge:
             fold.txn.trash_put(memory_id, {"item": current.to_dict(), "deleted_at": now_iso(),
                                            "reason": DELETE_REASON, "actor": FILE})
             fold.txn.remove(memory_id)
-            fold.changes.append(MemoryChange("delete", (memory_id,), FILE, DELETE_REASON, states={memory_id: None},
+            fold.changes.append(MemoryChange(kinds.DELETE, (memory_id,), FILE, DELETE_REASON, states={memory_id: None},
                                              extra={"description": current.description, "theme": current.theme},
                                              local=False))
 
@@ -218,7 +219,7 @@ class SaveMerge:
             return
         new = merged.item
         if (new.description, new.theme) != (current.description, current.theme):
-            new.history.append({"time": now_iso(), "action": "update", "actor": FILE, "reason": EDIT_REASON,
+            new.history.append({"time": now_iso(), "action": kinds.UPDATE, "actor": FILE, "reason": EDIT_REASON,
                                 "old_description": current.description, "new_description": new.description,
                                 "old_theme": current.theme, "new_theme": new.theme})
             new.latest_update_time = new.history[-1]["time"]
@@ -240,7 +241,7 @@ class SaveMerge:
                              {"conflict_of": memory_id})
         fold.txn.put(copy_id, copy)
         fold.copies.append(copy_id)
-        fold.changes.append(MemoryChange("add", (copy_id,), FILE, CONFLICT_REASON,
+        fold.changes.append(MemoryChange(kinds.ADD, (copy_id,), FILE, CONFLICT_REASON,
                                          states={copy_id: card_state(copy)}, local=False))
         return copy_id
 
@@ -308,7 +309,7 @@ class SaveMerge:
         new = item.copy()
         if base is not None and new.history == base.history and (new.description, new.theme) != (
                 base.description, base.theme):
-            new.history.append({"time": now_iso(), "action": "update", "actor": FILE, "reason": reason,
+            new.history.append({"time": now_iso(), "action": kinds.UPDATE, "actor": FILE, "reason": reason,
                                 "old_description": base.description, "new_description": new.description,
                                 "old_theme": base.theme, "new_theme": new.theme})
             new.latest_update_time = new.history[-1]["time"]
@@ -319,15 +320,15 @@ class SaveMerge:
     @staticmethod
     def _change_of(memory_id: str, new: MemoryItem, current: MemoryItem | None) -> MemoryChange:
         if current is None:
-            kind = "add"
+            kind = kinds.ADD
         elif (new.description, new.theme) != (current.description, current.theme):
-            kind = "update"
+            kind = kinds.UPDATE
         elif {**new.to_dict(copy=False), "hit": 0} == {**current.to_dict(copy=False), "hit": 0}:
-            kind = "hit"  # only the count
+            kind = kinds.HIT  # only the count
         else:
-            kind = "set"
-        extra = {"hit": new.hit} if kind == "hit" else {}
-        reason = ADD_REASON if kind == "add" else EDIT_REASON
+            kind = kinds.SET
+        extra = {"hit": new.hit} if kind == kinds.HIT else {}
+        reason = ADD_REASON if kind == kinds.ADD else EDIT_REASON
         return MemoryChange(kind, (memory_id,), FILE, reason, states={memory_id: card_state(new)}, extra=extra,
                             local=False)
 

@@ -36,6 +36,7 @@ from typing import Any, Callable
 
 from . import change_log as journal
 from ...changes import EXTERNAL, MemoryChange
+from ... import kinds
 from ...errors import StoreCorrupt
 from ..notices import CONDITIONS, StoreNotice
 from ..transaction import OverlayTransaction
@@ -491,7 +492,7 @@ class YamlSync:
         if publish and previous_items is not None:
             changes = foreign_changes(previous_items, self.state.view(), lambda: self.state.trash or {})
             if not changes and previous_trash != self.state.trash:
-                changes = [MemoryChange("purge", (), EXTERNAL, local=False)]  # only the trash changed
+                changes = [MemoryChange(kinds.PURGE, (), EXTERNAL, local=False)]  # only the trash changed
             for change in changes:
                 self._publish(change)
         return parsed.issues, parsed.repaired
@@ -521,9 +522,9 @@ class YamlSync:
                     try:
                         changes.append(MemoryChange.from_dict(data, local=False))
                     except ValueError:  # not a change record (another program's line): views re-read
-                        changes.append(MemoryChange("reload", (), EXTERNAL, local=False))
+                        changes.append(MemoryChange(kinds.RELOAD, (), EXTERNAL, local=False))
                 if not recorded and not record.get("restated"):  # (a record that only restates states: none)
-                    changes.append(MemoryChange("reload", (), EXTERNAL, local=False))
+                    changes.append(MemoryChange(kinds.RELOAD, (), EXTERNAL, local=False))
         for change in changes:
             self._publish(change)
 

@@ -42,7 +42,7 @@ from typing import Any, Callable
 
 from . import change_log as journal
 from ...errors import StoreCorrupt
-from ...files import exchange, fsync_dir, private_file, temp_name, write_private
+from ...files import exchange, fsync_dir, keep_backup, private_file, temp_name, write_private
 from .cache import CACHE_MIN_BYTES, ParseCache
 from .format import Layout, dump, dump_flags, flags_of, serialise
 from .state import DiskState, MemoryState
@@ -317,15 +317,7 @@ class FileWriter:
 
     def _keep_backup(self, replaced: "_Replaced") -> None:
         """The file about to be replaced, kept as memory.yaml.bak (a hard link: nothing copied)."""
-        backup = self.files.backup_path
-        staged = backup.with_name(backup.name + ".new")
-        try:
-            staged.unlink(missing_ok=True)
-            os.link(self.files.path, staged, follow_symlinks=False)
-        except OSError:
-            write_private(staged, replaced.data())
-        private_file(staged)
-        os.replace(staged, backup)
+        keep_backup(self.files.path, self.files.backup_path, replaced.data, follow_symlinks=False)
 
     def _restore_backup(self, layout: Layout) -> None:
         """memory.yaml.bak written from the text this store last knew memory.yaml to hold (the file is

@@ -1,0 +1,137 @@
+"""Helpers shared by the tests: one place for what two or more test modules would otherwise each
+define (as qutebrowser's ``tests/helpers/stubs.py``). Store factories live in ``memory_stores.py``,
+the writer's in ``ltm_helpers.py``, history fixtures in ``history_helpers.py``, waiting in ``waiting.py``.
+Qt is imported only inside the helpers that need it."""
+
+from __future__ import annotations
+
+import asyncio
+from pathlib import Path
+from typing import Any
+
+import yaml
+
+
+# ── chat engine ───────────────────────────────────────────────────────
+
+async def collect(engine: Any, session_id: str, text: str) -> list[Any]:
+    """Every event of one chat turn."""
+    return [event async for event in engine.send(session_id, text)]
+
+
+def engine_factory_fixture(name: str = "make_engine"):
+    """A fixture ``name`` giving ``await make_engine(**kw)``: a started ``ChatEngine`` over the test's
+    ``ltm`` (streaming scripted model by default), closed after the test."""
+    import pytest
+
+    from sonetto_desktop.agent.engine import ChatEngine
+
+    @pytest.fixture(name=name)
+    async def make_engine(tmp_path, ltm, make_llm):
+        engines: list[ChatEngine] = []
+
+        async def factory(**kw) -> ChatEngine:
+            kw.setdefault("llm_factory", lambda: make_llm(streaming=True))
+            engine = ChatEngine(ltm, data_dir=tmp_path / "data", **kw)
+            await engine.start()
+            engines.append(engine)
+            return engine
+
+        yield factory
+        for engine in engines:
+            await engine.close()
+
+    return make_engine
+
+
+# ── the writer and the services ───────────────────────────────────────
+
+async def writer_settled(services: Any) -> None:
+    """Wait until the services' writer has nothing pending and is idle (10 s at most)."""
+    for _ in range(400):
+        if services.writer.pending == 0 and not services.writer.busy:
+            return
+        await asyncio.sleep(0.025)
+    raise AssertionError("the writer did not finish")
+
+
+# ── memories, recall, history ─────────────────────────────────────────
+
+def ids(results: list[dict]) -> list[str]:
+    """The memory ids of recall results, in order."""
+    return [r["id"] for r in results]
+
+
+def yaml_on_disk(path: Path) -> dict:
+    """What a YAML store's file holds now, parsed ({} for an empty file)."""
+    return yaml.safe_load(path.read_text(encoding="utf-8")) or {}
+
+
+def texts_of(conversation: Any) -> list[tuple[str, str]]:
+    """(role, text) of an imported conversation's messages."""
+    return [(m.role, m.text) for m in conversation.messages]
+
+
+# ── Qt ────────────────────────────────────────────────────────────────
+
+def pick(combo: Any, value: Any) -> None:
+    """Choose the item of a ``QComboBox`` whose data is ``value``."""
+    combo.setCurrentIndex(combo.findData(value))
+
+
+def process_events(rounds: int = 4) -> None:
+    """Let Qt handle what is posted (layouts, deferred deletes) a few rounds."""
+    from PySide6.QtCore import QCoreApplication
+
+    for _ in range(rounds):
+        QCoreApplication.processEvents()
+
+
+async def activate(window: Any, wait: Any) -> None:
+    """Show ``window`` and wait until it is the active window."""
+    window.show()
+    window.activateWindow()
+    await wait(window.isActiveWindow, message="the window is active")
+
+
+# ── times, retrievers, chat sessions ──────────────────────────────────
+
+def stamper(now: Any):
+    """``stamp(days_ago)``: the ISO time ``days_ago`` days before ``now`` (whole seconds)."""
+    from datetime import timedelta
+
+    def stamp(days_ago: float) -> str:
+        return (now - timedelta(days=days_ago)).replace(microsecond=0).isoformat()
+
+    return stamp
+
+
+def retriever_fixture(now: Any, name: str = "retriever"):
+    """A fixture ``name`` giving a ``MechanicalRetriever`` over the test's ``mm`` at a fixed ``now``."""
+    import pytest
+
+    from sonetto_desktop.memory.retrieval.mechanical import MechanicalRetriever
+
+    @pytest.fixture(name=name)
+    def retriever(mm):
+        mech = MechanicalRetriever(mm, now=lambda: now)
+        yield mech
+        mech.close()
+
+    return retriever
+
+
+def session_store_fixture(name: str = "store"):
+    """A fixture ``name`` giving an open chat ``SessionStore`` in ``tmp_path/sessions.db``."""
+    import pytest
+
+    from sonetto_desktop.agent.sessions import SessionStore
+
+    @pytest.fixture(name=name)
+    async def store(tmp_path):
+        s = SessionStore(tmp_path / "sessions.db")
+        await s.open()
+        yield s
+        await s.close()
+
+    return store

@@ -1,0 +1,166 @@
+"""History import through the app's one writer (issue 39, item 3): each batch's text is written
+once, into the import writer's journal (no ``batches.jsonl`` beside it), the import's writer is made
+by the factory chat's writer is made by (``agent_lifecycle.make_writer``: the same settings reach
+it), its progress comes from the writer's reports onto the services' one feed, and an import begun by
+the older version (its batches in ``batches.jsonl``) still goes on. Real stores, the scripted model
+over real HTTP. (Kill -9 in the middle of an import: test_history_cli.py.)"""
+
+from __future__ import annotations
+
+import dataclasses
+import json
+import threading
+
+import pytest
+
+from history_helpers import fixture, is_writer, remember_each_line, shanghai  # noqa: F401
+from sonetto_desktop.config.settings import Settings
+from sonetto_desktop.history_import.ledger import ImportState, new_import_id
+from sonetto_desktop.history_import.runner import ImportProgress, safe_title
+from sonetto_desktop.memory.writer import prompts
+from sonetto_desktop.memory.writer.journal import TurnJournal
+from sonetto_desktop.services import AppServices
+
+pytestmark = pytest.mark.usefixtures("shanghai")
+
+
+@pytest.fixture(params=["yaml", "sqlite"])
+async def services(request, tmp_path, llm_server):
+    settings = Settings(data_dir=str(tmp_path / "data"), store_backend=request.param, retrieval_mode="mechanical",
+                        base_url=llm_server.base_url, model="test-model", api_key="sk-test")
+    opened = await AppServices.open(settings=settings, watch=False)
+    yield opened
+    await opened.close()
+
+
+def _files_holding(folder, text: str) -> dict[str, int]:
+    """Every file under ``folder`` whose bytes hold ``text`` (as stored: JSON keeps Chinese as is), with
+    how many times."""
+    needle = text.encode("utf-8")
+    found = {}
+    for path in folder.rglob("*"):
+        if path.is_file() and (n := path.read_bytes().count(needle)):
+            found[str(path.relative_to(folder))] = n
+    return found
+
+
+async def test_each_batch_is_written_once_into_the_writers_journal(services, llm_server, monkeypatch):
+    appended: list[str] = []
+    append = TurnJournal.append
+
+    def counted(self, turn_id, *args, **kwargs):
+        appended.append(turn_id)
+        return append(self, turn_id, *args, **kwargs)
+
+    monkeypatch.setattr(TurnJournal, "append", counted)
+    gate = threading.Event()
+
+    def held(body):  # the first batch waits at the model while the test reads the disk
+        if is_writer(body):
+            gate.wait(30)
+        return remember_each_line(body)
+
+    llm_server.responder = held
+    imports = services.imports
+    history = await imports.read(fixture("history.jsonl"))
+    plan = await imports.plan(history)
+    state = await imports.start(plan, history, file_name="history.jsonl")
+    try:
+        folder = imports.ledger.folder_of(state.id)
+        assert not (folder / "batches.jsonl").exists()
+        assert sorted(appended) == sorted(f"{state.id}-{b.seq:06d}" for b in plan.batches)  # once each
+        index = json.loads((folder / "conversations.json").read_text(encoding="utf-8"))
+        assert [r["keys"] for _, r in sorted(index["records"].items())] == [list(b.keys) for b in plan.batches]
+        for batch in plan.batches:  # its text: in the journal, once, and nowhere else in the import's folder
+            text = batch.loaded().messages()[0]["content"]
+            where = _files_holding(folder, text)
+            assert list(where.values()) == [1] and next(iter(where)).startswith("journal/pending/"), where
+    finally:
+        gate.set()
+    result = await imports.wait()
+    assert result.turns_written == plan.turns and result.memories_created == plan.turns
+    assert len(appended) == len(plan.batches)  # nothing journaled again while it was written
+    assert sorted(imports.ledger.written_batches(state.id)) == [b.seq for b in plan.batches]
+    assert not imports.ledger.journal_path(state.id).exists()
+
+
+async def test_the_imports_writer_is_made_as_chats_is(services, llm_server):
+    """The settings chat's writer follows reach the import's: the person's name and the UI's language
+    (the reasons in English), through the one factory."""
+    await services.apply_settings(dataclasses.replace(services.settings, language="en", user_name="小林"))
+    llm_server.responder = remember_each_line
+    imports = services.imports
+    history = await imports.read(fixture("history.jsonl"))
+    await imports.start(await imports.plan(history), history, file_name="history.jsonl")
+    await imports.wait()
+    users = [body["messages"][-1]["content"] for body in llm_server.requests if is_writer(body)]
+    assert users and all(prompts.ENGLISH_REASONS in u and "## 用户的称呼\n小林（" in u for u in users)
+
+
+async def test_progress_is_on_the_services_one_feed(services, llm_server):
+    seen: list[ImportProgress] = []
+    services.subscribe_events(lambda event: seen.append(event) if isinstance(event, ImportProgress) else None)
+    llm_server.responder = remember_each_line
+    imports = services.imports
+    history = await imports.read(fixture("history.jsonl"))
+    plan = await imports.plan(history)
+    await imports.start(plan, history, file_name="history.jsonl")
+    result = await imports.wait()
+    running = [p for p in seen if p.status == "running"]
+    assert running and max(p.created for p in running) == result.memories_created == plan.turns
+    assert seen[-1].status == "done" and seen[-1].turns_done == plan.turns
+
+
+async def test_an_import_begun_by_the_older_version_goes_on_from_its_batches_file(services, llm_server):
+    """Before this change the batches waited in ``batches.jsonl`` (text and all) and went into the
+    journal two at a time; such an import, stopped after its first batch, goes on: the rest are
+    journaled once, written in order, and the file goes."""
+    llm_server.responder = remember_each_line
+    imports = services.imports
+    history = await imports.read(fixture("history.jsonl"))
+    plan = await imports.plan(history)
+    assert len(plan.batches) == 2
+    ledger, state_id = imports.ledger, new_import_id()
+    old = [{"seq": b.seq, "conversation": b.conversation_id, "title": safe_title(b.title), "now": b.now.isoformat(),
+            "keys": list(b.keys), "turns": len(b.exchanges), "messages": b.loaded().messages()} for b in plan.batches]
+    folder = ledger.folder_of(state_id)
+    folder.mkdir(parents=True)
+    (folder / "batches.jsonl").write_text("".join(json.dumps(r, ensure_ascii=False) + "\n" for r in old),
+                                          encoding="utf-8")
+    (folder / "conversations.json").write_text(json.dumps(
+        {"batches": {str(r["seq"]): r["conversation"] for r in old},
+         "titles": {r["conversation"]: r["title"] for r in old}}, ensure_ascii=False), encoding="utf-8")
+    ledger.record(state_id, 0, old[0]["keys"])  # the first batch was written before it stopped
+    ledger.save(ImportState(state_id, "jsonl", "JSON Lines", "history.jsonl", history.digest, status="paused",
+                            batches=2, turns=plan.turns))
+    await imports.resume(state_id)
+    result = await imports.wait()
+    written = [b for b in plan.batches if b.seq == 1]
+    assert result.turns_written == plan.turns and result.memories_created == len(written[0].exchanges)
+    assert [body for body in llm_server.requests if is_writer(body)][0]["messages"][-1]["content"].count(
+        written[0].loaded().messages()[0]["content"]) == 1  # only the batch not written was asked
+    assert len([b for b in llm_server.requests if is_writer(b)]) == 1
+    assert not (folder / "batches.jsonl").exists() and ledger.get(state_id).status == "done"
+
+
+async def test_an_import_whose_batches_cannot_all_be_journaled_does_not_begin(services, llm_server, monkeypatch):
+    """The journal refuses the batches (here its folder for them is a file, as a broken disk would):
+    the import says so and leaves nothing behind — no state, no index, no half journal — so the same
+    chats can be imported once the disk is fine."""
+    from sonetto_desktop.history_import import runner
+
+    monkeypatch.setattr(runner, "new_import_id", lambda: "imp-0badd15c")
+    imports = services.imports
+    history = await imports.read(fixture("history.jsonl"))
+    plan = await imports.plan(history)
+    pending = imports.ledger.journal_path("imp-0badd15c") / "pending"
+    pending.parent.mkdir(parents=True)
+    pending.write_text("not a folder", encoding="utf-8")
+    with pytest.raises(OSError):
+        await imports.start(plan, history, file_name="history.jsonl")
+    assert not imports.ledger.folder_of("imp-0badd15c").exists() and await imports.unfinished() == []
+    assert imports.runner.running is None and not [b for b in llm_server.requests if is_writer(b)]
+    llm_server.responder = remember_each_line
+    monkeypatch.setattr(runner, "new_import_id", lambda: "imp-600dd15c")
+    await imports.start(plan, history, file_name="history.jsonl")
+    assert (await imports.wait()).turns_written == plan.turns

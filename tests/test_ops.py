@@ -1,0 +1,105 @@
+"""Operations below Qt (issue 39 item 2): the window's operations are values that ``AppServices.run``
+runs for any front end, returning ``Done`` or ``Failed`` worded once (``presentation/errors.py``)."""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+from pathlib import Path
+
+from sonetto_desktop import ops
+from sonetto_desktop.memory import MemoryNotFound, YamlMemoryManager
+from sonetto_desktop.presentation.errors import describe_error
+from sonetto_desktop.services import AppServices
+
+from test_services import settings_for
+
+HERE = Path(__file__).resolve().parent
+TYPE_NAMES = ("Error", "Exception", "NotFound")
+
+
+def test_a_front_end_without_qt_runs_the_same_operations(tmp_path):
+    done = subprocess.run([sys.executable, str(HERE / "ops_child.py"), str(tmp_path / "data")],
+                          capture_output=True, text=True, timeout=120)
+    assert done.returncode == 0, done.stderr
+    out = json.loads(done.stdout.strip().splitlines()[-1])
+    assert out["qt_loaded"] is False
+    memory_id = out["done"]["add"][1]
+    assert out["done"]["add"][0] and out["done"]["edit"] == [True, True] and out["done"]["undo"] == [True, 1]
+    assert out["done"]["snapshot"] == [True, {memory_id: "小林喜欢猫"}]  # the edit was undone
+    assert out["done"]["forget"] == [True, ["别记住我的生日"]]
+    kinds = [change[:2] for change in out["changes"]]
+    assert kinds[:3] == [["add", "user"], ["update", "user"], ["revert", "user"]]
+    add_turn, edit_turn = out["changes"][0][2], out["changes"][1][2]
+    assert add_turn.startswith("ui-") and edit_turn.startswith("ui-") and add_turn != edit_turn  # one action each
+    failed = out["failed"]
+    assert {name: (ok, error) for name, (ok, _, error) in failed.items()} == {
+        "edit": (False, "MemoryNotFound"), "read": (False, "MemoryNotFound"),
+        "call": (False, "FileNotFoundError"), "services": (False, "ValueError")}
+    assert out["one_wording"] is True
+    assert failed["edit"][1] == failed["read"][1] == "找不到这条记忆，它可能已被删除或移动。"
+    assert failed["call"][1].startswith("读写文件或连接失败：") and "missing.txt" in failed["call"][1]
+    assert "dont_remember.json" in failed["services"][1]
+    assert not any(name in message for _, message, _ in failed.values() for name in TYPE_NAMES)
+    assert out["after"] == {memory_id: "小林喜欢猫"}  # the failures changed nothing
+
+
+async def test_app_services_run_words_a_failure_once_and_changes_nothing(tmp_path):
+    services = await AppServices.open(settings=settings_for(tmp_path), watch=False)
+    try:
+        kept = services.memory.add("用户住在成都", "身份").ids[0]
+        before = services.memory.get(kept).to_dict()
+        outcome = await services.run(ops.MergeMemories(kept, "gone-already", "合并", "身份"))
+        assert isinstance(outcome, ops.Failed) and not outcome.ok and outcome.value is None
+        assert isinstance(outcome.error, MemoryNotFound)
+        assert outcome.message == describe_error(outcome.error) == "找不到这条记忆，它可能已被删除或移动。"
+        assert services.memory.get(kept).to_dict() == before
+        empty = await services.run(ops.AddMemory("", "身份"))
+        assert empty.message.startswith("输入无效：") and services.memory.count() == 1
+        silent = await services.run(ops.Call.of(_raise_bare))  # an exception with no text of its own
+        assert silent.message == "操作失败：出了意外的问题，详情已写入日志。"
+    finally:
+        await services.close()
+
+
+def _raise_bare() -> None:
+    raise RuntimeError()
+
+
+async def test_operations_run_over_a_bare_store_for_tools(tmp_path):
+    store = YamlMemoryManager(tmp_path / "memory.yaml")
+    try:
+        added = await ops.run(ops.AddMemory("小林喜欢猫", "品味"), store)
+        assert isinstance(added, ops.Done) and store.get(added.value).description == "小林喜欢猫"
+        moved = await ops.run(ops.MoveMany(ops.ids([added.value]), "生活"), store)
+        assert moved.ok and store.get(added.value).theme == "生活"
+        needs = await ops.run(ops.ForgetTurn("t", "x"), store)  # the services' own: said, not raised
+        assert not needs.ok and needs.message.startswith("操作失败：")
+    finally:
+        store.close()
+
+
+def test_operations_are_values():
+    assert ops.DeleteMemory("m1", "过时") == ops.DeleteMemory("m1", "过时")
+    assert hash(ops.UndoTurn("t1")) == hash(ops.UndoTurn("t1"))
+    assert ops.AddMemory("a", "b").changes and not ops.Snapshot().changes
+    assert ops.Call.of(print, "x").changes is False and ops.Call(print, writes=True).changes is True
+
+
+def test_a_file_failure_says_its_cause_in_the_persons_language():
+    """The disk full, a file too large, a read-only disk, no permission: said as such (was the system's
+    English 'No space left on device' in a Chinese sentence); the command line and MCP say it in English."""
+    import errno
+
+    from sonetto_desktop.presentation.errors import error_detail
+    from sonetto_desktop.presentation.i18n import english, translating
+
+    full = OSError(errno.ENOSPC, "No space left on device", "/data/export.yaml")
+    assert describe_error(full) == "读写文件或连接失败：磁盘已满（/data/export.yaml）"
+    assert error_detail(OSError(errno.EACCES, "Permission denied")) == "没有权限"
+    with translating(english()):
+        assert describe_error(full) == "A file or connection failed: the disk is full (/data/export.yaml)"
+        assert "file size limit" in error_detail(OSError(errno.EFBIG, "File too large"))
+        assert error_detail(OSError(errno.EIO, "Input/output error", "/x")) == "Input/output error (/x)"
+    assert error_detail(OSError(errno.EROFS, "Read-only file system")) == "磁盘或文件夹是只读的"
