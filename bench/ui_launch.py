@@ -4,6 +4,7 @@ consumes 20 turns. Numbers go to docs/benchmarks.md.
     python bench/ui_launch.py            # offscreen; 5 launches
     xvfb-run -a python bench/ui_launch.py --platform xcb
     python bench/ui_launch.py --memories 10000 --backend sqlite   # a filled store (issue 14)
+    python -m bench.ui_launch --table --runs 3   # issue 37's table against its anchors (bare list, bare window)
 
 Each launch is a fresh process (cold imports, as a user double-clicking), timed from just before
 the process is spawned to the first processed frame after ``window.show()``. The writer's model is
@@ -309,14 +310,55 @@ def child(measure_writer: bool) -> None:
     from sonetto_desktop.ui.app import create_qapp
 
     qapp = create_qapp([])
-    from sonetto_desktop.ui.gc_guard import MainThreadGarbageCollector
-
-    # as the app does (app.main); BENCH_GC_HOLD=0: the collector also runs during import bursts (to see what the hold saves)
-    collector = MainThreadGarbageCollector(**({"hold_during_imports": False} if os.environ.get("BENCH_GC_HOLD") == "0" else {}))
+    try:  # a tree from before issue 39 switched Python's collector off in app.main: measure it as it ran
+        from sonetto_desktop.ui.gc_guard import MainThreadGarbageCollector
+    except ImportError:
+        collector = None
+    else:
+        collector = MainThreadGarbageCollector()
     with asyncio.Runner(loop_factory=lambda: qasync.QEventLoop(qapp)) as runner:
         result = runner.run(_child_main(qapp, t0, measure_writer))
-    collector.stop()
+    if collector is not None:
+        collector.stop()
     print("BENCH " + json.dumps(result))
+
+
+def bare_child(exit_at_once: bool = False) -> None:
+    """The anchor of issue 37's table: a bare ``QListView`` (``QStringListModel``) in a plain window,
+    showing the descriptions read from the same SQLite store with one query; nothing else loaded.
+    Timed like the app, from before the process was spawned to the strings laid out and painted;
+    idle RSS after the same 2 s. Without a store (the empty row), a bare window. ``exit_at_once``:
+    exit once shown (the anchor of ``sonetto --self-test``, which also exits once its checks pass)."""
+    t0 = float(os.environ["BENCH_T0"])
+    import sqlite3
+
+    from PySide6.QtCore import QStringListModel
+    from PySide6.QtWidgets import QApplication, QListView, QMainWindow
+
+    qapp = QApplication([])
+    window = QMainWindow()
+    window.resize(1000, 800)
+    path = Path(os.environ["SONETTO_DATA_DIR"]) / "memory.db"
+    strings: list[str] = []
+    if path.exists():
+        db = sqlite3.connect(path)
+        strings = [row[0] for row in db.execute("SELECT description FROM memories")]
+        db.close()
+    view = QListView()
+    view.setModel(QStringListModel(strings))
+    window.setCentralWidget(view)
+    window.show()
+    view.doItemsLayout()  # every string laid out (the wall: every card shown)
+    window.repaint()
+    qapp.processEvents()
+    shown = (time.time() - t0) * 1000
+    if exit_at_once:
+        return
+    deadline = time.monotonic() + 2.0
+    while time.monotonic() < deadline:
+        qapp.processEvents()
+        time.sleep(0.02)
+    print("BENCH " + json.dumps({"launch_to_wall_shown_ms": shown, "idle_rss_mb": _rss_mb(), "strings": len(strings)}))
 
 
 def _fill(data_dir: Path, memories: int, backend: str) -> None:
@@ -338,7 +380,11 @@ _FILLED: dict[tuple[int, str], Path] = {}
 _PYCACHE = tempfile.mkdtemp(prefix="sonetto-bench-pycache-")  # filled by the uncounted first launch
 
 
-def _launch(platform: str, measure_writer: bool, memories: int = 0, backend: str = "yaml") -> dict:
+def _launch(platform: str, measure_writer: bool, memories: int = 0, backend: str = "yaml", *,
+            mode: str = "app") -> dict:
+    """One launch in a fresh process: ``mode`` "app" (the app's child), "bare" (the anchor:
+    :func:`bare_child`), "self-test" (``sonetto --self-test``, timed from spawn to exit) or
+    "bare-window" (the bare list shown, then exit: the self-test's anchor)."""
     home = Path(tempfile.mkdtemp(prefix="sonetto-bench-"))
     if memories:  # one filled store per size, used by every launch (as a person's store is): the
         # first, uncounted launch builds what the app keeps beside the store (the recall index)
@@ -350,13 +396,25 @@ def _launch(platform: str, measure_writer: bool, memories: int = 0, backend: str
     env = dict(os.environ, SONETTO_DATA_DIR=str(home / "data"), SONETTO_CONFIG_DIR=str(home / "config"),
                PYTHON_KEYRING_BACKEND="keyring.backends.fail.Keyring", QT_QPA_PLATFORM=platform,
                PYTHONPATH=str(ROOT), BENCH_BACKEND=backend)
-    args = [sys.executable, __file__, "--child"] + (["--writer"] if measure_writer else [])
+    args = {"app": [sys.executable, __file__, "--child"] + (["--writer"] if measure_writer else []),
+            "bare": [sys.executable, __file__, "--child-bare"],
+            "self-test": [sys.executable, "-m", "sonetto_desktop", "--self-test"],
+            "bare-window": [sys.executable, __file__, "--child-bare", "--exit"]}[mode]
+    if mode == "self-test":  # the app's own settings file: the store's backend, no model
+        (home / "config").mkdir(parents=True, exist_ok=True)
+        (home / "config" / "settings.json").write_text(json.dumps(
+            {"store_backend": backend, "retrieval_mode": "mechanical", "theme": "light"}), encoding="utf-8")
     # compiled bytecode as an installed app has it (pip compiles at install): a shell that sets
     # PYTHONDONTWRITEBYTECODE would otherwise have every launch compile the app's modules again
     env.pop("PYTHONDONTWRITEBYTECODE", None)
     env["PYTHONPYCACHEPREFIX"] = _PYCACHE
     env["BENCH_T0"] = repr(time.time())
+    started = time.perf_counter()
     out = subprocess.run(args, env=env, capture_output=True, text=True, timeout=300)
+    if mode in ("self-test", "bare-window"):
+        if out.returncode != 0:  # (a self-test over its time limit on a loaded machine: said in the table)
+            print(f"{mode} failed ({out.returncode}):\n{out.stdout}\n{out.stderr}", file=sys.stderr)
+        return {"seconds": time.perf_counter() - started, "exit": out.returncode}
     if os.environ.get("BENCH_STALL_STACKS") and out.stderr:  # the watcher's report (on the child's stderr)
         print(out.stderr, file=sys.stderr)
     for line in out.stdout.splitlines():
@@ -365,9 +423,61 @@ def _launch(platform: str, measure_writer: bool, memories: int = 0, backend: str
     raise SystemExit(f"child failed:\n{out.stdout}\n{out.stderr}")
 
 
+def issue_table(platform: str, runs: int, sizes: list[int]) -> None:
+    """Issue 37's table, each figure against its anchor in the same run (app and anchor launches
+    interleaved, on one SQLite store per size): launch -> every card shown vs the bare list, the
+    longest loop stall while the wall fills (and the longest collection on the Qt thread in it),
+    idle RSS vs the bare window, and ``sonetto --self-test`` vs the bare list's start, show and exit."""
+    rows = []
+    for memories in sizes:
+        size = (memories, "sqlite")
+        _launch(platform, False, *size)  # uncounted: fills the store, builds the index, compiles bytecode
+        _launch(platform, False, *size, mode="bare")
+        app, bare = [], []
+        for _ in range(runs):
+            app.append(_launch(platform, False, *size))
+            bare.append(_launch(platform, False, *size, mode="bare"))
+        row = {"memories": memories,
+               "shown_ms": statistics.median(r["launch_to_wall_shown_ms"] for r in app),
+               "bare_shown_ms": statistics.median(r["launch_to_wall_shown_ms"] for r in bare),
+               "stalls_ms": [round(r["max_fill_stall_ms"]) for r in app],
+               "gc_ms": [round(r["max_gc_ms"]) for r in app],
+               "rss_mb": statistics.median(r["idle_rss_mb"] for r in app),
+               "bare_rss_mb": statistics.median(r["idle_rss_mb"] for r in bare)}
+        if memories == max(sizes):
+            tests, windows = [], []
+            for _ in range(runs):
+                tests.append(_launch(platform, False, *size, mode="self-test"))
+                windows.append(_launch(platform, False, *size, mode="bare-window")["seconds"])
+            row["self_test_s"] = statistics.median(r["seconds"] for r in tests)
+            row["self_test_failed"] = sum(1 for r in tests if r["exit"] != 0)
+            row["bare_window_s"] = statistics.median(windows)
+        rows.append(row)
+        print("ROW " + json.dumps(row), flush=True)
+    print(f"\nissue 37's table ({platform}, python {sys.version.split()[0]}, SQLite, median of {runs}; "
+          "app and anchor interleaved)")
+    print("| memories | launch -> every card shown (ratio to the bare list) | longest loop stall while the wall "
+          "fills (longest collection on the Qt thread) | idle RSS (ratio to the bare window) |")
+    print("|---|---|---|---|")
+    for r in rows:
+        print(f"| {r['memories']:,} | {r['shown_ms']:,.0f} ms vs {r['bare_shown_ms']:,.0f} ms "
+              f"(**{r['shown_ms'] / r['bare_shown_ms']:.2f}×**) | {' / '.join(map(str, r['stalls_ms']))} ms "
+              f"({' / '.join(map(str, r['gc_ms']))} ms) | {r['rss_mb']:.0f} vs {r['bare_rss_mb']:.0f} MB "
+              f"(**{r['rss_mb'] / r['bare_rss_mb']:.2f}×**) |")
+    last = rows[-1]
+    print(f"\n`sonetto --self-test` at {last['memories']:,}: {last['self_test_s']:.2f} s vs the bare list shown and closed "
+          f"{last['bare_window_s']:.2f} s (**{last['self_test_s'] / last['bare_window_s']:.2f}×**)"
+          + (f"; {last['self_test_failed']} of {runs} self-tests failed (over their time limit)" if last["self_test_failed"] else ""))
+
+
 def main() -> int:
     parser = argparse.ArgumentParser()
     parser.add_argument("--child", action="store_true")
+    parser.add_argument("--child-bare", action="store_true")
+    parser.add_argument("--exit", action="store_true", help="--child-bare: exit once shown")
+    parser.add_argument("--table", action="store_true",
+                        help="issue 37's table: empty / 10k / 100k (SQLite) against the bare anchors (--runs each)")
+    parser.add_argument("--table-sizes", default="0,10000,100000")
     parser.add_argument("--writer", action="store_true")
     parser.add_argument("--platform", default="offscreen")
     parser.add_argument("--runs", type=int, default=5)
@@ -376,16 +486,19 @@ def main() -> int:
     parser.add_argument("--writer-runs", type=int, default=3)
     parser.add_argument("--preload-llm", action="store_true",
                         help="writer runs: import the LLM stack before measuring (else the first turn imports it)")
-    parser.add_argument("--gc-hold", choices=("on", "off"), default="on",
-                        help="the Qt thread's collector waits while a worker imports (as in the app), or not")
     args = parser.parse_args()
     if args.child:
         child(args.writer)
         return 0
+    if args.child_bare:
+        bare_child(args.exit)
+        return 0
+    if args.table:
+        issue_table(args.platform, args.runs, [int(n) for n in args.table_sizes.split(",")])
+        return 0
     size = (args.memories, args.backend)
     if args.preload_llm:
         os.environ["BENCH_PRELOAD_LLM"] = "1"
-    os.environ["BENCH_GC_HOLD"] = "1" if args.gc_hold == "on" else "0"
     # warm the OS file cache once, and compile the bytecode an installed app has (pip compiles at install):
     # with writer runs, the LLM stack's too (the app imports it only at the writer's first turn); not counted
     _launch(args.platform, args.writer_runs > 0, *size)
@@ -418,7 +531,7 @@ def main() -> int:
               f"{writer['memories_written']} memories written")
         print(f"event-loop stall while writing ({len(writers)} runs"
               f"{', LLM stack preloaded' if args.preload_llm else ', the first turn imports the LLM stack'}"
-              f", collector hold during imports {args.gc_hold}): max " + ", ".join(f"{r['max_stall_ms']:.1f}" for r in writers)
+              "): max " + ", ".join(f"{r['max_stall_ms']:.1f}" for r in writers)
               + " ms; p99 " + ", ".join(f"{r['p99_stall_ms']:.1f}" for r in writers) + " ms")
         print("garbage collections while writing (count, longest ms per generation): "
               + "; ".join(json.dumps(r["gc"]) for r in writers))

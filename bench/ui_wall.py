@@ -31,8 +31,9 @@ for every card of a section each time it lays the section out, and the cards who
 computed from their text), and a search, clearing it, a sort and a live change at that size (every
 pass until the wall shows the result, then a settle pass).
 
-Python's collector is off during the passes, as in the app (``ui/gc_guard.py`` collects on its own
-timer); the cost of one full collection at that heap is printed apart. On a shared machine the wall
+Python's collector is off during the passes, to time the wall's own work (the app leaves it on since
+issue 39: ``bench/ui_launch.py --table`` measures its collections in the running app); the cost of one
+full collection at that heap is printed apart. On a shared machine the wall
 clock of a pass includes other processes' time: the GUI thread's CPU time of the longest pass is
 given too. Not a test: the numbers go to docs/benchmarks.md.
 """

@@ -248,12 +248,8 @@ def main() -> int:
 
     qapp = create_qapp([])
     qapp.setFont(qapp.font())
-    from sonetto_desktop.ui.gc_guard import MainThreadGarbageCollector
-
-    collector = MainThreadGarbageCollector()  # as the app does (app.main)
     with asyncio.Runner(loop_factory=lambda: qasync.QEventLoop(qapp)) as runner:
         runner.run(_shoot(qapp))
-    collector.stop()
     return 0
 
 

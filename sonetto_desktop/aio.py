@@ -8,9 +8,6 @@
   ``threading.Thread`` out of every other module.
 - :func:`import_off_loop` imports modules the same way (a large package's first import would stall the
   loop for a second or more).
-- :func:`imports_settled` wraps code that may import a large package (LangChain: several hundred
-  thousand objects) so the collector stops walking what the import made (and, with :func:`importing`,
-  does not walk it while it is being made).
 - :class:`TaskScope` owns fire-and-forget tasks: it keeps them referenced until they finish (the
   event loop holds only weak references), logs their failures, and cancels and awaits whatever is
   left when its owner closes. Scopes form one tree per app (windows and dialogs get children).
@@ -19,12 +16,11 @@
 from __future__ import annotations
 
 import asyncio
-import contextlib
-import gc
 import logging
 import sys
 import threading
-from typing import Any, Callable, Coroutine, Iterator, TypeVar
+import weakref
+from typing import Any, Callable, Coroutine, TypeVar
 
 log = logging.getLogger(__name__)
 T = TypeVar("T")
@@ -80,67 +76,21 @@ async def import_off_loop(names: tuple[str, ...], optional: tuple[str, ...] = ()
 
 
 def import_now(names: tuple[str, ...], optional: tuple[str, ...] = ()) -> None:
-    """:func:`import_off_loop`'s work, here and now, as one burst (:func:`imports_settled`): for code
-    that already runs off the loop."""
+    """:func:`import_off_loop`'s work, here and now: for code that already runs off the loop."""
     import importlib
 
     if all(name in sys.modules for name in names) and all(name in sys.modules or name in _missing for name in optional):
-        return  # (the usual case after the first time: no burst)
-    with imports_settled():
-        for name in names:
+        return  # (the usual case after the first time)
+    for name in names:
+        importlib.import_module(name)
+    for name in optional:
+        try:
             importlib.import_module(name)
-        for name in optional:
-            try:
-                importlib.import_module(name)
-            except ImportError:
-                _missing.add(name)  # not looked for again
+        except ImportError:
+            _missing.add(name)  # not looked for again
 
 
 _missing: set[str] = set()  # optional modules this version of a library does not have
-
-
-_bursts = 0  # import bursts (imports_settled) in progress, on any thread
-_bursts_lock = threading.Lock()
-
-
-def importing() -> bool:
-    """Whether an import burst (:func:`imports_settled`) is in progress on some thread: the Qt thread's
-    collector (``ui/gc_guard``) waits for its end instead of walking what the import is making."""
-    return _bursts > 0
-
-
-_freeze_after_imports = False
-
-
-def freeze_after_imports(enabled: bool) -> None:
-    """Whether ``imports_settled`` freezes what a burst of imports made: on while the desktop app's
-    garbage-collection policy runs (``ui/gc_guard.py``), off elsewhere (command line, MCP, tests)."""
-    global _freeze_after_imports
-    _freeze_after_imports = enabled
-
-
-@contextlib.contextmanager
-def imports_settled() -> Iterator[None]:
-    """Around code that may import modules (any thread): when it did, and the app's collection policy
-    runs (``freeze_after_imports``), every object that exists then is moved to the collector's permanent
-    generation (``gc.freeze``). A module's objects live as long as the process, and LangChain's first
-    import makes ~150,000 of them: left young, the next collections on the Qt thread walk them all (a
-    60-120 ms stall while the first reply streams), and every full collection after. Nothing is
-    collected here, so it is safe on a worker thread. The cost: what is frozen is still freed by
-    reference counting, but an object alive at that moment that is, or later becomes, part of a
-    reference cycle is not collected until the app's start-up collection (``gc_guard.settle``)
-    unfreezes and collects everything once. While it runs, :func:`importing` is true."""
-    global _bursts
-    before = len(sys.modules)
-    with _bursts_lock:
-        _bursts += 1
-    try:
-        yield
-    finally:
-        if _freeze_after_imports and len(sys.modules) > before:
-            gc.freeze()
-        with _bursts_lock:  # (after the freeze: a collection waiting for the end walks none of it)
-            _bursts -= 1
 
 
 class TaskScope:
@@ -151,7 +101,7 @@ class TaskScope:
 
     def __init__(self, name: str = "tasks", parent: TaskScope | None = None) -> None:
         self._name = name
-        self._parent = parent
+        self._parent = weakref.ref(parent) if parent is not None else None  # weak: parent and child form no cycle
         self._tasks: set[asyncio.Task[Any]] = set()
         self._children: list[TaskScope] = []
         self._closed = False
@@ -217,8 +167,9 @@ class TaskScope:
         own = list(self._tasks)
         for task in own:
             task.cancel()
-        if self._parent is not None and self in self._parent._children:
-            self._parent._children.remove(self)
+        parent = self._parent() if self._parent is not None else None
+        if parent is not None and self in parent._children:
+            parent._children.remove(self)
         return [*tasks, *own]
 
     async def close(self) -> None:

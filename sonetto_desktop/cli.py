@@ -20,6 +20,7 @@ import os
 import re
 import sys
 from pathlib import Path
+from typing import Awaitable, Callable
 
 from . import ops
 from .history_import.ledger import note_undo
@@ -195,92 +196,118 @@ def _fail(message: str) -> int:
     return 2
 
 
+async def _list(args: argparse.Namespace, services: AppServices) -> int:
+    groups = await _do(services, ops.Grouped())
+    if args.theme:
+        groups = {t: c for t, c in groups.items() if t == args.theme}
+    if not groups:
+        print(f"no memories{' in theme ' + printable(args.theme) if args.theme else ''} ({services.store.path})")
+        return 0
+    for theme in sorted(groups):
+        print(f"## {printable(theme)} ({len(groups[theme])})")
+        for card in groups[theme]:
+            when = str(card["latest_update_time"])[:10]
+            print(f"  {card['id']}  {printable(card['description'])}  [hit {card['hit']}, {when}]")
+    return 0
+
+
+async def _add(args: argparse.Namespace, services: AppServices) -> int:
+    print(await _do(services, ops.AddMemory(args.description, args.theme, reason=reason_text("cli.add"))))
+    return 0
+
+
+async def _update(args: argparse.Namespace, services: AppServices) -> int:
+    if args.description is None and args.theme is None:
+        return _fail("give a new description and/or --theme")
+    changed = await _do(services, ops.EditMemory(args.id, args.description, args.theme, reason=args.reason))
+    print(f"updated {args.id}" if changed else "unchanged")
+    return 0
+
+
+async def _delete(args: argparse.Namespace, services: AppServices) -> int:
+    await _do(services, ops.DeleteMemory(args.id, reason=args.reason))
+    print(f"moved {args.id} to the trash")
+    return 0
+
+
+async def _restore(args: argparse.Namespace, services: AppServices) -> int:
+    await _do(services, ops.RestoreMemory(args.id))
+    print(f"restored {args.id}")
+    return 0
+
+
+async def _undo(args: argparse.Namespace, services: AppServices) -> int:
+    undo = ops.UndoTurn(args.turn_id, reason=reason_text("undo.turn", args.turn_id), keep_touched=args.rest)
+    try:
+        result = await _do(services, undo)
+    except Refused as refused:
+        exc = refused.failed.error
+        if not isinstance(exc, UndoConflict):
+            raise
+        # Nothing changed: which memories, by their text, what --rest would do, and which changes (the
+        # window's sentence would send the person to the history, which this command line has not).
+        print_kept(exc.touched, "en", ids=True)
+        if exc.rest:
+            print(f"{rest_line(exc.preview.effects, 'en', 'can')} To do that and keep these: "
+                  f"sonetto memory undo {printable(args.turn_id)} --rest")
+        return _fail(str(exc))
+    await _do(services, ops.Call.of(note_undo, services.store, args.turn_id, result.turn_id,
+                                    kept=len(result.kept)))  # an import can come again
+    print(f"undid {len(result.changes)} changes of {printable(args.turn_id)}; "
+          f"to redo them: sonetto memory undo {result.turn_id}")
+    if result.withdrawn:
+        print(f"{len(result.withdrawn)} of its changes waiting in the review inbox were withdrawn with it")
+    if result.returned:
+        print(f"{len(result.returned)} changes wait in the review inbox again")
+    print_kept(result.kept, "en", ids=True, done=True)
+    return 0
+
+
+async def _trash(args: argparse.Namespace, services: AppServices) -> int:
+    rows = await _do(services, ops.Trash())
+    if not rows:
+        print(f"the trash is empty ({services.store.path})")
+    for row in rows:
+        print(f"  {row['id']}  {printable(row['description'])}  [{str(row['deleted_at'])[:16]}, "
+              f"{printable(row['actor'])}: {printable(row['reason'])}]")
+    return 0
+
+
+async def _export(args: argparse.Namespace, services: AppServices) -> int:
+    fmt = args.format or (format_for(args.output) if args.output else "yaml")
+    if args.output:  # temp file + fsync + replace: a failure keeps the previous export whole
+        count = await _do(services, ops.ExportTo(Path(args.output), fmt))
+        print(f"exported {count} memories to {args.output}", file=sys.stderr)
+    else:
+        sys.stdout.write(await _do(services, ops.Call.of(export_text, services.store, fmt)))
+    return 0
+
+
+async def _import(args: argparse.Namespace, services: AppServices) -> int:
+    reason = reason_text("import.file", Path(args.file).name)
+    added, skipped = await _do(services, ops.ImportItems(args.incoming, reason))
+    print(f"imported {len(added)} memories, skipped {len(skipped)} duplicates")
+    return 0
+
+
+async def _check(args: argparse.Namespace, services: AppServices) -> int:
+    report = services.store_report or services.store.self_check()  # the check run when the store opened
+    print(f"{report.status}: {report.item_count} memories in {services.store.path}")
+    if services.migration_problem is not None:
+        print(f"  issue: {printable(services.migration_problem.en)}")
+    for line in report.repaired:
+        print(f"  repaired: {printable(line)}")
+    for line in report.issues:
+        print(f"  issue: {printable(line)}")
+    return 1 if report.status == "FAIL" else 0
+
+
+_COMMANDS: dict[str, Callable[[argparse.Namespace, AppServices], Awaitable[int]]] = {
+    "list": _list, "add": _add, "update": _update, "delete": _delete, "restore": _restore, "undo": _undo,
+    "trash": _trash, "export": _export, "import": _import, "check": _check,
+}
+
+
 async def _run(args: argparse.Namespace, services: AppServices) -> int:
-    where = services.store.path
-    if args.command == "list":
-        groups = await _do(services, ops.Grouped())
-        if args.theme:
-            groups = {t: c for t, c in groups.items() if t == args.theme}
-        if not groups:
-            print(f"no memories{' in theme ' + printable(args.theme) if args.theme else ''} ({where})")
-            return 0
-        for theme in sorted(groups):
-            print(f"## {printable(theme)} ({len(groups[theme])})")
-            for card in groups[theme]:
-                when = str(card["latest_update_time"])[:10]
-                print(f"  {card['id']}  {printable(card['description'])}  [hit {card['hit']}, {when}]")
-        return 0
-    if args.command == "add":
-        print(await _do(services, ops.AddMemory(args.description, args.theme, reason=reason_text("cli.add"))))
-        return 0
-    if args.command == "update":
-        if args.description is None and args.theme is None:
-            return _fail("give a new description and/or --theme")
-        changed = await _do(services, ops.EditMemory(args.id, args.description, args.theme, reason=args.reason))
-        print(f"updated {args.id}" if changed else "unchanged")
-        return 0
-    if args.command == "delete":
-        await _do(services, ops.DeleteMemory(args.id, reason=args.reason))
-        print(f"moved {args.id} to the trash")
-        return 0
-    if args.command == "restore":
-        await _do(services, ops.RestoreMemory(args.id))
-        print(f"restored {args.id}")
-        return 0
-    if args.command == "undo":
-        undo = ops.UndoTurn(args.turn_id, reason=reason_text("undo.turn", args.turn_id), keep_touched=args.rest)
-        try:
-            result = await _do(services, undo)
-        except Refused as refused:
-            exc = refused.failed.error
-            if not isinstance(exc, UndoConflict):
-                raise
-            # Nothing changed: which memories, by their text, what --rest would do, and which changes (the
-            # window's sentence would send the person to the history, which this command line has not).
-            print_kept(exc.touched, "en", ids=True)
-            if exc.rest:
-                print(f"{rest_line(exc.preview.effects, 'en', 'can')} To do that and keep these: "
-                      f"sonetto memory undo {printable(args.turn_id)} --rest")
-            return _fail(str(exc))
-        await _do(services, ops.Call.of(note_undo, services.store, args.turn_id, result.turn_id,
-                                        kept=len(result.kept)))  # an import can come again
-        print(f"undid {len(result.changes)} changes of {printable(args.turn_id)}; "
-              f"to redo them: sonetto memory undo {result.turn_id}")
-        if result.withdrawn:
-            print(f"{len(result.withdrawn)} of its changes waiting in the review inbox were withdrawn with it")
-        if result.returned:
-            print(f"{len(result.returned)} changes wait in the review inbox again")
-        print_kept(result.kept, "en", ids=True, done=True)
-        return 0
-    if args.command == "trash":
-        rows = await _do(services, ops.Trash())
-        if not rows:
-            print(f"the trash is empty ({where})")
-        for row in rows:
-            print(f"  {row['id']}  {printable(row['description'])}  [{str(row['deleted_at'])[:16]}, "
-                  f"{printable(row['actor'])}: {printable(row['reason'])}]")
-        return 0
-    if args.command == "export":
-        fmt = args.format or (format_for(args.output) if args.output else "yaml")
-        if args.output:  # temp file + fsync + replace: a failure keeps the previous export whole
-            count = await _do(services, ops.ExportTo(Path(args.output), fmt))
-            print(f"exported {count} memories to {args.output}", file=sys.stderr)
-        else:
-            sys.stdout.write(await _do(services, ops.Call.of(export_text, services.store, fmt)))
-        return 0
-    if args.command == "import":
-        reason = reason_text("import.file", Path(args.file).name)
-        added, skipped = await _do(services, ops.ImportItems(args.incoming, reason))
-        print(f"imported {len(added)} memories, skipped {len(skipped)} duplicates")
-        return 0
-    if args.command == "check":
-        report = services.store_report or services.store.self_check()  # the check run when the store opened
-        print(f"{report.status}: {report.item_count} memories in {where}")
-        if services.migration_problem is not None:
-            print(f"  issue: {printable(services.migration_problem.en)}")
-        for line in report.repaired:
-            print(f"  repaired: {printable(line)}")
-        for line in report.issues:
-            print(f"  issue: {printable(line)}")
-        return 1 if report.status == "FAIL" else 0
-    return 2
+    command = _COMMANDS.get(args.command)
+    return await command(args, services) if command is not None else 2

@@ -108,9 +108,9 @@ class AppServices:
         store file instead, ``.db``/``.sqlite`` as SQLite, anything else as YAML, without migrating).
         ``actor``: who this front end's writes are attributed to. ``watch``: follow other
         processes' writes. ``start_agents``: also start recall, writer and chat. ``check_later``: return
-        as soon as the store is open and run its self-check (a full read: ~0.7 s at 50,000 memories)
-        in the background — ``store_ok`` is False until ``checked()`` is done, and ``start_agents``
-        waits for it (the window uses this to show before the check)."""
+        as soon as the store is open and run its self-check (a full read: ~1 s of CPU at 100,000 memories)
+        when ``checked()`` is first awaited — ``store_ok`` is False until it is done, and ``start_agents``
+        waits for it (the window uses this to show and fill before the check)."""
         if settings is None:
             settings = await run_blocking(load_settings, with_secret=start_agents)
         if data_dir is not None:
@@ -230,7 +230,7 @@ class AppServices:
         return LongTermMemory(self.recall, None)
 
     async def checked(self) -> None:
-        """Wait for the store's self-check started by ``open(check_later=True)`` (no-op otherwise)."""
+        """Run (the first time) and wait for the store's self-check of ``open(check_later=True)`` (no-op otherwise)."""
         if self._handle is not None:
             await self._handle.checked()
 

@@ -105,6 +105,7 @@ class StoreHandle:
         self._recall: MemoryRecall | None = None
         self._watcher: StoreWatcher | None = None
         self._check_task: asyncio.Task[None] | None = None
+        self._unchecked: BaseMemoryManager | None = None  # open(check=False): checked when first asked
         self._unsubscribers: list[Callable[[], None]] = []
         self._closed = False
 
@@ -156,7 +157,9 @@ class StoreHandle:
 
     async def open(self, *, check: bool = True) -> None:
         """Open the store (a worker does the blocking part) and what lives with it. ``check=False``:
-        return at once and run the self-check in the background (``checked()`` waits for it)."""
+        return at once; the self-check (a full read in Python: ~1 s of CPU at 100,000 memories) runs when
+        ``checked()`` is first awaited, so a window can show and fill first (issue 37: the check's worker
+        held the GIL the wall's paints waited for)."""
         if self._store_file is not None:
             store, migration = await run_blocking(open_store_file, self._store_file), None
         elif backend_named(self.settings.store_backend).on_server:  # PostgreSQL, the one server backend
@@ -176,7 +179,7 @@ class StoreHandle:
         if check:
             await self._check(store)
         else:
-            self._check_task = asyncio.ensure_future(self._check(store))
+            self._unchecked = store
         self.dont_remember = DontRememberList(self.data_dir / DONT_REMEMBER_FILE)
         self.review = ReviewInbox(self.data_dir / REVIEW_FILE, enabled=bool(self.settings.review_mode),
                                   tools=_tidy_tools)
@@ -194,7 +197,10 @@ class StoreHandle:
         self._publish(StoreStatusChanged(status))
 
     async def checked(self) -> None:
-        """Wait for the self-check started by ``open(check=False)`` (no-op otherwise)."""
+        """Run (the first time) and wait for the self-check of ``open(check=False)`` (no-op otherwise)."""
+        if self._unchecked is not None and not self._closed:
+            self._check_task = asyncio.ensure_future(self._check(self._unchecked))
+            self._unchecked = None
         if self._check_task is not None:
             await asyncio.shield(self._check_task)
 
@@ -223,7 +229,7 @@ class StoreHandle:
         if self._closed:
             return
         self._closed = True
-        check, self._check_task = self._check_task, None
+        check, self._check_task, self._unchecked = self._check_task, None, None
         if check is not None:  # a self-check still reading: let it finish (it holds no lock a close needs)
             await asyncio.gather(check, return_exceptions=True)
         if self._watcher is not None:

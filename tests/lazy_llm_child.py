@@ -44,10 +44,7 @@ class LoopThreadWork:
 
 async def main(base_url: str, data_dir: str) -> None:
     from sonetto_desktop.config.settings import Settings
-    from sonetto_desktop import aio
     from sonetto_desktop.services import AppServices
-
-    aio.freeze_after_imports(True)  # as while the desktop app's collection policy runs (ui/gc_guard.py)
 
     settings = Settings(base_url=base_url, model="test-model", api_key="sk-test", data_dir=data_dir,
                         retrieval_mode="mechanical")
@@ -85,10 +82,6 @@ async def main(base_url: str, data_dir: str) -> None:
             break
         await asyncio.sleep(0.05)
     out["memories"] = services.store.count()
-    import gc
-
-    out["frozen"] = gc.get_freeze_count()  # what the imports made, out of the collector's walks
-    out["tracked"] = sum(len(gc.get_objects(generation)) for generation in range(3))
     out["writer_error"] = services.writer.last_error
     await services.close()
     print(json.dumps(out, ensure_ascii=False))

@@ -313,6 +313,79 @@ def test_the_mixing_rule_sees_a_mixed_class(tmp_path):
     assert sorted(mixed_classes(root)) == ["pkg.parts.Both(Undo, Store)", "pkg.parts.Store(CrudMixin)"]
 
 
+#: What switches Python's cyclic collector off or hides objects from it (issue 39): widgets and their
+#: parts form no reference cycles (ui/widgets/owner.py; tests/ui/test_no_cycles.py), so it stays on.
+COLLECTOR_SWITCHES = {"disable", "freeze"}
+
+
+def collector_switches(root: Path = PACKAGE) -> list[str]:
+    """Every ``gc.disable()`` / ``gc.freeze()`` (also ``from gc import disable``) in the package."""
+    found = []
+    for path in sorted(root.rglob("*.py")):
+        name = module_name(path, root)
+        tree = ast.parse(path.read_text(encoding="utf-8"), filename=str(path))
+        aliases = {"gc"}
+        for node in ast.walk(tree):
+            if isinstance(node, ast.Import):
+                aliases.update(a.asname or a.name for a in node.names if a.name == "gc")
+        for node in ast.walk(tree):
+            if isinstance(node, ast.Attribute) and node.attr in COLLECTOR_SWITCHES and \
+                    isinstance(node.value, ast.Name) and node.value.id in aliases:
+                found.append(f"{name}:{node.lineno} uses gc.{node.attr}")
+            elif isinstance(node, ast.ImportFrom) and node.module == "gc":
+                found.extend(f"{name}:{node.lineno} imports gc.{a.name}" for a in node.names
+                             if a.name in COLLECTOR_SWITCHES or a.name == "*")
+    return found
+
+
+def test_the_collector_is_never_switched_off():
+    assert collector_switches() == []
+
+
+def test_the_collector_rule_sees_every_way_to_switch_it_off(tmp_path):
+    root = tmp_path / "pkg"
+    root.mkdir()
+    (root / "__init__.py").write_text("", encoding="utf-8")
+    (root / "ok.py").write_text("import gc\ndef f():\n    gc.collect()\n    return gc.isenabled()\n", encoding="utf-8")
+    (root / "bad.py").write_text("import gc\nimport gc as collector\nfrom gc import freeze\n"
+                                 "def f():\n    gc.disable()\n    collector.freeze()\n    freeze()\n", encoding="utf-8")
+    found = collector_switches(root)
+    assert len(found) == 3 and all("pkg.bad" in v for v in found), found
+
+
+MAX_FUNCTION_LINES = 80  # issue 39: a longer function does two jobs (build views declaratively, analyse in stages)
+
+
+def long_functions(root: Path = PACKAGE, limit: int = MAX_FUNCTION_LINES) -> list[str]:
+    """Every function or method longer than ``limit`` lines (from its ``def`` to its last line, nested
+    functions included in their parent's count and counted on their own too)."""
+    found = []
+    for path in sorted(root.rglob("*.py")):
+        tree = ast.parse(path.read_text(encoding="utf-8"), filename=str(path))
+        for node in ast.walk(tree):
+            if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)):
+                first = min([node.lineno, *(d.lineno for d in node.decorator_list)])
+                lines = node.end_lineno - first + 1
+                if lines > limit:
+                    found.append(f"{module_name(path, root)}:{node.lineno} {node.name}() has {lines} lines")
+    return found
+
+
+def test_no_function_is_longer_than_80_lines():
+    assert long_functions() == []
+
+
+def test_the_length_rule_sees_a_long_function(tmp_path):
+    root = tmp_path / "pkg"
+    root.mkdir()
+    (root / "__init__.py").write_text("", encoding="utf-8")
+    body = "".join(f"    x{i} = {i}\n" for i in range(79))
+    (root / "ok.py").write_text(f"def short():\n{body}", encoding="utf-8")  # 80 lines
+    (root / "bad.py").write_text(f"class C:\n    @staticmethod\n    def long():\n{body.replace('    ', '        ')}"
+                                 "        return 0\n", encoding="utf-8")  # 82 with its decorator
+    assert long_functions(root) == ["pkg.bad:3 long() has 82 lines"]
+
+
 ONE_WRITE = "memory.files"  # atomic_file / atomic_write: the app's one crash-safe replacement
 
 

@@ -38,8 +38,6 @@ def test_an_idle_app_with_an_endpoint_never_imports_the_llm_stack_until_the_firs
     assert out["reply"] == "汤圆真聪明！"
     assert {"langchain_core", "langgraph", "openai", "langchain_openai"} <= set(out["after_send_loaded"])
     assert out["memories"] == 2 and out["writer_error"] is None  # the writer imported its agent and wrote
-    # the LLM stack's objects (~150,000) were frozen after its import: the collector no longer walks them
-    assert out["frozen"] > 100_000 and out["tracked"] < out["frozen"] / 2, (out["frozen"], out["tracked"])
 
 
 def test_the_writers_first_turn_imports_nothing_on_the_loop(llm_server, tmp_path):

@@ -149,14 +149,8 @@ class TurnRunner:
         config: dict[str, Any] = {"configurable": {"thread_id": session_id}, "recursion_limit": self.limits.recursion_limit}
         graph: Any = None
         if replace_turn:
-            try:
-                graph = await self._graph_for(session_id)
-                saver = self._model.temporary_saver if session_id in self._temporary else await self._db.checkpointer()
-                config["configurable"] = await rewind(graph, saver, self.store_for(session_id), session_id, replace_turn)
-            except Exception as exc:  # noqa: BLE001 - nothing was changed that matters: say so, run nothing
-                log.warning("could not go back before turn %s: %s", replace_turn, exc)
-                emit(input_error("这条消息已经不能重新回答了。", "This message can no longer be answered again."))
-                emit(None)
+            graph = await self._rewound(session_id, replace_turn, config, emit)
+            if graph is None:
                 return
         guard: StallGuard | None = None
         turn = TurnRecorder()
@@ -213,6 +207,21 @@ class TurnRunner:
             emit(describe_turn_error(asyncio.CancelledError(), turn_id))
         finally:
             emit(None)
+
+    async def _rewound(self, session_id: str, replace_turn: str, config: dict[str, Any],
+                       emit: Callable[[ChatEvent | None], None]) -> Any:
+        """The session's graph with ``config`` pointed before ``replace_turn`` (its answer is asked
+        again); None when it cannot go back there, said and the stream ended."""
+        try:
+            graph = await self._graph_for(session_id)
+            saver = self._model.temporary_saver if session_id in self._temporary else await self._db.checkpointer()
+            config["configurable"] = await rewind(graph, saver, self.store_for(session_id), session_id, replace_turn)
+        except Exception as exc:  # noqa: BLE001 - nothing was changed that matters: say so, run nothing
+            log.warning("could not go back before turn %s: %s", replace_turn, exc)
+            emit(input_error("这条消息已经不能重新回答了。", "This message can no longer be answered again."))
+            emit(None)
+            return None
+        return graph
 
     async def _finish(self, session_id: str, turn: TurnRecorder, event: ChatEvent, emit) -> None:
         """Store the assistant entry for ``event`` (done or error), then emit exactly one final event."""

@@ -12,7 +12,6 @@ import sys
 import threading
 from typing import Any, Callable
 
-from ..aio import imports_settled
 
 __all__ = ["LazyModel", "loaded_class", "resolve"]
 
@@ -34,8 +33,7 @@ class LazyModel:
     def get(self) -> Any:
         with self._lock:
             if not self._built:
-                with imports_settled():  # the first build imports the LLM stack
-                    self._model = self._build()
+                self._model = self._build()  # the first build imports the LLM stack
                 self._built = True
             return self._model
 

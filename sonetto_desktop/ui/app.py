@@ -160,14 +160,7 @@ def main(argv: list[str] | None = None) -> int:
         runner_main = run_self_test(qapp)
     else:
         runner_main = _run(qapp, args)
-    from .gc_guard import MainThreadGarbageCollector
-
-    collector = MainThreadGarbageCollector()  # QObjects in cycles are freed on the Qt thread only
-    try:
-        with asyncio.Runner(loop_factory=lambda: qasync.QEventLoop(qapp)) as runner:
-            code = runner.run(runner_main)
-    finally:
-        collector.stop()
-        collector.deleteLater()
+    with asyncio.Runner(loop_factory=lambda: qasync.QEventLoop(qapp)) as runner:
+        code = runner.run(runner_main)
     qapp.processEvents()
     return int(code)

@@ -35,7 +35,6 @@ from .app_dialogs import AppDialogs
 from .app_feed import AppFeed
 from .chat.actions import ChatActions
 from .chat.controller import ChatController
-from .gc_guard import settle_after_start_up
 from .i18n import install_translators, remove_translators
 from .main_window import MainWindow
 from .memory_service import MemoryService, call
@@ -281,7 +280,7 @@ class SonettoApp:
         """A large YAML store: once the wall is up, offer the faster SQLite store (ui/sqlite_offer.py)."""
         from .dialogs.sqlite_offer import SqliteOffer
 
-        await self.wall_loaded
+        await self._wall_filled()
         await self.services.checked()
         if not self.store_ok:  # a store that cannot be read is offered nothing (its dialog says why)
             return
@@ -314,7 +313,12 @@ class SonettoApp:
 
     async def _start_agents(self) -> None:
         assert self.services is not None and self.controller is not None and self.writer_control is not None
-        await self.services.checked()  # the store's self-check, started when it opened: the window did not wait
+        # Python-heavy work in a worker waits until every card is shown: QListView asks each card's
+        # size and paint from Python, and each of those calls waits for the GIL behind a busy worker (at
+        # 50,000 memories the writer's index build made the wall stall 0.8 s; at 100,000 the store's
+        # self-check, ~1 s of CPU, and the recall warm-up stalled it 135-210 ms, issue 37).
+        await self._wall_filled()
+        await self.services.checked()  # the store's self-check, run now: the window did not wait for it
         self._mark("store_checked")
         if not self.store_ok and self.interactive:
             self._show_store_problem()
@@ -328,18 +332,12 @@ class SonettoApp:
             log.warning("recall warm-up failed: %s", exc)
         except Exception:
             log.warning("recall warm-up failed", exc_info=True)
-        # Python-heavy work in a worker waits until every card is shown: QListView asks each card's
-        # size from Python, and each of those calls waits for the GIL behind a busy worker (at 50,000
-        # memories the writer's index build made the wall stall 0.8 s).
-        await self._wall_filled()
         try:
             await self.services.warm_up_writer()
         except Exception:
             log.warning("writer warm-up failed", exc_info=True)
         if self.history_imports is not None and self.store_ok and not self._closed:
             await self.history_imports.resume_interrupted()  # an import running when the app last stopped
-        if not self._closed:
-            settle_after_start_up()  # start-up is over: later full collections stay short (gc_guard)
 
     async def _wall_filled(self) -> None:
         """Until the wall's first load has shown every card (also when it failed or the wall went)."""

@@ -16,7 +16,6 @@ from PySide6.QtWidgets import QApplication
 
 from memory_stores import backend_store_fixture, yaml_store_fixture
 
-from sonetto_desktop.ui.gc_guard import collect_due
 from service_fixtures import memory_service_over
 
 SAMPLE = [
@@ -120,19 +119,3 @@ def wall(service, qtbot):
 def wait():
     """``await wait(predicate, timeout=5.0, message="")``: the polling helper as a fixture."""
     return wait_until
-
-
-@pytest.fixture(autouse=True)
-def collect_on_the_qt_thread(qapp):
-    """The app's collection policy (ui/gc_guard.py), applied to each UI test: no cyclic collection on
-    worker threads while the test runs, and after it, on the Qt thread, the generations that are due
-    (what the app's timer does) — usually the youngest, which holds all the test made. A full collection
-    after every test (the previous policy: ~0.3-0.8 s each with Qt and LangChain loaded, a quarter of
-    the suite's time) walked the whole heap to free a few widgets. Nothing is frozen in tests (no
-    collector runs), so nothing has to be unfrozen."""
-    was_enabled = gc.isenabled()
-    gc.disable()
-    yield
-    collect_due()
-    if was_enabled:
-        gc.enable()

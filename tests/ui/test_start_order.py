@@ -6,6 +6,7 @@ for the GIL behind that worker: the wall stalled 0.8 s at 50,000 memories (issue
 from __future__ import annotations
 
 import asyncio
+import time
 
 import pytest
 
@@ -55,6 +56,46 @@ async def test_the_writers_index_is_built_only_once_every_card_is_shown(qapp, tm
         assert any(loading for loading, _ in seen)  # the wall was seen filling
         assert not [reads for loading, reads in seen if loading and reads], "built while the wall filled"
         assert app.writer.index.full_reads == 1 and app.wall.model.rowCount() == CARDS
+    finally:
+        await app.shutdown()
+
+
+@OFFSCREEN
+async def test_the_store_check_and_the_recall_warm_up_run_only_once_every_card_is_shown(qapp, tmp_path, monkeypatch):
+    """The store's self-check (a full read in Python: ~1 s of CPU at 100,000 memories) and the recall
+    warm-up held the GIL while the wall filled: the loop stalled 135-210 ms at 100,000 (issue 37)."""
+    from sonetto_desktop.memory import MemoryItem, SqliteMemoryManager
+    from sonetto_desktop.services import AppServices
+    from sonetto_desktop.ui.shell import SonettoApp
+
+    data = tmp_path / "data"
+    data.mkdir()
+    store = SqliteMemoryManager(data / "memory.db")
+    store.import_items({f"{n:06x}": MemoryItem(f"用户第 {n} 次说起周末的安排", f"主题{n % 6}") for n in range(CARDS)})
+    store.close()
+    settings = app_settings(data, store_backend="sqlite")
+    started: dict[str, float] = {}  # the work -> when it started
+    app = SonettoApp(qapp, settings, writer_drain_timeout=2.0, interactive=False)
+    check, warm_up = SqliteMemoryManager.self_check, AppServices.warm_up
+
+    def self_check(store):
+        started.setdefault("self-check", time.monotonic())
+        return check(store)
+
+    async def recall_warm_up(services):
+        started.setdefault("recall warm-up", time.monotonic())
+        return await warm_up(services)
+
+    monkeypatch.setattr(SqliteMemoryManager, "self_check", self_check)
+    monkeypatch.setattr(AppServices, "warm_up", recall_warm_up)
+    try:
+        await app.start()
+        shown: list[float] = []  # when the wall showed its last card
+        app.wall.loader.finished.connect(lambda: shown.append(time.monotonic()))
+        await app.wait_until_ready()
+        assert shown and sorted(started) == ["recall warm-up", "self-check"]
+        assert min(started.values()) > shown[0], (started, shown)
+        assert app.store_report is not None and app.store_ok and app.wall.model.rowCount() == CARDS
     finally:
         await app.shutdown()
 

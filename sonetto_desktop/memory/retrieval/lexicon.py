@@ -457,6 +457,27 @@ def static_words(lexicon: Lexicon) -> frozenset[str]:
     return lexicon.static_words
 
 
+class _BankTerms:
+    """Which index terms occur in the bank, asked of ``known(terms)`` in batches and remembered for
+    one analysis (``known`` None: an empty bank)."""
+
+    def __init__(self, known: Callable[[list[str]], list[bool]] | None) -> None:
+        self.known = known
+        self._seen: dict[str, bool] = {}
+
+    def prefetch(self, terms: Iterable[str]) -> None:
+        missing = list(dict.fromkeys(t for t in terms if t not in self._seen))
+        if missing and self.known is not None:
+            self._seen.update(zip(missing, map(bool, self.known(missing)), strict=True))
+
+    def has(self, term: str) -> bool:
+        if self.known is None:
+            return False
+        if term not in self._seen:
+            self.prefetch([term])
+        return self._seen[term]
+
+
 def analyze(
     prompt: str,
     now: datetime,
@@ -468,34 +489,36 @@ def analyze(
 
     ``known(terms)`` tells which index terms occur in the bank (None: an empty bank); it is asked
     in batches. Query words are the bank's and the lexicon's words found in the prompt
-    (``segment.py``)."""
+    (``segment.py``). In stages: the words, what kind of question it is (:func:`_classify`), the
+    literal terms (:func:`_literal_terms`), the lexicon's expansions (:func:`_expanded_terms`), the
+    themes (:func:`_theme_cues`)."""
     text = simplified((prompt or "").strip())
     if len(text) > MAX_PROMPT_CHARS:
         text = text[-MAX_PROMPT_CHARS:]
-    seen: dict[str, bool] = {}
-
-    def prefetch(terms: Iterable[str]) -> None:
-        missing = list(dict.fromkeys(t for t in terms if t not in seen))
-        if missing and known is not None:
-            seen.update(zip(missing, map(bool, known(missing)), strict=True))
-
-    def bank_has(term: str) -> bool:
-        if known is None:
-            return False
-        if term not in seen:
-            prefetch([term])
-        return seen[term]
-
+    bank = _BankTerms(known)
     fixed = lexicon.static_words
 
     def is_word(cands: list[str]) -> list[bool]:
-        prefetch(tok.WORD + c for c in cands if c not in fixed)
-        return [c in fixed or bank_has(tok.WORD + c) for c in cands]
+        bank.prefetch(tok.WORD + c for c in cands if c not in fixed)
+        return [c in fixed or bank.has(tok.WORD + c) for c in cands]
 
     words, unknown = segment.query_words(text, is_word, lambda ch: ch in fixed, tok.loaded_cut())
     query = Query(text=text, words=words)
     if not text:
         return query
+    literal, pieces, split = _classify(query, words, unknown, now, bank)
+    translated = _literal_terms(query, lexicon, literal, pieces, split, bank)
+    _expanded_terms(query, lexicon, literal, translated, split, bank)
+    literal = literal + [w for w in translated if w not in literal]  # themes and categories below
+    _theme_cues(query, lexicon, literal, split, pieces, theme_names)
+    return query
+
+
+def _classify(query: Query, words: list[str], unknown: list[str], now: datetime,
+              bank: _BankTerms) -> tuple[list[str], list[str], list[str]]:
+    """Dates, and whether the question is broad, about a task or general; returns the literal words,
+    the unknown pieces and the characters guessed out of glued pieces that the terms are made of."""
+    text = query.text
     query.ranges = resolve_time_ranges(text, now)
 
     def topical_of(items: list[str]) -> list[str]:
@@ -511,40 +534,60 @@ def analyze(
     query.unknown = list(unknown)
     literal = topical if query.broad else list(words)
     pieces = topical_unknown if query.broad else unknown
-    split = [ch for piece in pieces for ch in _glued_chars(piece, bank_has)]
-    split = [ch for ch in dict.fromkeys(split) if ch not in literal]
-    check = bank_has if known is not None else None
+    split = [ch for piece in pieces for ch in _glued_chars(piece, bank.has)]
+    return literal, pieces, [ch for ch in dict.fromkeys(split) if ch not in literal]
+
+
+def _literal_terms(query: Query, lexicon: Lexicon, literal: list[str], pieces: list[str], split: list[str],
+                   bank: _BankTerms) -> dict[str, float]:
+    """The question's own words, pieces, guessed characters, bigrams and English words translated;
+    returns the translations (word -> weight)."""
+    check = bank.has if bank.known is not None else None
     for word in literal:
         _add_word(query.terms, word, 1.0, check)
     for piece in pieces:
         _add_unknown(query.terms, piece, 1.0)
     for ch in split:  # a guess: weaker than a word
         _add_word(query.terms, ch, SPLIT_CHAR_SCALE)
-    for pair in [] if query.broad else tok.bigrams(text):  # a broad question's text is mostly filler
+    for pair in [] if query.broad else tok.bigrams(query.text):  # a broad question's text is mostly filler
         _put(query.terms, tok.BIGRAM + pair, QUERY_BIGRAM)
-    translated = english_words(text, lexicon) if not query.broad else {}
+    translated = english_words(query.text, lexicon) if not query.broad else {}
     for word, weight in translated.items():  # an English question about Chinese memories
         _add_word(query.terms, word, weight, check)
+    return translated
+
+
+def _expanded_terms(query: Query, lexicon: Lexicon, literal: list[str], translated: dict[str, float],
+                    split: list[str], bank: _BankTerms) -> None:
+    """The lexicon's related words (of the literal and the translated words, more weakly of the
+    guessed characters), and the English of Chinese words the bank holds."""
+    check = bank.has if bank.known is not None else None
     expansions = lexicon.expand(literal)
     for word, weight in lexicon.expand(list(translated)).items():
         if word not in translated:
             expansions[word] = max(expansions.get(word, 0.0), weight * ENGLISH_WEIGHT)
-    prefetch(tok.WORD + w for w in expansions)
+    bank.prefetch(tok.WORD + w for w in expansions)
     for word, weight in expansions.items():
-        if word in lexicon.known_only and not bank_has(tok.WORD + word):
+        if word in lexicon.known_only and not bank.has(tok.WORD + word):
             continue
         _add_word(query.terms, word, weight, check)
-    if known is not None:  # a Chinese question about memories written in English
+    if bank.known is not None:  # a Chinese question about memories written in English
         english = english_of(literal)
-        prefetch(english)
+        bank.prefetch(english)
         for term, weight in english.items():
-            if bank_has(term):
+            if bank.has(term):
                 _put(query.terms, term, weight)
-    literal = literal + [w for w in translated if w not in literal]  # themes and categories below
+    both = literal + [w for w in translated if w not in literal]
     for ch in split:  # guessed words expand too, more weakly
         for word, weight in lexicon.expansions.get(ch, {}).items():
-            if word not in literal:
+            if word not in both:
                 _add_word(query.terms, word, weight * SPLIT_CHAR_SCALE, check)
+
+
+def _theme_cues(query: Query, lexicon: Lexicon, literal: list[str], split: list[str], pieces: list[str],
+                theme_names: set[str] | frozenset[str]) -> None:
+    """The themes the question cues (by its words, by their categories, by name)."""
+    text = query.text
     query.themes = lexicon.themes_for(text, literal + split)
     for name in lexicon.category_names(literal + split) & set(theme_names):  # a bank theme the query's words belong to
         query.themes.setdefault(name, 1)
@@ -558,4 +601,3 @@ def analyze(
     content = literal + split + pieces
     if query.themes and all(w in cue_words or w in tok.WEAK_WORDS for w in content):
         query.named_themes.update(query.themes)
-    return query

@@ -282,21 +282,27 @@ class MemoryConsumer:
             raise held
         result = ConsumeResult(turn_id, cold_start, changes=list(changes),
                                resumed_calls=recorder.replayed_calls if recorder is not None else 0)
-        for msg in state.get("messages", []):
-            if isinstance(msg, ToolMessage):
-                result.tool_calls += 1
-                if msg.status == "error":
-                    result.tool_errors += 1
-                    result.tool_error_texts.append(str(msg.content))
-            elif isinstance(msg, AIMessage):
-                if msg.response_metadata.get(REPLAYED):
-                    continue  # handed back from the journal, not asked again
-                result.llm_calls += 1
-                usage = msg.usage_metadata or {}
-                result.prompt_tokens += int(usage.get("input_tokens", 0) or 0)
-                result.completion_tokens += int(usage.get("output_tokens", 0) or 0)
-                if isinstance(msg.content, str) and msg.content.strip():
-                    result.final_text = msg.content.strip()
+        _tally(result, state.get("messages", []))
         if not result.tool_calls and calls_written_as_text(result.final_text):
             raise CallsWrittenAsText()  # not "nothing to remember": the turn is kept, retried by hand
         return result
+
+
+def _tally(result: ConsumeResult, messages: list[Any]) -> None:
+    """What the run's messages say into ``result``: tool calls and their errors, the model calls made
+    (not those handed back from the journal), their tokens, and the model's last words."""
+    for msg in messages:
+        if isinstance(msg, ToolMessage):
+            result.tool_calls += 1
+            if msg.status == "error":
+                result.tool_errors += 1
+                result.tool_error_texts.append(str(msg.content))
+        elif isinstance(msg, AIMessage):
+            if msg.response_metadata.get(REPLAYED):
+                continue  # handed back from the journal, not asked again
+            result.llm_calls += 1
+            usage = msg.usage_metadata or {}
+            result.prompt_tokens += int(usage.get("input_tokens", 0) or 0)
+            result.completion_tokens += int(usage.get("output_tokens", 0) or 0)
+            if isinstance(msg.content, str) and msg.content.strip():
+                result.final_text = msg.content.strip()

@@ -21,7 +21,6 @@ from functools import partial
 from datetime import datetime
 from typing import TYPE_CHECKING, Any, Callable
 
-from ...aio import imports_settled
 from .. import kinds
 from ..changes import AGENT, Turn
 from ..errors import DontRememberRefused, MemoryNotFound
@@ -200,9 +199,8 @@ def run_pass(ops: MemoryOperations, llm: Any, index: WriterIndex, source: Candid
         if llm is None:
             report.skipped = "未配置模型，只合并了完全相同的条目"
             return report
-        with imports_settled():  # LangChain's agent, if no turn imported it yet
-            from langchain.agents import create_agent
-            from langchain_core.messages import AIMessage, HumanMessage, ToolMessage
+        from langchain.agents import create_agent  # LangChain's agent, if no turn imported it yet
+        from langchain_core.messages import AIMessage, HumanMessage, ToolMessage
 
         from .budget import EndAfterWrites
 

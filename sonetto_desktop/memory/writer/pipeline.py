@@ -30,7 +30,7 @@ import uuid
 from datetime import datetime
 from typing import TYPE_CHECKING, Any, Callable, Sequence
 
-from ...aio import imports_settled, run_blocking
+from ...aio import run_blocking
 from ..changes import AGENT
 from ..errors import api_key_of, scrub
 from ..lazy_model import resolve
@@ -224,8 +224,7 @@ class MemoryWriter:
         """Blocking (run on a worker thread): the first call imports LangChain's agent and builds
         the model (a ``LazyModel`` is built here)."""
         if self._consumer is None or self._consumer_llm is not self._llm:
-            with imports_settled():  # LangChain's agent, the first time
-                from .consumer import MemoryConsumer
+            from .consumer import MemoryConsumer  # LangChain's agent, the first time
 
             llm = self._llm
             self._consumer = MemoryConsumer(resolve(llm), self._ops, now=self._now, retriever=self._retriever,

@@ -14,6 +14,7 @@ from PySide6.QtCore import Qt, Signal
 from PySide6.QtGui import QAction
 from PySide6.QtWidgets import QHBoxLayout, QLabel, QMenu, QToolButton, QWidget
 
+from ..widgets.owner import Owner
 from .controller import ChatController
 
 
@@ -32,6 +33,7 @@ def memory_mode(info: Any) -> str:
 
 class ChatMemoryBar(QWidget):
     mode_changed = Signal(str)  # the current chat's memory mode (see memory_mode)
+    _spawn = Owner()  # the panel's method, held weakly: the panel and its bar form no cycle (widgets/owner.py)
 
     def __init__(self, controller: ChatController, spawn: Callable[[Coroutine[Any, Any, Any]], Any],
                  parent: QWidget | None = None) -> None:

@@ -82,6 +82,18 @@ def _pydate(value: QDate) -> date:
     return date(value.year(), value.month(), value.day())
 
 
+def _hbox(*items: Any) -> QHBoxLayout:
+    """A row of ``items``: a widget, ``(widget, stretch)``, or None for a stretch."""
+    row = QHBoxLayout()
+    for item in items:
+        if item is None:
+            row.addStretch(1)
+        elif isinstance(item, tuple):
+            row.addWidget(*item)
+        else:
+            row.addWidget(item)
+    return row
+
 class HistoryImportDialog(QDialog):
     def __init__(self, actions: Any, parent: QWidget | None = None) -> None:
         super().__init__(parent)
@@ -143,85 +155,27 @@ class HistoryImportDialog(QDialog):
         intro = QLabel(self.tr("把你在其他应用里的聊天记录交给 Sonetto：它按当时的日期一段段读完，记下关于你的事。"
                                "导入前可以预览和挑选，导入后可以整体撤销。"), page)
         intro.setWordWrap(True)
-        self.pick_file = QPushButton(self.tr("选择文件…"), page)
-        self.pick_folder = QPushButton(self.tr("选择文件夹…"), page)
-        self.format_box = QComboBox(page)
-        self.format_box.setAccessibleName(self.tr("格式"))
-        self.format_box.addItem(self.tr("自动识别格式"), None)
-        for fmt in all_formats():  # the registered formats (history_import/formats.py)
-            self.format_box.addItem(_say(fmt.choice), fmt.name)
-        row = QHBoxLayout()
-        row.addWidget(self.pick_file)
-        row.addWidget(self.pick_folder)
-        row.addWidget(self.format_box)
-        row.addStretch(1)
-        howto = QLabel(self.tr(
-            "<b>ChatGPT</b>：设置 → 数据控制 → 导出数据，邮件里的链接下载 zip，选它即可。<br>"
-            "<b>Claude</b>：设置 → 隐私 → 导出数据，邮件里的链接下载 zip，选它即可（格式没有公开说明，尽力而为）。<br>"
-            "<b>DeepSeek</b>：设置 → 数据管理 → 导出所有历史对话；或用油猴脚本从网页保存的对话 JSON"
-            "（格式没有公开说明，按公开的解析器读取，尽力而为）。<br>"
-            "<b>Cherry Studio</b>：设置 → 数据设置 → 备份，选备份的 zip（含 data.json 的备份）。<br>"
-            "<b>Kimi 等其他应用</b>：没有可读的导出，请整理成 JSON Lines（每行一条消息，见下面的“JSON Lines 格式”）。<br>"
-            "<b>Sonetto</b>：另一台电脑上对话列表里的“导出为 Markdown…”。"), page)
-        howto.setObjectName("HintLabel")
-        howto.setWordWrap(True)
-        howto.setTextFormat(Qt.TextFormat.RichText)
+        self._build_pickers(page)
+        howto = self._howto(page)
         self.jsonl_help = QPushButton(self.tr("JSON Lines 格式…"), page)
         self.jsonl_help.clicked.connect(self._explain_jsonl)
-        paste_label = QLabel(self.tr("或者粘贴 ChatGPT 的“已保存的记忆”（设置 → 个性化 → 管理记忆，全选复制），每行一条："), page)
-        paste_label.setWordWrap(True)
-        self.paste_box = PasteBox(MAX_PASTE_CHARS, page)
-        self.paste_box.setObjectName("HistoryPasteBox")
-        self.paste_box.setAccessibleName(self.tr("粘贴的记忆"))
-        self.paste_box.setMaximumHeight(110)
-        self.read_paste = QPushButton(self.tr("读取粘贴的记忆"), page)
-        self.read_paste.setEnabled(False)
-        self.paste_box.textChanged.connect(self._paste_changed)
-        self.paste_box.too_long.connect(self._paste_too_long)
-        self.busy = QProgressBar(page)
-        self.busy.setRange(0, 0)
-        self.busy.setAccessibleName(self.tr("正在读取"))
-        self.cancel_read = QPushButton(self.tr("取消读取"), page)
-        busy_row = QHBoxLayout()
-        busy_row.addWidget(self.busy, 1)
-        busy_row.addWidget(self.cancel_read)
-        self.source_error = QLabel("", page)
-        self.source_error.setObjectName("ImportError")
-        self.source_error.setWordWrap(True)
-        self.source_error.setTextFormat(Qt.TextFormat.PlainText)
-        self.unfinished = QLabel("", page)
-        self.unfinished.setWordWrap(True)
-        self.unfinished.setTextFormat(Qt.TextFormat.PlainText)
-        self.resume_button = QPushButton(self.tr("继续这次导入"), page)
-        self.undo_unfinished = QPushButton(self.tr("撤销已导入的部分"), page)
-        unfinished_row = QHBoxLayout()
-        unfinished_row.addWidget(self.unfinished, 1)
-        unfinished_row.addWidget(self.resume_button)
-        unfinished_row.addWidget(self.undo_unfinished)
+        paste_label = self._build_paste(page)
+        self._build_reading_rows(page)
         close = QPushButton(self.tr("关闭"), page)
-        bottom = QHBoxLayout()
-        bottom.addStretch(1)
-        bottom.addWidget(close)
         layout = QVBoxLayout(page)
         layout.addWidget(intro)
-        layout.addLayout(row)
+        layout.addLayout(_hbox(self.pick_file, self.pick_folder, self.format_box, None))
         layout.addWidget(howto)
-        help_row = QHBoxLayout()
-        help_row.addStretch(1)
-        help_row.addWidget(self.jsonl_help)
-        layout.addLayout(help_row)
+        layout.addLayout(_hbox(None, self.jsonl_help))
         layout.addSpacing(8)
         layout.addWidget(paste_label)
         layout.addWidget(self.paste_box)
-        paste_row = QHBoxLayout()
-        paste_row.addStretch(1)
-        paste_row.addWidget(self.read_paste)
-        layout.addLayout(paste_row)
-        layout.addLayout(busy_row)
+        layout.addLayout(_hbox(None, self.read_paste))
+        layout.addLayout(_hbox((self.busy, 1), self.cancel_read))
         layout.addWidget(self.source_error)
-        layout.addLayout(unfinished_row)
+        layout.addLayout(_hbox((self.unfinished, 1), self.resume_button, self.undo_unfinished))
         layout.addStretch(1)
-        layout.addLayout(bottom)
+        layout.addLayout(_hbox(None, close))
         for button in (self.pick_file, self.pick_folder, self.jsonl_help, self.read_paste, self.cancel_read, self.resume_button,
                        self.undo_unfinished, close):
             button.setAutoDefault(False)
@@ -235,6 +189,60 @@ class HistoryImportDialog(QDialog):
         self._set_busy(False)
         self._show_last(None)
         return page
+
+    def _build_pickers(self, page: QWidget) -> None:
+        """A file, a folder, and the format (found by itself unless chosen)."""
+        self.pick_file = QPushButton(self.tr("选择文件…"), page)
+        self.pick_folder = QPushButton(self.tr("选择文件夹…"), page)
+        self.format_box = QComboBox(page)
+        self.format_box.setAccessibleName(self.tr("格式"))
+        self.format_box.addItem(self.tr("自动识别格式"), None)
+        for fmt in all_formats():  # the registered formats (history_import/formats.py)
+            self.format_box.addItem(_say(fmt.choice), fmt.name)
+
+    def _howto(self, page: QWidget) -> QLabel:
+        howto = QLabel(self.tr(
+            "<b>ChatGPT</b>：设置 → 数据控制 → 导出数据，邮件里的链接下载 zip，选它即可。<br>"
+            "<b>Claude</b>：设置 → 隐私 → 导出数据，邮件里的链接下载 zip，选它即可（格式没有公开说明，尽力而为）。<br>"
+            "<b>DeepSeek</b>：设置 → 数据管理 → 导出所有历史对话；或用油猴脚本从网页保存的对话 JSON"
+            "（格式没有公开说明，按公开的解析器读取，尽力而为）。<br>"
+            "<b>Cherry Studio</b>：设置 → 数据设置 → 备份，选备份的 zip（含 data.json 的备份）。<br>"
+            "<b>Kimi 等其他应用</b>：没有可读的导出，请整理成 JSON Lines（每行一条消息，见下面的“JSON Lines 格式”）。<br>"
+            "<b>Sonetto</b>：另一台电脑上对话列表里的“导出为 Markdown…”。"), page)
+        howto.setObjectName("HintLabel")
+        howto.setWordWrap(True)
+        howto.setTextFormat(Qt.TextFormat.RichText)
+        return howto
+
+    def _build_paste(self, page: QWidget) -> QLabel:
+        """The box for ChatGPT's saved memories, pasted; returns its label."""
+        paste_label = QLabel(self.tr("或者粘贴 ChatGPT 的“已保存的记忆”（设置 → 个性化 → 管理记忆，全选复制），每行一条："), page)
+        paste_label.setWordWrap(True)
+        self.paste_box = PasteBox(MAX_PASTE_CHARS, page)
+        self.paste_box.setObjectName("HistoryPasteBox")
+        self.paste_box.setAccessibleName(self.tr("粘贴的记忆"))
+        self.paste_box.setMaximumHeight(110)
+        self.read_paste = QPushButton(self.tr("读取粘贴的记忆"), page)
+        self.read_paste.setEnabled(False)
+        self.paste_box.textChanged.connect(self._paste_changed)
+        self.paste_box.too_long.connect(self._paste_too_long)
+        return paste_label
+
+    def _build_reading_rows(self, page: QWidget) -> None:
+        """While reading (busy, cancel), what went wrong, and an import left unfinished (resume, undo)."""
+        self.busy = QProgressBar(page)
+        self.busy.setRange(0, 0)
+        self.busy.setAccessibleName(self.tr("正在读取"))
+        self.cancel_read = QPushButton(self.tr("取消读取"), page)
+        self.source_error = QLabel("", page)
+        self.source_error.setObjectName("ImportError")
+        self.source_error.setWordWrap(True)
+        self.source_error.setTextFormat(Qt.TextFormat.PlainText)
+        self.unfinished = QLabel("", page)
+        self.unfinished.setWordWrap(True)
+        self.unfinished.setTextFormat(Qt.TextFormat.PlainText)
+        self.resume_button = QPushButton(self.tr("继续这次导入"), page)
+        self.undo_unfinished = QPushButton(self.tr("撤销已导入的部分"), page)
 
     def _explain_jsonl(self) -> QMessageBox:
         box = QMessageBox(QMessageBox.Icon.Information, self.tr("JSON Lines 格式"), self.tr(

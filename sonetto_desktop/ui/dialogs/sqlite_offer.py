@@ -20,6 +20,7 @@ from PySide6.QtWidgets import QApplication
 from sonetto_desktop.config.settings import Settings
 from ... import ops
 from ..memory_service import run_op
+from ..widgets.owner import Owner
 
 THRESHOLD = 5000
 QUIET_DAYS = 30
@@ -28,6 +29,8 @@ _KEY = "sqlite_offer/{}"
 
 class SqliteOffer:
     """``await check()`` once the wall has loaded; returns whether the toast was shown."""
+
+    _toasts = Owner()  # the window's overlay, held weakly: its toast's action holds this offer (widgets/owner.py)
 
     def __init__(self, toasts: Any, services: Any, apply: Callable[[Settings], Awaitable[None]],
                  ui_state: QSettings, spawn: Callable[[Awaitable[None]], Any], *, threshold: int | None = None,
@@ -49,7 +52,7 @@ class SqliteOffer:
         if not counted.ok:  # (logged) a store that cannot be counted now is asked again next start
             return False
         count = counted.value
-        if count <= self._threshold or not self._due(count):
+        if count <= self._threshold or not self._due(count) or self._toasts is None:  # (None: the window went)
             return False
         self._state.setValue(_KEY.format("offered_at"), time.time())
         self._state.setValue(_KEY.format("offered_count"), count)
@@ -74,6 +77,7 @@ class SqliteOffer:
         saved = await run_op(ops.Call.of(self._save, new))
         if isinstance(saved, ops.Failed):
             text = QApplication.translate("SqliteOffer", "无法保存设置：{0}").format(saved.detail)
-            self._toasts.show_toast(text, key="sqlite-offer-failed", kind="error")
+            if self._toasts is not None:
+                self._toasts.show_toast(text, key="sqlite-offer-failed", kind="error")
             return
         await self._apply(new)

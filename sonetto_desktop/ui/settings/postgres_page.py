@@ -24,6 +24,7 @@ from sonetto_desktop.config.settings import Settings
 from sonetto_desktop.memory.stores.postgres.location import default_device_name, split_password
 
 from ..widgets.deferred import alive
+from ..widgets.owner import Owner
 from ..widgets.tasks import task_scope
 from ..memory_service import call
 from ...ops import Failed
@@ -31,6 +32,7 @@ from ...ops import Failed
 
 class PostgresPage(QWidget):
     connection_checked = Signal(object)  # postgres_setup.ConnectionCheck
+    _dialog = Owner()  # the settings dialog, held weakly: the page and its dialog form no reference cycle (widgets/owner.py)
 
     def __init__(self, dialog: Any) -> None:
         super().__init__(dialog)

@@ -20,6 +20,7 @@ from sonetto_desktop.memory.retrieval.token_count import Family, counter_for, fa
 from sonetto_desktop.presentation.recall_cost import cost_text
 
 from ..widgets.deferred import alive
+from ..widgets.owner import Owner
 from ..widgets.tasks import task_scope
 from ..memory_service import call
 from ...ops import Failed
@@ -41,6 +42,7 @@ def _count(bank: Callable[[], Any], family: Family) -> Any:
 
 class RecallCostLine(QLabel):
     cost_shown = Signal(object)  # recall_cost.RecallCost
+    _page = Owner()  # the recall page, held weakly: no reference cycle with it (widgets/owner.py)
 
     def __init__(self, page: Any, bank: Callable[[], Any] | None) -> None:
         """``page``: the recall page (its budget fields and the dialog's settings); ``bank``: gives the

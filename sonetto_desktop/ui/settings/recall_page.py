@@ -36,6 +36,7 @@ from sonetto_desktop.memory.retrieval.builtin_model import PLATFORMS, platform_l
 from sonetto_desktop.memory.retrieval.embeddings import MAX_DIMENSIONS, PRESETS
 
 from ..widgets.deferred import alive
+from ..widgets.owner import Owner
 from .fields import with_secret_toggle
 from ..memory_service import call
 from ...ops import Failed
@@ -69,6 +70,7 @@ SOURCES = ("builtin", "endpoint", "off")
 class RecallPage(QWidget):
     embeddings_tested = Signal(object)  # embeddings.TestResult
     local_models_listed = Signal(object)  # embeddings.LocalServerModels
+    _dialog = Owner()  # the settings dialog, held weakly: the page and its dialog form no reference cycle (widgets/owner.py)
 
     def __init__(self, dialog: Any, *, builtin: Any = INSTALLED, bank: Any = None) -> None:
         """``builtin``: this installation's built-in embeddings model (default: what is installed;
@@ -82,17 +84,37 @@ class RecallPage(QWidget):
         self.destroyed.connect(lambda *_: keeper.cancel_all())
         self.last_test = None
         self.last_local = None
-        intro = QLabel(self.tr(
+        budget_rows = self._build_budget(dialog, bank)
+        self.embeddings = QGroupBox(self.tr("按意思回忆（向量模型）"), self)
+        self.embeddings.setObjectName("EmbeddingsGroup")
+        self._build_sources()
+        self._build_endpoint()
+        self._build_embeddings_group()
+        form = QFormLayout(self)
+        for label, field in budget_rows:
+            if label is None:
+                form.addRow(field)  # a row of its own, the whole width
+            else:
+                form.addRow(label, field)
+        form.addRow(self.embeddings)
+
+    @staticmethod
+    def _hint(text: str, parent: QWidget) -> QLabel:
+        """A wrapped hint line (the QSS's ``HintLabel``)."""
+        label = QLabel(text, parent)
+        label.setWordWrap(True)
+        label.setObjectName("HintLabel")
+        return label
+
+    def _build_budget(self, dialog: Any, bank: Any) -> list[tuple[str | None, QWidget]]:
+        """The recall budget's fields; returns the form's rows for them (label, field)."""
+        intro = self._hint(self.tr(
             "回复之前，Sonetto 先请模型把记忆读一遍，挑出和这句话有关的。记忆不多时模型读全部记忆；"
             "多到超出下面的额度时，读最近的一部分，再加上和这句话最可能相关的那些。"), self)
-        intro.setWordWrap(True)
-        intro.setObjectName("HintLabel")
         self.budget_auto = QCheckBox(self.tr("自动"), self)
         # what "automatic" means, in a label that wraps (a check box's text does not: it widened the page)
-        self.auto_hint = QLabel(self.tr("云端模型 %1（记忆不超过它时读全部）；本机模型 %2，受它的上下文长度所限。").replace(
+        self.auto_hint = self._hint(self.tr("云端模型 %1（记忆不超过它时读全部）；本机模型 %2，受它的上下文长度所限。").replace(
             "%1", f"{CLOUD_BUDGET:,}").replace("%2", f"{LOCAL_BUDGET_MAX:,}"), self)
-        self.auto_hint.setWordWrap(True)
-        self.auto_hint.setObjectName("HintLabel")
         self.budget = QSpinBox(self)
         self.budget.setRange(1_000, 2_000_000)
         self.budget.setSingleStep(4_000)
@@ -103,14 +125,14 @@ class RecallPage(QWidget):
         chat_url = getattr(dialog, "base_url", None)  # the automatic budget depends on where the chat model is
         if chat_url is not None:
             chat_url.textChanged.connect(lambda *_: self._show_automatic())
-        budget_hint = QLabel(self.tr("每条消息回忆时最多读多少 token 的记忆。额度越大，越少漏掉记忆，但每条消息更贵、"
-                                     "更慢（支持前缀缓存的服务会便宜很多）。"), self)
-        budget_hint.setWordWrap(True)
-        budget_hint.setObjectName("HintLabel")
+        budget_hint = self._hint(self.tr("每条消息回忆时最多读多少 token 的记忆。额度越大，越少漏掉记忆，但每条消息更贵、"
+                                         "更慢（支持前缀缓存的服务会便宜很多）。"), self)
         self.cost = RecallCostLine(self, bank)  # what a message costs at this budget (its own module)
+        return [(None, intro), (self.tr("回忆额度"), self.budget_auto), ("", self.auto_hint), ("", self.budget),
+                ("", budget_hint), ("", self.cost)]
 
-        self.embeddings = QGroupBox(self.tr("按意思回忆（向量模型）"), self)
-        self.embeddings.setObjectName("EmbeddingsGroup")
+    def _build_sources(self) -> None:
+        """Where vectors come from: built in, an endpoint, or none."""
         self.source_builtin = QRadioButton(self.tr("内置模型（在这台电脑上计算，不用联网，不用设置）"), self.embeddings)
         self.source_endpoint = QRadioButton(self.tr("向量服务（OpenAI 兼容的 /v1/embeddings 接口）"), self.embeddings)
         self.source_off = QRadioButton(self.tr("不用向量模型：只按字面回忆"), self.embeddings)
@@ -122,11 +144,10 @@ class RecallPage(QWidget):
         self.plan_label = QLabel(self.embeddings)  # what runs on this platform for the chosen source
         self.plan_label.setObjectName("EmbeddingsPlan")
         self.plan_label.setWordWrap(True)
-        platforms = QLabel(self._platforms_text(), self.embeddings)
-        platforms.setWordWrap(True)
-        platforms.setObjectName("HintLabel")
 
-        self.endpoint = QWidget(self.embeddings)  # the endpoint's fields: used when it is the source
+    def _build_endpoint(self) -> None:
+        """The endpoint's fields (used when it is the source)."""
+        self.endpoint = QWidget(self.embeddings)
         self.preset = QComboBox(self.endpoint)
         self.preset.addItem(self.tr("自定义"), "custom")
         for preset in PRESETS.values():
@@ -138,9 +159,7 @@ class RecallPage(QWidget):
         self.local_models = QComboBox(self.endpoint)
         self.local_models.setVisible(False)
         self.local_models.activated.connect(self._pick_local_model)
-        self.local_result = QLabel(self.endpoint)
-        self.local_result.setWordWrap(True)
-        self.local_result.setObjectName("HintLabel")
+        self.local_result = self._hint("", self.endpoint)
         self.base_url = QLineEdit(self.endpoint)
         self.base_url.setPlaceholderText(self.tr("留空：与对话模型相同"))
         self.api_key = QLineEdit(self.endpoint)
@@ -159,23 +178,23 @@ class RecallPage(QWidget):
         local_row = QHBoxLayout()
         local_row.addWidget(self.list_local_button)
         local_row.addWidget(self.local_models, 1)
-        privacy = QLabel(self.tr(
+        privacy = self._hint(self.tr(
             "向量服务会收到每条记忆的文字（在后台计算向量，新的和改过的记忆随时补上，删除的记忆连同向量一起删除）和你说的话；"
             "如果它和对话模型不是同一家服务，记忆也会发给这家服务。"), self.endpoint)
-        privacy.setWordWrap(True)
-        privacy.setObjectName("HintLabel")
         fields = QFormLayout(self.endpoint)
         fields.setContentsMargins(0, 0, 0, 0)
         fields.addRow(self.tr("预设"), self.preset)
         fields.addRow(local_row)
         fields.addRow(self.local_result)
-        fields.addRow(self.tr("服务地址"), self.base_url)
-        fields.addRow(self.tr("API 密钥"), self._api_key_row)
-        fields.addRow(self.tr("模型"), self.model)
-        fields.addRow(self.tr("向量维度"), self.dimensions)
-        fields.addRow(self.tr("请求频率上限"), self.rpm)
+        for label, field in ((self.tr("服务地址"), self.base_url), (self.tr("API 密钥"), self._api_key_row),
+                             (self.tr("模型"), self.model), (self.tr("向量维度"), self.dimensions),
+                             (self.tr("请求频率上限"), self.rpm)):
+            fields.addRow(label, field)
         fields.addRow(privacy)
 
+    def _build_embeddings_group(self) -> None:
+        """The group's column: the sources, what runs here, the endpoint, and the test."""
+        platforms = self._hint(self._platforms_text(), self.embeddings)
         self.test_button = QPushButton(self.tr("测试向量模型"), self.embeddings)
         self.test_button.clicked.connect(lambda: self._tasks.spawn(self.test_embeddings(), name="test-embeddings"))
         self.test_result = QLabel(self.embeddings)
@@ -189,15 +208,6 @@ class RecallPage(QWidget):
                        self.endpoint):
             group.addWidget(widget)
         group.addLayout(row)
-
-        form = QFormLayout(self)
-        form.addRow(intro)
-        form.addRow(self.tr("回忆额度"), self.budget_auto)
-        form.addRow("", self.auto_hint)
-        form.addRow("", self.budget)
-        form.addRow("", budget_hint)
-        form.addRow("", self.cost)
-        form.addRow(self.embeddings)
 
     def title(self) -> str:
         return self.tr("回忆")

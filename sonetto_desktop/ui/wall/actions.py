@@ -20,6 +20,7 @@ from sonetto_desktop.memory.reasons import reason_text
 from sonetto_desktop import ops
 
 from ..widgets.deferred import alive
+from ..widgets.owner import Owner
 from ..dialogs.edit import EditDialog
 from ..dialogs.history import HistoryDialog
 from ..widgets.icons import icon
@@ -37,6 +38,8 @@ def _preview(text: str, limit: int = 24) -> str:
 
 
 class WallActions(QObject):
+    _host = Owner()  # the wall, held weakly, so the owner and this part form no reference cycle (widgets/owner.py)
+    _reveal = Owner()  # the wall's reveal(), the same
     chat_requested = Signal(str, str, str)  # session id, turn id, excerpt (the history's 打开这段对话)
 
     def __init__(

@@ -20,7 +20,7 @@ from __future__ import annotations
 
 import math
 from dataclasses import dataclass
-from typing import Sequence
+from typing import Any, Sequence
 
 from PySide6.QtCore import QCoreApplication, QModelIndex, QPersistentModelIndex, QPointF, QRect, QRectF, QSize, Qt
 from PySide6.QtGui import (
@@ -44,6 +44,7 @@ from .card_lock import lock_width, paint_lock
 from .card_pin import paint_pin
 from sonetto_desktop.presentation.authors import author_label
 from sonetto_desktop.memory.changes import PERSON_ACTORS
+from ..widgets.owner import Owner
 
 PERSON = sorted(PERSON_ACTORS)[0]  # any of the person's actors: their label says "你" in the UI's language
 
@@ -231,7 +232,11 @@ class CardMetrics:
         actor, in the UI's language (``language``: the count's template and the person's label, as
         translated now; the widths are kept while they stay the same)."""
         if self._labels_of != language:
-            small, template = self.small_width, language[0]
+            advance, template = self._small.__getitem__, language[0]  # (not self's method: no cycle through self)
+
+            def small(text: str) -> float:
+                return sum(map(advance, text))
+
             self._labels_of = language
             self._label_widths = (_Widths(lambda hits: small(template.format(hits))),
                                   _Widths(lambda actor: small(author_label(actor) + AUTHOR_SEP)))
@@ -262,6 +267,7 @@ class CardDelegate(QStyledItemDelegate):
     """
 
     CACHE_LIMIT = 4000  # wrapped texts kept (a few screens of cards)
+    _placed = Owner()  # the view's layout_size, held weakly, so the owner and this part form no reference cycle (widgets/owner.py)
 
     def __init__(self, parent=None) -> None:
         super().__init__(parent)
@@ -373,6 +379,43 @@ class CardDelegate(QStyledItemDelegate):
         stripe_color = self._color(palette.color(card.theme, mode) if palette is not None else theme_color(card.theme, mode))
 
         painter.save()
+        self._paint_frame(painter, rect, card, index, colors, d, selected=selected, hovered=hovered,
+                          stripe_color=stripe_color)
+        font = option.font
+        font_key, metrics, small, small_metrics = self._fonts(font)
+        small_key = self._paint_fonts[5]
+        badge = "" if d.footer else count_text(card.hit)
+        lock = lock_width(small_metrics.height()) if card.locked else 0.0
+        badge_width = small_metrics.horizontalAdvance(badge) + BADGE_GAP + lock if badge else 0.0
+        text_left = rect.left() + STRIPE + d.padding
+        text_width = rect.right() - d.padding - text_left - badge_width
+        painter.setFont(font)
+        painter.setPen(colors["cardText"])
+        self._paint_lines(painter, rect, card, index, colors, d, font, font_key, metrics, small_metrics,
+                          text_left, text_width)
+        painter.setFont(small)
+        painter.setPen(colors["cardMuted"])
+        if d.footer:
+            self._paint_footer(painter, rect, card, index, colors, d, small, small_key, small_metrics, text_left, lock)
+        else:  # compact: the count (and the lock) at the end of the first line
+            baseline = rect.top() + d.padding + metrics.ascent()
+            painter.drawText(QPointF(rect.right() - d.padding - badge_width + BADGE_GAP + lock, baseline), badge)
+            if card.locked:
+                paint_lock(painter, rect.right() - d.padding - badge_width + BADGE_GAP, baseline,
+                           small_metrics.height(), colors["cardMuted"])
+
+        hint = getattr(widget, "drop_hint", None)
+        if hint is not None and hint.target == card.id:
+            self._paint_merge_zone(painter, option.rect, density_name, colors, hint, small)
+        else:
+            dragging = getattr(widget, "dragging", None)
+            if dragging is not None and dragging[0] != card.id:  # every card a drop could merge into
+                self._paint_merge_zone(painter, option.rect, density_name, colors, None, small, whole=dragging[1])
+        painter.restore()
+
+    def _paint_frame(self, painter: QPainter, rect: QRectF, card: Card, index: Any, colors: dict[str, QColor],
+                     d: Density, *, selected: bool, hovered: bool, stripe_color: QColor) -> None:
+        """The card's rounded shape: background, a flash after a change, border, stripe, pin."""
         painter.setRenderHint(QPainter.RenderHint.Antialiasing, True)
         path = QPainterPath()
         path.addRoundedRect(rect, RADIUS, RADIUS)
@@ -398,17 +441,11 @@ class CardDelegate(QStyledItemDelegate):
             paint_pin(painter, rect, d.padding + STRIPE + 2, stripe_color)
         painter.setClipping(False)
 
-        font = option.font
-        font_key, metrics, small, small_metrics = self._fonts(font)
-        small_key = self._paint_fonts[5]
-        badge = "" if d.footer else count_text(card.hit)
-        lock = lock_width(small_metrics.height()) if card.locked else 0.0
-        badge_width = small_metrics.horizontalAdvance(badge) + BADGE_GAP + lock if badge else 0.0
-        text_left = rect.left() + STRIPE + d.padding
-        text_width = rect.right() - d.padding - text_left - badge_width
+    def _paint_lines(self, painter: QPainter, rect: QRectF, card: Card, index: Any, colors: dict[str, QColor],
+                     d: Density, font: QFont, font_key: Any, metrics: Any, small_metrics: Any,
+                     text_left: float, text_width: float) -> None:
+        """The description, wrapped to the lines that fit, with a search's matches marked."""
         spans: list[Span] = index.data(CardRole.Highlights) or []
-        painter.setFont(font)
-        painter.setPen(colors["cardText"])
         y = rect.top() + d.padding
         spacing = metrics.lineSpacing()
         room = rect.height() - 2 * d.padding - (FOOTER_GAP + small_metrics.height() if d.footer else 0)
@@ -426,35 +463,21 @@ class CardDelegate(QStyledItemDelegate):
             painter.drawText(QPointF(text_left, y + metrics.ascent()), line)
             y += spacing
 
-        painter.setFont(small)
-        painter.setPen(colors["cardMuted"])
-        if d.footer:
-            baseline = rect.bottom() - d.padding - small_metrics.descent() + 1
-            top = baseline - small_metrics.ascent()
-            painter.drawStaticText(QPointF(text_left, top), self._static(uses_text(card.hit), small, small_key))
-            when = str(index.data(CardRole.RelativeTime) or "")  # the model's words, through any proxy
-            # who changed it last, and when
-            right = self._static(author_label(card.actor) + AUTHOR_SEP + when, small, small_key)
-            x = rect.right() - d.padding - right.size().width()
-            painter.drawStaticText(QPointF(x, top), right)
-            if card.locked:
-                paint_lock(painter, x - lock, baseline - small_metrics.descent(), small_metrics.height(),
-                           colors["cardMuted"])
-        else:  # compact: the count (and the lock) at the end of the first line
-            baseline = rect.top() + d.padding + metrics.ascent()
-            painter.drawText(QPointF(rect.right() - d.padding - badge_width + BADGE_GAP + lock, baseline), badge)
-            if card.locked:
-                paint_lock(painter, rect.right() - d.padding - badge_width + BADGE_GAP, baseline,
-                           small_metrics.height(), colors["cardMuted"])
-
-        hint = getattr(widget, "drop_hint", None)
-        if hint is not None and hint.target == card.id:
-            self._paint_merge_zone(painter, option.rect, density_name, colors, hint, small)
-        else:
-            dragging = getattr(widget, "dragging", None)
-            if dragging is not None and dragging[0] != card.id:  # every card a drop could merge into
-                self._paint_merge_zone(painter, option.rect, density_name, colors, None, small, whole=dragging[1])
-        painter.restore()
+    def _paint_footer(self, painter: QPainter, rect: QRectF, card: Card, index: Any, colors: dict[str, QColor],
+                      d: Density, small: QFont, small_key: Any, small_metrics: Any, text_left: float,
+                      lock: float) -> None:
+        """The footer row: how often it was used on the left; who changed it last, and when, on the right."""
+        baseline = rect.bottom() - d.padding - small_metrics.descent() + 1
+        top = baseline - small_metrics.ascent()
+        painter.drawStaticText(QPointF(text_left, top), self._static(uses_text(card.hit), small, small_key))
+        when = str(index.data(CardRole.RelativeTime) or "")  # the model's words, through any proxy
+        # who changed it last, and when
+        right = self._static(author_label(card.actor) + AUTHOR_SEP + when, small, small_key)
+        x = rect.right() - d.padding - right.size().width()
+        painter.drawStaticText(QPointF(x, top), right)
+        if card.locked:
+            paint_lock(painter, x - lock, baseline - small_metrics.descent(), small_metrics.height(),
+                       colors["cardMuted"])
 
     def _paint_merge_zone(self, painter: QPainter, item_rect: QRect, density: str, colors: dict[str, QColor],
                           hint, small: QFont, *, whole: bool = False) -> None:

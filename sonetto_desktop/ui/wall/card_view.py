@@ -58,6 +58,7 @@ from .memory_model import MIME_IDS, CardRole, decode_ids, encode_ids
 from .theme_card_list import ThemeCardList
 from .theme_colors import wall_tokens
 from .theme_palette import ThemeColors
+from ..widgets.owner import Owner
 
 DRAG_WIDTH = 200  # px: the drag picture is at most this wide
 
@@ -106,6 +107,8 @@ class ThemeCardView(QListView):
     cardMuted = _color_property("cardMuted", "card_muted")
     cardSelected = _color_property("cardSelected", "card_selected")
     cardFlash = _color_property("cardFlash", "card_flash")
+
+    wall_selection = Owner()  # WallSections.selected_ids, held weakly (widgets/owner.py)
 
     def __init__(self, proxy: ThemeCardList, parent: QWidget | None = None, *,
                  theme_colors: ThemeColors | None = None, density: str = "comfortable") -> None:

@@ -32,6 +32,7 @@ from typing import TYPE_CHECKING, Callable
 from PySide6.QtCore import QItemSelectionModel, QObject, Qt, Signal
 
 from ..widgets.deferred import alive, later
+from ..widgets.owner import Owner
 from .memory_model import CardRole
 
 if TYPE_CHECKING:
@@ -59,6 +60,7 @@ class WallLoader(QObject):
 
     progress = Signal(int, int)
     finished = Signal()
+    _wall = Owner()  # held weakly, so the owner and this part form no reference cycle (widgets/owner.py)
 
     def __init__(self, wall: "MemoryWall") -> None:
         super().__init__(wall)

@@ -76,7 +76,17 @@ class MemoryWall(QWidget):
         self._density = self.state.density()
         self._pending_reveal: str | None = None
         self._load_failed = False
+        self._build_widgets()
+        self._build_parts()
+        self._connect_toolbar()
+        self._connect_sections()
+        self._connect_model(service)
+        self.toolbar.set_density(self._density == "compact")
+        self._on_model_reset()
+        self.navigation.fit_outline()
 
+    def _build_widgets(self) -> None:
+        """The toolbar over the outline and the scrolled column of sections (empty label first)."""
         self.toolbar = WallToolbar(self)
         self.search_edit = self.toolbar.search_edit
         self.sort_combo = self.toolbar.sort_combo
@@ -119,6 +129,8 @@ class MemoryWall(QWidget):
         layout.addWidget(self.toolbar)
         layout.addLayout(body, 1)
 
+    def _build_parts(self) -> None:
+        """What fills, searches and navigates the wall, and its two timers."""
         self.theme_sections = WallSections(self.model, self.container, self._column, self.state, self.theme_colors,
                                            settings=self._view_settings, loading=self.loading, parent=self)
         self.search = WallSearch(self)
@@ -138,6 +150,7 @@ class MemoryWall(QWidget):
         self._clock.timeout.connect(self.theme_sections.repaint_cards)
         self._clock.start()
 
+    def _connect_toolbar(self) -> None:
         self.toolbar.sort_changed.connect(self.set_sort_mode)
         self.toolbar.density_toggled.connect(lambda compact: self.set_density("compact" if compact else "comfortable"))
         self.toolbar.filter_changed.connect(self.set_filter)
@@ -149,6 +162,10 @@ class MemoryWall(QWidget):
         for source in (self.sticky, self.theme_sections):  # a drag near the edges scrolls the wall
             source.drag_moved.connect(self.autoscroll.drag_at)
             source.drag_hovered.connect(self.autoscroll.drag_hovered)
+        QShortcut(QKeySequence.StandardKey.Find, self, activated=self.focus_search,
+                  context=Qt.ShortcutContext.WindowShortcut)
+
+    def _connect_sections(self) -> None:
         sections = self.theme_sections
         sections.synced.connect(self.update_visibility)
         sections.rows_changed.connect(self._visibility_timer.start)  # coalesced: one pass per burst
@@ -159,9 +176,8 @@ class MemoryWall(QWidget):
         sections.edit_requested.connect(self.actions.edit_card)
         sections.delete_requested.connect(self.actions.delete_cards)
         sections.context_requested.connect(self._show_menu)
-        QShortcut(QKeySequence.StandardKey.Find, self, activated=self.focus_search,
-                  context=Qt.ShortcutContext.WindowShortcut)
 
+    def _connect_model(self, service: MemoryService) -> None:
         self.model.themes_changed.connect(self.theme_sections.sync)
         self.model.modelReset.connect(self._on_model_reset)
         self.model.rowsInserted.connect(self._update_summary)
@@ -170,9 +186,6 @@ class MemoryWall(QWidget):
         self.model.load_failed.connect(self._on_load_failed)
         self.model.card_updated.connect(lambda *_: self._visibility_timer.start())  # counts of hidden cards
         service.operation_failed.connect(self._on_operation_failed)
-        self.toolbar.set_density(self._density == "compact")
-        self._on_model_reset()
-        self.navigation.fit_outline()
 
     # ── loading ───────────────────────────────────────────────────────
 

@@ -12,6 +12,7 @@ from PySide6.QtCore import QEvent, QObject, Qt
 from PySide6.QtWidgets import QScrollArea, QWidget
 
 from ..widgets.deferred import alive, later
+from ..widgets.owner import Owner
 from .outline import WallOutline
 from .scroll import StickyHeader
 from .sections import WallSections
@@ -30,6 +31,9 @@ OUTLINE_MIN_WALL = 560  # narrower than this, the outline gives its room to the 
 class WallNavigation(QObject):
     """``wall``: the widget whose width and style it follows; ``update_visibility()``: the wall's pass
     over what is shown (after a theme emptied by a search still filling the wall is shown at once)."""
+
+    _wall = Owner()  # held weakly, so the owner and this part form no reference cycle (widgets/owner.py)
+    _update_visibility = Owner()  # the wall's method, the same
 
     def __init__(self, wall: QWidget, sections: WallSections, *, scroll: QScrollArea, outline: WallOutline,
                  sticky: StickyHeader, toolbar: WallToolbar, state: WallState, theme_colors: ThemeColors,

@@ -13,6 +13,7 @@ from PySide6.QtGui import QKeyEvent
 
 from ..memory_service import call
 from ..widgets.deferred import alive
+from ..widgets.owner import Owner
 from .search_text import SearchQuery, collapse, missing_pinyin, warm_pinyin
 
 if TYPE_CHECKING:
@@ -22,6 +23,8 @@ SEARCH_DEBOUNCE_MS = 200
 
 
 class WallSearch(QObject):
+    _wall = Owner()  # held weakly, so the owner and this part form no reference cycle (widgets/owner.py)
+
     def __init__(self, wall: "MemoryWall") -> None:
         super().__init__(wall)
         self._wall = wall

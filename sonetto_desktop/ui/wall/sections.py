@@ -22,6 +22,7 @@ from .search_text import SearchQuery
 from .state import WallState
 from .theme_palette import ThemeColors
 from .theme_section import ThemeSection
+from ..widgets.owner import Owner
 
 #: What a new section is shown with: (the search, the filter's predicate, the sort, the density).
 ViewSettings = tuple[SearchQuery, Callable | None, str, str]
@@ -50,6 +51,8 @@ class WallSections(QObject):
     context_requested = Signal(str, object)  # card id, global QPoint: the card's menu
     drag_moved = Signal(object)  # global QPoint of a drag over a section (the wall scrolls)
     drag_hovered = Signal(bool)
+    _settings = Owner()  # the wall's methods, held weakly, so the owner and this part form no reference cycle (widgets/owner.py)
+    _loading = Owner()
 
     def __init__(self, model: MemoryCardModel, container: QWidget, column: QVBoxLayout, state: WallState,
                  theme_colors: ThemeColors, *, settings: Callable[[], ViewSettings], loading: Callable[[], bool],

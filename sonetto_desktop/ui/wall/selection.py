@@ -21,6 +21,7 @@ from sonetto_desktop import ops
 from sonetto_desktop.memory.changes import AGENT
 
 from ..widgets.deferred import alive
+from ..widgets.owner import Owner
 
 if TYPE_CHECKING:
     from .memory_wall import MemoryWall
@@ -47,6 +48,8 @@ def start_of_today() -> datetime:
 
 class WallBulk(QObject):
     """Bulk actions of a :class:`MemoryWall` (``wall.bulk``); every task it starts is kept until done."""
+
+    _wall = Owner()  # held weakly, so the owner and this part form no reference cycle (widgets/owner.py)
 
     def __init__(self, wall: "MemoryWall") -> None:
         super().__init__(wall)

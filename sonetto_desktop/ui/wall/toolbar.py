@@ -26,6 +26,33 @@ class WallToolbar(QWidget):
     def __init__(self, parent: QWidget) -> None:
         super().__init__(parent)
         self.setObjectName("WallToolbar")
+        self._build_search()
+        self._build_sort()
+        self.count_label = ElidedLabel(self)  # its text grows while loading: it must not widen the wall
+        self.count_label.setObjectName("WallCount")
+        self.count_label.setAlignment(Qt.AlignmentFlag.AlignRight | Qt.AlignmentFlag.AlignVCenter)
+        self.view_button = self._button("WallView", "outline", self.tr("显示方式"), named=True)
+        self.view_button.setPopupMode(QToolButton.ToolButtonPopupMode.InstantPopup)  # one button: the wall stays narrow
+        self.view_button.setMenu(self._build_view_menu())
+        self.add_button = self._button("WallAdd", "add", self.tr("新建一条记忆"), text=self.tr("新建"))
+        self.add_button.setToolButtonStyle(Qt.ToolButtonStyle.ToolButtonTextBesideIcon)
+        self.trash_button = self._button("WallTrash", "trash", self.tr("回收站"), named=True)
+        self._build_filter_bar()
+        self._lay_out()
+
+    def _button(self, name: str, icon_name: str, tooltip: str, *, text: str = "", named: bool = False) -> QToolButton:
+        """A tool button of the row; ``named``: its tooltip is also its accessible name (an icon alone)."""
+        button = QToolButton(self)
+        button.setObjectName(name)
+        button.setIcon(icon(icon_name))
+        button.setToolTip(tooltip)
+        if text:
+            button.setText(text)
+        if named:
+            button.setAccessibleName(tooltip)
+        return button
+
+    def _build_search(self) -> None:
         self.search_edit = QLineEdit(self)
         self.search_edit.setObjectName("WallSearch")
         self.search_edit.setPlaceholderText(self.tr("搜索记忆"))  # short: the wall can be narrow (Ctrl+F: the tooltip)
@@ -33,21 +60,17 @@ class WallToolbar(QWidget):
         self.search_edit.setClearButtonEnabled(True)
         self.search_edit.setMinimumWidth(SEARCH_MIN_WIDTH)  # a narrow window must not squeeze it to "搜…"
         self.search_edit.addAction(icon("search"), QLineEdit.ActionPosition.LeadingPosition)
+
+    def _build_sort(self) -> None:
         self.sort_combo = QComboBox(self)
         self.sort_combo.setObjectName("WallSort")
         self.sort_combo.addItem(self.tr("最近更新"), "recent")
         self.sort_combo.addItem(self.tr("用到最多"), "hits")
         self.sort_combo.setItemData(1, uses_tooltip(0).split("：", 1)[-1], Qt.ItemDataRole.ToolTipRole)
         self.sort_combo.currentIndexChanged.connect(lambda _: self.sort_changed.emit(self.sort_combo.currentData()))
-        self.count_label = ElidedLabel(self)  # its text grows while loading: it must not widen the wall
-        self.count_label.setObjectName("WallCount")
-        self.count_label.setAlignment(Qt.AlignmentFlag.AlignRight | Qt.AlignmentFlag.AlignVCenter)
-        self.view_button = QToolButton(self)  # one button for the view options: the wall stays narrow
-        self.view_button.setObjectName("WallView")
-        self.view_button.setIcon(icon("outline"))
-        self.view_button.setToolTip(self.tr("显示方式"))
-        self.view_button.setAccessibleName(self.tr("显示方式"))
-        self.view_button.setPopupMode(QToolButton.ToolButtonPopupMode.InstantPopup)
+
+    def _build_view_menu(self) -> QMenu:
+        """The view button's menu: outline, density, jump to a theme, the filters, forget today's."""
         menu = QMenu(self.view_button)
         menu.setObjectName("WallViewMenu")
         self.outline_action = self._toggle(menu, "outline", self.tr("主题目录（点击跳转）"))
@@ -73,20 +96,11 @@ class WallToolbar(QWidget):
         self.forget_today_action = menu.addAction(icon("trash"), self.tr("删除 Sonetto 今天写的…"))
         self.forget_today_action.setObjectName("forget-today")
         self.forget_today_action.triggered.connect(self.forget_today_requested)
-        self.view_button.setMenu(menu)
-        self.add_button = QToolButton(self)
-        self.add_button.setObjectName("WallAdd")
-        self.add_button.setIcon(icon("add"))
-        self.add_button.setText(self.tr("新建"))
-        self.add_button.setToolTip(self.tr("新建一条记忆"))
-        self.add_button.setToolButtonStyle(Qt.ToolButtonStyle.ToolButtonTextBesideIcon)
-        self.trash_button = QToolButton(self)
-        self.trash_button.setObjectName("WallTrash")
-        self.trash_button.setIcon(icon("trash"))
-        self.trash_button.setToolTip(self.tr("回收站"))
-        self.trash_button.setAccessibleName(self.tr("回收站"))
-        # The filter on, said in its own row: the filter menu is folded into the view button, and the
-        # filter's name beside the count took the search box's room ("其他应用写的 · 0 / 100000 条").
+        return menu
+
+    def _build_filter_bar(self) -> None:
+        """The filter on, said in its own row: the filter menu is folded into the view button, and the
+        filter's name beside the count took the search box's room ("其他应用写的 · 0 / 100000 条")."""
         self.filter_bar = QWidget(self)
         self.filter_bar.setObjectName("WallFilterBar")
         self.filter_text = QLabel(self.filter_bar)
@@ -102,15 +116,14 @@ class WallToolbar(QWidget):
         bar.addWidget(self.filter_text, 1)
         bar.addWidget(self.filter_clear)
         self.filter_bar.hide()
+
+    def _lay_out(self) -> None:
         row = QHBoxLayout()
         row.setContentsMargins(6, 8, 6, 4)
         row.setSpacing(4)
-        row.addWidget(self.view_button)
-        row.addWidget(self.search_edit, 1)
-        row.addWidget(self.sort_combo)
-        row.addWidget(self.count_label)
-        row.addWidget(self.add_button)
-        row.addWidget(self.trash_button)
+        for widget, stretch in ((self.view_button, 0), (self.search_edit, 1), (self.sort_combo, 0),
+                                (self.count_label, 0), (self.add_button, 0), (self.trash_button, 0)):
+            row.addWidget(widget, stretch)
         rows = QVBoxLayout(self)
         rows.setContentsMargins(0, 0, 0, 0)
         rows.setSpacing(0)

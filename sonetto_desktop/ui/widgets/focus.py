@@ -18,6 +18,8 @@ import shiboken6
 from PySide6.QtCore import QObject, Qt
 from PySide6.QtWidgets import QApplication, QWidget
 
+from .owner import Owner
+
 Fallback = Callable[[], "QWidget | None"] | None
 
 
@@ -58,6 +60,8 @@ def chain_tab_order(widgets: list[QWidget | None]) -> None:
 class FocusMemory(QObject):
     """Remembers the last widget that had the focus outside ``area`` (a toast overlay), so the focus
     can go back there when a control inside the area that took it goes away."""
+
+    _area = Owner()  # held weakly, so the owner and this part form no reference cycle (widgets/owner.py)
 
     def __init__(self, area: QWidget) -> None:
         super().__init__(area)
