@@ -11,12 +11,12 @@
 <context>
     <name>CardDelegate</name>
     <message>
-        <location filename="../../sonetto_desktop/ui/wall/card_delegate.py" line="74" />
+        <location filename="../../sonetto_desktop/ui/wall/card_delegate.py" line="75" />
         <source>{0} 次</source>
         <translation>{0}×</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/wall/card_delegate.py" line="489" />
+        <location filename="../../sonetto_desktop/ui/wall/card_delegate.py" line="512" />
         <source>合并</source>
         <translation>Merge</translation>
     </message>
@@ -57,47 +57,47 @@
 <context>
     <name>ChatMemoryBar</name>
     <message>
-        <location filename="../../sonetto_desktop/ui/chat/memory_bar.py" line="48" />
+        <location filename="../../sonetto_desktop/ui/chat/memory_bar.py" line="50" />
         <source>记忆</source>
         <translation>Memory</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/chat/memory_bar.py" line="49" />
+        <location filename="../../sonetto_desktop/ui/chat/memory_bar.py" line="51" />
         <source>这个对话如何使用记忆</source>
         <translation>How this chat uses memory</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/chat/memory_bar.py" line="53" />
+        <location filename="../../sonetto_desktop/ui/chat/memory_bar.py" line="55" />
         <source>回复前回忆相关的记忆</source>
         <translation>Recall related memories before replying</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/chat/memory_bar.py" line="55" />
+        <location filename="../../sonetto_desktop/ui/chat/memory_bar.py" line="57" />
         <source>把这次对话写进记忆</source>
         <translation>Write this chat into memory</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/chat/memory_bar.py" line="81" />
+        <location filename="../../sonetto_desktop/ui/chat/memory_bar.py" line="83" />
         <source>临时对话：不回忆、不记住，关闭后不保存</source>
         <translation>Temporary chat: nothing recalled, nothing remembered, not saved when closed</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/chat/memory_bar.py" line="82" />
+        <location filename="../../sonetto_desktop/ui/chat/memory_bar.py" line="84" />
         <source>这个对话不使用记忆：不回忆，也不写入</source>
         <translation>This chat does not use memory: nothing recalled, nothing written</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/chat/memory_bar.py" line="83" />
+        <location filename="../../sonetto_desktop/ui/chat/memory_bar.py" line="85" />
         <source>这个对话不回忆记忆（仍会记住新内容）</source>
         <translation>This chat recalls no memories (new things are still remembered)</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/chat/memory_bar.py" line="84" />
+        <location filename="../../sonetto_desktop/ui/chat/memory_bar.py" line="86" />
         <source>这个对话不写入记忆（仍会回忆）</source>
         <translation>This chat is not written to memory (memories are still recalled)</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/chat/memory_bar.py" line="85" />
+        <location filename="../../sonetto_desktop/ui/chat/memory_bar.py" line="87" />
         <source>记忆已开启</source>
         <translation>Memory is on</translation>
     </message>
@@ -804,100 +804,100 @@ Talk about anything — I'll remember what matters to you.</translation>
 <context>
     <name>HistoryImportDialog</name>
     <message>
-        <location filename="../../sonetto_desktop/ui/dialogs/history_import.py" line="89" />
+        <location filename="../../sonetto_desktop/ui/dialogs/history_import.py" line="101" />
         <source>导入聊天记录</source>
         <translation>Import chat history</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/dialogs/history_import.py" line="137" />
+        <location filename="../../sonetto_desktop/ui/dialogs/history_import.py" line="149" />
         <source>{0} · {1} · {2} 轮</source>
         <translation>{0} · {1} · {2} turns</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/dialogs/history_import.py" line="143" />
+        <location filename="../../sonetto_desktop/ui/dialogs/history_import.py" line="155" />
         <source>把你在其他应用里的聊天记录交给 Sonetto：它按当时的日期一段段读完，记下关于你的事。导入前可以预览和挑选，导入后可以整体撤销。</source>
         <translation>Give Sonetto your chats from other apps: it reads them piece by piece as of the day they happened and remembers what they say about you. You can preview and choose before importing, and undo the whole import afterwards.</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/dialogs/history_import.py" line="146" />
+        <location filename="../../sonetto_desktop/ui/dialogs/history_import.py" line="195" />
         <source>选择文件…</source>
         <translation>Choose a file…</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/dialogs/history_import.py" line="147" />
+        <location filename="../../sonetto_desktop/ui/dialogs/history_import.py" line="196" />
         <source>选择文件夹…</source>
         <translation>Choose a folder…</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/dialogs/history_import.py" line="149" />
+        <location filename="../../sonetto_desktop/ui/dialogs/history_import.py" line="198" />
         <source>格式</source>
         <translation>Format</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/dialogs/history_import.py" line="150" />
+        <location filename="../../sonetto_desktop/ui/dialogs/history_import.py" line="199" />
         <source>自动识别格式</source>
         <translation>Detect the format</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/dialogs/history_import.py" line="159" />
+        <location filename="../../sonetto_desktop/ui/dialogs/history_import.py" line="205" />
         <source>&lt;b&gt;ChatGPT&lt;/b&gt;：设置 → 数据控制 → 导出数据，邮件里的链接下载 zip，选它即可。&lt;br&gt;&lt;b&gt;Claude&lt;/b&gt;：设置 → 隐私 → 导出数据，邮件里的链接下载 zip，选它即可（格式没有公开说明，尽力而为）。&lt;br&gt;&lt;b&gt;DeepSeek&lt;/b&gt;：设置 → 数据管理 → 导出所有历史对话；或用油猴脚本从网页保存的对话 JSON（格式没有公开说明，按公开的解析器读取，尽力而为）。&lt;br&gt;&lt;b&gt;Cherry Studio&lt;/b&gt;：设置 → 数据设置 → 备份，选备份的 zip（含 data.json 的备份）。&lt;br&gt;&lt;b&gt;Kimi 等其他应用&lt;/b&gt;：没有可读的导出，请整理成 JSON Lines（每行一条消息，见下面的“JSON Lines 格式”）。&lt;br&gt;&lt;b&gt;Sonetto&lt;/b&gt;：另一台电脑上对话列表里的“导出为 Markdown…”。</source>
         <translation>&lt;b&gt;ChatGPT&lt;/b&gt;: Settings → Data controls → Export data; download the zip from the emailed link and pick it.&lt;br&gt;&lt;b&gt;Claude&lt;/b&gt;: Settings → Privacy → Export data; download the zip from the emailed link and pick it (the format is not documented; best effort).&lt;br&gt;&lt;b&gt;DeepSeek&lt;/b&gt;: Settings → Data management → Export all chats, or a chat saved as JSON from the web page by a userscript (the format is not documented; read as public parsers do, best effort).&lt;br&gt;&lt;b&gt;Cherry Studio&lt;/b&gt;: Settings → Data settings → Backup; pick the backup zip (one with a data.json).&lt;br&gt;&lt;b&gt;Kimi and other apps&lt;/b&gt;: no readable export; put the chats into JSON Lines (one message per line, see “JSON Lines format” below).&lt;br&gt;&lt;b&gt;Sonetto&lt;/b&gt;: “Export as Markdown…” in the chat list on the other computer.</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/dialogs/history_import.py" line="169" />
+        <location filename="../../sonetto_desktop/ui/dialogs/history_import.py" line="160" />
         <source>JSON Lines 格式…</source>
         <translation>JSON Lines format…</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/dialogs/history_import.py" line="171" />
+        <location filename="../../sonetto_desktop/ui/dialogs/history_import.py" line="219" />
         <source>或者粘贴 ChatGPT 的“已保存的记忆”（设置 → 个性化 → 管理记忆，全选复制），每行一条：</source>
         <translation>Or paste ChatGPT’s saved memories (Settings → Personalization → Manage memories, select all and copy), one per line:</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/dialogs/history_import.py" line="175" />
-        <location filename="../../sonetto_desktop/ui/dialogs/history_import.py" line="318" />
+        <location filename="../../sonetto_desktop/ui/dialogs/history_import.py" line="223" />
+        <location filename="../../sonetto_desktop/ui/dialogs/history_import.py" line="326" />
         <source>粘贴的记忆</source>
         <translation>Pasted memories</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/dialogs/history_import.py" line="177" />
+        <location filename="../../sonetto_desktop/ui/dialogs/history_import.py" line="225" />
         <source>读取粘贴的记忆</source>
         <translation>Read the pasted memories</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/dialogs/history_import.py" line="183" />
+        <location filename="../../sonetto_desktop/ui/dialogs/history_import.py" line="235" />
         <source>正在读取</source>
         <translation>Reading</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/dialogs/history_import.py" line="184" />
+        <location filename="../../sonetto_desktop/ui/dialogs/history_import.py" line="236" />
         <source>取消读取</source>
         <translation>Stop reading</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/dialogs/history_import.py" line="195" />
+        <location filename="../../sonetto_desktop/ui/dialogs/history_import.py" line="244" />
         <source>继续这次导入</source>
         <translation>Continue this import</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/dialogs/history_import.py" line="196" />
-        <location filename="../../sonetto_desktop/ui/dialogs/history_import.py" line="281" />
-        <location filename="../../sonetto_desktop/ui/dialogs/history_import.py" line="702" />
+        <location filename="../../sonetto_desktop/ui/dialogs/history_import.py" line="245" />
+        <location filename="../../sonetto_desktop/ui/dialogs/history_import.py" line="289" />
+        <location filename="../../sonetto_desktop/ui/dialogs/history_import.py" line="710" />
         <source>撤销已导入的部分</source>
         <translation>Undo what was imported</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/dialogs/history_import.py" line="201" />
+        <location filename="../../sonetto_desktop/ui/dialogs/history_import.py" line="164" />
         <source>关闭</source>
         <translation>Close</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/dialogs/history_import.py" line="240" />
+        <location filename="../../sonetto_desktop/ui/dialogs/history_import.py" line="248" />
         <source>JSON Lines 格式</source>
         <translation>JSON Lines format</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/dialogs/history_import.py" line="241" />
+        <location filename="../../sonetto_desktop/ui/dialogs/history_import.py" line="249" />
         <source>每行一个 JSON 对象，即一条消息：
 
 {0}
@@ -912,272 +912,272 @@ conversation: which chat it belongs to; role: user or assistant (system and tool
 Optional: title (the chat’s title), id (the message’s id, which recognises it on a second import). Lines may come in any order; blank lines are fine.</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/dialogs/history_import.py" line="265" />
+        <location filename="../../sonetto_desktop/ui/dialogs/history_import.py" line="273" />
         <source>没有粘贴：内容有 {0} 字，ChatGPT 的已保存记忆一般只有几千字（最多 {1} 字）。请只复制“管理记忆”里的列表。</source>
         <translation>Not pasted: that is {0} characters, and ChatGPT's saved memories are a few thousand (at most {1}). Copy only the list under “Manage memories”.</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/dialogs/history_import.py" line="278" />
+        <location filename="../../sonetto_desktop/ui/dialogs/history_import.py" line="286" />
         <source>有一次没有完成的导入：{0} · {1}，已写入 {2}/{3} 轮</source>
         <translation>An import was not finished: {0} · {1}, {2}/{3} turns written</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/dialogs/history_import.py" line="283" />
+        <location filename="../../sonetto_desktop/ui/dialogs/history_import.py" line="291" />
         <source>上次导入：{0} · {1}，写入 {2} 轮，新记忆 {3} 条，更新 {4} 条</source>
         <translation>Last import: {0} · {1}, {2} turns read, {3} new memories, {4} updated</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/dialogs/history_import.py" line="286" />
-        <location filename="../../sonetto_desktop/ui/dialogs/history_import.py" line="844" />
+        <location filename="../../sonetto_desktop/ui/dialogs/history_import.py" line="294" />
+        <location filename="../../sonetto_desktop/ui/dialogs/history_import.py" line="852" />
         <source>撤销这次导入</source>
         <translation>Undo this import</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/dialogs/history_import.py" line="294" />
+        <location filename="../../sonetto_desktop/ui/dialogs/history_import.py" line="302" />
         <source>选择聊天记录</source>
         <translation>Choose a chat export</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/dialogs/history_import.py" line="300" />
+        <location filename="../../sonetto_desktop/ui/dialogs/history_import.py" line="308" />
         <source>聊天记录 (*.zip *.json *.jsonl *.md *.txt)</source>
         <translation>Chat exports (*.zip *.json *.jsonl *.md *.txt)</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/dialogs/history_import.py" line="300" />
+        <location filename="../../sonetto_desktop/ui/dialogs/history_import.py" line="308" />
         <source>所有文件 (*)</source>
         <translation>All files (*)</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/dialogs/history_import.py" line="338" />
-        <location filename="../../sonetto_desktop/ui/dialogs/history_import.py" line="342" />
-        <location filename="../../sonetto_desktop/ui/dialogs/history_import.py" line="359" />
+        <location filename="../../sonetto_desktop/ui/dialogs/history_import.py" line="346" />
+        <location filename="../../sonetto_desktop/ui/dialogs/history_import.py" line="350" />
+        <location filename="../../sonetto_desktop/ui/dialogs/history_import.py" line="367" />
         <source>读不了 {0}：{1}</source>
         <translation>Cannot read {0}: {1}</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/dialogs/history_import.py" line="370" />
+        <location filename="../../sonetto_desktop/ui/dialogs/history_import.py" line="378" />
         <source>返回</source>
         <translation>Back</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/dialogs/history_import.py" line="371" />
+        <location filename="../../sonetto_desktop/ui/dialogs/history_import.py" line="379" />
         <source>取消</source>
         <translation>Cancel</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/dialogs/history_import.py" line="397" />
+        <location filename="../../sonetto_desktop/ui/dialogs/history_import.py" line="405" />
         <source>从</source>
         <translation>From</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/dialogs/history_import.py" line="397" />
-        <location filename="../../sonetto_desktop/ui/dialogs/history_import.py" line="411" />
+        <location filename="../../sonetto_desktop/ui/dialogs/history_import.py" line="405" />
+        <location filename="../../sonetto_desktop/ui/dialogs/history_import.py" line="419" />
         <source>到</source>
         <translation>to</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/dialogs/history_import.py" line="403" />
-        <location filename="../../sonetto_desktop/ui/dialogs/history_import.py" line="405" />
+        <location filename="../../sonetto_desktop/ui/dialogs/history_import.py" line="411" />
+        <location filename="../../sonetto_desktop/ui/dialogs/history_import.py" line="413" />
         <source>按标题筛选</source>
         <translation>Filter by title</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/dialogs/history_import.py" line="406" />
+        <location filename="../../sonetto_desktop/ui/dialogs/history_import.py" line="414" />
         <source>全选</source>
         <translation>Select all</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/dialogs/history_import.py" line="407" />
+        <location filename="../../sonetto_desktop/ui/dialogs/history_import.py" line="415" />
         <source>全不选</source>
         <translation>Select none</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/dialogs/history_import.py" line="409" />
+        <location filename="../../sonetto_desktop/ui/dialogs/history_import.py" line="417" />
         <source>日期从</source>
         <translation>Dates from</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/dialogs/history_import.py" line="430" />
+        <location filename="../../sonetto_desktop/ui/dialogs/history_import.py" line="438" />
         <source>开始导入</source>
         <translation>Start importing</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/dialogs/history_import.py" line="460" />
+        <location filename="../../sonetto_desktop/ui/dialogs/history_import.py" line="468" />
         <source>正在计算…</source>
         <translation>Counting…</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/dialogs/history_import.py" line="481" />
+        <location filename="../../sonetto_desktop/ui/dialogs/history_import.py" line="489" />
         <source>跳过 {0} 个读不了的对话：</source>
         <translation>Left out {0} conversations that cannot be read:</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/dialogs/history_import.py" line="484" />
+        <location filename="../../sonetto_desktop/ui/dialogs/history_import.py" line="492" />
         <source>…另有 {0} 个</source>
         <translation>… and {0} more</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/dialogs/history_import.py" line="491" />
+        <location filename="../../sonetto_desktop/ui/dialogs/history_import.py" line="499" />
         <source>还没有配置模型：请先在设置里填写模型，导入要由模型来读。</source>
         <translation>No model is configured: set one in Settings first; a model reads the import.</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/dialogs/history_import.py" line="494" />
+        <location filename="../../sonetto_desktop/ui/dialogs/history_import.py" line="502" />
         <source>审核模式已开启：导入的结果会进入审核箱，由你确认后才写入。</source>
         <translation>Review mode is on: what the import finds goes to the review inbox and is written only once you approve it.</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/dialogs/history_import.py" line="527" />
+        <location filename="../../sonetto_desktop/ui/dialogs/history_import.py" line="535" />
         <source>没能算出要导入的内容：{0}</source>
         <translation>Could not work out what to import: {0}</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/dialogs/history_import.py" line="544" />
+        <location filename="../../sonetto_desktop/ui/dialogs/history_import.py" line="552" />
         <source>已导入过的 {0} 轮</source>
         <translation>{0} turns imported before</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/dialogs/history_import.py" line="546" />
+        <location filename="../../sonetto_desktop/ui/dialogs/history_import.py" line="554" />
         <source>不导入列表里的 {0} 个对话</source>
         <translation>{0} conversations on the don’t-import list</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/dialogs/history_import.py" line="548" />
+        <location filename="../../sonetto_desktop/ui/dialogs/history_import.py" line="556" />
         <source>日期范围外的 {0} 轮</source>
         <translation>{0} turns outside the dates</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/dialogs/history_import.py" line="551" />
+        <location filename="../../sonetto_desktop/ui/dialogs/history_import.py" line="559" />
         <source>系统提示、工具调用、改写前的分支、空白等 {0} 条消息</source>
         <translation>{0} messages such as system prompts, tool calls, branches edited away and blanks</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/dialogs/history_import.py" line="552" />
+        <location filename="../../sonetto_desktop/ui/dialogs/history_import.py" line="560" />
         <source>不导入：{0}</source>
         <translation>Not imported: {0}</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/dialogs/history_import.py" line="554" />
+        <location filename="../../sonetto_desktop/ui/dialogs/history_import.py" line="562" />
         <source>{0} 处疑似密码、密钥或证件号会在发送给模型前隐去</source>
         <translation>{0} likely passwords, keys or ID numbers are hidden before the model sees them</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/dialogs/history_import.py" line="564" />
-        <location filename="../../sonetto_desktop/ui/dialogs/history_import.py" line="579" />
+        <location filename="../../sonetto_desktop/ui/dialogs/history_import.py" line="572" />
+        <location filename="../../sonetto_desktop/ui/dialogs/history_import.py" line="587" />
         <source>没有保存：{0}</source>
         <translation>Not saved: {0}</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/dialogs/history_import.py" line="587" />
+        <location filename="../../sonetto_desktop/ui/dialogs/history_import.py" line="595" />
         <source>ChatGPT 已保存的记忆</source>
         <translation>ChatGPT saved memories</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/dialogs/history_import.py" line="588" />
+        <location filename="../../sonetto_desktop/ui/dialogs/history_import.py" line="596" />
         <source>每条直接成为一条记忆（不经模型），可以改主题或取消勾选。</source>
         <translation>Each becomes one memory as it is (no model reads it); you can change its theme or untick it.</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/dialogs/history_import.py" line="595" />
+        <location filename="../../sonetto_desktop/ui/dialogs/history_import.py" line="603" />
         <source>导入</source>
         <translation>Import</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/dialogs/history_import.py" line="610" />
+        <location filename="../../sonetto_desktop/ui/dialogs/history_import.py" line="618" />
         <source>审核模式已开启：它们会进入审核箱，由你确认后才写入。</source>
         <translation>Review mode is on: they go to the review inbox and are written only once you approve them.</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/dialogs/history_import.py" line="617" />
+        <location filename="../../sonetto_desktop/ui/dialogs/history_import.py" line="625" />
         <source>导入 {0} 条记忆</source>
         <translation>Import {0} memories</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/dialogs/history_import.py" line="625" />
+        <location filename="../../sonetto_desktop/ui/dialogs/history_import.py" line="633" />
         <source>没有导入：{0}</source>
         <translation>Not imported: {0}</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/dialogs/history_import.py" line="698" />
+        <location filename="../../sonetto_desktop/ui/dialogs/history_import.py" line="706" />
         <source>导入已停止</source>
         <translation>Import stopped</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/dialogs/history_import.py" line="699" />
+        <location filename="../../sonetto_desktop/ui/dialogs/history_import.py" line="707" />
         <source>已导入的部分要保留吗？保留的话，以后再导入同一个文件会接着导入剩下的。</source>
         <translation>Keep what was imported? If you keep it, importing the same file again goes on with the rest.</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/dialogs/history_import.py" line="701" />
+        <location filename="../../sonetto_desktop/ui/dialogs/history_import.py" line="709" />
         <source>保留已导入的部分</source>
         <translation>Keep what was imported</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/dialogs/history_import.py" line="737" />
+        <location filename="../../sonetto_desktop/ui/dialogs/history_import.py" line="745" />
         <source>删除它新建的 {0} 条记忆</source>
         <translation>delete the {0} memories it created</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/dialogs/history_import.py" line="739" />
+        <location filename="../../sonetto_desktop/ui/dialogs/history_import.py" line="747" />
         <source>把它改过的 {0} 条记忆恢复原样</source>
         <translation>put back the {0} memories it changed</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/dialogs/history_import.py" line="741" />
+        <location filename="../../sonetto_desktop/ui/dialogs/history_import.py" line="749" />
         <source>找回它删掉的 {0} 条记忆</source>
         <translation>bring back the {0} memories it deleted</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/dialogs/history_import.py" line="743" />
+        <location filename="../../sonetto_desktop/ui/dialogs/history_import.py" line="751" />
         <source>撤销这次导入？</source>
         <translation>Undo this import?</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/dialogs/history_import.py" line="743" />
+        <location filename="../../sonetto_desktop/ui/dialogs/history_import.py" line="751" />
         <source>撤销会影响 {0} 条记忆：{1}。撤销之后还可以重做。</source>
         <translation>Undoing touches {0} memories: {1}. You can redo it afterwards.</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/dialogs/history_import.py" line="744" />
+        <location filename="../../sonetto_desktop/ui/dialogs/history_import.py" line="752" />
         <source>，</source>
         <translation>, </translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/dialogs/history_import.py" line="744" />
+        <location filename="../../sonetto_desktop/ui/dialogs/history_import.py" line="752" />
         <source>撤销导入</source>
         <translation>Undo the import</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/dialogs/history_import.py" line="776" />
+        <location filename="../../sonetto_desktop/ui/dialogs/history_import.py" line="784" />
         <source>重做这次导入</source>
         <translation>Redo this import</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/dialogs/history_import.py" line="783" />
-        <location filename="../../sonetto_desktop/ui/dialogs/history_import.py" line="788" />
+        <location filename="../../sonetto_desktop/ui/dialogs/history_import.py" line="791" />
+        <location filename="../../sonetto_desktop/ui/dialogs/history_import.py" line="796" />
         <source>无法重做：{0}</source>
         <translation>Cannot redo: {0}</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/dialogs/history_import.py" line="785" />
+        <location filename="../../sonetto_desktop/ui/dialogs/history_import.py" line="793" />
         <source>无法重做：撤销之后这些记忆都被改过了</source>
         <translation>Cannot redo: every one of these memories was changed after the undo</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/dialogs/history_import.py" line="837" />
+        <location filename="../../sonetto_desktop/ui/dialogs/history_import.py" line="845" />
         <source>……还有 {0} 张</source>
         <translation>…and {0} more</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/dialogs/history_import.py" line="839" />
+        <location filename="../../sonetto_desktop/ui/dialogs/history_import.py" line="847" />
         <source>无法撤销：这次导入写下的 {0} 条记忆之后都被改过，撤销会丢掉那些修改。</source>
         <translation>Cannot undo: all {0} memories the import wrote were changed afterwards, and undoing would lose those changes.</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/dialogs/history_import.py" line="733" />
-        <location filename="../../sonetto_desktop/ui/dialogs/history_import.py" line="814" />
-        <location filename="../../sonetto_desktop/ui/dialogs/history_import.py" line="826" />
-        <location filename="../../sonetto_desktop/ui/dialogs/history_import.py" line="856" />
+        <location filename="../../sonetto_desktop/ui/dialogs/history_import.py" line="741" />
+        <location filename="../../sonetto_desktop/ui/dialogs/history_import.py" line="822" />
+        <location filename="../../sonetto_desktop/ui/dialogs/history_import.py" line="834" />
+        <location filename="../../sonetto_desktop/ui/dialogs/history_import.py" line="864" />
         <source>无法撤销：{0}</source>
         <translation>Cannot undo: {0}</translation>
     </message>
@@ -2015,248 +2015,248 @@ Optional: title (the chat’s title), id (the message’s id, which recognises i
 <context>
     <name>MemoryWall</name>
     <message>
-        <location filename="../../sonetto_desktop/ui/wall/memory_wall.py" line="336" />
+        <location filename="../../sonetto_desktop/ui/wall/memory_wall.py" line="349" />
         <source>正在载入记忆…</source>
         <translation>Loading memories…</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/wall/memory_wall.py" line="275" />
+        <location filename="../../sonetto_desktop/ui/wall/memory_wall.py" line="288" />
         <source>记忆库暂时无法读取，卡片墙是空的；没有任何内容被改动。</source>
         <translation>The memory store cannot be read right now, so the wall is empty; nothing was changed.</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/wall/memory_wall.py" line="277" />
+        <location filename="../../sonetto_desktop/ui/wall/memory_wall.py" line="290" />
         <source>还没有记忆。和 Sonetto 聊聊，或点「新建」写下一条。</source>
         <translation>No memories yet. Chat with Sonetto, or click “New” to write one.</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/wall/memory_wall.py" line="279" />
+        <location filename="../../sonetto_desktop/ui/wall/memory_wall.py" line="292" />
         <source>没有「{0}」的记忆。</source>
         <translation>No memories for “{0}”.</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/wall/memory_wall.py" line="281" />
+        <location filename="../../sonetto_desktop/ui/wall/memory_wall.py" line="294" />
         <source>正在准备拼音搜索…（第一次用拼音搜很多记忆时要几秒）</source>
         <translation>Getting pinyin search ready… (the first pinyin search over many memories takes a few seconds)</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/wall/memory_wall.py" line="283" />
+        <location filename="../../sonetto_desktop/ui/wall/memory_wall.py" line="296" />
         <source>没有和「{0}」匹配的记忆。</source>
         <translation>No memory matches “{0}”.</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/wall/memory_wall.py" line="309" />
-        <location filename="../../sonetto_desktop/ui/wall/memory_wall.py" line="310" />
+        <location filename="../../sonetto_desktop/ui/wall/memory_wall.py" line="322" />
+        <location filename="../../sonetto_desktop/ui/wall/memory_wall.py" line="323" />
         <source>1 条</source>
         <translation>1 memory</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/wall/memory_wall.py" line="295" />
-        <location filename="../../sonetto_desktop/ui/wall/memory_wall.py" line="321" />
+        <location filename="../../sonetto_desktop/ui/wall/memory_wall.py" line="308" />
+        <location filename="../../sonetto_desktop/ui/wall/memory_wall.py" line="334" />
         <source>排序中 {0}%</source>
         <translation>Sorting {0}%</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/wall/memory_wall.py" line="295" />
-        <location filename="../../sonetto_desktop/ui/wall/memory_wall.py" line="323" />
+        <location filename="../../sonetto_desktop/ui/wall/memory_wall.py" line="308" />
+        <location filename="../../sonetto_desktop/ui/wall/memory_wall.py" line="336" />
         <source>筛选中 {0}%</source>
         <translation>Filtering {0}%</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/wall/memory_wall.py" line="296" />
-        <location filename="../../sonetto_desktop/ui/wall/memory_wall.py" line="325" />
+        <location filename="../../sonetto_desktop/ui/wall/memory_wall.py" line="309" />
+        <location filename="../../sonetto_desktop/ui/wall/memory_wall.py" line="338" />
         <source>载入中 {0}%</source>
         <translation>Loading {0}%</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/wall/memory_wall.py" line="332" />
+        <location filename="../../sonetto_desktop/ui/wall/memory_wall.py" line="345" />
         <source>正在排序… {0} / {1}</source>
         <translation>Sorting… {0} / {1}</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/wall/memory_wall.py" line="332" />
+        <location filename="../../sonetto_desktop/ui/wall/memory_wall.py" line="345" />
         <source>正在排序…</source>
         <translation>Sorting…</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/wall/memory_wall.py" line="334" />
+        <location filename="../../sonetto_desktop/ui/wall/memory_wall.py" line="347" />
         <source>正在筛选… {0} / {1}</source>
         <translation>Filtering… {0} / {1}</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/wall/memory_wall.py" line="334" />
+        <location filename="../../sonetto_desktop/ui/wall/memory_wall.py" line="347" />
         <source>正在筛选…</source>
         <translation>Filtering…</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/wall/memory_wall.py" line="336" />
+        <location filename="../../sonetto_desktop/ui/wall/memory_wall.py" line="349" />
         <source>正在载入记忆… {0} / {1}</source>
         <translation>Loading memories… {0} / {1}</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/wall/memory_wall.py" line="306" />
-        <location filename="../../sonetto_desktop/ui/wall/memory_wall.py" line="307" />
+        <location filename="../../sonetto_desktop/ui/wall/memory_wall.py" line="319" />
+        <location filename="../../sonetto_desktop/ui/wall/memory_wall.py" line="320" />
         <source>{0} / {1} 条</source>
         <translation>{0} of {1}</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/wall/memory_wall.py" line="309" />
-        <location filename="../../sonetto_desktop/ui/wall/memory_wall.py" line="310" />
+        <location filename="../../sonetto_desktop/ui/wall/memory_wall.py" line="322" />
+        <location filename="../../sonetto_desktop/ui/wall/memory_wall.py" line="323" />
         <source>{0} 条</source>
         <translation>{0} memories</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/wall/actions.py" line="142" />
+        <location filename="../../sonetto_desktop/ui/wall/actions.py" line="145" />
         <source>这条记忆已经不在了（可能刚被删除或合并）。可以把你写的内容另存为一条新记忆。</source>
         <translation>This memory is gone (it may have just been deleted or merged). You can save what you wrote as a new memory.</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/wall/actions.py" line="200" />
+        <location filename="../../sonetto_desktop/ui/wall/actions.py" line="203" />
         <source>已删除：{0}</source>
         <translation>Deleted: {0}</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/wall/actions.py" line="202" />
+        <location filename="../../sonetto_desktop/ui/wall/actions.py" line="205" />
         <source>已删除 {0} 条记忆</source>
         <translation>Deleted {0} memories</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/wall/actions.py" line="206" />
+        <location filename="../../sonetto_desktop/ui/wall/actions.py" line="209" />
         <source>撤销</source>
         <translation>Undo</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/wall/actions.py" line="251" />
+        <location filename="../../sonetto_desktop/ui/wall/actions.py" line="254" />
         <source>已经在「{0}」里了。要合并，就把它拖到另一张卡片上。</source>
         <translation>Already in “{0}”. To merge, drop it on another card.</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/wall/actions.py" line="277" />
+        <location filename="../../sonetto_desktop/ui/wall/actions.py" line="280" />
         <source>移动到新主题</source>
         <translation>Move to a new theme</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/wall/actions.py" line="278" />
+        <location filename="../../sonetto_desktop/ui/wall/actions.py" line="281" />
         <source>新主题的名字：</source>
         <translation>Name of the new theme:</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/wall/actions.py" line="284" />
+        <location filename="../../sonetto_desktop/ui/wall/actions.py" line="287" />
         <source>移动到…</source>
         <translation>Move to…</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/wall/actions.py" line="295" />
+        <location filename="../../sonetto_desktop/ui/wall/actions.py" line="298" />
         <source>新主题…</source>
         <translation>New theme…</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/wall/actions.py" line="307" />
+        <location filename="../../sonetto_desktop/ui/wall/actions.py" line="310" />
         <source>展开</source>
         <translation>Expand</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/wall/actions.py" line="308" />
+        <location filename="../../sonetto_desktop/ui/wall/actions.py" line="311" />
         <source>折叠</source>
         <translation>Collapse</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/wall/actions.py" line="311" />
+        <location filename="../../sonetto_desktop/ui/wall/actions.py" line="314" />
         <source>重命名主题…</source>
         <translation>Rename theme…</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/wall/actions.py" line="314" />
+        <location filename="../../sonetto_desktop/ui/wall/actions.py" line="317" />
         <source>更改颜色…</source>
         <translation>Change colour…</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/wall/actions.py" line="317" />
+        <location filename="../../sonetto_desktop/ui/wall/actions.py" line="320" />
         <source>恢复默认颜色</source>
         <translation>Default colour</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/wall/actions.py" line="326" />
+        <location filename="../../sonetto_desktop/ui/wall/actions.py" line="329" />
         <source>「{0}」的颜色</source>
         <translation>Colour of “{0}”</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/wall/actions.py" line="343" />
+        <location filename="../../sonetto_desktop/ui/wall/actions.py" line="346" />
         <source>已选 {0} 条，其中 {1} 条不在视野内</source>
         <translation>{0} selected, {1} of them out of sight</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/wall/actions.py" line="349" />
+        <location filename="../../sonetto_desktop/ui/wall/actions.py" line="352" />
         <source>删除</source>
         <translation>Delete</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/wall/actions.py" line="351" />
+        <location filename="../../sonetto_desktop/ui/wall/actions.py" line="354" />
         <source>删除 {0} 条</source>
         <translation>Delete {0} memories</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/wall/actions.py" line="355" />
+        <location filename="../../sonetto_desktop/ui/wall/actions.py" line="358" />
         <source>锁定</source>
         <translation>Lock</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/wall/actions.py" line="356" />
+        <location filename="../../sonetto_desktop/ui/wall/actions.py" line="359" />
         <source>锁定 {0} 条</source>
         <translation>Lock {0}</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/wall/actions.py" line="358" />
+        <location filename="../../sonetto_desktop/ui/wall/actions.py" line="361" />
         <source>解锁</source>
         <translation>Unlock</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/wall/actions.py" line="359" />
+        <location filename="../../sonetto_desktop/ui/wall/actions.py" line="362" />
         <source>解锁 {0} 条</source>
         <translation>Unlock {0}</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/wall/actions.py" line="362" />
+        <location filename="../../sonetto_desktop/ui/wall/actions.py" line="365" />
         <source>置顶</source>
         <translation>Pin to the top</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/wall/actions.py" line="363" />
+        <location filename="../../sonetto_desktop/ui/wall/actions.py" line="366" />
         <source>置顶 {0} 条</source>
         <translation>Pin {0} to the top</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/wall/actions.py" line="365" />
+        <location filename="../../sonetto_desktop/ui/wall/actions.py" line="368" />
         <source>取消置顶</source>
         <translation>Unpin</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/wall/actions.py" line="366" />
+        <location filename="../../sonetto_desktop/ui/wall/actions.py" line="369" />
         <source>取消置顶 {0} 条</source>
         <translation>Unpin {0}</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/wall/actions.py" line="368" />
+        <location filename="../../sonetto_desktop/ui/wall/actions.py" line="371" />
         <source>合并这 2 条</source>
         <translation>Merge these 2</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/wall/actions.py" line="374" />
+        <location filename="../../sonetto_desktop/ui/wall/actions.py" line="377" />
         <source>编辑</source>
         <translation>Edit</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/wall/actions.py" line="375" />
+        <location filename="../../sonetto_desktop/ui/wall/actions.py" line="378" />
         <source>历史</source>
         <translation>History</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/wall/actions.py" line="371" />
+        <location filename="../../sonetto_desktop/ui/wall/actions.py" line="374" />
         <source>与…合并</source>
         <translation>Merge with…</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/wall/actions.py" line="383" />
+        <location filename="../../sonetto_desktop/ui/wall/actions.py" line="386" />
         <source>复制</source>
         <translation>Copy</translation>
     </message>
@@ -2535,97 +2535,97 @@ Optional: title (the chat’s title), id (the message’s id, which recognises i
 <context>
     <name>PostgresPage</name>
     <message>
-        <location filename="../../sonetto_desktop/ui/settings/postgres_page.py" line="43" />
+        <location filename="../../sonetto_desktop/ui/settings/postgres_page.py" line="45" />
         <source>在几台电脑上使用同一份记忆：记忆保存在你指定的 PostgreSQL 服务器上（家里 NAS 上的 Docker、或托管的云数据库），每台电脑上的改动会立刻出现在其他电脑上。注意：记忆将存放在该服务器上，请只使用你信任的服务器。</source>
         <translation>One memory on several computers: the memories live on a PostgreSQL server you choose (Docker on a home NAS, or a hosted database), and a change on one computer appears on the others at once. Note: your memories are then stored on that server; use only a server you trust.</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/settings/postgres_page.py" line="53" />
+        <location filename="../../sonetto_desktop/ui/settings/postgres_page.py" line="55" />
         <source>保存在系统钥匙串中，不写进设置文件</source>
         <translation>Kept in the system keyring, never in the settings file</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/settings/postgres_page.py" line="55" />
+        <location filename="../../sonetto_desktop/ui/settings/postgres_page.py" line="57" />
         <source>自动（服务器支持就加密）</source>
         <translation>Automatic (encrypt when the server can)</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/settings/postgres_page.py" line="55" />
+        <location filename="../../sonetto_desktop/ui/settings/postgres_page.py" line="57" />
         <source>必须加密</source>
         <translation>Always encrypt</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/settings/postgres_page.py" line="56" />
+        <location filename="../../sonetto_desktop/ui/settings/postgres_page.py" line="58" />
         <source>加密并校验服务器证书</source>
         <translation>Encrypt and verify the server certificate</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/settings/postgres_page.py" line="56" />
+        <location filename="../../sonetto_desktop/ui/settings/postgres_page.py" line="58" />
         <source>不加密（仅限本机/内网）</source>
         <translation>No encryption (this computer / home network only)</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/settings/postgres_page.py" line="60" />
+        <location filename="../../sonetto_desktop/ui/settings/postgres_page.py" line="62" />
         <source>同一个数据库里可以放几个人的记忆，各用一个名字（小写字母、数字、下划线）。</source>
         <translation>One database can hold several people's memories, each under its own name (lower-case letters, digits, underscores).</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/settings/postgres_page.py" line="63" />
+        <location filename="../../sonetto_desktop/ui/settings/postgres_page.py" line="65" />
         <source>聊天记录也保存在服务器上（换一台电脑可以接着聊）</source>
         <translation>Keep the chats on the server too (continue a conversation on another computer)</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/settings/postgres_page.py" line="64" />
+        <location filename="../../sonetto_desktop/ui/settings/postgres_page.py" line="66" />
         <source>测试服务器连接</source>
         <translation>Test the server connection</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/settings/postgres_page.py" line="73" />
+        <location filename="../../sonetto_desktop/ui/settings/postgres_page.py" line="75" />
         <source>在“记忆”页把存储方式选为 PostgreSQL 后保存即可。服务器上还没有记忆时，本机的记忆（含历史和回收站）会完整迁移过去；以后切换回本地存储时，服务器上的记忆会复制回本机（服务器上的仍然保留）。服务器连不上时，应用用本机副本只读打开，聊天照常，新记忆等服务器恢复后自动写入。</source>
         <translation>Choose PostgreSQL as the storage on the Memory page and save. If the server holds no memories yet, this computer's memories (with their history and the trash) move there in full; switching back to local storage later copies the server's memories back to this computer (the server keeps its copy). When the server cannot be reached, the app opens read-only from this computer's copy; chatting goes on, and new memories are written once the server is back.</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/settings/postgres_page.py" line="80" />
+        <location filename="../../sonetto_desktop/ui/settings/postgres_page.py" line="82" />
         <source>服务器地址</source>
         <translation>Server URL</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/settings/postgres_page.py" line="81" />
+        <location filename="../../sonetto_desktop/ui/settings/postgres_page.py" line="83" />
         <source>密码</source>
         <translation>Password</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/settings/postgres_page.py" line="82" />
+        <location filename="../../sonetto_desktop/ui/settings/postgres_page.py" line="84" />
         <source>加密（TLS）</source>
         <translation>Encryption (TLS)</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/settings/postgres_page.py" line="83" />
+        <location filename="../../sonetto_desktop/ui/settings/postgres_page.py" line="85" />
         <source>记忆库名称</source>
         <translation>Memory library name</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/settings/postgres_page.py" line="84" />
+        <location filename="../../sonetto_desktop/ui/settings/postgres_page.py" line="86" />
         <source>本机名称</source>
         <translation>This computer's name</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/settings/postgres_page.py" line="90" />
+        <location filename="../../sonetto_desktop/ui/settings/postgres_page.py" line="92" />
         <source>多设备</source>
         <translation>Several computers</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/settings/postgres_page.py" line="94" />
+        <location filename="../../sonetto_desktop/ui/settings/postgres_page.py" line="96" />
         <source>PostgreSQL（多设备）</source>
         <translation>PostgreSQL (several computers)</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/settings/postgres_page.py" line="107" />
+        <location filename="../../sonetto_desktop/ui/settings/postgres_page.py" line="109" />
         <source>由环境变量 SONETTO_POSTGRES_URL 设置</source>
         <translation>Set by the environment variable SONETTO_POSTGRES_URL</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/settings/postgres_page.py" line="132" />
+        <location filename="../../sonetto_desktop/ui/settings/postgres_page.py" line="134" />
         <source>正在连接…</source>
         <translation>Connecting…</translation>
     </message>
@@ -2728,17 +2728,17 @@ Optional: title (the chat’s title), id (the message’s id, which recognises i
 <context>
     <name>RecallCostLine</name>
     <message>
-        <location filename="../../sonetto_desktop/ui/settings/recall_cost_line.py" line="57" />
+        <location filename="../../sonetto_desktop/ui/settings/recall_cost_line.py" line="59" />
         <source>回忆额度的单位是估算的 token：每个汉字和数字算 1 个，其他字符每 4 个算 1 个。这里的 token 数按这个服务的分词器数，和账单上的一致。</source>
         <translation>The recall budget is in estimated tokens: one per Chinese character and digit, one per four other characters. The tokens here are counted with this service's tokenizer, as on its bill.</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/settings/recall_cost_line.py" line="86" />
+        <location filename="../../sonetto_desktop/ui/settings/recall_cost_line.py" line="88" />
         <source>正在统计记忆的 token…</source>
         <translation>Counting the memories' tokens…</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/settings/recall_cost_line.py" line="105" />
+        <location filename="../../sonetto_desktop/ui/settings/recall_cost_line.py" line="107" />
         <source>现在统计不了记忆的 token：%1</source>
         <translation>Cannot count the memories' tokens now: %1</translation>
     </message>
@@ -2779,223 +2779,223 @@ Optional: title (the chat’s title), id (the message’s id, which recognises i
 <context>
     <name>RecallPage</name>
     <message>
-        <location filename="../../sonetto_desktop/ui/settings/recall_page.py" line="86" />
+        <location filename="../../sonetto_desktop/ui/settings/recall_page.py" line="112" />
         <source>回复之前，Sonetto 先请模型把记忆读一遍，挑出和这句话有关的。记忆不多时模型读全部记忆；多到超出下面的额度时，读最近的一部分，再加上和这句话最可能相关的那些。</source>
         <translation>Before replying, Sonetto has the model read the memories and pick those that matter for the message. With few memories the model reads all of them; beyond the allowance below, it reads the most recent ones plus those most likely to matter for the message.</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/settings/recall_page.py" line="106" />
+        <location filename="../../sonetto_desktop/ui/settings/recall_page.py" line="128" />
         <source>每条消息回忆时最多读多少 token 的记忆。额度越大，越少漏掉记忆，但每条消息更贵、更慢（支持前缀缓存的服务会便宜很多）。</source>
         <translation>How many tokens of memories recall may read per message. A larger allowance misses fewer memories but makes each message cost more and take longer (much less with a service that caches prompt prefixes).</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/settings/recall_page.py" line="131" />
+        <location filename="../../sonetto_desktop/ui/settings/recall_page.py" line="152" />
         <source>自定义</source>
         <translation>Custom</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/settings/recall_page.py" line="145" />
+        <location filename="../../sonetto_desktop/ui/settings/recall_page.py" line="164" />
         <source>留空：与对话模型相同</source>
         <translation>Empty: the same as the chat model</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/settings/recall_page.py" line="148" />
+        <location filename="../../sonetto_desktop/ui/settings/recall_page.py" line="167" />
         <source>留空：与对话模型相同（仅当服务地址也相同）</source>
         <translation>Empty: the chat model's (only when the base URL is the same too)</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/settings/recall_page.py" line="154" />
+        <location filename="../../sonetto_desktop/ui/settings/recall_page.py" line="173" />
         <source>模型默认</source>
         <translation>Model default</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/settings/recall_page.py" line="90" />
-        <location filename="../../sonetto_desktop/ui/settings/recall_page.py" line="157" />
+        <location filename="../../sonetto_desktop/ui/settings/recall_page.py" line="114" />
+        <location filename="../../sonetto_desktop/ui/settings/recall_page.py" line="176" />
         <source>自动</source>
         <translation>Automatic</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/settings/recall_page.py" line="158" />
+        <location filename="../../sonetto_desktop/ui/settings/recall_page.py" line="177" />
         <source> 次/分钟</source>
         <translation> per minute</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/settings/recall_page.py" line="179" />
+        <location filename="../../sonetto_desktop/ui/settings/recall_page.py" line="198" />
         <source>测试向量模型</source>
         <translation>Test embeddings model</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/settings/recall_page.py" line="112" />
+        <location filename="../../sonetto_desktop/ui/settings/recall_page.py" line="88" />
         <source>按意思回忆（向量模型）</source>
         <translation>Recall by meaning (embeddings model)</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/settings/recall_page.py" line="92" />
+        <location filename="../../sonetto_desktop/ui/settings/recall_page.py" line="116" />
         <source>云端模型 %1（记忆不超过它时读全部）；本机模型 %2，受它的上下文长度所限。</source>
         <translation>A cloud model %1 (every memory when they fit in it); a local model %2, within its context length.</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/settings/recall_page.py" line="114" />
+        <location filename="../../sonetto_desktop/ui/settings/recall_page.py" line="136" />
         <source>内置模型（在这台电脑上计算，不用联网，不用设置）</source>
         <translation>Built-in model (computed on this computer: no network, nothing to set up)</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/settings/recall_page.py" line="115" />
+        <location filename="../../sonetto_desktop/ui/settings/recall_page.py" line="137" />
         <source>向量服务（OpenAI 兼容的 /v1/embeddings 接口）</source>
         <translation>Embeddings service (an OpenAI-compatible /v1/embeddings endpoint)</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/settings/recall_page.py" line="116" />
+        <location filename="../../sonetto_desktop/ui/settings/recall_page.py" line="138" />
         <source>不用向量模型：只按字面回忆</source>
         <translation>No embeddings model: recall by the words only</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/settings/recall_page.py" line="135" />
+        <location filename="../../sonetto_desktop/ui/settings/recall_page.py" line="156" />
         <source>列出本机服务的向量模型</source>
         <translation>List the local service's embeddings models</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/settings/recall_page.py" line="136" />
+        <location filename="../../sonetto_desktop/ui/settings/recall_page.py" line="157" />
         <source>对话模型在本机（Ollama、LM Studio）时，列出它已有的向量模型</source>
         <translation>When the chat model runs on this computer (Ollama, LM Studio), list the embeddings models it has</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/settings/recall_page.py" line="163" />
+        <location filename="../../sonetto_desktop/ui/settings/recall_page.py" line="182" />
         <source>向量服务会收到每条记忆的文字（在后台计算向量，新的和改过的记忆随时补上，删除的记忆连同向量一起删除）和你说的话；如果它和对话模型不是同一家服务，记忆也会发给这家服务。</source>
         <translation>The embeddings service receives the text of every memory (vectors are computed in the background, new and changed memories as they come, and a deleted memory's vector goes with it) and what you say; if it is not the chat model's service, your memories go to this service too.</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/settings/recall_page.py" line="169" />
+        <location filename="../../sonetto_desktop/ui/settings/recall_page.py" line="186" />
         <source>预设</source>
         <translation>Preset</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/settings/recall_page.py" line="172" />
+        <location filename="../../sonetto_desktop/ui/settings/recall_page.py" line="189" />
         <source>服务地址</source>
         <translation>Base URL</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/settings/recall_page.py" line="173" />
+        <location filename="../../sonetto_desktop/ui/settings/recall_page.py" line="189" />
         <source>API 密钥</source>
         <translation>API key</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/settings/recall_page.py" line="174" />
+        <location filename="../../sonetto_desktop/ui/settings/recall_page.py" line="190" />
         <source>模型</source>
         <translation>Model</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/settings/recall_page.py" line="175" />
+        <location filename="../../sonetto_desktop/ui/settings/recall_page.py" line="190" />
         <source>向量维度</source>
         <translation>Dimensions</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/settings/recall_page.py" line="176" />
+        <location filename="../../sonetto_desktop/ui/settings/recall_page.py" line="191" />
         <source>请求频率上限</source>
         <translation>Request limit</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/settings/recall_page.py" line="195" />
+        <location filename="../../sonetto_desktop/ui/settings/recall_page.py" line="131" />
         <source>回忆额度</source>
         <translation>Recall allowance</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/settings/recall_page.py" line="203" />
+        <location filename="../../sonetto_desktop/ui/settings/recall_page.py" line="213" />
         <source>回忆</source>
         <translation>Recall</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/settings/recall_page.py" line="221" />
+        <location filename="../../sonetto_desktop/ui/settings/recall_page.py" line="231" />
         <source>内置模型：%1。</source>
         <translation>Built-in model: %1.</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/settings/recall_page.py" line="223" />
+        <location filename="../../sonetto_desktop/ui/settings/recall_page.py" line="233" />
         <source>没有内置模型时，用填好的向量服务，否则只按字面回忆。</source>
         <translation>Without a built-in model, the embeddings service filled in is used; otherwise recall goes by the words only.</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/settings/recall_page.py" line="235" />
+        <location filename="../../sonetto_desktop/ui/settings/recall_page.py" line="245" />
         <source>这台电脑（%1）：内置模型 %2，在本机计算，记忆不离开这台电脑。第一次会在后台为每条记忆计算向量。</source>
         <translation>This computer (%1): built-in model %2, computed here; your memories do not leave this computer. The first time, a vector is computed for every memory in the background.</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/settings/recall_page.py" line="238" />
+        <location filename="../../sonetto_desktop/ui/settings/recall_page.py" line="248" />
         <source>这台电脑（%1）没有内置模型：改用下面填好的向量服务 %2。</source>
         <translation>This computer (%1) has no built-in model: the embeddings service %2 below is used instead.</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/settings/recall_page.py" line="241" />
+        <location filename="../../sonetto_desktop/ui/settings/recall_page.py" line="251" />
         <source>这台电脑（%1）没有内置模型：回忆只按字面找记忆。可以在下面填一个向量服务（比如 Ollama 的 bge-m3）。</source>
         <translation>This computer (%1) has no built-in model: recall finds memories by their words only. You can fill in an embeddings service below (for example Ollama's bge-m3).</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/settings/recall_page.py" line="244" />
+        <location filename="../../sonetto_desktop/ui/settings/recall_page.py" line="254" />
         <source>回忆用向量服务 %1 按意思找记忆。</source>
         <translation>Recall finds memories by meaning with the embeddings service %1.</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/settings/recall_page.py" line="246" />
+        <location filename="../../sonetto_desktop/ui/settings/recall_page.py" line="256" />
         <source>请在下面填写向量服务。</source>
         <translation>Please fill in the embeddings service below.</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/settings/recall_page.py" line="247" />
+        <location filename="../../sonetto_desktop/ui/settings/recall_page.py" line="257" />
         <source>回忆只按字面找记忆。</source>
         <translation>Recall finds memories by their words only.</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/settings/recall_page.py" line="287" />
+        <location filename="../../sonetto_desktop/ui/settings/recall_page.py" line="297" />
         <source>对话模型不在本机：只能列出本机的 Ollama 或 LM Studio 的模型。</source>
         <translation>The chat model is not on this computer: only a local Ollama's or LM Studio's models can be listed.</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/settings/recall_page.py" line="290" />
+        <location filename="../../sonetto_desktop/ui/settings/recall_page.py" line="300" />
         <source>正在询问 %1…</source>
         <translation>Asking %1…</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/settings/recall_page.py" line="305" />
+        <location filename="../../sonetto_desktop/ui/settings/recall_page.py" line="315" />
         <source>%1 没有回答 Ollama 或 LM Studio 的模型列表。</source>
         <translation>%1 did not answer with an Ollama or LM Studio model list.</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/settings/recall_page.py" line="307" />
+        <location filename="../../sonetto_desktop/ui/settings/recall_page.py" line="317" />
         <source>%1 上没有向量模型。Ollama 可以先运行 ollama pull bge-m3。</source>
         <translation>%1 has no embeddings model. With Ollama, run ollama pull bge-m3 first.</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/settings/recall_page.py" line="310" />
+        <location filename="../../sonetto_desktop/ui/settings/recall_page.py" line="320" />
         <source>选择 %1 的向量模型…</source>
         <translation>Choose an embeddings model of %1…</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/settings/recall_page.py" line="314" />
+        <location filename="../../sonetto_desktop/ui/settings/recall_page.py" line="324" />
         <source>%1 有 %2 个向量模型。</source>
         <translation>%1 has %2 embeddings models.</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/settings/recall_page.py" line="316" />
+        <location filename="../../sonetto_desktop/ui/settings/recall_page.py" line="326" />
         <source>（服务没有说明哪些是向量模型：按名称挑出）</source>
         <translation>(the service does not say which are embeddings models: picked by name)</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/settings/recall_page.py" line="363" />
+        <location filename="../../sonetto_desktop/ui/settings/recall_page.py" line="373" />
         <source>请先填写向量模型的名称和服务地址。</source>
         <translation>Enter the embeddings model's name and base URL first.</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/settings/recall_page.py" line="364" />
+        <location filename="../../sonetto_desktop/ui/settings/recall_page.py" line="374" />
         <source>没有选用向量模型。</source>
         <translation>No embeddings model chosen.</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/settings/recall_page.py" line="367" />
+        <location filename="../../sonetto_desktop/ui/settings/recall_page.py" line="377" />
         <source>正在连接…</source>
         <translation>Connecting…</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/settings/recall_page.py" line="367" />
+        <location filename="../../sonetto_desktop/ui/settings/recall_page.py" line="377" />
         <source>正在加载内置模型…</source>
         <translation>Loading the built-in model…</translation>
     </message>
@@ -3439,7 +3439,7 @@ Optional: title (the chat’s title), id (the message’s id, which recognises i
 <context>
     <name>SonettoApp</name>
     <message>
-        <location filename="../../sonetto_desktop/ui/shell.py" line="311" />
+        <location filename="../../sonetto_desktop/ui/shell.py" line="310" />
         <source>对话功能启动失败：%1。记忆墙仍可使用；请检查数据目录后重启。</source>
         <translation>Chat could not start: %1. The memory wall still works; check the data folder, then restart.</translation>
     </message>
@@ -3520,7 +3520,7 @@ Optional: title (the chat’s title), id (the message’s id, which recognises i
         <translation>Undo</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/shell.py" line="480" />
+        <location filename="../../sonetto_desktop/ui/shell.py" line="478" />
         <source>无法使用新的数据文件夹 {0}：{1}。仍在使用原来的记忆库。</source>
         <translation>Cannot use the new data folder {0}: {1}. Still using the previous memory store.</translation>
     </message>
@@ -3563,17 +3563,17 @@ Optional: title (the chat’s title), id (the message’s id, which recognises i
 <context>
     <name>SqliteOffer</name>
     <message>
-        <location filename="../../sonetto_desktop/ui/dialogs/sqlite_offer.py" line="56" />
+        <location filename="../../sonetto_desktop/ui/dialogs/sqlite_offer.py" line="59" />
         <source>记忆已有 {0} 条。换成 SQLite 记忆库会启动更快、占用更少内存；所有记忆和历史都会原样迁移，随时可以在设置里换回。</source>
         <translation>You have {0} memories. A SQLite memory store starts faster and uses less memory; every memory and its history move over as they are, and you can switch back in Settings at any time.</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/dialogs/sqlite_offer.py" line="59" />
+        <location filename="../../sonetto_desktop/ui/dialogs/sqlite_offer.py" line="62" />
         <source>换成 SQLite</source>
         <translation>Switch to SQLite</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/dialogs/sqlite_offer.py" line="76" />
+        <location filename="../../sonetto_desktop/ui/dialogs/sqlite_offer.py" line="79" />
         <source>无法保存设置：{0}</source>
         <translation>Could not save the settings: {0}</translation>
     </message>
@@ -4083,118 +4083,118 @@ Optional: title (the chat’s title), id (the message’s id, which recognises i
 <context>
     <name>WallBulk</name>
     <message>
-        <location filename="../../sonetto_desktop/ui/wall/selection.py" line="37" />
+        <location filename="../../sonetto_desktop/ui/wall/selection.py" line="38" />
         <source>已锁定 {0} 条</source>
         <translation>{0} locked</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/wall/selection.py" line="39" />
+        <location filename="../../sonetto_desktop/ui/wall/selection.py" line="40" />
         <source>已不在 {0} 条</source>
         <translation>{0} gone</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/wall/selection.py" line="40" />
+        <location filename="../../sonetto_desktop/ui/wall/selection.py" line="41" />
         <source>（跳过 {0} 条：{1}）</source>
         <translation> ({0} skipped: {1})</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/wall/selection.py" line="41" />
+        <location filename="../../sonetto_desktop/ui/wall/selection.py" line="42" />
         <source>，</source>
         <translation>, </translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/wall/selection.py" line="70" />
+        <location filename="../../sonetto_desktop/ui/wall/selection.py" line="73" />
         <source>已把 {0} 条移到「{1}」</source>
         <translation>Moved {0} to “{1}”</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/wall/selection.py" line="76" />
+        <location filename="../../sonetto_desktop/ui/wall/selection.py" line="79" />
         <source>已删除 {0} 条记忆</source>
         <translation>Deleted {0} memories</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/wall/selection.py" line="82" />
+        <location filename="../../sonetto_desktop/ui/wall/selection.py" line="85" />
         <source>已锁定 {0} 条：Sonetto 和其他应用不能再改动它们</source>
         <translation>Locked {0}: Sonetto and other apps can no longer change them</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/wall/selection.py" line="83" />
+        <location filename="../../sonetto_desktop/ui/wall/selection.py" line="86" />
         <source>已解锁 {0} 条</source>
         <translation>Unlocked {0}</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/wall/selection.py" line="90" />
+        <location filename="../../sonetto_desktop/ui/wall/selection.py" line="93" />
         <source>删除 Sonetto 今天写的记忆</source>
         <translation>Delete what Sonetto wrote today</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/wall/selection.py" line="91" />
+        <location filename="../../sonetto_desktop/ui/wall/selection.py" line="94" />
         <source>把 Sonetto 今天新写下的记忆都移到回收站？之后可以在提示里撤销，或从回收站恢复。</source>
         <translation>Move every memory Sonetto wrote today to the trash? You can undo it from the notification, or restore them from the trash.</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/wall/selection.py" line="94" />
+        <location filename="../../sonetto_desktop/ui/wall/selection.py" line="97" />
         <source>删除</source>
         <translation>Delete</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/wall/selection.py" line="96" />
-        <location filename="../../sonetto_desktop/ui/wall/selection.py" line="146" />
+        <location filename="../../sonetto_desktop/ui/wall/selection.py" line="99" />
+        <location filename="../../sonetto_desktop/ui/wall/selection.py" line="149" />
         <source>取消</source>
         <translation>Cancel</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/wall/selection.py" line="105" />
+        <location filename="../../sonetto_desktop/ui/wall/selection.py" line="108" />
         <source>已删除 Sonetto 今天写的 {0} 条记忆</source>
         <translation>Deleted {0} memories Sonetto wrote today</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/wall/selection.py" line="106" />
+        <location filename="../../sonetto_desktop/ui/wall/selection.py" line="109" />
         <source>Sonetto 今天还没有写下新的记忆。</source>
         <translation>Sonetto has not written any new memory today.</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/wall/selection.py" line="113" />
+        <location filename="../../sonetto_desktop/ui/wall/selection.py" line="116" />
         <source>重命名主题</source>
         <translation>Rename theme</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/wall/selection.py" line="114" />
+        <location filename="../../sonetto_desktop/ui/wall/selection.py" line="117" />
         <source>「{0}」的新名字：</source>
         <translation>New name for “{0}”:</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/wall/selection.py" line="134" />
+        <location filename="../../sonetto_desktop/ui/wall/selection.py" line="137" />
         <source>已把「{1}」并入「{2}」（{0} 条）</source>
         <translation>Merged “{1}” into “{2}” ({0})</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/wall/selection.py" line="135" />
+        <location filename="../../sonetto_desktop/ui/wall/selection.py" line="138" />
         <source>已把「{1}」改名为「{2}」（{0} 条）</source>
         <translation>Renamed “{1}” to “{2}” ({0})</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/wall/selection.py" line="139" />
+        <location filename="../../sonetto_desktop/ui/wall/selection.py" line="142" />
         <source>合并主题</source>
         <translation>Merge themes</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/wall/selection.py" line="140" />
+        <location filename="../../sonetto_desktop/ui/wall/selection.py" line="143" />
         <source>已经有主题「{0}」了。要把「{1}」的记忆都并入「{0}」吗？</source>
         <translation>There is already a theme “{0}”. Move the memories of “{1}” into “{0}”?</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/wall/selection.py" line="144" />
+        <location filename="../../sonetto_desktop/ui/wall/selection.py" line="147" />
         <source>合并</source>
         <translation>Merge</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/wall/selection.py" line="169" />
+        <location filename="../../sonetto_desktop/ui/wall/selection.py" line="172" />
         <source>撤销</source>
         <translation>Undo</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/wall/selection.py" line="180" />
+        <location filename="../../sonetto_desktop/ui/wall/selection.py" line="183" />
         <source>已撤销（{0} 条记忆）</source>
         <translation>Undone ({0} memories)</translation>
     </message>
@@ -4288,84 +4288,82 @@ Optional: title (the chat’s title), id (the message’s id, which recognises i
 <context>
     <name>WallToolbar</name>
     <message>
-        <location filename="../../sonetto_desktop/ui/wall/toolbar.py" line="31" />
+        <location filename="../../sonetto_desktop/ui/wall/toolbar.py" line="58" />
         <source>搜索记忆</source>
         <translation>Search</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/wall/toolbar.py" line="32" />
+        <location filename="../../sonetto_desktop/ui/wall/toolbar.py" line="59" />
         <source>搜索记忆（Ctrl+F）：空格和标点不影响结果，中文可以用拼音或拼音首字母（如 kf）；Esc 清空</source>
         <translation>Search memories (Ctrl+F): spaces and punctuation do not matter, Chinese can be typed as pinyin or its initials (such as kf); Esc clears</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/wall/toolbar.py" line="38" />
+        <location filename="../../sonetto_desktop/ui/wall/toolbar.py" line="67" />
         <source>最近更新</source>
         <translation>Latest</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/wall/toolbar.py" line="39" />
+        <location filename="../../sonetto_desktop/ui/wall/toolbar.py" line="68" />
         <source>用到最多</source>
         <translation>Most used</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/wall/toolbar.py" line="48" />
-        <location filename="../../sonetto_desktop/ui/wall/toolbar.py" line="49" />
+        <location filename="../../sonetto_desktop/ui/wall/toolbar.py" line="34" />
         <source>显示方式</source>
         <translation>View options</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/wall/toolbar.py" line="53" />
+        <location filename="../../sonetto_desktop/ui/wall/toolbar.py" line="76" />
         <source>主题目录（点击跳转）</source>
         <translation>List of themes (click to jump)</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/wall/toolbar.py" line="55" />
+        <location filename="../../sonetto_desktop/ui/wall/toolbar.py" line="78" />
         <source>紧凑显示（卡片更小，最多两行）</source>
         <translation>Compact (smaller cards, at most two lines)</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/wall/toolbar.py" line="58" />
+        <location filename="../../sonetto_desktop/ui/wall/toolbar.py" line="81" />
         <source>跳到主题</source>
         <translation>Go to theme</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/wall/toolbar.py" line="61" />
+        <location filename="../../sonetto_desktop/ui/wall/toolbar.py" line="84" />
         <source>筛选</source>
         <translation>Filter</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/wall/toolbar.py" line="73" />
+        <location filename="../../sonetto_desktop/ui/wall/toolbar.py" line="96" />
         <source>删除 Sonetto 今天写的…</source>
         <translation>Delete what Sonetto wrote today…</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/wall/toolbar.py" line="80" />
+        <location filename="../../sonetto_desktop/ui/wall/toolbar.py" line="37" />
         <source>新建</source>
         <translation>New</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/wall/toolbar.py" line="81" />
+        <location filename="../../sonetto_desktop/ui/wall/toolbar.py" line="37" />
         <source>新建一条记忆</source>
         <translation>Add a memory</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/wall/toolbar.py" line="86" />
-        <location filename="../../sonetto_desktop/ui/wall/toolbar.py" line="87" />
+        <location filename="../../sonetto_desktop/ui/wall/toolbar.py" line="39" />
         <source>回收站</source>
         <translation>Trash</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/wall/toolbar.py" line="96" />
+        <location filename="../../sonetto_desktop/ui/wall/toolbar.py" line="110" />
         <source>显示全部</source>
         <translation>Show all</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/wall/toolbar.py" line="97" />
+        <location filename="../../sonetto_desktop/ui/wall/toolbar.py" line="111" />
         <source>取消筛选，显示全部记忆</source>
         <translation>Clear the filter and show every memory</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/wall/toolbar.py" line="150" />
+        <location filename="../../sonetto_desktop/ui/wall/toolbar.py" line="163" />
         <source>筛选：{0}</source>
         <translation>Filter: {0}</translation>
     </message>
