@@ -302,9 +302,10 @@ async def _check(args: argparse.Namespace, services: AppServices) -> int:
     return 1 if report.status == "FAIL" else 0
 
 
+#: ``sonetto memory <command>``: each command's function is named after it.
 _COMMANDS: dict[str, Callable[[argparse.Namespace, AppServices], Awaitable[int]]] = {
-    "list": _list, "add": _add, "update": _update, "delete": _delete, "restore": _restore, "undo": _undo,
-    "trash": _trash, "export": _export, "import": _import, "check": _check,
+    fn.__name__.lstrip("_"): fn for fn in (_list, _add, _update, _delete, _restore, _undo, _trash, _export, _import,
+                                           _check)
 }
 
 

@@ -266,14 +266,15 @@ async def test_a_long_journal_is_replayed_a_window_at_a_time(llm_server, make_ll
     from sonetto_desktop.memory.writer.journal import JournalEntry
     from sonetto_desktop.memory.writer.worker import JOURNAL_WINDOW
 
+    def alive() -> int:  # this test's entries: what other tests of the process left alive is not counted
+        gc.collect()
+        return sum(isinstance(o, JournalEntry) for o in gc.get_objects()) - before
+
+    before = 0
+    before = alive()
     journal = TurnJournal(default_journal_path(store.path))
     sent = [journal.append(f"old-{i}", None, [{"role": "user", "content": f"第{i}件事" + "很长的一段话" * 50}]).turn_id
             for i in range(80)]
-
-    def alive() -> int:
-        gc.collect()
-        return sum(isinstance(o, JournalEntry) for o in gc.get_objects())
-
     ltm = MemoryWriter(store, backoff=FAST, drain_per_minute=0.0)  # no model yet: the turns wait; no pacing (as an import)
     done, held = [], []
 
@@ -285,16 +286,19 @@ async def test_a_long_journal_is_replayed_a_window_at_a_time(llm_server, make_ll
 
     ltm.events.subscribe(on_event)
     ltm.start()
-    await until(lambda: ltm.pending == 80)  # all counted, ...
-    assert alive() <= JOURNAL_WINDOW  # ... a window of them read
-    llm_server.responder = lambda body: "本轮无需记录"
-    ltm.set_llm(make_llm())
-    await until(lambda: ltm.pending == 0 and not ltm.busy, timeout=60)
-    assert done == sent  # every turn once, in the order journaled
-    assert held and max(held) <= JOURNAL_WINDOW + 1, held
-    await ltm.send_history(TURN, turn_id="new-1")  # the writer goes on with what it is sent
-    await until(lambda: done[-1:] == ["new-1"])
-    assert await ltm.stop() is True and journal.pending() == []
+    try:
+        await until(lambda: ltm.pending == 80)  # all counted, ...
+        assert alive() <= JOURNAL_WINDOW  # ... a window of them read
+        llm_server.responder = lambda body: "本轮无需记录"
+        ltm.set_llm(make_llm())
+        await until(lambda: ltm.pending == 0 and not ltm.busy, timeout=60)
+        assert done == sent  # every turn once, in the order journaled
+        assert held and max(held) <= JOURNAL_WINDOW + 1, held
+        await ltm.send_history(TURN, turn_id="new-1")  # the writer goes on with what it is sent
+        await until(lambda: done[-1:] == ["new-1"])
+    finally:
+        stopped = await ltm.stop()
+    assert stopped is True and journal.pending() == []
 
 
 async def test_a_turn_not_read_yet_can_be_forgotten(llm_server, make_llm, store):
