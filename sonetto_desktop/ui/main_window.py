@@ -26,6 +26,8 @@ from .widgets.focus import chain_tab_order, tab_buttons
 from .window_menus import build_menus
 
 DEFAULT_SIZE = QSize(1280, 800)
+#: Room left for the window manager's border and title bar before the window has one.
+FRAME_ALLOWANCE = QSize(16, 48)
 
 
 class MainWindow(QMainWindow):
@@ -190,9 +192,32 @@ class MainWindow(QMainWindow):
         geometry = self._ui_state.value("main/geometry", QByteArray(), type=QByteArray) if self._ui_state else None
         if not geometry or not self.restoreGeometry(geometry):
             self.resize(DEFAULT_SIZE)
+        self._fit_to_screen()
         splitter = self._ui_state.value("main/splitter", QByteArray(), type=QByteArray) if self._ui_state else None
         if not splitter or not self.splitter.restoreState(splitter):
             self.splitter.setSizes([700, 580])
+
+    def _fit_to_screen(self) -> None:
+        """Keep the window on the screen it opens on: the default size, or one saved on a larger
+        screen (a laptop undocked from its monitor), shrinks to the screen's free area, and a window
+        left partly off it moves back in."""
+        screen = self.screen()
+        if screen is None or self.isMaximized() or self.isFullScreen():
+            return
+        free = screen.availableGeometry()
+        if free.isEmpty():
+            return
+        frame = self.frameGeometry().size() - self.geometry().size()  # the window manager's border and title
+        if frame.isNull():  # not shown yet: leave room for a usual border and title bar
+            frame = FRAME_ALLOWANCE
+        room = (free.size() - frame).expandedTo(self.minimumSizeHint())
+        if self.width() > room.width() or self.height() > room.height():
+            self.resize(self.size().boundedTo(room))
+        place = self.frameGeometry()
+        x = min(max(place.x(), free.left()), max(free.left(), free.right() + 1 - place.width()))
+        y = min(max(place.y(), free.top()), max(free.top(), free.bottom() + 1 - place.height()))
+        if (x, y) != (place.x(), place.y()):
+            self.move(x, y)
 
     def save_state(self) -> None:
         if self._ui_state is None:

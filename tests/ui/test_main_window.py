@@ -262,3 +262,19 @@ async def test_the_window_does_not_wait_for_the_stores_self_check(qapp, tmp_path
         marks = app.timings
         assert marks["store_opened"] <= marks["window_shown"] <= marks["store_checked"] <= marks["engine_ready"]
         assert app.store_report is not None and app.store_ok
+
+
+async def test_the_window_opens_within_its_screen_whatever_size_was_saved(qapp, tmp_path):
+    """The default size (1280 × 800) and a size saved on a larger monitor shrink to the screen the
+    window opens on (here the offscreen screen), and a window saved off it comes back onto it."""
+    from PySide6.QtCore import QRect
+
+    async with running_app(qapp, app_settings(tmp_path / "data")) as app:
+        free = app.window.screen().availableGeometry()
+        assert free.width() < 1280 or free.height() < 800  # the check means something only on a smaller screen
+        assert free.contains(app.window.frameGeometry()), (free, app.window.frameGeometry())
+        app.window.setGeometry(QRect(free.right() + 400, free.bottom() + 300, 2400, 1500))  # another, larger monitor
+        app.window.save_state()
+    async with running_app(qapp, app_settings(tmp_path / "data")) as app:
+        free = app.window.screen().availableGeometry()
+        assert free.contains(app.window.frameGeometry()), (free, app.window.frameGeometry())
