@@ -15,6 +15,19 @@ from llm_payloads import listed_memories
 FIXTURES = Path(__file__).resolve().parent / "fixtures" / "history"
 
 
+@pytest.fixture(params=["yaml", "sqlite"], name="services")
+async def services_fixture(request, tmp_path, llm_server):
+    """``AppServices`` on each local store, the model at the scripted server (the import tests' own)."""
+    from sonetto_desktop.config.settings import Settings
+    from sonetto_desktop.services import AppServices
+
+    settings = Settings(data_dir=str(tmp_path / "data"), store_backend=request.param, retrieval_mode="mechanical",
+                        base_url=llm_server.base_url, model="test-model", api_key="sk-test")
+    opened = await AppServices.open(settings=settings, watch=False)
+    yield opened
+    await opened.close()
+
+
 @pytest.fixture
 def shanghai(monkeypatch):
     """Local time is Asia/Shanghai (UTC+8, no daylight saving) for the test."""

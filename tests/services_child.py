@@ -12,17 +12,9 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
+from no_qt import block  # noqa: E402 - the tests folder is this script's own
 
-class _NoQt:
-    """A meta path finder that refuses Qt: importing it fails like an uninstalled package."""
-
-    def find_spec(self, name, path=None, target=None):
-        if name.split(".")[0] in ("PySide6", "shiboken6", "qasync"):
-            raise ImportError(f"{name} is blocked in this test")
-        return None
-
-
-sys.meta_path.insert(0, _NoQt())
+block()
 
 
 async def main(base_url: str, data_dir: str) -> None:

@@ -11,28 +11,17 @@ from datetime import datetime
 
 import pytest
 
-from history_helpers import (NOW_LINE, fixture, is_writer, listed, remember_each_line, said, shanghai,  # noqa: F401
+from history_helpers import (NOW_LINE, fixture, is_writer, listed, remember_each_line, said, services_fixture, shanghai,  # noqa: F401
                              writer_prompt)
 from llm_server import tool_calls
-from sonetto_desktop.config.settings import Settings
 from sonetto_desktop.history_import.ledger import UNDONE, note_undo
 from sonetto_desktop.history_import.model import Conversation, History, Message
 from sonetto_desktop.history_import.service import HistoryImports
 from sonetto_desktop.memory.changes import Turn
 from sonetto_desktop.memory.undo import NothingToUndo, UndoConflict
-from sonetto_desktop.services import AppServices
 from waiting import until
 
 pytestmark = pytest.mark.usefixtures("shanghai")
-
-
-@pytest.fixture(params=["yaml", "sqlite"])
-async def services(request, tmp_path, llm_server):
-    settings = Settings(data_dir=str(tmp_path / "data"), store_backend=request.param, retrieval_mode="mechanical",
-                        base_url=llm_server.base_url, model="test-model", api_key="sk-test")
-    opened = await AppServices.open(settings=settings, watch=False)
-    yield opened
-    await opened.close()
 
 
 @pytest.fixture

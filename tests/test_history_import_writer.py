@@ -13,24 +13,13 @@ import threading
 
 import pytest
 
-from history_helpers import fixture, is_writer, remember_each_line, shanghai  # noqa: F401
-from sonetto_desktop.config.settings import Settings
+from history_helpers import fixture, is_writer, remember_each_line, services_fixture, shanghai  # noqa: F401
 from sonetto_desktop.history_import.ledger import ImportState, new_import_id
 from sonetto_desktop.history_import.runner import ImportProgress, safe_title
 from sonetto_desktop.memory.writer import prompts
 from sonetto_desktop.memory.writer.journal import TurnJournal
-from sonetto_desktop.services import AppServices
 
 pytestmark = pytest.mark.usefixtures("shanghai")
-
-
-@pytest.fixture(params=["yaml", "sqlite"])
-async def services(request, tmp_path, llm_server):
-    settings = Settings(data_dir=str(tmp_path / "data"), store_backend=request.param, retrieval_mode="mechanical",
-                        base_url=llm_server.base_url, model="test-model", api_key="sk-test")
-    opened = await AppServices.open(settings=settings, watch=False)
-    yield opened
-    await opened.close()
 
 
 def _files_holding(folder, text: str) -> dict[str, int]:

@@ -351,6 +351,16 @@ class MemoryWriter:
         self._status_changed()
         return len(entries)
 
+    async def _take_out(self, entry: Any) -> bool:
+        """Remove a journaled turn that is not being written; False when another instance holds it."""
+        if not await run_blocking(self.journal.lock_entry, entry):
+            return False
+        try:
+            await self._worker.journal_step(self.journal.remove, entry)
+        finally:
+            await run_blocking(self.journal.unlock_entry, entry)
+        return True
+
     async def forget_turn(self, turn_id: str, *, wait: float = 120.0) -> str:
         """The person asked not to remember turn ``turn_id`` ("别记住这个"). Returns what became of it:
 
@@ -384,22 +394,14 @@ class MemoryWriter:
                 if worker.current == key:
                     return "writing"
                 return "dropped" if worker.dropped == turn_id else "written"
-            if not await run_blocking(self.journal.lock_entry, entry):
+            if not await self._take_out(entry):
                 return "elsewhere"
-            try:
-                await worker.journal_step(self.journal.remove, entry)
-            finally:
-                await run_blocking(self.journal.unlock_entry, entry)
             worker.entries.pop(key, None)
             state = "dropped"
         if state == "unknown" and worker.unread:  # journaled, not read yet (a long journal is read a window at a time)
             for entry in await run_blocking(self.journal.find_pending, turn_id):
-                if not await run_blocking(self.journal.lock_entry, entry):
+                if not await self._take_out(entry):
                     return "elsewhere"
-                try:
-                    await worker.journal_step(self.journal.remove, entry)
-                finally:
-                    await run_blocking(self.journal.unlock_entry, entry)
                 worker.unread = max(0, worker.unread - 1)
                 state = "dropped"
         self._status_changed()
