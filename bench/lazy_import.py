@@ -19,15 +19,11 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
+from bench.proc import rss_mb
+
 TICK = 0.005
 
 
-def _rss_mb() -> float:
-    with open("/proc/self/status", encoding="ascii") as fh:
-        for line in fh:
-            if line.startswith("VmRSS:"):
-                return int(line.split()[1]) / 1024
-    return 0.0
 
 
 def _import_stack() -> None:
@@ -44,7 +40,7 @@ async def main() -> None:
 
     for name in AGENT_MODULES:
         importlib.import_module(name)
-    before = _rss_mb()
+    before = rss_mb()
     late: list[float] = []
     running = True
 
@@ -61,7 +57,7 @@ async def main() -> None:
     running = False
     await task
     late.sort()
-    print(f"import of the LLM stack on a worker thread: {seconds:.2f} s; RSS {before:.0f} -> {_rss_mb():.0f} MB")
+    print(f"import of the LLM stack on a worker thread: {seconds:.2f} s; RSS {before:.0f} -> {rss_mb():.0f} MB")
     print(f"event loop lateness meanwhile: max {late[-1]:.1f} ms, p99 {late[int(len(late) * 0.99) - 1]:.1f} ms "
           f"({len(late)} ticks)")
 

@@ -35,18 +35,14 @@ import sys
 import tempfile
 import time
 from pathlib import Path
+
+from bench.proc import rss_mb
 from typing import Any, Callable
 
 ENGINES = ("cut-ours", "cut-jieba", "cut-jieba-compact", "index-ours", "index-fts5", "index-bm25s")
 TOP = 10
 
 
-def _rss_mb() -> float:
-    with open("/proc/self/status", encoding="ascii") as fh:
-        for line in fh:
-            if line.startswith("VmRSS:"):
-                return int(line.split()[1]) / 1024
-    return 0.0
 
 
 def _timed(fn: Callable[[], Any]) -> tuple[Any, float, float]:
@@ -71,7 +67,7 @@ def _cut_child(engine: str, texts: list[str]) -> dict[str, Any]:
     from sonetto_desktop.memory.retrieval.cut import SearchCut
 
     jieba.setLogLevel(logging.WARNING)
-    before = _rss_mb()  # modules imported: what is counted is the dictionary and the cut
+    before = rss_mb()  # modules imported: what is counted is the dictionary and the cut
     if engine == "cut-ours":
         cutter, load_s, load_cpu = _timed(lambda: SearchCut(compact_tokenizer().FREQ))
         cut = cutter.cut_for_search
@@ -85,7 +81,7 @@ def _cut_child(engine: str, texts: list[str]) -> dict[str, Any]:
             return tokenizer.lcut_for_search(text, HMM=False)
     tokens, cut_s, cut_cpu = _timed(lambda: sum(len(list(cut(t))) for t in texts))
     return {"load_s": load_s, "load_cpu": load_cpu, "cut_s": cut_s, "cut_cpu": cut_cpu, "tokens": tokens,
-            "rss_mb": _rss_mb() - before}
+            "rss_mb": rss_mb() - before}
 
 
 def _index_child(engine: str, docs: list[list[str]], queries: list[list[str]], folder: Path) -> dict[str, Any]:
@@ -99,7 +95,7 @@ def _index_child(engine: str, docs: list[list[str]], queries: list[list[str]], f
     out: dict[str, Any] = {}
     rng = random.Random(3)
     replace = [rng.randrange(len(docs)) for _ in range(100)]
-    before = _rss_mb()  # modules imported: what is counted is the index
+    before = rss_mb()  # modules imported: what is counted is the index
     if engine == "index-ours":
 
         def build() -> Any:
@@ -191,7 +187,7 @@ def _index_child(engine: str, docs: list[list[str]], queries: list[list[str]], f
 
         def load() -> Any:
             return bm25s.BM25.load(str(folder / "bm25s"))
-    out["rss_mb"] = _rss_mb() - before
+    out["rss_mb"] = rss_mb() - before
     for q in queries[:5]:
         query(q)  # warm
     times = []
