@@ -120,13 +120,12 @@ class GcPauses:
 
 
 def _rss_mb() -> float:
-    try:
-        with open("/proc/self/status", encoding="ascii") as fh:
-            for line in fh:
-                if line.startswith("VmRSS:"):
-                    return int(line.split()[1]) / 1024
-    except OSError:
-        pass
+    """``bench.proc.rss_mb``; without ``/proc``, the peak (``getrusage``) instead."""
+    from bench.proc import rss_mb
+
+    now = rss_mb()
+    if now:
+        return now
     import resource
 
     return resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
