@@ -121,6 +121,8 @@ class GcPauses:
 
 def _rss_mb() -> float:
     """``bench.proc.rss_mb``; without ``/proc``, the peak (``getrusage``) instead."""
+    if str(ROOT) not in sys.path:  # a child runs this file as a script
+        sys.path.insert(0, str(ROOT))
     from bench.proc import rss_mb
 
     now = rss_mb()
