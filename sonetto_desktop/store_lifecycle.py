@@ -19,7 +19,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Callable
 
-from .aio import run_blocking
+from .aio import run_blocking, spawn
 from .config.settings import Settings
 from .memory.dont_remember import FILE_NAME as DONT_REMEMBER_FILE
 from .memory.dont_remember import DontRememberList
@@ -176,7 +176,7 @@ class StoreHandle:
         if check:
             await self._check(store)
         else:
-            self._check_task = asyncio.ensure_future(self._check(store))
+            self._check_task = spawn(self._check(store), name="sonetto-store-check")
         self.dont_remember = DontRememberList(self.data_dir / DONT_REMEMBER_FILE)
         self.review = ReviewInbox(self.data_dir / REVIEW_FILE, enabled=bool(self.settings.review_mode),
                                   tools=_tidy_tools)

@@ -14,7 +14,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, AsyncIterator, Awaitable, Callable
 
-from ..aio import import_off_loop
+from ..aio import import_off_loop, spawn
 from ..memory.unicode_text import storable
 from .chat_events import ChatEvent, SessionInfo, input_error, storage_error
 from .chat_model import PREPARE_MODULES, TURN_MODULES, ChatModel
@@ -101,8 +101,8 @@ class TurnRunner:
         text = storable(text)  # a lone surrogate (pasted bytes) cannot be stored: U+FFFD
         turn_id = uuid.uuid4().hex
         queue: asyncio.Queue[ChatEvent | None] = asyncio.Queue()
-        task = asyncio.create_task(
-            self._run_turn(session_id, text, turn_id, queue.put_nowait, replace_turn=replace_turn))
+        task = spawn(self._run_turn(session_id, text, turn_id, queue.put_nowait, replace_turn=replace_turn),
+                     name="sonetto-chat-turn", awaited=True)
         self._running[session_id] = task
         try:
             while (event := await queue.get()) is not None:
