@@ -26,7 +26,7 @@ from .turn_rewind import rewind
 if TYPE_CHECKING:
     from .session_db import SessionDatabase
     from .stall_guard import StallGuard
-    from .temporary_sessions import TemporarySessionStore
+    from .sessions import SessionStore
     from .turn_events import TurnRecorder
 
 __all__ = ["PREPARE_MODULES", "TURN_MODULES", "TurnLimits", "TurnRunner"]
@@ -48,7 +48,7 @@ class TurnLimits:
 class TurnRunner:
     """See the module docstring. ``session_info(id)``: the session with its memory switches (None if unknown)."""
 
-    def __init__(self, db: SessionDatabase, temporary: TemporarySessionStore, model: ChatModel,
+    def __init__(self, db: SessionDatabase, temporary: SessionStore, model: ChatModel,
                  session_info: Callable[[str], Awaitable[SessionInfo | None]], limits: TurnLimits) -> None:
         self._db = db
         self._temporary = temporary
