@@ -82,3 +82,17 @@ async def test_a_temporary_store_writes_nothing_and_clear_forgets_every_chat(tmp
     again = await store.create()  # usable again after clear()
     assert [s.id for s in await store.list()] == [again.id]
     await store.close()
+
+
+def test_a_temporary_chat_left_open_does_not_hold_up_the_process_s_exit(tmp_path):
+    """The database in memory runs on aiosqlite's own thread: made a daemon (nothing to flush), so an
+    engine that was never closed cannot keep the process from ending."""
+    import subprocess
+    import sys
+
+    script = ("import asyncio\nfrom sonetto_desktop.agent.sessions import SessionStore\n"
+              "async def main():\n    store = SessionStore.temporary()\n    info = await store.create()\n"
+              "    await store.append(info.id, 'user', '你好')\n    print(len(await store.list()))\n"
+              "asyncio.run(main())\n")
+    done = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True, timeout=60, cwd=tmp_path)
+    assert done.returncode == 0 and done.stdout.strip() == "1", done.stderr

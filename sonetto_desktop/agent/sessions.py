@@ -101,7 +101,11 @@ class SessionStore:
         if self._db is not None:
             return
         if self.is_temporary:
-            db = await aiosqlite.connect(":memory:")
+            connecting = aiosqlite.connect(":memory:")
+            thread = getattr(connecting, "_thread", None)  # aiosqlite's connection thread (not started yet)
+            if thread is not None:
+                thread.daemon = True  # nothing to flush: an engine left open must not hold up the process's exit
+            db = await connecting
         else:
             private_dir(self.path.parent)
             private_sqlite_file(self.path)  # owner-only (0600), an older file tightened
@@ -306,7 +310,7 @@ class SessionStore:
         """
         async with self._lock:
             if self._db is None and self.is_temporary:
-                await self.open()
+                return []  # no temporary chat yet (the first one opens the database): nothing to read
             return list(await self.db.execute_fetchall(sql, params))
 
     @contextlib.asynccontextmanager
