@@ -10,7 +10,10 @@
   loop for a second or more).
 - :class:`TaskScope` owns fire-and-forget tasks: it keeps them referenced until they finish (the
   event loop holds only weak references), logs their failures, and cancels and awaits whatever is
-  left when its owner closes. Scopes form one tree per app (windows and dialogs get children).
+  left when its owner closes. Scopes form one tree per process under :func:`root_scope` (the desktop
+  app makes it its own and closes it last at shutdown; windows and dialogs get children), and
+  :func:`spawn` starts a task in it. Every task of the package starts here: ``tests/test_import_rule.py``
+  keeps ``create_task`` / ``ensure_future`` and other roots out of every other module.
 """
 
 from __future__ import annotations
@@ -20,7 +23,7 @@ import logging
 import sys
 import threading
 import weakref
-from typing import Any, Callable, Coroutine, TypeVar
+from typing import Any, Awaitable, Callable, TypeVar
 
 log = logging.getLogger(__name__)
 T = TypeVar("T")
@@ -123,9 +126,10 @@ class TaskScope:
             self._children.append(scope)
         return scope
 
-    def spawn(self, coro: Coroutine[Any, Any, T], *, name: str | None = None) -> asyncio.Task[T]:
+    def spawn(self, coro: Awaitable[T], *, name: str | None = None, awaited: bool = False) -> asyncio.Task[T]:
         """Start ``coro`` on the running loop and keep it until it finishes. After ``close()`` the
-        coroutine is closed without running and a cancelled task is returned."""
+        coroutine is closed without running and a cancelled task is returned. ``awaited``: its starter
+        awaits it and handles its failure (it is not logged here again)."""
         task = asyncio.ensure_future(coro)
         if name:
             task.set_name(name)
@@ -133,8 +137,11 @@ class TaskScope:
             task.cancel()
             return task
         self._tasks.add(task)
-        task.add_done_callback(self._done)
+        task.add_done_callback(self._settled if awaited else self._done)
         return task
+
+    def _settled(self, task: asyncio.Task[Any]) -> None:
+        self._tasks.discard(task)
 
     def _done(self, task: asyncio.Task[Any]) -> None:
         self._tasks.discard(task)
@@ -177,3 +184,37 @@ class TaskScope:
         tasks = self.cancel_all()
         if tasks:
             await asyncio.gather(*tasks, return_exceptions=True)
+
+    async def __aenter__(self) -> TaskScope:
+        return self
+
+    async def __aexit__(self, *_exc: object) -> None:
+        """A scope used as a block (``async with root_scope().child(...) as scope``) ends its tasks at the block's end."""
+        await self.close()
+
+
+_root: TaskScope | None = None
+
+
+def root_scope() -> TaskScope:
+    """The process's root scope: the one the desktop app set (``set_root_scope``), else one made on first
+    use (the command line, the MCP server, a part built by itself in a test) and again after it closed."""
+    global _root
+    if _root is None or _root.closed:
+        _root = TaskScope("process")
+    return _root
+
+
+def new_root_scope(name: str) -> TaskScope:
+    """A fresh root, made the process's: the desktop app's own, which it closes last at shutdown (after the
+    services stopped their tasks: whatever is left is cancelled and awaited there)."""
+    global _root
+    _root = TaskScope(name)
+    return _root
+
+
+def spawn(coro: Awaitable[T], *, name: str | None = None, awaited: bool = False) -> asyncio.Task[T]:
+    """``coro`` as a task of the root scope (see ``TaskScope.spawn``): for the Qt-free parts (the writer's
+    loop, the tidy-up schedule, the store watcher, a chat turn), which keep and stop their own task and
+    leave whatever is still running at the app's end to the root."""
+    return root_scope().spawn(coro, name=name, awaited=awaited)

@@ -34,7 +34,7 @@ from datetime import date
 from pathlib import Path
 from typing import Any
 
-from .aio import run_blocking
+from .aio import root_scope, run_blocking
 from .cli import _fail, print_kept, printable
 from .history_import.ledger import DONE, UNDONE, ImportLedger, imports_dir
 from .history_import.formats import all_formats
@@ -254,17 +254,17 @@ async def _run(args: argparse.Namespace, imports: HistoryImports, plan: Plan, hi
     with contextlib.suppress(NotImplementedError, RuntimeError):  # Windows: Ctrl+C raises instead
         loop.add_signal_handler(signal.SIGINT, stop.set)
         loop.add_signal_handler(signal.SIGTERM, stop.set)
-    waiting = asyncio.ensure_future(imports.wait())
-    stopping = asyncio.ensure_future(stop.wait())
-    try:
-        await asyncio.wait([waiting, stopping], return_when=asyncio.FIRST_COMPLETED)
-    finally:
-        for sig in (signal.SIGINT, signal.SIGTERM):
-            with contextlib.suppress(NotImplementedError, RuntimeError):
-                loop.remove_signal_handler(sig)
-    if not waiting.done():
-        waiting.cancel()
-        await asyncio.gather(waiting, return_exceptions=True)
+    async with root_scope().child("cli-import") as tasks:  # whichever is still waiting ends with the block
+        waiting = tasks.spawn(imports.wait(), name="import-wait", awaited=True)
+        stopping = tasks.spawn(stop.wait(), name="import-interrupt")
+        try:
+            await asyncio.wait([waiting, stopping], return_when=asyncio.FIRST_COMPLETED)
+        finally:
+            for sig in (signal.SIGINT, signal.SIGTERM):
+                with contextlib.suppress(NotImplementedError, RuntimeError):
+                    loop.remove_signal_handler(sig)
+        interrupted = not waiting.done()
+    if interrupted:
         print(say("\n正在写完当前这一批…", "\nfinishing the batch being written…"), file=sys.stderr)
         stopped = await runner.stop(pause=True)
         done = stopped is not None and stopped.status == DONE
@@ -275,7 +275,6 @@ async def _run(args: argparse.Namespace, imports: HistoryImports, plan: Plan, hi
         result = ImportResult(stopped.id, stopped.turns_written, stopped.memories_created, stopped.memories_updated,
                               stopped.memories_deleted, stopped.proposals, 0)
     else:
-        stopping.cancel()
         result = waiting.result()
     if show:
         print(file=sys.stderr)

@@ -19,7 +19,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Callable
 
-from .aio import run_blocking
+from .aio import run_blocking, spawn
 from .config.settings import Settings
 from .memory.dont_remember import FILE_NAME as DONT_REMEMBER_FILE
 from .memory.dont_remember import DontRememberList
@@ -199,7 +199,7 @@ class StoreHandle:
     async def checked(self) -> None:
         """Run (the first time) and wait for the self-check of ``open(check=False)`` (no-op otherwise)."""
         if self._unchecked is not None and not self._closed:
-            self._check_task = asyncio.ensure_future(self._check(self._unchecked))
+            self._check_task = spawn(self._check(self._unchecked), name="sonetto-store-check")
             self._unchecked = None
         if self._check_task is not None:
             await asyncio.shield(self._check_task)

@@ -279,6 +279,48 @@ def test_the_task_rule_sees_a_dropped_task(tmp_path):
     assert len(found) == 2 and all("pkg.bad" in v for v in found), found
 
 
+def unscoped_tasks(root: Path = PACKAGE) -> list[str]:
+    """Tasks and scopes made outside ``aio`` (issue 39, item 5): every task starts in a ``TaskScope`` of the
+    one tree under ``aio.root_scope()`` (``aio.spawn``, a scope's ``spawn``, ``task_scope`` in the UI), so the
+    app's shutdown cancels and awaits them all; a ``create_task`` / ``ensure_future`` elsewhere is held by no
+    scope, and a ``TaskScope(...)`` elsewhere is a second root nobody closes."""
+    found = []
+    for path in sorted(root.rglob("*.py")):
+        if path == root / "aio.py":
+            continue
+        tree = ast.parse(path.read_text(encoding="utf-8"), filename=str(path))
+        for node in ast.walk(tree):
+            if isinstance(node, ast.Call):
+                func = node.func
+                called = func.attr if isinstance(func, ast.Attribute) else func.id if isinstance(func, ast.Name) else ""
+                if called in TASK_CALLS:
+                    found.append(f"{module_name(path, root)}:{node.lineno} starts a task outside any scope with "
+                                 f"{called}() (use aio.spawn or a scope's spawn)")
+                elif called == "TaskScope":
+                    found.append(f"{module_name(path, root)}:{node.lineno} makes a root scope (use a child of "
+                                 "aio.root_scope(), or task_scope() in the UI)")
+    return found
+
+
+def test_every_task_starts_in_a_scope_under_the_one_root():
+    assert unscoped_tasks() == []
+
+
+def test_the_scope_rule_sees_a_task_or_a_root_outside_aio(tmp_path):
+    root = tmp_path / "pkg"
+    root.mkdir()
+    (root / "__init__.py").write_text("", encoding="utf-8")
+    (root / "aio.py").write_text("import asyncio\nclass TaskScope:\n    def spawn(self, c):\n"
+                                 "        return asyncio.ensure_future(c)\n_root = TaskScope()\n", encoding="utf-8")
+    (root / "ok.py").write_text("from .aio import _root\nasync def f(c):\n    return _root.spawn(c)\n",
+                                encoding="utf-8")
+    (root / "bad.py").write_text("import asyncio\nfrom .aio import TaskScope\nasync def f(c, d):\n"
+                                 "    t = asyncio.get_running_loop().create_task(c)\n"
+                                 "    u = asyncio.ensure_future(d)\n    return t, u, TaskScope()\n", encoding="utf-8")
+    found = unscoped_tasks(root)
+    assert len(found) == 3 and all("pkg.bad" in v for v in found), found
+
+
 def mixed_classes(root: Path = PACKAGE) -> list[str]:
     """Classes built by mixing (issue 28): a class with two or more bases from this package (errors
     aside: an error may be ours and a built-in kind at once), or a base named as a mixin."""

@@ -13,7 +13,7 @@ import asyncio
 import logging
 from typing import TYPE_CHECKING, Any, Awaitable, Callable
 
-from ..aio import import_off_loop, run_blocking
+from ..aio import import_off_loop, run_blocking, spawn
 from ..memory.errors import api_key_of
 from ..memory.retrieval.modes import RetrievalMode
 from ..redaction import register_secret
@@ -163,7 +163,8 @@ class ChatModel:
         stays low). Once; a failure is logged and left to the turn, which imports again."""
         if self._preparing is not None or not self.configured:
             return
-        self._preparing = asyncio.ensure_future(import_off_loop(PREPARE_MODULES, optional=FIRST_REQUEST_MODULES))
+        self._preparing = spawn(import_off_loop(PREPARE_MODULES, optional=FIRST_REQUEST_MODULES), name="prepare-chat",
+                                awaited=True)
         try:
             await asyncio.shield(self._preparing)  # closing the controller stops waiting, not the import
         except Exception:  # the turn imports them again and says what failed

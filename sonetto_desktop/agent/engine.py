@@ -32,7 +32,7 @@ Decisions (documented contract):
   turn starts, on a worker thread, and the model and the graph are built then (``start`` opens only
   the session list): listing sessions and reading transcripts never import it.
 - Parts the engine owns: the session database (``SessionDatabase``, or the memory server's), the
-  temporary chats (``TemporarySessionStore``), the model and its graphs (``ChatModel``) and the running
+  temporary chats (``SessionStore.temporary()``), the model and its graphs (``ChatModel``) and the running
   turns (``TurnRunner``).
 - Memory switches per session (``set_session_memory``): with recall off nothing is recalled (and
   the search tool declines); with writing off the turn is not handed to the writer (not journaled).
@@ -53,8 +53,7 @@ from .chat_export import export_chat
 from .chat_model import ChatModel, LLMFactory
 from .chat_search import ChatHit, search_chats
 from .session_db import SessionDatabase
-from .sessions import SessionNotFound
-from .temporary_sessions import TemporarySessionStore
+from .sessions import SessionNotFound, SessionStore
 from .turn_runner import TurnLimits, TurnRunner
 
 if TYPE_CHECKING:  # the LLM stack: imported by the first turn, on a worker thread (TURN_MODULES)
@@ -104,7 +103,7 @@ class ChatEngine:
                                graph_options=graph_options)
         # sessions + checkpoints: sessions.db here, or ``session_db`` elsewhere (the memory server: pg_sessions)
         self._db = session_db or SessionDatabase(self.data_dir / DB_NAME, secrets=lambda: (self.model.secret,))
-        self._temporary = TemporarySessionStore()
+        self._temporary = SessionStore.temporary()
         self.turns = TurnRunner(self._db, self._temporary, self.model, self.session,
                                 TurnLimits(max_input_chars, recursion_limit))
 
@@ -177,7 +176,7 @@ class ChatEngine:
         """Cancel running turns (their partial replies are kept), then close the databases."""
         self.turns.accepting = False
         await self.turns.stop_all()
-        for session_id in self._temporary.clear():  # temporary chats end with the engine
+        for session_id in await self._temporary.clear():  # temporary chats end with the engine
             self.model.forget_temporary(session_id)
         self._started = False
         try:

@@ -3,6 +3,13 @@
 Lives in the same ``sessions.db`` as the LangGraph checkpoints, in tables of its own. The
 checkpoints hold what the *model* sees (bounded); this store holds what the *person* sees: every
 user message, every reply (also partial and failed ones), the memories recalled for each turn.
+
+Temporary chats are the same store over a database in memory (``SessionStore.temporary()``): never
+written anywhere, opened at the first temporary chat and forgotten whole by ``clear()`` (the engine's
+close). Their sessions are listed as temporary with recall and writing off (nothing is recalled before
+their replies and nothing is handed to the memory writer; see ``ChatEngine``), are named 临时对话 until
+their first message names them, and ``ensure`` does not make one up. The engine routes a session's calls
+to whichever store holds it (``session_id in store`` answers for a temporary store without waiting).
 """
 
 from __future__ import annotations
@@ -23,6 +30,7 @@ from ..memory.unicode_text import storable
 from .chat_events import SessionInfo
 
 DEFAULT_TITLE = "新对话"
+TEMPORARY_TITLE = "临时对话"
 TITLE_LENGTH = 24
 
 _SCHEMA = """
@@ -69,23 +77,46 @@ def title_from(text: str, limit: int = TITLE_LENGTH) -> str:
 
 
 class SessionStore:
-    """``await open()`` before use, ``await close()`` after. Every method is a coroutine."""
+    """``await open()`` before use, ``await close()`` after (a temporary store opens itself at first use).
+    Every method is a coroutine, but for a temporary store's ``in`` and ``clear()``."""
 
-    def __init__(self, path: str | Path) -> None:
+    def __init__(self, path: str | Path, *, _in_memory: bool = False) -> None:
         self.path = Path(path)
+        self.is_temporary = _in_memory
+        self._default_title = TEMPORARY_TITLE if _in_memory else DEFAULT_TITLE
+        self._ids: set[str] = set()  # a temporary store's sessions, for ``in`` (routing) without waiting
         self._db: aiosqlite.Connection | None = None
         self._lock = asyncio.Lock()
+
+    @classmethod
+    def temporary(cls) -> SessionStore:
+        """The temporary chats' store: a database in memory only (see the module docstring)."""
+        return cls(":memory:", _in_memory=True)
+
+    def __contains__(self, session_id: object) -> bool:
+        """Whether this temporary store holds ``session_id`` (always False for the saved sessions' store)."""
+        return session_id in self._ids
 
     async def open(self) -> None:
         if self._db is not None:
             return
-        private_dir(self.path.parent)
-        private_sqlite_file(self.path)  # owner-only (0600), an older file tightened
-        db = await aiosqlite.connect(self.path)
+        if self.is_temporary:
+            connecting = aiosqlite.connect(":memory:")
+            thread = getattr(connecting, "_thread", None)  # aiosqlite's connection thread (not started yet)
+            if thread is not None:
+                thread.daemon = True  # nothing to flush: an engine left open must not hold up the process's exit
+            db = await connecting
+        else:
+            private_dir(self.path.parent)
+            private_sqlite_file(self.path)  # owner-only (0600), an older file tightened
+            db = await aiosqlite.connect(self.path)
         try:
-            await db.execute("PRAGMA journal_mode=WAL")
+            if self.is_temporary:
+                await db.execute("PRAGMA temp_store=MEMORY")  # not even a sort spills to a file
+            else:
+                await db.execute("PRAGMA journal_mode=WAL")
+                await db.execute("PRAGMA busy_timeout=5000")
             await db.execute("PRAGMA foreign_keys=ON")
-            await db.execute("PRAGMA busy_timeout=5000")
             await db.executescript(_SCHEMA)
             await db.commit()
         except BaseException:
@@ -95,8 +126,21 @@ class SessionStore:
 
     async def close(self) -> None:
         db, self._db = self._db, None
+        self._ids.clear()  # (a temporary store's sessions go with its database)
         if db is not None:
             await db.close()
+
+    async def clear(self) -> list[str]:
+        """A temporary store: forget every session (its database in memory is closed; a new one is opened
+        at the next use); returns their ids."""
+        ids = list(self._ids)
+        await self.close()
+        return ids
+
+    def _info(self, sid: str, title: str, created_at: str, updated_at: str) -> SessionInfo:
+        if self.is_temporary:
+            return SessionInfo(sid, title, created_at, updated_at, recall=False, write=False, temporary=True)
+        return SessionInfo(sid, title, created_at, updated_at)
 
     @property
     def db(self) -> aiosqlite.Connection:
@@ -113,13 +157,19 @@ class SessionStore:
         async with self._write() as db:
             await db.execute(
                 "INSERT INTO chat_sessions (id, title, auto_title, created_at, updated_at) VALUES (?, ?, ?, ?, ?)",
-                (sid, storable(clean) or DEFAULT_TITLE, 0 if clean else 1, stamp, stamp),
+                (sid, storable(clean) or self._default_title, 0 if clean else 1, stamp, stamp),
             )
-        return SessionInfo(sid, storable(clean) or DEFAULT_TITLE, stamp, stamp)
+        if self.is_temporary:
+            self._ids.add(sid)
+        return self._info(sid, storable(clean) or self._default_title, stamp, stamp)
 
     async def ensure(self, session_id: str) -> None:
         """Create the session ``session_id`` (untitled) unless it exists; safe when another process
-        creates it at the same moment."""
+        creates it at the same moment. A temporary store makes none up: SessionNotFound."""
+        if self.is_temporary:
+            if session_id not in self._ids:
+                raise SessionNotFound(session_id)
+            return
         stamp = _now()
         async with self._write() as db:
             await db.execute(
@@ -130,13 +180,13 @@ class SessionStore:
 
     async def get(self, session_id: str) -> SessionInfo | None:
         rows = await self._read("SELECT id, title, created_at, updated_at FROM chat_sessions WHERE id = ?", (session_id,))
-        return SessionInfo(*rows[0]) if rows else None
+        return self._info(*rows[0]) if rows else None
 
     async def list(self) -> list[SessionInfo]:
         """Newest activity first."""
         rows = await self._read(
             "SELECT id, title, created_at, updated_at FROM chat_sessions ORDER BY updated_at DESC, rowid DESC")
-        return [SessionInfo(*row) for row in rows]
+        return [self._info(*row) for row in rows]
 
     async def rename(self, session_id: str, title: str) -> SessionInfo:
         clean = (title or "").strip() if isinstance(title, str) else ""
@@ -158,6 +208,7 @@ class SessionStore:
             await db.execute("DELETE FROM chat_entries WHERE session_id = ?", (session_id,))
             await db.execute("DELETE FROM chat_session_memory WHERE session_id = ?", (session_id,))
             cur = await db.execute("DELETE FROM chat_sessions WHERE id = ?", (session_id,))
+        self._ids.discard(session_id)
         return cur.rowcount > 0
 
     async def delete_rows_of(self, session_id: str, tables: tuple[str, ...]) -> None:
@@ -207,6 +258,8 @@ class SessionStore:
         the insert itself, inside a write transaction taken before anything is read. Text is stored
         as given, except lone surrogates (not encodable as UTF-8), which become U+FFFD.
         """
+        if self.is_temporary and session_id not in self._ids:
+            raise SessionNotFound(session_id)
         stamp = _now()
         row = (
             session_id,
@@ -228,7 +281,7 @@ class SessionStore:
             if role == "user" and seq == 0:
                 await db.execute(
                     "UPDATE chat_sessions SET title = ? WHERE id = ? AND auto_title = 1",
-                    (title_from(row[2]), session_id),
+                    (self._title_from(row[2]), session_id),
                 )
             await db.execute("UPDATE chat_sessions SET updated_at = ? WHERE id = ?", (stamp, session_id))
 
@@ -243,6 +296,10 @@ class SessionStore:
             )
         return cur.rowcount
 
+    def _title_from(self, text: str) -> str:
+        title = title_from(text)
+        return title if title != DEFAULT_TITLE else self._default_title
+
     async def _read(self, sql: str, params: tuple = ()) -> list[Any]:
         """The rows of one query, read whole in one call on the connection's thread, between
         write transactions (never inside another coroutine's, whose rows are not committed yet).
@@ -252,6 +309,8 @@ class SessionStore:
         process's write lock: SQLite answers "database is locked" at once, without the busy timeout.
         """
         async with self._lock:
+            if self._db is None and self.is_temporary:
+                return []  # no temporary chat yet (the first one opens the database): nothing to read
             return list(await self.db.execute_fetchall(sql, params))
 
     @contextlib.asynccontextmanager
@@ -260,8 +319,10 @@ class SessionStore:
         (``BEGIN IMMEDIATE``: waits up to the busy timeout for another process), committed at the
         end or rolled back on any error. Every write goes through here: the connection is shared
         by concurrent turns, and one transaction at a time may be open on it."""
-        db = self.db
         async with self._lock:
+            if self._db is None and self.is_temporary:
+                await self.open()
+            db = self.db
             await db.execute("BEGIN IMMEDIATE")
             try:
                 yield db

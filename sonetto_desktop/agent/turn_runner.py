@@ -14,7 +14,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, AsyncIterator, Awaitable, Callable
 
-from ..aio import import_off_loop
+from ..aio import import_off_loop, spawn
 from ..memory.unicode_text import storable
 from .chat_events import ChatEvent, SessionInfo, input_error, storage_error
 from .chat_model import PREPARE_MODULES, TURN_MODULES, ChatModel
@@ -26,7 +26,7 @@ from .turn_rewind import rewind
 if TYPE_CHECKING:
     from .session_db import SessionDatabase
     from .stall_guard import StallGuard
-    from .temporary_sessions import TemporarySessionStore
+    from .sessions import SessionStore
     from .turn_events import TurnRecorder
 
 __all__ = ["PREPARE_MODULES", "TURN_MODULES", "TurnLimits", "TurnRunner"]
@@ -48,7 +48,7 @@ class TurnLimits:
 class TurnRunner:
     """See the module docstring. ``session_info(id)``: the session with its memory switches (None if unknown)."""
 
-    def __init__(self, db: SessionDatabase, temporary: TemporarySessionStore, model: ChatModel,
+    def __init__(self, db: SessionDatabase, temporary: SessionStore, model: ChatModel,
                  session_info: Callable[[str], Awaitable[SessionInfo | None]], limits: TurnLimits) -> None:
         self._db = db
         self._temporary = temporary
@@ -101,8 +101,8 @@ class TurnRunner:
         text = storable(text)  # a lone surrogate (pasted bytes) cannot be stored: U+FFFD
         turn_id = uuid.uuid4().hex
         queue: asyncio.Queue[ChatEvent | None] = asyncio.Queue()
-        task = asyncio.create_task(
-            self._run_turn(session_id, text, turn_id, queue.put_nowait, replace_turn=replace_turn))
+        task = spawn(self._run_turn(session_id, text, turn_id, queue.put_nowait, replace_turn=replace_turn),
+                     name="sonetto-chat-turn", awaited=True)
         self._running[session_id] = task
         try:
             while (event := await queue.get()) is not None:

@@ -41,7 +41,7 @@ from dataclasses import dataclass, field, replace
 from datetime import date, datetime
 from typing import Any
 
-from ..aio import TaskScope, run_blocking
+from ..aio import root_scope, run_blocking
 from ..memory.events import EventFeed
 from ..memory.operations import MemoryOperations
 from ..memory.review import ReviewInbox
@@ -195,7 +195,7 @@ class ImportRunner:
         self._held: set[str] = set()
         self._inbox_timer: asyncio.TimerHandle | None = None
         self._saving: asyncio.Task[None] | None = None
-        self._tasks = TaskScope("history-import")  # keeps the feed and re-reads alive, logs their failures
+        self._tasks = root_scope().child("history-import")  # the feed, re-reads and state saves; logs their failures
         self._loop: asyncio.AbstractEventLoop | None = None
 
     @property
@@ -376,7 +376,7 @@ class ImportRunner:
             except OSError:
                 log.exception("history import %s: its state could not be saved", state.id)
 
-        self._saving = asyncio.get_running_loop().create_task(save())
+        self._saving = self._tasks.spawn(save(), name="sonetto-import-state-save")
 
     async def _saved(self) -> None:
         """Until the saves started so far are done (before a final state is written)."""

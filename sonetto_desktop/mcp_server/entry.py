@@ -23,7 +23,7 @@ import sys
 from typing import Any
 
 from .. import ops
-from ..aio import run_blocking
+from ..aio import run_blocking, spawn
 from ..config.secrets import mcp_token
 from ..config.settings import Settings
 from ..memory.errors import MemoryError_
@@ -171,7 +171,7 @@ class _WarmUp:
 
     def __init__(self, services: AppServices, delay: float = WARM_UP_DELAY) -> None:
         self._begun = False
-        self._task = asyncio.ensure_future(self._run(services, delay))
+        self._task = spawn(self._run(services, delay), name="sonetto-mcp-warm-up")
 
     async def _run(self, services: AppServices, delay: float) -> None:
         await asyncio.sleep(delay)

@@ -26,7 +26,7 @@ from mcp_types import ToolAnnotations
 from pydantic import BaseModel, Field
 
 from .. import ops
-from ..aio import run_blocking
+from ..aio import root_scope, run_blocking
 from ..memory.errors import MemoryError_
 from ..memory.item import MAX_DESCRIPTION_CHARS, MAX_REASON_CHARS, MAX_THEME_CHARS
 from ..presentation.errors import describe_error_exactly
@@ -100,7 +100,7 @@ class MemoryTools:
         self._access = access
         self._remember = remember
         self._quota = quota
-        self._writes: set[asyncio.Task] = set()
+        self._writes = root_scope().child("mcp-writes")  # drained before the store closes
 
     def register(self, server: MCPServer) -> None:
         read = ToolAnnotations(read_only_hint=True, open_world_hint=False)
@@ -145,18 +145,16 @@ class MemoryTools:
 
     async def _finished(self, call: Awaitable[Any]) -> Any:
         """A write to the end, whatever becomes of the caller (see the module docstring)."""
-        task = asyncio.ensure_future(call)
-        self._writes.add(task)
-        task.add_done_callback(self._writes.discard)
+        task = self._writes.spawn(call, name="sonetto-mcp-write", awaited=True)
         task.add_done_callback(lambda t: t.cancelled() or t.exception())  # a lost caller's error is not unretrieved
         return await asyncio.shield(task)
 
     async def drain(self, timeout: float) -> int:
         """Wait (at most ``timeout`` seconds) for the writes still under way; returns how many there were."""
-        under_way = [task for task in self._writes if not task.done()]
+        under_way = self._writes.pending
         if under_way:
-            await asyncio.wait(under_way, timeout=timeout)
-        return len(under_way)
+            await self._writes.drain(timeout)
+        return under_way
 
     async def _run(self, ctx: Context, op: ops.Op[Any], then: Then | None = None, rate: str | None = None) -> Any:
         """``op`` as the caller (``mcp:<client>``), if the settings allow it (a write also within the quota's

@@ -25,7 +25,7 @@ from typing import Any, Awaitable, Callable, TypeVar
 from PySide6.QtCore import QObject, Signal
 
 from sonetto_desktop import ops
-from sonetto_desktop.aio import TaskScope
+from sonetto_desktop.aio import root_scope
 from sonetto_desktop.memory.operations import MemoryOperations
 from sonetto_desktop.ops import Call, Failed, Op, OpTarget, Outcome
 from sonetto_desktop.services import AppServices
@@ -67,7 +67,7 @@ class MemoryService(QObject):
         super().__init__(parent)
         self._target = OpTarget.of(source)
         self._source = source if self._target.services is not None else self._target.memory
-        self._tasks = TaskScope("MemoryService")  # its own: drained at shutdown, never cancelled first
+        self._tasks = root_scope().child("MemoryService")  # beside the UI's: drained at shutdown, never cancelled first
         self._own_feed = feed is None
         self.feed = feed if feed is not None else AppFeed(self._source, self)
         self.feed.memory_changed.connect(self.memory_changed)

@@ -25,7 +25,7 @@ from PySide6.QtCore import QSettings
 from PySide6.QtWidgets import QApplication, QMessageBox, QWidget
 
 from sonetto_desktop.presentation.errors import error_detail
-from sonetto_desktop.aio import TaskScope
+from sonetto_desktop.aio import new_root_scope
 from sonetto_desktop.config.paths import config_dir
 from sonetto_desktop.config.settings import Settings, load_settings
 from sonetto_desktop.memory.errors import MemoryError_, StoreUnavailable
@@ -94,7 +94,8 @@ class SonettoApp:
         self.shutdown_steps: list[str] = []
         self._translators: list = []
         self._agents_task: Any = None
-        self._tasks = TaskScope("SonettoApp")  # the root of the UI's task scopes (ui/widgets/tasks.py)
+        self._root = new_root_scope("SonettoApp")  # every task of the process, closed last at shutdown
+        self._tasks = self._root.child("ui")  # the top of the UI's task scopes (ui/widgets/tasks.py)
         set_app_scope(self._tasks)
         self._started_at = time.perf_counter()
         self._closed = False
@@ -386,6 +387,7 @@ class SonettoApp:
         if self.services is not None:
             await self.services.close()
             steps.extend(s for s in self.services.shutdown_steps if s.startswith("writer_"))
+        await self._root.close()  # whatever the services left running (each part stopped its own above)
         steps.append("stores_closed")
         if self.tray is not None:
             self.tray.close()

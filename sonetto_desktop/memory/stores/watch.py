@@ -13,7 +13,7 @@ from __future__ import annotations
 import asyncio
 import logging
 
-from ...aio import run_blocking
+from ...aio import run_blocking, spawn
 from .base import BaseMemoryManager
 
 log = logging.getLogger(__name__)
@@ -37,7 +37,7 @@ class StoreWatcher:
     def start(self) -> None:
         """Start polling on the running event loop (no-op when already running)."""
         if not self.running:
-            self._task = asyncio.get_running_loop().create_task(self._run(), name="sonetto-store-watcher")
+            self._task = spawn(self._run(), name="sonetto-store-watcher")
 
     async def poll(self) -> int:
         """Look once now; returns how many changes were published."""

@@ -32,7 +32,7 @@ from .events import WriterEvent
 from .hygiene_report import Conflict, HygieneReport
 from .listing import RetrieverProvider
 from .names import resolve_name
-from ...aio import run_detached
+from ...aio import run_detached, spawn
 
 log = logging.getLogger(__name__)
 
@@ -270,7 +270,7 @@ class MemoryHygiene:
         if self._task is not None and not self._task.done():
             return
         self._wake = asyncio.Event()
-        self._task = asyncio.get_running_loop().create_task(self._loop(), name="sonetto-memory-hygiene")
+        self._task = spawn(self._loop(), name="sonetto-memory-hygiene")
 
     async def _loop(self) -> None:
         assert self._wake is not None

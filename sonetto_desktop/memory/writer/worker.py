@@ -36,7 +36,7 @@ from dataclasses import dataclass
 from datetime import datetime, timedelta
 from typing import TYPE_CHECKING, Any, Awaitable, Callable
 
-from ...aio import run_blocking
+from ...aio import run_blocking, spawn
 from ..backoff import Backoff
 from ..changes import AGENT
 from .journal import JournalEntry, TurnJournal
@@ -174,7 +174,7 @@ class TurnWorker:
         """Start the consumer task in the running loop. The journal is the source of truth: what an
         earlier run left is replayed from disk; only turns that could not be journaled (disk error)
         are carried over from memory."""
-        loop = asyncio.get_running_loop()
+        asyncio.get_running_loop()  # (raises outside a running loop)
         self._queue = asyncio.Queue()
         self._wake = asyncio.Event()
         self.stopping = False
@@ -183,7 +183,7 @@ class TurnWorker:
         self._started = self.journal.mark()  # the start's replay takes turns journaled before it (see _replay)
         for key in self.entries:
             self._queue.put_nowait(key)
-        self._task = loop.create_task(self._run(), name="sonetto-memory-writer")
+        self._task = spawn(self._run(), name="sonetto-memory-writer")
 
     async def stop(self, timeout: float) -> bool:
         """Stop after the queued turns, waiting at most ``timeout`` seconds; True when nothing is left."""

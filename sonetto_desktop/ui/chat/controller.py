@@ -14,6 +14,7 @@ from typing import TYPE_CHECKING, Any, Awaitable, Callable
 from PySide6.QtCore import QCoreApplication, QObject, Signal
 
 
+from sonetto_desktop.aio import spawn
 from sonetto_desktop.presentation.errors import error_detail
 from ..i18n import ui_language
 from ..widgets.tasks import task_scope
@@ -202,7 +203,8 @@ class ChatController(QObject):
         if not self.ready or self.busy or not text.strip() or not self._current:
             return None
         session_id = self._turn_session = self._current
-        self._turn = asyncio.ensure_future(self._run(session_id, text, replace_turn, withdraw))
+        # in the app's root, beside the UI's scopes: ended by close() (the engine told first), not by the UI's end
+        self._turn = spawn(self._run(session_id, text, replace_turn, withdraw), name="chat-turn")
         self.busy_changed.emit(True)
         return self._turn
 

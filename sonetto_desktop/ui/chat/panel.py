@@ -24,7 +24,7 @@ from PySide6.QtWidgets import (
 
 from sonetto_desktop.presentation.errors import error_detail
 from sonetto_desktop.agent.sessions import DEFAULT_TITLE
-from sonetto_desktop.agent.temporary_sessions import TEMPORARY_TITLE
+from sonetto_desktop.agent.sessions import TEMPORARY_TITLE
 
 from .controller import ChatController
 from .memory_bar import ChatMemoryBar

@@ -12,21 +12,11 @@ from typing import Any
 
 import shiboken6
 from PySide6.QtCore import Qt, Signal
-from PySide6.QtWidgets import (
-    QDialog,
-    QDialogButtonBox,
-    QHBoxLayout,
-    QLabel,
-    QListWidget,
-    QListWidgetItem,
-    QPushButton,
-    QVBoxLayout,
-    QWidget,
-)
+from PySide6.QtWidgets import QDialog, QListWidgetItem, QWidget
 
 from sonetto_desktop import ops
 from sonetto_desktop.memory.errors import MemoryNotFound
-from ..widgets.tasks import task_scope
+from ..widgets.list_dialog import ListDialogFrame
 
 _ROLE = Qt.ItemDataRole.UserRole
 
@@ -45,38 +35,19 @@ class ConflictsDialog(QDialog):
         self._services = service.services
         self._merge = merge
         self._reveal = reveal
-        self._tasks = task_scope(self, "conflicts-dialog")
-        self.summary = QLabel(self.tr("加载中…"), self)
-        self.summary.setWordWrap(True)
-        self.list = QListWidget(self)
-        self.list.setObjectName("ConflictList")
-        self.list.setWordWrap(True)
-        self.list.setSpacing(4)
-        self.list.setAlternatingRowColors(True)
-        self.merge_button = QPushButton(self.tr("合并这两条…"), self)
-        self.keep_button = QPushButton(self.tr("两条都对"), self)
+        self._frame = frame = ListDialogFrame(self, scope="conflicts-dialog", heading=self.tr("加载中…"),
+                                              list_name="ConflictList", multiline=True)
+        self.summary, self.list = frame.heading, frame.list
+        self.merge_button = frame.action(self.tr("合并这两条…"))
+        self.keep_button = frame.action(self.tr("两条都对"))
         self.keep_button.setToolTip(self.tr("不再提示这一对"))
-        self.show_button = QPushButton(self.tr("在墙上查看"), self)
-        for button in (self.merge_button, self.keep_button, self.show_button):
-            button.setAutoDefault(False)
-        row = QHBoxLayout()
-        row.addWidget(self.merge_button)
-        row.addWidget(self.keep_button)
-        row.addWidget(self.show_button)
-        row.addStretch(1)
-        close = QDialogButtonBox(QDialogButtonBox.StandardButton.Close, self)
-        close.rejected.connect(self.reject)
-        layout = QVBoxLayout(self)
-        layout.addWidget(self.summary)
-        layout.addWidget(self.list, 1)
-        layout.addLayout(row)
-        layout.addWidget(close)
+        self.show_button = frame.action(self.tr("在墙上查看"))
+        frame.lay_out()
         self.merge_button.clicked.connect(self.merge_current)
-        self.keep_button.clicked.connect(lambda: self._tasks.spawn(self.keep_current(), name="keep-both"))
+        self.keep_button.clicked.connect(lambda: frame.spawn(self.keep_current(), name="keep-both"))
         self.show_button.clicked.connect(self.show_current)
         self.list.currentRowChanged.connect(lambda _row: self._update_buttons())
-        self.finished.connect(lambda _code: self._tasks.cancel_all())
-        self.loading = self._tasks.spawn(self.load(), name="load-conflicts")
+        self.loading = frame.spawn(self.load(), name="load-conflicts")
         self._update_buttons()
 
     async def load(self) -> None:
@@ -97,7 +68,7 @@ class ConflictsDialog(QDialog):
                     rows.append((conflict, texts))
             return rows
 
-        rows = await self._service.run(ops.Call.of(read), on_error=self._say)
+        rows = await self._service.run(ops.Call.of(read), on_error=self._frame.say)
         if rows is None or not shiboken6.isValid(self):
             return
         self.list.clear()
@@ -112,10 +83,6 @@ class ConflictsDialog(QDialog):
                              if rows else self.tr("没有待确认的矛盾。"))
         self._update_buttons()
         self.loaded.emit()
-
-    def _say(self, text: str) -> None:
-        if shiboken6.isValid(self):
-            self.summary.setText(text)
 
     def _current(self) -> tuple[str, str] | None:
         item = self.list.currentItem()

@@ -9,24 +9,13 @@ from typing import Any
 
 import shiboken6
 from PySide6.QtCore import Qt, Signal
-from PySide6.QtWidgets import (
-    QDialog,
-    QDialogButtonBox,
-    QHBoxLayout,
-    QInputDialog,
-    QLabel,
-    QListWidget,
-    QListWidgetItem,
-    QPushButton,
-    QVBoxLayout,
-    QWidget,
-)
+from PySide6.QtWidgets import QDialog, QInputDialog, QListWidgetItem, QWidget
 
 from sonetto_desktop import ops
 from sonetto_desktop.memory.dont_remember import MAX_ENTRY_CHARS
 
 from ..widgets.dialogs import execute_dialog
-from ..widgets.tasks import task_scope
+from ..widgets.list_dialog import ListDialogFrame
 
 _ROLE = Qt.ItemDataRole.UserRole
 
@@ -42,43 +31,22 @@ class DontRememberDialog(QDialog):
         self.resize(520, 380)
         self._service = service
         self._services = service.services
-        self._tasks = task_scope(self, "dont-remember-dialog")
-        intro = QLabel(self.tr("Sonetto 不会记住和这些内容有关的事。在对话里对一条消息选“别记住这个”，"
-                               "它也会加到这里。你自己添加或编辑记忆不受限制。"), self)
-        intro.setWordWrap(True)
-        self.list = QListWidget(self)
-        self.list.setObjectName("DontRememberList")
+        self._frame = frame = ListDialogFrame(
+            self, scope="dont-remember-dialog", list_name="DontRememberList", status="",
+            heading=self.tr("Sonetto 不会记住和这些内容有关的事。在对话里对一条消息选“别记住这个”，"
+                            "它也会加到这里。你自己添加或编辑记忆不受限制。"))
+        self.list, self.status, self._spawn = frame.list, frame.status, frame.spawn
         self.list.setAccessibleName(self.tr("不要记住的内容"))
-        self.add_button = QPushButton(self.tr("添加…"), self)
-        self.edit_button = QPushButton(self.tr("编辑…"), self)
-        self.remove_button = QPushButton(self.tr("移除"), self)
-        for button in (self.add_button, self.edit_button, self.remove_button):
-            button.setAutoDefault(False)
-        self.status = QLabel("", self)
-        self.status.setWordWrap(True)
-        row = QHBoxLayout()
-        row.addWidget(self.add_button)
-        row.addWidget(self.edit_button)
-        row.addWidget(self.remove_button)
-        row.addStretch(1)
-        close = QDialogButtonBox(QDialogButtonBox.StandardButton.Close, self)
-        close.rejected.connect(self.reject)
-        layout = QVBoxLayout(self)
-        layout.addWidget(intro)
-        layout.addWidget(self.list, 1)
-        layout.addLayout(row)
-        layout.addWidget(self.status)
-        layout.addWidget(close)
+        self.add_button = frame.action(self.tr("添加…"))
+        self.edit_button = frame.action(self.tr("编辑…"))
+        self.remove_button = frame.action(self.tr("移除"))
+        frame.lay_out()
         self.add_button.clicked.connect(lambda: self._spawn(self.add_entry()))
         self.edit_button.clicked.connect(lambda: self._spawn(self.edit_entry()))
         self.remove_button.clicked.connect(lambda: self._spawn(self.remove_entry()))
         self.list.currentRowChanged.connect(lambda _row: self._update_buttons())
-        self.finished.connect(lambda _code: self._tasks.cancel_all())
         self.loading = self._spawn(self.load())
         self._update_buttons()
-
-    def _spawn(self, coro: Any) -> Any:
-        return self._tasks.spawn(coro, name="dont-remember-dialog")
 
     @property
     def _list(self) -> Any:
@@ -86,7 +54,7 @@ class DontRememberDialog(QDialog):
 
     async def load(self) -> None:
         # a damaged file is left as it is and said
-        entries = await self._service.run(ops.Call.of(self._list.entries), on_error=self._say) or []
+        entries = await self._service.run(ops.Call.of(self._list.entries), on_error=self._frame.say) or []
         if not shiboken6.isValid(self):
             return
         self.list.clear()
@@ -101,10 +69,6 @@ class DontRememberDialog(QDialog):
         selected = self.list.currentItem() is not None
         self.edit_button.setEnabled(selected)
         self.remove_button.setEnabled(selected)
-
-    def _say(self, text: str) -> None:
-        if shiboken6.isValid(self):
-            self.status.setText(text)
 
     async def _ask(self, title: str, text: str = "") -> str:
         box = QInputDialog(self)
@@ -121,9 +85,9 @@ class DontRememberDialog(QDialog):
         failed: list[str] = []  # said in the dialog, worded by the runner; nothing was saved
         await self._service.run(ops.Call.of(action), on_error=failed.append)
         if failed:
-            self._say(failed[0])
+            self._frame.say(failed[0])
             return
-        self._say("")
+        self._frame.say("")
         await self.load()
 
     async def add_entry(self) -> None:

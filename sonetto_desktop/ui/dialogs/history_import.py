@@ -330,7 +330,7 @@ class HistoryImportDialog(QDialog):
 
         self.source_error.setText("")
         self._set_busy(True)
-        self._reading = asyncio.ensure_future(reader())
+        self._reading = self._tasks.spawn(reader(), name="read-history", awaited=True)
         try:
             history = await self._reading
         except asyncio.CancelledError:

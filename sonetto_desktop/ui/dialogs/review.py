@@ -11,26 +11,14 @@ from typing import Any
 
 import shiboken6
 from PySide6.QtCore import QCoreApplication, Qt, Signal
-from PySide6.QtWidgets import (
-    QDialog,
-    QDialogButtonBox,
-    QHBoxLayout,
-    QInputDialog,
-    QLabel,
-    QListWidget,
-    QListWidgetItem,
-    QMessageBox,
-    QPushButton,
-    QVBoxLayout,
-    QWidget,
-)
+from PySide6.QtWidgets import QDialog, QInputDialog, QListWidgetItem, QMessageBox, QWidget
 
 from sonetto_desktop.memory import kinds
 from sonetto_desktop.memory.review import Proposal
 from sonetto_desktop import ops
 
 from ..widgets.dialogs import execute_dialog
-from ..widgets.tasks import task_scope
+from ..widgets.list_dialog import ListDialogFrame
 
 _ROLE = Qt.ItemDataRole.UserRole
 
@@ -80,45 +68,18 @@ class ReviewDialog(QDialog):
         self.resize(620, 460)
         self._service = service
         self._services = service.services
-        self._tasks = task_scope(self, "review-dialog")
         self._proposals: list[Proposal] = []
-
-        self.summary = QLabel(self.tr("加载中…"), self)
-        self.summary.setWordWrap(True)
-        self.list = QListWidget(self)
-        self.list.setObjectName("ReviewList")
-        self.list.setWordWrap(True)
+        self._frame = frame = ListDialogFrame(self, scope="review-dialog", heading=self.tr("加载中…"),
+                                              list_name="ReviewList", multiline=True, status="ReviewStatus")
+        self.summary, self.list, self.status, self._spawn = frame.heading, frame.list, frame.status, frame.spawn
         self.list.setTextElideMode(Qt.TextElideMode.ElideNone)
         self.list.setAccessibleName(self.tr("待审核的提议"))
-        self.list.setSpacing(4)  # one proposal is several lines: keep them apart
-        self.list.setAlternatingRowColors(True)
-        self.approve_button = QPushButton(self.tr("批准"), self)
-        self.edit_button = QPushButton(self.tr("改写后批准…"), self)
-        self.reject_button = QPushButton(self.tr("拒绝"), self)
-        self.approve_all_button = QPushButton(self.tr("全部批准"), self)
-        self.reject_all_button = QPushButton(self.tr("全部拒绝"), self)
-        for button in (self.approve_button, self.edit_button, self.reject_button, self.approve_all_button,
-                       self.reject_all_button):
-            button.setAutoDefault(False)
-        self.status = QLabel("", self)
-        self.status.setObjectName("ReviewStatus")
-        self.status.setWordWrap(True)
-        self.status.setTextFormat(Qt.TextFormat.PlainText)
-
-        row = QHBoxLayout()
-        for button in (self.approve_button, self.edit_button, self.reject_button):
-            row.addWidget(button)
-        row.addStretch(1)
-        row.addWidget(self.approve_all_button)
-        row.addWidget(self.reject_all_button)
-        close = QDialogButtonBox(QDialogButtonBox.StandardButton.Close, self)
-        close.rejected.connect(self.reject)
-        layout = QVBoxLayout(self)
-        layout.addWidget(self.summary)
-        layout.addWidget(self.list, 1)
-        layout.addLayout(row)
-        layout.addWidget(self.status)
-        layout.addWidget(close)
+        self.approve_button = frame.action(self.tr("批准"))
+        self.edit_button = frame.action(self.tr("改写后批准…"))
+        self.reject_button = frame.action(self.tr("拒绝"))
+        self.approve_all_button = frame.action(self.tr("全部批准"), whole_list=True)
+        self.reject_all_button = frame.action(self.tr("全部拒绝"), whole_list=True)
+        frame.lay_out()
 
         self.approve_button.clicked.connect(lambda: self._spawn(self.approve_current()))
         self.edit_button.clicked.connect(lambda: self._spawn(self.edit_current()))
@@ -126,12 +87,8 @@ class ReviewDialog(QDialog):
         self.approve_all_button.clicked.connect(lambda: self._spawn(self.approve_all()))
         self.reject_all_button.clicked.connect(lambda: self._spawn(self.reject_all()))
         self.list.currentRowChanged.connect(lambda _row: self._update_buttons())
-        self.finished.connect(lambda _code: self._tasks.cancel_all())
         self.loading = self._spawn(self.load())
         self._update_buttons()
-
-    def _spawn(self, coro: Any) -> Any:
-        return self._tasks.spawn(coro, name="review-dialog")
 
     @property
     def _inbox(self) -> Any:
@@ -175,7 +132,7 @@ class ReviewDialog(QDialog):
 
     def _say(self, text: str) -> None:
         if shiboken6.isValid(self):
-            self.status.setText(text)
+            self._frame.say(text)
             self.acted.emit(text)
 
     async def _run(self, action: Any, done: str) -> None:

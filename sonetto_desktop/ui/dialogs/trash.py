@@ -15,18 +15,7 @@ from typing import Any
 
 import shiboken6
 from PySide6.QtCore import QCoreApplication, QSize, Qt, Signal
-from PySide6.QtWidgets import (
-    QApplication,
-    QDialog,
-    QDialogButtonBox,
-    QHBoxLayout,
-    QLabel,
-    QListWidget,
-    QListWidgetItem,
-    QPushButton,
-    QVBoxLayout,
-    QWidget,
-)
+from PySide6.QtWidgets import QApplication, QDialog, QLabel, QListWidget, QListWidgetItem, QWidget
 
 from sonetto_desktop import ops
 from sonetto_desktop.memory.events import MemoryChange
@@ -40,7 +29,7 @@ from ..i18n import ui_language
 from ..memory_service import MemoryService
 from ..qt_bridge import disconnect_quietly
 from sonetto_desktop.presentation.relative_time import relative_time
-from ..widgets.tasks import task_scope
+from ..widgets.list_dialog import ListDialogFrame
 
 
 class TrashDialog(QDialog):
@@ -55,46 +44,25 @@ class TrashDialog(QDialog):
         self._rows: list[dict[str, Any]] = []
         self._filling = False
 
-        self.summary = QLabel(self.tr("加载中…"), self)
+        self._frame = frame = ListDialogFrame(self, scope="trash-dialog", heading=self.tr("加载中…"), list_name="TrashList")
+        self.summary, self.list = frame.heading, frame.list
         self.summary.setObjectName("TrashSummary")
         self.retention = QLabel(self._retention_text(service.trash_retention_days), self)
         self.retention.setObjectName("HintLabel")
         self.retention.setWordWrap(True)
         self.retention.setVisible(bool(self.retention.text()))
-        self.list = QListWidget(self)
-        self.list.setObjectName("TrashList")
         self.list.setSelectionMode(QListWidget.SelectionMode.ExtendedSelection)
-        self.restore_button = QPushButton(self.tr("恢复"), self)
-        self.restore_button.setObjectName("TrashRestore")
-        self.purge_button = QPushButton(self.tr("永久删除"), self)
-        self.purge_button.setObjectName("TrashPurge")
-        self.empty_button = QPushButton(self.tr("清空回收站"), self)
-        self.empty_button.setObjectName("TrashEmpty")
-        for button in (self.purge_button, self.empty_button):  # Enter must never delete for good
-            button.setAutoDefault(False)
-            button.setDefault(False)
-        self.restore_button.setDefault(True)
+        self.restore_button = frame.action(self.tr("恢复"), name="TrashRestore", default=True)
+        self.purge_button = frame.action(self.tr("永久删除"), name="TrashPurge")  # Enter must never delete for good
+        self.empty_button = frame.action(self.tr("清空回收站"), name="TrashEmpty", whole_list=True)
+        frame.lay_out(notes=[self.retention])
         self.restore_button.clicked.connect(self.restore_selected)
         self.purge_button.clicked.connect(self._on_purge_clicked)
         self.empty_button.clicked.connect(self._on_empty_clicked)
-        buttons = QHBoxLayout()
-        buttons.addWidget(self.restore_button)
-        buttons.addWidget(self.purge_button)
-        buttons.addStretch(1)
-        buttons.addWidget(self.empty_button)
-        close = QDialogButtonBox(QDialogButtonBox.StandardButton.Close, self)
-        close.rejected.connect(self.reject)
-        layout = QVBoxLayout(self)
-        layout.addWidget(self.summary)
-        layout.addWidget(self.list, 1)
-        layout.addWidget(self.retention)
-        layout.addLayout(buttons)
-        layout.addWidget(close)
 
         self.list.itemSelectionChanged.connect(self._update_buttons)
         service.memory_changed.connect(self._on_memory_changed)
-        self._tasks = task_scope(self, "trash-dialog")
-        self._load_task: asyncio.Task[None] | None = self._tasks.spawn(self.load())
+        self._load_task: asyncio.Task[None] | None = frame.spawn(self.load(), name="load-trash")
         self._update_buttons()
 
     async def load(self) -> None:
@@ -209,7 +177,7 @@ class TrashDialog(QDialog):
 
     def _on_memory_changed(self, change: MemoryChange) -> None:
         if kinds.kind(change.kind).trash and shiboken6.isValid(self):
-            self._load_task = self._tasks.spawn(self.load())
+            self._load_task = self._frame.spawn(self.load(), name="load-trash")
 
     def done(self, result: int) -> None:
         disconnect_quietly(self._service.memory_changed, self._on_memory_changed)

@@ -7,7 +7,7 @@ from PySide6.QtGui import QCursor, QGuiApplication, QKeySequence, QShortcut
 from PySide6.QtWidgets import QHBoxLayout, QLabel, QToolButton, QVBoxLayout, QWidget
 
 from sonetto_desktop.agent.sessions import DEFAULT_TITLE
-from sonetto_desktop.agent.temporary_sessions import TEMPORARY_TITLE
+from sonetto_desktop.agent.sessions import TEMPORARY_TITLE
 
 from ..chat.controller import ChatController
 from ..chat.view import ChatView

@@ -33,6 +33,7 @@ from sonetto_desktop.memory.item import MemoryItem
 
 from sonetto_desktop.presentation.cards import Card, CardIndex
 from ..widgets.deferred import alive
+from ..widgets.tasks import app_scope
 from ..memory_service import MemoryService
 from sonetto_desktop.presentation.relative_time import relative_time
 from sonetto_desktop.presentation.authors import author_tooltip, lock_tooltip
@@ -110,6 +111,10 @@ class MemoryCardModel(QAbstractListModel):
         self._dirty: dict[str, bool] = {}
         self._reload_needed = False
         self.read_once = False  # the store was read (or could not be) at least once: an empty model means empty
+        # the reads that refresh the cards: in the UI's scope, ended with the model (often made without a parent,
+        # so no child QObject is hung on it: the collector may delete it with its children already gone)
+        self._tasks = app_scope().child("card-model")
+        self.destroyed.connect(lambda *_args, tasks=self._tasks: tasks.cancel_all())
         self._drain_task: asyncio.Task[None] | None = None
         self._flash_timer = QTimer(self)
         self._flash_timer.setInterval(40)
@@ -349,7 +354,7 @@ class MemoryCardModel(QAbstractListModel):
 
     def _schedule(self) -> "asyncio.Task[None]":
         if self._drain_task is None or self._drain_task.done():
-            self._drain_task = asyncio.ensure_future(self._drain())
+            self._drain_task = self._tasks.spawn(self._drain(), name="refresh-cards")
         return self._drain_task
 
     async def _drain(self) -> None:

@@ -14,6 +14,7 @@ from PySide6.QtGui import QKeyEvent
 from ..memory_service import call
 from ..widgets.deferred import alive
 from ..widgets.owner import Owner
+from ..widgets.tasks import task_scope
 from .search_text import SearchQuery, collapse, missing_pinyin, warm_pinyin
 
 if TYPE_CHECKING:
@@ -30,6 +31,7 @@ class WallSearch(QObject):
         self._wall = wall
         self.text = ""
         self.query = SearchQuery("")
+        self._tasks = task_scope(self, "wall-search")
         self._warming: asyncio.Task[None] | None = None
         self._preparing = False  # the pinyin of the cards is being made (a search may match more then)
         self._timer = QTimer(self)
@@ -84,7 +86,7 @@ class WallSearch(QObject):
             return  # the running one looks again before it ends
         if self._texts():
             self._preparing = True
-            self._warming = asyncio.ensure_future(self._warm_all())
+            self._warming = self._tasks.spawn(self._warm_all(), name="warm-pinyin")
 
     async def _warm_all(self) -> None:
         try:

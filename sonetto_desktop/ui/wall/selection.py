@@ -22,6 +22,7 @@ from sonetto_desktop.memory.changes import AGENT
 
 from ..widgets.deferred import alive
 from ..widgets.owner import Owner
+from ..widgets.tasks import task_scope
 
 if TYPE_CHECKING:
     from .memory_wall import MemoryWall
@@ -47,21 +48,18 @@ def start_of_today() -> datetime:
 
 
 class WallBulk(QObject):
-    """Bulk actions of a :class:`MemoryWall` (``wall.bulk``); every task it starts is kept until done."""
+    """Bulk actions of a :class:`MemoryWall` (``wall.bulk``); its tasks run in its scope (ended with the wall)."""
 
     _wall = Owner()  # held weakly, so the owner and this part form no reference cycle (widgets/owner.py)
 
     def __init__(self, wall: "MemoryWall") -> None:
         super().__init__(wall)
         self._wall = wall
-        self._tasks: set[asyncio.Task[Any]] = set()
+        self._tasks = task_scope(self, "wall-bulk")
         self.last_result: Any = None  # the last BulkResult shown (tests, and the toast's 撤销)
 
     def _keep(self, coro: Any) -> "asyncio.Task[Any]":
-        task = asyncio.ensure_future(coro)
-        self._tasks.add(task)
-        task.add_done_callback(self._tasks.discard)
-        return task
+        return self._tasks.spawn(coro, name="wall-bulk")
 
     # ── the selection ─────────────────────────────────────────────────
 

@@ -2,32 +2,33 @@
 scope tree (``aio.TaskScope``), ended when the object is destroyed or the app shuts down.
 
 ``task_scope(obj, name)`` gives ``obj`` a scope that is a child of its nearest Qt ancestor's (or of the
-app's root, ``set_app_scope``), cancels its tasks when ``obj`` is destroyed, and is found again by
-objects below it. The app closes the root at shutdown: every task started from a slot anywhere in the
-UI is cancelled and awaited there, none is looked for by name.
+app's UI scope, ``set_app_scope``, itself a child of the process's one root, ``aio.root_scope``),
+cancels its tasks when ``obj`` is destroyed, and is found again by objects below it. The app closes its
+UI scope first at shutdown: every task started from a slot anywhere in the UI is cancelled and awaited
+there, none is looked for by name.
 """
 
 from __future__ import annotations
 
 from PySide6.QtCore import QObject
 
-from sonetto_desktop.aio import TaskScope
+from sonetto_desktop.aio import TaskScope, root_scope
 
 _ATTRIBUTE = "_sonetto_task_scope"
 _app_scope: TaskScope | None = None
 
 
 def set_app_scope(scope: TaskScope | None) -> None:
-    """The root of the UI's scopes: the app's (``None``: a fresh one for objects made without an app)."""
+    """The top of the UI's scopes: the app's (``None``: the process's root, for objects made without an app)."""
     global _app_scope
     _app_scope = scope
 
 
 def app_scope() -> TaskScope:
-    """The root scope (made on first use when no app set one, e.g. a view built by itself in a test)."""
-    global _app_scope
+    """The top of the UI's scopes (without an app, or after it closed: the process's root, e.g. for a view
+    built by itself in a test)."""
     if _app_scope is None or _app_scope.closed:
-        _app_scope = TaskScope("ui")
+        return root_scope()
     return _app_scope
 
 
