@@ -21,12 +21,12 @@
         <translation>Merge</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/wall/memory_model.py" line="57" />
+        <location filename="../../sonetto_desktop/ui/wall/memory_model.py" line="58" />
         <source>用到 {0} 次</source>
         <translation>Used {0}×</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/wall/memory_model.py" line="66" />
+        <location filename="../../sonetto_desktop/ui/wall/memory_model.py" line="67" />
         <source>用到 {0} 次：Sonetto 在对话中想起并用上这条记忆的次数（“用到最多”按它排序）。</source>
         <translation>Used {0}×: how many times Sonetto recalled this memory and used it in a conversation (“Most used” sorts by it).</translation>
     </message>
@@ -34,22 +34,22 @@
 <context>
     <name>ChatController</name>
     <message>
-        <location filename="../../sonetto_desktop/ui/chat/controller.py" line="166" />
+        <location filename="../../sonetto_desktop/ui/chat/controller.py" line="167" />
         <source>重命名失败：</source>
         <translation>Rename failed: </translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/chat/controller.py" line="255" />
+        <location filename="../../sonetto_desktop/ui/chat/controller.py" line="257" />
         <source>已停止</source>
         <translation>Stopped</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/chat/controller.py" line="259" />
+        <location filename="../../sonetto_desktop/ui/chat/controller.py" line="261" />
         <source>出错了：</source>
         <translation>Something went wrong: </translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/chat/controller.py" line="262" />
+        <location filename="../../sonetto_desktop/ui/chat/controller.py" line="264" />
         <source>回复意外中断了。</source>
         <translation>The reply stopped unexpectedly.</translation>
     </message>
@@ -304,42 +304,42 @@ Talk about anything — I'll remember what matters to you.</translation>
 <context>
     <name>ConflictsDialog</name>
     <message>
-        <location filename="../../sonetto_desktop/ui/dialogs/conflicts.py" line="42" />
+        <location filename="../../sonetto_desktop/ui/dialogs/conflicts.py" line="32" />
         <source>可能矛盾的记忆</source>
         <translation>Memories that may contradict each other</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/dialogs/conflicts.py" line="49" />
+        <location filename="../../sonetto_desktop/ui/dialogs/conflicts.py" line="38" />
         <source>加载中…</source>
         <translation>Loading…</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/dialogs/conflicts.py" line="56" />
+        <location filename="../../sonetto_desktop/ui/dialogs/conflicts.py" line="41" />
         <source>合并这两条…</source>
         <translation>Merge these two…</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/dialogs/conflicts.py" line="57" />
+        <location filename="../../sonetto_desktop/ui/dialogs/conflicts.py" line="42" />
         <source>两条都对</source>
         <translation>Both are right</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/dialogs/conflicts.py" line="58" />
+        <location filename="../../sonetto_desktop/ui/dialogs/conflicts.py" line="43" />
         <source>不再提示这一对</source>
         <translation>Don't flag this pair again</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/dialogs/conflicts.py" line="59" />
+        <location filename="../../sonetto_desktop/ui/dialogs/conflicts.py" line="44" />
         <source>在墙上查看</source>
         <translation>Show on the wall</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/dialogs/conflicts.py" line="111" />
+        <location filename="../../sonetto_desktop/ui/dialogs/conflicts.py" line="82" />
         <source>整理记忆时发现 %1 对说法不一致的记忆，请确认哪条是对的。</source>
         <translation>Tidying found %1 pair(s) of memories that say different things; please check which is right.</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/dialogs/conflicts.py" line="112" />
+        <location filename="../../sonetto_desktop/ui/dialogs/conflicts.py" line="83" />
         <source>没有待确认的矛盾。</source>
         <translation>No contradictions to check.</translation>
     </message>
@@ -492,43 +492,43 @@ Talk about anything — I'll remember what matters to you.</translation>
 <context>
     <name>DontRememberDialog</name>
     <message>
-        <location filename="../../sonetto_desktop/ui/dialogs/dont_remember.py" line="41" />
-        <location filename="../../sonetto_desktop/ui/dialogs/dont_remember.py" line="51" />
+        <location filename="../../sonetto_desktop/ui/dialogs/dont_remember.py" line="30" />
+        <location filename="../../sonetto_desktop/ui/dialogs/dont_remember.py" line="39" />
         <source>不要记住的内容</source>
         <translation>Things not to remember</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/dialogs/dont_remember.py" line="46" />
+        <location filename="../../sonetto_desktop/ui/dialogs/dont_remember.py" line="36" />
         <source>Sonetto 不会记住和这些内容有关的事。在对话里对一条消息选“别记住这个”，它也会加到这里。你自己添加或编辑记忆不受限制。</source>
         <translation>Sonetto will not remember anything about these. Choosing “Don't remember this” on a chat message adds it here too. Your own memory edits are not limited by this list.</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/dialogs/dont_remember.py" line="52" />
+        <location filename="../../sonetto_desktop/ui/dialogs/dont_remember.py" line="40" />
         <source>添加…</source>
         <translation>Add…</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/dialogs/dont_remember.py" line="53" />
+        <location filename="../../sonetto_desktop/ui/dialogs/dont_remember.py" line="41" />
         <source>编辑…</source>
         <translation>Edit…</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/dialogs/dont_remember.py" line="54" />
+        <location filename="../../sonetto_desktop/ui/dialogs/dont_remember.py" line="42" />
         <source>移除</source>
         <translation>Remove</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/dialogs/dont_remember.py" line="112" />
+        <location filename="../../sonetto_desktop/ui/dialogs/dont_remember.py" line="76" />
         <source>不要记住（最多 %1 字）：</source>
         <translation>Don't remember (at most %1 characters):</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/dialogs/dont_remember.py" line="130" />
+        <location filename="../../sonetto_desktop/ui/dialogs/dont_remember.py" line="94" />
         <source>添加</source>
         <translation>Add</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/dialogs/dont_remember.py" line="139" />
+        <location filename="../../sonetto_desktop/ui/dialogs/dont_remember.py" line="103" />
         <source>编辑</source>
         <translation>Edit</translation>
     </message>
@@ -1678,39 +1678,40 @@ Optional: title (the chat’s title), id (the message’s id, which recognises i
 <context>
     <name>MainWindow</name>
     <message>
-        <location filename="../../sonetto_desktop/ui/main_window.py" line="51" />
+        <location filename="../../sonetto_desktop/ui/main_window.py" line="53" />
         <source>Sonetto · 记忆伙伴</source>
+        <extracomment>Room left for the window manager's border and title bar before the window has one.</extracomment>
         <translation>Sonetto · a companion who remembers</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/main_window.py" line="89" />
+        <location filename="../../sonetto_desktop/ui/main_window.py" line="91" />
         <source>新对话</source>
         <translation>New chat</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/main_window.py" line="113" />
-        <location filename="../../sonetto_desktop/ui/main_window.py" line="114" />
+        <location filename="../../sonetto_desktop/ui/main_window.py" line="115" />
+        <location filename="../../sonetto_desktop/ui/main_window.py" line="116" />
         <source>设置</source>
         <translation>Settings</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/main_window.py" line="158" />
+        <location filename="../../sonetto_desktop/ui/main_window.py" line="160" />
         <source>撤销：%1</source>
         <translation>Undo: %1</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/main_window.py" line="158" />
+        <location filename="../../sonetto_desktop/ui/main_window.py" line="160" />
         <location filename="../../sonetto_desktop/ui/window_menus.py" line="67" />
         <source>撤销</source>
         <translation>Undo</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/main_window.py" line="160" />
+        <location filename="../../sonetto_desktop/ui/main_window.py" line="162" />
         <source>重做：%1</source>
         <translation>Redo: %1</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/main_window.py" line="160" />
+        <location filename="../../sonetto_desktop/ui/main_window.py" line="162" />
         <location filename="../../sonetto_desktop/ui/window_menus.py" line="69" />
         <source>重做</source>
         <translation>Redo</translation>
@@ -3003,143 +3004,143 @@ Optional: title (the chat’s title), id (the message’s id, which recognises i
 <context>
     <name>ReviewDialog</name>
     <message>
-        <location filename="../../sonetto_desktop/ui/dialogs/review.py" line="43" />
+        <location filename="../../sonetto_desktop/ui/dialogs/review.py" line="31" />
         <source>新记住：{0}</source>
         <translation>New memory: {0}</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/dialogs/review.py" line="46" />
+        <location filename="../../sonetto_desktop/ui/dialogs/review.py" line="34" />
         <source>改为：{0}</source>
         <translation>Change to: {0}</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/dialogs/review.py" line="47" />
+        <location filename="../../sonetto_desktop/ui/dialogs/review.py" line="35" />
         <source>移到「{0}」</source>
         <translation>Move to “{0}”</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/dialogs/review.py" line="49" />
+        <location filename="../../sonetto_desktop/ui/dialogs/review.py" line="37" />
         <source>删除：{0}</source>
         <translation>Delete: {0}</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/dialogs/review.py" line="52" />
+        <location filename="../../sonetto_desktop/ui/dialogs/review.py" line="40" />
         <source>合并为：{0}</source>
         <translation>Merge into: {0}</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/dialogs/review.py" line="53" />
+        <location filename="../../sonetto_desktop/ui/dialogs/review.py" line="41" />
         <source>其他变化（{0}）：{1}</source>
         <translation>Other change ({0}): {1}</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/dialogs/review.py" line="61" />
+        <location filename="../../sonetto_desktop/ui/dialogs/review.py" line="49" />
         <source>原来：</source>
         <translation>Before: </translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/dialogs/review.py" line="63" />
+        <location filename="../../sonetto_desktop/ui/dialogs/review.py" line="51" />
         <source>理由：</source>
         <translation>Why: </translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/dialogs/review.py" line="65" />
+        <location filename="../../sonetto_desktop/ui/dialogs/review.py" line="53" />
         <source>来自你说的：</source>
         <translation>From what you said: </translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/dialogs/review.py" line="67" />
+        <location filename="../../sonetto_desktop/ui/dialogs/review.py" line="55" />
         <source>出处：</source>
         <translation>From: </translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/dialogs/review.py" line="79" />
+        <location filename="../../sonetto_desktop/ui/dialogs/review.py" line="67" />
         <source>待审核的记忆变化</source>
         <translation>Memory changes to review</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/dialogs/review.py" line="86" />
+        <location filename="../../sonetto_desktop/ui/dialogs/review.py" line="72" />
         <source>加载中…</source>
         <translation>Loading…</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/dialogs/review.py" line="92" />
+        <location filename="../../sonetto_desktop/ui/dialogs/review.py" line="76" />
         <source>待审核的提议</source>
         <translation>Proposals to review</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/dialogs/review.py" line="95" />
+        <location filename="../../sonetto_desktop/ui/dialogs/review.py" line="77" />
         <source>批准</source>
         <translation>Approve</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/dialogs/review.py" line="96" />
+        <location filename="../../sonetto_desktop/ui/dialogs/review.py" line="78" />
         <source>改写后批准…</source>
         <translation>Rewrite and approve…</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/dialogs/review.py" line="97" />
+        <location filename="../../sonetto_desktop/ui/dialogs/review.py" line="79" />
         <source>拒绝</source>
         <translation>Reject</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/dialogs/review.py" line="98" />
+        <location filename="../../sonetto_desktop/ui/dialogs/review.py" line="80" />
         <source>全部批准</source>
         <translation>Approve all</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/dialogs/review.py" line="99" />
-        <location filename="../../sonetto_desktop/ui/dialogs/review.py" line="233" />
+        <location filename="../../sonetto_desktop/ui/dialogs/review.py" line="81" />
+        <location filename="../../sonetto_desktop/ui/dialogs/review.py" line="190" />
         <source>全部拒绝</source>
         <translation>Reject all</translation>
     </message>
     <message numerus="yes">
-        <location filename="../../sonetto_desktop/ui/dialogs/review.py" line="156" />
+        <location filename="../../sonetto_desktop/ui/dialogs/review.py" line="113" />
         <source>Sonetto 想做 %n 处记忆变化，等你确认。</source>
         <translation><numerusform>Sonetto would like to make 1 memory change; it waits for you.</numerusform><numerusform>Sonetto would like to make %n memory changes; they wait for you.</numerusform></translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/dialogs/review.py" line="157" />
+        <location filename="../../sonetto_desktop/ui/dialogs/review.py" line="114" />
         <source>没有待审核的变化。</source>
         <translation>Nothing to review.</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/dialogs/review.py" line="194" />
+        <location filename="../../sonetto_desktop/ui/dialogs/review.py" line="151" />
         <source>已批准：%1</source>
         <translation>Approved: %1</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/dialogs/review.py" line="201" />
+        <location filename="../../sonetto_desktop/ui/dialogs/review.py" line="158" />
         <source>改写后批准</source>
         <translation>Rewrite and approve</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/dialogs/review.py" line="202" />
+        <location filename="../../sonetto_desktop/ui/dialogs/review.py" line="159" />
         <source>用你的话写这条记忆：</source>
         <translation>Write this memory in your own words:</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/dialogs/review.py" line="216" />
+        <location filename="../../sonetto_desktop/ui/dialogs/review.py" line="173" />
         <source>已拒绝：%1</source>
         <translation>Rejected: %1</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/dialogs/review.py" line="227" />
+        <location filename="../../sonetto_desktop/ui/dialogs/review.py" line="184" />
         <source>已批准 %1 处变化。</source>
         <translation>Approved %1 change(s).</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/dialogs/review.py" line="229" />
+        <location filename="../../sonetto_desktop/ui/dialogs/review.py" line="186" />
         <source>%1 处没能完成，仍在列表里。</source>
         <translation> %1 could not be done and are still listed.</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/dialogs/review.py" line="234" />
+        <location filename="../../sonetto_desktop/ui/dialogs/review.py" line="191" />
         <source>拒绝全部 %1 处待审核的变化？它们不会被写入记忆。</source>
         <translation>Reject all %1 changes waiting for review? They will not be written to memory.</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/dialogs/review.py" line="240" />
+        <location filename="../../sonetto_desktop/ui/dialogs/review.py" line="197" />
         <source>已全部拒绝。</source>
         <translation>All rejected.</translation>
     </message>
@@ -3439,7 +3440,7 @@ Optional: title (the chat’s title), id (the message’s id, which recognises i
 <context>
     <name>SonettoApp</name>
     <message>
-        <location filename="../../sonetto_desktop/ui/shell.py" line="310" />
+        <location filename="../../sonetto_desktop/ui/shell.py" line="311" />
         <source>对话功能启动失败：%1。记忆墙仍可使用；请检查数据目录后重启。</source>
         <translation>Chat could not start: %1. The memory wall still works; check the data folder, then restart.</translation>
     </message>
@@ -3520,7 +3521,7 @@ Optional: title (the chat’s title), id (the message’s id, which recognises i
         <translation>Undo</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/shell.py" line="478" />
+        <location filename="../../sonetto_desktop/ui/shell.py" line="480" />
         <source>无法使用新的数据文件夹 {0}：{1}。仍在使用原来的记忆库。</source>
         <translation>Cannot use the new data folder {0}: {1}. Still using the previous memory store.</translation>
     </message>
@@ -3848,71 +3849,71 @@ Optional: title (the chat’s title), id (the message’s id, which recognises i
 <context>
     <name>TrashDialog</name>
     <message>
-        <location filename="../../sonetto_desktop/ui/dialogs/trash.py" line="52" />
+        <location filename="../../sonetto_desktop/ui/dialogs/trash.py" line="41" />
         <source>回收站</source>
         <translation>Trash</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/dialogs/trash.py" line="58" />
+        <location filename="../../sonetto_desktop/ui/dialogs/trash.py" line="47" />
         <source>加载中…</source>
         <translation>Loading…</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/dialogs/trash.py" line="67" />
+        <location filename="../../sonetto_desktop/ui/dialogs/trash.py" line="55" />
         <source>恢复</source>
         <translation>Restore</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/dialogs/trash.py" line="69" />
-        <location filename="../../sonetto_desktop/ui/dialogs/trash.py" line="170" />
-        <location filename="../../sonetto_desktop/ui/dialogs/trash.py" line="172" />
+        <location filename="../../sonetto_desktop/ui/dialogs/trash.py" line="56" />
+        <location filename="../../sonetto_desktop/ui/dialogs/trash.py" line="138" />
+        <location filename="../../sonetto_desktop/ui/dialogs/trash.py" line="140" />
         <source>永久删除</source>
         <translation>Delete for good</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/dialogs/trash.py" line="71" />
-        <location filename="../../sonetto_desktop/ui/dialogs/trash.py" line="163" />
-        <location filename="../../sonetto_desktop/ui/dialogs/trash.py" line="164" />
+        <location filename="../../sonetto_desktop/ui/dialogs/trash.py" line="57" />
+        <location filename="../../sonetto_desktop/ui/dialogs/trash.py" line="131" />
+        <location filename="../../sonetto_desktop/ui/dialogs/trash.py" line="132" />
         <source>清空回收站</source>
         <translation>Empty the trash</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/dialogs/trash.py" line="127" />
+        <location filename="../../sonetto_desktop/ui/dialogs/trash.py" line="95" />
         <source>回收站是空的。</source>
         <translation>The trash is empty.</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/dialogs/trash.py" line="127" />
+        <location filename="../../sonetto_desktop/ui/dialogs/trash.py" line="95" />
         <source>{0} 条已删除的记忆</source>
         <translation>Deleted memories: {0}</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/dialogs/trash.py" line="163" />
+        <location filename="../../sonetto_desktop/ui/dialogs/trash.py" line="131" />
         <source>永久删除回收站里的全部记忆？此操作无法撤销。</source>
         <translation>Delete every memory in the trash for good? This cannot be undone.</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/dialogs/trash.py" line="171" />
+        <location filename="../../sonetto_desktop/ui/dialogs/trash.py" line="139" />
         <source>永久删除选中的 {0} 条记忆？此操作无法撤销。</source>
         <translation>Delete the {0} selected memories for good? This cannot be undone.</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/dialogs/trash.py" line="188" />
+        <location filename="../../sonetto_desktop/ui/dialogs/trash.py" line="156" />
         <source>并入「{0}」</source>
         <translation>merged into “{0}”</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/dialogs/trash.py" line="190" />
+        <location filename="../../sonetto_desktop/ui/dialogs/trash.py" line="158" />
         <source>并入另一条记忆（已不在）</source>
         <translation>merged into another memory (no longer there)</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/dialogs/trash.py" line="199" />
+        <location filename="../../sonetto_desktop/ui/dialogs/trash.py" line="167" />
         <source>回收站里的记忆会一直保留，直到你永久删除。</source>
         <translation>Deleted memories stay here until you delete them for good.</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/dialogs/trash.py" line="200" />
+        <location filename="../../sonetto_desktop/ui/dialogs/trash.py" line="168" />
         <source>删除超过 {0} 天的记忆会在启动时被永久清除。</source>
         <translation>Memories deleted more than {0} days ago are removed for good at start-up.</translation>
     </message>
@@ -4083,118 +4084,118 @@ Optional: title (the chat’s title), id (the message’s id, which recognises i
 <context>
     <name>WallBulk</name>
     <message>
-        <location filename="../../sonetto_desktop/ui/wall/selection.py" line="38" />
+        <location filename="../../sonetto_desktop/ui/wall/selection.py" line="39" />
         <source>已锁定 {0} 条</source>
         <translation>{0} locked</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/wall/selection.py" line="40" />
+        <location filename="../../sonetto_desktop/ui/wall/selection.py" line="41" />
         <source>已不在 {0} 条</source>
         <translation>{0} gone</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/wall/selection.py" line="41" />
+        <location filename="../../sonetto_desktop/ui/wall/selection.py" line="42" />
         <source>（跳过 {0} 条：{1}）</source>
         <translation> ({0} skipped: {1})</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/wall/selection.py" line="42" />
+        <location filename="../../sonetto_desktop/ui/wall/selection.py" line="43" />
         <source>，</source>
         <translation>, </translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/wall/selection.py" line="73" />
+        <location filename="../../sonetto_desktop/ui/wall/selection.py" line="71" />
         <source>已把 {0} 条移到「{1}」</source>
         <translation>Moved {0} to “{1}”</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/wall/selection.py" line="79" />
+        <location filename="../../sonetto_desktop/ui/wall/selection.py" line="77" />
         <source>已删除 {0} 条记忆</source>
         <translation>Deleted {0} memories</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/wall/selection.py" line="85" />
+        <location filename="../../sonetto_desktop/ui/wall/selection.py" line="83" />
         <source>已锁定 {0} 条：Sonetto 和其他应用不能再改动它们</source>
         <translation>Locked {0}: Sonetto and other apps can no longer change them</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/wall/selection.py" line="86" />
+        <location filename="../../sonetto_desktop/ui/wall/selection.py" line="84" />
         <source>已解锁 {0} 条</source>
         <translation>Unlocked {0}</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/wall/selection.py" line="93" />
+        <location filename="../../sonetto_desktop/ui/wall/selection.py" line="91" />
         <source>删除 Sonetto 今天写的记忆</source>
         <translation>Delete what Sonetto wrote today</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/wall/selection.py" line="94" />
+        <location filename="../../sonetto_desktop/ui/wall/selection.py" line="92" />
         <source>把 Sonetto 今天新写下的记忆都移到回收站？之后可以在提示里撤销，或从回收站恢复。</source>
         <translation>Move every memory Sonetto wrote today to the trash? You can undo it from the notification, or restore them from the trash.</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/wall/selection.py" line="97" />
+        <location filename="../../sonetto_desktop/ui/wall/selection.py" line="95" />
         <source>删除</source>
         <translation>Delete</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/wall/selection.py" line="99" />
-        <location filename="../../sonetto_desktop/ui/wall/selection.py" line="149" />
+        <location filename="../../sonetto_desktop/ui/wall/selection.py" line="97" />
+        <location filename="../../sonetto_desktop/ui/wall/selection.py" line="147" />
         <source>取消</source>
         <translation>Cancel</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/wall/selection.py" line="108" />
+        <location filename="../../sonetto_desktop/ui/wall/selection.py" line="106" />
         <source>已删除 Sonetto 今天写的 {0} 条记忆</source>
         <translation>Deleted {0} memories Sonetto wrote today</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/wall/selection.py" line="109" />
+        <location filename="../../sonetto_desktop/ui/wall/selection.py" line="107" />
         <source>Sonetto 今天还没有写下新的记忆。</source>
         <translation>Sonetto has not written any new memory today.</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/wall/selection.py" line="116" />
+        <location filename="../../sonetto_desktop/ui/wall/selection.py" line="114" />
         <source>重命名主题</source>
         <translation>Rename theme</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/wall/selection.py" line="117" />
+        <location filename="../../sonetto_desktop/ui/wall/selection.py" line="115" />
         <source>「{0}」的新名字：</source>
         <translation>New name for “{0}”:</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/wall/selection.py" line="137" />
+        <location filename="../../sonetto_desktop/ui/wall/selection.py" line="135" />
         <source>已把「{1}」并入「{2}」（{0} 条）</source>
         <translation>Merged “{1}” into “{2}” ({0})</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/wall/selection.py" line="138" />
+        <location filename="../../sonetto_desktop/ui/wall/selection.py" line="136" />
         <source>已把「{1}」改名为「{2}」（{0} 条）</source>
         <translation>Renamed “{1}” to “{2}” ({0})</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/wall/selection.py" line="142" />
+        <location filename="../../sonetto_desktop/ui/wall/selection.py" line="140" />
         <source>合并主题</source>
         <translation>Merge themes</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/wall/selection.py" line="143" />
+        <location filename="../../sonetto_desktop/ui/wall/selection.py" line="141" />
         <source>已经有主题「{0}」了。要把「{1}」的记忆都并入「{0}」吗？</source>
         <translation>There is already a theme “{0}”. Move the memories of “{1}” into “{0}”?</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/wall/selection.py" line="147" />
+        <location filename="../../sonetto_desktop/ui/wall/selection.py" line="145" />
         <source>合并</source>
         <translation>Merge</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/wall/selection.py" line="172" />
+        <location filename="../../sonetto_desktop/ui/wall/selection.py" line="170" />
         <source>撤销</source>
         <translation>Undo</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/wall/selection.py" line="183" />
+        <location filename="../../sonetto_desktop/ui/wall/selection.py" line="181" />
         <source>已撤销（{0} 条记忆）</source>
         <translation>Undone ({0} memories)</translation>
     </message>
