@@ -1949,6 +1949,7 @@ Optional: title (the chat’s title), id (the message’s id, which recognises i
     </message>
     <message>
         <location filename="../../sonetto_desktop/ui/notices/memory_undo.py" line="35" />
+        <location filename="../../sonetto_desktop/ui/notices/memory_undo.py" line="53" />
         <source>修改</source>
         <translation>edit</translation>
     </message>
@@ -1987,28 +1988,38 @@ Optional: title (the chat’s title), id (the message’s id, which recognises i
         <source>导入</source>
         <translation>import</translation>
     </message>
+    <message>
+        <location filename="../../sonetto_desktop/ui/notices/memory_undo.py" line="51" />
+        <source>置顶</source>
+        <translation>pin</translation>
+    </message>
+    <message>
+        <location filename="../../sonetto_desktop/ui/notices/memory_undo.py" line="52" />
+        <source>取消置顶</source>
+        <translation>unpin</translation>
+    </message>
     <message numerus="yes">
-        <location filename="../../sonetto_desktop/ui/notices/memory_undo.py" line="75" />
+        <location filename="../../sonetto_desktop/ui/notices/memory_undo.py" line="78" />
         <source>Sonetto 的 %n 处记忆变化</source>
         <translation><numerusform>Sonetto's 1 memory change</numerusform><numerusform>Sonetto's %n memory changes</numerusform></translation>
     </message>
     <message numerus="yes">
-        <location filename="../../sonetto_desktop/ui/notices/memory_undo.py" line="77" />
+        <location filename="../../sonetto_desktop/ui/notices/memory_undo.py" line="80" />
         <source>%n 处记忆变化</source>
         <translation><numerusform>1 memory change</numerusform><numerusform>%n memory changes</numerusform></translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/notices/memory_undo.py" line="80" />
+        <location filename="../../sonetto_desktop/ui/notices/memory_undo.py" line="83" />
         <source>{0}「{1}」</source>
         <translation>{0} “{1}”</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/notices/memory_undo.py" line="163" />
+        <location filename="../../sonetto_desktop/ui/notices/memory_undo.py" line="166" />
         <source>已重做：{0}</source>
         <translation>Redone: {0}</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/notices/memory_undo.py" line="164" />
+        <location filename="../../sonetto_desktop/ui/notices/memory_undo.py" line="167" />
         <source>已撤销：{0}</source>
         <translation>Undone: {0}</translation>
     </message>

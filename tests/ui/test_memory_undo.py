@@ -41,6 +41,24 @@ async def test_ctrl_z_undoes_the_last_memory_action_and_the_menu_names_it(qapp, 
         await wait(lambda: mid in app.services.memory.all_items(), message="and back")
 
 
+def test_every_change_of_a_memory_is_named_with_a_verb(qapp):
+    """The menu's words for an action: a pin and an unpin say so, a change of another field says 修改
+    (an unknown kind was named by an empty verb: "撤销：「…」")."""
+    from sonetto_desktop.memory import kinds
+    from sonetto_desktop.memory.changes import MemoryChange
+    from sonetto_desktop.ui.notices.memory_undo import describe
+
+    state = {"m1": {"description": "用户讨厌香菜"}}
+    pin = MemoryChange(kinds.SET, ("m1",), "user", "", "ui-1", None, state, {"field": "pinned", "value": True})
+    unpin = MemoryChange(kinds.SET, ("m1",), "user", "", "ui-2", None, state, {"field": "pinned", "value": False})
+    other = MemoryChange(kinds.SET, ("m1",), "user", "", "ui-3", None, state, {"field": "mood", "value": "开心"})
+    assert describe(pin) == "置顶「用户讨厌香菜」" and describe(unpin) == "取消置顶「用户讨厌香菜」"
+    assert describe(other) == "修改「用户讨厌香菜」"
+    named = [kinds.kind(name) for name in kinds.names(record=True)]
+    assert all(describe(MemoryChange(k.name, ("m1",), "user", "", "ui-4", None, state)).split("「")[0]
+               for k in named if k.changes and k.names_memories)
+
+
 async def test_in_a_text_field_ctrl_z_is_the_field_s_own(qapp, tmp_path, llm_server, wait, qtbot):
     async with running_app(qapp, app_settings(tmp_path / "data", llm_server)) as app:
         await activate(app.window, wait)

@@ -47,7 +47,10 @@ def _verb(change: MemoryChange) -> str:
         return QCoreApplication.translate("MemoryUndo", "锁定")
     if kind == kinds.IMPORT:
         return QCoreApplication.translate("MemoryUndo", "导入")
-    return ""
+    if kind == kinds.SET and change.extra.get("field") == "pinned":
+        return (QCoreApplication.translate("MemoryUndo", "置顶") if change.extra.get("value")
+                else QCoreApplication.translate("MemoryUndo", "取消置顶"))
+    return QCoreApplication.translate("MemoryUndo", "修改")  # any other change of a memory
 
 
 def _an_action(change: MemoryChange) -> bool:
