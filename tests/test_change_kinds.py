@@ -23,7 +23,7 @@ from sonetto_desktop.memory.writer import registry
 PACKAGE = Path(__file__).resolve().parent.parent / "sonetto_desktop"
 #: Modules that still spell kinds themselves (to move to ``kinds``; a module may leave, none may join).
 #: The history import is being rebuilt on the writer (issue 39, item 3).
-NOT_YET = {"history_import/runner.py", "history_import/saved_import.py"}
+NOT_YET: set[str] = set()
 #: Calls whose argument at this position is a kind (and any function of the module itself with a
 #: ``kind`` / ``action`` parameter).
 KIND_ARGS = {"Plan": 0, "Outcome": 1, "MemoryChange": 0, "record_change": 1, "_change": 1, "propose": 0}

@@ -42,6 +42,7 @@ from datetime import date, datetime
 from typing import Any
 
 from ..aio import root_scope, run_blocking
+from ..memory import kinds
 from ..memory.events import EventFeed
 from ..memory.operations import MemoryOperations
 from ..memory.review import ReviewInbox
@@ -561,7 +562,9 @@ class ImportRunner:
         return count
 
 
-_LIVE = {"add": "created", "update": "updated", "merge": "updated", "delete": "deleted"}
+_LIVE = {kinds.ADD: "created", kinds.UPDATE: "updated", kinds.MERGE: "updated", kinds.DELETE: "deleted"}
+#: History actions of an import that left a memory with new text (besides creating it).
+_REWRITES = (kinds.UPDATE, kinds.MERGE, kinds.REVERT)
 
 
 def _count_changes(run: _Run, changes: Any) -> None:
@@ -600,9 +603,9 @@ def count_changes(ops: MemoryOperations, import_id: str) -> tuple[int, int, int]
         own = [e for e in item.own_history() if of_it(e.get("turn_id"))]
         if not own:
             continue
-        if any(e.get("action") == "create" for e in own):
+        if any(e.get("action") == kinds.CREATE for e in own):
             created += 1
-        elif any(e.get("action") in ("update", "merge", "revert") for e in own):
+        elif any(e.get("action") in _REWRITES for e in own):
             updated += 1
     deleted = sum(1 for row in ops.trash() if of_it(row.get("turn_id")))
     return created, updated, deleted
@@ -637,9 +640,9 @@ def count_by_conversation(ops: MemoryOperations, ledger: ImportLedger, import_id
             cid = of_batch.get(entry.get("turn_id"))
             if cid is None:
                 continue
-            if entry.get("action") == "create":
+            if entry.get("action") == kinds.CREATE:
                 made[cid] = 0
-            elif entry.get("action") in ("update", "merge", "revert"):
+            elif entry.get("action") in _REWRITES:
                 made.setdefault(cid, 1)
         for cid, column in made.items():
             counts[cid][column] += 1

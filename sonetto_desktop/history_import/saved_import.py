@@ -15,6 +15,7 @@ import re
 from dataclasses import dataclass, field
 from typing import Any
 
+from ..memory import kinds
 from ..memory.changes import Turn, excerpt_of
 from ..memory.errors import DontRememberRefused
 from ..memory.operations import MemoryOperations
@@ -79,7 +80,7 @@ def import_saved_memories(ops: MemoryOperations, ledger: ImportLedger, entries: 
         writer = ops.as_actor(ACTOR, turn)
         try:
             if review is not None:
-                review.propose("create", description=text, theme=theme, reason="从 ChatGPT 已保存的记忆导入", turn=turn)
+                review.propose(kinds.CREATE, description=text, theme=theme, reason="从 ChatGPT 已保存的记忆导入", turn=turn)
                 result.proposals += 1
             else:
                 result.created.append(writer.add(text, theme, reason="从 ChatGPT 已保存的记忆导入").ids[0])
