@@ -156,12 +156,17 @@ def test_ctrl_c_pauses_after_the_batch_and_the_same_command_goes_on(llm_server, 
     assert len(asked_twice) == 4  # no batch was sent twice
 
 
-def test_undo_from_the_command_line_and_a_second_import(llm_server, tmp_path):
-    store = tmp_path / "memory.yaml"
+def _import_each_line(llm_server, store) -> tuple[tuple[str, ...], dict]:
+    """``history import`` of the sample history, each user line remembered: (the command's arguments, its JSON)."""
     llm_server.responder = lambda body: "好的" if any(m["role"] == "tool" for m in body["messages"]) else tool_calls(
         [("create_memory", {"content": f"用户说：{text}", "section": "身份"}) for _, text in said(body)])
     args = ("history", "--store", str(store), "--create", "import", str(fixture("history.jsonl")), "--json")
-    out = json.loads(_cli(llm_server, *args).stdout)
+    return args, json.loads(_cli(llm_server, *args).stdout)
+
+
+def test_undo_from_the_command_line_and_a_second_import(llm_server, tmp_path):
+    store = tmp_path / "memory.yaml"
+    args, out = _import_each_line(llm_server, store)
     assert set(out) == {"turns_written", "memories_created", "memories_updated", "memories_deleted", "proposals",
                         "failed_turns", "batches", "failed_batches", "error", "undo_id", "skipped_conversations"}
     assert (out["batches"], out["failed_batches"], out["error"]) == (2, 0, None)
@@ -178,10 +183,7 @@ def test_undo_from_the_command_line_and_a_second_import(llm_server, tmp_path):
 def test_undo_one_conversation_and_redo_an_import_from_the_command_line(llm_server, tmp_path):
     """Issue 38, item 4: ``history undo IMPORT --conversation ID`` and ``history redo IMPORT``."""
     store = tmp_path / "memory.yaml"
-    llm_server.responder = lambda body: "好的" if any(m["role"] == "tool" for m in body["messages"]) else tool_calls(
-        [("create_memory", {"content": f"用户说：{text}", "section": "身份"}) for _, text in said(body)])
-    args = ("history", "--store", str(store), "--create", "import", str(fixture("history.jsonl")), "--json")
-    out = json.loads(_cli(llm_server, *args).stdout)
+    args, out = _import_each_line(llm_server, store)
     everything = _texts(store)
     listed = _cli(llm_server, "history", "--store", str(store), "import", str(fixture("history.jsonl")), "--dry-run")
     ids = ["trip-2023", "work"]  # the ids the dry run lists beside each conversation

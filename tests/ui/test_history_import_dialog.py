@@ -20,6 +20,17 @@ from sonetto_desktop.history_import.sources import read_history
 pytestmark = pytest.mark.usefixtures("shanghai")
 
 
+async def _imported(app, wait):
+    """The import dialog after importing the ChatGPT sample to the end: ``(dialog, its progress panel)``."""
+    dialog = app.history_imports.open_dialog(app.window)
+    assert await dialog.open_path(fixture("chatgpt_conversations.json"))
+    await wait(lambda: dialog.start_button.isEnabled(), message="the plan")
+    dialog.start_button.click()
+    panel = dialog.progress
+    await wait(lambda: panel.title.text() == "导入完成", timeout=20, message="done")
+    return dialog, panel
+
+
 async def _confirm_undo(dialog, wait) -> str:
     """Answer 撤销导入 to the undo's question (issue 38, item 4); returns what it said."""
     def asking() -> bool:
@@ -455,12 +466,7 @@ async def test_undo_says_how_many_memories_and_can_be_redone_and_undone_again(qa
     llm_server.responder = remember_each_line
     async with running_app(qapp, app_settings(tmp_path / "data", llm_server)) as app:
         ops = app.services.memory
-        dialog = app.history_imports.open_dialog(app.window)
-        assert await dialog.open_path(fixture("chatgpt_conversations.json"))
-        await wait(lambda: dialog.start_button.isEnabled(), message="the plan")
-        dialog.start_button.click()
-        panel = dialog.progress
-        await wait(lambda: panel.title.text() == "导入完成", timeout=20, message="done")
+        dialog, panel = await _imported(app, wait)
         after = sorted(i.description for i in ops.all_items().values())
         assert len(after) == 3
 
@@ -518,12 +524,7 @@ async def test_one_conversation_of_an_import_is_undone_alone_and_brought_back(qa
     llm_server.responder = remember_each_line
     async with running_app(qapp, app_settings(tmp_path / "data", llm_server)) as app:
         ops = app.services.memory
-        dialog = app.history_imports.open_dialog(app.window)
-        assert await dialog.open_path(fixture("chatgpt_conversations.json"))
-        await wait(lambda: dialog.start_button.isEnabled(), message="the plan")
-        dialog.start_button.click()
-        panel = dialog.progress
-        await wait(lambda: panel.title.text() == "导入完成", timeout=20, message="done")
+        dialog, panel = await _imported(app, wait)
         after = sorted(i.description for i in ops.all_items().values())
         assert panel.by_conversation_button.isVisible()
 
