@@ -121,7 +121,7 @@ def test_the_policy_learns_a_local_servers_context_in_the_background(llm_server)
 
 
 def test_an_automatic_budget_follows_the_models_speed():
-    local = BudgetPolicy("http://192.168.1.5:8000/v1", "qwen", probe=lambda *a: ContextInfo(20_000, "models"))
+    local = BudgetPolicy("http://192.168.1.5:8000/v1", "qwen", probe=lambda *a: ContextInfo(40_000, "models"))
     local.learn()
     start = local.tokens()
     assert start == LOCAL_BUDGET_MAX
@@ -131,9 +131,9 @@ def test_an_automatic_budget_follows_the_models_speed():
     assert local.tokens() == int(LOCAL_BUDGET_MAX * STEP)
     for _ in range(10):
         local.observe(0.5, 8.0, local.tokens(), local.tokens())
-    assert local.tokens() == 20_000 - REQUEST_RESERVE  # at most what its context holds
+    assert local.tokens() == 40_000 - REQUEST_RESERVE  # at most what its context holds
     local.observe(6.0, 8.0, local.tokens(), local.tokens())  # slow
-    assert local.tokens() < 20_000 - REQUEST_RESERVE
+    assert local.tokens() < 40_000 - REQUEST_RESERVE
     before = local.tokens()
     local.timed_out()
     assert local.tokens() == before // 2

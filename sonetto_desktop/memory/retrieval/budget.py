@@ -20,8 +20,10 @@ per token"):
   64k-1M tokens, and the ones people use with this app (DeepSeek, Qwen, GLM, Kimi, OpenAI) cache a
   repeated prompt prefix;
 - a local server (localhost, a private address): what its context holds after the prompt, the
-  query and the answer, at most ``LOCAL_BUDGET_MAX`` (a local model reads a long prompt slowly;
-  8k reaches 0.852 at 1,000 memories with the e5 shortlist, 6k 0.836). The context is asked of the
+  query and the answer, at most ``LOCAL_BUDGET_MAX`` (a local model reads a long prompt slowly, so
+  the budget is where reach per token is still high: every set pooled, e5 shortlist, 16k reaches
+  0.935 at 1,000 memories and 0.775 at 10,000, against 0.877 / 0.712 at 8k; beyond it a token buys
+  less than half as much, and a slow machine's budget shrinks with its speed, below). The context is asked of the
   server (:func:`probe_context`: llama.cpp ``/props``, Ollama ``/api/show`` and ``/api/ps``, LM
   Studio ``/api/v0/models``, vLLM and gateways through ``/v1/models``). That matters: Ollama's
   OpenAI-compatible endpoint silently cuts a prompt longer than its context (2,048 or 4,096 tokens
@@ -90,10 +92,13 @@ CLOUD_BUDGET = 48_000
 #: even when the automatic budget is smaller (at 1,000 memories: every gold memory, where 24k reaches
 #: 0.959): the cloud budget itself.
 WHOLE_BANK = CLOUD_BUDGET
-#: A local server never gets more than this, whatever its context: a laptop model reads a prompt at
-#: 0.5-5k tokens per second, and the recall must answer within its timeout. 8k reaches 0.852 of the
-#: gold at 1,000 memories with the e5 shortlist (6k, the value before: 0.836).
-LOCAL_BUDGET_MAX = 8_000
+#: A local server starts at no more than this, whatever its context: a laptop model reads a prompt at
+#: 0.5-5k tokens per second, and the recall must answer within its timeout (a slower answer shrinks
+#: the budget, a timeout halves it: ``BudgetPolicy.observe``). Every set pooled, e5 shortlist, whole
+#: budget: 8k / 12k / 16k / 24k reach 0.877 / 0.911 / 0.935 / 0.966 at 1,000 memories and 0.712 /
+#: 0.745 / 0.775 / 0.841 at 10,000; words alone (no embeddings) 0.838 / 0.855 / 0.859 and 0.697 /
+#: 0.733 / 0.759 (docs/benchmarks.md, "Recall at scale (issue 36)": the local budget).
+LOCAL_BUDGET_MAX = 16_000
 #: A local server whose context could not be learned (halved each time it refuses a request as too long).
 LOCAL_BUDGET_UNKNOWN = LOCAL_BUDGET_MAX
 #: Adapting an automatic budget to the model's speed (shares of the recall timeout, and the factor).
@@ -103,7 +108,7 @@ FAST, SLOW, STEP = 0.25, 0.6, 1.5
 REQUEST_RESERVE = 4_000
 #: The context a local server is asked for (Ollama's ``num_ctx``): ``LOCAL_BUDGET_MAX`` and the
 #: request's reserve, rounded up to a multiple of 4,096.
-LOCAL_CONTEXT_WANTED = 12_288
+LOCAL_CONTEXT_WANTED = 20_480
 #: The smallest budget that is still worth a model call (a dozen memories).
 MIN_BUDGET = 400
 MAX_BUDGET = 2_000_000
