@@ -91,6 +91,18 @@ def import_now(names: tuple[str, ...], optional: tuple[str, ...] = ()) -> None:
             importlib.import_module(name)
         except ImportError:
             _missing.add(name)  # not looked for again
+    drop_source_cache()
+
+
+def drop_source_cache() -> None:
+    """Forget the source lines Python's line cache holds (a traceback reads what it shows again).
+    With Qt's Python binding loaded, each module imported after it is read whole into that cache and
+    kept for good: PySide6's feature switch looks for its own name in every new module's source. At
+    start-up that is 24 MB (the app's modules, numpy's, jieba's tables as source); the LLM stack's
+    first import adds more."""
+    import linecache
+
+    linecache.clearcache()
 
 
 _missing: set[str] = set()  # optional modules this version of a library does not have

@@ -36,7 +36,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from .agent_lifecycle import AgentsStarted, Agents
-from .aio import run_blocking
+from .aio import drop_source_cache, run_blocking
 from .config.settings import Settings, load_settings
 from .memory.changes import USER, MemoryChange
 from .memory import kinds
@@ -315,6 +315,18 @@ class AppServices:
         assert self._handle is not None
         recall = self._handle.recall
         await run_blocking(lambda: recall.warm_up(progress=self._events.publish))
+
+    async def settle_memory(self) -> None:
+        """Once start-up is over (the wall shown, recall warm, the writer's index built): forget the
+        source lines the imports left in Python's line cache (``aio.drop_source_cache``) and hand the C
+        heap's free pages back to the system (``trim_heap``), in a worker."""
+        from .history_import.model import trim_heap
+
+        def settle() -> None:
+            drop_source_cache()
+            trim_heap()
+
+        await run_blocking(settle)
 
     async def warm_up_writer(self) -> None:
         """With a model configured: build the writer's index now (a full read, ~1 s of Python at

@@ -337,6 +337,7 @@ class SonettoApp:
             await self.services.warm_up_writer()
         except Exception:
             log.warning("writer warm-up failed", exc_info=True)
+        await self.services.settle_memory()  # start-up is over: give back what it left behind
         if self.history_imports is not None and self.store_ok and not self._closed:
             await self.history_imports.resume_interrupted()  # an import running when the app last stopped
 

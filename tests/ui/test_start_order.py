@@ -151,3 +151,28 @@ async def test_no_false_empty_states_before_the_last_chat_and_the_cards_are_show
         assert [b.text for b in view.bubbles] == ["你好", "好呀"]
     finally:
         await app.shutdown()
+
+
+@OFFSCREEN
+async def test_start_up_leaves_no_module_source_in_the_line_cache(qapp, tmp_path, llm_server):
+    """Before: PySide6's feature switch read each module imported after it whole into ``linecache``
+    (the app's own, numpy's, jieba's tables as source: 24 MB of an empty store's 206 MB), kept for good."""
+    import linecache
+
+    from sonetto_desktop.memory import MemoryItem, SqliteMemoryManager
+    from sonetto_desktop.ui.shell import SonettoApp
+
+    data = tmp_path / "data"
+    data.mkdir()
+    store = SqliteMemoryManager(data / "memory.db")
+    store.import_items({"a1": MemoryItem("用户周末喜欢去爬山", "爱好")})
+    store.close()
+    linecache.cache["/planted/module.py"] = (11, None, ["x = 1\n"], "/planted/module.py")  # a start-up's import
+    app = SonettoApp(qapp, app_settings(data, llm_server, store_backend="sqlite"), writer_drain_timeout=2.0,
+                     interactive=False)
+    try:
+        await app.start()
+        await app.wait_until_ready()
+        assert "/planted/module.py" not in linecache.cache
+    finally:
+        await app.shutdown()

@@ -198,7 +198,9 @@ def load_for(source: Path) -> CompactFreq:
 def compact_tokenizer() -> Any:
     """A ``jieba.Tokenizer`` on jieba's default dictionary whose table is a :class:`CompactFreq`
     (never loads jieba's own dict-of-strings table)."""
-    import jieba
+    from .tokenize import import_jieba
+
+    jieba = import_jieba()
 
     source = Path(jieba.__file__).with_name(jieba.DEFAULT_DICT_NAME)
     tokenizer = jieba.Tokenizer()
