@@ -235,6 +235,30 @@ def test_every_memory_gets_a_vector_and_follows_changes(store, llm_server):
         sync.stop()
 
 
+empty_store = local_bank_fixture({}, name="empty_store")
+
+
+def test_an_empty_store_does_not_load_the_model_until_its_first_memory(empty_store, llm_server):
+    """Before: the sync asked the model who it is at once (the probe), which loads a built-in model
+    (~22 MB) in an app whose store is empty; now the first memory does."""
+    sync = VectorSync(empty_store, config(llm_server))
+    sync.start()
+    try:
+        assert sync.wait_idle(10)
+        time.sleep(0.2)
+        assert llm_server.embedding_requests == [] and sync.status.state == "idle"
+        new = empty_store.add("小林周末去爬了梧桐山。", "瞬间")
+        assert wait_for(lambda: sync.status.done == 1 and sync.status.total == 1)
+        assert memory_inputs(llm_server) == ["小林周末去爬了梧桐山。"]
+        table = open_vectors(empty_store, sync.model_key)
+        try:
+            assert set(table.fingerprints()) == {new}
+        finally:
+            table.close()
+    finally:
+        sync.stop()
+
+
 def test_a_restart_resumes_where_the_vectors_are(store, llm_server):
     first = VectorSync(store, config(llm_server, batch=1, rpm=20)).start()  # one request every 3 s
     assert wait_for(lambda: first.status.done >= 1)

@@ -305,6 +305,18 @@ class VectorSync:
                 self._reload = True
         self._model_key, self._dims, self._identified = key, table.dims, True
 
+    def _nothing_to_embed(self) -> bool:
+        """An empty store and no change waiting: nothing asks for the model yet (the built-in one holds
+        ~22 MB once loaded, and asking which model it is loads it)."""
+        if self._current or self._peek_changes()[1]:
+            return False
+        self._read_store()  # (an empty store reads in no time)
+        if self._current:
+            return False
+        with self._wake:
+            self._reload = False  # just read: empty
+        return True
+
     def _ask_consent(self, records: list, others: dict[str, int]) -> None:
         """Say that the store's vectors are another model's and wait for :meth:`consent` (or a stop)."""
         items = self._read_store()
@@ -331,6 +343,9 @@ class VectorSync:
                     if self._stop.is_set():
                         break
                 if not self._identified:
+                    if self._nothing_to_embed():  # the model is loaded when the first memory comes
+                        self._finish(table)
+                        continue
                     self._identify(table)
                     if self._stop.is_set():
                         break
