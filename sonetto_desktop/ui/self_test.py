@@ -62,6 +62,27 @@ def builtin_model_test(model: Any) -> Any:
 
 async def _checks(app: SonettoApp, out: TextIO) -> None:
     await app.start()
+    plan = app.services.embeddings_plan()
+    # the built-in model's own check loads it in a worker (its engine lets go of the GIL): beside
+    # the rest, not after it
+    model_check = asyncio.ensure_future(call(builtin_model_test, plan.builtin)) if plan.builtin is not None else None
+    try:
+        await _app_checks(app, out)
+        if model_check is not None:  # the platform's built-in embeddings model is carried and runs
+            tested = (await model_check).unwrap()
+            _require(tested.ok, tested.en)
+            print(f"  embeddings model     {plan.builtin.label}: {tested.dimensions} dims, {tested.latency_ms:.0f} ms"
+                  f"{'' if plan.runs == 'builtin' else f' (not used: {plan.runs})'}", file=out)
+        else:
+            print(f"  embeddings model     none built in here ({'endpoint' if plan.runs == 'endpoint' else 'words only'})",
+                  file=out)
+    finally:
+        if model_check is not None and not model_check.done():
+            model_check.cancel()
+            await asyncio.gather(model_check, return_exceptions=True)
+
+
+async def _app_checks(app: SonettoApp, out: TextIO) -> None:
     _require(app.window is not None and app.window.isVisible(), "main window did not show")
     _require(app.tray is not None and len(app.tray.contextMenu().actions()) >= 4, "tray menu incomplete")
     await app.services.checked()  # the window does not wait for the store's self-check; the self-test does
@@ -96,15 +117,6 @@ async def _checks(app: SonettoApp, out: TextIO) -> None:
     app.timings["recall_ready"] = (time.perf_counter() - started) * 1000
     if getattr(sys, "frozen", False):  # the bundle carries the PostgreSQL store: its driver must load
         print(f"  PostgreSQL driver    libpq {(await call(postgres_driver)).unwrap()}", file=out)
-    plan = app.services.embeddings_plan()
-    if plan.builtin is not None:  # the platform's built-in embeddings model is carried and runs
-        tested = (await call(builtin_model_test, plan.builtin)).unwrap()
-        _require(tested.ok, tested.en)
-        print(f"  embeddings model     {plan.builtin.label}: {tested.dimensions} dims, {tested.latency_ms:.0f} ms"
-              f"{'' if plan.runs == 'builtin' else f' (not used: {plan.runs})'}", file=out)
-    else:
-        print(f"  embeddings model     none built in here ({'endpoint' if plan.runs == 'endpoint' else 'words only'})",
-              file=out)
     print(f"  memories             {stored}", file=out)
     print(f"  writer               {writer.status().en}", file=out)
     print(f"  model configured     {'yes' if app.settings.is_llm_configured else 'no'}", file=out)

@@ -8,6 +8,10 @@ import subprocess
 import sys
 from pathlib import Path
 
+import pytest
+
+from shell_fixtures import OFFSCREEN_RAISE, OFFSCREEN_SIZE_HINTS, app_settings
+
 ROOT = Path(__file__).resolve().parents[2]
 
 
@@ -73,3 +77,33 @@ def test_the_postgresql_driver_check_reports_libpq():
     from sonetto_desktop.ui.self_test import postgres_driver
 
     assert postgres_driver() >= 100000  # libpq's version number, e.g. 170006 for 17.6
+
+
+@pytest.mark.qt_log_ignore(OFFSCREEN_RAISE, OFFSCREEN_SIZE_HINTS)
+async def test_the_built_in_model_is_checked_beside_the_start_not_after_it(qapp, tmp_path, llm_server, monkeypatch):
+    """Before: the self-test loaded and tried the built-in embeddings model only after every other
+    check, adding its load to the self-test's time; its engine lets go of the GIL, so it runs beside them."""
+    import io
+
+    from sonetto_desktop.ui import self_test
+    from sonetto_desktop.ui.shell import SonettoApp
+
+    app = SonettoApp(qapp, app_settings(tmp_path / "data", llm_server), writer_drain_timeout=2.0, interactive=False)
+    started_before_ready: list[bool] = []
+    real_test = self_test.builtin_model_test
+
+    def model_test(model):
+        started_before_ready.append("engine_ready" not in app.timings)
+        return real_test(model)
+
+    monkeypatch.setattr(self_test, "builtin_model_test", model_test)
+    out = io.StringIO()
+    try:
+        await self_test._checks(app, out)
+    finally:
+        await app.shutdown()
+    if app.services.embeddings_plan().builtin is None:  # a platform without a built-in model: nothing to check
+        assert "none built in here" in out.getvalue()
+        return
+    assert started_before_ready == [True]
+    assert "embeddings model     " in out.getvalue() and "dims" in out.getvalue()
