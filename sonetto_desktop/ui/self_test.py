@@ -23,6 +23,7 @@ from sonetto_desktop.ops import Count
 
 from .memory_service import call, run_op
 from .shell import SonettoApp
+from .widgets.tasks import app_scope
 
 SELF_TEST_TIMEOUT = 20.0
 
@@ -65,7 +66,8 @@ async def _checks(app: SonettoApp, out: TextIO) -> None:
     plan = app.services.embeddings_plan()
     # the built-in model's own check loads it in a worker (its engine lets go of the GIL): beside
     # the rest, not after it
-    model_check = asyncio.ensure_future(call(builtin_model_test, plan.builtin)) if plan.builtin is not None else None
+    model_check = (app_scope().spawn(call(builtin_model_test, plan.builtin), name="self-test-model", awaited=True)
+                   if plan.builtin is not None else None)
     try:
         await _app_checks(app, out)
         if model_check is not None:  # the platform's built-in embeddings model is carried and runs

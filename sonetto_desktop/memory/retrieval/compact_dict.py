@@ -197,10 +197,8 @@ def load_for(source: Path) -> CompactFreq:
 
 def compact_tokenizer() -> Any:
     """A ``jieba.Tokenizer`` on jieba's default dictionary whose table is a :class:`CompactFreq`
-    (never loads jieba's own dict-of-strings table)."""
-    from .tokenize import import_jieba
-
-    jieba = import_jieba()
+    (never loads jieba's own dict-of-strings table; the app imports jieba first: ``tokenize.import_jieba``)."""
+    import jieba
 
     source = Path(jieba.__file__).with_name(jieba.DEFAULT_DICT_NAME)
     tokenizer = jieba.Tokenizer()
