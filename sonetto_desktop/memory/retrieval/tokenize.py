@@ -128,6 +128,7 @@ _search_cut: Any = None
 # Per-build memo (cleared by release_memos): a raw jieba token -> the keys of its content words.
 _raw_words: dict[str, tuple[int, ...]] = {}
 MEMO_MAX = 10_000
+MANY_TEXTS = 32  # a batch this large is cut at once (cut.SearchCut.cut_for_search_many), smaller ones text by text
 
 
 def _clean(raw: str) -> tuple[str, ...]:
@@ -258,12 +259,13 @@ def batch_keys(texts: list[str]) -> list[np.ndarray]:
     if len(_raw_words) >= MEMO_MAX:
         release_memos()
     words_memo = _raw_words
-    cut = _cutter().cut_for_search
+    cutter = _cutter()
+    cuts = cutter.cut_for_search_many(texts) if len(texts) >= MANY_TEXTS else map(cutter.cut_for_search, texts)
     word_keys: list[int] = []
     word_counts: list[int] = []
-    for text in texts:
+    for tokens in cuts:
         start = len(word_keys)
-        for raw in cut(text) if text else ():
+        for raw in tokens:
             keys = words_memo.get(raw)
             if keys is None:
                 keys = words_memo[raw] = tuple(hash_term(WORD + w) for w in _clean(raw))
