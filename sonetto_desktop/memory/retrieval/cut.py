@@ -189,6 +189,20 @@ class SearchCut:
 
     def cut_for_search_many(self, texts: list[str]) -> list[list[str]]:
         """``[cut_for_search(text) for text in texts]`` (the same tokens), for many texts at once."""
+        plans, runs = self.plan_many(texts)
+        cuts = self.cut_runs(runs).words()
+        out = []
+        for plan in plans:
+            tokens: list[str] = []
+            for part in plan:
+                tokens += cuts[part] if type(part) is int else part
+            out.append(tokens)
+        return out
+
+    @staticmethod
+    def plan_many(texts: list[str]) -> tuple[list[list[Any]], list[str]]:
+        """(plans, runs): the distinct runs of Han characters, letters and digits of ``texts``, and for
+        each text its parts in order, a run's number in ``runs`` or the list of the tokens between runs."""
         plans: list[list[Any]] = []
         runs: dict[str, int] = {}  # each distinct run is cut once
         for text in texts:
@@ -211,20 +225,13 @@ class SearchCut:
                             pieces += piece
                     plan.append(pieces)
             plans.append(plan)
-        cuts = self._runs_words(list(runs))
-        out = []
-        for plan in plans:
-            tokens: list[str] = []
-            for part in plan:
-                tokens += cuts[part] if type(part) is int else part
-            out.append(tokens)
-        return out
+        return plans, list(runs)
 
-    def _runs_words(self, runs: list[str]) -> list[tuple[str, ...]]:
+    def cut_runs(self, runs: list[str]) -> "RunCut":
         """:meth:`_search_words` of each run: in numpy, but for a few runs much longer than the rest
         (weighing them together takes a step per character of the longest) and for a handful of runs."""
         if len(runs) < VECTOR_MIN_RUNS:
-            return [self._search_words(run) for run in runs]
+            return RunCut(len(runs), None, np.zeros(0, dtype=np.int64), dict(enumerate(map(self._search_words, runs))))
         lengths = sorted(map(len, runs), reverse=True)
         longest, cost, alone = lengths[0], STEP_CHARS * lengths[0], 0
         for at, n in enumerate(lengths):  # the longest run weighed together: the cheapest guess of the cost
@@ -233,9 +240,10 @@ class SearchCut:
             if n != lengths[at - 1] and STEP_CHARS * n + alone < cost:
                 longest, cost = n, STEP_CHARS * n + alone
             alone += n
-        together = [run for run in runs if len(run) <= longest]
-        cuts = iter(self._vector_words(together).words())
-        return [next(cuts) if len(run) <= longest else self._search_words(run) for run in runs]
+        together = [number for number, run in enumerate(runs) if len(run) <= longest]
+        others = {number: self._search_words(run) for number, run in enumerate(runs) if len(run) > longest}
+        return RunCut(len(runs), self._vector_words([runs[i] for i in together]),
+                      np.array(together, dtype=np.int64), others)
 
     def _vector_words(self, runs: list[str]) -> "RunWords":
         """:meth:`_search_words` of runs of Han characters, letters and digits (never empty), at once."""
@@ -313,6 +321,27 @@ class RunWords:
         found = [text[a:b] for a, b in zip(self.begin.tolist(), self.end.tolist(), strict=True)]
         edges = self.first.tolist()
         return [tuple(found[a:b]) for a, b in zip(edges, edges[1:], strict=False)]
+
+
+class RunCut:
+    """The words of many runs (:meth:`SearchCut.cut_runs`): runs ``numbers[k]`` are run ``k`` of
+    ``together`` (cut at once), the others are in ``alone`` (run number -> its words)."""
+
+    __slots__ = ("count", "together", "numbers", "alone")
+
+    def __init__(self, count: int, together: RunWords | None, numbers: np.ndarray,
+                 alone: dict[int, tuple[str, ...]]) -> None:
+        self.count, self.together, self.numbers, self.alone = count, together, numbers, alone
+
+    def words(self) -> list[tuple[str, ...]]:
+        """Every run's words, by run number."""
+        out: list[tuple[str, ...]] = [()] * self.count
+        if self.together is not None:
+            for number, words in zip(self.numbers.tolist(), self.together.words(), strict=True):
+                out[number] = words
+        for number, words in self.alone.items():
+            out[number] = words
+        return out
 
 
 def _route_words(text: str, codes: np.ndarray, starts: np.ndarray, left: np.ndarray, choice: np.ndarray,
