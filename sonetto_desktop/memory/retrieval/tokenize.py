@@ -311,11 +311,18 @@ _stop_keys: np.ndarray | None = None
 
 
 def _stop_word_keys() -> np.ndarray:
-    """The keys of the Chinese stop words, sorted (for np.isin)."""
+    """The keys of the stop words, sorted (for _is_stop_word)."""
     global _stop_keys  # computed once, a constant
     if _stop_keys is None:
-        _stop_keys = np.unique(np.array([hash_term(WORD + w) for w in STOP_WORDS], dtype=np.uint64))
+        # sorted in Python: np.unique of plain values imports numpy.ma (0.5 MB of code kept for good)
+        _stop_keys = np.array(sorted({hash_term(WORD + w) for w in STOP_WORDS}), dtype=np.uint64)
     return _stop_keys
+
+
+def _is_stop_word(keys: np.ndarray) -> np.ndarray:
+    """Whether each key is a stop word's (a binary search: np.isin imports numpy.ma, see above)."""
+    stop = _stop_word_keys()
+    return stop[np.minimum(np.searchsorted(stop, keys), len(stop) - 1)] == keys
 
 
 def _many_word_keys(texts: list[str]) -> tuple[np.ndarray, np.ndarray]:
@@ -337,11 +344,11 @@ def _many_word_keys(texts: list[str]) -> tuple[np.ndarray, np.ndarray]:
         han = (latin[end] == latin[begin]) & (length <= 3)
         number = np.repeat(cut.numbers, np.diff(together.first))
         keys = _exact_word_keys(codes, begin[han], length[han])
-        kept = ~np.isin(keys, _stop_word_keys())  # _clean: a stop word has no key
+        kept = ~_is_stop_word(keys)  # _clean: a stop word has no key
         firsts = codes[begin[han]]
         alone = _exact_word_keys(codes, begin[han], np.ones(int(han.sum()), dtype=np.int64))
         doubled = kept & (length[han] == 2) & (firsts == codes[np.minimum(begin[han] + 1, len(codes) - 1)])
-        doubled &= ~np.isin(alone, _stop_word_keys())  # _clean: 听听 -> 听听 and 听
+        doubled &= ~_is_stop_word(alone)  # _clean: 听听 -> 听听 and 听
         run_keys += [keys[kept], alone[doubled]]
         run_numbers += [number[han][kept], number[han][doubled]]
         text = together.text
