@@ -83,8 +83,20 @@ def test_both_cuts_keep_the_pinned_tokens_of_a_varied_sample(jieba_compact):
     assert cutter.cut_for_search_many(texts[:3]) == pinned[:3]  # a handful of runs: cut one by one
     _, runs = cutter.plan_many(texts)
     split = cutter.cut_runs(runs)
-    assert split.together is not None and split.alone  # both ways were taken: numpy, and the long run alone
-    assert max(map(len, runs)) > max(len(runs[i]) for i in split.numbers.tolist())
+    assert len(split.together) == 1 and split.alone  # both ways were taken: numpy, and the long run alone
+    assert max(map(len, runs)) > max(len(runs[i]) for i in split.together[0][1].tolist())
+
+
+def test_a_bulk_cut_of_many_characters_is_weighed_in_parts(jieba_compact, monkeypatch):
+    from sonetto_desktop.memory.retrieval import cut
+
+    monkeypatch.setattr(cut, "PART_CHARS", 40)
+    texts, pinned = pinned_sample()
+    cutter = tok._cutter()
+    assert len(cutter.cut_runs(cutter.plan_many(texts)[1]).together) > 3
+    assert cutter.cut_for_search_many(texts) == pinned
+    tok.release_memos()
+    assert [Counter(k.tolist()) for k in tok.batch_keys(texts)] == [Counter(tok.batch_keys([t])[0].tolist()) for t in texts]
 
 
 def test_bulk_keys_are_the_keys_of_each_memory_alone(jieba_compact):

@@ -44,6 +44,7 @@ ABSENT = 1.0  # a memoised weight above every real one (those are logs of probab
 RUN_MEMO_CHARS = 12  # runs up to this long are remembered whole
 # cut_for_search_many: fewer runs than this are cut one by one
 VECTOR_MIN_RUNS = 12
+PART_CHARS = 1 << 15  # characters weighed at once, at most (the weights: 8 bytes per character and length)
 STEP_CHARS = 8  # one step of weighing many runs at once costs about as much as cutting this many characters alone
 
 
@@ -231,7 +232,7 @@ class SearchCut:
         """:meth:`_search_words` of each run: in numpy, but for a few runs much longer than the rest
         (weighing them together takes a step per character of the longest) and for a handful of runs."""
         if len(runs) < VECTOR_MIN_RUNS:
-            return RunCut(len(runs), None, np.zeros(0, dtype=np.int64), dict(enumerate(map(self._search_words, runs))))
+            return RunCut(len(runs), [], dict(enumerate(map(self._search_words, runs))))
         lengths = sorted(map(len, runs), reverse=True)
         longest, cost, alone = lengths[0], STEP_CHARS * lengths[0], 0
         for at, n in enumerate(lengths):  # the longest run weighed together: the cheapest guess of the cost
@@ -240,10 +241,19 @@ class SearchCut:
             if n != lengths[at - 1] and STEP_CHARS * n + alone < cost:
                 longest, cost = n, STEP_CHARS * n + alone
             alone += n
-        together = [number for number, run in enumerate(runs) if len(run) <= longest]
-        others = {number: self._search_words(run) for number, run in enumerate(runs) if len(run) > longest}
-        return RunCut(len(runs), self._vector_words([runs[i] for i in together]),
-                      np.array(together, dtype=np.int64), others)
+        parts, part, chars = [], [], 0
+        for number, run in enumerate(runs):  # bounded parts: numpy's arrays hold a row per character
+            if len(run) <= longest:
+                if chars + len(run) > PART_CHARS and part:
+                    parts.append(part)
+                    part, chars = [], 0
+                part.append(number)
+                chars += len(run) + 1
+        if part:
+            parts.append(part)
+        alone = {number: self._search_words(run) for number, run in enumerate(runs) if len(run) > longest}
+        return RunCut(len(runs), [(self._vector_words([runs[i] for i in numbers]), np.array(numbers, dtype=np.int64))
+                                  for numbers in parts], alone)
 
     def _vector_words(self, runs: list[str]) -> "RunWords":
         """:meth:`_search_words` of runs of Han characters, letters and digits (never empty), at once."""
@@ -306,7 +316,7 @@ class SearchCut:
 
 
 class RunWords:
-    """The words of many runs cut at once (:meth:`SearchCut.run_words`): runs joined with a separator
+    """The words of many runs cut at once (:meth:`SearchCut.cut_runs`): runs joined with a separator
     into ``text`` (``codes``: its code points), and the words of run ``r`` are the spans
     ``text[begin[i] : end[i]]`` for ``i`` in ``range(first[r], first[r + 1])``, in the cut's order."""
 
@@ -324,20 +334,21 @@ class RunWords:
 
 
 class RunCut:
-    """The words of many runs (:meth:`SearchCut.cut_runs`): runs ``numbers[k]`` are run ``k`` of
-    ``together`` (cut at once), the others are in ``alone`` (run number -> its words)."""
+    """The words of many runs (:meth:`SearchCut.cut_runs`): ``together`` holds parts cut at once, each
+    a :class:`RunWords` and the run numbers of its runs in order; the others are in ``alone`` (run
+    number -> its words)."""
 
-    __slots__ = ("count", "together", "numbers", "alone")
+    __slots__ = ("count", "together", "alone")
 
-    def __init__(self, count: int, together: RunWords | None, numbers: np.ndarray,
+    def __init__(self, count: int, together: list[tuple[RunWords, np.ndarray]],
                  alone: dict[int, tuple[str, ...]]) -> None:
-        self.count, self.together, self.numbers, self.alone = count, together, numbers, alone
+        self.count, self.together, self.alone = count, together, alone
 
     def words(self) -> list[tuple[str, ...]]:
         """Every run's words, by run number."""
         out: list[tuple[str, ...]] = [()] * self.count
-        if self.together is not None:
-            for number, words in zip(self.numbers.tolist(), self.together.words(), strict=True):
+        for part, numbers in self.together:
+            for number, words in zip(numbers.tolist(), part.words(), strict=True):
                 out[number] = words
         for number, words in self.alone.items():
             out[number] = words

@@ -252,8 +252,9 @@ def _short_keys(texts: list[str]) -> tuple[np.ndarray, np.ndarray]:
 def batch_keys(texts: list[str]) -> list[np.ndarray]:
     """For each text, the index keys (``postings.term_key``) of :func:`document_terms`, with repeats
     (in another order), as uint64 arrays. Characters and bigrams are keyed for the whole batch at
-    once with numpy; a raw jieba token seen before in this build costs one dictionary lookup
-    (``release_memos`` forgets them)."""
+    once with numpy; so are the words of a batch of ``MANY_TEXTS`` or more (cut at once, see
+    :func:`_many_word_keys`); a smaller batch is cut text by text, as a query is. A raw token keyed
+    one by one is remembered for the rest of the build (``release_memos`` forgets them)."""
     if not texts:
         return []
     if len(_raw_words) >= MEMO_MAX:
@@ -336,13 +337,12 @@ def _many_word_keys(texts: list[str]) -> tuple[np.ndarray, np.ndarray]:
     run_numbers: list[np.ndarray] = []
     listed: list[int] = []  # keys of the other tokens, and the run they come from
     listed_runs: list[int] = []
-    together = cut.together
-    if together is not None:
+    for together, numbers in cut.together:
         codes, begin, end = together.codes, together.begin, together.end
         length = end - begin
         latin = np.concatenate(([0], np.cumsum(codes < 0x80)))  # the rest of a run's characters are Han ones
         han = (latin[end] == latin[begin]) & (length <= 3)
-        number = np.repeat(cut.numbers, np.diff(together.first))
+        number = np.repeat(numbers, np.diff(together.first))
         keys = _exact_word_keys(codes, begin[han], length[han])
         kept = ~_is_stop_word(keys)  # _clean: a stop word has no key
         firsts = codes[begin[han]]
