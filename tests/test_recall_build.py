@@ -65,6 +65,76 @@ def test_the_cut_is_jiebas_with_jiebas_own_table():
         assert cutter.cut_for_search(text) == full.lcut_for_search(text, HMM=False), text
 
 
+def pinned_sample() -> tuple[list[str], list[list[str]]]:
+    pinned = yaml.safe_load((FIXTURES / "cut_pinned.yaml").read_text(encoding="utf-8"))
+    return [str(p["text"]) for p in pinned], [[str(t) for t in p["tokens"]] for p in pinned]
+
+
+def test_both_cuts_keep_the_pinned_tokens_of_a_varied_sample(jieba_compact):
+    """Chinese, English, mixed, digits, emoji, Cantonese, typos, traditional characters, whitespace, a
+    long unpunctuated run: the bulk build's cut gives what the one-by-one cut gave before it existed."""
+    texts, pinned = pinned_sample()
+    cutter = tok._cutter()
+    assert [cutter.cut_for_search(text) for text in texts] == pinned
+    assert [jieba_compact.lcut_for_search(text, HMM=False) for text in texts] == pinned
+    cutter.clear()
+    assert cutter.cut_for_search_many(texts) == pinned
+    assert cutter.cut_for_search_many(texts[::-1] * 2) == pinned[::-1] * 2  # runs recurring across texts
+    assert cutter.cut_for_search_many(texts[:3]) == pinned[:3]  # a handful of runs: cut one by one
+    _, runs = cutter.plan_many(texts)
+    split = cutter.cut_runs(runs)
+    assert len(split.together) == 1 and split.alone  # both ways were taken: numpy, and the long run alone
+    assert max(map(len, runs)) > max(len(runs[i]) for i in split.together[0][1].tolist())
+
+
+def test_a_bulk_cut_of_many_characters_is_weighed_in_parts(jieba_compact, monkeypatch):
+    from sonetto_desktop.memory.retrieval import cut
+
+    monkeypatch.setattr(cut, "PART_CHARS", 40)
+    texts, pinned = pinned_sample()
+    cutter = tok._cutter()
+    assert len(cutter.cut_runs(cutter.plan_many(texts)[1]).together) > 3
+    assert cutter.cut_for_search_many(texts) == pinned
+    tok.release_memos()
+    assert [Counter(k.tolist()) for k in tok.batch_keys(texts)] == [Counter(tok.batch_keys([t])[0].tolist()) for t in texts]
+
+
+def test_bulk_keys_are_the_keys_of_each_memory_alone(jieba_compact):
+    texts, _ = pinned_sample()
+    texts = texts + sample_texts()
+    assert len(texts) >= tok.MANY_TEXTS
+    tok.release_memos()
+    bulk = tok.batch_keys(texts)
+    tok.release_memos()
+    for text, keys in zip(texts, bulk, strict=True):
+        assert Counter(keys.tolist()) == Counter(term_key(t) for t in tok.document_terms(text)), text
+
+
+def test_a_tie_between_two_routes_goes_to_the_longer_first_word_in_both_cuts():
+    """甲乙|丙 and 甲|乙丙 weigh exactly the same (4 * 2 both ways): jieba keeps the route whose first
+    word ends later (max over (score, end) pairs)."""
+    from sonetto_desktop.memory.retrieval.compact_dict import build
+    from sonetto_desktop.memory.retrieval.cut import SearchCut
+
+    table = build(line.encode() for line in ["甲乙 4", "乙丙 4", "甲 2", "乙 2", "丙 2", "丁 3"])
+    cutter = SearchCut(table)
+    texts = ["甲乙丙"] + ["丁" * n for n in range(1, 16)]
+    assert cutter.cut_for_search("甲乙丙") == ["甲乙", "丙"]
+    assert cutter.cut_for_search_many(texts) == [cutter.cut_for_search(text) for text in texts]
+    assert cutter.cut_for_search_many(texts)[0] == ["甲乙", "丙"]
+
+
+@settings(max_examples=60, deadline=None)
+@given(st.lists(st.text(alphabet=st.sampled_from(POOL + "听听看看哈哈"), max_size=40), min_size=32, max_size=48))
+def test_the_bulk_cut_is_the_one_by_one_cut_on_any_texts(texts):
+    tok.warm_up()
+    cutter = tok._cutter()
+    assert cutter.cut_for_search_many(texts) == [cutter.cut_for_search(text) for text in texts]
+    bulk = tok.batch_keys(texts)
+    for text, keys in zip(texts, bulk, strict=True):
+        assert Counter(keys.tolist()) == Counter(tok.batch_keys([text])[0].tolist()), text
+
+
 def test_document_keys_are_the_keys_of_document_terms():
     tok.warm_up()
     for text in sample_texts():

@@ -25,6 +25,8 @@ from array import array
 from pathlib import Path
 from typing import Any
 
+import numpy as np
+
 from ..files import atomic_file
 
 log = logging.getLogger(__name__)
@@ -58,7 +60,7 @@ def stable_hash(word: str) -> int:
 class CompactFreq:
     """A read-only ``{word: frequency}`` over an open-addressed key array and a frequency array."""
 
-    __slots__ = ("_keys", "_freqs", "_mask", "_count", "total")
+    __slots__ = ("_keys", "_freqs", "_mask", "_count", "total", "_views")
 
     def __init__(self, keys: array, freqs: array, count: int, total: int) -> None:
         if len(keys) != len(freqs) or len(keys) & (len(keys) - 1) or not len(keys):
@@ -68,6 +70,7 @@ class CompactFreq:
         self._mask = len(keys) - 1
         self._count = count
         self.total = total
+        self._views: tuple[np.ndarray, np.ndarray] | None = None
 
     def __len__(self) -> int:
         return self._count
@@ -86,6 +89,27 @@ class CompactFreq:
             if found == _EMPTY:
                 return -1
             i = (i + 1) & mask
+
+    def lookup_keys(self, keys: np.ndarray) -> np.ndarray:
+        """:meth:`lookup` of many words at once, given their :func:`stable_hash` keys (int64): the
+        frequencies, -1 where a key is no entry. The same probe as ``lookup``, in numpy."""
+        if self._views is None:  # the arrays themselves, not copies
+            self._views = (np.frombuffer(self._keys, dtype=np.int64),
+                           np.frombuffer(self._freqs, dtype=np.dtype(f"i{self._freqs.itemsize}")))
+        table, freqs = self._views
+        keys = np.asarray(keys, dtype=np.int64)
+        out = np.full(len(keys), -1, dtype=np.int64)
+        mask = np.uint64(self._mask)
+        # ((key * _MIX) >> 32) & mask keeps bits 32.. of the product: the same in 64-bit wrapping arithmetic
+        slot = ((keys.view(np.uint64) * np.uint64(_MIX)) >> np.uint64(32)) & mask
+        todo = np.arange(len(keys))
+        while len(todo):
+            found = table[slot]
+            hit = found == keys
+            out[todo[hit]] = freqs[slot[hit]]
+            going = ~hit & (found != _EMPTY)
+            todo, keys, slot = todo[going], keys[going], (slot[going] + np.uint64(1)) & mask
+        return out
 
     def __contains__(self, word: object) -> bool:
         return self.lookup(word) >= 0  # type: ignore[arg-type]

@@ -194,19 +194,20 @@ class Postings:
         self._staged_keys = []
         staged = _numpy(self._staged_docs, np.int64)
         slots = np.repeat(staged.astype(np.uint32), _numpy(self._staged_sizes, np.int64))
-        # one stable sort by key gives each document's distinct terms and counts in (key, slot) order
-        # (the slots were staged in increasing order)
-        order = np.argsort(keys, kind="stable")
-        keys, slots = keys[order], slots[order]
-        del order
         if len(keys):
-            new = np.concatenate(([True], (keys[1:] != keys[:-1]) | (slots[1:] != slots[:-1])))
-            firsts = np.flatnonzero(new)
-            del new
-            counts = np.diff(np.append(firsts, len(keys)))
-            keys, slots = keys[firsts], slots[firsts]
+            # each posting as one number, the rank of its key then its slot: one plain sort of them gives
+            # each document's distinct terms and counts in (key, slot) order (a stable argsort of the
+            # keys took 5x as long)
+            distinct, rank = np.unique(keys, return_inverse=True)
+            pairs = np.sort((rank.astype(np.uint64) << np.uint64(32)) | slots)
+            del keys, slots, rank
+            firsts = np.flatnonzero(np.concatenate(([True], pairs[1:] != pairs[:-1])))
+            counts = np.diff(np.append(firsts, len(pairs)))
+            pairs = pairs[firsts]
+            keys = distinct[(pairs >> np.uint64(32)).astype(np.intp)]
+            slots = (pairs & np.uint64(0xFFFFFFFF)).astype(np.uint32)
             tfs = np.minimum(counts, TF_MAX).astype(np.uint8)
-            del firsts, counts
+            del firsts, counts, pairs, distinct
         else:
             tfs = np.empty(0, dtype=np.uint8)
         lengths = np.bincount(slots, weights=tfs, minlength=self.n_slots)[: self.n_slots].astype(np.uint32)

@@ -24,7 +24,7 @@ from typing import Any, Iterable
 
 import numpy as np
 
-from .postings import hash_term
+from .postings import _KINDS, hash_term
 
 WORD, BIGRAM, CHAR = "w:", "b:", "c:"
 # Bump when document_terms() changes what it produces: saved indexes made before are rebuilt.
@@ -150,6 +150,7 @@ _search_cut: Any = None
 # Per-build memo (cleared by release_memos): a raw jieba token -> the keys of its content words.
 _raw_words: dict[str, tuple[int, ...]] = {}
 MEMO_MAX = 10_000
+MANY_TEXTS = 32  # a batch this large is cut at once (cut.SearchCut.cut_for_search_many), smaller ones text by text
 
 
 def _clean(raw: str) -> tuple[str, ...]:
@@ -273,33 +274,145 @@ def _short_keys(texts: list[str]) -> tuple[np.ndarray, np.ndarray]:
 def batch_keys(texts: list[str]) -> list[np.ndarray]:
     """For each text, the index keys (``postings.term_key``) of :func:`document_terms`, with repeats
     (in another order), as uint64 arrays. Characters and bigrams are keyed for the whole batch at
-    once with numpy; a raw jieba token seen before in this build costs one dictionary lookup
-    (``release_memos`` forgets them)."""
+    once with numpy; so are the words of a batch of ``MANY_TEXTS`` or more (cut at once, see
+    :func:`_many_word_keys`); a smaller batch is cut text by text, as a query is. A raw token keyed
+    one by one is remembered for the rest of the build (``release_memos`` forgets them)."""
     if not texts:
         return []
     if len(_raw_words) >= MEMO_MAX:
         release_memos()
-    words_memo = _raw_words
-    cut = _cutter().cut_for_search
-    word_keys: list[int] = []
-    word_counts: list[int] = []
-    for text in texts:
-        start = len(word_keys)
-        for raw in cut(text) if text else ():
-            keys = words_memo.get(raw)
-            if keys is None:
-                keys = words_memo[raw] = tuple(hash_term(WORD + w) for w in _clean(raw))
-            word_keys += keys
-        word_counts.append(len(word_keys) - start)
-    short, short_owner = _short_keys(texts)
     n = len(texts)
-    keys = np.concatenate((np.array(word_keys, dtype=np.uint64), short))
-    owner = np.concatenate((np.repeat(np.arange(n, dtype=np.int64), word_counts), short_owner))
+    if n >= MANY_TEXTS:
+        word_keys, word_owner = _many_word_keys(texts)
+    else:
+        listed: list[int] = []
+        counts: list[int] = []
+        cut = _cutter().cut_for_search
+        for text in texts:
+            start = len(listed)
+            for raw in cut(text) if text else ():
+                listed += _raw_keys(raw)
+            counts.append(len(listed) - start)
+        word_keys = np.array(listed, dtype=np.uint64)
+        word_owner = np.repeat(np.arange(n, dtype=np.int64), counts)
+    short, short_owner = _short_keys(texts)
+    keys = np.concatenate((word_keys, short))
+    owner = np.concatenate((word_owner, short_owner))
     order = np.argsort(owner, kind="stable")
     keys = keys[order]
     edges = np.zeros(n + 1, dtype=np.int64)
     np.cumsum(np.bincount(owner, minlength=n), out=edges[1:])
     return [keys[edges[i] : edges[i + 1]] for i in range(n)]
+
+
+def _raw_keys(raw: str) -> tuple[int, ...]:
+    """The keys of the content words of one raw token of the cut (remembered until ``release_memos``)."""
+    keys = _raw_words.get(raw)
+    if keys is None:
+        keys = _raw_words[raw] = tuple(hash_term(WORD + w) for w in _clean(raw))
+    return keys
+
+
+_W_KIND = np.uint64(_KINDS[WORD] << 62)
+_U = np.uint64
+
+
+def _exact_word_keys(codes: np.ndarray, begin: np.ndarray, length: np.ndarray) -> np.ndarray:
+    """``hash_term(WORD + text[b : b + n])`` of words of one to three characters below U+100000, given
+    the text's code points: the kind, the length and the code points, as postings.hash_term packs them."""
+    last = len(codes) - 1
+    first = codes[begin].astype(np.uint64)
+    second = codes[np.minimum(begin + 1, last)].astype(np.uint64)
+    third = codes[np.minimum(begin + 2, last)].astype(np.uint64)
+    body = np.where(length == 1, first,
+                    np.where(length == 2, (first << _U(20)) | second, (first << _U(40)) | (second << _U(20)) | third))
+    size = length.astype(np.uint64)
+    return _W_KIND | (size << (size * _U(20))) | body
+
+
+_stop_keys: np.ndarray | None = None
+
+
+def _stop_word_keys() -> np.ndarray:
+    """The keys of the stop words, sorted (for _is_stop_word)."""
+    global _stop_keys  # computed once, a constant
+    if _stop_keys is None:
+        # sorted in Python: np.unique of plain values imports numpy.ma (0.5 MB of code kept for good)
+        _stop_keys = np.array(sorted({hash_term(WORD + w) for w in STOP_WORDS}), dtype=np.uint64)
+    return _stop_keys
+
+
+def _is_stop_word(keys: np.ndarray) -> np.ndarray:
+    """Whether each key is a stop word's (a binary search: np.isin imports numpy.ma, see above)."""
+    stop = _stop_word_keys()
+    return stop[np.minimum(np.searchsorted(stop, keys), len(stop) - 1)] == keys
+
+
+def _many_word_keys(texts: list[str]) -> tuple[np.ndarray, np.ndarray]:
+    """(keys, text numbers) of the ``w:`` terms of ``texts``: :func:`_raw_keys` of every token of the cut,
+    the same keys with repeats. The words of Chinese characters only of up to three characters (most of
+    them) are keyed in numpy from the cut's spans (``cut.RunWords``); other tokens as one by one."""
+    cutter = _cutter()
+    plans, runs = cutter.plan_many(texts)
+    cut = cutter.cut_runs(runs)
+    run_keys: list[np.ndarray] = []
+    run_numbers: list[np.ndarray] = []
+    listed: list[int] = []  # keys of the other tokens, and the run they come from
+    listed_runs: list[int] = []
+    for together, numbers in cut.together:
+        codes, begin, end = together.codes, together.begin, together.end
+        length = end - begin
+        latin = np.concatenate(([0], np.cumsum(codes < 0x80)))  # the rest of a run's characters are Han ones
+        han = (latin[end] == latin[begin]) & (length <= 3)
+        number = np.repeat(numbers, np.diff(together.first))
+        keys = _exact_word_keys(codes, begin[han], length[han])
+        kept = ~_is_stop_word(keys)  # _clean: a stop word has no key
+        firsts = codes[begin[han]]
+        alone = _exact_word_keys(codes, begin[han], np.ones(int(han.sum()), dtype=np.int64))
+        doubled = kept & (length[han] == 2) & (firsts == codes[np.minimum(begin[han] + 1, len(codes) - 1)])
+        doubled &= ~_is_stop_word(alone)  # _clean: 听听 -> 听听 and 听
+        run_keys += [keys[kept], alone[doubled]]
+        run_numbers += [number[han][kept], number[han][doubled]]
+        text = together.text
+        for a, b, r in zip(begin[~han].tolist(), end[~han].tolist(), number[~han].tolist(), strict=True):
+            found = _raw_keys(text[a:b])
+            listed += found
+            listed_runs += [r] * len(found)
+    for r, words in cut.alone.items():
+        for raw in words:
+            found = _raw_keys(raw)
+            listed += found
+            listed_runs += [r] * len(found)
+    keys = np.concatenate([*run_keys, np.array(listed, dtype=np.uint64)])
+    number = np.concatenate([*run_numbers, np.array(listed_runs, dtype=np.int64)])
+    order = np.argsort(number, kind="stable")
+    keys = keys[order]
+    per_run = np.bincount(number, minlength=len(runs))
+    run_first = np.zeros(len(runs) + 1, dtype=np.int64)
+    np.cumsum(per_run, out=run_first[1:])
+    # each text: the keys of its runs (a run may recur in many texts) and of the tokens between them
+    uses_text: list[int] = []
+    uses_run: list[int] = []
+    loose: list[int] = []
+    loose_owner: list[int] = []
+    for i, plan in enumerate(plans):
+        for part in plan:
+            if type(part) is int:
+                uses_text.append(i)
+                uses_run.append(part)
+            else:
+                for raw in part:
+                    found = _raw_keys(raw)
+                    if found:
+                        loose += found
+                        loose_owner += [i] * len(found)
+    used = np.array(uses_run, dtype=np.int64)
+    counts = per_run[used]
+    starts = np.repeat(run_first[used] - np.cumsum(counts) + counts, counts)
+    picked = keys[starts + np.arange(int(counts.sum()))]
+    owner = np.repeat(np.array(uses_text, dtype=np.int64), counts)
+    return (np.concatenate((picked, np.array(loose, dtype=np.uint64))),
+            np.concatenate((owner, np.array(loose_owner, dtype=np.int64))))
 
 
 def document_keys(text: str) -> np.ndarray:
