@@ -14,7 +14,8 @@ call's own CPU per turn (issue 37). Per round:
 3. the calls run one at a time, in the model's order (writes, and their events, in a predictable
    order), each counted by the guard first: a call past a limit is answered "已停止" and not run; a
    tool that does not exist is answered with the tool list; a tool's refusal (``ToolException``) or
-   bad arguments come back as an error ``ToolMessage`` the model sees, and the run goes on. Anything
+   arguments its schema refuses come back as an error ``ToolMessage`` the model sees, and the run
+   goes on. Anything
    else a tool raises (the disk, the memory server) fails the run, as a model failure does: the
    writer takes its writes back and retries the turn.
 
@@ -31,6 +32,7 @@ from typing import Any, Callable, Sequence
 from langchain_core.messages import AIMessage, BaseMessage, SystemMessage, ToolMessage
 from langchain_core.runnables import RunnableConfig
 from langchain_core.tools import BaseTool
+from pydantic import ValidationError
 
 from ...aio import run_blocking
 from .budget import should_end
@@ -41,6 +43,8 @@ from .resume import TurnRecorder, answer_recorded, recorded_reply, remember_repl
 #: models the writer was tuned with know it).
 UNKNOWN_TOOL = "Error: {requested_tool} is not a valid tool, try one of [{available_tools}]."
 STOPPED = "已停止：{detail}"
+#: What a call whose arguments its tool's schema refused is answered (a tool without a wording of its own).
+BAD_ARGUMENTS = "错误：{tool} 的参数不对（{errors}）。请改正后重试。"
 
 
 class StepLimit(Exception):
@@ -110,7 +114,13 @@ class ToolLoop:
 
     @staticmethod
     def invoke(tool: BaseTool, call: dict, config: RunnableConfig) -> ToolMessage:
-        result = tool.invoke({**call, "type": "tool_call"}, config)
+        try:
+            result = tool.invoke({**call, "type": "tool_call"}, config)
+        except ValidationError as exc:  # the writer's tools word their own (``registry.validation_message``)
+            errors = "; ".join(f"{'.'.join(str(p) for p in e.get('loc', ()))}: {e.get('msg', '')}"
+                               for e in exc.errors())
+            return ToolMessage(content=BAD_ARGUMENTS.format(tool=tool.name, errors=errors), tool_call_id=call["id"],
+                               name=tool.name, status="error")
         if isinstance(result, ToolMessage):
             return result
         return ToolMessage(content=str(result), tool_call_id=call["id"], name=tool.name)

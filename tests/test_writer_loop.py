@@ -1,0 +1,115 @@
+"""The writer's tool loop (``memory/writer/tool_loop.py``, issue 37): a plain ReAct loop over
+``ChatOpenAI.bind_tools``, real HTTP to the scripted server. What a tool refuses is answered to the
+model and the run goes on; a store failure fails the run; a model that keeps calling tools meets the
+round limit; and the writer's path (imports, other apps' turns) never loads LangGraph's agent."""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+from langchain_core.messages import HumanMessage, SystemMessage, ToolMessage
+from langchain_core.tools import StructuredTool, ToolException
+
+from llm_server import tool_calls
+from sonetto_desktop.memory.writer.tool_loop import StepLimit, ToolLoop, run_tools_sync
+
+HERE = Path(__file__).resolve().parent
+SYSTEM = SystemMessage(content="你是记忆管理员。")
+
+
+def tools(seen: list[str]) -> list[StructuredTool]:
+    def note(text: str) -> str:
+        """记下一句话。"""
+        if text == "secret":
+            raise ToolException("错误：这句话像是密码，不能记。")
+        if text == "disk":
+            raise OSError(28, "No space left on device")
+        seen.append(text)
+        return f"已记下：{text}"
+
+    def look() -> str:
+        """看看记下了什么。"""
+        return "、".join(seen) or "（空）"
+
+    return [StructuredTool.from_function(note, handle_tool_error=True),
+            StructuredTool.from_function(look, handle_tool_error=True)]
+
+
+def tool_answers(body: dict) -> list[str]:
+    return [m["content"] for m in body["messages"] if m["role"] == "tool"]
+
+
+async def test_a_refusing_tool_and_an_unknown_tool_are_answered_to_the_model_and_the_run_goes_on(llm_server,
+                                                                                                  make_llm):
+    seen: list[str] = []
+    llm_server.add_tool_calls([("note", {"text": "secret"}), ("remember_all", {}), ("note", {"text": "猫"}),
+                               ("note", {})])
+    llm_server.add_text("好的")
+    loop = ToolLoop(make_llm(), tools(seen), max_rounds=5)
+    messages = await loop.run(SYSTEM, [HumanMessage(content="我养了猫")], {})
+    assert seen == ["猫"]  # the calls after the refused one still ran, in the model's order
+    answers = tool_answers(llm_server.requests[1])
+    assert answers[0] == "错误：这句话像是密码，不能记。"
+    assert "remember_all is not a valid tool" in answers[1] and "note, look" in answers[1]
+    assert answers[2] == "已记下：猫" and "text" in answers[3]  # bad arguments: said, not raised
+    statuses = [m.status for m in messages if isinstance(m, ToolMessage)]
+    assert statuses == ["error", "error", "success", "error"] and messages[-1].content == "好的"
+    assert len(llm_server.requests) == 2
+
+
+async def test_a_round_of_writes_that_all_succeeded_ends_the_run_without_asking_again(llm_server, make_llm):
+    seen: list[str] = []
+    llm_server.add_tool_calls([("note", {"text": "猫"}), ("note", {"text": "狗"})])
+    messages = await ToolLoop(make_llm(), tools(seen), max_rounds=5).run(SYSTEM, [HumanMessage(content="猫和狗")], {})
+    assert seen == ["猫", "狗"] and len(llm_server.requests) == 1 and isinstance(messages[-1], ToolMessage)
+
+
+async def test_a_store_failure_in_a_tool_fails_the_run(llm_server, make_llm):
+    llm_server.add_tool_calls([("note", {"text": "disk"})])
+    with pytest.raises(OSError, match="No space"):  # the writer takes the run back and retries the turn
+        await ToolLoop(make_llm(), tools([]), max_rounds=5).run(SYSTEM, [HumanMessage(content="x")], {})
+
+
+async def test_a_model_that_keeps_calling_tools_meets_the_round_limit(llm_server, make_llm):
+    llm_server.default = tool_calls([("note", {"text": "secret"})])  # refused: the model is asked again
+    with pytest.raises(StepLimit):
+        await ToolLoop(make_llm(), tools([]), max_rounds=4).run(SYSTEM, [HumanMessage(content="x")], {})
+    assert len(llm_server.requests) == 4
+
+
+def test_the_blocking_loop_of_the_tidy_up_pass_does_the_same(llm_server, make_llm):
+    seen: list[str] = []
+    llm_server.add_tool_calls([("note", {"text": "secret"})])
+    llm_server.add_tool_calls([("note", {"text": "猫"})])
+    messages = run_tools_sync(ToolLoop(make_llm(), tools(seen), max_rounds=5), SYSTEM, [HumanMessage(content="x")])
+    assert seen == ["猫"] and len(llm_server.requests) == 2
+    assert tool_answers(llm_server.requests[1]) == ["错误：这句话像是密码，不能记。"]
+    assert [m.status for m in messages if isinstance(m, ToolMessage)] == ["error", "success"]
+    llm_server.default = tool_calls([("note", {"text": "secret"})])
+    with pytest.raises(StepLimit):
+        run_tools_sync(ToolLoop(make_llm(), tools([]), max_rounds=2), SYSTEM, [HumanMessage(content="x")])
+
+
+def test_the_writers_path_never_imports_langgraphs_agent(llm_server, tmp_path):
+    """A history import and another app's turn, written by the writer with the model over HTTP, in a
+    child process: LangGraph (LangChain's ``create_agent``) is not loaded for them (it cost the import
+    most of its CPU, issue 37); the chat, which is a LangGraph graph, is not started."""
+
+    def write(body: dict) -> object:
+        if any(m["role"] == "tool" for m in body["messages"]):
+            return "好的"
+        return tool_calls([("create_memory", {"content": f"用户说过第{len(llm_server.requests)}件事", "section": "瞬间"}),
+                           ("update_memory", {"id": "nope1234", "content": "x", "reason": "y"})])
+
+    llm_server.responder = write
+    done = subprocess.run([sys.executable, str(HERE / "writer_modules_child.py"), llm_server.base_url,
+                           str(tmp_path / "data")], capture_output=True, text=True, timeout=120)
+    assert done.returncode == 0, done.stderr[-3000:]
+    out = json.loads(done.stdout.strip().splitlines()[-1])
+    assert out["turns_written"] >= 3 and out["memories"] >= 2 and out["chat_model"], out
+    assert out["writer_error"] in ("", None), out
+    assert out["agent_modules"] == []
