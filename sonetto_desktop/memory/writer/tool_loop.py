@@ -84,28 +84,32 @@ class ToolLoop:
                 raise StepLimit(rounds)
             rounds += 1
             reply = recorded_reply(recorder)
+            unsaved = False  # a new reply with calls is saved before any of them runs (in the first call's hop)
             if reply is None:
                 reply = await self.model.ainvoke([system, *messages])
-                if recorder is not None:
-                    save = remember_reply(recorder, reply)
-                    if save:
-                        await run_blocking(recorder.save)
+                unsaved = recorder is not None and remember_reply(recorder, reply)
             messages.append(reply)
             if not reply.tool_calls:
                 return messages
             for call in reply.tool_calls:
-                messages.append(await self._answer(call, config, guard, recorder, applied))
+                name = str(call.get("name") or "")
+                if guard is not None and not guard.take_call(name, known=name in self.by_name):
+                    messages.append(ToolMessage(content=STOPPED.format(detail=guard.detail), tool_call_id=call["id"],
+                                                name=name, status="error"))
+                    continue
+                messages.append(await run_blocking(self._answer, call, config, recorder, applied, unsaved))
+                unsaved = False
+            if unsaved:
+                await run_blocking(recorder.save)
 
-    async def _answer(self, call: dict, config: RunnableConfig, guard: RunGuard | None,
-                      recorder: TurnRecorder | None, applied: Callable[[str, str, dict], bool] | None) -> ToolMessage:
-        name = str(call.get("name") or "")
-        tool = self.by_name.get(name)
-        if guard is not None and not guard.take_call(name, known=tool is not None):
-            return ToolMessage(content=STOPPED.format(detail=guard.detail), tool_call_id=call["id"], name=name,
-                               status="error")
+    def _answer(self, call: dict, config: RunnableConfig, recorder: TurnRecorder | None,
+                applied: Callable[[str, str, dict], bool] | None, save_first: bool) -> ToolMessage:
+        """One call's answer (blocking), kept in the attempt's progress when there is one."""
+        if save_first and recorder is not None:
+            recorder.save()
         if recorder is None or not call.get("id"):
-            return self.unknown(call) if tool is None else await run_blocking(self.invoke, tool, call, config)
-        return await run_blocking(answer_recorded, recorder, call, lambda: self.answer_sync(call, config), applied)
+            return self.answer_sync(call, config)
+        return answer_recorded(recorder, call, lambda: self.answer_sync(call, config), applied)
 
     def answer_sync(self, call: dict, config: RunnableConfig) -> ToolMessage:
         """One call's answer (blocking): the tool's, or the tool list for a tool that does not exist."""
