@@ -5,6 +5,7 @@ round limit; and the writer's path (imports, other apps' turns) never loads Lang
 
 from __future__ import annotations
 
+import asyncio
 import json
 import subprocess
 import sys
@@ -15,9 +16,11 @@ from langchain_core.messages import HumanMessage, SystemMessage, ToolMessage
 from langchain_core.tools import StructuredTool, ToolException
 
 from llm_server import tool_calls
+from memory_stores import yaml_store_fixture
 from sonetto_desktop.memory.writer.tool_loop import StepLimit, ToolLoop, run_tools_sync
 
 HERE = Path(__file__).resolve().parent
+store = yaml_store_fixture("store")
 SYSTEM = SystemMessage(content="你是记忆管理员。")
 
 
@@ -113,3 +116,30 @@ def test_the_writers_path_never_imports_langgraphs_agent(llm_server, tmp_path):
     assert out["turns_written"] >= 3 and out["memories"] >= 2 and out["chat_model"], out
     assert out["writer_error"] in ("", None), out
     assert out["agent_modules"] == []
+
+
+async def test_a_turn_another_run_journaled_is_filtered_for_secrets_again(llm_server, make_llm, store):
+    """A turn is filtered for secrets once per run of the app: one this writer journaled is not filtered
+    again when it is written, one an earlier run (another version, another instance) journaled is, whatever
+    that run's entry says."""
+    from sonetto_desktop.memory import MemoryWriter
+    from sonetto_desktop.memory.writer.journal import TurnJournal, default_journal_path
+
+    earlier = TurnJournal(default_journal_path(store.path))  # an earlier run, whose filter missed the password
+    earlier.append("t-earlier", None, [{"role": "user", "content": "我的邮箱密码是 Hunter2024abc，帮我记一下"},
+                                       {"role": "assistant", "content": "好的"}], hidden=True)
+    llm_server.add_text("本轮无需记录")
+    llm_server.add_text("本轮无需记录")
+    writer = MemoryWriter(store, make_llm(), backoff=(0.01, 0.02))
+    writer.start()
+    await writer.send_history([{"role": "user", "content": "我的门禁密码是 7319，别忘了"},
+                               {"role": "assistant", "content": "记住啦"}])
+    for _ in range(200):
+        if writer.pending == 0 and not writer.busy and len(llm_server.requests) == 2:
+            break
+        await asyncio.sleep(0.05)
+    assert await writer.stop() is True
+    prompts = [json.dumps(body, ensure_ascii=False) for body in llm_server.requests]
+    assert len(prompts) == 2 and "邮箱密码是" in prompts[0] and "门禁密码是" in prompts[1]
+    assert "Hunter2024abc" not in prompts[0] and "7319" not in prompts[1]
+    assert "［已隐去的密码］" in prompts[0] and "［已隐去的密码］" in prompts[1]

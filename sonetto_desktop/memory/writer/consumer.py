@@ -168,11 +168,12 @@ class MemoryConsumer:
         worker thread."""
         return self._prompt(normalize_turn(turn_messages), cold_start, now, actor, origin)
 
-    def _prepared(self, turn_messages: Any, now: datetime, actor: str, origin: str) -> tuple[list[dict[str, str]],
-                                                                                               bool, str, str]:
-        """The turn normalised once (its secrets hidden: ~1 ms for a batch of imported history) and
-        ``build_prompt``'s (cold start, user message, name) made of it. Blocking."""
-        messages = normalize_turn(turn_messages)
+    def _prepared(self, turn_messages: Any, now: datetime, actor: str, origin: str,
+                  normalized: bool) -> tuple[list[dict[str, str]], bool, str, str]:
+        """The turn normalised once (its secrets hidden: ~1 ms for a batch of imported history; not
+        again when ``normalized``) and ``build_prompt``'s (cold start, user message, name) made of it.
+        Blocking."""
+        messages = list(turn_messages) if normalized else normalize_turn(turn_messages)
         return (messages, *self._prompt(messages, None, now, actor, origin))
 
     def _prompt(self, messages: list[dict[str, str]], cold_start: bool | None, now: datetime | None, actor: str,
@@ -194,18 +195,21 @@ class MemoryConsumer:
 
     async def consume(self, session_id: str | None, turn_id: str | None, turn_messages: Any, *,
                       recorder: TurnRecorder | None = None, allow_mass: bool = False, now: datetime | None = None,
-                      actor: str = AGENT, origin: str = "") -> ConsumeResult:
+                      actor: str = AGENT, origin: str = "", normalized: bool = False) -> ConsumeResult:
         """Let the agent write what this turn taught about the user. Raises if the LLM fails (what
         the run wrote is taken back first) and ``TurnHeld`` when it crossed a limit (``guard.py``).
         ``recorder``: keep and resume the run's progress (``resume.py``). ``allow_mass``: no limit on
         how many memories this run may change (the person retried a held turn). ``now``: the turn's
         time (default: the writer's clock; an imported turn passes its own date), what the prompt's
         dates and the listing are relative to. ``actor``: who the changes are written as;
-        ``origin``: where the conversation came from, kept with each change (see ``ToolContext``)."""
+        ``origin``: where the conversation came from, kept with each change (see ``ToolContext``).
+        ``normalized``: ``turn_messages`` are ``normalize_turn``'s, made by this run of the app (a turn
+        this writer journaled: ``JournalEntry.hidden_by``), so the secret filter is not run twice."""
         turn_id = turn_id or uuid.uuid4().hex[:12]
         now = now or self._now()
         actor = check_actor(actor)
-        messages, cold_start, user_prompt, name = await run_blocking(self._prepared, turn_messages, now, actor, origin)
+        messages, cold_start, user_prompt, name = await run_blocking(self._prepared, turn_messages, now, actor, origin,
+                                                                     normalized)
         system_prompt = choose_system_prompt(cold_start)
         user_words = "\n".join(m["content"] for m in messages if m["role"] == "user")
         tool_context = ToolContext(session_id, turn_id, turn_query_text(messages), now, user_words, name, actor,

@@ -315,13 +315,13 @@ class MemoryWriter:
         when = as_of.isoformat() if as_of is not None else None
         try:
             entry = await run_blocking(self.journal.append, turn_id, session_id, messages, actor=actor, as_of=when,
-                                       origin=origin)
+                                       origin=origin, hidden=True)
         except OSError as exc:
             # Keep the chat going and the turn in memory; say that it is not durable.
             log.error("could not journal turn %s: %s", turn_id, exc)
             self._worker.last_error = f"无法写入日志文件（{exc.strerror or exc}），本轮仅保存在内存中"
             entry = JournalEntry(uuid.uuid4().hex[:16], 0, turn_id, session_id, messages, actor=actor, as_of=when,
-                                 origin=origin)
+                                 origin=origin, hidden_by=self.journal.instance)
         self._emit("queued", entry)
         self._worker.enqueue(entry)
         self._status_changed()

@@ -241,7 +241,8 @@ class TurnWorker:
         recorder = TurnRecorder(entry.progress, lambda: self.journal.save_progress(entry), entry.turn_id)
         return await consumer.consume(entry.session_id, entry.turn_id, entry.messages, recorder=recorder,
                                       allow_mass=entry.allow_mass, now=entry.when(), actor=entry.actor or AGENT,
-                                      origin=entry.origin)
+                                      origin=entry.origin,
+                                      normalized=bool(entry.hidden_by) and entry.hidden_by == self.journal.instance)
 
     async def _run(self) -> None:
         assert self._queue is not None
