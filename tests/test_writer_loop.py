@@ -143,3 +143,56 @@ async def test_a_turn_another_run_journaled_is_filtered_for_secrets_again(llm_se
     assert len(prompts) == 2 and "邮箱密码是" in prompts[0] and "门禁密码是" in prompts[1]
     assert "Hunter2024abc" not in prompts[0] and "7319" not in prompts[1]
     assert "［已隐去的密码］" in prompts[0] and "［已隐去的密码］" in prompts[1]
+
+
+def _noted(env, id: str, note: str = "无") -> object:
+    """给一条记忆加个备注（测试用）。"""
+    from sonetto_desktop.memory.writer.registry import Outcome, Plan
+
+    env.store.get(id)
+    return Plan("flag", lambda ops: Outcome(f"{id}：{note}", "flag", (id,)), (id,), change=False)
+
+
+@pytest.mark.parametrize("name, args", [
+    ("read_memories", {}),
+    ("create_memory", {"content": "用户养了一只猫", "section": "品味"}),
+    ("create_memory", {"content": "用户的邮箱密码是 Hunter2024abc", "section": "身份"}),  # refused: a secret
+    ("create_memory", {"content": "用户养了一只猫"}),  # an argument missing
+    ("create_memory", {"content": 42, "section": "品味"}),  # of the wrong type
+    ("update_memory", {"id": "MID", "content": "用户养了两只猫", "reason": "又养了一只", "extra": 1}),
+    ("hit_memory", {"id": "nope1234"}),  # refused: no such memory
+    ("noted", {"id": "MID"}),  # a default left out
+    ("noted", {"id": "MID", "note": "要复查"}),
+])
+def test_the_writers_tools_answer_as_langchain_would(tmp_path, name, args):
+    """The tool loop calls the writer's tools directly (``tools.RunnerTool.answer``): the answer, its
+    status and artifact, and what the store holds afterwards are what LangChain's ``invoke`` gives."""
+    from langchain_core.tools import BaseTool
+
+    from sonetto_desktop.memory import YamlMemoryManager
+    from sonetto_desktop.memory.operations import MemoryOperations
+    from sonetto_desktop.memory.writer.memory_tools import MEMORY_TOOLS
+    from sonetto_desktop.memory.writer.registry import Registry, tool_of
+    from sonetto_desktop.memory.writer.runner import ToolRunner
+    from sonetto_desktop.memory.writer.tools import CONTEXT_KEY, RunnerTool, ToolContext, langchain_tools
+
+    outcomes = []
+    for way in ("answer", "invoke"):
+        store = YamlMemoryManager(tmp_path / way / "memory.yaml")
+        try:
+            mid = store.add("用户养了一只猫", "品味")
+            tools = {t.name: t for t in langchain_tools(ToolRunner(MemoryOperations(store)),
+                                                         Registry([*MEMORY_TOOLS, tool_of(_noted, "noted")]))}
+            tool = tools[name]
+            assert isinstance(tool, RunnerTool)
+            call = {"name": name, "args": {k: (mid if v == "MID" else v) for k, v in args.items()}, "id": "call_1"}
+            config = {"configurable": {CONTEXT_KEY: ToolContext(turn_id="t1")}}
+            message = tool.answer(call, config) if way == "answer" else BaseTool.invoke(tool, {**call, "type": "tool_call"},
+                                                                                      config)
+            said = json.dumps([message.content, message.status, message.artifact, message.tool_call_id, message.name],
+                              ensure_ascii=False, default=str).replace(mid, "MID")
+            held = sorted((item.description, item.hit) for item in store.all_items().values())
+            outcomes.append((said, held))
+        finally:
+            store.close()
+    assert outcomes[0] == outcomes[1]

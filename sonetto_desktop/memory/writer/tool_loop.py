@@ -118,6 +118,9 @@ class ToolLoop:
 
     @staticmethod
     def invoke(tool: BaseTool, call: dict, config: RunnableConfig) -> ToolMessage:
+        answer = getattr(tool, "answer", None)  # the writer's own tools (``tools.RunnerTool``)
+        if callable(answer):
+            return answer(call, config)
         try:
             result = tool.invoke({**call, "type": "tool_call"}, config)
         except ValidationError as exc:  # the writer's tools word their own (``registry.validation_message``)
