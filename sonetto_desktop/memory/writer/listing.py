@@ -166,10 +166,13 @@ def _due_flags(index: WriterIndex, ids: list[str], now: datetime, flags: dict[st
 
 def _pair_flags(pairs: list[tuple[str, str, float]], flags: dict[str, list[str]]) -> None:
     """Most similar first; at most ``MAX_PAIR_HINTS`` per memory."""
+    told = {mid: sum(f.startswith(PAIR_HINT) for f in said) for mid, said in flags.items()}
     for a, b, _ in pairs:
         for one, other in ((a, b), (b, a)):
-            if sum(f.startswith(PAIR_HINT) for f in flags.get(one, ())) < MAX_PAIR_HINTS:
+            if told.get(one, 0) < MAX_PAIR_HINTS:
+                before = len(flags.get(one, ()))
                 _add_flag(flags, one, PAIR_HINT + flat(other))
+                told[one] = told.get(one, 0) + len(flags[one]) - before
 
 
 def read_listing(
