@@ -43,7 +43,7 @@ from .journal import JournalEntry, TurnJournal
 from .limits import DRAIN_BURST, DRAIN_PER_MINUTE, TurnHeld, TurnProblem
 from .status import server_away, storage_failure
 
-if TYPE_CHECKING:  # LangChain's agent: imported by the writer's consumer factory, on a worker thread
+if TYPE_CHECKING:  # LangChain (the writer's tool loop): imported by the writer's consumer factory, on a worker thread
     from .consumer import MemoryConsumer
 
 log = logging.getLogger(__name__)
