@@ -24,7 +24,7 @@ def described(change) -> str:
 
 
 def script_create(server, content="用户喜欢猫", section="品味"):
-    """One model reply creating a memory; the run ends once the call succeeded (``budget.EndAfterWrites``)."""
+    """One model reply creating a memory; the run ends once the call succeeded (``budget.should_end``)."""
     server.add_tool_calls([("create_memory", {"content": content, "section": section})])
 
 

@@ -229,8 +229,9 @@ async def test_the_step_limit_is_held_as_a_loop_not_retried_as_a_model_failure(l
     from sonetto_desktop.memory.writer.limits import TurnHeld
 
     llm_server.default = tool_calls([("hit_memory", {"id": "nope1234"})])
-    with pytest.raises(TurnHeld, match="步"):
-        await MemoryConsumer(make_llm(), store, recursion_limit=12).consume(None, "t1", TURN)
+    with pytest.raises(TurnHeld, match="超过 3 轮"):
+        await MemoryConsumer(make_llm(), store, max_rounds=3).consume(None, "t1", TURN)
+    assert len(llm_server.requests) == 3  # the model was asked three times, not a fourth
 
 
 async def test_a_backlog_is_written_at_a_bounded_rate(llm_server, make_llm, store):

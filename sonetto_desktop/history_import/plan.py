@@ -400,7 +400,7 @@ def _system_tokens() -> int:
 
 def _estimate(plan: Plan, memories: int) -> None:
     """Input: per batch the system prompt and tools, the frame, the listing as it grows, the batch's
-    text; output: what the model writes back (one call per batch: ``budget.EndAfterWrites``)."""
+    text; output: what the model writes back (one call per batch: ``budget.should_end``)."""
     fixed = _system_tokens() + FRAME_TOKENS
     known = float(memories)
     total = 0

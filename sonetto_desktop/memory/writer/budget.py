@@ -3,16 +3,15 @@
 A ReAct loop asks the model once more after every round of tool calls, so a turn that writes one
 memory costs two full prompts — the second only to hear "已记录". The writer's message already
 holds the memory listing, so the model can issue every call in its first reply; once a round of
-tool calls has all succeeded, nothing is left for the model to do. :class:`EndAfterWrites` ends
-the run there. The model is asked again only when a call failed (it may correct it) or when it
-asked to read the listing (it wants to act on what it read).
+tool calls has all succeeded, nothing is left for the model to do. :func:`should_end` ends the run
+there (``tool_loop.ToolLoop``). The model is asked again only when a call failed (it may correct it)
+or when it asked to read the listing (it wants to act on what it read).
 """
 
 from __future__ import annotations
 
 from typing import Any
 
-from langchain.agents.middleware import AgentMiddleware, hook_config
 from langchain_core.messages import ToolMessage
 
 #: Tool calls after which the model must see the result before the run can end.
@@ -30,15 +29,3 @@ def should_end(messages: list[Any]) -> bool:
     if not tail:
         return False
     return all(msg.status != "error" and msg.name not in READ_TOOLS for msg in tail)
-
-
-class EndAfterWrites(AgentMiddleware):
-    """See the module docstring."""
-
-    @hook_config(can_jump_to=["end"])
-    def before_model(self, state: Any, runtime: Any) -> dict[str, Any] | None:
-        return {"jump_to": "end"} if should_end(state["messages"]) else None
-
-    @hook_config(can_jump_to=["end"])
-    async def abefore_model(self, state: Any, runtime: Any) -> dict[str, Any] | None:
-        return self.before_model(state, runtime)

@@ -1,19 +1,18 @@
-"""MemoryConsumer: one chat turn in, memory writes out, through a ReAct agent with the CRUD tools.
+"""MemoryConsumer: one chat turn in, memory writes out, through a ReAct loop over the CRUD tools
+(``tool_loop.ToolLoop``).
 
 ``consume`` raises when the LLM fails (so the pipeline can retry the turn), after taking back what
 the failed run wrote (``undo_turn`` on the memories it touched: a retry starts from the store as it
 was); a bad tool call is answered to the model as an error message and the run goes on. A run that
 crosses a limit (``guard.py``: too many tool calls, too many memories changed) is taken back too and
 raises ``TurnHeld``. Given a ``TurnRecorder`` (``resume.py``) a run keeps its progress in the turn's
-journal entry and resumes an interrupted attempt instead of starting over. The agent's sync tools run on
-LangChain's worker threads, so the store's blocking I/O never runs on the event loop. What the run
+journal entry and resumes an interrupted attempt instead of starting over. The sync tools run on
+worker threads (``aio.run_blocking``), so the store's blocking I/O never runs on the event loop. What the run
 changed is what the change channel carried for its turn id (``ConsumeResult.changes``).
 """
 
 from __future__ import annotations
 
-import asyncio
-import contextvars
 import logging
 import uuid
 from collections import Counter
@@ -21,22 +20,15 @@ from dataclasses import dataclass, field
 from datetime import datetime
 from typing import Any, Callable
 
-from langchain.agents import create_agent
-from langchain.agents.middleware import AgentMiddleware
-from langchain_core.messages import AIMessage, HumanMessage, ToolMessage
-from langgraph.checkpoint.memory import MemorySaver
-from langgraph.errors import GraphRecursionError
+from langchain_core.messages import AIMessage, HumanMessage, SystemMessage, ToolMessage
 
 from ..stores.base import BaseMemoryManager
 from .. import kinds
 from ..changes import AGENT, IMPORT_PREFIX, MemoryChange, Turn, check_actor, source_of
 from ..operations import MemoryOperations
 from ..undo import NothingToUndo, UndoConflict
-from .budget import EndAfterWrites
-from .guard import CURRENT as CURRENT_GUARD
-from .guard import DEFAULT_MAX_CHANGED, DEFAULT_MAX_TOOL_CALLS, TOOL_CALLS, GuardedRun, RunGuard, TurnHeld
-from .resume import CURRENT as CURRENT_RECORDER
-from .resume import REPLAYED, ResumeRun, TurnRecorder, already_applied
+from .guard import DEFAULT_MAX_CHANGED, DEFAULT_MAX_TOOL_CALLS, TOOL_CALLS, RunGuard, TurnHeld
+from .resume import REPLAYED, TurnRecorder, already_applied
 from .status import describe_store_failure
 from .index import WriterIndex
 from .limits import ROLLBACK_PREFIX, CallsWrittenAsText
@@ -45,22 +37,22 @@ from .names import resolve_name
 from .prompts import choose_system_prompt, turn_message
 from .memory_tools import MEMORY_TOOLS
 from .text_calls import calls_written_as_text
+from .tool_loop import StepLimit, ToolLoop
 from .runner import LockListener
 from .tools import CONTEXT_KEY, ToolContext, make_memory_tools
 from .turns import format_turn, normalize_turn, turn_query_text
 from ...aio import run_blocking
 
-DEFAULT_RECURSION_LIMIT = 40  # the least: about 10 model/tool rounds
-#: LangGraph steps per model/tool round (the model, the tools and the middleware hooks; measured).
-STEPS_PER_ROUND = 4
+DEFAULT_MAX_ROUNDS = 10  # the least: model calls per run
 ROLLBACK_REASON = "撤销失败的写入尝试"
 
 log = logging.getLogger(__name__)
 
 
-def recursion_limit_for(max_tool_calls: int) -> int:
-    """LangGraph's step limit for a run: the tool-call guard must always stop a loop first."""
-    return max(DEFAULT_RECURSION_LIMIT, STEPS_PER_ROUND * (max_tool_calls + 2) + 8)
+def max_rounds_for(max_tool_calls: int) -> int:
+    """The model calls a run may make: the tool-call guard must always stop a loop first (a round
+    that goes on made at least one call)."""
+    return max(DEFAULT_MAX_ROUNDS, max_tool_calls + 4)
 
 
 @dataclass
@@ -80,21 +72,6 @@ class ConsumeResult:
     resumed_calls: int = 0  # tool calls answered from the journal (done before an interruption)
 
 
-# The tool calls of one model message run one at a time, in the order the model gave them, so
-# writes are applied (and events published) in a predictable order.
-_TOOL_LOCK: contextvars.ContextVar[asyncio.Lock | None] = contextvars.ContextVar("sonetto_writer_tool_lock",
-                                                                                  default=None)
-
-
-class _SerialToolCalls(AgentMiddleware):
-    async def awrap_tool_call(self, request, handler):  # type: ignore[override]
-        lock = _TOOL_LOCK.get()
-        if lock is None:
-            return await handler(request)
-        async with lock:
-            return await handler(request)
-
-
 class MemoryConsumer:
     """Runs the memory-writer agent over one turn through ``memory`` (the memory operations, or a
     store they are made for).
@@ -103,7 +80,8 @@ class MemoryConsumer:
     the listing show only the memories related to the turn once the store is large; the listing
     goes into the run's one user message (``prompts.turn_message``), so the model need not call
     ``read_memories``. ``user_name()``: the name set in the settings (``names.resolve_name``).
-    Each run hands the tools its turn through a ``ToolContext`` in the run config.
+    Each run hands the tools its turn through a ``ToolContext`` in the run config. ``max_rounds``:
+    the model calls a run may make (default: enough for ``max_tool_calls``, see ``max_rounds_for``).
     ``on_locked(memory_id, context)``: told of each call a locked memory refused (a worker thread).
     """
 
@@ -113,7 +91,7 @@ class MemoryConsumer:
         memory: MemoryOperations | BaseMemoryManager,
         *,
         now: Callable[[], datetime] | None = None,
-        recursion_limit: int | None = None,
+        max_rounds: int | None = None,
         retriever: RetrieverProvider | None = None,
         user_name: Callable[[], str] | None = None,
         language: Callable[[], str] | None = None,
@@ -128,7 +106,7 @@ class MemoryConsumer:
         self._llm = llm
         self._ops = ops
         self._now = now or datetime.now
-        self._recursion_limit = recursion_limit or recursion_limit_for(max_tool_calls)
+        self.max_rounds = max_rounds or max_rounds_for(max_tool_calls)
         self._retriever = retriever
         self._user_name = user_name or (lambda: "")
         self._language = language or (lambda: "zh_CN")
@@ -137,25 +115,18 @@ class MemoryConsumer:
         # count, recency, due dates, same text: never a full read per turn (the writer's, shared)
         self._index = index if index is not None else WriterIndex(ops.store)
         self._tools = make_memory_tools(ops, retriever=retriever, index=self._index, on_locked=on_locked)
-        self._agents: dict[str, Any] = {}
-        self._checkpointer = MemorySaver()
+        self._tool_loop = ToolLoop(llm, self._tools, self.max_rounds)  # the tools bound once (blocking: schemas)
+        self._system: dict[str, SystemMessage] = {}
 
     @property
     def llm(self) -> Any:
         return self._llm
 
-    def _agent(self, system_prompt: str) -> Any:
-        agent = self._agents.get(system_prompt)
-        if agent is None:
-            agent = create_agent(
-                model=self._llm,
-                tools=self._tools,
-                system_prompt=system_prompt,
-                middleware=[_SerialToolCalls(), GuardedRun(), ResumeRun(self._already_applied), EndAfterWrites()],
-                checkpointer=self._checkpointer,
-            )
-            self._agents[system_prompt] = agent
-        return agent
+    def _system_message(self, system_prompt: str) -> SystemMessage:
+        message = self._system.get(system_prompt)
+        if message is None:
+            message = self._system[system_prompt] = SystemMessage(content=system_prompt)
+        return message
 
     def _already_applied(self, turn_id: str, name: str, args: dict) -> bool:
         return already_applied(self._ops, self._index, turn_id, name, args, MEMORY_TOOLS)
@@ -195,7 +166,18 @@ class MemoryConsumer:
         app's conversation is quoted as such; imported history, ``import:<source>``, is read as the
         past it is, ``origin`` naming where and when). Blocking (index, listing): call it from a
         worker thread."""
-        messages = normalize_turn(turn_messages)
+        return self._prompt(normalize_turn(turn_messages), cold_start, now, actor, origin)
+
+    def _prepared(self, turn_messages: Any, now: datetime, actor: str, origin: str,
+                  normalized: bool) -> tuple[list[dict[str, str]], bool, str, str]:
+        """The turn normalised once (its secrets hidden: ~1 ms for a batch of imported history; not
+        again when ``normalized``) and ``build_prompt``'s (cold start, user message, name) made of it.
+        Blocking."""
+        messages = list(turn_messages) if normalized else normalize_turn(turn_messages)
+        return (messages, *self._prompt(messages, None, now, actor, origin))
+
+    def _prompt(self, messages: list[dict[str, str]], cold_start: bool | None, now: datetime | None, actor: str,
+                origin: str) -> tuple[bool, str, str]:
         now = now or self._now()
         if cold_start is None:
             cold_start = self._index.count() == 0
@@ -213,25 +195,26 @@ class MemoryConsumer:
 
     async def consume(self, session_id: str | None, turn_id: str | None, turn_messages: Any, *,
                       recorder: TurnRecorder | None = None, allow_mass: bool = False, now: datetime | None = None,
-                      actor: str = AGENT, origin: str = "") -> ConsumeResult:
+                      actor: str = AGENT, origin: str = "", normalized: bool = False) -> ConsumeResult:
         """Let the agent write what this turn taught about the user. Raises if the LLM fails (what
         the run wrote is taken back first) and ``TurnHeld`` when it crossed a limit (``guard.py``).
         ``recorder``: keep and resume the run's progress (``resume.py``). ``allow_mass``: no limit on
         how many memories this run may change (the person retried a held turn). ``now``: the turn's
         time (default: the writer's clock; an imported turn passes its own date), what the prompt's
         dates and the listing are relative to. ``actor``: who the changes are written as;
-        ``origin``: where the conversation came from, kept with each change (see ``ToolContext``)."""
+        ``origin``: where the conversation came from, kept with each change (see ``ToolContext``).
+        ``normalized``: ``turn_messages`` are ``normalize_turn``'s, made by this run of the app (a turn
+        this writer journaled: ``JournalEntry.hidden_by``), so the secret filter is not run twice."""
         turn_id = turn_id or uuid.uuid4().hex[:12]
-        messages = normalize_turn(turn_messages)
         now = now or self._now()
         actor = check_actor(actor)
-        cold_start, user_prompt, name = await run_blocking(self.build_prompt, messages, None, now, actor, origin)
+        messages, cold_start, user_prompt, name = await run_blocking(self._prepared, turn_messages, now, actor, origin,
+                                                                     normalized)
         system_prompt = choose_system_prompt(cold_start)
         user_words = "\n".join(m["content"] for m in messages if m["role"] == "user")
         tool_context = ToolContext(session_id, turn_id, turn_query_text(messages), now, user_words, name, actor,
                                    origin)
-        agent = self._agents.get(system_prompt) or await run_blocking(self._agent, system_prompt)
-        thread_id = f"ltm-{turn_id}-{uuid.uuid4().hex[:6]}"
+        system = self._system_message(system_prompt)
         changes: list[MemoryChange] = []
         guard = RunGuard(self.max_tool_calls, None if allow_mass else self.max_changed)
 
@@ -242,27 +225,18 @@ class MemoryConsumer:
 
         unsubscribe = self._ops.subscribe(seen)
         resumed = recorder is not None and bool(recorder.responses or recorder.calls)
-        # Fresh per run; not reset afterwards (the next run sets its own, and a reset from a
-        # cancelled run finalised in another context would raise).
-        _TOOL_LOCK.set(asyncio.Lock())
-        CURRENT_GUARD.set(guard)
-        CURRENT_RECORDER.set(recorder)
         try:
-            state = await agent.ainvoke(
-                {"messages": [HumanMessage(content=user_prompt)]},
-                config={
-                    "configurable": {"thread_id": thread_id, CONTEXT_KEY: tool_context},
-                    "recursion_limit": self._recursion_limit,
-                },
-            )
+            messages_out = await self._tool_loop.run(
+                system, [HumanMessage(content=user_prompt)], {"configurable": {CONTEXT_KEY: tool_context}},
+                guard=guard, recorder=recorder, applied=self._already_applied)
         except Exception as exc:
             unsubscribe()
             problem = await run_blocking(self.rollback, turn_id, list(changes), whole_turn=resumed,
                                               actor=tool_context.actor)
-            if isinstance(exc, GraphRecursionError):  # a loop the guard did not catch: held, not retried
+            if isinstance(exc, StepLimit):  # a loop the guard did not catch: held, not retried
                 if recorder is not None:
                     await run_blocking(recorder.after_rollback, problem is None, False)
-                raise TurnHeld(TOOL_CALLS, f"模型在一轮里来回调用工具超过 {self._recursion_limit} 步（可能陷入了循环），"
+                raise TurnHeld(TOOL_CALLS, f"模型在一轮里来回调用工具超过 {exc.rounds} 轮（可能陷入了循环），"
                                            "本轮写入已全部撤销并暂缓") from exc
             if recorder is not None:
                 # The model's first reply is worth replaying when it was not the problem: the store or
@@ -272,7 +246,6 @@ class MemoryConsumer:
             raise
         finally:
             unsubscribe()
-            self._checkpointer.delete_thread(thread_id)
         held = guard.held()
         if held is not None:
             problem = await run_blocking(self.rollback, turn_id, list(changes), whole_turn=resumed,
@@ -282,7 +255,7 @@ class MemoryConsumer:
             raise held
         result = ConsumeResult(turn_id, cold_start, changes=list(changes),
                                resumed_calls=recorder.replayed_calls if recorder is not None else 0)
-        _tally(result, state.get("messages", []))
+        _tally(result, messages_out)
         if not result.tool_calls and calls_written_as_text(result.final_text):
             raise CallsWrittenAsText()  # not "nothing to remember": the turn is kept, retried by hand
         return result

@@ -52,12 +52,22 @@ def _bigrams(text: str) -> set[str]:
     return {text[i:i + 2] for i in range(len(text) - 1)}
 
 
-def similarity(a: str, b: str, subject: str = "") -> float:
-    """0..1: how much of their wording two memory texts share (Dice over character bigrams)."""
-    x, y = _bigrams(_core(a, subject)), _bigrams(_core(b, subject))
+def wording(text: str, subject: str = "") -> frozenset[str]:
+    """What :func:`similarity` compares of a text: its character bigrams without the subject and
+    punctuation (made once per text when many pairs are compared)."""
+    return frozenset(_bigrams(_core(text, subject)))
+
+
+def shared(x: frozenset[str], y: frozenset[str]) -> float:
+    """:func:`similarity` of two texts' :func:`wording`."""
     if not x or not y:
         return 0.0
     return 2 * len(x & y) / (len(x) + len(y))
+
+
+def similarity(a: str, b: str, subject: str = "") -> float:
+    """0..1: how much of their wording two memory texts share (Dice over character bigrams)."""
+    return shared(wording(a, subject), wording(b, subject))
 
 
 def similar_pairs(source: CandidateSource, texts: dict[str, str], *, k: int = 4, threshold: float = DUPLICATE_AT,

@@ -3,32 +3,27 @@
 :class:`RunGuard` counts a run's tool calls and the existing memories its changes touched (edits,
 merges, deletes — not new memories, not hits). Past ``max_tool_calls`` or ``max_changed`` the run is stopped: the
 call that crossed the line is answered with an error and no further call runs
-(:class:`GuardedRun`), the model is not asked again, and ``consume`` raises :class:`TurnHeld` after
+(``tool_loop.ToolLoop``), the model is not asked again, and ``consume`` raises :class:`TurnHeld` after
 taking back everything the run wrote. The pipeline keeps such a turn in the failed list ("held")
 instead of retrying it: a careful user would not want a mass change applied behind their back,
 nor a looping model to be paid for five times. Retrying a held mass change on purpose
 (``retry_failed``) lifts the memory limit for that turn; the tool-call limit always holds. A model
 that keeps calling a tool that does not exist is stopped after ``max_unknown`` such calls, the
-reason naming the tool; a run that would outlast LangGraph's step limit first is held as a loop too
+reason naming the tool; a run that would outlast the loop's round limit first is held as a loop too
 (``consumer``), never retried as a model failure.
 """
 
 from __future__ import annotations
 
-import contextvars
 import threading
 from dataclasses import dataclass, field
-from typing import Any
-
-from langchain.agents.middleware import AgentMiddleware, hook_config
-from langchain_core.messages import ToolMessage
 
 from .. import kinds
 from ..changes import MemoryChange
 
 from .limits import DEFAULT_MAX_CHANGED, DEFAULT_MAX_TOOL_CALLS, TurnHeld
 
-__all__ = ["DEFAULT_MAX_CHANGED", "DEFAULT_MAX_TOOL_CALLS", "TurnHeld", "RunGuard", "GuardedRun"]
+__all__ = ["DEFAULT_MAX_CHANGED", "DEFAULT_MAX_TOOL_CALLS", "TurnHeld", "RunGuard"]
 
 TOOL_CALLS, MASS_CHANGE = "tool_calls", "mass_change"
 #: Calls of tools that do not exist a run may make (each answered with the tool list) before it stops.
@@ -86,29 +81,3 @@ class RunGuard:
 
     def held(self) -> TurnHeld | None:
         return TurnHeld(self.stopped, self.detail) if self.stopped else None
-
-
-CURRENT: contextvars.ContextVar[RunGuard | None] = contextvars.ContextVar("sonetto_writer_guard", default=None)
-
-
-class GuardedRun(AgentMiddleware):
-    """Enforces the current :class:`RunGuard` (see the module docstring)."""
-
-    async def awrap_tool_call(self, request, handler):  # type: ignore[override]
-        guard = CURRENT.get()
-        if guard is None:
-            return await handler(request)
-        call = request.tool_call
-        if not guard.take_call(str(call.get("name") or ""), known=request.tool is not None):
-            return ToolMessage(content=f"已停止：{guard.detail}", tool_call_id=call["id"], name=call["name"],
-                               status="error")
-        return await handler(request)
-
-    @hook_config(can_jump_to=["end"])
-    def before_model(self, state: Any, runtime: Any) -> dict[str, Any] | None:
-        guard = CURRENT.get()
-        return {"jump_to": "end"} if guard is not None and guard.stopped else None
-
-    @hook_config(can_jump_to=["end"])
-    async def abefore_model(self, state: Any, runtime: Any) -> dict[str, Any] | None:
-        return self.before_model(state, runtime)

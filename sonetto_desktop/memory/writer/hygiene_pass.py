@@ -177,10 +177,11 @@ def flag_conflict(conflicts: list[Conflict], now: Callable[[], datetime], env: T
 
 
 def run_pass(ops: MemoryOperations, llm: Any, index: WriterIndex, source: CandidateSource | None, *,
-             now: datetime, since: str = "", subject: str = "", recursion_limit: int = 30,
+             now: datetime, since: str = "", subject: str = "", max_rounds: int = 10,
              language: str = "zh_CN") -> HygieneReport:
     """One pass (blocking; see the module docstring). ``llm`` ``None``: only exact duplicates are merged.
-    A ``LazyModel`` is built (and LangChain imported) only when there is work for the model."""
+    A ``LazyModel`` is built (and LangChain imported) only when there is work for the model, which may
+    be asked ``max_rounds`` times (``tool_loop.StepLimit`` past that)."""
     turn = new_turn(now)
     report = HygieneReport(turn.turn_id, now)
     writer = ops.as_actor(AGENT, turn)
@@ -199,16 +200,14 @@ def run_pass(ops: MemoryOperations, llm: Any, index: WriterIndex, source: Candid
         if llm is None:
             report.skipped = "未配置模型，只合并了完全相同的条目"
             return report
-        from langchain.agents import create_agent  # LangChain's agent, if no turn imported it yet
-        from langchain_core.messages import AIMessage, HumanMessage, ToolMessage
+        from langchain_core.messages import AIMessage, HumanMessage, SystemMessage, ToolMessage
 
-        from .budget import EndAfterWrites
+        from .tool_loop import ToolLoop, run_tools_sync  # LangChain, if no turn imported it yet
 
-        agent = create_agent(model=llm, tools=hygiene_tools(ops, turn, index, report.conflicts, lambda: now),
-                             system_prompt=HYGIENE_SYSTEM, middleware=[EndAfterWrites()])
-        state = agent.invoke({"messages": [HumanMessage(content=work_message(work, now, subject, language))]},
-                             config={"recursion_limit": recursion_limit})
-        for msg in state.get("messages", []):
+        loop = ToolLoop(llm, hygiene_tools(ops, turn, index, report.conflicts, lambda: now), max_rounds)
+        messages = run_tools_sync(loop, SystemMessage(content=HYGIENE_SYSTEM),
+                                  [HumanMessage(content=work_message(work, now, subject, language))])
+        for msg in messages:
             if isinstance(msg, AIMessage):
                 report.llm_calls += 1
                 report.prompt_tokens += int((msg.usage_metadata or {}).get("input_tokens", 0) or 0)

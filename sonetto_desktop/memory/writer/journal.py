@@ -68,6 +68,10 @@ class JournalEntry:
     as_of: str | None = None  # the turn's own time (ISO), e.g. an imported chat's; None: when it is written
     origin: str = ""  # where the conversation came from (one line, kept with each change)
     progress_rev: int = 0  # how many progress saves ``progress`` holds (the log's lines above it are newer)
+    #: The journal object (one writer's run, ``TurnJournal.instance``) whose ``normalize_turn`` hid the
+    #: turn's secret values before it was journaled: that run need not filter it again; any other run
+    #: (a later start, another version, another instance) does.
+    hidden_by: str = ""
 
     def when(self) -> datetime | None:
         """``as_of`` as a time (None when unset or unreadable: the writer's clock then)."""
@@ -99,6 +103,7 @@ class JournalEntry:
             # an entry of an older version may keep a secret an imported title held
             origin=excerpt_of(redact_secrets(data["origin"])[0]) if isinstance(data.get("origin"), str) else "",
             progress_rev=data["progress_rev"] if isinstance(data.get("progress_rev"), int) else 0,
+            hidden_by=data["hidden_by"] if isinstance(data.get("hidden_by"), str) else "",
         )
 
 
@@ -186,6 +191,7 @@ class TurnJournal:
         self._claim: Any = None
         self.quarantined: list[Path] = []  # files set aside by this journal object (see ``_quarantine``)
         self._entry_locks: dict[str, Any] = {}
+        self.instance = uuid.uuid4().hex[:12]  # this journal object's run (``JournalEntry.hidden_by``)
 
     def _ensure_dirs(self) -> None:
         for folder in (self.path, self.pending_dir, self.failed_dir):
@@ -298,15 +304,18 @@ class TurnJournal:
                 handle.close()
 
     def append(self, turn_id: str, session_id: str | None, messages: list[dict[str, Any]], *,
-               actor: str | None = None, as_of: str | None = None, origin: str = "") -> JournalEntry:
+               actor: str | None = None, as_of: str | None = None, origin: str = "",
+               hidden: bool = False) -> JournalEntry:
         """Durably add a turn (fsync'd file and directory) and return its entry (``actor``, ``as_of``,
-        ``origin``: see ``JournalEntry``; an actor a turn may not be written as is ``ValueError``)."""
+        ``origin``: see ``JournalEntry``; an actor a turn may not be written as is ``ValueError``).
+        ``hidden``: the caller hid the messages' secret values (``turns.normalize_turn``) in this run."""
         if actor is not None and writer_actor(actor) is None:
             raise ValueError(f"a journaled turn cannot be written as {actor!r}")
         with self._lock:
             self._ensure_dirs()
             entry = JournalEntry(uuid.uuid4().hex[:16], self._next_seq(), turn_id, session_id, list(messages),
-                                 actor=actor, as_of=as_of, origin=excerpt_of(origin))
+                                 actor=actor, as_of=as_of, origin=excerpt_of(origin),
+                                 hidden_by=self.instance if hidden else "")
             self._write(self.pending_dir, entry)
             return entry
 

@@ -33,7 +33,7 @@ from itertools import combinations
 from typing import Any, Callable, Mapping
 
 from ..stores.base import BaseMemoryManager
-from .dupes import DUPLICATE_AT, CandidateSource, similar_pairs, similarity
+from .dupes import DUPLICATE_AT, CandidateSource, shared, similar_pairs, wording
 from .index import WriterIndex, read_items
 
 log = logging.getLogger(__name__)
@@ -166,10 +166,13 @@ def _due_flags(index: WriterIndex, ids: list[str], now: datetime, flags: dict[st
 
 def _pair_flags(pairs: list[tuple[str, str, float]], flags: dict[str, list[str]]) -> None:
     """Most similar first; at most ``MAX_PAIR_HINTS`` per memory."""
+    told = {mid: sum(f.startswith(PAIR_HINT) for f in said) for mid, said in flags.items()}
     for a, b, _ in pairs:
         for one, other in ((a, b), (b, a)):
-            if sum(f.startswith(PAIR_HINT) for f in flags.get(one, ())) < MAX_PAIR_HINTS:
+            if told.get(one, 0) < MAX_PAIR_HINTS:
+                before = len(flags.get(one, ()))
                 _add_flag(flags, one, PAIR_HINT + flat(other))
+                told[one] = told.get(one, 0) + len(flags[one]) - before
 
 
 def read_listing(
@@ -208,9 +211,9 @@ def _read_listing(mm: BaseMemoryManager, index: WriterIndex, turn_text: str | No
     flags: dict[str, list[str]] = {}
     if total <= read_all_max:
         items = read_items(mm, index.ids())
-        texts = {mid: str(item.description) for mid, item in items.items()}
-        pairs = [(a, b, s) for a, b in combinations(sorted(texts), 2)
-                 if (s := similarity(texts[a], texts[b], subject)) >= DUPLICATE_AT]
+        words = {mid: wording(str(item.description), subject) for mid, item in items.items()}
+        pairs = [(a, b, s) for a, b in combinations(sorted(words), 2)
+                 if (s := shared(words[a], words[b])) >= DUPLICATE_AT]
         _pair_flags(sorted(pairs, key=lambda p: -p[2]), flags)
         _due_flags(index, list(items), now, flags)
         frozen = {mid: tuple(v) for mid, v in flags.items()}

@@ -48,7 +48,7 @@ from .status import ErrorDescriber, WriterStatus, describe_failure, make_status
 from .turns import last_exchange, normalize_turn
 from .worker import PolicyValue, TurnWorker, WorkerPolicy
 
-if TYPE_CHECKING:  # LangChain's agent: imported when the first turn is written, off the loop
+if TYPE_CHECKING:  # LangChain (the writer's tool loop): imported when the first turn is written, off the loop
     from .consumer import MemoryConsumer
 
 log = logging.getLogger(__name__)
@@ -221,10 +221,10 @@ class MemoryWriter:
     # ── the consumer (built for the current model) ────────────────────
 
     def _get_consumer(self) -> MemoryConsumer:
-        """Blocking (run on a worker thread): the first call imports LangChain's agent and builds
+        """Blocking (run on a worker thread): the first call imports LangChain (the tool loop) and builds
         the model (a ``LazyModel`` is built here)."""
         if self._consumer is None or self._consumer_llm is not self._llm:
-            from .consumer import MemoryConsumer  # LangChain's agent, the first time
+            from .consumer import MemoryConsumer  # LangChain, the first time
 
             llm = self._llm
             self._consumer = MemoryConsumer(resolve(llm), self._ops, now=self._now, retriever=self._retriever,
@@ -315,13 +315,13 @@ class MemoryWriter:
         when = as_of.isoformat() if as_of is not None else None
         try:
             entry = await run_blocking(self.journal.append, turn_id, session_id, messages, actor=actor, as_of=when,
-                                       origin=origin)
+                                       origin=origin, hidden=True)
         except OSError as exc:
             # Keep the chat going and the turn in memory; say that it is not durable.
             log.error("could not journal turn %s: %s", turn_id, exc)
             self._worker.last_error = f"无法写入日志文件（{exc.strerror or exc}），本轮仅保存在内存中"
             entry = JournalEntry(uuid.uuid4().hex[:16], 0, turn_id, session_id, messages, actor=actor, as_of=when,
-                                 origin=origin)
+                                 origin=origin, hidden_by=self.journal.instance)
         self._emit("queued", entry)
         self._worker.enqueue(entry)
         self._status_changed()

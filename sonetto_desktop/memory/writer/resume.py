@@ -8,7 +8,8 @@ step:
 - each model reply (its text and tool calls, with their ids) before any of its calls runs;
 - each tool call as ``applying`` before it runs and ``done`` (with its answer) after.
 
-A later attempt with that progress (:class:`ResumeRun`) hands the model's recorded replies back
+A later attempt with that progress (``tool_loop.ToolLoop`` through :func:`recorded_reply` and
+:func:`answer_recorded`) hands the model's recorded replies back
 instead of asking again, answers ``done`` calls with their recorded answers without running them,
 and runs only what never ran. A call caught ``applying`` (killed between the store's commit and the
 journal's ``done``) is checked against the store: a created text that exists, an update whose text
@@ -21,19 +22,16 @@ not pay for the model again.
 
 from __future__ import annotations
 
-import contextvars
 import logging
 from dataclasses import dataclass, field
 from typing import Any, Callable
 
-from langchain.agents.middleware import AgentMiddleware
 from langchain_core.messages import AIMessage, ToolMessage
 
 from ..errors import MemoryNotFound
 from ..operations import MemoryOperations
 from .index import WriterIndex
 from .registry import Registry
-from ...aio import run_blocking
 
 log = logging.getLogger(__name__)
 
@@ -89,10 +87,6 @@ class TurnRecorder:
         return self.progress.setdefault("calls", {})
 
 
-CURRENT: contextvars.ContextVar[TurnRecorder | None] = contextvars.ContextVar("sonetto_writer_resume",
-                                                                               default=None)
-
-
 def already_applied(ops: MemoryOperations, index: WriterIndex, turn_id: str, name: str, args: dict[str, Any],
                     tools: Registry) -> bool:
     """Whether a tool call caught ``applying`` reached the store before the attempt died (blocking):
@@ -109,57 +103,51 @@ def already_applied(ops: MemoryOperations, index: WriterIndex, turn_id: str, nam
     return False
 
 
-class ResumeRun(AgentMiddleware):
-    """See the module docstring. ``check(turn_id, name, args)``: ``already_applied`` bound to the
-    writer's memory operations and index."""
+def recorded_reply(rec: TurnRecorder | None) -> AIMessage | None:
+    """The next model call of the attempt: its reply as recorded by an interrupted attempt (handed back
+    instead of asking the model again, flagged ``REPLAYED``), or ``None`` when the model must be asked.
+    Counts the call either way (``model_calls``)."""
+    if rec is None:
+        return None
+    index = rec.model_calls
+    rec.model_calls += 1
+    if index >= len(rec.responses):
+        return None
+    kept = rec.responses[index]
+    return AIMessage(content=kept.get("content") or "", tool_calls=list(kept.get("tool_calls") or []),
+                     response_metadata={REPLAYED: True})
 
-    def __init__(self, check: Callable[[str, str, dict[str, Any]], bool]) -> None:
-        super().__init__()
-        self._check = check
 
-    async def awrap_model_call(self, request, handler):  # type: ignore[override]
-        rec = CURRENT.get()
-        if rec is None:
-            return await handler(request)
-        index = rec.model_calls
-        rec.model_calls += 1
-        if index < len(rec.responses):
-            kept = rec.responses[index]
-            return AIMessage(content=kept.get("content") or "", tool_calls=list(kept.get("tool_calls") or []),
-                             response_metadata={REPLAYED: True})
-        response = await handler(request)
-        messages = getattr(response, "result", None) or [response]
-        reply = next((m for m in reversed(messages) if isinstance(m, AIMessage)), None)
-        if reply is not None:
-            calls = [{"id": c["id"], "name": c["name"], "args": c["args"]} for c in reply.tool_calls]
-            rec.responses.append({"content": reply.content if isinstance(reply.content, str) else "",
-                                  "tool_calls": calls})
-            if calls:  # a reply without calls ends the run: nothing to resume from
-                await run_blocking(rec.save)
-        return response
+def remember_reply(rec: TurnRecorder, reply: AIMessage) -> bool:
+    """Keep the model's ``reply`` in the progress; True when it must be saved before its calls run (a
+    reply without calls ends the run: nothing to resume from)."""
+    calls = [{"id": c["id"], "name": c["name"], "args": c["args"]} for c in reply.tool_calls]
+    rec.responses.append({"content": reply.content if isinstance(reply.content, str) else "", "tool_calls": calls})
+    return bool(calls)
 
-    async def awrap_tool_call(self, request, handler):  # type: ignore[override]
-        rec = CURRENT.get()
-        call = request.tool_call
-        if rec is None or not call.get("id"):
-            return await handler(request)
-        cid, name = call["id"], call["name"]
-        known = rec.calls.get(cid)
-        if known is not None and known.get("state") == APPLYING:
-            if await run_blocking(self._check, rec.turn_id, name, dict(call.get("args") or {})):
-                known = {"state": DONE, "content": "已完成（中断前已写入）。", "status": "success"}
-                rec.calls[cid] = known
-                await run_blocking(rec.save)
-        if known is not None and known.get("state") == DONE:
-            rec.replayed_calls += 1
-            rec.skipped.append(cid)
-            return ToolMessage(content=known.get("content", ""), tool_call_id=cid, name=name,
-                               status=known.get("status", "success"))
-        rec.calls[cid] = {"state": APPLYING}
-        await run_blocking(rec.save)
-        result = await handler(request)
-        if isinstance(result, ToolMessage):
-            content = result.content if isinstance(result.content, str) else str(result.content)
-            rec.calls[cid] = {"state": DONE, "content": content, "status": result.status}
-            await run_blocking(rec.save)
-        return result
+
+def answer_recorded(rec: TurnRecorder, call: dict[str, Any], run: Callable[[], ToolMessage],
+                    applied: Callable[[str, str, dict[str, Any]], bool] | None) -> ToolMessage:
+    """One tool call of a recorded attempt (blocking): a call ``done`` before is answered as it was,
+    without running; one caught ``applying`` is checked against the store (``applied``, see
+    ``already_applied``); otherwise it is kept ``applying``, run (``run()``) and kept ``done`` with its
+    answer, each step saved."""
+    cid, name = call["id"], call["name"]
+    known = rec.calls.get(cid)
+    if known is not None and known.get("state") == APPLYING and applied is not None:
+        if applied(rec.turn_id, name, dict(call.get("args") or {})):
+            known = {"state": DONE, "content": "已完成（中断前已写入）。", "status": "success"}
+            rec.calls[cid] = known
+            rec.save()
+    if known is not None and known.get("state") == DONE:
+        rec.replayed_calls += 1
+        rec.skipped.append(cid)
+        return ToolMessage(content=known.get("content", ""), tool_call_id=cid, name=name,
+                           status=known.get("status", "success"))
+    rec.calls[cid] = {"state": APPLYING}
+    rec.save()
+    result = run()
+    content = result.content if isinstance(result.content, str) else str(result.content)
+    rec.calls[cid] = {"state": DONE, "content": content, "status": result.status}
+    rec.save()
+    return result

@@ -14,8 +14,10 @@ from __future__ import annotations
 
 from typing import Any
 
+from langchain_core.messages import ToolMessage
 from langchain_core.runnables import RunnableConfig
 from langchain_core.tools import BaseTool, StructuredTool, ToolException
+from pydantic import ValidationError
 
 from ..operations import MemoryOperations
 from ..stores.base import BaseMemoryManager
@@ -46,6 +48,37 @@ def langchain_tools(runner: ToolRunner, registry: Registry, context: ToolContext
     return [_langchain_tool(runner, spec, context) for spec in registry]
 
 
+class RunnerTool(StructuredTool):
+    """A writer tool as LangChain sees it (what the model is bound to), with :meth:`answer`: the same
+    call without LangChain's tool machinery around it (callback managers, run records, the function's
+    signature read again per call: ~0.6 ms a call against ~0.4 ms of the call's own work), for the
+    writer's tool loop (``tool_loop.ToolLoop``)."""
+
+    runner: Any = None  # ToolRunner
+    spec: Any = None  # registry.WriterTool
+    context: Any = None  # ToolContext used when the run's config gives none
+
+    def answer(self, call: dict[str, Any], config: RunnableConfig | None) -> ToolMessage:
+        """What ``invoke(call, config)`` answers (blocking): the arguments checked by the schema as
+        LangChain does (those given, and the defaults of those not given), a refusal or a schema's
+        complaint as an error message, anything else raised."""
+        args = call.get("args") or {}
+        cid, status = call.get("id"), "success"
+        try:
+            checked = self.spec.schema.model_validate(args)
+            fields = self.spec.schema.model_fields
+            arguments = {k: getattr(checked, k) for k in fields if k in args or not fields[k].is_required()}
+            given = ((config or {}).get("configurable") or {}).get(CONTEXT_KEY)
+            run_context = given if isinstance(given, ToolContext) else (self.context or ToolContext())
+            outcome = self.runner.run(self.spec, arguments, run_context)
+            content, artifact = outcome.text, outcome.artifact
+        except ValidationError as exc:
+            content, artifact, status = validation_message(exc), None, "error"
+        except ToolRefused as exc:
+            content, artifact, status = (str(exc) or "Tool execution error"), None, "error"
+        return ToolMessage(content=content, artifact=artifact, tool_call_id=cid, name=self.name, status=status)
+
+
 def _langchain_tool(runner: ToolRunner, spec: WriterTool, context: ToolContext | None) -> BaseTool:
     def call(config: RunnableConfig, **arguments: Any) -> tuple[str, dict]:
         given = ((config or {}).get("configurable") or {}).get(CONTEXT_KEY)
@@ -56,9 +89,9 @@ def _langchain_tool(runner: ToolRunner, spec: WriterTool, context: ToolContext |
             raise ToolException(str(exc)) from None
         return outcome.text, outcome.artifact
 
-    return StructuredTool(name=spec.name, description=spec.description, args_schema=spec.schema, func=call,
-                          response_format="content_and_artifact", handle_tool_error=True,
-                          handle_validation_error=validation_message)
+    return RunnerTool(name=spec.name, description=spec.description, args_schema=spec.schema, func=call,
+                      response_format="content_and_artifact", handle_tool_error=True,
+                      handle_validation_error=validation_message, runner=runner, spec=spec, context=context)
 
 
 def make_memory_tools(

@@ -43,7 +43,7 @@ from .journal import JournalEntry, TurnJournal
 from .limits import DRAIN_BURST, DRAIN_PER_MINUTE, TurnHeld, TurnProblem
 from .status import server_away, storage_failure
 
-if TYPE_CHECKING:  # LangChain's agent: imported by the writer's consumer factory, on a worker thread
+if TYPE_CHECKING:  # LangChain (the writer's tool loop): imported by the writer's consumer factory, on a worker thread
     from .consumer import MemoryConsumer
 
 log = logging.getLogger(__name__)
@@ -241,7 +241,8 @@ class TurnWorker:
         recorder = TurnRecorder(entry.progress, lambda: self.journal.save_progress(entry), entry.turn_id)
         return await consumer.consume(entry.session_id, entry.turn_id, entry.messages, recorder=recorder,
                                       allow_mass=entry.allow_mass, now=entry.when(), actor=entry.actor or AGENT,
-                                      origin=entry.origin)
+                                      origin=entry.origin,
+                                      normalized=bool(entry.hidden_by) and entry.hidden_by == self.journal.instance)
 
     async def _run(self) -> None:
         assert self._queue is not None
