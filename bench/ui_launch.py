@@ -416,7 +416,7 @@ def _launch(platform: str, measure_writer: bool, memories: int = 0, backend: str
         if out.returncode != 0:  # (a self-test over its time limit on a loaded machine: said in the table)
             print(f"{mode} failed ({out.returncode}):\n{out.stdout}\n{out.stderr}", file=sys.stderr)
         return {"seconds": time.perf_counter() - started, "exit": out.returncode}
-    if os.environ.get("BENCH_STALL_STACKS") and out.stderr:  # the watcher's report (on the child's stderr)
+    if (os.environ.get("BENCH_STALL_STACKS") or os.environ.get("BENCH_GC_TYPES")) and out.stderr:  # the watcher's report, what each collection walked (on the child's stderr)
         print(out.stderr, file=sys.stderr)
     for line in out.stdout.splitlines():
         if line.startswith("BENCH "):

@@ -18,15 +18,14 @@ from ..memory.item import IMPORTED, MemoryItem, parse_time
 from ..memory.record import card_state
 from ..memory.stores.base import BaseMemoryManager
 
-#: A read-only row of the card model: ``(id, description, theme, hit, time, when, haystack, locked,
-#: actor, pinned, author)``. ``time`` is the stamp as stored, ``when`` it parsed; ``haystack`` what the
-#: search looks in, case-folded; ``locked``: the person locked it (Sonetto and other apps may not
-#: change it); ``actor``: who changed it last (``MemoryItem.last_actor``); ``pinned``: the person
-#: pinned it (first in its theme); ``author``: whose memory it is (``MemoryItem.author``: an app's only
-#: if apps alone wrote it).
-Card = tuple[str, str, str, int, str, datetime | None, str, bool, str, bool, str]
-ID, DESCRIPTION, THEME, HIT, TIME, WHEN, HAYSTACK, LOCKED, ACTOR, PINNED, AUTHOR = range(11)
-FIELDS = ("id", "description", "theme", "hit", "time", "when", "haystack", "locked", "actor", "pinned", "author")
+#: A read-only row of the card model: ``(id, description, theme, hit, time, when, locked, actor,
+#: pinned, author)``. ``time`` is the stamp as stored, ``when`` it parsed; ``locked``: the person locked
+#: it (Sonetto and other apps may not change it); ``actor``: who changed it last
+#: (``MemoryItem.last_actor``); ``pinned``: the person pinned it (first in its theme); ``author``: whose
+#: memory it is (``MemoryItem.author``: an app's only if apps alone wrote it).
+Card = tuple[str, str, str, int, str, datetime | None, bool, str, bool, str]
+ID, DESCRIPTION, THEME, HIT, TIME, WHEN, LOCKED, ACTOR, PINNED, AUTHOR = range(10)
+FIELDS = ("id", "description", "theme", "hit", "time", "when", "locked", "actor", "pinned", "author")
 
 
 def make_card(memory_id: str, description: Any, theme: Any, hit: Any, stamp: Any, *, locked: Any = False,
@@ -38,8 +37,8 @@ def make_card(memory_id: str, description: Any, theme: Any, hit: Any, stamp: Any
         hits = int(hit or 0)
     except (TypeError, ValueError):
         hits = 0
-    return (memory_id, description, theme, hits, stamp, parse_time(stamp), f"{description}\n{theme}".casefold(),
-            bool(locked), str(actor or IMPORTED), bool(pinned), str(author or actor or IMPORTED))
+    return (memory_id, description, theme, hits, stamp, parse_time(stamp), bool(locked), str(actor or IMPORTED),
+            bool(pinned), str(author or actor or IMPORTED))
 
 
 def card_from_state(memory_id: str, state: dict[str, Any]) -> Card:
