@@ -44,7 +44,8 @@ for extra in (ROOT, ROOT / "tests"):
 from bench.embed_models import Embedder  # noqa: E402
 from bench.recall_public import Group  # noqa: E402
 from bench.recall_reach import Bank, distractors, load_sets, public_pool  # noqa: E402
-from sonetto_desktop.memory.retrieval.listing import HEADING_TOKENS, ID, TOKENS, ListingEntry, RecallListing  # noqa: E402
+from sonetto_desktop.memory.retrieval.listing import (HEADING_TOKENS, ID, TOKENS, ListingEntry,  # noqa: E402
+                                                      RecallListing)
 from sonetto_desktop.memory.retrieval.recall import STABLE_SHARE  # noqa: E402
 from sonetto_desktop.memory.retrieval.shortlist import SLACK, Shortlist, fuse  # noqa: E402
 from sonetto_desktop.memory.retrieval.tokenize import warm_up  # noqa: E402

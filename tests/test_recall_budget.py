@@ -23,7 +23,8 @@ from sonetto_desktop.memory.retrieval.budget import (
     is_local_endpoint,
     probe_context,
 )
-from sonetto_desktop.memory.retrieval.listing import DESCRIPTION, HEADING_TOKENS, ID, KEY, TOKENS, WINDOW_TARGET, RecallListing, entry_record
+from sonetto_desktop.memory.retrieval.listing import (DESCRIPTION, HEADING_TOKENS, ID, KEY, TOKENS, WINDOW_TARGET, RecallListing,
+                                                      entry_record)
 from sonetto_desktop.memory.retrieval.llm_prompt import build_user_prompt, listing_block
 from sonetto_desktop.memory.retrieval.mechanical import MechanicalRetriever
 from sonetto_desktop.memory.retrieval.shortlist import Shortlist, fuse, rrf

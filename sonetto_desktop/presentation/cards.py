@@ -58,7 +58,7 @@ def replaced(card: Card, **fields: Any) -> Card:
     unknown = set(fields) - set(FIELDS)
     if unknown:
         raise TypeError(f"a card has no field {', '.join(sorted(unknown))}")
-    return tuple(fields.get(name, value) for name, value in zip(FIELDS, card, strict=True))  # type: ignore[return-value]
+    return tuple(fields.get(name, value) for name, value in zip(FIELDS, card, strict=True))
 
 
 def read_cards(manager: BaseMemoryManager) -> list[Card]:

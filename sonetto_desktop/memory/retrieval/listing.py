@@ -46,8 +46,8 @@ from ..stores.base import BaseMemoryManager
 from ..token_estimate import estimate_tokens
 from .llm_prompt import memory_body
 
-__all__ = ["APP", "BODY", "DAY", "DESCRIPTION", "ID", "KEY", "ListingEntry", "ListingSnapshot", "RecallListing", "THEME",
-           "TOKENS", "UPDATED", "WINDOW_LOW", "WINDOW_TARGET", "entry_record"]
+__all__ = ["APP", "BODY", "DAY", "DESCRIPTION", "ID", "KEY", "ListingEntry", "ListingSnapshot", "RecallListing",
+           "THEME", "TOKENS", "UPDATED", "WINDOW_LOW", "WINDOW_TARGET", "entry_record"]
 
 log = logging.getLogger(__name__)
 

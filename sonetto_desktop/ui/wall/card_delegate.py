@@ -376,7 +376,8 @@ class CardDelegate(QStyledItemDelegate):
         hovered = bool(option.state & QStyle.StateFlag.State_MouseOver)
         palette = getattr(widget, "theme_colors", None)
         mode = "dark" if dark else "light"
-        stripe_color = self._color(palette.color(card[THEME], mode) if palette is not None else theme_color(card[THEME], mode))
+        theme = card[THEME]
+        stripe_color = self._color(palette.color(theme, mode) if palette is not None else theme_color(theme, mode))
 
         painter.save()
         self._paint_frame(painter, rect, card, index, colors, d, selected=selected, hovered=hovered,
