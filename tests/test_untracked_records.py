@@ -29,7 +29,7 @@ from sonetto_desktop.presentation.cards import read_card_index
 SMALL, LARGE = 300, 3_000
 START = datetime(2026, 1, 1, 9, 0, 0)
 #: Tracked objects a structure may gain per memory added (a record per memory would be 1 or more).
-PER_MEMORY = 0.02
+PER_MEMORY = 0.1
 
 
 def _store(path, n: int) -> SqliteMemoryManager:

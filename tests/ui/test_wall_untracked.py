@@ -17,7 +17,7 @@ from test_wall_loading import _items, _wall, loaded, shown_ids
 
 SMALL, LARGE = 300, 3_000
 #: Tracked objects the shown wall may gain per card added (a record per card would be 1 or more).
-PER_CARD = 0.02
+PER_CARD = 0.1
 
 
 async def _tracked_by_wall(tmp_path, qtbot, wait, cards: int) -> int:
