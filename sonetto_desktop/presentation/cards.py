@@ -30,6 +30,7 @@ FIELDS = ("id", "description", "theme", "hit", "time", "when", "locked", "actor"
 
 def make_card(memory_id: str, description: Any, theme: Any, hit: Any, stamp: Any, *, locked: Any = False,
               actor: Any = IMPORTED, pinned: Any = False, author: Any = None) -> Card:
+    """A card from the store's values as they come (a missing or unreadable one: empty, 0, False)."""
     description = str(description or "")
     theme = str(theme or "")
     stamp = str(stamp or "")
