@@ -54,7 +54,7 @@ from bench.recall_scale_e5 import (OUT, QueryData, Ranker, _Listing, _want, defa
 from bench.recall_scale_product import _Frozen, _Vectors, _Words  # noqa: E402
 from sonetto_desktop.memory.retrieval.agreement import ModelAgreement  # noqa: E402
 from sonetto_desktop.memory.retrieval.conversation import FIRST_SHARE, NEW_SHARE  # noqa: E402
-from sonetto_desktop.memory.retrieval.listing import HEADING_TOKENS  # noqa: E402
+from sonetto_desktop.memory.retrieval.listing import HEADING_TOKENS, ID  # noqa: E402
 from sonetto_desktop.memory.retrieval.shortlist import SLACK, Shortlist  # noqa: E402
 
 BUDGETS = (4000, 6000, 8000, 12000, 24000, 40000, 48000)
@@ -129,7 +129,7 @@ def _shown(qd: QueryData, budget: int, ranker: Ranker, block: bool | str) -> set
         if complete or want >= qd.total:
             break
         want = qd.total
-    return exclude | {e.id for e in chosen}
+    return exclude | {e[ID] for e in chosen}
 
 
 def hits(qs: list[QueryData], budget: int, ranker: Ranker, block: bool | str = False) -> tuple[int, int]:

@@ -39,7 +39,7 @@ from bench import recall_issue36 as i36
 from bench.recall_scale_e5 import QueryData, Ranker, r_dense, r_lex
 from sonetto_desktop.memory.retrieval import conversation, shortlist
 from sonetto_desktop.memory.retrieval.budget import estimate_tokens
-from sonetto_desktop.memory.retrieval.listing import HEADING_TOKENS
+from sonetto_desktop.memory.retrieval.listing import HEADING_TOKENS, ID, TOKENS, ListingEntry
 from sonetto_desktop.memory.retrieval.llm_prompt import FIND_RELATED_MEMORY
 
 MODELS = ["e5", "wordllama"]
@@ -188,11 +188,9 @@ def fusion(grid: str, out: Any) -> int:
 # ── the block, message by message ──────────────────────────────────────
 
 
-class _Entry:
-    __slots__ = ("id", "tokens", "key")
-
-    def __init__(self, mid: str, tokens: int) -> None:
-        self.id, self.tokens, self.key = mid, tokens, mid
+def _entry(mid: str, tokens: int) -> ListingEntry:
+    """A stand-in for a listing entry: its id, key and tokens."""
+    return (mid, (mid, mid), "", "", "", "", tokens, "", False)
 
 
 class _ById:
@@ -202,11 +200,11 @@ class _ById:
     def __contains__(self, mid: str) -> bool:
         return mid in self.t
 
-    def __getitem__(self, mid: str) -> _Entry:
-        return _Entry(mid, self.t[mid])
+    def __getitem__(self, mid: str) -> ListingEntry:
+        return _entry(mid, self.t[mid])
 
     def get(self, mid: str, default: Any = None) -> Any:
-        return _Entry(mid, self.t[mid]) if mid in self.t else default
+        return _entry(mid, self.t[mid]) if mid in self.t else default
 
 
 class _Part:
@@ -220,9 +218,9 @@ class _Window:
     def __init__(self, stable: list[str], tokens: Any) -> None:
         self.stable, self.written, self.tokens = stable, [], tokens
 
-    def window(self, budget: int) -> tuple[list[_Entry], list, int]:
-        block = [_Entry(m, self.tokens[m]) for m in self.stable + self.written]
-        return block, [], sum(e.tokens for e in block)
+    def window(self, budget: int) -> tuple[list[ListingEntry], list, int]:
+        block = [_entry(m, self.tokens[m]) for m in self.stable + self.written]
+        return block, [], sum(e[TOKENS] for e in block)
 
 
 class _Fill:
@@ -231,7 +229,7 @@ class _Fill:
     def __init__(self, qd: QueryData, ranker: Ranker) -> None:
         self.qd, self.ranker = qd, ranker
 
-    def fill(self, prompt: str, part: _Part, exclude: set[str], tokens: int) -> list[_Entry]:
+    def fill(self, prompt: str, part: _Part, exclude: set[str], tokens: int) -> list[ListingEntry]:
         qd = self.qd
         want = i36.fill_want(qd, tokens, len(exclude))
         while True:
@@ -267,10 +265,10 @@ def sequence(qs: list[QueryData], budget: int, share: float, ranker: Ranker, see
     previous: list[str] | None = None
     for i, qd in enumerate(order):
         stable, extra, used = block.plan(qd.q, window, part, budget, int(share * budget), _Fill(qd, ranker))  # type: ignore[arg-type]
-        ids = {e.id for e in stable} | {e.id for e in extra}
+        ids = {e[ID] for e in stable} | {e[ID] for e in extra}
         hit += len(set(qd.gold) & ids)
         gold += len(qd.gold)
-        s_ids, e_ids = [e.id for e in stable], [e.id for e in extra]
+        s_ids, e_ids = [e[ID] for e in stable], [e[ID] for e in extra]
         head = SYSTEM + sum(tokens[m] for m in s_ids)
         total = head + sum(tokens[m] + HEADING_TOKENS for m in e_ids) + estimate_tokens(qd.q) + 60
         sizes.append(total)
@@ -335,7 +333,7 @@ def first_message(qs: list[QueryData], budget: int, share: float, ranker: Ranker
         share = getattr(conversation, "FIRST_SHARE", conversation.NEW_SHARE)
         room = max(0, min(budget - used, int(share * budget)))
         chosen = _Fill(qd, ranker).fill(qd.q, _Part(qd.tokens, qd.smallest), set(stable), room) if room else []
-        shown = set(stable) | {e.id for e in chosen}
+        shown = set(stable) | {e[ID] for e in chosen}
         hit += len(set(qd.gold) & shown)
     return hit, gold
 

@@ -38,7 +38,7 @@ from bench.recall_reach import NOW, Bank, distractors, public_pool
 from bench.recall_reach_latency import QUERIES
 from bench.recall_scale_e5 import _DenseBank
 from sonetto_desktop.memory.retrieval.budget import estimate_tokens
-from sonetto_desktop.memory.retrieval.listing import RecallListing
+from sonetto_desktop.memory.retrieval.listing import ID, TOKENS, RecallListing, entry_record
 from sonetto_desktop.memory.retrieval.llm_prompt import FIND_RELATED_MEMORY, build_user_prompt
 from sonetto_desktop.memory.retrieval.recall import STABLE_SHARE
 from sonetto_desktop.memory.retrieval.shortlist import Shortlist
@@ -136,26 +136,26 @@ def _run(bank: Bank, dense: _Dense, messages: list[str], budget: int, share: flo
                 records, extra = list(snapshot.order), []
             elif cap is None:
                 stable, _, used = listing.window(int(budget * share))
-                exclude = {e.id for e in stable}
+                exclude = {e[ID] for e in stable}
                 records = stable
                 extra = Shortlist(bank.mechanical, dense).fill(message, snapshot, exclude, budget - used)
             else:
                 block = [m for m in block if m in snapshot.by_id]
-                held = sum(snapshot.by_id[m].tokens + 7 for m in block)
+                held = sum(snapshot.by_id[m][TOKENS] + 7 for m in block)
                 if frozen is None or held > cap * budget:
                     stable, _, _ = listing.window(int(budget * share))
-                    frozen, block, held, written = [e.id for e in stable], [], 0, []
+                    frozen, block, held, written = [e[ID] for e in stable], [], 0, []
                 records = [snapshot.by_id[m] for m in frozen if m in snapshot.by_id]
-                used = sum(e.tokens for e in records)
+                used = sum(e[TOKENS] for e in records)
                 block += [m for m in written if m in snapshot.by_id and m not in block]
-                held = sum(snapshot.by_id[m].tokens + 7 for m in block)
+                held = sum(snapshot.by_id[m][TOKENS] + 7 for m in block)
                 exclude = set(frozen) | set(block)
                 room = max(0, min(budget - used - held, int(new_share * budget)))
                 new = Shortlist(bank.mechanical, dense).fill(message, snapshot, exclude, room)
-                block += [e.id for e in new]
+                block += [e[ID] for e in new]
                 extra = [snapshot.by_id[m] for m in block]
-            text = system + "\n" + build_user_prompt(message, [e.record() for e in records], NOW,
-                                                     [e.record() for e in extra])
+            text = system + "\n" + build_user_prompt(message, [entry_record(e) for e in records], NOW,
+                                                     [entry_record(e) for e in extra])
             for name, fn in count.items():
                 rows[name].append(fn(text))
             if previous:

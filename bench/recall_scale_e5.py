@@ -44,7 +44,8 @@ for extra in (ROOT, ROOT / "tests"):
 from bench.embed_models import Embedder  # noqa: E402
 from bench.recall_public import Group  # noqa: E402
 from bench.recall_reach import Bank, distractors, load_sets, public_pool  # noqa: E402
-from sonetto_desktop.memory.retrieval.listing import HEADING_TOKENS, RecallListing  # noqa: E402
+from sonetto_desktop.memory.retrieval.listing import (HEADING_TOKENS, ID, TOKENS, ListingEntry,  # noqa: E402
+                                                      RecallListing)
 from sonetto_desktop.memory.retrieval.recall import STABLE_SHARE  # noqa: E402
 from sonetto_desktop.memory.retrieval.shortlist import SLACK, Shortlist, fuse  # noqa: E402
 from sonetto_desktop.memory.retrieval.tokenize import warm_up  # noqa: E402
@@ -233,7 +234,7 @@ def _collect_set(name: str, groups: list[Group], size: int, pool: list, embedder
         try:
             base = {m: _DenseBank(e, [d.id for d in extra], [d.description for d in extra]) for m, e in embedders.items()}
             first = RecallListing(bank.mm)
-            base_tokens = {e.id: e.tokens for e in first.snapshot().order}
+            base_tokens = {e[ID]: e[TOKENS] for e in first.snapshot().order}
             first.close()
             for group in groups:
                 id_map = bank.add(group)
@@ -248,7 +249,7 @@ def _collect_set(name: str, groups: list[Group], size: int, pool: list, embedder
                 gids = sorted(set(id_map.values()))
                 dense_banks = {m: b.extend(gids, [texts[i] for i in gids]) for m, b in base.items()}
                 snapshot = listings[budgets[0]].snapshot()
-                tokens = ChainMap({e.id: e.tokens for e in snapshot.order if e.id not in base_tokens}, base_tokens)
+                tokens = ChainMap({e[ID]: e[TOKENS] for e in snapshot.order if e[ID] not in base_tokens}, base_tokens)
                 stable: dict[int, list[str] | None] = {}
                 used: dict[int, int] = {}
                 for b in budgets:
@@ -257,7 +258,7 @@ def _collect_set(name: str, groups: list[Group], size: int, pool: list, embedder
                         stable[b], used[b] = None, snap.tokens
                     else:
                         block, _, used[b] = listings[b].window(int(b * STABLE_SHARE))
-                        stable[b] = [e.id for e in block]
+                        stable[b] = [e[ID] for e in block]
                 by_share: dict[tuple[int, float], tuple[list[str] | None, int]] = {}
                 for (b, share), listing in shared.items():
                     snap = listing.snapshot()
@@ -265,7 +266,7 @@ def _collect_set(name: str, groups: list[Group], size: int, pool: list, embedder
                         by_share[(b, share)] = (None, snap.tokens)
                     else:
                         block, _, tok = listing.window(int(b * share))
-                        by_share[(b, share)] = ([e.id for e in block], tok)
+                        by_share[(b, share)] = ([e[ID] for e in block], tok)
                 qvecs = {m: e.queries([c.q for c in group.cases]) for m, e in embedders.items()}
                 for i, case in enumerate(group.cases):
                     gold = [id_map[g] for g in case.gold if g in id_map]
@@ -355,13 +356,9 @@ def load(size: int, models: list[str]) -> list[QueryData]:
 # ── filling a budget ────────────────────────────────────────────────────
 
 
-class _Entry:
-    """A stand-in for a ``ListingEntry``: what ``Shortlist._take`` reads (its tokens), and its id."""
-
-    __slots__ = ("id", "tokens")
-
-    def __init__(self, mid: str, tokens: int) -> None:
-        self.id, self.tokens = mid, tokens
+def _entry(mid: str, tokens: int) -> ListingEntry:
+    """A stand-in for a listing entry: what ``Shortlist._take`` reads (its tokens), and its id."""
+    return (mid, (mid, mid), "", "", "", "", tokens, "", False)
 
 
 class _ById:
@@ -370,7 +367,7 @@ class _ById:
 
     def get(self, key: str, default: Any = None) -> Any:
         t = self._tokens.get(key)
-        return default if t is None else _Entry(key, t)
+        return default if t is None else _entry(key, t)
 
 
 class _Listing:
@@ -433,7 +430,7 @@ def shown_detail(qd: QueryData, budget: int, ranker: Ranker,
         if complete or want >= qd.total:
             break
         want, second = qd.total, True
-    return exclude | {e.id for e in chosen}, second
+    return exclude | {e[ID] for e in chosen}, second
 
 
 def reach(qs: list[QueryData], budget: int, ranker: Ranker, share: float | None = None) -> float:

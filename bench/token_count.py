@@ -29,7 +29,7 @@ from pathlib import Path
 from bench.recall_reach import public_pool
 from sonetto_desktop.memory.item import MemoryItem
 from sonetto_desktop.memory.retrieval.budget import CLOUD_BUDGET, estimate_tokens
-from sonetto_desktop.memory.retrieval.listing import RecallListing
+from sonetto_desktop.memory.retrieval.listing import BODY, TOKENS, RecallListing
 from sonetto_desktop.memory.retrieval.llm_prompt import memory_body
 from sonetto_desktop.memory.retrieval.recall_cost import bank_count, list_price, recall_cost
 from sonetto_desktop.memory.retrieval.token_count import FAMILIES, TokenCounter, count_bank, family_for
@@ -122,7 +122,7 @@ def counting_and_cost(pool, sizes: list[int]) -> None:
                 started = time.perf_counter()
                 bank_count(listing, counter)
                 warm = (time.perf_counter() - started) * 1000
-                every = count_bank([e.body for e in order], [e.tokens for e in order], counter, sample=n + 1)
+                every = count_bank([e[BODY] for e in order], [e[TOKENS] for e in order], counter, sample=n + 1)
                 print(f"| {n:,} | {key} | {cold:,.0f} | {warm:,.0f} | {bank.sampled:,} | {bank.estimated:,} → "
                       f"{bank.real:,} | {bank.real / every.real - 1:+.2%} |")
                 for label, url, model in ENDPOINTS:

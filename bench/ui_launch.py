@@ -231,6 +231,18 @@ async def _child_main(qapp, t0: float, measure_writer: bool) -> dict:
         await app.wait_until_ready()
         result["launch_to_engine_ready_ms"] = (time.time() - t0) * 1000
         await asyncio.sleep(2.0)
+        if os.environ.get("BENCH_GC_TYPES"):  # what a full collection walks once the app is idle
+            from collections import Counter
+
+            gc.collect()
+            cpu = time.thread_time()
+            gc.collect()  # a full pass over what is left: what the next one costs the thread it runs on
+            cpu = (time.thread_time() - cpu) * 1000
+            kinds = Counter(type(o).__qualname__ for o in gc.get_objects())
+            count = app.store.count()
+            print(f"tracked at idle: {sum(kinds.values())} objects, {sum(kinds.values()) / max(count, 1):.2f} per "
+                  f"memory ({count} memories), a full collection {cpu:.1f} ms of CPU: {kinds.most_common(8)}",
+                  file=sys.stderr)
         result["idle_rss_mb"] = _rss_mb()
         result["llm_stack_loaded"] = sorted(name for name in ("langchain_core", "langchain", "langgraph", "openai",
                                                               "langchain_openai") if name in sys.modules)
@@ -416,7 +428,8 @@ def _launch(platform: str, measure_writer: bool, memories: int = 0, backend: str
         if out.returncode != 0:  # (a self-test over its time limit on a loaded machine: said in the table)
             print(f"{mode} failed ({out.returncode}):\n{out.stdout}\n{out.stderr}", file=sys.stderr)
         return {"seconds": time.perf_counter() - started, "exit": out.returncode}
-    if os.environ.get("BENCH_STALL_STACKS") and out.stderr:  # the watcher's report (on the child's stderr)
+    # the watcher's report, what each collection walked (on the child's stderr)
+    if (os.environ.get("BENCH_STALL_STACKS") or os.environ.get("BENCH_GC_TYPES")) and out.stderr:
         print(out.stderr, file=sys.stderr)
     for line in out.stdout.splitlines():
         if line.startswith("BENCH "):

@@ -184,7 +184,7 @@ def child_wall(cards: int, themes: int, pages: int, ops: bool) -> dict:
     from sonetto_desktop.memory import YamlMemoryManager
     from sonetto_desktop.ui.memory_service import MemoryService
     from sonetto_desktop.ui.wall import card_delegate
-    from sonetto_desktop.presentation.cards import Card, CardIndex
+    from sonetto_desktop.presentation.cards import CardIndex, card_from_item
     from sonetto_desktop.ui.wall.memory_wall import MemoryWall
 
     counts = {"sizeHint": 0, "measured": 0}
@@ -220,7 +220,7 @@ def child_wall(cards: int, themes: int, pages: int, ops: bool) -> dict:
     built: list = []
     # in the app the worker builds the cards and the model's lookups (read_card_index)
     result = {"cards_built_ms": timed_cpu(lambda: built.append(
-        CardIndex.build([Card.from_item(mid, item) for mid, item in items.items()])))[0]}
+        CardIndex.build([card_from_item(mid, item) for mid, item in items.items()])))[0]}
     gc.disable()
     durations = [timed_cpu(lambda: wall.model.set_cards(built.pop()))]
     while wall.loading():
@@ -244,7 +244,7 @@ def child_wall(cards: int, themes: int, pages: int, ops: bool) -> dict:
 
 
 def wall_ops(app, wall, cards: int) -> dict:
-    from dataclasses import replace
+    from sonetto_desktop.presentation.cards import DESCRIPTION, ID, replaced
 
     def passes(fn) -> dict:
         gc.disable()
@@ -265,8 +265,8 @@ def wall_ops(app, wall, cards: int) -> dict:
     assert sum(s.shown_count() for s in wall.sections().values()) == cards
     ops["sort"] = passes(lambda: wall.set_sort_mode("hits"))
     card = wall.model.card("00000001")  # an edit: the card moves to the top of its theme
-    changed = replace(card, description=card.description + "（改）", time="2027-01-01T00:00:00")
-    ops["live"] = passes(lambda: wall.model.apply_cards({card.id: changed}))
+    changed = replaced(card, description=card[DESCRIPTION] + "（改）", time="2027-01-01T00:00:00")
+    ops["live"] = passes(lambda: wall.model.apply_cards({card[ID]: changed}))
     return ops
 
 

@@ -113,7 +113,7 @@ async def test_the_person_editing_an_apps_memory_makes_it_theirs_and_an_app_edit
     """A memory is another app's only while apps alone wrote it: an app (its own call, or the writer
     handling a conversation it handed over, both ``mcp:<app>``) updating one of the person's memories
     must not move it into the apps' capped share (before, the last actor decided)."""
-    from sonetto_desktop.memory.retrieval.listing import RecallListing
+    from sonetto_desktop.memory.retrieval.listing import ID, RecallListing
 
     mm = SqliteMemoryManager(tmp_path / "memory.db")
     mine = mm.add("小林对花生过敏", "品味", actor="user")
@@ -123,15 +123,15 @@ async def test_the_person_editing_an_apps_memory_makes_it_theirs_and_an_app_edit
     recall = MemoryRecall(mm, make_llm(), clock=lambda: NOW)
     try:
         own, apps = recall.listing.parts()  # (written within a second: the listing orders them by id)
-        assert {e.id for e in own.order} == {mine, sonettos} and {e.id for e in apps.order} == {theirs, shared}
+        assert {e[ID] for e in own.order} == {mine, sonettos} and {e[ID] for e in apps.order} == {theirs, shared}
         mm.update(theirs, "确认过", "小林最近在学古典吉他", actor="user")
         mm.update(mine, "应用改的", "小林对花生和芒果过敏", actor="mcp:cursor")
         mm.update(sonettos, "应用改的", "小林在上海做前端开发，用 React", actor="mcp:claude")
         mm.update(shared, "另一个应用改的", "小林在 Cursor 里写了一个番茄钟，用 Rust", actor="mcp:claude")
         own, apps = recall.listing.parts()
-        assert {e.id for e in own.order} == {theirs, mine, sonettos} and [e.id for e in apps.order] == [shared]
+        assert {e[ID] for e in own.order} == {theirs, mine, sonettos} and [e[ID] for e in apps.order] == [shared]
         fresh = RecallListing(mm)  # read from the store, not followed change by change: the same
-        assert [{e.id for e in part.order} for part in fresh.parts()] == [{theirs, mine, sonettos}, {shared}]
+        assert [{e[ID] for e in part.order} for part in fresh.parts()] == [{theirs, mine, sonettos}, {shared}]
         fresh.close()
         assert (mm.get(mine).author, mm.get(mine).last_actor) == ("user", "mcp:cursor")
         llm_server.add_text("[]")

@@ -23,7 +23,8 @@ from sonetto_desktop.memory.retrieval.budget import (
     is_local_endpoint,
     probe_context,
 )
-from sonetto_desktop.memory.retrieval.listing import HEADING_TOKENS, WINDOW_TARGET, RecallListing
+from sonetto_desktop.memory.retrieval.listing import (DESCRIPTION, HEADING_TOKENS, ID, KEY, TOKENS, WINDOW_TARGET, RecallListing,
+                                                      entry_record)
 from sonetto_desktop.memory.retrieval.llm_prompt import build_user_prompt, listing_block
 from sonetto_desktop.memory.retrieval.mechanical import MechanicalRetriever
 from sonetto_desktop.memory.retrieval.shortlist import Shortlist, fuse, rrf
@@ -165,27 +166,27 @@ def test_the_listing_runs_from_the_oldest_change_to_the_newest_and_follows_the_s
         "c": MemoryItem("小林在做像素风游戏。", "项目", latest_update_time=stamp(10), hit=9),
     })
     with listing_of(store) as listing:
-        assert [e.id for e in listing.snapshot().order] == ["b", "a", "c"]
+        assert [e[ID] for e in listing.snapshot().order] == ["b", "a", "c"]
         new = store.add("小林下周三要带汤圆去打疫苗。", "时效待办")
         store.update("b", "补充", "小林对花生和芒果过敏。")
         store.hit("a")
         store.delete("c", "不再做了")
         snapshot = listing.snapshot()
-        order = [e.id for e in snapshot.order]
+        order = [e[ID] for e in snapshot.order]
         assert order[0] == "a" and set(order[1:]) == {new, "b"}  # added and edited go last; deleted gone
         # (changes within the same second are ordered by id: stamps have whole seconds)
-        assert snapshot.by_id["b"].description == "小林对花生和芒果过敏。"
+        assert snapshot.by_id["b"][DESCRIPTION] == "小林对花生和芒果过敏。"
         assert listing.hits(["a", new, "b"]) == [1, 0, 2]  # hits change nothing in the order
-        assert snapshot.tokens == sum(e.tokens for e in snapshot.order)
+        assert snapshot.tokens == sum(e[TOKENS] for e in snapshot.order)
 
 
 def test_a_hit_changes_nothing_in_the_listing_text(store):
     filled(store, 20)
     with listing_of(store) as listing:
-        before = listing_block([e.record(0) for e in listing.snapshot().order])
+        before = listing_block([entry_record(e, 0) for e in listing.snapshot().order])
         store.hit("m0003")
         store.hit("m0003")
-        after = listing_block([e.record(0) for e in listing.snapshot().order])
+        after = listing_block([entry_record(e, 0) for e in listing.snapshot().order])
         assert before == after
 
 
@@ -195,8 +196,8 @@ def test_the_window_keeps_its_first_line_while_memories_are_added_and_steps_past
         budget = 2_000
         block, before, used = listing.window(budget)
         assert before and used <= WINDOW_TARGET * budget and listing.steps == 1
-        assert [e.id for e in block] == [e.id for e in listing.snapshot().order[-len(block):]]  # the newest
-        first = block[0].id
+        assert [e[ID] for e in block] == [e[ID] for e in listing.snapshot().order[-len(block):]]  # the newest
+        first = block[0][ID]
         added = 0
         while True:
             mm.add(f"新的一条记忆，第{added}条。", "瞬间")
@@ -204,9 +205,9 @@ def test_the_window_keeps_its_first_line_while_memories_are_added_and_steps_past
             block, _, used = listing.window(budget)
             if listing.steps > 1:
                 break
-            assert block[0].id == first and used <= budget  # same beginning, new memory at the end
-        assert added > 5 and block[0].id != first and used <= WINDOW_TARGET * budget
-        deleted = [e.id for e in block[: len(block) * 3 // 4]]
+            assert block[0][ID] == first and used <= budget  # same beginning, new memory at the end
+        assert added > 5 and block[0][ID] != first and used <= WINDOW_TARGET * budget
+        deleted = [e[ID] for e in block[: len(block) * 3 // 4]]
         for mid in deleted:
             mm.delete(mid, "整理")
         block, _, used = listing.window(budget)  # too few left in the window: re-placed, filled again
@@ -216,10 +217,10 @@ def test_the_window_keeps_its_first_line_while_memories_are_added_and_steps_past
 def test_the_listing_text_is_a_prefix_of_the_next_one_after_an_addition(store):
     filled(store, 30)
     with listing_of(store) as listing:
-        first = build_user_prompt("今晚吃什么", [e.record(1) for e in listing.snapshot().order], NOW)
+        first = build_user_prompt("今晚吃什么", [entry_record(e, 1) for e in listing.snapshot().order], NOW)
         store.add("小林今天学会了做红烧肉。", "瞬间")
-        second = build_user_prompt("最近怎么样", [e.record(1) for e in listing.snapshot().order], NOW)
-        stable = listing_block([e.record(1) for e in listing.snapshot().order][:30])
+        second = build_user_prompt("最近怎么样", [entry_record(e, 1) for e in listing.snapshot().order], NOW)
+        stable = listing_block([entry_record(e, 1) for e in listing.snapshot().order][:30])
         assert first.startswith(stable) and second.startswith(stable)
         assert "(瞬间) 小林今天学会了做红烧肉。" in second[len(stable):]
 
@@ -272,21 +273,21 @@ def test_the_shortlist_fills_the_tokens_left_with_the_best_ranked_and_keeps_list
     mechanical = MechanicalRetriever(mm, now=lambda: NOW, index_path=False)
     with listing_of(mm, close_store=True) as listing, contextlib.closing(mechanical):
         snapshot = listing.snapshot()
-        stable = {e.id for e in snapshot.order[-50:]}
+        stable = {e[ID] for e in snapshot.order[-50:]}
         shortlist = Shortlist(mechanical)
         chosen = shortlist.fill("备用钥匙在哪", snapshot, stable, 600)
-        assert chosen[0].id == "key" and not shortlist.used_dense  # the oldest, and the one that matches
-        assert not stable & {e.id for e in chosen}
+        assert chosen[0][ID] == "key" and not shortlist.used_dense  # the oldest, and the one that matches
+        assert not stable & {e[ID] for e in chosen}
         cost = snapshot.smallest + HEADING_TOKENS  # a line of the shortlist may need its day heading
-        assert 600 - cost < sum(e.tokens + HEADING_TOKENS for e in chosen) <= 600
-        assert [e.key for e in chosen] == sorted(e.key for e in chosen)
+        assert 600 - cost < sum(e[TOKENS] + HEADING_TOKENS for e in chosen) <= 600
+        assert [e[KEY] for e in chosen] == sorted(e[KEY] for e in chosen)
 
         dense = Ranker(["m0007", "m0011"])
         fused = Shortlist(mechanical, dense)
-        picked = {e.id for e in fused.fill("备用钥匙在哪", snapshot, stable, 600)}
+        picked = {e[ID] for e in fused.fill("备用钥匙在哪", snapshot, stable, 600)}
         assert {"key", "m0007", "m0011"} <= picked and fused.used_dense and dense.calls == 1
 
         for broken in (Ranker(None), Ranker(error=RuntimeError("embeddings down"))):
             alone = Shortlist(mechanical, broken)
-            assert [e.id for e in alone.fill("备用钥匙在哪", snapshot, stable, 600)] == [e.id for e in chosen]
+            assert [e[ID] for e in alone.fill("备用钥匙在哪", snapshot, stable, 600)] == [e[ID] for e in chosen]
             assert not alone.used_dense

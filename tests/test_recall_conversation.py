@@ -14,7 +14,7 @@ from helpers import stamper
 from sonetto_desktop.memory.item import MemoryItem
 from sonetto_desktop.memory.operations import MemoryOperations
 from sonetto_desktop.memory.retrieval.conversation import NEW_SHARE, ConversationBlock
-from sonetto_desktop.memory.retrieval.listing import HEADING_TOKENS, RecallListing
+from sonetto_desktop.memory.retrieval.listing import HEADING_TOKENS, ID, TOKENS, RecallListing
 from sonetto_desktop.memory.retrieval.mechanical import MechanicalRetriever
 from sonetto_desktop.memory.retrieval.shortlist import Shortlist
 from sonetto_desktop.memory.retrieval.llm_prompt import (
@@ -166,13 +166,13 @@ def test_the_block_lets_its_end_go_past_the_budget(bank):
         previous: list[str] = []
         for n, message in enumerate(MESSAGES):
             stable, extra, used = block.plan(message, listing, part, 6_000, 1_500, Shortlist(mechanical))
-            ids = [e.id for e in extra]
-            assert used <= 6_000 and not {e.id for e in stable} & set(ids) and len(ids) == len(set(ids))
+            ids = [e[ID] for e in extra]
+            assert used <= 6_000 and not {e[ID] for e in stable} & set(ids) and len(ids) == len(set(ids))
             if n == 0:
                 assert used >= 6_000 - 100  # the whole budget: nothing is cached yet
             else:
                 same = len(os.path.commonprefix([previous, ids]))  # the block's beginning, as it was
-                new_tokens = sum(e.tokens + HEADING_TOKENS for e in extra[same:])
+                new_tokens = sum(e[TOKENS] + HEADING_TOKENS for e in extra[same:])
                 assert NEW_SHARE * 6_000 - 100 <= new_tokens <= NEW_SHARE * 6_000
             previous = ids
             clock[0] += 60

@@ -12,7 +12,7 @@ import pytest
 from helpers import stamper
 from sonetto_desktop.memory.item import MemoryItem
 from sonetto_desktop.memory.retrieval.agreement import AGREEMENT_MIN, ModelAgreement
-from sonetto_desktop.memory.retrieval.listing import RecallListing
+from sonetto_desktop.memory.retrieval.listing import ID, RecallListing
 from sonetto_desktop.memory.retrieval.mechanical import MechanicalRetriever
 from sonetto_desktop.memory.retrieval.shortlist import Shortlist, interleave
 from sonetto_desktop.memory.stores.sqlite import SqliteMemoryManager
@@ -40,7 +40,7 @@ def bank(tmp_path):
     listing = RecallListing(mm)
     try:
         snapshot = listing.snapshot()
-        yield mechanical, snapshot, {e.id for e in snapshot.order[-50:]}
+        yield mechanical, snapshot, {e[ID] for e in snapshot.order[-50:]}
     finally:
         listing.close()
         mechanical.close()
@@ -61,7 +61,7 @@ class Vectors:
 
 
 def shown(shortlist, snapshot, stable, prompt, tokens):
-    return {e.id for e in shortlist.fill(prompt, snapshot, stable, tokens)}
+    return {e[ID] for e in shortlist.fill(prompt, snapshot, stable, tokens)}
 
 
 @pytest.mark.parametrize("prompt", ["备用钥匙放在哪了", "我的钥匙呢", "第7把备用钥匙在哪"])

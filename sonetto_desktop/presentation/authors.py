@@ -17,7 +17,7 @@ from typing import Callable
 
 from ..history_import.model import import_source
 from ..memory.changes import AGENT, PERSON_ACTORS, by_other_app
-from .cards import Card
+from .cards import AUTHOR, LOCKED, Card
 from .i18n import translate
 
 #: Filter names, in menu order.
@@ -77,11 +77,11 @@ def filter_label(name: str) -> str:
 
 
 def card_filter(name: str) -> Callable[[Card], bool] | None:
-    """The predicate of filter ``name`` (``None`` for 全部); by whose memory it is (``Card.author``)."""
+    """The predicate of filter ``name`` (``None`` for 全部); by whose memory it is (the card's ``AUTHOR``)."""
     if name not in FILTERS:
         raise ValueError(f"filter must be one of {FILTERS}, not {name!r}")
     if name == "all":
         return None
     if name == "locked":
-        return lambda card: card.locked
-    return lambda card: author_kind(card.author) == name
+        return lambda card: card[LOCKED]
+    return lambda card: author_kind(card[AUTHOR]) == name

@@ -1,5 +1,12 @@
 """Card: what the wall shows of one memory, built from the store's data. Pure Python (no Qt), so
-cards can be built in a worker thread and handed to the GUI thread ready to use."""
+cards can be built in a worker thread and handed to the GUI thread ready to use.
+
+A card is a plain tuple read by the indices below (``card[THEME]``), not an object: CPython's
+collector stops tracking an exact tuple of strings, numbers, datetimes and None the first time it
+sees it, so 100,000 cards cost a full collection nothing, where a dataclass (slotted or not) or a
+namedtuple is walked on every generation-2 pass (issue 37: the loop's stalls while the wall fills).
+Build one with :func:`make_card`, :func:`card_from_state` or :func:`card_from_item`.
+"""
 
 from __future__ import annotations
 
@@ -11,54 +18,55 @@ from ..memory.item import IMPORTED, MemoryItem, parse_time
 from ..memory.record import card_state
 from ..memory.stores.base import BaseMemoryManager
 
+#: A read-only row of the card model: ``(id, description, theme, hit, time, when, locked, actor,
+#: pinned, author)``. ``time`` is the stamp as stored, ``when`` it parsed; ``locked``: the person locked
+#: it (Sonetto and other apps may not change it); ``actor``: who changed it last
+#: (``MemoryItem.last_actor``); ``pinned``: the person pinned it (first in its theme); ``author``: whose
+#: memory it is (``MemoryItem.author``: an app's only if apps alone wrote it).
+Card = tuple[str, str, str, int, str, datetime | None, bool, str, bool, str]
+ID, DESCRIPTION, THEME, HIT, TIME, WHEN, LOCKED, ACTOR, PINNED, AUTHOR = range(10)
+FIELDS = ("id", "description", "theme", "hit", "time", "when", "locked", "actor", "pinned", "author")
 
-@dataclass(frozen=True, slots=True)
-class Card:
-    """A read-only row of the card model."""
 
-    id: str
-    description: str
-    theme: str
-    hit: int
-    time: str
-    when: datetime | None
-    haystack: str  # what the search looks in, case-folded
-    locked: bool = False  # the person locked it: Sonetto and other apps may not change it
-    actor: str = IMPORTED  # who changed it last (``MemoryItem.last_actor``)
-    pinned: bool = False  # the person pinned it: first in its theme
-    author: str = IMPORTED  # whose memory it is (``MemoryItem.author``: an app's only if apps alone wrote it)
+def make_card(memory_id: str, description: Any, theme: Any, hit: Any, stamp: Any, *, locked: Any = False,
+              actor: Any = IMPORTED, pinned: Any = False, author: Any = None) -> Card:
+    """A card from the store's values as they come (a missing or unreadable one: empty, 0, False)."""
+    description = str(description or "")
+    theme = str(theme or "")
+    stamp = str(stamp or "")
+    try:
+        hits = int(hit or 0)
+    except (TypeError, ValueError):
+        hits = 0
+    return (memory_id, description, theme, hits, stamp, parse_time(stamp), bool(locked), str(actor or IMPORTED),
+            bool(pinned), str(author or actor or IMPORTED))
 
-    @classmethod
-    def build(cls, memory_id: str, description: Any, theme: Any, hit: Any, stamp: Any, *,
-              locked: Any = False, actor: Any = IMPORTED, pinned: Any = False, author: Any = None) -> "Card":
-        description = str(description or "")
-        theme = str(theme or "")
-        stamp = str(stamp or "")
-        try:
-            hits = int(hit or 0)
-        except (TypeError, ValueError):
-            hits = 0
-        return cls(memory_id, description, theme, hits, stamp, parse_time(stamp), f"{description}\n{theme}".casefold(),
-                   bool(locked), str(actor or IMPORTED), bool(pinned), str(author or actor or IMPORTED))
 
-    @classmethod
-    def from_state(cls, memory_id: str, state: dict[str, Any]) -> "Card":
-        """From a store row or a change record's state (``record.card_state``)."""
-        return cls.build(memory_id, state.get("description"), state.get("theme"), state.get("hit"),
-                         state.get("latest_update_time"), locked=state.get("locked", False),
-                         actor=state.get("last_actor") or IMPORTED, pinned=state.get("pinned", False),
-                         author=state.get("author"))  # (a record of an older process has none: its last actor)
+def card_from_state(memory_id: str, state: dict[str, Any]) -> Card:
+    """From a store row or a change record's state (``record.card_state``)."""
+    return make_card(memory_id, state.get("description"), state.get("theme"), state.get("hit"),
+                     state.get("latest_update_time"), locked=state.get("locked", False),
+                     actor=state.get("last_actor") or IMPORTED, pinned=state.get("pinned", False),
+                     author=state.get("author"))  # (a record of an older process has none: its last actor)
 
-    @classmethod
-    def from_item(cls, memory_id: str, item: MemoryItem) -> "Card":
-        return cls.from_state(memory_id, card_state(item))
+
+def card_from_item(memory_id: str, item: MemoryItem) -> Card:
+    return card_from_state(memory_id, card_state(item))
+
+
+def replaced(card: Card, **fields: Any) -> Card:
+    """``card`` with the fields named in ``fields`` (``hit=3``) set as given, the others kept."""
+    unknown = set(fields) - set(FIELDS)
+    if unknown:
+        raise TypeError(f"a card has no field {', '.join(sorted(unknown))}")
+    return tuple(fields.get(name, value) for name, value in zip(FIELDS, card, strict=True))
 
 
 def read_cards(manager: BaseMemoryManager) -> list[Card]:
     """Every memory as a card (blocking: call it in a worker). Uses the grouped listing, which
     skips copying each memory's history."""
     return [
-        Card.from_state(row["id"], row)
+        card_from_state(row["id"], row)
         for rows in manager.get_memories_grouped().values()
         for row in rows
     ]
@@ -78,11 +86,12 @@ class CardIndex:
     @classmethod
     def build(cls, cards: list[Card]) -> "CardIndex":
         cards = list(cards)
-        index = cls(cards, {card.id: row for row, card in enumerate(cards)})
+        index = cls(cards, {one[ID]: row for row, one in enumerate(cards)})
         counts, by_theme = index.theme_counts, index.by_theme
-        for card in cards:
-            counts[card.theme] = counts.get(card.theme, 0) + 1
-            by_theme.setdefault(card.theme, {})[card.id] = card
+        for one in cards:
+            theme = one[THEME]
+            counts[theme] = counts.get(theme, 0) + 1
+            by_theme.setdefault(theme, {})[one[ID]] = one
         return index
 
 

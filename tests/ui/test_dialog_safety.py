@@ -10,7 +10,7 @@ from PySide6.QtWidgets import QMessageBox, QPushButton
 
 from sonetto_desktop.memory.changes import Turn
 from sonetto_desktop.memory.item import MAX_DESCRIPTION_CHARS
-from sonetto_desktop.presentation.cards import Card
+from sonetto_desktop.presentation.cards import make_card
 from sonetto_desktop.ui.dialogs.edit import EditDialog
 from sonetto_desktop.ui.dialogs.history import HistoryDialog
 from sonetto_desktop.ui.dialogs.merge import MergeDialog
@@ -89,8 +89,8 @@ async def test_history_shows_memory_text_as_plain_text(service, populated_store,
 
 
 def test_merge_shows_memory_text_as_plain_text(qtbot):
-    first = Card.build("a1", HOSTILE, "测试", 0, "")
-    second = Card.build("b2", "讨厌香菜", "品味", 0, "")
+    first = make_card("a1", HOSTILE, "测试", 0, "")
+    second = make_card("b2", "讨厌香菜", "品味", 0, "")
     dialog = _shown(qtbot, MergeDialog(first, [first, second], second=second))
     assert dialog.first_label.textFormat() == Qt.TextFormat.PlainText
     assert "<b>粗体</b>" in dialog.first_label.text()
@@ -186,8 +186,8 @@ async def test_trash_says_how_long_it_keeps_memories(service, qtbot, monkeypatch
 
 
 def test_esc_on_an_edited_merge_asks_first(qtbot):
-    first = Card.build("a1", "喜欢咖啡", "品味", 0, "")
-    second = Card.build("b2", "每天一杯咖啡", "品味", 0, "")
+    first = make_card("a1", "喜欢咖啡", "品味", 0, "")
+    second = make_card("b2", "每天一杯咖啡", "品味", 0, "")
     dialog = _shown(qtbot, MergeDialog(first, [first, second], second=second))
     qtbot.keyClick(dialog, Qt.Key.Key_Escape)  # only the prefilled text: closes at once
     assert not dialog.isVisible()

@@ -15,6 +15,7 @@ from PySide6.QtCore import QCoreApplication
 from llm_server import TextResponse
 from sonetto_desktop import ops
 from sonetto_desktop.ui.wall.memory_model import CardRole
+from sonetto_desktop.presentation.cards import DESCRIPTION
 from shell_fixtures import OFFSCREEN_RAISE, OFFSCREEN_SIZE_HINTS, app_settings, running_app
 
 EN = yaml.safe_load((Path(__file__).resolve().parents[2] / "resources" / "translations" / "sonetto_en.yaml")
@@ -118,7 +119,7 @@ async def test_switching_the_language_retranslates_every_view_and_keeps_what_was
         await wait(lambda: not app.controller.busy and app.window.chat_panel.view.bubbles[-1].text == "Still here.",
                    timeout=15, message="reply in the new view")
         await app.service.submit(ops.AddMemory("用户在学日语", "学习"))
-        await wait(lambda: any(c.description == "用户在学日语" for c in app.wall.model.cards()), message="new card")
+        await wait(lambda: any(c[DESCRIPTION] == "用户在学日语" for c in app.wall.model.cards()), message="new card")
 
         await _switch(app, "zh_CN")
         assert _texts(app) == CHINESE

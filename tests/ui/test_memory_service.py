@@ -14,6 +14,7 @@ from sonetto_desktop.ui.wall.memory_model import CardRole, MemoryCardModel
 from sonetto_desktop.ui.wall.theme_card_list import ThemeCardList
 from sonetto_desktop.ui.memory_service import MemoryService
 from sonetto_desktop.ui.qt_bridge import QtEventBridge
+from sonetto_desktop.presentation.cards import DESCRIPTION, ID, THEME
 
 
 @pytest.fixture
@@ -158,7 +159,7 @@ async def test_model_refreshes_only_the_changed_rows(svc, store, wait):
 
     row = model.row_of(ids[2])
     store.update(ids[2], "改", new_description="改过的记忆 2")
-    await wait(lambda: model.card(ids[2]).description == "改过的记忆 2")
+    await wait(lambda: model.card(ids[2])[DESCRIPTION] == "改过的记忆 2")
     assert set(rec.events) == {("changed", (row, row))}  # that row only (and its glow), no reset
     index = model.index(row, 0)
     assert index.data(CardRole.Description) == "改过的记忆 2"
@@ -176,7 +177,7 @@ async def test_model_refreshes_only_the_changed_rows(svc, store, wait):
     await wait(lambda: model.card(ids[0]) is None)
     assert [e[0] for e in rec.events if e[0] != "changed"] == ["remove"]
     assert model.rowCount() == 6
-    assert all(model.row_of(mid) == r for r, mid in enumerate(c.id for c in model.cards()))
+    assert all(model.row_of(mid) == r for r, mid in enumerate(c[ID] for c in model.cards()))
 
 
 async def test_model_stays_consistent_under_bursts_from_threads(svc, store, wait):
@@ -196,7 +197,7 @@ async def test_model_stays_consistent_under_bursts_from_threads(svc, store, wait
     for t in threads:
         t.join()
     expected = {mid: (item.description, item.theme) for mid, item in store.all_items().items()}
-    await wait(lambda: {c.id: (c.description, c.theme) for c in model.cards()} == expected, timeout=10)
+    await wait(lambda: {c[ID]: (c[DESCRIPTION], c[THEME]) for c in model.cards()} == expected, timeout=10)
     await model.settle()
     assert model.theme_counts() == {"甲": 10, "乙": 10, "丙": 10}
 

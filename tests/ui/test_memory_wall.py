@@ -18,6 +18,7 @@ from sonetto_desktop.ui.dialogs.history import HistoryDialog
 from sonetto_desktop.ui.wall.memory_model import MIME_IDS, CardRole, decode_ids, encode_ids
 from sonetto_desktop.ui.dialogs.merge import MergeDialog, merged_text
 from sonetto_desktop.presentation.relative_time import relative_time
+from sonetto_desktop.presentation.cards import HIT, THEME
 
 
 def card_texts(wall, theme):
@@ -27,9 +28,9 @@ def card_texts(wall, theme):
 
 def card_center(wall, memory_id):
     card = wall.model.card(memory_id)
-    view = wall.section(card.theme).view
+    view = wall.section(card[THEME]).view
     view.doItemsLayout()
-    return view, view.visualRect(wall.section(card.theme).proxy.index_of(memory_id)).center()
+    return view, view.visualRect(wall.section(card[THEME]).proxy.index_of(memory_id)).center()
 
 
 def merge_point(wall, memory_id):
@@ -37,9 +38,9 @@ def merge_point(wall, memory_id):
     from sonetto_desktop.ui.wall.card_delegate import merge_zone
 
     card = wall.model.card(memory_id)
-    view = wall.section(card.theme).view
+    view = wall.section(card[THEME]).view
     view.doItemsLayout()
-    rect = view.visualRect(wall.section(card.theme).proxy.index_of(memory_id))
+    rect = view.visualRect(wall.section(card[THEME]).proxy.index_of(memory_id))
     return view, merge_zone(rect, view.density).center().toPoint()
 
 
@@ -271,7 +272,7 @@ async def test_live_update_from_another_thread(wall, populated_store, wait):
     # a hit from another thread updates the count in place, without a glow
     wall.model._flash_until.clear()
     threading.Thread(target=lambda: populated_store.hit(result["id"])).start()
-    await wait(lambda: wall.model.card(result["id"]).hit == 1)
+    await wait(lambda: wall.model.card(result["id"])[HIT] == 1)
     assert wall.model.flash_level(result["id"]) == 0
 
 

@@ -19,6 +19,7 @@ from sonetto_desktop.ui.notices.toasts import ToastOverlay
 from sonetto_desktop.memory.operations import MemoryOperations
 from sonetto_desktop.ui.memory_service import MemoryService
 from sonetto_desktop.ui.notices.writer_toasts import WriterToasts, toast_for
+from sonetto_desktop.presentation.cards import DESCRIPTION, ID
 
 
 @pytest.fixture
@@ -167,9 +168,9 @@ async def test_writer_change_from_a_worker_thread_becomes_a_toast_that_reveals(w
     await wait(lambda: error.text.startswith("整理记忆第 3 次失败"), message="the attempt's own words")
     assert error.text == "整理记忆第 3 次失败：模型没有回应"  # the number says it: no "×N" beside it
     # the change carried the card: it is on the wall when the toast shows, no store read needed
-    assert any(c.description == "喜欢爵士乐" for c in wall.model.cards())
+    assert any(c[DESCRIPTION] == "喜欢爵士乐" for c in wall.model.cards())
     QTest.mouseClick(created, Qt.MouseButton.LeftButton)  # click -> the card
-    memory_id = next(c.id for c in wall.model.cards() if c.description == "喜欢爵士乐")
+    memory_id = next(c[ID] for c in wall.model.cards() if c[DESCRIPTION] == "喜欢爵士乐")
     assert revealed == [memory_id]
     assert wall.section("品味").view.currentIndex().data(CardRole.Id) == memory_id
     writer_toasts.close()  # no more toasts from the feed…

@@ -9,6 +9,7 @@ import pytest
 from PySide6.QtCore import Qt
 from PySide6.QtGui import QContextMenuEvent
 from PySide6.QtWidgets import QApplication, QMenu
+from sonetto_desktop.presentation.cards import THEME
 
 # a popped-up menu on the offscreen platform (the platform talking, not our code)
 POPUP = pytest.mark.qt_log_ignore(r"^This plugin does not support (raise\(\)|grabbing the keyboard|propagateSizeHints\(\))$")
@@ -16,7 +17,7 @@ POPUP = pytest.mark.qt_log_ignore(r"^This plugin does not support (raise\(\)|gra
 
 def _right_click(wall, memory_id: str) -> QMenu:
     card = wall.model.card(memory_id)
-    view = wall.section(card.theme).view
+    view = wall.section(card[THEME]).view
     rect = view.visualRect(view.proxy.index_of(memory_id))
     pos = rect.center()
     event = QContextMenuEvent(QContextMenuEvent.Reason.Mouse, pos, view.viewport().mapToGlobal(pos),

@@ -13,6 +13,7 @@ from sonetto_desktop.ops import EditMemory, SetLocked
 from sonetto_desktop.memory.operations import MemoryOperations
 from sonetto_desktop.ui.dialogs.merge import MergeDialog
 from sonetto_desktop.presentation.authors import author_label
+from sonetto_desktop.presentation.cards import ACTOR, LOCKED
 
 
 def _menu_actions(menu):
@@ -50,7 +51,7 @@ async def test_lock_from_the_card_menu_shows_a_lock_and_the_locked_filter(wall, 
     actions["lock"].trigger()
     menu.close()
     await wait(lambda: populated_store.get(coffee).locked, message="locked in the store")
-    await wait(lambda: wall.model.card(coffee).locked, message="the card knows")
+    await wait(lambda: wall.model.card(coffee)[LOCKED], message="the card knows")
     await wait(lambda: _toast(wall, "bulk:") is not None, message="a toast")
     assert _toast(wall, "bulk:").text.startswith("已锁定 1 条")
     assert "已锁定" in wall.model.data(wall.model.index(wall.model.row_of(coffee), 0), Qt.ItemDataRole.ToolTipRole)
@@ -156,7 +157,7 @@ async def test_cards_say_who_changed_them_last_and_filter_by_author(tmp_path, qt
     wall.show()
     try:
         await wall.reload()
-        labels = {mid: author_label(wall.model.card(mid).actor) for mid in (mine, sonetto, claude, "seed0001")}
+        labels = {mid: author_label(wall.model.card(mid)[ACTOR]) for mid in (mine, sonetto, claude, "seed0001")}
         assert labels == {mine: "你", sonetto: "Sonetto", claude: "Claude", "seed0001": "导入"}
         tip = wall.model.data(wall.model.index(wall.model.row_of(sonetto), 0), Qt.ItemDataRole.ToolTipRole)
         assert "最后由 Sonetto 修改" in tip
@@ -171,16 +172,16 @@ async def test_cards_say_who_changed_them_last_and_filter_by_author(tmp_path, qt
         # locking is not writing: still Sonetto's; the person's edit makes it theirs
         wall.set_filter("agent")
         assert await service.submit(SetLocked(sonetto, True))
-        await wait(lambda: wall.model.card(sonetto).locked, message="locked")
+        await wait(lambda: wall.model.card(sonetto)[LOCKED], message="locked")
         assert _shown_ids(wall) == {sonetto}
         await service.submit(EditMemory(sonetto, "Sonetto 写的，我改过", None))
         await wait(lambda: not _shown_ids(wall), message="no longer Sonetto's")
-        assert author_label(wall.model.card(sonetto).actor) == "你"
+        assert author_label(wall.model.card(sonetto)[ACTOR]) == "你"
 
         # an app changing one of the person's memories does not make it the app's (the footer names it)
         wall.set_filter("apps")
         ops.as_actor("mcp:Claude").update(mine, description="我自己写的，Claude 补了一句")
-        await wait(lambda: author_label(wall.model.card(mine).actor) == "Claude", message="changed by Claude")
+        await wait(lambda: author_label(wall.model.card(mine)[ACTOR]) == "Claude", message="changed by Claude")
         assert _shown_ids(wall) == {claude}
         wall.set_filter("user")
         assert _shown_ids(wall) == {mine, sonetto}

@@ -11,6 +11,7 @@ from PySide6.QtWidgets import QApplication, QInputDialog
 from sonetto_desktop.ui.wall.card_delegate import merge_zone
 from sonetto_desktop.ui.wall.memory_model import encode_ids
 from sonetto_desktop.ui.dialogs.merge import MergeDialog
+from sonetto_desktop.presentation.cards import THEME
 
 ACTIONS = Qt.DropAction.CopyAction | Qt.DropAction.MoveAction
 
@@ -29,7 +30,7 @@ def _drag(target, pos: QPoint, mime, *, drop: bool = True) -> bool:
 
 def _card_rect(wall, memory_id):
     card = wall.model.card(memory_id)
-    view = wall.section(card.theme).view
+    view = wall.section(card[THEME]).view
     view.doItemsLayout()
     return view, view.visualRect(view.proxy.index_of(memory_id))
 

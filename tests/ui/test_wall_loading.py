@@ -20,6 +20,7 @@ from sonetto_desktop.ui.wall.card_view import ThemeCardView
 from sonetto_desktop.ui.wall.memory_model import MemoryCardModel
 from sonetto_desktop.ui.wall.memory_wall import MemoryWall
 from sonetto_desktop.ui.wall.theme_card_list import ThemeCardList
+from sonetto_desktop.presentation.cards import DESCRIPTION, ID, THEME
 
 WORDS = "喜欢 讨厌 咖啡 绿茶 周末 爬山 猫 狗 工作 项目 电影 音乐 妈妈 朋友 北京 火锅 旅行".split()
 CARDS = 3000
@@ -157,7 +158,7 @@ async def test_a_change_during_the_load_is_shown_exactly_once(big_service, big_s
     assert last_section.proxy.stale
     shown_now = wall.sections_in_order()[0].proxy.ids()[0]
     not_shown = last_section.theme
-    hidden_id = next(c.id for c in wall.model.cards_in_theme(not_shown))
+    hidden_id = next(c[ID] for c in wall.model.cards_in_theme(not_shown))
     # written to the store, applied to the model as the wall's change feed does
     new_a = big_store.add("加载时新写的一条：在北京吃火锅", not_shown)
     new_b = big_store.add("加载时新写的另一条", wall.sections_in_order()[0].theme)
@@ -172,7 +173,7 @@ async def test_a_change_during_the_load_is_shown_exactly_once(big_service, big_s
     assert len(everything) == len(set(everything)) == CARDS + 2
     for mid in ids:
         assert everything.count(mid) == 1
-    texts = {wall.model.card(mid).description for mid in (shown_now, hidden_id)}
+    texts = {wall.model.card(mid)[DESCRIPTION] for mid in (shown_now, hidden_id)}
     assert texts == {"加载时改过的一条（已显示）", "加载时改过的一条（未显示）"}
     fresh = _wall(big_service, qtbot, slice_cards=10 ** 9)
     await fresh.reload()
@@ -204,7 +205,7 @@ async def test_a_reload_during_the_load_replaces_it(big_service, big_store, qtbo
     assert wall.loading() and len(shown_ids(wall)) > first_generation_shown
     doomed = wall.sections_in_order()[0].theme
     for card in wall.model.cards_in_theme(doomed)[:5]:
-        big_store.delete(card.id)
+        big_store.delete(card[ID])
     await wall.reload()  # a full reload while the first one is half done
     assert wall.loading()
     assert len(shown_ids(wall)) < first_generation_shown + 3 * 100  # started over from the top
@@ -237,7 +238,7 @@ async def test_search_selection_and_reveal_during_the_load(big_service, qtbot, w
     assert wall.loading()
     await loaded(wall, wait)
     searched = set(shown_ids(wall))
-    expected = {c.id for c in wall.model.cards() if "咖啡" in c.description}
+    expected = {c[ID] for c in wall.model.cards() if "咖啡" in c[DESCRIPTION]}
     assert searched == expected and searched
     wall.set_search("")  # cleared in slices too (a big wall)
     await loaded(wall, wait)
@@ -246,7 +247,7 @@ async def test_search_selection_and_reveal_during_the_load(big_service, qtbot, w
     await wall.reload()
     assert wall.loading()
     last = wall.sections_in_order()[-1]
-    target = wall.model.cards_in_theme(last.theme)[-1].id
+    target = wall.model.cards_in_theme(last.theme)[-1][ID]
     assert wall.reveal(target)
     assert target in last.proxy.ids()
     assert wall.selected_ids() == [target]
@@ -285,7 +286,7 @@ async def test_a_rebuilt_wall_gets_its_selection_back_after_the_load(big_service
     await loaded_task
     assert wall.loading()
     last = wall.sections_in_order()[-1]
-    target = wall.model.cards_in_theme(last.theme)[-1].id
+    target = wall.model.cards_in_theme(last.theme)[-1][ID]
     assert target not in last.proxy.ids()
     await restore_wall(ViewState(wall_selected=[target], wall_theme=last.theme), wall, loaded_task)
     assert not wall.loading()
@@ -303,7 +304,7 @@ async def test_a_drop_during_the_load_moves_the_card_once(big_service, qtbot, wa
     tasks = wall.handle_drop(encode_ids([moved]), last.theme)
     assert tasks
     await asyncio.gather(*tasks)
-    await wait(lambda: wall.model.card(moved).theme == last.theme)
+    await wait(lambda: wall.model.card(moved)[THEME] == last.theme)
     await loaded(wall, wait)
     assert moved in last.proxy.ids() and moved not in top.proxy.ids()
     assert shown_ids(wall).count(moved) == 1
@@ -323,7 +324,7 @@ async def test_a_big_theme_is_tested_and_sorted_in_slices(big_service, big_store
         await asyncio.sleep(0)
     top = wall.sections_in_order()[0]
     assert top.proxy.scanned_count() > 0 or top.proxy.ids()  # tested in slices first
-    moved = next(c.id for c in wall.model.cards_in_theme(last.theme))
+    moved = next(c[ID] for c in wall.model.cards_in_theme(last.theme))
     big_store.update(moved, "改", new_description="加载时改过的一条", new_theme=top.theme)
     wall.model.apply_items({moved: big_store.get(moved)}, flash=[moved])
     await loaded(wall, wait)

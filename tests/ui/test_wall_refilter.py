@@ -8,13 +8,13 @@ from __future__ import annotations
 
 import asyncio
 import re
-from dataclasses import replace
 
 import pytest
 
 from service_fixtures import memory_service_over
 from test_wall_loading import CARDS, _items, _wall, picture, shown_ids
 from test_wall_loading import loaded as _loaded
+from sonetto_desktop.presentation.cards import DESCRIPTION, HIT, ID, THEME, replaced
 
 
 @pytest.fixture
@@ -42,7 +42,7 @@ async def loaded(wall, wait) -> None:
 
 
 def matching(wall, *words: str) -> set[str]:
-    return {c.id for c in wall.model.cards() if all(w in c.description for w in words)}
+    return {c[ID] for c in wall.model.cards() if all(w in c[DESCRIPTION] for w in words)}
 
 
 async def _ready(service, qtbot, wait, *, slice_cards: int | None = 100):
@@ -135,8 +135,8 @@ async def test_changes_during_a_sliced_search_are_shown_exactly_once(big_service
     assert wall.loading() and wall.section(last).proxy.stale  # the last theme is not tested yet
     top_cards = wall.model.cards_in_theme(top)
     last_cards = wall.model.cards_in_theme(last)
-    was_hotpot = next(c.id for c in top_cards if "火锅" in c.description)
-    now_hotpot = next(c.id for c in last_cards if "火锅" not in c.description)
+    was_hotpot = next(c[ID] for c in top_cards if "火锅" in c[DESCRIPTION])
+    now_hotpot = next(c[ID] for c in last_cards if "火锅" not in c[DESCRIPTION])
     added = big_store.add("搜索时新写的：周末吃火锅", top)
     big_store.update(was_hotpot, "改", new_description="不再提那道菜了")
     big_store.update(now_hotpot, "改", new_description="搜索时改成了火锅")
@@ -171,7 +171,7 @@ async def test_selection_and_scroll_are_kept_through_a_sliced_sort(big_service, 
     await loaded(wall, wait)
     wall.set_search("")
     await loaded(wall, wait)
-    hidden_by_search = "咖啡" not in wall.model.card(picked).description
+    hidden_by_search = "咖啡" not in wall.model.card(picked)[DESCRIPTION]
     assert wall.selected_ids() == ([] if hidden_by_search else [picked])
 
 
@@ -183,7 +183,7 @@ async def test_a_live_change_lays_out_only_the_rows_it_touches(big_service, big_
     ids = section.proxy.ids()
     middle = ids[len(ids) // 2]
     card = wall.model.card(middle)
-    wall.model.apply_cards({middle: replace(card, hit=card.hit + 1000)})  # a wider footer, same place
+    wall.model.apply_cards({middle: replaced(card, hit=card[HIT] + 1000)})  # a wider footer, same place
     after = view.flow()
     assert after is not before and after.ids == before.ids
     # only the changed card is measured again; only the rows around it are flowed again (before
@@ -193,7 +193,7 @@ async def test_a_live_change_lays_out_only_the_rows_it_touches(big_service, big_
     assert after.nat[len(ids) // 2] > before.nat[len(ids) // 2]
     # an edit moves the card to the top (most recent first): the rows between its new and old place
     # are the old ones shifted, only the rows at both ends are flowed again
-    big_store.update(middle, "改", new_description=card.description + "，又多说了几句话")
+    big_store.update(middle, "改", new_description=card[DESCRIPTION] + "，又多说了几句话")
     wall.model.apply_items({middle: big_store.get(middle)})
     moved = view.flow()
     assert moved.ids[0] == middle
@@ -220,7 +220,7 @@ async def test_a_card_revealed_during_a_sliced_sort_stays_the_selection_and_in_v
     wall.set_sort_mode("hits")
     assert wall.loading()
     target = next(mid for mid in bottom.proxy.all_ids() if mid != old) if bottom.proxy.all_ids() else \
-        next(c.id for c in wall.model.cards() if c.theme == bottom.theme and c.id != old)
+        next(c[ID] for c in wall.model.cards() if c[THEME] == bottom.theme and c[ID] != old)
     assert wall.reveal(target)
     await loaded(wall, wait)
     await wait(lambda: _in_view(wall, bottom, target), message="the revealed card in view")

@@ -36,7 +36,7 @@ import threading
 import time
 from typing import TYPE_CHECKING, Callable
 
-from .listing import HEADING_TOKENS
+from .listing import HEADING_TOKENS, ID, TOKENS
 
 if TYPE_CHECKING:
     from .listing import ListingEntry, ListingSnapshot, RecallListing
@@ -78,7 +78,7 @@ class ConversationBlock:
         """(the frozen stable block, the block after it, their tokens) for one message, within ``budget``;
         ``window``: the stable block's tokens when a conversation starts."""
         block, _, _ = listing.window(window)
-        in_window = [e.id for e in block]
+        in_window = [e[ID] for e in block]
         by_id = part.by_id
         with self._lock:
             now = self._clock()
@@ -89,16 +89,16 @@ class ConversationBlock:
                 self.restarts += 1
             frozen = set(self._frozen or ())
             stable = [by_id[m] for m in self._frozen or () if m in by_id]
-            used = sum(e.tokens for e in stable)
+            used = sum(e[TOKENS] for e in stable)
             kept = [m for m in self._ids if m in by_id and m not in frozen]
             known = frozen.union(kept)
             written = [m for m in in_window if m not in known]  # what was written since the previous message
             wanted = int((FIRST_SHARE if first else NEW_SHARE) * budget)
             # keep the longest beginning of the block that leaves ``wanted`` for this message
-            limit = budget - used - sum(by_id[m].tokens + HEADING_TOKENS for m in written) - wanted
+            limit = budget - used - sum(by_id[m][TOKENS] + HEADING_TOKENS for m in written) - wanted
             held, cut = 0, len(kept)
             for i, m in enumerate(kept):
-                cost = by_id[m].tokens + HEADING_TOKENS
+                cost = by_id[m][TOKENS] + HEADING_TOKENS
                 if held + cost > limit:
                     cut = i
                     break
@@ -109,13 +109,13 @@ class ConversationBlock:
                 since = {m for m in in_window if m not in frozen}
                 written = [m for m in kept[cut:] if m in since] + written
             ids = kept[:cut] + written
-            held = sum(by_id[m].tokens + HEADING_TOKENS for m in ids)
+            held = sum(by_id[m][TOKENS] + HEADING_TOKENS for m in ids)
             room = max(0, min(budget - used - held, wanted))
             new = shortlist.fill(prompt, part, frozen.union(ids), room) if room else []
-            ids += [e.id for e in new]
+            ids += [e[ID] for e in new]
             self._ids, self._last = ids, now
             extra = [by_id[m] for m in ids]
-            return stable, extra, used + held + sum(e.tokens + HEADING_TOKENS for e in new)
+            return stable, extra, used + held + sum(e[TOKENS] + HEADING_TOKENS for e in new)
 
     def _stale(self, in_window: list[str], budget: int, now: float) -> bool:
         """The conversation must start again (lock held)."""

@@ -22,6 +22,11 @@ The listing follows the store's change feed like the offline index: the callback
 changed; the next read applies it (a single change re-reads nothing, a bulk one re-reads the
 store). Entries carry their estimated tokens (``memory/token_estimate.py``) so a budget is filled
 without rendering. Thread-safe.
+
+An entry is a plain tuple (``ListingEntry``) read by the indices ``ID``, ``KEY``, ... below, not an
+object: CPython's collector stops tracking an exact tuple of strings and numbers the first time it
+sees it, so 100,000 entries cost a full collection nothing, where a dataclass instance is walked on
+every pass (issue 37: the stalls while the wall fills).
 """
 
 from __future__ import annotations
@@ -41,7 +46,8 @@ from ..stores.base import BaseMemoryManager
 from ..token_estimate import estimate_tokens
 from .llm_prompt import memory_body
 
-__all__ = ["ListingEntry", "ListingSnapshot", "RecallListing", "WINDOW_LOW", "WINDOW_TARGET"]
+__all__ = ["APP", "BODY", "DAY", "DESCRIPTION", "ID", "KEY", "ListingEntry", "ListingSnapshot", "RecallListing",
+           "THEME", "TOKENS", "UPDATED", "WINDOW_LOW", "WINDOW_TARGET", "entry_record"]
 
 log = logging.getLogger(__name__)
 
@@ -59,24 +65,18 @@ INLINE_CHANGES_MAX = 500
 _READ = object()  # a pending change without the memory's card: read it from the store
 
 
-@dataclass(frozen=True)
-class ListingEntry:
-    """One memory as the listing shows it. ``body`` is its line without the number."""
+#: One memory as the listing shows it: ``(id, key, description, theme, latest_update_time, body,
+#: tokens, day, app)``. ``key`` is (normalised latest_update_time, id): the listing order; ``body``
+#: its line without the number; ``tokens`` that line's estimate; ``day`` the date of ``key``;
+#: ``app``: another app's memory (``changes.by_other_app`` of its author, ``MemoryItem.author``).
+ListingEntry = tuple[str, tuple[str, str], str, str, str, str, int, str, bool]
+ID, KEY, DESCRIPTION, THEME, UPDATED, BODY, TOKENS, DAY, APP = range(9)
 
-    id: str
-    key: tuple[str, str]  # (normalised latest_update_time, id): the listing order
-    description: str
-    theme: str
-    latest_update_time: str
-    body: str
-    tokens: int
-    day: str
-    app: bool = False  # another app's memory: ``changes.by_other_app`` of its author (``MemoryItem.author``)
 
-    def record(self, hit: int = 0) -> dict[str, Any]:
-        """What the LLM retriever numbers and hands on."""
-        return {"id": self.id, "description": self.description, "theme": self.theme, "hit": hit,
-                "latest_update_time": self.latest_update_time, "day": self.day, "body": self.body}
+def entry_record(entry: ListingEntry, hit: int = 0) -> dict[str, Any]:
+    """What the LLM retriever numbers and hands on of ``entry``."""
+    return {"id": entry[ID], "description": entry[DESCRIPTION], "theme": entry[THEME], "hit": hit,
+            "latest_update_time": entry[UPDATED], "day": entry[DAY], "body": entry[BODY]}
 
 
 @dataclass(frozen=True)
@@ -98,12 +98,12 @@ def _entry(mid: str, description: str, theme: str, stamp: Any, author: str = "")
     moment = parse_time(stamp)
     key = (moment.replace(microsecond=0).isoformat() if moment else "", mid)
     body = memory_body(theme, description)
-    return ListingEntry(mid, key, description, theme, str(stamp or ""), body, estimate_tokens(body) + LINE_OVERHEAD,
-                        key[0][:10], by_other_app(author))
+    return (mid, key, description, theme, str(stamp or ""), body, estimate_tokens(body) + LINE_OVERHEAD, key[0][:10],
+            by_other_app(author))
 
 
 def _snapshot(order: list[ListingEntry], tokens: int) -> ListingSnapshot:
-    return ListingSnapshot(order, tokens, {e.id: e for e in order}, min((e.tokens for e in order), default=0))
+    return ListingSnapshot(order, tokens, {e[ID]: e for e in order}, min((e[TOKENS] for e in order), default=0))
 
 
 class _Part:
@@ -124,10 +124,10 @@ class _Part:
 
     def add(self, entry: ListingEntry) -> None:
         self.snapshot = None
-        if self.sorted and (not self.keys or entry.key > self.keys[-1]):
+        if self.sorted and (not self.keys or entry[KEY] > self.keys[-1]):
             self.order.append(entry)  # the usual case: the newest change goes last
-            self.keys.append(entry.key)
-            self.cumulative.append(self.total + entry.tokens)
+            self.keys.append(entry[KEY])
+            self.cumulative.append(self.total + entry[TOKENS])
         else:
             self.sorted = False
 
@@ -135,8 +135,8 @@ class _Part:
         self.snapshot = None
         if not self.sorted:
             return
-        at = bisect.bisect_left(self.keys, entry.key)
-        if at < len(self.keys) and self.keys[at] == entry.key:
+        at = bisect.bisect_left(self.keys, entry[KEY])
+        if at < len(self.keys) and self.keys[at] == entry[KEY]:
             del self.order[at]
             del self.keys[at]
             self.recount(at)
@@ -147,12 +147,12 @@ class _Part:
         del self.cumulative[start:]
         total = self.cumulative[-1] if self.cumulative else 0
         for entry in self.order[start:]:
-            total += entry.tokens
+            total += entry[TOKENS]
             self.cumulative.append(total)
 
     def sort(self, entries: list[ListingEntry]) -> None:
-        self.order = sorted(entries, key=lambda e: e.key)
-        self.keys = [e.key for e in self.order]
+        self.order = sorted(entries, key=lambda e: e[KEY])
+        self.keys = [e[KEY] for e in self.order]
         self.recount(0)
         self.sorted = True
         self.snapshot = None
@@ -225,7 +225,7 @@ class RecallListing:
             self._unsubscribe = None
 
     def _part(self, entry: ListingEntry) -> _Part:
-        return self._apps if entry.app else self._own
+        return self._apps if entry[APP] else self._own
 
     def _refresh(self) -> None:
         """Apply what changed (lock held)."""
@@ -268,8 +268,8 @@ class RecallListing:
         self._hits = {mid: int(item.hit or 0) for mid, item in items.items()}
         self._started = True
         self._snapshot = None
-        self._own.sort([e for e in self._entries.values() if not e.app])
-        self._apps.sort([e for e in self._entries.values() if e.app])
+        self._own.sort([e for e in self._entries.values() if not e[APP]])
+        self._apps.sort([e for e in self._entries.values() if e[APP]])
 
     def _apply(self, mid: str, card: tuple[str, str, Any, int, str] | None) -> None:
         old = self._entries.get(mid)
@@ -304,7 +304,7 @@ class RecallListing:
             self._refresh()
             if self._snapshot is None:
                 own, apps = self._own.frozen(), self._apps.frozen()
-                order = list(heapq.merge(own.order, apps.order, key=lambda e: e.key)) if apps.order else own.order
+                order = list(heapq.merge(own.order, apps.order, key=lambda e: e[KEY])) if apps.order else own.order
                 self._snapshot = _snapshot(order, own.tokens + apps.tokens)
             return self._snapshot
 

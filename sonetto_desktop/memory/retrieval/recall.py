@@ -44,7 +44,7 @@ from ..stores.base import BaseMemoryManager
 from .agreement import ModelAgreement
 from .budget import BudgetPolicy, says_too_long
 from .conversation import ConversationBlock
-from .listing import HEADING_TOKENS, ListingEntry, ListingSnapshot, RecallListing
+from .listing import HEADING_TOKENS, ID, TOKENS, ListingEntry, ListingSnapshot, RecallListing, entry_record
 from .llm_prompt import MAX_QUERY_CHARS
 from .llm_retriever import LLMRetriever, RecallFailed
 from .modes import RetrievalMode
@@ -330,8 +330,8 @@ class MemoryRecall:
         self.last_listing = ListingStats(len(own.order) + len(apps.order), len(shown), stable, budget, used,
                                          _tokens(mine_stable) + _tokens(apps_stable), shortlist.used_dense,
                                          len(apps_stable) + len(apps_extra), apps_used)
-        hits = iter(listing.hits([e.id for e in shown]))
-        records, apps_records, more, apps_more = ([e.record(next(hits)) for e in part]
+        hits = iter(listing.hits([e[ID] for e in shown]))
+        records, apps_records, more, apps_more = ([entry_record(e, next(hits)) for e in part]
                                                   for part in (mine_stable, apps_stable, mine_extra, apps_extra))
         return _Plan(mode, records=records, extra=more, apps=apps_records, apps_extra=apps_more, tokens=used,
                      budget=budget, num_ctx=self.budget.num_ctx())
@@ -349,8 +349,8 @@ class MemoryRecall:
         if part.tokens <= budget:
             return part.order, [], part.tokens
         block, _, used = listing.window(window, apps=apps)
-        extra = shortlist.fill(_bounded(prompt), part, {e.id for e in block}, budget - used)
-        return block, extra, used + sum(e.tokens + HEADING_TOKENS for e in extra)
+        extra = shortlist.fill(_bounded(prompt), part, {e[ID] for e in block}, budget - used)
+        return block, extra, used + sum(e[TOKENS] + HEADING_TOKENS for e in extra)
 
     def _mechanical_result(self, prompt: str) -> list[dict[str, str]]:
         return [public(r) for r in self.mechanical.retrieve(_bounded(prompt))]
@@ -371,7 +371,7 @@ class MemoryRecall:
 
 
 def _tokens(entries: list[ListingEntry]) -> int:
-    return sum(e.tokens for e in entries)
+    return sum(e[TOKENS] for e in entries)
 
 
 def public(record: dict) -> dict[str, str]:

@@ -149,9 +149,10 @@ def recall_cost(bank: BankCount, budget: int, *, base_url: str, model: str, prom
 def bank_count(listing: Any, counter: TokenCounter) -> tuple[BankCount, int]:
     """Count a ``RecallListing``'s memories (every part) and the system prompt with ``counter``.
     Blocking (reads the store on first use, loads the tokenizer): call it from a worker."""
+    from .listing import BODY, TOKENS
     from .llm_prompt import FIND_RELATED_MEMORY
 
     order = listing.snapshot().order
-    bank = count_bank([e.body for e in order], [e.tokens for e in order], counter)
+    bank = count_bank([e[BODY] for e in order], [e[TOKENS] for e in order], counter)
     return bank, counter.count(FIND_RELATED_MEMORY)
 

@@ -39,7 +39,7 @@ from typing import TYPE_CHECKING, Any, Iterable, Protocol, Sequence
 
 from .agreement import AGREEMENT_TOP, STRONG_WORDS, ModelAgreement, model_key
 from ..token_estimate import estimate_tokens
-from .listing import HEADING_TOKENS
+from .listing import HEADING_TOKENS, KEY, TOKENS
 
 if TYPE_CHECKING:
     from .listing import ListingEntry, ListingSnapshot
@@ -222,7 +222,7 @@ class Shortlist:
             if complete or want >= total:
                 break
             want = total  # the ranking ran out before the budget did: once more, with every memory
-        chosen.sort(key=lambda entry: entry.key)
+        chosen.sort(key=lambda entry: entry[KEY])
         return chosen
 
     @staticmethod
@@ -235,7 +235,7 @@ class Shortlist:
             entry = listing.by_id.get(mid)
             if entry is None or mid in exclude:
                 continue
-            cost = entry.tokens + HEADING_TOKENS
+            cost = entry[TOKENS] + HEADING_TOKENS
             if used + cost > tokens:
                 if tokens - used < smallest:
                     return chosen, used, True

@@ -211,7 +211,7 @@ SAMPLE = 2_000
 def count_bank(lines: Sequence[str], estimates: Sequence[int], counter: TokenCounter, *,
                sample: int = SAMPLE) -> BankCount:
     """Count a listing: ``lines`` are the memories' lines, ``estimates`` their estimated tokens as the
-    listing counts them (``ListingEntry.tokens``). Blocking for a large uncached bank: use a worker."""
+    listing counts them (``ListingEntry``'s ``TOKENS``). Blocking for a large uncached bank: use a worker."""
     n = len(lines)
     estimated = int(sum(estimates))
     if n == 0:

@@ -16,11 +16,9 @@ threads. The subscription is released by :meth:`close` or when the index is garb
 from __future__ import annotations
 
 import bisect
-import dataclasses
 import threading
 import weakref
 from collections import Counter
-from dataclasses import dataclass
 from datetime import date, datetime
 from typing import Any, Iterable, Mapping
 
@@ -57,15 +55,12 @@ def due_date(description: str, theme: str, updated: str | None) -> date | None:
     return max((span.end for span in spans), default=None)
 
 
-@dataclass(frozen=True, slots=True)  # slots: ~300 bytes less per memory (50,000 of them at 50k)
-class _Entry:
-    updated: str
-    theme: str
-    key: int
-    due: int | None
-    stated: str | None
-    leading: str | None
-    hit: int = 0
+#: One memory in the index: a plain tuple ``(updated, theme, key, due, stated, leading, hit)`` of
+#: strings, ints and None, read by the indices below. The collector stops tracking such a tuple the
+#: first time it sees it, so 100,000 of them cost a full collection nothing (a dataclass instance,
+#: slotted or not, is walked on every pass: issue 37's stalls while the wall fills).
+_Entry = tuple[str, str, int, int | None, str | None, str | None, int]
+_UPDATED, _THEME, _KEY, _DUE, _STATED, _LEADING, _HIT = range(7)
 
 
 class WriterIndex:
@@ -153,9 +148,9 @@ class WriterIndex:
             for mid, hit in hits.items():
                 entry = self._entries.get(mid)
                 if entry is not None and mid not in pending:
-                    _remove_sorted(self._used, (entry.hit, entry.updated, mid))
-                    self._entries[mid] = entry = dataclasses.replace(entry, hit=hit)
-                    bisect.insort(self._used, (entry.hit, entry.updated, mid))
+                    _remove_sorted(self._used, (entry[_HIT], entry[_UPDATED], mid))
+                    self._entries[mid] = entry = entry[:_HIT] + (hit,)
+                    bisect.insort(self._used, (hit, entry[_UPDATED], mid))
         except BaseException:
             self.invalidate()
             raise
@@ -164,44 +159,45 @@ class WriterIndex:
         self._drop(mid)
         stamp = str(updated or "")
         due = due_date(description, theme, stamp)
-        entry = _Entry(stamp, theme, hash(text_key(description)), due.toordinal() if due else None,
-                       stated_name(description), leading_name(description), _count(hit))
-        self._entries[mid] = entry
+        key, ordinal, hits = hash(text_key(description)), due.toordinal() if due else None, _count(hit)
+        stated, leading = stated_name(description), leading_name(description)
+        self._entries[mid] = (stamp, theme, key, ordinal, stated, leading, hits)
         bisect.insort(self._recent, (stamp, mid))
-        bisect.insort(self._used, (entry.hit, stamp, mid))
-        if entry.due is not None:
-            bisect.insort(self._due, (entry.due, mid))
-        same = self._keys.get(entry.key)
+        bisect.insort(self._used, (hits, stamp, mid))
+        if ordinal is not None:
+            bisect.insort(self._due, (ordinal, mid))
+        same = self._keys.get(key)
         if same is None:
-            self._keys[entry.key] = mid  # almost every text is unique: no set for it
+            self._keys[key] = mid  # almost every text is unique: no set for it
         elif isinstance(same, set):
             same.add(mid)
         elif same != mid:
-            self._keys[entry.key] = {same, mid}
-        if entry.leading:
-            self._leading[entry.leading] += 1
-        if entry.stated:
-            self._stated[mid] = (stamp, entry.stated)
+            self._keys[key] = {same, mid}
+        if leading:
+            self._leading[leading] += 1
+        if stated:
+            self._stated[mid] = (stamp, stated)
 
     def _drop(self, mid: str) -> None:
         entry = self._entries.pop(mid, None)
         if entry is None:
             return
-        _remove_sorted(self._recent, (entry.updated, mid))
-        _remove_sorted(self._used, (entry.hit, entry.updated, mid))
-        if entry.due is not None:
-            _remove_sorted(self._due, (entry.due, mid))
-        same = self._keys.get(entry.key)
+        updated, _theme, key, due, _stated, leading, hit = entry
+        _remove_sorted(self._recent, (updated, mid))
+        _remove_sorted(self._used, (hit, updated, mid))
+        if due is not None:
+            _remove_sorted(self._due, (due, mid))
+        same = self._keys.get(key)
         if same == mid:
-            del self._keys[entry.key]
+            del self._keys[key]
         elif isinstance(same, set):
             same.discard(mid)
             if len(same) == 1:
-                self._keys[entry.key] = next(iter(same))
-        if entry.leading:
-            self._leading[entry.leading] -= 1
-            if self._leading[entry.leading] <= 0:
-                del self._leading[entry.leading]
+                self._keys[key] = next(iter(same))
+        if leading:
+            self._leading[leading] -= 1
+            if self._leading[leading] <= 0:
+                del self._leading[leading]
         self._stated.pop(mid, None)
 
     def warm_up(self) -> None:
@@ -256,12 +252,12 @@ class WriterIndex:
     def is_todo(self, mid: str) -> bool:
         with self._lock:
             entry = self._entries.get(mid)
-            return entry is not None and is_todo_theme(entry.theme)
+            return entry is not None and is_todo_theme(entry[_THEME])
 
     def due_of(self, mid: str) -> date | None:
         with self._lock:
             entry = self._entries.get(mid)
-            return date.fromordinal(entry.due) if entry is not None and entry.due is not None else None
+            return date.fromordinal(entry[_DUE]) if entry is not None and entry[_DUE] is not None else None
 
     def same_text(self, text: str) -> list[str]:
         """Memories whose text is ``text`` up to spaces and a final full stop (checked against the store)."""

@@ -20,7 +20,7 @@ from PySide6.QtWidgets import (
 
 from sonetto_desktop.memory.item import MAX_DESCRIPTION_CHARS, MAX_REASON_CHARS, MAX_THEME_CHARS
 
-from sonetto_desktop.presentation.cards import Card
+from sonetto_desktop.presentation.cards import DESCRIPTION, ID, THEME, Card
 from ..widgets.char_counter import CharCounter
 from ..widgets.discard_guard import guard_reject
 from .edit import finish_form, theme_completer
@@ -39,9 +39,9 @@ def merged_text(first: str, second: str) -> str:
 
 
 def _label(card: Card) -> str:
-    text = " ".join(card.description.split())
+    text = " ".join(card[DESCRIPTION].split())
     text = text if len(text) <= 48 else text[:47] + "…"
-    return QCoreApplication.translate("MergeDialog", "{0}（{1}）").format(text, card.theme)
+    return QCoreApplication.translate("MergeDialog", "{0}（{1}）").format(text, card[THEME])
 
 
 class MergeDialog(QDialog):
@@ -61,9 +61,9 @@ class MergeDialog(QDialog):
         self.setWindowTitle(self.tr("合并记忆"))
         self.setMinimumWidth(460)
         self._first = first
-        self._cards = {card.id: card for card in candidates if card.id != first.id}
+        self._cards = {card[ID]: card for card in candidates if card[ID] != first[ID]}
         if second is not None:
-            self._cards.setdefault(second.id, second)
+            self._cards.setdefault(second[ID], second)
         self._prefilled = ""
 
         self.first_label = QLabel(_label(first), self)
@@ -75,12 +75,12 @@ class MergeDialog(QDialog):
         self.second_combo.setEditable(True)
         self.second_combo.setInsertPolicy(QComboBox.InsertPolicy.NoInsert)
         for card in self._cards.values():
-            self.second_combo.addItem(_label(card), card.id)
+            self.second_combo.addItem(_label(card), card[ID])
         self.description_edit = QPlainTextEdit(self)
         self.description_edit.setObjectName("MergeDescription")
         self.description_edit.setTabChangesFocus(True)
         self.counter = CharCounter(self.description_edit, MAX_DESCRIPTION_CHARS, self)
-        self.theme_edit = QLineEdit(first.theme, self)
+        self.theme_edit = QLineEdit(first[THEME], self)
         self.theme_edit.setObjectName("MergeTheme")
         self.theme_edit.setCompleter(theme_completer(themes, self.theme_edit))
         self.theme_edit.setMaxLength(MAX_THEME_CHARS)
@@ -102,7 +102,7 @@ class MergeDialog(QDialog):
         self.theme_edit.textChanged.connect(self._validate)
         self.reason_edit.textChanged.connect(self._validate)
         if second is not None:
-            self.second_combo.setCurrentIndex(self.second_combo.findData(second.id))
+            self.second_combo.setCurrentIndex(self.second_combo.findData(second[ID]))
         self._on_second_changed()
         self._initial = self._form_state()
 
@@ -112,7 +112,7 @@ class MergeDialog(QDialog):
 
     def values(self) -> tuple[str, str, str, str, str]:
         return (
-            self._first.id,
+            self._first[ID],
             self.second_id() or "",
             self.description_edit.toPlainText().strip(),
             self.theme_edit.text().strip(),
@@ -121,7 +121,7 @@ class MergeDialog(QDialog):
 
     def _on_second_changed(self, *_: object) -> None:
         second = self._cards.get(self.second_id() or "")
-        text = merged_text(self._first.description, second.description if second else "")
+        text = merged_text(self._first[DESCRIPTION], second[DESCRIPTION] if second else "")
         # Re-prefill only while the person has not written their own text.
         if self.description_edit.toPlainText().strip() in ("", self._prefilled):
             self.description_edit.setPlainText(text)

@@ -24,6 +24,7 @@ from ..widgets.owner import Owner
 from ..dialogs.edit import EditDialog
 from ..dialogs.history import HistoryDialog
 from ..widgets.icons import icon
+from sonetto_desktop.presentation.cards import DESCRIPTION, LOCKED, PINNED, THEME
 from .memory_model import MemoryCardModel
 from ..memory_service import MemoryService
 from ..dialogs.merge import MergeDialog
@@ -124,7 +125,7 @@ class WallActions(QObject):
         if card is None:
             return None
         dialog = EditDialog(
-            description=card.description, theme=card.theme, themes=self._model.themes(), parent=self._parent()
+            description=card[DESCRIPTION], theme=card[THEME], themes=self._model.themes(), parent=self._parent()
         )
         dialog.accepted.connect(lambda: self._after_edit(memory_id, *dialog.values()))
         return self._open(dialog)
@@ -158,7 +159,7 @@ class WallActions(QObject):
         if first is None:
             return None
         second = self._model.card(gone_id) if gone_id and gone_id != keep_id else None
-        candidates = sorted(self._model.cards(), key=lambda c: (c.theme != first.theme, c.theme, c.description))
+        candidates = sorted(self._model.cards(), key=lambda c: (c[THEME] != first[THEME], c[THEME], c[DESCRIPTION]))
         dialog = MergeDialog(first, candidates, second=second, themes=self._model.themes(), parent=self._parent())
         dialog.accepted.connect(lambda: self._after_merge(*dialog.values()))
         return self._open(dialog)
@@ -191,7 +192,7 @@ class WallActions(QObject):
         ids = list(dict.fromkeys(ids))
         if len(ids) > 1 and self.bulk is not None:
             return self.bulk.delete(ids)
-        previews = {mid: (self._model.card(mid).description if self._model.card(mid) else "") for mid in ids}
+        previews = {mid: (card[DESCRIPTION] if (card := self._model.card(mid)) else "") for mid in ids}
         writes = [self._service.submit(ops.DeleteMemory(mid)) for mid in ids]  # started now: done even if the wall goes first
         return self._keep(self._delete(ids, writes, previews))
 
@@ -236,7 +237,7 @@ class WallActions(QObject):
     def copy_card(self, memory_id: str) -> None:
         card = self._model.card(memory_id)
         if card is not None:
-            QGuiApplication.clipboard().setText(card.description)
+            QGuiApplication.clipboard().setText(card[DESCRIPTION])
 
     # ── drops ─────────────────────────────────────────────────────────
 
@@ -249,7 +250,7 @@ class WallActions(QObject):
             return None
         if target_id and target_id not in ids and len(ids) == 1:
             return self.merge_cards(target_id, ids[0])
-        if all((card := self._model.card(mid)) is not None and card.theme == theme for mid in ids):
+        if all((card := self._model.card(mid)) is not None and card[THEME] == theme for mid in ids):
             if alive(self._toasts):  # a drop that changes nothing says so, and what would
                 self._toasts.show_toast(QCoreApplication.translate(
                     "MemoryWall", "已经在「{0}」里了。要合并，就把它拖到另一张卡片上。").format(theme),
@@ -269,7 +270,7 @@ class WallActions(QObject):
         tasks = []
         for memory_id in dict.fromkeys(ids):
             card = self._model.card(memory_id)
-            if card is not None and card.theme != theme:
+            if card is not None and card[THEME] != theme:
                 tasks.append(self._service.submit(ops.MoveMemory(memory_id, theme, reason)))
         return tasks
 
@@ -286,7 +287,7 @@ class WallActions(QObject):
     def _move_menu(self, parent: QMenu, ids: list[str]) -> QMenu:
         menu = parent.addMenu(icon("folder"), QCoreApplication.translate("MemoryWall", "移动到…"))
         menu.setObjectName("MoveMenu")
-        current = {self._model.card(mid).theme for mid in ids if self._model.card(mid) is not None}
+        current = {card[THEME] for card in map(self._model.card, ids) if card is not None}
         counts = self._model.theme_counts()
         for theme in sorted(counts, key=lambda t: (-counts[t], t)):
             if current == {theme}:
@@ -353,14 +354,14 @@ class WallActions(QObject):
         else:
             delete_text = QCoreApplication.translate("MemoryWall", "删除 {0} 条").format(len(selected))
         cards = [card for card in map(self._model.card, selected) if card is not None]
-        lock = bool(cards) and not all(card.locked for card in cards)  # 锁定 unless all are locked
+        lock = bool(cards) and not all(card[LOCKED] for card in cards)  # 锁定 unless all are locked
         if lock:
             lock_text = (QCoreApplication.translate("MemoryWall", "锁定") if len(selected) == 1
                          else QCoreApplication.translate("MemoryWall", "锁定 {0} 条").format(len(selected)))
         else:
             lock_text = (QCoreApplication.translate("MemoryWall", "解锁") if len(selected) == 1
                          else QCoreApplication.translate("MemoryWall", "解锁 {0} 条").format(len(selected)))
-        pin = bool(cards) and not all(card.pinned for card in cards)  # 置顶 unless all are pinned
+        pin = bool(cards) and not all(card[PINNED] for card in cards)  # 置顶 unless all are pinned
         if pin:
             pin_text = (QCoreApplication.translate("MemoryWall", "置顶") if len(selected) == 1
                         else QCoreApplication.translate("MemoryWall", "置顶 {0} 条").format(len(selected)))

@@ -36,7 +36,7 @@ from PySide6.QtGui import (
 )
 from PySide6.QtWidgets import QStyle, QStyledItemDelegate, QStyleOptionViewItem, QWidget
 
-from sonetto_desktop.presentation.cards import Card
+from sonetto_desktop.presentation.cards import ACTOR, DESCRIPTION, HIT, ID, LOCKED, PINNED, THEME, Card
 from .memory_model import CardRole, uses_template, uses_text
 from .search_text import Span, collapse
 from .theme_colors import theme_color, wall_tokens
@@ -212,14 +212,14 @@ class CardMetrics:
                 badges.append(0.0)
                 spaced.append(0)
                 continue
-            text = collapse(card.description)
+            text = collapse(card[DESCRIPTION])
             width = sum(map(advance, text))
-            lock = lock_w if card.locked else 0.0
+            lock = lock_w if card[LOCKED] else 0.0
             if footer:
                 badge = 0.0
-                needs = max(width, counts[card.hit] + when + authors[card.actor] + lock)
+                needs = max(width, counts[card[HIT]] + when + authors[card[ACTOR]] + lock)
             else:
-                badge = counts[card.hit] + BADGE_GAP + lock
+                badge = counts[card[HIT]] + BADGE_GAP + lock
                 needs = width + badge
             nat.append(int(needs + chrome))
             texts.append(width)
@@ -376,7 +376,8 @@ class CardDelegate(QStyledItemDelegate):
         hovered = bool(option.state & QStyle.StateFlag.State_MouseOver)
         palette = getattr(widget, "theme_colors", None)
         mode = "dark" if dark else "light"
-        stripe_color = self._color(palette.color(card.theme, mode) if palette is not None else theme_color(card.theme, mode))
+        theme = card[THEME]
+        stripe_color = self._color(palette.color(theme, mode) if palette is not None else theme_color(theme, mode))
 
         painter.save()
         self._paint_frame(painter, rect, card, index, colors, d, selected=selected, hovered=hovered,
@@ -384,8 +385,8 @@ class CardDelegate(QStyledItemDelegate):
         font = option.font
         font_key, metrics, small, small_metrics = self._fonts(font)
         small_key = self._paint_fonts[5]
-        badge = "" if d.footer else count_text(card.hit)
-        lock = lock_width(small_metrics.height()) if card.locked else 0.0
+        badge = "" if d.footer else count_text(card[HIT])
+        lock = lock_width(small_metrics.height()) if card[LOCKED] else 0.0
         badge_width = small_metrics.horizontalAdvance(badge) + BADGE_GAP + lock if badge else 0.0
         text_left = rect.left() + STRIPE + d.padding
         text_width = rect.right() - d.padding - text_left - badge_width
@@ -400,16 +401,16 @@ class CardDelegate(QStyledItemDelegate):
         else:  # compact: the count (and the lock) at the end of the first line
             baseline = rect.top() + d.padding + metrics.ascent()
             painter.drawText(QPointF(rect.right() - d.padding - badge_width + BADGE_GAP + lock, baseline), badge)
-            if card.locked:
+            if card[LOCKED]:
                 paint_lock(painter, rect.right() - d.padding - badge_width + BADGE_GAP, baseline,
                            small_metrics.height(), colors["cardMuted"])
 
         hint = getattr(widget, "drop_hint", None)
-        if hint is not None and hint.target == card.id:
+        if hint is not None and hint.target == card[ID]:
             self._paint_merge_zone(painter, option.rect, density_name, colors, hint, small)
         else:
             dragging = getattr(widget, "dragging", None)
-            if dragging is not None and dragging[0] != card.id:  # every card a drop could merge into
+            if dragging is not None and dragging[0] != card[ID]:  # every card a drop could merge into
                 self._paint_merge_zone(painter, option.rect, density_name, colors, None, small, whole=dragging[1])
         painter.restore()
 
@@ -436,7 +437,7 @@ class CardDelegate(QStyledItemDelegate):
         # the stripe: the card's rounded left edge (a rectangular clip is far cheaper than the path's)
         painter.setClipRect(QRectF(rect.left(), rect.top(), STRIPE, rect.height()))
         painter.fillPath(path, stripe_color)
-        if card.pinned:  # the folded corner, within the card's rounded shape
+        if card[PINNED]:  # the folded corner, within the card's rounded shape
             painter.setClipPath(path)
             paint_pin(painter, rect, d.padding + STRIPE + 2, stripe_color)
         painter.setClipping(False)
@@ -450,7 +451,7 @@ class CardDelegate(QStyledItemDelegate):
         spacing = metrics.lineSpacing()
         room = rect.height() - 2 * d.padding - (FOOTER_GAP + small_metrics.height() if d.footer else 0)
         fit = max(1, min(d.max_lines, int((room + 1) // spacing)))
-        for start, line in self._wrapped(collapse(card.description), font, font_key, text_width, fit):
+        for start, line in self._wrapped(collapse(card[DESCRIPTION]), font, font_key, text_width, fit):
             if spans:
                 mark = QColor(colors["cardFlash"])
                 mark.setAlphaF(0.55)
@@ -469,13 +470,13 @@ class CardDelegate(QStyledItemDelegate):
         """The footer row: how often it was used on the left; who changed it last, and when, on the right."""
         baseline = rect.bottom() - d.padding - small_metrics.descent() + 1
         top = baseline - small_metrics.ascent()
-        painter.drawStaticText(QPointF(text_left, top), self._static(uses_text(card.hit), small, small_key))
+        painter.drawStaticText(QPointF(text_left, top), self._static(uses_text(card[HIT]), small, small_key))
         when = str(index.data(CardRole.RelativeTime) or "")  # the model's words, through any proxy
         # who changed it last, and when
-        right = self._static(author_label(card.actor) + AUTHOR_SEP + when, small, small_key)
+        right = self._static(author_label(card[ACTOR]) + AUTHOR_SEP + when, small, small_key)
         x = rect.right() - d.padding - right.size().width()
         painter.drawStaticText(QPointF(x, top), right)
-        if card.locked:
+        if card[LOCKED]:
             paint_lock(painter, x - lock, baseline - small_metrics.descent(), small_metrics.height(),
                        colors["cardMuted"])
 

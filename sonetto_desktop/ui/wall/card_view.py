@@ -52,6 +52,7 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
+from sonetto_desktop.presentation.cards import DESCRIPTION, THEME
 from .card_delegate import DENSITIES, CardDelegate, card_colors, merge_zone
 from .card_rows import Flow, append, lay_out
 from .memory_model import MIME_IDS, CardRole, decode_ids, encode_ids
@@ -512,16 +513,16 @@ class ThemeCardView(QListView):
         if not target or target in ids or len(ids) != 1:
             return None
         dragged = self._proxy.source_card(ids[0])
-        same_theme = dragged is not None and dragged.theme == self.theme
+        same_theme = dragged is not None and dragged[THEME] == self.theme
         in_zone = same_theme or merge_zone(self.visualRect(index), self.density).contains(pos.toPointF())
-        return DropHint(target, in_zone, dragged.description if dragged is not None else "", whole=same_theme)
+        return DropHint(target, in_zone, dragged[DESCRIPTION] if dragged is not None else "", whole=same_theme)
 
     def _set_dragging(self, ids: list[str] | None) -> None:
         """Which card is being dragged over this view: every card shows where it would merge."""
         dragging = None
         if ids and len(ids) == 1:
             dragged = self._proxy.source_card(ids[0])
-            dragging = (ids[0], dragged is not None and dragged.theme == self.theme)
+            dragging = (ids[0], dragged is not None and dragged[THEME] == self.theme)
         if dragging != self.dragging:
             self.dragging = dragging
             self.viewport().update()

@@ -31,7 +31,8 @@ from sonetto_desktop.memory.events import MemoryChange
 from sonetto_desktop.memory import kinds
 from sonetto_desktop.memory.item import MemoryItem
 
-from sonetto_desktop.presentation.cards import Card, CardIndex
+from sonetto_desktop.presentation.cards import (ACTOR, DESCRIPTION, HIT, ID, LOCKED, THEME, TIME, WHEN, Card, CardIndex,
+                                                card_from_item, card_from_state)
 from ..widgets.deferred import alive
 from ..widgets.tasks import app_scope
 from ..memory_service import MemoryService
@@ -134,22 +135,22 @@ class MemoryCardModel(QAbstractListModel):
         if role == CardRole.Card:
             return card
         if role in (Qt.ItemDataRole.DisplayRole, CardRole.Description):
-            return card.description
+            return card[DESCRIPTION]
         if role == Qt.ItemDataRole.ToolTipRole:
-            lines = [uses_tooltip(card.hit), author_tooltip(card.actor)] + ([lock_tooltip()] if card.locked else [])
-            return card.description + "\n\n" + "\n".join(lines)
+            lines = [uses_tooltip(card[HIT]), author_tooltip(card[ACTOR])] + ([lock_tooltip()] if card[LOCKED] else [])
+            return card[DESCRIPTION] + "\n\n" + "\n".join(lines)
         if role == CardRole.Id:
-            return card.id
+            return card[ID]
         if role == CardRole.Theme:
-            return card.theme
+            return card[THEME]
         if role == CardRole.Hit:
-            return card.hit
+            return card[HIT]
         if role == CardRole.Time:
-            return card.time
+            return card[TIME]
         if role == CardRole.RelativeTime:
-            return relative_time(card.when, lang=self.lang)
+            return relative_time(card[WHEN], lang=self.lang)
         if role == CardRole.Flash:
-            return self.flash_level(card.id)
+            return self.flash_level(card[ID])
         return None
 
     def flags(self, index: QModelIndex | QPersistentModelIndex) -> Qt.ItemFlag:
@@ -200,7 +201,7 @@ class MemoryCardModel(QAbstractListModel):
 
     def set_snapshot(self, items: dict[str, MemoryItem]) -> None:
         """Replace every row with ``items`` (id -> item)."""
-        self.set_cards([Card.from_item(mid, item) for mid, item in items.items()])
+        self.set_cards([card_from_item(mid, item) for mid, item in items.items()])
 
     def set_cards(self, cards: list[Card] | CardIndex) -> None:
         """Replace every row with ``cards`` (built in a worker by ``read_cards``; a ``CardIndex``,
@@ -217,7 +218,7 @@ class MemoryCardModel(QAbstractListModel):
 
     def apply_items(self, items: dict[str, MemoryItem | None], flash: Iterable[str] = ()) -> None:
         """Insert, change or remove only the rows of ``items`` (``None`` = gone); flash ``flash`` ids."""
-        self.apply_cards({mid: Card.from_item(mid, item) if item is not None else None
+        self.apply_cards({mid: card_from_item(mid, item) if item is not None else None
                           for mid, item in items.items()}, flash)
 
     def apply_cards(self, cards: dict[str, Card | None], flash: Iterable[str] = ()) -> None:
@@ -259,7 +260,7 @@ class MemoryCardModel(QAbstractListModel):
         row = len(self._cards)
         self.beginInsertRows(QModelIndex(), row, row)
         self._cards.append(card)
-        self._rows[card.id] = row
+        self._rows[card[ID]] = row
         self._remember(card)
         self.endInsertRows()
         self.card_updated.emit(None, card)
@@ -268,27 +269,27 @@ class MemoryCardModel(QAbstractListModel):
         card = self._cards[row]
         self.beginRemoveRows(QModelIndex(), row, row)
         del self._cards[row]
-        del self._rows[card.id]
+        del self._rows[card[ID]]
         for later in self._cards[row:]:
-            self._rows[later.id] -= 1
+            self._rows[later[ID]] -= 1
         self._forget(card)
-        self._flash_until.pop(card.id, None)
+        self._flash_until.pop(card[ID], None)
         self.endRemoveRows()
         self.card_updated.emit(card, None)
 
     def _remember(self, card: Card) -> None:
-        self._theme_counts[card.theme] = self._theme_counts.get(card.theme, 0) + 1
-        self._by_theme.setdefault(card.theme, {})[card.id] = card
+        self._theme_counts[card[THEME]] = self._theme_counts.get(card[THEME], 0) + 1
+        self._by_theme.setdefault(card[THEME], {})[card[ID]] = card
 
     def _forget(self, card: Card) -> None:
-        count = self._theme_counts.get(card.theme, 0) - 1
-        members = self._by_theme.get(card.theme, {})
-        members.pop(card.id, None)
+        count = self._theme_counts.get(card[THEME], 0) - 1
+        members = self._by_theme.get(card[THEME], {})
+        members.pop(card[ID], None)
         if count > 0:
-            self._theme_counts[card.theme] = count
+            self._theme_counts[card[THEME]] = count
         else:
-            self._theme_counts.pop(card.theme, None)
-            self._by_theme.pop(card.theme, None)
+            self._theme_counts.pop(card[THEME], None)
+            self._by_theme.pop(card[THEME], None)
 
     # ── highlight of new / changed cards ─────────────────────────────
 
@@ -342,7 +343,7 @@ class MemoryCardModel(QAbstractListModel):
         if idle and change.ids and all(mid in change.states for mid in change.ids):
             # The change carries the cards' new state: applied now, in order, without a store read
             # (so a toast about it can reveal its card at once).
-            cards = {mid: (Card.from_state(mid, st) if (st := change.states[mid]) is not None else None)
+            cards = {mid: (card_from_state(mid, st) if (st := change.states[mid]) is not None else None)
                      for mid in change.ids}
             self.apply_cards(cards, flash=change.ids if kind.content else ())
             return

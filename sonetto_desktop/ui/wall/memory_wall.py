@@ -32,6 +32,7 @@ from .navigation import OUTLINE_WIDTH, WallNavigation
 from .outline import WallOutline
 from .scroll import AutoScroller, StickyHeader
 from sonetto_desktop.presentation.authors import card_filter, filter_label
+from sonetto_desktop.presentation.cards import THEME
 from .loader import SECTIONS_PER_STEP, WallLoader
 from .search import WallSearch
 from .sections import ViewSettings, WallSections
@@ -410,10 +411,10 @@ class MemoryWall(QWidget):
             self._pending_reveal = memory_id
             return False
         self._pending_reveal = None
-        section = self.theme_sections.get(card.theme)
+        section = self.theme_sections.get(card[THEME])
         if section is None and self.loader.loading:
             self.add_sections()  # its theme's section was not made yet
-            section = self.theme_sections.get(card.theme)
+            section = self.theme_sections.get(card[THEME])
         if section is None:
             return False
         if self.loader.finish_section(section):  # not shown yet while loading: show its theme now
@@ -425,7 +426,7 @@ class MemoryWall(QWidget):
             index = section.proxy.index_of(memory_id)
         if not index.isValid():
             return False
-        self.set_collapsed(card.theme, False)
+        self.set_collapsed(card[THEME], False)
         view = section.view
         view.setCurrentIndex(index)
         view.setFocus(Qt.FocusReason.OtherFocusReason)
@@ -448,7 +449,7 @@ class MemoryWall(QWidget):
     def card_rect(self, memory_id: str):
         """The card's rectangle in wall coordinates (for tests and tooltips), or None."""
         card = self.model.card(memory_id)
-        section = self.theme_sections.get(card.theme) if card else None
+        section = self.theme_sections.get(card[THEME]) if card else None
         if section is None:
             return None
         index = section.proxy.index_of(memory_id)

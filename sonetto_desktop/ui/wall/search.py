@@ -11,6 +11,7 @@ from PySide6.QtCore import QEvent, QObject, Qt, QTimer
 from PySide6.QtGui import QKeyEvent
 
 
+from sonetto_desktop.presentation.cards import DESCRIPTION, THEME
 from ..memory_service import call
 from ..widgets.deferred import alive
 from ..widgets.owner import Owner
@@ -79,7 +80,7 @@ class WallSearch(QObject):
     def _texts(self, ids: Iterable[str] | None = None) -> list[str]:
         model = self._wall.model
         cards = model.cards() if ids is None else [c for c in map(model.card, ids) if c is not None]
-        return missing_pinyin([collapse(c.description) for c in cards] + [collapse(c.theme) for c in cards])
+        return missing_pinyin([collapse(c[DESCRIPTION]) for c in cards] + [collapse(c[THEME]) for c in cards])
 
     def _warm(self) -> None:
         if self._warming is not None and not self._warming.done():

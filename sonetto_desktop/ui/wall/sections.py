@@ -16,6 +16,7 @@ from PySide6.QtCore import QItemSelectionModel, QObject, Qt, Signal
 from PySide6.QtGui import QGuiApplication
 from PySide6.QtWidgets import QVBoxLayout, QWidget
 
+from sonetto_desktop.presentation.cards import THEME
 from .card_view import ThemeCardView
 from .memory_model import CardRole, MemoryCardModel
 from .search_text import SearchQuery
@@ -227,7 +228,7 @@ class WallSections(QObject):
                 if section.view.selectionModel().hasSelection():
                     section.view.clearSelection()
             card = self._model.card(memory_id)
-            section = self._sections.get(card.theme) if card is not None else None
+            section = self._sections.get(card[THEME]) if card is not None else None
             index = section.proxy.index_of(memory_id) if section is not None else None
             if index is not None and index.isValid():
                 section.view.selectionModel().setCurrentIndex(
@@ -240,7 +241,7 @@ class WallSections(QObject):
         out = []
         for memory_id in ids:
             card = self._model.card(memory_id)
-            section = self._sections.get(card.theme) if card is not None else None
+            section = self._sections.get(card[THEME]) if card is not None else None
             index = section.proxy.index_of(memory_id) if section is not None else None
             if index is None or not index.isValid():
                 out.append(memory_id)
@@ -272,7 +273,7 @@ class WallSections(QObject):
         """Add the cards ``ids`` that are shown to the selection (others are skipped)."""
         for memory_id in ids:
             card = self._model.card(memory_id)
-            section = self._sections.get(card.theme) if card is not None else None
+            section = self._sections.get(card[THEME]) if card is not None else None
             index = section.proxy.index_of(memory_id) if section is not None else None
             if index is not None and index.isValid():
                 section.view.selectionModel().select(index, QItemSelectionModel.SelectionFlag.Select)

@@ -1,0 +1,48 @@
+"""The filled wall keeps nothing per card that the collector walks (issue 37): at 100,000 memories
+every generation-2 collection walked the wall's 100,000 ``Card`` objects and stalled the loop while
+the wall filled. A card is an exact tuple of strings, numbers and None, which CPython stops tracking
+at its first collection; the model's lookups, the sections' id lists and the flows hold strings and
+numbers only. So the objects the collector tracks once a wall is shown do not grow with its cards.
+
+A real wall over a real store at two sizes; counted with ``gc.get_objects()`` after ``gc.collect()``
+(see tests/test_untracked_records.py for the recall listing and the writer's index)."""
+
+from __future__ import annotations
+
+import gc
+
+from service_fixtures import memory_service_over
+from sonetto_desktop.memory.stores.sqlite import SqliteMemoryManager
+from test_wall_loading import _items, _wall, loaded, shown_ids
+
+SMALL, LARGE = 300, 3_000
+#: Tracked objects the shown wall may gain per card added (a record per card would be 1 or more).
+PER_CARD = 0.1
+
+
+async def _tracked_by_wall(tmp_path, qtbot, wait, cards: int) -> int:
+    store = SqliteMemoryManager(tmp_path / f"w{cards}.db")  # (a store that keeps no copy of its memories)
+    store.import_items(_items(cards))
+    service_of = memory_service_over(store)
+    service = next(service_of)
+    try:
+        gc.collect()
+        before = len(gc.get_objects())
+        wall = _wall(service, qtbot)
+        await wall.reload()
+        await loaded(wall, wait)
+        assert len(shown_ids(wall)) == cards
+        gc.collect()
+        kept = len(gc.get_objects()) - before
+        wall.close()
+        return kept
+    finally:
+        next(service_of, None)
+        store.close()
+
+
+async def test_the_shown_wall_keeps_nothing_per_card_that_the_collector_walks(tmp_path, qtbot, wait):
+    await _tracked_by_wall(tmp_path, qtbot, wait, SMALL)  # what a first wall makes once (styles, fonts, caches)
+    small = await _tracked_by_wall(tmp_path, qtbot, wait, SMALL)
+    large = await _tracked_by_wall(tmp_path, qtbot, wait, LARGE)
+    assert large - small <= PER_CARD * (LARGE - SMALL), (small, large)
