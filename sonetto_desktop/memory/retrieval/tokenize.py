@@ -337,13 +337,13 @@ def _stop_word_keys() -> np.ndarray:
     """The keys of the stop words, sorted (for _is_stop_word)."""
     global _stop_keys  # computed once, a constant
     if _stop_keys is None:
-        # sorted in Python: np.unique of plain values imports numpy.ma (0.5 MB of code kept for good)
+        # sorted in Python: np.unique of plain values imports numpy's masked-array module (0.5 MB of code kept for good)
         _stop_keys = np.array(sorted({hash_term(WORD + w) for w in STOP_WORDS}), dtype=np.uint64)
     return _stop_keys
 
 
 def _is_stop_word(keys: np.ndarray) -> np.ndarray:
-    """Whether each key is a stop word's (a binary search: np.isin imports numpy.ma, see above)."""
+    """Whether each key is a stop word's (a binary search: np.isin imports the masked-array module, see above)."""
     stop = _stop_word_keys()
     return stop[np.minimum(np.searchsorted(stop, keys), len(stop) - 1)] == keys
 
