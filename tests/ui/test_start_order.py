@@ -82,9 +82,9 @@ async def test_the_store_check_and_the_recall_warm_up_run_only_once_every_card_i
         started.setdefault("self-check", time.monotonic())
         return check(store)
 
-    async def recall_warm_up(services):
+    async def recall_warm_up(services, **kwargs):
         started.setdefault("recall warm-up", time.monotonic())
-        return await warm_up(services)
+        return await warm_up(services, **kwargs)
 
     monkeypatch.setattr(SqliteMemoryManager, "self_check", self_check)
     monkeypatch.setattr(AppServices, "warm_up", recall_warm_up)
@@ -176,3 +176,26 @@ async def test_start_up_leaves_no_module_source_in_the_line_cache(qapp, tmp_path
         assert "/planted/module.py" not in linecache.cache
     finally:
         await app.shutdown()
+
+
+@OFFSCREEN
+async def test_the_offline_mode_leaves_the_recall_listing_unread_until_a_model_recall_asks(qapp, tmp_path, llm_server):
+    """The listing (every memory's line for an LLM / HYBRID recall: ~0.6 KB a memory, 58 MB at
+    100,000) was read at start whenever a model was configured, also in the offline mode, which never
+    reads it (issue 37). Now it waits for the first recall that uses it, which reads it off the loop."""
+    from sonetto_desktop.memory import MemoryItem, SqliteMemoryManager
+
+    data = tmp_path / "data"
+    data.mkdir()
+    store = SqliteMemoryManager(data / "memory.db")
+    store.import_items({f"{n:06x}": MemoryItem(f"用户第 {n} 次说起周末的安排", f"主题{n % 6}") for n in range(200)})
+    store.close()
+    settings = app_settings(data, llm_server, store_backend="sqlite", retrieval_mode="mechanical")
+    async with running_app(qapp, settings) as app:
+        recall = app.services.recall
+        assert recall.llm is not None  # a model is configured: the old start read the listing for it
+        assert recall._mechanical is not None and recall.mechanical.stats()["memories"] == 200  # the offline index is warm
+        assert recall._listing is None, "the offline mode read the LLM listing at start"
+        found = await app.services.recall.aretrieve("周末的安排", "hybrid")  # a model recall (e.g. over MCP)
+        assert recall._listing is not None and len(recall._listing) == 200
+        assert isinstance(found, list)

@@ -309,7 +309,11 @@ class SqliteMemoryManager(BaseMemoryManager):
 
     def _load_all(self) -> dict[str, MemoryItem]:
         rows = self._checked_conn().execute(f"SELECT {', '.join(self._columns)} FROM memories").fetchall()
-        return {row[0]: _row_to_item(row, self._columns) for row in rows}
+        items = {}
+        for row in rows:
+            mid, fields = row_values(row, self._columns)  # the id shared with the other readers' copies
+            items[mid] = item_from_fields(mid, fields)[0]
+        return items
 
     def _save_all(self, items: dict[str, MemoryItem]) -> None:
         conn = self._conn()
