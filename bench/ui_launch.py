@@ -306,11 +306,11 @@ async def _child_main(qapp, t0: float, measure_writer: bool) -> dict:
         result["launch_to_engine_ready_ms"] = (time.time() - t0) * 1000
         await asyncio.sleep(2.0)
         result["idle_rss_mb"] = _rss_mb()
+        result["llm_stack_loaded"] = sorted(name for name in ("langchain_core", "langchain", "langgraph", "openai",
+                                                              "langchain_openai") if name in sys.modules)
         if _PARTS is not None:
             _PARTS.mark("idle")
             result["rss_parts_mb"] = [[name, round(mb, 1)] for name, mb in _PARTS.steps]
-        result["llm_stack_loaded"] = sorted(name for name in ("langchain_core", "langchain", "langgraph", "openai",
-                                                              "langchain_openai") if name in sys.modules)
         if measure_writer:
             if os.environ.get("BENCH_PRELOAD_LLM"):  # the stack imported before the ticker: steady state
                 from sonetto_desktop.aio import import_off_loop

@@ -31,35 +31,59 @@ def _store(tmp_path, n: int = 40) -> SqliteMemoryManager:
     return store
 
 
+def _held(record) -> list:
+    """What a per-memory record holds (a dataclass, slotted or not, or a plain tuple), one level of
+    nested tuples included: the tests look for objects in it, not at its representation."""
+    if isinstance(record, tuple):
+        values = list(record)
+    elif hasattr(record, "__dict__"):
+        values = list(vars(record).values())
+    else:
+        values = [getattr(record, name) for name in type(record).__slots__]
+    return values + [v for value in values if isinstance(value, tuple) for v in value]
+
+
+def _the(record, text: str) -> str:
+    """The object equal to ``text`` that ``record`` holds."""
+    found = [value for value in _held(record) if type(value) is str and value == text]
+    assert found, f"{text!r} not in {record!r}"
+    return found[0]
+
+
 def test_every_reader_of_the_store_holds_the_same_text_objects(tmp_path):
     store = _store(tmp_path)
     listing, index = RecallListing(store), WriterIndex(store)
     try:
-        cards = {card.id: card for card in read_cards(store)}  # the wall's read
+        cards = read_cards(store)  # the wall's read
         listing.warm_up()  # the recall listing's read
         index.warm_up()  # the writer index's read
         entries = listing.snapshot().by_id
-        writer_ids = {mid: mid for mid in index.ids()}
-        for mid, card in cards.items():
-            entry = entries[mid]
-            assert entry.description is card.description, "the listing keeps a copy of the wall's text"
-            assert entry.id is card.id and writer_ids[mid] is card.id
-            assert entry.theme is card.theme and entry.latest_update_time is card.time
-            assert index._entries[mid].theme is card.theme and index._entries[mid].updated is card.time
+        listing_ids = {mid: mid for mid in entries}
+        writer_ids = {mid: mid for mid in index._entries}
+        assert len(cards) == len(entries) == len(writer_ids) == 40
+        for i in range(40):
+            mid, text, theme = f"m{i:04d}", f"用户第 {i} 次说起周末去爬山的安排", f"主题{i % 3}"
+            card = next(c for c in cards if mid in _held(c))
+            card_id, card_text = _the(card, mid), _the(card, text)
+            assert _the(entries[mid], text) is card_text, "the listing keeps a copy of the wall's text"
+            assert listing_ids[mid] is card_id and writer_ids[mid] is card_id
+            assert _the(entries[mid], theme) is _the(card, theme) is _the(index._entries[mid], theme)
+            assert _the(entries[mid], STAMP) is _the(card, STAMP) is _the(index._entries[mid], STAMP)
     finally:
         listing.close()
         index.close()
         store.close()
 
 
-def test_the_listing_keeps_one_day_and_order_key_object_not_one_per_memory(tmp_path):
+def test_the_listings_order_key_is_the_stamps_own_object(tmp_path):
     store = _store(tmp_path)
     listing = RecallListing(store)
     try:
-        order = listing.snapshot().order
-        assert len(order) == 40
-        assert len({id(e.day) for e in order}) == 1  # one day: one object
-        assert all(e.key[0] is e.latest_update_time for e in order)  # the stored stamp is normalised already
+        entries = listing.snapshot().by_id
+        assert len(entries) == 40
+        for entry in entries.values():
+            stamps = [value for value in _held(entry) if value == STAMP]
+            assert len(stamps) == 2 and stamps[0] is stamps[1]  # the update time and the order key's
     finally:
         listing.close()
         store.close()
@@ -75,10 +99,13 @@ def test_the_offline_index_loaded_from_its_file_shares_the_store_reads_texts(tmp
     try:
         loaded.warm_up()  # from the file: the texts come from its JSON header
         docs = loaded._docs
-        for card in cards:
-            slot = docs.slot_of[card.id]
-            assert docs.texts[slot] is card.description
-            assert docs.ids[slot] is card.id and docs.stamps[slot] is card.time
+        assert len(docs) == 40
+        for i in range(40):
+            mid, text = f"m{i:04d}", f"用户第 {i} 次说起周末去爬山的安排"
+            card = next(c for c in cards if mid in _held(c))
+            slot = docs.slot_of[mid]
+            assert docs.texts[slot] is _the(card, text)
+            assert docs.ids[slot] is _the(card, mid) and docs.stamps[slot] is _the(card, STAMP)
     finally:
         loaded.close()
         store.close()

@@ -97,13 +97,13 @@ class ListingSnapshot:
 
 def _entry(mid: str, description: str, theme: str, stamp: Any, author: str = "") -> ListingEntry:
     moment = parse_time(stamp)
-    # shared texts (``shared_text``): the order key is the stamp itself when it is already normalised
-    # (the store writes it so), the day one object per day; the id, description and theme are the
-    # store read's own objects, which the wall and the index hold too
+    # shared texts (``shared_text``): the order key is the stamp's own object when the stamp is
+    # normalised already (the store writes it so); the id, description and theme are the store
+    # read's objects, which the wall and the indexes hold too
     key = (share(moment.replace(microsecond=0).isoformat()) if moment else "", mid)
     body = memory_body(theme, description)
-    return ListingEntry(mid, key, description, theme, share(str(stamp or "")), body,
-                        estimate_tokens(body) + LINE_OVERHEAD, share(key[0][:10]), by_other_app(author))
+    return ListingEntry(mid, key, description, theme, str(stamp or ""), body, estimate_tokens(body) + LINE_OVERHEAD,
+                        key[0][:10], by_other_app(author))
 
 
 def _snapshot(order: list[ListingEntry], tokens: int) -> ListingSnapshot:
