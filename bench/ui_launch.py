@@ -128,6 +128,7 @@ class RssParts:
 
     def __init__(self) -> None:
         self.steps: list[tuple[str, float]] = []
+        self.raw: list[tuple[str, float]] = []
         self._top = int(os.environ.get("BENCH_RSS_TOP", "0") or 0)
         self._snapshot = None
         if self._top:
@@ -137,6 +138,7 @@ class RssParts:
             self._snapshot = tracemalloc.take_snapshot()
 
     def mark(self, name: str) -> None:
+        self.raw.append((name, _rss_mb()))  # as it is, before the collection and the trim
         gc.collect()
         _trim_heap()
         self.steps.append((name, _rss_mb()))
@@ -310,7 +312,18 @@ async def _child_main(qapp, t0: float, measure_writer: bool) -> dict:
                                                               "langchain_openai") if name in sys.modules)
         if _PARTS is not None:
             _PARTS.mark("idle")
+            # the built-in embeddings model starts later (BUILTIN_START_DELAY after the agents): once it
+            # embeds the memories without a vector, what the app holds while it does
+            agents = getattr(app.services, "_agents", None)
+            sync = getattr(getattr(agents, "vectors", None), "sync", None)
+            if sync is not None:
+                deadline = time.monotonic() + 60
+                while sync.status.state != "running" and time.monotonic() < deadline:
+                    await asyncio.sleep(0.25)
+                await asyncio.sleep(2.0)
+                _PARTS.mark(f"vectors {sync.status.state}")
             result["rss_parts_mb"] = [[name, round(mb, 1)] for name, mb in _PARTS.steps]
+            result["rss_parts_raw_mb"] = [[name, round(mb, 1)] for name, mb in _PARTS.raw]
         if measure_writer:
             if os.environ.get("BENCH_PRELOAD_LLM"):  # the stack imported before the ticker: steady state
                 from sonetto_desktop.aio import import_off_loop
@@ -563,12 +576,13 @@ def parts_table(platform: str, runs: int, memories: int, backend: str) -> None:
     names = [name for name, _ in launches[0]["rss_parts_mb"]]
     print(f"\nRSS after each start-up step ({platform}, {memories:,} memories, {backend}, median of {runs}; "
           "after gc.collect() and malloc_trim)")
-    print("| step | RSS | held by the step |")
-    print("|---|---|---|")
+    print("| step | RSS | held by the step | RSS before the collection and trim |")
+    print("|---|---|---|---|")
     previous = 0.0
     for name in names:
         mb = statistics.median(dict(r["rss_parts_mb"])[name] for r in launches)
-        print(f"| {name} | {mb:.0f} MB | {mb - previous:+.0f} MB |")
+        raw = statistics.median(dict(r["rss_parts_raw_mb"])[name] for r in launches)
+        print(f"| {name} | {mb:.0f} MB | {mb - previous:+.0f} MB | {raw:.0f} MB |")
         previous = mb
     print("runs: " + "; ".join(", ".join(f"{mb:.0f}" for _, mb in r["rss_parts_mb"]) for r in launches))
 
