@@ -277,12 +277,16 @@ def item_row(memory_id: str, item: Any) -> tuple:
     return (memory_id, *(f.to_column(getattr(item, f.name)) for f in FIELDS), _dumps(item.extra))
 
 
-def row_values(row: Sequence[Any], columns: Sequence[str] = COLUMNS) -> tuple[str, dict[str, Any]]:
+def row_values(row: Sequence[Any], columns: Sequence[str] = COLUMNS, *,
+               shared: bool = True) -> tuple[str, dict[str, Any]]:
     """``(id, {key: value})`` of a table row whose columns are ``columns``, as an entry holds them. The
     id and the text fields are shared (``shared_text.share``): every reader of the store (the wall, the
-    recall listing and index, the writer's index) holds one object per text, not one copy each."""
+    recall listing and index, the writer's index) holds one object per text, not one copy each.
+    ``shared=False``: for a reader that keeps nothing (the self-check), which need not pay for it."""
     values = dict(zip(columns, row, strict=True))
     data = {f.name: f.from_column(values[f.name]) for f in FIELDS if f.name in values}
+    if not shared:
+        return str(values["id"]), data
     for name in _SHARED:
         if name in data:
             data[name] = share(data[name])

@@ -402,7 +402,7 @@ class SqliteMemoryManager(BaseMemoryManager):
             rows = conn.execute(select).fetchall()
             fixes: list[str] = []
             for row in rows:
-                item, _ = item_from_raw(*row_values(row, self._columns))  # as stored: repairs are seen
+                item, _ = item_from_raw(*row_values(row, self._columns, shared=False))  # as stored: repairs seen
                 i, r = validate_item(row[0], item)
                 issues += i + oversize_fields(row[0], item)
                 repaired += r
