@@ -321,7 +321,7 @@ class AppServices:
         await run_blocking(lambda: recall.warm_up(progress=self._events.publish, listing=listing))
 
     async def settle_memory(self) -> None:
-        """Once start-up is over (the wall shown, recall warm, the writer's index built): forget the
+        """Once start-up is over (the wall shown, recall warm; the writer's index waits for typing): forget the
         source lines the imports left in Python's line cache (``aio.drop_source_cache``) and hand the C
         heap's free pages back to the system (``trim_heap``), in a worker."""
         from .history_import.model import trim_heap
