@@ -5,6 +5,7 @@ consumes 20 turns. Numbers go to docs/benchmarks.md.
     xvfb-run -a python bench/ui_launch.py --platform xcb
     python bench/ui_launch.py --memories 10000 --backend sqlite   # a filled store (issue 14)
     python -m bench.ui_launch --table --runs 3   # issue 37's table against its anchors (bare list, bare window)
+    python -m bench.ui_launch --parts --memories 100000 --backend sqlite --runs 2   # RSS each start-up step keeps
 
 Each launch is a fresh process (cold imports, as a user double-clicking), timed from just before
 the process is spawned to the first processed frame after ``window.show()``. The writer's model is
