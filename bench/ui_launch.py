@@ -5,6 +5,7 @@ consumes 20 turns. Numbers go to docs/benchmarks.md.
     xvfb-run -a python bench/ui_launch.py --platform xcb
     python bench/ui_launch.py --memories 10000 --backend sqlite   # a filled store (issue 14)
     python -m bench.ui_launch --table --runs 3   # issue 37's table against its anchors (bare list, bare window)
+    python -m bench.ui_launch --parts --memories 100000 --backend sqlite --runs 2   # RSS each start-up step keeps
 
 Each launch is a fresh process (cold imports, as a user double-clicking), timed from just before
 the process is spawned to the first processed frame after ``window.show()``. The writer's model is
@@ -119,6 +120,76 @@ class GcPauses:
         return max((ms for pauses in self.pauses.values() for ms in pauses), default=0.0)
 
 
+class RssParts:
+    """What each part of the start-up holds (``--parts``, ``BENCH_RSS_PARTS=1``): RSS after a full
+    collection and ``malloc_trim`` at each step, so a step's growth is what it keeps, not its garbage.
+    The services' steps after the wall (self-check, agents, recall warm-up, writer index) are wrapped
+    where the app awaits them; ``BENCH_RSS_TOP=N`` also prints the N source lines whose allocations
+    grew most over each step (``tracemalloc``: slow, for finding what a part holds)."""
+
+    def __init__(self) -> None:
+        self.steps: list[tuple[str, float]] = []
+        self.raw: list[tuple[str, float]] = []
+        self._top = int(os.environ.get("BENCH_RSS_TOP", "0") or 0)
+        self._snapshot = None
+        if self._top:
+            import tracemalloc
+
+            tracemalloc.start(1)
+            self._snapshot = tracemalloc.take_snapshot()
+
+    def mark(self, name: str) -> None:
+        self.raw.append((name, _rss_mb()))  # as it is, before the collection and the trim
+        gc.collect()
+        _trim_heap()
+        self.steps.append((name, _rss_mb()))
+        if self._top:
+            import tracemalloc
+
+            snapshot = tracemalloc.take_snapshot()
+            grown = snapshot.compare_to(self._snapshot, "lineno")[:self._top]
+            self._snapshot = snapshot
+            print(f"-- {name}: {self.steps[-1][1]:.0f} MB; grew most:", file=sys.stderr)
+            for stat in grown:
+                print(f"   {stat.size_diff / 2**20:+8.1f} MB {stat.count_diff:+9d} blocks  {stat.traceback[0]}",
+                      file=sys.stderr)
+
+    def wrap_services(self) -> None:
+        """Mark after each step ``SonettoApp._start_agents`` awaits (on the class: the app's instance
+        is made inside ``start``)."""
+        from sonetto_desktop.services import AppServices
+
+        for method, name in (("checked", "self-check"), ("start_agents", "agents"),
+                             ("warm_up", "recall warm-up"), ("warm_up_writer", "writer index")):
+            original = getattr(AppServices, method)
+
+            def wrapped(services, *args, _original=original, _name=name, **kwargs):
+                async def run():
+                    result = await _original(services, *args, **kwargs)
+                    if not any(step == _name for step, _ in self.steps):
+                        self.mark(_name)
+                    return result
+                return run()
+
+            setattr(AppServices, method, wrapped)
+
+
+_PARTS: RssParts | None = None
+
+
+def _trim_heap() -> None:
+    """glibc's ``malloc_trim(0)`` (nothing elsewhere): the freed C heap handed back, so RSS is what is held."""
+    import ctypes
+    import ctypes.util
+
+    try:
+        trim = getattr(ctypes.CDLL(ctypes.util.find_library("c")), "malloc_trim", None)
+    except OSError:
+        return
+    if trim is not None:
+        trim(0)
+
+
 def _rss_mb() -> float:
     """``bench.proc.rss_mb``; without ``/proc``, the peak (``getrusage``) instead."""
     if str(ROOT) not in sys.path:  # a child runs this file as a script
@@ -183,6 +254,8 @@ async def _child_main(qapp, t0: float, measure_writer: bool) -> dict:
         finally:
             QMainWindow.show = original_show
         await asyncio.wait_for(painted, 10)
+        if _PARTS is not None:
+            _PARTS.mark("window shown")
         result["launch_to_window_ms"] = (painted.result() - t0) * 1000
         result["start_steps_ms"] = {"app_created": (app_created - t0) * 1000, **{
             name: (app_created - t0) * 1000 + ms for name, ms in app.timings.items()}}
@@ -217,8 +290,12 @@ async def _child_main(qapp, t0: float, measure_writer: bool) -> dict:
             fill_profiler.enable()
         await app.wall_loaded
         result["launch_to_wall_ms"] = (time.time() - t0) * 1000
+        if _PARTS is not None:
+            _PARTS.mark("cards read")
         await app.wall.loader.wait()
         result["launch_to_wall_shown_ms"] = (time.time() - t0) * 1000
+        if _PARTS is not None:
+            _PARTS.mark("wall filled")
         fill_stalls = await fill_ticker.stop()
         if os.environ.get("BENCH_FILL_PROFILE"):
             fill_profiler.disable()
@@ -246,6 +323,20 @@ async def _child_main(qapp, t0: float, measure_writer: bool) -> dict:
         result["idle_rss_mb"] = _rss_mb()
         result["llm_stack_loaded"] = sorted(name for name in ("langchain_core", "langchain", "langgraph", "openai",
                                                               "langchain_openai") if name in sys.modules)
+        if _PARTS is not None:
+            _PARTS.mark("idle")
+            # the built-in embeddings model starts later (BUILTIN_START_DELAY after the agents): once it
+            # embeds the memories without a vector, what the app holds while it does
+            agents = getattr(app.services, "_agents", None)
+            sync = getattr(getattr(agents, "vectors", None), "sync", None)
+            if sync is not None:
+                deadline = time.monotonic() + 60
+                while sync.status.state != "running" and time.monotonic() < deadline:
+                    await asyncio.sleep(0.25)
+                await asyncio.sleep(2.0)
+                _PARTS.mark(f"vectors {sync.status.state}")
+            result["rss_parts_mb"] = [[name, round(mb, 1)] for name, mb in _PARTS.steps]
+            result["rss_parts_raw_mb"] = [[name, round(mb, 1)] for name, mb in _PARTS.raw]
         if measure_writer:
             if os.environ.get("BENCH_PRELOAD_LLM"):  # the stack imported before the ticker: steady state
                 from sonetto_desktop.aio import import_off_loop
@@ -315,6 +406,10 @@ def child(measure_writer: bool) -> None:
         global _start_profiler
         _start_profiler = cProfile.Profile()
         _start_profiler.enable()
+    global _PARTS
+    if os.environ.get("BENCH_RSS_PARTS"):
+        _PARTS = RssParts()
+        _PARTS.mark("python")
     os.environ.setdefault("QT_API", "pyside6")
     import asyncio
 
@@ -323,6 +418,9 @@ def child(measure_writer: bool) -> None:
     from sonetto_desktop.ui.app import create_qapp
 
     qapp = create_qapp([])
+    if _PARTS is not None:
+        _PARTS.mark("Qt")
+        _PARTS.wrap_services()
     try:  # a tree from before issue 39 switched Python's collector off in app.main: measure it as it ran
         from sonetto_desktop.ui.gc_guard import MainThreadGarbageCollector
     except ImportError:
@@ -484,6 +582,25 @@ def issue_table(platform: str, runs: int, sizes: list[int]) -> None:
           + (f"; {last['self_test_failed']} of {runs} self-tests failed (over their time limit)" if last["self_test_failed"] else ""))
 
 
+def parts_table(platform: str, runs: int, memories: int, backend: str) -> None:
+    """What each start-up step holds (``RssParts``), median of ``runs`` launches after an uncounted one."""
+    os.environ["BENCH_RSS_PARTS"] = "1"
+    _launch(platform, False, memories, backend)  # uncounted: fills the store, builds the index
+    launches = [_launch(platform, False, memories, backend) for _ in range(runs)]
+    names = [name for name, _ in launches[0]["rss_parts_mb"]]
+    print(f"\nRSS after each start-up step ({platform}, {memories:,} memories, {backend}, median of {runs}; "
+          "after gc.collect() and malloc_trim)")
+    print("| step | RSS | held by the step | RSS before the collection and trim |")
+    print("|---|---|---|---|")
+    previous = 0.0
+    for name in names:
+        mb = statistics.median(dict(r["rss_parts_mb"])[name] for r in launches)
+        raw = statistics.median(dict(r["rss_parts_raw_mb"])[name] for r in launches)
+        print(f"| {name} | {mb:.0f} MB | {mb - previous:+.0f} MB | {raw:.0f} MB |")
+        previous = mb
+    print("runs: " + "; ".join(", ".join(f"{mb:.0f}" for _, mb in r["rss_parts_mb"]) for r in launches))
+
+
 def main() -> int:
     parser = argparse.ArgumentParser()
     parser.add_argument("--child", action="store_true")
@@ -492,6 +609,9 @@ def main() -> int:
     parser.add_argument("--table", action="store_true",
                         help="issue 37's table: empty / 10k / 100k (SQLite) against the bare anchors (--runs each)")
     parser.add_argument("--table-sizes", default="0,10000,100000")
+    parser.add_argument("--parts", action="store_true",
+                        help="RSS after each start-up step (gc + malloc_trim), at --memories / --backend; "
+                             "BENCH_RSS_TOP=N also prints what grew most in each step (tracemalloc)")
     parser.add_argument("--writer", action="store_true")
     parser.add_argument("--platform", default="offscreen")
     parser.add_argument("--runs", type=int, default=5)
@@ -506,6 +626,9 @@ def main() -> int:
         return 0
     if args.child_bare:
         bare_child(args.exit)
+        return 0
+    if args.parts:
+        parts_table(args.platform, args.runs, args.memories, args.backend)
         return 0
     if args.table:
         issue_table(args.platform, args.runs, [int(n) for n in args.table_sizes.split(",")])

@@ -41,6 +41,7 @@ from .config.settings import Settings, load_settings
 from .memory.changes import USER, MemoryChange
 from .memory import kinds
 from .memory.events import EventFeed
+from .memory.retrieval.modes import RetrievalMode
 from .memory.forget import ForgetResult, WithdrawResult, forget_turn, withdraw_turns
 from .memory.stores.base import BaseMemoryManager, SelfCheckReport
 from .memory.stores.migrate import MigrationProblem, MigrationReport
@@ -308,16 +309,19 @@ class AppServices:
         await agents.stop()
         self.shutdown_steps.extend(agents.shutdown_steps)
 
-    async def warm_up(self) -> None:
+    async def warm_up(self, *, mode: str | None = None) -> None:
         """Load the tokenizer, build the offline recall index (and, with a model, read the recall
         listing) now rather than at the first message. A first build of a large bank reports its
-        progress on the feed (``IndexProgress``)."""
+        progress on the feed (``IndexProgress``). ``mode``: the recall mode chat uses (the settings'
+        ``retrieval_mode``); the offline one needs no listing, which is then read only if an LLM or
+        HYBRID recall asks for it (another mode chosen later, an app over MCP)."""
         assert self._handle is not None
         recall = self._handle.recall
-        await run_blocking(lambda: recall.warm_up(progress=self._events.publish))
+        listing = None if mode is None else RetrievalMode.coerce(mode) is not RetrievalMode.MECHANICAL
+        await run_blocking(lambda: recall.warm_up(progress=self._events.publish, listing=listing))
 
     async def settle_memory(self) -> None:
-        """Once start-up is over (the wall shown, recall warm, the writer's index built): forget the
+        """Once start-up is over (the wall shown, recall warm; the writer's index waits for typing): forget the
         source lines the imports left in Python's line cache (``aio.drop_source_cache``) and hand the C
         heap's free pages back to the system (``trim_heap``), in a worker."""
         from .history_import.model import trim_heap

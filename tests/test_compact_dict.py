@@ -75,3 +75,33 @@ def test_the_cache_round_trips_and_a_damaged_cache_is_rebuilt(tmp_path, monkeypa
         bad = tmp_path / "bad.txt"
         bad.write_bytes(b"oops\n")
         compact_dict.load_for(bad)
+
+
+_FRESH = r"""
+import json, sys
+from sonetto_desktop.memory.retrieval import tokenize
+tokenize.warm_up()  # what the app loads at start
+keys = sorted(tokenize.batch_keys(["布偶猫喜欢吃三文鱼", "他来到了网易杭研大厦"])[1].tolist())
+before = {name: name in sys.modules for name in ("jieba.finalseg.prob_emit", "pkg_resources")}
+import jieba
+hmm = jieba.lcut("他来到了网易杭研大厦", HMM=True)  # an HMM cut still works: the tables load then
+print(json.dumps({"before": before, "after": "jieba.finalseg.prob_emit" in sys.modules, "hmm": hmm, "keys": keys}))
+"""
+
+
+def test_jiebas_hmm_tables_and_pkg_resources_are_not_loaded_for_recall():
+    """``import jieba`` read its HMM emission table (jieba.finalseg), which recall, cutting without HMM,
+    never uses (issue 37; pkg_resources is kept out since ``tokenize.import_jieba``). In a fresh process
+    (this one has jieba imported already): after the warm-up neither is loaded; an HMM cut still works."""
+    import json
+    import subprocess
+    import sys
+
+    out = subprocess.run([sys.executable, "-c", _FRESH], capture_output=True, text=True, timeout=120,
+                         cwd=Path(__file__).resolve().parent.parent)
+    assert out.returncode == 0, out.stderr
+    seen = json.loads(out.stdout.strip().splitlines()[-1])
+    assert seen["before"] == {"jieba.finalseg.prob_emit": False, "pkg_resources": False}
+    assert seen["after"] and seen["hmm"] == jieba.lcut("他来到了网易杭研大厦", HMM=True)
+    here = sorted(tokenize.batch_keys(["布偶猫喜欢吃三文鱼", "他来到了网易杭研大厦"])[1].tolist())
+    assert seen["keys"] == here  # the same terms as a process that imported jieba the ordinary way

@@ -32,6 +32,7 @@ from typing import Any, Callable, Iterable, Mapping, Sequence
 
 from . import kinds
 from .changes import PERSON_ACTORS
+from .shared_text import share
 
 # ── values ────────────────────────────────────────────────────────────
 
@@ -276,10 +277,19 @@ def item_row(memory_id: str, item: Any) -> tuple:
     return (memory_id, *(f.to_column(getattr(item, f.name)) for f in FIELDS), _dumps(item.extra))
 
 
-def row_values(row: Sequence[Any], columns: Sequence[str] = COLUMNS) -> tuple[str, dict[str, Any]]:
-    """``(id, {key: value})`` of a table row whose columns are ``columns``, as an entry holds them."""
+def row_values(row: Sequence[Any], columns: Sequence[str] = COLUMNS, *,
+               shared: bool = True) -> tuple[str, dict[str, Any]]:
+    """``(id, {key: value})`` of a table row whose columns are ``columns``, as an entry holds them. The
+    id and the text fields are shared (``shared_text.share``): every reader of the store (the wall, the
+    recall listing and index, the writer's index) holds one object per text, not one copy each.
+    ``shared=False``: for a reader that keeps nothing (the self-check), which need not pay for it."""
     values = dict(zip(columns, row, strict=True))
     data = {f.name: f.from_column(values[f.name]) for f in FIELDS if f.name in values}
+    if not shared:
+        return str(values["id"]), data
+    for name in _SHARED:
+        if name in data:
+            data[name] = share(data[name])
     raw_extra = values.get(EXTRA_COLUMN)
     if raw_extra:
         try:
@@ -288,8 +298,11 @@ def row_values(row: Sequence[Any], columns: Sequence[str] = COLUMNS) -> tuple[st
             extra = {"extra": raw_extra}
         if isinstance(extra, dict):
             data.update((k, v) for k, v in extra.items() if k not in BY_NAME)
-    return str(values["id"]), data
+    return share(str(values["id"])), data
 
+
+#: The fields of a row :func:`row_values` shares (the id too): text that several readers keep.
+_SHARED = tuple(f.name for f in FIELDS if f.name in ("description", "theme", "latest_update_time"))
 
 __all__ = [
     "ADDED", "BY_NAME", "COLUMNS", "DERIVED_CARD", "EXTRA_COLUMN", "FIELDS", "Field", "MAX_HIT", "NAMES",

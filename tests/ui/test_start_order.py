@@ -27,7 +27,7 @@ def small_slices(monkeypatch):
 
 
 @OFFSCREEN
-async def test_the_writers_index_is_built_only_once_every_card_is_shown(qapp, tmp_path, llm_server):
+async def test_the_writers_index_is_built_when_the_person_types_never_while_the_wall_fills(qapp, tmp_path, llm_server):
     from sonetto_desktop.memory import MemoryItem, SqliteMemoryManager
     from sonetto_desktop.ui.shell import SonettoApp
 
@@ -55,7 +55,18 @@ async def test_the_writers_index_is_built_only_once_every_card_is_shown(qapp, tm
         await ready
         assert any(loading for loading, _ in seen)  # the wall was seen filling
         assert not [reads for loading, reads in seen if loading and reads], "built while the wall filled"
-        assert app.writer.index.full_reads == 1 and app.wall.model.rowCount() == CARDS
+        assert app.wall.model.rowCount() == CARDS
+        # not at start either (issue 37: ~0.4 KB a memory that an app nobody chats in never needs) ...
+        assert app.writer._index is None or app.writer._index.full_reads == 0, "built at start"
+        app.controller.prepare()  # ... but as soon as the person types (the composer's typing signal)
+        for _ in range(2000):
+            if app.writer._index is not None and app.writer._index.full_reads:
+                break
+            await asyncio.sleep(0.005)
+        assert app.writer.index.full_reads == 1
+        app.controller.prepare()  # typing on builds nothing more
+        await asyncio.sleep(0.05)
+        assert app.writer.index.full_reads == 1
     finally:
         await app.shutdown()
 
@@ -82,9 +93,9 @@ async def test_the_store_check_and_the_recall_warm_up_run_only_once_every_card_i
         started.setdefault("self-check", time.monotonic())
         return check(store)
 
-    async def recall_warm_up(services):
+    async def recall_warm_up(services, **kwargs):
         started.setdefault("recall warm-up", time.monotonic())
-        return await warm_up(services)
+        return await warm_up(services, **kwargs)
 
     monkeypatch.setattr(SqliteMemoryManager, "self_check", self_check)
     monkeypatch.setattr(AppServices, "warm_up", recall_warm_up)
@@ -176,3 +187,26 @@ async def test_start_up_leaves_no_module_source_in_the_line_cache(qapp, tmp_path
         assert "/planted/module.py" not in linecache.cache
     finally:
         await app.shutdown()
+
+
+@OFFSCREEN
+async def test_the_offline_mode_leaves_the_recall_listing_unread_until_a_model_recall_asks(qapp, tmp_path, llm_server):
+    """The listing (every memory's line for an LLM / HYBRID recall: ~0.6 KB a memory, 58 MB at
+    100,000) was read at start whenever a model was configured, also in the offline mode, which never
+    reads it (issue 37). Now it waits for the first recall that uses it, which reads it off the loop."""
+    from sonetto_desktop.memory import MemoryItem, SqliteMemoryManager
+
+    data = tmp_path / "data"
+    data.mkdir()
+    store = SqliteMemoryManager(data / "memory.db")
+    store.import_items({f"{n:06x}": MemoryItem(f"用户第 {n} 次说起周末的安排", f"主题{n % 6}") for n in range(200)})
+    store.close()
+    settings = app_settings(data, llm_server, store_backend="sqlite", retrieval_mode="mechanical")
+    async with running_app(qapp, settings) as app:
+        recall = app.services.recall
+        assert recall.llm is not None  # a model is configured: the old start read the listing for it
+        assert recall._mechanical is not None and recall.mechanical.stats()["memories"] == 200  # the offline index is warm
+        assert recall._listing is None, "the offline mode read the LLM listing at start"
+        found = await app.services.recall.aretrieve("周末的安排", "hybrid")  # a model recall (e.g. over MCP)
+        assert recall._listing is not None and len(recall._listing) == 200
+        assert isinstance(found, list)

@@ -14,6 +14,8 @@ from typing import Iterable, Mapping
 
 import numpy as np
 
+from ..shared_text import share_all
+
 NO_TIME = -1  # a memory without a parsable latest_update_time
 DAY = 86_400
 
@@ -172,9 +174,10 @@ class DocTable:
             raise ValueError("theme numbers out of range")
         if len(t.span_slot) and (int(t.span_slot.min()) < 0 or int(t.span_slot.max()) >= n):
             raise ValueError("date spans point outside the table")
-        t.ids, t.texts, t.stamps = ids, texts, stamps
+        # the same objects as the store's reads (the wall's cards, the listing): pointers, not copies
+        t.ids, t.texts, t.stamps = share_all(ids), share_all(texts), share_all(stamps)
         t.slot_of = {mid: i for i, mid in enumerate(ids)}
-        t.theme_names = [str(x) for x in themes]
+        t.theme_names = share_all([str(x) for x in themes])
         t._theme_numbers = {name: i for i, name in enumerate(t.theme_names)}
         t.alive = np.ones(n, dtype=bool)
         t.n_spans = len(t.span_slot)

@@ -42,6 +42,7 @@ from ..changes import MemoryChange, by_other_app
 from .. import kinds
 from ..errors import MemoryNotFound
 from ..item import MemoryItem, parse_time
+from ..shared_text import share
 from ..stores.base import BaseMemoryManager
 from ..token_estimate import estimate_tokens
 from .llm_prompt import memory_body
@@ -96,7 +97,10 @@ class ListingSnapshot:
 
 def _entry(mid: str, description: str, theme: str, stamp: Any, author: str = "") -> ListingEntry:
     moment = parse_time(stamp)
-    key = (moment.replace(microsecond=0).isoformat() if moment else "", mid)
+    # shared texts (``shared_text``): the order key is the stamp's own object when the stamp is
+    # normalised already (the store writes it so); the id, description and theme are the store
+    # read's objects, which the wall and the indexes hold too
+    key = (share(moment.replace(microsecond=0).isoformat()) if moment else "", mid)
     body = memory_body(theme, description)
     return (mid, key, description, theme, str(stamp or ""), body, estimate_tokens(body) + LINE_OVERHEAD, key[0][:10],
             by_other_app(author))

@@ -16,10 +16,12 @@ load): call :func:`warm_up` from a worker thread at start-up.
 
 from __future__ import annotations
 
+import importlib
 import logging
 import re
 import sys
 import threading
+import types
 from typing import Any, Iterable
 
 import numpy as np
@@ -92,15 +94,25 @@ def _get_jieba() -> Any:
 def import_jieba() -> Any:
     """``import jieba`` without ``pkg_resources``: jieba opens its files through it when it can, else
     straight from its folder (the same files). Nothing else in the app needs ``pkg_resources``, whose
-    import costs ~12 MB and ~0.2 s at start-up."""
+    import costs ~12 MB and ~0.2 s at start-up. Nor its HMM tables: ``jieba.finalseg`` holds the
+    emission probabilities of its HMM guessing (~2-14 MB), which recall never uses (it cuts with
+    ``HMM=False``); a stand-in (:class:`_Deferred`) takes its place and imports it at its first
+    attribute use (an HMM cut, ``add_word`` of a word with frequency 0)."""
     if "jieba" in sys.modules:
         return sys.modules["jieba"]
     with _import_lock:
         blocked = "pkg_resources" not in sys.modules
         if blocked:
             sys.modules["pkg_resources"] = None  # type: ignore[assignment]  # ``import`` raises ImportError
+        deferred = "jieba.finalseg" not in sys.modules
+        if deferred:
+            sys.modules["jieba.finalseg"] = _Deferred("jieba.finalseg")
         try:
             import jieba
+        except BaseException:
+            if deferred and isinstance(sys.modules.get("jieba.finalseg"), _Deferred):
+                del sys.modules["jieba.finalseg"]  # a later import tries the ordinary way
+            raise
         finally:
             if blocked and sys.modules.get("pkg_resources", 0) is None:
                 del sys.modules["pkg_resources"]
@@ -108,6 +120,25 @@ def import_jieba() -> Any:
 
 
 _import_lock = threading.Lock()
+
+
+class _Deferred(types.ModuleType):
+    """A module imported at its first attribute use (see :func:`import_jieba`)."""
+
+    def __init__(self, name: str) -> None:
+        super().__init__(name)
+        self._real: Any = None
+        self._lock = threading.Lock()
+
+    def __getattr__(self, attr: str) -> Any:  # (only what the stand-in itself has not)
+        if attr.startswith("__"):
+            raise AttributeError(attr)
+        with self._lock:
+            if self._real is None:
+                if sys.modules.get(self.__name__) is self:
+                    del sys.modules[self.__name__]
+                self._real = importlib.import_module(self.__name__)
+        return getattr(self._real, attr)
 
 
 def loaded_cut() -> Any:

@@ -283,6 +283,15 @@ class BaseMemoryManager(ABC):
         """A snapshot of every item, id -> item (copies the caller may keep)."""
         return {mid: item.copy() for mid, item in self._load_all().items()}
 
+    def fields_of_all(self, names: Iterable[str]) -> dict[str, tuple[Any, ...]]:
+        """id -> the values of the fields ``names`` (of ``record.FIELDS``, not ``history``) of every
+        memory, as ``get`` would give them: for a part that keeps a few fields of each memory (the
+        embeddings model's sync, the writer's index). A table store reads those columns only, without
+        building every item and parsing its history (at 100,000 memories: ~0.5 s instead of ~3 s,
+        and none of the transient items that leave the heap fragmented)."""
+        names = tuple(names)
+        return {mid: tuple(getattr(item, name) for name in names) for mid, item in self._load_all().items()}
+
     def get(self, memory_id: str) -> MemoryItem:
         item = self._load_all().get(memory_id)
         if item is None:

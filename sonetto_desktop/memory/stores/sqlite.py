@@ -22,7 +22,8 @@ from .. import kinds
 from ..errors import (MemoryNotFound, StoreCorrupt, StoreReadOnly, StoreWriteFailed, describe_os_error)
 from ..files import private_dir, private_files
 from ..item import MemoryItem, now_iso
-from ..record import COLUMNS, column_definitions, item_row, missing_columns, row_values
+from ..record import BY_NAME, COLUMNS, MAX_HIT, Field, column_definitions, item_row, missing_columns, row_values
+from ..shared_text import share
 from .transaction import Transaction
 from .validation import item_from_fields, item_from_raw, oversize_fields, said_once, validate_item
 
@@ -54,6 +55,19 @@ _PRUNE_EVERY = 500
 
 _COLUMNS = ", ".join(COLUMNS)
 _PLACES = ", ".join("?" * len(COLUMNS))
+
+
+def _as_read(spec: Field, value: Any) -> bool:
+    """Whether a read gives ``value`` of field ``spec`` as it is (``validation.item_from_fields``'s sound row)."""
+    if spec.name == "description":
+        return type(value) is str
+    if spec.name == "theme":
+        return type(value) is str and bool(value.strip())
+    if spec.name == "latest_update_time":
+        return type(value) is str and bool(value)
+    if spec.name == "hit":
+        return type(value) is int and 0 <= value <= MAX_HIT
+    return value is None or (type(value) is type(spec.read(value)) and spec.read(value) == value)
 
 
 def _row_to_item(row: tuple, columns: tuple[str, ...] = COLUMNS) -> MemoryItem:
@@ -309,7 +323,11 @@ class SqliteMemoryManager(BaseMemoryManager):
 
     def _load_all(self) -> dict[str, MemoryItem]:
         rows = self._checked_conn().execute(f"SELECT {', '.join(self._columns)} FROM memories").fetchall()
-        return {row[0]: _row_to_item(row, self._columns) for row in rows}
+        items = {}
+        for row in rows:
+            mid, fields = row_values(row, self._columns)  # the id shared with the other readers' copies
+            items[mid] = item_from_fields(mid, fields)[0]
+        return items
 
     def _save_all(self, items: dict[str, MemoryItem]) -> None:
         conn = self._conn()
@@ -332,6 +350,28 @@ class SqliteMemoryManager(BaseMemoryManager):
 
     def all_items(self) -> dict[str, MemoryItem]:
         return self._load_all()
+
+    def fields_of_all(self, names: Iterable[str]) -> dict[str, tuple[Any, ...]]:
+        """The columns of ``names`` only (see the base class); a row whose values would be repaired
+        by a read (a damaged row, written by another program) is read whole with ``get``."""
+        names = tuple(names)
+        fields = [BY_NAME[name] for name in names]
+        if not all(name in self._columns and name != "history" for name in names):
+            return super().fields_of_all(names)  # an older table without the column: the items' defaults
+        rows = self._checked_conn().execute(f"SELECT id, {', '.join(names)} FROM memories").fetchall()
+        out: dict[str, tuple[Any, ...]] = {}
+        for row in rows:
+            values = tuple(share(f.from_column(v)) for f, v in zip(fields, row[1:], strict=True))
+            mid = share(str(row[0]))
+            if all(_as_read(f, v) for f, v in zip(fields, values, strict=True)):
+                out[mid] = values
+                continue
+            try:  # as a read repairs it
+                item = self.get(mid)
+            except MemoryNotFound:
+                continue
+            out[mid] = tuple(getattr(item, name) for name in names)
+        return out
 
     def get(self, memory_id: str) -> MemoryItem:
         item = _SqlTransaction(self._checked_conn(), columns=self._columns).get(memory_id)
@@ -362,7 +402,7 @@ class SqliteMemoryManager(BaseMemoryManager):
             rows = conn.execute(select).fetchall()
             fixes: list[str] = []
             for row in rows:
-                item, _ = item_from_raw(*row_values(row, self._columns))  # as stored: repairs are seen
+                item, _ = item_from_raw(*row_values(row, self._columns, shared=False))  # as stored: repairs seen
                 i, r = validate_item(row[0], item)
                 issues += i + oversize_fields(row[0], item)
                 repaired += r

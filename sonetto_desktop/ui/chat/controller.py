@@ -44,6 +44,7 @@ class ChatController(QObject):
     reply_failed = Signal(str, str, str, str)  # session id, code, message for a person, user text
     busy_changed = Signal(bool)
     operation_failed = Signal(str)
+    typing = Signal()  # the person is typing in a composer (the app readies what a turn needs)
 
     def __init__(self, engine: Any = None, *, parent: QObject | None = None) -> None:
         super().__init__(parent)
@@ -210,6 +211,7 @@ class ChatController(QObject):
 
     def prepare(self) -> None:
         """The person is typing (any composer): the engine gets ready for the turn (see ChatEngine.prepare)."""
+        self.typing.emit()
         if self._engine is not None and self._accepting and not self._engine.prepared:
             self._background.spawn(self._engine.prepare(), name="prepare-turn")
 
