@@ -28,6 +28,7 @@ imports the LLM stack (LangChain, LangGraph, the OpenAI client: ~100 MB resident
 
 from __future__ import annotations
 
+import asyncio
 import contextlib
 import dataclasses
 import logging
@@ -36,7 +37,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from .agent_lifecycle import AgentsStarted, Agents
-from .aio import drop_source_cache, run_blocking
+from .aio import drop_source_cache, run_blocking, spawn
 from .config.settings import Settings, load_settings
 from .memory.changes import USER, MemoryChange
 from .memory import kinds
@@ -309,16 +310,45 @@ class AppServices:
         await agents.stop()
         self.shutdown_steps.extend(agents.shutdown_steps)
 
-    async def warm_up(self, *, mode: str | None = None) -> None:
+    async def warm_up(self, *, mode: str | None = None, empty_waits: bool = False) -> None:
         """Load the tokenizer, build the offline recall index (and, with a model, read the recall
         listing) now rather than at the first message. A first build of a large bank reports its
         progress on the feed (``IndexProgress``). ``mode``: the recall mode chat uses (the settings'
         ``retrieval_mode``); the offline one needs no listing, which is then read only if an LLM or
-        HYBRID recall asks for it (another mode chosen later, an app over MCP)."""
+        HYBRID recall asks for it (another mode chosen later, an app over MCP). ``empty_waits``: an
+        empty store is warmed when its first memory comes, in the background (the tokenizer's
+        dictionary and the lexicon's tables, ~26 MB, are of no use to a store with nothing to find;
+        a recall of an empty store loads nothing either)."""
         assert self._handle is not None
         recall = self._handle.recall
         listing = None if mode is None else RetrievalMode.coerce(mode) is not RetrievalMode.MECHANICAL
-        await run_blocking(lambda: recall.warm_up(progress=self._events.publish, listing=listing))
+
+        def warm() -> None:
+            recall.warm_up(progress=self._events.publish, listing=listing)
+
+        if empty_waits and self.memory is not None and await run_blocking(self.memory.count) == 0:
+            spawn(self._warm_up_at_first_memory(warm), name="recall-warm-up-at-first-memory")
+            return
+        await run_blocking(warm)
+
+    async def _warm_up_at_first_memory(self, warm: Callable[[], None]) -> None:
+        loop = asyncio.get_running_loop()
+        came = asyncio.Event()
+
+        def on_change(change: MemoryChange) -> None:  # on the writing thread
+            with contextlib.suppress(RuntimeError):  # (the loop has closed meanwhile)
+                loop.call_soon_threadsafe(came.set)
+
+        unsubscribe = self.subscribe(on_change)
+        try:
+            await came.wait()
+        finally:
+            unsubscribe()
+        if not self._closed:
+            try:
+                await run_blocking(warm)
+            except Exception:  # the store went away meanwhile: the first recall builds the index itself
+                log.warning("recall warm-up at the first memory failed", exc_info=True)
 
     async def settle_memory(self) -> None:
         """Once start-up is over (the wall shown, recall warm; the writer's index waits for typing): forget the

@@ -331,7 +331,7 @@ class SonettoApp:
         await self.controller.attach(self.services.chat)
         try:  # load jieba and build the offline recall index now, not on the first message
             if self.store_ok:  # (a store that cannot be read has nothing to index; its dialog says why)
-                await self.services.warm_up(mode=self.settings.retrieval_mode)
+                await self.services.warm_up(mode=self.settings.retrieval_mode, empty_waits=True)
         except MemoryError_ as exc:  # the store went bad meanwhile: the store's problem, said once
             log.warning("recall warm-up failed: %s", exc)
         except Exception:

@@ -210,3 +210,31 @@ async def test_the_offline_mode_leaves_the_recall_listing_unread_until_a_model_r
         found = await app.services.recall.aretrieve("周末的安排", "hybrid")  # a model recall (e.g. over MCP)
         assert recall._listing is not None and len(recall._listing) == 200
         assert isinstance(found, list)
+
+
+@OFFSCREEN
+async def test_an_empty_store_warms_recall_when_its_first_memory_comes(qapp, tmp_path, llm_server):
+    """Before: start-up loaded the tokenizer's dictionary and the lexicon's tables (~26 MB of an empty
+    store's 178 MB) for a store with nothing to find; now they wait for its first memory."""
+    from sonetto_desktop.ui.shell import SonettoApp
+
+    data = tmp_path / "data"
+    data.mkdir()
+    app = SonettoApp(qapp, app_settings(data, llm_server, store_backend="sqlite"), writer_drain_timeout=2.0,
+                     interactive=False)
+    try:
+        await app.start()
+        await app.wait_until_ready()
+        recall = app.services.recall
+        assert recall._mechanical is None  # nothing built, nothing loaded
+        assert await recall.aretrieve("周末去哪儿玩", "mechanical") == [] and recall._mechanical is None
+        app.services.memory.add("用户周末喜欢去梧桐山爬山", "爱好")
+        for _ in range(500):  # warmed in the background once the memory came (not by the query below)
+            if recall._mechanical is not None:
+                break
+            await asyncio.sleep(0.01)
+        assert recall._mechanical is not None
+        found = await recall.aretrieve("梧桐山", "mechanical")
+        assert [m["description"] for m in found] == ["用户周末喜欢去梧桐山爬山"]
+    finally:
+        await app.shutdown()

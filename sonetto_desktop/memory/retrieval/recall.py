@@ -355,6 +355,8 @@ class MemoryRecall:
         return block, extra, used + sum(e[TOKENS] + HEADING_TOKENS for e in extra)
 
     def _mechanical_result(self, prompt: str) -> list[dict[str, str]]:
+        if self._mechanical is None and self._mm.count() == 0:
+            return []  # an empty store: nothing to find, and no tokenizer or lexicon to load for it
         return [public(r) for r in self.mechanical.retrieve(_bounded(prompt))]
 
     def _report_fallback(self, failure: RecallFailed, plan: _Plan, result: list[dict[str, str]]) -> None:
