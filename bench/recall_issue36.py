@@ -57,7 +57,7 @@ from sonetto_desktop.memory.retrieval.conversation import FIRST_SHARE, NEW_SHARE
 from sonetto_desktop.memory.retrieval.listing import HEADING_TOKENS, ID  # noqa: E402
 from sonetto_desktop.memory.retrieval.shortlist import SLACK, Shortlist  # noqa: E402
 
-BUDGETS = (4000, 6000, 8000, 12000, 24000, 40000, 48000)
+BUDGETS = (4000, 6000, 8000, 12000, 16000, 24000, 40000, 48000)  # 16000: the local default (issue 36)
 OWN = ("blind", "heldout", "example", "phenomena")  # the project's own sets (phenomena: tune + heldout halves)
 TRAIN = ("blind", "heldout", "example")  # where the models' agreement is counted (as phase 1 did)
 SHARED = ("dev", "madial", "memdaily")  # shared sets, held out
