@@ -53,8 +53,10 @@ def _populate(mm, size: int) -> list[str]:
     return mm.import_items(items)[0]
 
 
-def raw_transaction(url: str, reps: int) -> tuple[float, float]:
-    """The anchor: one INSERT in a transaction of its own, committed (fsync), over one connection."""
+def raw_transaction(url: str, reps: int = 0, *, turns: int = 0) -> tuple[float, float]:
+    """The anchor: one INSERT in a transaction of its own, committed (fsync), over one connection;
+    ``reps`` back to back, or (``turns``) as the turns make their adds, 5 back to back 2.5 s apart, so
+    that both pay the same wake-up after the pause."""
     import psycopg
 
     with psycopg.connect(url) as conn:
@@ -65,23 +67,13 @@ def raw_transaction(url: str, reps: int) -> tuple[float, float]:
             conn.execute("INSERT INTO bench_raw VALUES (%s, %s)", (f"raw{i}-{time.monotonic_ns()}", f"新记忆{i}"))
             conn.commit()
 
-        return _time(insert, reps)
-
-
-def raw_in_turns(url: str, turns: int) -> tuple[float, float]:
-    """The anchor of the turns: the raw transaction made as the turns are (5 back to back, 2.5 s apart),
-    so that both sides pay the same wake-up after the pause."""
-    import psycopg
-
-    with psycopg.connect(url) as conn:
-        conn.execute("CREATE TABLE IF NOT EXISTS bench_raw (id text PRIMARY KEY, description text)")
-        conn.commit()
+        if not turns:
+            return _time(insert, reps)
         samples: list[float] = []
         for turn in range(turns):
             for i in range(5):
                 start = time.perf_counter()
-                conn.execute("INSERT INTO bench_raw VALUES (%s, %s)", (f"rawturn{turn}-{i}-{time.monotonic_ns()}", "新记忆"))
-                conn.commit()
+                insert(turn * 5 + i)
                 samples.append((time.perf_counter() - start) * 1000)
             time.sleep(2.5)
         return _stats(samples)
@@ -197,7 +189,7 @@ def main() -> None:
             pg.close()
         raw = raw_transaction(url, args.reps)
         turns = in_turns(url, args.size, args.turns) if args.turns else None
-        raw_turns = raw_in_turns(url, args.turns) if args.turns else None
+        raw_turns = raw_transaction(url, turns=args.turns) if args.turns else None
         spread = propagation(url, "bench_propagation", args.reps)
     print(f"\n{args.size} memories, {args.reps} repetitions (median / p95 ms)\n")
     print("| op | SQLite | PostgreSQL |\n|---|---:|---:|")

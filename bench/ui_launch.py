@@ -141,7 +141,9 @@ class RssParts:
     def mark(self, name: str) -> None:
         self.raw.append((name, _rss_mb()))  # as it is, before the collection and the trim
         gc.collect()
-        _trim_heap()
+        from sonetto_desktop.aio import trim_heap
+
+        trim_heap()
         self.steps.append((name, _rss_mb()))
         if self._top:
             import tracemalloc
@@ -175,19 +177,6 @@ class RssParts:
 
 
 _PARTS: RssParts | None = None
-
-
-def _trim_heap() -> None:
-    """glibc's ``malloc_trim(0)`` (nothing elsewhere): the freed C heap handed back, so RSS is what is held."""
-    import ctypes
-    import ctypes.util
-
-    try:
-        trim = getattr(ctypes.CDLL(ctypes.util.find_library("c")), "malloc_trim", None)
-    except OSError:
-        return
-    if trim is not None:
-        trim(0)
 
 
 def _rss_mb() -> float:

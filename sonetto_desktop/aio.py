@@ -94,6 +94,26 @@ def import_now(names: tuple[str, ...], optional: tuple[str, ...] = ()) -> None:
     drop_source_cache()
 
 
+def trim_heap() -> bool:
+    """Hand the C heap's free pages back to the system (glibc's ``malloc_trim``; elsewhere nothing):
+    memory let go is free in the process but part of its RSS until then (a 50 MB export read the old
+    way: 29 MB kept after letting it go, 12 MB after a trim; start-up's full reads at 100,000
+    memories: ~20 MB). ctypes lets go of the GIL for the call. True when it ran."""
+    import ctypes
+    import ctypes.util
+
+    name = ctypes.util.find_library("c")
+    try:
+        libc = ctypes.CDLL(name) if name else None
+        trim = getattr(libc, "malloc_trim", None)
+    except OSError:
+        return False
+    if trim is None:
+        return False
+    trim(0)
+    return True
+
+
 def drop_source_cache() -> None:
     """Forget the source lines Python's line cache holds (a traceback reads what it shows again).
     With Qt's Python binding loaded, each module imported after it is read whole into that cache and

@@ -37,7 +37,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from .agent_lifecycle import AgentsStarted, Agents
-from .aio import drop_source_cache, run_blocking, spawn
+from .aio import drop_source_cache, run_blocking, spawn, trim_heap
 from .config.settings import Settings, load_settings
 from .memory.changes import USER, MemoryChange
 from .memory import kinds
@@ -354,8 +354,6 @@ class AppServices:
         """Once start-up is over (the wall shown, recall warm; the writer's index waits for typing): forget the
         source lines the imports left in Python's line cache (``aio.drop_source_cache``) and hand the C
         heap's free pages back to the system (``trim_heap``), in a worker."""
-        from .history_import.model import trim_heap
-
         def settle() -> None:
             drop_source_cache()
             trim_heap()

@@ -222,26 +222,6 @@ class SpilledConversations:
             pass
 
 
-def trim_heap() -> bool:
-    """Hand the C heap's free pages back to the system (glibc's ``malloc_trim``; elsewhere nothing):
-    after an export's conversations are let go their memory is free in the process but still part of
-    its RSS (a 50 MB export read the old way: 29 MB kept after letting go, 12 MB after a trim; read the
-    streaming way: 6 and 4 MB). ctypes lets go of the GIL for the call. True when it ran."""
-    import ctypes
-    import ctypes.util
-
-    name = ctypes.util.find_library("c")
-    try:
-        libc = ctypes.CDLL(name) if name else None
-        trim = getattr(libc, "malloc_trim", None)
-    except OSError:
-        return False
-    if trim is None:
-        return False
-    trim(0)
-    return True
-
-
 @dataclass
 class History:
     """A parsed file. ``skipped``: what was left out and why (reason -> count: ``system``, ``tool``,

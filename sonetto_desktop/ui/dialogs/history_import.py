@@ -44,9 +44,9 @@ from PySide6.QtWidgets import (
 )
 
 from ..widgets.tasks import task_scope
-from sonetto_desktop.aio import start_thread
+from sonetto_desktop.aio import start_thread, trim_heap
 from sonetto_desktop.history_import.formats import all_formats
-from sonetto_desktop.history_import.model import History, HistoryFormatError, trim_heap
+from sonetto_desktop.history_import.model import History, HistoryFormatError
 from sonetto_desktop.history_import.plan import Plan
 from sonetto_desktop.history_import.saved_memories import MAX_TEXT_CHARS as MAX_PASTE_CHARS
 from sonetto_desktop.memory.undo import NothingToUndo, UndoConflict
