@@ -129,3 +129,27 @@ def test_long_repetitive_texts_are_read_in_one_pass(text):
 ])
 def test_a_plain_word_or_an_example_is_a_value_only_where_nothing_else_is_meant(text, secret):
     assert (find_secret(text) is not None) is secret
+
+
+@pytest.mark.parametrize("text,value", [
+    ("2025年12月2日，hunter2 is my email password", "hunter2"),  # the writer's moments start with a full date
+    ("2025年12月2日hunter2 is my email password", "hunter2"),
+    ("（2024年3月1日）hunter2 is my email password", "hunter2"),
+    ("小林说hunter2 is his wifi password", "hunter2"),
+    ("【导入】Tr0ub4dor was my old password", "Tr0ub4dor"),
+])
+def test_a_value_before_its_label_is_hidden_after_chinese_text_too(text, value):
+    """"V is my password" right after Chinese text (a date, a name, a bracket) with no space between:
+    the value starts where the Chinese ends, as it does after a comma or at the start."""
+    hidden, count = redact_secrets(text)
+    assert count == 1 and value not in hidden and find_secret(text) == "密码"
+
+
+@pytest.mark.parametrize("text", [
+    "2025年12月2日，1Password is my password manager",
+    "2025年12月2日，123456 is the most common password",
+    "小林说Bitwarden is my password manager",
+    "我觉得this is my password problem",
+])
+def test_after_chinese_text_a_label_that_goes_on_or_an_example_stays(text):
+    assert find_secret(text) is None

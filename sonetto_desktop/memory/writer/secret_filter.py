@@ -245,7 +245,7 @@ _CHANGE_VERB = re.compile(r"\b(?:set|sets|setting|changed?|changing|reset|resett
 
 # Before a label: "V is my X", "use V as the X", "V 是我的 X", "用 V 作为 X".
 _EN_BEFORE = re.compile(
-    r"(?:(?P<lead>^|[,;:.!?(\"“]\s*)|(?<=\s))(?P<v>[\x21-\x7e]+?)\s+(?:is|was|['’]s|will\s+be)\s+(?:also\s+|still\s+|"
+    r"(?:(?P<lead>^|[,;:.!?(\"“]\s*|(?<=[^\x00-\x7f])\s*)|(?<=\s))(?P<v>[\x21-\x7e]+?)\s+(?:is|was|['’]s|will\s+be)\s+(?:also\s+|still\s+|"
     r"now\s+|actually\s+)?(?:my|our|his|her|their|your|the|[A-Za-z]+['’]s)\s+(?P<mods>(?:[A-Za-z0-9'’-]+\s+){0,3})$"
     r"|(?:use|used|using|enter|entered|type|typed|try|tried|put|punch|punched|dial|dialed)\s+(?:in\s+)?"
     r"(?P<u>[\x21-\x7e]+)\s+(?:as|for)\s+(?:my|our|his|her|their|your|the|a|an)\s+(?P<umods>(?:[A-Za-z0-9'’-]+\s+){0,3})$",
