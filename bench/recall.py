@@ -209,7 +209,8 @@ def synthetic_bank(n: int, seed: int = 7) -> list[Memory]:
     from sonetto_desktop.memory.retrieval.lexicon import default_lexicon
 
     rng = random.Random(seed)
-    vocab = sorted(k for k in default_lexicon().expansions if not k.isascii())
+    lexicon = default_lexicon()  # its Mandarin words (a memory is not written in Cantonese or slang)
+    vocab = sorted(k for k in lexicon.expansions if not k.isascii() and k not in lexicon.variant_only)
     tok.warm_up()
     entries = sorted((w, f) for w, f in _full_jieba_freq().items() if f >= 3 and tok.is_cjk(w) and len(w) <= 4)
     words_all = [w for w, _ in entries]

@@ -114,3 +114,50 @@ def test_query_words_are_found_without_a_dictionary():
     assert "python" in words and "list" in words and "排序" in unknown
     words, unknown = segment.query_words("有多高", known, cut=lambda s: ["有", "多", "高"])
     assert words == ["高"] and unknown == []
+
+
+# Written Cantonese and internet slang: a memory is written in plain Mandarin by the writer.
+PLAIN = {
+    "brother": ("阿宁的弟弟阿杰在武汉读大学，学的是土木工程。", "身份"),
+    "cilantro": ("阿宁不吃香菜，闻到味道就想吐。", "品味"),
+    "commute": ("阿宁每天坐地铁上班，单程四十分钟。", "生活"),
+    "low": ("阿宁和前男友分手后，情绪一直很低落。", "心情"),
+    "slack": ("阿宁上班时常偷懒刷微博，被领导说过一次。", "工作"),
+    "sister": ("阿宁的姐姐叫周琳，在成都当律师。", "身份"),
+    "hotpot": ("阿宁最爱吃重庆火锅，每月至少去一次。", "品味"),
+    "japanese": ("阿宁在学日语，准备明年考N2。", "学习"),
+    "cat": ("阿宁养了一只橘猫，叫可乐。", "生活"),
+}
+
+
+@pytest.fixture
+def plain_bank(tmp_path):
+    mm = SqliteMemoryManager(tmp_path / "p.sqlite3")
+    stamp = (NOW - timedelta(days=10)).isoformat()
+    mm.import_items({mid: MemoryItem(d, t, latest_update_time=stamp) for mid, (d, t) in PLAIN.items()})
+    r = MechanicalRetriever(mm, now=lambda: NOW)
+    yield r
+    r.close()
+    mm.close()
+
+
+@pytest.mark.parametrize("prompt, expected", [
+    ("我细佬而家读紧乜嘢专业", "brother"),  # 细佬 = 弟弟
+    ("我可唔可以食芫荽", "cilantro"),  # 芫荽 = 香菜
+    ("我返工搭车要几耐", "commute"),  # 返工 = 上班
+    ("唉又emo了，睡唔着", "low"),  # emo = 低落
+    ("今天又摸鱼了一下午", "slack"),  # 摸鱼 = 偷懒
+])
+def test_cantonese_and_slang_words_find_the_plain_memory_first(plain_bank, prompt, expected):
+    assert ids(plain_bank.retrieve(prompt, 5))[:1] == [expected]
+
+
+def test_variants_are_one_way_and_carry_the_plain_words_links(tmp_path):
+    lexicon = default_lexicon()
+    assert lexicon.expansions["细佬"]["弟弟"] >= 0.8
+    assert "细佬" not in lexicon.expansions.get("弟弟", {})  # a Mandarin question does not turn Cantonese
+    assert lexicon.expansions["细佬"].get("哥哥", 0.0) > 0.0  # 弟弟's own links (family words) carry over
+    bad = tmp_path / "bad.yaml"
+    bad.write_text("variants:\n  细佬: 弟弟\n", encoding="utf-8")
+    with pytest.raises(ValueError, match="variant"):
+        Lexicon.load(synonyms=bad)

@@ -55,6 +55,8 @@ class Lexicon:
     # members from categories_zh.tsv (CC-CEDICT + WordNet) no hand list names: looked for only when the
     # bank holds them as words (a category of hundreds of members adds no guessed bigrams)
     known_only: set[str] = field(default_factory=set)
+    # words only the ``variants`` table knows (Cantonese, slang): a question's words, never a memory's
+    variant_only: set[str] = field(default_factory=set)
 
     @classmethod
     def load(
@@ -67,7 +69,7 @@ class Lexicon:
         lex = cls()
         lex._load_categories(_read_yaml(categories, "categories.yaml"), None if categories else _category_table())
         syn = _read_yaml(synonyms, "synonyms.yaml")
-        weights = {"equivalent": 0.8, "related": 0.5, "association": 0.4, **(syn.get("weights") or {})}
+        weights = {"equivalent": 0.8, "related": 0.5, "association": 0.4, "variant": 0.8, **(syn.get("weights") or {})}
         for kind in ("equivalent", "related"):
             for group in syn.get(kind) or []:
                 if not isinstance(group, list):
@@ -94,6 +96,7 @@ class Lexicon:
                 for other, weight in shared.items():
                     if other != word and other not in members:
                         lex._link(word, other, weight)
+        lex._load_variants(syn.get("variants") or {}, float(weights["variant"]), float(weights["related"]))
         cues = _read_yaml(theme_cues, "theme_cues.yaml")
         lex.theme_weight = float(cues.get("weight", lex.theme_weight))
         for theme, words in (cues.get("themes") or {}).items():
@@ -103,6 +106,26 @@ class Lexicon:
                 if _norm(cue):
                     lex.cues.setdefault(_norm(cue), set()).add(str(theme))
         return lex
+
+    def _load_variants(self, variants: dict[str, Any], weight: float, related: float) -> None:
+        """One-way links from a dialect or slang word to the plain words a memory says it with
+        (``synonyms.yaml``'s ``variants``); the plain words' own links carry over, at most ``related``."""
+        for head, targets in variants.items():
+            if not isinstance(targets, list):
+                raise ValueError(f"synonyms.yaml: variant {head!r} must map to a list")
+            word = _norm(head)
+            if word not in self.expansions:
+                self.variant_only.add(word)
+            plain = [t for t in map(_norm, targets) if t and t != word]
+            carried: dict[str, float] = {}
+            for target in plain:
+                for other, w in self.expansions.get(target, {}).items():
+                    carried[other] = max(carried.get(other, 0.0), min(w, related))
+            for other, w in carried.items():
+                if other != word and other not in plain:
+                    self._link(word, other, w)
+            for target in plain:
+                self._link(word, target, weight)
 
     def _load_categories(self, data: dict[str, Any], more: dict[str, list[str]] | None = None) -> None:
         """Hypernym links from ``categories.yaml`` (its header documents the format and weights) and
