@@ -127,6 +127,8 @@ PLAIN = {
     "hotpot": ("阿宁最爱吃重庆火锅，每月至少去一次。", "品味"),
     "japanese": ("阿宁在学日语，准备明年考N2。", "学习"),
     "cat": ("阿宁养了一只橘猫，叫可乐。", "生活"),
+    "badminton": ("阿宁每周四晚上去体育馆打羽毛球。", "爱好"),
+    "flight": ("阿宁订了12月20日去厦门的飞机，早上八点起飞。", "时效待办"),
 }
 
 
@@ -161,3 +163,22 @@ def test_variants_are_one_way_and_carry_the_plain_words_links(tmp_path):
     bad.write_text("variants:\n  细佬: 弟弟\n", encoding="utf-8")
     with pytest.raises(ValueError, match="variant"):
         Lexicon.load(synonyms=bad)
+
+
+@pytest.mark.parametrize("prompt, expected", [
+    ("🐱 最近掉毛好厉害", "cat"),
+    ("这周还去🏸吗", "badminton"),
+    ("✈️ 几点的来着", "flight"),
+])
+def test_an_emoji_finds_the_memory_of_what_it_shows(plain_bank, prompt, expected):
+    assert ids(plain_bank.retrieve(prompt, 5))[:1] == [expected]
+
+
+def test_emoji_names_keep_what_an_emoji_shows_and_drop_its_marks():
+    from sonetto_desktop.memory.retrieval.emoji_names import MAX_EMOJI, emoji_names
+
+    # a skin tone, the joiner, a gender sign and a variation selector shape 🏃; 🐱's "face" says nothing
+    assert emoji_names("🏃🏻‍♀️ 和 🐱🐱 还有 ✈️") == ["runner", "cat", "airplane"]
+    assert emoji_names("😂😭🙏 哈哈") == []  # expressions, not topics
+    assert emoji_names("🇨🇳 © 中文 abc") == []  # a flag's letters, a symbol outside the emoji ranges
+    assert len(emoji_names("".join(chr(0x1F400 + i) for i in range(60)))) == MAX_EMOJI

@@ -23,6 +23,7 @@ import yaml
 
 from . import segment
 from . import tokenize as tok
+from .emoji_names import emoji_names
 from .general_questions import is_general
 from .time_expressions import DateRange, resolve_time_ranges
 
@@ -364,6 +365,21 @@ def english_words(text: str, lexicon: Lexicon) -> dict[str, float]:
     return out
 
 
+def emoji_words(text: str, lexicon: Lexicon) -> dict[str, float]:
+    """Chinese words for the emoji of ``text`` (``emoji_names``: 🐱 -> "cat" -> 猫), word -> weight,
+    each emoji read on its own (two emoji side by side are not a phrase)."""
+    out: dict[str, float] = {}
+    for name in emoji_names(text):
+        found = dict(english_words(name, lexicon))
+        known = [w for w in name.split() if w in lexicon.expansions]  # left to the lexicon ("cake" of 🎂)
+        for word, weight in lexicon.expand(known).items():
+            found[word] = max(found.get(word, 0.0), weight * ENGLISH_WEIGHT)
+        for word, weight in found.items():
+            if weight > out.get(word, 0.0):
+                out[word] = weight
+    return out
+
+
 def _category_table() -> dict[str, list[str]]:
     """category key -> its members in ``categories_zh.tsv`` (built from CC-CEDICT and WordNet 3.0 by
     ``scripts/build_lexicon.py``; CC BY-SA 4.0, see its header and NOTICE.md)."""
@@ -550,7 +566,8 @@ def _classify(query: Query, words: list[str], unknown: list[str], now: datetime,
     topical, topical_unknown = topical_of(words), topical_of(unknown)
     # Broad: a vague cue, at most one topical word, and no date beyond "recently" (大后天有啥事 is not broad).
     vague_dates = all(_BROAD_CUES.fullmatch(r.label) for r in query.ranges)
-    query.broad = (bool(_BROAD_CUES.search(text)) and vague_dates and len(topical) + len(topical_unknown) <= 1
+    shown = len(emoji_names(text))  # an emoji is a topic (🐱 for the cat)
+    query.broad = (bool(_BROAD_CUES.search(text)) and vague_dates and len(topical) + len(topical_unknown) + shown <= 1
                    and len(text) <= 30)
     query.task = bool(_TASK_CUES.search(text))
     query.general = not query.broad and is_general(text, bool(query.ranges))
@@ -575,6 +592,9 @@ def _literal_terms(query: Query, lexicon: Lexicon, literal: list[str], pieces: l
     for pair in [] if query.broad else tok.bigrams(query.text):  # a broad question's text is mostly filler
         _put(query.terms, tok.BIGRAM + pair, QUERY_BIGRAM)
     translated = english_words(query.text, lexicon) if not query.broad else {}
+    for word, weight in emoji_words(query.text, lexicon).items():  # 🐱 -> 猫, broad or not
+        if weight > translated.get(word, 0.0):
+            translated[word] = weight
     for word, weight in translated.items():  # an English question about Chinese memories
         _add_word(query.terms, word, weight, check)
     return translated
