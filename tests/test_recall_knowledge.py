@@ -129,6 +129,9 @@ PLAIN = {
     "cat": ("阿宁养了一只橘猫，叫可乐。", "生活"),
     "badminton": ("阿宁每周四晚上去体育馆打羽毛球。", "爱好"),
     "flight": ("阿宁订了12月20日去厦门的飞机，早上八点起飞。", "时效待办"),
+    "home": ("阿宁住在杭州西湖区，离公司骑车十分钟。", "身份"),
+    "allergy": ("阿宁对芒果过敏，吃了嘴巴会肿。", "健康"),
+    "cousin": ("阿宁的表哥在深圳做硬件工程师。", "身份"),
 }
 
 
@@ -146,7 +149,7 @@ def plain_bank(tmp_path):
 @pytest.mark.parametrize("prompt, expected", [
     ("我细佬而家读紧乜嘢专业", "brother"),  # 细佬 = 弟弟
     ("我可唔可以食芫荽", "cilantro"),  # 芫荽 = 香菜
-    ("我返工搭车要几耐", "commute"),  # 返工 = 上班
+    ("今晚去唔去打边炉", "hotpot"),  # 打边炉 = 火锅
     ("唉又emo了，睡唔着", "low"),  # emo = 低落
     ("今天又摸鱼了一下午", "slack"),  # 摸鱼 = 偷懒
 ])
@@ -182,3 +185,32 @@ def test_emoji_names_keep_what_an_emoji_shows_and_drop_its_marks():
     assert emoji_names("😂😭🙏 哈哈") == []  # expressions, not topics
     assert emoji_names("🇨🇳 © 中文 abc") == []  # a flag's letters, a symbol outside the emoji ranges
     assert len(emoji_names("".join(chr(0x1F400 + i) for i in range(60)))) == MAX_EMOJI
+
+
+@pytest.mark.parametrize("prompt, expected", [
+    ("我住在航州哪个区来着", "home"),  # 航 for 杭: the same syllable
+    ("我对啥东西过民来着", "allergy"),  # 民 for 敏
+    ("谁在深证工作来着", "cousin"),  # 证 (zheng) for 圳 (zhen): a keyboard's fuzzy -eng/-en
+])
+def test_a_typo_from_a_pinyin_keyboard_finds_the_word_it_meant(plain_bank, prompt, expected):
+    assert ids(plain_bank.retrieve(prompt, 5))[:1] == [expected]
+
+
+def test_sound_alike_words_are_the_banks_words_one_character_away_in_sound():
+    from sonetto_desktop.memory.retrieval.typos import sound_alike_words, sounds_like
+
+    assert "杭" in sounds_like("航") and "敏" in sounds_like("民") and "圳" in sounds_like("证")
+    assert "航" not in sounds_like("航") and "猫" not in sounds_like("民")
+    bank = {"杭州", "过敏", "国民", "深圳"}
+    asked: list[list[str]] = []
+
+    def known(words):
+        asked.append(words)
+        return [w in bank for w in words]
+
+    assert sound_alike_words(["航州"], known) == ["杭州"]
+    assert set(sound_alike_words(["过民"], known)) == {"过敏", "国民"}  # either character may be the slip
+    assert set(sound_alike_words(["航州", "深证读"], known)) == {"杭州", "深圳"}
+    assert len(asked) == 3  # one question to the bank for all the pieces of a message
+    assert sound_alike_words(["天"], known) == [] and sound_alike_words(["很" * 40], known) == []
+    assert len(asked) == 3  # nothing to ask

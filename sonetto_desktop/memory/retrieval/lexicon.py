@@ -24,6 +24,7 @@ import yaml
 from . import segment
 from . import tokenize as tok
 from .emoji_names import emoji_names
+from .typos import sound_alike_words
 from .general_questions import is_general
 from .time_expressions import DateRange, resolve_time_ranges
 
@@ -240,6 +241,7 @@ class Lexicon:
         return {theme: len(cues) for theme, cues in hits.items()}
 
 
+TYPO_WEIGHT = 0.6  # a bank word a piece may have meant, one character typed for another that sounds like it
 ENGLISH_WEIGHT = 0.8  # an English word's best Chinese word; its 2nd and 3rd count less (ENGLISH_DECAY)
 ENGLISH_DECAY = 0.75
 _ASCII_WORDS = re.compile(r"[a-z]+")
@@ -541,12 +543,15 @@ def analyze(
         bank.prefetch(tok.WORD + c for c in cands if c not in fixed)
         return [c in fixed or bank.has(tok.WORD + c) for c in cands]
 
-    words, unknown = segment.query_words(text, is_word, lambda ch: ch in fixed, tok.loaded_cut())
+    uncovered: list[str] = []
+    words, unknown = segment.query_words(text, is_word, lambda ch: ch in fixed, tok.loaded_cut(), uncovered)
     query = Query(text=text, words=words)
     if not text:
         return query
     literal, pieces, split = _classify(query, words, unknown, now, bank)
     translated = _literal_terms(query, lexicon, literal, pieces, split, bank)
+    if not query.broad:
+        _sound_alike_terms(query, uncovered, bank)
     _expanded_terms(query, lexicon, literal, translated, split, bank)
     literal = literal + [w for w in translated if w not in literal]  # themes and categories below
     _theme_cues(query, lexicon, literal, split, pieces, theme_names)
@@ -598,6 +603,20 @@ def _literal_terms(query: Query, lexicon: Lexicon, literal: list[str], pieces: l
     for word, weight in translated.items():  # an English question about Chinese memories
         _add_word(query.terms, word, weight, check)
     return translated
+
+
+def _sound_alike_terms(query: Query, uncovered: list[str], bank: _BankTerms) -> None:
+    """Bank words a stretch no known word covers may have meant, typed on a pinyin keyboard with one
+    character for another that sounds like it (航州 -> 杭州, 过民 -> 过敏: ``typos.py``): a guess."""
+    if bank.known is None:
+        return
+
+    def holds(words: list[str]) -> list[bool]:
+        bank.prefetch(tok.WORD + w for w in words)
+        return [bank.has(tok.WORD + w) for w in words]
+
+    for word in sound_alike_words(uncovered, holds):
+        _add_word(query.terms, word, TYPO_WEIGHT, bank.has)
 
 
 def _expanded_terms(query: Query, lexicon: Lexicon, literal: list[str], translated: dict[str, float],

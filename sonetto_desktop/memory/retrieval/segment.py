@@ -41,6 +41,7 @@ def query_words(
     known: Callable[[list[str]], list[bool]],
     char_word: Callable[[str], bool] = lambda ch: False,
     cut: Callable[[str], list[str]] | None = None,
+    uncovered: list[str] | None = None,
 ) -> tuple[list[str], list[str]]:
     """(known words in order of appearance, unknown stretches) of a prompt.
 
@@ -48,12 +49,15 @@ def query_words(
     ``char_word(ch)`` whether a character is a word on its own (猫, 吃, 歌): such characters
     inside an unknown stretch or a stop word (吃点) are words too. ``cut`` (jieba's, when it is
     loaded anyway) splits unknown stretches into dictionary words: its one-character words count
-    as words (有多高 -> 高), longer ones stay unknown."""
+    as words (有多高 -> 高), longer ones stay unknown. ``uncovered`` (a list) receives every stretch
+    of two or more characters no known word covers, as it was before ``cut`` split it."""
     words: list[str] = []
     unknown: list[str] = []
 
     def add_unknown(piece: str) -> None:
         singles(piece)
+        if uncovered is not None:
+            uncovered.append(piece)
         if cut is None:
             unknown.append(piece)
             return
