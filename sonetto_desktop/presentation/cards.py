@@ -15,7 +15,7 @@ from datetime import datetime
 from typing import Any
 
 from ..memory.item import IMPORTED, MemoryItem, parse_time
-from ..memory.record import card_state
+from ..memory.record import CARD, card_state
 from ..memory.stores.base import BaseMemoryManager
 
 #: A read-only row of the card model: ``(id, description, theme, hit, time, when, locked, actor,
@@ -62,14 +62,24 @@ def replaced(card: Card, **fields: Any) -> Card:
     return tuple(fields.get(name, value) for name, value in zip(FIELDS, card, strict=True))
 
 
+_AT = {name: i for i, name in enumerate(CARD)}
+
+
 def read_cards(manager: BaseMemoryManager) -> list[Card]:
-    """Every memory as a card (blocking: call it in a worker). Uses the grouped listing, which
-    skips copying each memory's history."""
-    return [
-        card_from_state(row["id"], row)
-        for rows in manager.get_memories_grouped().values()
-        for row in rows
-    ]
+    """Every memory as a card (blocking: call it in a worker), in the grouped listing's order (theme by
+    theme, most recently updated first: ``get_memories_grouped``). Reads what a card shows and nothing
+    else (``fields_of_all``: a table store's columns, no history parsed; issue 37)."""
+    d, t, h, s, p = (_AT[name] for name in ("description", "theme", "hit", "latest_update_time", "pinned"))
+    lk, a, au = (_AT[name] for name in ("locked", "last_actor", "author"))
+    groups: dict[Any, list[tuple[str, tuple[Any, ...]]]] = {}
+    for mid, values in manager.fields_of_all(CARD).items():
+        groups.setdefault(values[t], []).append((mid, values))
+    cards = []
+    for rows in groups.values():
+        rows.sort(key=lambda row: str(row[1][s] or ""), reverse=True)
+        cards += [make_card(mid, v[d], v[t], v[h], v[s], locked=v[lk], actor=v[a] or IMPORTED, pinned=v[p],
+                            author=v[au]) for mid, v in rows]
+    return cards
 
 
 @dataclass

@@ -12,15 +12,19 @@ from typing import Any, Iterable, Mapping
 from ... import record
 from ...changes import MemoryChange
 from ...item import MemoryItem, parse_time
+from ..columns import drop_gone, read_columns
 from ..transaction import Transaction
 from ..validation import item_from_fields, trash_entry_problem
 from .log import PgChangeLog
 from .problems import BadRecords
 
 _dumps = partial(json.dumps, ensure_ascii=False, default=str)
-COLUMNS = ", ".join(record.COLUMNS)
-_PLACES = ", ".join(["%s"] * len(record.COLUMNS))
-_UPDATE = ", ".join(f"{name} = EXCLUDED.{name}" for name in record.COLUMNS[1:])
+COLUMNS = ", ".join(record.COLUMNS)  # what an item is read from
+_WRITTEN = ", ".join(record.ROW_COLUMNS)  # what a write writes: the derived card values too
+_PLACES = ", ".join(["%s"] * len(record.ROW_COLUMNS))
+_UPDATE = ", ".join(f"{name} = EXCLUDED.{name}" for name in record.ROW_COLUMNS[1:])
+#: The rows whose derived card values are not known (``record.DERIVED_COLUMNS``).
+DERIVED_UNKNOWN = "(locked IS NULL OR last_actor IS NULL OR last_actor = '' OR author IS NULL OR author = '')"
 
 
 @dataclass(frozen=True)
@@ -110,7 +114,7 @@ class PgTransaction(Transaction):
 
     def put(self, memory_id: str, item: MemoryItem) -> None:
         self.conn.execute(
-            f"INSERT INTO {self.t.memories} ({COLUMNS}) VALUES ({_PLACES}) ON CONFLICT (id) DO UPDATE SET {_UPDATE}",
+            f"INSERT INTO {self.t.memories} ({_WRITTEN}) VALUES ({_PLACES}) ON CONFLICT (id) DO UPDATE SET {_UPDATE}",
             item_row(memory_id, item))
 
     def remove(self, memory_id: str) -> None:
@@ -164,7 +168,7 @@ class PgTransaction(Transaction):
         whole write, nothing half done)."""
         if not items:
             return
-        with self.conn.cursor() as cur, cur.copy(f"COPY {self.t.memories} ({COLUMNS}) FROM STDIN") as copy:
+        with self.conn.cursor() as cur, cur.copy(f"COPY {self.t.memories} ({_WRITTEN}) FROM STDIN") as copy:
             for memory_id, item in items.items():
                 copy.write_row(item_row(memory_id, item))
 
@@ -186,6 +190,30 @@ class PgTransaction(Transaction):
         rows = self.conn.execute(f"SELECT id, entry FROM {self.t.trash} WHERE id = ANY(%s)", (ids,))
         trash = {mid: entry for mid, entry in ((mid, self._entry(mid, text)) for mid, text in rows) if entry is not None}
         return items, trash
+
+    def light(self, names: tuple[str, ...]) -> tuple[dict[str, Any], list[str]]:
+        """``columns.read_columns`` of every row's ``names`` (their columns only), the rows it leaves
+        to a whole read filled in as a read gives them."""
+        rows = self.conn.execute(f"SELECT id, {', '.join(names)} FROM {self.t.memories}").fetchall()
+        out, others = read_columns(rows, names)
+        if others:
+            items, _ = self.load_some(others)
+            for mid, item in items.items():
+                out[mid] = tuple(getattr(item, name) for name in names)
+        return drop_gone(out, others), others
+
+    def fill_derived(self) -> int:
+        """Write the derived card values of the rows that do not have them (a store made by an older
+        release, rows an older release wrote since), as a read of each gives them. Not a change of
+        any memory: no change record. Returns how many rows."""
+        rows = self.conn.execute(f"SELECT {COLUMNS} FROM {self.t.memories} WHERE {DERIVED_UNKNOWN}").fetchall()
+        values = [(*(getattr(self._item(row), name) for name in record.DERIVED_CARD), row[0]) for row in rows]
+        if values:
+            with self.conn.cursor() as cur:  # pipelined: one round trip for all
+                cur.executemany(f"UPDATE {self.t.memories} SET "
+                                + ", ".join(f"{name} = %s" for name in record.DERIVED_CARD) + " WHERE id = %s",
+                                values)
+        return len(values)
 
     def load_checked(self) -> list[tuple[str, MemoryItem, list[str], list[str]]]:
         """Every memory with what had to be repaired in it: ``(id, item, issues, repaired)``."""
