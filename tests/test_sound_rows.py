@@ -46,7 +46,7 @@ odd_entry = st.one_of(st.integers(), st.text(max_size=3), st.lists(st.integers()
 odd_history = st.one_of(
     st.lists(st.one_of(good_entry, odd_entry), min_size=1, max_size=3).map(lambda h: json.dumps(h, ensure_ascii=False)),
     st.sampled_from([1001, 1002]).map(lambda n: json.dumps([{"action": "update", "reason": "理" * n}], ensure_ascii=False)),
-    st.sampled_from(["", "null", "{}", "[NaN]", '[{"a": NaN}]', "not json", "[1e999]", "3", '"[]"', "[", "[] x"]),
+    st.sampled_from(["", "null", "{}", "[NaN]", '[{"a": NaN}]', "not json", "[1e999]", "3", '"[]"', "[", "[] x", " []", "[] ", "\ufeff[]"]),
     st.none(), st.integers(), st.binary(max_size=3))
 odd_stamp = st.one_of(st.sampled_from(["", "  ", "\u3000"]), st.none(), st.integers(), st.floats(), st.binary(max_size=2))
 odd_hit = st.one_of(st.integers(-5, -1), st.sampled_from([2**31, 10**20]), st.floats(), st.text(max_size=2),

@@ -13,6 +13,7 @@ not the seconds of building every item and parsing its history (issue 37).
 
 from __future__ import annotations
 
+from operator import itemgetter
 from typing import Any, Callable, Iterable, Sequence
 
 from ..record import BY_NAME, DERIVED_CARD, MAX_HIT, Field, derived_sound
@@ -21,35 +22,35 @@ from ..shared_text import share_all
 __all__ = ["LIGHT", "drop_gone", "read_columns"]
 
 
-Column = Callable[[Sequence[Any]], tuple[list[Any], list[int]]]
+Column = Callable[[list[Any]], tuple[list[Any], list[int]]]
 """A column's reader: its values as an item holds them, and the indices of the rows not read as they are."""
 
 
 def _text(kind: str) -> Column:
     """A text column: ``any`` text (a description), ``nonempty`` (a time, an actor) or ``nonblank`` (a theme)."""
-    def read(raw: Sequence[Any]) -> tuple[list[Any], list[int]]:
+    def read(raw: list[Any]) -> tuple[list[Any], list[int]]:
         if kind == "any":
             bad = [i for i, v in enumerate(raw) if type(v) is not str]
         elif kind == "nonempty":
             bad = [i for i, v in enumerate(raw) if type(v) is not str or not v]
         else:
             bad = [i for i, v in enumerate(raw) if type(v) is not str or not v.strip()]
-        return share_all(list(raw)), bad
+        return share_all(raw), bad
     return read
 
 
-def _hit(raw: Sequence[Any]) -> tuple[list[Any], list[int]]:
-    return list(raw), [i for i, v in enumerate(raw) if type(v) is not int or not 0 <= v <= MAX_HIT]
+def _hit(raw: list[Any]) -> tuple[list[Any], list[int]]:
+    return raw, [i for i, v in enumerate(raw) if type(v) is not int or not 0 <= v <= MAX_HIT]
 
 
-def _locked(raw: Sequence[Any]) -> tuple[list[Any], list[int]]:
+def _locked(raw: list[Any]) -> tuple[list[Any], list[int]]:
     """Only a write's own 0/1 (or a boolean) is known; NULL is not."""
     return [v == 1 for v in raw], [i for i, v in enumerate(raw) if not derived_sound("locked", v)]
 
 
 def _field(spec: Field) -> Column:
     """Any other field: ``from_column``, then sound when a read would give the value as it is."""
-    def read(raw: Sequence[Any]) -> tuple[list[Any], list[int]]:
+    def read(raw: list[Any]) -> tuple[list[Any], list[int]]:
         values = [spec.from_column(v) for v in raw]
         bad = []
         for i, v in enumerate(values):
@@ -76,13 +77,12 @@ def read_columns(rows: Sequence[Sequence[Any]], names: Iterable[str]) -> tuple[d
     names = tuple(names)
     if not rows:
         return {}, []
-    columns = list(zip(*rows, strict=True))
-    ids = share_all([v if type(v) is str else str(v) for v in columns[0]])
+    ids = share_all([v if type(v) is str else str(v) for v in map(itemgetter(0), rows)])
     bad: set[int] = set()
     values: list[list[Any]] = []
-    for name, raw in zip(names, columns[1:], strict=True):
+    for at, name in enumerate(names, 1):
         reader = _READERS.get(name) or _field(BY_NAME[name])
-        column, unsound = reader(raw)
+        column, unsound = reader(list(map(itemgetter(at), rows)))  # (zip(*rows): an iterator per row)
         values.append(column)
         bad.update(unsound)
     out: dict[str, Any] = dict(zip(ids, zip(*values, strict=True), strict=True))
