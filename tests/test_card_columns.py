@@ -420,3 +420,21 @@ def test_a_server_store_of_the_previous_release_and_its_older_devices(tmp_path, 
     finally:
         mm.close()
         _drop(mm)
+
+
+def test_cards_of_odd_memories_are_made_as_make_card_makes_them(tmp_path):
+    """A store whose items hold values of other types (a YAML entry without a description, a hand-written
+    time) gives the same cards as one made from each item (``read_cards`` takes them one by one then)."""
+    path = tmp_path / "memory.yaml"
+    path.write_text("aa000001:\n  theme: 品味\n  history: []\n  latest_update_time: 上周三\n  hit: 2\n"
+                    "aa000002:\n  description: 喜欢猫\n  theme: 品味\n  latest_update_time: '2026-01-02T03:04:05'\n"
+                    "  hit: 1\n", encoding="utf-8")
+    mm = YamlMemoryManager(path)
+    try:
+        items = mm.all_items()
+        assert items["aa000001"].description is None  # (what the wall shows as an empty card)
+        cards = read_cards(mm)
+        assert sorted(cards) == sorted(card_from_item(mid, item) for mid, item in items.items())
+        assert [c for c in cards if c[0] == "aa000001"][0][1:3] == ("", "品味")
+    finally:
+        mm.close()

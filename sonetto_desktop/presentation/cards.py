@@ -11,11 +11,12 @@ Build one with :func:`make_card`, :func:`card_from_state` or :func:`card_from_it
 from __future__ import annotations
 
 from dataclasses import dataclass, field
+from operator import itemgetter
 from datetime import datetime
 from typing import Any
 
 from ..memory.item import IMPORTED, MemoryItem, parse_time
-from ..memory.record import CARD, card_state
+from ..memory.record import card_state
 from ..memory.stores.base import BaseMemoryManager
 
 #: A read-only row of the card model: ``(id, description, theme, hit, time, when, locked, actor,
@@ -62,23 +63,45 @@ def replaced(card: Card, **fields: Any) -> Card:
     return tuple(fields.get(name, value) for name, value in zip(FIELDS, card, strict=True))
 
 
-_AT = {name: i for i, name in enumerate(CARD)}
+#: What a card is read from (``record.CARD``, in the order ``read_cards`` takes them).
+_READ = ("description", "theme", "latest_update_time", "hit", "pinned", "locked", "last_actor", "author")
+
+
+def _times(stamps: list[Any]) -> list[datetime | None]:
+    """``parse_time`` of each stamp; the stamps a store writes are ISO text, parsed in one pass (a
+    stamp ``fromisoformat`` reads is one ``parse_time`` reads the same way)."""
+    try:
+        return list(map(datetime.fromisoformat, stamps))
+    except (TypeError, ValueError):
+        return [parse_time(stamp) for stamp in stamps]
+
+
+def _typed(column: list[Any], kind: type, *, empty: bool = True) -> bool:
+    """Whether every value of ``column`` is exactly a ``kind`` (and, with ``empty=False``, not empty)."""
+    return all(type(v) is kind for v in column) and (empty or all(column))
 
 
 def read_cards(manager: BaseMemoryManager) -> list[Card]:
     """Every memory as a card (blocking: call it in a worker), in the grouped listing's order (theme by
     theme, most recently updated first: ``get_memories_grouped``). Reads what a card shows and nothing
-    else (``fields_of_all``: a table store's columns, no history parsed; issue 37)."""
-    d, t, h, s, p = (_AT[name] for name in ("description", "theme", "hit", "latest_update_time", "pinned"))
-    lk, a, au = (_AT[name] for name in ("locked", "last_actor", "author"))
-    groups: dict[Any, list[tuple[str, tuple[Any, ...]]]] = {}
-    for mid, values in manager.fields_of_all(CARD).items():
-        groups.setdefault(values[t], []).append((mid, values))
-    cards = []
-    for rows in groups.values():
-        rows.sort(key=lambda row: str(row[1][s] or ""), reverse=True)
-        cards += [make_card(mid, v[d], v[t], v[h], v[s], locked=v[lk], actor=v[a] or IMPORTED, pinned=v[p],
-                            author=v[au]) for mid, v in rows]
+    else (``columns_of_all``: a table store's columns, no history parsed; issue 37), and makes the
+    cards a column at a time when every value is of the type an item holds (``make_card`` would give
+    them as they are), one by one with ``make_card`` otherwise (a damaged memory's None description)."""
+    ids, (description, theme, stamp, hits, pinned, locked, actor, author) = manager.columns_of_all(_READ)
+    if (_typed(description, str) and _typed(theme, str) and _typed(hits, int) and _typed(stamp, str, empty=False)
+            and _typed(locked, bool) and _typed(actor, str, empty=False) and _typed(pinned, bool)
+            and _typed(author, str, empty=False)):
+        cards = list(zip(ids, description, theme, hits, stamp, _times(stamp), locked, actor, pinned, author,
+                         strict=True))
+    else:
+        cards = [make_card(*values[:5], locked=values[5], actor=values[6] or IMPORTED, pinned=values[7],
+                           author=values[8])
+                 for values in zip(ids, description, theme, hits, stamp, locked, actor, pinned, author, strict=True)]
+    first: dict[str, int] = {}  # each theme's place: where its first card is
+    for card in cards:
+        first.setdefault(card[THEME], len(first))
+    cards.sort(key=itemgetter(TIME), reverse=True)  # (a card's time is text; stable: equal times keep their order)
+    cards.sort(key=lambda card: first[card[THEME]])
     return cards
 
 

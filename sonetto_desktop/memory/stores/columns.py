@@ -14,12 +14,12 @@ not the seconds of building every item and parsing its history (issue 37).
 from __future__ import annotations
 
 from operator import itemgetter
-from typing import Any, Callable, Iterable, Sequence
+from typing import Any, Callable, Iterable, Mapping, Sequence
 
 from ..record import BY_NAME, DERIVED_CARD, MAX_HIT, Field, derived_sound
 from ..shared_text import share_all
 
-__all__ = ["LIGHT", "drop_gone", "read_columns"]
+__all__ = ["LIGHT", "Columns", "fill", "items_columns", "read_columns"]
 
 
 Column = Callable[[list[Any]], tuple[list[Any], list[int]]]
@@ -70,13 +70,15 @@ _READERS: dict[str, Column] = {
 LIGHT: frozenset[str] = frozenset({*(name for name in BY_NAME if name != "history"), *DERIVED_CARD})
 
 
-def read_columns(rows: Sequence[Sequence[Any]], names: Iterable[str]) -> tuple[dict[str, tuple[Any, ...]], list[str]]:
-    """``rows``: ``(id, *names)`` as a table gives them. Returns ``(values, others)``: id -> the values of
-    ``names`` of every row in the table's order, None for the rows to read whole instead (see the module
-    docstring), and the ids of those: the caller fills them in (or drops one gone since)."""
+#: What a light read gives: the ids in the table's order, and a list of values per name (same order).
+Columns = tuple[list[str], list[list[Any]]]
+
+
+def read_columns(rows: Sequence[Sequence[Any]], names: Iterable[str]) -> tuple[Columns, list[int]]:
+    """``rows``: ``(id, *names)`` as a table gives them. Returns ``((ids, columns), others)``: the values of
+    ``names`` of every row, and the positions of the rows to read whole instead (see the module
+    docstring), whose values the caller puts in their place (:func:`fill`)."""
     names = tuple(names)
-    if not rows:
-        return {}, []
     ids = share_all([v if type(v) is str else str(v) for v in map(itemgetter(0), rows)])
     bad: set[int] = set()
     values: list[list[Any]] = []
@@ -85,16 +87,29 @@ def read_columns(rows: Sequence[Sequence[Any]], names: Iterable[str]) -> tuple[d
         column, unsound = reader(list(map(itemgetter(at), rows)))  # (zip(*rows): an iterator per row)
         values.append(column)
         bad.update(unsound)
-    out: dict[str, Any] = dict(zip(ids, zip(*values, strict=True), strict=True))
-    others = [ids[i] for i in sorted(bad)]
-    for mid in others:  # kept in their place (the table's order), to be filled in or dropped
-        out[mid] = None
-    return out, others
+    return (ids, values), sorted(bad)
 
 
-def drop_gone(values: dict[str, Any], others: Iterable[str]) -> dict[str, tuple[Any, ...]]:
-    """``values`` without the rows of ``others`` left unfilled (deleted before they were read whole)."""
-    for mid in others:
-        if values.get(mid) is None:
-            del values[mid]
-    return values
+def fill(columns: Columns, others: list[int], whole: Mapping[str, Sequence[Any]]) -> Columns:
+    """``columns`` with the rows at ``others`` given their values read whole (``whole``: id -> the values of
+    the names); a row that is not in ``whole`` (deleted before it was read) is left out."""
+    ids, values = columns
+    gone = []
+    for i in others:
+        row = whole.get(ids[i])
+        if row is None:
+            gone.append(i)
+            continue
+        for column, value in zip(values, row, strict=True):
+            column[i] = value
+    for i in reversed(gone):
+        del ids[i]
+        for column in values:
+            del column[i]
+    return ids, values
+
+
+def items_columns(items: Mapping[str, Any], names: Sequence[str]) -> Columns:
+    """The columns of ``names`` of items (id -> ``MemoryItem``), as ``get`` gives them."""
+    ids = list(items)
+    return ids, [[getattr(items[mid], name) for mid in ids] for name in names]

@@ -24,7 +24,7 @@ from ..files import private_dir, private_files
 from ..item import MemoryItem, now_iso
 from ..record import (COLUMNS, DERIVED_CARD, DERIVED_COLUMNS, ROW_COLUMNS, column_definitions, item_row,
                       missing_columns, row_values)
-from .columns import LIGHT, drop_gone, read_columns
+from .columns import LIGHT, Columns, fill, read_columns
 from .transaction import Transaction
 from .validation import item_from_fields, item_from_raw, oversize_fields, said_once, sound_row, validate_item
 
@@ -366,24 +366,26 @@ class SqliteMemoryManager(BaseMemoryManager):
     def all_items(self) -> dict[str, MemoryItem]:
         return self._load_all()
 
-    def fields_of_all(self, names: Iterable[str]) -> dict[str, tuple[Any, ...]]:
+    def columns_of_all(self, names: Iterable[str]) -> Columns:
         """The columns of ``names`` only (see the base class; the derived card values too, from their
         columns); a row whose values would be repaired by a read (a damaged row, written by another
         program) or whose derived values are not known is read whole, as ``get`` reads it."""
         names = tuple(names)
         available = (*self._columns, *(DERIVED_CARD if self._derived else ()))
         if not all(name in LIGHT and name in available for name in names):
-            return super().fields_of_all(names)  # an older table without the column: the items' defaults
+            return super().columns_of_all(names)  # an older table without the column: the items' defaults
         conn = self._checked_conn()
-        out, others = read_columns(conn.execute(f"SELECT id, {', '.join(names)} FROM memories").fetchall(), names)
+        columns, others = read_columns(conn.execute(f"SELECT id, {', '.join(names)} FROM memories").fetchall(), names)
+        whole: dict[str, tuple[Any, ...]] = {}
+        wanted = [columns[0][i] for i in others]
         select = f"SELECT {', '.join(self._columns)} FROM memories WHERE id IN "
-        for start in range(0, len(others), _CHUNK):  # as a read repairs them
-            chunk = others[start:start + _CHUNK]
+        for start in range(0, len(wanted), _CHUNK):  # as a read repairs them
+            chunk = wanted[start:start + _CHUNK]
             for row in conn.execute(select + f"({', '.join('?' * len(chunk))})", chunk):
                 mid, fields = row_values(row, self._columns)
                 item = item_from_fields(mid, fields)[0]
-                out[mid] = tuple(getattr(item, name) for name in names)
-        return drop_gone(out, others)
+                whole[mid] = tuple(getattr(item, name) for name in names)
+        return fill(columns, others, whole)
 
     def get(self, memory_id: str) -> MemoryItem:
         item = _SqlTransaction(self._checked_conn(), columns=self._columns).get(memory_id)

@@ -42,7 +42,7 @@ from .log import CHANGES_KEPT, PRUNE_EVERY, PgChangeLog
 from .problems import BadRecords
 from .schema import ensure_schema, lock_key
 from .transaction import PgTransaction, Tables
-from ..columns import LIGHT
+from ..columns import LIGHT, Columns, items_columns
 from ..validation import validate_item
 
 log = logging.getLogger(__name__)
@@ -159,15 +159,13 @@ class PostgresMemoryManager(BaseMemoryManager):
     def all_items(self) -> dict[str, MemoryItem]:
         return self._load_all()
 
-    def fields_of_all(self, names: Iterable[str]) -> dict[str, tuple[Any, ...]]:
+    def columns_of_all(self, names: Iterable[str]) -> Columns:
         """Those columns only (see the base class; the derived card values too), the rows a read would
         repair or whose derived values are not known read whole; the local copy's while the server is away."""
         names = tuple(names)
         if not all(name in LIGHT for name in names):
-            return super().fields_of_all(names)
-        return self._read(lambda txn: txn.light(names)[0],
-                          lambda: {mid: tuple(getattr(item, name) for name in names)
-                                   for mid, item in self.copy.load()[0].items()})
+            return super().columns_of_all(names)
+        return self._read(lambda txn: txn.light(names), lambda: items_columns(self.copy.load()[0], names))
 
     def get(self, memory_id: str) -> MemoryItem:
         item = self._read(lambda txn: txn.get(memory_id), lambda: self.copy.load()[0].get(memory_id))

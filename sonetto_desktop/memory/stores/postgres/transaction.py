@@ -12,7 +12,7 @@ from typing import Any, Iterable, Mapping
 from ... import record
 from ...changes import MemoryChange
 from ...item import MemoryItem, parse_time
-from ..columns import drop_gone, read_columns
+from ..columns import Columns, fill, read_columns
 from ..transaction import Transaction
 from ..validation import item_from_fields, trash_entry_problem
 from .log import PgChangeLog
@@ -191,16 +191,13 @@ class PgTransaction(Transaction):
         trash = {mid: entry for mid, entry in ((mid, self._entry(mid, text)) for mid, text in rows) if entry is not None}
         return items, trash
 
-    def light(self, names: tuple[str, ...]) -> tuple[dict[str, Any], list[str]]:
+    def light(self, names: tuple[str, ...]) -> Columns:
         """``columns.read_columns`` of every row's ``names`` (their columns only), the rows it leaves
-        to a whole read filled in as a read gives them."""
+        to a whole read filled in as a read gives them (one more round trip, when there are any)."""
         rows = self.conn.execute(f"SELECT id, {', '.join(names)} FROM {self.t.memories}").fetchall()
-        out, others = read_columns(rows, names)
-        if others:
-            items, _ = self.load_some(others)
-            for mid, item in items.items():
-                out[mid] = tuple(getattr(item, name) for name in names)
-        return drop_gone(out, others), others
+        columns, others = read_columns(rows, names)
+        items = self.load_some([columns[0][i] for i in others])[0] if others else {}
+        return fill(columns, others, {mid: tuple(getattr(item, name) for name in names) for mid, item in items.items()})
 
     def fill_derived(self) -> int:
         """Write the derived card values of the rows that do not have them (a store made by an older
