@@ -128,3 +128,33 @@ def test_the_self_check_builds_items_of_the_rows_with_something_to_say_only(tmp_
         assert mm.self_check().repaired == [] and counting.ids == []
     finally:
         mm.close()
+
+
+def test_the_server_stores_self_check_reads_only_the_rows_with_something_to_say(tmp_path, pg_server, monkeypatch):
+    import uuid
+
+    import psycopg
+
+    from pg_fixtures import drop_schema
+    from sonetto_desktop.memory.stores.postgres import transaction
+    from sonetto_desktop.memory.stores.postgres.store import PostgresMemoryManager
+
+    schema = f"t_sound_{uuid.uuid4().hex[:12]}"
+    mm = PostgresMemoryManager(pg_server.url, schema=schema, device="desk", listen=False)
+    try:
+        for i in range(30):
+            mm.add(f"用户第 {i} 次说起周末去爬山", "爱好", actor="agent")
+        with psycopg.connect(pg_server.url, autocommit=True) as admin:  # another program wrote it
+            admin.execute(f'INSERT INTO "{schema}".memories (id, description, theme, history, latest_update_time, hit)'
+                          " VALUES ('bad00001', ' 多了空格 ', '爱好', '{\"a\": 1}', '2026-01-01T00:00:00', 0)")
+        read: list[str] = []
+        real = transaction.read_row
+        monkeypatch.setattr(transaction, "read_row", lambda row: (read.append(row[0]), real(row))[1])
+        report = mm.self_check()
+        assert report.item_count == 31 and read == ["bad00001"]
+        assert any(note.startswith("bad00001: history") for note in report.repaired)
+        assert any("stripped blanks around description" in note for note in report.repaired)
+        assert mm.get("bad00001").description == "多了空格"
+    finally:
+        mm.close()
+        drop_schema(pg_server.url, schema)

@@ -226,7 +226,7 @@ class PostgresMemoryManager(BaseMemoryManager):
         repaired: list[str] = []
         try:
             with self._transaction() as txn:
-                rows = txn.load_checked()
+                count, rows = txn.load_checked()
                 for memory_id, item, read_issues, read_repairs in rows:
                     more_issues, more_repairs = validate_item(memory_id, item)  # what a read lets pass
                     issues += read_issues + more_issues
@@ -243,7 +243,7 @@ class PostgresMemoryManager(BaseMemoryManager):
         except StoreOffline as exc:
             return SelfCheckReport("WARN", [str(exc)], [], len(self.copy.load()[0]))
         issues += self.problems.messages("change")
-        return SelfCheckReport("WARN" if issues else "OK", issues, repaired, len(rows))
+        return SelfCheckReport("WARN" if issues else "OK", issues, repaired, count)
 
     def close(self) -> None:
         """Stop listening, save the local copy if a save is pending, close the connections."""

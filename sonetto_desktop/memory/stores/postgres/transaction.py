@@ -14,7 +14,7 @@ from ...changes import MemoryChange
 from ...item import MemoryItem, parse_time
 from ..columns import Columns, fill, read_columns
 from ..transaction import Transaction
-from ..validation import item_from_fields, trash_entry_problem
+from ..validation import item_from_fields, sound_row, trash_entry_problem
 from .log import PgChangeLog
 from .problems import BadRecords
 
@@ -201,20 +201,28 @@ class PgTransaction(Transaction):
 
     def fill_derived(self) -> int:
         """Write the derived card values of the rows that do not have them (a store made by an older
-        release, rows an older release wrote since), as a read of each gives them. Not a change of
-        any memory: no change record. Returns how many rows."""
+        release, rows an older release wrote since), as a read of each gives them: one statement
+        (arrays of ids and values), whatever the count. Not a change of any memory: no change record.
+        Returns how many rows."""
         rows = self.conn.execute(f"SELECT {COLUMNS} FROM {self.t.memories} WHERE {DERIVED_UNKNOWN}").fetchall()
-        values = [(*(getattr(self._item(row), name) for name in record.DERIVED_CARD), row[0]) for row in rows]
-        if values:
-            with self.conn.cursor() as cur:  # pipelined: one round trip for all
-                cur.executemany(f"UPDATE {self.t.memories} SET "
-                                + ", ".join(f"{name} = %s" for name in record.DERIVED_CARD) + " WHERE id = %s",
-                                values)
-        return len(values)
+        if not rows:
+            return 0
+        items = [(row[0], self._item(row)) for row in rows]
+        names = tuple(record.DERIVED_COLUMNS)
+        arrays = ", ".join(f"%s::{kind}[]" for kind in ("TEXT", *record.DERIVED_COLUMNS.values()))
+        self.conn.execute(
+            f"UPDATE {self.t.memories} AS m SET {', '.join(f'{name} = v.{name}' for name in names)}"
+            f" FROM unnest({arrays}) AS v (id, {', '.join(names)}) WHERE m.id = v.id",
+            ([mid for mid, _ in items], *([getattr(item, name) for _, item in items] for name in names)))
+        return len(items)
 
-    def load_checked(self) -> list[tuple[str, MemoryItem, list[str], list[str]]]:
-        """Every memory with what had to be repaired in it: ``(id, item, issues, repaired)``."""
-        return [(row[0], *read_row(row)) for row in self.conn.execute(f"SELECT {COLUMNS} FROM {self.t.memories}")]
+    def load_checked(self) -> tuple[int, list[tuple[str, MemoryItem, list[str], list[str]]]]:
+        """How many memories there are, and those with something to say, with what had to be repaired
+        in them: ``(id, item, issues, repaired)``. A row ``validation.sound_row`` passes is one the full
+        way (reading it, then ``validate_item``) finds nothing in: no item is built for it."""
+        rows = self.conn.execute(f"SELECT {COLUMNS} FROM {self.t.memories}").fetchall()
+        sound = sound_row(record.COLUMNS)
+        return len(rows), [(row[0], *read_row(row)) for row in rows if not sound(row)]
 
     def bad_trash(self) -> dict[str, str]:
         """The trash rows that cannot be used: id -> why."""
