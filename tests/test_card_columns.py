@@ -438,3 +438,39 @@ def test_cards_of_odd_memories_are_made_as_make_card_makes_them(tmp_path):
         assert [c for c in cards if c[0] == "aa000001"][0][1:3] == ("", "品味")
     finally:
         mm.close()
+
+
+def test_a_dropped_trigger_is_put_back_and_what_was_written_meanwhile_is_not_trusted(tmp_path, pg_server):
+    import psycopg
+
+    sqlite = SqliteMemoryManager(tmp_path / "memory.db")
+    server = _open("postgres", tmp_path, pg_server.url)
+    try:
+        for store in (sqlite, server):
+            mid = store.add("锁过又解开", "身份", actor="agent")
+            store.set_locked(mid, True, actor="user")
+            store.close()
+            unlocked = _history(("create", "agent"), ("lock", "user"), ("unlock", "user"))
+            if store is sqlite:  # a hand edit with the trigger gone: the history changes, the columns stay
+                conn = sqlite3.connect(store.path)
+                conn.execute("DROP TRIGGER memories_derived_unknown")
+                conn.execute("UPDATE memories SET history = ? WHERE id = ?", (unlocked, mid))
+                conn.commit()
+                conn.close()
+                again = SqliteMemoryManager(store.path)
+            else:
+                schema = store.location.schema
+                with psycopg.connect(pg_server.url, autocommit=True) as admin:
+                    admin.execute(f'DROP TRIGGER memories_derived_unknown ON "{schema}".memories')
+                    admin.execute(f'UPDATE "{schema}".memories SET history = %s WHERE id = %s', (unlocked, mid))
+                again = type(store)(pg_server.url, schema=schema, device="test", listen=False)
+            try:
+                assert again.get(mid).locked is False
+                assert again.fields_of_all(("locked",))[mid] == (False,)  # not the stale True
+                assert_cards_right(again, filled=False)
+                again.self_check()
+                assert_cards_right(again)
+            finally:
+                again.close()
+    finally:
+        _drop(server)

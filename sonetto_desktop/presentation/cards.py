@@ -11,8 +11,8 @@ Build one with :func:`make_card`, :func:`card_from_state` or :func:`card_from_it
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from operator import itemgetter
 from datetime import datetime
+from operator import itemgetter
 from typing import Any
 
 from ..memory.item import IMPORTED, MemoryItem, parse_time

@@ -169,23 +169,26 @@ class SqliteMemoryManager(BaseMemoryManager):
         derives them meanwhile), and the trigger that keeps those honest. A read-only file is read
         with the columns it has (the others read as their defaults). Returns the columns an item is
         read from and whether the table has the derived ones."""
-        def upgraded() -> bool:
+        def state() -> tuple[list[str], bool]:
             present = [r[1] for r in conn.execute("PRAGMA table_info(memories)")]
             trigger = conn.execute("SELECT 1 FROM sqlite_master WHERE type = 'trigger'"
                                    " AND name = 'memories_derived_unknown'").fetchone()
-            return not missing_columns(present) and trigger is not None
+            return present, trigger is not None
 
-        if upgraded():
+        present, trigger = state()
+        if not missing_columns(present) and trigger:
             return COLUMNS, True
-        present = [r[1] for r in conn.execute("PRAGMA table_info(memories)")]
         if self.read_only:
             return tuple(name for name in COLUMNS if name in present), set(DERIVED_COLUMNS) <= set(present)
         conn.execute("BEGIN IMMEDIATE")
         try:
-            present = [r[1] for r in conn.execute("PRAGMA table_info(memories)")]  # another process may have added them
+            present, trigger = state()  # another process may have upgraded it meanwhile
             for clause in missing_columns(present):
                 conn.execute(f"ALTER TABLE memories ADD COLUMN {clause}")
-            conn.execute(_DERIVED_TRIGGER)
+            if not trigger:
+                conn.execute(_DERIVED_TRIGGER)
+                if set(DERIVED_COLUMNS) <= set(present):  # the trigger was dropped: what was written meanwhile is not known
+                    conn.execute(f"UPDATE memories SET {', '.join(f'{name} = NULL' for name in DERIVED_CARD)}")
             conn.execute("COMMIT")
         except BaseException:
             conn.execute("ROLLBACK")

@@ -115,9 +115,16 @@ def ensure_schema(conn, schema: str) -> None:
 
 def add_columns(conn, schema: str) -> None:
     """Add the columns of fields newer than the store's ``memories`` table (``record.FIELDS``; each
-    has a default, so devices running an older release keep writing the columns they know). Lock held."""
+    has a default, so devices running an older release keep writing the columns they know), and the
+    derived values' trigger if it went missing (the derived values are not trusted without it). Lock held."""
     present = [r[0] for r in conn.execute(
         "SELECT column_name FROM information_schema.columns WHERE table_schema = %s AND table_name = 'memories'",
         (schema,))]
     for clause in missing_columns(present):
         conn.execute(f'ALTER TABLE "{schema}".memories ADD COLUMN IF NOT EXISTS {clause}')
+    trigger = conn.execute("SELECT 1 FROM pg_trigger WHERE tgname = 'memories_derived_unknown'"
+                           " AND tgrelid = to_regclass(%s)", (f'"{schema}".memories',)).fetchone()
+    if trigger is None:  # (dropped by hand: what was written meanwhile is not known, the trigger clears it)
+        for statement in _derived_trigger(f'"{schema}"'):
+            conn.execute(statement)
+        conn.execute(f'UPDATE "{schema}".memories SET {", ".join(f"{name} = NULL" for name in DERIVED_CARD)}')
