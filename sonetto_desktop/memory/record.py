@@ -225,10 +225,22 @@ ADDED: tuple[Field, ...] = tuple(f for f in FIELDS if not f.seed)
 #: What a view shows of a memory besides its fields: derived from its history (``author``: whose memory
 #: it is, ``MemoryItem.author``; ``last_actor``: who changed it last).
 DERIVED_CARD = ("locked", "last_actor", "author")
+#: What a card shows of a memory (:func:`card_state`'s keys): the card fields, then the derived values.
+CARD: tuple[str, ...] = (*(f.name for f in FIELDS if f.card), *DERIVED_CARD)
 
 #: The table column holding a memory's other keys (JSON text).
 EXTRA_COLUMN = "extra"
+#: The columns a memory is read from (an item is built from these).
 COLUMNS: tuple[str, ...] = ("id", *NAMES, EXTRA_COLUMN)
+#: The tables also keep :data:`DERIVED_CARD` as columns, written with every row (:func:`item_row`), so
+#: the wall reads what its cards show without parsing 100,000 histories (issue 37). They are a copy
+#: of what the history says, never the truth: NULL means "not known" — a row written by a program
+#: that does not keep them (an older release, a hand edit: the tables' triggers clear them when
+#: another writer changes a history) — and a reader derives that row's values from its history;
+#: the store's self-check fills them in again.
+DERIVED_COLUMNS: dict[str, str] = {"locked": "BOOLEAN", "last_actor": "TEXT", "author": "TEXT"}
+#: The columns a write writes: :data:`COLUMNS`, then the derived ones.
+ROW_COLUMNS: tuple[str, ...] = (*COLUMNS, *DERIVED_CARD)
 
 
 def field(name: str) -> Field:
@@ -241,10 +253,15 @@ def field(name: str) -> Field:
 
 def card_state(item: Any) -> dict[str, Any]:
     """What a view shows of a memory (carried in change records and the grouped listing)."""
-    state = {f.name: getattr(item, f.name) for f in FIELDS if f.card}
-    for name in DERIVED_CARD:
-        state[name] = getattr(item, name)
-    return state
+    return {name: getattr(item, name) for name in CARD}
+
+
+def derived_sound(name: str, value: Any) -> bool:
+    """Whether a table's derived column ``name`` holds ``value`` as a write keeps it (NULL, or anything
+    else a write never leaves there, reads as not known)."""
+    if name == "locked":
+        return type(value) is bool or (type(value) is int and value in (0, 1))
+    return type(value) is str and bool(value)
 
 
 def split_extra(data: Mapping[str, Any]) -> dict[str, Any]:
@@ -260,21 +277,25 @@ def split_extra(data: Mapping[str, Any]) -> dict[str, Any]:
 def column_definitions() -> list[str]:
     """``name TYPE …`` of every column of the ``memories`` table, ``id`` first."""
     return ["id TEXT PRIMARY KEY", *(f"{f.name} {f.column}" for f in FIELDS),
-            f"{EXTRA_COLUMN} TEXT NOT NULL DEFAULT '{{}}'"]
+            f"{EXTRA_COLUMN} TEXT NOT NULL DEFAULT '{{}}'",
+            *(f"{name} {kind}" for name, kind in DERIVED_COLUMNS.items())]
 
 
 def missing_columns(present: Iterable[str]) -> list[str]:
-    """``ADD COLUMN`` clauses for the columns an older table lacks (each has a default)."""
+    """``ADD COLUMN`` clauses for the columns an older table lacks (each has a default: NULL for the
+    derived ones, which a reader then derives)."""
     have = {name.lower() for name in present}
     added = [f"{f.name} {f.column}" for f in FIELDS if f.name not in have]
     if EXTRA_COLUMN not in have:
         added.append(f"{EXTRA_COLUMN} TEXT NOT NULL DEFAULT '{{}}'")
+    added += [f"{name} {kind}" for name, kind in DERIVED_COLUMNS.items() if name not in have]
     return added
 
 
 def item_row(memory_id: str, item: Any) -> tuple:
-    """The row of ``item`` in :data:`COLUMNS` order."""
-    return (memory_id, *(f.to_column(getattr(item, f.name)) for f in FIELDS), _dumps(item.extra))
+    """The row of ``item`` in :data:`ROW_COLUMNS` order (its derived values too)."""
+    return (memory_id, *(f.to_column(getattr(item, f.name)) for f in FIELDS), _dumps(item.extra),
+            *(getattr(item, name) for name in DERIVED_CARD))
 
 
 def row_values(row: Sequence[Any], columns: Sequence[str] = COLUMNS, *,
@@ -305,7 +326,8 @@ def row_values(row: Sequence[Any], columns: Sequence[str] = COLUMNS, *,
 _SHARED = tuple(f.name for f in FIELDS if f.name in ("description", "theme", "latest_update_time"))
 
 __all__ = [
-    "ADDED", "BY_NAME", "COLUMNS", "DERIVED_CARD", "EXTRA_COLUMN", "FIELDS", "Field", "MAX_HIT", "NAMES",
-    "as_flag", "as_text", "card_state", "clamp_hit", "column_definitions", "field", "item_row",
+    "ADDED", "BY_NAME", "CARD", "COLUMNS", "DERIVED_CARD", "DERIVED_COLUMNS", "EXTRA_COLUMN", "FIELDS", "Field",
+    "MAX_HIT", "NAMES", "ROW_COLUMNS", "as_flag", "as_text", "card_state", "clamp_hit", "column_definitions",
+    "derived_sound", "field", "item_row",
     "missing_columns", "normalize_time", "now_iso", "parse_time", "plain", "row_values", "split_extra",
 ]

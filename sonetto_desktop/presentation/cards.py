@@ -12,6 +12,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 from datetime import datetime
+from operator import itemgetter
 from typing import Any
 
 from ..memory.item import IMPORTED, MemoryItem, parse_time
@@ -62,14 +63,46 @@ def replaced(card: Card, **fields: Any) -> Card:
     return tuple(fields.get(name, value) for name, value in zip(FIELDS, card, strict=True))
 
 
+#: What a card is read from (``record.CARD``, in the order ``read_cards`` takes them).
+_READ = ("description", "theme", "latest_update_time", "hit", "pinned", "locked", "last_actor", "author")
+
+
+def _times(stamps: list[Any]) -> list[datetime | None]:
+    """``parse_time`` of each stamp; the stamps a store writes are ISO text, parsed in one pass (a
+    stamp ``fromisoformat`` reads is one ``parse_time`` reads the same way)."""
+    try:
+        return list(map(datetime.fromisoformat, stamps))
+    except (TypeError, ValueError):
+        return [parse_time(stamp) for stamp in stamps]
+
+
+def _typed(column: list[Any], kind: type, *, empty: bool = True) -> bool:
+    """Whether every value of ``column`` is exactly a ``kind`` (and, with ``empty=False``, not empty)."""
+    return all(type(v) is kind for v in column) and (empty or all(column))
+
+
 def read_cards(manager: BaseMemoryManager) -> list[Card]:
-    """Every memory as a card (blocking: call it in a worker). Uses the grouped listing, which
-    skips copying each memory's history."""
-    return [
-        card_from_state(row["id"], row)
-        for rows in manager.get_memories_grouped().values()
-        for row in rows
-    ]
+    """Every memory as a card (blocking: call it in a worker), in the grouped listing's order (theme by
+    theme, most recently updated first: ``get_memories_grouped``). Reads what a card shows and nothing
+    else (``columns_of_all``: a table store's columns, no history parsed; issue 37), and makes the
+    cards a column at a time when every value is of the type an item holds (``make_card`` would give
+    them as they are), one by one with ``make_card`` otherwise (a damaged memory's None description)."""
+    ids, (description, theme, stamp, hits, pinned, locked, actor, author) = manager.columns_of_all(_READ)
+    if (_typed(description, str) and _typed(theme, str) and _typed(hits, int) and _typed(stamp, str, empty=False)
+            and _typed(locked, bool) and _typed(actor, str, empty=False) and _typed(pinned, bool)
+            and _typed(author, str, empty=False)):
+        cards = list(zip(ids, description, theme, hits, stamp, _times(stamp), locked, actor, pinned, author,
+                         strict=True))
+    else:
+        cards = [make_card(*values[:5], locked=values[5], actor=values[6] or IMPORTED, pinned=values[7],
+                           author=values[8])
+                 for values in zip(ids, description, theme, hits, stamp, locked, actor, pinned, author, strict=True)]
+    first: dict[str, int] = {}  # each theme's place: where its first card is
+    for card in cards:
+        first.setdefault(card[THEME], len(first))
+    cards.sort(key=itemgetter(TIME), reverse=True)  # (a card's time is text; stable: equal times keep their order)
+    cards.sort(key=lambda card: first[card[THEME]])
+    return cards
 
 
 @dataclass

@@ -29,6 +29,8 @@ from .general_questions import is_general
 from .time_expressions import DateRange, resolve_time_ranges
 
 _PACKAGE = "sonetto_desktop.memory.retrieval"
+#: libyaml where it is there (the packaged tables: ~20 ms instead of ~160 ms of Python at each start).
+_LOADER = getattr(yaml, "CSafeLoader", yaml.SafeLoader)
 
 
 def _read_yaml(path: str | Path | None, default_name: str) -> dict[str, Any]:
@@ -36,7 +38,7 @@ def _read_yaml(path: str | Path | None, default_name: str) -> dict[str, Any]:
         text = resources.files(_PACKAGE).joinpath(default_name).read_text(encoding="utf-8")
     else:
         text = Path(path).read_text(encoding="utf-8")
-    data = yaml.safe_load(text) or {}
+    data = yaml.load(text, Loader=_LOADER) or {}
     if not isinstance(data, dict):
         raise ValueError(f"{path or default_name}: expected a mapping at the top level")
     return data

@@ -28,7 +28,8 @@ from .crud import MemoryWrites
 from ..errors import MemoryNotFound
 from ..events import EventFeed
 from ..item import MemoryItem
-from ..record import card_state
+from ..record import CARD
+from .columns import Columns, items_columns
 from .notices import StoreNotice
 from .transaction import SnapshotTransaction, Transaction
 from ..undo import TurnUndo, UndoResult
@@ -283,14 +284,21 @@ class BaseMemoryManager(ABC):
         """A snapshot of every item, id -> item (copies the caller may keep)."""
         return {mid: item.copy() for mid, item in self._load_all().items()}
 
+    def columns_of_all(self, names: Iterable[str]) -> Columns:
+        """The values of the fields ``names`` (of ``record.FIELDS``, not ``history``; or of the derived
+        ``record.DERIVED_CARD``) of every memory, as ``get`` would give them: ``(ids, [values of each
+        name])``, for a part that keeps a few fields of each memory (the wall's cards, the embeddings
+        model's sync, the writer's index). A table store reads those columns only, without building
+        every item and parsing its history (at 100,000 memories: ~0.3 s instead of ~3 s, and none of
+        the transient items that leave the heap fragmented)."""
+        return items_columns(self._load_all(), tuple(names))
+
     def fields_of_all(self, names: Iterable[str]) -> dict[str, tuple[Any, ...]]:
-        """id -> the values of the fields ``names`` (of ``record.FIELDS``, not ``history``) of every
-        memory, as ``get`` would give them: for a part that keeps a few fields of each memory (the
-        embeddings model's sync, the writer's index). A table store reads those columns only, without
-        building every item and parsing its history (at 100,000 memories: ~0.5 s instead of ~3 s,
-        and none of the transient items that leave the heap fragmented)."""
-        names = tuple(names)
-        return {mid: tuple(getattr(item, name) for name in names) for mid, item in self._load_all().items()}
+        """id -> the values of ``names`` (``columns_of_all`` as a mapping)."""
+        ids, columns = self.columns_of_all(names)
+        if not columns:
+            return dict.fromkeys(ids, ())
+        return dict(zip(ids, zip(*columns, strict=True), strict=True))
 
     def get(self, memory_id: str) -> MemoryItem:
         item = self._load_all().get(memory_id)
@@ -317,10 +325,12 @@ class BaseMemoryManager(ABC):
         return self.get(memory_id).versions()
 
     def get_memories_grouped(self) -> dict[str, list[dict[str, Any]]]:
-        """theme -> its memories as ``{id, **card_state}`` (for the card wall), most recently updated first."""
+        """theme -> its memories as ``{id, **card_state}`` (for the card wall), most recently updated
+        first. Read with ``fields_of_all`` (a table store: its columns, no history parsed)."""
         groups: dict[str, list[dict[str, Any]]] = {}
-        for mid, item in self._load_all().items():
-            groups.setdefault(item.theme, []).append({"id": mid, **card_state(item)})
+        theme = CARD.index("theme")
+        for mid, values in self.fields_of_all(CARD).items():
+            groups.setdefault(values[theme], []).append({"id": mid, **dict(zip(CARD, values, strict=True))})
         for cards in groups.values():
             cards.sort(key=lambda card: str(card["latest_update_time"] or ""), reverse=True)
         return groups

@@ -22,10 +22,11 @@ from .. import kinds
 from ..errors import (MemoryNotFound, StoreCorrupt, StoreReadOnly, StoreWriteFailed, describe_os_error)
 from ..files import private_dir, private_files
 from ..item import MemoryItem, now_iso
-from ..record import BY_NAME, COLUMNS, MAX_HIT, Field, column_definitions, item_row, missing_columns, row_values
-from ..shared_text import share
+from ..record import (COLUMNS, DERIVED_CARD, DERIVED_COLUMNS, ROW_COLUMNS, column_definitions, item_row,
+                      missing_columns, row_values)
+from .columns import LIGHT, Columns, fill, read_columns
 from .transaction import Transaction
-from .validation import item_from_fields, item_from_raw, oversize_fields, said_once, validate_item
+from .validation import item_from_fields, item_from_raw, oversize_fields, said_once, sound_row, validate_item
 
 _SCHEMA = f"""
 CREATE TABLE IF NOT EXISTS memories (
@@ -49,25 +50,27 @@ CREATE TABLE IF NOT EXISTS changes (
 CREATE INDEX IF NOT EXISTS changes_by_turn ON changes (turn_id);
 """
 
+#: A history changed by anything but a whole-row write (this store writes rows whole: ``INSERT OR
+#: REPLACE``, which fires no update trigger) leaves the row's derived card values not known: a hand
+#: edit, another program. (An older release writes whole rows without them: NULL, as the columns'
+#: default.) ``record.DERIVED_COLUMNS``.
+_DERIVED_TRIGGER = f"""
+CREATE TRIGGER IF NOT EXISTS memories_derived_unknown AFTER UPDATE OF history ON memories
+WHEN NEW.history IS NOT OLD.history
+BEGIN UPDATE memories SET {", ".join(f"{name} = NULL" for name in DERIVED_CARD)} WHERE id = NEW.id; END;
+"""
+#: The rows whose derived card values are not what a write keeps (``record.derived_sound``).
+_DERIVED_UNKNOWN = ("NOT (typeof(locked) = 'integer' AND locked IN (0, 1) AND typeof(last_actor) = 'text'"
+                    " AND last_actor <> '' AND typeof(author) = 'text' AND author <> '')")
+
 #: The change log keeps this many recent records (for other processes' watchers to catch up).
 CHANGES_KEPT = 20_000
 _PRUNE_EVERY = 500
 
-_COLUMNS = ", ".join(COLUMNS)
-_PLACES = ", ".join("?" * len(COLUMNS))
-
-
-def _as_read(spec: Field, value: Any) -> bool:
-    """Whether a read gives ``value`` of field ``spec`` as it is (``validation.item_from_fields``'s sound row)."""
-    if spec.name == "description":
-        return type(value) is str
-    if spec.name == "theme":
-        return type(value) is str and bool(value.strip())
-    if spec.name == "latest_update_time":
-        return type(value) is str and bool(value)
-    if spec.name == "hit":
-        return type(value) is int and 0 <= value <= MAX_HIT
-    return value is None or (type(value) is type(spec.read(value)) and spec.read(value) == value)
+_COLUMNS = ", ".join(ROW_COLUMNS)  # a write writes the derived card values too
+_PLACES = ", ".join("?" * len(ROW_COLUMNS))
+#: Rows read whole per query (a light read's rows it cannot give from their columns).
+_CHUNK = 500
 
 
 def _row_to_item(row: tuple, columns: tuple[str, ...] = COLUMNS) -> MemoryItem:
@@ -146,11 +149,13 @@ class SqliteMemoryManager(BaseMemoryManager):
         self._watch_version: int | None = None
         self._watch_seq = 0
         self._columns: tuple[str, ...] = COLUMNS  # the memories table's columns (fewer: an older read-only file)
+        #: The table keeps the derived card values (``record.DERIVED_COLUMNS``; not an older read-only file).
+        self._derived = True
         try:
             conn = self._conn()
             if not self._has_schema(conn):
-                conn.executescript(_SCHEMA)
-            self._columns = self._columns_of(conn)
+                conn.executescript(_SCHEMA + _DERIVED_TRIGGER)
+            self._columns, self._derived = self._columns_of(conn)
             self._start_watching()
         except sqlite3.DatabaseError as exc:
             self._init_error = describe_os_error(exc) if "disk is full" in str(exc) else str(exc)
@@ -158,24 +163,37 @@ class SqliteMemoryManager(BaseMemoryManager):
             private_files(self.path, self.path.with_name(self.path.name + "-wal"),
                           self.path.with_name(self.path.name + "-shm"))
 
-    def _columns_of(self, conn: sqlite3.Connection) -> tuple[str, ...]:
-        """Add the columns of fields newer than the file (``record.FIELDS``); a read-only file is read
-        with the columns it has (the others read as their defaults)."""
-        present = [r[1] for r in conn.execute("PRAGMA table_info(memories)")]
-        if not missing_columns(present):
-            return COLUMNS
+    def _columns_of(self, conn: sqlite3.Connection) -> tuple[tuple[str, ...], bool]:
+        """Bring an older file up to this release: the columns of fields newer than it (``record.FIELDS``)
+        and of the derived card values (NULL in every row until the self-check fills them in; a read
+        derives them meanwhile), and the trigger that keeps those honest. A read-only file is read
+        with the columns it has (the others read as their defaults). Returns the columns an item is
+        read from and whether the table has the derived ones."""
+        def state() -> tuple[list[str], bool]:
+            present = [r[1] for r in conn.execute("PRAGMA table_info(memories)")]
+            trigger = conn.execute("SELECT 1 FROM sqlite_master WHERE type = 'trigger'"
+                                   " AND name = 'memories_derived_unknown'").fetchone()
+            return present, trigger is not None
+
+        present, trigger = state()
+        if not missing_columns(present) and trigger:
+            return COLUMNS, True
         if self.read_only:
-            return tuple(name for name in COLUMNS if name in present)
+            return tuple(name for name in COLUMNS if name in present), set(DERIVED_COLUMNS) <= set(present)
         conn.execute("BEGIN IMMEDIATE")
         try:
-            present = [r[1] for r in conn.execute("PRAGMA table_info(memories)")]  # another process may have added them
+            present, trigger = state()  # another process may have upgraded it meanwhile
             for clause in missing_columns(present):
                 conn.execute(f"ALTER TABLE memories ADD COLUMN {clause}")
+            if not trigger:
+                conn.execute(_DERIVED_TRIGGER)
+                if set(DERIVED_COLUMNS) <= set(present):  # the trigger was dropped: what was written meanwhile is not known
+                    conn.execute(f"UPDATE memories SET {', '.join(f'{name} = NULL' for name in DERIVED_CARD)}")
             conn.execute("COMMIT")
         except BaseException:
             conn.execute("ROLLBACK")
             raise
-        return COLUMNS
+        return COLUMNS, True
 
     @staticmethod
     def _has_schema(conn: sqlite3.Connection) -> bool:
@@ -351,27 +369,26 @@ class SqliteMemoryManager(BaseMemoryManager):
     def all_items(self) -> dict[str, MemoryItem]:
         return self._load_all()
 
-    def fields_of_all(self, names: Iterable[str]) -> dict[str, tuple[Any, ...]]:
-        """The columns of ``names`` only (see the base class); a row whose values would be repaired
-        by a read (a damaged row, written by another program) is read whole with ``get``."""
+    def columns_of_all(self, names: Iterable[str]) -> Columns:
+        """The columns of ``names`` only (see the base class; the derived card values too, from their
+        columns); a row whose values would be repaired by a read (a damaged row, written by another
+        program) or whose derived values are not known is read whole, as ``get`` reads it."""
         names = tuple(names)
-        fields = [BY_NAME[name] for name in names]
-        if not all(name in self._columns and name != "history" for name in names):
-            return super().fields_of_all(names)  # an older table without the column: the items' defaults
-        rows = self._checked_conn().execute(f"SELECT id, {', '.join(names)} FROM memories").fetchall()
-        out: dict[str, tuple[Any, ...]] = {}
-        for row in rows:
-            values = tuple(share(f.from_column(v)) for f, v in zip(fields, row[1:], strict=True))
-            mid = share(str(row[0]))
-            if all(_as_read(f, v) for f, v in zip(fields, values, strict=True)):
-                out[mid] = values
-                continue
-            try:  # as a read repairs it
-                item = self.get(mid)
-            except MemoryNotFound:
-                continue
-            out[mid] = tuple(getattr(item, name) for name in names)
-        return out
+        available = (*self._columns, *(DERIVED_CARD if self._derived else ()))
+        if not all(name in LIGHT and name in available for name in names):
+            return super().columns_of_all(names)  # an older table without the column: the items' defaults
+        conn = self._checked_conn()
+        columns, others = read_columns(conn.execute(f"SELECT id, {', '.join(names)} FROM memories").fetchall(), names)
+        whole: dict[str, tuple[Any, ...]] = {}
+        wanted = [columns[0][i] for i in others]
+        select = f"SELECT {', '.join(self._columns)} FROM memories WHERE id IN "
+        for start in range(0, len(wanted), _CHUNK):  # as a read repairs them
+            chunk = wanted[start:start + _CHUNK]
+            for row in conn.execute(select + f"({', '.join('?' * len(chunk))})", chunk):
+                mid, fields = row_values(row, self._columns)
+                item = item_from_fields(mid, fields)[0]
+                whole[mid] = tuple(getattr(item, name) for name in names)
+        return fill(columns, others, whole)
 
     def get(self, memory_id: str) -> MemoryItem:
         item = _SqlTransaction(self._checked_conn(), columns=self._columns).get(memory_id)
@@ -389,6 +406,9 @@ class SqliteMemoryManager(BaseMemoryManager):
     # ── self check ────────────────────────────────────────────────────
 
     def self_check(self) -> SelfCheckReport:
+        """The integrity check, every row's fields (``validation.sound_row`` passes a sound row at once;
+        the others go through ``validate_item``: repairs written, the rest reported) and the derived
+        card values filled in where they are not known (an upgraded file, a row an older release wrote)."""
         if self._init_error:
             return SelfCheckReport("FAIL", [f"{self.path} cannot be opened as a database: {self._init_error}"], [], 0)
         issues: list[str] = []
@@ -399,10 +419,16 @@ class SqliteMemoryManager(BaseMemoryManager):
             if result != "ok":
                 return SelfCheckReport("FAIL", [f"{self.path} failed the integrity check: {result}"], [], 0)
             select = f"SELECT {', '.join(self._columns)} FROM memories"
-            rows = conn.execute(select).fetchall()
+            unknown_flag = f", {_DERIVED_UNKNOWN}" if self._derived else ", 0"
+            rows = conn.execute(select.replace(" FROM", unknown_flag + " FROM", 1)).fetchall()
+            sound = sound_row(self._columns)
             fixes: list[str] = []
+            unknown = False
             for row in rows:
-                item, _ = item_from_raw(*row_values(row, self._columns, shared=False))  # as stored: repairs seen
+                unknown = unknown or bool(row[-1])
+                if sound(row):
+                    continue
+                item, _ = item_from_raw(*row_values(row[:-1], self._columns, shared=False))  # as stored: repairs seen
                 i, r = validate_item(row[0], item)
                 issues += i + oversize_fields(row[0], item)
                 repaired += r
@@ -411,7 +437,7 @@ class SqliteMemoryManager(BaseMemoryManager):
             if self.read_only:
                 issues.append(f"{self.path} is read-only: memories can be read, not changed")
                 repaired = []
-            elif fixes:
+            elif fixes or unknown:
                 with self._write_lock():  # re-read under the lock: another process may have written since
                     txn = _SqlTransaction(conn)
                     for memory_id in fixes:
@@ -421,9 +447,22 @@ class SqliteMemoryManager(BaseMemoryManager):
                         current, _ = item_from_raw(*row_values(row, self._columns))
                         if validate_item(memory_id, current)[1]:
                             txn.put(memory_id, current)
+                    if unknown:
+                        self._fill_derived(conn, select)
         except (StoreWriteFailed, StoreReadOnly) as exc:
             issues.append(f"repairs could not be saved: {exc}")
             repaired = []
         except sqlite3.DatabaseError as exc:
             return SelfCheckReport("FAIL", [f"{self.path} cannot be read: {exc}"], [], 0)
         return SelfCheckReport("WARN" if issues else "OK", issues, said_once(repaired), len(rows))
+
+    def _fill_derived(self, conn: sqlite3.Connection, select: str) -> None:
+        """Write the derived card values of the rows that do not have them, as a read of each row gives
+        them (the write lock held). Not a change of any memory: no change record, nothing to report."""
+        rows = conn.execute(f"{select} WHERE {_DERIVED_UNKNOWN}").fetchall()
+        values = []
+        for row in rows:
+            item = _row_to_item(row, self._columns)
+            values.append((*(getattr(item, name) for name in DERIVED_CARD), row[0]))
+        conn.executemany(f"UPDATE memories SET {', '.join(f'{name} = ?' for name in DERIVED_CARD)} WHERE id = ?",
+                         values)

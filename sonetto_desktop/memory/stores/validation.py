@@ -4,13 +4,13 @@ from __future__ import annotations
 
 import json
 from datetime import date, datetime, time
-from typing import Any, Mapping
+from typing import Any, Callable, Mapping, Sequence
 
 from ..item import MAX_DESCRIPTION_CHARS, MAX_REASON_CHARS, MAX_THEME_CHARS, MemoryItem, normalize_time, now_iso
 from ..record import ADDED, MAX_HIT, Field, as_text, clamp_hit, plain as _plain, split_extra
 
 __all__ = ["HIT_REPAIRED", "as_text", "item_from_fields", "item_from_raw", "oversize_fields", "said_once",
-           "trash_entry_problem", "validate_item", "validate_items"]
+           "sound_row", "trash_entry_problem", "validate_item", "validate_items"]
 
 
 #: The words of a clamped hit count's note (``said_once`` gathers them into one line).
@@ -169,6 +169,57 @@ def item_from_fields(memory_id: str, fields: Mapping[str, Any]) -> tuple[MemoryI
     item, _ = item_from_raw(memory_id, {**fields, "history": history})
     issues, repaired = validate_item(memory_id, item)
     return item, issues, repaired
+
+
+def sound_row(columns: Sequence[str]) -> Callable[[Sequence[Any]], bool]:
+    """A test of a table row (its first values in ``columns`` order, as the table gives them) that is
+    True only when the self-check's full pass would find nothing in it: ``item_from_raw`` of
+    ``record.row_values(row, columns, shared=False)``, then :func:`validate_item` and
+    :func:`oversize_fields`, would report no issue and make no repair. It asks the same questions of
+    the raw values, without building an item: a sound row costs ~1 µs and the parse of its
+    history instead of ~8 µs (a self-check of 100,000 memories, issue 37). A row it says
+    False of goes through the full pass, which says what is wrong (or that nothing is)."""
+    at = {name: i for i, name in enumerate(columns)}
+    if not {"description", "theme", "history", "latest_update_time", "hit"} <= at.keys():
+        return lambda row: False  # a table without a seed column: every row the full way
+    i_desc, i_theme, i_history = at["description"], at["theme"], at["history"]
+    i_time, i_hit = at["latest_update_time"], at["hit"]
+    added = [(f, at[f.name]) for f in ADDED if f.name in at]
+    scan = json.JSONDecoder().scan_once  # json.loads's own scanner, without its wrapper (a text it reads
+    # whole from its first character is one json.loads reads the same way; any other takes the full way)
+
+    def sound(row: Sequence[Any]) -> bool:
+        desc, theme, stamp, hit, text = row[i_desc], row[i_theme], row[i_time], row[i_hit], row[i_history]
+        if not (type(desc) is str and desc and len(desc) <= MAX_DESCRIPTION_CHARS and desc == desc.strip()
+                and type(theme) is str and theme and len(theme) <= MAX_THEME_CHARS and theme == theme.strip()
+                and type(stamp) is str and stamp.strip()
+                and (hit is None or (type(hit) is int and 0 <= hit <= MAX_HIT))
+                and type(text) is str and text):
+            return False
+        try:
+            history, end = scan(text, 0)
+        except (StopIteration, ValueError):
+            return False
+        if end != len(text) or type(history) is not list:
+            return False
+        for entry in history:  # (JSON's objects are plain already: validate_item keeps them as they are)
+            if type(entry) is not dict:
+                return False
+        if len(text) > MAX_REASON_CHARS:  # (a reason is shorter than the JSON text holding it)
+            for entry in history:
+                reason = entry.get("reason")
+                if type(reason) is str and len(reason) > MAX_REASON_CHARS:
+                    return False
+        for spec, i in added:
+            value = spec.from_column(row[i])
+            if value is None:
+                value = spec.default()
+            read = spec.read(value)
+            if read != value or type(read) is not type(value):
+                return False
+        return True
+
+    return sound
 
 
 def _sound(spec: Field, value: Any) -> bool:

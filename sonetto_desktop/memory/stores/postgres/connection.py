@@ -27,6 +27,7 @@ from ....redaction import scrub
 from ...errors import StoreOffline, StoreWriteFailed
 from ...events import EventFeed
 from .location import PgLocation
+from .schema import KEEPS_DERIVED
 
 log = logging.getLogger(__name__)
 
@@ -276,7 +277,8 @@ class PgConnection:
 
     @property
     def _begin(self) -> str:
-        return f"BEGIN; SELECT pg_advisory_xact_lock({int(self.lock_key)})"
+        """The transaction, what its writes keep (``schema.KEEPS_DERIVED``) and the store's lock."""
+        return f"BEGIN; {KEEPS_DERIVED}; SELECT pg_advisory_xact_lock({int(self.lock_key)})"
 
     @staticmethod
     def _end(conn: Any, statement: str) -> None:

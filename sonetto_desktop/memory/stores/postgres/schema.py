@@ -13,15 +13,24 @@ to read), so a computer whose clock is off never ages anyone's trash (version 2;
 
 The ``memories`` columns are those of ``record.FIELDS``; a store made by an older release gains the
 columns of newer fields at its next opening (they have defaults, so that release keeps working).
+
+Version 3 adds the derived card values (``record.DERIVED_COLUMNS``: NULL in every row until a
+self-check fills them in, derived on read meanwhile) and the trigger that keeps them honest: a row
+written by a session that does not say it keeps them (``SET LOCAL sonetto.keeps_derived``, which
+every write of this release does as its transaction begins) has them cleared. A device running an
+older release writes rows whose history it changed without them; they read as not known, never
+as stale.
 """
 
 from __future__ import annotations
 
 import zlib
 
-from ...record import column_definitions, missing_columns
+from ...record import DERIVED_CARD, DERIVED_COLUMNS, column_definitions, missing_columns
 
-SCHEMA_VERSION = "2"
+SCHEMA_VERSION = "3"
+#: What a write of this release sets as its transaction begins (the trigger below trusts its derived values).
+KEEPS_DERIVED = "SET LOCAL sonetto.keeps_derived = 'on'"
 
 
 def lock_key(schema: str) -> int:
@@ -52,6 +61,21 @@ def create_statements(schema: str) -> list[str]:
             turn_id TEXT,
             record TEXT NOT NULL)""",
         f"CREATE INDEX IF NOT EXISTS changes_by_turn ON {s}.changes (turn_id)",
+        *_derived_trigger(s),
+    ]
+
+
+def _derived_trigger(s: str) -> list[str]:
+    """The trigger that clears the derived card values of a row written without them (see the module
+    docstring). Its condition is checked before the function runs: this release's writes pay nothing."""
+    cleared = " ".join(f"NEW.{name} := NULL;" for name in DERIVED_CARD)
+    return [
+        f"""CREATE OR REPLACE FUNCTION {s}.memories_derived_unknown() RETURNS trigger LANGUAGE plpgsql AS
+            $$ BEGIN {cleared} RETURN NEW; END $$""",
+        f"DROP TRIGGER IF EXISTS memories_derived_unknown ON {s}.memories",
+        f"""CREATE TRIGGER memories_derived_unknown BEFORE INSERT OR UPDATE ON {s}.memories FOR EACH ROW
+            WHEN (current_setting('sonetto.keeps_derived', true) IS DISTINCT FROM 'on')
+            EXECUTE FUNCTION {s}.memories_derived_unknown()""",
     ]
 
 
@@ -60,6 +84,8 @@ def upgrade_statements(schema: str) -> dict[str, list[str]]:
     s = f'"{schema}"'
     return {
         "1": [f"ALTER TABLE {s}.trash ADD COLUMN IF NOT EXISTS deleted_server TIMESTAMPTZ NOT NULL DEFAULT now()"],
+        "2": [*(f"ALTER TABLE {s}.memories ADD COLUMN IF NOT EXISTS {name} {kind}" for name, kind in DERIVED_COLUMNS.items()),
+              *_derived_trigger(s)],
     }
 
 
@@ -89,9 +115,16 @@ def ensure_schema(conn, schema: str) -> None:
 
 def add_columns(conn, schema: str) -> None:
     """Add the columns of fields newer than the store's ``memories`` table (``record.FIELDS``; each
-    has a default, so devices running an older release keep writing the columns they know). Lock held."""
+    has a default, so devices running an older release keep writing the columns they know), and the
+    derived values' trigger if it went missing (the derived values are not trusted without it). Lock held."""
     present = [r[0] for r in conn.execute(
         "SELECT column_name FROM information_schema.columns WHERE table_schema = %s AND table_name = 'memories'",
         (schema,))]
     for clause in missing_columns(present):
         conn.execute(f'ALTER TABLE "{schema}".memories ADD COLUMN IF NOT EXISTS {clause}')
+    trigger = conn.execute("SELECT 1 FROM pg_trigger WHERE tgname = 'memories_derived_unknown'"
+                           " AND tgrelid = to_regclass(%s)", (f'"{schema}".memories',)).fetchone()
+    if trigger is None:  # (dropped by hand: what was written meanwhile is not known, the trigger clears it)
+        for statement in _derived_trigger(f'"{schema}"'):
+            conn.execute(statement)
+        conn.execute(f'UPDATE "{schema}".memories SET {", ".join(f"{name} = NULL" for name in DERIVED_CARD)}')

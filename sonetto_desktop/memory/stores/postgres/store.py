@@ -26,7 +26,7 @@ import uuid
 from contextlib import contextmanager
 from dataclasses import replace
 from pathlib import Path
-from typing import Any, Callable, Iterator
+from typing import Any, Callable, Iterable, Iterator
 
 from ..base import BaseMemoryManager, SelfCheckReport
 from ...changes import MemoryChange
@@ -42,6 +42,7 @@ from .log import CHANGES_KEPT, PRUNE_EVERY, PgChangeLog
 from .problems import BadRecords
 from .schema import ensure_schema, lock_key
 from .transaction import PgTransaction, Tables
+from ..columns import LIGHT, Columns, items_columns
 from ..validation import validate_item
 
 log = logging.getLogger(__name__)
@@ -158,6 +159,14 @@ class PostgresMemoryManager(BaseMemoryManager):
     def all_items(self) -> dict[str, MemoryItem]:
         return self._load_all()
 
+    def columns_of_all(self, names: Iterable[str]) -> Columns:
+        """Those columns only (see the base class; the derived card values too), the rows a read would
+        repair or whose derived values are not known read whole; the local copy's while the server is away."""
+        names = tuple(names)
+        if not all(name in LIGHT for name in names):
+            return super().columns_of_all(names)
+        return self._read(lambda txn: txn.light(names), lambda: items_columns(self.copy.load()[0], names))
+
     def get(self, memory_id: str) -> MemoryItem:
         item = self._read(lambda txn: txn.get(memory_id), lambda: self.copy.load()[0].get(memory_id))
         if item is None:
@@ -217,7 +226,7 @@ class PostgresMemoryManager(BaseMemoryManager):
         repaired: list[str] = []
         try:
             with self._transaction() as txn:
-                rows = txn.load_checked()
+                count, rows = txn.load_checked()
                 for memory_id, item, read_issues, read_repairs in rows:
                     more_issues, more_repairs = validate_item(memory_id, item)  # what a read lets pass
                     issues += read_issues + more_issues
@@ -226,12 +235,15 @@ class PostgresMemoryManager(BaseMemoryManager):
                         txn.put(memory_id, item)
                 issues += [f"trash entry {mid} cannot be used ({why}); it is left as it is on the server"
                            for mid, why in txn.bad_trash().items()]
+                filled = txn.fill_derived()  # (after the repairs: their rows were written with them)
+                if filled:
+                    log.info("memory server %s: derived card values filled in for %d memories", where, filled)
                 if repaired:  # other devices re-read what was repaired
                     txn.record(MemoryChange(kinds.RELOAD, (), "user", "self-check repair"))
         except StoreOffline as exc:
             return SelfCheckReport("WARN", [str(exc)], [], len(self.copy.load()[0]))
         issues += self.problems.messages("change")
-        return SelfCheckReport("WARN" if issues else "OK", issues, repaired, len(rows))
+        return SelfCheckReport("WARN" if issues else "OK", issues, repaired, count)
 
     def close(self) -> None:
         """Stop listening, save the local copy if a save is pending, close the connections."""

@@ -12,15 +12,19 @@ from typing import Any, Iterable, Mapping
 from ... import record
 from ...changes import MemoryChange
 from ...item import MemoryItem, parse_time
+from ..columns import Columns, fill, read_columns
 from ..transaction import Transaction
-from ..validation import item_from_fields, trash_entry_problem
+from ..validation import item_from_fields, sound_row, trash_entry_problem
 from .log import PgChangeLog
 from .problems import BadRecords
 
 _dumps = partial(json.dumps, ensure_ascii=False, default=str)
-COLUMNS = ", ".join(record.COLUMNS)
-_PLACES = ", ".join(["%s"] * len(record.COLUMNS))
-_UPDATE = ", ".join(f"{name} = EXCLUDED.{name}" for name in record.COLUMNS[1:])
+COLUMNS = ", ".join(record.COLUMNS)  # what an item is read from
+_WRITTEN = ", ".join(record.ROW_COLUMNS)  # what a write writes: the derived card values too
+_PLACES = ", ".join(["%s"] * len(record.ROW_COLUMNS))
+_UPDATE = ", ".join(f"{name} = EXCLUDED.{name}" for name in record.ROW_COLUMNS[1:])
+#: The rows whose derived card values are not known (``record.DERIVED_COLUMNS``).
+DERIVED_UNKNOWN = "(locked IS NULL OR last_actor IS NULL OR last_actor = '' OR author IS NULL OR author = '')"
 
 
 @dataclass(frozen=True)
@@ -110,7 +114,7 @@ class PgTransaction(Transaction):
 
     def put(self, memory_id: str, item: MemoryItem) -> None:
         self.conn.execute(
-            f"INSERT INTO {self.t.memories} ({COLUMNS}) VALUES ({_PLACES}) ON CONFLICT (id) DO UPDATE SET {_UPDATE}",
+            f"INSERT INTO {self.t.memories} ({_WRITTEN}) VALUES ({_PLACES}) ON CONFLICT (id) DO UPDATE SET {_UPDATE}",
             item_row(memory_id, item))
 
     def remove(self, memory_id: str) -> None:
@@ -164,7 +168,7 @@ class PgTransaction(Transaction):
         whole write, nothing half done)."""
         if not items:
             return
-        with self.conn.cursor() as cur, cur.copy(f"COPY {self.t.memories} ({COLUMNS}) FROM STDIN") as copy:
+        with self.conn.cursor() as cur, cur.copy(f"COPY {self.t.memories} ({_WRITTEN}) FROM STDIN") as copy:
             for memory_id, item in items.items():
                 copy.write_row(item_row(memory_id, item))
 
@@ -187,9 +191,38 @@ class PgTransaction(Transaction):
         trash = {mid: entry for mid, entry in ((mid, self._entry(mid, text)) for mid, text in rows) if entry is not None}
         return items, trash
 
-    def load_checked(self) -> list[tuple[str, MemoryItem, list[str], list[str]]]:
-        """Every memory with what had to be repaired in it: ``(id, item, issues, repaired)``."""
-        return [(row[0], *read_row(row)) for row in self.conn.execute(f"SELECT {COLUMNS} FROM {self.t.memories}")]
+    def light(self, names: tuple[str, ...]) -> Columns:
+        """``columns.read_columns`` of every row's ``names`` (their columns only), the rows it leaves
+        to a whole read filled in as a read gives them (one more round trip, when there are any)."""
+        rows = self.conn.execute(f"SELECT id, {', '.join(names)} FROM {self.t.memories}").fetchall()
+        columns, others = read_columns(rows, names)
+        items = self.load_some([columns[0][i] for i in others])[0] if others else {}
+        return fill(columns, others, {mid: tuple(getattr(item, name) for name in names) for mid, item in items.items()})
+
+    def fill_derived(self) -> int:
+        """Write the derived card values of the rows that do not have them (a store made by an older
+        release, rows an older release wrote since), as a read of each gives them: one statement
+        (arrays of ids and values), whatever the count. Not a change of any memory: no change record.
+        Returns how many rows."""
+        rows = self.conn.execute(f"SELECT {COLUMNS} FROM {self.t.memories} WHERE {DERIVED_UNKNOWN}").fetchall()
+        if not rows:
+            return 0
+        items = [(row[0], self._item(row)) for row in rows]
+        names = tuple(record.DERIVED_COLUMNS)
+        arrays = ", ".join(f"%s::{kind}[]" for kind in ("TEXT", *record.DERIVED_COLUMNS.values()))
+        self.conn.execute(
+            f"UPDATE {self.t.memories} AS m SET {', '.join(f'{name} = v.{name}' for name in names)}"
+            f" FROM unnest({arrays}) AS v (id, {', '.join(names)}) WHERE m.id = v.id",
+            ([mid for mid, _ in items], *([getattr(item, name) for _, item in items] for name in names)))
+        return len(items)
+
+    def load_checked(self) -> tuple[int, list[tuple[str, MemoryItem, list[str], list[str]]]]:
+        """How many memories there are, and those with something to say, with what had to be repaired
+        in them: ``(id, item, issues, repaired)``. A row ``validation.sound_row`` passes is one the full
+        way (reading it, then ``validate_item``) finds nothing in: no item is built for it."""
+        rows = self.conn.execute(f"SELECT {COLUMNS} FROM {self.t.memories}").fetchall()
+        sound = sound_row(record.COLUMNS)
+        return len(rows), [(row[0], *read_row(row)) for row in rows if not sound(row)]
 
     def bad_trash(self) -> dict[str, str]:
         """The trash rows that cannot be used: id -> why."""
