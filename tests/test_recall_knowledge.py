@@ -29,15 +29,20 @@ BANK = {
 }
 
 
-@pytest.fixture
-def retriever(tmp_path):
-    mm = SqliteMemoryManager(tmp_path / "k.sqlite3")
+def _retriever_over(path, bank):
+    """A retriever over a real SQLite store holding ``bank`` (id -> (text, theme)), ten days old."""
+    mm = SqliteMemoryManager(path)
     stamp = (NOW - timedelta(days=10)).isoformat()
-    mm.import_items({mid: MemoryItem(d, t, latest_update_time=stamp) for mid, (d, t) in BANK.items()})
+    mm.import_items({mid: MemoryItem(d, t, latest_update_time=stamp) for mid, (d, t) in bank.items()})
     r = MechanicalRetriever(mm, now=lambda: NOW)
     yield r
     r.close()
     mm.close()
+
+
+@pytest.fixture
+def retriever(tmp_path):
+    yield from _retriever_over(tmp_path / "k.sqlite3", BANK)
 
 
 @pytest.mark.parametrize(
@@ -137,13 +142,7 @@ PLAIN = {
 
 @pytest.fixture
 def plain_bank(tmp_path):
-    mm = SqliteMemoryManager(tmp_path / "p.sqlite3")
-    stamp = (NOW - timedelta(days=10)).isoformat()
-    mm.import_items({mid: MemoryItem(d, t, latest_update_time=stamp) for mid, (d, t) in PLAIN.items()})
-    r = MechanicalRetriever(mm, now=lambda: NOW)
-    yield r
-    r.close()
-    mm.close()
+    yield from _retriever_over(tmp_path / "p.sqlite3", PLAIN)
 
 
 @pytest.mark.parametrize("prompt, expected", [
