@@ -70,9 +70,10 @@ def _as_read(spec: Field, value: Any) -> bool:
     return value is None or (type(value) is type(spec.read(value)) and spec.read(value) == value)
 
 
-def _row_to_item(row: tuple, columns: tuple[str, ...] = COLUMNS) -> MemoryItem:
-    """A row as an item; a damaged row is repaired in the item read (``self_check`` writes repairs)."""
-    return item_from_fields(*row_values(row, columns))[0]
+def _row_to_item(row: tuple, columns: tuple[str, ...] = COLUMNS, *, shared: bool = True) -> MemoryItem:
+    """A row as an item; a damaged row is repaired in the item read (``self_check`` writes repairs).
+    ``shared``: its texts shared with the other readers' (``record.row_values``)."""
+    return item_from_fields(*row_values(row, columns, shared=shared))[0]
 
 
 class _SqlTransaction(Transaction):
@@ -92,7 +93,11 @@ class _SqlTransaction(Transaction):
     def get(self, memory_id: str) -> MemoryItem | None:
         row = self.conn.execute(f"SELECT {', '.join(self.columns)} FROM memories WHERE id = ?",
                                 (memory_id,)).fetchone()
-        return _row_to_item(row, self.columns) if row else None
+        # A point read's texts are not shared: most are dropped at once (the writer's listing of a batch,
+        # a tool's check), and interning each would add to the process-wide intern table and take out
+        # again, whose churn makes it resize to what it holds at that moment (a 1,000-turn import: 1.9 ->
+        # 3.8 MB now and then, never given back). A change carries its texts to every reader anyway.
+        return _row_to_item(row, self.columns, shared=False) if row else None
 
     def exists(self, memory_id: str) -> bool:
         return self.conn.execute("SELECT 1 FROM memories WHERE id = ?", (memory_id,)).fetchone() is not None
@@ -402,7 +407,7 @@ class SqliteMemoryManager(BaseMemoryManager):
             rows = conn.execute(select).fetchall()
             fixes: list[str] = []
             for row in rows:
-                item, _ = item_from_raw(*row_values(row, self._columns, shared=False))  # as stored: repairs seen
+                item, _ = item_from_raw(*row_values(row, self._columns, shared=False, extra=False))  # as stored: repairs seen
                 i, r = validate_item(row[0], item)
                 issues += i + oversize_fields(row[0], item)
                 repaired += r
