@@ -21,13 +21,14 @@ round) in one process, after a 5-turn import that loads the LLM stack. Per round
 time against a **bare replay** of the same requests (each request body the server received, posted
 again in order over one HTTP client to the same scripted model: what the model calls cost with
 nothing of the app around them) and the same replay through LangChain's ``ChatOpenAI`` (the client
-the writer calls the model with), in wall time and in the process's CPU time (every thread's, the
-scripted server's included: steadier than wall time on a loaded machine); and the process's RSS (and its anonymous part, the heaps) after the
-import (the runner let go, a full collection and glibc's ``malloc_trim``, as the window does when the
-import ends; the server's copies of the requests set aside in a file first) against the baseline
-after the warm-up import. The replays run after the last import (``rss_after_replays_mb``: what the
-bench's own replay clients leave, which rounds measured before issue 37's third pass counted as the
-import's).
+the writer calls the model with), in wall time and in CPU time (every thread's of this process and
+the scripted server's: steadier than wall time on a loaded machine); and the process's RSS (and its
+anonymous part, the heaps) after the import (the runner let go, a full collection and glibc's
+``malloc_trim``, as the window does when the import ends) against the baseline after the warm-up
+import. The scripted model runs in a process of its own, as a model server does: in this one, its
+threads' parsing of ~3,000 requests a round was counted as the import's RSS (1-2 MB of the heaps'
+growth). The replays run after the last import (``rss_after_replays_mb``: what the bench's own
+replay clients leave, which rounds measured before issue 37's third pass counted as the import's).
 
     python -m bench.history_import --reading [--mb 300]
 
@@ -224,60 +225,111 @@ async def _replay_langchain(base_url: str, bodies: list[dict]) -> float:
 
 
 class _KeepingServer(ScriptedLLMServer):
-    """The scripted server, keeping each request only as its JSON text (``kept``: one bytes object a
-    request, outside Python's small-object arenas) and no headers. It runs in the bench's process: the
-    parsed bodies it otherwise keeps (~30,000 small objects per 1,000 turns, allocated between the
-    app's own) left the arenas they shared with the app's few long-lived objects pinned after the
-    import, and were counted as the import's RSS. The remote model server the app talks to keeps
-    nothing in the app."""
+    """The scripted server of ``--serve``, writing each request as one line of JSON to ``path`` (and
+    keeping neither the parsed bodies nor the headers)."""
 
-    def __init__(self) -> None:
+    def __init__(self, path: Path) -> None:
         super().__init__()
-        self.kept: list[bytes] = []
+        self._file = path.open("ab")
 
     def _record(self, body: dict[str, Any], headers: dict[str, str]) -> None:
         with self._cond:
-            self.kept.append(json.dumps(body, ensure_ascii=False).encode("utf-8"))
+            self._file.write(json.dumps(body, ensure_ascii=False).encode("utf-8") + b"\n")
+            self._file.flush()  # written before the answer goes out
             self._cond.notify_all()
+
+
+def serve(path: Path) -> None:
+    """``--serve PATH``: the scripted model (``good_writer``) until stdin closes; prints its base URL."""
+    with _KeepingServer(path) as server:
+        server.responder = good_writer
+        print(server.base_url, flush=True)
+        sys.stdin.read()
+
+
+class _ServerProcess:
+    """The scripted model in a child process (``serve``): its base URL, the requests it has received
+    (``between`` two offsets of its file), and its CPU time (``cpu_seconds``; Linux ``/proc``)."""
+
+    def __init__(self, folder: Path) -> None:
+        import subprocess
+
+        self.path = folder / "requests.jsonl"
+        self.path.touch()
+        self._process = subprocess.Popen([sys.executable, "-m", "bench.history_import", "--serve", str(self.path)],
+                                         cwd=ROOT, stdin=subprocess.PIPE, stdout=subprocess.PIPE, text=True)
+        assert self._process.stdout is not None
+        self.base_url = self._process.stdout.readline().strip()
+        if not self.base_url:
+            self.close()
+            raise RuntimeError("the scripted model's process did not start")
+
+    def offset(self) -> int:
+        return self.path.stat().st_size
+
+    def between(self, start: int, end: int) -> list[bytes]:
+        """The request bodies (JSON, one per line) received between two offsets of the file."""
+        with self.path.open("rb") as fh:
+            fh.seek(start)
+            return fh.read(end - start).splitlines()
+
+    def cpu_seconds(self) -> float:
+        import os
+
+        with open(f"/proc/{self._process.pid}/stat") as fh:
+            fields = fh.read().rsplit(")", 1)[1].split()
+        return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")  # utime + stime
+
+    def close(self) -> None:
+        import subprocess
+
+        if self._process.stdin is not None:
+            self._process.stdin.close()
+        try:
+            self._process.wait(timeout=10)
+        except subprocess.TimeoutExpired:
+            self._process.kill()
+            self._process.wait()
 
 
 async def overhead(turns: int, rounds: int, seed: int) -> dict[str, Any]:
     rows: list[dict[str, Any]] = []
-    with tempfile.TemporaryDirectory() as folder, _KeepingServer() as server:
-        server.responder = good_writer
+    with tempfile.TemporaryDirectory() as folder:
+        server = _ServerProcess(Path(folder))
         settings = Settings(data_dir=folder, store_backend="sqlite", retrieval_mode="mechanical",
                             base_url=server.base_url, model="test-model", api_key="sk-bench")
         services = await AppServices.open(settings=settings, watch=False)
         imports = HistoryImports(services)
         try:
-            async def one(history: History) -> tuple[float, float, list[bytes]]:
-                before = len(server.kept)
+            async def one(history: History) -> tuple[float, float, tuple[int, int]]:
                 plan = await imports.plan(history)
-                began, cpu = time.perf_counter(), time.process_time()
+                start = server.offset()
+                began, cpu, served = time.perf_counter(), time.process_time(), server.cpu_seconds()
                 await imports.start(plan, history, file_name="bench.jsonl")
                 await imports.wait()
-                return time.perf_counter() - began, time.process_time() - cpu, server.kept[before:]
+                cpu = time.process_time() - cpu + server.cpu_seconds() - served
+                return time.perf_counter() - began, cpu, (start, server.offset())
 
             await one(synthetic_history(5, seed + 1000))  # the LLM stack, the writer's index
-            server.kept.clear()
             baseline, baseline_anon = _rss_mb(), _anon_mb()
             imported: list[dict[str, Any]] = []
             for n in range(rounds):
-                wall, cpu, bodies = await one(synthetic_history(turns, seed + n))
-                # The requests (not the app's memory) go to a file, replayed after the last import: the
-                # replay clients' memory is not the import's.
-                kept = Path(folder) / f"requests-{n + 1}.jsonl"
-                kept.write_bytes(b"".join(body + b"\n" for body in bodies))
-                imported.append({"round": n + 1, "requests": len(bodies), "wall": wall, "cpu": cpu, "kept": kept})
-                bodies = []
-                server.kept.clear()
+                # the requests stay in the server's file, replayed after the last import: the replay
+                # clients' memory is not the import's
+                wall, cpu, span = await one(synthetic_history(turns, seed + n))
+                imported.append({"round": n + 1, "wall": wall, "cpu": cpu, "span": span})
                 imported[-1].update(rss=_rss_mb(), anon=_anon_mb())
             for one_round in imported:
-                bodies = [json.loads(line) for line in one_round["kept"].read_text(encoding="utf-8").splitlines()]
+                start, end = one_round["span"]
+                bodies = [json.loads(line) for line in server.between(start, end)]
+                one_round["requests"] = len(bodies)
+                served = server.cpu_seconds()
                 replay, replay_cpu = await _replay(server.base_url, bodies)
+                replay_cpu += server.cpu_seconds() - served
+                served = server.cpu_seconds()
                 chain, chain_cpu = await _replay_langchain(server.base_url, bodies)
+                chain_cpu += server.cpu_seconds() - served
                 bodies = []
-                server.kept.clear()
                 wall, cpu = one_round["wall"], one_round["cpu"]
                 rows.append({"round": one_round["round"], "requests": one_round["requests"], "import_s": round(wall, 2),
                              "replay_s": round(replay, 2), "ratio": round(wall / replay, 2),
@@ -289,6 +341,7 @@ async def overhead(turns: int, rounds: int, seed: int) -> dict[str, Any]:
         finally:
             await imports.close()
             await services.close()
+            server.close()
     return {"turns": turns, "baseline_rss_mb": round(baseline, 1), "baseline_anon_mb": round(baseline_anon, 1),
             "rounds": rows, "rss_after_replays_mb": after_replays[0], "anon_after_replays_mb": after_replays[1]}
 
@@ -396,7 +449,11 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--overhead", action="store_true", help="the import against a bare replay, RSS per round")
     parser.add_argument("--rounds", type=int, default=3)
     parser.add_argument("--mb", type=int, default=300, help="with --reading: the member's size")
+    parser.add_argument("--serve", type=Path, help=argparse.SUPPRESS)  # --overhead's scripted model (a child)
     args = parser.parse_args(argv)
+    if args.serve is not None:
+        serve(args.serve)
+        return 0
     if args.reading:
         print(json.dumps(reading(args.mb), ensure_ascii=False, indent=1))
         return 0

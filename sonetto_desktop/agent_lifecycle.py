@@ -1,7 +1,8 @@
 """Agents: the running agents of ``AppServices`` over one open store, and the HTTP pool they share. Qt-free.
 
 Starting: the agents' modules imported off the loop (not the LLM stack), one HTTP pool for every
-model, lazy models (``LazyModel``: built, and the stack imported, where first used), recall's model,
+model (made, with httpx imported, by the first model built: an app nobody chats with holds neither,
+~9 MB), lazy models (``LazyModel``: built, and the stack imported, where first used), recall's model,
 the memory writer with its daily tidy-up pass (paused when the store failed its self-check: a store
 we cannot read is never written), and the chat engine. Stopping: chat, then the writer (drained,
 bounded), then the pool. ``AppServices`` makes a new ``Agents`` whenever the store is opened again.
@@ -10,6 +11,7 @@ bounded), then the pool. ``AppServices`` makes a new ``Agents`` whenever the sto
 from __future__ import annotations
 
 import logging
+import threading
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any, Callable
 
@@ -31,8 +33,7 @@ log = logging.getLogger(__name__)
 AGENT_MODULES = ("sonetto_desktop.memory.retrieval.recall", "sonetto_desktop.memory.writer.pipeline",
                  "sonetto_desktop.memory.writer.hygiene", "sonetto_desktop.agent.engine",
                  "sonetto_desktop.agent.llm", "sonetto_desktop.memory.ltm", "sonetto_desktop.postgres_setup",
-                 "sonetto_desktop.agent.recall_setup", "sonetto_desktop.memory.retrieval.vector_sync",
-                 "httpx")  # httpx brings httpcore, h11, click, rich…: ~0.1-0.2 s of imports
+                 "sonetto_desktop.agent.recall_setup", "sonetto_desktop.memory.retrieval.vector_sync")
 
 
 def lazy_model(settings: Settings, http: Callable[[], Any], **options: Any) -> LazyModel | None:
@@ -102,7 +103,9 @@ class Agents:
         self.started = False
         self.with_chat = True
         self.shutdown_steps: list[str] = []
-        self._http: Any = None  # httpx.AsyncClient of the models, while the agents run
+        self._http: Any = None  # httpx.AsyncClient of the models: made by the first model built (_http_pool)
+        self._http_lock = threading.Lock()
+        self._http_closed = False  # stop closed the pool: no other is made
         self._events: Any = None  # the writer's own feed, relayed onto the services' one
         self._paused_offline = False  # the writer was paused because the memory server went away
         self.vectors: Any = None  # RecallVectors: the embeddings model's sync (app only), made by start()
@@ -119,7 +122,6 @@ class Agents:
         await import_off_loop(AGENT_MODULES)
         handle = self._handle
         assert handle.memory is not None, "the store is not open"
-        await self._open_http()
         recall = await run_blocking(lambda: handle.recall)
         recall.llm = self.model(self._settings())
         if chat:
@@ -132,19 +134,27 @@ class Agents:
         if chat:
             await self._start_chat()
 
-    async def _open_http(self) -> None:
-        """One HTTP connection pool for every model, owned here and closed at stop; built in a worker
-        (its TLS context reads the CA bundle: ~0.1 s that the loop would stall for)."""
-        import httpx
+    def _http_pool(self) -> Any:
+        """One HTTP connection pool for every model, owned here and closed at stop: made by the first
+        model built, in the worker thread that builds it (never on the loop: httpx's import and the
+        TLS context, which reads the CA bundle, take ~0.1-0.2 s). After stop, none is made."""
+        with self._http_lock:
+            if self._http is not None:
+                return self._http
+        import httpx  # (made outside the lock: stop, on the loop, never waits for it)
 
-        self._http = await run_blocking(httpx.AsyncClient,
-                                        limits=httpx.Limits(max_connections=20, max_keepalive_connections=5))
+        made = httpx.AsyncClient(limits=httpx.Limits(max_connections=20, max_keepalive_connections=5))
+        with self._http_lock:
+            if self._http_closed:
+                raise RuntimeError("the agents have stopped: no model is built over their connections")
+            if self._http is None:  # (else another model's build made it meanwhile: ours, unused, is dropped)
+                self._http = made
+            return self._http
 
     def model(self, settings: Settings, **options: Any) -> LazyModel | None:
-        """The model for ``settings`` over the shared pool, built (importing the LLM stack) where it
-        is first used; None without a configured endpoint."""
-        http = self._http
-        return lazy_model(settings, lambda: http, **options)
+        """The model for ``settings`` over the shared pool, built (importing the LLM stack and making
+        the pool) where it is first used; None without a configured endpoint."""
+        return lazy_model(settings, self._http_pool, **options)
 
     def _start_writer(self, recall: Any, *, tidy_up: bool) -> None:
         """The memory writer (and, for the app, its daily tidy-up pass): running when the store
@@ -195,10 +205,10 @@ class Agents:
         from .agent.llm import build_llm
         from .postgres_setup import chat_session_db
 
-        handle, settings, http = self._handle, self._settings, self._http
+        handle, settings, http = self._handle, self._settings, self._http_pool
 
         def chat_model() -> Any:  # called by the engine at the first turn, on a worker thread
-            return build_llm(settings(), http_async_client=http, streaming=True)
+            return build_llm(settings(), http_async_client=http(), streaming=True)
 
         remote = chat_session_db(settings(), handle.store, secrets=lambda: (settings().api_key,))
         self.chat = ChatEngine(self.ltm, data_dir=handle.data_dir, settings_provider=settings,
@@ -253,6 +263,7 @@ class Agents:
             self.writer.close()
         if self.vectors is not None:
             await run_blocking(self.vectors.stop)
-        if self._http is not None:
-            await self._http.aclose()
-            self._http = None
+        with self._http_lock:  # (a model built from now on gets none: see _http_pool)
+            http, self._http, self._http_closed = self._http, None, True
+        if http is not None:
+            await http.aclose()

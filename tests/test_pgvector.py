@@ -11,8 +11,8 @@ import numpy as np
 import psycopg
 import pytest
 
-from sonetto_desktop.memory.retrieval.vector_sync import VectorSync
-from sonetto_desktop.memory.retrieval.vectors import PgVectors, _Matrix, open_vectors, quantize, text_fingerprint
+from sonetto_desktop.memory.retrieval.vector_sync import VectorSync, text_fingerprint
+from sonetto_desktop.memory.retrieval.vectors import PgVectors, _Matrix, open_vectors, quantize
 from sonetto_desktop.memory.stores.postgres.store import PostgresMemoryManager
 
 from test_recall_vectors import BANK, check_table, config, memory_inputs

@@ -23,7 +23,7 @@ from sonetto_desktop.memory.retrieval.embeddings import (
     EmbeddingsConfig,
     EmbeddingsError,
 )
-from sonetto_desktop.memory.retrieval.vector_sync import VectorSync
+from sonetto_desktop.memory.retrieval.vector_sync import VectorSync, text_fingerprint
 from sonetto_desktop.memory.retrieval.vectors import (
     PgVectors,
     SqliteVectors,
@@ -31,7 +31,6 @@ from sonetto_desktop.memory.retrieval.vectors import (
     open_vectors,
     quantize,
     sidecar_path,
-    text_fingerprint,
 )
 from sonetto_desktop.memory.stores.sqlite import SqliteMemoryManager
 

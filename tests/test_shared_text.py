@@ -8,6 +8,7 @@ reader the same object; these tests hold the parts to it on a real SQLite store.
 from __future__ import annotations
 
 import gc
+import sys
 
 import pytest
 
@@ -17,6 +18,8 @@ from sonetto_desktop.memory.retrieval.listing import RecallListing
 from sonetto_desktop.memory.retrieval.mechanical import MechanicalRetriever
 from sonetto_desktop.memory.writer.index import WriterIndex
 from sonetto_desktop.presentation.cards import read_cards
+
+from memory_stores import BACKENDS, open_store, use_backend
 
 pytestmark = pytest.mark.skipif(not shared_text.SHARING, reason="interned strings are immortal on this Python "
                                 "(3.12.0-3.12.5): share() keeps copies there on purpose")
@@ -130,3 +133,21 @@ def test_what_is_not_exactly_text_is_returned_as_it_is():
     assert shared_text.share(marked) is marked
     assert shared_text.share(None) is None and shared_text.share(7) == 7
     assert shared_text.share_all(["a", None, marked]) == ["a", None, marked]
+
+
+@pytest.mark.parametrize("kind", BACKENDS)
+def test_a_point_read_leaves_the_intern_table_alone(request, tmp_path, kind):
+    """A point read (``get``: the writer's listing of a batch, a tool's check) shares nothing: its texts
+    are dropped at once, and interning each churned the interpreter's intern table, which is rebuilt
+    now and then at the size of what it holds (1,000-turn imports: 1.9 -> 3.8 MB, kept)."""
+    store = open_store(use_backend(request, kind), tmp_path)
+    try:
+        unique = str(id(object()))  # texts made at run time, held by nothing else in this process
+        mid = store.add(f"用户第一次说起周末去爬山的安排 {unique}", f"爱好 {unique}", actor="user")
+        item = store.get(mid)
+        for text in (item.description, item.theme, item.latest_update_time):
+            equal = "".join(list(text))  # an equal text, another object
+            assert equal is not text
+            assert sys.intern(equal) is equal, f"{text!r} was entered into the intern table by the read"
+    finally:
+        store.close()

@@ -149,7 +149,7 @@ def test_the_server_stores_self_check_reads_only_the_rows_with_something_to_say(
                           " VALUES ('bad00001', ' 多了空格 ', '爱好', '{\"a\": 1}', '2026-01-01T00:00:00', 0)")
         read: list[str] = []
         real = transaction.read_row
-        monkeypatch.setattr(transaction, "read_row", lambda row: (read.append(row[0]), real(row))[1])
+        monkeypatch.setattr(transaction, "read_row", lambda row, **kw: (read.append(row[0]), real(row, **kw))[1])
         report = mm.self_check()
         assert report.item_count == 31 and read == ["bad00001"]
         assert any(note.startswith("bad00001: history") for note in report.repaired)

@@ -2,7 +2,9 @@
 
 from __future__ import annotations
 
+import gc
 import sqlite3
+import threading
 
 import pytest
 
@@ -85,3 +87,53 @@ def test_an_unreadable_change_record_is_one_reload_and_watching_goes_on(tmp_path
     finally:
         writer.close()
         watcher.close()
+
+
+
+def _open_connections() -> int:
+    """How many SQLite connections of this process are open (the file descriptors do not say: SQLite
+    keeps a closed connection's file open for the next one while another holds a lock on it)."""
+    gc.collect()  # (what a collection would close anyway is not counted against the store)
+    count = 0
+    for obj in gc.get_objects():
+        if isinstance(obj, sqlite3.Connection):
+            try:
+                obj.in_transaction  # noqa: B018 - raises once the connection is closed
+            except sqlite3.ProgrammingError:
+                continue
+            count += 1
+    return count
+
+
+def test_a_threads_connection_closes_when_the_thread_ends(tmp_path):
+    """One connection per thread, and threads come and go (the recall index's background build, a
+    tidy-up pass, the embeddings sync when its settings change): before, each ended thread's connection
+    stayed open with its page cache (up to ~2 MB) until the store closed (issue 37)."""
+    mm = SqliteMemoryManager(tmp_path / "memory.db")
+    try:
+        mm.add("用户喜欢周末去爬山", "爱好")
+        before = _open_connections()
+        counts = []
+        for _ in range(3):  # each a thread of its own that reads and ends
+            worker = threading.Thread(target=lambda: counts.append(mm.count()))
+            worker.start()
+            worker.join()
+        assert counts == [1, 1, 1]
+        assert _open_connections() == before
+        waiting, done = threading.Event(), threading.Event()
+
+        def live() -> None:  # a thread still running keeps its connection, and the store closes it
+            counts.append(mm.count())
+            waiting.set()
+            done.wait(10)
+
+        worker = threading.Thread(target=live)
+        worker.start()
+        waiting.wait(10)
+        assert _open_connections() == before + 1
+        mm.close()
+        assert _open_connections() == before - 2  # this thread's and the watcher's too
+        done.set()
+        worker.join()
+    finally:
+        mm.close()

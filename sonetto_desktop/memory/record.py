@@ -299,27 +299,28 @@ def item_row(memory_id: str, item: Any) -> tuple:
 
 
 def row_values(row: Sequence[Any], columns: Sequence[str] = COLUMNS, *,
-               shared: bool = True) -> tuple[str, dict[str, Any]]:
+               shared: bool = True, extra: bool = True) -> tuple[str, dict[str, Any]]:
     """``(id, {key: value})`` of a table row whose columns are ``columns``, as an entry holds them. The
     id and the text fields are shared (``shared_text.share``): every reader of the store (the wall, the
     recall listing and index, the writer's index) holds one object per text, not one copy each.
-    ``shared=False``: for a reader that keeps nothing (the self-check), which need not pay for it."""
+    ``shared=False``: for a reader that keeps nothing (a point read, the self-check), which need not pay
+    for it; ``extra=False``: the fields only, without the other keys (the self-check's look at each row)."""
     values = dict(zip(columns, row, strict=True))
     data = {f.name: f.from_column(values[f.name]) for f in FIELDS if f.name in values}
-    if not shared:
-        return str(values["id"]), data
-    for name in _SHARED:
-        if name in data:
-            data[name] = share(data[name])
-    raw_extra = values.get(EXTRA_COLUMN)
+    if shared:
+        for name in _SHARED:
+            if name in data:
+                data[name] = share(data[name])
+    raw_extra = values.get(EXTRA_COLUMN) if extra else None
     if raw_extra:
         try:
-            extra = json.loads(raw_extra)
+            others = json.loads(raw_extra)
         except (TypeError, ValueError):
-            extra = {"extra": raw_extra}
-        if isinstance(extra, dict):
-            data.update((k, v) for k, v in extra.items() if k not in BY_NAME)
-    return share(str(values["id"])), data
+            others = {"extra": raw_extra}
+        if isinstance(others, dict):
+            data.update((k, v) for k, v in others.items() if k not in BY_NAME)
+    mid = str(values["id"])
+    return (share(mid) if shared else mid), data
 
 
 #: The fields of a row :func:`row_values` shares (the id too): text that several readers keep.

@@ -38,11 +38,12 @@ how far it is ("向量 8,200/10,000").
 
 from __future__ import annotations
 
+import hashlib
 import logging
 import threading
 import time
 from dataclasses import replace
-from typing import Any, Callable
+from typing import TYPE_CHECKING, Any, Callable
 
 from ..backoff import Backoff
 from ..changes import MemoryChange
@@ -54,10 +55,12 @@ from ..token_estimate import estimate_tokens
 from .builtin_model import open_client
 from .embeddings import EmbeddingsClient, EmbeddingsConfig, EmbeddingsError
 from .vector_status import VectorStatus
-from .vectors import VectorTable, find_model, open_vectors, same_model, text_fingerprint
 from ...aio import start_thread
 
-__all__ = ["QUERY_TIMEOUT", "VectorStatus", "VectorSync"]
+if TYPE_CHECKING:  # with numpy: imported by the worker when the store has a memory to embed (see _loop)
+    from .vectors import VectorTable
+
+__all__ = ["QUERY_TIMEOUT", "VectorStatus", "VectorSync", "text_fingerprint"]
 
 log = logging.getLogger(__name__)
 
@@ -71,6 +74,11 @@ INLINE_CHANGES_MAX = 2000
 STATES = ("starting", "running", "waiting", "idle", "consent", "error", "stopped")
 
 
+def text_fingerprint(text: str) -> int:
+    """A signed 64-bit fingerprint of the text a vector is computed from (the vector tables keep it)."""
+    return int.from_bytes(hashlib.blake2b(text.encode("utf-8"), digest_size=8).digest(), "little", signed=True)
+
+
 def _text(item: Any) -> str:
     return _plain(getattr(item, "description", ""))
 
@@ -82,18 +90,17 @@ def _plain(description: Any) -> str:
 class VectorSync:
     """See the module docstring. ``table`` / ``client`` (tests, benchmarks) replace the store's
     vector table and the HTTP client (or built-in model). ``start_delay``: seconds the worker waits
-    before its first step (``stop`` ends the wait)."""
+    before its first step (``stop`` ends the wait). An empty store opens neither the table nor the
+    model: the table's module (numpy, ~12 MB) and the model are loaded by the worker when the first
+    memory comes."""
 
     def __init__(self, mm: BaseMemoryManager, config: EmbeddingsConfig, *, table: VectorTable | None = None,
-                 client: EmbeddingsClient | Any | None = None,
-                 table_factory: Callable[[BaseMemoryManager, str], VectorTable] = open_vectors,
-                 start_delay: float = 0.0) -> None:
+                 client: EmbeddingsClient | Any | None = None, start_delay: float = 0.0) -> None:
         self._mm = mm
         self.config = config
         self._start_delay = start_delay
         self._consented = threading.Event()  # the person agreed to embed every memory with this model
         self._table = table
-        self._table_factory = table_factory
         self._client = client  # made by the worker when not given (its TLS setup reads files)
         self._own_client = client is None
         self._feed: EventFeed[VectorStatus] = EventFeed()
@@ -282,6 +289,8 @@ class VectorSync:
 
     def _identify(self, table: VectorTable) -> None:
         """Which of the store's models this is (see the module docstring); its vectors from now on."""
+        from .vectors import find_model, same_model  # (loaded with the table: see _loop)
+
         if not self._current:
             self._read_store()  # the count is right while the model is asked
         self._pace()
@@ -341,18 +350,20 @@ class VectorSync:
 
     def _loop(self) -> None:
         failures = 0  # tries in a row that failed
-        table = None
+        table = self._table
         while not self._stop.is_set():
             batch: list[tuple[str, str, int]] = []
             try:
+                if not self._identified and self._nothing_to_embed():  # the model and the table wait
+                    self._finish(table)  # for the first memory (the built-in model ~22 MB, numpy ~12 MB)
+                    continue
                 if table is None:
-                    table = self._table = self._table or self._table_factory(self._mm, "")
+                    from .vectors import open_vectors  # numpy: in this thread, at the first memory
+
+                    table = self._table = open_vectors(self._mm, "")
                     if self._stop.is_set():
                         break
                 if not self._identified:
-                    if self._nothing_to_embed():  # the model is loaded when the first memory comes
-                        self._finish(table)
-                        continue
                     self._identify(table)
                     if self._stop.is_set():
                         break
@@ -429,12 +440,13 @@ class VectorSync:
         with self._wake:
             return self._reload, set(self._pending)
 
-    def _finish(self, table: VectorTable) -> None:
-        """All current: say so, forget other models' vectors once, and wait for changes."""
+    def _finish(self, table: VectorTable | None) -> None:
+        """All current: say so, forget other models' vectors once, and wait for changes (``table``:
+        None while the store is empty and the table unopened)."""
         status = self._counts("idle")
         if status != self._base:
             self._publish(status)
-        if self._current and status.complete and not self._dropped_others:
+        if table is not None and self._current and status.complete and not self._dropped_others:
             dropped = table.drop_other_models()
             self._dropped_others = True
             if dropped:

@@ -61,7 +61,7 @@ from typing import Any, Iterable, Sequence
 import numpy as np
 
 __all__ = ["ModelRecord", "PgVectors", "SqliteVectors", "VectorTable", "WrongSize", "dequantize", "find_model",
-           "open_vectors", "quantize", "same_model", "text_fingerprint"]
+           "open_vectors", "quantize", "same_model"]
 
 log = logging.getLogger(__name__)
 
@@ -125,11 +125,6 @@ def find_model(records: Sequence[ModelRecord], name: str, probe: np.ndarray) -> 
 
 def _probe_blob(probe: np.ndarray) -> bytes:
     return np.ascontiguousarray(np.asarray(probe, np.float32).ravel()).tobytes()
-
-
-def text_fingerprint(text: str) -> int:
-    """A signed 64-bit fingerprint of the text a vector is computed from."""
-    return int.from_bytes(hashlib.blake2b(text.encode("utf-8"), digest_size=8).digest(), "little", signed=True)
 
 
 def quantize(matrix: np.ndarray) -> tuple[np.ndarray, np.ndarray]:

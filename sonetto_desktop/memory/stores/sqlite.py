@@ -12,6 +12,7 @@ import os
 import sqlite3
 import threading
 import uuid
+import weakref
 from contextlib import contextmanager
 from pathlib import Path
 from typing import Any, Iterable, Iterator
@@ -73,9 +74,10 @@ _PLACES = ", ".join("?" * len(ROW_COLUMNS))
 _CHUNK = 500
 
 
-def _row_to_item(row: tuple, columns: tuple[str, ...] = COLUMNS) -> MemoryItem:
-    """A row as an item; a damaged row is repaired in the item read (``self_check`` writes repairs)."""
-    return item_from_fields(*row_values(row, columns))[0]
+def _row_to_item(row: tuple, columns: tuple[str, ...] = COLUMNS, *, shared: bool = True) -> MemoryItem:
+    """A row as an item; a damaged row is repaired in the item read (``self_check`` writes repairs).
+    ``shared``: its texts shared with the other readers' (``record.row_values``)."""
+    return item_from_fields(*row_values(row, columns, shared=shared))[0]
 
 
 class _SqlTransaction(Transaction):
@@ -95,7 +97,11 @@ class _SqlTransaction(Transaction):
     def get(self, memory_id: str) -> MemoryItem | None:
         row = self.conn.execute(f"SELECT {', '.join(self.columns)} FROM memories WHERE id = ?",
                                 (memory_id,)).fetchone()
-        return _row_to_item(row, self.columns) if row else None
+        # A point read's texts are not shared: most are dropped at once (the writer's listing of a batch,
+        # a tool's check), and interning each would add to the process-wide intern table and take out
+        # again, whose churn makes it resize to what it holds at that moment (a 1,000-turn import: 1.9 ->
+        # 3.8 MB now and then, never given back). A change carries its texts to every reader anyway.
+        return _row_to_item(row, self.columns, shared=False) if row else None
 
     def exists(self, memory_id: str) -> bool:
         return self.conn.execute("SELECT 1 FROM memories WHERE id = ?", (memory_id,)).fetchone() is not None
@@ -126,8 +132,27 @@ class _SqlTransaction(Transaction):
         return [r[0] for r in self.conn.execute("SELECT id FROM trash")]
 
 
+class _ThreadConnection:
+    """A thread's connection, held by the thread's local storage only: when the thread ends (a
+    background index build, a tidy-up pass), it is let go and closes the connection, with its page
+    cache (up to ~2 MB), at once (the connection alone would wait for a full collection: it is in a
+    cycle with its statement cache). The store finds the live ones through weak references to close
+    them."""
+
+    __slots__ = ("conn", "__weakref__")
+
+    def __init__(self, conn: sqlite3.Connection) -> None:
+        self.conn = conn
+
+    def __del__(self) -> None:
+        try:
+            self.conn.close()
+        except sqlite3.Error:
+            pass
+
+
 class SqliteMemoryManager(BaseMemoryManager):
-    """Memories in an SQLite database (WAL, one connection per thread)."""
+    """Memories in an SQLite database (WAL, one connection per thread, closed when the thread ends)."""
 
     def __init__(self, path: str | os.PathLike[str]) -> None:
         super().__init__()
@@ -138,13 +163,14 @@ class SqliteMemoryManager(BaseMemoryManager):
         self.read_only = self.path.exists() and not (folder_writable and os.access(self.path, os.W_OK))
         self._immutable = self.read_only and not folder_writable  # nobody can write it: no -shm needed
         self._local = threading.local()
-        self._connections: list[sqlite3.Connection] = []
+        self._connections: weakref.WeakSet[_ThreadConnection] = weakref.WeakSet()  # the threads' (see _conn)
         self._conn_lock = threading.Lock()
         self._closed = False
         self._init_error: str | None = None
         self._origin = uuid.uuid4().hex  # marks this instance's rows in the change log
         self._writes = 0
         self._watch_lock = threading.Lock()
+        self._watch_held: _ThreadConnection | None = None
         self._watch_conn: sqlite3.Connection | None = None
         self._watch_version: int | None = None
         self._watch_seq = 0
@@ -203,18 +229,18 @@ class SqliteMemoryManager(BaseMemoryManager):
     # ── connections ───────────────────────────────────────────────────
 
     def _conn(self) -> sqlite3.Connection:
-        conn = getattr(self._local, "conn", None)
-        if conn is None:
+        held = getattr(self._local, "held", None)
+        if held is None:
             if self._closed:
                 raise RuntimeError("memory store is closed")
             conn = self._connect()
             if not self.read_only:
                 conn.execute("PRAGMA journal_mode = WAL")
                 conn.execute("PRAGMA synchronous = FULL")
-            self._local.conn = conn
+            held = self._local.held = _ThreadConnection(conn)
             with self._conn_lock:
-                self._connections.append(conn)
-        return conn
+                self._connections.add(held)
+        return held.conn
 
     def _connect(self) -> sqlite3.Connection:
         if self.read_only:
@@ -240,12 +266,13 @@ class SqliteMemoryManager(BaseMemoryManager):
         with self._watch_lock:
             self._watch_conn = None
         with self._conn_lock:
-            for conn in self._connections:
+            for held in list(self._connections):
                 try:
-                    conn.close()
+                    held.conn.close()
                 except sqlite3.Error:
                     pass
             self._connections.clear()
+            self._watch_held = None
             self._closed = True
         self._local = threading.local()
 
@@ -295,8 +322,9 @@ class SqliteMemoryManager(BaseMemoryManager):
     def _start_watching(self) -> None:
         """A connection of its own (``PRAGMA data_version`` is per connection) and the baseline."""
         conn = self._connect()
+        self._watch_held = _ThreadConnection(conn)  # any thread's, for the store's life
         with self._conn_lock:
-            self._connections.append(conn)
+            self._connections.add(self._watch_held)
         self._watch_conn = conn
         self._watch_version = conn.execute("PRAGMA data_version").fetchone()[0]
         self._watch_seq = conn.execute("SELECT COALESCE(MAX(seq), 0) FROM changes").fetchone()[0]
@@ -428,7 +456,7 @@ class SqliteMemoryManager(BaseMemoryManager):
                 unknown = unknown or bool(row[-1])
                 if sound(row):
                     continue
-                item, _ = item_from_raw(*row_values(row[:-1], self._columns, shared=False))  # as stored: repairs seen
+                item, _ = item_from_raw(*row_values(row[:-1], self._columns, shared=False, extra=False))  # as stored: repairs seen
                 i, r = validate_item(row[0], item)
                 issues += i + oversize_fields(row[0], item)
                 repaired += r

@@ -174,7 +174,7 @@ def item_from_fields(memory_id: str, fields: Mapping[str, Any]) -> tuple[MemoryI
 def sound_row(columns: Sequence[str]) -> Callable[[Sequence[Any]], bool]:
     """A test of a table row (its first values in ``columns`` order, as the table gives them) that is
     True only when the self-check's full pass would find nothing in it: ``item_from_raw`` of
-    ``record.row_values(row, columns, shared=False)``, then :func:`validate_item` and
+    ``record.row_values(row, columns, shared=False, extra=False)``, then :func:`validate_item` and
     :func:`oversize_fields`, would report no issue and make no repair. It asks the same questions of
     the raw values, without building an item: a sound row costs ~1 µs and the parse of its
     history instead of ~8 µs (a self-check of 100,000 memories, issue 37). A row it says

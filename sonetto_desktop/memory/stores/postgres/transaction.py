@@ -41,10 +41,10 @@ class Tables:
         return cls(*(f'"{schema}".{name}' for name in ("memories", "trash", "meta", "changes")))
 
 
-def read_row(row: tuple) -> tuple[MemoryItem, list[str], list[str]]:
+def read_row(row: tuple, *, shared: bool = True) -> tuple[MemoryItem, list[str], list[str]]:
     """A ``memories`` row (``COLUMNS``) as an item, with what had to be repaired in it (see
-    ``validation.item_from_fields``)."""
-    return item_from_fields(*record.row_values(row))
+    ``validation.item_from_fields``). ``shared``: its texts shared with the other readers' (``record.row_values``)."""
+    return item_from_fields(*record.row_values(row, shared=shared))
 
 
 def trash_row(memory_id: str, entry: dict[str, Any]) -> tuple:
@@ -83,8 +83,8 @@ class PgTransaction(Transaction):
         #: The memories this transaction's change records name (None: a change names none, e.g. a reload).
         self.changed: set[str] | None = set()
 
-    def _item(self, row: tuple) -> MemoryItem:
-        item, issues, repaired = read_row(row)
+    def _item(self, row: tuple, *, shared: bool = True) -> MemoryItem:
+        item, issues, repaired = read_row(row, shared=shared)
         if (issues or repaired) and self.problems is not None:
             self.problems.note("memory", row[0], f"memory {row[0]} read with repairs: "
                                                  + "; ".join(m.split(": ", 1)[-1] for m in issues + repaired))
@@ -107,7 +107,7 @@ class PgTransaction(Transaction):
 
     def get(self, memory_id: str) -> MemoryItem | None:
         row = self.conn.execute(f"SELECT {COLUMNS} FROM {self.t.memories} WHERE id = %s", (memory_id,)).fetchone()
-        return self._item(row) if row else None
+        return self._item(row, shared=False) if row else None  # a point read: not shared (see the SQLite store's)
 
     def exists(self, memory_id: str) -> bool:
         return self.conn.execute(f"SELECT 1 FROM {self.t.memories} WHERE id = %s", (memory_id,)).fetchone() is not None
