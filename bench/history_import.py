@@ -26,8 +26,8 @@ the scripted server's: steadier than wall time on a loaded machine); and the pro
 anonymous part, the heaps) after the import (the runner let go, a full collection and glibc's
 ``malloc_trim``, as the window does when the import ends) against the baseline after the warm-up
 import. The scripted model runs in a process of its own, as a model server does: in this one, its
-threads' parsing of ~3,000 requests a round was counted as the import's RSS (1-2 MB of the heaps'
-growth). The replays run after the last import (``rss_after_replays_mb``: what the bench's own
+threads' parsing of the ~230 requests of a round was counted as the import's RSS (1-2 MB of the
+heaps' growth). The replays run after the last import (``rss_after_replays_mb``: what the bench's own
 replay clients leave, which rounds measured before issue 37's third pass counted as the import's).
 
     python -m bench.history_import --reading [--mb 300]
