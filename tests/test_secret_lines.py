@@ -153,3 +153,19 @@ def test_a_value_before_its_label_is_hidden_after_chinese_text_too(text, value):
 ])
 def test_after_chinese_text_a_label_that_goes_on_or_an_example_stays(text):
     assert find_secret(text) is None
+
+
+@pytest.mark.parametrize("text,value", [
+    ("hunter2这个是我的密码", "hunter2"),
+    ("sunflower99那个是家里wifi密码", "sunflower99"),
+    ("2025年12月2日，小林说hunter2这个是他的密码", "hunter2"),
+])
+def test_a_value_then_this_is_my_password_is_hidden(text, value):
+    """"V 这个是我的密码": a pronoun between the value and its label, as people say it."""
+    hidden, count = redact_secrets(text)
+    assert count == 1 and value not in hidden
+
+
+@pytest.mark.parametrize("text", ["iPhone这个是我的手机", "123456这个是最常见的密码", "1Password这个是我的密码管理器"])
+def test_this_is_my_with_no_secret_label_or_an_example_stays(text):
+    assert find_secret(text) is None

@@ -252,7 +252,7 @@ _EN_BEFORE = re.compile(
     re.IGNORECASE)
 _ZH_BEFORE = re.compile(
     r"(?:(?:用|拿|把)\s*(?P<u>[\x21-\x7e]+)\s*(?:作为|当作|当|做|设为|设成|设置为|设置成)"
-    r"|(?P<v>[\x21-\x7e]+)\s*(?:就|也|才|都|应该)?(?:是|为|作为|当作|当))"
+    r"|(?P<v>[\x21-\x7e]+)\s*(?:这个|那个|这|那)?\s*(?:就|也|才|都|应该)?(?:是|为|作为|当作|当))"
     r"(?:我|我们|你|他|她|家里|家|公司)?的?(?P<mods>[^，。！？；,.!?;\n]{0,12}?)$")
 #: Words that make a label part of a longer name ("password manager", "PIN pad"): no value of it is meant.
 _EN_LABEL_GOES_ON = re.compile(
