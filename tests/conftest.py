@@ -39,6 +39,9 @@ def _qasync_loop():
     from PySide6.QtWidgets import QApplication
 
     app = QApplication.instance() or QApplication([])
+    # as the app sets up its own (ui/app.py): closing the last window quits nothing (else a test that
+    # closes its only window stops the loop it awaits on, depending on what ran before it in its worker)
+    app.setQuitOnLastWindowClosed(False)
     loop = qasync.QEventLoop(app)
     _QASYNC_LOOPS.append(loop)
     return loop

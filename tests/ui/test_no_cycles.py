@@ -16,6 +16,7 @@ import time
 import weakref
 
 from PySide6.QtCore import QCoreApplication, QEvent, QObject
+from PySide6.QtWidgets import QApplication
 
 from sonetto_desktop.aio import TaskScope
 
@@ -90,6 +91,20 @@ async def _fill_and_search(wall, wait) -> None:
     await wall.loader.wait()
     if wall.search.warming is not None:  # a running task holds what it works on: not a cycle, let it end
         await wall.search.warming
+
+
+async def test_closing_the_only_window_leaves_the_loop_running(qapp):
+    """The tests' application is set up as the app's own: closing the last window quits nothing (a test
+    that closed its only window used to stop the loop it was awaiting on, when nothing before it in its
+    worker had left a window open or switched this off)."""
+    from PySide6.QtWidgets import QWidget
+
+    assert not QApplication.instance().quitOnLastWindowClosed()
+    window = QWidget()
+    window.show()
+    window.close()
+    await asyncio.sleep(0.05)  # a quit would stop the loop here: "Event loop stopped before Future completed"
+    assert asyncio.get_running_loop().is_running()
 
 
 async def test_a_closed_wall_and_all_its_parts_are_freed_without_the_collector(service, wait):
