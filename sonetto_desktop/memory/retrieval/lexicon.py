@@ -369,11 +369,11 @@ def english_words(text: str, lexicon: Lexicon) -> dict[str, float]:
     return out
 
 
-def emoji_words(text: str, lexicon: Lexicon) -> dict[str, float]:
-    """Chinese words for the emoji of ``text`` (``emoji_names``: 🐱 -> "cat" -> 猫), word -> weight,
+def emoji_words(names: list[str], lexicon: Lexicon) -> dict[str, float]:
+    """Chinese words for the emoji named ``names`` (``emoji_names``: 🐱 -> "cat" -> 猫), word -> weight,
     each emoji read on its own (two emoji side by side are not a phrase)."""
     out: dict[str, float] = {}
-    for name in emoji_names(text):
+    for name in names:
         found = dict(english_words(name, lexicon))
         known = [w for w in name.split() if w in lexicon.expansions]  # left to the lexicon ("cake" of 🎂)
         for word, weight in lexicon.expand(known).items():
@@ -443,6 +443,7 @@ class Query:
     general: bool = False  # a question about the world, not the user (general_questions.py)
     unknown: list[str] = field(default_factory=list)  # stretches no known word covers
     named_themes: set[str] = field(default_factory=set)  # themes the query names outright
+    emoji: list[str] = field(default_factory=list)  # what its emoji show, in words (``emoji_names``)
 
 
 def _put(terms: dict[str, float], term: str, weight: float) -> None:
@@ -573,7 +574,8 @@ def _classify(query: Query, words: list[str], unknown: list[str], now: datetime,
     topical, topical_unknown = topical_of(words), topical_of(unknown)
     # Broad: a vague cue, at most one topical word, and no date beyond "recently" (大后天有啥事 is not broad).
     vague_dates = all(_BROAD_CUES.fullmatch(r.label) for r in query.ranges)
-    shown = len(emoji_names(text))  # an emoji is a topic (🐱 for the cat)
+    query.emoji = emoji_names(text)
+    shown = len(query.emoji)  # an emoji is a topic (🐱 for the cat)
     query.broad = (bool(_BROAD_CUES.search(text)) and vague_dates and len(topical) + len(topical_unknown) + shown <= 1
                    and len(text) <= 30)
     query.task = bool(_TASK_CUES.search(text))
@@ -599,7 +601,7 @@ def _literal_terms(query: Query, lexicon: Lexicon, literal: list[str], pieces: l
     for pair in [] if query.broad else tok.bigrams(query.text):  # a broad question's text is mostly filler
         _put(query.terms, tok.BIGRAM + pair, QUERY_BIGRAM)
     translated = english_words(query.text, lexicon) if not query.broad else {}
-    for word, weight in emoji_words(query.text, lexicon).items():  # 🐱 -> 猫, broad or not
+    for word, weight in emoji_words(query.emoji, lexicon).items():  # 🐱 -> 猫, broad or not
         if weight > translated.get(word, 0.0):
             translated[word] = weight
     for word, weight in translated.items():  # an English question about Chinese memories
