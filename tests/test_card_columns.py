@@ -474,3 +474,23 @@ def test_a_dropped_trigger_is_put_back_and_what_was_written_meanwhile_is_not_tru
                 again.close()
     finally:
         _drop(server)
+
+
+def test_cards_made_a_chunk_at_a_time_keep_the_listings_order(tmp_path, monkeypatch):
+    """``read_cards`` makes the cards ``CHUNK`` rows per call into C (so a worker lets the window have the
+    GIL between chunks): across chunk boundaries the cards and their order are those of one pass."""
+    from sonetto_desktop.presentation import cards as card_module
+
+    mm = SqliteMemoryManager(tmp_path / "memory.db")
+    try:
+        mm.import_items(_imported(5, "agent"))
+        for i in range(6):
+            mm.add(f"小林第{i}次提到猫", "品味" if i % 2 else "身份", actor="agent")
+        whole = read_cards(mm)
+        monkeypatch.setattr(card_module, "CHUNK", 2)
+        chunked = read_cards(mm)
+        assert chunked == whole and len(whole) == 11
+        assert sorted(chunked) == sorted(card_from_item(r["id"], mm.get(r["id"])) for r in mm.show())
+        assert [c[2] for c in chunked] == sorted((c[2] for c in chunked), key=[c[2] for c in chunked].index)
+    finally:
+        mm.close()

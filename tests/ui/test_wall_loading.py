@@ -81,7 +81,7 @@ async def loaded(wall, wait) -> None:
 
 
 async def test_a_big_store_is_shown_in_slices_with_the_progress(big_service, qtbot, wait):
-    wall = _wall(big_service, qtbot, slice_cards=300)  # (the default slice is 2,000 cards)
+    wall = _wall(big_service, qtbot, slice_cards=300)  # (the default slice is 1,000 cards)
     await wall.reload()  # the model has every card; the wall shows the first slice only
     assert wall.model.rowCount() == CARDS
     assert wall.loading()
@@ -153,10 +153,12 @@ def test_a_growing_card_view_lays_out_as_a_fresh_one(big_store, qtbot):
 async def test_a_change_during_the_load_is_shown_exactly_once(big_service, big_store, qtbot, wait):
     wall = _wall(big_service, qtbot, slice_cards=100)
     await wall.reload()
+    top = wall.sections_in_order()[0]
+    await wait(lambda: top.proxy.ids(), message="the top theme's first cards (tested in slices first)")
     assert wall.loading()
     last_section = wall.sections_in_order()[-1]
     assert last_section.proxy.stale
-    shown_now = wall.sections_in_order()[0].proxy.ids()[0]
+    shown_now = top.proxy.ids()[0]
     not_shown = last_section.theme
     hidden_id = next(c[ID] for c in wall.model.cards_in_theme(not_shown))
     # written to the store, applied to the model as the wall's change feed does
@@ -223,8 +225,9 @@ async def test_a_reload_during_the_load_replaces_it(big_service, big_store, qtbo
 async def test_search_selection_and_reveal_during_the_load(big_service, qtbot, wait):
     wall = _wall(big_service, qtbot, slice_cards=100)
     await wall.reload()
-    assert wall.loading()
     top = wall.sections_in_order()[0]
+    await wait(lambda: top.proxy.ids(), message="the top theme's first cards (tested in slices first)")
+    assert wall.loading()
     picked = top.proxy.ids()[1]
     top.view.setCurrentIndex(top.proxy.index_of(picked))
     assert wall.selected_ids() == [picked]
@@ -298,8 +301,10 @@ async def test_a_drop_during_the_load_moves_the_card_once(big_service, qtbot, wa
 
     wall = _wall(big_service, qtbot, slice_cards=100)
     await wall.reload()
+    top = wall.sections_in_order()[0]
+    await wait(lambda: top.proxy.ids(), message="the top theme's first cards (tested in slices first)")
     assert wall.loading()
-    top, last = wall.sections_in_order()[0], wall.sections_in_order()[-1]
+    last = wall.sections_in_order()[-1]
     moved = top.proxy.ids()[0]  # a card on screen, dropped on a theme not shown yet
     tasks = wall.handle_drop(encode_ids([moved]), last.theme)
     assert tasks
@@ -337,5 +342,21 @@ async def test_a_big_theme_is_tested_and_sorted_in_slices(big_service, big_store
     wall.set_sort_mode("hits")
     whole.set_sort_mode("hits")
     await loaded(wall, wait)
+    await loaded(whole, wait)
+    assert picture(wall) == picture(whole)
+
+
+async def test_a_theme_too_big_for_one_step_is_tested_in_slices_by_default(big_service, qtbot, wait):
+    """A theme whose rebuild costs more than half a step (``SCAN_SHARE`` slices of cards: the 1,200-card
+    theme at 100 cards a slice) is tested and sorted a slice at a time with no search too, so the first
+    step never sorts it whole (issue 37: the loop 90-110 ms late at 100,000 cards); the wall it builds is
+    the one-step wall."""
+    wall = _wall(big_service, qtbot, slice_cards=100)
+    await wall.reload()
+    top = wall.sections_in_order()[0]
+    assert 0 < top.proxy.scanned_count() < top.total_count() and not top.proxy.ids()
+    await loaded(wall, wait)
+    whole = _wall(big_service, qtbot, slice_cards=10 ** 9)
+    await whole.reload()
     await loaded(whole, wait)
     assert picture(wall) == picture(whole)

@@ -95,7 +95,8 @@ async def test_clearing_a_search_and_sorting_end_as_the_one_step_wall(big_servic
     await loaded(wall, wait)
     wall.set_search("")
     assert wall.loading()
-    assert 0 < len(shown_ids(wall)) < CARDS
+    await wait(lambda: shown_ids(wall), message="the first cards (big themes are tested in slices first)")
+    assert wall.loading() and len(shown_ids(wall)) < CARDS
     await loaded(wall, wait)
     assert len(shown_ids(wall)) == CARDS
     assert picture(wall) == picture(await _one_step(big_service, qtbot, wait))

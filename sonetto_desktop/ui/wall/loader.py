@@ -40,7 +40,9 @@ if TYPE_CHECKING:
     from .theme_card_list import ThemeCardList
     from .theme_section import ThemeSection
 
-SLICE_CARDS = 2000  # cards newly laid out per loop step (~5 µs each: measured once, flowed into rows)
+SLICE_CARDS = 1000  # cards newly laid out per loop step (~5 µs each: measured once, flowed into rows;
+# 2,000 made the first steps at 100,000 cards 40-50 ms of the Qt thread's CPU and the loop 90-110 ms
+# late with their paint, 1,000 keeps them under ~30 and ~40: issue 37)
 # What a step costs, in "cards newly laid out": testing a theme's cards against the filter (with
 # no search) and sorting them cost about 1/8 of laying a new one out each. Showing more of a
 # section costs only its new cards (the view lays out what was appended, issue 29). A step ends
@@ -49,7 +51,10 @@ SLICE_CARDS = 2000  # cards newly laid out per loop step (~5 µs each: measured 
 REBUILD_WEIGHT = 8
 SEARCH_WEIGHT = 2  # testing a card against a search costs about half a new card's layout
 SCAN_WEIGHT = 4  # without a search: testing the filter and sorting it in (merged in order) a quarter
-SCAN_ABOVE = 20_000  # a theme bigger than this is tested (and sorted) a slice at a time even with no search
+# A theme whose rebuild (every card tested and sorted at once) would cost more than half a step is
+# tested (and sorted) a slice at a time even with no search (at 2,000 cards a slice, themes of 8,000
+# rebuilt at once made one step ~75 ms of CPU): ``WallLoader.scan_above``, from the slice.
+SCAN_SHARE = REBUILD_WEIGHT // 2
 SECTIONS_PER_STEP = 4  # sections (widgets) made per step while loading
 ALL_AT_ONCE = 2000  # a wall of at most this many cards is shown in one step (~10-20 ms)
 SECTION_COST = 200  # making one costs about as much as laying 200 cards out
@@ -74,7 +79,7 @@ class WallLoader(QObject):
         self._follow: Callable[[], object] | None = None  # a reveal or jump to keep in view while it grows
         self._given: dict[str, set[str]] = {}  # theme -> the selection this pass gave back to it
         self.slice_cards = SLICE_CARDS
-        self.scan_above = SCAN_ABOVE
+        self.scan_above: int | None = None  # None: SCAN_SHARE slices' worth of cards
         bar = wall.scroll.verticalScrollBar()
         bar.rangeChanged.connect(self._keep_scroll)
         bar.actionTriggered.connect(self._scrolled_by_hand)
@@ -166,7 +171,8 @@ class WallLoader(QObject):
         while pending and budget > 0:
             proxy = pending[0].proxy
             size = self._wall.model.theme_counts().get(proxy.theme, 0) if proxy.stale else 0
-            if proxy.stale and not proxy.scanned() and (proxy.query or size > self.scan_above):
+            scan_above = self.slice_cards * SCAN_SHARE if self.scan_above is None else self.scan_above
+            if proxy.stale and not proxy.scanned() and (proxy.query or size > scan_above):
                 weight = SEARCH_WEIGHT if proxy.query else SCAN_WEIGHT  # tested a slice at a time
                 budget -= max(1, proxy.scan(budget * weight) // weight)
                 if not proxy.scanned():
