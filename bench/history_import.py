@@ -25,7 +25,8 @@ the writer calls the model with), in wall time and in CPU time (every thread's o
 the scripted server's: steadier than wall time on a loaded machine); and the process's RSS (and its
 anonymous part, the heaps) after the import (the runner let go, a full collection and glibc's
 ``malloc_trim``, as the window does when the import ends) against the baseline after the warm-up
-import. The scripted model runs in a process of its own, as a model server does: in this one, its
+import; the C heap shares one arena between threads as the app's (``sonetto_desktop/heap.py``; before it,
+RSS climbed over ~4 imports to +8 MB of glibc's free space in the workers' arenas). The scripted model runs in a process of its own, as a model server does: in this one, its
 threads' parsing of the ~230 requests of a round was counted as the import's RSS (1-2 MB of the
 heaps' growth). The replays run after the last import (``rss_after_replays_mb``: what the bench's own
 replay clients leave, which rounds measured before issue 37's third pass counted as the import's).
@@ -458,6 +459,9 @@ def main(argv: list[str] | None = None) -> int:
         print(json.dumps(reading(args.mb), ensure_ascii=False, indent=1))
         return 0
     if args.overhead:
+        from sonetto_desktop.heap import share_one_arena
+
+        share_one_arena()  # as the app's entry point does, before any thread starts
         print(json.dumps(asyncio.run(overhead(args.turns, args.rounds, args.seed)), ensure_ascii=False, indent=1))
         return 0
     print(json.dumps(asyncio.run(run(args.turns, args.backend, args.seed)), ensure_ascii=False, indent=1))

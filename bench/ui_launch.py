@@ -389,6 +389,9 @@ def _first_paint_filter():
 
 def child(measure_writer: bool) -> None:
     t0 = float(os.environ["BENCH_T0"])
+    from sonetto_desktop.heap import share_one_arena
+
+    share_one_arena()  # as the app's entry point (``sonetto_desktop.__main__``) does
     if os.environ.get("BENCH_START_PROFILE"):  # where the time to the first paint goes
         import cProfile
 

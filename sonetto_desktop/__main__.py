@@ -8,6 +8,9 @@ import sys
 
 
 def main(argv: list[str] | None = None) -> int:
+    from .heap import share_one_arena
+
+    share_one_arena()  # before any thread starts (issue 37: RSS after an import)
     args = list(sys.argv[1:] if argv is None else argv)
     if args and args[0] == "memory":
         from .cli import main as memory_main
