@@ -169,3 +169,29 @@ def test_a_value_then_this_is_my_password_is_hidden(text, value):
 @pytest.mark.parametrize("text", ["iPhone这个是我的手机", "123456这个是最常见的密码", "1Password这个是我的密码管理器"])
 def test_this_is_my_with_no_secret_label_or_an_example_stays(text):
     assert find_secret(text) is None
+
+
+@pytest.mark.parametrize("text,value", [
+    ("小林的门禁code是5521", "5521"),
+    ("门禁 Code 是 0429#", "0429"),
+    ("保险柜code改成了 739146", "739146"),
+    ("银行卡PIN是4421", "4421"),
+    ("公司VPN的pin是 8812", "8812"),
+    ("手机pin：2580", "2580"),
+])
+def test_an_english_code_word_in_chinese_text_is_a_label(text, value):
+    """Chinese with an English "code" / "PIN" after what it opens, or "pin" before 是 / ：: the value after
+    it is hidden as after 门禁码 or 密码."""
+    hidden, count = redact_secrets(text)
+    assert count == 1 and value not in hidden
+
+
+@pytest.mark.parametrize("text", ["门禁codes很难记", "手机code写得很乱", "门禁code忘了", "我的pin是什么来着", "pin是一种针"])
+def test_an_english_code_word_with_no_value_stays(text):
+    assert find_secret(text) is None
+
+
+def test_a_value_after_a_full_width_colon_leaves_the_colon():
+    """"小林：hunter2就是他的wifi密码": the value is hidden, the colon before it (read as ":") stays."""
+    hidden, count = redact_secrets("小林：hunter2就是他的wifi密码")
+    assert count == 1 and hidden.startswith("小林：") and "hunter2" not in hidden

@@ -158,7 +158,10 @@ _NOT_ID = (r"student|employee|staff|member|user|customer|order|tracking|booking|
            r"product|model|serial|app|bundle|chat|group|team|project|process|thread|caller|face|touch|steam")
 
 _LABELS: tuple[tuple[str, _Label], ...] = (
-    # Chinese (longest first where one contains another)
+    # Chinese (longest first where one contains another); an English code word after what it opens
+    # ("门禁code是5521", "银行卡PIN是4421") before the names of those things alone
+    (r"(?i:(?:门禁|开门|门锁|开锁|解锁|锁屏|保险柜|保险箱|密码锁|手机|银行卡)\s*(?:pin|codes?|passcodes?))(?![A-Za-z])",
+     _Label(PASSWORD, "code")),
     (r"公民身份号码|身份证号码?|身份证|证件号码?", _Label(ID_NUMBER, "id")),
     (r"护照号码?|护照|驾驶证号码?|驾驶证|驾照号码?|驾照|社保卡号|社保号码?|社会保障号码?|医保卡号|通行证号码?",
      _Label(DOCUMENT, "id")),
@@ -194,8 +197,8 @@ _LABELS: tuple[tuple[str, _Label], ...] = (
      r"back[\s-]door|key\s*box)['’]?s?[\s-]+codes?|key\s*codes?|(?:lock|padlock|safe|locker|vault|suitcase)['’]?s?\s+"
      r"(?:combos?|combinations?)|(?:combos?|combinations?)(?=\s+(?:for|to|of|on)\s+(?:\S+\s+){0,3}?(?:lock|padlock|"
      r"safe|locker|vault|suitcase|briefcase))"
-     r"|(?-i:PIN)(?:\s*(?:codes?|numbers?|no\.?|#))?|pin(?:\s*(?:codes?|numbers?))?(?=\s*(?:[:=#]|is\b|was\b|['’]s\b"
-     r"|$|[,.;!?])))", _Label(PASSWORD, "code")),
+     r"|(?-i:PIN)(?:\s*(?:codes?|numbers?|no\.?|#))?|pin(?:\s*(?:codes?|numbers?))?(?=\s*(?:[:=#：]|is\b|was\b|['’]s\b"
+     r"|是|为|$|[,.;!?])))", _Label(PASSWORD, "code")),
     (r"codes?(?=\s+(?:for|to|of|on|at)\s+(?:\S+\s+){0,3}?(?:" + _LOCKABLE + r")\b)",
      _Label(PASSWORD, "code", not_after=r"zip|postal|post|area|country|error|status|promo|discount|coupon|source|qr|"
                                         r"bar|dress|morse|tax|product|language|exit|return|colou?r|html|css|python|"
@@ -252,7 +255,7 @@ _EN_BEFORE = re.compile(
     re.IGNORECASE)
 _ZH_BEFORE = re.compile(
     r"(?:(?:用|拿|把)\s*(?P<u>[\x21-\x7e]+)\s*(?:作为|当作|当|做|设为|设成|设置为|设置成)"
-    r"|(?P<v>[\x21-\x7e]+)\s*(?:这个|那个|这|那)?\s*(?:就|也|才|都|应该)?(?:是|为|作为|当作|当))"
+    r"|(?P<v>(?!:)[\x21-\x7e]+)\s*(?:这个|那个|这|那)?\s*(?:就|也|才|都|应该)?(?:是|为|作为|当作|当))"
     r"(?:我|我们|你|他|她|家里|家|公司)?的?(?P<mods>[^，。！？；,.!?;\n]{0,12}?)$")
 #: Words that make a label part of a longer name ("password manager", "PIN pad"): no value of it is meant.
 _EN_LABEL_GOES_ON = re.compile(
