@@ -574,3 +574,33 @@ def test_the_local_copy_follows_changes_row_by_row_not_by_whole_snapshots(device
     items, trash = desk.copy.load()
     assert items[kept].description == "留着，改过" and gone in trash and gone not in items
     assert items[merged].description == "合并后的" and other in trash and other not in items and restored in items
+
+
+def test_a_writes_statements_wait_for_its_next_read_or_its_commit(device, pg_url, pg_schema):
+    """A write transaction's statements whose results are not read go to the server with the next read
+    or, pipelined, with the COMMIT (``DeferredWrites``, issue 37): a read in the transaction sees them,
+    another connection sees nothing before the commit, and one that fails at the commit takes the whole
+    transaction with it (nothing of it stays, and the store writes on)."""
+    import psycopg
+
+    from sonetto_desktop.memory.item import MemoryItem
+
+    store = device("desk")
+    kept = store.add("原来的一条", "瞬间")
+    with psycopg.connect(pg_url, autocommit=True) as other:
+        def others_count() -> int:
+            return other.execute(f'SELECT COUNT(*) FROM "{pg_schema}".memories').fetchone()[0]
+
+        with store._transaction() as txn:
+            txn.put("deferred1", MemoryItem("等提交才写", "瞬间"))
+            assert txn.conn._pending, "the write waits"
+            assert txn.get("deferred1").description == "等提交才写"  # the read sent it first
+            assert not txn.conn._pending and others_count() == 1  # not committed yet
+            txn.remove(kept)
+        ids = {row["id"] for row in store.show()}
+        assert others_count() == 1 and "deferred1" in ids and kept not in ids
+        with pytest.raises(psycopg.Error), store._transaction() as txn:
+            txn.put("deferred2", MemoryItem("不该留下", "瞬间"))
+            txn._write(f'INSERT INTO "{pg_schema}".no_such_table VALUES (%s)', (1,))  # fails at the commit
+        assert "deferred2" not in {row["id"] for row in store.show()} and others_count() == 1
+    assert store.get(store.add("之后照常写", "瞬间")).description == "之后照常写"

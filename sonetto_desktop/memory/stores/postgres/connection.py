@@ -240,6 +240,7 @@ class PgConnection:
         another: nothing was done on it, and the pool does not ping every connection it hands out
         (a round trip per write)."""
         from psycopg import OperationalError
+        from psycopg.pq import TransactionStatus
 
         if self._closed:
             raise RuntimeError("memory store is closed")
@@ -267,7 +268,8 @@ class PgConnection:
                         raise
                     finally:
                         self._local.conn = None
-                    conn.execute("COMMIT")
+                    if conn.info.transaction_status != TransactionStatus.IDLE:  # (not committed by the caller)
+                        conn.execute("COMMIT")
                     return
         except OperationalError as exc:  # PoolTimeout is one too
             if conn is not None and not conn.broken:  # a statement failed (cancelled, deadlock): the server is there

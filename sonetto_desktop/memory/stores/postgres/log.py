@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import json
 from functools import partial
-from typing import Any
+from typing import Any, Callable
 
 from ...changes import MemoryChange
 
@@ -51,11 +51,12 @@ class PgChangeLog:
         self.prune_every = max(1, prune_every)
         self._writes = 0
 
-    def append(self, conn: Any, change: MemoryChange) -> None:
-        """The change's row and its NOTIFY, in one round trip; both take effect at commit."""
+    def append(self, write: Callable[[str, Any], Any], change: MemoryChange) -> None:
+        """The change's row and its NOTIFY, in one statement given to ``write`` (a connection's
+        ``execute``, or a transaction's that sends it with the commit); both take effect at commit."""
         record = change.to_dict()
         record["extra"] = {**record["extra"], "device": self.device}
-        conn.execute(
+        write(
             f"WITH row AS (INSERT INTO {self.changes} (origin, device, kind, turn_id, record)"
             " VALUES (%s, %s, %s, %s, %s) RETURNING seq)"
             " SELECT pg_notify(%s, jsonb_set(%s::jsonb, '{seq}', to_jsonb(row.seq))::text) FROM row",
@@ -63,11 +64,12 @@ class PgChangeLog:
              notify_payload(change, self.origin, self.device)),
         )
 
-    def written(self, conn: Any) -> None:
-        """One more write is about to commit on ``conn``: prune the log every ``prune_every`` writes."""
+    def written(self, write: Callable[[str, Any], Any]) -> None:
+        """One more write is about to commit (its statements given to ``write``, as ``append``'s):
+        prune the log every ``prune_every`` writes."""
         self._writes += 1
         if self._writes % self.prune_every == 0:
-            conn.execute(
+            write(
                 f"WITH gone AS (DELETE FROM {self.changes} WHERE seq <= (SELECT MAX(seq) FROM {self.changes}) - %s"
                 " RETURNING seq)"
                 f" UPDATE {self.meta} SET value = GREATEST(value::bigint, COALESCE((SELECT MAX(seq) FROM gone), 0))::text"

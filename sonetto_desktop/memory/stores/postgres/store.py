@@ -137,9 +137,10 @@ class PostgresMemoryManager(BaseMemoryManager):
     @contextmanager
     def _transaction(self) -> Iterator[PgTransaction]:
         with self.connection.locked() as conn:
-            txn = self._txn(conn, self.log)
+            txn = PgTransaction(conn, self._t, self.log, self.problems, defer=True)
             yield txn
-            self.log.written(conn)
+            self.log.written(txn._write)
+            txn.conn.commit()  # the writes that waited and the COMMIT, in one round trip
         self.copy.schedule(txn.changed or None)  # a write that names no memory: the whole copy
 
     def _load_all(self) -> dict[str, MemoryItem]:

@@ -71,12 +71,54 @@ def item_row(memory_id: str, item: MemoryItem) -> tuple:
     return record.item_row(memory_id, item)
 
 
+class DeferredWrites:
+    """A connection whose writes that return nothing wait (``queue``) and go to the server together,
+    pipelined, with the next statement whose result is read, or with the COMMIT (``commit``): a write
+    transaction's round trips are its reads', plus one (issue 37: an add 5 -> 3, as a raw INSERT and its
+    COMMIT take). Every other use of the connection (``execute``, ``cursor``, any attribute) sends what
+    waits first, so a read always sees the transaction's own writes; an error of a write that waited is
+    raised there, and the transaction is rolled back as it would have been at the write."""
+
+    def __init__(self, conn: Any) -> None:
+        self._conn = conn
+        self._pending: list[tuple[str, Any]] = []
+
+    def queue(self, query: str, params: Any = None) -> None:
+        self._pending.append((query, params))
+
+    def flush(self) -> None:
+        pending, self._pending = self._pending, []
+        if len(pending) == 1:
+            self._conn.execute(*pending[0])
+        elif pending:
+            with self._conn.pipeline():
+                for query, params in pending:
+                    self._conn.execute(query, params)
+
+    def commit(self) -> None:
+        """What waits and the COMMIT, in one round trip."""
+        pending, self._pending = self._pending, []
+        with self._conn.pipeline():
+            for query, params in pending:
+                self._conn.execute(query, params)
+            self._conn.execute("COMMIT")
+
+    def execute(self, query: str, params: Any = None, **kwargs: Any) -> Any:
+        self.flush()
+        return self._conn.execute(query, params, **kwargs)
+
+    def __getattr__(self, name: str) -> Any:
+        self.flush()
+        return getattr(self._conn, name)
+
+
 class PgTransaction(Transaction):
-    """Reads and writes on ``conn``, inside a transaction that holds the store's advisory lock."""
+    """Reads and writes on ``conn``, inside a transaction that holds the store's advisory lock; with
+    ``defer``, its writes wait to go with the next read or the commit (:class:`DeferredWrites`)."""
 
     def __init__(self, conn: Any, tables: Tables, log: PgChangeLog | None = None,
-                 problems: BadRecords | None = None) -> None:
-        self.conn = conn
+                 problems: BadRecords | None = None, *, defer: bool = False) -> None:
+        self.conn = DeferredWrites(conn) if defer else conn
         self.t = tables
         self.log = log
         self.problems = problems
@@ -101,7 +143,7 @@ class PgTransaction(Transaction):
         """The change log row and its NOTIFY; both take effect at commit."""
         if self.log is None:
             raise RuntimeError("a read-only transaction records no change")
-        self.log.append(self.conn, change)
+        self.log.append(self._write, change)
         if self.changed is not None:
             self.changed = self.changed | set(change.ids) if change.ids else None
 
@@ -112,13 +154,17 @@ class PgTransaction(Transaction):
     def exists(self, memory_id: str) -> bool:
         return self.conn.execute(f"SELECT 1 FROM {self.t.memories} WHERE id = %s", (memory_id,)).fetchone() is not None
 
+    def _write(self, query: str, params: Any) -> None:
+        """A statement whose result is not read: waits for the next read or the commit when deferring."""
+        (self.conn.queue if isinstance(self.conn, DeferredWrites) else self.conn.execute)(query, params)
+
     def put(self, memory_id: str, item: MemoryItem) -> None:
-        self.conn.execute(
+        self._write(
             f"INSERT INTO {self.t.memories} ({_WRITTEN}) VALUES ({_PLACES}) ON CONFLICT (id) DO UPDATE SET {_UPDATE}",
             item_row(memory_id, item))
 
     def remove(self, memory_id: str) -> None:
-        self.conn.execute(f"DELETE FROM {self.t.memories} WHERE id = %s", (memory_id,))
+        self._write(f"DELETE FROM {self.t.memories} WHERE id = %s", (memory_id,))
 
     def ids(self) -> Iterable[str]:
         return [r[0] for r in self.conn.execute(f"SELECT id FROM {self.t.memories}")]
@@ -134,7 +180,7 @@ class PgTransaction(Transaction):
                 " deleted_server = EXCLUDED.deleted_server")
 
     def trash_put(self, memory_id: str, entry: dict[str, Any]) -> None:
-        self.conn.execute(self._trash_upsert(), trash_row(memory_id, entry))
+        self._write(self._trash_upsert(), trash_row(memory_id, entry))
 
     def expire_trash(self, max_age_days: float, now: datetime | None = None) -> list[str]:
         """By the server's clock (``now``, a computer's, is not used: one whose clock runs fast must
@@ -145,7 +191,7 @@ class PgTransaction(Transaction):
         return [row[0] for row in rows]
 
     def trash_remove(self, memory_id: str) -> None:
-        self.conn.execute(f"DELETE FROM {self.t.trash} WHERE id = %s", (memory_id,))
+        self._write(f"DELETE FROM {self.t.trash} WHERE id = %s", (memory_id,))
 
     def trash_ids(self) -> Iterable[str]:
         return [r[0] for r in self.conn.execute(f"SELECT id FROM {self.t.trash}")]
