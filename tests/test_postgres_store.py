@@ -604,3 +604,19 @@ def test_a_writes_statements_wait_for_its_next_read_or_its_commit(device, pg_url
             txn._write(f'INSERT INTO "{pg_schema}".no_such_table VALUES (%s)', (1,))  # fails at the commit
         assert "deferred2" not in {row["id"] for row in store.show()} and others_count() == 1
     assert store.get(store.add("之后照常写", "瞬间")).description == "之后照常写"
+
+
+def test_an_add_takes_an_id_checked_free_with_its_transactions_start(device, monkeypatch):
+    """The ids an add may take are looked up with the transaction's start (``FREE_IDS``, after the lock):
+    one a memory or a trash entry has is never taken, and when both are taken the add finds one as any
+    store does."""
+    from sonetto_desktop.memory.item import MemoryItem
+
+    store = device("desk")
+    store.import_items({"0000aaaa": MemoryItem("已有的一条", "瞬间"), "0000bbbb": MemoryItem("要删的一条", "瞬间")})
+    store.delete("0000bbbb", "进回收站")
+    ids = iter(["0000aaaa", "0000bbbb", "0000aaaa", "0000cccc", "0000dddd", "0000aaaa"])
+    monkeypatch.setattr(store, "_generate_id", lambda: next(ids))
+    assert store.add("两个候选都被占了", "瞬间") == "0000cccc"
+    assert store.add("一个候选空着", "瞬间") == "0000dddd"
+    assert store.get("0000aaaa").description == "已有的一条" and "0000bbbb" in {e["id"] for e in store.list_trash()}

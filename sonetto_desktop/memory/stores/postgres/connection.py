@@ -231,9 +231,10 @@ class PgConnection:
         return offline()
 
     @contextmanager
-    def locked(self) -> Iterator[Any]:
+    def locked(self, prelude: str = "") -> Iterator[Any]:
         """A connection in a transaction holding the store's lock; StoreOffline when the server
-        is away (after waiting ``write_wait`` seconds for it to come back).
+        is away (after waiting ``write_wait`` seconds for it to come back). ``prelude``: one more
+        statement (no parameters) sent with the start, after the lock; its rows are ``prelude_rows()``.
 
         The transaction's start and the lock go in one round trip; a pooled connection found dead
         by it (the server restarted since it was last used) is dropped and the start tried on
@@ -254,13 +255,16 @@ class PgConnection:
         try:
             for attempt in range(self._pool_size + 1):
                 with self.pool.connection(timeout=POOL_WAIT) as conn:
-                    try:
-                        conn.execute(self._begin)  # no parameters: one simple query, both statements
+                    try:  # no parameters: one simple query, every statement
+                        begun = conn.execute(self._begin + (f"; {prelude}" if prelude else ""))
+                        rows: list[tuple] = []
+                        while prelude and begun.nextset():
+                            rows = begun.fetchall() if begun.description else []
                     except OperationalError:
                         if conn.broken and attempt < self._pool_size:
                             continue  # a stale connection (the pool drops it): the next one
                         raise
-                    self._local.conn = conn
+                    self._local.conn, self._local.prelude_rows = conn, rows
                     try:
                         yield conn
                     except BaseException:
@@ -276,6 +280,10 @@ class PgConnection:
                 raise StoreWriteFailed(self.location.display(), self.describe(exc)) from exc
             self.go_offline(exc)
             raise self.unavailable(self.describe(exc)) from exc
+
+    def prelude_rows(self) -> list[tuple]:
+        """The rows of the ``prelude`` of this thread's ``locked()`` transaction."""
+        return list(getattr(self._local, "prelude_rows", None) or [])
 
     @property
     def _begin(self) -> str:

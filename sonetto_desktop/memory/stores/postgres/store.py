@@ -22,11 +22,12 @@ A write touches only its rows (``PgTransaction``).
 from __future__ import annotations
 
 import logging
+import re
 import uuid
 from contextlib import contextmanager
 from dataclasses import replace
 from pathlib import Path
-from typing import Any, Callable, Iterable, Iterator
+from typing import Any, Callable, Container, Iterable, Iterator
 
 from ..base import BaseMemoryManager, SelfCheckReport
 from ...changes import MemoryChange
@@ -42,8 +43,14 @@ from .log import CHANGES_KEPT, PRUNE_EVERY, PgChangeLog
 from .problems import BadRecords
 from .schema import ensure_schema, lock_key
 from .transaction import PgTransaction, Tables
+from ..transaction import Transaction
 from ..columns import LIGHT, Columns, items_columns
 from ..validation import validate_item
+
+
+#: Ids checked free with each write transaction's start (an add takes one; an import finds the rest).
+FREE_IDS = 2
+_PLAIN_ID = re.compile(r"[0-9a-f]{8}")
 
 log = logging.getLogger(__name__)
 
@@ -136,12 +143,31 @@ class PostgresMemoryManager(BaseMemoryManager):
 
     @contextmanager
     def _transaction(self) -> Iterator[PgTransaction]:
-        with self.connection.locked() as conn:
+        # ids for what the transaction may add, checked free with its start: an add needs no round
+        # trip of its own to find one (``_new_id``; the store's lock is held from the check on)
+        candidates = [self._generate_id() for _ in range(FREE_IDS)]
+        if not all(_PLAIN_ID.fullmatch(mid) for mid in candidates):  # (written into the statement)
+            candidates = []
+        listed = ", ".join(f"'{mid}'" for mid in candidates)
+        prelude = (f"SELECT id FROM {self._t.memories} WHERE id IN ({listed})"
+                   f" UNION SELECT id FROM {self._t.trash} WHERE id IN ({listed})") if candidates else ""
+        with self.connection.locked(prelude) as conn:
+            taken = {row[0] for row in self.connection.prelude_rows()}
             txn = PgTransaction(conn, self._t, self.log, self.problems, defer=True)
+            txn.free_ids = [mid for mid in candidates if mid not in taken]
             yield txn
             self.log.written(txn._write)
             txn.conn.commit()  # the writes that waited and the COMMIT, in one round trip
         self.copy.schedule(txn.changed or None)  # a write that names no memory: the whole copy
+
+    def _new_id(self, txn: Transaction, planned: Container[str] = ()) -> str:
+        """One of the ids checked free at the transaction's start, else as any store finds one."""
+        free = getattr(txn, "free_ids", None)
+        while free:
+            memory_id = free.pop()
+            if memory_id not in planned:
+                return memory_id
+        return super()._new_id(txn, planned)
 
     def _load_all(self) -> dict[str, MemoryItem]:
         return self._read(lambda txn: txn.load_all(), lambda: self.copy.load()[0])
