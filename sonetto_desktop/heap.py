@@ -3,10 +3,10 @@
 glibc gives threads that allocate at the same time arenas of their own (up to eight per core) and never
 gives an arena's free space back while a live block sits above it. The app's worker threads (the store's
 writes, the journal, the import's ledger) each filled an arena with the import's short-lived blocks and
-kept the holes: RSS after each 1,000-turn history import climbed +3, +5, +6 ... +8 MB over the baseline
-before it levelled off (the memories they wrote were ~0.3 MB of it). With one arena the holes of one
-import are filled by the next: +2.9 MB after the first import, +0.1 MB per import after it
-(``python -m bench.history_import --overhead``). The threads that allocate at the same time are few and
+kept the holes: RSS after 1,000-turn history imports climbed to +8 MB over the baseline before it
+levelled off (the Python objects they left were ~0.3 MB of it). With one arena the holes of one import
+are filled by the next: +2.4 MB after the first import, +0.1-0.7 MB per import after it, flat from the
+fourth (``python -m bench.history_import --overhead --rounds 6``). The threads that allocate at the same time are few and
 mostly hold the GIL while they do, so they do not wait on the arena's lock.
 
 ``share_one_arena`` is called first thing by the entry point (``__main__.main``), before any thread

@@ -597,11 +597,12 @@ def test_a_writes_statements_wait_for_its_next_read_or_its_commit(device, pg_url
             assert txn.get("deferred1").description == "等提交才写"  # the read sent it first
             assert not txn.conn._pending and others_count() == 1  # not committed yet
             txn.remove(kept)
+            assert kept not in {row["id"] for row in store.show()}  # the store's own read on this thread too
         ids = {row["id"] for row in store.show()}
         assert others_count() == 1 and "deferred1" in ids and kept not in ids
         with pytest.raises(psycopg.Error), store._transaction() as txn:
             txn.put("deferred2", MemoryItem("不该留下", "瞬间"))
-            txn._write(f'INSERT INTO "{pg_schema}".no_such_table VALUES (%s)', (1,))  # fails at the commit
+            txn.write_statement(f'INSERT INTO "{pg_schema}".no_such_table VALUES (%s)', (1,))  # fails at the commit
         assert "deferred2" not in {row["id"] for row in store.show()} and others_count() == 1
     assert store.get(store.add("之后照常写", "瞬间")).description == "之后照常写"
 

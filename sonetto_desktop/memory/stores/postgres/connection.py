@@ -231,17 +231,20 @@ class PgConnection:
         return offline()
 
     @contextmanager
-    def locked(self, prelude: str = "") -> Iterator[Any]:
+    def locked(self, prelude: str = "", *, defer: bool = False) -> Iterator[Any]:
         """A connection in a transaction holding the store's lock; StoreOffline when the server
         is away (after waiting ``write_wait`` seconds for it to come back). ``prelude``: one more
         statement (no parameters) sent with the start, after the lock; its rows are ``prelude_rows()``.
+        ``defer``: the connection is a :class:`~.transaction.DeferredWrites` (what the transaction
+        queues goes with the COMMIT; reads on this thread meanwhile go through it and see the writes).
 
         The transaction's start and the lock go in one round trip; a pooled connection found dead
         by it (the server restarted since it was last used) is dropped and the start tried on
         another: nothing was done on it, and the pool does not ping every connection it hands out
         (a round trip per write)."""
         from psycopg import OperationalError
-        from psycopg.pq import TransactionStatus
+
+        from .transaction import DeferredWrites
 
         if self._closed:
             raise RuntimeError("memory store is closed")
@@ -264,15 +267,18 @@ class PgConnection:
                         if conn.broken and attempt < self._pool_size:
                             continue  # a stale connection (the pool drops it): the next one
                         raise
-                    self._local.conn, self._local.prelude_rows = conn, rows
+                    handle = DeferredWrites(conn) if defer else conn
+                    self._local.conn, self._local.prelude_rows = handle, rows
                     try:
-                        yield conn
+                        yield handle
+                        if defer:
+                            handle.commit()  # what waits and the COMMIT, in one round trip
                     except BaseException:
                         self._end(conn, "ROLLBACK")
                         raise
                     finally:
                         self._local.conn = None
-                    if conn.info.transaction_status != TransactionStatus.IDLE:  # (not committed by the caller)
+                    if not defer:
                         conn.execute("COMMIT")
                     return
         except OperationalError as exc:  # PoolTimeout is one too

@@ -151,13 +151,12 @@ class PostgresMemoryManager(BaseMemoryManager):
         listed = ", ".join(f"'{mid}'" for mid in candidates)
         prelude = (f"SELECT id FROM {self._t.memories} WHERE id IN ({listed})"
                    f" UNION SELECT id FROM {self._t.trash} WHERE id IN ({listed})") if candidates else ""
-        with self.connection.locked(prelude) as conn:
+        with self.connection.locked(prelude, defer=True) as conn:  # (its writes go with the COMMIT)
             taken = {row[0] for row in self.connection.prelude_rows()}
-            txn = PgTransaction(conn, self._t, self.log, self.problems, defer=True)
+            txn = self._txn(conn, self.log)
             txn.free_ids = [mid for mid in candidates if mid not in taken]
             yield txn
-            self.log.written(txn._write)
-            txn.conn.commit()  # the writes that waited and the COMMIT, in one round trip
+            self.log.written(txn.write_statement)
         self.copy.schedule(txn.changed or None)  # a write that names no memory: the whole copy
 
     def _new_id(self, txn: Transaction, planned: Container[str] = ()) -> str:

@@ -74,10 +74,12 @@ def item_row(memory_id: str, item: MemoryItem) -> tuple:
 class DeferredWrites:
     """A connection whose writes that return nothing wait (``queue``) and go to the server together,
     pipelined, with the next statement whose result is read, or with the COMMIT (``commit``): a write
-    transaction's round trips are its reads', plus one (issue 37: an add 5 -> 3, as a raw INSERT and its
+    transaction's round trips are its reads', plus one (issue 37: with its new id checked at the start,
+    ``store._transaction``, an add is the start's round trip and the commit's, as a raw INSERT and its
     COMMIT take). Every other use of the connection (``execute``, ``cursor``, any attribute) sends what
-    waits first, so a read always sees the transaction's own writes; an error of a write that waited is
-    raised there, and the transaction is rolled back as it would have been at the write."""
+    waits first, so a read always sees the transaction's own writes (the store's reads on the writing
+    thread use this connection too: ``PgConnection.locked``); an error of a write that waited is raised
+    there, and the transaction is rolled back as it would have been at the write."""
 
     def __init__(self, conn: Any) -> None:
         self._conn = conn
@@ -113,12 +115,12 @@ class DeferredWrites:
 
 
 class PgTransaction(Transaction):
-    """Reads and writes on ``conn``, inside a transaction that holds the store's advisory lock; with
-    ``defer``, its writes wait to go with the next read or the commit (:class:`DeferredWrites`)."""
+    """Reads and writes on ``conn``, inside a transaction that holds the store's advisory lock; on a
+    :class:`DeferredWrites`, its writes wait to go with the next read or the commit."""
 
     def __init__(self, conn: Any, tables: Tables, log: PgChangeLog | None = None,
-                 problems: BadRecords | None = None, *, defer: bool = False) -> None:
-        self.conn = DeferredWrites(conn) if defer else conn
+                 problems: BadRecords | None = None) -> None:
+        self.conn = conn
         self.t = tables
         self.log = log
         self.problems = problems
@@ -143,7 +145,7 @@ class PgTransaction(Transaction):
         """The change log row and its NOTIFY; both take effect at commit."""
         if self.log is None:
             raise RuntimeError("a read-only transaction records no change")
-        self.log.append(self._write, change)
+        self.log.append(self.write_statement, change)
         if self.changed is not None:
             self.changed = self.changed | set(change.ids) if change.ids else None
 
@@ -154,17 +156,17 @@ class PgTransaction(Transaction):
     def exists(self, memory_id: str) -> bool:
         return self.conn.execute(f"SELECT 1 FROM {self.t.memories} WHERE id = %s", (memory_id,)).fetchone() is not None
 
-    def _write(self, query: str, params: Any) -> None:
+    def write_statement(self, query: str, params: Any) -> None:
         """A statement whose result is not read: waits for the next read or the commit when deferring."""
         (self.conn.queue if isinstance(self.conn, DeferredWrites) else self.conn.execute)(query, params)
 
     def put(self, memory_id: str, item: MemoryItem) -> None:
-        self._write(
+        self.write_statement(
             f"INSERT INTO {self.t.memories} ({_WRITTEN}) VALUES ({_PLACES}) ON CONFLICT (id) DO UPDATE SET {_UPDATE}",
             item_row(memory_id, item))
 
     def remove(self, memory_id: str) -> None:
-        self._write(f"DELETE FROM {self.t.memories} WHERE id = %s", (memory_id,))
+        self.write_statement(f"DELETE FROM {self.t.memories} WHERE id = %s", (memory_id,))
 
     def ids(self) -> Iterable[str]:
         return [r[0] for r in self.conn.execute(f"SELECT id FROM {self.t.memories}")]
@@ -180,7 +182,7 @@ class PgTransaction(Transaction):
                 " deleted_server = EXCLUDED.deleted_server")
 
     def trash_put(self, memory_id: str, entry: dict[str, Any]) -> None:
-        self._write(self._trash_upsert(), trash_row(memory_id, entry))
+        self.write_statement(self._trash_upsert(), trash_row(memory_id, entry))
 
     def expire_trash(self, max_age_days: float, now: datetime | None = None) -> list[str]:
         """By the server's clock (``now``, a computer's, is not used: one whose clock runs fast must
@@ -191,7 +193,7 @@ class PgTransaction(Transaction):
         return [row[0] for row in rows]
 
     def trash_remove(self, memory_id: str) -> None:
-        self._write(f"DELETE FROM {self.t.trash} WHERE id = %s", (memory_id,))
+        self.write_statement(f"DELETE FROM {self.t.trash} WHERE id = %s", (memory_id,))
 
     def trash_ids(self) -> Iterable[str]:
         return [r[0] for r in self.conn.execute(f"SELECT id FROM {self.t.trash}")]
