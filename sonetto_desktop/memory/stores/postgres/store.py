@@ -48,7 +48,8 @@ from ..columns import LIGHT, Columns, items_columns
 from ..validation import validate_item
 
 
-#: Ids checked free with each write transaction's start (an add takes one; an import finds the rest).
+#: The id generator's first ids, looked up with each write transaction's start (an add takes the
+#: first free one; an import goes on with the generator as any store does).
 FREE_IDS = 2
 _PLAIN_ID = re.compile(r"[0-9a-f]{8}")
 
@@ -146,25 +147,26 @@ class PostgresMemoryManager(BaseMemoryManager):
         # ids for what the transaction may add, checked free with its start: an add needs no round
         # trip of its own to find one (``_new_id``; the store's lock is held from the check on)
         candidates = [self._generate_id() for _ in range(FREE_IDS)]
-        if not all(_PLAIN_ID.fullmatch(mid) for mid in candidates):  # (written into the statement)
-            candidates = []
-        listed = ", ".join(f"'{mid}'" for mid in candidates)
+        plain = [mid for mid in candidates if _PLAIN_ID.fullmatch(mid)]  # (written into the statement)
+        listed = ", ".join(f"'{mid}'" for mid in plain)
         prelude = (f"SELECT id FROM {self._t.memories} WHERE id IN ({listed})"
-                   f" UNION SELECT id FROM {self._t.trash} WHERE id IN ({listed})") if candidates else ""
+                   f" UNION SELECT id FROM {self._t.trash} WHERE id IN ({listed})") if plain else ""
         with self.connection.locked(prelude, defer=True) as conn:  # (its writes go with the COMMIT)
-            taken = {row[0] for row in self.connection.prelude_rows()}
             txn = self._txn(conn, self.log)
-            txn.free_ids = [mid for mid in candidates if mid not in taken]
+            txn.id_candidates, txn.ids_checked = candidates, set(plain)
+            txn.ids_taken = {row[0] for row in self.connection.prelude_rows()}
             yield txn
             self.log.written(txn.write_statement)
         self.copy.schedule(txn.changed or None)  # a write that names no memory: the whole copy
 
     def _new_id(self, txn: Transaction, planned: Container[str] = ()) -> str:
-        """One of the ids checked free at the transaction's start, else as any store finds one."""
-        free = getattr(txn, "free_ids", None)
-        while free:
-            memory_id = free.pop()
-            if memory_id not in planned:
+        """As any store finds one (the generator's first id no memory, trash entry or ``planned`` id
+        has), its first ids looked up with the transaction's start (``id_candidates``, ``ids_taken``)."""
+        candidates = getattr(txn, "id_candidates", None)
+        while candidates:
+            memory_id = candidates.pop(0)
+            taken = memory_id in txn.ids_taken if memory_id in txn.ids_checked else txn.taken_ids((memory_id,))
+            if not taken and memory_id not in planned:
                 return memory_id
         return super()._new_id(txn, planned)
 
