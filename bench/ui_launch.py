@@ -17,9 +17,11 @@ wall shows live. A 5 ms asyncio ticker on the Qt loop records how late it wakes 
 from __future__ import annotations
 
 import argparse
+import atexit
 import gc
 import json
 import os
+import shutil
 import statistics
 import subprocess
 import sys
@@ -480,7 +482,21 @@ def _fill(data_dir: Path, memories: int, backend: str) -> None:
 
 
 _FILLED: dict[tuple[int, str], Path] = {}
-_PYCACHE = tempfile.mkdtemp(prefix="sonetto-bench-pycache-")  # filled by the uncounted first launch
+_MADE: list[Path] = []  # the folders this run made, removed when it ends (not by the children)
+
+
+def _folder(prefix: str) -> Path:
+    if not _MADE:
+        atexit.register(lambda: [shutil.rmtree(folder, ignore_errors=True) for folder in _MADE])
+    _MADE.append(Path(tempfile.mkdtemp(prefix=prefix)))
+    return _MADE[-1]
+
+
+def _pycache() -> str:
+    """One bytecode folder for every launch of this run, filled by the uncounted first launch."""
+    if not hasattr(_pycache, "path"):
+        _pycache.path = str(_folder("sonetto-bench-pycache-"))
+    return _pycache.path
 
 
 def _launch(platform: str, measure_writer: bool, memories: int = 0, backend: str = "yaml", *,
@@ -488,14 +504,15 @@ def _launch(platform: str, measure_writer: bool, memories: int = 0, backend: str
     """One launch in a fresh process: ``mode`` "app" (the app's child), "bare" (the anchor:
     :func:`bare_child`), "self-test" (``sonetto --self-test``, timed from spawn to exit) or
     "bare-window" (the bare list shown, then exit: the self-test's anchor)."""
-    home = Path(tempfile.mkdtemp(prefix="sonetto-bench-"))
     if memories:  # one filled store per size, used by every launch (as a person's store is): the
         # first, uncounted launch builds what the app keeps beside the store (the recall index)
         if (memories, backend) not in _FILLED:
-            seed = Path(tempfile.mkdtemp(prefix="sonetto-bench-seed-"))
+            seed = _folder("sonetto-bench-seed-")
             _fill(seed / "data", memories, backend)
             _FILLED[(memories, backend)] = seed
         home = _FILLED[(memories, backend)]
+    else:
+        home = _folder("sonetto-bench-")
     env = dict(os.environ, SONETTO_DATA_DIR=str(home / "data"), SONETTO_CONFIG_DIR=str(home / "config"),
                PYTHON_KEYRING_BACKEND="keyring.backends.fail.Keyring", QT_QPA_PLATFORM=platform,
                PYTHONPATH=str(ROOT), BENCH_BACKEND=backend)
@@ -510,7 +527,7 @@ def _launch(platform: str, measure_writer: bool, memories: int = 0, backend: str
     # compiled bytecode as an installed app has it (pip compiles at install): a shell that sets
     # PYTHONDONTWRITEBYTECODE would otherwise have every launch compile the app's modules again
     env.pop("PYTHONDONTWRITEBYTECODE", None)
-    env["PYTHONPYCACHEPREFIX"] = _PYCACHE
+    env["PYTHONPYCACHEPREFIX"] = _pycache()
     env["BENCH_T0"] = repr(time.time())
     started = time.perf_counter()
     out = subprocess.run(args, env=env, capture_output=True, text=True, timeout=300)
