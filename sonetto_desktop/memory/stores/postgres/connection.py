@@ -28,6 +28,7 @@ from ...errors import StoreOffline, StoreWriteFailed
 from ...events import EventFeed
 from .location import PgLocation
 from .schema import KEEPS_DERIVED
+from .transaction import DeferredWrites
 
 log = logging.getLogger(__name__)
 
@@ -243,8 +244,6 @@ class PgConnection:
         another: nothing was done on it, and the pool does not ping every connection it hands out
         (a round trip per write)."""
         from psycopg import OperationalError
-
-        from .transaction import DeferredWrites
 
         if self._closed:
             raise RuntimeError("memory store is closed")

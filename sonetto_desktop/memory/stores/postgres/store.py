@@ -152,23 +152,17 @@ class PostgresMemoryManager(BaseMemoryManager):
         prelude = (f"SELECT id FROM {self._t.memories} WHERE id IN ({listed})"
                    f" UNION SELECT id FROM {self._t.trash} WHERE id IN ({listed})") if plain else ""
         with self.connection.locked(prelude, defer=True) as conn:  # (its writes go with the COMMIT)
-            txn = self._txn(conn, self.log)
-            txn.id_candidates, txn.ids_checked = candidates, set(plain)
-            txn.ids_taken = {row[0] for row in self.connection.prelude_rows()}
+            txn = PgTransaction(conn, self._t, self.log, self.problems, candidates=candidates, checked=plain,
+                                taken=(row[0] for row in self.connection.prelude_rows()))
             yield txn
             self.log.written(txn.write_statement)
         self.copy.schedule(txn.changed or None)  # a write that names no memory: the whole copy
 
     def _new_id(self, txn: Transaction, planned: Container[str] = ()) -> str:
         """As any store finds one (the generator's first id no memory, trash entry or ``planned`` id
-        has), its first ids looked up with the transaction's start (``id_candidates``, ``ids_taken``)."""
-        candidates = getattr(txn, "id_candidates", None)
-        while candidates:
-            memory_id = candidates.pop(0)
-            taken = memory_id in txn.ids_taken if memory_id in txn.ids_checked else txn.taken_ids((memory_id,))
-            if not taken and memory_id not in planned:
-                return memory_id
-        return super()._new_id(txn, planned)
+        has), its first ids looked up with the transaction's start (``PgTransaction.fresh_id``)."""
+        fresh = txn.fresh_id(planned) if isinstance(txn, PgTransaction) else None
+        return fresh if fresh is not None else super()._new_id(txn, planned)
 
     def _load_all(self) -> dict[str, MemoryItem]:
         return self._read(lambda txn: txn.load_all(), lambda: self.copy.load()[0])

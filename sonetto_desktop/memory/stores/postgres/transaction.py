@@ -7,7 +7,7 @@ import json
 from dataclasses import dataclass
 from datetime import datetime
 from functools import partial
-from typing import Any, Iterable, Mapping
+from typing import Any, Container, Iterable, Mapping
 
 from ... import record
 from ...changes import MemoryChange
@@ -119,11 +119,16 @@ class PgTransaction(Transaction):
     :class:`DeferredWrites`, its writes wait to go with the next read or the commit."""
 
     def __init__(self, conn: Any, tables: Tables, log: PgChangeLog | None = None,
-                 problems: BadRecords | None = None) -> None:
+                 problems: BadRecords | None = None, *, candidates: Iterable[str] = (),
+                 checked: Iterable[str] = (), taken: Iterable[str] = ()) -> None:
         self.conn = conn
         self.t = tables
         self.log = log
         self.problems = problems
+        # the id generator's first ids (``candidates``), those of them looked up with the transaction's
+        # start (``checked``) and which of those a memory or a trash entry has (``taken``): fresh_id
+        self._candidates = list(candidates)
+        self._checked, self._taken = set(checked), set(taken)
         #: The memories this transaction's change records name (None: a change names none, e.g. a reload).
         self.changed: set[str] | None = set()
 
@@ -155,6 +160,16 @@ class PgTransaction(Transaction):
 
     def exists(self, memory_id: str) -> bool:
         return self.conn.execute(f"SELECT 1 FROM {self.t.memories} WHERE id = %s", (memory_id,)).fetchone() is not None
+
+    def fresh_id(self, planned: Container[str] = ()) -> str | None:
+        """The next of the generator's first ids that no memory, trash entry or ``planned`` id has, in
+        the generator's order (one not looked up with the start is looked up now); None when none is left."""
+        while self._candidates:
+            memory_id = self._candidates.pop(0)
+            taken = memory_id in self._taken if memory_id in self._checked else bool(self.taken_ids((memory_id,)))
+            if not taken and memory_id not in planned:
+                return memory_id
+        return None
 
     def write_statement(self, query: str, params: Any) -> None:
         """A statement whose result is not read: waits for the next read or the commit when deferring."""
