@@ -293,6 +293,34 @@ class _ServerProcess:
             self._process.wait()
 
 
+async def fresh(folder: str, base_url: str, seed: int) -> float:
+    """``--overhead``'s anchor for "back to the baseline": a new process opens the store the rounds
+    left and does what the long-lived one did before its baseline (a 5-turn import: the LLM stack, the
+    writer's index, now over every memory the rounds made); its RSS then. What the long-lived process
+    holds beyond it is what the imports left behind, not what the memories they made cost."""
+    settings = Settings(data_dir=folder, store_backend="sqlite", retrieval_mode="mechanical",
+                        base_url=base_url, model="test-model", api_key="sk-bench")
+    services = await AppServices.open(settings=settings, watch=False)
+    imports = HistoryImports(services)
+    try:
+        history = synthetic_history(5, seed + 2000)
+        await imports.start(await imports.plan(history), history, file_name="bench.jsonl")
+        await imports.wait()
+        del history
+        return _rss_mb()
+    finally:
+        await imports.close()
+        await services.close()
+
+
+def _fresh_rss(folder: str, base_url: str, seed: int) -> float:
+    import subprocess
+
+    done = subprocess.run([sys.executable, "-m", "bench.history_import", "--fresh", folder, "--base-url", base_url,
+                           "--seed", str(seed)], cwd=ROOT, capture_output=True, text=True, check=True)
+    return float(done.stdout.strip().splitlines()[-1])
+
+
 async def overhead(turns: int, rounds: int, seed: int) -> dict[str, Any]:
     rows: list[dict[str, Any]] = []
     with tempfile.TemporaryDirectory() as folder:
@@ -320,6 +348,7 @@ async def overhead(turns: int, rounds: int, seed: int) -> dict[str, Any]:
                 wall, cpu, span = await one(synthetic_history(turns, seed + n))
                 imported.append({"round": n + 1, "wall": wall, "cpu": cpu, "span": span})
                 imported[-1].update(rss=_rss_mb(), anon=_anon_mb())
+            anchor = await asyncio.to_thread(_fresh_rss, folder, server.base_url, seed)
             for one_round in imported:
                 start, end = one_round["span"]
                 bodies = [json.loads(line) for line in server.between(start, end)]
@@ -344,7 +373,9 @@ async def overhead(turns: int, rounds: int, seed: int) -> dict[str, Any]:
             await services.close()
             server.close()
     return {"turns": turns, "baseline_rss_mb": round(baseline, 1), "baseline_anon_mb": round(baseline_anon, 1),
-            "rounds": rows, "rss_after_replays_mb": after_replays[0], "anon_after_replays_mb": after_replays[1]}
+            "rounds": rows, "fresh_process_rss_mb": round(anchor, 1),
+            "last_round_over_fresh_mb": round(rows[-1]["rss_mb"] - anchor, 1) if rows else None,
+            "rss_after_replays_mb": after_replays[0], "anon_after_replays_mb": after_replays[1]}
 
 
 # ── reading exports: a zip bomb and a big real-shaped export ─────────────
@@ -451,7 +482,15 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--rounds", type=int, default=3)
     parser.add_argument("--mb", type=int, default=300, help="with --reading: the member's size")
     parser.add_argument("--serve", type=Path, help=argparse.SUPPRESS)  # --overhead's scripted model (a child)
+    parser.add_argument("--fresh", help=argparse.SUPPRESS)  # --overhead's anchor (a child): the store's folder
+    parser.add_argument("--base-url", help=argparse.SUPPRESS)
     args = parser.parse_args(argv)
+    if args.fresh is not None:
+        from sonetto_desktop.heap import share_one_arena
+
+        share_one_arena()
+        print(asyncio.run(fresh(args.fresh, args.base_url, args.seed)))
+        return 0
     if args.serve is not None:
         serve(args.serve)
         return 0

@@ -158,3 +158,31 @@ def test_a_rewritten_entry_wins_over_its_older_log_and_a_log_without_its_entry_g
     (requeued,) = journal.requeue_failed()
     (read,) = journal.pending()
     assert read.key == requeued.key and read.progress is None
+
+
+def test_the_turn_ids_of_a_long_journal_are_listed_without_holding_its_text(tmp_path):
+    """Issue 37: an import's start and resume listed its journal with ``pending()``, every batch's text
+    at once (1.3 MB held for 1,000 turns, ~200 MB for a big export's batches): the ids are read one
+    file at a time. Same order and the same files as ``pending()`` / ``failed()``, corrupt ones set aside."""
+    import tracemalloc
+
+    journal = TurnJournal(tmp_path / "j")
+    body = [{"role": "user", "content": "很长的一段话。" * 700}]  # ~15 KB of text each
+    entries = [journal.append(f"imp-x-{i:06d}", None, body) for i in range(120)]
+    journal.move_to_failed(entries[5])
+    (journal.pending_dir / "00000000000000000002-def.json").write_text("{not json", "utf-8")
+    expected = [e.turn_id for e in journal.pending()]
+    assert journal.pending_turn_ids() == expected == [e.turn_id for e in entries if e is not entries[5]]
+    assert journal.failed_turn_ids() == ["imp-x-000005"]
+    assert (journal.pending_dir / "00000000000000000002-def.corrupt").exists()
+    tracemalloc.start()
+    try:
+        journal.pending_turn_ids()
+        _now, peak = tracemalloc.get_traced_memory()
+        tracemalloc.reset_peak()
+        journal.pending()
+        _now, whole = tracemalloc.get_traced_memory()
+    finally:
+        tracemalloc.stop()
+    assert whole > 1_000_000  # (what the whole list holds: the text of 119 turns)
+    assert peak < whole / 5, f"{peak / 1024:.0f} KB listing the ids against {whole / 1024:.0f} KB for pending()"

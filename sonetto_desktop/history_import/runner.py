@@ -272,8 +272,8 @@ class ImportRunner:
         if legacy is None:
             return
         written = await run_blocking(self.ledger.written_batches, state.id)
-        seen = {batch_seq(e.turn_id) for e in [*await run_blocking(writer.journal.pending),
-                                                *await run_blocking(writer.journal.failed)]}
+        seen = {batch_seq(turn_id) for turn_id in [*await run_blocking(writer.journal.pending_turn_ids),
+                                                   *await run_blocking(writer.journal.failed_turn_ids)]}
         for record in legacy:
             seq = int(record["seq"])
             if seq not in written and seq not in seen:
@@ -304,8 +304,8 @@ class ImportRunner:
             await run_blocking(self.ledger.save, state)
         run = _Run(state, batches, writer)
         run.written = await run_blocking(self.ledger.written_batches, state.id)
-        run.failed = {s for e in await run_blocking(writer.journal.failed) if (s := batch_seq(e.turn_id)) is not None}
-        journaled = {s for e in await run_blocking(writer.journal.pending) if (s := batch_seq(e.turn_id)) is not None}
+        run.failed = {s for t in await run_blocking(writer.journal.failed_turn_ids) if (s := batch_seq(t)) is not None}
+        journaled = {s for t in await run_blocking(writer.journal.pending_turn_ids) if (s := batch_seq(t)) is not None}
         self._run = run
         run.unsubscribe.append(writer.events.subscribe(self._on_writer_event))
         if self._subscribe_chat is not None:

@@ -28,6 +28,7 @@ instance replaying the journal leaves that turn alone (it is in flight elsewhere
 
 from __future__ import annotations
 
+import itertools
 import json
 import logging
 import os
@@ -37,6 +38,7 @@ import uuid
 from dataclasses import asdict, dataclass, field
 from datetime import datetime
 from pathlib import Path
+from collections.abc import Iterator
 from typing import Any, Container
 
 import portalocker
@@ -213,12 +215,17 @@ class TurnJournal:
         """The entries in ``folder``, oldest first: those with a sequence number after ``after`` (and
         before ``before``) whose key is not in ``skip`` — all told by the file's name: the others are
         not read — at most ``limit``."""
+        entries = list(itertools.islice(self._entries(folder, after=after, before=before, skip=skip), limit))
+        entries.sort(key=lambda e: e.seq)
+        return entries
+
+    def _entries(self, folder: Path, *, after: int = 0, before: int | None = None,
+                 skip: Container[str] = ()) -> Iterator[JournalEntry]:
+        """``_read_dir``'s entries one at a time, in the order of their files' names (each read when it
+        is asked for: a caller that keeps only a field of each never holds the journal's text)."""
         if not folder.is_dir():
-            return []
-        entries: list[JournalEntry] = []
+            return
         for file in sorted(folder.iterdir()):
-            if limit is not None and len(entries) >= limit:
-                break
             if file.name.endswith(".tmp"):
                 if file.name.startswith(".") and _older_than(file, STALE_TMP_SECONDS):
                     # An append interrupted before os.replace. A fresh one may be another app
@@ -243,7 +250,6 @@ class TurnJournal:
                 logged = _logged_progress(_progress_log(folder, entry))
                 if logged is not None and logged[0] > entry.progress_rev:
                     entry.progress_rev, entry.progress = logged
-                entries.append(entry)
             except (OSError, ValueError, KeyError, TypeError) as exc:
                 # Never delete what we cannot read: set it aside for a person to look at.
                 log.error("journal file %s is unreadable (%s); renamed to *.corrupt", file, exc)
@@ -251,8 +257,8 @@ class TurnJournal:
                     os.replace(file, file.with_suffix(".corrupt"))
                 except OSError:
                     log.exception("could not set %s aside", file)
-        entries.sort(key=lambda e: e.seq)
-        return entries
+                continue
+            yield entry
 
     def _quarantine(self, file: Path, why: str) -> None:
         """Move a file that must not be replayed out of the way, keeping it for a person to look at."""
@@ -355,7 +361,21 @@ class TurnJournal:
 
     def count_pending(self, actor: str) -> int:
         """How many pending turns are to be written as ``actor`` (e.g. one app's conversations)."""
-        return sum(1 for entry in self.pending() if entry.actor == actor)
+        with self._lock:
+            return sum(1 for entry in self._entries(self.pending_dir) if entry.actor == actor)
+
+    def pending_turn_ids(self) -> list[str]:
+        """The turn ids of the pending turns, oldest first, each file read and let go in turn (an
+        import's thousands of batches are never in memory at once, as ``pending()`` would hold them)."""
+        with self._lock:
+            named = sorted((entry.seq, entry.turn_id) for entry in self._entries(self.pending_dir))
+        return [turn_id for _seq, turn_id in named]
+
+    def failed_turn_ids(self) -> list[str]:
+        """``pending_turn_ids`` of the turns given up on."""
+        with self._lock:
+            named = sorted((entry.seq, entry.turn_id) for entry in self._entries(self.failed_dir))
+        return [turn_id for _seq, turn_id in named]
 
     def failed(self) -> list[JournalEntry]:
         """Turns the writer gave up on, oldest first."""
