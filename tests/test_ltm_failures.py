@@ -122,6 +122,35 @@ async def test_failing_turn_goes_to_the_failed_list_then_retry_failed(llm_server
     await ltm.stop()
 
 
+async def test_the_failed_list_keeps_its_turns_text_on_disk_only_and_a_retry_writes_it(llm_server, make_llm, store):
+    """Issue 37: the writer's failed list held every given-up turn's text (an import's thousands of
+    batches with a dead endpoint, loaded whole again at each start); it names and counts them, and
+    the text stays in the journal's ``failed/``, from where a retry writes it."""
+    llm_server.default = error(500, "always down")
+    ltm = MemoryWriter(store, make_llm(), max_attempts=1, backoff=FAST)
+    ltm.start()
+    said = [{"role": "user", "content": "我养了一只叫年糕的猫"}, {"role": "assistant", "content": "年糕好可爱"}]
+    turn_id = await ltm.send_history(said, session_id="s1")
+    await until(lambda: ltm.failed_turns())
+    listed = ltm.failed_turns()
+    assert [(e.turn_id, e.session_id, e.attempts, e.messages) for e in listed] == [(turn_id, "s1", 1, [])]
+    assert "未能写入" in ltm.status().zh
+    await ltm.stop()
+
+    again = MemoryWriter(store, make_llm(), max_attempts=1, backoff=FAST)  # the next start reads the list
+    again.start()
+    await until(lambda: again.failed_turns())
+    assert [(e.turn_id, e.messages) for e in again.failed_turns()] == [(turn_id, [])]
+    llm_server.default = None
+    script_create(llm_server, "用户养了一只叫年糕的猫", "家人")
+    assert await again.retry_failed() == 1
+    await until(lambda: store.count() == 1 and again.pending == 0)
+    asked = llm_server.requests[-1]["messages"] if llm_server.requests else []
+    assert any("年糕" in str(m.get("content")) for m in asked)  # written from the text on disk
+    assert again.failed_turns() == [] and again.journal.failed() == []
+    await again.stop()
+
+
 async def test_the_api_key_never_reaches_errors_events_or_the_log(llm_server, make_llm, store, caplog):
     secret = "Zq7-private-token-55501"  # not "sk-..." shaped: only knowing the key can scrub it
     caplog.set_level(logging.INFO)

@@ -486,7 +486,7 @@ class ImportRunner:
         failed_turns = sum(int(run.batches[s]["turns"]) for s in run.failed if s in run.batches)
         error = ""
         if run.failed:  # the writer's own words for the last batch given up on
-            entries = await run_blocking(run.writer.journal.failed)
+            entries = await run_blocking(lambda: run.writer.journal.failed(text=False))
             error = next((e.last_error for e in reversed(entries) if batch_seq(e.turn_id) in run.failed
                           and e.last_error), "")
         return ImportResult(state.id, state.turns_written, state.memories_created, state.memories_updated,

@@ -35,7 +35,7 @@ import os
 import threading
 import time
 import uuid
-from dataclasses import asdict, dataclass, field
+from dataclasses import asdict, dataclass, field, replace
 from datetime import datetime
 from pathlib import Path
 from collections.abc import Iterator
@@ -85,6 +85,16 @@ class JournalEntry:
     @property
     def filename(self) -> str:
         return f"{self.seq:020d}-{self.key}.json"
+
+    def without_text(self) -> "JournalEntry":
+        """A copy without the turn's messages and progress, for a list that only names and counts
+        turns kept on disk (the writer's failed list: an import's thousands of batches given up on,
+        its text stays in ``failed/``). ``has_text`` tells it apart."""
+        return replace(self, messages=[], progress=None)
+
+    @property
+    def has_text(self) -> bool:
+        return bool(self.messages)
 
     @classmethod
     def from_dict(cls, data: dict[str, Any]) -> "JournalEntry":
@@ -377,10 +387,13 @@ class TurnJournal:
             named = sorted((entry.seq, entry.turn_id) for entry in self._entries(self.failed_dir))
         return [turn_id for _seq, turn_id in named]
 
-    def failed(self) -> list[JournalEntry]:
-        """Turns the writer gave up on, oldest first."""
+    def failed(self, *, text: bool = True) -> list[JournalEntry]:
+        """Turns the writer gave up on, oldest first; ``text`` False: without their messages
+        (``JournalEntry.without_text``; each file read and its text let go in turn)."""
         with self._lock:
-            return self._read_dir(self.failed_dir)
+            if text:
+                return self._read_dir(self.failed_dir)
+            return sorted((entry.without_text() for entry in self._entries(self.failed_dir)), key=lambda e: e.seq)
 
     def record_failure(self, entry: JournalEntry, error: str) -> JournalEntry:
         """Count one more failed attempt on disk (atomic rewrite of the turn's file)."""

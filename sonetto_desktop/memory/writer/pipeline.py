@@ -339,7 +339,8 @@ class MemoryWriter:
         entries = await run_blocking(self.journal.requeue_failed)
         journaled = {e.key for e in entries}
         for entry in worker.failed:  # failed turns that could not reach the journal's failed list
-            if entry.key not in journaled:
+            if entry.key not in journaled and entry.has_text:  # (one listed without its text was on disk:
+                # gone from there meanwhile, it has nothing left to write)
                 entry.allow_mass = entry.allow_mass or entry.held == "mass_change"  # the person said yes
                 entry.attempts, entry.progress, entry.held = 0, retried_progress(entry), None
                 entries.append(entry)
@@ -379,7 +380,7 @@ class MemoryWriter:
             worker.failed.remove(entry)
             await worker.journal_step(self.journal.discard_failed, entry)
             state = "dropped"
-        for entry in await run_blocking(self.journal.failed):
+        for entry in await run_blocking(lambda: self.journal.failed(text=False)):
             if entry.turn_id == turn_id:
                 await worker.journal_step(self.journal.discard_failed, entry)
                 state = "dropped"

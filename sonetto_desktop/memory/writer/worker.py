@@ -250,7 +250,7 @@ class TurnWorker:
         replay = False
         try:
             if await run_blocking(self.journal.claim):
-                self.failed = await run_blocking(self.journal.failed)
+                self.failed = await run_blocking(lambda: self.journal.failed(text=False))  # their text stays on disk
                 replay = True
             else:  # another instance replays the journal; this one writes only what it is sent
                 log.warning("another writer holds %s: not replaying its journal", self.journal.path)
@@ -453,9 +453,9 @@ class TurnWorker:
         # in the failed list at once, for the person to retry
         if isinstance(exc, TurnProblem) or (entry.attempts >= self.policy.max_attempts and not disk):
             entry.held = exc.reason if isinstance(exc, TurnHeld) else None
-            await self.journal_step(self.journal.move_to_failed, entry)
+            kept = await self.journal_step(self.journal.move_to_failed, entry)
             self.entries.pop(key, None)
-            self.failed.append(entry)
+            self.failed.append(entry.without_text() if kept else entry)  # (on disk: its text need not stay here)
             what = "已暂缓" if entry.held else f"已失败 {entry.attempts} 次"
             self._emit("gave_up", entry, f"{what}，保留在失败列表中：{message}")
             self._changed()
