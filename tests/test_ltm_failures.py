@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import asyncio
 import logging
+import re
 
 import pytest
 
@@ -149,6 +150,42 @@ async def test_the_failed_list_keeps_its_turns_text_on_disk_only_and_a_retry_wri
     assert any("年糕" in str(m.get("content")) for m in asked)  # written from the text on disk
     assert again.failed_turns() == [] and again.journal.failed() == []
     await again.stop()
+
+
+async def test_a_retry_of_many_failed_turns_reads_them_back_a_window_at_a_time(llm_server, make_llm, store):
+    """A retry moved every failed turn back and queued them all with their text; they are read back
+    from the journal as they come (``JOURNAL_WINDOW`` at a time), counted as waiting at once, each
+    written once."""
+    from llm_server import tool_calls
+    from sonetto_desktop.memory.writer.worker import JOURNAL_WINDOW
+
+    llm_server.default = error(500, "always down")
+    ltm = MemoryWriter(store, make_llm(), max_attempts=1, backoff=FAST, drain_per_minute=0.0)  # (unpaced)
+    ltm.start()
+    count = JOURNAL_WINDOW * 2 + 5
+    for n in range(count):
+        await ltm.send_history([{"role": "user", "content": f"第{n}件事：" + "很长的一段话。" * 300},
+                                {"role": "assistant", "content": "好的"}])
+    await until(lambda: len(ltm.failed_turns()) == count, timeout=30)
+    llm_server.default = None
+
+    def remember(body):
+        if any(m["role"] == "tool" for m in body["messages"]):
+            return "好的"
+        n = re.search(r"第(\d+)件事：", " ".join(str(m.get("content")) for m in body["messages"])).group(1)
+        return tool_calls([("create_memory", {"content": f"用户说了第{n}件事", "section": "其他"})])
+
+    llm_server.responder = remember
+    ltm.pause()
+    assert await ltm.retry_failed() == count
+    assert ltm.pending == count and ltm.failed_turns() == []
+    await until(lambda: ltm._worker.entries, what="the first window read")
+    await asyncio.sleep(0.2)
+    assert len(ltm._worker.entries) <= JOURNAL_WINDOW and ltm.pending == count  # paused: one window in memory
+    ltm.resume()
+    await until(lambda: store.count() == count and ltm.pending == 0, timeout=60)
+    assert sorted(i.description for i in store.all_items().values()) == sorted(f"用户说了第{n}件事" for n in range(count))
+    await ltm.stop()
 
 
 async def test_the_api_key_never_reaches_errors_events_or_the_log(llm_server, make_llm, store, caplog):

@@ -499,19 +499,21 @@ class TurnJournal:
             _fsync_dir(self.pending_dir)
 
     def requeue_failed(self) -> list[JournalEntry]:
-        """Move every failed turn back to pending with its attempt count reset; returns them. A turn held
-        for a mass change is retried with the memory limit lifted (the person asked for it), applying
-        the reply that was held (``retried_progress``)."""
+        """Move every failed turn back to pending with its attempt count reset; returns them without
+        their text (``JournalEntry.without_text``: pending/ has it; each file is read and let go in
+        turn). A turn held for a mass change is retried with the memory limit lifted (the person asked
+        for it), applying the reply that was held (``retried_progress``)."""
         with self._lock:
             self._ensure_dirs()
             moved = []
-            for entry in self._read_dir(self.failed_dir):
+            for entry in self._entries(self.failed_dir):
                 entry.attempts = 0
                 entry.progress = retried_progress(entry)
                 entry.allow_mass = entry.allow_mass or entry.held == "mass_change"  # the person said yes
                 entry.held = None
                 self._rewrite(self.pending_dir, entry)  # a log left in pending/ by a cut-short move: dropped
                 (self.failed_dir / entry.filename).unlink(missing_ok=True)
-                moved.append(entry)
+                moved.append(entry.without_text())
             _fsync_dir(self.failed_dir)
+            moved.sort(key=lambda e: e.seq)
             return moved

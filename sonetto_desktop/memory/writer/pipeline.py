@@ -336,21 +336,24 @@ class MemoryWriter:
         change is then applied, undoable as one turn), and a turn waiting for its next automatic try
         is tried at once. Returns how many given-up turns were requeued."""
         worker = self._worker
-        entries = await run_blocking(self.journal.requeue_failed)
-        journaled = {e.key for e in entries}
+        moved = await run_blocking(self.journal.requeue_failed)  # (back in pending/, listed without text)
+        journaled = {e.key for e in moved}
+        kept = []
         for entry in worker.failed:  # failed turns that could not reach the journal's failed list
             if entry.key not in journaled and entry.has_text:  # (one listed without its text was on disk:
                 # gone from there meanwhile, it has nothing left to write)
                 entry.allow_mass = entry.allow_mass or entry.held == "mass_change"  # the person said yes
                 entry.attempts, entry.progress, entry.held = 0, retried_progress(entry), None
-                entries.append(entry)
+                kept.append(entry)
         worker.failed = []
         if worker.retry_at is not None:
             worker.wake()  # cuts the backoff short
-        for entry in entries:
+        if moved:
+            worker.rescan(len(moved))  # read back from pending/ a window at a time
+        for entry in kept:
             worker.enqueue(entry)
         self._status_changed()
-        return len(entries)
+        return len(moved) + len(kept)
 
     async def _take_out(self, entry: Any) -> bool:
         """Remove a journaled turn that is not being written; False when another instance holds it."""

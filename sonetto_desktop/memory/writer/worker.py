@@ -225,6 +225,18 @@ class TurnWorker:
         self.entries[entry.key] = entry
         return True
 
+    def rescan(self, added: int = 0) -> bool:
+        """Read the journal's pending turns this run does not know, a window at a time, after what is
+        queued now (``added`` turns moved back from ``failed/`` by a retry, counted as waiting at once:
+        their text is read from disk as they come, never all at once). False before start or while
+        stopping (the next start reads them)."""
+        if not self.accepting:
+            return False
+        assert self._queue is not None
+        self.unread += added
+        self._queue.put_nowait(RESCAN)
+        return True
+
     def wake(self) -> None:
         """Look again now: paused/unpaused, a new model, or a backoff to cut short."""
         if self._wake is not None:
