@@ -186,3 +186,14 @@ def test_the_turn_ids_of_a_long_journal_are_listed_without_holding_its_text(tmp_
         tracemalloc.stop()
     assert whole > 1_000_000  # (what the whole list holds: the text of 119 turns)
     assert peak < whole / 5, f"{peak / 1024:.0f} KB listing the ids against {whole / 1024:.0f} KB for pending()"
+
+
+def test_the_journal_memory_benchmark_runs_and_the_lists_without_text_stay_small():
+    """bench/journal_memory.py end to end on a small journal: every list names every batch, and the
+    lists without text peak far below the ones that held it."""
+    from bench.journal_memory import measure
+
+    rows = measure(60)["rows"]
+    assert {row["listed"] for row in rows.values()} == {60}
+    assert rows["pending_turn_ids() (now)"]["peak_mb"] * 3 < rows["pending() (before)"]["peak_mb"]
+    assert rows["failed(text=False) (now)"]["peak_mb"] * 3 < rows["failed() (before)"]["peak_mb"]
