@@ -120,3 +120,38 @@ def test_an_import_made_before_conversations_were_kept_has_none_to_offer(tmp_pat
             undo_conversation(MemoryOperations(store), ledger, "imp-00000000", "c")
     finally:
         store.close()
+
+
+def test_counting_what_an_import_left_reads_its_memories_not_the_whole_store(tmp_path):
+    """Issue 37: counting an import's work (at its end, and for the dialog's "undo" confirmation) built
+    every memory of the store (at 100,000: ~87 MB of Python objects and seconds holding the GIL); it
+    reads the memories whose history names the import. Same counts, a small part of the memory."""
+    import tracemalloc
+
+    from sonetto_desktop.memory.item import MemoryItem
+    from sonetto_desktop.memory.stores.sqlite import SqliteMemoryManager
+
+    mm = SqliteMemoryManager(tmp_path / "memory.db")
+    try:
+        mm.import_items({f"m{i:05d}": MemoryItem(f"第{i}条：小林记下了一件关于第{i % 17}个朋友的小事。" * 3, "瞬间")
+                         for i in range(4000)})
+        ops = MemoryOperations(mm)
+        for n in range(5):
+            mm.add(f"导入的第{n}条", "品味", actor="import:chatgpt", turn=Turn(f"imp-aaaa1111-{n:06d}"))
+        mm.update("m00007", "导入改的", new_description="改过的一条", actor="import:chatgpt",
+                  turn=Turn("imp-aaaa1111-000001"))
+        mm.delete("m00008", "导入删的", actor="import:chatgpt", turn=Turn("imp-aaaa1111-000002"))
+        tracemalloc.start()
+        try:
+            counted = count_changes(ops, "imp-aaaa1111")
+            _now, peak = tracemalloc.get_traced_memory()
+            tracemalloc.reset_peak()
+            everything = ops.all_items()
+            _now, whole = tracemalloc.get_traced_memory()
+            del everything
+        finally:
+            tracemalloc.stop()
+        assert counted == (5, 1, 1)
+        assert peak * 10 < whole, f"{peak / 1024:.0f} KB counting against {whole / 1024:.0f} KB for every memory"
+    finally:
+        mm.close()

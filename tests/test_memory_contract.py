@@ -330,3 +330,32 @@ def test_validate_all_items_repairs_in_place_and_reports(mm):
     assert items["a1"].description == "带空格" and items["a1"].history == [] and items["a1"].hit == 0
     assert items["a1"].latest_update_time == "2026-07-10T21:14:03"
     assert len(repaired) == 3
+
+
+def test_the_memories_a_turn_touched_are_found_without_reading_the_others(mm):
+    """``items_mentioning`` (counting what an import left) and the undo's plan find the memories whose
+    history names a turn (or a group's start, ``imp-<id>``), the ones deleted and restored since
+    included; a table store asks its database (SQLite ``instr``, PostgreSQL ``strpos``)."""
+    from sonetto_desktop.memory.changes import Turn
+    from sonetto_desktop.memory.undo import TurnSet
+
+    others = [mm.add(f"别的记忆 {n}", "其他") for n in range(30)]
+    made = mm.add("小林喜欢猫", "品味", actor="import:chatgpt", turn=Turn("imp-aaaa1111-000001"))
+    changed = others[3]
+    mm.update(changed, "导入改的", new_description="别的记忆 3（改过）", actor="import:chatgpt",
+              turn=Turn("imp-aaaa1111-000002"))
+    gone = mm.add("小林住在上海", "身份", actor="import:chatgpt", turn=Turn("imp-aaaa1111-000002"))
+    mm.delete(gone, "导入删的", actor="import:chatgpt", turn=Turn("imp-aaaa1111-000003"))
+    mm.restore(gone)
+    mm.add("另一次导入", "其他", actor="import:claude", turn=Turn("imp-bbbb2222-000001"))
+    found = mm.items_mentioning("imp-aaaa1111")
+    assert set(found) == {made, changed, gone}
+    assert found[changed].description == "别的记忆 3（改过）"  # whole items, as ``get`` reads them
+    assert set(mm.items_mentioning("imp-aaaa1111-000002")) == {changed, gone}
+    assert mm.items_mentioning("imp-cccc3333") == {}
+
+    # The undo of a batch, and of some batches as one, plans from those memories only, and does what it did.
+    mm.undo_turn("imp-aaaa1111-000001")
+    assert made not in mm.all_items() and mm.count() == 32
+    mm.undo_turn(TurnSet("imp-aaaa1111/c1", ["imp-aaaa1111-000002"]), keep_touched=True)
+    assert mm.get(changed).description == "别的记忆 3"

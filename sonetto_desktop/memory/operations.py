@@ -240,6 +240,10 @@ class MemoryOperations:
     def all_items(self) -> dict[str, MemoryItem]:
         return self._store.all_items()
 
+    def items_mentioning(self, text: str) -> dict[str, MemoryItem]:
+        """``BaseMemoryManager.items_mentioning``: the memories one turn (or an import) left a change on."""
+        return self._store.items_mentioning(text)
+
     def count(self) -> int:
         return self._store.count()
 

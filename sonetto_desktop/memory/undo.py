@@ -40,6 +40,8 @@ after them is a later change, as for any turn.
 
 from __future__ import annotations
 
+import os
+
 import uuid
 from contextlib import AbstractContextManager
 from dataclasses import dataclass, field
@@ -211,6 +213,16 @@ class TurnSet(str):
         made = super().__new__(cls, name)
         made.members = frozenset(members)
         return made
+
+
+def turn_text(turn_id: str) -> str:
+    """What every turn id of ``turn_id`` contains (itself; a :class:`TurnSet`'s members' common start),
+    for a store to find the memories it touched (``Transaction.ids_mentioning``); "" when they share
+    nothing (then every memory is looked at)."""
+    members = getattr(turn_id, "members", None)
+    if members is None:
+        return str(turn_id)
+    return os.path.commonprefix(sorted(members)) if members else ""
 
 
 def in_turn(found: Any, turn_id: str) -> bool:
@@ -388,7 +400,8 @@ def plan_undo(txn: Transaction, turn_id: str, actor: str, ids: Iterable[str] | N
     plan = UndoPlan(turn_id)
     wanted = list(dict.fromkeys(ids)) if ids is not None else None
     live: set[str] = set()
-    for mid in wanted if wanted is not None else list(txn.ids()):
+    text = turn_text(turn_id)
+    for mid in wanted if wanted is not None else list(txn.ids_mentioning(text) if text else txn.ids()):
         item = txn.get(mid)
         if item is not None:
             live.add(mid)

@@ -31,7 +31,7 @@ from ..item import MemoryItem
 from ..record import CARD
 from .columns import Columns, items_columns
 from .notices import StoreNotice
-from .transaction import SnapshotTransaction, Transaction
+from .transaction import SnapshotTransaction, Transaction, mentions
 from ..undo import TurnUndo, UndoResult
 from .validation import validate_items
 
@@ -283,6 +283,13 @@ class BaseMemoryManager(ABC):
     def all_items(self) -> dict[str, MemoryItem]:
         """A snapshot of every item, id -> item (copies the caller may keep)."""
         return {mid: item.copy() for mid, item in self._load_all().items()}
+
+    def items_mentioning(self, text: str) -> dict[str, MemoryItem]:
+        """The memories whose history has a turn id containing ``text`` (a turn, or an import's
+        batches: ``imp-<id>``), as copies: what counting or listing one turn's work reads instead of
+        every memory (a table store finds them in its database: at 100,000 memories a few ms instead of
+        building 100,000 items)."""
+        return {mid: item.copy() for mid, item in self._load_all().items() if mentions(item, text)}
 
     def columns_of_all(self, names: Iterable[str]) -> Columns:
         """The values of the fields ``names`` (of ``record.FIELDS``, not ``history``; or of the derived

@@ -26,7 +26,7 @@ from ..item import MemoryItem, now_iso
 from ..record import (COLUMNS, DERIVED_CARD, DERIVED_COLUMNS, ROW_COLUMNS, column_definitions, item_row,
                       missing_columns, row_values)
 from .columns import LIGHT, Columns, fill, read_columns
-from .transaction import Transaction
+from .transaction import Transaction, mentions
 from .validation import item_from_fields, item_from_raw, oversize_fields, said_once, sound_row, validate_item
 
 _SCHEMA = f"""
@@ -114,6 +114,9 @@ class _SqlTransaction(Transaction):
 
     def ids(self) -> Iterable[str]:
         return [r[0] for r in self.conn.execute("SELECT id FROM memories")]
+
+    def ids_mentioning(self, text: str) -> Iterable[str]:
+        return [r[0] for r in self.conn.execute("SELECT id FROM memories WHERE instr(history, ?) > 0", (text,))]
 
     def trash_get(self, memory_id: str) -> dict[str, Any] | None:
         row = self.conn.execute("SELECT entry FROM trash WHERE id = ?", (memory_id,)).fetchone()
@@ -396,6 +399,19 @@ class SqliteMemoryManager(BaseMemoryManager):
 
     def all_items(self) -> dict[str, MemoryItem]:
         return self._load_all()
+
+    def items_mentioning(self, text: str) -> dict[str, MemoryItem]:
+        """The rows whose history holds ``text`` (SQLite's ``instr``, no item built for the others),
+        then checked exactly (``mentions``)."""
+        rows = self._checked_conn().execute(f"SELECT {', '.join(self._columns)} FROM memories"
+                                            " WHERE instr(history, ?) > 0", (text,)).fetchall()
+        items = {}
+        for row in rows:
+            mid, fields = row_values(row, self._columns)
+            item = item_from_fields(mid, fields)[0]
+            if mentions(item, text):
+                items[mid] = item
+        return items
 
     def columns_of_all(self, names: Iterable[str]) -> Columns:
         """The columns of ``names`` only (see the base class; the derived card values too, from their

@@ -32,6 +32,13 @@ class Transaction(ABC):
     @abstractmethod
     def ids(self) -> Iterable[str]: ...
 
+    def ids_mentioning(self, text: str) -> Iterable[str]:
+        """The ids of the memories whose history may name ``text`` (a turn id, or the start its group's
+        turn ids share): a superset, which the caller checks exactly (``mentions``). By default every
+        id; a table store asks its database, without building an item for each row (an import's undo
+        at 100,000 memories read all of them to find its few hundred)."""
+        return self.ids()
+
     @abstractmethod
     def trash_get(self, memory_id: str) -> dict[str, Any] | None: ...
 
@@ -197,3 +204,9 @@ class OverlayTransaction(Transaction):
                 self._trash.pop(memory_id, None)
             else:
                 self._trash[memory_id] = entry
+
+
+def mentions(item: MemoryItem, text: str) -> bool:
+    """Whether an entry of ``item``'s history has a turn id containing ``text`` (``ids_mentioning``'s
+    exact check, and the whole of it for a store kept in memory)."""
+    return any(text in str(entry.get("turn_id") or "") for entry in item.history if isinstance(entry, dict))

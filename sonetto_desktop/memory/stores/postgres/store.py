@@ -43,7 +43,7 @@ from .log import CHANGES_KEPT, PRUNE_EVERY, PgChangeLog
 from .problems import BadRecords
 from .schema import ensure_schema, lock_key
 from .transaction import PgTransaction, Tables
-from ..transaction import Transaction
+from ..transaction import Transaction, mentions
 from ..columns import LIGHT, Columns, items_columns
 from ..validation import validate_item
 
@@ -180,6 +180,11 @@ class PostgresMemoryManager(BaseMemoryManager):
 
     def all_items(self) -> dict[str, MemoryItem]:
         return self._load_all()
+
+    def items_mentioning(self, text: str) -> dict[str, MemoryItem]:
+        """The server finds them (``PgTransaction.items_mentioning``); the local copy while it is away."""
+        found = self._read(lambda txn: txn.items_mentioning(text), lambda: self.copy.load()[0])
+        return {mid: item for mid, item in found.items() if mentions(item, text)}
 
     def columns_of_all(self, names: Iterable[str]) -> Columns:
         """Those columns only (see the base class; the derived card values too), the rows a read would

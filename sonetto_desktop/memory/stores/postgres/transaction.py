@@ -186,6 +186,15 @@ class PgTransaction(Transaction):
     def ids(self) -> Iterable[str]:
         return [r[0] for r in self.conn.execute(f"SELECT id FROM {self.t.memories}")]
 
+    def ids_mentioning(self, text: str) -> Iterable[str]:
+        return [r[0] for r in self.conn.execute(
+            f"SELECT id FROM {self.t.memories} WHERE strpos(history::text, %s) > 0", (text,))]
+
+    def items_mentioning(self, text: str) -> dict[str, MemoryItem]:
+        """The memories ``ids_mentioning`` names (one round trip)."""
+        return {row[0]: self._item(row) for row in self.conn.execute(
+            f"SELECT {COLUMNS} FROM {self.t.memories} WHERE strpos(history::text, %s) > 0", (text,))}
+
     def trash_get(self, memory_id: str) -> dict[str, Any] | None:
         row = self.conn.execute(f"SELECT entry FROM {self.t.trash} WHERE id = %s", (memory_id,)).fetchone()
         return self._entry(memory_id, row[0]) if row else None
