@@ -209,3 +209,13 @@ def test_the_words_for_kept_cards_in_both_languages():
     assert kept_line(went, "en") == "“用户喜欢猫咪”: It was merged into “用户非常喜欢猫，也喜欢狗”, which is kept"
     assert effects_text({"reverted": 2, "trashed": 3}, "zh") == "3 条移到回收站、2 条恢复原来的内容"
     assert effects_text({"restored": 1, "reverted": 2}, "en") == "1 comes back from the trash, 2 get their earlier text back"
+
+
+def test_the_turn_reads_benchmark_runs_and_a_turns_undo_reads_less_than_the_store():
+    """bench/turn_reads.py end to end on a small store: the import's count and the undos are right (it
+    asserts them) and each reads a small part of what reading every memory does."""
+    from bench.turn_reads import measure
+
+    rows = measure(3000, "sqlite")["rows"]
+    whole = rows.pop("read every memory (what each did before)")["peak_mb"]
+    assert len(rows) == 3 and all(row["peak_mb"] * 5 < whole for row in rows.values()), rows
