@@ -148,6 +148,8 @@ def test_a_point_read_leaves_the_intern_table_alone(request, tmp_path, kind):
         for text in (item.description, item.theme, item.latest_update_time):
             equal = "".join(list(text))  # an equal text, another object
             assert equal is not text
-            assert sys.intern(equal) is equal, f"{text!r} was entered into the intern table by the read"
+            # the table gives back the read's own object only if the read entered it (an equal time
+            # another test of this process holds may be in the table already: that is not the read's)
+            assert sys.intern(equal) is not text, f"{text!r} was entered into the intern table by the read"
     finally:
         store.close()

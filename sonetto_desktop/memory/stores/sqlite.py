@@ -402,13 +402,13 @@ class SqliteMemoryManager(BaseMemoryManager):
 
     def items_mentioning(self, text: str) -> dict[str, MemoryItem]:
         """The rows whose history holds ``text`` (SQLite's ``instr``, no item built for the others),
-        then checked exactly (``mentions``)."""
+        then checked exactly (``mentions``); their texts not shared, as a point read's (dropped soon)."""
         rows = self._checked_conn().execute(f"SELECT {', '.join(self._columns)} FROM memories"
                                             " WHERE instr(history, ?) > 0", (text,)).fetchall()
         items = {}
         for row in rows:
-            mid, fields = row_values(row, self._columns)
-            item = item_from_fields(mid, fields)[0]
+            mid = row[0]
+            item = _row_to_item(row, self._columns, shared=False)
             if mentions(item, text):
                 items[mid] = item
         return items

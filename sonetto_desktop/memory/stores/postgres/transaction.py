@@ -191,8 +191,8 @@ class PgTransaction(Transaction):
             f"SELECT id FROM {self.t.memories} WHERE strpos(history::text, %s) > 0", (text,))]
 
     def items_mentioning(self, text: str) -> dict[str, MemoryItem]:
-        """The memories ``ids_mentioning`` names (one round trip)."""
-        return {row[0]: self._item(row) for row in self.conn.execute(
+        """The memories ``ids_mentioning`` names (one round trip; not shared, as a point read)."""
+        return {row[0]: self._item(row, shared=False) for row in self.conn.execute(
             f"SELECT {COLUMNS} FROM {self.t.memories} WHERE strpos(history::text, %s) > 0", (text,))}
 
     def trash_get(self, memory_id: str) -> dict[str, Any] | None:
